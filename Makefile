@@ -1,0 +1,94 @@
+# hyrax build. `make` builds ./hyrax; `make test` builds and runs every test and replays the fuzz
+# corpora; `make asan` does the same under AddressSanitizer + UBSan; `make fuzz` builds libFuzzer
+# targets (clang); `make bench` runs the peer benchmarks (needs bench/.venv, see bench/README.md).
+# New src/*.c, tests/test_*.c and fuzz/fuzz_*.c files are picked up without editing this file;
+# src/*_avx2.c and src/*_avx512.c get their instruction set's flags and no other file does.
+
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
+CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -MMD -MP
+LDLIBS  := -lpthread -lm
+ifeq ($(WERROR),1)
+  WARN += -Werror
+endif
+BUILD   ?= build
+
+# OpenBLAS is optional: `make BLAS=1` routes large matrix products through cblas_sgemm.
+ifeq ($(BLAS),1)
+  CPPFLAGS_ALL += -DHX_USE_BLAS
+  LDLIBS += -lopenblas
+endif
+
+ISA_avx2    := -mavx2 -mfma -mf16c
+ISA_avx512  := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c
+ISA_sse42   := -msse4.2
+
+LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
+FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
+
+.PHONY: all test check asan fuzz bench clean
+all: hyrax
+
+hyrax: $(BUILD)/src/main.o $(BUILD)/libhyrax.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libhyrax.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/src/%_avx2.o: src/%_avx2.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_avx2) -c $< -o $@
+$(BUILD)/src/%_avx512.o: src/%_avx512.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_avx512) -c $< -o $@
+$(BUILD)/src/%_sse42.o: src/%_sse42.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_sse42) -c $< -o $@
+$(BUILD)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -c $< -o $@
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libhyrax.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS) $(WARN) -o $@ $< $(BUILD)/libhyrax.a $(LDLIBS)
+
+# Each fuzz target links with a standalone driver that replays files, so no libFuzzer is needed.
+$(BUILD)/fuzz/%_replay: fuzz/%.c fuzz/replay_driver.c $(BUILD)/libhyrax.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -o $@ $< fuzz/replay_driver.c $(BUILD)/libhyrax.a $(LDLIBS)
+
+test: hyrax $(TEST_BIN) $(FUZZ_REPLAY)
+	@sh tests/run.sh $(BUILD) $(TEST_BIN) -- $(FUZZ_REPLAY)
+
+check: test
+
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+asan:
+	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" test
+
+# libFuzzer targets: `make fuzz` builds build/fuzz/<target>; run e.g.
+#   build/fuzz/fuzz_tokenizer fuzz/corpus/tokenizer -max_total_time=300
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer
+fuzz:
+	@mkdir -p build/fuzz
+	$(MAKE) BUILD=build/fuzzlib CC=$(FUZZ_CC) CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build/fuzzlib/libhyrax.a
+	for f in $(FUZZ_SRC); do \
+	  n=$$(basename $$f .c); \
+	  $(FUZZ_CC) $(CPPFLAGS_ALL) $(FUZZ_FLAGS) -o build/fuzz/$$n $$f build/fuzzlib/libhyrax.a $(LDLIBS) || exit 1; \
+	done
+
+bench: hyrax
+	bench/run.sh
+
+clean:
+	rm -rf build hyrax
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,117 @@
+/* cpu.c: detects the instruction sets once (CPUID + XGETBV) and picks the kernel table.
+ * Owns the one mutable global (the selected table). Kernels live in kernels_<isa>.c. */
+#include "cpu.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define HX_X86 1
+#endif
+
+static struct {
+    enum hx_isa best, active;
+    bool crc32c, vnni;
+    const hx_kernels *table;
+} cpu;
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+
+#ifdef HX_X86
+static uint64_t read_xcr0(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (uint64_t)hi << 32 | lo;
+}
+#endif
+
+static const hx_kernels *table_for(enum hx_isa isa)
+{
+    switch (isa) {
+    case HX_ISA_SCALAR: return &hx_kernels_scalar;
+    default: return NULL;
+    }
+}
+
+static void detect(void)
+{
+    cpu.best = HX_ISA_SCALAR;
+#ifdef HX_X86
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+        bool sse42 = c & (1u << 20), fma = c & (1u << 12), osxsave = c & (1u << 27);
+        bool avx = c & (1u << 28), f16c = c & (1u << 29);
+        cpu.crc32c = sse42;
+        uint64_t xcr0 = osxsave ? read_xcr0() : 0;
+        bool ymm_state = (xcr0 & 0x6) == 0x6;
+        bool zmm_state = (xcr0 & 0xE6) == 0xE6;
+        if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+            bool avx2 = b & (1u << 5);
+            bool avx512 = (b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31));
+            if (avx && avx2 && fma && f16c && ymm_state) {
+                cpu.best = HX_ISA_AVX2;
+                if (avx512 && zmm_state) {
+                    cpu.best = HX_ISA_AVX512;
+                    cpu.vnni = c & (1u << 11);
+                }
+            }
+        }
+    }
+#endif
+    cpu.active = cpu.best;
+    const char *force = getenv("HYRAX_ISA");
+    if (force) {
+        for (int i = 0; i < HX_ISA_COUNT; i++)
+            if (!strcmp(force, hx_isa_name((enum hx_isa)i)) && (enum hx_isa)i < cpu.active)
+                cpu.active = (enum hx_isa)i;
+    }
+    while (!table_for(cpu.active))   /* a table not built into this binary: step down */
+        cpu.active = (enum hx_isa)(cpu.active - 1);
+    cpu.table = table_for(cpu.active);
+}
+
+enum hx_isa hx_cpu_best_isa(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu.best;
+}
+
+enum hx_isa hx_cpu_isa(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu.active;
+}
+
+const char *hx_isa_name(enum hx_isa isa)
+{
+    switch (isa) {
+    case HX_ISA_AVX2: return "avx2";
+    case HX_ISA_AVX512: return "avx512";
+    default: return "scalar";
+    }
+}
+
+bool hx_cpu_has_crc32c(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu.crc32c;
+}
+
+bool hx_cpu_has_vnni(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu.vnni;
+}
+
+const hx_kernels *hx_kernels_get(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu.table;
+}
+
+const hx_kernels *hx_kernels_for(enum hx_isa isa)
+{
+    return isa > hx_cpu_best_isa() ? NULL : table_for(isa);
+}

@@ -1,0 +1,31 @@
+/* cpu.h: instruction-set detection (CPUID + XGETBV, once) and the kernel table it selects.
+ * The table pointer is the only mutable global in hyrax. HYRAX_ISA=scalar|avx2|avx512 forces a
+ * lower instruction set than the machine has (never a higher one). */
+#ifndef HX_CPU_H
+#define HX_CPU_H
+
+#include "kernels.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum hx_isa { HX_ISA_SCALAR = 0, HX_ISA_AVX2 = 1, HX_ISA_AVX512 = 2, HX_ISA_COUNT = 3 };
+
+/* Best ISA this machine supports (ignores HYRAX_ISA). */
+enum hx_isa hx_cpu_best_isa(void);
+/* ISA in use: the best one, lowered by HYRAX_ISA if set. */
+enum hx_isa hx_cpu_isa(void);
+const char *hx_isa_name(enum hx_isa isa);
+bool hx_cpu_has_crc32c(void);
+bool hx_cpu_has_vnni(void);
+
+/* Kernel table in use; selected on first call. Never NULL. */
+const hx_kernels *hx_kernels_get(void);
+/* Table for a given ISA, or NULL when this machine cannot run it (for tests and benchmarks). */
+const hx_kernels *hx_kernels_for(enum hx_isa isa);
+
+/* SSE4.2 CRC32C (crc32c_sse42.c); call only when hx_cpu_has_crc32c(). */
+uint32_t hx_crc32c_sse42(uint32_t crc, const void *data, size_t len);
+
+#endif

@@ -1,0 +1,128 @@
+/* hxfile.h: the hyrax container format, used as is by the weights file and as the segment format
+ * of index files. Owns layout, validation and CRC32C; knows nothing of what sections mean.
+ * The Python converter (tools/convert_weights.py) writes the same bytes; keep the two in step.
+ *
+ * All integers little-endian. Sections start on 64-byte boundaries so tensors, vectors and
+ * postings can be used straight from a read-only map. A file is never written through its map.
+ *
+ * Header, 64 bytes at offset 0:
+ *   OFFSET SIZE DESCRIPTION
+ *        0    8 magic "HYRAXF\r\n" (the CR LF catches text-mode transfers)
+ *        8    4 format version, currently 1; other versions are refused by name
+ *       12    4 file kind: 1 = model weights, 2 = index segment
+ *       16    8 offset of the section table (64-aligned, after the last section)
+ *       24    4 section count, at most HXF_MAX_SECTIONS
+ *       28    4 CRC32C of the whole section table
+ *       32    8 total file size in bytes (a shorter file is truncated)
+ *       40   20 reserved, zero
+ *       60    4 CRC32C of header bytes 0..59
+ *
+ * Section table entry, 64 bytes each:
+ *   OFFSET SIZE DESCRIPTION
+ *        0   20 name, ASCII, NUL-padded, unique within the file
+ *       20    4 dtype: 0 raw bytes, 1 f32, 2 f16, 3 u32, 4 i32, 5 u64, 6 u8
+ *       24    4 rank, 0..4 (0 for raw bytes)
+ *       28   16 dims[4], u32 each; unused dims are 0; product * dtype size == length
+ *       44    8 offset of the section data (64-aligned, >= 64)
+ *       52    8 length of the section data in bytes
+ *       60    4 CRC32C of the section data
+ */
+#ifndef HX_HXFILE_H
+#define HX_HXFILE_H
+
+#include "hyrax.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HXF_MAGIC "HYRAXF\r\n"
+#define HXF_VERSION 1
+#define HXF_KIND_WEIGHTS 1
+#define HXF_KIND_SEGMENT 2
+#define HXF_HEADER_SIZE 64
+#define HXF_ENTRY_SIZE 64
+#define HXF_ALIGN 64
+#define HXF_NAME_MAX 20
+#define HXF_MAX_SECTIONS 4096
+
+enum hxf_dtype { HXF_RAW = 0, HXF_F32 = 1, HXF_F16 = 2, HXF_U32 = 3, HXF_I32 = 4, HXF_U64 = 5, HXF_U8 = 6 };
+
+typedef struct hxf_section {
+    char name[HXF_NAME_MAX + 1];  /* NUL-terminated copy */
+    uint32_t dtype;
+    uint32_t rank;
+    uint32_t dims[4];
+    const uint8_t *data;          /* borrowed from the view's buffer */
+    uint64_t length;
+} hxf_section;
+
+/* A validated file in memory. Sections point into `base`, which the view borrows. */
+typedef struct hxf_view {
+    const uint8_t *base;
+    size_t size;
+    uint32_t kind;
+    uint32_t n_sections;
+    hxf_section *sections;        /* owned; free with hxf_view_free */
+} hxf_view;
+
+/* CRC32C (Castagnoli), continuing from `crc` (start with 0). Uses SSE4.2 when the CPU has it. */
+uint32_t hxf_crc32c(uint32_t crc, const void *data, size_t len);
+uint32_t hxf_crc32c_soft(uint32_t crc, const uint8_t *p, size_t len);  /* portable reference */
+
+/* Validates header, table, bounds, alignment, shapes and every section checksum of the buffer
+ * [base, base+size) and fills `out`. `expect_kind` 0 accepts any kind. */
+int hxf_parse(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *out, hx_error *err);
+void hxf_view_free(hxf_view *v);
+
+/* Section by name, or NULL. */
+const hxf_section *hxf_find(const hxf_view *v, const char *name);
+
+/* Like hxf_find, but fails with a message unless the section has this dtype, rank and dims
+ * (a dims entry of 0 in `dims` matches any size). */
+int hxf_expect(const hxf_view *v, const char *name, uint32_t dtype, uint32_t rank,
+               const uint32_t dims[4], const hxf_section **out, hx_error *err);
+
+/* Read-only map of a whole file. */
+typedef struct hxf_map {
+    void *addr;
+    size_t size;
+} hxf_map;
+int hxf_map_open(hxf_map *m, const char *path, hx_error *err);
+void hxf_map_close(hxf_map *m);
+
+/* Streaming writer: sections are appended to `fd` as they come; hxf_writer_finish writes the
+ * table and then the header, so a file is valid only once finish succeeds. Errors are sticky. */
+typedef struct hxf_writer {
+    int fd;
+    uint64_t pos;
+    uint32_t kind;
+    uint32_t n_sections, cap_sections;
+    uint8_t *table;               /* owned, HXF_ENTRY_SIZE * cap_sections bytes */
+    int error;
+} hxf_writer;
+int hxf_writer_begin(hxf_writer *w, int fd, uint32_t kind, hx_error *err);
+int hxf_writer_add(hxf_writer *w, const char *name, uint32_t dtype, uint32_t rank,
+                   const uint32_t dims[4], const void *data, uint64_t length, hx_error *err);
+int hxf_writer_finish(hxf_writer *w, hx_error *err);  /* frees the table whatever happens */
+
+/* Little-endian loads from possibly unaligned bytes. */
+static inline uint32_t hxf_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t hxf_le64(const uint8_t *p)
+{
+    return (uint64_t)hxf_le32(p) | (uint64_t)hxf_le32(p + 4) << 32;
+}
+static inline void hxf_put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void hxf_put64(uint8_t *p, uint64_t v)
+{
+    hxf_put32(p, (uint32_t)v);
+    hxf_put32(p + 4, (uint32_t)(v >> 32));
+}
+
+#endif

@@ -1,0 +1,50 @@
+/* kernels.h: the numeric kernels of the forward pass, one table per instruction set
+ * (kernels_scalar.c is the reference; kernels_avx2.c, kernels_avx512.c are the fast ones).
+ * Kernels take raw pointers and sizes, never allocate, and never touch global state.
+ * Each SIMD kernel is tested against the scalar one with named tolerances (tests/test_kernels.c). */
+#ifndef HX_KERNELS_H
+#define HX_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Packed weights: a Linear layer's W [N rows of K] is stored as ceil(N/nr) panels; panel p holds,
+ * for each k in 0..K-1, the nr values W[p*nr + j][k] for j in 0..nr-1 (zero past N). */
+typedef struct hx_kernels {
+    const char *name;
+    int nr;   /* panel width of packed weights for this table's gemm */
+
+    /* C[i][j] = sum_k A[i][k] * W[j][k] + bias[j] for i < M and n0 <= j < n1, then GELU (erf form)
+     * when `gelu` is set. Bp is W packed with this table's nr; n0 is a multiple of nr; bias may be
+     * NULL. Threads split the work by giving disjoint [n0, n1) ranges. */
+    void (*gemm)(int M, int n0, int n1, int K, const float *A, int lda, const float *Bp,
+                 const float *bias, float *C, int ldc, int gelu);
+
+    /* One attention head of one sequence of T tokens, head width hd:
+     * out[i] = sum_j softmax_j(scale * q[i].k[j]) v[j]. Rows of q, k, v are `ld` floats apart,
+     * rows of out `ldo` apart. scratch holds at least T floats. No mask: sequences are unpadded. */
+    void (*attention)(int T, int hd, const float *q, const float *k, const float *v, int ld,
+                      float *out, int ldo, float scale, float *scratch);
+
+    /* x[r] = LayerNorm(x[r] + res[r]) * w + b for each of `rows` rows of `dim` floats. */
+    void (*add_layernorm)(int rows, int dim, float *x, int ldx, const float *res, int ldr,
+                          const float *w, const float *b, float eps);
+
+    /* IEEE binary16 to binary32, n values. */
+    void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
+
+    float (*dot)(const float *a, const float *b, size_t n);
+} hx_kernels;
+
+extern const hx_kernels hx_kernels_scalar;
+
+/* Floats needed to hold W [N x K] packed with panel width nr. */
+size_t hx_pack_size(int N, int K, int nr);
+/* Packs fp16 weights W [N x K] (row-major) into `out` (hx_pack_size floats), converting with
+ * `kern->f16_to_f32`. `row` is scratch of K floats. */
+void hx_pack_weights_f16(const hx_kernels *kern, const uint16_t *W, int N, int K, float *row, float *out);
+
+/* Portable binary16 -> binary32 for one value (used by the scalar table and tests). */
+float hx_half_to_float(uint16_t h);
+
+#endif
