@@ -58,6 +58,216 @@ int hx_error_set(hx_error *err, int code, int64_t offset, const char *fmt, ...)
 
 #define HX_EMBED_DIM 384       /* output dimension of all-MiniLM-L6-v2 */
 #define HX_MAX_SEQ_TOKENS 256  /* sentence-transformers max_seq_length, [CLS] and [SEP] included */
+#define HX_WEIGHTS_FILE "all-minilm-l6-v2.hxw"
+
+/* The weights file, mapped read-only and validated (every checksum) at open; weights are
+ * converted and packed for the selected kernels once, here. Read-only afterwards, so one model
+ * may serve many encoders. Caller frees with hx_model_close. */
+typedef struct hx_model hx_model;
+int hx_model_open(hx_model **out, const char *path, hx_error *err);
+void hx_model_close(hx_model *m);
+int hx_model_dim(const hx_model *m);                      /* embedding dimension (384) */
+const char *hx_model_name(const hx_model *m);             /* "all-MiniLM-L6-v2"; borrowed */
+struct hx_tokenizer;
+const struct hx_tokenizer *hx_model_tokenizer(const hx_model *m);  /* borrowed until close */
+
+/* Finds the weights file: $HYRAX_WEIGHTS, else weights/HX_WEIGHTS_FILE beside the executable
+ * or one folder above it, else the installed share folder. Writes the path into buf. */
+int hx_model_default_path(char *buf, size_t cap, hx_error *err);
+
+/* An encoder: run state for batches (buffers allocated once) plus a pool of n_threads workers
+ * (0 = one per core). Not thread-safe: one caller at a time per encoder. Caller frees with
+ * hx_encoder_free; the model must outlive it. */
+typedef struct hx_encoder hx_encoder;
+int hx_encoder_new(hx_encoder **out, const hx_model *m, int n_threads, hx_error *err);
+void hx_encoder_free(hx_encoder *e);
+
+/* Embeds n texts into out[n * dim], L2-normalised, exactly as sentence-transformers would
+ * (truncated to HX_MAX_SEQ_TOKENS word pieces). Any batch size; sorted by length internally. */
+int hx_encoder_embed(hx_encoder *e, const char *const *texts, const size_t *lens, size_t n,
+                     float *out, hx_error *err);
+
+/* Same from token ids that already include [CLS] and [SEP] (ids[i] has lens[i] <= 256 ids). */
+int hx_encoder_embed_ids(hx_encoder *e, const int32_t *const *ids, const size_t *lens, size_t n,
+                         float *out, hx_error *err);
+
+/* === Index === */
+
+/* One index file (DESIGN.md "One file format"): documents, chunks, vectors, BM25 postings and
+ * HNSW graphs in segments, committed atomically. A handle is either a reader (any number, each
+ * sees the last commit and picks up new ones with hx_index_refresh) or the one writer (advisory
+ * lock; a second writer gets HX_EBUSY). A handle is used by one thread at a time.
+ * Caller frees with hx_index_close. */
+typedef struct hx_index hx_index;
+
+enum { HX_INDEX_READ = 0, HX_INDEX_WRITE = 1, HX_INDEX_CREATE = 2 };
+
+typedef struct hx_kv {
+    char *key;     /* owned by whatever holds the hx_kv */
+    char *value;
+} hx_kv;
+
+/* Opens path. `model` (borrowed; may be NULL for keyword-only readers) must be the model the
+ * index was built with; its name and dimension are checked against the index. `root` is the
+ * indexed root (absolute, resolved): required with HX_INDEX_CREATE for a new file, ignored
+ * otherwise (the root is recorded in the index). */
+int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_model *model,
+                  const char *root, hx_error *err);
+void hx_index_close(hx_index *ix);
+
+/* Picks up commits made by the writer since open or the last refresh: 1 when the view changed
+ * (pointers borrowed from the index are then invalid), 0 when not, or a negative code. */
+int hx_index_refresh(hx_index *ix, hx_error *err);
+
+const char *hx_index_root(const hx_index *ix);    /* borrowed until close */
+
+typedef struct hx_index_stats {
+    uint64_t documents, chunks, live_chunks, segments, tombstones, tokens;
+    uint64_t file_bytes, generation;
+    int64_t committed_ns;              /* time of the last commit, unix nanoseconds */
+    char model[64];
+    int dim;
+} hx_index_stats;
+int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err);
+
+/* Checks every checksum of the index file and the consistency of its tables. */
+int hx_index_verify(hx_index *ix, hx_error *err);
+
+/* === Updating (writer handles) === */
+
+typedef void (*hx_progress_fn)(void *ctx, size_t done, size_t total, const char *path);
+
+typedef struct hx_update_opts {
+    const char *const *excludes;       /* globs on root-relative paths */
+    size_t n_excludes;
+    size_t max_file_bytes;             /* 0 = default (16 MiB) */
+    int reindex;                       /* rebuild every document under the paths */
+    hx_encoder *encoder;               /* required: embeds new chunks */
+    hx_progress_fn progress;           /* may be NULL */
+    void *progress_ctx;
+} hx_update_opts;
+
+typedef struct hx_rejected {
+    char *path;                        /* owned */
+    char *reason;                      /* owned */
+} hx_rejected;
+
+typedef struct hx_update_report {
+    size_t added, updated, unchanged, removed;
+    hx_rejected *rejected;             /* owned: free with hx_update_report_clear */
+    size_t n_rejected;
+    size_t chunks_added, chunks_removed;
+    uint64_t generation;               /* the commit that made the changes searchable */
+    double seconds;
+} hx_update_report;
+void hx_update_report_clear(hx_update_report *r);
+
+/* Brings the documents under `paths` (files or folders inside the root) up to date and commits
+ * once: new files are added, changed ones (content hash) re-chunked and re-embedded, unchanged
+ * ones skipped, and indexed documents under those paths that no longer exist removed. Files
+ * that cannot be indexed (binary, too large, unreadable) are listed in report->rejected. */
+int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
+                    const hx_update_opts *o, hx_update_report *report, hx_error *err);
+
+/* Adds (or replaces) a document from bytes under the root-relative name, with extra metadata,
+ * and commits. *doc_id gets its id. */
+int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
+                       const hx_kv *meta, size_t n_meta, hx_encoder *enc, uint32_t *doc_id,
+                       hx_update_report *report, hx_error *err);
+
+/* Removes documents by root-relative path (a folder removes everything under it) and commits. */
+int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths,
+                    hx_update_report *report, hx_error *err);
+
+/* Rewrites the index into one segment without tombstones and renames it over the old file. */
+int hx_index_compact(hx_index *ix, hx_error *err);
+
+/* === Documents === */
+
+typedef struct hx_doc_info {
+    uint32_t id;
+    const char *path, *title, *type, *encoding;   /* borrowed from the index view */
+    const char *sha256;                            /* hex content hash: the document's version */
+    uint64_t size;
+    int64_t mtime_ns, indexed_ns;
+    uint32_t n_chunks, first_chunk;                /* chunk ids first_chunk .. + n_chunks - 1 */
+    uint64_t tokens;
+    const hx_kv *meta;
+    size_t n_meta;
+} hx_doc_info;
+
+size_t hx_index_doc_count(const hx_index *ix);
+/* i-th live document in path order (0 <= i < count); borrowed until refresh or close. */
+int hx_index_doc_at(const hx_index *ix, size_t i, hx_doc_info *out);
+/* Document by id or by root-relative path; HX_ENOTFOUND when absent. */
+int hx_index_doc_by_id(const hx_index *ix, uint32_t id, hx_doc_info *out);
+int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out);
+
+/* === Search === */
+
+typedef enum { HX_MODE_HYBRID = 0, HX_MODE_VECTOR = 1, HX_MODE_KEYWORD = 2 } hx_search_mode;
+
+/* A filter: key "path" matches the root-relative path as a glob (`**` spans folders); "type"
+ * the document type; any other key an exact metadata value. Filters are ANDed. */
+typedef struct hx_filter {
+    const char *key, *value;
+} hx_filter;
+
+typedef struct hx_search_opts {
+    hx_search_mode mode;
+    uint32_t k;                        /* results wanted; 0 = 10 */
+    const hx_filter *filters;
+    size_t n_filters;
+    float min_score;                   /* results scoring below are dropped; NAN = no floor.
+                                          Scale per mode: vector = cosine in [-1, 1], keyword =
+                                          BM25 (>= 0, unbounded), hybrid RRF = sum of 1/(60+rank)
+                                          (<= 2/61), hybrid weighted = [0, 1] */
+    int fusion;                        /* 0 = RRF, 1 = weighted */
+    int rrf_k;                         /* 0 = 60 */
+    float vector_weight, text_weight;  /* weighted fusion; both 0 = 0.5 / 0.5 */
+    uint32_t ef;                       /* HNSW search breadth; 0 = default */
+    int snippets;                      /* build marked-up snippets */
+    int32_t exclude_chunk;             /* chunk id left out of the results, -1 = none */
+    int32_t exclude_doc;               /* document id left out of the results, -1 = none */
+} hx_search_opts;
+void hx_search_opts_default(hx_search_opts *o);
+
+typedef struct hx_result {
+    uint32_t rank;                     /* 1-based */
+    float score, vector_score, keyword_score;   /* side scores NAN when that side missed it */
+    uint32_t chunk_id, doc_id, chunk_index, line_start, line_end, n_tokens;
+    const char *path, *title, *heading, *doc_sha256;   /* borrowed from the index view */
+    const char *text;                  /* chunk body (no contextual header), borrowed */
+    size_t text_len;
+    char *snippet;                     /* owned by the result set; NULL unless asked for */
+    const hx_kv *meta;
+    size_t n_meta;
+} hx_result;
+
+typedef struct hx_results {
+    hx_result *v;                      /* owned: free with hx_results_free */
+    size_t n;
+    size_t total_candidates;           /* distinct chunks considered before the cut to k */
+    double search_ms;
+} hx_results;
+void hx_results_free(hx_results *r);
+
+/* Searches the last commit this handle sees. `enc` is needed for vector and hybrid modes. */
+int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len,
+                    const hx_search_opts *o, hx_results *out, hx_error *err);
+
+/* Nearest chunks to a vector of the index's dimension (mode is ignored: vector search). With
+ * o->exclude_chunk / o->exclude_doc the source of the vector leaves itself out. */
+int hx_index_search_vector(hx_index *ix, const float *vec, const hx_search_opts *o,
+                           hx_results *out, hx_error *err);
+
+/* A chunk's stored vector, and a document's (the normalised mean of its chunks' vectors), into
+ * out[dim]. HX_ENOTFOUND for an unknown or deleted id. */
+int hx_index_chunk_vector(hx_index *ix, uint32_t chunk_id, float *out, hx_error *err);
+int hx_index_doc_vector(hx_index *ix, uint32_t doc_id, float *out, hx_error *err);
+
+/* One chunk by id, as a result (score fields 0). */
+int hx_index_chunk(hx_index *ix, uint32_t chunk_id, hx_result *out, hx_error *err);
 
 #ifdef __cplusplus
 }

@@ -247,36 +247,46 @@ void hxf_map_close(hxf_map *m)
 
 /* === Writer === */
 
-static int write_all(hxf_writer *w, const void *buf, size_t len, hx_error *err)
+static int grow(hxf_writer *w, size_t need, hx_error *err)
 {
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t k = write(w->fd, p, len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return w->error = hx_error_set(err, HX_EIO, (int64_t)w->pos, "write failed: %s", strerror(errno));
-        p += k;
-        len -= (size_t)k;
-        w->pos += (uint64_t)k;
+    if (need <= w->cap)
+        return 0;
+    size_t cap = w->cap ? w->cap : 4096;
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2)
+            return w->error = hx_error_set(err, HX_ENOMEM, -1, "file image too large");
+        cap *= 2;
     }
+    uint8_t *d = realloc(w->data, cap);
+    if (!d)
+        return w->error = hx_error_set(err, HX_ENOMEM, -1, "out of memory building a file image");
+    w->data = d;
+    w->cap = cap;
     return 0;
 }
 
-static int pad_to_alignment(hxf_writer *w, hx_error *err)
+/* Appends zeros up to the next 64-byte boundary, then len bytes of data (data may be NULL for
+ * zeros only). */
+static int append_aligned(hxf_writer *w, const void *data, size_t len, hx_error *err)
 {
-    static const uint8_t zeros[HXF_ALIGN];
-    size_t pad = (size_t)((HXF_ALIGN - w->pos % HXF_ALIGN) % HXF_ALIGN);
-    return pad ? write_all(w, zeros, pad, err) : 0;
+    size_t start = (w->len + HXF_ALIGN - 1) / HXF_ALIGN * HXF_ALIGN;
+    if (len > SIZE_MAX - start)
+        return w->error = hx_error_set(err, HX_ERANGE, -1, "file image too large");
+    int rc = grow(w, start + len, err);
+    if (rc)
+        return rc;
+    memset(w->data + w->len, 0, start - w->len);
+    if (len)
+        memcpy(w->data + start, data, len);
+    w->len = start + len;
+    return 0;
 }
 
-int hxf_writer_begin(hxf_writer *w, int fd, uint32_t kind, hx_error *err)
+void hxf_writer_begin(hxf_writer *w, uint32_t kind)
 {
-    uint8_t blank[HXF_HEADER_SIZE] = {0};
     memset(w, 0, sizeof *w);
-    w->fd = fd;
     w->kind = kind;
-    return write_all(w, blank, sizeof blank, err);  /* the real header goes in last */
+    w->len = HXF_HEADER_SIZE;   /* the header is filled in by finish */
 }
 
 int hxf_writer_add(hxf_writer *w, const char *name, uint32_t dtype, uint32_t rank,
@@ -285,7 +295,7 @@ int hxf_writer_add(hxf_writer *w, const char *name, uint32_t dtype, uint32_t ran
     if (w->error)
         return w->error;
     size_t nlen = strlen(name);
-    if (!nlen || nlen > HXF_NAME_MAX || rank > 4 || !dtype_size(dtype))
+    if (!nlen || nlen > HXF_NAME_MAX || rank > 4 || !dtype_size(dtype) || length > SIZE_MAX)
         return w->error = hx_error_set(err, HX_EINVAL, -1, "bad section '%s'", name);
     if (w->n_sections == HXF_MAX_SECTIONS)
         return w->error = hx_error_set(err, HX_ERANGE, -1, "too many sections");
@@ -297,7 +307,7 @@ int hxf_writer_add(hxf_writer *w, const char *name, uint32_t dtype, uint32_t ran
         w->table = t;
         w->cap_sections = cap;
     }
-    int rc = pad_to_alignment(w, err);
+    int rc = append_aligned(w, data, (size_t)length, err);
     if (rc)
         return rc;
     uint8_t *e = w->table + (size_t)w->n_sections * HXF_ENTRY_SIZE;
@@ -307,42 +317,39 @@ int hxf_writer_add(hxf_writer *w, const char *name, uint32_t dtype, uint32_t ran
     hxf_put32(e + 24, rank);
     for (uint32_t d = 0; d < rank; d++)
         hxf_put32(e + 28 + 4 * d, dims[d]);
-    hxf_put64(e + 44, w->pos);
+    hxf_put64(e + 44, w->len - length);
     hxf_put64(e + 52, length);
-    hxf_put32(e + 60, hxf_crc32c(0, data, length));
-    if ((rc = write_all(w, data, length, err)))
-        return rc;
+    hxf_put32(e + 60, hxf_crc32c(0, w->data + w->len - length, (size_t)length));
     w->n_sections++;
     return 0;
 }
 
-int hxf_writer_finish(hxf_writer *w, hx_error *err)
+int hxf_writer_finish(hxf_writer *w, uint8_t **out, size_t *len, hx_error *err)
 {
     int rc = w->error;
-    if (!rc)
-        rc = pad_to_alignment(w, err);
-    uint64_t table = w->pos;
     size_t tlen = (size_t)w->n_sections * HXF_ENTRY_SIZE;
-    if (!rc && tlen)
-        rc = write_all(w, w->table, tlen, err);
+    size_t table = 0;
+    if (!rc && !(rc = append_aligned(w, NULL, 0, err))) {
+        table = w->len;
+        rc = append_aligned(w, w->table, tlen, err);
+    }
     if (!rc) {
-        uint8_t h[HXF_HEADER_SIZE] = {0};
+        uint8_t *h = w->data;
+        memset(h, 0, HXF_HEADER_SIZE);
         memcpy(h, HXF_MAGIC, 8);
         hxf_put32(h + 8, HXF_VERSION);
         hxf_put32(h + 12, w->kind);
         hxf_put64(h + 16, table);
         hxf_put32(h + 24, w->n_sections);
         hxf_put32(h + 28, hxf_crc32c(0, w->table, tlen));
-        hxf_put64(h + 32, w->pos);
+        hxf_put64(h + 32, w->len);
         hxf_put32(h + 60, hxf_crc32c(0, h, 60));
-        ssize_t k;
-        do
-            k = pwrite(w->fd, h, sizeof h, 0);
-        while (k < 0 && errno == EINTR);
-        if (k != (ssize_t)sizeof h)
-            rc = hx_error_set(err, HX_EIO, 0, "writing the header failed: %s", strerror(errno));
+        *out = w->data;
+        *len = w->len;
+        w->data = NULL;
     }
+    free(w->data);
     free(w->table);
-    w->table = NULL;
-    return w->error = rc;
+    memset(w, 0, sizeof *w);
+    return rc;
 }

@@ -91,20 +91,22 @@ typedef struct hxf_map {
 int hxf_map_open(hxf_map *m, const char *path, hx_error *err);
 void hxf_map_close(hxf_map *m);
 
-/* Streaming writer: sections are appended to `fd` as they come; hxf_writer_finish writes the
- * table and then the header, so a file is valid only once finish succeeds. Errors are sticky. */
+/* In-memory writer: sections are appended to a growing buffer as they come; finish writes the
+ * table and the header and hands the whole file image to the caller. Errors are sticky. */
 typedef struct hxf_writer {
-    int fd;
-    uint64_t pos;
+    uint8_t *data;                /* owned until finish */
+    size_t len, cap;
     uint32_t kind;
     uint32_t n_sections, cap_sections;
     uint8_t *table;               /* owned, HXF_ENTRY_SIZE * cap_sections bytes */
     int error;
 } hxf_writer;
-int hxf_writer_begin(hxf_writer *w, int fd, uint32_t kind, hx_error *err);
+void hxf_writer_begin(hxf_writer *w, uint32_t kind);
 int hxf_writer_add(hxf_writer *w, const char *name, uint32_t dtype, uint32_t rank,
                    const uint32_t dims[4], const void *data, uint64_t length, hx_error *err);
-int hxf_writer_finish(hxf_writer *w, hx_error *err);  /* frees the table whatever happens */
+/* On success *out (caller frees with free()) holds the file image of *len bytes. The writer's
+ * memory is released whatever happens. */
+int hxf_writer_finish(hxf_writer *w, uint8_t **out, size_t *len, hx_error *err);
 
 /* Little-endian loads from possibly unaligned bytes. */
 static inline uint32_t hxf_le32(const uint8_t *p)

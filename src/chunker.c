@@ -1,0 +1,559 @@
+/* chunker.c: document -> chunks, as specified in chunker.h. Works in two passes: first the text
+ * is cut into small "units" (sentences, lines, YAML blocks, code blocks) that each fit the
+ * budget, tagged with their section; then units are packed greedily into chunks per section with
+ * a sentence overlap. Token counts come from the model's own tokenizer; the final count of every
+ * chunk is measured again on its exact text, so the budget holds even where counts don't add up. */
+#include "chunker.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADING_DEPTH 6
+#define HEADER_SHARE 4   /* a header may take at most 1/HEADER_SHARE of the budget */
+
+typedef struct {
+    uint32_t start, end;     /* trimmed byte range in the document */
+    uint32_t tokens;
+    uint32_t section;
+} unit;
+
+typedef struct {
+    char *heading;           /* "A > B"; owned */
+    char *header;            /* title + heading path, as prepended to each chunk; owned */
+    uint32_t budget;         /* body tokens allowed in this section's chunks */
+} section;
+
+typedef struct {
+    const hx_tokenizer *tok;
+    const char *title, *text;
+    size_t len;
+    int limit;               /* tokens allowed for header + body (max_tokens - 2) */
+    unit *units;
+    size_t n_units, cap_units;
+    section *sections;
+    size_t n_sections, cap_sections;
+    int error;
+} chunker;
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static uint32_t count_tokens(const chunker *c, const char *s, size_t n)
+{
+    return (uint32_t)hx_tokenize(c->tok, s, n, NULL, NULL, 0);
+}
+
+/* === Sections and headers === */
+
+/* The header for a heading path: "title > h1 > h2", leaving out a first heading equal to the
+ * title; shortened to the last heading, then cut, when it would take too much of the budget. */
+static int add_section(chunker *c, const char *heading, hx_error *err)
+{
+    if (c->n_sections == c->cap_sections) {
+        size_t cap = c->cap_sections ? c->cap_sections * 2 : 16;
+        section *s = realloc(c->sections, cap * sizeof *s);
+        if (!s)
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
+        c->sections = s;
+        c->cap_sections = cap;
+    }
+    section *s = &c->sections[c->n_sections];
+    size_t tlen = strlen(c->title), hlen = strlen(heading);
+    s->heading = strdup(heading);
+    s->header = malloc(tlen + hlen + 4);
+    if (!s->heading || !s->header) {
+        free(s->heading);
+        free(s->header);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
+    }
+    const char *path = heading;
+    if (!strncmp(path, c->title, tlen) && (path[tlen] == 0 || !strncmp(path + tlen, " > ", 3)))
+        path += tlen + (path[tlen] ? 3 : 0);    /* the first heading repeats the title */
+    if (*path)
+        sprintf(s->header, "%s > %s", c->title, path);
+    else
+        strcpy(s->header, c->title);
+    uint32_t cap = (uint32_t)c->limit / HEADER_SHARE, n = count_tokens(c, s->header, strlen(s->header));
+    if (n > cap) {
+        const char *last = strrchr(heading, '>');
+        strcpy(s->header, last ? last + 2 : heading);
+        n = count_tokens(c, s->header, strlen(s->header));
+    }
+    if (n > cap) {
+        size_t hl = strlen(s->header);
+        uint32_t *spans = malloc(sizeof *spans * 2 * (cap + 1));
+        int32_t *ids = malloc(sizeof *ids * (cap + 1));
+        if (!spans || !ids) {
+            free(spans);
+            free(ids);
+            free(s->heading);
+            free(s->header);
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
+        }
+        hx_tokenize(c->tok, s->header, hl, ids, spans, cap + 1);
+        s->header[spans[2 * cap]] = 0;          /* cut before the first piece past the cap */
+        free(spans);
+        free(ids);
+        n = count_tokens(c, s->header, strlen(s->header));
+    }
+    s->budget = (uint32_t)c->limit - n;
+    c->n_sections++;
+    return 0;
+}
+
+/* === Units === */
+
+static int push_unit(chunker *c, size_t start, size_t end, uint32_t tokens)
+{
+    if (c->n_units == c->cap_units) {
+        size_t cap = c->cap_units ? c->cap_units * 2 : 256;
+        unit *u = realloc(c->units, cap * sizeof *u);
+        if (!u)
+            return c->error = HX_ENOMEM;
+        c->units = u;
+        c->cap_units = cap;
+    }
+    c->units[c->n_units++] = (unit){(uint32_t)start, (uint32_t)end, tokens, (uint32_t)(c->n_sections - 1)};
+    return 0;
+}
+
+static int add_unit(chunker *c, size_t start, size_t end);
+
+/* Splits [start, end) at every occurrence of `sep` ('\n' for lines, ' ' for words), packing the
+ * pieces greedily so each part fits the section budget. */
+static int split_at(chunker *c, size_t start, size_t end, char sep)
+{
+    uint32_t budget = c->sections[c->n_sections - 1].budget;
+    size_t part = start, pos = start;
+    uint32_t sum = 0;
+    while (pos < end) {
+        size_t stop = pos;
+        while (stop < end && c->text[stop] != sep)
+            stop++;
+        uint32_t t = count_tokens(c, c->text + pos, stop - pos);
+        if (sum && sum + t > budget) {
+            if (add_unit(c, part, pos))
+                return c->error;
+            part = pos;
+            sum = 0;
+        }
+        sum += t;
+        pos = stop < end ? stop + 1 : end;
+    }
+    return add_unit(c, part, end);
+}
+
+/* A single word longer than the budget (e.g. a run of punctuation): cut at the start of the
+ * source word of the piece that first exceeds the budget. */
+static int split_word(chunker *c, size_t start, size_t end, uint32_t budget)
+{
+    uint32_t *spans = malloc(sizeof *spans * 2 * (budget + 1));
+    int32_t *ids = malloc(sizeof *ids * (budget + 1));
+    if (!spans || !ids) {
+        free(spans);
+        free(ids);
+        return c->error = HX_ENOMEM;
+    }
+    size_t total = hx_tokenize(c->tok, c->text + start, end - start, ids, spans, budget + 1);
+    free(ids);
+    size_t cut = end - start;
+    if (total > budget) {
+        cut = spans[2 * budget];
+        for (uint32_t i = budget; i > 0 && spans[2 * i] == spans[2 * (i - 1)]; i--)
+            cut = spans[2 * (i - 1)];
+    }
+    free(spans);
+    if (cut == 0 || cut >= end - start) {     /* no usable boundary: halve on a UTF-8 boundary */
+        cut = (end - start) / 2;
+        while (cut > 0 && ((unsigned char)c->text[start + cut] & 0xC0) == 0x80)
+            cut--;
+        if (cut == 0)
+            return push_unit(c, start, end, count_tokens(c, c->text + start, end - start));
+    }
+    if (add_unit(c, start, start + cut))
+        return c->error;
+    return add_unit(c, start + cut, end);
+}
+
+/* Adds [start, end) trimmed, splitting it by lines, then words, then pieces when too long. */
+static int add_unit(chunker *c, size_t start, size_t end)
+{
+    while (start < end && is_space(c->text[start]))
+        start++;
+    while (end > start && is_space(c->text[end - 1]))
+        end--;
+    if (start == end || c->error)
+        return c->error;
+    uint32_t budget = c->sections[c->n_sections - 1].budget;
+    uint32_t t = count_tokens(c, c->text + start, end - start);
+    if (t <= budget)
+        return push_unit(c, start, end, t);
+    if (memchr(c->text + start, '\n', end - start))
+        return split_at(c, start, end, '\n');
+    for (size_t i = start; i < end; i++)
+        if (is_space(c->text[i]))
+            return split_at(c, start, end, ' ');
+    return split_word(c, start, end, budget);
+}
+
+/* Sentences of a prose paragraph: cut after . ! ? followed by whitespace. */
+static int add_sentences(chunker *c, size_t start, size_t end)
+{
+    size_t s = start;
+    for (size_t i = start; i + 1 < end; i++) {
+        char ch = c->text[i];
+        if ((ch == '.' || ch == '!' || ch == '?') && is_space(c->text[i + 1])) {
+            if (add_unit(c, s, i + 1))
+                return c->error;
+            s = i + 1;
+        }
+    }
+    return add_unit(c, s, end);
+}
+
+/* === Per-type scanners === */
+
+typedef struct {
+    size_t start, end, next;   /* line [start, end) without its newline; next line starts at next */
+} line;
+
+static bool next_line(const chunker *c, size_t pos, line *l)
+{
+    if (pos >= c->len)
+        return false;
+    const char *nl = memchr(c->text + pos, '\n', c->len - pos);
+    l->start = pos;
+    l->end = nl ? (size_t)(nl - c->text) : c->len;
+    l->next = nl ? l->end + 1 : c->len;
+    return true;
+}
+
+static bool is_blank(const chunker *c, const line *l)
+{
+    for (size_t i = l->start; i < l->end; i++)
+        if (!is_space(c->text[i]))
+            return false;
+    return true;
+}
+
+static bool is_fence(const chunker *c, const line *l)
+{
+    size_t i = l->start;
+    while (i < l->end && c->text[i] == ' ')
+        i++;
+    return l->end - i >= 3 && (!memcmp(c->text + i, "```", 3) || !memcmp(c->text + i, "~~~", 3));
+}
+
+/* ATX heading level (1..6) of a line, 0 if it is not one; its words go to text and tlen. */
+static int heading_level(const chunker *c, const line *l, const char **text, size_t *tlen)
+{
+    size_t i = l->start, h = 0;
+    while (i + h < l->end && c->text[i + h] == '#')
+        h++;
+    if (h == 0 || h > HEADING_DEPTH || (i + h < l->end && c->text[i + h] != ' '))
+        return 0;
+    size_t s = i + h, e = l->end;
+    while (s < e && is_space(c->text[s]))
+        s++;
+    while (e > s && (is_space(c->text[e - 1]) || c->text[e - 1] == '#'))
+        e--;
+    *text = c->text + s;
+    *tlen = e - s;
+    return (int)h;
+}
+
+/* Where the body starts after YAML front matter ("---" line ... "---" or "..." line): front
+ * matter is metadata (ingest.c reads it), not text to chunk. 0 when there is none. */
+static size_t skip_front_matter(const chunker *c)
+{
+    line l;
+    if (!next_line(c, 0, &l) || l.end - l.start < 3 || memcmp(c->text, "---", 3) ||
+        (l.end - l.start > 3 && !(l.end - l.start == 4 && c->text[3] == '\r')))
+        return 0;
+    for (size_t pos = l.next; next_line(c, pos, &l); pos = l.next) {
+        size_t n = l.end - l.start;
+        if (n && c->text[l.end - 1] == '\r')
+            n--;
+        if (n == 3 && (!memcmp(c->text + l.start, "---", 3) || !memcmp(c->text + l.start, "...", 3)))
+            return l.next;
+    }
+    return 0;
+}
+
+static int scan_markdown(chunker *c, hx_error *err)
+{
+    struct { int level; const char *s; size_t n; } stack[HEADING_DEPTH];
+    int depth = 0;
+    bool fenced = false;
+    size_t para = SIZE_MAX, para_end = 0, pos = skip_front_matter(c);
+    line l;
+    int rc = add_section(c, "", err);
+    while (!rc && next_line(c, pos, &l)) {
+        pos = l.next;
+        const char *htext;
+        size_t hlen;
+        int level = fenced ? 0 : heading_level(c, &l, &htext, &hlen);
+        if (is_fence(c, &l))
+            fenced = !fenced;
+        if (level || (!fenced && is_blank(c, &l))) {
+            if (para != SIZE_MAX && add_sentences(c, para, para_end))
+                break;
+            para = SIZE_MAX;
+        } else {
+            if (para == SIZE_MAX)
+                para = l.start;
+            para_end = l.end;
+        }
+        if (!level)
+            continue;
+        while (depth > 0 && stack[depth - 1].level >= level)
+            depth--;
+        stack[depth].level = level;
+        stack[depth].s = htext;
+        stack[depth].n = hlen;
+        depth++;
+        size_t total = 0;
+        for (int i = 0; i < depth; i++)
+            total += stack[i].n + 3;
+        char *path = malloc(total + 1), *p = path;
+        if (!path)
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
+        for (int i = 0; i < depth; i++) {
+            if (i) {
+                memcpy(p, " > ", 3);
+                p += 3;
+            }
+            memcpy(p, stack[i].s, stack[i].n);
+            p += stack[i].n;
+        }
+        *p = 0;
+        rc = add_section(c, path, err);
+        free(path);
+    }
+    if (!rc && para != SIZE_MAX)
+        add_sentences(c, para, para_end);
+    return rc;
+}
+
+/* Blocks separated by blank lines (code, JSON) or paragraphs split into sentences (text). */
+static int scan_blocks(chunker *c, bool prose, hx_error *err)
+{
+    size_t block = SIZE_MAX, block_end = 0, pos = 0;
+    line l;
+    int rc = add_section(c, "", err);
+    while (!rc && !c->error && next_line(c, pos, &l)) {
+        pos = l.next;
+        if (!is_blank(c, &l)) {
+            if (block == SIZE_MAX)
+                block = l.start;
+            block_end = l.end;
+            continue;
+        }
+        if (block != SIZE_MAX)
+            prose ? add_sentences(c, block, block_end) : add_unit(c, block, block_end);
+        block = SIZE_MAX;
+    }
+    if (!rc && block != SIZE_MAX)
+        prose ? add_sentences(c, block, block_end) : add_unit(c, block, block_end);
+    return rc;
+}
+
+/* YAML: a top-level key starts a unit that runs to the next top-level key. */
+static int scan_yaml(chunker *c, hx_error *err)
+{
+    size_t block = 0, pos = 0;
+    line l;
+    int rc = add_section(c, "", err);
+    while (!rc && !c->error && next_line(c, pos, &l)) {
+        pos = l.next;
+        char ch = l.start < l.end ? c->text[l.start] : ' ';
+        bool top_key = !is_space(ch) && ch != '-' && ch != '#' && ch != '}' && ch != ']';
+        if (top_key && l.start > block) {
+            add_unit(c, block, l.start);
+            block = l.start;
+        }
+    }
+    if (!rc)
+        add_unit(c, block, c->len);
+    return rc;
+}
+
+/* === Packing === */
+
+static uint32_t line_of(const uint32_t *starts, size_t n_lines, uint32_t off)
+{
+    size_t lo = 0, hi = n_lines;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (starts[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo + 1;
+}
+
+typedef struct {
+    hx_chunk *v;
+    size_t n, cap;
+    uint32_t *line_starts;
+    size_t n_lines;
+} chunk_list;
+
+/* Builds the chunk for units [i, j) and returns its exact token count (incl. [CLS]/[SEP]). */
+static int make_chunk(chunker *c, chunk_list *out, size_t i, size_t j, hx_chunk *ch)
+{
+    const section *s = &c->sections[c->units[i].section];
+    uint32_t bs = c->units[i].start, be = c->units[j - 1].end;
+    size_t hl = strlen(s->header), bl = be - bs;
+    memset(ch, 0, sizeof *ch);
+    ch->text = malloc(hl + 1 + bl + 1);
+    ch->heading = strdup(s->heading);
+    if (!ch->text || !ch->heading) {
+        free(ch->text);
+        free(ch->heading);
+        return c->error = HX_ENOMEM;
+    }
+    memcpy(ch->text, s->header, hl);
+    ch->text[hl] = '\n';
+    memcpy(ch->text + hl + 1, c->text + bs, bl);
+    ch->text[hl + 1 + bl] = 0;
+    ch->byte_start = bs;
+    ch->byte_end = be;
+    ch->body_offset = (uint32_t)hl + 1;
+    ch->line_start = line_of(out->line_starts, out->n_lines, bs);
+    ch->line_end = line_of(out->line_starts, out->n_lines, be ? be - 1 : 0);
+    ch->n_tokens = count_tokens(c, ch->text, hl + 1 + bl) + 2;
+    return 0;
+}
+
+static int emit(chunker *c, chunk_list *out, size_t i, size_t *j)
+{
+    hx_chunk ch;
+    for (;;) {
+        if (make_chunk(c, out, i, *j, &ch))
+            return c->error;
+        if (ch.n_tokens <= (uint32_t)c->limit + 2 || *j == i + 1)
+            break;
+        free(ch.text);           /* counts did not add up across units: give back one unit */
+        free(ch.heading);
+        (*j)--;
+    }
+    if (out->n == out->cap) {
+        size_t cap = out->cap ? out->cap * 2 : 16;
+        hx_chunk *v = realloc(out->v, cap * sizeof *v);
+        if (!v) {
+            free(ch.text);
+            free(ch.heading);
+            return c->error = HX_ENOMEM;
+        }
+        out->v = v;
+        out->cap = cap;
+    }
+    ch.index = (uint32_t)out->n;
+    out->v[out->n++] = ch;
+    return 0;
+}
+
+static int pack(chunker *c, chunk_list *out, uint32_t overlap)
+{
+    size_t i = 0;
+    while (i < c->n_units && !c->error) {
+        uint32_t sec = c->units[i].section, budget = c->sections[sec].budget;
+        size_t end = i;
+        while (end < c->n_units && c->units[end].section == sec)
+            end++;
+        while (i < end) {
+            size_t j = i;
+            uint32_t sum = 0;
+            while (j < end && (j == i || sum + c->units[j].tokens <= budget))
+                sum += c->units[j++].tokens;
+            if (emit(c, out, i, &j))
+                return c->error;
+            if (j >= end)
+                break;
+            /* next chunk: back up over whole units worth at most `overlap` tokens, keeping
+             * room for unit j and always moving forward */
+            size_t k = j;
+            uint32_t ov = 0;
+            while (k - 1 > i && ov + c->units[k - 1].tokens <= overlap &&
+                   ov + c->units[k - 1].tokens + c->units[j].tokens <= budget)
+                ov += c->units[--k].tokens;
+            i = k;
+        }
+        i = end;
+    }
+    return c->error;
+}
+
+/* === Entry point === */
+
+void hx_chunks_free(hx_chunk *chunks, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(chunks[i].text);
+        free(chunks[i].heading);
+    }
+    free(chunks);
+}
+
+int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *type, const char *text,
+                      size_t len, const hx_chunk_opts *opts, hx_chunk **out, size_t *n_out, hx_error *err)
+{
+    int max_tokens = opts && opts->max_tokens ? opts->max_tokens : HX_MAX_SEQ_TOKENS;
+    int overlap = opts ? opts->overlap_tokens : HX_CHUNK_DEFAULT_OVERLAP;
+    *out = NULL;
+    *n_out = 0;
+    if (overlap < 0)
+        overlap = HX_CHUNK_DEFAULT_OVERLAP;
+    if (max_tokens < 16 || max_tokens > HX_MAX_SEQ_TOKENS)
+        return hx_error_set(err, HX_EINVAL, -1, "chunk budget %d is outside 16..%d", max_tokens, HX_MAX_SEQ_TOKENS);
+    if (len >= UINT32_MAX)
+        return hx_error_set(err, HX_ERANGE, -1, "document of %zu bytes is too large to chunk", len);
+    chunker c = {.tok = tok, .title = title, .text = text, .len = len, .limit = max_tokens - 2};
+    chunk_list list = {0};
+    int rc;
+    if (!strcmp(type, "markdown"))
+        rc = scan_markdown(&c, err);
+    else if (!strcmp(type, "yaml"))
+        rc = scan_yaml(&c, err);
+    else
+        rc = scan_blocks(&c, !strcmp(type, "text"), err);
+    if (!rc && c.error)
+        rc = hx_error_set(err, c.error, -1, "out of memory chunking");
+    if (!rc) {
+        for (size_t i = 0; i < len; i++)
+            list.n_lines += text[i] == '\n';
+        list.line_starts = malloc(sizeof *list.line_starts * (list.n_lines + 1));
+        if (!list.line_starts) {
+            rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
+        } else {
+            size_t k = 0;
+            list.line_starts[k++] = 0;
+            for (size_t i = 0; i < len; i++)
+                if (text[i] == '\n')
+                    list.line_starts[k++] = (uint32_t)i + 1;
+            list.n_lines = k;
+            if (pack(&c, &list, (uint32_t)overlap))
+                rc = hx_error_set(err, c.error, -1, "out of memory chunking");
+        }
+    }
+    for (size_t i = 0; i < c.n_sections; i++) {
+        free(c.sections[i].heading);
+        free(c.sections[i].header);
+    }
+    free(c.sections);
+    free(c.units);
+    free(list.line_starts);
+    if (rc) {
+        hx_chunks_free(list.v, list.n);
+        return rc;
+    }
+    *out = list.v;
+    *n_out = list.n;
+    return 0;
+}

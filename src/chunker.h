@@ -1,0 +1,41 @@
+/* chunker.h: splits a decoded document into chunks that each fit the model's input whole.
+ * Markdown by heading sections, then paragraphs, then sentences; YAML by top-level keys; code at
+ * blank lines; plain text by paragraphs and sentences. Every chunk's text is a contextual header
+ * (document title and heading path, as seed 001's contextual chunks) plus a body that is one
+ * contiguous byte range of the document, and counts at most max_tokens word pieces including
+ * [CLS] and [SEP], so nothing is ever truncated at embedding time. Consecutive chunks of one
+ * section overlap by whole sentences up to overlap_tokens. */
+#ifndef HX_CHUNKER_H
+#define HX_CHUNKER_H
+
+#include "hyrax.h"
+#include "tokenizer.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HX_CHUNK_DEFAULT_OVERLAP 32
+
+typedef struct hx_chunk_opts {
+    int max_tokens;       /* model input budget incl. [CLS]/[SEP]; 0 = HX_MAX_SEQ_TOKENS */
+    int overlap_tokens;   /* 0 = no overlap; negative = HX_CHUNK_DEFAULT_OVERLAP */
+} hx_chunk_opts;
+
+typedef struct hx_chunk {
+    uint32_t index;                  /* position in the document, from 0 */
+    uint32_t byte_start, byte_end;   /* body range in the document text */
+    uint32_t line_start, line_end;   /* 1-based, inclusive */
+    uint32_t n_tokens;               /* word pieces of `text` incl. [CLS] and [SEP] */
+    uint32_t body_offset;            /* where the body starts within `text` */
+    char *heading;                   /* heading path "A > B", "" when none; owned */
+    char *text;                      /* header + "\n" + body; what is embedded and indexed; owned */
+} hx_chunk;
+
+/* Chunks text[0..len) (NUL-terminated UTF-8) of a document of the given type ("markdown",
+ * "yaml", "json", "code", "text") and title. *out is owned by the caller: free with
+ * hx_chunks_free. An empty or blank document yields zero chunks. */
+int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *type, const char *text,
+                      size_t len, const hx_chunk_opts *opts, hx_chunk **out, size_t *n_out, hx_error *err);
+void hx_chunks_free(hx_chunk *chunks, size_t n);
+
+#endif

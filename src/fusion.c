@@ -1,0 +1,89 @@
+/* fusion.c: rank fusion as specified in fusion.h. Pure computation on arrays the caller owns;
+ * knows nothing of indexes or documents. */
+#include "fusion.h"
+
+#include <math.h>
+
+static void minmax(const hx_hit *h, size_t n, float *lo, float *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (h[i].score < *lo)
+            *lo = h[i].score;
+        if (h[i].score > *hi)
+            *hi = h[i].score;
+    }
+}
+
+/* Min-max normalised score; a list whose scores are all equal maps to 1. */
+static float normalise(float s, float lo, float hi)
+{
+    return hi > lo ? (s - lo) / (hi - lo) : 1.0f;
+}
+
+/* True when a ranks before b: higher score, then the caller's tie-break, then lower id. */
+static int before(const hx_fused *a, const hx_fused *b, hx_tiebreak_fn tiebreak, void *ctx)
+{
+    if (a->score != b->score)
+        return a->score > b->score;
+    int t = tiebreak ? tiebreak(a->id, b->id, ctx) : 0;
+    return t ? t < 0 : a->id < b->id;
+}
+
+/* Insertion sort: the lists hold at most 2 x 4 x k entries, and it needs no global context. */
+static void sort_fused(hx_fused *v, size_t n, hx_tiebreak_fn tiebreak, void *ctx)
+{
+    for (size_t i = 1; i < n; i++) {
+        hx_fused x = v[i];
+        size_t j = i;
+        while (j > 0 && before(&x, &v[j - 1], tiebreak, ctx)) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, size_t nb,
+            hx_tiebreak_fn tiebreak, void *ctx, hx_fused *out, size_t *n_out, hx_error *err)
+{
+    if (f->kind == HX_FUSE_RRF && f->rrf_k <= 0)
+        return hx_error_set(err, HX_EINVAL, -1, "RRF k must be positive, got %d", f->rrf_k);
+    if (f->kind == HX_FUSE_WEIGHTED &&
+        (!(f->vector_weight >= 0) || !(f->text_weight >= 0) || f->vector_weight + f->text_weight <= 0))
+        return hx_error_set(err, HX_EINVAL, -1, "fusion weights must be >= 0 and not both 0");
+    float vlo, vhi, klo, khi;
+    minmax(vec, na, &vlo, &vhi);
+    minmax(kw, nb, &klo, &khi);
+    size_t n = 0;
+    for (size_t i = 0; i < na; i++) {
+        out[n] = (hx_fused){vec[i].id, 0, vec[i].score, NAN, (uint32_t)i + 1, 0};
+        n++;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        size_t j = 0;
+        while (j < na && out[j].id != kw[i].id)   /* lists are 4 x k long: a scan is cheap */
+            j++;
+        if (j == na)
+            out[n++] = (hx_fused){kw[i].id, 0, NAN, kw[i].score, 0, (uint32_t)i + 1};
+        else {
+            out[j].keyword_score = kw[i].score;
+            out[j].keyword_rank = (uint32_t)i + 1;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        hx_fused *r = &out[i];
+        if (f->kind == HX_FUSE_RRF) {
+            r->score = (r->vector_rank ? 1.0f / (float)(f->rrf_k + (int)r->vector_rank) : 0) +
+                       (r->keyword_rank ? 1.0f / (float)(f->rrf_k + (int)r->keyword_rank) : 0);
+        } else {
+            float wsum = f->vector_weight + f->text_weight;
+            r->score = ((r->vector_rank ? f->vector_weight * normalise(r->vector_score, vlo, vhi) : 0) +
+                        (r->keyword_rank ? f->text_weight * normalise(r->keyword_score, klo, khi) : 0)) / wsum;
+        }
+    }
+    sort_fused(out, n, tiebreak, ctx);
+    *n_out = n;
+    return 0;
+}

@@ -1,0 +1,44 @@
+/* fusion.h: merges a vector ranking and a keyword ranking into one. Reciprocal rank fusion
+ * (score = sum of 1 / (k + rank), ranks from 1; seed 002) or a weighted sum of min-max
+ * normalised scores (seed 003). A chunk found by both sides appears once. Ties are broken by
+ * the caller's comparator (hyrax uses path, then chunk index), so output order is deterministic. */
+#ifndef HX_FUSION_H
+#define HX_FUSION_H
+
+#include "hyrax.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HX_RRF_K 60
+
+typedef struct hx_hit {
+    uint32_t id;        /* chunk id */
+    float score;        /* the side's own score (cosine, BM25) */
+} hx_hit;
+
+typedef struct hx_fused {
+    uint32_t id;
+    float score;                 /* fused score */
+    float vector_score, keyword_score;   /* each side's raw score, NAN when the side missed it */
+    uint32_t vector_rank, keyword_rank;  /* 1-based, 0 when the side missed it */
+} hx_fused;
+
+typedef enum { HX_FUSE_RRF, HX_FUSE_WEIGHTED } hx_fusion_kind;
+
+typedef struct hx_fusion {
+    hx_fusion_kind kind;
+    int rrf_k;                       /* RRF constant, > 0 (default HX_RRF_K) */
+    float vector_weight, text_weight; /* weighted fusion; each >= 0, not both 0 */
+} hx_fusion;
+
+/* Orders two chunk ids that tie on score; negative when a comes first. */
+typedef int (*hx_tiebreak_fn)(uint32_t a, uint32_t b, void *ctx);
+
+/* Fuses `vec` (best first, na hits) and `kw` (best first, nb hits) into `out`, which holds
+ * na + nb entries; *n_out gets the number of distinct chunks, sorted best first. Each input
+ * list must not repeat an id. */
+int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, size_t nb,
+            hx_tiebreak_fn tiebreak, void *ctx, hx_fused *out, size_t *n_out, hx_error *err);
+
+#endif

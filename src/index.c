@@ -1,0 +1,560 @@
+/* index.c: opening an index file and reading one commit into a view (root record, document table,
+ * tombstones, segments), document lookups, stats and verify. Formats are specified in
+ * index_internal.h. Every byte read from the file is validated before use; writing lives in
+ * index_write.c and searching in search.c. */
+#include "index_internal.h"
+#include "wire.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* === Root record === */
+
+int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, hx_store_ref docs,
+                   hx_store_ref tomb, const hx_store_ref *segs, size_t n_segs, uint8_t **out,
+                   size_t *len, hx_error *err)
+{
+    hx_buf b = {0};
+    uint8_t ref[HX_STORE_REF_SIZE];
+    hx_buf_bytes(&b, IX_MAGIC, 8);
+    hx_buf_u32(&b, IX_VERSION);
+    hx_buf_u32(&b, ix->dim);
+    hx_buf_str(&b, ix->model_name);
+    hx_buf_str(&b, ix->root);
+    hx_buf_u32(&b, next_doc);
+    hx_buf_u32(&b, next_chunk);
+    hx_store_ref_put(ref, docs);
+    hx_buf_bytes(&b, ref, sizeof ref);
+    hx_store_ref_put(ref, tomb);
+    hx_buf_bytes(&b, ref, sizeof ref);
+    hx_buf_u32(&b, (uint32_t)n_segs);
+    for (size_t i = 0; i < n_segs; i++) {
+        hx_store_ref_put(ref, segs[i]);
+        hx_buf_bytes(&b, ref, sizeof ref);
+    }
+    if (b.failed) {
+        hx_buf_free(&b);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory encoding the index root");
+    }
+    *out = b.data;
+    *len = b.len;
+    return 0;
+}
+
+static hx_store_ref read_ref(hx_rd *r)
+{
+    const uint8_t *p = hx_rd_bytes(r, HX_STORE_REF_SIZE);
+    return p ? hx_store_ref_get(p) : (hx_store_ref){0, 0, 0};
+}
+
+/* === Strings === */
+
+/* Copies of table strings, NUL-terminated, in one allocation sized up front. */
+typedef struct {
+    char *base;
+    size_t used, cap;
+} string_pool;
+
+static const char *pool_add(string_pool *p, const char *s, uint32_t n)
+{
+    char *d = p->base + p->used;
+    memcpy(d, s, n);
+    d[n] = 0;
+    p->used += (size_t)n + 1;
+    return d;
+}
+
+/* === Document table === */
+
+static int compare_path(const void *a, const void *b)
+{
+    return strcmp(((const ix_doc *)a)->info.path, ((const ix_doc *)b)->info.path);
+}
+
+static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *err)
+{
+    ix_view *v = &ix->v;
+    hx_rd r = hx_rd_init(blob, len);
+    const uint8_t *magic = hx_rd_bytes(&r, 8);
+    uint32_t n = hx_rd_u32(&r);
+    if (!magic || memcmp(magic, IX_DOCS_MAGIC, 8) || !hx_rd_ok(&r))
+        return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table has a bad header");
+    if (n > len / 40)   /* each record takes at least 40 bytes */
+        return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table claims %u documents", n);
+    /* first pass: sizes, so strings and metadata get one allocation each */
+    hx_rd scan = r;
+    size_t total_meta = 0, total_str = 0;
+    for (uint32_t i = 0; i < n && hx_rd_ok(&scan); i++) {
+        hx_rd_bytes(&scan, 4 * 3 + 8 * 4);
+        const char *s;
+        uint32_t l;
+        for (int k = 0; k < 5; k++) {
+            hx_rd_str(&scan, &s, &l, IX_STR_MAX);
+            total_str += l + 1;
+        }
+        uint32_t m = hx_rd_u32(&scan);
+        if (m > IX_META_MAX)
+            scan.failed = true;
+        total_meta += m;
+        for (uint32_t k = 0; k < 2 * m && hx_rd_ok(&scan); k++) {
+            hx_rd_str(&scan, &s, &l, IX_STR_MAX);
+            total_str += l + 1;
+        }
+    }
+    if (!hx_rd_ok(&scan))
+        return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table is truncated or corrupt");
+    v->docs = calloc(n ? n : 1, sizeof *v->docs);
+    v->by_id = malloc(sizeof *v->by_id * (n ? n : 1));
+    v->meta = calloc(total_meta ? total_meta : 1, sizeof *v->meta);
+    v->strings = malloc(total_str ? total_str : 1);
+    if (!v->docs || !v->by_id || !v->meta || !v->strings)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory loading %u documents", n);
+    string_pool pool = {v->strings, 0, total_str};
+    size_t meta_used = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        hx_doc_info *d = &v->docs[i].info;
+        d->id = hx_rd_u32(&r);
+        d->first_chunk = hx_rd_u32(&r);
+        d->n_chunks = hx_rd_u32(&r);
+        d->size = hx_rd_u64(&r);
+        d->tokens = hx_rd_u64(&r);
+        d->mtime_ns = (int64_t)hx_rd_u64(&r);
+        d->indexed_ns = (int64_t)hx_rd_u64(&r);
+        const char *s;
+        uint32_t l;
+        const char **fields[5] = {&d->path, &d->title, &d->type, &d->encoding, &d->sha256};
+        for (int k = 0; k < 5; k++) {
+            hx_rd_str(&r, &s, &l, IX_STR_MAX);
+            *fields[k] = pool_add(&pool, s ? s : "", l);
+        }
+        uint32_t m = hx_rd_u32(&r);
+        hx_kv *kv = v->meta + meta_used;
+        for (uint32_t k = 0; k < m; k++) {
+            hx_rd_str(&r, &s, &l, IX_STR_MAX);
+            kv[k].key = (char *)pool_add(&pool, s ? s : "", l);
+            hx_rd_str(&r, &s, &l, IX_STR_MAX);
+            kv[k].value = (char *)pool_add(&pool, s ? s : "", l);
+        }
+        d->meta = kv;
+        d->n_meta = m;
+        meta_used += m;
+        if ((uint64_t)d->first_chunk + d->n_chunks > v->next_chunk || d->id >= v->next_doc)
+            return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
+                                "document %u refers to chunks or ids past the end of the index", d->id);
+    }
+    v->n_docs = n;
+    qsort(v->docs, n, sizeof *v->docs, compare_path);
+    for (uint32_t i = 0; i < n; i++)
+        v->by_id[i] = i;
+    for (uint32_t i = 1; i < n; i++) {   /* insertion sort of ids: tables are written in id order */
+        uint32_t x = v->by_id[i], j = i;
+        while (j > 0 && v->docs[v->by_id[j - 1]].info.id > v->docs[x].info.id) {
+            v->by_id[j] = v->by_id[j - 1];
+            j--;
+        }
+        v->by_id[j] = x;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        if (!strcmp(v->docs[i - 1].info.path, v->docs[i].info.path) ||
+            v->docs[v->by_id[i - 1]].info.id == v->docs[v->by_id[i]].info.id)
+            return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
+                                "document table repeats a path or an id");
+    }
+    return 0;
+}
+
+/* === Segments === */
+
+static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
+{
+    const uint8_t *blob;
+    int rc = hx_store_blob(ix->store, s->ref, &blob, err);
+    if (rc)
+        return rc;
+    if ((rc = hxf_parse(blob, (size_t)s->ref.length, HXF_KIND_SEGMENT, &s->file, err)))
+        return rc;
+    const hxf_section *info;
+    const uint32_t four[4] = {4, 0, 0, 0};
+    if ((rc = hxf_expect(&s->file, "info", HXF_U32, 1, four, &info, err)))
+        return rc;
+    s->base = hxf_le32(info->data);
+    s->n = hxf_le32(info->data + 4);
+    if (hxf_le32(info->data + 8) != ix->dim || (uint64_t)s->base + s->n > ix->v.next_chunk)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment at %llu does not fit the index",
+                            (unsigned long long)s->ref.offset);
+    uint32_t n = s->n, n1 = n + 1;
+    const uint32_t d_chunks[4] = {n, IX_CHUNK_FIELDS, 0, 0}, d_off[4] = {n1, 0, 0, 0},
+                   d_vec[4] = {n, ix->dim, 0, 0};
+    if ((rc = hxf_expect(&s->file, "chunks", HXF_U32, 2, d_chunks, &s->chunks, err)) ||
+        (rc = hxf_expect(&s->file, "text_off", HXF_U32, 1, d_off, &s->text_off, err)) ||
+        (rc = hxf_expect(&s->file, "text", HXF_RAW, 0, NULL, &s->text, err)) ||
+        (rc = hxf_expect(&s->file, "head_off", HXF_U32, 1, d_off, &s->head_off, err)) ||
+        (rc = hxf_expect(&s->file, "heads", HXF_RAW, 0, NULL, &s->heads, err)))
+        return rc;
+    if (n && (rc = hxf_expect(&s->file, "vectors", HXF_F32, 2, d_vec, &s->vectors, err)))
+        return rc;
+    /* offsets must be non-decreasing and inside their blobs: checked once here */
+    const hxf_section *offs[2] = {s->text_off, s->head_off}, *data[2] = {s->text, s->heads};
+    for (int k = 0; k < 2; k++) {
+        uint32_t prev = 0;
+        for (uint32_t i = 0; i <= n; i++) {
+            uint32_t o = hxf_le32(offs[k]->data + 4 * (size_t)i);
+            if (o < prev || o > data[k]->length || (k == 1 && i > 0 && (o == prev || data[k]->data[o - 1])))
+                return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment text offsets are corrupt");
+            prev = o;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *row = s->chunks->data + (size_t)i * IX_CHUNK_FIELDS * 4;
+        uint32_t tl = hxf_le32(s->text_off->data + 4 * ((size_t)i + 1)) - hxf_le32(s->text_off->data + 4 * (size_t)i);
+        if (hxf_le32(row + 4 * IX_F_BODY) > tl || hxf_le32(row + 4 * IX_F_DOC) >= ix->v.next_doc)
+            return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment chunk %u is corrupt", s->base + i);
+    }
+    if (!n)
+        return 0;
+    const hxf_section *bm, *hn;
+    if ((rc = hxf_expect(&s->file, "bm25", HXF_RAW, 0, NULL, &bm, err)) ||
+        (rc = hxf_expect(&s->file, "hnsw", HXF_RAW, 0, NULL, &hn, err)) ||
+        (rc = hx_bm25_reader_open(&s->bm25, bm->data, (size_t)bm->length, err)) ||
+        (rc = hx_hnsw_view_open(&s->hnsw, hn->data, (size_t)hn->length, (const float *)s->vectors->data,
+                                (size_t)n * ix->dim, err)))
+        return rc;
+    if (hx_hnsw_view_count(s->hnsw) != n)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment graph and vectors disagree");
+    return 0;
+}
+
+const ix_segment *ix_segment_of(const ix_view *v, uint32_t chunk_id)
+{
+    size_t lo = 0, hi = v->n_segs;
+    while (lo < hi) {   /* segments are in base order */
+        size_t mid = (lo + hi) / 2;
+        if (v->segs[mid].base + v->segs[mid].n <= chunk_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < v->n_segs && chunk_id >= v->segs[lo].base && chunk_id < v->segs[lo].base + v->segs[lo].n)
+        return &v->segs[lo];
+    return NULL;
+}
+
+uint32_t ix_chunk_field(const ix_segment *s, uint32_t chunk_id, int field)
+{
+    return hxf_le32(s->chunks->data + ((size_t)(chunk_id - s->base) * IX_CHUNK_FIELDS + (size_t)field) * 4);
+}
+
+static const char *slice(const hxf_section *off, const hxf_section *data, uint32_t i, size_t *len)
+{
+    uint32_t a = hxf_le32(off->data + 4 * (size_t)i), b = hxf_le32(off->data + 4 * ((size_t)i + 1));
+    *len = b - a;
+    return (const char *)data->data + a;
+}
+
+const char *ix_chunk_text(const ix_segment *s, uint32_t chunk_id, size_t *len)
+{
+    return slice(s->text_off, s->text, chunk_id - s->base, len);
+}
+
+const char *ix_chunk_heading(const ix_segment *s, uint32_t chunk_id, size_t *len)
+{
+    const char *h = slice(s->head_off, s->heads, chunk_id - s->base, len);
+    (*len)--;   /* stored with its NUL, checked at load */
+    return h;
+}
+
+const float *ix_chunk_vector(const ix_segment *s, uint32_t chunk_id)
+{
+    return (const float *)s->vectors->data + (size_t)(chunk_id - s->base) * s->vectors->dims[1];
+}
+
+/* === View === */
+
+void ix_view_free(ix_view *v)
+{
+    for (size_t i = 0; i < v->n_segs; i++) {
+        hx_hnsw_view_close(v->segs[i].hnsw);
+        hxf_view_free(&v->segs[i].file);
+    }
+    free(v->segs);
+    free(v->docs);
+    free(v->by_id);
+    free(v->meta);
+    free(v->strings);
+    free(v->tomb);
+    memset(v, 0, sizeof *v);
+}
+
+int ix_view_load(hx_index *ix, hx_error *err)
+{
+    ix_view *v = &ix->v;
+    const uint8_t *root;
+    size_t len;
+    memset(v, 0, sizeof *v);
+    hx_store_root(ix->store, &root, &len);
+    if (len == 0) {   /* generation 0: an index being created */
+        v->tomb = calloc(1, 1);
+        return v->tomb ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    hx_rd r = hx_rd_init(root, len);
+    const uint8_t *magic = hx_rd_bytes(&r, 8);
+    if (!magic || memcmp(magic, IX_MAGIC, 8))
+        return hx_error_set(err, HX_EFORMAT, -1, "the index root record has a bad magic");
+    uint32_t version = hx_rd_u32(&r);
+    if (hx_rd_ok(&r) && version != IX_VERSION)
+        return hx_error_set(err, HX_EVERSION, -1, "index layout version %u is not supported (this build reads %u)",
+                            version, IX_VERSION);
+    uint32_t dim = hx_rd_u32(&r), model_len, root_len;
+    const char *model, *rootp;
+    hx_rd_str(&r, &model, &model_len, sizeof ix->model_name - 1);
+    hx_rd_str(&r, &rootp, &root_len, PATH_MAX);
+    v->next_doc = hx_rd_u32(&r);
+    v->next_chunk = hx_rd_u32(&r);
+    v->docs_ref = read_ref(&r);
+    v->tomb_ref = read_ref(&r);
+    uint32_t n_segs = hx_rd_u32(&r);
+    if (!hx_rd_ok(&r) || n_segs > (size_t)(r.end - r.p) / HX_STORE_REF_SIZE || dim == 0 || dim > 4096)
+        return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt");
+    ix->dim = dim;
+    memcpy(ix->model_name, model, model_len);
+    ix->model_name[model_len] = 0;
+    if (!ix->root) {
+        if (!(ix->root = malloc(root_len + 1)))
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        memcpy(ix->root, rootp, root_len);
+        ix->root[root_len] = 0;
+    }
+    if (ix->model && (strcmp(hx_model_name(ix->model), ix->model_name) || (uint32_t)hx_model_dim(ix->model) != dim))
+        return hx_error_set(err, HX_EFORMAT, -1, "the index was built with model %s (%u dimensions), not %s",
+                            ix->model_name, dim, hx_model_name(ix->model));
+    v->segs = calloc(n_segs ? n_segs : 1, sizeof *v->segs);
+    if (!v->segs)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    for (uint32_t i = 0; i < n_segs; i++)
+        v->segs[i].ref = read_ref(&r);
+
+    const uint8_t *blob;
+    int rc = hx_store_blob(ix->store, v->tomb_ref, &blob, err);
+    if (rc)
+        return rc;
+    size_t tomb_bytes = ((size_t)v->next_chunk + 7) / 8;
+    if (v->tomb_ref.length != tomb_bytes)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)v->tomb_ref.offset, "tombstone bitmap has the wrong size");
+    if (!(v->tomb = malloc(tomb_bytes ? tomb_bytes : 1)))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    memcpy(v->tomb, blob, tomb_bytes);
+    for (size_t i = 0; i < tomb_bytes; i++)
+        v->n_tomb += (uint64_t)__builtin_popcount(v->tomb[i]);
+
+    if ((rc = hx_store_blob(ix->store, v->docs_ref, &blob, err)) ||
+        (rc = load_docs(ix, blob, (size_t)v->docs_ref.length, err)))
+        return rc;
+    for (uint32_t i = 0; i < n_segs; i++) {
+        v->n_segs = i + 1;   /* so a failure frees what was opened */
+        if ((rc = load_segment(ix, &v->segs[i], err)))
+            return rc;
+        if (i && v->segs[i].base < v->segs[i - 1].base + v->segs[i - 1].n)
+            return hx_error_set(err, HX_EFORMAT, (int64_t)v->segs[i].ref.offset, "segments overlap");
+    }
+    for (size_t i = 0; i < v->n_docs; i++) {
+        const hx_doc_info *d = &v->docs[i].info;
+        for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
+            const ix_segment *s = ix_segment_of(v, c);
+            if (!s || ix_chunk_field(s, c, IX_F_DOC) != d->id)
+                return hx_error_set(err, HX_EFORMAT, -1, "document %s and its chunks disagree", d->path);
+        }
+    }
+    return 0;
+}
+
+/* === Open and close === */
+
+int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_model *model,
+                  const char *root, hx_error *err)
+{
+    *out = NULL;
+    hx_index *ix = calloc(1, sizeof *ix);
+    if (!ix || !(ix->path = strdup(path))) {
+        free(ix);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    ix->model = model;
+    ix->writer = flags & HX_INDEX_WRITE;
+    unsigned sflags = (flags & HX_INDEX_WRITE ? HX_STORE_WRITE : HX_STORE_READ) |
+                      (flags & HX_INDEX_CREATE ? HX_STORE_CREATE : 0);
+    int rc = hx_store_open(&ix->store, path, sflags, err);
+    if (rc == HX_ENOTFOUND && !(flags & HX_INDEX_CREATE))
+        hx_error_set(err, rc, -1, "no index at %s (run 'hyrax index' first)", path);
+    if (!rc && hx_store_generation(ix->store) == 0) {
+        if (!(flags & HX_INDEX_CREATE) || !root || !model) {
+            rc = hx_error_set(err, HX_ENOTFOUND, -1, "%s holds an empty index (run 'hyrax index' first)", path);
+        } else {
+            /* a new index: record the root and the model in a first, empty commit */
+            snprintf(ix->model_name, sizeof ix->model_name, "%s", hx_model_name(model));
+            ix->dim = (uint32_t)hx_model_dim(model);
+            if (!(ix->root = strdup(root)))
+                rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+            hx_store_ref refs[2];
+            uint8_t zero = 0;
+            uint8_t *rec = NULL;
+            size_t len = 0;
+            if (!rc)
+                rc = hx_store_append(ix->store, IX_DOCS_MAGIC "\0\0\0\0", 12, &refs[0], err);
+            if (!rc)
+                rc = hx_store_append(ix->store, &zero, 0, &refs[1], err);
+            if (!rc)
+                rc = ix_encode_root(ix, 0, 0, refs[0], refs[1], NULL, 0, &rec, &len, err);
+            if (!rc)
+                rc = hx_store_commit(ix->store, rec, len, NULL, err);
+            free(rec);
+        }
+    }
+    if (!rc)
+        rc = ix_view_load(ix, err);
+    if (rc) {
+        hx_index_close(ix);
+        return rc;
+    }
+    *out = ix;
+    return 0;
+}
+
+void hx_index_close(hx_index *ix)
+{
+    if (!ix)
+        return;
+    ix_view_free(&ix->v);
+    hx_store_close(ix->store);
+    free(ix->path);
+    free(ix->root);
+    free(ix);
+}
+
+int hx_index_refresh(hx_index *ix, hx_error *err)
+{
+    int rc = hx_store_refresh(ix->store, err);
+    if (rc != 1)
+        return rc;
+    ix_view_free(&ix->v);
+    rc = ix_view_load(ix, err);
+    return rc ? rc : 1;
+}
+
+const char *hx_index_root(const hx_index *ix)
+{
+    return ix->root;
+}
+
+/* === Documents === */
+
+const ix_doc *ix_doc_by_id(const ix_view *v, uint32_t id)
+{
+    size_t lo = 0, hi = v->n_docs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        uint32_t mid_id = v->docs[v->by_id[mid]].info.id;
+        if (mid_id == id)
+            return &v->docs[v->by_id[mid]];
+        if (mid_id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+const ix_doc *ix_doc_by_path(const ix_view *v, const char *path)
+{
+    size_t lo = 0, hi = v->n_docs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(v->docs[mid].info.path, path);
+        if (!c)
+            return &v->docs[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+size_t hx_index_doc_count(const hx_index *ix)
+{
+    return ix->v.n_docs;
+}
+
+int hx_index_doc_at(const hx_index *ix, size_t i, hx_doc_info *out)
+{
+    if (i >= ix->v.n_docs)
+        return HX_ENOTFOUND;
+    *out = ix->v.docs[i].info;
+    return 0;
+}
+
+int hx_index_doc_by_id(const hx_index *ix, uint32_t id, hx_doc_info *out)
+{
+    const ix_doc *d = ix_doc_by_id(&ix->v, id);
+    if (!d)
+        return HX_ENOTFOUND;
+    *out = d->info;
+    return 0;
+}
+
+int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out)
+{
+    const ix_doc *d = ix_doc_by_path(&ix->v, path);
+    if (!d)
+        return HX_ENOTFOUND;
+    *out = d->info;
+    return 0;
+}
+
+/* === Stats and verify === */
+
+int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err)
+{
+    memset(st, 0, sizeof *st);
+    const ix_view *v = &ix->v;
+    st->documents = v->n_docs;
+    st->segments = v->n_segs;
+    st->tombstones = v->n_tomb;
+    for (size_t i = 0; i < v->n_segs; i++)
+        st->chunks += v->segs[i].n;
+    st->live_chunks = st->chunks >= v->n_tomb ? st->chunks - v->n_tomb : 0;
+    for (size_t i = 0; i < v->n_docs; i++)
+        st->tokens += v->docs[i].info.tokens;
+    st->generation = hx_store_generation(ix->store);
+    st->committed_ns = hx_store_timestamp(ix->store);
+    snprintf(st->model, sizeof st->model, "%s", ix->model_name);
+    st->dim = (int)ix->dim;
+    struct stat sb;
+    if (stat(ix->path, &sb) != 0)
+        return hx_error_set(err, HX_EIO, -1, "cannot stat %s", ix->path);
+    st->file_bytes = (uint64_t)sb.st_size;
+    return 0;
+}
+
+int hx_index_verify(hx_index *ix, hx_error *err)
+{
+    int rc = hx_store_verify(ix->store, err);
+    for (size_t i = 0; !rc && i < ix->v.n_segs; i++) {
+        const ix_segment *s = &ix->v.segs[i];
+        if (s->n)
+            rc = hx_bm25_reader_check(&s->bm25, err);
+        for (uint32_t c = 0; !rc && c < s->n; c++) {
+            const float *vec = ix_chunk_vector(s, s->base + c);
+            double norm = 0;
+            for (uint32_t d = 0; d < ix->dim; d++)
+                norm += (double)vec[d] * vec[d];
+            if (!(fabs(norm - 1.0) < 1e-3))
+                rc = hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "vector of chunk %u is not normalised",
+                                  s->base + c);
+        }
+    }
+    return rc;
+}

@@ -1,0 +1,119 @@
+/* index_internal.h: the index layer's in-memory view of one commit and its on-disk records,
+ * shared by index.c (open, view, documents, verify), index_write.c (update, remove, compact) and
+ * search.c. Everything here lives on top of store.h (the file and its commits), hxfile.h
+ * (segments are container images stored as blobs), bm25.h and hnsw.h.
+ *
+ * Root bytes of a commit (the store's opaque root), encoded with wire.h:
+ *   FIELD            ENCODING     DESCRIPTION
+ *   magic            8 bytes      "HXINDEX1"
+ *   version          u32          IX_VERSION; others are refused by name
+ *   dim              u32          embedding dimension of the model
+ *   model            str          model name (e.g. "all-MiniLM-L6-v2")
+ *   root             str          absolute path of the indexed root
+ *   next_doc         u32          next document id to hand out
+ *   next_chunk       u32          next chunk id to hand out (chunk ids are global)
+ *   docs             ref          document table blob
+ *   tombstones       ref          bitmap blob, one bit per chunk id < next_chunk, 1 = deleted
+ *   n_segments       u32          then n_segments refs to segment blobs
+ * (str = u32 length + bytes; ref = HX_STORE_REF_SIZE bytes, hx_store_ref_put.)
+ *
+ * Document table blob: "HXDOCS01", u32 count, then per document, in path order:
+ *   u32 id, u32 first_chunk, u32 n_chunks, u64 size, u64 tokens, u64 mtime_ns, u64 indexed_ns,
+ *   str path, str title, str type, str encoding, str sha256 (hex), u32 n_meta, n_meta x (str, str)
+ *
+ * Segment blob: an hxfile image of kind HXF_KIND_SEGMENT holding chunks base .. base + n - 1:
+ *   SECTION    DTYPE  SHAPE     DESCRIPTION
+ *   info       u32    [4]       base chunk id, n, dim, reserved 0
+ *   chunks     u32    [n, 8]    doc id, chunk index, byte start, byte end, line start, line end,
+ *                               tokens, body offset (within the chunk text)
+ *   text_off   u32    [n + 1]   chunk i's text is text[text_off[i] .. text_off[i + 1])
+ *   text       raw              chunk texts: contextual header, "\n", body
+ *   head_off   u32    [n + 1]   same for heading paths
+ *   heads      raw              heading paths, each followed by a NUL
+ *   vectors    f32    [n, dim]  L2-normalised embeddings, chunk order
+ *   bm25       raw              hx_bm25 segment over chunk texts, doc id = chunk id (if n > 0)
+ *   hnsw       raw              hx_hnsw graph over vectors, node i = chunk base + i (if n > 0)
+ */
+#ifndef HX_INDEX_INTERNAL_H
+#define HX_INDEX_INTERNAL_H
+
+#include "bm25.h"
+#include "hnsw.h"
+#include "hxfile.h"
+#include "hyrax.h"
+#include "store.h"
+
+#include <stdbool.h>
+
+#define IX_MAGIC "HXINDEX1"
+#define IX_DOCS_MAGIC "HXDOCS01"
+#define IX_VERSION 1
+#define IX_CHUNK_FIELDS 8
+#define IX_STR_MAX (1u << 24)       /* longest string the tables accept */
+#define IX_META_MAX 1024            /* most metadata pairs one document may carry */
+
+typedef struct ix_doc {
+    hx_doc_info info;          /* strings point into the view's arena or the docs blob copy */
+} ix_doc;
+
+typedef struct ix_segment {
+    hx_store_ref ref;
+    hxf_view file;             /* sections borrow the store map */
+    uint32_t base, n;
+    const hxf_section *chunks, *text_off, *text, *head_off, *heads, *vectors;
+    hx_bm25_reader bm25;       /* valid when n > 0 */
+    hx_hnsw_view *hnsw;        /* owned; NULL when n == 0 */
+} ix_segment;
+
+/* Everything read from one commit; rebuilt on refresh. */
+typedef struct ix_view {
+    uint32_t next_doc, next_chunk;
+    hx_store_ref docs_ref, tomb_ref;
+    ix_doc *docs;              /* owned; sorted by path */
+    size_t n_docs;
+    uint32_t *by_id;           /* owned; indexes into docs, sorted by doc id */
+    hx_kv *meta;               /* owned; all documents' metadata pairs */
+    char *strings;             /* owned; NUL-terminated copies of every table string */
+    ix_segment *segs;          /* owned */
+    size_t n_segs;
+    uint8_t *tomb;             /* owned; (next_chunk + 7) / 8 bytes */
+    uint64_t n_tomb;
+} ix_view;
+
+struct hx_index {
+    hx_store *store;
+    bool writer;
+    const hx_model *model;     /* borrowed; may be NULL */
+    char *path;                /* owned: the index file */
+    char *root;                /* owned: the indexed root */
+    char model_name[64];
+    uint32_t dim;
+    ix_view v;
+};
+
+/* index.c */
+int ix_view_load(hx_index *ix, hx_error *err);
+void ix_view_free(ix_view *v);
+const ix_segment *ix_segment_of(const ix_view *v, uint32_t chunk_id);
+const ix_doc *ix_doc_by_id(const ix_view *v, uint32_t id);
+const ix_doc *ix_doc_by_path(const ix_view *v, const char *path);
+static inline bool ix_is_deleted(const ix_view *v, uint32_t chunk_id)
+{
+    return chunk_id >= v->next_chunk || (v->tomb[chunk_id / 8] >> (chunk_id % 8) & 1);
+}
+uint32_t ix_chunk_field(const ix_segment *s, uint32_t chunk_id, int field);
+/* Chunk text (header + "\n" + body, not NUL-terminated) and heading path (NUL-terminated);
+ * borrowed from the map. */
+const char *ix_chunk_text(const ix_segment *s, uint32_t chunk_id, size_t *len);
+const char *ix_chunk_heading(const ix_segment *s, uint32_t chunk_id, size_t *len);
+const float *ix_chunk_vector(const ix_segment *s, uint32_t chunk_id);
+
+/* The root record for the writer to commit. */
+int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, hx_store_ref docs,
+                   hx_store_ref tomb, const hx_store_ref *segs, size_t n_segs, uint8_t **out,
+                   size_t *len, hx_error *err);
+
+enum { IX_F_DOC, IX_F_INDEX, IX_F_BYTE_START, IX_F_BYTE_END, IX_F_LINE_START, IX_F_LINE_END,
+       IX_F_TOKENS, IX_F_BODY };
+
+#endif

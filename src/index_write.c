@@ -1,0 +1,756 @@
+/* index_write.c: changing an index: incremental update from the file system, documents from bytes,
+ * removal, and compaction. Every change is one transaction: new chunks land as a new segment,
+ * replaced and removed chunks are tombstoned, and a single store commit makes it all visible.
+ * Formats are in index_internal.h; reading lives in index.c. */
+#include "chunker.h"
+#include "index_internal.h"
+#include "ingest.h"
+#include "wire.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EMBED_BATCH 64
+#define HNSW_SEED 0x68797261u              /* "hyra": builds are reproducible */
+#define COMPACT_SEGMENTS 32                /* compact when more segments than this ... */
+#define COMPACT_TOMBSTONE_SHARE 0.3        /* ... or when this share of chunks is deleted */
+
+/* === Segment building === */
+
+typedef struct seg_chunk {
+    uint32_t f[IX_CHUNK_FIELDS];           /* the row of the chunks section */
+    const char *text, *heading;            /* borrowed */
+    size_t text_len, heading_len;
+} seg_chunk;
+
+static int build_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 16 ? 16 : (int)n;
+}
+
+/* Builds the segment image for chunks base .. base + n - 1 (vectors: n x dim, borrowed). */
+static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const float *vectors, uint32_t dim,
+                         uint8_t **image, size_t *image_len, hx_error *err)
+{
+    int rc = 0;
+    hxf_writer w;
+    uint32_t *rows = NULL, *text_off = NULL, *head_off = NULL, *ids = NULL;
+    char *text = NULL, *heads = NULL;
+    uint8_t *bm25 = NULL, *graph = NULL;
+    size_t bm25_len = 0, graph_len = 0, text_len = 0, heads_len = 0;
+    hx_bm25_builder *bb = NULL;
+    hx_hnsw *hn = NULL;
+    if (n > UINT32_MAX - 1 - base)
+        return hx_error_set(err, HX_ERANGE, -1, "too many chunks");
+    for (size_t i = 0; i < n; i++) {
+        text_len += c[i].text_len;
+        heads_len += c[i].heading_len + 1;   /* stored NUL-terminated */
+    }
+    if (text_len >= UINT32_MAX || heads_len >= UINT32_MAX)
+        return hx_error_set(err, HX_ERANGE, -1, "segment text exceeds 4 GiB");
+    rows = malloc(sizeof *rows * IX_CHUNK_FIELDS * (n ? n : 1));
+    text_off = malloc(sizeof *text_off * (n + 1));
+    head_off = malloc(sizeof *head_off * (n + 1));
+    ids = malloc(sizeof *ids * (n ? n : 1));
+    text = malloc(text_len ? text_len : 1);
+    heads = malloc(heads_len ? heads_len : 1);
+    if (!rows || !text_off || !head_off || !ids || !text || !heads) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory building a segment");
+        goto done;
+    }
+    size_t to = 0, ho = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < IX_CHUNK_FIELDS; k++)
+            hxf_put32((uint8_t *)&rows[i * IX_CHUNK_FIELDS + (size_t)k], c[i].f[k]);
+        hxf_put32((uint8_t *)&text_off[i], (uint32_t)to);
+        hxf_put32((uint8_t *)&head_off[i], (uint32_t)ho);
+        memcpy(text + to, c[i].text, c[i].text_len);
+        memcpy(heads + ho, c[i].heading, c[i].heading_len);
+        heads[ho + c[i].heading_len] = 0;
+        to += c[i].text_len;
+        ho += c[i].heading_len + 1;
+        ids[i] = base + (uint32_t)i;
+    }
+    hxf_put32((uint8_t *)&text_off[n], (uint32_t)to);
+    hxf_put32((uint8_t *)&head_off[n], (uint32_t)ho);
+    if (n) {
+        if ((rc = hx_bm25_builder_new(&bb, err)))
+            goto done;
+        for (size_t i = 0; i < n && !rc; i++)
+            rc = hx_bm25_builder_add(bb, base + (uint32_t)i, c[i].text, c[i].text_len, err);
+        if (rc || (rc = hx_bm25_builder_finish(bb, &bm25, &bm25_len, err)))
+            goto done;
+        hx_hnsw_params hp = {.dim = dim, .seed = HNSW_SEED};
+        if ((rc = hx_hnsw_new(&hn, &hp, err)) ||
+            (rc = hx_hnsw_add_batch(hn, ids, vectors, n, build_threads(), err)) ||
+            (rc = hx_hnsw_serialize(hn, NULL, 0, &graph_len, err)))
+            goto done;
+        if (!(graph = malloc(graph_len))) {
+            rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory serializing the graph");
+            goto done;
+        }
+        if ((rc = hx_hnsw_serialize(hn, graph, graph_len, &graph_len, err)))
+            goto done;
+    }
+    uint32_t info[4], d_info[4] = {4, 0, 0, 0}, d_rows[4] = {(uint32_t)n, IX_CHUNK_FIELDS, 0, 0},
+             d_off[4] = {(uint32_t)n + 1, 0, 0, 0}, d_vec[4] = {(uint32_t)n, dim, 0, 0};
+    hxf_put32((uint8_t *)&info[0], base);
+    hxf_put32((uint8_t *)&info[1], (uint32_t)n);
+    hxf_put32((uint8_t *)&info[2], dim);
+    hxf_put32((uint8_t *)&info[3], 0);
+    hxf_writer_begin(&w, HXF_KIND_SEGMENT);
+    hxf_writer_add(&w, "info", HXF_U32, 1, d_info, info, sizeof info, err);
+    hxf_writer_add(&w, "chunks", HXF_U32, 2, d_rows, rows, sizeof *rows * IX_CHUNK_FIELDS * n, err);
+    hxf_writer_add(&w, "text_off", HXF_U32, 1, d_off, text_off, sizeof *text_off * (n + 1), err);
+    hxf_writer_add(&w, "text", HXF_RAW, 0, NULL, text, text_len, err);
+    hxf_writer_add(&w, "head_off", HXF_U32, 1, d_off, head_off, sizeof *head_off * (n + 1), err);
+    hxf_writer_add(&w, "heads", HXF_RAW, 0, NULL, heads, heads_len, err);
+    if (n) {
+        hxf_writer_add(&w, "vectors", HXF_F32, 2, d_vec, vectors, sizeof *vectors * n * dim, err);
+        hxf_writer_add(&w, "bm25", HXF_RAW, 0, NULL, bm25, bm25_len, err);
+        hxf_writer_add(&w, "hnsw", HXF_RAW, 0, NULL, graph, graph_len, err);
+    }
+    rc = hxf_writer_finish(&w, image, image_len, err);
+done:
+    hx_bm25_builder_free(bb);
+    hx_hnsw_free(hn);
+    free(rows);
+    free(text_off);
+    free(head_off);
+    free(ids);
+    free(text);
+    free(heads);
+    free(bm25);
+    free(graph);
+    return rc;
+}
+
+/* === Change sets === */
+
+typedef struct pending_doc {
+    hx_doc_source src;        /* owned */
+    hx_chunk *chunks;         /* owned */
+    size_t n_chunks;
+    uint32_t id;              /* kept from the document it replaces, else assigned at commit */
+    bool replaces;
+} pending_doc;
+
+typedef struct change_set {
+    pending_doc *add;
+    size_t n_add, cap_add;
+    uint32_t *drop;           /* ids of indexed documents to remove or replace */
+    size_t n_drop, cap_drop;
+    struct { uint32_t id; int64_t mtime_ns; } *touch;   /* unchanged content, new mtime */
+    size_t n_touch, cap_touch;
+} change_set;
+
+static void change_set_free(change_set *cs)
+{
+    for (size_t i = 0; i < cs->n_add; i++) {
+        hx_doc_source_clear(&cs->add[i].src);
+        hx_chunks_free(cs->add[i].chunks, cs->add[i].n_chunks);
+    }
+    free(cs->add);
+    free(cs->drop);
+    free(cs->touch);
+    memset(cs, 0, sizeof *cs);
+}
+
+static int grow_array(void **p, size_t *cap, size_t n, size_t elem, hx_error *err)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int drop_doc(change_set *cs, uint32_t id, hx_error *err)
+{
+    int rc = grow_array((void **)&cs->drop, &cs->cap_drop, cs->n_drop, sizeof *cs->drop, err);
+    if (!rc)
+        cs->drop[cs->n_drop++] = id;
+    return rc;
+}
+
+/* Chunks `src` (taking ownership of it) and queues it, replacing `old` when not NULL. */
+static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_doc *old, hx_error *err)
+{
+    int rc = grow_array((void **)&cs->add, &cs->cap_add, cs->n_add, sizeof *cs->add, err);
+    if (rc) {
+        hx_doc_source_clear(src);
+        return rc;
+    }
+    pending_doc *p = &cs->add[cs->n_add];
+    memset(p, 0, sizeof *p);
+    p->src = *src;
+    memset(src, 0, sizeof *src);
+    cs->n_add++;
+    rc = hx_chunk_document(hx_model_tokenizer(ix->model), p->src.title, p->src.type, p->src.text,
+                           p->src.text_len, NULL, &p->chunks, &p->n_chunks, err);
+    if (rc)
+        return rc;
+    if (old) {
+        p->id = old->info.id;
+        p->replaces = true;
+        rc = drop_doc(cs, old->info.id, err);
+    }
+    return rc;
+}
+
+static bool is_dropped(const change_set *cs, uint32_t id)
+{
+    for (size_t i = 0; i < cs->n_drop; i++)
+        if (cs->drop[i] == id)
+            return true;
+    return false;
+}
+
+/* === Commit === */
+
+static int maybe_compact(hx_index *ix, hx_error *err);
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void encode_doc(hx_buf *b, const hx_doc_info *d)
+{
+    hx_buf_u32(b, d->id);
+    hx_buf_u32(b, d->first_chunk);
+    hx_buf_u32(b, d->n_chunks);
+    hx_buf_u64(b, d->size);
+    hx_buf_u64(b, d->tokens);
+    hx_buf_u64(b, (uint64_t)d->mtime_ns);
+    hx_buf_u64(b, (uint64_t)d->indexed_ns);
+    hx_buf_str(b, d->path);
+    hx_buf_str(b, d->title);
+    hx_buf_str(b, d->type);
+    hx_buf_str(b, d->encoding);
+    hx_buf_str(b, d->sha256);
+    hx_buf_u32(b, (uint32_t)d->n_meta);
+    for (size_t k = 0; k < d->n_meta; k++) {
+        hx_buf_str(b, d->meta[k].key);
+        hx_buf_str(b, d->meta[k].value);
+    }
+}
+
+static int compare_pending(const void *a, const void *b)
+{
+    return strcmp(((const pending_doc *)a)->src.path, ((const pending_doc *)b)->src.path);
+}
+
+/* Info of a pending document once its ids are assigned. */
+static hx_doc_info pending_info(const pending_doc *p, uint32_t first_chunk, int64_t now)
+{
+    hx_doc_info d = {0};
+    d.id = p->id;
+    d.path = p->src.path;
+    d.title = p->src.title;
+    d.type = p->src.type;
+    d.encoding = p->src.encoding;
+    d.sha256 = p->src.sha256;
+    d.size = p->src.size;
+    d.mtime_ns = p->src.mtime_ns;
+    d.indexed_ns = now;
+    d.first_chunk = first_chunk;
+    d.n_chunks = (uint32_t)p->n_chunks;
+    for (size_t i = 0; i < p->n_chunks; i++)
+        d.tokens += p->chunks[i].n_tokens;
+    d.meta = p->src.meta;
+    d.n_meta = p->src.n_meta;
+    return d;
+}
+
+/* The document table after the change: kept documents (with new mtimes) and pending ones,
+ * merged in path order. `first` gives each pending document's first chunk id. */
+static int encode_docs(const hx_index *ix, const change_set *cs, const uint32_t *first, int64_t now,
+                       hx_buf *b)
+{
+    const ix_view *v = &ix->v;
+    size_t kept = 0;
+    for (size_t i = 0; i < v->n_docs; i++)
+        kept += !is_dropped(cs, v->docs[i].info.id);
+    hx_buf_bytes(b, IX_DOCS_MAGIC, 8);
+    hx_buf_u32(b, (uint32_t)(kept + cs->n_add));
+    size_t i = 0, j = 0;
+    while (i < v->n_docs || j < cs->n_add) {
+        if (i < v->n_docs && is_dropped(cs, v->docs[i].info.id)) {
+            i++;
+            continue;
+        }
+        bool take_old = j == cs->n_add ||
+                        (i < v->n_docs && strcmp(v->docs[i].info.path, cs->add[j].src.path) < 0);
+        if (take_old) {
+            hx_doc_info d = v->docs[i++].info;
+            for (size_t t = 0; t < cs->n_touch; t++)
+                if (cs->touch[t].id == d.id)
+                    d.mtime_ns = cs->touch[t].mtime_ns;
+            encode_doc(b, &d);
+        } else {
+            hx_doc_info d = pending_info(&cs->add[j], first[j], now);
+            encode_doc(b, &d);
+            j++;
+        }
+    }
+    return b->failed ? HX_ENOMEM : 0;
+}
+
+/* Embeds the pending chunks into vecs (n_chunks x dim), reporting progress per document. */
+static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *vecs,
+                         hx_progress_fn progress, void *ctx, hx_error *err)
+{
+    const char *texts[EMBED_BATCH];
+    size_t lens[EMBED_BATCH], n = 0, done = 0;
+    float *out = vecs;
+    for (size_t d = 0; d < cs->n_add; d++) {
+        for (size_t c = 0; c < cs->add[d].n_chunks; c++) {
+            texts[n] = cs->add[d].chunks[c].text;
+            lens[n] = strlen(texts[n]);
+            if (++n == EMBED_BATCH) {
+                int rc = hx_encoder_embed(enc, texts, lens, n, out, err);
+                if (rc)
+                    return rc;
+                out += n * ix->dim;
+                done += n;
+                n = 0;
+            }
+        }
+        if (progress)
+            progress(ctx, d + 1, cs->n_add, cs->add[d].src.path);
+    }
+    return n ? hx_encoder_embed(enc, texts, lens, n, out, err) : 0;
+}
+
+static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_progress_fn progress,
+                          void *ctx, hx_update_report *rep, hx_error *err)
+{
+    const ix_view *v = &ix->v;
+    int rc = 0;
+    size_t n_chunks = 0;
+    float *vecs = NULL;
+    seg_chunk *rows = NULL;
+    uint32_t *first = NULL;
+    uint8_t *image = NULL, *tomb = NULL, *root = NULL;
+    size_t image_len = 0, root_len = 0;
+    hx_buf docs = {0};
+    hx_store_ref *segs = NULL;
+    bool committed = false;
+    if (!cs->n_add && !cs->n_drop && !cs->n_touch)
+        return 0;   /* nothing changed: no commit */
+    qsort(cs->add, cs->n_add, sizeof *cs->add, compare_pending);
+    uint32_t next_doc = v->next_doc, base = v->next_chunk;
+    for (size_t i = 0; i < cs->n_add; i++) {
+        if (!cs->add[i].replaces)
+            cs->add[i].id = next_doc++;
+        n_chunks += cs->add[i].n_chunks;
+    }
+    if (n_chunks > UINT32_MAX - 1 - base || next_doc < v->next_doc)
+        return hx_error_set(err, HX_ERANGE, -1, "the index is full: compact it");
+    if (n_chunks && !enc)
+        return hx_error_set(err, HX_EINVAL, -1, "an encoder is needed to add documents");
+    first = malloc(sizeof *first * (cs->n_add ? cs->n_add : 1));
+    rows = malloc(sizeof *rows * (n_chunks ? n_chunks : 1));
+    vecs = malloc(sizeof *vecs * ix->dim * (n_chunks ? n_chunks : 1));
+    segs = malloc(sizeof *segs * (v->n_segs + 1));
+    if (!first || !rows || !vecs || !segs) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for %zu chunks", n_chunks);
+        goto done;
+    }
+    size_t r = 0;
+    for (size_t i = 0; i < cs->n_add; i++) {
+        first[i] = base + (uint32_t)r;
+        for (size_t c = 0; c < cs->add[i].n_chunks; c++, r++) {
+            const hx_chunk *ch = &cs->add[i].chunks[c];
+            seg_chunk *s = &rows[r];
+            s->f[IX_F_DOC] = cs->add[i].id;
+            s->f[IX_F_INDEX] = ch->index;
+            s->f[IX_F_BYTE_START] = ch->byte_start;
+            s->f[IX_F_BYTE_END] = ch->byte_end;
+            s->f[IX_F_LINE_START] = ch->line_start;
+            s->f[IX_F_LINE_END] = ch->line_end;
+            s->f[IX_F_TOKENS] = ch->n_tokens;
+            s->f[IX_F_BODY] = ch->body_offset;
+            s->text = ch->text;
+            s->text_len = strlen(ch->text);
+            s->heading = ch->heading;
+            s->heading_len = strlen(ch->heading);
+        }
+    }
+    if (n_chunks && (rc = embed_pending(ix, cs, enc, vecs, progress, ctx, err)))
+        goto done;
+    uint32_t next_chunk = base + (uint32_t)n_chunks;
+    size_t tomb_bytes = ((size_t)next_chunk + 7) / 8;
+    if (!(tomb = calloc(tomb_bytes ? tomb_bytes : 1, 1))) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        goto done;
+    }
+    memcpy(tomb, v->tomb, ((size_t)v->next_chunk + 7) / 8);
+    for (size_t i = 0; i < v->n_docs; i++) {
+        const hx_doc_info *d = &v->docs[i].info;
+        if (!is_dropped(cs, d->id))
+            continue;
+        for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++)
+            tomb[c / 8] |= (uint8_t)(1u << (c % 8));
+        rep->chunks_removed += d->n_chunks;
+    }
+    int64_t now = now_ns();
+    if ((rc = encode_docs(ix, cs, first, now, &docs)))
+        goto done;
+    for (size_t i = 0; i < v->n_segs; i++)
+        segs[i] = v->segs[i].ref;
+    size_t n_segs = v->n_segs;
+    hx_store_ref docs_ref, tomb_ref;
+    if (n_chunks) {
+        if ((rc = build_segment(base, rows, n_chunks, vecs, ix->dim, &image, &image_len, err)) ||
+            (rc = hx_store_append(ix->store, image, image_len, &segs[n_segs], err)))
+            goto done;
+        n_segs++;
+    }
+    if ((rc = hx_store_append(ix->store, docs.data, docs.len, &docs_ref, err)) ||
+        (rc = hx_store_append(ix->store, tomb, tomb_bytes, &tomb_ref, err)) ||
+        (rc = ix_encode_root(ix, next_doc, next_chunk, docs_ref, tomb_ref, segs, n_segs, &root, &root_len, err)) ||
+        (rc = hx_store_commit(ix->store, root, root_len, NULL, err)))
+        goto done;
+    committed = true;
+    rep->chunks_added += n_chunks;
+    rep->generation = hx_store_generation(ix->store);
+    ix_view_free(&ix->v);
+    if (!(rc = ix_view_load(ix, err)))
+        rc = maybe_compact(ix, err);
+done:
+    if (rc && !committed)
+        hx_store_abort(ix->store, NULL);
+    free(first);
+    free(rows);
+    free(vecs);
+    free(segs);
+    free(image);
+    free(tomb);
+    free(root);
+    hx_buf_free(&docs);
+    return rc;
+}
+
+/* === Update from the file system === */
+
+void hx_update_report_clear(hx_update_report *r)
+{
+    for (size_t i = 0; i < r->n_rejected; i++) {
+        free(r->rejected[i].path);
+        free(r->rejected[i].reason);
+    }
+    free(r->rejected);
+    memset(r, 0, sizeof *r);
+}
+
+static int reject(hx_update_report *rep, const char *path, const char *reason, hx_error *err)
+{
+    size_t cap = rep->n_rejected;   /* grows by one: rejections are rare */
+    hx_rejected *v = realloc(rep->rejected, (cap + 1) * sizeof *v);
+    if (!v)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    rep->rejected = v;
+    v[cap].path = strdup(path);
+    v[cap].reason = strdup(reason);
+    if (!v[cap].path || !v[cap].reason) {
+        free(v[cap].path);
+        free(v[cap].reason);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    rep->n_rejected++;
+    return 0;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Root-relative form of a target path ("" for the root itself), or NULL outside the root. */
+static int relative_target(const hx_index *ix, const char *target, char *out, size_t cap, hx_error *err)
+{
+    char resolved[PATH_MAX];
+    if (!realpath(target, resolved))
+        return hx_error_set(err, HX_ENOTFOUND, -1, "cannot resolve %s", target);
+    size_t rl = strlen(ix->root);
+    if (strncmp(resolved, ix->root, rl) || (resolved[rl] && resolved[rl] != '/' && strcmp(ix->root, "/")))
+        return hx_error_set(err, HX_EPERM, -1, "%s is outside the indexed root %s", target, ix->root);
+    const char *rel = resolved + rl + (resolved[rl] == '/');
+    if (!strcmp(ix->root, "/"))
+        rel = resolved + 1;
+    if (strlen(rel) >= cap)
+        return hx_error_set(err, HX_ERANGE, -1, "path too long: %s", target);
+    strcpy(out, rel);
+    return 0;
+}
+
+static bool under(const char *path, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return n == 0 || (!strncmp(path, prefix, n) && (path[n] == 0 || path[n] == '/'));
+}
+
+static bool in_list(const hx_file_list *l, const char *path)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(l->paths[mid], path);
+        if (!c)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
+                    const hx_update_opts *o, hx_update_report *rep, hx_error *err)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(rep, 0, sizeof *rep);
+    if (!ix->writer)
+        return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
+    if (!ix->model)
+        return hx_error_set(err, HX_EINVAL, -1, "a model is needed to index documents");
+    size_t max_bytes = o->max_file_bytes ? o->max_file_bytes : HX_INGEST_DEFAULT_MAX_BYTES;
+    hx_file_list files = {0};
+    change_set cs = {0};
+    char (*targets)[PATH_MAX] = malloc(sizeof *targets * (n_paths ? n_paths : 1));
+    if (!targets)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < n_paths && !rc; i++)
+        rc = relative_target(ix, paths[i], targets[i], sizeof targets[i], err);
+    if (!rc)
+        rc = hx_ingest_walk(ix->root, paths, n_paths, o->excludes, o->n_excludes, &files, err);
+    for (size_t i = 0; i < files.n && !rc; i++) {
+        const char *rel = files.paths[i];
+        const ix_doc *old = ix_doc_by_path(&ix->v, rel);
+        char abs[2 * PATH_MAX];
+        struct stat st;
+        snprintf(abs, sizeof abs, "%s/%s", ix->root, rel);
+        if (stat(abs, &st) != 0)
+            continue;   /* vanished since the walk */
+        int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        if (old && !o->reindex && old->info.size == (uint64_t)st.st_size && old->info.mtime_ns == mtime) {
+            rep->unchanged++;
+            continue;
+        }
+        hx_doc_source src;
+        hx_error load_err = {0};
+        int lrc = hx_ingest_load(ix->root, rel, max_bytes, &src, &load_err);
+        if (lrc == HX_ENOMEM) {
+            rc = hx_error_set(err, lrc, -1, "%s", load_err.message);
+            break;
+        }
+        if (lrc) {
+            rc = reject(rep, rel, load_err.message, err);
+            if (!rc && old)
+                rc = drop_doc(&cs, old->info.id, err);
+            continue;
+        }
+        if (old && !o->reindex && !strcmp(old->info.sha256, src.sha256)) {
+            hx_doc_source_clear(&src);
+            rep->unchanged++;
+            if (!(rc = grow_array((void **)&cs.touch, &cs.cap_touch, cs.n_touch, sizeof *cs.touch, err))) {
+                cs.touch[cs.n_touch].id = old->info.id;
+                cs.touch[cs.n_touch++].mtime_ns = mtime;
+            }
+            continue;
+        }
+        if (old)
+            rep->updated++;
+        else
+            rep->added++;
+        rc = queue_doc(ix, &cs, &src, old, err);
+    }
+    /* indexed documents under the targets that are gone (or now excluded or rejected) */
+    for (size_t i = 0; i < ix->v.n_docs && !rc; i++) {
+        const hx_doc_info *d = &ix->v.docs[i].info;
+        bool targeted = false;
+        for (size_t t = 0; t < n_paths && !targeted; t++)
+            targeted = under(d->path, targets[t]);
+        if (targeted && !in_list(&files, d->path) && !is_dropped(&cs, d->id)) {
+            rep->removed++;
+            rc = drop_doc(&cs, d->id, err);
+        }
+    }
+    if (!rc)
+        rc = commit_changes(ix, &cs, o->encoder, o->progress, o->progress_ctx, rep, err);
+    change_set_free(&cs);
+    hx_file_list_clear(&files);
+    free(targets);
+    rep->seconds = seconds_since(&t0);
+    return rc;
+}
+
+/* === Documents from bytes, removal === */
+
+int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
+                       const hx_kv *meta, size_t n_meta, hx_encoder *enc, uint32_t *doc_id,
+                       hx_update_report *rep, hx_error *err)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(rep, 0, sizeof *rep);
+    if (!ix->writer)
+        return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
+    if (!ix->model)
+        return hx_error_set(err, HX_EINVAL, -1, "a model is needed to index documents");
+    if (!*name || name[0] == '/' || strstr(name, "..") || strstr(name, "//"))
+        return hx_error_set(err, HX_EPERM, -1, "document name '%s' must be a relative path without '..'", name);
+    hx_doc_source src;
+    change_set cs = {0};
+    int rc = hx_ingest_from_bytes(name, content, len, meta, n_meta, &src, err);
+    if (rc)
+        return rc;
+    src.mtime_ns = now_ns();
+    const ix_doc *old = ix_doc_by_path(&ix->v, name);
+    if (old)
+        rep->updated++;
+    else
+        rep->added++;
+    rc = queue_doc(ix, &cs, &src, old, err);
+    if (!rc)
+        rc = commit_changes(ix, &cs, enc, NULL, NULL, rep, err);
+    if (!rc) {
+        const ix_doc *d = ix_doc_by_path(&ix->v, name);
+        *doc_id = d ? d->info.id : 0;
+    }
+    change_set_free(&cs);
+    rep->seconds = seconds_since(&t0);
+    return rc;
+}
+
+int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths,
+                    hx_update_report *rep, hx_error *err)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(rep, 0, sizeof *rep);
+    if (!ix->writer)
+        return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
+    change_set cs = {0};
+    int rc = 0;
+    for (size_t i = 0; i < ix->v.n_docs && !rc; i++) {
+        const hx_doc_info *d = &ix->v.docs[i].info;
+        for (size_t p = 0; p < n_paths; p++) {
+            const char *want = paths[p];
+            while (want[0] == '.' && want[1] == '/')
+                want += 2;
+            if (under(d->path, want) && *want) {
+                rep->removed++;
+                rc = drop_doc(&cs, d->id, err);
+                break;
+            }
+        }
+    }
+    if (!rc)
+        rc = commit_changes(ix, &cs, NULL, NULL, NULL, rep, err);
+    change_set_free(&cs);
+    rep->seconds = seconds_since(&t0);
+    return rc;
+}
+
+/* === Compaction === */
+
+int hx_index_compact(hx_index *ix, hx_error *err)
+{
+    if (!ix->writer)
+        return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
+    const ix_view *v = &ix->v;
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_docs; i++)
+        n += v->docs[i].info.n_chunks;
+    seg_chunk *rows = malloc(sizeof *rows * (n ? n : 1));
+    float *vecs = malloc(sizeof *vecs * ix->dim * (n ? n : 1));
+    uint32_t *first = malloc(sizeof *first * (v->n_docs ? v->n_docs : 1));
+    uint8_t *image = NULL, *tomb = NULL, *root = NULL;
+    size_t image_len = 0, root_len = 0;
+    hx_buf docs = {0};
+    hx_store *c = NULL;
+    int rc = 0;
+    if (!rows || !vecs || !first || !(tomb = calloc((n + 7) / 8 + 1, 1))) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
+        goto done;
+    }
+    /* live chunks renumbered 0 .. n - 1 in document path order */
+    size_t r = 0;
+    hx_buf_bytes(&docs, IX_DOCS_MAGIC, 8);
+    hx_buf_u32(&docs, (uint32_t)v->n_docs);
+    for (size_t i = 0; i < v->n_docs; i++) {
+        hx_doc_info d = v->docs[i].info;
+        first[i] = (uint32_t)r;
+        for (uint32_t k = 0; k < d.n_chunks; k++, r++) {
+            uint32_t id = d.first_chunk + k;
+            const ix_segment *s = ix_segment_of(v, id);
+            for (int f = 0; f < IX_CHUNK_FIELDS; f++)
+                rows[r].f[f] = ix_chunk_field(s, id, f);
+            rows[r].text = ix_chunk_text(s, id, &rows[r].text_len);
+            rows[r].heading = ix_chunk_heading(s, id, &rows[r].heading_len);
+            memcpy(vecs + r * ix->dim, ix_chunk_vector(s, id), sizeof *vecs * ix->dim);
+        }
+        d.first_chunk = first[i];
+        encode_doc(&docs, &d);
+    }
+    if (docs.failed) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
+        goto done;
+    }
+    hx_store_ref refs[3];
+    size_t n_segs = n ? 1 : 0;
+    if ((rc = build_segment(0, rows, n, vecs, ix->dim, &image, &image_len, err)) ||
+        (rc = hx_store_compact_begin(ix->store, &c, err)))
+        goto done;
+    if ((n_segs && (rc = hx_store_append(c, image, image_len, &refs[2], err))) ||
+        (rc = hx_store_append(c, docs.data, docs.len, &refs[0], err)) ||
+        (rc = hx_store_append(c, tomb, (n + 7) / 8, &refs[1], err)) ||
+        (rc = ix_encode_root(ix, v->next_doc, (uint32_t)n, refs[0], refs[1], &refs[2], n_segs, &root, &root_len, err)) ||
+        (rc = hx_store_commit(c, root, root_len, NULL, err)) ||
+        (rc = hx_store_compact_finish(&ix->store, c, err)))
+        goto done;
+    c = NULL;
+    ix_view_free(&ix->v);
+    rc = ix_view_load(ix, err);
+done:
+    hx_store_close(c);
+    free(rows);
+    free(vecs);
+    free(first);
+    free(image);
+    free(tomb);
+    free(root);
+    hx_buf_free(&docs);
+    return rc;
+}
+
+/* Compacts when segments pile up or deleted chunks take too much room. */
+static int maybe_compact(hx_index *ix, hx_error *err)
+{
+    uint64_t chunks = 0;
+    for (size_t i = 0; i < ix->v.n_segs; i++)
+        chunks += ix->v.segs[i].n;
+    if (ix->v.n_segs > COMPACT_SEGMENTS || (chunks && (double)ix->v.n_tomb > COMPACT_TOMBSTONE_SHARE * (double)chunks))
+        return hx_index_compact(ix, err);
+    return 0;
+}

@@ -1,0 +1,598 @@
+/* ingest.c: walking, reading, decoding and describing documents (spec in ingest.h).
+ * Owns file-system access for indexing; must not chunk, embed or touch the index file.
+ * Every path it returns is relative to the root and has been checked to resolve inside it. */
+#include "ingest.h"
+#include "glob.h"
+#include "sha256.h"
+#include "unicode.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WALK_MAX_DEPTH 64
+#define TITLE_MAX 200
+#define META_KEY_MAX 64
+#define META_VALUE_MAX 512
+
+/* === Small helpers === */
+
+static bool isalnum_ascii(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static char *dup_range(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+/* Length of the longest prefix of s[0..n) that is at most `max` bytes and ends on a UTF-8
+ * character boundary. */
+static size_t utf8_clip(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    return max;
+}
+
+void hx_doc_source_clear(hx_doc_source *d)
+{
+    free(d->path);
+    free(d->text);
+    free(d->title);
+    for (size_t i = 0; i < d->n_meta; i++) {
+        free(d->meta[i].key);
+        free(d->meta[i].value);
+    }
+    free(d->meta);
+    memset(d, 0, sizeof *d);
+}
+
+void hx_file_list_clear(hx_file_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->paths[i]);
+    free(l->paths);
+    memset(l, 0, sizeof *l);
+}
+
+static int list_push(hx_file_list *l, const char *path, hx_error *err)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        char **p = realloc(l->paths, cap * sizeof *p);
+        if (!p)
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
+        l->paths = p;
+        l->cap = cap;
+    }
+    if (!(l->paths[l->n] = strdup(path)))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
+    l->n++;
+    return 0;
+}
+
+/* === Walk === */
+
+typedef struct {
+    const char *root;
+    size_t root_len;
+    const char *const *excludes;
+    size_t n_excludes;
+    hx_file_list *out;
+    struct { dev_t dev; ino_t ino; } *seen;   /* folders entered, to cut symlink cycles */
+    size_t n_seen, cap_seen;
+} walker;
+
+static bool is_skipped_folder(const char *name)
+{
+    return !strcmp(name, ".git") || !strcmp(name, ".hg") || !strcmp(name, ".svn") ||
+           !strcmp(name, ".hyrax");
+}
+
+static bool is_excluded(const walker *w, const char *rel)
+{
+    for (size_t i = 0; i < w->n_excludes; i++)
+        if (hx_glob_match(w->excludes[i], rel))
+            return true;
+    return false;
+}
+
+/* Root-relative form of a resolved absolute path, or NULL when it is outside the root. */
+static const char *relative_to_root(const walker *w, const char *resolved)
+{
+    if (strncmp(resolved, w->root, w->root_len) != 0)
+        return NULL;
+    if (resolved[w->root_len] == 0)
+        return "";
+    if (w->root_len == 1 && w->root[0] == '/')   /* root "/" */
+        return resolved + 1;
+    return resolved[w->root_len] == '/' ? resolved + w->root_len + 1 : NULL;
+}
+
+static int mark_seen(walker *w, const struct stat *st, bool *already, hx_error *err)
+{
+    for (size_t i = 0; i < w->n_seen; i++)
+        if (w->seen[i].dev == st->st_dev && w->seen[i].ino == st->st_ino) {
+            *already = true;
+            return 0;
+        }
+    *already = false;
+    if (w->n_seen == w->cap_seen) {
+        size_t cap = w->cap_seen ? w->cap_seen * 2 : 64;
+        void *p = realloc(w->seen, cap * sizeof *w->seen);
+        if (!p)
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory walking folders");
+        w->seen = p;
+        w->cap_seen = cap;
+    }
+    w->seen[w->n_seen].dev = st->st_dev;
+    w->seen[w->n_seen].ino = st->st_ino;
+    w->n_seen++;
+    return 0;
+}
+
+static int walk_path(walker *w, const char *abs, int depth, hx_error *err);
+
+static int walk_folder(walker *w, const char *abs, const struct stat *st, int depth, hx_error *err)
+{
+    bool already;
+    int rc = mark_seen(w, st, &already, err);
+    if (rc || already)
+        return rc;
+    if (depth > WALK_MAX_DEPTH)
+        return 0;
+    DIR *d = opendir(abs);
+    if (!d)
+        return 0;   /* unreadable folders are skipped, as `find` would report and go on */
+    struct dirent *e;
+    char child[PATH_MAX];
+    while (!rc && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || is_skipped_folder(e->d_name))
+            continue;
+        int n = snprintf(child, sizeof child, "%s/%s", strcmp(abs, "/") ? abs : "", e->d_name);
+        if (n < 0 || (size_t)n >= sizeof child)
+            continue;
+        rc = walk_path(w, child, depth + 1, err);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* abs: an absolute path that lies (textually) inside the root. */
+static int walk_path(walker *w, const char *abs, int depth, hx_error *err)
+{
+    struct stat st;
+    if (lstat(abs, &st) != 0)
+        return 0;
+    const char *rel = relative_to_root(w, abs);
+    if (!rel)
+        return 0;
+    if (*rel && is_excluded(w, rel))
+        return 0;
+    if (S_ISLNK(st.st_mode)) {
+        char resolved[PATH_MAX];
+        if (!realpath(abs, resolved) || !relative_to_root(w, resolved) || stat(resolved, &st) != 0)
+            return 0;   /* dangling, or pointing out of the root: never followed */
+    }
+    if (S_ISDIR(st.st_mode))
+        return walk_folder(w, abs, &st, depth, err);
+    if (S_ISREG(st.st_mode) && *rel)
+        return list_push(w->out, rel, err);
+    return 0;
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int hx_ingest_walk(const char *root, const char *const *targets, size_t n_targets,
+                   const char *const *excludes, size_t n_excludes, hx_file_list *out, hx_error *err)
+{
+    walker w = {root, strlen(root), excludes, n_excludes, out, NULL, 0, 0};
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < n_targets && !rc; i++) {
+        char resolved[PATH_MAX];
+        if (!realpath(targets[i], resolved)) {
+            rc = hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot resolve %s: %s",
+                              targets[i], strerror(errno));
+            break;
+        }
+        if (!relative_to_root(&w, resolved)) {
+            rc = hx_error_set(err, HX_EPERM, -1, "%s is outside the indexed root %s", targets[i], root);
+            break;
+        }
+        rc = walk_path(&w, resolved, 0, err);
+    }
+    free(w.seen);
+    if (rc) {
+        hx_file_list_clear(out);
+        return rc;
+    }
+    qsort(out->paths, out->n, sizeof *out->paths, compare_paths);
+    size_t k = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (k && !strcmp(out->paths[k - 1], out->paths[i]))
+            free(out->paths[i]);
+        else
+            out->paths[k++] = out->paths[i];
+    }
+    out->n = k;
+    return 0;
+}
+
+/* === Decoding === */
+
+static bool valid_utf8(const uint8_t *s, size_t n)
+{
+    size_t pos = 0;
+    uint32_t cp;
+    while (pos < n)
+        if (!hx_utf8_next((const char *)s, n, &pos, &cp))
+            return false;
+    return true;
+}
+
+static bool looks_binary(const uint8_t *raw, size_t len)
+{
+    size_t n = len < 8192 ? len : 8192;
+    return memchr(raw, 0, n) != NULL;
+}
+
+/* UTF-16 with BOM to UTF-8; unpaired surrogates become U+FFFD. */
+static int decode_utf16(const uint8_t *raw, size_t len, bool big_endian, char **text, size_t *out_len,
+                        hx_error *err)
+{
+    size_t units = len / 2;
+    if (units > SIZE_MAX / 3 - 1)
+        return hx_error_set(err, HX_ERANGE, -1, "file too large to decode");
+    char *buf = malloc(units * 3 + 1), *p = buf;   /* a unit yields at most 3 bytes; pairs 4 for 2 */
+    if (!buf)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory decoding UTF-16");
+    for (size_t i = 0; i < units; i++) {
+        const uint8_t *u = raw + 2 * i;
+        uint32_t c = big_endian ? (uint32_t)u[0] << 8 | u[1] : (uint32_t)u[1] << 8 | u[0];
+        if (c >= 0xD800 && c < 0xDC00 && i + 1 < units) {
+            const uint8_t *v = u + 2;
+            uint32_t lo = big_endian ? (uint32_t)v[0] << 8 | v[1] : (uint32_t)v[1] << 8 | v[0];
+            if (lo >= 0xDC00 && lo < 0xE000) {
+                c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+                i++;
+            } else {
+                c = 0xFFFD;
+            }
+        } else if (c >= 0xD800 && c < 0xE000) {
+            c = 0xFFFD;
+        }
+        p += hx_utf8_put(c, p);
+    }
+    *p = 0;
+    *text = buf;
+    *out_len = (size_t)(p - buf);
+    return 0;
+}
+
+int hx_ingest_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
+                     const char **encoding, hx_error *err)
+{
+    if (len >= 2 && ((raw[0] == 0xFF && raw[1] == 0xFE) || (raw[0] == 0xFE && raw[1] == 0xFF))) {
+        bool be = raw[0] == 0xFE;
+        *encoding = be ? "utf-16be" : "utf-16le";
+        return decode_utf16(raw + 2, len - 2, be, text, text_len, err);
+    }
+    if (looks_binary(raw, len))
+        return hx_error_set(err, HX_EFORMAT, -1, "binary file (NUL bytes and no UTF-16 byte-order mark)");
+    size_t skip = len >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF ? 3 : 0;
+    if (valid_utf8(raw + skip, len - skip)) {
+        *encoding = skip ? "utf-8-bom" : "utf-8";
+        if (!(*text = dup_range((const char *)raw + skip, len - skip)))
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        *text_len = len - skip;
+        return 0;
+    }
+    if (len > SIZE_MAX / 2 - 1)
+        return hx_error_set(err, HX_ERANGE, -1, "file too large to decode");
+    char *buf = malloc(len * 2 + 1), *p = buf;     /* Latin-1: each byte is U+0000..U+00FF */
+    if (!buf)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory decoding Latin-1");
+    for (size_t i = 0; i < len; i++)
+        p += hx_utf8_put(raw[i], p);
+    *p = 0;
+    *encoding = "latin-1";
+    *text = buf;
+    *text_len = (size_t)(p - buf);
+    return 0;
+}
+
+/* === Metadata === */
+
+static const char *type_of(const char *path)
+{
+    static const char *const code_ext[] = {
+        "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "py", "go", "rs", "js", "mjs", "ts", "tsx", "jsx",
+        "java", "kt", "scala", "rb", "php", "cs", "swift", "sh", "bash", "zsh", "pl", "lua", "sql",
+        "proto", "toml", "ini", "cfg", "mk", "cmake", "r", "m", "ex", "exs", "erl", "hs", "ml", "vim",
+    };
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!strcmp(base, "Makefile") || !strcmp(base, "Dockerfile"))
+        return "code";
+    if (!dot)
+        return "text";
+    const char *ext = dot + 1;
+    if (!strcasecmp(ext, "md") || !strcasecmp(ext, "markdown") || !strcasecmp(ext, "mdx"))
+        return "markdown";
+    if (!strcasecmp(ext, "yaml") || !strcasecmp(ext, "yml"))
+        return "yaml";
+    if (!strcasecmp(ext, "json"))
+        return "json";
+    for (size_t i = 0; i < sizeof code_ext / sizeof code_ext[0]; i++)
+        if (!strcasecmp(ext, code_ext[i]))
+            return "code";
+    return "text";
+}
+
+static int meta_add(hx_doc_source *d, const char *key, size_t klen, const char *val, size_t vlen,
+                    hx_error *err)
+{
+    for (size_t i = 0; i < d->n_meta; i++)
+        if (strlen(d->meta[i].key) == klen && !memcmp(d->meta[i].key, key, klen))
+            return 0;   /* the first occurrence wins */
+    if (d->n_meta == HX_META_MAX)
+        return 0;
+    if (!d->meta && !(d->meta = calloc(HX_META_MAX, sizeof *d->meta)))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    vlen = utf8_clip(val, vlen, META_VALUE_MAX);
+    hx_kv *kv = &d->meta[d->n_meta];
+    kv->key = dup_range(key, klen);
+    kv->value = dup_range(val, vlen);
+    if (!kv->key || !kv->value) {
+        free(kv->key);
+        free(kv->value);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    d->n_meta++;
+    return 0;
+}
+
+/* Top-level `key: scalar` lines of YAML (or Markdown front matter) in s[0..n). Nested blocks,
+ * list items, comments and block scalars are skipped; quotes around a value are removed. */
+static int parse_yaml_scalars(hx_doc_source *d, const char *s, size_t n, hx_error *err)
+{
+    size_t pos = 0;
+    while (pos < n) {
+        const char *line = s + pos, *nl = memchr(line, '\n', n - pos);
+        size_t len = nl ? (size_t)(nl - line) : n - pos;
+        pos += len + (nl != NULL);
+        if (len && line[len - 1] == '\r')
+            len--;
+        size_t k = 0;
+        while (k < len && (isalnum_ascii(line[k]) || line[k] == '_' || line[k] == '-' || line[k] == '.'))
+            k++;
+        if (k == 0 || k > META_KEY_MAX || k >= len || line[k] != ':' || (k + 1 < len && line[k + 1] != ' '))
+            continue;
+        size_t v = k + 1;
+        while (v < len && line[v] == ' ')
+            v++;
+        size_t end = len;
+        if (v < len && line[v] != '"' && line[v] != '\'') {
+            for (size_t c = v; c + 1 < len; c++)
+                if (line[c] == ' ' && line[c + 1] == '#') {
+                    end = c;
+                    break;
+                }
+        }
+        while (end > v && (line[end - 1] == ' ' || line[end - 1] == '\t'))
+            end--;
+        if (end == v || line[v] == '|' || line[v] == '>' || line[v] == '&' || line[v] == '*')
+            continue;
+        if (end - v >= 2 && (line[v] == '"' || line[v] == '\'') && line[end - 1] == line[v]) {
+            v++;
+            end--;
+        }
+        int rc = meta_add(d, line, k, line + v, end - v, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Bytes of YAML front matter at the start of a Markdown text ("---" line ... "---" or "..."
+ * line), with *body set past it; 0 when there is none. */
+static size_t front_matter(const char *s, size_t n, size_t *body)
+{
+    if (n < 4 || memcmp(s, "---", 3) != 0 || (s[3] != '\n' && s[3] != '\r'))
+        return 0;
+    size_t pos = s[3] == '\r' ? 5 : 4;
+    while (pos < n) {
+        const char *nl = memchr(s + pos, '\n', n - pos);
+        size_t len = nl ? (size_t)(nl - (s + pos)) : n - pos;
+        size_t trimmed = len && s[pos + len - 1] == '\r' ? len - 1 : len;
+        if (trimmed == 3 && (!memcmp(s + pos, "---", 3) || !memcmp(s + pos, "...", 3))) {
+            *body = pos + len + (nl != NULL);
+            return pos;
+        }
+        pos += len + (nl != NULL);
+    }
+    return 0;
+}
+
+static int set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
+{
+    while (n && (*s == ' ' || *s == '\t'))
+        s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        n--;
+    n = utf8_clip(s, n, TITLE_MAX);
+    free(d->title);
+    if (!(d->title = dup_range(s, n)))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    return 0;
+}
+
+static const char *meta_get(const hx_doc_source *d, const char *key)
+{
+    for (size_t i = 0; i < d->n_meta; i++)
+        if (!strcmp(d->meta[i].key, key))
+            return d->meta[i].value;
+    return NULL;
+}
+
+/* First ATX heading ("# Title") outside fenced code, or NULL. */
+static const char *first_heading(const char *s, size_t n, size_t *len)
+{
+    bool fenced = false;
+    size_t pos = 0;
+    while (pos < n) {
+        const char *line = s + pos, *nl = memchr(line, '\n', n - pos);
+        size_t l = nl ? (size_t)(nl - line) : n - pos;
+        pos += l + (nl != NULL);
+        if (l >= 3 && (!memcmp(line, "```", 3) || !memcmp(line, "~~~", 3))) {
+            fenced = !fenced;
+            continue;
+        }
+        if (fenced || !l || line[0] != '#')
+            continue;
+        size_t h = 0;
+        while (h < l && line[h] == '#')
+            h++;
+        if (h > 6 || h >= l || line[h] != ' ')
+            continue;
+        size_t end = l;
+        while (end > h && (line[end - 1] == '#' || line[end - 1] == ' ' || line[end - 1] == '\r'))
+            end--;
+        *len = end - h;
+        return line + h;
+    }
+    return NULL;
+}
+
+static int describe(hx_doc_source *d, const hx_kv *extra, size_t n_extra, hx_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n_extra && !rc; i++)
+        rc = meta_add(d, extra[i].key, strlen(extra[i].key), extra[i].value, strlen(extra[i].value), err);
+    if (rc)
+        return rc;
+    const char *text = d->text;
+    size_t n = d->text_len, body = 0;
+    if (!strcmp(d->type, "markdown")) {
+        size_t fm = front_matter(text, n, &body);
+        if (fm && (rc = parse_yaml_scalars(d, text + 4, fm - 4, err)))
+            return rc;
+    } else if (!strcmp(d->type, "yaml")) {
+        if ((rc = parse_yaml_scalars(d, text, n, err)))
+            return rc;
+    }
+    const char *t = meta_get(d, "title");
+    if (t)
+        return set_title(d, t, strlen(t), err);
+    size_t hlen;
+    const char *h = !strcmp(d->type, "markdown") ? first_heading(text + body, n - body, &hlen) : NULL;
+    if (h)
+        return set_title(d, h, hlen, err);
+    for (size_t pos = body; pos < n;) {   /* first non-blank line */
+        const char *nl = memchr(text + pos, '\n', n - pos);
+        size_t l = nl ? (size_t)(nl - (text + pos)) : n - pos;
+        size_t k = 0;
+        while (k < l && (text[pos + k] == ' ' || text[pos + k] == '\t' || text[pos + k] == '\r'))
+            k++;
+        if (k < l && !(!strcmp(d->type, "yaml") && text[pos + k] == '#'))
+            return set_title(d, text + pos, l, err);
+        pos += l + (nl != NULL);
+    }
+    const char *slash = strrchr(d->path, '/');
+    const char *base = slash ? slash + 1 : d->path;
+    return set_title(d, base, strlen(base), err);
+}
+
+/* === Loading === */
+
+static int fill_from_bytes(hx_doc_source *d, const char *path, const uint8_t *raw, size_t len,
+                           const hx_kv *extra, size_t n_extra, hx_error *err)
+{
+    memset(d, 0, sizeof *d);
+    if (!(d->path = strdup(path)))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    d->size = len;
+    d->type = type_of(path);
+    hx_sha256_hex(raw, len, d->sha256);
+    int rc = hx_ingest_decode(raw, len, &d->text, &d->text_len, &d->encoding, err);
+    if (!rc)
+        rc = describe(d, extra, n_extra, err);
+    if (rc)
+        hx_doc_source_clear(d);
+    return rc;
+}
+
+int hx_ingest_from_bytes(const char *name, const void *bytes, size_t len, const hx_kv *extra,
+                         size_t n_extra, hx_doc_source *doc, hx_error *err)
+{
+    return fill_from_bytes(doc, name, bytes, len, extra, n_extra, err);
+}
+
+int hx_ingest_load(const char *root, const char *rel_path, size_t max_bytes, hx_doc_source *doc,
+                   hx_error *err)
+{
+    char abs[PATH_MAX];
+    memset(doc, 0, sizeof *doc);
+    int n = snprintf(abs, sizeof abs, "%s/%s", root, rel_path);
+    if (n < 0 || (size_t)n >= sizeof abs)
+        return hx_error_set(err, HX_ERANGE, -1, "path too long: %s", rel_path);
+    int fd = open(abs, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot open %s: %s",
+                            rel_path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return hx_error_set(err, HX_EIO, -1, "%s is not a readable regular file", rel_path);
+    }
+    if ((uint64_t)st.st_size > max_bytes) {
+        close(fd);
+        return hx_error_set(err, HX_ERANGE, -1, "%s is %lld bytes, over the %zu-byte limit", rel_path,
+                            (long long)st.st_size, max_bytes);
+    }
+    size_t len = (size_t)st.st_size, got = 0;
+    uint8_t *raw = malloc(len ? len : 1);
+    if (!raw) {
+        close(fd);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading %s", rel_path);
+    }
+    while (got < len) {
+        ssize_t k = read(fd, raw + got, len - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    close(fd);
+    int rc = fill_from_bytes(doc, rel_path, raw, got, NULL, 0, err);
+    free(raw);
+    if (!rc) {
+        doc->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    } else if (err) {
+        char reason[sizeof err->message];
+        memcpy(reason, err->message, sizeof reason);
+        hx_error_set(err, rc, err->offset, "%s: %s", rel_path, reason);
+    }
+    return rc;
+}

@@ -1,0 +1,159 @@
+/* present.c: JSON renderings of results, documents and statistics (spec in present.h). Float
+ * scores are written as doubles; a side that missed a chunk is written as null. */
+#include "present.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *hx_mode_name(hx_search_mode m)
+{
+    return m == HX_MODE_VECTOR ? "vector" : m == HX_MODE_KEYWORD ? "keyword" : "hybrid";
+}
+
+int hx_mode_parse(const char *s, hx_search_mode *out)
+{
+    if (!strcmp(s, "hybrid"))
+        *out = HX_MODE_HYBRID;
+    else if (!strcmp(s, "vector") || !strcmp(s, "semantic"))
+        *out = HX_MODE_VECTOR;
+    else if (!strcmp(s, "keyword") || !strcmp(s, "full_text") || !strcmp(s, "text"))
+        *out = HX_MODE_KEYWORD;
+    else
+        return HX_EINVAL;
+    return 0;
+}
+
+void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n)
+{
+    hx_json_write_obj_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        hx_json_write_key(w, meta[i].key);
+        hx_json_write_cstr(w, meta[i].value);
+    }
+    hx_json_write_obj_end(w);
+}
+
+static void write_score(hx_json_writer *w, const char *key, float s)
+{
+    hx_json_write_key(w, key);
+    if (isnan(s))
+        hx_json_write_null(w);
+    else
+        hx_json_write_double(w, (double)s);
+}
+
+void hx_present_result(hx_json_writer *w, const hx_result *r)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "rank");
+    hx_json_write_uint(w, r->rank);
+    write_score(w, "score", r->score);
+    write_score(w, "vector_score", r->vector_score);
+    write_score(w, "keyword_score", r->keyword_score);
+    hx_json_write_key(w, "chunk_id");
+    hx_json_write_uint(w, r->chunk_id);
+    hx_json_write_key(w, "doc_id");
+    hx_json_write_uint(w, r->doc_id);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, r->path);
+    hx_json_write_key(w, "title");
+    hx_json_write_cstr(w, r->title);
+    hx_json_write_key(w, "heading");
+    hx_json_write_cstr(w, r->heading);
+    hx_json_write_key(w, "chunk_index");
+    hx_json_write_uint(w, r->chunk_index);
+    hx_json_write_key(w, "line_start");
+    hx_json_write_uint(w, r->line_start);
+    hx_json_write_key(w, "line_end");
+    hx_json_write_uint(w, r->line_end);
+    hx_json_write_key(w, "text");
+    hx_json_write_str(w, r->text, r->text_len);
+    if (r->snippet) {
+        hx_json_write_key(w, "snippet");
+        hx_json_write_cstr(w, r->snippet);
+    }
+    hx_json_write_key(w, "metadata");
+    hx_present_meta(w, r->meta, r->n_meta);
+    hx_json_write_key(w, "version");
+    hx_json_write_cstr(w, r->doc_sha256);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "query");
+    hx_json_write_cstr(w, query);
+    hx_json_write_key(w, "mode");
+    hx_json_write_cstr(w, hx_mode_name(mode));
+    hx_json_write_key(w, "results");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < r->n; i++)
+        hx_present_result(w, &r->v[i]);
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total_results");
+    hx_json_write_uint(w, r->n);
+    hx_json_write_key(w, "search_time_ms");
+    hx_json_write_double(w, r->search_ms);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_doc(hx_json_writer *w, const hx_doc_info *d)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "id");
+    hx_json_write_uint(w, d->id);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, d->path);
+    hx_json_write_key(w, "title");
+    hx_json_write_cstr(w, d->title);
+    hx_json_write_key(w, "type");
+    hx_json_write_cstr(w, d->type);
+    hx_json_write_key(w, "encoding");
+    hx_json_write_cstr(w, d->encoding);
+    hx_json_write_key(w, "size");
+    hx_json_write_uint(w, d->size);
+    hx_json_write_key(w, "hash");
+    hx_json_write_cstr(w, d->sha256);
+    hx_json_write_key(w, "mtime_ns");
+    hx_json_write_int(w, d->mtime_ns);
+    hx_json_write_key(w, "indexed_ns");
+    hx_json_write_int(w, d->indexed_ns);
+    hx_json_write_key(w, "chunks_count");
+    hx_json_write_uint(w, d->n_chunks);
+    hx_json_write_key(w, "total_tokens");
+    hx_json_write_uint(w, d->tokens);
+    hx_json_write_key(w, "metadata");
+    hx_present_meta(w, d->meta, d->n_meta);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *root)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "root");
+    hx_json_write_cstr(w, root);
+    hx_json_write_key(w, "documents");
+    hx_json_write_uint(w, st->documents);
+    hx_json_write_key(w, "chunks");
+    hx_json_write_uint(w, st->live_chunks);
+    hx_json_write_key(w, "stored_chunks");
+    hx_json_write_uint(w, st->chunks);
+    hx_json_write_key(w, "tombstones");
+    hx_json_write_uint(w, st->tombstones);
+    hx_json_write_key(w, "segments");
+    hx_json_write_uint(w, st->segments);
+    hx_json_write_key(w, "tokens");
+    hx_json_write_uint(w, st->tokens);
+    hx_json_write_key(w, "file_bytes");
+    hx_json_write_uint(w, st->file_bytes);
+    hx_json_write_key(w, "generation");
+    hx_json_write_uint(w, st->generation);
+    hx_json_write_key(w, "committed_ns");
+    hx_json_write_int(w, st->committed_ns);
+    hx_json_write_key(w, "model");
+    hx_json_write_cstr(w, st->model);
+    hx_json_write_key(w, "dimension");
+    hx_json_write_int(w, st->dim);
+    hx_json_write_obj_end(w);
+}

@@ -1,0 +1,29 @@
+/* present.h: the JSON shapes of hyrax's answers, shared by `hyrax search --json`, `hyrax stats
+ * --json` and the MCP tools, so every surface reports results the same way (DESIGN.md "Command
+ * line" gives the search shape). Writes into an hx_json_writer; never prints. */
+#ifndef HX_PRESENT_H
+#define HX_PRESENT_H
+
+#include "hyrax.h"
+#include "json.h"
+
+const char *hx_mode_name(hx_search_mode m);              /* "hybrid", "vector", "keyword" */
+int hx_mode_parse(const char *s, hx_search_mode *out);   /* also accepts "semantic" */
+
+/* {"key": "value", ...} of a document's metadata. */
+void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);
+
+/* One result object: rank, score, side scores, chunk_id, doc_id, path, title, heading,
+ * chunk_index, line_start, line_end, text, snippet (when built), metadata, version (hash). */
+void hx_present_result(hx_json_writer *w, const hx_result *r);
+
+/* The search answer: {"query","mode","results":[...],"total_results","search_time_ms"}. */
+void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r);
+
+/* A document's metadata object (no chunks). */
+void hx_present_doc(hx_json_writer *w, const hx_doc_info *d);
+
+/* The index statistics object. */
+void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *root);
+
+#endif

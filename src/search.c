@@ -1,0 +1,463 @@
+/* search.c: answering queries over one index view: the keyword side (BM25 over every segment
+ * with index-wide statistics), the vector side (HNSW per segment, merged), filters applied
+ * inside both, fusion, duplicate removal, the deterministic tie-break (score, path, chunk index)
+ * and result assembly with snippets. Reads the view built by index.c; never writes. */
+#include "fusion.h"
+#include "glob.h"
+#include "index_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_K 10
+#define MAX_K 1000
+#define CANDIDATE_FACTOR 4   /* each side returns 4 x k candidates (seed 002) */
+
+void hx_search_opts_default(hx_search_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = HX_MODE_HYBRID;
+    o->k = DEFAULT_K;
+    o->min_score = NAN;
+    o->exclude_chunk = -1;
+    o->exclude_doc = -1;
+}
+
+void hx_results_free(hx_results *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->v[i].snippet);
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+/* === Filters === */
+
+typedef struct {
+    const ix_view *v;
+    uint8_t *allowed;    /* owned; NULL when every live chunk is allowed */
+    uint64_t n_allowed;
+} chunk_filter;
+
+static bool doc_passes(const hx_doc_info *d, const hx_search_opts *o)
+{
+    if (o->exclude_doc >= 0 && d->id == (uint32_t)o->exclude_doc)
+        return false;
+    for (size_t i = 0; i < o->n_filters; i++) {
+        const hx_filter *f = &o->filters[i];
+        if (!strcmp(f->key, "path")) {
+            if (!hx_glob_match(f->value, d->path))
+                return false;
+        } else if (!strcmp(f->key, "type")) {
+            if (strcmp(f->value, d->type))
+                return false;
+        } else {
+            bool hit = false;
+            for (size_t k = 0; k < d->n_meta && !hit; k++)
+                hit = !strcmp(d->meta[k].key, f->key) && !strcmp(d->meta[k].value, f->value);
+            if (!hit)
+                return false;
+        }
+    }
+    return true;
+}
+
+static int filter_build(chunk_filter *cf, const ix_view *v, const hx_search_opts *o, hx_error *err)
+{
+    cf->v = v;
+    cf->allowed = NULL;
+    cf->n_allowed = 0;
+    if (!o->n_filters && o->exclude_doc < 0 && o->exclude_chunk < 0)
+        return 0;
+    if (!(cf->allowed = calloc(((size_t)v->next_chunk + 7) / 8 + 1, 1)))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < v->n_docs; i++) {
+        const hx_doc_info *d = &v->docs[i].info;
+        if (!doc_passes(d, o))
+            continue;
+        for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
+            if (o->exclude_chunk >= 0 && c == (uint32_t)o->exclude_chunk)
+                continue;
+            cf->allowed[c / 8] |= (uint8_t)(1u << (c % 8));
+            cf->n_allowed++;
+        }
+    }
+    return 0;
+}
+
+static int bm25_allowed(void *ctx, uint32_t id)
+{
+    const chunk_filter *cf = ctx;
+    return id < cf->v->next_chunk && (cf->allowed[id / 8] >> (id % 8) & 1);
+}
+
+static int bm25_deleted(void *ctx, uint32_t id)
+{
+    return ix_is_deleted(ctx, id);
+}
+
+static bool hnsw_allowed(uint32_t id, void *ctx)
+{
+    const chunk_filter *cf = ctx;
+    return !ix_is_deleted(cf->v, id) && (!cf->allowed || (cf->allowed[id / 8] >> (id % 8) & 1));
+}
+
+/* === The two sides === */
+
+static int keyword_side(const ix_view *v, const hx_bm25_query *q, chunk_filter *cf, size_t n_cand,
+                        hx_hit *out, size_t *n_out, hx_error *err)
+{
+    *n_out = 0;
+    hx_bm25_segment *segs = malloc(sizeof *segs * (v->n_segs ? v->n_segs : 1));
+    hx_bm25_hit *hits = malloc(sizeof *hits * n_cand);
+    int rc = 0;
+    if (!segs || !hits) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        goto done;
+    }
+    size_t n_segs = 0;
+    for (size_t i = 0; i < v->n_segs; i++) {
+        if (!v->segs[i].n)
+            continue;
+        segs[n_segs].reader = &v->segs[i].bm25;
+        segs[n_segs].is_deleted = v->n_tomb ? bm25_deleted : NULL;
+        segs[n_segs].deleted_ctx = (void *)v;
+        n_segs++;
+    }
+    hx_bm25_params p;
+    hx_bm25_params_default(&p);
+    if (cf->allowed) {
+        p.allow = bm25_allowed;
+        p.allow_ctx = cf;
+    }
+    size_t n = 0;
+    if ((rc = hx_bm25_search(segs, n_segs, q, &p, n_cand, hits, &n, err)))
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (hx_hit){hits[i].doc_id, (float)hits[i].score};
+    *n_out = n;
+done:
+    free(segs);
+    free(hits);
+    return rc;
+}
+
+static int compare_hit(const void *pa, const void *pb)
+{
+    const hx_hit *a = pa, *b = pb;
+    if (a->score != b->score)
+        return a->score > b->score ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int vector_side(const ix_view *v, const float *vec, chunk_filter *cf, uint32_t ef, size_t n_cand,
+                       hx_hit *out, size_t *n_out, hx_error *err)
+{
+    *n_out = 0;
+    size_t live = 0;
+    for (size_t i = 0; i < v->n_segs; i++)
+        live += v->segs[i].n;
+    live = live > v->n_tomb ? live - v->n_tomb : 0;
+    float fraction = cf->allowed && live ? (float)cf->n_allowed / (float)live : 1.0f;
+    if (fraction <= 0)
+        return 0;
+    hx_hnsw_hit *hits = malloc(sizeof *hits * n_cand);
+    hx_hit *all = malloc(sizeof *all * n_cand * (v->n_segs ? v->n_segs : 1));
+    int rc = 0;
+    size_t n_all = 0;
+    if (!hits || !all) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < v->n_segs && !rc; i++) {
+        if (!v->segs[i].n)
+            continue;
+        hx_hnsw_query q = {.vector = vec, .k = (uint32_t)n_cand, .ef = ef, .filter = hnsw_allowed,
+                           .filter_ctx = cf, .filter_fraction = fraction > 1 ? 1 : fraction};
+        uint32_t n = 0;
+        if ((rc = hx_hnsw_view_search(v->segs[i].hnsw, &q, hits, &n, NULL, err)))
+            break;
+        for (uint32_t h = 0; h < n; h++)
+            all[n_all++] = (hx_hit){hits[h].id, hits[h].score};
+    }
+    if (!rc) {
+        qsort(all, n_all, sizeof *all, compare_hit);
+        *n_out = n_all < n_cand ? n_all : n_cand;
+        memcpy(out, all, sizeof *out * *n_out);
+    }
+done:
+    free(hits);
+    free(all);
+    return rc;
+}
+
+/* === Results === */
+
+static int by_path_then_index(uint32_t a, uint32_t b, void *ctx)
+{
+    const ix_view *v = ctx;
+    const ix_segment *sa = ix_segment_of(v, a), *sb = ix_segment_of(v, b);
+    const ix_doc *da = ix_doc_by_id(v, ix_chunk_field(sa, a, IX_F_DOC));
+    const ix_doc *db = ix_doc_by_id(v, ix_chunk_field(sb, b, IX_F_DOC));
+    int c = da && db ? strcmp(da->info.path, db->info.path) : 0;
+    if (c)
+        return c;
+    uint32_t ia = ix_chunk_field(sa, a, IX_F_INDEX), ib = ix_chunk_field(sb, b, IX_F_INDEX);
+    return ia < ib ? -1 : ia > ib;
+}
+
+static int fill_result(const ix_view *v, uint32_t chunk_id, hx_result *r)
+{
+    const ix_segment *s = ix_segment_of(v, chunk_id);
+    if (!s || ix_is_deleted(v, chunk_id))
+        return HX_ENOTFOUND;
+    const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(s, chunk_id, IX_F_DOC));
+    if (!d)
+        return HX_ENOTFOUND;
+    size_t tlen, hlen;
+    const char *text = ix_chunk_text(s, chunk_id, &tlen);
+    uint32_t body = ix_chunk_field(s, chunk_id, IX_F_BODY);
+    memset(r, 0, sizeof *r);
+    r->chunk_id = chunk_id;
+    r->doc_id = d->info.id;
+    r->chunk_index = ix_chunk_field(s, chunk_id, IX_F_INDEX);
+    r->line_start = ix_chunk_field(s, chunk_id, IX_F_LINE_START);
+    r->line_end = ix_chunk_field(s, chunk_id, IX_F_LINE_END);
+    r->n_tokens = ix_chunk_field(s, chunk_id, IX_F_TOKENS);
+    r->path = d->info.path;
+    r->title = d->info.title;
+    r->doc_sha256 = d->info.sha256;
+    r->heading = ix_chunk_heading(s, chunk_id, &hlen);
+    r->text = text + body;
+    r->text_len = tlen - body;
+    r->meta = d->info.meta;
+    r->n_meta = d->info.n_meta;
+    r->vector_score = r->keyword_score = NAN;
+    return 0;
+}
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211u;
+    return h;
+}
+
+/* Turns fused candidates into results: min_score floor, duplicate bodies dropped (the same
+ * passage in two files), cut to k, snippets. Headings are not NUL-terminated in the map, so
+ * result strings that come from chunk data carry lengths. */
+static int assemble(const ix_view *v, const hx_fused *f, size_t n, const hx_search_opts *o,
+                    const hx_bm25_query *q, hx_results *out, hx_error *err)
+{
+    uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
+    uint64_t *seen = malloc(sizeof *seen * (k + 1));
+    out->v = calloc(k ? k : 1, sizeof *out->v);
+    if (!seen || !out->v) {
+        free(seen);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    for (size_t i = 0; i < n && out->n < k; i++) {
+        if (!isnan(o->min_score) && f[i].score < o->min_score)
+            break;
+        hx_result *r = &out->v[out->n];
+        if (fill_result(v, f[i].id, r))
+            continue;
+        uint64_t h = fnv1a(r->text, r->text_len);
+        bool dup = false;
+        for (size_t j = 0; j < out->n && !dup; j++)
+            dup = seen[j] == h;
+        if (dup)
+            continue;
+        seen[out->n] = h;
+        r->rank = (uint32_t)out->n + 1;
+        r->score = f[i].score;
+        r->vector_score = f[i].vector_score;
+        r->keyword_score = f[i].keyword_score;
+        if (o->snippets && q) {
+            size_t sl;
+            int rc = hx_snippet_make(r->text, r->text_len, q, 0, &r->snippet, &sl, err);
+            if (rc) {
+                free(seen);
+                return rc;
+            }
+        }
+        out->n++;
+    }
+    free(seen);
+    return 0;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* === Entry points === */
+
+/* The shared path: vec may be NULL (keyword only), q may be NULL (vector only). */
+static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
+                      hx_results *out, hx_error *err)
+{
+    const ix_view *v = &ix->v;
+    uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
+    size_t n_cand = (size_t)k * CANDIDATE_FACTOR;
+    hx_hit *vh = malloc(sizeof *vh * n_cand), *kh = malloc(sizeof *kh * n_cand);
+    hx_fused *fused = malloc(sizeof *fused * 2 * n_cand);
+    chunk_filter cf = {0};
+    size_t nv = 0, nk = 0, nf = 0;
+    int rc = 0;
+    if (!vh || !kh || !fused) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        goto done;
+    }
+    if ((rc = filter_build(&cf, v, o, err)))
+        goto done;
+    bool vector_only = !q, keyword_only = !vec;
+    if (vec && (rc = vector_side(v, vec, &cf, o->ef, n_cand, vh, &nv, err)))
+        goto done;
+    if (q && (rc = keyword_side(v, q, &cf, n_cand, kh, &nk, err)))
+        goto done;
+    hx_fusion f = {HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K, 0.5f, 0.5f};
+    if (o->fusion == 1) {
+        f.kind = HX_FUSE_WEIGHTED;
+        if (o->vector_weight > 0 || o->text_weight > 0) {
+            f.vector_weight = o->vector_weight;
+            f.text_weight = o->text_weight;
+        }
+    }
+    if (vector_only || keyword_only) {
+        /* a single side keeps its own scores: cosine or BM25 */
+        const hx_hit *h = vector_only ? vh : kh;
+        nf = vector_only ? nv : nk;
+        for (size_t i = 0; i < nf; i++) {
+            fused[i] = (hx_fused){h[i].id, h[i].score, NAN, NAN, 0, 0};
+            if (vector_only) {
+                fused[i].vector_score = h[i].score;
+                fused[i].vector_rank = (uint32_t)i + 1;
+            } else {
+                fused[i].keyword_score = h[i].score;
+                fused[i].keyword_rank = (uint32_t)i + 1;
+            }
+        }
+        /* equal scores: path, then chunk index */
+        for (size_t i = 1; i < nf; i++) {
+            hx_fused x = fused[i];
+            size_t j = i;
+            while (j > 0 && x.score == fused[j - 1].score && by_path_then_index(x.id, fused[j - 1].id, (void *)v) < 0) {
+                fused[j] = fused[j - 1];
+                j--;
+            }
+            fused[j] = x;
+        }
+    } else if ((rc = hx_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err))) {
+        goto done;
+    }
+    out->total_candidates = nf;
+    rc = assemble(v, fused, nf, o, q, out, err);
+done:
+    free(cf.allowed);
+    free(vh);
+    free(kh);
+    free(fused);
+    return rc;
+}
+
+int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len,
+                    const hx_search_opts *o, hx_results *out, hx_error *err)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(out, 0, sizeof *out);
+    hx_search_opts def;
+    if (!o) {
+        hx_search_opts_default(&def);
+        o = &def;
+    }
+    bool want_vec = o->mode != HX_MODE_KEYWORD, want_kw = o->mode != HX_MODE_VECTOR;
+    if (want_vec && !enc)
+        return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the embedding model");
+    float *vec = NULL;
+    hx_bm25_query *q = NULL;
+    int rc = hx_bm25_query_parse(&q, query, len, err);   /* also drives snippets */
+    if (!rc && want_vec) {
+        if (!(vec = malloc(sizeof *vec * ix->dim)))
+            rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        else
+            rc = hx_encoder_embed(enc, &query, &len, 1, vec, err);
+    }
+    if (!rc) {
+        if (want_kw)
+            rc = run_search(ix, vec, q, o, out, err);
+        else {
+            /* vector mode: search without the keyword side, snippets still marked */
+            rc = run_search(ix, vec, NULL, o, out, err);
+            for (size_t i = 0; !rc && o->snippets && i < out->n; i++) {
+                size_t sl;
+                rc = hx_snippet_make(out->v[i].text, out->v[i].text_len, q, 0, &out->v[i].snippet, &sl, err);
+            }
+        }
+    }
+    hx_bm25_query_free(q);
+    free(vec);
+    if (rc)
+        hx_results_free(out);
+    else
+        out->search_ms = ms_since(&t0);
+    return rc;
+}
+
+int hx_index_search_vector(hx_index *ix, const float *vec, const hx_search_opts *o, hx_results *out,
+                           hx_error *err)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(out, 0, sizeof *out);
+    int rc = run_search(ix, vec, NULL, o, out, err);
+    if (rc)
+        hx_results_free(out);
+    else
+        out->search_ms = ms_since(&t0);
+    return rc;
+}
+
+int hx_index_chunk_vector(hx_index *ix, uint32_t chunk_id, float *out, hx_error *err)
+{
+    const ix_segment *s = ix_segment_of(&ix->v, chunk_id);
+    if (!s || ix_is_deleted(&ix->v, chunk_id))
+        return hx_error_set(err, HX_ENOTFOUND, -1, "no chunk %u in the index", chunk_id);
+    memcpy(out, ix_chunk_vector(s, chunk_id), sizeof *out * ix->dim);
+    return 0;
+}
+
+int hx_index_doc_vector(hx_index *ix, uint32_t doc_id, float *out, hx_error *err)
+{
+    const ix_doc *d = ix_doc_by_id(&ix->v, doc_id);
+    if (!d || !d->info.n_chunks)
+        return hx_error_set(err, HX_ENOTFOUND, -1, "no document %u with chunks in the index", doc_id);
+    memset(out, 0, sizeof *out * ix->dim);
+    for (uint32_t c = d->info.first_chunk; c < d->info.first_chunk + d->info.n_chunks; c++) {
+        const float *v = ix_chunk_vector(ix_segment_of(&ix->v, c), c);
+        for (uint32_t i = 0; i < ix->dim; i++)
+            out[i] += v[i];
+    }
+    double norm = 0;
+    for (uint32_t i = 0; i < ix->dim; i++)
+        norm += (double)out[i] * out[i];
+    float inv = norm > 0 ? (float)(1.0 / sqrt(norm)) : 0;
+    for (uint32_t i = 0; i < ix->dim; i++)
+        out[i] *= inv;
+    return 0;
+}
+
+int hx_index_chunk(hx_index *ix, uint32_t chunk_id, hx_result *out, hx_error *err)
+{
+    if (fill_result(&ix->v, chunk_id, out))
+        return hx_error_set(err, HX_ENOTFOUND, -1, "no chunk %u in the index", chunk_id);
+    out->score = 0;
+    return 0;
+}

@@ -1,0 +1,54 @@
+/* tokenizer.h: the BERT uncased WordPiece tokenizer of all-MiniLM-L6-v2, token ids identical to
+ * HF tokenizers' BertTokenizerFast. The vocabulary comes from the weights file's "vocab" section
+ * (vocab.txt bytes verbatim: one token per line, id = line number, a trailing '\r' dropped).
+ * Implemented in wordpiece.c, whose top comment gives the pipeline; tests/test_tokenizer.c checks
+ * it against HF on tests/data/token_corpus.txt.
+ *
+ * Input is UTF-8 of any length and content. Defined behaviour for every byte string:
+ *  - Invalid UTF-8 (bad lead byte, stray continuation byte, truncated, overlong or surrogate
+ *    sequence, > U+10FFFF) consumes one byte at a time, each reading as U+FFFD, which BERT
+ *    clean-up removes like NUL and control characters. The ids are therefore those of the text
+ *    with the invalid bytes deleted (letters on both sides of one join into one word).
+ *  - As in HF, the literals [PAD] [UNK] [CLS] [SEP] [MASK] (exact case, contiguous bytes) are
+ *    matched in the raw text and give their special ids; "[cls]" is ordinary text. */
+#ifndef HX_TOKENIZER_H
+#define HX_TOKENIZER_H
+
+#include "hyrax.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hx_tokenizer hx_tokenizer;
+
+/* Builds a tokenizer from vocab bytes (copied; the caller keeps ownership of `vocab`).
+ * Caller frees the result with hx_tokenizer_free. */
+int hx_tokenizer_new(hx_tokenizer **out, const char *vocab, size_t len, hx_error *err);
+void hx_tokenizer_free(hx_tokenizer *t);
+
+int32_t hx_tokenizer_cls(const hx_tokenizer *t);   /* id of [CLS] */
+int32_t hx_tokenizer_sep(const hx_tokenizer *t);   /* id of [SEP] */
+int32_t hx_tokenizer_unk(const hx_tokenizer *t);   /* id of [UNK] */
+int32_t hx_tokenizer_pad(const hx_tokenizer *t);   /* id of [PAD] */
+size_t hx_tokenizer_vocab_size(const hx_tokenizer *t);
+const char *hx_tokenizer_token(const hx_tokenizer *t, int32_t id, size_t *len);  /* borrowed */
+
+/* Word pieces of text[0..len) WITHOUT [CLS]/[SEP]. Writes at most `cap` ids (and, if `spans` is
+ * not NULL, for each id the byte range [spans[2i], spans[2i+1]) of the source word it came
+ * from: every piece of a word, or its [UNK], carries the whole word's range, from the first to
+ * the last source character that contributed to it; ranges are non-empty and their starts never
+ * decrease) and returns the total number of pieces the whole text has, which may exceed `cap`
+ * (so cap 0 counts tokens; ids and spans may then be NULL). Never fails, never allocates:
+ * invalid UTF-8 bytes are read as U+FFFD, which BERT clean-up removes (see above). Spans are
+ * 32-bit: texts over 4 GiB need splitting. Thread-safe: the tokenizer is read-only after
+ * creation. */
+size_t hx_tokenize(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                   uint32_t *spans, size_t cap);
+
+/* Model input: [CLS] + pieces truncated to max_tokens - 2 + [SEP]. ids holds max_tokens;
+ * returns the number written (>= 2; 0 and nothing written when max_tokens < 2). Stops reading
+ * the text once enough pieces are known, so a huge text costs no more than its first words. */
+size_t hx_tokenize_for_model(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                             size_t max_tokens);
+
+#endif

@@ -1,0 +1,165 @@
+/* test_chunker.c: chunking invariants on real documents (KEP-style Markdown, YAML, code) and on
+ * hostile ones: every chunk fits the model whole (counted by the model's tokenizer), bodies are
+ * exact byte ranges of the document with the right line numbers, headings follow the Markdown
+ * structure, consecutive chunks of a section overlap, and every word of the document lands in
+ * some chunk. */
+#include "check.h"
+#include "chunker.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WEIGHTS "weights/" HX_WEIGHTS_FILE
+
+static const hx_tokenizer *tok;
+
+/* Checks the invariants every chunking must keep; returns the number of chunks. */
+static size_t check_chunks(const char *what, const char *title, const char *type, const char *text,
+                           int max_tokens, hx_chunk **out)
+{
+    hx_chunk *c = NULL;
+    size_t n = 0, len = strlen(text);
+    hx_error err = {0};
+    hx_chunk_opts o = {max_tokens, -1};
+    CHECK(hx_chunk_document(tok, title, type, text, len, &o, &c, &n, &err) == 0, "%s: %s", what, err.message);
+    int limit = max_tokens ? max_tokens : HX_MAX_SEQ_TOKENS;
+    uint8_t *covered = calloc(len + 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        size_t tl = strlen(c[i].text);
+        size_t counted = hx_tokenize(tok, c[i].text, tl, NULL, NULL, 0) + 2;
+        CHECK(counted <= (size_t)limit, "%s chunk %zu has %zu tokens > %d", what, i, counted, limit);
+        CHECK(counted == c[i].n_tokens, "%s chunk %zu reports %u tokens, has %zu", what, i, c[i].n_tokens, counted);
+        CHECK(c[i].index == i, "%s chunk index", what);
+        CHECK(c[i].byte_start < c[i].byte_end && c[i].byte_end <= len, "%s chunk %zu range", what, i);
+        size_t bl = c[i].byte_end - c[i].byte_start;
+        CHECK(tl == c[i].body_offset + bl && !memcmp(c[i].text + c[i].body_offset, text + c[i].byte_start, bl),
+              "%s chunk %zu body is the document's bytes", what, i);
+        CHECK(!strncmp(c[i].text, title, strlen(title)) || strlen(c[i].text) < strlen(title),
+              "%s chunk %zu header starts with the title", what, i);
+        size_t line = 1;
+        for (size_t b = 0; b < c[i].byte_start; b++)
+            line += text[b] == '\n';
+        CHECK(c[i].line_start == line, "%s chunk %zu line_start %u, want %zu", what, i, c[i].line_start, line);
+        for (size_t b = c[i].byte_start; b < c[i].byte_end; b++)
+            covered[b] = 1;
+    }
+    /* every non-space byte outside Markdown heading lines is in some chunk */
+    size_t missed = 0;
+    for (size_t b = 0, line_start = 0; b < len; b++) {
+        if (b == 0 || text[b - 1] == '\n')
+            line_start = b;
+        int heading = !strcmp(type, "markdown") && text[line_start] == '#';
+        if (!covered[b] && !heading && text[b] != ' ' && text[b] != '\n' && text[b] != '\t')
+            missed++;
+    }
+    CHECK(missed == 0, "%s: %zu bytes of content are in no chunk", what, missed);
+    free(covered);
+    if (out)
+        *out = c;
+    else
+        hx_chunks_free(c, n);
+    return n;
+}
+
+static char *repeat(const char *unit, size_t times)
+{
+    size_t ul = strlen(unit);
+    char *s = malloc(ul * times + 1);
+    for (size_t i = 0; i < times; i++)
+        memcpy(s + i * ul, unit, ul);
+    s[ul * times] = 0;
+    return s;
+}
+
+static void test_markdown(void)
+{
+    char *para = repeat("The scheduler assigns pods to nodes based on resource requests. ", 12);
+    size_t cap = strlen(para) * 8 + 1024;
+    char *doc = malloc(cap);
+    snprintf(doc, cap,
+             "# KEP-1: Scheduling\n\nIntro paragraph.\n\n## Summary\n\n%s\n\n%s\n\n### Details\n\n"
+             "```go\n# not a heading\nfunc main() {}\n```\n\n## Motivation\n\nShort.\n",
+             para, para);
+    hx_chunk *c;
+    size_t n = check_chunks("markdown", "KEP-1: Scheduling", "markdown", doc, 0, &c);
+    CHECK(n >= 4, "markdown gives several chunks, got %zu", n);
+    int saw_summary = 0, saw_details = 0, overlap = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(c[i].heading, "KEP-1: Scheduling > Summary"))
+            saw_summary++;
+        if (!strcmp(c[i].heading, "KEP-1: Scheduling > Summary > Details")) {
+            saw_details = 1;
+            CHECK(strstr(c[i].text, "# not a heading") != NULL, "fenced code stays in its section");
+            CHECK(!strncmp(c[i].text, "KEP-1: Scheduling > Summary > Details\n", 38),
+                  "header is title + heading path without repeating the title: %.60s", c[i].text);
+        }
+        if (i && !strcmp(c[i].heading, c[i - 1].heading) && c[i].byte_start < c[i - 1].byte_end)
+            overlap = 1;
+    }
+    CHECK(saw_summary >= 2, "the long Summary section is split (%d chunks)", saw_summary);
+    CHECK(saw_details, "nested heading path recorded");
+    CHECK(overlap, "consecutive chunks of one section overlap");
+    hx_chunks_free(c, n);
+    free(doc);
+    free(para);
+}
+
+static void test_other_types(void)
+{
+    const char *yaml = "title: Pod Security\nkep-number: 2579\nreviewers:\n  - alice\n  - bob\nstatus: implemented\n";
+    hx_chunk *c;
+    size_t n = check_chunks("yaml", "Pod Security", "yaml", yaml, 0, &c);
+    CHECK(n == 1 && strstr(c[0].text, "reviewers:\n  - alice"), "small YAML is one readable chunk");
+    hx_chunks_free(c, n);
+    char *code = repeat("int add(int a, int b)\n{\n    return a + b;\n}\n\n", 40);
+    n = check_chunks("code", "add.c", "code", code, 128, &c);
+    CHECK(n > 1, "long code is split");
+    for (size_t i = 0; i < n; i++)
+        CHECK(!strncmp(code + c[i].byte_start, "int add", 7), "code chunks start at a blank-line boundary");
+    hx_chunks_free(c, n);
+    free(code);
+    check_chunks("text", "notes", "text", "One sentence. Two sentences!\n\nNew paragraph?", 0, NULL);
+}
+
+static void test_hostile(void)
+{
+    CHECK(check_chunks("empty", "t", "markdown", "", 0, NULL) == 0, "empty document: no chunks");
+    CHECK(check_chunks("blank", "t", "text", " \n\n \t\n", 0, NULL) == 0, "blank document: no chunks");
+    char *punct = repeat("!", 5000);
+    check_chunks("punctuation run", "t", "text", punct, 64, NULL);
+    free(punct);
+    char *word = repeat("abcdefghij", 30);   /* one 300-char word: [UNK] */
+    check_chunks("long word", "t", "text", word, 0, NULL);
+    free(word);
+    char *cjk = repeat("\xE6\xBC\xA2\xE5\xAD\x97", 2000);   /* 4000 ideographs, no spaces */
+    check_chunks("CJK run", "t", "text", cjk, 0, NULL);
+    free(cjk);
+    char *title = repeat("very long title ", 200);
+    title[strlen(title) - 1] = 0;
+    check_chunks("long title", title, "markdown", "# h\n\nbody text here.\n", 0, NULL);
+    free(title);
+    char *headings = repeat("# a\n## b\n### c\n#### d\n##### e\n###### f\ntext\n", 50);
+    check_chunks("many headings", "t", "markdown", headings, 0, NULL);
+    free(headings);
+    hx_chunk *c;
+    size_t n;
+    hx_error err;
+    hx_chunk_opts bad = {8, 0};
+    CHECK(hx_chunk_document(tok, "t", "text", "x", 1, &bad, &c, &n, &err) == HX_EINVAL, "tiny budget refused");
+}
+
+int main(void)
+{
+    hx_model *m = NULL;
+    hx_error err = {0};
+    if (hx_model_open(&m, WEIGHTS, &err)) {
+        CHECK(0, "cannot open %s: %s", WEIGHTS, err.message);
+        return check_report("test_chunker");
+    }
+    tok = hx_model_tokenizer(m);
+    test_markdown();
+    test_other_types();
+    test_hostile();
+    hx_model_close(m);
+    return check_report("test_chunker");
+}

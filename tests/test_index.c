@@ -1,0 +1,373 @@
+/* test_index.c: the index end to end on a small corpus written to /tmp: build, the three search
+ * modes on questions whose answer document is known by construction, filters, keyword syntax,
+ * incremental updates (added / updated / unchanged / removed), BM25 scores independent of
+ * segmentation (incremental index vs a fresh build), compaction keeps answers, readers pick up
+ * commits, one writer at a time, documents from bytes, removal, and damaged files refused. */
+#include "check.h"
+#include "hyrax.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define WEIGHTS "weights/" HX_WEIGHTS_FILE
+
+static char root[PATH_MAX], db[PATH_MAX + 32], db2[PATH_MAX + 32];
+static hx_model *model;
+static hx_encoder *enc;
+
+static void put(const char *rel, const char *text)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    mkdir(path, 0755);
+    *slash = '/';
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "write %s", path);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void write_corpus(void)
+{
+    put("docs/scheduler.md",
+        "---\nstatus: implementable\nsig: sig-scheduling\n---\n# Kube Scheduler\n\n"
+        "The kube-scheduler watches for newly created pods that have no node assigned and selects a node "
+        "for each of them to run on. Placement considers resource requests, affinity and taints.\n");
+    put("docs/storage.md",
+        "# Persistent Volumes\n\nA PersistentVolume is a piece of storage in the cluster provisioned by an "
+        "administrator or dynamically through a CSI driver. Claims bind pods to durable disks.\n");
+    put("docs/auth.md",
+        "# Service Account Tokens\n\nBound service account tokens are audience-scoped and time-limited "
+        "credentials that workloads use to authenticate to the API server.\n");
+    put("docs/network.md",
+        "# Network Policies\n\nNetwork policies restrict which pods may talk to each other. Egress and ingress "
+        "rules select peers by label.\n");
+    put("config/kep.yaml",
+        "title: Memory QoS\nkep-number: 2570\nowning-sig: sig-node\nsummary: Use cgroup v2 memory.high to "
+        "throttle containers before the OOM killer acts.\n");
+    put("notes.txt", "How to bake sourdough bread at home: feed the starter, mix flour and water, knead, "
+                     "let the dough rise overnight and bake in a hot oven.\n");
+    put("code/main.go", "package main\n\n// restartPolicy decides what the kubelet does when a container exits.\n"
+                        "func restartPolicy(exitCode int) string {\n\treturn \"Always\"\n}\n");
+}
+
+static hx_index *open_writer(const char *path)
+{
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    CHECK(hx_index_open(&ix, path, HX_INDEX_WRITE | HX_INDEX_CREATE, model, root, &err) == 0, "open %s: %s",
+          path, err.message);
+    return ix;
+}
+
+static void update_all(hx_index *ix, hx_update_report *rep, int reindex)
+{
+    const char *paths[] = {root};
+    hx_update_opts o = {0};
+    o.encoder = enc;
+    o.reindex = reindex;
+    hx_error err = {0};
+    CHECK(hx_index_update(ix, paths, 1, &o, rep, &err) == 0, "update: %s", err.message);
+}
+
+/* Top result's path for a query, or "" when there is none. */
+static const char *top(hx_index *ix, const char *q, hx_search_mode mode, const hx_filter *f, size_t nf,
+                       hx_results *res)
+{
+    hx_search_opts o;
+    hx_search_opts_default(&o);
+    o.mode = mode;
+    o.k = 5;
+    o.filters = f;
+    o.n_filters = nf;
+    o.snippets = 1;
+    hx_error err = {0};
+    hx_results_free(res);
+    CHECK(hx_index_search(ix, enc, q, strlen(q), &o, res, &err) == 0, "search '%s': %s", q, err.message);
+    return res->n ? res->v[0].path : "";
+}
+
+static void test_search(hx_index *ix)
+{
+    hx_results r = {0};
+    CHECK(!strcmp(top(ix, "kube-scheduler", HX_MODE_KEYWORD, NULL, 0, &r), "docs/scheduler.md"),
+          "identifier found whole: %s", r.n ? r.v[0].path : "-");
+    CHECK(!strcmp(top(ix, "memory.high", HX_MODE_KEYWORD, NULL, 0, &r), "config/kep.yaml"), "dotted identifier");
+    CHECK(!strcmp(top(ix, "restart", HX_MODE_KEYWORD, NULL, 0, &r), "code/main.go"), "camelCase part found");
+    CHECK(r.n && r.v[0].snippet && strstr(r.v[0].snippet, "**"), "snippet marks the match: %s",
+          r.n && r.v[0].snippet ? r.v[0].snippet : "-");
+    CHECK(!strcmp(top(ix, "\"network policies\"", HX_MODE_KEYWORD, NULL, 0, &r), "docs/network.md"), "phrase");
+    top(ix, "pods -scheduler", HX_MODE_KEYWORD, NULL, 0, &r);
+    for (size_t i = 0; i < r.n; i++)
+        CHECK(strcmp(r.v[i].path, "docs/scheduler.md"), "-exclude drops the document");
+    CHECK(!strcmp(top(ix, "how do I make bread at home", HX_MODE_VECTOR, NULL, 0, &r), "notes.txt"),
+          "semantic match with no shared rare word: %s", r.n ? r.v[0].path : "-");
+    CHECK(r.n && r.v[0].score > 0.3f && r.v[0].score <= 1.0001f, "vector score is a cosine: %g",
+          r.n ? (double)r.v[0].score : 0.0);
+    CHECK(!strcmp(top(ix, "which component decides where workloads are placed", HX_MODE_VECTOR, NULL, 0, &r),
+                  "docs/scheduler.md"),
+          "semantic paraphrase: %s", r.n ? r.v[0].path : "-");
+    CHECK(!strcmp(top(ix, "durable disk storage for pods", HX_MODE_HYBRID, NULL, 0, &r), "docs/storage.md"),
+          "hybrid: %s", r.n ? r.v[0].path : "-");
+    CHECK(r.n && r.v[0].score <= 2.0f / 61 + 1e-6f, "hybrid RRF score scale");
+    CHECK(r.n && !strcmp(r.v[0].heading, "Persistent Volumes") && r.v[0].line_start == 3, "citation fields: %s %u",
+          r.n ? r.v[0].heading : "-", r.n ? r.v[0].line_start : 0);
+
+    hx_filter docs_only = {"path", "docs/**"};
+    top(ix, "bread", HX_MODE_HYBRID, &docs_only, 1, &r);
+    for (size_t i = 0; i < r.n; i++)
+        CHECK(!strncmp(r.v[i].path, "docs/", 5), "path filter: %s", r.v[i].path);
+    hx_filter sig = {"owning-sig", "sig-node"};
+    top(ix, "containers", HX_MODE_HYBRID, &sig, 1, &r);
+    CHECK(r.n == 1 && !strcmp(r.v[0].path, "config/kep.yaml"), "metadata filter: %zu results", r.n);
+    hx_filter fm = {"status", "implementable"};
+    CHECK(!strcmp(top(ix, "nodes", HX_MODE_VECTOR, &fm, 1, &r), "docs/scheduler.md") && r.n == 1,
+          "front matter filter in vector mode (front matter is not a chunk): %zu results, first %s", r.n,
+          r.n ? r.v[0].path : "-");
+
+    hx_search_opts o;
+    hx_search_opts_default(&o);
+    o.mode = HX_MODE_VECTOR;
+    o.min_score = 0.99f;
+    hx_error err;
+    hx_results_free(&r);
+    CHECK(hx_index_search(ix, enc, "bread", 5, &o, &r, &err) == 0 && r.n == 0, "min_score drops weak results");
+    hx_results a = {0}, b = {0};
+    top(ix, "pods nodes", HX_MODE_HYBRID, NULL, 0, &a);
+    top(ix, "pods nodes", HX_MODE_HYBRID, NULL, 0, &b);
+    CHECK(a.n == b.n, "deterministic count");
+    for (size_t i = 0; i < a.n && i < b.n; i++)
+        CHECK(a.v[i].chunk_id == b.v[i].chunk_id && a.v[i].score == b.v[i].score, "deterministic order");
+    for (size_t i = 1; i < a.n; i++)
+        CHECK(a.v[i - 1].score > a.v[i].score ||
+                  (a.v[i - 1].score == a.v[i].score && strcmp(a.v[i - 1].path, a.v[i].path) <= 0),
+              "sorted by score, then path");
+    hx_results_free(&a);
+    hx_results_free(&b);
+    hx_results_free(&r);
+}
+
+/* Keyword scores of `q` by "path#chunk" in both indexes must agree. */
+static void same_scores(hx_index *x, hx_index *y, const char *q)
+{
+    hx_results rx = {0}, ry = {0};
+    top(x, q, HX_MODE_KEYWORD, NULL, 0, &rx);
+    top(y, q, HX_MODE_KEYWORD, NULL, 0, &ry);
+    CHECK(rx.n == ry.n && rx.n > 0, "'%s': %zu vs %zu results", q, rx.n, ry.n);
+    for (size_t i = 0; i < rx.n && i < ry.n; i++)
+        CHECK(!strcmp(rx.v[i].path, ry.v[i].path) && rx.v[i].chunk_index == ry.v[i].chunk_index &&
+                  fabsf(rx.v[i].score - ry.v[i].score) < 1e-5f,
+              "'%s' rank %zu: %s %g vs %s %g", q, i, rx.v[i].path, (double)rx.v[i].score, ry.v[i].path,
+              (double)ry.v[i].score);
+    hx_results_free(&rx);
+    hx_results_free(&ry);
+}
+
+static void test_incremental(hx_index *ix, hx_index *reader)
+{
+    put("docs/storage.md", "# Persistent Volumes\n\nVolume snapshots let you restore a PersistentVolume to an "
+                           "earlier point in time.\n");
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/docs/network.md", root);
+    CHECK(unlink(path) == 0, "remove a file");
+    put("docs/dns.md", "# Cluster DNS\n\nEvery service gets a DNS name that pods resolve.\n");
+    hx_update_report rep;
+    update_all(ix, &rep, 0);
+    CHECK(rep.added == 1 && rep.updated == 1 && rep.removed == 1 && rep.unchanged == 5,
+          "report: added %zu updated %zu removed %zu unchanged %zu", rep.added, rep.updated, rep.removed,
+          rep.unchanged);
+    hx_update_report_clear(&rep);
+    update_all(ix, &rep, 0);
+    CHECK(rep.added + rep.updated + rep.removed == 0 && rep.unchanged == 7, "second run changes nothing");
+    hx_update_report_clear(&rep);
+
+    hx_results r = {0};
+    CHECK(!strcmp(top(ix, "snapshots", HX_MODE_KEYWORD, NULL, 0, &r), "docs/storage.md"), "new content found");
+    top(ix, "\"network policies\"", HX_MODE_KEYWORD, NULL, 0, &r);
+    CHECK(r.n == 0, "removed document gone");
+    top(ix, "CSI driver", HX_MODE_KEYWORD, NULL, 0, &r);
+    CHECK(r.n == 0, "old version gone");
+    hx_results_free(&r);
+
+    hx_error err = {0};
+    hx_doc_info d;
+    CHECK(hx_index_doc_by_path(reader, "docs/network.md", &d) == 0, "reader still sees its commit");
+    CHECK(hx_index_refresh(reader, &err) == 1, "reader picks up the new commit: %s", err.message);
+    CHECK(hx_index_doc_by_path(reader, "docs/network.md", &d) == HX_ENOTFOUND, "and sees the removal");
+    CHECK(hx_index_doc_by_path(reader, "docs/dns.md", &d) == 0 && d.n_chunks == 1, "and the addition");
+
+    /* the same files indexed from scratch score identically: statistics span all segments */
+    hx_index *fresh = open_writer(db2);
+    if (fresh) {
+        update_all(fresh, &rep, 0);
+        hx_update_report_clear(&rep);
+        hx_index_stats s1, s2;
+        hx_index_stats_get(ix, &s1, &err);
+        hx_index_stats_get(fresh, &s2, &err);
+        CHECK(s1.segments > 1 && s2.segments == 1, "segments: %llu vs %llu", (unsigned long long)s1.segments,
+              (unsigned long long)s2.segments);
+        CHECK(s1.live_chunks == s2.live_chunks && s1.documents == s2.documents, "same live content");
+        same_scores(ix, fresh, "pods");
+        same_scores(ix, fresh, "the");
+        same_scores(ix, fresh, "service dns name");
+        hx_index_close(fresh);
+    }
+}
+
+static void test_compact(hx_index *ix)
+{
+    hx_results before = {0}, after = {0};
+    hx_error err = {0};
+    top(ix, "pods and nodes", HX_MODE_HYBRID, NULL, 0, &before);
+    CHECK(hx_index_compact(ix, &err) == 0, "compact: %s", err.message);
+    hx_index_stats st;
+    hx_index_stats_get(ix, &st, &err);
+    CHECK(st.segments == 1 && st.tombstones == 0, "one segment, no tombstones");
+    CHECK(hx_index_verify(ix, &err) == 0, "verify after compaction: %s", err.message);
+    top(ix, "pods and nodes", HX_MODE_HYBRID, NULL, 0, &after);
+    CHECK(before.n == after.n, "same answers after compaction");
+    for (size_t i = 0; i < before.n && i < after.n; i++)
+        CHECK(!strcmp(before.v[i].path, after.v[i].path) && before.v[i].chunk_index == after.v[i].chunk_index,
+              "rank %zu: %s vs %s", i, before.v[i].path, after.v[i].path);
+    hx_results_free(&before);
+    hx_results_free(&after);
+}
+
+static void test_bytes_and_remove(hx_index *ix)
+{
+    hx_kv meta[] = {{"team", "storage"}};
+    const char body[] = "# Quota\n\nResource quotas cap the total compute a namespace may request.\n";
+    uint32_t id = 0;
+    hx_update_report rep;
+    hx_error err = {0};
+    CHECK(hx_index_add_bytes(ix, "added/quota.md", body, sizeof body - 1, meta, 1, enc, &id, &rep, &err) == 0,
+          "add bytes: %s", err.message);
+    hx_update_report_clear(&rep);
+    hx_filter team = {"team", "storage"};
+    hx_results r = {0};
+    CHECK(!strcmp(top(ix, "namespace quota", HX_MODE_HYBRID, &team, 1, &r), "added/quota.md"), "added doc found");
+    CHECK(r.n && r.v[0].doc_id == id, "its id");
+    CHECK(hx_index_add_bytes(ix, "../escape.md", body, 5, NULL, 0, enc, &id, &rep, &err) == HX_EPERM,
+          "names with .. refused");
+    const char *gone[] = {"added"};
+    CHECK(hx_index_remove(ix, gone, 1, &rep, &err) == 0 && rep.removed == 1, "remove folder: %zu", rep.removed);
+    hx_update_report_clear(&rep);
+    top(ix, "namespace quota", HX_MODE_KEYWORD, NULL, 0, &r);
+    for (size_t i = 0; i < r.n; i++)
+        CHECK(strcmp(r.v[i].path, "added/quota.md"), "removed doc not returned");
+    hx_results_free(&r);
+}
+
+static void test_lock_and_damage(void)
+{
+    hx_index *holder = open_writer(db);
+    pid_t pid = fork();
+    if (pid == 0) {
+        hx_index *ix = NULL;
+        hx_error err;
+        int rc = hx_index_open(&ix, db, HX_INDEX_WRITE, model, NULL, &err);
+        if (rc != HX_EBUSY)
+            fprintf(stderr, "second writer: %d %s\n", rc, err.message);
+        _exit(rc == HX_EBUSY ? 0 : 1);
+    }
+    int status = 0;
+    hx_error err;
+    waitpid(pid, &status, 0);
+    hx_index_close(holder);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a second writer gets HX_EBUSY");
+
+    FILE *f = fopen(db, "rb");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *bytes = malloc((size_t)size);
+    CHECK(fread(bytes, 1, (size_t)size, f) == (size_t)size, "read index");
+    fclose(f);
+    char bad[PATH_MAX + 64];
+    snprintf(bad, sizeof bad, "%s.damaged", db);
+    int refused = 0, tried = 0;
+    for (long off = 13000; off < size; off += size / 23 + 1) {
+        bytes[off] ^= 0x5A;
+        f = fopen(bad, "wb");
+        fwrite(bytes, 1, (size_t)size, f);
+        fclose(f);
+        bytes[off] ^= 0x5A;
+        hx_index *dx = NULL;
+        int rc = hx_index_open(&dx, bad, HX_INDEX_READ, model, NULL, &err);
+        if (!rc)
+            rc = hx_index_verify(dx, &err);
+        hx_index_close(dx);
+        tried++;
+        refused += rc != 0;
+    }
+    /* a flip in a blob of an older commit or in padding is harmless; most land in live data */
+    CHECK(refused > tried / 2, "damaged files refused: %d of %d", refused, tried);
+    hx_index *cur = NULL;
+    hx_index_stats now = {0};
+    CHECK(hx_index_open(&cur, db, HX_INDEX_READ, model, NULL, &err) == 0 && hx_index_stats_get(cur, &now, &err) == 0,
+          "current generation");
+    hx_index_close(cur);
+    f = fopen(bad, "wb");
+    fwrite(bytes, 1, (size_t)size / 2, f);
+    fclose(f);
+    hx_index *ix = NULL;
+    hx_index_stats st = {0};
+    int rc = hx_index_open(&ix, bad, HX_INDEX_READ, model, NULL, &err);
+    if (!rc)
+        rc = hx_index_verify(ix, &err) || hx_index_stats_get(ix, &st, &err);
+    hx_index_close(ix);
+    CHECK(rc != 0 || st.generation < now.generation,
+          "a file cut in half is refused or opens at an older, intact commit (generation %llu of %llu)",
+          (unsigned long long)st.generation, (unsigned long long)now.generation);
+    unlink(bad);
+    free(bytes);
+}
+
+int main(void)
+{
+    hx_error err = {0};
+    char tmpl[] = "/tmp/hx_index_XXXXXX";
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
+    snprintf(db, sizeof db, "%s.hyx", root);
+    snprintf(db2, sizeof db2, "%s.fresh.hyx", root);
+    if (hx_model_open(&model, WEIGHTS, &err) || hx_encoder_new(&enc, model, 1, &err)) {
+        CHECK(0, "model: %s", err.message);
+        return check_report("test_index");
+    }
+    write_corpus();
+    hx_index *ix = open_writer(db);
+    if (ix) {
+        hx_update_report rep;
+        update_all(ix, &rep, 0);
+        CHECK(rep.added == 7 && rep.n_rejected == 0, "first build adds 7, got %zu", rep.added);
+        hx_update_report_clear(&rep);
+        CHECK(hx_index_verify(ix, &err) == 0, "verify: %s", err.message);
+        hx_index *reader = NULL;
+        CHECK(hx_index_open(&reader, db, HX_INDEX_READ, model, NULL, &err) == 0, "reader: %s", err.message);
+        test_search(ix);
+        if (reader) {
+            test_incremental(ix, reader);
+            hx_index_close(reader);
+        }
+        test_compact(ix);
+        test_bytes_and_remove(ix);
+        hx_index_close(ix);
+    }
+    test_lock_and_damage();
+    hx_encoder_free(enc);
+    hx_model_close(model);
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", root, db, db2);  /* NOLINT: paths are short */
+    CHECK(system(cmd) == 0, "cleanup");
+    return check_report("test_index");
+}

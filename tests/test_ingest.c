@@ -1,0 +1,180 @@
+/* test_ingest.c: the walker (skips, excludes, symlinks inside and outside the root, cycles) and
+ * the loader (encodings, binary refusal, size cap, titles, front matter, YAML scalars) on a
+ * folder tree built in /tmp. */
+#include "check.h"
+#include "ingest.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[PATH_MAX];
+
+static void put(const char *rel, const void *data, size_t len)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL, "create %s", path);
+    if (f) {
+        fwrite(data, 1, len, f);
+        fclose(f);
+    }
+}
+
+static void sub(const char *rel)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    mkdir(path, 0755);
+}
+
+static const char *meta(const hx_doc_source *d, const char *key)
+{
+    for (size_t i = 0; i < d->n_meta; i++)
+        if (!strcmp(d->meta[i].key, key))
+            return d->meta[i].value;
+    return NULL;
+}
+
+static void build_tree(char *outside)
+{
+    char tmpl[] = "/tmp/hx_ingest_XXXXXX";
+    CHECK(mkdtemp(tmpl) != NULL, "mkdtemp");
+    CHECK(realpath(tmpl, root) != NULL, "realpath");
+    char tmpl2[] = "/tmp/hx_outside_XXXXXX";
+    CHECK(mkdtemp(tmpl2) != NULL, "mkdtemp outside");
+    strcpy(outside, tmpl2);
+    sub("docs");
+    sub("docs/deep");
+    sub(".git");
+    sub(".hyrax");
+    sub("vendor");
+    const char md[] = "---\ntitle: \"Front Title\"\nstatus: implementable # comment\nowners:\n  - a\n---\n# Heading\n\nBody.\n";
+    put("docs/a.md", md, sizeof md - 1);
+    const char md2[] = "Intro line\n\n## KEP-42: Real Title ##\ntext\n";
+    put("docs/deep/b.md", md2, sizeof md2 - 1);
+    const char yaml[] = "# comment\ntitle: Pod Security\nkep-number: 2579\nowning-sig: sig-auth\nreviewers:\n  - x\nempty:\nblock: |\n  text\n";
+    put("docs/kep.yaml", yaml, sizeof yaml - 1);
+    const uint8_t utf16[] = {0xFF, 0xFE, 'h', 0, 'i', 0, 0x3D, 0xD8, 0x00, 0xDE, '\n', 0};  /* "hi😀\n" */
+    put("utf16.txt", utf16, sizeof utf16);
+    const uint8_t latin1[] = {'c', 'a', 'f', 0xE9, '\n'};
+    put("latin1.txt", latin1, sizeof latin1);
+    const uint8_t bom8[] = {0xEF, 0xBB, 0xBF, 'o', 'k', '\n'};
+    put("bom.txt", bom8, sizeof bom8);
+    const uint8_t bin[] = {0x7F, 'E', 'L', 'F', 0, 0, 1, 2};
+    put("prog.bin", bin, sizeof bin);
+    put(".git/config", "x", 1);
+    put(".hyrax/index.hyx", "x", 1);
+    put("vendor/lib.c", "int x;\n", 7);
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/secret.md", outside);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs("# secret\n", f);
+        fclose(f);
+    }
+    char link[2 * PATH_MAX];
+    snprintf(link, sizeof link, "%s/escape.md", root);
+    CHECK(symlink(path, link) == 0, "symlink out");
+    snprintf(link, sizeof link, "%s/escape_dir", root);
+    CHECK(symlink(outside, link) == 0, "symlink dir out");
+    snprintf(link, sizeof link, "%s/docs/alias.md", root);
+    CHECK(symlink("a.md", link) == 0, "symlink in");
+    snprintf(link, sizeof link, "%s/docs/deep/loop", root);
+    CHECK(symlink("..", link) == 0, "symlink cycle");
+}
+
+static int has(const hx_file_list *l, const char *p)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->paths[i], p))
+            return 1;
+    return 0;
+}
+
+static void test_walk(const char *outside)
+{
+    hx_file_list l;
+    hx_error err = {0};
+    const char *targets[] = {root};
+    const char *excludes[] = {"vendor/**", "*.bin"};
+    CHECK(hx_ingest_walk(root, targets, 1, excludes, 2, &l, &err) == 0, "walk: %s", err.message);
+    CHECK(has(&l, "docs/a.md") && has(&l, "docs/deep/b.md") && has(&l, "docs/kep.yaml"), "files found");
+    CHECK(has(&l, "docs/alias.md"), "symlink inside the root followed");
+    CHECK(!has(&l, "escape.md"), "symlink to a file outside the root not followed");
+    for (size_t i = 0; i < l.n; i++) {
+        CHECK(strncmp(l.paths[i], ".git", 4) && strncmp(l.paths[i], ".hyrax", 6), "skipped: %s", l.paths[i]);
+        CHECK(strncmp(l.paths[i], "escape_dir", 10), "folder outside the root not entered: %s", l.paths[i]);
+        CHECK(strncmp(l.paths[i], "vendor", 6) && !strstr(l.paths[i], ".bin"), "excluded: %s", l.paths[i]);
+        CHECK(!strstr(l.paths[i], "loop/"), "cycle cut: %s", l.paths[i]);
+        if (i)
+            CHECK(strcmp(l.paths[i - 1], l.paths[i]) < 0, "sorted and unique");
+    }
+    hx_file_list_clear(&l);
+    const char *bad[] = {outside};
+    CHECK(hx_ingest_walk(root, bad, 1, NULL, 0, &l, &err) == HX_EPERM, "target outside the root refused");
+    const char *missing[] = {"/nonexistent/hyrax"};
+    CHECK(hx_ingest_walk(root, missing, 1, NULL, 0, &l, &err) == HX_ENOTFOUND, "missing target reported");
+}
+
+static void test_load(void)
+{
+    hx_doc_source d;
+    hx_error err = {0};
+    CHECK(hx_ingest_load(root, "docs/a.md", HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load: %s", err.message);
+    CHECK(!strcmp(d.title, "Front Title"), "front matter title: %s", d.title);
+    CHECK(meta(&d, "status") && !strcmp(meta(&d, "status"), "implementable"), "scalar without comment");
+    CHECK(!meta(&d, "owners"), "nested key skipped");
+    CHECK(!strcmp(d.type, "markdown") && !strcmp(d.encoding, "utf-8"), "type and encoding");
+    CHECK(strlen(d.sha256) == 64 && d.size == d.text_len, "hash and size");
+    hx_doc_source_clear(&d);
+
+    CHECK(hx_ingest_load(root, "docs/deep/b.md", HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load b");
+    CHECK(!strcmp(d.title, "KEP-42: Real Title"), "first heading is the title: %s", d.title);
+    hx_doc_source_clear(&d);
+
+    CHECK(hx_ingest_load(root, "docs/kep.yaml", HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load yaml");
+    CHECK(!strcmp(d.title, "Pod Security") && !strcmp(d.type, "yaml"), "yaml title: %s", d.title);
+    CHECK(meta(&d, "kep-number") && !strcmp(meta(&d, "kep-number"), "2579"), "yaml scalar");
+    CHECK(meta(&d, "owning-sig") && !strcmp(meta(&d, "owning-sig"), "sig-auth"), "yaml scalar 2");
+    CHECK(!meta(&d, "empty") && !meta(&d, "block") && !meta(&d, "reviewers"), "non-scalars skipped");
+    hx_doc_source_clear(&d);
+
+    CHECK(hx_ingest_load(root, "utf16.txt", HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load utf16");
+    CHECK(!strcmp(d.encoding, "utf-16le") && !strcmp(d.text, "hi\xF0\x9F\x98\x80\n"), "utf-16 decoded");
+    hx_doc_source_clear(&d);
+    CHECK(hx_ingest_load(root, "latin1.txt", HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load latin1");
+    CHECK(!strcmp(d.encoding, "latin-1") && !strcmp(d.text, "caf\xC3\xA9\n"), "latin-1 decoded");
+    hx_doc_source_clear(&d);
+    CHECK(hx_ingest_load(root, "bom.txt", HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load bom");
+    CHECK(!strcmp(d.encoding, "utf-8-bom") && !strcmp(d.text, "ok\n") && !strcmp(d.title, "ok"), "BOM stripped");
+    hx_doc_source_clear(&d);
+
+    CHECK(hx_ingest_load(root, "prog.bin", HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == HX_EFORMAT, "binary refused");
+    CHECK(strstr(err.message, "prog.bin") && strstr(err.message, "binary"), "message: %s", err.message);
+    CHECK(hx_ingest_load(root, "docs/a.md", 10, &d, &err) == HX_ERANGE, "size cap");
+    CHECK(strstr(err.message, "limit") != NULL, "size message: %s", err.message);
+    CHECK(hx_ingest_load(root, "nope.md", 100, &d, &err) == HX_ENOTFOUND, "missing file");
+
+    hx_kv extra[] = {{"team", "storage"}};
+    const char content[] = "# Added\nbody\n";
+    CHECK(hx_ingest_from_bytes("notes/x.md", content, sizeof content - 1, extra, 1, &d, &err) == 0, "from bytes");
+    CHECK(!strcmp(d.title, "Added") && meta(&d, "team") && !strcmp(d.path, "notes/x.md"), "from-bytes document");
+    hx_doc_source_clear(&d);
+}
+
+int main(void)
+{
+    char outside[PATH_MAX];
+    build_tree(outside);
+    test_walk(outside);
+    test_load();
+    char cmd[2 * PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, outside);
+    CHECK(system(cmd) == 0, "cleanup");
+    return check_report("test_ingest");
+}
