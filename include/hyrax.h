@@ -7,6 +7,7 @@
 #ifndef HYRAX_H
 #define HYRAX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -135,7 +136,9 @@ int hx_index_verify(hx_index *ix, hx_error *err);
 
 /* === Updating (writer handles) === */
 
-typedef void (*hx_progress_fn)(void *ctx, size_t done, size_t total, const char *path);
+/* Called after each document is embedded; a non-zero return cancels the update before it
+ * commits (hx_index_update then fails with HX_ECANCELED and the index keeps its last commit). */
+typedef int (*hx_progress_fn)(void *ctx, size_t done, size_t total, const char *path);
 
 typedef struct hx_update_opts {
     const char *const *excludes;       /* globs on root-relative paths */
@@ -213,6 +216,9 @@ typedef struct hx_filter {
     const char *key, *value;
 } hx_filter;
 
+/* True when the document passes every filter. */
+bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n);
+
 typedef struct hx_search_opts {
     hx_search_mode mode;
     uint32_t k;                        /* results wanted; 0 = 10 */
@@ -236,6 +242,7 @@ typedef struct hx_result {
     uint32_t rank;                     /* 1-based */
     float score, vector_score, keyword_score;   /* side scores NAN when that side missed it */
     uint32_t chunk_id, doc_id, chunk_index, line_start, line_end, n_tokens;
+    uint32_t byte_start, byte_end;     /* the body's byte range in the document */
     const char *path, *title, *heading, *doc_sha256;   /* borrowed from the index view */
     const char *text;                  /* chunk body (no contextual header), borrowed */
     size_t text_len;

@@ -329,8 +329,8 @@ static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *v
                 n = 0;
             }
         }
-        if (progress)
-            progress(ctx, d + 1, cs->n_add, cs->add[d].src.path);
+        if (progress && progress(ctx, d + 1, cs->n_add, cs->add[d].src.path))
+            return hx_error_set(err, HX_ECANCELED, -1, "indexing canceled; the index keeps its last commit");
     }
     return n ? hx_encoder_embed(enc, texts, lens, n, out, err) : 0;
 }

@@ -41,12 +41,10 @@ typedef struct {
     uint64_t n_allowed;
 } chunk_filter;
 
-static bool doc_passes(const hx_doc_info *d, const hx_search_opts *o)
+bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n)
 {
-    if (o->exclude_doc >= 0 && d->id == (uint32_t)o->exclude_doc)
-        return false;
-    for (size_t i = 0; i < o->n_filters; i++) {
-        const hx_filter *f = &o->filters[i];
+    for (size_t i = 0; i < n; i++) {
+        const hx_filter *f = &filters[i];
         if (!strcmp(f->key, "path")) {
             if (!hx_glob_match(f->value, d->path))
                 return false;
@@ -75,7 +73,7 @@ static int filter_build(chunk_filter *cf, const ix_view *v, const hx_search_opts
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < v->n_docs; i++) {
         const hx_doc_info *d = &v->docs[i].info;
-        if (!doc_passes(d, o))
+        if ((o->exclude_doc >= 0 && d->id == (uint32_t)o->exclude_doc) || !hx_doc_matches(d, o->filters, o->n_filters))
             continue;
         for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
             if (o->exclude_chunk >= 0 && c == (uint32_t)o->exclude_chunk)
@@ -226,6 +224,8 @@ static int fill_result(const ix_view *v, uint32_t chunk_id, hx_result *r)
     r->line_start = ix_chunk_field(s, chunk_id, IX_F_LINE_START);
     r->line_end = ix_chunk_field(s, chunk_id, IX_F_LINE_END);
     r->n_tokens = ix_chunk_field(s, chunk_id, IX_F_TOKENS);
+    r->byte_start = ix_chunk_field(s, chunk_id, IX_F_BYTE_START);
+    r->byte_end = ix_chunk_field(s, chunk_id, IX_F_BYTE_END);
     r->path = d->info.path;
     r->title = d->info.title;
     r->doc_sha256 = d->info.sha256;

@@ -1,0 +1,734 @@
+/* mcp.c: the MCP lifecycle and message loop of `hyrax serve`: initialize with version
+ * negotiation, ping, tools/list, tools/call, notifications/cancelled; the write-job worker; the
+ * model loader; statistics for index_health. Tools themselves live in mcp_tools.c. Only JSON
+ * reaches out_fd, one message per line, written whole under the lock. Spec: DESIGN.md "MCP
+ * server" and the MCP specification (2024-11-05 .. 2025-11-25). */
+#include "mcp_internal.h"
+#include "rpc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Writes one reply line; errors are logged (the peer may be gone). Takes the lock. */
+static void send_line(mcp_server *s, const hx_json_writer *w)
+{
+    if (!w->len)
+        return;
+    hx_error err = {0};
+    pthread_mutex_lock(&s->lock);
+    int rc = hx_rpc_write_line(s->out_fd, w->buf, w->len, &err);
+    pthread_mutex_unlock(&s->lock);
+    if (rc)
+        fprintf(stderr, "hyrax serve: %s\n", err.message);
+}
+
+/* === Model loading === */
+
+static void *load_model(void *arg)
+{
+    mcp_server *s = arg;
+    hx_model *m = NULL;
+    hx_error err = {0};
+    char path[4096];
+    int rc = s->cfg->weights ? (snprintf(path, sizeof path, "%s", s->cfg->weights), 0)
+                             : hx_model_default_path(path, sizeof path, &err);
+    if (!rc)
+        rc = hx_model_open(&m, path, &err);
+    pthread_mutex_lock(&s->lock);
+    s->model = m;
+    s->model_done = true;
+    if (rc)
+        snprintf(s->model_error, sizeof s->model_error, "the embedding model could not be loaded: %s", err.message);
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+int mcp_wait_model(mcp_server *s, char *message, size_t cap)
+{
+    pthread_mutex_lock(&s->lock);
+    while (!s->model_done)
+        pthread_cond_wait(&s->wake, &s->lock);
+    int ok = s->model != NULL;
+    if (!ok)
+        snprintf(message, cap, "%s", s->model_error);
+    pthread_mutex_unlock(&s->lock);
+    return ok ? 0 : -1;
+}
+
+int mcp_open_reader(mcp_server *s, char *message, size_t cap)
+{
+    hx_error err = {0};
+    if (mcp_wait_model(s, message, cap))
+        return -1;
+    if (!s->reader_enc && hx_encoder_new(&s->reader_enc, s->model, 1, &err)) {
+        snprintf(message, cap, "cannot start the encoder: %s", err.message);
+        return -1;
+    }
+    if (s->reader) {
+        if (hx_index_refresh(s->reader, &err) >= 0)
+            return 0;
+        hx_index_close(s->reader);   /* replaced (compaction) or damaged: open afresh */
+        s->reader = NULL;
+    }
+    if (hx_index_open(&s->reader, s->cfg->db, HX_INDEX_READ, s->model, NULL, &err)) {
+        if (err.code == HX_ENOTFOUND)
+            snprintf(message, cap, "there is no index at %s yet: call the reindex tool (or run 'hyrax index') first",
+                     s->cfg->db);
+        else
+            snprintf(message, cap, "cannot open the index %s: %s", s->cfg->db, err.message);
+        s->reader = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+bool mcp_should_stop(mcp_server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool stop = s->stopping_now;
+    pthread_mutex_unlock(&s->lock);
+    return stop;
+}
+
+/* === Statistics === */
+
+static void note_latency(mcp_server *s, int tool, double ms)
+{
+    pthread_mutex_lock(&s->lock);
+    mcp_latency *l = &s->latency[tool];
+    l->ms[l->count % MCP_LATENCY_WINDOW] = (float)ms;
+    l->count++;
+    pthread_mutex_unlock(&s->lock);
+}
+
+void mcp_note_query(mcp_server *s, const char *query)
+{
+    pthread_mutex_lock(&s->lock);
+    size_t i = 0;
+    while (i < s->n_queries && strcmp(s->queries[i].query, query))
+        i++;
+    if (i < s->n_queries) {
+        s->queries[i].count++;
+    } else if (s->n_queries < MCP_TOP_QUERIES && strlen(query) <= 200) {
+        char *q = strdup(query);
+        if (q) {
+            s->queries[s->n_queries].query = q;
+            s->queries[s->n_queries++].count = 1;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+void mcp_note_failure(mcp_server *s, const char *path, const char *reason)
+{
+    pthread_mutex_lock(&s->lock);
+    size_t i = s->next_failure;
+    free(s->failures[i].path);
+    free(s->failures[i].reason);
+    s->failures[i].path = strdup(path);
+    s->failures[i].reason = strdup(reason);
+    s->failures[i].at_ns = now_ns();
+    s->next_failure = (i + 1) % MCP_FAILURES;
+    if (s->n_failures < MCP_FAILURES)
+        s->n_failures++;
+    pthread_mutex_unlock(&s->lock);
+}
+
+bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap)
+{
+    bool found = false;
+    pthread_mutex_lock(&s->lock);
+    for (size_t k = 0; k < s->n_failures && !found; k++) {
+        size_t i = (s->next_failure + MCP_FAILURES - 1 - k) % MCP_FAILURES;   /* newest first */
+        if (s->failures[i].path && !strcmp(s->failures[i].path, path)) {
+            snprintf(reason, cap, "%s", s->failures[i].reason ? s->failures[i].reason : "");
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return found;
+}
+
+/* A queued or running job names this path (add_document path/name, delete_document path, or a
+ * reindex of the path or a folder above it). */
+static bool job_touches(const mcp_job *j, const char *path)
+{
+    hx_json_doc *doc = NULL;
+    bool hit = false;
+    if (hx_json_parse(&doc, j->args, j->args_len, NULL, NULL))
+        return false;
+    const hx_json_val *a = hx_json_doc_root(doc);
+    const char *keys[] = {"path", "name"};
+    for (int k = 0; k < 2 && !hit; k++) {
+        const char *v = hx_json_str(hx_json_obj_get(a, keys[k]), NULL);
+        hit = v && !strcmp(v, path);
+    }
+    if (!hit && !strcmp(hx_mcp_tools[j->tool].name, "reindex")) {
+        const hx_json_val *paths = hx_json_obj_get(a, "paths");
+        if (!paths || !hx_json_len(paths))
+            hit = true;   /* everything */
+        for (size_t i = 0; !hit && paths && i < hx_json_len(paths); i++) {
+            size_t n;
+            const char *p = hx_json_str(hx_json_arr_get(paths, i), &n);
+            hit = p && (!n || !strcmp(p, ".") ||
+                        (!strncmp(path, p, n) && (path[n] == 0 || path[n] == '/')));
+        }
+    }
+    hx_json_doc_free(doc);
+    return hit;
+}
+
+bool mcp_path_pending(mcp_server *s, const char *path)
+{
+    bool hit = false;
+    pthread_mutex_lock(&s->lock);
+    if (s->running)
+        hit = job_touches(s->running, path);
+    for (const mcp_job *j = s->queue_head; j && !hit; j = j->next)
+        hit = job_touches(j, path);
+    pthread_mutex_unlock(&s->lock);
+    return hit;
+}
+
+void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w)
+{
+    pthread_mutex_lock(&s->lock);
+    size_t queued = 0;
+    for (const mcp_job *j = s->queue_head; j; j = j->next)
+        queued++;
+    hx_json_write_key(w, "pending_jobs");
+    hx_json_write_uint(w, queued);
+    hx_json_write_key(w, "running_job");
+    if (s->running)
+        hx_json_write_cstr(w, hx_mcp_tools[s->running->tool].name);
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "jobs_done");
+    hx_json_write_uint(w, s->jobs_done);
+    hx_json_write_key(w, "jobs_failed");
+    hx_json_write_uint(w, s->jobs_failed);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static int compare_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+void mcp_write_latency(mcp_server *s, hx_json_writer *w)
+{
+    static float sorted[MCP_LATENCY_WINDOW];   /* main thread only (index_health) */
+    hx_json_write_obj_begin(w);
+    pthread_mutex_lock(&s->lock);
+    for (int t = 0; t < MCP_TOOL_COUNT; t++) {
+        const mcp_latency *l = &s->latency[t];
+        size_t n = l->count < MCP_LATENCY_WINDOW ? (size_t)l->count : MCP_LATENCY_WINDOW;
+        if (!n)
+            continue;
+        memcpy(sorted, l->ms, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, compare_float);
+        hx_json_write_key(w, hx_mcp_tools[t].name);
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "calls");
+        hx_json_write_uint(w, l->count);
+        hx_json_write_key(w, "p50_ms");
+        hx_json_write_double(w, sorted[(n - 1) / 2]);
+        hx_json_write_key(w, "p95_ms");
+        hx_json_write_double(w, sorted[(n - 1) * 95 / 100]);
+        hx_json_write_obj_end(w);
+    }
+    pthread_mutex_unlock(&s->lock);
+    hx_json_write_obj_end(w);
+}
+
+void mcp_write_top_queries(mcp_server *s, hx_json_writer *w)
+{
+    pthread_mutex_lock(&s->lock);
+    bool used[MCP_TOP_QUERIES] = {false};
+    hx_json_write_arr_begin(w);
+    for (int k = 0; k < 10; k++) {   /* the ten most frequent, a selection pass each */
+        size_t best = s->n_queries;
+        for (size_t i = 0; i < s->n_queries; i++)
+            if (!used[i] && (best == s->n_queries || s->queries[i].count > s->queries[best].count))
+                best = i;
+        if (best == s->n_queries)
+            break;
+        used[best] = true;
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "query");
+        hx_json_write_cstr(w, s->queries[best].query);
+        hx_json_write_key(w, "count");
+        hx_json_write_uint(w, s->queries[best].count);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void mcp_write_failures(mcp_server *s, hx_json_writer *w)
+{
+    pthread_mutex_lock(&s->lock);
+    hx_json_write_arr_begin(w);
+    for (size_t k = 0; k < s->n_failures; k++) {
+        size_t i = (s->next_failure + MCP_FAILURES - 1 - k) % MCP_FAILURES;
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "path");
+        hx_json_write_cstr(w, s->failures[i].path);
+        hx_json_write_key(w, "reason");
+        hx_json_write_cstr(w, s->failures[i].reason);
+        hx_json_write_key(w, "at_ns");
+        hx_json_write_int(w, s->failures[i].at_ns);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* === Tool calls === */
+
+/* Result of a tool call: the structured JSON (sw) also given as text, or an isError message. */
+typedef struct {
+    const hx_json_writer *structured;
+    const char *error;
+} tool_outcome;
+
+static int write_tool_result(void *ctx, hx_json_writer *w, hx_error *err)
+{
+    const tool_outcome *o = ctx;
+    (void)err;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "content");
+    hx_json_write_arr_begin(w);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "type");
+    hx_json_write_cstr(w, "text");
+    hx_json_write_key(w, "text");
+    if (o->error)
+        hx_json_write_cstr(w, o->error);
+    else
+        hx_json_write_str(w, o->structured->buf, o->structured->len);
+    hx_json_write_obj_end(w);
+    hx_json_write_arr_end(w);
+    if (!o->error) {
+        hx_json_write_key(w, "structuredContent");
+        hx_json_write_json(w, o->structured->buf, o->structured->len);
+    }
+    hx_json_write_key(w, "isError");
+    hx_json_write_bool(w, o->error != NULL);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+/* Runs tool t on args and leaves the JSON-RPC response for `id` in out. */
+static void run_tool(mcp_server *s, int t, const hx_json_val *args, const char *id, size_t id_len,
+                     hx_json_writer *out)
+{
+    double t0 = mono_ms();
+    hx_json_writer sw;
+    char message[1024] = "";
+    hx_error err = {0};
+    hx_json_writer_init(&sw);
+    int rc = hx_mcp_tools[t].run(s, args, &sw, message, sizeof message);
+    if (!rc && hx_json_writer_finish(&sw, &err)) {
+        snprintf(message, sizeof message, "internal error building the result: %s", err.message);
+        rc = -1;
+    }
+    tool_outcome o = {&sw, rc ? message : NULL};
+    hx_json_writer_reset(out);
+    if (hx_rpc_write_result_fn(out, id, id_len, write_tool_result, &o, &err))
+        hx_rpc_write_error(out, id, id_len, HX_RPC_INTERNAL_ERROR, err.message, NULL, 0, NULL);
+    hx_json_writer_free(&sw);
+    note_latency(s, t, mono_ms() - t0);
+}
+
+/* === Worker === */
+
+static void job_free(mcp_job *j)
+{
+    free(j->id);
+    free(j->args);
+    free(j);
+}
+
+static void *worker_main(void *arg)
+{
+    mcp_server *s = arg;
+    hx_json_writer out;
+    hx_json_writer_init(&out);
+    for (;;) {
+        pthread_mutex_lock(&s->lock);
+        while (!s->queue_head && !s->stopping)
+            pthread_cond_wait(&s->wake, &s->lock);
+        mcp_job *j = s->queue_head;
+        if (!j || s->stopping_now) {
+            pthread_mutex_unlock(&s->lock);
+            break;
+        }
+        s->queue_head = j->next;
+        if (!s->queue_head)
+            s->queue_tail = NULL;
+        s->running = j;
+        pthread_mutex_unlock(&s->lock);
+
+        hx_json_doc *doc = NULL;
+        hx_error err = {0};
+        if (hx_json_parse(&doc, j->args, j->args_len, NULL, &err) == 0) {
+            run_tool(s, j->tool, hx_json_doc_root(doc), j->id, j->id_len, &out);
+            hx_json_doc_free(doc);
+        } else {
+            hx_rpc_write_error(&out, j->id, j->id_len, HX_RPC_INTERNAL_ERROR, "arguments lost", NULL, 0, NULL);
+        }
+        pthread_mutex_lock(&s->lock);
+        bool cancelled = j->cancelled;
+        s->running = NULL;
+        s->jobs_done++;
+        pthread_mutex_unlock(&s->lock);
+        if (!cancelled)
+            send_line(s, &out);
+        job_free(j);
+    }
+    hx_json_writer_free(&out);
+    return NULL;
+}
+
+static int enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_json_val *args, hx_error *err)
+{
+    mcp_job *j = calloc(1, sizeof *j);
+    hx_json_writer aw;
+    hx_json_writer_init(&aw);
+    if (args)
+        hx_json_write_val(&aw, args);
+    else {
+        hx_json_write_obj_begin(&aw);
+        hx_json_write_obj_end(&aw);
+    }
+    if (!j || hx_json_writer_finish(&aw, err) || !(j->id = malloc(msg->id_len + 1))) {
+        free(j);
+        hx_json_writer_free(&aw);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory queueing a write");
+    }
+    memcpy(j->id, msg->id_json, msg->id_len);
+    j->id[msg->id_len] = 0;
+    j->id_len = msg->id_len;
+    j->args = hx_json_writer_take(&aw, &j->args_len);
+    j->tool = tool;
+    pthread_mutex_lock(&s->lock);
+    if (s->queue_tail)
+        s->queue_tail->next = j;
+    else
+        s->queue_head = j;
+    s->queue_tail = j;
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+/* notifications/cancelled: a queued job is dropped, a running one finishes unanswered. */
+static void cancel_request(mcp_server *s, const hx_json_val *params)
+{
+    const hx_json_val *rid = hx_json_obj_get(params, "requestId");
+    if (!rid)
+        return;
+    hx_json_writer idw;
+    hx_json_writer_init(&idw);
+    hx_json_write_val(&idw, rid);
+    pthread_mutex_lock(&s->lock);
+    mcp_job **pp = &s->queue_head, *prev = NULL;
+    while (*pp) {
+        mcp_job *j = *pp;
+        if (j->id_len == idw.len && !memcmp(j->id, idw.buf, idw.len)) {
+            *pp = j->next;
+            if (s->queue_tail == j)
+                s->queue_tail = prev;
+            job_free(j);
+            break;
+        }
+        prev = j;
+        pp = &j->next;
+    }
+    if (s->running && s->running->id_len == idw.len && !memcmp(s->running->id, idw.buf, idw.len))
+        s->running->cancelled = true;
+    pthread_mutex_unlock(&s->lock);
+    hx_json_writer_free(&idw);
+}
+
+/* === Methods === */
+
+static int write_initialize(void *ctx, hx_json_writer *w, hx_error *err)
+{
+    const mcp_server *s = ctx;
+    (void)err;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "protocolVersion");
+    hx_json_write_cstr(w, s->protocol);
+    hx_json_write_key(w, "capabilities");
+    static const char caps[] = "{\"tools\":{\"listChanged\":false}}";
+    static const char info[] = "{\"name\":\"hyrax\",\"title\":\"hyrax local hybrid search\",\"version\":\"0.1.0\"}";
+    hx_json_write_json(w, caps, sizeof caps - 1);
+    hx_json_write_key(w, "serverInfo");
+    hx_json_write_json(w, info, sizeof info - 1);
+    hx_json_write_key(w, "instructions");
+    hx_json_write_cstr(w,
+                       "hyrax searches a local folder of documents. Use search for ranked passages with "
+                       "citations, get_context for a ready-to-use context block within a token budget, "
+                       "find_similar for related passages, and the document tools to list, inspect, add, "
+                       "delete or reindex documents. Paths are relative to the indexed root.");
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+static void initialize(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+{
+    const char *asked = hx_json_str(hx_json_obj_get(msg->params, "protocolVersion"), NULL);
+    const char *chosen = protocol_versions[0];
+    for (size_t i = 0; asked && i < sizeof protocol_versions / sizeof *protocol_versions; i++)
+        if (!strcmp(asked, protocol_versions[i]))
+            chosen = protocol_versions[i];
+    snprintf(s->protocol, sizeof s->protocol, "%s", chosen);
+    hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_initialize, s, NULL);
+}
+
+static int write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
+{
+    (void)ctx;
+    (void)err;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "tools");
+    hx_json_write_arr_begin(w);
+    for (int t = 0; t < MCP_TOOL_COUNT; t++) {
+        const mcp_tool *tool = &hx_mcp_tools[t];
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "name");
+        hx_json_write_cstr(w, tool->name);
+        hx_json_write_key(w, "description");
+        hx_json_write_cstr(w, tool->description);
+        hx_json_write_key(w, "inputSchema");
+        hx_json_write_json(w, tool->input_schema, strlen(tool->input_schema));
+        hx_json_write_key(w, "outputSchema");
+        hx_json_write_json(w, tool->output_schema, strlen(tool->output_schema));
+        hx_json_write_key(w, "annotations");
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "readOnlyHint");
+        hx_json_write_bool(w, !tool->writes);
+        hx_json_write_key(w, "openWorldHint");
+        hx_json_write_bool(w, 0);
+        hx_json_write_obj_end(w);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+static void tools_call(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out, bool *deferred)
+{
+    size_t name_len;
+    const char *name = hx_json_str(hx_json_obj_get(msg->params, "name"), &name_len);
+    const hx_json_val *args = hx_json_obj_get(msg->params, "arguments");
+    hx_error err = {0};
+    if (!name) {
+        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
+                           "tools/call needs params.name, the name of a tool from tools/list", NULL, 0, NULL);
+        return;
+    }
+    if (args && hx_json_type_of(args) != HX_JSON_OBJECT) {
+        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
+                           "tools/call params.arguments must be an object", NULL, 0, NULL);
+        return;
+    }
+    int t = 0;
+    while (t < MCP_TOOL_COUNT && (strlen(hx_mcp_tools[t].name) != name_len || memcmp(hx_mcp_tools[t].name, name, name_len)))
+        t++;
+    if (t == MCP_TOOL_COUNT) {
+        char m[160];
+        snprintf(m, sizeof m, "Unknown tool: %.*s (tools/list names the tools)", (int)(name_len > 64 ? 64 : name_len), name);
+        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS, m, NULL, 0, NULL);
+        return;
+    }
+    if (hx_mcp_tools[t].writes && s->cfg->read_only) {
+        hx_json_writer empty;
+        hx_json_writer_init(&empty);
+        char m[200];
+        snprintf(m, sizeof m, "%s changes the index, and this server runs with --read-only: restart it without "
+                              "--read-only to allow changes", hx_mcp_tools[t].name);
+        tool_outcome o = {&empty, m};
+        hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_tool_result, &o, NULL);
+        hx_json_writer_free(&empty);
+        return;
+    }
+    if (hx_mcp_tools[t].writes) {
+        if (enqueue(s, t, msg, args, &err))
+            hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, err.message, NULL, 0, NULL);
+        else
+            *deferred = true;
+        return;
+    }
+    hx_json_doc *empty_doc = NULL;
+    if (!args) {
+        hx_json_parse(&empty_doc, "{}", 2, NULL, NULL);
+        args = hx_json_doc_root(empty_doc);
+    }
+    run_tool(s, t, args, msg->id_json, msg->id_len, out);
+    hx_json_doc_free(empty_doc);
+}
+
+static void handle_line(mcp_server *s, const char *line, size_t len, hx_json_writer *out)
+{
+    hx_rpc_msg msg;
+    hx_error err = {0};
+    hx_json_writer_reset(out);
+    if (hx_rpc_msg_parse(&msg, line, len, NULL, &err)) {
+        hx_rpc_write_error(out, NULL, 0, HX_RPC_INTERNAL_ERROR, "out of memory", NULL, 0, NULL);
+        send_line(s, out);
+        return;
+    }
+    bool deferred = false;
+    switch (msg.kind) {
+    case HX_RPC_INVALID:
+    case HX_RPC_BATCH:
+        hx_rpc_write_error(out, msg.id_json, msg.id_len, msg.code, msg.message, NULL, 0, NULL);
+        break;
+    case HX_RPC_NOTIFICATION:
+        if (!strcmp(msg.method, "notifications/cancelled") && msg.params)
+            cancel_request(s, msg.params);
+        break;   /* notifications/initialized and others need nothing */
+    case HX_RPC_REQUEST:
+        if (!strcmp(msg.method, "initialize"))
+            initialize(s, &msg, out);
+        else if (!strcmp(msg.method, "ping"))
+            hx_rpc_write_result(out, msg.id_json, msg.id_len, "{}", 2, NULL);
+        else if (!strcmp(msg.method, "tools/list"))
+            hx_rpc_write_result_fn(out, msg.id_json, msg.id_len, write_tools_list, NULL, NULL);
+        else if (!strcmp(msg.method, "tools/call"))
+            tools_call(s, &msg, out, &deferred);
+        else {
+            char m[160];
+            snprintf(m, sizeof m, "Method not found: %.64s", msg.method);
+            hx_rpc_write_error(out, msg.id_json, msg.id_len, HX_RPC_METHOD_NOT_FOUND, m, NULL, 0, NULL);
+        }
+        break;
+    default:
+        break;   /* responses to requests we never send */
+    }
+    if (msg.kind != HX_RPC_NOTIFICATION && msg.kind != HX_RPC_RESPONSE && !deferred)
+        send_line(s, out);
+    hx_rpc_msg_free(&msg);
+}
+
+/* === Serve === */
+
+/* Waits until input is readable or stop_fd fires; false when stopping. */
+static bool wait_input(int in_fd, int stop_fd)
+{
+    if (stop_fd < 0)
+        return true;
+    struct pollfd p[2] = {{in_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+    for (;;) {
+        int n = poll(p, 2, -1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        return !(n > 0 && (p[1].revents & POLLIN));
+    }
+}
+
+int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
+{
+    mcp_server s;
+    memset(&s, 0, sizeof s);
+    s.cfg = cfg;
+    s.out_fd = out_fd;
+    s.started_ns = now_ns();
+    snprintf(s.protocol, sizeof s.protocol, "%s", protocol_versions[0]);
+    pthread_mutex_init(&s.lock, NULL);
+    pthread_cond_init(&s.wake, NULL);
+    pthread_t loader, worker;
+    int rc = 0;
+    if (pthread_create(&loader, NULL, load_model, &s))
+        return hx_error_set(err, HX_ENOMEM, -1, "cannot start the model loader thread");
+    if (pthread_create(&worker, NULL, worker_main, &s)) {
+        pthread_join(loader, NULL);
+        return hx_error_set(err, HX_ENOMEM, -1, "cannot start the worker thread");
+    }
+    hx_rpc_reader r;
+    hx_json_writer out;
+    hx_json_writer_init(&out);
+    rc = hx_rpc_reader_init(&r, in_fd, 0, err);
+    while (!rc) {
+        if (r.start == r.len && !wait_input(in_fd, cfg->stop_fd)) {
+            pthread_mutex_lock(&s.lock);
+            s.stopping_now = true;
+            if (s.running)
+                s.running->cancelled = true;
+            pthread_mutex_unlock(&s.lock);
+            break;
+        }
+        const char *line;
+        size_t len;
+        hx_error rerr = {0};
+        int rr = hx_rpc_reader_next(&r, &line, &len, &rerr);
+        if (rr == HX_ERANGE) {
+            char m[128];
+            snprintf(m, sizeof m, "message of %lld bytes is longer than the %zu-byte limit", (long long)rerr.offset,
+                     r.max_line);
+            hx_json_writer_reset(&out);
+            hx_rpc_write_error(&out, NULL, 0, HX_RPC_INVALID_REQUEST, m, NULL, 0, NULL);
+            send_line(&s, &out);
+            continue;
+        }
+        if (rr) {
+            fprintf(stderr, "hyrax serve: %s\n", rerr.message);
+            break;
+        }
+        if (!line)
+            break;   /* end of input */
+        handle_line(&s, line, len, &out);
+    }
+    pthread_mutex_lock(&s.lock);
+    s.stopping = true;
+    pthread_cond_broadcast(&s.wake);
+    pthread_mutex_unlock(&s.lock);
+    pthread_join(worker, NULL);
+    pthread_join(loader, NULL);
+    while (s.queue_head) {
+        mcp_job *j = s.queue_head;
+        s.queue_head = j->next;
+        job_free(j);
+    }
+    hx_rpc_reader_free(&r);
+    hx_json_writer_free(&out);
+    hx_index_close(s.reader);
+    hx_encoder_free(s.reader_enc);
+    hx_encoder_free(s.writer_enc);
+    hx_model_close(s.model);
+    for (size_t i = 0; i < s.n_queries; i++)
+        free(s.queries[i].query);
+    for (size_t i = 0; i < MCP_FAILURES; i++) {
+        free(s.failures[i].path);
+        free(s.failures[i].reason);
+    }
+    pthread_cond_destroy(&s.wake);
+    pthread_mutex_destroy(&s.lock);
+    return rc;
+}

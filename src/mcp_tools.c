@@ -1,0 +1,1353 @@
+/* mcp_tools.c: the ten MCP tools of `hyrax serve` (names fixed in DESIGN.md), their input and
+ * output JSON Schemas, and argument checking. Read tools run on the main thread with its reader;
+ * write tools run on the worker thread with a writer opened per job (mcp_internal.h). A bad
+ * argument is a tool error (isError) whose message says what to change. Shapes follow the seeds:
+ * 003 (list/status/details/delete), 001 (get_context, citations, read_context), 002 (search
+ * modes, filters, min_score, health). */
+#include "mcp_internal.h"
+#include "present.h"
+#include "tokenizer.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_TOP_K 50
+#define MAX_FILTERS 32
+#define CONTEXT_CANDIDATES 50
+#define DEFAULT_CONTEXT_TOKENS 4000
+
+/* === Arguments === */
+
+typedef struct {
+    const hx_json_val *args;
+    char *msg;
+    size_t cap;
+    bool bad;
+} argp;
+
+static bool fail(argp *a, const char *fmt, ...)
+{
+    if (!a->bad) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(a->msg, a->cap, fmt, ap);
+        va_end(ap);
+        a->bad = true;
+    }
+    return false;
+}
+
+/* Refuses members not in `allowed` (NULL-terminated), so a typo is reported, not ignored. */
+static bool only_keys(argp *a, const char *const *allowed)
+{
+    hx_json_iter it;
+    const hx_json_val *k, *v;
+    hx_json_iter_init(&it, a->args);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        size_t n;
+        const char *key = hx_json_str(k, &n);
+        bool ok = false;
+        for (const char *const *p = allowed; *p && !ok; p++)
+            ok = strlen(*p) == n && !memcmp(*p, key, n);
+        if (!ok) {
+            char list[256] = "";
+            for (const char *const *p = allowed; *p; p++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p == allowed ? "" : ", ", *p);
+            return fail(a, "unknown argument '%.*s'; this tool takes: %s", (int)(n > 40 ? 40 : n), key, list);
+        }
+    }
+    return true;
+}
+
+/* A string argument; NULL when absent (and not required). Strings hold no NUL. */
+static const char *arg_str(argp *a, const char *key, bool required)
+{
+    const hx_json_val *v = hx_json_obj_get(a->args, key);
+    if (!v) {
+        if (required)
+            fail(a, "missing required argument '%s'", key);
+        return NULL;
+    }
+    size_t n;
+    const char *s = hx_json_str(v, &n);
+    if (!s)
+        return fail(a, "argument '%s' must be a string", key), NULL;
+    if (strlen(s) != n)
+        return fail(a, "argument '%s' must not contain U+0000", key), NULL;
+    return s;
+}
+
+static int64_t arg_int(argp *a, const char *key, int64_t lo, int64_t hi, int64_t def)
+{
+    const hx_json_val *v = hx_json_obj_get(a->args, key);
+    if (!v)
+        return def;
+    int64_t x;
+    double d;
+    if (hx_json_type_of(v) != HX_JSON_NUMBER || hx_json_num_double(v, &d, NULL) || d != floor(d) ||
+        hx_json_num_int64(v, &x, NULL))
+        return fail(a, "argument '%s' must be an integer from %lld to %lld", key, (long long)lo, (long long)hi), def;
+    if (x < lo || x > hi)
+        return fail(a, "argument '%s' is %lld; it must be from %lld to %lld", key, (long long)x, (long long)lo,
+                    (long long)hi), def;
+    return x;
+}
+
+static double arg_num(argp *a, const char *key, double def)
+{
+    const hx_json_val *v = hx_json_obj_get(a->args, key);
+    double d;
+    if (!v)
+        return def;
+    if (hx_json_type_of(v) != HX_JSON_NUMBER || hx_json_num_double(v, &d, NULL) || !isfinite(d))
+        return fail(a, "argument '%s' must be a finite number", key), def;
+    return d;
+}
+
+static int arg_bool(argp *a, const char *key, int def)
+{
+    const hx_json_val *v = hx_json_obj_get(a->args, key);
+    if (!v)
+        return def;
+    if (hx_json_type_of(v) != HX_JSON_BOOL)
+        return fail(a, "argument '%s' must be true or false", key), def;
+    return hx_json_bool(v);
+}
+
+/* filters: {"path": "glob", "type": "markdown", "<metadata key>": "value", ...} */
+static size_t arg_filters(argp *a, hx_filter *out)
+{
+    const hx_json_val *f = hx_json_obj_get(a->args, "filters");
+    if (!f)
+        return 0;
+    if (hx_json_type_of(f) != HX_JSON_OBJECT)
+        return fail(a, "argument 'filters' must be an object such as {\"path\": \"docs/**\", \"status\": \"implemented\"}"), 0;
+    hx_json_iter it;
+    const hx_json_val *k, *v;
+    size_t n = 0;
+    hx_json_iter_init(&it, f);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        size_t kl, vl;
+        const char *key = hx_json_str(k, &kl), *val = hx_json_str(v, &vl);
+        if (n == MAX_FILTERS)
+            return fail(a, "at most %d filters", MAX_FILTERS), 0;
+        if (!val || strlen(val) != vl || strlen(key) != kl)
+            return fail(a, "filter '%.40s' must have a string value", key), 0;
+        out[n].key = key;
+        out[n].value = val;
+        n++;
+    }
+    return n;
+}
+
+/* A document named by doc_id or path (exactly one). */
+static int arg_doc(argp *a, hx_index *ix, hx_doc_info *d)
+{
+    const hx_json_val *idv = hx_json_obj_get(a->args, "doc_id");
+    const char *path = arg_str(a, "path", false);
+    if (a->bad)
+        return -1;
+    if (!idv == !path)
+        return fail(a, "give exactly one of 'doc_id' (a number from list_documents or search) or 'path'"), -1;
+    if (idv) {
+        int64_t id = arg_int(a, "doc_id", 0, UINT32_MAX, 0);
+        if (a->bad)
+            return -1;
+        if (hx_index_doc_by_id(ix, (uint32_t)id, d))
+            return fail(a, "no document with doc_id %lld in the index", (long long)id), -1;
+        return 0;
+    }
+    if (hx_index_doc_by_path(ix, path, d))
+        return fail(a, "no document with path '%.200s' in the index (paths are relative to the indexed root)", path), -1;
+    return 0;
+}
+
+/* === Shared pieces of results === */
+
+static void iso_time(int64_t ns, char *buf, size_t cap)
+{
+    time_t t = (time_t)(ns / 1000000000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
+}
+
+static void write_time(hx_json_writer *w, const char *key, int64_t ns)
+{
+    char buf[64];
+    iso_time(ns, buf, sizeof buf);
+    hx_json_write_key(w, key);
+    hx_json_write_cstr(w, buf);
+}
+
+static void write_meta(hx_json_writer *w, const hx_kv *m, size_t n)
+{
+    hx_json_write_obj_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        hx_json_write_key(w, m[i].key);
+        hx_json_write_cstr(w, m[i].value);
+    }
+    hx_json_write_obj_end(w);
+}
+
+/* read_context: which commit answered (seed 001), so a client can tell answers apart. */
+static void write_read_context(hx_json_writer *w, hx_index *ix)
+{
+    hx_index_stats st;
+    hx_json_write_key(w, "read_context");
+    hx_json_write_obj_begin(w);
+    if (!hx_index_stats_get(ix, &st, NULL)) {
+        hx_json_write_key(w, "generation");
+        hx_json_write_uint(w, st.generation);
+        write_time(w, "committed_at", st.committed_ns);
+    }
+    hx_json_write_obj_end(w);
+}
+
+static void write_citation(hx_json_writer *w, const hx_result *r)
+{
+    hx_json_write_key(w, "citation");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "doc_id");
+    hx_json_write_uint(w, r->doc_id);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, r->path);
+    hx_json_write_key(w, "chunk_id");
+    hx_json_write_uint(w, r->chunk_id);
+    hx_json_write_key(w, "chunk_index");
+    hx_json_write_uint(w, r->chunk_index);
+    hx_json_write_key(w, "line_start");
+    hx_json_write_uint(w, r->line_start);
+    hx_json_write_key(w, "line_end");
+    hx_json_write_uint(w, r->line_end);
+    hx_json_write_key(w, "version");
+    hx_json_write_cstr(w, r->doc_sha256);
+    hx_json_write_obj_end(w);
+}
+
+static void write_score(hx_json_writer *w, const char *key, float s)
+{
+    hx_json_write_key(w, key);
+    if (isnan(s))
+        hx_json_write_null(w);
+    else
+        hx_json_write_double(w, (double)s);
+}
+
+static void write_results(hx_json_writer *w, const hx_results *res)
+{
+    hx_json_write_key(w, "results");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < res->n; i++) {
+        const hx_result *r = &res->v[i];
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "rank");
+        hx_json_write_uint(w, r->rank);
+        write_score(w, "score", r->score);
+        write_score(w, "vector_score", r->vector_score);
+        write_score(w, "keyword_score", r->keyword_score);
+        hx_json_write_key(w, "title");
+        hx_json_write_cstr(w, r->title);
+        hx_json_write_key(w, "heading");
+        hx_json_write_cstr(w, r->heading);
+        hx_json_write_key(w, "text");
+        hx_json_write_str(w, r->text, r->text_len);
+        hx_json_write_key(w, "snippet");
+        hx_json_write_cstr(w, r->snippet ? r->snippet : "");
+        write_citation(w, r);
+        hx_json_write_key(w, "metadata");
+        write_meta(w, r->meta, r->n_meta);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total_results");
+    hx_json_write_uint(w, res->n);
+    hx_json_write_key(w, "search_time_ms");
+    hx_json_write_double(w, res->search_ms);
+}
+
+/* Search options shared by search, get_context and find_similar. */
+static bool search_opts(argp *a, hx_search_opts *o, hx_filter *filters, uint32_t default_k)
+{
+    hx_search_opts_default(o);
+    o->snippets = 1;
+    o->k = (uint32_t)arg_int(a, "top_k", 1, MAX_TOP_K, default_k);
+    o->filters = filters;
+    o->n_filters = arg_filters(a, filters);
+    double ms = arg_num(a, "min_score", NAN);
+    o->min_score = (float)ms;
+    return !a->bad;
+}
+
+/* === search === */
+
+static const char search_in[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"query\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Natural-language question, keywords or identifiers. Keyword syntax: \\\"exact phrase\\\", -exclude, +require, prefix*.\"},"
+    "\"mode\":{\"type\":\"string\",\"enum\":[\"hybrid\",\"semantic\",\"keyword\"],\"default\":\"hybrid\",\"description\":\"hybrid fuses semantic (embedding) and keyword (BM25) rankings; semantic finds meaning; keyword finds exact words and identifiers.\"},"
+    "\"top_k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50,\"default\":5},"
+    "\"filters\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"path: glob on the root-relative path (** spans folders); type: markdown|yaml|json|code|text; any other key: exact metadata value (Markdown front matter, top-level YAML scalars). All must match.\"},"
+    "\"min_score\":{\"type\":\"number\",\"description\":\"Drop results below this score. Scale per mode: semantic = cosine (-1..1); keyword = BM25 (0..unbounded); hybrid rrf = sum of 1/(k+rank) (<= 2/(k+1)); hybrid weighted = 0..1.\"},"
+    "\"fusion\":{\"type\":\"object\",\"properties\":{\"method\":{\"type\":\"string\",\"enum\":[\"rrf\",\"weighted\"],\"default\":\"rrf\"},\"k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":60},\"semantic_weight\":{\"type\":\"number\",\"minimum\":0,\"default\":0.5},\"text_weight\":{\"type\":\"number\",\"minimum\":0,\"default\":0.5}},\"additionalProperties\":false}"
+    "},\"required\":[\"query\"],\"additionalProperties\":false}";
+
+#define RESULT_ITEM_SCHEMA                                                                                    \
+    "{\"type\":\"object\",\"properties\":{"                                                                  \
+    "\"rank\":{\"type\":\"integer\"},\"score\":{\"type\":\"number\"},"                                       \
+    "\"vector_score\":{\"type\":[\"number\",\"null\"]},\"keyword_score\":{\"type\":[\"number\",\"null\"]},"  \
+    "\"title\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"      \
+    "\"snippet\":{\"type\":\"string\"},"                                                                     \
+    "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"}},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\"]}," \
+    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}"                       \
+    "},\"required\":[\"rank\",\"score\",\"text\",\"snippet\",\"citation\"]}"
+
+#define READ_CONTEXT_SCHEMA \
+    "\"read_context\":{\"type\":\"object\",\"properties\":{\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}}}"
+
+static const char search_out[] =
+    "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"mode\":{\"type\":\"string\"},"
+    "\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
+    "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," READ_CONTEXT_SCHEMA
+    "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
+
+static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"query", "mode", "top_k", "filters", "min_score", "fusion", NULL};
+    argp a = {args, msg, cap, false};
+    hx_filter filters[MAX_FILTERS];
+    hx_search_opts o;
+    const char *query = only_keys(&a, keys) ? arg_str(&a, "query", true) : NULL;
+    const char *mode = arg_str(&a, "mode", false);
+    search_opts(&a, &o, filters, 5);
+    if (mode && hx_mode_parse(mode, &o.mode))
+        fail(&a, "argument 'mode' must be hybrid, semantic or keyword, not '%.40s'", mode);
+    const hx_json_val *fusion = hx_json_obj_get(args, "fusion");
+    if (fusion && !a.bad) {
+        static const char *const fkeys[] = {"method", "k", "semantic_weight", "text_weight", NULL};
+        argp f = {fusion, msg, cap, false};
+        if (hx_json_type_of(fusion) != HX_JSON_OBJECT)
+            fail(&f, "argument 'fusion' must be an object like {\"method\": \"rrf\", \"k\": 60}");
+        else if (only_keys(&f, fkeys)) {
+            const char *method = arg_str(&f, "method", false);
+            o.fusion = method && !strcmp(method, "weighted");
+            if (method && !o.fusion && strcmp(method, "rrf"))
+                fail(&f, "fusion.method must be rrf or weighted, not '%.40s'", method);
+            o.rrf_k = (int)arg_int(&f, "k", 1, 1000, 60);
+            o.vector_weight = (float)arg_num(&f, "semantic_weight", 0.5);
+            o.text_weight = (float)arg_num(&f, "text_weight", 0.5);
+            if (!f.bad && (o.vector_weight < 0 || o.text_weight < 0 || o.vector_weight + o.text_weight <= 0))
+                fail(&f, "fusion weights must be >= 0 and not both 0");
+        }
+        a.bad = f.bad;
+    }
+    if (a.bad)
+        return -1;
+    if (!*query)
+        return snprintf(msg, cap, "argument 'query' is empty: say what to look for"), -1;
+    if (mcp_open_reader(s, msg, cap))
+        return -1;
+    hx_results res = {0};
+    hx_error err = {0};
+    if (hx_index_search(s->reader, s->reader_enc, query, strlen(query), &o, &res, &err))
+        return snprintf(msg, cap, "search failed: %s", err.message), -1;
+    mcp_note_query(s, query);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "query");
+    hx_json_write_cstr(w, query);
+    hx_json_write_key(w, "mode");
+    hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
+    write_results(w, &res);
+    write_read_context(w, s->reader);
+    hx_json_write_obj_end(w);
+    hx_results_free(&res);
+    return 0;
+}
+
+/* === get_context === */
+
+static const char context_in[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"query\":{\"type\":\"string\",\"minLength\":1},"
+    "\"max_tokens\":{\"type\":\"integer\",\"minimum\":64,\"maximum\":100000,\"default\":4000,\"description\":\"Budget for the assembled context, counted with the model's tokenizer.\"},"
+    "\"filters\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
+    "\"mode\":{\"type\":\"string\",\"enum\":[\"hybrid\",\"semantic\",\"keyword\"],\"default\":\"hybrid\"}"
+    "},\"required\":[\"query\"],\"additionalProperties\":false}";
+
+static const char context_out[] =
+    "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"context\":{\"type\":\"string\"},"
+    "\"sources\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"index\":{\"type\":\"integer\"},\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
+    "\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},"
+    "\"relevance\":{\"type\":\"number\"},\"tokens\":{\"type\":\"integer\"},\"chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+    "\"version\":{\"type\":\"string\"}},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\"]}},"
+    "\"total_tokens\":{\"type\":\"integer\"},\"max_tokens\":{\"type\":\"integer\"},\"dropped\":{\"type\":\"integer\"},"
+    "\"truncated\":{\"type\":\"boolean\"}," READ_CONTEXT_SCHEMA
+    "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
+
+/* A passage: adjacent or overlapping chunks of one document merged into one byte range. */
+typedef struct {
+    const hx_result *first;      /* the best-ranked chunk, for document fields */
+    uint32_t start, end, line_start, line_end;
+    float relevance;
+    char *text;                  /* owned: the document's bytes [start, end) */
+    uint32_t chunk_ids[CONTEXT_CANDIDATES];
+    size_t n_chunks;
+} passage;
+
+/* Merges chunk r (its body is the document's bytes [r->byte_start, r->byte_end)) into p. */
+static int passage_merge(passage *p, const hx_result *r)
+{
+    uint32_t start = r->byte_start < p->start ? r->byte_start : p->start;
+    uint32_t end = r->byte_end > p->end ? r->byte_end : p->end;
+    char *t = malloc((size_t)(end - start) + 1);
+    if (!t)
+        return -1;
+    memset(t, ' ', end - start);
+    memcpy(t + (p->start - start), p->text, p->end - p->start);
+    memcpy(t + (r->byte_start - start), r->text, r->text_len);
+    t[end - start] = 0;
+    free(p->text);
+    p->text = t;
+    p->start = start;
+    p->end = end;
+    if (r->line_start < p->line_start)
+        p->line_start = r->line_start;
+    if (r->line_end > p->line_end)
+        p->line_end = r->line_end;
+    p->chunk_ids[p->n_chunks++] = r->chunk_id;
+    return 0;
+}
+
+static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"query", "max_tokens", "filters", "mode", NULL};
+    argp a = {args, msg, cap, false};
+    hx_filter filters[MAX_FILTERS];
+    hx_search_opts o;
+    const char *query = only_keys(&a, keys) ? arg_str(&a, "query", true) : NULL;
+    int64_t budget = arg_int(&a, "max_tokens", 64, 100000, DEFAULT_CONTEXT_TOKENS);
+    const char *mode = arg_str(&a, "mode", false);
+    hx_search_opts_default(&o);
+    o.k = CONTEXT_CANDIDATES;
+    o.filters = filters;
+    o.n_filters = arg_filters(&a, filters);
+    if (mode && hx_mode_parse(mode, &o.mode))
+        fail(&a, "argument 'mode' must be hybrid, semantic or keyword, not '%.40s'", mode);
+    if (a.bad)
+        return -1;
+    if (!*query)
+        return snprintf(msg, cap, "argument 'query' is empty: say what the context is for"), -1;
+    if (mcp_open_reader(s, msg, cap))
+        return -1;
+    hx_results res = {0};
+    hx_error err = {0};
+    if (hx_index_search(s->reader, s->reader_enc, query, strlen(query), &o, &res, &err))
+        return snprintf(msg, cap, "search failed: %s", err.message), -1;
+    mcp_note_query(s, query);
+    passage *ps = calloc(res.n ? res.n : 1, sizeof *ps);
+    size_t np = 0;
+    int rc = ps ? 0 : -1;
+    for (size_t i = 0; i < res.n && !rc; i++) {   /* in rank order: a passage's relevance is its best chunk's */
+        const hx_result *r = &res.v[i];
+        size_t j = 0;
+        while (j < np && !(ps[j].first->doc_id == r->doc_id && r->byte_start <= ps[j].end && r->byte_end >= ps[j].start))
+            j++;
+        if (j == np) {
+            ps[np] = (passage){r, r->byte_start, r->byte_start, r->line_start, r->line_end, r->score, NULL, {0}, 0};
+            if (!(ps[np].text = calloc(1, 1)))
+                rc = -1;
+            np++;
+        }
+        if (!rc)
+            rc = passage_merge(&ps[j], r);
+    }
+    const hx_tokenizer *tok = hx_model_tokenizer(s->model);
+    hx_json_writer ctx;
+    hx_json_writer_init(&ctx);
+    char *context = NULL;
+    size_t context_len = 0, context_cap = 0, used = 0, dropped = 0;
+    bool *kept = calloc(np ? np : 1, sizeof *kept);
+    for (size_t i = 0; i < np && !rc && kept; i++) {
+        passage *p = &ps[i];
+        char header[600];
+        const char *title = p->first->title, *heading = p->first->heading;
+        size_t tl0 = strlen(title);
+        if (!strncmp(heading, title, tl0) && (!heading[tl0] || !strncmp(heading + tl0, " > ", 3)))
+            title = "";   /* the heading path starts with the title already */
+        int hl = snprintf(header, sizeof header, "[%zu] %s (lines %u-%u) %s%s%s\n", i + 1, p->first->path,
+                          p->line_start, p->line_end, title, *title && *heading ? " > " : "", heading);
+        if (hl < 0 || (size_t)hl >= sizeof header)
+            hl = (int)strlen(header);
+        size_t tl = strlen(p->text);
+        size_t tokens = hx_tokenize(tok, header, (size_t)hl, NULL, NULL, 0) + hx_tokenize(tok, p->text, tl, NULL, NULL, 0);
+        if (used + tokens > (size_t)budget) {   /* the lowest-relevance passages that do not fit are dropped */
+            dropped++;
+            continue;
+        }
+        size_t need = context_len + (size_t)hl + tl + 3;
+        if (need > context_cap) {
+            context_cap = need * 2;
+            char *c = realloc(context, context_cap);
+            if (!c) {
+                rc = -1;
+                break;
+            }
+            context = c;
+        }
+        if (context_len) {
+            memcpy(context + context_len, "\n", 1);
+            context_len += 1;
+        }
+        memcpy(context + context_len, header, (size_t)hl);
+        memcpy(context + context_len + hl, p->text, tl);
+        context_len += (size_t)hl + tl;
+        context[context_len++] = '\n';
+        used += tokens;
+        kept[i] = true;
+    }
+    if (!rc && kept) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "query");
+        hx_json_write_cstr(w, query);
+        hx_json_write_key(w, "context");
+        hx_json_write_str(w, context ? context : "", context_len);
+        hx_json_write_key(w, "sources");
+        hx_json_write_arr_begin(w);
+        for (size_t i = 0, shown = 0; i < np; i++) {
+            if (!kept[i])
+                continue;
+            const passage *p = &ps[i];
+            hx_json_write_obj_begin(w);
+            hx_json_write_key(w, "index");
+            hx_json_write_uint(w, ++shown);
+            hx_json_write_key(w, "doc_id");
+            hx_json_write_uint(w, p->first->doc_id);
+            hx_json_write_key(w, "path");
+            hx_json_write_cstr(w, p->first->path);
+            hx_json_write_key(w, "title");
+            hx_json_write_cstr(w, p->first->title);
+            hx_json_write_key(w, "heading");
+            hx_json_write_cstr(w, p->first->heading);
+            hx_json_write_key(w, "line_start");
+            hx_json_write_uint(w, p->line_start);
+            hx_json_write_key(w, "line_end");
+            hx_json_write_uint(w, p->line_end);
+            hx_json_write_key(w, "relevance");
+            hx_json_write_double(w, p->relevance);
+            hx_json_write_key(w, "chunk_ids");
+            hx_json_write_arr_begin(w);
+            for (size_t c = 0; c < p->n_chunks; c++)
+                hx_json_write_uint(w, p->chunk_ids[c]);
+            hx_json_write_arr_end(w);
+            hx_json_write_key(w, "version");
+            hx_json_write_cstr(w, p->first->doc_sha256);
+            hx_json_write_obj_end(w);
+        }
+        hx_json_write_arr_end(w);
+        hx_json_write_key(w, "total_tokens");
+        hx_json_write_uint(w, used);
+        hx_json_write_key(w, "max_tokens");
+        hx_json_write_int(w, budget);
+        hx_json_write_key(w, "dropped");
+        hx_json_write_uint(w, dropped);
+        hx_json_write_key(w, "truncated");
+        hx_json_write_bool(w, dropped > 0);
+        write_read_context(w, s->reader);
+        hx_json_write_obj_end(w);
+    }
+    if (rc || !kept)
+        snprintf(msg, cap, "out of memory assembling the context");
+    for (size_t i = 0; i < np; i++)
+        free(ps[i].text);
+    free(ps);
+    free(kept);
+    free(context);
+    hx_json_writer_free(&ctx);
+    hx_results_free(&res);
+    return rc || !kept ? -1 : 0;
+}
+
+/* === find_similar === */
+
+static const char similar_in[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"doc_id\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Find passages like this document (its mean embedding); the document itself is left out.\"},"
+    "\"path\":{\"type\":\"string\",\"description\":\"Same as doc_id, by root-relative path.\"},"
+    "\"chunk_id\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Find passages like this chunk; the chunk itself is left out.\"},"
+    "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Find passages like this text.\"},"
+    "\"top_k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50,\"default\":5},"
+    "\"filters\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
+    "\"min_score\":{\"type\":\"number\",\"description\":\"Cosine similarity floor (-1..1).\"}"
+    "},\"additionalProperties\":false}";
+
+static const char similar_out[] =
+    "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\"},"
+    "\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
+    "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," READ_CONTEXT_SCHEMA
+    "},\"required\":[\"source\",\"results\",\"total_results\"]}";
+
+static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"doc_id", "path", "chunk_id", "text", "top_k", "filters", "min_score", NULL};
+    argp a = {args, msg, cap, false};
+    hx_filter filters[MAX_FILTERS];
+    hx_search_opts o;
+    only_keys(&a, keys);
+    search_opts(&a, &o, filters, 5);
+    const char *text = arg_str(&a, "text", false);
+    bool by_chunk = hx_json_obj_get(args, "chunk_id") != NULL;
+    bool by_doc = hx_json_obj_get(args, "doc_id") || hx_json_obj_get(args, "path");
+    if (!a.bad && (!!text + by_chunk + by_doc) != 1)
+        fail(&a, "give exactly one of 'text', 'chunk_id', or a document ('doc_id' or 'path')");
+    int64_t chunk = by_chunk ? arg_int(&a, "chunk_id", 0, UINT32_MAX, 0) : 0;
+    if (a.bad)
+        return -1;
+    if (mcp_open_reader(s, msg, cap))
+        return -1;
+    float vec[HX_EMBED_DIM];
+    hx_error err = {0};
+    char source[300];
+    if (text) {
+        size_t len = strlen(text);
+        if (hx_encoder_embed(s->reader_enc, &text, &len, 1, vec, &err))
+            return snprintf(msg, cap, "embedding the text failed: %s", err.message), -1;
+        snprintf(source, sizeof source, "text");
+    } else if (by_chunk) {
+        if (hx_index_chunk_vector(s->reader, (uint32_t)chunk, vec, &err))
+            return snprintf(msg, cap, "no chunk %lld in the index (chunk ids come from search results)", (long long)chunk), -1;
+        o.exclude_chunk = (int32_t)chunk;
+        snprintf(source, sizeof source, "chunk %lld", (long long)chunk);
+    } else {
+        hx_doc_info d;
+        if (arg_doc(&a, s->reader, &d))
+            return -1;
+        if (hx_index_doc_vector(s->reader, d.id, vec, &err))
+            return snprintf(msg, cap, "document %s has no text to compare", d.path), -1;
+        o.exclude_doc = (int32_t)d.id;
+        snprintf(source, sizeof source, "document %.250s", d.path);
+    }
+    hx_results res = {0};
+    if (hx_index_search_vector(s->reader, vec, &o, &res, &err))
+        return snprintf(msg, cap, "search failed: %s", err.message), -1;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "source");
+    hx_json_write_cstr(w, source);
+    write_results(w, &res);
+    write_read_context(w, s->reader);
+    hx_json_write_obj_end(w);
+    hx_results_free(&res);
+    return 0;
+}
+
+/* === list_documents, get_document, document_status === */
+
+#define DOC_SUMMARY_PROPS                                                                                     \
+    "\"id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"          \
+    "\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"hash\":{\"type\":\"string\"},"         \
+    "\"version\":{\"type\":\"string\"},\"indexed_at\":{\"type\":\"string\"},\"modified_at\":{\"type\":\"string\"}," \
+    "\"status\":{\"type\":\"string\"},\"chunks_count\":{\"type\":\"integer\"},\"total_tokens\":{\"type\":\"integer\"}," \
+    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}"
+
+static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
+{
+    hx_json_write_key(w, "id");
+    hx_json_write_uint(w, d->id);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, d->path);
+    hx_json_write_key(w, "title");
+    hx_json_write_cstr(w, d->title);
+    hx_json_write_key(w, "type");
+    hx_json_write_cstr(w, d->type);
+    hx_json_write_key(w, "size");
+    hx_json_write_uint(w, d->size);
+    hx_json_write_key(w, "hash");
+    hx_json_write_cstr(w, d->sha256);
+    hx_json_write_key(w, "version");
+    hx_json_write_cstr(w, d->sha256);
+    write_time(w, "indexed_at", d->indexed_ns);
+    write_time(w, "modified_at", d->mtime_ns);
+    hx_json_write_key(w, "status");
+    hx_json_write_cstr(w, "complete");
+    hx_json_write_key(w, "chunks_count");
+    hx_json_write_uint(w, d->n_chunks);
+    hx_json_write_key(w, "total_tokens");
+    hx_json_write_uint(w, d->tokens);
+    hx_json_write_key(w, "metadata");
+    write_meta(w, d->meta, d->n_meta);
+}
+
+static const char list_in[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"filters\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"path glob, type, or metadata key: value\"},"
+    "\"sort_by\":{\"type\":\"string\",\"enum\":[\"path\",\"title\",\"indexed_at\",\"size\",\"chunks\"],\"default\":\"path\"},"
+    "\"order\":{\"type\":\"string\",\"enum\":[\"asc\",\"desc\"],\"default\":\"asc\"},"
+    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":20},"
+    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"default\":0}"
+    "},\"additionalProperties\":false}";
+
+static const char list_out[] =
+    "{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+    DOC_SUMMARY_PROPS "},\"required\":[\"id\",\"path\",\"title\",\"hash\",\"chunks_count\"]}},"
+    "\"total\":{\"type\":\"integer\"},\"limit\":{\"type\":\"integer\"},\"offset\":{\"type\":\"integer\"}},"
+    "\"required\":[\"documents\",\"total\",\"limit\",\"offset\"]}";
+
+typedef struct {
+    hx_doc_info *docs;
+    int key;     /* 0 path, 1 title, 2 indexed_at, 3 size, 4 chunks */
+    int desc;
+} doc_sort;
+
+static int doc_before(const hx_doc_info *a, const hx_doc_info *b, int key)
+{
+    switch (key) {
+    case 1: return strcmp(a->title, b->title);
+    case 2: return a->indexed_ns < b->indexed_ns ? -1 : a->indexed_ns > b->indexed_ns;
+    case 3: return a->size < b->size ? -1 : a->size > b->size;
+    case 4: return a->n_chunks < b->n_chunks ? -1 : a->n_chunks > b->n_chunks;
+    default: return 0;
+    }
+}
+
+/* Stable merge sort by key, path breaking ties (documents come in path order). */
+static void sort_docs(hx_doc_info *v, hx_doc_info *tmp, size_t n, int key, int desc)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_docs(v, tmp, h, key, desc);
+    sort_docs(v + h, tmp, n - h, key, desc);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n) {
+        int c = doc_before(&v[j], &v[i], key);
+        tmp[k++] = (desc ? c > 0 : c < 0) ? v[j++] : v[i++];
+    }
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"filters", "sort_by", "order", "limit", "offset", NULL};
+    static const char *const sorts[] = {"path", "title", "indexed_at", "size", "chunks"};
+    argp a = {args, msg, cap, false};
+    hx_filter filters[MAX_FILTERS];
+    only_keys(&a, keys);
+    size_t nf = arg_filters(&a, filters);
+    const char *sort_by = arg_str(&a, "sort_by", false), *order = arg_str(&a, "order", false);
+    int64_t limit = arg_int(&a, "limit", 1, 1000, 20), offset = arg_int(&a, "offset", 0, INT32_MAX, 0);
+    int key = 0;
+    if (sort_by) {
+        while (key < 5 && strcmp(sort_by, sorts[key]))
+            key++;
+        if (key == 5)
+            fail(&a, "argument 'sort_by' must be path, title, indexed_at, size or chunks");
+    }
+    if (order && strcmp(order, "asc") && strcmp(order, "desc"))
+        fail(&a, "argument 'order' must be asc or desc");
+    if (a.bad || mcp_open_reader(s, msg, cap))
+        return -1;
+    size_t n = hx_index_doc_count(s->reader), m = 0;
+    hx_doc_info *docs = malloc(sizeof *docs * (n ? n : 1)), *tmp = malloc(sizeof *tmp * (n ? n : 1));
+    if (!docs || !tmp) {
+        free(docs);
+        free(tmp);
+        return snprintf(msg, cap, "out of memory listing documents"), -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!hx_index_doc_at(s->reader, i, &docs[m]) && hx_doc_matches(&docs[m], filters, nf))
+            m++;
+    if (key)
+        sort_docs(docs, tmp, m, key, order && !strcmp(order, "desc"));
+    else if (order && !strcmp(order, "desc"))
+        for (size_t i = 0; i < m / 2; i++) {
+            hx_doc_info t = docs[i];
+            docs[i] = docs[m - 1 - i];
+            docs[m - 1 - i] = t;
+        }
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "documents");
+    hx_json_write_arr_begin(w);
+    for (size_t i = (size_t)offset; i < m && i < (size_t)(offset + limit); i++) {
+        hx_json_write_obj_begin(w);
+        write_doc_summary(w, &docs[i]);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total");
+    hx_json_write_uint(w, m);
+    hx_json_write_key(w, "limit");
+    hx_json_write_int(w, limit);
+    hx_json_write_key(w, "offset");
+    hx_json_write_int(w, offset);
+    hx_json_write_obj_end(w);
+    free(docs);
+    free(tmp);
+    return 0;
+}
+
+static const char doc_ref_in[] =
+    "{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\",\"minimum\":0},\"path\":{\"type\":\"string\",\"description\":\"root-relative path\"}},\"additionalProperties\":false}";
+
+static const char get_in[] =
+    "{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\",\"minimum\":0},\"path\":{\"type\":\"string\",\"description\":\"root-relative path\"},"
+    "\"include_chunks\":{\"type\":\"boolean\",\"default\":true}},\"additionalProperties\":false}";
+
+static const char get_out[] =
+    "{\"type\":\"object\",\"properties\":{" DOC_SUMMARY_PROPS ",\"encoding\":{\"type\":\"string\"},"
+    "\"chunks\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"chunk_id\":{\"type\":\"integer\"},"
+    "\"index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},"
+    "\"line_end\":{\"type\":\"integer\"},\"tokens\":{\"type\":\"integer\"},\"text\":{\"type\":\"string\"}},"
+    "\"required\":[\"chunk_id\",\"index\",\"text\",\"tokens\"]}}},\"required\":[\"id\",\"path\",\"hash\",\"chunks_count\"]}";
+
+static int tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"doc_id", "path", "include_chunks", NULL};
+    argp a = {args, msg, cap, false};
+    hx_doc_info d;
+    only_keys(&a, keys);
+    int chunks = arg_bool(&a, "include_chunks", 1);
+    if (a.bad || mcp_open_reader(s, msg, cap) || arg_doc(&a, s->reader, &d))
+        return -1;
+    hx_json_write_obj_begin(w);
+    write_doc_summary(w, &d);
+    hx_json_write_key(w, "encoding");
+    hx_json_write_cstr(w, d.encoding);
+    if (chunks) {
+        hx_json_write_key(w, "chunks");
+        hx_json_write_arr_begin(w);
+        for (uint32_t c = d.first_chunk; c < d.first_chunk + d.n_chunks; c++) {
+            hx_result r;
+            if (hx_index_chunk(s->reader, c, &r, NULL))
+                continue;
+            hx_json_write_obj_begin(w);
+            hx_json_write_key(w, "chunk_id");
+            hx_json_write_uint(w, c);
+            hx_json_write_key(w, "index");
+            hx_json_write_uint(w, r.chunk_index);
+            hx_json_write_key(w, "heading");
+            hx_json_write_cstr(w, r.heading);
+            hx_json_write_key(w, "line_start");
+            hx_json_write_uint(w, r.line_start);
+            hx_json_write_key(w, "line_end");
+            hx_json_write_uint(w, r.line_end);
+            hx_json_write_key(w, "tokens");
+            hx_json_write_uint(w, r.n_tokens);
+            hx_json_write_key(w, "text");
+            hx_json_write_str(w, r.text, r.text_len);
+            hx_json_write_obj_end(w);
+        }
+        hx_json_write_arr_end(w);
+    }
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+static const char status_out[] =
+    "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":[\"integer\",\"null\"]},\"path\":{\"type\":\"string\"},"
+    "\"status\":{\"type\":\"string\",\"enum\":[\"complete\",\"pending\",\"failed\",\"not_found\"]},"
+    "\"indexed_at\":{\"type\":[\"string\",\"null\"]},\"vectorized_at\":{\"type\":[\"string\",\"null\"]},"
+    "\"chunks_count\":{\"type\":\"integer\"},\"last_error\":{\"type\":[\"string\",\"null\"]},"
+    "\"embeddings\":{\"type\":\"object\",\"properties\":{\"model\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"provider\":{\"type\":\"string\"}}}},"
+    "\"required\":[\"path\",\"status\",\"chunks_count\",\"last_error\",\"embeddings\"]}";
+
+static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"doc_id", "path", NULL};
+    argp a = {args, msg, cap, false};
+    only_keys(&a, keys);
+    const char *path = arg_str(&a, "path", false);
+    bool by_id = hx_json_obj_get(args, "doc_id") != NULL;
+    if (!a.bad && !path == !by_id)
+        fail(&a, "give exactly one of 'doc_id' or 'path'");
+    int64_t id = by_id ? arg_int(&a, "doc_id", 0, UINT32_MAX, 0) : 0;
+    if (a.bad)
+        return -1;
+    hx_doc_info d;
+    bool found = false;
+    if (!mcp_open_reader(s, msg, cap))
+        found = by_id ? !hx_index_doc_by_id(s->reader, (uint32_t)id, &d) : !hx_index_doc_by_path(s->reader, path, &d);
+    else if (mcp_wait_model(s, msg, cap))
+        return -1;   /* no model: nothing to report on; a missing index just means not indexed */
+    if (by_id && !found)
+        return snprintf(msg, cap, "no document with doc_id %lld in the index", (long long)id), -1;
+    const char *p = found ? d.path : path;
+    char reason[512];
+    bool failed = mcp_failure_for(s, p, reason, sizeof reason);
+    const char *status = mcp_path_pending(s, p) ? "pending" : found ? "complete" : failed ? "failed" : "not_found";
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "id");
+    if (found)
+        hx_json_write_uint(w, d.id);
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, p);
+    hx_json_write_key(w, "status");
+    hx_json_write_cstr(w, status);
+    if (found) {
+        write_time(w, "indexed_at", d.indexed_ns);
+        write_time(w, "vectorized_at", d.indexed_ns);
+    } else {
+        hx_json_write_key(w, "indexed_at");
+        hx_json_write_null(w);
+        hx_json_write_key(w, "vectorized_at");
+        hx_json_write_null(w);
+    }
+    hx_json_write_key(w, "chunks_count");
+    hx_json_write_uint(w, found ? d.n_chunks : 0);
+    hx_json_write_key(w, "last_error");
+    if (failed)
+        hx_json_write_cstr(w, reason);
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "embeddings");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "model");
+    hx_json_write_cstr(w, hx_model_name(s->model));
+    hx_json_write_key(w, "dimension");
+    hx_json_write_int(w, hx_model_dim(s->model));
+    hx_json_write_key(w, "provider");
+    hx_json_write_cstr(w, "hyrax (local, in-process)");
+    hx_json_write_obj_end(w);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+/* === Writes: add_document, delete_document, reindex (worker thread) === */
+
+/* Opens the writer for one job. */
+static int open_writer(mcp_server *s, hx_index **ix, char *msg, size_t cap)
+{
+    hx_error err = {0};
+    if (mcp_wait_model(s, msg, cap))
+        return -1;
+    if (!s->writer_enc && hx_encoder_new(&s->writer_enc, s->model, s->cfg->threads, &err))
+        return snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1;
+    if (hx_index_open(ix, s->cfg->db, HX_INDEX_WRITE | HX_INDEX_CREATE, s->model, s->cfg->root, &err)) {
+        if (err.code == HX_EBUSY)
+            snprintf(msg, cap, "another process is writing to %s (e.g. 'hyrax index'); try again when it is done",
+                     s->cfg->db);
+        else
+            snprintf(msg, cap, "cannot open %s for writing: %s", s->cfg->db, err.message);
+        return -1;
+    }
+    return 0;
+}
+
+/* A root-relative path from a client, as an absolute path inside the root: no absolute paths,
+ * no '..' components, and (for existing paths) no symlink out of the root. */
+static int confine(mcp_server *s, hx_index *ix, const char *rel, char *out, size_t cap, char *msg, size_t mcap)
+{
+    const char *root = hx_index_root(ix);
+    if (rel[0] == '/')
+        return snprintf(msg, mcap, "'%.200s' is absolute; give a path relative to the indexed root %s", rel, root), -1;
+    for (const char *p = rel; *p;) {
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return snprintf(msg, mcap, "'%.200s' leaves the indexed root ('..' is not allowed)", rel), -1;
+        p += n + (e != NULL);
+    }
+    char joined[PATH_MAX];
+    if ((size_t)snprintf(joined, sizeof joined, "%s/%s", root, rel) >= sizeof joined)
+        return snprintf(msg, mcap, "path too long"), -1;
+    if (!realpath(joined, out))
+        return snprintf(msg, mcap, "'%.200s' does not exist under the indexed root %s", rel, root), -1;
+    size_t rl = strlen(root);
+    if (strncmp(out, root, rl) || (out[rl] && out[rl] != '/'))
+        return snprintf(msg, mcap, "'%.200s' resolves outside the indexed root (symlink)", rel), -1;
+    (void)s;
+    (void)cap;
+    return 0;
+}
+
+static int job_progress(void *ctx, size_t done, size_t total, const char *path)
+{
+    (void)done;
+    (void)total;
+    (void)path;
+    return mcp_should_stop(ctx);
+}
+
+static void write_report(hx_json_writer *w, const hx_update_report *r)
+{
+    hx_json_write_key(w, "added");
+    hx_json_write_uint(w, r->added);
+    hx_json_write_key(w, "updated");
+    hx_json_write_uint(w, r->updated);
+    hx_json_write_key(w, "unchanged");
+    hx_json_write_uint(w, r->unchanged);
+    hx_json_write_key(w, "removed");
+    hx_json_write_uint(w, r->removed);
+    hx_json_write_key(w, "rejected");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < r->n_rejected; i++) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "path");
+        hx_json_write_cstr(w, r->rejected[i].path);
+        hx_json_write_key(w, "reason");
+        hx_json_write_cstr(w, r->rejected[i].reason);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "chunks_added");
+    hx_json_write_uint(w, r->chunks_added);
+    hx_json_write_key(w, "chunks_removed");
+    hx_json_write_uint(w, r->chunks_removed);
+    hx_json_write_key(w, "seconds");
+    hx_json_write_double(w, r->seconds);
+}
+
+/* "searchable": the commit that holds the change, visible to every search from now on. */
+static void write_searchable(hx_json_writer *w, hx_index *ix)
+{
+    hx_index_stats st;
+    hx_index_stats_get(ix, &st, NULL);
+    hx_json_write_key(w, "generation");
+    hx_json_write_uint(w, st.generation);
+    hx_json_write_key(w, "searchable");
+    hx_json_write_bool(w, 1);
+    write_time(w, "searchable_at", st.committed_ns);
+}
+
+#define REPORT_PROPS                                                                                          \
+    "\"added\":{\"type\":\"integer\"},\"updated\":{\"type\":\"integer\"},\"unchanged\":{\"type\":\"integer\"}," \
+    "\"removed\":{\"type\":\"integer\"},\"rejected\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}}," \
+    "\"chunks_added\":{\"type\":\"integer\"},\"chunks_removed\":{\"type\":\"integer\"},\"seconds\":{\"type\":\"number\"}," \
+    "\"generation\":{\"type\":\"integer\"},\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}"
+
+static const char add_in[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\",\"description\":\"A file under the indexed root to index now (root-relative).\"},"
+    "\"content\":{\"type\":\"string\",\"description\":\"Text to store as a new document (with name).\"},"
+    "\"name\":{\"type\":\"string\",\"description\":\"Root-relative name for content, e.g. notes/meeting.md (the extension picks the type).\"},"
+    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Extra key: value metadata for content, usable in filters.\"}"
+    "},\"additionalProperties\":false}";
+
+static const char add_out[] =
+    "{\"type\":\"object\",\"properties\":{\"document\":{\"type\":\"object\",\"properties\":{" DOC_SUMMARY_PROPS "}},"
+    "\"status\":{\"type\":\"string\"}," REPORT_PROPS "},\"required\":[\"document\",\"status\",\"generation\",\"searchable\"]}";
+
+static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"path", "content", "name", "metadata", NULL};
+    argp a = {args, msg, cap, false};
+    only_keys(&a, keys);
+    const char *path = arg_str(&a, "path", false), *content = arg_str(&a, "content", false);
+    const char *name = arg_str(&a, "name", false);
+    const hx_json_val *meta = hx_json_obj_get(args, "metadata");
+    if (!a.bad && !path == !content)
+        fail(&a, "give either 'path' (a file under the indexed root) or 'content' with 'name'");
+    if (!a.bad && content && !name)
+        fail(&a, "'content' needs a 'name', the root-relative name to store it under (e.g. notes/x.md)");
+    if (!a.bad && path && (name || meta))
+        fail(&a, "'name' and 'metadata' go with 'content'; for 'path' the file's own metadata is used");
+    hx_kv kv[MAX_FILTERS];
+    size_t n_meta = 0;
+    if (!a.bad && meta) {
+        if (hx_json_type_of(meta) != HX_JSON_OBJECT)
+            fail(&a, "'metadata' must be an object of string values");
+        else {
+            hx_json_iter it;
+            const hx_json_val *k, *v;
+            hx_json_iter_init(&it, meta);
+            while (hx_json_iter_next(&it, &k, &v) && !a.bad) {
+                size_t kl, vl;
+                const char *ks = hx_json_str(k, &kl), *vs = hx_json_str(v, &vl);
+                if (n_meta == MAX_FILTERS || !vs || strlen(vs) != vl || strlen(ks) != kl)
+                    fail(&a, "'metadata' takes at most %d string values", MAX_FILTERS);
+                else
+                    kv[n_meta++] = (hx_kv){(char *)ks, (char *)vs};
+            }
+        }
+    }
+    if (a.bad)
+        return -1;
+    hx_index *ix = NULL;
+    if (open_writer(s, &ix, msg, cap))
+        return -1;
+    hx_update_report rep = {0};
+    hx_error err = {0};
+    int rc = 0;
+    char doc_path[PATH_MAX];
+    if (path) {
+        char abs[PATH_MAX];
+        rc = confine(s, ix, path, abs, sizeof abs, msg, cap);
+        const char *targets[] = {abs};
+        hx_update_opts o = {NULL, 0, 0, 0, s->writer_enc, job_progress, s};
+        if (!rc && hx_index_update(ix, targets, 1, &o, &rep, &err))
+            rc = (snprintf(msg, cap, "indexing %s failed: %s", path, err.message), -1);
+        if (!rc && rep.n_rejected) {
+            mcp_note_failure(s, rep.rejected[0].path, rep.rejected[0].reason);
+            rc = (snprintf(msg, cap, "%s was not indexed: %s", path, rep.rejected[0].reason), -1);
+        }
+        snprintf(doc_path, sizeof doc_path, "%s", abs + strlen(hx_index_root(ix)) + 1);
+    } else {
+        uint32_t id;
+        if (hx_index_add_bytes(ix, name, content, strlen(content), kv, n_meta, s->writer_enc, &id, &rep, &err))
+            rc = (snprintf(msg, cap, "storing %s failed: %s", name, err.message), -1);
+        snprintf(doc_path, sizeof doc_path, "%s", name);
+    }
+    hx_doc_info d;
+    if (!rc && hx_index_doc_by_path(ix, doc_path, &d))
+        rc = (snprintf(msg, cap, "%s is not a file hyrax can index (a folder? use reindex)", doc_path), -1);
+    if (!rc) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "document");
+        hx_json_write_obj_begin(w);
+        write_doc_summary(w, &d);
+        hx_json_write_obj_end(w);
+        hx_json_write_key(w, "status");
+        hx_json_write_cstr(w, rep.added ? "added" : rep.updated ? "updated" : "unchanged");
+        write_report(w, &rep);
+        write_searchable(w, ix);
+        hx_json_write_obj_end(w);
+    }
+    hx_update_report_clear(&rep);
+    hx_index_close(ix);
+    return rc;
+}
+
+static const char delete_out[] =
+    "{\"type\":\"object\",\"properties\":{\"success\":{\"type\":\"boolean\"},\"doc_id\":{\"type\":\"integer\"},"
+    "\"path\":{\"type\":\"string\"},\"deleted_chunks\":{\"type\":\"integer\"},\"generation\":{\"type\":\"integer\"},"
+    "\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}},\"required\":[\"success\",\"doc_id\",\"path\",\"deleted_chunks\"]}";
+
+static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"doc_id", "path", NULL};
+    argp a = {args, msg, cap, false};
+    only_keys(&a, keys);
+    if (a.bad)
+        return -1;
+    hx_index *ix = NULL;
+    if (open_writer(s, &ix, msg, cap))
+        return -1;
+    hx_doc_info d;
+    hx_update_report rep = {0};
+    hx_error err = {0};
+    int rc = arg_doc(&a, ix, &d);
+    char path[PATH_MAX];
+    uint32_t id = 0;
+    if (!rc) {
+        snprintf(path, sizeof path, "%s", d.path);   /* d borrows the view the removal replaces */
+        id = d.id;
+        const char *paths[] = {path};
+        if (hx_index_remove(ix, paths, 1, &rep, &err))
+            rc = (snprintf(msg, cap, "deleting %s failed: %s", path, err.message), -1);
+    }
+    if (!rc) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "success");
+        hx_json_write_bool(w, 1);
+        hx_json_write_key(w, "doc_id");
+        hx_json_write_uint(w, id);
+        hx_json_write_key(w, "path");
+        hx_json_write_cstr(w, path);
+        hx_json_write_key(w, "deleted_chunks");
+        hx_json_write_uint(w, rep.chunks_removed);
+        write_searchable(w, ix);
+        hx_json_write_obj_end(w);
+    }
+    hx_update_report_clear(&rep);
+    hx_index_close(ix);
+    return rc;
+}
+
+static const char reindex_in[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":256,\"description\":\"Root-relative files or folders; default: the whole root.\"},"
+    "\"force\":{\"type\":\"boolean\",\"default\":false,\"description\":\"Re-embed unchanged files too.\"},"
+    "\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64,\"description\":\"Globs of root-relative paths to skip.\"}"
+    "},\"additionalProperties\":false}";
+
+static const char reindex_out[] = "{\"type\":\"object\",\"properties\":{" REPORT_PROPS "},"
+                                  "\"required\":[\"added\",\"updated\",\"unchanged\",\"removed\",\"rejected\",\"seconds\",\"generation\",\"searchable\"]}";
+
+/* Strings of an array argument into out (borrowed from args). */
+static size_t arg_strings(argp *a, const char *key, const char **out, size_t max)
+{
+    const hx_json_val *v = hx_json_obj_get(a->args, key);
+    if (!v)
+        return 0;
+    if (hx_json_type_of(v) != HX_JSON_ARRAY || hx_json_len(v) > max)
+        return fail(a, "argument '%s' must be an array of at most %zu strings", key, max), 0;
+    for (size_t i = 0; i < hx_json_len(v); i++) {
+        size_t n;
+        out[i] = hx_json_str(hx_json_arr_get(v, i), &n);
+        if (!out[i] || strlen(out[i]) != n)
+            return fail(a, "argument '%s' must hold strings only", key), 0;
+    }
+    return hx_json_len(v);
+}
+
+static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"paths", "force", "exclude", NULL};
+    argp a = {args, msg, cap, false};
+    const char *rel[256], *excl[64];
+    only_keys(&a, keys);
+    size_t np = arg_strings(&a, "paths", rel, 256), ne = arg_strings(&a, "exclude", excl, 64);
+    int force = arg_bool(&a, "force", 0);
+    if (a.bad)
+        return -1;
+    hx_index *ix = NULL;
+    if (open_writer(s, &ix, msg, cap))
+        return -1;
+    char (*abs)[PATH_MAX] = malloc(sizeof *abs * (np ? np : 1));
+    const char **targets = malloc(sizeof *targets * (np ? np : 1));
+    int rc = abs && targets ? 0 : (snprintf(msg, cap, "out of memory"), -1);
+    if (!rc && !np) {
+        snprintf(abs[0], sizeof abs[0], "%s", hx_index_root(ix));
+        targets[0] = abs[0];
+        np = 1;
+    } else {
+        for (size_t i = 0; i < np && !rc; i++) {
+            rc = confine(s, ix, *rel[i] ? rel[i] : ".", abs[i], sizeof abs[i], msg, cap);
+            targets[i] = abs[i];
+        }
+    }
+    hx_update_report rep = {0};
+    hx_error err = {0};
+    hx_update_opts o = {excl, ne, 0, force, s->writer_enc, job_progress, s};
+    if (!rc && hx_index_update(ix, targets, np, &o, &rep, &err))
+        rc = (snprintf(msg, cap, "reindex failed: %s", err.message), -1);
+    for (size_t i = 0; !rc && i < rep.n_rejected; i++)
+        mcp_note_failure(s, rep.rejected[i].path, rep.rejected[i].reason);
+    if (!rc) {
+        hx_json_write_obj_begin(w);
+        write_report(w, &rep);
+        write_searchable(w, ix);
+        hx_json_write_obj_end(w);
+    }
+    hx_update_report_clear(&rep);
+    hx_index_close(ix);
+    free(abs);
+    free(targets);
+    return rc;
+}
+
+/* === index_health === */
+
+static const char health_in[] = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}";
+
+static const char health_out[] =
+    "{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"ok\",\"empty\",\"loading\",\"error\"]},"
+    "\"message\":{\"type\":\"string\"},\"db\":{\"type\":\"string\"},\"root\":{\"type\":[\"string\",\"null\"]},"
+    "\"documents\":{\"type\":\"integer\"},\"chunks\":{\"type\":\"integer\"},\"segments\":{\"type\":\"integer\"},"
+    "\"tombstones\":{\"type\":\"integer\"},\"file_bytes\":{\"type\":\"integer\"},"
+    "\"last_commit\":{\"type\":[\"object\",\"null\"],\"properties\":{\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}}},"
+    "\"model\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"loaded\":{\"type\":\"boolean\"}}},"
+    "\"pending_jobs\":{\"type\":\"integer\"},\"running_job\":{\"type\":[\"string\",\"null\"]},\"jobs_done\":{\"type\":\"integer\"},"
+    "\"jobs_failed\":{\"type\":\"integer\"},\"failures\":{\"type\":\"array\"},\"top_queries\":{\"type\":\"array\"},"
+    "\"latency\":{\"type\":\"object\"},\"uptime_s\":{\"type\":\"number\"},\"read_only\":{\"type\":\"boolean\"},"
+    "\"protocol_version\":{\"type\":\"string\"}},"
+    "\"required\":[\"status\",\"documents\",\"chunks\",\"pending_jobs\",\"latency\",\"model\"]}";
+
+static int tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    static const char *const keys[] = {NULL};
+    argp a = {args, msg, cap, false};
+    if (!only_keys(&a, keys))
+        return -1;
+    char why[1024] = "";
+    int open_rc = mcp_open_reader(s, why, sizeof why);
+    hx_index_stats st = {0};
+    bool have = !open_rc && !hx_index_stats_get(s->reader, &st, NULL);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "status");
+    hx_json_write_cstr(w, have ? (st.documents ? "ok" : "empty") : s->model ? "empty" : "error");
+    if (!have) {
+        hx_json_write_key(w, "message");
+        hx_json_write_cstr(w, why);
+    }
+    hx_json_write_key(w, "db");
+    hx_json_write_cstr(w, s->cfg->db);
+    hx_json_write_key(w, "root");
+    hx_json_write_cstr(w, have ? hx_index_root(s->reader) : s->cfg->root);
+    hx_json_write_key(w, "documents");
+    hx_json_write_uint(w, st.documents);
+    hx_json_write_key(w, "chunks");
+    hx_json_write_uint(w, st.live_chunks);
+    hx_json_write_key(w, "segments");
+    hx_json_write_uint(w, st.segments);
+    hx_json_write_key(w, "tombstones");
+    hx_json_write_uint(w, st.tombstones);
+    hx_json_write_key(w, "file_bytes");
+    hx_json_write_uint(w, st.file_bytes);
+    hx_json_write_key(w, "last_commit");
+    if (have) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "generation");
+        hx_json_write_uint(w, st.generation);
+        write_time(w, "committed_at", st.committed_ns);
+        hx_json_write_obj_end(w);
+    } else {
+        hx_json_write_null(w);
+    }
+    hx_json_write_key(w, "model");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "name");
+    hx_json_write_cstr(w, s->model ? hx_model_name(s->model) : "all-MiniLM-L6-v2");
+    hx_json_write_key(w, "dimension");
+    hx_json_write_int(w, s->model ? hx_model_dim(s->model) : HX_EMBED_DIM);
+    hx_json_write_key(w, "loaded");
+    hx_json_write_bool(w, s->model != NULL);
+    hx_json_write_obj_end(w);
+    mcp_write_health_jobs(s, w);
+    hx_json_write_key(w, "failures");
+    mcp_write_failures(s, w);
+    hx_json_write_key(w, "top_queries");
+    mcp_write_top_queries(s, w);
+    hx_json_write_key(w, "latency");
+    mcp_write_latency(s, w);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    hx_json_write_key(w, "uptime_s");
+    hx_json_write_double(w, (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - s->started_ns) / 1e9);
+    hx_json_write_key(w, "read_only");
+    hx_json_write_bool(w, s->cfg->read_only);
+    hx_json_write_key(w, "protocol_version");
+    hx_json_write_cstr(w, s->protocol);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+/* === The table === */
+
+const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
+    {"search", "Search the indexed documents: hybrid (semantic + keyword), semantic, or keyword mode, with "
+               "filters. Returns ranked passages with snippets and citations (path, line range, version).",
+     search_in, search_out, false, tool_search},
+    {"get_context", "Assemble one context block for a question within a token budget: the most relevant "
+                    "passages with a source header each, adjacent passages merged, least relevant dropped to fit.",
+     context_in, context_out, false, tool_get_context},
+    {"find_similar", "Passages most similar to a document, a chunk, or a text (the source itself left out).",
+     similar_in, similar_out, false, tool_find_similar},
+    {"list_documents", "List indexed documents with filters, sorting and paging.", list_in, list_out, false,
+     tool_list_documents},
+    {"get_document", "A document's metadata, content hash and chunks (index, text, token count).", get_in,
+     get_out, false, tool_get_document},
+    {"document_status", "Whether a document is indexed, pending or failed, when, and with which model.", doc_ref_in,
+     status_out, false, tool_document_status},
+    {"add_document", "Index a file under the root now, or store text as a new document with metadata. Answers "
+                     "once the document is searchable.",
+     add_in, add_out, true, tool_add_document},
+    {"delete_document", "Remove a document from the index (the file itself is not touched).", doc_ref_in,
+     delete_out, true, tool_delete_document},
+    {"reindex", "Bring the index up to date with the files under the root (or some paths): new files added, "
+                "changed ones re-embedded, deleted ones removed. Answers once the changes are searchable.",
+     reindex_in, reindex_out, true, tool_reindex},
+    {"index_health", "Counts, pending work, failures, last commit, file size, model, top queries and latency "
+                     "per tool.",
+     health_in, health_out, false, tool_index_health},
+};
