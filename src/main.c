@@ -2,17 +2,849 @@
  * stdout, calls exit() or installs signal handlers; each command parses its flags and calls the
  * library. */
 #include "hyrax.h"
+#include "mcp.h"
+#include "present.h"
+#include "tokenizer.h"
 
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: hyrax COMMAND [OPTIONS]\n"
     "\n"
     "  tokenize            stdin lines -> one JSON array of token ids per line\n"
     "  embed               stdin lines -> one JSON array of 384 floats per line\n"
+    "  index PATH...       index files and folders (incremental) into .hyrax/index.hyx\n"
+    "  search QUERY        hybrid, vector or keyword search over the index\n"
+    "  stats               counts, sizes, last commit and model of the index\n"
+    "  verify              check every checksum of the index\n"
+    "  rm PATH...          remove documents from the index\n"
+    "  serve               MCP server (JSON-RPC 2.0 over stdio) for AI agents\n"
     "\n"
     "Run 'hyrax COMMAND --help' for the options of a command.\n";
+
+/* === tokenize === */
+
+static const char tokenize_usage[] =
+    "usage: hyrax tokenize < LINES\n"
+    "\n"
+    "Reads UTF-8 text from stdin, one input per line (any length), and prints for each line one\n"
+    "JSON array of all-MiniLM-L6-v2 token ids: [CLS] word pieces [SEP], truncated to 256 ids as\n"
+    "the model sees them. Invalid UTF-8 bytes are ignored. The weights file is found as for embed\n"
+    "($HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE " beside the executable).\n";
+
+/* Prints ids as one JSON array line; returns 0 or -1 on a write error. */
+static int tokenize_print(const int32_t *ids, size_t n)
+{
+    char buf[HX_MAX_SEQ_TOKENS * 12 + 4];
+    size_t w = 0;
+    buf[w++] = '[';
+    for (size_t i = 0; i < n; i++)
+        w += (size_t)snprintf(buf + w, sizeof buf - w, i ? ",%d" : "%d", (int)ids[i]);
+    buf[w++] = ']';
+    buf[w++] = '\n';
+    return fwrite(buf, 1, w, stdout) == w ? 0 : -1;
+}
+
+static int cmd_tokenize(int argc, char **argv)
+{
+    if (argc > 1) {
+        int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+        if (!help)
+            fprintf(stderr, "hyrax tokenize: unexpected argument '%s'\n", argv[1]);
+        fputs(tokenize_usage, help ? stdout : stderr);
+        return help ? 0 : 2;
+    }
+    hx_error err = {0};
+    char path[4096];
+    hx_model *model = NULL;
+    if (hx_model_default_path(path, sizeof path, &err) || hx_model_open(&model, path, &err)) {
+        fprintf(stderr, "hyrax tokenize: %s\n", err.message);
+        return 1;
+    }
+    const hx_tokenizer *tok = hx_model_tokenizer(model);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int rc = 0;
+    int32_t ids[HX_MAX_SEQ_TOKENS];
+    while (rc == 0 && (len = getline(&line, &cap, stdin)) >= 0) {
+        if (len > 0 && line[len - 1] == '\n')
+            len--;
+        size_t n = hx_tokenize_for_model(tok, line, (size_t)len, ids, HX_MAX_SEQ_TOKENS);
+        rc = tokenize_print(ids, n);
+    }
+    free(line);
+    hx_model_close(model);
+    if (rc || fflush(stdout) || ferror(stdin)) {
+        fprintf(stderr, "hyrax tokenize: %s failed\n", ferror(stdin) ? "reading stdin" : "writing stdout");
+        return 1;
+    }
+    return 0;
+}
+
+/* === embed === */
+
+#include <errno.h>
+#include <unistd.h>   /* read(2): embed batches whatever lines have arrived so far */
+
+#define EMBED_BATCH 64          /* lines per forward pass */
+#define EMBED_READ (1 << 20)    /* bytes asked of each read(2) */
+
+static const char embed_usage[] =
+    "usage: hyrax embed [--threads N] [--weights PATH] < LINES\n"
+    "\n"
+    "Reads UTF-8 text from stdin, one input per line, and prints for each line one JSON array of\n"
+    "384 floats: the L2-normalised all-MiniLM-L6-v2 embedding (inputs past 256 word pieces are\n"
+    "truncated, as sentence-transformers does). Lines are embedded in batches of up to 64 as they\n"
+    "arrive, and each batch is printed as soon as it is done.\n"
+    "\n"
+    "  --threads N     worker threads (default 0 = one per core)\n"
+    "  --weights PATH  weights file (default $HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE "\n"
+    "                  beside the executable or one folder above it)\n";
+
+/* Prints one vector as a JSON array line; returns 0 or -1 on a write error. */
+static int embed_print(const float *v, int dim)
+{
+    char buf[HX_EMBED_DIM * 18 + 4];
+    size_t w = 0;
+    buf[w++] = '[';
+    for (int i = 0; i < dim && i < HX_EMBED_DIM; i++)
+        w += (size_t)snprintf(buf + w, sizeof buf - w, i ? ",%.9g" : "%.9g", (double)v[i]);
+    buf[w++] = ']';
+    buf[w++] = '\n';
+    return fwrite(buf, 1, w, stdout) == w ? 0 : -1;
+}
+
+/* Embeds and prints n lines, then flushes stdout so output streams batch by batch. */
+static int embed_batch(hx_encoder *enc, const char **texts, const size_t *lens, size_t n, float *out,
+                       int dim)
+{
+    hx_error err = {0};
+    if (n == 0)
+        return 0;
+    if (hx_encoder_embed(enc, texts, lens, n, out, &err)) {
+        fprintf(stderr, "hyrax embed: %s\n", err.message);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (embed_print(out + i * (size_t)dim, dim))
+            return -1;
+    return fflush(stdout) ? -1 : 0;
+}
+
+/* Parses the flags; returns -1 to go on, else the exit status. */
+static int embed_args(int argc, char **argv, int *threads, const char **weights)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(embed_usage, stdout);
+            return 0;
+        }
+        if ((!strcmp(argv[i], "--threads") || !strcmp(argv[i], "--weights")) && i + 1 < argc) {
+            if (argv[i][2] == 'w') {
+                *weights = argv[++i];
+                continue;
+            }
+            char *end;
+            errno = 0;
+            long t = strtol(argv[++i], &end, 10);
+            if (errno || *end || end == argv[i] || t < 0 || t > 256) {
+                fprintf(stderr, "hyrax embed: --threads wants a number from 0 to 256, not '%s'\n", argv[i]);
+                return 2;
+            }
+            *threads = (int)t;
+            continue;
+        }
+        fprintf(stderr, "hyrax embed: unexpected argument '%s'\n%s", argv[i], embed_usage);
+        return 2;
+    }
+    return -1;
+}
+
+static int cmd_embed(int argc, char **argv)
+{
+    int threads = 0;
+    const char *weights = NULL;
+    int rc = embed_args(argc, argv, &threads, &weights);
+    if (rc >= 0)
+        return rc;
+    hx_error err = {0};
+    char path[4096];
+    hx_model *model = NULL;
+    hx_encoder *enc = NULL;
+    if ((!weights && hx_model_default_path(path, sizeof path, &err)) ||
+        hx_model_open(&model, weights ? weights : path, &err) ||
+        hx_encoder_new(&enc, model, threads, &err)) {
+        fprintf(stderr, "hyrax embed: %s\n", err.message);
+        hx_model_close(model);
+        return 1;
+    }
+    const int dim = hx_model_dim(model);
+    float *out = malloc((size_t)EMBED_BATCH * (size_t)dim * sizeof *out);
+    size_t cap = 2 * EMBED_READ, len = 0;
+    char *buf = malloc(cap);
+    const char *texts[EMBED_BATCH];
+    size_t lens[EMBED_BATCH];
+    int eof = 0;
+    rc = out && buf ? 0 : 1;
+    if (rc)
+        fputs("hyrax embed: out of memory\n", stderr);
+    while (!rc && !eof) {
+        if (cap - len < EMBED_READ) {   /* a line longer than the buffer: grow it */
+            char *grown = cap <= ((size_t)1 << 40) ? realloc(buf, cap * 2) : NULL;
+            if (!grown) {
+                fputs("hyrax embed: out of memory for a long line\n", stderr);
+                rc = 1;
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t k = read(0, buf + len, EMBED_READ);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            fprintf(stderr, "hyrax embed: reading stdin: %s\n", strerror(errno));
+            rc = 1;
+            break;
+        }
+        eof = k == 0;
+        len += (size_t)k;
+        /* Every complete line (and at end of input a last unterminated one) goes out now. */
+        size_t start = 0, n = 0;
+        for (size_t i = 0; i < len && !rc; i++) {
+            if (buf[i] != '\n' && !(eof && i + 1 == len))
+                continue;
+            size_t end = buf[i] == '\n' ? i : i + 1;
+            texts[n] = buf + start;
+            lens[n++] = end - start;
+            start = i + 1;
+            if (n == EMBED_BATCH) {
+                rc = embed_batch(enc, texts, lens, n, out, dim);
+                n = 0;
+            }
+        }
+        if (!rc)
+            rc = embed_batch(enc, texts, lens, n, out, dim);
+        memmove(buf, buf + start, len - start);
+        len -= start;
+    }
+    if (rc < 0)
+        fprintf(stderr, "hyrax embed: writing stdout: %s\n", strerror(errno));
+    free(buf);
+    free(out);
+    hx_encoder_free(enc);
+    hx_model_close(model);
+    return rc ? 1 : 0;
+}
+
+/* === Index commands: shared options === */
+
+#define DEFAULT_DB ".hyrax/index.hyx"
+
+/* Options common to index, search, stats, verify and rm. */
+typedef struct {
+    const char *db;
+    int threads;
+    int json;
+} db_opts;
+
+/* Parses a number flag value within [lo, hi]; prints the problem and returns -1 when bad. */
+static long number_arg(const char *cmd, const char *flag, const char *s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s || v < lo || v > hi) {
+        fprintf(stderr, "hyrax %s: %s wants a number from %ld to %ld, not '%s'\n", cmd, flag, lo, hi, s);
+        return -1;
+    }
+    return v;
+}
+
+/* Opens the model (found as for embed) and an encoder. */
+static int open_encoder(const char *cmd, int threads, hx_model **model, hx_encoder **enc)
+{
+    hx_error err = {0};
+    char path[4096];
+    *model = NULL;
+    *enc = NULL;
+    if (hx_model_default_path(path, sizeof path, &err) || hx_model_open(model, path, &err) ||
+        hx_encoder_new(enc, *model, threads, &err)) {
+        fprintf(stderr, "hyrax %s: %s\n", cmd, err.message);
+        hx_model_close(*model);
+        *model = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+/* === index === */
+
+static const char index_usage[] =
+    "usage: hyrax index [--db FILE] [--reindex] [--exclude GLOB]... [--max-size BYTES]\n"
+    "                   [--threads N] [--compact] PATH...\n"
+    "\n"
+    "Indexes the files under each PATH into one index file, or brings it up to date: new files are\n"
+    "added, changed ones re-embedded, unchanged ones skipped (content hash), and indexed files\n"
+    "under PATH that are gone are removed. Prints what it added, updated, skipped and removed.\n"
+    "The first run records the indexed root: the PATH when it is a single folder, else the current\n"
+    "folder; later runs take paths inside it.\n"
+    "\n"
+    "  --db FILE         index file (default " DEFAULT_DB ")\n"
+    "  --reindex         re-chunk and re-embed every file under PATH\n"
+    "  --exclude GLOB    skip root-relative paths matching GLOB (repeatable; ** spans folders)\n"
+    "  --max-size BYTES  reject files larger than this (default 16 MiB)\n"
+    "  --threads N       embedding threads (default 0 = one per core)\n"
+    "  --compact         rewrite the index into one segment afterwards\n";
+
+typedef struct {
+    int tty;
+    size_t last_pct;
+} progress_state;
+
+static int index_progress(void *ctx, size_t done, size_t total, const char *path)
+{
+    progress_state *p = ctx;
+    if (!p->tty || !total)
+        return 0;
+    size_t pct = done * 100 / total;
+    if (pct == p->last_pct && done != total)
+        return 0;
+    p->last_pct = pct;
+    int bar = (int)(pct * 30 / 100);
+    fprintf(stderr, "\r[%-30.*s] %3zu%% %zu/%zu %.40s\033[K", bar, "==============================", pct, done,
+            total, path);
+    if (done == total)
+        fputc('\n', stderr);
+    return 0;
+}
+
+/* Makes the folder that will hold the index file. */
+static int make_db_folder(const char *db)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", db);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = 0;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "hyrax index: cannot create %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_index(int argc, char **argv)
+{
+    const char *db = DEFAULT_DB;
+    const char **excludes = calloc((size_t)argc, sizeof *excludes);
+    const char **paths = calloc((size_t)argc, sizeof *paths);
+    size_t n_ex = 0, n_paths = 0;
+    long threads = 0, max_size = 0;
+    int reindex = 0, compact = 0, rc = 2;
+    hx_model *model = NULL;
+    hx_encoder *enc = NULL;
+    hx_index *ix = NULL;
+    hx_update_report rep = {0};
+    hx_error err = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(index_usage, stdout);
+            rc = 0;
+            goto done;
+        } else if (!strcmp(a, "--db") && has_value) {
+            db = argv[++i];
+        } else if (!strcmp(a, "--exclude") && has_value) {
+            excludes[n_ex++] = argv[++i];
+        } else if (!strcmp(a, "--threads") && has_value) {
+            if ((threads = number_arg("index", a, argv[++i], 0, 256)) < 0)
+                goto done;
+        } else if (!strcmp(a, "--max-size") && has_value) {
+            if ((max_size = number_arg("index", a, argv[++i], 1, 1L << 40)) < 0)
+                goto done;
+        } else if (!strcmp(a, "--reindex")) {
+            reindex = 1;
+        } else if (!strcmp(a, "--compact")) {
+            compact = 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "hyrax index: unknown option '%s'\n%s", a, index_usage);
+            goto done;
+        } else {
+            paths[n_paths++] = a;
+        }
+    }
+    if (!n_paths) {
+        fprintf(stderr, "hyrax index: give at least one PATH\n%s", index_usage);
+        goto done;
+    }
+    rc = 1;
+    char root[4096];
+    struct stat st;
+    const char *root_src = n_paths == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode) ? paths[0] : ".";
+    if (!realpath(root_src, root)) {
+        fprintf(stderr, "hyrax index: cannot resolve %s: %s\n", root_src, strerror(errno));
+        goto done;
+    }
+    if (make_db_folder(db) || open_encoder("index", (int)threads, &model, &enc))
+        goto done;
+    if (hx_index_open(&ix, db, HX_INDEX_WRITE | HX_INDEX_CREATE, model, root, &err)) {
+        fprintf(stderr, "hyrax index: %s\n", err.message);
+        goto done;
+    }
+    progress_state prog = {isatty(2), (size_t)-1};
+    hx_update_opts o = {excludes, n_ex, (size_t)max_size, reindex, enc, index_progress, &prog};
+    if (hx_index_update(ix, paths, n_paths, &o, &rep, &err)) {
+        fprintf(stderr, "hyrax index: %s\n", err.message);
+        goto done;
+    }
+    for (size_t i = 0; i < rep.n_rejected; i++)
+        fprintf(stderr, "hyrax index: rejected %s\n", rep.rejected[i].reason);
+    if (compact && hx_index_compact(ix, &err)) {
+        fprintf(stderr, "hyrax index: compaction failed: %s\n", err.message);
+        goto done;
+    }
+    hx_index_stats stats;
+    if (hx_index_stats_get(ix, &stats, &err)) {
+        fprintf(stderr, "hyrax index: %s\n", err.message);
+        goto done;
+    }
+    printf("added %zu, updated %zu, unchanged %zu, removed %zu, rejected %zu (+%zu/-%zu chunks) in %.2f s\n",
+           rep.added, rep.updated, rep.unchanged, rep.removed, rep.n_rejected, rep.chunks_added,
+           rep.chunks_removed, rep.seconds);
+    printf("%s: %llu documents, %llu chunks, generation %llu, root %s\n", db,
+           (unsigned long long)stats.documents, (unsigned long long)stats.live_chunks,
+           (unsigned long long)stats.generation, hx_index_root(ix));
+    rc = 0;
+done:
+    hx_update_report_clear(&rep);
+    hx_index_close(ix);
+    hx_encoder_free(enc);
+    hx_model_close(model);
+    free(excludes);
+    free(paths);
+    return rc;
+}
+
+/* === search === */
+
+static const char search_usage[] =
+    "usage: hyrax search [--db FILE] [--mode hybrid|vector|keyword] [-k N] [--filter KEY=VALUE]...\n"
+    "                    [--min-score X] [--fusion rrf|weighted] [--weights V,T] [--ef N] [--json]\n"
+    "                    QUERY...\n"
+    "\n"
+    "Searches the index and prints the best chunks, best first.\n"
+    "\n"
+    "  --mode M            hybrid (default: vector and keyword fused), vector, or keyword\n"
+    "  -k N                results to print (default 10, at most 1000)\n"
+    "  --filter KEY=VALUE  path=GLOB matches the root-relative path (** spans folders), type=TYPE\n"
+    "                      the document type, any other key a metadata value; repeatable (AND)\n"
+    "  --min-score X       drop results scoring below X; the scale depends on the mode: vector is\n"
+    "                      cosine (-1..1), keyword is BM25 (0..unbounded), hybrid RRF is the sum of\n"
+    "                      1/(60+rank) (at most 2/61 = 0.0328), hybrid weighted is 0..1\n"
+    "  --fusion F          rrf (default, k = 60) or weighted (min-max normalised scores)\n"
+    "  --weights V,T       weights of the vector and keyword sides for weighted fusion (0.5,0.5)\n"
+    "  --ef N              HNSW search breadth (default 64)\n"
+    "  --json              print one JSON object (query, mode, results, total_results, search_time_ms)\n"
+    "\n"
+    "Keyword syntax: \"exact phrase\", -exclude, +require, prefix*.\n";
+
+static int print_results_text(const hx_results *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const hx_result *x = &r->v[i];
+        printf("%u. %s:%u-%u  (score %.4f)\n   %s%s%s\n", x->rank, x->path, x->line_start, x->line_end,
+               (double)x->score, x->title, *x->heading ? " > " : "", x->heading);
+        const char *s = x->snippet ? x->snippet : "";
+        printf("   ");
+        for (; *s; s++)
+            putchar(*s == '\n' ? ' ' : *s);
+        putchar('\n');
+    }
+    printf("%zu results in %.1f ms\n", r->n, r->search_ms);
+    return 0;
+}
+
+static int cmd_search(int argc, char **argv)
+{
+    const char *db = DEFAULT_DB;
+    hx_search_opts o;
+    hx_search_opts_default(&o);
+    o.snippets = 1;
+    hx_filter *filters = calloc((size_t)argc, sizeof *filters);
+    char *query = NULL;
+    size_t qlen = 0;
+    int json = 0, rc = 2;
+    hx_model *model = NULL;
+    hx_encoder *enc = NULL;
+    hx_index *ix = NULL;
+    hx_results res = {0};
+    hx_error err = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        long n;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(search_usage, stdout);
+            rc = 0;
+            goto done;
+        } else if (!strcmp(a, "--db") && has_value) {
+            db = argv[++i];
+        } else if (!strcmp(a, "--mode") && has_value) {
+            if (hx_mode_parse(argv[++i], &o.mode)) {
+                fprintf(stderr, "hyrax search: --mode is hybrid, vector or keyword, not '%s'\n", argv[i]);
+                goto done;
+            }
+        } else if ((!strcmp(a, "-k") || !strcmp(a, "--top-k")) && has_value) {
+            if ((n = number_arg("search", a, argv[++i], 1, 1000)) < 0)
+                goto done;
+            o.k = (uint32_t)n;
+        } else if (!strcmp(a, "--ef") && has_value) {
+            if ((n = number_arg("search", a, argv[++i], 1, 100000)) < 0)
+                goto done;
+            o.ef = (uint32_t)n;
+        } else if (!strcmp(a, "--filter") && has_value) {
+            char *eq = strchr(argv[++i], '=');
+            if (!eq || eq == argv[i]) {
+                fprintf(stderr, "hyrax search: --filter wants KEY=VALUE, not '%s'\n", argv[i]);
+                goto done;
+            }
+            *eq = 0;
+            filters[o.n_filters].key = argv[i];
+            filters[o.n_filters++].value = eq + 1;
+        } else if (!strcmp(a, "--min-score") && has_value) {
+            char *end;
+            o.min_score = strtof(argv[++i], &end);
+            if (*end || end == argv[i] || isnan(o.min_score)) {
+                fprintf(stderr, "hyrax search: --min-score wants a number, not '%s'\n", argv[i]);
+                goto done;
+            }
+        } else if (!strcmp(a, "--fusion") && has_value) {
+            const char *f = argv[++i];
+            if (strcmp(f, "rrf") && strcmp(f, "weighted")) {
+                fprintf(stderr, "hyrax search: --fusion is rrf or weighted, not '%s'\n", f);
+                goto done;
+            }
+            o.fusion = !strcmp(f, "weighted");
+        } else if (!strcmp(a, "--weights") && has_value) {
+            char *end;
+            o.vector_weight = strtof(argv[++i], &end);
+            if (*end != ',' || (o.text_weight = strtof(end + 1, &end), *end) || o.vector_weight < 0 ||
+                o.text_weight < 0) {
+                fprintf(stderr, "hyrax search: --weights wants V,T (two numbers >= 0), not '%s'\n", argv[i]);
+                goto done;
+            }
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9') && strcmp(a, "--")) {
+            fprintf(stderr, "hyrax search: unknown option '%s'\n%s", a, search_usage);
+            goto done;
+        } else {
+            size_t l = strlen(a);   /* the words of the query, joined by spaces */
+            char *q = realloc(query, qlen + l + 2);
+            if (!q)
+                goto done;
+            query = q;
+            if (qlen)
+                query[qlen++] = ' ';
+            memcpy(query + qlen, a, l + 1);
+            qlen += l;
+        }
+    }
+    if (!query) {
+        fprintf(stderr, "hyrax search: give a QUERY\n%s", search_usage);
+        goto done;
+    }
+    o.filters = filters;
+    rc = 1;
+    if (o.mode != HX_MODE_KEYWORD && open_encoder("search", 1, &model, &enc))
+        goto done;
+    if (hx_index_open(&ix, db, HX_INDEX_READ, model, NULL, &err) ||
+        hx_index_search(ix, enc, query, qlen, &o, &res, &err)) {
+        fprintf(stderr, "hyrax search: %s\n", err.message);
+        goto done;
+    }
+    if (json) {
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        hx_present_search(&w, query, o.mode, &res);
+        if (hx_json_writer_finish(&w, &err)) {
+            fprintf(stderr, "hyrax search: %s\n", err.message);
+            hx_json_writer_free(&w);
+            goto done;
+        }
+        fwrite(w.buf, 1, w.len, stdout);
+        putchar('\n');
+        hx_json_writer_free(&w);
+    } else {
+        print_results_text(&res);
+    }
+    rc = fflush(stdout) ? 1 : 0;
+done:
+    hx_results_free(&res);
+    hx_index_close(ix);
+    hx_encoder_free(enc);
+    hx_model_close(model);
+    free(filters);
+    free(query);
+    return rc;
+}
+
+/* === stats, verify, rm === */
+
+/* Parses --db (and --json when json is not NULL); collects other arguments into rest. */
+static int db_args(const char *cmd, const char *usage_text, int argc, char **argv, const char **db, int *json,
+                   const char **rest, size_t *n_rest)
+{
+    *db = DEFAULT_DB;
+    if (n_rest)
+        *n_rest = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--db") && i + 1 < argc) {
+            *db = argv[++i];
+        } else if (json && !strcmp(argv[i], "--json")) {
+            *json = 1;
+        } else if (rest && !(argv[i][0] == '-' && argv[i][1])) {
+            rest[(*n_rest)++] = argv[i];
+        } else {
+            fprintf(stderr, "hyrax %s: unexpected argument '%s'\n%s", cmd, argv[i], usage_text);
+            return 2;
+        }
+    }
+    return -1;
+}
+
+static const char stats_usage[] =
+    "usage: hyrax stats [--db FILE] [--json]\n\nPrints counts, sizes, the last commit and the model.\n";
+
+static int cmd_stats(int argc, char **argv)
+{
+    const char *db;
+    int json = 0, rc = db_args("stats", stats_usage, argc, argv, &db, &json, NULL, NULL);
+    if (rc >= 0)
+        return rc;
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_index_stats st;
+    if (hx_index_open(&ix, db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_stats_get(ix, &st, &err)) {
+        fprintf(stderr, "hyrax stats: %s\n", err.message);
+        hx_index_close(ix);
+        return 1;
+    }
+    if (json) {
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        hx_present_stats(&w, &st, hx_index_root(ix));
+        if (!hx_json_writer_finish(&w, &err))
+            printf("%s\n", w.buf);
+        hx_json_writer_free(&w);
+    } else {
+        time_t t = (time_t)(st.committed_ns / 1000000000);
+        char when[64];
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+        printf("index       %s\nroot        %s\ndocuments   %llu\nchunks      %llu (%llu stored, %llu deleted)\n"
+               "tokens      %llu\nsegments    %llu\nfile size   %.1f MiB\ngeneration  %llu, committed %s\n"
+               "model       %s (%d dimensions)\n",
+               db, hx_index_root(ix), (unsigned long long)st.documents, (unsigned long long)st.live_chunks,
+               (unsigned long long)st.chunks, (unsigned long long)st.tombstones, (unsigned long long)st.tokens,
+               (unsigned long long)st.segments, (double)st.file_bytes / 1048576.0,
+               (unsigned long long)st.generation, when, st.model, st.dim);
+    }
+    hx_index_close(ix);
+    return 0;
+}
+
+static const char verify_usage[] =
+    "usage: hyrax verify [--db FILE]\n\nChecks every checksum and table of the index; exit 1 on damage.\n";
+
+static int cmd_verify(int argc, char **argv)
+{
+    const char *db;
+    int rc = db_args("verify", verify_usage, argc, argv, &db, NULL, NULL, NULL);
+    if (rc >= 0)
+        return rc;
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_index_stats st;
+    if (hx_index_open(&ix, db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_verify(ix, &err) ||
+        hx_index_stats_get(ix, &st, &err)) {
+        if (err.offset >= 0)
+            fprintf(stderr, "hyrax verify: %s: %s (at byte %lld)\n", db, err.message, (long long)err.offset);
+        else
+            fprintf(stderr, "hyrax verify: %s: %s\n", db, err.message);
+        hx_index_close(ix);
+        return 1;
+    }
+    printf("%s: ok, generation %llu, %llu documents, %llu chunks, every checksum verified\n", db,
+           (unsigned long long)st.generation, (unsigned long long)st.documents,
+           (unsigned long long)st.live_chunks);
+    hx_index_close(ix);
+    return 0;
+}
+
+static const char rm_usage[] =
+    "usage: hyrax rm [--db FILE] PATH...\n\n"
+    "Removes documents from the index (a folder removes everything under it). PATH is relative to\n"
+    "the indexed root, or a path on disk inside it. The files themselves are not touched.\n";
+
+static int cmd_rm(int argc, char **argv)
+{
+    const char *db;
+    const char **paths = calloc((size_t)argc, sizeof *paths);
+    char (*rel)[4096] = calloc((size_t)argc, sizeof *rel);
+    size_t n = 0;
+    int rc = paths && rel ? db_args("rm", rm_usage, argc, argv, &db, NULL, paths, &n) : 1;
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_update_report rep = {0};
+    if (rc >= 0)
+        goto done;
+    rc = 1;
+    if (!n) {
+        fprintf(stderr, "hyrax rm: give at least one PATH\n%s", rm_usage);
+        rc = 2;
+        goto done;
+    }
+    if (hx_index_open(&ix, db, HX_INDEX_WRITE, NULL, NULL, &err)) {
+        fprintf(stderr, "hyrax rm: %s\n", err.message);
+        goto done;
+    }
+    const char *root = hx_index_root(ix);
+    size_t rl = strlen(root);
+    for (size_t i = 0; i < n; i++) {
+        char resolved[4096];
+        snprintf(rel[i], sizeof rel[i], "%s", paths[i]);
+        if (realpath(paths[i], resolved) && !strncmp(resolved, root, rl) && (resolved[rl] == '/' || !resolved[rl]))
+            snprintf(rel[i], sizeof rel[i], "%s", resolved[rl] ? resolved + rl + 1 : "");
+        paths[i] = rel[i];
+    }
+    if (hx_index_remove(ix, paths, n, &rep, &err)) {
+        fprintf(stderr, "hyrax rm: %s\n", err.message);
+        goto done;
+    }
+    printf("removed %zu documents (%zu chunks)\n", rep.removed, rep.chunks_removed);
+    rc = 0;
+done:
+    hx_update_report_clear(&rep);
+    hx_index_close(ix);
+    free(paths);
+    free(rel);
+    return rc;
+}
+
+/* === serve === */
+
+static const char serve_usage[] =
+    "usage: hyrax serve [--db FILE] [--root DIR] [--read-only] [--threads N] [--weights PATH]\n"
+    "\n"
+    "Runs a Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message per line; logs\n"
+    "on stderr). Tools: search, get_context, find_similar, list_documents, get_document,\n"
+    "document_status, add_document, delete_document, reindex, index_health.\n"
+    "\n"
+    "  --db FILE       index file (default " DEFAULT_DB ")\n"
+    "  --root DIR      indexed root when the index does not exist yet (default: the current folder)\n"
+    "  --read-only     refuse add_document, delete_document and reindex\n"
+    "  --threads N     embedding threads for writes (default 0 = one per core)\n"
+    "  --weights PATH  weights file (default as for embed)\n";
+
+static int stop_pipe[2] = {-1, -1};
+
+/* SIGTERM / SIGINT: tell the server through a pipe (write(2) is async-signal-safe). */
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    char b = 1;
+    ssize_t n = write(stop_pipe[1], &b, 1);
+    (void)n;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+    hx_mcp_config cfg = {DEFAULT_DB, NULL, NULL, 0, 0, -1};
+    const char *root_arg = ".";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(serve_usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "--db") && has_value) {
+            cfg.db = argv[++i];
+        } else if (!strcmp(a, "--root") && has_value) {
+            root_arg = argv[++i];
+        } else if (!strcmp(a, "--weights") && has_value) {
+            cfg.weights = argv[++i];
+        } else if (!strcmp(a, "--read-only")) {
+            cfg.read_only = 1;
+        } else if (!strcmp(a, "--threads") && has_value) {
+            long t = number_arg("serve", a, argv[++i], 0, 256);
+            if (t < 0)
+                return 2;
+            cfg.threads = (int)t;
+        } else {
+            fprintf(stderr, "hyrax serve: unexpected argument '%s'\n%s", a, serve_usage);
+            return 2;
+        }
+    }
+    char root[4096];
+    if (!realpath(root_arg, root)) {
+        fprintf(stderr, "hyrax serve: cannot resolve --root %s: %s\n", root_arg, strerror(errno));
+        return 1;
+    }
+    cfg.root = root;
+    if (!cfg.read_only && make_db_folder(cfg.db))
+        return 1;
+    if (pipe(stop_pipe) != 0) {
+        fprintf(stderr, "hyrax serve: pipe: %s\n", strerror(errno));
+        return 1;
+    }
+    cfg.stop_fd = stop_pipe[0];
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);   /* a client that goes away gives EPIPE, not death */
+    hx_error err = {0};
+    int rc = hx_mcp_serve(0, 1, &cfg, &err);
+    if (rc)
+        fprintf(stderr, "hyrax serve: %s\n", err.message);
+    close(stop_pipe[0]);
+    close(stop_pipe[1]);
+    return rc ? 1 : 0;
+}
+
+/* === Dispatch === */
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"tokenize", cmd_tokenize},
+    {"embed", cmd_embed},
+    {"index", cmd_index},
+    {"search", cmd_search},
+    {"stats", cmd_stats},
+    {"verify", cmd_verify},
+    {"rm", cmd_rm},
+    {"serve", cmd_serve},
+};
 
 int main(int argc, char **argv)
 {
@@ -20,6 +852,9 @@ int main(int argc, char **argv)
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "hyrax: unknown command '%s'\n%s", argv[1], usage);
     return 2;
 }
