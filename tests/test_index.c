@@ -366,8 +366,8 @@ int main(void)
     test_lock_and_damage();
     hx_encoder_free(enc);
     hx_model_close(model);
-    char cmd[3 * PATH_MAX];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", root, db, db2);  /* NOLINT: paths are short */
+    char cmd[3 * PATH_MAX + 128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", root, db, db2);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_index");
 }
