@@ -159,8 +159,9 @@ int hxf_parse(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *
         }
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(secs[j].name, secs[i].name)) {
+                rc = hx_error_set(err, HX_EFORMAT, -1, "section '%s' appears twice", secs[i].name);
                 free(secs);
-                return hx_error_set(err, HX_EFORMAT, -1, "section '%s' appears twice", secs[i].name);
+                return rc;
             }
     }
     out->base = base;

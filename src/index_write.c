@@ -314,7 +314,7 @@ static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *v
                          hx_progress_fn progress, void *ctx, hx_error *err)
 {
     const char *texts[EMBED_BATCH];
-    size_t lens[EMBED_BATCH], n = 0, done = 0;
+    size_t lens[EMBED_BATCH], n = 0;
     float *out = vecs;
     for (size_t d = 0; d < cs->n_add; d++) {
         for (size_t c = 0; c < cs->add[d].n_chunks; c++) {
@@ -325,7 +325,6 @@ static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *v
                 if (rc)
                     return rc;
                 out += n * ix->dim;
-                done += n;
                 n = 0;
             }
         }

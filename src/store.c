@@ -1,0 +1,999 @@
+/* store.c: the index file specified in store.h: open and validation, readers and refresh, the one
+ * writer (append, commit, abort), the chain of generations, verify and compaction.
+ * Must not interpret blob or root contents (the index layer owns them); never writes through a map.
+ * Every offset and length read from the file is checked against the committed length first. */
+#include "store.h"
+#include "hxfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HEADER_SIZE 64
+#define SLOT_SIZE 64
+#define RECORD_HEAD 128
+#define TABLE_ENTRY 24
+#define MAX_ROOT ((uint64_t)1 << 40)       /* roots beyond 1 TiB are refused as corrupt */
+#define MAX_BLOBS_PER_COMMIT (1u << 28)
+#define OPEN_RETRIES 8                     /* path replaced between open and lock (compaction) */
+
+static const char header_magic[8] = {'H', 'Y', 'R', 'A', 'X', 'D', 'B', '\n'};
+static const char slot_magic[8] = {'H', 'X', 'M', 'E', 'T', 'A', '0', '1'};
+static const char record_magic[8] = {'H', 'X', 'C', 'O', 'M', 'M', 'I', 'T'};
+
+/* A decoded meta slot. */
+typedef struct meta {
+    uint64_t gen;
+    int64_t ts;
+    hx_store_ref rec;        /* offset 0: generation without a record (empty store) */
+    uint64_t committed;
+} meta;
+
+/* A decoded commit record; pointers borrowed from the map it was parsed from. */
+typedef struct record {
+    hx_store_ref self;
+    uint64_t gen;
+    int64_t ts;
+    hx_store_ref prev;       /* offset 0: none */
+    uint32_t n_blobs;
+    const uint8_t *root;
+    uint64_t root_len;
+    const uint8_t *table;    /* n_blobs entries of TABLE_ENTRY bytes */
+    char name[HX_STORE_NAME_MAX + 1];
+} record;
+
+/* What a handle sees: one commit and a read-only map of the file up to its committed length. */
+typedef struct view {
+    uint8_t *map;            /* owned; munmap(map, m.committed) */
+    meta m;
+    int slot;                /* slot holding m */
+    record r;                /* valid when m.rec.offset != 0 */
+} view;
+
+struct hx_store {
+    char *path;              /* owned */
+    int fd;
+    bool writer;
+    dev_t dev;
+    ino_t ino;
+    view v;
+    /* writer only */
+    uint64_t pos;            /* end of the data appended so far (== v.m.committed when idle) */
+    uint8_t *table;          /* owned: TABLE_ENTRY bytes per blob appended in this transaction */
+    size_t n_blobs, cap_blobs;
+    int error;               /* sticky error of the open transaction, 0 when none */
+    bool fatal;              /* the meta write failed: its outcome is unknown, handle is spent */
+    char error_msg[sizeof ((hx_error *)0)->message];
+};
+
+/* === Small helpers === */
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static uint64_t align_up(uint64_t x)
+{
+    return (x + HX_STORE_ALIGN - 1) & ~(uint64_t)(HX_STORE_ALIGN - 1);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t off, size_t *got)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t k = pread(fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -1;
+        if (k == 0)
+            break;
+        done += (size_t)k;
+    }
+    *got = done;
+    return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t k = pwrite(fd, (const uint8_t *)buf + done, len - done, (off_t)(off + done));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        done += (size_t)k;
+    }
+    return 0;
+}
+
+static int sync_dir_of(const char *path, hx_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        return hx_error_set(err, HX_EINVAL, -1, "path too long: %s", path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return hx_error_set(err, HX_EIO, -1, "cannot open folder %s: %s", dir, strerror(errno));
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0)
+        return hx_error_set(err, HX_EIO, -1, "cannot sync folder %s: %s", dir, strerror(e));
+    return 0;
+}
+
+void hx_store_ref_put(uint8_t out[HX_STORE_REF_SIZE], hx_store_ref ref)
+{
+    hxf_put64(out, ref.offset);
+    hxf_put64(out + 8, ref.length);
+    hxf_put32(out + 16, ref.crc32c);
+}
+
+hx_store_ref hx_store_ref_get(const uint8_t in[HX_STORE_REF_SIZE])
+{
+    hx_store_ref r = {hxf_le64(in), hxf_le64(in + 8), hxf_le32(in + 16)};
+    return r;
+}
+
+/* === Encoding === */
+
+static void header_encode(uint8_t b[HEADER_SIZE], int64_t created)
+{
+    memset(b, 0, HEADER_SIZE);
+    memcpy(b, header_magic, 8);
+    hxf_put32(b + 8, HX_STORE_VERSION);
+    hxf_put32(b + 12, HX_STORE_PAGE);
+    hxf_put32(b + 16, HX_STORE_ALIGN);
+    hxf_put64(b + 24, (uint64_t)created);
+    hxf_put32(b + 60, hxf_crc32c(0, b, 60));
+}
+
+static void slot_encode(uint8_t b[SLOT_SIZE], const meta *m)
+{
+    memset(b, 0, SLOT_SIZE);
+    memcpy(b, slot_magic, 8);
+    hxf_put64(b + 8, m->gen);
+    hxf_put64(b + 16, (uint64_t)m->ts);
+    hxf_put64(b + 24, m->rec.offset);
+    hxf_put64(b + 32, m->rec.length);
+    hxf_put32(b + 40, m->rec.crc32c);
+    hxf_put64(b + 48, m->committed);
+    hxf_put32(b + 60, hxf_crc32c(0, b, 60));
+}
+
+/* === Decoding and validation === */
+
+static int header_check(int fd, const char *path, hx_error *err)
+{
+    uint8_t b[HEADER_SIZE];
+    size_t got;
+    if (pread_all(fd, b, sizeof b, 0, &got) != 0)
+        return hx_error_set(err, HX_EIO, 0, "cannot read %s: %s", path, strerror(errno));
+    if (got < sizeof b)
+        return hx_error_set(err, HX_ETRUNCATED, (int64_t)got,
+                            "%s is %zu bytes, shorter than the %d-byte header", path, got, HEADER_SIZE);
+    if (memcmp(b, header_magic, 8) != 0)
+        return hx_error_set(err, HX_EFORMAT, 0, "%s is not a hyrax index (bad magic)", path);
+    uint32_t version = hxf_le32(b + 8);
+    if (version != HX_STORE_VERSION)
+        return hx_error_set(err, HX_EVERSION, 8,
+                            "%s has index format version %u; this build reads version %u", path,
+                            version, HX_STORE_VERSION);
+    if (hxf_crc32c(0, b, 60) != hxf_le32(b + 60))
+        return hx_error_set(err, HX_ECHECKSUM, 60, "%s: header fails its checksum", path);
+    if (hxf_le32(b + 12) != HX_STORE_PAGE || hxf_le32(b + 16) != HX_STORE_ALIGN)
+        return hx_error_set(err, HX_EFORMAT, 12, "%s: page size %u / alignment %u not supported",
+                            path, hxf_le32(b + 12), hxf_le32(b + 16));
+    if (hxf_le32(b + 20) || !all_zero(b + 32, 28))
+        return hx_error_set(err, HX_EFORMAT, 20, "%s: reserved header bytes are not zero", path);
+    return 0;
+}
+
+/* Decodes slot bytes read at `off`; checks everything that needs no other part of the file. */
+static int slot_decode(const uint8_t b[SLOT_SIZE], uint64_t off, uint64_t file_size, meta *m,
+                       hx_error *err)
+{
+    if (memcmp(b, slot_magic, 8) != 0)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)off, "meta slot at %llu is empty or not a meta slot",
+                            (unsigned long long)off);
+    if (hxf_crc32c(0, b, 60) != hxf_le32(b + 60))
+        return hx_error_set(err, HX_ECHECKSUM, (int64_t)off, "meta slot at %llu fails its checksum",
+                            (unsigned long long)off);
+    m->gen = hxf_le64(b + 8);
+    m->ts = (int64_t)hxf_le64(b + 16);
+    m->rec.offset = hxf_le64(b + 24);
+    m->rec.length = hxf_le64(b + 32);
+    m->rec.crc32c = hxf_le32(b + 40);
+    m->committed = hxf_le64(b + 48);
+    if (hxf_le32(b + 44) || hxf_le32(b + 56))
+        return hx_error_set(err, HX_EFORMAT, (int64_t)off, "meta slot at %llu has reserved bytes set",
+                            (unsigned long long)off);
+    if (m->rec.offset == 0) {
+        if (m->rec.length || m->rec.crc32c || m->committed != HX_STORE_DATA_START)
+            return hx_error_set(err, HX_EFORMAT, (int64_t)off, "meta slot at %llu is inconsistent",
+                                (unsigned long long)off);
+    } else if (m->rec.offset < HX_STORE_DATA_START || m->rec.offset % HX_STORE_ALIGN ||
+               m->rec.length < RECORD_HEAD || m->rec.offset > UINT64_MAX - m->rec.length ||
+               m->rec.offset + m->rec.length != m->committed) {
+        return hx_error_set(err, HX_EFORMAT, (int64_t)off,
+                            "meta slot at %llu points at a misplaced commit record",
+                            (unsigned long long)off);
+    }
+    if (m->committed > file_size)
+        return hx_error_set(err, HX_ETRUNCATED, (int64_t)file_size,
+                            "generation %llu needs %llu bytes but the file has %llu",
+                            (unsigned long long)m->gen, (unsigned long long)m->committed,
+                            (unsigned long long)file_size);
+    if (m->committed > SIZE_MAX)
+        return hx_error_set(err, HX_ERANGE, (int64_t)off, "file too large to map");
+    return 0;
+}
+
+/* Parses the commit record `ref` of a map of `size` bytes; checks bounds, CRC and every field. */
+static int record_parse(const uint8_t *map, uint64_t size, hx_store_ref ref, record *r, hx_error *err)
+{
+    int64_t at = (int64_t)ref.offset;
+    if (ref.offset < HX_STORE_DATA_START || ref.offset % HX_STORE_ALIGN || ref.length < RECORD_HEAD ||
+        ref.offset > size || ref.length > size - ref.offset)
+        return hx_error_set(err, HX_EFORMAT, at, "commit record at %llu (%llu bytes) lies outside the file",
+                            (unsigned long long)ref.offset, (unsigned long long)ref.length);
+    const uint8_t *p = map + ref.offset;
+    if (hxf_crc32c(0, p, (size_t)ref.length) != ref.crc32c)
+        return hx_error_set(err, HX_ECHECKSUM, at, "commit record at %llu fails its checksum",
+                            (unsigned long long)ref.offset);
+    if (memcmp(p, record_magic, 8) != 0)
+        return hx_error_set(err, HX_EFORMAT, at, "no commit record at %llu (bad magic)",
+                            (unsigned long long)ref.offset);
+    r->self = ref;
+    r->gen = hxf_le64(p + 8);
+    r->ts = (int64_t)hxf_le64(p + 16);
+    r->prev.offset = hxf_le64(p + 24);
+    r->prev.length = hxf_le64(p + 32);
+    r->prev.crc32c = hxf_le32(p + 40);
+    r->n_blobs = hxf_le32(p + 44);
+    r->root_len = hxf_le64(p + 48);
+    unsigned name_len = p[56];
+    if (!all_zero(p + 57, 7) || name_len > HX_STORE_NAME_MAX || r->root_len > MAX_ROOT ||
+        r->n_blobs > MAX_BLOBS_PER_COMMIT)
+        return hx_error_set(err, HX_EFORMAT, at, "commit record at %llu has bad fields",
+                            (unsigned long long)ref.offset);
+    uint64_t padded = (r->root_len + 7) & ~(uint64_t)7;
+    if (RECORD_HEAD + padded + (uint64_t)r->n_blobs * TABLE_ENTRY != ref.length)
+        return hx_error_set(err, HX_EFORMAT, at, "commit record at %llu has the wrong length",
+                            (unsigned long long)ref.offset);
+    if (!all_zero(p + RECORD_HEAD + r->root_len, (size_t)(padded - r->root_len)) ||
+        !all_zero(p + 64 + name_len, HX_STORE_NAME_MAX - name_len) ||
+        memchr(p + 64, 0, name_len) != NULL)
+        return hx_error_set(err, HX_EFORMAT, at, "commit record at %llu has bad padding or name",
+                            (unsigned long long)ref.offset);
+    memcpy(r->name, p + 64, name_len);
+    r->name[name_len] = 0;
+    r->root = p + RECORD_HEAD;
+    r->table = p + RECORD_HEAD + padded;
+    if (r->prev.offset == 0) {
+        if (r->prev.length || r->prev.crc32c)
+            return hx_error_set(err, HX_EFORMAT, at, "commit record at %llu has a bad chain link",
+                                (unsigned long long)ref.offset);
+    } else if (r->prev.offset > ref.offset || r->prev.length > ref.offset - r->prev.offset ||
+               r->gen == 0) {
+        return hx_error_set(err, HX_EFORMAT, at, "commit record at %llu links forward in the file",
+                            (unsigned long long)ref.offset);
+    }
+    return 0;
+}
+
+/* The commit before r in the chain: 1 and *prev filled, 0 at the first commit of the file. */
+static int chain_prev(const view *v, const record *r, record *prev, hx_error *err)
+{
+    if (r->prev.offset == 0)
+        return 0;
+    int rc = record_parse(v->map, v->m.committed, r->prev, prev, err);
+    if (rc)
+        return rc;
+    if (prev->gen != r->gen - 1)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)r->prev.offset,
+                            "commit record at %llu has generation %llu, expected %llu",
+                            (unsigned long long)r->prev.offset, (unsigned long long)prev->gen,
+                            (unsigned long long)(r->gen - 1));
+    return 1;
+}
+
+/* Maps the file for meta m and checks its record; fills v on success. */
+static int view_load(int fd, const meta *m, int slot, view *v, hx_error *err)
+{
+    void *map = mmap(NULL, (size_t)m->committed, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED)
+        return hx_error_set(err, HX_EIO, -1, "cannot map %llu bytes: %s",
+                            (unsigned long long)m->committed, strerror(errno));
+    memset(v, 0, sizeof *v);
+    v->map = map;
+    v->m = *m;
+    v->slot = slot;
+    if (m->rec.offset) {
+        int rc = record_parse(v->map, m->committed, m->rec, &v->r, err);
+        if (rc == 0 && (v->r.gen != m->gen || v->r.ts != m->ts))
+            rc = hx_error_set(err, HX_EFORMAT, (int64_t)m->rec.offset,
+                              "commit record at %llu does not match its meta slot",
+                              (unsigned long long)m->rec.offset);
+        if (rc) {
+            munmap(map, (size_t)m->committed);
+            v->map = NULL;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static void view_drop(view *v)
+{
+    if (v->map)
+        munmap(v->map, (size_t)v->m.committed);
+    v->map = NULL;
+}
+
+static bool meta_equal(const meta *a, const meta *b)
+{
+    return a->gen == b->gen && a->ts == b->ts && a->rec.offset == b->rec.offset &&
+           a->rec.length == b->rec.length && a->rec.crc32c == b->rec.crc32c &&
+           a->committed == b->committed;
+}
+
+/* Takes the newest valid commit of fd into *v. When `cur` is given and that commit is the one cur
+ * already shows, returns 1 without mapping anything. */
+static int open_newest(int fd, const char *path, const view *cur, view *v, hx_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return hx_error_set(err, HX_EIO, -1, "cannot stat %s: %s", path, strerror(errno));
+    uint64_t size = (uint64_t)st.st_size;
+    if (size < HX_STORE_DATA_START)
+        return hx_error_set(err, HX_ETRUNCATED, (int64_t)size,
+                            "%s is %llu bytes, shorter than its header and meta pages (%d)", path,
+                            (unsigned long long)size, HX_STORE_DATA_START);
+    meta m[2];
+    int rc[2];
+    hx_error e[2];
+    for (int i = 0; i < 2; i++) {
+        uint8_t b[SLOT_SIZE];
+        size_t got;
+        uint64_t off = (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + i);
+        if (pread_all(fd, b, SLOT_SIZE, off, &got) != 0)
+            return hx_error_set(err, HX_EIO, (int64_t)off, "cannot read %s: %s", path, strerror(errno));
+        rc[i] = got < SLOT_SIZE ? hx_error_set(&e[i], HX_ETRUNCATED, (int64_t)off, "meta slot cut short")
+                                : slot_decode(b, off, size, &m[i], &e[i]);
+    }
+    int order[2] = {0, 1};
+    if (rc[0] == 0 && rc[1] == 0 && m[1].gen > m[0].gen) {
+        order[0] = 1;
+        order[1] = 0;
+    } else if (rc[0] != 0 && rc[1] == 0) {
+        order[0] = 1;
+        order[1] = 0;
+    }
+    for (int k = 0; k < 2; k++) {
+        int i = order[k];
+        if (rc[i])
+            continue;
+        if (cur && cur->slot == i && meta_equal(&cur->m, &m[i]))
+            return 1;
+        rc[i] = view_load(fd, &m[i], i, v, &e[i]);
+        if (rc[i] == 0)
+            return 0;
+    }
+    int code = rc[order[0]];
+    return hx_error_set(err, code, e[order[0]].offset, "%s has no valid commit: slot 0: %s; slot 1: %s",
+                        path, e[0].message, e[1].message);
+}
+
+/* === Creation === */
+
+/* Creates `path` holding the empty store of generation `gen0`, atomically: the bytes are written
+ * and synced beside it, then linked into place (EEXIST: someone else created it, which is fine). */
+static int create_file(const char *path, uint64_t gen0, hx_error *err)
+{
+    char tmp[4200];
+    int fd = -1, rc;
+    uint8_t *buf = NULL;
+    for (int attempt = 0; fd < 0; attempt++) {
+        if (snprintf(tmp, sizeof tmp, "%s.new-%ld-%lld", path, (long)getpid(),
+                     (long long)now_ns()) >= (int)sizeof tmp)
+            return hx_error_set(err, HX_EINVAL, -1, "path too long: %s", path);
+        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && (errno != EEXIST || attempt > 100))
+            return hx_error_set(err, HX_EIO, -1, "cannot create %s: %s", tmp, strerror(errno));
+    }
+    buf = calloc(1, HX_STORE_DATA_START);
+    if (!buf) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        goto err;
+    }
+    int64_t t = now_ns();
+    header_encode(buf, t);
+    meta m = {gen0, t, {0, 0, 0}, HX_STORE_DATA_START};
+    slot_encode(buf + HX_STORE_PAGE, &m);
+    if (pwrite_all(fd, buf, HX_STORE_DATA_START, 0) != 0 || fsync(fd) != 0) {
+        rc = hx_error_set(err, HX_EIO, -1, "cannot write %s: %s", tmp, strerror(errno));
+        goto err;
+    }
+    /* link() fails when another process created the file first; on file systems without hard
+     * links, rename() is the fallback (two creators racing there: the last one wins, and both
+     * files hold the same empty store). */
+    if (link(tmp, path) != 0 && errno != EEXIST &&
+        ((errno != EPERM && errno != ENOTSUP) || rename(tmp, path) != 0)) {
+        rc = hx_error_set(err, HX_EIO, -1, "cannot create %s: %s", path, strerror(errno));
+        goto err;
+    }
+    free(buf);
+    close(fd);
+    unlink(tmp);
+    return sync_dir_of(path, err);
+err:
+    free(buf);
+    close(fd);
+    unlink(tmp);
+    return rc;
+}
+
+/* === Open and close === */
+
+/* Opens the writer's descriptor: locks it and makes sure it is still the file at `path` (a
+ * compaction may have renamed a new file over it between open and lock). */
+static int open_locked(hx_store *s, unsigned flags, hx_error *err)
+{
+    for (int attempt = 0; attempt < OPEN_RETRIES; attempt++) {
+        s->fd = open(s->path, O_RDWR | O_CLOEXEC);
+        if (s->fd < 0 && errno == ENOENT && (flags & HX_STORE_CREATE)) {
+            int rc = create_file(s->path, 0, err);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (s->fd < 0)
+            return hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot open %s: %s",
+                                s->path, strerror(errno));
+        if (flock(s->fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            close(s->fd);
+            s->fd = -1;
+            if (e == EWOULDBLOCK)
+                return hx_error_set(err, HX_EBUSY, -1,
+                                    "%s is being written by another process (writer lock held)", s->path);
+            return hx_error_set(err, HX_EIO, -1, "cannot lock %s: %s", s->path, strerror(e));
+        }
+        struct stat a, b;
+        if (fstat(s->fd, &a) == 0 && stat(s->path, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino)
+            return 0;
+        close(s->fd);
+        s->fd = -1;
+    }
+    return hx_error_set(err, HX_EBUSY, -1, "%s keeps being replaced while opening it", s->path);
+}
+
+int hx_store_open(hx_store **out, const char *path, unsigned flags, hx_error *err)
+{
+    *out = NULL;
+    if (!path || (flags & ~(unsigned)(HX_STORE_WRITE | HX_STORE_CREATE)) ||
+        ((flags & HX_STORE_CREATE) && !(flags & HX_STORE_WRITE)))
+        return hx_error_set(err, HX_EINVAL, -1, "bad arguments to hx_store_open");
+    int rc;
+    hx_store *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    s->fd = -1;
+    s->writer = (flags & HX_STORE_WRITE) != 0;
+    if (s->writer) {
+        rc = open_locked(s, flags, err);
+        if (rc)
+            goto err;
+    } else {
+        s->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0) {
+            rc = hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot open %s: %s",
+                              path, strerror(errno));
+            goto err;
+        }
+    }
+    struct stat st;
+    if (fstat(s->fd, &st) != 0) {
+        rc = hx_error_set(err, HX_EIO, -1, "cannot stat %s: %s", path, strerror(errno));
+        goto err;
+    }
+    s->dev = st.st_dev;
+    s->ino = st.st_ino;
+    rc = header_check(s->fd, path, err);
+    if (rc)
+        goto err;
+    rc = open_newest(s->fd, path, NULL, &s->v, err);
+    if (rc)
+        goto err;
+    s->pos = s->v.m.committed;
+    if (s->writer && (uint64_t)st.st_size > s->v.m.committed &&
+        ftruncate(s->fd, (off_t)s->v.m.committed) != 0) {
+        rc = hx_error_set(err, HX_EIO, -1, "cannot truncate %s: %s", path, strerror(errno));
+        goto err;
+    }
+    *out = s;
+    return 0;
+err:
+    hx_store_close(s);
+    return rc;
+}
+
+void hx_store_close(hx_store *s)
+{
+    if (!s)
+        return;
+    if (s->writer && s->fd >= 0 && !s->fatal && s->pos != s->v.m.committed &&
+        ftruncate(s->fd, (off_t)s->v.m.committed) != 0)
+        s->fatal = true;  /* nothing to report to: the bytes are past the commit point anyway */
+    view_drop(&s->v);
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->table);
+    free(s->path);
+    free(s);
+}
+
+/* === Reading === */
+
+uint64_t hx_store_generation(const hx_store *s)
+{
+    return s->v.m.gen;
+}
+
+int64_t hx_store_timestamp(const hx_store *s)
+{
+    return s->v.m.rec.offset ? s->v.m.ts : 0;
+}
+
+const char *hx_store_name(const hx_store *s)
+{
+    return s->v.m.rec.offset ? s->v.r.name : "";
+}
+
+void hx_store_root(const hx_store *s, const uint8_t **root, size_t *len)
+{
+    *root = s->v.m.rec.offset ? s->v.r.root : s->v.map + HX_STORE_DATA_START;
+    *len = s->v.m.rec.offset ? (size_t)s->v.r.root_len : 0;
+}
+
+int hx_store_blob(hx_store *s, hx_store_ref ref, const uint8_t **data, hx_error *err)
+{
+    uint64_t size = s->v.m.committed;
+    *data = NULL;
+    if (ref.offset < HX_STORE_DATA_START || ref.offset % HX_STORE_ALIGN || ref.offset > size ||
+        ref.length > size - ref.offset)
+        return hx_error_set(err, HX_ERANGE, (int64_t)ref.offset,
+                            "blob at %llu (%llu bytes) is not inside the committed file (%llu bytes)",
+                            (unsigned long long)ref.offset, (unsigned long long)ref.length,
+                            (unsigned long long)size);
+    if (hxf_crc32c(0, s->v.map + ref.offset, (size_t)ref.length) != ref.crc32c)
+        return hx_error_set(err, HX_ECHECKSUM, (int64_t)ref.offset, "blob at %llu fails its checksum",
+                            (unsigned long long)ref.offset);
+    *data = s->v.map + ref.offset;
+    return 0;
+}
+
+int hx_store_refresh(hx_store *s, hx_error *err)
+{
+    if (s->writer)
+        return 0;  /* the writer's own commits update its view as they happen */
+    struct stat st;
+    if (stat(s->path, &st) != 0)
+        return hx_error_set(err, HX_EIO, -1, "cannot stat %s: %s", s->path, strerror(errno));
+    view nv;
+    if (st.st_dev != s->dev || st.st_ino != s->ino) {
+        int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return hx_error_set(err, HX_EIO, -1, "cannot open %s: %s", s->path, strerror(errno));
+        int rc = fstat(fd, &st) != 0 ? hx_error_set(err, HX_EIO, -1, "cannot stat %s", s->path)
+                                     : header_check(fd, s->path, err);
+        if (rc == 0)
+            rc = open_newest(fd, s->path, NULL, &nv, err);
+        if (rc) {
+            close(fd);
+            return rc;
+        }
+        view_drop(&s->v);
+        close(s->fd);
+        s->fd = fd;
+        s->dev = st.st_dev;
+        s->ino = st.st_ino;
+        s->v = nv;
+        return 1;
+    }
+    int rc = open_newest(s->fd, s->path, &s->v, &nv, err);
+    if (rc)
+        return rc < 0 ? rc : 0;
+    view_drop(&s->v);
+    s->v = nv;
+    return 1;
+}
+
+/* Checks one blob-table entry of r against the space the transaction could have used. */
+static int check_table_entry(const view *v, const record *r, uint32_t i, uint64_t *low, hx_error *err)
+{
+    const uint8_t *e = r->table + (size_t)i * TABLE_ENTRY;
+    hx_store_ref b = {hxf_le64(e), hxf_le64(e + 8), hxf_le32(e + 16)};
+    if (hxf_le32(e + 20) || b.offset < *low || b.offset % HX_STORE_ALIGN ||
+        b.offset > r->self.offset || b.length > r->self.offset - b.offset)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)b.offset,
+                            "blob %u of generation %llu is misplaced (offset %llu, %llu bytes)", i,
+                            (unsigned long long)r->gen, (unsigned long long)b.offset,
+                            (unsigned long long)b.length);
+    if (hxf_crc32c(0, v->map + b.offset, (size_t)b.length) != b.crc32c)
+        return hx_error_set(err, HX_ECHECKSUM, (int64_t)b.offset,
+                            "blob %u of generation %llu at offset %llu fails its checksum", i,
+                            (unsigned long long)r->gen, (unsigned long long)b.offset);
+    *low = b.offset + b.length;
+    return 0;
+}
+
+int hx_store_verify(hx_store *s, hx_error *err)
+{
+    if (!s->v.m.rec.offset)
+        return 0;
+    record r = s->v.r, prev;
+    for (;;) {
+        int more = chain_prev(&s->v, &r, &prev, err);
+        if (more < 0)
+            return more;
+        uint64_t low = more ? prev.self.offset + prev.self.length : HX_STORE_DATA_START;
+        for (uint32_t i = 0; i < r.n_blobs; i++) {
+            int rc = check_table_entry(&s->v, &r, i, &low, err);
+            if (rc)
+                return rc;
+        }
+        if (!more)
+            return 0;
+        r = prev;
+    }
+}
+
+/* === Generations === */
+
+/* Walks the chain newest first and stops at the first record for which `stop` says true. */
+typedef bool (*chain_pred)(const record *r, const void *arg);
+
+static int chain_find(hx_store *s, chain_pred stop, const void *arg, record *found, hx_error *err)
+{
+    if (!s->v.m.rec.offset)
+        return HX_ENOTFOUND;
+    record r = s->v.r;
+    for (;;) {
+        if (stop(&r, arg)) {
+            *found = r;
+            return 0;
+        }
+        record prev;
+        int more = chain_prev(&s->v, &r, &prev, err);
+        if (more <= 0)
+            return more < 0 ? more : HX_ENOTFOUND;
+        r = prev;
+    }
+}
+
+static bool stop_gen(const record *r, const void *arg)
+{
+    return r->gen == *(const uint64_t *)arg;
+}
+
+static bool stop_time(const record *r, const void *arg)
+{
+    return r->ts <= *(const int64_t *)arg;
+}
+
+static bool stop_name(const record *r, const void *arg)
+{
+    return strcmp(r->name, (const char *)arg) == 0;
+}
+
+int hx_store_history(hx_store *s, hx_store_info **out, size_t *n, hx_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!s->v.m.rec.offset)
+        return 0;
+    size_t cap = 0, count = 0;
+    hx_store_info *list = NULL;
+    record r = s->v.r;
+    int rc;
+    for (;;) {
+        if (count == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            hx_store_info *nl = ncap > SIZE_MAX / sizeof *nl ? NULL : realloc(list, ncap * sizeof *nl);
+            if (!nl) {
+                rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+                goto err;
+            }
+            list = nl;
+            cap = ncap;
+        }
+        hx_store_info *c = &list[count++];
+        c->generation = r.gen;
+        c->timestamp_ns = r.ts;
+        memcpy(c->name, r.name, sizeof c->name);
+        c->record = r.self;
+        record prev;
+        rc = chain_prev(&s->v, &r, &prev, err);
+        if (rc < 0)
+            goto err;
+        if (rc == 0)
+            break;
+        r = prev;
+    }
+    *out = list;
+    *n = count;
+    return 0;
+err:
+    free(list);
+    return rc;
+}
+
+int hx_store_root_at(hx_store *s, uint64_t generation, const uint8_t **root, size_t *len,
+                     hx_error *err)
+{
+    if (generation == s->v.m.gen) {
+        hx_store_root(s, root, len);
+        return 0;
+    }
+    record r;
+    int rc = chain_find(s, stop_gen, &generation, &r, err);
+    if (rc == HX_ENOTFOUND)
+        return hx_error_set(err, rc, -1, "generation %llu is not in the chain of %s (compacted away?)",
+                            (unsigned long long)generation, s->path);
+    if (rc)
+        return rc;
+    *root = r.root;
+    *len = (size_t)r.root_len;
+    return 0;
+}
+
+int hx_store_as_of(hx_store *s, int64_t time_ns, uint64_t *generation, hx_error *err)
+{
+    record r;
+    int rc = chain_find(s, stop_time, &time_ns, &r, err);
+    if (rc == HX_ENOTFOUND)
+        return hx_error_set(err, rc, -1, "%s has no commit at or before time %lld", s->path,
+                            (long long)time_ns);
+    if (rc == 0)
+        *generation = r.gen;
+    return rc;
+}
+
+int hx_store_find_name(hx_store *s, const char *name, uint64_t *generation, hx_error *err)
+{
+    record r;
+    int rc = chain_find(s, stop_name, name, &r, err);
+    if (rc == HX_ENOTFOUND)
+        return hx_error_set(err, rc, -1, "%s has no commit named '%s'", s->path, name);
+    if (rc == 0)
+        *generation = r.gen;
+    return rc;
+}
+
+/* === Writing === */
+
+/* Makes err and the handle's sticky error agree: a new failure is recorded, an old one repeated. */
+static int fail(hx_store *w, hx_error *err, int code, const char *what)
+{
+    char msg[sizeof w->error_msg];
+    snprintf(msg, sizeof msg, "%s %s: %s", what, w->path, strerror(errno));
+    w->error = code;
+    memcpy(w->error_msg, msg, sizeof msg);
+    return hx_error_set(err, code, -1, "%s", msg);
+}
+
+static int writable(hx_store *w, hx_error *err)
+{
+    if (!w->writer)
+        return hx_error_set(err, HX_EPERM, -1, "%s is open read-only", w->path);
+    if (w->error)
+        return hx_error_set(err, w->error, -1, "earlier failure in this transaction: %s", w->error_msg);
+    return 0;
+}
+
+int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref, hx_error *err)
+{
+    int rc = writable(w, err);
+    if (rc)
+        return rc;
+    uint64_t off = align_up(w->pos);
+    if (off < w->pos || (uint64_t)len > (uint64_t)INT64_MAX - off) {
+        w->error = HX_ERANGE;
+        snprintf(w->error_msg, sizeof w->error_msg, "file would exceed the largest file size");
+        return hx_error_set(err, HX_ERANGE, (int64_t)off, "%s", w->error_msg);
+    }
+    if (w->n_blobs == w->cap_blobs) {
+        size_t ncap = w->cap_blobs ? w->cap_blobs * 2 : 16;
+        uint8_t *nt = ncap > MAX_BLOBS_PER_COMMIT ? NULL : realloc(w->table, ncap * TABLE_ENTRY);
+        if (!nt) {
+            w->error = HX_ENOMEM;
+            snprintf(w->error_msg, sizeof w->error_msg, "out of memory (or over %u blobs in one commit)",
+                     MAX_BLOBS_PER_COMMIT);
+            return hx_error_set(err, HX_ENOMEM, -1, "%s", w->error_msg);
+        }
+        w->table = nt;
+        w->cap_blobs = ncap;
+    }
+    if (len && pwrite_all(w->fd, data, len, off) != 0)
+        return fail(w, err, HX_EIO, "cannot write to");
+    ref->offset = off;
+    ref->length = len;
+    ref->crc32c = len ? hxf_crc32c(0, data, len) : 0;
+    uint8_t *e = w->table + w->n_blobs * TABLE_ENTRY;
+    hxf_put64(e, ref->offset);
+    hxf_put64(e + 8, ref->length);
+    hxf_put32(e + 16, ref->crc32c);
+    hxf_put32(e + 20, 0);
+    w->n_blobs++;
+    w->pos = off + len;
+    return 0;
+}
+
+int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name, hx_error *err)
+{
+    int rc = writable(w, err);
+    if (rc)
+        return rc;
+    size_t name_len = name ? strlen(name) : 0;
+    if (name_len > HX_STORE_NAME_MAX || (uint64_t)len > MAX_ROOT || (len && !root))
+        return hx_error_set(err, HX_EINVAL, -1, "commit name over %d bytes or root over 1 TiB",
+                            HX_STORE_NAME_MAX);
+    if (w->v.m.gen == UINT64_MAX)
+        return hx_error_set(err, HX_ERANGE, -1, "%s has used up its generation numbers", w->path);
+    uint64_t padded = ((uint64_t)len + 7) & ~(uint64_t)7;
+    uint64_t rec_len = RECORD_HEAD + padded + (uint64_t)w->n_blobs * TABLE_ENTRY;
+    uint64_t off = align_up(w->pos);
+    if (rec_len > SIZE_MAX || rec_len > (uint64_t)INT64_MAX - off)
+        return hx_error_set(err, HX_ERANGE, -1, "commit record too large");
+    uint8_t *rec = calloc(1, (size_t)rec_len);
+    if (!rec)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a %llu-byte commit record",
+                            (unsigned long long)rec_len);
+    meta m = {w->v.m.gen + 1, now_ns(), {off, rec_len, 0}, off + rec_len};
+    memcpy(rec, record_magic, 8);
+    hxf_put64(rec + 8, m.gen);
+    hxf_put64(rec + 16, (uint64_t)m.ts);
+    if (w->v.m.rec.offset) {
+        hxf_put64(rec + 24, w->v.m.rec.offset);
+        hxf_put64(rec + 32, w->v.m.rec.length);
+        hxf_put32(rec + 40, w->v.m.rec.crc32c);
+    }
+    hxf_put32(rec + 44, (uint32_t)w->n_blobs);
+    hxf_put64(rec + 48, (uint64_t)len);
+    rec[56] = (uint8_t)name_len;
+    if (name_len)
+        memcpy(rec + 64, name, name_len);
+    if (len)
+        memcpy(rec + RECORD_HEAD, root, len);
+    if (w->n_blobs)
+        memcpy(rec + RECORD_HEAD + padded, w->table, w->n_blobs * TABLE_ENTRY);
+    m.rec.crc32c = hxf_crc32c(0, rec, (size_t)rec_len);
+    if (pwrite_all(w->fd, rec, (size_t)rec_len, off) != 0 || fdatasync(w->fd) != 0) {
+        rc = fail(w, err, HX_EIO, "cannot write the commit record to");
+        free(rec);
+        return rc;
+    }
+    free(rec);
+
+    /* The single commit point: the slot not holding the current generation. */
+    uint8_t slot[SLOT_SIZE];
+    int target = 1 - w->v.slot;
+    slot_encode(slot, &m);
+    if (pwrite_all(w->fd, slot, SLOT_SIZE, (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + target)) != 0 ||
+        fdatasync(w->fd) != 0) {
+        w->fatal = true;
+        return fail(w, err, HX_EIO, "cannot write the meta slot of");
+    }
+    view nv;
+    rc = view_load(w->fd, &m, target, &nv, err);
+    if (rc) {
+        w->fatal = true;
+        w->error = rc;
+        snprintf(w->error_msg, sizeof w->error_msg,
+                 "generation %llu is committed but could not be mapped; reopen the file",
+                 (unsigned long long)m.gen);
+        return rc;
+    }
+    view_drop(&w->v);
+    w->v = nv;
+    w->pos = m.committed;
+    w->n_blobs = 0;
+    return 0;
+}
+
+int hx_store_abort(hx_store *w, hx_error *err)
+{
+    if (!w->writer)
+        return hx_error_set(err, HX_EPERM, -1, "%s is open read-only", w->path);
+    if (w->fatal)
+        return hx_error_set(err, w->error, -1, "%s is unusable after a failed commit (%s); reopen it",
+                            w->path, w->error_msg);
+    if (ftruncate(w->fd, (off_t)w->v.m.committed) != 0)
+        return fail(w, err, HX_EIO, "cannot truncate");
+    w->pos = w->v.m.committed;
+    w->n_blobs = 0;
+    w->error = 0;
+    return 0;
+}
+
+/* === Compaction === */
+
+int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err)
+{
+    *out = NULL;
+    int rc = writable(w, err);
+    if (rc)
+        return rc;
+    if (w->pos != w->v.m.committed)
+        return hx_error_set(err, HX_EINVAL, -1, "commit or abort the open transaction before compacting");
+    size_t n = strlen(w->path) + sizeof ".compact.tmp";
+    char *tmp = malloc(n);
+    if (!tmp)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    snprintf(tmp, n, "%s.compact.tmp", w->path);
+    if (unlink(tmp) != 0 && errno != ENOENT) {
+        rc = hx_error_set(err, HX_EIO, -1, "cannot remove stale %s: %s", tmp, strerror(errno));
+        goto err;
+    }
+    rc = create_file(tmp, w->v.m.gen, err);
+    if (rc == 0)
+        rc = hx_store_open(out, tmp, HX_STORE_WRITE, err);
+err:
+    free(tmp);
+    return rc;
+}
+
+int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err)
+{
+    if (!(*w)->writer || !c->writer || c->error || c->pos != c->v.m.committed || !c->v.m.rec.offset)
+        return hx_error_set(err, HX_EINVAL, -1, "compaction file must be a writer with a commit and no open transaction");
+    char *path = strdup((*w)->path);
+    if (!path)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    if (fsync(c->fd) != 0 || rename(c->path, path) != 0) {
+        int rc = hx_error_set(err, HX_EIO, -1, "cannot move %s over %s: %s", c->path, path,
+                              strerror(errno));
+        free(path);
+        return rc;
+    }
+    free(c->path);
+    c->path = path;
+    hx_store_close(*w);
+    *w = c;
+    /* Past the rename there is no going back, so this step cannot fail the call (store.h). */
+    sync_dir_of(path, NULL);
+    return 0;
+}

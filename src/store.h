@@ -1,0 +1,186 @@
+/* store.h: the index file: one crash-safe, append-only, memory-mapped file with a single commit
+ * point, generations, a chain of commits, one writer and many readers, and compaction by rewrite.
+ * Owns the file layout below and nothing inside blobs or roots (the index layer owns those).
+ * Spec: ../shared/DESIGN.md "One file format for weights and indexes"; the layout is specified here.
+ *
+ * All integers are little-endian and encoded byte by byte; no struct is ever written raw. The
+ * file is only written through its descriptor (pwrite), never through a map. CRC32C is hxf_crc32c.
+ *
+ * Page 0, header, 64 bytes at offset 0 (rest of the page zero), written once at creation:
+ *   OFFSET SIZE DESCRIPTION
+ *        0    8 magic "HYRAXDB\n"
+ *        8    4 format version, currently 1; other versions are refused by name
+ *       12    4 page size, 4096: meta slot i lies at page (1 + i), data starts at page 3
+ *       16    4 blob alignment, 64
+ *       20    4 reserved, zero
+ *       24    8 creation time, unix nanoseconds
+ *       32   28 reserved, zero
+ *       60    4 CRC32C of bytes 0..59
+ *
+ * Pages 1 and 2, meta slots 0 and 1, 64 bytes each at offsets 4096 and 8192 (one page each, so a
+ * torn write of one slot cannot touch the other). A commit writes the slot not holding the current
+ * generation; open takes the valid slot with the higher generation. A slot is valid when its CRC
+ * matches, its committed length fits in the file and its commit record lies inside that length
+ * and passes its CRC.
+ *   OFFSET SIZE DESCRIPTION
+ *        0    8 magic "HXMETA01"
+ *        8    8 generation (the empty store of a new file has generation 0 and no record)
+ *       16    8 commit time, unix nanoseconds
+ *       24    8 offset of the commit record (0 when the generation has none)
+ *       32    8 length of the commit record
+ *       40    4 CRC32C of the commit record
+ *       44    4 reserved, zero
+ *       48    8 committed file length (bytes past it are leftovers of an unfinished write)
+ *       56    4 reserved, zero
+ *       60    4 CRC32C of bytes 0..59
+ *
+ * From offset 12288 on: blobs, each starting on a 64-byte boundary, zero (or hole) padding between.
+ * A blob has no header; it is named by a reference {offset, length, CRC32C} (hx_store_ref, encoded
+ * in HX_STORE_REF_SIZE bytes by hx_store_ref_put). A commit appends one more blob, its record:
+ *   OFFSET SIZE DESCRIPTION
+ *        0    8 magic "HXCOMMIT"
+ *        8    8 generation
+ *       16    8 commit time, unix nanoseconds
+ *       24    8 offset of the previous commit record (0 = none: first commit of this file)
+ *       32    8 length of the previous commit record
+ *       40    4 CRC32C of the previous commit record
+ *       44    4 blob count n: blobs appended by this commit's transaction
+ *       48    8 root length r (caller's bytes, opaque to the store)
+ *       56    1 name length, 0..HX_STORE_NAME_MAX (0 = unnamed)
+ *       57    7 reserved, zero
+ *       64   64 name bytes, zero-padded (named baselines)
+ *      128    r root bytes, then zeros up to a multiple of 8
+ *   128+R  24*n blob table: offset u64, length u64, CRC32C u32, reserved u32 zero
+ * The record is exactly 128 + R + 24 n bytes (R = r rounded up to 8). The previous-record links
+ * form the chain (generations strictly decreasing by one, offsets strictly decreasing); the blob
+ * tables of the chain list every blob in the file, which is what hx_store_verify walks.
+ *
+ * Writes: append blobs (pwrite), append the record, fdatasync, write the meta slot, fdatasync.
+ * A crash at any byte leaves the previous commit intact; a writer opening the file truncates what
+ * lies past the committed length. Compaction writes a fresh file and renames it over the old one. */
+#ifndef HX_STORE_H
+#define HX_STORE_H
+
+#include "hyrax.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HX_STORE_VERSION 1
+#define HX_STORE_PAGE 4096
+#define HX_STORE_ALIGN 64
+#define HX_STORE_DATA_START (3 * HX_STORE_PAGE)
+#define HX_STORE_NAME_MAX 64
+#define HX_STORE_REF_SIZE 20  /* encoded hx_store_ref: offset u64, length u64, CRC32C u32 */
+
+enum {
+    HX_STORE_READ = 0,    /* reader: maps the file read-only, takes no lock */
+    HX_STORE_WRITE = 1,   /* the one writer: exclusive flock, HX_EBUSY when another holds it */
+    HX_STORE_CREATE = 2,  /* with HX_STORE_WRITE: create the file (generation 0) if missing */
+};
+
+/* A blob in the file. */
+typedef struct hx_store_ref {
+    uint64_t offset;
+    uint64_t length;
+    uint32_t crc32c;
+} hx_store_ref;
+
+/* One entry of the chain of commits. */
+typedef struct hx_store_info {
+    uint64_t generation;
+    int64_t timestamp_ns;                 /* unix nanoseconds */
+    char name[HX_STORE_NAME_MAX + 1];     /* NUL-terminated, "" when unnamed */
+    hx_store_ref record;                  /* where the commit record lies */
+} hx_store_info;
+
+/* A handle on one index file: a reader or the writer. Not thread-safe: one thread at a time per
+ * handle (open one reader per thread). Caller frees with hx_store_close. */
+typedef struct hx_store hx_store;
+
+/* Opens `path` with HX_STORE_* flags and takes the newest valid commit. A writer discards bytes
+ * past the committed length. Corrupt files fail with HX_EFORMAT, HX_EVERSION, HX_ECHECKSUM or
+ * HX_ETRUNCATED and a message naming the offset. A missing file without HX_STORE_CREATE gives
+ * HX_ENOTFOUND. Creation is atomic (written beside the path, then linked into place), so a crash
+ * while creating leaves no file or an empty store, plus at worst a stray "<path>.new-*" file. */
+int hx_store_open(hx_store **out, const char *path, unsigned flags, hx_error *err);
+void hx_store_close(hx_store *s);  /* NULL is fine; an open transaction is aborted */
+
+/* The current commit. 0 / 0 / "" for the empty store of a new file. */
+uint64_t hx_store_generation(const hx_store *s);
+int64_t hx_store_timestamp(const hx_store *s);
+const char *hx_store_name(const hx_store *s);  /* borrowed until the next refresh/commit/close */
+
+/* Root bytes of the current commit (len 0 for generation 0). *root points into the map: borrowed
+ * until the next hx_store_refresh, hx_store_commit or hx_store_close on this handle. Root bytes
+ * start on a 64-byte boundary of the file. */
+void hx_store_root(const hx_store *s, const uint8_t **root, size_t *len);
+
+/* Checks that `ref` lies inside the committed part of the file and that its checksum matches
+ * (every call computes the checksum: call once per blob and keep the pointer), then points *data
+ * at its bytes in the map, borrowed like hx_store_root. */
+int hx_store_blob(hx_store *s, hx_store_ref ref, const uint8_t **data, hx_error *err);
+
+/* Picks up commits made since open or the last refresh: re-reads the meta slots, follows a file
+ * renamed over the path (compaction) and remaps when the file grew. Returns 1 when the handle now
+ * sees a different commit (all borrowed pointers are then invalid), 0 when nothing changed (they
+ * stay valid), or a negative code (the handle keeps its previous view). A writer's view is always
+ * current, so for a writer it returns 0. */
+int hx_store_refresh(hx_store *s, hx_error *err);
+
+/* Walks the chain from the current commit: checks every commit record and the checksum of every
+ * blob each one lists. Reports the first failure with its file offset in err->offset. */
+int hx_store_verify(hx_store *s, hx_error *err);
+
+/* === Generations === */
+
+/* The chain, newest first, from the current commit back to the first commit of this file (the
+ * empty generation 0 is not listed). Caller frees *out with free(). */
+int hx_store_history(hx_store *s, hx_store_info **out, size_t *n, hx_error *err);
+
+/* Root bytes of an older (or the current) generation still in the chain; HX_ENOTFOUND when it was
+ * compacted away or never existed. Borrowed like hx_store_root. */
+int hx_store_root_at(hx_store *s, uint64_t generation, const uint8_t **root, size_t *len,
+                     hx_error *err);
+
+/* as_of: the newest generation committed at or before `time_ns` (unix nanoseconds). */
+int hx_store_as_of(hx_store *s, int64_t time_ns, uint64_t *generation, hx_error *err);
+
+/* Named baselines: the newest generation committed with this name. */
+int hx_store_find_name(hx_store *s, const char *name, uint64_t *generation, hx_error *err);
+
+/* === Writing (HX_STORE_WRITE handles only) === */
+
+/* Appends len bytes (copied; any len, 0 included) on a 64-byte boundary and fills *ref. The blob
+ * becomes readable once committed. Errors are sticky until hx_store_abort. */
+int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref, hx_error *err);
+
+/* Commits the transaction: root (len bytes, copied; may be NULL when len is 0) and an optional
+ * name (NULL or "" = unnamed, at most HX_STORE_NAME_MAX bytes, no NUL). Generation + 1. Once it
+ * returns 0 the commit is durable. On error nothing new is visible; call hx_store_abort. */
+int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name, hx_error *err);
+
+/* Drops everything appended since the last commit and clears a sticky error. Fails (and the
+ * handle stays unusable for writing: close and reopen) when the I/O error came from the meta
+ * write itself, whose outcome is unknown. */
+int hx_store_abort(hx_store *w, hx_error *err);
+
+/* Compaction, step 1: creates a writer *out on "<path>.compact.tmp" (a stale one is removed),
+ * empty, whose first commit gets generation hx_store_generation(w) + 1 and no chain. The caller
+ * appends what is still live (reading it through w) and commits. Caller owns *out. */
+int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err);
+
+/* Step 2: c must have committed. Syncs c's file, renames it over w's path and syncs the folder.
+ * On success *w is closed and replaced by c, which is now the writer of the path; readers that
+ * still map the old file keep working and move to the new one on refresh. On failure both stay
+ * open and unchanged (the caller still owns c). Failure is only possible before the rename: the
+ * folder sync after it is best effort, since a power loss that undid the rename would bring back
+ * the old file, which holds the same content one generation earlier. */
+int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err);
+
+/* === References inside roots === */
+
+void hx_store_ref_put(uint8_t out[HX_STORE_REF_SIZE], hx_store_ref ref);
+hx_store_ref hx_store_ref_get(const uint8_t in[HX_STORE_REF_SIZE]);
+
+#endif
