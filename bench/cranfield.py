@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Retrieval quality of hyrax on the Cranfield collection: nDCG@10 and Recall@100 for keyword,
+vector and hybrid search.
+
+Each of the 1,400 abstracts becomes a file (title on the first line, then the text); the files
+are indexed with `hyrax index`, and each of the 225 queries is run through `hyrax search --json`
+in every mode. Chunks are mapped back to documents (a document's rank is that of its best
+chunk). Judgements: cranqrel codes 1 (most relevant) .. 4 (least) are relevant with graded gain
+5 - code for nDCG; -1 is not relevant. Queries are numbered 1..225 in file order, as cranqrel
+numbers them (cran.qry's own numbers have gaps).
+
+    python3 bench/cranfield.py [--corpus ../shared/corpora/cranfield] [--hyrax ./hyrax]
+
+Prints a table and writes bench/out/cranfield.json. Needs only the standard library.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+
+MODES = ("keyword", "vector", "hybrid")
+
+
+def parse_blocks(path):
+    """Yields (id, {field: text}) for the .I/.T/.A/.B/.W format."""
+    text = open(path, encoding="latin-1").read()
+    for block in re.split(r"^\.I\s+", text, flags=re.M)[1:]:
+        head, _, rest = block.partition("\n")
+        fields, cur = {}, None
+        for line in rest.split("\n"):
+            m = re.match(r"^\.([TABW])\s*$", line)
+            if m:
+                cur = m.group(1)
+                fields[cur] = []
+            elif cur:
+                fields[cur].append(line)
+        yield int(head.strip()), {k: " ".join(v).strip() for k, v in fields.items()}
+
+
+def write_docs(corpus, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    n = 0
+    for doc_id, f in parse_blocks(os.path.join(corpus, "cran.all.1400")):
+        with open(os.path.join(out_dir, "%04d.txt" % doc_id), "w") as fh:
+            fh.write((f.get("T", "") or "untitled") + "\n\n" + f.get("W", "") + "\n")
+        n += 1
+    return n
+
+
+def load_qrels(corpus):
+    rel = {}
+    for line in open(os.path.join(corpus, "cranqrel")):
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        q, d, code = int(parts[0]), int(parts[1]), int(parts[2])
+        if 1 <= code <= 4:
+            rel.setdefault(q, {})[d] = 5 - code
+    return rel
+
+
+def ndcg_at(ranked, gains, k):
+    dcg = sum(gains.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(gains.values(), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall_at(ranked, gains, k):
+    return len(set(ranked[:k]) & set(gains)) / len(gains) if gains else 0.0
+
+
+def search(hyrax, db, mode, query, k):
+    out = subprocess.run([hyrax, "search", "--db", db, "--mode", mode, "-k", str(k), "--json", "--", query],
+                         capture_output=True, text=True, check=True).stdout
+    docs, seen = [], set()
+    for r in json.loads(out)["results"]:
+        d = int(os.path.basename(r["path"]).split(".")[0])
+        if d not in seen:
+            seen.add(d)
+            docs.append(d)
+    return docs
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpus", default=os.path.join(here, "..", "..", "shared", "corpora", "cranfield"))
+    ap.add_argument("--hyrax", default=os.path.join(here, "..", "hyrax"))
+    ap.add_argument("--out", default=os.path.join(here, "out"))
+    ap.add_argument("--reuse", action="store_true", help="keep an existing index")
+    args = ap.parse_args()
+    docs_dir = os.path.join(args.out, "cranfield", "docs")
+    db = os.path.join(args.out, "cranfield.hyx")
+    n_docs = write_docs(args.corpus, docs_dir)
+    if not args.reuse and os.path.exists(db):
+        os.unlink(db)
+    t0 = time.time()
+    subprocess.run([args.hyrax, "index", "--db", db, docs_dir], check=True, stdout=sys.stderr)
+    index_s = time.time() - t0
+    queries = [f.get("W", "") for _, f in parse_blocks(os.path.join(args.corpus, "cran.qry"))]
+    qrels = load_qrels(args.corpus)
+    scores = {}
+    for mode in MODES:
+        nd, rc = [], []
+        for i, q in enumerate(queries, start=1):
+            if i not in qrels:
+                continue
+            ranked = search(args.hyrax, db, mode, q, 200)
+            nd.append(ndcg_at(ranked, qrels[i], 10))
+            rc.append(recall_at(ranked, qrels[i], 100))
+        scores[mode] = {"ndcg@10": sum(nd) / len(nd), "recall@100": sum(rc) / len(rc), "queries": len(nd)}
+    print("Cranfield: %d documents, %d judged queries, indexed in %.1f s" % (n_docs, scores["hybrid"]["queries"], index_s))
+    print("%-8s %9s %11s" % ("mode", "nDCG@10", "Recall@100"))
+    for mode in MODES:
+        print("%-8s %9.4f %11.4f" % (mode, scores[mode]["ndcg@10"], scores[mode]["recall@100"]))
+    best_single = max(scores["keyword"]["ndcg@10"], scores["vector"]["ndcg@10"])
+    print("hybrid vs best single mode (nDCG@10): %+.4f" % (scores["hybrid"]["ndcg@10"] - best_single))
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "cranfield.json"), "w") as fh:
+        json.dump({"documents": n_docs, "index_seconds": index_s, "scores": scores}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
