@@ -1,0 +1,134 @@
+/* test_cli.c: the command-line contract of DESIGN.md, by running ./hyrax: index prints what it
+ * did, search --json prints one object with the documented keys and root-relative paths, stats
+ * and verify work, rm removes, and bad input (unknown flags, missing index, damaged file) exits
+ * non-zero with a message on stderr and nothing on stdout. */
+#include "check.h"
+#include "json.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char root[PATH_MAX], db[PATH_MAX + 32];
+
+/* Runs a shell command; stdout goes to *out (caller frees), the exit status is returned. */
+static int run(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
+    size_t n;
+    while (p && (n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (cap - len < 4096)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = 0;
+    int status = p ? pclose(p) : -1;
+    *out = buf;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void put(const char *rel, const char *text)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    mkdir(path, 0755);
+    *slash = '/';
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+int main(void)
+{
+    char tmpl[] = "/tmp/hx_cli_XXXXXX", cmd[3 * PATH_MAX], *out;
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
+    snprintf(db, sizeof db, "%s.hyx", root);
+    put("docs/sched.md", "---\nsig: sig-scheduling\n---\n# Scheduler\n\nThe kube-scheduler places pods onto nodes.\n");
+    put("docs/store.md", "# Storage\n\nPersistent volumes keep data.\n");
+    put("kep.yaml", "title: Memory QoS\nowning-sig: sig-node\n");
+
+    snprintf(cmd, sizeof cmd, "./hyrax index --db %s %s 2>/dev/null", db, root);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "added 3, updated 0, unchanged 0, removed 0"), "index: %s", out);
+    free(out);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "added 0, updated 0, unchanged 3, removed 0"), "re-index: %s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "./hyrax search --db %s --json -k 2 where do pods run", db);
+    CHECK(run(cmd, &out) == 0, "search --json exits 0");
+    hx_json_doc *doc = NULL;
+    CHECK(hx_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "one JSON object: %.200s", out);
+    const hx_json_val *r = doc ? hx_json_doc_root(doc) : NULL;
+    static const char *const top[] = {"query", "mode", "results", "total_results", "search_time_ms"};
+    for (size_t i = 0; r && i < 5; i++)
+        CHECK(hx_json_obj_get(r, top[i]) != NULL, "key %s", top[i]);
+    const char *q = r ? hx_json_str(hx_json_obj_get(r, "query"), NULL) : NULL;
+    CHECK(q && !strcmp(q, "where do pods run"), "query words joined: %s", q ? q : "-");
+    const hx_json_val *res = r ? hx_json_obj_get(r, "results") : NULL;
+    CHECK(res && hx_json_len(res) == 2, "k results");
+    static const char *const keys[] = {"rank", "score", "chunk_id", "doc_id", "path", "title", "chunk_index", "text", "metadata"};
+    for (size_t i = 0; res && i < hx_json_len(res); i++)
+        for (size_t k = 0; k < 9; k++)
+            CHECK(hx_json_obj_get(hx_json_arr_get(res, i), keys[k]) != NULL, "result %zu has %s", i, keys[k]);
+    const char *path = res ? hx_json_str(hx_json_obj_get(hx_json_arr_get(res, 0), "path"), NULL) : NULL;
+    CHECK(path && !strcmp(path, "docs/sched.md"), "root-relative path of the best chunk: %s", path ? path : "-");
+    hx_json_doc_free(doc);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "./hyrax search --db %s --mode keyword --filter owning-sig=sig-node --json memory", db);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "\"path\":\"kep.yaml\"") && !strstr(out, "docs/"), "filter: %.200s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "./hyrax search --db %s --filter 'path=docs/**' nodes", db);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "docs/sched.md") && !strstr(out, "kep.yaml"), "text output: %.300s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "./hyrax stats --db %s --json", db);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "\"documents\":3") && strstr(out, "all-MiniLM-L6-v2"), "stats: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "./hyrax verify --db %s", db);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "ok"), "verify: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "./hyrax rm --db %s docs/store.md", db);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "removed 1 documents"), "rm: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "./hyrax search --db %s --mode keyword --json volumes", db);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "\"total_results\":0"), "removed document gone: %.200s", out);
+    free(out);
+
+    /* errors: non-zero exit, message on stderr, nothing on stdout */
+    const char *bad[] = {"./hyrax search --db %s --mode fuzzy x", "./hyrax search --db %s -k 0 x",
+                         "./hyrax search --db %s.missing x", "./hyrax index --db %s --bogus x", "./hyrax nope",
+                         "./hyrax search --db %s"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char c[2 * PATH_MAX];
+        snprintf(c, sizeof c, bad[i], db);
+        snprintf(cmd, sizeof cmd, "%s 2>/dev/null", c);
+        int rc = run(cmd, &out);
+        CHECK(rc != 0 && out[0] == 0, "'%s' exits %d with stdout '%.80s'", c, rc, out);
+        free(out);
+        snprintf(cmd, sizeof cmd, "%s 2>&1 >/dev/null", c);
+        run(cmd, &out);
+        CHECK(strstr(out, "hyrax") != NULL, "'%s' explains on stderr: %.120s", c, out);
+        free(out);
+    }
+    FILE *f = fopen(db, "r+b");
+    fseek(f, 4096 + 10, SEEK_SET);
+    fputc(0x55, f);
+    fseek(f, 8192 + 10, SEEK_SET);
+    fputc(0x55, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "./hyrax verify --db %s 2>&1", db);
+    CHECK(run(cmd, &out) != 0 && strstr(out, "hyrax verify"), "both meta slots damaged: refused: %s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
+    CHECK(system(cmd) == 0, "cleanup");
+    return check_report("test_cli");
+}
