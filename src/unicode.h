@@ -15,11 +15,14 @@ int hx_utf8_next(const char *s, size_t len, size_t *pos, uint32_t *cp);
 /* Encodes cp into out (4 bytes room); returns the byte count (1..4). */
 int hx_utf8_put(uint32_t cp, char *out);
 
-/* Character class bits. */
+/* Character class bits. SPACE, CONTROL, PUNCT and CJK follow HF tokenizers exactly (probed by
+ * tools/gen_unicode.py), which uses its own Unicode versions: e.g. unassigned code points are
+ * NOT control there (they are kept as ordinary characters), private use and Cf are. */
 enum {
     HX_UC_SPACE = 1 << 0,     /* White_Space, plus \t \n \r */
-    HX_UC_CONTROL = 1 << 1,   /* removed by BERT clean-up: Cc/Cf/Co/Cs/Cn (not \t \n \r), NUL, U+FFFD */
-    HX_UC_PUNCT = 1 << 2,     /* BERT punctuation: Unicode P* or any ASCII punctuation/symbol */
+    HX_UC_CONTROL = 1 << 1,   /* removed by BERT clean-up: Cc/Cf/Co of HF's tables (not \t \n \r),
+                                 NUL, U+FFFD, surrogates; unassigned code points are not */
+    HX_UC_PUNCT = 1 << 2,     /* BERT punctuation: Unicode P* (HF's tables) or ASCII punct/symbol */
     HX_UC_CJK = 1 << 3,       /* CJK ideograph padded with spaces by BERT */
     HX_UC_LETTER = 1 << 4,    /* L* */
     HX_UC_NUMBER = 1 << 5,    /* N* */

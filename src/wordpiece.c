@@ -1,0 +1,371 @@
+/* wordpiece.c: the BERT uncased WordPiece tokenizer of tokenizer.h (HF BertNormalizer +
+ * BertPreTokenizer + WordPiece, plus the special-token split of HF's AddedVocabulary). Owns the
+ * vocabulary hash table; Unicode facts come from unicode.h only. Spec: DESIGN.md "Model" and
+ * tools/gen_unicode.py; parity is checked against HF goldens by tests/test_tokenizer.c.
+ *
+ * Pipeline, one pass over the bytes, no allocation:
+ *   1. The literals "[PAD]" "[UNK]" "[CLS]" "[SEP]" "[MASK]" in the raw text are their special
+ *      ids (HF matches these added tokens before normalisation, case-sensitively).
+ *   2. Each code point is decoded; an invalid UTF-8 byte reads as U+FFFD. CONTROL characters
+ *      (incl. NUL and U+FFFD, hence every invalid byte) vanish; SPACE ends the current word;
+ *      CJK ideographs become words of their own.
+ *   3. The rest is folded (NFD, drop Mn, lowercase); each folded code point that is SPACE ends
+ *      the word, one that is PUNCT becomes a word of its own, others extend the word.
+ *   4. Each word of at most 100 code points is split greedily, longest match first, into
+ *      vocabulary pieces ("##" on all but the first); a longer word or one with an unmatched
+ *      rest is one [UNK]. */
+#include "tokenizer.h"
+
+#include "unicode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WP_MAX_WORD_CHARS 100                     /* HF max_input_chars_per_word */
+#define WP_WORD_BYTES (WP_MAX_WORD_CHARS * 4)     /* UTF-8 of the longest word kept */
+#define WP_MAX_VOCAB (1u << 24)
+#define WP_N_SPECIAL 5
+
+/* === Tokenizer === */
+
+struct hx_tokenizer {
+    char *strings;        /* owned: every token, NUL-terminated, in id order */
+    uint32_t *offs;       /* owned: offs[id] = start of token id in strings; n + 1 entries */
+    size_t n;             /* vocabulary size */
+    uint32_t *slot_id;    /* owned: hash table, id + 1 per slot (0 = empty); mask + 1 slots */
+    uint32_t *slot_hash;  /* owned: full hash of the token in each slot */
+    uint32_t mask;
+    size_t max_len;       /* longest token in bytes: no longer candidate can match */
+    int32_t cls, sep, unk, pad;
+    struct {
+        const char *lit;
+        size_t len;
+        int32_t id;       /* -1 when the vocabulary lacks it */
+    } special[WP_N_SPECIAL];
+    uint8_t ascii_class[128];
+    uint8_t ascii_fold[128];  /* 0: the character vanishes */
+};
+
+static uint32_t wp_hash(uint32_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+#define WP_HASH_SEED 2166136261u
+
+static size_t wp_len(const hx_tokenizer *t, uint32_t id)
+{
+    return t->offs[id + 1] - t->offs[id] - 1;
+}
+
+/* Id of prefix + s[0..n) (prefix "##" when cont), whose hash is h, or -1. */
+static int32_t wp_lookup_h(const hx_tokenizer *t, const char *s, size_t n, int cont, uint32_t h)
+{
+    size_t full = n + (cont ? 2 : 0);
+    for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
+        uint32_t id1 = t->slot_id[i];
+        if (!id1)
+            return -1;
+        if (t->slot_hash[i] != h || wp_len(t, id1 - 1) != full)
+            continue;
+        const char *tok = t->strings + t->offs[id1 - 1];
+        if (cont && (tok[0] != '#' || tok[1] != '#'))
+            continue;
+        if (!memcmp(tok + (cont ? 2 : 0), s, n))
+            return (int32_t)(id1 - 1);
+    }
+}
+
+static int32_t wp_find(const hx_tokenizer *t, const char *tok)
+{
+    size_t n = strlen(tok);
+    return wp_lookup_h(t, tok, n, 0, wp_hash(WP_HASH_SEED, tok, n));
+}
+
+int hx_tokenizer_new(hx_tokenizer **out, const char *vocab, size_t len, hx_error *err)
+{
+    *out = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += vocab[i] == '\n';
+    if (len && vocab[len - 1] != '\n')
+        n++;
+    if (n == 0 || n > WP_MAX_VOCAB)
+        return hx_error_set(err, HX_EFORMAT, -1, "vocabulary has %zu tokens (want 1..%u)", n,
+                            WP_MAX_VOCAB);
+    if (len > UINT32_MAX - n - 1)
+        return hx_error_set(err, HX_ERANGE, -1, "vocabulary of %zu bytes is too large", len);
+    hx_tokenizer *t = calloc(1, sizeof *t);
+    if (!t)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory for the tokenizer");
+    uint32_t slots = 1;
+    while (slots < 2 * n)
+        slots <<= 1;
+    t->n = n;
+    t->mask = slots - 1;
+    t->strings = malloc(len + 1);
+    t->offs = malloc((n + 1) * sizeof *t->offs);
+    t->slot_id = calloc(slots, sizeof *t->slot_id);
+    t->slot_hash = malloc(slots * sizeof *t->slot_hash);
+    if (!t->strings || !t->offs || !t->slot_id || !t->slot_hash) {
+        hx_tokenizer_free(t);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a vocabulary of %zu tokens", n);
+    }
+    /* One token per line, id = line number; a trailing '\r' is dropped. */
+    size_t w = 0, id = 0, start = 0;
+    for (size_t i = 0; i <= len && id < n; i++) {
+        if (i < len && vocab[i] != '\n')
+            continue;
+        size_t end = i;
+        if (end > start && vocab[end - 1] == '\r')
+            end--;
+        t->offs[id++] = (uint32_t)w;
+        memcpy(t->strings + w, vocab + start, end - start);
+        w += end - start;
+        t->strings[w++] = '\0';
+        if (end - start > t->max_len)
+            t->max_len = end - start;
+        start = i + 1;
+    }
+    t->offs[n] = (uint32_t)w;
+    /* Insert in id order; a duplicate token maps to its last id, as in HF. */
+    for (uint32_t k = 0; k < n; k++) {
+        const char *tok = t->strings + t->offs[k];
+        size_t tl = wp_len(t, k);
+        uint32_t h = wp_hash(WP_HASH_SEED, tok, tl);
+        uint32_t i = h & t->mask;
+        for (uint32_t o; (o = t->slot_id[i]); i = (i + 1) & t->mask)
+            if (t->slot_hash[i] == h && wp_len(t, o - 1) == tl &&
+                !memcmp(t->strings + t->offs[o - 1], tok, tl))
+                break;
+        t->slot_id[i] = k + 1;
+        t->slot_hash[i] = h;
+    }
+    static const char *const names[WP_N_SPECIAL] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+    for (int k = 0; k < WP_N_SPECIAL; k++) {
+        t->special[k].lit = names[k];
+        t->special[k].len = strlen(names[k]);
+        t->special[k].id = wp_find(t, names[k]);
+    }
+    t->pad = t->special[0].id;
+    t->unk = t->special[1].id;
+    t->cls = t->special[2].id;
+    t->sep = t->special[3].id;
+    if (t->pad < 0 || t->unk < 0 || t->cls < 0 || t->sep < 0) {
+        hx_tokenizer_free(t);
+        return hx_error_set(err, HX_EFORMAT, -1, "vocabulary lacks one of [PAD] [UNK] [CLS] [SEP]");
+    }
+    for (uint32_t c = 0; c < 128; c++) {
+        uint32_t f[4];
+        t->ascii_class[c] = (uint8_t)hx_unicode_class(c);
+        t->ascii_fold[c] = hx_unicode_bert_fold(c, f) == 1 && f[0] < 128 ? (uint8_t)f[0] : 0;
+    }
+    *out = t;
+    return 0;
+}
+
+void hx_tokenizer_free(hx_tokenizer *t)
+{
+    if (!t)
+        return;
+    free(t->strings);
+    free(t->offs);
+    free(t->slot_id);
+    free(t->slot_hash);
+    free(t);
+}
+
+int32_t hx_tokenizer_cls(const hx_tokenizer *t) { return t->cls; }
+int32_t hx_tokenizer_sep(const hx_tokenizer *t) { return t->sep; }
+int32_t hx_tokenizer_unk(const hx_tokenizer *t) { return t->unk; }
+int32_t hx_tokenizer_pad(const hx_tokenizer *t) { return t->pad; }
+size_t hx_tokenizer_vocab_size(const hx_tokenizer *t) { return t->n; }
+
+const char *hx_tokenizer_token(const hx_tokenizer *t, int32_t id, size_t *len)
+{
+    if (id < 0 || (size_t)id >= t->n)
+        return NULL;
+    if (len)
+        *len = wp_len(t, (uint32_t)id);
+    return t->strings + t->offs[id];
+}
+
+/* === Tokenizing === */
+
+/* Run state of one call; lives on the caller's stack. */
+typedef struct wp_run {
+    const hx_tokenizer *t;
+    int32_t *ids;          /* borrowed: cap entries */
+    uint32_t *spans;       /* borrowed: 2 * cap entries, or NULL */
+    size_t cap, n;         /* n counts every piece, written or not */
+    char word[WP_WORD_BYTES];
+    size_t wbytes, wchars; /* wchars may exceed WP_MAX_WORD_CHARS; bytes stop there */
+    size_t src_start, src_end;
+} wp_run;
+
+static void wp_emit(wp_run *r, int32_t id, size_t start, size_t end)
+{
+    if (r->n < r->cap) {
+        r->ids[r->n] = id;
+        if (r->spans) {
+            r->spans[2 * r->n] = (uint32_t)start;
+            r->spans[2 * r->n + 1] = (uint32_t)end;
+        }
+    }
+    r->n++;
+}
+
+/* Splits the current word into pieces (or one [UNK]) and empties it. */
+static void wp_flush(wp_run *r)
+{
+    if (!r->wchars)
+        return;
+    const hx_tokenizer *t = r->t;
+    size_t first = r->n, nb = r->wbytes, start = 0;
+    if (r->wchars > WP_MAX_WORD_CHARS)
+        goto unk;
+    /* FNV-1a is computed prefix by prefix, so one pass gives the hash of every candidate. */
+    uint32_t h[WP_WORD_BYTES + 1];
+    const uint32_t seed_cont = wp_hash(WP_HASH_SEED, "##", 2);
+    while (start < nb) {
+        size_t end = nb - start > t->max_len ? start + t->max_len : nb;
+        while (end < nb && (r->word[end] & 0xC0) == 0x80)
+            end--;
+        h[0] = start > 0 ? seed_cont : WP_HASH_SEED;
+        for (size_t i = start; i < end; i++)
+            h[i - start + 1] = wp_hash(h[i - start], r->word + i, 1);
+        int32_t id = -1;
+        while (end > start) {
+            id = wp_lookup_h(t, r->word + start, end - start, start > 0, h[end - start]);
+            if (id >= 0)
+                break;
+            do
+                end--;
+            while (end > start && (r->word[end] & 0xC0) == 0x80);
+        }
+        if (id < 0)
+            goto unk;
+        wp_emit(r, id, r->src_start, r->src_end);
+        start = end;
+    }
+    r->wbytes = r->wchars = 0;
+    return;
+unk:
+    r->n = first;
+    wp_emit(r, t->unk, r->src_start, r->src_end);
+    r->wbytes = r->wchars = 0;
+}
+
+/* Appends folded code point cp, which came from source bytes [at, end), to the current word. */
+static void wp_append(wp_run *r, uint32_t cp, size_t at, size_t end)
+{
+    if (!r->wchars)
+        r->src_start = at;
+    r->src_end = end;
+    if (++r->wchars <= WP_MAX_WORD_CHARS)
+        r->wbytes += (size_t)hx_utf8_put(cp, r->word + r->wbytes);
+}
+
+/* Length of the special-token literal at s (s[0] == '['), storing its id; 0 if none. */
+static size_t wp_special(const hx_tokenizer *t, const char *s, size_t left, int32_t *id)
+{
+    for (int k = 0; k < WP_N_SPECIAL; k++) {
+        size_t n = t->special[k].len;
+        if (t->special[k].id >= 0 && n <= left && !memcmp(s, t->special[k].lit, n)) {
+            *id = t->special[k].id;
+            return n;
+        }
+    }
+    return 0;
+}
+
+/* The pipeline of the file comment. With stop_at_cap, stops at the first word boundary once
+ * cap pieces are known (the count returned is then a lower bound). */
+static size_t wp_tokenize(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                          uint32_t *spans, size_t cap, int stop_at_cap)
+{
+    wp_run r;
+    r.t = t;
+    r.ids = ids;
+    r.spans = spans;
+    r.cap = cap;
+    r.n = r.wbytes = r.wchars = r.src_start = r.src_end = 0;
+    size_t pos = 0;
+    while (pos < len) {
+        if (stop_at_cap && r.n >= cap && !r.wchars)
+            break;
+        size_t at = pos;
+        unsigned char b = (unsigned char)text[pos];
+        if (b < 0x80) {
+            pos++;
+            unsigned k = t->ascii_class[b];
+            int32_t sid;
+            size_t sl;
+            if (b == '[' && (sl = wp_special(t, text + at, len - at, &sid))) {
+                wp_flush(&r);
+                wp_emit(&r, sid, at, at + sl);
+                pos = at + sl;
+            } else if (k & HX_UC_CONTROL) {
+                continue;
+            } else if (k & HX_UC_SPACE) {
+                wp_flush(&r);
+            } else if (k & HX_UC_PUNCT) {
+                wp_flush(&r);
+                wp_append(&r, t->ascii_fold[b], at, pos);
+                wp_flush(&r);
+            } else if (t->ascii_fold[b]) {
+                wp_append(&r, t->ascii_fold[b], at, pos);
+            }
+            continue;
+        }
+        uint32_t cp, f[4];
+        hx_utf8_next(text, len, &pos, &cp);
+        unsigned k = hx_unicode_class(cp);
+        if (k & HX_UC_CONTROL)
+            continue;
+        if (k & HX_UC_SPACE) {
+            wp_flush(&r);
+            continue;
+        }
+        if (k & HX_UC_CJK)
+            wp_flush(&r);
+        int nf = hx_unicode_bert_fold(cp, f);
+        for (int i = 0; i < nf; i++) {
+            unsigned fk = f[i] < 128 ? t->ascii_class[f[i]] : hx_unicode_class(f[i]);
+            if (fk & HX_UC_SPACE) {
+                wp_flush(&r);
+            } else if (fk & HX_UC_PUNCT) {
+                wp_flush(&r);
+                wp_append(&r, f[i], at, pos);
+                wp_flush(&r);
+            } else {
+                wp_append(&r, f[i], at, pos);
+            }
+        }
+        if (k & HX_UC_CJK)
+            wp_flush(&r);
+    }
+    wp_flush(&r);
+    return r.n;
+}
+
+size_t hx_tokenize(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                   uint32_t *spans, size_t cap)
+{
+    return wp_tokenize(t, text, len, ids, spans, cap, 0);
+}
+
+size_t hx_tokenize_for_model(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                             size_t max_tokens)
+{
+    if (max_tokens < 2)
+        return 0;
+    size_t n = wp_tokenize(t, text, len, ids + 1, NULL, max_tokens - 2, 1);
+    if (n > max_tokens - 2)
+        n = max_tokens - 2;
+    ids[0] = t->cls;
+    ids[n + 1] = t->sep;
+    return n + 2;
+}
