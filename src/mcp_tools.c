@@ -186,16 +186,6 @@ static void write_time(hx_json_writer *w, const char *key, int64_t ns)
     hx_json_write_cstr(w, buf);
 }
 
-static void write_meta(hx_json_writer *w, const hx_kv *m, size_t n)
-{
-    hx_json_write_obj_begin(w);
-    for (size_t i = 0; i < n; i++) {
-        hx_json_write_key(w, m[i].key);
-        hx_json_write_cstr(w, m[i].value);
-    }
-    hx_json_write_obj_end(w);
-}
-
 /* read_context: which commit answered (seed 001), so a client can tell answers apart. */
 static void write_read_context(hx_json_writer *w, hx_index *ix)
 {
@@ -231,15 +221,6 @@ static void write_citation(hx_json_writer *w, const hx_result *r)
     hx_json_write_obj_end(w);
 }
 
-static void write_score(hx_json_writer *w, const char *key, float s)
-{
-    hx_json_write_key(w, key);
-    if (isnan(s))
-        hx_json_write_null(w);
-    else
-        hx_json_write_double(w, (double)s);
-}
-
 static void write_results(hx_json_writer *w, const hx_results *res)
 {
     hx_json_write_key(w, "results");
@@ -249,9 +230,9 @@ static void write_results(hx_json_writer *w, const hx_results *res)
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "rank");
         hx_json_write_uint(w, r->rank);
-        write_score(w, "score", r->score);
-        write_score(w, "vector_score", r->vector_score);
-        write_score(w, "keyword_score", r->keyword_score);
+        hx_present_score(w, "score", r->score);
+        hx_present_score(w, "vector_score", r->vector_score);
+        hx_present_score(w, "keyword_score", r->keyword_score);
         hx_json_write_key(w, "title");
         hx_json_write_cstr(w, r->title);
         hx_json_write_key(w, "heading");
@@ -262,7 +243,7 @@ static void write_results(hx_json_writer *w, const hx_results *res)
         hx_json_write_cstr(w, r->snippet ? r->snippet : "");
         write_citation(w, r);
         hx_json_write_key(w, "metadata");
-        write_meta(w, r->meta, r->n_meta);
+        hx_present_meta(w, r->meta, r->n_meta);
         hx_json_write_obj_end(w);
     }
     hx_json_write_arr_end(w);
@@ -679,7 +660,7 @@ static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
     hx_json_write_key(w, "total_tokens");
     hx_json_write_uint(w, d->tokens);
     hx_json_write_key(w, "metadata");
-    write_meta(w, d->meta, d->n_meta);
+    hx_present_meta(w, d->meta, d->n_meta);
 }
 
 static const char list_in[] =

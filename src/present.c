@@ -33,7 +33,7 @@ void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n)
     hx_json_write_obj_end(w);
 }
 
-static void write_score(hx_json_writer *w, const char *key, float s)
+void hx_present_score(hx_json_writer *w, const char *key, float s)
 {
     hx_json_write_key(w, key);
     if (isnan(s))
@@ -47,9 +47,9 @@ void hx_present_result(hx_json_writer *w, const hx_result *r)
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "rank");
     hx_json_write_uint(w, r->rank);
-    write_score(w, "score", r->score);
-    write_score(w, "vector_score", r->vector_score);
-    write_score(w, "keyword_score", r->keyword_score);
+    hx_present_score(w, "score", r->score);
+    hx_present_score(w, "vector_score", r->vector_score);
+    hx_present_score(w, "keyword_score", r->keyword_score);
     hx_json_write_key(w, "chunk_id");
     hx_json_write_uint(w, r->chunk_id);
     hx_json_write_key(w, "doc_id");

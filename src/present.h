@@ -10,6 +10,9 @@
 const char *hx_mode_name(hx_search_mode m);              /* "hybrid", "vector", "keyword" */
 int hx_mode_parse(const char *s, hx_search_mode *out);   /* also accepts "semantic" */
 
+/* "key": score, or "key": null when the side that scores it missed the chunk (NAN). */
+void hx_present_score(hx_json_writer *w, const char *key, float s);
+
 /* {"key": "value", ...} of a document's metadata. */
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);
 
