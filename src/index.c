@@ -70,6 +70,12 @@ static const char *pool_add(string_pool *p, const char *s, uint32_t n)
 
 /* === Document table === */
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int compare_path(const void *a, const void *b)
 {
     return strcmp(((const ix_doc *)a)->info.path, ((const ix_doc *)b)->info.path);
@@ -148,16 +154,15 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     }
     v->n_docs = n;
     qsort(v->docs, n, sizeof *v->docs, compare_path);
+    uint64_t *keys = malloc(sizeof *keys * (n ? n : 1));   /* id << 32 | position, sorted */
+    if (!keys)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory loading %u documents", n);
     for (uint32_t i = 0; i < n; i++)
-        v->by_id[i] = i;
-    for (uint32_t i = 1; i < n; i++) {   /* insertion sort of ids: tables are written in id order */
-        uint32_t x = v->by_id[i], j = i;
-        while (j > 0 && v->docs[v->by_id[j - 1]].info.id > v->docs[x].info.id) {
-            v->by_id[j] = v->by_id[j - 1];
-            j--;
-        }
-        v->by_id[j] = x;
-    }
+        keys[i] = (uint64_t)v->docs[i].info.id << 32 | i;
+    qsort(keys, n, sizeof *keys, compare_u64);
+    for (uint32_t i = 0; i < n; i++)
+        v->by_id[i] = (uint32_t)keys[i];
+    free(keys);
     for (uint32_t i = 1; i < n; i++) {
         if (!strcmp(v->docs[i - 1].info.path, v->docs[i].info.path) ||
             v->docs[v->by_id[i - 1]].info.id == v->docs[v->by_id[i]].info.id)

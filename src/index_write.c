@@ -146,6 +146,8 @@ typedef struct change_set {
     size_t n_add, cap_add;
     uint32_t *drop;           /* ids of indexed documents to remove or replace */
     size_t n_drop, cap_drop;
+    uint8_t *dropped;         /* bitmap over document ids, the same set as drop */
+    size_t dropped_bytes;
     struct { uint32_t id; int64_t mtime_ns; } *touch;   /* unchanged content, new mtime */
     size_t n_touch, cap_touch;
 } change_set;
@@ -158,6 +160,7 @@ static void change_set_free(change_set *cs)
     }
     free(cs->add);
     free(cs->drop);
+    free(cs->dropped);
     free(cs->touch);
     memset(cs, 0, sizeof *cs);
 }
@@ -178,9 +181,20 @@ static int grow_array(void **p, size_t *cap, size_t n, size_t elem, hx_error *er
 static int drop_doc(change_set *cs, uint32_t id, hx_error *err)
 {
     int rc = grow_array((void **)&cs->drop, &cs->cap_drop, cs->n_drop, sizeof *cs->drop, err);
-    if (!rc)
-        cs->drop[cs->n_drop++] = id;
-    return rc;
+    if (rc)
+        return rc;
+    if (id / 8 >= cs->dropped_bytes) {
+        size_t bytes = (size_t)id / 8 + 1 > 2 * cs->dropped_bytes ? (size_t)id / 8 + 1 : 2 * cs->dropped_bytes;
+        uint8_t *b = realloc(cs->dropped, bytes);
+        if (!b)
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        memset(b + cs->dropped_bytes, 0, bytes - cs->dropped_bytes);
+        cs->dropped = b;
+        cs->dropped_bytes = bytes;
+    }
+    cs->dropped[id / 8] |= (uint8_t)(1u << (id % 8));
+    cs->drop[cs->n_drop++] = id;
+    return 0;
 }
 
 /* Chunks `src` (taking ownership of it) and queues it, replacing `old` when not NULL. */
@@ -210,10 +224,7 @@ static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_
 
 static bool is_dropped(const change_set *cs, uint32_t id)
 {
-    for (size_t i = 0; i < cs->n_drop; i++)
-        if (cs->drop[i] == id)
-            return true;
-    return false;
+    return id / 8 < cs->dropped_bytes && (cs->dropped[id / 8] >> (id % 8) & 1);
 }
 
 /* === Commit === */
@@ -246,6 +257,12 @@ static void encode_doc(hx_buf *b, const hx_doc_info *d)
         hx_buf_str(b, d->meta[k].key);
         hx_buf_str(b, d->meta[k].value);
     }
+}
+
+static int compare_touch(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;   /* id is the first member */
+    return x < y ? -1 : x > y;
 }
 
 static int compare_pending(const void *a, const void *b)
@@ -296,9 +313,16 @@ static int encode_docs(const hx_index *ix, const change_set *cs, const uint32_t 
                         (i < v->n_docs && strcmp(v->docs[i].info.path, cs->add[j].src.path) < 0);
         if (take_old) {
             hx_doc_info d = v->docs[i++].info;
-            for (size_t t = 0; t < cs->n_touch; t++)
-                if (cs->touch[t].id == d.id)
-                    d.mtime_ns = cs->touch[t].mtime_ns;
+            size_t lo = 0, hi = cs->n_touch;   /* touches are sorted by id */
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (cs->touch[mid].id < d.id)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < cs->n_touch && cs->touch[lo].id == d.id)
+                d.mtime_ns = cs->touch[lo].mtime_ns;
             encode_doc(b, &d);
         } else {
             hx_doc_info d = pending_info(&cs->add[j], first[j], now);
@@ -351,6 +375,7 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
     if (!cs->n_add && !cs->n_drop && !cs->n_touch)
         return 0;   /* nothing changed: no commit */
     qsort(cs->add, cs->n_add, sizeof *cs->add, compare_pending);
+    qsort(cs->touch, cs->n_touch, sizeof *cs->touch, compare_touch);
     uint32_t next_doc = v->next_doc, base = v->next_chunk;
     for (size_t i = 0; i < cs->n_add; i++) {
         if (!cs->add[i].replaces)
