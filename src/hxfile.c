@@ -71,7 +71,7 @@ static size_t dtype_size(uint32_t dtype)
 }
 
 static int parse_entry(const uint8_t *base, size_t size, const uint8_t *e, uint32_t index,
-                       hxf_section *s, hx_error *err)
+                       bool check_crc, hxf_section *s, hx_error *err)
 {
     memcpy(s->name, e, HXF_NAME_MAX);
     s->name[HXF_NAME_MAX] = 0;
@@ -110,12 +110,13 @@ static int parse_entry(const uint8_t *base, size_t size, const uint8_t *e, uint3
         return hx_error_set(err, HX_ETRUNCATED, (int64_t)off, "section '%s' ends past the end of the file",
                             s->name);
     s->data = base + off;
-    if (hxf_crc32c(0, s->data, s->length) != hxf_le32(e + 60))
+    if (check_crc && hxf_crc32c(0, s->data, s->length) != hxf_le32(e + 60))
         return hx_error_set(err, HX_ECHECKSUM, (int64_t)off, "section '%s' fails its checksum", s->name);
     return 0;
 }
 
-int hxf_parse(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *out, hx_error *err)
+static int parse(const uint8_t *base, size_t size, uint32_t expect_kind, bool check_crc, hxf_view *out,
+                 hx_error *err)
 {
     memset(out, 0, sizeof *out);
     if (size < HXF_HEADER_SIZE)
@@ -152,7 +153,7 @@ int hxf_parse(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *
     if (!secs)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading %u sections", n);
     for (uint32_t i = 0; i < n; i++) {
-        int rc = parse_entry(base, size, base + table + (size_t)i * HXF_ENTRY_SIZE, i, &secs[i], err);
+        int rc = parse_entry(base, size, base + table + (size_t)i * HXF_ENTRY_SIZE, i, check_crc, &secs[i], err);
         if (rc) {
             free(secs);
             return rc;
@@ -170,6 +171,16 @@ int hxf_parse(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *
     out->n_sections = n;
     out->sections = secs;
     return 0;
+}
+
+int hxf_parse(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *out, hx_error *err)
+{
+    return parse(base, size, expect_kind, true, out, err);
+}
+
+int hxf_parse_verified(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *out, hx_error *err)
+{
+    return parse(base, size, expect_kind, false, out, err);
 }
 
 void hxf_view_free(hxf_view *v)

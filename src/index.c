@@ -180,7 +180,7 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
     int rc = hx_store_blob(ix->store, s->ref, &blob, err);
     if (rc)
         return rc;
-    if ((rc = hxf_parse(blob, (size_t)s->ref.length, HXF_KIND_SEGMENT, &s->file, err)))
+    if ((rc = hxf_parse_verified(blob, (size_t)s->ref.length, HXF_KIND_SEGMENT, &s->file, err)))
         return rc;
     const hxf_section *info;
     const uint32_t four[4] = {4, 0, 0, 0};

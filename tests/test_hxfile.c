@@ -79,6 +79,24 @@ static void test_damage(const uint8_t *buf, size_t size)
     free(copy);
 }
 
+/* hxf_parse_verified skips section checksums only: structure is still checked. */
+static void test_verified(const uint8_t *buf, size_t size)
+{
+    uint8_t *copy = malloc(size);
+    hxf_view v;
+    hx_error err;
+    memcpy(copy, buf, size);
+    copy[64 + 3] ^= 0x01;   /* inside the "vec" section's data */
+    CHECK(hxf_parse(copy, size, 0, &v, &err) == HX_ECHECKSUM, "full parse catches the flipped data byte");
+    CHECK(hxf_parse_verified(copy, size, 0, &v, &err) == 0, "verified parse leaves data checksums to the caller");
+    hxf_view_free(&v);
+    CHECK(hxf_parse_verified(copy, size - 1, 0, &v, &err) == HX_ETRUNCATED, "verified parse still refuses truncation");
+    memcpy(copy, buf, size);
+    copy[8] = 7;
+    CHECK(hxf_parse_verified(copy, size, 0, &v, &err) != 0, "verified parse still checks the header");
+    free(copy);
+}
+
 static void test_crc(void)
 {
     CHECK(hxf_crc32c(0, "123456789", 9) == 0xE3069283u, "CRC32C check value");
@@ -97,6 +115,7 @@ int main(void)
     uint8_t *buf = write_sample(&size);
     test_round_trip(buf, size);
     test_damage(buf, size);
+    test_verified(buf, size);
     test_crc();
     free(buf);
     return check_report("test_hxfile");
