@@ -1,0 +1,78 @@
+/* analyzer.h: the BM25 analyzer, text -> terms with positions and byte offsets. Owns tokenisation
+ * rules for keyword search only (the embedding model has its own tokenizer in wordpiece.c); uses
+ * src/unicode.h for decoding, classes and lowercasing. Spec: this comment (the rules below).
+ *
+ * Rules, applied to UTF-8 text (invalid bytes decode to U+FFFD, which is not a word character):
+ * - Word characters: code points whose hx_unicode_class has HX_UC_LETTER, HX_UC_NUMBER or
+ *   HX_UC_MARK. Everything else separates words.
+ * - Joiners: the ASCII characters  -  _  .  /  :  join identifiers when they stand between two word
+ *   characters (exactly one joiner; "a--b" and "a. b" are two words). A compound is a maximal run
+ *   of word characters linked by joiners: sig-api-machinery, memory.high, v1.2.3, pkg/kubelet/cm,
+ *   snake_case_name, foo::bar is NOT one compound (two joiners in a row).
+ * - Segments: the joiner-free pieces of a compound. Leaves: each segment split at camelCase
+ *   boundaries: before an uppercase letter preceded by a lowercase letter or digit (restart|Policy,
+ *   2|Server), and before the last uppercase letter of an uppercase run followed by a lowercase
+ *   letter (HTTP|Server). No split at letter/digit changes otherwise: HTTP2Server -> http2, server;
+ *   k8s and ipv6 stay whole. Marks never start a leaf.
+ * - Emitted terms, all lowercased with hx_unicode_lower, in this order per compound: the whole
+ *   compound (if it has more than one leaf), then for each segment the segment (if it has more than
+ *   one leaf and the compound has more than one segment) followed by its leaves.
+ *   `sig-api-machinery` -> sig-api-machinery, sig, api, machinery; `restartPolicy` ->
+ *   restartpolicy, restart, policy; `kube-apiServer` -> kube-apiserver, kube, apiserver, api, server.
+ * - Positions: leaves take consecutive positions; a whole or segment takes the position of its first
+ *   leaf. So "sig api machinery" as a phrase matches the text sig-api-machinery, and the document
+ *   length used by BM25 is the number of leaves (positions), not the number of terms.
+ * - Term length cap HX_ANALYZER_MAX_TERM (64) bytes after lowercasing: a leaf longer than that is
+ *   cut to its longest prefix of whole code points within 64 bytes; a whole or a segment longer than
+ *   that is not emitted (its leaves still are).
+ * - Stop words: none. Stemming: none. Accents are kept (cafe and café are different terms).
+ * - Scripts without spaces (CJK) come out as one leaf per run of letters (cut at 64 bytes).
+ */
+#ifndef HX_ANALYZER_H
+#define HX_ANALYZER_H
+
+#include "hyrax.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HX_ANALYZER_MAX_TERM 64
+
+/* Term kinds. */
+enum { HX_TERM_LEAF = 1, HX_TERM_SEGMENT = 2, HX_TERM_WHOLE = 4 };
+
+typedef struct hx_term {
+    uint32_t text_off;  /* offset of the lowercased term bytes in hx_analysis.buf */
+    uint32_t text_len;  /* 1..HX_ANALYZER_MAX_TERM */
+    uint32_t pos;       /* position (leaf ordinal in the text) */
+    uint32_t start;     /* byte range [start, end) of the term in the input text */
+    uint32_t end;
+    uint32_t kind;      /* HX_TERM_* */
+} hx_term;
+
+/* Result of one analysis; reusable across calls (buffers grow and are kept). Zero-initialise
+ * before first use; free with hx_analyzer_free. */
+typedef struct hx_analysis {
+    hx_term *terms;      /* owned; n_terms entries in emission order */
+    size_t n_terms, cap_terms;
+    char *buf;           /* owned; term bytes, not NUL-terminated */
+    size_t buf_len, buf_cap;
+    uint32_t n_positions;/* number of leaves = BM25 document length */
+    void *scratch;       /* owned; per-compound work space */
+    size_t scratch_cap;
+} hx_analysis;
+
+/* Analyzes text[0..len) into a (previous content replaced). Inputs of 4 GiB or more are refused
+ * with HX_ERANGE (offsets are 32-bit). Returns 0, HX_ENOMEM or HX_ERANGE. */
+int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err);
+
+/* Frees the buffers of a (not a itself) and zeroes it. */
+void hx_analyzer_free(hx_analysis *a);
+
+/* Pointer to the bytes of term i (borrowed until the next run or free). */
+static inline const char *hx_analyzer_term(const hx_analysis *a, size_t i)
+{
+    return a->buf + a->terms[i].text_off;
+}
+
+#endif

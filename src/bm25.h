@@ -1,0 +1,207 @@
+/* bm25.h: the BM25 inverted index of hyrax: builder, flat serialized form and reader over mapped
+ * bytes (bm25.c), keyword query syntax and top-k search with MaxScore pruning across segments
+ * (bm25_search.c), and snippets (snippet.c). Terms come from analyzer.h; the container that
+ * stores the blob is the index's business (one blob per segment), not this module's.
+ *
+ * === Scoring ===
+ * Lucene >= 8 BM25 (BM25Similarity without the (k1 + 1) factor), with exact document lengths (no
+ * lossy one-byte norms):
+ *     idf(t)   = ln(1 + (N - df + 0.5) / (df + 0.5))
+ *     s(t, d)  = idf(t) * tf / (tf + k1 * (1 - b + b * dl / avgdl))
+ *     score(d) = sum over the query's scoring clauses of s(t, d)
+ * k1 = 1.2, b = 0.75 by default. dl is the analyzer's n_positions (leaf count) of the document.
+ * N, avgdl and df are taken over the live (not deleted) documents of ALL segments passed to
+ * hx_bm25_search, so scores do not depend on how documents are split into segments. A phrase scores
+ * like a Lucene PhraseQuery: the sum of its terms' idf times the tf formula with tf = the number of
+ * times the phrase occurs. Computation is in double precision.
+ *
+ * === Serialized segment (one blob, all integers little-endian, built by hx_bm25_builder_finish) ===
+ * Header, 64 bytes at offset 0:
+ *   OFFSET SIZE DESCRIPTION
+ *        0    8 magic "HXBM25\0\0"
+ *        8    4 version, currently 1; other versions are refused by name
+ *       12    4 block size B of the skip table (128)
+ *       16    4 n_docs
+ *       20    4 n_terms
+ *       24    8 total document length (sum of dl over all docs)
+ *       32    8 blob size in bytes (a shorter buffer is truncated)
+ *       40   24 reserved, zero
+ * Array directory, 8 entries of 16 bytes at offset 64: u64 offset (8-aligned, >= 192), u64 length.
+ *   ENTRY ARRAY       ELEMENT   DESCRIPTION
+ *       0 doc_ids     u32       external doc ids, strictly ascending; a doc's ordinal is its index
+ *       1 doc_lens    u32       dl per doc ordinal
+ *       2 term_offs   u32       n_terms + 1 offsets into term_bytes, ascending, first 0, last = len
+ *       3 term_bytes  u8        term texts, strictly ascending in byte order (memcmp)
+ *       4 term_info   32 bytes  per term, see below
+ *       5 skips       24 bytes  one per block of B postings of each term, see below
+ *       6 docs        u8        doc stream of each term, concatenated
+ *       7 positions   u8        position stream of each term, concatenated
+ * term_info entry, 32 bytes:
+ *   OFFSET SIZE DESCRIPTION
+ *        0    4 df (>= 1): number of postings
+ *        4    4 max_tf over the postings    } impact bounds: every posting has tf <= max_tf and
+ *        8    4 min_dl over the postings    } dl >= min_dl, so s(t,d) <= s(max_tf, min_dl)
+ *       12    4 first skip entry; term t owns ceil(df / B) entries from there (= sum over earlier)
+ *       16    8 start of the term's doc stream in docs (ends where the next term's starts)
+ *       24    8 start of the term's position stream in positions (likewise)
+ * skips entry, 24 bytes, for block j (postings j*B .. j*B+B-1) of a term:
+ *        0    4 ordinal of the block's last doc
+ *        4    4 byte offset of the block's first posting, relative to the term's doc stream
+ *        8    8 byte offset of the block's first positions, relative to the term's position stream
+ *       16    4 max tf in the block    } block-max impact bounds, as in term_info but per block
+ *       20    4 min dl in the block    }
+ * Doc stream: per posting, varint(gap) varint(tf): gap = ordinal - previous ordinal, where the
+ *   previous ordinal of a term's first posting counts as -1 (so gaps are >= 1), tf >= 1.
+ * Position stream: per posting, tf varints of position gaps (first absolute, then >= 1).
+ * Varints: 7 bits per byte, low groups first, high bit = more; at most 5 bytes for 32 bits.
+ * The reader checks the header and directory at open, the term table and skip table in full, and
+ * every varint against the end of its stream while decoding, so corrupt bytes give HX_EFORMAT.
+ *
+ * === Keyword query syntax (hx_bm25_query_parse; it never fails on garbage) ===
+ *   word        analyzed like documents; every term it yields is an optional (OR) scoring clause,
+ *               so kube-scheduler scores kube-scheduler, kube and scheduler
+ *   +word       the document must contain the word's first term (the whole compound); scores too
+ *   -word       documents containing the word's first term are dropped; does not score
+ *   "a b c"     phrase: the leaves of the text must occur at consecutive positions; optional,
+ *               +"..." required, -"..." excluded. A phrase of one leaf is a plain word. An unclosed
+ *               quote runs to the end of the query. At most 32 leaves (the rest are ignored).
+ *   pre*        prefix: the lowercased word characters before the '*' expand over the dictionaries
+ *               of all segments into the HX_BM25_MAX_EXPANSION (128) terms of highest total df
+ *               (stored df, tombstoned docs included; ties by term bytes); each is an optional
+ *               clause scored with its live df like any term; -pre* excludes every expansion;
+ *               +pre* is treated as pre*. A '*' elsewhere separates words.
+ * Operators apply only at the start of a word; a lone + or - is ignored; duplicate clauses are
+ * merged (a required clause wins over an optional one on the same term). At most
+ * HX_BM25_MAX_CLAUSES (256) clauses; further words are ignored; after prefix expansion at most 1024
+ * terms and phrases take part (the rest are ignored). A query whose only clauses are exclusions
+ * matches nothing.
+ *
+ * === Search ===
+ * Document-at-a-time MaxScore per segment with one top-k heap shared by all segments: clauses are
+ * ordered by their score bound (idf weight times the tf formula at the term's max_tf and min_dl);
+ * the clauses whose bounds together cannot reach the current k-th score only get probed (with skip
+ * blocks) for documents found by the others, and a candidate is dropped as soon as its partial
+ * score plus the remaining bounds (per skip block: the block's max tf and min dl) falls below the
+ * k-th score. Required clauses drive the candidate
+ * stream (rarest first). Scores are summed in clause order, so pruned and exhaustive search (and
+ * any segmentation) give bit-identical scores. With tombstones a search costs O(docs) for N/avgdl
+ * plus O(df) per query term for live df (no tombstones: O(1) from the stored counts).
+ */
+#ifndef HX_BM25_H
+#define HX_BM25_H
+
+#include "hyrax.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HX_BM25_MAGIC "HXBM25\0\0"
+#define HX_BM25_VERSION 1
+#define HX_BM25_BLOCK 128
+#define HX_BM25_MAX_EXPANSION 128
+#define HX_BM25_MAX_CLAUSES 256
+#define HX_BM25_MAX_PHRASE 32
+
+/* === Builder === */
+
+/* Accumulates documents in memory. Not thread-safe. Caller frees with hx_bm25_builder_free. */
+typedef struct hx_bm25_builder hx_bm25_builder;
+int hx_bm25_builder_new(hx_bm25_builder **out, hx_error *err);
+void hx_bm25_builder_free(hx_bm25_builder *b);
+
+/* Analyzes text[0..len) and adds it as doc_id (any order; a repeated id makes finish fail with
+ * HX_EINVAL). A document with no terms still counts in N. Errors are sticky: later calls return
+ * the first error. At most UINT32_MAX - 1 documents. */
+int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, hx_error *err);
+
+/* Serializes everything added so far into one blob (layout above). *out is malloc'ed; the caller
+ * frees it with free(). The builder may be freed or added to afterwards. */
+int hx_bm25_builder_finish(hx_bm25_builder *b, uint8_t **out, size_t *out_len, hx_error *err);
+
+/* === Reader === */
+
+/* A validated view of one serialized segment. Borrows `data`, which must stay mapped and
+ * unchanged while the reader is used (it may be read-only and needs no alignment). Plain struct,
+ * nothing to free. Safe for concurrent searches. */
+typedef struct hx_bm25_reader {
+    const uint8_t *base;
+    size_t size;
+    uint32_t n_docs, n_terms;
+    uint64_t total_len;
+    const uint8_t *arr[8];   /* the 8 arrays of the directory, in order */
+    uint64_t arr_len[8];
+} hx_bm25_reader;
+
+int hx_bm25_reader_open(hx_bm25_reader *r, const void *data, size_t len, hx_error *err);
+
+/* Decodes every posting and position (full structural check, O(size)); 0 or HX_EFORMAT. */
+int hx_bm25_reader_check(const hx_bm25_reader *r, hx_error *err);
+
+/* Index of `term` in the dictionary, or -1. */
+int64_t hx_bm25_reader_find(const hx_bm25_reader *r, const char *term, size_t len);
+
+/* === Queries === */
+
+typedef struct hx_bm25_query hx_bm25_query;  /* opaque; caller frees with hx_bm25_query_free */
+
+/* Parses text[0..len) with the syntax above. Fails only with HX_ENOMEM (or HX_ERANGE for text of
+ * 4 GiB or more); an empty or all-garbage query parses to a query that matches nothing. */
+int hx_bm25_query_parse(hx_bm25_query **out, const char *text, size_t len, hx_error *err);
+void hx_bm25_query_free(hx_bm25_query *q);
+
+/* Number of clauses after parsing (prefixes count once, before expansion). */
+size_t hx_bm25_query_clauses(const hx_bm25_query *q);
+
+/* The i-th term a snippet should highlight (terms of optional and required words, phrase leaves
+ * and prefixes; not exclusions): *term borrowed until the query is freed, *is_prefix nonzero for a
+ * prefix. Returns 0, or HX_ENOTFOUND when i is past the last one. */
+int hx_bm25_query_highlight(const hx_bm25_query *q, size_t i, const char **term, size_t *len,
+                            int *is_prefix);
+
+/* === Search === */
+
+/* A yes/no predicate over external doc ids; returns nonzero for yes. */
+typedef int (*hx_bm25_pred)(void *ctx, uint32_t doc_id);
+
+typedef struct hx_bm25_segment {
+    const hx_bm25_reader *reader;  /* borrowed for the call */
+    hx_bm25_pred is_deleted;       /* tombstones; NULL = no deleted docs in this segment */
+    void *deleted_ctx;
+} hx_bm25_segment;
+
+typedef struct hx_bm25_params {
+    double k1, b;        /* BM25 parameters (1.2 and 0.75 in hx_bm25_params_default) */
+    hx_bm25_pred allow;  /* filter applied inside the search, before top-k; NULL = all */
+    void *allow_ctx;
+    int exhaustive;      /* nonzero: score every candidate (no pruning); for tests */
+} hx_bm25_params;
+
+void hx_bm25_params_default(hx_bm25_params *p);
+
+typedef struct hx_bm25_hit {
+    uint32_t doc_id;   /* external doc id */
+    uint32_t segment;  /* index into the segs array */
+    double score;
+} hx_bm25_hit;
+
+/* Top-k live, allowed documents for q over segs[0..n_segs), best first: score descending, then
+ * doc id ascending. Doc ids should be unique across segments. out has room for k hits; *n_out
+ * gets the count. params NULL = defaults. HX_EFORMAT if a segment turns out to be corrupt. */
+int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_query *q,
+                   const hx_bm25_params *params, size_t k, hx_bm25_hit *out, size_t *n_out,
+                   hx_error *err);
+
+/* === Snippets (snippet.c) === */
+
+#define HX_SNIPPET_DEFAULT 240  /* target window in bytes */
+
+/* Best window of about `target` bytes (0 = HX_SNIPPET_DEFAULT; cut on word boundaries and never
+ * inside a UTF-8 sequence) of text[0..len) for q: the window with the most distinct query terms,
+ * then the most matches, then the earliest. Matched terms are wrapped in ** (Markdown bold), a
+ * match inside a compound marks only the matched part; "…" (U+2026) stands where the text was cut.
+ * Invalid UTF-8 in the window is replaced by U+FFFD so the result is valid UTF-8. With no match the
+ * snippet is the start of the text. *out is malloc'ed, NUL-terminated; caller frees with free(). */
+int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t target, char **out,
+                    size_t *out_len, hx_error *err);
+
+#endif

@@ -1,0 +1,937 @@
+/* bm25_search.c: keyword queries (parser, syntax in bm25.h) and top-k search over several
+ * segments with global statistics and MaxScore / block-max pruning. Reads postings only through
+ * the cursors of bm25_internal.h; builds and validates nothing. Spec: bm25.h. */
+#include "analyzer.h"
+#include "bm25_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_UNITS 1024
+
+/* === Queries === */
+
+enum { OCC_SHOULD = 0, OCC_MUST = 1, OCC_NOT = 2 };
+enum { CL_TERM = 0, CL_PHRASE = 1, CL_PREFIX = 2 };
+
+typedef struct qclause {
+    uint8_t occur, type;
+    uint32_t first, n;    /* terms[first .. first + n) */
+} qclause;
+
+typedef struct qterm {
+    uint32_t off, len;    /* bytes in text */
+} qterm;
+
+struct hx_bm25_query {
+    qclause *cl;          /* owned */
+    size_t n_cl, cap_cl;
+    qterm *terms;         /* owned */
+    size_t n_terms, cap_terms;
+    char *text;           /* owned term bytes */
+    size_t text_len, text_cap;
+};
+
+void hx_bm25_query_free(hx_bm25_query *q)
+{
+    if (!q)
+        return;
+    free(q->cl);
+    free(q->terms);
+    free(q->text);
+    free(q);
+}
+
+size_t hx_bm25_query_clauses(const hx_bm25_query *q)
+{
+    return q->n_cl;
+}
+
+static const char *qterm_text(const hx_bm25_query *q, uint32_t i)
+{
+    return q->text + q->terms[i].off;
+}
+
+static int q_add_term(hx_bm25_query *q, const char *s, size_t n)
+{
+    if (bm_grow((void **)&q->terms, &q->cap_terms, q->n_terms + 1, sizeof *q->terms) ||
+        bm_grow((void **)&q->text, &q->text_cap, q->text_len + n, 1))
+        return HX_ENOMEM;
+    memcpy(q->text + q->text_len, s, n);
+    q->terms[q->n_terms].off = (uint32_t)q->text_len;
+    q->terms[q->n_terms].len = (uint32_t)n;
+    q->text_len += n;
+    q->n_terms++;
+    return 0;
+}
+
+/* Adds a one-term clause unless an equal one exists (a required clause upgrades an optional one). */
+static int q_add_single(hx_bm25_query *q, int occur, int type, const char *s, size_t n)
+{
+    for (size_t i = 0; i < q->n_cl; i++) {
+        qclause *c = &q->cl[i];
+        if (c->type != type || c->n != 1 || q->terms[c->first].len != n ||
+            memcmp(qterm_text(q, c->first), s, n) != 0)
+            continue;
+        if ((c->occur == OCC_NOT) != (occur == OCC_NOT))
+            continue;
+        if (occur == OCC_MUST)
+            c->occur = OCC_MUST;
+        return 0;
+    }
+    if (q->n_cl >= HX_BM25_MAX_CLAUSES)
+        return 0;
+    if (bm_grow((void **)&q->cl, &q->cap_cl, q->n_cl + 1, sizeof *q->cl) || q_add_term(q, s, n))
+        return HX_ENOMEM;
+    qclause *c = &q->cl[q->n_cl++];
+    c->occur = (uint8_t)occur;
+    c->type = (uint8_t)type;
+    c->first = (uint32_t)(q->n_terms - 1);
+    c->n = 1;
+    return 0;
+}
+
+static int q_word(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n)
+{
+    if (hx_analyzer_run(an, s, n, NULL))
+        return HX_ENOMEM;
+    for (size_t i = 0; i < an->n_terms; i++) {
+        int rc = q_add_single(q, occur, CL_TERM, hx_analyzer_term(an, i), an->terms[i].text_len);
+        if (rc)
+            return rc;
+        if (occur != OCC_SHOULD)
+            break;  /* +word and -word act on the whole compound only */
+    }
+    return 0;
+}
+
+static int q_phrase(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n)
+{
+    if (hx_analyzer_run(an, s, n, NULL))
+        return HX_ENOMEM;
+    size_t leaves = 0;
+    for (size_t i = 0; i < an->n_terms; i++)
+        leaves += an->terms[i].kind == HX_TERM_LEAF;
+    if (leaves <= 1)
+        return q_word(q, an, occur, s, n);
+    if (q->n_cl >= HX_BM25_MAX_CLAUSES)
+        return 0;
+    if (bm_grow((void **)&q->cl, &q->cap_cl, q->n_cl + 1, sizeof *q->cl))
+        return HX_ENOMEM;
+    size_t first = q->n_terms, k = 0;
+    for (size_t i = 0; i < an->n_terms && k < HX_BM25_MAX_PHRASE; i++) {
+        if (an->terms[i].kind != HX_TERM_LEAF)
+            continue;
+        if (q_add_term(q, hx_analyzer_term(an, i), an->terms[i].text_len))
+            return HX_ENOMEM;
+        k++;
+    }
+    qclause *c = &q->cl[q->n_cl++];
+    c->occur = (uint8_t)occur;
+    c->type = CL_PHRASE;
+    c->first = (uint32_t)first;
+    c->n = (uint32_t)k;
+    return 0;
+}
+
+/* pre*: the first term of the text's last compound (the whole, or its only leaf) becomes the
+ * prefix; compounds before it are plain words. */
+static int q_prefix(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n)
+{
+    if (hx_analyzer_run(an, s, n, NULL))
+        return HX_ENOMEM;
+    size_t pick = 0;
+    uint32_t max_end = 0;
+    for (size_t i = 0; i < an->n_terms; i++) {
+        if (an->terms[i].start >= max_end)
+            pick = i;  /* a new compound starts here */
+        if (an->terms[i].end > max_end)
+            max_end = an->terms[i].end;
+    }
+    if (an->n_terms == 0)
+        return 0;
+    int occ = occur == OCC_NOT ? OCC_NOT : OCC_SHOULD;
+    for (size_t i = 0; i < pick; i++) {
+        int rc = q_add_single(q, occ, CL_TERM, hx_analyzer_term(an, i), an->terms[i].text_len);
+        if (rc)
+            return rc;
+    }
+    return q_add_single(q, occ, CL_PREFIX, hx_analyzer_term(an, pick), an->terms[pick].text_len);
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+int hx_bm25_query_parse(hx_bm25_query **out, const char *text, size_t len, hx_error *err)
+{
+    *out = NULL;
+    if (len >= UINT32_MAX)
+        return hx_error_set(err, HX_ERANGE, -1, "bm25: query of %zu bytes is too long", len);
+    hx_bm25_query *q = calloc(1, sizeof *q);
+    hx_analysis an = {0};
+    if (!q)
+        return hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
+    size_t i = 0;
+    int rc = 0;
+    while (i < len && !rc && q->n_cl < HX_BM25_MAX_CLAUSES) {
+        while (i < len && is_space(text[i]))
+            i++;
+        if (i >= len)
+            break;
+        int occur = OCC_SHOULD;
+        if (text[i] == '+' || text[i] == '-') {
+            occur = text[i] == '+' ? OCC_MUST : OCC_NOT;
+            i++;
+            if (i >= len || is_space(text[i]))
+                continue;
+        }
+        if (text[i] == '"') {
+            size_t j = i + 1;
+            while (j < len && text[j] != '"')
+                j++;
+            rc = q_phrase(q, &an, occur, text + i + 1, j - i - 1);
+            i = j < len ? j + 1 : j;
+            continue;
+        }
+        size_t j = i;
+        while (j < len && !is_space(text[j]) && text[j] != '"')
+            j++;
+        if (j - i >= 2 && text[j - 1] == '*') {
+            size_t e = j;
+            while (e > i && text[e - 1] == '*')
+                e--;
+            rc = q_prefix(q, &an, occur, text + i, e - i);
+        } else {
+            rc = q_word(q, &an, occur, text + i, j - i);
+        }
+        i = j;
+    }
+    hx_analyzer_free(&an);
+    if (rc) {
+        hx_bm25_query_free(q);
+        return hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
+    }
+    *out = q;
+    return 0;
+}
+
+int hx_bm25_query_highlight(const hx_bm25_query *q, size_t i, const char **term, size_t *len, int *is_prefix)
+{
+    for (size_t c = 0; c < q->n_cl; c++) {
+        const qclause *cl = &q->cl[c];
+        if (cl->occur == OCC_NOT)
+            continue;
+        if (i < cl->n) {
+            *term = qterm_text(q, cl->first + (uint32_t)i);
+            *len = q->terms[cl->first + i].len;
+            *is_prefix = cl->type == CL_PREFIX;
+            return 0;
+        }
+        i -= cl->n;
+    }
+    return HX_ENOTFOUND;
+}
+
+/* === Search === */
+
+/* One scoring or excluding unit of a resolved query: a term or a phrase. */
+typedef struct unit {
+    uint8_t occur, phrase;
+    uint32_t n;          /* 1, or the phrase's leaf count */
+    const char *text;    /* single term bytes (borrowed from the query or a reader); phrases: NULL */
+    uint32_t len;
+    uint32_t qfirst;     /* phrase: index of its first term in the query */
+    double w;            /* sum of the idf of its terms */
+    double ub;           /* bound on its score in the current segment */
+    uint32_t min_df;     /* smallest df of its terms in the current segment (leader choice) */
+    bm_cursor *c;           /* n cursors into the search's pool, for the current segment */
+    uint32_t doc, freq;  /* current doc ordinal (END_DOC when done) and tf or phrase frequency */
+} unit;
+
+typedef struct search {
+    const hx_bm25_query *q;
+    const hx_bm25_params *p;
+    unit *u;             /* owned, n_units */
+    size_t n_units;
+    bm_cursor *pool;        /* owned, one cursor per unit term */
+    size_t n_cursors;
+    size_t n_not;        /* exclusion units */
+    uint32_t *pos[HX_BM25_MAX_PHRASE];  /* owned position buffers for phrase checks */
+    size_t pos_cap[HX_BM25_MAX_PHRASE];
+    uint32_t *ord;       /* owned scratch: unit indices */
+    double *bound;       /* owned scratch: prefix / suffix sums of unit bounds */
+    double *bound2;      /* owned scratch: the same with per-candidate (block-max) bounds */
+    uint32_t *touched;   /* owned scratch: units matching the current candidate */
+    double *contrib;     /* owned scratch, per unit */
+    double avgdl;
+    hx_bm25_hit *heap;   /* the caller's out array, used as a min-heap of the k best */
+    size_t n_heap, k;
+    uint32_t seg;
+    int nomem;
+} search;
+
+static double tf_norm(double tf, double K)
+{
+    return tf / (tf + K);
+}
+
+static double norm_k(const search *s, uint32_t dl)
+{
+    return s->p->k1 * (1.0 - s->p->b + s->p->b * (double)dl / s->avgdl);
+}
+
+static double idf(double n, double df)
+{
+    return log(1.0 + (n - df + 0.5) / (df + 0.5));
+}
+
+/* Number of positions p of sub-cursor 0 with p + i among the positions of sub-cursor i for all i. */
+static uint32_t phrase_freq(search *s, unit *u)
+{
+    int64_t cnt[HX_BM25_MAX_PHRASE];
+    for (uint32_t i = 0; i < u->n; i++) {
+        cnt[i] = bm_cur_positions(&u->c[i], &s->pos[i], &s->pos_cap[i]);
+        if (cnt[i] == -2)
+            s->nomem = 1;
+        if (cnt[i] < 0)
+            return 0;
+    }
+    size_t at[HX_BM25_MAX_PHRASE] = {0};
+    uint32_t f = 0;
+    for (int64_t j = 0; j < cnt[0]; j++) {
+        uint64_t p0 = s->pos[0][j];
+        uint32_t i = 1;
+        for (; i < u->n; i++) {
+            while ((int64_t)at[i] < cnt[i] && s->pos[i][at[i]] < p0 + i)
+                at[i]++;
+            if ((int64_t)at[i] >= cnt[i] || s->pos[i][at[i]] != p0 + i)
+                break;
+        }
+        f += i == u->n;
+    }
+    return f;
+}
+
+/* Moves a phrase unit's cursors to the next doc (>= the current sub-cursor docs) with the phrase. */
+static void phrase_align(search *s, unit *u)
+{
+    for (;;) {
+        uint32_t d = 0;
+        for (uint32_t i = 0; i < u->n; i++)
+            if (u->c[i].doc > d)
+                d = u->c[i].doc;
+        if (d == END_DOC)
+            break;
+        int all = 1;
+        for (uint32_t i = 0; i < u->n; i++) {
+            bm_cur_advance(&u->c[i], d);
+            if (u->c[i].doc != d)
+                all = 0;
+        }
+        if (!all)
+            continue;
+        uint32_t f = phrase_freq(s, u);
+        if (s->nomem)
+            break;
+        if (f) {
+            u->doc = d;
+            u->freq = f;
+            return;
+        }
+        bm_cur_next(&u->c[0]);
+    }
+    u->doc = END_DOC;
+}
+
+static void unit_sync(search *s, unit *u)
+{
+    if (u->phrase) {
+        phrase_align(s, u);
+    } else {
+        u->doc = u->c[0].doc;
+        u->freq = u->c[0].tf;
+    }
+}
+
+static void unit_next(search *s, unit *u)
+{
+    if (u->doc == END_DOC)
+        return;
+    bm_cur_next(&u->c[0]);
+    unit_sync(s, u);
+}
+
+static void unit_advance(search *s, unit *u, uint32_t target)
+{
+    if (u->doc >= target)
+        return;
+    bm_cur_advance(&u->c[0], target);
+    unit_sync(s, u);
+}
+
+/* --- top-k heap: h[0] is the worst kept hit --- */
+
+static int hit_worse(const hx_bm25_hit *a, const hx_bm25_hit *b)
+{
+    return a->score < b->score || (a->score == b->score && a->doc_id > b->doc_id);
+}
+
+static void heap_push(search *s, double score, uint32_t doc_id)
+{
+    hx_bm25_hit h = {doc_id, s->seg, score};
+    hx_bm25_hit *a = s->heap;
+    if (s->n_heap < s->k) {
+        size_t i = s->n_heap++;
+        while (i && hit_worse(&h, &a[(i - 1) / 2])) {
+            a[i] = a[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        a[i] = h;
+        return;
+    }
+    if (!hit_worse(&a[0], &h))
+        return;
+    size_t i = 0, n = s->n_heap;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const hx_bm25_hit *best = &h;
+        if (l < n && hit_worse(&a[l], best)) {
+            m = l;
+            best = &a[l];
+        }
+        if (l + 1 < n && hit_worse(&a[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        a[i] = a[m];
+        i = m;
+    }
+    a[i] = h;
+}
+
+/* Scores below this cannot enter the top k (with a margin for rounding: a bound is compared with
+ * `thr` only after subtracting it, so pruning never drops a hit that exhaustive scoring keeps). */
+static double threshold(const search *s)
+{
+    if (s->n_heap < s->k || s->p->exhaustive)
+        return -INFINITY;
+    double t = s->heap[0].score;
+    return t - 1e-9 * (1.0 + fabs(t));
+}
+
+/* Deleted, filtered out or excluded? */
+static int admissible(search *s, const hx_bm25_segment *seg, uint32_t d)
+{
+    uint32_t ext = hxf_le32(seg->reader->arr[A_DOC_IDS] + 4 * (size_t)d);
+    if (seg->is_deleted && seg->is_deleted(seg->deleted_ctx, ext))
+        return 0;
+    if (s->p->allow && !s->p->allow(s->p->allow_ctx, ext))
+        return 0;
+    for (size_t i = 0; i < s->n_units && s->n_not; i++) {
+        unit *u = &s->u[i];
+        if (u->occur != OCC_NOT)
+            continue;
+        unit_advance(s, u, d);
+        if (u->doc == d)
+            return 0;
+    }
+    return 1;
+}
+
+/* Adds unit ui's contribution at doc d (the unit is on d). */
+static double take(search *s, uint32_t ui, double K, size_t *n_touched)
+{
+    double c = s->u[ui].w * tf_norm(s->u[ui].freq, K);
+    s->contrib[ui] = c;
+    s->touched[(*n_touched)++] = ui;
+    return c;
+}
+
+/* Sums the touched contributions in unit order, so every strategy and segmentation gives the same
+ * rounding, and offers the doc to the heap. */
+static void finish_doc(search *s, const hx_bm25_segment *seg, uint32_t d, size_t n_touched)
+{
+    for (size_t i = 1; i < n_touched; i++) {
+        uint32_t v = s->touched[i];
+        size_t j = i;
+        for (; j && s->touched[j - 1] > v; j--)
+            s->touched[j] = s->touched[j - 1];
+        s->touched[j] = v;
+    }
+    double score = 0;
+    for (size_t i = 0; i < n_touched; i++)
+        score += s->contrib[s->touched[i]];
+    heap_push(s, score, hxf_le32(seg->reader->arr[A_DOC_IDS] + 4 * (size_t)d));
+}
+
+static int cmp_ub_asc(const void *a, const void *b, const search *s)
+{
+    double x = s->u[*(const uint32_t *)a].ub, y = s->u[*(const uint32_t *)b].ub;
+    return x < y ? -1 : x > y;
+}
+
+/* Insertion sort of unit indices by ub (few units; avoids a qsort context). */
+static void sort_by_ub(search *s, uint32_t *ord, size_t n, int desc)
+{
+    for (size_t i = 1; i < n; i++) {
+        uint32_t v = ord[i];
+        size_t j = i;
+        for (; j; j--) {
+            int c = cmp_ub_asc(&ord[j - 1], &v, s);
+            if (desc ? c >= 0 : c <= 0)
+                break;
+            ord[j] = ord[j - 1];
+        }
+        ord[j] = v;
+    }
+}
+
+/* Bound on unit u's contribution at doc d: 0 when it cannot be on d, exact when it is, else the
+ * bound of the skip block that would hold d (phrases: the unit bound). */
+static double bound_at(search *s, unit *u, uint32_t d, double K)
+{
+    if (u->doc > d)
+        return 0;
+    if (u->doc == d)
+        return u->w * tf_norm(u->freq, K);
+    uint32_t max_tf, min_dl;
+    if (u->phrase)
+        return u->ub;
+    if (!bm_cur_block_bounds(&u->c[0], d, &max_tf, &min_dl))
+        return 0;
+    return u->w * tf_norm(max_tf, norm_k(s, min_dl));
+}
+
+/* MaxScore over optional units only. */
+static void run_disjunction(search *s, const hx_bm25_segment *seg)
+{
+    const hx_bm25_reader *r = seg->reader;
+    uint32_t *ord = s->ord;
+    size_t m = 0;
+    for (size_t i = 0; i < s->n_units; i++)
+        if (s->u[i].occur == OCC_SHOULD && s->u[i].doc != END_DOC)
+            ord[m++] = (uint32_t)i;
+    sort_by_ub(s, ord, m, 0);
+    double *cub = s->bound;
+    for (size_t i = 0; i < m; i++)
+        cub[i] = s->u[ord[i]].ub + (i ? cub[i - 1] : 0);
+    size_t e = 0;
+    double thr = threshold(s);
+    while (e < m && cub[e] < thr)
+        e++;
+    while (!s->nomem) {
+        uint32_t d = END_DOC;
+        for (size_t i = e; i < m; i++)
+            if (s->u[ord[i]].doc < d)
+                d = s->u[ord[i]].doc;
+        if (d == END_DOC)
+            break;
+        if (admissible(s, seg, d)) {
+            double K = norm_k(s, hxf_le32(r->arr[A_DOC_LENS] + 4 * (size_t)d));
+            size_t nt = 0;
+            double sc = 0;
+            for (size_t i = e; i < m; i++)
+                if (s->u[ord[i]].doc == d)
+                    sc += take(s, ord[i], K, &nt);
+            double *pb = s->bound2;  /* pb[i]: bound of non-essential units 0..i at d */
+            for (size_t i = 0; i < e; i++)
+                pb[i] = bound_at(s, &s->u[ord[i]], d, K) + (i ? pb[i - 1] : 0);
+            int pruned = 0;
+            for (size_t i = e; i-- > 0;) {
+                if (sc + pb[i] < thr) {
+                    pruned = 1;
+                    break;
+                }
+                unit *u = &s->u[ord[i]];
+                unit_advance(s, u, d);
+                if (u->doc == d)
+                    sc += take(s, ord[i], K, &nt);
+            }
+            if (!pruned) {
+                finish_doc(s, seg, d, nt);
+                thr = threshold(s);
+                while (e < m && cub[e] < thr)
+                    e++;
+            }
+        }
+        for (size_t i = e; i < m; i++)
+            if (s->u[ord[i]].doc == d)
+                unit_next(s, &s->u[ord[i]]);
+    }
+}
+
+/* Required units lead (the rarest drives); optional units are added while they can still matter. */
+static void run_conjunction(search *s, const hx_bm25_segment *seg)
+{
+    const hx_bm25_reader *r = seg->reader;
+    uint32_t *ord = s->ord;
+    size_t nm = 0, ns = 0;
+    double must_ub = 0;
+    for (size_t i = 0; i < s->n_units; i++) {
+        if (s->u[i].occur != OCC_MUST)
+            continue;
+        must_ub += s->u[i].ub;
+        size_t j = nm++;
+        for (; j && s->u[ord[j - 1]].min_df > s->u[i].min_df; j--)
+            ord[j] = ord[j - 1];
+        ord[j] = (uint32_t)i;
+    }
+    uint32_t *opt = ord + nm;
+    for (size_t i = 0; i < s->n_units; i++)
+        if (s->u[i].occur == OCC_SHOULD && s->u[i].doc != END_DOC)
+            opt[ns++] = (uint32_t)i;
+    sort_by_ub(s, opt, ns, 1);
+    double *rem = s->bound;  /* rem[i] = sum of bounds of opt[i..] */
+    rem[ns] = 0;
+    for (size_t i = ns; i-- > 0;)
+        rem[i] = rem[i + 1] + s->u[opt[i]].ub;
+    unit *lead = &s->u[ord[0]];
+    while (!s->nomem && lead->doc != END_DOC) {
+        double thr = threshold(s);
+        if (must_ub + rem[0] < thr)
+            break;
+        uint32_t d = lead->doc;
+        int aligned = 1;
+        for (size_t i = 1; i < nm && aligned; i++) {
+            unit *u = &s->u[ord[i]];
+            unit_advance(s, u, d);
+            if (u->doc != d) {
+                aligned = 0;
+                if (u->doc == END_DOC)
+                    return;
+                unit_advance(s, lead, u->doc);
+            }
+        }
+        if (!aligned)
+            continue;
+        if (admissible(s, seg, d)) {
+            double K = norm_k(s, hxf_le32(r->arr[A_DOC_LENS] + 4 * (size_t)d));
+            size_t nt = 0;
+            double sc = 0;
+            for (size_t i = 0; i < nm; i++)
+                sc += take(s, ord[i], K, &nt);
+            double *rb = s->bound2;  /* rb[i]: bound of opt[i..] at d */
+            rb[ns] = 0;
+            for (size_t i = ns; i-- > 0;)
+                rb[i] = rb[i + 1] + bound_at(s, &s->u[opt[i]], d, K);
+            int pruned = 0;
+            for (size_t i = 0; i < ns; i++) {
+                if (sc + rb[i] < thr) {
+                    pruned = 1;
+                    break;
+                }
+                unit *u = &s->u[opt[i]];
+                unit_advance(s, u, d);
+                if (u->doc == d)
+                    sc += take(s, opt[i], K, &nt);
+            }
+            if (!pruned)
+                finish_doc(s, seg, d, nt);
+        }
+        unit_next(s, lead);
+    }
+}
+
+/* Opens the cursors of every unit on segment seg; 0 if a required unit cannot match there. */
+static int open_segment(search *s, const hx_bm25_segment *seg)
+{
+    const hx_bm25_reader *r = seg->reader;
+    bm_cursor *pool = s->pool;
+    for (size_t i = 0; i < s->n_cursors; i++)
+        bm_cur_empty(&pool[i]);
+    for (size_t i = 0; i < s->n_units; i++) {
+        unit *u = &s->u[i];
+        u->c = pool;
+        pool += u->n;
+        uint32_t max_tf = UINT32_MAX, min_dl = 0, min_df = UINT32_MAX;
+        int present = 1;
+        for (uint32_t j = 0; j < u->n; j++) {
+            const char *t = u->phrase ? qterm_text(s->q, u->qfirst + j) : u->text;
+            size_t len = u->phrase ? s->q->terms[u->qfirst + j].len : u->len;
+            int64_t ti = hx_bm25_reader_find(r, t, len);
+            if (ti < 0) {
+                present = 0;
+                bm_cur_empty(&u->c[j]);
+                continue;
+            }
+            bm_cur_open(&u->c[j], r, (uint32_t)ti);
+            const uint8_t *inf = bm_term_info(r, (uint32_t)ti);
+            if (hxf_le32(inf + 4) < max_tf)
+                max_tf = hxf_le32(inf + 4);
+            if (hxf_le32(inf + 8) > min_dl)
+                min_dl = hxf_le32(inf + 8);
+            if (hxf_le32(inf) < min_df)
+                min_df = hxf_le32(inf);
+        }
+        if (!present) {
+            u->doc = END_DOC;
+            u->ub = 0;
+            u->min_df = 0;
+            if (u->occur == OCC_MUST)
+                return 0;
+            continue;
+        }
+        u->min_df = min_df;
+        u->ub = u->w * tf_norm(max_tf, norm_k(s, min_dl));
+        u->doc = 0;
+        unit_sync(s, u);
+        if (u->doc == END_DOC && u->occur == OCC_MUST)
+            return 0;
+    }
+    return 1;
+}
+
+/* Live documents containing term (all of them when the segment has no tombstones). */
+static uint64_t live_df(const hx_bm25_segment *seg, const char *t, size_t len)
+{
+    int64_t ti = hx_bm25_reader_find(seg->reader, t, len);
+    if (ti < 0)
+        return 0;
+    if (!seg->is_deleted)
+        return hxf_le32(bm_term_info(seg->reader, (uint32_t)ti));
+    bm_cursor c;
+    uint64_t n = 0;
+    for (bm_cur_open(&c, seg->reader, (uint32_t)ti); c.doc != END_DOC; bm_cur_next(&c))
+        n += !seg->is_deleted(seg->deleted_ctx, hxf_le32(seg->reader->arr[A_DOC_IDS] + 4 * (size_t)c.doc));
+    return n;
+}
+
+typedef struct expansion {
+    const char *text;   /* borrowed from a reader */
+    uint32_t len;
+    uint64_t df;
+} expansion;
+
+static int cmp_exp_text(const void *a, const void *b)
+{
+    const expansion *x = a, *y = b;
+    int c = memcmp(x->text, y->text, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len < y->len ? -1 : x->len > y->len);
+}
+
+static int cmp_exp_df(const void *a, const void *b)
+{
+    const expansion *x = a, *y = b;
+    if (x->df != y->df)
+        return x->df > y->df ? -1 : 1;
+    return cmp_exp_text(a, b);
+}
+
+/* Adds a one-term unit unless an equal one exists or the unit cap (MAX_UNITS) is reached. */
+static void add_unit(search *s, int occur, const char *text, size_t len)
+{
+    for (size_t i = 0; i < s->n_units; i++) {
+        unit *u = &s->u[i];
+        if (!u->phrase && u->len == len && memcmp(u->text, text, len) == 0 &&
+            (u->occur == OCC_NOT) == (occur == OCC_NOT)) {
+            if (occur == OCC_MUST)
+                u->occur = OCC_MUST;
+            return;
+        }
+    }
+    if (s->n_units >= MAX_UNITS)
+        return;
+    unit *u = &s->u[s->n_units++];
+    memset(u, 0, sizeof *u);
+    u->occur = (uint8_t)occur;
+    u->n = 1;
+    u->text = text;
+    u->len = (uint32_t)len;
+}
+
+/* Turns the query's clauses into units; prefixes expand over the segments' dictionaries. */
+static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
+{
+    const hx_bm25_query *q = s->q;
+    expansion *ex = NULL;
+    size_t n_ex = 0, cap_ex = 0;
+    for (size_t c = 0; c < q->n_cl; c++) {
+        const qclause *cl = &q->cl[c];
+        if (cl->type == CL_TERM) {
+            add_unit(s, cl->occur, qterm_text(q, cl->first), q->terms[cl->first].len);
+        } else if (cl->type == CL_PHRASE) {
+            if (s->n_units >= MAX_UNITS)
+                continue;
+            unit *u = &s->u[s->n_units++];
+            memset(u, 0, sizeof *u);
+            u->occur = cl->occur;
+            u->phrase = 1;
+            u->n = cl->n;
+            u->qfirst = cl->first;
+        } else {
+            const char *pre = qterm_text(q, cl->first);
+            size_t plen = q->terms[cl->first].len;
+            n_ex = 0;
+            for (size_t g = 0; g < n_segs; g++) {
+                const hx_bm25_reader *r = segs[g].reader;
+                for (uint32_t t = bm_lower_bound(r, pre, plen); t < r->n_terms; t++) {
+                    const char *txt;
+                    size_t n;
+                    bm_term_text(r, t, &txt, &n);
+                    if (n < plen || memcmp(txt, pre, plen) != 0)
+                        break;
+                    if (bm_grow((void **)&ex, &cap_ex, n_ex + 1, sizeof *ex)) {
+                        free(ex);
+                        return HX_ENOMEM;
+                    }
+                    ex[n_ex].text = txt;
+                    ex[n_ex].len = (uint32_t)n;
+                    ex[n_ex++].df = hxf_le32(bm_term_info(r, t));
+                }
+            }
+            if (n_ex == 0)
+                continue;
+            qsort(ex, n_ex, sizeof *ex, cmp_exp_text);
+            size_t w = 0;
+            for (size_t i = 0; i < n_ex; i++) {
+                if (w && cmp_exp_text(&ex[w - 1], &ex[i]) == 0)
+                    ex[w - 1].df += ex[i].df;
+                else
+                    ex[w++] = ex[i];
+            }
+            qsort(ex, w, sizeof *ex, cmp_exp_df);
+            for (size_t i = 0; i < w && i < HX_BM25_MAX_EXPANSION; i++)
+                add_unit(s, cl->occur, ex[i].text, ex[i].len);
+        }
+    }
+    free(ex);
+    return 0;
+}
+
+void hx_bm25_params_default(hx_bm25_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->k1 = 1.2;
+    p->b = 0.75;
+}
+
+int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_query *q,
+                   const hx_bm25_params *params, size_t k, hx_bm25_hit *out, size_t *n_out, hx_error *err)
+{
+    *n_out = 0;
+    hx_bm25_params defaults;
+    if (!params) {
+        hx_bm25_params_default(&defaults);
+        params = &defaults;
+    }
+    if (!(params->k1 >= 0 && params->k1 < 1e6) || !(params->b >= 0 && params->b <= 1))
+        return hx_error_set(err, HX_EINVAL, -1, "bm25: k1 must be >= 0 and b within [0, 1]");
+    if (k == 0 || q->n_cl == 0)
+        return 0;
+    search s;
+    memset(&s, 0, sizeof s);
+    s.q = q;
+    s.p = params;
+    s.heap = out;
+    s.k = k;
+    int rc = 0;
+    s.u = malloc(MAX_UNITS * sizeof *s.u);
+    if (!s.u || resolve(&s, segs, n_segs))
+        goto nomem;
+
+    /* Statistics over the live documents of all segments. */
+    uint64_t n_live = 0, total = 0;
+    for (size_t g = 0; g < n_segs; g++) {
+        const hx_bm25_reader *r = segs[g].reader;
+        if (!segs[g].is_deleted) {
+            n_live += r->n_docs;
+            total += r->total_len;
+            continue;
+        }
+        for (uint32_t d = 0; d < r->n_docs; d++) {
+            if (segs[g].is_deleted(segs[g].deleted_ctx, hxf_le32(r->arr[A_DOC_IDS] + 4 * (size_t)d)))
+                continue;
+            n_live++;
+            total += hxf_le32(r->arr[A_DOC_LENS] + 4 * (size_t)d);
+        }
+    }
+    if (n_live == 0)
+        goto done;
+    s.avgdl = total ? (double)total / (double)n_live : 1.0;
+    size_t n_cursors = 0, n_must = 0, n_scoring = 0;
+    for (size_t i = 0; i < s.n_units; i++) {
+        unit *u = &s.u[i];
+        n_cursors += u->n;
+        n_must += u->occur == OCC_MUST;
+        n_scoring += u->occur != OCC_NOT;
+        s.n_not += u->occur == OCC_NOT;
+        if (u->occur == OCC_NOT)
+            continue;
+        for (uint32_t j = 0; j < u->n; j++) {
+            const char *t = u->phrase ? qterm_text(q, u->qfirst + j) : u->text;
+            size_t len = u->phrase ? q->terms[u->qfirst + j].len : u->len;
+            uint64_t df = 0;
+            for (size_t g = 0; g < n_segs; g++)
+                df += live_df(&segs[g], t, len);
+            u->w += idf((double)n_live, (double)df);
+        }
+    }
+    if (n_scoring == 0)
+        goto done;
+    s.pool = malloc((n_cursors ? n_cursors : 1) * sizeof *s.pool);
+    s.n_cursors = n_cursors;
+    s.ord = malloc((s.n_units + 1) * sizeof *s.ord);
+    s.bound = malloc((s.n_units + 1) * sizeof *s.bound);
+    s.bound2 = malloc((s.n_units + 1) * sizeof *s.bound2);
+    s.touched = malloc((s.n_units + 1) * sizeof *s.touched);
+    s.contrib = malloc((s.n_units + 1) * sizeof *s.contrib);
+    if (!s.pool || !s.ord || !s.bound || !s.bound2 || !s.touched || !s.contrib)
+        goto nomem;
+    for (size_t g = 0; g < n_segs && !s.nomem; g++) {
+        s.seg = (uint32_t)g;
+        if (open_segment(&s, &segs[g])) {
+            if (n_must)
+                run_conjunction(&s, &segs[g]);
+            else
+                run_disjunction(&s, &segs[g]);
+        }
+        for (size_t c = 0; c < n_cursors; c++) {
+            if (s.pool[c].bad) {
+                rc = hx_error_set(err, HX_EFORMAT, -1, "bm25: segment %zu has corrupt postings", g);
+                goto done;
+            }
+        }
+    }
+    if (s.nomem)
+        goto nomem;
+    /* Heap -> best first: repeatedly move the worst kept hit to the end. */
+    size_t found = s.n_heap;
+    for (size_t n = found; n > 1; n--) {
+        hx_bm25_hit worst = out[0], last = out[n - 1];
+        size_t i = 0;
+        for (;;) {
+            size_t l = 2 * i + 1, m = i;
+            const hx_bm25_hit *best = &last;
+            if (l < n - 1 && hit_worse(&out[l], best)) {
+                m = l;
+                best = &out[l];
+            }
+            if (l + 1 < n - 1 && hit_worse(&out[l + 1], best))
+                m = l + 1;
+            if (m == i)
+                break;
+            out[i] = out[m];
+            i = m;
+        }
+        out[i] = last;
+        out[n - 1] = worst;
+    }
+    *n_out = found;
+    goto done;
+nomem:
+    rc = hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
+done:
+    free(s.u);
+    free(s.pool);
+    free(s.ord);
+    free(s.bound);
+    free(s.bound2);
+    free(s.touched);
+    free(s.contrib);
+    for (int i = 0; i < HX_BM25_MAX_PHRASE; i++)
+        free(s.pos[i]);
+    return rc;
+}

@@ -1,0 +1,118 @@
+/* test_analyzer.c: the BM25 analyzer rules of src/analyzer.h (identifiers whole and in parts,
+ * positions, offsets, length cap, Unicode lowercasing, invalid UTF-8). Touches nothing else. */
+#include "analyzer.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Renders an analysis as "term@pos term@pos ..." into out. */
+static void render(const hx_analysis *a, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < a->n_terms && n + 1 < cap; i++) {
+        int w = snprintf(out + n, cap - n, "%s%.*s@%u", i ? " " : "", (int)a->terms[i].text_len,
+                         hx_analyzer_term(a, i), a->terms[i].pos);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
+static void expect(hx_analysis *a, const char *text, const char *want)
+{
+    char got[2048];
+    int rc = hx_analyzer_run(a, text, strlen(text), NULL);
+    CHECK(rc == 0, "analyze '%s' rc=%d", text, rc);
+    render(a, got, sizeof got);
+    CHECK(strcmp(got, want) == 0, "analyze '%s':\n   got  '%s'\n   want '%s'", text, got, want);
+}
+
+int main(void)
+{
+    hx_analysis a = {0};
+    expect(&a, "", "");
+    expect(&a, "  ,;! ", "");
+    expect(&a, "Hello, World", "hello@0 world@1");
+    expect(&a, "sig-api-machinery", "sig-api-machinery@0 sig@0 api@1 machinery@2");
+    expect(&a, "the kube-scheduler runs", "the@0 kube-scheduler@1 kube@1 scheduler@2 runs@3");
+    expect(&a, "memory.high", "memory.high@0 memory@0 high@1");
+    expect(&a, "restartPolicy", "restartpolicy@0 restart@0 policy@1");
+    expect(&a, "HTTP2Server", "http2server@0 http2@0 server@1");
+    expect(&a, "HTTPServer", "httpserver@0 http@0 server@1");
+    expect(&a, "snake_case_name", "snake_case_name@0 snake@0 case@1 name@2");
+    expect(&a, "v1.2.3", "v1.2.3@0 v1@0 2@1 3@2");
+    expect(&a, "pkg/kubelet/cm", "pkg/kubelet/cm@0 pkg@0 kubelet@1 cm@2");
+    expect(&a, "kube-apiServer", "kube-apiserver@0 kube@0 apiserver@1 api@1 server@2");
+    expect(&a, "k8s ipv6", "k8s@0 ipv6@1");
+    /* Joiners only between word characters, one at a time. */
+    expect(&a, "end. Next", "end@0 next@1");
+    expect(&a, "a--b", "a@0 b@1");
+    expect(&a, "foo::bar", "foo@0 bar@1");
+    expect(&a, "-lead trail-", "lead@0 trail@1");
+    expect(&a, "http://x.io/p", "http@0 x.io/p@1 x@1 io@2 p@3");
+    expect(&a, "a+b=c", "a@0 b@1 c@2");
+    /* Unicode: lowercasing, marks attached to letters, invalid bytes separate words. */
+    expect(&a, "CAF\xc3\x89 na\xc3\xafve", "caf\xc3\xa9@0 na\xc3\xafve@1");
+    expect(&a, "e\xcc\x81t\xc3\xa9", "e\xcc\x81t\xc3\xa9@0");
+    expect(&a, "ab\xff" "cd", "ab@0 cd@1");
+    expect(&a, "\xcc\x81x", "x@0");
+    expect(&a, "\xce\x94\xce\xb5\xce\xbb\xcf\x84\xce\xb1", "\xce\xb4\xce\xb5\xce\xbb\xcf\x84\xce\xb1@0");
+
+    /* Byte offsets point at the original text. */
+    const char *t = "see restartPolicy";
+    CHECK(hx_analyzer_run(&a, t, strlen(t), NULL) == 0, "run");
+    CHECK(a.n_terms == 4 && a.terms[1].start == 4 && a.terms[1].end == 17, "whole offsets");
+    CHECK(a.terms[2].start == 4 && a.terms[2].end == 11, "leaf offsets %u %u", a.terms[2].start,
+          a.terms[2].end);
+    CHECK(a.terms[3].start == 11 && a.terms[3].end == 17, "leaf offsets");
+    CHECK(a.terms[1].kind == HX_TERM_WHOLE && a.terms[2].kind == HX_TERM_LEAF, "kinds");
+    CHECK(a.n_positions == 3, "positions %u", a.n_positions);
+
+    /* Length cap: long leaves are cut at 64 bytes, long wholes are dropped. */
+    char longw[200];
+    memset(longw, 'x', 100);
+    longw[100] = 0;
+    CHECK(hx_analyzer_run(&a, longw, strlen(longw), NULL) == 0, "run long");
+    CHECK(a.n_terms == 1 && a.terms[0].text_len == HX_ANALYZER_MAX_TERM, "cut leaf %zu", a.n_terms);
+    memset(longw, 'y', 40);
+    longw[40] = '-';
+    memset(longw + 41, 'z', 40);
+    longw[81] = 0;
+    CHECK(hx_analyzer_run(&a, longw, strlen(longw), NULL) == 0, "run long compound");
+    CHECK(a.n_terms == 2 && a.terms[0].text_len == 40 && a.terms[1].pos == 1, "dropped whole %zu",
+          a.n_terms);
+    /* A cut never splits a UTF-8 sequence: 40 two-byte letters = 80 bytes -> 32 letters. */
+    char greek[100];
+    for (int i = 0; i < 40; i++) {
+        greek[2 * i] = (char)0xce;
+        greek[2 * i + 1] = (char)0xb1;
+    }
+    CHECK(hx_analyzer_run(&a, greek, 80, NULL) == 0, "run greek");
+    CHECK(a.n_terms == 1 && a.terms[0].text_len == 64, "greek cut %u", a.terms[0].text_len);
+
+    /* Random bytes: never crash, offsets in range, terms non-empty. */
+    srand(7);
+    char rnd[512];
+    for (int round = 0; round < 2000; round++) {
+        size_t n = (size_t)(rand() % 512);
+        for (size_t i = 0; i < n; i++) {
+            int r = rand() % 8;
+            rnd[i] = r < 3 ? (char)('a' + rand() % 26) : r < 4 ? (char)('A' + rand() % 26)
+                   : r < 6 ? "-_./: \"*+"[rand() % 9] : (char)rand();
+        }
+        int rc = hx_analyzer_run(&a, rnd, n, NULL);
+        CHECK(rc == 0, "random rc %d", rc);
+        for (size_t i = 0; i < a.n_terms; i++) {
+            const hx_term *tm = &a.terms[i];
+            if (!(tm->text_len >= 1 && tm->text_len <= 64 && tm->start < tm->end && tm->end <= n &&
+                  tm->pos < a.n_positions)) {
+                CHECK(0, "bad term %zu in round %d", i, round);
+                break;
+            }
+        }
+    }
+    hx_analyzer_free(&a);
+    return check_report("test_analyzer");
+}

@@ -1,0 +1,607 @@
+/* test_bm25.c: the BM25 index of src/bm25.h: scores against the formula and against golden
+ * fixtures from bm25s (tools/gen_golden_bm25.py), query syntax, segmentation independence,
+ * tombstones, pruned top-k against exhaustive scoring, corrupt bytes, and snippets. */
+#include "bm25.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct seg {
+    uint8_t *blob;  /* owned */
+    size_t len;
+    hx_bm25_reader r;
+} seg;
+
+/* Builds a segment from the docs whose index i has pick[i] == which (pick NULL: all). */
+static int build(seg *s, const uint32_t *ids, char *const *texts, size_t n, const int *pick, int which)
+{
+    hx_bm25_builder *b;
+    hx_error err;
+    memset(s, 0, sizeof *s);
+    if (hx_bm25_builder_new(&b, &err))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (pick && pick[i] != which)
+            continue;
+        if (hx_bm25_builder_add(b, ids[i], texts[i], strlen(texts[i]), &err)) {
+            hx_bm25_builder_free(b);
+            return -1;
+        }
+    }
+    int rc = hx_bm25_builder_finish(b, &s->blob, &s->len, &err);
+    hx_bm25_builder_free(b);
+    if (rc == 0)
+        rc = hx_bm25_reader_open(&s->r, s->blob, s->len, &err);
+    if (rc == 0)
+        rc = hx_bm25_reader_check(&s->r, &err);
+    if (rc)
+        fprintf(stderr, "build: %s\n", err.message);
+    return rc;
+}
+
+static size_t run_query(const seg *segs, size_t n_segs, const char *query, const hx_bm25_params *p, size_t k,
+                        hx_bm25_hit *out, int *rc_out)
+{
+    hx_bm25_segment ss[8];
+    for (size_t i = 0; i < n_segs; i++) {
+        ss[i].reader = &segs[i].r;
+        ss[i].is_deleted = NULL;
+        ss[i].deleted_ctx = NULL;
+    }
+    hx_bm25_query *q;
+    size_t n = 0;
+    hx_error err;
+    int rc = hx_bm25_query_parse(&q, query, strlen(query), &err);
+    if (rc == 0) {
+        rc = hx_bm25_search(ss, n_segs, q, p, k, out, &n, &err);
+        hx_bm25_query_free(q);
+    }
+    if (rc_out)
+        *rc_out = rc;
+    return n;
+}
+
+/* "id id id" of the hits, for readable failures. */
+static const char *ids_of(const hx_bm25_hit *h, size_t n)
+{
+    static char buf[1024];
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && at < sizeof buf - 16; i++)
+        at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%u", i ? " " : "", h[i].doc_id);
+    return buf;
+}
+
+static void expect_ids(const seg *s, const char *query, const char *want)
+{
+    hx_bm25_hit h[32];
+    int rc;
+    size_t n = run_query(s, 1, query, NULL, 32, h, &rc);
+    CHECK(rc == 0, "query '%s' rc %d", query, rc);
+    /* compare as sorted id lists: ranking is checked elsewhere */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && h[j - 1].doc_id > h[j].doc_id; j--) {
+            hx_bm25_hit t = h[j];
+            h[j] = h[j - 1];
+            h[j - 1] = t;
+        }
+    const char *got = ids_of(h, n);
+    CHECK(strcmp(got, want) == 0, "query '%s': got [%s] want [%s]", query, got, want);
+}
+
+/* === Formula on a tiny corpus === */
+
+static void test_formula(void)
+{
+    uint32_t ids[] = {1, 2, 3};
+    char *texts[] = {"a b c", "a a d", "b e"};
+    seg s;
+    CHECK(build(&s, ids, texts, 3, NULL, 0) == 0, "build tiny");
+    hx_bm25_hit h[4];
+    size_t n = run_query(&s, 1, "a", NULL, 4, h, NULL);
+    double N = 3, df = 2, avgdl = 8.0 / 3, idf = log(1 + (N - df + 0.5) / (df + 0.5));
+    double s1 = idf * 1 / (1 + 1.2 * (0.25 + 0.75 * 3 / avgdl));
+    double s2 = idf * 2 / (2 + 1.2 * (0.25 + 0.75 * 3 / avgdl));
+    CHECK(n == 2 && h[0].doc_id == 2 && h[1].doc_id == 1, "tiny ranking [%s]", ids_of(h, n));
+    CHECK(n == 2 && fabs(h[0].score - s2) < 1e-12 && fabs(h[1].score - s1) < 1e-12, "tiny scores %f %f",
+          n ? h[0].score : 0, n > 1 ? h[1].score : 0);
+    hx_bm25_params p;
+    hx_bm25_params_default(&p);
+    p.k1 = 2.0;
+    p.b = 0.0;
+    n = run_query(&s, 1, "a", &p, 4, h, NULL);
+    CHECK(n == 2 && fabs(h[0].score - idf * 2 / (2 + 2.0)) < 1e-12, "k1/b params");
+    p.b = 2;
+    int rc;
+    run_query(&s, 1, "a", &p, 4, h, &rc);
+    CHECK(rc == HX_EINVAL, "b out of range rc %d", rc);
+    CHECK(hx_bm25_reader_find(&s.r, "e", 1) == 4 && hx_bm25_reader_find(&s.r, "f", 1) == -1, "find");
+
+    /* Header checks name what is wrong. */
+    hx_bm25_reader r;
+    hx_error err;
+    s.blob[8] = 9;
+    CHECK(hx_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EVERSION && strstr(err.message, "version 9"),
+          "version refused by name");
+    s.blob[8] = 1;
+    s.blob[0] = 'X';
+    CHECK(hx_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EFORMAT, "bad magic");
+    s.blob[0] = 'H';
+    CHECK(hx_bm25_reader_open(&r, s.blob, s.len - 1, &err) == HX_ETRUNCATED, "truncated");
+    CHECK(hx_bm25_reader_open(&r, s.blob, 10, &err) == HX_ETRUNCATED, "tiny");
+    free(s.blob);
+
+    /* Empty index, empty documents, duplicate ids. */
+    char *none[] = {"", "  ..  "};
+    uint32_t two[] = {5, 6};
+    CHECK(build(&s, two, none, 0, NULL, 0) == 0 && s.r.n_docs == 0 && s.r.n_terms == 0, "empty index");
+    CHECK(run_query(&s, 1, "a", NULL, 4, h, &rc) == 0 && rc == 0, "search empty index");
+    free(s.blob);
+    CHECK(build(&s, two, none, 2, NULL, 0) == 0 && s.r.n_docs == 2 && s.r.total_len == 0, "empty docs");
+    CHECK(run_query(&s, 1, "a", NULL, 4, h, &rc) == 0 && rc == 0, "search empty docs");
+    free(s.blob);
+    hx_bm25_builder *b;
+    uint8_t *blob;
+    size_t len;
+    CHECK(hx_bm25_builder_new(&b, NULL) == 0, "new");
+    hx_bm25_builder_add(b, 7, "x", 1, NULL);
+    hx_bm25_builder_add(b, 7, "y", 1, NULL);
+    CHECK(hx_bm25_builder_finish(b, &blob, &len, &err) == HX_EINVAL && strstr(err.message, "7"), "duplicate id");
+    hx_bm25_builder_free(b);
+}
+
+/* === Query syntax === */
+
+static int even(void *ctx, uint32_t id)
+{
+    (void)ctx;
+    return id % 2 == 0;
+}
+
+static void test_syntax(void)
+{
+    uint32_t ids[] = {10, 11, 12, 13, 14, 15};
+    char *texts[] = {"the kube-scheduler assigns pods to nodes", "the scheduler framework plugins",
+                     "sig-api-machinery owns the api server", "memory.high throttles memory usage",
+                     "set restartPolicy to Always for pods", "nodes and pods and schedulers"};
+    seg s;
+    CHECK(build(&s, ids, texts, 6, NULL, 0) == 0, "build syntax corpus");
+    expect_ids(&s, "pods", "10 14 15");
+    expect_ids(&s, "PODS nodes", "10 14 15");
+    expect_ids(&s, "\"assigns pods\"", "10");
+    expect_ids(&s, "\"pods assigns\"", "");
+    expect_ids(&s, "\"sig api machinery\"", "12");
+    expect_ids(&s, "sig-api-machinery", "12");
+    expect_ids(&s, "\"restart policy\"", "14");
+    expect_ids(&s, "restartPolicy", "14");
+    expect_ids(&s, "+pods -always", "10 15");
+    expect_ids(&s, "+pods +nodes", "10 15");
+    expect_ids(&s, "api +memory", "13");
+    expect_ids(&s, "-pods", "");
+    expect_ids(&s, "the -\"api server\"", "10 11");
+    expect_ids(&s, "sched*", "10 11 15");
+    expect_ids(&s, "kube-sched*", "10");
+    expect_ids(&s, "memory.h*", "13");
+    expect_ids(&s, "-sched* the", "12");
+    expect_ids(&s, "\"unclosed phrase pods", "");
+    expect_ids(&s, "\"assigns pods", "10");
+    expect_ids(&s, "+ - \" ** - \"\" *", "");
+    expect_ids(&s, "", "");
+    expect_ids(&s, "+nothere pods", "");
+    expect_ids(&s, "nothere", "");
+    /* Phrase ranking: the phrase counts like one term with the summed idf. */
+    hx_bm25_hit h[8];
+    size_t n = run_query(&s, 1, "\"kube scheduler\" plugins", NULL, 8, h, NULL);
+    CHECK(n == 2 && h[0].score > 0 && h[1].score > 0, "phrase scores [%s]", ids_of(h, n));
+    /* Filter inside the search. */
+    hx_bm25_params p;
+    hx_bm25_params_default(&p);
+    hx_bm25_query *q;
+    hx_bm25_segment ss = {&s.r, NULL, NULL};
+    CHECK(hx_bm25_query_parse(&q, "pods", 4, NULL) == 0, "parse");
+    size_t k = 1;
+    p.allow = even;
+    CHECK(hx_bm25_search(&ss, 1, q, &p, k, h, &n, NULL) == 0 && n == 1 && h[0].doc_id % 2 == 0,
+          "filter keeps recall: %u", n ? h[0].doc_id : 0);
+    CHECK(hx_bm25_query_clauses(q) == 1, "clauses");
+    hx_bm25_query_free(q);
+    free(s.blob);
+}
+
+/* === Random corpus: segmentation, tombstones, pruning === */
+
+static const char *VOCAB[] = {"pod", "node", "kubelet", "scheduler", "api", "server", "memory", "cpu",
+                              "volume", "storage", "network", "policy", "container", "image", "runtime",
+                              "cluster", "label", "selector", "service", "endpoint", "ingress",
+                              "gateway", "quota", "limit", "request", "priority", "preemption",
+                              "taint", "toleration", "affinity", "csi", "cni", "etcd", "lease",
+                              "webhook", "crd", "controller", "operator", "metric", "log"};
+#define NV (sizeof VOCAB / sizeof VOCAB[0])
+
+static uint32_t rng_state = 12345;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return rng_state;
+}
+
+/* Zipf-ish word choice: low indices are common. */
+static const char *word(void)
+{
+    uint32_t r = rnd() % 1000;
+    size_t i = (size_t)(NV * (r * r) / 1000000.0);
+    return VOCAB[i < NV ? i : NV - 1];
+}
+
+static char *random_doc(void)
+{
+    size_t n = 3 + rnd() % 60, at = 0;
+    char *t = malloc(n * 24 + 1);
+    for (size_t i = 0; i < n; i++) {
+        const char *w = word();
+        at += (size_t)sprintf(t + at, "%s%s", i ? (rnd() % 9 == 0 ? "-" : " ") : "", w);
+    }
+    t[at] = 0;
+    return t;
+}
+
+static void random_query(char *q, size_t cap)
+{
+    size_t n = 1 + rnd() % 6, at = 0;
+    q[0] = 0;
+    for (size_t i = 0; i < n && at + 64 < cap; i++) {
+        uint32_t r = rnd() % 20;
+        const char *op = r == 0 ? "+" : r == 1 ? "-" : "";
+        if (r == 2)
+            at += (size_t)snprintf(q + at, cap - at, "\"%s %s\" ", word(), word());
+        else if (r == 3)
+            at += (size_t)snprintf(q + at, cap - at, "%.2s* ", word());
+        else
+            at += (size_t)snprintf(q + at, cap - at, "%s%s ", op, word());
+    }
+}
+
+static int deleted_set(void *ctx, uint32_t id)
+{
+    const uint8_t *del = ctx;
+    return del[id];
+}
+
+static int same_hits(const hx_bm25_hit *a, size_t na, const hx_bm25_hit *b, size_t nb, double tol)
+{
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++) {
+        if (fabs(a[i].score - b[i].score) > tol)
+            return 0;
+        /* equal scores may come in either order only if they are within tol of each other */
+        if (a[i].doc_id != b[i].doc_id && fabs(a[i].score - b[i].score) > 0)
+            return 0;
+    }
+    return 1;
+}
+
+static void test_random(void)
+{
+    enum { ND = 700 };
+    uint32_t ids[ND];
+    char *texts[ND];
+    int pick[ND];
+    uint8_t del[ND * 3] = {0};
+    int keep[ND];
+    for (size_t i = 0; i < ND; i++) {
+        ids[i] = (uint32_t)(i * 3 + rnd() % 3);  /* sparse, added in order */
+        texts[i] = random_doc();
+        pick[i] = (int)(rnd() % 3);
+        del[ids[i]] = rnd() % 7 == 0;
+        keep[i] = del[ids[i]] ? 1 : 0;
+    }
+    seg one, three[3], live;
+    CHECK(build(&one, ids, texts, ND, NULL, 0) == 0, "build one");
+    for (int g = 0; g < 3; g++)
+        CHECK(build(&three[g], ids, texts, ND, pick, g) == 0, "build part %d", g);
+    CHECK(build(&live, ids, texts, ND, keep, 0) == 0, "build live");
+
+    hx_bm25_hit a[64], b[64], c[64];
+    int bad_seg = 0, bad_prune = 0, bad_del = 0, errors = 0;
+    hx_bm25_params ex;
+    hx_bm25_params_default(&ex);
+    ex.exhaustive = 1;
+    for (int round = 0; round < 600; round++) {
+        char qs[512];
+        random_query(qs, sizeof qs);
+        size_t k = (size_t[]){1, 3, 10, 64}[round % 4];
+        int rc1, rc2, rc3;
+        hx_bm25_params pr;
+        hx_bm25_params_default(&pr);
+        ex.allow = pr.allow = round % 3 == 2 ? even : NULL;  /* filters inside both strategies */
+        size_t na = run_query(&one, 1, qs, &pr, k, a, &rc1);
+        size_t nb = run_query(three, 3, qs, &pr, k, b, &rc2);
+        size_t nc = run_query(&one, 1, qs, &ex, k, c, &rc3);
+        errors += rc1 || rc2 || rc3;
+        if (!same_hits(a, na, b, nb, 1e-6)) {
+            if (!bad_seg++)
+                fprintf(stderr, "1 vs 3 segments differ on '%s': [%s] vs [%s]\n", qs, ids_of(a, na), ids_of(b, nb));
+        }
+        if (!same_hits(a, na, c, nc, 0)) {
+            if (!bad_prune++)
+                fprintf(stderr, "pruned vs exhaustive differ on '%s' k=%zu: [%s] vs [%s]\n", qs, k,
+                        ids_of(a, na), ids_of(c, nc));
+        }
+        /* Tombstones in 3 segments == an index built from the live docs only. */
+        hx_bm25_segment ss[3];
+        for (int g = 0; g < 3; g++) {
+            ss[g].reader = &three[g].r;
+            ss[g].is_deleted = deleted_set;
+            ss[g].deleted_ctx = del;
+        }
+        hx_bm25_query *q;
+        size_t nd = 0;
+        if (hx_bm25_query_parse(&q, qs, strlen(qs), NULL) == 0) {
+            errors += hx_bm25_search(ss, 3, q, &pr, k, b, &nd, NULL) != 0;
+            hx_bm25_query_free(q);
+        }
+        size_t nl = run_query(&live, 1, qs, &pr, k, c, &rc1);
+        /* (prefixes rank their expansions by stored df, tombstoned docs included, so over 128
+         * expansions the picked terms may differ; the scoring itself must not) */
+        if (!strchr(qs, '*') && !same_hits(b, nd, c, nl, 1e-6)) {
+            if (!bad_del++)
+                fprintf(stderr, "tombstones differ on '%s': [%s] vs [%s]\n", qs, ids_of(b, nd), ids_of(c, nl));
+        }
+    }
+    CHECK(errors == 0, "%d searches failed", errors);
+    CHECK(bad_seg == 0, "%d queries differ between 1 and 3 segments", bad_seg);
+    CHECK(bad_prune == 0, "%d queries differ between pruned and exhaustive", bad_prune);
+    CHECK(bad_del == 0, "%d queries differ with tombstones", bad_del);
+
+    /* Corrupt bytes: errors, never a crash (run under the sanitizers). */
+    uint8_t *copy = malloc(one.len);
+    int opened = 0;
+    for (int round = 0; round < 3000; round++) {
+        memcpy(copy, one.blob, one.len);
+        int flips = 1 + (int)(rnd() % 4);
+        for (int f = 0; f < flips; f++) {
+            size_t at = round % 3 ? 64 + rnd() % 200 : rnd() % one.len;
+            copy[at < one.len ? at : one.len - 1] ^= (uint8_t)(1 + rnd() % 255);
+        }
+        size_t len = round % 11 == 0 ? rnd() % one.len : one.len;
+        hx_bm25_reader r;
+        if (hx_bm25_reader_open(&r, copy, len, NULL) != 0)
+            continue;
+        opened++;
+        hx_bm25_reader_check(&r, NULL);
+        hx_bm25_segment ss = {&r, NULL, NULL};
+        hx_bm25_query *q;
+        char qs[256];
+        random_query(qs, sizeof qs);
+        size_t n;
+        if (hx_bm25_query_parse(&q, qs, strlen(qs), NULL) == 0) {
+            hx_bm25_search(&ss, 1, q, NULL, 10, a, &n, NULL);
+            hx_bm25_query_free(q);
+        }
+    }
+    CHECK(opened > 0, "some corrupt copies should still open");
+    free(copy);
+    free(one.blob);
+    free(live.blob);
+    for (int g = 0; g < 3; g++)
+        free(three[g].blob);
+    for (size_t i = 0; i < ND; i++)
+        free(texts[i]);
+}
+
+/* === Golden scores from bm25s === */
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) {
+        b[n] = 0;
+        *len = (size_t)n;
+    }
+    return b;
+}
+
+static void test_golden(void)
+{
+    size_t clen, qlen, glen;
+    char *corpus = slurp("tests/data/bm25_cranfield.txt", &clen);
+    char *queries = slurp("tests/golden/bm25_queries.txt", &qlen);
+    char *golden = slurp("tests/golden/bm25_top20.txt", &glen);
+    CHECK(corpus && queries && golden, "golden fixtures missing (run from the repo root)");
+    if (!corpus || !queries || !golden)
+        goto out;
+    hx_bm25_builder *b;
+    CHECK(hx_bm25_builder_new(&b, NULL) == 0, "builder");
+    int n_docs = 0;
+    for (char *line = corpus; *line;) {
+        char *nl = strchr(line, '\n');
+        char *tab = strchr(line, '\t');
+        if (!nl || !tab)
+            break;
+        CHECK(hx_bm25_builder_add(b, (uint32_t)atoi(line), tab + 1, (size_t)(nl - tab - 1), NULL) == 0, "add");
+        n_docs++;
+        line = nl + 1;
+    }
+    seg s;
+    memset(&s, 0, sizeof s);
+    CHECK(hx_bm25_builder_finish(b, &s.blob, &s.len, NULL) == 0, "finish");
+    hx_bm25_builder_free(b);
+    CHECK(hx_bm25_reader_open(&s.r, s.blob, s.len, NULL) == 0 && s.r.n_docs == (uint32_t)n_docs, "open");
+    /* Queries: "qid<TAB>words". Golden: "qid rank doc score". */
+    char *qtext[64] = {0};
+    for (char *line = queries; *line;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        *nl = 0;
+        int qid = atoi(line);
+        if (qid > 0 && qid < 64)
+            qtext[qid] = strchr(line, '\t') + 1;
+        line = nl + 1;
+    }
+    int rows = 0, mismatches = 0, rank_errors = 0;
+    double worst = 0;
+    hx_bm25_hit h[20];
+    size_t n = 0;
+    int cur_q = -1;
+    for (char *line = golden; *line;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        *nl = 0;
+        if (line[0] != '#') {
+            int qid, rank;
+            unsigned doc;
+            double score;
+            if (sscanf(line, "%d %d %u %lf", &qid, &rank, &doc, &score) == 4 && qid > 0 && qid < 64 &&
+                qtext[qid] && rank >= 1 && rank <= 20) {
+                if (qid != cur_q) {
+                    n = run_query(&s, 1, qtext[qid], NULL, 20, h, NULL);
+                    cur_q = qid;
+                }
+                rows++;
+                if ((size_t)rank > n) {
+                    mismatches++;
+                } else {
+                    const hx_bm25_hit *x = &h[rank - 1];
+                    double d = fabs(x->score - score);
+                    if (d > worst)
+                        worst = d;
+                    if (d > 1e-4)
+                        mismatches++;
+                    /* same doc at this rank unless tied with its neighbour */
+                    if (x->doc_id != doc && d > 1e-9)
+                        rank_errors++;
+                }
+            }
+        }
+        line = nl + 1;
+    }
+    CHECK(rows >= 500, "golden rows %d", rows);
+    CHECK(mismatches == 0, "%d golden scores off by more than 1e-4 (worst %g)", mismatches, worst);
+    CHECK(rank_errors == 0, "%d golden ranks differ", rank_errors);
+    printf("golden: %d rows, max |score - bm25s| = %.3g\n", rows, worst);
+    free(s.blob);
+out:
+    free(corpus);
+    free(queries);
+    free(golden);
+}
+
+/* === Snippets === */
+
+static void expect_snippet(const char *text, const char *query, size_t target, const char *want)
+{
+    hx_bm25_query *q;
+    char *out = NULL;
+    size_t n;
+    CHECK(hx_bm25_query_parse(&q, query, strlen(query), NULL) == 0, "parse");
+    CHECK(hx_snippet_make(text, strlen(text), q, target, &out, &n, NULL) == 0, "snippet");
+    CHECK(out && strcmp(out, want) == 0, "snippet for '%s':\n   got  '%s'\n   want '%s'", query, out ? out : "",
+          want);
+    free(out);
+    hx_bm25_query_free(q);
+}
+
+static void test_snippets(void)
+{
+    expect_snippet("The kube-scheduler assigns pods.", "scheduler", 0, "The kube-**scheduler** assigns pods.");
+    expect_snippet("The kube-scheduler assigns pods.", "kube-scheduler", 0, "The **kube-scheduler** assigns pods.");
+    expect_snippet("Set   restartPolicy\n to Always", "\"restart policy\" -always", 0, "Set **restartPolicy** to Always");
+    expect_snippet("alpha beta gamma delta epsilon zeta eta theta", "eta", 20, "\xe2\x80\xa6" "zeta **eta** theta");
+    expect_snippet("alpha beta gamma delta epsilon zeta eta theta", "nothing", 16, "alpha beta gamma\xe2\x80\xa6");
+    expect_snippet("sched schedule scheduling", "sched*", 0, "**sched** **schedule** **scheduling**");
+    /* Invalid UTF-8 comes out replaced; a window never splits a sequence. */
+    expect_snippet("caf\xc3\xa9 \xff ok", "ok", 0, "caf\xc3\xa9 \xef\xbf\xbd **ok**");
+    /* The densest window wins over the first match. */
+    char text[2000];
+    size_t at = 0;
+    at += (size_t)sprintf(text + at, "pods ");
+    for (int i = 0; i < 100; i++)
+        at += (size_t)sprintf(text + at, "filler%d ", i);
+    sprintf(text + at, "pods and nodes together");
+    hx_bm25_query *q;
+    char *out;
+    size_t n;
+    CHECK(hx_bm25_query_parse(&q, "pods nodes", 10, NULL) == 0, "parse");
+    CHECK(hx_snippet_make(text, strlen(text), q, 0, &out, &n, NULL) == 0, "snippet");
+    CHECK(strstr(out, "**pods** and **nodes** together") && n <= HX_SNIPPET_DEFAULT + 40 &&
+              strncmp(out, "\xe2\x80\xa6", 3) == 0,
+          "dense window: '%s'", out);
+    free(out);
+    hx_bm25_query_free(q);
+
+    /* Random texts and queries: valid UTF-8 out, window near the target, markers balanced. */
+    char rtext[1500], rq[64];
+    int bad_utf8 = 0, too_long = 0, unbalanced = 0;
+    for (int round = 0; round < 1500; round++) {
+        size_t tn = (size_t)(rnd() % sizeof rtext);
+        for (size_t i = 0; i < tn; i++) {
+            uint32_t r = rnd() % 10;
+            rtext[i] = r < 6 ? (char)('a' + rnd() % 4) : r < 8 ? ' ' : r < 9 ? "-._/:*\"\n"[rnd() % 8] : (char)rnd();
+        }
+        size_t qn = 1 + rnd() % 12;
+        for (size_t i = 0; i < qn; i++)
+            rq[i] = "ab cd*\"+-"[rnd() % 10];
+        size_t target = 1 + rnd() % 300;
+        if (hx_bm25_query_parse(&q, rq, qn, NULL))
+            continue;
+        if (hx_snippet_make(rtext, tn, q, target, &out, &n, NULL) == 0) {
+            size_t plain = 0, stars = 0;
+            for (size_t i = 0; i < n; i++) {
+                unsigned char ch = (unsigned char)out[i];
+                if (ch == '*')
+                    stars++;
+                else
+                    plain++;
+            }
+            /* valid UTF-8: re-decoding yields no replacement for invalid input */
+            for (size_t i = 0; i < n;) {
+                unsigned char ch = (unsigned char)out[i];
+                size_t len = ch < 0x80 ? 1 : (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : (ch >> 3) == 30 ? 4 : 0;
+                if (!len || i + len > n) {
+                    bad_utf8++;
+                    break;
+                }
+                for (size_t j = 1; j < len; j++)
+                    if (((unsigned char)out[i + j] >> 6) != 2)
+                        bad_utf8++;
+                i += len;
+            }
+            /* a window of `target` input bytes; invalid bytes may grow to 3, ellipses add 6 */
+            too_long += plain > 3 * target + 6;
+            unbalanced += stars % 4 != 0 && !memchr(rtext, '*', tn);
+            free(out);
+        }
+        hx_bm25_query_free(q);
+    }
+    CHECK(bad_utf8 == 0, "%d snippets with invalid UTF-8", bad_utf8);
+    CHECK(too_long == 0, "%d snippets over the target", too_long);
+    CHECK(unbalanced == 0, "%d snippets with unbalanced markers", unbalanced);
+}
+
+int main(void)
+{
+    test_formula();
+    test_syntax();
+    test_random();
+    test_golden();
+    test_snippets();
+    return check_report("test_bm25");
+}
