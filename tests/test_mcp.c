@@ -174,21 +174,21 @@ static long rss_kb(pid_t pid)
 
 static void test_lifecycle(server *s)
 {
-    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", 5000);
+    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", 60000);
     const char *v = d ? hx_json_str(get(hx_json_doc_root(d), "result.protocolVersion"), NULL) : NULL;
     CHECK(v && !strcmp(v, "2025-06-18"), "asked version kept: %s", v ? v : "-");
     CHECK(d && get(hx_json_doc_root(d), "result.capabilities.tools"), "tools capability");
     hx_json_doc_free(d);
     send_line(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
-    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":\"again\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"1999-01-01\"}}", 5000);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":\"again\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"1999-01-01\"}}", 60000);
     v = d ? hx_json_str(get(hx_json_doc_root(d), "result.protocolVersion"), NULL) : NULL;
     CHECK(v && !strcmp(v, "2025-11-25"), "unknown version answered with the latest: %s", v ? v : "-");
     hx_json_doc_free(d);
-    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", 5000);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", 60000);
     CHECK(d && get(hx_json_doc_root(d), "result"), "ping");
     hx_json_doc_free(d);
 
-    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}", 5000);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}", 60000);
     const hx_json_val *tools = d ? get(hx_json_doc_root(d), "result.tools") : NULL;
     static const char *const names[] = {"search", "get_context", "find_similar", "list_documents", "get_document",
                                         "document_status", "add_document", "delete_document", "reindex", "index_health"};
@@ -376,7 +376,7 @@ static void test_hostile(server *s)
         sent++;
         if (!want)
             continue;
-        char *line = read_line(s, 20000);
+        char *line = read_line(s, 60000);
         if (!line) {
             wrong++;
             break;
@@ -414,7 +414,7 @@ static void test_hostile(server *s)
     CHECK(line && strstr(line, "-32600") && strstr(line, "\"id\":null"), "20 MB line answered with -32600: %.120s",
           line ? line : "-");
     free(line);
-    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":\"alive\",\"method\":\"ping\"}", 5000);
+    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":\"alive\",\"method\":\"ping\"}", 60000);
     CHECK(d && get(hx_json_doc_root(d), "result"), "still answering after the hostile run");
     hx_json_doc_free(d);
     long after = rss_kb(s->pid);
