@@ -1,0 +1,330 @@
+/* encoder.c: the MiniLM/BERT forward pass over unpadded batches, llama2.c style: buffers are
+ * allocated once in hx_encoder_new and forward() never allocates. Must not read the weights file
+ * (model.c) or implement kernels (kernels_*.c). Spec: include/hyrax.h "Model and tokenizer". */
+#include "model.h"
+#include "pool.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ENC_DEFAULT_ROWS 4096   /* tokens per forward pass; longer inputs go in several passes */
+#define ENC_GEMM_ROW_BLOCK 240  /* rows per gemm task; divisible by every usual kernel tile height */
+#define ENC_LN_ROW_BLOCK 64     /* rows per LayerNorm task */
+#define ENC_MAX_THREADS 256
+
+struct hx_encoder {
+    const hx_model *m;           /* borrowed; must outlive the encoder */
+    const hx_kernels *kern;      /* the model's table */
+    hx_pool *pool;               /* owned */
+    int max_rows;                /* tokens per forward pass, >= cfg.max_seq */
+    /* Run state, allocated once (R = max_rows, H = hidden, F = ffn, T = max_seq): */
+    float *x;                    /* [R x H] hidden state */
+    float *tmp;                  /* [R x H] attention context, then FFN output */
+    float *big;                  /* [R x max(3H, F)] QKV, then attention output, then FFN hidden */
+    float *scratch;              /* [threads x T] attention scores */
+    int32_t *tok_ids;            /* [R] word pieces of the texts being embedded */
+    const int32_t **seq_ids;     /* [R] per sequence of the batch: its ids (borrowed) */
+    int *seq_len;                /* [R] its length */
+    size_t *seq_out;             /* [R] its row in the caller's output */
+    int *order;                  /* [R] batch position -> sequence, shortest first */
+    int *row0;                   /* [R] batch position -> first row in x */
+    int n_seq;                   /* sequences in the current batch */
+    int by_len[HX_MODEL_MAX_SEQ + 2];  /* counting-sort buckets */
+};
+
+/* === Setup === */
+
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > ENC_MAX_THREADS ? ENC_MAX_THREADS : (int)n;
+}
+
+void hx_encoder_free(hx_encoder *e)
+{
+    if (!e)
+        return;
+    hx_pool_free(e->pool);
+    free(e->x);
+    free(e->tmp);
+    free(e->big);
+    free(e->scratch);
+    free(e->tok_ids);
+    free(e->seq_ids);
+    free(e->seq_len);
+    free(e->seq_out);
+    free(e->order);
+    free(e->row0);
+    free(e);
+}
+
+static void *alloc_floats(size_t rows, size_t cols)
+{
+    size_t bytes = rows * cols * sizeof(float);   /* bounded by the model caps */
+    return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+}
+
+int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int max_rows,
+                        hx_error *err)
+{
+    *out = NULL;
+    if (!m)
+        return hx_error_set(err, HX_EINVAL, -1, "no model");
+    if (n_threads < 0 || n_threads > ENC_MAX_THREADS)
+        return hx_error_set(err, HX_EINVAL, -1, "thread count %d is outside 0..%d", n_threads,
+                            ENC_MAX_THREADS);
+    const hx_model_config *c = &m->cfg;
+    if (max_rows == 0)
+        max_rows = ENC_DEFAULT_ROWS;
+    if (max_rows < c->max_seq || max_rows > (1 << 20))
+        return hx_error_set(err, HX_EINVAL, -1, "batch of %d rows cannot hold %d tokens", max_rows,
+                            c->max_seq);
+    if (n_threads == 0)
+        n_threads = online_cpus();
+    hx_encoder *e = calloc(1, sizeof *e);
+    if (!e)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory creating the encoder");
+    e->m = m;
+    e->kern = m->kern;
+    e->max_rows = max_rows;
+    size_t R = (size_t)max_rows, H = (size_t)c->hidden, wide = 3 * H > (size_t)c->ffn ? 3 * H : (size_t)c->ffn;
+    e->x = alloc_floats(R, H);
+    e->tmp = alloc_floats(R, H);
+    e->big = alloc_floats(R, wide);
+    e->scratch = alloc_floats((size_t)n_threads, (size_t)c->max_seq);
+    e->tok_ids = malloc(R * sizeof *e->tok_ids);
+    e->seq_ids = malloc(R * sizeof *e->seq_ids);
+    e->seq_len = malloc(R * sizeof *e->seq_len);
+    e->seq_out = malloc(R * sizeof *e->seq_out);
+    e->order = malloc(R * sizeof *e->order);
+    e->row0 = malloc(R * sizeof *e->row0);
+    if (!e->x || !e->tmp || !e->big || !e->scratch || !e->tok_ids || !e->seq_ids || !e->seq_len ||
+        !e->seq_out || !e->order || !e->row0) {
+        hx_encoder_free(e);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a batch of %d tokens", max_rows);
+    }
+    int rc = hx_pool_new(&e->pool, n_threads, err);
+    if (rc) {
+        hx_encoder_free(e);
+        return rc;
+    }
+    *out = e;
+    return 0;
+}
+
+int hx_encoder_new(hx_encoder **out, const hx_model *m, int n_threads, hx_error *err)
+{
+    return hx_encoder_new_rows(out, m, n_threads, 0, err);
+}
+
+/* === Parallel steps === */
+
+typedef struct gemm_job {
+    const hx_kernels *kern;
+    int M, N, K, lda, ldc, gelu;
+    const float *A, *Bp, *bias;
+    float *C;
+    int n_chunks, cols_per_chunk;   /* column split, cols_per_chunk a multiple of nr */
+} gemm_job;
+
+static void gemm_task(void *ctx, int task, int worker)
+{
+    (void)worker;
+    const gemm_job *g = ctx;
+    int r0 = (task / g->n_chunks) * ENC_GEMM_ROW_BLOCK;
+    int rows = g->M - r0 < ENC_GEMM_ROW_BLOCK ? g->M - r0 : ENC_GEMM_ROW_BLOCK;
+    int n0 = (task % g->n_chunks) * g->cols_per_chunk;
+    int n1 = n0 + g->cols_per_chunk < g->N ? n0 + g->cols_per_chunk : g->N;
+    g->kern->gemm(rows, n0, n1, g->K, g->A + (size_t)r0 * g->lda, g->lda, g->Bp, g->bias,
+                  g->C + (size_t)r0 * g->ldc, g->ldc, g->gelu);
+}
+
+/* C[M x N] = A[M x K] W^T + bias (GELU if asked), split into tasks by rows and column panels.
+ * Row blocks are the same whatever the thread count, so every thread count gives the same bits. */
+static void gemm(hx_encoder *e, int M, int N, int K, const float *A, int lda, const float *Bp,
+                 const float *bias, float *C, int ldc, int gelu)
+{
+    const int nr = e->kern->nr, threads = hx_pool_threads(e->pool);
+    int panels = (N + nr - 1) / nr;
+    int chunks = panels < threads ? panels : threads;
+    int per = (panels + chunks - 1) / chunks;
+    chunks = (panels + per - 1) / per;
+    gemm_job g = {e->kern, M, N, K, lda, ldc, gelu, A, Bp, bias, C, chunks, per * nr};
+    int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
+    hx_pool_run(e->pool, row_blocks * chunks, gemm_task, &g);
+}
+
+typedef struct ln_job {
+    const hx_kernels *kern;
+    int rows, dim;
+    float *x;
+    const float *res, *w, *b;
+    float eps;
+} ln_job;
+
+static void ln_task(void *ctx, int task, int worker)
+{
+    (void)worker;
+    const ln_job *j = ctx;
+    int r0 = task * ENC_LN_ROW_BLOCK;
+    int n = j->rows - r0 < ENC_LN_ROW_BLOCK ? j->rows - r0 : ENC_LN_ROW_BLOCK;
+    j->kern->add_layernorm(n, j->dim, j->x + (size_t)r0 * j->dim, j->dim, j->res + (size_t)r0 * j->dim,
+                           j->dim, j->w, j->b, j->eps);
+}
+
+/* x = LayerNorm(x + res) over `rows` rows of H floats. */
+static void add_ln(hx_encoder *e, int rows, float *x, const float *res, const float *w, const float *b)
+{
+    const hx_model_config *c = &e->m->cfg;
+    ln_job j = {e->kern, rows, c->hidden, x, res, w, b, c->eps};
+    hx_pool_run(e->pool, (rows + ENC_LN_ROW_BLOCK - 1) / ENC_LN_ROW_BLOCK, ln_task, &j);
+}
+
+/* Word + position + token type embeddings, then LayerNorm, one sequence per task. */
+static void embed_task(void *ctx, int b, int worker)
+{
+    (void)worker;
+    hx_encoder *e = ctx;
+    const hx_model *m = e->m;
+    const int H = m->cfg.hidden, s = e->order[b], T = e->seq_len[s];
+    float *x = e->x + (size_t)e->row0[b] * H;
+    for (int t = 0; t < T; t++)
+        e->kern->f16_to_f32(m->word_emb + (size_t)e->seq_ids[s][t] * H, x + (size_t)t * H, (size_t)H);
+    e->kern->add_layernorm(T, H, x, H, m->pos_type, H, m->emb_ln_w, m->emb_ln_b, m->cfg.eps);
+}
+
+/* Self-attention of one (sequence, head) pair: big holds Q|K|V rows, the context goes to tmp.
+ * Tasks run longest sequence first, so the threads finish together. */
+static void attention_task(void *ctx, int task, int worker)
+{
+    hx_encoder *e = ctx;
+    const hx_model_config *c = &e->m->cfg;
+    const int H = c->hidden, hd = H / c->heads, b = e->n_seq - 1 - task / c->heads, h = task % c->heads;
+    const float *q = e->big + (size_t)e->row0[b] * 3 * H + (size_t)h * hd;
+    e->kern->attention(e->seq_len[e->order[b]], hd, q, q + H, q + 2 * H, 3 * H,
+                       e->tmp + (size_t)e->row0[b] * H + (size_t)h * hd, H,
+                       1.0f / sqrtf((float)hd), e->scratch + (size_t)worker * c->max_seq);
+}
+
+/* === Forward === */
+
+/* Embeds the n sequences in seq_ids/seq_len (total tokens <= max_rows) into out[seq_out * H]. */
+static void forward(hx_encoder *e, int n, float *out)
+{
+    const hx_model *m = e->m;
+    const hx_model_config *c = &m->cfg;
+    const int H = c->hidden, F = c->ffn;
+
+    /* Counting sort by length, stable: similar lengths share attention work evenly. */
+    memset(e->by_len, 0, sizeof e->by_len);
+    for (int s = 0; s < n; s++)
+        e->by_len[e->seq_len[s] + 1]++;
+    for (int l = 1; l <= c->max_seq + 1; l++)
+        e->by_len[l] += e->by_len[l - 1];
+    for (int s = 0; s < n; s++)
+        e->order[e->by_len[e->seq_len[s]]++] = s;
+    int R = 0;
+    e->n_seq = n;
+    for (int b = 0; b < n; b++) {
+        e->row0[b] = R;
+        R += e->seq_len[e->order[b]];
+    }
+
+    hx_pool_run(e->pool, n, embed_task, e);                          /* x [R x H] */
+    for (int l = 0; l < c->layers; l++) {
+        const hx_layer *L = &m->layers[l];
+        gemm(e, R, 3 * H, H, e->x, H, L->qkv_w, L->qkv_b, e->big, 3 * H, 0);   /* big [R x 3H] */
+        hx_pool_run(e->pool, n * c->heads, attention_task, e);     /* tmp [R x H] */
+        gemm(e, R, H, H, e->tmp, H, L->o_w, L->o_b, e->big, H, 0);  /* big [R x H] */
+        add_ln(e, R, e->x, e->big, L->ln1_w, L->ln1_b);             /* x = LN(x + attn) */
+        gemm(e, R, F, H, e->x, H, L->ffn1_w, L->ffn1_b, e->big, F, 1);   /* big [R x F] */
+        gemm(e, R, H, F, e->big, F, L->ffn2_w, L->ffn2_b, e->tmp, H, 0); /* tmp [R x H] */
+        add_ln(e, R, e->x, e->tmp, L->ln2_w, L->ln2_b);             /* x = LN(x + ffn) */
+    }
+
+    /* Mean over each sequence's tokens, then L2 normalisation (eps as torch's F.normalize). */
+    for (int b = 0; b < n; b++) {
+        const int s = e->order[b], T = e->seq_len[s];
+        float *o = out + e->seq_out[s] * (size_t)H;
+        const float *x = e->x + (size_t)e->row0[b] * H;
+        for (int i = 0; i < H; i++)
+            o[i] = 0;
+        for (int t = 0; t < T; t++)
+            for (int i = 0; i < H; i++)
+                o[i] += x[(size_t)t * H + i];
+        float norm = 0;
+        for (int i = 0; i < H; i++) {
+            o[i] /= (float)T;
+            norm += o[i] * o[i];
+        }
+        norm = sqrtf(norm);
+        float inv = 1.0f / (norm > 1e-12f ? norm : 1e-12f);
+        for (int i = 0; i < H; i++)
+            o[i] *= inv;
+    }
+}
+
+/* === Public entry points === */
+
+int hx_encoder_embed_ids(hx_encoder *e, const int32_t *const *ids, const size_t *lens, size_t n,
+                         float *out, hx_error *err)
+{
+    if (!e || (n && (!ids || !lens || !out)))
+        return hx_error_set(err, HX_EINVAL, -1, "no encoder, ids, lengths or output");
+    const hx_model_config *c = &e->m->cfg;
+    for (size_t i = 0; i < n; i++) {
+        if (lens[i] == 0 || !ids[i])
+            return hx_error_set(err, HX_EINVAL, (int64_t)i, "sequence %zu is empty", i);
+        if (lens[i] > (size_t)c->max_seq)
+            return hx_error_set(err, HX_ERANGE, (int64_t)i, "sequence %zu has %zu tokens, more than %d",
+                                i, lens[i], c->max_seq);
+        for (size_t t = 0; t < lens[i]; t++)
+            if (ids[i][t] < 0 || ids[i][t] >= c->vocab)
+                return hx_error_set(err, HX_ERANGE, (int64_t)i, "sequence %zu: token id %d is outside "
+                                    "the vocabulary of %d", i, (int)ids[i][t], c->vocab);
+    }
+    size_t i = 0;
+    while (i < n) {
+        int count = 0, rows = 0;
+        while (i < n && rows + (int)lens[i] <= e->max_rows) {
+            e->seq_ids[count] = ids[i];
+            e->seq_len[count] = (int)lens[i];
+            e->seq_out[count] = i;
+            rows += (int)lens[i];
+            count++;
+            i++;
+        }
+        forward(e, count, out);
+    }
+    return 0;
+}
+
+int hx_encoder_embed(hx_encoder *e, const char *const *texts, const size_t *lens, size_t n,
+                     float *out, hx_error *err)
+{
+    if (!e || (n && (!texts || !out)))
+        return hx_error_set(err, HX_EINVAL, -1, "no encoder, texts or output");
+    const hx_tokenizer *tok = e->m->tok;
+    const int T = e->m->cfg.max_seq;
+    size_t i = 0;
+    while (i < n) {
+        int count = 0, rows = 0;
+        while (i < n && rows + T <= e->max_rows) {
+            if (!texts[i])
+                return hx_error_set(err, HX_EINVAL, (int64_t)i, "text %zu is NULL", i);
+            size_t len = lens ? lens[i] : strlen(texts[i]);
+            int32_t *dst = e->tok_ids + rows;
+            size_t k = hx_tokenize_for_model(tok, texts[i], len, dst, (size_t)T);
+            e->seq_ids[count] = dst;
+            e->seq_len[count] = (int)k;
+            e->seq_out[count] = i;
+            rows += (int)k;
+            count++;
+            i++;
+        }
+        forward(e, count, out);
+    }
+    return 0;
+}

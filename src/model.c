@@ -1,0 +1,417 @@
+/* model.c: opens a weights file (layout in tools/convert_weights.py, container in hxfile.h),
+ * validates its config and every tensor shape, builds the tokenizer and packs the matrices for
+ * the kernel table. Must not run the forward pass (encoder.c) or print. */
+#include "model.h"
+#include "cpu.h"
+#include "pool.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* === Config === */
+
+static int check_range(const char *what, uint32_t v, uint32_t lo, uint32_t hi, hx_error *err)
+{
+    if (v < lo || v > hi)
+        return hx_error_set(err, HX_ERANGE, -1, "weights config: %s is %u, allowed %u..%u", what, v,
+                            lo, hi);
+    return 0;
+}
+
+static int read_config(hx_model *m, hx_error *err)
+{
+    const hxf_section *s;
+    const uint32_t cdims[4] = {HX_MODEL_CONFIG_LEN, 0, 0, 0}, edims[4] = {1, 0, 0, 0};
+    int rc = hxf_expect(&m->view, "config", HXF_U32, 1, cdims, &s, err);
+    if (rc)
+        return rc;
+    uint32_t c[HX_MODEL_CONFIG_LEN];
+    for (int i = 0; i < HX_MODEL_CONFIG_LEN; i++)
+        c[i] = hxf_le32(s->data + 4 * i);
+    if ((rc = check_range("vocab size", c[0], 1, HX_MODEL_MAX_VOCAB, err)) ||
+        (rc = check_range("hidden size", c[1], 1, HX_MODEL_MAX_HIDDEN, err)) ||
+        (rc = check_range("layer count", c[2], 1, HX_MODEL_MAX_LAYERS, err)) ||
+        (rc = check_range("head count", c[3], 1, HX_MODEL_MAX_HEADS, err)) ||
+        (rc = check_range("ffn size", c[4], 1, HX_MODEL_MAX_FFN, err)) ||
+        (rc = check_range("max positions", c[5], 1, HX_MODEL_MAX_POS, err)) ||
+        (rc = check_range("type vocab size", c[6], 1, HX_MODEL_MAX_TYPES, err)) ||
+        (rc = check_range("max_seq_len", c[7], 2, HX_MODEL_MAX_SEQ, err)))
+        return rc;
+    if (c[1] % c[3])
+        return hx_error_set(err, HX_EFORMAT, -1, "weights config: hidden size %u is not a multiple of "
+                            "the head count %u", c[1], c[3]);
+    if (c[7] > c[5])
+        return hx_error_set(err, HX_EFORMAT, -1, "weights config: max_seq_len %u exceeds the %u "
+                            "position embeddings", c[7], c[5]);
+    if (c[8] != 1 || c[9] != 1 || c[10] != 1)
+        return hx_error_set(err, HX_EFORMAT, -1, "weights config: activation %u, pooling %u, "
+                            "normalize %u; this build supports only 1 (GELU erf, mean, L2)",
+                            c[8], c[9], c[10]);
+    if ((rc = hxf_expect(&m->view, "ln_eps", HXF_F32, 1, edims, &s, err)))
+        return rc;
+    float eps;
+    memcpy(&eps, s->data, sizeof eps);
+    if (!(eps > 0.0f && eps < 1.0f))
+        return hx_error_set(err, HX_ERANGE, -1, "weights config: LayerNorm epsilon %g is not in (0, 1)",
+                            (double)eps);
+    m->cfg = (hx_model_config){(int)c[0], (int)c[1], (int)c[2], (int)c[3], (int)c[4], (int)c[5],
+                               (int)c[6], (int)c[7], eps};
+    return 0;
+}
+
+/* === Tensors === */
+
+static int get_vec(const hx_model *m, const char *name, int n, const float **out, hx_error *err)
+{
+    const hxf_section *s;
+    const uint32_t dims[4] = {(uint32_t)n, 0, 0, 0};
+    int rc = hxf_expect(&m->view, name, HXF_F32, 1, dims, &s, err);
+    if (!rc)
+        *out = (const float *)(const void *)s->data;
+    return rc;
+}
+
+static int get_mat(const hx_model *m, const char *name, int rows, int cols, const uint16_t **out,
+                   hx_error *err)
+{
+    const hxf_section *s;
+    const uint32_t dims[4] = {(uint32_t)rows, (uint32_t)cols, 0, 0};
+    int rc = hxf_expect(&m->view, name, HXF_F16, 2, dims, &s, err);
+    if (!rc)
+        *out = (const uint16_t *)(const void *)s->data;
+    return rc;
+}
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Anonymous memory for the packed weights, 2 MB aligned and marked for transparent huge pages:
+ * tens of MB are written once at open, and huge pages save thousands of page faults there. */
+static float *packed_alloc(size_t bytes, size_t *mapped)
+{
+    size_t len = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uint8_t *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    size_t head = (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
+    if (head)
+        munmap(p, head);
+    munmap(p + head + len, HUGE_PAGE - head);
+#ifdef MADV_HUGEPAGE
+    madvise(p + head, len, MADV_HUGEPAGE);
+#endif
+    *mapped = len;
+    return (float *)(void *)(p + head);
+}
+
+/* Floats reserved for one packed matrix, rounded up to keep every matrix 64-byte aligned. */
+static size_t packed_floats(int N, int K, int nr)
+{
+    size_t n = hx_pack_size(N, K, nr);
+    return (n + 15) & ~(size_t)15;
+}
+
+/* One matrix to convert and pack (task i < n_jobs; task n_jobs builds the tokenizer). */
+typedef struct pack_job {
+    const uint16_t *W;           /* [N x K] fp16 in the map */
+    int N, K;
+    float *dst;                  /* hx_pack_size(N, K, nr) floats in m->packed */
+} pack_job;
+
+typedef struct pack_ctx {
+    hx_model *m;
+    pack_job *jobs;              /* [n_jobs] */
+    int n_jobs;
+    float *rows;                 /* [threads x row_len] scratch */
+    int row_len;
+    const hxf_section *vocab;
+    int tok_rc;
+    hx_error tok_err;
+} pack_ctx;
+
+static void pack_task(void *arg, int task, int worker)
+{
+    pack_ctx *p = arg;
+    if (task == p->n_jobs) {
+        p->tok_rc = hx_tokenizer_new(&p->m->tok, (const char *)p->vocab->data,
+                                     (size_t)p->vocab->length, &p->tok_err);
+        return;
+    }
+    const pack_job *j = &p->jobs[task];
+    hx_pack_weights_f16(p->m->kern, j->W, j->N, j->K, p->rows + (size_t)worker * p->row_len, j->dst);
+}
+
+/* Checks every layer tensor, then converts and packs the matrices while the tokenizer is built,
+ * on several threads when the model is big enough for that to pay. */
+static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
+{
+    const hx_model_config *c = &m->cfg;
+    const int H = c->hidden, F = c->ffn, nr = m->kern->nr;
+    size_t per_layer = packed_floats(3 * H, H, nr) + packed_floats(H, H, nr) +
+                       packed_floats(F, H, nr) + packed_floats(H, F, nr);
+    size_t total = per_layer * (size_t)c->layers;   /* bounded by the caps: < 2^40 floats */
+    int threads = 1;
+    if (total >= ((size_t)1 << 20)) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
+    }
+    pack_ctx p = {m, NULL, 4 * c->layers, NULL, H > F ? H : F, vocab, 0, {0}};
+    m->layers = calloc((size_t)c->layers, sizeof *m->layers);
+    m->packed = packed_alloc(total * sizeof(float), &m->packed_len);
+    p.jobs = calloc((size_t)p.n_jobs, sizeof *p.jobs);
+    p.rows = malloc((size_t)threads * (size_t)p.row_len * sizeof(float));
+    int rc = 0;
+    if (!m->layers || !m->packed || !p.jobs || !p.rows)
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory packing %zu MB of weights",
+                          total * sizeof(float) >> 20);
+    float *dst = m->packed;
+    for (int l = 0; l < c->layers && !rc; l++) {
+        hx_layer *L = &m->layers[l];
+        const struct {
+            const char *w, *b;
+            int N, K;
+            const float **packed, **bias;
+        } mats[4] = {
+            {"qkv_w", "qkv_b", 3 * H, H, &L->qkv_w, &L->qkv_b},
+            {"o_w", "o_b", H, H, &L->o_w, &L->o_b},
+            {"ffn1_w", "ffn1_b", F, H, &L->ffn1_w, &L->ffn1_b},
+            {"ffn2_w", "ffn2_b", H, F, &L->ffn2_w, &L->ffn2_b},
+        };
+        char name[HXF_NAME_MAX + 1];
+        for (int i = 0; i < 4 && !rc; i++) {
+            pack_job *j = &p.jobs[4 * l + i];
+            snprintf(name, sizeof name, "L%d.%s", l, mats[i].w);
+            if ((rc = get_mat(m, name, mats[i].N, mats[i].K, &j->W, err)))
+                break;
+            snprintf(name, sizeof name, "L%d.%s", l, mats[i].b);
+            if ((rc = get_vec(m, name, mats[i].N, mats[i].bias, err)))
+                break;
+            j->N = mats[i].N;
+            j->K = mats[i].K;
+            j->dst = dst;
+            *mats[i].packed = dst;
+            dst += packed_floats(mats[i].N, mats[i].K, nr);
+        }
+        const struct {
+            const char *name;
+            const float **p;
+        } vecs[4] = {{"ln1_w", &L->ln1_w}, {"ln1_b", &L->ln1_b}, {"ln2_w", &L->ln2_w}, {"ln2_b", &L->ln2_b}};
+        for (int i = 0; i < 4 && !rc; i++) {
+            snprintf(name, sizeof name, "L%d.%s", l, vecs[i].name);
+            rc = get_vec(m, name, H, vecs[i].p, err);
+        }
+    }
+    hx_pool *pool = NULL;
+    if (!rc && threads > 1 && hx_pool_new(&pool, threads, NULL) != 0)
+        threads = 1;   /* no threads to be had: pack on this one */
+    if (!rc) {
+        if (pool)
+            hx_pool_run(pool, p.n_jobs + 1, pack_task, &p);
+        else
+            for (int t = 0; t <= p.n_jobs; t++)
+                pack_task(&p, t, 0);
+        if ((rc = p.tok_rc) != 0 && err)
+            *err = p.tok_err;
+    }
+    hx_pool_free(pool);
+    if (!rc)
+        mprotect(m->packed, m->packed_len, PROT_READ);   /* read-only from here on */
+    free(p.jobs);
+    free(p.rows);
+    if (!rc && hx_tokenizer_vocab_size(m->tok) != (size_t)c->vocab)
+        rc = hx_error_set(err, HX_EFORMAT, -1, "section 'vocab' has %zu tokens, config says %d",
+                          hx_tokenizer_vocab_size(m->tok), c->vocab);
+    return rc;
+}
+
+static int load_embeddings(hx_model *m, hx_error *err)
+{
+    const hx_model_config *c = &m->cfg;
+    const int H = c->hidden;
+    const uint16_t *pos, *type;
+    int rc;
+    if ((rc = get_mat(m, "word_emb", c->vocab, H, &m->word_emb, err)) ||
+        (rc = get_mat(m, "pos_emb", c->max_pos, H, &pos, err)) ||
+        (rc = get_mat(m, "type_emb", c->type_vocab, H, &type, err)) ||
+        (rc = get_vec(m, "emb_ln_w", H, &m->emb_ln_w, err)) ||
+        (rc = get_vec(m, "emb_ln_b", H, &m->emb_ln_b, err)))
+        return rc;
+    m->pos_type = malloc((size_t)c->max_seq * (size_t)H * sizeof(float));
+    float *t0 = malloc((size_t)H * sizeof *t0);
+    if (!m->pos_type || !t0) {
+        free(t0);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory for position embeddings");
+    }
+    m->kern->f16_to_f32(type, t0, (size_t)H);   /* token type 0: sentence-transformers' only one */
+    for (int t = 0; t < c->max_seq; t++) {
+        float *dst = m->pos_type + (size_t)t * H;
+        m->kern->f16_to_f32(pos + (size_t)t * H, dst, (size_t)H);
+        for (int i = 0; i < H; i++)
+            dst[i] += t0[i];
+    }
+    free(t0);
+    return 0;
+}
+
+/* Checks the name and vocab sections; the tokenizer is built in load_layers. */
+static int load_text(hx_model *m, const hxf_section **vocab, hx_error *err)
+{
+    const hxf_section *s = hxf_find(&m->view, "name");
+    if (!s)
+        return hx_error_set(err, HX_ENOTFOUND, -1, "section 'name' is missing");
+    if (s->dtype != HXF_RAW || s->length == 0 || s->length >= sizeof m->name)
+        return hx_error_set(err, HX_EFORMAT, -1, "section 'name' is not 1..%zu raw bytes",
+                            sizeof m->name - 1);
+    for (uint64_t i = 0; i < s->length; i++)
+        if (s->data[i] < 0x20 || s->data[i] > 0x7e)
+            return hx_error_set(err, HX_EFORMAT, -1, "section 'name' is not printable ASCII");
+    memcpy(m->name, s->data, (size_t)s->length);
+    m->name[s->length] = 0;
+    s = hxf_find(&m->view, "vocab");
+    if (!s)
+        return hx_error_set(err, HX_ENOTFOUND, -1, "section 'vocab' is missing");
+    if (s->dtype != HXF_RAW)
+        return hx_error_set(err, HX_EFORMAT, -1, "section 'vocab' is not raw bytes");
+    *vocab = s;
+    return 0;
+}
+
+/* === Open and close === */
+
+static int model_load(hx_model *m, const uint8_t *buf, size_t size, hx_error *err)
+{
+    const hxf_section *vocab = NULL;
+    int rc = hxf_parse(buf, size, HXF_KIND_WEIGHTS, &m->view, err);
+    if (!rc)
+        rc = read_config(m, err);
+    if (!rc)
+        rc = load_text(m, &vocab, err);
+    if (!rc)
+        rc = load_embeddings(m, err);
+    if (!rc)
+        rc = load_layers(m, vocab, err);
+    return rc;
+}
+
+int hx_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
+                         hx_error *err)
+{
+    *out = NULL;
+    if (!buf || !kern)
+        return hx_error_set(err, HX_EINVAL, -1, "no weights buffer or kernel table");
+    if ((uintptr_t)buf % 16)
+        return hx_error_set(err, HX_EINVAL, -1, "weights buffer is not 16-byte aligned");
+    hx_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening the model");
+    m->kern = kern;
+    int rc = model_load(m, buf, size, err);
+    if (rc) {
+        hx_model_close(m);
+        return rc;
+    }
+    *out = m;
+    return 0;
+}
+
+int hx_model_open_with(hx_model **out, const char *path, const hx_kernels *kern, hx_error *err)
+{
+    *out = NULL;
+    if (!path || !kern)
+        return hx_error_set(err, HX_EINVAL, -1, "no weights path or kernel table");
+    hx_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening the model");
+    m->kern = kern;
+    int rc = hxf_map_open(&m->map, path, err);
+    if (!rc)
+        rc = model_load(m, m->map.addr, m->map.size, err);
+    if (rc) {
+        if (err && err->code == rc && !strstr(err->message, path)) {
+            char msg[sizeof err->message];
+            snprintf(msg, sizeof msg, "%.100s: %.150s", path, err->message);
+            memcpy(err->message, msg, sizeof msg);
+        }
+        hx_model_close(m);
+        return rc;
+    }
+    *out = m;
+    return 0;
+}
+
+int hx_model_open(hx_model **out, const char *path, hx_error *err)
+{
+    return hx_model_open_with(out, path, hx_kernels_get(), err);
+}
+
+void hx_model_close(hx_model *m)
+{
+    if (!m)
+        return;
+    if (m->tok)
+        hx_tokenizer_free(m->tok);
+    if (m->packed)
+        munmap(m->packed, m->packed_len);
+    free(m->layers);
+    free(m->pos_type);
+    hxf_view_free(&m->view);
+    hxf_map_close(&m->map);
+    free(m);
+}
+
+int hx_model_dim(const hx_model *m)
+{
+    return m->cfg.hidden;
+}
+
+const char *hx_model_name(const hx_model *m)
+{
+    return m->name;
+}
+
+const struct hx_tokenizer *hx_model_tokenizer(const hx_model *m)
+{
+    return m->tok;
+}
+
+/* === Default path === */
+
+static int try_path(char *buf, size_t cap, const char *dir, const char *sub)
+{
+    int n = snprintf(buf, cap, "%s%s%s", dir, sub, HX_WEIGHTS_FILE);
+    return n > 0 && (size_t)n < cap && access(buf, R_OK) == 0;
+}
+
+int hx_model_default_path(char *buf, size_t cap, hx_error *err)
+{
+    if (!buf || cap == 0)
+        return hx_error_set(err, HX_EINVAL, -1, "no buffer for the weights path");
+    const char *env = getenv("HYRAX_WEIGHTS");
+    if (env && *env) {
+        if (strlen(env) >= cap)
+            return hx_error_set(err, HX_ERANGE, -1, "HYRAX_WEIGHTS is longer than %zu bytes", cap - 1);
+        strcpy(buf, env);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            slash[1] = 0;
+            if (try_path(buf, cap, exe, "weights/") || try_path(buf, cap, exe, "../weights/"))
+                return 0;
+        }
+    }
+    if (try_path(buf, cap, "/usr/local/share/hyrax/", "") || try_path(buf, cap, "/usr/share/hyrax/", ""))
+        return 0;
+    buf[0] = 0;
+    return hx_error_set(err, HX_ENOTFOUND, -1, "cannot find %s: set HYRAX_WEIGHTS, or put it in "
+                        "weights/ beside the hyrax executable or in /usr/local/share/hyrax/",
+                        HX_WEIGHTS_FILE);
+}

@@ -1,0 +1,73 @@
+/* model.h: internals shared by model.c (loading the weights file) and encoder.c (the forward
+ * pass). Owns the in-memory model; the weights layout is specified in tools/convert_weights.py,
+ * the container in hxfile.h. Not part of the public API (include/hyrax.h). */
+#ifndef HX_MODEL_H
+#define HX_MODEL_H
+
+#include "hxfile.h"
+#include "hyrax.h"
+#include "kernels.h"
+#include "tokenizer.h"
+
+#include <stdint.h>
+
+/* Limits on any weights file this build accepts (tiny synthetic models included). */
+#define HX_MODEL_MAX_VOCAB (1 << 20)
+#define HX_MODEL_MAX_HIDDEN 4096
+#define HX_MODEL_MAX_HEADS 64
+#define HX_MODEL_MAX_LAYERS 64
+#define HX_MODEL_MAX_FFN 16384
+#define HX_MODEL_MAX_POS 8192
+#define HX_MODEL_MAX_TYPES 64
+#define HX_MODEL_MAX_SEQ 512
+#define HX_MODEL_CONFIG_LEN 12   /* u32 entries of the "config" section */
+
+typedef struct hx_model_config {
+    int vocab, hidden, layers, heads, ffn, max_pos, type_vocab, max_seq;
+    float eps;                   /* LayerNorm epsilon */
+} hx_model_config;
+
+/* One encoder layer. Matrices are packed for the model's kernel table (owned by the model's
+ * `packed` block); vectors point into the weights map. */
+typedef struct hx_layer {
+    const float *qkv_w;          /* packed [3*hidden x hidden]: query, key, value rows */
+    const float *qkv_b;          /* [3*hidden] */
+    const float *o_w;            /* packed [hidden x hidden] */
+    const float *o_b;            /* [hidden] */
+    const float *ln1_w, *ln1_b;  /* [hidden] */
+    const float *ffn1_w;         /* packed [ffn x hidden] */
+    const float *ffn1_b;         /* [ffn] */
+    const float *ffn2_w;         /* packed [hidden x ffn] */
+    const float *ffn2_b;         /* [hidden] */
+    const float *ln2_w, *ln2_b;  /* [hidden] */
+} hx_layer;
+
+struct hx_model {
+    hxf_map map;                 /* owned when opened from a path; empty for a borrowed buffer */
+    hxf_view view;               /* sections point into the map or the borrowed buffer */
+    const hx_kernels *kern;      /* static table the weights are packed for */
+    hx_model_config cfg;
+    const uint16_t *word_emb;    /* [vocab x hidden] fp16, in the map; rows converted on use */
+    float *pos_type;             /* owned, [max_seq x hidden]: position + token type 0 */
+    const float *emb_ln_w, *emb_ln_b;  /* [hidden] */
+    hx_layer *layers;            /* owned, [layers] */
+    float *packed;               /* owned (mmap, packed_len bytes), every packed matrix */
+    size_t packed_len;
+    hx_tokenizer *tok;           /* owned */
+    char name[64];
+};
+
+/* Opens `path` with the given kernel table (tests use the scalar one); hx_model_open uses
+ * hx_kernels_get(). */
+int hx_model_open_with(hx_model **out, const char *path, const hx_kernels *kern, hx_error *err);
+
+/* Same from a weights file in memory (fuzzing, tests); `buf` must be 16-byte aligned (as malloc
+ * gives) and is borrowed: it must outlive the model. */
+int hx_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
+                         hx_error *err);
+
+/* Encoder whose batches hold at most max_rows tokens (>= the model's max_seq); 0 = default. */
+int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int max_rows,
+                        hx_error *err);
+
+#endif

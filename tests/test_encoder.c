@@ -1,0 +1,326 @@
+/* test_encoder.c: hyrax's embeddings against sentence-transformers' on the golden set
+ * (tests/golden/embed_*, written by tools/gen_golden_embeddings.py; layouts documented there):
+ * cosine >= 0.9999 on every text from the golden token ids and through our tokenizer, batch
+ * versus single, 1 versus 2 threads, and the scalar kernel table on a subset. */
+#include "check.h"
+#include "cpu.h"
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WEIGHTS "weights/" HX_WEIGHTS_FILE
+#define GOLDEN "tests/golden/"
+#define MIN_COSINE 0.9999
+#define SCALAR_SUBSET 50
+
+typedef struct golden {
+    size_t n, dim;
+    char **texts;       /* [n], NUL-terminated, owned */
+    size_t *text_lens;  /* [n] */
+    int32_t **ids;      /* [n], owned */
+    size_t *lens;       /* [n] */
+    float *vecs;        /* [n x dim] */
+    char *text_buf;
+} golden;
+
+static uint8_t *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    *size = (size_t)n;
+    return buf;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int load_golden(golden *g)
+{
+    size_t size;
+    memset(g, 0, sizeof *g);
+    /* embed_vectors.f32: u32 count, u32 dim, count x dim f32 */
+    uint8_t *v = read_all(GOLDEN "embed_vectors.f32", &size);
+    if (!v || size < 8)
+        return -1;
+    g->n = le32(v);
+    g->dim = le32(v + 4);
+    if (size != 8 + g->n * g->dim * 4)
+        return -1;
+    g->vecs = malloc(g->n * g->dim * sizeof(float));
+    memcpy(g->vecs, v + 8, g->n * g->dim * sizeof(float));
+    free(v);
+    /* embed_ids.bin: u32 count, then per text u32 n and n u32 ids */
+    uint8_t *b = read_all(GOLDEN "embed_ids.bin", &size);
+    if (!b || size < 4 || le32(b) != g->n)
+        return -1;
+    g->ids = calloc(g->n, sizeof *g->ids);
+    g->lens = calloc(g->n, sizeof *g->lens);
+    size_t off = 4;
+    for (size_t i = 0; i < g->n; i++) {
+        if (off + 4 > size)
+            return -1;
+        g->lens[i] = le32(b + off);
+        off += 4;
+        if (g->lens[i] > (size - off) / 4)
+            return -1;
+        g->ids[i] = malloc(g->lens[i] * sizeof(int32_t) + 1);
+        for (size_t t = 0; t < g->lens[i]; t++)
+            g->ids[i][t] = (int32_t)le32(b + off + 4 * t);
+        off += 4 * g->lens[i];
+    }
+    free(b);
+    /* embed_texts.txt: one text per line */
+    g->text_buf = (char *)read_all(GOLDEN "embed_texts.txt", &size);
+    if (!g->text_buf)
+        return -1;
+    g->texts = calloc(g->n, sizeof *g->texts);
+    g->text_lens = calloc(g->n, sizeof *g->text_lens);
+    char *p = g->text_buf;
+    for (size_t i = 0; i < g->n; i++) {
+        char *nl = strchr(p, '\n');
+        if (!nl)
+            return -1;
+        *nl = 0;
+        g->texts[i] = p;
+        g->text_lens[i] = (size_t)(nl - p);
+        p = nl + 1;
+    }
+    return 0;
+}
+
+static void free_golden(golden *g)
+{
+    for (size_t i = 0; g->ids && i < g->n; i++)
+        free(g->ids[i]);
+    free(g->ids);
+    free(g->lens);
+    free(g->vecs);
+    free(g->texts);
+    free(g->text_lens);
+    free(g->text_buf);
+}
+
+static double cosine(const float *a, const float *b, size_t n)
+{
+    double ab = 0, aa = 0, bb = 0;
+    for (size_t i = 0; i < n; i++) {
+        ab += (double)a[i] * b[i];
+        aa += (double)a[i] * a[i];
+        bb += (double)b[i] * b[i];
+    }
+    return ab / (sqrt(aa) * sqrt(bb) + 1e-30);
+}
+
+/* Compares out[i] with the reference for i in [0, n); returns the number under MIN_COSINE. */
+static int compare(const golden *g, const float *out, size_t n, const char *what)
+{
+    double min_cos = 1, max_diff = 0;
+    size_t worst = 0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        double c = cosine(out + i * g->dim, g->vecs + i * g->dim, g->dim);
+        if (c < min_cos) {
+            min_cos = c;
+            worst = i;
+        }
+        if (!(c >= MIN_COSINE)) {
+            bad++;
+            if (bad <= 5)
+                fprintf(stderr, "%s: text %zu cosine %.7f: %.80s\n", what, i, c, g->texts[i]);
+        }
+        for (size_t d = 0; d < g->dim; d++) {
+            double diff = fabs((double)out[i * g->dim + d] - g->vecs[i * g->dim + d]);
+            if (diff > max_diff)
+                max_diff = diff;
+        }
+    }
+    printf("%s: %zu texts, min cosine %.7f (text %zu), max abs diff %.2e\n", what, n, min_cos, worst,
+           max_diff);
+    return bad;
+}
+
+static double max_abs_diff(const float *a, const float *b, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs((double)a[i] - b[i]) > m)
+            m = fabs((double)a[i] - b[i]);
+    return m;
+}
+
+static void test_ids(const golden *g, hx_model *m)
+{
+    hx_error err = {0};
+    hx_encoder *e = NULL;
+    float *out = calloc(g->n * g->dim, sizeof(float));
+    CHECK(hx_encoder_new(&e, m, 1, &err) == 0, "encoder: %s", err.message);
+    CHECK(hx_encoder_embed_ids(e, (const int32_t *const *)g->ids, g->lens, g->n, out, &err) == 0,
+          "embed_ids: %s", err.message);
+    CHECK(compare(g, out, g->n, "golden ids") == 0, "every text reaches cosine %g", MIN_COSINE);
+
+    /* Batch versus single: each text alone gives the batch's vector. */
+    float one[HX_EMBED_DIM];
+    double worst = 0;
+    for (size_t i = 0; i < g->n; i += 20) {
+        const int32_t *ids = g->ids[i];
+        CHECK(hx_encoder_embed_ids(e, &ids, &g->lens[i], 1, one, &err) == 0, "single: %s", err.message);
+        double d = max_abs_diff(one, out + i * g->dim, g->dim);
+        if (d > worst)
+            worst = d;
+    }
+    printf("batch vs single: max abs diff %.2e\n", worst);
+    CHECK(worst <= 1e-6, "batch and single agree within 1e-6 (%.2e)", worst);
+
+    /* A batch larger than one forward pass is split and still agrees. */
+    hx_encoder *small = NULL;
+    CHECK(hx_encoder_new_rows(&small, m, 1, 300, &err) == 0, "small encoder: %s", err.message);
+    float *out2 = calloc(g->n * g->dim, sizeof(float));
+    size_t n2 = g->n < 200 ? g->n : 200;
+    CHECK(small && hx_encoder_embed_ids(small, (const int32_t *const *)g->ids, g->lens, n2, out2, &err) == 0,
+          "chunked embed: %s", err.message);
+    double dchunk = max_abs_diff(out, out2, n2 * g->dim);
+    CHECK(dchunk <= 1e-6, "chunked batches agree within 1e-6 (%.2e)", dchunk);
+    hx_encoder_free(small);
+
+    /* Two threads give the same vectors. */
+    hx_encoder *two = NULL;
+    CHECK(hx_encoder_new(&two, m, 2, &err) == 0, "2-thread encoder: %s", err.message);
+    size_t n3 = g->n < 300 ? g->n : 300;
+    CHECK(two && hx_encoder_embed_ids(two, (const int32_t *const *)g->ids, g->lens, n3, out2, &err) == 0,
+          "2 threads: %s", err.message);
+    double dthreads = max_abs_diff(out, out2, n3 * g->dim);
+    printf("1 vs 2 threads: max abs diff %.2e\n", dthreads);
+    CHECK(dthreads <= 1e-6, "1 and 2 threads agree within 1e-6 (%.2e)", dthreads);
+    hx_encoder_free(two);
+
+    /* Bad input is refused. */
+    int32_t bad[3] = {101, 999999, 102};
+    const int32_t *badp = bad;
+    size_t badlen = 3, zero = 0;
+    CHECK(hx_encoder_embed_ids(e, &badp, &badlen, 1, one, &err) == HX_ERANGE, "id out of range refused");
+    CHECK(hx_encoder_embed_ids(e, &badp, &zero, 1, one, &err) == HX_EINVAL, "empty sequence refused");
+    size_t toolong = HX_MAX_SEQ_TOKENS + 1;
+    CHECK(hx_encoder_embed_ids(e, &badp, &toolong, 1, one, &err) == HX_ERANGE, "too long refused");
+    CHECK(hx_encoder_embed_ids(e, NULL, NULL, 0, NULL, &err) == 0, "empty batch is fine");
+    free(out2);
+    free(out);
+    hx_encoder_free(e);
+}
+
+/* Our tokenizer: its ids for every text against the reference ids, then hx_encoder_embed on
+ * every text whose ids differ plus every 8th text (equal ids give equal vectors, shown above). */
+static void test_texts(const golden *g, hx_model *m)
+{
+    hx_error err = {0};
+    hx_encoder *e = NULL;
+    const hx_tokenizer *tok = hx_model_tokenizer(m);
+    const char **texts = calloc(g->n, sizeof *texts);
+    size_t *lens = calloc(g->n, sizeof *lens), *idx = calloc(g->n, sizeof *idx), n = 0, differ = 0;
+    int32_t ids[HX_MAX_SEQ_TOKENS];
+    for (size_t i = 0; i < g->n; i++) {
+        size_t k = hx_tokenize_for_model(tok, g->texts[i], g->text_lens[i], ids, HX_MAX_SEQ_TOKENS);
+        int same = k == g->lens[i] && !memcmp(ids, g->ids[i], k * sizeof *ids);
+        if (!same && differ++ < 5)
+            fprintf(stderr, "text %zu: our ids differ from the reference: %.80s\n", i, g->texts[i]);
+        if (!same || i % 8 == 0) {
+            texts[n] = g->texts[i];
+            lens[n] = g->text_lens[i];
+            idx[n++] = i;
+        }
+    }
+    printf("our tokenizer: %zu of %zu texts have the reference ids\n", g->n - differ, g->n);
+    float *out = calloc(n * g->dim, sizeof(float)), *ref = calloc(n * g->dim, sizeof(float));
+    char **names = calloc(n, sizeof *names);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(ref + i * g->dim, g->vecs + idx[i] * g->dim, g->dim * sizeof(float));
+        names[i] = g->texts[idx[i]];
+    }
+    CHECK(hx_encoder_new(&e, m, 1, &err) == 0, "encoder: %s", err.message);
+    CHECK(hx_encoder_embed(e, texts, lens, n, out, &err) == 0, "embed: %s", err.message);
+    golden sub = *g;
+    sub.vecs = ref;
+    sub.texts = names;
+    CHECK(compare(&sub, out, n, "hx_encoder_embed") == 0, "every text reaches cosine %g", MIN_COSINE);
+    free(names);
+    free(out);
+    free(ref);
+    free(texts);
+    free(lens);
+    free(idx);
+    hx_encoder_free(e);
+}
+
+static void test_scalar(const golden *g)
+{
+    hx_error err = {0};
+    hx_model *m = NULL;
+    CHECK(hx_model_open_with(&m, WEIGHTS, &hx_kernels_scalar, &err) == 0, "open scalar: %s", err.message);
+    if (!m)
+        return;
+    hx_encoder *e = NULL;
+    size_t n = 0;
+    const int32_t *ids[SCALAR_SUBSET];
+    size_t lens[SCALAR_SUBSET], idx[SCALAR_SUBSET];
+    for (size_t i = 0; i < g->n && n < SCALAR_SUBSET; i++) {
+        if (g->lens[i] > 10)   /* short texts only: the scalar table is slow */
+            continue;
+        ids[n] = g->ids[i];
+        lens[n] = g->lens[i];
+        idx[n++] = i;
+    }
+    float *out = calloc(n * g->dim, sizeof(float));
+    float *ref = calloc(n * g->dim, sizeof(float));
+    CHECK(hx_encoder_new(&e, m, 1, &err) == 0, "encoder: %s", err.message);
+    CHECK(hx_encoder_embed_ids(e, ids, lens, n, out, &err) == 0, "embed_ids: %s", err.message);
+    for (size_t i = 0; i < n; i++)
+        memcpy(ref + i * g->dim, g->vecs + idx[i] * g->dim, g->dim * sizeof(float));
+    golden sub = *g;
+    sub.vecs = ref;
+    char *texts[SCALAR_SUBSET];
+    for (size_t i = 0; i < n; i++)
+        texts[i] = g->texts[idx[i]];
+    sub.texts = texts;
+    CHECK(compare(&sub, out, n, "scalar kernels") == 0, "scalar table reaches cosine %g", MIN_COSINE);
+    free(out);
+    free(ref);
+    hx_encoder_free(e);
+    hx_model_close(m);
+}
+
+int main(void)
+{
+    golden g;
+    CHECK(load_golden(&g) == 0, "golden fixtures load");
+    CHECK(g.dim == HX_EMBED_DIM && g.n >= 1000, "golden set: %zu texts of dim %zu", g.n, g.dim);
+    hx_error err = {0};
+    hx_model *m = NULL;
+    CHECK(hx_model_open(&m, WEIGHTS, &err) == 0, "open: %s", err.message);
+    if (m && g.dim == HX_EMBED_DIM) {
+        printf("kernels: %s\n", m->kern->name);
+        CHECK(hx_model_dim(m) == HX_EMBED_DIM, "dim %d", hx_model_dim(m));
+        CHECK(!strcmp(hx_model_name(m), "all-MiniLM-L6-v2"), "name %s", hx_model_name(m));
+        CHECK(hx_model_tokenizer(m) != NULL, "tokenizer");
+        test_ids(&g, m);
+        test_texts(&g, m);
+        test_scalar(&g);
+    }
+    hx_model_close(m);
+    free_golden(&g);
+    return check_report("test_encoder");
+}
