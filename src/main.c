@@ -465,8 +465,11 @@ static int print_results_text(const hx_results *r)
 {
     for (size_t i = 0; i < r->n; i++) {
         const hx_result *x = &r->v[i];
+        size_t tl = strlen(x->title);
+        bool heading_has_title = !strncmp(x->heading, x->title, tl) && (!x->heading[tl] || x->heading[tl] == ' ');
+        const char *title = heading_has_title ? "" : x->title;
         printf("%u. %s:%u-%u  (score %.4f)\n   %s%s%s\n", x->rank, x->path, x->line_start, x->line_end,
-               (double)x->score, x->title, *x->heading ? " > " : "", x->heading);
+               (double)x->score, title, *title && *x->heading ? " > " : "", x->heading);
         const char *s = x->snippet ? x->snippet : "";
         printf("   ");
         for (; *s; s++)
