@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""hnsw_peers.py: hyrax's HNSW (bench/hnsw_bench) against hnswlib and faiss-cpu HNSW on the same
+vectors, the same M / efConstruction and the same build threads; queries on one thread.
+Owns only its data folder (default /tmp/hyrax_hnsw_bench); needs bench/.venv (numpy, hnswlib, faiss-cpu).
+
+  bench/.venv/bin/python bench/hnsw_peers.py gen [--n 100000] [--nq 1000]   # write the data set
+  bench/.venv/bin/python bench/hnsw_peers.py run [--threads 2]               # all three + ratios
+
+The data set is a synthetic stand-in for MiniLM embeddings (384-d, L2-normalised): a mixture of
+clusters, each spread along its own low-dimensional subspace, plus isotropic noise (as in
+tests/test_hnsw.c). Files: base.f32 (n x dim float32), query.f32 (nq x dim), gt.u32 (nq x 100
+exact inner-product neighbours, best first). Output lines are `key=value`, one per measurement.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+GT_DEPTH = 100
+LINES = []  # every measurement line printed, for the summary
+
+
+def gen(args):
+    rng = np.random.default_rng(args.seed)
+    d, c, sub = args.dim, args.clusters, args.subdim
+    centers = rng.standard_normal((c, d)).astype(np.float32)
+    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
+    basis = rng.standard_normal((c, sub, d)).astype(np.float32)
+    basis /= np.linalg.norm(basis, axis=2, keepdims=True)
+
+    def sample(n):
+        out = np.empty((n, d), dtype=np.float32)
+        for s in range(0, n, 10000):
+            m = min(10000, n - s)
+            lab = rng.integers(0, c, m)
+            coef = rng.standard_normal((m, sub)).astype(np.float32) * args.spread
+            v = centers[lab] + args.noise * rng.standard_normal((m, d)).astype(np.float32)
+            v += np.einsum("ms,msd->md", coef, basis[lab])
+            out[s:s + m] = v / np.linalg.norm(v, axis=1, keepdims=True)
+        return out
+
+    base, query = sample(args.n), sample(args.nq)
+    gt = np.empty((args.nq, GT_DEPTH), dtype=np.uint32)
+    for s in range(0, args.nq, 100):
+        sims = query[s:s + 100] @ base.T
+        top = np.argpartition(-sims, GT_DEPTH, axis=1)[:, :GT_DEPTH]
+        order = np.argsort(-np.take_along_axis(sims, top, axis=1), axis=1, kind="stable")
+        gt[s:s + 100] = np.take_along_axis(top, order, axis=1)
+    os.makedirs(args.dir, exist_ok=True)
+    base.tofile(os.path.join(args.dir, "base.f32"))
+    query.tofile(os.path.join(args.dir, "query.f32"))
+    gt.tofile(os.path.join(args.dir, "gt.u32"))
+    nn1 = float(np.mean(np.sum(query * base[gt[:, 0]], axis=1)))
+    print(f"gen n={args.n} nq={args.nq} dim={d} clusters={c} mean_nn1_cos={nn1:.3f} dir={args.dir}")
+
+
+def load(args):
+    base = np.fromfile(os.path.join(args.dir, "base.f32"), dtype=np.float32).reshape(-1, args.dim)
+    query = np.fromfile(os.path.join(args.dir, "query.f32"), dtype=np.float32).reshape(-1, args.dim)
+    gt = np.fromfile(os.path.join(args.dir, "gt.u32"), dtype=np.uint32).reshape(-1, GT_DEPTH)
+    return base, query, gt
+
+
+def recall(labels, gt, k):
+    hit = sum(len(set(labels[i, :k].tolist()) & set(gt[i, :k].tolist())) for i in range(len(gt)))
+    return hit / (len(gt) * k)
+
+
+def emit(**kv):
+    line = " ".join(f"{k}={v}" for k, v in kv.items())
+    print(line, flush=True)
+    LINES.append(line)
+
+
+def run_hnswlib(args, base, query, gt):
+    import hnswlib
+    n = len(base)
+    idx = hnswlib.Index(space="ip", dim=args.dim)
+    idx.init_index(max_elements=n, ef_construction=args.efc, M=args.M, random_seed=args.seed)
+    idx.set_num_threads(args.threads)
+    t, c = time.perf_counter(), time.process_time()
+    idx.add_items(base, np.arange(n), num_threads=args.threads)
+    build, build_cpu = time.perf_counter() - t, time.process_time() - c
+    with tempfile.NamedTemporaryFile(suffix=".hnsw") as f:
+        idx.save_index(f.name)
+        size = os.path.getsize(f.name)
+    emit(engine="hnswlib", n=n, dim=args.dim, M=args.M, efc=args.efc, threads=args.threads,
+         build_s=f"{build:.3f}", build_cpu_s=f"{build_cpu:.3f}", bytes_per_vec=f"{size / n:.1f}")
+    idx.set_num_threads(1)
+    for ef in args.efs:
+        idx.set_ef(max(ef, args.k))
+        t, c = time.perf_counter(), time.process_time()
+        labels, _ = idx.knn_query(query, k=args.k, num_threads=1)
+        secs, cpu = time.perf_counter() - t, time.process_time() - c
+        emit(engine="hnswlib", ef=ef, recall=f"{recall(labels, gt, args.k):.4f}",
+             qps=f"{len(query) / secs:.1f}", qps_cpu=f"{len(query) / cpu:.1f}")
+
+
+def run_faiss(args, base, query, gt):
+    import faiss
+    n = len(base)
+    faiss.omp_set_num_threads(args.threads)
+    idx = faiss.IndexHNSWFlat(args.dim, args.M, faiss.METRIC_INNER_PRODUCT)
+    idx.hnsw.efConstruction = args.efc
+    t, c = time.perf_counter(), time.process_time()
+    idx.add(base)
+    build, build_cpu = time.perf_counter() - t, time.process_time() - c
+    size = len(faiss.serialize_index(idx))
+    emit(engine="faiss", n=n, dim=args.dim, M=args.M, efc=args.efc, threads=args.threads,
+         build_s=f"{build:.3f}", build_cpu_s=f"{build_cpu:.3f}", bytes_per_vec=f"{size / n:.1f}")
+    faiss.omp_set_num_threads(1)
+    for ef in args.efs:
+        idx.hnsw.efSearch = max(ef, args.k)
+        t, c = time.perf_counter(), time.process_time()
+        _, labels = idx.search(query, args.k)
+        secs, cpu = time.perf_counter() - t, time.process_time() - c
+        emit(engine="faiss", ef=ef, recall=f"{recall(labels, gt, args.k):.4f}",
+             qps=f"{len(query) / secs:.1f}", qps_cpu=f"{len(query) / cpu:.1f}")
+
+
+def run_hyrax(args):
+    exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hnsw_bench")
+    if not os.path.exists(exe):
+        sys.exit("bench/hnsw_bench is missing: run `make bench/hnsw_bench` first")
+    cmd = [exe, "--dir", args.dir, "--dim", str(args.dim), "--M", str(args.M), "--efc",
+           str(args.efc), "--threads", str(args.threads), "--k", str(args.k),
+           "--ef", ",".join(map(str, args.efs))]
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as p:
+        for line in p.stdout:
+            print(line, end="", flush=True)
+            LINES.append(line)
+    if p.returncode:
+        sys.exit(f"hnsw_bench failed with status {p.returncode}")
+
+
+def parse(lines):
+    rows = [dict(kv.split("=", 1) for kv in line.split()) for line in lines if "=" in line]
+    out = {}
+    for r in rows:
+        e = out.setdefault(r["engine"], {"curve": []})
+        if "build_s" in r:
+            e["build_s"] = float(r["build_s"])
+            e["build_cpu_s"] = float(r["build_cpu_s"])
+            e["bytes_per_vec"] = float(r["bytes_per_vec"])
+        else:
+            e["curve"].append((int(r["ef"]), float(r["recall"]), float(r["qps"]),
+                               float(r["qps_cpu"])))
+    return out
+
+
+def qps_at(curve, target, col):
+    """QPS (col 2: wall, 3: CPU) of the smallest ef reaching the target recall, or None."""
+    ok = [row[col] for row in sorted(curve) if row[1] >= target]
+    return ok[0] if ok else None
+
+
+def summary(res):
+    hy = res.get("hyrax")
+    for peer in ("hnswlib", "faiss"):
+        if not hy or peer not in res:
+            continue
+        p = res[peer]
+        parts = [f"peer={peer}", f"build_ratio={hy['build_s'] / p['build_s']:.2f}",
+                 f"build_cpu_ratio={hy['build_cpu_s'] / p['build_cpu_s']:.2f}",
+                 f"bytes_ratio={hy['bytes_per_vec'] / p['bytes_per_vec']:.2f}"]
+        for target in (0.95, 0.99):
+            for col, name in ((2, "qps"), (3, "qps_cpu")):
+                a, b = qps_at(hy["curve"], target, col), qps_at(p["curve"], target, col)
+                parts.append(f"{name}_ratio@{target}=" + (f"{a / b:.2f}" if a and b else "n/a"))
+        print("ratio hyrax/" + " ".join(parts), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cmd", choices=["gen", "run"])
+    ap.add_argument("--dir", default="/tmp/hyrax_hnsw_bench")
+    ap.add_argument("--dim", type=int, default=384)
+    ap.add_argument("--n", type=int, default=100000)
+    ap.add_argument("--nq", type=int, default=1000)
+    ap.add_argument("--clusters", type=int, default=256)
+    ap.add_argument("--subdim", type=int, default=32)
+    ap.add_argument("--spread", type=float, default=0.25)
+    ap.add_argument("--noise", type=float, default=0.04)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--M", type=int, default=16)
+    ap.add_argument("--efc", type=int, default=200)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--ef", default="10,16,24,32,48,64,96,128,192,256")
+    ap.add_argument("--engines", default="hyrax,hnswlib,faiss")
+    args = ap.parse_args()
+    args.efs = [int(x) for x in args.ef.split(",")]
+    if args.cmd == "gen":
+        gen(args)
+        return
+    base, query, gt = load(args)
+    engines = args.engines.split(",")
+    if "hyrax" in engines:
+        run_hyrax(args)
+    if "hnswlib" in engines:
+        run_hnswlib(args, base, query, gt)
+    if "faiss" in engines:
+        run_faiss(args, base, query, gt)
+    summary(parse(LINES))
+
+
+if __name__ == "__main__":
+    main()
