@@ -88,6 +88,11 @@ fuzz:
 bench: hyrax
 	bench/run.sh
 
+# Benchmark programs: bench/NAME_bench.c -> bench/NAME_bench (git ignores the binaries); the
+# Python drivers in bench/ build and run them beside their peers. Not part of `make test`.
+bench/%_bench: bench/%_bench.c $(BUILD)/libhyrax.a
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -o $@ $< $(BUILD)/libhyrax.a $(LDLIBS)
+
 clean:
 	rm -rf build hyrax
 

@@ -14,7 +14,7 @@ included), so no engine pays for padding.
 Prints one JSON line per figure on stdout, then a Markdown report, which it also writes to
 bench/RESULTS.md (bench/out/RESULTS-quick.md with --quick).
 
-Run: `make bench`, or after `make build/bench/embed_bench`:
+Run: `make bench`, or after `make bench/embed_bench`:
     bench/.venv/bin/python bench/embed.py [--quick] [--threads 1,2] [--reps 5]
 """
 import argparse
@@ -37,7 +37,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 BENCH = REPO / "bench"
 OUT = BENCH / "out"
 CORPORA = REPO.parent / "shared" / "corpora"
-EMBED_BENCH = REPO / "build" / "bench" / "embed_bench"
+EMBED_BENCH = REPO / "bench" / "embed_bench"
 WEIGHTS = REPO / "weights" / "all-minilm-l6-v2.hxw"
 ONNX = OUT / "all-minilm-l6-v2.onnx"
 
@@ -145,7 +145,7 @@ def make_texts(tok, counts):
 # === Engines ===
 
 class Hyrax:
-    """build/bench/embed_bench: a `serve` process per thread count for throughput passes, and
+    """bench/embed_bench: a `serve` process per thread count for throughput passes, and
     one process per latency, load or embed measurement."""
     name = "hyrax"
 

@@ -13,7 +13,7 @@ if [ ! -x "$PY" ]; then
 fi
 
 # C programs the benchmarks link against build/libhyrax.a.
-make -s build/bench/embed_bench
+make -s bench/embed_bench
 
 # Benchmarks, one line each; add yours here.
 for b in \

@@ -31,6 +31,8 @@ static const hx_kernels *table_for(enum hx_isa isa)
 {
     switch (isa) {
     case HX_ISA_SCALAR: return &hx_kernels_scalar;
+    case HX_ISA_AVX2: return &hx_kernels_avx2;
+    case HX_ISA_AVX512: return &hx_kernels_avx512;
     default: return NULL;
     }
 }

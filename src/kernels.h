@@ -37,6 +37,8 @@ typedef struct hx_kernels {
 } hx_kernels;
 
 extern const hx_kernels hx_kernels_scalar;
+extern const hx_kernels hx_kernels_avx2;     /* kernels_avx2.c: AVX2 + FMA + F16C */
+extern const hx_kernels hx_kernels_avx512;   /* kernels_avx512.c: AVX-512 F/BW/VL/DQ + FMA + F16C */
 
 /* Floats needed to hold W [N x K] packed with panel width nr. */
 size_t hx_pack_size(int N, int K, int nr);

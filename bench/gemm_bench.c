@@ -1,0 +1,209 @@
+/* gemm_bench.c: single-thread GFLOP/s of each kernel table's gemm (kernels.h) on the model's
+ * shapes, next to the fp32 FMA peak and the clock measured in the same run. Touches no library
+ * state beyond reading the tables. Built by `make bench/gemm_bench`; one line per result:
+ *   clock ghz=G
+ *   peak isa=avx2 gflops=P flops_per_cycle=F
+ *   gemm isa=avx2 M=256 N=1536 K=384 gelu=1 gflops=X pct_peak=Y
+ *   attention isa=avx2 T=128 hd=32 gflops=X
+ * pct_peak is of that ISA's pure-FMA peak (scalar: of the AVX2 one). Times are this thread's CPU
+ * time, best single call over MIN_SECONDS, so a busy shared machine skews them less.
+ * Usage: gemm_bench [M ...]   (default M = 1 12 64 256 1024 4096; scalar runs only M <= 64). */
+#include "cpu.h"
+#include "kernels.h"
+
+#include <immintrin.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define MIN_SECONDS 0.3   /* repeat each measurement at least this long and keep the best call */
+#define PEAK_ITERS 1000000L   /* a few ms per run, so the best run is one the scheduler left alone */
+
+/* This thread's CPU time: on a shared machine, time spent descheduled is not the kernel's. */
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* === Clock and peak === */
+
+/* Eight dependent adds per iteration: one cycle each on any recent x86, so adds/second = Hz. */
+static double measure_ghz(void)
+{
+    double best = 0, start = now();
+    do {
+        long n = 1000000, x = 0;
+        double t = now();
+        __asm__ volatile("1:\n\t"
+                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                         "dec %1\n\tjnz 1b"
+                         : "+r"(x), "+r"(n));
+        double ghz = 8.0 * 1000000 / (now() - t) / 1e9;
+        if (ghz > best)
+            best = ghz;
+    } while (now() - start < MIN_SECONDS);
+    return best;
+}
+
+/* Ten independent FMA chains hide the 4-5 cycle latency on two pipes. Returns flops per call. */
+#define PEAK_BODY(FMA)                                                                   \
+    do {                                                                                 \
+        a0 = FMA(a0, m, c); a1 = FMA(a1, m, c); a2 = FMA(a2, m, c); a3 = FMA(a3, m, c);  \
+        a4 = FMA(a4, m, c); a5 = FMA(a5, m, c); a6 = FMA(a6, m, c); a7 = FMA(a7, m, c);  \
+        a8 = FMA(a8, m, c); a9 = FMA(a9, m, c);                                          \
+    } while (0)
+
+__attribute__((target("avx2,fma"))) static double fma_peak_avx2(float *sink)
+{
+    __m256 m = _mm256_set1_ps(0.9999999f), c = _mm256_set1_ps(1e-7f);
+    /* distinct starting values, or the compiler merges the ten chains into one */
+    __m256 a0 = _mm256_set1_ps(0), a1 = _mm256_set1_ps(1), a2 = _mm256_set1_ps(2), a3 = _mm256_set1_ps(3),
+           a4 = _mm256_set1_ps(4), a5 = _mm256_set1_ps(5), a6 = _mm256_set1_ps(6), a7 = _mm256_set1_ps(7),
+           a8 = _mm256_set1_ps(8), a9 = _mm256_set1_ps(9);
+    for (long i = 0; i < PEAK_ITERS; i++)
+        PEAK_BODY(_mm256_fmadd_ps);
+    __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                             _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)),
+                                           _mm256_add_ps(a8, a9)));
+    *sink += _mm256_cvtss_f32(s);
+    return 10.0 * 8 * 2 * PEAK_ITERS;
+}
+
+__attribute__((target("avx512f"))) static double fma_peak_avx512(float *sink)
+{
+    __m512 m = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-7f);
+    /* distinct starting values, or the compiler merges the ten chains into one */
+    __m512 a0 = _mm512_set1_ps(0), a1 = _mm512_set1_ps(1), a2 = _mm512_set1_ps(2), a3 = _mm512_set1_ps(3),
+           a4 = _mm512_set1_ps(4), a5 = _mm512_set1_ps(5), a6 = _mm512_set1_ps(6), a7 = _mm512_set1_ps(7),
+           a8 = _mm512_set1_ps(8), a9 = _mm512_set1_ps(9);
+    for (long i = 0; i < PEAK_ITERS; i++)
+        PEAK_BODY(_mm512_fmadd_ps);
+    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                             _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)),
+                                           _mm512_add_ps(a8, a9)));
+    *sink += _mm512_reduce_add_ps(s);
+    return 10.0 * 16 * 2 * PEAK_ITERS;
+}
+
+static double peak_gflops(enum hx_isa isa, float *sink)
+{
+    double best = 0, start = now();
+    do {
+        double t = now();
+        double flops = isa == HX_ISA_AVX512 ? fma_peak_avx512(sink) : fma_peak_avx2(sink);
+        double g = flops / (now() - t) / 1e9;
+        if (g > best)
+            best = g;
+    } while (now() - start < MIN_SECONDS);
+    return best;
+}
+
+/* === GEMM === */
+
+static void fill(float *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (float)((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
+}
+
+/* Best GFLOP/s of single calls repeated for at least MIN_SECONDS. */
+static double gemm_gflops(const hx_kernels *kt, int M, int N, int K, int gelu)
+{
+    float *A = malloc((size_t)M * K * sizeof *A), *C = malloc((size_t)M * N * sizeof *C);
+    float *Bp = malloc(hx_pack_size(N, K, kt->nr) * sizeof *Bp), *bias = malloc((size_t)N * sizeof *bias);
+    if (!A || !C || !Bp || !bias) {
+        fprintf(stderr, "gemm_bench: out of memory\n");
+        exit(1);
+    }
+    fill(A, (size_t)M * K);
+    fill(Bp, hx_pack_size(N, K, kt->nr));
+    fill(bias, (size_t)N);
+    kt->gemm(M, 0, N, K, A, K, Bp, bias, C, N, gelu);   /* warm-up */
+    double best = 1e30, start = now();
+    do {
+        double t = now();
+        kt->gemm(M, 0, N, K, A, K, Bp, bias, C, N, gelu);
+        t = now() - t;
+        if (t < best)
+            best = t;
+    } while (now() - start < MIN_SECONDS);
+    free(A), free(C), free(Bp), free(bias);
+    return 2.0 * M * N * K / best / 1e9;
+}
+
+/* === Attention === */
+
+/* Best GFLOP/s (4 T^2 hd: scores and weighted sum) of one head over a packed q|k|v buffer. */
+static double attention_gflops(const hx_kernels *kt, int T, int hd)
+{
+    const int ld = 3 * hd;
+    float *qkv = malloc((size_t)T * ld * sizeof *qkv), *out = malloc((size_t)T * hd * sizeof *out);
+    float *scratch = malloc((size_t)T * sizeof *scratch);
+    if (!qkv || !out || !scratch) {
+        fprintf(stderr, "gemm_bench: out of memory\n");
+        exit(1);
+    }
+    fill(qkv, (size_t)T * ld);
+    double best = 1e30, start = now();
+    do {
+        double t = now();
+        kt->attention(T, hd, qkv, qkv + hd, qkv + 2 * hd, ld, out, hd, 0.17f, scratch);
+        t = now() - t;
+        if (t < best)
+            best = t;
+    } while (now() - start < MIN_SECONDS);
+    free(qkv), free(out), free(scratch);
+    return 4.0 * T * T * hd / best / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    static const int default_M[] = {1, 12, 64, 256, 1024, 4096};
+    static const struct { int N, K, gelu; } shapes[] = {
+        {1152, 384, 0},   /* QKV projection */
+        {384, 384, 0},    /* attention output */
+        {1536, 384, 1},   /* FFN up, GELU */
+        {384, 1536, 0},   /* FFN down */
+    };
+    int nM = argc > 1 ? argc - 1 : (int)(sizeof default_M / sizeof *default_M);
+    int *Ms = malloc((size_t)nM * sizeof *Ms);
+    for (int i = 0; i < nM; i++)
+        Ms[i] = argc > 1 ? atoi(argv[i + 1]) : default_M[i];
+
+    float sink = 0;
+    const double ghz = measure_ghz();
+    printf("clock ghz=%.3f\n", ghz);
+    double peak[HX_ISA_COUNT] = {0};
+    for (int isa = HX_ISA_AVX2; isa < HX_ISA_COUNT; isa++) {
+        if (!hx_kernels_for((enum hx_isa)isa))
+            continue;
+        peak[isa] = peak_gflops((enum hx_isa)isa, &sink);
+        printf("peak isa=%s gflops=%.2f flops_per_cycle=%.1f\n", hx_isa_name((enum hx_isa)isa), peak[isa],
+               peak[isa] / ghz);
+    }
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int i = 0; i < nM; i++)
+            for (int isa = 0; isa < HX_ISA_COUNT; isa++) {
+                const hx_kernels *kt = hx_kernels_for((enum hx_isa)isa);
+                if (!kt || (isa == HX_ISA_SCALAR && Ms[i] > 64) || Ms[i] < 1)
+                    continue;
+                double g = gemm_gflops(kt, Ms[i], shapes[s].N, shapes[s].K, shapes[s].gelu);
+                double ref = peak[isa] > 0 ? peak[isa] : peak[HX_ISA_AVX2];
+                printf("gemm isa=%s M=%d N=%d K=%d gelu=%d gflops=%.2f pct_peak=%.1f\n", kt->name, Ms[i],
+                       shapes[s].N, shapes[s].K, shapes[s].gelu, g, ref > 0 ? 100.0 * g / ref : 0.0);
+                fflush(stdout);
+            }
+    static const int Ts[] = {12, 128, 512};
+    for (size_t t = 0; t < sizeof Ts / sizeof *Ts; t++)
+        for (int isa = 0; isa < HX_ISA_COUNT; isa++) {
+            const hx_kernels *kt = hx_kernels_for((enum hx_isa)isa);
+            if (kt)
+                printf("attention isa=%s T=%d hd=32 gflops=%.2f\n", kt->name, Ts[t],
+                       attention_gflops(kt, Ts[t], 32));
+        }
+    free(Ms);
+    return sink == 12345.0f;   /* keeps the peak loops' results alive */
+}
