@@ -226,11 +226,13 @@ typedef struct hx_search_opts {
     size_t n_filters;
     float min_score;                   /* results scoring below are dropped; NAN = no floor.
                                           Scale per mode: vector = cosine in [-1, 1], keyword =
-                                          BM25 (>= 0, unbounded), hybrid RRF = sum of 1/(60+rank)
-                                          (<= 2/61), hybrid weighted = [0, 1] */
+                                          BM25 (>= 0, unbounded), hybrid RRF = sum of
+                                          weight/(60+rank) (<= 1/61 with the default weights),
+                                          hybrid weighted = [0, 1] */
     int fusion;                        /* 0 = RRF, 1 = weighted */
     int rrf_k;                         /* 0 = 60 */
-    float vector_weight, text_weight;  /* weighted fusion; both 0 = 0.5 / 0.5 */
+    float vector_weight, text_weight;  /* weight of each side, for RRF and weighted fusion alike;
+                                          both 0 = the defaults, 0.7 and 0.3 */
     uint32_t ef;                       /* HNSW search breadth; 0 = default */
     int snippets;                      /* build marked-up snippets */
     int32_t exclude_chunk;             /* chunk id left out of the results, -1 = none */

@@ -50,8 +50,7 @@ int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, 
 {
     if (f->kind == HX_FUSE_RRF && f->rrf_k <= 0)
         return hx_error_set(err, HX_EINVAL, -1, "RRF k must be positive, got %d", f->rrf_k);
-    if (f->kind == HX_FUSE_WEIGHTED &&
-        (!(f->vector_weight >= 0) || !(f->text_weight >= 0) || f->vector_weight + f->text_weight <= 0))
+    if (!(f->vector_weight >= 0) || !(f->text_weight >= 0) || f->vector_weight + f->text_weight <= 0)
         return hx_error_set(err, HX_EINVAL, -1, "fusion weights must be >= 0 and not both 0");
     float vlo, vhi, klo, khi;
     minmax(vec, na, &vlo, &vhi);
@@ -75,8 +74,8 @@ int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, 
     for (size_t i = 0; i < n; i++) {
         hx_fused *r = &out[i];
         if (f->kind == HX_FUSE_RRF) {
-            r->score = (r->vector_rank ? 1.0f / (float)(f->rrf_k + (int)r->vector_rank) : 0) +
-                       (r->keyword_rank ? 1.0f / (float)(f->rrf_k + (int)r->keyword_rank) : 0);
+            r->score = (r->vector_rank ? f->vector_weight / (float)(f->rrf_k + (int)r->vector_rank) : 0) +
+                       (r->keyword_rank ? f->text_weight / (float)(f->rrf_k + (int)r->keyword_rank) : 0);
         } else {
             float wsum = f->vector_weight + f->text_weight;
             r->score = ((r->vector_rank ? f->vector_weight * normalise(r->vector_score, vlo, vhi) : 0) +

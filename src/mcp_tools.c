@@ -274,8 +274,8 @@ static const char search_in[] =
     "\"mode\":{\"type\":\"string\",\"enum\":[\"hybrid\",\"semantic\",\"keyword\"],\"default\":\"hybrid\",\"description\":\"hybrid fuses semantic (embedding) and keyword (BM25) rankings; semantic finds meaning; keyword finds exact words and identifiers.\"},"
     "\"top_k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50,\"default\":5},"
     "\"filters\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"path: glob on the root-relative path (** spans folders); type: markdown|yaml|json|code|text; any other key: exact metadata value (Markdown front matter, top-level YAML scalars). All must match.\"},"
-    "\"min_score\":{\"type\":\"number\",\"description\":\"Drop results below this score. Scale per mode: semantic = cosine (-1..1); keyword = BM25 (0..unbounded); hybrid rrf = sum of 1/(k+rank) (<= 2/(k+1)); hybrid weighted = 0..1.\"},"
-    "\"fusion\":{\"type\":\"object\",\"properties\":{\"method\":{\"type\":\"string\",\"enum\":[\"rrf\",\"weighted\"],\"default\":\"rrf\"},\"k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":60},\"semantic_weight\":{\"type\":\"number\",\"minimum\":0,\"default\":0.5},\"text_weight\":{\"type\":\"number\",\"minimum\":0,\"default\":0.5}},\"additionalProperties\":false}"
+    "\"min_score\":{\"type\":\"number\",\"description\":\"Drop results below this score. Scale per mode: semantic = cosine (-1..1); keyword = BM25 (0..unbounded); hybrid rrf = sum of weight/(k+rank) (<= 1/(k+1) with the default weights 0.7/0.3); hybrid weighted = 0..1.\"},"
+    "\"fusion\":{\"type\":\"object\",\"properties\":{\"method\":{\"type\":\"string\",\"enum\":[\"rrf\",\"weighted\"],\"default\":\"rrf\"},\"k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":60},\"semantic_weight\":{\"type\":\"number\",\"minimum\":0,\"description\":\"weight of the semantic side (rrf or weighted); default 0.7\"},\"text_weight\":{\"type\":\"number\",\"minimum\":0,\"description\":\"weight of the keyword side; default 0.3\"}},\"additionalProperties\":false}"
     "},\"required\":[\"query\"],\"additionalProperties\":false}";
 
 #define RESULT_ITEM_SCHEMA                                                                                    \
@@ -320,8 +320,8 @@ static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w
             if (method && !o.fusion && strcmp(method, "rrf"))
                 fail(&f, "fusion.method must be rrf or weighted, not '%.40s'", method);
             o.rrf_k = (int)arg_int(&f, "k", 1, 1000, 60);
-            o.vector_weight = (float)arg_num(&f, "semantic_weight", 0.5);
-            o.text_weight = (float)arg_num(&f, "text_weight", 0.5);
+            o.vector_weight = (float)arg_num(&f, "semantic_weight", 0.7);
+            o.text_weight = (float)arg_num(&f, "text_weight", 0.3);
             if (!f.bad && (o.vector_weight < 0 || o.text_weight < 0 || o.vector_weight + o.text_weight <= 0))
                 fail(&f, "fusion weights must be >= 0 and not both 0");
         }

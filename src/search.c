@@ -322,13 +322,11 @@ static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, co
         goto done;
     if (q && (rc = keyword_side(v, q, &cf, n_cand, kh, &nk, err)))
         goto done;
-    hx_fusion f = {HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K, 0.5f, 0.5f};
-    if (o->fusion == 1) {
-        f.kind = HX_FUSE_WEIGHTED;
-        if (o->vector_weight > 0 || o->text_weight > 0) {
-            f.vector_weight = o->vector_weight;
-            f.text_weight = o->text_weight;
-        }
+    hx_fusion f = {o->fusion == 1 ? HX_FUSE_WEIGHTED : HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K,
+                   HX_VECTOR_WEIGHT, HX_TEXT_WEIGHT};
+    if (o->vector_weight > 0 || o->text_weight > 0) {
+        f.vector_weight = o->vector_weight;
+        f.text_weight = o->text_weight;
     }
     if (vector_only || keyword_only) {
         /* a single side keeps its own scores: cosine or BM25 */

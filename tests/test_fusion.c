@@ -17,7 +17,7 @@ static void test_rrf(void)
     hx_hit kw[] = {{30, 12.0f}, {40, 9.0f}};
     hx_fused out[5];
     size_t n = 0;
-    hx_fusion f = {HX_FUSE_RRF, 60, 0, 0};
+    hx_fusion f = {HX_FUSE_RRF, 60, 1, 1};
     hx_error err;
     CHECK(hx_fuse(&f, vec, 3, kw, 2, NULL, NULL, out, &n, &err) == 0, "rrf: %s", err.message);
     CHECK(n == 4, "4 distinct chunks, got %zu", n);
@@ -31,6 +31,11 @@ static void test_rrf(void)
     CHECK(isnan(out[3].vector_score) && out[3].vector_rank == 0, "missing side marked");
     CHECK(hx_fuse(&f, vec, 3, kw, 2, by_reverse_id, NULL, out, &n, &err) == 0, "rrf with tiebreak");
     CHECK(out[2].id == 40 && out[3].id == 20, "caller's tie-break decides ties");
+    hx_fusion weighted_rrf = {HX_FUSE_RRF, 60, 0.7f, 0.3f};
+    CHECK(hx_fuse(&weighted_rrf, vec, 3, kw, 2, NULL, NULL, out, &n, &err) == 0, "weighted rrf");
+    /* chunk 30 still leads (0.7/63 + 0.3/61); at equal ranks the vector side now weighs more */
+    CHECK(out[0].id == 30 && fabsf(out[0].score - (0.7f / 63 + 0.3f / 61)) < 1e-7f, "weights scale each side");
+    CHECK(out[1].id == 10 && out[2].id == 20 && out[3].id == 40, "vector side outranks keyword side at equal rank");
 }
 
 static void test_weighted(void)
@@ -59,7 +64,7 @@ static void test_refused(void)
     hx_fused out[1];
     size_t n;
     hx_error err;
-    hx_fusion bad_k = {HX_FUSE_RRF, 0, 0, 0};
+    hx_fusion bad_k = {HX_FUSE_RRF, 0, 1, 1};
     CHECK(hx_fuse(&bad_k, NULL, 0, NULL, 0, NULL, NULL, out, &n, &err) == HX_EINVAL, "k = 0 refused");
     hx_fusion zero = {HX_FUSE_WEIGHTED, 0, 0, 0};
     CHECK(hx_fuse(&zero, NULL, 0, NULL, 0, NULL, NULL, out, &n, &err) == HX_EINVAL, "zero weights refused");
