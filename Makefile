@@ -14,6 +14,7 @@ ifeq ($(WERROR),1)
   WARN += -Werror
 endif
 BUILD   ?= build
+BIN     ?= hyrax          # the binary; sanitizer builds put theirs in their build folder
 
 # OpenBLAS is optional: `make BLAS=1` routes large matrix products through cblas_sgemm.
 ifeq ($(BLAS),1)
@@ -33,9 +34,9 @@ FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
 .PHONY: all test check asan fuzz bench clean
-all: hyrax
+all: $(BIN)
 
-hyrax: $(BUILD)/src/main.o $(BUILD)/libhyrax.a
+$(BIN): $(BUILD)/src/main.o $(BUILD)/libhyrax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libhyrax.a: $(LIB_OBJ)
@@ -64,14 +65,17 @@ $(BUILD)/fuzz/%_replay: fuzz/%.c fuzz/replay_driver.c $(BUILD)/libhyrax.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -o $@ $< fuzz/replay_driver.c $(BUILD)/libhyrax.a $(LDLIBS)
 
-test: hyrax $(TEST_BIN) $(FUZZ_REPLAY)
-	@sh tests/run.sh $(BUILD) $(TEST_BIN) -- $(FUZZ_REPLAY)
+# Tests that run the command line find it through HYRAX_BIN, and it finds the weights through
+# HYRAX_WEIGHTS (a sanitizer build's binary is not beside weights/).
+test: $(BIN) $(TEST_BIN) $(FUZZ_REPLAY)
+	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw \
+	    sh tests/run.sh $(BUILD) $(TEST_BIN) -- $(FUZZ_REPLAY)
 
 check: test
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 asan:
-	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" test
+	$(MAKE) BUILD=build/asan BIN=build/asan/hyrax CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" test
 
 # libFuzzer targets: `make fuzz` builds build/fuzz/<target>; run e.g.
 #   build/fuzz/fuzz_tokenizer fuzz/corpus/tokenizer -max_total_time=300

@@ -374,8 +374,10 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
     bool committed = false;
     if (!cs->n_add && !cs->n_drop && !cs->n_touch)
         return 0;   /* nothing changed: no commit */
-    qsort(cs->add, cs->n_add, sizeof *cs->add, compare_pending);
-    qsort(cs->touch, cs->n_touch, sizeof *cs->touch, compare_touch);
+    if (cs->n_add > 1)   /* qsort's array must not be NULL, even when empty */
+        qsort(cs->add, cs->n_add, sizeof *cs->add, compare_pending);
+    if (cs->n_touch > 1)
+        qsort(cs->touch, cs->n_touch, sizeof *cs->touch, compare_touch);
     uint32_t next_doc = v->next_doc, base = v->next_chunk;
     for (size_t i = 0; i < cs->n_add; i++) {
         if (!cs->add[i].replaces)

@@ -226,7 +226,8 @@ int hx_ingest_walk(const char *root, const char *const *targets, size_t n_target
         hx_file_list_clear(out);
         return rc;
     }
-    qsort(out->paths, out->n, sizeof *out->paths, compare_paths);
+    if (out->n > 1)   /* paths is NULL when nothing was found */
+        qsort(out->paths, out->n, sizeof *out->paths, compare_paths);
     size_t k = 0;
     for (size_t i = 0; i < out->n; i++) {
         if (k && !strcmp(out->paths[k - 1], out->paths[i]))

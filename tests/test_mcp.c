@@ -1,4 +1,4 @@
-/* test_mcp.c: `./hyrax serve` as a client sees it, over pipes: initialize with version
+/* test_mcp.c: `hyrax serve` ($HYRAX_BIN, default ./hyrax) as a client sees it, over pipes: initialize with version
  * negotiation, tools/list with both schemas for every tool, every tool called with its
  * structuredContent checked, writes answered once searchable, --read-only, paths confined to
  * the root, a hostile run of more than 10,000 malformed messages (random bytes, truncated JSON,
@@ -56,7 +56,8 @@ static int start(server *s, int read_only)
         dup2(from[1], 1);
         close(to[1]);
         close(from[0]);
-        execl("./hyrax", "hyrax", "serve", "--db", db, "--root", root, read_only ? "--read-only" : "--threads",
+        const char *bin = getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax";
+        execl(bin, "hyrax", "serve", "--db", db, "--root", root, read_only ? "--read-only" : "--threads",
               read_only ? NULL : "1", (char *)NULL);
         _exit(127);
     }
