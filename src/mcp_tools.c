@@ -266,6 +266,19 @@ static bool search_opts(argp *a, hx_search_opts *o, hx_filter *filters, uint32_t
     return !a->bad;
 }
 
+/* Opens the reader, runs the query and counts it for index_health; 0 with *res filled. */
+static int run_query(mcp_server *s, const char *query, const hx_search_opts *o, hx_results *res, char *msg,
+                     size_t cap)
+{
+    hx_error err = {0};
+    if (mcp_open_reader(s, msg, cap))
+        return -1;
+    if (hx_index_search(s->reader, s->reader_enc, query, strlen(query), o, res, &err))
+        return snprintf(msg, cap, "search failed: %s", err.message), -1;
+    mcp_note_query(s, query);
+    return 0;
+}
+
 /* === search === */
 
 static const char search_in[] =
@@ -331,13 +344,9 @@ static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w
         return -1;
     if (!*query)
         return snprintf(msg, cap, "argument 'query' is empty: say what to look for"), -1;
-    if (mcp_open_reader(s, msg, cap))
-        return -1;
     hx_results res = {0};
-    hx_error err = {0};
-    if (hx_index_search(s->reader, s->reader_enc, query, strlen(query), &o, &res, &err))
-        return snprintf(msg, cap, "search failed: %s", err.message), -1;
-    mcp_note_query(s, query);
+    if (run_query(s, query, &o, &res, msg, cap))
+        return -1;
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
@@ -424,13 +433,9 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
         return -1;
     if (!*query)
         return snprintf(msg, cap, "argument 'query' is empty: say what the context is for"), -1;
-    if (mcp_open_reader(s, msg, cap))
-        return -1;
     hx_results res = {0};
-    hx_error err = {0};
-    if (hx_index_search(s->reader, s->reader_enc, query, strlen(query), &o, &res, &err))
-        return snprintf(msg, cap, "search failed: %s", err.message), -1;
-    mcp_note_query(s, query);
+    if (run_query(s, query, &o, &res, msg, cap))
+        return -1;
     passage *ps = calloc(res.n ? res.n : 1, sizeof *ps);
     size_t np = 0;
     int rc = ps ? 0 : -1;
@@ -449,8 +454,6 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
             rc = passage_merge(&ps[j], r);
     }
     const hx_tokenizer *tok = hx_model_tokenizer(s->model);
-    hx_json_writer ctx;
-    hx_json_writer_init(&ctx);
     char *context = NULL;
     size_t context_len = 0, context_cap = 0, used = 0, dropped = 0;
     bool *kept = calloc(np ? np : 1, sizeof *kept);
@@ -549,7 +552,6 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
     free(ps);
     free(kept);
     free(context);
-    hx_json_writer_free(&ctx);
     hx_results_free(&res);
     return rc || !kept ? -1 : 0;
 }
