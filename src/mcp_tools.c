@@ -926,9 +926,9 @@ static int open_writer(mcp_server *s, hx_index **ix, char *msg, size_t cap)
     return 0;
 }
 
-/* A root-relative path from a client, as an absolute path inside the root: no absolute paths,
- * no '..' components, and (for existing paths) no symlink out of the root. */
-static int confine(mcp_server *s, hx_index *ix, const char *rel, char *out, size_t cap, char *msg, size_t mcap)
+/* A root-relative path from a client, as an absolute path inside the root written to out
+ * (PATH_MAX bytes): no absolute paths, no '..' components, and no symlink out of the root. */
+static int confine(hx_index *ix, const char *rel, char out[PATH_MAX], char *msg, size_t mcap)
 {
     const char *root = hx_index_root(ix);
     if (rel[0] == '/')
@@ -948,8 +948,6 @@ static int confine(mcp_server *s, hx_index *ix, const char *rel, char *out, size
     size_t rl = strlen(root);
     if (strncmp(out, root, rl) || (out[rl] && out[rl] != '/'))
         return snprintf(msg, mcap, "'%.200s' resolves outside the indexed root (symlink)", rel), -1;
-    (void)s;
-    (void)cap;
     return 0;
 }
 
@@ -1064,7 +1062,7 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
     char doc_path[PATH_MAX];
     if (path) {
         char abs[PATH_MAX];
-        rc = confine(s, ix, path, abs, sizeof abs, msg, cap);
+        rc = confine(ix, path, abs, msg, cap);
         const char *targets[] = {abs};
         hx_update_opts o = {NULL, 0, 0, 0, s->writer_enc, job_progress, s};
         if (!rc && hx_index_update(ix, targets, 1, &o, &rep, &err))
@@ -1195,7 +1193,7 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
         np = 1;
     } else {
         for (size_t i = 0; i < np && !rc; i++) {
-            rc = confine(s, ix, *rel[i] ? rel[i] : ".", abs[i], sizeof abs[i], msg, cap);
+            rc = confine(ix, *rel[i] ? rel[i] : ".", abs[i], msg, cap);
             targets[i] = abs[i];
         }
     }
