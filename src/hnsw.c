@@ -818,8 +818,12 @@ static int insert(hx_hnsw *h, scratch *s, uint32_t node)
             pthread_mutex_t *m = threaded ? &h->lk->mu[node % N_LOCKS] : NULL;
             if (m)
                 pthread_mutex_lock(m);
+            /* another thread may already have linked to this node at this level: its slots past
+             * `kept` must not survive (the serialized form requires unused slots to be zero) */
             for (size_t j = 0; j < kept; j++)
                 own[1 + j] = s->sorted[j].id;
+            for (uint32_t j = (uint32_t)kept; j < (l ? g->M : g->M0); j++)
+                own[1 + j] = 0;
             own[0] = (uint32_t)kept;
             if (m)
                 pthread_mutex_unlock(m);

@@ -97,6 +97,11 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         }
         if ((rc = hx_hnsw_serialize(hn, graph, graph_len, &graph_len, err)))
             goto done;
+        /* read the graph back as index.c will: a graph that cannot be opened is never committed */
+        hx_hnsw_view *check = NULL;
+        if ((rc = hx_hnsw_view_open(&check, graph, graph_len, vectors, n * dim, err)))
+            goto done;
+        hx_hnsw_view_close(check);
     }
     uint32_t info[4], d_info[4] = {4, 0, 0, 0}, d_rows[4] = {(uint32_t)n, IX_CHUNK_FIELDS, 0, 0},
              d_off[4] = {(uint32_t)n + 1, 0, 0, 0}, d_vec[4] = {(uint32_t)n, dim, 0, 0};

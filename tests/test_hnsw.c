@@ -544,6 +544,53 @@ static void test_small_and_edges(void)
     hx_hnsw_free(h);
 }
 
+/* Two build threads on groups of near-duplicate vectors: another thread often links to a node
+ * before the node writes its own list, whose unused slots must then be cleared, or the
+ * serialized graph is refused (every one of 20 builds was, before the fix). */
+static void test_threaded_views(void)
+{
+    enum { GROUPS = 200, COPIES = 8, NV = GROUPS * COPIES };
+    float *v = malloc(sizeof(float) * NV * DIM);
+    uint32_t *vid = malloc(sizeof *vid * NV);
+    uint64_t rs = 99;
+    for (int g = 0; g < GROUPS; g++) {
+        float proto[DIM];
+        for (int d = 0; d < DIM; d++)
+            proto[d] = gauss(&rs);
+        for (int c = 0; c < COPIES; c++) {
+            float *x = v + (size_t)(g * COPIES + c) * DIM;
+            for (int d = 0; d < DIM; d++)
+                x[d] = proto[d] + 0.01f * gauss(&rs);
+            normalize(x);
+            vid[g * COPIES + c] = (uint32_t)(g * COPIES + c);
+        }
+    }
+    int refused = 0;
+    for (uint64_t round = 0; round < 20; round++) {
+        hx_hnsw_params p = {.dim = DIM, .seed = round, .ef_construction = 40};
+        hx_hnsw *h = NULL;
+        hx_hnsw_view *view = NULL;
+        hx_error err = {0};
+        size_t len = 0;
+        if (hx_hnsw_new(&h, &p, &err) || hx_hnsw_add_batch(h, vid, v, NV, 2, &err) ||
+            hx_hnsw_serialize(h, NULL, 0, &len, &err)) {
+            CHECK(0, "threaded build: %s", err.message);
+            hx_hnsw_free(h);
+            break;
+        }
+        uint8_t *buf = malloc(len);
+        hx_hnsw_serialize(h, buf, len, &len, &err);
+        if (hx_hnsw_view_open(&view, buf, len, hx_hnsw_vectors(h), (size_t)NV * DIM, &err))
+            refused++;
+        hx_hnsw_view_close(view);
+        free(buf);
+        hx_hnsw_free(h);
+    }
+    CHECK(refused == 0, "%d of 20 threaded builds serialized to a graph the view refuses", refused);
+    free(v);
+    free(vid);
+}
+
 int main(void)
 {
     base = malloc(sizeof(float) * N_BASE * DIM);
@@ -557,6 +604,7 @@ int main(void)
         ids[i] = 1000000 + i;
 
     test_small_and_edges();
+    test_threaded_views();
     test_reproducible();
     test_corrupt();
     {
