@@ -13,11 +13,18 @@ if [ ! -x "$PY" ]; then
 fi
 
 # C programs the benchmarks link against build/libhyrax.a.
-make -s bench/embed_bench
+make -s bench/embed_bench bench/hnsw_bench bench/bm25_bench bench/query_bench
 
-# Benchmarks, one line each; add yours here.
+# Benchmarks, one line each (arguments after the script); add yours here.
 for b in \
     "bench/embed.py" \
+    "bench/cranfield.py" \
+    "bench/bm25_peers.py --hyrax" \
+    "bench/hnsw_peers.py gen" \
+    "bench/hnsw_peers.py run --threads 2" \
+    "bench/ingest_bench.py --limit 30 --work bench/out/index-30" \
+    "bench/query_bench.py --work bench/out/index-30" \
+    "bench/mcp_bench.py --work bench/out/index-30" \
 ; do
     echo "== $b" >&2
     "$PY" $b

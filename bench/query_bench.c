@@ -1,0 +1,140 @@
+/* query_bench.c: hyrax side of bench/query_bench.py. Times model + index open and the first answer,
+ * then each query of a file once per mode (hybrid, vector, keyword; embedding included), one thread,
+ * printing JSON lines. usage: bench/query_bench DB QUERIES [K] */
+#include "hyrax.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_QUERIES 4096
+#define WARMUP 20
+
+static double clock_ms(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* q-quantile (0..1) of sorted v[n], nearest rank. */
+static double quantile(const double *v, size_t n, double q)
+{
+    size_t i = (size_t)(q * (double)n + 0.999999);
+    return v[i == 0 ? 0 : (i > n ? n : i) - 1];
+}
+
+static void die(const char *what, const hx_error *err)
+{
+    fprintf(stderr, "query_bench: %s: %s\n", what, err->message);
+    exit(1);
+}
+
+/* Reads up to MAX_QUERIES non-empty lines; returns the count. Lines are owned by the caller. */
+static size_t read_queries(const char *path, char **q)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "query_bench: cannot open %s\n", path);
+        exit(1);
+    }
+    char line[4096];
+    size_t n = 0;
+    while (n < MAX_QUERIES && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0] && !(q[n++] = strdup(line))) {
+            fprintf(stderr, "query_bench: out of memory\n");
+            exit(1);
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+static void search(hx_index *ix, hx_encoder *enc, const char *query, hx_search_mode mode, uint32_t k,
+                   size_t *hits)
+{
+    hx_search_opts o;
+    hx_search_opts_default(&o);
+    o.mode = mode;
+    o.k = k;
+    hx_results res;
+    hx_error err;
+    if (hx_index_search(ix, enc, query, strlen(query), &o, &res, &err))
+        die(query, &err);
+    *hits += res.n;
+    hx_results_free(&res);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: query_bench DB QUERIES [K]\n");
+        return 2;
+    }
+    uint32_t k = argc > 3 ? (uint32_t)atoi(argv[3]) : 10;
+    static char *queries[MAX_QUERIES];
+    size_t nq = read_queries(argv[2], queries);
+    if (nq == 0) {
+        fprintf(stderr, "query_bench: no queries in %s\n", argv[2]);
+        return 1;
+    }
+
+    hx_error err;
+    char path[4096];
+    hx_model *model;
+    hx_encoder *enc;
+    hx_index *ix;
+    size_t hits = 0;
+    double t0 = clock_ms(CLOCK_MONOTONIC);
+    if (hx_model_default_path(path, sizeof path, &err) || hx_model_open(&model, path, &err))
+        die("model", &err);
+    if (hx_encoder_new(&enc, model, 1, &err))
+        die("encoder", &err);
+    double t1 = clock_ms(CLOCK_MONOTONIC);
+    if (hx_index_open(&ix, argv[1], HX_INDEX_READ, model, NULL, &err))
+        die(argv[1], &err);
+    double t2 = clock_ms(CLOCK_MONOTONIC);
+    search(ix, enc, queries[0], HX_MODE_HYBRID, k, &hits);
+    double t3 = clock_ms(CLOCK_MONOTONIC);
+    printf("{\"bench\": \"open\", \"engine\": \"hyrax\", \"model_open_ms\": %.3f, \"index_open_ms\": %.3f, "
+           "\"first_query_ms\": %.3f, \"open_to_first_answer_ms\": %.3f}\n",
+           t1 - t0, t2 - t1, t3 - t2, t3 - t0);
+
+    static const char *names[] = {"hybrid", "vector", "keyword"};
+    static double wall[MAX_QUERIES], cpu[MAX_QUERIES];
+    for (int m = 0; m < 3; m++) {
+        for (size_t i = 0; i < WARMUP && i < nq; i++)
+            search(ix, enc, queries[i], (hx_search_mode)m, k, &hits);
+        hits = 0;
+        for (size_t i = 0; i < nq; i++) {
+            double c = clock_ms(CLOCK_THREAD_CPUTIME_ID), w = clock_ms(CLOCK_MONOTONIC);
+            search(ix, enc, queries[i], (hx_search_mode)m, k, &hits);
+            wall[i] = clock_ms(CLOCK_MONOTONIC) - w;
+            cpu[i] = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c;
+        }
+        double sum = 0;
+        for (size_t i = 0; i < nq; i++)
+            sum += wall[i];
+        qsort(wall, nq, sizeof *wall, cmp_double);
+        qsort(cpu, nq, sizeof *cpu, cmp_double);
+        printf("{\"bench\": \"query\", \"engine\": \"hyrax\", \"mode\": \"%s\", \"queries\": %zu, \"k\": %u, "
+               "\"p50_ms\": %.3f, \"p99_ms\": %.3f, \"mean_ms\": %.3f, \"cpu_p50_ms\": %.3f, \"cpu_p99_ms\": %.3f, "
+               "\"hits_per_query\": %.2f}\n",
+               names[m], nq, k, quantile(wall, nq, 0.5), quantile(wall, nq, 0.99), sum / (double)nq,
+               quantile(cpu, nq, 0.5), quantile(cpu, nq, 0.99), (double)hits / (double)nq);
+    }
+    hx_index_close(ix);
+    hx_encoder_free(enc);
+    hx_model_close(model);
+    for (size_t i = 0; i < nq; i++)
+        free(queries[i]);
+    return 0;
+}
