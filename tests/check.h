@@ -5,6 +5,7 @@
 #define HX_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static int check_total, check_failed;
 
@@ -18,6 +19,27 @@ static int check_total, check_failed;
             fputc('\n', stderr);                                                          \
         }                                                                                 \
     } while (0)
+
+/* A whole fixture file as a NUL-terminated buffer (caller frees) and its length without the NUL;
+ * NULL when it cannot be read. */
+static inline char *check_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    char *buf = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = 0;
+        *len = (size_t)n;
+    }
+    return buf;
+}
 
 static inline int check_report(const char *name)
 {

@@ -396,33 +396,12 @@ static void test_random(void)
 
 /* === Golden scores from bm25s === */
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) {
-        b[n] = 0;
-        *len = (size_t)n;
-    }
-    return b;
-}
-
 static void test_golden(void)
 {
     size_t clen, qlen, glen;
-    char *corpus = slurp("tests/data/bm25_cranfield.txt", &clen);
-    char *queries = slurp("tests/golden/bm25_queries.txt", &qlen);
-    char *golden = slurp("tests/golden/bm25_top20.txt", &glen);
+    char *corpus = check_read_file("tests/data/bm25_cranfield.txt", &clen);
+    char *queries = check_read_file("tests/golden/bm25_queries.txt", &qlen);
+    char *golden = check_read_file("tests/golden/bm25_top20.txt", &glen);
     CHECK(corpus && queries && golden, "golden fixtures missing (run from the repo root)");
     if (!corpus || !queries || !golden)
         goto out;

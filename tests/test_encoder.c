@@ -25,26 +25,6 @@ typedef struct golden {
     char *text_buf;
 } golden;
 
-static uint8_t *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = 0;
-    *size = (size_t)n;
-    return buf;
-}
-
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -55,7 +35,7 @@ static int load_golden(golden *g)
     size_t size;
     memset(g, 0, sizeof *g);
     /* embed_vectors.f32: u32 count, u32 dim, count x dim f32 */
-    uint8_t *v = read_all(GOLDEN "embed_vectors.f32", &size);
+    uint8_t *v = (uint8_t *)check_read_file(GOLDEN "embed_vectors.f32", &size);
     if (!v || size < 8)
         return -1;
     g->n = le32(v);
@@ -66,7 +46,7 @@ static int load_golden(golden *g)
     memcpy(g->vecs, v + 8, g->n * g->dim * sizeof(float));
     free(v);
     /* embed_ids.bin: u32 count, then per text u32 n and n u32 ids */
-    uint8_t *b = read_all(GOLDEN "embed_ids.bin", &size);
+    uint8_t *b = (uint8_t *)check_read_file(GOLDEN "embed_ids.bin", &size);
     if (!b || size < 4 || le32(b) != g->n)
         return -1;
     g->ids = calloc(g->n, sizeof *g->ids);
@@ -86,7 +66,7 @@ static int load_golden(golden *g)
     }
     free(b);
     /* embed_texts.txt: one text per line */
-    g->text_buf = (char *)read_all(GOLDEN "embed_texts.txt", &size);
+    g->text_buf = (char *)(uint8_t *)check_read_file(GOLDEN "embed_texts.txt", &size);
     if (!g->text_buf)
         return -1;
     g->texts = calloc(g->n, sizeof *g->texts);

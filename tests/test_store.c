@@ -30,24 +30,6 @@ static void path_of(char *buf, size_t cap, const char *name)
     snprintf(buf, cap, "%s/%s", dir, name);
 }
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static int write_file(const char *path, const uint8_t *b, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -346,7 +328,7 @@ static void test_slots_and_chain(void)
         ts[g] = hx_store_timestamp(w);
         /* Read the raw slots: generation g must sit in the slot generation g-1 did not. */
         size_t flen;
-        uint8_t *f = read_file(path, &flen);
+        uint8_t *f = (uint8_t *)check_read_file(path, &flen);
         CHECK(f && flen >= HX_STORE_DATA_START, "read raw");
         if (!f)
             break;
@@ -523,7 +505,7 @@ static int build_three(const char *path, uint64_t len[4], uint8_t **after2, size
         rc = write_gens(path, DAMAGE_TRIAL, g, -1, &err);
         len[g] = file_size(path);
         if (g == 2)
-            *after2 = read_file(path, after2_len);
+            *after2 = (uint8_t *)check_read_file(path, after2_len);
     }
     return rc;
 }
@@ -537,7 +519,7 @@ static void test_damage(void)
     uint8_t *f2 = NULL;
     size_t f2_len = 0, flen;
     CHECK(build_three(path, L, &f2, &f2_len) == 0 && f2, "build");
-    uint8_t *f = read_file(path, &flen);
+    uint8_t *f = (uint8_t *)check_read_file(path, &flen);
     CHECK(f && flen == L[3], "read back");
     if (!f || !f2) {
         free(f);
@@ -630,7 +612,7 @@ static void test_damage(void)
     hx_store_close(s);
     uint8_t new_slot[64];
     size_t orig_len;
-    uint8_t *orig = read_file(path, &orig_len);
+    uint8_t *orig = (uint8_t *)check_read_file(path, &orig_len);
     CHECK(orig && orig_len == flen, "reread");
     if (orig) {
         memcpy(f, orig, flen);
@@ -674,7 +656,7 @@ static void test_damage(void)
     free(f);
 
     /* Header damage: bad magic, bad checksum, and an unknown version named in the message. */
-    f = read_file(path, &flen);
+    f = (uint8_t *)check_read_file(path, &flen);
     f[0] = 'X';
     write_file(copy, f, flen);
     CHECK(open_reader(copy, &s, &err) == HX_EFORMAT, "bad magic");

@@ -12,27 +12,6 @@
 
 #define WEIGHTS_PATH "weights/" HX_WEIGHTS_FILE
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len = (size_t)n;
-    }
-    return buf;
-}
-
 /* The vocabulary the product uses: the "vocab" section of the weights file. */
 static hx_tokenizer *load_tokenizer(void)
 {
@@ -103,8 +82,8 @@ static int spans_ok(const hx_tokenizer *t, const char *line, size_t len, const i
 static void test_golden(const hx_tokenizer *t)
 {
     size_t clen, glen;
-    char *corpus = slurp("tests/data/token_corpus.txt", &clen);
-    char *golden = slurp("tests/golden/tokens.txt", &glen);
+    char *corpus = check_read_file("tests/data/token_corpus.txt", &clen);
+    char *golden = check_read_file("tests/golden/tokens.txt", &glen);
     CHECK(corpus && golden, "cannot read the corpus or the golden file");
     if (!corpus || !golden) {
         free(corpus);
