@@ -88,7 +88,7 @@ def load_document(root, path):
     if ext == ".yaml":
         try:
             data = yaml.safe_load(text)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError):   # e.g. a date PyYAML cannot construct: keep the raw text
             data = None
         if isinstance(data, dict):
             title = str(data.get("title", ""))
