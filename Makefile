@@ -92,9 +92,10 @@ fuzz:
 bench: hyrax
 	bench/run.sh
 
-# Benchmark programs: bench/NAME_bench.c -> bench/NAME_bench (git ignores the binaries); the
-# Python drivers in bench/ build and run them beside their peers. Not part of `make test`.
-bench/%_bench: bench/%_bench.c $(BUILD)/libhyrax.a
+# Benchmark programs: bench/NAME.c -> bench/NAME (git ignores the binaries); the Python
+# drivers in bench/ build and run them beside their peers. Not part of `make test`.
+BENCH_PROGRAMS = $(basename $(wildcard bench/*.c))
+$(BENCH_PROGRAMS): %: %.c $(BUILD)/libhyrax.a
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -o $@ $< $(BUILD)/libhyrax.a $(LDLIBS)
 
 clean:

@@ -4,14 +4,19 @@ vectors, the same M / efConstruction and the same build threads; queries on one 
 Owns only its data folder (default /tmp/hyrax_hnsw_bench); needs bench/.venv (numpy, hnswlib, faiss-cpu).
 
   bench/.venv/bin/python bench/hnsw_peers.py gen [--n 100000] [--nq 1000]   # write the data set
-  bench/.venv/bin/python bench/hnsw_peers.py run [--threads 2]               # all three + ratios
+  bench/.venv/bin/python bench/hnsw_peers.py gen --index FILE [--dir D]      # ... or real vectors
+  bench/.venv/bin/python bench/hnsw_peers.py run [--threads 2] [--dir D]     # all three + ratios
 
-The data set is a synthetic stand-in for MiniLM embeddings (384-d, L2-normalised): a mixture of
+The synthetic data set is a stand-in for MiniLM embeddings (384-d, L2-normalised): a mixture of
 clusters, each spread along its own low-dimensional subspace, plus isotropic noise (as in
-tests/test_hnsw.c). Files: base.f32 (n x dim float32), query.f32 (nq x dim), gt.u32 (nq x 100
-exact inner-product neighbours, best first). Output lines are `key=value`, one per measurement.
+tests/test_hnsw.c). With --index, the base vectors are the real MiniLM chunk embeddings of a hyrax
+index (bench/export_vectors) and the queries are up to nq of its document titles, drawn at random
+and embedded by `hyrax embed`: short texts against passages, as users query. Files: base.f32
+(n x dim float32), query.f32 (nq x dim), gt.u32 (nq x 100 exact inner-product neighbours, best
+first). Output lines are `key=value`, one per measurement.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -21,10 +26,56 @@ import time
 import numpy as np
 
 GT_DEPTH = 100
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 LINES = []  # every measurement line printed, for the summary
 
 
+def exact_neighbours(base, query):
+    gt = np.empty((len(query), GT_DEPTH), dtype=np.uint32)
+    for s in range(0, len(query), 100):
+        sims = query[s:s + 100] @ base.T
+        top = np.argpartition(-sims, GT_DEPTH, axis=1)[:, :GT_DEPTH]
+        order = np.argsort(-np.take_along_axis(sims, top, axis=1), axis=1, kind="stable")
+        gt[s:s + 100] = np.take_along_axis(top, order, axis=1)
+    return gt
+
+
+def write_set(args, base, query, what):
+    gt = exact_neighbours(base, query)
+    os.makedirs(args.dir, exist_ok=True)
+    base.tofile(os.path.join(args.dir, "base.f32"))
+    query.tofile(os.path.join(args.dir, "query.f32"))
+    gt.tofile(os.path.join(args.dir, "gt.u32"))
+    nn1 = float(np.mean(np.sum(query * base[gt[:, 0]], axis=1)))
+    print(f"gen {what} n={len(base)} nq={len(query)} dim={base.shape[1]} mean_nn1_cos={nn1:.3f} "
+          f"dir={args.dir}")
+
+
+def gen_from_index(args):
+    exe = os.path.join(HERE, "export_vectors")
+    if not os.path.exists(exe):
+        sys.exit("bench/export_vectors is missing: run `make bench/export_vectors` first")
+    os.makedirs(args.dir, exist_ok=True)
+    vec_path, titles_path = os.path.join(args.dir, "all.f32"), os.path.join(args.dir, "titles.txt")
+    subprocess.run([exe, args.index, vec_path, titles_path], check=True)
+    base = np.fromfile(vec_path, dtype=np.float32).reshape(-1, args.dim)
+    os.remove(vec_path)
+    with open(titles_path, encoding="utf-8") as f:
+        titles = sorted({t.strip() for t in f if t.strip()})
+    rng = np.random.default_rng(args.seed)
+    chosen = [titles[i] for i in rng.permutation(len(titles))[:args.nq]]
+    p = subprocess.run([os.path.join(ROOT, "hyrax"), "embed", "--threads", "1"], check=True,
+                       input="\n".join(chosen) + "\n", capture_output=True, text=True)
+    query = np.array([json.loads(line) for line in p.stdout.splitlines()], dtype=np.float32)
+    assert len(query) == len(chosen), "hyrax embed answered %d of %d titles" % (len(query), len(chosen))
+    write_set(args, base, query, "index=" + os.path.basename(args.index))
+
+
 def gen(args):
+    if args.index:
+        gen_from_index(args)
+        return
     rng = np.random.default_rng(args.seed)
     d, c, sub = args.dim, args.clusters, args.subdim
     centers = rng.standard_normal((c, d)).astype(np.float32)
@@ -43,19 +94,7 @@ def gen(args):
             out[s:s + m] = v / np.linalg.norm(v, axis=1, keepdims=True)
         return out
 
-    base, query = sample(args.n), sample(args.nq)
-    gt = np.empty((args.nq, GT_DEPTH), dtype=np.uint32)
-    for s in range(0, args.nq, 100):
-        sims = query[s:s + 100] @ base.T
-        top = np.argpartition(-sims, GT_DEPTH, axis=1)[:, :GT_DEPTH]
-        order = np.argsort(-np.take_along_axis(sims, top, axis=1), axis=1, kind="stable")
-        gt[s:s + 100] = np.take_along_axis(top, order, axis=1)
-    os.makedirs(args.dir, exist_ok=True)
-    base.tofile(os.path.join(args.dir, "base.f32"))
-    query.tofile(os.path.join(args.dir, "query.f32"))
-    gt.tofile(os.path.join(args.dir, "gt.u32"))
-    nn1 = float(np.mean(np.sum(query * base[gt[:, 0]], axis=1)))
-    print(f"gen n={args.n} nq={args.nq} dim={d} clusters={c} mean_nn1_cos={nn1:.3f} dir={args.dir}")
+    write_set(args, sample(args.n), sample(args.nq), f"synthetic clusters={c}")
 
 
 def load(args):
@@ -123,7 +162,7 @@ def run_faiss(args, base, query, gt):
 
 
 def run_hyrax(args):
-    exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hnsw_bench")
+    exe = os.path.join(HERE, "hnsw_bench")
     if not os.path.exists(exe):
         sys.exit("bench/hnsw_bench is missing: run `make bench/hnsw_bench` first")
     cmd = [exe, "--dir", args.dir, "--dim", str(args.dim), "--M", str(args.M), "--efc",
@@ -178,6 +217,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("cmd", choices=["gen", "run"])
     ap.add_argument("--dir", default="/tmp/hyrax_hnsw_bench")
+    ap.add_argument("--index", help="gen: real vectors from this hyrax index (see above)")
     ap.add_argument("--dim", type=int, default=384)
     ap.add_argument("--n", type=int, default=100000)
     ap.add_argument("--nq", type=int, default=1000)
