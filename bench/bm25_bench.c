@@ -151,7 +151,7 @@ int main(int argc, char **argv)
             nq++;
         line += n + (nl != NULL);
     }
-    hx_bm25_segment seg = {&r, NULL, NULL};
+    hx_bm25_segment seg = {.reader = &r};
     hx_bm25_hit *hits = malloc(k * sizeof *hits);
     hx_bm25_params p;
     for (int mode = 0; mode < 2; mode++) {

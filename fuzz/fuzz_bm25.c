@@ -14,7 +14,7 @@ static void search_all(const hx_bm25_reader *r, const char *qtext, size_t qlen)
     hx_bm25_query *q;
     if (hx_bm25_query_parse(&q, qtext, qlen, NULL))
         return;
-    hx_bm25_segment seg = {r, NULL, NULL};
+    hx_bm25_segment seg = {.reader = r};
     hx_bm25_hit hits[10];
     size_t n;
     hx_bm25_params p;

@@ -167,7 +167,13 @@ typedef struct hx_bm25_segment {
     const hx_bm25_reader *reader;  /* borrowed for the call */
     hx_bm25_pred is_deleted;       /* tombstones; NULL = no deleted docs in this segment */
     void *deleted_ctx;
+    uint64_t live_docs, live_len;  /* with is_deleted: hx_bm25_count_live's answer */
 } hx_bm25_segment;
+
+/* Counts the documents of seg->reader that seg->is_deleted leaves live, and their total length,
+ * into seg->live_docs and seg->live_len: O(documents), so callers do it once per set of
+ * tombstones, not per query. */
+void hx_bm25_count_live(hx_bm25_segment *seg);
 
 typedef struct hx_bm25_params {
     double k1, b;        /* BM25 parameters (1.2 and 0.75 in hx_bm25_params_default) */

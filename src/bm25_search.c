@@ -684,6 +684,18 @@ static int open_segment(search *s, const hx_bm25_segment *seg)
     return 1;
 }
 
+void hx_bm25_count_live(hx_bm25_segment *seg)
+{
+    const hx_bm25_reader *r = seg->reader;
+    seg->live_docs = seg->live_len = 0;
+    for (uint32_t d = 0; d < r->n_docs; d++) {
+        if (seg->is_deleted && seg->is_deleted(seg->deleted_ctx, hxf_le32(r->arr[A_DOC_IDS] + 4 * (size_t)d)))
+            continue;
+        seg->live_docs++;
+        seg->live_len += hxf_le32(r->arr[A_DOC_LENS] + 4 * (size_t)d);
+    }
+}
+
 /* Live documents containing term (all of them when the segment has no tombstones). */
 static uint64_t live_df(const hx_bm25_segment *seg, const char *t, size_t len)
 {
@@ -835,18 +847,8 @@ int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_que
     /* Statistics over the live documents of all segments. */
     uint64_t n_live = 0, total = 0;
     for (size_t g = 0; g < n_segs; g++) {
-        const hx_bm25_reader *r = segs[g].reader;
-        if (!segs[g].is_deleted) {
-            n_live += r->n_docs;
-            total += r->total_len;
-            continue;
-        }
-        for (uint32_t d = 0; d < r->n_docs; d++) {
-            if (segs[g].is_deleted(segs[g].deleted_ctx, hxf_le32(r->arr[A_DOC_IDS] + 4 * (size_t)d)))
-                continue;
-            n_live++;
-            total += hxf_le32(r->arr[A_DOC_LENS] + 4 * (size_t)d);
-        }
+        n_live += segs[g].is_deleted ? segs[g].live_docs : segs[g].reader->n_docs;
+        total += segs[g].is_deleted ? segs[g].live_len : segs[g].reader->total_len;
     }
     if (n_live == 0)
         goto done;

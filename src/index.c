@@ -279,6 +279,11 @@ const float *ix_chunk_vector(const ix_segment *s, uint32_t chunk_id)
 
 /* === View === */
 
+int ix_bm25_deleted(void *view, uint32_t chunk_id)
+{
+    return ix_is_deleted(view, chunk_id);
+}
+
 void ix_view_free(ix_view *v)
 {
     for (size_t i = 0; i < v->n_segs; i++) {
@@ -364,6 +369,12 @@ int ix_view_load(hx_index *ix, hx_error *err)
             return rc;
         if (i && v->segs[i].base < v->segs[i - 1].base + v->segs[i - 1].n)
             return hx_error_set(err, HX_EFORMAT, (int64_t)v->segs[i].ref.offset, "segments overlap");
+        if (v->n_tomb && v->segs[i].n) {   /* BM25 statistics over live chunks, once per commit */
+            hx_bm25_segment live = {.reader = &v->segs[i].bm25, .is_deleted = ix_bm25_deleted, .deleted_ctx = v};
+            hx_bm25_count_live(&live);
+            v->segs[i].bm25_live_docs = live.live_docs;
+            v->segs[i].bm25_live_len = live.live_len;
+        }
     }
     for (size_t i = 0; i < v->n_docs; i++) {
         const hx_doc_info *d = &v->docs[i].info;

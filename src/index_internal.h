@@ -62,6 +62,8 @@ typedef struct ix_segment {
     uint32_t base, n;
     const hxf_section *chunks, *text_off, *text, *head_off, *heads, *vectors;
     hx_bm25_reader bm25;       /* valid when n > 0 */
+    uint64_t bm25_live_docs;   /* with tombstones: live chunks and their BM25 length */
+    uint64_t bm25_live_len;
     hx_hnsw_view *hnsw;        /* owned; NULL when n == 0 */
 } ix_segment;
 
@@ -101,6 +103,8 @@ static inline bool ix_is_deleted(const ix_view *v, uint32_t chunk_id)
 {
     return chunk_id >= v->next_chunk || (v->tomb[chunk_id / 8] >> (chunk_id % 8) & 1);
 }
+/* ix_is_deleted as an hx_bm25_pred over a const ix_view *. */
+int ix_bm25_deleted(void *view, uint32_t chunk_id);
 uint32_t ix_chunk_field(const ix_segment *s, uint32_t chunk_id, int field);
 /* Chunk text (header + "\n" + body, not NUL-terminated) and heading path (NUL-terminated);
  * borrowed from the map. */

@@ -91,11 +91,6 @@ static int bm25_allowed(void *ctx, uint32_t id)
     return id < cf->v->next_chunk && (cf->allowed[id / 8] >> (id % 8) & 1);
 }
 
-static int bm25_deleted(void *ctx, uint32_t id)
-{
-    return ix_is_deleted(ctx, id);
-}
-
 static bool hnsw_allowed(uint32_t id, void *ctx)
 {
     const chunk_filter *cf = ctx;
@@ -120,8 +115,10 @@ static int keyword_side(const ix_view *v, const hx_bm25_query *q, chunk_filter *
         if (!v->segs[i].n)
             continue;
         segs[n_segs].reader = &v->segs[i].bm25;
-        segs[n_segs].is_deleted = v->n_tomb ? bm25_deleted : NULL;
+        segs[n_segs].is_deleted = v->n_tomb ? ix_bm25_deleted : NULL;
         segs[n_segs].deleted_ctx = (void *)v;
+        segs[n_segs].live_docs = v->segs[i].bm25_live_docs;
+        segs[n_segs].live_len = v->segs[i].bm25_live_len;
         n_segs++;
     }
     hx_bm25_params p;

@@ -45,11 +45,8 @@ static size_t run_query(const seg *segs, size_t n_segs, const char *query, const
                         hx_bm25_hit *out, int *rc_out)
 {
     hx_bm25_segment ss[8];
-    for (size_t i = 0; i < n_segs; i++) {
-        ss[i].reader = &segs[i].r;
-        ss[i].is_deleted = NULL;
-        ss[i].deleted_ctx = NULL;
-    }
+    for (size_t i = 0; i < n_segs; i++)
+        ss[i] = (hx_bm25_segment){.reader = &segs[i].r};
     hx_bm25_query *q;
     size_t n = 0;
     hx_error err;
@@ -199,7 +196,7 @@ static void test_syntax(void)
     hx_bm25_params p;
     hx_bm25_params_default(&p);
     hx_bm25_query *q;
-    hx_bm25_segment ss = {&s.r, NULL, NULL};
+    hx_bm25_segment ss = {.reader = &s.r};
     CHECK(hx_bm25_query_parse(&q, "pods", 4, NULL) == 0, "parse");
     size_t k = 1;
     p.allow = even;
@@ -338,6 +335,7 @@ static void test_random(void)
             ss[g].reader = &three[g].r;
             ss[g].is_deleted = deleted_set;
             ss[g].deleted_ctx = del;
+            hx_bm25_count_live(&ss[g]);
         }
         hx_bm25_query *q;
         size_t nd = 0;
@@ -374,7 +372,7 @@ static void test_random(void)
             continue;
         opened++;
         hx_bm25_reader_check(&r, NULL);
-        hx_bm25_segment ss = {&r, NULL, NULL};
+        hx_bm25_segment ss = {.reader = &r};
         hx_bm25_query *q;
         char qs[256];
         random_query(qs, sizeof qs);
