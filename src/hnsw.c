@@ -1,5 +1,6 @@
-/* hnsw.c: the HNSW index (hnsw.h): builder, threaded insertion, neighbour heuristic, search with
- * tombstones and filters, exact fallback, serialization and the validating zero-copy view.
+/* hnsw.c: the HNSW index (hnsw.h): builder, insertion in deterministic rounds on several threads,
+ * neighbour heuristic, search with tombstones and filters, exact fallback, serialization and the
+ * validating zero-copy view.
  * Must not touch vector storage in index files or the kernels (it only calls the dot kernel).
  * Spec: the format table in hnsw.h; algorithm after hnswlib's hnswalg.h (Malkov & Yashunin). */
 #include "hnsw.h"
@@ -18,7 +19,6 @@
 #endif
 
 #define NONE 0xFFFFFFFFu
-#define N_LOCKS 4096u            /* striped neighbour-list locks; a thread holds one at a time */
 #define FILTER_SAMPLES 256u
 #define MAX_DIM 65536u
 #define MAX_M 256u
@@ -180,7 +180,6 @@ typedef struct scratch {
     cand *sorted;              /* owned; sorted_cap entries */
     size_t sorted_cap;
     cand *prune;               /* owned; MAX_M0 + 1 entries: a full list being pruned */
-    uint32_t *nbuf;            /* owned; MAX_M0 + 1 entries: a copied neighbour list */
     uint32_t *fresh;           /* owned; MAX_M0 entries: unvisited neighbours */
     struct scratch *next;
 } scratch;
@@ -199,7 +198,6 @@ static void scratch_free(scratch *s)
     free(s->top.a);
     free(s->sorted);
     free(s->prune);
-    free(s->nbuf);
     free(s->fresh);
     free(s);
 }
@@ -217,10 +215,9 @@ static scratch *pool_get(pool *p, uint32_t n)
         if (!s)
             return NULL;
         s->cands.max = true;
-        s->nbuf = malloc((MAX_M0 + 1) * sizeof *s->nbuf);
         s->fresh = malloc(MAX_M0 * sizeof *s->fresh);
         s->prune = malloc((MAX_M0 + 1) * sizeof *s->prune);
-        if (!s->nbuf || !s->fresh || !s->prune) {
+        if (!s->fresh || !s->prune) {
             scratch_free(s);
             return NULL;
         }
@@ -286,24 +283,6 @@ static int sorted_reserve(scratch *s, size_t n)
 
 /* === Layer search === */
 
-/* Locks guarding neighbour lists while a threaded build runs; NULL otherwise. */
-typedef struct locks {
-    pthread_mutex_t mu[N_LOCKS];
-} locks;
-
-/* Copies node i's list at level l into s->nbuf (under its lock when building with threads). */
-static const uint32_t *read_links(const graph *g, locks *lk, scratch *s, uint32_t i, uint32_t l)
-{
-    const uint32_t *src = links_of(g, i, l);
-    if (!lk)
-        return src;
-    pthread_mutex_t *m = &lk->mu[i % N_LOCKS];
-    pthread_mutex_lock(m);
-    memcpy(s->nbuf, src, ((size_t)src[0] + 1) * sizeof *src);
-    pthread_mutex_unlock(m);
-    return s->nbuf;
-}
-
 typedef struct allow {
     hx_hnsw_filter_fn fn;      /* NULL: everything passes */
     void *ctx;
@@ -320,8 +299,8 @@ static inline bool allowed(const graph *g, const allow *a, uint32_t i)
 }
 
 /* Greedy walk from `cur` down to level `stop` + 1; returns the closest node found. */
-static uint32_t greedy(const graph *g, locks *lk, scratch *s, const float *q, uint32_t cur,
-                       uint32_t top_level, uint32_t stop, uint32_t *visited)
+static uint32_t greedy(const graph *g, const float *q, uint32_t cur, uint32_t top_level, uint32_t stop,
+                       uint32_t *visited)
 {
     float cur_s = sim(g, q, cur);
     ++*visited;
@@ -329,7 +308,7 @@ static uint32_t greedy(const graph *g, locks *lk, scratch *s, const float *q, ui
         bool changed = true;
         while (changed) {
             changed = false;
-            const uint32_t *ln = read_links(g, lk, s, cur, l);
+            const uint32_t *ln = links_of(g, cur, l);
             uint32_t cnt = ln[0];
             for (uint32_t j = 1; j <= cnt; j++) {
                 float v = sim(g, q, ln[j]);
@@ -347,8 +326,8 @@ static uint32_t greedy(const graph *g, locks *lk, scratch *s, const float *q, ui
 
 /* hnswlib's searchBaseLayer: best-first search of level l from ep keeping the ef best allowed
  * nodes in s->top (worst on top). Nodes that are not allowed are traversed but not kept. */
-static int search_layer(const graph *g, locks *lk, scratch *s, const float *q, uint32_t ep,
-                        uint32_t l, uint32_t ef, const allow *al, uint32_t *visited)
+static int search_layer(const graph *g, scratch *s, const float *q, uint32_t ep, uint32_t l, uint32_t ef,
+                        const allow *al, uint32_t *visited)
 {
     heap *cands = &s->cands, *top = &s->top;
     cands->n = top->n = 0;
@@ -367,7 +346,7 @@ static int search_layer(const graph *g, locks *lk, scratch *s, const float *q, u
         if (top->n == ef && c.s < top->a[0].s)
             break;
         heap_pop(cands);
-        const uint32_t *ln = read_links(g, lk, s, c.id, l);
+        const uint32_t *ln = links_of(g, c.id, l);
         uint32_t cnt = ln[0], nf = 0;
         for (uint32_t j = 1; j <= cnt; j++) {
             uint32_t v = ln[j];
@@ -483,8 +462,8 @@ static int graph_search(const graph *g, pool *pl, const hx_hnsw_query *q, hx_hns
     bool exact = q->exact || g->n - g->n_deleted < exact_below ||
                  pass_fraction(g, q, &al) < HX_HNSW_FILTER_EXACT_FRACTION;
     if (!exact) {
-        uint32_t ep = greedy(g, NULL, s, q->vector, g->entry, g->max_level, 0, &local.visited);
-        rc = search_layer(g, NULL, s, q->vector, ep, 0, ef, &al, &local.visited);
+        uint32_t ep = greedy(g, q->vector, g->entry, g->max_level, 0, &local.visited);
+        rc = search_layer(g, s, q->vector, ep, 0, ef, &al, &local.visited);
         if (rc == 0 && s->top.n < k)
             exact = true;   /* the allowed nodes the graph reached are too few: scan them all */
     }
@@ -538,8 +517,6 @@ struct hx_hnsw {
     uint32_t map_cap;
     double level_mult;
     pool pool;
-    locks *lk;                 /* owned; exists only while a threaded batch runs */
-    pthread_mutex_t entry_mu;  /* guards g.entry and g.max_level during a threaded batch */
 };
 
 static void sync_graph(hx_hnsw *h)
@@ -661,7 +638,6 @@ static int builder_alloc(hx_hnsw **out, uint32_t dim, uint32_t M, uint32_t M0, u
     h->g.dot = pick_dot();
     h->level_mult = 1.0 / log((double)M);
     pool_init(&h->pool);
-    pthread_mutex_init(&h->entry_mu, NULL);
     *out = h;
     return 0;
 }
@@ -695,7 +671,6 @@ void hx_hnsw_free(hx_hnsw *h)
     free(h->deleted);
     free(h->map);
     pool_destroy(&h->pool);
-    pthread_mutex_destroy(&h->entry_mu);
     free(h);
 }
 
@@ -750,137 +725,261 @@ static int reserve(hx_hnsw *h, uint32_t n_nodes, uint32_t n_upper)
     return rc;
 }
 
-/* --- insertion --- */
+/* --- insertion, in rounds ---
+ *
+ * A batch is linked in rounds of consecutive nodes. Within a round each node chooses its
+ * neighbours (hnswlib's addPoint search and heuristic) against the graph as it stood when the
+ * round began, plus the round's earlier nodes compared directly, so it sees every node before it
+ * as a one-by-one insertion would. Then every node gets its own lists and is linked back into its
+ * neighbours' lists, each list edited by one thread, in node order. Nothing depends on which thread
+ * did what: the graph is the same for any number of threads. Rounds grow with the graph (at most
+ * 1/ROUND_DIV of the nodes already linked, at most MAX_ROUND). */
+
+#define MAX_ROUND 256u
+#define ROUND_DIV 8u
 
 /* Adds `node` to the list of `nb` at level l, pruning with the heuristic when it is full. */
-static void connect(hx_hnsw *h, scratch *s, uint32_t nb, uint32_t node, uint32_t l)
+static void connect(const graph *g, scratch *s, uint32_t nb, uint32_t node, uint32_t l)
 {
-    const graph *g = &h->g;
     uint32_t max = l ? g->M : g->M0;
     uint32_t *ln = (uint32_t *)links_of(g, nb, l);
-    pthread_mutex_t *m = h->lk ? &h->lk->mu[nb % N_LOCKS] : NULL;
-    if (m)
-        pthread_mutex_lock(m);
     uint32_t cnt = ln[0];
     if (cnt < max) {
         ln[1 + cnt] = node;
         ln[0] = cnt + 1;
+        return;
+    }
+    const float *base = vec_of(g, nb);
+    cand *c = s->prune;
+    size_t n = 0;
+    for (uint32_t j = 1; j <= cnt; j++)
+        c[n++] = (cand){sim(g, base, ln[j]), ln[j]};
+    c[n++] = (cand){sim(g, base, node), node};
+    for (size_t i = 1; i < n; i++) {
+        cand x = c[i];
+        size_t j = i;
+        while (j > 0 && before(x, c[j - 1])) {
+            c[j] = c[j - 1];
+            j--;
+        }
+        c[j] = x;
+    }
+    size_t kept = select_neighbors(g, c, n, max);
+    for (size_t j = 0; j < kept; j++)
+        ln[1 + j] = c[j].id;
+    for (size_t j = kept; j < max; j++)
+        ln[1 + j] = 0;
+    ln[0] = (uint32_t)kept;
+}
+
+/* A barrier whose party count may be lowered until its first use, for when fewer threads than
+ * asked for could be started. */
+typedef struct barrier {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned parties, arrived, generation;
+} barrier;
+
+static void barrier_wait(barrier *b)
+{
+    pthread_mutex_lock(&b->mu);
+    unsigned gen = b->generation;
+    if (++b->arrived == b->parties) {
+        b->arrived = 0;
+        b->generation++;
+        pthread_cond_broadcast(&b->cv);
     } else {
-        const float *base = vec_of(g, nb);
-        cand *c = s->prune;
-        size_t n = 0;
-        for (uint32_t j = 1; j <= cnt; j++)
-            c[n++] = (cand){sim(g, base, ln[j]), ln[j]};
-        c[n++] = (cand){sim(g, base, node), node};
-        for (size_t i = 1; i < n; i++) {
-            cand x = c[i];
-            size_t j = i;
-            while (j > 0 && before(x, c[j - 1])) {
-                c[j] = c[j - 1];
-                j--;
-            }
-            c[j] = x;
-        }
-        size_t kept = select_neighbors(g, c, n, max);
-        for (size_t j = 0; j < kept; j++)
-            ln[1 + j] = c[j].id;
-        for (size_t j = kept; j < max; j++)
-            ln[1 + j] = 0;
-        ln[0] = (uint32_t)kept;
+        while (gen == b->generation)
+            pthread_cond_wait(&b->cv, &b->mu);
     }
-    if (m)
-        pthread_mutex_unlock(m);
+    pthread_mutex_unlock(&b->mu);
 }
 
-/* hnswlib's addPoint for a node whose vector, label, level and (zeroed) lists are in place. */
-static int insert(hx_hnsw *h, scratch *s, uint32_t node)
-{
-    graph *g = &h->g;
-    const float *q = vec_of(g, node);
-    uint32_t level = g->levels[node], visited = 0;
-    bool threaded = h->lk != NULL, hold = false;
-    if (threaded)
-        pthread_mutex_lock(&h->entry_mu);
-    uint32_t ep = g->entry, top_level = g->max_level;
-    if (ep == NONE || level > top_level)
-        hold = true;   /* this node becomes the entry point: keep others out until it is linked */
-    else if (threaded)
-        pthread_mutex_unlock(&h->entry_mu);
-    int rc = 0;
-    if (ep != NONE) {
-        uint32_t cur = greedy(g, h->lk, s, q, ep, top_level, level, &visited);
-        for (uint32_t l = level < top_level ? level : top_level;; l--) {
-            if ((rc = search_layer(g, h->lk, s, q, cur, l, g->efc, NULL, &visited)))
-                break;
-            size_t n = heap_drain_sorted(&s->top, s->sorted);
-            size_t kept = select_neighbors(g, s->sorted, n, g->M);
-            uint32_t *own = (uint32_t *)links_of(g, node, l);
-            pthread_mutex_t *m = threaded ? &h->lk->mu[node % N_LOCKS] : NULL;
-            if (m)
-                pthread_mutex_lock(m);
-            /* another thread may already have linked to this node at this level: its slots past
-             * `kept` must not survive (the serialized form requires unused slots to be zero) */
-            for (size_t j = 0; j < kept; j++)
-                own[1 + j] = s->sorted[j].id;
-            for (uint32_t j = (uint32_t)kept; j < (l ? g->M : g->M0); j++)
-                own[1 + j] = 0;
-            own[0] = (uint32_t)kept;
-            if (m)
-                pthread_mutex_unlock(m);
-            for (size_t j = 0; j < kept; j++)
-                connect(h, s, s->sorted[j].id, node, l);
-            if (kept)
-                cur = s->sorted[0].id;
-            if (l == 0)
-                break;
-        }
-    }
-    if (hold) {
-        if (rc == 0 && (ep == NONE || level > top_level)) {
-            g->entry = node;
-            g->max_level = level;
-        }
-        if (threaded)
-            pthread_mutex_unlock(&h->entry_mu);
-    }
-    return rc;
-}
-
-static scratch *build_scratch(hx_hnsw *h)
-{
-    scratch *s = pool_get(&h->pool, h->g.n);
-    if (s && sorted_reserve(s, (size_t)h->g.efc + 1)) {
-        pool_put(&h->pool, s);
-        return NULL;
-    }
-    return s;
-}
-
-typedef struct batch {
+/* One batch being linked, shared by the threads of hx_hnsw_add_batch. */
+typedef struct rounds {
     hx_hnsw *h;
-    uint32_t first, end;
-    atomic_uint next;
+    uint32_t first, end;       /* the current round: nodes first .. end - 1 */
+    uint32_t batch_end;        /* the batch: nodes up to batch_end - 1 */
+    uint32_t ep, top;          /* entry point and top level when the round began (ep NONE: empty) */
+    uint32_t *chosen;          /* per round node k, at chosen_off[k] + l * (1 + M): [count, ids] */
+    uint32_t chosen_off[MAX_ROUND];
+    uint32_t n_threads;
+    barrier barrier;
+    atomic_uint next;          /* next node to choose for */
     atomic_int rc;
-} batch;
+} rounds;
 
-static void *batch_worker(void *arg)
+/* Sets up the round after the current one; false when the batch is done. Run by one thread. */
+static bool next_round(rounds *r)
 {
-    batch *b = arg;
-    scratch *s = build_scratch(b->h);
-    if (!s) {
-        atomic_store(&b->rc, HX_ENOMEM);
-        return NULL;
+    graph *g = &r->h->g;
+    if (atomic_load(&r->rc))
+        return false;
+    for (uint32_t i = r->first; i < r->end; i++)   /* as one-by-one: a higher node becomes entry */
+        if (g->entry == NONE || g->levels[i] > g->max_level) {
+            g->entry = i;
+            g->max_level = g->levels[i];
+        }
+    if (r->end == r->batch_end)
+        return false;
+    uint32_t size = r->end / ROUND_DIV;
+    size = size < 1 ? 1 : size > MAX_ROUND ? MAX_ROUND : size;
+    r->first = r->end;
+    r->end = r->batch_end - r->first < size ? r->batch_end : r->first + size;
+    r->ep = g->entry;
+    r->top = g->max_level;
+    uint32_t off = 0;
+    for (uint32_t i = r->first; i < r->end; i++) {
+        r->chosen_off[i - r->first] = off;
+        off += (g->levels[i] + 1u) * (1 + g->M);
     }
+    atomic_store(&r->next, r->first);
+    return true;
+}
+
+/* Node i's neighbours at each of its levels, into r->chosen. Reads only lists of nodes before the
+ * round (which no thread writes during this phase) and vectors. */
+static int choose(const rounds *r, scratch *s, uint32_t i)
+{
+    const graph *g = &r->h->g;
+    const float *q = vec_of(g, i);
+    uint32_t level = g->levels[i], visited = 0, cur = r->ep;
+    if (cur != NONE)
+        cur = greedy(g, q, cur, r->top, level, &visited);
+    for (uint32_t l = level;; l--) {
+        heap *top = &s->top;
+        top->n = 0;
+        if (cur != NONE && l <= r->top) {
+            int rc = search_layer(g, s, q, cur, l, g->efc, NULL, &visited);
+            if (rc)
+                return rc;
+        } else if (heap_reserve(top, (size_t)g->efc + 1)) {
+            return HX_ENOMEM;
+        }
+        for (uint32_t j = r->first; j < i; j++) {   /* the round's earlier nodes, as if linked */
+            if (g->levels[j] < l)
+                continue;
+            cand x = {sim(g, q, j), j};
+            if (top->n < g->efc || before(x, top->a[0])) {
+                heap_push(top, x);
+                if (top->n > g->efc)
+                    heap_pop(top);
+            }
+        }
+        size_t n = heap_drain_sorted(top, s->sorted);
+        for (size_t j = 0; j < n; j++)
+            if (s->sorted[j].id < r->first) {   /* the next level starts from the best linked node */
+                cur = s->sorted[j].id;
+                break;
+            }
+        size_t kept = select_neighbors(g, s->sorted, n, g->M);
+        uint32_t *out = r->chosen + r->chosen_off[i - r->first] + (size_t)l * (1 + g->M);
+        out[0] = (uint32_t)kept;
+        for (size_t j = 0; j < kept; j++)
+            out[1 + j] = s->sorted[j].id;
+        if (l == 0)
+            return 0;
+    }
+}
+
+/* Thread `t` of n: writes the chosen lists of the round's nodes it owns (id % n == t), then links
+ * each round node, in order, into the lists it owns. */
+static void link_round(const rounds *r, scratch *s, uint32_t t)
+{
+    const graph *g = &r->h->g;
+    uint32_t n = r->n_threads;
+    for (uint32_t i = r->first; i < r->end; i++) {
+        if (i % n != t)
+            continue;
+        for (uint32_t l = 0; l <= g->levels[i]; l++) {
+            const uint32_t *src = r->chosen + r->chosen_off[i - r->first] + (size_t)l * (1 + g->M);
+            uint32_t *own = (uint32_t *)links_of(g, i, l), slots = l ? g->M : g->M0;
+            memcpy(own, src, ((size_t)src[0] + 1) * sizeof *own);
+            memset(own + 1 + src[0], 0, (size_t)(slots - src[0]) * sizeof *own);
+        }
+    }
+    for (uint32_t i = r->first; i < r->end; i++)
+        for (uint32_t l = 0; l <= g->levels[i]; l++) {
+            const uint32_t *src = r->chosen + r->chosen_off[i - r->first] + (size_t)l * (1 + g->M);
+            for (uint32_t j = 1; j <= src[0]; j++)
+                if (src[j] % n == t)
+                    connect(g, s, src[j], i, l);
+        }
+}
+
+/* The body of every thread: rounds of choose (nodes handed out one at a time), barrier, link,
+ * barrier, and thread 0 alone sets up the next round between two barriers. */
+typedef struct worker_arg {
+    rounds *r;
+    uint32_t t;
+} worker_arg;
+
+static void *round_worker(void *arg)
+{
+    rounds *r = ((worker_arg *)arg)->r;
+    uint32_t t = ((worker_arg *)arg)->t;
+    scratch *s = pool_get(&r->h->pool, r->h->g.n);
+    if (!s || sorted_reserve(s, (size_t)r->h->g.efc + 1))
+        atomic_store(&r->rc, HX_ENOMEM);
     for (;;) {
-        uint32_t i = atomic_fetch_add(&b->next, 1);
-        if (i >= b->end || atomic_load(&b->rc))
+        barrier_wait(&r->barrier);   /* round set up (or the batch over) */
+        if (r->first == r->end)
             break;
-        int rc = insert(b->h, s, i);
-        if (rc)
-            atomic_store(&b->rc, rc);
+        for (uint32_t i; !atomic_load(&r->rc) && (i = atomic_fetch_add(&r->next, 1)) < r->end;) {
+            int rc = choose(r, s, i);
+            if (rc)
+                atomic_store(&r->rc, rc);
+        }
+        barrier_wait(&r->barrier);
+        if (!atomic_load(&r->rc))
+            link_round(r, s, t);
+        barrier_wait(&r->barrier);
+        if (t == 0 && !next_round(r))
+            r->first = r->end;   /* tells every thread, after the next barrier, to stop */
     }
-    pool_put(&b->h->pool, s);
+    if (s)
+        pool_put(&r->h->pool, s);
     return NULL;
+}
+
+static int link_batch(hx_hnsw *h, uint32_t first, uint32_t end, int n_threads)
+{
+    uint32_t want = n_threads < 1 ? 1 : n_threads > 64 ? 64 : (uint32_t)n_threads;
+    if (want > end - first)
+        want = end - first;
+    rounds r = {.h = h, .first = first, .end = first, .batch_end = end, .n_threads = want};
+    atomic_init(&r.next, first);
+    atomic_init(&r.rc, 0);
+    r.chosen = malloc((size_t)MAX_ROUND * (HX_HNSW_MAX_LEVEL + 1) * (1 + h->g.M) * sizeof *r.chosen);
+    if (!r.chosen)
+        return HX_ENOMEM;
+    pthread_mutex_init(&r.barrier.mu, NULL);
+    pthread_cond_init(&r.barrier.cv, NULL);
+    r.barrier.parties = want;
+    if (!next_round(&r))
+        r.first = r.end;
+    pthread_t th[64];
+    worker_arg args[64];
+    uint32_t started = 1;
+    for (; started < want; started++) {
+        args[started] = (worker_arg){&r, started};
+        if (pthread_create(&th[started], NULL, round_worker, &args[started]))
+            break;
+    }
+    /* Fewer threads than asked for: the started ones wait at the first barrier, which cannot
+     * open before this thread reaches it, so the count can still shrink (the graph is the same). */
+    pthread_mutex_lock(&r.barrier.mu);
+    r.barrier.parties = started;
+    r.n_threads = started;
+    pthread_mutex_unlock(&r.barrier.mu);
+    args[0] = (worker_arg){&r, 0};
+    round_worker(&args[0]);
+    for (uint32_t i = 1; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_cond_destroy(&r.barrier.cv);
+    pthread_mutex_destroy(&r.barrier.mu);
+    free(r.chosen);
+    return atomic_load(&r.rc);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -925,14 +1024,6 @@ int hx_hnsw_add_batch(hx_hnsw *h, const uint32_t *ids, const float *vecs, size_t
     int rc = reserve(h, end, (uint32_t)U);
     if (rc == 0)
         rc = map_reserve(h, g->n - g->n_deleted + (uint32_t)n);
-    bool threaded = n_threads > 1 && n > 1;
-    if (rc == 0 && threaded) {
-        h->lk = malloc(sizeof *h->lk);
-        if (!h->lk)
-            rc = HX_ENOMEM;
-        for (uint32_t i = 0; h->lk && i < N_LOCKS; i++)
-            pthread_mutex_init(&h->lk->mu[i], NULL);
-    }
     if (rc)
         return hx_error_set(err, rc, -1, "hnsw add: cannot hold %u nodes", end);
     for (uint32_t i = first; i < end; i++) {
@@ -945,33 +1036,7 @@ int hx_hnsw_add_batch(hx_hnsw *h, const uint32_t *ids, const float *vecs, size_t
         map_insert_raw(h->map, h->map_cap - 1, h->labels, i);
     }
     g->n = end;
-
-    if (!threaded) {
-        scratch *s = build_scratch(h);
-        if (!s)
-            return hx_error_set(err, HX_ENOMEM, -1, "hnsw add: out of memory");
-        for (uint32_t i = first; i < end && rc == 0; i++)
-            rc = insert(h, s, i);
-        pool_put(&h->pool, s);
-    } else {
-        batch b = {.h = h, .first = first, .end = end};
-        atomic_init(&b.next, first);
-        atomic_init(&b.rc, 0);
-        pthread_t th[64];
-        int nt = n_threads > 64 ? 64 : n_threads, started = 0;
-        for (; started < nt - 1; started++)
-            if (pthread_create(&th[started], NULL, batch_worker, &b))
-                break;
-        batch_worker(&b);
-        for (int i = 0; i < started; i++)
-            pthread_join(th[i], NULL);
-        rc = atomic_load(&b.rc);
-        for (uint32_t i = 0; i < N_LOCKS; i++)
-            pthread_mutex_destroy(&h->lk->mu[i]);
-        free(h->lk);
-        h->lk = NULL;
-    }
-    if (rc)
+    if ((rc = link_batch(h, first, end, n_threads)))
         return hx_error_set(err, rc, -1, "hnsw add: out of memory while linking (nodes kept, "
                             "some may be unlinked)");
     return 0;

@@ -40,11 +40,10 @@
  * the blob (hxfile.h) carries its checksum. Deleted nodes are traversed but never returned.
  *
  * Threads: a builder is used by one caller at a time; hx_hnsw_add_batch spreads the insertions
- * over its own pthreads (neighbour lists locked as in hnswlib, by 4096 lock stripes, one lock held
- * at a time). With one thread, the same vectors, ids, parameters and seed give a byte-identical
- * serialized graph on a given machine (the dot kernel in use sets the rounding); with more threads
- * the graph depends on thread timing. A view (and a builder not being modified) may be searched from any
- * number of threads at once. */
+ * over its own pthreads, in rounds whose outcome does not depend on thread timing (hnsw.c). The
+ * same vectors, ids, parameters and seed give a byte-identical serialized graph on a given machine
+ * (the dot kernel in use sets the rounding) whatever the number of threads. A view (and a builder
+ * not being modified) may be searched from any number of threads at once. */
 #ifndef HX_HNSW_H
 #define HX_HNSW_H
 
