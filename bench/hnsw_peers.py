@@ -17,6 +17,7 @@ first). Output lines are `key=value`, one per measurement.
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -192,12 +193,27 @@ def parse(lines):
 
 
 def qps_at(curve, target, col):
-    """QPS (col 2: wall, 3: CPU) of the smallest ef reaching the target recall, or None."""
-    ok = [row[col] for row in sorted(curve) if row[1] >= target]
-    return ok[0] if ok else None
+    """QPS (col 2: wall, 3: CPU) at the target recall, interpolated (log QPS linear in recall)
+    between the two ef values around it, so the ef grid does not pick the winner; the smallest
+    ef's QPS when even that reaches the target; None when no ef does."""
+    rows = sorted(curve)
+    for i, row in enumerate(rows):
+        if row[1] < target:
+            continue
+        if i == 0 or rows[i - 1][1] >= row[1]:
+            return row[col]
+        lo = rows[i - 1]
+        t = (target - lo[1]) / (row[1] - lo[1])
+        return math.exp(math.log(lo[col]) + t * (math.log(row[col]) - math.log(lo[col])))
+    return None
 
 
 def summary(res):
+    for target in (0.95, 0.99):
+        for col, name in ((2, "qps"), (3, "qps_cpu")):
+            vals = [f"{e}=" + (f"{v:.0f}" if (v := qps_at(r["curve"], target, col)) else "n/a")
+                    for e, r in res.items()]
+            print(f"{name}@{target} " + " ".join(vals), flush=True)
     hy = res.get("hyrax")
     for peer in ("hnswlib", "faiss"):
         if not hy or peer not in res:
@@ -230,7 +246,7 @@ def main():
     ap.add_argument("--efc", type=int, default=200)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--k", type=int, default=10)
-    ap.add_argument("--ef", default="10,16,24,32,48,64,96,128,192,256")
+    ap.add_argument("--ef", default="10,12,14,16,20,24,28,32,40,48,56,64,80,96,128,160,192,256")
     ap.add_argument("--engines", default="hyrax,hnswlib,faiss")
     args = ap.parse_args()
     args.efs = [int(x) for x in args.ef.split(",")]
