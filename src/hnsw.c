@@ -32,7 +32,6 @@
 #endif
 
 typedef float (*dot_fn)(const float *a, const float *b, size_t n);
-typedef void (*dot4_fn)(const float *q, const float *const v[4], size_t n, float out[4]);
 
 /* === Graph: the arrays the search reads, shared by builder and view === */
 
@@ -47,7 +46,6 @@ typedef struct graph {
     const uint8_t *levels;     /* n */
     const uint8_t *deleted;    /* n */
     dot_fn dot;
-    dot4_fn dot4;              /* four dots at once, each bit-identical to dot */
 } graph;
 
 static inline const uint32_t *links_of(const graph *g, uint32_t i, uint32_t l)
@@ -69,15 +67,6 @@ static inline float sim(const graph *g, const float *q, uint32_t i)
     return s == s ? s : -INFINITY;
 }
 
-/* sim for nodes id[0..4) at once. */
-static inline void sim4(const graph *g, const float *q, const uint32_t id[4], float out[4])
-{
-    const float *v[4] = {vec_of(g, id[0]), vec_of(g, id[1]), vec_of(g, id[2]), vec_of(g, id[3])};
-    g->dot4(q, v, g->dim, out);
-    for (int r = 0; r < 4; r++)
-        out[r] = out[r] == out[r] ? out[r] : -INFINITY;
-}
-
 /* Portable dot product with eight independent sums, which compilers vectorise; used when the kernel
  * table in use is the scalar reference, whose single running sum cannot be vectorised. */
 static float dot_unrolled(const float *a, const float *b, size_t n)
@@ -92,17 +81,9 @@ static float dot_unrolled(const float *a, const float *b, size_t n)
     return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
 }
 
-static void dot4_unrolled(const float *q, const float *const v[4], size_t n, float out[4])
+static dot_fn pick_dot(void)
 {
-    for (int r = 0; r < 4; r++)
-        out[r] = dot_unrolled(q, v[r], n);
-}
-
-static void pick_dot(graph *g)
-{
-    bool scalar = hx_cpu_isa() == HX_ISA_SCALAR;
-    g->dot = scalar ? dot_unrolled : hx_kernels_get()->dot;
-    g->dot4 = scalar ? dot4_unrolled : hx_kernels_get()->dot4;
+    return hx_cpu_isa() == HX_ISA_SCALAR ? dot_unrolled : hx_kernels_get()->dot;
 }
 
 /* === Heaps of (score, id) === */
@@ -375,14 +356,10 @@ static int search_layer(const graph *g, scratch *s, const float *q, uint32_t ep,
             PREFETCH(vec_of(g, v));
             s->fresh[nf++] = v;
         }
-        *visited += nf;
-        float sc[4];
-        uint32_t in_fours = nf - nf % 4;   /* scored four at a time, the rest one by one */
         for (uint32_t j = 0; j < nf; j++) {
             uint32_t v = s->fresh[j];
-            if (j < in_fours && j % 4 == 0)
-                sim4(g, q, s->fresh + j, sc);
-            cand x = {j < in_fours ? sc[j % 4] : sim(g, q, v), v};
+            cand x = {sim(g, q, v), v};
+            ++*visited;
             if (top->n < ef || x.s > top->a[0].s) {
                 if (heap_push(cands, x))
                     return HX_ENOMEM;
@@ -427,30 +404,16 @@ static int exact_scan(const graph *g, scratch *s, const float *q, uint32_t k, co
     top->n = 0;
     if (heap_reserve(top, (size_t)k + 1))
         return HX_ENOMEM;
-    uint32_t group[4], n_group = 0;
-    float sc[4];
-    for (uint32_t i = 0; i <= g->n; i++) {
-        if (i < g->n && allowed(g, al, i)) {
-            group[n_group++] = i;
-            if (n_group < 4)
-                continue;
-            sim4(g, q, group, sc);
-        } else if (i < g->n || n_group == 0) {
+    for (uint32_t i = 0; i < g->n; i++) {
+        if (!allowed(g, al, i))
             continue;
-        } else {   /* the last, partial group */
-            for (uint32_t j = 0; j < n_group; j++)
-                sc[j] = sim(g, q, group[j]);
+        cand x = {sim(g, q, i), g->labels[i]};   /* ids are labels here: ties break on them */
+        ++*visited;
+        if (top->n < k || before(x, top->a[0])) {
+            heap_push(top, x);
+            if (top->n > k)
+                heap_pop(top);
         }
-        for (uint32_t j = 0; j < n_group; j++) {
-            cand x = {sc[j], g->labels[group[j]]};   /* ids are labels here: ties break on them */
-            if (top->n < k || before(x, top->a[0])) {
-                heap_push(top, x);
-                if (top->n > k)
-                    heap_pop(top);
-            }
-        }
-        *visited += n_group;
-        n_group = 0;
     }
     return 0;
 }
@@ -672,7 +635,7 @@ static int builder_alloc(hx_hnsw **out, uint32_t dim, uint32_t M, uint32_t M0, u
     h->g.efc = efc;
     h->g.seed = seed;
     h->g.entry = NONE;
-    pick_dot(&h->g);
+    h->g.dot = pick_dot();
     h->level_mult = 1.0 / log((double)M);
     pool_init(&h->pool);
     *out = h;
@@ -1340,7 +1303,7 @@ int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const
     hx_hnsw_view *v = calloc(1, sizeof *v);
     if (!v)
         return hx_error_set(err, HX_ENOMEM, -1, "hnsw view: out of memory");
-    pick_dot(&g);
+    g.dot = pick_dot();
     v->g = g;
     pool_init(&v->pool);
     *out = v;

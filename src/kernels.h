@@ -34,9 +34,6 @@ typedef struct hx_kernels {
     void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
 
     float (*dot)(const float *a, const float *b, size_t n);
-    /* out[r] = dot(q, v[r], n) for r < 4, bit for bit: four rows at once, so that the loads of
-     * four vectors (graph search: neighbours far apart in memory) overlap. */
-    void (*dot4)(const float *q, const float *const v[4], size_t n, float out[4]);
 } hx_kernels;
 
 extern const hx_kernels hx_kernels_scalar;

@@ -239,46 +239,24 @@ static void gemm_avx2(int M, int n0, int n1, int K, const float *A, int lda, con
 
 /* === Dot, attention === */
 
-/* out[r] = a . b[r] for R rows (1 or 4, a constant once inlined), four accumulators per row:
- * the one definition behind dot and dot4, so both add the same products in the same order. */
-HX_INLINE void dot_rows(const float *a, const float *const *b, int R, size_t n, float *out)
-{
-    __m256 s[4][4];
-    for (int r = 0; r < R; r++)
-        for (int j = 0; j < 4; j++)
-            s[r][j] = _mm256_setzero_ps();
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int j = 0; j < 4; j++) {
-            __m256 x = _mm256_loadu_ps(a + i + 8 * j);
-            for (int r = 0; r < R; r++)
-                s[r][j] = _mm256_fmadd_ps(x, _mm256_loadu_ps(b[r] + i + 8 * j), s[r][j]);
-        }
-    for (; i + 8 <= n; i += 8) {
-        __m256 x = _mm256_loadu_ps(a + i);
-        for (int r = 0; r < R; r++)
-            s[r][0] = _mm256_fmadd_ps(x, _mm256_loadu_ps(b[r] + i), s[r][0]);
-    }
-    if (i < n) {
-        __m256i m = lanes_below((int)(n - i));
-        __m256 x = _mm256_maskload_ps(a + i, m);
-        for (int r = 0; r < R; r++)
-            s[r][1] = _mm256_fmadd_ps(x, _mm256_maskload_ps(b[r] + i, m), s[r][1]);
-    }
-    for (int r = 0; r < R; r++)
-        out[r] = hsum8(_mm256_add_ps(_mm256_add_ps(s[r][0], s[r][1]), _mm256_add_ps(s[r][2], s[r][3])));
-}
-
 static float dot_avx2(const float *a, const float *b, size_t n)
 {
-    float out;
-    dot_rows(a, &b, 1, n, &out);
-    return out;
-}
-
-static void dot4_avx2(const float *q, const float *const v[4], size_t n, float out[4])
-{
-    dot_rows(q, v, 4, n, out);
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(),
+           s3 = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+        s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
+        s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
+    }
+    for (; i + 8 <= n; i += 8)
+        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+    if (i < n) {
+        __m256i m = lanes_below((int)(n - i));
+        s1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m), s1);
+    }
+    return hsum8(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
 }
 
 /* Scores of query q against the 8 key rows at k (ld apart): lane r = q . k[r]. */
@@ -457,5 +435,4 @@ const hx_kernels hx_kernels_avx2 = {
     .add_layernorm = add_layernorm_avx2,
     .f16_to_f32 = f16_to_f32_avx2,
     .dot = dot_avx2,
-    .dot4 = dot4_avx2,
 };

@@ -223,47 +223,24 @@ static void gemm_avx512(int M, int n0, int n1, int K, const float *A, int lda, c
 
 /* === Dot, attention === */
 
-/* out[r] = a . b[r] for R rows (1 or 4, a constant once inlined), four accumulators per row:
- * the one definition behind dot and dot4, so both add the same products in the same order. */
-HX_INLINE void dot_rows(const float *a, const float *const *b, int R, size_t n, float *out)
-{
-    __m512 s[4][4];
-    for (int r = 0; r < R; r++)
-        for (int j = 0; j < 4; j++)
-            s[r][j] = _mm512_setzero_ps();
-    size_t i = 0;
-    for (; i + 64 <= n; i += 64)
-        for (int j = 0; j < 4; j++) {
-            __m512 x = _mm512_loadu_ps(a + i + 16 * j);
-            for (int r = 0; r < R; r++)
-                s[r][j] = _mm512_fmadd_ps(x, _mm512_loadu_ps(b[r] + i + 16 * j), s[r][j]);
-        }
-    for (; i + 16 <= n; i += 16) {
-        __m512 x = _mm512_loadu_ps(a + i);
-        for (int r = 0; r < R; r++)
-            s[r][0] = _mm512_fmadd_ps(x, _mm512_loadu_ps(b[r] + i), s[r][0]);
-    }
-    if (i < n) {
-        __mmask16 m = lanes_below((int)(n - i));
-        __m512 x = _mm512_maskz_loadu_ps(m, a + i);
-        for (int r = 0; r < R; r++)
-            s[r][1] = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m, b[r] + i), s[r][1]);
-    }
-    for (int r = 0; r < R; r++)
-        out[r] = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s[r][0], s[r][1]),
-                                                    _mm512_add_ps(s[r][2], s[r][3])));
-}
-
 static float dot_avx512(const float *a, const float *b, size_t n)
 {
-    float out;
-    dot_rows(a, &b, 1, n, &out);
-    return out;
-}
-
-static void dot4_avx512(const float *q, const float *const v[4], size_t n, float out[4])
-{
-    dot_rows(q, v, 4, n, out);
+    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(),
+           s3 = _mm512_setzero_ps();
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+        s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
+        s2 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 32), _mm512_loadu_ps(b + i + 32), s2);
+        s3 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 48), _mm512_loadu_ps(b + i + 48), s3);
+    }
+    for (; i + 16 <= n; i += 16)
+        s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+    if (i < n) {
+        __mmask16 m = lanes_below((int)(n - i));
+        s1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s1);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
 }
 
 /* Scores of query q against the 8 key rows at k (ld apart): lane r = q . k[r]. 256-bit, since a
@@ -426,5 +403,4 @@ const hx_kernels hx_kernels_avx512 = {
     .add_layernorm = add_layernorm_avx512,
     .f16_to_f32 = f16_to_f32_avx512,
     .dot = dot_avx512,
-    .dot4 = dot4_avx512,
 };

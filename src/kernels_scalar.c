@@ -64,12 +64,6 @@ static float dot_scalar(const float *a, const float *b, size_t n)
     return s;
 }
 
-static void dot4_scalar(const float *q, const float *const v[4], size_t n, float out[4])
-{
-    for (int r = 0; r < 4; r++)
-        out[r] = dot_scalar(q, v[r], n);
-}
-
 static void attention_scalar(int T, int hd, const float *q, const float *k, const float *v, int ld,
                              float *out, int ldo, float scale, float *scratch)
 {
@@ -126,7 +120,6 @@ const hx_kernels hx_kernels_scalar = {
     .add_layernorm = add_layernorm_scalar,
     .f16_to_f32 = f16_to_f32_scalar,
     .dot = dot_scalar,
-    .dot4 = dot4_scalar,
 };
 
 /* === Packing (shared by every table) === */
