@@ -116,18 +116,20 @@ int main(int argc, char **argv)
             e++;
         if (ef == 0)
             break;
-        size_t found = 0;
+        size_t found = 0, visited = 0;
         double secs = INFINITY, cpu_secs = INFINITY;
         for (unsigned r = 0; r < reps; r++) {
-            found = 0;
+            found = visited = 0;
             double t1 = now(), c1 = cpu();
             for (size_t qi = 0; qi < nq; qi++) {
                 hx_hnsw_query q = {.vector = query + qi * dim, .k = k, .ef = ef, .exact_below = 1};
                 uint32_t got;
-                if (hx_hnsw_search(h, &q, hits, &got, NULL, &err)) {
+                hx_hnsw_search_info info;
+                if (hx_hnsw_search(h, &q, hits, &got, &info, &err)) {
                     fprintf(stderr, "hnsw_bench: %s\n", err.message);
                     return 1;
                 }
+                visited += info.visited;
                 const uint32_t *truth = gt + qi * GT_DEPTH;
                 for (uint32_t j = 0; j < got; j++)
                     for (unsigned t = 0; t < k; t++)
@@ -139,8 +141,9 @@ int main(int argc, char **argv)
             secs = fmin(secs, now() - t1);
             cpu_secs = fmin(cpu_secs, cpu() - c1);
         }
-        printf("engine=hyrax ef=%u recall=%.4f qps=%.1f qps_cpu=%.1f\n", ef,
-               (double)found / (double)(nq * k), (double)nq / secs, (double)nq / cpu_secs);
+        printf("engine=hyrax ef=%u recall=%.4f qps=%.1f qps_cpu=%.1f dist_per_query=%.0f\n", ef,
+               (double)found / (double)(nq * k), (double)nq / secs, (double)nq / cpu_secs,
+               (double)visited / (double)nq);
         fflush(stdout);
     }
     free(hits);
