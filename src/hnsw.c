@@ -727,13 +727,16 @@ static int reserve(hx_hnsw *h, uint32_t n_nodes, uint32_t n_upper)
 
 /* --- insertion, in rounds ---
  *
- * A batch is linked in rounds of consecutive nodes. Within a round each node chooses its
- * neighbours (hnswlib's addPoint search and heuristic) against the graph as it stood when the
- * round began, plus the round's earlier nodes compared directly, so it sees every node before it
- * as a one-by-one insertion would. Then every node gets its own lists and is linked back into its
- * neighbours' lists, each list edited by one thread, in node order. Nothing depends on which thread
- * did what: the graph is the same for any number of threads. Rounds grow with the graph (at most
- * 1/ROUND_DIV of the nodes already linked, at most MAX_ROUND). */
+ * A batch is linked in an insertion order that puts higher levels first and shuffles each level
+ * (seeded), as faiss does: the upper layers are complete before the bulk arrives, and input that
+ * comes in runs of similar vectors (consecutive chunks of one document) does not build a graph
+ * along those runs. The order is cut into rounds. Within a round each node chooses its neighbours
+ * (hnswlib's addPoint search and heuristic) against the graph as it stood when the round began,
+ * plus the round's earlier nodes compared directly, so it sees every node before it as a
+ * one-by-one insertion would. Then every node gets its own lists and is linked back into its
+ * neighbours' lists, each list edited by one thread, in insertion order. Nothing depends on which
+ * thread did what: the graph is the same for any number of threads. Rounds grow with the graph (at
+ * most 1/ROUND_DIV of the nodes already linked, at most MAX_ROUND). */
 
 #define MAX_ROUND 256u
 #define ROUND_DIV 8u
@@ -798,8 +801,10 @@ static void barrier_wait(barrier *b)
 /* One batch being linked, shared by the threads of hx_hnsw_add_batch. */
 typedef struct rounds {
     hx_hnsw *h;
-    uint32_t first, end;       /* the current round: nodes first .. end - 1 */
-    uint32_t batch_end;        /* the batch: nodes up to batch_end - 1 */
+    uint32_t *order;           /* owned: the batch's nodes in insertion order */
+    uint32_t *pos;             /* owned: pos[node - batch_first] = its place in order */
+    uint32_t batch_first, n;   /* the batch: nodes batch_first .. batch_first + n - 1 */
+    uint32_t first, end;       /* the current round: order[first .. end - 1] */
     uint32_t ep, top;          /* entry point and top level when the round began (ep NONE: empty) */
     uint32_t *chosen;          /* per round node k, at chosen_off[k] + l * (1 + M): [count, ids] */
     uint32_t chosen_off[MAX_ROUND];
@@ -815,33 +820,43 @@ static bool next_round(rounds *r)
     graph *g = &r->h->g;
     if (atomic_load(&r->rc))
         return false;
-    for (uint32_t i = r->first; i < r->end; i++)   /* as one-by-one: a higher node becomes entry */
+    for (uint32_t p = r->first; p < r->end; p++) {   /* as one-by-one: a higher node becomes entry */
+        uint32_t i = r->order[p];
         if (g->entry == NONE || g->levels[i] > g->max_level) {
             g->entry = i;
             g->max_level = g->levels[i];
         }
-    if (r->end == r->batch_end)
+    }
+    if (r->end == r->n)
         return false;
-    uint32_t size = r->end / ROUND_DIV;
+    uint32_t size = (r->batch_first + r->end) / ROUND_DIV;
     size = size < 1 ? 1 : size > MAX_ROUND ? MAX_ROUND : size;
     r->first = r->end;
-    r->end = r->batch_end - r->first < size ? r->batch_end : r->first + size;
+    r->end = r->n - r->first < size ? r->n : r->first + size;
     r->ep = g->entry;
     r->top = g->max_level;
     uint32_t off = 0;
-    for (uint32_t i = r->first; i < r->end; i++) {
-        r->chosen_off[i - r->first] = off;
-        off += (g->levels[i] + 1u) * (1 + g->M);
+    for (uint32_t p = r->first; p < r->end; p++) {
+        r->chosen_off[p - r->first] = off;
+        off += (g->levels[r->order[p]] + 1u) * (1 + g->M);
     }
     atomic_store(&r->next, r->first);
     return true;
 }
 
-/* Node i's neighbours at each of its levels, into r->chosen. Reads only lists of nodes before the
- * round (which no thread writes during this phase) and vectors. */
-static int choose(const rounds *r, scratch *s, uint32_t i)
+/* Whether `node` was linked before the current round. */
+static bool linked(const rounds *r, uint32_t node)
+{
+    return node < r->batch_first || r->pos[node - r->batch_first] < r->first;
+}
+
+/* The neighbours at each of its levels of the node at place p of the order, into r->chosen. Reads
+ * only lists of nodes linked before the round (which no thread writes during this phase) and
+ * vectors. */
+static int choose(const rounds *r, scratch *s, uint32_t p)
 {
     const graph *g = &r->h->g;
+    uint32_t i = r->order[p];
     const float *q = vec_of(g, i);
     uint32_t level = g->levels[i], visited = 0, cur = r->ep;
     if (cur != NONE)
@@ -856,7 +871,8 @@ static int choose(const rounds *r, scratch *s, uint32_t i)
         } else if (heap_reserve(top, (size_t)g->efc + 1)) {
             return HX_ENOMEM;
         }
-        for (uint32_t j = r->first; j < i; j++) {   /* the round's earlier nodes, as if linked */
+        for (uint32_t e = r->first; e < p; e++) {   /* the round's earlier nodes, as if linked */
+            uint32_t j = r->order[e];
             if (g->levels[j] < l)
                 continue;
             cand x = {sim(g, q, j), j};
@@ -868,12 +884,12 @@ static int choose(const rounds *r, scratch *s, uint32_t i)
         }
         size_t n = heap_drain_sorted(top, s->sorted);
         for (size_t j = 0; j < n; j++)
-            if (s->sorted[j].id < r->first) {   /* the next level starts from the best linked node */
+            if (linked(r, s->sorted[j].id)) {   /* the next level starts from the best linked node */
                 cur = s->sorted[j].id;
                 break;
             }
         size_t kept = select_neighbors(g, s->sorted, n, g->M);
-        uint32_t *out = r->chosen + r->chosen_off[i - r->first] + (size_t)l * (1 + g->M);
+        uint32_t *out = r->chosen + r->chosen_off[p - r->first] + (size_t)l * (1 + g->M);
         out[0] = (uint32_t)kept;
         for (size_t j = 0; j < kept; j++)
             out[1 + j] = s->sorted[j].id;
@@ -882,29 +898,32 @@ static int choose(const rounds *r, scratch *s, uint32_t i)
     }
 }
 
-/* Thread `t` of n: writes the chosen lists of the round's nodes it owns (id % n == t), then links
- * each round node, in order, into the lists it owns. */
+/* Thread `t` of n: writes the chosen lists of the round's nodes it owns (node % n == t), then links
+ * each round node, in insertion order, into the lists it owns. */
 static void link_round(const rounds *r, scratch *s, uint32_t t)
 {
     const graph *g = &r->h->g;
     uint32_t n = r->n_threads;
-    for (uint32_t i = r->first; i < r->end; i++) {
+    for (uint32_t p = r->first; p < r->end; p++) {
+        uint32_t i = r->order[p];
         if (i % n != t)
             continue;
         for (uint32_t l = 0; l <= g->levels[i]; l++) {
-            const uint32_t *src = r->chosen + r->chosen_off[i - r->first] + (size_t)l * (1 + g->M);
+            const uint32_t *src = r->chosen + r->chosen_off[p - r->first] + (size_t)l * (1 + g->M);
             uint32_t *own = (uint32_t *)links_of(g, i, l), slots = l ? g->M : g->M0;
             memcpy(own, src, ((size_t)src[0] + 1) * sizeof *own);
             memset(own + 1 + src[0], 0, (size_t)(slots - src[0]) * sizeof *own);
         }
     }
-    for (uint32_t i = r->first; i < r->end; i++)
+    for (uint32_t p = r->first; p < r->end; p++) {
+        uint32_t i = r->order[p];
         for (uint32_t l = 0; l <= g->levels[i]; l++) {
-            const uint32_t *src = r->chosen + r->chosen_off[i - r->first] + (size_t)l * (1 + g->M);
+            const uint32_t *src = r->chosen + r->chosen_off[p - r->first] + (size_t)l * (1 + g->M);
             for (uint32_t j = 1; j <= src[0]; j++)
                 if (src[j] % n == t)
                     connect(g, s, src[j], i, l);
         }
+    }
 }
 
 /* The body of every thread: rounds of choose (nodes handed out one at a time), barrier, link,
@@ -925,8 +944,8 @@ static void *round_worker(void *arg)
         barrier_wait(&r->barrier);   /* round set up (or the batch over) */
         if (r->first == r->end)
             break;
-        for (uint32_t i; !atomic_load(&r->rc) && (i = atomic_fetch_add(&r->next, 1)) < r->end;) {
-            int rc = choose(r, s, i);
+        for (uint32_t p; !atomic_load(&r->rc) && (p = atomic_fetch_add(&r->next, 1)) < r->end;) {
+            int rc = choose(r, s, p);
             if (rc)
                 atomic_store(&r->rc, rc);
         }
@@ -942,17 +961,52 @@ static void *round_worker(void *arg)
     return NULL;
 }
 
+/* Fills r->order (levels from the top down, each level shuffled with the graph's seed) and r->pos. */
+static void insertion_order(rounds *r)
+{
+    const graph *g = &r->h->g;
+    uint32_t count[HX_HNSW_MAX_LEVEL + 2] = {0};
+    for (uint32_t k = 0; k < r->n; k++)
+        count[HX_HNSW_MAX_LEVEL - g->levels[r->batch_first + k] + 1]++;
+    for (uint32_t l = 1; l <= HX_HNSW_MAX_LEVEL + 1; l++)
+        count[l] += count[l - 1];   /* count[x]: where the x-th level from the top starts */
+    for (uint32_t k = 0; k < r->n; k++)
+        r->order[count[HX_HNSW_MAX_LEVEL - g->levels[r->batch_first + k]]++] = r->batch_first + k;
+    uint64_t x = g->seed ^ 0x5348554646u;   /* "SHUFF" */
+    for (uint32_t lo = 0, hi; lo < r->n; lo = hi) {
+        uint32_t level = g->levels[r->order[lo]];
+        for (hi = lo + 1; hi < r->n && g->levels[r->order[hi]] == level; hi++)
+            ;
+        for (uint32_t k = hi - 1; k > lo; k--) {   /* Fisher-Yates over order[lo .. hi) */
+            x = splitmix64(x);
+            uint32_t j = lo + (uint32_t)(x % (k - lo + 1));
+            uint32_t t = r->order[k];
+            r->order[k] = r->order[j];
+            r->order[j] = t;
+        }
+    }
+    for (uint32_t p = 0; p < r->n; p++)
+        r->pos[r->order[p] - r->batch_first] = p;
+}
+
 static int link_batch(hx_hnsw *h, uint32_t first, uint32_t end, int n_threads)
 {
     uint32_t want = n_threads < 1 ? 1 : n_threads > 64 ? 64 : (uint32_t)n_threads;
     if (want > end - first)
         want = end - first;
-    rounds r = {.h = h, .first = first, .end = first, .batch_end = end, .n_threads = want};
-    atomic_init(&r.next, first);
+    rounds r = {.h = h, .batch_first = first, .n = end - first, .n_threads = want};
+    atomic_init(&r.next, 0);
     atomic_init(&r.rc, 0);
     r.chosen = malloc((size_t)MAX_ROUND * (HX_HNSW_MAX_LEVEL + 1) * (1 + h->g.M) * sizeof *r.chosen);
-    if (!r.chosen)
+    r.order = malloc(sizeof *r.order * r.n);
+    r.pos = malloc(sizeof *r.pos * r.n);
+    if (!r.chosen || !r.order || !r.pos) {
+        free(r.chosen);
+        free(r.order);
+        free(r.pos);
         return HX_ENOMEM;
+    }
+    insertion_order(&r);
     pthread_mutex_init(&r.barrier.mu, NULL);
     pthread_cond_init(&r.barrier.cv, NULL);
     r.barrier.parties = want;
@@ -979,6 +1033,8 @@ static int link_batch(hx_hnsw *h, uint32_t first, uint32_t end, int n_threads)
     pthread_cond_destroy(&r.barrier.cv);
     pthread_mutex_destroy(&r.barrier.mu);
     free(r.chosen);
+    free(r.order);
+    free(r.pos);
     return atomic_load(&r.rc);
 }
 
