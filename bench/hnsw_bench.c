@@ -3,10 +3,12 @@
  * hnswlib and faiss on the same files and prints the ratios. Touches nothing outside its outputs.
  *
  * usage: hnsw_bench --dir D [--dim 384] [--M 16] [--efc 200] [--threads 2] [--seed 1]
- *                   [--ef 10,16,...] [--k 10] [--reps 1]
+ *                   [--ef 10,16,...] [--k 10] [--reps 1] [--stdin]
  * D holds base.f32 (n x dim), query.f32 (nq x dim) and gt.u32 (nq x 100 true neighbour rows,
  * best first), as written by `hnsw_peers.py gen`. Queries run on one thread, one at a time; each
- * ef's pass over the queries runs --reps times and the fastest counts (load only slows a pass). */
+ * ef's pass over the queries runs --reps times and the fastest counts (load only slows a pass).
+ * With --stdin, after the build it reads one ef per line and answers each with one pass, so that
+ * bench/hnsw_peers.py can interleave the engines' passes. */
 #include "hnsw.h"
 
 #include <math.h>
@@ -51,13 +53,64 @@ static void *slurp(const char *dir, const char *name, size_t *len)
     return buf;
 }
 
+typedef struct bench {
+    const hx_hnsw *h;
+    const float *query;
+    const uint32_t *gt;
+    size_t nq;
+    unsigned dim, k;
+    hx_hnsw_hit *hits;
+} bench;
+
+/* Every query at this ef, `reps` times; prints one line with the fastest pass. */
+static int pass(bench *b, unsigned ef, unsigned reps)
+{
+    size_t found = 0, visited = 0;
+    double secs = INFINITY, cpu_secs = INFINITY;
+    hx_error err = {0};
+    for (unsigned r = 0; r < reps; r++) {
+        found = visited = 0;
+        double t1 = now(), c1 = cpu();
+        for (size_t qi = 0; qi < b->nq; qi++) {
+            hx_hnsw_query q = {.vector = b->query + qi * b->dim, .k = b->k, .ef = ef, .exact_below = 1};
+            uint32_t got;
+            hx_hnsw_search_info info;
+            if (hx_hnsw_search(b->h, &q, b->hits, &got, &info, &err)) {
+                fprintf(stderr, "hnsw_bench: %s\n", err.message);
+                return 1;
+            }
+            visited += info.visited;
+            const uint32_t *truth = b->gt + qi * GT_DEPTH;
+            for (uint32_t j = 0; j < got; j++)
+                for (unsigned t = 0; t < b->k; t++)
+                    if (b->hits[j].id == truth[t]) {
+                        found++;
+                        break;
+                    }
+        }
+        secs = fmin(secs, now() - t1);
+        cpu_secs = fmin(cpu_secs, cpu() - c1);
+    }
+    printf("engine=hyrax ef=%u recall=%.4f qps=%.1f qps_cpu=%.1f dist_per_query=%.0f\n", ef,
+           (double)found / (double)(b->nq * b->k), (double)b->nq / secs, (double)b->nq / cpu_secs,
+           (double)visited / (double)b->nq);
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL, *efs = "10,16,24,32,48,64,96,128,192,256";
     unsigned dim = 384, M = 16, efc = 200, threads = 2, k = 10, reps = 1;
     unsigned long long seed = 1;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const char *a = argv[i], *v = argv[i + 1];
+    int from_stdin = 0;
+    for (int i = 1; i < argc; i += 2) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(a, "--stdin")) {
+            from_stdin = 1;
+            i--;
+            continue;
+        }
         if (!strcmp(a, "--dir")) dir = v;
         else if (!strcmp(a, "--dim")) dim = (unsigned)atoi(v);
         else if (!strcmp(a, "--M")) M = (unsigned)atoi(v);
@@ -74,7 +127,7 @@ int main(int argc, char **argv)
     }
     if (!dir || dim == 0 || k == 0 || k > GT_DEPTH || reps == 0) {
         fprintf(stderr, "usage: hnsw_bench --dir D [--dim 384] [--M 16] [--efc 200] [--threads 2] "
-                        "[--seed 1] [--ef 10,16,...] [--k 10] [--reps 1]\n");
+                        "[--seed 1] [--ef 10,16,...] [--k 10] [--reps 1] [--stdin]\n");
         return 2;
     }
     size_t lb, lq, lg;
@@ -109,44 +162,23 @@ int main(int argc, char **argv)
            (double)graph_bytes / (double)n + 4.0 * dim);
     fflush(stdout);
 
-    hx_hnsw_hit *hits = malloc(k * sizeof *hits);
-    for (const char *e = efs; *e;) {
+    bench b = {h, query, gt, nq, dim, k, malloc(k * sizeof *b.hits)};
+    if (from_stdin) {   /* one pass per line "EF", until end of input */
+        char line[64];
+        while (fgets(line, sizeof line, stdin))
+            if (pass(&b, (unsigned)strtoul(line, NULL, 10), 1))
+                return 1;
+    }
+    for (const char *e = efs; *e && !from_stdin;) {
         unsigned ef = (unsigned)strtoul(e, (char **)&e, 10);
         if (*e == ',')
             e++;
         if (ef == 0)
             break;
-        size_t found = 0, visited = 0;
-        double secs = INFINITY, cpu_secs = INFINITY;
-        for (unsigned r = 0; r < reps; r++) {
-            found = visited = 0;
-            double t1 = now(), c1 = cpu();
-            for (size_t qi = 0; qi < nq; qi++) {
-                hx_hnsw_query q = {.vector = query + qi * dim, .k = k, .ef = ef, .exact_below = 1};
-                uint32_t got;
-                hx_hnsw_search_info info;
-                if (hx_hnsw_search(h, &q, hits, &got, &info, &err)) {
-                    fprintf(stderr, "hnsw_bench: %s\n", err.message);
-                    return 1;
-                }
-                visited += info.visited;
-                const uint32_t *truth = gt + qi * GT_DEPTH;
-                for (uint32_t j = 0; j < got; j++)
-                    for (unsigned t = 0; t < k; t++)
-                        if (hits[j].id == truth[t]) {
-                            found++;
-                            break;
-                        }
-            }
-            secs = fmin(secs, now() - t1);
-            cpu_secs = fmin(cpu_secs, cpu() - c1);
-        }
-        printf("engine=hyrax ef=%u recall=%.4f qps=%.1f qps_cpu=%.1f dist_per_query=%.0f\n", ef,
-               (double)found / (double)(nq * k), (double)nq / secs, (double)nq / cpu_secs,
-               (double)visited / (double)nq);
-        fflush(stdout);
+        if (pass(&b, ef, reps))
+            return 1;
     }
-    free(hits);
+    free(b.hits);
     hx_hnsw_free(h);
     free(ids);
     free(base);

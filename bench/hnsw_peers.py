@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """hnsw_peers.py: hyrax's HNSW (bench/hnsw_bench) against hnswlib and faiss-cpu HNSW on the same
-vectors, the same M / efConstruction and the same build threads; queries on one thread, each ef's
-pass over the queries run --reps times (5) and the fastest kept, since load only ever slows a pass.
+vectors, the same M / efConstruction and the same build threads; queries on one thread. Once the
+three graphs are built, the query passes run round-robin (repetition, ef, engine), --reps times
+(5), and each engine's fastest pass per ef counts: load only ever slows a pass, and interleaving
+lets a slow spell of this shared machine hit every engine alike.
 Each engine builds one graph per --seeds value (1,2,3): recall at an ef is the mean over the seeds
 (one graph's recall swings by about 0.005 with its random levels, enough to move the 0.95 point),
 queries/s the best, build time the median.
@@ -115,14 +117,11 @@ def recall(labels, gt, k):
     return hit / (len(gt) * k)
 
 
-def best_of(reps, run):
-    """run()'s result and its fastest wall and CPU time over reps runs (load only slows a run)."""
-    secs = cpu = math.inf
-    for _ in range(reps):
-        t, c = time.perf_counter(), time.process_time()
-        out = run()
-        secs, cpu = min(secs, time.perf_counter() - t), min(cpu, time.process_time() - c)
-    return out, secs, cpu
+def timed(run):
+    """run()'s result, wall and CPU seconds."""
+    t, c = time.perf_counter(), time.process_time()
+    out = run()
+    return out, time.perf_counter() - t, time.process_time() - c
 
 
 def emit(**kv):
@@ -131,63 +130,97 @@ def emit(**kv):
     LINES.append(line)
 
 
-def run_hnswlib(args, base, query, gt, seed):
+def build_hnswlib(args, base, query, gt, seed):
+    """Builds the graph, prints its line; returns pass(ef) -> (recall, qps, qps_cpu)."""
     import hnswlib
     n = len(base)
     idx = hnswlib.Index(space="ip", dim=args.dim)
     idx.init_index(max_elements=n, ef_construction=args.efc, M=args.M, random_seed=seed)
     idx.set_num_threads(args.threads)
-    t, c = time.perf_counter(), time.process_time()
-    idx.add_items(base, np.arange(n), num_threads=args.threads)
-    build, build_cpu = time.perf_counter() - t, time.process_time() - c
+    _, build, build_cpu = timed(lambda: idx.add_items(base, np.arange(n), num_threads=args.threads))
     with tempfile.NamedTemporaryFile(suffix=".hnsw") as f:
         idx.save_index(f.name)
         size = os.path.getsize(f.name)
     emit(engine="hnswlib", seed=seed, n=n, dim=args.dim, M=args.M, efc=args.efc, threads=args.threads,
          build_s=f"{build:.3f}", build_cpu_s=f"{build_cpu:.3f}", bytes_per_vec=f"{size / n:.1f}")
     idx.set_num_threads(1)
-    for ef in args.efs:
+
+    def one_pass(ef):
         idx.set_ef(max(ef, args.k))
-        labels, secs, cpu = best_of(args.reps, lambda: idx.knn_query(query, k=args.k, num_threads=1)[0])
-        emit(engine="hnswlib", seed=seed, ef=ef, recall=f"{recall(labels, gt, args.k):.4f}",
-             qps=f"{len(query) / secs:.1f}", qps_cpu=f"{len(query) / cpu:.1f}")
+        labels, secs, cpu = timed(lambda: idx.knn_query(query, k=args.k, num_threads=1)[0])
+        return recall(labels, gt, args.k), len(query) / secs, len(query) / cpu
+    return one_pass
 
 
-def run_faiss(args, base, query, gt, seed):
+def build_faiss(args, base, query, gt, seed):
     import faiss
     n = len(base)
     faiss.omp_set_num_threads(args.threads)
     idx = faiss.IndexHNSWFlat(args.dim, args.M, faiss.METRIC_INNER_PRODUCT)
     idx.hnsw.efConstruction = args.efc
     idx.hnsw.rng = faiss.RandomGenerator(seed)   # draws the node levels
-    t, c = time.perf_counter(), time.process_time()
-    idx.add(base)
-    build, build_cpu = time.perf_counter() - t, time.process_time() - c
+    _, build, build_cpu = timed(lambda: idx.add(base))
     size = len(faiss.serialize_index(idx))
     emit(engine="faiss", seed=seed, n=n, dim=args.dim, M=args.M, efc=args.efc, threads=args.threads,
          build_s=f"{build:.3f}", build_cpu_s=f"{build_cpu:.3f}", bytes_per_vec=f"{size / n:.1f}")
     faiss.omp_set_num_threads(1)
-    for ef in args.efs:
+
+    def one_pass(ef):
         idx.hnsw.efSearch = max(ef, args.k)
-        labels, secs, cpu = best_of(args.reps, lambda: idx.search(query, args.k)[1])
-        emit(engine="faiss", seed=seed, ef=ef, recall=f"{recall(labels, gt, args.k):.4f}",
-             qps=f"{len(query) / secs:.1f}", qps_cpu=f"{len(query) / cpu:.1f}")
+        labels, secs, cpu = timed(lambda: idx.search(query, args.k)[1])
+        return recall(labels, gt, args.k), len(query) / secs, len(query) / cpu
+    return one_pass
 
 
-def run_hyrax(args, seed):
+def build_hyrax(args, seed):
+    """Starts bench/hnsw_bench --stdin, waits for its build line; its passes answer one ef each."""
     exe = os.path.join(HERE, "hnsw_bench")
     if not os.path.exists(exe):
         sys.exit("bench/hnsw_bench is missing: run `make bench/hnsw_bench` first")
     cmd = [exe, "--dir", args.dir, "--dim", str(args.dim), "--M", str(args.M), "--efc",
-           str(args.efc), "--threads", str(args.threads), "--k", str(args.k), "--reps", str(args.reps),
-           "--seed", str(seed),
-           "--ef", ",".join(map(str, args.efs))]
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as p:
-        for line in p.stdout:
-            print(line, end="", flush=True)
-            LINES.append(line)
-    if p.returncode:
-        sys.exit(f"hnsw_bench failed with status {p.returncode}")
+           str(args.efc), "--threads", str(args.threads), "--k", str(args.k), "--seed", str(seed), "--stdin"]
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    if not line:
+        sys.exit(f"hnsw_bench failed with status {p.wait()}")
+    emit(**dict(kv.split("=", 1) for kv in line.split()), seed=seed)
+
+    def one_pass(ef):
+        if ef is None:   # done
+            p.stdin.close()
+            p.wait()
+            return None
+        p.stdin.write(f"{ef}\n")
+        p.stdin.flush()
+        r = dict(kv.split("=", 1) for kv in p.stdout.readline().split())
+        return float(r["recall"]), float(r["qps"]), float(r["qps_cpu"])
+    return one_pass
+
+
+def run_interleaved(args, base, query, gt, seed, engines):
+    """Builds each engine's graph (one at a time), then runs the query passes round-robin: for
+    each repetition, each ef, each engine in turn, so a slow spell of the machine hits all alike.
+    Prints each engine's fastest pass per ef."""
+    passes = {}
+    if "hyrax" in engines:
+        passes["hyrax"] = build_hyrax(args, seed)
+    if "hnswlib" in engines:
+        passes["hnswlib"] = build_hnswlib(args, base, query, gt, seed)
+    if "faiss" in engines:
+        passes["faiss"] = build_faiss(args, base, query, gt, seed)
+    best = {}
+    for _ in range(args.reps):
+        for ef in args.efs:
+            for name, one_pass in passes.items():
+                rec, qps, qps_cpu = one_pass(ef)
+                old = best.get((name, ef), (rec, 0.0, 0.0))
+                best[(name, ef)] = (rec, max(old[1], qps), max(old[2], qps_cpu))
+    if "hyrax" in passes:
+        passes["hyrax"](None)
+    for name in passes:
+        for ef in args.efs:
+            rec, qps, qps_cpu = best[(name, ef)]
+            emit(engine=name, seed=seed, ef=ef, recall=f"{rec:.4f}", qps=f"{qps:.1f}", qps_cpu=f"{qps_cpu:.1f}")
 
 
 def parse(lines):
@@ -277,12 +310,7 @@ def main():
     base, query, gt = load(args)
     engines = args.engines.split(",")
     for seed in (int(x) for x in args.seeds.split(",")):
-        if "hyrax" in engines:
-            run_hyrax(args, seed)
-        if "hnswlib" in engines:
-            run_hnswlib(args, base, query, gt, seed)
-        if "faiss" in engines:
-            run_faiss(args, base, query, gt, seed)
+        run_interleaved(args, base, query, gt, seed, engines)
     res = parse(LINES)
     for name, e in res.items():
         print(f"curve engine={name} seeds={args.seeds} build_s={e['build_s']:.3f} "
