@@ -844,6 +844,12 @@ static bool next_round(rounds *r)
     return true;
 }
 
+/* The chosen list, [count, ids], of the node at place p of the order (in this round), level l. */
+static uint32_t *chosen_at(const rounds *r, uint32_t p, uint32_t l)
+{
+    return r->chosen + r->chosen_off[p - r->first] + (size_t)l * (1 + r->h->g.M);
+}
+
 /* Whether `node` was linked before the current round. */
 static bool linked(const rounds *r, uint32_t node)
 {
@@ -889,7 +895,7 @@ static int choose(const rounds *r, scratch *s, uint32_t p)
                 break;
             }
         size_t kept = select_neighbors(g, s->sorted, n, g->M);
-        uint32_t *out = r->chosen + r->chosen_off[p - r->first] + (size_t)l * (1 + g->M);
+        uint32_t *out = chosen_at(r, p, l);
         out[0] = (uint32_t)kept;
         for (size_t j = 0; j < kept; j++)
             out[1 + j] = s->sorted[j].id;
@@ -909,7 +915,7 @@ static void link_round(const rounds *r, scratch *s, uint32_t t)
         if (i % n != t)
             continue;
         for (uint32_t l = 0; l <= g->levels[i]; l++) {
-            const uint32_t *src = r->chosen + r->chosen_off[p - r->first] + (size_t)l * (1 + g->M);
+            const uint32_t *src = chosen_at(r, p, l);
             uint32_t *own = (uint32_t *)links_of(g, i, l), slots = l ? g->M : g->M0;
             memcpy(own, src, ((size_t)src[0] + 1) * sizeof *own);
             memset(own + 1 + src[0], 0, (size_t)(slots - src[0]) * sizeof *own);
@@ -918,7 +924,7 @@ static void link_round(const rounds *r, scratch *s, uint32_t t)
     for (uint32_t p = r->first; p < r->end; p++) {
         uint32_t i = r->order[p];
         for (uint32_t l = 0; l <= g->levels[i]; l++) {
-            const uint32_t *src = r->chosen + r->chosen_off[p - r->first] + (size_t)l * (1 + g->M);
+            const uint32_t *src = chosen_at(r, p, l);
             for (uint32_t j = 1; j <= src[0]; j++)
                 if (src[j] % n == t)
                     connect(g, s, src[j], i, l);
