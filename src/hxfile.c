@@ -50,11 +50,88 @@ uint32_t hxf_crc32c_soft(uint32_t crc, const uint8_t *p, size_t len)
     return ~crc;
 }
 
+/* As zlib's multmodp. */
+uint32_t hxf_crc32c_mul(uint32_t a, uint32_t b)
+{
+    uint32_t m = 1u << 31, p = 0;
+    for (;;) {
+        if (a & m) {
+            p ^= b;
+            if ((a & (m - 1)) == 0)
+                return p;
+        }
+        m >>= 1;
+        b = b & 1 ? (b >> 1) ^ 0x82F63B78u : b >> 1;
+    }
+}
+
+uint32_t hxf_crc32c_x8n(uint64_t len)
+{
+    uint32_t result = 1u << 31, power = 1u << 30;   /* x^0; x^1, squared along the bits of 8 len */
+    for (uint64_t bits = len * 8; bits; bits >>= 1) {
+        if (bits & 1)
+            result = hxf_crc32c_mul(power, result);
+        power = hxf_crc32c_mul(power, power);
+    }
+    return result;
+}
+
+uint32_t hxf_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+    return hxf_crc32c_mul(hxf_crc32c_x8n(len_b), crc_a) ^ crc_b;
+}
+
 uint32_t hxf_crc32c(uint32_t crc, const void *data, size_t len)
 {
     if (hx_cpu_has_crc32c())
         return hx_crc32c_sse42(crc, data, len);
     return hxf_crc32c_soft(crc, data, len);
+}
+
+#define CRC_THREAD_MIN ((size_t)4 << 20)   /* bytes worth a thread of their own */
+#define CRC_MAX_THREADS 8
+
+typedef struct crc_part {
+    const uint8_t *data;
+    size_t len;
+    uint32_t crc;
+} crc_part;
+
+static void *crc_part_main(void *arg)
+{
+    crc_part *part = arg;
+    part->crc = hxf_crc32c(0, part->data, part->len);
+    return NULL;
+}
+
+uint32_t hxf_crc32c_threads(const void *data, size_t len, int threads)
+{
+    size_t n = len / CRC_THREAD_MIN;
+    if (n > (size_t)threads)
+        n = threads > 0 ? (size_t)threads : 1;
+    if (n > CRC_MAX_THREADS)
+        n = CRC_MAX_THREADS;
+    if (n < 2)
+        return hxf_crc32c(0, data, len);
+    crc_part parts[CRC_MAX_THREADS];
+    pthread_t tid[CRC_MAX_THREADS];
+    size_t started = 1;
+    for (size_t i = 0; i < n; i++) {
+        parts[i].data = (const uint8_t *)data + len / n * i;
+        parts[i].len = i + 1 < n ? len / n : len - len / n * i;
+    }
+    while (started < n && pthread_create(&tid[started], NULL, crc_part_main, &parts[started]) == 0)
+        started++;
+    for (size_t i = started; i < n; i++)   /* parts whose thread did not start */
+        crc_part_main(&parts[i]);
+    crc_part_main(&parts[0]);
+    uint32_t crc = parts[0].crc;
+    for (size_t i = 1; i < n; i++) {
+        if (i < started)
+            pthread_join(tid[i], NULL);
+        crc = hxf_crc32c_combine(crc, parts[i].crc, parts[i].len);
+    }
+    return crc;
 }
 
 /* === Reader === */

@@ -107,6 +107,35 @@ static void test_crc(void)
         CHECK(hxf_crc32c(0, data + 1, n) == hxf_crc32c_soft(0, data + 1, n), "sse42 == soft at %zu", n);
     CHECK(hxf_crc32c(hxf_crc32c(0, data, 300), data + 300, 700) == hxf_crc32c(0, data, 1000),
           "CRC continues across calls");
+
+    /* long inputs take the three-lane path (lanes of 8 KiB): around and past its block edges */
+    size_t big = 200003;
+    uint8_t *buf = malloc(big + 1);
+    for (size_t i = 0; i <= big; i++)
+        buf[i] = (uint8_t)(i * 2654435761u >> 13);
+    const size_t sizes[] = {24575, 24576, 24577, 49152 + 5, 3 * 24576 + 8191, big};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        CHECK(hxf_crc32c(0, buf + 1, sizes[i]) == hxf_crc32c_soft(0, buf + 1, sizes[i]),
+              "sse42 == soft at %zu bytes", sizes[i]);
+    CHECK(hxf_crc32c(hxf_crc32c(0, buf, 30000), buf + 30000, big - 30000) == hxf_crc32c_soft(0, buf, big),
+          "long CRC continues across calls");
+    const size_t cuts[] = {0, 1, 4096, 30001, big};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++)
+        CHECK(hxf_crc32c_combine(hxf_crc32c_soft(0, buf, cuts[i]), hxf_crc32c_soft(0, buf + cuts[i], big - cuts[i]),
+                                 big - cuts[i]) == hxf_crc32c_soft(0, buf, big),
+              "combine at %zu", cuts[i]);
+    free(buf);
+
+    /* threaded: 4 MiB or more per thread, parts of unequal length, thread counts past the parts */
+    size_t huge = ((size_t)13 << 20) + 12345;
+    uint8_t *h = malloc(huge);
+    for (size_t i = 0; i < huge; i++)
+        h[i] = (uint8_t)(i * 2654435761u >> 11);
+    uint32_t want = hxf_crc32c_soft(0, h, huge);
+    for (int t = 0; t <= 5; t++)
+        CHECK(hxf_crc32c_threads(h, huge, t) == want, "threaded CRC on %d threads", t);
+    CHECK(hxf_crc32c_threads(h, 1000, 4) == hxf_crc32c_soft(0, h, 1000), "threaded CRC of a short buffer");
+    free(h);
 }
 
 int main(void)
