@@ -1,9 +1,11 @@
 /* bm25_bench.c: keyword search throughput of hyrax's BM25 index on one thread. Reads every .md and
  * .yaml file under a folder as one document, builds one segment, then runs a query file (one query
  * a line) repeatedly for top-k. Touches only src/bm25.h's API; peers run in bench/bm25_peers.py.
- * Usage: bench/bm25_bench [DIR] [QUERIES] [K] [SECONDS] [CHUNK]; CHUNK > 0 cuts each file into
- * documents of about CHUNK bytes at whitespace (chunker-like). Prints key=value lines (qps from wall
- * time, cpu_qps from this process's CPU time, steadier on a loaded machine). */
+ * Usage: bench/bm25_bench [DIR] [QUERIES] [K] [SECONDS] [CHUNK] [--stdin]; CHUNK > 0 cuts each file
+ * into documents of about CHUNK bytes at whitespace (chunker-like). Prints key=value lines (qps from
+ * wall time, cpu_qps from this process's CPU time, steadier on a loaded machine). Without --stdin it
+ * times one pass of SECONDS per mode (maxscore, exhaustive); with it, after the build it reads one
+ * mode a line and answers each with one pass, so that bm25_peers.py can interleave the engines. */
 #include "bm25.h"
 
 #include <dirent.h>
@@ -84,8 +86,52 @@ static char *slurp(const char *path, size_t *len)
     return b;
 }
 
+/* The queries and what one timed pass needs. */
+typedef struct bench {
+    hx_bm25_segment seg;
+    hx_bm25_query **qs;
+    size_t nq, k;
+    double seconds;
+    hx_bm25_hit *hits;
+} bench;
+
+/* Runs every query repeatedly for b->seconds in one mode and prints the pass's line. */
+static int pass(const bench *b, int exhaustive)
+{
+    hx_bm25_params p;
+    hx_bm25_params_default(&p);
+    p.exhaustive = exhaustive;
+    hx_error err;
+    size_t runs = 0, total_hits = 0;
+    double start = now(), cpu_start = cpu_now(), el;
+    double checksum = 0;
+    do {
+        for (size_t i = 0; i < b->nq; i++) {
+            size_t n;
+            if (hx_bm25_search(&b->seg, 1, b->qs[i], &p, b->k, b->hits, &n, &err)) {
+                fprintf(stderr, "search: %s\n", err.message);
+                return 1;
+            }
+            total_hits += n;
+            if (n)
+                checksum += b->hits[0].score;
+        }
+        runs++;
+        el = now() - start;
+    } while (el < b->seconds);
+    double cpu = cpu_now() - cpu_start, n = (double)(runs * b->nq);
+    printf("bm25_bench engine=hyrax mode=%s queries=%zu k=%zu runs=%zu qps=%.1f cpu_qps=%.1f mean_us=%.1f "
+           "hits_per_query=%.2f top1_sum=%.4f\n",
+           exhaustive ? "exhaustive" : "maxscore", b->nq, b->k, runs, n / el, n / cpu, el * 1e6 / n,
+           (double)total_hits / n, checksum / (double)runs);
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    int from_stdin = argc > 1 && !strcmp(argv[argc - 1], "--stdin");
+    argc -= from_stdin;
     const char *dir = argc > 1 ? argv[1] : "/work/shared/corpora/keps";
     const char *qfile = argc > 2 ? argv[2] : "bench/bm25_queries.txt";
     size_t k = argc > 3 ? (size_t)atoi(argv[3]) : 10;
@@ -151,39 +197,19 @@ int main(int argc, char **argv)
             nq++;
         line += n + (nl != NULL);
     }
-    hx_bm25_segment seg = {.reader = &r};
-    hx_bm25_hit *hits = malloc(k * sizeof *hits);
-    hx_bm25_params p;
-    for (int mode = 0; mode < 2; mode++) {
-        hx_bm25_params_default(&p);
-        p.exhaustive = mode;
-        size_t runs = 0, total_hits = 0;
-        double start = now(), cpu_start = cpu_now(), el;
-        double checksum = 0;
-        do {
-            for (size_t i = 0; i < nq; i++) {
-                size_t n;
-                if (hx_bm25_search(&seg, 1, qs[i], &p, k, hits, &n, &err)) {
-                    fprintf(stderr, "search: %s\n", err.message);
-                    return 1;
-                }
-                total_hits += n;
-                if (n)
-                    checksum += hits[0].score;
-            }
-            runs++;
-            el = now() - start;
-        } while (el < seconds);
-        double cpu = cpu_now() - cpu_start;
-        printf("bm25_bench engine=hyrax mode=%s queries=%zu k=%zu runs=%zu qps=%.1f cpu_qps=%.1f mean_us=%.1f "
-               "hits_per_query=%.2f top1_sum=%.4f\n",
-               mode ? "exhaustive" : "maxscore", nq, k, runs, (double)(runs * nq) / el, (double)(runs * nq) / cpu,
-               el * 1e6 / (double)(runs * nq), (double)total_hits / (double)(runs * nq),
-               checksum / (double)runs);
+    bench run = {{.reader = &r}, qs, nq, k, seconds, malloc(k * sizeof *run.hits)};
+    fflush(stdout);
+    if (from_stdin) {   /* one pass per line "maxscore" or "exhaustive", until end of input */
+        char line[64];
+        while (fgets(line, sizeof line, stdin))
+            if (pass(&run, !strncmp(line, "exhaustive", 10)))
+                return 1;
+    } else if (pass(&run, 0) || pass(&run, 1)) {
+        return 1;
     }
     for (size_t i = 0; i < nq; i++)
         hx_bm25_query_free(qs[i]);
-    free(hits);
+    free(run.hits);
     free(qtext);
     free(blob);
     for (size_t i = 0; i < d.n; i++)

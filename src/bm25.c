@@ -537,28 +537,15 @@ uint32_t bm_lower_bound(const hx_bm25_reader *r, const char *key, size_t len)
 
 /* === Postings cursors === */
 
-void bm_cur_next(bm_cursor *c)
+void bm_cur_next_long(bm_cursor *c)
 {
-    if (c->doc == END_DOC)
-        return;
-    if (c->idx >= c->df) {
-        c->doc = END_DOC;
-        return;
-    }
     uint32_t gap, tf;
-    if (get_varint(&c->dp, c->dend, &gap) || get_varint(&c->dp, c->dend, &tf) || gap == 0 || tf == 0 ||
-        tf > c->max_tf || c->prev + (int64_t)gap >= (int64_t)c->r->n_docs) {
+    if (get_varint(&c->dp, c->dend, &gap) || get_varint(&c->dp, c->dend, &tf)) {
         c->bad = 1;
         c->doc = END_DOC;
         return;
     }
-    if (c->idx && !c->pos_read)
-        c->pskip += c->tf;
-    c->pos_read = 0;
-    c->prev += gap;
-    c->doc = (uint32_t)c->prev;
-    c->tf = tf;
-    c->idx++;
+    bm_cur_step(c, gap, tf);
 }
 
 /* Opens a cursor on term t of r, positioned on its first posting. */

@@ -52,8 +52,10 @@ typedef struct bm_cursor {
     uint32_t sblk;        /* block of the last block-bound lookup (never behind the cursor's) */
     uint32_t skip_first;
     int64_t prev;         /* ordinal of the previous posting, -1 at start */
-    uint32_t doc, tf;     /* current ordinal (END_DOC when done) and tf */
+    uint32_t doc;         /* current ordinal (END_DOC when done) */
     int pos_read;         /* positions of the current doc consumed */
+    uint32_t tf;          /* of the current doc; not next to doc, which bm_cur_step stores apart: one
+                           * load of both would wait for the stores (a forwarding stall in search) */
     int bad;              /* corrupt stream met */
 } bm_cursor;
 
@@ -61,7 +63,46 @@ typedef struct bm_cursor {
 /* Opens a cursor on term t of r, positioned on its first posting; or an empty one (doc END_DOC). */
 void bm_cur_open(bm_cursor *c, const hx_bm25_reader *r, uint32_t t);
 void bm_cur_empty(bm_cursor *c);
-void bm_cur_next(bm_cursor *c);
+
+/* Puts the cursor on the posting `gap` ordinals past the current one, with term frequency tf; values
+ * no valid stream holds mark it bad and end it. */
+static inline void bm_cur_step(bm_cursor *c, uint32_t gap, uint32_t tf)
+{
+    if (gap == 0 || tf == 0 || tf > c->max_tf || c->prev + (int64_t)gap >= (int64_t)c->r->n_docs) {
+        c->bad = 1;
+        c->doc = END_DOC;
+        return;
+    }
+    if (c->idx && !c->pos_read)
+        c->pskip += c->tf;
+    c->pos_read = 0;
+    c->prev += gap;
+    c->doc = (uint32_t)c->prev;
+    c->tf = tf;
+    c->idx++;
+}
+
+void bm_cur_next_long(bm_cursor *c);   /* bm_cur_next where a varint takes more than one byte */
+
+/* Moves to the next posting (END_DOC after the last). Inline, the one-byte case here: it is the
+ * innermost step of every search. */
+static inline void bm_cur_next(bm_cursor *c)
+{
+    if (c->doc == END_DOC)
+        return;
+    if (c->idx >= c->df) {
+        c->doc = END_DOC;
+        return;
+    }
+    const uint8_t *p = c->dp;
+    if (c->dend - p >= 2 && (p[0] | p[1]) < 0x80) {
+        c->dp = p + 2;
+        bm_cur_step(c, p[0], p[1]);
+    } else {
+        bm_cur_next_long(c);
+    }
+}
+
 /* Moves to the first posting with ordinal >= target, jumping whole blocks with the skip table. */
 void bm_cur_advance(bm_cursor *c, uint32_t target);
 /* Block-max bounds (max tf, min dl) of the block that would hold ordinal d (d >= current doc),

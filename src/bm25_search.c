@@ -246,6 +246,8 @@ typedef struct unit {
     uint32_t qfirst;     /* phrase: index of its first term in the query */
     double w;            /* sum of the idf of its terms */
     double ub;           /* bound on its score in the current segment */
+    uint32_t block;      /* skip block whose bound block_ub holds (UINT32_MAX: none yet) */
+    double block_ub;
     uint32_t min_df;     /* smallest df of its terms in the current segment (leader choice) */
     bm_cursor *c;           /* n cursors into the search's pool, for the current segment */
     uint32_t doc, freq;  /* current doc ordinal (END_DOC when done) and tf or phrase frequency */
@@ -258,6 +260,7 @@ typedef struct search {
     size_t n_units;
     bm_cursor *pool;        /* owned, one cursor per unit term */
     size_t n_cursors;
+    int64_t *term_ids;   /* owned: per segment, per cursor, the term's index in the reader or -1 */
     size_t n_not;        /* exclusion units */
     uint32_t *pos[HX_BM25_MAX_PHRASE];  /* owned position buffers for phrase checks */
     size_t pos_cap[HX_BM25_MAX_PHRASE];
@@ -266,7 +269,7 @@ typedef struct search {
     double *bound2;      /* owned scratch: the same with per-candidate (block-max) bounds */
     uint32_t *touched;   /* owned scratch: units matching the current candidate */
     double *contrib;     /* owned scratch, per unit */
-    double avgdl;
+    double k_base, k_per_len;  /* K(dl) = k_base + k_per_len * dl, Lucene's k1 (1 - b + b dl / avgdl) */
     hx_bm25_hit *heap;   /* the caller's out array, used as a min-heap of the k best */
     size_t n_heap, k;
     uint32_t seg;
@@ -280,7 +283,7 @@ static double tf_norm(double tf, double K)
 
 static double norm_k(const search *s, uint32_t dl)
 {
-    return s->p->k1 * (1.0 - s->p->b + s->p->b * (double)dl / s->avgdl);
+    return s->k_base + s->k_per_len * (double)dl;
 }
 
 static double idf(double n, double df)
@@ -346,7 +349,8 @@ static void phrase_align(search *s, unit *u)
     u->doc = END_DOC;
 }
 
-static void unit_sync(search *s, unit *u)
+/* Inline: the innermost loop of every search goes through it. */
+static inline void unit_sync(search *s, unit *u)
 {
     if (u->phrase) {
         phrase_align(s, u);
@@ -441,7 +445,7 @@ static int admissible(search *s, const hx_bm25_segment *seg, uint32_t d)
     return 1;
 }
 
-/* Adds unit ui's contribution at doc d (the unit is on d). */
+/* Adds unit ui's contribution at doc d (the unit is on d); clear_touched undoes it. */
 static double take(search *s, uint32_t ui, double K, size_t *n_touched)
 {
     double c = s->u[ui].w * tf_norm(s->u[ui].freq, K);
@@ -450,21 +454,20 @@ static double take(search *s, uint32_t ui, double K, size_t *n_touched)
     return c;
 }
 
-/* Sums the touched contributions in unit order, so every strategy and segmentation gives the same
- * rounding, and offers the doc to the heap. */
-static void finish_doc(search *s, const hx_bm25_segment *seg, uint32_t d, size_t n_touched)
+/* Sums the contributions in unit order (untouched units hold 0), so every strategy and
+ * segmentation gives the same rounding, and offers the doc to the heap. */
+static void finish_doc(search *s, const hx_bm25_segment *seg, uint32_t d)
 {
-    for (size_t i = 1; i < n_touched; i++) {
-        uint32_t v = s->touched[i];
-        size_t j = i;
-        for (; j && s->touched[j - 1] > v; j--)
-            s->touched[j] = s->touched[j - 1];
-        s->touched[j] = v;
-    }
     double score = 0;
-    for (size_t i = 0; i < n_touched; i++)
-        score += s->contrib[s->touched[i]];
+    for (size_t i = 0; i < s->n_units; i++)
+        score += s->contrib[i];
     heap_push(s, score, hxf_le32(seg->reader->arr[A_DOC_IDS] + 4 * (size_t)d));
+}
+
+static void clear_touched(search *s, size_t n_touched)
+{
+    for (size_t i = 0; i < n_touched; i++)
+        s->contrib[s->touched[i]] = 0;
 }
 
 static int cmp_ub_asc(const void *a, const void *b, const search *s)
@@ -502,7 +505,11 @@ static double bound_at(search *s, unit *u, uint32_t d, double K)
         return u->ub;
     if (!bm_cur_block_bounds(&u->c[0], d, &max_tf, &min_dl))
         return 0;
-    return u->w * tf_norm(max_tf, norm_k(s, min_dl));
+    if (u->c[0].sblk != u->block) {
+        u->block = u->c[0].sblk;
+        u->block_ub = u->w * tf_norm(max_tf, norm_k(s, min_dl));
+    }
+    return u->block_ub;
 }
 
 /* MaxScore over optional units only. */
@@ -529,34 +536,31 @@ static void run_disjunction(search *s, const hx_bm25_segment *seg)
                 d = s->u[ord[i]].doc;
         if (d == END_DOC)
             break;
-        if (admissible(s, seg, d)) {
-            double K = norm_k(s, hxf_le32(r->arr[A_DOC_LENS] + 4 * (size_t)d));
-            size_t nt = 0;
-            double sc = 0;
-            for (size_t i = e; i < m; i++)
-                if (s->u[ord[i]].doc == d)
-                    sc += take(s, ord[i], K, &nt);
+        double K = norm_k(s, hxf_le32(r->arr[A_DOC_LENS] + 4 * (size_t)d));
+        size_t nt = 0;
+        double sc = 0;
+        for (size_t i = e; i < m; i++)
+            if (s->u[ord[i]].doc == d)
+                sc += take(s, ord[i], K, &nt);
+        int pruned = e && sc + cub[e - 1] < thr;   /* not even with every unit's bound */
+        if (!pruned) {
             double *pb = s->bound2;  /* pb[i]: bound of non-essential units 0..i at d */
             for (size_t i = 0; i < e; i++)
                 pb[i] = bound_at(s, &s->u[ord[i]], d, K) + (i ? pb[i - 1] : 0);
-            int pruned = 0;
-            for (size_t i = e; i-- > 0;) {
-                if (sc + pb[i] < thr) {
-                    pruned = 1;
-                    break;
-                }
+            for (size_t i = e; i-- > 0 && !pruned;) {
+                pruned = sc + pb[i] < thr;
                 unit *u = &s->u[ord[i]];
-                unit_advance(s, u, d);
-                if (u->doc == d)
+                if (!pruned && (unit_advance(s, u, d), u->doc == d))
                     sc += take(s, ord[i], K, &nt);
             }
-            if (!pruned) {
-                finish_doc(s, seg, d, nt);
-                thr = threshold(s);
-                while (e < m && cub[e] < thr)
-                    e++;
-            }
         }
+        if (!pruned && admissible(s, seg, d)) {
+            finish_doc(s, seg, d);
+            thr = threshold(s);
+            while (e < m && cub[e] < thr)
+                e++;
+        }
+        clear_touched(s, nt);
         for (size_t i = e; i < m; i++)
             if (s->u[ord[i]].doc == d)
                 unit_next(s, &s->u[ord[i]]);
@@ -607,51 +611,46 @@ static void run_conjunction(search *s, const hx_bm25_segment *seg)
         }
         if (!aligned)
             continue;
-        if (admissible(s, seg, d)) {
-            double K = norm_k(s, hxf_le32(r->arr[A_DOC_LENS] + 4 * (size_t)d));
-            size_t nt = 0;
-            double sc = 0;
-            for (size_t i = 0; i < nm; i++)
-                sc += take(s, ord[i], K, &nt);
+        double K = norm_k(s, hxf_le32(r->arr[A_DOC_LENS] + 4 * (size_t)d));
+        size_t nt = 0;
+        double sc = 0;
+        for (size_t i = 0; i < nm; i++)
+            sc += take(s, ord[i], K, &nt);
+        int pruned = sc + rem[0] < thr;   /* not even with every optional unit's bound */
+        if (!pruned) {
             double *rb = s->bound2;  /* rb[i]: bound of opt[i..] at d */
             rb[ns] = 0;
             for (size_t i = ns; i-- > 0;)
                 rb[i] = rb[i + 1] + bound_at(s, &s->u[opt[i]], d, K);
-            int pruned = 0;
-            for (size_t i = 0; i < ns; i++) {
-                if (sc + rb[i] < thr) {
-                    pruned = 1;
-                    break;
-                }
+            for (size_t i = 0; i < ns && !pruned; i++) {
+                pruned = sc + rb[i] < thr;
                 unit *u = &s->u[opt[i]];
-                unit_advance(s, u, d);
-                if (u->doc == d)
+                if (!pruned && (unit_advance(s, u, d), u->doc == d))
                     sc += take(s, opt[i], K, &nt);
             }
-            if (!pruned)
-                finish_doc(s, seg, d, nt);
         }
+        if (!pruned && admissible(s, seg, d))
+            finish_doc(s, seg, d);
+        clear_touched(s, nt);
         unit_next(s, lead);
     }
 }
 
-/* Opens the cursors of every unit on segment seg; 0 if a required unit cannot match there. */
-static int open_segment(search *s, const hx_bm25_segment *seg)
+/* Opens the cursors of every unit on segment g; 0 if a required unit cannot match there. */
+static int open_segment(search *s, const hx_bm25_segment *seg, size_t g)
 {
     const hx_bm25_reader *r = seg->reader;
     bm_cursor *pool = s->pool;
+    const int64_t *ids = s->term_ids + g * s->n_cursors;
     for (size_t i = 0; i < s->n_cursors; i++)
         bm_cur_empty(&pool[i]);
     for (size_t i = 0; i < s->n_units; i++) {
         unit *u = &s->u[i];
         u->c = pool;
-        pool += u->n;
         uint32_t max_tf = UINT32_MAX, min_dl = 0, min_df = UINT32_MAX;
         int present = 1;
         for (uint32_t j = 0; j < u->n; j++) {
-            const char *t = u->phrase ? qterm_text(s->q, u->qfirst + j) : u->text;
-            size_t len = u->phrase ? s->q->terms[u->qfirst + j].len : u->len;
-            int64_t ti = hx_bm25_reader_find(r, t, len);
+            int64_t ti = ids[pool - s->pool + j];
             if (ti < 0) {
                 present = 0;
                 bm_cur_empty(&u->c[j]);
@@ -666,6 +665,7 @@ static int open_segment(search *s, const hx_bm25_segment *seg)
             if (hxf_le32(inf) < min_df)
                 min_df = hxf_le32(inf);
         }
+        pool += u->n;
         if (!present) {
             u->doc = END_DOC;
             u->ub = 0;
@@ -676,6 +676,7 @@ static int open_segment(search *s, const hx_bm25_segment *seg)
         }
         u->min_df = min_df;
         u->ub = u->w * tf_norm(max_tf, norm_k(s, min_dl));
+        u->block = UINT32_MAX;
         u->doc = 0;
         unit_sync(s, u);
         if (u->doc == END_DOC && u->occur == OCC_MUST)
@@ -697,9 +698,9 @@ void hx_bm25_count_live(hx_bm25_segment *seg)
 }
 
 /* Live documents containing term (all of them when the segment has no tombstones). */
-static uint64_t live_df(const hx_bm25_segment *seg, const char *t, size_t len)
+/* Live documents of segment seg holding term ti (-1: absent). */
+static uint64_t live_df(const hx_bm25_segment *seg, int64_t ti)
 {
-    int64_t ti = hx_bm25_reader_find(seg->reader, t, len);
     if (ti < 0)
         return 0;
     if (!seg->is_deleted)
@@ -813,6 +814,19 @@ static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
     return 0;
 }
 
+/* Looks up every unit term (in cursor order) in reader r: ids[c] is its index there, or -1. */
+static void find_terms(const search *s, const hx_bm25_reader *r, int64_t *ids)
+{
+    for (size_t i = 0, c = 0; i < s->n_units; i++) {
+        const unit *u = &s->u[i];
+        for (uint32_t j = 0; j < u->n; j++, c++) {
+            const char *t = u->phrase ? qterm_text(s->q, u->qfirst + j) : u->text;
+            size_t len = u->phrase ? s->q->terms[u->qfirst + j].len : u->len;
+            ids[c] = hx_bm25_reader_find(r, t, len);
+        }
+    }
+}
+
 void hx_bm25_params_default(hx_bm25_params *p)
 {
     memset(p, 0, sizeof *p);
@@ -852,39 +866,42 @@ int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_que
     }
     if (n_live == 0)
         goto done;
-    s.avgdl = total ? (double)total / (double)n_live : 1.0;
+    double avgdl = total ? (double)total / (double)n_live : 1.0;
+    s.k_base = params->k1 * (1.0 - params->b);
+    s.k_per_len = params->k1 * params->b / avgdl;
     size_t n_cursors = 0, n_must = 0, n_scoring = 0;
     for (size_t i = 0; i < s.n_units; i++) {
-        unit *u = &s.u[i];
-        n_cursors += u->n;
-        n_must += u->occur == OCC_MUST;
-        n_scoring += u->occur != OCC_NOT;
-        s.n_not += u->occur == OCC_NOT;
-        if (u->occur == OCC_NOT)
-            continue;
-        for (uint32_t j = 0; j < u->n; j++) {
-            const char *t = u->phrase ? qterm_text(q, u->qfirst + j) : u->text;
-            size_t len = u->phrase ? q->terms[u->qfirst + j].len : u->len;
-            uint64_t df = 0;
-            for (size_t g = 0; g < n_segs; g++)
-                df += live_df(&segs[g], t, len);
-            u->w += idf((double)n_live, (double)df);
-        }
+        n_cursors += s.u[i].n;
+        n_must += s.u[i].occur == OCC_MUST;
+        n_scoring += s.u[i].occur != OCC_NOT;
+        s.n_not += s.u[i].occur == OCC_NOT;
     }
     if (n_scoring == 0)
         goto done;
-    s.pool = malloc((n_cursors ? n_cursors : 1) * sizeof *s.pool);
     s.n_cursors = n_cursors;
+    if (!(s.term_ids = malloc(n_segs * n_cursors * sizeof *s.term_ids)))
+        goto nomem;
+    for (size_t g = 0; g < n_segs; g++)
+        find_terms(&s, segs[g].reader, s.term_ids + g * n_cursors);
+    for (size_t i = 0, c = 0; i < s.n_units; c += s.u[i++].n) {
+        for (uint32_t j = 0; j < s.u[i].n && s.u[i].occur != OCC_NOT; j++) {
+            uint64_t df = 0;
+            for (size_t g = 0; g < n_segs; g++)
+                df += live_df(&segs[g], s.term_ids[g * n_cursors + c + j]);
+            s.u[i].w += idf((double)n_live, (double)df);
+        }
+    }
+    s.pool = malloc(n_cursors * sizeof *s.pool);
     s.ord = malloc((s.n_units + 1) * sizeof *s.ord);
     s.bound = malloc((s.n_units + 1) * sizeof *s.bound);
     s.bound2 = malloc((s.n_units + 1) * sizeof *s.bound2);
     s.touched = malloc((s.n_units + 1) * sizeof *s.touched);
-    s.contrib = malloc((s.n_units + 1) * sizeof *s.contrib);
+    s.contrib = calloc(s.n_units + 1, sizeof *s.contrib);   /* finish_doc sums every unit */
     if (!s.pool || !s.ord || !s.bound || !s.bound2 || !s.touched || !s.contrib)
         goto nomem;
     for (size_t g = 0; g < n_segs && !s.nomem; g++) {
         s.seg = (uint32_t)g;
-        if (open_segment(&s, &segs[g])) {
+        if (open_segment(&s, &segs[g], g)) {
             if (n_must)
                 run_conjunction(&s, &segs[g]);
             else
@@ -927,6 +944,7 @@ nomem:
     rc = hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
 done:
     free(s.u);
+    free(s.term_ids);
     free(s.pool);
     free(s.ord);
     free(s.bound);
