@@ -60,6 +60,15 @@ static inline const float *vec_of(const graph *g, uint32_t i)
     return g->vecs + (size_t)i * g->dim;
 }
 
+/* Prefetches a vector past its first cache line (search_layer prefetches that one early); the
+ * hardware prefetcher alone stops at page boundaries and starts late on a random vector. */
+static inline void prefetch_rest(const float *v, uint32_t dim)
+{
+    const char *p = (const char *)v;
+    for (size_t b = 64; b < (size_t)dim * sizeof *v; b += 64)
+        PREFETCH(p + b);
+}
+
 /* Inner product with NaN mapped to -inf, so that every comparison below is a total order. */
 static inline float sim(const graph *g, const float *q, uint32_t i)
 {
@@ -358,6 +367,8 @@ static int search_layer(const graph *g, scratch *s, const float *q, uint32_t ep,
         }
         for (uint32_t j = 0; j < nf; j++) {
             uint32_t v = s->fresh[j];
+            if (j + 1 < nf)   /* the rest of the next vector (24 lines at 384 dims) while this one scores */
+                prefetch_rest(vec_of(g, s->fresh[j + 1]), g->dim);
             cand x = {sim(g, q, v), v};
             ++*visited;
             if (top->n < ef || x.s > top->a[0].s) {
