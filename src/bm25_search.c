@@ -697,8 +697,7 @@ void hx_bm25_count_live(hx_bm25_segment *seg)
     }
 }
 
-/* Live documents containing term (all of them when the segment has no tombstones). */
-/* Live documents of segment seg holding term ti (-1: absent). */
+/* Live documents of segment seg holding term ti (-1: absent); all of them without tombstones. */
 static uint64_t live_df(const hx_bm25_segment *seg, int64_t ti)
 {
     if (ti < 0)

@@ -1221,8 +1221,8 @@ static bool zero_bytes(const uint8_t *p, uint64_t from, uint64_t to, uint64_t *b
     return true;
 }
 
-/* Checks one list at byte offset `off`: count <= max, links < n, not self, level >= l, zero tail. */
-static int check_list(const graph *g, const uint32_t *ln, uint32_t max, uint32_t self, uint32_t l,
+/* Says what is wrong with a list that check_list refused. */
+static int list_error(const graph *g, const uint32_t *ln, uint32_t max, uint32_t self, uint32_t l,
                       uint64_t off, hx_error *err)
 {
     if (ln[0] > max)
@@ -1243,7 +1243,25 @@ static int check_list(const graph *g, const uint32_t *ln, uint32_t max, uint32_t
             return hx_error_set(err, HX_EFORMAT, at, "hnsw: node %u links on level %u to node %u of level %u",
                                 self, l, v, g->levels[v]);
     }
-    return 0;
+    return hx_error_set(err, HX_EFORMAT, (int64_t)off, "hnsw: list of node %u on level %u is corrupt", self, l);
+}
+
+/* Checks one list at byte offset `off`: count <= max, links < n, not self, level >= l, zero tail.
+ * Every link of every node passes here at open, so the loops only accumulate (and vectorise);
+ * list_error finds what failed. */
+static int check_list(const graph *g, const uint32_t *ln, uint32_t max, uint32_t self, uint32_t l,
+                      uint64_t off, hx_error *err)
+{
+    uint32_t cnt = ln[0], bad = 0;
+    if (cnt > max)
+        return list_error(g, ln, max, self, l, off, err);
+    for (uint32_t j = 1; j <= cnt; j++)
+        bad |= (ln[j] >= g->n) | (ln[j] == self);
+    for (uint32_t j = cnt + 1; j <= max; j++)
+        bad |= ln[j];
+    for (uint32_t j = 1; j <= cnt && l > 0 && !bad; j++)
+        bad |= g->levels[ln[j]] < l;
+    return bad ? list_error(g, ln, max, self, l, off, err) : 0;
 }
 
 static int validate(graph *g, const uint8_t *b, size_t len, const float *vectors, size_t n_floats,
