@@ -106,9 +106,9 @@ static void *crc_part_main(void *arg)
 
 uint32_t hxf_crc32c_threads(const void *data, size_t len, int threads)
 {
-    size_t n = len / CRC_THREAD_MIN;
-    if (n > (size_t)threads)
-        n = threads > 0 ? (size_t)threads : 1;
+    size_t n = len / CRC_THREAD_MIN, most = threads > 1 ? (size_t)threads : 1;
+    if (n > most)
+        n = most;
     if (n > CRC_MAX_THREADS)
         n = CRC_MAX_THREADS;
     if (n < 2)

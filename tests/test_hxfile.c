@@ -132,7 +132,7 @@ static void test_crc(void)
     for (size_t i = 0; i < huge; i++)
         h[i] = (uint8_t)(i * 2654435761u >> 11);
     uint32_t want = hxf_crc32c_soft(0, h, huge);
-    for (int t = 0; t <= 5; t++)
+    for (int t = -1; t <= 5; t++)
         CHECK(hxf_crc32c_threads(h, huge, t) == want, "threaded CRC on %d threads", t);
     CHECK(hxf_crc32c_threads(h, 1000, 4) == hxf_crc32c_soft(0, h, 1000), "threaded CRC of a short buffer");
     free(h);
