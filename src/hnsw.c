@@ -1006,6 +1006,38 @@ static void insertion_order(rounds *r)
         r->pos[r->order[p] - r->batch_first] = p;
 }
 
+/* Links r's batch on up to `want` threads (the caller's included); the batch's error or 0. */
+static int run_rounds(rounds *r, uint32_t want)
+{
+    insertion_order(r);
+    pthread_mutex_init(&r->barrier.mu, NULL);
+    pthread_cond_init(&r->barrier.cv, NULL);
+    r->barrier.parties = want;
+    if (!next_round(r))
+        r->first = r->end;
+    pthread_t th[64];
+    worker_arg args[64];
+    uint32_t started = 1;
+    for (; started < want; started++) {
+        args[started] = (worker_arg){r, started};
+        if (pthread_create(&th[started], NULL, round_worker, &args[started]))
+            break;
+    }
+    /* Fewer threads than asked for: the started ones wait at the first barrier, which cannot
+     * open before this thread reaches it, so the count can still shrink (the graph is the same). */
+    pthread_mutex_lock(&r->barrier.mu);
+    r->barrier.parties = started;
+    r->n_threads = started;
+    pthread_mutex_unlock(&r->barrier.mu);
+    args[0] = (worker_arg){r, 0};
+    round_worker(&args[0]);
+    for (uint32_t i = 1; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_cond_destroy(&r->barrier.cv);
+    pthread_mutex_destroy(&r->barrier.mu);
+    return atomic_load(&r->rc);
+}
+
 static int link_batch(hx_hnsw *h, uint32_t first, uint32_t end, int n_threads)
 {
     uint32_t want = n_threads < 1 ? 1 : n_threads > 64 ? 64 : (uint32_t)n_threads;
@@ -1017,42 +1049,11 @@ static int link_batch(hx_hnsw *h, uint32_t first, uint32_t end, int n_threads)
     r.chosen = malloc((size_t)MAX_ROUND * (HX_HNSW_MAX_LEVEL + 1) * (1 + h->g.M) * sizeof *r.chosen);
     r.order = malloc(sizeof *r.order * r.n);
     r.pos = malloc(sizeof *r.pos * r.n);
-    if (!r.chosen || !r.order || !r.pos) {
-        free(r.chosen);
-        free(r.order);
-        free(r.pos);
-        return HX_ENOMEM;
-    }
-    insertion_order(&r);
-    pthread_mutex_init(&r.barrier.mu, NULL);
-    pthread_cond_init(&r.barrier.cv, NULL);
-    r.barrier.parties = want;
-    if (!next_round(&r))
-        r.first = r.end;
-    pthread_t th[64];
-    worker_arg args[64];
-    uint32_t started = 1;
-    for (; started < want; started++) {
-        args[started] = (worker_arg){&r, started};
-        if (pthread_create(&th[started], NULL, round_worker, &args[started]))
-            break;
-    }
-    /* Fewer threads than asked for: the started ones wait at the first barrier, which cannot
-     * open before this thread reaches it, so the count can still shrink (the graph is the same). */
-    pthread_mutex_lock(&r.barrier.mu);
-    r.barrier.parties = started;
-    r.n_threads = started;
-    pthread_mutex_unlock(&r.barrier.mu);
-    args[0] = (worker_arg){&r, 0};
-    round_worker(&args[0]);
-    for (uint32_t i = 1; i < started; i++)
-        pthread_join(th[i], NULL);
-    pthread_cond_destroy(&r.barrier.cv);
-    pthread_mutex_destroy(&r.barrier.mu);
+    int rc = r.chosen && r.order && r.pos ? run_rounds(&r, want) : HX_ENOMEM;
     free(r.chosen);
     free(r.order);
     free(r.pos);
-    return atomic_load(&r.rc);
+    return rc;
 }
 
 static int cmp_u32(const void *a, const void *b)
