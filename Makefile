@@ -1,6 +1,8 @@
 # hyrax build. `make` builds ./hyrax; `make test` builds and runs every test and replays the fuzz
 # corpora; `make asan` does the same under AddressSanitizer + UBSan; `make fuzz` builds libFuzzer
-# targets (clang); `make bench` runs the peer benchmarks (needs bench/.venv, see bench/README.md).
+# targets (clang); `make bench` runs the peer benchmarks (needs bench/.venv, see bench/README.md);
+# `make static` builds hyrax-static, one static binary with the weights inside it; `make install
+# PREFIX=...` installs bin/hyrax and share/hyrax/<weights>, where the binary looks for them.
 # New src/*.c, tests/test_*.c and fuzz/fuzz_*.c files are picked up without editing this file;
 # src/*_avx2.c and src/*_avx512.c get their instruction set's flags and no other file does.
 
@@ -33,7 +35,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
-.PHONY: all test check asan fuzz bench clean
+.PHONY: all test check asan fuzz bench clean static install
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/libhyrax.a
@@ -64,6 +66,21 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libhyrax.a
 $(BUILD)/fuzz/%_replay: fuzz/%.c fuzz/replay_driver.c $(BUILD)/libhyrax.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -o $@ $< fuzz/replay_driver.c $(BUILD)/libhyrax.a $(LDLIBS)
+
+# One static binary with the weights linked in (src/weights_blob.S), nothing needed beside it.
+WEIGHTS := weights/all-minilm-l6-v2.hxw
+STATIC  ?= hyrax-static
+static: $(STATIC)
+$(STATIC): $(BUILD)/src/main.o $(BUILD)/libhyrax.a $(BUILD)/weights_blob.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $^ $(LDLIBS)
+$(BUILD)/weights_blob.o: src/weights_blob.S $(WEIGHTS)
+	@mkdir -p $(@D)
+	$(CC) -DHX_WEIGHTS_PATH='"$(WEIGHTS)"' -c $< -o $@
+
+PREFIX  ?= /usr/local
+install: $(BIN)
+	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hyrax
+	install -D -m 644 $(WEIGHTS) $(DESTDIR)$(PREFIX)/share/hyrax/$(notdir $(WEIGHTS))
 
 # Tests that run the command line find it through HYRAX_BIN, and it finds the weights through
 # HYRAX_WEIGHTS (a sanitizer build's binary is not beside weights/).
@@ -99,6 +116,6 @@ $(BENCH_PROGRAMS): %: %.c $(BUILD)/libhyrax.a
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -o $@ $< $(BUILD)/libhyrax.a $(LDLIBS)
 
 clean:
-	rm -rf build hyrax
+	rm -rf build hyrax $(STATIC)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -88,13 +88,12 @@ int main(int argc, char **argv)
     }
 
     hx_error err;
-    char path[4096];
     hx_model *model;
     hx_encoder *enc;
     hx_index *ix;
     size_t hits = 0;
     double t0 = clock_ms(CLOCK_MONOTONIC);
-    if (hx_model_default_path(path, sizeof path, &err) || hx_model_open(&model, path, &err))
+    if (hx_model_open_default(&model, &err))
         die("model", &err);
     if (hx_encoder_new(&enc, model, 1, &err))
         die("encoder", &err);

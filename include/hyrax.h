@@ -73,8 +73,13 @@ struct hx_tokenizer;
 const struct hx_tokenizer *hx_model_tokenizer(const hx_model *m);  /* borrowed until close */
 
 /* Finds the weights file: $HYRAX_WEIGHTS, else weights/HX_WEIGHTS_FILE beside the executable
- * or one folder above it, else the installed share folder. Writes the path into buf. */
+ * or one folder above it, else share/hyrax/ one folder above it (`make install`), else
+ * /usr/local/share/hyrax/ or /usr/share/hyrax/. Writes the path into buf. */
 int hx_model_default_path(char *buf, size_t cap, hx_error *err);
+
+/* Opens the default model: $HYRAX_WEIGHTS when set, else the weights linked into the binary
+ * (`make static`), else the file hx_model_default_path finds. Caller frees with hx_model_close. */
+int hx_model_open_default(hx_model **out, hx_error *err);
 
 /* An encoder: run state for batches (buffers allocated once) plus a pool of n_threads workers
  * (0 = one per core). Not thread-safe: one caller at a time per encoder. Caller frees with

@@ -64,9 +64,8 @@ static int cmd_tokenize(int argc, char **argv)
         return help ? 0 : 2;
     }
     hx_error err = {0};
-    char path[4096];
     hx_model *model = NULL;
-    if (hx_model_default_path(path, sizeof path, &err) || hx_model_open(&model, path, &err)) {
+    if (hx_model_open_default(&model, &err)) {
         fprintf(stderr, "hyrax tokenize: %s\n", err.message);
         return 1;
     }
@@ -178,11 +177,9 @@ static int cmd_embed(int argc, char **argv)
     if (rc >= 0)
         return rc;
     hx_error err = {0};
-    char path[4096];
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
-    if ((!weights && hx_model_default_path(path, sizeof path, &err)) ||
-        hx_model_open(&model, weights ? weights : path, &err) ||
+    if ((weights ? hx_model_open(&model, weights, &err) : hx_model_open_default(&model, &err)) ||
         hx_encoder_new(&enc, model, threads, &err)) {
         fprintf(stderr, "hyrax embed: %s\n", err.message);
         hx_model_close(model);
@@ -275,10 +272,9 @@ static long number_arg(const char *cmd, const char *flag, const char *s, long lo
 static int open_encoder(const char *cmd, int threads, hx_model **model, hx_encoder **enc)
 {
     hx_error err = {0};
-    char path[4096];
     *model = NULL;
     *enc = NULL;
-    if (hx_model_default_path(path, sizeof path, &err) || hx_model_open(model, path, &err) ||
+    if (hx_model_open_default(model, &err) ||
         hx_encoder_new(enc, *model, threads, &err)) {
         fprintf(stderr, "hyrax %s: %s\n", cmd, err.message);
         hx_model_close(*model);

@@ -49,11 +49,7 @@ static void *load_model(void *arg)
     mcp_server *s = arg;
     hx_model *m = NULL;
     hx_error err = {0};
-    char path[4096];
-    int rc = s->cfg->weights ? (snprintf(path, sizeof path, "%s", s->cfg->weights), 0)
-                             : hx_model_default_path(path, sizeof path, &err);
-    if (!rc)
-        rc = hx_model_open(&m, path, &err);
+    int rc = s->cfg->weights ? hx_model_open(&m, s->cfg->weights, &err) : hx_model_open_default(&m, &err);
     pthread_mutex_lock(&s->lock);
     s->model = m;
     s->model_done = true;

@@ -380,6 +380,10 @@ const struct hx_tokenizer *hx_model_tokenizer(const hx_model *m)
 
 /* === Default path === */
 
+/* Weights linked into the binary by `make static` (src/weights_blob.S); both NULL otherwise. */
+extern const uint8_t hx_weights_blob[] __attribute__((weak));
+extern const uint8_t hx_weights_blob_end[] __attribute__((weak));
+
 static int try_path(char *buf, size_t cap, const char *dir, const char *sub)
 {
     int n = snprintf(buf, cap, "%s%s%s", dir, sub, HX_WEIGHTS_FILE);
@@ -404,7 +408,8 @@ int hx_model_default_path(char *buf, size_t cap, hx_error *err)
         char *slash = strrchr(exe, '/');
         if (slash) {
             slash[1] = 0;
-            if (try_path(buf, cap, exe, "weights/") || try_path(buf, cap, exe, "../weights/"))
+            if (try_path(buf, cap, exe, "weights/") || try_path(buf, cap, exe, "../weights/") ||
+                try_path(buf, cap, exe, "../share/hyrax/"))
                 return 0;
         }
     }
@@ -414,4 +419,16 @@ int hx_model_default_path(char *buf, size_t cap, hx_error *err)
     return hx_error_set(err, HX_ENOTFOUND, -1, "cannot find %s: set HYRAX_WEIGHTS, or put it in "
                         "weights/ beside the hyrax executable or in /usr/local/share/hyrax/",
                         HX_WEIGHTS_FILE);
+}
+
+int hx_model_open_default(hx_model **out, hx_error *err)
+{
+    const char *env = getenv("HYRAX_WEIGHTS");
+    if ((!env || !*env) && hx_weights_blob && hx_weights_blob_end > hx_weights_blob)
+        return hx_model_open_buffer(out, hx_weights_blob, (size_t)(hx_weights_blob_end - hx_weights_blob),
+                                    hx_kernels_get(), err);
+    char path[4096];
+    *out = NULL;
+    int rc = hx_model_default_path(path, sizeof path, err);
+    return rc ? rc : hx_model_open(out, path, err);
 }
