@@ -162,6 +162,7 @@ typedef struct hx_rejected {
 
 typedef struct hx_update_report {
     size_t added, updated, unchanged, removed;
+    size_t kept_out;                   /* files skipped because they were deleted by request */
     hx_rejected *rejected;             /* owned: free with hx_update_report_clear */
     size_t n_rejected;
     size_t chunks_added, chunks_removed;
@@ -170,21 +171,34 @@ typedef struct hx_update_report {
 } hx_update_report;
 void hx_update_report_clear(hx_update_report *r);
 
-/* Brings the documents under `paths` (files or folders inside the root) up to date and commits
- * once: new files are added, changed ones (content hash) re-chunked and re-embedded, unchanged
- * ones skipped, and indexed documents under those paths that no longer exist removed. Files
- * that cannot be indexed (binary, too large, unreadable) are listed in report->rejected. */
+/* Brings the file-backed documents under `paths` (files or folders inside the root) up to date
+ * and commits once: new files are added, changed ones (content hash) re-chunked and re-embedded,
+ * unchanged ones skipped, and indexed files under those paths that no longer exist removed. Files
+ * that cannot be indexed (binary, too large, unreadable) are listed in report->rejected.
+ * Stored documents (HX_DOC_STORED) are never compared with the disk: they stay as they are, also
+ * with o->reindex, and a file at a stored document's name is rejected with a reason saying so.
+ * Files deleted by request (hx_index_remove) stay out and are counted in report->kept_out, unless
+ * one of `paths` names that exact file: that lifts the deletion and indexes it again. */
 int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
                     const hx_update_opts *o, hx_update_report *report, hx_error *err);
 
-/* Adds (or replaces) a document from bytes under the root-relative name, with extra metadata,
- * and commits. *doc_id gets its id. */
+/* Stores a document from bytes under the root-relative name (cleaned by hx_relpath_clean), with
+ * extra metadata, and commits; *doc_id gets its id. The document is HX_DOC_STORED: it has no file
+ * behind it, no update compares it with the disk, and only hx_index_remove takes it out. Storing
+ * under the name of a stored document replaces it; under the name of a file-backed document
+ * fails with HX_EPERM (the file's document is not overwritten). */
 int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
                        const hx_kv *meta, size_t n_meta, hx_encoder *enc, uint32_t *doc_id,
                        hx_update_report *report, hx_error *err);
 
-/* Removes documents by root-relative path (a folder removes everything under it) and commits. */
-int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths,
+/* Removes the named documents and commits once; all or nothing. Each name is cleaned by
+ * hx_relpath_clean and must name exactly one document: HX_ENOTFOUND when it names nothing,
+ * HX_EINVAL when it names the root or (without HX_REMOVE_FOLDERS) a folder of documents. With
+ * HX_REMOVE_FOLDERS a folder name removes every document under it. A removed file-backed
+ * document is remembered as deleted by request, so hx_index_update leaves its file out until that
+ * file is indexed by name; report->removed counts documents, chunks_removed their chunks. */
+enum { HX_REMOVE_EXACT = 0, HX_REMOVE_FOLDERS = 1 };
+int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths, unsigned flags,
                     hx_update_report *report, hx_error *err);
 
 /* Rewrites the index into one segment without tombstones and renames it over the old file. */
@@ -192,8 +206,14 @@ int hx_index_compact(hx_index *ix, hx_error *err);
 
 /* === Documents === */
 
+/* Where a document's text comes from. A file-backed document mirrors a file under the root and
+ * follows it on update; a stored document (add_document with content) has no file behind it and
+ * is addressed by its name only. */
+typedef enum { HX_DOC_FILE = 0, HX_DOC_STORED = 1 } hx_doc_kind;
+
 typedef struct hx_doc_info {
     uint32_t id;
+    hx_doc_kind kind;
     const char *path, *title, *type, *encoding;   /* borrowed from the index view */
     const char *sha256;                            /* hex content hash: the document's version */
     uint64_t size;

@@ -87,17 +87,19 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     hx_rd r = hx_rd_init(blob, len);
     const uint8_t *magic = hx_rd_bytes(&r, 8);
     uint32_t n = hx_rd_u32(&r);
-    if (!magic || memcmp(magic, IX_DOCS_MAGIC, 8) || !hx_rd_ok(&r))
+    if (!magic || (memcmp(magic, IX_DOCS_MAGIC, 8) && memcmp(magic, IX_DOCS_MAGIC_V1, 8)) || !hx_rd_ok(&r))
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table has a bad header");
+    bool v2 = !memcmp(magic, IX_DOCS_MAGIC, 8);   /* kind per document and the deleted list */
     if (n > len / 40)   /* each record takes at least 40 bytes */
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table claims %u documents", n);
     /* first pass: sizes, so strings and metadata get one allocation each */
     hx_rd scan = r;
     size_t total_meta = 0, total_str = 0;
+    uint32_t n_deleted = 0;
+    const char *s;
+    uint32_t l;
     for (uint32_t i = 0; i < n && hx_rd_ok(&scan); i++) {
-        hx_rd_bytes(&scan, 4 * 3 + 8 * 4);
-        const char *s;
-        uint32_t l;
+        hx_rd_bytes(&scan, 4 * 3 + 8 * 4 + (v2 ? 4 : 0));
         for (int k = 0; k < 5; k++) {
             hx_rd_str(&scan, &s, &l, IX_STR_MAX);
             total_str += l + 1;
@@ -111,13 +113,23 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
             total_str += l + 1;
         }
     }
+    if (v2) {
+        n_deleted = hx_rd_u32(&scan);
+        if (n_deleted > (size_t)(scan.end - scan.p) / 4)   /* each entry takes at least 4 bytes */
+            scan.failed = true;
+        for (uint32_t k = 0; k < n_deleted && hx_rd_ok(&scan); k++) {
+            hx_rd_str(&scan, &s, &l, IX_STR_MAX);
+            total_str += l + 1;
+        }
+    }
     if (!hx_rd_ok(&scan))
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table is truncated or corrupt");
     v->docs = calloc(n ? n : 1, sizeof *v->docs);
     v->by_id = malloc(sizeof *v->by_id * (n ? n : 1));
     v->meta = calloc(total_meta ? total_meta : 1, sizeof *v->meta);
     v->strings = malloc(total_str ? total_str : 1);
-    if (!v->docs || !v->by_id || !v->meta || !v->strings)
+    v->deleted = malloc(sizeof *v->deleted * (n_deleted ? n_deleted : 1));
+    if (!v->docs || !v->by_id || !v->meta || !v->strings || !v->deleted)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory loading %u documents", n);
     string_pool pool = {v->strings, 0, total_str};
     size_t meta_used = 0;
@@ -130,8 +142,11 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
         d->tokens = hx_rd_u64(&r);
         d->mtime_ns = (int64_t)hx_rd_u64(&r);
         d->indexed_ns = (int64_t)hx_rd_u64(&r);
-        const char *s;
-        uint32_t l;
+        uint32_t kind = v2 ? hx_rd_u32(&r) : HX_DOC_FILE;
+        if (kind != HX_DOC_FILE && kind != HX_DOC_STORED)
+            return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document %u has unknown kind %u",
+                                d->id, kind);
+        d->kind = (hx_doc_kind)kind;
         const char **fields[5] = {&d->path, &d->title, &d->type, &d->encoding, &d->sha256};
         for (int k = 0; k < 5; k++) {
             hx_rd_str(&r, &s, &l, IX_STR_MAX);
@@ -152,6 +167,16 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
             return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
                                 "document %u refers to chunks or ids past the end of the index", d->id);
     }
+    if (v2)
+        hx_rd_u32(&r);   /* n_deleted, read in the first pass */
+    for (uint32_t k = 0; k < n_deleted; k++) {
+        hx_rd_str(&r, &s, &l, IX_STR_MAX);
+        v->deleted[k] = pool_add(&pool, s ? s : "", l);
+        if (k && strcmp(v->deleted[k - 1], v->deleted[k]) >= 0)   /* binary search needs the order */
+            return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
+                                "the list of deleted files is out of order");
+    }
+    v->n_deleted = n_deleted;
     v->n_docs = n;
     qsort(v->docs, n, sizeof *v->docs, compare_path);
     uint64_t *keys = malloc(sizeof *keys * (n ? n : 1));   /* id << 32 | position, sorted */
@@ -294,6 +319,7 @@ void ix_view_free(ix_view *v)
     free(v->docs);
     free(v->by_id);
     free(v->meta);
+    free(v->deleted);
     free(v->strings);
     free(v->tomb);
     memset(v, 0, sizeof *v);
@@ -419,7 +445,7 @@ int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_mod
             uint8_t *rec = NULL;
             size_t len = 0;
             if (!rc)
-                rc = hx_store_append(ix->store, IX_DOCS_MAGIC "\0\0\0\0", 12, &refs[0], err);
+                rc = hx_store_append(ix->store, IX_DOCS_MAGIC "\0\0\0\0\0\0\0\0", 16, &refs[0], err);
             if (!rc)
                 rc = hx_store_append(ix->store, &zero, 0, &refs[1], err);
             if (!rc)
@@ -497,6 +523,22 @@ const ix_doc *ix_doc_by_path(const ix_view *v, const char *path)
             hi = mid;
     }
     return NULL;
+}
+
+bool ix_deleted_by_request(const ix_view *v, const char *path)
+{
+    size_t lo = 0, hi = v->n_deleted;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(v->deleted[mid], path);
+        if (!c)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
 }
 
 size_t hx_index_doc_count(const hx_index *ix)

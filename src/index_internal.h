@@ -17,9 +17,25 @@
  *   n_segments       u32          then n_segments refs to segment blobs
  * (str = u32 length + bytes; ref = HX_STORE_REF_SIZE bytes, hx_store_ref_put.)
  *
- * Document table blob: "HXDOCS01", u32 count, then per document, in path order:
- *   u32 id, u32 first_chunk, u32 n_chunks, u64 size, u64 tokens, u64 mtime_ns, u64 indexed_ns,
- *   str path, str title, str type, str encoding, str sha256 (hex), u32 n_meta, n_meta x (str, str)
+ * Document table blob, version 2 (written):
+ *   FIELD            ENCODING     DESCRIPTION
+ *   magic            8 bytes      "HXDOCS02"
+ *   count            u32          documents, then per document, in path order:
+ *     id             u32
+ *     first_chunk    u32          chunk ids first_chunk .. first_chunk + n_chunks - 1
+ *     n_chunks       u32
+ *     size           u64          bytes of the file or of the stored content
+ *     tokens         u64
+ *     mtime_ns       u64          file mtime; for a stored document, when it was stored
+ *     indexed_ns     u64
+ *     kind           u32          hx_doc_kind: 0 = file-backed, 1 = stored; others are refused
+ *     path ... sha256 5 x str     root-relative path (the document's name), title, type,
+ *                                 encoding, content hash (hex)
+ *     n_meta         u32          then n_meta x (str key, str value)
+ *   n_deleted        u32          then n_deleted x str: root-relative paths of files deleted by
+ *                                 request, strictly increasing (bytewise); update leaves them out
+ * Version 1 ("HXDOCS01", still read, never written): the same without kind (every document is
+ * file-backed) and without the deleted list (empty).
  *
  * Segment blob: an hxfile image of kind HXF_KIND_SEGMENT holding chunks base .. base + n - 1:
  *   SECTION    DTYPE  SHAPE     DESCRIPTION
@@ -46,7 +62,8 @@
 #include <stdbool.h>
 
 #define IX_MAGIC "HXINDEX1"
-#define IX_DOCS_MAGIC "HXDOCS01"
+#define IX_DOCS_MAGIC "HXDOCS02"     /* written; IX_DOCS_MAGIC_V1 is read too */
+#define IX_DOCS_MAGIC_V1 "HXDOCS01"
 #define IX_VERSION 1
 #define IX_CHUNK_FIELDS 8
 #define IX_STR_MAX (1u << 24)       /* longest string the tables accept */
@@ -75,6 +92,8 @@ typedef struct ix_view {
     size_t n_docs;
     uint32_t *by_id;           /* owned; indexes into docs, sorted by doc id */
     hx_kv *meta;               /* owned; all documents' metadata pairs */
+    const char **deleted;      /* owned array; strings in `strings`: files deleted by request, sorted */
+    size_t n_deleted;
     char *strings;             /* owned; NUL-terminated copies of every table string */
     ix_segment *segs;          /* owned */
     size_t n_segs;
@@ -99,6 +118,7 @@ void ix_view_free(ix_view *v);
 const ix_segment *ix_segment_of(const ix_view *v, uint32_t chunk_id);
 const ix_doc *ix_doc_by_id(const ix_view *v, uint32_t id);
 const ix_doc *ix_doc_by_path(const ix_view *v, const char *path);
+bool ix_deleted_by_request(const ix_view *v, const char *path);   /* path is in v->deleted */
 static inline bool ix_is_deleted(const ix_view *v, uint32_t chunk_id)
 {
     return chunk_id >= v->next_chunk || (v->tomb[chunk_id / 8] >> (chunk_id % 8) & 1);

@@ -5,6 +5,7 @@
 #include "chunker.h"
 #include "index_internal.h"
 #include "ingest.h"
+#include "relpath.h"
 #include "wire.h"
 
 #include <limits.h>
@@ -144,6 +145,7 @@ typedef struct pending_doc {
     size_t n_chunks;
     uint32_t id;              /* kept from the document it replaces, else assigned at commit */
     bool replaces;
+    hx_doc_kind kind;
 } pending_doc;
 
 typedef struct change_set {
@@ -155,6 +157,10 @@ typedef struct change_set {
     size_t dropped_bytes;
     struct { uint32_t id; int64_t mtime_ns; } *touch;   /* unchanged content, new mtime */
     size_t n_touch, cap_touch;
+    const char **remember;    /* paths to add to the deleted-by-request list; borrowed from the view */
+    size_t n_remember, cap_remember;
+    const char **lift;        /* paths to take off it; borrowed from the caller's file list */
+    size_t n_lift, cap_lift;
 } change_set;
 
 static void change_set_free(change_set *cs)
@@ -167,6 +173,8 @@ static void change_set_free(change_set *cs)
     free(cs->drop);
     free(cs->dropped);
     free(cs->touch);
+    free(cs->remember);
+    free(cs->lift);
     memset(cs, 0, sizeof *cs);
 }
 
@@ -202,8 +210,19 @@ static int drop_doc(change_set *cs, uint32_t id, hx_error *err)
     return 0;
 }
 
-/* Chunks `src` (taking ownership of it) and queues it, replacing `old` when not NULL. */
-static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_doc *old, hx_error *err)
+/* Appends a borrowed path to a list of the change set. */
+static int push_path(const char ***list, size_t *n, size_t *cap, const char *path, hx_error *err)
+{
+    int rc = grow_array((void **)list, cap, *n, sizeof **list, err);
+    if (!rc)
+        (*list)[(*n)++] = path;
+    return rc;
+}
+
+/* Chunks `src` (taking ownership of it) and queues it as a document of `kind`, replacing `old`
+ * when not NULL. */
+static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, hx_doc_kind kind, const ix_doc *old,
+                     hx_error *err)
 {
     int rc = grow_array((void **)&cs->add, &cs->cap_add, cs->n_add, sizeof *cs->add, err);
     if (rc) {
@@ -213,6 +232,7 @@ static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_
     pending_doc *p = &cs->add[cs->n_add];
     memset(p, 0, sizeof *p);
     p->src = *src;
+    p->kind = kind;
     memset(src, 0, sizeof *src);
     cs->n_add++;
     rc = hx_chunk_document(hx_model_tokenizer(ix->model), p->src.title, p->src.type, p->src.text,
@@ -252,6 +272,7 @@ static void encode_doc(hx_buf *b, const hx_doc_info *d)
     hx_buf_u64(b, d->tokens);
     hx_buf_u64(b, (uint64_t)d->mtime_ns);
     hx_buf_u64(b, (uint64_t)d->indexed_ns);
+    hx_buf_u32(b, (uint32_t)d->kind);
     hx_buf_str(b, d->path);
     hx_buf_str(b, d->title);
     hx_buf_str(b, d->type);
@@ -280,6 +301,7 @@ static hx_doc_info pending_info(const pending_doc *p, uint32_t first_chunk, int6
 {
     hx_doc_info d = {0};
     d.id = p->id;
+    d.kind = p->kind;
     d.path = p->src.path;
     d.title = p->src.title;
     d.type = p->src.type;
@@ -297,8 +319,47 @@ static hx_doc_info pending_info(const pending_doc *p, uint32_t first_chunk, int6
     return d;
 }
 
+static int compare_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool listed(const char *const *list, size_t n, const char *path)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(list[i], path))
+            return true;
+    return false;
+}
+
+/* The end of the document table: the deleted-by-request list after the change (the view's, less
+ * lifted paths, plus remembered ones), sorted and without repeats. */
+static int encode_deleted(const ix_view *v, const change_set *cs, hx_buf *b)
+{
+    const char **all = malloc(sizeof *all * (v->n_deleted + cs->n_remember + 1));
+    if (!all)
+        return HX_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_deleted; i++)
+        if (!listed(cs->lift, cs->n_lift, v->deleted[i]))
+            all[n++] = v->deleted[i];
+    for (size_t i = 0; i < cs->n_remember; i++)
+        all[n++] = cs->remember[i];
+    qsort(all, n, sizeof *all, compare_str);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || strcmp(all[m - 1], all[i]))
+            all[m++] = all[i];
+    hx_buf_u32(b, (uint32_t)m);
+    for (size_t i = 0; i < m; i++)
+        hx_buf_str(b, all[i]);
+    free(all);
+    return b->failed ? HX_ENOMEM : 0;
+}
+
 /* The document table after the change: kept documents (with new mtimes) and pending ones,
- * merged in path order. `first` gives each pending document's first chunk id. */
+ * merged in path order, then the deleted-by-request list. `first` gives each pending document's
+ * first chunk id. */
 static int encode_docs(const hx_index *ix, const change_set *cs, const uint32_t *first, int64_t now,
                        hx_buf *b)
 {
@@ -335,7 +396,7 @@ static int encode_docs(const hx_index *ix, const change_set *cs, const uint32_t 
             j++;
         }
     }
-    return b->failed ? HX_ENOMEM : 0;
+    return encode_deleted(v, cs, b);
 }
 
 /* Embeds the pending chunks into vecs (n_chunks x dim), reporting progress per document. */
@@ -377,7 +438,7 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
     hx_buf docs = {0};
     hx_store_ref *segs = NULL;
     bool committed = false;
-    if (!cs->n_add && !cs->n_drop && !cs->n_touch)
+    if (!cs->n_add && !cs->n_drop && !cs->n_touch && !cs->n_remember && !cs->n_lift)
         return 0;   /* nothing changed: no commit */
     if (cs->n_add > 1)   /* qsort's array must not be NULL, even when empty */
         qsort(cs->add, cs->n_add, sizeof *cs->add, compare_pending);
@@ -439,8 +500,10 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
         rep->chunks_removed += d->n_chunks;
     }
     int64_t now = now_ns();
-    if ((rc = encode_docs(ix, cs, first, now, &docs)))
+    if ((rc = encode_docs(ix, cs, first, now, &docs))) {
+        rc = hx_error_set(err, rc, -1, "out of memory encoding the document table");
         goto done;
+    }
     for (size_t i = 0; i < v->n_segs; i++)
         segs[i] = v->segs[i].ref;
     size_t n_segs = v->n_segs;
@@ -577,6 +640,24 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
     for (size_t i = 0; i < files.n && !rc; i++) {
         const char *rel = files.paths[i];
         const ix_doc *old = ix_doc_by_path(&ix->v, rel);
+        if (old && old->info.kind == HX_DOC_STORED) {   /* never compared with the disk */
+            char why[PATH_MAX + 200];
+            snprintf(why, sizeof why, "%s is the name of a stored document: the stored text is kept and the file "
+                     "is left out (delete the stored document to index the file)", rel);
+            rc = reject(rep, rel, why, err);
+            continue;
+        }
+        if (ix_deleted_by_request(&ix->v, rel)) {   /* back only when this exact file is named */
+            bool named = false;
+            for (size_t t = 0; t < n_paths && !named; t++)
+                named = !strcmp(targets[t], rel);
+            if (!named) {
+                rep->kept_out++;
+                continue;
+            }
+            if ((rc = push_path(&cs.lift, &cs.n_lift, &cs.cap_lift, rel, err)))
+                break;
+        }
         char abs[2 * PATH_MAX];
         struct stat st;
         snprintf(abs, sizeof abs, "%s/%s", ix->root, rel);
@@ -613,15 +694,16 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
             rep->updated++;
         else
             rep->added++;
-        rc = queue_doc(ix, &cs, &src, old, err);
+        rc = queue_doc(ix, &cs, &src, HX_DOC_FILE, old, err);
     }
-    /* indexed documents under the targets that are gone (or now excluded or rejected) */
+    /* indexed files under the targets that are gone (or now excluded or rejected); stored
+     * documents have no file to miss */
     for (size_t i = 0; i < ix->v.n_docs && !rc; i++) {
         const hx_doc_info *d = &ix->v.docs[i].info;
         bool targeted = false;
         for (size_t t = 0; t < n_paths && !targeted; t++)
             targeted = under(d->path, targets[t]);
-        if (targeted && !in_list(&files, d->path) && !is_dropped(&cs, d->id)) {
+        if (targeted && d->kind == HX_DOC_FILE && !in_list(&files, d->path) && !is_dropped(&cs, d->id)) {
             rep->removed++;
             rc = drop_doc(&cs, d->id, err);
         }
@@ -648,24 +730,32 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
         return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
     if (!ix->model)
         return hx_error_set(err, HX_EINVAL, -1, "a model is needed to index documents");
-    if (!*name || name[0] == '/' || strstr(name, "..") || strstr(name, "//"))
-        return hx_error_set(err, HX_EPERM, -1, "document name '%s' must be a relative path without '..'", name);
-    hx_doc_source src;
-    change_set cs = {0};
-    int rc = hx_ingest_from_bytes(name, content, len, meta, n_meta, &src, err);
+    char clean[HX_RELPATH_MAX];
+    int rc = hx_relpath_clean(name, clean, sizeof clean, err);
     if (rc)
         return rc;
+    if (!*clean)
+        return hx_error_set(err, HX_EINVAL, -1, "'%.200s' names the indexed root, not a document: give a name "
+                            "such as notes/x.md", name);
+    const ix_doc *old = ix_doc_by_path(&ix->v, clean);
+    if (old && old->info.kind == HX_DOC_FILE)
+        return hx_error_set(err, HX_EPERM, -1, "%.200s is indexed from the file under the root; a stored document "
+                            "cannot take its name (store the text under another name, or change the file and "
+                            "index it)", clean);
+    hx_doc_source src;
+    change_set cs = {0};
+    if ((rc = hx_ingest_from_bytes(clean, content, len, meta, n_meta, &src, err)))
+        return rc;
     src.mtime_ns = now_ns();
-    const ix_doc *old = ix_doc_by_path(&ix->v, name);
     if (old)
         rep->updated++;
     else
         rep->added++;
-    rc = queue_doc(ix, &cs, &src, old, err);
+    rc = queue_doc(ix, &cs, &src, HX_DOC_STORED, old, err);
     if (!rc)
         rc = commit_changes(ix, &cs, enc, NULL, NULL, rep, err);
     if (!rc) {
-        const ix_doc *d = ix_doc_by_path(&ix->v, name);
+        const ix_doc *d = ix_doc_by_path(&ix->v, clean);
         *doc_id = d ? d->info.id : 0;
     }
     change_set_free(&cs);
@@ -673,7 +763,35 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
     return rc;
 }
 
-int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths,
+/* The documents a cleaned, non-empty name covers, as [*lo, *hi) of the view's path-sorted table:
+ * the document of that name (returns true), else those under the folder "name/", which sort
+ * together (returns false; the range may be empty). */
+static bool name_range(const ix_view *v, const char *name, size_t *lo, size_t *hi)
+{
+    const ix_doc *d = ix_doc_by_path(v, name);
+    if (d) {
+        *lo = (size_t)(d - v->docs);
+        *hi = *lo + 1;
+        return true;
+    }
+    size_t a = 0, b = v->n_docs, n = strlen(name);
+    while (a < b) {   /* first path not below name + "/" */
+        size_t mid = (a + b) / 2;
+        const char *p = v->docs[mid].info.path;
+        int c = strncmp(p, name, n);
+        if (c < 0 || (c == 0 && (unsigned char)p[n] < '/'))
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *lo = a;
+    while (a < v->n_docs && !strncmp(v->docs[a].info.path, name, n) && v->docs[a].info.path[n] == '/')
+        a++;
+    *hi = a;
+    return false;
+}
+
+int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths, unsigned flags,
                     hx_update_report *rep, hx_error *err)
 {
     struct timespec t0;
@@ -681,19 +799,34 @@ int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths,
     memset(rep, 0, sizeof *rep);
     if (!ix->writer)
         return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
+    const ix_view *v = &ix->v;
     change_set cs = {0};
     int rc = 0;
-    for (size_t i = 0; i < ix->v.n_docs && !rc; i++) {
-        const hx_doc_info *d = &ix->v.docs[i].info;
-        for (size_t p = 0; p < n_paths; p++) {
-            const char *want = paths[p];
-            while (want[0] == '.' && want[1] == '/')
-                want += 2;
-            if (under(d->path, want) && *want) {
-                rep->removed++;
-                rc = drop_doc(&cs, d->id, err);
-                break;
-            }
+    char clean[HX_RELPATH_MAX];
+    for (size_t p = 0; p < n_paths && !rc; p++) {
+        if ((rc = hx_relpath_clean(paths[p], clean, sizeof clean, err)))
+            break;
+        if (!*clean) {
+            rc = hx_error_set(err, HX_EINVAL, -1, "'%.200s' names the indexed root, not a document", paths[p]);
+            break;
+        }
+        size_t lo, hi;
+        bool exact = name_range(v, clean, &lo, &hi);
+        if (lo == hi) {
+            rc = hx_error_set(err, HX_ENOTFOUND, -1, "no document named %.200s in the index (names are relative to "
+                              "the indexed root)", clean);
+        } else if (!exact && !(flags & HX_REMOVE_FOLDERS)) {
+            rc = hx_error_set(err, HX_EINVAL, -1, "%.200s is a folder of %zu documents, not a document: name each "
+                              "document (hyrax rm removes folders)", clean, hi - lo);
+        }
+        for (size_t i = lo; i < hi && !rc; i++) {
+            const hx_doc_info *d = &v->docs[i].info;
+            if (is_dropped(&cs, d->id))
+                continue;   /* named twice */
+            rep->removed++;
+            rc = drop_doc(&cs, d->id, err);
+            if (!rc && d->kind == HX_DOC_FILE)   /* its file would come back on the next update */
+                rc = push_path(&cs.remember, &cs.n_remember, &cs.cap_remember, d->path, err);
         }
     }
     if (!rc)
@@ -744,7 +877,8 @@ int hx_index_compact(hx_index *ix, hx_error *err)
         d.first_chunk = first[i];
         encode_doc(&docs, &d);
     }
-    if (docs.failed) {
+    change_set unchanged = {0};
+    if (encode_deleted(v, &unchanged, &docs)) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
         goto done;
     }

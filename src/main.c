@@ -293,6 +293,8 @@ static const char index_usage[] =
     "Indexes the files under each PATH into one index file, or brings it up to date: new files are\n"
     "added, changed ones re-embedded, unchanged ones skipped (content hash), and indexed files\n"
     "under PATH that are gone are removed. Prints what it added, updated, skipped and removed.\n"
+    "Stored documents (add_document with content) are kept as they are, --reindex included.\n"
+    "Files removed with 'hyrax rm' or delete_document stay out unless PATH names that file.\n"
     "The first run records the indexed root: the PATH when it is a single folder, else the current\n"
     "folder; later runs take paths inside it.\n"
     "\n"
@@ -420,6 +422,9 @@ static int cmd_index(int argc, char **argv)
     printf("added %zu, updated %zu, unchanged %zu, removed %zu, rejected %zu (+%zu/-%zu chunks) in %.2f s\n",
            rep.added, rep.updated, rep.unchanged, rep.removed, rep.n_rejected, rep.chunks_added,
            rep.chunks_removed, rep.seconds);
+    if (rep.kept_out)
+        printf("%zu files deleted by request stay out (index one by its own name to bring it back)\n",
+               rep.kept_out);
     printf("%s: %llu documents, %llu chunks, generation %llu, root %s\n", db,
            (unsigned long long)stats.documents, (unsigned long long)stats.live_chunks,
            (unsigned long long)stats.generation, hx_index_root(ix));
@@ -699,8 +704,12 @@ static int cmd_verify(int argc, char **argv)
 
 static const char rm_usage[] =
     "usage: hyrax rm [--db FILE] PATH...\n\n"
-    "Removes documents from the index (a folder removes everything under it). PATH is relative to\n"
-    "the indexed root, or a path on disk inside it. The files themselves are not touched.\n";
+    "Removes documents from the index: a PATH that names a document removes exactly it, a folder\n"
+    "removes every document under it; a PATH that names nothing (or the root) is an error and\n"
+    "nothing is removed. PATH is relative to the indexed root, or a path on disk inside it. The\n"
+    "files themselves are not touched, and 'hyrax index' leaves removed files out until a file is\n"
+    "indexed again by its own name ('hyrax index docs/a.md'). Stored documents (add_document with\n"
+    "content) are gone for good.\n";
 
 static int cmd_rm(int argc, char **argv)
 {
@@ -726,14 +735,14 @@ static int cmd_rm(int argc, char **argv)
     }
     const char *root = hx_index_root(ix);
     size_t rl = strlen(root);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {   /* a path on disk inside the root, else a name taken as typed */
         char resolved[4096];
-        snprintf(rel[i], sizeof rel[i], "%s", paths[i]);
-        if (realpath(paths[i], resolved) && !strncmp(resolved, root, rl) && (resolved[rl] == '/' || !resolved[rl]))
+        if (realpath(paths[i], resolved) && !strncmp(resolved, root, rl) && (resolved[rl] == '/' || !resolved[rl])) {
             snprintf(rel[i], sizeof rel[i], "%s", resolved[rl] ? resolved + rl + 1 : "");
-        paths[i] = rel[i];
+            paths[i] = rel[i];
+        }
     }
-    if (hx_index_remove(ix, paths, n, &rep, &err)) {
+    if (hx_index_remove(ix, paths, n, HX_REMOVE_FOLDERS, &rep, &err)) {
         fprintf(stderr, "hyrax rm: %s\n", err.message);
         goto done;
     }

@@ -6,6 +6,7 @@
  * modes, filters, min_score, health). */
 #include "mcp_internal.h"
 #include "present.h"
+#include "relpath.h"
 #include "tokenizer.h"
 
 #include <limits.h>
@@ -145,11 +146,21 @@ static size_t arg_filters(argp *a, hx_filter *out)
     return n;
 }
 
+/* A root-relative document name, cleaned by hx_relpath_clean into out (HX_RELPATH_MAX bytes). */
+static bool clean_name(argp *a, const char *key, const char *name, char *out)
+{
+    hx_error err = {0};
+    if (hx_relpath_clean(name, out, HX_RELPATH_MAX, &err))
+        return fail(a, "argument '%s': %s", key, err.message);
+    return true;
+}
+
 /* A document named by doc_id or path (exactly one). */
 static int arg_doc(argp *a, hx_index *ix, hx_doc_info *d)
 {
     const hx_json_val *idv = hx_json_obj_get(a->args, "doc_id");
     const char *path = arg_str(a, "path", false);
+    char clean[HX_RELPATH_MAX];
     if (a->bad)
         return -1;
     if (!idv == !path)
@@ -162,7 +173,9 @@ static int arg_doc(argp *a, hx_index *ix, hx_doc_info *d)
             return fail(a, "no document with doc_id %lld in the index", (long long)id), -1;
         return 0;
     }
-    if (hx_index_doc_by_path(ix, path, d))
+    if (!clean_name(a, "path", path, clean))
+        return -1;
+    if (hx_index_doc_by_path(ix, clean, d))
         return fail(a, "no document with path '%.200s' in the index (paths are relative to the indexed root)", path), -1;
     return 0;
 }
@@ -632,6 +645,7 @@ static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_wri
 
 #define DOC_SUMMARY_PROPS                                                                                     \
     "\"id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"          \
+    "\"source\":{\"type\":\"string\",\"enum\":[\"file\",\"stored\"],\"description\":\"file: mirrors a file under the root; stored: text given to add_document, no file behind it\"}," \
     "\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"hash\":{\"type\":\"string\"},"         \
     "\"version\":{\"type\":\"string\"},\"indexed_at\":{\"type\":\"string\"},\"modified_at\":{\"type\":\"string\"}," \
     "\"status\":{\"type\":\"string\"},\"chunks_count\":{\"type\":\"integer\"},\"total_tokens\":{\"type\":\"integer\"}," \
@@ -643,6 +657,8 @@ static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
     hx_json_write_uint(w, d->id);
     hx_json_write_key(w, "path");
     hx_json_write_cstr(w, d->path);
+    hx_json_write_key(w, "source");
+    hx_json_write_cstr(w, hx_present_kind(d->kind));
     hx_json_write_key(w, "title");
     hx_json_write_cstr(w, d->title);
     hx_json_write_key(w, "type");
@@ -836,6 +852,7 @@ static int tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_wri
 
 static const char status_out[] =
     "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":[\"integer\",\"null\"]},\"path\":{\"type\":\"string\"},"
+    "\"source\":{\"type\":[\"string\",\"null\"],\"enum\":[\"file\",\"stored\",null]},"
     "\"status\":{\"type\":\"string\",\"enum\":[\"complete\",\"pending\",\"failed\",\"not_found\"]},"
     "\"indexed_at\":{\"type\":[\"string\",\"null\"]},\"vectorized_at\":{\"type\":[\"string\",\"null\"]},"
     "\"chunks_count\":{\"type\":\"integer\"},\"last_error\":{\"type\":[\"string\",\"null\"]},"
@@ -852,6 +869,9 @@ static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_
     if (!a.bad && !path == !by_id)
         fail(&a, "give exactly one of 'doc_id' or 'path'");
     int64_t id = by_id ? arg_int(&a, "doc_id", 0, UINT32_MAX, 0) : 0;
+    char clean[HX_RELPATH_MAX];
+    if (!a.bad && path && clean_name(&a, "path", path, clean))
+        path = clean;
     if (a.bad)
         return -1;
     hx_doc_info d;
@@ -874,6 +894,11 @@ static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_
         hx_json_write_null(w);
     hx_json_write_key(w, "path");
     hx_json_write_cstr(w, p);
+    hx_json_write_key(w, "source");
+    if (found)
+        hx_json_write_cstr(w, hx_present_kind(d.kind));
+    else
+        hx_json_write_null(w);
     hx_json_write_key(w, "status");
     hx_json_write_cstr(w, status);
     if (found) {
@@ -969,6 +994,8 @@ static void write_report(hx_json_writer *w, const hx_update_report *r)
     hx_json_write_uint(w, r->unchanged);
     hx_json_write_key(w, "removed");
     hx_json_write_uint(w, r->removed);
+    hx_json_write_key(w, "kept_out");
+    hx_json_write_uint(w, r->kept_out);
     hx_json_write_key(w, "rejected");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < r->n_rejected; i++) {
@@ -1002,7 +1029,7 @@ static void write_searchable(hx_json_writer *w, hx_index *ix)
 
 #define REPORT_PROPS                                                                                          \
     "\"added\":{\"type\":\"integer\"},\"updated\":{\"type\":\"integer\"},\"unchanged\":{\"type\":\"integer\"}," \
-    "\"removed\":{\"type\":\"integer\"},\"rejected\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}}," \
+    "\"removed\":{\"type\":\"integer\"},\"kept_out\":{\"type\":\"integer\",\"description\":\"files left out because they were deleted with delete_document\"},\"rejected\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}}," \
     "\"chunks_added\":{\"type\":\"integer\"},\"chunks_removed\":{\"type\":\"integer\"},\"seconds\":{\"type\":\"number\"}," \
     "\"generation\":{\"type\":\"integer\"},\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}"
 
@@ -1032,6 +1059,9 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         fail(&a, "'content' needs a 'name', the root-relative name to store it under (e.g. notes/x.md)");
     if (!a.bad && path && (name || meta))
         fail(&a, "'name' and 'metadata' go with 'content'; for 'path' the file's own metadata is used");
+    char clean[HX_RELPATH_MAX];
+    if (!a.bad && name)
+        clean_name(&a, "name", name, clean);
     hx_kv kv[MAX_FILTERS];
     size_t n_meta = 0;
     if (!a.bad && meta) {
@@ -1074,9 +1104,9 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         snprintf(doc_path, sizeof doc_path, "%s", abs + strlen(hx_index_root(ix)) + 1);
     } else {
         uint32_t id;
-        if (hx_index_add_bytes(ix, name, content, strlen(content), kv, n_meta, s->writer_enc, &id, &rep, &err))
-            rc = (snprintf(msg, cap, "storing %s failed: %s", name, err.message), -1);
-        snprintf(doc_path, sizeof doc_path, "%s", name);
+        if (hx_index_add_bytes(ix, clean, content, strlen(content), kv, n_meta, s->writer_enc, &id, &rep, &err))
+            rc = (snprintf(msg, cap, "storing %.200s failed: %s", clean, err.message), -1);
+        snprintf(doc_path, sizeof doc_path, "%s", clean);
     }
     hx_doc_info d;
     if (!rc && hx_index_doc_by_path(ix, doc_path, &d))
@@ -1100,42 +1130,63 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
 
 static const char delete_out[] =
     "{\"type\":\"object\",\"properties\":{\"success\":{\"type\":\"boolean\"},\"doc_id\":{\"type\":\"integer\"},"
-    "\"path\":{\"type\":\"string\"},\"deleted_chunks\":{\"type\":\"integer\"},\"generation\":{\"type\":\"integer\"},"
-    "\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}},\"required\":[\"success\",\"doc_id\",\"path\",\"deleted_chunks\"]}";
+    "\"path\":{\"type\":\"string\"},\"source\":{\"type\":\"string\",\"enum\":[\"file\",\"stored\"]},"
+    "\"deleted_chunks\":{\"type\":\"integer\"},"
+    "\"remembered\":{\"type\":\"boolean\",\"description\":\"true for a file-backed document: reindex leaves its file out until add_document {path} names it\"},"
+    "\"note\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"},"
+    "\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}},\"required\":[\"success\",\"doc_id\",\"path\",\"source\",\"deleted_chunks\",\"remembered\"]}";
 
 static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     static const char *const keys[] = {"doc_id", "path", NULL};
     argp a = {args, msg, cap, false};
     only_keys(&a, keys);
+    const char *path = arg_str(&a, "path", false);
+    bool by_id = hx_json_obj_get(args, "doc_id") != NULL;
+    if (!a.bad && by_id == (path != NULL))
+        fail(&a, "give exactly one of 'doc_id' (a number from list_documents or search) or 'path'");
+    int64_t id = by_id ? arg_int(&a, "doc_id", 0, UINT32_MAX, 0) : 0;
+    char name[HX_RELPATH_MAX];
+    if (!a.bad && path)
+        clean_name(&a, "path", path, name);
     if (a.bad)
         return -1;
     hx_index *ix = NULL;
     if (open_writer(s, &ix, msg, cap))
         return -1;
-    hx_doc_info d;
+    hx_doc_info d = {0};   /* found by path, or else the removal below fails and says why */
     hx_update_report rep = {0};
     hx_error err = {0};
-    int rc = arg_doc(&a, ix, &d);
-    char path[PATH_MAX];
-    uint32_t id = 0;
-    if (!rc) {
-        snprintf(path, sizeof path, "%s", d.path);   /* d borrows the view the removal replaces */
-        id = d.id;
-        const char *paths[] = {path};
-        if (hx_index_remove(ix, paths, 1, &rep, &err))
-            rc = (snprintf(msg, cap, "deleting %s failed: %s", path, err.message), -1);
-    }
+    int rc = 0;
+    if (by_id && hx_index_doc_by_id(ix, (uint32_t)id, &d))
+        rc = (snprintf(msg, cap, "no document with doc_id %lld in the index", (long long)id), -1);
+    else if (by_id)
+        snprintf(name, sizeof name, "%s", d.path);   /* d borrows the view the removal replaces */
+    else
+        hx_index_doc_by_path(ix, name, &d);
+    hx_doc_kind kind = d.kind;
+    uint32_t doc_id = d.id;
+    const char *names[] = {name};
+    if (!rc && hx_index_remove(ix, names, 1, HX_REMOVE_EXACT, &rep, &err))
+        rc = (snprintf(msg, cap, "cannot delete: %s", err.message), -1);
     if (!rc) {
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "success");
         hx_json_write_bool(w, 1);
         hx_json_write_key(w, "doc_id");
-        hx_json_write_uint(w, id);
+        hx_json_write_uint(w, doc_id);
         hx_json_write_key(w, "path");
-        hx_json_write_cstr(w, path);
+        hx_json_write_cstr(w, name);
+        hx_json_write_key(w, "source");
+        hx_json_write_cstr(w, hx_present_kind(kind));
         hx_json_write_key(w, "deleted_chunks");
         hx_json_write_uint(w, rep.chunks_removed);
+        hx_json_write_key(w, "remembered");
+        hx_json_write_bool(w, kind == HX_DOC_FILE);
+        hx_json_write_key(w, "note");
+        hx_json_write_cstr(w, kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
+                                                    "add_document {path} indexes it again"
+                                                  : "the stored text is gone from the index");
         write_searchable(w, ix);
         hx_json_write_obj_end(w);
     }
@@ -1314,19 +1365,31 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
      context_in, context_out, false, tool_get_context},
     {"find_similar", "Passages most similar to a document, a chunk, or a text (the source itself left out).",
      similar_in, similar_out, false, tool_find_similar},
-    {"list_documents", "List indexed documents with filters, sorting and paging.", list_in, list_out, false,
+    {"list_documents", "List indexed documents with filters, sorting and paging. Each has a source: file (it "
+                       "mirrors a file under the root) or stored (text given to add_document).",
+     list_in, list_out, false,
      tool_list_documents},
     {"get_document", "A document's metadata, content hash and chunks (index, text, token count).", get_in,
      get_out, false, tool_get_document},
     {"document_status", "Whether a document is indexed, pending or failed, when, and with which model.", doc_ref_in,
      status_out, false, tool_document_status},
-    {"add_document", "Index a file under the root now, or store text as a new document with metadata. Answers "
-                     "once the document is searchable.",
+    {"add_document", "Index one file under the root now (path), or store text as a document (content + name, "
+                     "with metadata). A stored document has no file behind it: it is addressed by its name, never "
+                     "compared with the disk (reindex keeps it as it is) and removed only by delete_document; "
+                     "storing under a stored document's name replaces it, under an indexed file's name is "
+                     "refused. add_document with path also brings back a file removed by delete_document. "
+                     "Answers once the document is searchable.",
      add_in, add_out, true, tool_add_document},
-    {"delete_document", "Remove a document from the index (the file itself is not touched).", doc_ref_in,
+    {"delete_document", "Remove exactly one document, by doc_id or path; a folder, the root or an unknown name is "
+                        "refused with the reason. The file itself is not touched, and the deletion is remembered: "
+                        "reindex leaves the file out until add_document with its path indexes it again. A "
+                        "stored document's text is gone for good.",
+     doc_ref_in,
      delete_out, true, tool_delete_document},
-    {"reindex", "Bring the index up to date with the files under the root (or some paths): new files added, "
-                "changed ones re-embedded, deleted ones removed. Answers once the changes are searchable.",
+    {"reindex", "Bring the file-backed documents up to date with the files under the root (or some paths): new "
+                "files added, changed ones re-embedded, deleted ones removed. Stored documents (add_document "
+                "with content) are never touched; files removed by delete_document stay out (kept_out). "
+                "Answers once the changes are searchable.",
      reindex_in, reindex_out, true, tool_reindex},
     {"index_health", "Counts, pending work, failures, last commit, file size, model, top queries and latency "
                      "per tool.",

@@ -98,6 +98,11 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
     hx_json_write_obj_end(w);
 }
 
+const char *hx_present_kind(hx_doc_kind k)
+{
+    return k == HX_DOC_STORED ? "stored" : "file";
+}
+
 void hx_present_doc(hx_json_writer *w, const hx_doc_info *d)
 {
     hx_json_write_obj_begin(w);
@@ -105,6 +110,8 @@ void hx_present_doc(hx_json_writer *w, const hx_doc_info *d)
     hx_json_write_uint(w, d->id);
     hx_json_write_key(w, "path");
     hx_json_write_cstr(w, d->path);
+    hx_json_write_key(w, "source");
+    hx_json_write_cstr(w, hx_present_kind(d->kind));
     hx_json_write_key(w, "title");
     hx_json_write_cstr(w, d->title);
     hx_json_write_key(w, "type");

@@ -23,6 +23,9 @@ void hx_present_result(hx_json_writer *w, const hx_result *r);
 /* The search answer: {"query","mode","results":[...],"total_results","search_time_ms"}. */
 void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r);
 
+/* "file" or "stored": the "source" of a document in every answer that describes one. */
+const char *hx_present_kind(hx_doc_kind k);
+
 /* A document's metadata object (no chunks). */
 void hx_present_doc(hx_json_writer *w, const hx_doc_info *d);
 

@@ -267,7 +267,8 @@ static void test_bytes_and_remove(hx_index *ix)
     CHECK(hx_index_add_bytes(ix, "../escape.md", body, 5, NULL, 0, enc, &id, &rep, &err) == HX_EPERM,
           "names with .. refused");
     const char *gone[] = {"added"};
-    CHECK(hx_index_remove(ix, gone, 1, &rep, &err) == 0 && rep.removed == 1, "remove folder: %zu", rep.removed);
+    CHECK(hx_index_remove(ix, gone, 1, HX_REMOVE_FOLDERS, &rep, &err) == 0 && rep.removed == 1, "remove folder: %zu",
+          rep.removed);
     hx_update_report_clear(&rep);
     top(ix, "namespace quota", HX_MODE_KEYWORD, NULL, 0, &r);
     for (size_t i = 0; i < r.n; i++)

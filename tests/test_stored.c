@@ -1,0 +1,552 @@
+/* test_stored.c: stored and file-backed documents and exact deletes, as users meet them through
+ * $HYRAX_BIN (./hyrax): `hyrax serve` over pipes and the command line on one index. A stored
+ * document (add_document with content) survives reindex, reindex with force, `hyrax index ROOT`,
+ * `--reindex` and `--compact`, and a file that appears at its name; a deleted file stays out of
+ * every reindex until it is indexed by name; delete_document removes exactly the named document
+ * or says why not; `hyrax rm` removes a folder explicitly and fails on a name that matches
+ * nothing; and an index written with the version 1 document table (tests/data/hxdocs01.hyx, made
+ * by hyrax at commit 3b32014) still opens and takes new writes. */
+#include "check.h"
+#include "json.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char root[PATH_MAX], db[PATH_MAX + 32];
+
+/* === The command line === */
+
+/* Runs a shell command; stdout goes to *out (caller frees), the exit status is returned. */
+static int run(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
+    size_t n;
+    while (p && (n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (cap - len < 4096)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = 0;
+    int status = p ? pclose(p) : -1;
+    *out = buf;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* `hyrax ARGS` on the test index (ARGS formatted); stdout into *out (caller frees). */
+static int hyrax(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int hyrax(char **out, const char *fmt, ...)
+{
+    char args[16384], cmd[20000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" %s 2>/dev/null", args);
+    return run(cmd, out);
+}
+
+/* Whether a keyword search on the command line finds `path`. */
+static bool cli_finds(const char *index, const char *query, const char *path)
+{
+    char *out, want[PATH_MAX + 16];
+    hyrax(&out, "search --db '%s' --mode keyword --json %s", index, query);
+    snprintf(want, sizeof want, "\"path\":\"%s\"", path);
+    bool found = strstr(out, want) != NULL;
+    free(out);
+    return found;
+}
+
+static void put(const char *rel, const char *text)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    mkdir(path, 0755);
+    *slash = '/';
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "write %s", path);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* === The MCP server === */
+
+typedef struct {
+    pid_t pid;
+    int in, out;
+    char *buf;
+    size_t len, cap;
+} server;
+
+static int start(server *s, const char *index)
+{
+    int to[2], from[2];
+    if (pipe(to) || pipe(from))
+        return -1;
+    memset(s, 0, sizeof s[0]);
+    s->pid = fork();
+    if (s->pid == 0) {
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        close(to[1]);
+        close(from[0]);
+        execl(getenv("HYRAX_BIN"), "hyrax", "serve", "--db", index, "--root", root, "--threads", "1", (char *)NULL);
+        _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    s->in = to[1];
+    s->out = from[0];
+    return 0;
+}
+
+static void send_all(server *s, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t n = write(s->in, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        data += n;
+        len -= (size_t)n;
+    }
+}
+
+/* Next output line (caller frees), or NULL after a minute or at EOF. */
+static char *read_line(server *s)
+{
+    for (;;) {
+        char *nl = s->len ? memchr(s->buf, '\n', s->len) : NULL;
+        if (nl) {
+            size_t n = (size_t)(nl - s->buf);
+            char *line = malloc(n + 1);
+            memcpy(line, s->buf, n);
+            line[n] = 0;
+            memmove(s->buf, nl + 1, s->len - n - 1);
+            s->len -= n + 1;
+            return line;
+        }
+        struct pollfd p = {s->out, POLLIN, 0};
+        if (poll(&p, 1, 60000) <= 0)
+            return NULL;
+        if (s->cap - s->len < 65536) {
+            s->cap = s->cap ? s->cap * 2 : 1 << 20;
+            s->buf = realloc(s->buf, s->cap);
+        }
+        ssize_t n = read(s->out, s->buf + s->len, s->cap - s->len);
+        if (n <= 0)
+            return NULL;
+        s->len += (size_t)n;
+    }
+}
+
+static const hx_json_val *get(const hx_json_val *v, const char *path)
+{
+    char key[64];
+    while (v && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        memcpy(key, path, n);
+        key[n] = 0;
+        v = hx_json_obj_get(v, key);
+        path += n + (dot != NULL);
+    }
+    return v;
+}
+
+/* Sends one request line and parses the answer (caller frees *doc). */
+static const hx_json_val *request(server *s, hx_json_doc **doc, const char *line)
+{
+    send_all(s, line, strlen(line));
+    send_all(s, "\n", 1);
+    char *out = read_line(s);
+    *doc = NULL;
+    CHECK(out && hx_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "answer is JSON: %.200s", out ? out : "-");
+    free(out);
+    return *doc ? hx_json_doc_root(*doc) : NULL;
+}
+
+/* Calls a tool; returns its result (borrowed from *doc, which the caller frees). */
+static const hx_json_val *tool(server *s, hx_json_doc **doc, const char *name, const char *args)
+{
+    static int id = 100;
+    size_t cap = strlen(args) + 256;
+    char *line = malloc(cap);
+    snprintf(line, cap, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
+             id++, name, args);
+    const hx_json_val *r = get(request(s, doc, line), "result");
+    free(line);
+    CHECK(r != NULL, "%s: a result", name);
+    return r;
+}
+
+static bool is_error(const hx_json_val *r)
+{
+    return hx_json_bool(get(r, "isError")) == 1;
+}
+
+/* The text of a tool's answer (its error message when isError); "" when absent. */
+static const char *text_of(const hx_json_val *r)
+{
+    const char *t = hx_json_str(get(hx_json_arr_get(get(r, "content"), 0), "text"), NULL);
+    return t ? t : "";
+}
+
+static const char *str_at(const hx_json_val *r, const char *path)
+{
+    const char *t = hx_json_str(get(r, path), NULL);
+    return t ? t : "-";
+}
+
+static int64_t int_at(const hx_json_val *r, const char *path)
+{
+    int64_t x = -1;
+    hx_json_num_int64(get(r, path), &x, NULL);
+    return x;
+}
+
+/* Whether a keyword search through the server finds `path`. */
+static bool mcp_finds(server *s, const char *query, const char *path)
+{
+    char args[512];
+    hx_json_doc *d;
+    snprintf(args, sizeof args, "{\"query\":\"%s\",\"mode\":\"keyword\",\"top_k\":50}", query);
+    const hx_json_val *res = get(tool(s, &d, "search", args), "structuredContent.results");
+    bool found = false;
+    for (size_t i = 0; res && i < hx_json_len(res); i++)
+        found |= !strcmp(str_at(hx_json_arr_get(res, i), "citation.path"), path);
+    hx_json_doc_free(d);
+    return found;
+}
+
+/* doc_id of `path` from get_document, -1 when it is not indexed. */
+static int64_t doc_id_of(server *s, const char *path)
+{
+    char args[PATH_MAX + 64];
+    hx_json_doc *d;
+    snprintf(args, sizeof args, "{\"path\":\"%s\",\"include_chunks\":false}", path);
+    const hx_json_val *r = tool(s, &d, "get_document", args);
+    int64_t id = is_error(r) ? -1 : int_at(r, "structuredContent.id");
+    hx_json_doc_free(d);
+    return id;
+}
+
+static int stop(server *s)
+{
+    int status = 0;
+    close(s->in);
+    waitpid(s->pid, &status, 0);
+    close(s->out);
+    free(s->buf);
+    return status;
+}
+
+static void initialize(server *s)
+{
+    hx_json_doc *d;
+    CHECK(get(request(s, &d, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                                 "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"),
+              "result") != NULL,
+          "initialize");
+    hx_json_doc_free(d);
+    const char *note = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+    send_all(s, note, strlen(note));
+}
+
+/* === Stored documents === */
+
+#define STORED "{\"content\":\"# Pantry\\n\\nQuince marmalade keeps for a year in the cellar.\",\"name\":\"notes/pantry.md\"}"
+
+static void test_stored_mcp(server *s)
+{
+    hx_json_doc *d;
+    const hx_json_val *r = tool(s, &d, "reindex", "{}");
+    CHECK(!is_error(r) && int_at(r, "structuredContent.added") == 5, "first reindex adds 5: %s", text_of(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, "add_document", STORED);
+    CHECK(!is_error(r) && !strcmp(str_at(r, "structuredContent.document.source"), "stored"),
+          "add_document content is stored: %s", text_of(r));
+    hx_json_doc_free(d);
+
+    r = tool(s, &d, "reindex", "{}");
+    CHECK(!is_error(r) && int_at(r, "structuredContent.removed") == 0, "reindex removes no stored document: %s",
+          text_of(r));
+    hx_json_doc_free(d);
+    CHECK(mcp_finds(s, "marmalade", "notes/pantry.md"), "stored text searchable after reindex");
+    r = tool(s, &d, "reindex", "{\"force\":true}");
+    CHECK(!is_error(r) && int_at(r, "structuredContent.removed") == 0, "reindex with force removes nothing: %s",
+          text_of(r));
+    hx_json_doc_free(d);
+    CHECK(mcp_finds(s, "marmalade", "notes/pantry.md"), "stored text searchable after reindex with force");
+    r = tool(s, &d, "reindex", "{\"paths\":[\"notes\"]}");
+    CHECK(!is_error(r) && int_at(r, "structuredContent.removed") == 0, "reindex of its folder removes nothing");
+    hx_json_doc_free(d);
+    CHECK(mcp_finds(s, "marmalade", "notes/pantry.md"), "stored text searchable after reindex of its folder");
+
+    r = tool(s, &d, "list_documents", "{\"limit\":100}");
+    const hx_json_val *docs = get(r, "structuredContent.documents");
+    size_t stored = 0, files = 0;
+    for (size_t i = 0; docs && i < hx_json_len(docs); i++) {
+        const hx_json_val *doc = hx_json_arr_get(docs, i);
+        bool is_pantry = !strcmp(str_at(doc, "path"), "notes/pantry.md");
+        stored += is_pantry && !strcmp(str_at(doc, "source"), "stored");
+        files += !is_pantry && !strcmp(str_at(doc, "source"), "file");
+    }
+    CHECK(stored == 1 && files == 5, "list_documents: source stored for the stored one (%zu), file for 5 (%zu)",
+          stored, files);
+    hx_json_doc_free(d);
+    r = tool(s, &d, "document_status", "{\"path\":\"./notes//pantry.md\"}");
+    CHECK(!strcmp(str_at(r, "structuredContent.status"), "complete") &&
+              !strcmp(str_at(r, "structuredContent.source"), "stored"),
+          "document_status by an unclean name: %s %s", str_at(r, "structuredContent.status"),
+          str_at(r, "structuredContent.source"));
+    hx_json_doc_free(d);
+    r = tool(s, &d, "get_document", "{\"path\":\"x.md\"}");
+    CHECK(!strcmp(str_at(r, "structuredContent.source"), "file"), "get_document: a file's source is file");
+    hx_json_doc_free(d);
+
+    /* the name of a file-backed document is not free for stored text */
+    r = tool(s, &d, "add_document", "{\"content\":\"replaced\",\"name\":\"./x.md\"}");
+    CHECK(is_error(r) && strstr(text_of(r), "file"), "content under a file's name refused: %s", text_of(r));
+    hx_json_doc_free(d);
+    CHECK(mcp_finds(s, "xylophone", "x.md"), "the file's document is intact");
+
+    /* a file that appears at a stored document's name is left out, with a reason */
+    put("notes/pantry.md", "Wombat burrows are cube shaped.\n");
+    r = tool(s, &d, "reindex", "{}");
+    const hx_json_val *rej = get(r, "structuredContent.rejected");
+    CHECK(!is_error(r) && rej && hx_json_len(rej) == 1 &&
+              !strcmp(str_at(hx_json_arr_get(rej, 0), "path"), "notes/pantry.md") &&
+              strstr(str_at(hx_json_arr_get(rej, 0), "reason"), "stored"),
+          "a file at a stored name is rejected with a reason: %s", text_of(r));
+    hx_json_doc_free(d);
+    CHECK(mcp_finds(s, "marmalade", "notes/pantry.md") && !mcp_finds(s, "wombat", "notes/pantry.md"),
+          "the stored text is kept, the file left out");
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/notes/pantry.md", root);
+    unlink(path);
+}
+
+static void test_stored_cli(void)
+{
+    char *out;
+    CHECK(hyrax(&out, "index --db '%s' '%s'", db, root) == 0 && strstr(out, "removed 0"), "hyrax index ROOT: %s",
+          out);
+    free(out);
+    CHECK(cli_finds(db, "marmalade", "notes/pantry.md"), "stored text searchable after hyrax index ROOT");
+    CHECK(hyrax(&out, "index --db '%s' --reindex '%s'", db, root) == 0 && strstr(out, "removed 0"),
+          "hyrax index --reindex ROOT: %s", out);
+    free(out);
+    CHECK(cli_finds(db, "marmalade", "notes/pantry.md"), "stored text searchable after --reindex");
+    CHECK(hyrax(&out, "index --db '%s' --compact '%s'", db, root) == 0 && strstr(out, "removed 0"),
+          "hyrax index --compact ROOT: %s", out);
+    free(out);
+    CHECK(cli_finds(db, "marmalade", "notes/pantry.md"), "stored text searchable after compaction");
+    CHECK(hyrax(&out, "verify --db '%s'", db) == 0, "verify after compaction: %s", out);
+    free(out);
+}
+
+/* === Deletes === */
+
+static void test_delete_mcp(server *s)
+{
+    hx_json_doc *d;
+    int64_t x_id = doc_id_of(s, "x.md");
+    const hx_json_val *r = tool(s, &d, "delete_document", "{\"path\":\"docs\"}");
+    CHECK(is_error(r) && strstr(text_of(r), "folder"), "a folder name is refused: %s", text_of(r));
+    hx_json_doc_free(d);
+    CHECK(doc_id_of(s, "docs/a.md") >= 0 && doc_id_of(s, "docs/b.md") >= 0, "and nothing under it is deleted");
+    r = tool(s, &d, "delete_document", "{\"path\":\"./\"}");
+    CHECK(is_error(r) && strstr(text_of(r), "root"), "the root is refused: %s", text_of(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, "delete_document", "{\"path\":\"\"}");
+    CHECK(is_error(r) && strstr(text_of(r), "root"), "the empty name is refused: %s", text_of(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, "delete_document", "{\"path\":\"nope.md\"}");
+    CHECK(is_error(r) && strstr(text_of(r), "no document"), "an unknown name is refused: %s", text_of(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, "delete_document", "{\"path\":\"docs/../x.md\"}");
+    CHECK(is_error(r) && doc_id_of(s, "x.md") == x_id, "'..' is refused: %s", text_of(r));
+    hx_json_doc_free(d);
+
+    r = tool(s, &d, "delete_document", "{\"path\":\"./x.md\"}");
+    CHECK(!is_error(r) && int_at(r, "structuredContent.doc_id") == x_id &&
+              !strcmp(str_at(r, "structuredContent.path"), "x.md") && int_at(r, "structuredContent.deleted_chunks") == 1,
+          "./x.md deletes x.md (doc_id %lld of %lld, %lld chunks): %s", (long long)int_at(r, "structuredContent.doc_id"),
+          (long long)x_id, (long long)int_at(r, "structuredContent.deleted_chunks"), text_of(r));
+    CHECK(hx_json_bool(get(r, "structuredContent.remembered")) == 1, "a file's deletion is remembered");
+    hx_json_doc_free(d);
+    CHECK(doc_id_of(s, "x.md") < 0 && doc_id_of(s, "docs/a.md") >= 0, "exactly x.md is gone");
+
+    /* remembered: reindex leaves the file out until it is named */
+    r = tool(s, &d, "reindex", "{}");
+    CHECK(!is_error(r) && int_at(r, "structuredContent.added") == 0 && int_at(r, "structuredContent.kept_out") == 1,
+          "reindex does not bring x.md back (added %lld, kept_out %lld)", (long long)int_at(r, "structuredContent.added"),
+          (long long)int_at(r, "structuredContent.kept_out"));
+    hx_json_doc_free(d);
+    r = tool(s, &d, "reindex", "{\"force\":true}");
+    hx_json_doc_free(d);
+    CHECK(!mcp_finds(s, "xylophone", "x.md"), "nor does reindex with force");
+    r = tool(s, &d, "add_document", "{\"path\":\"x.md\"}");
+    CHECK(!is_error(r) && !strcmp(str_at(r, "structuredContent.status"), "added"),
+          "add_document {path} brings it back: %s", text_of(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, "reindex", "{}");
+    hx_json_doc_free(d);
+    CHECK(mcp_finds(s, "xylophone", "x.md"), "and it stays back");
+
+    /* a stored document is deleted for good, not remembered */
+    r = tool(s, &d, "add_document", "{\"content\":\"Ephemeral okapi note.\",\"name\":\"tmp/okapi.md\"}");
+    hx_json_doc_free(d);
+    r = tool(s, &d, "delete_document", "{\"path\":\"tmp/okapi.md\"}");
+    CHECK(!is_error(r) && hx_json_bool(get(r, "structuredContent.remembered")) == 0 &&
+              !strcmp(str_at(r, "structuredContent.source"), "stored"),
+          "deleting a stored document: %s", text_of(r));
+    hx_json_doc_free(d);
+    CHECK(!mcp_finds(s, "okapi", "tmp/okapi.md"), "stored document gone");
+
+    /* a name past 4 KiB is refused whole, never cut down to a neighbour's name */
+    char *big = malloc(12000), *neighbour = malloc(4200);
+    size_t n = 0;
+    while (n + 201 < 4095) {   /* components of 200 bytes: "aaa.../aaa.../..." */
+        memset(neighbour + n, 'a', 200);
+        n += 200;
+        neighbour[n++] = '/';
+    }
+    memset(neighbour + n, 'b', 4095 - n);   /* exactly 4095 bytes: the longest legal name */
+    neighbour[4095] = 0;
+    snprintf(big, 12000, "{\"content\":\"Long-named narwhal.\",\"name\":\"%s\"}", neighbour);
+    r = tool(s, &d, "add_document", big);
+    CHECK(!is_error(r), "a 4095-byte name is legal: %s", text_of(r));
+    hx_json_doc_free(d);
+    snprintf(big, 12000, "{\"path\":\"%scc\"}", neighbour);
+    r = tool(s, &d, "delete_document", big);
+    CHECK(is_error(r) && strstr(text_of(r), "longer"), "a name over 4 KiB is refused: %s", text_of(r));
+    hx_json_doc_free(d);
+    CHECK(mcp_finds(s, "narwhal", neighbour), "its neighbour survives");
+    char cmd[20000], *out;
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" rm --db '%s' '%sxyz' 2>/dev/null", db, neighbour);
+    CHECK(run(cmd, &out) != 0, "hyrax rm of a name over 4 KiB fails: %s", out);
+    free(out);
+    CHECK(mcp_finds(s, "narwhal", neighbour), "its neighbour survives hyrax rm");
+    snprintf(big, 12000, "{\"path\":\"%s\"}", neighbour);
+    r = tool(s, &d, "delete_document", big);
+    CHECK(!is_error(r), "the neighbour deleted by its own name: %s", text_of(r));
+    hx_json_doc_free(d);
+    free(big);
+    free(neighbour);
+}
+
+static void test_rm_cli(void)
+{
+    char *out;
+    CHECK(hyrax(&out, "rm --db '%s' nothing/here.md", db) != 0 && !out[0], "rm of a name matching nothing fails: %s",
+          out);
+    free(out);
+    CHECK(hyrax(&out, "rm --db '%s' ./", db) != 0, "rm of the root fails: %s", out);
+    free(out);
+    CHECK(hyrax(&out, "rm --db '%s' docs/a.md nothing.md", db) != 0, "rm fails whole when one name matches nothing");
+    free(out);
+    CHECK(cli_finds(db, "alpaca", "docs/a.md"), "so docs/a.md is still there");
+
+    CHECK(hyrax(&out, "rm --db '%s' ./docs/a.md", db) == 0 && strstr(out, "removed 1 documents"), "rm one file: %s",
+          out);
+    free(out);
+    CHECK(hyrax(&out, "index --db '%s' '%s'", db, root) == 0 && strstr(out, "added 0"),
+          "hyrax index ROOT leaves a removed file out: %s", out);
+    free(out);
+    CHECK(!cli_finds(db, "alpaca", "docs/a.md"), "docs/a.md stays out");
+    CHECK(hyrax(&out, "index --db '%s' '%s/docs/a.md'", db, root) == 0 && strstr(out, "added 1"),
+          "hyrax index FILE brings it back: %s", out);
+    free(out);
+    CHECK(cli_finds(db, "alpaca", "docs/a.md"), "docs/a.md is back");
+
+    CHECK(hyrax(&out, "rm --db '%s' docs", db) == 0 && strstr(out, "removed 2 documents"), "rm of a folder: %s", out);
+    free(out);
+    CHECK(!cli_finds(db, "alpaca", "docs/a.md") && !cli_finds(db, "bison", "docs/b.md") &&
+              cli_finds(db, "dingo", "docs.md"),
+          "removes what is under docs/ and not docs.md");
+}
+
+/* === Version 1 document tables === */
+
+static void test_v1_fixture(void)
+{
+    char copy[PATH_MAX + 32], cmd[3 * PATH_MAX], *out;
+    snprintf(copy, sizeof copy, "%s.v1.hyx", root);
+    snprintf(cmd, sizeof cmd, "cp tests/data/hxdocs01.hyx '%s'", copy);
+    CHECK(system(cmd) == 0, "copy the version 1 fixture");
+    CHECK(hyrax(&out, "verify --db '%s'", copy) == 0, "version 1 index verifies: %s", out);
+    free(out);
+    CHECK(cli_finds(copy, "glacier", "notes/glacier.md") && cli_finds(copy, "lighthouse", "keeper.txt"),
+          "version 1 index searchable");
+    server s;
+    if (start(&s, copy))
+        return;
+    initialize(&s);
+    hx_json_doc *d;
+    const hx_json_val *r = tool(&s, &d, "list_documents", "{}");
+    const hx_json_val *docs = get(r, "structuredContent.documents");
+    CHECK(docs && hx_json_len(docs) == 2, "two documents in the fixture");
+    for (size_t i = 0; docs && i < hx_json_len(docs); i++)
+        CHECK(!strcmp(str_at(hx_json_arr_get(docs, i), "source"), "file"), "version 1 documents are file-backed");
+    hx_json_doc_free(d);
+    r = tool(&s, &d, "add_document", STORED);
+    CHECK(!is_error(r), "a write to a version 1 index: %s", text_of(r));
+    hx_json_doc_free(d);
+    r = tool(&s, &d, "delete_document", "{\"path\":\"keeper.txt\"}");
+    CHECK(!is_error(r) && hx_json_bool(get(r, "structuredContent.remembered")) == 1, "delete in it: %s", text_of(r));
+    hx_json_doc_free(d);
+    stop(&s);
+    CHECK(hyrax(&out, "verify --db '%s'", copy) == 0, "rewritten index verifies: %s", out);
+    free(out);
+    CHECK(cli_finds(copy, "glacier", "notes/glacier.md") && cli_finds(copy, "marmalade", "notes/pantry.md") &&
+              !cli_finds(copy, "lighthouse", "keeper.txt"),
+          "old and new documents after the rewrite");
+    unlink(copy);
+}
+
+int main(void)
+{
+    char tmpl[] = "/tmp/hx_stored_XXXXXX";
+    setenv("HYRAX_BIN", "./hyrax", 0);   /* make test sets it; sanitizer builds have their own */
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
+    snprintf(db, sizeof db, "%s.hyx", root);
+    put("docs/a.md", "# Alpha\n\nThe alpaca grazes on the high plateau.\n");
+    put("docs/b.md", "# Beta\n\nA bison herd crossed the river at dawn.\n");
+    put("docs.md", "# Docs\n\nThe dingo hunts alone at night.\n");
+    put("x.md", "# X\n\nA xylophone has wooden bars.\n");
+    put("notes/field.md", "# Field\n\nHeron tracks in the mud by the pond.\n");
+
+    server s;
+    if (start(&s, db))
+        return check_report("test_stored");
+    initialize(&s);
+    test_stored_mcp(&s);
+    test_stored_cli();
+    test_delete_mcp(&s);
+    int status = stop(&s);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "server exits cleanly (status %d)", status);
+    test_rm_cli();
+    test_v1_fixture();
+
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
+    CHECK(system(cmd) == 0, "cleanup");
+    return check_report("test_stored");
+}
