@@ -165,15 +165,20 @@ typedef struct hx_update_report {
 } hx_update_report;
 void hx_update_report_clear(hx_update_report *r);
 
-/* Brings the documents under `paths` (files or folders inside the root) up to date and commits
- * once: new files are added, changed ones (content hash) re-chunked and re-embedded, unchanged
- * ones skipped, and indexed documents under those paths that no longer exist removed. Files
- * that cannot be indexed (binary, too large, unreadable) are listed in report->rejected. */
+/* Brings the documents under `paths` up to date and commits once: new files are added, changed
+ * ones (content hash) re-chunked and re-embedded, unchanged ones skipped, and indexed documents
+ * under those paths that no longer exist removed. Each path is a root-relative name ("" or "."
+ * is the whole root) or an absolute path inside the root; anything else fails with HX_EPERM
+ * (src/fsafe.h hx_fs_target: the one confinement rule). Files are read without following
+ * symlinks at read time (src/fsafe.h hx_fs_open_under). Files that cannot be indexed (binary,
+ * too large, unreadable, not a regular file, reached through a symlink at read time) and folders
+ * nested too deep are listed in report->rejected. */
 int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
                     const hx_update_opts *o, hx_update_report *report, hx_error *err);
 
-/* Adds (or replaces) a document from bytes under the root-relative name, with extra metadata,
- * and commits. *doc_id gets its id. */
+/* Adds (or replaces) a document from bytes under the root-relative name (cleaned as for
+ * hx_index_update; "" and names outside the root are refused), with extra metadata, and
+ * commits. *doc_id gets its id. */
 int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
                        const hx_kv *meta, size_t n_meta, hx_encoder *enc, uint32_t *doc_id,
                        hx_update_report *report, hx_error *err);
