@@ -322,6 +322,11 @@ int hx_ingest_walk(const char *root, const char *const *targets, size_t n_target
                               root);
             break;
         }
+        struct stat st;
+        if (stat(resolved, &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+            rc = list_reject(out, name, "not a regular file or folder (a FIFO, socket or device)", err);
+            continue;   /* named by the user: say why nothing was indexed (the walk passes over these) */
+        }
         int depth = *name ? 1 : 0;
         for (const char *p = name; *p; p++)
             depth += *p == '/';

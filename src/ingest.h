@@ -55,7 +55,8 @@ const char *hx_file_list_real(const hx_file_list *l, size_t i);
  * and .hyrax folders and, when `index_file` (may be NULL) lies under the root, that file (by
  * device and inode) and the temporary files beside it (store.h hx_store_owns_name). Symlinks are
  * followed only when they resolve inside root; folder cycles are cut. Folders deeper than
- * HX_WALK_MAX_DEPTH and paths longer than PATH_MAX go to out->rejected. A target that does not
+ * HX_WALK_MAX_DEPTH, paths longer than PATH_MAX and a target that is neither a regular file nor
+ * a folder go to out->rejected (other special files are passed over). A target that does not
  * exist fails with HX_ENOTFOUND, one that resolves outside the root with HX_EPERM. */
 int hx_ingest_walk(const char *root, const char *const *targets, size_t n_targets,
                    const char *const *excludes, size_t n_excludes, const char *index_file,

@@ -187,6 +187,11 @@ static void test_walk(void)
 
     const char *out_dir[] = {"out_dir"};
     CHECK(hx_ingest_walk(root, out_dir, 1, NULL, 0, NULL, &l, &err) == HX_EPERM, "a target resolving outside refused");
+    const char *pipe[] = {"docs/pipe.md"};
+    CHECK(hx_ingest_walk(root, pipe, 1, NULL, 0, NULL, &l, &err) == 0 && l.n == 0 && l.n_rejected == 1 &&
+              strstr(l.rejected[0].reason, "not a regular file"),
+          "a FIFO named as the target is rejected with a reason");
+    hx_file_list_clear(&l);
     const char *linked[] = {"linked"};
     CHECK(hx_ingest_walk(root, linked, 1, NULL, 0, NULL, &l, &err) == 0 && listed(&l, "linked/b.md", "hidden/b.md"),
           "a symlinked folder inside the root as the target: %s", err.message);
