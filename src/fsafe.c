@@ -73,6 +73,16 @@ static int resolve(char *abs, const char *target, char resolved[PATH_MAX], hx_er
     return 0;
 }
 
+const char *hx_fs_inside(const char *root, const char *path)
+{
+    size_t rl = strlen(root);
+    if (rl == 1 && root[0] == '/')
+        return path[0] == '/' ? path + 1 : NULL;
+    if (strncmp(path, root, rl) != 0 || (path[rl] != 0 && path[rl] != '/'))
+        return NULL;
+    return path + rl + (path[rl] == '/');
+}
+
 int hx_fs_target(const char *root, const char *target, int how, char *out, size_t cap, hx_error *err)
 {
     if (target[0] != '/' && how == HX_TARGET_NAME)
@@ -91,12 +101,7 @@ int hx_fs_target(const char *root, const char *target, int how, char *out, size_
     int rc = resolve(abs, target, resolved, err);
     if (rc)
         return rc;
-    size_t rl = strlen(root);
-    const char *rel = NULL;
-    if (!strcmp(root, "/"))
-        rel = resolved + 1;
-    else if (!strncmp(resolved, root, rl) && (resolved[rl] == 0 || resolved[rl] == '/'))
-        rel = resolved + rl + (resolved[rl] == '/');
+    const char *rel = hx_fs_inside(root, resolved);
     if (!rel)
         return hx_error_set(err, HX_EPERM, -1, "'%.200s' is outside the indexed root %.200s", target, root);
     return hx_relpath_clean(rel, out, cap, err);

@@ -25,6 +25,10 @@ enum {
  * 200 bytes of the target. */
 int hx_fs_target(const char *root, const char *target, int how, char *out, size_t cap, hx_error *err);
 
+/* The part of `path` below `root` (both absolute and resolved): "" for the root itself, NULL
+ * when path is not inside root ("/a/bc" is not inside "/a/b"). Borrowed from path. */
+const char *hx_fs_inside(const char *root, const char *path);
+
 /* Opens root/name for reading, where name is a root-relative name (cleaned again here; "" is
  * refused). Each folder on the way is opened with openat(O_NOFOLLOW | O_DIRECTORY) and the file
  * with O_NOFOLLOW | O_NONBLOCK, so a component that is (or has just become) a symbolic link is

@@ -134,7 +134,6 @@ static int list_reject(hx_file_list *l, const char *path, const char *why, hx_er
  * such symlink resolved, which is what is examined here and what hx_ingest_load opens. */
 typedef struct {
     const char *root;
-    size_t root_len;
     const char *const *excludes;
     size_t n_excludes;
     hx_file_list *out;
@@ -180,18 +179,6 @@ static void note_index_file(walker *w, const char *index_file)
         w->db_dir.st_nlink = 0;
 }
 
-/* Root-relative form of an absolute path, or NULL when it is outside the root. */
-static const char *relative_to_root(const walker *w, const char *resolved)
-{
-    if (strncmp(resolved, w->root, w->root_len) != 0)
-        return NULL;
-    if (resolved[w->root_len] == 0)
-        return "";
-    if (w->root_len == 1 && w->root[0] == '/')   /* root "/" */
-        return resolved + 1;
-    return resolved[w->root_len] == '/' ? resolved + w->root_len + 1 : NULL;
-}
-
 static int mark_seen(walker *w, const struct stat *st, bool *already, hx_error *err)
 {
     for (size_t i = 0; i < w->n_seen; i++)
@@ -235,7 +222,7 @@ static int walk_folder(walker *w, const char *abs, const char *real, const struc
         char why[96];
         snprintf(why, sizeof why, "folder nested more than %d levels deep; nothing under it is indexed",
                  HX_WALK_MAX_DEPTH);
-        return list_reject(w->out, relative_to_root(w, abs), why, err);
+        return list_reject(w->out, hx_fs_inside(w->root, abs), why, err);
     }
     int fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -255,7 +242,7 @@ static int walk_folder(walker *w, const char *abs, const char *real, const struc
         if (!join(child, abs, e->d_name) || !join(child_real, real, e->d_name)) {
             char why[64];
             snprintf(why, sizeof why, "path longer than %d bytes; not indexed", PATH_MAX - 1);
-            const char *rel = relative_to_root(w, abs);
+            const char *rel = hx_fs_inside(w->root, abs);
             char shown[PATH_MAX];
             snprintf(shown, sizeof shown, "%s%s%.*s", rel, *rel ? "/" : "", 200, e->d_name);
             rc = list_reject(w->out, shown, why, err);
@@ -273,21 +260,21 @@ static int walk_path(walker *w, const char *abs, const char *real, int depth, hx
     struct stat st;
     if (lstat(real, &st) != 0)
         return 0;
-    const char *rel = relative_to_root(w, abs);
+    const char *rel = hx_fs_inside(w->root, abs);
     if (!rel)
         return 0;
     if (*rel && is_excluded(w, rel))
         return 0;
     char resolved[PATH_MAX];
     if (S_ISLNK(st.st_mode)) {
-        if (!realpath(real, resolved) || !relative_to_root(w, resolved) || stat(resolved, &st) != 0)
+        if (!realpath(real, resolved) || !hx_fs_inside(w->root, resolved) || stat(resolved, &st) != 0)
             return 0;   /* dangling, or pointing out of the root: never followed */
         real = resolved;
     }
     if (S_ISDIR(st.st_mode))
         return walk_folder(w, abs, real, &st, depth, err);
     if (S_ISREG(st.st_mode) && *rel && !(w->db_name && same_file(&st, &w->db)))
-        return list_push(w->out, rel, relative_to_root(w, real), err);
+        return list_push(w->out, rel, hx_fs_inside(w->root, real), err);
     return 0;
 }
 
@@ -300,7 +287,7 @@ int hx_ingest_walk(const char *root, const char *const *targets, size_t n_target
                    const char *const *excludes, size_t n_excludes, const char *index_file,
                    hx_file_list *out, hx_error *err)
 {
-    walker w = {.root = root, .root_len = strlen(root), .excludes = excludes, .n_excludes = n_excludes, .out = out};
+    walker w = {.root = root, .excludes = excludes, .n_excludes = n_excludes, .out = out};
     int rc = 0;
     memset(out, 0, sizeof *out);
     if (index_file)
@@ -317,7 +304,7 @@ int hx_ingest_walk(const char *root, const char *const *targets, size_t n_target
                               *name ? name : root, strerror(errno));
             break;
         }
-        if (!relative_to_root(&w, resolved)) {
+        if (!hx_fs_inside(w.root, resolved)) {
             rc = hx_error_set(err, HX_EPERM, -1, "%.200s resolves outside the indexed root %.200s (symlink)", name,
                               root);
             break;

@@ -81,6 +81,15 @@ static void test_target(void)
     snprintf(abs, sizeof abs, "%s-sibling/x.md", root);
     target_refused(abs, HX_TARGET_NAME, HX_EPERM);        /* a prefix of the root's name is not inside */
 
+    const char *in = hx_fs_inside("/a/b", "/a/b/c");
+    CHECK(in && !strcmp(in, "c"), "inside: /a/b/c");
+    in = hx_fs_inside("/a/b", "/a/b");
+    CHECK(in && !*in, "inside: the root itself");
+    CHECK(!hx_fs_inside("/a/b", "/a/bc") && !hx_fs_inside("/a/b", "/a") && !hx_fs_inside("/a/b", "/x/a/b"),
+          "not inside: a sibling sharing the prefix, the parent, elsewhere");
+    in = hx_fs_inside("/", "/etc/x");
+    CHECK(in && !strcmp(in, "etc/x"), "inside the root /");
+
     CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
     snprintf(abs, sizeof abs, "%s/docs", root);
     CHECK(chdir(abs) == 0, "chdir docs");
