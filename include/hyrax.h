@@ -171,10 +171,14 @@ typedef struct hx_update_report {
 } hx_update_report;
 void hx_update_report_clear(hx_update_report *r);
 
-/* Brings the file-backed documents under `paths` (files or folders inside the root) up to date
- * and commits once: new files are added, changed ones (content hash) re-chunked and re-embedded,
- * unchanged ones skipped, and indexed files under those paths that no longer exist removed. Files
- * that cannot be indexed (binary, too large, unreadable) are listed in report->rejected.
+/* Brings the file-backed documents under `paths` up to date and commits once: new files are
+ * added, changed ones (content hash) re-chunked and re-embedded, unchanged ones skipped, and
+ * indexed files under those paths that no longer exist removed. Each path is a root-relative name
+ * ("" or "." is the whole root) or an absolute path inside the root; anything else fails with
+ * HX_EPERM (src/fsafe.h hx_fs_target: the one confinement rule). Files are read without following
+ * symlinks at read time (src/fsafe.h hx_fs_open_under). Files that cannot be indexed (binary, too
+ * large, unreadable, not a regular file, reached through a symlink at read time) and folders
+ * nested too deep are listed in report->rejected.
  * Stored documents (HX_DOC_STORED) are never compared with the disk: they stay as they are, also
  * with o->reindex, and a file at a stored document's name is rejected with a reason saying so.
  * Files deleted by request (hx_index_remove) stay out and are counted in report->kept_out, unless
@@ -182,11 +186,12 @@ void hx_update_report_clear(hx_update_report *r);
 int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
                     const hx_update_opts *o, hx_update_report *report, hx_error *err);
 
-/* Stores a document from bytes under the root-relative name (cleaned by hx_relpath_clean), with
- * extra metadata, and commits; *doc_id gets its id. The document is HX_DOC_STORED: it has no file
- * behind it, no update compares it with the disk, and only hx_index_remove takes it out. Storing
- * under the name of a stored document replaces it; under the name of a file-backed document
- * fails with HX_EPERM (the file's document is not overwritten). */
+/* Stores a document from bytes under the root-relative name (cleaned as for hx_index_update; ""
+ * and names outside the root are refused), with extra metadata, and commits; *doc_id gets its
+ * id. The document is HX_DOC_STORED: it has no file behind it, no update compares it with the
+ * disk, and only hx_index_remove takes it out. Storing under the name of a stored document
+ * replaces it; under the name of a file-backed document fails with HX_EPERM (the file's document
+ * is not overwritten). */
 int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
                        const hx_kv *meta, size_t n_meta, hx_encoder *enc, uint32_t *doc_id,
                        hx_update_report *report, hx_error *err);

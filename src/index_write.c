@@ -3,6 +3,7 @@
  * replaced and removed chunks are tombstoned, and a single store commit makes it all visible.
  * Formats are in index_internal.h; reading lives in index.c. */
 #include "chunker.h"
+#include "fsafe.h"
 #include "index_internal.h"
 #include "ingest.h"
 #include "relpath.h"
@@ -576,24 +577,6 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* Root-relative form of a target path ("" for the root itself), or NULL outside the root. */
-static int relative_target(const hx_index *ix, const char *target, char *out, size_t cap, hx_error *err)
-{
-    char resolved[PATH_MAX];
-    if (!realpath(target, resolved))
-        return hx_error_set(err, HX_ENOTFOUND, -1, "cannot resolve %s", target);
-    size_t rl = strlen(ix->root);
-    if (strncmp(resolved, ix->root, rl) || (resolved[rl] && resolved[rl] != '/' && strcmp(ix->root, "/")))
-        return hx_error_set(err, HX_EPERM, -1, "%s is outside the indexed root %s", target, ix->root);
-    const char *rel = resolved + rl + (resolved[rl] == '/');
-    if (!strcmp(ix->root, "/"))
-        rel = resolved + 1;
-    if (strlen(rel) >= cap)
-        return hx_error_set(err, HX_ERANGE, -1, "path too long: %s", target);
-    strcpy(out, rel);
-    return 0;
-}
-
 static bool under(const char *path, const char *prefix)
 {
     size_t n = strlen(prefix);
@@ -629,16 +612,19 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
     size_t max_bytes = o->max_file_bytes ? o->max_file_bytes : HX_INGEST_DEFAULT_MAX_BYTES;
     hx_file_list files = {0};
     change_set cs = {0};
-    char (*targets)[PATH_MAX] = malloc(sizeof *targets * (n_paths ? n_paths : 1));
-    if (!targets)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    int rc = 0;
-    for (size_t i = 0; i < n_paths && !rc; i++)
-        rc = relative_target(ix, paths[i], targets[i], sizeof targets[i], err);
+    char (*targets)[HX_RELPATH_MAX] = malloc(sizeof *targets * (n_paths ? n_paths : 1));
+    const char **names = malloc(sizeof *names * (n_paths ? n_paths : 1));
+    int rc = targets && names ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < n_paths && !rc; i++) {
+        rc = hx_fs_target(ix->root, paths[i], HX_TARGET_NAME, targets[i], sizeof targets[i], err);
+        names[i] = targets[i];
+    }
     if (!rc)
-        rc = hx_ingest_walk(ix->root, paths, n_paths, o->excludes, o->n_excludes, &files, err);
+        rc = hx_ingest_walk(ix->root, names, n_paths, o->excludes, o->n_excludes, ix->path, &files, err);
+    for (size_t i = 0; i < files.n_rejected && !rc; i++)
+        rc = reject(rep, files.rejected[i].path, files.rejected[i].reason, err);
     for (size_t i = 0; i < files.n && !rc; i++) {
-        const char *rel = files.paths[i];
+        const char *rel = files.paths[i], *real = hx_file_list_real(&files, i);
         const ix_doc *old = ix_doc_by_path(&ix->v, rel);
         if (old && old->info.kind == HX_DOC_STORED) {   /* never compared with the disk */
             char why[PATH_MAX + 200];
@@ -660,8 +646,8 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         }
         char abs[2 * PATH_MAX];
         struct stat st;
-        snprintf(abs, sizeof abs, "%s/%s", ix->root, rel);
-        if (stat(abs, &st) != 0)
+        snprintf(abs, sizeof abs, "%s/%s", ix->root, real);
+        if (lstat(abs, &st) != 0)
             continue;   /* vanished since the walk */
         int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
         if (old && !o->reindex && old->info.size == (uint64_t)st.st_size && old->info.mtime_ns == mtime) {
@@ -670,7 +656,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         }
         hx_doc_source src;
         hx_error load_err = {0};
-        int lrc = hx_ingest_load(ix->root, rel, max_bytes, &src, &load_err);
+        int lrc = hx_ingest_load(ix->root, rel, real, max_bytes, &src, &load_err);
         if (lrc == HX_ENOMEM) {
             rc = hx_error_set(err, lrc, -1, "%s", load_err.message);
             break;
@@ -713,6 +699,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
     change_set_free(&cs);
     hx_file_list_clear(&files);
     free(targets);
+    free(names);
     rep->seconds = seconds_since(&t0);
     return rc;
 }
@@ -731,7 +718,7 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
     if (!ix->model)
         return hx_error_set(err, HX_EINVAL, -1, "a model is needed to index documents");
     char clean[HX_RELPATH_MAX];
-    int rc = hx_relpath_clean(name, clean, sizeof clean, err);
+    int rc = hx_fs_target(ix->root, name, HX_TARGET_NAME, clean, sizeof clean, err);
     if (rc)
         return rc;
     if (!*clean)

@@ -1,9 +1,12 @@
 /* ingest.c: walking, reading, decoding and describing documents (spec in ingest.h).
- * Owns file-system access for indexing; must not chunk, embed or touch the index file.
- * Every path it returns is relative to the root and has been checked to resolve inside it. */
+ * Owns walking the file system for indexing; every file is opened by hx_fs_open_under (fsafe.h).
+ * Must not chunk, embed or touch the index file. Every path it returns is relative to the root
+ * and has been checked to resolve inside it. */
 #include "ingest.h"
+#include "fsafe.h"
 #include "glob.h"
 #include "sha256.h"
+#include "store.h"
 #include "unicode.h"
 
 #include <dirent.h>
@@ -17,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define WALK_MAX_DEPTH 64
 #define TITLE_MAX 200
 #define META_KEY_MAX 64
 #define META_VALUE_MAX 512
@@ -68,10 +70,21 @@ void hx_file_list_clear(hx_file_list *l)
     for (size_t i = 0; i < l->n; i++)
         free(l->paths[i]);
     free(l->paths);
+    for (size_t i = 0; i < l->n_rejected; i++) {
+        free(l->rejected[i].path);
+        free(l->rejected[i].reason);
+    }
+    free(l->rejected);
     memset(l, 0, sizeof *l);
 }
 
-static int list_push(hx_file_list *l, const char *path, hx_error *err)
+const char *hx_file_list_real(const hx_file_list *l, size_t i)
+{
+    return l->paths[i] + strlen(l->paths[i]) + 1;
+}
+
+/* Adds path with its real path stored after its NUL (hx_file_list_real). */
+static int list_push(hx_file_list *l, const char *path, const char *real, hx_error *err)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 256;
@@ -81,22 +94,53 @@ static int list_push(hx_file_list *l, const char *path, hx_error *err)
         l->paths = p;
         l->cap = cap;
     }
-    if (!(l->paths[l->n] = strdup(path)))
+    size_t pl = strlen(path) + 1, rl = strlen(real) + 1;
+    if (!(l->paths[l->n] = malloc(pl + rl)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
+    memcpy(l->paths[l->n], path, pl);
+    memcpy(l->paths[l->n] + pl, real, rl);
     l->n++;
+    return 0;
+}
+
+/* Records that path was left out, once, with the reason "<path>: <why>". */
+static int list_reject(hx_file_list *l, const char *path, const char *why, hx_error *err)
+{
+    for (size_t i = 0; i < l->n_rejected; i++)
+        if (!strcmp(l->rejected[i].path, path))
+            return 0;
+    hx_rejected *v = realloc(l->rejected, (l->n_rejected + 1) * sizeof *v);   /* rare: grows by one */
+    if (!v)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
+    l->rejected = v;
+    size_t n = strlen(path) + strlen(why) + 3;
+    hx_rejected *r = &v[l->n_rejected];
+    r->path = strdup(path);
+    r->reason = malloc(n);
+    if (!r->path || !r->reason) {
+        free(r->path);
+        free(r->reason);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
+    }
+    snprintf(r->reason, n, "%s: %s", path, why);
+    l->n_rejected++;
     return 0;
 }
 
 /* === Walk === */
 
+/* Each entry is reached two ways: `abs`, the path the user sees (through any symlink the walk
+ * followed inside the root), which names the document, and `real`, the same place with every
+ * such symlink resolved, which is what is examined here and what hx_ingest_load opens. */
 typedef struct {
     const char *root;
-    size_t root_len;
     const char *const *excludes;
     size_t n_excludes;
     hx_file_list *out;
     struct { dev_t dev; ino_t ino; } *seen;   /* folders entered, to cut symlink cycles */
     size_t n_seen, cap_seen;
+    const char *db_name;        /* file name of the index file, or NULL; borrowed */
+    struct stat db, db_dir;     /* the index file and its folder (st_nlink 0: not there) */
 } walker;
 
 static bool is_skipped_folder(const char *name)
@@ -113,16 +157,26 @@ static bool is_excluded(const walker *w, const char *rel)
     return false;
 }
 
-/* Root-relative form of a resolved absolute path, or NULL when it is outside the root. */
-static const char *relative_to_root(const walker *w, const char *resolved)
+static bool same_file(const struct stat *a, const struct stat *b)
 {
-    if (strncmp(resolved, w->root, w->root_len) != 0)
-        return NULL;
-    if (resolved[w->root_len] == 0)
-        return "";
-    if (w->root_len == 1 && w->root[0] == '/')   /* root "/" */
-        return resolved + 1;
-    return resolved[w->root_len] == '/' ? resolved + w->root_len + 1 : NULL;
+    return a->st_nlink && b->st_nlink && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Notes the index file and its folder so the walk can skip them (compared by device and inode). */
+static void note_index_file(walker *w, const char *index_file)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(index_file, '/');
+    w->db_name = slash ? slash + 1 : index_file;
+    size_t n = slash ? (size_t)(slash - index_file) : 0;
+    if (n >= sizeof dir)
+        return;
+    memcpy(dir, index_file, n);
+    dir[n] = 0;
+    if (stat(index_file, &w->db) != 0)
+        w->db.st_nlink = 0;
+    if (stat(slash ? (n ? dir : "/") : ".", &w->db_dir) != 0)
+        w->db_dir.st_nlink = 0;
 }
 
 static int mark_seen(walker *w, const struct stat *st, bool *already, hx_error *err)
@@ -147,53 +201,80 @@ static int mark_seen(walker *w, const struct stat *st, bool *already, hx_error *
     return 0;
 }
 
-static int walk_path(walker *w, const char *abs, int depth, hx_error *err);
+static int walk_path(walker *w, const char *abs, const char *real, int depth, hx_error *err);
 
-static int walk_folder(walker *w, const char *abs, const struct stat *st, int depth, hx_error *err)
+/* Joins folder and name into out (PATH_MAX bytes); false when it does not fit. */
+static bool join(char out[PATH_MAX], const char *folder, const char *name)
+{
+    int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(folder, "/") ? folder : "", name);
+    return n >= 0 && n < PATH_MAX;
+}
+
+/* depth: the number of components of the folder's root-relative path. */
+static int walk_folder(walker *w, const char *abs, const char *real, const struct stat *st, int depth,
+                       hx_error *err)
 {
     bool already;
     int rc = mark_seen(w, st, &already, err);
     if (rc || already)
         return rc;
-    if (depth > WALK_MAX_DEPTH)
-        return 0;
-    DIR *d = opendir(abs);
-    if (!d)
+    if (depth > HX_WALK_MAX_DEPTH) {
+        char why[96];
+        snprintf(why, sizeof why, "folder nested more than %d levels deep; nothing under it is indexed",
+                 HX_WALK_MAX_DEPTH);
+        return list_reject(w->out, hx_fs_inside(w->root, abs), why, err);
+    }
+    int fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return 0;   /* unreadable folders are skipped, as `find` would report and go on */
+    }
+    bool db_folder = w->db_name && same_file(st, &w->db_dir);
     struct dirent *e;
-    char child[PATH_MAX];
+    char child[PATH_MAX], child_real[PATH_MAX];
     while (!rc && (e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || is_skipped_folder(e->d_name))
             continue;
-        int n = snprintf(child, sizeof child, "%s/%s", strcmp(abs, "/") ? abs : "", e->d_name);
-        if (n < 0 || (size_t)n >= sizeof child)
+        if (db_folder && hx_store_owns_name(w->db_name, e->d_name))
             continue;
-        rc = walk_path(w, child, depth + 1, err);
+        if (!join(child, abs, e->d_name) || !join(child_real, real, e->d_name)) {
+            char why[64];
+            snprintf(why, sizeof why, "path longer than %d bytes; not indexed", PATH_MAX - 1);
+            const char *rel = hx_fs_inside(w->root, abs);
+            char shown[PATH_MAX];
+            snprintf(shown, sizeof shown, "%s%s%.*s", rel, *rel ? "/" : "", 200, e->d_name);
+            rc = list_reject(w->out, shown, why, err);
+            continue;
+        }
+        rc = walk_path(w, child, child_real, depth + 1, err);
     }
     closedir(d);
     return rc;
 }
 
-/* abs: an absolute path that lies (textually) inside the root. */
-static int walk_path(walker *w, const char *abs, int depth, hx_error *err)
+/* abs: the path as seen (textually inside the root); real: the same place, symlink-free. */
+static int walk_path(walker *w, const char *abs, const char *real, int depth, hx_error *err)
 {
     struct stat st;
-    if (lstat(abs, &st) != 0)
+    if (lstat(real, &st) != 0)
         return 0;
-    const char *rel = relative_to_root(w, abs);
+    const char *rel = hx_fs_inside(w->root, abs);
     if (!rel)
         return 0;
     if (*rel && is_excluded(w, rel))
         return 0;
+    char resolved[PATH_MAX];
     if (S_ISLNK(st.st_mode)) {
-        char resolved[PATH_MAX];
-        if (!realpath(abs, resolved) || !relative_to_root(w, resolved) || stat(resolved, &st) != 0)
+        if (!realpath(real, resolved) || !hx_fs_inside(w->root, resolved) || stat(resolved, &st) != 0)
             return 0;   /* dangling, or pointing out of the root: never followed */
+        real = resolved;
     }
     if (S_ISDIR(st.st_mode))
-        return walk_folder(w, abs, &st, depth, err);
-    if (S_ISREG(st.st_mode) && *rel)
-        return list_push(w->out, rel, err);
+        return walk_folder(w, abs, real, &st, depth, err);
+    if (S_ISREG(st.st_mode) && *rel && !(w->db_name && same_file(&st, &w->db)))
+        return list_push(w->out, rel, hx_fs_inside(w->root, real), err);
     return 0;
 }
 
@@ -203,23 +284,40 @@ static int compare_paths(const void *a, const void *b)
 }
 
 int hx_ingest_walk(const char *root, const char *const *targets, size_t n_targets,
-                   const char *const *excludes, size_t n_excludes, hx_file_list *out, hx_error *err)
+                   const char *const *excludes, size_t n_excludes, const char *index_file,
+                   hx_file_list *out, hx_error *err)
 {
-    walker w = {root, strlen(root), excludes, n_excludes, out, NULL, 0, 0};
+    walker w = {.root = root, .excludes = excludes, .n_excludes = n_excludes, .out = out};
     int rc = 0;
     memset(out, 0, sizeof *out);
+    if (index_file)
+        note_index_file(&w, index_file);
     for (size_t i = 0; i < n_targets && !rc; i++) {
-        char resolved[PATH_MAX];
-        if (!realpath(targets[i], resolved)) {
-            rc = hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot resolve %s: %s",
-                              targets[i], strerror(errno));
+        char abs[PATH_MAX], resolved[PATH_MAX];
+        const char *name = targets[i];
+        if (!*name ? snprintf(abs, sizeof abs, "%s", root) >= (int)sizeof abs : !join(abs, root, name)) {
+            rc = hx_error_set(err, HX_ERANGE, -1, "path too long: %.200s", name);
             break;
         }
-        if (!relative_to_root(&w, resolved)) {
-            rc = hx_error_set(err, HX_EPERM, -1, "%s is outside the indexed root %s", targets[i], root);
+        if (!realpath(abs, resolved)) {
+            rc = hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot resolve %.200s: %s",
+                              *name ? name : root, strerror(errno));
             break;
         }
-        rc = walk_path(&w, resolved, 0, err);
+        if (!hx_fs_inside(w.root, resolved)) {
+            rc = hx_error_set(err, HX_EPERM, -1, "%.200s resolves outside the indexed root %.200s (symlink)", name,
+                              root);
+            break;
+        }
+        struct stat st;
+        if (stat(resolved, &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+            rc = list_reject(out, name, "not a regular file or folder (a FIFO, socket or device)", err);
+            continue;   /* named by the user: say why nothing was indexed (the walk passes over these) */
+        }
+        int depth = *name ? 1 : 0;
+        for (const char *p = name; *p; p++)
+            depth += *p == '/';
+        rc = walk_path(&w, abs, resolved, depth, err);
     }
     free(w.seen);
     if (rc) {
@@ -549,22 +647,21 @@ int hx_ingest_from_bytes(const char *name, const void *bytes, size_t len, const 
     return fill_from_bytes(doc, name, bytes, len, extra, n_extra, err);
 }
 
-int hx_ingest_load(const char *root, const char *rel_path, size_t max_bytes, hx_doc_source *doc,
-                   hx_error *err)
+int hx_ingest_load(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
+                   hx_doc_source *doc, hx_error *err)
 {
-    char abs[PATH_MAX];
     memset(doc, 0, sizeof *doc);
-    int n = snprintf(abs, sizeof abs, "%s/%s", root, rel_path);
-    if (n < 0 || (size_t)n >= sizeof abs)
-        return hx_error_set(err, HX_ERANGE, -1, "path too long: %s", rel_path);
-    int fd = open(abs, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot open %s: %s",
-                            rel_path, strerror(errno));
+    const char *from = read_path ? read_path : rel_path;
+    int fd;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return hx_error_set(err, HX_EIO, -1, "%s is not a readable regular file", rel_path);
+    int rc = hx_fs_open_under(root, from, &fd, &st, err);
+    if (rc) {
+        if (err && strcmp(from, rel_path)) {
+            char reason[sizeof err->message];
+            memcpy(reason, err->message, sizeof reason);
+            hx_error_set(err, rc, err->offset, "%s: %s", rel_path, reason);
+        }
+        return rc;
     }
     if ((uint64_t)st.st_size > max_bytes) {
         close(fd);
@@ -586,7 +683,7 @@ int hx_ingest_load(const char *root, const char *rel_path, size_t max_bytes, hx_
         got += (size_t)k;
     }
     close(fd);
-    int rc = fill_from_bytes(doc, rel_path, raw, got, NULL, 0, err);
+    rc = fill_from_bytes(doc, rel_path, raw, got, NULL, 0, err);
     free(raw);
     if (!rc) {
         doc->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;

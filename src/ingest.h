@@ -1,8 +1,9 @@
 /* ingest.h: from paths on disk to decoded documents with metadata. Walks folders (skipping VCS
- * folders and the index's own .hyrax folder, honouring --exclude globs, never following a
- * symlink out of the root), reads each file under a size cap, rejects binary files, decodes
- * UTF-8 (with or without BOM), UTF-16 with BOM, else Latin-1, and extracts title, type, front
- * matter and top-level YAML scalars. Knows nothing of chunks or indexes. */
+ * folders, the index's own .hyrax folder and the index file itself, honouring --exclude globs,
+ * never following a symlink out of the root), reads each file under a size cap through
+ * hx_fs_open_under (fsafe.h: no symlink is followed at read time, only regular files), rejects
+ * binary files, decodes UTF-8 (with or without BOM), UTF-16 with BOM, else Latin-1, and extracts
+ * title, type, front matter and top-level YAML scalars. Knows nothing of chunks or indexes. */
 #ifndef HX_INGEST_H
 #define HX_INGEST_H
 
@@ -31,25 +32,43 @@ typedef struct hx_doc_source {
 /* Frees everything a document owns and zeroes it. */
 void hx_doc_source_clear(hx_doc_source *d);
 
-/* A walk's result: relative paths of candidate files, sorted bytewise, deduplicated. */
+#define HX_WALK_MAX_DEPTH 64   /* folders below a target; deeper ones are rejected, not entered */
+
+/* A walk's result: relative paths of candidate files, sorted bytewise, deduplicated, and the
+ * folders and files it had to leave out, each with a reason. */
 typedef struct hx_file_list {
-    char **paths;          /* owned, each owned */
+    char **paths;          /* owned, each owned; the bytes after a path's NUL hold its real path */
     size_t n, cap;
+    hx_rejected *rejected; /* owned: paths and reasons owned */
+    size_t n_rejected;
 } hx_file_list;
 void hx_file_list_clear(hx_file_list *l);
 
-/* Collects the files under `targets` (files or folders, absolute or relative to the current
- * folder), each of which must lie inside `root` (an absolute, resolved folder path). Paths
- * matching any of `excludes` (globs on the root-relative path, see glob.h) are skipped, as are
- * .git, .hg, .svn and .hyrax folders. Symlinks are followed only when they resolve inside
- * root; folder cycles are cut. A target outside the root fails with HX_EPERM. */
-int hx_ingest_walk(const char *root, const char *const *targets, size_t n_targets,
-                   const char *const *excludes, size_t n_excludes, hx_file_list *out, hx_error *err);
+/* The real path of entry i: the root-relative path, free of symlinks when the walk saw it, that
+ * reaches the same file as paths[i] (they differ when the walk followed a symlink inside the
+ * root). Borrowed from the list. */
+const char *hx_file_list_real(const hx_file_list *l, size_t i);
 
-/* Reads root/rel_path and fills `doc`. Fails with HX_ERANGE for a file over max_bytes,
- * HX_EFORMAT for a binary file, HX_EIO/HX_ENOTFOUND when it cannot be read. */
-int hx_ingest_load(const char *root, const char *rel_path, size_t max_bytes, hx_doc_source *doc,
-                   hx_error *err);
+/* Collects the files under `targets` (clean root-relative names, see fsafe.h hx_fs_target; ""
+ * is the root), inside `root` (an absolute, resolved folder path). Paths matching any of
+ * `excludes` (globs on the root-relative path, see glob.h) are skipped, as are .git, .hg, .svn
+ * and .hyrax folders and, when `index_file` (may be NULL) lies under the root, that file (by
+ * device and inode) and the temporary files beside it (store.h hx_store_owns_name). Symlinks are
+ * followed only when they resolve inside root; folder cycles are cut. Folders deeper than
+ * HX_WALK_MAX_DEPTH, paths longer than PATH_MAX and a target that is neither a regular file nor
+ * a folder go to out->rejected (other special files are passed over). A target that does not
+ * exist fails with HX_ENOTFOUND, one that resolves outside the root with HX_EPERM. */
+int hx_ingest_walk(const char *root, const char *const *targets, size_t n_targets,
+                   const char *const *excludes, size_t n_excludes, const char *index_file,
+                   hx_file_list *out, hx_error *err);
+
+/* Reads the file `read_path` (a root-relative name; NULL means rel_path) under root with
+ * hx_fs_open_under, so no symlink is followed and only a regular file is read, and fills `doc`
+ * as the document rel_path (hx_file_list gives both). Fails with HX_ERANGE for a file over
+ * max_bytes, HX_EFORMAT for a binary or non-regular file, HX_EPERM for a symlink on the way,
+ * HX_EIO/HX_ENOTFOUND when it cannot be read. */
+int hx_ingest_load(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
+                   hx_doc_source *doc, hx_error *err);
 
 /* Builds a document from bytes in memory (add_document with content): same decoding, type by
  * the name's extension, metadata from the content plus `extra` pairs (copied). */

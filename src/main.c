@@ -1,9 +1,11 @@
 /* main.c: the hyrax command line (DESIGN.md "Command line"). The only file that prints to
  * stdout, calls exit() or installs signal handlers; each command parses its flags and calls the
  * library. */
+#include "fsafe.h"
 #include "hyrax.h"
 #include "mcp.h"
 #include "present.h"
+#include "relpath.h"
 #include "tokenizer.h"
 
 #include <errno.h>
@@ -284,6 +286,42 @@ static int open_encoder(const char *cmd, int threads, hx_model **model, hx_encod
     return 0;
 }
 
+/* === Printing text from files and users === */
+
+/* Writes at most max bytes of s to f with control characters escaped, so a file name, title or
+ * message can never start a new output line or drive the terminal: bytes below 0x20, DEL and the
+ * C1 controls (UTF-8 C2 80..C2 9F) become \n, \r, \t or \xHH, and a backslash is doubled so the
+ * output reads back unambiguously. With fold_lines (snippets of document text) a line break
+ * becomes a space, and tabs and backslashes stay as they are. The one way the command line
+ * prints paths and the messages that quote them. */
+static void put_text(FILE *f, const char *s, size_t max, bool fold_lines)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < max && p[i]; i++) {
+        unsigned c = p[i];
+        if (fold_lines && (c == '\n' || c == '\r' || c == '\t'))
+            fputc(c == '\t' ? '\t' : ' ', f);
+        else if (c == '\n' || c == '\r' || c == '\t')
+            fprintf(f, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+        else if (c < 0x20 || c == 0x7F)
+            fprintf(f, "\\x%02x", c);
+        else if (c == 0xC2 && i + 1 < max && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F)
+            fprintf(f, "\\xc2\\x%02x", p[++i]);
+        else if (c == '\\' && !fold_lines)
+            fputs("\\\\", f);
+        else
+            fputc((int)c, f);
+    }
+}
+
+/* prefix, then text escaped by put_text, then a newline. */
+static void put_line(FILE *f, const char *prefix, const char *text)
+{
+    fputs(prefix, f);
+    put_text(f, text, SIZE_MAX, false);
+    fputc('\n', f);
+}
+
 /* === index === */
 
 static const char index_usage[] =
@@ -320,8 +358,9 @@ static int index_progress(void *ctx, size_t done, size_t total, const char *path
         return 0;
     p->last_pct = pct;
     int bar = (int)(pct * 30 / 100);
-    fprintf(stderr, "\r[%-30.*s] %3zu%% %zu/%zu %.40s\033[K", bar, "==============================", pct, done,
-            total, path);
+    fprintf(stderr, "\r[%-30.*s] %3zu%% %zu/%zu ", bar, "==============================", pct, done, total);
+    put_text(stderr, path, 40, false);
+    fputs("\033[K", stderr);
     if (done == total)
         fputc('\n', stderr);
     return 0;
@@ -356,6 +395,7 @@ static int cmd_index(int argc, char **argv)
     hx_index *ix = NULL;
     hx_update_report rep = {0};
     hx_error err = {0};
+    char (*names)[HX_RELPATH_MAX] = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -402,14 +442,25 @@ static int cmd_index(int argc, char **argv)
         fprintf(stderr, "hyrax index: %s\n", err.message);
         goto done;
     }
+    if (!(names = calloc(n_paths, sizeof *names))) {
+        fprintf(stderr, "hyrax index: out of memory\n");
+        goto done;
+    }
+    for (size_t i = 0; i < n_paths; i++) {
+        if (hx_fs_target(hx_index_root(ix), paths[i], HX_TARGET_CWD, names[i], sizeof names[i], &err)) {
+            put_line(stderr, "hyrax index: ", err.message);
+            goto done;
+        }
+        paths[i] = names[i];
+    }
     progress_state prog = {isatty(2), (size_t)-1};
     hx_update_opts o = {excludes, n_ex, (size_t)max_size, reindex, enc, index_progress, &prog};
     if (hx_index_update(ix, paths, n_paths, &o, &rep, &err)) {
-        fprintf(stderr, "hyrax index: %s\n", err.message);
+        put_line(stderr, "hyrax index: ", err.message);
         goto done;
     }
     for (size_t i = 0; i < rep.n_rejected; i++)
-        fprintf(stderr, "hyrax index: rejected %s\n", rep.rejected[i].reason);
+        put_line(stderr, "hyrax index: rejected ", rep.rejected[i].reason);
     if (compact && hx_index_compact(ix, &err)) {
         fprintf(stderr, "hyrax index: compaction failed: %s\n", err.message);
         goto done;
@@ -425,9 +476,11 @@ static int cmd_index(int argc, char **argv)
     if (rep.kept_out)
         printf("%zu files deleted by request stay out (index one by its own name to bring it back)\n",
                rep.kept_out);
-    printf("%s: %llu documents, %llu chunks, generation %llu, root %s\n", db,
-           (unsigned long long)stats.documents, (unsigned long long)stats.live_chunks,
-           (unsigned long long)stats.generation, hx_index_root(ix));
+    put_text(stdout, db, SIZE_MAX, false);
+    printf(": %llu documents, %llu chunks, generation %llu, root ", (unsigned long long)stats.documents,
+           (unsigned long long)stats.live_chunks, (unsigned long long)stats.generation);
+    put_text(stdout, hx_index_root(ix), SIZE_MAX, false);
+    putchar('\n');
     rc = 0;
 done:
     hx_update_report_clear(&rep);
@@ -436,6 +489,7 @@ done:
     hx_model_close(model);
     free(excludes);
     free(paths);
+    free(names);
     return rc;
 }
 
@@ -470,12 +524,14 @@ static int print_results_text(const hx_results *r)
         size_t tl = strlen(x->title);
         bool heading_has_title = !strncmp(x->heading, x->title, tl) && (!x->heading[tl] || x->heading[tl] == ' ');
         const char *title = heading_has_title ? "" : x->title;
-        printf("%u. %s:%u-%u  (score %.4f)\n   %s%s%s\n", x->rank, x->path, x->line_start, x->line_end,
-               (double)x->score, title, *title && *x->heading ? " > " : "", x->heading);
-        const char *s = x->snippet ? x->snippet : "";
-        printf("   ");
-        for (; *s; s++)
-            putchar(*s == '\n' ? ' ' : *s);
+        printf("%u. ", x->rank);
+        put_text(stdout, x->path, SIZE_MAX, false);
+        printf(":%u-%u  (score %.4f)\n   ", x->line_start, x->line_end, (double)x->score);
+        put_text(stdout, title, SIZE_MAX, false);
+        fputs(*title && *x->heading ? " > " : "", stdout);
+        put_text(stdout, x->heading, SIZE_MAX, false);
+        fputs("\n   ", stdout);
+        put_text(stdout, x->snippet ? x->snippet : "", SIZE_MAX, true);
         putchar('\n');
     }
     printf("%zu results in %.1f ms\n", r->n, r->search_ms);
@@ -662,10 +718,14 @@ static int cmd_stats(int argc, char **argv)
         time_t t = (time_t)(st.committed_ns / 1000000000);
         char when[64];
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
-        printf("index       %s\nroot        %s\ndocuments   %llu\nchunks      %llu (%llu stored, %llu deleted)\n"
+        fputs("index       ", stdout);
+        put_text(stdout, db, SIZE_MAX, false);
+        fputs("\nroot        ", stdout);
+        put_text(stdout, hx_index_root(ix), SIZE_MAX, false);
+        printf("\ndocuments   %llu\nchunks      %llu (%llu stored, %llu deleted)\n"
                "tokens      %llu\nsegments    %llu\nfile size   %.1f MiB\ngeneration  %llu, committed %s\n"
                "model       %s (%d dimensions)\n",
-               db, hx_index_root(ix), (unsigned long long)st.documents, (unsigned long long)st.live_chunks,
+               (unsigned long long)st.documents, (unsigned long long)st.live_chunks,
                (unsigned long long)st.chunks, (unsigned long long)st.tombstones, (unsigned long long)st.tokens,
                (unsigned long long)st.segments, (double)st.file_bytes / 1048576.0,
                (unsigned long long)st.generation, when, st.model, st.dim);
@@ -695,7 +755,8 @@ static int cmd_verify(int argc, char **argv)
         hx_index_close(ix);
         return 1;
     }
-    printf("%s: ok, generation %llu, %llu documents, %llu chunks, every checksum verified\n", db,
+    put_text(stdout, db, SIZE_MAX, false);
+    printf(": ok, generation %llu, %llu documents, %llu chunks, every checksum verified\n",
            (unsigned long long)st.generation, (unsigned long long)st.documents,
            (unsigned long long)st.live_chunks);
     hx_index_close(ix);
@@ -715,7 +776,7 @@ static int cmd_rm(int argc, char **argv)
 {
     const char *db;
     const char **paths = calloc((size_t)argc, sizeof *paths);
-    char (*rel)[4096] = calloc((size_t)argc, sizeof *rel);
+    char (*rel)[HX_RELPATH_MAX] = calloc((size_t)argc, sizeof *rel);
     size_t n = 0;
     int rc = paths && rel ? db_args("rm", rm_usage, argc, argv, &db, NULL, paths, &n) : 1;
     hx_index *ix = NULL;
@@ -734,13 +795,21 @@ static int cmd_rm(int argc, char **argv)
         goto done;
     }
     const char *root = hx_index_root(ix);
-    size_t rl = strlen(root);
-    for (size_t i = 0; i < n; i++) {   /* a path on disk inside the root, else a name taken as typed */
-        char resolved[4096];
-        if (realpath(paths[i], resolved) && !strncmp(resolved, root, rl) && (resolved[rl] == '/' || !resolved[rl])) {
-            snprintf(rel[i], sizeof rel[i], "%s", resolved[rl] ? resolved + rl + 1 : "");
-            paths[i] = rel[i];
+    for (size_t i = 0; i < n; i++) {
+        /* a path on disk (relative to the current folder) when one exists there inside the root,
+         * else a root-relative name */
+        struct stat st;
+        int how = paths[i][0] == '/' || lstat(paths[i], &st) == 0 ? HX_TARGET_CWD : HX_TARGET_NAME;
+        int trc = hx_fs_target(root, paths[i], how, rel[i], sizeof rel[i], &err);
+        if (trc == HX_EPERM && how == HX_TARGET_CWD && paths[i][0] != '/')
+            trc = hx_fs_target(root, paths[i], HX_TARGET_NAME, rel[i], sizeof rel[i], &err);
+        if (!trc && !rel[i][0])
+            trc = hx_error_set(&err, HX_EINVAL, -1, "'%.200s' names the indexed root, not a document", paths[i]);
+        if (trc) {
+            put_line(stderr, "hyrax rm: ", err.message);
+            goto done;
         }
+        paths[i] = rel[i];
     }
     if (hx_index_remove(ix, paths, n, HX_REMOVE_FOLDERS, &rep, &err)) {
         fprintf(stderr, "hyrax rm: %s\n", err.message);

@@ -4,10 +4,12 @@
  * reaches out_fd, one message per line, written whole under the lock. Spec: DESIGN.md "MCP
  * server" and the MCP specification (2024-11-05 .. 2025-11-25). */
 #include "mcp_internal.h"
+#include "relpath.h"
 #include "rpc.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,29 +168,30 @@ bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap)
     return found;
 }
 
-/* A queued or running job names this path (add_document path/name, delete_document path, or a
- * reindex of the path or a folder above it). */
+/* A queued or running job names this path, a clean root-relative name (add_document path/name,
+ * delete_document path, or a reindex of the path or a folder above it). The job's names are
+ * compared in their clean form (relpath.h), as the tools will use them. */
 static bool job_touches(const mcp_job *j, const char *path)
 {
     hx_json_doc *doc = NULL;
     bool hit = false;
+    char clean[HX_RELPATH_MAX];
     if (hx_json_parse(&doc, j->args, j->args_len, NULL, NULL))
         return false;
     const hx_json_val *a = hx_json_doc_root(doc);
     const char *keys[] = {"path", "name"};
     for (int k = 0; k < 2 && !hit; k++) {
         const char *v = hx_json_str(hx_json_obj_get(a, keys[k]), NULL);
-        hit = v && !strcmp(v, path);
+        hit = v && !hx_relpath_clean(v, clean, sizeof clean, NULL) && !strcmp(clean, path);
     }
     if (!hit && !strcmp(hx_mcp_tools[j->tool].name, "reindex")) {
         const hx_json_val *paths = hx_json_obj_get(a, "paths");
         if (!paths || !hx_json_len(paths))
             hit = true;   /* everything */
         for (size_t i = 0; !hit && paths && i < hx_json_len(paths); i++) {
-            size_t n;
-            const char *p = hx_json_str(hx_json_arr_get(paths, i), &n);
-            hit = p && (!n || !strcmp(p, ".") ||
-                        (!strncmp(path, p, n) && (path[n] == 0 || path[n] == '/')));
+            const char *p = hx_json_str(hx_json_arr_get(paths, i), NULL);
+            size_t n = p && !hx_relpath_clean(p, clean, sizeof clean, NULL) ? strlen(clean) : SIZE_MAX;
+            hit = n != SIZE_MAX && (!n || (!strncmp(path, clean, n) && (path[n] == 0 || path[n] == '/')));
         }
     }
     hx_json_doc_free(doc);

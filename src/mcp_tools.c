@@ -4,6 +4,7 @@
  * argument is a tool error (isError) whose message says what to change. Shapes follow the seeds:
  * 003 (list/status/details/delete), 001 (get_context, citations, read_context), 002 (search
  * modes, filters, min_score, health). */
+#include "fsafe.h"
 #include "mcp_internal.h"
 #include "present.h"
 #include "relpath.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define MAX_TOP_K 50
@@ -146,13 +148,16 @@ static size_t arg_filters(argp *a, hx_filter *out)
     return n;
 }
 
-/* A root-relative document name, cleaned by hx_relpath_clean into out (HX_RELPATH_MAX bytes). */
-static bool clean_name(argp *a, const char *key, const char *name, char *out)
+/* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
+ * rule) in out, or NULL after fail() when it is refused (absolute outside root, '..', too long). */
+static const char *arg_name(argp *a, const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX])
 {
     hx_error err = {0};
-    if (hx_relpath_clean(name, out, HX_RELPATH_MAX, &err))
-        return fail(a, "argument '%s': %s", key, err.message);
-    return true;
+    if (a->bad || !in)
+        return NULL;
+    if (hx_fs_target(root, in, HX_TARGET_NAME, out, HX_RELPATH_MAX, &err))
+        return fail(a, "argument '%s': %s", key, err.message), NULL;
+    return out;
 }
 
 /* A document named by doc_id or path (exactly one). */
@@ -160,7 +165,6 @@ static int arg_doc(argp *a, hx_index *ix, hx_doc_info *d)
 {
     const hx_json_val *idv = hx_json_obj_get(a->args, "doc_id");
     const char *path = arg_str(a, "path", false);
-    char clean[HX_RELPATH_MAX];
     if (a->bad)
         return -1;
     if (!idv == !path)
@@ -173,10 +177,13 @@ static int arg_doc(argp *a, hx_index *ix, hx_doc_info *d)
             return fail(a, "no document with doc_id %lld in the index", (long long)id), -1;
         return 0;
     }
-    if (!clean_name(a, "path", path, clean))
+    char name[HX_RELPATH_MAX];
+    if (!arg_name(a, hx_index_root(ix), "path", path, name))
         return -1;
-    if (hx_index_doc_by_path(ix, clean, d))
-        return fail(a, "no document with path '%.200s' in the index (paths are relative to the indexed root)", path), -1;
+    if (!*name)
+        return fail(a, "'path' names the indexed root, not a document"), -1;
+    if (hx_index_doc_by_path(ix, name, d))
+        return fail(a, "no document with path '%.200s' in the index (paths are relative to the indexed root)", name), -1;
     return 0;
 }
 
@@ -869,17 +876,17 @@ static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_
     if (!a.bad && !path == !by_id)
         fail(&a, "give exactly one of 'doc_id' or 'path'");
     int64_t id = by_id ? arg_int(&a, "doc_id", 0, UINT32_MAX, 0) : 0;
-    char clean[HX_RELPATH_MAX];
-    if (!a.bad && path && clean_name(&a, "path", path, clean))
-        path = clean;
     if (a.bad)
         return -1;
     hx_doc_info d;
-    bool found = false;
-    if (!mcp_open_reader(s, msg, cap))
-        found = by_id ? !hx_index_doc_by_id(s->reader, (uint32_t)id, &d) : !hx_index_doc_by_path(s->reader, path, &d);
-    else if (mcp_wait_model(s, msg, cap))
+    bool found = false, open = !mcp_open_reader(s, msg, cap);
+    char name[HX_RELPATH_MAX];
+    if (!open && mcp_wait_model(s, msg, cap))
         return -1;   /* no model: nothing to report on; a missing index just means not indexed */
+    if (path && !(path = arg_name(&a, open ? hx_index_root(s->reader) : s->cfg->root, "path", path, name)))
+        return -1;
+    if (open)
+        found = by_id ? !hx_index_doc_by_id(s->reader, (uint32_t)id, &d) : !hx_index_doc_by_path(s->reader, path, &d);
     if (by_id && !found)
         return snprintf(msg, cap, "no document with doc_id %lld in the index", (long long)id), -1;
     const char *p = found ? d.path : path;
@@ -948,31 +955,6 @@ static int open_writer(mcp_server *s, hx_index **ix, char *msg, size_t cap)
             snprintf(msg, cap, "cannot open %s for writing: %s", s->cfg->db, err.message);
         return -1;
     }
-    return 0;
-}
-
-/* A root-relative path from a client, as an absolute path inside the root written to out
- * (PATH_MAX bytes): no absolute paths, no '..' components, and no symlink out of the root. */
-static int confine(hx_index *ix, const char *rel, char out[PATH_MAX], char *msg, size_t mcap)
-{
-    const char *root = hx_index_root(ix);
-    if (rel[0] == '/')
-        return snprintf(msg, mcap, "'%.200s' is absolute; give a path relative to the indexed root %s", rel, root), -1;
-    for (const char *p = rel; *p;) {
-        const char *e = strchr(p, '/');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n == 2 && p[0] == '.' && p[1] == '.')
-            return snprintf(msg, mcap, "'%.200s' leaves the indexed root ('..' is not allowed)", rel), -1;
-        p += n + (e != NULL);
-    }
-    char joined[PATH_MAX];
-    if ((size_t)snprintf(joined, sizeof joined, "%s/%s", root, rel) >= sizeof joined)
-        return snprintf(msg, mcap, "path too long"), -1;
-    if (!realpath(joined, out))
-        return snprintf(msg, mcap, "'%.200s' does not exist under the indexed root %s", rel, root), -1;
-    size_t rl = strlen(root);
-    if (strncmp(out, root, rl) || (out[rl] && out[rl] != '/'))
-        return snprintf(msg, mcap, "'%.200s' resolves outside the indexed root (symlink)", rel), -1;
     return 0;
 }
 
@@ -1059,9 +1041,6 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         fail(&a, "'content' needs a 'name', the root-relative name to store it under (e.g. notes/x.md)");
     if (!a.bad && path && (name || meta))
         fail(&a, "'name' and 'metadata' go with 'content'; for 'path' the file's own metadata is used");
-    char clean[HX_RELPATH_MAX];
-    if (!a.bad && name)
-        clean_name(&a, "name", name, clean);
     hx_kv kv[MAX_FILTERS];
     size_t n_meta = 0;
     if (!a.bad && meta) {
@@ -1088,25 +1067,31 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         return -1;
     hx_update_report rep = {0};
     hx_error err = {0};
-    int rc = 0;
-    char doc_path[PATH_MAX];
-    if (path) {
-        char abs[PATH_MAX];
-        rc = confine(ix, path, abs, msg, cap);
-        const char *targets[] = {abs};
+    const char *root = hx_index_root(ix);
+    char doc_path[HX_RELPATH_MAX], abs[2 * HX_RELPATH_MAX];
+    struct stat st;
+    int rc = arg_name(&a, root, path ? "path" : "name", path ? path : name, doc_path) ? 0 : -1;
+    if (!rc && !*doc_path)
+        rc = (snprintf(msg, cap, "'%s' names the indexed root, not a document; %s", path ? "path" : "name",
+                       path ? "add_document takes one file (reindex takes folders)" : "give a name such as notes/x.md"), -1);
+    if (!rc && path) {
+        snprintf(abs, sizeof abs, "%s/%s", root, doc_path);
+        if (stat(abs, &st) == 0 && S_ISDIR(st.st_mode))
+            rc = (snprintf(msg, cap, "'%.200s' is a folder; add_document takes one file (reindex takes folders)", doc_path), -1);
+    }
+    if (!rc && path) {
+        const char *targets[] = {doc_path};
         hx_update_opts o = {NULL, 0, 0, 0, s->writer_enc, job_progress, s};
-        if (!rc && hx_index_update(ix, targets, 1, &o, &rep, &err))
-            rc = (snprintf(msg, cap, "indexing %s failed: %s", path, err.message), -1);
+        if (hx_index_update(ix, targets, 1, &o, &rep, &err))
+            rc = (snprintf(msg, cap, "indexing %.200s failed: %s", doc_path, err.message), -1);
         if (!rc && rep.n_rejected) {
             mcp_note_failure(s, rep.rejected[0].path, rep.rejected[0].reason);
-            rc = (snprintf(msg, cap, "%s was not indexed: %s", path, rep.rejected[0].reason), -1);
+            rc = (snprintf(msg, cap, "%.200s was not indexed: %s", doc_path, rep.rejected[0].reason), -1);
         }
-        snprintf(doc_path, sizeof doc_path, "%s", abs + strlen(hx_index_root(ix)) + 1);
-    } else {
+    } else if (!rc) {
         uint32_t id;
-        if (hx_index_add_bytes(ix, clean, content, strlen(content), kv, n_meta, s->writer_enc, &id, &rep, &err))
-            rc = (snprintf(msg, cap, "storing %.200s failed: %s", clean, err.message), -1);
-        snprintf(doc_path, sizeof doc_path, "%s", clean);
+        if (hx_index_add_bytes(ix, doc_path, content, strlen(content), kv, n_meta, s->writer_enc, &id, &rep, &err))
+            rc = (snprintf(msg, cap, "storing %.200s failed: %s", doc_path, err.message), -1);
     }
     hx_doc_info d;
     if (!rc && hx_index_doc_by_path(ix, doc_path, &d))
@@ -1147,8 +1132,6 @@ static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_
         fail(&a, "give exactly one of 'doc_id' (a number from list_documents or search) or 'path'");
     int64_t id = by_id ? arg_int(&a, "doc_id", 0, UINT32_MAX, 0) : 0;
     char name[HX_RELPATH_MAX];
-    if (!a.bad && path)
-        clean_name(&a, "path", path, name);
     if (a.bad)
         return -1;
     hx_index *ix = NULL;
@@ -1162,6 +1145,8 @@ static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_
         rc = (snprintf(msg, cap, "no document with doc_id %lld in the index", (long long)id), -1);
     else if (by_id)
         snprintf(name, sizeof name, "%s", d.path);   /* d borrows the view the removal replaces */
+    else if (!arg_name(&a, hx_index_root(ix), "path", path, name))
+        rc = -1;
     else
         hx_index_doc_by_path(ix, name, &d);
     hx_doc_kind kind = d.kind;
@@ -1235,18 +1220,16 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
     hx_index *ix = NULL;
     if (open_writer(s, &ix, msg, cap))
         return -1;
-    char (*abs)[PATH_MAX] = malloc(sizeof *abs * (np ? np : 1));
+    char (*names)[HX_RELPATH_MAX] = malloc(sizeof *names * (np ? np : 1));
     const char **targets = malloc(sizeof *targets * (np ? np : 1));
-    int rc = abs && targets ? 0 : (snprintf(msg, cap, "out of memory"), -1);
+    int rc = names && targets ? 0 : (snprintf(msg, cap, "out of memory"), -1);
     if (!rc && !np) {
-        snprintf(abs[0], sizeof abs[0], "%s", hx_index_root(ix));
-        targets[0] = abs[0];
+        targets[0] = "";   /* the whole root */
         np = 1;
     } else {
-        for (size_t i = 0; i < np && !rc; i++) {
-            rc = confine(ix, *rel[i] ? rel[i] : ".", abs[i], msg, cap);
-            targets[i] = abs[i];
-        }
+        for (size_t i = 0; i < np && !rc; i++)
+            if (!(targets[i] = arg_name(&a, hx_index_root(ix), "paths", rel[i], names[i])))
+                rc = -1;
     }
     hx_update_report rep = {0};
     hx_error err = {0};
@@ -1263,7 +1246,7 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
     }
     hx_update_report_clear(&rep);
     hx_index_close(ix);
-    free(abs);
+    free(names);
     free(targets);
     return rc;
 }

@@ -430,7 +430,7 @@ static int create_file(const char *path, uint64_t gen0, hx_error *err)
     int fd = -1, rc;
     uint8_t *buf = NULL;
     for (int attempt = 0; fd < 0; attempt++) {
-        if (snprintf(tmp, sizeof tmp, "%s.new-%ld-%lld", path, (long)getpid(),
+        if (snprintf(tmp, sizeof tmp, "%s" HX_STORE_TMP_NEW "%ld-%lld", path, (long)getpid(),
                      (long long)now_ns()) >= (int)sizeof tmp)
             return hx_error_set(err, HX_EINVAL, -1, "path too long: %s", path);
         fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -966,11 +966,11 @@ int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err)
         return rc;
     if (w->pos != w->v.m.committed)
         return hx_error_set(err, HX_EINVAL, -1, "commit or abort the open transaction before compacting");
-    size_t n = strlen(w->path) + sizeof ".compact.tmp";
+    size_t n = strlen(w->path) + sizeof HX_STORE_TMP_COMPACT;
     char *tmp = malloc(n);
     if (!tmp)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    snprintf(tmp, n, "%s.compact.tmp", w->path);
+    snprintf(tmp, n, "%s" HX_STORE_TMP_COMPACT, w->path);
     if (unlink(tmp) != 0 && errno != ENOENT) {
         rc = hx_error_set(err, HX_EIO, -1, "cannot remove stale %s: %s", tmp, strerror(errno));
         goto err;
@@ -1003,4 +1003,16 @@ int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err)
     /* Past the rename there is no going back, so this step cannot fail the call (store.h). */
     sync_dir_of(path, NULL);
     return 0;
+}
+
+/* === Files beside the store === */
+
+bool hx_store_owns_name(const char *store_name, const char *name)
+{
+    size_t n = strlen(store_name);
+    if (strncmp(name, store_name, n) != 0)
+        return false;
+    const char *rest = name + n;
+    return !*rest || !strncmp(rest, HX_STORE_TMP_NEW, strlen(HX_STORE_TMP_NEW)) ||
+           !strncmp(rest, HX_STORE_TMP_COMPACT, strlen(HX_STORE_TMP_COMPACT));
 }

@@ -63,6 +63,7 @@
 
 #include "hyrax.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -177,6 +178,18 @@ int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err);
  * folder sync after it is best effort, since a power loss that undid the rename would bring back
  * the old file, which holds the same content one generation earlier. */
 int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err);
+
+/* === Files beside the store === */
+
+/* Suffixes of the temporary files the store writes beside "<path>": "<path>" HX_STORE_TMP_NEW
+ * "<pid>-<ns>" while creating a file, "<path>" HX_STORE_TMP_COMPACT while compacting (and that
+ * file's own HX_STORE_TMP_NEW while it is created). */
+#define HX_STORE_TMP_NEW ".new-"
+#define HX_STORE_TMP_COMPACT ".compact.tmp"
+
+/* True when `name`, a file name in the store's folder, is the store whose file name is
+ * `store_name` or one of its temporary files: a walk of the folder skips these. */
+bool hx_store_owns_name(const char *store_name, const char *name);
 
 /* === References inside roots === */
 

@@ -46,6 +46,79 @@ static void put(const char *rel, const char *text)
     fclose(f);
 }
 
+/* Writes text to dir/rel, making rel's folders. */
+static void put_in(const char *dir, const char *rel, const char *text)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+        *p = 0;
+        mkdir(path, 0755);
+        *p = '/';
+    }
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "create %.200s", path);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* Paths at the command line (issue 9): a newline in a file name is printed escaped, an index
+ * file inside the indexed root is not indexed (nor its temp files), a folder deeper than the
+ * walk's limit is reported, and rm refuses the root and over-long names. */
+static void test_paths(void)
+{
+    char tmpl[] = "/tmp/hx_cli_paths_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 32], cmd[3 * PATH_MAX], *out;
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
+    snprintf(idx, sizeof idx, "%s/idx.hyx", dir);
+    char bin[PATH_MAX];   /* the commands below run in dir */
+    CHECK(realpath(getenv("HYRAX_BIN"), bin) != NULL, "HYRAX_BIN resolves");
+    setenv("HYRAX_BIN", bin, 1);
+    put_in(dir, "line\nbreak.md", "# Odd name\n\nThe quokka smiles at the camera.\n");
+    put_in(dir, "idx.hyx.compact.tmp", "stray compaction file");   /* a temp file of the index */
+    char deep[3 * 70 + 16] = "";
+    for (int i = 0; i < 70; i++)
+        strcat(deep, "d/");
+    strcat(deep, "deep.md");
+    put_in(dir, deep, "# Deep\n\nA wombat lives far below.\n");
+
+    for (int pass = 0; pass < 2; pass++) {   /* the second run finds the index file on disk */
+        snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index --db idx.hyx . 2>&1", dir);
+        CHECK(run(cmd, &out) == 0, "index with --db inside the root: %s", out);
+        CHECK(!strstr(out, "rejected idx.hyx"), "pass %d: the index file and its temp files are not indexed: %s", pass, out);
+        CHECK(strstr(out, "rejected 1 ") != NULL, "pass %d: one rejection, the deep folder: %s", pass, out);
+        CHECK(strstr(out, "hyrax index: rejected d/d/") && strstr(out, "levels deep"),
+              "pass %d: the deep folder is reported with a reason: %s", pass, out);
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword quokka", idx);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "1. line\\nbreak.md:"), "newline in a path escaped: %s", out);
+    CHECK(!strstr(out, "line\nbreak"), "no raw newline in the path: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword wombat", idx);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "0 results"), "the deep file is not indexed: %s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" rm --db idx.hyx . 2>&1", dir);
+    CHECK(run(cmd, &out) != 0 && strstr(out, "names the indexed root"), "rm . refused: %s", out);
+    free(out);
+    char name[5000 + PATH_MAX];
+    snprintf(name, sizeof name, "%s/", dir);
+    for (size_t n = strlen(name); n < 5000; n += 100)
+        strcat(name, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/");
+    char *long_cmd = malloc(strlen(cmd) + strlen(name) + 64);
+    sprintf(long_cmd, "\"$HYRAX_BIN\" rm --db %s %s 2>&1", idx, name);
+    CHECK(run(long_cmd, &out) != 0 && strstr(out, "longer than"), "rm of a name over 4 KiB refused: %.300s", out);
+    free(out);
+    free(long_cmd);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --db %s --json", idx);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "\"documents\":1"), "nothing removed: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_cli_XXXXXX", cmd[3 * PATH_MAX], *out;
@@ -131,6 +204,8 @@ int main(void)
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" verify --db %s 2>&1", db);
     CHECK(run(cmd, &out) != 0 && strstr(out, "hyrax verify"), "both meta slots damaged: refused: %s", out);
     free(out);
+
+    test_paths();
 
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
     CHECK(system(cmd) == 0, "cleanup");

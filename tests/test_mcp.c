@@ -307,6 +307,91 @@ static void test_tools(server *s)
     hx_json_doc_free(d);
 }
 
+/* The text of a tool error (borrowed from the answer), or "" when there is none. */
+static const char *error_text(const hx_json_val *r)
+{
+    const char *t = r ? hx_json_str(get(hx_json_arr_get(get(r, "content"), 0), "text"), NULL) : NULL;
+    return t ? t : "";
+}
+
+/* Printable ASCII only: an error message built from a path must not carry stack bytes. */
+static bool printable(const char *t)
+{
+    for (; *t; t++)
+        if ((unsigned char)*t < 0x20 || (unsigned char)*t > 0x7E)
+            return false;
+    return true;
+}
+
+static const char *doc_status(server *s, int id, const char *path, hx_json_doc **d)
+{
+    char args[256];
+    snprintf(args, sizeof args, "{\"path\":\"%s\"}", path);
+    const char *st = hx_json_str(get(tool(s, d, id, "document_status", args), "structuredContent.status"), NULL);
+    return st ? st : "-";
+}
+
+/* Document names from a client (issue 9): add_document with a path naming the root, outside it
+ * or with '..' is a clear error and indexes nothing; names are cleaned by one rule, so a..b.md is
+ * a name, ./x deletes x, ./ names no document and a name over 4 KiB is refused, not truncated. */
+static void test_paths(server *s)
+{
+    hx_json_doc *d;
+    const hx_json_val *r;
+    put("later.md", "# Later\n\nA file written after the last reindex.\n");
+    static const char *const bad[][2] = {
+        {"{\"path\":\".\"}", "root"}, {"{\"path\":\"\"}", "root"}, {"{\"path\":\"./\"}", "root"},
+        {"{\"path\":\"/etc/passwd\"}", "outside"}, {"{\"path\":\"../x\"}", "'..'"},
+        {"{\"path\":\"docs\"}", "folder"}, {"{\"content\":\"x\",\"name\":\"./\"}", "root"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r = tool(s, &d, 60 + (int)i, "add_document", bad[i][0]);
+        const char *t = error_text(r);
+        CHECK(r && is_error(r) && strstr(t, bad[i][1]), "add_document %s: an error naming '%s': %.200s", bad[i][0],
+              bad[i][1], t);
+        CHECK(printable(t), "add_document %s: a clean message: %.200s", bad[i][0], t);
+        hx_json_doc_free(d);
+    }
+    const char *st = doc_status(s, 70, "later.md", &d);
+    CHECK(!strcmp(st, "not_found"), "no add_document above ran a reindex: later.md is %s", st);
+    hx_json_doc_free(d);
+    st = doc_status(s, 71, "docs/sched.md", &d);
+    CHECK(!strcmp(st, "complete"), "nothing was removed either: docs/sched.md is %s", st);
+    hx_json_doc_free(d);
+
+    r = tool(s, &d, 72, "add_document", "{\"content\":\"# Dots\\n\\nA name with two dots inside.\",\"name\":\"notes/a..b.md\"}");
+    CHECK(r && !is_error(r), "a..b.md is a legal name: %.200s", error_text(r));
+    hx_json_doc_free(d);
+    st = doc_status(s, 73, "./notes//a..b.md", &d);
+    CHECK(!strcmp(st, "complete"), "found under its clean name: %s", st);
+    hx_json_doc_free(d);
+    r = tool(s, &d, 74, "delete_document", "{\"path\":\"./notes/a..b.md\"}");
+    const char *p = hx_json_str(get(r, "structuredContent.path"), NULL);
+    CHECK(r && !is_error(r) && p && !strcmp(p, "notes/a..b.md"), "./ prefix deletes the named document: %.200s",
+          p ? p : error_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 75, "delete_document", "{\"path\":\"./\"}");
+    CHECK(r && is_error(r) && strstr(error_text(r), "names the indexed root"), "./ names no document: %.200s",
+          error_text(r));
+    hx_json_doc_free(d);
+
+    char line[6000] = "{\"jsonrpc\":\"2.0\",\"id\":76,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_document\","
+                      "\"arguments\":{\"path\":\"docs/sched.md";
+    for (int i = 0; i < 45; i++)
+        strcat(line, "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    strcat(line, "\"}}}");
+    d = call(s, line, 60000);
+    r = d ? get(hx_json_doc_root(d), "result") : NULL;
+    CHECK(r && is_error(r) && strstr(error_text(r), "longer than"), "a name over 4 KiB is refused: %.200s", error_text(r));
+    hx_json_doc_free(d);
+    st = doc_status(s, 77, "docs/sched.md", &d);
+    CHECK(!strcmp(st, "complete"), "its neighbour is still there: %s", st);
+    hx_json_doc_free(d);
+    r = tool(s, &d, 78, "reindex", "{\"paths\":[\"./docs/\"]}");
+    CHECK(r && !is_error(r), "reindex of ./docs/: %.200s", error_text(r));
+    hx_json_doc_free(d);
+}
+
 /* Appends one hostile message to buf; returns whether it is a request that must be answered
  * (with id `id`), sets *null_answer when the answer has a null id (bad JSON, bad request). */
 static int hostile(char *buf, size_t cap, unsigned *seed, int id, int *null_answer)
@@ -467,6 +552,7 @@ int main(void)
         return check_report("test_mcp");
     test_lifecycle(&s);
     test_tools(&s);
+    test_paths(&s);
     test_hostile(&s);
     int status = stop(&s, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "end of input: clean exit (status %d)", status);
