@@ -424,9 +424,9 @@ int hx_model_default_path(char *buf, size_t cap, hx_error *err)
 int hx_model_open_default(hx_model **out, hx_error *err)
 {
     const char *env = getenv("HYRAX_WEIGHTS");
-    if ((!env || !*env) && hx_weights_blob && hx_weights_blob_end > hx_weights_blob)
-        return hx_model_open_buffer(out, hx_weights_blob, (size_t)(hx_weights_blob_end - hx_weights_blob),
-                                    hx_kernels_get(), err);
+    const uint8_t *blob = hx_weights_blob, *blob_end = hx_weights_blob_end;   /* pointers, not arrays */
+    if ((!env || !*env) && blob && blob_end > blob)
+        return hx_model_open_buffer(out, blob, (size_t)(blob_end - blob), hx_kernels_get(), err);
     char path[4096];
     *out = NULL;
     int rc = hx_model_default_path(path, sizeof path, err);
