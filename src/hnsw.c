@@ -6,7 +6,7 @@
 #include "hnsw.h"
 
 #include "cpu.h"
-#include "hxfile.h"
+#include "bytes.h"
 
 #include <math.h>
 #include <pthread.h>

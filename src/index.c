@@ -2,6 +2,7 @@
  * tombstones, segments), document lookups, stats and verify. Formats are specified in
  * index_internal.h. Every byte read from the file is validated before use; writing lives in
  * index_write.c and searching in search.c. */
+#include "bytes.h"
 #include "index_internal.h"
 #include "wire.h"
 

@@ -2,6 +2,7 @@
  * removal, and compaction. Every change is one transaction: new chunks land as a new segment,
  * replaced and removed chunks are tombstoned, and a single store commit makes it all visible.
  * Formats are in index_internal.h; reading lives in index.c. */
+#include "bytes.h"
 #include "chunker.h"
 #include "index_internal.h"
 #include "ingest.h"
