@@ -1,11 +1,10 @@
 /* hnsw.c: the HNSW index (hnsw.h): builder, insertion in deterministic rounds on several threads,
  * neighbour heuristic, search with tombstones and filters, exact fallback, serialization and the
  * validating zero-copy view.
- * Must not touch vector storage in index files or the kernels (it only calls the dot kernel).
+ * Must not touch vector storage in index files or the kernel table: the dot product is the caller's.
  * Spec: the format table in hnsw.h; algorithm after hnswlib's hnswalg.h (Malkov & Yashunin). */
 #include "hnsw.h"
 
-#include "cpu.h"
 #include "bytes.h"
 
 #include <math.h>
@@ -31,8 +30,6 @@
 #define PREFETCH(p) ((void)(p))
 #endif
 
-typedef float (*dot_fn)(const float *a, const float *b, size_t n);
-
 /* === Graph: the arrays the search reads, shared by builder and view === */
 
 typedef struct graph {
@@ -45,7 +42,7 @@ typedef struct graph {
     const uint32_t *upper;     /* U */
     const uint8_t *levels;     /* n */
     const uint8_t *deleted;    /* n */
-    dot_fn dot;
+    hx_hnsw_dot_fn dot;       /* the caller's, from hx_hnsw_params or hx_hnsw_view_open */
 } graph;
 
 static inline const uint32_t *links_of(const graph *g, uint32_t i, uint32_t l)
@@ -74,25 +71,6 @@ static inline float sim(const graph *g, const float *q, uint32_t i)
 {
     float s = g->dot(q, vec_of(g, i), g->dim);
     return s == s ? s : -INFINITY;
-}
-
-/* Portable dot product with eight independent sums, which compilers vectorise; used when the kernel
- * table in use is the scalar reference, whose single running sum cannot be vectorised. */
-static float dot_unrolled(const float *a, const float *b, size_t n)
-{
-    float s[8] = {0};
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; j++)
-            s[j] += a[i + j] * b[i + j];
-    for (; i < n; i++)
-        s[0] += a[i] * b[i];
-    return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
-}
-
-static dot_fn pick_dot(void)
-{
-    return hx_cpu_isa() == HX_ISA_SCALAR ? dot_unrolled : hx_kernels_get()->dot;
 }
 
 /* === Heaps of (score, id) === */
@@ -635,7 +613,7 @@ static void map_remove(hx_hnsw *h, uint32_t node)
 /* --- lifecycle --- */
 
 static int builder_alloc(hx_hnsw **out, uint32_t dim, uint32_t M, uint32_t M0, uint32_t efc,
-                         uint64_t seed, hx_error *err)
+                         uint64_t seed, hx_hnsw_dot_fn dot, hx_error *err)
 {
     hx_hnsw *h = calloc(1, sizeof *h);
     if (!h)
@@ -646,7 +624,7 @@ static int builder_alloc(hx_hnsw **out, uint32_t dim, uint32_t M, uint32_t M0, u
     h->g.efc = efc;
     h->g.seed = seed;
     h->g.entry = NONE;
-    h->g.dot = pick_dot();
+    h->g.dot = dot;
     h->level_mult = 1.0 / log((double)M);
     pool_init(&h->pool);
     *out = h;
@@ -666,7 +644,9 @@ int hx_hnsw_new(hx_hnsw **out, const hx_hnsw_params *p, hx_error *err)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw: M %u outside 2..%u", M, MAX_M);
     if (efc > MAX_EFC)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw: ef_construction %u above %u", efc, MAX_EFC);
-    return builder_alloc(out, p->dim, M, 2 * M, efc, p->seed, err);
+    if (!p->dot)
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw: dot product needed");
+    return builder_alloc(out, p->dim, M, 2 * M, efc, p->seed, p->dot, err);
 }
 
 void hx_hnsw_free(hx_hnsw *h)
@@ -1381,10 +1361,12 @@ static int validate(graph *g, const uint8_t *b, size_t len, const float *vectors
 }
 
 int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const float *vectors,
-                      size_t n_floats, hx_error *err)
+                      size_t n_floats, hx_hnsw_dot_fn dot, hx_error *err)
 {
     if (!out || (!base && len))
         return hx_error_set(err, HX_EINVAL, -1, "hnsw view: output and bytes needed");
+    if (!dot)
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw view: dot product needed");
     *out = NULL;
     if (((uintptr_t)base & 3) != 0)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw view: bytes must be 4-byte aligned");
@@ -1395,7 +1377,7 @@ int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const
     hx_hnsw_view *v = calloc(1, sizeof *v);
     if (!v)
         return hx_error_set(err, HX_ENOMEM, -1, "hnsw view: out of memory");
-    g.dot = pick_dot();
+    g.dot = dot;
     v->g = g;
     pool_init(&v->pool);
     *out = v;
@@ -1425,7 +1407,7 @@ int hx_hnsw_from_view(hx_hnsw **out, const hx_hnsw_view *v, hx_error *err)
     *out = NULL;
     const graph *s = &v->g;
     hx_hnsw *h;
-    int rc = builder_alloc(&h, s->dim, s->M, s->M0, s->efc, s->seed, err);
+    int rc = builder_alloc(&h, s->dim, s->M, s->M0, s->efc, s->seed, s->dot, err);
     if (rc)
         return rc;
     if ((rc = reserve(h, s->n, s->U)) || (rc = map_reserve(h, s->n - s->n_deleted))) {
