@@ -32,7 +32,7 @@
 
 /* === Graph: the arrays the search reads, shared by builder and view === */
 
-typedef struct graph {
+typedef struct hn_graph {
     uint32_t dim, n, M, M0, efc, max_level, entry, n_deleted, U;
     uint64_t seed;
     const float *vecs;         /* n * dim; builder-owned or borrowed by the view */
@@ -43,21 +43,21 @@ typedef struct graph {
     const uint8_t *levels;     /* n */
     const uint8_t *deleted;    /* n */
     hx_hnsw_dot_fn dot;       /* the caller's, from hx_hnsw_params or hx_hnsw_view_open */
-} graph;
+} hn_graph;
 
-static inline const uint32_t *links_of(const graph *g, uint32_t i, uint32_t l)
+static inline const uint32_t *hn_links_of(const hn_graph *g, uint32_t i, uint32_t l)
 {
     if (l == 0)
         return g->level0 + (size_t)i * (1 + g->M0);
     return g->upper + g->upper_off[i] + (size_t)(l - 1) * (1 + g->M);
 }
 
-static inline const float *vec_of(const graph *g, uint32_t i)
+static inline const float *hn_vec_of(const hn_graph *g, uint32_t i)
 {
     return g->vecs + (size_t)i * g->dim;
 }
 
-/* Prefetches a vector past its first cache line (search_layer prefetches that one early); the
+/* Prefetches a vector past its first cache line (hn_search_layer prefetches that one early); the
  * hardware prefetcher alone stops at page boundaries and starts late on a random vector. */
 static inline void prefetch_rest(const float *v, uint32_t dim)
 {
@@ -67,45 +67,45 @@ static inline void prefetch_rest(const float *v, uint32_t dim)
 }
 
 /* Inner product with NaN mapped to -inf, so that every comparison below is a total order. */
-static inline float sim(const graph *g, const float *q, uint32_t i)
+static inline float hn_sim(const hn_graph *g, const float *q, uint32_t i)
 {
-    float s = g->dot(q, vec_of(g, i), g->dim);
+    float s = g->dot(q, hn_vec_of(g, i), g->dim);
     return s == s ? s : -INFINITY;
 }
 
 /* === Heaps of (score, id) === */
 
-typedef struct cand {
+typedef struct hn_cand {
     float s;
     uint32_t id;
-} cand;
+} hn_cand;
 
 /* a ranks before b: higher score, then lower id. */
-static inline bool before(cand a, cand b)
+static inline bool hn_before(hn_cand a, hn_cand b)
 {
     return a.s > b.s || (a.s == b.s && a.id < b.id);
 }
 
 /* Binary heap; `max` puts the best candidate on top, otherwise the worst. */
-typedef struct heap {
-    cand *a;   /* owned by the scratch that holds the heap */
+typedef struct hn_heap {
+    hn_cand *a;   /* owned by the scratch that holds the heap */
     size_t n, cap;
     bool max;
-} heap;
+} hn_heap;
 
-static inline bool heap_above(const heap *h, cand x, cand y)
+static inline bool heap_above(const hn_heap *h, hn_cand x, hn_cand y)
 {
-    return h->max ? before(x, y) : before(y, x);
+    return h->max ? hn_before(x, y) : hn_before(y, x);
 }
 
-static int heap_reserve(heap *h, size_t need)
+static int hn_heap_reserve(hn_heap *h, size_t need)
 {
     if (need <= h->cap)
         return 0;
     size_t cap = h->cap ? h->cap : 64;
     while (cap < need)
         cap *= 2;
-    cand *a = realloc(h->a, cap * sizeof *a);
+    hn_cand *a = realloc(h->a, cap * sizeof *a);
     if (!a)
         return HX_ENOMEM;
     h->a = a;
@@ -113,9 +113,9 @@ static int heap_reserve(heap *h, size_t need)
     return 0;
 }
 
-static int heap_push(heap *h, cand c)
+static int hn_heap_push(hn_heap *h, hn_cand c)
 {
-    if (h->n == h->cap && heap_reserve(h, h->n + 1))
+    if (h->n == h->cap && hn_heap_reserve(h, h->n + 1))
         return HX_ENOMEM;
     size_t i = h->n++;
     while (i > 0) {
@@ -129,9 +129,9 @@ static int heap_push(heap *h, cand c)
     return 0;
 }
 
-static cand heap_pop(heap *h)
+static hn_cand hn_heap_pop(hn_heap *h)
 {
-    cand top = h->a[0], last = h->a[--h->n];
+    hn_cand top = h->a[0], last = h->a[--h->n];
     size_t i = 0;
     for (;;) {
         size_t c = 2 * i + 1;
@@ -150,33 +150,33 @@ static cand heap_pop(heap *h)
 }
 
 /* Empties a worst-on-top heap into out[h->n], best first. */
-static size_t heap_drain_sorted(heap *h, cand *out)
+static size_t hn_heap_drain_sorted(hn_heap *h, hn_cand *out)
 {
     size_t n = h->n;
     while (h->n)
-        out[h->n - 1] = heap_pop(h);
+        out[h->n - 1] = hn_heap_pop(h);
     return n;
 }
 
 /* === Scratch: visited tags and buffers, pooled for concurrent searches === */
 
-typedef struct scratch {
+typedef struct hn_scratch {
     uint32_t *tags;            /* owned; tag_cap entries; node visited iff tags[i] == gen */
     uint32_t tag_cap, gen;
-    heap cands, top;
-    cand *sorted;              /* owned; sorted_cap entries */
+    hn_heap cands, top;
+    hn_cand *sorted;           /* owned; sorted_cap entries */
     size_t sorted_cap;
-    cand *prune;               /* owned; MAX_M0 + 1 entries: a full list being pruned */
+    hn_cand *prune;            /* owned; MAX_M0 + 1 entries: a full list being pruned */
     uint32_t *fresh;           /* owned; MAX_M0 entries: unvisited neighbours */
-    struct scratch *next;
-} scratch;
+    struct hn_scratch *next;
+} hn_scratch;
 
-typedef struct pool {
+typedef struct hn_pool {
     pthread_mutex_t mu;
-    scratch *free;             /* owned list */
-} pool;
+    hn_scratch *free;          /* owned list */
+} hn_pool;
 
-static void scratch_free(scratch *s)
+static void scratch_free(hn_scratch *s)
 {
     if (!s)
         return;
@@ -189,11 +189,11 @@ static void scratch_free(scratch *s)
     free(s);
 }
 
-/* A scratch whose tags cover n nodes; caller returns it with pool_put. */
-static scratch *pool_get(pool *p, uint32_t n)
+/* A scratch whose tags cover n nodes; caller returns it with hn_pool_put. */
+static hn_scratch *hn_pool_get(hn_pool *p, uint32_t n)
 {
     pthread_mutex_lock(&p->mu);
-    scratch *s = p->free;
+    hn_scratch *s = p->free;
     if (s)
         p->free = s->next;
     pthread_mutex_unlock(&p->mu);
@@ -224,7 +224,7 @@ static scratch *pool_get(pool *p, uint32_t n)
 }
 
 /* Starts a new visited set. */
-static void next_gen(scratch *s)
+static void next_gen(hn_scratch *s)
 {
     if (++s->gen == 0) {
         memset(s->tags, 0, (size_t)s->tag_cap * sizeof *s->tags);
@@ -232,7 +232,7 @@ static void next_gen(scratch *s)
     }
 }
 
-static void pool_put(pool *p, scratch *s)
+static void hn_pool_put(hn_pool *p, hn_scratch *s)
 {
     pthread_mutex_lock(&p->mu);
     s->next = p->free;
@@ -240,27 +240,27 @@ static void pool_put(pool *p, scratch *s)
     pthread_mutex_unlock(&p->mu);
 }
 
-static void pool_init(pool *p)
+static void hn_pool_init(hn_pool *p)
 {
     pthread_mutex_init(&p->mu, NULL);
     p->free = NULL;
 }
 
-static void pool_destroy(pool *p)
+static void hn_pool_destroy(hn_pool *p)
 {
     while (p->free) {
-        scratch *s = p->free;
+        hn_scratch *s = p->free;
         p->free = s->next;
         scratch_free(s);
     }
     pthread_mutex_destroy(&p->mu);
 }
 
-static int sorted_reserve(scratch *s, size_t n)
+static int hn_sorted_reserve(hn_scratch *s, size_t n)
 {
     if (n <= s->sorted_cap)
         return 0;
-    cand *a = realloc(s->sorted, n * sizeof *a);
+    hn_cand *a = realloc(s->sorted, n * sizeof *a);
     if (!a)
         return HX_ENOMEM;
     s->sorted = a;
@@ -270,13 +270,13 @@ static int sorted_reserve(scratch *s, size_t n)
 
 /* === Layer search === */
 
-typedef struct allow {
+typedef struct hn_allow {
     hx_hnsw_filter_fn fn;      /* NULL: everything passes */
     void *ctx;
     bool skip_deleted;
-} allow;
+} hn_allow;
 
-static inline bool allowed(const graph *g, const allow *a, uint32_t i)
+static inline bool allowed(const hn_graph *g, const hn_allow *a, uint32_t i)
 {
     if (!a)
         return true;
@@ -286,19 +286,19 @@ static inline bool allowed(const graph *g, const allow *a, uint32_t i)
 }
 
 /* Greedy walk from `cur` down to level `stop` + 1; returns the closest node found. */
-static uint32_t greedy(const graph *g, const float *q, uint32_t cur, uint32_t top_level, uint32_t stop,
-                       uint32_t *visited)
+static uint32_t hn_greedy(const hn_graph *g, const float *q, uint32_t cur, uint32_t top_level, uint32_t stop,
+                          uint32_t *visited)
 {
-    float cur_s = sim(g, q, cur);
+    float cur_s = hn_sim(g, q, cur);
     ++*visited;
     for (uint32_t l = top_level; l > stop; l--) {
         bool changed = true;
         while (changed) {
             changed = false;
-            const uint32_t *ln = links_of(g, cur, l);
+            const uint32_t *ln = hn_links_of(g, cur, l);
             uint32_t cnt = ln[0];
             for (uint32_t j = 1; j <= cnt; j++) {
-                float v = sim(g, q, ln[j]);
+                float v = hn_sim(g, q, ln[j]);
                 ++*visited;
                 if (v > cur_s) {
                     cur_s = v;
@@ -313,49 +313,49 @@ static uint32_t greedy(const graph *g, const float *q, uint32_t cur, uint32_t to
 
 /* hnswlib's searchBaseLayer: best-first search of level l from ep keeping the ef best allowed
  * nodes in s->top (worst on top). Nodes that are not allowed are traversed but not kept. */
-static int search_layer(const graph *g, scratch *s, const float *q, uint32_t ep, uint32_t l, uint32_t ef,
-                        const allow *al, uint32_t *visited)
+static int hn_search_layer(const hn_graph *g, hn_scratch *s, const float *q, uint32_t ep, uint32_t l, uint32_t ef,
+                           const hn_allow *al, uint32_t *visited)
 {
-    heap *cands = &s->cands, *top = &s->top;
+    hn_heap *cands = &s->cands, *top = &s->top;
     cands->n = top->n = 0;
     next_gen(s);
-    if (heap_reserve(top, (size_t)ef + 1))
+    if (hn_heap_reserve(top, (size_t)ef + 1))
         return HX_ENOMEM;
-    cand e = {sim(g, q, ep), ep};
+    hn_cand e = {hn_sim(g, q, ep), ep};
     ++*visited;
     s->tags[ep] = s->gen;
     if (allowed(g, al, ep))
-        heap_push(top, e);
-    if (heap_push(cands, e))
+        hn_heap_push(top, e);
+    if (hn_heap_push(cands, e))
         return HX_ENOMEM;
     while (cands->n) {
-        cand c = cands->a[0];
+        hn_cand c = cands->a[0];
         if (top->n == ef && c.s < top->a[0].s)
             break;
-        heap_pop(cands);
-        const uint32_t *ln = links_of(g, c.id, l);
+        hn_heap_pop(cands);
+        const uint32_t *ln = hn_links_of(g, c.id, l);
         uint32_t cnt = ln[0], nf = 0;
         for (uint32_t j = 1; j <= cnt; j++) {
             uint32_t v = ln[j];
             if (s->tags[v] == s->gen)
                 continue;
             s->tags[v] = s->gen;
-            PREFETCH(vec_of(g, v));
+            PREFETCH(hn_vec_of(g, v));
             s->fresh[nf++] = v;
         }
         for (uint32_t j = 0; j < nf; j++) {
             uint32_t v = s->fresh[j];
             if (j + 1 < nf)   /* the rest of the next vector (24 lines at 384 dims) while this one scores */
-                prefetch_rest(vec_of(g, s->fresh[j + 1]), g->dim);
-            cand x = {sim(g, q, v), v};
+                prefetch_rest(hn_vec_of(g, s->fresh[j + 1]), g->dim);
+            hn_cand x = {hn_sim(g, q, v), v};
             ++*visited;
             if (top->n < ef || x.s > top->a[0].s) {
-                if (heap_push(cands, x))
+                if (hn_heap_push(cands, x))
                     return HX_ENOMEM;
                 if (allowed(g, al, v)) {
-                    heap_push(top, x);
+                    hn_heap_push(top, x);
                     if (top->n > ef)
-                        heap_pop(top);
+                        hn_heap_pop(top);
                 }
             }
         }
@@ -365,16 +365,16 @@ static int search_layer(const graph *g, scratch *s, const float *q, uint32_t ep,
 
 /* hnswlib's getNeighborsByHeuristic2: from c[n] (best first, scores against the base vector) keep
  * a candidate only if it is closer to the base than to every one kept so far; at most m. */
-static size_t select_neighbors(const graph *g, cand *c, size_t n, size_t m)
+static size_t hn_select_neighbors(const hn_graph *g, hn_cand *c, size_t n, size_t m)
 {
     if (n <= m)
         return n;
     size_t kept = 0;
     for (size_t i = 0; i < n && kept < m; i++) {
-        const float *v = vec_of(g, c[i].id);
+        const float *v = hn_vec_of(g, c[i].id);
         bool good = true;
         for (size_t j = 0; j < kept && good; j++) {
-            float d = g->dot(v, vec_of(g, c[j].id), g->dim);
+            float d = g->dot(v, hn_vec_of(g, c[j].id), g->dim);
             if (d > c[i].s)
                 good = false;
         }
@@ -386,29 +386,29 @@ static size_t select_neighbors(const graph *g, cand *c, size_t n, size_t m)
 
 /* === Search shared by builder and view === */
 
-static int exact_scan(const graph *g, scratch *s, const float *q, uint32_t k, const allow *al,
+static int exact_scan(const hn_graph *g, hn_scratch *s, const float *q, uint32_t k, const hn_allow *al,
                       uint32_t *visited)
 {
-    heap *top = &s->top;
+    hn_heap *top = &s->top;
     top->n = 0;
-    if (heap_reserve(top, (size_t)k + 1))
+    if (hn_heap_reserve(top, (size_t)k + 1))
         return HX_ENOMEM;
     for (uint32_t i = 0; i < g->n; i++) {
         if (!allowed(g, al, i))
             continue;
-        cand x = {sim(g, q, i), g->labels[i]};   /* ids are labels here: ties break on them */
+        hn_cand x = {hn_sim(g, q, i), g->labels[i]};   /* ids are labels here: ties break on them */
         ++*visited;
-        if (top->n < k || before(x, top->a[0])) {
-            heap_push(top, x);
+        if (top->n < k || hn_before(x, top->a[0])) {
+            hn_heap_push(top, x);
             if (top->n > k)
-                heap_pop(top);
+                hn_heap_pop(top);
         }
     }
     return 0;
 }
 
 /* Share of nodes that are live and pass the filter: given, or sampled evenly over the nodes. */
-static float pass_fraction(const graph *g, const hx_hnsw_query *q, const allow *al)
+static float pass_fraction(const hn_graph *g, const hx_hnsw_query *q, const hn_allow *al)
 {
     float live = (float)(g->n - g->n_deleted) / (float)g->n;
     if (!q->filter)
@@ -421,8 +421,8 @@ static float pass_fraction(const graph *g, const hx_hnsw_query *q, const allow *
     return (float)pass / (float)samples;
 }
 
-static int graph_search(const graph *g, pool *pl, const hx_hnsw_query *q, hx_hnsw_hit *out,
-                        uint32_t *n_out, hx_hnsw_search_info *info, hx_error *err)
+static int hn_graph_search(const hn_graph *g, hn_pool *pl, const hx_hnsw_query *q, hx_hnsw_hit *out,
+                           uint32_t *n_out, hx_hnsw_search_info *info, hx_error *err)
 {
     if (!q || !q->vector || q->k == 0 || !out || !n_out)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw search: query vector, k >= 1 and outputs needed");
@@ -443,36 +443,36 @@ static int graph_search(const graph *g, pool *pl, const hx_hnsw_query *q, hx_hns
     if (ef < k)
         ef = k;
     uint32_t exact_below = q->exact_below ? q->exact_below : HX_HNSW_EXACT_BELOW;
-    allow al = {q->filter, q->filter_ctx, true};
-    scratch *s = pool_get(pl, g->n);
+    hn_allow al = {q->filter, q->filter_ctx, true};
+    hn_scratch *s = hn_pool_get(pl, g->n);
     if (!s)
         return hx_error_set(err, HX_ENOMEM, -1, "hnsw search: out of memory");
     int rc = 0;
     bool exact = q->exact || g->n - g->n_deleted < exact_below ||
                  pass_fraction(g, q, &al) < HX_HNSW_FILTER_EXACT_FRACTION;
     if (!exact) {
-        uint32_t ep = greedy(g, q->vector, g->entry, g->max_level, 0, &local.visited);
-        rc = search_layer(g, s, q->vector, ep, 0, ef, &al, &local.visited);
+        uint32_t ep = hn_greedy(g, q->vector, g->entry, g->max_level, 0, &local.visited);
+        rc = hn_search_layer(g, s, q->vector, ep, 0, ef, &al, &local.visited);
         if (rc == 0 && s->top.n < k)
             exact = true;   /* the allowed nodes the graph reached are too few: scan them all */
     }
     if (rc == 0 && exact)
         rc = exact_scan(g, s, q->vector, k, &al, &local.visited);
     if (rc == 0)
-        rc = sorted_reserve(s, s->top.n);
+        rc = hn_sorted_reserve(s, s->top.n);
     if (rc) {
-        pool_put(pl, s);
+        hn_pool_put(pl, s);
         return hx_error_set(err, rc, -1, "hnsw search: out of memory");
     }
-    size_t n = heap_drain_sorted(&s->top, s->sorted);
+    size_t n = hn_heap_drain_sorted(&s->top, s->sorted);
     if (!exact) {
         /* The graph search keeps node indexes and breaks ties on them; ties must rank by id. */
         for (size_t i = 0; i < n; i++)
             s->sorted[i].id = g->labels[s->sorted[i].id];
         for (size_t i = 1; i < n; i++) {
-            cand x = s->sorted[i];
+            hn_cand x = s->sorted[i];
             size_t j = i;
-            while (j > 0 && before(x, s->sorted[j - 1])) {
+            while (j > 0 && hn_before(x, s->sorted[j - 1])) {
                 s->sorted[j] = s->sorted[j - 1];
                 j--;
             }
@@ -489,14 +489,14 @@ static int graph_search(const graph *g, pool *pl, const hx_hnsw_query *q, hx_hns
     local.exact = exact;
     if (info)
         *info = local;
-    pool_put(pl, s);
+    hn_pool_put(pl, s);
     return 0;
 }
 
 /* === Builder === */
 
 struct hx_hnsw {
-    graph g;                   /* const view of the arrays below */
+    hn_graph g;                /* const view of the arrays below */
     uint32_t cap;              /* nodes the arrays hold */
     uint32_t cap_upper;        /* u32s `upper` holds */
     float *vecs;               /* owned, cap * dim */
@@ -505,7 +505,7 @@ struct hx_hnsw {
     uint32_t *map;             /* owned: open-addressing id -> node of live nodes, map_cap slots */
     uint32_t map_cap;
     double level_mult;
-    pool pool;
+    hn_pool pool;
 };
 
 static void sync_graph(hx_hnsw *h)
@@ -626,7 +626,7 @@ static int builder_alloc(hx_hnsw **out, uint32_t dim, uint32_t M, uint32_t M0, u
     h->g.entry = NONE;
     h->g.dot = dot;
     h->level_mult = 1.0 / log((double)M);
-    pool_init(&h->pool);
+    hn_pool_init(&h->pool);
     *out = h;
     return 0;
 }
@@ -661,7 +661,7 @@ void hx_hnsw_free(hx_hnsw *h)
     free(h->levels);
     free(h->deleted);
     free(h->map);
-    pool_destroy(&h->pool);
+    hn_pool_destroy(&h->pool);
     free(h);
 }
 
@@ -733,32 +733,32 @@ static int reserve(hx_hnsw *h, uint32_t n_nodes, uint32_t n_upper)
 #define ROUND_DIV 8u
 
 /* Adds `node` to the list of `nb` at level l, pruning with the heuristic when it is full. */
-static void connect(const graph *g, scratch *s, uint32_t nb, uint32_t node, uint32_t l)
+static void connect(const hn_graph *g, hn_scratch *s, uint32_t nb, uint32_t node, uint32_t l)
 {
     uint32_t max = l ? g->M : g->M0;
-    uint32_t *ln = (uint32_t *)links_of(g, nb, l);
+    uint32_t *ln = (uint32_t *)hn_links_of(g, nb, l);
     uint32_t cnt = ln[0];
     if (cnt < max) {
         ln[1 + cnt] = node;
         ln[0] = cnt + 1;
         return;
     }
-    const float *base = vec_of(g, nb);
-    cand *c = s->prune;
+    const float *base = hn_vec_of(g, nb);
+    hn_cand *c = s->prune;
     size_t n = 0;
     for (uint32_t j = 1; j <= cnt; j++)
-        c[n++] = (cand){sim(g, base, ln[j]), ln[j]};
-    c[n++] = (cand){sim(g, base, node), node};
+        c[n++] = (hn_cand){hn_sim(g, base, ln[j]), ln[j]};
+    c[n++] = (hn_cand){hn_sim(g, base, node), node};
     for (size_t i = 1; i < n; i++) {
-        cand x = c[i];
+        hn_cand x = c[i];
         size_t j = i;
-        while (j > 0 && before(x, c[j - 1])) {
+        while (j > 0 && hn_before(x, c[j - 1])) {
             c[j] = c[j - 1];
             j--;
         }
         c[j] = x;
     }
-    size_t kept = select_neighbors(g, c, n, max);
+    size_t kept = hn_select_neighbors(g, c, n, max);
     for (size_t j = 0; j < kept; j++)
         ln[1 + j] = c[j].id;
     for (size_t j = kept; j < max; j++)
@@ -808,7 +808,7 @@ typedef struct rounds {
 /* Sets up the round after the current one; false when the batch is done. Run by one thread. */
 static bool next_round(rounds *r)
 {
-    graph *g = &r->h->g;
+    hn_graph *g = &r->h->g;
     if (atomic_load(&r->rc))
         return false;
     for (uint32_t p = r->first; p < r->end; p++) {   /* as one-by-one: a higher node becomes entry */
@@ -850,42 +850,42 @@ static bool linked(const rounds *r, uint32_t node)
 /* The neighbours at each of its levels of the node at place p of the order, into r->chosen. Reads
  * only lists of nodes linked before the round (which no thread writes during this phase) and
  * vectors. */
-static int choose(const rounds *r, scratch *s, uint32_t p)
+static int choose(const rounds *r, hn_scratch *s, uint32_t p)
 {
-    const graph *g = &r->h->g;
+    const hn_graph *g = &r->h->g;
     uint32_t i = r->order[p];
-    const float *q = vec_of(g, i);
+    const float *q = hn_vec_of(g, i);
     uint32_t level = g->levels[i], visited = 0, cur = r->ep;
     if (cur != NONE)
-        cur = greedy(g, q, cur, r->top, level, &visited);
+        cur = hn_greedy(g, q, cur, r->top, level, &visited);
     for (uint32_t l = level;; l--) {
-        heap *top = &s->top;
+        hn_heap *top = &s->top;
         top->n = 0;
         if (cur != NONE && l <= r->top) {
-            int rc = search_layer(g, s, q, cur, l, g->efc, NULL, &visited);
+            int rc = hn_search_layer(g, s, q, cur, l, g->efc, NULL, &visited);
             if (rc)
                 return rc;
-        } else if (heap_reserve(top, (size_t)g->efc + 1)) {
+        } else if (hn_heap_reserve(top, (size_t)g->efc + 1)) {
             return HX_ENOMEM;
         }
         for (uint32_t e = r->first; e < p; e++) {   /* the round's earlier nodes, as if linked */
             uint32_t j = r->order[e];
             if (g->levels[j] < l)
                 continue;
-            cand x = {sim(g, q, j), j};
-            if (top->n < g->efc || before(x, top->a[0])) {
-                heap_push(top, x);
+            hn_cand x = {hn_sim(g, q, j), j};
+            if (top->n < g->efc || hn_before(x, top->a[0])) {
+                hn_heap_push(top, x);
                 if (top->n > g->efc)
-                    heap_pop(top);
+                    hn_heap_pop(top);
             }
         }
-        size_t n = heap_drain_sorted(top, s->sorted);
+        size_t n = hn_heap_drain_sorted(top, s->sorted);
         for (size_t j = 0; j < n; j++)
             if (linked(r, s->sorted[j].id)) {   /* the next level starts from the best linked node */
                 cur = s->sorted[j].id;
                 break;
             }
-        size_t kept = select_neighbors(g, s->sorted, n, g->M);
+        size_t kept = hn_select_neighbors(g, s->sorted, n, g->M);
         uint32_t *out = chosen_at(r, p, l);
         out[0] = (uint32_t)kept;
         for (size_t j = 0; j < kept; j++)
@@ -897,9 +897,9 @@ static int choose(const rounds *r, scratch *s, uint32_t p)
 
 /* Thread `t` of n: writes the chosen lists of the round's nodes it owns (node % n == t), then links
  * each round node, in insertion order, into the lists it owns. */
-static void link_round(const rounds *r, scratch *s, uint32_t t)
+static void link_round(const rounds *r, hn_scratch *s, uint32_t t)
 {
-    const graph *g = &r->h->g;
+    const hn_graph *g = &r->h->g;
     uint32_t n = r->n_threads;
     for (uint32_t p = r->first; p < r->end; p++) {
         uint32_t i = r->order[p];
@@ -907,7 +907,7 @@ static void link_round(const rounds *r, scratch *s, uint32_t t)
             continue;
         for (uint32_t l = 0; l <= g->levels[i]; l++) {
             const uint32_t *src = chosen_at(r, p, l);
-            uint32_t *own = (uint32_t *)links_of(g, i, l), slots = l ? g->M : g->M0;
+            uint32_t *own = (uint32_t *)hn_links_of(g, i, l), slots = l ? g->M : g->M0;
             memcpy(own, src, ((size_t)src[0] + 1) * sizeof *own);
             memset(own + 1 + src[0], 0, (size_t)(slots - src[0]) * sizeof *own);
         }
@@ -934,8 +934,8 @@ static void *round_worker(void *arg)
 {
     rounds *r = ((worker_arg *)arg)->r;
     uint32_t t = ((worker_arg *)arg)->t;
-    scratch *s = pool_get(&r->h->pool, r->h->g.n);
-    if (!s || sorted_reserve(s, (size_t)r->h->g.efc + 1))
+    hn_scratch *s = hn_pool_get(&r->h->pool, r->h->g.n);
+    if (!s || hn_sorted_reserve(s, (size_t)r->h->g.efc + 1))
         atomic_store(&r->rc, HX_ENOMEM);
     for (;;) {
         barrier_wait(&r->barrier);   /* round set up (or the batch over) */
@@ -954,14 +954,14 @@ static void *round_worker(void *arg)
             r->first = r->end;   /* tells every thread, after the next barrier, to stop */
     }
     if (s)
-        pool_put(&r->h->pool, s);
+        hn_pool_put(&r->h->pool, s);
     return NULL;
 }
 
 /* Fills r->order (levels from the top down, each level shuffled with the graph's seed) and r->pos. */
 static void insertion_order(rounds *r)
 {
-    const graph *g = &r->h->g;
+    const hn_graph *g = &r->h->g;
     uint32_t count[HX_HNSW_MAX_LEVEL + 2] = {0};
     for (uint32_t k = 0; k < r->n; k++)
         count[HX_HNSW_MAX_LEVEL - g->levels[r->batch_first + k] + 1]++;
@@ -1049,7 +1049,7 @@ int hx_hnsw_add_batch(hx_hnsw *h, const uint32_t *ids, const float *vecs, size_t
         return hx_error_set(err, HX_EINVAL, -1, "hnsw add: builder, ids and vectors needed");
     if (n == 0)
         return 0;
-    graph *g = &h->g;
+    hn_graph *g = &h->g;
     if (n > (size_t)(NONE - 1 - g->n))
         return hx_error_set(err, HX_ERANGE, -1, "hnsw add: more than %u nodes", NONE - 1);
     uint32_t first = g->n, end = (uint32_t)(first + n);
@@ -1119,13 +1119,13 @@ int hx_hnsw_search(const hx_hnsw *h, const hx_hnsw_query *q, hx_hnsw_hit *out, u
 {
     if (!h)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw search: builder needed");
-    return graph_search(&h->g, (pool *)&h->pool, q, out, n_out, info, err);
+    return hn_graph_search(&h->g, (hn_pool *)&h->pool, q, out, n_out, info, err);
 }
 
 /* === Serialization === */
 
 /* memcpy that accepts the NULL arrays of an empty builder. */
-static void copy(void *dst, const void *src, size_t n)
+static void hn_copy(void *dst, const void *src, size_t n)
 {
     if (n)
         memcpy(dst, src, n);
@@ -1154,7 +1154,7 @@ int hx_hnsw_serialize(const hx_hnsw *h, uint8_t *buf, size_t cap, size_t *len, h
 {
     if (!h || !len)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw serialize: builder and length needed");
-    const graph *g = &h->g;
+    const hn_graph *g = &h->g;
     layout L = layout_for(g->n, g->M0, g->U);
     if (L.total > SIZE_MAX)
         return hx_error_set(err, HX_ERANGE, -1, "hnsw serialize: %llu bytes do not fit in memory",
@@ -1173,20 +1173,20 @@ int hx_hnsw_serialize(const hx_hnsw *h, uint8_t *buf, size_t cap, size_t *len, h
         hxf_put32(buf + 8 + 4 * i, hdr[i]);
     hxf_put64(buf + 48, g->seed);
     size_t n = g->n;
-    copy(buf + L.labels, g->labels, 4 * n);
-    copy(buf + L.upper_off, g->upper_off, 4 * n);
-    copy(buf + L.level0, g->level0, 4 * n * (1 + (size_t)g->M0));
-    copy(buf + L.upper, g->upper, 4 * (size_t)g->U);
-    copy(buf + L.levels, g->levels, n);
-    copy(buf + L.deleted, g->deleted, n);
+    hn_copy(buf + L.labels, g->labels, 4 * n);
+    hn_copy(buf + L.upper_off, g->upper_off, 4 * n);
+    hn_copy(buf + L.level0, g->level0, 4 * n * (1 + (size_t)g->M0));
+    hn_copy(buf + L.upper, g->upper, 4 * (size_t)g->U);
+    hn_copy(buf + L.levels, g->levels, n);
+    hn_copy(buf + L.deleted, g->deleted, n);
     return 0;
 }
 
 /* === View === */
 
 struct hx_hnsw_view {
-    graph g;                   /* arrays borrowed from the blob and the caller's vectors */
-    pool pool;
+    hn_graph g;                /* arrays borrowed from the blob and the caller's vectors */
+    hn_pool pool;
 };
 
 uint32_t hx_hnsw_view_count(const hx_hnsw_view *v) { return v->g.n; }
@@ -1203,7 +1203,7 @@ static bool zero_bytes(const uint8_t *p, uint64_t from, uint64_t to, uint64_t *b
 }
 
 /* Says what is wrong with a list that check_list refused. */
-static int list_error(const graph *g, const uint32_t *ln, uint32_t max, uint32_t self, uint32_t l,
+static int list_error(const hn_graph *g, const uint32_t *ln, uint32_t max, uint32_t self, uint32_t l,
                       uint64_t off, hx_error *err)
 {
     if (ln[0] > max)
@@ -1230,7 +1230,7 @@ static int list_error(const graph *g, const uint32_t *ln, uint32_t max, uint32_t
 /* Checks one list at byte offset `off`: count <= max, links < n, not self, level >= l, zero tail.
  * Every link of every node passes here at open, so the loops only accumulate (and vectorise);
  * list_error finds what failed. */
-static int check_list(const graph *g, const uint32_t *ln, uint32_t max, uint32_t self, uint32_t l,
+static int check_list(const hn_graph *g, const uint32_t *ln, uint32_t max, uint32_t self, uint32_t l,
                       uint64_t off, hx_error *err)
 {
     uint32_t cnt = ln[0], bad = 0;
@@ -1245,7 +1245,7 @@ static int check_list(const graph *g, const uint32_t *ln, uint32_t max, uint32_t
     return bad ? list_error(g, ln, max, self, l, off, err) : 0;
 }
 
-static int validate(graph *g, const uint8_t *b, size_t len, const float *vectors, size_t n_floats,
+static int validate(hn_graph *g, const uint8_t *b, size_t len, const float *vectors, size_t n_floats,
                     hx_error *err)
 {
     if (len < HX_HNSW_HEADER_SIZE)
@@ -1343,10 +1343,10 @@ static int validate(graph *g, const uint8_t *b, size_t len, const float *vectors
         return hx_error_set(err, HX_EFORMAT, 32, "hnsw: max level %u, top node level %u, entry level %u",
                             g->max_level, top, g->levels[g->entry]);
     for (uint32_t i = 0; i < g->n; i++) {
-        int rc = check_list(g, links_of(g, i, 0), g->M0, i, 0,
+        int rc = check_list(g, hn_links_of(g, i, 0), g->M0, i, 0,
                             L.level0 + 4 * (uint64_t)i * (1 + g->M0), err);
         for (uint32_t l = 1; rc == 0 && l <= g->levels[i]; l++)
-            rc = check_list(g, links_of(g, i, l), g->M, i, l,
+            rc = check_list(g, hn_links_of(g, i, l), g->M, i, l,
                             L.upper + 4 * ((uint64_t)g->upper_off[i] + (uint64_t)(l - 1) * (1 + g->M)),
                             err);
         if (rc)
@@ -1370,7 +1370,7 @@ int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const
     *out = NULL;
     if (((uintptr_t)base & 3) != 0)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw view: bytes must be 4-byte aligned");
-    graph g = {0};
+    hn_graph g = {0};
     int rc = validate(&g, base ? base : (const uint8_t *)"", base ? len : 0, vectors, n_floats, err);
     if (rc)
         return rc;
@@ -1379,7 +1379,7 @@ int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const
         return hx_error_set(err, HX_ENOMEM, -1, "hnsw view: out of memory");
     g.dot = dot;
     v->g = g;
-    pool_init(&v->pool);
+    hn_pool_init(&v->pool);
     *out = v;
     return 0;
 }
@@ -1388,7 +1388,7 @@ void hx_hnsw_view_close(hx_hnsw_view *v)
 {
     if (!v)
         return;
-    pool_destroy(&v->pool);
+    hn_pool_destroy(&v->pool);
     free(v);
 }
 
@@ -1397,7 +1397,7 @@ int hx_hnsw_view_search(const hx_hnsw_view *v, const hx_hnsw_query *q, hx_hnsw_h
 {
     if (!v)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw search: view needed");
-    return graph_search(&v->g, (pool *)&v->pool, q, out, n_out, info, err);
+    return hn_graph_search(&v->g, (hn_pool *)&v->pool, q, out, n_out, info, err);
 }
 
 int hx_hnsw_from_view(hx_hnsw **out, const hx_hnsw_view *v, hx_error *err)
@@ -1405,7 +1405,7 @@ int hx_hnsw_from_view(hx_hnsw **out, const hx_hnsw_view *v, hx_error *err)
     if (!out || !v)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw: output and view needed");
     *out = NULL;
-    const graph *s = &v->g;
+    const hn_graph *s = &v->g;
     hx_hnsw *h;
     int rc = builder_alloc(&h, s->dim, s->M, s->M0, s->efc, s->seed, s->dot, err);
     if (rc)
@@ -1415,13 +1415,13 @@ int hx_hnsw_from_view(hx_hnsw **out, const hx_hnsw_view *v, hx_error *err)
         return hx_error_set(err, rc, -1, "hnsw: cannot copy %u nodes", s->n);
     }
     size_t n = s->n;
-    copy(h->vecs, s->vecs, n * s->dim * sizeof(float));
-    copy(h->labels, s->labels, 4 * n);
-    copy(h->upper_off, s->upper_off, 4 * n);
-    copy(h->level0, s->level0, 4 * n * (1 + (size_t)s->M0));
-    copy(h->upper, s->upper, 4 * (size_t)s->U);
-    copy(h->levels, s->levels, n);
-    copy(h->deleted, s->deleted, n);
+    hn_copy(h->vecs, s->vecs, n * s->dim * sizeof(float));
+    hn_copy(h->labels, s->labels, 4 * n);
+    hn_copy(h->upper_off, s->upper_off, 4 * n);
+    hn_copy(h->level0, s->level0, 4 * n * (1 + (size_t)s->M0));
+    hn_copy(h->upper, s->upper, 4 * (size_t)s->U);
+    hn_copy(h->levels, s->levels, n);
+    hn_copy(h->deleted, s->deleted, n);
     h->g.n = s->n;
     h->g.U = s->U;
     h->g.n_deleted = s->n_deleted;
