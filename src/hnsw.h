@@ -40,10 +40,12 @@
  * the blob (hxfile.h) carries its checksum. Deleted nodes are traversed but never returned.
  *
  * Threads: a builder is used by one caller at a time; hx_hnsw_add_batch spreads the insertions
- * over its own pthreads, in rounds whose outcome does not depend on thread timing (hnsw.c). The
- * same vectors, ids, parameters and seed give a byte-identical serialized graph on a given machine
- * (the dot product passed in sets the rounding) whatever the number of threads. A view (and a builder
- * not being modified) may be searched from any number of threads at once. */
+ * over its own pthreads, in rounds whose outcome does not depend on thread timing (hnsw_build.c).
+ * The same vectors, ids, parameters and seed give a byte-identical serialized graph on a given
+ * machine (the dot product passed in sets the rounding) whatever the number of threads. A view (and
+ * a builder not being modified) may be searched from any number of threads at once.
+ * Code: graph search in hnsw.c, builder in hnsw_build.c, this format and the view in hnsw_view.c,
+ * what they share in hnsw_internal.h. */
 #ifndef HX_HNSW_H
 #define HX_HNSW_H
 
