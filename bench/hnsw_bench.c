@@ -9,6 +9,7 @@
  * ef's pass over the queries runs --reps times and the fastest counts (load only slows a pass).
  * With --stdin, after the build it reads one ef per line and answers each with one pass, so that
  * bench/hnsw_peers.py can interleave the engines' passes. */
+#include "cpu.h"
 #include "hnsw.h"
 
 #include <math.h>
@@ -144,7 +145,7 @@ int main(int argc, char **argv)
 
     hx_error err = {0};
     hx_hnsw *h = NULL;
-    hx_hnsw_params p = {.dim = dim, .M = M, .ef_construction = efc, .seed = seed};
+    hx_hnsw_params p = {.dim = dim, .dot = hx_kernels_get()->dot, .M = M, .ef_construction = efc, .seed = seed};
     if (hx_hnsw_new(&h, &p, &err)) {
         fprintf(stderr, "hnsw_bench: %s\n", err.message);
         return 1;

@@ -1,6 +1,7 @@
 /* fuzz_hnsw.c: feeds untrusted bytes to hx_hnsw_view_open (the serialized graph of src/hnsw.h).
  * Whatever it accepts must search without fault (graph and exact paths, with a filter), copy into a
  * builder, take one more vector and serialize to bytes that open again; anything else aborts. */
+#include "cpu.h"
 #include "hnsw.h"
 
 #include <stdlib.h>
@@ -47,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     hx_hnsw_view *v = NULL;
     hx_error err;
-    if (hx_hnsw_view_open(&v, buf, size, vecs, n_floats, &err) == 0) {
+    if (hx_hnsw_view_open(&v, buf, size, vecs, n_floats, hx_kernels_get()->dot, &err) == 0) {
         uint32_t dim = hx_hnsw_view_dim(v);
         hx_hnsw_hit hits[8];
         uint32_t n;
@@ -73,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             hx_hnsw_view *w = NULL;
             size_t nf = (size_t)hx_hnsw_count(h) * dim;
             if (!out || hx_hnsw_serialize(h, out, len, &len, &err) != 0 ||
-                hx_hnsw_view_open(&w, out, len, hx_hnsw_vectors(h), nf, &err) != 0)
+                hx_hnsw_view_open(&w, out, len, hx_hnsw_vectors(h), nf, hx_kernels_get()->dot, &err) != 0)
                 abort();
             hx_hnsw_view_close(w);
             free(out);

@@ -6,7 +6,7 @@
  *   u32 dim (taken modulo 4096, plus 1), u32 next_doc, u32 next_chunk, u32 docs length,
  *   u32 tombstones length, then the docs blob, the tombstone blob, and the rest is one segment
  *   (no segment when empty). tools/gen_fuzz_index_seeds.py cuts seeds from real index files. */
-#include "hxfile.h"
+#include "bytes.h"
 #include "index_internal.h"
 #include "wire.h"
 

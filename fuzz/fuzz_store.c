@@ -3,7 +3,8 @@
  * which commits once more; the result must reopen at the next generation. Must never crash.
  * Spec: the layout comment in src/store.h. Corpus: fuzz/corpus/store/. */
 #include "store.h"
-#include "hxfile.h"
+#include "bytes.h"
+#include "crc32c.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -2,7 +2,9 @@
  * The input bytes are a weights file, loaded once as they are and once with every checksum
  * recomputed (so mutations reach config, shape and forward-pass code); when one loads, a tiny
  * forward pass runs. Seeds: fuzz/corpus/weights/ (tools/convert_weights.py --synthetic). */
+#include "bytes.h"
 #include "cpu.h"
+#include "crc32c.h"
 #include "model.h"
 
 #include <stdlib.h>

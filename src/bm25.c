@@ -241,165 +241,230 @@ static size_t align8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
-int hx_bm25_builder_finish(hx_bm25_builder *b, uint8_t **out, size_t *out_len, hx_error *err)
+/* What hx_bm25_builder_finish builds, step by step, before it lays out the blob. */
+typedef struct finish_state {
+    const hx_bm25_builder *b;
+    pair32 *order;                /* owned: (doc id, add index) by doc id */
+    uint32_t *ord_of;             /* owned: add index -> ordinal */
+    termref *refs;                /* owned: the terms in byte order */
+    uint8_t *info;                /* owned: TERM_INFO_SIZE bytes per term, in refs order */
+    bytebuf skips, docs, pos;     /* the three streams */
+    uint32_t n_skips;
+    pair32 *ents;                 /* owned: (ordinal, offset in post) of one term */
+    size_t ents_cap;
+    uint64_t total;               /* sum of the document lengths */
+} finish_state;
+
+static void finish_free(finish_state *f)
 {
-    *out = NULL;
-    *out_len = 0;
-    if (b->error)
-        return hx_error_set(err, b->error, -1, "bm25: builder failed earlier");
-    int rc = HX_ENOMEM;
+    free(f->order);
+    free(f->ord_of);
+    free(f->refs);
+    free(f->info);
+    free(f->ents);
+    free(f->skips.p);
+    free(f->docs.p);
+    free(f->pos.p);
+}
+
+/* Ordinals: documents sorted by id, which must be unique. 0 or HX_EINVAL. */
+static int order_docs(finish_state *f, hx_error *err)
+{
+    const hx_bm25_builder *b = f->b;
+    size_t nd = b->n_docs;
+    for (size_t i = 0; i < nd; i++) {
+        f->order[i].key = b->doc_ids[i];
+        f->order[i].val = (uint32_t)i;
+        f->total += b->doc_lens[i];
+    }
+    qsort(f->order, nd, sizeof *f->order, cmp_pair);
+    for (size_t i = 0; i < nd; i++) {
+        if (i && f->order[i].key == f->order[i - 1].key)
+            return hx_error_set(err, HX_EINVAL, -1, "bm25: doc id %u added twice", f->order[i].key);
+        f->ord_of[f->order[i].val] = (uint32_t)i;
+    }
+    return 0;
+}
+
+static void sort_terms(finish_state *f)
+{
+    const hx_bm25_builder *b = f->b;
+    for (size_t i = 0; i < b->n_terms; i++) {
+        f->refs[i].text = b->arena + b->terms[i].text_off;
+        f->refs[i].len = b->terms[i].text_len;
+        f->refs[i].idx = (uint32_t)i;
+    }
+    qsort(f->refs, b->n_terms, sizeof *f->refs, cmp_termref);
+}
+
+/* The postings of t as f->ents[*n], by ordinal. 0 or HX_ENOMEM. */
+static int term_entries(finish_state *f, const bterm *t, size_t *n)
+{
+    if (bm_grow((void **)&f->ents, &f->ents_cap, t->df, sizeof *f->ents))
+        return HX_ENOMEM;
+    pair32 *ents = f->ents;
+    size_t k = 0, sorted = 1;
+    for (size_t off = 0; off < t->n_post; off += 2 + t->post[off + 1]) {
+        ents[k].key = f->ord_of[t->post[off]];
+        ents[k].val = (uint32_t)off;
+        if (k && ents[k].key < ents[k - 1].key)
+            sorted = 0;
+        k++;
+    }
+    if (!sorted)
+        qsort(ents, k, sizeof *ents, cmp_pair);
+    *n = k;
+    return 0;
+}
+
+/* The skip entry of the block of t's postings that starts at entry j of n: last ordinal, stream
+ * offsets from the term's start, block-max tf and min document length. 0 or HX_ENOMEM. */
+static int put_skip(finish_state *f, const bterm *t, size_t j, size_t n, size_t doc_base, size_t pos_base)
+{
+    const pair32 *ents = f->ents;
+    bytebuf *skips = &f->skips;
+    uint32_t last = ents[j + HX_BM25_BLOCK - 1 < n ? j + HX_BM25_BLOCK - 1 : n - 1].key;
+    if (f->docs.len - doc_base > UINT32_MAX ||
+        bm_grow((void **)&skips->p, &skips->cap, skips->len + SKIP_SIZE, 1))
+        return HX_ENOMEM;
+    hxf_put32(skips->p + skips->len, last);
+    hxf_put32(skips->p + skips->len + 4, (uint32_t)(f->docs.len - doc_base));
+    hxf_put64(skips->p + skips->len + 8, f->pos.len - pos_base);
+    uint32_t bmax = 0, bmin = UINT32_MAX;
+    for (size_t x = j; x < n && x < j + HX_BM25_BLOCK; x++) {
+        const uint32_t *ex = t->post + ents[x].val;
+        bmax = ex[1] > bmax ? ex[1] : bmax;
+        bmin = f->b->doc_lens[ex[0]] < bmin ? f->b->doc_lens[ex[0]] : bmin;
+    }
+    hxf_put32(skips->p + skips->len + 16, bmax);
+    hxf_put32(skips->p + skips->len + 20, bmin);
+    skips->len += SKIP_SIZE;
+    f->n_skips++;
+    return 0;
+}
+
+/* Term r (in byte order): its postings into the streams, a skip entry per block, its term info.
+ * 0 or HX_ENOMEM. */
+static int encode_term(finish_state *f, size_t r)
+{
+    const bterm *t = &f->b->terms[f->refs[r].idx];
+    size_t n;
+    if (term_entries(f, t, &n))
+        return HX_ENOMEM;
+    uint32_t max_tf = 0, min_dl = UINT32_MAX;
+    uint8_t *ti = f->info + r * TERM_INFO_SIZE;
+    hxf_put32(ti, (uint32_t)n);
+    hxf_put32(ti + 12, f->n_skips);
+    hxf_put64(ti + 16, f->docs.len);
+    hxf_put64(ti + 24, f->pos.len);
+    size_t doc_base = f->docs.len, pos_base = f->pos.len;
+    int64_t prev = -1;
+    for (size_t j = 0; j < n; j++) {
+        const uint32_t *e = t->post + f->ents[j].val;
+        uint32_t ord = f->ents[j].key, tf = e[1];
+        if (j % HX_BM25_BLOCK == 0 && put_skip(f, t, j, n, doc_base, pos_base))
+            return HX_ENOMEM;
+        if (put_varint(&f->docs, (uint32_t)((int64_t)ord - prev)) || put_varint(&f->docs, tf))
+            return HX_ENOMEM;
+        prev = ord;
+        uint32_t p_prev = 0;
+        for (uint32_t k = 0; k < tf; k++) {
+            if (put_varint(&f->pos, e[2 + k] - p_prev))
+                return HX_ENOMEM;
+            p_prev = e[2 + k];
+        }
+        if (tf > max_tf)
+            max_tf = tf;
+        if (f->b->doc_lens[e[0]] < min_dl)
+            min_dl = f->b->doc_lens[e[0]];
+    }
+    hxf_put32(ti + 4, max_tf);
+    hxf_put32(ti + 8, min_dl);
+    return 0;
+}
+
+/* Lays out header, directory and arrays (bm25.h) in one blob; on success *out (caller frees with
+ * free()) holds *out_len bytes. 0 or HX_ENOMEM. */
+static int write_blob(const finish_state *f, uint8_t **out, size_t *out_len)
+{
+    const hx_bm25_builder *b = f->b;
     size_t nd = b->n_docs, nt = b->n_terms;
-    pair32 *order = malloc((nd ? nd : 1) * sizeof *order);   /* (doc id, add index) by doc id */
-    uint32_t *ord_of = malloc((nd ? nd : 1) * sizeof *ord_of); /* add index -> ordinal */
-    termref *refs = malloc((nt ? nt : 1) * sizeof *refs);
-    uint8_t *info = malloc((nt ? nt : 1) * TERM_INFO_SIZE);
-    bytebuf skips = {0}, docs = {0}, pos = {0};
-    pair32 *ents = NULL;  /* (ordinal, offset in post) of one term */
-    size_t ents_cap = 0;
-    uint8_t *blob = NULL;
-    if (!order || !ord_of || !refs || !info)
-        goto fail;
-    uint64_t total = 0;
-    for (size_t i = 0; i < nd; i++) {
-        order[i].key = b->doc_ids[i];
-        order[i].val = (uint32_t)i;
-        total += b->doc_lens[i];
-    }
-    qsort(order, nd, sizeof *order, cmp_pair);
-    for (size_t i = 0; i < nd; i++) {
-        if (i && order[i].key == order[i - 1].key) {
-            rc = hx_error_set(err, HX_EINVAL, -1, "bm25: doc id %u added twice", order[i].key);
-            goto fail_set;
-        }
-        ord_of[order[i].val] = (uint32_t)i;
-    }
-    for (size_t i = 0; i < nt; i++) {
-        refs[i].text = b->arena + b->terms[i].text_off;
-        refs[i].len = b->terms[i].text_len;
-        refs[i].idx = (uint32_t)i;
-    }
-    qsort(refs, nt, sizeof *refs, cmp_termref);
-    uint32_t n_skips = 0;
-    for (size_t r = 0; r < nt; r++) {
-        const bterm *t = &b->terms[refs[r].idx];
-        if (bm_grow((void **)&ents, &ents_cap, t->df, sizeof *ents))
-            goto fail;
-        size_t n = 0, sorted = 1;
-        for (size_t off = 0; off < t->n_post; off += 2 + t->post[off + 1]) {
-            ents[n].key = ord_of[t->post[off]];
-            ents[n].val = (uint32_t)off;
-            if (n && ents[n].key < ents[n - 1].key)
-                sorted = 0;
-            n++;
-        }
-        if (!sorted)
-            qsort(ents, n, sizeof *ents, cmp_pair);
-        uint32_t max_tf = 0, min_dl = UINT32_MAX;
-        uint8_t *ti = info + r * TERM_INFO_SIZE;
-        hxf_put32(ti, (uint32_t)n);
-        hxf_put32(ti + 12, n_skips);
-        hxf_put64(ti + 16, docs.len);
-        hxf_put64(ti + 24, pos.len);
-        size_t doc_base = docs.len, pos_base = pos.len;
-        int64_t prev = -1;
-        for (size_t j = 0; j < n; j++) {
-            const uint32_t *e = t->post + ents[j].val;
-            uint32_t ord = ents[j].key, tf = e[1];
-            if (j % HX_BM25_BLOCK == 0) {
-                uint32_t last = ents[j + HX_BM25_BLOCK - 1 < n ? j + HX_BM25_BLOCK - 1 : n - 1].key;
-                if (docs.len - doc_base > UINT32_MAX ||
-                    bm_grow((void **)&skips.p, &skips.cap, skips.len + SKIP_SIZE, 1))
-                    goto fail;
-                hxf_put32(skips.p + skips.len, last);
-                hxf_put32(skips.p + skips.len + 4, (uint32_t)(docs.len - doc_base));
-                hxf_put64(skips.p + skips.len + 8, pos.len - pos_base);
-                uint32_t bmax = 0, bmin = UINT32_MAX;
-                for (size_t x = j; x < n && x < j + HX_BM25_BLOCK; x++) {
-                    const uint32_t *ex = t->post + ents[x].val;
-                    bmax = ex[1] > bmax ? ex[1] : bmax;
-                    bmin = b->doc_lens[ex[0]] < bmin ? b->doc_lens[ex[0]] : bmin;
-                }
-                hxf_put32(skips.p + skips.len + 16, bmax);
-                hxf_put32(skips.p + skips.len + 20, bmin);
-                skips.len += SKIP_SIZE;
-                n_skips++;
-            }
-            if (put_varint(&docs, (uint32_t)((int64_t)ord - prev)) || put_varint(&docs, tf))
-                goto fail;
-            prev = ord;
-            uint32_t p_prev = 0;
-            for (uint32_t k = 0; k < tf; k++) {
-                if (put_varint(&pos, e[2 + k] - p_prev))
-                    goto fail;
-                p_prev = e[2 + k];
-            }
-            if (tf > max_tf)
-                max_tf = tf;
-            if (b->doc_lens[e[0]] < min_dl)
-                min_dl = b->doc_lens[e[0]];
-        }
-        hxf_put32(ti + 4, max_tf);
-        hxf_put32(ti + 8, min_dl);
-    }
     size_t term_bytes = 0;
     for (size_t i = 0; i < nt; i++)
-        term_bytes += refs[i].len;
+        term_bytes += f->refs[i].len;
     uint64_t lens[DIR_ENTRIES] = {4 * (uint64_t)nd, 4 * (uint64_t)nd, 4 * ((uint64_t)nt + 1), term_bytes,
-                                  (uint64_t)TERM_INFO_SIZE * nt, skips.len, docs.len, pos.len};
+                                  (uint64_t)TERM_INFO_SIZE * nt, f->skips.len, f->docs.len, f->pos.len};
     uint64_t offs[DIR_ENTRIES], size = DATA_START;
     for (int i = 0; i < DIR_ENTRIES; i++) {
         offs[i] = size;
         size = align8((size_t)(size + lens[i]));
     }
+    uint8_t *blob;
     if (size > SIZE_MAX || !(blob = calloc(1, (size_t)size)))
-        goto fail;
+        return HX_ENOMEM;
     memcpy(blob, HX_BM25_MAGIC, 8);
     hxf_put32(blob + 8, HX_BM25_VERSION);
     hxf_put32(blob + 12, HX_BM25_BLOCK);
     hxf_put32(blob + 16, (uint32_t)nd);
     hxf_put32(blob + 20, (uint32_t)nt);
-    hxf_put64(blob + 24, total);
+    hxf_put64(blob + 24, f->total);
     hxf_put64(blob + 32, size);
     for (int i = 0; i < DIR_ENTRIES; i++) {
         hxf_put64(blob + HEADER_SIZE + 16 * i, offs[i]);
         hxf_put64(blob + HEADER_SIZE + 16 * i + 8, lens[i]);
     }
     for (size_t i = 0; i < nd; i++) {
-        hxf_put32(blob + offs[A_DOC_IDS] + 4 * i, order[i].key);
-        hxf_put32(blob + offs[A_DOC_LENS] + 4 * i, b->doc_lens[order[i].val]);
+        hxf_put32(blob + offs[A_DOC_IDS] + 4 * i, f->order[i].key);
+        hxf_put32(blob + offs[A_DOC_LENS] + 4 * i, b->doc_lens[f->order[i].val]);
     }
     uint32_t toff = 0;
     for (size_t i = 0; i < nt; i++) {
         hxf_put32(blob + offs[A_TERM_OFFS] + 4 * i, toff);
-        memcpy(blob + offs[A_TERM_BYTES] + toff, refs[i].text, refs[i].len);
-        toff += refs[i].len;
+        memcpy(blob + offs[A_TERM_BYTES] + toff, f->refs[i].text, f->refs[i].len);
+        toff += f->refs[i].len;
     }
     hxf_put32(blob + offs[A_TERM_OFFS] + 4 * nt, toff);
     if (nt)
-        memcpy(blob + offs[A_TERM_INFO], info, nt * TERM_INFO_SIZE);
-    if (skips.len)
-        memcpy(blob + offs[A_SKIPS], skips.p, skips.len);
-    if (docs.len)
-        memcpy(blob + offs[A_DOCS], docs.p, docs.len);
-    if (pos.len)
-        memcpy(blob + offs[A_POS], pos.p, pos.len);
+        memcpy(blob + offs[A_TERM_INFO], f->info, nt * TERM_INFO_SIZE);
+    if (f->skips.len)
+        memcpy(blob + offs[A_SKIPS], f->skips.p, f->skips.len);
+    if (f->docs.len)
+        memcpy(blob + offs[A_DOCS], f->docs.p, f->docs.len);
+    if (f->pos.len)
+        memcpy(blob + offs[A_POS], f->pos.p, f->pos.len);
     *out = blob;
     *out_len = (size_t)size;
-    rc = 0;
+    return 0;
+}
+
+int hx_bm25_builder_finish(hx_bm25_builder *b, uint8_t **out, size_t *out_len, hx_error *err)
+{
+    *out = NULL;
+    *out_len = 0;
+    if (b->error)
+        return hx_error_set(err, b->error, -1, "bm25: builder failed earlier");
+    size_t nd = b->n_docs, nt = b->n_terms;
+    finish_state f = {.b = b};
+    f.order = malloc((nd ? nd : 1) * sizeof *f.order);
+    f.ord_of = malloc((nd ? nd : 1) * sizeof *f.ord_of);
+    f.refs = malloc((nt ? nt : 1) * sizeof *f.refs);
+    f.info = malloc((nt ? nt : 1) * TERM_INFO_SIZE);
+    int rc = HX_ENOMEM;
+    if (!f.order || !f.ord_of || !f.refs || !f.info)
+        goto nomem;
+    if ((rc = order_docs(&f, err)))
+        goto done;   /* a repeated id; err says which */
+    sort_terms(&f);
+    for (size_t r = 0; r < nt; r++)
+        if ((rc = encode_term(&f, r)))
+            goto nomem;
+    if ((rc = write_blob(&f, out, out_len)))
+        goto nomem;
     goto done;
-fail:
+nomem:
     rc = hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory while serializing");
-fail_set:
-    free(blob);
 done:
-    free(order);
-    free(ord_of);
-    free(refs);
-    free(info);
-    free(ents);
-    free(skips.p);
-    free(docs.p);
-    free(pos.p);
+    finish_free(&f);
     return rc;
 }
 

@@ -5,7 +5,7 @@
 #define HX_BM25_INTERNAL_H
 
 #include "bm25.h"
-#include "hxfile.h"
+#include "bytes.h"
 
 #include <stddef.h>
 #include <stdint.h>

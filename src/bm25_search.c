@@ -416,6 +416,32 @@ static void heap_push(search *s, double score, uint32_t doc_id)
     a[i] = h;
 }
 
+/* Orders the heap a[n_hits] (worst on top) best first, in place: repeatedly moves the worst kept hit
+ * to the end. */
+static void heap_sort_best_first(hx_bm25_hit *a, size_t n_hits)
+{
+    for (size_t n = n_hits; n > 1; n--) {
+        hx_bm25_hit worst = a[0], last = a[n - 1];
+        size_t i = 0;
+        for (;;) {
+            size_t l = 2 * i + 1, m = i;
+            const hx_bm25_hit *best = &last;
+            if (l < n - 1 && hit_worse(&a[l], best)) {
+                m = l;
+                best = &a[l];
+            }
+            if (l + 1 < n - 1 && hit_worse(&a[l + 1], best))
+                m = l + 1;
+            if (m == i)
+                break;
+            a[i] = a[m];
+            i = m;
+        }
+        a[i] = last;
+        a[n - 1] = worst;
+    }
+}
+
 /* Scores below this cannot enter the top k (with a margin for rounding: a bound is compared with
  * `thr` only after subtracting it, so pruning never drops a hit that exhaustive scoring keeps). */
 static double threshold(const search *s)
@@ -826,6 +852,77 @@ static void find_terms(const search *s, const hx_bm25_reader *r, int64_t *ids)
     }
 }
 
+/* --- the steps of hx_bm25_search --- */
+
+/* Sets BM25's length normalisation from the live documents of all segments; returns their count
+ * (0: nothing to search, and the normalisation is left unset). */
+static uint64_t set_length_norm(search *s, const hx_bm25_segment *segs, size_t n_segs)
+{
+    uint64_t n_live = 0, total = 0;
+    for (size_t g = 0; g < n_segs; g++) {
+        n_live += segs[g].is_deleted ? segs[g].live_docs : segs[g].reader->n_docs;
+        total += segs[g].is_deleted ? segs[g].live_len : segs[g].reader->total_len;
+    }
+    if (n_live == 0)
+        return 0;
+    double avgdl = total ? (double)total / (double)n_live : 1.0;
+    s->k_base = s->p->k1 * (1.0 - s->p->b);
+    s->k_per_len = s->p->k1 * s->p->b / avgdl;
+    return n_live;
+}
+
+/* Looks up the unit terms in every segment (s->term_ids) and weighs each scoring unit with the idf
+ * of its terms over the n_live live documents. 0 or HX_ENOMEM. */
+static int weigh_units(search *s, const hx_bm25_segment *segs, size_t n_segs, uint64_t n_live)
+{
+    size_t n_cursors = s->n_cursors;
+    if (!(s->term_ids = malloc(n_segs * n_cursors * sizeof *s->term_ids)))
+        return HX_ENOMEM;
+    for (size_t g = 0; g < n_segs; g++)
+        find_terms(s, segs[g].reader, s->term_ids + g * n_cursors);
+    for (size_t i = 0, c = 0; i < s->n_units; c += s->u[i++].n) {
+        for (uint32_t j = 0; j < s->u[i].n && s->u[i].occur != OCC_NOT; j++) {
+            uint64_t df = 0;
+            for (size_t g = 0; g < n_segs; g++)
+                df += live_df(&segs[g], s->term_ids[g * n_cursors + c + j]);
+            s->u[i].w += idf((double)n_live, (double)df);
+        }
+    }
+    return 0;
+}
+
+/* The cursors and the per-unit scratch of the segment runs. 0 or HX_ENOMEM. */
+static int alloc_scratch(search *s)
+{
+    s->pool = malloc(s->n_cursors * sizeof *s->pool);
+    s->ord = malloc((s->n_units + 1) * sizeof *s->ord);
+    s->bound = malloc((s->n_units + 1) * sizeof *s->bound);
+    s->bound2 = malloc((s->n_units + 1) * sizeof *s->bound2);
+    s->touched = malloc((s->n_units + 1) * sizeof *s->touched);
+    s->contrib = calloc(s->n_units + 1, sizeof *s->contrib);   /* finish_doc sums every unit */
+    return s->pool && s->ord && s->bound && s->bound2 && s->touched && s->contrib ? 0 : HX_ENOMEM;
+}
+
+/* Searches the segments in turn into the top-k heap. 0, HX_ENOMEM, or HX_EFORMAT with err set
+ * when a segment's postings are corrupt. */
+static int search_segments(search *s, const hx_bm25_segment *segs, size_t n_segs, size_t n_must,
+                           hx_error *err)
+{
+    for (size_t g = 0; g < n_segs && !s->nomem; g++) {
+        s->seg = (uint32_t)g;
+        if (open_segment(s, &segs[g], g)) {
+            if (n_must)
+                run_conjunction(s, &segs[g]);
+            else
+                run_disjunction(s, &segs[g]);
+        }
+        for (size_t c = 0; c < s->n_cursors; c++)
+            if (s->pool[c].bad)
+                return hx_error_set(err, HX_EFORMAT, -1, "bm25: segment %zu has corrupt postings", g);
+    }
+    return s->nomem ? HX_ENOMEM : 0;
+}
+
 void hx_bm25_params_default(hx_bm25_params *p)
 {
     memset(p, 0, sizeof *p);
@@ -856,88 +953,26 @@ int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_que
     s.u = malloc(MAX_UNITS * sizeof *s.u);
     if (!s.u || resolve(&s, segs, n_segs))
         goto nomem;
-
-    /* Statistics over the live documents of all segments. */
-    uint64_t n_live = 0, total = 0;
-    for (size_t g = 0; g < n_segs; g++) {
-        n_live += segs[g].is_deleted ? segs[g].live_docs : segs[g].reader->n_docs;
-        total += segs[g].is_deleted ? segs[g].live_len : segs[g].reader->total_len;
-    }
+    uint64_t n_live = set_length_norm(&s, segs, n_segs);
     if (n_live == 0)
         goto done;
-    double avgdl = total ? (double)total / (double)n_live : 1.0;
-    s.k_base = params->k1 * (1.0 - params->b);
-    s.k_per_len = params->k1 * params->b / avgdl;
-    size_t n_cursors = 0, n_must = 0, n_scoring = 0;
+    size_t n_must = 0, n_scoring = 0;
     for (size_t i = 0; i < s.n_units; i++) {
-        n_cursors += s.u[i].n;
+        s.n_cursors += s.u[i].n;
         n_must += s.u[i].occur == OCC_MUST;
         n_scoring += s.u[i].occur != OCC_NOT;
         s.n_not += s.u[i].occur == OCC_NOT;
     }
     if (n_scoring == 0)
         goto done;
-    s.n_cursors = n_cursors;
-    if (!(s.term_ids = malloc(n_segs * n_cursors * sizeof *s.term_ids)))
+    if (weigh_units(&s, segs, n_segs, n_live) || alloc_scratch(&s))
         goto nomem;
-    for (size_t g = 0; g < n_segs; g++)
-        find_terms(&s, segs[g].reader, s.term_ids + g * n_cursors);
-    for (size_t i = 0, c = 0; i < s.n_units; c += s.u[i++].n) {
-        for (uint32_t j = 0; j < s.u[i].n && s.u[i].occur != OCC_NOT; j++) {
-            uint64_t df = 0;
-            for (size_t g = 0; g < n_segs; g++)
-                df += live_df(&segs[g], s.term_ids[g * n_cursors + c + j]);
-            s.u[i].w += idf((double)n_live, (double)df);
-        }
-    }
-    s.pool = malloc(n_cursors * sizeof *s.pool);
-    s.ord = malloc((s.n_units + 1) * sizeof *s.ord);
-    s.bound = malloc((s.n_units + 1) * sizeof *s.bound);
-    s.bound2 = malloc((s.n_units + 1) * sizeof *s.bound2);
-    s.touched = malloc((s.n_units + 1) * sizeof *s.touched);
-    s.contrib = calloc(s.n_units + 1, sizeof *s.contrib);   /* finish_doc sums every unit */
-    if (!s.pool || !s.ord || !s.bound || !s.bound2 || !s.touched || !s.contrib)
+    if ((rc = search_segments(&s, segs, n_segs, n_must, err)) == HX_ENOMEM)
         goto nomem;
-    for (size_t g = 0; g < n_segs && !s.nomem; g++) {
-        s.seg = (uint32_t)g;
-        if (open_segment(&s, &segs[g], g)) {
-            if (n_must)
-                run_conjunction(&s, &segs[g]);
-            else
-                run_disjunction(&s, &segs[g]);
-        }
-        for (size_t c = 0; c < n_cursors; c++) {
-            if (s.pool[c].bad) {
-                rc = hx_error_set(err, HX_EFORMAT, -1, "bm25: segment %zu has corrupt postings", g);
-                goto done;
-            }
-        }
+    if (rc == 0) {
+        heap_sort_best_first(out, s.n_heap);
+        *n_out = s.n_heap;
     }
-    if (s.nomem)
-        goto nomem;
-    /* Heap -> best first: repeatedly move the worst kept hit to the end. */
-    size_t found = s.n_heap;
-    for (size_t n = found; n > 1; n--) {
-        hx_bm25_hit worst = out[0], last = out[n - 1];
-        size_t i = 0;
-        for (;;) {
-            size_t l = 2 * i + 1, m = i;
-            const hx_bm25_hit *best = &last;
-            if (l < n - 1 && hit_worse(&out[l], best)) {
-                m = l;
-                best = &out[l];
-            }
-            if (l + 1 < n - 1 && hit_worse(&out[l + 1], best))
-                m = l + 1;
-            if (m == i)
-                break;
-            out[i] = out[m];
-            i = m;
-        }
-        out[i] = last;
-        out[n - 1] = worst;
-    }
-    *n_out = found;
     goto done;
 nomem:
     rc = hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");

@@ -7,8 +7,6 @@
 #include "kernels.h"
 
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 enum hx_isa { HX_ISA_SCALAR = 0, HX_ISA_AVX2 = 1, HX_ISA_AVX512 = 2, HX_ISA_COUNT = 3 };
 
@@ -24,8 +22,5 @@ bool hx_cpu_has_vnni(void);
 const hx_kernels *hx_kernels_get(void);
 /* Table for a given ISA, or NULL when this machine cannot run it (for tests and benchmarks). */
 const hx_kernels *hx_kernels_for(enum hx_isa isa);
-
-/* SSE4.2 CRC32C (crc32c_sse42.c); call only when hx_cpu_has_crc32c(). */
-uint32_t hx_crc32c_sse42(uint32_t crc, const void *data, size_t len);
 
 #endif

@@ -3,8 +3,7 @@
  * hxf_crc32c_soft bit for bit (tests/test_hxfile.c checks).
  * The instruction has a latency of three cycles and a throughput of one, so long inputs are
  * cut into blocks of three lanes that run interleaved and are joined with hxf_crc32c_mul. */
-#include "cpu.h"
-#include "hxfile.h"
+#include "crc32c.h"
 
 #include <nmmintrin.h>
 #include <string.h>

@@ -40,10 +40,12 @@
  * the blob (hxfile.h) carries its checksum. Deleted nodes are traversed but never returned.
  *
  * Threads: a builder is used by one caller at a time; hx_hnsw_add_batch spreads the insertions
- * over its own pthreads, in rounds whose outcome does not depend on thread timing (hnsw.c). The
- * same vectors, ids, parameters and seed give a byte-identical serialized graph on a given machine
- * (the dot kernel in use sets the rounding) whatever the number of threads. A view (and a builder
- * not being modified) may be searched from any number of threads at once. */
+ * over its own pthreads, in rounds whose outcome does not depend on thread timing (hnsw_build.c).
+ * The same vectors, ids, parameters and seed give a byte-identical serialized graph on a given
+ * machine (the dot product passed in sets the rounding) whatever the number of threads. A view (and
+ * a builder not being modified) may be searched from any number of threads at once.
+ * Code: graph search in hnsw.c, builder in hnsw_build.c, this format and the view in hnsw_view.c,
+ * what they share in hnsw_internal.h. */
 #ifndef HX_HNSW_H
 #define HX_HNSW_H
 
@@ -63,8 +65,13 @@
 #define HX_HNSW_EXACT_BELOW 2000          /* indexes with fewer live nodes are searched exactly */
 #define HX_HNSW_FILTER_EXACT_FRACTION 0.1f /* filters passing fewer nodes than this use an exact scan */
 
+/* Inner product of two vectors of n floats. The index never picks one itself: callers pass the
+ * kernel table's, hx_kernels_get()->dot (cpu.h), and its rounding is the graph's. */
+typedef float (*hx_hnsw_dot_fn)(const float *a, const float *b, size_t n);
+
 typedef struct hx_hnsw_params {
     uint32_t dim;             /* vector dimension, required */
+    hx_hnsw_dot_fn dot;       /* inner product, required */
     uint32_t M;               /* links per node on levels >= 1, 2*M on level 0; 0 = 16 */
     uint32_t ef_construction; /* candidate list size while building, <= 65536; 0 = 200 */
     uint64_t seed;            /* level generator seed: level of node i is a function of (seed, i) */
@@ -137,10 +144,11 @@ typedef struct hx_hnsw_view hx_hnsw_view;
 
 /* Validates the blob base[len] (4-byte aligned, e.g. a section of a read-only map) and opens a view
  * on it without copying. `vectors` holds n_floats floats, at least n * dim, in node order. Both
- * are borrowed until hx_hnsw_view_close. Corrupt bytes give HX_EFORMAT / HX_ETRUNCATED /
- * HX_EVERSION / HX_ERANGE with the offending byte offset in err. */
+ * are borrowed until hx_hnsw_view_close. `dot` (required) scores the searches, as in
+ * hx_hnsw_params. Corrupt bytes give HX_EFORMAT / HX_ETRUNCATED / HX_EVERSION / HX_ERANGE with the
+ * offending byte offset in err. */
 int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const float *vectors,
-                      size_t n_floats, hx_error *err);
+                      size_t n_floats, hx_hnsw_dot_fn dot, hx_error *err);
 void hx_hnsw_view_close(hx_hnsw_view *v);
 uint32_t hx_hnsw_view_count(const hx_hnsw_view *v);
 uint32_t hx_hnsw_view_dim(const hx_hnsw_view *v);
@@ -150,8 +158,8 @@ int hx_hnsw_view_search(const hx_hnsw_view *v, const hx_hnsw_query *q, hx_hnsw_h
                         uint32_t *n_out, hx_hnsw_search_info *info, hx_error *err);
 
 /* New builder holding a copy of the view's graph and vectors, to add to and serialize again
- * (incremental indexing). Parameters and seed come from the view. Caller frees with hx_hnsw_free;
- * the view may be closed afterwards. Repeated live ids are refused (HX_EFORMAT). */
+ * (incremental indexing). Parameters, seed and dot product come from the view. Caller frees with
+ * hx_hnsw_free; the view may be closed afterwards. Repeated live ids are refused (HX_EFORMAT). */
 int hx_hnsw_from_view(hx_hnsw **out, const hx_hnsw_view *v, hx_error *err);
 
 #endif

@@ -1,138 +1,18 @@
-/* hxfile.c: reader, writer and checksum of the container format specified in hxfile.h.
+/* hxfile.c: reader, writer and map of the container format specified in hxfile.h.
  * Treats every input byte as hostile: each offset and length is checked against the buffer
  * before use. Must not interpret section contents; that belongs to model.c and store code. */
 #include "hxfile.h"
-#include "cpu.h"
+
+#include "bytes.h"
+#include "crc32c.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* === CRC32C === */
-
-static uint32_t crc_table[8][256];
-static pthread_once_t crc_table_once = PTHREAD_ONCE_INIT;
-
-static void crc_init_table(void)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-        crc_table[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; i++)
-        for (int t = 1; t < 8; t++)
-            crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xFF];
-}
-
-/* Slicing-by-8 software CRC32C; the reference for hx_crc32c_sse42. */
-uint32_t hxf_crc32c_soft(uint32_t crc, const uint8_t *p, size_t len)
-{
-    pthread_once(&crc_table_once, crc_init_table);
-    crc = ~crc;
-    while (len >= 8) {
-        uint32_t lo = hxf_le32(p) ^ crc, hi = hxf_le32(p + 4);
-        crc = crc_table[7][lo & 0xFF] ^ crc_table[6][(lo >> 8) & 0xFF] ^
-              crc_table[5][(lo >> 16) & 0xFF] ^ crc_table[4][lo >> 24] ^
-              crc_table[3][hi & 0xFF] ^ crc_table[2][(hi >> 8) & 0xFF] ^
-              crc_table[1][(hi >> 16) & 0xFF] ^ crc_table[0][hi >> 24];
-        p += 8;
-        len -= 8;
-    }
-    while (len--)
-        crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xFF];
-    return ~crc;
-}
-
-/* As zlib's multmodp. */
-uint32_t hxf_crc32c_mul(uint32_t a, uint32_t b)
-{
-    uint32_t m = 1u << 31, p = 0;
-    for (;;) {
-        if (a & m) {
-            p ^= b;
-            if ((a & (m - 1)) == 0)
-                return p;
-        }
-        m >>= 1;
-        b = b & 1 ? (b >> 1) ^ 0x82F63B78u : b >> 1;
-    }
-}
-
-uint32_t hxf_crc32c_x8n(uint64_t len)
-{
-    uint32_t result = 1u << 31, power = 1u << 30;   /* x^0; x^1, squared along the bits of 8 len */
-    for (uint64_t bits = len * 8; bits; bits >>= 1) {
-        if (bits & 1)
-            result = hxf_crc32c_mul(power, result);
-        power = hxf_crc32c_mul(power, power);
-    }
-    return result;
-}
-
-uint32_t hxf_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
-{
-    return hxf_crc32c_mul(hxf_crc32c_x8n(len_b), crc_a) ^ crc_b;
-}
-
-uint32_t hxf_crc32c(uint32_t crc, const void *data, size_t len)
-{
-    if (hx_cpu_has_crc32c())
-        return hx_crc32c_sse42(crc, data, len);
-    return hxf_crc32c_soft(crc, data, len);
-}
-
-#define CRC_THREAD_MIN ((size_t)4 << 20)   /* bytes worth a thread of their own */
-#define CRC_MAX_THREADS 8
-
-typedef struct crc_part {
-    const uint8_t *data;
-    size_t len;
-    uint32_t crc;
-} crc_part;
-
-static void *crc_part_main(void *arg)
-{
-    crc_part *part = arg;
-    part->crc = hxf_crc32c(0, part->data, part->len);
-    return NULL;
-}
-
-uint32_t hxf_crc32c_threads(const void *data, size_t len, int threads)
-{
-    size_t n = len / CRC_THREAD_MIN, most = threads > 1 ? (size_t)threads : 1;
-    if (n > most)
-        n = most;
-    if (n > CRC_MAX_THREADS)
-        n = CRC_MAX_THREADS;
-    if (n < 2)
-        return hxf_crc32c(0, data, len);
-    crc_part parts[CRC_MAX_THREADS];
-    pthread_t tid[CRC_MAX_THREADS];
-    size_t started = 1;
-    for (size_t i = 0; i < n; i++) {
-        parts[i].data = (const uint8_t *)data + len / n * i;
-        parts[i].len = i + 1 < n ? len / n : len - len / n * i;
-    }
-    while (started < n && pthread_create(&tid[started], NULL, crc_part_main, &parts[started]) == 0)
-        started++;
-    for (size_t i = started; i < n; i++)   /* parts whose thread did not start */
-        crc_part_main(&parts[i]);
-    crc_part_main(&parts[0]);
-    uint32_t crc = parts[0].crc;
-    for (size_t i = 1; i < n; i++) {
-        if (i < started)
-            pthread_join(tid[i], NULL);
-        crc = hxf_crc32c_combine(crc, parts[i].crc, parts[i].len);
-    }
-    return crc;
-}
 
 /* === Reader === */
 

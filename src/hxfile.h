@@ -1,5 +1,6 @@
 /* hxfile.h: the hyrax container format, used as is by the weights file and as the segment format
- * of index files. Owns layout, validation and CRC32C; knows nothing of what sections mean.
+ * of index files. Owns layout and validation; knows nothing of what sections mean. Checksums are
+ * crc32c.h's and integers are read with bytes.h.
  * The Python converter (tools/convert_weights.py) writes the same bytes; keep the two in step.
  *
  * All integers little-endian. Sections start on 64-byte boundaries so tensors, vectors and
@@ -66,19 +67,6 @@ typedef struct hxf_view {
     hxf_section *sections;        /* owned; free with hxf_view_free */
 } hxf_view;
 
-/* CRC32C (Castagnoli), continuing from `crc` (start with 0). Uses SSE4.2 when the CPU has it. */
-uint32_t hxf_crc32c(uint32_t crc, const void *data, size_t len);
-uint32_t hxf_crc32c_soft(uint32_t crc, const uint8_t *p, size_t len);  /* portable reference */
-/* CRC32C of A followed by B, from crc_a = CRC32C(A), crc_b = CRC32C(B) and B's length. */
-uint32_t hxf_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
-/* hxf_crc32c(0, data, len) computed on up to `threads` threads (one per 4 MiB at most); falls back
- * to fewer, down to the caller's alone, when threads cannot be started. */
-uint32_t hxf_crc32c_threads(const void *data, size_t len, int threads);
-/* Arithmetic on CRC32C registers as polynomials mod P (bit-reflected: x^0 is the top bit). A raw
- * register advanced over `len` zero bytes is hxf_crc32c_mul(hxf_crc32c_x8n(len), register). */
-uint32_t hxf_crc32c_mul(uint32_t a, uint32_t b);
-uint32_t hxf_crc32c_x8n(uint64_t len);   /* x^(8 len) mod P */
-
 /* Validates header, table, bounds, alignment, shapes and every section checksum of the buffer
  * [base, base+size) and fills `out`. `expect_kind` 0 accepts any kind. */
 int hxf_parse(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *out, hx_error *err);
@@ -119,24 +107,5 @@ int hxf_writer_add(hxf_writer *w, const char *name, uint32_t dtype, uint32_t ran
 /* On success *out (caller frees with free()) holds the file image of *len bytes. The writer's
  * memory is released whatever happens. */
 int hxf_writer_finish(hxf_writer *w, uint8_t **out, size_t *len, hx_error *err);
-
-/* Little-endian loads from possibly unaligned bytes. */
-static inline uint32_t hxf_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t hxf_le64(const uint8_t *p)
-{
-    return (uint64_t)hxf_le32(p) | (uint64_t)hxf_le32(p + 4) << 32;
-}
-static inline void hxf_put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-}
-static inline void hxf_put64(uint8_t *p, uint64_t v)
-{
-    hxf_put32(p, (uint32_t)v);
-    hxf_put32(p + 4, (uint32_t)(v >> 32));
-}
 
 #endif

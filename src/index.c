@@ -2,6 +2,8 @@
  * tombstones, segments), document lookups, stats and verify. Formats are specified in
  * index_internal.h. Every byte read from the file is validated before use; writing lives in
  * index_write.c and searching in search.c. */
+#include "bytes.h"
+#include "cpu.h"
 #include "index_internal.h"
 #include "wire.h"
 
@@ -251,7 +253,7 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
         (rc = hxf_expect(&s->file, "hnsw", HXF_RAW, 0, NULL, &hn, err)) ||
         (rc = hx_bm25_reader_open(&s->bm25, bm->data, (size_t)bm->length, err)) ||
         (rc = hx_hnsw_view_open(&s->hnsw, hn->data, (size_t)hn->length, (const float *)s->vectors->data,
-                                (size_t)n * ix->dim, err)))
+                                (size_t)n * ix->dim, hx_kernels_get()->dot, err)))
         return rc;
     if (hx_hnsw_view_count(s->hnsw) != n)
         return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment graph and vectors disagree");

@@ -2,7 +2,9 @@
  * removal, and compaction. Every change is one transaction: new chunks land as a new segment,
  * replaced and removed chunks are tombstoned, and a single store commit makes it all visible.
  * Formats are in index_internal.h; reading lives in index.c. */
+#include "bytes.h"
 #include "chunker.h"
+#include "cpu.h"
 #include "fsafe.h"
 #include "index_internal.h"
 #include "ingest.h"
@@ -88,7 +90,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
             rc = hx_bm25_builder_add(bb, base + (uint32_t)i, c[i].text, c[i].text_len, err);
         if (rc || (rc = hx_bm25_builder_finish(bb, &bm25, &bm25_len, err)))
             goto done;
-        hx_hnsw_params hp = {.dim = dim, .seed = HNSW_SEED};
+        hx_hnsw_params hp = {.dim = dim, .dot = hx_kernels_get()->dot, .seed = HNSW_SEED};
         if ((rc = hx_hnsw_new(&hn, &hp, err)) ||
             (rc = hx_hnsw_add_batch(hn, ids, vectors, n, build_threads(), err)) ||
             (rc = hx_hnsw_serialize(hn, NULL, 0, &graph_len, err)))
@@ -101,7 +103,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
             goto done;
         /* read the graph back as index.c will: a graph that cannot be opened is never committed */
         hx_hnsw_view *check = NULL;
-        if ((rc = hx_hnsw_view_open(&check, graph, graph_len, vectors, n * dim, err)))
+        if ((rc = hx_hnsw_view_open(&check, graph, graph_len, vectors, n * dim, hx_kernels_get()->dot, err)))
             goto done;
         hx_hnsw_view_close(check);
     }

@@ -2,6 +2,7 @@
  * validates its config and every tensor shape, builds the tokenizer and packs the matrices for
  * the kernel table. Must not run the forward pass (encoder.c) or print. */
 #include "model.h"
+#include "bytes.h"
 #include "cpu.h"
 #include "pool.h"
 

@@ -3,7 +3,8 @@
  * Must not interpret blob or root contents (the index layer owns them); never writes through a map.
  * Every offset and length read from the file is checked against the committed length first. */
 #include "store.h"
-#include "hxfile.h"
+#include "bytes.h"
+#include "crc32c.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* wire.c: the encoder and bounded decoder declared in wire.h. Never reads outside [p, end). */
 #include "wire.h"
-#include "hxfile.h"
+#include "bytes.h"
 
 #include <stdlib.h>
 #include <string.h>

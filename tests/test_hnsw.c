@@ -2,6 +2,7 @@
  * 1 and 2 build threads, reproducible bytes, tombstones, filters, the serialized view (equal
  * results, corrupt bytes refused), incremental adds and the exact paths. Spec: src/hnsw.h. */
 #include "check.h"
+#include "cpu.h"
 #include "hnsw.h"
 
 #include <math.h>
@@ -10,6 +11,7 @@
 
 #define DIM 384
 #define K 10
+#define DOT (hx_kernels_get()->dot)   /* the index's dot product, as src/index*.c pass it */
 
 /* === Data: a mixture of clusters, each spread along its own few directions (like sentence
  * embeddings, whose neighbourhoods have low intrinsic dimension), plus a little isotropic noise. */
@@ -158,7 +160,7 @@ static uint32_t ids[N_BASE];
 
 static hx_hnsw *build(size_t n, int threads, uint64_t seed, uint32_t efc)
 {
-    hx_hnsw_params p = {.dim = DIM, .seed = seed, .ef_construction = efc};
+    hx_hnsw_params p = {.dim = DIM, .dot = DOT, .seed = seed, .ef_construction = efc};
     hx_hnsw *h = NULL;
     hx_error err = {0};
     int rc = hx_hnsw_new(&h, &p, &err);
@@ -349,7 +351,7 @@ static void test_view(hx_hnsw *h, const bool *dead)
     uint8_t *buf = serialize(h, &len);
     hx_hnsw_view *v = NULL;
     hx_error err = {0};
-    int rc = hx_hnsw_view_open(&v, buf, len, hx_hnsw_vectors(h), (size_t)N_BASE * DIM, &err);
+    int rc = hx_hnsw_view_open(&v, buf, len, hx_hnsw_vectors(h), (size_t)N_BASE * DIM, DOT, &err);
     CHECK(rc == 0, "view open: %s", err.message);
     if (rc)
         return;
@@ -368,7 +370,7 @@ static void test_view(hx_hnsw *h, const bool *dead)
 
     /* fewer floats than n * dim */
     hx_hnsw_view *w = NULL;
-    CHECK(hx_hnsw_view_open(&w, buf, len, hx_hnsw_vectors(h), (size_t)N_BASE * DIM - 1, &err) ==
+    CHECK(hx_hnsw_view_open(&w, buf, len, hx_hnsw_vectors(h), (size_t)N_BASE * DIM - 1, DOT, &err) ==
               HX_ERANGE, "short vector array accepted");
 
     /* incremental: copy, add, serialize, view again */
@@ -391,7 +393,7 @@ static void test_view(hx_hnsw *h, const bool *dead)
         size_t l2;
         uint8_t *b2 = serialize(inc, &l2);
         hx_hnsw_view *v2 = NULL;
-        rc = hx_hnsw_view_open(&v2, b2, l2, hx_hnsw_vectors(inc), (size_t)hx_hnsw_count(inc) * DIM, &err);
+        rc = hx_hnsw_view_open(&v2, b2, l2, hx_hnsw_vectors(inc), (size_t)hx_hnsw_count(inc) * DIM, DOT, &err);
         CHECK(rc == 0, "view of the grown graph: %s", err.message);
         int found = 0;
         for (uint32_t i = 0; rc == 0 && i < 100; i++) {
@@ -422,21 +424,21 @@ static void test_corrupt(void)
     size_t nf = (size_t)600 * DIM;
     hx_hnsw_view *v = NULL;
     hx_error err = {0};
-    CHECK(hx_hnsw_view_open(&v, good, len, vecs, nf, &err) == 0, "good bytes refused: %s", err.message);
+    CHECK(hx_hnsw_view_open(&v, good, len, vecs, nf, DOT, &err) == 0, "good bytes refused: %s", err.message);
     hx_hnsw_view_close(v);
 
     int accepted = 0;
     for (size_t cut = 0; cut < len; cut += cut < 256 ? 1 : 37) {
         memcpy(buf, good, cut);
         v = NULL;
-        if (hx_hnsw_view_open(&v, buf, cut, vecs, nf, &err) == 0) {
+        if (hx_hnsw_view_open(&v, buf, cut, vecs, nf, DOT, &err) == 0) {
             accepted++;
             hx_hnsw_view_close(v);
         }
     }
     CHECK(accepted == 0, "%d truncations accepted", accepted);
     memcpy(buf, good, len);
-    CHECK(hx_hnsw_view_open(&v, buf, len - 1, vecs, nf, &err) == HX_ETRUNCATED, "code %d", err.code);
+    CHECK(hx_hnsw_view_open(&v, buf, len - 1, vecs, nf, DOT, &err) == HX_ETRUNCATED, "code %d", err.code);
 
     /* every header field but the seed; the high byte of each u32 */
     uint32_t n = hx_hnsw_count(h);
@@ -446,14 +448,14 @@ static void test_corrupt(void)
     for (size_t i = 0; i < sizeof strict / sizeof strict[0]; i++) {
         memcpy(buf, good, len);
         buf[strict[i]] ^= 0x80;
-        if (hx_hnsw_view_open(&v, buf, len, vecs, nf, &err) == 0) {
+        if (hx_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == 0) {
             accepted++;
             hx_hnsw_view_close(v);
         }
     }
     memcpy(buf, good, len);
     buf[8] = 2;
-    CHECK(hx_hnsw_view_open(&v, buf, len, vecs, nf, &err) == HX_EVERSION && strstr(err.message, "2"),
+    CHECK(hx_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == HX_EVERSION && strstr(err.message, "2"),
           "version 2: %s", err.message);
     /* every u32 of upper_off, level0 and upper with its high byte set; levels, deleted, padding */
     for (size_t off = uoff; off < len; off += 4) {
@@ -461,7 +463,7 @@ static void test_corrupt(void)
             break;
         memcpy(buf, good, len);
         buf[off + 3] |= 0x80;
-        if (hx_hnsw_view_open(&v, buf, len, vecs, nf, &err) == 0) {
+        if (hx_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == 0) {
             accepted++;
             hx_hnsw_view_close(v);
         }
@@ -476,7 +478,7 @@ static void test_corrupt(void)
         int flips = 1 + (int)(rng_next(&s) % 4);
         for (int f = 0; f < flips; f++)
             buf[rng_next(&s) % len] ^= (uint8_t)(1u << (rng_next(&s) % 8));
-        if (hx_hnsw_view_open(&v, buf, len, vecs, nf, &err) == 0) {
+        if (hx_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == 0) {
             opened++;
             hx_hnsw_hit got[K];
             uint32_t k;
@@ -495,9 +497,9 @@ static void test_small_and_edges(void)
 {
     hx_error err = {0};
     hx_hnsw *h = NULL;
-    hx_hnsw_params bad = {.dim = 0};
+    hx_hnsw_params bad = {.dim = 0, .dot = DOT};
     CHECK(hx_hnsw_new(&h, &bad, &err) == HX_EINVAL, "dim 0 accepted");
-    hx_hnsw_params p = {.dim = DIM};
+    hx_hnsw_params p = {.dim = DIM, .dot = DOT};
     CHECK(hx_hnsw_new(&h, &p, &err) == 0, "new: %s", err.message);
 
     /* empty */
@@ -508,7 +510,7 @@ static void test_small_and_edges(void)
     size_t len;
     uint8_t *buf = serialize(h, &len);
     hx_hnsw_view *v = NULL;
-    CHECK(len == 64 && hx_hnsw_view_open(&v, buf, len, NULL, 0, &err) == 0, "empty view: %s", err.message);
+    CHECK(len == 64 && hx_hnsw_view_open(&v, buf, len, NULL, 0, DOT, &err) == 0, "empty view: %s", err.message);
     CHECK(v && hx_hnsw_view_search(v, &q, got, &n, NULL, &err) == 0 && n == 0, "empty view search");
     hx_hnsw_view_close(v);
     free(buf);
@@ -575,7 +577,7 @@ static void test_threaded_views(void)
     }
     int refused = 0, differ = 0;
     for (uint64_t round = 0; round < 20; round++) {
-        hx_hnsw_params p = {.dim = DIM, .seed = round, .ef_construction = 40};
+        hx_hnsw_params p = {.dim = DIM, .dot = DOT, .seed = round, .ef_construction = 40};
         hx_hnsw *h = NULL, *one = NULL;
         hx_hnsw_view *view = NULL;
         hx_error err = {0};
@@ -591,7 +593,7 @@ static void test_threaded_views(void)
         uint8_t *buf = malloc(len), *buf_one = malloc(len_one);
         hx_hnsw_serialize(h, buf, len, &len, &err);
         hx_hnsw_serialize(one, buf_one, len_one, &len_one, &err);
-        if (hx_hnsw_view_open(&view, buf, len, hx_hnsw_vectors(h), (size_t)NV * DIM, &err))
+        if (hx_hnsw_view_open(&view, buf, len, hx_hnsw_vectors(h), (size_t)NV * DIM, DOT, &err))
             refused++;
         differ += len != len_one || memcmp(buf, buf_one, len) != 0;
         hx_hnsw_view_close(view);

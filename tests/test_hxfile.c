@@ -1,8 +1,10 @@
 /* test_hxfile.c: the container format round-trips, and every kind of damage is refused with the
  * right code: truncation at each length, a flipped bit anywhere, a wrong version, a wrong kind.
  * Also checks the SSE4.2 CRC32C against the portable one and a published check value. */
+#include "bytes.h"
 #include "check.h"
 #include "cpu.h"
+#include "crc32c.h"
 #include "hxfile.h"
 
 #include <stdlib.h>

@@ -1,8 +1,10 @@
 /* test_model.c: the weights loader refuses every broken file with the right code and a message a
  * person can act on (missing, truncated, flipped bytes, wrong version or kind, inconsistent config
  * or shapes), and tiny synthetic models (written here with hxf_writer) load and embed. */
+#include "bytes.h"
 #include "check.h"
 #include "cpu.h"
+#include "crc32c.h"
 #include "model.h"
 
 #include <math.h>

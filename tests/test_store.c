@@ -4,7 +4,8 @@
  * Touches only files in its own temporary folder. Spec: the layout comment in src/store.h. */
 #include "check.h"
 #include "store.h"
-#include "hxfile.h"
+#include "bytes.h"
+#include "crc32c.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,0 +1,27 @@
+/* crc32c.h: CRC32C (Castagnoli, reflected, polynomial 0x82F63B78), the checksum of every hyrax
+ * file format: a portable slicing-by-8 reference, the SSE4.2 lanes (crc32c_sse42.c), a threaded
+ * variant for large images, and the polynomial arithmetic that joins partial CRCs.
+ * Knows no file format; the formats say which bytes they checksum (hxfile.h, store.h). */
+#ifndef HX_CRC32C_H
+#define HX_CRC32C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CRC32C continuing from `crc` (start with 0). Uses SSE4.2 when the CPU has it. */
+uint32_t hxf_crc32c(uint32_t crc, const void *data, size_t len);
+uint32_t hxf_crc32c_soft(uint32_t crc, const uint8_t *p, size_t len);  /* portable reference */
+/* CRC32C of A followed by B, from crc_a = CRC32C(A), crc_b = CRC32C(B) and B's length. */
+uint32_t hxf_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+/* hxf_crc32c(0, data, len) computed on up to `threads` threads (one per 4 MiB at most); falls back
+ * to fewer, down to the caller's alone, when threads cannot be started. */
+uint32_t hxf_crc32c_threads(const void *data, size_t len, int threads);
+/* Arithmetic on CRC32C registers as polynomials mod P (bit-reflected: x^0 is the top bit). A raw
+ * register advanced over `len` zero bytes is hxf_crc32c_mul(hxf_crc32c_x8n(len), register). */
+uint32_t hxf_crc32c_mul(uint32_t a, uint32_t b);
+uint32_t hxf_crc32c_x8n(uint64_t len);   /* x^(8 len) mod P */
+
+/* The SSE4.2 lanes (crc32c_sse42.c), for hxf_crc32c; call only when hx_cpu_has_crc32c(). */
+uint32_t hx_crc32c_sse42(uint32_t crc, const void *data, size_t len);
+
+#endif

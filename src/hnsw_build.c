@@ -1,0 +1,670 @@
+/* hnsw_build.c: the HNSW builder (hnsw.h): levels from the seed, the id map, growth, insertion in
+ * deterministic rounds on several threads, tombstones, and a builder copied from a view.
+ * Must not touch vector storage in index files or the kernel table: the dot product is the caller's.
+ * Spec: hnsw.h; algorithm after hnswlib's hnswalg.h and faiss's level-ordered insertion. */
+#include "hnsw_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* === Builder === */
+
+static void sync_graph(hx_hnsw *h)
+{
+    h->g.vecs = h->vecs;
+    h->g.labels = h->labels;
+    h->g.upper_off = h->upper_off;
+    h->g.level0 = h->level0;
+    h->g.upper = h->upper;
+    h->g.levels = h->levels;
+    h->g.deleted = h->deleted;
+}
+
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* hnswlib's getRandomLevel, with the uniform draw a function of (seed, node index). */
+static uint32_t level_for(const hx_hnsw *h, uint32_t i)
+{
+    uint64_t x = splitmix64(h->g.seed ^ splitmix64(i));
+    double u = ((double)(x >> 11) + 0.5) * 0x1p-53;
+    double l = -log(u) * h->level_mult;
+    return l >= HX_HNSW_MAX_LEVEL ? HX_HNSW_MAX_LEVEL : (uint32_t)l;
+}
+
+/* --- id map --- */
+
+static inline uint32_t map_slot(uint32_t id, uint32_t mask)
+{
+    uint32_t x = id;
+    x ^= x >> 16;
+    x *= 0x7FEB352Du;
+    x ^= x >> 15;
+    x *= 0x846CA68Bu;
+    x ^= x >> 16;
+    return x & mask;
+}
+
+static uint32_t map_find(const hx_hnsw *h, uint32_t id)
+{
+    if (!h->map_cap)
+        return NONE;
+    uint32_t mask = h->map_cap - 1;
+    for (uint32_t i = map_slot(id, mask);; i = (i + 1) & mask) {
+        uint32_t node = h->map[i];
+        if (node == NONE || h->labels[node] == id)
+            return node;
+    }
+}
+
+static void map_insert_raw(uint32_t *map, uint32_t mask, const uint32_t *labels, uint32_t node)
+{
+    uint32_t i = map_slot(labels[node], mask);
+    while (map[i] != NONE)
+        i = (i + 1) & mask;
+    map[i] = node;
+}
+
+/* Room for `need` live ids at load factor <= 1/2. */
+static int map_reserve(hx_hnsw *h, uint32_t need)
+{
+    uint64_t want = 16;
+    while (want < 2 * (uint64_t)need)
+        want *= 2;
+    if (want <= h->map_cap)
+        return 0;
+    if (want > UINT32_MAX)
+        return HX_ERANGE;
+    uint32_t *m = malloc(want * sizeof *m);
+    if (!m)
+        return HX_ENOMEM;
+    memset(m, 0xFF, want * sizeof *m);
+    for (uint32_t i = 0; i < h->map_cap; i++)
+        if (h->map[i] != NONE)
+            map_insert_raw(m, (uint32_t)want - 1, h->labels, h->map[i]);
+    free(h->map);
+    h->map = m;
+    h->map_cap = (uint32_t)want;
+    return 0;
+}
+
+/* Removes `node` (linear probing with backward shift, no tombstones). */
+static void map_remove(hx_hnsw *h, uint32_t node)
+{
+    uint32_t mask = h->map_cap - 1, i = map_slot(h->labels[node], mask);
+    while (h->map[i] != node)
+        i = (i + 1) & mask;
+    for (uint32_t j = (i + 1) & mask; h->map[j] != NONE; j = (j + 1) & mask) {
+        uint32_t home = map_slot(h->labels[h->map[j]], mask);
+        /* move j into the hole at i unless its home lies cyclically in (i, j] */
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            h->map[i] = h->map[j];
+            i = j;
+        }
+    }
+    h->map[i] = NONE;
+}
+
+/* --- lifecycle --- */
+
+static int builder_alloc(hx_hnsw **out, uint32_t dim, uint32_t M, uint32_t M0, uint32_t efc,
+                         uint64_t seed, hx_hnsw_dot_fn dot, hx_error *err)
+{
+    hx_hnsw *h = calloc(1, sizeof *h);
+    if (!h)
+        return hx_error_set(err, HX_ENOMEM, -1, "hnsw: out of memory");
+    h->g.dim = dim;
+    h->g.M = M;
+    h->g.M0 = M0;
+    h->g.efc = efc;
+    h->g.seed = seed;
+    h->g.entry = NONE;
+    h->g.dot = dot;
+    h->level_mult = 1.0 / log((double)M);
+    hn_pool_init(&h->pool);
+    *out = h;
+    return 0;
+}
+
+int hx_hnsw_new(hx_hnsw **out, const hx_hnsw_params *p, hx_error *err)
+{
+    if (!out || !p)
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw: output and params needed");
+    *out = NULL;
+    uint32_t M = p->M ? p->M : HX_HNSW_DEFAULT_M;
+    uint32_t efc = p->ef_construction ? p->ef_construction : HX_HNSW_DEFAULT_EF_CONSTRUCTION;
+    if (p->dim == 0 || p->dim > MAX_DIM)
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw: dim %u outside 1..%u", p->dim, MAX_DIM);
+    if (M < 2 || M > MAX_M)
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw: M %u outside 2..%u", M, MAX_M);
+    if (efc > MAX_EFC)
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw: ef_construction %u above %u", efc, MAX_EFC);
+    if (!p->dot)
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw: dot product needed");
+    return builder_alloc(out, p->dim, M, 2 * M, efc, p->seed, p->dot, err);
+}
+
+void hx_hnsw_free(hx_hnsw *h)
+{
+    if (!h)
+        return;
+    free(h->vecs);
+    free(h->labels);
+    free(h->upper_off);
+    free(h->level0);
+    free(h->upper);
+    free(h->levels);
+    free(h->deleted);
+    free(h->map);
+    hn_pool_destroy(&h->pool);
+    free(h);
+}
+
+uint32_t hx_hnsw_count(const hx_hnsw *h) { return h->g.n; }
+uint32_t hx_hnsw_live_count(const hx_hnsw *h) { return h->g.n - h->g.n_deleted; }
+const float *hx_hnsw_vectors(const hx_hnsw *h) { return h->vecs; }
+
+static int grow(void **p, size_t elem, uint64_t old_n, uint64_t new_n)
+{
+    if ((uint64_t)SIZE_MAX / elem < new_n)
+        return HX_ENOMEM;
+    void *q = realloc(*p, new_n ? (size_t)new_n * elem : 1);
+    if (!q)
+        return HX_ENOMEM;
+    memset((char *)q + old_n * elem, 0, (size_t)(new_n - old_n) * elem);
+    *p = q;
+    return 0;
+}
+
+/* Room for n_nodes nodes and n_upper upper-link u32s. */
+static int reserve(hx_hnsw *h, uint32_t n_nodes, uint32_t n_upper)
+{
+    int rc = 0;
+    if (n_nodes > h->cap) {
+        uint64_t c = h->cap ? h->cap : 64;
+        while (c < n_nodes)
+            c *= 2;
+        if (c > NONE)
+            c = NONE;
+        uint64_t s0 = 1 + (uint64_t)h->g.M0, old = h->cap;
+        if ((rc = grow((void **)&h->vecs, sizeof(float) * h->g.dim, old, c)) ||
+            (rc = grow((void **)&h->labels, 4, old, c)) ||
+            (rc = grow((void **)&h->upper_off, 4, old, c)) ||
+            (rc = grow((void **)&h->level0, 4 * s0, old, c)) ||
+            (rc = grow((void **)&h->levels, 1, old, c)) ||
+            (rc = grow((void **)&h->deleted, 1, old, c))) {
+            sync_graph(h);
+            return rc;
+        }
+        h->cap = (uint32_t)c;
+    }
+    if (n_upper > h->cap_upper) {
+        uint64_t c = h->cap_upper ? h->cap_upper : 1024;
+        while (c < n_upper)
+            c *= 2;
+        if (c > UINT32_MAX)
+            c = UINT32_MAX;
+        if ((rc = grow((void **)&h->upper, 4, h->cap_upper, c)) == 0)
+            h->cap_upper = (uint32_t)c;
+    }
+    sync_graph(h);
+    return rc;
+}
+
+/* --- insertion, in rounds ---
+ *
+ * A batch is linked in an insertion order that puts higher levels first and shuffles each level
+ * (seeded), as faiss does: the upper layers are complete before the bulk arrives, and input that
+ * comes in runs of similar vectors (consecutive chunks of one document) does not build a graph
+ * along those runs. The order is cut into rounds. Within a round each node chooses its neighbours
+ * (hnswlib's addPoint search and heuristic) against the graph as it stood when the round began,
+ * plus the round's earlier nodes compared directly, so it sees every node before it as a
+ * one-by-one insertion would. Then every node gets its own lists and is linked back into its
+ * neighbours' lists, each list edited by one thread, in insertion order. Nothing depends on which
+ * thread did what: the graph is the same for any number of threads. Rounds grow with the graph (at
+ * most 1/ROUND_DIV of the nodes already linked, at most MAX_ROUND). */
+
+#define MAX_ROUND 256u
+#define ROUND_DIV 8u
+
+/* Adds `node` to the list of `nb` at level l, pruning with the heuristic when it is full. */
+static void connect(const hn_graph *g, hn_scratch *s, uint32_t nb, uint32_t node, uint32_t l)
+{
+    uint32_t max = l ? g->M : g->M0;
+    uint32_t *ln = (uint32_t *)hn_links_of(g, nb, l);
+    uint32_t cnt = ln[0];
+    if (cnt < max) {
+        ln[1 + cnt] = node;
+        ln[0] = cnt + 1;
+        return;
+    }
+    const float *base = hn_vec_of(g, nb);
+    hn_cand *c = s->prune;
+    size_t n = 0;
+    for (uint32_t j = 1; j <= cnt; j++)
+        c[n++] = (hn_cand){hn_sim(g, base, ln[j]), ln[j]};
+    c[n++] = (hn_cand){hn_sim(g, base, node), node};
+    for (size_t i = 1; i < n; i++) {
+        hn_cand x = c[i];
+        size_t j = i;
+        while (j > 0 && hn_before(x, c[j - 1])) {
+            c[j] = c[j - 1];
+            j--;
+        }
+        c[j] = x;
+    }
+    size_t kept = hn_select_neighbors(g, c, n, max);
+    for (size_t j = 0; j < kept; j++)
+        ln[1 + j] = c[j].id;
+    for (size_t j = kept; j < max; j++)
+        ln[1 + j] = 0;
+    ln[0] = (uint32_t)kept;
+}
+
+/* A barrier whose party count may be lowered until its first use, for when fewer threads than
+ * asked for could be started. */
+typedef struct barrier {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned parties, arrived, generation;
+} barrier;
+
+static void barrier_wait(barrier *b)
+{
+    pthread_mutex_lock(&b->mu);
+    unsigned gen = b->generation;
+    if (++b->arrived == b->parties) {
+        b->arrived = 0;
+        b->generation++;
+        pthread_cond_broadcast(&b->cv);
+    } else {
+        while (gen == b->generation)
+            pthread_cond_wait(&b->cv, &b->mu);
+    }
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* One batch being linked, shared by the threads of hx_hnsw_add_batch. */
+typedef struct rounds {
+    hx_hnsw *h;
+    uint32_t *order;           /* owned: the batch's nodes in insertion order */
+    uint32_t *pos;             /* owned: pos[node - batch_first] = its place in order */
+    uint32_t batch_first, n;   /* the batch: nodes batch_first .. batch_first + n - 1 */
+    uint32_t first, end;       /* the current round: order[first .. end - 1] */
+    uint32_t ep, top;          /* entry point and top level when the round began (ep NONE: empty) */
+    uint32_t *chosen;          /* per round node k, at chosen_off[k] + l * (1 + M): [count, ids] */
+    uint32_t chosen_off[MAX_ROUND];
+    uint32_t n_threads;
+    barrier barrier;
+    atomic_uint next;          /* next node to choose for */
+    atomic_int rc;
+} rounds;
+
+/* Sets up the round after the current one; false when the batch is done. Run by one thread. */
+static bool next_round(rounds *r)
+{
+    hn_graph *g = &r->h->g;
+    if (atomic_load(&r->rc))
+        return false;
+    for (uint32_t p = r->first; p < r->end; p++) {   /* as one-by-one: a higher node becomes entry */
+        uint32_t i = r->order[p];
+        if (g->entry == NONE || g->levels[i] > g->max_level) {
+            g->entry = i;
+            g->max_level = g->levels[i];
+        }
+    }
+    if (r->end == r->n)
+        return false;
+    uint32_t size = (r->batch_first + r->end) / ROUND_DIV;
+    size = size < 1 ? 1 : size > MAX_ROUND ? MAX_ROUND : size;
+    r->first = r->end;
+    r->end = r->n - r->first < size ? r->n : r->first + size;
+    r->ep = g->entry;
+    r->top = g->max_level;
+    uint32_t off = 0;
+    for (uint32_t p = r->first; p < r->end; p++) {
+        r->chosen_off[p - r->first] = off;
+        off += (g->levels[r->order[p]] + 1u) * (1 + g->M);
+    }
+    atomic_store(&r->next, r->first);
+    return true;
+}
+
+/* The chosen list, [count, ids], of the node at place p of the order (in this round), level l. */
+static uint32_t *chosen_at(const rounds *r, uint32_t p, uint32_t l)
+{
+    return r->chosen + r->chosen_off[p - r->first] + (size_t)l * (1 + r->h->g.M);
+}
+
+/* Whether `node` was linked before the current round. */
+static bool linked(const rounds *r, uint32_t node)
+{
+    return node < r->batch_first || r->pos[node - r->batch_first] < r->first;
+}
+
+/* The neighbours at each of its levels of the node at place p of the order, into r->chosen. Reads
+ * only lists of nodes linked before the round (which no thread writes during this phase) and
+ * vectors. */
+static int choose(const rounds *r, hn_scratch *s, uint32_t p)
+{
+    const hn_graph *g = &r->h->g;
+    uint32_t i = r->order[p];
+    const float *q = hn_vec_of(g, i);
+    uint32_t level = g->levels[i], visited = 0, cur = r->ep;
+    if (cur != NONE)
+        cur = hn_greedy(g, q, cur, r->top, level, &visited);
+    for (uint32_t l = level;; l--) {
+        hn_heap *top = &s->top;
+        top->n = 0;
+        if (cur != NONE && l <= r->top) {
+            int rc = hn_search_layer(g, s, q, cur, l, g->efc, NULL, &visited);
+            if (rc)
+                return rc;
+        } else if (hn_heap_reserve(top, (size_t)g->efc + 1)) {
+            return HX_ENOMEM;
+        }
+        for (uint32_t e = r->first; e < p; e++) {   /* the round's earlier nodes, as if linked */
+            uint32_t j = r->order[e];
+            if (g->levels[j] < l)
+                continue;
+            hn_cand x = {hn_sim(g, q, j), j};
+            if (top->n < g->efc || hn_before(x, top->a[0])) {
+                hn_heap_push(top, x);
+                if (top->n > g->efc)
+                    hn_heap_pop(top);
+            }
+        }
+        size_t n = hn_heap_drain_sorted(top, s->sorted);
+        for (size_t j = 0; j < n; j++)
+            if (linked(r, s->sorted[j].id)) {   /* the next level starts from the best linked node */
+                cur = s->sorted[j].id;
+                break;
+            }
+        size_t kept = hn_select_neighbors(g, s->sorted, n, g->M);
+        uint32_t *out = chosen_at(r, p, l);
+        out[0] = (uint32_t)kept;
+        for (size_t j = 0; j < kept; j++)
+            out[1 + j] = s->sorted[j].id;
+        if (l == 0)
+            return 0;
+    }
+}
+
+/* Thread `t` of n: writes the chosen lists of the round's nodes it owns (node % n == t), then links
+ * each round node, in insertion order, into the lists it owns. */
+static void link_round(const rounds *r, hn_scratch *s, uint32_t t)
+{
+    const hn_graph *g = &r->h->g;
+    uint32_t n = r->n_threads;
+    for (uint32_t p = r->first; p < r->end; p++) {
+        uint32_t i = r->order[p];
+        if (i % n != t)
+            continue;
+        for (uint32_t l = 0; l <= g->levels[i]; l++) {
+            const uint32_t *src = chosen_at(r, p, l);
+            uint32_t *own = (uint32_t *)hn_links_of(g, i, l), slots = l ? g->M : g->M0;
+            memcpy(own, src, ((size_t)src[0] + 1) * sizeof *own);
+            memset(own + 1 + src[0], 0, (size_t)(slots - src[0]) * sizeof *own);
+        }
+    }
+    for (uint32_t p = r->first; p < r->end; p++) {
+        uint32_t i = r->order[p];
+        for (uint32_t l = 0; l <= g->levels[i]; l++) {
+            const uint32_t *src = chosen_at(r, p, l);
+            for (uint32_t j = 1; j <= src[0]; j++)
+                if (src[j] % n == t)
+                    connect(g, s, src[j], i, l);
+        }
+    }
+}
+
+/* The body of every thread: rounds of choose (nodes handed out one at a time), barrier, link,
+ * barrier, and thread 0 alone sets up the next round between two barriers. */
+typedef struct worker_arg {
+    rounds *r;
+    uint32_t t;
+} worker_arg;
+
+static void *round_worker(void *arg)
+{
+    rounds *r = ((worker_arg *)arg)->r;
+    uint32_t t = ((worker_arg *)arg)->t;
+    hn_scratch *s = hn_pool_get(&r->h->pool, r->h->g.n);
+    if (!s || hn_sorted_reserve(s, (size_t)r->h->g.efc + 1))
+        atomic_store(&r->rc, HX_ENOMEM);
+    for (;;) {
+        barrier_wait(&r->barrier);   /* round set up (or the batch over) */
+        if (r->first == r->end)
+            break;
+        for (uint32_t p; !atomic_load(&r->rc) && (p = atomic_fetch_add(&r->next, 1)) < r->end;) {
+            int rc = choose(r, s, p);
+            if (rc)
+                atomic_store(&r->rc, rc);
+        }
+        barrier_wait(&r->barrier);
+        if (!atomic_load(&r->rc))
+            link_round(r, s, t);
+        barrier_wait(&r->barrier);
+        if (t == 0 && !next_round(r))
+            r->first = r->end;   /* tells every thread, after the next barrier, to stop */
+    }
+    if (s)
+        hn_pool_put(&r->h->pool, s);
+    return NULL;
+}
+
+/* Fills r->order (levels from the top down, each level shuffled with the graph's seed) and r->pos. */
+static void insertion_order(rounds *r)
+{
+    const hn_graph *g = &r->h->g;
+    uint32_t count[HX_HNSW_MAX_LEVEL + 2] = {0};
+    for (uint32_t k = 0; k < r->n; k++)
+        count[HX_HNSW_MAX_LEVEL - g->levels[r->batch_first + k] + 1]++;
+    for (uint32_t l = 1; l <= HX_HNSW_MAX_LEVEL + 1; l++)
+        count[l] += count[l - 1];   /* count[x]: where the x-th level from the top starts */
+    for (uint32_t k = 0; k < r->n; k++)
+        r->order[count[HX_HNSW_MAX_LEVEL - g->levels[r->batch_first + k]]++] = r->batch_first + k;
+    uint64_t x = g->seed ^ 0x5348554646u;   /* "SHUFF" */
+    for (uint32_t lo = 0, hi; lo < r->n; lo = hi) {
+        uint32_t level = g->levels[r->order[lo]];
+        for (hi = lo + 1; hi < r->n && g->levels[r->order[hi]] == level; hi++)
+            ;
+        for (uint32_t k = hi - 1; k > lo; k--) {   /* Fisher-Yates over order[lo .. hi) */
+            x = splitmix64(x);
+            uint32_t j = lo + (uint32_t)(x % (k - lo + 1));
+            uint32_t t = r->order[k];
+            r->order[k] = r->order[j];
+            r->order[j] = t;
+        }
+    }
+    for (uint32_t p = 0; p < r->n; p++)
+        r->pos[r->order[p] - r->batch_first] = p;
+}
+
+/* Links r's batch on up to `want` threads (the caller's included); the batch's error or 0. */
+static int run_rounds(rounds *r, uint32_t want)
+{
+    insertion_order(r);
+    pthread_mutex_init(&r->barrier.mu, NULL);
+    pthread_cond_init(&r->barrier.cv, NULL);
+    r->barrier.parties = want;
+    if (!next_round(r))
+        r->first = r->end;
+    pthread_t th[64];
+    worker_arg args[64];
+    uint32_t started = 1;
+    for (; started < want; started++) {
+        args[started] = (worker_arg){r, started};
+        if (pthread_create(&th[started], NULL, round_worker, &args[started]))
+            break;
+    }
+    /* Fewer threads than asked for: the started ones wait at the first barrier, which cannot
+     * open before this thread reaches it, so the count can still shrink (the graph is the same). */
+    pthread_mutex_lock(&r->barrier.mu);
+    r->barrier.parties = started;
+    r->n_threads = started;
+    pthread_mutex_unlock(&r->barrier.mu);
+    args[0] = (worker_arg){r, 0};
+    round_worker(&args[0]);
+    for (uint32_t i = 1; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_cond_destroy(&r->barrier.cv);
+    pthread_mutex_destroy(&r->barrier.mu);
+    return atomic_load(&r->rc);
+}
+
+static int link_batch(hx_hnsw *h, uint32_t first, uint32_t end, int n_threads)
+{
+    uint32_t want = n_threads < 1 ? 1 : n_threads > 64 ? 64 : (uint32_t)n_threads;
+    if (want > end - first)
+        want = end - first;
+    rounds r = {.h = h, .batch_first = first, .n = end - first, .n_threads = want};
+    atomic_init(&r.next, 0);
+    atomic_init(&r.rc, 0);
+    r.chosen = malloc((size_t)MAX_ROUND * (HX_HNSW_MAX_LEVEL + 1) * (1 + h->g.M) * sizeof *r.chosen);
+    r.order = malloc(sizeof *r.order * r.n);
+    r.pos = malloc(sizeof *r.pos * r.n);
+    int rc = r.chosen && r.order && r.pos ? run_rounds(&r, want) : HX_ENOMEM;
+    free(r.chosen);
+    free(r.order);
+    free(r.pos);
+    return rc;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int hx_hnsw_add_batch(hx_hnsw *h, const uint32_t *ids, const float *vecs, size_t n, int n_threads,
+                      hx_error *err)
+{
+    if (!h || (n && (!ids || !vecs)))
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw add: builder, ids and vectors needed");
+    if (n == 0)
+        return 0;
+    hn_graph *g = &h->g;
+    if (n > (size_t)(NONE - 1 - g->n))
+        return hx_error_set(err, HX_ERANGE, -1, "hnsw add: more than %u nodes", NONE - 1);
+    uint32_t first = g->n, end = (uint32_t)(first + n);
+
+    /* Refuse live or repeated ids before changing anything. */
+    uint32_t *sorted = malloc(n * sizeof *sorted);
+    if (!sorted)
+        return hx_error_set(err, HX_ENOMEM, -1, "hnsw add: out of memory");
+    memcpy(sorted, ids, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_u32);
+    for (size_t i = 0; i < n; i++) {
+        if ((i && sorted[i] == sorted[i - 1]) || map_find(h, sorted[i]) != NONE) {
+            uint32_t id = sorted[i];
+            free(sorted);
+            return hx_error_set(err, HX_EINVAL, -1, "hnsw add: id %u is already in the index", id);
+        }
+    }
+    free(sorted);
+
+    /* Levels decide where each node's upper lists go. */
+    uint64_t U = g->U;
+    for (uint32_t i = first; i < end; i++)
+        U += (uint64_t)level_for(h, i) * (1 + g->M);
+    if (U > UINT32_MAX)
+        return hx_error_set(err, HX_ERANGE, -1, "hnsw add: upper links exceed 2^32 entries");
+    int rc = reserve(h, end, (uint32_t)U);
+    if (rc == 0)
+        rc = map_reserve(h, g->n - g->n_deleted + (uint32_t)n);
+    if (rc)
+        return hx_error_set(err, rc, -1, "hnsw add: cannot hold %u nodes", end);
+    for (uint32_t i = first; i < end; i++) {
+        size_t k = i - first;
+        memcpy(h->vecs + (size_t)i * g->dim, vecs + k * g->dim, (size_t)g->dim * sizeof(float));
+        h->labels[i] = ids[k];
+        h->levels[i] = (uint8_t)level_for(h, i);
+        h->upper_off[i] = g->U;
+        g->U += h->levels[i] * (1 + g->M);
+        map_insert_raw(h->map, h->map_cap - 1, h->labels, i);
+    }
+    g->n = end;
+    if ((rc = link_batch(h, first, end, n_threads)))
+        return hx_error_set(err, rc, -1, "hnsw add: out of memory while linking (nodes kept, "
+                            "some may be unlinked)");
+    return 0;
+}
+
+int hx_hnsw_add(hx_hnsw *h, uint32_t id, const float *vec, hx_error *err)
+{
+    return hx_hnsw_add_batch(h, &id, vec, 1, 1, err);
+}
+
+int hx_hnsw_delete(hx_hnsw *h, uint32_t id, hx_error *err)
+{
+    if (!h)
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw delete: builder needed");
+    uint32_t node = map_find(h, id);
+    if (node == NONE)
+        return hx_error_set(err, HX_ENOTFOUND, -1, "hnsw delete: no live node has id %u", id);
+    map_remove(h, node);
+    h->deleted[node] = 1;
+    h->g.n_deleted++;
+    return 0;
+}
+
+int hx_hnsw_search(const hx_hnsw *h, const hx_hnsw_query *q, hx_hnsw_hit *out, uint32_t *n_out,
+                   hx_hnsw_search_info *info, hx_error *err)
+{
+    if (!h)
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw search: builder needed");
+    return hn_graph_search(&h->g, (hn_pool *)&h->pool, q, out, n_out, info, err);
+}
+
+/* === Builder from a view === */
+
+int hx_hnsw_from_view(hx_hnsw **out, const hx_hnsw_view *v, hx_error *err)
+{
+    if (!out || !v)
+        return hx_error_set(err, HX_EINVAL, -1, "hnsw: output and view needed");
+    *out = NULL;
+    const hn_graph *s = &v->g;
+    hx_hnsw *h;
+    int rc = builder_alloc(&h, s->dim, s->M, s->M0, s->efc, s->seed, s->dot, err);
+    if (rc)
+        return rc;
+    if ((rc = reserve(h, s->n, s->U)) || (rc = map_reserve(h, s->n - s->n_deleted))) {
+        hx_hnsw_free(h);
+        return hx_error_set(err, rc, -1, "hnsw: cannot copy %u nodes", s->n);
+    }
+    size_t n = s->n;
+    hn_copy(h->vecs, s->vecs, n * s->dim * sizeof(float));
+    hn_copy(h->labels, s->labels, 4 * n);
+    hn_copy(h->upper_off, s->upper_off, 4 * n);
+    hn_copy(h->level0, s->level0, 4 * n * (1 + (size_t)s->M0));
+    hn_copy(h->upper, s->upper, 4 * (size_t)s->U);
+    hn_copy(h->levels, s->levels, n);
+    hn_copy(h->deleted, s->deleted, n);
+    h->g.n = s->n;
+    h->g.U = s->U;
+    h->g.n_deleted = s->n_deleted;
+    h->g.entry = s->entry;
+    h->g.max_level = s->max_level;
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (h->deleted[i])
+            continue;
+        if (map_find(h, h->labels[i]) != NONE) {
+            uint32_t id = h->labels[i];
+            hx_hnsw_free(h);
+            return hx_error_set(err, HX_EFORMAT, -1, "hnsw: id %u appears twice among live nodes", id);
+        }
+        map_insert_raw(h->map, h->map_cap - 1, h->labels, i);
+    }
+    *out = h;
+    return 0;
+}
