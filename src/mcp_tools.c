@@ -4,6 +4,7 @@
  * argument is a tool error (isError) whose message says what to change. Shapes follow the seeds:
  * 003 (list/status/details/delete), 001 (get_context, citations, read_context), 002 (search
  * modes, filters, min_score, health). */
+#include "fusion.h"
 #include "mcp_internal.h"
 #include "present.h"
 #include "tokenizer.h"
@@ -335,8 +336,9 @@ static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w
             o.rrf_k = (int)arg_int(&f, "k", 1, 1000, 60);
             o.vector_weight = (float)arg_num(&f, "semantic_weight", 0.7);
             o.text_weight = (float)arg_num(&f, "text_weight", 0.3);
-            if (!f.bad && (o.vector_weight < 0 || o.text_weight < 0 || o.vector_weight + o.text_weight <= 0))
-                fail(&f, "fusion weights must be >= 0 and not both 0");
+            hx_error werr = {0};
+            if (!f.bad && hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
+                fail(&f, "%s", werr.message);
         }
         a.bad = f.bad;
     }
