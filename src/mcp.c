@@ -36,7 +36,7 @@ static void send_line(mcp_server *s, const hx_json_writer *w)
         return;
     hx_error err = {0};
     pthread_mutex_lock(&s->lock);
-    int rc = hx_rpc_write_line(s->out_fd, w->buf, w->len, &err);
+    int rc = hx_rpc_write_line(s->out_fd, s->cfg->stop_fd, w->buf, w->len, &err);
     pthread_mutex_unlock(&s->lock);
     if (rc)
         fprintf(stderr, "hyrax serve: %s\n", err.message);
