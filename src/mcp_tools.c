@@ -1231,7 +1231,8 @@ static const char health_out[] =
     "\"last_commit\":{\"type\":[\"object\",\"null\"],\"properties\":{\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}}},"
     "\"model\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"loaded\":{\"type\":\"boolean\"}}},"
     "\"pending_jobs\":{\"type\":\"integer\"},\"running_job\":{\"type\":[\"string\",\"null\"]},\"jobs_done\":{\"type\":\"integer\"},"
-    "\"jobs_failed\":{\"type\":\"integer\"},\"failures\":{\"type\":\"array\"},\"top_queries\":{\"type\":\"array\"},"
+    "\"jobs_failed\":{\"type\":\"integer\"},\"jobs_busy\":{\"type\":\"integer\"},\"failures\":{\"type\":\"array\"},"
+    "\"top_queries\":{\"type\":\"array\",\"description\":\"The 10 most frequent recent queries; count is an estimate that halves every 4096 queries.\"},"
     "\"latency\":{\"type\":\"object\"},\"uptime_s\":{\"type\":\"number\"},\"read_only\":{\"type\":\"boolean\"},"
     "\"protocol_version\":{\"type\":\"string\"}},"
     "\"required\":[\"status\",\"documents\",\"chunks\",\"pending_jobs\",\"latency\",\"model\"]}";
@@ -1330,7 +1331,7 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
     {"reindex", "Bring the index up to date with the files under the root (or some paths): new files added, "
                 "changed ones re-embedded, deleted ones removed. Answers once the changes are searchable.",
      reindex_in, reindex_out, true, tool_reindex},
-    {"index_health", "Counts, pending work, failures, last commit, file size, model, top queries and latency "
-                     "per tool.",
+    {"index_health", "Counts, pending work (jobs done, failed or cancelled, refused as busy), failures, last "
+                     "commit, file size, model, recent top queries and latency per tool.",
      health_in, health_out, false, tool_index_health},
 };
