@@ -45,13 +45,24 @@ static void sort_fused(hx_fused *v, size_t n, hx_tiebreak_fn tiebreak, void *ctx
     }
 }
 
+int hx_fusion_check_weights(float vector_weight, float text_weight, hx_error *err)
+{
+    if (!isfinite(vector_weight) || !isfinite(text_weight) || vector_weight < 0 || text_weight < 0 ||
+        !isfinite(vector_weight + text_weight) || vector_weight + text_weight <= 0)
+        return hx_error_set(err, HX_EINVAL, -1,
+                            "fusion weights must be finite numbers >= 0, not both 0 (got %g and %g)",
+                            (double)vector_weight, (double)text_weight);
+    return 0;
+}
+
 int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, size_t nb,
             hx_tiebreak_fn tiebreak, void *ctx, hx_fused *out, size_t *n_out, hx_error *err)
 {
     if (f->kind == HX_FUSE_RRF && f->rrf_k <= 0)
         return hx_error_set(err, HX_EINVAL, -1, "RRF k must be positive, got %d", f->rrf_k);
-    if (!(f->vector_weight >= 0) || !(f->text_weight >= 0) || f->vector_weight + f->text_weight <= 0)
-        return hx_error_set(err, HX_EINVAL, -1, "fusion weights must be >= 0 and not both 0");
+    int rc = hx_fusion_check_weights(f->vector_weight, f->text_weight, err);
+    if (rc)
+        return rc;
     float vlo, vhi, klo, khi;
     minmax(vec, na, &vlo, &vhi);
     minmax(kw, nb, &klo, &khi);

@@ -34,15 +34,21 @@ typedef enum { HX_FUSE_RRF, HX_FUSE_WEIGHTED } hx_fusion_kind;
 typedef struct hx_fusion {
     hx_fusion_kind kind;
     int rrf_k;                       /* RRF constant, > 0 (default HX_RRF_K) */
-    float vector_weight, text_weight; /* per side, each >= 0, not both 0 (RRF: 1 and 1 is plain RRF) */
+    float vector_weight, text_weight; /* per side, see hx_fusion_check_weights (RRF: 1 and 1 is plain RRF) */
 } hx_fusion;
+
+/* The one rule for fusion weights, for every surface (CLI --weights, MCP fusion.*_weight) and for
+ * hx_fuse itself: each weight finite and >= 0, and their sum finite and > 0 (an infinite or NaN
+ * weight, or two zeros, would make every fused score inf or NaN). HX_EINVAL with a sentence that
+ * names the rule otherwise. */
+int hx_fusion_check_weights(float vector_weight, float text_weight, hx_error *err);
 
 /* Orders two chunk ids that tie on score; negative when a comes first. */
 typedef int (*hx_tiebreak_fn)(uint32_t a, uint32_t b, void *ctx);
 
 /* Fuses `vec` (best first, na hits) and `kw` (best first, nb hits) into `out`, which holds
  * na + nb entries; *n_out gets the number of distinct chunks, sorted best first. Each input
- * list must not repeat an id. */
+ * list must not repeat an id. HX_EINVAL for k <= 0 (RRF) or weights hx_fusion_check_weights refuses. */
 int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, size_t nb,
             hx_tiebreak_fn tiebreak, void *ctx, hx_fused *out, size_t *n_out, hx_error *err);
 

@@ -3,6 +3,7 @@
  * library. */
 #include "fsafe.h"
 #include "hyrax.h"
+#include "fusion.h"
 #include "mcp.h"
 #include "present.h"
 #include "relpath.h"
@@ -511,7 +512,8 @@ static const char search_usage[] =
     "                      weight/(60+rank) (at most 1/61 = 0.0164 with the default weights),\n"
     "                      hybrid weighted is 0..1\n"
     "  --fusion F          rrf (default, k = 60) or weighted (min-max normalised scores)\n"
-    "  --weights V,T       weights of the vector and keyword sides, for either fusion (0.7,0.3)\n"
+    "  --weights V,T       weights of the vector and keyword sides, for either fusion (0.7,0.3);\n"
+    "                      each finite and >= 0, not both 0\n"
     "  --ef N              HNSW search breadth (default 64)\n"
     "  --json              print one JSON object (query, mode, results, total_results, search_time_ms)\n"
     "\n"
@@ -600,11 +602,15 @@ static int cmd_search(int argc, char **argv)
             }
             o.fusion = !strcmp(f, "weighted");
         } else if (!strcmp(a, "--weights") && has_value) {
-            char *end;
-            o.vector_weight = strtof(argv[++i], &end);
-            if (*end != ',' || (o.text_weight = strtof(end + 1, &end), *end) || o.vector_weight < 0 ||
-                o.text_weight < 0) {
-                fprintf(stderr, "hyrax search: --weights wants V,T (two numbers >= 0), not '%s'\n", argv[i]);
+            char *comma, *end;
+            o.vector_weight = strtof(argv[++i], &comma);
+            if (comma == argv[i] || *comma != ',' ||
+                (o.text_weight = strtof(comma + 1, &end), end == comma + 1 || *end)) {
+                fprintf(stderr, "hyrax search: --weights wants V,T (two numbers), not '%s'\n", argv[i]);
+                goto done;
+            }
+            if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &err)) {
+                fprintf(stderr, "hyrax search: --weights %s: %s\n", argv[i], err.message);
                 goto done;
             }
         } else if (!strcmp(a, "--json")) {

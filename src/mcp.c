@@ -1,7 +1,8 @@
 /* mcp.c: the MCP lifecycle and message loop of `hyrax serve`: initialize with version
- * negotiation, ping, tools/list, tools/call, notifications/cancelled; the write-job worker; the
- * model loader; statistics for index_health. Tools themselves live in mcp_tools.c. Only JSON
- * reaches out_fd, one message per line, written whole under the lock. Spec: DESIGN.md "MCP
+ * negotiation (every request but ping before it is refused), ping, tools/list, tools/call,
+ * notifications/cancelled; the bounded write queue and its worker; the model loader; statistics
+ * for index_health. Tools themselves live in mcp_tools.c. Only JSON reaches out_fd, one message
+ * per line, written whole under out_lock and abandoned when stop_fd fires. Spec: DESIGN.md "MCP
  * server" and the MCP specification (2024-11-05 .. 2025-11-25). */
 #include "mcp_internal.h"
 #include "relpath.h"
@@ -31,16 +32,17 @@ static double mono_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Writes one reply line; errors are logged (the peer may be gone). Takes the lock. */
+/* Writes one reply line; errors are logged (the peer may be gone), except the stop that
+ * interrupts a write the peer is not reading. Takes out_lock. */
 static void send_line(mcp_server *s, const hx_json_writer *w)
 {
     if (!w->len)
         return;
     hx_error err = {0};
-    pthread_mutex_lock(&s->lock);
-    int rc = hx_rpc_write_line(s->out_fd, w->buf, w->len, &err);
-    pthread_mutex_unlock(&s->lock);
-    if (rc)
+    pthread_mutex_lock(&s->out_lock);
+    int rc = hx_rpc_write_line(s->out_fd, s->cfg->stop_fd, w->buf, w->len, &err);
+    pthread_mutex_unlock(&s->out_lock);
+    if (rc && rc != HX_ECANCELED)
         fprintf(stderr, "hyrax serve: %s\n", err.message);
 }
 
@@ -104,7 +106,7 @@ int mcp_open_reader(mcp_server *s, char *message, size_t cap)
 bool mcp_should_stop(mcp_server *s)
 {
     pthread_mutex_lock(&s->lock);
-    bool stop = s->stopping_now;
+    bool stop = s->stopping_now || (s->running && s->running->cancelled);
     pthread_mutex_unlock(&s->lock);
     return stop;
 }
@@ -120,20 +122,45 @@ static void note_latency(mcp_server *s, int tool, double ms)
     pthread_mutex_unlock(&s->lock);
 }
 
+/* Space-saving with periodic halving; see MCP_TOP_QUERIES. Queries over 200 bytes are not kept. */
 void mcp_note_query(mcp_server *s, const char *query)
 {
+    if (strlen(query) > 200)
+        return;
     pthread_mutex_lock(&s->lock);
     size_t i = 0;
     while (i < s->n_queries && strcmp(s->queries[i].query, query))
         i++;
     if (i < s->n_queries) {
         s->queries[i].count++;
-    } else if (s->n_queries < MCP_TOP_QUERIES && strlen(query) <= 200) {
+    } else {
         char *q = strdup(query);
-        if (q) {
-            s->queries[s->n_queries].query = q;
-            s->queries[s->n_queries++].count = 1;
+        uint32_t base = 0;
+        if (q && s->n_queries == MCP_TOP_QUERIES) {   /* full: take over the smallest counter */
+            i = 0;
+            for (size_t k = 1; k < s->n_queries; k++)
+                if (s->queries[k].count < s->queries[i].count)
+                    i = k;
+            base = s->queries[i].count;
+            free(s->queries[i].query);
+        } else if (q) {
+            i = s->n_queries++;
         }
+        if (q) {
+            s->queries[i].query = q;
+            s->queries[i].count = base + 1;
+        }
+    }
+    if (++s->queries_noted % MCP_QUERY_DECAY == 0) {
+        size_t kept = 0;
+        for (size_t k = 0; k < s->n_queries; k++) {
+            s->queries[k].count /= 2;
+            if (s->queries[k].count)
+                s->queries[kept++] = s->queries[k];
+            else
+                free(s->queries[k].query);
+        }
+        s->n_queries = kept;
     }
     pthread_mutex_unlock(&s->lock);
 }
@@ -213,11 +240,8 @@ bool mcp_path_pending(mcp_server *s, const char *path)
 void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w)
 {
     pthread_mutex_lock(&s->lock);
-    size_t queued = 0;
-    for (const mcp_job *j = s->queue_head; j; j = j->next)
-        queued++;
     hx_json_write_key(w, "pending_jobs");
-    hx_json_write_uint(w, queued);
+    hx_json_write_uint(w, s->queued_jobs);
     hx_json_write_key(w, "running_job");
     if (s->running)
         hx_json_write_cstr(w, hx_mcp_tools[s->running->tool].name);
@@ -227,6 +251,8 @@ void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w)
     hx_json_write_uint(w, s->jobs_done);
     hx_json_write_key(w, "jobs_failed");
     hx_json_write_uint(w, s->jobs_failed);
+    hx_json_write_key(w, "jobs_busy");
+    hx_json_write_uint(w, s->jobs_busy);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -340,8 +366,9 @@ static int write_tool_result(void *ctx, hx_json_writer *w, hx_error *err)
     return 0;
 }
 
-/* Runs tool t on args and leaves the JSON-RPC response for `id` in out. */
-static void run_tool(mcp_server *s, int t, const hx_json_val *args, const char *id, size_t id_len,
+/* Runs tool t on args and leaves the JSON-RPC response for `id` in out; returns the tool's
+ * result: 0, or non-zero for an isError answer. */
+static int run_tool(mcp_server *s, int t, const hx_json_val *args, const char *id, size_t id_len,
                      hx_json_writer *out)
 {
     double t0 = mono_ms();
@@ -360,6 +387,7 @@ static void run_tool(mcp_server *s, int t, const hx_json_val *args, const char *
         hx_rpc_write_error(out, id, id_len, HX_RPC_INTERNAL_ERROR, err.message, NULL, 0, NULL);
     hx_json_writer_free(&sw);
     note_latency(s, t, mono_ms() - t0);
+    return rc;
 }
 
 /* === Worker === */
@@ -388,21 +416,30 @@ static void *worker_main(void *arg)
         s->queue_head = j->next;
         if (!s->queue_head)
             s->queue_tail = NULL;
+        s->queued_jobs--;
+        s->queued_bytes -= j->args_len;
         s->running = j;
         pthread_mutex_unlock(&s->lock);
 
+        double t0 = mono_ms();
         hx_json_doc *doc = NULL;
         hx_error err = {0};
+        int rc = -1;
         if (hx_json_parse(&doc, j->args, j->args_len, NULL, &err) == 0) {
-            run_tool(s, j->tool, hx_json_doc_root(doc), j->id, j->id_len, &out);
+            rc = run_tool(s, j->tool, hx_json_doc_root(doc), j->id, j->id_len, &out);
             hx_json_doc_free(doc);
         } else {
             hx_rpc_write_error(&out, j->id, j->id_len, HX_RPC_INTERNAL_ERROR, "arguments lost", NULL, 0, NULL);
         }
+        double ms = mono_ms() - t0;
         pthread_mutex_lock(&s->lock);
         bool cancelled = j->cancelled;
         s->running = NULL;
-        s->jobs_done++;
+        if (rc)
+            s->jobs_failed++;   /* an error, or cancelled in time (HX_ECANCELED, nothing committed) */
+        else
+            s->jobs_done++;     /* committed, answered unless cancelled too late to stop */
+        s->job_ms = s->job_ms > 0 ? 0.8 * s->job_ms + 0.2 * ms : ms;
         pthread_mutex_unlock(&s->lock);
         if (!cancelled)
             send_line(s, &out);
@@ -412,8 +449,28 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static int enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_json_val *args, hx_error *err)
+/* Answers a write that finds the queue full: MCP_ERR_BUSY, with the queue's size and a retry
+ * hint of about one job's time (a finished job makes room; 1 s before any job has finished),
+ * 100 ms to 60 s. Under the lock. */
+static void write_busy(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
+    double wait = s->job_ms > 0 ? (s->job_ms > 100 ? s->job_ms : 100) : 1000;
+    uint64_t retry_ms = wait < 60000 ? (uint64_t)wait : 60000;
+    char m[256], data[160];
+    snprintf(m, sizeof m, "hyrax is busy: %zu writes (%.1f MB) are waiting, as many as it queues (%d writes or %zu MB); "
+             "retry in about %.1f s (error.data.retry_after_ms)", s->queued_jobs, (double)s->queued_bytes / 1048576.0,
+             MCP_QUEUE_MAX_JOBS, MCP_QUEUE_MAX_BYTES >> 20, (double)retry_ms / 1000.0);
+    snprintf(data, sizeof data, "{\"retry_after_ms\":%llu,\"pending_jobs\":%zu,\"pending_bytes\":%zu}",
+             (unsigned long long)retry_ms, s->queued_jobs, s->queued_bytes);
+    hx_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_BUSY, m, data, strlen(data), NULL);
+    s->jobs_busy++;
+}
+
+/* Queues a write job for the worker and returns true (the worker answers it), or leaves the
+ * answer in out and returns false: busy over the queue bounds, or out of memory. */
+static bool enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_json_val *args, hx_json_writer *out)
+{
+    hx_error err = {0};
     mcp_job *j = calloc(1, sizeof *j);
     hx_json_writer aw;
     hx_json_writer_init(&aw);
@@ -423,10 +480,12 @@ static int enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_json
         hx_json_write_obj_begin(&aw);
         hx_json_write_obj_end(&aw);
     }
-    if (!j || hx_json_writer_finish(&aw, err) || !(j->id = malloc(msg->id_len + 1))) {
+    if (!j || hx_json_writer_finish(&aw, &err) || !(j->id = malloc(msg->id_len + 1))) {
         free(j);
         hx_json_writer_free(&aw);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory queueing a write");
+        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, "out of memory queueing a write",
+                           NULL, 0, NULL);
+        return false;
     }
     memcpy(j->id, msg->id_json, msg->id_len);
     j->id[msg->id_len] = 0;
@@ -434,17 +493,29 @@ static int enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_json
     j->args = hx_json_writer_take(&aw, &j->args_len);
     j->tool = tool;
     pthread_mutex_lock(&s->lock);
-    if (s->queue_tail)
-        s->queue_tail->next = j;
-    else
-        s->queue_head = j;
-    s->queue_tail = j;
-    pthread_cond_broadcast(&s->wake);
+    bool full = s->queued_jobs >= MCP_QUEUE_MAX_JOBS ||
+                (s->queued_jobs && s->queued_bytes + j->args_len > MCP_QUEUE_MAX_BYTES);
+    if (full) {
+        write_busy(s, msg, out);
+    } else {
+        if (s->queue_tail)
+            s->queue_tail->next = j;
+        else
+            s->queue_head = j;
+        s->queue_tail = j;
+        s->queued_jobs++;
+        s->queued_bytes += j->args_len;
+        pthread_cond_broadcast(&s->wake);
+    }
     pthread_mutex_unlock(&s->lock);
-    return 0;
+    if (full)
+        job_free(j);
+    return !full;
 }
 
-/* notifications/cancelled: a queued job is dropped, a running one finishes unanswered. */
+/* notifications/cancelled: a queued job is dropped (a failed job); a running one is told to stop
+ * (at its next progress check, uncommitted: a failed job, unless it committed first) and is not
+ * answered. */
 static void cancel_request(mcp_server *s, const hx_json_val *params)
 {
     const hx_json_val *rid = hx_json_obj_get(params, "requestId");
@@ -461,6 +532,9 @@ static void cancel_request(mcp_server *s, const hx_json_val *params)
             *pp = j->next;
             if (s->queue_tail == j)
                 s->queue_tail = prev;
+            s->queued_jobs--;
+            s->queued_bytes -= j->args_len;
+            s->jobs_failed++;
             job_free(j);
             break;
         }
@@ -507,6 +581,7 @@ static void initialize(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
             chosen = protocol_versions[i];
     snprintf(s->protocol, sizeof s->protocol, "%s", chosen);
     hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_initialize, s, NULL);
+    s->initialized = true;
 }
 
 static int write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
@@ -546,7 +621,6 @@ static void tools_call(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
     size_t name_len;
     const char *name = hx_json_str(hx_json_obj_get(msg->params, "name"), &name_len);
     const hx_json_val *args = hx_json_obj_get(msg->params, "arguments");
-    hx_error err = {0};
     if (!name) {
         hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
                            "tools/call needs params.name, the name of a tool from tools/list", NULL, 0, NULL);
@@ -578,10 +652,7 @@ static void tools_call(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
         return;
     }
     if (hx_mcp_tools[t].writes) {
-        if (enqueue(s, t, msg, args, &err))
-            hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, err.message, NULL, 0, NULL);
-        else
-            *deferred = true;
+        *deferred = enqueue(s, t, msg, args, out);
         return;
     }
     hx_json_doc *empty_doc = NULL;
@@ -618,7 +689,12 @@ static void handle_line(mcp_server *s, const char *line, size_t len, hx_json_wri
             initialize(s, &msg, out);
         else if (!strcmp(msg.method, "ping"))
             hx_rpc_write_result(out, msg.id_json, msg.id_len, "{}", 2, NULL);
-        else if (!strcmp(msg.method, "tools/list"))
+        else if (!s->initialized) {
+            char m[160];
+            snprintf(m, sizeof m, "Server not initialized: send initialize before %.64s (only ping may come first)",
+                     msg.method);
+            hx_rpc_write_error(out, msg.id_json, msg.id_len, MCP_ERR_NOT_INITIALIZED, m, NULL, 0, NULL);
+        } else if (!strcmp(msg.method, "tools/list"))
             hx_rpc_write_result_fn(out, msg.id_json, msg.id_len, write_tools_list, NULL, NULL);
         else if (!strcmp(msg.method, "tools/call"))
             tools_call(s, &msg, out, &deferred);
@@ -638,17 +714,19 @@ static void handle_line(mcp_server *s, const char *line, size_t len, hx_json_wri
 
 /* === Serve === */
 
-/* Waits until input is readable or stop_fd fires; false when stopping. */
-static bool wait_input(int in_fd, int stop_fd)
+/* False once stop_fd has fired. Checked before every message, so a stop that interrupted a
+ * write is not followed by the rest of a pipelined burst; with nothing buffered (`idle`) it also
+ * waits for input. */
+static bool keep_going(int in_fd, int stop_fd, bool idle)
 {
     if (stop_fd < 0)
         return true;
-    struct pollfd p[2] = {{in_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+    struct pollfd p[2] = {{stop_fd, POLLIN, 0}, {in_fd, POLLIN, 0}};
     for (;;) {
-        int n = poll(p, 2, -1);
+        int n = poll(p, idle ? 2 : 1, idle ? -1 : 0);
         if (n < 0 && errno == EINTR)
             continue;
-        return !(n > 0 && (p[1].revents & POLLIN));
+        return !(n > 0 && p[0].revents);
     }
 }
 
@@ -661,6 +739,7 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
     s.started_ns = now_ns();
     snprintf(s.protocol, sizeof s.protocol, "%s", protocol_versions[0]);
     pthread_mutex_init(&s.lock, NULL);
+    pthread_mutex_init(&s.out_lock, NULL);
     pthread_cond_init(&s.wake, NULL);
     pthread_t loader, worker;
     int rc = 0;
@@ -675,7 +754,7 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
     hx_json_writer_init(&out);
     rc = hx_rpc_reader_init(&r, in_fd, 0, err);
     while (!rc) {
-        if (r.start == r.len && !wait_input(in_fd, cfg->stop_fd)) {
+        if (!keep_going(in_fd, cfg->stop_fd, r.start == r.len)) {
             pthread_mutex_lock(&s.lock);
             s.stopping_now = true;
             if (s.running)
@@ -728,6 +807,7 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
         free(s.failures[i].reason);
     }
     pthread_cond_destroy(&s.wake);
+    pthread_mutex_destroy(&s.out_lock);
     pthread_mutex_destroy(&s.lock);
     return rc;
 }

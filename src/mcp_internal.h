@@ -2,7 +2,8 @@
  * Threads: the main thread reads messages and answers reads with its own index reader and
  * encoder; one worker thread runs write tools (reindex, add_document, delete_document) in order
  * with its own writer handle, so queries keep being answered from the last commit meanwhile.
- * `lock` guards the output descriptor, the job queue and the statistics. */
+ * `lock` guards the job queue and the statistics; `out_lock` the output descriptor (a write to a
+ * peer that reads slowly never holds up the queue). */
 #ifndef HX_MCP_INTERNAL_H
 #define HX_MCP_INTERNAL_H
 
@@ -14,7 +15,24 @@
 #include <stdint.h>
 
 #define MCP_LATENCY_WINDOW 1024   /* latencies kept per tool for p50/p95 */
-#define MCP_TOP_QUERIES 256       /* distinct queries counted for index_health */
+/* Write jobs waiting behind the running one: at most this many, holding at most this many bytes
+ * of arguments (an empty queue takes any message the line reader let through). Over either
+ * bound a write is answered at once with MCP_ERR_BUSY and a retry hint, so 300 pipelined 1 MB
+ * add_document calls cost 32 MiB, not 300 MB. */
+#define MCP_QUEUE_MAX_JOBS 64
+#define MCP_QUEUE_MAX_BYTES ((size_t)32 << 20)
+
+/* hyrax's own JSON-RPC errors, in the range JSON-RPC leaves to servers (-32000..-32099). */
+enum {
+    MCP_ERR_NOT_INITIALIZED = -32000,   /* a request other than initialize or ping came first */
+    MCP_ERR_BUSY = -32003,              /* write queue full; error.data.retry_after_ms says when */
+};
+/* top_queries is a space-saving top-k (Metwally et al. 2005): MCP_TOP_QUERIES counters; a query
+ * not counted yet takes over the smallest counter (count = that count + 1, an overestimate by at
+ * most it). Every MCP_QUERY_DECAY queries every count is halved and zeros are dropped, so counts
+ * weigh the recent queries: a query's weight halves with each 4096 queries after it. */
+#define MCP_TOP_QUERIES 256
+#define MCP_QUERY_DECAY 4096
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
 #define MCP_TOOL_COUNT 10
 
@@ -37,6 +55,8 @@ typedef struct mcp_server {
     const hx_mcp_config *cfg;
     int out_fd;
     pthread_mutex_t lock;
+    pthread_mutex_t out_lock;     /* one message at a time on out_fd */
+    bool initialized;             /* initialize answered; main thread only */
     pthread_cond_t wake;          /* job queued, model loaded, or stopping */
 
     /* model: loaded by a thread at start so initialize is answered at once */
@@ -52,13 +72,18 @@ typedef struct mcp_server {
     mcp_job *running;
     bool stopping;                /* end of input: finish the queue, then stop */
     bool stopping_now;            /* stop_fd fired: abandon the queue and cancel the running job */
+    size_t queued_jobs, queued_bytes;   /* waiting jobs and their argument bytes */
     hx_encoder *writer_enc;       /* owned; worker thread only */
-    uint64_t jobs_done, jobs_failed;
+    uint64_t jobs_done;           /* finished without error */
+    uint64_t jobs_failed;         /* finished with isError, or cancelled queued or running */
+    uint64_t jobs_busy;           /* refused with MCP_ERR_BUSY (the queue was full) */
+    double job_ms;                /* moving average of a write job's time, for the retry hint */
 
     /* statistics for index_health */
     mcp_latency latency[MCP_TOOL_COUNT];
-    struct { char *query; uint32_t count; } queries[MCP_TOP_QUERIES];
+    struct { char *query; uint32_t count; } queries[MCP_TOP_QUERIES];   /* query owned */
     size_t n_queries;
+    uint64_t queries_noted;
     struct { char *path; char *reason; int64_t at_ns; } failures[MCP_FAILURES];
     size_t n_failures, next_failure;
     int64_t started_ns;
@@ -90,6 +115,6 @@ void mcp_write_latency(mcp_server *s, hx_json_writer *w);
 void mcp_write_top_queries(mcp_server *s, hx_json_writer *w);
 void mcp_write_failures(mcp_server *s, hx_json_writer *w);
 bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap);
-bool mcp_should_stop(mcp_server *s);                             /* stopping_now, under the lock */
+bool mcp_should_stop(mcp_server *s);   /* the server stops, or the running job was cancelled */
 
 #endif

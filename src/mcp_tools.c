@@ -5,6 +5,7 @@
  * 003 (list/status/details/delete), 001 (get_context, citations, read_context), 002 (search
  * modes, filters, min_score, health). */
 #include "fsafe.h"
+#include "fusion.h"
 #include "mcp_internal.h"
 #include "present.h"
 #include "relpath.h"
@@ -355,8 +356,9 @@ static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w
             o.rrf_k = (int)arg_int(&f, "k", 1, 1000, 60);
             o.vector_weight = (float)arg_num(&f, "semantic_weight", 0.7);
             o.text_weight = (float)arg_num(&f, "text_weight", 0.3);
-            if (!f.bad && (o.vector_weight < 0 || o.text_weight < 0 || o.vector_weight + o.text_weight <= 0))
-                fail(&f, "fusion weights must be >= 0 and not both 0");
+            hx_error werr = {0};
+            if (!f.bad && hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
+                fail(&f, "%s", werr.message);
         }
         a.bad = f.bad;
     }
@@ -1263,7 +1265,8 @@ static const char health_out[] =
     "\"last_commit\":{\"type\":[\"object\",\"null\"],\"properties\":{\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}}},"
     "\"model\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"loaded\":{\"type\":\"boolean\"}}},"
     "\"pending_jobs\":{\"type\":\"integer\"},\"running_job\":{\"type\":[\"string\",\"null\"]},\"jobs_done\":{\"type\":\"integer\"},"
-    "\"jobs_failed\":{\"type\":\"integer\"},\"failures\":{\"type\":\"array\"},\"top_queries\":{\"type\":\"array\"},"
+    "\"jobs_failed\":{\"type\":\"integer\"},\"jobs_busy\":{\"type\":\"integer\"},\"failures\":{\"type\":\"array\"},"
+    "\"top_queries\":{\"type\":\"array\",\"description\":\"The 10 most frequent recent queries; count is an estimate that halves every 4096 queries.\"},"
     "\"latency\":{\"type\":\"object\"},\"uptime_s\":{\"type\":\"number\"},\"read_only\":{\"type\":\"boolean\"},"
     "\"protocol_version\":{\"type\":\"string\"}},"
     "\"required\":[\"status\",\"documents\",\"chunks\",\"pending_jobs\",\"latency\",\"model\"]}";
@@ -1374,7 +1377,7 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
                 "with content) are never touched; files removed by delete_document stay out (kept_out). "
                 "Answers once the changes are searchable.",
      reindex_in, reindex_out, true, tool_reindex},
-    {"index_health", "Counts, pending work, failures, last commit, file size, model, top queries and latency "
-                     "per tool.",
+    {"index_health", "Counts, pending work (jobs done, failed or cancelled, refused as busy), failures, last "
+                     "commit, file size, model, recent top queries and latency per tool.",
      health_in, health_out, false, tool_index_health},
 };

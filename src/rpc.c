@@ -4,6 +4,8 @@
 #include "rpc.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,14 +130,43 @@ int hx_rpc_reader_next(hx_rpc_reader *r, const char **line, size_t *len, hx_erro
     }
 }
 
-int hx_rpc_write_line(int fd, const char *buf, size_t len, hx_error *err)
+/* Waits until fd takes bytes or stop_fd fires: 0, HX_ECANCELED, or HX_EIO. */
+static int wait_writable(int fd, int stop_fd, hx_error *err)
+{
+    struct pollfd p[2] = {{fd, POLLOUT, 0}, {stop_fd, POLLIN, 0}};
+    for (;;) {
+        int n = poll(p, 2, -1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return hx_error_set(err, HX_EIO, -1, "poll: %s", strerror(errno));
+        if (p[1].revents)
+            return hx_error_set(err, HX_ECANCELED, -1, "stopped while the reader was not taking output");
+        if (p[0].revents)
+            return 0;   /* writable, or an error the write itself will report */
+    }
+}
+
+int hx_rpc_write_line(int fd, int stop_fd, const char *buf, size_t len, hx_error *err)
 {
     if ((!buf && len) || (len && memchr(buf, '\n', len)))
         return hx_error_set(err, HX_EINVAL, -1, "a message line must not contain a newline");
     struct iovec iov[2] = {{(void *)buf, len}, {"\n", 1}};
     int i = len ? 0 : 1;
     while (i < 2) {
-        ssize_t n = writev(fd, iov + i, 2 - i);
+        struct iovec part[2] = {iov[i], iov[1]};
+        int parts = 2 - i;
+        if (stop_fd >= 0) {
+            int rc = wait_writable(fd, stop_fd, err);
+            if (rc)
+                return rc;
+            /* At most PIPE_BUF bytes: after POLLOUT a pipe takes them without blocking. */
+            if (part[0].iov_len >= PIPE_BUF) {
+                part[0].iov_len = PIPE_BUF;
+                parts = 1;
+            }
+        }
+        ssize_t n = writev(fd, part, parts);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -436,7 +467,7 @@ int hx_rpc_serve(int in_fd, int out_fd, size_t max_line, hx_rpc_handler fn, void
             rc = hx_rpc_dispatch(line, len, NULL, fn, ctx, &w, err);
         }
         if (rc == 0 && w.len > 0)
-            rc = hx_rpc_write_line(out_fd, w.buf, w.len, err);
+            rc = hx_rpc_write_line(out_fd, -1, w.buf, w.len, err);
         if (rc)
             break;
     }

@@ -61,8 +61,12 @@ int hx_rpc_reader_next(hx_rpc_reader *r, const char **line, size_t *len, hx_erro
 
 /* Writes buf[0..len) and a newline to fd, retrying short writes and EINTR. HX_EINVAL if buf
  * holds a newline (it would split the message), HX_EIO if write(2) fails (with SIGPIPE ignored
- * by main, a closed peer gives EPIPE here). */
-int hx_rpc_write_line(int fd, const char *buf, size_t len, hx_error *err);
+ * by main, a closed peer gives EPIPE here). With stop_fd >= 0 the write can be interrupted: it
+ * polls fd for POLLOUT and stop_fd for POLLIN before each write of at most PIPE_BUF bytes (which
+ * a pipe reported writable takes without blocking), and returns HX_ECANCELED, the line perhaps
+ * half written, once stop_fd is readable; so a peer that stops reading cannot keep a stop
+ * request waiting. stop_fd -1 writes with plain blocking writes. */
+int hx_rpc_write_line(int fd, int stop_fd, const char *buf, size_t len, hx_error *err);
 
 /* === Messages === */
 

@@ -179,7 +179,12 @@ int main(void)
     /* errors: non-zero exit, message on stderr, nothing on stdout */
     const char *bad[] = {"\"$HYRAX_BIN\" search --db %s --mode fuzzy x", "\"$HYRAX_BIN\" search --db %s -k 0 x",
                          "\"$HYRAX_BIN\" search --db %s.missing x", "\"$HYRAX_BIN\" index --db %s --bogus x", "\"$HYRAX_BIN\" nope",
-                         "\"$HYRAX_BIN\" search --db %s"};
+                         "\"$HYRAX_BIN\" search --db %s",
+                         /* fusion weights: one rule with MCP (hx_fusion_check_weights), no inf/NaN scores */
+                         "\"$HYRAX_BIN\" search --db %s --weights inf,1 pods",
+                         "\"$HYRAX_BIN\" search --db %s --weights 0,0 pods",
+                         "\"$HYRAX_BIN\" search --db %s --fusion weighted --weights 3e38,3e38 pods",
+                         "\"$HYRAX_BIN\" search --db %s --weights nan,1 pods"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char c[2 * PATH_MAX];
         snprintf(c, sizeof c, bad[i], db);

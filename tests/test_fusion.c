@@ -4,6 +4,7 @@
 #include "fusion.h"
 
 #include <math.h>
+#include <string.h>
 
 static int by_reverse_id(uint32_t a, uint32_t b, void *ctx)
 {
@@ -72,6 +73,17 @@ static void test_refused(void)
     CHECK(hx_fuse(&neg, NULL, 0, NULL, 0, NULL, NULL, out, &n, &err) == HX_EINVAL, "negative weight refused");
     hx_fusion nan_w = {HX_FUSE_WEIGHTED, 0, NAN, 1};
     CHECK(hx_fuse(&nan_w, NULL, 0, NULL, 0, NULL, NULL, out, &n, &err) == HX_EINVAL, "NaN weight refused");
+    hx_fusion inf_w = {HX_FUSE_RRF, 60, INFINITY, 1};
+    CHECK(hx_fuse(&inf_w, NULL, 0, NULL, 0, NULL, NULL, out, &n, &err) == HX_EINVAL, "infinite weight refused");
+    hx_fusion huge = {HX_FUSE_WEIGHTED, 0, 3e38f, 3e38f};
+    CHECK(hx_fuse(&huge, NULL, 0, NULL, 0, NULL, NULL, out, &n, &err) == HX_EINVAL, "weights whose sum overflows refused");
+    /* the rule itself, as the CLI and MCP call it */
+    CHECK(hx_fusion_check_weights(0.7f, 0.3f, &err) == 0 && hx_fusion_check_weights(0, 1, &err) == 0,
+          "finite weights >= 0 accepted");
+    CHECK(hx_fusion_check_weights(0, 0, &err) == HX_EINVAL && strstr(err.message, "not both 0"), "zeros: %s",
+          err.message);
+    CHECK(hx_fusion_check_weights(-INFINITY, 1, &err) == HX_EINVAL, "-inf refused");
+    CHECK(hx_fusion_check_weights(1, NAN, &err) == HX_EINVAL, "NaN refused");
 }
 
 int main(void)

@@ -4,7 +4,9 @@
  * the root, a hostile run of more than 10,000 malformed messages (random bytes, truncated JSON,
  * wrong types, huge numbers, deep nesting, unknown methods, a 20 MB line) in which every request
  * gets its answer, nothing but JSON reaches stdout, and memory stays bounded; then EOF and SIGTERM
- * exits. */
+ * exits. Also: requests before initialize refused, job failures and recent top queries counted by
+ * index_health, a flood of 1 MB writes answered "busy" within a memory bound, and SIGTERM obeyed
+ * while the client reads nothing. */
 #include "check.h"
 #include "json.h"
 
@@ -44,7 +46,7 @@ static void put(const char *rel, const char *text)
     }
 }
 
-static int start(server *s, int read_only)
+static int start_in(server *s, const char *at_root, const char *at_db, int read_only)
 {
     int to[2], from[2];
     if (pipe(to) || pipe(from))
@@ -57,7 +59,7 @@ static int start(server *s, int read_only)
         close(to[1]);
         close(from[0]);
         const char *bin = getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax";
-        execl(bin, "hyrax", "serve", "--db", db, "--root", root, read_only ? "--read-only" : "--threads",
+        execl(bin, "hyrax", "serve", "--db", at_db, "--root", at_root, read_only ? "--read-only" : "--threads",
               read_only ? NULL : "1", (char *)NULL);
         _exit(127);
     }
@@ -66,6 +68,11 @@ static int start(server *s, int read_only)
     s->in = to[1];
     s->out = from[0];
     return 0;
+}
+
+static int start(server *s, int read_only)
+{
+    return start_in(s, root, db, read_only);
 }
 
 static void send_raw(server *s, const char *data, size_t len)
@@ -159,18 +166,79 @@ static bool is_error(const hx_json_val *r)
     return hx_json_bool(get(r, "isError")) == 1;
 }
 
-static long rss_kb(pid_t pid)
+/* A "Vm...:" line of /proc/PID/status in kB: VmRSS now, VmHWM the peak. */
+static long status_kb(pid_t pid, const char *key)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
     FILE *f = fopen(path, "r");
     long kb = -1;
+    size_t kl = strlen(key);
     while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6))
-            kb = atol(line + 6);
+        if (!strncmp(line, key, kl) && line[kl] == ':')
+            kb = atol(line + kl + 1);
     if (f)
         fclose(f);
     return kb;
+}
+
+static long rss_kb(pid_t pid)
+{
+    return status_kb(pid, "VmRSS");
+}
+
+static void initialize(server *s)
+{
+    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", 60000);
+    CHECK(d && get(hx_json_doc_root(d), "result.protocolVersion"), "initialize answered");
+    hx_json_doc_free(d);
+    send_line(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+}
+
+/* A number from index_health's structuredContent, -1 when absent. */
+static int64_t health(server *s, int id, const char *key)
+{
+    hx_json_doc *d;
+    const hx_json_val *r = tool(s, &d, id, "index_health", "{}");
+    char path[96];
+    snprintf(path, sizeof path, "structuredContent.%s", key);
+    int64_t v = -1;
+    if (!r || hx_json_num_int64(get(r, path), &v, NULL))
+        v = -1;
+    hx_json_doc_free(d);
+    return v;
+}
+
+/* Waits (up to a minute) until no write job is queued or running. */
+static void wait_jobs_idle(server *s, int id)
+{
+    for (int i = 0; i < 600; i++) {
+        hx_json_doc *d;
+        const hx_json_val *r = tool(s, &d, id, "index_health", "{}");
+        int64_t pending = -1;
+        hx_json_num_int64(get(r, "structuredContent.pending_jobs"), &pending, NULL);
+        bool idle = pending == 0 && hx_json_type_of(get(r, "structuredContent.running_job")) == HX_JSON_NULL;
+        hx_json_doc_free(d);
+        if (idle)
+            return;
+        usleep(100000);
+    }
+    CHECK(0, "write jobs still pending after a minute");
+}
+
+/* Appends about n bytes of English-like words (deterministic) to a fresh string; caller frees. */
+static char *words(size_t n, unsigned seed)
+{
+    static const char *const w[] = {"scheduler", "places", "pods", "onto", "nodes", "storage", "volumes", "keep",
+                                    "data", "bread", "flour", "water", "starter", "review", "design", "memory",
+                                    "quota", "namespace", "limits", "the", "a", "with", "and", "of"};
+    char *out = malloc(n + 32);
+    size_t len = 0;
+    while (len < n) {
+        seed = seed * 1103515245u + 12345u;
+        len += (size_t)sprintf(out + len, "%s%s", w[(seed >> 8) % (sizeof w / sizeof *w)], (seed >> 20) % 12 ? " " : ". ");
+    }
+    return out;
 }
 
 static void test_lifecycle(server *s)
@@ -240,6 +308,10 @@ static void test_tools(server *s)
     hx_json_doc_free(d);
     r = tool(s, &d, 15, "search", "{\"query\":\"bread\",\"fusion\":{\"method\":\"weighted\",\"semantic_weight\":0.8,\"text_weight\":0.2}}");
     CHECK(r && !is_error(r), "weighted fusion");
+    hx_json_doc_free(d);
+    /* 1e39 is a finite JSON number but an infinite float weight: the fusion layer's rule refuses it */
+    r = tool(s, &d, 15, "search", "{\"query\":\"bread\",\"fusion\":{\"semantic_weight\":1e39,\"text_weight\":0.3}}");
+    CHECK(r && is_error(r), "a weight that overflows a float is a tool error");
     hx_json_doc_free(d);
 
     r = tool(s, &d, 16, "get_context", "{\"query\":\"bread\",\"max_tokens\":200}");
@@ -392,6 +464,84 @@ static void test_paths(server *s)
     hx_json_doc_free(d);
 }
 
+/* MCP lifecycle: before initialize only ping is answered; tools/list and tools/call get the
+ * JSON-RPC error -32000 and nothing runs. */
+static void test_before_initialize(server *s)
+{
+    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", 60000);
+    int64_t code = 0;
+    CHECK(d && !get(hx_json_doc_root(d), "result") && !hx_json_num_int64(get(hx_json_doc_root(d), "error.code"), &code, NULL) &&
+              code == -32000,
+          "tools/list before initialize: error -32000, got %lld", (long long)code);
+    hx_json_doc_free(d);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":\"bread\"}}}", 60000);
+    const char *m = d ? hx_json_str(get(hx_json_doc_root(d), "error.message"), NULL) : NULL;
+    CHECK(d && !get(hx_json_doc_root(d), "result") && m && strstr(m, "initialize"),
+          "tools/call before initialize: an error that says to initialize: %s", m ? m : "-");
+    hx_json_doc_free(d);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}", 60000);
+    CHECK(d && get(hx_json_doc_root(d), "result"), "ping before initialize is answered");
+    hx_json_doc_free(d);
+}
+
+/* index_health counts every job that did not take effect (a rejected add_document, a reindex
+ * cancelled while queued or while running) in jobs_failed, and keeps counting new queries after
+ * 256 distinct ones. */
+static void test_health_counts(server *s)
+{
+    int64_t failed0 = health(s, 40, "jobs_failed"), done0 = health(s, 41, "jobs_done");
+    hx_json_doc *d;
+    const hx_json_val *r = tool(s, &d, 42, "add_document", "{\"path\":\"blob.bin\"}");
+    CHECK(r && is_error(r), "binary file rejected");
+    hx_json_doc_free(d);
+    CHECK(health(s, 43, "jobs_failed") == failed0 + 1, "a rejected add_document is a failed job");
+
+    /* big/long.md takes seconds to embed: a reindex of it can be cancelled while it runs, and a
+     * second one while it waits behind the first. */
+    char *text = words(80000, 7);
+    put("big/long.md", text);
+    free(text);
+    send_line(s, "{\"jsonrpc\":\"2.0\",\"id\":44,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{\"paths\":[\"big\"]}}}\n"
+                 "{\"jsonrpc\":\"2.0\",\"id\":45,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{\"paths\":[\"big\"]}}}\n"
+                 "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":45}}");
+    bool running = false;
+    for (int i = 0; i < 600 && !running; i++) {
+        r = tool(s, &d, 46, "index_health", "{}");
+        const char *job = hx_json_str(get(r, "structuredContent.running_job"), NULL);
+        running = job && !strcmp(job, "reindex");
+        hx_json_doc_free(d);
+        if (!running)
+            usleep(20000);
+    }
+    CHECK(running, "the reindex runs");
+    send_line(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":44}}");
+    wait_jobs_idle(s, 47);
+    CHECK(health(s, 48, "jobs_failed") == failed0 + 3, "cancelled reindexes (running and queued) are failed jobs: %lld",
+          (long long)health(s, 49, "jobs_failed") - failed0);
+    CHECK(health(s, 50, "jobs_done") == done0, "and none of them is done");
+    r = tool(s, &d, 51, "document_status", "{\"path\":\"big/long.md\"}");
+    const char *st = hx_json_str(get(r, "structuredContent.status"), NULL);
+    CHECK(st && strcmp(st, "complete"), "the cancelled reindex committed nothing: %s", st ? st : "-");
+    hx_json_doc_free(d);
+
+    /* 300 distinct queries fill every counter; a query asked 8 times afterwards still leads */
+    for (int i = 0; i < 300; i++) {
+        char args[96];
+        snprintf(args, sizeof args, "{\"query\":\"distinct query %d\",\"mode\":\"keyword\"}", i);
+        tool(s, &d, 1000 + i, "search", args);
+        hx_json_doc_free(d);
+    }
+    for (int i = 0; i < 8; i++) {
+        tool(s, &d, 1400 + i, "search", "{\"query\":\"late favourite\",\"mode\":\"keyword\"}");
+        hx_json_doc_free(d);
+    }
+    r = tool(s, &d, 52, "index_health", "{}");
+    const hx_json_val *top = get(r, "structuredContent.top_queries");
+    const char *q = hx_json_str(get(hx_json_arr_get(top, 0), "query"), NULL);
+    CHECK(q && !strcmp(q, "late favourite"), "a query asked after 300 others leads top_queries: %s", q ? q : "-");
+    hx_json_doc_free(d);
+}
+
 /* Appends one hostile message to buf; returns whether it is a request that must be answered
  * (with id `id`), sets *null_answer when the answer has a null id (bad JSON, bad request). */
 static int hostile(char *buf, size_t cap, unsigned *seed, int id, int *null_answer)
@@ -523,6 +673,170 @@ static int stop(server *s, int sig)
     return status;
 }
 
+/* Item 11: a slow write, then 300 pipelined add_document calls of 1 MB each (bad names, so each
+ * is refused quickly once it runs) and a ping, written while the answers are read. Every request
+ * gets exactly one answer, some are "busy" with a retry hint, the ping is answered while the slow
+ * write still runs, and the server's peak RSS grows by far less than the 300 MB it was sent. */
+static void test_busy(void)
+{
+    char broot[PATH_MAX + 8], bdb[PATH_MAX + 32];
+    snprintf(broot, sizeof broot, "%s/busy", root);
+    snprintf(bdb, sizeof bdb, "%s/busy.hyx", root);
+    mkdir(broot, 0755);
+    server b;
+    if (start_in(&b, broot, bdb, 0))
+        return;
+    initialize(&b);
+    hx_json_doc *d;
+    tool(&b, &d, 2, "search", "{\"query\":\"x\",\"mode\":\"keyword\"}");   /* waits for the model */
+    hx_json_doc_free(d);
+    long base = status_kb(b.pid, "VmHWM");
+
+    enum { FLOOD = 300, SLOW_ID = 3, PING_ID = 4, FIRST = 1000 };
+    size_t mb = 1u << 20;
+    char *body = malloc(mb + 1);
+    memset(body, 'z', mb);
+    for (size_t i = 100; i < mb; i += 100)
+        body[i] = ' ';
+    body[mb] = 0;
+    char *slow_text = words(60000, 3);
+    size_t slow_cap = strlen(slow_text) + 256;
+    char *slow = malloc(slow_cap);
+    snprintf(slow, slow_cap, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"add_document\",\"arguments\":{\"name\":\"slow.md\",\"content\":\"%s\"}}}\n",
+             SLOW_ID, slow_text);
+    free(slow_text);
+    char *msg = malloc(mb + 512);
+    int answers[FIRST + FLOOD] = {0};
+    int busy = 0, refused = 0, bad = 0, order = 0, ping_at = 0, slow_at = 0, retry_hint = 1;
+    int next = -1;   /* -1: the slow write, then 0..FLOOD-1: the flood (the ping as number 40) */
+    size_t off = 0, len = 0;
+    int fl = fcntl(b.in, F_GETFL);
+    fcntl(b.in, F_SETFL, fl | O_NONBLOCK);
+    int expected = FLOOD + 1, got = 0, idle_polls = 0;   /* the ping takes flood 40's place */
+    while (got < expected && idle_polls < 300) {
+        if (off == len && next < FLOOD) {   /* compose the next message */
+            if (next == -1)
+                len = (size_t)snprintf(msg, mb + 512, "%s", slow);
+            else if (next == 40)   /* well past the queue's byte bound */
+                len = (size_t)snprintf(msg, mb + 512, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n", PING_ID);
+            else
+                len = (size_t)snprintf(msg, mb + 512, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"add_document\",\"arguments\":{\"name\":\"../flood-%d.md\",\"content\":\"%s\"}}}\n",
+                                       FIRST + next, next, body);
+            off = 0;
+            next++;
+        }
+        struct pollfd p[2] = {{b.out, POLLIN, 0}, {off < len ? b.in : -1, POLLOUT, 0}};
+        int n = poll(p, 2, 1000);
+        idle_polls = n == 0 ? idle_polls + 1 : 0;
+        if (off < len && (p[1].revents & POLLOUT)) {
+            ssize_t w = write(b.in, msg + off, len - off);
+            if (w > 0)
+                off += (size_t)w;
+        }
+        if (!(p[0].revents & (POLLIN | POLLHUP)))
+            continue;
+        char *line;
+        while ((line = read_line(&b, 0))) {
+            hx_json_doc *a = NULL;
+            int64_t id = -1;
+            if (hx_json_parse(&a, line, strlen(line), NULL, NULL) || hx_json_num_int64(get(hx_json_doc_root(a), "id"), &id, NULL) ||
+                id < 0 || id >= FIRST + FLOOD) {
+                bad++;
+                fprintf(stderr, "unexpected line: %.300s\n", line);
+            } else {
+                answers[id]++;
+                got++;
+                order++;
+                const hx_json_val *root_v = hx_json_doc_root(a);
+                int64_t code = 0, retry = 0;
+                hx_json_num_int64(get(root_v, "error.code"), &code, NULL);
+                if (id == PING_ID)
+                    ping_at = order;
+                else if (id == SLOW_ID) {
+                    slow_at = order;
+                    CHECK(get(root_v, "result") && !is_error(get(root_v, "result")), "the slow write succeeds: %.200s", line);
+                } else if (code == -32003) {
+                    busy++;
+                    const char *m = hx_json_str(get(root_v, "error.message"), NULL);
+                    retry_hint &= hx_json_num_int64(get(root_v, "error.data.retry_after_ms"), &retry, NULL) == 0 &&
+                                  retry > 0 && m && strstr(m, "busy");
+                } else if (get(root_v, "result") && is_error(get(root_v, "result"))) {
+                    refused++;
+                } else {
+                    bad++;
+                    fprintf(stderr, "unexpected answer: %.300s\n", line);
+                }
+            }
+            hx_json_doc_free(a);
+            free(line);
+        }
+    }
+    fcntl(b.in, F_SETFL, fl);
+    int dup = 0, missing = 0;
+    for (int id = 0; id < FIRST + FLOOD; id++) {
+        int want = id == SLOW_ID || id == PING_ID || (id >= FIRST && id != FIRST + 40);
+        missing += want && answers[id] == 0;
+        dup += answers[id] > 1 || (!want && answers[id]);
+    }
+    long peak = status_kb(b.pid, "VmHWM");
+    CHECK(got == expected && missing == 0 && dup == 0 && bad == 0,
+          "every request answered once: %d of %d, %d missing, %d twice, %d unexpected", got, expected, missing, dup, bad);
+    CHECK(busy > 0 && retry_hint, "some writes answered busy with error.data.retry_after_ms: %d busy, %d refused", busy,
+          refused);
+    CHECK(ping_at > 0 && ping_at < slow_at, "the ping answered while the slow write ran (answer %d, write %d)", ping_at,
+          slow_at);
+    CHECK(base > 0 && peak < base + 160 * 1024, "peak RSS %ld kB after 300 MB sent, %ld kB before", peak, base);
+    CHECK(health(&b, 5, "jobs_busy") == busy, "index_health counts the busy answers");
+    printf("busy run: %d busy, %d refused, VmHWM %ld -> %ld kB\n", busy, refused, base, peak);
+    free(body);
+    free(slow);
+    free(msg);
+    stop(&b, 0);
+}
+
+/* Item 13c: a client that sends requests and never reads the answers fills the server's stdout;
+ * SIGTERM must still end the server (a hang test: the limit is generous). */
+static void test_stop_while_blocked(void)
+{
+    server b;
+    if (start(&b, 1))
+        return;
+    int fl = fcntl(b.in, F_GETFL);
+    fcntl(b.in, F_SETFL, fl | O_NONBLOCK);
+    static const char ping[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+    char chunk[sizeof ping * 100];
+    for (int i = 0; i < 100; i++)
+        memcpy(chunk + i * (sizeof ping - 1), ping, sizeof ping - 1);
+    size_t chunk_len = 100 * (sizeof ping - 1), sent = 0;
+    for (int stalls = 0; stalls < 3 && sent < (64u << 20);) {   /* until the server stops reading */
+        struct pollfd p = {b.in, POLLOUT, 0};
+        if (poll(&p, 1, 1000) <= 0) {
+            stalls++;
+            continue;
+        }
+        ssize_t w = write(b.in, chunk, chunk_len);
+        if (w > 0)
+            sent += (size_t)w;
+    }
+    CHECK(sent < (64u << 20), "the server stopped reading (its output is full) after %zu bytes", sent);
+    kill(b.pid, SIGTERM);
+    int status = 0;
+    pid_t done = 0;
+    for (int i = 0; i < 300 && done == 0; i++) {   /* 30 s */
+        done = waitpid(b.pid, &status, WNOHANG);
+        if (!done)
+            usleep(100000);
+    }
+    CHECK(done == b.pid, "SIGTERM ends a server whose client reads nothing");
+    if (done != b.pid) {
+        kill(b.pid, SIGKILL);
+        waitpid(b.pid, &status, 0);
+    }
+    close(b.in);
+    close(b.out);
+    free(b.buf);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_mcp_XXXXXX";
@@ -553,11 +867,16 @@ int main(void)
     test_lifecycle(&s);
     test_tools(&s);
     test_paths(&s);
+    test_health_counts(&s);
     test_hostile(&s);
     int status = stop(&s, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "end of input: clean exit (status %d)", status);
+    test_busy();
+    test_stop_while_blocked();
 
     if (!start(&s, 1)) {
+        test_before_initialize(&s);
+        initialize(&s);
         hx_json_doc *d;
         const hx_json_val *r = tool(&s, &d, 1, "add_document", "{\"content\":\"x\",\"name\":\"y.md\"}");
         CHECK(r && is_error(r) && strstr(hx_json_str(get(hx_json_arr_get(get(r, "content"), 0), "text"), NULL), "read-only"),

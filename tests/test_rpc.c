@@ -6,6 +6,7 @@
 #include "check.h"
 #include "rpc.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,15 +423,67 @@ static void test_write_line(void)
     int fds[2];
     CHECK(pipe(fds) == 0, "pipe");
     hx_error err = {0};
-    CHECK(hx_rpc_write_line(fds[1], "{\"a\":1}", 7, &err) == 0, "write: %s", err.message);
-    CHECK(hx_rpc_write_line(fds[1], "a\nb", 3, &err) == HX_EINVAL, "newline refused");
-    CHECK(hx_rpc_write_line(fds[1], "", 0, &err) == 0, "empty line");
+    CHECK(hx_rpc_write_line(fds[1], -1, "{\"a\":1}", 7, &err) == 0, "write: %s", err.message);
+    CHECK(hx_rpc_write_line(fds[1], -1, "a\nb", 3, &err) == HX_EINVAL, "newline refused");
+    CHECK(hx_rpc_write_line(fds[1], -1, "", 0, &err) == 0, "empty line");
     close(fds[1]);
     char buf[64];
     ssize_t n = read(fds[0], buf, sizeof buf);
     CHECK(n == 9 && memcmp(buf, "{\"a\":1}\n\n", 9) == 0, "written bytes");
     close(fds[0]);
-    CHECK(hx_rpc_write_line(-1, "x", 1, &err) == HX_EIO, "bad fd");
+    CHECK(hx_rpc_write_line(-1, -1, "x", 1, &err) == HX_EIO, "bad fd");
+}
+
+typedef struct {
+    int fd;
+    size_t got;
+    char last;
+} drain_arg;
+
+static void *drain(void *p)
+{
+    drain_arg *a = p;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(a->fd, buf, sizeof buf)) > 0) {
+        a->got += (size_t)n;
+        a->last = buf[n - 1];
+    }
+    return NULL;
+}
+
+/* With a stop descriptor: long lines still go out whole to a reader, and a write into a pipe
+ * nobody reads returns HX_ECANCELED once the stop descriptor fires instead of blocking. */
+static void test_write_line_stop(void)
+{
+    int out[2], stop[2];
+    CHECK(pipe(out) == 0 && pipe(stop) == 0, "pipes");
+    hx_error err = {0};
+    size_t big = 300000;
+    char *line = malloc(big);
+    memset(line, 'x', big);
+    drain_arg a = {out[0], 0, 0};
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, drain, &a) == 0, "reader thread");
+    CHECK(hx_rpc_write_line(out[1], stop[0], line, big, &err) == 0, "long line with a stop fd: %s", err.message);
+    close(out[1]);
+    pthread_join(t, NULL);
+    CHECK(a.got == big + 1 && a.last == '\n', "whole line and newline: %zu bytes", a.got);
+    close(out[0]);
+
+    CHECK(pipe(out) == 0, "pipe");
+    int fl = fcntl(out[1], F_GETFL);
+    fcntl(out[1], F_SETFL, fl | O_NONBLOCK);
+    while (write(out[1], line, 4096) > 0)   /* fill the pipe */
+        ;
+    fcntl(out[1], F_SETFL, fl);
+    CHECK(write(stop[1], "s", 1) == 1, "stop fired");
+    CHECK(hx_rpc_write_line(out[1], stop[0], line, 100, &err) == HX_ECANCELED, "full pipe + stop: cancelled");
+    close(out[0]);
+    close(out[1]);
+    close(stop[0]);
+    close(stop[1]);
+    free(line);
 }
 
 static void test_serve(void)
@@ -486,6 +539,7 @@ int main(void)
     test_writers();
     test_reader();
     test_write_line();
+    test_write_line_stop();
     test_serve();
     return check_report("test_rpc");
 }
