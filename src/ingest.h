@@ -1,6 +1,7 @@
 /* ingest.h: from paths on disk to decoded documents with metadata. Walks folders (skipping VCS
  * folders and the index's own .hyrax folder, honouring --exclude globs, never following a
- * symlink out of the root), reads each file under a size cap, rejects binary files, decodes
+ * symlink out of the root), reads each file under a size cap, rejects binary files (a NUL byte
+ * anywhere, or a U+0000 in UTF-16: decoded text never holds a NUL, so none of it is lost), decodes
  * UTF-8 (with or without BOM), UTF-16 with BOM, else Latin-1, and extracts title, type, front
  * matter and top-level YAML scalars. Knows nothing of chunks or indexes. */
 #ifndef HX_INGEST_H
@@ -56,7 +57,8 @@ int hx_ingest_load(const char *root, const char *rel_path, size_t max_bytes, hx_
 int hx_ingest_from_bytes(const char *name, const void *bytes, size_t len, const hx_kv *extra,
                          size_t n_extra, hx_doc_source *doc, hx_error *err);
 
-/* Decodes raw file bytes to UTF-8 as described above; *text is owned by the caller (free). */
+/* Decodes raw file bytes to UTF-8 as described above; *text is owned by the caller (free).
+ * A binary file fails with HX_EFORMAT, err->offset at its first NUL. */
 int hx_ingest_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
                      const char **encoding, hx_error *err);
 
