@@ -836,7 +836,7 @@ static int tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_wri
 
 static const char status_out[] =
     "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":[\"integer\",\"null\"]},\"path\":{\"type\":\"string\"},"
-    "\"status\":{\"type\":\"string\",\"enum\":[\"complete\",\"pending\",\"failed\",\"not_found\"]},"
+    "\"status\":{\"type\":\"string\",\"enum\":[\"complete\",\"empty\",\"pending\",\"failed\",\"not_found\"]},"
     "\"indexed_at\":{\"type\":[\"string\",\"null\"]},\"vectorized_at\":{\"type\":[\"string\",\"null\"]},"
     "\"chunks_count\":{\"type\":\"integer\"},\"last_error\":{\"type\":[\"string\",\"null\"]},"
     "\"embeddings\":{\"type\":\"object\",\"properties\":{\"model\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"provider\":{\"type\":\"string\"}}}},"
@@ -865,7 +865,11 @@ static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_
     const char *p = found ? d.path : path;
     char reason[512];
     bool failed = mcp_failure_for(s, p, reason, sizeof reason);
-    const char *status = mcp_path_pending(s, p) ? "pending" : found ? "complete" : failed ? "failed" : "not_found";
+    /* "empty": indexed, but the document has no text at all (blank), so no chunk can match it */
+    const char *status = mcp_path_pending(s, p) ? "pending"
+                         : found                ? (d.n_chunks ? "complete" : "empty")
+                         : failed               ? "failed"
+                                                : "not_found";
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "id");
     if (found)
@@ -1318,7 +1322,8 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
      tool_list_documents},
     {"get_document", "A document's metadata, content hash and chunks (index, text, token count).", get_in,
      get_out, false, tool_get_document},
-    {"document_status", "Whether a document is indexed, pending or failed, when, and with which model.", doc_ref_in,
+    {"document_status", "Whether a document is indexed (complete, or empty: blank, no text to search), pending or "
+                        "failed (with the reason), when, and with which model.", doc_ref_in,
      status_out, false, tool_document_status},
     {"add_document", "Index a file under the root now, or store text as a new document with metadata. Answers "
                      "once the document is searchable.",
