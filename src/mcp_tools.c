@@ -5,6 +5,7 @@
  * 003 (list/status/details/delete), 001 (get_context, citations, read_context), 002 (search
  * modes, filters, min_score, health). */
 #include "mcp_internal.h"
+#include "passage.h"
 #include "present.h"
 #include "tokenizer.h"
 
@@ -380,40 +381,6 @@ static const char context_out[] =
     "\"truncated\":{\"type\":\"boolean\"}," READ_CONTEXT_SCHEMA
     "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
 
-/* A passage: adjacent or overlapping chunks of one document merged into one byte range. */
-typedef struct {
-    const hx_result *first;      /* the best-ranked chunk, for document fields */
-    uint32_t start, end, line_start, line_end;
-    float relevance;
-    char *text;                  /* owned: the document's bytes [start, end) */
-    uint32_t chunk_ids[CONTEXT_CANDIDATES];
-    size_t n_chunks;
-} passage;
-
-/* Merges chunk r (its body is the document's bytes [r->byte_start, r->byte_end)) into p. */
-static int passage_merge(passage *p, const hx_result *r)
-{
-    uint32_t start = r->byte_start < p->start ? r->byte_start : p->start;
-    uint32_t end = r->byte_end > p->end ? r->byte_end : p->end;
-    char *t = malloc((size_t)(end - start) + 1);
-    if (!t)
-        return -1;
-    memset(t, ' ', end - start);
-    memcpy(t + (p->start - start), p->text, p->end - p->start);
-    memcpy(t + (r->byte_start - start), r->text, r->text_len);
-    t[end - start] = 0;
-    free(p->text);
-    p->text = t;
-    p->start = start;
-    p->end = end;
-    if (r->line_start < p->line_start)
-        p->line_start = r->line_start;
-    if (r->line_end > p->line_end)
-        p->line_end = r->line_end;
-    p->chunk_ids[p->n_chunks++] = r->chunk_id;
-    return 0;
-}
-
 static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     static const char *const keys[] = {"query", "max_tokens", "filters", "mode", NULL};
@@ -436,29 +403,20 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
     hx_results res = {0};
     if (run_query(s, query, &o, &res, msg, cap))
         return -1;
-    passage *ps = calloc(res.n ? res.n : 1, sizeof *ps);
-    size_t np = 0;
-    int rc = ps ? 0 : -1;
-    for (size_t i = 0; i < res.n && !rc; i++) {   /* in rank order: a passage's relevance is its best chunk's */
-        const hx_result *r = &res.v[i];
-        size_t j = 0;
-        while (j < np && !(ps[j].first->doc_id == r->doc_id && r->byte_start <= ps[j].end && r->byte_end >= ps[j].start))
-            j++;
-        if (j == np) {
-            ps[np] = (passage){r, r->byte_start, r->byte_start, r->line_start, r->line_end, r->score, NULL, {0}, 0};
-            if (!(ps[np].text = calloc(1, 1)))
-                rc = -1;
-            np++;
-        }
-        if (!rc)
-            rc = passage_merge(&ps[j], r);
+    hx_passages ps;
+    hx_error err;
+    if (hx_passages_build(&res, &ps, &err)) {
+        hx_results_free(&res);
+        return snprintf(msg, cap, "%s", err.message), -1;
     }
+    size_t np = ps.n;
+    int rc = 0;
     const hx_tokenizer *tok = hx_model_tokenizer(s->model);
     char *context = NULL;
     size_t context_len = 0, context_cap = 0, used = 0, dropped = 0;
     bool *kept = calloc(np ? np : 1, sizeof *kept);
     for (size_t i = 0; i < np && !rc && kept; i++) {
-        passage *p = &ps[i];
+        const hx_passage *p = &ps.v[i];
         char header[600];
         const char *title = p->first->title, *heading = p->first->heading;
         size_t tl0 = strlen(title);
@@ -506,7 +464,7 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
         for (size_t i = 0, shown = 0; i < np; i++) {
             if (!kept[i])
                 continue;
-            const passage *p = &ps[i];
+            const hx_passage *p = &ps.v[i];
             hx_json_write_obj_begin(w);
             hx_json_write_key(w, "index");
             hx_json_write_uint(w, ++shown);
@@ -547,9 +505,7 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
     }
     if (rc || !kept)
         snprintf(msg, cap, "out of memory assembling the context");
-    for (size_t i = 0; i < np; i++)
-        free(ps[i].text);
-    free(ps);
+    hx_passages_free(&ps);
     free(kept);
     free(context);
     hx_results_free(&res);
