@@ -14,6 +14,8 @@
 
 #define HX_INGEST_DEFAULT_MAX_BYTES (16u << 20)  /* files larger than this are rejected */
 #define HX_META_MAX 64                           /* metadata entries kept per document */
+#define HX_INGEST_MAX_GROWTH 2                   /* decoded text is at most this many times the
+                                                    bytes it came from (Latin-1: 1 byte -> 2) */
 
 typedef struct hx_doc_source {
     char *path;            /* relative to the root, '/'-separated; owned */
