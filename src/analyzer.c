@@ -169,6 +169,15 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
     int prev_word = 0;        /* the last code point was a word character */
     size_t pending_join = 0;  /* 1 + index of a joiner waiting for a word character, else 0 */
     while (pos < len) {
+        if (n == HX_ANALYZER_MAX_COMPOUND) {   /* cut here, so any run costs bounded memory */
+            if (pending_join)
+                n--;
+            if (emit_compound(a, a->scratch, n))
+                return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
+            n = 0;
+            prev_word = 0;
+            pending_join = 0;
+        }
         size_t start = pos;
         uint32_t cp, lower;
         hx_utf8_next(text, len, &pos, &cp);

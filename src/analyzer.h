@@ -27,6 +27,9 @@
  *   that is not emitted (its leaves still are).
  * - Stop words: none. Stemming: none. Accents are kept (cafe and café are different terms).
  * - Scripts without spaces (CJK) come out as one leaf per run of letters (cut at 64 bytes).
+ * - A compound ends after HX_ANALYZER_MAX_COMPOUND code points (joiners included) and the text
+ *   after it is analyzed afresh, so a word of any length (a 50 MB run of letters) takes bounded
+ *   memory; only such runs, far past the term cap, are affected.
  */
 #ifndef HX_ANALYZER_H
 #define HX_ANALYZER_H
@@ -37,6 +40,7 @@
 #include <stdint.h>
 
 #define HX_ANALYZER_MAX_TERM 64
+#define HX_ANALYZER_MAX_COMPOUND 1024   /* code points buffered per compound */
 
 /* Term kinds. */
 enum { HX_TERM_LEAF = 1, HX_TERM_SEGMENT = 2, HX_TERM_WHOLE = 4 };

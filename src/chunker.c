@@ -266,22 +266,43 @@ static int heading_level(const chunker *c, const line *l, const char **text, siz
     return (int)h;
 }
 
-/* Where the body starts after YAML front matter ("---" line ... "---" or "..." line): front
- * matter is metadata (ingest.c reads it), not text to chunk. 0 when there is none. */
-static size_t skip_front_matter(const chunker *c)
+/* YAML front matter at the start of a Markdown text ("---" line ... "---" or "..." line): its
+ * lines are [*from, *to); returns where the body starts after it, 0 when there is none. */
+static size_t front_matter(const chunker *c, size_t *from, size_t *to)
 {
     line l;
     if (!next_line(c, 0, &l) || l.end - l.start < 3 || memcmp(c->text, "---", 3) ||
         (l.end - l.start > 3 && !(l.end - l.start == 4 && c->text[3] == '\r')))
         return 0;
+    *from = l.next;
     for (size_t pos = l.next; next_line(c, pos, &l); pos = l.next) {
         size_t n = l.end - l.start;
         if (n && c->text[l.end - 1] == '\r')
             n--;
-        if (n == 3 && (!memcmp(c->text + l.start, "---", 3) || !memcmp(c->text + l.start, "...", 3)))
+        if (n == 3 && (!memcmp(c->text + l.start, "---", 3) || !memcmp(c->text + l.start, "...", 3))) {
+            *to = l.start;
             return l.next;
+        }
     }
     return 0;
+}
+
+/* YAML lines [from, to) (to at a line start): a top-level key starts a unit that runs to the next
+ * top-level key. */
+static void add_yaml_units(chunker *c, size_t from, size_t to)
+{
+    size_t block = from, pos = from;
+    line l;
+    while (!c->error && pos < to && next_line(c, pos, &l)) {
+        pos = l.next;
+        char ch = l.start < l.end ? c->text[l.start] : ' ';
+        bool top_key = !is_space(ch) && ch != '-' && ch != '#' && ch != '}' && ch != ']';
+        if (top_key && l.start > block) {
+            add_unit(c, block, l.start);
+            block = l.start;
+        }
+    }
+    add_unit(c, block, to);
 }
 
 static int scan_markdown(chunker *c, hx_error *err)
@@ -289,9 +310,11 @@ static int scan_markdown(chunker *c, hx_error *err)
     struct { int level; const char *s; size_t n; } stack[HEADING_DEPTH];
     int depth = 0;
     bool fenced = false;
-    size_t para = SIZE_MAX, para_end = 0, pos = skip_front_matter(c);
+    size_t para = SIZE_MAX, para_end = 0, fm_from = 0, fm_to = 0, pos = front_matter(c, &fm_from, &fm_to);
     line l;
     int rc = add_section(c, "", err);
+    if (!rc && pos)
+        add_yaml_units(c, fm_from, fm_to);   /* front matter is text too, besides metadata */
     while (!rc && next_line(c, pos, &l)) {
         pos = l.next;
         const char *htext;
@@ -333,6 +356,8 @@ static int scan_markdown(chunker *c, hx_error *err)
         *p = 0;
         rc = add_section(c, path, err);
         free(path);
+        if (!rc)   /* the heading's words are text of its section, not only of its header */
+            add_unit(c, (size_t)(htext - c->text), (size_t)(htext - c->text) + hlen);
     }
     if (!rc && para != SIZE_MAX)
         add_sentences(c, para, para_end);
@@ -362,23 +387,11 @@ static int scan_blocks(chunker *c, bool prose, hx_error *err)
     return rc;
 }
 
-/* YAML: a top-level key starts a unit that runs to the next top-level key. */
 static int scan_yaml(chunker *c, hx_error *err)
 {
-    size_t block = 0, pos = 0;
-    line l;
     int rc = add_section(c, "", err);
-    while (!rc && !c->error && next_line(c, pos, &l)) {
-        pos = l.next;
-        char ch = l.start < l.end ? c->text[l.start] : ' ';
-        bool top_key = !is_space(ch) && ch != '-' && ch != '#' && ch != '}' && ch != ']';
-        if (top_key && l.start > block) {
-            add_unit(c, block, l.start);
-            block = l.start;
-        }
-    }
     if (!rc)
-        add_unit(c, block, c->len);
+        add_yaml_units(c, 0, c->len);
     return rc;
 }
 

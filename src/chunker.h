@@ -1,6 +1,9 @@
 /* chunker.h: splits a decoded document into chunks that each fit the model's input whole.
  * Markdown by heading sections, then paragraphs, then sentences; YAML by top-level keys; code at
- * blank lines; plain text by paragraphs and sentences. Every chunk's text is a contextual header
+ * blank lines; plain text by paragraphs and sentences. No text is lost: every non-blank byte lies
+ * in some chunk's body, except Markdown markup (the #s of a heading line, whose words open its
+ * section's body, and the --- lines around front matter, which is chunked as YAML).
+ * Every chunk's text is a contextual header
  * (document title and heading path, as seed 001's contextual chunks) plus a body that is one
  * contiguous byte range of the document, and counts at most max_tokens word pieces including
  * [CLS] and [SEP], so nothing is ever truncated at embedding time. Consecutive chunks of one
@@ -33,7 +36,7 @@ typedef struct hx_chunk {
 
 /* Chunks text[0..len) (NUL-terminated UTF-8) of a document of the given type ("markdown",
  * "yaml", "json", "code", "text") and title. *out is owned by the caller: free with
- * hx_chunks_free. An empty or blank document yields zero chunks. */
+ * hx_chunks_free. An empty or blank document yields zero chunks, and only such a document. */
 int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *type, const char *text,
                       size_t len, const hx_chunk_opts *opts, hx_chunk **out, size_t *n_out, hx_error *err);
 void hx_chunks_free(hx_chunk *chunks, size_t n);

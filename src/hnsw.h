@@ -152,6 +152,7 @@ int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const
 void hx_hnsw_view_close(hx_hnsw_view *v);
 uint32_t hx_hnsw_view_count(const hx_hnsw_view *v);
 uint32_t hx_hnsw_view_dim(const hx_hnsw_view *v);
+uint32_t hx_hnsw_view_label(const hx_hnsw_view *v, uint32_t node);   /* id of node < count */
 
 /* Same contract as hx_hnsw_search. */
 int hx_hnsw_view_search(const hx_hnsw_view *v, const hx_hnsw_query *q, hx_hnsw_hit *out,

@@ -65,6 +65,7 @@ int hx_hnsw_serialize(const hx_hnsw *h, uint8_t *buf, size_t cap, size_t *len, h
 
 uint32_t hx_hnsw_view_count(const hx_hnsw_view *v) { return v->g.n; }
 uint32_t hx_hnsw_view_dim(const hx_hnsw_view *v) { return v->g.dim; }
+uint32_t hx_hnsw_view_label(const hx_hnsw_view *v, uint32_t node) { return v->g.labels[node]; }
 
 static bool zero_bytes(const uint8_t *p, uint64_t from, uint64_t to, uint64_t *bad)
 {

@@ -5,6 +5,7 @@
 #include "bytes.h"
 #include "cpu.h"
 #include "index_internal.h"
+#include "ingest.h"
 #include "wire.h"
 
 #include <limits.h>
@@ -240,11 +241,23 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
             prev = o;
         }
     }
+    /* chunk rows: the body (text past the header) is exactly the document's bytes
+     * [byte start, byte end), so whoever copies a body into a buffer sized from the range
+     * (get_context's passages) stays inside it; lines are 1-based and ordered */
     for (uint32_t i = 0; i < n; i++) {
         const uint8_t *row = s->chunks->data + (size_t)i * IX_CHUNK_FIELDS * 4;
         uint32_t tl = hxf_le32(s->text_off->data + 4 * ((size_t)i + 1)) - hxf_le32(s->text_off->data + 4 * (size_t)i);
-        if (hxf_le32(row + 4 * IX_F_BODY) > tl || hxf_le32(row + 4 * IX_F_DOC) >= ix->v.next_doc)
-            return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment chunk %u is corrupt", s->base + i);
+        uint32_t body = hxf_le32(row + 4 * IX_F_BODY), bs = hxf_le32(row + 4 * IX_F_BYTE_START),
+                 be = hxf_le32(row + 4 * IX_F_BYTE_END), ls = hxf_le32(row + 4 * IX_F_LINE_START),
+                 le = hxf_le32(row + 4 * IX_F_LINE_END);
+        const char *why = body > tl                         ? "its body offset is past its text"
+                          : bs > be || be - bs != tl - body ? "its byte range is not the length of its body"
+                          : ls == 0 || ls > le              ? "its line range is empty or not 1-based"
+                          : hxf_le32(row + 4 * IX_F_DOC) >= ix->v.next_doc ? "its document id is past the end"
+                                                                           : NULL;
+        if (why)
+            return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment chunk %u is corrupt: %s",
+                                s->base + i, why);
     }
     if (!n)
         return 0;
@@ -257,6 +270,15 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
         return rc;
     if (hx_hnsw_view_count(s->hnsw) != n)
         return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment graph and vectors disagree");
+    /* both sides must answer with this segment's chunk ids, base .. base + n - 1, and nothing else
+     * (BM25 doc ids are ascending, checked by the reader) */
+    const uint8_t *bm25_ids = s->bm25.arr[0];
+    if (s->bm25.n_docs != n || hxf_le32(bm25_ids) != s->base || hxf_le32(bm25_ids + 4 * ((size_t)n - 1)) != s->base + n - 1)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment BM25 ids are not its chunk ids");
+    for (uint32_t i = 0; i < n; i++)
+        if (hx_hnsw_view_label(s->hnsw, i) != s->base + i)
+            return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment graph node %u is not chunk %u", i,
+                                s->base + i);
     return 0;
 }
 
@@ -325,6 +347,35 @@ void ix_view_free(ix_view *v)
     free(v->strings);
     free(v->tomb);
     memset(v, 0, sizeof *v);
+}
+
+/* Documents and live chunks must match one to one: a document's chunks are live, name it, and
+ * are numbered 0.. in order, with bodies inside its decoded text (at most HX_INGEST_MAX_GROWTH
+ * times its bytes on disk); every live chunk lies in the range of the document it names. */
+static int check_ownership(const ix_view *v, hx_error *err)
+{
+    for (size_t i = 0; i < v->n_docs; i++) {
+        const hx_doc_info *d = &v->docs[i].info;
+        for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
+            const ix_segment *s = ix_segment_of(v, c);
+            if (!s || ix_is_deleted(v, c) || ix_chunk_field(s, c, IX_F_DOC) != d->id ||
+                ix_chunk_field(s, c, IX_F_INDEX) != c - d->first_chunk ||
+                (d->size <= UINT32_MAX && ix_chunk_field(s, c, IX_F_BYTE_END) > d->size * HX_INGEST_MAX_GROWTH))
+                return hx_error_set(err, HX_EFORMAT, -1, "document %s and its chunk %u disagree", d->path, c);
+        }
+    }
+    for (size_t i = 0; i < v->n_segs; i++) {
+        const ix_segment *s = &v->segs[i];
+        for (uint32_t c = s->base; c < s->base + s->n; c++) {
+            if (ix_is_deleted(v, c))
+                continue;
+            const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(s, c, IX_F_DOC));
+            if (!d || c < d->info.first_chunk || c - d->info.first_chunk >= d->info.n_chunks)
+                return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset,
+                                    "live chunk %u belongs to no document", c);
+        }
+    }
+    return 0;
 }
 
 int ix_view_load(hx_index *ix, hx_error *err)
@@ -404,15 +455,7 @@ int ix_view_load(hx_index *ix, hx_error *err)
             v->segs[i].bm25_live_len = live.live_len;
         }
     }
-    for (size_t i = 0; i < v->n_docs; i++) {
-        const hx_doc_info *d = &v->docs[i].info;
-        for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
-            const ix_segment *s = ix_segment_of(v, c);
-            if (!s || ix_chunk_field(s, c, IX_F_DOC) != d->id)
-                return hx_error_set(err, HX_EFORMAT, -1, "document %s and its chunks disagree", d->path);
-        }
-    }
-    return 0;
+    return check_ownership(v, err);
 }
 
 /* === Open and close === */

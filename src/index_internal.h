@@ -49,6 +49,14 @@
  *   vectors    f32    [n, dim]  L2-normalised embeddings, chunk order
  *   bm25       raw              hx_bm25 segment over chunk texts, doc id = chunk id (if n > 0)
  *   hnsw       raw              hx_hnsw graph over vectors, node i = chunk base + i (if n > 0)
+ *
+ * ix_view_load checks every range and id before anything reads them, so search and the tools
+ * trust them: offsets ascend within their sections (each heading ends with its NUL); a chunk's
+ * body offset is within its text and its body is exactly byte end - byte start long (byte start
+ * <= byte end <= HX_INGEST_MAX_GROWTH x its document's size); lines are 1-based with start <= end;
+ * BM25 doc ids and graph node labels are the segment's chunk ids; segments do not overlap; a
+ * document's chunks are live, name it and are numbered 0.. in order; every live chunk lies in
+ * the chunk range of the document it names.
  */
 #ifndef HX_INDEX_INTERNAL_H
 #define HX_INDEX_INTERNAL_H

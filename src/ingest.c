@@ -349,15 +349,18 @@ static bool valid_utf8(const uint8_t *s, size_t n)
     return true;
 }
 
-static bool looks_binary(const uint8_t *raw, size_t len)
+/* Decoded text never holds a NUL: it would end every C string made from it (chunk texts, the
+ * tokenizer's input) and silently drop what follows. So one NUL anywhere makes a file binary. */
+static int binary_at(size_t offset, hx_error *err)
 {
-    size_t n = len < 8192 ? len : 8192;
-    return memchr(raw, 0, n) != NULL;
+    return hx_error_set(err, HX_EFORMAT, (int64_t)offset, "binary file (NUL at byte %zu)", offset);
 }
 
-/* UTF-16 with BOM to UTF-8; unpaired surrogates become U+FFFD. */
-static int decode_utf16(const uint8_t *raw, size_t len, bool big_endian, char **text, size_t *out_len,
-                        hx_error *err)
+/* UTF-16 with BOM to UTF-8; unpaired surrogates become U+FFFD. A U+0000 makes the file binary,
+ * as a NUL byte does in the other encodings (see hx_ingest_decode). `base` is the offset of
+ * raw[0] in the file, for the error. */
+static int decode_utf16(const uint8_t *raw, size_t len, size_t base, bool big_endian, char **text,
+                        size_t *out_len, hx_error *err)
 {
     size_t units = len / 2;
     if (units > SIZE_MAX / 3 - 1)
@@ -368,6 +371,10 @@ static int decode_utf16(const uint8_t *raw, size_t len, bool big_endian, char **
     for (size_t i = 0; i < units; i++) {
         const uint8_t *u = raw + 2 * i;
         uint32_t c = big_endian ? (uint32_t)u[0] << 8 | u[1] : (uint32_t)u[1] << 8 | u[0];
+        if (c == 0) {
+            free(buf);
+            return binary_at(base + 2 * i, err);
+        }
         if (c >= 0xD800 && c < 0xDC00 && i + 1 < units) {
             const uint8_t *v = u + 2;
             uint32_t lo = big_endian ? (uint32_t)v[0] << 8 | v[1] : (uint32_t)v[1] << 8 | v[0];
@@ -394,10 +401,11 @@ int hx_ingest_decode(const uint8_t *raw, size_t len, char **text, size_t *text_l
     if (len >= 2 && ((raw[0] == 0xFF && raw[1] == 0xFE) || (raw[0] == 0xFE && raw[1] == 0xFF))) {
         bool be = raw[0] == 0xFE;
         *encoding = be ? "utf-16be" : "utf-16le";
-        return decode_utf16(raw + 2, len - 2, be, text, text_len, err);
+        return decode_utf16(raw + 2, len - 2, 2, be, text, text_len, err);
     }
-    if (looks_binary(raw, len))
-        return hx_error_set(err, HX_EFORMAT, -1, "binary file (NUL bytes and no UTF-16 byte-order mark)");
+    const uint8_t *nul = memchr(raw, 0, len);
+    if (nul)
+        return binary_at((size_t)(nul - raw), err);
     size_t skip = len >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF ? 3 : 0;
     if (valid_utf8(raw + skip, len - skip)) {
         *encoding = skip ? "utf-8-bom" : "utf-8";

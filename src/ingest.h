@@ -2,8 +2,10 @@
  * folders, the index's own .hyrax folder and the index file itself, honouring --exclude globs,
  * never following a symlink out of the root), reads each file under a size cap through
  * hx_fs_open_under (fsafe.h: no symlink is followed at read time, only regular files), rejects
- * binary files, decodes UTF-8 (with or without BOM), UTF-16 with BOM, else Latin-1, and extracts
- * title, type, front matter and top-level YAML scalars. Knows nothing of chunks or indexes. */
+ * binary files (a NUL byte anywhere, or a U+0000 in UTF-16: decoded text never holds a NUL, so
+ * none of it is lost), decodes UTF-8 (with or without BOM), UTF-16 with BOM, else Latin-1, and
+ * extracts title, type, front matter and top-level YAML scalars. Knows nothing of chunks or
+ * indexes. */
 #ifndef HX_INGEST_H
 #define HX_INGEST_H
 
@@ -14,6 +16,8 @@
 
 #define HX_INGEST_DEFAULT_MAX_BYTES (16u << 20)  /* files larger than this are rejected */
 #define HX_META_MAX 64                           /* metadata entries kept per document */
+#define HX_INGEST_MAX_GROWTH 2                   /* decoded text is at most this many times the
+                                                    bytes it came from (Latin-1: 1 byte -> 2) */
 
 typedef struct hx_doc_source {
     char *path;            /* relative to the root, '/'-separated; owned */
@@ -75,7 +79,8 @@ int hx_ingest_load(const char *root, const char *rel_path, const char *read_path
 int hx_ingest_from_bytes(const char *name, const void *bytes, size_t len, const hx_kv *extra,
                          size_t n_extra, hx_doc_source *doc, hx_error *err);
 
-/* Decodes raw file bytes to UTF-8 as described above; *text is owned by the caller (free). */
+/* Decodes raw file bytes to UTF-8 as described above; *text is owned by the caller (free).
+ * A binary file fails with HX_EFORMAT, err->offset at its first NUL. */
 int hx_ingest_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
                      const char **encoding, hx_error *err);
 

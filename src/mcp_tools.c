@@ -7,6 +7,7 @@
 #include "fsafe.h"
 #include "fusion.h"
 #include "mcp_internal.h"
+#include "passage.h"
 #include "present.h"
 #include "relpath.h"
 #include "tokenizer.h"
@@ -402,40 +403,6 @@ static const char context_out[] =
     "\"truncated\":{\"type\":\"boolean\"}," READ_CONTEXT_SCHEMA
     "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
 
-/* A passage: adjacent or overlapping chunks of one document merged into one byte range. */
-typedef struct {
-    const hx_result *first;      /* the best-ranked chunk, for document fields */
-    uint32_t start, end, line_start, line_end;
-    float relevance;
-    char *text;                  /* owned: the document's bytes [start, end) */
-    uint32_t chunk_ids[CONTEXT_CANDIDATES];
-    size_t n_chunks;
-} passage;
-
-/* Merges chunk r (its body is the document's bytes [r->byte_start, r->byte_end)) into p. */
-static int passage_merge(passage *p, const hx_result *r)
-{
-    uint32_t start = r->byte_start < p->start ? r->byte_start : p->start;
-    uint32_t end = r->byte_end > p->end ? r->byte_end : p->end;
-    char *t = malloc((size_t)(end - start) + 1);
-    if (!t)
-        return -1;
-    memset(t, ' ', end - start);
-    memcpy(t + (p->start - start), p->text, p->end - p->start);
-    memcpy(t + (r->byte_start - start), r->text, r->text_len);
-    t[end - start] = 0;
-    free(p->text);
-    p->text = t;
-    p->start = start;
-    p->end = end;
-    if (r->line_start < p->line_start)
-        p->line_start = r->line_start;
-    if (r->line_end > p->line_end)
-        p->line_end = r->line_end;
-    p->chunk_ids[p->n_chunks++] = r->chunk_id;
-    return 0;
-}
-
 static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     static const char *const keys[] = {"query", "max_tokens", "filters", "mode", NULL};
@@ -458,29 +425,20 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
     hx_results res = {0};
     if (run_query(s, query, &o, &res, msg, cap))
         return -1;
-    passage *ps = calloc(res.n ? res.n : 1, sizeof *ps);
-    size_t np = 0;
-    int rc = ps ? 0 : -1;
-    for (size_t i = 0; i < res.n && !rc; i++) {   /* in rank order: a passage's relevance is its best chunk's */
-        const hx_result *r = &res.v[i];
-        size_t j = 0;
-        while (j < np && !(ps[j].first->doc_id == r->doc_id && r->byte_start <= ps[j].end && r->byte_end >= ps[j].start))
-            j++;
-        if (j == np) {
-            ps[np] = (passage){r, r->byte_start, r->byte_start, r->line_start, r->line_end, r->score, NULL, {0}, 0};
-            if (!(ps[np].text = calloc(1, 1)))
-                rc = -1;
-            np++;
-        }
-        if (!rc)
-            rc = passage_merge(&ps[j], r);
+    hx_passages ps;
+    hx_error err;
+    if (hx_passages_build(&res, &ps, &err)) {
+        hx_results_free(&res);
+        return snprintf(msg, cap, "%s", err.message), -1;
     }
+    size_t np = ps.n;
+    int rc = 0;
     const hx_tokenizer *tok = hx_model_tokenizer(s->model);
     char *context = NULL;
     size_t context_len = 0, context_cap = 0, used = 0, dropped = 0;
     bool *kept = calloc(np ? np : 1, sizeof *kept);
     for (size_t i = 0; i < np && !rc && kept; i++) {
-        passage *p = &ps[i];
+        const hx_passage *p = &ps.v[i];
         char header[600];
         const char *title = p->first->title, *heading = p->first->heading;
         size_t tl0 = strlen(title);
@@ -528,7 +486,7 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
         for (size_t i = 0, shown = 0; i < np; i++) {
             if (!kept[i])
                 continue;
-            const passage *p = &ps[i];
+            const hx_passage *p = &ps.v[i];
             hx_json_write_obj_begin(w);
             hx_json_write_key(w, "index");
             hx_json_write_uint(w, ++shown);
@@ -569,9 +527,7 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
     }
     if (rc || !kept)
         snprintf(msg, cap, "out of memory assembling the context");
-    for (size_t i = 0; i < np; i++)
-        free(ps[i].text);
-    free(ps);
+    hx_passages_free(&ps);
     free(kept);
     free(context);
     hx_results_free(&res);
@@ -862,7 +818,7 @@ static int tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_wri
 static const char status_out[] =
     "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":[\"integer\",\"null\"]},\"path\":{\"type\":\"string\"},"
     "\"source\":{\"type\":[\"string\",\"null\"],\"enum\":[\"file\",\"stored\",null]},"
-    "\"status\":{\"type\":\"string\",\"enum\":[\"complete\",\"pending\",\"failed\",\"not_found\"]},"
+    "\"status\":{\"type\":\"string\",\"enum\":[\"complete\",\"empty\",\"pending\",\"failed\",\"not_found\"]},"
     "\"indexed_at\":{\"type\":[\"string\",\"null\"]},\"vectorized_at\":{\"type\":[\"string\",\"null\"]},"
     "\"chunks_count\":{\"type\":\"integer\"},\"last_error\":{\"type\":[\"string\",\"null\"]},"
     "\"embeddings\":{\"type\":\"object\",\"properties\":{\"model\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"provider\":{\"type\":\"string\"}}}},"
@@ -894,7 +850,11 @@ static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_
     const char *p = found ? d.path : path;
     char reason[512];
     bool failed = mcp_failure_for(s, p, reason, sizeof reason);
-    const char *status = mcp_path_pending(s, p) ? "pending" : found ? "complete" : failed ? "failed" : "not_found";
+    /* "empty": indexed, but the document has no text at all (blank), so no chunk can match it */
+    const char *status = mcp_path_pending(s, p) ? "pending"
+                         : found                ? (d.n_chunks ? "complete" : "empty")
+                         : failed               ? "failed"
+                                                : "not_found";
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "id");
     if (found)
@@ -1357,7 +1317,8 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
      tool_list_documents},
     {"get_document", "A document's metadata, content hash and chunks (index, text, token count).", get_in,
      get_out, false, tool_get_document},
-    {"document_status", "Whether a document is indexed, pending or failed, when, and with which model.", doc_ref_in,
+    {"document_status", "Whether a document is indexed (complete, or empty: blank, no text to search), pending or "
+                        "failed (with the reason), when, and with which model.", doc_ref_in,
      status_out, false, tool_document_status},
     {"add_document", "Index one file under the root now (path), or store text as a document (content + name, "
                      "with metadata). A stored document has no file behind it: it is addressed by its name, never "

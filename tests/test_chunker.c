@@ -43,13 +43,18 @@ static size_t check_chunks(const char *what, const char *title, const char *type
         for (size_t b = c[i].byte_start; b < c[i].byte_end; b++)
             covered[b] = 1;
     }
-    /* every non-space byte outside Markdown heading lines is in some chunk */
+    /* every non-space byte is in some chunk, except Markdown markup: the #s of a heading line
+     * and the --- (or ...) lines that fence front matter */
     size_t missed = 0;
     for (size_t b = 0, line_start = 0; b < len; b++) {
         if (b == 0 || text[b - 1] == '\n')
             line_start = b;
-        int heading = !strcmp(type, "markdown") && text[line_start] == '#';
-        if (!covered[b] && !heading && text[b] != ' ' && text[b] != '\n' && text[b] != '\t')
+        size_t line_len = strcspn(text + line_start, "\r\n");
+        int md = !strcmp(type, "markdown");
+        int markup = md && ((text[line_start] == '#' && text[b] == '#') ||
+                            (line_len == 3 && (!strncmp(text + line_start, "---", 3) ||
+                                               !strncmp(text + line_start, "...", 3))));
+        if (!covered[b] && !markup && !strchr(" \t\r\n", text[b]))
             missed++;
     }
     CHECK(missed == 0, "%s: %zu bytes of content are in no chunk", what, missed);
@@ -121,6 +126,23 @@ static void test_other_types(void)
     check_chunks("text", "notes", "text", "One sentence. Two sentences!\n\nNew paragraph?", 0, NULL);
 }
 
+/* Documents whose text used to land in no chunk at all: Markdown made only of headings, and
+ * Markdown with nothing but front matter. check_chunks proves every byte is covered. */
+static void test_no_text_lost(void)
+{
+    hx_chunk *c;
+    size_t n = check_chunks("headings only", "Alpha", "markdown", "# Alpha heading\n## Beta zebra\n### \n", 0, &c);
+    CHECK(n >= 1 && strstr(c[n - 1].text, "zebra"), "headings are searchable text: %zu chunks", n);
+    hx_chunks_free(c, n);
+    n = check_chunks("front matter only", "Quokka", "markdown", "---\ntitle: Quokka notes\ntags: wombat\n---\n", 0, &c);
+    CHECK(n == 1 && strstr(c[0].text, "tags: wombat"), "front matter is searchable text: %zu chunks", n);
+    hx_chunks_free(c, n);
+    n = check_chunks("front matter and body", "t", "markdown", "---\r\nsig: node\r\n...\r\n# H\r\n\r\nBody.\r\n", 0, NULL);
+    CHECK(n >= 1, "front matter with CRLF and a body: %zu chunks", n);
+    CHECK(check_chunks("yaml comments only", "t", "yaml", "# a note about narwhals\n", 0, NULL) == 1,
+          "a YAML file of comments is one chunk");
+}
+
 static void test_hostile(void)
 {
     CHECK(check_chunks("empty", "t", "markdown", "", 0, NULL) == 0, "empty document: no chunks");
@@ -144,6 +166,7 @@ static void test_hostile(void)
     hx_chunk *c;
     size_t n;
     hx_error err;
+    test_no_text_lost();
     hx_chunk_opts bad = {8, 0};
     CHECK(hx_chunk_document(tok, "t", "text", "x", 1, &bad, &c, &n, &err) == HX_EINVAL, "tiny budget refused");
 }

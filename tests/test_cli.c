@@ -176,6 +176,24 @@ int main(void)
     CHECK(run(cmd, &out) == 0 && strstr(out, "\"total_results\":0"), "removed document gone: %.200s", out);
     free(out);
 
+    /* no text is lost silently: a NUL past the first 8 KiB rejects the file with the offset on
+     * stderr (it used to be accepted and cut at the NUL), and headings alone are searchable */
+    char late[9000 + 16], late_path[2 * PATH_MAX];
+    memset(late, 'a', sizeof late);
+    late[9000] = 0;
+    snprintf(late_path, sizeof late_path, "%s/late.txt", root);
+    FILE *lf = fopen(late_path, "wb");
+    CHECK(lf && fwrite(late, 1, sizeof late, lf) == sizeof late && fclose(lf) == 0, "write %s", late_path);
+    put("heads.md", "# Alpha\n## Zebra crossing\n");
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s 2>&1", db, root);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "rejected late.txt: binary file (NUL at byte 9000)") &&
+              strstr(out, "rejected 1"),
+          "late NUL rejected with its offset: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json zebra", db);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "\"path\":\"heads.md\""), "headings are searchable: %.200s", out);
+    free(out);
+
     /* errors: non-zero exit, message on stderr, nothing on stdout */
     const char *bad[] = {"\"$HYRAX_BIN\" search --db %s --mode fuzzy x", "\"$HYRAX_BIN\" search --db %s -k 0 x",
                          "\"$HYRAX_BIN\" search --db %s.missing x", "\"$HYRAX_BIN\" index --db %s --bogus x", "\"$HYRAX_BIN\" nope",

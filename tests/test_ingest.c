@@ -121,6 +121,33 @@ static void test_walk(void)
     CHECK(hx_ingest_walk(root, missing, 1, NULL, 0, NULL, &l, &err) == HX_ENOTFOUND, "missing target reported");
 }
 
+/* A NUL anywhere (not only in the first 8 KiB) makes a file binary, refused with the NUL's offset:
+ * text after it would otherwise end every C string made from the text and never be searched. */
+static void test_nul(void)
+{
+    enum { AT = 9000 };
+    static uint8_t late[AT + 32];
+    memset(late, 'a', sizeof late);
+    late[AT] = 0;
+    put("late_nul.txt", late, sizeof late);
+    hx_doc_source d;
+    hx_error err = {0};
+    int rc = hx_ingest_load(root, "late_nul.txt", NULL, HX_INGEST_DEFAULT_MAX_BYTES, &d, &err);
+    CHECK(rc == HX_EFORMAT, "NUL past 8 KiB refused, not accepted and cut there (rc %d)", rc);
+    if (!rc)
+        hx_doc_source_clear(&d);
+    CHECK(err.offset == AT && strstr(err.message, "late_nul.txt") && strstr(err.message, "NUL at byte 9000"),
+          "reason names the file and the offset: %s (offset %lld)", err.message, (long long)err.offset);
+    const uint8_t utf16_nul[] = {0xFF, 0xFE, 'o', 0, 'k', 0, 0, 0, 'x', 0};   /* "ok", U+0000, "x" */
+    char *text = NULL;
+    size_t len;
+    const char *enc;
+    rc = hx_ingest_decode(utf16_nul, sizeof utf16_nul, &text, &len, &enc, &err);
+    CHECK(rc == HX_EFORMAT && err.offset == 6, "U+0000 in UTF-16 refused at byte 6: rc %d", rc);
+    if (!rc)
+        free(text);
+}
+
 static void test_load(void)
 {
     hx_doc_source d;
@@ -159,6 +186,8 @@ static void test_load(void)
     CHECK(hx_ingest_load(root, "docs/a.md", NULL, 10, &d, &err) == HX_ERANGE, "size cap");
     CHECK(strstr(err.message, "limit") != NULL, "size message: %s", err.message);
     CHECK(hx_ingest_load(root, "nope.md", NULL, 100, &d, &err) == HX_ENOTFOUND, "missing file");
+
+    test_nul();
 
     hx_kv extra[] = {{"team", "storage"}};
     const char content[] = "# Added\nbody\n";

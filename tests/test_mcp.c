@@ -542,6 +542,39 @@ static void test_health_counts(server *s)
     hx_json_doc_free(d);
 }
 
+/* Text is never lost silently: a blank file is indexed as "empty", a NUL past the first 8 KiB
+ * makes the file failed with the offset, and Markdown made only of headings is searchable. */
+static void test_no_silent_loss(server *s)
+{
+    put("blank.txt", " \n\n\t\n");
+    put("heads.md", "# Alpha\n## Zebra crossing\n");
+    static char late[9000 + 16];
+    memset(late, 'a', sizeof late);
+    late[9000] = 0;
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/late_nul.txt", root);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(late, 1, sizeof late, f) == sizeof late && fclose(f) == 0, "write %s", path);
+    hx_json_doc *d;
+    const hx_json_val *r = tool(s, &d, 40, "reindex", "{}");
+    CHECK(r && !is_error(r), "reindex");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 41, "document_status", "{\"path\":\"blank.txt\"}");
+    const char *st = hx_json_str(get(r, "structuredContent.status"), NULL);
+    CHECK(st && !strcmp(st, "empty"), "a blank file is indexed and says it is empty: %s", st ? st : "-");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 42, "document_status", "{\"path\":\"late_nul.txt\"}");
+    st = hx_json_str(get(r, "structuredContent.status"), NULL);
+    const char *why = hx_json_str(get(r, "structuredContent.last_error"), NULL);
+    CHECK(st && !strcmp(st, "failed") && why && strstr(why, "NUL at byte 9000"),
+          "a late NUL fails the file with the offset: %s, %s", st ? st : "-", why ? why : "-");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 43, "search", "{\"query\":\"zebra\",\"mode\":\"keyword\"}");
+    const char *p = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
+    CHECK(p && !strcmp(p, "heads.md"), "a heading-only Markdown file is found by its headings: %s", p ? p : "-");
+    hx_json_doc_free(d);
+}
+
 /* Appends one hostile message to buf; returns whether it is a request that must be answered
  * (with id `id`), sets *null_answer when the answer has a null id (bad JSON, bad request). */
 static int hostile(char *buf, size_t cap, unsigned *seed, int id, int *null_answer)
@@ -866,6 +899,7 @@ int main(void)
         return check_report("test_mcp");
     test_lifecycle(&s);
     test_tools(&s);
+    test_no_silent_loss(&s);
     test_paths(&s);
     test_health_counts(&s);
     test_hostile(&s);

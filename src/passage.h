@@ -1,0 +1,33 @@
+/* passage.h: search results -> passages, what get_context cites: the chunks of one document whose
+ * byte ranges touch or overlap, merged into one range of that document's text. Knows nothing of
+ * token budgets or JSON (mcp_tools.c does both). Relies on what index.c checks at load: a
+ * result's body (text, text_len) is exactly its document's bytes [byte_start, byte_end). */
+#ifndef HX_PASSAGE_H
+#define HX_PASSAGE_H
+
+#include "hyrax.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hx_passage {
+    const hx_result *first;      /* the best-ranked chunk, for document fields; borrowed from the results */
+    uint32_t start, end;         /* byte range in the document */
+    uint32_t line_start, line_end;
+    float relevance;             /* the best chunk's score */
+    char *text;                  /* owned: the document's bytes [start, end), NUL-terminated */
+    uint32_t *chunk_ids;         /* owned: the merged chunks, in rank order */
+    size_t n_chunks;
+} hx_passage;
+
+typedef struct hx_passages {
+    hx_passage *v;               /* owned: free with hx_passages_free; in rank order of their best chunk */
+    size_t n;
+} hx_passages;
+
+/* Groups res->v (in rank order) into passages. The passages borrow from `res` until it is freed.
+ * Returns 0 or HX_ENOMEM. */
+int hx_passages_build(const hx_results *res, hx_passages *out, hx_error *err);
+void hx_passages_free(hx_passages *p);
+
+#endif
