@@ -27,6 +27,7 @@ static const char usage[] =
     "  stats               counts, sizes, last commit and model of the index\n"
     "  verify              check every checksum of the index\n"
     "  rm PATH...          remove documents from the index\n"
+    "  recover             make a damaged index writable again, keeping its newest provable commit\n"
     "  serve               MCP server (JSON-RPC 2.0 over stdio) for AI agents\n"
     "\n"
     "Run 'hyrax COMMAND --help' for the options of a command.\n";
@@ -247,6 +248,32 @@ static int cmd_embed(int argc, char **argv)
     return rc ? 1 : 0;
 }
 
+/* === Reading an index that changes underneath (hyrax.h) === */
+
+/* SIGBUS / SIGSEGV: back to the guard around the read that faulted. Outside a guard the default
+ * action is restored and the returning fault kills the process, as if no handler were set. */
+static void on_fault(int sig)
+{
+    hx_fault_jump();
+    signal(sig, SIG_DFL);
+}
+
+/* Runs fn(arg) -- which opens an index, reads it and prints -- so that an index file truncated or
+ * overwritten meanwhile gives exit status 1 and a message instead of death by a signal. What fn
+ * had open is abandoned: the process is about to exit. */
+static int guarded(const char *cmd, int (*fn)(void *), void *arg)
+{
+    hx_fault_guard g;
+    if (!HX_FAULT_GUARD(g)) {
+        fflush(stdout);
+        fprintf(stderr, "hyrax %s: %s; run it again\n", cmd, HX_FAULT_MESSAGE);
+        return 1;
+    }
+    int rc = fn(arg);
+    hx_fault_leave(&g);
+    return rc;
+}
+
 /* === Index commands: shared options === */
 
 #define DEFAULT_DB ".hyrax/index.hyx"
@@ -412,6 +439,8 @@ static int cmd_index(int argc, char **argv)
     }
     for (size_t i = 0; i < rep.n_rejected; i++)
         fprintf(stderr, "hyrax index: rejected %s\n", rep.rejected[i].reason);
+    if (rep.warning[0])
+        fprintf(stderr, "hyrax index: warning: %s\n", rep.warning);
     if (compact && hx_index_compact(ix, &err)) {
         fprintf(stderr, "hyrax index: compaction failed: %s\n", err.message);
         goto done;
@@ -481,6 +510,51 @@ static int print_results_text(const hx_results *r)
     return 0;
 }
 
+typedef struct {
+    const char *db;
+    hx_model *model;       /* borrowed; NULL for keyword mode */
+    hx_encoder *enc;       /* borrowed */
+    const char *query;
+    size_t qlen;
+    const hx_search_opts *o;
+    int json;
+} search_job;
+
+/* Opens the index, searches and prints; the exit status. Runs under guarded(). */
+static int run_search(void *arg)
+{
+    const search_job *j = arg;
+    hx_index *ix = NULL;
+    hx_results res = {0};
+    hx_error err = {0};
+    int rc = 1;
+    if (hx_index_open(&ix, j->db, HX_INDEX_READ, j->model, NULL, &err) ||
+        hx_index_search(ix, j->enc, j->query, j->qlen, j->o, &res, &err)) {
+        fprintf(stderr, "hyrax search: %s\n", err.message);
+        goto done;
+    }
+    if (j->json) {
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        hx_present_search(&w, j->query, j->o->mode, &res);
+        if (hx_json_writer_finish(&w, &err)) {
+            fprintf(stderr, "hyrax search: %s\n", err.message);
+            hx_json_writer_free(&w);
+            goto done;
+        }
+        fwrite(w.buf, 1, w.len, stdout);
+        putchar('\n');
+        hx_json_writer_free(&w);
+    } else {
+        print_results_text(&res);
+    }
+    rc = fflush(stdout) ? 1 : 0;
+done:
+    hx_results_free(&res);
+    hx_index_close(ix);
+    return rc;
+}
+
 static int cmd_search(int argc, char **argv)
 {
     const char *db = DEFAULT_DB;
@@ -493,9 +567,6 @@ static int cmd_search(int argc, char **argv)
     int json = 0, rc = 2;
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
-    hx_index *ix = NULL;
-    hx_results res = {0};
-    hx_error err = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -575,30 +646,9 @@ static int cmd_search(int argc, char **argv)
     rc = 1;
     if (o.mode != HX_MODE_KEYWORD && open_encoder("search", 1, &model, &enc))
         goto done;
-    if (hx_index_open(&ix, db, HX_INDEX_READ, model, NULL, &err) ||
-        hx_index_search(ix, enc, query, qlen, &o, &res, &err)) {
-        fprintf(stderr, "hyrax search: %s\n", err.message);
-        goto done;
-    }
-    if (json) {
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_present_search(&w, query, o.mode, &res);
-        if (hx_json_writer_finish(&w, &err)) {
-            fprintf(stderr, "hyrax search: %s\n", err.message);
-            hx_json_writer_free(&w);
-            goto done;
-        }
-        fwrite(w.buf, 1, w.len, stdout);
-        putchar('\n');
-        hx_json_writer_free(&w);
-    } else {
-        print_results_text(&res);
-    }
-    rc = fflush(stdout) ? 1 : 0;
+    search_job job = {db, model, enc, query, qlen, &o, json};
+    rc = guarded("search", run_search, &job);
 done:
-    hx_results_free(&res);
-    hx_index_close(ix);
     hx_encoder_free(enc);
     hx_model_close(model);
     free(filters);
@@ -636,21 +686,26 @@ static int db_args(const char *cmd, const char *usage_text, int argc, char **arg
 static const char stats_usage[] =
     "usage: hyrax stats [--db FILE] [--json]\n\nPrints counts, sizes, the last commit and the model.\n";
 
-static int cmd_stats(int argc, char **argv)
-{
+typedef struct {
     const char *db;
-    int json = 0, rc = db_args("stats", stats_usage, argc, argv, &db, &json, NULL, NULL);
-    if (rc >= 0)
-        return rc;
+    int json;
+} db_job;
+
+/* Opens the index and prints its statistics; the exit status. Runs under guarded(). */
+static int run_stats(void *arg)
+{
+    const db_job *j = arg;
     hx_index *ix = NULL;
     hx_error err = {0};
     hx_index_stats st;
-    if (hx_index_open(&ix, db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_stats_get(ix, &st, &err)) {
+    if (hx_index_open(&ix, j->db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_stats_get(ix, &st, &err)) {
         fprintf(stderr, "hyrax stats: %s\n", err.message);
         hx_index_close(ix);
         return 1;
     }
-    if (json) {
+    if (*hx_index_damage(ix))
+        fprintf(stderr, "hyrax stats: warning: %s: %s (see 'hyrax verify')\n", j->db, hx_index_damage(ix));
+    if (j->json) {
         hx_json_writer w;
         hx_json_writer_init(&w);
         hx_present_stats(&w, &st, hx_index_root(ix));
@@ -664,7 +719,7 @@ static int cmd_stats(int argc, char **argv)
         printf("index       %s\nroot        %s\ndocuments   %llu\nchunks      %llu (%llu stored, %llu deleted)\n"
                "tokens      %llu\nsegments    %llu\nfile size   %.1f MiB\ngeneration  %llu, committed %s\n"
                "model       %s (%d dimensions)\n",
-               db, hx_index_root(ix), (unsigned long long)st.documents, (unsigned long long)st.live_chunks,
+               j->db, hx_index_root(ix), (unsigned long long)st.documents, (unsigned long long)st.live_chunks,
                (unsigned long long)st.chunks, (unsigned long long)st.tombstones, (unsigned long long)st.tokens,
                (unsigned long long)st.segments, (double)st.file_bytes / 1048576.0,
                (unsigned long long)st.generation, when, st.model, st.dim);
@@ -673,30 +728,75 @@ static int cmd_stats(int argc, char **argv)
     return 0;
 }
 
+static int cmd_stats(int argc, char **argv)
+{
+    db_job job = {NULL, 0};
+    int rc = db_args("stats", stats_usage, argc, argv, &job.db, &job.json, NULL, NULL);
+    return rc >= 0 ? rc : guarded("stats", run_stats, &job);
+}
+
 static const char verify_usage[] =
     "usage: hyrax verify [--db FILE]\n\nChecks every checksum and table of the index; exit 1 on damage.\n";
 
+/* Opens the index and checks it; the exit status. Runs under guarded(). */
+static int run_verify(void *arg)
+{
+    const db_job *j = arg;
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_index_stats st;
+    if (hx_index_open(&ix, j->db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_verify(ix, &err) ||
+        hx_index_stats_get(ix, &st, &err)) {
+        if (err.offset >= 0)
+            fprintf(stderr, "hyrax verify: %s: %s (at byte %lld)\n", j->db, err.message, (long long)err.offset);
+        else
+            fprintf(stderr, "hyrax verify: %s: %s\n", j->db, err.message);
+        hx_index_close(ix);
+        return 1;
+    }
+    printf("%s: ok, generation %llu, %llu documents, %llu chunks, every checksum verified\n", j->db,
+           (unsigned long long)st.generation, (unsigned long long)st.documents,
+           (unsigned long long)st.live_chunks);
+    hx_index_close(ix);
+    return 0;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
+    db_job job = {NULL, 0};
+    int rc = db_args("verify", verify_usage, argc, argv, &job.db, NULL, NULL, NULL);
+    return rc >= 0 ? rc : guarded("verify", run_verify, &job);
+}
+
+static const char recover_usage[] =
+    "usage: hyrax recover [--db FILE]\n\n"
+    "Makes a damaged index writable again. Readers already use the newest commit that can be proven\n"
+    "(a commit whose meta slot is damaged is recovered from its commit record); writers refuse a\n"
+    "file whose damage they cannot settle without destroying bytes past that commit. recover keeps\n"
+    "that commit, rewrites the damaged meta slot and discards the bytes past it. A sound file is\n"
+    "left as it is.\n";
+
+static int cmd_recover(int argc, char **argv)
+{
     const char *db;
-    int rc = db_args("verify", verify_usage, argc, argv, &db, NULL, NULL, NULL);
+    int rc = db_args("recover", recover_usage, argc, argv, &db, NULL, NULL, NULL);
     if (rc >= 0)
         return rc;
     hx_index *ix = NULL;
     hx_error err = {0};
     hx_index_stats st;
-    if (hx_index_open(&ix, db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_verify(ix, &err) ||
+    if (hx_index_open(&ix, db, HX_INDEX_WRITE | HX_INDEX_RECOVER, NULL, NULL, &err) ||
         hx_index_stats_get(ix, &st, &err)) {
-        if (err.offset >= 0)
-            fprintf(stderr, "hyrax verify: %s: %s (at byte %lld)\n", db, err.message, (long long)err.offset);
-        else
-            fprintf(stderr, "hyrax verify: %s: %s\n", db, err.message);
+        fprintf(stderr, "hyrax recover: %s: %s\n", db, err.message);
         hx_index_close(ix);
         return 1;
     }
-    printf("%s: ok, generation %llu, %llu documents, %llu chunks, every checksum verified\n", db,
-           (unsigned long long)st.generation, (unsigned long long)st.documents,
-           (unsigned long long)st.live_chunks);
+    if (*hx_index_damage(ix))
+        printf("%s: found: %s\n%s: recovered: generation %llu, %llu documents\n", db, hx_index_damage(ix), db,
+               (unsigned long long)st.generation, (unsigned long long)st.documents);
+    else
+        printf("%s: sound, nothing to recover (generation %llu, %llu documents)\n", db,
+               (unsigned long long)st.generation, (unsigned long long)st.documents);
     hx_index_close(ix);
     return 0;
 }
@@ -742,6 +842,8 @@ static int cmd_rm(int argc, char **argv)
         goto done;
     }
     printf("removed %zu documents (%zu chunks)\n", rep.removed, rep.chunks_removed);
+    if (rep.warning[0])
+        fprintf(stderr, "hyrax rm: warning: %s\n", rep.warning);
     rc = 0;
 done:
     hx_update_report_clear(&rep);
@@ -847,11 +949,18 @@ static const struct {
     {"stats", cmd_stats},
     {"verify", cmd_verify},
     {"rm", cmd_rm},
+    {"recover", cmd_recover},
     {"serve", cmd_serve},
 };
 
 int main(int argc, char **argv)
 {
+    struct sigaction fault;
+    memset(&fault, 0, sizeof fault);
+    fault.sa_handler = on_fault;
+    sigemptyset(&fault.sa_mask);
+    sigaction(SIGBUS, &fault, NULL);
+    sigaction(SIGSEGV, &fault, NULL);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
