@@ -250,12 +250,14 @@ static int cmd_embed(int argc, char **argv)
 
 /* === Reading an index that changes underneath (hyrax.h) === */
 
-/* SIGBUS / SIGSEGV: back to the guard around the read that faulted. Outside a guard the default
- * action is restored and the returning fault kills the process, as if no handler were set. */
+static struct sigaction fault_before[2];   /* SIGBUS, SIGSEGV actions before ours */
+
+/* SIGBUS / SIGSEGV: back to the guard around the read that faulted. Outside a guard the action
+ * from before is put back and the returning fault meets it (death, or a sanitizer's report). */
 static void on_fault(int sig)
 {
     hx_fault_jump();
-    signal(sig, SIG_DFL);
+    sigaction(sig, &fault_before[sig == SIGSEGV], NULL);
 }
 
 /* Runs fn(arg) -- which opens an index, reads it and prints -- so that an index file truncated or
@@ -959,8 +961,8 @@ int main(int argc, char **argv)
     memset(&fault, 0, sizeof fault);
     fault.sa_handler = on_fault;
     sigemptyset(&fault.sa_mask);
-    sigaction(SIGBUS, &fault, NULL);
-    sigaction(SIGSEGV, &fault, NULL);
+    sigaction(SIGBUS, &fault, &fault_before[0]);
+    sigaction(SIGSEGV, &fault, &fault_before[1]);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

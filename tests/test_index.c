@@ -394,7 +394,7 @@ static void enospc_child(const char *base, const char *mnt)
         snprintf(filler, sizeof filler, "%s/x", tmp);
         CHECK(mkdir(filler, 0755) == 0, "squat inside");
     }
-    char names[30][16];
+    char names[30][32];
     const char *paths[30];
     for (int i = 0; i < 30; i++) {
         snprintf(names[i], sizeof names[i], "bulk/%02d.md", i);

@@ -444,7 +444,7 @@ static int stop(server *s, int sig)
  * survives and exits cleanly. */
 static void test_overwritten_underneath(void)
 {
-    char big_root[PATH_MAX + 16], big[PATH_MAX + 32], cmd[5 * PATH_MAX], saved[sizeof db];
+    char big_root[PATH_MAX + 16], big[PATH_MAX + 32], cmd[8 * PATH_MAX], saved[sizeof db];
     snprintf(big_root, sizeof big_root, "%s.big", root);
     snprintf(big, sizeof big, "%s.big.hyx", root);
     mkdir(big_root, 0755);
