@@ -1,11 +1,13 @@
 /* fuzz_store.c: libFuzzer target for the index file (src/store.h): arbitrary bytes become a file
- * (an in-memory memfd) that is opened, verified and walked as a reader, then opened as the writer,
- * which commits once more; the result must reopen at the next generation. Must never crash.
+ * (an in-memory memfd) that is opened, verified and walked as a reader, then opened as the writer
+ * (with HX_STORE_RECOVER when it refuses a damaged file), which must take the reader's commit and
+ * commit once more; the result must reopen sound at the next generation. Must never crash.
  * Spec: the layout comment in src/store.h. Corpus: fuzz/corpus/store/. */
 #include "store.h"
 #include "bytes.h"
 #include "crc32c.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,14 +17,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Reads everything a reader can reach; returns the generation, or -1 when open fails. */
-static int64_t read_all(const char *path)
+/* Reads everything a reader can reach. Returns 0 with the generation (any 64-bit value) and
+ * whether the reader reported damage, or -1 when open fails. */
+static int read_all(const char *path, uint64_t *gen, bool *damaged)
 {
     hx_store *s;
     hx_error err;
     if (hx_store_open(&s, path, HX_STORE_READ, &err) != 0)
         return -1;
-    int64_t gen = (int64_t)hx_store_generation(s);
+    *gen = hx_store_generation(s);
+    *damaged = *hx_store_damage(s) != 0;
     hx_store_verify(s, &err);
     hx_store_info *h = NULL;
     size_t n = 0;
@@ -45,7 +49,7 @@ static int64_t read_all(const char *path)
         hx_store_blob(s, hx_store_ref_get(root + o), &blob, &err);
     hx_store_refresh(s, &err);
     hx_store_close(s);
-    return gen;
+    return 0;
 }
 
 /* Random bytes rarely pass a CRC, so each input also runs with its checksums made right: header,
@@ -88,24 +92,33 @@ static void run_one(const uint8_t *data, size_t size)
         close(fd);
         return;
     }
-    int64_t gen = read_all(path);
+    uint64_t gen = 0, gen2 = 0;
+    bool damaged = false, damaged2 = false;
+    int read_rc = read_all(path, &gen, &damaged);
 
-    /* The writer accepts exactly what the reader accepts, and its next commit is readable. */
+    /* The writer accepts what the reader accepts -- a damaged file only with HX_STORE_RECOVER
+     * when settling it would discard bytes -- takes the same commit, and leaves a sound file
+     * whose next commit is readable (or refused at the last generation number). */
     hx_store *w;
     hx_error err;
     int rc = hx_store_open(&w, path, HX_STORE_WRITE, &err);
-    if ((rc == 0) != (gen >= 0))
+    if (rc != 0 && read_rc == 0 && damaged && (rc == HX_ECHECKSUM || rc == HX_ETRUNCATED))
+        rc = hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_RECOVER, &err);
+    if ((rc == 0) != (read_rc == 0))
         abort();
     if (rc == 0) {
+        if (hx_store_generation(w) != gen)
+            abort();
         hx_store_ref ref;
         uint8_t enc[HX_STORE_REF_SIZE];
         if (hx_store_append(w, "fuzz", 4, &ref, &err) != 0)
             abort();
         hx_store_ref_put(enc, ref);
-        if (hx_store_commit(w, enc, sizeof enc, "fuzz", &err) != 0)
+        int crc = hx_store_commit(w, enc, sizeof enc, "fuzz", &err);
+        if (crc != 0 && !(crc == HX_ERANGE && gen == UINT64_MAX))
             abort();
         hx_store_close(w);
-        if (read_all(path) != gen + 1)
+        if (read_all(path, &gen2, &damaged2) != 0 || damaged2 || gen2 != (crc ? gen : gen + 1))
             abort();
     }
     close(fd);

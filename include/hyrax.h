@@ -7,6 +7,7 @@
 #ifndef HYRAX_H
 #define HYRAX_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -106,7 +107,10 @@ int hx_encoder_embed_ids(hx_encoder *e, const int32_t *const *ids, const size_t 
  * Caller frees with hx_index_close. */
 typedef struct hx_index hx_index;
 
-enum { HX_INDEX_READ = 0, HX_INDEX_WRITE = 1, HX_INDEX_CREATE = 2 };
+/* HX_INDEX_RECOVER (with HX_INDEX_WRITE): open a damaged file anyway, keeping the newest commit
+ * that can be proven and discarding what lies past it (`hyrax recover`). Without it a writer
+ * refuses such a file rather than destroy bytes it cannot account for. */
+enum { HX_INDEX_READ = 0, HX_INDEX_WRITE = 1, HX_INDEX_CREATE = 2, HX_INDEX_RECOVER = 4 };
 
 typedef struct hx_kv {
     char *key;     /* owned by whatever holds the hx_kv */
@@ -126,6 +130,12 @@ void hx_index_close(hx_index *ix);
 int hx_index_refresh(hx_index *ix, hx_error *err);
 
 const char *hx_index_root(const hx_index *ix);    /* borrowed until close */
+
+/* What opening (or the last refresh) found damaged in the file -- a meta slot, the newest commit
+ * record, a truncation -- and which generation it took instead; "" when the file is sound. For a
+ * writer: what it repaired at open. Borrowed until the next refresh or close. hx_index_verify
+ * fails with this message while the damage is in the file. */
+const char *hx_index_damage(const hx_index *ix);
 
 typedef struct hx_index_stats {
     uint64_t documents, chunks, live_chunks, segments, tombstones, tokens;
@@ -168,6 +178,9 @@ typedef struct hx_update_report {
     size_t chunks_added, chunks_removed;
     uint64_t generation;               /* the commit that made the changes searchable */
     double seconds;
+    char warning[256];                 /* "" or what went wrong after the commit landed (the
+                                          compaction that follows it); the change itself is
+                                          committed and the call returns 0 */
 } hx_update_report;
 void hx_update_report_clear(hx_update_report *r);
 
@@ -307,6 +320,33 @@ int hx_index_doc_vector(hx_index *ix, uint32_t doc_id, float *out, hx_error *err
 
 /* One chunk by id, as a result (score fields 0). */
 int hx_index_chunk(hx_index *ix, uint32_t chunk_id, hx_result *out, hx_error *err);
+
+/* === Index files changed underneath a reader === */
+
+/* Index files are read through a memory map. A file truncated or overwritten in place while it is
+ * read (a backup restored with cp) makes the read fault: SIGBUS, or SIGSEGV when rewritten bytes
+ * lead a read astray. A guard turns such a fault into an error: the code between HX_FAULT_GUARD
+ * and hx_fault_leave runs normally; when it faults and the application's SIGBUS / SIGSEGV handler
+ * calls hx_fault_jump, control comes back to HX_FAULT_GUARD, which then yields false (the guard is
+ * already left). Whatever the interrupted code had allocated is lost, and handles it was using
+ * must be closed or refreshed, not trusted. Guards nest and are per thread. Only main.c installs
+ * the handlers (STYLE.md); without them a fault kills the process as before.
+ *
+ *   hx_fault_guard g;
+ *   if (HX_FAULT_GUARD(g)) { ...read the index...; hx_fault_leave(&g); } else { ...error... }
+ *
+ * Keep the guarded code in its own function, so no local of the caller is live across the jump. */
+typedef struct hx_fault_guard {
+    sigjmp_buf env;
+    struct hx_fault_guard *outer;
+} hx_fault_guard;
+sigjmp_buf *hx_fault_enter(hx_fault_guard *g);
+void hx_fault_leave(hx_fault_guard *g);
+#define HX_FAULT_GUARD(g) (sigsetjmp(*hx_fault_enter(&(g)), 1) == 0)
+/* From a SIGBUS or SIGSEGV handler: jumps back to this thread's innermost guard; returns only
+ * when the thread is not inside one (the handler should then let the signal kill the process). */
+void hx_fault_jump(void);
+#define HX_FAULT_MESSAGE "the index file changed underneath this reader (truncated or overwritten while it was read)"
 
 #ifdef __cplusplus
 }

@@ -472,7 +472,8 @@ int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_mod
     ix->model = model;
     ix->writer = flags & HX_INDEX_WRITE;
     unsigned sflags = (flags & HX_INDEX_WRITE ? HX_STORE_WRITE : HX_STORE_READ) |
-                      (flags & HX_INDEX_CREATE ? HX_STORE_CREATE : 0);
+                      (flags & HX_INDEX_CREATE ? HX_STORE_CREATE : 0) |
+                      (flags & HX_INDEX_RECOVER ? HX_STORE_RECOVER : 0);
     int rc = hx_store_open(&ix->store, path, sflags, err);
     if (rc == HX_ENOTFOUND && !(flags & HX_INDEX_CREATE))
         hx_error_set(err, rc, -1, "no index at %s (run 'hyrax index' first)", path);
@@ -534,6 +535,11 @@ int hx_index_refresh(hx_index *ix, hx_error *err)
 const char *hx_index_root(const hx_index *ix)
 {
     return ix->root;
+}
+
+const char *hx_index_damage(const hx_index *ix)
+{
+    return hx_store_damage(ix->store);
 }
 
 /* === Documents === */

@@ -257,7 +257,7 @@ static bool is_dropped(const change_set *cs, uint32_t id)
 
 /* === Commit === */
 
-static int maybe_compact(hx_index *ix, hx_error *err);
+static void maybe_compact(hx_index *ix, hx_update_report *rep);
 
 static int64_t now_ns(void)
 {
@@ -527,7 +527,7 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
     rep->generation = hx_store_generation(ix->store);
     ix_view_free(&ix->v);
     if (!(rc = ix_view_load(ix, err)))
-        rc = maybe_compact(ix, err);
+        maybe_compact(ix, rep);
 done:
     if (rc && !committed)
         hx_store_abort(ix->store, NULL);
@@ -898,13 +898,19 @@ done:
     return rc;
 }
 
-/* Compacts when segments pile up or deleted chunks take too much room. */
-static int maybe_compact(hx_index *ix, hx_error *err)
+/* Compacts when segments pile up or deleted chunks take too much room. Runs after a commit has
+ * landed, so a failure (a full disk) cannot undo the change: it becomes rep->warning, and the
+ * index stays as committed (hx_index_compact leaves no temporary file behind). */
+static void maybe_compact(hx_index *ix, hx_update_report *rep)
 {
     uint64_t chunks = 0;
     for (size_t i = 0; i < ix->v.n_segs; i++)
         chunks += ix->v.segs[i].n;
-    if (ix->v.n_segs > COMPACT_SEGMENTS || (chunks && (double)ix->v.n_tomb > COMPACT_TOMBSTONE_SHARE * (double)chunks))
-        return hx_index_compact(ix, err);
-    return 0;
+    hx_error cerr = {0};
+    if ((ix->v.n_segs > COMPACT_SEGMENTS ||
+         (chunks && (double)ix->v.n_tomb > COMPACT_TOMBSTONE_SHARE * (double)chunks)) &&
+        hx_index_compact(ix, &cerr))
+        snprintf(rep->warning, sizeof rep->warning,
+                 "the change is committed (generation %llu) but compacting afterwards failed: %.160s",
+                 (unsigned long long)rep->generation, cerr.message);
 }

@@ -30,6 +30,7 @@ static const char usage[] =
     "  stats               counts, sizes, last commit and model of the index\n"
     "  verify              check every checksum of the index\n"
     "  rm PATH...          remove documents from the index\n"
+    "  recover             make a damaged index writable again, keeping its newest provable commit\n"
     "  serve               MCP server (JSON-RPC 2.0 over stdio) for AI agents\n"
     "\n"
     "Run 'hyrax COMMAND --help' for the options of a command.\n";
@@ -247,6 +248,34 @@ static int cmd_embed(int argc, char **argv)
     return rc ? 1 : 0;
 }
 
+/* === Reading an index that changes underneath (hyrax.h) === */
+
+static struct sigaction fault_before[2];   /* SIGBUS, SIGSEGV actions before ours */
+
+/* SIGBUS / SIGSEGV: back to the guard around the read that faulted. Outside a guard the action
+ * from before is put back and the returning fault meets it (death, or a sanitizer's report). */
+static void on_fault(int sig)
+{
+    hx_fault_jump();
+    sigaction(sig, &fault_before[sig == SIGSEGV], NULL);
+}
+
+/* Runs fn(arg) -- which opens an index, reads it and prints -- so that an index file truncated or
+ * overwritten meanwhile gives exit status 1 and a message instead of death by a signal. What fn
+ * had open is abandoned: the process is about to exit. */
+static int guarded(const char *cmd, int (*fn)(void *), void *arg)
+{
+    hx_fault_guard g;
+    if (!HX_FAULT_GUARD(g)) {
+        fflush(stdout);
+        fprintf(stderr, "hyrax %s: %s; run it again\n", cmd, HX_FAULT_MESSAGE);
+        return 1;
+    }
+    int rc = fn(arg);
+    hx_fault_leave(&g);
+    return rc;
+}
+
 /* === Index commands: shared options === */
 
 #define DEFAULT_DB ".hyrax/index.hyx"
@@ -462,6 +491,8 @@ static int cmd_index(int argc, char **argv)
     }
     for (size_t i = 0; i < rep.n_rejected; i++)
         put_line(stderr, "hyrax index: rejected ", rep.rejected[i].reason);
+    if (rep.warning[0])
+        put_line(stderr, "hyrax index: warning: ", rep.warning);
     if (compact && hx_index_compact(ix, &err)) {
         fprintf(stderr, "hyrax index: compaction failed: %s\n", err.message);
         goto done;
@@ -540,6 +571,51 @@ static int print_results_text(const hx_results *r)
     return 0;
 }
 
+typedef struct {
+    const char *db;
+    hx_model *model;       /* borrowed; NULL for keyword mode */
+    hx_encoder *enc;       /* borrowed */
+    const char *query;
+    size_t qlen;
+    const hx_search_opts *o;
+    int json;
+} search_job;
+
+/* Opens the index, searches and prints; the exit status. Runs under guarded(). */
+static int run_search(void *arg)
+{
+    const search_job *j = arg;
+    hx_index *ix = NULL;
+    hx_results res = {0};
+    hx_error err = {0};
+    int rc = 1;
+    if (hx_index_open(&ix, j->db, HX_INDEX_READ, j->model, NULL, &err) ||
+        hx_index_search(ix, j->enc, j->query, j->qlen, j->o, &res, &err)) {
+        fprintf(stderr, "hyrax search: %s\n", err.message);
+        goto done;
+    }
+    if (j->json) {
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        hx_present_search(&w, j->query, j->o->mode, &res);
+        if (hx_json_writer_finish(&w, &err)) {
+            fprintf(stderr, "hyrax search: %s\n", err.message);
+            hx_json_writer_free(&w);
+            goto done;
+        }
+        fwrite(w.buf, 1, w.len, stdout);
+        putchar('\n');
+        hx_json_writer_free(&w);
+    } else {
+        print_results_text(&res);
+    }
+    rc = fflush(stdout) ? 1 : 0;
+done:
+    hx_results_free(&res);
+    hx_index_close(ix);
+    return rc;
+}
+
 static int cmd_search(int argc, char **argv)
 {
     const char *db = DEFAULT_DB;
@@ -552,9 +628,6 @@ static int cmd_search(int argc, char **argv)
     int json = 0, rc = 2;
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
-    hx_index *ix = NULL;
-    hx_results res = {0};
-    hx_error err = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -609,8 +682,9 @@ static int cmd_search(int argc, char **argv)
                 fprintf(stderr, "hyrax search: --weights wants V,T (two numbers), not '%s'\n", argv[i]);
                 goto done;
             }
-            if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &err)) {
-                fprintf(stderr, "hyrax search: --weights %s: %s\n", argv[i], err.message);
+            hx_error werr = {0};
+            if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr)) {
+                fprintf(stderr, "hyrax search: --weights %s: %s\n", argv[i], werr.message);
                 goto done;
             }
         } else if (!strcmp(a, "--json")) {
@@ -638,30 +712,9 @@ static int cmd_search(int argc, char **argv)
     rc = 1;
     if (o.mode != HX_MODE_KEYWORD && open_encoder("search", 1, &model, &enc))
         goto done;
-    if (hx_index_open(&ix, db, HX_INDEX_READ, model, NULL, &err) ||
-        hx_index_search(ix, enc, query, qlen, &o, &res, &err)) {
-        fprintf(stderr, "hyrax search: %s\n", err.message);
-        goto done;
-    }
-    if (json) {
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_present_search(&w, query, o.mode, &res);
-        if (hx_json_writer_finish(&w, &err)) {
-            fprintf(stderr, "hyrax search: %s\n", err.message);
-            hx_json_writer_free(&w);
-            goto done;
-        }
-        fwrite(w.buf, 1, w.len, stdout);
-        putchar('\n');
-        hx_json_writer_free(&w);
-    } else {
-        print_results_text(&res);
-    }
-    rc = fflush(stdout) ? 1 : 0;
+    search_job job = {db, model, enc, query, qlen, &o, json};
+    rc = guarded("search", run_search, &job);
 done:
-    hx_results_free(&res);
-    hx_index_close(ix);
     hx_encoder_free(enc);
     hx_model_close(model);
     free(filters);
@@ -699,21 +752,26 @@ static int db_args(const char *cmd, const char *usage_text, int argc, char **arg
 static const char stats_usage[] =
     "usage: hyrax stats [--db FILE] [--json]\n\nPrints counts, sizes, the last commit and the model.\n";
 
-static int cmd_stats(int argc, char **argv)
-{
+typedef struct {
     const char *db;
-    int json = 0, rc = db_args("stats", stats_usage, argc, argv, &db, &json, NULL, NULL);
-    if (rc >= 0)
-        return rc;
+    int json;
+} db_job;
+
+/* Opens the index and prints its statistics; the exit status. Runs under guarded(). */
+static int run_stats(void *arg)
+{
+    const db_job *j = arg;
     hx_index *ix = NULL;
     hx_error err = {0};
     hx_index_stats st;
-    if (hx_index_open(&ix, db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_stats_get(ix, &st, &err)) {
+    if (hx_index_open(&ix, j->db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_stats_get(ix, &st, &err)) {
         fprintf(stderr, "hyrax stats: %s\n", err.message);
         hx_index_close(ix);
         return 1;
     }
-    if (json) {
+    if (*hx_index_damage(ix))
+        fprintf(stderr, "hyrax stats: warning: %s: %s (see 'hyrax verify')\n", j->db, hx_index_damage(ix));
+    if (j->json) {
         hx_json_writer w;
         hx_json_writer_init(&w);
         hx_present_stats(&w, &st, hx_index_root(ix));
@@ -725,7 +783,7 @@ static int cmd_stats(int argc, char **argv)
         char when[64];
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
         fputs("index       ", stdout);
-        put_text(stdout, db, SIZE_MAX, false);
+        put_text(stdout, j->db, SIZE_MAX, false);
         fputs("\nroot        ", stdout);
         put_text(stdout, hx_index_root(ix), SIZE_MAX, false);
         printf("\ndocuments   %llu\nchunks      %llu (%llu stored, %llu deleted)\n"
@@ -740,31 +798,76 @@ static int cmd_stats(int argc, char **argv)
     return 0;
 }
 
+static int cmd_stats(int argc, char **argv)
+{
+    db_job job = {NULL, 0};
+    int rc = db_args("stats", stats_usage, argc, argv, &job.db, &job.json, NULL, NULL);
+    return rc >= 0 ? rc : guarded("stats", run_stats, &job);
+}
+
 static const char verify_usage[] =
     "usage: hyrax verify [--db FILE]\n\nChecks every checksum and table of the index; exit 1 on damage.\n";
 
+/* Opens the index and checks it; the exit status. Runs under guarded(). */
+static int run_verify(void *arg)
+{
+    const db_job *j = arg;
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_index_stats st;
+    if (hx_index_open(&ix, j->db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_verify(ix, &err) ||
+        hx_index_stats_get(ix, &st, &err)) {
+        if (err.offset >= 0)
+            fprintf(stderr, "hyrax verify: %s: %s (at byte %lld)\n", j->db, err.message, (long long)err.offset);
+        else
+            fprintf(stderr, "hyrax verify: %s: %s\n", j->db, err.message);
+        hx_index_close(ix);
+        return 1;
+    }
+    put_text(stdout, j->db, SIZE_MAX, false);
+    printf(": ok, generation %llu, %llu documents, %llu chunks, every checksum verified\n",
+           (unsigned long long)st.generation, (unsigned long long)st.documents,
+           (unsigned long long)st.live_chunks);
+    hx_index_close(ix);
+    return 0;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
+    db_job job = {NULL, 0};
+    int rc = db_args("verify", verify_usage, argc, argv, &job.db, NULL, NULL, NULL);
+    return rc >= 0 ? rc : guarded("verify", run_verify, &job);
+}
+
+static const char recover_usage[] =
+    "usage: hyrax recover [--db FILE]\n\n"
+    "Makes a damaged index writable again. Readers already use the newest commit that can be proven\n"
+    "(a commit whose meta slot is damaged is recovered from its commit record); writers refuse a\n"
+    "file whose damage they cannot settle without destroying bytes past that commit. recover keeps\n"
+    "that commit, rewrites the damaged meta slot and discards the bytes past it. A sound file is\n"
+    "left as it is.\n";
+
+static int cmd_recover(int argc, char **argv)
+{
     const char *db;
-    int rc = db_args("verify", verify_usage, argc, argv, &db, NULL, NULL, NULL);
+    int rc = db_args("recover", recover_usage, argc, argv, &db, NULL, NULL, NULL);
     if (rc >= 0)
         return rc;
     hx_index *ix = NULL;
     hx_error err = {0};
     hx_index_stats st;
-    if (hx_index_open(&ix, db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_verify(ix, &err) ||
+    if (hx_index_open(&ix, db, HX_INDEX_WRITE | HX_INDEX_RECOVER, NULL, NULL, &err) ||
         hx_index_stats_get(ix, &st, &err)) {
-        if (err.offset >= 0)
-            fprintf(stderr, "hyrax verify: %s: %s (at byte %lld)\n", db, err.message, (long long)err.offset);
-        else
-            fprintf(stderr, "hyrax verify: %s: %s\n", db, err.message);
+        fprintf(stderr, "hyrax recover: %s: %s\n", db, err.message);
         hx_index_close(ix);
         return 1;
     }
-    put_text(stdout, db, SIZE_MAX, false);
-    printf(": ok, generation %llu, %llu documents, %llu chunks, every checksum verified\n",
-           (unsigned long long)st.generation, (unsigned long long)st.documents,
-           (unsigned long long)st.live_chunks);
+    if (*hx_index_damage(ix))
+        printf("%s: found: %s\n%s: recovered: generation %llu, %llu documents\n", db, hx_index_damage(ix), db,
+               (unsigned long long)st.generation, (unsigned long long)st.documents);
+    else
+        printf("%s: sound, nothing to recover (generation %llu, %llu documents)\n", db,
+               (unsigned long long)st.generation, (unsigned long long)st.documents);
     hx_index_close(ix);
     return 0;
 }
@@ -822,6 +925,8 @@ static int cmd_rm(int argc, char **argv)
         goto done;
     }
     printf("removed %zu documents (%zu chunks)\n", rep.removed, rep.chunks_removed);
+    if (rep.warning[0])
+        fprintf(stderr, "hyrax rm: warning: %s\n", rep.warning);
     rc = 0;
 done:
     hx_update_report_clear(&rep);
@@ -927,11 +1032,18 @@ static const struct {
     {"stats", cmd_stats},
     {"verify", cmd_verify},
     {"rm", cmd_rm},
+    {"recover", cmd_recover},
     {"serve", cmd_serve},
 };
 
 int main(int argc, char **argv)
 {
+    struct sigaction fault;
+    memset(&fault, 0, sizeof fault);
+    fault.sa_handler = on_fault;
+    sigemptyset(&fault.sa_mask);
+    sigaction(SIGBUS, &fault, &fault_before[0]);
+    sigaction(SIGSEGV, &fault, &fault_before[1]);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -366,6 +366,24 @@ static int write_tool_result(void *ctx, hx_json_writer *w, hx_error *err)
     return 0;
 }
 
+/* Runs a tool under a fault guard (hyrax.h): an index file truncated or overwritten while the tool
+ * reads it gives a tool error, and the reader is closed so the next call opens the file afresh.
+ * Write tools run unguarded: their writer holds the lock and is not abandoned halfway. */
+static int run_guarded(mcp_server *s, int t, const hx_json_val *args, hx_json_writer *sw, char *message,
+                       size_t cap)
+{
+    hx_fault_guard g;
+    if (!HX_FAULT_GUARD(g)) {
+        hx_index_close(s->reader);
+        s->reader = NULL;
+        snprintf(message, cap, "%s; it is reopened on the next call", HX_FAULT_MESSAGE);
+        return -1;
+    }
+    int rc = hx_mcp_tools[t].run(s, args, sw, message, cap);
+    hx_fault_leave(&g);
+    return rc;
+}
+
 /* Runs tool t on args and leaves the JSON-RPC response for `id` in out; returns the tool's
  * result: 0, or non-zero for an isError answer. */
 static int run_tool(mcp_server *s, int t, const hx_json_val *args, const char *id, size_t id_len,
@@ -376,7 +394,8 @@ static int run_tool(mcp_server *s, int t, const hx_json_val *args, const char *i
     char message[1024] = "";
     hx_error err = {0};
     hx_json_writer_init(&sw);
-    int rc = hx_mcp_tools[t].run(s, args, &sw, message, sizeof message);
+    int rc = hx_mcp_tools[t].writes ? hx_mcp_tools[t].run(s, args, &sw, message, sizeof message)
+                                    : run_guarded(s, t, args, &sw, message, sizeof message);
     if (!rc && hx_json_writer_finish(&sw, &err)) {
         snprintf(message, sizeof message, "internal error building the result: %s", err.message);
         rc = -1;

@@ -959,9 +959,14 @@ static void write_report(hx_json_writer *w, const hx_update_report *r)
     hx_json_write_double(w, r->seconds);
 }
 
-/* "searchable": the commit that holds the change, visible to every search from now on. */
-static void write_searchable(hx_json_writer *w, hx_index *ix)
+/* "searchable": the commit that holds the change, visible to every search from now on, and a
+ * "warning" when something after that commit failed (the change itself is committed). */
+static void write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_report *r)
 {
+    if (r->warning[0]) {
+        hx_json_write_key(w, "warning");
+        hx_json_write_cstr(w, r->warning);
+    }
     hx_index_stats st;
     hx_index_stats_get(ix, &st, NULL);
     hx_json_write_key(w, "generation");
@@ -971,11 +976,13 @@ static void write_searchable(hx_json_writer *w, hx_index *ix)
     write_time(w, "searchable_at", st.committed_ns);
 }
 
+#define WARNING_PROP "\"warning\":{\"type\":\"string\",\"description\":\"Present when the change is committed but something after it failed (compaction).\"}"
 #define REPORT_PROPS                                                                                          \
     "\"added\":{\"type\":\"integer\"},\"updated\":{\"type\":\"integer\"},\"unchanged\":{\"type\":\"integer\"}," \
     "\"removed\":{\"type\":\"integer\"},\"kept_out\":{\"type\":\"integer\",\"description\":\"files left out because they were deleted with delete_document\"},\"rejected\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}}," \
     "\"chunks_added\":{\"type\":\"integer\"},\"chunks_removed\":{\"type\":\"integer\"},\"seconds\":{\"type\":\"number\"}," \
-    "\"generation\":{\"type\":\"integer\"},\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}"
+    "\"generation\":{\"type\":\"integer\"},\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}," \
+    WARNING_PROP
 
 static const char add_in[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -1067,7 +1074,7 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         hx_json_write_key(w, "status");
         hx_json_write_cstr(w, rep.added ? "added" : rep.updated ? "updated" : "unchanged");
         write_report(w, &rep);
-        write_searchable(w, ix);
+        write_searchable(w, ix, &rep);
         hx_json_write_obj_end(w);
     }
     hx_update_report_clear(&rep);
@@ -1081,7 +1088,8 @@ static const char delete_out[] =
     "\"deleted_chunks\":{\"type\":\"integer\"},"
     "\"remembered\":{\"type\":\"boolean\",\"description\":\"true for a file-backed document: reindex leaves its file out until add_document {path} names it\"},"
     "\"note\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"},"
-    "\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}},\"required\":[\"success\",\"doc_id\",\"path\",\"source\",\"deleted_chunks\",\"remembered\"]}";
+    "\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}," WARNING_PROP "},"
+    "\"required\":[\"success\",\"doc_id\",\"path\",\"source\",\"deleted_chunks\",\"remembered\"]}";
 
 static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -1134,7 +1142,7 @@ static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_
         hx_json_write_cstr(w, kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
                                                     "add_document {path} indexes it again"
                                                   : "the stored text is gone from the index");
-        write_searchable(w, ix);
+        write_searchable(w, ix, &rep);
         hx_json_write_obj_end(w);
     }
     hx_update_report_clear(&rep);
@@ -1203,7 +1211,7 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
     if (!rc) {
         hx_json_write_obj_begin(w);
         write_report(w, &rep);
-        write_searchable(w, ix);
+        write_searchable(w, ix, &rep);
         hx_json_write_obj_end(w);
     }
     hx_update_report_clear(&rep);

@@ -1,5 +1,6 @@
-/* store.c: the index file specified in store.h: open and validation, readers and refresh, the one
- * writer (append, commit, abort), the chain of generations, verify and compaction.
+/* store.c: the index file specified in store.h: open and validation (damage versus a crash),
+ * readers and refresh, the one writer (append, commit, abort), the chain of generations, verify,
+ * compaction, and the fault guard for maps of files changed underneath a reader.
  * Must not interpret blob or root contents (the index layer owns them); never writes through a map.
  * Every offset and length read from the file is checked against the committed length first. */
 #include "store.h"
@@ -8,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,12 +68,27 @@ typedef struct view {
     record r;                /* valid when m.rec.offset != 0 */
 } view;
 
+/* What open or refresh found beside the commit it took. A damaged slot is never mistaken for a
+ * torn write: the slot is written only after its record is synced, so either the record proves
+ * the commit (rolled forward) or something past the last provable commit may have been lost. */
+typedef struct health {
+    bool damaged;            /* a meta slot or the newest record is damaged, or the file is cut */
+    bool truncated;          /* a slot's committed length exceeds the file */
+    bool rolled;             /* the commit was recovered from its record (its slot is damaged) */
+    int bad_slot;            /* the damaged slot, -1 when none */
+    uint64_t file_size;
+    char note[sizeof ((hx_error *)0)->message];   /* what is damaged and what was taken, or "" */
+} health;
+
 struct hx_store {
     char *path;              /* owned */
     int fd;
     bool writer;
+    bool compact_tmp;        /* a compaction file not yet renamed into place: close removes it */
     dev_t dev;
     ino_t ino;
+    int64_t created;         /* header creation time: a file overwritten in place shows a new one */
+    health h;
     view v;
     /* writer only */
     uint64_t pos;            /* end of the data appended so far (== v.m.committed when idle) */
@@ -199,7 +216,7 @@ static void slot_encode(uint8_t b[SLOT_SIZE], const meta *m)
 
 /* === Decoding and validation === */
 
-static int header_check(int fd, const char *path, hx_error *err)
+static int header_check(int fd, const char *path, int64_t *created, hx_error *err)
 {
     uint8_t b[HEADER_SIZE];
     size_t got;
@@ -222,6 +239,7 @@ static int header_check(int fd, const char *path, hx_error *err)
                             path, hxf_le32(b + 12), hxf_le32(b + 16));
     if (hxf_le32(b + 20) || !all_zero(b + 32, 28))
         return hx_error_set(err, HX_EFORMAT, 20, "%s: reserved header bytes are not zero", path);
+    *created = (int64_t)hxf_le64(b + 24);
     return 0;
 }
 
@@ -374,9 +392,63 @@ static bool meta_equal(const meta *a, const meta *b)
            a->committed == b->committed;
 }
 
-/* Takes the newest valid commit of fd into *v. When `cur` is given and that commit is the one cur
- * already shows, returns 1 without mapping anything. */
-static int open_newest(int fd, const char *path, const view *cur, view *v, hx_error *err)
+static int check_table_entry(const view *v, const record *r, uint32_t i, uint64_t *low, hx_error *err);
+
+/* Looks past the commit in `m` (the newest a valid slot proves) for the record of the next
+ * generation: written and synced before its meta slot, so when that slot is damaged the record
+ * still proves the commit, provided it chains to m's record, every blob it lists lies between
+ * m's committed length and the record and passes its checksum, and what survives of the damaged
+ * slot `bad` agrees with it (a slot that still has its magic must hold the record's CRC, or be
+ * damaged in that field alone). Takes the last such record (an earlier match could be bytes
+ * inside a blob). Returns 1 with *next filled, 0 when there is none. */
+static int roll_forward(int fd, uint64_t size, const meta *m, const uint8_t bad[SLOT_SIZE], meta *next)
+{
+    if (size <= m->committed || size > SIZE_MAX || m->gen == UINT64_MAX)
+        return 0;
+    uint8_t *map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED)
+        return 0;
+    view scan = {.map = map};
+    int found = 0;
+    for (uint64_t off = align_up(m->committed); off <= size && size - off >= RECORD_HEAD; off += HX_STORE_ALIGN) {
+        const uint8_t *p = map + off;
+        if (memcmp(p, record_magic, 8) || hxf_le64(p + 8) != m->gen + 1 || hxf_le64(p + 24) != m->rec.offset ||
+            hxf_le64(p + 32) != m->rec.length || hxf_le32(p + 40) != m->rec.crc32c)
+            continue;
+        uint64_t root_len = hxf_le64(p + 48), n = hxf_le32(p + 44);
+        if (root_len > MAX_ROOT || n > MAX_BLOBS_PER_COMMIT)
+            continue;
+        uint64_t len = RECORD_HEAD + ((root_len + 7) & ~(uint64_t)7) + n * TABLE_ENTRY;
+        if (len > size - off)
+            continue;
+        hx_store_ref ref = {off, len, hxf_crc32c(0, p, (size_t)len)};
+        record r;
+        if (record_parse(map, size, ref, &r, NULL) != 0)
+            continue;
+        if (!memcmp(bad, slot_magic, 8) && hxf_le32(bad + 40) != ref.crc32c) {
+            uint8_t fixed[SLOT_SIZE];   /* only the CRC field itself damaged? */
+            memcpy(fixed, bad, SLOT_SIZE);
+            hxf_put32(fixed + 40, ref.crc32c);
+            if (hxf_crc32c(0, fixed, 60) != hxf_le32(fixed + 60))
+                continue;
+        }
+        uint64_t low = m->committed;
+        uint32_t i = 0;
+        while (i < r.n_blobs && check_table_entry(&scan, &r, i, &low, NULL) == 0)
+            i++;
+        if (i < r.n_blobs)
+            continue;
+        *next = (meta){r.gen, r.ts, ref, off + len};
+        found = 1;
+    }
+    munmap(map, (size_t)size);
+    return found;
+}
+
+/* Takes the newest commit of fd that can be proven into *v and says in *h what else was found.
+ * When `cur` is given and that commit is the one cur already shows, returns 1 without keeping a
+ * new map. */
+static int open_newest(int fd, const char *path, const view *cur, view *v, health *h, hx_error *err)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
@@ -386,39 +458,72 @@ static int open_newest(int fd, const char *path, const view *cur, view *v, hx_er
         return hx_error_set(err, HX_ETRUNCATED, (int64_t)size,
                             "%s is %llu bytes, shorter than its header and meta pages (%d)", path,
                             (unsigned long long)size, HX_STORE_DATA_START);
+    memset(h, 0, sizeof *h);
+    h->bad_slot = -1;
+    h->file_size = size;
     meta m[2];
     int rc[2];
+    bool empty[2], slot_bad[2];   /* slot_bad: the slot itself fails, not its record or length */
+    uint8_t b[2][SLOT_SIZE];
     hx_error e[2];
     for (int i = 0; i < 2; i++) {
-        uint8_t b[SLOT_SIZE];
         size_t got;
         uint64_t off = (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + i);
-        if (pread_all(fd, b, SLOT_SIZE, off, &got) != 0)
+        if (pread_all(fd, b[i], SLOT_SIZE, off, &got) != 0)
             return hx_error_set(err, HX_EIO, (int64_t)off, "cannot read %s: %s", path, strerror(errno));
+        empty[i] = got == SLOT_SIZE && all_zero(b[i], SLOT_SIZE);
         rc[i] = got < SLOT_SIZE ? hx_error_set(&e[i], HX_ETRUNCATED, (int64_t)off, "meta slot cut short")
-                                : slot_decode(b, off, size, &m[i], &e[i]);
+                                : slot_decode(b[i], off, size, &m[i], &e[i]);
+        slot_bad[i] = rc[i] != 0 && rc[i] != HX_ETRUNCATED;
     }
     int order[2] = {0, 1};
-    if (rc[0] == 0 && rc[1] == 0 && m[1].gen > m[0].gen) {
-        order[0] = 1;
-        order[1] = 0;
-    } else if (rc[0] != 0 && rc[1] == 0) {
+    if ((rc[0] == 0 && rc[1] == 0 && m[1].gen > m[0].gen) || (rc[0] != 0 && rc[1] == 0)) {
         order[0] = 1;
         order[1] = 0;
     }
-    for (int k = 0; k < 2; k++) {
+    /* The other slot is sound when it decodes (it is older, or it would have been taken) or
+     * when it was never written and the taken slot is a new file's empty store. */
+    int first = order[0], other = 1 - first;
+    if (cur && rc[first] == 0 && cur->slot == first && meta_equal(&cur->m, &m[first]) &&
+        (rc[other] == 0 || (empty[other] && m[first].rec.offset == 0)))
+        return 1;
+    int taken = -1;
+    for (int k = 0; k < 2 && taken < 0; k++) {
         int i = order[k];
-        if (rc[i])
-            continue;
-        if (cur && cur->slot == i && meta_equal(&cur->m, &m[i]))
-            return 1;
-        rc[i] = view_load(fd, &m[i], i, v, &e[i]);
-        if (rc[i] == 0)
-            return 0;
+        if (rc[i] == 0 && (rc[i] = view_load(fd, &m[i], i, v, &e[i])) == 0)
+            taken = i;
     }
-    int code = rc[order[0]];
-    return hx_error_set(err, code, e[order[0]].offset, "%s has no valid commit: slot 0: %s; slot 1: %s",
-                        path, e[0].message, e[1].message);
+    if (taken < 0)
+        return hx_error_set(err, rc[order[0]], e[order[0]].offset,
+                            "%s has no valid commit: slot 0: %s; slot 1: %s", path, e[0].message, e[1].message);
+    other = 1 - taken;
+    if (rc[other] == 0 || (empty[other] && v->m.rec.offset == 0))
+        goto done;
+    h->damaged = true;
+    h->bad_slot = other;
+    h->truncated = rc[other] == HX_ETRUNCATED;
+    meta next;
+    view rv;
+    if (slot_bad[other] && roll_forward(fd, size, &v->m, b[other], &next) &&
+        view_load(fd, &next, other, &rv, NULL) == 0) {
+        h->rolled = true;
+        snprintf(h->note, sizeof h->note,
+                 "meta slot %d is damaged (%s); generation %llu recovered from its commit record at byte %llu",
+                 other, empty[other] ? "zeroed" : e[other].message, (unsigned long long)next.gen,
+                 (unsigned long long)next.rec.offset);
+        view_drop(v);
+        *v = rv;
+    } else {
+        snprintf(h->note, sizeof h->note, "meta slot %d is damaged (%s); fell back to generation %llu (slot %d)%s",
+                 other, empty[other] ? "zeroed" : e[other].message, (unsigned long long)v->m.gen, taken,
+                 size > v->m.committed ? "; the bytes past it are unproven" : "");
+    }
+done:
+    if (cur && cur->slot == v->slot && meta_equal(&cur->m, &v->m)) {
+        view_drop(v);
+        return 1;
+    }
+    return 0;
 }
 
 /* === Creation === */
@@ -472,21 +577,44 @@ err:
 
 /* === Open and close === */
 
+/* Opens `path` for reading (or reading and writing) without blocking and refuses anything but a
+ * regular file: a FIFO or device given as the index would otherwise hang the caller. Returns the
+ * descriptor, or a negative code with err set (HX_ENOTFOUND when missing). */
+static int open_regular(const char *path, bool write, hx_error *err)
+{
+    int fd = open(path, (write ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot open %s: %s", path,
+                            strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int rc = hx_error_set(err, HX_EFORMAT, -1, "%s is not a regular file, so it cannot be an index", path);
+        close(fd);
+        return rc;
+    }
+    return fd;  /* O_NONBLOCK means nothing for a regular file, so it stays set */
+}
+
 /* Opens the writer's descriptor: locks it and makes sure it is still the file at `path` (a
  * compaction may have renamed a new file over it between open and lock). */
 static int open_locked(hx_store *s, unsigned flags, hx_error *err)
 {
     for (int attempt = 0; attempt < OPEN_RETRIES; attempt++) {
-        s->fd = open(s->path, O_RDWR | O_CLOEXEC);
-        if (s->fd < 0 && errno == ENOENT && (flags & HX_STORE_CREATE)) {
+        hx_error oe;
+        s->fd = open_regular(s->path, true, &oe);
+        if (s->fd == HX_ENOTFOUND && (flags & HX_STORE_CREATE)) {
             int rc = create_file(s->path, 0, err);
             if (rc)
                 return rc;
             continue;
         }
-        if (s->fd < 0)
-            return hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot open %s: %s",
-                                s->path, strerror(errno));
+        if (s->fd < 0) {
+            int rc = s->fd;
+            s->fd = -1;
+            if (err)
+                *err = oe;
+            return rc;
+        }
         if (flock(s->fd, LOCK_EX | LOCK_NB) != 0) {
             int e = errno;
             close(s->fd);
@@ -506,11 +634,53 @@ static int open_locked(hx_store *s, unsigned flags, hx_error *err)
     return hx_error_set(err, HX_EBUSY, -1, "%s keeps being replaced while opening it", s->path);
 }
 
+/* "<path>.compact.tmp" into a new string; caller frees. */
+static char *compact_tmp_path(const char *path)
+{
+    size_t n = strlen(path) + sizeof HX_STORE_TMP_COMPACT;
+    char *tmp = malloc(n);
+    if (tmp)
+        snprintf(tmp, n, "%s" HX_STORE_TMP_COMPACT, path);
+    return tmp;
+}
+
+/* The writer, having just taken the lock, settles what open found: leftovers of an unfinished
+ * write past a sound commit are cut; a damaged slot is rewritten with the commit readers take
+ * when nothing past that commit could be lost (it was rolled forward from its record, or the file
+ * ends there); otherwise it refuses unless `recover` says to keep that commit and discard the
+ * rest. A compaction file left by a killed compaction is removed: the lock proves none runs. */
+static int writer_settle(hx_store *s, bool recover, hx_error *err)
+{
+    health *h = &s->h;
+    uint64_t end = s->v.m.committed;
+    unsigned long long gen = (unsigned long long)s->v.m.gen;
+    if (h->damaged && !h->rolled && (h->truncated || h->file_size > end) && !recover)
+        return hx_error_set(err, h->truncated ? HX_ETRUNCATED : HX_ECHECKSUM, -1,
+                            "%s; a write would destroy them: 'hyrax recover' keeps generation %llu and "
+                            "discards them", h->note, gen);
+    if (h->damaged) {
+        uint8_t slot[SLOT_SIZE];
+        slot_encode(slot, &s->v.m);
+        if (pwrite_all(s->fd, slot, SLOT_SIZE, (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + h->bad_slot)) != 0 ||
+            fdatasync(s->fd) != 0)
+            return hx_error_set(err, HX_EIO, -1, "cannot repair the meta slot of %s: %s", s->path, strerror(errno));
+        h->damaged = false;
+    }
+    if (h->file_size > end && ftruncate(s->fd, (off_t)end) != 0)
+        return hx_error_set(err, HX_EIO, -1, "cannot truncate %s: %s", s->path, strerror(errno));
+    char *tmp = compact_tmp_path(s->path);
+    if (!tmp)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    unlink(tmp);  /* best effort: compact_begin tries again and reports a failure */
+    free(tmp);
+    return 0;
+}
+
 int hx_store_open(hx_store **out, const char *path, unsigned flags, hx_error *err)
 {
     *out = NULL;
-    if (!path || (flags & ~(unsigned)(HX_STORE_WRITE | HX_STORE_CREATE)) ||
-        ((flags & HX_STORE_CREATE) && !(flags & HX_STORE_WRITE)))
+    if (!path || (flags & ~(unsigned)(HX_STORE_WRITE | HX_STORE_CREATE | HX_STORE_RECOVER)) ||
+        ((flags & (HX_STORE_CREATE | HX_STORE_RECOVER)) && !(flags & HX_STORE_WRITE)))
         return hx_error_set(err, HX_EINVAL, -1, "bad arguments to hx_store_open");
     int rc;
     hx_store *s = calloc(1, sizeof *s);
@@ -524,13 +694,10 @@ int hx_store_open(hx_store **out, const char *path, unsigned flags, hx_error *er
         rc = open_locked(s, flags, err);
         if (rc)
             goto err;
-    } else {
-        s->fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (s->fd < 0) {
-            rc = hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot open %s: %s",
-                              path, strerror(errno));
-            goto err;
-        }
+    } else if ((s->fd = open_regular(path, false, err)) < 0) {
+        rc = s->fd;
+        s->fd = -1;
+        goto err;
     }
     struct stat st;
     if (fstat(s->fd, &st) != 0) {
@@ -539,18 +706,12 @@ int hx_store_open(hx_store **out, const char *path, unsigned flags, hx_error *er
     }
     s->dev = st.st_dev;
     s->ino = st.st_ino;
-    rc = header_check(s->fd, path, err);
-    if (rc)
+    if ((rc = header_check(s->fd, path, &s->created, err)) ||
+        (rc = open_newest(s->fd, path, NULL, &s->v, &s->h, err)))
         goto err;
-    rc = open_newest(s->fd, path, NULL, &s->v, err);
-    if (rc)
+    s->pos = s->v.m.committed;  /* before settling: closing a refused writer must cut nothing */
+    if (s->writer && (rc = writer_settle(s, flags & HX_STORE_RECOVER, err)))
         goto err;
-    s->pos = s->v.m.committed;
-    if (s->writer && (uint64_t)st.st_size > s->v.m.committed &&
-        ftruncate(s->fd, (off_t)s->v.m.committed) != 0) {
-        rc = hx_error_set(err, HX_EIO, -1, "cannot truncate %s: %s", path, strerror(errno));
-        goto err;
-    }
     *out = s;
     return 0;
 err:
@@ -568,6 +729,8 @@ void hx_store_close(hx_store *s)
     view_drop(&s->v);
     if (s->fd >= 0)
         close(s->fd);
+    if (s->compact_tmp)
+        unlink(s->path);  /* never renamed into place: nothing refers to it */
     free(s->table);
     free(s->path);
     free(s);
@@ -613,6 +776,31 @@ int hx_store_blob(hx_store *s, hx_store_ref ref, const uint8_t **data, hx_error 
     return 0;
 }
 
+/* Reads `fd` afresh as the file at the handle's path: header, newest commit, identity. */
+static int reload(hx_store *s, int fd, hx_error *err)
+{
+    struct stat st;
+    int64_t created;
+    view nv;
+    health h;
+    int rc = fstat(fd, &st) != 0 ? hx_error_set(err, HX_EIO, -1, "cannot stat %s: %s", s->path, strerror(errno))
+                                 : header_check(fd, s->path, &created, err);
+    if (rc == 0)
+        rc = open_newest(fd, s->path, NULL, &nv, &h, err);
+    if (rc)
+        return rc;
+    view_drop(&s->v);
+    if (fd != s->fd)
+        close(s->fd);
+    s->fd = fd;
+    s->dev = st.st_dev;
+    s->ino = st.st_ino;
+    s->created = created;
+    s->v = nv;
+    s->h = h;
+    return 1;
+}
+
 int hx_store_refresh(hx_store *s, hx_error *err)
 {
     if (s->writer)
@@ -620,30 +808,30 @@ int hx_store_refresh(hx_store *s, hx_error *err)
     struct stat st;
     if (stat(s->path, &st) != 0)
         return hx_error_set(err, HX_EIO, -1, "cannot stat %s: %s", s->path, strerror(errno));
-    view nv;
     if (st.st_dev != s->dev || st.st_ino != s->ino) {
-        int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+        int fd = open_regular(s->path, false, err);
         if (fd < 0)
-            return hx_error_set(err, HX_EIO, -1, "cannot open %s: %s", s->path, strerror(errno));
-        int rc = fstat(fd, &st) != 0 ? hx_error_set(err, HX_EIO, -1, "cannot stat %s", s->path)
-                                     : header_check(fd, s->path, err);
-        if (rc == 0)
-            rc = open_newest(fd, s->path, NULL, &nv, err);
-        if (rc) {
+            return fd;
+        int rc = reload(s, fd, err);
+        if (rc < 0)
             close(fd);
-            return rc;
-        }
-        view_drop(&s->v);
-        close(s->fd);
-        s->fd = fd;
-        s->dev = st.st_dev;
-        s->ino = st.st_ino;
-        s->v = nv;
-        return 1;
+        return rc;
     }
-    int rc = open_newest(s->fd, s->path, &s->v, &nv, err);
+    /* The same file, overwritten in place (a backup restored with cp): a new creation time in
+     * the header, or a file now shorter than the commit this handle maps. */
+    uint8_t b[32];
+    size_t got;
+    if ((uint64_t)st.st_size < s->v.m.committed || pread_all(s->fd, b, sizeof b, 0, &got) != 0 ||
+        got < sizeof b || (int64_t)hxf_le64(b + 24) != s->created)
+        return reload(s, s->fd, err);
+    view nv;
+    health h;
+    int rc = open_newest(s->fd, s->path, &s->v, &nv, &h, err);
+    if (rc < 0)
+        return rc;
+    s->h = h;
     if (rc)
-        return rc < 0 ? rc : 0;
+        return 0;
     view_drop(&s->v);
     s->v = nv;
     return 1;
@@ -668,8 +856,16 @@ static int check_table_entry(const view *v, const record *r, uint32_t i, uint64_
     return 0;
 }
 
+const char *hx_store_damage(const hx_store *s)
+{
+    return s->h.note;
+}
+
 int hx_store_verify(hx_store *s, hx_error *err)
 {
+    if (s->h.damaged)
+        return hx_error_set(err, s->h.truncated ? HX_ETRUNCATED : HX_ECHECKSUM,
+                            (int64_t)HX_STORE_PAGE * (1 + s->h.bad_slot), "%s", s->h.note);
     if (!s->v.m.rec.offset)
         return 0;
     record r = s->v.r, prev;
@@ -957,6 +1153,31 @@ int hx_store_abort(hx_store *w, hx_error *err)
     return 0;
 }
 
+/* === Maps that change underneath (hyrax.h "Index files changed underneath a reader") === */
+
+static _Thread_local hx_fault_guard *fault_top;   /* this thread's innermost guard */
+
+sigjmp_buf *hx_fault_enter(hx_fault_guard *g)
+{
+    g->outer = fault_top;
+    fault_top = g;
+    return &g->env;
+}
+
+void hx_fault_leave(hx_fault_guard *g)
+{
+    fault_top = g->outer;
+}
+
+void hx_fault_jump(void)
+{
+    hx_fault_guard *g = fault_top;
+    if (!g)
+        return;
+    fault_top = g->outer;
+    siglongjmp(g->env, 1);
+}
+
 /* === Compaction === */
 
 int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err)
@@ -967,18 +1188,18 @@ int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err)
         return rc;
     if (w->pos != w->v.m.committed)
         return hx_error_set(err, HX_EINVAL, -1, "commit or abort the open transaction before compacting");
-    size_t n = strlen(w->path) + sizeof HX_STORE_TMP_COMPACT;
-    char *tmp = malloc(n);
+    char *tmp = compact_tmp_path(w->path);
     if (!tmp)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    snprintf(tmp, n, "%s" HX_STORE_TMP_COMPACT, w->path);
     if (unlink(tmp) != 0 && errno != ENOENT) {
         rc = hx_error_set(err, HX_EIO, -1, "cannot remove stale %s: %s", tmp, strerror(errno));
         goto err;
     }
     rc = create_file(tmp, w->v.m.gen, err);
+    if (rc == 0 && (rc = hx_store_open(out, tmp, HX_STORE_WRITE, err)) != 0)
+        unlink(tmp);
     if (rc == 0)
-        rc = hx_store_open(out, tmp, HX_STORE_WRITE, err);
+        (*out)->compact_tmp = true;
 err:
     free(tmp);
     return rc;
@@ -999,6 +1220,7 @@ int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err)
     }
     free(c->path);
     c->path = path;
+    c->compact_tmp = false;
     hx_store_close(*w);
     *w = c;
     /* Past the rename there is no going back, so this step cannot fail the call (store.h). */

@@ -21,7 +21,7 @@
  * torn write of one slot cannot touch the other). A commit writes the slot not holding the current
  * generation; open takes the valid slot with the higher generation. A slot is valid when its CRC
  * matches, its committed length fits in the file and its commit record lies inside that length
- * and passes its CRC.
+ * and passes its CRC. Slot 1 of a new file is all zeros until the first commit.
  *   OFFSET SIZE DESCRIPTION
  *        0    8 magic "HXMETA01"
  *        8    8 generation (the empty store of a new file has generation 0 and no record)
@@ -56,8 +56,23 @@
  * tables of the chain list every blob in the file, which is what hx_store_verify walks.
  *
  * Writes: append blobs (pwrite), append the record, fdatasync, write the meta slot, fdatasync.
- * A crash at any byte leaves the previous commit intact; a writer opening the file truncates what
- * lies past the committed length. Compaction writes a fresh file and renames it over the old one. */
+ * A crash at any byte leaves the previous commit intact. Compaction writes a fresh file
+ * "<path>.compact.tmp" and renames it over the old one.
+ *
+ * Damage versus a crash. The slot is written only after its record is synced, so:
+ *   - both slots valid: bytes past the newer one's committed length are leftovers of an unfinished
+ *     write (a record there was never acknowledged); a writer opening the file cuts them;
+ *   - a slot whose CRC holds but whose committed length exceeds the file: the file was truncated
+ *     (damage, never a torn write);
+ *   - a slot that fails (bad CRC or magic, zeroed after a commit, or naming a record that fails):
+ *     damage. When a complete record of the next generation lies past the other slot's committed
+ *     length, chains to that slot's record (offset, length, CRC) and every blob of its table lies
+ *     between the two and passes its CRC, that record proves the commit: open rolls forward to it.
+ * Readers take the newest provable commit and report the damage (hx_store_damage; verify fails).
+ * A writer rewrites the damaged slot with that commit when nothing past it can be lost (rolled
+ * forward, or the file ends at it) -- readers already show that commit, so the writer must build
+ * on it -- and otherwise refuses (HX_ECHECKSUM / HX_ETRUNCATED) unless opened with
+ * HX_STORE_RECOVER, which keeps that commit and discards the bytes past it. */
 #ifndef HX_STORE_H
 #define HX_STORE_H
 
@@ -78,6 +93,8 @@ enum {
     HX_STORE_READ = 0,    /* reader: maps the file read-only, takes no lock */
     HX_STORE_WRITE = 1,   /* the one writer: exclusive flock, HX_EBUSY when another holds it */
     HX_STORE_CREATE = 2,  /* with HX_STORE_WRITE: create the file (generation 0) if missing */
+    HX_STORE_RECOVER = 4, /* with HX_STORE_WRITE: on a damaged file keep the newest provable
+                             commit and discard what lies past it (see "Damage" above) */
 };
 
 /* A blob in the file. */
@@ -99,11 +116,14 @@ typedef struct hx_store_info {
  * handle (open one reader per thread). Caller frees with hx_store_close. */
 typedef struct hx_store hx_store;
 
-/* Opens `path` with HX_STORE_* flags and takes the newest valid commit. A writer discards bytes
- * past the committed length. Corrupt files fail with HX_EFORMAT, HX_EVERSION, HX_ECHECKSUM or
- * HX_ETRUNCATED and a message naming the offset. A missing file without HX_STORE_CREATE gives
- * HX_ENOTFOUND. Creation is atomic (written beside the path, then linked into place), so a crash
- * while creating leaves no file or an empty store, plus at worst a stray "<path>.new-*" file. */
+/* Opens `path` with HX_STORE_* flags and takes the newest provable commit (see "Damage" above).
+ * Anything but a regular file is refused with HX_EFORMAT, without blocking (a FIFO). A writer
+ * discards leftovers past the committed length, removes a stale "<path>.compact.tmp", and refuses
+ * a damaged file it cannot settle without losing bytes unless HX_STORE_RECOVER is given. Corrupt
+ * files fail with HX_EFORMAT, HX_EVERSION, HX_ECHECKSUM or HX_ETRUNCATED and a message naming the
+ * offset. A missing file without HX_STORE_CREATE gives HX_ENOTFOUND. Creation is atomic (written
+ * beside the path, then linked into place), so a crash while creating leaves no file or an empty
+ * store, plus at worst a stray "<path>.new-*" file. */
 int hx_store_open(hx_store **out, const char *path, unsigned flags, hx_error *err);
 void hx_store_close(hx_store *s);  /* NULL is fine; an open transaction is aborted */
 
@@ -122,15 +142,21 @@ void hx_store_root(const hx_store *s, const uint8_t **root, size_t *len);
  * at its bytes in the map, borrowed like hx_store_root. */
 int hx_store_blob(hx_store *s, hx_store_ref ref, const uint8_t **data, hx_error *err);
 
+/* What open (or the last refresh) found damaged and which commit it took instead, or "" when the
+ * file was sound; for a writer, what it repaired. Borrowed until the next refresh or close. */
+const char *hx_store_damage(const hx_store *s);
+
 /* Picks up commits made since open or the last refresh: re-reads the meta slots, follows a file
- * renamed over the path (compaction) and remaps when the file grew. Returns 1 when the handle now
+ * renamed over the path (compaction), reads afresh a file overwritten in place (new creation time
+ * in the header, or shorter than the mapped commit) and remaps when the file grew. Returns 1 when the handle now
  * sees a different commit (all borrowed pointers are then invalid), 0 when nothing changed (they
  * stay valid), or a negative code (the handle keeps its previous view). A writer's view is always
  * current, so for a writer it returns 0. */
 int hx_store_refresh(hx_store *s, hx_error *err);
 
-/* Walks the chain from the current commit: checks every commit record and the checksum of every
- * blob each one lists. Reports the first failure with its file offset in err->offset. */
+/* Fails with the damage open found (hx_store_damage) while the file still holds it; then walks
+ * the chain from the current commit: checks every commit record and the checksum of every blob
+ * each one lists. Reports the first failure with its file offset in err->offset. */
 int hx_store_verify(hx_store *s, hx_error *err);
 
 /* === Generations === */
@@ -168,7 +194,8 @@ int hx_store_abort(hx_store *w, hx_error *err);
 
 /* Compaction, step 1: creates a writer *out on "<path>.compact.tmp" (a stale one is removed),
  * empty, whose first commit gets generation hx_store_generation(w) + 1 and no chain. The caller
- * appends what is still live (reading it through w) and commits. Caller owns *out. */
+ * appends what is still live (reading it through w) and commits. Caller owns *out; closing it
+ * without a successful hx_store_compact_finish removes the file. */
 int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err);
 
 /* Step 2: c must have committed. Syncs c's file, renames it over w's path and syncs the folder.

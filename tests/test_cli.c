@@ -1,14 +1,19 @@
 /* test_cli.c: the command-line contract of DESIGN.md, by running $HYRAX_BIN (./hyrax): index prints what it
  * did, search --json prints one object with the documented keys and root-relative paths, stats
  * and verify work, rm removes, and bad input (unknown flags, missing index, damaged file) exits
- * non-zero with a message on stderr and nothing on stdout. */
+ * non-zero with a message on stderr and nothing on stdout; a damaged meta slot, a truncated file, a
+ * FIFO and a file overwritten under searches (issue 9) end in an answer or an error, never in
+ * lost documents, a hang or death by a signal. */
 #include "check.h"
 #include "json.h"
 
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -119,6 +124,147 @@ static void test_paths(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* Runs argv with stdout and stderr discarded; the raw wait status. */
+static int run_status(char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+/* A child that restores `from` over `path` in place again and again, as cp does: truncate, then
+ * write in 128 KiB pieces; a short pause after each step. Kill it to stop. */
+static pid_t start_overwriter(const char *path, const char *from)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid)
+        return pid;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    size_t len;
+    char *bytes = check_read_file(from, &len);
+    for (;;) {
+        int fd = open(path, O_WRONLY | O_TRUNC);
+        usleep(500);
+        for (size_t o = 0; bytes && fd >= 0 && o < len; o += 131072)
+            if (write(fd, bytes + o, len - o < 131072 ? len - o : 131072) < 0)
+                break;
+        close(fd);
+        usleep(500);
+    }
+}
+
+static int copy(const char *from, const char *to)
+{
+    size_t len;
+    char *b = check_read_file(from, &len);
+    FILE *f = b ? fopen(to, "wb") : NULL;
+    int rc = f && fwrite(b, 1, len, f) == len ? 0 : -1;
+    if (f && fclose(f))
+        rc = -1;
+    free(b);
+    return rc;
+}
+
+/* Issue 9 items 3, 9, 10: a damaged slot is not a torn write, an index overwritten under a
+ * search gives an answer or an error (never death by a signal), a FIFO is refused at once. */
+static void test_file_safety(void)
+{
+    char big_root[PATH_MAX + 16], big[PATH_MAX + 32], work[PATH_MAX + 32], cmd[4 * PATH_MAX], *out;
+    snprintf(big_root, sizeof big_root, "%s.big", root);
+    snprintf(big, sizeof big, "%s.big.hyx", root);
+    snprintf(work, sizeof work, "%s.work.hyx", root);
+    mkdir(big_root, 0755);
+    for (int i = 0; i < 120; i++) {
+        char p[2 * PATH_MAX];
+        snprintf(p, sizeof p, "%s/n%03d.md", big_root, i);
+        FILE *f = fopen(p, "w");
+        if (f) {
+            fprintf(f, "# Note %d\n\nPods, nodes and volumes, note %d of the scheduler series. %s\n", i, i,
+                    "The kubelet restarts containers that exit; quotas cap what a namespace may request.");
+            fclose(f);
+        }
+    }
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s >/dev/null 2>&1", big, big_root);
+    CHECK(system(cmd) == 0, "index 120 notes");
+    size_t len;
+    unsigned char *b = (unsigned char *)check_read_file(big, &len);
+    CHECK(b && len > 20000, "read the index");
+    if (!b)
+        return;
+
+    /* a flipped bit in the newest meta slot: verify fails naming it, and no write loses a document */
+    int newest = b[4096 + 8] > b[8192 + 8] ? 0 : 1;
+    b[4096 * (1 + newest) + 20] ^= 0x10;
+    FILE *f = fopen(work, "wb");
+    CHECK(f && fwrite(b, 1, len, f) == len && fclose(f) == 0, "write the damaged copy");
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" verify --db %s 2>&1", work);
+    CHECK(run(cmd, &out) != 0 && strstr(out, "meta slot") && strstr(out, "generation 2 recovered"),
+          "verify fails and names the slot: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" rm --db %s n000.md 2>&1 && \"$HYRAX_BIN\" verify --db %s", work, work);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "removed 1 documents") && strstr(out, "119 documents"),
+          "a write keeps the 120 documents of the damaged commit: %s", out);
+    free(out);
+    b[4096 * (1 + newest) + 20] ^= 0x10;
+
+    /* truncated past the newest commit: verify fails, writers refuse until 'hyrax recover' */
+    f = fopen(work, "wb");
+    CHECK(f && fwrite(b, 1, len - 64, f) == len - 64 && fclose(f) == 0, "write the truncated copy");
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" verify --db %s 2>&1", work);
+    CHECK(run(cmd, &out) != 0 && strstr(out, "fell back to generation 1"), "verify names the fallback: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" rm --db %s n000.md 2>&1", work);
+    CHECK(run(cmd, &out) != 0 && strstr(out, "hyrax recover"), "rm refuses: %s", out);
+    free(out);
+    struct stat st;
+    CHECK(stat(work, &st) == 0 && (size_t)st.st_size == len - 64, "the refused write kept every byte");
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" recover --db %s && \"$HYRAX_BIN\" verify --db %s", work, work);
+    CHECK(run(cmd, &out) == 0 && strstr(out, "recovered: generation 1") && strstr(out, ": ok"), "recover: %s", out);
+    free(out);
+    free(b);
+
+    /* a FIFO as the index: refused at once (the timeout turns a hang into status 124) */
+    unlink(work);
+    CHECK(mkfifo(work, 0600) == 0, "mkfifo");
+    const char *cmds[] = {"verify --db %s", "stats --db %s", "search --mode keyword --db %s pods", "rm --db %s x"};
+    for (int i = 0; i < 4; i++) {
+        char c[2 * PATH_MAX];
+        snprintf(c, sizeof c, cmds[i], work);
+        snprintf(cmd, sizeof cmd, "timeout 20 \"$HYRAX_BIN\" %s 2>&1", c);
+        CHECK(run(cmd, &out) == 1 && strstr(out, "not a regular file"), "%s: %s", c, out);
+        free(out);
+    }
+    unlink(work);
+
+    /* the index overwritten in place under searches: each answers or fails, none dies */
+    CHECK(copy(big, work) == 0, "copy");
+    pid_t ow = start_overwriter(work, big);
+    int died = 0, answered = 0;
+    char *bin = getenv("HYRAX_BIN");
+    for (int i = 0; i < 60; i++) {
+        char *argv[] = {bin, "search", "--mode", "keyword", "--db", work, "kubelet", "quotas", NULL};
+        int status = run_status(argv);
+        died += WIFSIGNALED(status);
+        answered += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (WIFSIGNALED(status) && died == 1)
+            CHECK(0, "search %d died by signal %d", i, WTERMSIG(status));
+    }
+    kill(ow, SIGKILL);
+    waitpid(ow, NULL, 0);
+    CHECK(died == 0, "%d of 60 searches died by a signal (%d answered)", died, answered);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", big_root, big, work);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_cli_XXXXXX", cmd[3 * PATH_MAX], *out;
@@ -215,6 +361,7 @@ int main(void)
         CHECK(strstr(out, "hyrax") != NULL, "'%s' explains on stderr: %.120s", c, out);
         free(out);
     }
+    test_file_safety();
     FILE *f = fopen(db, "r+b");
     CHECK(f != NULL, "index file exists");
     if (f) {

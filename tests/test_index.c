@@ -2,7 +2,8 @@
  * modes on questions whose answer document is known by construction, filters, keyword syntax,
  * incremental updates (added / updated / unchanged / removed), BM25 scores independent of
  * segmentation (incremental index vs a fresh build), compaction keeps answers, readers pick up
- * commits, one writer at a time, documents from bytes, removal, and damaged files refused. */
+ * commits, one writer at a time, documents from bytes, removal, damaged files refused, and a
+ * compaction that fails on a full disk after its commit landed (a warning, no stray file). */
 #include "check.h"
 #include "hyrax.h"
 
@@ -10,8 +11,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -345,6 +349,119 @@ static void test_lock_and_damage(void)
     free(bytes);
 }
 
+/* === A compaction that fails after its commit landed (issue 9, item 4) === */
+
+/* Copies a file; 0 on success. */
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[65536];
+    size_t n;
+    int rc = in && out ? 0 : -1;
+    while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out))
+        rc = -1;
+    return rc;
+}
+
+/* In the child: `base` (40 documents) is copied into a folder where the removal's commit fits
+ * but the compaction it triggers does not -- a 4 MiB tmpfs filled up to 16 KiB when the test may
+ * mount one, else a directory squatting on "<db>.compact.tmp". The removal must report success
+ * with a warning, the change must be committed, and no temporary file may be left. */
+static void enospc_child(const char *base, const char *mnt)
+{
+    char file[2 * PATH_MAX], tmp[2 * PATH_MAX + 32], filler[2 * PATH_MAX + 64];
+    bool tmpfs = unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+                 mount("tmpfs", mnt, "tmpfs", 0, "size=4m") == 0;
+    snprintf(file, sizeof file, "%s/db.hyx", mnt);
+    snprintf(tmp, sizeof tmp, "%s.compact.tmp", file);
+    snprintf(filler, sizeof filler, "%s/filler", mnt);
+    CHECK(copy_file(base, file) == 0, "copy the index");
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    CHECK(hx_index_open(&ix, file, HX_INDEX_WRITE, model, NULL, &err) == 0, "writer: %s", err.message);
+    if (!ix)
+        _exit(1);
+    struct statvfs vfs;
+    if (tmpfs && statvfs(mnt, &vfs) == 0) {
+        uint64_t free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize, fill = free_bytes - 16384;
+        FILE *f = fopen(filler, "wb");
+        static char zeros[4096];
+        for (uint64_t w = 0; f && w < fill; w += sizeof zeros)
+            fwrite(zeros, 1, sizeof zeros, f);
+        CHECK(f && fclose(f) == 0, "fill the tmpfs");
+    } else {
+        printf("test_index: no tmpfs here; a directory at %s makes the compaction fail\n", tmp);
+        CHECK(mkdir(tmp, 0755) == 0 && mkdir(filler, 0755) == 0, "squat");
+        snprintf(filler, sizeof filler, "%s/x", tmp);
+        CHECK(mkdir(filler, 0755) == 0, "squat inside");
+    }
+    char names[30][32];
+    const char *paths[30];
+    for (int i = 0; i < 30; i++) {
+        snprintf(names[i], sizeof names[i], "bulk/%02d.md", i);
+        paths[i] = names[i];
+    }
+    hx_update_report rep;
+    CHECK(hx_index_remove(ix, paths, 30, HX_REMOVE_EXACT, &rep, &err) == 0, "a removal whose commit landed succeeds: %s", err.message);
+    CHECK(rep.removed == 30 && strstr(rep.warning, "committed") && strstr(rep.warning, "compact"),
+          "removed %zu, warning '%s'", rep.removed, rep.warning);
+    hx_update_report_clear(&rep);
+    hx_index_close(ix);
+    hx_index *r = NULL;
+    CHECK(hx_index_open(&r, file, HX_INDEX_READ, model, NULL, &err) == 0 && hx_index_doc_count(r) == 10,
+          "the removal is committed: %zu documents", r ? hx_index_doc_count(r) : 0);
+    hx_index_close(r);
+    struct stat st;
+    if (tmpfs) {
+        CHECK(stat(tmp, &st) != 0, "no %s left after the failed compaction", tmp);
+        unlink(filler);
+        FILE *f = fopen(tmp, "wb");   /* what a SIGKILL during compaction leaves */
+        CHECK(f && fputs("stale", f) >= 0 && fclose(f) == 0, "stale compaction file");
+        CHECK(hx_index_open(&ix, file, HX_INDEX_WRITE, model, NULL, &err) == 0 && stat(tmp, &st) != 0,
+              "the writer removes a stale %s when it opens", tmp);
+        CHECK(ix && hx_index_compact(ix, &err) == 0, "compaction with room: %s", err.message);
+        hx_index_close(ix);
+        umount(mnt);
+    }
+    _exit(check_failed ? 1 : 0);
+}
+
+static void test_compact_fails_after_commit(void)
+{
+    char base[PATH_MAX + 64], mnt[PATH_MAX + 64];
+    snprintf(base, sizeof base, "%s.enospc.hyx", root);
+    snprintf(mnt, sizeof mnt, "%s.enospc", root);
+    hx_index *ix = open_writer(base);
+    if (!ix)
+        return;
+    hx_error err = {0};
+    for (int i = 0; i < 40; i++) {
+        char name[32], body[256];
+        snprintf(name, sizeof name, "bulk/%02d.md", i);
+        int n = snprintf(body, sizeof body, "# Note %d\n\nBulk note number %d about quotas, pods and volumes.\n", i, i);
+        uint32_t id;
+        hx_update_report rep;
+        CHECK(hx_index_add_bytes(ix, name, body, (size_t)n, NULL, 0, enc, &id, &rep, &err) == 0, "add: %s", err.message);
+        hx_update_report_clear(&rep);
+    }
+    hx_index_close(ix);
+    CHECK(mkdir(mnt, 0755) == 0, "mount point");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        enospc_child(base, mnt);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "compaction failure after a commit (in a child): %d", status);
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", base, mnt);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
     hx_error err = {0};
@@ -376,6 +493,7 @@ int main(void)
         hx_index_close(ix);
     }
     test_lock_and_damage();
+    test_compact_fails_after_commit();
     hx_encoder_free(enc);
     hx_model_close(model);
     char cmd[3 * PATH_MAX + 128];

@@ -214,13 +214,16 @@ static const char *check_content(hx_store *s, uint64_t t, uint64_t g, const uint
     return i == total ? NULL : "too many blobs";
 }
 
-/* Checks the current generation and every older one in the chain, names included. */
+/* Checks the current generation and every older one in the chain, names included. A file with
+ * damage the handle reported (hx_store_damage) must fail verify with exactly that report; the
+ * callers say whether they expect damage. */
 static const char *check_all(hx_store *s, uint64_t t, char *why)
 {
     uint64_t g = hx_store_generation(s);
     hx_error err;
-    if (hx_store_verify(s, &err) != 0) {
-        snprintf(why, 300, "verify: %s", err.message);
+    int vrc = hx_store_verify(s, &err);
+    if (*hx_store_damage(s) ? vrc == 0 || strcmp(err.message, hx_store_damage(s)) : vrc != 0) {
+        snprintf(why, 300, "verify: %s (damage: '%s')", vrc ? err.message : "ok", hx_store_damage(s));
         return why;
     }
     hx_store_info *h;
@@ -540,7 +543,9 @@ static void test_damage(void)
             break;
         int rc = open_reader(copy, &s, &err);
         uint64_t want = t >= L[3] ? 3 : t >= L[2] ? 2 : 0;
-        if (want ? rc != 0 || hx_store_generation(s) != want || check_all(s, DAMAGE_TRIAL, why)
+        /* cut inside generation 3: its slot's CRC holds, so that is damage, not a torn write */
+        bool damage_named = want != 2 || (s && strstr(hx_store_damage(s), "fell back to generation 2"));
+        if (want ? rc != 0 || hx_store_generation(s) != want || check_all(s, DAMAGE_TRIAL, why) || !damage_named
                  : rc != HX_ETRUNCATED || s) {
             if (bad_trunc++ < 5)
                 CHECK(0, "truncated to %llu: rc %d gen %llu: %s", (unsigned long long)t, rc,
@@ -580,8 +585,8 @@ static void test_damage(void)
                 blob_at = (int64_t)ref.offset;
         }
         bool ok;
-        if (o >= rec_off)
-            ok = rc == 0 && hx_store_generation(s) == 2 && !check_all(s, DAMAGE_TRIAL, why);
+        if (o >= rec_off)   /* the newest record is damaged: generation 2, and the damage reported */
+            ok = rc == 0 && hx_store_generation(s) == 2 && *hx_store_damage(s) && !check_all(s, DAMAGE_TRIAL, why);
         else if (blob_at >= 0)
             ok = rc == 0 && hx_store_generation(s) == 3 && hx_store_verify(s, &err) == HX_ECHECKSUM &&
                  err.offset == blob_at;
@@ -595,15 +600,19 @@ static void test_damage(void)
     CHECK(bad_flip == 0, "%d flipped bytes misbehave", bad_flip);
 
     /* The crash states of the last commit: its data cut anywhere while the meta slot still holds
-     * generation 1 (open gives 2, and a writer cuts the rest and commits again), and a torn meta
-     * write at every byte (open gives 3 only when the slot is complete). */
+     * generation 1 (open gives 2, and a writer cuts the rest and commits again), and the meta
+     * write cut at every byte (a 64-byte write inside one sector is not torn by real disks, so a
+     * cut slot is damage): while it decodes as generation 1 open gives 2; once it fails but
+     * holds the CRC of the synced record of generation 3, that record proves the commit and open
+     * rolls forward to 3; every failing slot is reported. */
     const uint64_t slot1 = 2 * HX_STORE_PAGE;
     int bad_state = 0;
     for (uint64_t t = L[2]; t <= L[3]; t++) {
         memcpy(f + slot1, f2 + slot1, 64);
         write_file(copy, f, t);
         int rc = open_reader(copy, &s, &err);
-        if ((rc != 0 || hx_store_generation(s) != 2 || check_all(s, DAMAGE_TRIAL, why)) && bad_state++ < 5)
+        if ((rc != 0 || hx_store_generation(s) != 2 || *hx_store_damage(s) || check_all(s, DAMAGE_TRIAL, why)) &&
+            bad_state++ < 5)
             CHECK(0, "data cut at %llu before the meta write: rc %d", (unsigned long long)t, rc);
         hx_store_close(s);
     }
@@ -624,16 +633,23 @@ static void test_damage(void)
         memcpy(f + slot1, f2 + slot1, 64);
         memcpy(f + slot1, new_slot, (size_t)p);
         write_file(copy, f, flen);
-        uint64_t want = memcmp(f + slot1, new_slot, 64) == 0 ? 3 : 2;
+        /* a cut slot that holds the new record's CRC (bytes 40..43) vouches for it and is rolled
+         * forward; one that holds the old record's cannot: generation 2 */
+        bool old_slot = memcmp(f + slot1, f2 + slot1, 64) == 0, new_whole = memcmp(f + slot1, new_slot, 64) == 0;
+        bool names_new = !memcmp(f + slot1 + 40, new_slot + 40, 4);
+        uint64_t want = old_slot || !names_new ? 2 : 3;
         int rc = open_reader(copy, &s, &err);
-        if ((rc != 0 || hx_store_generation(s) != want || check_all(s, DAMAGE_TRIAL, why)) && bad_state++ < 5)
+        if ((rc != 0 || hx_store_generation(s) != want || (*hx_store_damage(s) != 0) != (!old_slot && !new_whole) ||
+             check_all(s, DAMAGE_TRIAL, why)) && bad_state++ < 5)
             CHECK(0, "meta torn after %d bytes: rc %d", p, rc);
         hx_store_close(s);
     }
     memcpy(f + slot1, new_slot, 64);
     CHECK(bad_state == 0, "%d crash states misbehave", bad_state);
 
-    /* Damage to either meta slot falls back to the other one. */
+    /* Damage to either meta slot loses nothing: the older slot (0, generation 2) is not needed,
+     * and the newest (1, generation 3) is recovered from its record. Each is reported, and a
+     * writer repairs the slot without cutting a byte. */
     int bad_meta = 0;
     for (int slot = 0; slot < 2; slot++) {
         uint64_t base = (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + slot);
@@ -642,9 +658,17 @@ static void test_damage(void)
             write_file(copy, f, flen);
             f[o] ^= 0x01;
             int rc = open_reader(copy, &s, &err);
-            uint64_t want = slot == 1 ? 2 : 3;
-            if ((rc != 0 || hx_store_generation(s) != want) && bad_meta++ < 5)
+            if ((rc != 0 || hx_store_generation(s) != 3 || !strstr(hx_store_damage(s), slot ? "meta slot 1" : "meta slot 0") ||
+                 check_all(s, DAMAGE_TRIAL, why)) && bad_meta++ < 5)
                 CHECK(0, "meta slot %d byte %llu: rc %d", slot, (unsigned long long)(o - base), rc);
+            hx_store_close(s);
+            hx_store *w;
+            rc = hx_store_open(&w, copy, HX_STORE_WRITE, &err);
+            hx_store_close(w);
+            rc = rc ? rc : open_reader(copy, &s, &err);
+            if ((rc != 0 || hx_store_generation(s) != 3 || *hx_store_damage(s) || file_size(copy) != flen ||
+                 check_all(s, DAMAGE_TRIAL, why)) && bad_meta++ < 5)
+                CHECK(0, "meta slot %d byte %llu, after a writer: rc %d", slot, (unsigned long long)(o - base), rc);
             hx_store_close(s);
         }
     }
@@ -676,6 +700,202 @@ static void test_damage(void)
     CHECK(open_reader(copy, &s, &err) == HX_ETRUNCATED, "empty file");
     free(f);
     free(f2);
+}
+
+/* === Damage is not a torn write (issue 9, item 3) === */
+
+/* Opens a writer; returns its code and closes it. */
+static int writer_rc(const char *path, unsigned flags, hx_error *err)
+{
+    hx_store *w = NULL;
+    int rc = hx_store_open(&w, path, HX_STORE_WRITE | flags, err);
+    hx_store_close(w);
+    return rc;
+}
+
+/* True when the file at path holds exactly len bytes equal to b. */
+static bool same_bytes(const char *path, const uint8_t *b, size_t len)
+{
+    size_t n;
+    uint8_t *now = (uint8_t *)check_read_file(path, &n);
+    bool same = now && n == len && !memcmp(now, b, len);
+    free(now);
+    return same;
+}
+
+static void test_damage_is_not_a_crash(void)
+{
+    char path[600], copy[600], why[300];
+    path_of(path, sizeof path, "notcrash.hyx");
+    path_of(copy, sizeof copy, "notcrash-copy.hyx");
+    uint64_t L[4];
+    uint8_t *f2 = NULL, *f = NULL;
+    size_t f2_len = 0, flen = 0;
+    CHECK(build_three(path, L, &f2, &f2_len) == 0 && (f = (uint8_t *)check_read_file(path, &flen)), "build");
+    if (!f)
+        return;
+    int newest = hxf_le64(f + 2 * HX_STORE_PAGE + 8) == 3 ? 1 : 0;
+    uint64_t slot_at = (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + newest);
+    hx_store *s = NULL;
+    hx_error err;
+
+    /* A flipped bit in the newest slot: its record is intact and synced, so nothing is lost. */
+    f[slot_at + 20] ^= 0x10;
+    write_file(copy, f, flen);
+    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 3, "readers keep generation 3");
+    CHECK(s && hx_store_verify(s, &err) == HX_ECHECKSUM && strstr(err.message, newest ? "meta slot 1" : "meta slot 0") &&
+              strstr(err.message, "generation 3 recovered"),
+          "verify names the damaged slot and the recovered generation: %s", err.message);
+    hx_store_close(s);
+    CHECK(writer_rc(copy, 0, &err) == 0 && file_size(copy) == flen, "the writer repairs the slot, cutting nothing: %s",
+          err.message);
+    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 3 && !*hx_store_damage(s) &&
+              !check_all(s, DAMAGE_TRIAL, why), "sound again at generation 3");
+    hx_store_close(s);
+    CHECK(write_gens(copy, DAMAGE_TRIAL, 4, -1, &err) == 0, "and commits on top: %s", err.message);
+    f[slot_at + 20] ^= 0x10;
+
+    /* The newest slot and its record both damaged: generation 2 is all that can be proven, and
+     * the bytes of generation 3 are not leftovers -- no writer may cut them unless asked. */
+    uint64_t rec_off = hxf_le64(f + slot_at + 24);
+    f[slot_at + 20] ^= 0x10;
+    f[rec_off + 130] ^= 0x01;
+    write_file(copy, f, flen);
+    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 2, "readers fall back to generation 2");
+    CHECK(s && hx_store_verify(s, &err) == HX_ECHECKSUM && strstr(err.message, "fell back to generation 2"),
+          "verify fails and says so: %s", err.message);
+    hx_store_close(s);
+    CHECK(writer_rc(copy, 0, &err) == HX_ECHECKSUM && strstr(err.message, "hyrax recover"), "writer refuses: %s",
+          err.message);
+    CHECK(same_bytes(copy, f, flen), "the refused writer changed no byte");
+    CHECK(writer_rc(copy, HX_STORE_RECOVER, &err) == 0 && file_size(copy) == L[2], "recover keeps generation 2: %s",
+          err.message);
+    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 2 && !*hx_store_damage(s) &&
+              !check_all(s, DAMAGE_TRIAL, why), "sound at generation 2 after recover");
+    hx_store_close(s);
+    f[slot_at + 20] ^= 0x10;
+    f[rec_off + 130] ^= 0x01;
+
+    /* Truncation past the newest commit: its slot's CRC holds, so this is damage too. */
+    write_file(copy, f, flen - 100);
+    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 2 && hx_store_verify(s, &err) == HX_ETRUNCATED &&
+              strstr(err.message, "generation 3 needs"), "truncated: %s", err.message);
+    hx_store_close(s);
+    CHECK(writer_rc(copy, HX_STORE_CREATE, &err) == HX_ETRUNCATED && same_bytes(copy, f, flen - 100),
+          "writer refuses a truncated file and leaves it: %s", err.message);
+
+    /* A zeroed older slot with the file ending at the newest commit: nothing can be lost, the
+     * writer rewrites the slot. */
+    memset(f + (uint64_t)HX_STORE_PAGE * (uint64_t)(2 - newest), 0, 64);
+    write_file(copy, f, flen);
+    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 3 && strstr(hx_store_damage(s), "zeroed"),
+          "zeroed slot reported: %s", s ? hx_store_damage(s) : err.message);
+    hx_store_close(s);
+    CHECK(writer_rc(copy, 0, &err) == 0 && open_reader(copy, &s, &err) == 0 && !*hx_store_damage(s), "repaired");
+    hx_store_close(s);
+    free(f);
+    free(f2);
+}
+
+/* === Files that are not regular, or change underneath (issue 9, items 9 and 10) === */
+
+static void test_not_a_regular_file(void)
+{
+    char path[600];
+    path_of(path, sizeof path, "fifo.hyx");
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {   /* a hang is a failure: the alarm kills the child */
+        alarm(10);
+        hx_store *s;
+        hx_error err;
+        int r = open_reader(path, &s, &err), w = hx_store_open(&s, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
+        _exit(r == HX_EFORMAT && w == HX_EFORMAT && strstr(err.message, "not a regular file") ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a FIFO is refused at once, not waited on: status %d", status);
+    unlink(path);
+}
+
+static void on_fault(int sig)
+{
+    hx_fault_jump();
+    signal(sig, SIG_DFL);
+}
+
+/* Reads every blob of the current root under a guard: 0, 1 when it faulted, -1 on an error. */
+static int read_guarded(hx_store *s)
+{
+    hx_fault_guard g;
+    if (!HX_FAULT_GUARD(g))
+        return 1;
+    const uint8_t *root, *data;
+    size_t len;
+    hx_error err;
+    int rc = 0;
+    hx_store_root(s, &root, &len);
+    for (size_t o = 12; o + ENTRY <= len && !rc; o += ENTRY)
+        rc = hx_store_blob(s, hx_store_ref_get(root + o + 12), &data, &err) ? -1 : 0;
+    hx_fault_leave(&g);
+    return rc;
+}
+
+static void test_changed_underneath(void)
+{
+    char path[600], other[600];
+    path_of(path, sizeof path, "under.hyx");
+    path_of(other, sizeof other, "under-other.hyx");
+    hx_error err;
+    CHECK(write_gens(path, 21, 3, -1, &err) == 0 && write_gens(other, 22, 2, -1, &err) == 0, "build");
+    size_t len, olen;
+    uint8_t *bytes = (uint8_t *)check_read_file(path, &len), *obytes = (uint8_t *)check_read_file(other, &olen);
+    hx_store *r = NULL;
+    CHECK(bytes && obytes && open_reader(path, &r, &err) == 0, "reader");
+    if (!r || !bytes || !obytes) {
+        free(bytes);
+        free(obytes);
+        hx_store_close(r);
+        return;
+    }
+    struct sigaction sa, old_bus;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fault;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &old_bus);
+    /* cp over the file in place: truncated to nothing, then being rewritten */
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    CHECK(fd >= 0 && read_guarded(r) == 1, "a read of the truncated map comes back to the guard");
+    CHECK(read_guarded(r) == 1, "and again: the guard is reusable");
+    char why[300];
+    CHECK(hx_store_refresh(r, &err) < 0, "refresh of a half-written file fails cleanly");
+    CHECK(fd >= 0 && write(fd, obytes, olen) == (ssize_t)olen && close(fd) == 0, "rewrite with another file");
+    CHECK(hx_store_refresh(r, &err) == 1 && hx_store_generation(r) == 2 && !check_all(r, 22, why),
+          "refresh reads the overwritten file afresh: %s", err.message);
+    CHECK(read_guarded(r) == 0, "reads work again");
+    sigaction(SIGBUS, &old_bus, NULL);
+    hx_store_close(r);
+    free(bytes);
+    free(obytes);
+}
+
+/* An unfinished compaction leaves no file: closed without finishing, or killed (the next writer
+ * removes what it left). */
+static void test_compaction_leftovers(void)
+{
+    char path[600], tmp[700];
+    path_of(path, sizeof path, "leftover.hyx");
+    snprintf(tmp, sizeof tmp, "%s.compact.tmp", path);
+    hx_error err;
+    hx_store *w = NULL, *c = NULL;
+    CHECK(write_gens(path, 23, 2, -1, &err) == 0 && hx_store_open(&w, path, HX_STORE_WRITE, &err) == 0, "build");
+    CHECK(w && hx_store_compact_begin(w, &c, &err) == 0 && file_size(tmp) > 0, "begin");
+    hx_store_close(c);
+    CHECK(access(tmp, F_OK) != 0, "closing an unfinished compaction removes its file");
+    hx_store_close(w);
+    CHECK(write_file(tmp, (const uint8_t *)"stale", 5) == 0, "stale file");
+    CHECK(writer_rc(path, 0, &err) == 0 && access(tmp, F_OK) != 0, "the next writer removes a stale one");
 }
 
 /* === Compaction === */
@@ -894,6 +1114,10 @@ int main(void)
     test_lock_and_refresh();
     test_io_errors();
     test_damage();
+    test_damage_is_not_a_crash();
+    test_not_a_regular_file();
+    test_changed_underneath();
+    test_compaction_leftovers();
     test_compaction();
     test_crash();
     remove_dir(dir);
