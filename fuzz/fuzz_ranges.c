@@ -221,6 +221,7 @@ static void encode_docs(const fz_index *x, hx_buf *b)
         hx_buf_u64(b, 60);
         hx_buf_u64(b, 0);
         hx_buf_u64(b, 0);
+        hx_buf_u32(b, HX_DOC_FILE);
         hx_buf_str(b, d->path);
         hx_buf_str(b, d->path);
         hx_buf_str(b, "text");
@@ -228,6 +229,7 @@ static void encode_docs(const fz_index *x, hx_buf *b)
         hx_buf_str(b, "0000000000000000000000000000000000000000000000000000000000000000");
         hx_buf_u32(b, 0);
     }
+    hx_buf_u32(b, 0);   /* no files deleted by request */
 }
 
 /* Commits x into a fresh store at path; 0 when it was written. */

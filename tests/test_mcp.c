@@ -906,6 +906,7 @@ static void test_overwritten_underneath(void)
         free(other);
         return;
     }
+    initialize(&s);
     fflush(NULL);
     pid_t ow = fork();
     if (ow == 0) {   /* the two files by turns, so every restore brings a different commit */
