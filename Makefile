@@ -3,14 +3,17 @@
 # targets (clang); `make bench` runs the peer benchmarks (needs bench/.venv, see bench/README.md);
 # `make static` builds hyrax-static, one static binary with the weights inside it; `make install
 # PREFIX=...` installs bin/hyrax and share/hyrax/<weights>, where the binary looks for them.
-# New src/*.c, tests/test_*.c and fuzz/fuzz_*.c files are picked up without editing this file;
-# src/*_avx2.c and src/*_avx512.c get their instruction set's flags and no other file does.
+# src/ has one folder per layer, lowest first: base < model < index < server < cli (tests/layers.sh,
+# run by `make test`, fails when a file includes a header from a higher layer). New .c files under
+# src/, tests/test_*.c and fuzz/fuzz_*.c are picked up without editing this file; *_avx2.c,
+# *_avx512.c and *_sse42.c get their instruction set's flags and no other file does.
 
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
-CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -MMD -MP
+LAYERS  := src/base src/model src/model/x86 src/index src/server src/cli
+CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Iinclude $(addprefix -I,$(LAYERS)) -MMD -MP
 LDLIBS  := -lpthread -lm
 ifeq ($(WERROR),1)
   WARN += -Werror
@@ -28,7 +31,7 @@ ISA_avx2    := -mavx2 -mfma -mf16c
 ISA_avx512  := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c
 ISA_sse42   := -msse4.2
 
-LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_SRC  := $(filter-out src/cli/main.c,$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -38,7 +41,7 @@ FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 .PHONY: all test check asan fuzz bench clean static install
 all: $(BIN)
 
-$(BIN): $(BUILD)/src/main.o $(BUILD)/libhyrax.a
+$(BIN): $(BUILD)/src/cli/main.o $(BUILD)/libhyrax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libhyrax.a: $(LIB_OBJ)
@@ -67,13 +70,13 @@ $(BUILD)/fuzz/%_replay: fuzz/%.c fuzz/replay_driver.c $(BUILD)/libhyrax.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -o $@ $< fuzz/replay_driver.c $(BUILD)/libhyrax.a $(LDLIBS)
 
-# One static binary with the weights linked in (src/weights_blob.S), nothing needed beside it.
+# One static binary with the weights linked in (src/model/weights_blob.S), nothing needed beside it.
 WEIGHTS := weights/all-minilm-l6-v2.hxw
 STATIC  ?= hyrax-static
 static: $(STATIC)
-$(STATIC): $(BUILD)/src/main.o $(BUILD)/libhyrax.a $(BUILD)/weights_blob.o
+$(STATIC): $(BUILD)/src/cli/main.o $(BUILD)/libhyrax.a $(BUILD)/weights_blob.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $^ $(LDLIBS)
-$(BUILD)/weights_blob.o: src/weights_blob.S $(WEIGHTS)
+$(BUILD)/weights_blob.o: src/model/weights_blob.S $(WEIGHTS)
 	@mkdir -p $(@D)
 	$(CC) -DHX_WEIGHTS_PATH='"$(WEIGHTS)"' -c $< -o $@
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """convert_weights.py: turns sentence-transformers/all-MiniLM-L6-v2 (model.safetensors, config.json,
 vocab.txt) into hyrax's weights file, and writes tiny synthetic weights files for tests and fuzzing.
-Owns the weights layout below; the container bytes are specified in src/hxfile.h (keep in step);
-the reader is src/model.c. Plain Python + numpy, no torch. Output is deterministic byte for byte.
+Owns the weights layout below; the container bytes are specified in src/base/hxfile.h (keep in step);
+the reader is src/model/model.c. Plain Python + numpy, no torch. Output is deterministic byte for byte.
 
 Usage:
   python tools/convert_weights.py MODEL_DIR weights/all-minilm-l6-v2.hxw
@@ -41,7 +41,7 @@ EXPECTED_SHA256 = {
 }
 MAX_SEQ_LEN = 256
 
-# === Container (src/hxfile.h) ===
+# === Container (src/base/hxfile.h) ===
 
 MAGIC = b"HYRAXF\r\n"
 VERSION = 1
