@@ -89,7 +89,7 @@ install: $(BIN)
 # HYRAX_WEIGHTS (a sanitizer build's binary is not beside weights/).
 test: $(BIN) $(TEST_BIN) $(FUZZ_REPLAY)
 	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw \
-	    sh tests/run.sh $(BUILD) $(TEST_BIN) -- $(FUZZ_REPLAY)
+	    sh tests/run.sh $(BUILD) tests/layers.sh $(TEST_BIN) -- $(FUZZ_REPLAY)
 
 check: test
 

@@ -8,7 +8,6 @@
  * pct_peak is of that ISA's pure-FMA peak (scalar: of the AVX2 one). Times are this thread's CPU
  * time, best single call over MIN_SECONDS, so a busy shared machine skews them less.
  * Usage: gemm_bench [M ...]   (default M = 1 12 64 256 1024 4096; scalar runs only M <= 64). */
-#include "cpu.h"
 #include "kernels.h"
 
 #include <immintrin.h>

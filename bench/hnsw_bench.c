@@ -9,7 +9,7 @@
  * ef's pass over the queries runs --reps times and the fastest counts (load only slows a pass).
  * With --stdin, after the build it reads one ef per line and answers each with one pass, so that
  * bench/hnsw_peers.py can interleave the engines' passes. */
-#include "cpu.h"
+#include "kernels.h"
 #include "hnsw.h"
 
 #include <math.h>

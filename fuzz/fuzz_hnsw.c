@@ -1,7 +1,7 @@
 /* fuzz_hnsw.c: feeds untrusted bytes to hx_hnsw_view_open (the serialized graph of src/hnsw.h).
  * Whatever it accepts must search without fault (graph and exact paths, with a filter), copy into a
  * builder, take one more vector and serialize to bytes that open again; anything else aborts. */
-#include "cpu.h"
+#include "kernels.h"
 #include "hnsw.h"
 
 #include <stdlib.h>

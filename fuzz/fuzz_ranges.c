@@ -13,7 +13,7 @@
 #include "hnsw.h"
 #include "bm25.h"
 #include "bytes.h"
-#include "cpu.h"
+#include "kernels.h"
 #include "hxfile.h"
 #include "index_internal.h"
 #include "passage.h"

@@ -3,7 +3,7 @@
  * recomputed (so mutations reach config, shape and forward-pass code); when one loads, a tiny
  * forward pass runs. Seeds: fuzz/corpus/weights/ (tools/convert_weights.py --synthetic). */
 #include "bytes.h"
-#include "cpu.h"
+#include "kernels.h"
 #include "crc32c.h"
 #include "model.h"
 

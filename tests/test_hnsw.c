@@ -2,7 +2,7 @@
  * 1 and 2 build threads, reproducible bytes, tombstones, filters, the serialized view (equal
  * results, corrupt bytes refused), incremental adds and the exact paths. Spec: src/hnsw.h. */
 #include "check.h"
-#include "cpu.h"
+#include "kernels.h"
 #include "hnsw.h"
 
 #include <math.h>

@@ -2,7 +2,6 @@
  * kernels_avx512.c) against the scalar reference (kernels_scalar.c) with the named tolerances below,
  * plus GELU and exp sweeps, all 65536 halfs, and HYRAX_ISA=scalar honoured (cpu.h). */
 #include "check.h"
-#include "cpu.h"
 #include "kernels.h"
 
 #include <math.h>

@@ -3,7 +3,7 @@
  * or shapes), and tiny synthetic models (written here with hxf_writer) load and embed. */
 #include "bytes.h"
 #include "check.h"
-#include "cpu.h"
+#include "kernels.h"
 #include "crc32c.h"
 #include "model.h"
 

@@ -1,8 +1,9 @@
-/* cpu.c: detects the instruction sets once (CPUID + XGETBV) and picks the kernel table.
- * Owns the one mutable global (the selected table). Kernels live in kernels_<isa>.c. */
+/* cpu.c: detects the instruction sets once (CPUID + XGETBV) and applies HYRAX_ISA. Owns the
+ * detected features; the kernel table they select is the model layer's (model/kernels.c). */
 #include "cpu.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,6 @@
 static struct {
     enum hx_isa best, active;
     bool crc32c, vnni;
-    const hx_kernels *table;
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 
@@ -26,16 +26,6 @@ static uint64_t read_xcr0(void)
     return (uint64_t)hi << 32 | lo;
 }
 #endif
-
-static const hx_kernels *table_for(enum hx_isa isa)
-{
-    switch (isa) {
-    case HX_ISA_SCALAR: return &hx_kernels_scalar;
-    case HX_ISA_AVX2: return &hx_kernels_avx2;
-    case HX_ISA_AVX512: return &hx_kernels_avx512;
-    default: return NULL;
-    }
-}
 
 static void detect(void)
 {
@@ -69,9 +59,6 @@ static void detect(void)
             if (!strcmp(force, hx_isa_name((enum hx_isa)i)) && (enum hx_isa)i < cpu.active)
                 cpu.active = (enum hx_isa)i;
     }
-    while (!table_for(cpu.active))   /* a table not built into this binary: step down */
-        cpu.active = (enum hx_isa)(cpu.active - 1);
-    cpu.table = table_for(cpu.active);
 }
 
 enum hx_isa hx_cpu_best_isa(void)
@@ -105,15 +92,4 @@ bool hx_cpu_has_vnni(void)
 {
     pthread_once(&cpu_once, detect);
     return cpu.vnni;
-}
-
-const hx_kernels *hx_kernels_get(void)
-{
-    pthread_once(&cpu_once, detect);
-    return cpu.table;
-}
-
-const hx_kernels *hx_kernels_for(enum hx_isa isa)
-{
-    return isa > hx_cpu_best_isa() ? NULL : table_for(isa);
 }

@@ -1,10 +1,8 @@
-/* cpu.h: instruction-set detection (CPUID + XGETBV, once) and the kernel table it selects.
- * The table pointer is the only mutable global in hyrax. HYRAX_ISA=scalar|avx2|avx512 forces a
- * lower instruction set than the machine has (never a higher one). */
+/* cpu.h: instruction-set detection (CPUID + XGETBV, once). HYRAX_ISA=scalar|avx2|avx512 forces a
+ * lower instruction set than the machine has (never a higher one). The kernel table an ISA
+ * selects is in the model layer (kernels.h). */
 #ifndef HX_CPU_H
 #define HX_CPU_H
-
-#include "kernels.h"
 
 #include <stdbool.h>
 
@@ -17,10 +15,5 @@ enum hx_isa hx_cpu_isa(void);
 const char *hx_isa_name(enum hx_isa isa);
 bool hx_cpu_has_crc32c(void);
 bool hx_cpu_has_vnni(void);
-
-/* Kernel table in use; selected on first call. Never NULL. */
-const hx_kernels *hx_kernels_get(void);
-/* Table for a given ISA, or NULL when this machine cannot run it (for tests and benchmarks). */
-const hx_kernels *hx_kernels_for(enum hx_isa isa);
 
 #endif

@@ -3,7 +3,7 @@
  * index_internal.h. Every byte read from the file is validated before use; writing lives in
  * index_write.c and searching in search.c. */
 #include "bytes.h"
-#include "cpu.h"
+#include "kernels.h"
 #include "index_internal.h"
 #include "ingest.h"
 #include "wire.h"

@@ -4,7 +4,7 @@
  * Formats are in index_internal.h; reading lives in index.c. */
 #include "bytes.h"
 #include "chunker.h"
-#include "cpu.h"
+#include "kernels.h"
 #include "fsafe.h"
 #include "index_internal.h"
 #include "ingest.h"

@@ -5,6 +5,8 @@
 #ifndef HX_KERNELS_H
 #define HX_KERNELS_H
 
+#include "cpu.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +41,12 @@ typedef struct hx_kernels {
 extern const hx_kernels hx_kernels_scalar;
 extern const hx_kernels hx_kernels_avx2;     /* kernels_avx2.c: AVX2 + FMA + F16C */
 extern const hx_kernels hx_kernels_avx512;   /* kernels_avx512.c: AVX-512 F/BW/VL/DQ + FMA + F16C */
+
+/* Kernel table in use (kernels.c): the one for hx_cpu_isa(), or the next lower one built into
+ * this binary; selected on first call. Never NULL. */
+const hx_kernels *hx_kernels_get(void);
+/* Table for a given ISA, or NULL when this machine cannot run it (for tests and benchmarks). */
+const hx_kernels *hx_kernels_for(enum hx_isa isa);
 
 /* Floats needed to hold W [N x K] packed with panel width nr. */
 size_t hx_pack_size(int N, int K, int nr);

@@ -3,7 +3,7 @@
  * the kernel table. Must not run the forward pass (encoder.c) or print. */
 #include "model.h"
 #include "bytes.h"
-#include "cpu.h"
+#include "kernels.h"
 #include "pool.h"
 
 #include <limits.h>
