@@ -13,7 +13,7 @@
 
 static struct {
     enum hx_isa best, active;
-    bool crc32c, vnni;
+    bool crc32c;
     const hx_kernels *table;
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
@@ -54,10 +54,8 @@ static void detect(void)
             bool avx512 = (b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31));
             if (avx && avx2 && fma && f16c && ymm_state) {
                 cpu.best = HX_ISA_AVX2;
-                if (avx512 && zmm_state) {
+                if (avx512 && zmm_state)
                     cpu.best = HX_ISA_AVX512;
-                    cpu.vnni = c & (1u << 11);
-                }
             }
         }
     }
@@ -99,12 +97,6 @@ bool hx_cpu_has_crc32c(void)
 {
     pthread_once(&cpu_once, detect);
     return cpu.crc32c;
-}
-
-bool hx_cpu_has_vnni(void)
-{
-    pthread_once(&cpu_once, detect);
-    return cpu.vnni;
 }
 
 const hx_kernels *hx_kernels_get(void)

@@ -16,7 +16,6 @@ enum hx_isa hx_cpu_best_isa(void);
 enum hx_isa hx_cpu_isa(void);
 const char *hx_isa_name(enum hx_isa isa);
 bool hx_cpu_has_crc32c(void);
-bool hx_cpu_has_vnni(void);
 
 /* Kernel table in use; selected on first call. Never NULL. */
 const hx_kernels *hx_kernels_get(void);
