@@ -1,5 +1,6 @@
 /* cpu.c: detects the instruction sets once (CPUID + XGETBV) and picks the kernel table.
- * Owns the one mutable global (the selected table). Kernels live in kernels_<isa>.c. */
+ * Owns the selected table, written once (see cpu.h for the other globals). Kernels live in
+ * kernels_<isa>.c. */
 #include "cpu.h"
 
 #include <pthread.h>

@@ -1,6 +1,7 @@
 /* cpu.h: instruction-set detection (CPUID + XGETBV, once) and the kernel table it selects.
- * The table pointer is the only mutable global in hyrax. HYRAX_ISA=scalar|avx2|avx512 forces a
- * lower instruction set than the machine has (never a higher one). */
+ * The selection is written once under pthread_once and only read after, as is crc32c.c's lookup
+ * table; main.c's signal pipe is the only other mutable global. HYRAX_ISA=scalar|avx2|avx512
+ * forces a lower instruction set than the machine has (never a higher one). */
 #ifndef HX_CPU_H
 #define HX_CPU_H
 
