@@ -29,21 +29,6 @@ typedef struct {
     size_t len, cap;
 } server;
 
-static void put(const char *rel, const char *text)
-{
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    mkdir(path, 0755);
-    *slash = '/';
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 static int start(server *s, int read_only)
 {
     int to[2], from[2];
@@ -338,7 +323,7 @@ static void test_paths(server *s)
 {
     hx_json_doc *d;
     const hx_json_val *r;
-    put("later.md", "# Later\n\nA file written after the last reindex.\n");
+    check_put(root, "later.md", "# Later\n\nA file written after the last reindex.\n");
     static const char *const bad[][2] = {
         {"{\"path\":\".\"}", "root"}, {"{\"path\":\"\"}", "root"}, {"{\"path\":\"./\"}", "root"},
         {"{\"path\":\"/etc/passwd\"}", "outside"}, {"{\"path\":\"../x\"}", "'..'"},
@@ -528,10 +513,10 @@ int main(void)
     char tmpl[] = "/tmp/hx_mcp_XXXXXX";
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s/.hyrax/i.hyx", root);
-    put("docs/sched.md", "# Scheduling\n\nThe kube-scheduler places pods onto nodes with enough resources.\n");
-    put("docs/bread.md", "# Bread\n\nBake sourdough bread at home with flour, water and a starter.\n");
-    put("notes.txt", "Meeting notes: review the storage design next week.\n");
-    put("blob.bin", "ELF");
+    check_put(root, "docs/sched.md", "# Scheduling\n\nThe kube-scheduler places pods onto nodes with enough resources.\n");
+    check_put(root, "docs/bread.md", "# Bread\n\nBake sourdough bread at home with flour, water and a starter.\n");
+    check_put(root, "notes.txt", "Meeting notes: review the storage design next week.\n");
+    check_put(root, "blob.bin", "ELF");
     char path[2 * PATH_MAX];
     snprintf(path, sizeof path, "%s/blob.bin", root);
     FILE *f = fopen(path, "wb");
