@@ -4,8 +4,11 @@
 #ifndef HX_CHECK_H
 #define HX_CHECK_H
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 static int check_total, check_failed;
 
@@ -39,6 +42,30 @@ static inline char *check_read_file(const char *path, size_t *len)
         *len = (size_t)n;
     }
     return buf;
+}
+
+/* Writes len bytes to dir/rel, making rel's folders under dir (dir itself must exist). A file that
+ * cannot be written whole is a failed CHECK; returns 0 or -1. */
+static inline int check_put_bytes(const char *dir, const char *rel, const void *data, size_t len)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+        *p = 0;
+        mkdir(path, 0755);
+        *p = '/';
+    }
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(data, 1, len, f) == len;
+    ok = f && fclose(f) == 0 && ok;
+    CHECK(ok, "write %.200s", path);
+    return ok ? 0 : -1;
+}
+
+/* check_put_bytes of a NUL-terminated text. */
+static inline int check_put(const char *dir, const char *rel, const char *text)
+{
+    return check_put_bytes(dir, rel, text, strlen(text));
 }
 
 static inline int check_report(const char *name)

@@ -38,37 +38,6 @@ static int run(const char *cmd, char **out)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static void put(const char *rel, const char *text)
-{
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    mkdir(path, 0755);
-    *slash = '/';
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
-/* Writes text to dir/rel, making rel's folders. */
-static void put_in(const char *dir, const char *rel, const char *text)
-{
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
-        *p = 0;
-        mkdir(path, 0755);
-        *p = '/';
-    }
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "create %.200s", path);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* Paths at the command line (issue 9): a newline in a file name is printed escaped, an index
  * file inside the indexed root is not indexed (nor its temp files), a folder deeper than the
  * walk's limit is reported, and rm refuses the root and over-long names. */
@@ -80,13 +49,13 @@ static void test_paths(void)
     char bin[PATH_MAX];   /* the commands below run in dir */
     CHECK(realpath(getenv("HYRAX_BIN"), bin) != NULL, "HYRAX_BIN resolves");
     setenv("HYRAX_BIN", bin, 1);
-    put_in(dir, "line\nbreak.md", "# Odd name\n\nThe quokka smiles at the camera.\n");
-    put_in(dir, "idx.hyx.compact.tmp", "stray compaction file");   /* a temp file of the index */
+    check_put(dir, "line\nbreak.md", "# Odd name\n\nThe quokka smiles at the camera.\n");
+    check_put(dir, "idx.hyx.compact.tmp", "stray compaction file");   /* a temp file of the index */
     char deep[3 * 70 + 16] = "";
     for (int i = 0; i < 70; i++)
         strcat(deep, "d/");
     strcat(deep, "deep.md");
-    put_in(dir, deep, "# Deep\n\nA wombat lives far below.\n");
+    check_put(dir, deep, "# Deep\n\nA wombat lives far below.\n");
 
     for (int pass = 0; pass < 2; pass++) {   /* the second run finds the index file on disk */
         snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index --db idx.hyx . 2>&1", dir);
@@ -271,9 +240,9 @@ int main(void)
     setenv("HYRAX_BIN", "./hyrax", 0);   /* make test sets it; sanitizer builds have their own */
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);
-    put("docs/sched.md", "---\nsig: sig-scheduling\n---\n# Scheduler\n\nThe kube-scheduler places pods onto nodes.\n");
-    put("docs/store.md", "# Storage\n\nPersistent volumes keep data.\n");
-    put("kep.yaml", "title: Memory QoS\nowning-sig: sig-node\n");
+    check_put(root, "docs/sched.md", "---\nsig: sig-scheduling\n---\n# Scheduler\n\nThe kube-scheduler places pods onto nodes.\n");
+    check_put(root, "docs/store.md", "# Storage\n\nPersistent volumes keep data.\n");
+    check_put(root, "kep.yaml", "title: Memory QoS\nowning-sig: sig-node\n");
 
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s 2>/dev/null", db, root);
     CHECK(run(cmd, &out) == 0 && strstr(out, "added 3, updated 0, unchanged 0, removed 0"), "index: %s", out);
@@ -330,7 +299,7 @@ int main(void)
     snprintf(late_path, sizeof late_path, "%s/late.txt", root);
     FILE *lf = fopen(late_path, "wb");
     CHECK(lf && fwrite(late, 1, sizeof late, lf) == sizeof late && fclose(lf) == 0, "write %s", late_path);
-    put("heads.md", "# Alpha\n## Zebra crossing\n");
+    check_put(root, "heads.md", "# Alpha\n## Zebra crossing\n");
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s 2>&1", db, root);
     CHECK(run(cmd, &out) == 0 && strstr(out, "rejected late.txt: binary file (NUL at byte 9000)") &&
               strstr(out, "rejected 1"),

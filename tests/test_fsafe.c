@@ -19,23 +19,6 @@
 
 static char root[PATH_MAX], outside[PATH_MAX];
 
-static void put(const char *dir, const char *rel, const char *text)
-{
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
-        *p = 0;
-        mkdir(path, 0755);
-        *p = '/';
-    }
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "create %s", path);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 static void link_at(const char *target, const char *rel)
 {
     char path[2 * PATH_MAX];
@@ -211,21 +194,21 @@ int main(void)
 {
     char t1[] = "/tmp/hx_fsafe_XXXXXX", t2[] = "/tmp/hx_fsafe_out_XXXXXX", path[2 * PATH_MAX];
     CHECK(mkdtemp(t1) && realpath(t1, root) && mkdtemp(t2) && realpath(t2, outside), "temp folders");
-    put(root, "docs/a.md", "# Alpha\n\nText.\n");
-    put(root, "docs/idx.hyx", "index file");
-    put(root, "docs/idx.hyx.compact.tmp", "compaction temp file");
-    put(root, "docs/idx.hyx.new-12-34", "creation temp file");
-    put(root, "docs/idx.hyx.bak", "a user's backup");
-    put(root, "other/idx.hyx", "another file of the same name");
-    put(outside, "secret.md", "# Secret\n");
-    put(root, "hidden/b.md", "# Beta\n");
+    check_put(root, "docs/a.md", "# Alpha\n\nText.\n");
+    check_put(root, "docs/idx.hyx", "index file");
+    check_put(root, "docs/idx.hyx.compact.tmp", "compaction temp file");
+    check_put(root, "docs/idx.hyx.new-12-34", "creation temp file");
+    check_put(root, "docs/idx.hyx.bak", "a user's backup");
+    check_put(root, "other/idx.hyx", "another file of the same name");
+    check_put(outside, "secret.md", "# Secret\n");
+    check_put(root, "hidden/b.md", "# Beta\n");
     char deep[3 * 70 + 16] = "";
     for (int i = 0; i < HX_WALK_MAX_DEPTH; i++)
         strcat(deep, "d/");
     strcat(deep, "f.md");
-    put(root, deep, "at the limit");
+    check_put(root, deep, "at the limit");
     snprintf(deep + 2 * HX_WALK_MAX_DEPTH, sizeof deep - 2 * HX_WALK_MAX_DEPTH, "d/g.md");
-    put(root, deep, "past the limit");
+    check_put(root, deep, "past the limit");
     snprintf(path, sizeof path, "%s/docs/pipe.md", root);
     CHECK(mkfifo(path, 0644) == 0, "mkfifo");
     snprintf(path, sizeof path, "%s/secret.md", outside);

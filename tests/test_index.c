@@ -25,43 +25,27 @@ static char root[PATH_MAX], db[PATH_MAX + 32], db2[PATH_MAX + 32];
 static hx_model *model;
 static hx_encoder *enc;
 
-static void put(const char *rel, const char *text)
-{
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    mkdir(path, 0755);
-    *slash = '/';
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "write %s", path);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 static void write_corpus(void)
 {
-    put("docs/scheduler.md",
+    check_put(root, "docs/scheduler.md",
         "---\nstatus: implementable\nsig: sig-scheduling\n---\n# Kube Scheduler\n\n"
         "The kube-scheduler watches for newly created pods that have no node assigned and selects a node "
         "for each of them to run on. Placement considers resource requests, affinity and taints.\n");
-    put("docs/storage.md",
+    check_put(root, "docs/storage.md",
         "# Persistent Volumes\n\nA PersistentVolume is a piece of storage in the cluster provisioned by an "
         "administrator or dynamically through a CSI driver. Claims bind pods to durable disks.\n");
-    put("docs/auth.md",
+    check_put(root, "docs/auth.md",
         "# Service Account Tokens\n\nBound service account tokens are audience-scoped and time-limited "
         "credentials that workloads use to authenticate to the API server.\n");
-    put("docs/network.md",
+    check_put(root, "docs/network.md",
         "# Network Policies\n\nNetwork policies restrict which pods may talk to each other. Egress and ingress "
         "rules select peers by label.\n");
-    put("config/kep.yaml",
+    check_put(root, "config/kep.yaml",
         "title: Memory QoS\nkep-number: 2570\nowning-sig: sig-node\nsummary: Use cgroup v2 memory.high to "
         "throttle containers before the OOM killer acts.\n");
-    put("notes.txt", "How to bake sourdough bread at home: feed the starter, mix flour and water, knead, "
+    check_put(root, "notes.txt", "How to bake sourdough bread at home: feed the starter, mix flour and water, knead, "
                      "let the dough rise overnight and bake in a hot oven.\n");
-    put("code/main.go", "package main\n\n// restartPolicy decides what the kubelet does when a container exits.\n"
+    check_put(root, "code/main.go", "package main\n\n// restartPolicy decides what the kubelet does when a container exits.\n"
                         "func restartPolicy(exitCode int) string {\n\treturn \"Always\"\n}\n");
 }
 
@@ -183,12 +167,12 @@ static void same_scores(hx_index *x, hx_index *y, const char *q)
 
 static void test_incremental(hx_index *ix, hx_index *reader)
 {
-    put("docs/storage.md", "# Persistent Volumes\n\nVolume snapshots let you restore a PersistentVolume to an "
+    check_put(root, "docs/storage.md", "# Persistent Volumes\n\nVolume snapshots let you restore a PersistentVolume to an "
                            "earlier point in time.\n");
     char path[2 * PATH_MAX];
     snprintf(path, sizeof path, "%s/docs/network.md", root);
     CHECK(unlink(path) == 0, "remove a file");
-    put("docs/dns.md", "# Cluster DNS\n\nEvery service gets a DNS name that pods resolve.\n");
+    check_put(root, "docs/dns.md", "# Cluster DNS\n\nEvery service gets a DNS name that pods resolve.\n");
     hx_update_report rep;
     update_all(ix, &rep, 0);
     CHECK(rep.added == 1 && rep.updated == 1 && rep.removed == 1 && rep.unchanged == 5,

@@ -13,18 +13,6 @@
 
 static char root[PATH_MAX];
 
-static void put(const char *rel, const void *data, size_t len)
-{
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL, "create %s", path);
-    if (f) {
-        fwrite(data, 1, len, f);
-        fclose(f);
-    }
-}
-
 static void sub(const char *rel)
 {
     char path[2 * PATH_MAX];
@@ -54,22 +42,22 @@ static void build_tree(char *outside)
     sub(".hyrax");
     sub("vendor");
     const char md[] = "---\ntitle: \"Front Title\"\nstatus: implementable # comment\nowners:\n  - a\n---\n# Heading\n\nBody.\n";
-    put("docs/a.md", md, sizeof md - 1);
+    check_put_bytes(root, "docs/a.md", md, sizeof md - 1);
     const char md2[] = "Intro line\n\n## KEP-42: Real Title ##\ntext\n";
-    put("docs/deep/b.md", md2, sizeof md2 - 1);
+    check_put_bytes(root, "docs/deep/b.md", md2, sizeof md2 - 1);
     const char yaml[] = "# comment\ntitle: Pod Security\nkep-number: 2579\nowning-sig: sig-auth\nreviewers:\n  - x\nempty:\nblock: |\n  text\n";
-    put("docs/kep.yaml", yaml, sizeof yaml - 1);
+    check_put_bytes(root, "docs/kep.yaml", yaml, sizeof yaml - 1);
     const uint8_t utf16[] = {0xFF, 0xFE, 'h', 0, 'i', 0, 0x3D, 0xD8, 0x00, 0xDE, '\n', 0};  /* "hi😀\n" */
-    put("utf16.txt", utf16, sizeof utf16);
+    check_put_bytes(root, "utf16.txt", utf16, sizeof utf16);
     const uint8_t latin1[] = {'c', 'a', 'f', 0xE9, '\n'};
-    put("latin1.txt", latin1, sizeof latin1);
+    check_put_bytes(root, "latin1.txt", latin1, sizeof latin1);
     const uint8_t bom8[] = {0xEF, 0xBB, 0xBF, 'o', 'k', '\n'};
-    put("bom.txt", bom8, sizeof bom8);
+    check_put_bytes(root, "bom.txt", bom8, sizeof bom8);
     const uint8_t bin[] = {0x7F, 'E', 'L', 'F', 0, 0, 1, 2};
-    put("prog.bin", bin, sizeof bin);
-    put(".git/config", "x", 1);
-    put(".hyrax/index.hyx", "x", 1);
-    put("vendor/lib.c", "int x;\n", 7);
+    check_put_bytes(root, "prog.bin", bin, sizeof bin);
+    check_put_bytes(root, ".git/config", "x", 1);
+    check_put_bytes(root, ".hyrax/index.hyx", "x", 1);
+    check_put_bytes(root, "vendor/lib.c", "int x;\n", 7);
     char path[2 * PATH_MAX];
     snprintf(path, sizeof path, "%s/secret.md", outside);
     FILE *f = fopen(path, "w");

@@ -32,21 +32,6 @@ typedef struct {
     size_t len, cap;
 } server;
 
-static void put(const char *rel, const char *text)
-{
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    mkdir(path, 0755);
-    *slash = '/';
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 static int start_in(server *s, const char *at_root, const char *at_db, int read_only)
 {
     int to[2], from[2];
@@ -411,7 +396,7 @@ static void test_paths(server *s)
 {
     hx_json_doc *d;
     const hx_json_val *r;
-    put("later.md", "# Later\n\nA file written after the last reindex.\n");
+    check_put(root, "later.md", "# Later\n\nA file written after the last reindex.\n");
     static const char *const bad[][2] = {
         {"{\"path\":\".\"}", "root"}, {"{\"path\":\"\"}", "root"}, {"{\"path\":\"./\"}", "root"},
         {"{\"path\":\"/etc/passwd\"}", "outside"}, {"{\"path\":\"../x\"}", "'..'"},
@@ -500,7 +485,7 @@ static void test_health_counts(server *s)
     /* big/long.md takes seconds to embed: a reindex of it can be cancelled while it runs, and a
      * second one while it waits behind the first. */
     char *text = words(80000, 7);
-    put("big/long.md", text);
+    check_put(root, "big/long.md", text);
     free(text);
     send_line(s, "{\"jsonrpc\":\"2.0\",\"id\":44,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{\"paths\":[\"big\"]}}}\n"
                  "{\"jsonrpc\":\"2.0\",\"id\":45,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{\"paths\":[\"big\"]}}}\n"
@@ -547,8 +532,8 @@ static void test_health_counts(server *s)
  * makes the file failed with the offset, and Markdown made only of headings is searchable. */
 static void test_no_silent_loss(server *s)
 {
-    put("blank.txt", " \n\n\t\n");
-    put("heads.md", "# Alpha\n## Zebra crossing\n");
+    check_put(root, "blank.txt", " \n\n\t\n");
+    check_put(root, "heads.md", "# Alpha\n## Zebra crossing\n");
     static char late[9000 + 16];
     memset(late, 'a', sizeof late);
     late[9000] = 0;
@@ -958,10 +943,10 @@ int main(void)
     char tmpl[] = "/tmp/hx_mcp_XXXXXX";
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s/.hyrax/i.hyx", root);
-    put("docs/sched.md", "# Scheduling\n\nThe kube-scheduler places pods onto nodes with enough resources.\n");
-    put("docs/bread.md", "# Bread\n\nBake sourdough bread at home with flour, water and a starter.\n");
-    put("notes.txt", "Meeting notes: review the storage design next week.\n");
-    put("blob.bin", "ELF");
+    check_put(root, "docs/sched.md", "# Scheduling\n\nThe kube-scheduler places pods onto nodes with enough resources.\n");
+    check_put(root, "docs/bread.md", "# Bread\n\nBake sourdough bread at home with flour, water and a starter.\n");
+    check_put(root, "notes.txt", "Meeting notes: review the storage design next week.\n");
+    check_put(root, "blob.bin", "ELF");
     char path[2 * PATH_MAX];
     snprintf(path, sizeof path, "%s/blob.bin", root);
     FILE *f = fopen(path, "wb");

@@ -26,15 +26,6 @@
 
 static char root[PATH_MAX], outside[PATH_MAX];
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -54,7 +45,7 @@ static void swap_forever(void)
     for (unsigned i = 0;; i++) {
         unlink(tmp);
         if (i % 3 == 0)
-            write_file(tmp, "# Garden\n\nTomatoes need sun and water.\n");
+            check_put(outside, "swap.tmp", "# Garden\n\nTomatoes need sun and water.\n");
         else if (i % 3 == 1 && symlink(secret, tmp) != 0)
             continue;
         else if (i % 3 == 2 && mkfifo(tmp, 0644) != 0)
@@ -69,15 +60,12 @@ int main(void)
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
     hx_index *ix = NULL;
-    char t1[] = "/tmp/hx_race_XXXXXX", t2[] = "/tmp/hx_race_out_XXXXXX", db[PATH_MAX + 16], path[2 * PATH_MAX];
+    char t1[] = "/tmp/hx_race_XXXXXX", t2[] = "/tmp/hx_race_out_XXXXXX", db[PATH_MAX + 16];
     CHECK(mkdtemp(t1) && realpath(t1, root) && mkdtemp(t2) && realpath(t2, outside), "temp folders");
     snprintf(db, sizeof db, "%s.hyx", root);
-    snprintf(path, sizeof path, "%s/secret.md", outside);
-    write_file(path, "# Secret\n\nThe zebracorn password is outside the root.\n");
-    snprintf(path, sizeof path, "%s/plain.md", root);
-    write_file(path, "# Plain\n\nAn ordinary note about bicycles.\n");
-    snprintf(path, sizeof path, "%s/race.md", root);
-    write_file(path, "# Garden\n\nTomatoes need sun and water.\n");
+    check_put(outside, "secret.md", "# Secret\n\nThe zebracorn password is outside the root.\n");
+    check_put(root, "plain.md", "# Plain\n\nAn ordinary note about bicycles.\n");
+    check_put(root, "race.md", "# Garden\n\nTomatoes need sun and water.\n");
     if (hx_model_open(&model, WEIGHTS, &err) || hx_encoder_new(&enc, model, 1, &err) ||
         hx_index_open(&ix, db, HX_INDEX_WRITE | HX_INDEX_CREATE, model, root, &err)) {
         CHECK(0, "setup: %s", err.message);

@@ -67,22 +67,6 @@ static bool cli_finds(const char *index, const char *query, const char *path)
     return found;
 }
 
-static void put(const char *rel, const char *text)
-{
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    mkdir(path, 0755);
-    *slash = '/';
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "write %s", path);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* === The MCP server === */
 
 typedef struct {
@@ -327,7 +311,7 @@ static void test_stored_mcp(server *s)
     CHECK(mcp_finds(s, "xylophone", "x.md"), "the file's document is intact");
 
     /* a file that appears at a stored document's name is left out, with a reason */
-    put("notes/pantry.md", "Wombat burrows are cube shaped.\n");
+    check_put(root, "notes/pantry.md", "Wombat burrows are cube shaped.\n");
     r = tool(s, &d, "reindex", "{}");
     const hx_json_val *rej = get(r, "structuredContent.rejected");
     CHECK(!is_error(r) && rej && hx_json_len(rej) == 1 &&
@@ -527,11 +511,11 @@ int main(void)
     setenv("HYRAX_BIN", "./hyrax", 0);   /* make test sets it; sanitizer builds have their own */
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);
-    put("docs/a.md", "# Alpha\n\nThe alpaca grazes on the high plateau.\n");
-    put("docs/b.md", "# Beta\n\nA bison herd crossed the river at dawn.\n");
-    put("docs.md", "# Docs\n\nThe dingo hunts alone at night.\n");
-    put("x.md", "# X\n\nA xylophone has wooden bars.\n");
-    put("notes/field.md", "# Field\n\nHeron tracks in the mud by the pond.\n");
+    check_put(root, "docs/a.md", "# Alpha\n\nThe alpaca grazes on the high plateau.\n");
+    check_put(root, "docs/b.md", "# Beta\n\nA bison herd crossed the river at dawn.\n");
+    check_put(root, "docs.md", "# Docs\n\nThe dingo hunts alone at night.\n");
+    check_put(root, "x.md", "# X\n\nA xylophone has wooden bars.\n");
+    check_put(root, "notes/field.md", "# Field\n\nHeron tracks in the mud by the pond.\n");
 
     server s;
     if (start(&s, db))

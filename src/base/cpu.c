@@ -1,5 +1,6 @@
 /* cpu.c: detects the instruction sets once (CPUID + XGETBV) and applies HYRAX_ISA. Owns the
- * detected features; the kernel table they select is the model layer's (model/kernels.c). */
+ * detected features, written once under pthread_once and only read after; the kernel table they
+ * select is the model layer's (model/kernels.c). */
 #include "cpu.h"
 
 #include <pthread.h>
@@ -14,7 +15,7 @@
 
 static struct {
     enum hx_isa best, active;
-    bool crc32c, vnni;
+    bool crc32c;
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 
@@ -44,10 +45,8 @@ static void detect(void)
             bool avx512 = (b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31));
             if (avx && avx2 && fma && f16c && ymm_state) {
                 cpu.best = HX_ISA_AVX2;
-                if (avx512 && zmm_state) {
+                if (avx512 && zmm_state)
                     cpu.best = HX_ISA_AVX512;
-                    cpu.vnni = c & (1u << 11);
-                }
             }
         }
     }
@@ -86,10 +85,4 @@ bool hx_cpu_has_crc32c(void)
 {
     pthread_once(&cpu_once, detect);
     return cpu.crc32c;
-}
-
-bool hx_cpu_has_vnni(void)
-{
-    pthread_once(&cpu_once, detect);
-    return cpu.vnni;
 }

@@ -1,6 +1,8 @@
-/* cpu.h: instruction-set detection (CPUID + XGETBV, once). HYRAX_ISA=scalar|avx2|avx512 forces a
- * lower instruction set than the machine has (never a higher one). The kernel table an ISA
- * selects is in the model layer (kernels.h). */
+/* cpu.h: instruction-set detection (CPUID + XGETBV, once, then read only). HYRAX_ISA=scalar|avx2|
+ * avx512 forces a lower instruction set than the machine has (never a higher one). The kernel table
+ * an ISA selects is in the model layer (kernels.h). Mutable globals in hyrax: this detection and
+ * kernels.c's table (written once under pthread_once), crc32c.c's lookup table (likewise), the
+ * allocation hook's counters (alloc.c, tests only) and main.c's signal pipe. */
 #ifndef HX_CPU_H
 #define HX_CPU_H
 
@@ -14,6 +16,5 @@ enum hx_isa hx_cpu_best_isa(void);
 enum hx_isa hx_cpu_isa(void);
 const char *hx_isa_name(enum hx_isa isa);
 bool hx_cpu_has_crc32c(void);
-bool hx_cpu_has_vnni(void);
 
 #endif

@@ -35,8 +35,6 @@ void hx_buf_bytes(hx_buf *b, const void *p, size_t n)
     b->len += n;
 }
 
-void hx_buf_u8(hx_buf *b, uint8_t v) { hx_buf_bytes(b, &v, 1); }
-
 void hx_buf_u32(hx_buf *b, uint32_t v)
 {
     uint8_t t[4];
@@ -71,12 +69,6 @@ const uint8_t *hx_rd_bytes(hx_rd *r, size_t n)
     const uint8_t *p = r->p;
     r->p += n;
     return p;
-}
-
-uint8_t hx_rd_u8(hx_rd *r)
-{
-    const uint8_t *p = hx_rd_bytes(r, 1);
-    return p ? *p : 0;
 }
 
 uint32_t hx_rd_u32(hx_rd *r)

@@ -16,7 +16,6 @@ typedef struct hx_buf {
 
 void hx_buf_free(hx_buf *b);
 void hx_buf_bytes(hx_buf *b, const void *p, size_t n);
-void hx_buf_u8(hx_buf *b, uint8_t v);
 void hx_buf_u32(hx_buf *b, uint32_t v);
 void hx_buf_u64(hx_buf *b, uint64_t v);
 void hx_buf_str(hx_buf *b, const char *s);        /* u32 length + bytes */
@@ -32,7 +31,6 @@ static inline hx_rd hx_rd_init(const void *p, size_t n)
 }
 static inline bool hx_rd_ok(const hx_rd *r) { return !r->failed; }
 const uint8_t *hx_rd_bytes(hx_rd *r, size_t n);   /* NULL (and failed) when fewer remain */
-uint8_t hx_rd_u8(hx_rd *r);
 uint32_t hx_rd_u32(hx_rd *r);
 uint64_t hx_rd_u64(hx_rd *r);
 /* A length-prefixed string: *s points into the input (not NUL-terminated), at most max bytes. */

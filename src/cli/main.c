@@ -96,9 +96,6 @@ static int cmd_tokenize(int argc, char **argv)
 
 /* === embed === */
 
-#include <errno.h>
-#include <unistd.h>   /* read(2): embed batches whatever lines have arrived so far */
-
 #define EMBED_BATCH 64          /* lines per forward pass */
 #define EMBED_READ (1 << 20)    /* bytes asked of each read(2) */
 
@@ -279,13 +276,6 @@ static int guarded(const char *cmd, int (*fn)(void *), void *arg)
 /* === Index commands: shared options === */
 
 #define DEFAULT_DB ".hyrax/index.hyx"
-
-/* Options common to index, search, stats, verify and rm. */
-typedef struct {
-    const char *db;
-    int threads;
-    int json;
-} db_opts;
 
 /* Parses a number flag value within [lo, hi]; prints the problem and returns -1 when bad. */
 static long number_arg(const char *cmd, const char *flag, const char *s, long lo, long hi)

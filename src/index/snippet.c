@@ -86,54 +86,58 @@ static int emit_window(outbuf *o, const char *text, size_t from, size_t to, cons
     return 0;
 }
 
-int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t target, char **out,
-                    size_t *out_len, hx_error *err)
+/* === Steps of hx_snippet_make === */
+
+/* The query's highlight terms, in query order: *out is malloc'ed (never NULL on success, caller
+ * frees with free) and borrows the term bytes from q. */
+static int load_highlights(const hx_bm25_query *q, hlterm **out, size_t *n_out)
 {
-    *out = NULL;
-    *out_len = 0;
-    if (target == 0)
-        target = HX_SNIPPET_DEFAULT;
-    hx_analysis an = {0};
-    outbuf o = {0};
-    match *m = NULL;
-    uint32_t *count = NULL;
-    hlterm *hls = NULL;
-    int rc = hx_analyzer_run(&an, text, len, err);
-    if (rc)
-        goto fail;
-    size_t n_hl = 0;
-    {
-        const char *h;
-        size_t hl;
-        int pre;
-        while (hx_bm25_query_highlight(q, n_hl, &h, &hl, &pre) == 0)
-            n_hl++;
-    }
-    m = malloc((an.n_terms ? an.n_terms : 1) * sizeof *m);
-    count = calloc(n_hl ? n_hl : 1, sizeof *count);
-    hls = malloc((n_hl ? n_hl : 1) * sizeof *hls);
-    if (!m || !count || !hls)
-        goto nomem;
-    for (size_t i = 0; i < n_hl; i++)
+    size_t n = 0;
+    const char *h;
+    size_t hl;
+    int pre;
+    while (hx_bm25_query_highlight(q, n, &h, &hl, &pre) == 0)
+        n++;
+    hlterm *hls = malloc((n ? n : 1) * sizeof *hls);
+    if (!hls)
+        return HX_ENOMEM;
+    for (size_t i = 0; i < n; i++)
         hx_bm25_query_highlight(q, i, &hls[i].text, &hls[i].len, &hls[i].prefix);
+    *out = hls;
+    *n_out = n;
+    return 0;
+}
+
+/* Writes the analyzed terms that match a highlight term into m (room for an->n_terms), in text
+ * order; returns how many. */
+static size_t find_matches(const hx_analysis *an, const hlterm *hls, size_t n_hl, match *m)
+{
     size_t n_m = 0;
-    for (size_t i = 0; i < an.n_terms && n_hl; i++) {
-        int64_t w = which(hls, n_hl, hx_analyzer_term(&an, i), an.terms[i].text_len);
+    for (size_t i = 0; i < an->n_terms && n_hl; i++) {
+        int64_t w = which(hls, n_hl, hx_analyzer_term(an, i), an->terms[i].text_len);
         if (w >= 0) {
-            m[n_m].start = an.terms[i].start;
-            m[n_m].end = an.terms[i].end;
+            m[n_m].start = an->terms[i].start;
+            m[n_m].end = an->terms[i].end;
             m[n_m++].hl = (uint32_t)w;
         }
     }
-    /* Sliding window over matches: most distinct terms, then most matches, then earliest. */
-    size_t best = 0, best_distinct = 0, best_total = 0, j = 0, distinct = 0;
+    return n_m;
+}
+
+/* Sliding window over the matches, each run ending within target bytes of its first match: most
+ * distinct terms, then most matches, then earliest. count holds one zeroed counter per highlight
+ * term. Sets *best to the run's first match and returns its length (0: no match at all). */
+static size_t best_run(const match *m, size_t n_m, uint32_t *count, size_t target, size_t *best)
+{
+    size_t best_distinct = 0, best_total = 0, j = 0, distinct = 0;
+    *best = 0;
     for (size_t i = 0; i < n_m; i++) {
         while (j < n_m && m[j].end <= (size_t)m[i].start + target) {
             distinct += count[m[j].hl]++ == 0;
             j++;
         }
         if (j > i && (distinct > best_distinct || (distinct == best_distinct && j - i > best_total))) {
-            best = i;
+            *best = i;
             best_distinct = distinct;
             best_total = j - i;
         }
@@ -142,32 +146,42 @@ int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t
         else
             j = i + 1;
     }
-    /* Window bounds on token boundaries. */
-    size_t from = 0, to;
-    if (best_total) {
-        size_t last_end = m[best].end;
-        for (size_t k = best; k < best + best_total; k++)
-            if (m[k].end > last_end)
-                last_end = m[k].end;
-        size_t span = last_end - m[best].start;
-        size_t lead = span < target ? (target - span) / 3 : 0;
-        size_t want = m[best].start > lead ? m[best].start - lead : 0;
-        from = m[best].start;
-        for (size_t k = 0; k < an.n_terms; k++) {
-            if (an.terms[k].start >= want && an.terms[k].start <= from) {
-                from = an.terms[k].start;
-                break;
-            }
+    return best_total;
+}
+
+/* Where the window starts: on a token boundary before the run m[best, best + n_run), leaving a
+ * third of the room the run does not use in front of it (0 when that reaches the text's start). */
+static size_t window_start(const hx_analysis *an, const match *m, size_t best, size_t n_run, size_t target)
+{
+    size_t last_end = m[best].end;
+    for (size_t k = best; k < best + n_run; k++)
+        if (m[k].end > last_end)
+            last_end = m[k].end;
+    size_t span = last_end - m[best].start;
+    size_t lead = span < target ? (target - span) / 3 : 0;
+    size_t want = m[best].start > lead ? m[best].start - lead : 0;
+    if (want == 0)
+        return 0;
+    size_t from = m[best].start;
+    for (size_t k = 0; k < an->n_terms; k++) {
+        if (an->terms[k].start >= want && an->terms[k].start <= from) {
+            from = an->terms[k].start;
+            break;
         }
-        if (want == 0)
-            from = 0;
     }
-    to = from;
-    for (size_t k = 0; k < an.n_terms; k++)
-        if (an.terms[k].start >= from && an.terms[k].end <= from + target && an.terms[k].end > to)
-            to = an.terms[k].end;
+    return from;
+}
+
+/* Where the window ends: after the last whole token within target bytes of from, or at a code
+ * point boundary when no whole token fits; then punctuation that closes the last word (a full
+ * stop, a bracket) while it fits. */
+static size_t window_end(const hx_analysis *an, const char *text, size_t len, size_t from, size_t target)
+{
+    size_t to = from;
+    for (size_t k = 0; k < an->n_terms; k++)
+        if (an->terms[k].start >= from && an->terms[k].end <= from + target && an->terms[k].end > to)
+            to = an->terms[k].end;
     if (to == from) {
-        /* No whole token fits: cut at a code point boundary. */
         size_t p = from;
         while (p < len && p - from < target) {
             size_t prev = p;
@@ -180,7 +194,6 @@ int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t
         }
         to = p;
     }
-    /* Keep punctuation that closes the last word (a full stop, a bracket) when it fits. */
     while (to < len) {
         size_t p = to;
         uint32_t cp;
@@ -190,7 +203,13 @@ int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t
             break;
         to = p;
     }
-    /* Merge overlapping match spans inside the window (a whole and its parts). */
+    return to;
+}
+
+/* Keeps the matches inside [from, to) and merges overlapping ones (a whole and its parts) in
+ * place; returns how many spans remain, sorted and disjoint. */
+static size_t merge_spans(match *m, size_t n_m, size_t from, size_t to)
+{
     size_t n_s = 0;
     for (size_t k = 0; k < n_m; k++) {
         if (m[k].start < from || m[k].end > to)
@@ -202,6 +221,38 @@ int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t
         }
         m[n_s++] = m[k];
     }
+    return n_s;
+}
+
+/* === hx_snippet_make === */
+
+int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t target, char **out,
+                    size_t *out_len, hx_error *err)
+{
+    *out = NULL;
+    *out_len = 0;
+    if (target == 0)
+        target = HX_SNIPPET_DEFAULT;
+    hx_analysis an = {0};
+    outbuf o = {0};
+    match *m = NULL;
+    uint32_t *count = NULL;
+    hlterm *hls = NULL;
+    size_t n_hl = 0;
+    int rc = hx_analyzer_run(&an, text, len, err);
+    if (rc)
+        goto fail;
+    if (load_highlights(q, &hls, &n_hl))
+        goto nomem;
+    m = malloc((an.n_terms ? an.n_terms : 1) * sizeof *m);
+    count = calloc(n_hl ? n_hl : 1, sizeof *count);
+    if (!m || !count)
+        goto nomem;
+    size_t n_m = find_matches(&an, hls, n_hl, m);
+    size_t best, n_run = best_run(m, n_m, count, target, &best);
+    size_t from = n_run ? window_start(&an, m, best, n_run, target) : 0;
+    size_t to = window_end(&an, text, len, from, target);
+    size_t n_s = merge_spans(m, n_m, from, to);
     if ((from > 0 && put(&o, "\xe2\x80\xa6", 3)) || emit_window(&o, text, from, to, m, n_s) ||
         (to < len && put(&o, "\xe2\x80\xa6", 3)) || put(&o, "", 0))
         goto nomem;

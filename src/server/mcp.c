@@ -264,7 +264,7 @@ static int compare_float(const void *a, const void *b)
 
 void mcp_write_latency(mcp_server *s, hx_json_writer *w)
 {
-    static float sorted[MCP_LATENCY_WINDOW];   /* main thread only (index_health) */
+    float sorted[MCP_LATENCY_WINDOW];   /* 4 KiB on the stack: no shared buffer between callers */
     hx_json_write_obj_begin(w);
     pthread_mutex_lock(&s->lock);
     for (int t = 0; t < MCP_TOOL_COUNT; t++) {

@@ -1,4 +1,4 @@
-/* present.c: JSON renderings of results, documents and statistics (spec in present.h). Float
+/* present.c: JSON renderings of results, search answers and statistics (spec in present.h). Float
  * scores are written as doubles; a side that missed a chunk is written as null. */
 #include "present.h"
 
@@ -101,38 +101,6 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
 const char *hx_present_kind(hx_doc_kind k)
 {
     return k == HX_DOC_STORED ? "stored" : "file";
-}
-
-void hx_present_doc(hx_json_writer *w, const hx_doc_info *d)
-{
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "id");
-    hx_json_write_uint(w, d->id);
-    hx_json_write_key(w, "path");
-    hx_json_write_cstr(w, d->path);
-    hx_json_write_key(w, "source");
-    hx_json_write_cstr(w, hx_present_kind(d->kind));
-    hx_json_write_key(w, "title");
-    hx_json_write_cstr(w, d->title);
-    hx_json_write_key(w, "type");
-    hx_json_write_cstr(w, d->type);
-    hx_json_write_key(w, "encoding");
-    hx_json_write_cstr(w, d->encoding);
-    hx_json_write_key(w, "size");
-    hx_json_write_uint(w, d->size);
-    hx_json_write_key(w, "hash");
-    hx_json_write_cstr(w, d->sha256);
-    hx_json_write_key(w, "mtime_ns");
-    hx_json_write_int(w, d->mtime_ns);
-    hx_json_write_key(w, "indexed_ns");
-    hx_json_write_int(w, d->indexed_ns);
-    hx_json_write_key(w, "chunks_count");
-    hx_json_write_uint(w, d->n_chunks);
-    hx_json_write_key(w, "total_tokens");
-    hx_json_write_uint(w, d->tokens);
-    hx_json_write_key(w, "metadata");
-    hx_present_meta(w, d->meta, d->n_meta);
-    hx_json_write_obj_end(w);
 }
 
 void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *root)

@@ -1,6 +1,7 @@
-/* present.h: the JSON shapes of hyrax's answers, shared by `hyrax search --json`, `hyrax stats
- * --json` and the MCP tools, so every surface reports results the same way (DESIGN.md "Command
- * line" gives the search shape). Writes into an hx_json_writer; never prints. */
+/* present.h: JSON pieces of hyrax's answers. The CLI's `search --json` and `stats --json` are
+ * rendered whole here (DESIGN.md "Command line" gives the search shape); the MCP tools build their
+ * own result and document objects (citation, ISO times) from the shared pieces: mode names, side
+ * scores, metadata and document kind. Writes into an hx_json_writer; never prints. */
 #ifndef HX_PRESENT_H
 #define HX_PRESENT_H
 
@@ -25,9 +26,6 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
 
 /* "file" or "stored": the "source" of a document in every answer that describes one. */
 const char *hx_present_kind(hx_doc_kind k);
-
-/* A document's metadata object (no chunks). */
-void hx_present_doc(hx_json_writer *w, const hx_doc_info *d);
 
 /* The index statistics object. */
 void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *root);
