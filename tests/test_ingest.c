@@ -117,7 +117,7 @@ static void test_nul(void)
     static uint8_t late[AT + 32];
     memset(late, 'a', sizeof late);
     late[AT] = 0;
-    put("late_nul.txt", late, sizeof late);
+    check_put_bytes(root, "late_nul.txt", late, sizeof late);
     hx_doc_source d;
     hx_error err = {0};
     int rc = hx_ingest_load(root, "late_nul.txt", NULL, HX_INGEST_DEFAULT_MAX_BYTES, &d, &err);
