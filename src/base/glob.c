@@ -2,6 +2,7 @@
  * (pattern, path) positions, so hostile patterns cost at most O(pattern x path) steps; patterns
  * and paths past HX_GLOB_MAX bytes never match. */
 #include "glob.h"
+#include "alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ bool hx_glob_match(const char *pattern, const char *path)
     glob_state g = {pattern, path, strlen(pattern), strlen(path), NULL};
     if (g.plen > HX_GLOB_MAX || g.slen > HX_GLOB_MAX)
         return false;
-    g.failed = calloc(((g.plen + 1) * (g.slen + 1) + 7) / 8, 1);
+    g.failed = hx_calloc(((g.plen + 1) * (g.slen + 1) + 7) / 8, 1);
     if (!g.failed)
         return false;
     int ok = match_at(&g, 0, 0);

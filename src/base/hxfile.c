@@ -2,6 +2,7 @@
  * Treats every input byte as hostile: each offset and length is checked against the buffer
  * before use. Must not interpret section contents; that belongs to model.c and store code. */
 #include "hxfile.h"
+#include "alloc.h"
 
 #include "bytes.h"
 #include "crc32c.h"
@@ -106,7 +107,7 @@ static int parse(const uint8_t *base, size_t size, uint32_t expect_kind, bool ch
     if (hxf_crc32c(0, base + table, (size_t)n * HXF_ENTRY_SIZE) != hxf_le32(base + 28))
         return hx_error_set(err, HX_ECHECKSUM, (int64_t)table, "section table fails its checksum");
 
-    hxf_section *secs = calloc(n ? n : 1, sizeof *secs);
+    hxf_section *secs = hx_calloc(n ? n : 1, sizeof *secs);
     if (!secs)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading %u sections", n);
     for (uint32_t i = 0; i < n; i++) {
@@ -226,7 +227,7 @@ static int grow(hxf_writer *w, size_t need, hx_error *err)
             return w->error = hx_error_set(err, HX_ENOMEM, -1, "file image too large");
         cap *= 2;
     }
-    uint8_t *d = realloc(w->data, cap);
+    uint8_t *d = hx_realloc(w->data, cap);
     if (!d)
         return w->error = hx_error_set(err, HX_ENOMEM, -1, "out of memory building a file image");
     w->data = d;
@@ -270,7 +271,7 @@ int hxf_writer_add(hxf_writer *w, const char *name, uint32_t dtype, uint32_t ran
         return w->error = hx_error_set(err, HX_ERANGE, -1, "too many sections");
     if (w->n_sections == w->cap_sections) {
         uint32_t cap = w->cap_sections ? w->cap_sections * 2 : 16;
-        uint8_t *t = realloc(w->table, (size_t)cap * HXF_ENTRY_SIZE);
+        uint8_t *t = hx_realloc(w->table, (size_t)cap * HXF_ENTRY_SIZE);
         if (!t)
             return w->error = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         w->table = t;

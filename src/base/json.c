@@ -9,6 +9,7 @@
  * at most its source length minus the two quotes plus a NUL, and a number its length plus a NUL,
  * which the byte after it (delimiter or end of input) pays for. */
 #include "json.h"
+#include "alloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -178,7 +179,7 @@ static int push_val(parser *ps, int type, int member)
             cap = ps->max_values;
         if (cap > SIZE_MAX / sizeof *ps->vals)
             return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
-        hx_json_val *v = realloc(ps->vals, cap * sizeof *v);
+        hx_json_val *v = hx_realloc(ps->vals, cap * sizeof *v);
         if (!v)
             return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
         ps->vals = v;
@@ -346,7 +347,7 @@ static int check_dup_keys(parser *ps, size_t obj)
     if (members > ps->keys_cap) {
         if (members > SIZE_MAX / sizeof *ps->keys)
             return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
-        const hx_json_val **k = realloc(ps->keys, members * sizeof *k);
+        const hx_json_val **k = hx_realloc(ps->keys, members * sizeof *k);
         if (!k)
             return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
         ps->keys = k;
@@ -384,7 +385,7 @@ static int open_container(parser *ps, int type)
         return rc;
     if ((size_t)ps->depth == ps->stack_cap) {
         size_t cap = ps->stack_cap ? ps->stack_cap * 2 : 16;
-        size_t *s = realloc(ps->stack, cap * sizeof *s);
+        size_t *s = hx_realloc(ps->stack, cap * sizeof *s);
         if (!s)
             return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
         ps->stack = s;
@@ -508,7 +509,7 @@ int hx_json_parse(hx_json_doc **out, const char *text, size_t len, const hx_json
                             "JSON text of %zu bytes exceeds the limit of %zu", len, max_bytes);
     if (len > SIZE_MAX - sizeof(hx_json_doc) - 1)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    hx_json_doc *doc = malloc(sizeof *doc + len + 1);
+    hx_json_doc *doc = hx_malloc(sizeof *doc + len + 1);
     if (!doc)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     parser ps = {
@@ -782,7 +783,7 @@ char *hx_json_writer_take(hx_json_writer *w, size_t *len)
         return NULL;
     char *buf = w->buf;
     if (!buf) {
-        buf = malloc(1);
+        buf = hx_malloc(1);
         if (!buf) {
             w->status = HX_ENOMEM;
             return NULL;
@@ -815,7 +816,7 @@ static int reserve(hx_json_writer *w, size_t n)
     size_t cap = w->cap ? w->cap : 256;
     while (cap < need)
         cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    char *b = realloc(w->buf, cap);
+    char *b = hx_realloc(w->buf, cap);
     if (!b)
         return fail(w, HX_ENOMEM);
     w->buf = b;

@@ -2,6 +2,7 @@
  * and take tasks from a shared atomic counter; the calling thread works too and waits for the
  * stragglers. Must not allocate or block except at creation, job start and job end. */
 #include "pool.h"
+#include "alloc.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -66,10 +67,10 @@ int hx_pool_new(hx_pool **out, int n_threads, hx_error *err)
     *out = NULL;
     if (n_threads < 1 || n_threads > 256)
         return hx_error_set(err, HX_EINVAL, -1, "thread count %d is outside 1..256", n_threads);
-    hx_pool *p = calloc(1, sizeof *p);
+    hx_pool *p = hx_calloc(1, sizeof *p);
     if (!p)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory creating the thread pool");
-    p->threads = calloc((size_t)n_threads, sizeof *p->threads);
+    p->threads = hx_calloc((size_t)n_threads, sizeof *p->threads);
     if (!p->threads) {
         free(p);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory creating the thread pool");
@@ -80,7 +81,7 @@ int hx_pool_new(hx_pool **out, int n_threads, hx_error *err)
     atomic_init(&p->next, 0);
     p->n_threads = 1;
     for (int i = 1; i < n_threads; i++) {
-        struct worker_arg *a = malloc(sizeof *a);
+        struct worker_arg *a = hx_malloc(sizeof *a);
         if (!a) {
             hx_pool_free(p);
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory creating the thread pool");

@@ -1,5 +1,6 @@
 /* wire.c: the encoder and bounded decoder declared in wire.h. Never reads outside [p, end). */
 #include "wire.h"
+#include "alloc.h"
 #include "bytes.h"
 
 #include <stdlib.h>
@@ -23,7 +24,7 @@ void hx_buf_bytes(hx_buf *b, const void *p, size_t n)
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + n)
             cap *= 2;
-        uint8_t *d = realloc(b->data, cap);
+        uint8_t *d = hx_realloc(b->data, cap);
         if (!d) {
             b->failed = true;
             return;

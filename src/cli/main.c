@@ -2,6 +2,7 @@
  * stdout, calls exit() or installs signal handlers; each command parses its flags and calls the
  * library. */
 #include "fsafe.h"
+#include "alloc.h"
 #include "hyrax.h"
 #include "fusion.h"
 #include "mcp.h"
@@ -187,9 +188,9 @@ static int cmd_embed(int argc, char **argv)
         return 1;
     }
     const int dim = hx_model_dim(model);
-    float *out = malloc((size_t)EMBED_BATCH * (size_t)dim * sizeof *out);
+    float *out = hx_malloc((size_t)EMBED_BATCH * (size_t)dim * sizeof *out);
     size_t cap = 2 * EMBED_READ, len = 0;
-    char *buf = malloc(cap);
+    char *buf = hx_malloc(cap);
     const char *texts[EMBED_BATCH];
     size_t lens[EMBED_BATCH];
     int eof = 0;
@@ -198,7 +199,7 @@ static int cmd_embed(int argc, char **argv)
         fputs("hyrax embed: out of memory\n", stderr);
     while (!rc && !eof) {
         if (cap - len < EMBED_READ) {   /* a line longer than the buffer: grow it */
-            char *grown = cap <= ((size_t)1 << 40) ? realloc(buf, cap * 2) : NULL;
+            char *grown = cap <= ((size_t)1 << 40) ? hx_realloc(buf, cap * 2) : NULL;
             if (!grown) {
                 fputs("hyrax embed: out of memory for a long line\n", stderr);
                 rc = 1;
@@ -405,8 +406,8 @@ static int make_db_folder(const char *db)
 static int cmd_index(int argc, char **argv)
 {
     const char *db = DEFAULT_DB;
-    const char **excludes = calloc((size_t)argc, sizeof *excludes);
-    const char **paths = calloc((size_t)argc, sizeof *paths);
+    const char **excludes = hx_calloc((size_t)argc, sizeof *excludes);
+    const char **paths = hx_calloc((size_t)argc, sizeof *paths);
     size_t n_ex = 0, n_paths = 0;
     long threads = 0, max_size = 0;
     int reindex = 0, compact = 0, rc = 2;
@@ -462,7 +463,7 @@ static int cmd_index(int argc, char **argv)
         fprintf(stderr, "hyrax index: %s\n", err.message);
         goto done;
     }
-    if (!(names = calloc(n_paths, sizeof *names))) {
+    if (!(names = hx_calloc(n_paths, sizeof *names))) {
         fprintf(stderr, "hyrax index: out of memory\n");
         goto done;
     }
@@ -612,7 +613,7 @@ static int cmd_search(int argc, char **argv)
     hx_search_opts o;
     hx_search_opts_default(&o);
     o.snippets = 1;
-    hx_filter *filters = calloc((size_t)argc, sizeof *filters);
+    hx_filter *filters = hx_calloc((size_t)argc, sizeof *filters);
     char *query = NULL;
     size_t qlen = 0;
     int json = 0, rc = 2;
@@ -684,7 +685,7 @@ static int cmd_search(int argc, char **argv)
             goto done;
         } else {
             size_t l = strlen(a);   /* the words of the query, joined by spaces */
-            char *q = realloc(query, qlen + l + 2);
+            char *q = hx_realloc(query, qlen + l + 2);
             if (!q)
                 goto done;
             query = q;
@@ -874,8 +875,8 @@ static const char rm_usage[] =
 static int cmd_rm(int argc, char **argv)
 {
     const char *db;
-    const char **paths = calloc((size_t)argc, sizeof *paths);
-    char (*rel)[HX_RELPATH_MAX] = calloc((size_t)argc, sizeof *rel);
+    const char **paths = hx_calloc((size_t)argc, sizeof *paths);
+    char (*rel)[HX_RELPATH_MAX] = hx_calloc((size_t)argc, sizeof *rel);
     size_t n = 0;
     int rc = paths && rel ? db_args("rm", rm_usage, argc, argv, &db, NULL, paths, &n) : 1;
     hx_index *ix = NULL;

@@ -2,6 +2,7 @@
  * Owns only the rules documented in analyzer.h; character data comes from unicode.h and nothing
  * here knows about indexes or queries. Spec: the header comment of analyzer.h. */
 #include "analyzer.h"
+#include "alloc.h"
 #include "unicode.h"
 
 #include <stdlib.h>
@@ -59,7 +60,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
             return HX_ENOMEM;
         n *= 2;
     }
-    void *q = realloc(*p, n * elem);
+    void *q = hx_realloc(*p, n * elem);
     if (!q)
         return HX_ENOMEM;
     *p = q;

@@ -2,6 +2,7 @@
  * bytes and postings cursors. Queries and search live in bm25_search.c; tokenizing in analyzer.c,
  * snippets in snippet.c; the container is hxfile.c's. Spec: the header comment of bm25.h. */
 #include "analyzer.h"
+#include "alloc.h"
 #include "bm25_internal.h"
 
 #include <stdlib.h>
@@ -21,7 +22,7 @@ int bm_grow(void **p, size_t *cap, size_t need, size_t elem)
             return HX_ENOMEM;
         n *= 2;
     }
-    void *q = realloc(*p, n * elem);
+    void *q = hx_realloc(*p, n * elem);
     if (!q)
         return HX_ENOMEM;
     *p = q;
@@ -101,7 +102,7 @@ static uint64_t hash_bytes(const char *s, size_t n)
 
 int hx_bm25_builder_new(hx_bm25_builder **out, hx_error *err)
 {
-    *out = calloc(1, sizeof **out);
+    *out = hx_calloc(1, sizeof **out);
     if (!*out)
         return hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
     return 0;
@@ -125,7 +126,7 @@ void hx_bm25_builder_free(hx_bm25_builder *b)
 static int rehash(hx_bm25_builder *b)
 {
     size_t n = b->n_slots ? b->n_slots * 2 : 1024;
-    uint32_t *s = calloc(n, sizeof *s);
+    uint32_t *s = hx_calloc(n, sizeof *s);
     if (!s)
         return HX_ENOMEM;
     for (size_t i = 0; i < b->n_terms; i++) {
@@ -400,7 +401,7 @@ static int write_blob(const finish_state *f, uint8_t **out, size_t *out_len)
         size = align8((size_t)(size + lens[i]));
     }
     uint8_t *blob;
-    if (size > SIZE_MAX || !(blob = calloc(1, (size_t)size)))
+    if (size > SIZE_MAX || !(blob = hx_calloc(1, (size_t)size)))
         return HX_ENOMEM;
     memcpy(blob, HX_BM25_MAGIC, 8);
     hxf_put32(blob + 8, HX_BM25_VERSION);
@@ -445,10 +446,10 @@ int hx_bm25_builder_finish(hx_bm25_builder *b, uint8_t **out, size_t *out_len, h
         return hx_error_set(err, b->error, -1, "bm25: builder failed earlier");
     size_t nd = b->n_docs, nt = b->n_terms;
     finish_state f = {.b = b};
-    f.order = malloc((nd ? nd : 1) * sizeof *f.order);
-    f.ord_of = malloc((nd ? nd : 1) * sizeof *f.ord_of);
-    f.refs = malloc((nt ? nt : 1) * sizeof *f.refs);
-    f.info = malloc((nt ? nt : 1) * TERM_INFO_SIZE);
+    f.order = hx_malloc((nd ? nd : 1) * sizeof *f.order);
+    f.ord_of = hx_malloc((nd ? nd : 1) * sizeof *f.ord_of);
+    f.refs = hx_malloc((nt ? nt : 1) * sizeof *f.refs);
+    f.info = hx_malloc((nt ? nt : 1) * TERM_INFO_SIZE);
     int rc = HX_ENOMEM;
     if (!f.order || !f.ord_of || !f.refs || !f.info)
         goto nomem;

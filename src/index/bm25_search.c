@@ -2,6 +2,7 @@
  * segments with global statistics and MaxScore / block-max pruning. Reads postings only through
  * the cursors of bm25_internal.h; builds and validates nothing. Spec: bm25.h. */
 #include "analyzer.h"
+#include "alloc.h"
 #include "bm25_internal.h"
 
 #include <math.h>
@@ -170,7 +171,7 @@ int hx_bm25_query_parse(hx_bm25_query **out, const char *text, size_t len, hx_er
     *out = NULL;
     if (len >= UINT32_MAX)
         return hx_error_set(err, HX_ERANGE, -1, "bm25: query of %zu bytes is too long", len);
-    hx_bm25_query *q = calloc(1, sizeof *q);
+    hx_bm25_query *q = hx_calloc(1, sizeof *q);
     hx_analysis an = {0};
     if (!q)
         return hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
@@ -876,7 +877,7 @@ static uint64_t set_length_norm(search *s, const hx_bm25_segment *segs, size_t n
 static int weigh_units(search *s, const hx_bm25_segment *segs, size_t n_segs, uint64_t n_live)
 {
     size_t n_cursors = s->n_cursors;
-    if (!(s->term_ids = malloc(n_segs * n_cursors * sizeof *s->term_ids)))
+    if (!(s->term_ids = hx_malloc(n_segs * n_cursors * sizeof *s->term_ids)))
         return HX_ENOMEM;
     for (size_t g = 0; g < n_segs; g++)
         find_terms(s, segs[g].reader, s->term_ids + g * n_cursors);
@@ -894,12 +895,12 @@ static int weigh_units(search *s, const hx_bm25_segment *segs, size_t n_segs, ui
 /* The cursors and the per-unit scratch of the segment runs. 0 or HX_ENOMEM. */
 static int alloc_scratch(search *s)
 {
-    s->pool = malloc(s->n_cursors * sizeof *s->pool);
-    s->ord = malloc((s->n_units + 1) * sizeof *s->ord);
-    s->bound = malloc((s->n_units + 1) * sizeof *s->bound);
-    s->bound2 = malloc((s->n_units + 1) * sizeof *s->bound2);
-    s->touched = malloc((s->n_units + 1) * sizeof *s->touched);
-    s->contrib = calloc(s->n_units + 1, sizeof *s->contrib);   /* finish_doc sums every unit */
+    s->pool = hx_malloc(s->n_cursors * sizeof *s->pool);
+    s->ord = hx_malloc((s->n_units + 1) * sizeof *s->ord);
+    s->bound = hx_malloc((s->n_units + 1) * sizeof *s->bound);
+    s->bound2 = hx_malloc((s->n_units + 1) * sizeof *s->bound2);
+    s->touched = hx_malloc((s->n_units + 1) * sizeof *s->touched);
+    s->contrib = hx_calloc(s->n_units + 1, sizeof *s->contrib);   /* finish_doc sums every unit */
     return s->pool && s->ord && s->bound && s->bound2 && s->touched && s->contrib ? 0 : HX_ENOMEM;
 }
 
@@ -950,7 +951,7 @@ int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_que
     s.heap = out;
     s.k = k;
     int rc = 0;
-    s.u = malloc(MAX_UNITS * sizeof *s.u);
+    s.u = hx_malloc(MAX_UNITS * sizeof *s.u);
     if (!s.u || resolve(&s, segs, n_segs))
         goto nomem;
     uint64_t n_live = set_length_norm(&s, segs, n_segs);

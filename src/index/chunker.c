@@ -4,6 +4,7 @@
  * a sentence overlap. Token counts come from the model's own tokenizer; the final count of every
  * chunk is measured again on its exact text, so the budget holds even where counts don't add up. */
 #include "chunker.h"
+#include "alloc.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -55,7 +56,7 @@ static int add_section(chunker *c, const char *heading, hx_error *err)
 {
     if (c->n_sections == c->cap_sections) {
         size_t cap = c->cap_sections ? c->cap_sections * 2 : 16;
-        section *s = realloc(c->sections, cap * sizeof *s);
+        section *s = hx_realloc(c->sections, cap * sizeof *s);
         if (!s)
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
         c->sections = s;
@@ -63,8 +64,8 @@ static int add_section(chunker *c, const char *heading, hx_error *err)
     }
     section *s = &c->sections[c->n_sections];
     size_t tlen = strlen(c->title), hlen = strlen(heading);
-    s->heading = strdup(heading);
-    s->header = malloc(tlen + hlen + 4);
+    s->heading = hx_strdup(heading);
+    s->header = hx_malloc(tlen + hlen + 4);
     if (!s->heading || !s->header) {
         free(s->heading);
         free(s->header);
@@ -85,8 +86,8 @@ static int add_section(chunker *c, const char *heading, hx_error *err)
     }
     if (n > cap) {
         size_t hl = strlen(s->header);
-        uint32_t *spans = malloc(sizeof *spans * 2 * (cap + 1));
-        int32_t *ids = malloc(sizeof *ids * (cap + 1));
+        uint32_t *spans = hx_malloc(sizeof *spans * 2 * (cap + 1));
+        int32_t *ids = hx_malloc(sizeof *ids * (cap + 1));
         if (!spans || !ids) {
             free(spans);
             free(ids);
@@ -111,7 +112,7 @@ static int push_unit(chunker *c, size_t start, size_t end, uint32_t tokens)
 {
     if (c->n_units == c->cap_units) {
         size_t cap = c->cap_units ? c->cap_units * 2 : 256;
-        unit *u = realloc(c->units, cap * sizeof *u);
+        unit *u = hx_realloc(c->units, cap * sizeof *u);
         if (!u)
             return c->error = HX_ENOMEM;
         c->units = u;
@@ -151,8 +152,8 @@ static int split_at(chunker *c, size_t start, size_t end, char sep)
  * source word of the piece that first exceeds the budget. */
 static int split_word(chunker *c, size_t start, size_t end, uint32_t budget)
 {
-    uint32_t *spans = malloc(sizeof *spans * 2 * (budget + 1));
-    int32_t *ids = malloc(sizeof *ids * (budget + 1));
+    uint32_t *spans = hx_malloc(sizeof *spans * 2 * (budget + 1));
+    int32_t *ids = hx_malloc(sizeof *ids * (budget + 1));
     if (!spans || !ids) {
         free(spans);
         free(ids);
@@ -342,7 +343,7 @@ static int scan_markdown(chunker *c, hx_error *err)
         size_t total = 0;
         for (int i = 0; i < depth; i++)
             total += stack[i].n + 3;
-        char *path = malloc(total + 1), *p = path;
+        char *path = hx_malloc(total + 1), *p = path;
         if (!path)
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
         for (int i = 0; i < depth; i++) {
@@ -424,8 +425,8 @@ static int make_chunk(chunker *c, chunk_list *out, size_t i, size_t j, hx_chunk 
     uint32_t bs = c->units[i].start, be = c->units[j - 1].end;
     size_t hl = strlen(s->header), bl = be - bs;
     memset(ch, 0, sizeof *ch);
-    ch->text = malloc(hl + 1 + bl + 1);
-    ch->heading = strdup(s->heading);
+    ch->text = hx_malloc(hl + 1 + bl + 1);
+    ch->heading = hx_strdup(s->heading);
     if (!ch->text || !ch->heading) {
         free(ch->text);
         free(ch->heading);
@@ -458,7 +459,7 @@ static int emit(chunker *c, chunk_list *out, size_t i, size_t *j)
     }
     if (out->n == out->cap) {
         size_t cap = out->cap ? out->cap * 2 : 16;
-        hx_chunk *v = realloc(out->v, cap * sizeof *v);
+        hx_chunk *v = hx_realloc(out->v, cap * sizeof *v);
         if (!v) {
             free(ch.text);
             free(ch.heading);
@@ -541,7 +542,7 @@ int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *ty
     if (!rc) {
         for (size_t i = 0; i < len; i++)
             list.n_lines += text[i] == '\n';
-        list.line_starts = malloc(sizeof *list.line_starts * (list.n_lines + 1));
+        list.line_starts = hx_malloc(sizeof *list.line_starts * (list.n_lines + 1));
         if (!list.line_starts) {
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
         } else {

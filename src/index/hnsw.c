@@ -4,6 +4,7 @@
  * Must not touch vector storage in index files or the kernel table: the dot product is the caller's.
  * Spec: hnsw.h; algorithm after hnswlib's hnswalg.h (Malkov & Yashunin). */
 #include "hnsw_internal.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ int hn_heap_reserve(hn_heap *h, size_t need)
     size_t cap = h->cap ? h->cap : 64;
     while (cap < need)
         cap *= 2;
-    hn_cand *a = realloc(h->a, cap * sizeof *a);
+    hn_cand *a = hx_realloc(h->a, cap * sizeof *a);
     if (!a)
         return HX_ENOMEM;
     h->a = a;
@@ -116,19 +117,19 @@ hn_scratch *hn_pool_get(hn_pool *p, uint32_t n)
         p->free = s->next;
     pthread_mutex_unlock(&p->mu);
     if (!s) {
-        s = calloc(1, sizeof *s);
+        s = hx_calloc(1, sizeof *s);
         if (!s)
             return NULL;
         s->cands.max = true;
-        s->fresh = malloc(MAX_M0 * sizeof *s->fresh);
-        s->prune = malloc((MAX_M0 + 1) * sizeof *s->prune);
+        s->fresh = hx_malloc(MAX_M0 * sizeof *s->fresh);
+        s->prune = hx_malloc((MAX_M0 + 1) * sizeof *s->prune);
         if (!s->fresh || !s->prune) {
             scratch_free(s);
             return NULL;
         }
     }
     if (s->tag_cap < n) {
-        uint32_t *t = calloc(n, sizeof *t);
+        uint32_t *t = hx_calloc(n, sizeof *t);
         if (!t) {
             scratch_free(s);
             return NULL;
@@ -178,7 +179,7 @@ int hn_sorted_reserve(hn_scratch *s, size_t n)
 {
     if (n <= s->sorted_cap)
         return 0;
-    hn_cand *a = realloc(s->sorted, n * sizeof *a);
+    hn_cand *a = hx_realloc(s->sorted, n * sizeof *a);
     if (!a)
         return HX_ENOMEM;
     s->sorted = a;

@@ -3,6 +3,7 @@
  * Must not touch vector storage in index files or the kernel table: the dot product is the caller's.
  * Spec: hnsw.h; algorithm after hnswlib's hnswalg.h and faiss's level-ordered insertion. */
 #include "hnsw_internal.h"
+#include "alloc.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -83,7 +84,7 @@ static int map_reserve(hx_hnsw *h, uint32_t need)
         return 0;
     if (want > UINT32_MAX)
         return HX_ERANGE;
-    uint32_t *m = malloc(want * sizeof *m);
+    uint32_t *m = hx_malloc(want * sizeof *m);
     if (!m)
         return HX_ENOMEM;
     memset(m, 0xFF, want * sizeof *m);
@@ -119,7 +120,7 @@ static void map_remove(hx_hnsw *h, uint32_t node)
 static int builder_alloc(hx_hnsw **out, uint32_t dim, uint32_t M, uint32_t M0, uint32_t efc,
                          uint64_t seed, hx_hnsw_dot_fn dot, hx_error *err)
 {
-    hx_hnsw *h = calloc(1, sizeof *h);
+    hx_hnsw *h = hx_calloc(1, sizeof *h);
     if (!h)
         return hx_error_set(err, HX_ENOMEM, -1, "hnsw: out of memory");
     h->g.dim = dim;
@@ -177,7 +178,7 @@ static int grow(void **p, size_t elem, uint64_t old_n, uint64_t new_n)
 {
     if ((uint64_t)SIZE_MAX / elem < new_n)
         return HX_ENOMEM;
-    void *q = realloc(*p, new_n ? (size_t)new_n * elem : 1);
+    void *q = hx_realloc(*p, new_n ? (size_t)new_n * elem : 1);
     if (!q)
         return HX_ENOMEM;
     memset((char *)q + old_n * elem, 0, (size_t)(new_n - old_n) * elem);
@@ -530,9 +531,9 @@ static int link_batch(hx_hnsw *h, uint32_t first, uint32_t end, int n_threads)
     rounds r = {.h = h, .batch_first = first, .n = end - first, .n_threads = want};
     atomic_init(&r.next, 0);
     atomic_init(&r.rc, 0);
-    r.chosen = malloc((size_t)MAX_ROUND * (HX_HNSW_MAX_LEVEL + 1) * (1 + h->g.M) * sizeof *r.chosen);
-    r.order = malloc(sizeof *r.order * r.n);
-    r.pos = malloc(sizeof *r.pos * r.n);
+    r.chosen = hx_malloc((size_t)MAX_ROUND * (HX_HNSW_MAX_LEVEL + 1) * (1 + h->g.M) * sizeof *r.chosen);
+    r.order = hx_malloc(sizeof *r.order * r.n);
+    r.pos = hx_malloc(sizeof *r.pos * r.n);
     int rc = r.chosen && r.order && r.pos ? run_rounds(&r, want) : HX_ENOMEM;
     free(r.chosen);
     free(r.order);
@@ -559,7 +560,7 @@ int hx_hnsw_add_batch(hx_hnsw *h, const uint32_t *ids, const float *vecs, size_t
     uint32_t first = g->n, end = (uint32_t)(first + n);
 
     /* Refuse live or repeated ids before changing anything. */
-    uint32_t *sorted = malloc(n * sizeof *sorted);
+    uint32_t *sorted = hx_malloc(n * sizeof *sorted);
     if (!sorted)
         return hx_error_set(err, HX_ENOMEM, -1, "hnsw add: out of memory");
     memcpy(sorted, ids, n * sizeof *sorted);

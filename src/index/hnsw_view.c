@@ -2,6 +2,7 @@
  * view that checks every field and link of untrusted bytes before a search may read them.
  * Must not touch vector storage in index files: the caller stores the vectors and passes them in. */
 #include "hnsw_internal.h"
+#include "alloc.h"
 
 #include "bytes.h"
 
@@ -249,7 +250,7 @@ int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const
     int rc = validate(&g, base ? base : (const uint8_t *)"", base ? len : 0, vectors, n_floats, err);
     if (rc)
         return rc;
-    hx_hnsw_view *v = calloc(1, sizeof *v);
+    hx_hnsw_view *v = hx_calloc(1, sizeof *v);
     if (!v)
         return hx_error_set(err, HX_ENOMEM, -1, "hnsw view: out of memory");
     g.dot = dot;

@@ -3,6 +3,7 @@
  * index_internal.h. Every byte read from the file is validated before use; writing lives in
  * index_write.c and searching in search.c. */
 #include "bytes.h"
+#include "alloc.h"
 #include "kernels.h"
 #include "index_internal.h"
 #include "ingest.h"
@@ -127,11 +128,11 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     }
     if (!hx_rd_ok(&scan))
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table is truncated or corrupt");
-    v->docs = calloc(n ? n : 1, sizeof *v->docs);
-    v->by_id = malloc(sizeof *v->by_id * (n ? n : 1));
-    v->meta = calloc(total_meta ? total_meta : 1, sizeof *v->meta);
-    v->strings = malloc(total_str ? total_str : 1);
-    v->deleted = malloc(sizeof *v->deleted * (n_deleted ? n_deleted : 1));
+    v->docs = hx_calloc(n ? n : 1, sizeof *v->docs);
+    v->by_id = hx_malloc(sizeof *v->by_id * (n ? n : 1));
+    v->meta = hx_calloc(total_meta ? total_meta : 1, sizeof *v->meta);
+    v->strings = hx_malloc(total_str ? total_str : 1);
+    v->deleted = hx_malloc(sizeof *v->deleted * (n_deleted ? n_deleted : 1));
     if (!v->docs || !v->by_id || !v->meta || !v->strings || !v->deleted)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory loading %u documents", n);
     string_pool pool = {v->strings, 0, total_str};
@@ -182,7 +183,7 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     v->n_deleted = n_deleted;
     v->n_docs = n;
     qsort(v->docs, n, sizeof *v->docs, compare_path);
-    uint64_t *keys = malloc(sizeof *keys * (n ? n : 1));   /* id << 32 | position, sorted */
+    uint64_t *keys = hx_malloc(sizeof *keys * (n ? n : 1));   /* id << 32 | position, sorted */
     if (!keys)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory loading %u documents", n);
     for (uint32_t i = 0; i < n; i++)
@@ -386,7 +387,7 @@ int ix_view_load(hx_index *ix, hx_error *err)
     memset(v, 0, sizeof *v);
     hx_store_root(ix->store, &root, &len);
     if (len == 0) {   /* generation 0: an index being created */
-        v->tomb = calloc(1, 1);
+        v->tomb = hx_calloc(1, 1);
         return v->tomb ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     }
     hx_rd r = hx_rd_init(root, len);
@@ -412,7 +413,7 @@ int ix_view_load(hx_index *ix, hx_error *err)
     memcpy(ix->model_name, model, model_len);
     ix->model_name[model_len] = 0;
     if (!ix->root) {
-        if (!(ix->root = malloc(root_len + 1)))
+        if (!(ix->root = hx_malloc(root_len + 1)))
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         memcpy(ix->root, rootp, root_len);
         ix->root[root_len] = 0;
@@ -420,7 +421,7 @@ int ix_view_load(hx_index *ix, hx_error *err)
     if (ix->model && (strcmp(hx_model_name(ix->model), ix->model_name) || (uint32_t)hx_model_dim(ix->model) != dim))
         return hx_error_set(err, HX_EFORMAT, -1, "the index was built with model %s (%u dimensions), not %s",
                             ix->model_name, dim, hx_model_name(ix->model));
-    v->segs = calloc(n_segs ? n_segs : 1, sizeof *v->segs);
+    v->segs = hx_calloc(n_segs ? n_segs : 1, sizeof *v->segs);
     if (!v->segs)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     for (uint32_t i = 0; i < n_segs; i++)
@@ -433,7 +434,7 @@ int ix_view_load(hx_index *ix, hx_error *err)
     size_t tomb_bytes = ((size_t)v->next_chunk + 7) / 8;
     if (v->tomb_ref.length != tomb_bytes)
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->tomb_ref.offset, "tombstone bitmap has the wrong size");
-    if (!(v->tomb = malloc(tomb_bytes ? tomb_bytes : 1)))
+    if (!(v->tomb = hx_malloc(tomb_bytes ? tomb_bytes : 1)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     memcpy(v->tomb, blob, tomb_bytes);
     for (size_t i = 0; i < tomb_bytes; i++)
@@ -464,8 +465,8 @@ int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_mod
                   const char *root, hx_error *err)
 {
     *out = NULL;
-    hx_index *ix = calloc(1, sizeof *ix);
-    if (!ix || !(ix->path = strdup(path))) {
+    hx_index *ix = hx_calloc(1, sizeof *ix);
+    if (!ix || !(ix->path = hx_strdup(path))) {
         free(ix);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     }
@@ -484,7 +485,7 @@ int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_mod
             /* a new index: record the root and the model in a first, empty commit */
             snprintf(ix->model_name, sizeof ix->model_name, "%s", hx_model_name(model));
             ix->dim = (uint32_t)hx_model_dim(model);
-            if (!(ix->root = strdup(root)))
+            if (!(ix->root = hx_strdup(root)))
                 rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
             hx_store_ref refs[2];
             uint8_t zero = 0;

@@ -3,6 +3,7 @@
  * replaced and removed chunks are tombstoned, and a single store commit makes it all visible.
  * Formats are in index_internal.h; reading lives in index.c. */
 #include "bytes.h"
+#include "alloc.h"
 #include "chunker.h"
 #include "kernels.h"
 #include "fsafe.h"
@@ -58,12 +59,12 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     }
     if (text_len >= UINT32_MAX || heads_len >= UINT32_MAX)
         return hx_error_set(err, HX_ERANGE, -1, "segment text exceeds 4 GiB");
-    rows = malloc(sizeof *rows * IX_CHUNK_FIELDS * (n ? n : 1));
-    text_off = malloc(sizeof *text_off * (n + 1));
-    head_off = malloc(sizeof *head_off * (n + 1));
-    ids = malloc(sizeof *ids * (n ? n : 1));
-    text = malloc(text_len ? text_len : 1);
-    heads = malloc(heads_len ? heads_len : 1);
+    rows = hx_malloc(sizeof *rows * IX_CHUNK_FIELDS * (n ? n : 1));
+    text_off = hx_malloc(sizeof *text_off * (n + 1));
+    head_off = hx_malloc(sizeof *head_off * (n + 1));
+    ids = hx_malloc(sizeof *ids * (n ? n : 1));
+    text = hx_malloc(text_len ? text_len : 1);
+    heads = hx_malloc(heads_len ? heads_len : 1);
     if (!rows || !text_off || !head_off || !ids || !text || !heads) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory building a segment");
         goto done;
@@ -95,7 +96,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
             (rc = hx_hnsw_add_batch(hn, ids, vectors, n, build_threads(), err)) ||
             (rc = hx_hnsw_serialize(hn, NULL, 0, &graph_len, err)))
             goto done;
-        if (!(graph = malloc(graph_len))) {
+        if (!(graph = hx_malloc(graph_len))) {
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory serializing the graph");
             goto done;
         }
@@ -186,7 +187,7 @@ static int grow_array(void **p, size_t *cap, size_t n, size_t elem, hx_error *er
     if (n < *cap)
         return 0;
     size_t c = *cap ? *cap * 2 : 64;
-    void *q = realloc(*p, c * elem);
+    void *q = hx_realloc(*p, c * elem);
     if (!q)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     *p = q;
@@ -201,7 +202,7 @@ static int drop_doc(change_set *cs, uint32_t id, hx_error *err)
         return rc;
     if (id / 8 >= cs->dropped_bytes) {
         size_t bytes = (size_t)id / 8 + 1 > 2 * cs->dropped_bytes ? (size_t)id / 8 + 1 : 2 * cs->dropped_bytes;
-        uint8_t *b = realloc(cs->dropped, bytes);
+        uint8_t *b = hx_realloc(cs->dropped, bytes);
         if (!b)
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         memset(b + cs->dropped_bytes, 0, bytes - cs->dropped_bytes);
@@ -339,7 +340,7 @@ static bool listed(const char *const *list, size_t n, const char *path)
  * lifted paths, plus remembered ones), sorted and without repeats. */
 static int encode_deleted(const ix_view *v, const change_set *cs, hx_buf *b)
 {
-    const char **all = malloc(sizeof *all * (v->n_deleted + cs->n_remember + 1));
+    const char **all = hx_malloc(sizeof *all * (v->n_deleted + cs->n_remember + 1));
     if (!all)
         return HX_ENOMEM;
     size_t n = 0;
@@ -457,10 +458,10 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
         return hx_error_set(err, HX_ERANGE, -1, "the index is full: compact it");
     if (n_chunks && !enc)
         return hx_error_set(err, HX_EINVAL, -1, "an encoder is needed to add documents");
-    first = malloc(sizeof *first * (cs->n_add ? cs->n_add : 1));
-    rows = malloc(sizeof *rows * (n_chunks ? n_chunks : 1));
-    vecs = malloc(sizeof *vecs * ix->dim * (n_chunks ? n_chunks : 1));
-    segs = malloc(sizeof *segs * (v->n_segs + 1));
+    first = hx_malloc(sizeof *first * (cs->n_add ? cs->n_add : 1));
+    rows = hx_malloc(sizeof *rows * (n_chunks ? n_chunks : 1));
+    vecs = hx_malloc(sizeof *vecs * ix->dim * (n_chunks ? n_chunks : 1));
+    segs = hx_malloc(sizeof *segs * (v->n_segs + 1));
     if (!first || !rows || !vecs || !segs) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for %zu chunks", n_chunks);
         goto done;
@@ -489,7 +490,7 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
         goto done;
     uint32_t next_chunk = base + (uint32_t)n_chunks;
     size_t tomb_bytes = ((size_t)next_chunk + 7) / 8;
-    if (!(tomb = calloc(tomb_bytes ? tomb_bytes : 1, 1))) {
+    if (!(tomb = hx_calloc(tomb_bytes ? tomb_bytes : 1, 1))) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         goto done;
     }
@@ -557,12 +558,12 @@ void hx_update_report_clear(hx_update_report *r)
 static int reject(hx_update_report *rep, const char *path, const char *reason, hx_error *err)
 {
     size_t cap = rep->n_rejected;   /* grows by one: rejections are rare */
-    hx_rejected *v = realloc(rep->rejected, (cap + 1) * sizeof *v);
+    hx_rejected *v = hx_realloc(rep->rejected, (cap + 1) * sizeof *v);
     if (!v)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     rep->rejected = v;
-    v[cap].path = strdup(path);
-    v[cap].reason = strdup(reason);
+    v[cap].path = hx_strdup(path);
+    v[cap].reason = hx_strdup(reason);
     if (!v[cap].path || !v[cap].reason) {
         free(v[cap].path);
         free(v[cap].reason);
@@ -614,8 +615,8 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
     size_t max_bytes = o->max_file_bytes ? o->max_file_bytes : HX_INGEST_DEFAULT_MAX_BYTES;
     hx_file_list files = {0};
     change_set cs = {0};
-    char (*targets)[HX_RELPATH_MAX] = malloc(sizeof *targets * (n_paths ? n_paths : 1));
-    const char **names = malloc(sizeof *names * (n_paths ? n_paths : 1));
+    char (*targets)[HX_RELPATH_MAX] = hx_malloc(sizeof *targets * (n_paths ? n_paths : 1));
+    const char **names = hx_malloc(sizeof *names * (n_paths ? n_paths : 1));
     int rc = targets && names ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < n_paths && !rc; i++) {
         rc = hx_fs_target(ix->root, paths[i], HX_TARGET_NAME, targets[i], sizeof targets[i], err);
@@ -835,15 +836,15 @@ int hx_index_compact(hx_index *ix, hx_error *err)
     size_t n = 0;
     for (size_t i = 0; i < v->n_docs; i++)
         n += v->docs[i].info.n_chunks;
-    seg_chunk *rows = malloc(sizeof *rows * (n ? n : 1));
-    float *vecs = malloc(sizeof *vecs * ix->dim * (n ? n : 1));
-    uint32_t *first = malloc(sizeof *first * (v->n_docs ? v->n_docs : 1));
+    seg_chunk *rows = hx_malloc(sizeof *rows * (n ? n : 1));
+    float *vecs = hx_malloc(sizeof *vecs * ix->dim * (n ? n : 1));
+    uint32_t *first = hx_malloc(sizeof *first * (v->n_docs ? v->n_docs : 1));
     uint8_t *image = NULL, *tomb = NULL, *root = NULL;
     size_t image_len = 0, root_len = 0;
     hx_buf docs = {0};
     hx_store *c = NULL;
     int rc = 0;
-    if (!rows || !vecs || !first || !(tomb = calloc((n + 7) / 8 + 1, 1))) {
+    if (!rows || !vecs || !first || !(tomb = hx_calloc((n + 7) / 8 + 1, 1))) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
         goto done;
     }

@@ -3,6 +3,7 @@
  * Must not chunk, embed or touch the index file. Every path it returns is relative to the root
  * and has been checked to resolve inside it. */
 #include "ingest.h"
+#include "alloc.h"
 #include "fsafe.h"
 #include "glob.h"
 #include "sha256.h"
@@ -33,7 +34,7 @@ static bool isalnum_ascii(char c)
 
 static char *dup_range(const char *s, size_t n)
 {
-    char *d = malloc(n + 1);
+    char *d = hx_malloc(n + 1);
     if (d) {
         memcpy(d, s, n);
         d[n] = 0;
@@ -88,14 +89,14 @@ static int list_push(hx_file_list *l, const char *path, const char *real, hx_err
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 256;
-        char **p = realloc(l->paths, cap * sizeof *p);
+        char **p = hx_realloc(l->paths, cap * sizeof *p);
         if (!p)
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
         l->paths = p;
         l->cap = cap;
     }
     size_t pl = strlen(path) + 1, rl = strlen(real) + 1;
-    if (!(l->paths[l->n] = malloc(pl + rl)))
+    if (!(l->paths[l->n] = hx_malloc(pl + rl)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
     memcpy(l->paths[l->n], path, pl);
     memcpy(l->paths[l->n] + pl, real, rl);
@@ -109,14 +110,14 @@ static int list_reject(hx_file_list *l, const char *path, const char *why, hx_er
     for (size_t i = 0; i < l->n_rejected; i++)
         if (!strcmp(l->rejected[i].path, path))
             return 0;
-    hx_rejected *v = realloc(l->rejected, (l->n_rejected + 1) * sizeof *v);   /* rare: grows by one */
+    hx_rejected *v = hx_realloc(l->rejected, (l->n_rejected + 1) * sizeof *v);   /* rare: grows by one */
     if (!v)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
     l->rejected = v;
     size_t n = strlen(path) + strlen(why) + 3;
     hx_rejected *r = &v[l->n_rejected];
-    r->path = strdup(path);
-    r->reason = malloc(n);
+    r->path = hx_strdup(path);
+    r->reason = hx_malloc(n);
     if (!r->path || !r->reason) {
         free(r->path);
         free(r->reason);
@@ -189,7 +190,7 @@ static int mark_seen(walker *w, const struct stat *st, bool *already, hx_error *
     *already = false;
     if (w->n_seen == w->cap_seen) {
         size_t cap = w->cap_seen ? w->cap_seen * 2 : 64;
-        void *p = realloc(w->seen, cap * sizeof *w->seen);
+        void *p = hx_realloc(w->seen, cap * sizeof *w->seen);
         if (!p)
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory walking folders");
         w->seen = p;
@@ -365,7 +366,7 @@ static int decode_utf16(const uint8_t *raw, size_t len, size_t base, bool big_en
     size_t units = len / 2;
     if (units > SIZE_MAX / 3 - 1)
         return hx_error_set(err, HX_ERANGE, -1, "file too large to decode");
-    char *buf = malloc(units * 3 + 1), *p = buf;   /* a unit yields at most 3 bytes; pairs 4 for 2 */
+    char *buf = hx_malloc(units * 3 + 1), *p = buf;   /* a unit yields at most 3 bytes; pairs 4 for 2 */
     if (!buf)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory decoding UTF-16");
     for (size_t i = 0; i < units; i++) {
@@ -416,7 +417,7 @@ int hx_ingest_decode(const uint8_t *raw, size_t len, char **text, size_t *text_l
     }
     if (len > SIZE_MAX / 2 - 1)
         return hx_error_set(err, HX_ERANGE, -1, "file too large to decode");
-    char *buf = malloc(len * 2 + 1), *p = buf;     /* Latin-1: each byte is U+0000..U+00FF */
+    char *buf = hx_malloc(len * 2 + 1), *p = buf;     /* Latin-1: each byte is U+0000..U+00FF */
     if (!buf)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory decoding Latin-1");
     for (size_t i = 0; i < len; i++)
@@ -464,7 +465,7 @@ static int meta_add(hx_doc_source *d, const char *key, size_t klen, const char *
             return 0;   /* the first occurrence wins */
     if (d->n_meta == HX_META_MAX)
         return 0;
-    if (!d->meta && !(d->meta = calloc(HX_META_MAX, sizeof *d->meta)))
+    if (!d->meta && !(d->meta = hx_calloc(HX_META_MAX, sizeof *d->meta)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     vlen = utf8_clip(val, vlen, META_VALUE_MAX);
     hx_kv *kv = &d->meta[d->n_meta];
@@ -636,7 +637,7 @@ static int fill_from_bytes(hx_doc_source *d, const char *path, const uint8_t *ra
                            const hx_kv *extra, size_t n_extra, hx_error *err)
 {
     memset(d, 0, sizeof *d);
-    if (!(d->path = strdup(path)))
+    if (!(d->path = hx_strdup(path)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     d->size = len;
     d->type = type_of(path);
@@ -677,7 +678,7 @@ int hx_ingest_load(const char *root, const char *rel_path, const char *read_path
                             (long long)st.st_size, max_bytes);
     }
     size_t len = (size_t)st.st_size, got = 0;
-    uint8_t *raw = malloc(len ? len : 1);
+    uint8_t *raw = hx_malloc(len ? len : 1);
     if (!raw) {
         close(fd);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading %s", rel_path);

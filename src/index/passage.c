@@ -1,6 +1,7 @@
 /* passage.c: merging ranked chunks into passages (spec in passage.h). Owns only that; ranges come
  * from the index view, which has checked them at load, so every copy here stays in its buffer. */
 #include "passage.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,8 @@ static int merge(hx_passage *p, const hx_result *r)
 {
     uint32_t start = r->byte_start < p->start ? r->byte_start : p->start;
     uint32_t end = r->byte_end > p->end ? r->byte_end : p->end;
-    char *t = malloc((size_t)(end - start) + 1);
-    uint32_t *ids = realloc(p->chunk_ids, (p->n_chunks + 1) * sizeof *ids);
+    char *t = hx_malloc((size_t)(end - start) + 1);
+    uint32_t *ids = hx_realloc(p->chunk_ids, (p->n_chunks + 1) * sizeof *ids);
     if (ids)
         p->chunk_ids = ids;
     if (!t || !ids) {
@@ -39,7 +40,7 @@ static int merge(hx_passage *p, const hx_result *r)
 int hx_passages_build(const hx_results *res, hx_passages *out, hx_error *err)
 {
     out->n = 0;
-    if (!(out->v = calloc(res->n ? res->n : 1, sizeof *out->v)))
+    if (!(out->v = hx_calloc(res->n ? res->n : 1, sizeof *out->v)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling passages");
     for (size_t i = 0; i < res->n; i++) {   /* in rank order: a passage's relevance is its best chunk's */
         const hx_result *r = &res->v[i];

@@ -3,6 +3,7 @@
  * inside both, fusion, duplicate removal, the deterministic tie-break (score, path, chunk index)
  * and result assembly with snippets. Reads the view built by index.c; never writes. */
 #include "fusion.h"
+#include "alloc.h"
 #include "glob.h"
 #include "index_internal.h"
 
@@ -69,7 +70,7 @@ static int filter_build(chunk_filter *cf, const ix_view *v, const hx_search_opts
     cf->n_allowed = 0;
     if (!o->n_filters && o->exclude_doc < 0 && o->exclude_chunk < 0)
         return 0;
-    if (!(cf->allowed = calloc(((size_t)v->next_chunk + 7) / 8 + 1, 1)))
+    if (!(cf->allowed = hx_calloc(((size_t)v->next_chunk + 7) / 8 + 1, 1)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < v->n_docs; i++) {
         const hx_doc_info *d = &v->docs[i].info;
@@ -103,8 +104,8 @@ static int keyword_side(const ix_view *v, const hx_bm25_query *q, chunk_filter *
                         hx_hit *out, size_t *n_out, hx_error *err)
 {
     *n_out = 0;
-    hx_bm25_segment *segs = malloc(sizeof *segs * (v->n_segs ? v->n_segs : 1));
-    hx_bm25_hit *hits = malloc(sizeof *hits * n_cand);
+    hx_bm25_segment *segs = hx_malloc(sizeof *segs * (v->n_segs ? v->n_segs : 1));
+    hx_bm25_hit *hits = hx_malloc(sizeof *hits * n_cand);
     int rc = 0;
     if (!segs || !hits) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -158,8 +159,8 @@ static int vector_side(const ix_view *v, const float *vec, chunk_filter *cf, uin
     float fraction = cf->allowed && live ? (float)cf->n_allowed / (float)live : 1.0f;
     if (fraction <= 0)
         return 0;
-    hx_hnsw_hit *hits = malloc(sizeof *hits * n_cand);
-    hx_hit *all = malloc(sizeof *all * n_cand * (v->n_segs ? v->n_segs : 1));
+    hx_hnsw_hit *hits = hx_malloc(sizeof *hits * n_cand);
+    hx_hit *all = hx_malloc(sizeof *all * n_cand * (v->n_segs ? v->n_segs : 1));
     int rc = 0;
     size_t n_all = 0;
     if (!hits || !all) {
@@ -250,8 +251,8 @@ static int assemble(const ix_view *v, const hx_fused *f, size_t n, const hx_sear
                     const hx_bm25_query *q, hx_results *out, hx_error *err)
 {
     uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
-    uint64_t *seen = malloc(sizeof *seen * (k + 1));
-    out->v = calloc(k ? k : 1, sizeof *out->v);
+    uint64_t *seen = hx_malloc(sizeof *seen * (k + 1));
+    out->v = hx_calloc(k ? k : 1, sizeof *out->v);
     if (!seen || !out->v) {
         free(seen);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -303,8 +304,8 @@ static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, co
     const ix_view *v = &ix->v;
     uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
     size_t n_cand = (size_t)k * CANDIDATE_FACTOR;
-    hx_hit *vh = malloc(sizeof *vh * n_cand), *kh = malloc(sizeof *kh * n_cand);
-    hx_fused *fused = malloc(sizeof *fused * 2 * n_cand);
+    hx_hit *vh = hx_malloc(sizeof *vh * n_cand), *kh = hx_malloc(sizeof *kh * n_cand);
+    hx_fused *fused = hx_malloc(sizeof *fused * 2 * n_cand);
     chunk_filter cf = {0};
     size_t nv = 0, nk = 0, nf = 0;
     int rc = 0;
@@ -380,7 +381,7 @@ int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len
     hx_bm25_query *q = NULL;
     int rc = hx_bm25_query_parse(&q, query, len, err);   /* also drives snippets */
     if (!rc && want_vec) {
-        if (!(vec = malloc(sizeof *vec * ix->dim)))
+        if (!(vec = hx_malloc(sizeof *vec * ix->dim)))
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         else
             rc = hx_encoder_embed(enc, &query, &len, 1, vec, err);

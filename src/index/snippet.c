@@ -2,6 +2,7 @@
  * matched terms marked **like this** and "…" where the text was cut. Reads the query through
  * hx_bm25_query_highlight only and never touches an index. Spec: hx_snippet_make in bm25.h. */
 #include "analyzer.h"
+#include "alloc.h"
 #include "bm25.h"
 #include "unicode.h"
 
@@ -24,7 +25,7 @@ static int put(outbuf *o, const char *s, size_t n)
         size_t c = o->cap ? o->cap : 256;
         while (c < o->len + n + 1)
             c *= 2;
-        char *q = realloc(o->p, c);
+        char *q = hx_realloc(o->p, c);
         if (!q)
             return HX_ENOMEM;
         o->p = q;
@@ -98,7 +99,7 @@ static int load_highlights(const hx_bm25_query *q, hlterm **out, size_t *n_out)
     int pre;
     while (hx_bm25_query_highlight(q, n, &h, &hl, &pre) == 0)
         n++;
-    hlterm *hls = malloc((n ? n : 1) * sizeof *hls);
+    hlterm *hls = hx_malloc((n ? n : 1) * sizeof *hls);
     if (!hls)
         return HX_ENOMEM;
     for (size_t i = 0; i < n; i++)
@@ -244,8 +245,8 @@ int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t
         goto fail;
     if (load_highlights(q, &hls, &n_hl))
         goto nomem;
-    m = malloc((an.n_terms ? an.n_terms : 1) * sizeof *m);
-    count = calloc(n_hl ? n_hl : 1, sizeof *count);
+    m = hx_malloc((an.n_terms ? an.n_terms : 1) * sizeof *m);
+    count = hx_calloc(n_hl ? n_hl : 1, sizeof *count);
     if (!m || !count)
         goto nomem;
     size_t n_m = find_matches(&an, hls, n_hl, m);

@@ -4,6 +4,7 @@
  * Must not interpret blob or root contents (the index layer owns them); never writes through a map.
  * Every offset and length read from the file is checked against the committed length first. */
 #include "store.h"
+#include "alloc.h"
 #include "bytes.h"
 #include "crc32c.h"
 
@@ -543,7 +544,7 @@ static int create_file(const char *path, uint64_t gen0, hx_error *err)
         if (fd < 0 && (errno != EEXIST || attempt > 100))
             return hx_error_set(err, HX_EIO, -1, "cannot create %s: %s", tmp, strerror(errno));
     }
-    buf = calloc(1, HX_STORE_DATA_START);
+    buf = hx_calloc(1, HX_STORE_DATA_START);
     if (!buf) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         goto err;
@@ -638,7 +639,7 @@ static int open_locked(hx_store *s, unsigned flags, hx_error *err)
 static char *compact_tmp_path(const char *path)
 {
     size_t n = strlen(path) + sizeof HX_STORE_TMP_COMPACT;
-    char *tmp = malloc(n);
+    char *tmp = hx_malloc(n);
     if (tmp)
         snprintf(tmp, n, "%s" HX_STORE_TMP_COMPACT, path);
     return tmp;
@@ -683,8 +684,8 @@ int hx_store_open(hx_store **out, const char *path, unsigned flags, hx_error *er
         ((flags & (HX_STORE_CREATE | HX_STORE_RECOVER)) && !(flags & HX_STORE_WRITE)))
         return hx_error_set(err, HX_EINVAL, -1, "bad arguments to hx_store_open");
     int rc;
-    hx_store *s = calloc(1, sizeof *s);
-    if (!s || !(s->path = strdup(path))) {
+    hx_store *s = hx_calloc(1, sizeof *s);
+    if (!s || !(s->path = hx_strdup(path))) {
         free(s);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     }
@@ -936,7 +937,7 @@ int hx_store_history(hx_store *s, hx_store_info **out, size_t *n, hx_error *err)
     for (;;) {
         if (count == cap) {
             size_t ncap = cap ? cap * 2 : 16;
-            hx_store_info *nl = ncap > SIZE_MAX / sizeof *nl ? NULL : realloc(list, ncap * sizeof *nl);
+            hx_store_info *nl = ncap > SIZE_MAX / sizeof *nl ? NULL : hx_realloc(list, ncap * sizeof *nl);
             if (!nl) {
                 rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
                 goto err;
@@ -1041,7 +1042,7 @@ int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref
     }
     if (w->n_blobs == w->cap_blobs) {
         size_t ncap = w->cap_blobs ? w->cap_blobs * 2 : 16;
-        uint8_t *nt = ncap > MAX_BLOBS_PER_COMMIT ? NULL : realloc(w->table, ncap * TABLE_ENTRY);
+        uint8_t *nt = ncap > MAX_BLOBS_PER_COMMIT ? NULL : hx_realloc(w->table, ncap * TABLE_ENTRY);
         if (!nt) {
             w->error = HX_ENOMEM;
             snprintf(w->error_msg, sizeof w->error_msg, "out of memory (or over %u blobs in one commit)",
@@ -1082,7 +1083,7 @@ int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name,
     uint64_t off = align_up(w->pos);
     if (rec_len > SIZE_MAX || rec_len > (uint64_t)INT64_MAX - off)
         return hx_error_set(err, HX_ERANGE, -1, "commit record too large");
-    uint8_t *rec = calloc(1, (size_t)rec_len);
+    uint8_t *rec = hx_calloc(1, (size_t)rec_len);
     if (!rec)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a %llu-byte commit record",
                             (unsigned long long)rec_len);
@@ -1209,7 +1210,7 @@ int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err)
 {
     if (!(*w)->writer || !c->writer || c->error || c->pos != c->v.m.committed || !c->v.m.rec.offset)
         return hx_error_set(err, HX_EINVAL, -1, "compaction file must be a writer with a commit and no open transaction");
-    char *path = strdup((*w)->path);
+    char *path = hx_strdup((*w)->path);
     if (!path)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     if (fsync(c->fd) != 0 || rename(c->path, path) != 0) {

@@ -2,6 +2,7 @@
  * allocated once in hx_encoder_new and forward() never allocates. Must not read the weights file
  * (model.c) or implement kernels (kernels_*.c). Spec: include/hyrax.h "Model and tokenizer". */
 #include "model.h"
+#include "alloc.h"
 #include "pool.h"
 
 #include <math.h>
@@ -83,7 +84,7 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
                             c->max_seq);
     if (n_threads == 0)
         n_threads = online_cpus();
-    hx_encoder *e = calloc(1, sizeof *e);
+    hx_encoder *e = hx_calloc(1, sizeof *e);
     if (!e)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory creating the encoder");
     e->m = m;
@@ -94,12 +95,12 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
     e->tmp = alloc_floats(R, H);
     e->big = alloc_floats(R, wide);
     e->scratch = alloc_floats((size_t)n_threads, (size_t)c->max_seq);
-    e->tok_ids = malloc(R * sizeof *e->tok_ids);
-    e->seq_ids = malloc(R * sizeof *e->seq_ids);
-    e->seq_len = malloc(R * sizeof *e->seq_len);
-    e->seq_out = malloc(R * sizeof *e->seq_out);
-    e->order = malloc(R * sizeof *e->order);
-    e->row0 = malloc(R * sizeof *e->row0);
+    e->tok_ids = hx_malloc(R * sizeof *e->tok_ids);
+    e->seq_ids = hx_malloc(R * sizeof *e->seq_ids);
+    e->seq_len = hx_malloc(R * sizeof *e->seq_len);
+    e->seq_out = hx_malloc(R * sizeof *e->seq_out);
+    e->order = hx_malloc(R * sizeof *e->order);
+    e->row0 = hx_malloc(R * sizeof *e->row0);
     if (!e->x || !e->tmp || !e->big || !e->scratch || !e->tok_ids || !e->seq_ids || !e->seq_len ||
         !e->seq_out || !e->order || !e->row0) {
         hx_encoder_free(e);

@@ -2,6 +2,7 @@
  * validates its config and every tensor shape, builds the tokenizer and packs the matrices for
  * the kernel table. Must not run the forward pass (encoder.c) or print. */
 #include "model.h"
+#include "alloc.h"
 #include "bytes.h"
 #include "kernels.h"
 #include "pool.h"
@@ -161,10 +162,10 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
         threads = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
     }
     pack_ctx p = {m, NULL, 4 * c->layers, NULL, H > F ? H : F, vocab, 0, {0}};
-    m->layers = calloc((size_t)c->layers, sizeof *m->layers);
+    m->layers = hx_calloc((size_t)c->layers, sizeof *m->layers);
     m->packed = packed_alloc(total * sizeof(float), &m->packed_len);
-    p.jobs = calloc((size_t)p.n_jobs, sizeof *p.jobs);
-    p.rows = malloc((size_t)threads * (size_t)p.row_len * sizeof(float));
+    p.jobs = hx_calloc((size_t)p.n_jobs, sizeof *p.jobs);
+    p.rows = hx_malloc((size_t)threads * (size_t)p.row_len * sizeof(float));
     int rc = 0;
     if (!m->layers || !m->packed || !p.jobs || !p.rows)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory packing %zu MB of weights",
@@ -241,8 +242,8 @@ static int load_embeddings(hx_model *m, hx_error *err)
         (rc = get_vec(m, "emb_ln_w", H, &m->emb_ln_w, err)) ||
         (rc = get_vec(m, "emb_ln_b", H, &m->emb_ln_b, err)))
         return rc;
-    m->pos_type = malloc((size_t)c->max_seq * (size_t)H * sizeof(float));
-    float *t0 = malloc((size_t)H * sizeof *t0);
+    m->pos_type = hx_malloc((size_t)c->max_seq * (size_t)H * sizeof(float));
+    float *t0 = hx_malloc((size_t)H * sizeof *t0);
     if (!m->pos_type || !t0) {
         free(t0);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for position embeddings");
@@ -306,7 +307,7 @@ int hx_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const 
         return hx_error_set(err, HX_EINVAL, -1, "no weights buffer or kernel table");
     if ((uintptr_t)buf % 16)
         return hx_error_set(err, HX_EINVAL, -1, "weights buffer is not 16-byte aligned");
-    hx_model *m = calloc(1, sizeof *m);
+    hx_model *m = hx_calloc(1, sizeof *m);
     if (!m)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening the model");
     m->kern = kern;
@@ -324,7 +325,7 @@ int hx_model_open_with(hx_model **out, const char *path, const hx_kernels *kern,
     *out = NULL;
     if (!path || !kern)
         return hx_error_set(err, HX_EINVAL, -1, "no weights path or kernel table");
-    hx_model *m = calloc(1, sizeof *m);
+    hx_model *m = hx_calloc(1, sizeof *m);
     if (!m)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening the model");
     m->kern = kern;

@@ -15,6 +15,7 @@
  *      vocabulary pieces ("##" on all but the first); a longer word or one with an unmatched
  *      rest is one [UNK]. */
 #include "tokenizer.h"
+#include "alloc.h"
 
 #include "unicode.h"
 
@@ -97,7 +98,7 @@ int hx_tokenizer_new(hx_tokenizer **out, const char *vocab, size_t len, hx_error
                             WP_MAX_VOCAB);
     if (len > UINT32_MAX - n - 1)
         return hx_error_set(err, HX_ERANGE, -1, "vocabulary of %zu bytes is too large", len);
-    hx_tokenizer *t = calloc(1, sizeof *t);
+    hx_tokenizer *t = hx_calloc(1, sizeof *t);
     if (!t)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for the tokenizer");
     uint32_t slots = 1;
@@ -105,10 +106,10 @@ int hx_tokenizer_new(hx_tokenizer **out, const char *vocab, size_t len, hx_error
         slots <<= 1;
     t->n = n;
     t->mask = slots - 1;
-    t->strings = malloc(len + 1);
-    t->offs = malloc((n + 1) * sizeof *t->offs);
-    t->slot_id = calloc(slots, sizeof *t->slot_id);
-    t->slot_hash = malloc(slots * sizeof *t->slot_hash);
+    t->strings = hx_malloc(len + 1);
+    t->offs = hx_malloc((n + 1) * sizeof *t->offs);
+    t->slot_id = hx_calloc(slots, sizeof *t->slot_id);
+    t->slot_hash = hx_malloc(slots * sizeof *t->slot_hash);
     if (!t->strings || !t->offs || !t->slot_id || !t->slot_hash) {
         hx_tokenizer_free(t);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a vocabulary of %zu tokens", n);

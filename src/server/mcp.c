@@ -5,6 +5,7 @@
  * per line, written whole under out_lock and abandoned when stop_fd fires. Spec: DESIGN.md "MCP
  * server" and the MCP specification (2024-11-05 .. 2025-11-25). */
 #include "mcp_internal.h"
+#include "alloc.h"
 #include "relpath.h"
 #include "rpc.h"
 
@@ -134,7 +135,7 @@ void mcp_note_query(mcp_server *s, const char *query)
     if (i < s->n_queries) {
         s->queries[i].count++;
     } else {
-        char *q = strdup(query);
+        char *q = hx_strdup(query);
         uint32_t base = 0;
         if (q && s->n_queries == MCP_TOP_QUERIES) {   /* full: take over the smallest counter */
             i = 0;
@@ -171,8 +172,8 @@ void mcp_note_failure(mcp_server *s, const char *path, const char *reason)
     size_t i = s->next_failure;
     free(s->failures[i].path);
     free(s->failures[i].reason);
-    s->failures[i].path = strdup(path);
-    s->failures[i].reason = strdup(reason);
+    s->failures[i].path = hx_strdup(path);
+    s->failures[i].reason = hx_strdup(reason);
     s->failures[i].at_ns = now_ns();
     s->next_failure = (i + 1) % MCP_FAILURES;
     if (s->n_failures < MCP_FAILURES)
@@ -490,7 +491,7 @@ static void write_busy(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
 static bool enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_json_val *args, hx_json_writer *out)
 {
     hx_error err = {0};
-    mcp_job *j = calloc(1, sizeof *j);
+    mcp_job *j = hx_calloc(1, sizeof *j);
     hx_json_writer aw;
     hx_json_writer_init(&aw);
     if (args)
@@ -499,7 +500,7 @@ static bool enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_jso
         hx_json_write_obj_begin(&aw);
         hx_json_write_obj_end(&aw);
     }
-    if (!j || hx_json_writer_finish(&aw, &err) || !(j->id = malloc(msg->id_len + 1))) {
+    if (!j || hx_json_writer_finish(&aw, &err) || !(j->id = hx_malloc(msg->id_len + 1))) {
         free(j);
         hx_json_writer_free(&aw);
         hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, "out of memory queueing a write",

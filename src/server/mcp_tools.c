@@ -5,6 +5,7 @@
  * 003 (list/status/details/delete), 001 (get_context, citations, read_context), 002 (search
  * modes, filters, min_score, health). */
 #include "fsafe.h"
+#include "alloc.h"
 #include "fusion.h"
 #include "mcp_internal.h"
 #include "passage.h"
@@ -436,7 +437,7 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
     const hx_tokenizer *tok = hx_model_tokenizer(s->model);
     char *context = NULL;
     size_t context_len = 0, context_cap = 0, used = 0, dropped = 0;
-    bool *kept = calloc(np ? np : 1, sizeof *kept);
+    bool *kept = hx_calloc(np ? np : 1, sizeof *kept);
     for (size_t i = 0; i < np && !rc && kept; i++) {
         const hx_passage *p = &ps.v[i];
         char header[600];
@@ -457,7 +458,7 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
         size_t need = context_len + (size_t)hl + tl + 3;
         if (need > context_cap) {
             context_cap = need * 2;
-            char *c = realloc(context, context_cap);
+            char *c = hx_realloc(context, context_cap);
             if (!c) {
                 rc = -1;
                 break;
@@ -720,7 +721,7 @@ static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_w
     if (a.bad || mcp_open_reader(s, msg, cap))
         return -1;
     size_t n = hx_index_doc_count(s->reader), m = 0;
-    hx_doc_info *docs = malloc(sizeof *docs * (n ? n : 1)), *tmp = malloc(sizeof *tmp * (n ? n : 1));
+    hx_doc_info *docs = hx_malloc(sizeof *docs * (n ? n : 1)), *tmp = hx_malloc(sizeof *tmp * (n ? n : 1));
     if (!docs || !tmp) {
         free(docs);
         free(tmp);
@@ -1190,8 +1191,8 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
     hx_index *ix = NULL;
     if (open_writer(s, &ix, msg, cap))
         return -1;
-    char (*names)[HX_RELPATH_MAX] = malloc(sizeof *names * (np ? np : 1));
-    const char **targets = malloc(sizeof *targets * (np ? np : 1));
+    char (*names)[HX_RELPATH_MAX] = hx_malloc(sizeof *names * (np ? np : 1));
+    const char **targets = hx_malloc(sizeof *targets * (np ? np : 1));
     int rc = names && targets ? 0 : (snprintf(msg, cap, "out of memory"), -1);
     if (!rc && !np) {
         targets[0] = "";   /* the whole root */

@@ -2,6 +2,7 @@
  * response writers, dispatch and the serve loop. Must not know MCP or any method name, and
  * never prints: replies go through hx_json_writer and hx_rpc_write_line. Spec: src/rpc.h. */
 #include "rpc.h"
+#include "alloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -27,7 +28,7 @@ int hx_rpc_reader_init(hx_rpc_reader *r, int fd, size_t max_line, hx_error *err)
     r->max_line = max_line;
     /* cap <= max_line + 1 bytes are read into; one more byte always holds the NUL. */
     r->cap = max_line + 1 < READ_CHUNK ? max_line + 1 : READ_CHUNK;
-    r->buf = malloc(r->cap + 1);
+    r->buf = hx_malloc(r->cap + 1);
     if (!r->buf)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     return 0;
@@ -112,7 +113,7 @@ int hx_rpc_reader_next(hx_rpc_reader *r, const char **line, size_t *len, hx_erro
         if (r->len == r->cap) {
             /* Here len <= max_line, so cap < max_line + 1 and may grow. */
             size_t cap = r->cap * 2 < r->max_line + 1 ? r->cap * 2 : r->max_line + 1;
-            char *b = realloc(r->buf, cap + 1);
+            char *b = hx_realloc(r->buf, cap + 1);
             if (!b)
                 return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
             r->buf = b;
@@ -214,7 +215,7 @@ static int copy_id(hx_rpc_msg *msg, const hx_json_val *id, const char *text, hx_
             e += text[e] == '\\' ? 2 : 1;
         e++;
     }
-    msg->id_json = malloc(e - s + 1);
+    msg->id_json = hx_malloc(e - s + 1);
     if (!msg->id_json)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     memcpy(msg->id_json, text + s, e - s);
