@@ -41,8 +41,8 @@ def words(text):
 
 
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/corpora/cranfield"
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "shared", "corpora", "cranfield")
     docs = parse_cran(os.path.join(root, "cran.all.1400"), (".T", ".W"))[:N_DOCS]
     corpus = [(d["id"], words(" ".join(d["text"]))) for d in docs]
     qrecs = parse_cran(os.path.join(root, "cran.qry"), (".W",))[:N_QUERIES]

