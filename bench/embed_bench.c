@@ -1,6 +1,6 @@
 /* embed_bench.c: the hyrax side of the embedding benchmark (bench/embed.py drives it and compares
  * with sentence-transformers and onnxruntime). Uses the public API (include/hyrax.h), plus
- * src/tokenizer.h for token counts and src/cpu.h to name the kernels in use; changes no library
+ * src/model/model.h for the tokenizer and src/base/cpu.h to name the kernels in use; changes no library
  * state. Spec: the embedding benchmark issue, bench/README.md. Prints JSON objects on stdout.
  *
  *   embed_bench throughput --texts F [--threads N] [--batch B] [--reps R] [--warmup W]
@@ -12,7 +12,7 @@
  * Common: --weights PATH (default: hx_model_default_path). Texts: one per line, UTF-8. */
 #include "hyrax.h"
 #include "cpu.h"
-#include "tokenizer.h"
+#include "model.h"
 
 #include <errno.h>
 #include <immintrin.h>

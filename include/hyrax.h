@@ -70,8 +70,12 @@ int hx_model_open(hx_model **out, const char *path, hx_error *err);
 void hx_model_close(hx_model *m);
 int hx_model_dim(const hx_model *m);                      /* embedding dimension (384) */
 const char *hx_model_name(const hx_model *m);             /* "all-MiniLM-L6-v2"; borrowed */
-struct hx_tokenizer;
-const struct hx_tokenizer *hx_model_tokenizer(const hx_model *m);  /* borrowed until close */
+/* Word pieces of text[0..len) as the model's tokenizer (BERT uncased WordPiece) cuts them,
+ * without [CLS] and [SEP]. Never fails; invalid UTF-8 reads as removed characters. */
+size_t hx_model_count_tokens(const hx_model *m, const char *text, size_t len);
+/* The model's input ids for text: [CLS], the pieces truncated to max_ids - 2, [SEP] (ids holds
+ * max_ids). Returns how many were written (0 when max_ids < 2). */
+size_t hx_model_input_ids(const hx_model *m, const char *text, size_t len, int32_t *ids, size_t max_ids);
 
 /* Finds the weights file: $HYRAX_WEIGHTS, else weights/HX_WEIGHTS_FILE beside the executable
  * or one folder above it, else share/hyrax/ one folder above it (`make install`), else

@@ -5,6 +5,7 @@
  * some chunk. */
 #include "check.h"
 #include "chunker.h"
+#include "model.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,6 @@
 #include "mcp.h"
 #include "present.h"
 #include "relpath.h"
-#include "tokenizer.h"
 
 #include <errno.h>
 #include <math.h>
@@ -74,7 +73,6 @@ static int cmd_tokenize(int argc, char **argv)
         fprintf(stderr, "hyrax tokenize: %s\n", err.message);
         return 1;
     }
-    const hx_tokenizer *tok = hx_model_tokenizer(model);
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -83,7 +81,7 @@ static int cmd_tokenize(int argc, char **argv)
     while (rc == 0 && (len = getline(&line, &cap, stdin)) >= 0) {
         if (len > 0 && line[len - 1] == '\n')
             len--;
-        size_t n = hx_tokenize_for_model(tok, line, (size_t)len, ids, HX_MAX_SEQ_TOKENS);
+        size_t n = hx_model_input_ids(model, line, (size_t)len, ids, HX_MAX_SEQ_TOKENS);
         rc = tokenize_print(ids, n);
     }
     free(line);

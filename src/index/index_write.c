@@ -6,6 +6,7 @@
 #include "alloc.h"
 #include "chunker.h"
 #include "kernels.h"
+#include "model.h"
 #include "fsafe.h"
 #include "index_internal.h"
 #include "ingest.h"

@@ -375,9 +375,19 @@ const char *hx_model_name(const hx_model *m)
     return m->name;
 }
 
-const struct hx_tokenizer *hx_model_tokenizer(const hx_model *m)
+const hx_tokenizer *hx_model_tokenizer(const hx_model *m)
 {
     return m->tok;
+}
+
+size_t hx_model_count_tokens(const hx_model *m, const char *text, size_t len)
+{
+    return hx_tokenize(m->tok, text, len, NULL, NULL, 0);
+}
+
+size_t hx_model_input_ids(const hx_model *m, const char *text, size_t len, int32_t *ids, size_t max_ids)
+{
+    return hx_tokenize_for_model(m->tok, text, len, ids, max_ids);
 }
 
 /* === Default path === */

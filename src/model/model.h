@@ -57,6 +57,9 @@ struct hx_model {
     char name[64];
 };
 
+/* The model's tokenizer, for the index layer's chunker; borrowed until hx_model_close. */
+const hx_tokenizer *hx_model_tokenizer(const hx_model *m);
+
 /* Opens `path` with the given kernel table (tests use the scalar one); hx_model_open uses
  * hx_kernels_get(). */
 int hx_model_open_with(hx_model **out, const char *path, const hx_kernels *kern, hx_error *err);

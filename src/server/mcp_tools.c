@@ -11,7 +11,6 @@
 #include "passage.h"
 #include "present.h"
 #include "relpath.h"
-#include "tokenizer.h"
 
 #include <limits.h>
 #include <math.h>
@@ -434,7 +433,6 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
     }
     size_t np = ps.n;
     int rc = 0;
-    const hx_tokenizer *tok = hx_model_tokenizer(s->model);
     char *context = NULL;
     size_t context_len = 0, context_cap = 0, used = 0, dropped = 0;
     bool *kept = hx_calloc(np ? np : 1, sizeof *kept);
@@ -450,7 +448,7 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
         if (hl < 0 || (size_t)hl >= sizeof header)
             hl = (int)strlen(header);
         size_t tl = strlen(p->text);
-        size_t tokens = hx_tokenize(tok, header, (size_t)hl, NULL, NULL, 0) + hx_tokenize(tok, p->text, tl, NULL, NULL, 0);
+        size_t tokens = hx_model_count_tokens(s->model, header, (size_t)hl) + hx_model_count_tokens(s->model, p->text, tl);
         if (used + tokens > (size_t)budget) {   /* the lowest-relevance passages that do not fit are dropped */
             dropped++;
             continue;
