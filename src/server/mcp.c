@@ -592,7 +592,7 @@ static int write_initialize(void *ctx, hx_json_writer *w, hx_error *err)
     return 0;
 }
 
-static void initialize(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+static int initialize(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
     const char *asked = hx_json_str(hx_json_obj_get(msg->params, "protocolVersion"), NULL);
     const char *chosen = protocol_versions[0];
@@ -600,8 +600,8 @@ static void initialize(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
         if (!strcmp(asked, protocol_versions[i]))
             chosen = protocol_versions[i];
     snprintf(s->protocol, sizeof s->protocol, "%s", chosen);
-    hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_initialize, s, NULL);
     s->initialized = true;
+    return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_initialize, s, NULL);
 }
 
 static int write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
@@ -684,52 +684,36 @@ static void tools_call(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
     hx_json_doc_free(empty_doc);
 }
 
-static void handle_line(mcp_server *s, const char *line, size_t len, hx_json_writer *out)
+/* The JSON-RPC handler (rpc.h): lifecycle, tools/list, tools/call, cancellation. */
+static int handle(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
 {
-    hx_rpc_msg msg;
-    hx_error err = {0};
-    hx_json_writer_reset(out);
-    if (hx_rpc_msg_parse(&msg, line, len, NULL, &err)) {
-        hx_rpc_write_error(out, NULL, 0, HX_RPC_INTERNAL_ERROR, "out of memory", NULL, 0, NULL);
-        send_line(s, out);
-        return;
+    mcp_server *s = ctx;
+    if (msg->kind == HX_RPC_NOTIFICATION) {
+        if (!strcmp(msg->method, "notifications/cancelled") && msg->params)
+            cancel_request(s, msg->params);
+        return 0;   /* notifications/initialized and others need nothing */
     }
-    bool deferred = false;
-    switch (msg.kind) {
-    case HX_RPC_INVALID:
-    case HX_RPC_BATCH:
-        hx_rpc_write_error(out, msg.id_json, msg.id_len, msg.code, msg.message, NULL, 0, NULL);
-        break;
-    case HX_RPC_NOTIFICATION:
-        if (!strcmp(msg.method, "notifications/cancelled") && msg.params)
-            cancel_request(s, msg.params);
-        break;   /* notifications/initialized and others need nothing */
-    case HX_RPC_REQUEST:
-        if (!strcmp(msg.method, "initialize"))
-            initialize(s, &msg, out);
-        else if (!strcmp(msg.method, "ping"))
-            hx_rpc_write_result(out, msg.id_json, msg.id_len, "{}", 2, NULL);
-        else if (!s->initialized) {
-            char m[160];
-            snprintf(m, sizeof m, "Server not initialized: send initialize before %.64s (only ping may come first)",
-                     msg.method);
-            hx_rpc_write_error(out, msg.id_json, msg.id_len, MCP_ERR_NOT_INITIALIZED, m, NULL, 0, NULL);
-        } else if (!strcmp(msg.method, "tools/list"))
-            hx_rpc_write_result_fn(out, msg.id_json, msg.id_len, write_tools_list, NULL, NULL);
-        else if (!strcmp(msg.method, "tools/call"))
-            tools_call(s, &msg, out, &deferred);
-        else {
-            char m[160];
-            snprintf(m, sizeof m, "Method not found: %.64s", msg.method);
-            hx_rpc_write_error(out, msg.id_json, msg.id_len, HX_RPC_METHOD_NOT_FOUND, m, NULL, 0, NULL);
-        }
-        break;
-    default:
-        break;   /* responses to requests we never send */
+    if (msg->kind != HX_RPC_REQUEST)
+        return 0;   /* responses to requests we never send */
+    char m[160];
+    if (!strcmp(msg->method, "initialize"))
+        return initialize(s, msg, out);
+    if (!strcmp(msg->method, "ping"))
+        return hx_rpc_write_result(out, msg->id_json, msg->id_len, "{}", 2, NULL);
+    if (!s->initialized) {
+        snprintf(m, sizeof m, "Server not initialized: send initialize before %.64s (only ping may come first)",
+                 msg->method);
+        return hx_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_NOT_INITIALIZED, m, NULL, 0, NULL);
     }
-    if (msg.kind != HX_RPC_NOTIFICATION && msg.kind != HX_RPC_RESPONSE && !deferred)
-        send_line(s, out);
-    hx_rpc_msg_free(&msg);
+    if (!strcmp(msg->method, "tools/list"))
+        return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_tools_list, NULL, NULL);
+    if (!strcmp(msg->method, "tools/call")) {
+        bool deferred = false;
+        tools_call(s, msg, out, &deferred);
+        return deferred ? HX_RPC_DEFERRED : 0;
+    }
+    snprintf(m, sizeof m, "Method not found: %.64s", msg->method);
+    return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_METHOD_NOT_FOUND, m, NULL, 0, NULL);
 }
 
 /* === Serve === */
@@ -801,7 +785,8 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
         }
         if (!line)
             break;   /* end of input */
-        handle_line(&s, line, len, &out);
+        hx_rpc_dispatch(line, len, NULL, handle, &s, &out, NULL);
+        send_line(&s, &out);
     }
     pthread_mutex_lock(&s.lock);
     s.stopping = true;

@@ -424,6 +424,11 @@ int hx_rpc_dispatch(const char *line, size_t len, const hx_json_limits *lim, hx_
         break;
     case HX_RPC_REQUEST:
         rc = fn(ctx, &msg, out);
+        if (rc == HX_RPC_DEFERRED) {
+            hx_json_writer_reset(out);
+            rc = 0;
+            break;
+        }
         if (rc == 0 && hx_json_writer_finish(out, NULL) == 0)
             break;
         snprintf(text, sizeof text, "Internal error: %s",

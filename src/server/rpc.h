@@ -126,9 +126,11 @@ int hx_rpc_write_error(hx_json_writer *w, const char *id, size_t id_len, int cod
 
 /* Called for every request, notification and response. For a request it writes the response
  * into `out` (empty on entry) with hx_rpc_write_result* or hx_rpc_write_error and msg->id_json,
- * and returns 0; a non-zero return or an incomplete response becomes -32603 Internal error.
- * Whatever it writes for a notification or a response is discarded. */
+ * and returns 0, or returns HX_RPC_DEFERRED when the answer will be sent later by other means (a
+ * queued job); any other non-zero return or an incomplete response becomes -32603 Internal
+ * error. Whatever it writes for a notification or a response is discarded. */
 typedef int (*hx_rpc_handler)(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out);
+#define HX_RPC_DEFERRED 1
 
 /* Handles one line: classifies it, answers invalid messages and batches itself, and calls fn for
  * the rest. On return `out` holds the one-line reply (no newline), or is empty when none is due
