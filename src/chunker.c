@@ -12,6 +12,7 @@
 
 #define HEADING_DEPTH 6
 #define HEADER_SHARE 4   /* a header may take at most 1/HEADER_SHARE of the budget */
+#define HEADING_BYTES 200 /* of one heading in a heading path; its words are all in the body */
 
 typedef struct {
     uint32_t start, end;     /* trimmed byte range in the document */
@@ -40,6 +41,11 @@ typedef struct {
 static bool is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool is_continuation(char ch)
+{
+    return ((unsigned char)ch & 0xC0) == 0x80;
 }
 
 static uint32_t count_tokens(const chunker *c, const char *s, size_t n)
@@ -145,11 +151,6 @@ static int split_at(chunker *c, size_t start, size_t end, char sep)
         pos = stop < end ? stop + 1 : end;
     }
     return add_unit(c, part, end);
-}
-
-static bool is_continuation(char ch)
-{
-    return ((unsigned char)ch & 0xC0) == 0x80;
 }
 
 /* A run without spaces longer than the budget (punctuation, CJK without spaces): cut into parts
@@ -347,9 +348,15 @@ static int scan_markdown(chunker *c, hx_error *err)
             continue;
         while (depth > 0 && stack[depth - 1].level >= level)
             depth--;
+        size_t keep = hlen;   /* a long heading would be copied into every chunk below it */
+        if (keep > HEADING_BYTES) {
+            keep = HEADING_BYTES;
+            while (keep > 0 && is_continuation(htext[keep]))
+                keep--;
+        }
         stack[depth].level = level;
         stack[depth].s = htext;
-        stack[depth].n = hlen;
+        stack[depth].n = keep;
         depth++;
         size_t total = 0;
         for (int i = 0; i < depth; i++)

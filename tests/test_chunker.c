@@ -202,6 +202,25 @@ static void test_long_runs(void)
         CHECK(check_chunks(runs[i].what, "t", "text", text, runs[i].max_tokens, NULL) > 0, "%s: chunks", runs[i].what);
         free(text);
     }
+    /* a 1 MB heading above 2000 sections was copied into every header and chunk below it */
+    alarm(60);
+    char *heading = repeat("long heading ", 80000), *sections = repeat("## part\n\nSome text.\n\n", 2000);
+    size_t hl = strlen(heading), sl = strlen(sections);
+    char *doc = malloc(2 + hl + 1 + sl + 1);
+    memcpy(doc, "# ", 2);
+    memcpy(doc + 2, heading, hl);
+    doc[2 + hl] = '\n';
+    memcpy(doc + 3 + hl, sections, sl + 1);
+    hx_chunk *c;
+    size_t n = check_chunks("1 MB heading", "t", "markdown", doc, 0, &c);
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        longest = strlen(c[i].heading) > longest ? strlen(c[i].heading) : longest;
+    CHECK(n > 2000 && longest < 1000, "%zu chunks, the longest heading path has %zu bytes", n, longest);
+    hx_chunks_free(c, n);
+    free(doc);
+    free(sections);
+    free(heading);
     alarm(0);
 }
 
