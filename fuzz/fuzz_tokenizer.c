@@ -1,8 +1,8 @@
-/* fuzz_tokenizer.c: arbitrary bytes into hx_tokenize and hx_tokenize_for_model. Checks the
- * invariants that hold for any input (counts agree across caps, ids in range, spans inside the
- * input and ordered, [CLS]/[SEP] framing and truncation) and traps on a violation. The vocabulary
- * is loaded once from weights/all-minilm-l6-v2.hxw, relative to the repository root (run from
- * there: `make test` replays fuzz/corpus/tokenizer; see the Makefile for libFuzzer runs). */
+/* fuzz_tokenizer.c: arbitrary bytes into hx_tokenize, hx_tokenize_head and hx_tokenize_for_model.
+ * Checks the invariants that hold for any input (counts agree across caps, ids in range, spans
+ * inside the input and ordered, [CLS]/[SEP] framing and truncation) and traps on a violation. The
+ * vocabulary is loaded once from weights/all-minilm-l6-v2.hxw, relative to the repository root (run
+ * from there: `make test` replays fuzz/corpus/tokenizer; see the Makefile for libFuzzer runs). */
 #include "hxfile.h"
 #include "tokenizer.h"
 
@@ -69,6 +69,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t cap = size ? data[0] % 8 : 0;
     int32_t small[8];
     REQUIRE(hx_tokenize(t, text, size, small, NULL, cap) == n);
+    REQUIRE(!memcmp(small, ids, (cap < n ? cap : n) * sizeof *ids));
+    /* hx_tokenize_head stops once cap pieces are known: the same first ids, the total below cap. */
+    size_t head = hx_tokenize_head(t, text, size, small, NULL, cap);
+    REQUIRE(head <= n && (head >= cap || head == n));
     REQUIRE(!memcmp(small, ids, (cap < n ? cap : n) * sizeof *ids));
 
     int32_t model[HX_MAX_SEQ_TOKENS];

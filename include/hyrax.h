@@ -155,8 +155,10 @@ int hx_index_verify(hx_index *ix, hx_error *err);
 
 /* === Updating (writer handles) === */
 
-/* Called after each document is embedded; a non-zero return cancels the update before it
- * commits (hx_index_update then fails with HX_ECANCELED and the index keeps its last commit). */
+/* Asked after each batch of chunks is embedded (done of total chunks so far, path the document
+ * of the batch's last chunk) and once more just before the commit (done == total, path NULL). A
+ * non-zero return cancels the write before it commits: the call fails with HX_ECANCELED and the
+ * index keeps its last commit. */
 typedef int (*hx_progress_fn)(void *ctx, size_t done, size_t total, const char *path);
 
 typedef struct hx_update_opts {
@@ -208,10 +210,10 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
  * id. The document is HX_DOC_STORED: it has no file behind it, no update compares it with the
  * disk, and only hx_index_remove takes it out. Storing under the name of a stored document
  * replaces it; under the name of a file-backed document fails with HX_EPERM (the file's document
- * is not overwritten). */
+ * is not overwritten). `progress` (may be NULL) is asked as for hx_index_update and can cancel. */
 int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
-                       const hx_kv *meta, size_t n_meta, hx_encoder *enc, uint32_t *doc_id,
-                       hx_update_report *report, hx_error *err);
+                       const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
+                       void *progress_ctx, uint32_t *doc_id, hx_update_report *report, hx_error *err);
 
 /* Removes the named documents and commits once; all or nothing. Each name is cleaned by
  * hx_relpath_clean and must name exactly one document: HX_ENOTFOUND when it names nothing,

@@ -1,14 +1,15 @@
 /* test_chunker.c: chunking invariants on real documents (KEP-style Markdown, YAML, code) and on
  * hostile ones: every chunk fits the model whole (counted by the model's tokenizer), bodies are
  * exact byte ranges of the document with the right line numbers, headings follow the Markdown
- * structure, consecutive chunks of a section overlap, and every word of the document lands in
- * some chunk. */
+ * structure, consecutive chunks of a section overlap, every word of the document lands in some
+ * chunk, and megabyte runs without spaces chunk in linear time. */
 #include "check.h"
 #include "chunker.h"
 #include "model.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define WEIGHTS "weights/" HX_WEIGHTS_FILE
 
@@ -25,6 +26,10 @@ static size_t check_chunks(const char *what, const char *title, const char *type
     CHECK(hx_chunk_document(tok, title, type, text, len, &o, &c, &n, &err) == 0, "%s: %s", what, err.message);
     int limit = max_tokens ? max_tokens : HX_MAX_SEQ_TOKENS;
     uint8_t *covered = calloc(len + 1, 1);
+    uint32_t *line_at = malloc(sizeof *line_at * (len + 1));   /* 1-based line of each byte */
+    line_at[0] = 1;
+    for (size_t b = 0; b < len; b++)
+        line_at[b + 1] = line_at[b] + (text[b] == '\n');
     for (size_t i = 0; i < n; i++) {
         size_t tl = strlen(c[i].text);
         size_t counted = hx_tokenize(tok, c[i].text, tl, NULL, NULL, 0) + 2;
@@ -37,20 +42,19 @@ static size_t check_chunks(const char *what, const char *title, const char *type
               "%s chunk %zu body is the document's bytes", what, i);
         CHECK(!strncmp(c[i].text, title, strlen(title)) || strlen(c[i].text) < strlen(title),
               "%s chunk %zu header starts with the title", what, i);
-        size_t line = 1;
-        for (size_t b = 0; b < c[i].byte_start; b++)
-            line += text[b] == '\n';
-        CHECK(c[i].line_start == line, "%s chunk %zu line_start %u, want %zu", what, i, c[i].line_start, line);
+        uint32_t line = line_at[c[i].byte_start];
+        CHECK(c[i].line_start == line, "%s chunk %zu line_start %u, want %u", what, i, c[i].line_start, line);
         for (size_t b = c[i].byte_start; b < c[i].byte_end; b++)
             covered[b] = 1;
     }
     /* every non-space byte is in some chunk, except Markdown markup: the #s of a heading line
      * and the --- (or ...) lines that fence front matter */
     size_t missed = 0;
-    for (size_t b = 0, line_start = 0; b < len; b++) {
-        if (b == 0 || text[b - 1] == '\n')
+    for (size_t b = 0, line_start = 0, line_len = 0; b < len; b++) {
+        if (b == 0 || text[b - 1] == '\n') {
             line_start = b;
-        size_t line_len = strcspn(text + line_start, "\r\n");
+            line_len = strcspn(text + line_start, "\r\n");
+        }
         int md = !strcmp(type, "markdown");
         int markup = md && ((text[line_start] == '#' && text[b] == '#') ||
                             (line_len == 3 && (!strncmp(text + line_start, "---", 3) ||
@@ -60,6 +64,7 @@ static size_t check_chunks(const char *what, const char *title, const char *type
     }
     CHECK(missed == 0, "%s: %zu bytes of content are in no chunk", what, missed);
     free(covered);
+    free(line_at);
     if (out)
         *out = c;
     else
@@ -172,6 +177,54 @@ static void test_hostile(void)
     CHECK(hx_chunk_document(tok, "t", "text", "x", 1, &bad, &c, &n, &err) == HX_EINVAL, "tiny budget refused");
 }
 
+/* Long runs without spaces or newlines: a 2 MB run of '!' used to take over 100 s (each cut
+ * tokenized the whole rest of the run, and recursed once per part), CJK without spaces the same.
+ * Each shape must now chunk in time linear in its length: alarm() turns a hang into a failure.
+ * check_chunks proves every byte is covered and every chunk fits the budget. */
+static void test_long_runs(void)
+{
+    static const struct {
+        const char *what, *unit;
+        size_t bytes;
+        int max_tokens;
+    } runs[] = {
+        {"3 MB of punctuation", "!", 3u << 20, 0},
+        {"punctuation, small budget", "!?", 1u << 20, 16},
+        {"one word of letters", "abcdefghij", 1u << 20, 0},
+        {"CJK without spaces", "\xE6\xBC\xA2\xE5\xAD\x97", 1u << 20, 0},
+        {"one emoji repeated", "\xF0\x9F\x98\x80", 1u << 20, 0},
+        {"one line with spaces", "lorem ipsum dolor! ", 1u << 20, 0},
+        /* words of more pieces than a 16-token budget, which are cut in half */
+        {"words over the budget", "xqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzj!", 64u << 10, 16},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        alarm(60);
+        char *text = repeat(runs[i].unit, runs[i].bytes / strlen(runs[i].unit));
+        CHECK(check_chunks(runs[i].what, "t", "text", text, runs[i].max_tokens, NULL) > 0, "%s: chunks", runs[i].what);
+        free(text);
+    }
+    /* a 1 MB heading above 2000 sections was copied into every header and chunk below it */
+    alarm(60);
+    char *heading = repeat("long heading ", 80000), *sections = repeat("## part\n\nSome text.\n\n", 2000);
+    size_t hl = strlen(heading), sl = strlen(sections);
+    char *doc = malloc(2 + hl + 1 + sl + 1);
+    memcpy(doc, "# ", 2);
+    memcpy(doc + 2, heading, hl);
+    doc[2 + hl] = '\n';
+    memcpy(doc + 3 + hl, sections, sl + 1);
+    hx_chunk *c;
+    size_t n = check_chunks("1 MB heading", "t", "markdown", doc, 0, &c);
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        longest = strlen(c[i].heading) > longest ? strlen(c[i].heading) : longest;
+    CHECK(n > 2000 && longest < 1000, "%zu chunks, the longest heading path has %zu bytes", n, longest);
+    hx_chunks_free(c, n);
+    free(doc);
+    free(sections);
+    free(heading);
+    alarm(0);
+}
+
 int main(void)
 {
     hx_model *m = NULL;
@@ -184,6 +237,7 @@ int main(void)
     test_markdown();
     test_other_types();
     test_hostile();
+    test_long_runs();
     hx_model_close(m);
     return check_report("test_chunker");
 }

@@ -2,8 +2,9 @@
  * modes on questions whose answer document is known by construction, filters, keyword syntax,
  * incremental updates (added / updated / unchanged / removed), BM25 scores independent of
  * segmentation (incremental index vs a fresh build), compaction keeps answers, readers pick up
- * commits, one writer at a time, documents from bytes, removal, damaged files refused, and a
- * compaction that fails on a full disk after its commit landed (a warning, no stray file). */
+ * commits, one writer at a time, documents from bytes, removal, cancels heard after each embedding
+ * batch and before the commit, damaged files refused, and a compaction that fails on a full disk
+ * after its commit landed (a warning, no stray file). */
 #include "check.h"
 #include "hyrax.h"
 
@@ -249,14 +250,14 @@ static void test_bytes_and_remove(hx_index *ix)
     uint32_t id = 0;
     hx_update_report rep;
     hx_error err = {0};
-    CHECK(hx_index_add_bytes(ix, "added/quota.md", body, sizeof body - 1, meta, 1, enc, &id, &rep, &err) == 0,
+    CHECK(hx_index_add_bytes(ix, "added/quota.md", body, sizeof body - 1, meta, 1, enc, NULL, NULL, &id, &rep, &err) == 0,
           "add bytes: %s", err.message);
     hx_update_report_clear(&rep);
     hx_filter team = {"team", "storage"};
     hx_results r = {0};
     CHECK(!strcmp(top(ix, "namespace quota", HX_MODE_HYBRID, &team, 1, &r), "added/quota.md"), "added doc found");
     CHECK(r.n && r.v[0].doc_id == id, "its id");
-    CHECK(hx_index_add_bytes(ix, "../escape.md", body, 5, NULL, 0, enc, &id, &rep, &err) == HX_EPERM,
+    CHECK(hx_index_add_bytes(ix, "../escape.md", body, 5, NULL, 0, enc, NULL, NULL, &id, &rep, &err) == HX_EPERM,
           "names with .. refused");
     const char *gone[] = {"added"};
     CHECK(hx_index_remove(ix, gone, 1, HX_REMOVE_FOLDERS, &rep, &err) == 0 && rep.removed == 1, "remove folder: %zu",
@@ -266,6 +267,77 @@ static void test_bytes_and_remove(hx_index *ix)
     for (size_t i = 0; i < r.n; i++)
         CHECK(strcmp(r.v[i].path, "added/quota.md"), "removed doc not returned");
     hx_results_free(&r);
+}
+
+/* What a progress callback saw, and the call at which it asks to stop (0: never; -1: the call
+ * just before the commit, the one with no path). */
+typedef struct {
+    int calls, stop_at;
+    size_t first_done, last_done, total;
+    int saw_commit_call;
+} cancel_probe;
+
+static int probe_progress(void *ctx, size_t done, size_t total, const char *path)
+{
+    cancel_probe *p = ctx;
+    if (++p->calls == 1)
+        p->first_done = done;
+    p->last_done = done;
+    p->total = total;
+    p->saw_commit_call |= path == NULL;
+    return p->stop_at == p->calls || (p->stop_at < 0 && !path);
+}
+
+/* A cancel is heard after each embedding batch and once more just before the commit, so a
+ * cancelled write of one many-chunk document stops after its first batch, and one that arrives
+ * after the last batch (or a write that embeds nothing) still stops uncommitted. */
+static void test_cancel(hx_index *ix)
+{
+    size_t cap = 200 * 64, len = 0;
+    char *doc = malloc(cap);
+    for (int i = 0; i < 200; i++)   /* a section is a chunk of its own: 200 small chunks */
+        len += (size_t)snprintf(doc + len, cap - len, "## Part %d\n\nPart %d covers topic %d.\n\n", i, i, i);
+    hx_index_stats before, after;
+    hx_error err = {0};
+    hx_update_report rep;
+    hx_doc_info d;
+    uint32_t id;
+    hx_index_stats_get(ix, &before, &err);
+    cancel_probe p = {0, 1, 0, 0, 0, 0};
+    int rc = hx_index_add_bytes(ix, "cancel/many.md", doc, len, NULL, 0, enc, probe_progress, &p, &id, &rep, &err);
+    CHECK(rc == HX_ECANCELED, "stop after the first batch: canceled, got %d", rc);
+    hx_update_report_clear(&rep);
+    CHECK(p.calls == 1 && p.first_done == 64 && p.total >= 200, "asked after the first batch of 64 chunks: %d calls, "
+          "done %zu of %zu", p.calls, p.first_done, p.total);
+    p = (cancel_probe){0, -1, 0, 0, 0, 0};
+    rc = hx_index_add_bytes(ix, "cancel/many.md", doc, len, NULL, 0, enc, probe_progress, &p, &id, &rep, &err);
+    CHECK(rc == HX_ECANCELED, "stop just before the commit: canceled, got %d", rc);
+    hx_update_report_clear(&rep);
+    CHECK(p.calls == (int)(p.total + 63) / 64 + 1 && p.last_done == p.total && p.saw_commit_call,
+          "asked after each batch and before the commit: %d calls for %zu chunks", p.calls, p.total);
+    hx_index_stats_get(ix, &after, &err);
+    CHECK(after.generation == before.generation && after.documents == before.documents,
+          "canceled writes commit nothing: generation %llu -> %llu", (unsigned long long)before.generation,
+          (unsigned long long)after.generation);
+    CHECK(hx_index_doc_by_path(ix, "cancel/many.md", &d) != 0, "the canceled document is not there");
+    CHECK(hx_index_verify(ix, &err) == 0, "verify after canceled writes: %s", err.message);
+    /* an update that embeds nothing (a removal) is asked once, before its commit */
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/notes.txt", root);
+    CHECK(unlink(path) == 0, "remove notes.txt from the disk");
+    const char *paths[] = {root};
+    hx_update_opts o = {0};
+    o.encoder = enc;
+    o.progress = probe_progress;
+    o.progress_ctx = &p;
+    p = (cancel_probe){0, -1, 0, 0, 0, 0};
+    CHECK(hx_index_update(ix, paths, 1, &o, &rep, &err) == HX_ECANCELED && p.calls == 1 && p.saw_commit_call,
+          "a removal is canceled before its commit: %d calls, %s", p.calls, err.message);
+    hx_update_report_clear(&rep);
+    CHECK(hx_index_doc_by_path(ix, "notes.txt", &d) == 0, "the canceled removal kept notes.txt");
+    hx_index_stats_get(ix, &after, &err);
+    CHECK(after.generation == before.generation, "the canceled removal committed nothing");
+    free(doc);
 }
 
 static void test_lock_and_damage(void)
@@ -429,7 +501,7 @@ static void test_compact_fails_after_commit(void)
         int n = snprintf(body, sizeof body, "# Note %d\n\nBulk note number %d about quotas, pods and volumes.\n", i, i);
         uint32_t id;
         hx_update_report rep;
-        CHECK(hx_index_add_bytes(ix, name, body, (size_t)n, NULL, 0, enc, &id, &rep, &err) == 0, "add: %s", err.message);
+        CHECK(hx_index_add_bytes(ix, name, body, (size_t)n, NULL, 0, enc, NULL, NULL, &id, &rep, &err) == 0, "add: %s", err.message);
         hx_update_report_clear(&rep);
     }
     hx_index_close(ix);
@@ -474,6 +546,7 @@ int main(void)
         }
         test_compact(ix);
         test_bytes_and_remove(ix);
+        test_cancel(ix);
         hx_index_close(ix);
     }
     test_lock_and_damage();

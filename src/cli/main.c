@@ -370,14 +370,14 @@ typedef struct {
 static int index_progress(void *ctx, size_t done, size_t total, const char *path)
 {
     progress_state *p = ctx;
-    if (!p->tty || !total)
+    if (!p->tty || !total || !path)   /* path NULL: the call before the commit, nothing new */
         return 0;
     size_t pct = done * 100 / total;
     if (pct == p->last_pct && done != total)
         return 0;
     p->last_pct = pct;
     int bar = (int)(pct * 30 / 100);
-    fprintf(stderr, "\r[%-30.*s] %3zu%% %zu/%zu ", bar, "==============================", pct, done, total);
+    fprintf(stderr, "\r[%-30.*s] %3zu%% %zu/%zu chunks ", bar, "==============================", pct, done, total);
     put_text(stderr, path, 40, false);
     fputs("\033[K", stderr);
     if (done == total)

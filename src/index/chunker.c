@@ -13,6 +13,7 @@
 
 #define HEADING_DEPTH 6
 #define HEADER_SHARE 4   /* a header may take at most 1/HEADER_SHARE of the budget */
+#define HEADING_BYTES 200 /* of one heading in a heading path; its words are all in the body */
 
 typedef struct {
     uint32_t start, end;     /* trimmed byte range in the document */
@@ -41,6 +42,11 @@ typedef struct {
 static bool is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool is_continuation(char ch)
+{
+    return ((unsigned char)ch & 0xC0) == 0x80;
 }
 
 static uint32_t count_tokens(const chunker *c, const char *s, size_t n)
@@ -95,7 +101,7 @@ static int add_section(chunker *c, const char *heading, hx_error *err)
             free(s->header);
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
         }
-        hx_tokenize(c->tok, s->header, hl, ids, spans, cap + 1);
+        hx_tokenize_head(c->tok, s->header, hl, ids, spans, cap + 1);
         s->header[spans[2 * cap]] = 0;          /* cut before the first piece past the cap */
         free(spans);
         free(ids);
@@ -148,8 +154,11 @@ static int split_at(chunker *c, size_t start, size_t end, char sep)
     return add_unit(c, part, end);
 }
 
-/* A single word longer than the budget (e.g. a run of punctuation): cut at the start of the
- * source word of the piece that first exceeds the budget. */
+/* A run without spaces longer than the budget (punctuation, CJK without spaces): cut into parts
+ * of at most `budget` pieces, each cut at the start of the source word of the first piece that
+ * does not fit. Each pass reads only the part it cuts off, so the time is linear in the run's
+ * length however long it is. A first word of more pieces than the budget is cut in half on a
+ * code point boundary and its halves are added on their own. */
 static int split_word(chunker *c, size_t start, size_t end, uint32_t budget)
 {
     uint32_t *spans = hx_malloc(sizeof *spans * 2 * (budget + 1));
@@ -159,25 +168,29 @@ static int split_word(chunker *c, size_t start, size_t end, uint32_t budget)
         free(ids);
         return c->error = HX_ENOMEM;
     }
-    size_t total = hx_tokenize(c->tok, c->text + start, end - start, ids, spans, budget + 1);
-    free(ids);
-    size_t cut = end - start;
-    if (total > budget) {
-        cut = spans[2 * budget];
-        for (uint32_t i = budget; i > 0 && spans[2 * i] == spans[2 * (i - 1)]; i--)
-            cut = spans[2 * (i - 1)];
+    while (start < end && !c->error) {
+        const char *s = c->text + start;
+        size_t n = hx_tokenize_head(c->tok, s, end - start, ids, spans, budget + 1);
+        if (n <= budget) {      /* the rest fits */
+            push_unit(c, start, end, (uint32_t)n);
+            break;
+        }
+        size_t cut = spans[2 * budget];
+        if (cut == 0) {         /* the first word alone is over the budget, so it has >= 2 code points */
+            cut = spans[1] / 2;
+            while (cut > 0 && is_continuation(s[cut]))
+                cut--;
+            if (cut == 0)       /* halfway is inside the first code point: cut after it */
+                do
+                    cut++;
+                while (is_continuation(s[cut]));
+        }
+        add_unit(c, start, start + cut);
+        start += cut;
     }
     free(spans);
-    if (cut == 0 || cut >= end - start) {     /* no usable boundary: halve on a UTF-8 boundary */
-        cut = (end - start) / 2;
-        while (cut > 0 && ((unsigned char)c->text[start + cut] & 0xC0) == 0x80)
-            cut--;
-        if (cut == 0)
-            return push_unit(c, start, end, count_tokens(c, c->text + start, end - start));
-    }
-    if (add_unit(c, start, start + cut))
-        return c->error;
-    return add_unit(c, start + cut, end);
+    free(ids);
+    return c->error;
 }
 
 /* Adds [start, end) trimmed, splitting it by lines, then words, then pieces when too long. */
@@ -336,9 +349,15 @@ static int scan_markdown(chunker *c, hx_error *err)
             continue;
         while (depth > 0 && stack[depth - 1].level >= level)
             depth--;
+        size_t keep = hlen;   /* a long heading would be copied into every chunk below it */
+        if (keep > HEADING_BYTES) {
+            keep = HEADING_BYTES;
+            while (keep > 0 && is_continuation(htext[keep]))
+                keep--;
+        }
         stack[depth].level = level;
         stack[depth].s = htext;
-        stack[depth].n = hlen;
+        stack[depth].n = keep;
         depth++;
         size_t total = 0;
         for (int i = 0; i < depth; i++)

@@ -404,29 +404,34 @@ static int encode_docs(const hx_index *ix, const change_set *cs, const uint32_t 
     return encode_deleted(v, cs, b);
 }
 
-/* Embeds the pending chunks into vecs (n_chunks x dim), reporting progress per document. */
-static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *vecs,
+static int canceled(hx_error *err)
+{
+    return hx_error_set(err, HX_ECANCELED, -1, "indexing canceled; the index keeps its last commit");
+}
+
+/* Embeds the pending chunks into vecs (n_chunks x dim), EMBED_BATCH at a time, asking `progress`
+ * after each batch, so a cancel stops the write within one batch, not one document. */
+static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *vecs, size_t n_chunks,
                          hx_progress_fn progress, void *ctx, hx_error *err)
 {
     const char *texts[EMBED_BATCH];
-    size_t lens[EMBED_BATCH], n = 0;
-    float *out = vecs;
+    size_t lens[EMBED_BATCH], n = 0, done = 0;
     for (size_t d = 0; d < cs->n_add; d++) {
         for (size_t c = 0; c < cs->add[d].n_chunks; c++) {
             texts[n] = cs->add[d].chunks[c].text;
             lens[n] = strlen(texts[n]);
-            if (++n == EMBED_BATCH) {
-                int rc = hx_encoder_embed(enc, texts, lens, n, out, err);
-                if (rc)
-                    return rc;
-                out += n * ix->dim;
-                n = 0;
-            }
+            if (++n < EMBED_BATCH && done + n < n_chunks)
+                continue;
+            int rc = hx_encoder_embed(enc, texts, lens, n, vecs + done * ix->dim, err);
+            if (rc)
+                return rc;
+            done += n;
+            n = 0;
+            if (progress && progress(ctx, done, n_chunks, cs->add[d].src.path))
+                return canceled(err);
         }
-        if (progress && progress(ctx, d + 1, cs->n_add, cs->add[d].src.path))
-            return hx_error_set(err, HX_ECANCELED, -1, "indexing canceled; the index keeps its last commit");
     }
-    return n ? hx_encoder_embed(enc, texts, lens, n, out, err) : 0;
+    return 0;
 }
 
 static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_progress_fn progress,
@@ -487,7 +492,7 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
             s->heading_len = strlen(ch->heading);
         }
     }
-    if (n_chunks && (rc = embed_pending(ix, cs, enc, vecs, progress, ctx, err)))
+    if (n_chunks && (rc = embed_pending(ix, cs, enc, vecs, n_chunks, progress, ctx, err)))
         goto done;
     uint32_t next_chunk = base + (uint32_t)n_chunks;
     size_t tomb_bytes = ((size_t)next_chunk + 7) / 8;
@@ -521,8 +526,13 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
     }
     if ((rc = hx_store_append(ix->store, docs.data, docs.len, &docs_ref, err)) ||
         (rc = hx_store_append(ix->store, tomb, tomb_bytes, &tomb_ref, err)) ||
-        (rc = ix_encode_root(ix, next_doc, next_chunk, docs_ref, tomb_ref, segs, n_segs, &root, &root_len, err)) ||
-        (rc = hx_store_commit(ix->store, root, root_len, NULL, err)))
+        (rc = ix_encode_root(ix, next_doc, next_chunk, docs_ref, tomb_ref, segs, n_segs, &root, &root_len, err)))
+        goto done;
+    if (progress && progress(ctx, n_chunks, n_chunks, NULL)) {   /* the last chance to stop uncommitted */
+        rc = canceled(err);
+        goto done;
+    }
+    if ((rc = hx_store_commit(ix->store, root, root_len, NULL, err)))
         goto done;
     committed = true;
     rep->chunks_added += n_chunks;
@@ -711,8 +721,8 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
 /* === Documents from bytes, removal === */
 
 int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
-                       const hx_kv *meta, size_t n_meta, hx_encoder *enc, uint32_t *doc_id,
-                       hx_update_report *rep, hx_error *err)
+                       const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
+                       void *progress_ctx, uint32_t *doc_id, hx_update_report *rep, hx_error *err)
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -744,7 +754,7 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
         rep->added++;
     rc = queue_doc(ix, &cs, &src, HX_DOC_STORED, old, err);
     if (!rc)
-        rc = commit_changes(ix, &cs, enc, NULL, NULL, rep, err);
+        rc = commit_changes(ix, &cs, enc, progress, progress_ctx, rep, err);
     if (!rc) {
         const ix_doc *d = ix_doc_by_path(&ix->v, clean);
         *doc_id = d ? d->info.id : 0;

@@ -45,6 +45,13 @@ const char *hx_tokenizer_token(const hx_tokenizer *t, int32_t id, size_t *len); 
 size_t hx_tokenize(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
                    uint32_t *spans, size_t cap);
 
+/* As hx_tokenize, but stops reading at the first word boundary once `cap` pieces are known:
+ * returns the pieces read, which is the total when that is below cap and at least cap otherwise
+ * (ids and spans get the first cap). Costs time linear in the bytes read, not in len, so cutting
+ * a long text into parts of cap pieces (chunker.c) stays linear however long the text is. */
+size_t hx_tokenize_head(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                        uint32_t *spans, size_t cap);
+
 /* Model input: [CLS] + pieces truncated to max_tokens - 2 + [SEP]. ids holds max_tokens;
  * returns the number written (>= 2; 0 and nothing written when max_tokens < 2). Stops reading
  * the text once enough pieces are known, so a huge text costs no more than its first words. */

@@ -358,6 +358,12 @@ size_t hx_tokenize(const hx_tokenizer *t, const char *text, size_t len, int32_t 
     return wp_tokenize(t, text, len, ids, spans, cap, 0);
 }
 
+size_t hx_tokenize_head(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                        uint32_t *spans, size_t cap)
+{
+    return wp_tokenize(t, text, len, ids, spans, cap, 1);
+}
+
 size_t hx_tokenize_for_model(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
                              size_t max_tokens)
 {

@@ -1058,7 +1058,8 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         }
     } else if (!rc) {
         uint32_t id;
-        if (hx_index_add_bytes(ix, doc_path, content, strlen(content), kv, n_meta, s->writer_enc, &id, &rep, &err))
+        if (hx_index_add_bytes(ix, doc_path, content, strlen(content), kv, n_meta, s->writer_enc, job_progress, s,
+                               &id, &rep, &err))
             rc = (snprintf(msg, cap, "storing %.200s failed: %s", doc_path, err.message), -1);
     }
     hx_doc_info d;
