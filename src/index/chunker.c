@@ -4,6 +4,7 @@
  * a sentence overlap. Token counts come from the model's own tokenizer; the final count of every
  * chunk is measured again on its exact text, so the budget holds even where counts don't add up. */
 #include "chunker.h"
+#include "ingest.h"
 #include "alloc.h"
 
 #include <stdbool.h>
@@ -13,7 +14,6 @@
 
 #define HEADING_DEPTH 6
 #define HEADER_SHARE 4   /* a header may take at most 1/HEADER_SHARE of the budget */
-#define HEADING_BYTES 200 /* of one heading in a heading path; its words are all in the body */
 
 typedef struct {
     uint32_t start, end;     /* trimmed byte range in the document */
@@ -350,8 +350,8 @@ static int scan_markdown(chunker *c, hx_error *err)
         while (depth > 0 && stack[depth - 1].level >= level)
             depth--;
         size_t keep = hlen;   /* a long heading would be copied into every chunk below it */
-        if (keep > HEADING_BYTES) {
-            keep = HEADING_BYTES;
+        if (keep > HX_LABEL_MAX) {
+            keep = HX_LABEL_MAX;
             while (keep > 0 && is_continuation(htext[keep]))
                 keep--;
         }

@@ -21,7 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TITLE_MAX 200
 #define META_KEY_MAX 64
 #define META_VALUE_MAX 512
 
@@ -548,7 +547,7 @@ static int set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
         s++, n--;
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
         n--;
-    n = utf8_clip(s, n, TITLE_MAX);
+    n = utf8_clip(s, n, HX_LABEL_MAX);
     free(d->title);
     if (!(d->title = dup_range(s, n)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
