@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static int check_total, check_failed;
 
@@ -66,6 +67,25 @@ static inline int check_put_bytes(const char *dir, const char *rel, const void *
 static inline int check_put(const char *dir, const char *rel, const char *text)
 {
     return check_put_bytes(dir, rel, text, strlen(text));
+}
+
+/* Runs a shell command; stdout goes to *out (caller frees), the exit status is returned (-1 when
+ * it did not exit normally). */
+static inline int check_run(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
+    size_t n;
+    while (p && (n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (cap - len < 4096)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = 0;
+    int status = p ? pclose(p) : -1;
+    *out = buf;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 static inline int check_report(const char *name)

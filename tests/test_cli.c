@@ -20,24 +20,6 @@
 
 static char root[PATH_MAX], db[PATH_MAX + 32];
 
-/* Runs a shell command; stdout goes to *out (caller frees), the exit status is returned. */
-static int run(const char *cmd, char **out)
-{
-    FILE *p = popen(cmd, "r");
-    size_t len = 0, cap = 1 << 16;
-    char *buf = malloc(cap);
-    size_t n;
-    while (p && (n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-        len += n;
-        if (cap - len < 4096)
-            buf = realloc(buf, cap *= 2);
-    }
-    buf[len] = 0;
-    int status = p ? pclose(p) : -1;
-    *out = buf;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* Paths at the command line (issue 9): a newline in a file name is printed escaped, an index
  * file inside the indexed root is not indexed (nor its temp files), a folder deeper than the
  * walk's limit is reported, and rm refuses the root and over-long names. */
@@ -59,7 +41,7 @@ static void test_paths(void)
 
     for (int pass = 0; pass < 2; pass++) {   /* the second run finds the index file on disk */
         snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index --db idx.hyx . 2>&1", dir);
-        CHECK(run(cmd, &out) == 0, "index with --db inside the root: %s", out);
+        CHECK(check_run(cmd, &out) == 0, "index with --db inside the root: %s", out);
         CHECK(!strstr(out, "rejected idx.hyx"), "pass %d: the index file and its temp files are not indexed: %s", pass, out);
         CHECK(strstr(out, "rejected 1 ") != NULL, "pass %d: one rejection, the deep folder: %s", pass, out);
         CHECK(strstr(out, "hyrax index: rejected d/d/") && strstr(out, "levels deep"),
@@ -67,15 +49,15 @@ static void test_paths(void)
         free(out);
     }
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword quokka", idx);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "1. line\\nbreak.md:"), "newline in a path escaped: %s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "1. line\\nbreak.md:"), "newline in a path escaped: %s", out);
     CHECK(!strstr(out, "line\nbreak"), "no raw newline in the path: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword wombat", idx);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "0 results"), "the deep file is not indexed: %s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "0 results"), "the deep file is not indexed: %s", out);
     free(out);
 
     snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" rm --db idx.hyx . 2>&1", dir);
-    CHECK(run(cmd, &out) != 0 && strstr(out, "names the indexed root"), "rm . refused: %s", out);
+    CHECK(check_run(cmd, &out) != 0 && strstr(out, "names the indexed root"), "rm . refused: %s", out);
     free(out);
     char name[5000 + PATH_MAX];
     snprintf(name, sizeof name, "%s/", dir);
@@ -83,11 +65,11 @@ static void test_paths(void)
         strcat(name, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/");
     char *long_cmd = malloc(strlen(cmd) + strlen(name) + 64);
     sprintf(long_cmd, "\"$HYRAX_BIN\" rm --db %s %s 2>&1", idx, name);
-    CHECK(run(long_cmd, &out) != 0 && strstr(out, "longer than"), "rm of a name over 4 KiB refused: %.300s", out);
+    CHECK(check_run(long_cmd, &out) != 0 && strstr(out, "longer than"), "rm of a name over 4 KiB refused: %.300s", out);
     free(out);
     free(long_cmd);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --db %s --json", idx);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "\"documents\":1"), "nothing removed: %s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"documents\":1"), "nothing removed: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0, "cleanup");
@@ -176,11 +158,11 @@ static void test_file_safety(void)
     FILE *f = fopen(work, "wb");
     CHECK(f && fwrite(b, 1, len, f) == len && fclose(f) == 0, "write the damaged copy");
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" verify --db %s 2>&1", work);
-    CHECK(run(cmd, &out) != 0 && strstr(out, "meta slot") && strstr(out, "generation 2 recovered"),
+    CHECK(check_run(cmd, &out) != 0 && strstr(out, "meta slot") && strstr(out, "generation 2 recovered"),
           "verify fails and names the slot: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" rm --db %s n000.md 2>&1 && \"$HYRAX_BIN\" verify --db %s", work, work);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "removed 1 documents") && strstr(out, "119 documents"),
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "removed 1 documents") && strstr(out, "119 documents"),
           "a write keeps the 120 documents of the damaged commit: %s", out);
     free(out);
     b[4096 * (1 + newest) + 20] ^= 0x10;
@@ -189,15 +171,15 @@ static void test_file_safety(void)
     f = fopen(work, "wb");
     CHECK(f && fwrite(b, 1, len - 64, f) == len - 64 && fclose(f) == 0, "write the truncated copy");
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" verify --db %s 2>&1", work);
-    CHECK(run(cmd, &out) != 0 && strstr(out, "fell back to generation 1"), "verify names the fallback: %s", out);
+    CHECK(check_run(cmd, &out) != 0 && strstr(out, "fell back to generation 1"), "verify names the fallback: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" rm --db %s n000.md 2>&1", work);
-    CHECK(run(cmd, &out) != 0 && strstr(out, "hyrax recover"), "rm refuses: %s", out);
+    CHECK(check_run(cmd, &out) != 0 && strstr(out, "hyrax recover"), "rm refuses: %s", out);
     free(out);
     struct stat st;
     CHECK(stat(work, &st) == 0 && (size_t)st.st_size == len - 64, "the refused write kept every byte");
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" recover --db %s && \"$HYRAX_BIN\" verify --db %s", work, work);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "recovered: generation 1") && strstr(out, ": ok"), "recover: %s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "recovered: generation 1") && strstr(out, ": ok"), "recover: %s", out);
     free(out);
     free(b);
 
@@ -209,7 +191,7 @@ static void test_file_safety(void)
         char c[2 * PATH_MAX];
         snprintf(c, sizeof c, cmds[i], work);
         snprintf(cmd, sizeof cmd, "timeout 20 \"$HYRAX_BIN\" %s 2>&1", c);
-        CHECK(run(cmd, &out) == 1 && strstr(out, "not a regular file"), "%s: %s", c, out);
+        CHECK(check_run(cmd, &out) == 1 && strstr(out, "not a regular file"), "%s: %s", c, out);
         free(out);
     }
     unlink(work);
@@ -245,13 +227,13 @@ int main(void)
     check_put(root, "kep.yaml", "title: Memory QoS\nowning-sig: sig-node\n");
 
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s 2>/dev/null", db, root);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "added 3, updated 0, unchanged 0, removed 0"), "index: %s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "added 3, updated 0, unchanged 0, removed 0"), "index: %s", out);
     free(out);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "added 0, updated 0, unchanged 3, removed 0"), "re-index: %s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "added 0, updated 0, unchanged 3, removed 0"), "re-index: %s", out);
     free(out);
 
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --json -k 2 where do pods run", db);
-    CHECK(run(cmd, &out) == 0, "search --json exits 0");
+    CHECK(check_run(cmd, &out) == 0, "search --json exits 0");
     hx_json_doc *doc = NULL;
     CHECK(hx_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "one JSON object: %.200s", out);
     const hx_json_val *r = doc ? hx_json_doc_root(doc) : NULL;
@@ -272,23 +254,23 @@ int main(void)
     free(out);
 
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --filter owning-sig=sig-node --json memory", db);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "\"path\":\"kep.yaml\"") && !strstr(out, "docs/"), "filter: %.200s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"path\":\"kep.yaml\"") && !strstr(out, "docs/"), "filter: %.200s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --filter 'path=docs/**' nodes", db);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "docs/sched.md") && !strstr(out, "kep.yaml"), "text output: %.300s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "docs/sched.md") && !strstr(out, "kep.yaml"), "text output: %.300s", out);
     free(out);
 
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --db %s --json", db);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "\"documents\":3") && strstr(out, "all-MiniLM-L6-v2"), "stats: %s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"documents\":3") && strstr(out, "all-MiniLM-L6-v2"), "stats: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" verify --db %s", db);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "ok"), "verify: %s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "ok"), "verify: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" rm --db %s docs/store.md", db);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "removed 1 documents"), "rm: %s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "removed 1 documents"), "rm: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json volumes", db);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "\"total_results\":0"), "removed document gone: %.200s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"total_results\":0"), "removed document gone: %.200s", out);
     free(out);
 
     /* no text is lost silently: a NUL past the first 8 KiB rejects the file with the offset on
@@ -301,12 +283,12 @@ int main(void)
     CHECK(lf && fwrite(late, 1, sizeof late, lf) == sizeof late && fclose(lf) == 0, "write %s", late_path);
     check_put(root, "heads.md", "# Alpha\n## Zebra crossing\n");
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s 2>&1", db, root);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "rejected late.txt: binary file (NUL at byte 9000)") &&
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "rejected late.txt: binary file (NUL at byte 9000)") &&
               strstr(out, "rejected 1"),
           "late NUL rejected with its offset: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json zebra", db);
-    CHECK(run(cmd, &out) == 0 && strstr(out, "\"path\":\"heads.md\""), "headings are searchable: %.200s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"path\":\"heads.md\""), "headings are searchable: %.200s", out);
     free(out);
 
     /* errors: non-zero exit, message on stderr, nothing on stdout */
@@ -322,11 +304,11 @@ int main(void)
         char c[2 * PATH_MAX];
         snprintf(c, sizeof c, bad[i], db);
         snprintf(cmd, sizeof cmd, "%s 2>/dev/null", c);
-        int rc = run(cmd, &out);
+        int rc = check_run(cmd, &out);
         CHECK(rc != 0 && out[0] == 0, "'%s' exits %d with stdout '%.80s'", c, rc, out);
         free(out);
         snprintf(cmd, sizeof cmd, "%s 2>&1 >/dev/null", c);
-        run(cmd, &out);
+        check_run(cmd, &out);
         CHECK(strstr(out, "hyrax") != NULL, "'%s' explains on stderr: %.120s", c, out);
         free(out);
     }
@@ -341,7 +323,7 @@ int main(void)
         fclose(f);
     }
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" verify --db %s 2>&1", db);
-    CHECK(run(cmd, &out) != 0 && strstr(out, "hyrax verify"), "both meta slots damaged: refused: %s", out);
+    CHECK(check_run(cmd, &out) != 0 && strstr(out, "hyrax verify"), "both meta slots damaged: refused: %s", out);
     free(out);
 
     test_paths();

@@ -7,6 +7,7 @@
  * nothing; and an index written with the version 1 document table (tests/data/hxdocs01.hyx, made
  * by hyrax at commit 3b32014) still opens and takes new writes. */
 #include "check.h"
+#include "serve_client.h"
 #include "json.h"
 
 #include <errno.h>
@@ -25,24 +26,6 @@ static char root[PATH_MAX], db[PATH_MAX + 32];
 
 /* === The command line === */
 
-/* Runs a shell command; stdout goes to *out (caller frees), the exit status is returned. */
-static int run(const char *cmd, char **out)
-{
-    FILE *p = popen(cmd, "r");
-    size_t len = 0, cap = 1 << 16;
-    char *buf = malloc(cap);
-    size_t n;
-    while (p && (n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-        len += n;
-        if (cap - len < 4096)
-            buf = realloc(buf, cap *= 2);
-    }
-    buf[len] = 0;
-    int status = p ? pclose(p) : -1;
-    *out = buf;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* `hyrax ARGS` on the test index (ARGS formatted); stdout into *out (caller frees). */
 static int hyrax(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int hyrax(char **out, const char *fmt, ...)
@@ -53,7 +36,7 @@ static int hyrax(char **out, const char *fmt, ...)
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" %s 2>/dev/null", args);
-    return run(cmd, out);
+    return check_run(cmd, out);
 }
 
 /* Whether a keyword search on the command line finds `path`. */
@@ -69,96 +52,16 @@ static bool cli_finds(const char *index, const char *query, const char *path)
 
 /* === The MCP server === */
 
-typedef struct {
-    pid_t pid;
-    int in, out;
-    char *buf;
-    size_t len, cap;
-} server;
-
 static int start(server *s, const char *index)
 {
-    int to[2], from[2];
-    if (pipe(to) || pipe(from))
-        return -1;
-    memset(s, 0, sizeof s[0]);
-    s->pid = fork();
-    if (s->pid == 0) {
-        dup2(to[0], 0);
-        dup2(from[1], 1);
-        close(to[1]);
-        close(from[0]);
-        execl(getenv("HYRAX_BIN"), "hyrax", "serve", "--db", index, "--root", root, "--threads", "1", (char *)NULL);
-        _exit(127);
-    }
-    close(to[0]);
-    close(from[1]);
-    s->in = to[1];
-    s->out = from[0];
-    return 0;
-}
-
-static void send_all(server *s, const char *data, size_t len)
-{
-    while (len) {
-        ssize_t n = write(s->in, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        data += n;
-        len -= (size_t)n;
-    }
-}
-
-/* Next output line (caller frees), or NULL after a minute or at EOF. */
-static char *read_line(server *s)
-{
-    for (;;) {
-        char *nl = s->len ? memchr(s->buf, '\n', s->len) : NULL;
-        if (nl) {
-            size_t n = (size_t)(nl - s->buf);
-            char *line = malloc(n + 1);
-            memcpy(line, s->buf, n);
-            line[n] = 0;
-            memmove(s->buf, nl + 1, s->len - n - 1);
-            s->len -= n + 1;
-            return line;
-        }
-        struct pollfd p = {s->out, POLLIN, 0};
-        if (poll(&p, 1, 60000) <= 0)
-            return NULL;
-        if (s->cap - s->len < 65536) {
-            s->cap = s->cap ? s->cap * 2 : 1 << 20;
-            s->buf = realloc(s->buf, s->cap);
-        }
-        ssize_t n = read(s->out, s->buf + s->len, s->cap - s->len);
-        if (n <= 0)
-            return NULL;
-        s->len += (size_t)n;
-    }
-}
-
-static const hx_json_val *get(const hx_json_val *v, const char *path)
-{
-    char key[64];
-    while (v && *path) {
-        const char *dot = strchr(path, '.');
-        size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        memcpy(key, path, n);
-        key[n] = 0;
-        v = hx_json_obj_get(v, key);
-        path += n + (dot != NULL);
-    }
-    return v;
+    return start_in(s, root, index, 0);
 }
 
 /* Sends one request line and parses the answer (caller frees *doc). */
 static const hx_json_val *request(server *s, hx_json_doc **doc, const char *line)
 {
-    send_all(s, line, strlen(line));
-    send_all(s, "\n", 1);
-    char *out = read_line(s);
+    send_line(s, line);
+    char *out = read_line(s, 60000);
     *doc = NULL;
     CHECK(out && hx_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "answer is JSON: %.200s", out ? out : "-");
     free(out);
@@ -249,7 +152,7 @@ static void initialize(server *s)
           "initialize");
     hx_json_doc_free(d);
     const char *note = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
-    send_all(s, note, strlen(note));
+    send_raw(s, note, strlen(note));
 }
 
 /* === Stored documents === */
@@ -425,7 +328,7 @@ static void test_delete_mcp(server *s)
     CHECK(mcp_finds(s, "narwhal", neighbour), "its neighbour survives");
     char cmd[20000], *out;
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" rm --db '%s' '%sxyz' 2>/dev/null", db, neighbour);
-    CHECK(run(cmd, &out) != 0, "hyrax rm of a name over 4 KiB fails: %s", out);
+    CHECK(check_run(cmd, &out) != 0, "hyrax rm of a name over 4 KiB fails: %s", out);
     free(out);
     CHECK(mcp_finds(s, "narwhal", neighbour), "its neighbour survives hyrax rm");
     snprintf(big, 12000, "{\"path\":\"%s\"}", neighbour);

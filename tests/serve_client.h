@@ -1,0 +1,110 @@
+/* serve_client.h: the tests' client for `hyrax serve` on pipes: start it, send lines, read answer
+ * lines with a timeout, and pick values out of parsed answers. Shared by test_mcp.c and
+ * test_stored.c; the binary comes from $HYRAX_BIN (./hyrax when unset). */
+#ifndef HX_SERVE_CLIENT_H
+#define HX_SERVE_CLIENT_H
+
+#include "json.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+typedef struct {
+    pid_t pid;
+    int in, out;          /* we write to in, read from out */
+    char *buf;            /* unread output */
+    size_t len, cap;
+} server;
+
+/* Starts `hyrax serve --db at_db --root at_root` (read-only, or with one thread); 0 or -1. */
+static inline int start_in(server *s, const char *at_root, const char *at_db, int read_only)
+{
+    int to[2], from[2];
+    if (pipe(to) || pipe(from))
+        return -1;
+    memset(s, 0, sizeof s[0]);
+    s->pid = fork();
+    if (s->pid == 0) {
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        close(to[1]);
+        close(from[0]);
+        const char *bin = getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax";
+        execl(bin, "hyrax", "serve", "--db", at_db, "--root", at_root, read_only ? "--read-only" : "--threads",
+              read_only ? NULL : "1", (char *)NULL);
+        _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    s->in = to[1];
+    s->out = from[0];
+    return 0;
+}
+
+static inline void send_raw(server *s, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t n = write(s->in, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        data += n;
+        len -= (size_t)n;
+    }
+}
+
+static inline void send_line(server *s, const char *line)
+{
+    send_raw(s, line, strlen(line));
+    send_raw(s, "\n", 1);
+}
+
+/* Next output line (owned by the caller), or NULL after timeout_ms or at EOF. */
+static inline char *read_line(server *s, int timeout_ms)
+{
+    for (;;) {
+        char *nl = s->len ? memchr(s->buf, '\n', s->len) : NULL;
+        if (nl) {
+            size_t n = (size_t)(nl - s->buf);
+            char *line = malloc(n + 1);
+            memcpy(line, s->buf, n);
+            line[n] = 0;
+            memmove(s->buf, nl + 1, s->len - n - 1);
+            s->len -= n + 1;
+            return line;
+        }
+        struct pollfd p = {s->out, POLLIN, 0};
+        if (poll(&p, 1, timeout_ms) <= 0)
+            return NULL;
+        if (s->cap - s->len < 65536) {
+            s->cap = s->cap ? s->cap * 2 : 1 << 20;
+            s->buf = realloc(s->buf, s->cap);
+        }
+        ssize_t n = read(s->out, s->buf + s->len, s->cap - s->len);
+        if (n <= 0)
+            return NULL;
+        s->len += (size_t)n;
+    }
+}
+
+/* The value at a dotted path of object keys ("structuredContent.status"), or NULL. */
+static inline const hx_json_val *get(const hx_json_val *v, const char *path)
+{
+    char key[64];
+    while (v && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        memcpy(key, path, n);
+        key[n] = 0;
+        v = hx_json_obj_get(v, key);
+        path += n + (dot != NULL);
+    }
+    return v;
+}
+
+#endif
