@@ -434,6 +434,53 @@ static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *v
     return 0;
 }
 
+/* The new segment's rows, chunk by chunk of the queued documents in order; first[i] is the chunk
+ * id of document i's first chunk. Rows borrow the chunks' text. */
+static void fill_rows(const change_set *cs, uint32_t base, seg_chunk *rows, uint32_t *first)
+{
+    size_t r = 0;
+    for (size_t i = 0; i < cs->n_add; i++) {
+        first[i] = base + (uint32_t)r;
+        for (size_t c = 0; c < cs->add[i].n_chunks; c++, r++) {
+            const hx_chunk *ch = &cs->add[i].chunks[c];
+            seg_chunk *s = &rows[r];
+            s->f[IX_F_DOC] = cs->add[i].id;
+            s->f[IX_F_INDEX] = ch->index;
+            s->f[IX_F_BYTE_START] = ch->byte_start;
+            s->f[IX_F_BYTE_END] = ch->byte_end;
+            s->f[IX_F_LINE_START] = ch->line_start;
+            s->f[IX_F_LINE_END] = ch->line_end;
+            s->f[IX_F_TOKENS] = ch->n_tokens;
+            s->f[IX_F_BODY] = ch->body_offset;
+            s->text = ch->text;
+            s->text_len = strlen(ch->text);
+            s->heading = ch->heading;
+            s->heading_len = strlen(ch->heading);
+        }
+    }
+}
+
+/* The tombstone bitmap of the next commit (tomb_bytes bytes, *out owned by the caller): the
+ * current one plus every chunk of the dropped documents, which rep->chunks_removed counts. */
+static int tombstones_after(const ix_view *v, const change_set *cs, size_t tomb_bytes, uint8_t **out,
+                            hx_update_report *rep, hx_error *err)
+{
+    uint8_t *tomb = hx_calloc(tomb_bytes ? tomb_bytes : 1, 1);
+    if (!tomb)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    memcpy(tomb, v->tomb, ((size_t)v->next_chunk + 7) / 8);
+    for (size_t i = 0; i < v->n_docs; i++) {
+        const hx_doc_info *d = &v->docs[i].info;
+        if (!is_dropped(cs, d->id))
+            continue;
+        for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++)
+            tomb[c / 8] |= (uint8_t)(1u << (c % 8));
+        rep->chunks_removed += d->n_chunks;
+    }
+    *out = tomb;
+    return 0;
+}
+
 static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_progress_fn progress,
                           void *ctx, hx_update_report *rep, hx_error *err)
 {
@@ -472,43 +519,13 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for %zu chunks", n_chunks);
         goto done;
     }
-    size_t r = 0;
-    for (size_t i = 0; i < cs->n_add; i++) {
-        first[i] = base + (uint32_t)r;
-        for (size_t c = 0; c < cs->add[i].n_chunks; c++, r++) {
-            const hx_chunk *ch = &cs->add[i].chunks[c];
-            seg_chunk *s = &rows[r];
-            s->f[IX_F_DOC] = cs->add[i].id;
-            s->f[IX_F_INDEX] = ch->index;
-            s->f[IX_F_BYTE_START] = ch->byte_start;
-            s->f[IX_F_BYTE_END] = ch->byte_end;
-            s->f[IX_F_LINE_START] = ch->line_start;
-            s->f[IX_F_LINE_END] = ch->line_end;
-            s->f[IX_F_TOKENS] = ch->n_tokens;
-            s->f[IX_F_BODY] = ch->body_offset;
-            s->text = ch->text;
-            s->text_len = strlen(ch->text);
-            s->heading = ch->heading;
-            s->heading_len = strlen(ch->heading);
-        }
-    }
+    fill_rows(cs, base, rows, first);
     if (n_chunks && (rc = embed_pending(ix, cs, enc, vecs, n_chunks, progress, ctx, err)))
         goto done;
     uint32_t next_chunk = base + (uint32_t)n_chunks;
     size_t tomb_bytes = ((size_t)next_chunk + 7) / 8;
-    if (!(tomb = hx_calloc(tomb_bytes ? tomb_bytes : 1, 1))) {
-        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    if ((rc = tombstones_after(v, cs, tomb_bytes, &tomb, rep, err)))
         goto done;
-    }
-    memcpy(tomb, v->tomb, ((size_t)v->next_chunk + 7) / 8);
-    for (size_t i = 0; i < v->n_docs; i++) {
-        const hx_doc_info *d = &v->docs[i].info;
-        if (!is_dropped(cs, d->id))
-            continue;
-        for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++)
-            tomb[c / 8] |= (uint8_t)(1u << (c % 8));
-        rep->chunks_removed += d->n_chunks;
-    }
     int64_t now = now_ns();
     if ((rc = encode_docs(ix, cs, first, now, &docs))) {
         rc = hx_error_set(err, rc, -1, "out of memory encoding the document table");
