@@ -98,6 +98,7 @@ int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t
     match *m = NULL;
     uint32_t *count = NULL;
     hlterm *hls = NULL;
+    an.config = hx_bm25_query_analyzer(q);  /* stemmed terms in the text meet the query's */
     int rc = hx_analyzer_run(&an, text, len, err);
     if (rc)
         goto fail;
