@@ -142,7 +142,7 @@ int main(int argc, char **argv)
     docs d = {0};
     walk(&d, dir);
     hx_bm25_builder *b;
-    if (hx_bm25_builder_new(&b, &err))
+    if (hx_bm25_builder_new(&b, HX_ANALYZER_EXACT, &err))
         return 1;
     size_t bytes = 0;
     double t0 = now();
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
     for (char *line = qtext; *line && nq < 4096;) {
         char *nl = strchr(line, '\n');
         size_t n = nl ? (size_t)(nl - line) : strlen(line);
-        if (n && hx_bm25_query_parse(&qs[nq], line, n, &err) == 0)
+        if (n && hx_bm25_query_parse(&qs[nq], HX_ANALYZER_EXACT, line, n, &err) == 0)
             nq++;
         line += n + (nl != NULL);
     }

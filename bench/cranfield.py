@@ -11,7 +11,14 @@ numbers them (cran.qry's own numbers have gaps).
 
     python3 bench/cranfield.py [--corpus ../shared/corpora/cranfield] [--hyrax ./hyrax]
 
-Prints a table and writes bench/out/cranfield.json. Needs only the standard library.
+Peers in the same run, on the same document texts and queries (when bm25s and PyStemmer are
+installed; bench/requirements.txt has them): bm25s with Lucene's BM25 (k1 1.2, b 0.75, as hyrax)
+without stemming or stop words, and with English stop words + the Snowball English stemmer
+(Lucene's `english` analysis). For the keyword mode it then prints the 10 queries where hyrax
+falls furthest below the stemmed peer, so a regression is found query by query.
+
+Prints a table and writes bench/out/cranfield.json. Needs only the standard library for hyrax's
+own columns.
 """
 import argparse
 import json
@@ -74,6 +81,37 @@ def recall_at(ranked, gains, k):
     return len(set(ranked[:k]) & set(gains)) / len(gains) if gains else 0.0
 
 
+def peer_runs(docs_dir, queries, k):
+    """bm25s rankings of every query, {name: [ranked doc ids per query]}; {} without bm25s."""
+    try:
+        import bm25s
+        import Stemmer
+    except ImportError as e:
+        print("peers skipped (%s): pip install bm25s PyStemmer" % e, file=sys.stderr)
+        return {}
+    names = sorted(os.listdir(docs_dir))
+    ids = [int(n.split(".")[0]) for n in names]
+    texts = [open(os.path.join(docs_dir, n)).read() for n in names]
+    stemmer = Stemmer.Stemmer("english")
+    runs = {}
+    for name, stop, stem in (("bm25s", None, None), ("bm25s-stem", "en", stemmer)):
+        corpus = bm25s.tokenize(texts, stopwords=stop, stemmer=stem, return_ids=False, show_progress=False)
+        model = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
+        model.index(corpus, show_progress=False)
+        vocab = set(t for doc in corpus for t in doc)
+        ranked = []
+        for q in queries:
+            toks = [t for t in bm25s.tokenize([q], stopwords=stop, stemmer=stem, return_ids=False,
+                                              show_progress=False)[0] if t in vocab]
+            if not toks:
+                ranked.append([])
+                continue
+            res, sc = model.retrieve([toks], k=k, show_progress=False, n_threads=1)
+            ranked.append([ids[int(j)] for j, v in zip(res[0], sc[0]) if v > 0])
+        runs[name] = ranked
+    return runs
+
+
 def search(hyrax, db, mode, query, k, extra=()):
     out = subprocess.run([hyrax, "search", "--db", db, "--mode", mode, "-k", str(k), "--json", *extra, "--", query],
                          capture_output=True, text=True, check=True).stdout
@@ -108,28 +146,40 @@ def main():
     extra = args.extra.split()
     queries = [f.get("W", "") for _, f in parse_blocks(os.path.join(args.corpus, "cran.qry"))]
     qrels = load_qrels(args.corpus)
-    scores = {}
+    scores, per_query = {}, {}
+    judged = [i for i in range(1, len(queries) + 1) if i in qrels]
+
+    def score(name, ranked_of):
+        nd = [ndcg_at(ranked_of(i), qrels[i], 10) for i in judged]
+        rc = [recall_at(ranked_of(i), qrels[i], 100) for i in judged]
+        per_query[name] = dict(zip(judged, nd))
+        scores[name] = {"ndcg@10": sum(nd) / len(nd), "recall@100": sum(rc) / len(rc), "queries": len(nd)}
+
     for mode in modes:
-        nd, rc = [], []
-        for i, q in enumerate(queries, start=1):
-            if i not in qrels:
-                continue
-            ranked = search(args.hyrax, db, mode, q, 200, extra if mode == "hybrid" else ())
-            nd.append(ndcg_at(ranked, qrels[i], 10))
-            rc.append(recall_at(ranked, qrels[i], 100))
-        scores[mode] = {"ndcg@10": sum(nd) / len(nd), "recall@100": sum(rc) / len(rc), "queries": len(nd)}
+        score(mode, lambda i: search(args.hyrax, db, mode, queries[i - 1], 200, extra if mode == "hybrid" else ()))
+    peers = peer_runs(docs_dir, queries, 200)
+    for name, ranked in peers.items():
+        score(name, lambda i: ranked[i - 1])
     print("Cranfield: %d documents, %d judged queries, indexed in %.1f s%s" % (n_docs, scores[modes[0]]["queries"], index_s,
           " (hybrid with %s)" % args.extra if args.extra else ""))
-    print("%-8s %9s %11s" % ("mode", "nDCG@10", "Recall@100"))
-    for mode in modes:
-        print("%-8s %9.4f %11.4f" % (mode, scores[mode]["ndcg@10"], scores[mode]["recall@100"]))
+    print("%-10s %9s %11s" % ("mode", "nDCG@10", "Recall@100"))
+    for mode in modes + sorted(peers):
+        print("%-10s %9.4f %11.4f" % (mode, scores[mode]["ndcg@10"], scores[mode]["recall@100"]))
+    if "keyword" in scores and "bm25s-stem" in scores:
+        a, b = per_query["keyword"], per_query["bm25s-stem"]
+        worst = sorted(judged, key=lambda i: (a[i] - b[i], i))[:10]
+        print("keyword vs bm25s-stem, worst 10 queries (nDCG@10):")
+        print("%5s %8s %8s %8s  %s" % ("query", "hyrax", "peer", "diff", "text"))
+        for i in worst:
+            print("%5d %8.4f %8.4f %+8.4f  %s" % (i, a[i], b[i], a[i] - b[i], queries[i - 1][:70]))
     if all(m in scores for m in MODES):
         for metric in ("ndcg@10", "recall@100"):
             best = max(scores["keyword"][metric], scores["vector"][metric])
             print("hybrid vs best single mode (%s): %+.4f" % (metric, scores["hybrid"][metric] - best))
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "cranfield.json"), "w") as fh:
-        json.dump({"documents": n_docs, "index_seconds": index_s, "scores": scores}, fh, indent=1)
+        json.dump({"documents": n_docs, "index_seconds": index_s, "scores": scores, "ndcg@10_per_query": per_query},
+                  fh, indent=1)
 
 
 if __name__ == "__main__":

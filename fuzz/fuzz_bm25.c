@@ -12,7 +12,7 @@ static const char *QUERIES[] = {"pods", "+kube-scheduler nodes -api", "\"api ser
 static void search_all(const hx_bm25_reader *r, const char *qtext, size_t qlen)
 {
     hx_bm25_query *q;
-    if (hx_bm25_query_parse(&q, qtext, qlen, NULL))
+    if (hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, qtext, qlen, NULL))
         return;
     hx_bm25_segment seg = {.reader = r};
     hx_bm25_hit hits[10];
@@ -47,7 +47,7 @@ static void fuzz_text(const uint8_t *data, size_t size)
         docs_len = strlen(s);
     }
     hx_bm25_builder *b;
-    if (hx_bm25_builder_new(&b, NULL))
+    if (hx_bm25_builder_new(&b, HX_ANALYZER_EXACT, NULL))
         return;
     uint32_t id = 0;
     for (size_t at = 0; at <= docs_len && id < 64;) {
@@ -69,7 +69,7 @@ static void fuzz_text(const uint8_t *data, size_t size)
     }
     hx_bm25_builder_free(b);
     hx_bm25_query *q;
-    if (hx_bm25_query_parse(&q, qtext, qlen, NULL) == 0) {
+    if (hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, qtext, qlen, NULL) == 0) {
         char *out;
         size_t n;
         if (hx_snippet_make(s, docs_len, q, 1 + qlen % 300, &out, &n, NULL) == 0)

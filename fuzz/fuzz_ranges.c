@@ -171,7 +171,7 @@ static int encode_segment(const fz_index *x, uint32_t from, uint32_t to, uint8_t
     hx_hnsw_params hp = {.dim = DIM, .dot = hx_kernels_get()->dot, .seed = 1};
     int rc = 0;
     if (n) {
-        rc = hx_bm25_builder_new(&bb, &err);
+        rc = hx_bm25_builder_new(&bb, IX_ANALYZER, &err);
         for (uint32_t i = 0; i < n && !rc; i++)
             rc = hx_bm25_builder_add(bb, ids[i] + x->bm25_shift, x->ch[from + i].text, x->ch[from + i].text_len, &err);
         rc = rc || hx_bm25_builder_finish(bb, &bm25, &bm25_len, &err) || hx_hnsw_new(&hn, &hp, &err) ||
@@ -265,6 +265,7 @@ static int commit(const fz_index *x, const char *path)
         hx_buf_u32(&root, IX_VERSION);
         hx_buf_u32(&root, DIM);
         hx_buf_str(&root, "fuzz-model");
+        hx_buf_str(&root, hx_analyzer_name(IX_ANALYZER));
         hx_buf_str(&root, "/");
         hx_buf_u32(&root, x->next_doc);
         hx_buf_u32(&root, x->next_chunk);

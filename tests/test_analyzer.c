@@ -68,6 +68,42 @@ static void test_long_word_memory(void)
     free(text);
 }
 
+/* English analysis: each leaf followed by its stem (mark ~), none for stop words and possessive
+ * s's; the exact terms and positions are those of the exact configuration. */
+static void english(void)
+{
+    hx_analysis a = {0};
+    a.config = HX_ANALYZER_ENGLISH;
+    expect(&a, "The Nodes are running", "the@0 nodes@1 ~node@1 are@2 running@3 ~run@3");
+    CHECK(a.doc_len == 2 && a.n_positions == 4, "doc_len %u positions %u", a.doc_len, a.n_positions);
+    expect(&a, "kube-scheduler", "kube-scheduler@0 kube@0 ~kube@0 scheduler@1 ~schedul@1");
+    expect(&a, "restartPolicy", "restartpolicy@0 restart@0 ~restart@0 policy@1 ~polici@1");
+    expect(&a, "the user's pods", "the@0 user@1 ~user@1 s@2 pods@3 ~pod@3");
+    expect(&a, "the user\xe2\x80\x99s pods", "the@0 user@1 ~user@1 s@2 pods@3 ~pod@3");
+    expect(&a, "users' s 's x", "users@0 ~user@0 s@1 ~s@1 s@2 ~s@2 x@3 ~x@3");
+    expect(&a, "Information science? Give definitions where possible.",
+           "information@0 ~inform@0 science@1 ~scienc@1 give@2 ~give@2 definitions@3 ~definit@3 "
+           "where@4 ~where@4 possible@5 ~possibl@5");
+    /* Every stop word of Lucene's list, and a word that only looks like one. */
+    expect(&a, "a an and are as at be but by for if in into is it no not of on or such that the "
+               "their then there these they this to was will with",
+           "a@0 an@1 and@2 are@3 as@4 at@5 be@6 but@7 by@8 for@9 if@10 in@11 into@12 is@13 it@14 "
+           "no@15 not@16 of@17 on@18 or@19 such@20 that@21 the@22 their@23 then@24 there@25 "
+           "these@26 they@27 this@28 to@29 was@30 will@31 with@32");
+    CHECK(a.doc_len == 0, "stop words count no length: %u", a.doc_len);
+    CHECK(!hx_analyzer_is_stop("those", 5) && hx_analyzer_is_stop("with", 4), "stop list");
+    /* A 64-byte leaf: its stemmed term is cut to the cap. */
+    char longw[80];
+    memset(longw, 'q', 64);
+    CHECK(hx_analyzer_run(&a, longw, 64, NULL) == 0, "run long");
+    CHECK(a.n_terms == 2 && a.terms[1].text_len == HX_ANALYZER_MAX_TERM, "long stem %u",
+          a.n_terms == 2 ? a.terms[1].text_len : 0);
+    CHECK(!strcmp(hx_analyzer_name(HX_ANALYZER_ENGLISH), "english") &&
+              !strcmp(hx_analyzer_name(HX_ANALYZER_EXACT), "exact") && !hx_analyzer_name(7),
+          "names");
+    hx_analyzer_free(&a);
+}
+
 int main(void)
 {
     test_long_word_memory();
@@ -153,6 +189,26 @@ int main(void)
             }
         }
     }
+    /* The random rounds again with English analysis: stemmed terms within the cap too. */
     hx_analyzer_free(&a);
+    a.config = HX_ANALYZER_ENGLISH;
+    for (int round = 0; round < 2000; round++) {
+        size_t n = (size_t)(rand() % 512);
+        for (size_t i = 0; i < n; i++) {
+            int r = rand() % 8;
+            rnd[i] = r < 3 ? (char)('a' + rand() % 26) : r < 4 ? (char)('A' + rand() % 26)
+                   : r < 6 ? "-_./: '\"*+"[rand() % 10] : (char)rand();
+        }
+        CHECK(hx_analyzer_run(&a, rnd, n, NULL) == 0, "random english");
+        for (size_t i = 0; i < a.n_terms; i++) {
+            const hx_term *tm = &a.terms[i];
+            if (!(tm->text_len >= 1 && tm->text_len <= 64 && tm->end <= n && tm->pos < a.n_positions)) {
+                CHECK(0, "bad english term %zu in round %d", i, round);
+                break;
+            }
+        }
+    }
+    hx_analyzer_free(&a);
+    english();
     return check_report("test_analyzer");
 }

@@ -14,13 +14,16 @@ typedef struct seg {
     hx_bm25_reader r;
 } seg;
 
+/* The analyzer configuration build, run_query and expect_snippet use (test_english sets it). */
+static uint32_t cfg = HX_ANALYZER_EXACT;
+
 /* Builds a segment from the docs whose index i has pick[i] == which (pick NULL: all). */
 static int build(seg *s, const uint32_t *ids, char *const *texts, size_t n, const int *pick, int which)
 {
     hx_bm25_builder *b;
     hx_error err;
     memset(s, 0, sizeof *s);
-    if (hx_bm25_builder_new(&b, &err))
+    if (hx_bm25_builder_new(&b, cfg, &err))
         return -1;
     for (size_t i = 0; i < n; i++) {
         if (pick && pick[i] != which)
@@ -50,7 +53,7 @@ static size_t run_query(const seg *segs, size_t n_segs, const char *query, const
     hx_bm25_query *q;
     size_t n = 0;
     hx_error err;
-    int rc = hx_bm25_query_parse(&q, query, strlen(query), &err);
+    int rc = hx_bm25_query_parse(&q, cfg, query, strlen(query), &err);
     if (rc == 0) {
         rc = hx_bm25_search(ss, n_segs, q, p, k, out, &n, &err);
         hx_bm25_query_free(q);
@@ -142,7 +145,7 @@ static void test_formula(void)
     hx_bm25_builder *b;
     uint8_t *blob;
     size_t len;
-    CHECK(hx_bm25_builder_new(&b, NULL) == 0, "new");
+    CHECK(hx_bm25_builder_new(&b, HX_ANALYZER_EXACT, NULL) == 0, "new");
     hx_bm25_builder_add(b, 7, "x", 1, NULL);
     hx_bm25_builder_add(b, 7, "y", 1, NULL);
     CHECK(hx_bm25_builder_finish(b, &blob, &len, &err) == HX_EINVAL && strstr(err.message, "7"), "duplicate id");
@@ -197,7 +200,7 @@ static void test_syntax(void)
     hx_bm25_params_default(&p);
     hx_bm25_query *q;
     hx_bm25_segment ss = {.reader = &s.r};
-    CHECK(hx_bm25_query_parse(&q, "pods", 4, NULL) == 0, "parse");
+    CHECK(hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, "pods", 4, NULL) == 0, "parse");
     size_t k = 1;
     p.allow = even;
     CHECK(hx_bm25_search(&ss, 1, q, &p, k, h, &n, NULL) == 0 && n == 1 && h[0].doc_id % 2 == 0,
@@ -339,7 +342,7 @@ static void test_random(void)
         }
         hx_bm25_query *q;
         size_t nd = 0;
-        if (hx_bm25_query_parse(&q, qs, strlen(qs), NULL) == 0) {
+        if (hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, qs, strlen(qs), NULL) == 0) {
             errors += hx_bm25_search(ss, 3, q, &pr, k, b, &nd, NULL) != 0;
             hx_bm25_query_free(q);
         }
@@ -377,7 +380,7 @@ static void test_random(void)
         char qs[256];
         random_query(qs, sizeof qs);
         size_t n;
-        if (hx_bm25_query_parse(&q, qs, strlen(qs), NULL) == 0) {
+        if (hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, qs, strlen(qs), NULL) == 0) {
             hx_bm25_search(&ss, 1, q, NULL, 10, a, &n, NULL);
             hx_bm25_query_free(q);
         }
@@ -404,7 +407,7 @@ static void test_golden(void)
     if (!corpus || !queries || !golden)
         goto out;
     hx_bm25_builder *b;
-    CHECK(hx_bm25_builder_new(&b, NULL) == 0, "builder");
+    CHECK(hx_bm25_builder_new(&b, HX_ANALYZER_EXACT, NULL) == 0, "builder");
     int n_docs = 0;
     for (char *line = corpus; *line;) {
         char *nl = strchr(line, '\n');
@@ -488,7 +491,7 @@ static void expect_snippet(const char *text, const char *query, size_t target, c
     hx_bm25_query *q;
     char *out = NULL;
     size_t n;
-    CHECK(hx_bm25_query_parse(&q, query, strlen(query), NULL) == 0, "parse");
+    CHECK(hx_bm25_query_parse(&q, cfg, query, strlen(query), NULL) == 0, "parse");
     CHECK(hx_snippet_make(text, strlen(text), q, target, &out, &n, NULL) == 0, "snippet");
     CHECK(out && strcmp(out, want) == 0, "snippet for '%s':\n   got  '%s'\n   want '%s'", query, out ? out : "",
           want);
@@ -516,7 +519,7 @@ static void test_snippets(void)
     hx_bm25_query *q;
     char *out;
     size_t n;
-    CHECK(hx_bm25_query_parse(&q, "pods nodes", 10, NULL) == 0, "parse");
+    CHECK(hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, "pods nodes", 10, NULL) == 0, "parse");
     CHECK(hx_snippet_make(text, strlen(text), q, 0, &out, &n, NULL) == 0, "snippet");
     CHECK(strstr(out, "**pods** and **nodes** together") && n <= HX_SNIPPET_DEFAULT + 40 &&
               strncmp(out, "\xe2\x80\xa6", 3) == 0,
@@ -537,7 +540,7 @@ static void test_snippets(void)
         for (size_t i = 0; i < qn; i++)
             rq[i] = "ab cd*\"+-"[rnd() % 10];
         size_t target = 1 + rnd() % 300;
-        if (hx_bm25_query_parse(&q, rq, qn, NULL))
+        if (hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, rq, qn, NULL))
             continue;
         if (hx_snippet_make(rtext, tn, q, target, &out, &n, NULL) == 0) {
             size_t plain = 0, stars = 0;
@@ -573,6 +576,74 @@ static void test_snippets(void)
     CHECK(unbalanced == 0, "%d snippets with unbalanced markers", unbalanced);
 }
 
+/* === English analysis and query term frequency === */
+
+static double score_of(const seg *s, const char *query, uint32_t id)
+{
+    hx_bm25_hit h[32];
+    size_t n = run_query(s, 1, query, NULL, 32, h, NULL);
+    for (size_t i = 0; i < n; i++)
+        if (h[i].doc_id == id)
+            return h[i].score;
+    return 0;
+}
+
+static void test_english(void)
+{
+    uint32_t ids[] = {10, 11, 12, 13, 14, 15, 16};
+    char *texts[] = {"the kube-scheduler assigns pods to nodes", "the scheduler framework plugins",
+                     "sig-api-machinery owns the api server", "graceful node shutdown of the kubelet",
+                     "set restartPolicy to Always for pods", "nodes and pods and schedulers",
+                     "a node shutdown that is graceful; the user's policies"};
+    cfg = HX_ANALYZER_ENGLISH;
+    seg s;
+    CHECK(build(&s, ids, texts, 7, NULL, 0) == 0, "build english corpus");
+    CHECK(s.r.analyzer == HX_ANALYZER_ENGLISH, "the segment records its analyzer");
+    /* Stemming widens plain words; stop words alone match nothing. */
+    expect_ids(&s, "scheduling", "10 11 15");
+    expect_ids(&s, "node", "10 13 15 16");
+    expect_ids(&s, "policy", "14 16");
+    expect_ids(&s, "user", "16");
+    expect_ids(&s, "the", "");
+    expect_ids(&s, "the and of", "");
+    /* Identifiers, quoted words, phrases, prefixes and required words stay exact. */
+    expect_ids(&s, "kube-scheduler", "10 11 15");
+    expect_ids(&s, "+kube-scheduler", "10");
+    expect_ids(&s, "\"scheduler\"", "10 11");
+    expect_ids(&s, "+scheduler", "10 11");
+    expect_ids(&s, "restartPolicy", "14 16");
+    expect_ids(&s, "+restartPolicy", "14");
+    expect_ids(&s, "\"graceful node shutdown\"", "13");
+    expect_ids(&s, "\"node shutdown that is graceful\"", "16");
+    expect_ids(&s, "sched*", "10 11 15");
+    expect_ids(&s, "pods -schedulers", "10 14");
+    expect_ids(&s, "sig-api-machinery", "12");
+    /* The identifier ranks the document that has it exactly first. */
+    hx_bm25_hit h[8];
+    size_t n = run_query(&s, 1, "kube-scheduler", NULL, 8, h, NULL);
+    CHECK(n == 3 && h[0].doc_id == 10, "identifier first: [%s]", ids_of(h, n));
+    /* Query term frequency: a word given twice weighs twice, as in Lucene and bm25s. */
+    double once = score_of(&s, "policy", 14), twice = score_of(&s, "policy policies", 14);
+    CHECK(once > 0 && fabs(twice - 2 * once) < 1e-12 * once, "qtf: %.17g vs 2 x %.17g", twice, once);
+    once = score_of(&s, "shutdown", 13);
+    twice = score_of(&s, "shutdown graceful shutdown", 13) - score_of(&s, "graceful", 13);
+    CHECK(once > 0 && fabs(twice - 2 * once) < 1e-9 * once, "qtf in a longer query: %g vs %g", twice, once);
+    /* Snippets bold stemmed matches, not stop words. */
+    expect_snippet("The policies of the nodes", "the policy of nodes", 0,
+                   "The **policies** of the **nodes**");
+    expect_snippet("the kube-scheduler", "\"kube scheduler\"", 0, "the **kube**-**scheduler**");
+    free(s.blob);
+    cfg = HX_ANALYZER_EXACT;
+
+    /* The exact configuration keeps counting a repeated word too. */
+    CHECK(build(&s, ids, texts, 7, NULL, 0) == 0, "build exact corpus");
+    once = score_of(&s, "pods", 14);
+    twice = score_of(&s, "pods pods", 14);
+    CHECK(once > 0 && fabs(twice - 2 * once) < 1e-12 * once, "exact qtf: %g vs %g", twice, once);
+    CHECK(s.r.analyzer == HX_ANALYZER_EXACT, "exact segment");
+    free(s.blob);
+}
+
 int main(void)
 {
     test_formula();
@@ -580,5 +651,6 @@ int main(void)
     test_random();
     test_golden();
     test_snippets();
+    test_english();
     return check_report("test_bm25");
 }

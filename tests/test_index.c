@@ -3,10 +3,13 @@
  * incremental updates (added / updated / unchanged / removed), BM25 scores independent of
  * segmentation (incremental index vs a fresh build), compaction keeps answers, readers pick up
  * commits, one writer at a time, documents from bytes, removal, cancels heard after each embedding
- * batch and before the commit, damaged files refused, and a compaction that fails on a full disk
- * after its commit landed (a warning, no stray file). */
+ * batch and before the commit, damaged files refused, a compaction that fails on a full disk after
+ * its commit landed (a warning, no stray file), and an index made with another keyword analyzer
+ * refused with a message that says to reindex. */
 #include "check.h"
 #include "hyrax.h"
+#include "index_internal.h"
+#include "wire.h"
 
 #include <limits.h>
 #include <math.h>
@@ -211,7 +214,7 @@ static void test_incremental(hx_index *ix, hx_index *reader)
               (unsigned long long)s2.segments);
         CHECK(s1.live_chunks == s2.live_chunks && s1.documents == s2.documents, "same live content");
         same_scores(ix, fresh, "pods");
-        same_scores(ix, fresh, "the");
+        same_scores(ix, fresh, "+the");
         same_scores(ix, fresh, "service dns name");
         hx_index_close(fresh);
     }
@@ -518,6 +521,62 @@ static void test_compact_fails_after_commit(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* Opens an index whose root record is committed by hand, as another build would write it: layout
+ * `version`, keyword analyzer `analyzer` (NULL: no field, as in layout 1), no documents. With
+ * `named` the open must fail with HX_EVERSION and a message naming it and saying to reindex;
+ * without, it must succeed (so the refusals come from the analyzer alone). */
+static void open_other(uint32_t version, const char *analyzer, const char *named)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s.other.hyx", root);
+    unlink(path);
+    hx_store *w = NULL;
+    hx_error err = {0};
+    CHECK(hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "store: %s", err.message);
+    if (!w)
+        return;
+    static const uint8_t empty_docs[16] = {'H', 'X', 'D', 'O', 'C', 'S', '0', '2'};
+    hx_store_ref docs, tomb;
+    uint8_t ref[HX_STORE_REF_SIZE], zero = 0;
+    hx_buf b = {0};
+    CHECK(hx_store_append(w, empty_docs, sizeof empty_docs, &docs, &err) == 0 &&
+              hx_store_append(w, &zero, 0, &tomb, &err) == 0, "append");
+    hx_buf_bytes(&b, IX_MAGIC, 8);
+    hx_buf_u32(&b, version);
+    hx_buf_u32(&b, (uint32_t)hx_model_dim(model));
+    hx_buf_str(&b, hx_model_name(model));
+    if (analyzer)
+        hx_buf_str(&b, analyzer);
+    hx_buf_str(&b, root);
+    hx_buf_u32(&b, 0);
+    hx_buf_u32(&b, 0);
+    hx_store_ref_put(ref, docs);
+    hx_buf_bytes(&b, ref, sizeof ref);
+    hx_store_ref_put(ref, tomb);
+    hx_buf_bytes(&b, ref, sizeof ref);
+    hx_buf_u32(&b, 0);
+    CHECK(!b.failed && hx_store_commit(w, b.data, b.len, NULL, &err) == 0, "commit: %s", err.message);
+    hx_buf_free(&b);
+    hx_store_close(w);
+    hx_index *ix = NULL;
+    int rc = hx_index_open(&ix, path, HX_INDEX_READ, model, NULL, &err);
+    if (named)
+        CHECK(rc == HX_EVERSION && strstr(err.message, "reindex") && strstr(err.message, named),
+              "layout %u analyzer %s: rc %d, %s", version, analyzer ? analyzer : "-", rc, err.message);
+    else
+        CHECK(rc == 0, "layout %u analyzer %s: %s", version, analyzer, err.message);
+    hx_index_close(ix);
+    unlink(path);
+}
+
+static void test_other_analyzer(void)
+{
+    open_other(IX_VERSION, hx_analyzer_name(IX_ANALYZER), NULL);
+    open_other(IX_VERSION, "exact", "\"exact\"");
+    open_other(IX_VERSION, "klingon", "\"klingon\"");
+    open_other(1, NULL, "\"exact\"");
+}
+
 int main(void)
 {
     hx_error err = {0};
@@ -551,6 +610,7 @@ int main(void)
     }
     test_lock_and_damage();
     test_compact_fails_after_commit();
+    test_other_analyzer();
     hx_encoder_free(enc);
     hx_model_close(model);
     char cmd[3 * PATH_MAX + 128];

@@ -4,8 +4,9 @@
  * `--reindex` and `--compact`, and a file that appears at its name; a deleted file stays out of
  * every reindex until it is indexed by name; delete_document removes exactly the named document
  * or says why not; `hyrax rm` removes a folder explicitly and fails on a name that matches
- * nothing; and an index written with the version 1 document table (tests/data/hxdocs01.hyx, made
- * by hyrax at commit 3b32014) still opens and takes new writes. */
+ * nothing; and an index written with the version 1 document table and exact keywords
+ * (tests/data/hxdocs01.hyx, made by hyrax at commit 3b32014) is refused to readers with a message to
+ * reindex, and its first write rebuilds its keywords in place with every document kept. */
 #include "check.h"
 #include "serve_client.h"
 #include "json.h"
@@ -378,24 +379,28 @@ static void test_v1_fixture(void)
     snprintf(copy, sizeof copy, "%s.v1.hyx", root);
     snprintf(cmd, sizeof cmd, "cp tests/data/hxdocs01.hyx '%s'", copy);
     CHECK(system(cmd) == 0, "copy the version 1 fixture");
-    CHECK(hyrax(&out, "verify --db '%s'", copy) == 0, "version 1 index verifies: %s", out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" verify --db '%s' 2>&1", copy);
+    CHECK(check_run(cmd, &out) != 0 && strstr(out, "reindex") && strstr(out, "\"exact\""),
+          "a reader of the version 1 index is told to reindex: %s", out);
     free(out);
-    CHECK(cli_finds(copy, "glacier", "notes/glacier.md") && cli_finds(copy, "lighthouse", "keeper.txt"),
-          "version 1 index searchable");
     server s;
     if (start(&s, copy))
         return;
     initialize(&s);
     hx_json_doc *d;
-    const hx_json_val *r = tool(&s, &d, "list_documents", "{}");
-    const hx_json_val *docs = get(r, "structuredContent.documents");
-    CHECK(docs && hx_json_len(docs) == 2, "two documents in the fixture");
-    for (size_t i = 0; docs && i < hx_json_len(docs); i++)
-        CHECK(!strcmp(str_at(hx_json_arr_get(docs, i), "source"), "file"), "version 1 documents are file-backed");
-    hx_json_doc_free(d);
-    r = tool(&s, &d, "add_document", STORED);
+    const hx_json_val *r = tool(&s, &d, "add_document", STORED);
     CHECK(!is_error(r), "a write to a version 1 index: %s", text_of(r));
     hx_json_doc_free(d);
+    r = tool(&s, &d, "list_documents", "{}");
+    const hx_json_val *docs = get(r, "structuredContent.documents");
+    CHECK(docs && hx_json_len(docs) == 3, "the fixture's two documents and the stored one");
+    size_t n_file = 0;
+    for (size_t i = 0; docs && i < hx_json_len(docs); i++)
+        n_file += !strcmp(str_at(hx_json_arr_get(docs, i), "source"), "file");
+    CHECK(n_file == 2, "version 1 documents are file-backed: %zu", n_file);
+    hx_json_doc_free(d);
+    CHECK(cli_finds(copy, "glacier", "notes/glacier.md") && cli_finds(copy, "lighthouse", "keeper.txt"),
+          "the upgraded index is searchable");
     r = tool(&s, &d, "delete_document", "{\"path\":\"keeper.txt\"}");
     CHECK(!is_error(r) && hx_json_bool(get(r, "structuredContent.remembered")) == 1, "delete in it: %s", text_of(r));
     hx_json_doc_free(d);

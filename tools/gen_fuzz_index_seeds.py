@@ -32,10 +32,10 @@ def blob(data, ref):
 def main(path, out_dir):
     data = open(path, "rb").read()
     root = newest_root(data)
-    pos = 8 + 4
-    dim = struct.unpack_from("<I", root, pos)[0]
-    pos += 4
-    for _ in range(2):   # model name, root path
+    pos = 8
+    version, dim = struct.unpack_from("<II", root, pos)
+    pos += 8
+    for _ in range(2 if version == 1 else 3):   # model name, [keyword analyzer,] root path
         n = struct.unpack_from("<I", root, pos)[0]
         pos += 4 + n
     next_doc, next_chunk = struct.unpack_from("<II", root, pos)

@@ -3,6 +3,7 @@
  * here knows about indexes or queries. Spec: the header comment of analyzer.h. */
 #include "analyzer.h"
 #include "alloc.h"
+#include "stem.h"
 #include "unicode.h"
 
 #include <stdlib.h>
@@ -102,6 +103,70 @@ static int emit(hx_analysis *a, const cpinfo *cps, size_t from, size_t to, uint3
     return 0;
 }
 
+/* === English: stop words and stemmed terms === */
+
+const char *hx_analyzer_name(uint32_t config)
+{
+    return config == HX_ANALYZER_EXACT ? "exact" : config == HX_ANALYZER_ENGLISH ? "english" : NULL;
+}
+
+int hx_analyzer_is_stop(const char *w, size_t n)
+{
+    /* Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, in order. */
+    static const char *const stop[] = {
+        "a",    "an",   "and",  "are",   "as",   "at",    "be",    "but",  "by",
+        "for",  "if",   "in",   "into",  "is",   "it",    "no",    "not",  "of",
+        "on",   "or",   "such", "that",  "the",  "their", "then",  "there", "these",
+        "they", "this", "to",   "was",   "will", "with"};
+    if (n > 5)
+        return 0;
+    for (size_t i = 0; i < sizeof stop / sizeof stop[0]; i++)
+        if (strlen(stop[i]) == n && memcmp(stop[i], w, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Appends the stemmed term of the leaf just emitted (the last term), unless it is a stop word. */
+static int emit_stem(hx_analysis *a)
+{
+    hx_term leaf = a->terms[a->n_terms - 1];
+    const char *w = a->buf + leaf.text_off;
+    if (hx_analyzer_is_stop(w, leaf.text_len))
+        return 0;
+    char tmp[1 + HX_ANALYZER_MAX_TERM];
+    tmp[0] = HX_STEM_MARK;
+    size_t n = hx_stem_english(w, leaf.text_len, tmp + 1);
+    while (1 + n > HX_ANALYZER_MAX_TERM) {  /* mark + stem within the cap: drop a code point */
+        n--;
+        while (n && ((unsigned char)tmp[1 + n] & 0xC0) == 0x80)
+            n--;
+    }
+    if (grow((void **)&a->terms, &a->cap_terms, a->n_terms + 1, sizeof *a->terms) ||
+        grow((void **)&a->buf, &a->buf_cap, a->buf_len + n + 1, 1))
+        return HX_ENOMEM;
+    memcpy(a->buf + a->buf_len, tmp, n + 1);
+    hx_term *t = &a->terms[a->n_terms++];
+    *t = leaf;
+    t->text_off = (uint32_t)a->buf_len;
+    t->text_len = (uint32_t)(n + 1);
+    t->kind = HX_TERM_STEM;
+    a->buf_len += n + 1;
+    a->doc_len++;
+    return 0;
+}
+
+/* Is the compound cps[0..n) the s of a possessive: "s" right after an apostrophe (' or U+2019)
+ * that directly follows the previous compound, which ended at prev_end? */
+static int possessive_s(const char *text, const cpinfo *cps, size_t n, size_t prev_end)
+{
+    if (n != 1 || cps[0].lower != 's' || prev_end == 0)
+        return 0;
+    size_t s = cps[0].start;
+    if (s == prev_end + 1 && text[prev_end] == '\'')
+        return 1;
+    return s == prev_end + 3 && memcmp(text + prev_end, "\xe2\x80\x99", 3) == 0;
+}
+
 /* Is there a camelCase leaf boundary before cps[i] (within a segment starting at s, ending at e)? */
 static int camel_break(const cpinfo *cps, size_t s, size_t e, size_t i)
 {
@@ -121,8 +186,9 @@ static size_t count_leaves(const cpinfo *cps, size_t s, size_t e)
     return n;
 }
 
-/* Emits the terms of one compound cps[0..n) (n >= 1, no leading or trailing joiner). */
-static int emit_compound(hx_analysis *a, const cpinfo *cps, size_t n)
+/* Emits the terms of one compound cps[0..n) (n >= 1, no leading or trailing joiner); stem: also
+ * the stemmed term after each leaf. */
+static int emit_compound(hx_analysis *a, const cpinfo *cps, size_t n, int stem)
 {
     size_t n_segments = 1, n_leaves = 0;
     for (size_t i = 0; i < n; i++)
@@ -148,7 +214,10 @@ static int emit_compound(hx_analysis *a, const cpinfo *cps, size_t n)
         size_t ls = s;
         for (size_t i = s + 1; i <= e; i++) {
             if (i == e || camel_break(cps, s, e, i)) {
+                size_t before = a->n_terms;
                 if ((rc = emit(a, cps, ls, i, pos++, HX_TERM_LEAF)))
+                    return rc;
+                if (stem && a->n_terms > before && (rc = emit_stem(a)))
                     return rc;
                 ls = i;
             }
@@ -159,11 +228,23 @@ static int emit_compound(hx_analysis *a, const cpinfo *cps, size_t n)
     return 0;
 }
 
+/* Emits the compound of the n code points in a->scratch; the s of a possessive gets no stem. */
+static int flush(hx_analysis *a, const char *text, size_t n, int english, size_t *prev_end)
+{
+    const cpinfo *cps = a->scratch;
+    int stem = english && !possessive_s(text, cps, n, *prev_end);
+    *prev_end = cps[n - 1].end;
+    return emit_compound(a, cps, n, stem);
+}
+
 int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
 {
     a->n_terms = 0;
     a->buf_len = 0;
     a->n_positions = 0;
+    a->doc_len = 0;
+    int english = a->config == HX_ANALYZER_ENGLISH;
+    size_t prev_end = 0;  /* end of the last compound (0: none yet) */
     if (len >= UINT32_MAX)
         return hx_error_set(err, HX_ERANGE, -1, "analyzer: text of %zu bytes is over 4 GiB", len);
     size_t pos = 0, n = 0;
@@ -173,7 +254,7 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
         if (n == HX_ANALYZER_MAX_COMPOUND) {   /* cut here, so any run costs bounded memory */
             if (pending_join)
                 n--;
-            if (emit_compound(a, a->scratch, n))
+            if (flush(a, text, n, english, &prev_end))
                 return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
             n = 0;
             prev_word = 0;
@@ -212,7 +293,7 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
         }
         if (pending_join)
             n--;  /* the joiner was not followed by a word character */
-        if (n && emit_compound(a, a->scratch, n))
+        if (n && flush(a, text, n, english, &prev_end))
             return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
         n = 0;
         prev_word = 0;
@@ -220,8 +301,10 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
     }
     if (pending_join)
         n--;
-    if (n && emit_compound(a, a->scratch, n))
+    if (n && flush(a, text, n, english, &prev_end))
         return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
+    if (!english)
+        a->doc_len = a->n_positions;
     return 0;
 }
 

@@ -25,11 +25,21 @@
  * - Term length cap HX_ANALYZER_MAX_TERM (64) bytes after lowercasing: a leaf longer than that is
  *   cut to its longest prefix of whole code points within 64 bytes; a whole or a segment longer than
  *   that is not emitted (its leaves still are).
- * - Stop words: none. Stemming: none. Accents are kept (cafe and café are different terms).
+ * - Accents are kept (cafe and café are different terms).
  * - Scripts without spaces (CJK) come out as one leaf per run of letters (cut at 64 bytes).
  * - A compound ends after HX_ANALYZER_MAX_COMPOUND code points (joiners included) and the text
  *   after it is analyzed afresh, so a word of any length (a 50 MB run of letters) takes bounded
  *   memory; only such runs, far past the term cap, are affected.
+ * The terms above form the exact field. Configurations (hx_analysis.config; an index records its
+ * own by hx_analyzer_name and refuses another):
+ * - HX_ANALYZER_EXACT: the exact field only; the BM25 document length is n_positions.
+ * - HX_ANALYZER_ENGLISH: as Lucene's `english` analyzer, a stemmed field beside the exact one.
+ *   Right after each leaf comes its stemmed term (kind HX_TERM_STEM): HX_STEM_MARK followed by the
+ *   leaf's Snowball English stem (stem.h), same position and byte range; "~" never occurs in an
+ *   exact term, so both fields share one dictionary. No stemmed term for a stop word (Lucene's
+ *   EnglishAnalyzer default set, hx_analyzer_is_stop) or for the s of a possessive (a leaf "s" right
+ *   after an apostrophe, ' or U+2019, that follows a word: user's). The BM25 document length is the
+ *   number of stemmed terms, as Lucene counts the tokens of its stemmed field.
  */
 #ifndef HX_ANALYZER_H
 #define HX_ANALYZER_H
@@ -43,11 +53,21 @@
 #define HX_ANALYZER_MAX_COMPOUND 1024   /* code points buffered per compound */
 
 /* Term kinds. */
-enum { HX_TERM_LEAF = 1, HX_TERM_SEGMENT = 2, HX_TERM_WHOLE = 4 };
+enum { HX_TERM_LEAF = 1, HX_TERM_SEGMENT = 2, HX_TERM_WHOLE = 4, HX_TERM_STEM = 8 };
+
+/* Configurations; the numbers are stored in BM25 segments, so they never change meaning. */
+enum { HX_ANALYZER_EXACT = 0, HX_ANALYZER_ENGLISH = 1 };
+#define HX_STEM_MARK '~'
+
+/* The name an index records for a configuration ("exact", "english"); NULL for an unknown one. */
+const char *hx_analyzer_name(uint32_t config);
+
+/* Is the lowercased word w[0..n) an English stop word (Lucene's EnglishAnalyzer default set)? */
+int hx_analyzer_is_stop(const char *w, size_t n);
 
 typedef struct hx_term {
     uint32_t text_off;  /* offset of the lowercased term bytes in hx_analysis.buf */
-    uint32_t text_len;  /* 1..HX_ANALYZER_MAX_TERM */
+    uint32_t text_len;  /* 1..HX_ANALYZER_MAX_TERM (stemmed terms: mark included) */
     uint32_t pos;       /* position (leaf ordinal in the text) */
     uint32_t start;     /* byte range [start, end) of the term in the input text */
     uint32_t end;
@@ -55,8 +75,11 @@ typedef struct hx_term {
 } hx_term;
 
 /* Result of one analysis; reusable across calls (buffers grow and are kept). Zero-initialise
- * before first use; free with hx_analyzer_free. */
+ * before first use (that is HX_ANALYZER_EXACT; set config after for another); free with
+ * hx_analyzer_free. */
 typedef struct hx_analysis {
+    uint32_t config;     /* HX_ANALYZER_*, read by hx_analyzer_run */
+    uint32_t doc_len;    /* BM25 document length (see the configurations above) */
     hx_term *terms;      /* owned; n_terms entries in emission order */
     size_t n_terms, cap_terms;
     char *buf;           /* owned; term bytes, not NUL-terminated */
@@ -70,7 +93,7 @@ typedef struct hx_analysis {
  * with HX_ERANGE (offsets are 32-bit). Returns 0, HX_ENOMEM or HX_ERANGE. */
 int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err);
 
-/* Frees the buffers of a (not a itself) and zeroes it. */
+/* Frees the buffers of a (not a itself) and zeroes it (config included). */
 void hx_analyzer_free(hx_analysis *a);
 
 /* Pointer to the bytes of term i (borrowed until the next run or free). */

@@ -100,11 +100,14 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h;
 }
 
-int hx_bm25_builder_new(hx_bm25_builder **out, hx_error *err)
+int hx_bm25_builder_new(hx_bm25_builder **out, uint32_t analyzer, hx_error *err)
 {
+    if (!hx_analyzer_name(analyzer))
+        return hx_error_set(err, HX_EINVAL, -1, "bm25: unknown analyzer configuration %u", analyzer);
     *out = hx_calloc(1, sizeof **out);
     if (!*out)
         return hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
+    (*out)->an.config = analyzer;
     return 0;
 }
 
@@ -204,7 +207,7 @@ int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, s
         t->post[t->n_post++] = tm->pos;
     }
     b->doc_ids[b->n_docs] = doc_id;
-    b->doc_lens[b->n_docs] = b->an.n_positions;
+    b->doc_lens[b->n_docs] = b->an.doc_len;
     b->n_docs++;
     return 0;
 nomem:
@@ -410,6 +413,7 @@ static int write_blob(const finish_state *f, uint8_t **out, size_t *out_len)
     hxf_put32(blob + 20, (uint32_t)nt);
     hxf_put64(blob + 24, f->total);
     hxf_put64(blob + 32, size);
+    hxf_put32(blob + 40, b->an.config);
     for (int i = 0; i < DIR_ENTRIES; i++) {
         hxf_put64(blob + HEADER_SIZE + 16 * i, offs[i]);
         hxf_put64(blob + HEADER_SIZE + 16 * i + 8, lens[i]);
@@ -502,6 +506,9 @@ int hx_bm25_reader_open(hx_bm25_reader *r, const void *data, size_t len, hx_erro
     r->n_docs = hxf_le32(p + 16);
     r->n_terms = hxf_le32(p + 20);
     r->total_len = hxf_le64(p + 24);
+    r->analyzer = hxf_le32(p + 40);
+    if (!hx_analyzer_name(r->analyzer))
+        return hx_error_set(err, HX_EVERSION, 40, "bm25: unknown analyzer configuration %u", r->analyzer);
     uint64_t size = hxf_le64(p + 32);
     if (size > len)
         return hx_error_set(err, HX_ETRUNCATED, 32, "bm25: segment declares %llu bytes, buffer has %zu",

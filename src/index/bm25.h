@@ -9,11 +9,13 @@
  *     idf(t)   = ln(1 + (N - df + 0.5) / (df + 0.5))
  *     s(t, d)  = idf(t) * tf / (tf + k1 * (1 - b + b * dl / avgdl))
  *     score(d) = sum over the query's scoring clauses of s(t, d)
- * k1 = 1.2, b = 0.75 by default. dl is the analyzer's n_positions (leaf count) of the document.
+ * k1 = 1.2, b = 0.75 by default. dl is the analyzer's doc_len of the document (analyzer.h: the
+ * leaf count, or with English analysis the count of stemmed terms).
  * N, avgdl and df are taken over the live (not deleted) documents of ALL segments passed to
  * hx_bm25_search, so scores do not depend on how documents are split into segments. A phrase scores
  * like a Lucene PhraseQuery: the sum of its terms' idf times the tf formula with tf = the number of
- * times the phrase occurs. Computation is in double precision.
+ * times the phrase occurs. A clause given n times in a query scores n times (Lucene sums repeated
+ * clauses; "cost cost" weighs cost twice). Computation is in double precision.
  *
  * === Serialized segment (one blob, all integers little-endian, built by hx_bm25_builder_finish) ===
  * Header, 64 bytes at offset 0:
@@ -25,7 +27,8 @@
  *       20    4 n_terms
  *       24    8 total document length (sum of dl over all docs)
  *       32    8 blob size in bytes (a shorter buffer is truncated)
- *       40   24 reserved, zero
+ *       40    4 analyzer configuration the terms were made with (HX_ANALYZER_*; 0 = exact)
+ *       44   20 reserved, zero
  * Array directory, 8 entries of 16 bytes at offset 64: u64 offset (8-aligned, >= 192), u64 length.
  *   ENTRY ARRAY       ELEMENT   DESCRIPTION
  *       0 doc_ids     u32       external doc ids, strictly ascending; a doc's ordinal is its index
@@ -59,10 +62,15 @@
  *
  * === Keyword query syntax (hx_bm25_query_parse; it never fails on garbage) ===
  *   word        analyzed like documents; every term it yields is an optional (OR) scoring clause,
- *               so kube-scheduler scores kube-scheduler, kube and scheduler
- *   +word       the document must contain the word's first term (the whole compound); scores too
- *   -word       documents containing the word's first term are dropped; does not score
- *   "a b c"     phrase: the leaves of the text must occur at consecutive positions; optional,
+ *               so kube-scheduler scores kube-scheduler, kube and scheduler. With English
+ *               analysis the leaves score through their stemmed terms only (stop words not at
+ *               all) and wholes and segments through the exact field: kube-scheduler scores
+ *               kube-scheduler, ~kube and ~schedul
+ *   "word"      a quoted single word: its terms in the exact field only
+ *   +word       the document must contain the word's first term (the whole compound, exact
+ *               field); scores too
+ *   -word       documents containing the word's first term (exact field) are dropped; no score
+ *   "a b c"     phrase: the exact leaves of the text must occur at consecutive positions; optional,
  *               +"..." required, -"..." excluded. A phrase of one leaf is a plain word. An unclosed
  *               quote runs to the end of the query. At most 32 leaves (the rest are ignored).
  *   pre*        prefix: the lowercased word characters before the '*' expand over the dictionaries
@@ -70,8 +78,9 @@
  *               (stored df, tombstoned docs included; ties by term bytes); each is an optional
  *               clause scored with its live df like any term; -pre* excludes every expansion;
  *               +pre* is treated as pre*. A '*' elsewhere separates words.
- * Operators apply only at the start of a word; a lone + or - is ignored; duplicate clauses are
- * merged (a required clause wins over an optional one on the same term). At most
+ * Operators apply only at the start of a word; a lone + or - is ignored; duplicate term clauses are
+ * merged into one that scores as many times as it was given (a required clause wins over an
+ * optional one on the same term). At most
  * HX_BM25_MAX_CLAUSES (256) clauses; further words are ignored; after prefix expansion at most 1024
  * terms and phrases take part (the rest are ignored). A query whose only clauses are exclusions
  * matches nothing.
@@ -90,6 +99,7 @@
 #ifndef HX_BM25_H
 #define HX_BM25_H
 
+#include "analyzer.h"
 #include "hyrax.h"
 
 #include <stddef.h>
@@ -106,7 +116,8 @@
 
 /* Accumulates documents in memory. Not thread-safe. Caller frees with hx_bm25_builder_free. */
 typedef struct hx_bm25_builder hx_bm25_builder;
-int hx_bm25_builder_new(hx_bm25_builder **out, hx_error *err);
+/* analyzer: the HX_ANALYZER_* configuration documents are analyzed with (recorded in the blob). */
+int hx_bm25_builder_new(hx_bm25_builder **out, uint32_t analyzer, hx_error *err);
 void hx_bm25_builder_free(hx_bm25_builder *b);
 
 /* Analyzes text[0..len) and adds it as doc_id (any order; a repeated id makes finish fail with
@@ -128,6 +139,7 @@ typedef struct hx_bm25_reader {
     size_t size;
     uint32_t n_docs, n_terms;
     uint64_t total_len;
+    uint32_t analyzer;       /* HX_ANALYZER_* of the header */
     const uint8_t *arr[8];   /* the 8 arrays of the directory, in order */
     uint64_t arr_len[8];
 } hx_bm25_reader;
@@ -144,16 +156,21 @@ int64_t hx_bm25_reader_find(const hx_bm25_reader *r, const char *term, size_t le
 
 typedef struct hx_bm25_query hx_bm25_query;  /* opaque; caller frees with hx_bm25_query_free */
 
-/* Parses text[0..len) with the syntax above. Fails only with HX_ENOMEM (or HX_ERANGE for text of
- * 4 GiB or more); an empty or all-garbage query parses to a query that matches nothing. */
-int hx_bm25_query_parse(hx_bm25_query **out, const char *text, size_t len, hx_error *err);
+/* Parses text[0..len) with the syntax above, analyzing words with the HX_ANALYZER_* configuration
+ * `analyzer` (that of the segments it will search). Fails only with HX_ENOMEM (or HX_ERANGE for
+ * text of 4 GiB or more); an empty or all-garbage query parses to a query that matches nothing. */
+int hx_bm25_query_parse(hx_bm25_query **out, uint32_t analyzer, const char *text, size_t len,
+                        hx_error *err);
+
+/* The analyzer configuration q was parsed with. */
+uint32_t hx_bm25_query_analyzer(const hx_bm25_query *q);
 void hx_bm25_query_free(hx_bm25_query *q);
 
 /* Number of clauses after parsing (prefixes count once, before expansion). */
 size_t hx_bm25_query_clauses(const hx_bm25_query *q);
 
-/* The i-th term a snippet should highlight (terms of optional and required words, phrase leaves
- * and prefixes; not exclusions): *term borrowed until the query is freed, *is_prefix nonzero for a
+/* The i-th term a snippet should highlight (terms of optional and required words, stemmed terms
+ * included, phrase leaves and prefixes; not exclusions): *term borrowed until the query is freed, *is_prefix nonzero for a
  * prefix. Returns 0, or HX_ENOTFOUND when i is past the last one. */
 int hx_bm25_query_highlight(const hx_bm25_query *q, size_t i, const char **term, size_t *len,
                             int *is_prefix);

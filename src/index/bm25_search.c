@@ -19,6 +19,7 @@ enum { CL_TERM = 0, CL_PHRASE = 1, CL_PREFIX = 2 };
 typedef struct qclause {
     uint8_t occur, type;
     uint32_t first, n;    /* terms[first .. first + n) */
+    uint32_t qtf;         /* times the clause was given (it scores that many times) */
 } qclause;
 
 typedef struct qterm {
@@ -32,6 +33,7 @@ struct hx_bm25_query {
     size_t n_terms, cap_terms;
     char *text;           /* owned term bytes */
     size_t text_len, text_cap;
+    uint32_t analyzer;    /* HX_ANALYZER_* the words were analyzed with */
 };
 
 void hx_bm25_query_free(hx_bm25_query *q)
@@ -47,6 +49,11 @@ void hx_bm25_query_free(hx_bm25_query *q)
 size_t hx_bm25_query_clauses(const hx_bm25_query *q)
 {
     return q->n_cl;
+}
+
+uint32_t hx_bm25_query_analyzer(const hx_bm25_query *q)
+{
+    return q->analyzer;
 }
 
 static const char *qterm_text(const hx_bm25_query *q, uint32_t i)
@@ -67,7 +74,8 @@ static int q_add_term(hx_bm25_query *q, const char *s, size_t n)
     return 0;
 }
 
-/* Adds a one-term clause unless an equal one exists (a required clause upgrades an optional one). */
+/* Adds a one-term clause, or counts it again when an equal one exists (a required clause upgrades
+ * an optional one). */
 static int q_add_single(hx_bm25_query *q, int occur, int type, const char *s, size_t n)
 {
     for (size_t i = 0; i < q->n_cl; i++) {
@@ -79,6 +87,7 @@ static int q_add_single(hx_bm25_query *q, int occur, int type, const char *s, si
             continue;
         if (occur == OCC_MUST)
             c->occur = OCC_MUST;
+        c->qtf++;
         return 0;
     }
     if (q->n_cl >= HX_BM25_MAX_CLAUSES)
@@ -90,14 +99,26 @@ static int q_add_single(hx_bm25_query *q, int occur, int type, const char *s, si
     c->type = (uint8_t)type;
     c->first = (uint32_t)(q->n_terms - 1);
     c->n = 1;
+    c->qtf = 1;
     return 0;
 }
 
-static int q_word(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n)
+/* Does a term of this kind score for an optional word? With English analysis a leaf scores through
+ * its stemmed term; exact (a quoted single word): only exact terms score. */
+static int q_scores(const hx_bm25_query *q, uint32_t kind, int exact)
+{
+    if (kind == HX_TERM_STEM)
+        return !exact;
+    return exact || kind != HX_TERM_LEAF || q->analyzer != HX_ANALYZER_ENGLISH;
+}
+
+static int q_word(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n, int exact)
 {
     if (hx_analyzer_run(an, s, n, NULL))
         return HX_ENOMEM;
     for (size_t i = 0; i < an->n_terms; i++) {
+        if (occur == OCC_SHOULD && !q_scores(q, an->terms[i].kind, exact))
+            continue;
         int rc = q_add_single(q, occur, CL_TERM, hx_analyzer_term(an, i), an->terms[i].text_len);
         if (rc)
             return rc;
@@ -115,7 +136,7 @@ static int q_phrase(hx_bm25_query *q, hx_analysis *an, int occur, const char *s,
     for (size_t i = 0; i < an->n_terms; i++)
         leaves += an->terms[i].kind == HX_TERM_LEAF;
     if (leaves <= 1)
-        return q_word(q, an, occur, s, n);
+        return q_word(q, an, occur, s, n, 1);
     if (q->n_cl >= HX_BM25_MAX_CLAUSES)
         return 0;
     if (bm_grow((void **)&q->cl, &q->cap_cl, q->n_cl + 1, sizeof *q->cl))
@@ -133,6 +154,7 @@ static int q_phrase(hx_bm25_query *q, hx_analysis *an, int occur, const char *s,
     c->type = CL_PHRASE;
     c->first = (uint32_t)first;
     c->n = (uint32_t)k;
+    c->qtf = 1;
     return 0;
 }
 
@@ -145,7 +167,7 @@ static int q_prefix(hx_bm25_query *q, hx_analysis *an, int occur, const char *s,
     size_t pick = 0;
     uint32_t max_end = 0;
     for (size_t i = 0; i < an->n_terms; i++) {
-        if (an->terms[i].start >= max_end)
+        if (an->terms[i].start >= max_end && an->terms[i].kind != HX_TERM_STEM)
             pick = i;  /* a new compound starts here */
         if (an->terms[i].end > max_end)
             max_end = an->terms[i].end;
@@ -154,6 +176,8 @@ static int q_prefix(hx_bm25_query *q, hx_analysis *an, int occur, const char *s,
         return 0;
     int occ = occur == OCC_NOT ? OCC_NOT : OCC_SHOULD;
     for (size_t i = 0; i < pick; i++) {
+        if (occ == OCC_SHOULD && !q_scores(q, an->terms[i].kind, 0))
+            continue;
         int rc = q_add_single(q, occ, CL_TERM, hx_analyzer_term(an, i), an->terms[i].text_len);
         if (rc)
             return rc;
@@ -166,15 +190,19 @@ static int is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-int hx_bm25_query_parse(hx_bm25_query **out, const char *text, size_t len, hx_error *err)
+int hx_bm25_query_parse(hx_bm25_query **out, uint32_t analyzer, const char *text, size_t len,
+                        hx_error *err)
 {
     *out = NULL;
     if (len >= UINT32_MAX)
         return hx_error_set(err, HX_ERANGE, -1, "bm25: query of %zu bytes is too long", len);
+    if (!hx_analyzer_name(analyzer))
+        return hx_error_set(err, HX_EINVAL, -1, "bm25: unknown analyzer configuration %u", analyzer);
     hx_bm25_query *q = hx_calloc(1, sizeof *q);
     hx_analysis an = {0};
     if (!q)
         return hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
+    q->analyzer = an.config = analyzer;
     size_t i = 0;
     int rc = 0;
     while (i < len && !rc && q->n_cl < HX_BM25_MAX_CLAUSES) {
@@ -206,7 +234,7 @@ int hx_bm25_query_parse(hx_bm25_query **out, const char *text, size_t len, hx_er
                 e--;
             rc = q_prefix(q, &an, occur, text + i, e - i);
         } else {
-            rc = q_word(q, &an, occur, text + i, j - i);
+            rc = q_word(q, &an, occur, text + i, j - i, 0);
         }
         i = j;
     }
@@ -250,6 +278,7 @@ typedef struct unit {
     uint32_t block;      /* skip block whose bound block_ub holds (UINT32_MAX: none yet) */
     double block_ub;
     uint32_t min_df;     /* smallest df of its terms in the current segment (leader choice) */
+    uint32_t qtf;        /* times the query gives it: its weight is qtf times its idf sum */
     bm_cursor *c;           /* n cursors into the search's pool, for the current segment */
     uint32_t doc, freq;  /* current doc ordinal (END_DOC when done) and tf or phrase frequency */
 } unit;
@@ -759,8 +788,9 @@ static int cmp_exp_df(const void *a, const void *b)
     return cmp_exp_text(a, b);
 }
 
-/* Adds a one-term unit unless an equal one exists or the unit cap (MAX_UNITS) is reached. */
-static void add_unit(search *s, int occur, const char *text, size_t len)
+/* Adds a one-term unit given qtf times, or counts an equal one qtf more times; nothing once the
+ * unit cap (MAX_UNITS) is reached. */
+static void add_unit(search *s, int occur, const char *text, size_t len, uint32_t qtf)
 {
     for (size_t i = 0; i < s->n_units; i++) {
         unit *u = &s->u[i];
@@ -768,6 +798,7 @@ static void add_unit(search *s, int occur, const char *text, size_t len)
             (u->occur == OCC_NOT) == (occur == OCC_NOT)) {
             if (occur == OCC_MUST)
                 u->occur = OCC_MUST;
+            u->qtf += qtf;
             return;
         }
     }
@@ -779,6 +810,7 @@ static void add_unit(search *s, int occur, const char *text, size_t len)
     u->n = 1;
     u->text = text;
     u->len = (uint32_t)len;
+    u->qtf = qtf;
 }
 
 /* Turns the query's clauses into units; prefixes expand over the segments' dictionaries. */
@@ -790,7 +822,7 @@ static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
     for (size_t c = 0; c < q->n_cl; c++) {
         const qclause *cl = &q->cl[c];
         if (cl->type == CL_TERM) {
-            add_unit(s, cl->occur, qterm_text(q, cl->first), q->terms[cl->first].len);
+            add_unit(s, cl->occur, qterm_text(q, cl->first), q->terms[cl->first].len, cl->qtf);
         } else if (cl->type == CL_PHRASE) {
             if (s->n_units >= MAX_UNITS)
                 continue;
@@ -800,6 +832,7 @@ static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
             u->phrase = 1;
             u->n = cl->n;
             u->qfirst = cl->first;
+            u->qtf = cl->qtf;
         } else {
             const char *pre = qterm_text(q, cl->first);
             size_t plen = q->terms[cl->first].len;
@@ -833,7 +866,7 @@ static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
             }
             qsort(ex, w, sizeof *ex, cmp_exp_df);
             for (size_t i = 0; i < w && i < HX_BM25_MAX_EXPANSION; i++)
-                add_unit(s, cl->occur, ex[i].text, ex[i].len);
+                add_unit(s, cl->occur, ex[i].text, ex[i].len, cl->qtf);
         }
     }
     free(ex);
@@ -888,6 +921,7 @@ static int weigh_units(search *s, const hx_bm25_segment *segs, size_t n_segs, ui
                 df += live_df(&segs[g], s->term_ids[g * n_cursors + c + j]);
             s->u[i].w += idf((double)n_live, (double)df);
         }
+        s->u[i].w *= s->u[i].qtf;
     }
     return 0;
 }

@@ -28,6 +28,7 @@ int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, h
     hx_buf_u32(&b, IX_VERSION);
     hx_buf_u32(&b, ix->dim);
     hx_buf_str(&b, ix->model_name);
+    hx_buf_str(&b, hx_analyzer_name(IX_ANALYZER));
     hx_buf_str(&b, ix->root);
     hx_buf_u32(&b, next_doc);
     hx_buf_u32(&b, next_chunk);
@@ -269,6 +270,9 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
         (rc = hx_hnsw_view_open(&s->hnsw, hn->data, (size_t)hn->length, (const float *)s->vectors->data,
                                 (size_t)n * ix->dim, hx_kernels_get()->dot, err)))
         return rc;
+    if (s->bm25.analyzer != IX_ANALYZER && !ix->stale_keywords)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment keywords analyzed as \"%s\", the index says \"%s\"",
+                            hx_analyzer_name(s->bm25.analyzer), hx_analyzer_name(IX_ANALYZER));
     if (hx_hnsw_view_count(s->hnsw) != n)
         return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment graph and vectors disagree");
     /* both sides must answer with this segment's chunk ids, base .. base + n - 1, and nothing else
@@ -395,13 +399,23 @@ int ix_view_load(hx_index *ix, hx_error *err)
     if (!magic || memcmp(magic, IX_MAGIC, 8))
         return hx_error_set(err, HX_EFORMAT, -1, "the index root record has a bad magic");
     uint32_t version = hx_rd_u32(&r);
-    if (hx_rd_ok(&r) && version != IX_VERSION)
+    if (hx_rd_ok(&r) && version != IX_VERSION && version != 1)
         return hx_error_set(err, HX_EVERSION, -1, "index layout version %u is not supported (this build reads %u)",
                             version, IX_VERSION);
-    uint32_t dim = hx_rd_u32(&r), model_len, root_len;
-    const char *model, *rootp;
+    uint32_t dim = hx_rd_u32(&r), model_len, root_len, an_len = 5;
+    const char *model, *rootp, *an = "exact";   /* layout 1 had no analyzer field: exact only */
     hx_rd_str(&r, &model, &model_len, sizeof ix->model_name - 1);
+    if (version != 1)
+        hx_rd_str(&r, &an, &an_len, 64);
     hx_rd_str(&r, &rootp, &root_len, PATH_MAX);
+    const char *want = hx_analyzer_name(IX_ANALYZER);
+    ix->stale_keywords = hx_rd_ok(&r) && (version != IX_VERSION || an_len != strlen(want) || memcmp(an, want, an_len));
+    if (ix->stale_keywords && !ix->writer)
+        return hx_error_set(err, HX_EVERSION, -1,
+                            "the index %s was built with keyword analyzer \"%.*s\" and this build analyzes keywords "
+                            "as \"%s\": reindex it (run hyrax index; the first write rebuilds its keyword index "
+                            "in place, stored documents included)",
+                            ix->path ? ix->path : "", (int)an_len, an, want);
     v->next_doc = hx_rd_u32(&r);
     v->next_chunk = hx_rd_u32(&r);
     v->docs_ref = read_ref(&r);
@@ -504,6 +518,8 @@ int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_mod
     }
     if (!rc)
         rc = ix_view_load(ix, err);
+    if (!rc && ix->stale_keywords)
+        rc = hx_index_compact(ix, err);  /* rebuilds every keyword segment with IX_ANALYZER */
     if (rc) {
         hx_index_close(ix);
         return rc;

@@ -6,9 +6,15 @@
  * Root bytes of a commit (the store's opaque root), encoded with wire.h:
  *   FIELD            ENCODING     DESCRIPTION
  *   magic            8 bytes      "HXINDEX1"
- *   version          u32          IX_VERSION; others are refused by name
+ *   version          u32          IX_VERSION; others are refused by name, but for 1, which is the
+ *                                 same without the analyzer field (its keywords are "exact")
  *   dim              u32          embedding dimension of the model
  *   model            str          model name (e.g. "all-MiniLM-L6-v2")
+ *   analyzer         str          keyword analyzer configuration, hx_analyzer_name(IX_ANALYZER)
+ *                                 ("english"). A reader refuses an index made with another (or
+ *                                 layout 1) with a message to reindex; a writer opening one
+ *                                 compacts it at once, which rebuilds every BM25 segment from
+ *                                 the stored chunk texts (no re-embedding, stored documents kept)
  *   root             str          absolute path of the indexed root
  *   next_doc         u32          next document id to hand out
  *   next_chunk       u32          next chunk id to hand out (chunk ids are global)
@@ -47,7 +53,8 @@
  *   head_off   u32    [n + 1]   same for heading paths
  *   heads      raw              heading paths, each followed by a NUL
  *   vectors    f32    [n, dim]  L2-normalised embeddings, chunk order
- *   bm25       raw              hx_bm25 segment over chunk texts, doc id = chunk id (if n > 0)
+ *   bm25       raw              hx_bm25 segment over chunk texts, doc id = chunk id (if n > 0),
+ *                               analyzed with IX_ANALYZER (its header says so; checked at open)
  *   hnsw       raw              hx_hnsw graph over vectors, node i = chunk base + i (if n > 0)
  *
  * ix_view_load checks every range and id before anything reads them, so search and the tools
@@ -61,6 +68,7 @@
 #ifndef HX_INDEX_INTERNAL_H
 #define HX_INDEX_INTERNAL_H
 
+#include "analyzer.h"
 #include "bm25.h"
 #include "hnsw.h"
 #include "hxfile.h"
@@ -72,7 +80,8 @@
 #define IX_MAGIC "HXINDEX1"
 #define IX_DOCS_MAGIC "HXDOCS02"     /* written; IX_DOCS_MAGIC_V1 is read too */
 #define IX_DOCS_MAGIC_V1 "HXDOCS01"
-#define IX_VERSION 1
+#define IX_VERSION 2
+#define IX_ANALYZER HX_ANALYZER_ENGLISH  /* the keyword analysis of every index this build writes */
 #define IX_CHUNK_FIELDS 8
 #define IX_STR_MAX (1u << 24)       /* longest string the tables accept */
 #define IX_META_MAX 1024            /* most metadata pairs one document may carry */
@@ -117,6 +126,8 @@ struct hx_index {
     char *root;                /* owned: the indexed root */
     char model_name[64];
     uint32_t dim;
+    bool stale_keywords;       /* the commit's keywords were made with another analyzer (writer
+                                  only: hx_index_open compacts before anything else runs) */
     ix_view v;
 };
 

@@ -86,7 +86,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     hxf_put32((uint8_t *)&text_off[n], (uint32_t)to);
     hxf_put32((uint8_t *)&head_off[n], (uint32_t)ho);
     if (n) {
-        if ((rc = hx_bm25_builder_new(&bb, err)))
+        if ((rc = hx_bm25_builder_new(&bb, IX_ANALYZER, err)))
             goto done;
         for (size_t i = 0; i < n && !rc; i++)
             rc = hx_bm25_builder_add(bb, base + (uint32_t)i, c[i].text, c[i].text_len, err);

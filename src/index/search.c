@@ -379,7 +379,7 @@ int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len
         return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the embedding model");
     float *vec = NULL;
     hx_bm25_query *q = NULL;
-    int rc = hx_bm25_query_parse(&q, query, len, err);   /* also drives snippets */
+    int rc = hx_bm25_query_parse(&q, IX_ANALYZER, query, len, err);   /* also drives snippets */
     if (!rc && want_vec) {
         if (!(vec = hx_malloc(sizeof *vec * ix->dim)))
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");

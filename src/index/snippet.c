@@ -240,6 +240,7 @@ int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t
     uint32_t *count = NULL;
     hlterm *hls = NULL;
     size_t n_hl = 0;
+    an.config = hx_bm25_query_analyzer(q);  /* stemmed terms in the text meet the query's */
     int rc = hx_analyzer_run(&an, text, len, err);
     if (rc)
         goto fail;
