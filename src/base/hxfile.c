@@ -217,24 +217,6 @@ void hxf_map_close(hxf_map *m)
 
 /* === Writer === */
 
-static int grow(hxf_writer *w, size_t need, hx_error *err)
-{
-    if (need <= w->cap)
-        return 0;
-    size_t cap = w->cap ? w->cap : 4096;
-    while (cap < need) {
-        if (cap > SIZE_MAX / 2)
-            return w->error = hx_error_set(err, HX_ENOMEM, -1, "file image too large");
-        cap *= 2;
-    }
-    uint8_t *d = hx_realloc(w->data, cap);
-    if (!d)
-        return w->error = hx_error_set(err, HX_ENOMEM, -1, "out of memory building a file image");
-    w->data = d;
-    w->cap = cap;
-    return 0;
-}
-
 /* Appends zeros up to the next 64-byte boundary, then len bytes of data (data may be NULL for
  * zeros only). */
 static int append_aligned(hxf_writer *w, const void *data, size_t len, hx_error *err)
@@ -242,9 +224,9 @@ static int append_aligned(hxf_writer *w, const void *data, size_t len, hx_error 
     size_t start = (w->len + HXF_ALIGN - 1) / HXF_ALIGN * HXF_ALIGN;
     if (len > SIZE_MAX - start)
         return w->error = hx_error_set(err, HX_ERANGE, -1, "file image too large");
-    int rc = grow(w, start + len, err);
+    int rc = hx_grow((void **)&w->data, &w->cap, start + len, 1, err);
     if (rc)
-        return rc;
+        return w->error = rc;
     memset(w->data + w->len, 0, start - w->len);
     if (len)
         memcpy(w->data + start, data, len);

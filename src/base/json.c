@@ -173,18 +173,8 @@ static int push_val(parser *ps, int type, int member)
 {
     if (ps->n >= ps->max_values)
         return perr(ps, HX_ERANGE, ps->pos, "too many values");
-    if (ps->n == ps->cap) {
-        size_t cap = ps->cap ? ps->cap * 2 : 64;
-        if (cap > ps->max_values)
-            cap = ps->max_values;
-        if (cap > SIZE_MAX / sizeof *ps->vals)
-            return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
-        hx_json_val *v = hx_realloc(ps->vals, cap * sizeof *v);
-        if (!v)
-            return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
-        ps->vals = v;
-        ps->cap = cap;
-    }
+    if (hx_grow((void **)&ps->vals, &ps->cap, ps->n + 1, sizeof *ps->vals, NULL))
+        return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
     hx_json_val *v = &ps->vals[ps->n++];
     memset(v, 0, sizeof *v);
     v->type = type;
@@ -383,14 +373,8 @@ static int open_container(parser *ps, int type)
     int rc = push_val(ps, type, 1);
     if (rc)
         return rc;
-    if ((size_t)ps->depth == ps->stack_cap) {
-        size_t cap = ps->stack_cap ? ps->stack_cap * 2 : 16;
-        size_t *s = hx_realloc(ps->stack, cap * sizeof *s);
-        if (!s)
-            return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
-        ps->stack = s;
-        ps->stack_cap = cap;
-    }
+    if (hx_grow((void **)&ps->stack, &ps->stack_cap, (size_t)ps->depth + 1, sizeof *ps->stack, NULL))
+        return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
     ps->stack[ps->depth++] = ps->n - 1;
     ps->pos++;
     return 0;
@@ -810,17 +794,8 @@ static int reserve(hx_json_writer *w, size_t n)
         return 0;
     if (n > SIZE_MAX - 1 - w->len)
         return fail(w, HX_ENOMEM);
-    size_t need = w->len + n + 1;
-    if (need <= w->cap)
-        return 1;
-    size_t cap = w->cap ? w->cap : 256;
-    while (cap < need)
-        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    char *b = hx_realloc(w->buf, cap);
-    if (!b)
+    if (hx_grow((void **)&w->buf, &w->cap, w->len + n + 1, 1, NULL))
         return fail(w, HX_ENOMEM);
-    w->buf = b;
-    w->cap = cap;
     return 1;
 }
 

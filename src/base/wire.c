@@ -16,21 +16,9 @@ void hx_buf_bytes(hx_buf *b, const void *p, size_t n)
 {
     if (b->failed || n == 0)
         return;
-    if (n > SIZE_MAX / 2 - b->len) {
+    if (n > SIZE_MAX - b->len || hx_grow((void **)&b->data, &b->cap, b->len + n, 1, NULL)) {
         b->failed = true;
         return;
-    }
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n)
-            cap *= 2;
-        uint8_t *d = hx_realloc(b->data, cap);
-        if (!d) {
-            b->failed = true;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
     }
     memcpy(b->data + b->len, p, n);
     b->len += n;

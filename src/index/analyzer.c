@@ -51,24 +51,6 @@ static int word_kind(uint32_t cp, uint32_t *lower)
     return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem)
-            return HX_ENOMEM;
-        n *= 2;
-    }
-    void *q = hx_realloc(*p, n * elem);
-    if (!q)
-        return HX_ENOMEM;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* Appends the lowercased code points cps[from..to) (joiners included as themselves) as one term.
  * Leaves longer than the cap are cut at a code point boundary; other kinds are dropped. */
 static int emit(hx_analysis *a, const cpinfo *cps, size_t from, size_t to, uint32_t pos, uint32_t kind)
@@ -88,8 +70,8 @@ static int emit(hx_analysis *a, const cpinfo *cps, size_t from, size_t to, uint3
     }
     if (n == 0)
         return 0;
-    if (grow((void **)&a->terms, &a->cap_terms, a->n_terms + 1, sizeof *a->terms) ||
-        grow((void **)&a->buf, &a->buf_cap, a->buf_len + n, 1))
+    if (hx_grow((void **)&a->terms, &a->cap_terms, a->n_terms + 1, sizeof *a->terms, NULL) ||
+        hx_grow((void **)&a->buf, &a->buf_cap, a->buf_len + n, 1, NULL))
         return HX_ENOMEM;
     memcpy(a->buf + a->buf_len, tmp, n);
     hx_term *t = &a->terms[a->n_terms++];
@@ -267,7 +249,7 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
         if (kind == CK_MARK && !prev_word)
             kind = 0;  /* a mark with nothing to attach to separates words */
         if (kind) {
-            if (grow(&a->scratch, &a->scratch_cap, n + 1, sizeof(cpinfo)))
+            if (hx_grow(&a->scratch, &a->scratch_cap, n + 1, sizeof(cpinfo), NULL))
                 return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
             cpinfo *c = (cpinfo *)a->scratch + n++;
             c->lower = lower;
@@ -280,7 +262,7 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
         }
         if (prev_word && is_joiner(cp)) {
             /* Tentatively part of the compound; dropped below unless a word character follows. */
-            if (grow(&a->scratch, &a->scratch_cap, n + 1, sizeof(cpinfo)))
+            if (hx_grow(&a->scratch, &a->scratch_cap, n + 1, sizeof(cpinfo), NULL))
                 return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
             cpinfo *c = (cpinfo *)a->scratch + n++;
             c->lower = cp;

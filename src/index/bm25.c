@@ -12,24 +12,6 @@
 #define DIR_ENTRIES 8
 #define DATA_START (HEADER_SIZE + 16 * DIR_ENTRIES)
 
-int bm_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem)
-            return HX_ENOMEM;
-        n *= 2;
-    }
-    void *q = hx_realloc(*p, n * elem);
-    if (!q)
-        return HX_ENOMEM;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* === Varints === */
 
 typedef struct bytebuf {
@@ -39,7 +21,7 @@ typedef struct bytebuf {
 
 static int put_varint(bytebuf *b, uint32_t v)
 {
-    if (bm_grow((void **)&b->p, &b->cap, b->len + 5, 1))
+    if (hx_grow((void **)&b->p, &b->cap, b->len + 5, 1, NULL))
         return HX_ENOMEM;
     while (v >= 0x80) {
         b->p[b->len++] = (uint8_t)(v | 0x80);
@@ -159,8 +141,8 @@ static int term_lookup(hx_bm25_builder *b, const char *text, size_t len, bterm *
         h = (h + 1) & (b->n_slots - 1);
     }
     if (b->n_terms >= UINT32_MAX - 1 || b->arena_len + len > UINT32_MAX ||
-        bm_grow((void **)&b->terms, &b->cap_terms, b->n_terms + 1, sizeof *b->terms) ||
-        bm_grow((void **)&b->arena, &b->arena_cap, b->arena_len + len, 1))
+        hx_grow((void **)&b->terms, &b->cap_terms, b->n_terms + 1, sizeof *b->terms, NULL) ||
+        hx_grow((void **)&b->arena, &b->arena_cap, b->arena_len + len, 1, NULL))
         return HX_ENOMEM;
     bterm *t = &b->terms[b->n_terms++];
     memset(t, 0, sizeof *t);
@@ -181,8 +163,8 @@ int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, s
     if (rc)
         return b->error = rc;
     if (b->n_docs >= UINT32_MAX - 1 ||
-        bm_grow((void **)&b->doc_ids, &b->cap_docs, b->n_docs + 1, sizeof *b->doc_ids) ||
-        bm_grow((void **)&b->doc_lens, &b->cap_lens, b->n_docs + 1, sizeof *b->doc_lens))
+        hx_grow((void **)&b->doc_ids, &b->cap_docs, b->n_docs + 1, sizeof *b->doc_ids, NULL) ||
+        hx_grow((void **)&b->doc_lens, &b->cap_lens, b->n_docs + 1, sizeof *b->doc_lens, NULL))
         goto nomem;
     uint32_t add = (uint32_t)b->n_docs;
     for (size_t i = 0; i < b->an.n_terms; i++) {
@@ -191,7 +173,7 @@ int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, s
         if (term_lookup(b, hx_analyzer_term(&b->an, i), tm->text_len, &t))
             goto nomem;
         if (t->last_add != add + 1) {
-            if (bm_grow((void **)&t->post, &t->cap_post, t->n_post + 3, sizeof *t->post))
+            if (hx_grow((void **)&t->post, &t->cap_post, t->n_post + 3, sizeof *t->post, NULL))
                 goto nomem;
             t->cur = t->n_post;
             t->post[t->n_post++] = add;
@@ -201,7 +183,7 @@ int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, s
         } else if (t->post[t->n_post - 1] >= tm->pos) {
             continue;  /* same term twice at one position: counted once */
         }
-        if (bm_grow((void **)&t->post, &t->cap_post, t->n_post + 1, sizeof *t->post))
+        if (hx_grow((void **)&t->post, &t->cap_post, t->n_post + 1, sizeof *t->post, NULL))
             goto nomem;
         t->post[t->cur + 1]++;
         t->post[t->n_post++] = tm->pos;
@@ -304,7 +286,7 @@ static void sort_terms(finish_state *f)
 /* The postings of t as f->ents[*n], by ordinal. 0 or HX_ENOMEM. */
 static int term_entries(finish_state *f, const bterm *t, size_t *n)
 {
-    if (bm_grow((void **)&f->ents, &f->ents_cap, t->df, sizeof *f->ents))
+    if (hx_grow((void **)&f->ents, &f->ents_cap, t->df, sizeof *f->ents, NULL))
         return HX_ENOMEM;
     pair32 *ents = f->ents;
     size_t k = 0, sorted = 1;
@@ -329,7 +311,7 @@ static int put_skip(finish_state *f, const bterm *t, size_t j, size_t n, size_t 
     bytebuf *skips = &f->skips;
     uint32_t last = ents[j + HX_BM25_BLOCK - 1 < n ? j + HX_BM25_BLOCK - 1 : n - 1].key;
     if (f->docs.len - doc_base > UINT32_MAX ||
-        bm_grow((void **)&skips->p, &skips->cap, skips->len + SKIP_SIZE, 1))
+        hx_grow((void **)&skips->p, &skips->cap, skips->len + SKIP_SIZE, 1, NULL))
         return HX_ENOMEM;
     hxf_put32(skips->p + skips->len, last);
     hxf_put32(skips->p + skips->len + 4, (uint32_t)(f->docs.len - doc_base));
@@ -719,7 +701,7 @@ int64_t bm_cur_positions(bm_cursor *c, uint32_t **buf, size_t *cap)
     }
     if (c->tf > (uint64_t)(c->pend - c->pp))
         goto bad;  /* each position takes at least one byte */
-    if (bm_grow((void **)buf, cap, c->tf, sizeof **buf))
+    if (hx_grow((void **)buf, cap, c->tf, sizeof **buf, NULL))
         return -2;
     uint64_t p = 0;
     for (uint32_t i = 0; i < c->tf; i++) {

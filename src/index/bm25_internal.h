@@ -17,9 +17,6 @@
 /* Arrays of the directory, in order. */
 enum { A_DOC_IDS, A_DOC_LENS, A_TERM_OFFS, A_TERM_BYTES, A_TERM_INFO, A_SKIPS, A_DOCS, A_POS };
 
-/* Grows *p (cap elements of elem bytes) to hold need elements; 0 or HX_ENOMEM. */
-int bm_grow(void **p, size_t *cap, size_t need, size_t elem);
-
 /* === Dictionary === */
 
 static inline const uint8_t *bm_term_info(const hx_bm25_reader *r, uint32_t t)

@@ -63,8 +63,8 @@ static const char *qterm_text(const hx_bm25_query *q, uint32_t i)
 
 static int q_add_term(hx_bm25_query *q, const char *s, size_t n)
 {
-    if (bm_grow((void **)&q->terms, &q->cap_terms, q->n_terms + 1, sizeof *q->terms) ||
-        bm_grow((void **)&q->text, &q->text_cap, q->text_len + n, 1))
+    if (hx_grow((void **)&q->terms, &q->cap_terms, q->n_terms + 1, sizeof *q->terms, NULL) ||
+        hx_grow((void **)&q->text, &q->text_cap, q->text_len + n, 1, NULL))
         return HX_ENOMEM;
     memcpy(q->text + q->text_len, s, n);
     q->terms[q->n_terms].off = (uint32_t)q->text_len;
@@ -92,7 +92,7 @@ static int q_add_single(hx_bm25_query *q, int occur, int type, const char *s, si
     }
     if (q->n_cl >= HX_BM25_MAX_CLAUSES)
         return 0;
-    if (bm_grow((void **)&q->cl, &q->cap_cl, q->n_cl + 1, sizeof *q->cl) || q_add_term(q, s, n))
+    if (hx_grow((void **)&q->cl, &q->cap_cl, q->n_cl + 1, sizeof *q->cl, NULL) || q_add_term(q, s, n))
         return HX_ENOMEM;
     qclause *c = &q->cl[q->n_cl++];
     c->occur = (uint8_t)occur;
@@ -139,7 +139,7 @@ static int q_phrase(hx_bm25_query *q, hx_analysis *an, int occur, const char *s,
         return q_word(q, an, occur, s, n, 1);
     if (q->n_cl >= HX_BM25_MAX_CLAUSES)
         return 0;
-    if (bm_grow((void **)&q->cl, &q->cap_cl, q->n_cl + 1, sizeof *q->cl))
+    if (hx_grow((void **)&q->cl, &q->cap_cl, q->n_cl + 1, sizeof *q->cl, NULL))
         return HX_ENOMEM;
     size_t first = q->n_terms, k = 0;
     for (size_t i = 0; i < an->n_terms && k < HX_BM25_MAX_PHRASE; i++) {
@@ -845,7 +845,7 @@ static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
                     bm_term_text(r, t, &txt, &n);
                     if (n < plen || memcmp(txt, pre, plen) != 0)
                         break;
-                    if (bm_grow((void **)&ex, &cap_ex, n_ex + 1, sizeof *ex)) {
+                    if (hx_grow((void **)&ex, &cap_ex, n_ex + 1, sizeof *ex, NULL)) {
                         free(ex);
                         return HX_ENOMEM;
                     }

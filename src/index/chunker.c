@@ -60,14 +60,8 @@ static uint32_t count_tokens(const chunker *c, const char *s, size_t n)
  * title; shortened to the last heading, then cut, when it would take too much of the budget. */
 static int add_section(chunker *c, const char *heading, hx_error *err)
 {
-    if (c->n_sections == c->cap_sections) {
-        size_t cap = c->cap_sections ? c->cap_sections * 2 : 16;
-        section *s = hx_realloc(c->sections, cap * sizeof *s);
-        if (!s)
-            return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
-        c->sections = s;
-        c->cap_sections = cap;
-    }
+    if (hx_grow((void **)&c->sections, &c->cap_sections, c->n_sections + 1, sizeof *c->sections, NULL))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
     section *s = &c->sections[c->n_sections];
     size_t tlen = strlen(c->title), hlen = strlen(heading);
     s->heading = hx_strdup(heading);
@@ -116,14 +110,8 @@ static int add_section(chunker *c, const char *heading, hx_error *err)
 
 static int push_unit(chunker *c, size_t start, size_t end, uint32_t tokens)
 {
-    if (c->n_units == c->cap_units) {
-        size_t cap = c->cap_units ? c->cap_units * 2 : 256;
-        unit *u = hx_realloc(c->units, cap * sizeof *u);
-        if (!u)
-            return c->error = HX_ENOMEM;
-        c->units = u;
-        c->cap_units = cap;
-    }
+    if (hx_grow((void **)&c->units, &c->cap_units, c->n_units + 1, sizeof *c->units, NULL))
+        return c->error = HX_ENOMEM;
     c->units[c->n_units++] = (unit){(uint32_t)start, (uint32_t)end, tokens, (uint32_t)(c->n_sections - 1)};
     return 0;
 }
@@ -476,16 +464,10 @@ static int emit(chunker *c, chunk_list *out, size_t i, size_t *j)
         free(ch.heading);
         (*j)--;
     }
-    if (out->n == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 16;
-        hx_chunk *v = hx_realloc(out->v, cap * sizeof *v);
-        if (!v) {
-            free(ch.text);
-            free(ch.heading);
-            return c->error = HX_ENOMEM;
-        }
-        out->v = v;
-        out->cap = cap;
+    if (hx_grow((void **)&out->v, &out->cap, out->n + 1, sizeof *out->v, NULL)) {
+        free(ch.text);
+        free(ch.heading);
+        return c->error = HX_ENOMEM;
     }
     ch.index = (uint32_t)out->n;
     out->v[out->n++] = ch;

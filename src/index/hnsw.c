@@ -33,24 +33,9 @@ static inline bool heap_above(const hn_heap *h, hn_cand x, hn_cand y)
     return h->max ? hn_before(x, y) : hn_before(y, x);
 }
 
-int hn_heap_reserve(hn_heap *h, size_t need)
-{
-    if (need <= h->cap)
-        return 0;
-    size_t cap = h->cap ? h->cap : 64;
-    while (cap < need)
-        cap *= 2;
-    hn_cand *a = hx_realloc(h->a, cap * sizeof *a);
-    if (!a)
-        return HX_ENOMEM;
-    h->a = a;
-    h->cap = cap;
-    return 0;
-}
-
 int hn_heap_push(hn_heap *h, hn_cand c)
 {
-    if (h->n == h->cap && hn_heap_reserve(h, h->n + 1))
+    if (h->n == h->cap && hx_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a, NULL))
         return HX_ENOMEM;
     size_t i = h->n++;
     while (i > 0) {
@@ -175,18 +160,6 @@ void hn_pool_destroy(hn_pool *p)
     pthread_mutex_destroy(&p->mu);
 }
 
-int hn_sorted_reserve(hn_scratch *s, size_t n)
-{
-    if (n <= s->sorted_cap)
-        return 0;
-    hn_cand *a = hx_realloc(s->sorted, n * sizeof *a);
-    if (!a)
-        return HX_ENOMEM;
-    s->sorted = a;
-    s->sorted_cap = n;
-    return 0;
-}
-
 /* === Layer search === */
 
 struct hn_allow {
@@ -238,7 +211,7 @@ int hn_search_layer(const hn_graph *g, hn_scratch *s, const float *q, uint32_t e
     hn_heap *cands = &s->cands, *top = &s->top;
     cands->n = top->n = 0;
     next_gen(s);
-    if (hn_heap_reserve(top, (size_t)ef + 1))
+    if (hx_grow((void **)&top->a, &top->cap, (size_t)ef + 1, sizeof *top->a, NULL))
         return HX_ENOMEM;
     hn_cand e = {hn_sim(g, q, ep), ep};
     ++*visited;
@@ -310,7 +283,7 @@ static int exact_scan(const hn_graph *g, hn_scratch *s, const float *q, uint32_t
 {
     hn_heap *top = &s->top;
     top->n = 0;
-    if (hn_heap_reserve(top, (size_t)k + 1))
+    if (hx_grow((void **)&top->a, &top->cap, (size_t)k + 1, sizeof *top->a, NULL))
         return HX_ENOMEM;
     for (uint32_t i = 0; i < g->n; i++) {
         if (!allowed(g, al, i))
@@ -378,7 +351,7 @@ int hn_graph_search(const hn_graph *g, hn_pool *pl, const hx_hnsw_query *q, hx_h
     if (rc == 0 && exact)
         rc = exact_scan(g, s, q->vector, k, &al, &local.visited);
     if (rc == 0)
-        rc = hn_sorted_reserve(s, s->top.n);
+        rc = hx_grow((void **)&s->sorted, &s->sorted_cap, s->top.n, sizeof *s->sorted, NULL);
     if (rc) {
         hn_pool_put(pl, s);
         return hx_error_set(err, rc, -1, "hnsw search: out of memory");

@@ -174,14 +174,16 @@ uint32_t hx_hnsw_count(const hx_hnsw *h) { return h->g.n; }
 uint32_t hx_hnsw_live_count(const hx_hnsw *h) { return h->g.n - h->g.n_deleted; }
 const float *hx_hnsw_vectors(const hx_hnsw *h) { return h->vecs; }
 
+/* Grows *p from old_n to exactly new_n elements of elem bytes, zeroing the new ones. The parallel
+ * arrays of reserve() share one capacity, so hx_grow's own capacity does not fit them. */
 static int grow(void **p, size_t elem, uint64_t old_n, uint64_t new_n)
 {
-    if ((uint64_t)SIZE_MAX / elem < new_n)
-        return HX_ENOMEM;
-    void *q = hx_realloc(*p, new_n ? (size_t)new_n * elem : 1);
+    size_t bytes = new_n > SIZE_MAX ? SIZE_MAX : hx_mul_size((size_t)new_n, elem);
+    void *q = bytes == SIZE_MAX ? NULL : hx_realloc(*p, bytes ? bytes : 1);
     if (!q)
         return HX_ENOMEM;
-    memset((char *)q + old_n * elem, 0, (size_t)(new_n - old_n) * elem);
+    size_t old_bytes = (size_t)old_n * elem;   /* old_n <= new_n: no overflow */
+    memset((char *)q + old_bytes, 0, bytes - old_bytes);
     *p = q;
     return 0;
 }
@@ -197,10 +199,10 @@ static int reserve(hx_hnsw *h, uint32_t n_nodes, uint32_t n_upper)
         if (c > NONE)
             c = NONE;
         uint64_t s0 = 1 + (uint64_t)h->g.M0, old = h->cap;
-        if ((rc = grow((void **)&h->vecs, sizeof(float) * h->g.dim, old, c)) ||
+        if ((rc = grow((void **)&h->vecs, hx_mul_size(sizeof(float), h->g.dim), old, c)) ||
             (rc = grow((void **)&h->labels, 4, old, c)) ||
             (rc = grow((void **)&h->upper_off, 4, old, c)) ||
-            (rc = grow((void **)&h->level0, 4 * s0, old, c)) ||
+            (rc = grow((void **)&h->level0, hx_mul_size(4, s0), old, c)) ||
             (rc = grow((void **)&h->levels, 1, old, c)) ||
             (rc = grow((void **)&h->deleted, 1, old, c))) {
             sync_graph(h);
@@ -370,7 +372,7 @@ static int choose(const rounds *r, hn_scratch *s, uint32_t p)
             int rc = hn_search_layer(g, s, q, cur, l, g->efc, NULL, &visited);
             if (rc)
                 return rc;
-        } else if (hn_heap_reserve(top, (size_t)g->efc + 1)) {
+        } else if (hx_grow((void **)&top->a, &top->cap, (size_t)g->efc + 1, sizeof *top->a, NULL)) {
             return HX_ENOMEM;
         }
         for (uint32_t e = r->first; e < p; e++) {   /* the round's earlier nodes, as if linked */
@@ -440,7 +442,7 @@ static void *round_worker(void *arg)
     rounds *r = ((worker_arg *)arg)->r;
     uint32_t t = ((worker_arg *)arg)->t;
     hn_scratch *s = hn_pool_get(&r->h->pool, r->h->g.n);
-    if (!s || hn_sorted_reserve(s, (size_t)r->h->g.efc + 1))
+    if (!s || hx_grow((void **)&s->sorted, &s->sorted_cap, (size_t)r->h->g.efc + 1, sizeof *s->sorted, NULL))
         atomic_store(&r->rc, HX_ENOMEM);
     for (;;) {
         barrier_wait(&r->barrier);   /* round set up (or the batch over) */

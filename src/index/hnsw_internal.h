@@ -78,7 +78,6 @@ typedef struct hn_heap {
     bool max;
 } hn_heap;
 
-int hn_heap_reserve(hn_heap *h, size_t need);   /* 0 or HX_ENOMEM */
 int hn_heap_push(hn_heap *h, hn_cand c);        /* 0 or HX_ENOMEM */
 hn_cand hn_heap_pop(hn_heap *h);
 /* Empties a worst-on-top heap into out[h->n], best first. */
@@ -107,7 +106,6 @@ hn_scratch *hn_pool_get(hn_pool *p, uint32_t n);
 void hn_pool_put(hn_pool *p, hn_scratch *s);
 void hn_pool_init(hn_pool *p);
 void hn_pool_destroy(hn_pool *p);
-int hn_sorted_reserve(hn_scratch *s, size_t n);   /* room for n in s->sorted; 0 or HX_ENOMEM */
 
 /* === Layer search (hnsw.c) === */
 

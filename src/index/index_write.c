@@ -183,22 +183,9 @@ static void change_set_free(change_set *cs)
     memset(cs, 0, sizeof *cs);
 }
 
-static int grow_array(void **p, size_t *cap, size_t n, size_t elem, hx_error *err)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    void *q = hx_realloc(*p, c * elem);
-    if (!q)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 static int drop_doc(change_set *cs, uint32_t id, hx_error *err)
 {
-    int rc = grow_array((void **)&cs->drop, &cs->cap_drop, cs->n_drop, sizeof *cs->drop, err);
+    int rc = hx_grow((void **)&cs->drop, &cs->cap_drop, cs->n_drop + 1, sizeof *cs->drop, err);
     if (rc)
         return rc;
     if (id / 8 >= cs->dropped_bytes) {
@@ -218,7 +205,7 @@ static int drop_doc(change_set *cs, uint32_t id, hx_error *err)
 /* Appends a borrowed path to a list of the change set. */
 static int push_path(const char ***list, size_t *n, size_t *cap, const char *path, hx_error *err)
 {
-    int rc = grow_array((void **)list, cap, *n, sizeof **list, err);
+    int rc = hx_grow((void **)list, cap, *n + 1, sizeof **list, err);
     if (!rc)
         (*list)[(*n)++] = path;
     return rc;
@@ -229,7 +216,7 @@ static int push_path(const char ***list, size_t *n, size_t *cap, const char *pat
 static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, hx_doc_kind kind, const ix_doc *old,
                      hx_error *err)
 {
-    int rc = grow_array((void **)&cs->add, &cs->cap_add, cs->n_add, sizeof *cs->add, err);
+    int rc = hx_grow((void **)&cs->add, &cs->cap_add, cs->n_add + 1, sizeof *cs->add, err);
     if (rc) {
         hx_doc_source_clear(src);
         return rc;
@@ -701,7 +688,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         if (old && !o->reindex && !strcmp(old->info.sha256, src.sha256)) {
             hx_doc_source_clear(&src);
             rep->unchanged++;
-            if (!(rc = grow_array((void **)&cs.touch, &cs.cap_touch, cs.n_touch, sizeof *cs.touch, err))) {
+            if (!(rc = hx_grow((void **)&cs.touch, &cs.cap_touch, cs.n_touch + 1, sizeof *cs.touch, err))) {
                 cs.touch[cs.n_touch].id = old->info.id;
                 cs.touch[cs.n_touch++].mtime_ns = mtime;
             }

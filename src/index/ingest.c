@@ -86,14 +86,8 @@ const char *hx_file_list_real(const hx_file_list *l, size_t i)
 /* Adds path with its real path stored after its NUL (hx_file_list_real). */
 static int list_push(hx_file_list *l, const char *path, const char *real, hx_error *err)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        char **p = hx_realloc(l->paths, cap * sizeof *p);
-        if (!p)
-            return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
-        l->paths = p;
-        l->cap = cap;
-    }
+    if (hx_grow((void **)&l->paths, &l->cap, l->n + 1, sizeof *l->paths, NULL))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
     size_t pl = strlen(path) + 1, rl = strlen(real) + 1;
     if (!(l->paths[l->n] = hx_malloc(pl + rl)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
@@ -187,14 +181,8 @@ static int mark_seen(walker *w, const struct stat *st, bool *already, hx_error *
             return 0;
         }
     *already = false;
-    if (w->n_seen == w->cap_seen) {
-        size_t cap = w->cap_seen ? w->cap_seen * 2 : 64;
-        void *p = hx_realloc(w->seen, cap * sizeof *w->seen);
-        if (!p)
-            return hx_error_set(err, HX_ENOMEM, -1, "out of memory walking folders");
-        w->seen = p;
-        w->cap_seen = cap;
-    }
+    if (hx_grow((void **)&w->seen, &w->cap_seen, w->n_seen + 1, sizeof *w->seen, NULL))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory walking folders");
     w->seen[w->n_seen].dev = st->st_dev;
     w->seen[w->n_seen].ino = st->st_ino;
     w->n_seen++;

@@ -21,16 +21,8 @@ typedef struct outbuf {
 
 static int put(outbuf *o, const char *s, size_t n)
 {
-    if (o->len + n + 1 > o->cap) {
-        size_t c = o->cap ? o->cap : 256;
-        while (c < o->len + n + 1)
-            c *= 2;
-        char *q = hx_realloc(o->p, c);
-        if (!q)
-            return HX_ENOMEM;
-        o->p = q;
-        o->cap = c;
-    }
+    if (hx_grow((void **)&o->p, &o->cap, o->len + n + 1, 1, NULL))
+        return HX_ENOMEM;
     memcpy(o->p + o->len, s, n);
     o->len += n;
     o->p[o->len] = 0;

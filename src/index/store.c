@@ -935,15 +935,9 @@ int hx_store_history(hx_store *s, hx_store_info **out, size_t *n, hx_error *err)
     record r = s->v.r;
     int rc;
     for (;;) {
-        if (count == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            hx_store_info *nl = ncap > SIZE_MAX / sizeof *nl ? NULL : hx_realloc(list, ncap * sizeof *nl);
-            if (!nl) {
-                rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-                goto err;
-            }
-            list = nl;
-            cap = ncap;
+        if (hx_grow((void **)&list, &cap, count + 1, sizeof *list, NULL)) {
+            rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+            goto err;
         }
         hx_store_info *c = &list[count++];
         c->generation = r.gen;
@@ -1040,17 +1034,12 @@ int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref
         snprintf(w->error_msg, sizeof w->error_msg, "file would exceed the largest file size");
         return hx_error_set(err, HX_ERANGE, (int64_t)off, "%s", w->error_msg);
     }
-    if (w->n_blobs == w->cap_blobs) {
-        size_t ncap = w->cap_blobs ? w->cap_blobs * 2 : 16;
-        uint8_t *nt = ncap > MAX_BLOBS_PER_COMMIT ? NULL : hx_realloc(w->table, ncap * TABLE_ENTRY);
-        if (!nt) {
-            w->error = HX_ENOMEM;
-            snprintf(w->error_msg, sizeof w->error_msg, "out of memory (or over %u blobs in one commit)",
-                     MAX_BLOBS_PER_COMMIT);
-            return hx_error_set(err, HX_ENOMEM, -1, "%s", w->error_msg);
-        }
-        w->table = nt;
-        w->cap_blobs = ncap;
+    if (w->n_blobs >= MAX_BLOBS_PER_COMMIT ||
+        hx_grow((void **)&w->table, &w->cap_blobs, w->n_blobs + 1, TABLE_ENTRY, NULL)) {
+        w->error = HX_ENOMEM;
+        snprintf(w->error_msg, sizeof w->error_msg, "out of memory (or over %u blobs in one commit)",
+                 MAX_BLOBS_PER_COMMIT);
+        return hx_error_set(err, HX_ENOMEM, -1, "%s", w->error_msg);
     }
     if (len && pwrite_all(w->fd, data, len, off) != 0)
         return fail(w, err, HX_EIO, "cannot write to");
