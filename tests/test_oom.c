@@ -17,7 +17,7 @@
 #include "hnsw.h"
 #include "json.h"
 #include "store.h"
-#include "tokenizer.h"
+#include "model.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -155,7 +155,7 @@ static int op_bm25(uint64_t *digest)
 {
     hx_error err = {0};
     hx_bm25_builder *b = NULL;
-    int rc = hx_bm25_builder_new(&b, &err);
+    int rc = hx_bm25_builder_new(&b, HX_ANALYZER_ENGLISH, &err);
     for (uint32_t round = 0; !rc && round < 8; round++)
         for (size_t i = 0; !rc && i < sizeof bm_docs / sizeof *bm_docs; i++)
             rc = hx_bm25_builder_add(b, round * 100 + (uint32_t)i, bm_docs[i], strlen(bm_docs[i]), &err);
@@ -175,7 +175,7 @@ static int op_bm25(uint64_t *digest)
                                           "memory.high container*", "restart policy +kubelet"};
     for (size_t qi = 0; !rc && qi < sizeof queries / sizeof *queries; qi++) {
         hx_bm25_query *q = NULL;
-        rc = hx_bm25_query_parse(&q, queries[qi], strlen(queries[qi]), &err);
+        rc = hx_bm25_query_parse(&q, HX_ANALYZER_ENGLISH, queries[qi], strlen(queries[qi]), &err);
         if (rc)
             break;
         hx_bm25_segment seg = {.reader = &r};
@@ -531,7 +531,7 @@ static int op_add_bytes(uint64_t *digest)
     hx_kv meta[] = {{"source", "test"}};
     uint32_t id = 0;
     hx_update_report rep = {0};
-    rc = hx_index_add_bytes(ix, "notes/stored.md", note, sizeof note - 1, meta, 1, enc, &id, &rep, &err);
+    rc = hx_index_add_bytes(ix, "notes/stored.md", note, sizeof note - 1, meta, 1, enc, NULL, NULL, &id, &rep, &err);
     if (!rc)
         *digest = fnv(fnv(14695981039346656037ull, &id, sizeof id), &rep.chunks_added, sizeof rep.chunks_added);
     hx_update_report_clear(&rep);

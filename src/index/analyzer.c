@@ -123,8 +123,8 @@ static int emit_stem(hx_analysis *a)
         while (n && ((unsigned char)tmp[1 + n] & 0xC0) == 0x80)
             n--;
     }
-    if (grow((void **)&a->terms, &a->cap_terms, a->n_terms + 1, sizeof *a->terms) ||
-        grow((void **)&a->buf, &a->buf_cap, a->buf_len + n + 1, 1))
+    if (hx_grow((void **)&a->terms, &a->cap_terms, a->n_terms + 1, sizeof *a->terms, NULL) ||
+        hx_grow((void **)&a->buf, &a->buf_cap, a->buf_len + n + 1, 1, NULL))
         return HX_ENOMEM;
     memcpy(a->buf + a->buf_len, tmp, n + 1);
     hx_term *t = &a->terms[a->n_terms++];
