@@ -593,12 +593,12 @@ const ix_doc *ix_doc_by_path(const ix_view *v, const char *path)
     return NULL;
 }
 
-bool ix_deleted_by_request(const ix_view *v, const char *path)
+bool ix_sorted_has(const char *const *v, size_t n, const char *s)
 {
-    size_t lo = 0, hi = v->n_deleted;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(v->deleted[mid], path);
+        int c = strcmp(v[mid], s);
         if (!c)
             return true;
         if (c < 0)
@@ -607,6 +607,11 @@ bool ix_deleted_by_request(const ix_view *v, const char *path)
             hi = mid;
     }
     return false;
+}
+
+bool ix_deleted_by_request(const ix_view *v, const char *path)
+{
+    return ix_sorted_has((const char *const *)v->deleted, v->n_deleted, path);
 }
 
 size_t hx_index_doc_count(const hx_index *ix)

@@ -137,6 +137,8 @@ void ix_view_free(ix_view *v);
 const ix_segment *ix_segment_of(const ix_view *v, uint32_t chunk_id);
 const ix_doc *ix_doc_by_id(const ix_view *v, uint32_t id);
 const ix_doc *ix_doc_by_path(const ix_view *v, const char *path);
+/* Whether s is among the n strings of v, sorted bytewise (strcmp). */
+bool ix_sorted_has(const char *const *v, size_t n, const char *s);
 bool ix_deleted_by_request(const ix_view *v, const char *path);   /* path is in v->deleted */
 static inline bool ix_is_deleted(const ix_view *v, uint32_t chunk_id)
 {

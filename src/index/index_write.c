@@ -595,44 +595,38 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* The start of every write: the clock for rep->seconds, an empty report, and a writer (with a
+ * model when the write embeds). */
+static int begin_write(hx_index *ix, bool embeds, struct timespec *t0, hx_update_report *rep, hx_error *err)
+{
+    clock_gettime(CLOCK_MONOTONIC, t0);
+    memset(rep, 0, sizeof *rep);
+    if (!ix->writer)
+        return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
+    if (embeds && !ix->model)
+        return hx_error_set(err, HX_EINVAL, -1, "a model is needed to index documents");
+    return 0;
+}
+
 static bool under(const char *path, const char *prefix)
 {
     size_t n = strlen(prefix);
     return n == 0 || (!strncmp(path, prefix, n) && (path[n] == 0 || path[n] == '/'));
 }
 
-static bool in_list(const hx_file_list *l, const char *path)
-{
-    size_t lo = 0, hi = l->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp(l->paths[mid], path);
-        if (!c)
-            return true;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
-}
-
 int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
                     const hx_update_opts *o, hx_update_report *rep, hx_error *err)
 {
     struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    memset(rep, 0, sizeof *rep);
-    if (!ix->writer)
-        return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
-    if (!ix->model)
-        return hx_error_set(err, HX_EINVAL, -1, "a model is needed to index documents");
+    int rc = begin_write(ix, true, &t0, rep, err);
+    if (rc)
+        return rc;
     size_t max_bytes = o->max_file_bytes ? o->max_file_bytes : HX_INGEST_DEFAULT_MAX_BYTES;
     hx_file_list files = {0};
     change_set cs = {0};
     char (*targets)[HX_RELPATH_MAX] = hx_malloc(sizeof *targets * (n_paths ? n_paths : 1));
     const char **names = hx_malloc(sizeof *names * (n_paths ? n_paths : 1));
-    int rc = targets && names ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    rc = targets && names ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < n_paths && !rc; i++) {
         rc = hx_fs_target(ix->root, paths[i], HX_TARGET_NAME, targets[i], sizeof targets[i], err);
         names[i] = targets[i];
@@ -707,7 +701,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         bool targeted = false;
         for (size_t t = 0; t < n_paths && !targeted; t++)
             targeted = under(d->path, targets[t]);
-        if (targeted && d->kind == HX_DOC_FILE && !in_list(&files, d->path) && !is_dropped(&cs, d->id)) {
+        if (targeted && d->kind == HX_DOC_FILE && !ix_sorted_has((const char *const *)files.paths, files.n, d->path) && !is_dropped(&cs, d->id)) {
             rep->removed++;
             rc = drop_doc(&cs, d->id, err);
         }
@@ -729,14 +723,11 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
                        void *progress_ctx, uint32_t *doc_id, hx_update_report *rep, hx_error *err)
 {
     struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    memset(rep, 0, sizeof *rep);
-    if (!ix->writer)
-        return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
-    if (!ix->model)
-        return hx_error_set(err, HX_EINVAL, -1, "a model is needed to index documents");
+    int rc = begin_write(ix, true, &t0, rep, err);
+    if (rc)
+        return rc;
     char clean[HX_RELPATH_MAX];
-    int rc = hx_fs_target(ix->root, name, HX_TARGET_NAME, clean, sizeof clean, err);
+    rc = hx_fs_target(ix->root, name, HX_TARGET_NAME, clean, sizeof clean, err);
     if (rc)
         return rc;
     if (!*clean)
@@ -800,13 +791,11 @@ int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths, unsi
                     hx_update_report *rep, hx_error *err)
 {
     struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    memset(rep, 0, sizeof *rep);
-    if (!ix->writer)
-        return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
+    int rc = begin_write(ix, false, &t0, rep, err);
+    if (rc)
+        return rc;
     const ix_view *v = &ix->v;
     change_set cs = {0};
-    int rc = 0;
     char clean[HX_RELPATH_MAX];
     for (size_t p = 0; p < n_paths && !rc; p++) {
         if ((rc = hx_relpath_clean(paths[p], clean, sizeof clean, err)))
