@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1004,14 +1005,24 @@ int hx_store_find_name(hx_store *s, const char *name, uint64_t *generation, hx_e
 
 /* === Writing === */
 
-/* Makes err and the handle's sticky error agree: a new failure is recorded, an old one repeated. */
+/* Records a failure as the transaction's sticky error (code and message) and, when err is not
+ * NULL, reports it there too; returns code. Every failure of a write goes through here. */
+static int stick(hx_store *w, hx_error *err, int code, int64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int stick(hx_store *w, hx_error *err, int code, int64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->error_msg, sizeof w->error_msg, fmt, ap);
+    va_end(ap);
+    w->error = code;
+    return err ? hx_error_set(err, code, offset, "%s", w->error_msg) : code;
+}
+
+/* stick() for a failed system call: the message names the file and errno. */
 static int fail(hx_store *w, hx_error *err, int code, const char *what)
 {
-    char msg[sizeof w->error_msg];
-    snprintf(msg, sizeof msg, "%s %s: %s", what, w->path, strerror(errno));
-    w->error = code;
-    memcpy(w->error_msg, msg, sizeof msg);
-    return hx_error_set(err, code, -1, "%s", msg);
+    return stick(w, err, code, -1, "%s %s: %s", what, w->path, strerror(errno));
 }
 
 static int writable(hx_store *w, hx_error *err)
@@ -1029,18 +1040,11 @@ int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref
     if (rc)
         return rc;
     uint64_t off = align_up(w->pos);
-    if (off < w->pos || (uint64_t)len > (uint64_t)INT64_MAX - off) {
-        w->error = HX_ERANGE;
-        snprintf(w->error_msg, sizeof w->error_msg, "file would exceed the largest file size");
-        return hx_error_set(err, HX_ERANGE, (int64_t)off, "%s", w->error_msg);
-    }
+    if (off < w->pos || (uint64_t)len > (uint64_t)INT64_MAX - off)
+        return stick(w, err, HX_ERANGE, (int64_t)off, "file would exceed the largest file size");
     if (w->n_blobs >= MAX_BLOBS_PER_COMMIT ||
-        hx_grow((void **)&w->table, &w->cap_blobs, w->n_blobs + 1, TABLE_ENTRY, NULL)) {
-        w->error = HX_ENOMEM;
-        snprintf(w->error_msg, sizeof w->error_msg, "out of memory (or over %u blobs in one commit)",
-                 MAX_BLOBS_PER_COMMIT);
-        return hx_error_set(err, HX_ENOMEM, -1, "%s", w->error_msg);
-    }
+        hx_grow((void **)&w->table, &w->cap_blobs, w->n_blobs + 1, TABLE_ENTRY, NULL))
+        return stick(w, err, HX_ENOMEM, -1, "out of memory (or over %u blobs in one commit)", MAX_BLOBS_PER_COMMIT);
     if (len && pwrite_all(w->fd, data, len, off) != 0)
         return fail(w, err, HX_EIO, "cannot write to");
     ref->offset = off;
@@ -1115,11 +1119,8 @@ int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name,
     rc = view_load(w->fd, &m, target, &nv, err);
     if (rc) {
         w->fatal = true;
-        w->error = rc;
-        snprintf(w->error_msg, sizeof w->error_msg,
-                 "generation %llu is committed but could not be mapped; reopen the file",
-                 (unsigned long long)m.gen);
-        return rc;
+        return stick(w, NULL, rc, -1, "generation %llu is committed but could not be mapped; reopen the file",
+                     (unsigned long long)m.gen);
     }
     view_drop(&w->v);
     w->v = nv;
