@@ -551,23 +551,13 @@ int hx_bm25_reader_open(hx_bm25_reader *r, const void *data, size_t len, hx_erro
 
 int64_t hx_bm25_reader_find(const hx_bm25_reader *r, const char *term, size_t len)
 {
-    uint32_t lo = 0, hi = r->n_terms;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        const char *s;
-        size_t n;
-        bm_term_text(r, mid, &s, &n);
-        int c = memcmp(s, term, n < len ? n : len);
-        if (c == 0)
-            c = n < len ? -1 : n > len;
-        if (c == 0)
-            return mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    uint32_t i = bm_lower_bound(r, term, len);
+    const char *s;
+    size_t n;
+    if (i == r->n_terms)
+        return -1;
+    bm_term_text(r, i, &s, &n);
+    return n == len && !memcmp(s, term, len) ? (int64_t)i : -1;
 }
 
 /* First term index whose text is >= key (lower bound). */
