@@ -5,6 +5,7 @@
  * per line, written whole under out_lock and abandoned when stop_fd fires. Spec: DESIGN.md "MCP
  * server" and the MCP specification (2024-11-05 .. 2025-11-25). */
 #include "mcp_internal.h"
+#include "present.h"
 #include "alloc.h"
 #include "relpath.h"
 #include "rpc.h"
@@ -320,10 +321,7 @@ void mcp_write_failures(mcp_server *s, hx_json_writer *w)
     for (size_t k = 0; k < s->n_failures; k++) {
         size_t i = (s->next_failure + MCP_FAILURES - 1 - k) % MCP_FAILURES;
         hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "path");
-        hx_json_write_cstr(w, s->failures[i].path);
-        hx_json_write_key(w, "reason");
-        hx_json_write_cstr(w, s->failures[i].reason);
+        hx_present_reason(w, s->failures[i].path, s->failures[i].reason);
         hx_json_write_key(w, "at_ns");
         hx_json_write_int(w, s->failures[i].at_ns);
         hx_json_write_obj_end(w);

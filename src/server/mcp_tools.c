@@ -250,11 +250,7 @@ static void write_results(hx_json_writer *w, const hx_results *res)
     for (size_t i = 0; i < res->n; i++) {
         const hx_result *r = &res->v[i];
         hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "rank");
-        hx_json_write_uint(w, r->rank);
-        hx_present_score(w, "score", r->score);
-        hx_present_score(w, "vector_score", r->vector_score);
-        hx_present_score(w, "keyword_score", r->keyword_score);
+        hx_present_rank(w, r);
         hx_json_write_key(w, "title");
         hx_json_write_cstr(w, r->title);
         hx_json_write_key(w, "heading");
@@ -943,10 +939,7 @@ static void write_report(hx_json_writer *w, const hx_update_report *r)
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < r->n_rejected; i++) {
         hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "path");
-        hx_json_write_cstr(w, r->rejected[i].path);
-        hx_json_write_key(w, "reason");
-        hx_json_write_cstr(w, r->rejected[i].reason);
+        hx_present_reason(w, r->rejected[i].path, r->rejected[i].reason);
         hx_json_write_obj_end(w);
     }
     hx_json_write_arr_end(w);

@@ -42,14 +42,27 @@ void hx_present_score(hx_json_writer *w, const char *key, float s)
         hx_json_write_double(w, (double)s);
 }
 
-void hx_present_result(hx_json_writer *w, const hx_result *r)
+void hx_present_rank(hx_json_writer *w, const hx_result *r)
 {
-    hx_json_write_obj_begin(w);
     hx_json_write_key(w, "rank");
     hx_json_write_uint(w, r->rank);
     hx_present_score(w, "score", r->score);
     hx_present_score(w, "vector_score", r->vector_score);
     hx_present_score(w, "keyword_score", r->keyword_score);
+}
+
+void hx_present_reason(hx_json_writer *w, const char *path, const char *reason)
+{
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, path);
+    hx_json_write_key(w, "reason");
+    hx_json_write_cstr(w, reason);
+}
+
+void hx_present_result(hx_json_writer *w, const hx_result *r)
+{
+    hx_json_write_obj_begin(w);
+    hx_present_rank(w, r);
     hx_json_write_key(w, "chunk_id");
     hx_json_write_uint(w, r->chunk_id);
     hx_json_write_key(w, "doc_id");

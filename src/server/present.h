@@ -13,6 +13,10 @@ int hx_mode_parse(const char *s, hx_search_mode *out);   /* also accepts "semant
 
 /* "key": score, or "key": null when the side that scores it missed the chunk (NAN). */
 void hx_present_score(hx_json_writer *w, const char *key, float s);
+/* "rank", "score", "vector_score", "keyword_score" of a result: how every surface ranks one. */
+void hx_present_rank(hx_json_writer *w, const hx_result *r);
+/* "path", "reason" of a rejected or failed document, inside an object the caller opens. */
+void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);
 
 /* {"key": "value", ...} of a document's metadata. */
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);
