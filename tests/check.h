@@ -88,6 +88,22 @@ static inline int check_run(const char *cmd, char **out)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Copies a file byte for byte; 0 on success. */
+static inline int check_copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[65536];
+    size_t n;
+    int rc = in && out ? 0 : -1;
+    while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out))
+        rc = -1;
+    return rc;
+}
+
 static inline int check_report(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, check_total, check_failed);

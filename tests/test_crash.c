@@ -107,21 +107,6 @@ static int update(const char *db, const char *root)
     return rc;
 }
 
-static int copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    char buf[65536];
-    size_t n;
-    int rc = in && out ? 0 : -1;
-    while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
-    if (in)
-        fclose(in);
-    if (out && fclose(out))
-        rc = -1;
-    return rc;
-}
-
 int main(void)
 {
     hx_error err = {0};
@@ -157,7 +142,7 @@ int main(void)
             hx_index_close(ix);
         }
         snprintf(snap[s], sizeof snap[s], "%s/ref.%d.hyx", base, s);
-        CHECK(copy_file(ref_db, snap[s]) == 0, "snapshot");
+        CHECK(check_copy_file(ref_db, snap[s]) == 0, "snapshot");
     }
     /* trials run in the reference root (the index records its root), on a copy of the file */
     const char *root = ref_root;
@@ -169,7 +154,7 @@ int main(void)
         int s = t % STATES;   /* state 0: first build from nothing; others: update of state s - 1 */
         unlink(db);
         if (s > 0)
-            CHECK(copy_file(snap[s - 1], db) == 0, "start from state %d", s - 1);
+            CHECK(check_copy_file(snap[s - 1], db) == 0, "start from state %d", s - 1);
         write_state(root, s);
         useconds_t delay = (useconds_t)(rand() % (int)(took[s] * 1.3e6 + 1000));
         pid_t pid = fork();

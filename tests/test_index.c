@@ -410,22 +410,6 @@ static void test_lock_and_damage(void)
 
 /* === A compaction that fails after its commit landed (issue 9, item 4) === */
 
-/* Copies a file; 0 on success. */
-static int copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    char buf[65536];
-    size_t n;
-    int rc = in && out ? 0 : -1;
-    while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
-    if (in)
-        fclose(in);
-    if (out && fclose(out))
-        rc = -1;
-    return rc;
-}
-
 /* In the child: `base` (40 documents) is copied into a folder where the removal's commit fits
  * but the compaction it triggers does not -- a 4 MiB tmpfs filled up to 16 KiB when the test may
  * mount one, else a directory squatting on "<db>.compact.tmp". The removal must report success
@@ -438,7 +422,7 @@ static void enospc_child(const char *base, const char *mnt)
     snprintf(file, sizeof file, "%s/db.hyx", mnt);
     snprintf(tmp, sizeof tmp, "%s.compact.tmp", file);
     snprintf(filler, sizeof filler, "%s/filler", mnt);
-    CHECK(copy_file(base, file) == 0, "copy the index");
+    CHECK(check_copy_file(base, file) == 0, "copy the index");
     hx_index *ix = NULL;
     hx_error err = {0};
     CHECK(hx_index_open(&ix, file, HX_INDEX_WRITE, model, NULL, &err) == 0, "writer: %s", err.message);

@@ -505,21 +505,10 @@ static int op_index_read(uint64_t *digest)
     return rc;
 }
 
-static int copy_file(const char *from, const char *to)
-{
-    size_t len = 0;
-    char *bytes = check_read_file(from, &len);
-    FILE *f = bytes ? fopen(to, "wb") : NULL;
-    int ok = f && fwrite(bytes, 1, len, f) == len;
-    ok = f && fclose(f) == 0 && ok;
-    free(bytes);
-    return ok ? 0 : -1;
-}
-
 static int op_add_bytes(uint64_t *digest)
 {
     hx_error err = {0};
-    if (copy_file(db, db_copy)) {
+    if (check_copy_file(db, db_copy)) {
         CHECK(0, "copy %s", db);
         return HX_EIO;
     }
@@ -566,7 +555,7 @@ static int op_hybrid(uint64_t *digest)
 static int op_reindex(uint64_t *digest)
 {
     hx_error err = {0};
-    if (copy_file(db, db_copy)) {
+    if (check_copy_file(db, db_copy)) {
         CHECK(0, "copy %s", db);
         return HX_EIO;
     }
