@@ -505,15 +505,21 @@ static int op_index_read(uint64_t *digest)
     return rc;
 }
 
-static int op_add_bytes(uint64_t *digest)
+/* A writer on a fresh copy of the test index, so a failed write never touches the original. */
+static int open_copy(hx_index **ix, hx_error *err)
 {
-    hx_error err = {0};
     if (check_copy_file(db, db_copy)) {
         CHECK(0, "copy %s", db);
         return HX_EIO;
     }
+    return hx_index_open(ix, db_copy, HX_INDEX_WRITE, model, NULL, err);
+}
+
+static int op_add_bytes(uint64_t *digest)
+{
+    hx_error err = {0};
     hx_index *ix = NULL;
-    int rc = hx_index_open(&ix, db_copy, HX_INDEX_WRITE, model, NULL, &err);
+    int rc = open_copy(&ix, &err);
     if (rc)
         return rc;
     static const char note[] = "# Stored note\n\nThe kubelet restarts containers according to restartPolicy.\n";
@@ -555,12 +561,8 @@ static int op_hybrid(uint64_t *digest)
 static int op_reindex(uint64_t *digest)
 {
     hx_error err = {0};
-    if (check_copy_file(db, db_copy)) {
-        CHECK(0, "copy %s", db);
-        return HX_EIO;
-    }
     hx_index *ix = NULL;
-    int rc = hx_index_open(&ix, db_copy, HX_INDEX_WRITE, model, NULL, &err);
+    int rc = open_copy(&ix, &err);
     if (rc)
         return rc;
     const char *paths[] = {root};
