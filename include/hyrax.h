@@ -268,9 +268,17 @@ typedef struct hx_filter {
 /* True when the document passes every filter. */
 bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n);
 
+/* How results are grouped. HX_GROUP_CHUNK: a list of chunks, best first. HX_GROUP_DOCUMENT
+ * (Elasticsearch's field collapsing on the document): one result per document, its best chunk,
+ * ranked by that chunk, with the document's other matching chunks in `more`; k counts documents,
+ * and candidates are fetched deeper until k documents come back or the index has no more. */
+typedef enum { HX_GROUP_CHUNK = 0, HX_GROUP_DOCUMENT = 1 } hx_group;
+#define HX_GROUP_MORE_MAX 10           /* chunks kept in one result's `more` at the most */
+
 typedef struct hx_search_opts {
     hx_search_mode mode;
-    uint32_t k;                        /* results wanted; 0 = 10 */
+    uint32_t k;                        /* results wanted (documents when grouping); 0 = 10 */
+    hx_group group;                    /* HX_GROUP_CHUNK by default; the surfaces choose */
     const hx_filter *filters;
     size_t n_filters;
     float min_score;                   /* results scoring below are dropped; NAN = no floor.
@@ -300,11 +308,16 @@ typedef struct hx_result {
     char *snippet;                     /* owned by the result set; NULL unless asked for */
     const hx_kv *meta;
     size_t n_meta;
+    struct hx_result *more;            /* HX_GROUP_DOCUMENT: the document's other matching chunks,
+                                          best first (rank 0, no snippet), at most
+                                          HX_GROUP_MORE_MAX; owned by the result set */
+    size_t n_more;
 } hx_result;
 
 typedef struct hx_results {
     hx_result *v;                      /* owned: free with hx_results_free */
     size_t n;
+    hx_group group;                    /* the grouping that made the list */
     size_t total_candidates;           /* distinct chunks considered before the cut to k */
     double search_ms;
 } hx_results;

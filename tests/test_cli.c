@@ -75,6 +75,75 @@ static void test_paths(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* The paths of a search --json answer's results, "|"-separated, into buf; how many results. */
+static size_t result_paths(const char *json, char *buf, size_t cap, size_t *n_more_first)
+{
+    hx_json_doc *doc = NULL;
+    buf[0] = 0;
+    *n_more_first = 0;
+    if (hx_json_parse(&doc, json, strlen(json), NULL, NULL))
+        return 0;
+    const hx_json_val *res = hx_json_obj_get(hx_json_doc_root(doc), "results");
+    for (size_t i = 0; i < hx_json_len(res); i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s|", hx_json_str(hx_json_obj_get(hx_json_arr_get(res, i), "path"), NULL));
+    *n_more_first = hx_json_len(hx_json_obj_get(hx_json_arr_get(res, 0), "more"));
+    size_t n = hx_json_len(res);
+    hx_json_doc_free(doc);
+    return n;
+}
+
+/* Document-level answers (issue 10): a document with many matching chunks comes once, with its
+ * other chunks as `more`, and -k counts documents even when all of the first 4 x k candidate
+ * chunks are that one document's; --group chunk lists chunks as before. */
+static void test_group(void)
+{
+    char tmpl[] = "/tmp/hx_cli_group_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 32], cmd[3 * PATH_MAX], *out;
+    char herd[4096] = "# Zebra herd\n\n", paths[1024];
+    size_t more;
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
+    snprintf(idx, sizeof idx, "%s/idx.hyx", dir);
+    for (int i = 0; i < 12; i++)   /* twelve sections: twelve short chunks full of zebras */
+        snprintf(herd + strlen(herd), sizeof herd - strlen(herd), "## Part %d\n\nZebra, zebra, zebra: the zebra herd.\n\n", i);
+    check_put(dir, "docs/herd.md", herd);
+    check_put(dir, "docs/gate.md", "# Gate\n\nOne zebra at the zoo gate, among the visitors and their bags.\n");
+    check_put(dir, "docs/plain.md", "# Plain\n\nFar away on the plain a zebra was seen once by the rangers.\n");
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s/docs 2>&1", idx, dir);
+    CHECK(check_run(cmd, &out) == 0, "index: %s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json -k 3 zebra", idx);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"group\":\"document\""), "documents by default: %.200s", out);
+    CHECK(result_paths(out, paths, sizeof paths, &more) == 3 && !strncmp(paths, "herd.md|", 8) &&
+              strstr(paths, "gate.md|") && strstr(paths, "plain.md|") && more >= 3,
+          "three documents, the herd first with its other chunks as more (%zu): %s", more, paths);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json -k 2 zebra", idx);
+    CHECK(check_run(cmd, &out) == 0 && result_paths(out, paths, sizeof paths, &more) == 2 && !strncmp(paths, "herd.md|", 8) &&
+              (!strcmp(paths + 8, "gate.md|") || !strcmp(paths + 8, "plain.md|")),
+          "k 2: two documents though the first 8 candidates are all the herd's: %s", paths);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --json -k 3 zebra", idx);
+    CHECK(check_run(cmd, &out) == 0 && result_paths(out, paths, sizeof paths, &more) == 3 && strstr(paths, "herd.md|") &&
+              strstr(paths, "gate.md|") && strstr(paths, "plain.md|"),
+          "hybrid: three documents: %s", paths);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json -k 3 --group chunk zebra", idx);
+    CHECK(check_run(cmd, &out) == 0 && result_paths(out, paths, sizeof paths, &more) == 3 &&
+              !strcmp(paths, "herd.md|herd.md|herd.md|") && !strstr(out, "\"more\""),
+          "--group chunk: the herd's chunks: %s", paths);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword -k 3 zebra", idx);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "1. herd.md:") && strstr(out, ". gate.md:") &&
+              strstr(out, ". plain.md:") && strstr(out, "also lines ") && strstr(out, "3 results"),
+          "text output: one line per document, the herd's other chunks named: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --group page zebra 2>&1", idx);
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "--group is document or chunk"), "a bad --group: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 /* Runs argv with stdout and stderr discarded; the raw wait status. */
 static int run_status(char *const argv[])
 {
@@ -327,6 +396,7 @@ int main(void)
     free(out);
 
     test_paths();
+    test_group();
 
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
     CHECK(system(cmd) == 0, "cleanup");

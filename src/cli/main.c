@@ -517,14 +517,17 @@ done:
 /* === search === */
 
 static const char search_usage[] =
-    "usage: hyrax search [--db FILE] [--mode hybrid|vector|keyword] [-k N] [--filter KEY=VALUE]...\n"
-    "                    [--min-score X] [--fusion rrf|weighted] [--weights V,T] [--ef N] [--json]\n"
-    "                    QUERY...\n"
+    "usage: hyrax search [--db FILE] [--mode hybrid|vector|keyword] [-k N] [--group document|chunk]\n"
+    "                    [--filter KEY=VALUE]... [--min-score X] [--fusion rrf|weighted] [--weights V,T]\n"
+    "                    [--ef N] [--json] QUERY...\n"
     "\n"
-    "Searches the index and prints the best chunks, best first.\n"
+    "Searches the index and prints the best documents (or chunks), best first.\n"
     "\n"
     "  --mode M            hybrid (default: vector and keyword fused), vector, or keyword\n"
     "  -k N                results to print (default 10, at most 1000)\n"
+    "  --group G           document (default): one result per document, its best chunk, with its\n"
+    "                      other matching chunks as `more`, and k counts documents; chunk: every\n"
+    "                      matching chunk on its own (the same document may come several times)\n"
     "  --filter KEY=VALUE  path=GLOB matches the root-relative path (** spans folders), type=TYPE\n"
     "                      the document type, any other key a metadata value; repeatable (AND)\n"
     "  --min-score X       drop results scoring below X; the scale depends on the mode: vector is\n"
@@ -535,7 +538,8 @@ static const char search_usage[] =
     "  --weights V,T       weights of the vector and keyword sides, for either fusion (0.7,0.3);\n"
     "                      each finite and >= 0, not both 0\n"
     "  --ef N              HNSW search breadth (default 64)\n"
-    "  --json              print one JSON object (query, mode, results, total_results, search_time_ms)\n"
+    "  --json              print one JSON object (query, mode, group, results, total_results,\n"
+    "                      search_time_ms)\n"
     "\n"
     "Keyword syntax: \"exact phrase\", -exclude, +require, prefix*.\n";
 
@@ -555,6 +559,9 @@ static int print_results_text(const hx_results *r)
         fputs("\n   ", stdout);
         put_text(stdout, x->snippet ? x->snippet : "", SIZE_MAX, true);
         putchar('\n');
+        for (size_t m = 0; m < x->n_more; m++)
+            printf("%s%u-%u%s", m ? ", " : "   also lines ", x->more[m].line_start, x->more[m].line_end,
+                   m + 1 == x->n_more ? "\n" : "");
     }
     printf("%zu results in %.1f ms\n", r->n, r->search_ms);
     return 0;
@@ -611,6 +618,7 @@ static int cmd_search(int argc, char **argv)
     hx_search_opts o;
     hx_search_opts_default(&o);
     o.snippets = 1;
+    o.group = HX_GROUP_DOCUMENT;
     hx_filter *filters = hx_calloc((size_t)argc, sizeof *filters);
     char *query = NULL;
     size_t qlen = 0;
@@ -636,6 +644,11 @@ static int cmd_search(int argc, char **argv)
             if ((n = number_arg("search", a, argv[++i], 1, 1000)) < 0)
                 goto done;
             o.k = (uint32_t)n;
+        } else if (!strcmp(a, "--group") && has_value) {
+            if (hx_group_parse(argv[++i], &o.group)) {
+                fprintf(stderr, "hyrax search: --group is document or chunk, not '%s'\n", argv[i]);
+                goto done;
+            }
         } else if (!strcmp(a, "--ef") && has_value) {
             if ((n = number_arg("search", a, argv[++i], 1, 100000)) < 0)
                 goto done;

@@ -1,7 +1,7 @@
 /* search.c: answering queries over one index view: the keyword side (BM25 over every segment
  * with index-wide statistics), the vector side (HNSW per segment, merged), filters applied
- * inside both, fusion, duplicate removal, the deterministic tie-break (score, path, chunk index)
- * and result assembly with snippets. Reads the view built by index.c; never writes. */
+ * inside both, fusion, duplicate removal, the deterministic tie-break (score, path, chunk index),
+ * grouping by document (hyrax.h hx_group) and result assembly with snippets. Reads the view built by index.c; never writes. */
 #include "fusion.h"
 #include "alloc.h"
 #include "glob.h"
@@ -28,8 +28,10 @@ void hx_search_opts_default(hx_search_opts *o)
 
 void hx_results_free(hx_results *r)
 {
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         free(r->v[i].snippet);
+        free(r->v[i].more);
+    }
     free(r->v);
     memset(r, 0, sizeof *r);
 }
@@ -244,47 +246,91 @@ static uint64_t fnv1a(const char *s, size_t n)
     return h;
 }
 
-/* Turns fused candidates into results: min_score floor, duplicate bodies dropped (the same
- * passage in two files), cut to k, snippets. Headings are not NUL-terminated in the map, so
- * result strings that come from chunk data carry lengths. */
-static int assemble(const ix_view *v, const hx_fused *f, size_t n, const hx_search_opts *o,
-                    const hx_bm25_query *q, hx_results *out, hx_error *err)
+/* The slot of doc in an open-addressing table (mask + 1 slots) of result indexes + 1 (0 = empty). */
+static uint32_t *group_slot(uint32_t *tab, size_t mask, const hx_results *out, uint32_t doc)
 {
-    uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
-    uint64_t *seen = hx_malloc(sizeof *seen * (k + 1));
-    out->v = hx_calloc(k ? k : 1, sizeof *out->v);
-    if (!seen || !out->v) {
-        free(seen);
+    size_t h = (doc * 2654435761u) & mask;
+    while (tab[h] && out->v[tab[h] - 1].doc_id != doc)
+        h = (h + 1) & mask;
+    return &tab[h];
+}
+
+/* Adds r to the `more` of its document's result. */
+static int add_more(hx_result *head, const hx_result *r, hx_error *err)
+{
+    if (head->n_more == HX_GROUP_MORE_MAX)
+        return 0;
+    if (!head->more && !(head->more = hx_malloc(sizeof *head->more * HX_GROUP_MORE_MAX)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    head->more[head->n_more++] = *r;
+    return 0;
+}
+
+/* Turns fused candidates into results: min_score floor, duplicate bodies dropped (the same
+ * passage in two files), grouped by document when asked (every candidate is read, so `more`
+ * holds all of a document's chunks among them), cut to k. Headings are not NUL-terminated in
+ * the map, so result strings that come from chunk data carry lengths. */
+static int assemble(const ix_view *v, const hx_fused *f, size_t n, const hx_search_opts *o, uint32_t k,
+                    hx_results *out, hx_error *err)
+{
+    bool grouped = o->group == HX_GROUP_DOCUMENT;
+    size_t slots = 1;
+    while (grouped && slots < 2 * (size_t)k + 2)
+        slots *= 2;
+    uint64_t *seen = hx_malloc(sizeof *seen * (k + 1));
+    uint32_t *groups = hx_calloc(slots, sizeof *groups);
+    out->v = hx_calloc(k ? k : 1, sizeof *out->v);
+    out->group = o->group;
+    int rc = 0;
+    if (!seen || !groups || !out->v) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        goto done;
     }
-    for (size_t i = 0; i < n && out->n < k; i++) {
+    for (size_t i = 0; i < n && !rc; i++) {
         if (!isnan(o->min_score) && f[i].score < o->min_score)
             break;
-        hx_result *r = &out->v[out->n];
-        if (fill_result(v, f[i].id, r))
+        if (!grouped && out->n == k)
+            break;
+        hx_result r;
+        if (fill_result(v, f[i].id, &r))
             continue;
-        uint64_t h = fnv1a(r->text, r->text_len);
+        r.score = f[i].score;
+        r.vector_score = f[i].vector_score;
+        r.keyword_score = f[i].keyword_score;
+        uint32_t *slot = grouped ? group_slot(groups, slots - 1, out, r.doc_id) : NULL;
+        if (slot && *slot) {
+            rc = add_more(&out->v[*slot - 1], &r, err);
+            continue;
+        }
+        if (out->n == k)
+            continue;   /* grouped: later candidates may still belong to a listed document */
+        uint64_t h = fnv1a(r.text, r.text_len);
         bool dup = false;
         for (size_t j = 0; j < out->n && !dup; j++)
             dup = seen[j] == h;
         if (dup)
             continue;
         seen[out->n] = h;
-        r->rank = (uint32_t)out->n + 1;
-        r->score = f[i].score;
-        r->vector_score = f[i].vector_score;
-        r->keyword_score = f[i].keyword_score;
-        if (o->snippets && q) {
-            size_t sl;
-            int rc = hx_snippet_make(r->text, r->text_len, q, 0, &r->snippet, &sl, err);
-            if (rc) {
-                free(seen);
-                return rc;
-            }
-        }
-        out->n++;
+        r.rank = (uint32_t)out->n + 1;
+        out->v[out->n++] = r;
+        if (slot)
+            *slot = (uint32_t)out->n;
     }
+done:
     free(seen);
+    free(groups);
+    return rc;
+}
+
+/* Marked-up snippets for the results (not for `more`). */
+static int add_snippets(hx_results *out, const hx_bm25_query *q, hx_error *err)
+{
+    for (size_t i = 0; i < out->n; i++) {
+        size_t sl;
+        int rc = hx_snippet_make(out->v[i].text, out->v[i].text_len, q, 0, &out->v[i].snippet, &sl, err);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
@@ -297,13 +343,12 @@ static double ms_since(const struct timespec *t0)
 
 /* === Entry points === */
 
-/* The shared path: vec may be NULL (keyword only), q may be NULL (vector only). */
-static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
-                      hx_results *out, hx_error *err)
+/* One search with n_cand candidates per side: vec may be NULL (keyword only), q may be NULL
+ * (vector only). *deeper says whether a side filled all n_cand, so more candidates exist. */
+static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
+                        uint32_t k, size_t n_cand, hx_results *out, bool *deeper, hx_error *err)
 {
     const ix_view *v = &ix->v;
-    uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
-    size_t n_cand = (size_t)k * CANDIDATE_FACTOR;
     hx_hit *vh = hx_malloc(sizeof *vh * n_cand), *kh = hx_malloc(sizeof *kh * n_cand);
     hx_fused *fused = hx_malloc(sizeof *fused * 2 * n_cand);
     chunk_filter cf = {0};
@@ -354,13 +399,31 @@ static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, co
         goto done;
     }
     out->total_candidates = nf;
-    rc = assemble(v, fused, nf, o, q, out, err);
+    *deeper = nv == n_cand || nk == n_cand;
+    rc = assemble(v, fused, nf, o, k, out, err);
 done:
     free(cf.allowed);
     free(vh);
     free(kh);
     free(fused);
     return rc;
+}
+
+/* Searches with CANDIDATE_FACTOR x k candidates per side; grouped by document, twice as deep
+ * again while fewer than k documents came back and a side had more to give. */
+static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
+                      hx_results *out, hx_error *err)
+{
+    uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
+    size_t n_cand = (size_t)k * CANDIDATE_FACTOR;
+    for (;;) {
+        bool deeper = false;
+        int rc = search_depth(ix, vec, q, o, k, n_cand, out, &deeper, err);
+        if (rc || o->group != HX_GROUP_DOCUMENT || out->n == k || !deeper || n_cand >= ix->v.next_chunk)
+            return rc;
+        hx_results_free(out);
+        n_cand *= 2;
+    }
 }
 
 int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len,
@@ -386,18 +449,10 @@ int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len
         else
             rc = hx_encoder_embed(enc, &query, &len, 1, vec, err);
     }
-    if (!rc) {
-        if (want_kw)
-            rc = run_search(ix, vec, q, o, out, err);
-        else {
-            /* vector mode: search without the keyword side, snippets still marked */
-            rc = run_search(ix, vec, NULL, o, out, err);
-            for (size_t i = 0; !rc && o->snippets && i < out->n; i++) {
-                size_t sl;
-                rc = hx_snippet_make(out->v[i].text, out->v[i].text_len, q, 0, &out->v[i].snippet, &sl, err);
-            }
-        }
-    }
+    if (!rc)   /* vector mode searches without the keyword side; its snippets are marked alike */
+        rc = run_search(ix, vec, want_kw ? q : NULL, o, out, err);
+    if (!rc && o->snippets)
+        rc = add_snippets(out, q, err);
     hx_bm25_query_free(q);
     free(vec);
     if (rc)

@@ -10,17 +10,26 @@ const char *hx_mode_name(hx_search_mode m)
     return m == HX_MODE_VECTOR ? "vector" : m == HX_MODE_KEYWORD ? "keyword" : "hybrid";
 }
 
+const char *const hx_mode_names[] = {"hybrid", "semantic", "keyword", "vector", "full_text", "text", NULL};
+static const hx_search_mode mode_of_name[] = {HX_MODE_HYBRID, HX_MODE_VECTOR, HX_MODE_KEYWORD,
+                                              HX_MODE_VECTOR, HX_MODE_KEYWORD, HX_MODE_KEYWORD};
+
 int hx_mode_parse(const char *s, hx_search_mode *out)
 {
-    if (!strcmp(s, "hybrid"))
-        *out = HX_MODE_HYBRID;
-    else if (!strcmp(s, "vector") || !strcmp(s, "semantic"))
-        *out = HX_MODE_VECTOR;
-    else if (!strcmp(s, "keyword") || !strcmp(s, "full_text") || !strcmp(s, "text"))
-        *out = HX_MODE_KEYWORD;
-    else
-        return HX_EINVAL;
-    return 0;
+    for (size_t i = 0; hx_mode_names[i]; i++)
+        if (!strcmp(s, hx_mode_names[i]))
+            return *out = mode_of_name[i], 0;
+    return HX_EINVAL;
+}
+
+const char *const hx_group_names[] = {"chunk", "document", NULL};   /* indexed by hx_group */
+
+int hx_group_parse(const char *s, hx_group *out)
+{
+    for (size_t i = 0; hx_group_names[i]; i++)
+        if (!strcmp(s, hx_group_names[i]))
+            return *out = (hx_group)i, 0;
+    return HX_EINVAL;
 }
 
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n)
@@ -59,7 +68,7 @@ void hx_present_reason(hx_json_writer *w, const char *path, const char *reason)
     hx_json_write_cstr(w, reason);
 }
 
-void hx_present_result(hx_json_writer *w, const hx_result *r)
+void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group)
 {
     hx_json_write_obj_begin(w);
     hx_present_rank(w, r);
@@ -89,7 +98,32 @@ void hx_present_result(hx_json_writer *w, const hx_result *r)
     hx_present_meta(w, r->meta, r->n_meta);
     hx_json_write_key(w, "version");
     hx_json_write_cstr(w, r->doc_sha256);
+    if (group == HX_GROUP_DOCUMENT)
+        hx_present_more(w, r);
     hx_json_write_obj_end(w);
+}
+
+void hx_present_more(hx_json_writer *w, const hx_result *r)
+{
+    hx_json_write_key(w, "more");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < r->n_more; i++) {
+        const hx_result *m = &r->more[i];
+        hx_json_write_obj_begin(w);
+        hx_present_score(w, "score", m->score);
+        hx_json_write_key(w, "chunk_id");
+        hx_json_write_uint(w, m->chunk_id);
+        hx_json_write_key(w, "chunk_index");
+        hx_json_write_uint(w, m->chunk_index);
+        hx_json_write_key(w, "heading");
+        hx_json_write_cstr(w, m->heading);
+        hx_json_write_key(w, "line_start");
+        hx_json_write_uint(w, m->line_start);
+        hx_json_write_key(w, "line_end");
+        hx_json_write_uint(w, m->line_end);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
 }
 
 void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r)
@@ -99,10 +133,12 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
     hx_json_write_cstr(w, query);
     hx_json_write_key(w, "mode");
     hx_json_write_cstr(w, hx_mode_name(mode));
+    hx_json_write_key(w, "group");
+    hx_json_write_cstr(w, hx_group_names[r->group]);
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < r->n; i++)
-        hx_present_result(w, &r->v[i]);
+        hx_present_result(w, &r->v[i], r->group);
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, r->n);

@@ -9,7 +9,13 @@
 #include "json.h"
 
 const char *hx_mode_name(hx_search_mode m);              /* "hybrid", "vector", "keyword" */
-int hx_mode_parse(const char *s, hx_search_mode *out);   /* also accepts "semantic" */
+/* Every name a mode is accepted under (NULL-terminated): hybrid, semantic = vector, keyword =
+ * full_text = text. hx_mode_parse reads one; HX_EINVAL for any other. */
+extern const char *const hx_mode_names[];
+int hx_mode_parse(const char *s, hx_search_mode *out);
+/* The grouping names, indexed by hx_group ("chunk", "document"; NULL-terminated). */
+extern const char *const hx_group_names[];
+int hx_group_parse(const char *s, hx_group *out);
 
 /* "key": score, or "key": null when the side that scores it missed the chunk (NAN). */
 void hx_present_score(hx_json_writer *w, const char *key, float s);
@@ -22,10 +28,14 @@ void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);
 
 /* One result object: rank, score, side scores, chunk_id, doc_id, path, title, heading,
- * chunk_index, line_start, line_end, text, snippet (when built), metadata, version (hash). */
-void hx_present_result(hx_json_writer *w, const hx_result *r);
+ * chunk_index, line_start, line_end, text, snippet (when built), metadata, version (hash), and
+ * when grouped by document its "more". */
+void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group);
+/* "more": [{"score","chunk_id","chunk_index","heading","line_start","line_end"}, ...]: the other
+ * matching chunks of a result's document, best first (every surface writes them so). */
+void hx_present_more(hx_json_writer *w, const hx_result *r);
 
-/* The search answer: {"query","mode","results":[...],"total_results","search_time_ms"}. */
+/* The search answer: {"query","mode","group","results":[...],"total_results","search_time_ms"}. */
 void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r);
 
 /* "file" or "stored": the "source" of a document in every answer that describes one. */
