@@ -47,7 +47,7 @@ static hx_json_doc *call(server *s, const char *line, int timeout_ms)
 
 static const hx_json_val *tool(server *s, hx_json_doc **doc, int id, const char *name, const char *args)
 {
-    char line[4096];
+    char line[24576];
     snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
              id, name, args);
     *doc = call(s, line, 60000);
@@ -847,6 +847,253 @@ static void test_overwritten_underneath(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* The text of a tool error, "" for an answer that is not one. */
+static const char *fault_text(const hx_json_val *r)
+{
+    return r && is_error(r) ? error_text(r) : "";
+}
+
+/* A value valid for a property schema, as JSON text: the first choice, the largest allowed
+ * integer (so a doc_id names no document), the smallest allowed number, an empty object or list. */
+static void valid_value(const hx_json_val *prop, char *buf, size_t cap)
+{
+    const char *type = hx_json_str(get(prop, "type"), NULL);
+    const hx_json_val *choices = get(prop, "enum"), *lo = get(prop, "minimum"), *hi = get(prop, "maximum");
+    size_t n;
+    const char *t;
+    if (!strcmp(type, "string"))
+        snprintf(buf, cap, "\"%s\"", choices ? hx_json_str(hx_json_arr_get(choices, 0), NULL) : "zz");
+    else if ((t = hx_json_num_text(hi ? hi : lo, &n)) && strcmp(type, "boolean"))
+        snprintf(buf, cap, "%.*s", (int)n, t);
+    else if (!strcmp(type, "integer") || !strcmp(type, "number"))
+        snprintf(buf, cap, "1");
+    else if (!strcmp(type, "boolean"))
+        snprintf(buf, cap, "true");
+    else
+        snprintf(buf, cap, !strcmp(type, "array") ? "[]" : "{}");
+}
+
+/* A value of another type than the property's, as JSON text. */
+static const char *wrong_type(const hx_json_val *prop)
+{
+    const char *type = hx_json_str(get(prop, "type"), NULL);
+    return !strcmp(type, "string") ? "5" : !strcmp(type, "integer") || !strcmp(type, "number") ? "\"5\"" : !strcmp(type, "boolean") ? "\"yes\"" : "5";
+}
+
+/* Values just outside the property's bounds and choices, as JSON texts; how many. */
+static int out_of_bounds(const hx_json_val *prop, char out[4][4096])
+{
+    int n = 0;
+    int64_t x;
+    double d;
+    const char *type = hx_json_str(get(prop, "type"), NULL);
+    bool integer = !strcmp(type, "integer");
+    if (!hx_json_num_double(get(prop, "minimum"), &d, NULL)) {
+        if (integer && !hx_json_num_int64(get(prop, "minimum"), &x, NULL))
+            snprintf(out[n++], 4096, "%lld", (long long)x - 1);
+        else
+            snprintf(out[n++], 4096, "%.17g", d - 1);
+    }
+    if (!hx_json_num_double(get(prop, "maximum"), &d, NULL)) {
+        if (integer && !hx_json_num_int64(get(prop, "maximum"), &x, NULL))
+            snprintf(out[n++], 4096, "%lld", (long long)x + 1);
+        else
+            snprintf(out[n++], 4096, "%.17g", d + 1);
+    }
+    if (!hx_json_num_int64(get(prop, "minLength"), &x, NULL) && x == 1)
+        snprintf(out[n++], 4096, "\"\"");
+    if (get(prop, "enum"))
+        snprintf(out[n++], 4096, "\"not-one-of-them\"");
+    if (!hx_json_num_int64(get(prop, "maxItems"), &x, NULL) || !hx_json_num_int64(get(prop, "maxProperties"), &x, NULL)) {
+        bool list = !strcmp(type, "array");
+        size_t len = (size_t)snprintf(out[n], 4096, "%s", list ? "[" : "{");
+        for (int64_t i = 0; i <= x && len < 4000; i++)
+            len += (size_t)(list ? snprintf(out[n] + len, 4096 - len, "%s\"z\"", i ? "," : "")
+                                 : snprintf(out[n] + len, 4096 - len, "%s\"k%lld\":\"v\"", i ? "," : "", (long long)i));
+        snprintf(out[n] + len, 4096 - len, "%s", list ? "]" : "}");
+        n++;
+    }
+    return n;
+}
+
+/* Calls tool `name` with its required arguments and `extra` ("" or "\"key\":value"). */
+static const hx_json_val *call_with(server *s, hx_json_doc **d, const char *name, const char *base, const char *extra)
+{
+    static int id = 5000;
+    char args[20000];
+    snprintf(args, sizeof args, "{%s%s%s}", base, *base && *extra ? "," : "", extra);
+    return tool(s, d, id++, name, args);
+}
+
+/* One property of a tool's inputSchema (under `outer` when it is a member of an object argument):
+ * a valid value is accepted, values outside its bounds or choices and of another type refused
+ * with a message that names it. */
+static void check_property(server *s, const char *tool_name, const char *base, const char *outer, const char *key,
+                           const hx_json_val *prop)
+{
+    char value[4096], extra[8192], bad[4][4096];
+    hx_json_doc *d;
+    valid_value(prop, value, sizeof value);
+    const char *fmt = outer ? "\"%s\":{\"%s\":%s}" : "\"%s%s\":%s";
+    snprintf(extra, sizeof extra, fmt, outer ? outer : "", key, value);
+    const hx_json_val *r = call_with(s, &d, tool_name, base, extra);
+    char named[128];   /* the checks name an argument they refuse so */
+    snprintf(named, sizeof named, "argument '%s%s%s'", outer ? outer : "", outer ? "." : "", key);
+    CHECK(r && !strstr(fault_text(r), "unknown argument") && !strstr(fault_text(r), named),
+          "%s: %s = %s is accepted by the checks: %s", tool_name, key, value, fault_text(r));
+    hx_json_doc_free(d);
+    int n = out_of_bounds(prop, bad);
+    snprintf(bad[n++], 4096, "%s", wrong_type(prop));
+    for (int i = 0; i < n; i++) {
+        snprintf(extra, sizeof extra, fmt, outer ? outer : "", key, bad[i]);
+        r = call_with(s, &d, tool_name, base, extra);
+        CHECK(r && is_error(r) && strstr(fault_text(r), key), "%s: %s = %.60s is refused, naming it: %s", tool_name, key,
+              bad[i], fault_text(r));
+        hx_json_doc_free(d);
+    }
+}
+
+/* The inputSchema of every tool and the checks the server applies agree: every property it lists
+ * is accepted, its bounds, choices and type enforced, every required one required, and an
+ * argument it does not list refused. Runs last: valid values reach the write tools too. */
+static void test_schema_agrees(server *s)
+{
+    hx_json_doc *list = call(s, "{\"jsonrpc\":\"2.0\",\"id\":4999,\"method\":\"tools/list\"}", 60000);
+    const hx_json_val *tools = list ? get(hx_json_doc_root(list), "result.tools") : NULL;
+    CHECK(tools && hx_json_len(tools) >= 10, "tools listed");
+    for (size_t t = 0; tools && t < hx_json_len(tools); t++) {
+        const hx_json_val *tl = hx_json_arr_get(tools, t), *props = get(tl, "inputSchema.properties");
+        const hx_json_val *required = get(tl, "inputSchema.required");
+        const char *name = hx_json_str(get(tl, "name"), NULL);
+        char base[8192] = "", value[4096];
+        CHECK(hx_json_type_of(get(tl, "inputSchema.additionalProperties")) == HX_JSON_BOOL &&
+                  !hx_json_bool(get(tl, "inputSchema.additionalProperties")),
+              "%s: additionalProperties false", name);
+        for (size_t i = 0; i < hx_json_len(required); i++) {
+            const char *key = hx_json_str(hx_json_arr_get(required, i), NULL);
+            valid_value(hx_json_obj_get(props, key), value, sizeof value);
+            snprintf(base + strlen(base), sizeof base - strlen(base), "%s\"%s\":%s", i ? "," : "", key, value);
+        }
+        hx_json_doc *d;
+        const hx_json_val *r = call_with(s, &d, name, base, "\"no_such_argument\":1");
+        CHECK(r && is_error(r) && strstr(fault_text(r), "unknown argument"), "%s: an unlisted argument is refused: %s",
+              name, fault_text(r));
+        hx_json_doc_free(d);
+        for (size_t i = 0; i < hx_json_len(required); i++) {
+            const char *key = hx_json_str(hx_json_arr_get(required, i), NULL);
+            r = call_with(s, &d, name, "", "");
+            CHECK(r && is_error(r) && strstr(fault_text(r), key), "%s: %s is required: %s", name, key, fault_text(r));
+            hx_json_doc_free(d);
+        }
+        hx_json_iter it;
+        const hx_json_val *k, *prop;
+        hx_json_iter_init(&it, props);
+        while (hx_json_iter_next(&it, &k, &prop)) {
+            const char *key = hx_json_str(k, NULL);
+            if (hx_json_obj_get(prop, "properties")) {   /* an object argument: each member alike */
+                hx_json_iter mi;
+                const hx_json_val *mk, *mprop;
+                char extra[256];
+                snprintf(extra, sizeof extra, "\"%s\":{\"no_such_argument\":1}", key);
+                r = call_with(s, &d, name, base, extra);
+                CHECK(r && is_error(r) && strstr(fault_text(r), "unknown argument"), "%s: %s: an unlisted member is refused",
+                      name, key);
+                hx_json_doc_free(d);
+                hx_json_iter_init(&mi, hx_json_obj_get(prop, "properties"));
+                while (hx_json_iter_next(&mi, &mk, &mprop))
+                    check_property(s, name, base, key, hx_json_str(mk, NULL), mprop);
+            }
+            if (!hx_json_obj_get(required ? props : NULL, key) || !strstr(base, key))
+                check_property(s, name, base, NULL, key, prop);
+        }
+    }
+    hx_json_doc_free(list);
+}
+
+/* Seed 002's KEP use: search answers documents by default (issue 10): one document with several
+ * matching chunks comes once, its other chunks in `more`, and k counts documents; group_by
+ * "chunk" still lists chunks. Seed 002's and 003's argument names stand for hyrax's own. */
+static void test_group(server *s)
+{
+    hx_json_doc *d;
+    char body[4096] = "# Zebra herd\n\n";
+    for (int i = 0; i < 4; i++)   /* four sections: four short chunks full of zebras */
+        snprintf(body + strlen(body), sizeof body - strlen(body), "## Part %d\n\nZebra, zebra, zebra: the zebra herd.\n\n", i);
+    char args[16384], esc[8192];
+    size_t e = 0;
+    for (const char *p = body; *p; p++)
+        e += (size_t)(*p == '\n' ? snprintf(esc + e, sizeof esc - e, "\\n") : snprintf(esc + e, sizeof esc - e, "%c", *p));
+    snprintf(args, sizeof args, "{\"content\":\"%s\",\"name\":\"zoo/herd.md\"}", esc);
+    const hx_json_val *r = tool(s, &d, 3001, "add_document", args);
+    CHECK(r && !is_error(r), "herd stored: %s", fault_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 3002, "add_document", "{\"content\":\"One zebra at the zoo gate, among the visitors and their bags.\",\"name\":\"zoo/gate.md\"}");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 3003, "add_document", "{\"content\":\"Far away on the plain a zebra was seen once by the rangers.\",\"name\":\"zoo/plain.md\"}");
+    hx_json_doc_free(d);
+
+    static const char *const asks[] = {"{\"query\":\"zebra\",\"mode\":\"keyword\",\"top_k\":3}",
+                                       "{\"query\":\"zebra\",\"top_k\":3}",
+                                       "{\"query\":\"zebra\",\"mode\":\"keyword\",\"top_k\":3,\"group_by\":\"document\"}"};
+    for (int a = 0; a < 3; a++) {
+        r = tool(s, &d, 3010 + a, "search", asks[a]);
+        const hx_json_val *res = get(r, "structuredContent.results");
+        CHECK(res && hx_json_len(res) == 3, "%s: three results", asks[a]);
+        for (size_t i = 0; res && i < hx_json_len(res); i++)
+            for (size_t j = 0; j < i; j++)
+                CHECK(strcmp(hx_json_str(get(hx_json_arr_get(res, i), "citation.path"), NULL),
+                             hx_json_str(get(hx_json_arr_get(res, j), "citation.path"), NULL)),
+                      "%s: results %zu and %zu are different documents", asks[a], j + 1, i + 1);
+        if (a != 1) {   /* keyword: the herd, with the most zebras, first; its other chunks as more */
+            const char *first = hx_json_str(get(hx_json_arr_get(res, 0), "citation.path"), NULL);
+            CHECK(first && !strcmp(first, "zoo/herd.md"), "%s: the herd first: %s", asks[a], first ? first : "-");
+            CHECK(hx_json_len(get(hx_json_arr_get(res, 0), "more")) >= 3, "%s: the herd's other chunks in more", asks[a]);
+        }
+        const char *g = hx_json_str(get(r, "structuredContent.group_by"), NULL);
+        CHECK(g && !strcmp(g, "document"), "%s: group_by document answered", asks[a]);
+        hx_json_doc_free(d);
+    }
+    r = tool(s, &d, 3020, "search", "{\"query\":\"zebra\",\"mode\":\"keyword\",\"top_k\":3,\"group_by\":\"chunk\"}");
+    const hx_json_val *res = get(r, "structuredContent.results");
+    CHECK(res && hx_json_len(res) == 3, "group_by chunk: three chunks");
+    for (size_t i = 0; res && i < hx_json_len(res); i++) {
+        const char *p = hx_json_str(get(hx_json_arr_get(res, i), "citation.path"), NULL);
+        CHECK(p && !strcmp(p, "zoo/herd.md") && !get(hx_json_arr_get(res, i), "more"),
+              "group_by chunk: chunk %zu is the herd's, without more: %s", i + 1, p ? p : "-");
+    }
+    hx_json_doc_free(d);
+    r = tool(s, &d, 3021, "find_similar", "{\"text\":\"zebra herd\",\"top_k\":2}");
+    res = get(r, "structuredContent.results");
+    CHECK(res && hx_json_len(res) == 2 &&
+              strcmp(hx_json_str(get(hx_json_arr_get(res, 0), "citation.path"), NULL),
+                     hx_json_str(get(hx_json_arr_get(res, 1), "citation.path"), NULL)),
+          "find_similar: two different documents");
+    hx_json_doc_free(d);
+
+    /* seed 003 limit and threshold, seed 002 search_type: the same arguments under their names */
+    r = tool(s, &d, 3030, "search", "{\"query\":\"zebra\",\"mode\":\"keyword\",\"limit\":1}");
+    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.results")) == 1, "limit is top_k: %s", fault_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 3031, "search", "{\"query\":\"zebra\",\"search_type\":\"keyword\",\"top_k\":2}");
+    const char *mode = hx_json_str(get(r, "structuredContent.mode"), NULL);
+    CHECK(mode && !strcmp(mode, "keyword") && hx_json_len(get(r, "structuredContent.results")) == 2,
+          "search_type is mode: %s", fault_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 3032, "search", "{\"query\":\"zebra\",\"mode\":\"keyword\",\"threshold\":1e9}");
+    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.results")) == 0, "threshold is min_score: %s",
+          fault_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 3033, "find_similar", "{\"text\":\"zebra\",\"limit\":1,\"threshold\":-1}");
+    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.results")) == 1, "find_similar: limit, threshold");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 3034, "search", "{\"query\":\"zebra\",\"top_k\":1,\"limit\":2}");
+    CHECK(r && is_error(r) && strstr(fault_text(r), "not both"), "top_k and limit at once refused: %s", fault_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 3035, "search", "{\"query\":\"zebra\",\"limit\":51}");
+    CHECK(r && is_error(r) && strstr(fault_text(r), "limit"), "limit keeps top_k's bounds: %s", fault_text(r));
+    hx_json_doc_free(d);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_mcp_XXXXXX";
@@ -880,6 +1127,8 @@ int main(void)
     test_paths(&s);
     test_health_counts(&s);
     test_hostile(&s);
+    test_group(&s);
+    test_schema_agrees(&s);
     int status = stop(&s, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "end of input: clean exit (status %d)", status);
     test_busy();

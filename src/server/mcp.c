@@ -393,8 +393,9 @@ static int run_tool(mcp_server *s, int t, const hx_json_val *args, const char *i
     char message[1024] = "";
     hx_error err = {0};
     hx_json_writer_init(&sw);
-    int rc = hx_mcp_tools[t].writes ? hx_mcp_tools[t].run(s, args, &sw, message, sizeof message)
-                                    : run_guarded(s, t, args, &sw, message, sizeof message);
+    int rc = mcp_args_check(hx_mcp_tools[t].args, args, message, sizeof message) ? -1
+             : hx_mcp_tools[t].writes ? hx_mcp_tools[t].run(s, args, &sw, message, sizeof message)
+                                      : run_guarded(s, t, args, &sw, message, sizeof message);
     if (!rc && hx_json_writer_finish(&sw, &err)) {
         snprintf(message, sizeof message, "internal error building the result: %s", err.message);
         rc = -1;
@@ -617,7 +618,7 @@ static int write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
         hx_json_write_key(w, "description");
         hx_json_write_cstr(w, tool->description);
         hx_json_write_key(w, "inputSchema");
-        hx_json_write_json(w, tool->input_schema, strlen(tool->input_schema));
+        mcp_args_schema(w, tool->args);
         hx_json_write_key(w, "outputSchema");
         hx_json_write_json(w, tool->output_schema, strlen(tool->output_schema));
         hx_json_write_key(w, "annotations");

@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "mcp.h"
+#include "mcp_args.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -90,15 +91,16 @@ typedef struct mcp_server {
     char protocol[16];
 } mcp_server;
 
-/* A tool: its name, its JSON schemas and what runs it. */
+/* A tool: its name, its argument table (the inputSchema and the checks), its output schema and
+ * what runs it. */
 typedef struct mcp_tool {
     const char *name;
     const char *description;
-    const char *input_schema;     /* JSON text */
+    const mcp_arg *args;          /* mcp_args.h; checked before run is called */
     const char *output_schema;    /* JSON text */
     bool writes;                  /* runs on the worker thread; refused with --read-only */
     /* Writes the structured result into w and returns 0, or returns non-zero after setting
-     * *message (a sentence a person can act on) for an isError result. */
+     * *message (a sentence a person can act on) for an isError result. args passed the table. */
     int (*run)(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *message, size_t cap);
 } mcp_tool;
 

@@ -1,5 +1,6 @@
 /* mcp_tools.c: the ten MCP tools of `hyrax serve` (names fixed in DESIGN.md), their input and
- * output JSON Schemas, and argument checking. Read tools run on the main thread with its reader;
+ * output JSON Schemas, and one argument table per tool (mcp_args.h: the table makes the
+ * inputSchema and the checks every call passes before its tool runs). Read tools run on the main thread with its reader;
  * write tools run on the worker thread with a writer opened per job (mcp_internal.h). A bad
  * argument is a tool error (isError) whose message says what to change. Shapes follow the seeds:
  * 003 (list/status/details/delete), 001 (get_context, citations, read_context), 002 (search
@@ -23,169 +24,66 @@
 
 #define MAX_TOP_K 50
 #define MAX_FILTERS 32
+#define MAX_PATHS 256
+#define MAX_EXCLUDES 64
 #define CONTEXT_CANDIDATES 50
-#define DEFAULT_CONTEXT_TOKENS 4000
 
 /* === Arguments === */
 
-typedef struct {
-    const hx_json_val *args;
-    char *msg;
-    size_t cap;
-    bool bad;
-} argp;
-
-static bool fail(argp *a, const char *fmt, ...)
-{
-    if (!a->bad) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(a->msg, a->cap, fmt, ap);
-        va_end(ap);
-        a->bad = true;
-    }
-    return false;
-}
-
-/* Refuses members not in `allowed` (NULL-terminated), so a typo is reported, not ignored. */
-static bool only_keys(argp *a, const char *const *allowed)
-{
-    hx_json_iter it;
-    const hx_json_val *k, *v;
-    hx_json_iter_init(&it, a->args);
-    while (hx_json_iter_next(&it, &k, &v)) {
-        size_t n;
-        const char *key = hx_json_str(k, &n);
-        bool ok = false;
-        for (const char *const *p = allowed; *p && !ok; p++)
-            ok = strlen(*p) == n && !memcmp(*p, key, n);
-        if (!ok) {
-            char list[256] = "";
-            for (const char *const *p = allowed; *p; p++)
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p == allowed ? "" : ", ", *p);
-            return fail(a, "unknown argument '%.*s'; this tool takes: %s", (int)(n > 40 ? 40 : n), key, list);
-        }
-    }
-    return true;
-}
-
-/* A string argument; NULL when absent (and not required). Strings hold no NUL. */
-static const char *arg_str(argp *a, const char *key, bool required)
-{
-    const hx_json_val *v = hx_json_obj_get(a->args, key);
-    if (!v) {
-        if (required)
-            fail(a, "missing required argument '%s'", key);
-        return NULL;
-    }
-    size_t n;
-    const char *s = hx_json_str(v, &n);
-    if (!s)
-        return fail(a, "argument '%s' must be a string", key), NULL;
-    if (strlen(s) != n)
-        return fail(a, "argument '%s' must not contain U+0000", key), NULL;
-    return s;
-}
-
-static int64_t arg_int(argp *a, const char *key, int64_t lo, int64_t hi, int64_t def)
-{
-    const hx_json_val *v = hx_json_obj_get(a->args, key);
-    if (!v)
-        return def;
-    int64_t x;
-    double d;
-    if (hx_json_type_of(v) != HX_JSON_NUMBER || hx_json_num_double(v, &d, NULL) || d != floor(d) ||
-        hx_json_num_int64(v, &x, NULL))
-        return fail(a, "argument '%s' must be an integer from %lld to %lld", key, (long long)lo, (long long)hi), def;
-    if (x < lo || x > hi)
-        return fail(a, "argument '%s' is %lld; it must be from %lld to %lld", key, (long long)x, (long long)lo,
-                    (long long)hi), def;
-    return x;
-}
-
-static double arg_num(argp *a, const char *key, double def)
-{
-    const hx_json_val *v = hx_json_obj_get(a->args, key);
-    double d;
-    if (!v)
-        return def;
-    if (hx_json_type_of(v) != HX_JSON_NUMBER || hx_json_num_double(v, &d, NULL) || !isfinite(d))
-        return fail(a, "argument '%s' must be a finite number", key), def;
-    return d;
-}
-
-static int arg_bool(argp *a, const char *key, int def)
-{
-    const hx_json_val *v = hx_json_obj_get(a->args, key);
-    if (!v)
-        return def;
-    if (hx_json_type_of(v) != HX_JSON_BOOL)
-        return fail(a, "argument '%s' must be true or false", key), def;
-    return hx_json_bool(v);
-}
-
-/* filters: {"path": "glob", "type": "markdown", "<metadata key>": "value", ...} */
-static size_t arg_filters(argp *a, hx_filter *out)
-{
-    const hx_json_val *f = hx_json_obj_get(a->args, "filters");
-    if (!f)
-        return 0;
-    if (hx_json_type_of(f) != HX_JSON_OBJECT)
-        return fail(a, "argument 'filters' must be an object such as {\"path\": \"docs/**\", \"status\": \"implemented\"}"), 0;
-    hx_json_iter it;
-    const hx_json_val *k, *v;
-    size_t n = 0;
-    hx_json_iter_init(&it, f);
-    while (hx_json_iter_next(&it, &k, &v)) {
-        size_t kl, vl;
-        const char *key = hx_json_str(k, &kl), *val = hx_json_str(v, &vl);
-        if (n == MAX_FILTERS)
-            return fail(a, "at most %d filters", MAX_FILTERS), 0;
-        if (!val || strlen(val) != vl || strlen(key) != kl)
-            return fail(a, "filter '%.40s' must have a string value", key), 0;
-        out[n].key = key;
-        out[n].value = val;
-        n++;
-    }
-    return n;
-}
+/* Table rows that several tools share; each tool's table stands by the tool. */
+#define FILTERS_DOC                                                                                          \
+    "path: glob on the root-relative path (** spans folders); type: markdown|yaml|json|code|text; any other " \
+    "key: exact metadata value (Markdown front matter, top-level YAML scalars). All must match."
+#define ARG_FILTERS {"filters", MCP_STRING_MAP, AT_MOST(MAX_FILTERS), .description = FILTERS_DOC}
+#define ARG_MODE                                                                                             \
+    {"mode", MCP_STRING, .choices = hx_mode_names, .def = "hybrid",                                          \
+     .description = "hybrid fuses semantic (embedding) and keyword (BM25) rankings; semantic (also vector) "  \
+                    "finds meaning; keyword (also full_text, text) finds exact words and identifiers."}
+#define ARG_TOP_K                                                                                            \
+    {"top_k", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "5",                                                  \
+     .description = "Results wanted: documents when group_by is document, chunks when it is chunk."}
+#define ARG_LIMIT {"limit", .alias_of = "top_k", .description = "The same as top_k (seed 003's name)."}
+#define ARG_GROUP_BY                                                                                         \
+    {"group_by", MCP_STRING, .choices = hx_group_names, .def = "document",                                  \
+     .description = "document: one result per document, its best chunk, ranked by it, with the document's "  \
+                    "other matching chunks in `more` (top_k counts documents); chunk: every matching chunk " \
+                    "on its own."}
+#define ARG_THRESHOLD {"threshold", .alias_of = "min_score", .description = "The same as min_score (seed 003's name)."}
+#define ARG_DOC_ID(what) {"doc_id", MCP_INTEGER, RANGE(0, UINT32_MAX), .description = what}
+#define ARG_DOC_PATH(what) {"path", MCP_STRING, .description = what}
 
 /* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
- * rule) in out, or NULL after fail() when it is refused (absolute outside root, '..', too long). */
-static const char *arg_name(argp *a, const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX])
+ * rule) in out, or NULL with msg set when it is refused (absolute outside root, '..', too long). */
+static const char *arg_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], char *msg,
+                            size_t cap)
 {
     hx_error err = {0};
-    if (a->bad || !in)
-        return NULL;
     if (hx_fs_target(root, in, HX_TARGET_NAME, out, HX_RELPATH_MAX, &err))
-        return fail(a, "argument '%s': %s", key, err.message), NULL;
+        return snprintf(msg, cap, "argument '%s': %s", key, err.message), NULL;
     return out;
 }
 
 /* A document named by doc_id or path (exactly one). */
-static int arg_doc(argp *a, hx_index *ix, hx_doc_info *d)
+static int arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, char *msg, size_t cap)
 {
-    const hx_json_val *idv = hx_json_obj_get(a->args, "doc_id");
-    const char *path = arg_str(a, "path", false);
-    if (a->bad)
-        return -1;
+    const hx_json_val *idv = mcp_arg_value(a, "doc_id");
+    const char *path = mcp_arg_str(a, "path");
     if (!idv == !path)
-        return fail(a, "give exactly one of 'doc_id' (a number from list_documents or search) or 'path'"), -1;
+        return snprintf(msg, cap, "give exactly one of 'doc_id' (a number from list_documents or search) or 'path'"), -1;
     if (idv) {
-        int64_t id = arg_int(a, "doc_id", 0, UINT32_MAX, 0);
-        if (a->bad)
-            return -1;
+        int64_t id = mcp_arg_int(a, "doc_id");
         if (hx_index_doc_by_id(ix, (uint32_t)id, d))
-            return fail(a, "no document with doc_id %lld in the index", (long long)id), -1;
+            return snprintf(msg, cap, "no document with doc_id %lld in the index", (long long)id), -1;
         return 0;
     }
     char name[HX_RELPATH_MAX];
-    if (!arg_name(a, hx_index_root(ix), "path", path, name))
+    if (!arg_name(hx_index_root(ix), "path", path, name, msg, cap))
         return -1;
     if (!*name)
-        return fail(a, "'path' names the indexed root, not a document"), -1;
+        return snprintf(msg, cap, "'path' names the indexed root, not a document"), -1;
     if (hx_index_doc_by_path(ix, name, d))
-        return fail(a, "no document with path '%.200s' in the index (paths are relative to the indexed root)", name), -1;
+        return snprintf(msg, cap, "no document with path '%.200s' in the index (paths are relative to the indexed root)",
+                        name), -1;
     return 0;
 }
 
@@ -245,6 +143,8 @@ static void write_citation(hx_json_writer *w, const hx_result *r)
 
 static void write_results(hx_json_writer *w, const hx_results *res)
 {
+    hx_json_write_key(w, "group_by");
+    hx_json_write_cstr(w, hx_group_names[res->group]);
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < res->n; i++) {
@@ -262,6 +162,8 @@ static void write_results(hx_json_writer *w, const hx_results *res)
         write_citation(w, r);
         hx_json_write_key(w, "metadata");
         hx_present_meta(w, r->meta, r->n_meta);
+        if (res->group == HX_GROUP_DOCUMENT)
+            hx_present_more(w, r);
         hx_json_write_obj_end(w);
     }
     hx_json_write_arr_end(w);
@@ -271,17 +173,16 @@ static void write_results(hx_json_writer *w, const hx_results *res)
     hx_json_write_double(w, res->search_ms);
 }
 
-/* Search options shared by search, get_context and find_similar. */
-static bool search_opts(argp *a, hx_search_opts *o, hx_filter *filters, uint32_t default_k)
+/* Search options of search and find_similar, from their tables. */
+static void search_opts(const mcp_args *a, hx_search_opts *o, hx_filter *filters)
 {
     hx_search_opts_default(o);
     o->snippets = 1;
-    o->k = (uint32_t)arg_int(a, "top_k", 1, MAX_TOP_K, default_k);
+    o->k = (uint32_t)mcp_arg_int(a, "top_k");
     o->filters = filters;
-    o->n_filters = arg_filters(a, filters);
-    double ms = arg_num(a, "min_score", NAN);
-    o->min_score = (float)ms;
-    return !a->bad;
+    o->n_filters = mcp_arg_map(a, "filters", filters);
+    o->min_score = (float)mcp_arg_num(a, "min_score");
+    hx_group_parse(mcp_arg_str(a, "group_by"), &o->group);
 }
 
 /* Opens the reader, runs the query and counts it for index_health; 0 with *res filled. */
@@ -299,15 +200,34 @@ static int run_query(mcp_server *s, const char *query, const hx_search_opts *o, 
 
 /* === search === */
 
-static const char search_in[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"query\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Natural-language question, keywords or identifiers. Keyword syntax: \\\"exact phrase\\\", -exclude, +require, prefix*.\"},"
-    "\"mode\":{\"type\":\"string\",\"enum\":[\"hybrid\",\"semantic\",\"keyword\"],\"default\":\"hybrid\",\"description\":\"hybrid fuses semantic (embedding) and keyword (BM25) rankings; semantic finds meaning; keyword finds exact words and identifiers.\"},"
-    "\"top_k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50,\"default\":5},"
-    "\"filters\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"path: glob on the root-relative path (** spans folders); type: markdown|yaml|json|code|text; any other key: exact metadata value (Markdown front matter, top-level YAML scalars). All must match.\"},"
-    "\"min_score\":{\"type\":\"number\",\"description\":\"Drop results below this score. Scale per mode: semantic = cosine (-1..1); keyword = BM25 (0..unbounded); hybrid rrf = sum of weight/(k+rank) (<= 1/(k+1) with the default weights 0.7/0.3); hybrid weighted = 0..1.\"},"
-    "\"fusion\":{\"type\":\"object\",\"properties\":{\"method\":{\"type\":\"string\",\"enum\":[\"rrf\",\"weighted\"],\"default\":\"rrf\"},\"k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":60},\"semantic_weight\":{\"type\":\"number\",\"minimum\":0,\"description\":\"weight of the semantic side (rrf or weighted); default 0.7\"},\"text_weight\":{\"type\":\"number\",\"minimum\":0,\"description\":\"weight of the keyword side; default 0.3\"}},\"additionalProperties\":false}"
-    "},\"required\":[\"query\"],\"additionalProperties\":false}";
+static const char *const fusion_methods[] = {"rrf", "weighted", NULL};
+
+static const mcp_arg fusion_args[] = {
+    {"method", MCP_STRING, .choices = fusion_methods, .def = "rrf"},
+    {"k", MCP_INTEGER, RANGE(1, 1000), .description = "RRF's k; default 60"},
+    {"semantic_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the semantic side (rrf or weighted); default 0.7"},
+    {"text_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the keyword side; default 0.3"},
+    {NULL},
+};
+
+static const mcp_arg search_args[] = {
+    {"query", MCP_STRING, .required = true, AT_LEAST(1),
+     .description = "Natural-language question, keywords or identifiers. Keyword syntax: \"exact phrase\", "
+                    "-exclude, +require, prefix*."},
+    ARG_MODE,
+    {"search_type", .alias_of = "mode", .description = "The same as mode (seed 002's name)."},
+    ARG_TOP_K,
+    ARG_LIMIT,
+    ARG_GROUP_BY,
+    ARG_FILTERS,
+    {"min_score", MCP_NUMBER,
+     .description = "Drop results below this score. Scale per mode: semantic = cosine (-1..1); keyword = BM25 "
+                    "(0..unbounded); hybrid rrf = sum of weight/(k+rank) (<= 1/(k+1) with the default weights "
+                    "0.7/0.3); hybrid weighted = 0..1."},
+    ARG_THRESHOLD,
+    {"fusion", MCP_OBJECT, .props = fusion_args},
+    {NULL},
+};
 
 #define RESULT_ITEM_SCHEMA                                                                                    \
     "{\"type\":\"object\",\"properties\":{"                                                                  \
@@ -315,6 +235,7 @@ static const char search_in[] =
     "\"vector_score\":{\"type\":[\"number\",\"null\"]},\"keyword_score\":{\"type\":[\"number\",\"null\"]},"  \
     "\"title\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"      \
     "\"snippet\":{\"type\":\"string\"},"                                                                     \
+    "\"more\":{\"type\":\"array\",\"description\":\"group_by document: the document's other matching chunks, best first\",\"items\":{\"type\":\"object\",\"properties\":{\"score\":{\"type\":\"number\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"}}}}," \
     "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"}},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\"]}," \
     "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}"                       \
     "},\"required\":[\"rank\",\"score\",\"text\",\"snippet\",\"citation\"]}"
@@ -324,45 +245,26 @@ static const char search_in[] =
 
 static const char search_out[] =
     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"mode\":{\"type\":\"string\"},"
-    "\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
+    "\"group_by\":{\"type\":\"string\"},\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," READ_CONTEXT_SCHEMA
     "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
 
 static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    static const char *const keys[] = {"query", "mode", "top_k", "filters", "min_score", "fusion", NULL};
-    argp a = {args, msg, cap, false};
+    mcp_args a = {search_args, args}, fusion = mcp_arg_object(&a, "fusion");
     hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
-    const char *query = only_keys(&a, keys) ? arg_str(&a, "query", true) : NULL;
-    const char *mode = arg_str(&a, "mode", false);
-    search_opts(&a, &o, filters, 5);
-    if (mode && hx_mode_parse(mode, &o.mode))
-        fail(&a, "argument 'mode' must be hybrid, semantic or keyword, not '%.40s'", mode);
-    const hx_json_val *fusion = hx_json_obj_get(args, "fusion");
-    if (fusion && !a.bad) {
-        static const char *const fkeys[] = {"method", "k", "semantic_weight", "text_weight", NULL};
-        argp f = {fusion, msg, cap, false};
-        if (hx_json_type_of(fusion) != HX_JSON_OBJECT)
-            fail(&f, "argument 'fusion' must be an object like {\"method\": \"rrf\", \"k\": 60}");
-        else if (only_keys(&f, fkeys)) {
-            const char *method = arg_str(&f, "method", false);
-            o.fusion = method && !strcmp(method, "weighted");
-            if (method && !o.fusion && strcmp(method, "rrf"))
-                fail(&f, "fusion.method must be rrf or weighted, not '%.40s'", method);
-            o.rrf_k = (int)arg_int(&f, "k", 1, 1000, 60);
-            o.vector_weight = (float)arg_num(&f, "semantic_weight", 0.7);
-            o.text_weight = (float)arg_num(&f, "text_weight", 0.3);
-            hx_error werr = {0};
-            if (!f.bad && hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
-                fail(&f, "%s", werr.message);
-        }
-        a.bad = f.bad;
-    }
-    if (a.bad)
-        return -1;
-    if (!*query)
-        return snprintf(msg, cap, "argument 'query' is empty: say what to look for"), -1;
+    const char *query = mcp_arg_str(&a, "query"), *method = mcp_arg_str(&fusion, "method");
+    search_opts(&a, &o, filters);
+    hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
+    o.fusion = !strcmp(method, "weighted");
+    o.rrf_k = (int)mcp_arg_int(&fusion, "k");
+    double vw = mcp_arg_num(&fusion, "semantic_weight"), tw = mcp_arg_num(&fusion, "text_weight");
+    o.vector_weight = isnan(vw) ? HX_VECTOR_WEIGHT : (float)vw;
+    o.text_weight = isnan(tw) ? HX_TEXT_WEIGHT : (float)tw;
+    hx_error werr = {0};
+    if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
+        return snprintf(msg, cap, "%s", werr.message), -1;
     hx_results res = {0};
     if (run_query(s, query, &o, &res, msg, cap))
         return -1;
@@ -380,13 +282,14 @@ static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w
 
 /* === get_context === */
 
-static const char context_in[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"query\":{\"type\":\"string\",\"minLength\":1},"
-    "\"max_tokens\":{\"type\":\"integer\",\"minimum\":64,\"maximum\":100000,\"default\":4000,\"description\":\"Budget for the assembled context, counted with the model's tokenizer.\"},"
-    "\"filters\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-    "\"mode\":{\"type\":\"string\",\"enum\":[\"hybrid\",\"semantic\",\"keyword\"],\"default\":\"hybrid\"}"
-    "},\"required\":[\"query\"],\"additionalProperties\":false}";
+static const mcp_arg context_args[] = {
+    {"query", MCP_STRING, .required = true, AT_LEAST(1)},
+    {"max_tokens", MCP_INTEGER, RANGE(64, 100000), .def = "4000",
+     .description = "Budget for the assembled context, counted with the model's tokenizer."},
+    ARG_FILTERS,
+    ARG_MODE,
+    {NULL},
+};
 
 static const char context_out[] =
     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"context\":{\"type\":\"string\"},"
@@ -401,23 +304,16 @@ static const char context_out[] =
 
 static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    static const char *const keys[] = {"query", "max_tokens", "filters", "mode", NULL};
-    argp a = {args, msg, cap, false};
+    mcp_args a = {context_args, args};
     hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
-    const char *query = only_keys(&a, keys) ? arg_str(&a, "query", true) : NULL;
-    int64_t budget = arg_int(&a, "max_tokens", 64, 100000, DEFAULT_CONTEXT_TOKENS);
-    const char *mode = arg_str(&a, "mode", false);
+    const char *query = mcp_arg_str(&a, "query");
+    int64_t budget = mcp_arg_int(&a, "max_tokens");
     hx_search_opts_default(&o);
     o.k = CONTEXT_CANDIDATES;
     o.filters = filters;
-    o.n_filters = arg_filters(&a, filters);
-    if (mode && hx_mode_parse(mode, &o.mode))
-        fail(&a, "argument 'mode' must be hybrid, semantic or keyword, not '%.40s'", mode);
-    if (a.bad)
-        return -1;
-    if (!*query)
-        return snprintf(msg, cap, "argument 'query' is empty: say what the context is for"), -1;
+    o.n_filters = mcp_arg_map(&a, "filters", filters);
+    hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     hx_results res = {0};
     if (run_query(s, query, &o, &res, msg, cap))
         return -1;
@@ -531,39 +427,38 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
 
 /* === find_similar === */
 
-static const char similar_in[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"doc_id\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Find passages like this document (its mean embedding); the document itself is left out.\"},"
-    "\"path\":{\"type\":\"string\",\"description\":\"Same as doc_id, by root-relative path.\"},"
-    "\"chunk_id\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Find passages like this chunk; the chunk itself is left out.\"},"
-    "\"text\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Find passages like this text.\"},"
-    "\"top_k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50,\"default\":5},"
-    "\"filters\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-    "\"min_score\":{\"type\":\"number\",\"description\":\"Cosine similarity floor (-1..1).\"}"
-    "},\"additionalProperties\":false}";
+static const mcp_arg similar_args[] = {
+    ARG_DOC_ID("Find passages like this document (its mean embedding); the document itself is left out."),
+    ARG_DOC_PATH("Same as doc_id, by root-relative path."),
+    {"chunk_id", MCP_INTEGER, RANGE(0, UINT32_MAX), .description = "Find passages like this chunk; the chunk itself is left out."},
+    {"text", MCP_STRING, AT_LEAST(1), .description = "Find passages like this text."},
+    ARG_TOP_K,
+    ARG_LIMIT,
+    ARG_GROUP_BY,
+    ARG_FILTERS,
+    {"min_score", MCP_NUMBER, .description = "Cosine similarity floor (-1..1)."},
+    ARG_THRESHOLD,
+    {NULL},
+};
 
 static const char similar_out[] =
     "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\"},"
-    "\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
+    "\"group_by\":{\"type\":\"string\"},\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," READ_CONTEXT_SCHEMA
     "},\"required\":[\"source\",\"results\",\"total_results\"]}";
 
 static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    static const char *const keys[] = {"doc_id", "path", "chunk_id", "text", "top_k", "filters", "min_score", NULL};
-    argp a = {args, msg, cap, false};
+    mcp_args a = {similar_args, args};
     hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
-    only_keys(&a, keys);
-    search_opts(&a, &o, filters, 5);
-    const char *text = arg_str(&a, "text", false);
-    bool by_chunk = hx_json_obj_get(args, "chunk_id") != NULL;
-    bool by_doc = hx_json_obj_get(args, "doc_id") || hx_json_obj_get(args, "path");
-    if (!a.bad && (!!text + by_chunk + by_doc) != 1)
-        fail(&a, "give exactly one of 'text', 'chunk_id', or a document ('doc_id' or 'path')");
-    int64_t chunk = by_chunk ? arg_int(&a, "chunk_id", 0, UINT32_MAX, 0) : 0;
-    if (a.bad)
-        return -1;
+    search_opts(&a, &o, filters);
+    const char *text = mcp_arg_str(&a, "text");
+    bool by_chunk = mcp_arg_value(&a, "chunk_id") != NULL;
+    bool by_doc = mcp_arg_value(&a, "doc_id") || mcp_arg_value(&a, "path");
+    if ((!!text + by_chunk + by_doc) != 1)
+        return snprintf(msg, cap, "give exactly one of 'text', 'chunk_id', or a document ('doc_id' or 'path')"), -1;
+    int64_t chunk = mcp_arg_int(&a, "chunk_id");
     if (mcp_open_reader(s, msg, cap))
         return -1;
     float vec[HX_EMBED_DIM];
@@ -581,7 +476,7 @@ static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_wri
         snprintf(source, sizeof source, "chunk %lld", (long long)chunk);
     } else {
         hx_doc_info d;
-        if (arg_doc(&a, s->reader, &d))
+        if (arg_doc(&a, s->reader, &d, msg, cap))
             return -1;
         if (hx_index_doc_vector(s->reader, d.id, vec, &err))
             return snprintf(msg, cap, "document %s has no text to compare", d.path), -1;
@@ -641,14 +536,17 @@ static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
     hx_present_meta(w, d->meta, d->n_meta);
 }
 
-static const char list_in[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"filters\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"path glob, type, or metadata key: value\"},"
-    "\"sort_by\":{\"type\":\"string\",\"enum\":[\"path\",\"title\",\"indexed_at\",\"size\",\"chunks\"],\"default\":\"path\"},"
-    "\"order\":{\"type\":\"string\",\"enum\":[\"asc\",\"desc\"],\"default\":\"asc\"},"
-    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":20},"
-    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"default\":0}"
-    "},\"additionalProperties\":false}";
+static const char *const list_sorts[] = {"path", "title", "indexed_at", "size", "chunks", NULL};
+static const char *const list_orders[] = {"asc", "desc", NULL};
+
+static const mcp_arg list_args[] = {
+    ARG_FILTERS,
+    {"sort_by", MCP_STRING, .choices = list_sorts, .def = "path"},
+    {"order", MCP_STRING, .choices = list_orders, .def = "asc"},
+    {"limit", MCP_INTEGER, RANGE(1, 1000), .def = "20"},
+    {"offset", MCP_INTEGER, RANGE(0, INT32_MAX), .def = "0"},
+    {NULL},
+};
 
 static const char list_out[] =
     "{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
@@ -658,7 +556,7 @@ static const char list_out[] =
 
 typedef struct {
     hx_doc_info *docs;
-    int key;     /* 0 path, 1 title, 2 indexed_at, 3 size, 4 chunks */
+    int key;     /* index into list_sorts */
     int desc;
 } doc_sort;
 
@@ -695,24 +593,16 @@ static void sort_docs(hx_doc_info *v, hx_doc_info *tmp, size_t n, int key, int d
 
 static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    static const char *const keys[] = {"filters", "sort_by", "order", "limit", "offset", NULL};
-    static const char *const sorts[] = {"path", "title", "indexed_at", "size", "chunks"};
-    argp a = {args, msg, cap, false};
+    mcp_args a = {list_args, args};
     hx_filter filters[MAX_FILTERS];
-    only_keys(&a, keys);
-    size_t nf = arg_filters(&a, filters);
-    const char *sort_by = arg_str(&a, "sort_by", false), *order = arg_str(&a, "order", false);
-    int64_t limit = arg_int(&a, "limit", 1, 1000, 20), offset = arg_int(&a, "offset", 0, INT32_MAX, 0);
+    size_t nf = mcp_arg_map(&a, "filters", filters);
+    const char *sort_by = mcp_arg_str(&a, "sort_by");
+    bool desc = !strcmp(mcp_arg_str(&a, "order"), "desc");
+    int64_t limit = mcp_arg_int(&a, "limit"), offset = mcp_arg_int(&a, "offset");
     int key = 0;
-    if (sort_by) {
-        while (key < 5 && strcmp(sort_by, sorts[key]))
-            key++;
-        if (key == 5)
-            fail(&a, "argument 'sort_by' must be path, title, indexed_at, size or chunks");
-    }
-    if (order && strcmp(order, "asc") && strcmp(order, "desc"))
-        fail(&a, "argument 'order' must be asc or desc");
-    if (a.bad || mcp_open_reader(s, msg, cap))
+    while (strcmp(sort_by, list_sorts[key]))
+        key++;
+    if (mcp_open_reader(s, msg, cap))
         return -1;
     size_t n = hx_index_doc_count(s->reader), m = 0;
     hx_doc_info *docs = hx_malloc(sizeof *docs * (n ? n : 1)), *tmp = hx_malloc(sizeof *tmp * (n ? n : 1));
@@ -725,8 +615,8 @@ static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_w
         if (!hx_index_doc_at(s->reader, i, &docs[m]) && hx_doc_matches(&docs[m], filters, nf))
             m++;
     if (key)
-        sort_docs(docs, tmp, m, key, order && !strcmp(order, "desc"));
-    else if (order && !strcmp(order, "desc"))
+        sort_docs(docs, tmp, m, key, desc);
+    else if (desc)
         for (size_t i = 0; i < m / 2; i++) {
             hx_doc_info t = docs[i];
             docs[i] = docs[m - 1 - i];
@@ -753,12 +643,18 @@ static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_w
     return 0;
 }
 
-static const char doc_ref_in[] =
-    "{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\",\"minimum\":0},\"path\":{\"type\":\"string\",\"description\":\"root-relative path\"}},\"additionalProperties\":false}";
+static const mcp_arg doc_ref_args[] = {
+    ARG_DOC_ID(NULL),
+    ARG_DOC_PATH("root-relative path"),
+    {NULL},
+};
 
-static const char get_in[] =
-    "{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\",\"minimum\":0},\"path\":{\"type\":\"string\",\"description\":\"root-relative path\"},"
-    "\"include_chunks\":{\"type\":\"boolean\",\"default\":true}},\"additionalProperties\":false}";
+static const mcp_arg get_args[] = {
+    ARG_DOC_ID(NULL),
+    ARG_DOC_PATH("root-relative path"),
+    {"include_chunks", MCP_BOOLEAN, .def = "true"},
+    {NULL},
+};
 
 static const char get_out[] =
     "{\"type\":\"object\",\"properties\":{" DOC_SUMMARY_PROPS ",\"encoding\":{\"type\":\"string\"},"
@@ -769,12 +665,10 @@ static const char get_out[] =
 
 static int tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    static const char *const keys[] = {"doc_id", "path", "include_chunks", NULL};
-    argp a = {args, msg, cap, false};
+    mcp_args a = {get_args, args};
     hx_doc_info d;
-    only_keys(&a, keys);
-    int chunks = arg_bool(&a, "include_chunks", 1);
-    if (a.bad || mcp_open_reader(s, msg, cap) || arg_doc(&a, s->reader, &d))
+    bool chunks = mcp_arg_bool(&a, "include_chunks");
+    if (mcp_open_reader(s, msg, cap) || arg_doc(&a, s->reader, &d, msg, cap))
         return -1;
     hx_json_write_obj_begin(w);
     write_doc_summary(w, &d);
@@ -821,22 +715,18 @@ static const char status_out[] =
 
 static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    static const char *const keys[] = {"doc_id", "path", NULL};
-    argp a = {args, msg, cap, false};
-    only_keys(&a, keys);
-    const char *path = arg_str(&a, "path", false);
-    bool by_id = hx_json_obj_get(args, "doc_id") != NULL;
-    if (!a.bad && !path == !by_id)
-        fail(&a, "give exactly one of 'doc_id' or 'path'");
-    int64_t id = by_id ? arg_int(&a, "doc_id", 0, UINT32_MAX, 0) : 0;
-    if (a.bad)
-        return -1;
+    mcp_args a = {doc_ref_args, args};
+    const char *path = mcp_arg_str(&a, "path");
+    bool by_id = mcp_arg_value(&a, "doc_id") != NULL;
+    if (!path == !by_id)
+        return snprintf(msg, cap, "give exactly one of 'doc_id' or 'path'"), -1;
+    int64_t id = mcp_arg_int(&a, "doc_id");
     hx_doc_info d;
     bool found = false, open = !mcp_open_reader(s, msg, cap);
     char name[HX_RELPATH_MAX];
     if (!open && mcp_wait_model(s, msg, cap))
         return -1;   /* no model: nothing to report on; a missing index just means not indexed */
-    if (path && !(path = arg_name(&a, open ? hx_index_root(s->reader) : s->cfg->root, "path", path, name)))
+    if (path && !(path = arg_name(open ? hx_index_root(s->reader) : s->cfg->root, "path", path, name, msg, cap)))
         return -1;
     if (open)
         found = by_id ? !hx_index_doc_by_id(s->reader, (uint32_t)id, &d) : !hx_index_doc_by_path(s->reader, path, &d);
@@ -976,13 +866,15 @@ static void write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_re
     "\"generation\":{\"type\":\"integer\"},\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}," \
     WARNING_PROP
 
-static const char add_in[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"path\":{\"type\":\"string\",\"description\":\"A file under the indexed root to index now (root-relative).\"},"
-    "\"content\":{\"type\":\"string\",\"description\":\"Text to store as a new document (with name).\"},"
-    "\"name\":{\"type\":\"string\",\"description\":\"Root-relative name for content, e.g. notes/meeting.md (the extension picks the type).\"},"
-    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Extra key: value metadata for content, usable in filters.\"}"
-    "},\"additionalProperties\":false}";
+static const mcp_arg add_args[] = {
+    {"path", MCP_STRING, .description = "A file under the indexed root to index now (root-relative)."},
+    {"content", MCP_STRING, .description = "Text to store as a new document (with name)."},
+    {"name", MCP_STRING,
+     .description = "Root-relative name for content, e.g. notes/meeting.md (the extension picks the type)."},
+    {"metadata", MCP_STRING_MAP, AT_MOST(MAX_FILTERS),
+     .description = "Extra key: value metadata for content, usable in filters."},
+    {NULL},
+};
 
 static const char add_out[] =
     "{\"type\":\"object\",\"properties\":{\"document\":{\"type\":\"object\",\"properties\":{" DOC_SUMMARY_PROPS "}},"
@@ -990,39 +882,20 @@ static const char add_out[] =
 
 static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    static const char *const keys[] = {"path", "content", "name", "metadata", NULL};
-    argp a = {args, msg, cap, false};
-    only_keys(&a, keys);
-    const char *path = arg_str(&a, "path", false), *content = arg_str(&a, "content", false);
-    const char *name = arg_str(&a, "name", false);
-    const hx_json_val *meta = hx_json_obj_get(args, "metadata");
-    if (!a.bad && !path == !content)
-        fail(&a, "give either 'path' (a file under the indexed root) or 'content' with 'name'");
-    if (!a.bad && content && !name)
-        fail(&a, "'content' needs a 'name', the root-relative name to store it under (e.g. notes/x.md)");
-    if (!a.bad && path && (name || meta))
-        fail(&a, "'name' and 'metadata' go with 'content'; for 'path' the file's own metadata is used");
+    mcp_args a = {add_args, args};
+    const char *path = mcp_arg_str(&a, "path"), *content = mcp_arg_str(&a, "content");
+    const char *name = mcp_arg_str(&a, "name");
+    hx_filter meta[MAX_FILTERS];
     hx_kv kv[MAX_FILTERS];
-    size_t n_meta = 0;
-    if (!a.bad && meta) {
-        if (hx_json_type_of(meta) != HX_JSON_OBJECT)
-            fail(&a, "'metadata' must be an object of string values");
-        else {
-            hx_json_iter it;
-            const hx_json_val *k, *v;
-            hx_json_iter_init(&it, meta);
-            while (hx_json_iter_next(&it, &k, &v) && !a.bad) {
-                size_t kl, vl;
-                const char *ks = hx_json_str(k, &kl), *vs = hx_json_str(v, &vl);
-                if (n_meta == MAX_FILTERS || !vs || strlen(vs) != vl || strlen(ks) != kl)
-                    fail(&a, "'metadata' takes at most %d string values", MAX_FILTERS);
-                else
-                    kv[n_meta++] = (hx_kv){(char *)ks, (char *)vs};
-            }
-        }
-    }
-    if (a.bad)
-        return -1;
+    size_t n_meta = mcp_arg_map(&a, "metadata", meta);
+    if (!path == !content)
+        return snprintf(msg, cap, "give either 'path' (a file under the indexed root) or 'content' with 'name'"), -1;
+    if (content && !name)
+        return snprintf(msg, cap, "'content' needs a 'name', the root-relative name to store it under (e.g. notes/x.md)"), -1;
+    if (path && (name || mcp_arg_value(&a, "metadata")))
+        return snprintf(msg, cap, "'name' and 'metadata' go with 'content'; for 'path' the file's own metadata is used"), -1;
+    for (size_t i = 0; i < n_meta; i++)
+        kv[i] = (hx_kv){(char *)meta[i].key, (char *)meta[i].value};
     hx_index *ix = NULL;
     if (open_writer(s, &ix, msg, cap))
         return -1;
@@ -1031,7 +904,7 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
     const char *root = hx_index_root(ix);
     char doc_path[HX_RELPATH_MAX], abs[2 * HX_RELPATH_MAX];
     struct stat st;
-    int rc = arg_name(&a, root, path ? "path" : "name", path ? path : name, doc_path) ? 0 : -1;
+    int rc = arg_name(root, path ? "path" : "name", path ? path : name, doc_path, msg, cap) ? 0 : -1;
     if (!rc && !*doc_path)
         rc = (snprintf(msg, cap, "'%s' names the indexed root, not a document; %s", path ? "path" : "name",
                        path ? "add_document takes one file (reindex takes folders)" : "give a name such as notes/x.md"), -1);
@@ -1086,17 +959,13 @@ static const char delete_out[] =
 
 static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    static const char *const keys[] = {"doc_id", "path", NULL};
-    argp a = {args, msg, cap, false};
-    only_keys(&a, keys);
-    const char *path = arg_str(&a, "path", false);
-    bool by_id = hx_json_obj_get(args, "doc_id") != NULL;
-    if (!a.bad && by_id == (path != NULL))
-        fail(&a, "give exactly one of 'doc_id' (a number from list_documents or search) or 'path'");
-    int64_t id = by_id ? arg_int(&a, "doc_id", 0, UINT32_MAX, 0) : 0;
+    mcp_args a = {doc_ref_args, args};
+    const char *path = mcp_arg_str(&a, "path");
+    bool by_id = mcp_arg_value(&a, "doc_id") != NULL;
+    if (by_id == (path != NULL))
+        return snprintf(msg, cap, "give exactly one of 'doc_id' (a number from list_documents or search) or 'path'"), -1;
+    int64_t id = mcp_arg_int(&a, "doc_id");
     char name[HX_RELPATH_MAX];
-    if (a.bad)
-        return -1;
     hx_index *ix = NULL;
     if (open_writer(s, &ix, msg, cap))
         return -1;
@@ -1108,7 +977,7 @@ static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_
         rc = (snprintf(msg, cap, "no document with doc_id %lld in the index", (long long)id), -1);
     else if (by_id)
         snprintf(name, sizeof name, "%s", d.path);   /* d borrows the view the removal replaces */
-    else if (!arg_name(&a, hx_index_root(ix), "path", path, name))
+    else if (!arg_name(hx_index_root(ix), "path", path, name, msg, cap))
         rc = -1;
     else
         hx_index_doc_by_path(ix, name, &d);
@@ -1143,43 +1012,22 @@ static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_
     return rc;
 }
 
-static const char reindex_in[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":256,\"description\":\"Root-relative files or folders; default: the whole root.\"},"
-    "\"force\":{\"type\":\"boolean\",\"default\":false,\"description\":\"Re-embed unchanged files too.\"},"
-    "\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64,\"description\":\"Globs of root-relative paths to skip.\"}"
-    "},\"additionalProperties\":false}";
+static const mcp_arg reindex_args[] = {
+    {"paths", MCP_STRING_LIST, AT_MOST(MAX_PATHS), .description = "Root-relative files or folders; default: the whole root."},
+    {"force", MCP_BOOLEAN, .def = "false", .description = "Re-embed unchanged files too."},
+    {"exclude", MCP_STRING_LIST, AT_MOST(MAX_EXCLUDES), .description = "Globs of root-relative paths to skip."},
+    {NULL},
+};
 
 static const char reindex_out[] = "{\"type\":\"object\",\"properties\":{" REPORT_PROPS "},"
                                   "\"required\":[\"added\",\"updated\",\"unchanged\",\"removed\",\"rejected\",\"seconds\",\"generation\",\"searchable\"]}";
 
-/* Strings of an array argument into out (borrowed from args). */
-static size_t arg_strings(argp *a, const char *key, const char **out, size_t max)
-{
-    const hx_json_val *v = hx_json_obj_get(a->args, key);
-    if (!v)
-        return 0;
-    if (hx_json_type_of(v) != HX_JSON_ARRAY || hx_json_len(v) > max)
-        return fail(a, "argument '%s' must be an array of at most %zu strings", key, max), 0;
-    for (size_t i = 0; i < hx_json_len(v); i++) {
-        size_t n;
-        out[i] = hx_json_str(hx_json_arr_get(v, i), &n);
-        if (!out[i] || strlen(out[i]) != n)
-            return fail(a, "argument '%s' must hold strings only", key), 0;
-    }
-    return hx_json_len(v);
-}
-
 static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    static const char *const keys[] = {"paths", "force", "exclude", NULL};
-    argp a = {args, msg, cap, false};
-    const char *rel[256], *excl[64];
-    only_keys(&a, keys);
-    size_t np = arg_strings(&a, "paths", rel, 256), ne = arg_strings(&a, "exclude", excl, 64);
-    int force = arg_bool(&a, "force", 0);
-    if (a.bad)
-        return -1;
+    mcp_args a = {reindex_args, args};
+    const char *rel[MAX_PATHS], *excl[MAX_EXCLUDES];
+    size_t np = mcp_arg_list(&a, "paths", rel), ne = mcp_arg_list(&a, "exclude", excl);
+    int force = mcp_arg_bool(&a, "force");
     hx_index *ix = NULL;
     if (open_writer(s, &ix, msg, cap))
         return -1;
@@ -1191,7 +1039,7 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
         np = 1;
     } else {
         for (size_t i = 0; i < np && !rc; i++)
-            if (!(targets[i] = arg_name(&a, hx_index_root(ix), "paths", rel[i], names[i])))
+            if (!(targets[i] = arg_name(hx_index_root(ix), "paths", rel[i], names[i], msg, cap)))
                 rc = -1;
     }
     hx_update_report rep = {0};
@@ -1216,7 +1064,7 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
 
 /* === index_health === */
 
-static const char health_in[] = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}";
+static const mcp_arg health_args[] = {{NULL}};
 
 static const char health_out[] =
     "{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"ok\",\"empty\",\"loading\",\"error\"]},"
@@ -1234,10 +1082,9 @@ static const char health_out[] =
 
 static int tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    static const char *const keys[] = {NULL};
-    argp a = {args, msg, cap, false};
-    if (!only_keys(&a, keys))
-        return -1;
+    (void)args;
+    (void)msg;
+    (void)cap;
     char why[1024] = "";
     int open_rc = mcp_open_reader(s, why, sizeof why);
     hx_index_stats st = {0};
@@ -1306,20 +1153,20 @@ static int tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_wri
 const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
     {"search", "Search the indexed documents: hybrid (semantic + keyword), semantic, or keyword mode, with "
                "filters. Returns ranked passages with snippets and citations (path, line range, version).",
-     search_in, search_out, false, tool_search},
+     search_args, search_out, false, tool_search},
     {"get_context", "Assemble one context block for a question within a token budget: the most relevant "
                     "passages with a source header each, adjacent passages merged, least relevant dropped to fit.",
-     context_in, context_out, false, tool_get_context},
+     context_args, context_out, false, tool_get_context},
     {"find_similar", "Passages most similar to a document, a chunk, or a text (the source itself left out).",
-     similar_in, similar_out, false, tool_find_similar},
+     similar_args, similar_out, false, tool_find_similar},
     {"list_documents", "List indexed documents with filters, sorting and paging. Each has a source: file (it "
                        "mirrors a file under the root) or stored (text given to add_document).",
-     list_in, list_out, false,
+     list_args, list_out, false,
      tool_list_documents},
-    {"get_document", "A document's metadata, content hash and chunks (index, text, token count).", get_in,
+    {"get_document", "A document's metadata, content hash and chunks (index, text, token count).", get_args,
      get_out, false, tool_get_document},
     {"document_status", "Whether a document is indexed (complete, or empty: blank, no text to search), pending or "
-                        "failed (with the reason), when, and with which model.", doc_ref_in,
+                        "failed (with the reason), when, and with which model.", doc_ref_args,
      status_out, false, tool_document_status},
     {"add_document", "Index one file under the root now (path), or store text as a document (content + name, "
                      "with metadata). A stored document has no file behind it: it is addressed by its name, never "
@@ -1327,19 +1174,19 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
                      "storing under a stored document's name replaces it, under an indexed file's name is "
                      "refused. add_document with path also brings back a file removed by delete_document. "
                      "Answers once the document is searchable.",
-     add_in, add_out, true, tool_add_document},
+     add_args, add_out, true, tool_add_document},
     {"delete_document", "Remove exactly one document, by doc_id or path; a folder, the root or an unknown name is "
                         "refused with the reason. The file itself is not touched, and the deletion is remembered: "
                         "reindex leaves the file out until add_document with its path indexes it again. A "
                         "stored document's text is gone for good.",
-     doc_ref_in,
+     doc_ref_args,
      delete_out, true, tool_delete_document},
     {"reindex", "Bring the file-backed documents up to date with the files under the root (or some paths): new "
                 "files added, changed ones re-embedded, deleted ones removed. Stored documents (add_document "
                 "with content) are never touched; files removed by delete_document stay out (kept_out). "
                 "Answers once the changes are searchable.",
-     reindex_in, reindex_out, true, tool_reindex},
+     reindex_args, reindex_out, true, tool_reindex},
     {"index_health", "Counts, pending work (jobs done, failed or cancelled, refused as busy), failures, last "
                      "commit, file size, model, recent top queries and latency per tool.",
-     health_in, health_out, false, tool_index_health},
+     health_args, health_out, false, tool_index_health},
 };

@@ -1,0 +1,391 @@
+/* mcp_args.c: the argument tables of the MCP tools turned into JSON Schemas and into checks, and
+ * the getters tools read checked arguments with (spec in mcp_args.h). Knows no tool: the tables
+ * are in mcp_tools.c. */
+#include "mcp_args.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The row whose type, bounds and default rule an argument: its own, or its alias target's. */
+static const mcp_arg *rule_of(const mcp_arg *table, const mcp_arg *row)
+{
+    if (!row->alias_of)
+        return row;
+    for (const mcp_arg *r = table; r->name; r++)
+        if (!strcmp(r->name, row->alias_of))
+            return r;
+    return row;
+}
+
+/* === Schema === */
+
+static void schema_members(hx_json_writer *w, const mcp_arg *table);
+
+static const char *const type_names[] = {"string", "integer", "number", "boolean", "object", "array", "object"};
+
+static void write_bound(hx_json_writer *w, const mcp_arg *r, const char *key, double x)
+{
+    hx_json_write_key(w, key);
+    if (r->type == MCP_NUMBER)
+        hx_json_write_double(w, x);
+    else
+        hx_json_write_int(w, (int64_t)x);
+}
+
+static void write_default(hx_json_writer *w, const mcp_arg *r)
+{
+    hx_json_write_key(w, "default");
+    if (r->type == MCP_STRING)
+        hx_json_write_cstr(w, r->def);
+    else if (r->type == MCP_BOOLEAN)
+        hx_json_write_bool(w, !strcmp(r->def, "true"));
+    else if (r->type == MCP_INTEGER)
+        hx_json_write_int(w, strtoll(r->def, NULL, 10));
+    else
+        hx_json_write_double(w, strtod(r->def, NULL));
+}
+
+static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_arg *row)
+{
+    static const char *const bound_keys[][2] = {
+        {"minLength", "maxLength"}, {"minimum", "maximum"}, {"minimum", "maximum"}, {NULL, NULL},
+        {"minProperties", "maxProperties"}, {"minItems", "maxItems"}, {NULL, NULL}};
+    const mcp_arg *r = rule_of(table, row);
+    hx_json_write_key(w, row->name);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "type");
+    hx_json_write_cstr(w, type_names[r->type]);
+    if (r->bounds & MCP_MIN && bound_keys[r->type][0])
+        write_bound(w, r, bound_keys[r->type][0], r->min);
+    if (r->bounds & MCP_MAX && bound_keys[r->type][1])
+        write_bound(w, r, bound_keys[r->type][1], r->max);
+    if (r->choices) {
+        hx_json_write_key(w, "enum");
+        hx_json_write_arr_begin(w);
+        for (const char *const *c = r->choices; *c; c++)
+            hx_json_write_cstr(w, *c);
+        hx_json_write_arr_end(w);
+    }
+    if (r->type == MCP_STRING_MAP) {
+        hx_json_write_key(w, "additionalProperties");
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "type");
+        hx_json_write_cstr(w, "string");
+        hx_json_write_obj_end(w);
+    } else if (r->type == MCP_STRING_LIST) {
+        hx_json_write_key(w, "items");
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "type");
+        hx_json_write_cstr(w, "string");
+        hx_json_write_obj_end(w);
+    } else if (r->type == MCP_OBJECT) {
+        schema_members(w, r->props);
+    }
+    if (r->def)
+        write_default(w, r);
+    if (row->description) {
+        hx_json_write_key(w, "description");
+        hx_json_write_cstr(w, row->description);
+    }
+    hx_json_write_obj_end(w);
+}
+
+/* "properties", "required" and "additionalProperties" of an object schema. */
+static void schema_members(hx_json_writer *w, const mcp_arg *table)
+{
+    hx_json_write_key(w, "properties");
+    hx_json_write_obj_begin(w);
+    for (const mcp_arg *r = table; r->name; r++)
+        write_property(w, table, r);
+    hx_json_write_obj_end(w);
+    bool any = false;
+    for (const mcp_arg *r = table; r->name; r++)
+        any |= r->required;
+    if (any) {
+        hx_json_write_key(w, "required");
+        hx_json_write_arr_begin(w);
+        for (const mcp_arg *r = table; r->name; r++)
+            if (r->required)
+                hx_json_write_cstr(w, r->name);
+        hx_json_write_arr_end(w);
+    }
+    hx_json_write_key(w, "additionalProperties");
+    hx_json_write_bool(w, 0);
+}
+
+void mcp_args_schema(hx_json_writer *w, const mcp_arg *table)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "type");
+    hx_json_write_cstr(w, "object");
+    schema_members(w, table);
+    hx_json_write_obj_end(w);
+}
+
+/* === Checks === */
+
+typedef struct {
+    char *msg;
+    size_t cap;
+} failure;
+
+static int fail(failure *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->msg, f->cap, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* "a, b or c" of a NULL-terminated list into buf. */
+static const char *list_words(const char *const *words, const char *last_sep, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    for (size_t i = 0; words[i]; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, cap - used, "%s%s", i == 0 ? "" : words[i + 1] ? ", " : last_sep, words[i]);
+    }
+    return buf;
+}
+
+/* "from 1 to 50", "at least 0", "at most 32" of a row's bounds. */
+static const char *bounds_words(const mcp_arg *r, char *buf, size_t cap)
+{
+    if ((r->bounds & (MCP_MIN | MCP_MAX)) == (MCP_MIN | MCP_MAX))
+        snprintf(buf, cap, "from %.17g to %.17g", r->min, r->max);
+    else if (r->bounds & MCP_MIN)
+        snprintf(buf, cap, "at least %.17g", r->min);
+    else
+        snprintf(buf, cap, "at most %.17g", r->max);
+    return buf;
+}
+
+static bool out_of_bounds(const mcp_arg *r, double x)
+{
+    return (r->bounds & MCP_MIN && x < r->min) || (r->bounds & MCP_MAX && x > r->max);
+}
+
+static int check_table(const mcp_arg *table, const hx_json_val *args, const char *prefix, failure *f);
+
+/* One present argument named `name` (with prefix, for messages) against its rule r. */
+static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v, failure *f)
+{
+    char words[512];
+    size_t n;
+    const char *s;
+    double d;
+    int64_t x;
+    switch (r->type) {
+    case MCP_STRING:
+        if (!(s = hx_json_str(v, &n)))
+            return fail(f, "argument '%s' must be a string", name);
+        if (strlen(s) != n)
+            return fail(f, "argument '%s' must not contain U+0000", name);
+        if (r->bounds & MCP_MIN && r->min >= 1 && n == 0)
+            return fail(f, "argument '%s' is empty: give a value", name);
+        if (out_of_bounds(r, (double)n))
+            return fail(f, "argument '%s' is %zu bytes long; it must be %s", name, n,
+                        bounds_words(r, words, sizeof words));
+        if (r->choices) {
+            bool ok = false;
+            for (const char *const *c = r->choices; *c && !ok; c++)
+                ok = !strcmp(*c, s);
+            if (!ok)
+                return fail(f, "argument '%s' must be %s, not '%.40s'", name,
+                            list_words(r->choices, " or ", words, sizeof words), s);
+        }
+        return 0;
+    case MCP_INTEGER:
+        if (hx_json_type_of(v) != HX_JSON_NUMBER || hx_json_num_double(v, &d, NULL) || d != floor(d) ||
+            hx_json_num_int64(v, &x, NULL))
+            return fail(f, "argument '%s' must be an integer %s", name, bounds_words(r, words, sizeof words));
+        if (out_of_bounds(r, (double)x))
+            return fail(f, "argument '%s' is %lld; it must be %s", name, (long long)x,
+                        bounds_words(r, words, sizeof words));
+        return 0;
+    case MCP_NUMBER:
+        if (hx_json_type_of(v) != HX_JSON_NUMBER || hx_json_num_double(v, &d, NULL) || !isfinite(d))
+            return fail(f, "argument '%s' must be a finite number", name);
+        if (out_of_bounds(r, d))
+            return fail(f, "argument '%s' is %g; it must be %s", name, d, bounds_words(r, words, sizeof words));
+        return 0;
+    case MCP_BOOLEAN:
+        if (hx_json_type_of(v) != HX_JSON_BOOL)
+            return fail(f, "argument '%s' must be true or false", name);
+        return 0;
+    case MCP_STRING_MAP: {
+        if (hx_json_type_of(v) != HX_JSON_OBJECT)
+            return fail(f, "argument '%s' must be an object of string values such as {\"path\": \"docs/**\"}", name);
+        if (out_of_bounds(r, (double)hx_json_len(v)))
+            return fail(f, "argument '%s' has %zu members; it takes %s", name, hx_json_len(v),
+                        bounds_words(r, words, sizeof words));
+        hx_json_iter it;
+        const hx_json_val *k, *val;
+        hx_json_iter_init(&it, v);
+        while (hx_json_iter_next(&it, &k, &val)) {
+            size_t kl, vl;
+            const char *key = hx_json_str(k, &kl), *str = hx_json_str(val, &vl);
+            if (strlen(key) != kl)
+                return fail(f, "argument '%s': a key must not contain U+0000", name);
+            if (!str || strlen(str) != vl)
+                return fail(f, "argument '%s': '%.40s' must have a string value", name, key);
+        }
+        return 0;
+    }
+    case MCP_STRING_LIST:
+        if (hx_json_type_of(v) != HX_JSON_ARRAY || out_of_bounds(r, (double)hx_json_len(v)))
+            return fail(f, "argument '%s' must be an array of %s strings", name, bounds_words(r, words, sizeof words));
+        for (size_t i = 0; i < hx_json_len(v); i++) {
+            s = hx_json_str(hx_json_arr_get(v, i), &n);
+            if (!s || strlen(s) != n)
+                return fail(f, "argument '%s' must hold strings only (without U+0000)", name);
+        }
+        return 0;
+    case MCP_OBJECT:
+        if (hx_json_type_of(v) != HX_JSON_OBJECT)
+            return fail(f, "argument '%s' must be an object", name);
+        return check_table(r->props, v, name, f);
+    }
+    return fail(f, "argument '%s' has a type this server does not know", name);
+}
+
+static int check_table(const mcp_arg *table, const hx_json_val *args, const char *prefix, failure *f)
+{
+    char name[256], words[512];
+    hx_json_iter it;
+    const hx_json_val *k, *v;
+    hx_json_iter_init(&it, args);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        size_t kl;
+        const char *key = hx_json_str(k, &kl);
+        const mcp_arg *row = table;
+        while (row->name && (strlen(row->name) != kl || memcmp(row->name, key, kl)))
+            row++;
+        int nl = (int)(kl > 40 ? 40 : kl);
+        if (!row->name) {
+            size_t used = 0;
+            words[0] = 0;
+            for (const mcp_arg *r = table; r->name && used < sizeof words; r++)
+                used += (size_t)snprintf(words + used, sizeof words - used, "%s%s", r == table ? "" : ", ", r->name);
+            return prefix ? fail(f, "unknown argument '%s.%.*s'; %s takes: %s", prefix, nl, key, prefix, words)
+                          : fail(f, "unknown argument '%.*s'; this tool takes: %s", nl, key, words);
+        }
+        snprintf(name, sizeof name, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", row->name);
+        const mcp_arg *rule = rule_of(table, row);
+        if (row != rule && hx_json_obj_get(args, rule->name))
+            return fail(f, "give '%s' or '%s', not both: they are the same argument", rule->name, name);
+        if (check_value(rule, name, v, f))
+            return -1;
+    }
+    for (const mcp_arg *r = table; r->name; r++) {
+        bool given = hx_json_obj_get(args, r->name) != NULL;
+        for (const mcp_arg *a = table; a->name && !given && r->required; a++)
+            given = a->alias_of && !strcmp(a->alias_of, r->name) && hx_json_obj_get(args, a->name);
+        if (r->required && !given)
+            return fail(f, "missing required argument '%s%s%s'", prefix ? prefix : "", prefix ? "." : "", r->name);
+    }
+    return 0;
+}
+
+int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, size_t cap)
+{
+    failure f = {msg, cap};
+    if (hx_json_type_of(args) != HX_JSON_OBJECT)
+        return fail(&f, "the arguments must be an object");
+    return check_table(table, args, NULL, &f);
+}
+
+/* === Getters === */
+
+static const mcp_arg *row_named(const mcp_arg *table, const char *name)
+{
+    for (const mcp_arg *r = table; r->name; r++)
+        if (!strcmp(r->name, name))
+            return r;
+    return NULL;
+}
+
+const hx_json_val *mcp_arg_value(const mcp_args *a, const char *name)
+{
+    const hx_json_val *v = hx_json_obj_get(a->args, name);
+    for (const mcp_arg *r = a->table; r->name && !v; r++)
+        if (r->alias_of && !strcmp(r->alias_of, name))
+            v = hx_json_obj_get(a->args, r->name);
+    return v;
+}
+
+static const char *default_of(const mcp_args *a, const char *name)
+{
+    const mcp_arg *r = row_named(a->table, name);
+    return r ? r->def : NULL;
+}
+
+const char *mcp_arg_str(const mcp_args *a, const char *name)
+{
+    const hx_json_val *v = mcp_arg_value(a, name);
+    return v ? hx_json_str(v, NULL) : default_of(a, name);
+}
+
+int64_t mcp_arg_int(const mcp_args *a, const char *name)
+{
+    const hx_json_val *v = mcp_arg_value(a, name);
+    const char *def = default_of(a, name);
+    int64_t x = 0;
+    if (v)
+        hx_json_num_int64(v, &x, NULL);
+    else if (def)
+        x = strtoll(def, NULL, 10);
+    return x;
+}
+
+double mcp_arg_num(const mcp_args *a, const char *name)
+{
+    const hx_json_val *v = mcp_arg_value(a, name);
+    const char *def = default_of(a, name);
+    double d = NAN;
+    if (v)
+        hx_json_num_double(v, &d, NULL);
+    else if (def)
+        d = strtod(def, NULL);
+    return d;
+}
+
+bool mcp_arg_bool(const mcp_args *a, const char *name)
+{
+    const hx_json_val *v = mcp_arg_value(a, name);
+    const char *def = default_of(a, name);
+    return v ? hx_json_bool(v) == 1 : def && !strcmp(def, "true");
+}
+
+size_t mcp_arg_map(const mcp_args *a, const char *name, hx_filter *out)
+{
+    hx_json_iter it;
+    const hx_json_val *k, *v, *map = mcp_arg_value(a, name);
+    size_t n = 0;
+    if (!map)
+        return 0;
+    hx_json_iter_init(&it, map);
+    while (hx_json_iter_next(&it, &k, &v))
+        out[n++] = (hx_filter){hx_json_str(k, NULL), hx_json_str(v, NULL)};
+    return n;
+}
+
+size_t mcp_arg_list(const mcp_args *a, const char *name, const char **out)
+{
+    const hx_json_val *list = mcp_arg_value(a, name);
+    size_t n = list ? hx_json_len(list) : 0;
+    for (size_t i = 0; i < n; i++)
+        out[i] = hx_json_str(hx_json_arr_get(list, i), NULL);
+    return n;
+}
+
+mcp_args mcp_arg_object(const mcp_args *a, const char *name)
+{
+    const mcp_arg *r = row_named(a->table, name);
+    static const mcp_arg none[] = {{NULL}};
+    return (mcp_args){r && r->props ? r->props : none, mcp_arg_value(a, name)};
+}

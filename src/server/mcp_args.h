@@ -1,0 +1,77 @@
+/* mcp_args.h: one declarative table per MCP tool for its arguments (STYLE.md 14). A table drives
+ * both the tool's inputSchema in tools/list and the checks every call's arguments pass before the
+ * tool runs (unknown argument, wrong type, out of bounds, not one of the choices, missing, an
+ * argument given twice under two names), so the schema a client reads is the rule the server
+ * applies. Tools then read values known to be well-formed, with defaults from the same table.
+ * Tables live beside their tools in mcp_tools.c; this file owns the machinery only. */
+#ifndef HX_MCP_ARGS_H
+#define HX_MCP_ARGS_H
+
+#include "hyrax.h"
+#include "json.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    MCP_STRING,        /* a string without U+0000; min/max bound its length in bytes */
+    MCP_INTEGER,       /* a whole number; min/max bound it */
+    MCP_NUMBER,        /* a finite number; min/max bound it */
+    MCP_BOOLEAN,
+    MCP_STRING_MAP,    /* an object of string values; max bounds its members */
+    MCP_STRING_LIST,   /* an array of strings; max bounds its items */
+    MCP_OBJECT,        /* an object whose members are the table `props` */
+} mcp_arg_type;
+
+enum { MCP_MIN = 1, MCP_MAX = 2 };   /* which of min and max bound an argument */
+
+typedef struct mcp_arg {
+    const char *name;                /* NULL ends a table */
+    mcp_arg_type type;
+    bool required;
+    unsigned bounds;                 /* MCP_MIN | MCP_MAX */
+    double min, max;
+    const char *const *choices;      /* MCP_STRING: the accepted values, NULL-terminated */
+    const char *def;                 /* the default, as text ("5", "true", "hybrid"); NULL = none */
+    const char *description;         /* NULL = none */
+    const struct mcp_arg *props;     /* MCP_OBJECT: its members' table */
+    /* Another name for the argument `alias_of` of the same table (seed 003's `limit` for
+     * `top_k`): type, bounds, choices and default are that argument's; giving both is refused. */
+    const char *alias_of;
+} mcp_arg;
+
+/* Bounds for a table row: RANGE(1, 50), AT_LEAST(0), AT_MOST(32). */
+#define RANGE(lo, hi) .bounds = MCP_MIN | MCP_MAX, .min = (lo), .max = (hi)
+#define AT_LEAST(lo) .bounds = MCP_MIN, .min = (lo)
+#define AT_MOST(hi) .bounds = MCP_MAX, .max = (hi)
+
+/* The JSON Schema of a table: {"type":"object","properties":{...},"required":[...],
+ * "additionalProperties":false}. */
+void mcp_args_schema(hx_json_writer *w, const mcp_arg *table);
+
+/* 0 when args (an object) passes every rule of the table; else -1 with a sentence naming the
+ * argument and what it must be in msg. */
+int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, size_t cap);
+
+/* Arguments that passed mcp_args_check, read through their table. A getter is named by the
+ * argument's own name and also finds it given under an alias; absent, it gives the table's
+ * default (strings: NULL, numbers: NAN, integers and booleans: 0 when there is none). */
+typedef struct {
+    const mcp_arg *table;
+    const hx_json_val *args;
+} mcp_args;
+
+const hx_json_val *mcp_arg_value(const mcp_args *a, const char *name);   /* NULL when absent */
+const char *mcp_arg_str(const mcp_args *a, const char *name);            /* borrowed from args */
+int64_t mcp_arg_int(const mcp_args *a, const char *name);
+double mcp_arg_num(const mcp_args *a, const char *name);
+bool mcp_arg_bool(const mcp_args *a, const char *name);
+/* The members of a MCP_STRING_MAP, or the items of a MCP_STRING_LIST, into out (room for the
+ * table's max); the count. Strings borrowed from args. */
+size_t mcp_arg_map(const mcp_args *a, const char *name, hx_filter *out);
+size_t mcp_arg_list(const mcp_args *a, const char *name, const char **out);
+/* The arguments of a MCP_OBJECT member, read through its table. */
+mcp_args mcp_arg_object(const mcp_args *a, const char *name);
+
+#endif
