@@ -482,12 +482,14 @@ static int op_index_read(uint64_t *digest)
         o.mode = HX_MODE_KEYWORD;
         o.k = 5;
         o.snippets = 1;
+        o.group = qi % 2 ? HX_GROUP_DOCUMENT : HX_GROUP_CHUNK;   /* grouping allocates too */
         hx_results res = {0};
         rc = hx_index_search(ix, NULL, queries[qi], strlen(queries[qi]), &o, &res, &err);
         for (size_t i = 0; !rc && i < res.n; i++) {
             d = fnv_str(d, res.v[i].path);
             d = fnv(d, &res.v[i].score, sizeof res.v[i].score);
             d = fnv_str(d, res.v[i].snippet);
+            d = fnv(d, &res.v[i].n_more, sizeof res.v[i].n_more);
         }
         hx_results_free(&res);
     }

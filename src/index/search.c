@@ -278,11 +278,11 @@ static int assemble(const ix_view *v, const hx_fused *f, size_t n, const hx_sear
     while (grouped && slots < 2 * (size_t)k + 2)
         slots *= 2;
     uint64_t *seen = hx_malloc(sizeof *seen * (k + 1));
-    uint32_t *groups = hx_calloc(slots, sizeof *groups);
+    uint32_t *groups = grouped ? hx_calloc(slots, sizeof *groups) : NULL;
     out->v = hx_calloc(k ? k : 1, sizeof *out->v);
     out->group = o->group;
     int rc = 0;
-    if (!seen || !groups || !out->v) {
+    if (!seen || (grouped && !groups) || !out->v) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         goto done;
     }
