@@ -1,7 +1,8 @@
 /* search.c: answering queries over one index view: the keyword side (BM25 over every segment
  * with index-wide statistics), the vector side (HNSW per segment, merged), filters applied
  * inside both, fusion, duplicate removal, the deterministic tie-break (score, path, chunk index),
- * grouping by document (hyrax.h hx_group) and result assembly with snippets. Reads the view built by index.c; never writes. */
+ * grouping by document (hyrax.h hx_group) and result assembly with snippets. Reads the view
+ * built by index.c; never writes. */
 #include "fusion.h"
 #include "alloc.h"
 #include "glob.h"

@@ -1,9 +1,9 @@
-/* mcp_tools.c: the ten MCP tools of `hyrax serve` (names fixed in DESIGN.md), their input and
- * output JSON Schemas, and one argument table per tool (mcp_args.h: the table makes the
- * inputSchema and the checks every call passes before its tool runs). Read tools run on the main thread with its reader;
- * write tools run on the worker thread with a writer opened per job (mcp_internal.h). A bad
- * argument is a tool error (isError) whose message says what to change. Shapes follow the seeds:
- * 003 (list/status/details/delete), 001 (get_context, citations, read_context), 002 (search
+/* mcp_tools.c: the ten MCP tools of `hyrax serve` (names fixed in DESIGN.md), their output JSON
+ * Schemas and one argument table per tool (mcp_args.h: a table makes the tool's inputSchema and
+ * the checks every call passes before the tool runs). Read tools run on the main thread with its
+ * reader; write tools run on the worker thread with a writer opened per job (mcp_internal.h). A
+ * bad argument is a tool error (isError) whose message says what to change. Shapes follow the
+ * seeds: 003 (list/status/details/delete), 001 (get_context, citations, read_context), 002 (search
  * modes, filters, min_score, health). */
 #include "fsafe.h"
 #include "alloc.h"
