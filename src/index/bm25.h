@@ -3,25 +3,45 @@
  * (bm25_search.c), and snippets (snippet.c). Terms come from analyzer.h; the container that
  * stores the blob is the index's business (one blob per segment), not this module's.
  *
+ * === Fields ===
+ * A document has two fields: its body, and a header (hyrax puts a chunk's title and heading path
+ * there, hx_bm25_builder_add_chunk). Both are analyzed alike; a header term is stored as
+ * HX_BM25_HEAD_MARK ('^', never part of an analyzed term) followed by the term, in the same
+ * dictionary, with its own positions (numbered from 0 within the header). Only the body counts in
+ * the document length, so a title repeated in every chunk of a long document inflates neither the
+ * chunks' term counts nor their lengths. A word of a query matches a document when either field
+ * holds it (+word, -word too); a phrase only where its words stand together in the body (a header
+ * never makes a phrase match, whatever it holds).
+ *
  * === Scoring ===
  * Lucene >= 8 BM25 (BM25Similarity without the (k1 + 1) factor), with exact document lengths (no
- * lossy one-byte norms):
- *     idf(t)   = ln(1 + (N - df + 0.5) / (df + 0.5))
- *     s(t, d)  = idf(t) * tf / (tf + k1 * (1 - b + b * dl / avgdl))
+ * lossy one-byte norms), the two fields combined as BM25F (Robertson & Zaragoza) in the manner of
+ * Lucene's CombinedFieldQuery: one saturation per term over a weighted sum of its field
+ * frequencies, so a word in the title and the body is not scored twice:
+ *     idf(t)   = ln(1 + (N - df + 0.5) / (df + 0.5)),  df = max(df body, df header)
+ *     B(d)     = 1 - b + b * dl / avgdl                 (body length only; the header, a few
+ *                                                        words, is not length-normalised: b = 0)
+ *     tf~(t,d) = tf body + head_weight * tf header * B(d)
+ *     s(t, d)  = idf(t) * tf~ / (tf~ + k1 * B(d))
  *     score(d) = sum over the query's scoring clauses of s(t, d)
- * k1 = 1.2, b = 0.75 by default. dl is the analyzer's doc_len of the document (analyzer.h: the
- * leaf count, or with English analysis the count of stemmed terms).
+ * (so tf~ / (tf~ + k1 B) = x / (x + 1) with x = tf body / (k1 B) + head_weight * tf header / k1:
+ * each field's frequency over its own normalisation, summed before saturating.) Without a header
+ * match this is plain BM25, bit for bit. k1 = 1.2, b = 0.75, head_weight = HX_BM25_HEAD_WEIGHT by
+ * default. dl is the analyzer's doc_len of the body (analyzer.h: the leaf count, or with English
+ * analysis the count of stemmed terms).
  * N, avgdl and df are taken over the live (not deleted) documents of ALL segments passed to
  * hx_bm25_search, so scores do not depend on how documents are split into segments. A phrase scores
- * like a Lucene PhraseQuery: the sum of its terms' idf times the tf formula with tf = the number of
- * times the phrase occurs. A clause given n times in a query scores n times (Lucene sums repeated
- * clauses; "cost cost" weighs cost twice). Computation is in double precision.
+ * like a Lucene PhraseQuery on the body: the sum of its terms' idf times the tf formula with tf =
+ * the number of times the phrase occurs in the body. A clause given n times in a query scores n
+ * times (Lucene sums repeated clauses; "cost cost" weighs cost twice). Computation is in double
+ * precision.
  *
  * === Serialized segment (one blob, all integers little-endian, built by hx_bm25_builder_finish) ===
  * Header, 64 bytes at offset 0:
  *   OFFSET SIZE DESCRIPTION
  *        0    8 magic "HXBM25\0\0"
- *        8    4 version, currently 1; other versions are refused by name
+ *        8    4 version, currently 2 (1 had no header field; refused, with its number, like any
+ *                other: an index holding one is rebuilt, see index_internal.h)
  *       12    4 block size B of the skip table (128)
  *       16    4 n_docs
  *       20    4 n_terms
@@ -65,16 +85,18 @@
  *               so kube-scheduler scores kube-scheduler, kube and scheduler. With English
  *               analysis the leaves score through their stemmed terms only (stop words not at
  *               all) and wholes and segments through the exact field: kube-scheduler scores
- *               kube-scheduler, ~kube and ~schedul
+ *               kube-scheduler, ~kube and ~schedul. So no leaf counts in both fields; the
+ *               whole (like a phrase) adds that the leaves stand joined
  *   "word"      a quoted single word: its terms in the exact field only
  *   +word       the document must contain the word's first term (the whole compound, exact
  *               field); scores too
  *   -word       documents containing the word's first term (exact field) are dropped; no score
- *   "a b c"     phrase: the exact leaves of the text must occur at consecutive positions; optional,
+ *   "a b c"     phrase: the exact leaves of the text must occur at consecutive positions of the
+ *               body (never through the header field); optional,
  *               +"..." required, -"..." excluded. A phrase of one leaf is a plain word. An unclosed
  *               quote runs to the end of the query. At most 32 leaves (the rest are ignored).
  *   pre*        prefix: the lowercased word characters before the '*' expand over the dictionaries
- *               of all segments into the HX_BM25_MAX_EXPANSION (128) terms of highest total df
+ *               of all segments (both fields) into the HX_BM25_MAX_EXPANSION (128) terms of highest total df
  *               (stored df, tombstoned docs included; ties by term bytes); each is an optional
  *               clause scored with its live df like any term; -pre* excludes every expansion;
  *               +pre* is treated as pre*. A '*' elsewhere separates words.
@@ -106,7 +128,9 @@
 #include <stdint.h>
 
 #define HX_BM25_MAGIC "HXBM25\0\0"
-#define HX_BM25_VERSION 1
+#define HX_BM25_VERSION 2
+#define HX_BM25_HEAD_MARK '^'   /* first byte of a header-field term */
+#define HX_BM25_HEAD_WEIGHT 1.0 /* default weight of a header occurrence against a body one */
 #define HX_BM25_BLOCK 128
 #define HX_BM25_MAX_EXPANSION 128
 #define HX_BM25_MAX_CLAUSES 256
@@ -121,8 +145,13 @@ int hx_bm25_builder_new(hx_bm25_builder **out, uint32_t analyzer, hx_error *err)
 void hx_bm25_builder_free(hx_bm25_builder *b);
 
 /* Analyzes text[0..len) and adds it as doc_id (any order; a repeated id makes finish fail with
- * HX_EINVAL). A document with no terms still counts in N. Errors are sticky: later calls return
+ * HX_EINVAL): text[0..body) is the document's header field, text[body..len) its body (body <= len;
+ * 0: no header). A document with no terms still counts in N. Errors are sticky: later calls return
  * the first error. At most UINT32_MAX - 1 documents. */
+int hx_bm25_builder_add_chunk(hx_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, size_t body,
+                              hx_error *err);
+
+/* hx_bm25_builder_add_chunk with no header: all of text[0..len) is body. */
 int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, hx_error *err);
 
 /* Serializes everything added so far into one blob (layout above). *out is malloc'ed; the caller
@@ -140,6 +169,7 @@ typedef struct hx_bm25_reader {
     uint32_t n_docs, n_terms;
     uint64_t total_len;
     uint32_t analyzer;       /* HX_ANALYZER_* of the header */
+    uint32_t version;        /* format version of the header, set even when open refuses it */
     const uint8_t *arr[8];   /* the 8 arrays of the directory, in order */
     uint64_t arr_len[8];
 } hx_bm25_reader;
@@ -194,6 +224,7 @@ void hx_bm25_count_live(hx_bm25_segment *seg);
 
 typedef struct hx_bm25_params {
     double k1, b;        /* BM25 parameters (1.2 and 0.75 in hx_bm25_params_default) */
+    double head_weight;  /* BM25F weight of the header field (HX_BM25_HEAD_WEIGHT), >= 0 */
     hx_bm25_pred allow;  /* filter applied inside the search, before top-k; NULL = all */
     void *allow_ctx;
     int exhaustive;      /* nonzero: score every candidate (no pruning); for tests */

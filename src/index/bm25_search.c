@@ -271,17 +271,19 @@ int hx_bm25_query_highlight(const hx_bm25_query *q, size_t i, const char **term,
 typedef struct unit {
     uint8_t occur, phrase;
     uint32_t n;          /* 1, or the phrase's leaf count */
+    uint32_t nc;         /* cursors: a term's two (body, header), a phrase's n (body) */
     const char *text;    /* single term bytes (borrowed from the query or a reader); phrases: NULL */
     uint32_t len;
     uint32_t qfirst;     /* phrase: index of its first term in the query */
     double w;            /* sum of the idf of its terms */
     double ub;           /* bound on its score in the current segment */
-    uint32_t block;      /* skip block whose bound block_ub holds (UINT32_MAX: none yet) */
+    uint32_t block, hblock;  /* skip blocks (body, header) whose bound block_ub holds */
     double block_ub;
     uint32_t min_df;     /* smallest df of its terms in the current segment (leader choice) */
     uint32_t qtf;        /* times the query gives it: its weight is qtf times its idf sum */
-    bm_cursor *c;           /* n cursors into the search's pool, for the current segment */
-    uint32_t doc, freq;  /* current doc ordinal (END_DOC when done) and tf or phrase frequency */
+    bm_cursor *c;        /* nc cursors into the search's pool, for the current segment */
+    uint32_t doc, freq;  /* current doc ordinal (END_DOC when done) and body tf or phrase frequency */
+    uint32_t hfreq;      /* header tf at doc (terms; 0 for phrases) */
 } unit;
 
 typedef struct search {
@@ -301,15 +303,21 @@ typedef struct search {
     uint32_t *touched;   /* owned scratch: units matching the current candidate */
     double *contrib;     /* owned scratch, per unit */
     double k_base, k_per_len;  /* K(dl) = k_base + k_per_len * dl, Lucene's k1 (1 - b + b dl / avgdl) */
+    double head_per_k;   /* head_weight / k1: a header occurrence weighs head_per_k * K body ones */
     hx_bm25_hit *heap;   /* the caller's out array, used as a min-heap of the k best */
     size_t n_heap, k;
     uint32_t seg;
     int nomem;
 } search;
 
-static double tf_norm(double tf, double K)
+/* The tf part of s(t, d) in bm25.h with body tf, header tf htf and K = k1 B(d): tf~ / (tf~ + K);
+ * without a header match exactly tf / (tf + K). */
+static double tf_norm(const search *s, double tf, double htf, double K)
 {
-    return tf / (tf + K);
+    if (K <= 0)   /* k1 = 0, or b = 1 and an empty body: any match saturates */
+        return tf > 0 || (htf > 0 && s->p->head_weight > 0) ? 1.0 : 0.0;
+    double t = htf > 0 ? tf + htf * s->head_per_k * K : tf;
+    return t / (t + K);
 }
 
 static double norm_k(const search *s, uint32_t dl)
@@ -385,17 +393,26 @@ static inline void unit_sync(search *s, unit *u)
 {
     if (u->phrase) {
         phrase_align(s, u);
-    } else {
-        u->doc = u->c[0].doc;
-        u->freq = u->c[0].tf;
+        return;
     }
+    uint32_t b = u->c[0].doc, h = u->c[1].doc;
+    u->doc = b < h ? b : h;
+    u->freq = b == u->doc ? u->c[0].tf : 0;
+    u->hfreq = h == u->doc ? u->c[1].tf : 0;
 }
 
 static void unit_next(search *s, unit *u)
 {
     if (u->doc == END_DOC)
         return;
-    bm_cur_next(&u->c[0]);
+    if (u->phrase) {
+        bm_cur_next(&u->c[0]);
+    } else {
+        if (u->c[0].doc == u->doc)
+            bm_cur_next(&u->c[0]);
+        if (u->c[1].doc == u->doc)
+            bm_cur_next(&u->c[1]);
+    }
     unit_sync(s, u);
 }
 
@@ -404,6 +421,8 @@ static void unit_advance(search *s, unit *u, uint32_t target)
     if (u->doc >= target)
         return;
     bm_cur_advance(&u->c[0], target);
+    if (!u->phrase)
+        bm_cur_advance(&u->c[1], target);
     unit_sync(s, u);
 }
 
@@ -505,7 +524,7 @@ static int admissible(search *s, const hx_bm25_segment *seg, uint32_t d)
 /* Adds unit ui's contribution at doc d (the unit is on d); clear_touched undoes it. */
 static double take(search *s, uint32_t ui, double K, size_t *n_touched)
 {
-    double c = s->u[ui].w * tf_norm(s->u[ui].freq, K);
+    double c = s->u[ui].w * tf_norm(s, s->u[ui].freq, s->u[ui].hfreq, K);
     s->contrib[ui] = c;
     s->touched[(*n_touched)++] = ui;
     return c;
@@ -550,21 +569,30 @@ static void sort_by_ub(search *s, uint32_t *ord, size_t n, int desc)
 }
 
 /* Bound on unit u's contribution at doc d: 0 when it cannot be on d, exact when it is, else the
- * bound of the skip block that would hold d (phrases: the unit bound). */
+ * bound of the skip blocks (body, header) that would hold d (phrases: the unit bound). */
 static double bound_at(search *s, unit *u, uint32_t d, double K)
 {
     if (u->doc > d)
         return 0;
     if (u->doc == d)
-        return u->w * tf_norm(u->freq, K);
-    uint32_t max_tf, min_dl;
+        return u->w * tf_norm(s, u->freq, u->hfreq, K);
     if (u->phrase)
         return u->ub;
-    if (!bm_cur_block_bounds(&u->c[0], d, &max_tf, &min_dl))
+    uint32_t tf = 0, htf = 0, min_dl = 0, unused, b = UINT32_MAX, hb = UINT32_MAX;
+    if (u->c[0].doc <= d && bm_cur_block_bounds(&u->c[0], d, &tf, &min_dl))
+        b = u->c[0].sblk;
+    else
+        tf = min_dl = 0;
+    if (u->c[1].doc <= d && bm_cur_block_bounds(&u->c[1], d, &htf, &unused))
+        hb = u->c[1].sblk;
+    else
+        htf = 0;
+    if (!tf && !htf)
         return 0;
-    if (u->c[0].sblk != u->block) {
-        u->block = u->c[0].sblk;
-        u->block_ub = u->w * tf_norm(max_tf, norm_k(s, min_dl));
+    if (b != u->block || hb != u->hblock) {
+        u->block = b;
+        u->hblock = hb;
+        u->block_ub = u->w * tf_norm(s, tf, htf, norm_k(s, min_dl));
     }
     return u->block_ub;
 }
@@ -704,13 +732,26 @@ static int open_segment(search *s, const hx_bm25_segment *seg, size_t g)
     for (size_t i = 0; i < s->n_units; i++) {
         unit *u = &s->u[i];
         u->c = pool;
-        uint32_t max_tf = UINT32_MAX, min_dl = 0, min_df = UINT32_MAX;
+        uint32_t max_tf = UINT32_MAX, min_dl = 0, min_df = UINT32_MAX, htf = 0;
         int present = 1;
-        for (uint32_t j = 0; j < u->n; j++) {
+        if (!u->phrase) {   /* a term: body and header cursors, either may match */
+            int64_t tb = ids[pool - s->pool], th = ids[pool - s->pool + 1];
+            const uint8_t *ib = tb >= 0 ? bm_term_info(r, (uint32_t)tb) : NULL;
+            const uint8_t *ih = th >= 0 ? bm_term_info(r, (uint32_t)th) : NULL;
+            if (ib)
+                bm_cur_open(&u->c[0], r, (uint32_t)tb);
+            if (ih)
+                bm_cur_open(&u->c[1], r, (uint32_t)th);
+            present = ib || ih;
+            max_tf = ib ? hxf_le32(ib + 4) : 0;
+            min_dl = ib ? hxf_le32(ib + 8) : 0;
+            htf = ih ? hxf_le32(ih + 4) : 0;
+            min_df = (ib ? hxf_le32(ib) : 0) + (ih ? hxf_le32(ih) : 0);
+        }
+        for (uint32_t j = 0; j < u->n && u->phrase; j++) {
             int64_t ti = ids[pool - s->pool + j];
             if (ti < 0) {
                 present = 0;
-                bm_cur_empty(&u->c[j]);
                 continue;
             }
             bm_cur_open(&u->c[j], r, (uint32_t)ti);
@@ -722,7 +763,7 @@ static int open_segment(search *s, const hx_bm25_segment *seg, size_t g)
             if (hxf_le32(inf) < min_df)
                 min_df = hxf_le32(inf);
         }
-        pool += u->n;
+        pool += u->nc;
         if (!present) {
             u->doc = END_DOC;
             u->ub = 0;
@@ -732,8 +773,8 @@ static int open_segment(search *s, const hx_bm25_segment *seg, size_t g)
             continue;
         }
         u->min_df = min_df;
-        u->ub = u->w * tf_norm(max_tf, norm_k(s, min_dl));
-        u->block = UINT32_MAX;
+        u->ub = u->w * tf_norm(s, max_tf, htf, norm_k(s, min_dl));
+        u->block = u->hblock = UINT32_MAX;
         u->doc = 0;
         unit_sync(s, u);
         if (u->doc == END_DOC && u->occur == OCC_MUST)
@@ -809,6 +850,7 @@ static void add_unit(search *s, int occur, const char *text, size_t len, uint32_
     memset(u, 0, sizeof *u);
     u->occur = (uint8_t)occur;
     u->n = 1;
+    u->nc = 2;
     u->text = text;
     u->len = (uint32_t)len;
     u->qtf = qtf;
@@ -831,28 +873,35 @@ static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
             memset(u, 0, sizeof *u);
             u->occur = cl->occur;
             u->phrase = 1;
-            u->n = cl->n;
+            u->n = u->nc = cl->n;
             u->qfirst = cl->first;
             u->qtf = cl->qtf;
         } else {
             const char *pre = qterm_text(q, cl->first);
             size_t plen = q->terms[cl->first].len;
+            char key[1 + HX_ANALYZER_MAX_TERM];   /* the prefix in the header field */
+            key[0] = HX_BM25_HEAD_MARK;
+            memcpy(key + 1, pre, plen);
             n_ex = 0;
             for (size_t g = 0; g < n_segs; g++) {
                 const hx_bm25_reader *r = segs[g].reader;
-                for (uint32_t t = bm_lower_bound(r, pre, plen); t < r->n_terms; t++) {
-                    const char *txt;
-                    size_t n;
-                    bm_term_text(r, t, &txt, &n);
-                    if (n < plen || memcmp(txt, pre, plen) != 0)
-                        break;
-                    if (hx_grow((void **)&ex, &cap_ex, n_ex + 1, sizeof *ex, NULL)) {
-                        free(ex);
-                        return HX_ENOMEM;
+                for (int field = 0; field < 2; field++) {
+                    const char *k = field ? key : pre;
+                    size_t klen = plen + (size_t)field;
+                    for (uint32_t t = bm_lower_bound(r, k, klen); t < r->n_terms; t++) {
+                        const char *txt;
+                        size_t n;
+                        bm_term_text(r, t, &txt, &n);
+                        if (n < klen || memcmp(txt, k, klen) != 0)
+                            break;
+                        if (hx_grow((void **)&ex, &cap_ex, n_ex + 1, sizeof *ex, NULL)) {
+                            free(ex);
+                            return HX_ENOMEM;
+                        }
+                        ex[n_ex].text = txt + field;   /* a header term without its mark */
+                        ex[n_ex].len = (uint32_t)(n - (size_t)field);
+                        ex[n_ex++].df = hxf_le32(bm_term_info(r, t));
                     }
-                    ex[n_ex].text = txt;
-                    ex[n_ex].len = (uint32_t)n;
-                    ex[n_ex++].df = hxf_le32(bm_term_info(r, t));
                 }
             }
             if (n_ex == 0)
@@ -874,16 +923,22 @@ static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
     return 0;
 }
 
-/* Looks up every unit term (in cursor order) in reader r: ids[c] is its index there, or -1. */
+/* Looks up every unit term (in cursor order: a term in the body, then in the header; a phrase's
+ * leaves in the body) in reader r: ids[c] is its index there, or -1. */
 static void find_terms(const search *s, const hx_bm25_reader *r, int64_t *ids)
 {
+    char head[1 + HX_ANALYZER_MAX_TERM];
+    head[0] = HX_BM25_HEAD_MARK;
     for (size_t i = 0, c = 0; i < s->n_units; i++) {
         const unit *u = &s->u[i];
-        for (uint32_t j = 0; j < u->n; j++, c++) {
-            const char *t = u->phrase ? qterm_text(s->q, u->qfirst + j) : u->text;
-            size_t len = u->phrase ? s->q->terms[u->qfirst + j].len : u->len;
-            ids[c] = hx_bm25_reader_find(r, t, len);
+        if (!u->phrase) {
+            ids[c++] = hx_bm25_reader_find(r, u->text, u->len);
+            memcpy(head + 1, u->text, u->len);
+            ids[c++] = hx_bm25_reader_find(r, head, (size_t)u->len + 1);
+            continue;
         }
+        for (uint32_t j = 0; j < u->n; j++, c++)
+            ids[c] = hx_bm25_reader_find(r, qterm_text(s->q, u->qfirst + j), s->q->terms[u->qfirst + j].len);
     }
 }
 
@@ -903,6 +958,7 @@ static uint64_t set_length_norm(search *s, const hx_bm25_segment *segs, size_t n
     double avgdl = total ? (double)total / (double)n_live : 1.0;
     s->k_base = s->p->k1 * (1.0 - s->p->b);
     s->k_per_len = s->p->k1 * s->p->b / avgdl;
+    s->head_per_k = s->p->k1 > 0 ? s->p->head_weight / s->p->k1 : 0;
     return n_live;
 }
 
@@ -915,14 +971,21 @@ static int weigh_units(search *s, const hx_bm25_segment *segs, size_t n_segs, ui
         return HX_ENOMEM;
     for (size_t g = 0; g < n_segs; g++)
         find_terms(s, segs[g].reader, s->term_ids + g * n_cursors);
-    for (size_t i = 0, c = 0; i < s->n_units; c += s->u[i++].n) {
-        for (uint32_t j = 0; j < s->u[i].n && s->u[i].occur != OCC_NOT; j++) {
+    for (size_t i = 0, c = 0; i < s->n_units; c += s->u[i++].nc) {
+        unit *u = &s->u[i];
+        uint64_t max_df = 0;   /* a term's df: the larger of its fields' (CombinedFieldQuery) */
+        for (uint32_t j = 0; j < u->nc && u->occur != OCC_NOT; j++) {
             uint64_t df = 0;
             for (size_t g = 0; g < n_segs; g++)
                 df += live_df(&segs[g], s->term_ids[g * n_cursors + c + j]);
-            s->u[i].w += idf((double)n_live, (double)df);
+            if (u->phrase)
+                u->w += idf((double)n_live, (double)df);
+            else if (df > max_df)
+                max_df = df;
         }
-        s->u[i].w *= s->u[i].qtf;
+        if (!u->phrase && u->occur != OCC_NOT)
+            u->w = idf((double)n_live, (double)max_df);
+        u->w *= u->qtf;
     }
     return 0;
 }
@@ -964,6 +1027,7 @@ void hx_bm25_params_default(hx_bm25_params *p)
     memset(p, 0, sizeof *p);
     p->k1 = 1.2;
     p->b = 0.75;
+    p->head_weight = HX_BM25_HEAD_WEIGHT;
 }
 
 int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_query *q,
@@ -975,8 +1039,9 @@ int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_que
         hx_bm25_params_default(&defaults);
         params = &defaults;
     }
-    if (!(params->k1 >= 0 && params->k1 < 1e6) || !(params->b >= 0 && params->b <= 1))
-        return hx_error_set(err, HX_EINVAL, -1, "bm25: k1 must be >= 0 and b within [0, 1]");
+    if (!(params->k1 >= 0 && params->k1 < 1e6) || !(params->b >= 0 && params->b <= 1) ||
+        !(params->head_weight >= 0 && params->head_weight < 1e6))
+        return hx_error_set(err, HX_EINVAL, -1, "bm25: k1 and head_weight must be >= 0 and b within [0, 1]");
     if (k == 0 || q->n_cl == 0)
         return 0;
     search s;
@@ -994,7 +1059,7 @@ int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_que
         goto done;
     size_t n_must = 0, n_scoring = 0;
     for (size_t i = 0; i < s.n_units; i++) {
-        s.n_cursors += s.u[i].n;
+        s.n_cursors += s.u[i].nc;
         n_must += s.u[i].occur == OCC_MUST;
         n_scoring += s.u[i].occur != OCC_NOT;
         s.n_not += s.u[i].occur == OCC_NOT;

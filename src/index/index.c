@@ -265,9 +265,20 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
         return 0;
     const hxf_section *bm, *hn;
     if ((rc = hxf_expect(&s->file, "bm25", HXF_RAW, 0, NULL, &bm, err)) ||
-        (rc = hxf_expect(&s->file, "hnsw", HXF_RAW, 0, NULL, &hn, err)) ||
-        (rc = hx_bm25_reader_open(&s->bm25, bm->data, (size_t)bm->length, err)) ||
-        (rc = hx_hnsw_view_open(&s->hnsw, hn->data, (size_t)hn->length, (const float *)s->vectors->data,
+        (rc = hxf_expect(&s->file, "hnsw", HXF_RAW, 0, NULL, &hn, err)))
+        return rc;
+    rc = hx_bm25_reader_open(&s->bm25, bm->data, (size_t)bm->length, err);
+    if (rc == HX_EVERSION && s->bm25.version >= 1 && s->bm25.version < HX_BM25_VERSION) {
+        /* an older keyword format (1: no header field): readers refuse, the writer rebuilds */
+        if (!ix->writer)
+            return hx_error_set(err, HX_EVERSION, (int64_t)s->ref.offset,
+                                "the index %s holds keyword segments of format %u and this build reads format %u: "
+                                IX_REINDEX_HINT, ix->path ? ix->path : "", s->bm25.version, HX_BM25_VERSION);
+        ix->stale_keywords = true;
+        memset(&s->bm25, 0, sizeof s->bm25);
+        rc = 0;
+    }
+    if (rc || (rc = hx_hnsw_view_open(&s->hnsw, hn->data, (size_t)hn->length, (const float *)s->vectors->data,
                                 (size_t)n * ix->dim, hx_kernels_get()->dot, err)))
         return rc;
     if (s->bm25.analyzer != IX_ANALYZER && !ix->stale_keywords)
@@ -278,7 +289,8 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
     /* both sides must answer with this segment's chunk ids, base .. base + n - 1, and nothing else
      * (BM25 doc ids are ascending, checked by the reader) */
     const uint8_t *bm25_ids = s->bm25.arr[0];
-    if (s->bm25.n_docs != n || hxf_le32(bm25_ids) != s->base || hxf_le32(bm25_ids + 4 * ((size_t)n - 1)) != s->base + n - 1)
+    if (!ix->stale_keywords &&   /* stale keywords are rebuilt before anything searches them */
+        (s->bm25.n_docs != n || hxf_le32(bm25_ids) != s->base || hxf_le32(bm25_ids + 4 * ((size_t)n - 1)) != s->base + n - 1))
         return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment BM25 ids are not its chunk ids");
     for (uint32_t i = 0; i < n; i++)
         if (hx_hnsw_view_label(s->hnsw, i) != s->base + i)
@@ -413,8 +425,7 @@ int ix_view_load(hx_index *ix, hx_error *err)
     if (ix->stale_keywords && !ix->writer)
         return hx_error_set(err, HX_EVERSION, -1,
                             "the index %s was built with keyword analyzer \"%.*s\" and this build analyzes keywords "
-                            "as \"%s\": reindex it (run hyrax index; the first write rebuilds its keyword index "
-                            "in place, stored documents included)",
+                            "as \"%s\": " IX_REINDEX_HINT,
                             ix->path ? ix->path : "", (int)an_len, an, want);
     v->next_doc = hx_rd_u32(&r);
     v->next_chunk = hx_rd_u32(&r);

@@ -54,7 +54,10 @@
  *   heads      raw              heading paths, each followed by a NUL
  *   vectors    f32    [n, dim]  L2-normalised embeddings, chunk order
  *   bm25       raw              hx_bm25 segment over chunk texts, doc id = chunk id (if n > 0),
- *                               analyzed with IX_ANALYZER (its header says so; checked at open)
+ *                               the contextual header its header field, the body its body;
+ *                               analyzed with IX_ANALYZER (its header says so; checked at open);
+ *                               an older BM25 format is refused to readers with a message to
+ *                               reindex and rebuilt by the writer, as another analyzer is
  *   hnsw       raw              hx_hnsw graph over vectors, node i = chunk base + i (if n > 0)
  *
  * ix_view_load checks every range and id before anything reads them, so search and the tools
@@ -82,6 +85,10 @@
 #define IX_DOCS_MAGIC_V1 "HXDOCS01"
 #define IX_VERSION 2
 #define IX_ANALYZER HX_ANALYZER_ENGLISH  /* the keyword analysis of every index this build writes */
+/* How a refusal of stale keywords (another analyzer, an older BM25 format) ends. */
+#define IX_REINDEX_HINT \
+    "reindex it (run hyrax index; the first write rebuilds its keyword index in place, stored documents included)"
+
 #define IX_CHUNK_FIELDS 8
 #define IX_STR_MAX (1u << 24)       /* longest string the tables accept */
 #define IX_META_MAX 1024            /* most metadata pairs one document may carry */
@@ -126,8 +133,9 @@ struct hx_index {
     char *root;                /* owned: the indexed root */
     char model_name[64];
     uint32_t dim;
-    bool stale_keywords;       /* the commit's keywords were made with another analyzer (writer
-                                  only: hx_index_open compacts before anything else runs) */
+    bool stale_keywords;       /* the commit's keywords were made with another analyzer or an
+                                  older BM25 format (writer only: hx_index_open compacts before
+                                  anything else runs) */
     ix_view v;
 };
 

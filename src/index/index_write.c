@@ -89,7 +89,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         if ((rc = hx_bm25_builder_new(&bb, IX_ANALYZER, err)))
             goto done;
         for (size_t i = 0; i < n && !rc; i++)
-            rc = hx_bm25_builder_add(bb, base + (uint32_t)i, c[i].text, c[i].text_len, err);
+            rc = hx_bm25_builder_add_chunk(bb, base + (uint32_t)i, c[i].text, c[i].text_len, c[i].f[IX_F_BODY], err);
         if (rc || (rc = hx_bm25_builder_finish(bb, &bm25, &bm25_len, err)))
             goto done;
         hx_hnsw_params hp = {.dim = dim, .dot = hx_kernels_get()->dot, .seed = HNSW_SEED};

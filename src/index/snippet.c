@@ -101,12 +101,42 @@ static int load_highlights(const hx_bm25_query *q, hlterm **out, size_t *n_out)
     return 0;
 }
 
+/* Is the lowercased word w[0..n) a stop word for highlighting? PostgreSQL's english.stop (the
+ * Snowball list, 127 words), wider than the scoring list (hx_analyzer_is_stop, Lucene's 33): a
+ * reader sees "do" or "from" in bold as noise even where they score. */
+static int is_display_stop(const char *w, size_t n)
+{
+    static const char *const stop[] = {
+        "i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours", "yourself",
+        "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself",
+        "they", "them", "their", "theirs", "themselves", "what", "which", "who", "whom", "this", "that",
+        "these", "those", "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had",
+        "having", "do", "does", "did", "doing", "a", "an", "the", "and", "but", "if", "or", "because", "as",
+        "until", "while", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through",
+        "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off",
+        "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how",
+        "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not",
+        "only", "own", "same", "so", "than", "too", "very", "s", "t", "can", "will", "just", "don",
+        "should", "now"};
+    if (n > 10)
+        return 0;
+    for (size_t i = 0; i < sizeof stop / sizeof stop[0]; i++)
+        if (strlen(stop[i]) == n && memcmp(stop[i], w, n) == 0)
+            return 1;
+    return 0;
+}
+
 /* Writes the analyzed terms that match a highlight term into m (room for an->n_terms), in text
- * order; returns how many. */
+ * order; returns how many. A leaf that is a stop word (is_display_stop) is never marked, nor its
+ * stemmed term (which follows it, analyzer.h). */
 static size_t find_matches(const hx_analysis *an, const hlterm *hls, size_t n_hl, match *m)
 {
     size_t n_m = 0;
     for (size_t i = 0; i < an->n_terms && n_hl; i++) {
+        const hx_term *t = &an->terms[i];
+        const hx_term *leaf = t->kind == HX_TERM_STEM ? t - 1 : t;
+        if ((leaf->kind == HX_TERM_LEAF) && is_display_stop(hx_analyzer_term(an, (size_t)(leaf - an->terms)), leaf->text_len))
+            continue;
         int64_t w = which(hls, n_hl, hx_analyzer_term(an, i), an->terms[i].text_len);
         if (w >= 0) {
             m[n_m].start = an->terms[i].start;
