@@ -113,9 +113,12 @@ install: $(BIN)
 # EMU runs the tests of a cross-built tree under an emulator (tests/run.sh), e.g.
 #   make CC=aarch64-linux-gnu-gcc BUILD=build/arm64 BIN=build/arm64/hyrax \
 #        EMU="qemu-aarch64 -L /usr/aarch64-linux-gnu" test
-test: $(BIN) $(TEST_BIN) $(FUZZ_REPLAY)
+# TESTS="kernels store" runs only those tests/test_*.c (with the scripts and fuzz replays).
+TESTS   ?= $(TEST_SRC:tests/test_%.c=%)
+TEST_RUN := $(TESTS:%=$(BUILD)/tests/test_%)
+test: $(BIN) $(TEST_RUN) $(FUZZ_REPLAY)
 	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw HX_EMU="$(EMU)" \
-	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh $(TEST_BIN) -- $(FUZZ_REPLAY)
+	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh $(TEST_RUN) -- $(FUZZ_REPLAY)
 
 check: test
 
