@@ -4,7 +4,7 @@
 # With HX_EMU set (`make test EMU=...`, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu" for a
 # cross-built tree) every binary runs under that emulator, and so does $HYRAX_BIN: it is replaced by
 # a wrapper script, so the tests that start it (system, exec) need no emulator of their own. Float
-# work runs ~100 times slower there, so the golden embeddings are checked on every 50th text (all
+# work runs ~100 times slower there, so the golden embeddings are checked on every 100th text (all
 # four kinds of text, long ones included; test_encoder.c) unless HX_GOLDEN_STRIDE says otherwise.
 build=$1; shift
 passed=0; failed=0; failures=""
@@ -13,7 +13,7 @@ if [ -n "$HX_EMU" ]; then
     printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$HX_EMU" "$bin" > "$build/hyrax-emu"
     chmod +x "$build/hyrax-emu"
     HYRAX_BIN=$build/hyrax-emu; export HYRAX_BIN
-    HX_GOLDEN_STRIDE=${HX_GOLDEN_STRIDE:-50}; export HX_GOLDEN_STRIDE
+    HX_GOLDEN_STRIDE=${HX_GOLDEN_STRIDE:-100}; export HX_GOLDEN_STRIDE
 fi
 run_one() {
     name=$1
