@@ -6,13 +6,28 @@
 # src/ has one folder per layer, lowest first: base < model < index < server < cli (tests/layers.sh,
 # run by `make test`, fails when a file includes a header from a higher layer). New .c files under
 # src/, tests/test_*.c and fuzz/fuzz_*.c are picked up without editing this file; *_avx2.c,
-# *_avx512.c and *_sse42.c get their instruction set's flags and no other file does.
+# *_avx512.c, *_sse42.c (x86-64) and *_neon.c, *_armcrc.c (aarch64) get their instruction set's
+# flags and no other file does. The target architecture, from `$(CC) -dumpmachine`, picks the ISA
+# files: `make CC=aarch64-linux-gnu-gcc` cross-builds for ARM64, any other target gets the scalar
+# kernels only; `make test EMU=...` runs a cross-built tree's tests under an emulator (see test:).
 
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
-LAYERS  := src/base src/model src/model/x86 src/index src/server src/cli
+
+# Instruction-set files by target architecture: each ISA is a file-name suffix, and a folder
+# src/model/<arch>/ holds that architecture's kernels.
+ARCH    := $(patsubst arm64,aarch64,$(patsubst amd64,x86_64,$(firstword $(subst -, ,$(shell $(CC) -dumpmachine)))))
+ISA_x86_64  := avx2 avx512 sse42
+ISA_aarch64 := neon armcrc
+ARCH_DIR_x86_64  := src/model/x86
+ARCH_DIR_aarch64 := src/model/arm
+ISA_ALL := $(ISA_x86_64) $(ISA_aarch64)
+ISA_OFF := $(filter-out $(ISA_$(ARCH)),$(ISA_ALL))
+AR      := $(shell $(CC) -print-prog-name=ar)
+
+LAYERS  := src/base src/model $(ARCH_DIR_$(ARCH)) src/index src/server src/cli
 CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Iinclude $(addprefix -I,$(LAYERS)) -MMD -MP
 LDLIBS  := -lpthread -lm
 ifeq ($(WERROR),1)
@@ -30,8 +45,10 @@ endif
 ISA_avx2    := -mavx2 -mfma -mf16c
 ISA_avx512  := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c
 ISA_sse42   := -msse4.2
+ISA_neon    :=
+ISA_armcrc  := -march=armv8-a+crc
 
-LIB_SRC  := $(filter-out src/cli/main.c,$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
+LIB_SRC  := $(filter-out src/cli/main.c $(ISA_OFF:%=\%_%.c),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -46,7 +63,7 @@ $(BIN): $(BUILD)/src/cli/main.o $(BUILD)/libhyrax.a
 
 $(BUILD)/libhyrax.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(BUILD)/src/%_avx2.o: src/%_avx2.c
 	@mkdir -p $(@D)
@@ -57,6 +74,12 @@ $(BUILD)/src/%_avx512.o: src/%_avx512.c
 $(BUILD)/src/%_sse42.o: src/%_sse42.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_sse42) -c $< -o $@
+$(BUILD)/src/%_neon.o: src/%_neon.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_neon) -c $< -o $@
+$(BUILD)/src/%_armcrc.o: src/%_armcrc.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_armcrc) -c $< -o $@
 $(BUILD)/src/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -c $< -o $@
@@ -87,9 +110,15 @@ install: $(BIN)
 
 # Tests that run the command line find it through HYRAX_BIN, and it finds the weights through
 # HYRAX_WEIGHTS (a sanitizer build's binary is not beside weights/).
-test: $(BIN) $(TEST_BIN) $(FUZZ_REPLAY)
-	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw \
-	    sh tests/run.sh $(BUILD) tests/layers.sh $(TEST_BIN) -- $(FUZZ_REPLAY)
+# EMU runs the tests of a cross-built tree under an emulator (tests/run.sh), e.g.
+#   make CC=aarch64-linux-gnu-gcc BUILD=build/arm64 BIN=build/arm64/hyrax \
+#        EMU="qemu-aarch64 -L /usr/aarch64-linux-gnu" test
+# TESTS="kernels store" runs only those tests/test_*.c (with the scripts and fuzz replays).
+TESTS   ?= $(TEST_SRC:tests/test_%.c=%)
+TEST_RUN := $(TESTS:%=$(BUILD)/tests/test_%)
+test: $(BIN) $(TEST_RUN) $(FUZZ_REPLAY)
+	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw HX_EMU="$(EMU)" \
+	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh $(TEST_RUN) -- $(FUZZ_REPLAY)
 
 check: test
 

@@ -1,10 +1,24 @@
 #!/bin/sh
 # Runs the test binaries and fuzz-corpus replays given by `make test`, from the repository root,
 # and closes with the line "N passed, N failed" (one count per binary). Exit status 1 if any failed.
+# With HX_EMU set (`make test EMU=...`, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu" for a
+# cross-built tree) every binary runs under that emulator, and so does $HYRAX_BIN: it is replaced by
+# a wrapper script, so the tests that start it (system, exec) need no emulator of their own. Float
+# work runs ~100 times slower there, so the golden embeddings are checked on every 100th text (all
+# four kinds of text, long ones included; test_encoder.c) unless HX_GOLDEN_STRIDE says otherwise.
 build=$1; shift
 passed=0; failed=0; failures=""
+if [ -n "$HX_EMU" ]; then
+    bin=$(cd "$(dirname "$HYRAX_BIN")" && pwd)/$(basename "$HYRAX_BIN")
+    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$HX_EMU" "$bin" > "$build/hyrax-emu"
+    chmod +x "$build/hyrax-emu"
+    HYRAX_BIN=$build/hyrax-emu; export HYRAX_BIN
+    HX_GOLDEN_STRIDE=${HX_GOLDEN_STRIDE:-100}; export HX_GOLDEN_STRIDE
+fi
 run_one() {
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); failures="$failures $1"; fi
+    name=$1
+    case "$1" in *.sh) ;; *) set -- $HX_EMU "$@" ;; esac   # scripts run on the host
+    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); failures="$failures $name"; fi
 }
 fuzzing=0
 for t in "$@"; do

@@ -1,20 +1,23 @@
-/* cpu.c: detects the instruction sets once (CPUID + XGETBV) and applies HYRAX_ISA. Owns the
- * detected features, written once under pthread_once and only read after; the kernel table they
- * select is the model layer's (model/kernels.c). */
+/* cpu.c: detects the instruction sets once and applies HYRAX_ISA. Owns the detected features,
+ * written once under pthread_once and only read after. x86-64 reads CPUID + XGETBV here (the same
+ * on every system); what only the operating system can tell comes from platform.c. The kernel
+ * table the ISA selects is the model layer's (model/kernels.c). */
 #include "cpu.h"
+#include "platform.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)   /* the architectures here are those the Makefile builds kernels for */
 #include <cpuid.h>
 #define HX_X86 1
 #endif
 
 static struct {
     enum hx_isa best, active;
+    unsigned supported;   /* bit i: this machine runs enum hx_isa i */
     bool crc32c;
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
@@ -26,38 +29,51 @@ static uint64_t read_xcr0(void)
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     return (uint64_t)hi << 32 | lo;
 }
+
+/* Raises cpu.best along avx2 < avx512 as CPUID and the OS-enabled register state allow. */
+static void detect_x86(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return;
+    bool sse42 = c & (1u << 20), fma = c & (1u << 12), osxsave = c & (1u << 27);
+    bool avx = c & (1u << 28), f16c = c & (1u << 29);
+    cpu.crc32c = sse42;
+    uint64_t xcr0 = osxsave ? read_xcr0() : 0;
+    bool ymm_state = (xcr0 & 0x6) == 0x6;
+    bool zmm_state = (xcr0 & 0xE6) == 0xE6;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return;
+    bool avx2 = b & (1u << 5);
+    bool avx512 = (b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31));
+    if (avx && avx2 && fma && f16c && ymm_state) {
+        cpu.supported |= 1u << HX_ISA_AVX2;
+        cpu.best = HX_ISA_AVX2;
+        if (avx512 && zmm_state) {
+            cpu.supported |= 1u << HX_ISA_AVX512;
+            cpu.best = HX_ISA_AVX512;
+        }
+    }
+}
 #endif
 
 static void detect(void)
 {
     cpu.best = HX_ISA_SCALAR;
+    cpu.supported = 1u << HX_ISA_SCALAR;
 #ifdef HX_X86
-    unsigned a, b, c, d;
-    if (__get_cpuid(1, &a, &b, &c, &d)) {
-        bool sse42 = c & (1u << 20), fma = c & (1u << 12), osxsave = c & (1u << 27);
-        bool avx = c & (1u << 28), f16c = c & (1u << 29);
-        cpu.crc32c = sse42;
-        uint64_t xcr0 = osxsave ? read_xcr0() : 0;
-        bool ymm_state = (xcr0 & 0x6) == 0x6;
-        bool zmm_state = (xcr0 & 0xE6) == 0xE6;
-        if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
-            bool avx2 = b & (1u << 5);
-            bool avx512 = (b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31));
-            if (avx && avx2 && fma && f16c && ymm_state) {
-                cpu.best = HX_ISA_AVX2;
-                if (avx512 && zmm_state)
-                    cpu.best = HX_ISA_AVX512;
-            }
-        }
-    }
+    detect_x86();
+#elif defined(__aarch64__)
+    /* Advanced SIMD (with FMA and fp16 conversion) is part of every AArch64 ABI. */
+    cpu.supported |= 1u << HX_ISA_NEON;
+    cpu.best = HX_ISA_NEON;
+    cpu.crc32c = hx_platform_arm_features() & HX_ARM_CRC32;
 #endif
     cpu.active = cpu.best;
     const char *force = getenv("HYRAX_ISA");
-    if (force) {
-        for (int i = 0; i < HX_ISA_COUNT; i++)
-            if (!strcmp(force, hx_isa_name((enum hx_isa)i)) && (enum hx_isa)i < cpu.active)
-                cpu.active = (enum hx_isa)i;
-    }
+    for (int i = 0; force && i < HX_ISA_COUNT; i++)
+        if (!strcmp(force, hx_isa_name((enum hx_isa)i)) && (cpu.supported >> i & 1))
+            cpu.active = (enum hx_isa)i;
 }
 
 enum hx_isa hx_cpu_best_isa(void)
@@ -72,11 +88,18 @@ enum hx_isa hx_cpu_isa(void)
     return cpu.active;
 }
 
+bool hx_cpu_supports(enum hx_isa isa)
+{
+    pthread_once(&cpu_once, detect);
+    return isa >= 0 && isa < HX_ISA_COUNT && (cpu.supported >> isa & 1);
+}
+
 const char *hx_isa_name(enum hx_isa isa)
 {
     switch (isa) {
     case HX_ISA_AVX2: return "avx2";
     case HX_ISA_AVX512: return "avx512";
+    case HX_ISA_NEON: return "neon";
     default: return "scalar";
     }
 }

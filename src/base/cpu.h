@@ -1,20 +1,26 @@
-/* cpu.h: instruction-set detection (CPUID + XGETBV, once, then read only). HYRAX_ISA=scalar|avx2|
- * avx512 forces a lower instruction set than the machine has (never a higher one). The kernel table
- * an ISA selects is in the model layer (kernels.h). Mutable globals in hyrax: this detection and
- * kernels.c's table (written once under pthread_once), crc32c.c's lookup table (likewise), the
- * allocation hook's counters (alloc.c, tests only) and main.c's signal pipe. */
+/* cpu.h: instruction-set detection (x86-64: CPUID + XGETBV; aarch64: NEON is baseline, the rest
+ * from the kernel through platform.h), once, then read only. HYRAX_ISA=scalar|avx2|avx512|neon
+ * forces an instruction set this machine has, normally a lower one; a name it lacks is ignored.
+ * The kernel table an ISA selects is in the model layer (kernels.h). Mutable globals in hyrax:
+ * this detection and kernels.c's table (written once under pthread_once), crc32c.c's lookup table
+ * (likewise), the allocation hook's counters (alloc.c, tests only) and main.c's signal pipe. */
 #ifndef HX_CPU_H
 #define HX_CPU_H
 
 #include <stdbool.h>
 
-enum hx_isa { HX_ISA_SCALAR = 0, HX_ISA_AVX2 = 1, HX_ISA_AVX512 = 2, HX_ISA_COUNT = 3 };
+/* Instruction sets with a kernel table. Each architecture has its own chain above scalar
+ * (x86-64: avx2 < avx512; aarch64: neon); "best" is the top of this machine's chain. */
+enum hx_isa { HX_ISA_SCALAR = 0, HX_ISA_AVX2 = 1, HX_ISA_AVX512 = 2, HX_ISA_NEON = 3, HX_ISA_COUNT = 4 };
 
 /* Best ISA this machine supports (ignores HYRAX_ISA). */
 enum hx_isa hx_cpu_best_isa(void);
-/* ISA in use: the best one, lowered by HYRAX_ISA if set. */
+/* ISA in use: the best one, or the one HYRAX_ISA names if this machine supports it. */
 enum hx_isa hx_cpu_isa(void);
+/* Whether this machine can run code built for `isa` (scalar: always). */
+bool hx_cpu_supports(enum hx_isa isa);
 const char *hx_isa_name(enum hx_isa isa);
+/* Hardware CRC32C: SSE4.2 on x86-64, the ARMv8 CRC32 extension on aarch64. */
 bool hx_cpu_has_crc32c(void);
 
 #endif

@@ -1,4 +1,4 @@
-/* crc32c.c: the CRC32C of crc32c.h: table-driven reference, dispatch to the SSE4.2 lanes, the
+/* crc32c.c: the CRC32C of crc32c.h: table-driven reference, dispatch to the hardware lanes, the
  * polynomial arithmetic that joins partial CRCs, and the threaded variant built on it.
  * Must equal tools/convert_weights.py's crc32c bit for bit; tests/test_hxfile.c checks each path. */
 #include "crc32c.h"
@@ -24,7 +24,7 @@ static void crc_init_table(void)
             crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xFF];
 }
 
-/* Slicing-by-8 software CRC32C; the reference for hx_crc32c_sse42. */
+/* Slicing-by-8 software CRC32C; the reference for the hardware lanes. */
 uint32_t hxf_crc32c_soft(uint32_t crc, const uint8_t *p, size_t len)
 {
     pthread_once(&crc_table_once, crc_init_table);
@@ -76,8 +76,13 @@ uint32_t hxf_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
 
 uint32_t hxf_crc32c(uint32_t crc, const void *data, size_t len)
 {
+#if defined(__x86_64__)   /* the lanes the Makefile builds for this architecture */
     if (hx_cpu_has_crc32c())
         return hx_crc32c_sse42(crc, data, len);
+#elif defined(__aarch64__)
+    if (hx_cpu_has_crc32c())
+        return hx_crc32c_armcrc(crc, data, len);
+#endif
     return hxf_crc32c_soft(crc, data, len);
 }
 

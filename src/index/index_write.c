@@ -10,6 +10,7 @@
 #include "fsafe.h"
 #include "index_internal.h"
 #include "ingest.h"
+#include "platform.h"
 #include "relpath.h"
 #include "wire.h"
 
@@ -36,8 +37,8 @@ typedef struct seg_chunk {
 
 static int build_threads(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 16 ? 16 : (int)n;
+    int n = hx_platform_cpus();
+    return n > 16 ? 16 : n;
 }
 
 /* Builds the segment image for chunks base .. base + n - 1 (vectors: n x dim, borrowed). */
@@ -661,7 +662,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         snprintf(abs, sizeof abs, "%s/%s", ix->root, real);
         if (lstat(abs, &st) != 0)
             continue;   /* vanished since the walk */
-        int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        int64_t mtime = hx_platform_mtime_ns(&st);
         if (old && !o->reindex && old->info.size == (uint64_t)st.st_size && old->info.mtime_ns == mtime) {
             rep->unchanged++;
             continue;

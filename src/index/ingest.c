@@ -6,6 +6,7 @@
 #include "alloc.h"
 #include "fsafe.h"
 #include "glob.h"
+#include "platform.h"
 #include "sha256.h"
 #include "store.h"
 #include "unicode.h"
@@ -682,7 +683,7 @@ int hx_ingest_load(const char *root, const char *rel_path, const char *read_path
     rc = fill_from_bytes(doc, rel_path, raw, got, NULL, 0, err);
     free(raw);
     if (!rc) {
-        doc->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        doc->mtime_ns = hx_platform_mtime_ns(&st);
     } else if (err) {
         char reason[sizeof err->message];
         memcpy(reason, err->message, sizeof reason);

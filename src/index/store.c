@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "bytes.h"
 #include "crc32c.h"
+#include "platform.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,8 +38,7 @@ static const char record_magic[8] = {'H', 'X', 'C', 'O', 'M', 'M', 'I', 'T'};
 /* Checksum of a blob; large ones are split across the online cores (open reads every blob). */
 static uint32_t blob_crc32c(const uint8_t *data, uint64_t len)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return hxf_crc32c_threads(data, (size_t)len, cpus > 0 ? (int)cpus : 1);
+    return hxf_crc32c_threads(data, (size_t)len, hx_platform_cpus());
 }
 
 /* A decoded meta slot. */
@@ -664,7 +664,7 @@ static int writer_settle(hx_store *s, bool recover, hx_error *err)
         uint8_t slot[SLOT_SIZE];
         slot_encode(slot, &s->v.m);
         if (pwrite_all(s->fd, slot, SLOT_SIZE, (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + h->bad_slot)) != 0 ||
-            fdatasync(s->fd) != 0)
+            hx_platform_datasync(s->fd) != 0)
             return hx_error_set(err, HX_EIO, -1, "cannot repair the meta slot of %s: %s", s->path, strerror(errno));
         h->damaged = false;
     }
@@ -1099,7 +1099,7 @@ int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name,
     if (w->n_blobs)
         memcpy(rec + RECORD_HEAD + padded, w->table, w->n_blobs * TABLE_ENTRY);
     m.rec.crc32c = hxf_crc32c(0, rec, (size_t)rec_len);
-    if (pwrite_all(w->fd, rec, (size_t)rec_len, off) != 0 || fdatasync(w->fd) != 0) {
+    if (pwrite_all(w->fd, rec, (size_t)rec_len, off) != 0 || hx_platform_datasync(w->fd) != 0) {
         rc = fail(w, err, HX_EIO, "cannot write the commit record to");
         free(rec);
         return rc;
@@ -1111,7 +1111,7 @@ int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name,
     int target = 1 - w->v.slot;
     slot_encode(slot, &m);
     if (pwrite_all(w->fd, slot, SLOT_SIZE, (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + target)) != 0 ||
-        fdatasync(w->fd) != 0) {
+        hx_platform_datasync(w->fd) != 0) {
         w->fatal = true;
         return fail(w, err, HX_EIO, "cannot write the meta slot of");
     }

@@ -55,7 +55,8 @@
  * form the chain (generations strictly decreasing by one, offsets strictly decreasing); the blob
  * tables of the chain list every blob in the file, which is what hx_store_verify walks.
  *
- * Writes: append blobs (pwrite), append the record, fdatasync, write the meta slot, fdatasync.
+ * Writes: append blobs (pwrite), append the record, sync its data (hx_platform_datasync), write the
+ * meta slot, sync again.
  * A crash at any byte leaves the previous commit intact. Compaction writes a fresh file
  * "<path>.compact.tmp" and renames it over the old one.
  *

@@ -3,12 +3,12 @@
  * (model.c) or implement kernels (kernels_*.c). Spec: include/hyrax.h "Model and tokenizer". */
 #include "model.h"
 #include "alloc.h"
+#include "platform.h"
 #include "pool.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define ENC_DEFAULT_ROWS 4096   /* tokens per forward pass; longer inputs go in several passes */
 #define ENC_GEMM_ROW_BLOCK 240  /* rows per gemm task; divisible by every usual kernel tile height */
@@ -39,8 +39,8 @@ struct hx_encoder {
 
 static int online_cpus(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > ENC_MAX_THREADS ? ENC_MAX_THREADS : (int)n;
+    int n = hx_platform_cpus();
+    return n > ENC_MAX_THREADS ? ENC_MAX_THREADS : n;
 }
 
 void hx_encoder_free(hx_encoder *e)

@@ -1,5 +1,6 @@
 /* kernels.c: the kernel table in use, chosen once from the instruction set cpu.c detects (kernels.h).
- * Owns the selected table; the kernels themselves live in kernels_scalar.c and x86/. */
+ * Owns the selected table and the list of tables this build has; the kernels themselves live in
+ * kernels_scalar.c and the architecture folders (x86/, arm/) the Makefile builds for the target. */
 #include "kernels.h"
 
 #include <pthread.h>
@@ -7,22 +8,24 @@
 static const hx_kernels *selected;
 static pthread_once_t select_once = PTHREAD_ONCE_INIT;
 
+/* The table built into this binary for `isa`, or NULL (another architecture's). */
 static const hx_kernels *table_for(enum hx_isa isa)
 {
     switch (isa) {
     case HX_ISA_SCALAR: return &hx_kernels_scalar;
+#if defined(__x86_64__)
     case HX_ISA_AVX2: return &hx_kernels_avx2;
     case HX_ISA_AVX512: return &hx_kernels_avx512;
+#elif defined(__aarch64__)
+    case HX_ISA_NEON: return &hx_kernels_neon;
+#endif
     default: return NULL;
     }
 }
 
 static void select_table(void)
 {
-    enum hx_isa isa = hx_cpu_isa();
-    while (!table_for(isa))   /* a table not built into this binary: step down */
-        isa = (enum hx_isa)(isa - 1);
-    selected = table_for(isa);
+    selected = table_for(hx_cpu_isa());   /* cpu.c reports only this architecture's ISAs */
 }
 
 const hx_kernels *hx_kernels_get(void)
@@ -33,5 +36,5 @@ const hx_kernels *hx_kernels_get(void)
 
 const hx_kernels *hx_kernels_for(enum hx_isa isa)
 {
-    return isa > hx_cpu_best_isa() ? NULL : table_for(isa);
+    return hx_cpu_supports(isa) ? table_for(isa) : NULL;
 }

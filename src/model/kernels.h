@@ -1,5 +1,6 @@
 /* kernels.h: the numeric kernels of the forward pass, one table per instruction set
- * (kernels_scalar.c is the reference; kernels_avx2.c, kernels_avx512.c are the fast ones).
+ * (kernels_scalar.c is the reference; x86/kernels_avx2.c, x86/kernels_avx512.c and
+ * arm/kernels_neon.c are the fast ones, each built only for its architecture).
  * Kernels take raw pointers and sizes, never allocate, and never touch global state.
  * Each SIMD kernel is tested against the scalar one with named tolerances (tests/test_kernels.c). */
 #ifndef HX_KERNELS_H
@@ -41,11 +42,12 @@ typedef struct hx_kernels {
 extern const hx_kernels hx_kernels_scalar;
 extern const hx_kernels hx_kernels_avx2;     /* kernels_avx2.c: AVX2 + FMA + F16C */
 extern const hx_kernels hx_kernels_avx512;   /* kernels_avx512.c: AVX-512 F/BW/VL/DQ + FMA + F16C */
+extern const hx_kernels hx_kernels_neon;     /* arm/kernels_neon.c: AArch64 Advanced SIMD */
 
-/* Kernel table in use (kernels.c): the one for hx_cpu_isa(), or the next lower one built into
- * this binary; selected on first call. Never NULL. */
+/* Kernel table in use (kernels.c): the one for hx_cpu_isa(), selected on first call. Never NULL. */
 const hx_kernels *hx_kernels_get(void);
-/* Table for a given ISA, or NULL when this machine cannot run it (for tests and benchmarks). */
+/* Table for a given ISA, or NULL when this machine cannot run it or this build (another
+ * architecture's) lacks it; for tests and benchmarks. */
 const hx_kernels *hx_kernels_for(enum hx_isa isa);
 
 /* Floats needed to hold W [N x K] packed with panel width nr. */

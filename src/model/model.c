@@ -5,6 +5,7 @@
 #include "alloc.h"
 #include "bytes.h"
 #include "kernels.h"
+#include "platform.h"
 #include "pool.h"
 
 #include <limits.h>
@@ -103,9 +104,7 @@ static float *packed_alloc(size_t bytes, size_t *mapped)
     if (head)
         munmap(p, head);
     munmap(p + head + len, HUGE_PAGE - head);
-#ifdef MADV_HUGEPAGE
-    madvise(p + head, len, MADV_HUGEPAGE);
-#endif
+    hx_platform_huge_pages(p + head, len);
     *mapped = len;
     return (float *)(void *)(p + head);
 }
@@ -158,8 +157,8 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
     size_t total = per_layer * (size_t)c->layers;   /* bounded by the caps: < 2^40 floats */
     int threads = 1;
     if (total >= ((size_t)1 << 20)) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
+        int cpus = hx_platform_cpus();
+        threads = cpus > 8 ? 8 : cpus;
     }
     pack_ctx p = {m, NULL, 4 * c->layers, NULL, H > F ? H : F, vocab, 0, {0}};
     m->layers = hx_calloc((size_t)c->layers, sizeof *m->layers);
@@ -414,9 +413,7 @@ int hx_model_default_path(char *buf, size_t cap, hx_error *err)
         return 0;
     }
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
+    if (hx_platform_exe_path(exe, sizeof exe) == 0) {
         char *slash = strrchr(exe, '/');
         if (slash) {
             slash[1] = 0;
