@@ -6,7 +6,8 @@
 # src/ has one folder per layer, lowest first: base < model < index < server < cli (tests/layers.sh,
 # run by `make test`, fails when a file includes a header from a higher layer). New .c files under
 # src/, tests/test_*.c and fuzz/fuzz_*.c are picked up without editing this file; *_avx2.c,
-# *_avx512.c and *_sse42.c get their instruction set's flags and no other file does.
+# *_avx512.c, *_avxvnni.c, *_avx512vnni.c and *_sse42.c get their instruction set's flags and no
+# other file does.
 
 CC      ?= cc
 OPT     ?= -O2
@@ -30,6 +31,8 @@ endif
 ISA_avx2    := -mavx2 -mfma -mf16c
 ISA_avx512  := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c
 ISA_sse42   := -msse4.2
+ISA_avxvnni := $(ISA_avx2) -mavxvnni
+ISA_avx512vnni := $(ISA_avx512) -mavx512vnni
 
 LIB_SRC  := $(filter-out src/cli/main.c,$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
@@ -54,6 +57,12 @@ $(BUILD)/src/%_avx2.o: src/%_avx2.c
 $(BUILD)/src/%_avx512.o: src/%_avx512.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_avx512) -c $< -o $@
+$(BUILD)/src/%_avxvnni.o: src/%_avxvnni.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_avxvnni) -c $< -o $@
+$(BUILD)/src/%_avx512vnni.o: src/%_avx512vnni.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_avx512vnni) -c $< -o $@
 $(BUILD)/src/%_sse42.o: src/%_sse42.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_sse42) -c $< -o $@

@@ -1,6 +1,8 @@
 /* test_kernels.c: every kernel of every SIMD table this machine can run (kernels_avx2.c,
  * kernels_avx512.c) against the scalar reference (kernels_scalar.c) with the named tolerances below,
- * plus GELU and exp sweeps, all 65536 halfs, and HYRAX_ISA=scalar honoured (cpu.h). */
+ * plus GELU and exp sweeps, all 65536 halfs, and HYRAX_ISA=scalar honoured (cpu.h). The int8
+ * tables (kernels_int8*.c): the scalar reference against sums over unpacked rows, then every int8
+ * table the machine has against it (the VNNI ones are skipped where the CPU lacks them). */
 #include "check.h"
 #include "kernels.h"
 
@@ -22,6 +24,9 @@
 #define TOL_LAYERNORM_ABS 1e-5f
 /* Dot product, relative to sum |a_i b_i|. */
 #define TOL_DOT_REL 1e-5f
+/* int8 gemm: the int32 sums are exact, so only the epilogue's float rounding (a multiply and an
+ * add, possibly fused) may differ, relative to |sum * scale| + |bias|. */
+#define TOL_I8_GEMM_REL 3e-7f
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
 
@@ -286,12 +291,166 @@ static void test_f16(const hx_kernels *kt)
     free(h), free(f);
 }
 
+/* === int8 === */
+
+/* Known roundings: max 127 gives scale 1, so q = x rounded to nearest even, and zero rows. */
+static void test_i8_quantize_known(const hx_kernels_i8 *k8)
+{
+    const float x[10] = {127, 2.5f, -3.5f, 0.5f, -0.5f, 1.49f, -126.6f, 3.5f, 0, -127};
+    const int8_t want[12] = {127, 2, -4, 0, 0, 1, -127, 4, 0, -127, 0, 0};
+    int8_t q[13];
+    float scale[2];
+    memset(q, 0x55, sizeof q);
+    k8->quantize(1, 10, x, 10, q, 12, scale);
+    CHECK(scale[0] == 1.0f, "%s quantize: scale %g, want 1", k8->name, (double)scale[0]);
+    for (int k = 0; k < 12; k++)
+        CHECK(q[k] == want[k], "%s quantize: q[%d] = %d, want %d", k8->name, k, q[k], want[k]);
+    CHECK(q[12] == 0x55, "%s quantize wrote past the padded row", k8->name);
+    const float zero[3] = {0, -0.0f, 0};
+    memset(q, 0x55, sizeof q);
+    k8->quantize(1, 3, zero, 3, q, 4, scale);
+    CHECK(scale[0] == 0 && !q[0] && !q[1] && !q[2] && !q[3], "%s quantize: a zero row", k8->name);
+}
+
+/* A table's quantize against the reference: same bytes, same scales, padding zero, nothing past it. */
+static void test_i8_quantize(const hx_kernels_i8 *k8)
+{
+    static const int Ks[] = {1, 3, 4, 5, 8, 15, 16, 17, 31, 33, 384, 385, 1536};
+    for (size_t t = 0; t < sizeof Ks / sizeof *Ks; t++) {
+        const int K = Ks[t], rows = 5, ldx = K + 3, ldq = hx_i8_row_bytes(K) + 8;
+        float *x = malloc((size_t)rows * ldx * sizeof *x), s1[5], s2[5];
+        int8_t *q1 = malloc((size_t)rows * ldq), *q2 = malloc((size_t)rows * ldq);
+        fill(x, (size_t)rows * ldx, -3, 3);
+        for (int k = 0; k < K; k++)
+            x[(size_t)3 * ldx + k] = 0;   /* row 3 all zero */
+        memset(q1, 0x55, (size_t)rows * ldq);
+        memset(q2, 0x55, (size_t)rows * ldq);
+        hx_kernels_i8_scalar.quantize(rows, K, x, ldx, q1, ldq, s1);
+        k8->quantize(rows, K, x, ldx, q2, ldq, s2);
+        CHECK(!memcmp(q1, q2, (size_t)rows * ldq), "%s quantize K=%d: bytes differ from scalar", k8->name, K);
+        for (int r = 0; r < rows; r++) {
+            CHECK(same_bits(s1[r], s2[r]), "%s quantize K=%d row %d: scale %g vs %g", k8->name, K, r,
+                  (double)s2[r], (double)s1[r]);
+            for (int k = hx_i8_row_bytes(K); k < ldq; k++)
+                CHECK(q2[(size_t)r * ldq + k] == 0x55, "%s quantize K=%d wrote past the row", k8->name, K);
+            for (int k = K; k < hx_i8_row_bytes(K); k++)
+                CHECK(q2[(size_t)r * ldq + k] == 0, "%s quantize K=%d: padding not zero", k8->name, K);
+        }
+        free(x), free(q1), free(q2);
+    }
+}
+
+/* One shape: k8's gemm against the scalar one; for the scalar table itself, against int32 sums over
+ * the unpacked quantized rows (which checks the packing too). */
+static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int n0, int n1, int bias_on)
+{
+    const int Kp = hx_i8_row_bytes(K), lda = Kp + 4, ldc = N + 5;
+    const hx_kernels_i8 *ref = &hx_kernels_i8_scalar;
+    uint16_t *W = malloc((size_t)N * K * sizeof *W);
+    float *A = malloc((size_t)M * K * sizeof *A), *bias = malloc((size_t)N * sizeof *bias);
+    float *row = malloc((size_t)K * sizeof *row), *ascale = malloc((size_t)M * sizeof *ascale);
+    float *wscale = malloc((size_t)N * sizeof *wscale);
+    int8_t *Aq = malloc((size_t)M * lda), *Wq = malloc((size_t)N * Kp), *Bp = malloc(hx_pack_i8_size(N, K));
+    int32_t *wsum = malloc((size_t)N * sizeof *wsum);
+    float *Cref = malloc((size_t)M * ldc * sizeof *Cref), *Ct = malloc((size_t)M * ldc * sizeof *Ct);
+    int8_t *qrow = malloc((size_t)Kp);
+    for (size_t i = 0; i < (size_t)N * K; i++)
+        W[i] = rand_half();
+    fill(A, (size_t)M * K, -4, 4);
+    fill(bias, (size_t)N, -1, 1);
+    ref->quantize(M, K, A, K, Aq, lda, ascale);
+    hx_pack_weights_i8(&hx_kernels_scalar, ref, W, N, K, row, qrow, Bp, wsum, wscale);
+    for (int n = 0; n < N; n++) {   /* the unpacked quantized rows, for the sums below */
+        float s;
+        hx_kernels_scalar.f16_to_f32(W + (size_t)n * K, row, (size_t)K);
+        ref->quantize(1, K, row, K, Wq + (size_t)n * Kp, Kp, &s);
+        CHECK(same_bits(s, wscale[n]), "pack_i8 N=%d K=%d: scale of row %d", N, K, n);
+    }
+    for (size_t i = 0; i < (size_t)M * ldc; i++)
+        Cref[i] = Ct[i] = SENTINEL;
+    const float *b = bias_on ? bias : NULL;
+    ref->gemm(M, n0, n1, K, Aq, lda, ascale, Bp, wsum, wscale, b, Cref, ldc);
+    k8->gemm(M, n0, n1, K, Aq, lda, ascale, Bp, wsum, wscale, b, Ct, ldc);
+    int bad = 0;
+    for (int j = 0; j < N && k8 == ref; j++) {
+        int32_t s = 0;
+        for (int k = 0; k < K; k++)
+            s += Wq[(size_t)j * Kp + k];
+        CHECK(s == wsum[j], "pack_i8 N=%d K=%d: wsum[%d] %d, want %d", N, K, j, wsum[j], s);
+    }
+    for (int i = 0; i < M && bad < 3; i++) {
+        for (int j = 0; j < ldc && bad < 3; j++) {
+            float got = Ct[(size_t)i * ldc + j], want = Cref[(size_t)i * ldc + j];
+            if (j < n0 || j >= n1) {
+                CHECK(got == SENTINEL, "%s gemm_i8 M=%d N=%d K=%d [%d,%d): wrote C[%d][%d]", k8->name, M,
+                      N, K, n0, n1, i, j);
+                bad += got != SENTINEL;
+                continue;
+            }
+            int32_t s = 0;
+            for (int k = 0; k < K; k++)
+                s += (int32_t)Aq[(size_t)i * lda + k] * Wq[(size_t)j * Kp + k];
+            float scaled = (float)s * (ascale[i] * wscale[j]), bj = b ? b[j] : 0;
+            if (k8 == ref)   /* the reference is the exact int32 sum, scaled */
+                want = scaled + bj;
+            float tol = TOL_I8_GEMM_REL * (fabsf(scaled) + fabsf(bj));
+            CHECK(fabsf(got - want) <= tol, "%s gemm_i8 M=%d N=%d K=%d [%d,%d) bias=%d C[%d][%d]: %g vs %g",
+                  k8->name, M, N, K, n0, n1, bias_on, i, j, got, want);
+            bad += !(fabsf(got - want) <= tol);
+        }
+    }
+    free(W), free(A), free(bias), free(row), free(ascale), free(wscale), free(Aq), free(Wq), free(Bp);
+    free(wsum), free(Cref), free(Ct), free(qrow);
+}
+
+static void test_i8_gemm(const hx_kernels_i8 *k8)
+{
+    static const int Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17, 25, 97};
+    static const int Ks[] = {1, 3, 4, 5, 64, 257, 384, 1536};
+    static const int Ns[] = {1, 7, 8, 9, 16, 17, 31, 32, 33, 48, 100};
+    int shape = 0;
+    for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
+        for (size_t c = 0; c < sizeof Ks / sizeof *Ks; c++)
+            for (size_t d = 0; d < sizeof Ns / sizeof *Ns; d++, shape++) {
+                int M = Ms[a], K = Ks[c], N = Ns[d];
+                if ((long)M * K * N > 2000000)
+                    continue;
+                test_i8_gemm_shape(k8, M, N, K, 0, N, shape % 2);
+                if (N > HX_I8_NR)   /* a thread's slice: starts at a panel, ends inside one */
+                    test_i8_gemm_shape(k8, M, N, K, HX_I8_NR, N - 1 > HX_I8_NR ? N - 1 : N, 1);
+                if (N > 2)          /* a slice ending before N */
+                    test_i8_gemm_shape(k8, M, N, K, 0, N / 2 + 1, shape % 2);
+            }
+    printf("%s gemm_i8: %d shapes\n", k8->name, shape);
+}
+
+static int test_int8(void)
+{
+    test_i8_quantize_known(&hx_kernels_i8_scalar);
+    test_i8_gemm(&hx_kernels_i8_scalar);
+    int tested = 0;
+    for (int isa = HX_I8_AVX2; isa < HX_I8_COUNT; isa++) {
+        const hx_kernels_i8 *k8 = hx_kernels_i8_for((enum hx_i8_isa)isa);
+        if (!k8) {
+            printf("int8 %s: not available on this machine, skipped\n", hx_i8_isa_name((enum hx_i8_isa)isa));
+            continue;
+        }
+        tested++;
+        test_i8_quantize_known(k8);
+        test_i8_quantize(k8);
+        test_i8_gemm(k8);
+    }
+    CHECK(hx_kernels_i8_get() != NULL, "no int8 table");
+    return tested;
+}
+
 /* === HYRAX_ISA === */
 
 /* Child: reports through its exit status whether HYRAX_ISA=scalar took effect. */
 static int isa_child(void)
 {
-    return hx_cpu_isa() == HX_ISA_SCALAR && hx_kernels_get() == &hx_kernels_scalar ? 0 : 1;
+    return hx_cpu_isa() == HX_ISA_SCALAR && hx_kernels_get() == &hx_kernels_scalar &&
+           hx_kernels_i8_get() == &hx_kernels_i8_scalar ? 0 : 1;
 }
 
 static void test_env_override(void)
@@ -336,5 +495,6 @@ int main(int argc, char **argv)
         test_layernorm(kt);
     }
     printf("tables tested against scalar: %d\n", tested);
+    printf("int8 tables tested against scalar: %d\n", test_int8());
     return check_report("test_kernels");
 }

@@ -16,6 +16,7 @@
 static struct {
     enum hx_isa best, active;
     bool crc32c;
+    bool avx512vnni, avxvnni;   /* VNNI forms of vpdpbusd, when their register state is on */
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 
@@ -48,6 +49,9 @@ static void detect(void)
                 if (avx512 && zmm_state)
                     cpu.best = HX_ISA_AVX512;
             }
+            cpu.avx512vnni = cpu.best == HX_ISA_AVX512 && (c & (1u << 11));
+            if (cpu.best >= HX_ISA_AVX2 && a >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d))
+                cpu.avxvnni = a & (1u << 4);
         }
     }
 #endif
@@ -79,6 +83,18 @@ const char *hx_isa_name(enum hx_isa isa)
     case HX_ISA_AVX512: return "avx512";
     default: return "scalar";
     }
+}
+
+bool hx_cpu_has_avx512vnni(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu.avx512vnni;
+}
+
+bool hx_cpu_has_avxvnni(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu.avxvnni;
 }
 
 bool hx_cpu_has_crc32c(void)

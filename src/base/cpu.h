@@ -16,5 +16,9 @@ enum hx_isa hx_cpu_best_isa(void);
 enum hx_isa hx_cpu_isa(void);
 const char *hx_isa_name(enum hx_isa isa);
 bool hx_cpu_has_crc32c(void);
+/* Whether the machine has AVX512-VNNI (and AVX-512) or AVX-VNNI (and AVX2): the int8 dot products
+ * of model/kernels.h, which applies HYRAX_ISA's limit (ignored here, as in hx_cpu_best_isa). */
+bool hx_cpu_has_avx512vnni(void);
+bool hx_cpu_has_avxvnni(void);
 
 #endif
