@@ -293,91 +293,96 @@ static void test_f16(const hx_kernels *kt)
 
 /* === int8 === */
 
-/* Known roundings: max 127 gives scale 1, so q = x rounded to nearest even, and zero rows. */
+/* Known roundings: a row whose largest magnitude is HX_I8_ACT_MAX gets scale 1, so q is x rounded
+ * to nearest even; and a zero row. */
 static void test_i8_quantize_known(const hx_kernels_i8 *k8)
 {
-    const float x[10] = {127, 2.5f, -3.5f, 0.5f, -0.5f, 1.49f, -126.6f, 3.5f, 0, -127};
-    const int8_t want[12] = {127, 2, -4, 0, 0, 1, -127, 4, 0, -127, 0, 0};
-    int8_t q[13];
+    const float x[10] = {4095, 2.5f, -3.5f, 0.5f, -0.5f, 1.49f, -4094.6f, 3.5f, 0, -4095};
+    const int16_t want[12] = {4095, 2, -4, 0, 0, 1, -4095, 4, 0, -4095, 0, 0};
+    int16_t q[13];
     float scale[2];
-    memset(q, 0x55, sizeof q);
+    for (int k = 0; k < 13; k++)
+        q[k] = 0x5555;
     k8->quantize(1, 10, x, 10, q, 12, scale);
     CHECK(scale[0] == 1.0f, "%s quantize: scale %g, want 1", k8->name, (double)scale[0]);
     for (int k = 0; k < 12; k++)
         CHECK(q[k] == want[k], "%s quantize: q[%d] = %d, want %d", k8->name, k, q[k], want[k]);
-    CHECK(q[12] == 0x55, "%s quantize wrote past the padded row", k8->name);
+    CHECK(q[12] == 0x5555, "%s quantize wrote past the padded row", k8->name);
     const float zero[3] = {0, -0.0f, 0};
-    memset(q, 0x55, sizeof q);
     k8->quantize(1, 3, zero, 3, q, 4, scale);
     CHECK(scale[0] == 0 && !q[0] && !q[1] && !q[2] && !q[3], "%s quantize: a zero row", k8->name);
 }
 
-/* A table's quantize against the reference: same bytes, same scales, padding zero, nothing past it. */
+/* A table's quantize against the reference: same values, same scales, padding zero, nothing past it. */
 static void test_i8_quantize(const hx_kernels_i8 *k8)
 {
     static const int Ks[] = {1, 3, 4, 5, 8, 15, 16, 17, 31, 33, 384, 385, 1536};
     for (size_t t = 0; t < sizeof Ks / sizeof *Ks; t++) {
-        const int K = Ks[t], rows = 5, ldx = K + 3, ldq = hx_i8_row_bytes(K) + 8;
+        const int K = Ks[t], rows = 5, ldx = K + 3, Kp = hx_i8_row_len(K), ldq = Kp + 8;
         float *x = malloc((size_t)rows * ldx * sizeof *x), s1[5], s2[5];
-        int8_t *q1 = malloc((size_t)rows * ldq), *q2 = malloc((size_t)rows * ldq);
+        int16_t *q1 = malloc((size_t)rows * ldq * sizeof *q1), *q2 = malloc((size_t)rows * ldq * sizeof *q2);
         fill(x, (size_t)rows * ldx, -3, 3);
         for (int k = 0; k < K; k++)
             x[(size_t)3 * ldx + k] = 0;   /* row 3 all zero */
-        memset(q1, 0x55, (size_t)rows * ldq);
-        memset(q2, 0x55, (size_t)rows * ldq);
+        for (size_t i = 0; i < (size_t)rows * ldq; i++)
+            q1[i] = q2[i] = 0x5555;
         hx_kernels_i8_scalar.quantize(rows, K, x, ldx, q1, ldq, s1);
         k8->quantize(rows, K, x, ldx, q2, ldq, s2);
-        CHECK(!memcmp(q1, q2, (size_t)rows * ldq), "%s quantize K=%d: bytes differ from scalar", k8->name, K);
+        CHECK(!memcmp(q1, q2, (size_t)rows * ldq * sizeof *q1), "%s quantize K=%d: values differ from scalar",
+              k8->name, K);
         for (int r = 0; r < rows; r++) {
             CHECK(same_bits(s1[r], s2[r]), "%s quantize K=%d row %d: scale %g vs %g", k8->name, K, r,
                   (double)s2[r], (double)s1[r]);
-            for (int k = hx_i8_row_bytes(K); k < ldq; k++)
-                CHECK(q2[(size_t)r * ldq + k] == 0x55, "%s quantize K=%d wrote past the row", k8->name, K);
-            for (int k = K; k < hx_i8_row_bytes(K); k++)
+            for (int k = Kp; k < ldq; k++)
+                CHECK(q2[(size_t)r * ldq + k] == 0x5555, "%s quantize K=%d wrote past the row", k8->name, K);
+            for (int k = K; k < Kp; k++)
                 CHECK(q2[(size_t)r * ldq + k] == 0, "%s quantize K=%d: padding not zero", k8->name, K);
         }
         free(x), free(q1), free(q2);
     }
 }
 
+/* W rounded to int8 per row as hx_pack_weights_i8 specifies (kernels.h): into Wq [N x Kp], scales. */
+static void quantize_weights(const uint16_t *W, int N, int K, int Kp, int8_t *Wq, float *wscale)
+{
+    for (int n = 0; n < N; n++) {
+        float max = 0;
+        for (int k = 0; k < K; k++)
+            max = fmaxf(max, fabsf(hx_half_to_float(W[(size_t)n * K + k])));
+        wscale[n] = max / 127.0f;
+        for (int k = 0; k < Kp; k++)
+            Wq[(size_t)n * Kp + k] = (int8_t)(k < K ? lrintf(hx_half_to_float(W[(size_t)n * K + k]) * (127.0f / max)) : 0);
+    }
+}
+
 /* One shape: k8's gemm against the scalar one; for the scalar table itself, against int32 sums over
- * the unpacked quantized rows (which checks the packing too). */
+ * unpacked rows quantized here (which checks the packing too). */
 static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int n0, int n1, int bias_on)
 {
-    const int Kp = hx_i8_row_bytes(K), lda = Kp + 4, ldc = N + 5;
+    const int Kp = hx_i8_row_len(K), lda = Kp + 4, ldc = N + 5;
     const hx_kernels_i8 *ref = &hx_kernels_i8_scalar;
     uint16_t *W = malloc((size_t)N * K * sizeof *W);
     float *A = malloc((size_t)M * K * sizeof *A), *bias = malloc((size_t)N * sizeof *bias);
     float *row = malloc((size_t)K * sizeof *row), *ascale = malloc((size_t)M * sizeof *ascale);
-    float *wscale = malloc((size_t)N * sizeof *wscale);
-    int8_t *Aq = malloc((size_t)M * lda), *Wq = malloc((size_t)N * Kp), *Bp = malloc(hx_pack_i8_size(N, K));
-    int32_t *wsum = malloc((size_t)N * sizeof *wsum);
+    float *wscale = malloc((size_t)N * sizeof *wscale), *wscale_ref = malloc((size_t)N * sizeof *wscale);
+    int16_t *Aq = malloc((size_t)M * lda * sizeof *Aq);
+    int8_t *Wq = malloc((size_t)N * Kp), *Bp = malloc(hx_pack_i8_size(N, K));
     float *Cref = malloc((size_t)M * ldc * sizeof *Cref), *Ct = malloc((size_t)M * ldc * sizeof *Ct);
-    int8_t *qrow = malloc((size_t)Kp);
     for (size_t i = 0; i < (size_t)N * K; i++)
         W[i] = rand_half();
     fill(A, (size_t)M * K, -4, 4);
     fill(bias, (size_t)N, -1, 1);
     ref->quantize(M, K, A, K, Aq, lda, ascale);
-    hx_pack_weights_i8(&hx_kernels_scalar, ref, W, N, K, row, qrow, Bp, wsum, wscale);
-    for (int n = 0; n < N; n++) {   /* the unpacked quantized rows, for the sums below */
-        float s;
-        hx_kernels_scalar.f16_to_f32(W + (size_t)n * K, row, (size_t)K);
-        ref->quantize(1, K, row, K, Wq + (size_t)n * Kp, Kp, &s);
-        CHECK(same_bits(s, wscale[n]), "pack_i8 N=%d K=%d: scale of row %d", N, K, n);
-    }
+    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, row, Bp, wscale);
+    quantize_weights(W, N, K, Kp, Wq, wscale_ref);
+    for (int n = 0; n < N && k8 == ref; n++)
+        CHECK(same_bits(wscale[n], wscale_ref[n]), "pack_i8 N=%d K=%d: scale of row %d", N, K, n);
     for (size_t i = 0; i < (size_t)M * ldc; i++)
         Cref[i] = Ct[i] = SENTINEL;
     const float *b = bias_on ? bias : NULL;
-    ref->gemm(M, n0, n1, K, Aq, lda, ascale, Bp, wsum, wscale, b, Cref, ldc);
-    k8->gemm(M, n0, n1, K, Aq, lda, ascale, Bp, wsum, wscale, b, Ct, ldc);
+    ref->gemm(M, n0, n1, K, Aq, lda, ascale, Bp, wscale, b, Cref, ldc);
+    k8->gemm(M, n0, n1, K, Aq, lda, ascale, Bp, wscale, b, Ct, ldc);
     int bad = 0;
-    for (int j = 0; j < N && k8 == ref; j++) {
-        int32_t s = 0;
-        for (int k = 0; k < K; k++)
-            s += Wq[(size_t)j * Kp + k];
-        CHECK(s == wsum[j], "pack_i8 N=%d K=%d: wsum[%d] %d, want %d", N, K, j, wsum[j], s);
-    }
     for (int i = 0; i < M && bad < 3; i++) {
         for (int j = 0; j < ldc && bad < 3; j++) {
             float got = Ct[(size_t)i * ldc + j], want = Cref[(size_t)i * ldc + j];
@@ -399,14 +404,14 @@ static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int
             bad += !(fabsf(got - want) <= tol);
         }
     }
-    free(W), free(A), free(bias), free(row), free(ascale), free(wscale), free(Aq), free(Wq), free(Bp);
-    free(wsum), free(Cref), free(Ct), free(qrow);
+    free(W), free(A), free(bias), free(row), free(ascale), free(wscale), free(wscale_ref), free(Aq), free(Wq);
+    free(Bp), free(Cref), free(Ct);
 }
 
 static void test_i8_gemm(const hx_kernels_i8 *k8)
 {
     static const int Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17, 25, 97};
-    static const int Ks[] = {1, 3, 4, 5, 64, 257, 384, 1536};
+    static const int Ks[] = {1, 3, 4, 5, 64, 257, 384, 1536, HX_I8_MAX_K};
     static const int Ns[] = {1, 7, 8, 9, 16, 17, 31, 32, 33, 48, 100};
     int shape = 0;
     for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
@@ -424,8 +429,32 @@ static void test_i8_gemm(const hx_kernels_i8 *k8)
     printf("%s gemm_i8: %d shapes\n", k8->name, shape);
 }
 
+/* The largest sums: every input at -HX_I8_ACT_MAX and every weight at 127 over K = HX_I8_MAX_K must
+ * not wrap (the sum is -4096 * 4095 * 127, computed here in 64 bits). */
+static void test_i8_extreme(const hx_kernels_i8 *k8)
+{
+    const int K = HX_I8_MAX_K, M = 3, N = 17;
+    float *A = malloc((size_t)M * K * sizeof *A), *row = malloc((size_t)K * sizeof *row), ascale[3], wscale[17], C[3 * 17];
+    uint16_t *W = malloc((size_t)N * K * sizeof *W);
+    int16_t *Aq = malloc((size_t)M * K * sizeof *Aq);
+    int8_t *Bp = malloc(hx_pack_i8_size(N, K));
+    for (size_t i = 0; i < (size_t)M * K; i++)
+        A[i] = -1.0f;
+    for (size_t i = 0; i < (size_t)N * K; i++)
+        W[i] = 0x3C00;   /* 1.0 */
+    k8->quantize(M, K, A, K, Aq, K, ascale);
+    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, row, Bp, wscale);
+    k8->gemm(M, 0, N, K, Aq, K, ascale, Bp, wscale, NULL, C, N);
+    const double want = -(double)K * HX_I8_ACT_MAX * 127 * (double)ascale[0] * (double)wscale[0];
+    for (int i = 0; i < M * N; i++)
+        CHECK(fabs(C[i] - want) <= 1e-6 * fabs(want), "%s gemm_i8 at the largest sums: %g, want %g", k8->name,
+              (double)C[i], want);
+    free(A), free(row), free(W), free(Aq), free(Bp);
+}
+
 static int test_int8(void)
 {
+    test_i8_extreme(&hx_kernels_i8_scalar);
     test_i8_quantize_known(&hx_kernels_i8_scalar);
     test_i8_gemm(&hx_kernels_i8_scalar);
     int tested = 0;
@@ -439,6 +468,7 @@ static int test_int8(void)
         test_i8_quantize_known(k8);
         test_i8_quantize(k8);
         test_i8_gemm(k8);
+        test_i8_extreme(k8);
     }
     CHECK(hx_kernels_i8_get() != NULL, "no int8 table");
     return tested;

@@ -7,36 +7,39 @@
 #include <pthread.h>
 #include <string.h>
 
-static void quantize_scalar(int rows, int K, const float *x, int ldx, int8_t *q, int ldq, float *scale)
+/* x * inv rounded to nearest even (as cvtps2dq does) and clamped to [-qmax, qmax]. */
+static long quantize_one(float x, float inv, long qmax)
 {
-    const int Kp = hx_i8_row_bytes(K);
+    long v = lrintf(x * inv);
+    return v > qmax ? qmax : v < -qmax ? -qmax : v;
+}
+
+static float max_abs(int K, const float *x)
+{
+    float max = 0;
+    for (int k = 0; k < K; k++)
+        max = fmaxf(max, fabsf(x[k]));
+    return max;
+}
+
+static void quantize_scalar(int rows, int K, const float *x, int ldx, int16_t *q, int ldq, float *scale)
+{
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * ldx;
-        int8_t *qr = q + (size_t)r * ldq;
-        float max = 0;
-        for (int k = 0; k < K; k++)
-            max = fmaxf(max, fabsf(xr[k]));
-        memset(qr, 0, (size_t)Kp);
-        scale[r] = 0;
-        if (!(max > 0))
-            continue;
-        const float inv = 127.0f / max;
-        scale[r] = max / 127.0f;
-        for (int k = 0; k < K; k++) {
-            long v = lrintf(xr[k] * inv);   /* round to nearest even, as cvtps2dq does */
-            qr[k] = (int8_t)(v > 127 ? 127 : v < -127 ? -127 : v);
-        }
+        int16_t *qr = q + (size_t)r * ldq;
+        const float max = max_abs(K, xr), inv = max > 0 ? HX_I8_ACT_MAX / max : 0;
+        scale[r] = max > 0 ? max / HX_I8_ACT_MAX : 0;
+        for (int k = 0; k < hx_i8_row_len(K); k++)
+            qr[k] = (int16_t)(k < K ? quantize_one(xr[k], inv, HX_I8_ACT_MAX) : 0);
     }
 }
 
-static void gemm_scalar(int M, int n0, int n1, int K, const int8_t *Aq, int lda, const float *ascale,
-                        const int8_t *Bp, const int32_t *wsum, const float *wscale, const float *bias,
-                        float *C, int ldc)
+static void gemm_scalar(int M, int n0, int n1, int K, const int16_t *Aq, int lda, const float *ascale,
+                        const int8_t *Bp, const float *wscale, const float *bias, float *C, int ldc)
 {
-    (void)wsum;   /* signed products need no offset correction */
-    const size_t panel_bytes = (size_t)hx_i8_row_bytes(K) * HX_I8_NR;
+    const size_t panel_bytes = (size_t)hx_i8_row_len(K) * HX_I8_NR;
     for (int i = 0; i < M; i++) {
-        const int8_t *a = Aq + (size_t)i * lda;
+        const int16_t *a = Aq + (size_t)i * lda;
         for (int j = n0; j < n1; j++) {
             const int8_t *panel = Bp + (size_t)(j / HX_I8_NR) * panel_bytes;
             int32_t s = 0;
@@ -57,24 +60,21 @@ const hx_kernels_i8 hx_kernels_i8_scalar = {
 
 size_t hx_pack_i8_size(int N, int K)
 {
-    return (size_t)((N + HX_I8_NR - 1) / HX_I8_NR) * HX_I8_NR * (size_t)hx_i8_row_bytes(K);
+    return (size_t)((N + HX_I8_NR - 1) / HX_I8_NR) * HX_I8_NR * (size_t)hx_i8_row_len(K);
 }
 
-void hx_pack_weights_i8(const hx_kernels *kern, const hx_kernels_i8 *k8, const uint16_t *W, int N,
-                        int K, float *row, int8_t *q, int8_t *out, int32_t *wsum, float *wscale)
+void hx_pack_weights_i8(const hx_kernels *kern, const uint16_t *W, int N, int K, float *row,
+                        int8_t *out, float *wscale)
 {
-    const size_t panel_bytes = (size_t)hx_i8_row_bytes(K) * HX_I8_NR;
+    const size_t panel_bytes = (size_t)hx_i8_row_len(K) * HX_I8_NR;
     memset(out, 0, hx_pack_i8_size(N, K));
     for (int n = 0; n < N; n++) {
         kern->f16_to_f32(W + (size_t)n * K, row, (size_t)K);
-        k8->quantize(1, K, row, K, q, hx_i8_row_bytes(K), &wscale[n]);
+        const float max = max_abs(K, row), inv = max > 0 ? 127.0f / max : 0;
+        wscale[n] = max > 0 ? max / 127.0f : 0;
         int8_t *dst = out + (size_t)(n / HX_I8_NR) * panel_bytes + 4 * (n % HX_I8_NR);
-        int32_t s = 0;
-        for (int k = 0; k < K; k += 4) {
-            memcpy(dst + (size_t)(k / 4) * 4 * HX_I8_NR, q + k, 4);   /* q is zero past K */
-            s += q[k] + q[k + 1] + q[k + 2] + q[k + 3];
-        }
-        wsum[n] = s;
+        for (int k = 0; k < K; k++)
+            dst[(size_t)(k / 4) * 4 * HX_I8_NR + k % 4] = (int8_t)quantize_one(row[k], inv, 127);
     }
 }
 
