@@ -140,12 +140,18 @@ typedef struct hx_kv {
 } hx_kv;
 
 /* Opens path. `model` (borrowed; may be NULL for keyword-only readers) must be the model the
- * index was built with; its name and dimension are checked against the index. `root` is the
+ * index was built with; its name, dimension and precision are checked against the index (a new
+ * index records the model's precision; HX_EINVAL for a model at another precision, so open the
+ * model at hx_index_precision's answer). `root` is the
  * indexed root (absolute, resolved): required with HX_INDEX_CREATE for a new file, ignored
  * otherwise (the root is recorded in the index). */
 int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_model *model,
                   const char *root, hx_error *err);
 void hx_index_close(hx_index *ix);
+
+/* The precision the index at path records for its vectors (a reader's open, then close):
+ * HX_ENOTFOUND when there is no index there or it has no commit yet. */
+int hx_index_precision(const char *path, hx_precision *out, hx_error *err);
 
 /* Picks up commits made by the writer since open or the last refresh: 1 when the view changed
  * (pointers borrowed from the index are then invalid), 0 when not, or a negative code. */
@@ -165,6 +171,7 @@ typedef struct hx_index_stats {
     int64_t committed_ns;              /* time of the last commit, unix nanoseconds */
     char model[64];
     int dim;
+    hx_precision precision;            /* of the vectors; queries are embedded the same way */
 } hx_index_stats;
 int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err);
 
