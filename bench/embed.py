@@ -38,7 +38,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = pathlib.Path(__file__).resolve().parent.parent
 BENCH = REPO / "bench"
 OUT = BENCH / "out"
-CORPORA = REPO.parent / "shared" / "corpora"
+CORPORA = pathlib.Path(os.environ.get("HYRAX_CORPORA", REPO.parent / "shared" / "corpora"))
 EMBED_BENCH = REPO / "bench" / "embed_bench"
 WEIGHTS = REPO / "weights" / "all-minilm-l6-v2.hxw"
 ONNX = OUT / "all-minilm-l6-v2.onnx"
