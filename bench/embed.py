@@ -1,5 +1,7 @@
 """Embedding benchmark: hyrax's own MiniLM-L6 forward pass against sentence-transformers (PyTorch
-CPU) and onnxruntime (fp32), in one run, with the same texts and the same thread counts.
+CPU) and onnxruntime (fp32), in one run, with the same texts and the same thread counts; and at
+int8, hyrax --precision int8 against onnxruntime int8 (quantize_dynamic, per_channel=True, of
+bench/export_onnx.py's model: the engine behind fastembed and Chroma's default embedder).
 
 Measures, for each engine: texts/s and tokens/s on batches of 32 short (12-token), medium
 (64-token) and long (256-token) inputs at 1 and 2 threads; single-query latency p50/p99 (one short
@@ -36,10 +38,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = pathlib.Path(__file__).resolve().parent.parent
 BENCH = REPO / "bench"
 OUT = BENCH / "out"
-CORPORA = REPO.parent / "shared" / "corpora"
+CORPORA = pathlib.Path(os.environ.get("HYRAX_CORPORA", REPO.parent / "shared" / "corpora"))
 EMBED_BENCH = REPO / "bench" / "embed_bench"
 WEIGHTS = REPO / "weights" / "all-minilm-l6-v2.hxw"
 ONNX = OUT / "all-minilm-l6-v2.onnx"
+ONNX_INT8 = OUT / "all-minilm-l6-v2-int8.onnx"
 
 LENGTHS = {"short": 12, "medium": 64, "long": 256}   # model input tokens, [CLS]/[SEP] included
 COUNTS = {"short": 128, "medium": 64, "long": 32}   # texts per throughput repetition
@@ -147,14 +150,15 @@ def make_texts(tok, counts):
 class Hyrax:
     """bench/embed_bench: a `serve` process per thread count for throughput passes, and
     one process per latency, load or embed measurement."""
-    name = "hyrax"
 
-    def __init__(self):
+    def __init__(self, precision="fp32"):
         self.proc = None
+        self.precision = precision
+        self.name = "hyrax" if precision == "fp32" else f"hyrax-{precision}"
 
     def run(self, mode, texts_file, threads, **kw):
         cmd = [str(EMBED_BENCH), mode, "--texts", str(texts_file), "--threads", str(threads),
-               "--weights", str(WEIGHTS)]
+               "--weights", str(WEIGHTS), "--precision", self.precision]
         for k, v in kw.items():
             cmd += ["--" + k, str(v)]
         res = subprocess.run(cmd, capture_output=True, text=True)
@@ -166,7 +170,8 @@ class Hyrax:
         self.close()
         self.proc = subprocess.Popen(
             [str(EMBED_BENCH), "serve", "--threads", str(n), "--batch", str(BATCH),
-             "--weights", str(WEIGHTS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             "--weights", str(WEIGHTS), "--precision", self.precision], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True)
 
     def close(self):
         if self.proc:
@@ -191,7 +196,7 @@ class Hyrax:
 
     def embed(self, name, texts, threads):
         import numpy as np
-        path = OUT / f"hyrax-{name}.f32"
+        path = OUT / f"{self.name}-{name}.f32"
         self.run("embed", OUT / f"texts-{name}.txt", threads, batch=BATCH, out=path)
         return np.fromfile(path, dtype=np.float32).reshape(len(texts), DIM)
 
@@ -216,10 +221,9 @@ class SentenceTransformers:
 
 
 class OnnxRuntime:
-    name = "onnxruntime"
-
-    def __init__(self):
+    def __init__(self, model=ONNX, name="onnxruntime"):
         import numpy as np
+        self.model, self.name = model, name
         from tokenizers import Tokenizer
         self.np = np
         self.tok = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
@@ -235,7 +239,7 @@ class OnnxRuntime:
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.sess = None                       # free the old pool before starting a new one
-        self.sess = ort.InferenceSession(str(ONNX), so, providers=["CPUExecutionProvider"])
+        self.sess = ort.InferenceSession(str(self.model), so, providers=["CPUExecutionProvider"])
 
     def encode(self, texts):
         np, out = self.np, []
@@ -479,6 +483,25 @@ def report(args, info, vers, rec, sets):
             ("RSS <= 150 MB", fmt(rss, 1, " MB"), rss and rss <= 150)):
         met = "n/a" if val == "n/a" else "yes" if ok else "no"
         L.append(f"| {what} | {val} | {met} |")
+    L.append("\n## int8 (issue 15): hyrax --precision int8 against onnxruntime int8\n")
+    H8, O8 = "hyrax-int8", "onnxruntime-int8"
+    L.append("| | " + " | ".join((H, O, H8, O8)) + " | hyrax-int8 / ORT int8 |")
+    L.append("|---|---|---|---|---|---|")
+    for n in args.threads:
+        row = [get("texts_per_s", e, length="long", threads=n) for e in (H, O, H8, O8)]
+        L.append(f"| 256-token texts/s, {n} thread{'s' * (n > 1)} | "
+                 + " | ".join(fmt(v, 1) for v in row) + f" | {fmt(ratio(row[2], row[3]), 2, 'x')} |")
+    for n in args.threads:
+        row = [get("latency_p50_ms", e, threads=n) for e in (H, O, H8, O8)]
+        L.append(f"| one short query p50, {n} thread{'s' * (n > 1)} | "
+                 + " | ".join(fmt(v, 2, " ms") for v in row)
+                 + f" | {fmt(ratio(row[3], row[2]), 2, 'x')} faster |")
+    for metric in ("min_cosine", "mean_cosine"):
+        worst = [min((get(metric, e, length=nm) or 1) for nm in LENGTHS) for e in (H, O, H8, O8)]
+        L.append(f"| {metric.replace('_', ' ')} to sentence-transformers (all lengths) | "
+                 + " | ".join(fmt(v, 6) for v in worst) + " | |")
+    L.append(f"| load + first embedding | {fmt(get('load_first_ms', H), 1, ' ms')} | | "
+             f"{fmt(get('load_first_ms', H8), 1, ' ms')} | | |")
     L.append(f"\nReproduce: see bench/README.md (`make bench`). Machine-readable figures: the JSON "
              f"lines `bench/embed.py` prints (also in bench/out/embed.jsonl).\n")
     return "\n".join(L)
@@ -509,6 +532,9 @@ def main():
     if not ONNX.exists():
         subprocess.run([sys.executable, str(BENCH / "export_onnx.py"), "--out", str(ONNX)],
                        check=True)
+    if not ONNX_INT8.exists():
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        quantize_dynamic(str(ONNX), str(ONNX_INT8), per_channel=True, weight_type=QuantType.QInt8)
     info = machine_info()
     info["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     vers = versions()
@@ -522,9 +548,11 @@ def main():
 
     rec = []
     hy = None if args.no_hyrax else Hyrax()
-    st, ort_ = SentenceTransformers(), OnnxRuntime()
-    peers = (st, ort_)
-    engines = ([hy] if hy else []) + list(peers)
+    hy8 = None if args.no_hyrax else Hyrax("int8")
+    st, ort_, ort8 = SentenceTransformers(), OnnxRuntime(), OnnxRuntime(ONNX_INT8, "onnxruntime-int8")
+    peers = (st, ort_, ort8)
+    hyraxes = [h for h in (hy, hy8) if h]
+    engines = hyraxes + list(peers)
 
     if hy:
         for n in args.threads:
@@ -549,10 +577,10 @@ def main():
                         print(f"warning: hyrax counts {r['tokens']} tokens in {name}, "
                               f"HF tokenizers {tokens}", file=sys.stderr)
                     emit(rec, metric="rss_peak_kb", value=r["rss_peak_kb"], unit="KiB", **base)
-        if hy:
-            hy.close()
+        for h in hyraxes:
+            h.close()
         short = sets["short"]
-        lat = [(hy.name, *hy.latency(n))] if hy else []
+        lat = [(h.name, *h.latency(n)) for h in hyraxes]
         lat += [(p.name, *py_latency(p, short)) for p in peers]
         for engine, p50, p99, calls in lat:
             for metric, v in (("latency_p50_ms", p50), ("latency_p99_ms", p99)):
@@ -564,22 +592,23 @@ def main():
         p.set_threads(1)
     for name, texts in sets.items():
         ref = st.encode(texts)
-        others = [(ort_.name, ort_.encode(texts))]
-        if hy:
-            others.append((hy.name, hy.embed(name, texts, 1)))
+        others = [(ort_.name, ort_.encode(texts)), (ort8.name, ort8.encode(texts))]
+        others += [(h.name, h.embed(name, texts, 1)) for h in hyraxes]
         for engine, got in others:
             cos = (got * ref).sum(1) / (np.linalg.norm(got, axis=1) * np.linalg.norm(ref, axis=1))
             emit(rec, engine=engine, metric="min_cosine", length=name, value=float(cos.min()),
+                 unit="cosine")
+            emit(rec, engine=engine, metric="mean_cosine", length=name, value=float(cos.mean()),
                  unit="cosine")
             emit(rec, engine=engine, metric="max_abs_diff", length=name,
                  value=float(np.abs(got - ref).max()), unit="abs")
 
     # Load + first embedding and peak RSS, fresh processes, warm page cache.
-    if hy:
-        runs = [hy.run("load", OUT / "texts-short.txt", 1) for _ in range(1 + LOAD_REPS)][1:]
+    for h in hyraxes:
+        runs = [h.run("load", OUT / "texts-short.txt", 1) for _ in range(1 + LOAD_REPS)][1:]
         for k, unit in (("load_first_ms", "ms"), ("open_ms", "ms"), ("first_embed_ms", "ms"),
                         ("rss_peak_kb", "KiB")):
-            emit(rec, engine=hy.name, metric=k.replace("rss", "load_rss"), unit=unit,
+            emit(rec, engine=h.name, metric=k.replace("rss", "load_rss"), unit=unit,
                  value=statistics.median(r[k] for r in runs))
     for kind, engine in (("st", st.name), ("ort", ort_.name)):
         r = peer_load(kind, sets["short"][0])

@@ -9,7 +9,8 @@
  *   embed_bench load       --texts F [--threads N]        (open + first embedding, one process)
  *   embed_bench embed      --texts F --out F.f32 [--threads N] [--batch B]
  *   embed_bench peak       [--threads N] [--reps R]       (fp32 FMA peak of this machine)
- * Common: --weights PATH (default: hx_model_default_path). Texts: one per line, UTF-8. */
+ * Common: --weights PATH (default: hx_model_default_path), --precision fp32|int8 (default fp32).
+ * Texts: one per line, UTF-8. */
 #include "hyrax.h"
 #include "cpu.h"
 #include "model.h"
@@ -27,6 +28,7 @@
 typedef struct {
     const char *mode, *texts, *out, *weights;
     int threads, batch, reps, warmup, calls;
+    hx_precision precision;
 } opts;
 
 typedef struct {
@@ -83,7 +85,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: embed_bench throughput|serve|latency|load|embed|peak --texts FILE "
                     "[--threads N] [--batch B] [--reps R] [--warmup W] [--calls C] [--out F] "
-                    "[--weights PATH]\n");
+                    "[--weights PATH] [--precision fp32|int8]\n");
     exit(2);
 }
 
@@ -113,7 +115,11 @@ static opts parse_opts(int argc, char **argv)
             o.warmup = atoi(v);
         else if (!strcmp(k, "--calls"))
             o.calls = atoi(v);
-        else
+        else if (!strcmp(k, "--precision")) {
+            hx_error err = {0};
+            if (hx_precision_parse(v, &o.precision, &err))
+                die("--precision", err.message);
+        } else
             usage();
     }
     if (o.threads < 1 || o.batch < 1 || o.reps < 1 || o.warmup < 0 || o.calls < 1)
@@ -199,8 +205,9 @@ static engine engine_open(const opts *o)
             die("weights", err.message);
         p = path;
     }
-    if (hx_model_open(&g.m, p, &err) < 0)
-        die("hx_model_open", err.message);
+    hx_model_opts mo = {p, o->precision};
+    if (hx_model_open_opts(&g.m, &mo, &err) < 0)
+        die("hx_model_open_opts", err.message);
     double t1 = now_s();
     if (hx_encoder_new(&g.e, g.m, o->threads, &err) < 0)
         die("hx_encoder_new", err.message);

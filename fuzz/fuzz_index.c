@@ -76,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         hx_buf_u32(&root, dim);
         hx_buf_str(&root, "all-MiniLM-L6-v2");
         hx_buf_str(&root, hx_analyzer_name(IX_ANALYZER));
+        hx_buf_str(&root, hx_precision_name(HX_PRECISION_FP32));
         hx_buf_str(&root, "/");
         hx_buf_u32(&root, next_doc);
         hx_buf_u32(&root, next_chunk);

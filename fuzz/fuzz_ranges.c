@@ -266,6 +266,7 @@ static int commit(const fz_index *x, const char *path)
         hx_buf_u32(&root, DIM);
         hx_buf_str(&root, "fuzz-model");
         hx_buf_str(&root, hx_analyzer_name(IX_ANALYZER));
+        hx_buf_str(&root, hx_precision_name(HX_PRECISION_FP32));
         hx_buf_str(&root, "/");
         hx_buf_u32(&root, x->next_doc);
         hx_buf_u32(&root, x->next_chunk);

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,60 @@ static void test_file_safety(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* Cosine of the first two JSON arrays of floats in s (hyrax embed's output lines). */
+static double cosine_of_lines(const char *s)
+{
+    double a[HX_EMBED_DIM], b[HX_EMBED_DIM], ab = 0, aa = 0, bb = 0;
+    const char *p = s;
+    for (int v = 0; v < 2; v++) {
+        if (!(p = strchr(p, '[')))
+            return -2;
+        p++;
+        for (int i = 0; i < HX_EMBED_DIM; i++) {
+            char *end;
+            (v ? b : a)[i] = strtod(p, &end);
+            if (end == p)
+                return -2;
+            p = *end ? end + 1 : end;
+        }
+    }
+    for (int i = 0; i < HX_EMBED_DIM; i++)
+        ab += a[i] * b[i], aa += a[i] * a[i], bb += b[i] * b[i];
+    return ab / sqrt(aa * bb);
+}
+
+/* --precision: an int8 index records it, keeps it, refuses another, and search embeds its queries
+ * at int8 (an fp32 query model would be refused by the index); embed --precision int8 stays
+ * within cosine 0.995 of fp32 and differs from it. */
+static void test_precision(void)
+{
+    char cmd[3 * PATH_MAX], db8[PATH_MAX + 16], *out;
+    snprintf(db8, sizeof db8, "%s.int8.hyx", root);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --precision int8 --db %s %s 2>&1", db8, root);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "added "), "index --precision int8: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --precision fp32 --db %s %s 2>&1", db8, root);
+    CHECK(check_run(cmd, &out) == 1 && strstr(out, "holds int8 vectors") && strstr(out, "new index"),
+          "changing the precision is refused: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s 2>&1", db8, root);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "added 0, updated 0,"), "no flag keeps int8: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode vector --json -k 1 where do pods run", db8);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"path\":\"docs/sched.md\""), "int8 search: %.300s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "printf 'where do pods run\\n' | \"$HYRAX_BIN\" embed --precision int8; "
+             "printf 'where do pods run\\n' | \"$HYRAX_BIN\" embed");
+    CHECK(check_run(cmd, &out) == 0, "embed --precision int8: %.200s", out);
+    double c = cosine_of_lines(out);
+    CHECK(c >= 0.995 && c < 0.9999999, "int8 and fp32 query vectors: cosine %.7f", c);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" embed --precision int4 </dev/null 2>&1");
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "fp32, int8"), "embed --precision int4 refused: %s", out);
+    free(out);
+    unlink(db8);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_cli_XXXXXX", cmd[3 * PATH_MAX], *out;
@@ -382,6 +437,7 @@ int main(void)
         free(out);
     }
     test_file_safety();
+    test_precision();
     FILE *f = fopen(db, "r+b");
     CHECK(f != NULL, "index file exists");
     if (f) {

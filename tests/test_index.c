@@ -506,10 +506,12 @@ static void test_compact_fails_after_commit(void)
 }
 
 /* Opens an index whose root record is committed by hand, as another build would write it: layout
- * `version`, keyword analyzer `analyzer` (NULL: no field, as in layout 1), no documents. With
- * `named` the open must fail with HX_EVERSION and a message naming it and saying to reindex;
- * without, it must succeed (so the refusals come from the analyzer alone). */
-static void open_other(uint32_t version, const char *analyzer, const char *named)
+ * `version`, keyword analyzer `analyzer` (NULL: no field, as in layout 1), vector precision
+ * `precision` (NULL: no field, as in layouts 1 and 2), no documents. With `named` the open must
+ * fail with code `want` and a message naming it (and, for HX_EVERSION, saying to reindex); without,
+ * it must succeed (so the refusals come from the analyzer or precision alone). */
+static void open_other(uint32_t version, const char *analyzer, const char *precision, int want,
+                       const char *named)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s.other.hyx", root);
@@ -531,6 +533,8 @@ static void open_other(uint32_t version, const char *analyzer, const char *named
     hx_buf_str(&b, hx_model_name(model));
     if (analyzer)
         hx_buf_str(&b, analyzer);
+    if (precision)
+        hx_buf_str(&b, precision);
     hx_buf_str(&b, root);
     hx_buf_u32(&b, 0);
     hx_buf_u32(&b, 0);
@@ -545,20 +549,27 @@ static void open_other(uint32_t version, const char *analyzer, const char *named
     hx_index *ix = NULL;
     int rc = hx_index_open(&ix, path, HX_INDEX_READ, model, NULL, &err);
     if (named)
-        CHECK(rc == HX_EVERSION && strstr(err.message, "reindex") && strstr(err.message, named),
-              "layout %u analyzer %s: rc %d, %s", version, analyzer ? analyzer : "-", rc, err.message);
+        CHECK(rc == want && strstr(err.message, named) && (want != HX_EVERSION || strstr(err.message, "reindex")),
+              "layout %u analyzer %s precision %s: rc %d, %s", version, analyzer ? analyzer : "-",
+              precision ? precision : "-", rc, err.message);
     else
-        CHECK(rc == 0, "layout %u analyzer %s: %s", version, analyzer, err.message);
+        CHECK(rc == 0, "layout %u analyzer %s precision %s: %s", version, analyzer ? analyzer : "-",
+              precision ? precision : "-", err.message);
     hx_index_close(ix);
     unlink(path);
 }
 
 static void test_other_analyzer(void)
 {
-    open_other(IX_VERSION, hx_analyzer_name(IX_ANALYZER), NULL);
-    open_other(IX_VERSION, "exact", "\"exact\"");
-    open_other(IX_VERSION, "klingon", "\"klingon\"");
-    open_other(1, NULL, "\"exact\"");
+    const char *an = hx_analyzer_name(IX_ANALYZER);
+    open_other(IX_VERSION, an, "fp32", 0, NULL);
+    open_other(IX_VERSION, "exact", "fp32", HX_EVERSION, "\"exact\"");
+    open_other(IX_VERSION, "klingon", "fp32", HX_EVERSION, "\"klingon\"");
+    open_other(1, NULL, NULL, HX_EVERSION, "\"exact\"");
+    /* precision: layout 2 had none (fp32 vectors); an fp32 model cannot query int8 vectors */
+    open_other(2, an, NULL, 0, NULL);
+    open_other(IX_VERSION, an, "int8", HX_EINVAL, "holds int8 vectors and the model is fp32");
+    open_other(IX_VERSION, an, "int4", HX_EFORMAT, "\"int4\"");
 }
 
 int main(void)

@@ -1,7 +1,9 @@
 /* test_kernels.c: every kernel of every SIMD table this build has and this machine can run
  * (x86/kernels_avx2.c, x86/kernels_avx512.c, arm/kernels_neon.c) against the scalar reference
  * (kernels_scalar.c) with the named tolerances below, plus GELU and exp sweeps, all 65536 halfs,
- * and HYRAX_ISA=scalar honoured (cpu.h). */
+ * and HYRAX_ISA=scalar honoured (cpu.h). The int8 tables (kernels_int8*.c): the scalar reference
+ * against sums over unpacked rows, then every int8 table the machine has against it (the VNNI ones
+ * are skipped where the CPU lacks them). */
 #include "check.h"
 #include "kernels.h"
 
@@ -21,6 +23,9 @@
 #define TOL_LAYERNORM_ABS 1e-5f
 /* Dot product, relative to sum |a_i b_i|. */
 #define TOL_DOT_REL 1e-5f
+/* int8 gemm: the int32 sums are exact, so only the epilogue's float rounding (a multiply and an
+ * add, possibly fused) may differ, relative to |sum * scale| + |bias|. */
+#define TOL_I8_GEMM_REL 3e-7f
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
 
@@ -285,6 +290,189 @@ static void test_f16(const hx_kernels *kt)
     free(h), free(f);
 }
 
+/* === int8 === */
+
+/* Known roundings: a row whose largest magnitude is HX_I8_ACT_MAX gets scale 1, so q is x rounded
+ * to nearest even; and a zero row. */
+static void test_i8_quantize_known(const hx_kernels_i8 *k8)
+{
+    const float x[10] = {4095, 2.5f, -3.5f, 0.5f, -0.5f, 1.49f, -4094.6f, 3.5f, 0, -4095};
+    const int16_t want[12] = {4095, 2, -4, 0, 0, 1, -4095, 4, 0, -4095, 0, 0};
+    int16_t q[13];
+    float scale[2];
+    for (int k = 0; k < 13; k++)
+        q[k] = 0x5555;
+    k8->quantize(1, 10, x, 10, q, 12, scale);
+    CHECK(scale[0] == 1.0f, "%s quantize: scale %g, want 1", k8->name, (double)scale[0]);
+    for (int k = 0; k < 12; k++)
+        CHECK(q[k] == want[k], "%s quantize: q[%d] = %d, want %d", k8->name, k, q[k], want[k]);
+    CHECK(q[12] == 0x5555, "%s quantize wrote past the padded row", k8->name);
+    const float zero[3] = {0, -0.0f, 0};
+    k8->quantize(1, 3, zero, 3, q, 4, scale);
+    CHECK(scale[0] == 0 && !q[0] && !q[1] && !q[2] && !q[3], "%s quantize: a zero row", k8->name);
+}
+
+/* A table's quantize against the reference: same values, same scales, padding zero, nothing past it. */
+static void test_i8_quantize(const hx_kernels_i8 *k8)
+{
+    static const int Ks[] = {1, 3, 4, 5, 8, 15, 16, 17, 31, 33, 384, 385, 1536};
+    for (size_t t = 0; t < sizeof Ks / sizeof *Ks; t++) {
+        const int K = Ks[t], rows = 5, ldx = K + 3, Kp = hx_i8_row_len(K), ldq = Kp + 8;
+        float *x = malloc((size_t)rows * ldx * sizeof *x), s1[5], s2[5];
+        int16_t *q1 = malloc((size_t)rows * ldq * sizeof *q1), *q2 = malloc((size_t)rows * ldq * sizeof *q2);
+        fill(x, (size_t)rows * ldx, -3, 3);
+        for (int k = 0; k < K; k++)
+            x[(size_t)3 * ldx + k] = 0;   /* row 3 all zero */
+        for (size_t i = 0; i < (size_t)rows * ldq; i++)
+            q1[i] = q2[i] = 0x5555;
+        hx_kernels_i8_scalar.quantize(rows, K, x, ldx, q1, ldq, s1);
+        k8->quantize(rows, K, x, ldx, q2, ldq, s2);
+        CHECK(!memcmp(q1, q2, (size_t)rows * ldq * sizeof *q1), "%s quantize K=%d: values differ from scalar",
+              k8->name, K);
+        for (int r = 0; r < rows; r++) {
+            CHECK(same_bits(s1[r], s2[r]), "%s quantize K=%d row %d: scale %g vs %g", k8->name, K, r,
+                  (double)s2[r], (double)s1[r]);
+            for (int k = Kp; k < ldq; k++)
+                CHECK(q2[(size_t)r * ldq + k] == 0x5555, "%s quantize K=%d wrote past the row", k8->name, K);
+            for (int k = K; k < Kp; k++)
+                CHECK(q2[(size_t)r * ldq + k] == 0, "%s quantize K=%d: padding not zero", k8->name, K);
+        }
+        free(x), free(q1), free(q2);
+    }
+}
+
+/* W rounded to int8 per row as hx_pack_weights_i8 specifies (kernels.h): into Wq [N x Kp], scales. */
+static void quantize_weights(const uint16_t *W, int N, int K, int Kp, int8_t *Wq, float *wscale)
+{
+    for (int n = 0; n < N; n++) {
+        float max = 0;
+        for (int k = 0; k < K; k++)
+            max = fmaxf(max, fabsf(hx_half_to_float(W[(size_t)n * K + k])));
+        wscale[n] = max / 127.0f;
+        for (int k = 0; k < Kp; k++)
+            Wq[(size_t)n * Kp + k] = (int8_t)(k < K ? lrintf(hx_half_to_float(W[(size_t)n * K + k]) * (127.0f / max)) : 0);
+    }
+}
+
+/* One shape: k8's gemm against the scalar one; for the scalar table itself, against int32 sums over
+ * unpacked rows quantized here (which checks the packing too). */
+static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int n0, int n1, int bias_on)
+{
+    const int Kp = hx_i8_row_len(K), lda = Kp + 4, ldc = N + 5;
+    const hx_kernels_i8 *ref = &hx_kernels_i8_scalar;
+    uint16_t *W = malloc((size_t)N * K * sizeof *W);
+    float *A = malloc((size_t)M * K * sizeof *A), *bias = malloc((size_t)N * sizeof *bias);
+    float *row = malloc((size_t)K * sizeof *row), *ascale = malloc((size_t)M * sizeof *ascale);
+    float *wscale = malloc((size_t)N * sizeof *wscale), *wscale_ref = malloc((size_t)N * sizeof *wscale);
+    int16_t *Aq = malloc((size_t)M * lda * sizeof *Aq);
+    int8_t *Wq = malloc((size_t)N * Kp), *Bp = malloc(hx_pack_i8_size(N, K));
+    float *Cref = malloc((size_t)M * ldc * sizeof *Cref), *Ct = malloc((size_t)M * ldc * sizeof *Ct);
+    for (size_t i = 0; i < (size_t)N * K; i++)
+        W[i] = rand_half();
+    fill(A, (size_t)M * K, -4, 4);
+    fill(bias, (size_t)N, -1, 1);
+    ref->quantize(M, K, A, K, Aq, lda, ascale);
+    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, row, Bp, wscale);
+    quantize_weights(W, N, K, Kp, Wq, wscale_ref);
+    for (int n = 0; n < N && k8 == ref; n++)
+        CHECK(same_bits(wscale[n], wscale_ref[n]), "pack_i8 N=%d K=%d: scale of row %d", N, K, n);
+    for (size_t i = 0; i < (size_t)M * ldc; i++)
+        Cref[i] = Ct[i] = SENTINEL;
+    const float *b = bias_on ? bias : NULL;
+    ref->gemm(M, n0, n1, K, Aq, lda, ascale, Bp, wscale, b, Cref, ldc);
+    k8->gemm(M, n0, n1, K, Aq, lda, ascale, Bp, wscale, b, Ct, ldc);
+    int bad = 0;
+    for (int i = 0; i < M && bad < 3; i++) {
+        for (int j = 0; j < ldc && bad < 3; j++) {
+            float got = Ct[(size_t)i * ldc + j], want = Cref[(size_t)i * ldc + j];
+            if (j < n0 || j >= n1) {
+                CHECK(got == SENTINEL, "%s gemm_i8 M=%d N=%d K=%d [%d,%d): wrote C[%d][%d]", k8->name, M,
+                      N, K, n0, n1, i, j);
+                bad += got != SENTINEL;
+                continue;
+            }
+            int32_t s = 0;
+            for (int k = 0; k < K; k++)
+                s += (int32_t)Aq[(size_t)i * lda + k] * Wq[(size_t)j * Kp + k];
+            float scaled = (float)s * (ascale[i] * wscale[j]), bj = b ? b[j] : 0;
+            if (k8 == ref)   /* the reference is the exact int32 sum, scaled */
+                want = scaled + bj;
+            float tol = TOL_I8_GEMM_REL * (fabsf(scaled) + fabsf(bj));
+            CHECK(fabsf(got - want) <= tol, "%s gemm_i8 M=%d N=%d K=%d [%d,%d) bias=%d C[%d][%d]: %g vs %g",
+                  k8->name, M, N, K, n0, n1, bias_on, i, j, got, want);
+            bad += !(fabsf(got - want) <= tol);
+        }
+    }
+    free(W), free(A), free(bias), free(row), free(ascale), free(wscale), free(wscale_ref), free(Aq), free(Wq);
+    free(Bp), free(Cref), free(Ct);
+}
+
+static void test_i8_gemm(const hx_kernels_i8 *k8)
+{
+    static const int Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17, 25, 97};
+    static const int Ks[] = {1, 3, 4, 5, 64, 257, 384, 1536, HX_I8_MAX_K};
+    static const int Ns[] = {1, 7, 8, 9, 16, 17, 31, 32, 33, 48, 100};
+    int shape = 0;
+    for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
+        for (size_t c = 0; c < sizeof Ks / sizeof *Ks; c++)
+            for (size_t d = 0; d < sizeof Ns / sizeof *Ns; d++, shape++) {
+                int M = Ms[a], K = Ks[c], N = Ns[d];
+                if ((long)M * K * N > 2000000)
+                    continue;
+                test_i8_gemm_shape(k8, M, N, K, 0, N, shape % 2);
+                if (N > HX_I8_NR)   /* a thread's slice: starts at a panel, ends inside one */
+                    test_i8_gemm_shape(k8, M, N, K, HX_I8_NR, N - 1 > HX_I8_NR ? N - 1 : N, 1);
+                if (N > 2)          /* a slice ending before N */
+                    test_i8_gemm_shape(k8, M, N, K, 0, N / 2 + 1, shape % 2);
+            }
+    printf("%s gemm_i8: %d shapes\n", k8->name, shape);
+}
+
+/* The largest sums: every input at -HX_I8_ACT_MAX and every weight at 127 over K = HX_I8_MAX_K must
+ * not wrap (the sum is -4096 * 4095 * 127, computed here in 64 bits). */
+static void test_i8_extreme(const hx_kernels_i8 *k8)
+{
+    const int K = HX_I8_MAX_K, M = 3, N = 17;
+    float *A = malloc((size_t)M * K * sizeof *A), *row = malloc((size_t)K * sizeof *row), ascale[3], wscale[17], C[3 * 17];
+    uint16_t *W = malloc((size_t)N * K * sizeof *W);
+    int16_t *Aq = malloc((size_t)M * K * sizeof *Aq);
+    int8_t *Bp = malloc(hx_pack_i8_size(N, K));
+    for (size_t i = 0; i < (size_t)M * K; i++)
+        A[i] = -1.0f;
+    for (size_t i = 0; i < (size_t)N * K; i++)
+        W[i] = 0x3C00;   /* 1.0 */
+    k8->quantize(M, K, A, K, Aq, K, ascale);
+    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, row, Bp, wscale);
+    k8->gemm(M, 0, N, K, Aq, K, ascale, Bp, wscale, NULL, C, N);
+    const double want = -(double)K * HX_I8_ACT_MAX * 127 * (double)ascale[0] * (double)wscale[0];
+    for (int i = 0; i < M * N; i++)
+        CHECK(fabs(C[i] - want) <= 1e-6 * fabs(want), "%s gemm_i8 at the largest sums: %g, want %g", k8->name,
+              (double)C[i], want);
+    free(A), free(row), free(W), free(Aq), free(Bp);
+}
+
+static int test_int8(void)
+{
+    test_i8_extreme(&hx_kernels_i8_scalar);
+    test_i8_quantize_known(&hx_kernels_i8_scalar);
+    test_i8_gemm(&hx_kernels_i8_scalar);
+    int tested = 0;
+    for (int isa = HX_I8_AVX2; isa < HX_I8_COUNT; isa++) {
+        const hx_kernels_i8 *k8 = hx_kernels_i8_for((enum hx_i8_isa)isa);
+        if (!k8) {
+            printf("int8 %s: not available on this machine, skipped\n", hx_i8_isa_name((enum hx_i8_isa)isa));
+            continue;
+        }
+        tested++;
+        test_i8_quantize_known(k8);
+        test_i8_quantize(k8);
+        test_i8_gemm(k8);
+        test_i8_extreme(k8);
+    }
+    CHECK(hx_kernels_i8_get() != NULL, "no int8 table");
+    return tested;
+}
+
 /* === HYRAX_ISA and selection === */
 
 /* HYRAX_ISA is read once, at the first detection: set before anything asks, it must select
@@ -294,6 +482,8 @@ static void test_env_override(void)
     setenv("HYRAX_ISA", "scalar", 1);
     CHECK(hx_cpu_isa() == HX_ISA_SCALAR, "HYRAX_ISA=scalar: active ISA is %s", hx_isa_name(hx_cpu_isa()));
     CHECK(hx_kernels_get() == &hx_kernels_scalar, "HYRAX_ISA=scalar: table %s", hx_kernels_get()->name);
+    CHECK(hx_kernels_i8_get() == &hx_kernels_i8_scalar, "HYRAX_ISA=scalar: int8 table %s",
+          hx_kernels_i8_get()->name);
 }
 
 /* The best ISA of this machine has a table in this build; on AArch64 that is NEON. */
@@ -333,5 +523,6 @@ int main(void)
         test_layernorm(kt);
     }
     printf("tables tested against scalar: %d\n", tested);
+    printf("int8 tables tested against scalar: %d\n", test_int8());
     return check_report("test_kernels");
 }

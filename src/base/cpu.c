@@ -19,6 +19,7 @@ static struct {
     enum hx_isa best, active;
     unsigned supported;   /* bit i: this machine runs enum hx_isa i */
     bool crc32c;
+    bool avx512vnni, avxvnni;   /* VNNI forms of vpdpwssd/vpdpbusd, when their register state is on */
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 
@@ -30,7 +31,8 @@ static uint64_t read_xcr0(void)
     return (uint64_t)hi << 32 | lo;
 }
 
-/* Raises cpu.best along avx2 < avx512 as CPUID and the OS-enabled register state allow. */
+/* Raises cpu.best along avx2 < avx512 as CPUID and the OS-enabled register state allow, and
+ * notes the VNNI extensions the int8 tables use. */
 static void detect_x86(void)
 {
     unsigned a, b, c, d;
@@ -54,6 +56,9 @@ static void detect_x86(void)
             cpu.best = HX_ISA_AVX512;
         }
     }
+    cpu.avx512vnni = cpu.best == HX_ISA_AVX512 && (c & (1u << 11));
+    if (cpu.best >= HX_ISA_AVX2 && a >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d))
+        cpu.avxvnni = a & (1u << 4);
 }
 #endif
 
@@ -102,6 +107,18 @@ const char *hx_isa_name(enum hx_isa isa)
     case HX_ISA_NEON: return "neon";
     default: return "scalar";
     }
+}
+
+bool hx_cpu_has_avx512vnni(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu.avx512vnni;
+}
+
+bool hx_cpu_has_avxvnni(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu.avxvnni;
 }
 
 bool hx_cpu_has_crc32c(void)

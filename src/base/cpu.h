@@ -22,5 +22,9 @@ bool hx_cpu_supports(enum hx_isa isa);
 const char *hx_isa_name(enum hx_isa isa);
 /* Hardware CRC32C: SSE4.2 on x86-64, the ARMv8 CRC32 extension on aarch64. */
 bool hx_cpu_has_crc32c(void);
+/* Whether the machine has AVX512-VNNI (and AVX-512) or AVX-VNNI (and AVX2): the int8 dot products
+ * of model/kernels.h, which applies HYRAX_ISA's limit (ignored here, as in hx_cpu_best_isa). */
+bool hx_cpu_has_avx512vnni(void);
+bool hx_cpu_has_avxvnni(void);
 
 #endif

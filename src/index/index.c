@@ -29,6 +29,7 @@ int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, h
     hx_buf_u32(&b, ix->dim);
     hx_buf_str(&b, ix->model_name);
     hx_buf_str(&b, hx_analyzer_name(IX_ANALYZER));
+    hx_buf_str(&b, hx_precision_name(ix->precision));
     hx_buf_str(&b, ix->root);
     hx_buf_u32(&b, next_doc);
     hx_buf_u32(&b, next_chunk);
@@ -411,17 +412,29 @@ int ix_view_load(hx_index *ix, hx_error *err)
     if (!magic || memcmp(magic, IX_MAGIC, 8))
         return hx_error_set(err, HX_EFORMAT, -1, "the index root record has a bad magic");
     uint32_t version = hx_rd_u32(&r);
-    if (hx_rd_ok(&r) && version != IX_VERSION && version != 1)
+    if (hx_rd_ok(&r) && (version < 1 || version > IX_VERSION))
         return hx_error_set(err, HX_EVERSION, -1, "index layout version %u is not supported (this build reads %u)",
                             version, IX_VERSION);
-    uint32_t dim = hx_rd_u32(&r), model_len, root_len, an_len = 5;
+    uint32_t dim = hx_rd_u32(&r), model_len, root_len, an_len = 5, prec_len = 4;
     const char *model, *rootp, *an = "exact";   /* layout 1 had no analyzer field: exact only */
+    const char *prec = "fp32";                  /* layouts 1 and 2 had no precision field: fp32 */
     hx_rd_str(&r, &model, &model_len, sizeof ix->model_name - 1);
-    if (version != 1)
+    if (version >= 2)
         hx_rd_str(&r, &an, &an_len, 64);
+    if (version >= 3)
+        hx_rd_str(&r, &prec, &prec_len, 16);
     hx_rd_str(&r, &rootp, &root_len, PATH_MAX);
+    char prec_name[17];
+    snprintf(prec_name, sizeof prec_name, "%.*s", hx_rd_ok(&r) ? (int)prec_len : 0, prec);
+    if (hx_rd_ok(&r) && hx_precision_parse(prec_name, &ix->precision, NULL))
+        return hx_error_set(err, HX_EFORMAT, -1, "the index's vectors have precision \"%s\", which this build does "
+                            "not know", prec_name);
+    if (hx_rd_ok(&r) && ix->model && hx_model_precision(ix->model) != ix->precision)
+        return hx_error_set(err, HX_EINVAL, -1, "the index %s holds %s vectors and the model is %s: queries must be "
+                            "embedded as the index was (to change its precision, index into a new file)",
+                            ix->path ? ix->path : "", prec_name, hx_precision_name(hx_model_precision(ix->model)));
     const char *want = hx_analyzer_name(IX_ANALYZER);
-    ix->stale_keywords = hx_rd_ok(&r) && (version != IX_VERSION || an_len != strlen(want) || memcmp(an, want, an_len));
+    ix->stale_keywords = hx_rd_ok(&r) && (version == 1 || an_len != strlen(want) || memcmp(an, want, an_len));
     if (ix->stale_keywords && !ix->writer)
         return hx_error_set(err, HX_EVERSION, -1,
                             "the index %s was built with keyword analyzer \"%.*s\" and this build analyzes keywords "
@@ -510,6 +523,7 @@ int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_mod
             /* a new index: record the root and the model in a first, empty commit */
             snprintf(ix->model_name, sizeof ix->model_name, "%s", hx_model_name(model));
             ix->dim = (uint32_t)hx_model_dim(model);
+            ix->precision = hx_model_precision(model);
             if (!(ix->root = hx_strdup(root)))
                 rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
             hx_store_ref refs[2];
@@ -674,11 +688,22 @@ int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err)
     st->committed_ns = hx_store_timestamp(ix->store);
     snprintf(st->model, sizeof st->model, "%s", ix->model_name);
     st->dim = (int)ix->dim;
+    st->precision = ix->precision;
     struct stat sb;
     if (stat(ix->path, &sb) != 0)
         return hx_error_set(err, HX_EIO, -1, "cannot stat %s", ix->path);
     st->file_bytes = (uint64_t)sb.st_size;
     return 0;
+}
+
+int hx_index_precision(const char *path, hx_precision *out, hx_error *err)
+{
+    hx_index *ix = NULL;
+    int rc = hx_index_open(&ix, path, HX_INDEX_READ, NULL, NULL, err);
+    if (!rc)
+        *out = ix->precision;
+    hx_index_close(ix);
+    return rc;
 }
 
 int hx_index_verify(hx_index *ix, hx_error *err)

@@ -7,7 +7,8 @@
  *   FIELD            ENCODING     DESCRIPTION
  *   magic            8 bytes      "HXINDEX1"
  *   version          u32          IX_VERSION; others are refused by name, but for 1, which is the
- *                                 same without the analyzer field (its keywords are "exact")
+ *                                 same without the analyzer and precision fields (its keywords are
+ *                                 "exact"), and 2, the same without precision (fp32)
  *   dim              u32          embedding dimension of the model
  *   model            str          model name (e.g. "all-MiniLM-L6-v2")
  *   analyzer         str          keyword analyzer configuration, hx_analyzer_name(IX_ANALYZER)
@@ -15,6 +16,9 @@
  *                                 layout 1) with a message to reindex; a writer opening one
  *                                 compacts it at once, which rebuilds every BM25 segment from
  *                                 the stored chunk texts (no re-embedding, stored documents kept)
+ *   precision        str          hx_precision_name of the vectors' precision ("fp32", "int8"):
+ *                                 queries are embedded the same way; a model at another precision
+ *                                 is refused at open, and so is a change (a new index is needed)
  *   root             str          absolute path of the indexed root
  *   next_doc         u32          next document id to hand out
  *   next_chunk       u32          next chunk id to hand out (chunk ids are global)
@@ -83,7 +87,7 @@
 #define IX_MAGIC "HXINDEX1"
 #define IX_DOCS_MAGIC "HXDOCS02"     /* written; IX_DOCS_MAGIC_V1 is read too */
 #define IX_DOCS_MAGIC_V1 "HXDOCS01"
-#define IX_VERSION 2
+#define IX_VERSION 3
 #define IX_ANALYZER HX_ANALYZER_ENGLISH  /* the keyword analysis of every index this build writes */
 /* How a refusal of stale keywords (another analyzer, an older BM25 format) ends. */
 #define IX_REINDEX_HINT \
@@ -133,6 +137,7 @@ struct hx_index {
     char *root;                /* owned: the indexed root */
     char model_name[64];
     uint32_t dim;
+    hx_precision precision;    /* of the vectors (the root's precision field) */
     bool stale_keywords;       /* the commit's keywords were made with another analyzer or an
                                   older BM25 format (writer only: hx_index_open compacts before
                                   anything else runs) */

@@ -25,6 +25,8 @@ struct hx_encoder {
     float *tmp;                  /* [R x H] attention context, then FFN output */
     float *big;                  /* [R x max(3H, F)] QKV, then attention output, then FFN hidden */
     float *scratch;              /* [threads x T] attention scores */
+    int16_t *qa;                 /* int8 models: [R x roundup(max(H, F), 4)] quantized Linear input */
+    float *qs;                   /* int8 models: [R] its per-row scales */
     int32_t *tok_ids;            /* [R] word pieces of the texts being embedded */
     const int32_t **seq_ids;     /* [R] per sequence of the batch: its ids (borrowed) */
     int *seq_len;                /* [R] its length */
@@ -52,6 +54,8 @@ void hx_encoder_free(hx_encoder *e)
     free(e->tmp);
     free(e->big);
     free(e->scratch);
+    free(e->qa);
+    free(e->qs);
     free(e->tok_ids);
     free(e->seq_ids);
     free(e->seq_len);
@@ -101,8 +105,12 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
     e->seq_out = hx_malloc(R * sizeof *e->seq_out);
     e->order = hx_malloc(R * sizeof *e->order);
     e->row0 = hx_malloc(R * sizeof *e->row0);
+    if (m->precision == HX_PRECISION_INT8) {
+        e->qa = hx_malloc(R * (size_t)hx_i8_row_len(c->hidden > c->ffn ? c->hidden : c->ffn) * sizeof *e->qa);
+        e->qs = hx_malloc(R * sizeof *e->qs);
+    }
     if (!e->x || !e->tmp || !e->big || !e->scratch || !e->tok_ids || !e->seq_ids || !e->seq_len ||
-        !e->seq_out || !e->order || !e->row0) {
+        !e->seq_out || !e->order || !e->row0 || (m->precision == HX_PRECISION_INT8 && (!e->qa || !e->qs))) {
         hx_encoder_free(e);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a batch of %d tokens", max_rows);
     }
@@ -155,6 +163,64 @@ static void gemm(hx_encoder *e, int M, int N, int K, const float *A, int lda, co
     gemm_job g = {e->kern, M, N, K, lda, ldc, gelu, A, Bp, bias, C, chunks, per * nr};
     int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
     hx_pool_run(e->pool, row_blocks * chunks, gemm_task, &g);
+}
+
+/* int8 Linear layers: A quantized per row into qa/qs, then integer gemm tasks split as gemm()'s,
+ * with GELU applied to each task's block after its gemm (kernels.h "int8"). */
+typedef struct i8_job {
+    const hx_kernels *kern;
+    const hx_kernels_i8 *k8;
+    int M, N, K, gelu;
+    const float *A, *bias;
+    int16_t *qa;
+    float *qs;
+    const hx_qmat *q;
+    float *C;
+    int n_chunks, cols_per_chunk;   /* column split, cols_per_chunk a multiple of HX_I8_NR */
+} i8_job;
+
+static void quantize_task(void *ctx, int task, int worker)
+{
+    (void)worker;
+    const i8_job *g = ctx;
+    const int r0 = task * ENC_GEMM_ROW_BLOCK, Kp = hx_i8_row_len(g->K);
+    int rows = g->M - r0 < ENC_GEMM_ROW_BLOCK ? g->M - r0 : ENC_GEMM_ROW_BLOCK;
+    g->k8->quantize(rows, g->K, g->A + (size_t)r0 * g->K, g->K, g->qa + (size_t)r0 * Kp, Kp, g->qs + r0);
+}
+
+static void gemm_i8_task(void *ctx, int task, int worker)
+{
+    (void)worker;
+    const i8_job *g = ctx;
+    const int Kp = hx_i8_row_len(g->K);
+    int r0 = (task / g->n_chunks) * ENC_GEMM_ROW_BLOCK;
+    int rows = g->M - r0 < ENC_GEMM_ROW_BLOCK ? g->M - r0 : ENC_GEMM_ROW_BLOCK;
+    int n0 = (task % g->n_chunks) * g->cols_per_chunk;
+    int n1 = n0 + g->cols_per_chunk < g->N ? n0 + g->cols_per_chunk : g->N;
+    float *C = g->C + (size_t)r0 * g->N;
+    g->k8->gemm(rows, n0, n1, g->K, g->qa + (size_t)r0 * Kp, Kp, g->qs + r0, g->q->w, g->q->wscale,
+                g->bias, C, g->N);
+    if (g->gelu)
+        (g->kern->gelu ? g->kern->gelu : hx_kernels_scalar.gelu)(rows, n1 - n0, C + n0, g->N);
+}
+
+/* C[M x N] = A[M x K] W^T + bias (GELU if asked) for one Linear layer, in float (Wp, packed for
+ * the table) or in int8 (q->w set). */
+static void linear(hx_encoder *e, int M, int N, int K, const float *A, const float *Wp, const hx_qmat *q,
+                   const float *bias, float *C, int gelu)
+{
+    if (!q->w) {
+        gemm(e, M, N, K, A, K, Wp, bias, C, N, gelu);
+        return;
+    }
+    const int threads = hx_pool_threads(e->pool), panels = (N + HX_I8_NR - 1) / HX_I8_NR;
+    int chunks = panels < threads ? panels : threads;
+    int per = (panels + chunks - 1) / chunks;
+    chunks = (panels + per - 1) / per;
+    i8_job g = {e->kern, e->m->k8, M, N, K, gelu, A, bias, e->qa, e->qs, q, C, chunks, per * HX_I8_NR};
+    int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
+    hx_pool_run(e->pool, row_blocks, quantize_task, &g);
+    hx_pool_run(e->pool, row_blocks * chunks, gemm_i8_task, &g);
 }
 
 typedef struct ln_job {
@@ -236,12 +302,12 @@ static void forward(hx_encoder *e, int n, float *out)
     hx_pool_run(e->pool, n, embed_task, e);                          /* x [R x H] */
     for (int l = 0; l < c->layers; l++) {
         const hx_layer *L = &m->layers[l];
-        gemm(e, R, 3 * H, H, e->x, H, L->qkv_w, L->qkv_b, e->big, 3 * H, 0);   /* big [R x 3H] */
+        linear(e, R, 3 * H, H, e->x, L->qkv_w, &L->qkv_q, L->qkv_b, e->big, 0);   /* big [R x 3H] */
         hx_pool_run(e->pool, n * c->heads, attention_task, e);     /* tmp [R x H] */
-        gemm(e, R, H, H, e->tmp, H, L->o_w, L->o_b, e->big, H, 0);  /* big [R x H] */
+        linear(e, R, H, H, e->tmp, L->o_w, &L->o_q, L->o_b, e->big, 0);        /* big [R x H] */
         add_ln(e, R, e->x, e->big, L->ln1_w, L->ln1_b);             /* x = LN(x + attn) */
-        gemm(e, R, F, H, e->x, H, L->ffn1_w, L->ffn1_b, e->big, F, 1);   /* big [R x F] */
-        gemm(e, R, H, F, e->big, F, L->ffn2_w, L->ffn2_b, e->tmp, H, 0); /* tmp [R x H] */
+        linear(e, R, F, H, e->x, L->ffn1_w, &L->ffn1_q, L->ffn1_b, e->big, 1);  /* big [R x F] */
+        linear(e, R, H, F, e->big, L->ffn2_w, &L->ffn2_q, L->ffn2_b, e->tmp, 0); /* tmp [R x H] */
         add_ln(e, R, e->x, e->tmp, L->ln2_w, L->ln2_b);             /* x = LN(x + ffn) */
     }
 

@@ -37,12 +37,70 @@ typedef struct hx_kernels {
     void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
 
     float (*dot)(const float *a, const float *b, size_t n);
+
+    /* GELU (erf form) in place over rows x cols floats, rows ldc apart, as gemm's epilogue does it
+     * (the int8 path applies it after its gemm). NULL in a table without it: scalar's is used. */
+    void (*gelu)(int rows, int cols, float *c, int ldc);
 } hx_kernels;
 
 extern const hx_kernels hx_kernels_scalar;
 extern const hx_kernels hx_kernels_avx2;     /* kernels_avx2.c: AVX2 + FMA + F16C */
 extern const hx_kernels hx_kernels_avx512;   /* kernels_avx512.c: AVX-512 F/BW/VL/DQ + FMA + F16C */
 extern const hx_kernels hx_kernels_neon;     /* arm/kernels_neon.c: AArch64 Advanced SIMD */
+
+/* === int8 ===
+ * Weights are quantized per output channel to int8 (symmetric: W[n][k] ~ wscale[n] * Wq[n][k], Wq
+ * in [-127, 127]); a Linear layer's input per row at run time to 13-bit integers held in int16
+ * (x[k] ~ ascale * aq[k], aq in [-HX_I8_ACT_MAX, HX_I8_ACT_MAX]); their products are summed exactly
+ * in int32 (K <= HX_I8_MAX_K keeps every sum inside it) and only the final scaling is float. Eight-
+ * bit inputs lose too much on the golden set (min cosine 0.981 against 0.996; bench/RESULTS.md).
+ * Every table computes the same integer sums, so vectors do not depend on the instruction set
+ * beyond float rounding in the epilogue. These tables are chosen apart from the float ones
+ * (kernels_int8.c): VNNI comes and goes independently of the float ISA level, and a platform with
+ * no int8 table of its own uses scalar's.
+ *
+ * Packed weights: Wq [N x K] is stored as ceil(N/16) panels of Kp / 4 groups, Kp = roundup(K, 4);
+ * group g of panel p holds, for j in 0..15 and t in 0..3, Wq[p*16 + j][4g + t] at byte 4j + t,
+ * zero past N and K. Inputs are rows of Kp int16, zero past K. */
+#define HX_I8_NR 16         /* panel width of packed int8 weights */
+#define HX_I8_ACT_MAX 4095  /* largest quantized input magnitude */
+#define HX_I8_MAX_K 4096    /* 4096 * 4095 * 127 < 2^31; wider layers stay in float */
+
+typedef struct hx_kernels_i8 {
+    const char *name;
+
+    /* q[r][0..K) = round(x[r][k] / scale[r]) with scale[r] = max_k |x[r][k]| / HX_I8_ACT_MAX (0 for
+     * a zero row, whose q is 0), rounding to nearest even; q[r][K..roundup(K, 4)) = 0. */
+    void (*quantize)(int rows, int K, const float *x, int ldx, int16_t *q, int ldq, float *scale);
+
+    /* C[i][j] = (float)(sum_k Aq[i][k] Wq[j][k]) * (ascale[i] * wscale[j]) + bias[j] for i < M and
+     * n0 <= j < n1 (n0 a multiple of HX_I8_NR; bias may be NULL; K <= HX_I8_MAX_K). Aq rows hold
+     * roundup(K, 4) values, lda apart, as quantize writes them; Bp is packed as above. */
+    void (*gemm)(int M, int n0, int n1, int K, const int16_t *Aq, int lda, const float *ascale,
+                 const int8_t *Bp, const float *wscale, const float *bias, float *C, int ldc);
+} hx_kernels_i8;
+
+enum hx_i8_isa { HX_I8_SCALAR, HX_I8_AVX2, HX_I8_AVXVNNI, HX_I8_AVX512VNNI, HX_I8_COUNT };
+
+extern const hx_kernels_i8 hx_kernels_i8_scalar;      /* kernels_int8.c: the reference */
+extern const hx_kernels_i8 hx_kernels_i8_avx2;        /* x86/kernels_int8_avx2.c: vpmaddwd */
+extern const hx_kernels_i8 hx_kernels_i8_avxvnni;     /* x86/kernels_int8_avxvnni.c: VEX vpdpwssd */
+extern const hx_kernels_i8 hx_kernels_i8_avx512vnni;  /* x86/kernels_int8_avx512vnni.c: vpdpwssd */
+
+/* The best int8 table this machine runs, within HYRAX_ISA's limit (VNNI forms need the float ISA
+ * level they extend: avx2 for AVX-VNNI, avx512 for AVX512-VNNI). Never NULL. */
+const hx_kernels_i8 *hx_kernels_i8_get(void);
+/* The table for one int8 ISA, or NULL when this machine cannot run it. */
+const hx_kernels_i8 *hx_kernels_i8_for(enum hx_i8_isa isa);
+const char *hx_i8_isa_name(enum hx_i8_isa isa);
+
+/* Bytes of Wq [N x K] packed, and values in one input row. */
+size_t hx_pack_i8_size(int N, int K);
+static inline int hx_i8_row_len(int K) { return (K + 3) & ~3; }
+/* Quantizes fp16 weights W [N x K] per row (wscale[n] = max |W[n]| / 127) into `out`
+ * (hx_pack_i8_size bytes). `row` is scratch of K floats. */
+void hx_pack_weights_i8(const hx_kernels *kern, const uint16_t *W, int N, int K, float *row,
+                        int8_t *out, float *wscale);
 
 /* Kernel table in use (kernels.c): the one for hx_cpu_isa(), selected on first call. Never NULL. */
 const hx_kernels *hx_kernels_get(void);

@@ -127,6 +127,13 @@ static void add_layernorm_scalar(int rows, int dim, float *x, int ldx, const flo
     }
 }
 
+static void gelu_scalar(int rows, int cols, float *c, int ldc)
+{
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < cols; j++)
+            c[(size_t)r * ldc + j] = gelu_erf(c[(size_t)r * ldc + j]);
+}
+
 const hx_kernels hx_kernels_scalar = {
     .name = "scalar",
     .nr = 8,
@@ -135,6 +142,7 @@ const hx_kernels hx_kernels_scalar = {
     .add_layernorm = add_layernorm_scalar,
     .f16_to_f32 = f16_to_f32_scalar,
     .dot = dot_lanes,
+    .gelu = gelu_scalar,
 };
 
 /* === Packing (shared by every table) === */

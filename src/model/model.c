@@ -94,7 +94,7 @@ static int get_mat(const hx_model *m, const char *name, int rows, int cols, cons
 
 /* Anonymous memory for the packed weights, 2 MB aligned and marked for transparent huge pages:
  * tens of MB are written once at open, and huge pages save thousands of page faults there. */
-static float *packed_alloc(size_t bytes, size_t *mapped)
+static uint8_t *packed_alloc(size_t bytes, size_t *mapped)
 {
     size_t len = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     uint8_t *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -106,21 +106,37 @@ static float *packed_alloc(size_t bytes, size_t *mapped)
     munmap(p + head + len, HUGE_PAGE - head);
     hx_platform_huge_pages(p + head, len);
     *mapped = len;
-    return (float *)(void *)(p + head);
+    return p + head;
 }
 
-/* Floats reserved for one packed matrix, rounded up to keep every matrix 64-byte aligned. */
-static size_t packed_floats(int N, int K, int nr)
+/* Bytes reserved for a size, rounded up to keep every packed array 64-byte aligned. */
+static size_t align64(size_t n)
 {
-    size_t n = hx_pack_size(N, K, nr);
-    return (n + 15) & ~(size_t)15;
+    return (n + 63) & ~(size_t)63;
 }
 
-/* One matrix to convert and pack (task i < n_jobs; task n_jobs builds the tokenizer). */
+/* The Linear layers of a layer, in the order of pack jobs: name, bias, N and K in units of the
+ * hidden size (-1: the FFN size), and whether an int8 model runs it in int8 (all four: with 13-bit
+ * inputs each costs about as little cosine as the others; bench/RESULTS.md, int8). */
+static const struct {
+    const char *w, *b;
+    int n, k;
+    bool int8;
+} linears[4] = {
+    {"qkv_w", "qkv_b", 3, 1, true},
+    {"o_w", "o_b", 1, 1, true},
+    {"ffn1_w", "ffn1_b", -1, 1, true},
+    {"ffn2_w", "ffn2_b", 1, -1, true},
+};
+
+/* One matrix to convert and pack (task i < n_jobs; task n_jobs builds the tokenizer): into float
+ * panels (dst) or int8 ones (q, with its sums and scales). */
 typedef struct pack_job {
     const uint16_t *W;           /* [N x K] fp16 in the map */
     int N, K;
-    float *dst;                  /* hx_pack_size(N, K, nr) floats in m->packed */
+    float *dst;                  /* hx_pack_size(N, K, nr) floats in m->packed, or NULL */
+    int8_t *q;                   /* hx_pack_i8_size(N, K) bytes in m->packed, or NULL */
+    float *wscale;               /* [N] */
 } pack_job;
 
 typedef struct pack_ctx {
@@ -143,7 +159,25 @@ static void pack_task(void *arg, int task, int worker)
         return;
     }
     const pack_job *j = &p->jobs[task];
-    hx_pack_weights_f16(p->m->kern, j->W, j->N, j->K, p->rows + (size_t)worker * p->row_len, j->dst);
+    float *row = p->rows + (size_t)worker * p->row_len;
+    if (j->q)
+        hx_pack_weights_i8(p->m->kern, j->W, j->N, j->K, row, j->q, j->wscale);
+    else
+        hx_pack_weights_f16(p->m->kern, j->W, j->N, j->K, row, j->dst);
+}
+
+/* Whether Linear layer i [N x K] runs in int8 in m. */
+static bool runs_int8(const hx_model *m, int i, int K)
+{
+    return m->precision == HX_PRECISION_INT8 && linears[i].int8 && K <= HX_I8_MAX_K;
+}
+
+/* Bytes of m->packed that one Linear layer [N x K] takes at the model's precision. */
+static size_t linear_bytes(const hx_model *m, int i, int N, int K)
+{
+    if (runs_int8(m, i, K))
+        return align64(hx_pack_i8_size(N, K)) + align64((size_t)N * 4);
+    return align64(hx_pack_size(N, K, m->kern->nr) * sizeof(float));
 }
 
 /* Checks every layer tensor, then converts and packs the matrices while the tokenizer is built,
@@ -151,51 +185,50 @@ static void pack_task(void *arg, int task, int worker)
 static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
 {
     const hx_model_config *c = &m->cfg;
-    const int H = c->hidden, F = c->ffn, nr = m->kern->nr;
-    size_t per_layer = packed_floats(3 * H, H, nr) + packed_floats(H, H, nr) +
-                       packed_floats(F, H, nr) + packed_floats(H, F, nr);
-    size_t total = per_layer * (size_t)c->layers;   /* bounded by the caps: < 2^40 floats */
+    const int H = c->hidden, F = c->ffn;
+    size_t per_layer = 0;
+    for (int i = 0; i < 4; i++)
+        per_layer += linear_bytes(m, i, linears[i].n < 0 ? F : linears[i].n * H, linears[i].k < 0 ? F : H);
+    size_t total = per_layer * (size_t)c->layers;   /* bounded by the caps: < 2^42 bytes */
     int threads = 1;
-    if (total >= ((size_t)1 << 20)) {
+    if (total >= ((size_t)1 << 22)) {
         int cpus = hx_platform_cpus();
         threads = cpus > 8 ? 8 : cpus;
     }
     pack_ctx p = {m, NULL, 4 * c->layers, NULL, H > F ? H : F, vocab, 0, {0}};
     m->layers = hx_calloc((size_t)c->layers, sizeof *m->layers);
-    m->packed = packed_alloc(total * sizeof(float), &m->packed_len);
+    m->packed = packed_alloc(total, &m->packed_len);
     p.jobs = hx_calloc((size_t)p.n_jobs, sizeof *p.jobs);
     p.rows = hx_malloc((size_t)threads * (size_t)p.row_len * sizeof(float));
     int rc = 0;
     if (!m->layers || !m->packed || !p.jobs || !p.rows)
-        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory packing %zu MB of weights",
-                          total * sizeof(float) >> 20);
-    float *dst = m->packed;
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory packing %zu MB of weights", total >> 20);
+    uint8_t *dst = m->packed;
     for (int l = 0; l < c->layers && !rc; l++) {
         hx_layer *L = &m->layers[l];
-        const struct {
-            const char *w, *b;
-            int N, K;
-            const float **packed, **bias;
-        } mats[4] = {
-            {"qkv_w", "qkv_b", 3 * H, H, &L->qkv_w, &L->qkv_b},
-            {"o_w", "o_b", H, H, &L->o_w, &L->o_b},
-            {"ffn1_w", "ffn1_b", F, H, &L->ffn1_w, &L->ffn1_b},
-            {"ffn2_w", "ffn2_b", H, F, &L->ffn2_w, &L->ffn2_b},
-        };
+        const float **packed[4] = {&L->qkv_w, &L->o_w, &L->ffn1_w, &L->ffn2_w};
+        const float **bias[4] = {&L->qkv_b, &L->o_b, &L->ffn1_b, &L->ffn2_b};
+        hx_qmat *qmat[4] = {&L->qkv_q, &L->o_q, &L->ffn1_q, &L->ffn2_q};
         char name[HXF_NAME_MAX + 1];
         for (int i = 0; i < 4 && !rc; i++) {
             pack_job *j = &p.jobs[4 * l + i];
-            snprintf(name, sizeof name, "L%d.%s", l, mats[i].w);
-            if ((rc = get_mat(m, name, mats[i].N, mats[i].K, &j->W, err)))
+            j->N = linears[i].n < 0 ? F : linears[i].n * H;
+            j->K = linears[i].k < 0 ? F : H;
+            snprintf(name, sizeof name, "L%d.%s", l, linears[i].w);
+            if ((rc = get_mat(m, name, j->N, j->K, &j->W, err)))
                 break;
-            snprintf(name, sizeof name, "L%d.%s", l, mats[i].b);
-            if ((rc = get_vec(m, name, mats[i].N, mats[i].bias, err)))
+            snprintf(name, sizeof name, "L%d.%s", l, linears[i].b);
+            if ((rc = get_vec(m, name, j->N, bias[i], err)))
                 break;
-            j->N = mats[i].N;
-            j->K = mats[i].K;
-            j->dst = dst;
-            *mats[i].packed = dst;
-            dst += packed_floats(mats[i].N, mats[i].K, nr);
+            if (runs_int8(m, i, j->K)) {
+                j->q = (int8_t *)dst;
+                j->wscale = (float *)(void *)(dst + align64(hx_pack_i8_size(j->N, j->K)));
+                *qmat[i] = (hx_qmat){j->q, j->wscale};
+            } else {
+                j->dst = (float *)(void *)dst;
+                *packed[i] = j->dst;
+            }
+            dst += linear_bytes(m, i, j->N, j->K);
         }
         const struct {
             const char *name;
@@ -298,37 +331,56 @@ static int model_load(hx_model *m, const uint8_t *buf, size_t size, hx_error *er
     return rc;
 }
 
-int hx_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
-                         hx_error *err)
+/* A new model at `precision` for kern; caller frees with hx_model_close. */
+static int model_new(hx_model **out, const hx_kernels *kern, hx_precision precision, hx_error *err)
+{
+    *out = NULL;
+    if (precision != HX_PRECISION_FP32 && precision != HX_PRECISION_INT8)
+        return hx_error_set(err, HX_EINVAL, -1, "precision %d is neither fp32 nor int8", (int)precision);
+    hx_model *m = hx_calloc(1, sizeof *m);
+    if (!m)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening the model");
+    m->kern = kern;
+    m->k8 = hx_kernels_i8_get();
+    m->precision = precision;
+    *out = m;
+    return 0;
+}
+
+int hx_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
+                            hx_precision precision, hx_error *err)
 {
     *out = NULL;
     if (!buf || !kern)
         return hx_error_set(err, HX_EINVAL, -1, "no weights buffer or kernel table");
     if ((uintptr_t)buf % 16)
         return hx_error_set(err, HX_EINVAL, -1, "weights buffer is not 16-byte aligned");
-    hx_model *m = hx_calloc(1, sizeof *m);
-    if (!m)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening the model");
-    m->kern = kern;
-    int rc = model_load(m, buf, size, err);
-    if (rc) {
+    hx_model *m;
+    int rc = model_new(&m, kern, precision, err);
+    if (!rc && (rc = model_load(m, buf, size, err)) != 0)
         hx_model_close(m);
-        return rc;
-    }
-    *out = m;
-    return 0;
+    else if (!rc)
+        *out = m;
+    return rc;
 }
 
-int hx_model_open_with(hx_model **out, const char *path, const hx_kernels *kern, hx_error *err)
+int hx_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
+                         hx_error *err)
+{
+    return hx_model_open_buffer_at(out, buf, size, kern, HX_PRECISION_FP32, err);
+}
+
+static int open_path(hx_model **out, const char *path, const hx_kernels *kern, hx_precision precision,
+                     hx_error *err)
 {
     *out = NULL;
     if (!path || !kern)
         return hx_error_set(err, HX_EINVAL, -1, "no weights path or kernel table");
-    hx_model *m = hx_calloc(1, sizeof *m);
-    if (!m)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening the model");
-    m->kern = kern;
-    int rc = hxf_map_open(&m->map, path, err);
+    hx_model *m;
+    int rc = model_new(&m, kern, precision, err);
+    if (rc)
+        return rc;
+    rc = hxf_map_open(&m->map, path, err);
     if (!rc)
         rc = model_load(m, m->map.addr, m->map.size, err);
     if (rc) {
@@ -344,9 +396,14 @@ int hx_model_open_with(hx_model **out, const char *path, const hx_kernels *kern,
     return 0;
 }
 
+int hx_model_open_with(hx_model **out, const char *path, const hx_kernels *kern, hx_error *err)
+{
+    return open_path(out, path, kern, HX_PRECISION_FP32, err);
+}
+
 int hx_model_open(hx_model **out, const char *path, hx_error *err)
 {
-    return hx_model_open_with(out, path, hx_kernels_get(), err);
+    return open_path(out, path, hx_kernels_get(), HX_PRECISION_FP32, err);
 }
 
 void hx_model_close(hx_model *m)
@@ -430,14 +487,42 @@ int hx_model_default_path(char *buf, size_t cap, hx_error *err)
                         HX_WEIGHTS_FILE);
 }
 
-int hx_model_open_default(hx_model **out, hx_error *err)
+int hx_model_open_opts(hx_model **out, const hx_model_opts *o, hx_error *err)
 {
+    const hx_precision precision = o ? o->precision : HX_PRECISION_FP32;
+    if (o && o->path)
+        return open_path(out, o->path, hx_kernels_get(), precision, err);
     const char *env = getenv("HYRAX_WEIGHTS");
     const uint8_t *blob = hx_weights_blob, *blob_end = hx_weights_blob_end;
     if ((!env || !*env) && blob && blob_end > blob)
-        return hx_model_open_buffer(out, blob, (size_t)(blob_end - blob), hx_kernels_get(), err);
+        return hx_model_open_buffer_at(out, blob, (size_t)(blob_end - blob), hx_kernels_get(), precision, err);
     char path[4096];
     *out = NULL;
     int rc = hx_model_default_path(path, sizeof path, err);
-    return rc ? rc : hx_model_open(out, path, err);
+    return rc ? rc : open_path(out, path, hx_kernels_get(), precision, err);
+}
+
+int hx_model_open_default(hx_model **out, hx_error *err)
+{
+    return hx_model_open_opts(out, NULL, err);
+}
+
+hx_precision hx_model_precision(const hx_model *m)
+{
+    return m->precision;
+}
+
+const char *hx_precision_name(hx_precision p)
+{
+    return p == HX_PRECISION_INT8 ? "int8" : "fp32";
+}
+
+int hx_precision_parse(const char *s, hx_precision *out, hx_error *err)
+{
+    for (int p = HX_PRECISION_FP32; p <= HX_PRECISION_INT8; p++)
+        if (s && !strcmp(s, hx_precision_name((hx_precision)p))) {
+            *out = (hx_precision)p;
+            return 0;
+        }
+    return hx_error_set(err, HX_EINVAL, -1, "precision '%.40s' is not one of fp32, int8", s ? s : "");
 }

@@ -27,8 +27,15 @@ typedef struct hx_model_config {
     float eps;                   /* LayerNorm epsilon */
 } hx_model_config;
 
+/* A Linear layer's weights at int8 (kernels.h "int8"), in the model's `packed` block. */
+typedef struct hx_qmat {
+    const int8_t *w;             /* packed int8 [N x K]; NULL when the layer runs in float */
+    const float *wscale;         /* [N] per output channel */
+} hx_qmat;
+
 /* One encoder layer. Matrices are packed for the model's kernel table (owned by the model's
- * `packed` block); vectors point into the weights map. */
+ * `packed` block); vectors point into the weights map. Each Linear layer has either its float
+ * packing (*_w) or, in an int8 model, its int8 one (*_q); the other is NULL. */
 typedef struct hx_layer {
     const float *qkv_w;          /* packed [3*hidden x hidden]: query, key, value rows */
     const float *qkv_b;          /* [3*hidden] */
@@ -40,18 +47,21 @@ typedef struct hx_layer {
     const float *ffn2_w;         /* packed [hidden x ffn] */
     const float *ffn2_b;         /* [hidden] */
     const float *ln2_w, *ln2_b;  /* [hidden] */
+    hx_qmat qkv_q, o_q, ffn1_q, ffn2_q;
 } hx_layer;
 
 struct hx_model {
     hxf_map map;                 /* owned when opened from a path; empty for a borrowed buffer */
     hxf_view view;               /* sections point into the map or the borrowed buffer */
     const hx_kernels *kern;      /* static table the weights are packed for */
+    const hx_kernels_i8 *k8;     /* static int8 table (hx_kernels_i8_get()) */
+    hx_precision precision;
     hx_model_config cfg;
     const uint16_t *word_emb;    /* [vocab x hidden] fp16, in the map; rows converted on use */
     float *pos_type;             /* owned, [max_seq x hidden]: position + token type 0 */
     const float *emb_ln_w, *emb_ln_b;  /* [hidden] */
     hx_layer *layers;            /* owned, [layers] */
-    float *packed;               /* owned (mmap, packed_len bytes), every packed matrix */
+    uint8_t *packed;             /* owned (mmap, packed_len bytes), every packed matrix */
     size_t packed_len;
     hx_tokenizer *tok;           /* owned */
     char name[64];
@@ -68,6 +78,9 @@ int hx_model_open_with(hx_model **out, const char *path, const hx_kernels *kern,
  * gives) and is borrowed: it must outlive the model. */
 int hx_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
                          hx_error *err);
+/* Same at a given precision. */
+int hx_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
+                            hx_precision precision, hx_error *err);
 
 /* Encoder whose batches hold at most max_rows tokens (>= the model's max_seq); 0 = default. */
 int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int max_rows,

@@ -55,7 +55,9 @@ static void *load_model(void *arg)
     mcp_server *s = arg;
     hx_model *m = NULL;
     hx_error err = {0};
-    int rc = s->cfg->weights ? hx_model_open(&m, s->cfg->weights, &err) : hx_model_open_default(&m, &err);
+    hx_model_opts o = {s->cfg->weights, HX_PRECISION_FP32};
+    hx_index_precision(s->cfg->db, &o.precision, NULL);   /* the index's precision; fp32 for a new one */
+    int rc = hx_model_open_opts(&m, &o, &err);
     pthread_mutex_lock(&s->lock);
     s->model = m;
     s->model_done = true;

@@ -435,4 +435,5 @@ const hx_kernels hx_kernels_avx2 = {
     .add_layernorm = add_layernorm_avx2,
     .f16_to_f32 = f16_to_f32_avx2,
     .dot = dot_avx2,
+    .gelu = gelu_tile,
 };

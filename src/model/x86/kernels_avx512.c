@@ -403,4 +403,5 @@ const hx_kernels hx_kernels_avx512 = {
     .add_layernorm = add_layernorm_avx512,
     .f16_to_f32 = f16_to_f32_avx512,
     .dot = dot_avx512,
+    .gelu = gelu_tile,
 };

@@ -1,0 +1,132 @@
+/* kernels_int8.c: the plain-C int8 reference kernels (kernels.h "int8"), the int8 weight packing
+ * every table shares, and the choice of the int8 table in use. Favour clarity here: every SIMD
+ * int8 kernel (x86/kernels_int8_*.c) is checked against these by tests/test_kernels.c. */
+#include "kernels.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+/* x * inv rounded to nearest even (as cvtps2dq does) and clamped to [-qmax, qmax]; NaN gives -qmax.
+ * Adding and taking away 1.5 * 2^23 rounds any |v| < 2^22 in the current (nearest-even) mode
+ * without a call to lrintf, which costs more than the rest of the weight packing. */
+static long quantize_one(float x, float inv, long qmax)
+{
+    const float q = (float)qmax, v = x * inv, r = (v + 12582912.0f) - 12582912.0f;
+    return (long)(r >= -q ? (r <= q ? r : q) : -q);
+}
+
+static float max_abs(int K, const float *x)
+{
+    float max = 0;
+    for (int k = 0; k < K; k++)
+        if (fabsf(x[k]) > max)   /* NaN is passed over, as fmaxf would, without its call */
+            max = fabsf(x[k]);
+    return max;
+}
+
+static void quantize_scalar(int rows, int K, const float *x, int ldx, int16_t *q, int ldq, float *scale)
+{
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * ldx;
+        int16_t *qr = q + (size_t)r * ldq;
+        const float max = max_abs(K, xr), inv = max > 0 ? HX_I8_ACT_MAX / max : 0;
+        scale[r] = max > 0 ? max / HX_I8_ACT_MAX : 0;
+        for (int k = 0; k < hx_i8_row_len(K); k++)
+            qr[k] = (int16_t)(k < K ? quantize_one(xr[k], inv, HX_I8_ACT_MAX) : 0);
+    }
+}
+
+static void gemm_scalar(int M, int n0, int n1, int K, const int16_t *Aq, int lda, const float *ascale,
+                        const int8_t *Bp, const float *wscale, const float *bias, float *C, int ldc)
+{
+    const size_t panel_bytes = (size_t)hx_i8_row_len(K) * HX_I8_NR;
+    for (int i = 0; i < M; i++) {
+        const int16_t *a = Aq + (size_t)i * lda;
+        for (int j = n0; j < n1; j++) {
+            const int8_t *panel = Bp + (size_t)(j / HX_I8_NR) * panel_bytes;
+            int32_t s = 0;
+            for (int k = 0; k < K; k++)
+                s += (int32_t)a[k] * panel[(size_t)(k / 4) * 4 * HX_I8_NR + 4 * (j % HX_I8_NR) + k % 4];
+            C[(size_t)i * ldc + j] = (float)s * (ascale[i] * wscale[j]) + (bias ? bias[j] : 0.0f);
+        }
+    }
+}
+
+const hx_kernels_i8 hx_kernels_i8_scalar = {
+    .name = "scalar",
+    .quantize = quantize_scalar,
+    .gemm = gemm_scalar,
+};
+
+/* === Packing (shared by every table) === */
+
+size_t hx_pack_i8_size(int N, int K)
+{
+    return (size_t)((N + HX_I8_NR - 1) / HX_I8_NR) * HX_I8_NR * (size_t)hx_i8_row_len(K);
+}
+
+void hx_pack_weights_i8(const hx_kernels *kern, const uint16_t *W, int N, int K, float *row,
+                        int8_t *out, float *wscale)
+{
+    const size_t panel_bytes = (size_t)hx_i8_row_len(K) * HX_I8_NR;
+    memset(out, 0, hx_pack_i8_size(N, K));
+    for (int n = 0; n < N; n++) {
+        kern->f16_to_f32(W + (size_t)n * K, row, (size_t)K);
+        const float max = max_abs(K, row), inv = max > 0 ? 127.0f / max : 0;
+        wscale[n] = max > 0 ? max / 127.0f : 0;
+        int8_t *dst = out + (size_t)(n / HX_I8_NR) * panel_bytes + 4 * (n % HX_I8_NR);
+        for (int k = 0; k < K; k++)
+            dst[(size_t)(k / 4) * 4 * HX_I8_NR + k % 4] = (int8_t)quantize_one(row[k], inv, 127);
+    }
+}
+
+/* === The table in use === */
+
+const char *hx_i8_isa_name(enum hx_i8_isa isa)
+{
+    switch (isa) {
+    case HX_I8_AVX2: return "avx2";
+    case HX_I8_AVXVNNI: return "avxvnni";
+    case HX_I8_AVX512VNNI: return "avx512vnni";
+    default: return "scalar";
+    }
+}
+
+/* The table for isa if this build has it and `limit` (an ISA level) allows it, else NULL. */
+static const hx_kernels_i8 *table_for(enum hx_i8_isa isa, enum hx_isa limit)
+{
+    switch (isa) {
+    case HX_I8_SCALAR: return &hx_kernels_i8_scalar;
+#if defined(__x86_64__)
+    case HX_I8_AVX2: return limit >= HX_ISA_AVX2 ? &hx_kernels_i8_avx2 : NULL;
+    case HX_I8_AVXVNNI:
+        return limit >= HX_ISA_AVX2 && hx_cpu_has_avxvnni() ? &hx_kernels_i8_avxvnni : NULL;
+    case HX_I8_AVX512VNNI:
+        return limit >= HX_ISA_AVX512 && hx_cpu_has_avx512vnni() ? &hx_kernels_i8_avx512vnni : NULL;
+#endif
+    default: return NULL;
+    }
+}
+
+static const hx_kernels_i8 *selected;
+static pthread_once_t select_once = PTHREAD_ONCE_INIT;
+
+static void select_table(void)
+{
+    int isa = HX_I8_COUNT - 1;
+    while (!table_for((enum hx_i8_isa)isa, hx_cpu_isa()))
+        isa--;   /* HX_I8_SCALAR always answers */
+    selected = table_for((enum hx_i8_isa)isa, hx_cpu_isa());
+}
+
+const hx_kernels_i8 *hx_kernels_i8_get(void)
+{
+    pthread_once(&select_once, select_table);
+    return selected;
+}
+
+const hx_kernels_i8 *hx_kernels_i8_for(enum hx_i8_isa isa)
+{
+    return table_for(isa, hx_cpu_best_isa());
+}
