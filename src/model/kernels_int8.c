@@ -96,6 +96,9 @@ const char *hx_i8_isa_name(enum hx_i8_isa isa)
 /* The table for isa if this build has it and `limit` (an ISA level) allows it, else NULL. */
 static const hx_kernels_i8 *table_for(enum hx_i8_isa isa, enum hx_isa limit)
 {
+#if !defined(__x86_64__)
+    (void)limit;   /* scalar's is the only int8 table on this architecture */
+#endif
     switch (isa) {
     case HX_I8_SCALAR: return &hx_kernels_i8_scalar;
 #if defined(__x86_64__)
