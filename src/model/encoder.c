@@ -24,7 +24,8 @@ struct hx_encoder {
     float *x;                    /* [R x H] hidden state */
     float *tmp;                  /* [R x H] attention context, then FFN output */
     float *big;                  /* [R x max(3H, F)] QKV, then attention output, then FFN hidden */
-    float *scratch;              /* [threads x T] attention scores */
+    float *scratch;              /* [threads x scratch_len] attention scratch */
+    size_t scratch_len;          /* hx_attention_scratch(T, hidden / heads) */
     int32_t *tok_ids;            /* [R] word pieces of the texts being embedded */
     const int32_t **seq_ids;     /* [R] per sequence of the batch: its ids (borrowed) */
     int *seq_len;                /* [R] its length */
@@ -94,7 +95,8 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
     e->x = alloc_floats(R, H);
     e->tmp = alloc_floats(R, H);
     e->big = alloc_floats(R, wide);
-    e->scratch = alloc_floats((size_t)n_threads, (size_t)c->max_seq);
+    e->scratch_len = hx_attention_scratch(c->max_seq, c->hidden / c->heads);
+    e->scratch = alloc_floats((size_t)n_threads, e->scratch_len);
     e->tok_ids = hx_malloc(R * sizeof *e->tok_ids);
     e->seq_ids = hx_malloc(R * sizeof *e->seq_ids);
     e->seq_len = hx_malloc(R * sizeof *e->seq_len);
@@ -206,7 +208,7 @@ static void attention_task(void *ctx, int task, int worker)
     const float *q = e->big + (size_t)e->row0[b] * 3 * H + (size_t)h * hd;
     e->kern->attention(e->seq_len[e->order[b]], hd, q, q + H, q + 2 * H, 3 * H,
                        e->tmp + (size_t)e->row0[b] * H + (size_t)h * hd, H,
-                       1.0f / sqrtf((float)hd), e->scratch + (size_t)worker * c->max_seq);
+                       1.0f / sqrtf((float)hd), e->scratch + (size_t)worker * e->scratch_len);
 }
 
 /* === Forward === */
