@@ -1,6 +1,7 @@
 /* test_pool.c: the thread pool (pool.h): every task runs once, worker ids are unique among the
  * tasks running at the same time, a NULL pool runs the job on the caller, concurrent callers of
- * one pool all finish (one gets the workers, the others run alone), the process pool is one pool,
+ * one pool all finish (one gets the workers, the others run alone), jobs finish in a forked child,
+ * the process pool is one pool,
  * and the library's compute that has no pool of its own (threaded CRC32C, the HNSW build) runs on
  * the process pool instead of starting threads of its own. */
 #include "check.h"
@@ -13,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #define MAX_TASKS 1000
 
@@ -135,6 +137,30 @@ static void test_concurrent_callers(void)
     }
 }
 
+/* A child forked while the pool's workers exist has none of them: its jobs must still finish. */
+static void test_fork(void)
+{
+    hx_pool *shared = hx_pool_shared(), *own = NULL;
+    CHECK(hx_pool_new(&own, 2, NULL) == 0, "pool of 2");
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork failed");
+    if (pid == 0) {
+        alarm(20);   /* a job waiting for workers that were never copied ends here */
+        sum_job a, b;
+        atomic_init(&a.sum, 0);
+        atomic_init(&b.sum, 0);
+        hx_pool_run(shared, 100, add_task, &a);
+        hx_pool_run(own, 100, add_task, &b);
+        hx_pool_free(own);
+        _exit(atomic_load(&a.sum) == 4950 && atomic_load(&b.sum) == 4950 ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "waitpid failed");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "jobs in a forked child did not finish "
+          "(status %d)", status);
+    hx_pool_free(own);
+}
+
 /* === Users of the process pool === */
 
 static void test_crc_uses_pool(void)
@@ -193,6 +219,7 @@ int main(void)
 {
     test_run();
     test_concurrent_callers();
+    test_fork();
     test_crc_uses_pool();
     test_hnsw_uses_pool();
     return check_report("test_pool");

@@ -38,6 +38,7 @@ static void spin_pause(int i)
 
 struct hx_pool {
     int n_threads;
+    pid_t owner;                 /* the process whose threads these are: fork copies none */
     pthread_t *threads;          /* owned; n_threads - 1 workers */
     pthread_mutex_t mu;          /* guards the sleeps and wake-ups only */
     pthread_cond_t start, done;
@@ -129,6 +130,7 @@ int hx_pool_new(hx_pool **out, int n_threads, hx_error *err)
     atomic_init(&p->next, 0);
     atomic_init(&p->jobs, 0);
     atomic_init(&p->short_jobs, 0);
+    p->owner = getpid();
     p->n_threads = 1;
     for (int i = 1; i < n_threads; i++) {
         struct worker_arg *a = hx_malloc(sizeof *a);
@@ -157,7 +159,7 @@ void hx_pool_free(hx_pool *p)
     atomic_store(&p->stop, 1);
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < p->n_threads - 1; i++)
+    for (int i = 0; i < p->n_threads - 1 && getpid() == p->owner; i++)
         pthread_join(p->threads[i], NULL);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->start);
@@ -186,7 +188,8 @@ void hx_pool_run(hx_pool *p, int n_tasks, hx_pool_fn fn, void *ctx)
         if (n_tasks < p->n_threads)
             atomic_fetch_add(&p->short_jobs, 1);
     }
-    if (!p || p->n_threads == 1 || n_tasks == 1 || atomic_flag_test_and_set(&p->in_use)) {
+    if (!p || p->n_threads == 1 || n_tasks == 1 || getpid() != p->owner ||
+        atomic_flag_test_and_set(&p->in_use)) {
         for (int t = 0; t < n_tasks; t++)
             fn(ctx, t, 0);
         return;

@@ -1,5 +1,6 @@
 /* hnsw_build.c: the HNSW builder (hnsw.h): levels from the seed, the id map, growth, insertion in
- * deterministic rounds on several threads, tombstones, and a builder copied from a view.
+ * deterministic rounds run as jobs of the process pool (pool.h), tombstones, and a builder copied
+ * from a view.
  * Must not touch vector storage in index files or the kernel table: the dot product is the caller's.
  * Spec: hnsw.h; algorithm after hnswlib's hnswalg.h and faiss's level-ordered insertion. */
 #include "hnsw_internal.h"
@@ -405,7 +406,8 @@ static void link_round(const rounds *r, hn_scratch *s, uint32_t t)
     }
 }
 
-/* Pool tasks: choose for the round's node `task`, or link the lists that task `task` owns. */
+/* Pool tasks: choose for the round's node `task`, or link the lists that task `task` owns. Any
+ * worker may run any task; its scratch is the worker's. */
 static void choose_task(void *ctx, int task, int worker)
 {
     rounds *r = ctx;
