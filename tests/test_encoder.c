@@ -215,6 +215,26 @@ static void test_ids(const golden *g, hx_model *m)
     double dthreads = max_abs_diff(out, out2, n3 * g->dim);
     printf("1 vs 2 threads: max abs diff %.2e\n", dthreads);
     CHECK(dthreads <= 1e-6, "1 and 2 threads agree within 1e-6 (%.2e)", dthreads);
+
+    /* One short query on two threads: every parallel step of its forward pass has work for both. */
+    size_t q = 0;
+    while (q < g->n && (g->lens[q] < 8 || g->lens[q] > 12))
+        q++;
+    CHECK(q < g->n, "the golden set has a text of 8 to 12 tokens");
+    if (two && q < g->n) {
+        const int32_t *ids = g->ids[q];
+        hx_pool_counts before = hx_pool_get_counts(hx_encoder_pool(two));
+        CHECK(hx_encoder_embed_ids(two, &ids, &g->lens[q], 1, one, &err) == 0, "short query: %s",
+              err.message);
+        hx_pool_counts after = hx_pool_get_counts(hx_encoder_pool(two));
+        printf("one %zu-token query on 2 threads: %lu parallel steps, %lu left a thread idle\n",
+               g->lens[q], after.jobs - before.jobs, after.short_jobs - before.short_jobs);
+        CHECK(after.jobs > before.jobs, "the short query ran no parallel step");
+        CHECK(after.short_jobs == before.short_jobs, "%lu of %lu steps of a %zu-token query left a "
+              "thread idle", after.short_jobs - before.short_jobs, after.jobs - before.jobs, g->lens[q]);
+        CHECK(max_abs_diff(one, out + q * g->dim, g->dim) <= 1e-6, "short query on 2 threads agrees "
+              "with 1 thread");
+    }
     hx_encoder_free(two);
 
     /* Bad input is refused. */

@@ -1,15 +1,63 @@
 /* test_kernels.c: every kernel of every SIMD table this build has and this machine can run
- * (x86/kernels_avx2.c, x86/kernels_avx512.c, arm/kernels_neon.c) against the scalar reference
- * (kernels_scalar.c) with the named tolerances below, plus GELU and exp sweeps, all 65536 halfs,
- * and HYRAX_ISA=scalar honoured (cpu.h). The int8 tables (kernels_int8*.c): the scalar reference
- * against sums over unpacked rows, then every int8 table the machine has against it (the VNNI ones
- * are skipped where the CPU lacks them). */
+ * (x86/kernels_avx2.c, x86/kernels_avx512.c, arm/kernels_neon.c) and of a portable table built
+ * here from kernels_simd.h against the scalar reference (kernels_scalar.c) with the named
+ * tolerances below, plus GELU and exp sweeps, all 65536 halfs, and HYRAX_ISA=scalar honoured
+ * (cpu.h). The int8 tables (kernels_int8*.c): the scalar reference against sums over unpacked
+ * rows, then every int8 table the machine has against it (the VNNI ones are skipped where the CPU
+ * lacks them). */
 #include "check.h"
 #include "kernels.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* === A portable table from kernels_simd.h ===
+ * The shared kernel body over a plain-C vocabulary of 4-lane vectors (GCC/Clang vector extensions),
+ * as a new ISA file would define it with its intrinsics: it runs on any machine, so the shared body
+ * is tested even where no SIMD table is, and its small cache blocks take the gemm driver through
+ * several K and row blocks. */
+typedef float vf __attribute__((vector_size(16)));
+typedef int32_t vi __attribute__((vector_size(16)));
+#define KS_VL 4
+#define KS_MR 5
+#define KS_KC 40
+#define KS_MC 15
+#define VEC_LANES(expr)                     \
+    vf r_;                                  \
+    for (int l = 0; l < KS_VL; l++)         \
+        r_[l] = (expr);                     \
+    return r_
+static inline vf vf_set1(float x) { VEC_LANES(x); }
+static inline vf vf_zero(void) { return vf_set1(0); }
+static inline vf vf_bcast(const float *p) { return vf_set1(*p); }
+static inline vf vf_load(const float *p) { VEC_LANES(p[l]); }
+static inline void vf_store(float *p, vf v) { memcpy(p, &v, sizeof v); }
+static inline vf vf_load_n(const float *p, int n) { VEC_LANES(l < n ? p[l] : 0); }
+static inline void vf_store_n(float *p, int n, vf v)
+{
+    for (int l = 0; l < KS_VL && l < n; l++)
+        p[l] = v[l];
+}
+#define vf_add(a, b) ((a) + (b))
+#define vf_sub(a, b) ((a) - (b))
+#define vf_mul(a, b) ((a) * (b))
+static inline vf vf_min(vf a, vf b) { VEC_LANES(a[l] < b[l] ? a[l] : b[l]); }
+static inline vf vf_max(vf a, vf b) { VEC_LANES(a[l] > b[l] ? a[l] : b[l]); }
+static inline vf vf_fma(vf a, vf b, vf c) { VEC_LANES(fmaf(a[l], b[l], c[l])); }
+static inline vf vf_abs(vf x) { VEC_LANES(fabsf(x[l])); }
+static inline vf vf_signbit(vf x) { return (vf)((vi)x & INT_MIN); }
+static inline vf vf_or(vf a, vf b) { return (vf)((vi)a | (vi)b); }
+static inline float vf_hsum(vf v) { return (v[0] + v[2]) + (v[1] + v[3]); }
+static inline float vf_hmax(vf v) { return fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])); }
+#define vf_trunc_vi(x) __builtin_convertvector(x, vi)
+#define vi_to_vf(i) __builtin_convertvector(i, vf)
+static inline vf vf_lut8(const float *t, vi i) { VEC_LANES(t[i[l]]); }
+static inline vf vf_round(vf x) { VEC_LANES(rintf(x[l])); }
+static inline vf vf_exp2i(vf y, vf n) { VEC_LANES(ldexpf(y[l], (int)n[l])); }
+
+#include "kernels_simd.h"
 
 /* Relative to sum_k |a_k w_k| + |bias|: the rounding a K-term float sum in any order may show. */
 #define TOL_GEMM_REL 1e-5f
@@ -156,10 +204,10 @@ static void test_gelu_sweep(const hx_kernels *kt)
 /* exp through the softmax: scores {0, x} and values {0, 1} give e^x / (1 + e^x). */
 static void test_exp_sweep(const hx_kernels *kt)
 {
-    float worst = 0, worst_x = 0;
+    float worst = 0, worst_x = 0, *scratch = malloc(hx_attention_scratch(2, 1) * sizeof *scratch);
     for (int i = 0; i <= 200000; i++) {
         float x = -87.0f * (float)i / 200000.0f;
-        float q[2] = {1, 1}, k[2] = {0, x}, v[2] = {0, 1}, out[2], scratch[2];
+        float q[2] = {1, 1}, k[2] = {0, x}, v[2] = {0, 1}, out[2];
         kt->attention(2, 1, q, k, v, 1, out, 1, 1.0f, scratch);
         double e = exp((double)x), want = e / (1.0 + e);
         float err = (float)(fabs(out[0] - want) / want);
@@ -170,6 +218,7 @@ static void test_exp_sweep(const hx_kernels *kt)
           (double)worst_x);
     printf("%s exp: max relative error %.3g at x=%g over [-87, 0]\n", kt->name, (double)worst,
            (double)worst_x);
+    free(scratch);
 }
 
 static void test_attention(const hx_kernels *kt)
@@ -182,7 +231,7 @@ static void test_attention(const hx_kernels *kt)
             int T = Ts[a], hd = hds[b], ld = 3 * hd + 2, ldo = hd + 3;
             float *qkv = malloc((size_t)T * ld * sizeof *qkv);
             float *o1 = malloc((size_t)T * ldo * sizeof *o1), *o2 = malloc((size_t)T * ldo * sizeof *o2);
-            float *scratch = malloc((size_t)T * sizeof *scratch);
+            float *scratch = malloc(hx_attention_scratch(T, hd) * sizeof *scratch);
             fill(qkv, (size_t)T * ld, -2, 2);
             for (size_t i = 0; i < (size_t)T * ldo; i++)
                 o1[i] = o2[i] = SENTINEL;
@@ -506,9 +555,11 @@ int main(void)
 {
     test_env_override();
     test_selection();
+    const hx_kernels portable = {.name = "portable4", KS_TABLE_KERNELS,
+                                 .f16_to_f32 = hx_kernels_scalar.f16_to_f32};
     int tested = 0;
-    for (int i = HX_ISA_SCALAR + 1; i < HX_ISA_COUNT; i++) {
-        const hx_kernels *kt = hx_kernels_for((enum hx_isa)i);
+    for (int i = HX_ISA_SCALAR + 1; i <= HX_ISA_COUNT; i++) {
+        const hx_kernels *kt = i < HX_ISA_COUNT ? hx_kernels_for((enum hx_isa)i) : &portable;
         if (!kt) {
             printf("%s: not in this build or not on this machine, skipped\n", hx_isa_name((enum hx_isa)i));
             continue;

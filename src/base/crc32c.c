@@ -1,10 +1,12 @@
 /* crc32c.c: the CRC32C of crc32c.h: table-driven reference, dispatch to the hardware lanes, the
- * polynomial arithmetic that joins partial CRCs, and the threaded variant built on it.
+ * polynomial arithmetic that joins partial CRCs, and the threaded variant built on it (its parts run
+ * on the process pool, pool.h).
  * Must equal tools/convert_weights.py's crc32c bit for bit; tests/test_hxfile.c checks each path. */
 #include "crc32c.h"
 
 #include "bytes.h"
 #include "cpu.h"
+#include "pool.h"
 
 #include <pthread.h>
 
@@ -89,45 +91,41 @@ uint32_t hxf_crc32c(uint32_t crc, const void *data, size_t len)
 #define CRC_THREAD_MIN ((size_t)4 << 20)   /* bytes worth a thread of their own */
 #define CRC_MAX_THREADS 8
 
-typedef struct crc_part {
+typedef struct crc_job {
     const uint8_t *data;
-    size_t len;
-    uint32_t crc;
-} crc_part;
+    size_t len, part;        /* parts are `part` bytes, the last one takes the rest */
+    int n;
+    uint32_t crc[CRC_MAX_THREADS];
+} crc_job;
 
-static void *crc_part_main(void *arg)
+static size_t crc_part_len(const crc_job *j, int i)
 {
-    crc_part *part = arg;
-    part->crc = hxf_crc32c(0, part->data, part->len);
-    return NULL;
+    return i + 1 < j->n ? j->part : j->len - j->part * (size_t)i;
+}
+
+static void crc_task(void *ctx, int task, int worker)
+{
+    (void)worker;
+    crc_job *j = ctx;
+    j->crc[task] = hxf_crc32c(0, j->data + j->part * (size_t)task, crc_part_len(j, task));
 }
 
 uint32_t hxf_crc32c_threads(const void *data, size_t len, int threads)
 {
-    size_t n = len / CRC_THREAD_MIN, most = threads > 1 ? (size_t)threads : 1;
+    hx_pool *pool = threads > 1 ? hx_pool_shared() : NULL;
+    size_t n = len / CRC_THREAD_MIN, most = (size_t)hx_pool_threads(pool);   /* 1 without a pool */
+    if (pool && (size_t)threads < most)
+        most = (size_t)threads;
     if (n > most)
         n = most;
     if (n > CRC_MAX_THREADS)
         n = CRC_MAX_THREADS;
     if (n < 2)
         return hxf_crc32c(0, data, len);
-    crc_part parts[CRC_MAX_THREADS];
-    pthread_t tid[CRC_MAX_THREADS];
-    size_t started = 1;
-    for (size_t i = 0; i < n; i++) {
-        parts[i].data = (const uint8_t *)data + len / n * i;
-        parts[i].len = i + 1 < n ? len / n : len - len / n * i;
-    }
-    while (started < n && pthread_create(&tid[started], NULL, crc_part_main, &parts[started]) == 0)
-        started++;
-    for (size_t i = started; i < n; i++)   /* parts whose thread did not start */
-        crc_part_main(&parts[i]);
-    crc_part_main(&parts[0]);
-    uint32_t crc = parts[0].crc;
-    for (size_t i = 1; i < n; i++) {
-        if (i < started)
-            pthread_join(tid[i], NULL);
-        crc = hxf_crc32c_combine(crc, parts[i].crc, parts[i].len);
-    }
+    crc_job j = {data, len, len / n, (int)n, {0}};
+    hx_pool_run(pool, j.n, crc_task, &j);
+    uint32_t crc = j.crc[0];
+    for (int i = 1; i < j.n; i++)
+        crc = hxf_crc32c_combine(crc, j.crc[i], crc_part_len(&j, i));
     return crc;
 }

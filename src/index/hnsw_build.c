@@ -1,12 +1,13 @@
 /* hnsw_build.c: the HNSW builder (hnsw.h): levels from the seed, the id map, growth, insertion in
- * deterministic rounds on several threads, tombstones, and a builder copied from a view.
+ * deterministic rounds run as jobs of the process pool (pool.h), tombstones, and a builder copied
+ * from a view.
  * Must not touch vector storage in index files or the kernel table: the dot product is the caller's.
  * Spec: hnsw.h; algorithm after hnswlib's hnswalg.h and faiss's level-ordered insertion. */
 #include "hnsw_internal.h"
 #include "alloc.h"
+#include "pool.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,29 +274,6 @@ static void connect(const hn_graph *g, hn_scratch *s, uint32_t nb, uint32_t node
     ln[0] = (uint32_t)kept;
 }
 
-/* A barrier whose party count may be lowered until its first use, for when fewer threads than
- * asked for could be started. */
-typedef struct barrier {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    unsigned parties, arrived, generation;
-} barrier;
-
-static void barrier_wait(barrier *b)
-{
-    pthread_mutex_lock(&b->mu);
-    unsigned gen = b->generation;
-    if (++b->arrived == b->parties) {
-        b->arrived = 0;
-        b->generation++;
-        pthread_cond_broadcast(&b->cv);
-    } else {
-        while (gen == b->generation)
-            pthread_cond_wait(&b->cv, &b->mu);
-    }
-    pthread_mutex_unlock(&b->mu);
-}
-
 /* One batch being linked, shared by the threads of hx_hnsw_add_batch. */
 typedef struct rounds {
     hx_hnsw *h;
@@ -306,9 +284,8 @@ typedef struct rounds {
     uint32_t ep, top;          /* entry point and top level when the round began (ep NONE: empty) */
     uint32_t *chosen;          /* per round node k, at chosen_off[k] + l * (1 + M): [count, ids] */
     uint32_t chosen_off[MAX_ROUND];
-    uint32_t n_threads;
-    barrier barrier;
-    atomic_uint next;          /* next node to choose for */
+    uint32_t n_threads;        /* link tasks: task t owns the lists of nodes with node % n == t */
+    hn_scratch **scratch;      /* [pool threads], one per worker */
     atomic_int rc;
 } rounds;
 
@@ -338,7 +315,6 @@ static bool next_round(rounds *r)
         r->chosen_off[p - r->first] = off;
         off += (g->levels[r->order[p]] + 1u) * (1 + g->M);
     }
-    atomic_store(&r->next, r->first);
     return true;
 }
 
@@ -430,39 +406,20 @@ static void link_round(const rounds *r, hn_scratch *s, uint32_t t)
     }
 }
 
-/* The body of every thread: rounds of choose (nodes handed out one at a time), barrier, link,
- * barrier, and thread 0 alone sets up the next round between two barriers. */
-typedef struct worker_arg {
-    rounds *r;
-    uint32_t t;
-} worker_arg;
-
-static void *round_worker(void *arg)
+/* Pool tasks: choose for the round's node `task`, or link the lists that task `task` owns. Any
+ * worker may run any task; its scratch is the worker's. */
+static void choose_task(void *ctx, int task, int worker)
 {
-    rounds *r = ((worker_arg *)arg)->r;
-    uint32_t t = ((worker_arg *)arg)->t;
-    hn_scratch *s = hn_pool_get(&r->h->pool, r->h->g.n);
-    if (!s || hx_grow((void **)&s->sorted, &s->sorted_cap, (size_t)r->h->g.efc + 1, sizeof *s->sorted, NULL))
-        atomic_store(&r->rc, HX_ENOMEM);
-    for (;;) {
-        barrier_wait(&r->barrier);   /* round set up (or the batch over) */
-        if (r->first == r->end)
-            break;
-        for (uint32_t p; !atomic_load(&r->rc) && (p = atomic_fetch_add(&r->next, 1)) < r->end;) {
-            int rc = choose(r, s, p);
-            if (rc)
-                atomic_store(&r->rc, rc);
-        }
-        barrier_wait(&r->barrier);
-        if (!atomic_load(&r->rc))
-            link_round(r, s, t);
-        barrier_wait(&r->barrier);
-        if (t == 0 && !next_round(r))
-            r->first = r->end;   /* tells every thread, after the next barrier, to stop */
-    }
-    if (s)
-        hn_pool_put(&r->h->pool, s);
-    return NULL;
+    rounds *r = ctx;
+    int rc = atomic_load(&r->rc) ? 0 : choose(r, r->scratch[worker], r->first + (uint32_t)task);
+    if (rc)
+        atomic_store(&r->rc, rc);
+}
+
+static void link_task(void *ctx, int task, int worker)
+{
+    rounds *r = ctx;
+    link_round(r, r->scratch[worker], (uint32_t)task);
 }
 
 /* Fills r->order (levels from the top down, each level shuffled with the graph's seed) and r->pos. */
@@ -493,50 +450,44 @@ static void insertion_order(rounds *r)
         r->pos[r->order[p] - r->batch_first] = p;
 }
 
-/* Links r's batch on up to `want` threads (the caller's included); the batch's error or 0. */
-static int run_rounds(rounds *r, uint32_t want)
+/* Links r's batch on `pool` (NULL: this thread alone): rounds of choose (nodes handed out one at a
+ * time), then link, then the next round set up here. The graph does not depend on the pool. */
+static int run_rounds(rounds *r, hx_pool *pool)
 {
     insertion_order(r);
-    pthread_mutex_init(&r->barrier.mu, NULL);
-    pthread_cond_init(&r->barrier.cv, NULL);
-    r->barrier.parties = want;
-    if (!next_round(r))
-        r->first = r->end;
-    pthread_t th[64];
-    worker_arg args[64];
-    uint32_t started = 1;
-    for (; started < want; started++) {
-        args[started] = (worker_arg){r, started};
-        if (pthread_create(&th[started], NULL, round_worker, &args[started]))
-            break;
+    const int workers = hx_pool_threads(pool);
+    for (int w = 0; w < workers; w++) {
+        hn_scratch *s = r->scratch[w] = hn_pool_get(&r->h->pool, r->h->g.n);
+        if (!s || hx_grow((void **)&s->sorted, &s->sorted_cap, (size_t)r->h->g.efc + 1, sizeof *s->sorted,
+                          NULL))
+            atomic_store(&r->rc, HX_ENOMEM);
     }
-    /* Fewer threads than asked for: the started ones wait at the first barrier, which cannot
-     * open before this thread reaches it, so the count can still shrink (the graph is the same). */
-    pthread_mutex_lock(&r->barrier.mu);
-    r->barrier.parties = started;
-    r->n_threads = started;
-    pthread_mutex_unlock(&r->barrier.mu);
-    args[0] = (worker_arg){r, 0};
-    round_worker(&args[0]);
-    for (uint32_t i = 1; i < started; i++)
-        pthread_join(th[i], NULL);
-    pthread_cond_destroy(&r->barrier.cv);
-    pthread_mutex_destroy(&r->barrier.mu);
+    while (!atomic_load(&r->rc) && next_round(r)) {
+        hx_pool_run(pool, (int)(r->end - r->first), choose_task, r);
+        if (!atomic_load(&r->rc))
+            hx_pool_run(pool, (int)r->n_threads, link_task, r);
+    }
+    for (int w = 0; w < workers; w++)
+        if (r->scratch[w])
+            hn_pool_put(&r->h->pool, r->scratch[w]);
     return atomic_load(&r->rc);
 }
 
 static int link_batch(hx_hnsw *h, uint32_t first, uint32_t end, int n_threads)
 {
-    uint32_t want = n_threads < 1 ? 1 : n_threads > 64 ? 64 : (uint32_t)n_threads;
+    uint32_t want = n_threads < 1 ? 1 : n_threads > HX_POOL_SHARED_MAX ? HX_POOL_SHARED_MAX : (uint32_t)n_threads;
     if (want > end - first)
         want = end - first;
-    rounds r = {.h = h, .batch_first = first, .n = end - first, .n_threads = want};
-    atomic_init(&r.next, 0);
+    hx_pool *pool = want > 1 ? hx_pool_shared() : NULL;
+    if ((uint32_t)hx_pool_threads(pool) < want)
+        want = (uint32_t)hx_pool_threads(pool);
+    hn_scratch *scratch[HX_POOL_SHARED_MAX] = {0};
+    rounds r = {.h = h, .batch_first = first, .n = end - first, .n_threads = want, .scratch = scratch};
     atomic_init(&r.rc, 0);
     r.chosen = hx_malloc((size_t)MAX_ROUND * (HX_HNSW_MAX_LEVEL + 1) * (1 + h->g.M) * sizeof *r.chosen);
     r.order = hx_malloc(sizeof *r.order * r.n);
     r.pos = hx_malloc(sizeof *r.pos * r.n);
-    int rc = r.chosen && r.order && r.pos ? run_rounds(&r, want) : HX_ENOMEM;
+    int rc = r.chosen && r.order && r.pos ? run_rounds(&r, pool) : HX_ENOMEM;
     free(r.chosen);
     free(r.order);
     free(r.pos);

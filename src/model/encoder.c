@@ -12,7 +12,7 @@
 
 #define ENC_DEFAULT_ROWS 4096   /* tokens per forward pass; longer inputs go in several passes */
 #define ENC_GEMM_ROW_BLOCK 240  /* rows per gemm task; divisible by every usual kernel tile height */
-#define ENC_LN_ROW_BLOCK 64     /* rows per LayerNorm task */
+#define ENC_LN_ROW_BLOCK 64     /* rows per LayerNorm or embedding task, at most */
 #define ENC_MAX_THREADS 256
 
 struct hx_encoder {
@@ -24,10 +24,12 @@ struct hx_encoder {
     float *x;                    /* [R x H] hidden state */
     float *tmp;                  /* [R x H] attention context, then FFN output */
     float *big;                  /* [R x max(3H, F)] QKV, then attention output, then FFN hidden */
-    float *scratch;              /* [threads x T] attention scores */
+    float *scratch;              /* [threads x scratch_len] attention scratch */
+    size_t scratch_len;          /* hx_attention_scratch(T, hidden / heads) */
     int16_t *qa;                 /* int8 models: [R x roundup(max(H, F), 4)] quantized Linear input */
     float *qs;                   /* int8 models: [R] its per-row scales */
     int32_t *tok_ids;            /* [R] word pieces of the texts being embedded */
+    int32_t *row_tok, *row_pos;  /* [R] per row of x in the current batch: token id, position */
     const int32_t **seq_ids;     /* [R] per sequence of the batch: its ids (borrowed) */
     int *seq_len;                /* [R] its length */
     size_t *seq_out;             /* [R] its row in the caller's output */
@@ -57,6 +59,8 @@ void hx_encoder_free(hx_encoder *e)
     free(e->qa);
     free(e->qs);
     free(e->tok_ids);
+    free(e->row_tok);
+    free(e->row_pos);
     free(e->seq_ids);
     free(e->seq_len);
     free(e->seq_out);
@@ -98,8 +102,11 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
     e->x = alloc_floats(R, H);
     e->tmp = alloc_floats(R, H);
     e->big = alloc_floats(R, wide);
-    e->scratch = alloc_floats((size_t)n_threads, (size_t)c->max_seq);
+    e->scratch_len = hx_attention_scratch(c->max_seq, c->hidden / c->heads);
+    e->scratch = alloc_floats((size_t)n_threads, e->scratch_len);
     e->tok_ids = hx_malloc(R * sizeof *e->tok_ids);
+    e->row_tok = hx_malloc(R * sizeof *e->row_tok);
+    e->row_pos = hx_malloc(R * sizeof *e->row_pos);
     e->seq_ids = hx_malloc(R * sizeof *e->seq_ids);
     e->seq_len = hx_malloc(R * sizeof *e->seq_len);
     e->seq_out = hx_malloc(R * sizeof *e->seq_out);
@@ -109,8 +116,9 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
         e->qa = hx_malloc(R * (size_t)hx_i8_row_len(c->hidden > c->ffn ? c->hidden : c->ffn) * sizeof *e->qa);
         e->qs = hx_malloc(R * sizeof *e->qs);
     }
-    if (!e->x || !e->tmp || !e->big || !e->scratch || !e->tok_ids || !e->seq_ids || !e->seq_len ||
-        !e->seq_out || !e->order || !e->row0 || (m->precision == HX_PRECISION_INT8 && (!e->qa || !e->qs))) {
+    if (!e->x || !e->tmp || !e->big || !e->scratch || !e->tok_ids || !e->row_tok || !e->row_pos ||
+        !e->seq_ids || !e->seq_len || !e->seq_out || !e->order || !e->row0 ||
+        (m->precision == HX_PRECISION_INT8 && (!e->qa || !e->qs))) {
         hx_encoder_free(e);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a batch of %d tokens", max_rows);
     }
@@ -126,6 +134,11 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
 int hx_encoder_new(hx_encoder **out, const hx_model *m, int n_threads, hx_error *err)
 {
     return hx_encoder_new_rows(out, m, n_threads, 0, err);
+}
+
+const hx_pool *hx_encoder_pool(const hx_encoder *e)
+{
+    return e->pool;
 }
 
 /* === Parallel steps === */
@@ -150,16 +163,23 @@ static void gemm_task(void *ctx, int task, int worker)
                   g->C + (size_t)r0 * g->ldc, g->ldc, g->gelu);
 }
 
+/* Splits `panels` column panels into at most one chunk per thread, *per panels each; returns the
+ * number of chunks. */
+static int column_chunks(const hx_encoder *e, int panels, int *per)
+{
+    const int threads = hx_pool_threads(e->pool);
+    int chunks = panels < threads ? panels : threads;
+    *per = (panels + chunks - 1) / chunks;
+    return (panels + *per - 1) / *per;
+}
+
 /* C[M x N] = A[M x K] W^T + bias (GELU if asked), split into tasks by rows and column panels.
  * Row blocks are the same whatever the thread count, so every thread count gives the same bits. */
 static void gemm(hx_encoder *e, int M, int N, int K, const float *A, int lda, const float *Bp,
                  const float *bias, float *C, int ldc, int gelu)
 {
-    const int nr = e->kern->nr, threads = hx_pool_threads(e->pool);
-    int panels = (N + nr - 1) / nr;
-    int chunks = panels < threads ? panels : threads;
-    int per = (panels + chunks - 1) / chunks;
-    chunks = (panels + per - 1) / per;
+    const int nr = e->kern->nr;
+    int per, chunks = column_chunks(e, (N + nr - 1) / nr, &per);
     gemm_job g = {e->kern, M, N, K, lda, ldc, gelu, A, Bp, bias, C, chunks, per * nr};
     int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
     hx_pool_run(e->pool, row_blocks * chunks, gemm_task, &g);
@@ -213,19 +233,25 @@ static void linear(hx_encoder *e, int M, int N, int K, const float *A, const flo
         gemm(e, M, N, K, A, K, Wp, bias, C, N, gelu);
         return;
     }
-    const int threads = hx_pool_threads(e->pool), panels = (N + HX_I8_NR - 1) / HX_I8_NR;
-    int chunks = panels < threads ? panels : threads;
-    int per = (panels + chunks - 1) / chunks;
-    chunks = (panels + per - 1) / per;
+    int per, chunks = column_chunks(e, (N + HX_I8_NR - 1) / HX_I8_NR, &per);
     i8_job g = {e->kern, e->m->k8, M, N, K, gelu, A, bias, e->qa, e->qs, q, C, chunks, per * HX_I8_NR};
     int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
     hx_pool_run(e->pool, row_blocks, quantize_task, &g);
     hx_pool_run(e->pool, row_blocks * chunks, gemm_i8_task, &g);
 }
 
+/* Rows per task for a per-row step over `rows` rows: at most ENC_LN_ROW_BLOCK, and few enough that
+ * every thread gets a block even for one short sequence. Rows are independent, so any split gives
+ * the same bits. */
+static int row_block(const hx_encoder *e, int rows)
+{
+    int threads = hx_pool_threads(e->pool), per = (rows + threads - 1) / threads;
+    return per < 1 ? 1 : per > ENC_LN_ROW_BLOCK ? ENC_LN_ROW_BLOCK : per;
+}
+
 typedef struct ln_job {
     const hx_kernels *kern;
-    int rows, dim;
+    int rows, dim, block;
     float *x;
     const float *res, *w, *b;
     float eps;
@@ -235,8 +261,8 @@ static void ln_task(void *ctx, int task, int worker)
 {
     (void)worker;
     const ln_job *j = ctx;
-    int r0 = task * ENC_LN_ROW_BLOCK;
-    int n = j->rows - r0 < ENC_LN_ROW_BLOCK ? j->rows - r0 : ENC_LN_ROW_BLOCK;
+    int r0 = task * j->block;
+    int n = j->rows - r0 < j->block ? j->rows - r0 : j->block;
     j->kern->add_layernorm(n, j->dim, j->x + (size_t)r0 * j->dim, j->dim, j->res + (size_t)r0 * j->dim,
                            j->dim, j->w, j->b, j->eps);
 }
@@ -245,21 +271,30 @@ static void ln_task(void *ctx, int task, int worker)
 static void add_ln(hx_encoder *e, int rows, float *x, const float *res, const float *w, const float *b)
 {
     const hx_model_config *c = &e->m->cfg;
-    ln_job j = {e->kern, rows, c->hidden, x, res, w, b, c->eps};
-    hx_pool_run(e->pool, (rows + ENC_LN_ROW_BLOCK - 1) / ENC_LN_ROW_BLOCK, ln_task, &j);
+    ln_job j = {e->kern, rows, c->hidden, row_block(e, rows), x, res, w, b, c->eps};
+    hx_pool_run(e->pool, (rows + j.block - 1) / j.block, ln_task, &j);
 }
 
-/* Word + position + token type embeddings, then LayerNorm, one sequence per task. */
-static void embed_task(void *ctx, int b, int worker)
+typedef struct embed_job {
+    hx_encoder *e;
+    int rows, block;
+} embed_job;
+
+/* Word + position + token type embeddings, then LayerNorm, for one block of rows of x. */
+static void embed_task(void *ctx, int task, int worker)
 {
     (void)worker;
-    hx_encoder *e = ctx;
+    const embed_job *j = ctx;
+    hx_encoder *e = j->e;
     const hx_model *m = e->m;
-    const int H = m->cfg.hidden, s = e->order[b], T = e->seq_len[s];
-    float *x = e->x + (size_t)e->row0[b] * H;
-    for (int t = 0; t < T; t++)
-        e->kern->f16_to_f32(m->word_emb + (size_t)e->seq_ids[s][t] * H, x + (size_t)t * H, (size_t)H);
-    e->kern->add_layernorm(T, H, x, H, m->pos_type, H, m->emb_ln_w, m->emb_ln_b, m->cfg.eps);
+    const int H = m->cfg.hidden, r0 = task * j->block;
+    const int r1 = j->rows - r0 < j->block ? j->rows : r0 + j->block;
+    for (int r = r0; r < r1; r++) {
+        float *x = e->x + (size_t)r * H;
+        e->kern->f16_to_f32(m->word_emb + (size_t)e->row_tok[r] * H, x, (size_t)H);
+        e->kern->add_layernorm(1, H, x, H, m->pos_type + (size_t)e->row_pos[r] * H, H, m->emb_ln_w,
+                               m->emb_ln_b, m->cfg.eps);
+    }
 }
 
 /* Self-attention of one (sequence, head) pair: big holds Q|K|V rows, the context goes to tmp.
@@ -272,7 +307,7 @@ static void attention_task(void *ctx, int task, int worker)
     const float *q = e->big + (size_t)e->row0[b] * 3 * H + (size_t)h * hd;
     e->kern->attention(e->seq_len[e->order[b]], hd, q, q + H, q + 2 * H, 3 * H,
                        e->tmp + (size_t)e->row0[b] * H + (size_t)h * hd, H,
-                       1.0f / sqrtf((float)hd), e->scratch + (size_t)worker * c->max_seq);
+                       1.0f / sqrtf((float)hd), e->scratch + (size_t)worker * e->scratch_len);
 }
 
 /* === Forward === */
@@ -295,11 +330,16 @@ static void forward(hx_encoder *e, int n, float *out)
     int R = 0;
     e->n_seq = n;
     for (int b = 0; b < n; b++) {
+        const int s = e->order[b];
         e->row0[b] = R;
-        R += e->seq_len[e->order[b]];
+        for (int t = 0; t < e->seq_len[s]; t++, R++) {
+            e->row_tok[R] = e->seq_ids[s][t];
+            e->row_pos[R] = t;
+        }
     }
 
-    hx_pool_run(e->pool, n, embed_task, e);                          /* x [R x H] */
+    embed_job ej = {e, R, row_block(e, R)};
+    hx_pool_run(e->pool, (R + ej.block - 1) / ej.block, embed_task, &ej);   /* x [R x H] */
     for (int l = 0; l < c->layers; l++) {
         const hx_layer *L = &m->layers[l];
         linear(e, R, 3 * H, H, e->x, L->qkv_w, &L->qkv_q, L->qkv_b, e->big, 0);   /* big [R x 3H] */

@@ -1,6 +1,7 @@
 /* kernels.h: the numeric kernels of the forward pass, one table per instruction set
- * (kernels_scalar.c is the reference; x86/kernels_avx2.c, x86/kernels_avx512.c and
- * arm/kernels_neon.c are the fast ones, each built only for its architecture).
+ * (kernels_scalar.c is the reference; the fast tables are written once in kernels_simd.h over a
+ * vector vocabulary that each ISA file, x86/kernels_avx2.c and x86/kernels_avx512.c, defines;
+ * arm/kernels_neon.c is the AArch64 table; each is built only for its architecture).
  * Kernels take raw pointers and sizes, never allocate, and never touch global state.
  * Each SIMD kernel is tested against the scalar one with named tolerances (tests/test_kernels.c). */
 #ifndef HX_KERNELS_H
@@ -25,7 +26,8 @@ typedef struct hx_kernels {
 
     /* One attention head of one sequence of T tokens, head width hd:
      * out[i] = sum_j softmax_j(scale * q[i].k[j]) v[j]. Rows of q, k, v are `ld` floats apart,
-     * rows of out `ldo` apart. scratch holds at least T floats. No mask: sequences are unpadded. */
+     * rows of out `ldo` apart. scratch holds hx_attention_scratch(T, hd) floats. No mask:
+     * sequences are unpadded. */
     void (*attention)(int T, int hd, const float *q, const float *k, const float *v, int ld,
                       float *out, int ldo, float scale, float *scratch);
 
@@ -107,6 +109,12 @@ const hx_kernels *hx_kernels_get(void);
 /* Table for a given ISA, or NULL when this machine cannot run it or this build (another
  * architecture's) lacks it; for tests and benchmarks. */
 const hx_kernels *hx_kernels_for(enum hx_isa isa);
+
+/* Widest panel (nr) of any table, and the query rows the SIMD attention takes per block. */
+#define HX_KERNELS_MAX_NR 64
+#define HX_ATTENTION_ROWS 48
+/* Floats of scratch any table's attention needs for T tokens of head width hd. */
+size_t hx_attention_scratch(int T, int hd);
 
 /* Floats needed to hold W [N x K] packed with panel width nr. */
 size_t hx_pack_size(int N, int K, int nr);

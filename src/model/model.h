@@ -7,6 +7,7 @@
 #include "hxfile.h"
 #include "hyrax.h"
 #include "kernels.h"
+#include "pool.h"
 #include "tokenizer.h"
 
 #include <stdint.h>
@@ -85,5 +86,8 @@ int hx_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, con
 /* Encoder whose batches hold at most max_rows tokens (>= the model's max_seq); 0 = default. */
 int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int max_rows,
                         hx_error *err);
+
+/* The encoder's own pool (borrowed until hx_encoder_free), for its job counts in tests. */
+const hx_pool *hx_encoder_pool(const hx_encoder *e);
 
 #endif

@@ -1,0 +1,398 @@
+/* kernels_simd.h: the body of every SIMD kernel table, written once over a small vocabulary of
+ * vector operations (ggml's simd-mappings.h): erf/GELU and exp, the gemm tile and its cache-blocking
+ * driver, attention as two matrix products around a softmax, LayerNorm and dot. Each ISA file
+ * (x86/kernels_avx2.c, x86/kernels_avx512.c, an arm/ file...) defines the vocabulary below with its
+ * intrinsics, includes this header under its own compiler flags, adds its f16 conversion and fills
+ * its table with KS_TABLE_KERNELS. Only such files include it; it defines static functions only.
+ * Interface and packed layout: kernels.h; reference semantics: kernels_scalar.c.
+ *
+ * The vocabulary (every name must be defined before the #include):
+ *   vf, vi                     a vector of KS_VL floats, of KS_VL int32
+ *   KS_VL                      lanes per vector
+ *   KS_MR                      gemm tile rows, 1..12; the tile is KS_MR x KS_NR (KS_NR = 2 KS_VL,
+ *                              the panel width of the table); 2 KS_MR + 3 vectors must fit the
+ *                              register file
+ *   KS_KC, KS_MC               gemm cache blocking: K block, row block (multiple of KS_MR)
+ *   vf_zero() vf_set1(x) vf_bcast(const float *p)
+ *   vf_load(p) vf_store(p, v)  unaligned
+ *   vf_load_n(p, n), vf_store_n(p, n, v)   lanes [0, n) only, for any int n (clamped to
+ *                              0..KS_VL); other lanes read as 0 and are never touched in memory
+ *   vf_add vf_sub vf_mul vf_min vf_max, vf_fma(a, b, c) = a b + c (fused)
+ *   vf_abs(x), vf_signbit(x) (x with all but the sign bit cleared), vf_or(a, b) (bitwise)
+ *   vf_hsum(v), vf_hmax(v)     horizontal sum and max, to float
+ *   vf_trunc_vi(x)             float to int32 toward zero;  vi_to_vf(i)
+ *   vf_lut8(t, i)              lane l = t[i_l], for a float t[8] and 0 <= i_l < 8
+ *   vf_round(x)                to nearest integral value (ties to even)
+ *   vf_exp2i(y, n)             y * 2^n for integral n in [-126, 127], n as a vf
+ */
+#ifndef HX_KERNELS_SIMD_H
+#define HX_KERNELS_SIMD_H
+
+#include "kernels.h"
+
+#include <math.h>
+
+#define KS_INLINE static inline __attribute__((always_inline))
+#define KS_NR (2 * KS_VL)
+
+/* === Vector math: erf, GELU, exp === */
+
+/* erf on [0, 4) as eight degree-7 polynomials in t = |x| - centre, one per interval of width 0.5
+ * (Chebyshev interpolation of erf at 8 nodes per interval, computed in 40-digit arithmetic; the
+ * interpolation error is below 1.2e-9, so float rounding dominates). Row j holds the coefficient
+ * of t^j for the eight intervals, so one table lookup picks every lane's coefficient. Past 4, erf
+ * rounds to 1 in float. */
+static const float ks_erf_poly[8][8] = {
+    {0.276326389f, 0.7111556334f, 0.9229001289f, 0.9866716711f, 0.9985372833f, 0.9998993781f, 0.9999956972f, 0.9999998863f},
+    {1.060014129f, 0.6429310697f, 0.2365211223f, 0.05277499582f, 0.007142319065f, 0.0005862772558f, 2.918902234e-5f, 8.814314515e-7f},
+    {-0.2650029543f, -0.4821981601f, -0.2956517449f, -0.0923562016f, -0.0160701569f, -0.00161226745f, -9.486933214e-5f, -3.306069537e-6f},
+    {-0.3091706313f, 0.02678855698f, 0.1675358462f, 0.09015733924f, 0.02172453164f, 0.002760384241f, 0.0001958112717f, 7.969994704e-6f},
+    {0.1269345213f, 0.1506756327f, -0.006132017046f, -0.0481055344f, -0.01908825667f, -0.003257709192f, -0.000286169474f, -1.378546888e-5f},
+    {0.08004061905f, -0.05322369228f, -0.04718514627f, 0.006619999124f, 0.01065944706f, 0.002756164766f, 0.0003136722909f, 1.834072319e-5f},
+    {-0.03934035577f, -0.02658287067f, 0.02059754525f, 0.009049599632f, -0.00277956135f, -0.001667863961f, -0.000273757964f, -2.069178432e-5f},
+    {-0.01584315921f, 0.01794584586f, 0.003732251079f, -0.005947051133f, -0.0007159299336f, 0.0006369700027f, 0.0001731994452f, 1.70471955e-5f},
+};
+
+KS_INLINE vf ks_erf(vf x)
+{
+    vf ax = vf_min(vf_abs(x), vf_set1(3.9999998f));
+    vi idx = vf_trunc_vi(vf_mul(ax, vf_set1(2.0f)));
+    vf t = vf_sub(ax, vf_fma(vi_to_vf(idx), vf_set1(0.5f), vf_set1(0.25f)));
+    vf p = vf_lut8(ks_erf_poly[7], idx);
+    for (int j = 6; j >= 0; j--)
+        p = vf_fma(p, t, vf_lut8(ks_erf_poly[j], idx));
+    return vf_or(vf_min(p, vf_set1(1.0f)), vf_signbit(x));
+}
+
+/* GELU, erf form: 0.5 x (1 + erf(x / sqrt 2)), as in kernels_scalar.c. */
+KS_INLINE vf ks_gelu(vf x)
+{
+    vf e = ks_erf(vf_mul(x, vf_set1(0.70710678118654752f)));
+    return vf_mul(vf_mul(vf_set1(0.5f), x), vf_add(vf_set1(1.0f), e));
+}
+
+/* exp: x = n ln2 + r with |r| <= ln2/2 (ln2 split in two for an exact reduction), Cephes' degree-5
+ * minimax polynomial for e^r, then scaled by 2^n. Inputs are clamped to [-87.3, 88.3] so 2^n stays
+ * a normal float; below that the result is ~1e-38 instead of 0. */
+KS_INLINE vf ks_exp(vf x)
+{
+    x = vf_min(vf_max(x, vf_set1(-87.3f)), vf_set1(88.3f));
+    vf n = vf_round(vf_mul(x, vf_set1(1.44269504088896341f)));
+    vf r = vf_fma(n, vf_set1(-0.693359375f), x);
+    r = vf_fma(n, vf_set1(2.12194440e-4f), r);
+    vf y = vf_set1(1.9875691500e-4f);
+    y = vf_fma(y, r, vf_set1(1.3981999507e-3f));
+    y = vf_fma(y, r, vf_set1(8.3334519073e-3f));
+    y = vf_fma(y, r, vf_set1(4.1665795894e-2f));
+    y = vf_fma(y, r, vf_set1(1.6666665459e-1f));
+    y = vf_fma(y, r, vf_set1(5.0000001201e-1f));
+    y = vf_add(vf_fma(y, vf_mul(r, r), r), vf_set1(1.0f));
+    return vf_exp2i(y, n);
+}
+
+/* === GEMM === */
+
+/* GELU in place over a stored tile, still in L1. Kept out of line so that the inlined tile shapes
+ * stay small. */
+static void ks_gelu_rows(int rows, int cols, float *c, int ldc)
+{
+    for (int r = 0; r < rows; r++) {
+        float *cr = c + (size_t)r * ldc;
+        int j = 0;
+        for (; j + KS_VL <= cols; j += KS_VL)
+            vf_store(cr + j, ks_gelu(vf_load(cr + j)));
+        if (j < cols)
+            vf_store_n(cr + j, cols - j, ks_gelu(vf_load_n(cr + j, cols - j)));
+    }
+}
+
+/* One tile: C[0..rows)[0..cols) (+)= A[0..rows)[0..kc) * B[0..kc)[0..KS_NR), rows of B ldb apart.
+ * The first K block starts from the bias (or zero), later ones from C; the last one applies GELU
+ * when asked. Columns at or past `cols` are computed from B (which must be readable there) but
+ * never loaded from or stored to C. `rows` is a compile-time constant at every call, so the row
+ * branches fold away. */
+KS_INLINE void ks_tile(int rows, int cols, int kc, const float *a, int lda, const float *b, int ldb,
+                       const float *bias, int first, int gelu, float *c, int ldc)
+{
+    const int full = cols == KS_NR, c1 = cols - KS_VL;
+    vf c0_0, c0_1, c1_0, c1_1, c2_0, c2_1, c3_0, c3_1, c4_0, c4_1, c5_0, c5_1, c6_0, c6_1,
+       c7_0, c7_1, c8_0, c8_1, c9_0, c9_1, c10_0, c10_1, c11_0, c11_1;
+    vf b0 = vf_zero(), b1 = vf_zero();
+    if (first && bias) {
+        b0 = full ? vf_load(bias) : vf_load_n(bias, cols);
+        b1 = full ? vf_load(bias + KS_VL) : vf_load_n(bias + KS_VL, c1);
+    }
+#define KS_INIT_C(r)                                                                   \
+    if (rows > r) {                                                                    \
+        const float *cr = c + (size_t)(r) * ldc;                                       \
+        c##r##_0 = first ? b0 : full ? vf_load(cr) : vf_load_n(cr, cols);              \
+        c##r##_1 = first ? b1 : full ? vf_load(cr + KS_VL) : vf_load_n(cr + KS_VL, c1); \
+    }
+    KS_INIT_C(0) KS_INIT_C(1) KS_INIT_C(2) KS_INIT_C(3) KS_INIT_C(4) KS_INIT_C(5)
+    KS_INIT_C(6) KS_INIT_C(7) KS_INIT_C(8) KS_INIT_C(9) KS_INIT_C(10) KS_INIT_C(11)
+#undef KS_INIT_C
+
+    int k = 0;
+    if (rows <= 2) {   /* too few chains to cover FMA latency: a second set takes the odd k */
+        vf d0_0 = vf_zero(), d0_1 = d0_0, d1_0 = d0_0, d1_1 = d0_0;
+        for (; k + 2 <= kc; k += 2) {
+            const float *bk = b + (size_t)k * ldb;
+            vf bk0 = vf_load(bk), bk1 = vf_load(bk + KS_VL);
+            vf bn0 = vf_load(bk + ldb), bn1 = vf_load(bk + ldb + KS_VL);   /* row k + 1 */
+            vf x;
+#define KS_FMA_ROW2(r)                                              \
+            if (rows > r) {                                         \
+                x = vf_bcast(a + (size_t)(r) * lda + k);            \
+                c##r##_0 = vf_fma(x, bk0, c##r##_0);                \
+                c##r##_1 = vf_fma(x, bk1, c##r##_1);                \
+                x = vf_bcast(a + (size_t)(r) * lda + k + 1);        \
+                d##r##_0 = vf_fma(x, bn0, d##r##_0);                \
+                d##r##_1 = vf_fma(x, bn1, d##r##_1);                \
+            }
+            KS_FMA_ROW2(0) KS_FMA_ROW2(1)
+#undef KS_FMA_ROW2
+        }
+        if (rows > 0)
+            c0_0 = vf_add(c0_0, d0_0), c0_1 = vf_add(c0_1, d0_1);
+        if (rows > 1)
+            c1_0 = vf_add(c1_0, d1_0), c1_1 = vf_add(c1_1, d1_1);
+    }
+    for (; k < kc; k++) {
+        const float *bk = b + (size_t)k * ldb;
+        vf bk0 = vf_load(bk), bk1 = vf_load(bk + KS_VL);
+        vf x;
+#define KS_FMA_ROW(r)                                               \
+        if (rows > r) {                                             \
+            x = vf_bcast(a + (size_t)(r) * lda + k);                \
+            c##r##_0 = vf_fma(x, bk0, c##r##_0);                    \
+            c##r##_1 = vf_fma(x, bk1, c##r##_1);                    \
+        }
+        KS_FMA_ROW(0) KS_FMA_ROW(1) KS_FMA_ROW(2) KS_FMA_ROW(3) KS_FMA_ROW(4) KS_FMA_ROW(5)
+        KS_FMA_ROW(6) KS_FMA_ROW(7) KS_FMA_ROW(8) KS_FMA_ROW(9) KS_FMA_ROW(10) KS_FMA_ROW(11)
+#undef KS_FMA_ROW
+    }
+
+#define KS_STORE_C(r)                                                                  \
+    if (rows > r) {                                                                    \
+        float *cr = c + (size_t)(r) * ldc;                                             \
+        if (full) {                                                                    \
+            vf_store(cr, c##r##_0);                                                    \
+            vf_store(cr + KS_VL, c##r##_1);                                            \
+        } else {                                                                       \
+            vf_store_n(cr, cols, c##r##_0);                                            \
+            vf_store_n(cr + KS_VL, c1, c##r##_1);                                      \
+        }                                                                              \
+    }
+    KS_STORE_C(0) KS_STORE_C(1) KS_STORE_C(2) KS_STORE_C(3) KS_STORE_C(4) KS_STORE_C(5)
+    KS_STORE_C(6) KS_STORE_C(7) KS_STORE_C(8) KS_STORE_C(9) KS_STORE_C(10) KS_STORE_C(11)
+#undef KS_STORE_C
+    if (gelu)
+        ks_gelu_rows(rows, cols, c, ldc);
+}
+
+/* The tiles of rows [i, i1) at one column block: full KS_MR tiles, then the rows left over as a sum
+ * of smaller power-of-two tiles (fewer inlined shapes). */
+KS_INLINE void ks_tile_rows(int i, int i1, int cols, int kc, const float *A, int lda, const float *b,
+                            int ldb, const float *bias, int first, int gelu, float *C, int ldc)
+{
+#define KS_TILE(R) ks_tile(R, cols, kc, A + (size_t)i * lda, lda, b, ldb, bias, first, gelu, \
+                           C + (size_t)i * ldc, ldc)
+    for (; i + KS_MR <= i1; i += KS_MR)
+        KS_TILE(KS_MR);
+    if (KS_MR > 8 && i1 - i >= 8) {
+        KS_TILE(8);
+        i += 8;
+    }
+    if (KS_MR > 4 && i1 - i >= 4) {
+        KS_TILE(4);
+        i += 4;
+    }
+    if (KS_MR > 2 && i1 - i >= 2) {
+        KS_TILE(2);
+        i += 2;
+    }
+    if (KS_MR > 1 && i1 - i >= 1)
+        KS_TILE(1);
+#undef KS_TILE
+}
+
+/* C[i][j] = sum_k A[i][k] B[k][j] + bias[j] for i < M, n0 <= j < n1 (n0 a multiple of KS_NR), GELU
+ * when asked. B is read in column blocks of KS_NR: block j / KS_NR starts at B + (j / KS_NR) *
+ * bstep, and its rows are ldb apart; every block must be readable for KS_NR columns. Packed
+ * weights are bstep = KS_NR K, ldb = KS_NR; a row-major matrix is bstep = KS_NR, ldb = its stride. */
+static void ks_gemm(int M, int n0, int n1, int K, const float *A, int lda, const float *B, size_t bstep,
+                    int ldb, const float *bias, float *C, int ldc, int gelu)
+{
+    for (int i0 = 0; i0 < M; i0 += KS_MC) {   /* row block outermost: its C stays in cache over K */
+        const int i1 = M - i0 < KS_MC ? M : i0 + KS_MC;
+        int k0 = 0;
+        do {   /* runs once even for K = 0, so C still gets bias and GELU */
+            const int kc = K - k0 < KS_KC ? K - k0 : KS_KC, first = k0 == 0, last = k0 + kc >= K;
+            for (int j = n0; j < n1; j += KS_NR) {
+                const int cols = n1 - j < KS_NR ? n1 - j : KS_NR;
+                const float *b = B + (size_t)(j / KS_NR) * bstep + (size_t)k0 * ldb;
+                ks_tile_rows(i0, i1, cols, kc, A + k0, lda, b, ldb, bias ? bias + j : NULL, first,
+                             gelu && last, C + j, ldc);
+            }
+            k0 += kc;
+        } while (k0 < K);
+    }
+}
+
+/* The table's gemm (kernels.h): B packed in panels of KS_NR. */
+static void ks_gemm_packed(int M, int n0, int n1, int K, const float *A, int lda, const float *Bp,
+                           const float *bias, float *C, int ldc, int gelu)
+{
+    ks_gemm(M, n0, n1, K, A, lda, Bp, (size_t)KS_NR * (size_t)K, KS_NR, bias, C, ldc, gelu);
+}
+
+/* === Dot, LayerNorm === */
+
+static float ks_dot(const float *a, const float *b, size_t n)
+{
+    vf s0 = vf_zero(), s1 = vf_zero(), s2 = vf_zero(), s3 = vf_zero();
+    size_t i = 0;
+    for (; i + 4 * KS_VL <= n; i += 4 * KS_VL) {
+        s0 = vf_fma(vf_load(a + i), vf_load(b + i), s0);
+        s1 = vf_fma(vf_load(a + i + KS_VL), vf_load(b + i + KS_VL), s1);
+        s2 = vf_fma(vf_load(a + i + 2 * KS_VL), vf_load(b + i + 2 * KS_VL), s2);
+        s3 = vf_fma(vf_load(a + i + 3 * KS_VL), vf_load(b + i + 3 * KS_VL), s3);
+    }
+    for (; i + KS_VL <= n; i += KS_VL)
+        s0 = vf_fma(vf_load(a + i), vf_load(b + i), s0);
+    if (i < n) {
+        int m = (int)(n - i);
+        s1 = vf_fma(vf_load_n(a + i, m), vf_load_n(b + i, m), s1);
+    }
+    return vf_hsum(vf_add(vf_add(s0, s1), vf_add(s2, s3)));
+}
+
+static void ks_add_layernorm(int rows, int dim, float *x, int ldx, const float *res, int ldr,
+                             const float *w, const float *b, float eps)
+{
+    for (int r = 0; r < rows; r++) {
+        float *xr = x + (size_t)r * ldx;
+        const float *rr = res + (size_t)r * ldr;
+        vf vs = vf_zero();
+        int i = 0;
+        for (; i + KS_VL <= dim; i += KS_VL) {
+            vf s = vf_add(vf_load(xr + i), vf_load(rr + i));
+            vf_store(xr + i, s);
+            vs = vf_add(vs, s);
+        }
+        float sum = vf_hsum(vs);
+        for (; i < dim; i++) {
+            xr[i] += rr[i];
+            sum += xr[i];
+        }
+        const float mean = sum / (float)dim;
+        const vf vmean = vf_set1(mean);
+        vf vv = vf_zero();
+        for (i = 0; i + KS_VL <= dim; i += KS_VL) {
+            vf d = vf_sub(vf_load(xr + i), vmean);
+            vv = vf_fma(d, d, vv);
+        }
+        float var = vf_hsum(vv);
+        for (; i < dim; i++)
+            var += (xr[i] - mean) * (xr[i] - mean);
+        const float inv = 1.0f / sqrtf(var / (float)dim + eps);
+        const vf vinv = vf_set1(inv);
+        for (i = 0; i + KS_VL <= dim; i += KS_VL) {
+            vf n = vf_mul(vf_sub(vf_load(xr + i), vmean), vinv);
+            vf_store(xr + i, vf_fma(n, vf_load(w + i), vf_load(b + i)));
+        }
+        for (; i < dim; i++)
+            xr[i] = (xr[i] - mean) * inv * w[i] + b[i];
+    }
+}
+
+/* === Attention === */
+
+/* Row r of s (T scores) becomes e^(scale s - max) in place; returns 1 / (sum of the row). */
+static float ks_softmax_row(int T, float *s, float scale)
+{
+    const vf vscale = vf_set1(scale);
+    vf vmax = vf_set1(-INFINITY);
+    int j = 0;
+    for (; j + KS_VL <= T; j += KS_VL) {
+        vf x = vf_mul(vf_load(s + j), vscale);
+        vf_store(s + j, x);
+        vmax = vf_max(vmax, x);
+    }
+    float max = vf_hmax(vmax);
+    for (; j < T; j++) {
+        s[j] *= scale;
+        max = s[j] > max ? s[j] : max;
+    }
+    const vf vm = vf_set1(max);
+    vf vsum = vf_zero();
+    for (j = 0; j + KS_VL <= T; j += KS_VL) {
+        vf e = ks_exp(vf_sub(vf_load(s + j), vm));
+        vf_store(s + j, e);
+        vsum = vf_add(vsum, e);
+    }
+    if (j < T) {   /* lanes past T load as 0 and would add e^-max: keep them out of the sum */
+        vf e = ks_exp(vf_sub(vf_load_n(s + j, T - j), vm));
+        vf_store_n(s + j, T - j, e);
+        vsum = vf_add(vsum, vf_load_n(s + j, T - j));
+    }
+    return 1.0f / vf_hsum(vsum);
+}
+
+/* One head of one sequence (kernels.h) as matrix products, a block of HX_ATTENTION_ROWS queries at
+ * a time: S = Q K^T by the gemm tile against K transposed into scratch, softmax of each row of S,
+ * O = P V by the gemm tile reading V in place (or a padded copy when hd is not a multiple of
+ * KS_NR), each row of O scaled by its softmax 1 / sum. Scratch: hx_attention_scratch(T, hd). */
+static void ks_attention(int T, int hd, const float *q, const float *k, const float *v, int ld,
+                         float *out, int ldo, float scale, float *scratch)
+{
+    const int Tp = (T + KS_NR - 1) / KS_NR * KS_NR, hdp = (hd + KS_NR - 1) / KS_NR * KS_NR;
+    float *kt = scratch;                                   /* [hd x Tp]: K^T, zero past T */
+    float *s = kt + (size_t)hd * Tp;                       /* [HX_ATTENTION_ROWS x Tp] scores */
+    float *inv = s + (size_t)HX_ATTENTION_ROWS * Tp;       /* [HX_ATTENTION_ROWS] 1 / row sums */
+    const float *vb = v;
+    int ldv = ld;
+    for (int d = 0; d < hd; d++) {
+        float *row = kt + (size_t)d * Tp;
+        for (int j = 0; j < T; j++)
+            row[j] = k[(size_t)j * ld + d];
+        for (int j = T; j < Tp; j++)
+            row[j] = 0;
+    }
+    if (hd != hdp) {   /* V's rows padded with zeros to whole panels */
+        float *vp = inv + HX_ATTENTION_ROWS;               /* [T x hdp] */
+        for (int j = 0; j < T; j++)
+            for (int d = 0; d < hdp; d++)
+                vp[(size_t)j * hdp + d] = d < hd ? v[(size_t)j * ld + d] : 0;
+        vb = vp;
+        ldv = hdp;
+    }
+    for (int i0 = 0; i0 < T; i0 += HX_ATTENTION_ROWS) {
+        const int rows = T - i0 < HX_ATTENTION_ROWS ? T - i0 : HX_ATTENTION_ROWS;
+        ks_gemm(rows, 0, T, hd, q + (size_t)i0 * ld, ld, kt, KS_NR, Tp, NULL, s, Tp, 0);
+        for (int r = 0; r < rows; r++)
+            inv[r] = ks_softmax_row(T, s + (size_t)r * Tp, scale);
+        float *o = out + (size_t)i0 * ldo;
+        ks_gemm(rows, 0, hd, T, s, Tp, vb, KS_NR, ldv, NULL, o, ldo, 0);
+        for (int r = 0; r < rows; r++) {
+            float *orow = o + (size_t)r * ldo;
+            const vf scale_r = vf_set1(inv[r]);
+            int d = 0;
+            for (; d + KS_VL <= hd; d += KS_VL)
+                vf_store(orow + d, vf_mul(vf_load(orow + d), scale_r));
+            if (d < hd)
+                vf_store_n(orow + d, hd - d, vf_mul(vf_load_n(orow + d, hd - d), scale_r));
+        }
+    }
+}
+
+/* The table entries this header provides, for an ISA file's table initialiser. */
+#define KS_TABLE_KERNELS                 \
+    .nr = KS_NR,                         \
+    .gemm = ks_gemm_packed,              \
+    .attention = ks_attention,           \
+    .add_layernorm = ks_add_layernorm,   \
+    .dot = ks_dot,                       \
+    .gelu = ks_gelu_rows
+
+#endif
