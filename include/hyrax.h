@@ -314,7 +314,7 @@ typedef struct hx_search_opts {
     int fusion;                        /* 0 = RRF, 1 = weighted */
     int rrf_k;                         /* 0 = 60 */
     float vector_weight, text_weight;  /* weight of each side, for RRF and weighted fusion alike;
-                                          both 0 = the defaults, 0.7 and 0.3 */
+                                          both 0 = the defaults, 0.5 and 0.5 */
     uint32_t ef;                       /* HNSW search breadth; 0 = default */
     int snippets;                      /* build marked-up snippets */
     int32_t exclude_chunk;             /* chunk id left out of the results, -1 = none */

@@ -111,7 +111,7 @@ static void test_search(hx_index *ix)
           "semantic paraphrase: %s", r.n ? r.v[0].path : "-");
     CHECK(!strcmp(top(ix, "durable disk storage for pods", HX_MODE_HYBRID, NULL, 0, &r), "docs/storage.md"),
           "hybrid: %s", r.n ? r.v[0].path : "-");
-    CHECK(r.n && r.v[0].score <= 1.0f / 61 + 1e-6f, "hybrid RRF score scale (weights 0.7 + 0.3)");
+    CHECK(r.n && r.v[0].score <= 1.0f / 61 + 1e-6f, "hybrid RRF score scale (default weights sum to 1)");
     /* the heading's line opens the chunk: its words are text of the section */
     CHECK(r.n && !strcmp(r.v[0].heading, "Persistent Volumes") && r.v[0].line_start == 1, "citation fields: %s %u",
           r.n ? r.v[0].heading : "-", r.n ? r.v[0].line_start : 0);

@@ -576,7 +576,7 @@ static const char search_usage[] =
     "                      weight/(60+rank) (at most 1/61 = 0.0164 with the default weights),\n"
     "                      hybrid weighted is 0..1\n"
     "  --fusion F          rrf (default, k = 60) or weighted (min-max normalised scores)\n"
-    "  --weights V,T       weights of the vector and keyword sides, for either fusion (0.7,0.3);\n"
+    "  --weights V,T       weights of the vector and keyword sides, for either fusion (0.5,0.5);\n"
     "                      each finite and >= 0, not both 0\n"
     "  --ef N              HNSW search breadth (default 64)\n"
     "  --json              print one JSON object (query, mode, group, results, total_results,\n"

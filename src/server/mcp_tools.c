@@ -205,8 +205,8 @@ static const char *const fusion_methods[] = {"rrf", "weighted", NULL};
 static const mcp_arg fusion_args[] = {
     {"method", MCP_STRING, .choices = fusion_methods, .def = "rrf"},
     {"k", MCP_INTEGER, RANGE(1, 1000), .description = "RRF's k; default 60"},
-    {"semantic_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the semantic side (rrf or weighted); default 0.7"},
-    {"text_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the keyword side; default 0.3"},
+    {"semantic_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the semantic side (rrf or weighted); default 0.5"},
+    {"text_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the keyword side; default 0.5"},
     {NULL},
 };
 
@@ -223,7 +223,7 @@ static const mcp_arg search_args[] = {
     {"min_score", MCP_NUMBER,
      .description = "Drop results below this score. Scale per mode: semantic = cosine (-1..1); keyword = BM25 "
                     "(0..unbounded); hybrid rrf = sum of weight/(k+rank) (<= 1/(k+1) with the default weights "
-                    "0.7/0.3); hybrid weighted = 0..1."},
+                    "0.5/0.5); hybrid weighted = 0..1."},
     ARG_THRESHOLD,
     {"fusion", MCP_OBJECT, .props = fusion_args},
     {NULL},
