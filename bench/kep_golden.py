@@ -8,7 +8,7 @@ the share of queries whose README is among the first five documents (`--group do
 Standard library only; drives the hyrax command line.
 
   bench/kep_golden.py --hyrax ./hyrax --db KEP.hyx --corpus ../shared/corpora/keps \
-      [--weights 0.7,0.3 0.5,0.5] [--jobs 8] [--precision-label fp32]
+      [--weights 0.7,0.3 0.5,0.5] [--jobs 8] [--chunks]
 """
 import argparse
 import concurrent.futures
@@ -33,15 +33,21 @@ def golden(corpus):
     return out
 
 
-def search(hyrax, db, query, mode, weights):
-    cmd = [hyrax, "search", "--db", db, "--json", "-k", "5", "--group", "document",
-           "--mode", mode]
+def search(hyrax, db, query, mode, weights, chunks):
+    """The first five documents of one search. `chunks`: for builds without --group, the first
+    five distinct documents of a 50-chunk list (what such a build shows a user)."""
+    cmd = [hyrax, "search", "--db", db, "--json", "--mode", mode]
+    cmd += ["-k", "50"] if chunks else ["-k", "5", "--group", "document"]
     if weights:
         cmd += ["--weights", weights]
     r = subprocess.run(cmd + [query], capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError(f"{cmd}: {r.stderr.strip()}")
-    return [x["path"] for x in json.loads(r.stdout)["results"]]
+    docs = []
+    for x in json.loads(r.stdout)["results"]:
+        if x["path"] not in docs:
+            docs.append(x["path"])
+    return docs[:5]
 
 
 def main():
@@ -52,6 +58,8 @@ def main():
                     help="the folder that was indexed (paths in the index are relative to it)")
     ap.add_argument("--weights", nargs="*", default=[], help="hybrid weights V,T to try")
     ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--chunks", action="store_true",
+                    help="the build has no --group: dedupe a chunk list instead")
     args = ap.parse_args()
 
     gold = golden(args.corpus)
@@ -59,7 +67,7 @@ def main():
     runs += [("hybrid", w) for w in args.weights]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         for mode, w in runs:
-            tops = list(ex.map(lambda g: search(args.hyrax, args.db, g[0], mode, w), gold))
+            tops = list(ex.map(lambda g: search(args.hyrax, args.db, g[0], mode, w, args.chunks), gold))
             hit = sum(rel in top for (_, rel), top in zip(gold, tops))
             first = sum(top[:1] == [rel] for (_, rel), top in zip(gold, tops))
             label = mode + (f" {w}" if w else "")

@@ -4,6 +4,7 @@
  * except at creation, job start and job end. */
 #include "pool.h"
 #include "alloc.h"
+#include "platform.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -227,8 +228,8 @@ hx_pool *hx_pool_shared(void)
         return shared_pool;
     pthread_mutex_lock(&shared_mu);
     if (!shared_pool) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        int threads = n < 1 ? 1 : n > HX_POOL_SHARED_MAX ? HX_POOL_SHARED_MAX : (int)n;
+        int n = hx_platform_cpus();
+        int threads = n > HX_POOL_SHARED_MAX ? HX_POOL_SHARED_MAX : n;
         if (hx_pool_new(&shared_pool, threads, NULL) == 0)
             atomic_store(&shared_ready, 1);
     }
