@@ -1,7 +1,7 @@
 /* kernels.h: the numeric kernels of the forward pass, one table per instruction set
  * (kernels_scalar.c is the reference; the fast tables are written once in kernels_simd.h over a
- * vector vocabulary that each ISA file, x86/kernels_avx2.c and x86/kernels_avx512.c, defines;
- * arm/kernels_neon.c is the AArch64 table; each is built only for its architecture).
+ * vector vocabulary that each ISA file, x86/kernels_avx2.c, x86/kernels_avx512.c and
+ * arm/kernels_neon.c, defines; each is built only for its architecture).
  * Kernels take raw pointers and sizes, never allocate, and never touch global state.
  * Each SIMD kernel is tested against the scalar one with named tolerances (tests/test_kernels.c). */
 #ifndef HX_KERNELS_H
@@ -41,7 +41,7 @@ typedef struct hx_kernels {
     float (*dot)(const float *a, const float *b, size_t n);
 
     /* GELU (erf form) in place over rows x cols floats, rows ldc apart, as gemm's epilogue does it
-     * (the int8 path applies it after its gemm). NULL in a table without it: scalar's is used. */
+     * (the int8 path applies it after its gemm). */
     void (*gelu)(int rows, int cols, float *c, int ldc);
 } hx_kernels;
 
