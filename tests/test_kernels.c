@@ -4,7 +4,7 @@
  * tolerances below, plus GELU and exp sweeps, all 65536 halfs, and HYRAX_ISA=scalar honoured
  * (cpu.h). The int8 tables (kernels_int8*.c): the scalar reference against sums over unpacked
  * rows, then every int8 table the machine has against it (the VNNI ones are skipped where the CPU
- * lacks them). */
+ * lacks them; NEON's is tested on AArch64). */
 #include "check.h"
 #include "kernels.h"
 
@@ -565,7 +565,8 @@ static void test_env_override(void)
           hx_kernels_i8_get()->name);
 }
 
-/* The best ISA of this machine has a table in this build; on AArch64 that is NEON. */
+/* The best ISA of this machine has a table in this build; on AArch64 that is NEON, for float and
+ * int8. */
 static void test_selection(void)
 {
     enum hx_isa best = hx_cpu_best_isa();
@@ -573,6 +574,7 @@ static void test_selection(void)
 #if defined(__aarch64__)
     CHECK(best == HX_ISA_NEON && hx_kernels_for(HX_ISA_NEON) == &hx_kernels_neon,
           "aarch64: best ISA %s, want neon", hx_isa_name(best));
+    CHECK(hx_kernels_i8_for(HX_I8_NEON) == &hx_kernels_i8_neon, "aarch64: no NEON int8 table");
 #endif
     for (int i = 0; i < HX_ISA_COUNT; i++) {
         const hx_kernels *kt = hx_kernels_for((enum hx_isa)i);
