@@ -4,7 +4,7 @@
  * tolerances below, plus GELU and exp sweeps, all 65536 halfs, and HYRAX_ISA=scalar honoured
  * (cpu.h). The int8 tables (kernels_int8*.c): the scalar reference against sums over unpacked
  * rows, then every int8 table the machine has against it (the VNNI ones are skipped where the CPU
- * lacks them). */
+ * lacks them; NEON's is tested on AArch64). */
 #include "check.h"
 #include "kernels.h"
 
@@ -197,6 +197,36 @@ static void test_gelu_sweep(const hx_kernels *kt)
     printf("%s gelu: max error %.3g (per max(1,|x|)) at x=%g over [-10, 10]\n", kt->name, (double)worst,
            (double)worst_x);
     free(W), free(x), free(c), free(Bp);
+}
+
+/* The table's own GELU entry, which the int8 path applies after its gemm (kernels.h): every table
+ * has one, against scalar's, over widths with vector tails, never past `cols`. */
+static void test_gelu_rows(const hx_kernels *kt)
+{
+    static const int widths[] = {1, 3, 4, 5, 8, 15, 16, 17, 33, 384};
+    CHECK(kt->gelu != NULL, "%s: no gelu entry", kt->name);
+    if (!kt->gelu)
+        return;
+    float worst = 0;
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+        const int rows = 3, cols = widths[w], ldc = cols + 3;
+        float x1[3 * 387], x2[3 * 387];
+        fill(x1, (size_t)rows * ldc, -6, 6);
+        for (int r = 0; r < rows; r++)
+            for (int j = cols; j < ldc; j++)
+                x1[r * ldc + j] = SENTINEL;
+        memcpy(x2, x1, (size_t)rows * ldc * sizeof *x1);
+        hx_kernels_scalar.gelu(rows, cols, x1, ldc);
+        kt->gelu(rows, cols, x2, ldc);
+        for (int i = 0; i < rows * ldc; i++) {
+            float err = fabsf(x2[i] - x1[i]) / fmaxf(1, fabsf(x1[i]));
+            if (i % ldc < cols && err > worst)
+                worst = err;
+            CHECK(i % ldc < cols ? err <= TOL_GELU_ABS : x2[i] == SENTINEL,
+                  "%s gelu rows cols=%d [%d]: %g vs %g", kt->name, cols, i, (double)x2[i], (double)x1[i]);
+        }
+    }
+    printf("%s gelu rows: max error %.3g (per max(1,|x|))\n", kt->name, (double)worst);
 }
 
 /* === Attention === */
@@ -535,7 +565,8 @@ static void test_env_override(void)
           hx_kernels_i8_get()->name);
 }
 
-/* The best ISA of this machine has a table in this build; on AArch64 that is NEON. */
+/* The best ISA of this machine has a table in this build; on AArch64 that is NEON, for float and
+ * int8. */
 static void test_selection(void)
 {
     enum hx_isa best = hx_cpu_best_isa();
@@ -543,6 +574,7 @@ static void test_selection(void)
 #if defined(__aarch64__)
     CHECK(best == HX_ISA_NEON && hx_kernels_for(HX_ISA_NEON) == &hx_kernels_neon,
           "aarch64: best ISA %s, want neon", hx_isa_name(best));
+    CHECK(hx_kernels_i8_for(HX_I8_NEON) == &hx_kernels_i8_neon, "aarch64: no NEON int8 table");
 #endif
     for (int i = 0; i < HX_ISA_COUNT; i++) {
         const hx_kernels *kt = hx_kernels_for((enum hx_isa)i);
@@ -569,6 +601,7 @@ int main(void)
         test_dot(kt);
         test_gemm(kt);
         test_gelu_sweep(kt);
+        test_gelu_rows(kt);
         test_exp_sweep(kt);
         test_attention(kt);
         test_layernorm(kt);

@@ -221,7 +221,7 @@ static void gemm_i8_task(void *ctx, int task, int worker)
     g->k8->gemm(rows, n0, n1, g->K, g->qa + (size_t)r0 * Kp, Kp, g->qs + r0, g->q->w, g->q->wscale,
                 g->bias, C, g->N);
     if (g->gelu)
-        (g->kern->gelu ? g->kern->gelu : hx_kernels_scalar.gelu)(rows, n1 - n0, C + n0, g->N);
+        g->kern->gelu(rows, n1 - n0, C + n0, g->N);
 }
 
 /* C[M x N] = A[M x K] W^T + bias (GELU if asked) for one Linear layer, in float (Wp, packed for

@@ -1,7 +1,7 @@
 /* kernels.h: the numeric kernels of the forward pass, one table per instruction set
  * (kernels_scalar.c is the reference; the fast tables are written once in kernels_simd.h over a
- * vector vocabulary that each ISA file, x86/kernels_avx2.c and x86/kernels_avx512.c, defines;
- * arm/kernels_neon.c is the AArch64 table; each is built only for its architecture).
+ * vector vocabulary that each ISA file, x86/kernels_avx2.c, x86/kernels_avx512.c and
+ * arm/kernels_neon.c, defines; each is built only for its architecture).
  * Kernels take raw pointers and sizes, never allocate, and never touch global state.
  * Each SIMD kernel is tested against the scalar one with named tolerances (tests/test_kernels.c). */
 #ifndef HX_KERNELS_H
@@ -41,7 +41,7 @@ typedef struct hx_kernels {
     float (*dot)(const float *a, const float *b, size_t n);
 
     /* GELU (erf form) in place over rows x cols floats, rows ldc apart, as gemm's epilogue does it
-     * (the int8 path applies it after its gemm). NULL in a table without it: scalar's is used. */
+     * (the int8 path applies it after its gemm). */
     void (*gelu)(int rows, int cols, float *c, int ldc);
 } hx_kernels;
 
@@ -82,15 +82,16 @@ typedef struct hx_kernels_i8 {
                  const int8_t *Bp, const float *wscale, const float *bias, float *C, int ldc);
 } hx_kernels_i8;
 
-enum hx_i8_isa { HX_I8_SCALAR, HX_I8_AVX2, HX_I8_AVXVNNI, HX_I8_AVX512VNNI, HX_I8_COUNT };
+enum hx_i8_isa { HX_I8_SCALAR, HX_I8_AVX2, HX_I8_AVXVNNI, HX_I8_AVX512VNNI, HX_I8_NEON, HX_I8_COUNT };
 
 extern const hx_kernels_i8 hx_kernels_i8_scalar;      /* kernels_int8.c: the reference */
 extern const hx_kernels_i8 hx_kernels_i8_avx2;        /* x86/kernels_int8_avx2.c: vpmaddwd */
 extern const hx_kernels_i8 hx_kernels_i8_avxvnni;     /* x86/kernels_int8_avxvnni.c: VEX vpdpwssd */
 extern const hx_kernels_i8 hx_kernels_i8_avx512vnni;  /* x86/kernels_int8_avx512vnni.c: vpdpwssd */
+extern const hx_kernels_i8 hx_kernels_i8_neon;        /* arm/kernels_int8_neon.c: smlal */
 
 /* The best int8 table this machine runs, within HYRAX_ISA's limit (VNNI forms need the float ISA
- * level they extend: avx2 for AVX-VNNI, avx512 for AVX512-VNNI). Never NULL. */
+ * level they extend: avx2 for AVX-VNNI, avx512 for AVX512-VNNI; NEON's needs neon). Never NULL. */
 const hx_kernels_i8 *hx_kernels_i8_get(void);
 /* The table for one int8 ISA, or NULL when this machine cannot run it. */
 const hx_kernels_i8 *hx_kernels_i8_for(enum hx_i8_isa isa);

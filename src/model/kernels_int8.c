@@ -1,6 +1,7 @@
 /* kernels_int8.c: the plain-C int8 reference kernels (kernels.h "int8"), the int8 weight packing
  * every table shares, and the choice of the int8 table in use. Favour clarity here: every SIMD
- * int8 kernel (x86/kernels_int8_*.c) is checked against these by tests/test_kernels.c. */
+ * int8 kernel (x86/kernels_int8_*.c, arm/kernels_int8_neon.c) is checked against these by
+ * tests/test_kernels.c. */
 #include "kernels.h"
 
 #include <math.h>
@@ -89,6 +90,7 @@ const char *hx_i8_isa_name(enum hx_i8_isa isa)
     case HX_I8_AVX2: return "avx2";
     case HX_I8_AVXVNNI: return "avxvnni";
     case HX_I8_AVX512VNNI: return "avx512vnni";
+    case HX_I8_NEON: return "neon";
     default: return "scalar";
     }
 }
@@ -96,7 +98,7 @@ const char *hx_i8_isa_name(enum hx_i8_isa isa)
 /* The table for isa if this build has it and `limit` (an ISA level) allows it, else NULL. */
 static const hx_kernels_i8 *table_for(enum hx_i8_isa isa, enum hx_isa limit)
 {
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) && !defined(__aarch64__)
     (void)limit;   /* scalar's is the only int8 table on this architecture */
 #endif
     switch (isa) {
@@ -107,6 +109,8 @@ static const hx_kernels_i8 *table_for(enum hx_i8_isa isa, enum hx_isa limit)
         return limit >= HX_ISA_AVX2 && hx_cpu_has_avxvnni() ? &hx_kernels_i8_avxvnni : NULL;
     case HX_I8_AVX512VNNI:
         return limit >= HX_ISA_AVX512 && hx_cpu_has_avx512vnni() ? &hx_kernels_i8_avx512vnni : NULL;
+#elif defined(__aarch64__)
+    case HX_I8_NEON: return limit >= HX_ISA_NEON ? &hx_kernels_i8_neon : NULL;
 #endif
     default: return NULL;
     }

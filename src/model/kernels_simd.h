@@ -1,7 +1,7 @@
 /* kernels_simd.h: the body of every SIMD kernel table, written once over a small vocabulary of
  * vector operations (ggml's simd-mappings.h): erf/GELU and exp, the gemm tile and its cache-blocking
  * driver, attention as two matrix products around a softmax, LayerNorm and dot. Each ISA file
- * (x86/kernels_avx2.c, x86/kernels_avx512.c, an arm/ file...) defines the vocabulary below with its
+ * (x86/kernels_avx2.c, x86/kernels_avx512.c, arm/kernels_neon.c) defines the vocabulary below with its
  * intrinsics, includes this header under its own compiler flags, adds its f16 conversion and fills
  * its table with KS_TABLE_KERNELS. Only such files include it; it defines static functions only.
  * Interface and packed layout: kernels.h; reference semantics: kernels_scalar.c.
