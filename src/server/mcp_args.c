@@ -386,6 +386,6 @@ size_t mcp_arg_list(const mcp_args *a, const char *name, const char **out)
 mcp_args mcp_arg_object(const mcp_args *a, const char *name)
 {
     const mcp_arg *r = row_named(a->table, name);
-    static const mcp_arg none[] = {{NULL}};
+    static const mcp_arg none[] = {{.name = NULL}};
     return (mcp_args){r && r->props ? r->props : none, mcp_arg_value(a, name)};
 }

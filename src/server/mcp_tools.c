@@ -207,7 +207,7 @@ static const mcp_arg fusion_args[] = {
     {"k", MCP_INTEGER, RANGE(1, 1000), .description = "RRF's k; default 60"},
     {"semantic_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the semantic side (rrf or weighted); default 0.5"},
     {"text_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the keyword side; default 0.5"},
-    {NULL},
+    {.name = NULL},
 };
 
 static const mcp_arg search_args[] = {
@@ -226,7 +226,7 @@ static const mcp_arg search_args[] = {
                     "0.5/0.5); hybrid weighted = 0..1."},
     ARG_THRESHOLD,
     {"fusion", MCP_OBJECT, .props = fusion_args},
-    {NULL},
+    {.name = NULL},
 };
 
 #define RESULT_ITEM_SCHEMA                                                                                    \
@@ -288,7 +288,7 @@ static const mcp_arg context_args[] = {
      .description = "Budget for the assembled context, counted with the model's tokenizer."},
     ARG_FILTERS,
     ARG_MODE,
-    {NULL},
+    {.name = NULL},
 };
 
 static const char context_out[] =
@@ -438,7 +438,7 @@ static const mcp_arg similar_args[] = {
     ARG_FILTERS,
     {"min_score", MCP_NUMBER, .description = "Cosine similarity floor (-1..1)."},
     ARG_THRESHOLD,
-    {NULL},
+    {.name = NULL},
 };
 
 static const char similar_out[] =
@@ -545,7 +545,7 @@ static const mcp_arg list_args[] = {
     {"order", MCP_STRING, .choices = list_orders, .def = "asc"},
     {"limit", MCP_INTEGER, RANGE(1, 1000), .def = "20"},
     {"offset", MCP_INTEGER, RANGE(0, INT32_MAX), .def = "0"},
-    {NULL},
+    {.name = NULL},
 };
 
 static const char list_out[] =
@@ -646,14 +646,14 @@ static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_w
 static const mcp_arg doc_ref_args[] = {
     ARG_DOC_ID(NULL),
     ARG_DOC_PATH("root-relative path"),
-    {NULL},
+    {.name = NULL},
 };
 
 static const mcp_arg get_args[] = {
     ARG_DOC_ID(NULL),
     ARG_DOC_PATH("root-relative path"),
     {"include_chunks", MCP_BOOLEAN, .def = "true"},
-    {NULL},
+    {.name = NULL},
 };
 
 static const char get_out[] =
@@ -873,7 +873,7 @@ static const mcp_arg add_args[] = {
      .description = "Root-relative name for content, e.g. notes/meeting.md (the extension picks the type)."},
     {"metadata", MCP_STRING_MAP, AT_MOST(MAX_FILTERS),
      .description = "Extra key: value metadata for content, usable in filters."},
-    {NULL},
+    {.name = NULL},
 };
 
 static const char add_out[] =
@@ -1016,7 +1016,7 @@ static const mcp_arg reindex_args[] = {
     {"paths", MCP_STRING_LIST, AT_MOST(MAX_PATHS), .description = "Root-relative files or folders; default: the whole root."},
     {"force", MCP_BOOLEAN, .def = "false", .description = "Re-embed unchanged files too."},
     {"exclude", MCP_STRING_LIST, AT_MOST(MAX_EXCLUDES), .description = "Globs of root-relative paths to skip."},
-    {NULL},
+    {.name = NULL},
 };
 
 static const char reindex_out[] = "{\"type\":\"object\",\"properties\":{" REPORT_PROPS "},"
@@ -1064,7 +1064,7 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
 
 /* === index_health === */
 
-static const mcp_arg health_args[] = {{NULL}};
+static const mcp_arg health_args[] = {{.name = NULL}};
 
 static const char health_out[] =
     "{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"ok\",\"empty\",\"loading\",\"error\"]},"
