@@ -5,6 +5,7 @@
  *   peak isa=avx2 gflops=P flops_per_cycle=F
  *   gemm isa=avx2 M=256 N=1536 K=384 gelu=1 gflops=X pct_peak=Y
  *   attention isa=avx2 T=128 hd=32 gflops=X
+ *   gemm_i8 isa=avx512vnni M=256 N=1536 K=384 gops=X   (quantize + integer gemm, int8 tables)
  * pct_peak is of that ISA's pure-FMA peak (scalar: of the AVX2 one). Times are this thread's CPU
  * time, best single call over MIN_SECONDS, so a busy shared machine skews them less.
  * Usage: gemm_bench [M ...]   (default M = 1 12 64 256 1024 4096; scalar runs only M <= 64). */
@@ -133,6 +134,36 @@ static double gemm_gflops(const hx_kernels *kt, int M, int N, int K, int gelu)
     return 2.0 * M * N * K / best / 1e9;
 }
 
+/* Best GOP/s (2 M N K integer multiply-adds) of one int8 table's quantize + gemm, as the encoder
+ * calls them for one Linear layer. */
+static double gemm_i8_gops(const hx_kernels_i8 *k8, int M, int N, int K)
+{
+    const int Kp = hx_i8_row_len(K);
+    float *A = malloc((size_t)M * K * sizeof *A), *C = malloc((size_t)M * N * sizeof *C);
+    float *ascale = malloc((size_t)M * sizeof *ascale), *wscale = malloc((size_t)N * sizeof *wscale);
+    int16_t *Aq = malloc((size_t)M * Kp * sizeof *Aq);
+    int8_t *Bp = malloc(hx_pack_i8_size(N, K));
+    if (!A || !C || !ascale || !wscale || !Aq || !Bp) {
+        fprintf(stderr, "gemm_bench: out of memory\n");
+        exit(1);
+    }
+    fill(A, (size_t)M * K);
+    fill(wscale, (size_t)N);
+    for (size_t i = 0; i < hx_pack_i8_size(N, K); i++)
+        Bp[i] = (int8_t)((i * 2654435761u) % 255 - 127);
+    double best = 1e30, start = now();
+    do {
+        double t = now();
+        k8->quantize(M, K, A, K, Aq, Kp, ascale);
+        k8->gemm(M, 0, N, K, Aq, Kp, ascale, Bp, wscale, NULL, C, N);
+        t = now() - t;
+        if (t < best)
+            best = t;
+    } while (now() - start < MIN_SECONDS);
+    free(A), free(C), free(ascale), free(wscale), free(Aq), free(Bp);
+    return 2.0 * M * N * K / best / 1e9;
+}
+
 /* === Attention === */
 
 /* Best GFLOP/s (4 T^2 hd: scores and weighted sum) of one head over a packed q|k|v buffer. */
@@ -140,7 +171,7 @@ static double attention_gflops(const hx_kernels *kt, int T, int hd)
 {
     const int ld = 3 * hd;
     float *qkv = malloc((size_t)T * ld * sizeof *qkv), *out = malloc((size_t)T * hd * sizeof *out);
-    float *scratch = malloc((size_t)T * sizeof *scratch);
+    float *scratch = malloc(hx_attention_scratch(T, hd) * sizeof *scratch);
     if (!qkv || !out || !scratch) {
         fprintf(stderr, "gemm_bench: out of memory\n");
         exit(1);
@@ -193,6 +224,16 @@ int main(int argc, char **argv)
                 double ref = peak[isa] > 0 ? peak[isa] : peak[HX_ISA_AVX2];
                 printf("gemm isa=%s M=%d N=%d K=%d gelu=%d gflops=%.2f pct_peak=%.1f\n", kt->name, Ms[i],
                        shapes[s].N, shapes[s].K, shapes[s].gelu, g, ref > 0 ? 100.0 * g / ref : 0.0);
+                fflush(stdout);
+            }
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int i = 0; i < nM; i++)
+            for (int isa = 0; isa < HX_I8_COUNT; isa++) {
+                const hx_kernels_i8 *k8 = hx_kernels_i8_for((enum hx_i8_isa)isa);
+                if (!k8 || (isa == HX_I8_SCALAR && Ms[i] > 64) || Ms[i] < 1)
+                    continue;
+                printf("gemm_i8 isa=%s M=%d N=%d K=%d gops=%.2f\n", k8->name, Ms[i], shapes[s].N,
+                       shapes[s].K, gemm_i8_gops(k8, Ms[i], shapes[s].N, shapes[s].K));
                 fflush(stdout);
             }
     static const int Ts[] = {12, 128, 512};
