@@ -139,7 +139,7 @@ static void test_group(void)
           "text output: one line per document, the herd's other chunks named: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --group page zebra 2>&1", idx);
-    CHECK(check_run(cmd, &out) == 2 && strstr(out, "--group is document or chunk"), "a bad --group: %s", out);
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "--group is chunk or document"), "a bad --group: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0, "cleanup");
@@ -420,10 +420,10 @@ int main(void)
                          "\"$HYRAX_BIN\" search --db %s.missing x", "\"$HYRAX_BIN\" index --db %s --bogus x", "\"$HYRAX_BIN\" nope",
                          "\"$HYRAX_BIN\" search --db %s",
                          /* fusion weights: one rule with MCP (hx_fusion_check_weights), no inf/NaN scores */
-                         "\"$HYRAX_BIN\" search --db %s --weights inf,1 pods",
-                         "\"$HYRAX_BIN\" search --db %s --weights 0,0 pods",
-                         "\"$HYRAX_BIN\" search --db %s --fusion weighted --weights 3e38,3e38 pods",
-                         "\"$HYRAX_BIN\" search --db %s --weights nan,1 pods"};
+                         "\"$HYRAX_BIN\" search --db %s --fusion-weights inf,1 pods",
+                         "\"$HYRAX_BIN\" search --db %s --fusion-weights 0,0 pods",
+                         "\"$HYRAX_BIN\" search --db %s --fusion weighted --fusion-weights 3e38,3e38 pods",
+                         "\"$HYRAX_BIN\" search --db %s --fusion-weights nan,1 pods"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char c[2 * PATH_MAX];
         snprintf(c, sizeof c, bad[i], db);
