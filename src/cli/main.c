@@ -1239,8 +1239,8 @@ static void on_stop_signal(int sig)
 
 static int cmd_serve(const cli_args *a)
 {
-    hx_mcp_config cfg = {db_opt(a), NULL, opt_str(a, "--model"), (int)opt_long(a, "--threads", 0),
-                         opt_str(a, "--read-only") != NULL, -1};
+    hx_mcp_config cfg = {.db = db_opt(a), .weights = opt_str(a, "--model"), .read_only = opt_str(a, "--read-only") != NULL,
+                         .threads = (int)opt_long(a, "--threads", 0), .stop_fd = -1};
     const char *root_arg = opt_str(a, "--root") ? opt_str(a, "--root") : ".";
     char root[4096];
     if (!realpath(root_arg, root)) {
