@@ -175,8 +175,7 @@ static void args_free(cli_args *a)
     free(a->operands);
 }
 
-/* The table entry of `name` for the command, or NULL. A name the command code asks for that the
- * table does not give that command is a bug in this file: it aborts rather than read nothing. */
+/* The table entry of name[0..len) for the command, or NULL. */
 static const cli_opt *opt_find(unsigned cmd, const char *name, size_t len)
 {
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
@@ -185,6 +184,8 @@ static const cli_opt *opt_find(unsigned cmd, const char *name, size_t len)
     return NULL;
 }
 
+/* The entry a command's code asks for by name. A name the table does not give that command is a
+ * bug in this file: it aborts rather than read nothing. */
 static const cli_opt *opt_known(const cli_args *a, const char *name)
 {
     const cli_opt *o = opt_find(a->cmd->bit, name, strlen(name));
@@ -250,7 +251,8 @@ static void cmd_help(const cli_cmd *c, FILE *f)
         if (o && (!(o->cmds & c->bit) || !o->help || !strcmp(o->name, "--help")))
             continue;
         int n = !o ? snprintf(item, sizeof item, "%s", c->operands)
-                   : o->short_name ? snprintf(item, sizeof item, "[-%c %s]", o->short_name, o->value)
+                   : o->short_name ? snprintf(item, sizeof item, "[-%c%s%s]%s", o->short_name, o->value ? " " : "",
+                                              o->value ? o->value : "", o->repeat ? "..." : "")
                                    : snprintf(item, sizeof item, "[%s%s%s]%s", o->name, o->value ? " " : "",
                                               o->value ? o->value : "", o->repeat ? "..." : "");
         if (!n)
@@ -389,8 +391,8 @@ static int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a)
     }
     if (a->n_operands < (size_t)c->min_operands ||
         (c->max_operands >= 0 && a->n_operands > (size_t)c->max_operands)) {
-        if (a->n_operands < (size_t)c->min_operands)
-            fprintf(stderr, "hyrax %s: give %s\n", c->name, c->operands);
+        if (a->n_operands < (size_t)c->min_operands)   /* "PATH..." reads "at least one PATH" */
+            fprintf(stderr, "hyrax %s: give at least one %.*s\n", c->name, (int)strcspn(c->operands, "."), c->operands);
         else {
             fprintf(stderr, "hyrax %s: unexpected argument '", c->name);
             put_text(stderr, a->operands[c->max_operands], 200, false);
