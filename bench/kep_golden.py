@@ -39,7 +39,7 @@ def search(hyrax, db, query, mode, weights, chunks):
     cmd = [hyrax, "search", "--db", db, "--json", "--mode", mode]
     cmd += ["-k", "50"] if chunks else ["-k", "5", "--group", "document"]
     if weights:
-        cmd += ["--weights", weights]
+        cmd += ["--fusion-weights", weights]
     r = subprocess.run(cmd + [query], capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError(f"{cmd}: {r.stderr.strip()}")

@@ -6,6 +6,7 @@
  * lost documents, a hang or death by a signal. */
 #include "check.h"
 #include "json.h"
+#include "serve_client.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -139,7 +140,7 @@ static void test_group(void)
           "text output: one line per document, the herd's other chunks named: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --group page zebra 2>&1", idx);
-    CHECK(check_run(cmd, &out) == 2 && strstr(out, "--group is document or chunk"), "a bad --group: %s", out);
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "--group is chunk or document"), "a bad --group: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0, "cleanup");
@@ -340,6 +341,271 @@ static void test_precision(void)
     unlink(db8);
 }
 
+/* === Issue 11 item 7: the command line users trip over === */
+
+/* The "query" of a search --json answer into buf ("" when the answer is not one); 0 or -1. */
+static int answer_query(const char *json, char *buf, size_t cap)
+{
+    hx_json_doc *doc = NULL;
+    buf[0] = 0;
+    if (hx_json_parse(&doc, json, strlen(json), NULL, NULL))
+        return -1;
+    const char *q = hx_json_str(hx_json_obj_get(hx_json_doc_root(doc), "query"), NULL);
+    snprintf(buf, cap, "%s", q ? q : "");
+    hx_json_doc_free(doc);
+    return q ? 0 : -1;
+}
+
+/* One option table: "--" ends the options (a query word may then start with -), --name=VALUE
+ * works, an unknown option is refused with the command's own options named, a missing value is
+ * named, and --help lists what the table gives. Runs on idx, which holds docs/sched.md (about
+ * the kube-scheduler and pods), docs/store.md (persistent volumes) and kep.yaml. */
+static void test_options(const char *idx)
+{
+    char cmd[3 * PATH_MAX], q[256], *out;
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json -- pods", idx);
+    CHECK(check_run(cmd, &out) == 0 && answer_query(out, q, sizeof q) == 0 && !strcmp(q, "pods"),
+          "-- ends the options and is not query text: query '%s' in %.200s", q, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode=keyword --json -- kube -volumes", idx);
+    CHECK(check_run(cmd, &out) == 0 && answer_query(out, q, sizeof q) == 0 && !strcmp(q, "kube -volumes") &&
+              strstr(out, "\"path\":\"docs/sched.md\"") && !strstr(out, "docs/store.md"),
+          "after --, -volumes is the keyword syntax's exclusion; --mode=keyword is read: %.300s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json kube -volumes 2>&1", idx);
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "unknown option '-volumes'") && strstr(out, "-- ends the options"),
+          "before --, -volumes is an unknown option, and the message says how to pass it: %s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --bogus pods 2>&1 >/dev/null", idx);
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "unknown option '--bogus'") && strstr(out, "search takes") &&
+              strstr(out, "--db") && strstr(out, "-k/--top-k") && strstr(out, "--fusion-weights") && strstr(out, "--json"),
+          "an unknown search option names search's options: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --db %s --mode keyword 2>&1 >/dev/null", idx);
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "stats takes") && strstr(out, "--json") && !strstr(out, "--fusion"),
+          "stats names its own options, not search's: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s pods -k 2>&1", idx);
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "--top-k needs a value (N)"), "a missing value is named: %s", out);
+    free(out);
+    CHECK(check_run("\"$HYRAX_BIN\" search --help", &out) == 0 && strstr(out, "-k, --top-k N") &&
+              strstr(out, "--fusion-weights V,T") && strstr(out, "--model FILE") && strstr(out, "QUERY..."),
+          "search --help is generated from the table: %s", out);
+    free(out);
+    CHECK(check_run("\"$HYRAX_BIN\" index -h", &out) == 0 && strstr(out, "--progress-every SECONDS") &&
+              strstr(out, "--exclude GLOB]...") && strstr(out, "PATH..."),
+          "index -h: %s", out);
+    free(out);
+}
+
+/* --weights meant the fusion weights in search and the weights file in embed and serve; now
+ * --fusion-weights and --model each mean one thing and --weights is refused with the new name. */
+static void test_weights_flags(const char *idx)
+{
+    char cmd[3 * PATH_MAX], *out;
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --weights 0.7,0.3 pods 2>&1", idx);
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "use --fusion-weights V,T"), "search --weights refused: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" embed --weights weights/all-minilm-l6-v2.hxw </dev/null 2>&1");
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "use --model FILE"), "embed --weights refused: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" serve --weights weights/all-minilm-l6-v2.hxw </dev/null 2>&1");
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "use --model FILE"), "serve --weights refused: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --fusion-weights 1,0 --mode hybrid --json -k 1 pods", idx);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"path\":\"docs/sched.md\""), "--fusion-weights: %.200s", out);
+    free(out);
+    CHECK(check_run("echo hello | \"$HYRAX_BIN\" embed --model weights/all-minilm-l6-v2.hxw", &out) == 0 &&
+              out[0] == '[',
+          "embed --model FILE: %.80s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --model /nonexistent/x.hxw pods 2>&1", idx);
+    CHECK(check_run(cmd, &out) == 1 && strstr(out, "/nonexistent/x.hxw"), "search --model opens that file: %s", out);
+    free(out);
+}
+
+/* A mistyped path in the first `hyrax index` used to create .hyrax/index.hyx rooted at the
+ * current folder and then fail; now it fails first and creates nothing, and so does a path
+ * outside the root the first run would record. */
+static void test_first_index(void)
+{
+    char tmpl[] = "/tmp/hx_cli_first_XXXXXX", dir[PATH_MAX], cmd[3 * PATH_MAX], hx[PATH_MAX + 16], *out;
+    struct stat st;
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
+    snprintf(hx, sizeof hx, "%s/.hyrax", dir);
+    check_put(dir, "a.md", "# A\n\nThe aardvark digs.\n");
+    check_put(dir, "b.md", "# B\n\nThe badger digs too.\n");
+    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index ./doesnotexist 2>&1", dir);
+    CHECK(check_run(cmd, &out) == 1 && strstr(out, "doesnotexist") && strstr(out, "no index created"),
+          "a missing first path is an error: %s", out);
+    free(out);
+    CHECK(stat(hx, &st) != 0, "nothing created for the missing path");
+    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index a.md ../elsewhere.md 2>&1", dir);
+    CHECK(check_run(cmd, &out) == 1 && strstr(out, "no index created"), "a path outside the root: %s", out);
+    free(out);
+    CHECK(stat(hx, &st) != 0, "nothing created for the path outside");
+    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index a.md b.md 2>&1", dir);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "added 2,"), "two good paths: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
+/* The keys of an object, sorted, ","-joined into buf. */
+static void key_set(const hx_json_val *obj, char *buf, size_t cap)
+{
+    const char *keys[64];
+    size_t n = 0;
+    hx_json_iter it;
+    const hx_json_val *k, *v;
+    hx_json_iter_init(&it, obj);
+    while (n < 64 && hx_json_iter_next(&it, &k, &v))
+        keys[n++] = hx_json_str(k, NULL);
+    for (size_t i = 1; i < n; i++)   /* insertion sort: a few keys */
+        for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
+            const char *t = keys[j];
+            keys[j] = keys[j - 1];
+            keys[j - 1] = t;
+        }
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? "," : "", keys[i]);
+}
+
+/* A tools/call answer's structuredContent (NULL when the call failed); *doc owns it. */
+static const hx_json_val *mcp_call(server *s, hx_json_doc **doc, int id, const char *name, const char *args)
+{
+    char line[4096], *out;
+    snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\","
+             "\"arguments\":%s}}", id, name, args);
+    send_line(s, line);
+    *doc = NULL;
+    out = read_line(s, 60000);
+    if (!out || hx_json_parse(doc, out, strlen(out), NULL, NULL)) {
+        free(out);
+        return NULL;
+    }
+    free(out);
+    const hx_json_val *r = get(hx_json_doc_root(*doc), "result");
+    return r && hx_json_bool(get(r, "isError")) != 1 ? get(r, "structuredContent") : NULL;
+}
+
+/* Starts `hyrax serve` on idx and initializes it; 0 or -1. */
+static int serve_on(server *s, const char *dir, const char *idx)
+{
+    if (start_in(s, dir, idx, 1))
+        return -1;
+    send_line(s, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                 "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    char *out = read_line(s, 60000);
+    int ok = out && strstr(out, "protocolVersion");
+    free(out);
+    send_line(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    return ok ? 0 : -1;
+}
+
+static void serve_stop(server *s)
+{
+    close(s->in);
+    close(s->out);
+    waitpid(s->pid, NULL, 0);
+    free(s->buf);
+}
+
+/* The CLI's search --json and MCP's search write one result object: the same keys, and the same
+ * citation (doc_id, path, chunk_id, chunk_index, lines, version) for the same query. Then
+ * document_status answers an unknown doc_id as it answers an unknown path: found false, status
+ * not_found, the same keys. */
+static void test_citation_and_status(const char *dir, const char *idx)
+{
+    char cmd[3 * PATH_MAX], cli_keys[1024], mcp_keys[1024], *out;
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json -k 2 -- kube scheduler pods", idx);
+    CHECK(check_run(cmd, &out) == 0, "cli search: %.200s", out);
+    hx_json_doc *cli = NULL, *mcp = NULL;
+    CHECK(hx_json_parse(&cli, out, strlen(out), NULL, NULL) == 0, "cli answer is JSON: %.200s", out);
+    free(out);
+    server s;
+    CHECK(serve_on(&s, dir, idx) == 0, "serve starts");
+    const hx_json_val *m = mcp_call(&s, &mcp, 1, "search", "{\"query\":\"kube scheduler pods\",\"mode\":\"keyword\",\"top_k\":2}");
+    const hx_json_val *cr = cli ? hx_json_obj_get(hx_json_doc_root(cli), "results") : NULL;
+    const hx_json_val *mr = m ? hx_json_obj_get(m, "results") : NULL;
+    CHECK(hx_json_len(cr) >= 1 && hx_json_len(cr) == hx_json_len(mr), "both answer: cli %zu, mcp %zu results",
+          hx_json_len(cr), hx_json_len(mr));
+    for (size_t i = 0; i < hx_json_len(cr) && i < hx_json_len(mr); i++) {
+        const hx_json_val *c = hx_json_arr_get(cr, i), *x = hx_json_arr_get(mr, i);
+        key_set(c, cli_keys, sizeof cli_keys);
+        key_set(x, mcp_keys, sizeof mcp_keys);
+        CHECK(!strcmp(cli_keys, mcp_keys), "result %zu: one shape: cli {%s} mcp {%s}", i, cli_keys, mcp_keys);
+        const hx_json_val *cc = hx_json_obj_get(c, "citation"), *mc = hx_json_obj_get(x, "citation");
+        key_set(cc, cli_keys, sizeof cli_keys);
+        CHECK(cc && !strcmp(cli_keys, "chunk_id,chunk_index,doc_id,line_end,line_start,path,version") &&
+                  hx_json_equal(cc, mc),
+              "result %zu: the same citation: {%s}", i, cli_keys);
+        CHECK(hx_json_equal(hx_json_obj_get(cc, "path"), hx_json_obj_get(c, "path")) &&
+                  hx_json_equal(hx_json_obj_get(cc, "version"), hx_json_obj_get(c, "version")),
+              "result %zu: the citation holds the result's own path and version", i);
+    }
+    hx_json_doc_free(cli);
+    hx_json_doc_free(mcp);
+
+    hx_json_doc *by_id = NULL, *by_path = NULL;
+    const hx_json_val *a = mcp_call(&s, &by_id, 2, "document_status", "{\"doc_id\":4000000}");
+    const hx_json_val *b = mcp_call(&s, &by_path, 3, "document_status", "{\"path\":\"no/such.md\"}");
+    CHECK(a && b, "both answer rather than one failing: doc_id %s, path %s", a ? "answer" : "error", b ? "answer" : "error");
+    if (a && b) {
+        key_set(a, cli_keys, sizeof cli_keys);
+        key_set(b, mcp_keys, sizeof mcp_keys);
+        CHECK(!strcmp(cli_keys, mcp_keys), "the same keys: {%s} and {%s}", cli_keys, mcp_keys);
+        const char *sa = hx_json_str(get(a, "status"), NULL), *sb = hx_json_str(get(b, "status"), NULL);
+        CHECK(sa && sb && !strcmp(sa, "not_found") && !strcmp(sb, "not_found"), "not_found both: %s %s", sa, sb);
+        CHECK(hx_json_type_of(get(a, "found")) == HX_JSON_BOOL && !hx_json_bool(get(a, "found")) &&
+                  hx_json_type_of(get(b, "found")) == HX_JSON_BOOL && !hx_json_bool(get(b, "found")),
+              "found false both");
+        int64_t id = -1;
+        CHECK(hx_json_num_int64(get(a, "id"), &id, NULL) == 0 && id == 4000000 && hx_json_type_of(get(a, "path")) == HX_JSON_NULL,
+              "the doc_id asked is echoed, path null");
+        const char *p = hx_json_str(get(b, "path"), NULL);
+        CHECK(p && !strcmp(p, "no/such.md") && hx_json_type_of(get(b, "id")) == HX_JSON_NULL,
+              "the path asked is echoed, id null");
+    }
+    hx_json_doc_free(by_id);
+    hx_json_doc_free(by_path);
+    serve_stop(&s);
+}
+
+/* When stderr is not a terminal, index prints a progress line counting chunks embedded every
+ * --progress-every seconds (0: after every batch), the last one at all chunks. 130 sections of
+ * a few words are 130 short chunks (one per section): more than two embedding batches. */
+static void test_progress(void)
+{
+    char tmpl[] = "/tmp/hx_cli_prog_XXXXXX", dir[PATH_MAX], cmd[3 * PATH_MAX], *out;
+    static char doc[130 * 64];
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
+    doc[0] = 0;
+    for (int i = 0; i < 130; i++)
+        snprintf(doc + strlen(doc), sizeof doc - strlen(doc), "# Part %d\n\nOtter number %d swims.\n\n", i, i);
+    check_put(dir, "otters.md", doc);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s/idx.hyx --progress-every 0 %s 2>&1", dir, dir);
+    CHECK(check_run(cmd, &out) == 0, "index: %s", out);
+    size_t lines = 0, done = 0, total = 0, last_done = 0, chunks = 0;
+    bool rising = true;
+    for (const char *p = out; (p = strstr(p, "hyrax index: embedded ")); p++) {
+        if (sscanf(p, "hyrax index: embedded %zu/%zu chunks", &done, &total) != 2)
+            break;
+        rising = rising && done >= last_done && done <= total;
+        last_done = done;
+        lines++;
+    }
+    const char *sum = strstr(out, "(+");
+    CHECK(sum && sscanf(sum, "(+%zu/", &chunks) == 1 && chunks == 130, "130 chunks, one per section: %s", out);
+    CHECK(lines >= 3 && rising && done == total && total == chunks,
+          "a line per batch, rising, the last at all %zu chunks: %zu lines, last %zu/%zu: %s", chunks, lines, done, total, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_cli_XXXXXX", cmd[3 * PATH_MAX], *out;
@@ -355,6 +621,9 @@ int main(void)
     free(out);
     CHECK(check_run(cmd, &out) == 0 && strstr(out, "added 0, updated 0, unchanged 3, removed 0"), "re-index: %s", out);
     free(out);
+    test_options(db);
+    test_weights_flags(db);
+    test_citation_and_status(root, db);
 
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --json -k 2 where do pods run", db);
     CHECK(check_run(cmd, &out) == 0, "search --json exits 0");
@@ -420,10 +689,10 @@ int main(void)
                          "\"$HYRAX_BIN\" search --db %s.missing x", "\"$HYRAX_BIN\" index --db %s --bogus x", "\"$HYRAX_BIN\" nope",
                          "\"$HYRAX_BIN\" search --db %s",
                          /* fusion weights: one rule with MCP (hx_fusion_check_weights), no inf/NaN scores */
-                         "\"$HYRAX_BIN\" search --db %s --weights inf,1 pods",
-                         "\"$HYRAX_BIN\" search --db %s --weights 0,0 pods",
-                         "\"$HYRAX_BIN\" search --db %s --fusion weighted --weights 3e38,3e38 pods",
-                         "\"$HYRAX_BIN\" search --db %s --weights nan,1 pods"};
+                         "\"$HYRAX_BIN\" search --db %s --fusion-weights inf,1 pods",
+                         "\"$HYRAX_BIN\" search --db %s --fusion-weights 0,0 pods",
+                         "\"$HYRAX_BIN\" search --db %s --fusion weighted --fusion-weights 3e38,3e38 pods",
+                         "\"$HYRAX_BIN\" search --db %s --fusion-weights nan,1 pods"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char c[2 * PATH_MAX];
         snprintf(c, sizeof c, bad[i], db);
@@ -453,6 +722,8 @@ int main(void)
 
     test_paths();
     test_group();
+    test_first_index();
+    test_progress();
 
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
     CHECK(system(cmd) == 0, "cleanup");

@@ -20,30 +20,396 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char usage[] =
-    "usage: hyrax COMMAND [OPTIONS]\n"
-    "\n"
-    "  tokenize            stdin lines -> one JSON array of token ids per line\n"
-    "  embed               stdin lines -> one JSON array of 384 floats per line\n"
-    "  index PATH...       index files and folders (incremental) into .hyrax/index.hyx\n"
-    "  search QUERY        hybrid, vector or keyword search over the index\n"
-    "  stats               counts, sizes, last commit and model of the index\n"
-    "  verify              check every checksum of the index\n"
-    "  rm PATH...          remove documents from the index\n"
-    "  recover             make a damaged index writable again, keeping its newest provable commit\n"
-    "  serve               MCP server (JSON-RPC 2.0 over stdio) for AI agents\n"
-    "\n"
-    "Run 'hyrax COMMAND --help' for the options of a command.\n";
+/* === Printing text from files and users === */
+
+/* Writes at most max bytes of s to f with control characters escaped, so a file name, title or
+ * message can never start a new output line or drive the terminal: bytes below 0x20, DEL and the
+ * C1 controls (UTF-8 C2 80..C2 9F) become \n, \r, \t or \xHH, and a backslash is doubled so the
+ * output reads back unambiguously. With fold_lines (snippets of document text) a line break
+ * becomes a space, and tabs and backslashes stay as they are. The one way the command line
+ * prints paths and the messages that quote them. */
+static void put_text(FILE *f, const char *s, size_t max, bool fold_lines)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < max && p[i]; i++) {
+        unsigned c = p[i];
+        if (fold_lines && (c == '\n' || c == '\r' || c == '\t'))
+            fputc(c == '\t' ? '\t' : ' ', f);
+        else if (c == '\n' || c == '\r' || c == '\t')
+            fprintf(f, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+        else if (c < 0x20 || c == 0x7F)
+            fprintf(f, "\\x%02x", c);
+        else if (c == 0xC2 && i + 1 < max && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F)
+            fprintf(f, "\\xc2\\x%02x", p[++i]);
+        else if (c == '\\' && !fold_lines)
+            fputs("\\\\", f);
+        else
+            fputc((int)c, f);
+    }
+}
+
+/* prefix, then text escaped by put_text, then a newline. */
+static void put_line(FILE *f, const char *prefix, const char *text)
+{
+    fputs(prefix, f);
+    put_text(f, text, SIZE_MAX, false);
+    fputc('\n', f);
+}
+
+/* === Options: one table for every command === */
+
+#define DEFAULT_DB ".hyrax/index.hyx"
+
+/* The commands, as bits: an option names the commands that take it. */
+enum {
+    CMD_TOKENIZE = 1u << 0,
+    CMD_EMBED = 1u << 1,
+    CMD_INDEX = 1u << 2,
+    CMD_SEARCH = 1u << 3,
+    CMD_STATS = 1u << 4,
+    CMD_VERIFY = 1u << 5,
+    CMD_RM = 1u << 6,
+    CMD_RECOVER = 1u << 7,
+    CMD_SERVE = 1u << 8,
+    CMD_ALL = (1u << 9) - 1,
+    CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE,
+    CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE,
+};
+
+/* One option of one or more commands. The table below is the only place an option is declared:
+ * it drives parsing, the checks of whole-number and enumerated values, `hyrax CMD --help` and the
+ * message for an unknown option. A command reads what was given with opt_str / opt_long /
+ * opt_next by the option's long name. */
+typedef struct {
+    const char *name;                /* "--db" */
+    char short_name;                 /* 'k' for -k; 0 for none */
+    const char *value;               /* what the value is called in help ("FILE"); NULL: a flag */
+    unsigned cmds;                   /* CMD_* bits of the commands that take it */
+    const char *help;                /* '\n' starts a continuation line; NULL: not listed */
+    long lo, hi;                     /* lo < hi: the value is a whole number in [lo, hi] */
+    const char *const *choices;      /* non-NULL: the value is one of these (NULL-terminated) */
+    bool repeat;                     /* every value is kept (opt_next); else the last one counts */
+    const char *renamed;             /* an old spelling: refused with "use <renamed>" */
+} cli_opt;
+
+#define WHOLE(a, b) .lo = (a), .hi = (b)
+
+static const char *const fusion_names[] = {"rrf", "weighted", NULL};
+
+static const cli_opt options[] = {
+    {"--help", 'h', NULL, CMD_ALL, .help = "print this help"},
+    {"--db", 0, "FILE", CMD_DB, .help = "index file (default " DEFAULT_DB ")"},
+    {"--model", 0, "FILE", CMD_MODEL,
+     .help = "weights file (default $HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE "\nbeside the executable or one folder above it)"},
+    {"--threads", 0, "N", CMD_EMBED | CMD_INDEX | CMD_SERVE, .help = "embedding threads (default 0 = one per core)", WHOLE(0, 256)},
+    {"--precision", 0, "P", CMD_EMBED,
+     .help = "fp32 (default: sentence-transformers' vectors) or int8 (about twice as\nfast, cosine >= 0.995 to fp32's)"},
+    {"--precision", 0, "P", CMD_INDEX,
+     .help = "how a new index embeds: fp32 (default, sentence-transformers' vectors)\nor int8 (about twice as fast, cosine "
+     ">= 0.995 to fp32's). The index\nrecords it and search embeds queries the same way; an existing index\nkeeps its "
+     "own (changing it needs a new index file)"},
+    {"--reindex", 0, NULL, CMD_INDEX, .help = "re-chunk and re-embed every file under PATH"},
+    {"--exclude", 0, "GLOB", CMD_INDEX, .help = "skip root-relative paths matching GLOB (repeatable; ** spans folders)",
+     .repeat = true},
+    {"--max-size", 0, "BYTES", CMD_INDEX, .help = "reject files larger than this (default 16 MiB)", WHOLE(1, 1L << 40)},
+    {"--compact", 0, NULL, CMD_INDEX, .help = "rewrite the index into one segment afterwards"},
+    {"--progress-every", 0, "SECONDS", CMD_INDEX,
+     .help = "when stderr is not a terminal: a progress line (chunks embedded)\nevery SECONDS (default 5; 0 = after every batch)",
+     WHOLE(0, 86400)},
+    {"--mode", 0, "M", CMD_SEARCH, .help = "hybrid (default: vector and keyword fused), vector, or keyword", .choices = hx_mode_names},
+    {"--top-k", 'k', "N", CMD_SEARCH, .help = "results to print (default 10, at most 1000)", WHOLE(1, 1000)},
+    {"--group", 0, "G", CMD_SEARCH,
+     .help = "document (default): one result per document, its best chunk, with its\nother matching chunks as `more`, and k "
+     "counts documents; chunk: every\nmatching chunk on its own (the same document may come several times)",
+     .choices = hx_group_names},
+    {"--filter", 0, "KEY=VALUE", CMD_SEARCH,
+     .help = "path=GLOB matches the root-relative path (** spans folders), type=TYPE\nthe document type, any other key a "
+     "metadata value; repeatable (AND)",
+     .repeat = true},
+    {"--min-score", 0, "X", CMD_SEARCH,
+     .help = "drop results scoring below X; the scale depends on the mode: vector is\ncosine (-1..1), keyword is BM25 "
+     "(0..unbounded), hybrid RRF is the sum of\nweight/(60+rank) (at most 1/61 = 0.0164 with the default weights),\n"
+     "hybrid weighted is 0..1"},
+    {"--fusion", 0, "F", CMD_SEARCH, .help = "rrf (default, k = 60) or weighted (min-max normalised scores)", .choices = fusion_names},
+    {"--fusion-weights", 0, "V,T", CMD_SEARCH,
+     .help = "weights of the vector and keyword sides, for either fusion (0.5,0.5);\neach finite and >= 0, not both 0"},
+    {"--ef", 0, "N", CMD_SEARCH, .help = "HNSW search breadth (default 64)", WHOLE(1, 100000)},
+    {"--json", 0, NULL, CMD_SEARCH,
+     .help = "print one JSON object (query, mode, group, results, total_results,\nsearch_time_ms); a result's fields and "
+     "its citation are those MCP's\nsearch answers with"},
+    {"--json", 0, NULL, CMD_STATS, .help = "print one JSON object"},
+    {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
+    {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse add_document, delete_document and reindex"},
+    {"--weights", 0, "V,T", CMD_SEARCH, .renamed = "--fusion-weights V,T (--weights also meant the weights file)"},
+    {"--weights", 0, "FILE", CMD_EMBED | CMD_SERVE,
+     .renamed = "--model FILE (--weights also meant search's fusion weights)"},
+};
+
+/* One command: how it is shown and what runs it. */
+typedef struct cli_args cli_args;
+typedef struct {
+    const char *name;
+    unsigned bit;                    /* CMD_* */
+    const char *operands;            /* what follows the options in the synopsis ("PATH..."; "" none) */
+    int min_operands, max_operands;  /* max -1: any number */
+    const char *summary;             /* its line in `hyrax --help` */
+    const char *about;               /* the text of `hyrax CMD --help` between synopsis and options */
+    int (*run)(const cli_args *a);   /* the exit status */
+} cli_cmd;
+
+/* What one command line gave: the options in order and the other arguments. Arrays owned (free
+ * with args_free); the strings are borrowed from argv. */
+struct cli_args {
+    const cli_cmd *cmd;
+    const cli_opt **opt;             /* n options given, in order */
+    const char **val;                /* the value of each ("" for a flag) */
+    size_t n;
+    const char **operands;
+    size_t n_operands;
+};
+
+static void args_free(cli_args *a)
+{
+    free(a->opt);
+    free(a->val);
+    free(a->operands);
+}
+
+/* The table entry of name[0..len) for the command, or NULL. */
+static const cli_opt *opt_find(unsigned cmd, const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        if ((options[i].cmds & cmd) && !strncmp(options[i].name, name, len) && !options[i].name[len])
+            return &options[i];
+    return NULL;
+}
+
+/* The entry a command's code asks for by name. A name the table does not give that command is a
+ * bug in this file: it aborts rather than read nothing. */
+static const cli_opt *opt_known(const cli_args *a, const char *name)
+{
+    const cli_opt *o = opt_find(a->cmd->bit, name, strlen(name));
+    if (!o) {
+        fprintf(stderr, "hyrax %s: internal error: option %s is not in the table\n", a->cmd->name, name);
+        abort();
+    }
+    return o;
+}
+
+/* The value given last for option `name` ("" for a flag), or NULL when it was not given. */
+static const char *opt_str(const cli_args *a, const char *name)
+{
+    const cli_opt *o = opt_known(a, name);
+    const char *v = NULL;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->opt[i] == o)
+            v = a->val[i];
+    return v;
+}
+
+/* A whole-number option's value (checked against its range by cli_parse), or def. */
+static long opt_long(const cli_args *a, const char *name, long def)
+{
+    const char *v = opt_str(a, name);
+    return v ? strtol(v, NULL, 10) : def;
+}
+
+/* --db, else the default index file. */
+static const char *db_opt(const cli_args *a)
+{
+    const char *db = opt_str(a, "--db");
+    return db ? db : DEFAULT_DB;
+}
+
+/* The values of a repeatable option in order: start with *pos = 0; NULL after the last. */
+static const char *opt_next(const cli_args *a, const char *name, size_t *pos)
+{
+    const cli_opt *o = opt_known(a, name);
+    while (*pos < a->n)
+        if (a->opt[(*pos)++] == o)
+            return a->val[*pos - 1];
+    return NULL;
+}
+
+/* "--db FILE", "-k, --top-k N" or "--json" into buf; its length. */
+static int opt_label(const cli_opt *o, char *buf, size_t cap)
+{
+    char shrt[8] = "";
+    if (o->short_name)
+        snprintf(shrt, sizeof shrt, "-%c, ", o->short_name);
+    return snprintf(buf, cap, "%s%s%s%s", shrt, o->name, o->value ? " " : "", o->value ? o->value : "");
+}
+
+/* The synopsis, wrapped at 100 columns, then the about text and every listed option. */
+static void cmd_help(const cli_cmd *c, FILE *f)
+{
+    char line[256], item[96];
+    int indent = snprintf(line, sizeof line, "usage: hyrax %s", c->name), len = indent, width = 0;
+    fputs(line, f);
+    for (size_t i = 0; i <= sizeof options / sizeof options[0]; i++) {
+        const cli_opt *o = i < sizeof options / sizeof options[0] ? &options[i] : NULL;
+        if (o && (!(o->cmds & c->bit) || !o->help || !strcmp(o->name, "--help")))
+            continue;
+        int n = !o ? snprintf(item, sizeof item, "%s", c->operands)
+                   : o->short_name ? snprintf(item, sizeof item, "[-%c%s%s]%s", o->short_name, o->value ? " " : "",
+                                              o->value ? o->value : "", o->repeat ? "..." : "")
+                                   : snprintf(item, sizeof item, "[%s%s%s]%s", o->name, o->value ? " " : "",
+                                              o->value ? o->value : "", o->repeat ? "..." : "");
+        if (!n)
+            continue;
+        if (len + 1 + n > 100) {
+            fprintf(f, "\n%*s", indent, "");
+            len = indent;
+        }
+        fprintf(f, " %s", item);
+        len += 1 + n;
+    }
+    fprintf(f, "\n\n%s", c->about);
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        if ((options[i].cmds & c->bit) && options[i].help && opt_label(&options[i], item, sizeof item) > width)
+            width = opt_label(&options[i], item, sizeof item);
+    fputc('\n', f);
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        const cli_opt *o = &options[i];
+        if (!(o->cmds & c->bit) || !o->help)
+            continue;
+        opt_label(o, item, sizeof item);
+        fprintf(f, "  %-*s  ", width, item);
+        for (const char *h = o->help; *h; h++)
+            if (*h == '\n')
+                fprintf(f, "\n  %*s  ", width, "");
+            else
+                fputc(*h, f);
+        fputc('\n', f);
+    }
+}
+
+/* "hyrax CMD: unknown option 'X'; CMD takes --db, -k/--top-k, ..." on stderr. */
+static void unknown_option(const cli_cmd *c, const char *arg)
+{
+    fprintf(stderr, "hyrax %s: unknown option '", c->name);
+    put_text(stderr, arg, 200, false);
+    fprintf(stderr, "'; %s takes", c->name);
+    const char *sep = " ";
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        if ((options[i].cmds & c->bit) && options[i].help) {
+            fputs(sep, stderr);
+            if (options[i].short_name)
+                fprintf(stderr, "-%c/", options[i].short_name);
+            fputs(options[i].name, stderr);
+            sep = ", ";
+        }
+    fprintf(stderr, " ('hyrax %s --help' explains them; -- ends the options)\n", c->name);
+}
+
+/* Checks a value against its option's range or choices; prints the problem and returns 1 when bad. */
+static int opt_check(const cli_cmd *c, const cli_opt *o, const char *v)
+{
+    if (o->lo < o->hi) {
+        char *end;
+        errno = 0;
+        long x = strtol(v, &end, 10);
+        if (errno || *end || end == v || x < o->lo || x > o->hi) {
+            fprintf(stderr, "hyrax %s: %s wants a whole number from %ld to %ld, not '", c->name, o->name, o->lo, o->hi);
+            put_text(stderr, v, 200, false);
+            fputs("'\n", stderr);
+            return 1;
+        }
+    }
+    if (o->choices) {
+        size_t n = 0;
+        while (o->choices[n] && strcmp(o->choices[n], v))
+            n++;
+        if (o->choices[n])
+            return 0;
+        fprintf(stderr, "hyrax %s: %s is ", c->name, o->name);
+        for (size_t i = 0; o->choices[i]; i++)
+            fprintf(stderr, "%s%s", i == 0 ? "" : o->choices[i + 1] ? ", " : " or ", o->choices[i]);
+        fputs(", not '", stderr);
+        put_text(stderr, v, 200, false);
+        fputs("'\n", stderr);
+        return 1;
+    }
+    return 0;
+}
+
+/* Parses argv[1..] for command c: options anywhere ("--name VALUE", "--name=VALUE", "-k VALUE"),
+ * "--" ends them, "-" and negative numbers are operands. -1 to go on with *a filled, else the exit
+ * status: 0 after --help, 2 for bad usage (message on stderr), 1 out of memory. */
+static int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = c;
+    a->opt = hx_calloc((size_t)argc, sizeof *a->opt);
+    a->val = hx_calloc((size_t)argc, sizeof *a->val);
+    a->operands = hx_calloc((size_t)argc, sizeof *a->operands);
+    if (!a->opt || !a->val || !a->operands) {
+        fprintf(stderr, "hyrax %s: out of memory\n", c->name);
+        return 1;
+    }
+    bool options_end = false;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (options_end || s[0] != '-' || !s[1] || (s[1] >= '0' && s[1] <= '9')) {   /* "-", "-5": operands */
+            a->operands[a->n_operands++] = s;
+            continue;
+        }
+        if (!strcmp(s, "--")) {
+            options_end = true;
+            continue;
+        }
+        const char *eq = s[1] == '-' ? strchr(s, '=') : NULL, *v = NULL;
+        const cli_opt *o = s[1] == '-' ? opt_find(c->bit, s, eq ? (size_t)(eq - s) : strlen(s)) : NULL;
+        for (size_t k = 0; s[1] != '-' && !s[2] && k < sizeof options / sizeof options[0]; k++)
+            if ((options[k].cmds & c->bit) && options[k].short_name == s[1])
+                o = &options[k];
+        if (!o) {
+            unknown_option(c, s);
+            return 2;
+        }
+        if (o->renamed) {
+            fprintf(stderr, "hyrax %s: %s is no longer taken: use %s\n", c->name, o->name, o->renamed);
+            return 2;
+        }
+        if (!strcmp(o->name, "--help")) {
+            cmd_help(c, stdout);
+            return 0;
+        }
+        if (o->value && !eq && i + 1 >= argc) {
+            fprintf(stderr, "hyrax %s: %s needs a value (%s)\n", c->name, o->name, o->value);
+            return 2;
+        }
+        if (!o->value && eq) {
+            fprintf(stderr, "hyrax %s: %s takes no value\n", c->name, o->name);
+            return 2;
+        }
+        v = !o->value ? "" : eq ? eq + 1 : argv[++i];
+        if (o->value && opt_check(c, o, v))
+            return 2;
+        a->opt[a->n] = o;
+        a->val[a->n++] = v;
+    }
+    if (a->n_operands < (size_t)c->min_operands ||
+        (c->max_operands >= 0 && a->n_operands > (size_t)c->max_operands)) {
+        if (a->n_operands < (size_t)c->min_operands)   /* "PATH..." reads "at least one PATH" */
+            fprintf(stderr, "hyrax %s: give at least one %.*s\n", c->name, (int)strcspn(c->operands, "."), c->operands);
+        else {
+            fprintf(stderr, "hyrax %s: unexpected argument '", c->name);
+            put_text(stderr, a->operands[c->max_operands], 200, false);
+            fputs("'\n", stderr);
+        }
+        cmd_help(c, stderr);
+        return 2;
+    }
+    return -1;
+}
 
 /* === tokenize === */
 
-static const char tokenize_usage[] =
-    "usage: hyrax tokenize < LINES\n"
-    "\n"
+static const char tokenize_about[] =
     "Reads UTF-8 text from stdin, one input per line (any length), and prints for each line one\n"
     "JSON array of all-MiniLM-L6-v2 token ids: [CLS] word pieces [SEP], truncated to 256 ids as\n"
-    "the model sees them. Invalid UTF-8 bytes are ignored. The weights file is found as for embed\n"
-    "($HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE " beside the executable).\n";
+    "the model sees them. Invalid UTF-8 bytes are ignored.\n";
 
 /* Prints ids as one JSON array line; returns 0 or -1 on a write error. */
 static int tokenize_print(const int32_t *ids, size_t n)
@@ -58,18 +424,12 @@ static int tokenize_print(const int32_t *ids, size_t n)
     return fwrite(buf, 1, w, stdout) == w ? 0 : -1;
 }
 
-static int cmd_tokenize(int argc, char **argv)
+static int cmd_tokenize(const cli_args *a)
 {
-    if (argc > 1) {
-        int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-        if (!help)
-            fprintf(stderr, "hyrax tokenize: unexpected argument '%s'\n", argv[1]);
-        fputs(tokenize_usage, help ? stdout : stderr);
-        return help ? 0 : 2;
-    }
     hx_error err = {0};
     hx_model *model = NULL;
-    if (hx_model_open_default(&model, &err)) {
+    hx_model_opts mo = {opt_str(a, "--model"), HX_PRECISION_FP32};
+    if (hx_model_open_opts(&model, &mo, &err)) {
         fprintf(stderr, "hyrax tokenize: %s\n", err.message);
         return 1;
     }
@@ -98,30 +458,24 @@ static int cmd_tokenize(int argc, char **argv)
 #define EMBED_BATCH 64          /* lines per forward pass */
 #define EMBED_READ (1 << 20)    /* bytes asked of each read(2) */
 
-/* Parses a --precision value; prints the problem and returns 1 when bad. */
-static int precision_arg(const char *cmd, const char *s, hx_precision *out)
+/* The --precision value into *out (left as it is when not given); prints the problem and returns 1
+ * when bad. The names are the library's (hx_precision_parse). */
+static int precision_opt(const cli_args *a, hx_precision *out)
 {
+    const char *s = opt_str(a, "--precision");
     hx_error err = {0};
-    if (hx_precision_parse(s, out, &err)) {
-        fprintf(stderr, "hyrax %s: --precision: %s\n", cmd, err.message);
+    if (s && hx_precision_parse(s, out, &err)) {
+        fprintf(stderr, "hyrax %s: --precision: %s\n", a->cmd->name, err.message);
         return 1;
     }
     return 0;
 }
 
-static const char embed_usage[] =
-    "usage: hyrax embed [--threads N] [--weights PATH] [--precision fp32|int8] < LINES\n"
-    "\n"
+static const char embed_about[] =
     "Reads UTF-8 text from stdin, one input per line, and prints for each line one JSON array of\n"
     "384 floats: the L2-normalised all-MiniLM-L6-v2 embedding (inputs past 256 word pieces are\n"
     "truncated, as sentence-transformers does). Lines are embedded in batches of up to 64 as they\n"
-    "arrive, and each batch is printed as soon as it is done.\n"
-    "\n"
-    "  --threads N     worker threads (default 0 = one per core)\n"
-    "  --weights PATH  weights file (default $HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE "\n"
-    "                  beside the executable or one folder above it)\n"
-    "  --precision P   fp32 (default: sentence-transformers' vectors) or int8 (about twice as\n"
-    "                  fast, cosine >= 0.995 to fp32's)\n";
+    "arrive, and each batch is printed as soon as it is done.\n";
 
 /* Prints one vector as a JSON array line; returns 0 or -1 on a write error. */
 static int embed_print(const float *v, int dim)
@@ -153,52 +507,16 @@ static int embed_batch(hx_encoder *enc, const char **texts, const size_t *lens, 
     return fflush(stdout) ? -1 : 0;
 }
 
-/* Parses the flags; returns -1 to go on, else the exit status. */
-static int embed_args(int argc, char **argv, int *threads, const char **weights, hx_precision *precision)
+static int cmd_embed(const cli_args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(embed_usage, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
-            if (precision_arg("embed", argv[++i], precision))
-                return 2;
-            continue;
-        }
-        if ((!strcmp(argv[i], "--threads") || !strcmp(argv[i], "--weights")) && i + 1 < argc) {
-            if (argv[i][2] == 'w') {
-                *weights = argv[++i];
-                continue;
-            }
-            char *end;
-            errno = 0;
-            long t = strtol(argv[++i], &end, 10);
-            if (errno || *end || end == argv[i] || t < 0 || t > 256) {
-                fprintf(stderr, "hyrax embed: --threads wants a number from 0 to 256, not '%s'\n", argv[i]);
-                return 2;
-            }
-            *threads = (int)t;
-            continue;
-        }
-        fprintf(stderr, "hyrax embed: unexpected argument '%s'\n%s", argv[i], embed_usage);
-        return 2;
-    }
-    return -1;
-}
-
-static int cmd_embed(int argc, char **argv)
-{
-    int threads = 0;
-    const char *weights = NULL;
+    int threads = (int)opt_long(a, "--threads", 0), rc;
     hx_precision precision = HX_PRECISION_FP32;
-    int rc = embed_args(argc, argv, &threads, &weights, &precision);
-    if (rc >= 0)
-        return rc;
+    if (precision_opt(a, &precision))
+        return 2;
     hx_error err = {0};
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
-    hx_model_opts mo = {weights, precision};
+    hx_model_opts mo = {opt_str(a, "--model"), precision};
     if (hx_model_open_opts(&model, &mo, &err) ||
         hx_encoder_new(&enc, model, threads, &err)) {
         fprintf(stderr, "hyrax embed: %s\n", err.message);
@@ -292,33 +610,18 @@ static int guarded(const char *cmd, int (*fn)(void *), void *arg)
     return rc;
 }
 
-/* === Index commands: shared options === */
+/* === Index commands: the model === */
 
-#define DEFAULT_DB ".hyrax/index.hyx"
-
-/* Parses a number flag value within [lo, hi]; prints the problem and returns -1 when bad. */
-static long number_arg(const char *cmd, const char *flag, const char *s, long lo, long hi)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || end == s || v < lo || v > hi) {
-        fprintf(stderr, "hyrax %s: %s wants a number from %ld to %ld, not '%s'\n", cmd, flag, lo, hi, s);
-        return -1;
-    }
-    return v;
-}
-
-/* Opens the model (found as for embed) at `precision` and an encoder. */
-static int open_encoder(const char *cmd, int threads, hx_precision precision, hx_model **model, hx_encoder **enc)
+/* Opens the model (--model, else found as for embed) at `precision` and an encoder. */
+static int open_encoder(const cli_args *a, int threads, hx_precision precision, hx_model **model, hx_encoder **enc)
 {
     hx_error err = {0};
-    hx_model_opts mo = {NULL, precision};
+    hx_model_opts mo = {opt_str(a, "--model"), precision};
     *model = NULL;
     *enc = NULL;
     if (hx_model_open_opts(model, &mo, &err) ||
         hx_encoder_new(enc, *model, threads, &err)) {
-        fprintf(stderr, "hyrax %s: %s\n", cmd, err.message);
+        fprintf(stderr, "hyrax %s: %s\n", a->cmd->name, err.message);
         hx_model_close(*model);
         *model = NULL;
         return 1;
@@ -326,76 +629,61 @@ static int open_encoder(const char *cmd, int threads, hx_precision precision, hx
     return 0;
 }
 
-/* === Printing text from files and users === */
-
-/* Writes at most max bytes of s to f with control characters escaped, so a file name, title or
- * message can never start a new output line or drive the terminal: bytes below 0x20, DEL and the
- * C1 controls (UTF-8 C2 80..C2 9F) become \n, \r, \t or \xHH, and a backslash is doubled so the
- * output reads back unambiguously. With fold_lines (snippets of document text) a line break
- * becomes a space, and tabs and backslashes stay as they are. The one way the command line
- * prints paths and the messages that quote them. */
-static void put_text(FILE *f, const char *s, size_t max, bool fold_lines)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < max && p[i]; i++) {
-        unsigned c = p[i];
-        if (fold_lines && (c == '\n' || c == '\r' || c == '\t'))
-            fputc(c == '\t' ? '\t' : ' ', f);
-        else if (c == '\n' || c == '\r' || c == '\t')
-            fprintf(f, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
-        else if (c < 0x20 || c == 0x7F)
-            fprintf(f, "\\x%02x", c);
-        else if (c == 0xC2 && i + 1 < max && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F)
-            fprintf(f, "\\xc2\\x%02x", p[++i]);
-        else if (c == '\\' && !fold_lines)
-            fputs("\\\\", f);
-        else
-            fputc((int)c, f);
-    }
-}
-
-/* prefix, then text escaped by put_text, then a newline. */
-static void put_line(FILE *f, const char *prefix, const char *text)
-{
-    fputs(prefix, f);
-    put_text(f, text, SIZE_MAX, false);
-    fputc('\n', f);
-}
-
 /* === index === */
 
-static const char index_usage[] =
-    "usage: hyrax index [--db FILE] [--reindex] [--exclude GLOB]... [--max-size BYTES]\n"
-    "                   [--threads N] [--compact] [--precision fp32|int8] PATH...\n"
-    "\n"
+static const char index_about[] =
     "Indexes the files under each PATH into one index file, or brings it up to date: new files are\n"
     "added, changed ones re-embedded, unchanged ones skipped (content hash), and indexed files\n"
     "under PATH that are gone are removed. Prints what it added, updated, skipped and removed.\n"
     "Stored documents (add_document with content) are kept as they are, --reindex included.\n"
     "Files removed with 'hyrax rm' or delete_document stay out unless PATH names that file.\n"
     "The first run records the indexed root: the PATH when it is a single folder, else the current\n"
-    "folder; later runs take paths inside it.\n"
-    "\n"
-    "  --db FILE         index file (default " DEFAULT_DB ")\n"
-    "  --reindex         re-chunk and re-embed every file under PATH\n"
-    "  --exclude GLOB    skip root-relative paths matching GLOB (repeatable; ** spans folders)\n"
-    "  --max-size BYTES  reject files larger than this (default 16 MiB)\n"
-    "  --threads N       embedding threads (default 0 = one per core)\n"
-    "  --compact         rewrite the index into one segment afterwards\n"
-    "  --precision P     how a new index embeds: fp32 (default, sentence-transformers' vectors)\n"
-    "                    or int8 (about twice as fast, cosine >= 0.995 to fp32's). The index\n"
-    "                    records it and search embeds queries the same way; an existing index\n"
-    "                    keeps its own (changing it needs a new index file)\n";
+    "folder; later runs take paths inside it. The first run refuses a PATH that does not exist or\n"
+    "lies outside that root, and then creates nothing.\n"
+    "Progress goes to stderr: a bar on a terminal, else a line every few seconds.\n";
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 typedef struct {
     int tty;
-    size_t last_pct;
+    size_t last_pct;           /* terminal: the percentage the bar shows */
+    double every;              /* not a terminal: seconds between lines */
+    double start, last;        /* now_seconds() at the start and at the last line */
+    bool printed;              /* a line went out, so the end gets one too */
 } progress_state;
+
+/* One line a log can keep: chunks embedded of all, the rate, the document at hand. */
+static void progress_line(progress_state *p, size_t done, size_t total, const char *path, double now)
+{
+    double secs = now - p->start;
+    fprintf(stderr, "hyrax index: embedded %zu/%zu chunks (%zu%%) in %.1f s, %.0f chunks/s", done, total,
+            done * 100 / total, secs, secs > 0 ? (double)done / secs : 0.0);
+    if (path) {
+        fputs(", at ", stderr);
+        put_text(stderr, path, 200, false);
+    }
+    fputc('\n', stderr);
+    p->last = now;
+    p->printed = true;
+}
 
 static int index_progress(void *ctx, size_t done, size_t total, const char *path)
 {
     progress_state *p = ctx;
-    if (!p->tty || !total || !path)   /* path NULL: the call before the commit, nothing new */
+    if (!total)
+        return 0;
+    if (!p->tty) {
+        double now = now_seconds();
+        if (path ? now - p->last >= p->every : p->printed)   /* path NULL: all embedded, before the commit */
+            progress_line(p, done, total, path, now);
+        return 0;
+    }
+    if (!path)   /* the call before the commit: nothing new to draw */
         return 0;
     size_t pct = done * 100 / total;
     if (pct == p->last_pct && done != total)
@@ -411,7 +699,7 @@ static int index_progress(void *ctx, size_t done, size_t total, const char *path
 }
 
 /* Makes the folder that will hold the index file. */
-static int make_db_folder(const char *db)
+static int make_db_folder(const char *cmd, const char *db)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", db);
@@ -420,65 +708,63 @@ static int make_db_folder(const char *db)
         return 0;
     *slash = 0;
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "hyrax index: cannot create %s: %s\n", dir, strerror(errno));
+        fprintf(stderr, "hyrax %s: cannot create %s: %s\n", cmd, dir, strerror(errno));
         return 1;
     }
     return 0;
 }
 
-static int cmd_index(int argc, char **argv)
+/* For the first run (no index yet): every PATH must exist and lie inside the root about to be
+ * recorded, checked before anything is created; 0, or 1 after the message. */
+static int check_first_paths(const char *root, const char *const *paths, size_t n)
 {
-    const char *db = DEFAULT_DB;
-    const char **excludes = hx_calloc((size_t)argc, sizeof *excludes);
-    const char **paths = hx_calloc((size_t)argc, sizeof *paths);
-    size_t n_ex = 0, n_paths = 0;
-    long threads = 0, max_size = 0;
-    int reindex = 0, compact = 0, rc = 2;
+    char name[HX_RELPATH_MAX];
+    struct stat st;
+    hx_error err = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (lstat(paths[i], &st) != 0) {
+            fputs("hyrax index: ", stderr);
+            put_text(stderr, paths[i], SIZE_MAX, false);
+            fprintf(stderr, ": %s; no index created\n", strerror(errno));
+            return 1;
+        }
+        if (hx_fs_target(root, paths[i], HX_TARGET_CWD, name, sizeof name, &err)) {
+            fputs("hyrax index: ", stderr);
+            put_text(stderr, err.message, SIZE_MAX, false);
+            fputs("; no index created (the first run records the indexed root: the PATH when it is a single "
+                  "folder, else the current folder)\n", stderr);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int cmd_index(const cli_args *a)
+{
+    const char *db = db_opt(a);
+    const char **excludes = hx_calloc(a->n + 1, sizeof *excludes);
+    const char **paths = hx_calloc(a->n_operands, sizeof *paths);
+    size_t n_ex = 0, n_paths = a->n_operands, pos = 0;
+    int threads = (int)opt_long(a, "--threads", 0), rc = 1;
     hx_precision precision = HX_PRECISION_FP32, recorded;
-    const char *precision_flag = NULL;
+    const char *precision_flag = opt_str(a, "--precision");
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
     hx_index *ix = NULL;
     hx_update_report rep = {0};
     hx_error err = {0};
     char (*names)[HX_RELPATH_MAX] = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(index_usage, stdout);
-            rc = 0;
-            goto done;
-        } else if (!strcmp(a, "--db") && has_value) {
-            db = argv[++i];
-        } else if (!strcmp(a, "--exclude") && has_value) {
-            excludes[n_ex++] = argv[++i];
-        } else if (!strcmp(a, "--threads") && has_value) {
-            if ((threads = number_arg("index", a, argv[++i], 0, 256)) < 0)
-                goto done;
-        } else if (!strcmp(a, "--max-size") && has_value) {
-            if ((max_size = number_arg("index", a, argv[++i], 1, 1L << 40)) < 0)
-                goto done;
-        } else if (!strcmp(a, "--precision") && has_value) {
-            precision_flag = argv[++i];
-            if (precision_arg("index", precision_flag, &precision))
-                goto done;
-        } else if (!strcmp(a, "--reindex")) {
-            reindex = 1;
-        } else if (!strcmp(a, "--compact")) {
-            compact = 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "hyrax index: unknown option '%s'\n%s", a, index_usage);
-            goto done;
-        } else {
-            paths[n_paths++] = a;
-        }
-    }
-    if (!n_paths) {
-        fprintf(stderr, "hyrax index: give at least one PATH\n%s", index_usage);
+    if (!excludes || !paths) {
+        fputs("hyrax index: out of memory\n", stderr);
         goto done;
     }
-    rc = 1;
+    if (precision_opt(a, &precision)) {
+        rc = 2;
+        goto done;
+    }
+    while ((excludes[n_ex] = opt_next(a, "--exclude", &pos)))
+        n_ex++;
+    memcpy(paths, a->operands, n_paths * sizeof *paths);
     char root[4096];
     struct stat st;
     const char *root_src = n_paths == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode) ? paths[0] : ".";
@@ -486,7 +772,10 @@ static int cmd_index(int argc, char **argv)
         fprintf(stderr, "hyrax index: cannot resolve %s: %s\n", root_src, strerror(errno));
         goto done;
     }
-    if (hx_index_precision(db, &recorded, &err) == 0) {   /* an existing index keeps its precision */
+    int found = hx_index_precision(db, &recorded, &err);
+    if (found == HX_ENOTFOUND && check_first_paths(root, paths, n_paths))
+        goto done;
+    if (found == 0) {   /* an existing index keeps its precision */
         if (precision_flag && recorded != precision) {
             fputs("hyrax index: ", stderr);
             put_text(stderr, db, SIZE_MAX, false);
@@ -496,7 +785,7 @@ static int cmd_index(int argc, char **argv)
         }
         precision = recorded;
     }
-    if (make_db_folder(db) || open_encoder("index", (int)threads, precision, &model, &enc))
+    if (make_db_folder("index", db) || open_encoder(a, threads, precision, &model, &enc))
         goto done;
     if (hx_index_open(&ix, db, HX_INDEX_WRITE | HX_INDEX_CREATE, model, root, &err)) {
         fprintf(stderr, "hyrax index: %s\n", err.message);
@@ -513,8 +802,10 @@ static int cmd_index(int argc, char **argv)
         }
         paths[i] = names[i];
     }
-    progress_state prog = {isatty(2), (size_t)-1};
-    hx_update_opts o = {excludes, n_ex, (size_t)max_size, reindex, enc, index_progress, &prog};
+    progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false};
+    prog.last = prog.start;
+    hx_update_opts o = {excludes, n_ex, (size_t)opt_long(a, "--max-size", 0), opt_str(a, "--reindex") != NULL, enc,
+                        index_progress, &prog};
     if (hx_index_update(ix, paths, n_paths, &o, &rep, &err)) {
         put_line(stderr, "hyrax index: ", err.message);
         goto done;
@@ -523,7 +814,7 @@ static int cmd_index(int argc, char **argv)
         put_line(stderr, "hyrax index: rejected ", rep.rejected[i].reason);
     if (rep.warning[0])
         put_line(stderr, "hyrax index: warning: ", rep.warning);
-    if (compact && hx_index_compact(ix, &err)) {
+    if (opt_str(a, "--compact") && hx_index_compact(ix, &err)) {
         fprintf(stderr, "hyrax index: compaction failed: %s\n", err.message);
         goto done;
     }
@@ -557,32 +848,10 @@ done:
 
 /* === search === */
 
-static const char search_usage[] =
-    "usage: hyrax search [--db FILE] [--mode hybrid|vector|keyword] [-k N] [--group document|chunk]\n"
-    "                    [--filter KEY=VALUE]... [--min-score X] [--fusion rrf|weighted] [--weights V,T]\n"
-    "                    [--ef N] [--json] QUERY...\n"
-    "\n"
-    "Searches the index and prints the best documents (or chunks), best first.\n"
-    "\n"
-    "  --mode M            hybrid (default: vector and keyword fused), vector, or keyword\n"
-    "  -k N                results to print (default 10, at most 1000)\n"
-    "  --group G           document (default): one result per document, its best chunk, with its\n"
-    "                      other matching chunks as `more`, and k counts documents; chunk: every\n"
-    "                      matching chunk on its own (the same document may come several times)\n"
-    "  --filter KEY=VALUE  path=GLOB matches the root-relative path (** spans folders), type=TYPE\n"
-    "                      the document type, any other key a metadata value; repeatable (AND)\n"
-    "  --min-score X       drop results scoring below X; the scale depends on the mode: vector is\n"
-    "                      cosine (-1..1), keyword is BM25 (0..unbounded), hybrid RRF is the sum of\n"
-    "                      weight/(60+rank) (at most 1/61 = 0.0164 with the default weights),\n"
-    "                      hybrid weighted is 0..1\n"
-    "  --fusion F          rrf (default, k = 60) or weighted (min-max normalised scores)\n"
-    "  --weights V,T       weights of the vector and keyword sides, for either fusion (0.5,0.5);\n"
-    "                      each finite and >= 0, not both 0\n"
-    "  --ef N              HNSW search breadth (default 64)\n"
-    "  --json              print one JSON object (query, mode, group, results, total_results,\n"
-    "                      search_time_ms)\n"
-    "\n"
-    "Keyword syntax: \"exact phrase\", -exclude, +require, prefix*.\n";
+static const char search_about[] =
+    "Searches the index and prints the best documents (or chunks), best first. The words of QUERY\n"
+    "are joined by spaces. Keyword syntax: \"exact phrase\", -exclude, +require, prefix*; put a\n"
+    "query word that starts with - after -- (hyrax search -- pods -windows).\n";
 
 static int print_results_text(const hx_results *r)
 {
@@ -671,116 +940,105 @@ static int read_precision(void *arg)
     return 0;
 }
 
-static int cmd_search(int argc, char **argv)
+/* --fusion-weights V,T into o; prints the problem and returns 1 when bad (hx_fusion_check_weights
+ * is the rule, shared with MCP). */
+static int fusion_weights_opt(const cli_args *a, hx_search_opts *o)
 {
-    const char *db = DEFAULT_DB;
+    const char *v = opt_str(a, "--fusion-weights");
+    char *comma, *end;
+    hx_error werr = {0};
+    if (!v)
+        return 0;
+    o->vector_weight = strtof(v, &comma);
+    if (comma == v || *comma != ',' || (o->text_weight = strtof(comma + 1, &end), end == comma + 1 || *end)) {
+        fprintf(stderr, "hyrax search: --fusion-weights wants V,T (two numbers), not '%s'\n", v);
+        return 1;
+    }
+    if (hx_fusion_check_weights(o->vector_weight, o->text_weight, &werr)) {
+        fprintf(stderr, "hyrax search: --fusion-weights %s: %s\n", v, werr.message);
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_search(const cli_args *a)
+{
+    const char *db = db_opt(a), *v;
     hx_search_opts o;
     hx_search_opts_default(&o);
     o.snippets = 1;
     o.group = HX_GROUP_DOCUMENT;
-    hx_filter *filters = hx_calloc((size_t)argc, sizeof *filters);
+    hx_filter *filters = hx_calloc(a->n + 1, sizeof *filters);
+    char **kv = hx_calloc(a->n + 1, sizeof *kv);   /* copies of the KEY=VALUE strings, cut at '=' */
     char *query = NULL;
-    size_t qlen = 0;
-    int json = 0, rc = 2;
+    size_t qlen = 0, pos = 0;
+    int rc = 2;
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(search_usage, stdout);
-            rc = 0;
+    if (!filters || !kv) {
+        rc = 1;
+        goto done;
+    }
+    if ((v = opt_str(a, "--mode")))
+        hx_mode_parse(v, &o.mode);   /* the table checked the name */
+    if ((v = opt_str(a, "--group")))
+        hx_group_parse(v, &o.group);
+    o.fusion = opt_str(a, "--fusion") && !strcmp(opt_str(a, "--fusion"), "weighted");
+    o.k = (uint32_t)opt_long(a, "--top-k", o.k);
+    o.ef = (uint32_t)opt_long(a, "--ef", o.ef);
+    while ((v = opt_next(a, "--filter", &pos))) {
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) {
+            fprintf(stderr, "hyrax search: --filter wants KEY=VALUE, not '%s'\n", v);
             goto done;
-        } else if (!strcmp(a, "--db") && has_value) {
-            db = argv[++i];
-        } else if (!strcmp(a, "--mode") && has_value) {
-            if (hx_mode_parse(argv[++i], &o.mode)) {
-                fprintf(stderr, "hyrax search: --mode is hybrid, vector or keyword, not '%s'\n", argv[i]);
-                goto done;
-            }
-        } else if ((!strcmp(a, "-k") || !strcmp(a, "--top-k")) && has_value) {
-            if ((n = number_arg("search", a, argv[++i], 1, 1000)) < 0)
-                goto done;
-            o.k = (uint32_t)n;
-        } else if (!strcmp(a, "--group") && has_value) {
-            if (hx_group_parse(argv[++i], &o.group)) {
-                fprintf(stderr, "hyrax search: --group is document or chunk, not '%s'\n", argv[i]);
-                goto done;
-            }
-        } else if (!strcmp(a, "--ef") && has_value) {
-            if ((n = number_arg("search", a, argv[++i], 1, 100000)) < 0)
-                goto done;
-            o.ef = (uint32_t)n;
-        } else if (!strcmp(a, "--filter") && has_value) {
-            char *eq = strchr(argv[++i], '=');
-            if (!eq || eq == argv[i]) {
-                fprintf(stderr, "hyrax search: --filter wants KEY=VALUE, not '%s'\n", argv[i]);
-                goto done;
-            }
-            *eq = 0;
-            filters[o.n_filters].key = argv[i];
-            filters[o.n_filters++].value = eq + 1;
-        } else if (!strcmp(a, "--min-score") && has_value) {
-            char *end;
-            o.min_score = strtof(argv[++i], &end);
-            if (*end || end == argv[i] || isnan(o.min_score)) {
-                fprintf(stderr, "hyrax search: --min-score wants a number, not '%s'\n", argv[i]);
-                goto done;
-            }
-        } else if (!strcmp(a, "--fusion") && has_value) {
-            const char *f = argv[++i];
-            if (strcmp(f, "rrf") && strcmp(f, "weighted")) {
-                fprintf(stderr, "hyrax search: --fusion is rrf or weighted, not '%s'\n", f);
-                goto done;
-            }
-            o.fusion = !strcmp(f, "weighted");
-        } else if (!strcmp(a, "--weights") && has_value) {
-            char *comma, *end;
-            o.vector_weight = strtof(argv[++i], &comma);
-            if (comma == argv[i] || *comma != ',' ||
-                (o.text_weight = strtof(comma + 1, &end), end == comma + 1 || *end)) {
-                fprintf(stderr, "hyrax search: --weights wants V,T (two numbers), not '%s'\n", argv[i]);
-                goto done;
-            }
-            hx_error werr = {0};
-            if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr)) {
-                fprintf(stderr, "hyrax search: --weights %s: %s\n", argv[i], werr.message);
-                goto done;
-            }
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9') && strcmp(a, "--")) {
-            fprintf(stderr, "hyrax search: unknown option '%s'\n%s", a, search_usage);
+        }
+        if (!(kv[o.n_filters] = hx_strdup(v))) {
+            rc = 1;
             goto done;
-        } else {
-            size_t l = strlen(a);   /* the words of the query, joined by spaces */
-            char *q = hx_realloc(query, qlen + l + 2);
-            if (!q)
-                goto done;
-            query = q;
-            if (qlen)
-                query[qlen++] = ' ';
-            memcpy(query + qlen, a, l + 1);
-            qlen += l;
+        }
+        kv[o.n_filters][eq - v] = 0;
+        filters[o.n_filters].key = kv[o.n_filters];
+        filters[o.n_filters].value = kv[o.n_filters] + (eq - v) + 1;
+        o.n_filters++;
+    }
+    if ((v = opt_str(a, "--min-score"))) {
+        char *end;
+        o.min_score = strtof(v, &end);
+        if (*end || end == v || isnan(o.min_score)) {
+            fprintf(stderr, "hyrax search: --min-score wants a number, not '%s'\n", v);
+            goto done;
         }
     }
-    if (!query) {
-        fprintf(stderr, "hyrax search: give a QUERY\n%s", search_usage);
+    if (fusion_weights_opt(a, &o))
         goto done;
+    for (size_t i = 0; i < a->n_operands; i++) {   /* the words of the query, joined by spaces */
+        size_t l = strlen(a->operands[i]);
+        char *q = hx_realloc(query, qlen + l + 2);
+        if (!q) {
+            rc = 1;
+            goto done;
+        }
+        query = q;
+        if (qlen)
+            query[qlen++] = ' ';
+        memcpy(query + qlen, a->operands[i], l + 1);
+        qlen += l;
     }
     o.filters = filters;
     rc = 1;
     precision_job pj = {db, HX_PRECISION_FP32};   /* queries are embedded as the index's vectors were */
     if (o.mode != HX_MODE_KEYWORD && guarded("search", read_precision, &pj))
         goto done;
-    if (o.mode != HX_MODE_KEYWORD && open_encoder("search", 1, pj.precision, &model, &enc))
+    if (o.mode != HX_MODE_KEYWORD && open_encoder(a, 1, pj.precision, &model, &enc))
         goto done;
-    search_job job = {db, model, enc, query, qlen, &o, json};
+    search_job job = {db, model, enc, query, qlen, &o, opt_str(a, "--json") != NULL};
     rc = guarded("search", run_search, &job);
 done:
     hx_encoder_free(enc);
     hx_model_close(model);
+    for (size_t i = 0; kv && i < o.n_filters; i++)
+        free(kv[i]);
+    free(kv);
     free(filters);
     free(query);
     return rc;
@@ -788,33 +1046,7 @@ done:
 
 /* === stats, verify, rm === */
 
-/* Parses --db (and --json when json is not NULL); collects other arguments into rest. */
-static int db_args(const char *cmd, const char *usage_text, int argc, char **argv, const char **db, int *json,
-                   const char **rest, size_t *n_rest)
-{
-    *db = DEFAULT_DB;
-    if (n_rest)
-        *n_rest = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage_text, stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--db") && i + 1 < argc) {
-            *db = argv[++i];
-        } else if (json && !strcmp(argv[i], "--json")) {
-            *json = 1;
-        } else if (rest && !(argv[i][0] == '-' && argv[i][1])) {
-            rest[(*n_rest)++] = argv[i];
-        } else {
-            fprintf(stderr, "hyrax %s: unexpected argument '%s'\n%s", cmd, argv[i], usage_text);
-            return 2;
-        }
-    }
-    return -1;
-}
-
-static const char stats_usage[] =
-    "usage: hyrax stats [--db FILE] [--json]\n\nPrints counts, sizes, the last commit and the model.\n";
+static const char stats_about[] = "Prints counts, sizes, the last commit and the model.\n";
 
 typedef struct {
     const char *db;
@@ -862,15 +1094,13 @@ static int run_stats(void *arg)
     return 0;
 }
 
-static int cmd_stats(int argc, char **argv)
+static int cmd_stats(const cli_args *a)
 {
-    db_job job = {NULL, 0};
-    int rc = db_args("stats", stats_usage, argc, argv, &job.db, &job.json, NULL, NULL);
-    return rc >= 0 ? rc : guarded("stats", run_stats, &job);
+    db_job job = {db_opt(a), opt_str(a, "--json") != NULL};
+    return guarded("stats", run_stats, &job);
 }
 
-static const char verify_usage[] =
-    "usage: hyrax verify [--db FILE]\n\nChecks every checksum and table of the index; exit 1 on damage.\n";
+static const char verify_about[] = "Checks every checksum and table of the index; exit 1 on damage.\n";
 
 /* Opens the index and checks it; the exit status. Runs under guarded(). */
 static int run_verify(void *arg)
@@ -896,27 +1126,22 @@ static int run_verify(void *arg)
     return 0;
 }
 
-static int cmd_verify(int argc, char **argv)
+static int cmd_verify(const cli_args *a)
 {
-    db_job job = {NULL, 0};
-    int rc = db_args("verify", verify_usage, argc, argv, &job.db, NULL, NULL, NULL);
-    return rc >= 0 ? rc : guarded("verify", run_verify, &job);
+    db_job job = {db_opt(a), 0};
+    return guarded("verify", run_verify, &job);
 }
 
-static const char recover_usage[] =
-    "usage: hyrax recover [--db FILE]\n\n"
+static const char recover_about[] =
     "Makes a damaged index writable again. Readers already use the newest commit that can be proven\n"
     "(a commit whose meta slot is damaged is recovered from its commit record); writers refuse a\n"
     "file whose damage they cannot settle without destroying bytes past that commit. recover keeps\n"
     "that commit, rewrites the damaged meta slot and discards the bytes past it. A sound file is\n"
     "left as it is.\n";
 
-static int cmd_recover(int argc, char **argv)
+static int cmd_recover(const cli_args *a)
 {
-    const char *db;
-    int rc = db_args("recover", recover_usage, argc, argv, &db, NULL, NULL, NULL);
-    if (rc >= 0)
-        return rc;
+    const char *db = db_opt(a);
     hx_index *ix = NULL;
     hx_error err = {0};
     hx_index_stats st;
@@ -936,8 +1161,7 @@ static int cmd_recover(int argc, char **argv)
     return 0;
 }
 
-static const char rm_usage[] =
-    "usage: hyrax rm [--db FILE] PATH...\n\n"
+static const char rm_about[] =
     "Removes documents from the index: a PATH that names a document removes exactly it, a folder\n"
     "removes every document under it; a PATH that names nothing (or the root) is an error and\n"
     "nothing is removed. PATH is relative to the indexed root, or a path on disk inside it. The\n"
@@ -945,24 +1169,21 @@ static const char rm_usage[] =
     "indexed again by its own name ('hyrax index docs/a.md'). Stored documents (add_document with\n"
     "content) are gone for good.\n";
 
-static int cmd_rm(int argc, char **argv)
+static int cmd_rm(const cli_args *a)
 {
-    const char *db;
-    const char **paths = hx_calloc((size_t)argc, sizeof *paths);
-    char (*rel)[HX_RELPATH_MAX] = hx_calloc((size_t)argc, sizeof *rel);
-    size_t n = 0;
-    int rc = paths && rel ? db_args("rm", rm_usage, argc, argv, &db, NULL, paths, &n) : 1;
+    const char *db = db_opt(a);
+    size_t n = a->n_operands;
+    const char **paths = hx_calloc(n, sizeof *paths);
+    char (*rel)[HX_RELPATH_MAX] = hx_calloc(n, sizeof *rel);
+    int rc = 1;
     hx_index *ix = NULL;
     hx_error err = {0};
     hx_update_report rep = {0};
-    if (rc >= 0)
-        goto done;
-    rc = 1;
-    if (!n) {
-        fprintf(stderr, "hyrax rm: give at least one PATH\n%s", rm_usage);
-        rc = 2;
+    if (!paths || !rel) {
+        fputs("hyrax rm: out of memory\n", stderr);
         goto done;
     }
+    memcpy(paths, a->operands, n * sizeof *paths);
     if (hx_index_open(&ix, db, HX_INDEX_WRITE, NULL, NULL, &err)) {
         fprintf(stderr, "hyrax rm: %s\n", err.message);
         goto done;
@@ -1002,18 +1223,10 @@ done:
 
 /* === serve === */
 
-static const char serve_usage[] =
-    "usage: hyrax serve [--db FILE] [--root DIR] [--read-only] [--threads N] [--weights PATH]\n"
-    "\n"
+static const char serve_about[] =
     "Runs a Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message per line; logs\n"
     "on stderr). Tools: search, get_context, find_similar, list_documents, get_document,\n"
-    "document_status, add_document, delete_document, reindex, index_health.\n"
-    "\n"
-    "  --db FILE       index file (default " DEFAULT_DB ")\n"
-    "  --root DIR      indexed root when the index does not exist yet (default: the current folder)\n"
-    "  --read-only     refuse add_document, delete_document and reindex\n"
-    "  --threads N     embedding threads for writes (default 0 = one per core)\n"
-    "  --weights PATH  weights file (default as for embed)\n";
+    "document_status, add_document, delete_document, reindex, index_health.\n";
 
 static int stop_pipe[2] = {-1, -1};
 
@@ -1026,41 +1239,18 @@ static void on_stop_signal(int sig)
     (void)n;
 }
 
-static int cmd_serve(int argc, char **argv)
+static int cmd_serve(const cli_args *a)
 {
-    hx_mcp_config cfg = {DEFAULT_DB, NULL, NULL, 0, 0, -1};
-    const char *root_arg = ".";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(serve_usage, stdout);
-            return 0;
-        } else if (!strcmp(a, "--db") && has_value) {
-            cfg.db = argv[++i];
-        } else if (!strcmp(a, "--root") && has_value) {
-            root_arg = argv[++i];
-        } else if (!strcmp(a, "--weights") && has_value) {
-            cfg.weights = argv[++i];
-        } else if (!strcmp(a, "--read-only")) {
-            cfg.read_only = 1;
-        } else if (!strcmp(a, "--threads") && has_value) {
-            long t = number_arg("serve", a, argv[++i], 0, 256);
-            if (t < 0)
-                return 2;
-            cfg.threads = (int)t;
-        } else {
-            fprintf(stderr, "hyrax serve: unexpected argument '%s'\n%s", a, serve_usage);
-            return 2;
-        }
-    }
+    hx_mcp_config cfg = {.db = db_opt(a), .weights = opt_str(a, "--model"), .read_only = opt_str(a, "--read-only") != NULL,
+                         .threads = (int)opt_long(a, "--threads", 0), .stop_fd = -1};
+    const char *root_arg = opt_str(a, "--root") ? opt_str(a, "--root") : ".";
     char root[4096];
     if (!realpath(root_arg, root)) {
         fprintf(stderr, "hyrax serve: cannot resolve --root %s: %s\n", root_arg, strerror(errno));
         return 1;
     }
     cfg.root = root;
-    if (!cfg.read_only && make_db_folder(cfg.db))
+    if (!cfg.read_only && make_db_folder("serve", cfg.db))
         return 1;
     if (pipe(stop_pipe) != 0) {
         fprintf(stderr, "hyrax serve: pipe: %s\n", strerror(errno));
@@ -1085,20 +1275,32 @@ static int cmd_serve(int argc, char **argv)
 
 /* === Dispatch === */
 
-static const struct {
-    const char *name;
-    int (*run)(int argc, char **argv);
-} commands[] = {
-    {"tokenize", cmd_tokenize},
-    {"embed", cmd_embed},
-    {"index", cmd_index},
-    {"search", cmd_search},
-    {"stats", cmd_stats},
-    {"verify", cmd_verify},
-    {"rm", cmd_rm},
-    {"recover", cmd_recover},
-    {"serve", cmd_serve},
+static const cli_cmd commands[] = {
+    {"tokenize", CMD_TOKENIZE, "< LINES", 0, 0, "stdin lines -> one JSON array of token ids per line", tokenize_about,
+     cmd_tokenize},
+    {"embed", CMD_EMBED, "< LINES", 0, 0, "stdin lines -> one JSON array of 384 floats per line", embed_about, cmd_embed},
+    {"index", CMD_INDEX, "PATH...", 1, -1, "index files and folders (incremental) into " DEFAULT_DB, index_about,
+     cmd_index},
+    {"search", CMD_SEARCH, "QUERY...", 1, -1, "hybrid, vector or keyword search over the index", search_about,
+     cmd_search},
+    {"stats", CMD_STATS, "", 0, 0, "counts, sizes, last commit and model of the index", stats_about, cmd_stats},
+    {"verify", CMD_VERIFY, "", 0, 0, "check every checksum of the index", verify_about, cmd_verify},
+    {"rm", CMD_RM, "PATH...", 1, -1, "remove documents from the index", rm_about, cmd_rm},
+    {"recover", CMD_RECOVER, "", 0, 0, "make a damaged index writable again, keeping its newest provable commit",
+     recover_about, cmd_recover},
+    {"serve", CMD_SERVE, "", 0, 0, "MCP server (JSON-RPC 2.0 over stdio) for AI agents", serve_about, cmd_serve},
 };
+
+static void usage(FILE *f)
+{
+    fputs("usage: hyrax COMMAND [OPTIONS]\n\n", f);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s %s", commands[i].name, commands[i].operands[0] == '<' ? "" : commands[i].operands);
+        fprintf(f, "  %-18s  %s\n", name, commands[i].summary);
+    }
+    fputs("\nRun 'hyrax COMMAND --help' for the options of a command; -- ends the options.\n", f);
+}
 
 int main(int argc, char **argv)
 {
@@ -1109,12 +1311,21 @@ int main(int argc, char **argv)
     sigaction(SIGBUS, &fault, &fault_before[0]);
     sigaction(SIGSEGV, &fault, &fault_before[1]);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(usage, argc < 2 ? stderr : stdout);
+        usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "hyrax: unknown command '%s'\n%s", argv[1], usage);
+        if (!strcmp(argv[1], commands[i].name)) {
+            cli_args a;
+            int rc = cli_parse(&commands[i], argc - 1, argv + 1, &a);
+            if (rc < 0)
+                rc = commands[i].run(&a);
+            args_free(&a);
+            return rc;
+        }
+    fprintf(stderr, "hyrax: unknown command '");
+    put_text(stderr, argv[1], 200, false);
+    fputs("'\n", stderr);
+    usage(stderr);
     return 2;
 }

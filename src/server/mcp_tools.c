@@ -120,52 +120,14 @@ static void write_read_context(hx_json_writer *w, hx_index *ix)
     hx_json_write_obj_end(w);
 }
 
-static void write_citation(hx_json_writer *w, const hx_result *r)
-{
-    hx_json_write_key(w, "citation");
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "doc_id");
-    hx_json_write_uint(w, r->doc_id);
-    hx_json_write_key(w, "path");
-    hx_json_write_cstr(w, r->path);
-    hx_json_write_key(w, "chunk_id");
-    hx_json_write_uint(w, r->chunk_id);
-    hx_json_write_key(w, "chunk_index");
-    hx_json_write_uint(w, r->chunk_index);
-    hx_json_write_key(w, "line_start");
-    hx_json_write_uint(w, r->line_start);
-    hx_json_write_key(w, "line_end");
-    hx_json_write_uint(w, r->line_end);
-    hx_json_write_key(w, "version");
-    hx_json_write_cstr(w, r->doc_sha256);
-    hx_json_write_obj_end(w);
-}
-
 static void write_results(hx_json_writer *w, const hx_results *res)
 {
     hx_json_write_key(w, "group_by");
     hx_json_write_cstr(w, hx_group_names[res->group]);
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
-    for (size_t i = 0; i < res->n; i++) {
-        const hx_result *r = &res->v[i];
-        hx_json_write_obj_begin(w);
-        hx_present_rank(w, r);
-        hx_json_write_key(w, "title");
-        hx_json_write_cstr(w, r->title);
-        hx_json_write_key(w, "heading");
-        hx_json_write_cstr(w, r->heading);
-        hx_json_write_key(w, "text");
-        hx_json_write_str(w, r->text, r->text_len);
-        hx_json_write_key(w, "snippet");
-        hx_json_write_cstr(w, r->snippet ? r->snippet : "");
-        write_citation(w, r);
-        hx_json_write_key(w, "metadata");
-        hx_present_meta(w, r->meta, r->n_meta);
-        if (res->group == HX_GROUP_DOCUMENT)
-            hx_present_more(w, r);
-        hx_json_write_obj_end(w);
-    }
+    for (size_t i = 0; i < res->n; i++)
+        hx_present_result(w, &res->v[i], res->group);
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, res->n);
@@ -705,13 +667,14 @@ static int tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_wri
 }
 
 static const char status_out[] =
-    "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":[\"integer\",\"null\"]},\"path\":{\"type\":\"string\"},"
+    "{\"type\":\"object\",\"properties\":{\"found\":{\"type\":\"boolean\"},\"id\":{\"type\":[\"integer\",\"null\"]},"
+    "\"path\":{\"type\":[\"string\",\"null\"]},"
     "\"source\":{\"type\":[\"string\",\"null\"],\"enum\":[\"file\",\"stored\",null]},"
     "\"status\":{\"type\":\"string\",\"enum\":[\"complete\",\"empty\",\"pending\",\"failed\",\"not_found\"]},"
     "\"indexed_at\":{\"type\":[\"string\",\"null\"]},\"vectorized_at\":{\"type\":[\"string\",\"null\"]},"
     "\"chunks_count\":{\"type\":\"integer\"},\"last_error\":{\"type\":[\"string\",\"null\"]},"
     "\"embeddings\":{\"type\":\"object\",\"properties\":{\"model\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"provider\":{\"type\":\"string\"}}}},"
-    "\"required\":[\"path\",\"status\",\"chunks_count\",\"last_error\",\"embeddings\"]}";
+    "\"required\":[\"found\",\"id\",\"path\",\"status\",\"chunks_count\",\"last_error\",\"embeddings\"]}";
 
 static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -730,24 +693,28 @@ static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_
         return -1;
     if (open)
         found = by_id ? !hx_index_doc_by_id(s->reader, (uint32_t)id, &d) : !hx_index_doc_by_path(s->reader, path, &d);
-    if (by_id && !found)
-        return snprintf(msg, cap, "no document with doc_id %lld in the index", (long long)id), -1;
+    /* an unknown doc_id answers as an unknown path does: not_found, echoing what was asked */
     const char *p = found ? d.path : path;
     char reason[512];
-    bool failed = mcp_failure_for(s, p, reason, sizeof reason);
+    bool failed = p && mcp_failure_for(s, p, reason, sizeof reason);
     /* "empty": indexed, but the document has no text at all (blank), so no chunk can match it */
-    const char *status = mcp_path_pending(s, p) ? "pending"
-                         : found                ? (d.n_chunks ? "complete" : "empty")
-                         : failed               ? "failed"
-                                                : "not_found";
+    const char *status = p && mcp_path_pending(s, p) ? "pending"
+                         : found                     ? (d.n_chunks ? "complete" : "empty")
+                         : failed                    ? "failed"
+                                                     : "not_found";
     hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "found");
+    hx_json_write_bool(w, found);
     hx_json_write_key(w, "id");
-    if (found)
-        hx_json_write_uint(w, d.id);
+    if (found || by_id)
+        hx_json_write_uint(w, found ? d.id : (uint64_t)id);
     else
         hx_json_write_null(w);
     hx_json_write_key(w, "path");
-    hx_json_write_cstr(w, p);
+    if (p)
+        hx_json_write_cstr(w, p);
+    else
+        hx_json_write_null(w);
     hx_json_write_key(w, "source");
     if (found)
         hx_json_write_cstr(w, hx_present_kind(d.kind));

@@ -68,6 +68,27 @@ void hx_present_reason(hx_json_writer *w, const char *path, const char *reason)
     hx_json_write_cstr(w, reason);
 }
 
+void hx_present_citation(hx_json_writer *w, const hx_result *r)
+{
+    hx_json_write_key(w, "citation");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "doc_id");
+    hx_json_write_uint(w, r->doc_id);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, r->path);
+    hx_json_write_key(w, "chunk_id");
+    hx_json_write_uint(w, r->chunk_id);
+    hx_json_write_key(w, "chunk_index");
+    hx_json_write_uint(w, r->chunk_index);
+    hx_json_write_key(w, "line_start");
+    hx_json_write_uint(w, r->line_start);
+    hx_json_write_key(w, "line_end");
+    hx_json_write_uint(w, r->line_end);
+    hx_json_write_key(w, "version");
+    hx_json_write_cstr(w, r->doc_sha256);
+    hx_json_write_obj_end(w);
+}
+
 void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group)
 {
     hx_json_write_obj_begin(w);
@@ -90,10 +111,9 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group)
     hx_json_write_uint(w, r->line_end);
     hx_json_write_key(w, "text");
     hx_json_write_str(w, r->text, r->text_len);
-    if (r->snippet) {
-        hx_json_write_key(w, "snippet");
-        hx_json_write_cstr(w, r->snippet);
-    }
+    hx_json_write_key(w, "snippet");
+    hx_json_write_cstr(w, r->snippet ? r->snippet : "");
+    hx_present_citation(w, r);
     hx_json_write_key(w, "metadata");
     hx_present_meta(w, r->meta, r->n_meta);
     hx_json_write_key(w, "version");

@@ -1,7 +1,8 @@
 /* present.h: JSON pieces of hyrax's answers. The CLI's `search --json` and `stats --json` are
- * rendered whole here (DESIGN.md "Command line" gives the search shape); the MCP tools build their
- * own result and document objects (citation, ISO times) from the shared pieces: mode names, side
- * scores, metadata and document kind. Writes into an hx_json_writer; never prints. */
+ * rendered whole here (DESIGN.md "Command line" gives the search shape); a result object and its
+ * citation are written here for the CLI and MCP alike; the MCP tools build their document objects
+ * (ISO times) from the shared pieces: mode names, side scores, metadata and document kind. Writes
+ * into an hx_json_writer; never prints. */
 #ifndef HX_PRESENT_H
 #define HX_PRESENT_H
 
@@ -27,9 +28,14 @@ void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);
 /* {"key": "value", ...} of a document's metadata. */
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);
 
-/* One result object: rank, score, side scores, chunk_id, doc_id, path, title, heading,
- * chunk_index, line_start, line_end, text, snippet (when built), metadata, version (hash), and
- * when grouped by document its "more". */
+/* "citation": {"doc_id","path","chunk_id","chunk_index","line_start","line_end","version"}: where
+ * a result's text is, down to the document's content hash, so it can be replayed. */
+void hx_present_citation(hx_json_writer *w, const hx_result *r);
+/* One result object, the same in the CLI's `search --json` and every MCP answer that lists results:
+ * rank, score, side scores, chunk_id, doc_id, path, title, heading, chunk_index, line_start,
+ * line_end, text, snippet ("" when none was built), citation, metadata, version (hash), and when
+ * grouped by document its "more". The flat location keys are DESIGN.md's command-line contract;
+ * the citation object is seed 001's, and holds the same values. */
 void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group);
 /* "more": [{"score","chunk_id","chunk_index","heading","line_start","line_end"}, ...]: the other
  * matching chunks of a result's document, best first (every surface writes them so). */
