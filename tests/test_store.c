@@ -360,17 +360,20 @@ static void test_slots_and_chain(void)
         int wn = snprintf(want, sizeof want, "root of %d", g);
         CHECK(hx_store_root_at(w, (uint64_t)g, &root, &len, &err) == 0 && len == (size_t)wn &&
               !memcmp(root, want, len), "root_at %d", g);
-        uint64_t at;
-        CHECK(hx_store_as_of(w, ts[g], &at, &err) == 0 && at >= (uint64_t)g, "as_of %d", g);
+        hx_store_info at;
+        CHECK(hx_store_as_of(w, ts[g], &at, &err) == 0 && at.generation >= (uint64_t)g && at.timestamp_ns <= ts[g],
+              "as_of %d", g);
     }
     const uint8_t *root;
     size_t len;
-    uint64_t at;
+    hx_store_info at;
     CHECK(hx_store_root_at(w, 9, &root, &len, &err) == HX_ENOTFOUND, "future generation");
     CHECK(hx_store_as_of(w, ts[1] - 1, &at, &err) == HX_ENOTFOUND, "before the first commit");
-    CHECK(hx_store_as_of(w, INT64_MAX, &at, &err) == 0 && at == 5, "as_of now");
-    CHECK(hx_store_find_name(w, "v2", &at, &err) == 0 && at == 5, "newest named v2");
-    CHECK(hx_store_find_name(w, "first", &at, &err) == 0 && at == 1, "named first");
+    CHECK(hx_store_as_of(w, INT64_MAX, &at, &err) == 0 && at.generation == 5, "as_of now");
+    CHECK(hx_store_find_name(w, "v2", &at, &err) == 0 && at.generation == 5 && at.timestamp_ns == ts[5],
+          "newest named v2");
+    CHECK(hx_store_find_name(w, "first", &at, &err) == 0 && at.generation == 1 && !strcmp(at.name, "first"),
+          "named first");
     CHECK(hx_store_find_name(w, "nope", &at, &err) == HX_ENOTFOUND, "unknown name");
     char long_name[80];
     memset(long_name, 'x', sizeof long_name - 1);
