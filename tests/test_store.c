@@ -971,7 +971,8 @@ static void test_compaction(void)
 /* Compaction that keeps older commits: copies go in oldest first with their own generation, time
  * and name, the chain then has gaps, and verify, as_of, names and roll-forward all work across
  * them. Facts checked by hand: commits 1..5 at increasing times, 2 named "keep", 4 unnamed; the
- * copies keep 2 and 4, so as_of the time of 3 is 2, and the head is 6 (one above the old file). */
+ * copies keep 2 and 4, so the state as of the time of 3 is gone (not 2's), and the head is 6 (one
+ * above the old file). */
 static void test_compaction_keeps(void)
 {
     char path[600];
@@ -1000,7 +1001,7 @@ static void test_compaction_keeps(void)
     hx_store_info wrong = h[0];   /* generation 5: the head of the compacted file is 6 */
     wrong.generation = 6;
     CHECK(hx_store_commit_copy(c, NULL, 0, &wrong, &err) == HX_EINVAL, "a copy below the head only");
-    for (int k = 3; k >= 1; k -= 2) {   /* h[3] = generation 2, h[1] = generation 4 */
+    for (int k = 3; k >= 0; k -= k == 3 ? 2 : 1) {   /* h[3], h[1], h[0]: generations 2, 4, 5 */
         const uint8_t *root, *data;
         size_t len;
         uint8_t copy[HX_STORE_REF_SIZE];
@@ -1013,6 +1014,8 @@ static void test_compaction_keeps(void)
               (unsigned long long)h[k].generation, err.message);
     }
     CHECK(hx_store_commit_copy(c, NULL, 0, &h[2], &err) == HX_EINVAL, "copies go oldest first");
+    wrong.generation = 7;
+    CHECK(hx_store_commit_copy(c, NULL, 0, &wrong, &err) == HX_EINVAL, "nothing at or above the head");
     CHECK(hx_store_compact_finish(&w, c, &err) == HX_EINVAL, "finish needs the head");
     CHECK(hx_store_commit(c, "head", 4, NULL, &err) == 0 && hx_store_generation(c) == 6, "head is 6");
     CHECK(hx_store_compact_finish(&w, c, &err) == 0, "finish: %s", err.message);
@@ -1021,12 +1024,16 @@ static void test_compaction_keeps(void)
     if (r) {
         hx_store_info at;
         CHECK(hx_store_verify(r, &err) == 0, "verify across gaps: %s", err.message);
-        CHECK(hx_store_history(r, &h, &n, &err) == 0 && n == 3 && h[0].generation == 6 && h[1].generation == 4 &&
-              h[2].generation == 2 && h[2].timestamp_ns == ts[2] && h[1].timestamp_ns == ts[4], "kept 6, 4, 2");
+        CHECK(hx_store_history(r, &h, &n, &err) == 0 && n == 4 && h[0].generation == 6 && h[1].generation == 5 &&
+              h[2].generation == 4 && h[3].generation == 2 && h[3].timestamp_ns == ts[2] && h[2].timestamp_ns == ts[4],
+              "kept 6, 5, 4, 2");
         free(h);
         CHECK(hx_store_find_name(r, "keep", &at, &err) == 0 && at.generation == 2 && at.timestamp_ns == ts[2],
               "the name survives");
-        CHECK(hx_store_as_of(r, ts[3], &at, &err) == 0 && at.generation == 2, "as_of a dropped commit");
+        CHECK(hx_store_as_of(r, ts[3], &at, &err) == HX_ENOTFOUND, "as_of a dropped commit is not kept");
+        CHECK(hx_store_as_of(r, ts[2], &at, &err) == HX_ENOTFOUND, "nor the commit before a gap");
+        CHECK(hx_store_as_of(r, ts[4], &at, &err) == 0 && at.generation == 4, "as_of a kept commit");
+        CHECK(hx_store_as_of(r, INT64_MAX, &at, &err) == 0 && at.generation == 6, "as_of now: the head");
         CHECK(hx_store_as_of(r, ts[1], &at, &err) == HX_ENOTFOUND, "older than what is kept");
         const uint8_t *root, *data;
         size_t len;
@@ -1035,18 +1042,30 @@ static void test_compaction_keeps(void)
               "generation 4 reads as before");
         hx_store_close(r);
     }
+    /* Compacted again keeping only "keep": the chain is 2 then the head, 7. */
+    hx_store_info keep;
+    const uint8_t *root, *data;
+    size_t len;
+    uint8_t copy[HX_STORE_REF_SIZE];
+    hx_store_ref ref;
+    CHECK(hx_store_find_name(w, "keep", &keep, &err) == 0 && hx_store_compact_begin(w, &c, &err) == 0 &&
+          hx_store_root_at(w, 2, &root, &len, &err) == 0 && hx_store_blob(w, hx_store_ref_get(root), &data, &err) == 0 &&
+          hx_store_append(c, data, (size_t)hx_store_ref_get(root).length, &ref, &err) == 0, "second compaction");
+    hx_store_ref_put(copy, ref);
+    CHECK(hx_store_commit_copy(c, copy, sizeof copy, &keep, &err) == 0 && hx_store_commit(c, "h7", 2, NULL, &err) == 0 &&
+          hx_store_generation(c) == 7 && hx_store_compact_finish(&w, c, &err) == 0, "kept 2, head 7: %s", err.message);
     hx_store_close(w);
-    /* The slot of the head zeroed: its record, chained to generation 4's, proves it across the gap. */
+    /* The slot of the head zeroed: its record, chained to generation 2's, proves it across the gap. */
     int fd = open(path, O_RDWR);
     uint8_t g0[8], g1[8], zero[64] = {0};
     CHECK(fd >= 0 && pread(fd, g0, 8, HX_STORE_PAGE + 8) == 8 && pread(fd, g1, 8, 2 * HX_STORE_PAGE + 8) == 8,
           "read slots");
-    int head_slot = hxf_le64(g0) == 6 ? 0 : 1;
-    CHECK(hxf_le64(head_slot ? g1 : g0) == 6 && hxf_le64(head_slot ? g0 : g1) == 4, "slots hold 6 and 4");
+    int head_slot = hxf_le64(g0) == 7 ? 0 : 1;
+    CHECK(hxf_le64(head_slot ? g1 : g0) == 7 && hxf_le64(head_slot ? g0 : g1) == 2, "slots hold 7 and 2");
     CHECK(pwrite(fd, zero, sizeof zero, (off_t)HX_STORE_PAGE * (1 + head_slot)) == (ssize_t)sizeof zero, "zero slot");
     close(fd);
-    CHECK(open_reader(path, &r, &err) == 0 && hx_store_generation(r) == 6 && *hx_store_damage(r),
-          "rolled forward to 6 across the gap: %llu", r ? (unsigned long long)hx_store_generation(r) : 0ULL);
+    CHECK(open_reader(path, &r, &err) == 0 && hx_store_generation(r) == 7 && *hx_store_damage(r),
+          "rolled forward to 7 across the gap: %llu", r ? (unsigned long long)hx_store_generation(r) : 0ULL);
     hx_store_close(r);
 }
 

@@ -30,6 +30,9 @@ static const char usage[] =
     "  stats               counts, sizes, last commit and model of the index\n"
     "  verify              check every checksum of the index\n"
     "  rm PATH...          remove documents from the index\n"
+    "  baseline NAME       name the current state of the index (search it with --baseline NAME)\n"
+    "  baselines           list the baselines and the commits the index keeps\n"
+    "  compact             rewrite the index into one segment, keeping baselines and recent commits\n"
     "  recover             make a damaged index writable again, keeping its newest provable commit\n"
     "  serve               MCP server (JSON-RPC 2.0 over stdio) for AI agents\n"
     "\n"
@@ -560,7 +563,7 @@ done:
 static const char search_usage[] =
     "usage: hyrax search [--db FILE] [--mode hybrid|vector|keyword] [-k N] [--group document|chunk]\n"
     "                    [--filter KEY=VALUE]... [--min-score X] [--fusion rrf|weighted] [--weights V,T]\n"
-    "                    [--ef N] [--json] QUERY...\n"
+    "                    [--ef N] [--as-of TIME | --baseline NAME] [--json] QUERY...\n"
     "\n"
     "Searches the index and prints the best documents (or chunks), best first.\n"
     "\n"
@@ -579,8 +582,12 @@ static const char search_usage[] =
     "  --weights V,T       weights of the vector and keyword sides, for either fusion (0.5,0.5);\n"
     "                      each finite and >= 0, not both 0\n"
     "  --ef N              HNSW search breadth (default 64)\n"
+    "  --as-of TIME        search the index as it was at TIME: ISO-8601 (2026-01-31T12:00:00Z) or\n"
+    "                      unix seconds; the commits kept are listed by 'hyrax baselines'\n"
+    "  --baseline NAME     search the newest commit named NAME ('hyrax baseline NAME'; the name\n"
+    "                      published is what agents' read_context {selector: published} reads)\n"
     "  --json              print one JSON object (query, mode, group, results, total_results,\n"
-    "                      search_time_ms)\n"
+    "                      search_time_ms, read_context)\n"
     "\n"
     "Keyword syntax: \"exact phrase\", -exclude, +require, prefix*.\n";
 
@@ -615,6 +622,7 @@ typedef struct {
     const char *query;
     size_t qlen;
     const hx_search_opts *o;
+    const hx_read_context *at;   /* the commit to read */
     int json;
 } search_job;
 
@@ -625,8 +633,10 @@ static int run_search(void *arg)
     hx_index *ix = NULL;
     hx_results res = {0};
     hx_error err = {0};
+    hx_read_taken taken;
     int rc = 1;
     if (hx_index_open(&ix, j->db, HX_INDEX_READ, j->model, NULL, &err) ||
+        hx_index_read_at(ix, j->at, &taken, &err) ||
         hx_index_search(ix, j->enc, j->query, j->qlen, j->o, &res, &err)) {
         fprintf(stderr, "hyrax search: %s\n", err.message);
         goto done;
@@ -634,7 +644,7 @@ static int run_search(void *arg)
     if (j->json) {
         hx_json_writer w;
         hx_json_writer_init(&w);
-        hx_present_search(&w, j->query, j->o->mode, &res);
+        hx_present_search(&w, j->query, j->o->mode, &res, &taken);
         if (hx_json_writer_finish(&w, &err)) {
             fprintf(stderr, "hyrax search: %s\n", err.message);
             hx_json_writer_free(&w);
@@ -644,6 +654,12 @@ static int run_search(void *arg)
         putchar('\n');
         hx_json_writer_free(&w);
     } else {
+        if (taken.selector != HX_READ_HEAD) {
+            char when[40];
+            hx_time_format(taken.commit.committed_ns, when, sizeof when);
+            printf("as of generation %llu%s%s, committed %s\n", (unsigned long long)taken.commit.generation,
+                   taken.commit.name[0] ? ", baseline " : "", taken.commit.name, when);
+        }
         print_results_text(&res);
     }
     rc = fflush(stdout) ? 1 : 0;
@@ -684,10 +700,12 @@ static int cmd_search(int argc, char **argv)
     int json = 0, rc = 2;
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
+    hx_read_context at = {HX_READ_HEAD, NULL, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
         long n;
+        hx_error terr = {0};
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(search_usage, stdout);
             rc = 0;
@@ -748,8 +766,20 @@ static int cmd_search(int argc, char **argv)
                 fprintf(stderr, "hyrax search: --weights %s: %s\n", argv[i], werr.message);
                 goto done;
             }
+        } else if (!strcmp(a, "--as-of") && has_value && at.selector == HX_READ_HEAD) {
+            at.selector = HX_READ_AS_OF;
+            if (hx_time_parse(argv[++i], &at.as_of_ns, &terr)) {
+                fprintf(stderr, "hyrax search: --as-of: %s\n", terr.message);
+                goto done;
+            }
+        } else if (!strcmp(a, "--baseline") && has_value && at.selector == HX_READ_HEAD) {
+            at.selector = HX_READ_BASELINE;
+            at.baseline_id = argv[++i];
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--as-of") || !strcmp(a, "--baseline")) {
+            fprintf(stderr, "hyrax search: give one of --as-of TIME and --baseline NAME, once\n");
+            goto done;
         } else if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9') && strcmp(a, "--")) {
             fprintf(stderr, "hyrax search: unknown option '%s'\n%s", a, search_usage);
             goto done;
@@ -776,7 +806,7 @@ static int cmd_search(int argc, char **argv)
         goto done;
     if (o.mode != HX_MODE_KEYWORD && open_encoder("search", 1, pj.precision, &model, &enc))
         goto done;
-    search_job job = {db, model, enc, query, qlen, &o, json};
+    search_job job = {db, model, enc, query, qlen, &o, &at, json};
     rc = guarded("search", run_search, &job);
 done:
     hx_encoder_free(enc);
@@ -1083,6 +1113,115 @@ static int cmd_serve(int argc, char **argv)
     return rc ? 1 : 0;
 }
 
+/* === baseline, baselines, compact === */
+
+#define TEXT_OF_(x) #x
+#define TEXT_OF(x) TEXT_OF_(x)   /* a number macro as a string literal, for usage texts */
+
+static const char baseline_usage[] =
+    "usage: hyrax baseline [--db FILE] NAME\n\n"
+    "Names the current state of the index NAME (a commit; nothing is copied), so 'hyrax search\n"
+    "--baseline NAME' and MCP read_context {selector: baseline_id, baseline_id: NAME} read it later,\n"
+    "also after compaction. Naming again moves the name to the current state. NAME is 1 to 64\n"
+    "letters, digits, '.', '_', ':' or '-'; the name published is what read_context\n"
+    "{selector: published} reads.\n";
+
+static int cmd_baseline(int argc, char **argv)
+{
+    const char *db, **name = hx_calloc((size_t)argc, sizeof *name);
+    size_t n = 0;
+    int rc = name ? db_args("baseline", baseline_usage, argc, argv, &db, NULL, name, &n) : 1;
+    if (rc < 0 && n != 1) {
+        fprintf(stderr, "hyrax baseline: give one NAME\n%s", baseline_usage);
+        rc = 2;
+    }
+    if (rc >= 0) {
+        free(name);
+        return rc;
+    }
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_commit_info made;
+    rc = 1;
+    if (hx_index_open(&ix, db, HX_INDEX_WRITE, NULL, NULL, &err) || hx_index_baseline(ix, name[0], &made, &err)) {
+        put_line(stderr, "hyrax baseline: ", err.message);
+    } else {
+        char when[40];
+        hx_time_format(made.committed_ns, when, sizeof when);
+        printf("baseline %s = generation %llu, committed %s\n", made.name, (unsigned long long)made.generation,
+               when);
+        rc = 0;
+    }
+    hx_index_close(ix);
+    free(name);
+    return rc;
+}
+
+static const char baselines_usage[] =
+    "usage: hyrax baselines [--db FILE]\n\n"
+    "Lists the baselines (the newest commit of each name, newest first) and the commits the index\n"
+    "keeps, which 'hyrax search --as-of TIME' can read.\n";
+
+static int cmd_baselines(int argc, char **argv)
+{
+    const char *db;
+    int rc = db_args("baselines", baselines_usage, argc, argv, &db, NULL, NULL, NULL);
+    if (rc >= 0)
+        return rc;
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_commit_info *h = NULL;
+    size_t n = 0;
+    char when[40];
+    if (hx_index_open(&ix, db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_history(ix, &h, &n, &err) || !n) {
+        put_line(stderr, "hyrax baselines: ", n ? err.message : "the index has no commits");
+        hx_index_close(ix);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool newest = h[i].name[0] != 0;
+        for (size_t j = 0; j < i && newest; j++)
+            newest = strcmp(h[j].name, h[i].name) != 0;
+        if (!newest)
+            continue;
+        hx_time_format(h[i].committed_ns, when, sizeof when);
+        printf("%-24s generation %llu, committed %s\n", h[i].name, (unsigned long long)h[i].generation, when);
+    }
+    hx_time_format(h[n - 1].committed_ns, when, sizeof when);
+    printf("kept: %zu commits, generations %llu to %llu, the oldest committed %s\n", n,
+           (unsigned long long)h[n - 1].generation, (unsigned long long)h[0].generation, when);
+    free(h);
+    hx_index_close(ix);
+    return 0;
+}
+
+static const char compact_usage[] =
+    "usage: hyrax compact [--db FILE]\n\n"
+    "Rewrites the index into one segment without deleted chunks. Keeps every baseline (the newest\n"
+    "commit of each name) and the last " TEXT_OF(HX_KEEP_COMMITS) " commits, so searches of them answer as before.\n";
+
+static int cmd_compact(int argc, char **argv)
+{
+    const char *db;
+    int rc = db_args("compact", compact_usage, argc, argv, &db, NULL, NULL, NULL);
+    if (rc >= 0)
+        return rc;
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_index_stats st;
+    rc = 1;
+    if (hx_index_open(&ix, db, HX_INDEX_WRITE, NULL, NULL, &err) || hx_index_compact(ix, &err) ||
+        hx_index_stats_get(ix, &st, &err)) {
+        put_line(stderr, "hyrax compact: ", err.message);
+    } else {
+        printf("compacted: generation %llu, %llu documents, %.1f MiB\n", (unsigned long long)st.generation,
+               (unsigned long long)st.documents, (double)st.file_bytes / 1048576.0);
+        rc = 0;
+    }
+    hx_index_close(ix);
+    return rc;
+}
+
 /* === Dispatch === */
 
 static const struct {
@@ -1096,6 +1235,9 @@ static const struct {
     {"stats", cmd_stats},
     {"verify", cmd_verify},
     {"rm", cmd_rm},
+    {"baseline", cmd_baseline},
+    {"baselines", cmd_baselines},
+    {"compact", cmd_compact},
     {"recover", cmd_recover},
     {"serve", cmd_serve},
 };

@@ -195,7 +195,7 @@ static int resolve(hx_index *ix, const hx_read_context *ctx, hx_commit_info *c, 
             break;
         char when[40];
         hx_time_format(ctx->as_of_ns, when, sizeof when);
-        snprintf(missing, sizeof missing, "no commit made at or before %s is kept", when);
+        snprintf(missing, sizeof missing, "the index as of %s is not kept", when);
         return what_is_kept(ix, missing, err);
     }
     default:

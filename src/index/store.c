@@ -891,9 +891,9 @@ int hx_store_verify(hx_store *s, hx_error *err)
 /* === Generations === */
 
 /* Walks the chain newest first and stops at the first record for which `stop` says true. */
-typedef bool (*chain_pred)(const record *r, const void *arg);
+typedef bool (*chain_pred)(const record *r, void *arg);
 
-static int chain_find(hx_store *s, chain_pred stop, const void *arg, record *found, hx_error *err)
+static int chain_find(hx_store *s, chain_pred stop, void *arg, record *found, hx_error *err)
 {
     if (!s->v.m.rec.offset)
         return HX_ENOTFOUND;
@@ -911,19 +911,28 @@ static int chain_find(hx_store *s, chain_pred stop, const void *arg, record *fou
     }
 }
 
-static bool stop_gen(const record *r, const void *arg)
+static bool stop_gen(const record *r, void *arg)
 {
     return r->gen == *(const uint64_t *)arg;
 }
 
-static bool stop_time(const record *r, const void *arg)
+typedef struct time_walk {
+    int64_t time_ns;
+    uint64_t newer;          /* generation of the last record passed, 0 before the first */
+} time_walk;
+
+static bool stop_time(const record *r, void *arg)
 {
-    return r->ts <= *(const int64_t *)arg;
+    time_walk *t = arg;
+    if (r->ts <= t->time_ns)
+        return true;
+    t->newer = r->gen;
+    return false;
 }
 
-static bool stop_name(const record *r, const void *arg)
+static bool stop_name(const record *r, void *arg)
 {
-    return strcmp(r->name, (const char *)arg) == 0;
+    return strcmp(r->name, *(const char **)arg) == 0;
 }
 
 static void info_of(const record *r, hx_store_info *out)
@@ -988,10 +997,17 @@ int hx_store_root_at(hx_store *s, uint64_t generation, const uint8_t **root, siz
 int hx_store_as_of(hx_store *s, int64_t time_ns, hx_store_info *out, hx_error *err)
 {
     record r;
-    int rc = chain_find(s, stop_time, &time_ns, &r, err);
+    time_walk t = {time_ns, 0};
+    int rc = chain_find(s, stop_time, &t, &r, err);
     if (rc == HX_ENOTFOUND)
         return hx_error_set(err, rc, -1, "%s has no commit at or before time %lld", s->path,
                             (long long)time_ns);
+    /* A gap after r: compaction dropped commits between r and the next, and one of them may be
+     * the newest at or before time_ns, so r would be an older state than asked for. */
+    if (rc == 0 && t.newer && t.newer != r.gen + 1)
+        return hx_error_set(err, HX_ENOTFOUND, -1, "%s no longer keeps the commits between generations %llu and "
+                            "%llu (compacted), so its state at time %lld is unknown", s->path,
+                            (unsigned long long)r.gen, (unsigned long long)t.newer, (long long)time_ns);
     if (rc == 0)
         info_of(&r, out);
     return rc;
@@ -1000,7 +1016,7 @@ int hx_store_as_of(hx_store *s, int64_t time_ns, hx_store_info *out, hx_error *e
 int hx_store_find_name(hx_store *s, const char *name, hx_store_info *out, hx_error *err)
 {
     record r;
-    int rc = chain_find(s, stop_name, name, &r, err);
+    int rc = chain_find(s, stop_name, &name, &r, err);
     if (rc == HX_ENOTFOUND)
         return hx_error_set(err, rc, -1, "%s has no commit named '%s'", s->path, name);
     if (rc == 0)

@@ -175,8 +175,9 @@ int hx_store_history(hx_store *s, hx_store_info **out, size_t *n, hx_error *err)
 int hx_store_root_at(hx_store *s, uint64_t generation, const uint8_t **root, size_t *len,
                      hx_error *err);
 
-/* as_of: the newest commit of the chain committed at or before `time_ns` (unix nanoseconds),
- * into *out; HX_ENOTFOUND when the chain holds none that old. */
+/* as_of: the newest commit committed at or before `time_ns` (unix nanoseconds), into *out;
+ * HX_ENOTFOUND when the chain holds none that old, or when compaction dropped commits right after
+ * the one found (one of them may have been the newest at that time). */
 int hx_store_as_of(hx_store *s, int64_t time_ns, hx_store_info *out, hx_error *err);
 
 /* Named baselines: the newest commit of the chain with this name, into *out. */

@@ -126,7 +126,35 @@ void hx_present_more(hx_json_writer *w, const hx_result *r)
     hx_json_write_arr_end(w);
 }
 
-void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r)
+void hx_present_read_context(hx_json_writer *w, const hx_read_taken *t)
+{
+    char when[40];
+    hx_json_write_key(w, "read_context");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "selector");
+    hx_json_write_cstr(w, hx_read_selector_names[t->selector]);
+    hx_json_write_key(w, "baseline_id");
+    if (t->commit.name[0])
+        hx_json_write_cstr(w, t->commit.name);
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "as_of");
+    if (t->selector == HX_READ_AS_OF) {
+        hx_time_format(t->as_of_ns, when, sizeof when);
+        hx_json_write_cstr(w, when);
+    } else {
+        hx_json_write_null(w);
+    }
+    hx_json_write_key(w, "generation");
+    hx_json_write_uint(w, t->commit.generation);
+    hx_json_write_key(w, "committed_at");
+    hx_time_format(t->commit.committed_ns, when, sizeof when);
+    hx_json_write_cstr(w, when);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
+                       const hx_read_taken *t)
 {
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
@@ -144,6 +172,8 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
     hx_json_write_uint(w, r->n);
     hx_json_write_key(w, "search_time_ms");
     hx_json_write_double(w, r->search_ms);
+    if (t)
+        hx_present_read_context(w, t);
     hx_json_write_obj_end(w);
 }
 

@@ -35,8 +35,15 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group);
  * matching chunks of a result's document, best first (every surface writes them so). */
 void hx_present_more(hx_json_writer *w, const hx_result *r);
 
-/* The search answer: {"query","mode","group","results":[...],"total_results","search_time_ms"}. */
-void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r);
+/* The search answer: {"query","mode","group","results":[...],"total_results","search_time_ms",
+ * "read_context"} (read_context left out when t is NULL). */
+void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
+                       const hx_read_taken *t);
+
+/* "read_context": {"selector", "baseline_id" (the name of the commit read, or null), "as_of" (the
+ * time asked, or null), "generation", "committed_at"}: which commit answered (seed 001 5.2), in
+ * every answer read from the index. */
+void hx_present_read_context(hx_json_writer *w, const hx_read_taken *t);
 
 /* "file" or "stored": the "source" of a document in every answer that describes one. */
 const char *hx_present_kind(hx_doc_kind k);
