@@ -97,11 +97,16 @@ int hx_time_parse(const char *s, int64_t *ns, hx_error *err)
 
 void hx_time_format(int64_t ns, char *buf, size_t cap)
 {
-    time_t t = (time_t)(ns / 1000000000);
+    int64_t sec = ns / 1000000000, rem = ns % 1000000000;
+    if (rem < 0) {   /* before 1970: whole seconds round down */
+        sec--;
+        rem += 1000000000;
+    }
+    time_t t = (time_t)sec;
     struct tm tm;
     gmtime_r(&t, &tm);
     snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(rem / 1000000));
 }
 
 /* === History === */
