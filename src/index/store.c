@@ -399,9 +399,9 @@ static int check_table_entry(const view *v, const record *r, uint32_t i, uint64_
 
 /* Looks past the commit in `m` (the newest a valid slot proves) for the record of the next
  * commit (a higher generation: compaction may leave gaps): written and synced before its meta
- * slot, so when that slot is damaged the record still proves the commit, provided it chains to m's record, every blob it lists lies between
- * m's committed length and the record and passes its checksum, and what survives of the damaged
- * slot `bad` agrees with it (a slot that still has its magic must hold the record's CRC, or be
+ * slot, so when that slot is damaged the record still proves the commit, provided it chains to
+ * m's record, every blob it lists lies between m's committed length and the record and passes
+ * its checksum, and what survives of the damaged slot `bad` agrees with it (a slot that still has its magic must hold the record's CRC, or be
  * damaged in that field alone). Takes the last such record (an earlier match could be bytes
  * inside a blob). Returns 1 with *next filled, 0 when there is none. */
 static int roll_forward(int fd, uint64_t size, const meta *m, const uint8_t bad[SLOT_SIZE], meta *next)
@@ -1160,8 +1160,7 @@ int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name,
 
 int hx_store_commit_copy(hx_store *c, const void *root, size_t len, const hx_store_info *as, hx_error *err)
 {
-    if (!c->compact_tmp || as->generation <= c->v.m.gen || as->generation >= c->compact_head ||
-        (c->v.m.rec.offset && as->timestamp_ns < c->v.m.ts))
+    if (!c->compact_tmp || as->generation <= c->v.m.gen || as->generation >= c->compact_head)
         return hx_error_set(err, HX_EINVAL, -1, "a copied commit goes into a compaction file, oldest first, below "
                             "its head (generation %llu after %llu)", (unsigned long long)as->generation,
                             (unsigned long long)c->v.m.gen);

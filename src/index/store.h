@@ -208,8 +208,8 @@ int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err);
 
 /* Compaction, step 1b: commits the blobs appended to c since its last commit with `root` (len
  * bytes, copied) as a copy of an older commit `as` of the old file: its generation, time and name.
- * Copies go oldest first, each above c's last generation and not older than its time, and below
- * the head; anything else is HX_EINVAL. */
+ * Copies go oldest first, each above c's last generation and below the head; anything else is
+ * HX_EINVAL. */
 int hx_store_commit_copy(hx_store *c, const void *root, size_t len, const hx_store_info *as, hx_error *err);
 
 /* Step 2: c must have committed its head. Syncs c's file, renames it over w's path and syncs the folder.
