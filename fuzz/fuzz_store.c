@@ -34,7 +34,7 @@ static int read_all(const char *path, uint64_t *gen, bool *damaged)
         for (size_t i = 0; i < n; i++) {
             const uint8_t *root;
             size_t len;
-            uint64_t g;
+            hx_store_info g;
             hx_store_root_at(s, h[i].generation, &root, &len, &err);
             hx_store_as_of(s, h[i].timestamp_ns, &g, &err);
             hx_store_find_name(s, h[i].name, &g, &err);

@@ -153,8 +153,9 @@ void hx_index_close(hx_index *ix);
  * HX_ENOTFOUND when there is no index there or it has no commit yet. */
 int hx_index_precision(const char *path, hx_precision *out, hx_error *err);
 
-/* Picks up commits made by the writer since open or the last refresh: 1 when the view changed
- * (pointers borrowed from the index are then invalid), 0 when not, or a negative code. */
+/* Picks up commits made by the writer since open or the last refresh and returns a view pinned
+ * by hx_index_read_at to the head: 1 when the view changed (pointers borrowed from the index are
+ * then invalid), 0 when not, or a negative code. */
 int hx_index_refresh(hx_index *ix, hx_error *err);
 
 const char *hx_index_root(const hx_index *ix);    /* borrowed until close */
@@ -167,8 +168,8 @@ const char *hx_index_damage(const hx_index *ix);
 
 typedef struct hx_index_stats {
     uint64_t documents, chunks, live_chunks, segments, tombstones, tokens;
-    uint64_t file_bytes, generation;
-    int64_t committed_ns;              /* time of the last commit, unix nanoseconds */
+    uint64_t file_bytes, generation;   /* generation: the commit the view shows (hx_index_read_at) */
+    int64_t committed_ns;              /* time of that commit, unix nanoseconds */
     char model[64];
     int dim;
     hx_precision precision;            /* of the vectors; queries are embedded the same way */
@@ -177,6 +178,62 @@ int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err);
 
 /* Checks every checksum of the index file and the consistency of its tables. */
 int hx_index_verify(hx_index *ix, hx_error *err);
+
+/* === Point-in-time reads (README "Point-in-time reads"; seed 001 section 5.2) === */
+
+/* Which commit a read sees: the head (the last commit, the default everywhere), the newest commit
+ * named HX_PUBLISHED, the newest commit with a given name (a baseline), or the newest commit made
+ * at or before a time. */
+typedef enum { HX_READ_HEAD = 0, HX_READ_PUBLISHED = 1, HX_READ_BASELINE = 2, HX_READ_AS_OF = 3 } hx_read_selector;
+extern const char *const hx_read_selector_names[];   /* "head", "published", "baseline_id", "as_of", NULL */
+#define HX_PUBLISHED "published"
+#define HX_BASELINE_NAME_MAX 64   /* bytes of a baseline name */
+
+typedef struct hx_read_context {
+    hx_read_selector selector;
+    const char *baseline_id;           /* HX_READ_BASELINE: the name (borrowed) */
+    int64_t as_of_ns;                  /* HX_READ_AS_OF: unix nanoseconds */
+} hx_read_context;
+
+/* One commit of an index file. */
+typedef struct hx_commit_info {
+    uint64_t generation;
+    int64_t committed_ns;              /* unix nanoseconds */
+    char name[HX_BASELINE_NAME_MAX + 1];   /* "" when unnamed */
+} hx_commit_info;
+
+/* What a read took: the selector asked for, the time asked (HX_READ_AS_OF, else 0) and the commit. */
+typedef struct hx_read_taken {
+    hx_read_selector selector;
+    int64_t as_of_ns;
+    hx_commit_info commit;
+} hx_read_taken;
+
+/* Picks up new commits (as hx_index_refresh) and points the reader's view at the commit `ctx`
+ * selects (NULL = head); *taken (may be NULL) says which. Lookups, search and documents then
+ * answer from that commit until the next call or refresh (a refresh returns to the head).
+ * HX_ENOTFOUND with a message saying what is kept (the oldest commit and the baseline names) when
+ * no kept commit matches: no commit named so, HX_PUBLISHED never named, or a time older than the
+ * oldest kept commit. A writer reads only the head (HX_EPERM otherwise). On failure the view is
+ * back at the head (or, when even that fails, the call's error stands and the handle needs a
+ * refresh). The one function behind --as-of / --baseline and every MCP read_context. */
+int hx_index_read_at(hx_index *ix, const hx_read_context *ctx, hx_read_taken *taken, hx_error *err);
+
+/* Commits the current state under a name (a baseline; no data is copied): 1..HX_BASELINE_NAME_MAX
+ * bytes of letters, digits and . _ : - (HX_EINVAL otherwise). Naming again moves the name: the
+ * newest commit of a name is the one read. Writer handles only. *made (may be NULL) gets it. */
+int hx_index_baseline(hx_index *ix, const char *name, hx_commit_info *made, hx_error *err);
+
+/* The commits the file keeps, newest first (compaction keeps the newest of each name and the last
+ * HX_KEEP_COMMITS commits). Caller frees *out with free(). */
+#define HX_KEEP_COMMITS 8
+int hx_index_history(hx_index *ix, hx_commit_info **out, size_t *n, hx_error *err);
+
+/* Times as read contexts take them: ISO-8601 (2026-01-31, 2026-01-31T12:00, ...:05, ...:05.250,
+ * with Z, +hh:mm or -hh:mm; no zone = UTC) or unix seconds (digits, optionally .fraction). */
+int hx_time_parse(const char *s, int64_t *ns, hx_error *err);
+/* 2026-01-31T12:00:05.250Z (millisecond precision) into buf (at least 32 bytes). */
+void hx_time_format(int64_t ns, char *buf, size_t cap);
 
 /* === Updating (writer handles) === */
 

@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char root[PATH_MAX], db[PATH_MAX + 32];
@@ -606,6 +607,110 @@ static void test_progress(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* Cuts the search time out of a search's output (text: the last line, "N results in X ms"; JSON:
+ * the search_time_ms member), the one part that differs between two runs of the same search. */
+static void drop_timing(char *out)
+{
+    char *t = strstr(out, "\"search_time_ms\":");
+    if (t) {
+        char *end = t + strcspn(t, ",}");
+        memmove(t, end + (*end == ','), strlen(end + (*end == ',')) + 1);
+        return;
+    }
+    char *last = strstr(out, " results in ");
+    while (last && strstr(last + 1, " results in "))
+        last = strstr(last + 1, " results in ");
+    while (last && last > out && last[-1] != '\n')
+        last--;
+    if (last)
+        *last = 0;
+}
+
+/* Runs a search and keeps its output without the timing; caller frees. */
+static char *search_out(const char *idx, const char *flags)
+{
+    char cmd[3 * PATH_MAX], *out;
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --group chunk -k 5 %s zebra herd on the plain 2>&1", idx, flags);
+    int rc = check_run(cmd, &out);
+    CHECK(rc == 0, "search %s: %s", flags, out);
+    drop_timing(out);
+    return out;
+}
+
+/* Point-in-time reads at the command line (issue 11 item 1): a baseline answers with the same
+ * bytes before and after compaction, with documents changed and removed in between and more
+ * commits than HX_KEEP_COMMITS (8) after it, so the commits around it are dropped; --as-of a
+ * time inside the baseline's commit reads it too until compaction drops what followed it, and
+ * then says what is kept. Generations by hand: 1 creates the index, 2 indexes, 3 is the baseline. */
+static void test_baselines(void)
+{
+    char tmpl[] = "/tmp/hx_cli_pit_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 32], cmd[5 * PATH_MAX], *out;
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
+    snprintf(idx, sizeof idx, "%s/idx.hyx", dir);
+    check_put(dir, "docs/herd.md", "# Herd\n\nA zebra herd crosses the plain at dawn.\n");
+    check_put(dir, "docs/gate.md", "# Gate\n\nOne zebra waits at the zoo gate.\n");
+    check_put(dir, "docs/plain.md", "# Plain\n\nThe plain is wide; lions rest there.\n");
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s/docs 2>&1 && \"$HYRAX_BIN\" baseline --db %s v1 2>&1", idx, dir,
+             idx);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "baseline v1 = generation 3"), "baseline v1: %s", out);
+    free(out);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);   /* after v1's commit, before the next one */
+    char as_of[64];
+    snprintf(as_of, sizeof as_of, "--as-of %lld.%09ld", (long long)now.tv_sec, now.tv_nsec);
+    char *before = search_out(idx, "--baseline v1"), *before_json = search_out(idx, "--baseline v1 --json");
+    CHECK(strstr(before, "as of generation 3, baseline v1") && strstr(before, "plain.md"), "read at v1: %s", before);
+    CHECK(strstr(before_json, "\"read_context\":{\"selector\":\"baseline_id\",\"baseline_id\":\"v1\",\"as_of\":null,"
+                              "\"generation\":3,"), "--json echoes the read context: %s", before_json);
+    char *at = search_out(idx, as_of);
+    CHECK(!strcmp(at, before), "--as-of a time after v1's commit reads v1: %s", at);
+    free(at);
+
+    check_put(dir, "docs/herd.md", "# Herd\n\nThe herd left; only dust remains on the road.\n");
+    snprintf(cmd, sizeof cmd, "rm %s/docs/plain.md && \"$HYRAX_BIN\" index --db %s %s/docs >/dev/null 2>&1", dir, idx, dir);
+    CHECK(check_run(cmd, &out) == 0, "change and remove");
+    free(out);
+    char *head = search_out(idx, "");
+    CHECK(strcmp(head, before) && !strstr(head, "plain.md"), "the head has changed: %s", head);
+    free(head);
+    at = search_out(idx, as_of);
+    CHECK(!strcmp(at, before), "--as-of still reads v1 after a change: %s", at);
+    free(at);
+    for (int i = 0; i < 9; i++) {   /* more commits than the retention window */
+        char text[128];
+        snprintf(text, sizeof text, "# Gate\n\nOne zebra waits at the zoo gate, visit %d.\n", i);
+        check_put(dir, "docs/gate.md", text);
+        snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s/docs >/dev/null 2>&1", idx, dir);
+        CHECK(check_run(cmd, &out) == 0, "update %d", i);
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" compact --db %s 2>&1 && \"$HYRAX_BIN\" verify --db %s 2>&1", idx, idx);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "compacted") && strstr(out, ": ok"), "compact, verify: %s", out);
+    free(out);
+    char *after = search_out(idx, "--baseline v1"), *after_json = search_out(idx, "--baseline v1 --json");
+    CHECK(!strcmp(after, before), "v1 answers the same bytes after compaction:\n%s\n-- before --\n%s", after, before);
+    CHECK(!strcmp(after_json, before_json), "and the same JSON:\n%s\n-- before --\n%s", after_json, before_json);
+    free(after);
+    free(after_json);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s %s zebra 2>&1", idx, as_of);
+    CHECK(check_run(cmd, &out) == 1 && strstr(out, "is not kept") && strstr(out, "keeps generations") &&
+          strstr(out, "baselines: v1"), "--as-of between dropped commits says what is kept: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" baselines --db %s 2>&1", idx);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "v1 ") && strstr(out, "generation 3,") && strstr(out, "kept: 10 commits"),
+          "baselines: v1 and the last 8 commits and the head: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --baseline nope zebra 2>&1; \"$HYRAX_BIN\" baseline --db %s "
+             "'a b' 2>&1; \"$HYRAX_BIN\" search --db %s --as-of yesterday zebra 2>&1", idx, idx, idx);
+    CHECK(check_run(cmd, &out) != 0 && strstr(out, "no baseline named 'nope'") && strstr(out, "not 'a b'") &&
+          strstr(out, "ISO-8601"), "bad names and times: %s", out);
+    free(out);
+    free(before);
+    free(before_json);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_cli_XXXXXX", cmd[3 * PATH_MAX], *out;
@@ -724,6 +829,7 @@ int main(void)
     test_group();
     test_first_index();
     test_progress();
+    test_baselines();
 
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
     CHECK(system(cmd) == 0, "cleanup");

@@ -572,6 +572,114 @@ static void test_other_analyzer(void)
     open_other(IX_VERSION, an, "int4", HX_EFORMAT, "\"int4\"");
 }
 
+/* Times of read contexts. Goldens from Python's datetime (fromisoformat, then the difference from
+ * 1970-01-01T00:00:00Z in microseconds x 1000); the unix-seconds ones by hand. */
+static void test_times(void)
+{
+    static const struct {
+        const char *in;
+        int64_t ns;
+    } good[] = {
+        {"2026-01-31", 1769817600000000000},
+        {"2026-01-31T12:00:05Z", 1769860805000000000},
+        {"2026-01-31T14:00:05+02:00", 1769860805000000000},
+        {"2026-01-31T14:00:05+0200", 1769860805000000000},
+        {"2024-02-29T23:59:59.250Z", 1709251199250000000},
+        {"1969-12-31T23:59:59Z", -1000000000},
+        {"2000-03-01T00:00", 951868800000000000},
+        {"1900-01-01T00:00:00-05:30", -2208969000000000000},
+        {"1769860805", 1769860805000000000},
+        {"1769860805.5", 1769860805500000000},
+        {"0.000000001", 1},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        int64_t ns = 0;
+        hx_error err = {0};
+        CHECK(hx_time_parse(good[i].in, &ns, &err) == 0 && ns == good[i].ns, "time %s: %lld (%s)", good[i].in,
+              (long long)ns, err.message);
+    }
+    static const char *const bad[] = {"", "yesterday", "2026-02-30", "2026-13-01", "2026-01-31T24:00", "2026-1-31",
+                                      "12abc", "2026-01-31T12:00:05+25:00", "2026-01-31T12", "1769860805.", "-5"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int64_t ns;
+        hx_error err = {0};
+        CHECK(hx_time_parse(bad[i], &ns, &err) == HX_EINVAL && strstr(err.message, "ISO-8601"), "not a time: '%s'", bad[i]);
+    }
+    char buf[40];
+    hx_time_format(1709251199250000000, buf, sizeof buf);
+    CHECK(!strcmp(buf, "2024-02-29T23:59:59.250Z"), "format: %s", buf);
+    hx_time_format(-1, buf, sizeof buf);
+    CHECK(!strcmp(buf, "1969-12-31T23:59:59.999Z"), "format before 1970: %s", buf);
+}
+
+/* A search's answer as plain values: chunk ids, exact score bits and texts. */
+typedef struct {
+    size_t n;
+    uint32_t chunk[5];
+    float score[5];
+    char text[5][256];
+} answer;
+
+static void answer_of(hx_index *ix, const char *q, answer *a)
+{
+    hx_results r = {0};
+    top(ix, q, HX_MODE_HYBRID, NULL, 0, &r);
+    memset(a, 0, sizeof *a);
+    for (a->n = 0; a->n < r.n && a->n < 5; a->n++) {
+        a->chunk[a->n] = r.v[a->n].chunk_id;
+        a->score[a->n] = r.v[a->n].score;
+        snprintf(a->text[a->n], sizeof a->text[a->n], "%.*s", (int)r.v[a->n].text_len, r.v[a->n].text);
+    }
+    hx_results_free(&r);
+}
+
+/* hx_index_read_at: a reader pinned to a baseline answers as the baseline did, also after the
+ * writer adds a document and compacts (the baseline's blobs are copied byte for byte, so chunk
+ * ids and score bits agree); refresh returns to the head; the writer reads only the head. */
+static void test_read_at(hx_index *ix)
+{
+    hx_error err = {0};
+    hx_commit_info b1;
+    hx_read_taken t;
+    CHECK(hx_index_baseline(ix, "b1", &b1, &err) == 0 && !strcmp(b1.name, "b1"), "baseline: %s", err.message);
+    CHECK(hx_index_baseline(ix, "no spaces", NULL, &err) == HX_EINVAL, "a bad name");
+    hx_read_context at_b1 = {HX_READ_BASELINE, "b1", 0}, published = {HX_READ_PUBLISHED, NULL, 0};
+    CHECK(hx_index_read_at(ix, &at_b1, &t, &err) == HX_EPERM, "a writer reads the head only");
+    size_t docs_b1 = hx_index_doc_count(ix);
+    const char body[] = "# Pit\n\nZanzibar cloves: pods and nodes of a spice tree.\n";
+    uint32_t id;
+    hx_update_report rep;
+    CHECK(hx_index_add_bytes(ix, "pit/cloves.md", body, sizeof body - 1, NULL, 0, enc, NULL, NULL, &id, &rep, &err) == 0,
+          "add: %s", err.message);
+    hx_update_report_clear(&rep);
+    hx_index *r = NULL;
+    CHECK(hx_index_open(&r, db, HX_INDEX_READ, model, NULL, &err) == 0, "reader: %s", err.message);
+    if (!r)
+        return;
+    answer head, before, after;
+    answer_of(r, "pods and nodes", &head);
+    CHECK(hx_index_doc_count(r) == docs_b1 + 1, "the head has the new document");
+    CHECK(hx_index_read_at(r, &at_b1, &t, &err) == 0 && t.commit.generation == b1.generation &&
+          t.selector == HX_READ_BASELINE && !strcmp(t.commit.name, "b1"), "read at b1: %s", err.message);
+    hx_index_stats st;
+    CHECK(hx_index_stats_get(r, &st, &err) == 0 && st.generation == b1.generation && st.committed_ns == b1.committed_ns,
+          "stats say which commit the view shows");
+    CHECK(hx_index_doc_count(r) == docs_b1, "b1 has one document fewer");
+    answer_of(r, "pods and nodes", &before);
+    CHECK(before.n && memcmp(&before, &head, sizeof head), "b1 answers otherwise than the head");
+    CHECK(hx_index_read_at(r, &published, &t, &err) == HX_ENOTFOUND && strstr(err.message, "published") &&
+          strstr(err.message, "b1"), "nothing published: %s", err.message);
+    CHECK(hx_index_doc_count(r) == docs_b1 + 1, "a failed read leaves the view at the head");
+    CHECK(hx_index_compact(ix, &err) == 0, "compact: %s", err.message);
+    CHECK(hx_index_read_at(r, &at_b1, &t, &err) == 0 && t.commit.generation == b1.generation &&
+          t.commit.committed_ns == b1.committed_ns, "b1 after compaction: %s", err.message);
+    answer_of(r, "pods and nodes", &after);
+    CHECK(!memcmp(&before, &after, sizeof before), "b1 answers the same chunk ids, scores and texts after compaction");
+    CHECK(hx_index_verify(r, &err) == 0, "verify the compacted file: %s", err.message);
+    CHECK(hx_index_refresh(r, &err) == 1 && hx_index_doc_count(r) == docs_b1 + 1, "refresh returns to the head");
+    hx_index_close(r);
+}
+
 int main(void)
 {
     hx_error err = {0};
@@ -583,6 +691,7 @@ int main(void)
         CHECK(0, "model: %s", err.message);
         return check_report("test_index");
     }
+    test_times();
     write_corpus();
     hx_index *ix = open_writer(db);
     if (ix) {
@@ -601,6 +710,7 @@ int main(void)
         test_compact(ix);
         test_bytes_and_remove(ix);
         test_cancel(ix);
+        test_read_at(ix);
         hx_index_close(ix);
     }
     test_lock_and_damage();

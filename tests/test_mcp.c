@@ -155,9 +155,10 @@ static void test_lifecycle(server *s)
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}", 60000);
     const hx_json_val *tools = d ? get(hx_json_doc_root(d), "result.tools") : NULL;
     static const char *const names[] = {"search", "get_context", "find_similar", "list_documents", "get_document",
-                                        "document_status", "add_document", "delete_document", "reindex", "index_health"};
-    CHECK(tools && hx_json_len(tools) == 10, "ten tools");
-    for (size_t i = 0; tools && i < 10; i++) {
+                                        "document_status", "add_document", "delete_document", "reindex", "index_health",
+                                        "create_baseline"};
+    CHECK(tools && hx_json_len(tools) == 11, "eleven tools");
+    for (size_t i = 0; tools && i < 11; i++) {
         const hx_json_val *t = hx_json_arr_get(tools, i);
         const char *n = hx_json_str(get(t, "name"), NULL);
         CHECK(n && !strcmp(n, names[i]), "tool %zu is %s", i, names[i]);
@@ -288,6 +289,129 @@ static bool printable(const char *t)
         if ((unsigned char)*t < 0x20 || (unsigned char)*t > 0x7E)
             return false;
     return true;
+}
+
+/* The answer's read_context: its selector and baseline_id (NULL for JSON null) and generation. */
+static bool read_context_is(const hx_json_val *r, const char *selector, const char *baseline, int64_t generation)
+{
+    const hx_json_val *rc = get(r, "structuredContent.read_context");
+    const char *sel = hx_json_str(get(rc, "selector"), NULL), *name = hx_json_str(get(rc, "baseline_id"), NULL);
+    int64_t g = -1;
+    hx_json_num_int64(get(rc, "generation"), &g, NULL);
+    return sel && !strcmp(sel, selector) && (baseline ? name && !strcmp(name, baseline) : !name) &&
+           g == generation && hx_json_str(get(rc, "committed_at"), NULL) && get(rc, "as_of");
+}
+
+static int64_t int_at(const hx_json_val *r, const char *path)
+{
+    int64_t v = -1;
+    hx_json_num_int64(get(r, path), &v, NULL);
+    return v;
+}
+
+/* Point-in-time reads (issue 11 item 1): a baseline named by create_baseline is read by every
+ * query tool through read_context, unchanged by later writes; every answer echoes the commit that
+ * answered and every citation carries its generation; published, as_of and the argument rules.
+ * Expected values are facts of this test: the stored note is added after the baseline, so the
+ * baseline has one document fewer and no "zanzibar". */
+static void test_read_context(server *s)
+{
+    hx_json_doc *d;
+    const hx_json_val *r = tool(s, &d, 2000, "create_baseline", "{\"name\":\"v1\"}");
+    int64_t v1 = int_at(r, "structuredContent.generation");
+    CHECK(r && !is_error(r) && v1 > 0, "create_baseline: %s", error_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2001, "list_documents", "{}");
+    int64_t docs_v1 = int_at(r, "structuredContent.total");
+    CHECK(read_context_is(r, "head", "v1", v1), "list_documents echoes the head, now named v1");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2002, "add_document", "{\"content\":\"# Pit\\n\\nZanzibar cloves grow on the island.\",\"name\":\"notes/pit.md\"}");
+    int64_t head = int_at(r, "structuredContent.generation");
+    CHECK(r && !is_error(r) && head > v1, "a change after the baseline");
+    hx_json_doc_free(d);
+
+    const char *at_v1 = "\"read_context\":{\"selector\":\"baseline_id\",\"baseline_id\":\"v1\"}";
+    char args[512];
+    snprintf(args, sizeof args, "{\"query\":\"zanzibar cloves\",\"mode\":\"keyword\",%s}", at_v1);
+    r = tool(s, &d, 2003, "search", args);
+    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.results")) == 0 &&
+          read_context_is(r, "baseline_id", "v1", v1), "search at v1: no zanzibar yet: %s", error_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2004, "search", "{\"query\":\"zanzibar cloves\",\"mode\":\"keyword\"}");
+    CHECK(hx_json_len(get(r, "structuredContent.results")) == 1 && read_context_is(r, "head", NULL, head) &&
+          int_at(hx_json_arr_get(get(r, "structuredContent.results"), 0), "citation.generation") == head,
+          "search at the head finds it, cited at the head's generation");
+    hx_json_doc_free(d);
+    snprintf(args, sizeof args, "{\"query\":\"where are pods placed\",%s}", at_v1);
+    r = tool(s, &d, 2005, "search", args);
+    const hx_json_val *first = hx_json_arr_get(get(r, "structuredContent.results"), 0);
+    CHECK(first && int_at(first, "citation.generation") == v1 && hx_json_str(get(first, "citation.version"), NULL),
+          "a citation at v1 carries v1's generation and the content hash");
+    hx_json_doc_free(d);
+    snprintf(args, sizeof args, "{\"query\":\"bread\",\"max_tokens\":200,%s}", at_v1);
+    r = tool(s, &d, 2006, "get_context", args);
+    CHECK(read_context_is(r, "baseline_id", "v1", v1) &&
+          int_at(hx_json_arr_get(get(r, "structuredContent.sources"), 0), "generation") == v1, "get_context at v1");
+    hx_json_doc_free(d);
+    snprintf(args, sizeof args, "{\"text\":\"baking bread\",%s}", at_v1);
+    r = tool(s, &d, 2007, "find_similar", args);
+    CHECK(r && !is_error(r) && read_context_is(r, "baseline_id", "v1", v1), "find_similar at v1");
+    hx_json_doc_free(d);
+    snprintf(args, sizeof args, "{%s}", at_v1);
+    r = tool(s, &d, 2008, "list_documents", args);
+    CHECK(int_at(r, "structuredContent.total") == docs_v1 && read_context_is(r, "baseline_id", "v1", v1),
+          "list_documents at v1: %lld documents as then", (long long)docs_v1);
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2009, "list_documents", "{}");
+    CHECK(int_at(r, "structuredContent.total") == docs_v1 + 1, "one more at the head");
+    hx_json_doc_free(d);
+    snprintf(args, sizeof args, "{\"path\":\"notes/pit.md\",%s}", at_v1);
+    r = tool(s, &d, 2010, "get_document", args);
+    CHECK(r && is_error(r), "get_document at v1: the note did not exist");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2011, "get_document", "{\"path\":\"notes/pit.md\"}");
+    CHECK(r && !is_error(r) && read_context_is(r, "head", NULL, head), "get_document at the head");
+    hx_json_doc_free(d);
+    snprintf(args, sizeof args, "{\"path\":\"notes/pit.md\",%s}", at_v1);
+    r = tool(s, &d, 2012, "document_status", args);
+    const char *st = hx_json_str(get(r, "structuredContent.status"), NULL);
+    CHECK(st && !strcmp(st, "not_found") && read_context_is(r, "baseline_id", "v1", v1), "document_status at v1: %s",
+          st ? st : error_text(r));
+    hx_json_doc_free(d);
+
+    r = tool(s, &d, 2013, "search", "{\"query\":\"bread\",\"read_context\":{\"selector\":\"published\"}}");
+    CHECK(r && is_error(r) && strstr(error_text(r), "published") && strstr(error_text(r), "v1"),
+          "published before anything is: an error naming what is kept: %s", error_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2014, "create_baseline", "{\"name\":\"published\"}");
+    int64_t pub = int_at(r, "structuredContent.generation");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2015, "search", "{\"query\":\"bread\",\"read_context\":{\"selector\":\"published\"}}");
+    CHECK(r && !is_error(r) && read_context_is(r, "published", "published", pub) && pub > head, "published");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2016, "search", "{\"query\":\"bread\",\"read_context\":{\"as_of\":\"1\"}}");
+    CHECK(r && is_error(r) && strstr(error_text(r), "keeps generations") && strstr(error_text(r), "v1"),
+          "as_of before the first commit: says what is kept: %s", error_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2017, "search", "{\"query\":\"bread\",\"read_context\":{\"as_of\":\"2100-01-01T00:00:00Z\"}}");
+    CHECK(r && !is_error(r) && read_context_is(r, "as_of", "published", pub) &&
+          !strcmp(hx_json_str(get(r, "structuredContent.read_context.as_of"), NULL), "2100-01-01T00:00:00.000Z"),
+          "as_of the future: the head, the time asked echoed");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2018, "search", "{\"query\":\"bread\",\"read_context\":{\"selector\":\"as_of\"}}");
+    CHECK(r && is_error(r) && strstr(error_text(r), "as_of"), "selector as_of needs as_of");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2019, "search", "{\"query\":\"bread\",\"read_context\":{\"selector\":\"head\",\"baseline_id\":\"v1\"}}");
+    CHECK(r && is_error(r), "head with a baseline_id is refused");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2020, "search", "{\"query\":\"bread\",\"read_context\":{\"baseline_id\":\"nope\"}}");
+    CHECK(r && is_error(r) && strstr(error_text(r), "nope"), "an unknown baseline: %s", error_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2021, "search", "{\"query\":\"bread\",\"read_context\":{\"as_of\":\"yesterday\"}}");
+    CHECK(r && is_error(r) && strstr(error_text(r), "ISO-8601"), "a time that is not one");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 2022, "delete_document", "{\"path\":\"notes/pit.md\"}");
+    hx_json_doc_free(d);
 }
 
 static const char *doc_status(server *s, int id, const char *path, hx_json_doc **d)
@@ -1139,6 +1263,7 @@ int main(void)
         return check_report("test_mcp");
     test_lifecycle(&s);
     test_tools(&s);
+    test_read_context(&s);
     test_no_silent_loss(&s);
     test_paths(&s);
     test_health_counts(&s);

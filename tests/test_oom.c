@@ -350,10 +350,10 @@ static int op_store(uint64_t *digest)
         d = fnv_str(d, hist[i].name);
     }
     free(hist);
-    uint64_t gen = 0;
+    hx_store_info named = {0};
     if (!rc)
-        rc = hx_store_find_name(r, "first", &gen, &err);
-    d = fnv(d, &gen, sizeof gen);
+        rc = hx_store_find_name(r, "first", &named, &err);
+    d = fnv(d, &named.generation, sizeof named.generation);
     hx_store_close(r);
     hx_store_close(w);
     *digest = d;

@@ -71,8 +71,12 @@ enum {
     CMD_RM = 1u << 6,
     CMD_RECOVER = 1u << 7,
     CMD_SERVE = 1u << 8,
-    CMD_ALL = (1u << 9) - 1,
-    CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE,
+    CMD_BASELINE = 1u << 9,
+    CMD_BASELINES = 1u << 10,
+    CMD_COMPACT = 1u << 11,
+    CMD_ALL = (1u << 12) - 1,
+    CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
+             CMD_BASELINES | CMD_COMPACT,
     CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE,
 };
 
@@ -134,6 +138,12 @@ static const cli_opt options[] = {
     {"--fusion-weights", 0, "V,T", CMD_SEARCH,
      .help = "weights of the vector and keyword sides, for either fusion (0.5,0.5);\neach finite and >= 0, not both 0"},
     {"--ef", 0, "N", CMD_SEARCH, .help = "HNSW search breadth (default 64)", WHOLE(1, 100000)},
+    {"--as-of", 0, "TIME", CMD_SEARCH,
+     .help = "search the index as it was at TIME: ISO-8601 (2026-01-31T12:00:00Z) or\nunix seconds; the commits kept are "
+     "listed by 'hyrax baselines'"},
+    {"--baseline", 0, "NAME", CMD_SEARCH,
+     .help = "search the newest commit named NAME ('hyrax baseline NAME'; the name\npublished is what agents' read_context "
+     "{selector: published} reads)"},
     {"--json", 0, NULL, CMD_SEARCH,
      .help = "print one JSON object (query, mode, group, results, total_results,\nsearch_time_ms); a result's fields and "
      "its citation are those MCP's\nsearch answers with"},
@@ -884,6 +894,7 @@ typedef struct {
     const char *query;
     size_t qlen;
     const hx_search_opts *o;
+    const hx_read_context *at;   /* the commit to read */
     int json;
 } search_job;
 
@@ -894,8 +905,10 @@ static int run_search(void *arg)
     hx_index *ix = NULL;
     hx_results res = {0};
     hx_error err = {0};
+    hx_read_taken taken;
     int rc = 1;
     if (hx_index_open(&ix, j->db, HX_INDEX_READ, j->model, NULL, &err) ||
+        hx_index_read_at(ix, j->at, &taken, &err) ||
         hx_index_search(ix, j->enc, j->query, j->qlen, j->o, &res, &err)) {
         fprintf(stderr, "hyrax search: %s\n", err.message);
         goto done;
@@ -903,7 +916,7 @@ static int run_search(void *arg)
     if (j->json) {
         hx_json_writer w;
         hx_json_writer_init(&w);
-        hx_present_search(&w, j->query, j->o->mode, &res);
+        hx_present_search(&w, j->query, j->o->mode, &res, &taken);
         if (hx_json_writer_finish(&w, &err)) {
             fprintf(stderr, "hyrax search: %s\n", err.message);
             hx_json_writer_free(&w);
@@ -913,6 +926,12 @@ static int run_search(void *arg)
         putchar('\n');
         hx_json_writer_free(&w);
     } else {
+        if (taken.selector != HX_READ_HEAD) {
+            char when[40];
+            hx_time_format(taken.commit.committed_ns, when, sizeof when);
+            printf("as of generation %llu%s%s, committed %s\n", (unsigned long long)taken.commit.generation,
+                   taken.commit.name[0] ? ", baseline " : "", taken.commit.name, when);
+        }
         print_results_text(&res);
     }
     rc = fflush(stdout) ? 1 : 0;
@@ -1011,6 +1030,23 @@ static int cmd_search(const cli_args *a)
     }
     if (fusion_weights_opt(a, &o))
         goto done;
+    hx_read_context at = {HX_READ_HEAD, NULL, 0};
+    if (opt_str(a, "--as-of") && opt_str(a, "--baseline")) {
+        fputs("hyrax search: give one of --as-of TIME and --baseline NAME\n", stderr);
+        goto done;
+    }
+    if ((v = opt_str(a, "--baseline"))) {
+        at.selector = HX_READ_BASELINE;
+        at.baseline_id = v;
+    }
+    if ((v = opt_str(a, "--as-of"))) {
+        hx_error terr = {0};
+        at.selector = HX_READ_AS_OF;
+        if (hx_time_parse(v, &at.as_of_ns, &terr)) {
+            fprintf(stderr, "hyrax search: --as-of: %s\n", terr.message);
+            goto done;
+        }
+    }
     for (size_t i = 0; i < a->n_operands; i++) {   /* the words of the query, joined by spaces */
         size_t l = strlen(a->operands[i]);
         char *q = hx_realloc(query, qlen + l + 2);
@@ -1031,7 +1067,7 @@ static int cmd_search(const cli_args *a)
         goto done;
     if (o.mode != HX_MODE_KEYWORD && open_encoder(a, 1, pj.precision, &model, &enc))
         goto done;
-    search_job job = {db, model, enc, query, qlen, &o, opt_str(a, "--json") != NULL};
+    search_job job = {db, model, enc, query, qlen, &o, &at, opt_str(a, "--json") != NULL};
     rc = guarded("search", run_search, &job);
 done:
     hx_encoder_free(enc);
@@ -1221,6 +1257,93 @@ done:
     return rc;
 }
 
+/* === baseline, baselines, compact === */
+
+#define TEXT_OF_(x) #x
+#define TEXT_OF(x) TEXT_OF_(x)   /* a number macro as a string literal, for help texts */
+
+static const char baseline_about[] =
+    "Names the current state of the index NAME (a commit; nothing is copied), so 'hyrax search\n"
+    "--baseline NAME' and MCP read_context {selector: baseline_id, baseline_id: NAME} read it later,\n"
+    "also after compaction. Naming again moves the name to the current state. NAME is 1 to 64\n"
+    "letters, digits, '.', '_', ':' or '-'; the name published is what read_context\n"
+    "{selector: published} reads.\n";
+
+static int cmd_baseline(const cli_args *a)
+{
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_commit_info made;
+    int rc = 1;
+    if (hx_index_open(&ix, db_opt(a), HX_INDEX_WRITE, NULL, NULL, &err) ||
+        hx_index_baseline(ix, a->operands[0], &made, &err)) {
+        put_line(stderr, "hyrax baseline: ", err.message);
+    } else {
+        char when[40];
+        hx_time_format(made.committed_ns, when, sizeof when);
+        printf("baseline %s = generation %llu, committed %s\n", made.name, (unsigned long long)made.generation,
+               when);
+        rc = 0;
+    }
+    hx_index_close(ix);
+    return rc;
+}
+
+static const char baselines_about[] =
+    "Lists the baselines (the newest commit of each name, newest first) and the commits the index\n"
+    "keeps, which 'hyrax search --as-of TIME' can read.\n";
+
+static int cmd_baselines(const cli_args *a)
+{
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_commit_info *h = NULL;
+    size_t n = 0;
+    char when[40];
+    if (hx_index_open(&ix, db_opt(a), HX_INDEX_READ, NULL, NULL, &err) || hx_index_history(ix, &h, &n, &err) || !n) {
+        put_line(stderr, "hyrax baselines: ", n ? err.message : "the index has no commits");
+        hx_index_close(ix);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool newest = h[i].name[0] != 0;
+        for (size_t j = 0; j < i && newest; j++)
+            newest = strcmp(h[j].name, h[i].name) != 0;
+        if (!newest)
+            continue;
+        hx_time_format(h[i].committed_ns, when, sizeof when);
+        printf("%-24s generation %llu, committed %s\n", h[i].name, (unsigned long long)h[i].generation, when);
+    }
+    hx_time_format(h[n - 1].committed_ns, when, sizeof when);
+    printf("kept: %zu commits, generations %llu to %llu, the oldest committed %s\n", n,
+           (unsigned long long)h[n - 1].generation, (unsigned long long)h[0].generation, when);
+    free(h);
+    hx_index_close(ix);
+    return 0;
+}
+
+static const char compact_about[] =
+    "Rewrites the index into one segment without deleted chunks. Keeps every baseline (the newest\n"
+    "commit of each name) and the last " TEXT_OF(HX_KEEP_COMMITS) " commits, so searches of them answer as before.\n";
+
+static int cmd_compact(const cli_args *a)
+{
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_index_stats st;
+    int rc = 1;
+    if (hx_index_open(&ix, db_opt(a), HX_INDEX_WRITE, NULL, NULL, &err) || hx_index_compact(ix, &err) ||
+        hx_index_stats_get(ix, &st, &err)) {
+        put_line(stderr, "hyrax compact: ", err.message);
+    } else {
+        printf("compacted: generation %llu, %llu documents, %.1f MiB\n", (unsigned long long)st.generation,
+               (unsigned long long)st.documents, (double)st.file_bytes / 1048576.0);
+        rc = 0;
+    }
+    hx_index_close(ix);
+    return rc;
+}
+
 /* === serve === */
 
 static const char serve_about[] =
@@ -1286,6 +1409,12 @@ static const cli_cmd commands[] = {
     {"stats", CMD_STATS, "", 0, 0, "counts, sizes, last commit and model of the index", stats_about, cmd_stats},
     {"verify", CMD_VERIFY, "", 0, 0, "check every checksum of the index", verify_about, cmd_verify},
     {"rm", CMD_RM, "PATH...", 1, -1, "remove documents from the index", rm_about, cmd_rm},
+    {"baseline", CMD_BASELINE, "NAME", 1, 1, "name the current state of the index (search it with --baseline NAME)",
+     baseline_about, cmd_baseline},
+    {"baselines", CMD_BASELINES, "", 0, 0, "list the baselines and the commits the index keeps", baselines_about,
+     cmd_baselines},
+    {"compact", CMD_COMPACT, "", 0, 0, "rewrite the index into one segment, keeping baselines and recent commits",
+     compact_about, cmd_compact},
     {"recover", CMD_RECOVER, "", 0, 0, "make a damaged index writable again, keeping its newest provable commit",
      recover_about, cmd_recover},
     {"serve", CMD_SERVE, "", 0, 0, "MCP server (JSON-RPC 2.0 over stdio) for AI agents", serve_about, cmd_serve},

@@ -51,12 +51,6 @@ int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, h
     return 0;
 }
 
-static hx_store_ref read_ref(hx_rd *r)
-{
-    const uint8_t *p = hx_rd_bytes(r, HX_STORE_REF_SIZE);
-    return p ? hx_store_ref_get(p) : (hx_store_ref){0, 0, 0};
-}
-
 /* === Strings === */
 
 /* Copies of table strings, NUL-terminated, in one allocation sized up front. */
@@ -396,77 +390,102 @@ static int check_ownership(const ix_view *v, hx_error *err)
     return 0;
 }
 
+int ix_root_decode(const uint8_t *root, size_t len, ix_root *out, hx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    hx_rd r = hx_rd_init(root, len);
+    const uint8_t *magic = hx_rd_bytes(&r, 8);
+    if (!magic || memcmp(magic, IX_MAGIC, 8))
+        return hx_error_set(err, HX_EFORMAT, -1, "the index root record has a bad magic");
+    out->version = hx_rd_u32(&r);
+    if (hx_rd_ok(&r) && (out->version < 1 || out->version > IX_VERSION))
+        return hx_error_set(err, HX_EVERSION, -1, "index layout version %u is not supported (this build reads %u)",
+                            out->version, IX_VERSION);
+    out->dim = hx_rd_u32(&r);
+    out->analyzer = "exact";   /* layout 1 had no analyzer field: exact only */
+    out->analyzer_len = 5;
+    out->precision = "fp32";   /* layouts 1 and 2 had no precision field: fp32 */
+    out->precision_len = 4;
+    hx_rd_str(&r, &out->model, &out->model_len, IX_MODEL_NAME_MAX - 1);
+    if (out->version >= 2)
+        hx_rd_str(&r, &out->analyzer, &out->analyzer_len, 64);
+    if (out->version >= 3)
+        hx_rd_str(&r, &out->precision, &out->precision_len, 16);
+    hx_rd_str(&r, &out->root, &out->root_len, PATH_MAX);
+    out->next_doc = hx_rd_u32(&r);
+    out->next_chunk = hx_rd_u32(&r);
+    out->docs_at = (size_t)(r.p - root);
+    hx_rd_bytes(&r, 2 * HX_STORE_REF_SIZE);   /* docs and tombstones */
+    out->n_segs = hx_rd_u32(&r);
+    out->segs_at = (size_t)(r.p - root);
+    if (!hx_rd_ok(&r) || out->n_segs > (size_t)(r.end - r.p) / HX_STORE_REF_SIZE || out->dim == 0 ||
+        out->dim > 4096)
+        return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt");
+    return 0;
+}
+
 int ix_view_load(hx_index *ix, hx_error *err)
 {
     ix_view *v = &ix->v;
     const uint8_t *root;
     size_t len;
     memset(v, 0, sizeof *v);
-    hx_store_root(ix->store, &root, &len);
+    if (ix->at.generation) {
+        int rc = hx_store_root_at(ix->store, ix->at.generation, &root, &len, err);
+        if (rc)
+            return rc;
+    } else {
+        hx_store_root(ix->store, &root, &len);
+    }
     if (len == 0) {   /* generation 0: an index being created */
         v->tomb = hx_calloc(1, 1);
         return v->tomb ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     }
-    hx_rd r = hx_rd_init(root, len);
-    const uint8_t *magic = hx_rd_bytes(&r, 8);
-    if (!magic || memcmp(magic, IX_MAGIC, 8))
-        return hx_error_set(err, HX_EFORMAT, -1, "the index root record has a bad magic");
-    uint32_t version = hx_rd_u32(&r);
-    if (hx_rd_ok(&r) && (version < 1 || version > IX_VERSION))
-        return hx_error_set(err, HX_EVERSION, -1, "index layout version %u is not supported (this build reads %u)",
-                            version, IX_VERSION);
-    uint32_t dim = hx_rd_u32(&r), model_len, root_len, an_len = 5, prec_len = 4;
-    const char *model, *rootp, *an = "exact";   /* layout 1 had no analyzer field: exact only */
-    const char *prec = "fp32";                  /* layouts 1 and 2 had no precision field: fp32 */
-    hx_rd_str(&r, &model, &model_len, sizeof ix->model_name - 1);
-    if (version >= 2)
-        hx_rd_str(&r, &an, &an_len, 64);
-    if (version >= 3)
-        hx_rd_str(&r, &prec, &prec_len, 16);
-    hx_rd_str(&r, &rootp, &root_len, PATH_MAX);
+    ix_root rt;
+    int rc = ix_root_decode(root, len, &rt, err);
+    if (rc)
+        return rc;
     char prec_name[17];
-    snprintf(prec_name, sizeof prec_name, "%.*s", hx_rd_ok(&r) ? (int)prec_len : 0, prec);
-    if (hx_rd_ok(&r) && hx_precision_parse(prec_name, &ix->precision, NULL))
+    snprintf(prec_name, sizeof prec_name, "%.*s", (int)rt.precision_len, rt.precision);
+    if (hx_precision_parse(prec_name, &ix->precision, NULL))
         return hx_error_set(err, HX_EFORMAT, -1, "the index's vectors have precision \"%s\", which this build does "
                             "not know", prec_name);
-    if (hx_rd_ok(&r) && ix->model && hx_model_precision(ix->model) != ix->precision)
+    if (ix->model && hx_model_precision(ix->model) != ix->precision)
         return hx_error_set(err, HX_EINVAL, -1, "the index %s holds %s vectors and the model is %s: queries must be "
                             "embedded as the index was (to change its precision, index into a new file)",
                             ix->path ? ix->path : "", prec_name, hx_precision_name(hx_model_precision(ix->model)));
     const char *want = hx_analyzer_name(IX_ANALYZER);
-    ix->stale_keywords = hx_rd_ok(&r) && (version == 1 || an_len != strlen(want) || memcmp(an, want, an_len));
+    ix->stale_keywords = rt.version == 1 || rt.analyzer_len != strlen(want) || memcmp(rt.analyzer, want, rt.analyzer_len);
     if (ix->stale_keywords && !ix->writer)
         return hx_error_set(err, HX_EVERSION, -1,
                             "the index %s was built with keyword analyzer \"%.*s\" and this build analyzes keywords "
                             "as \"%s\": " IX_REINDEX_HINT,
-                            ix->path ? ix->path : "", (int)an_len, an, want);
-    v->next_doc = hx_rd_u32(&r);
-    v->next_chunk = hx_rd_u32(&r);
-    v->docs_ref = read_ref(&r);
-    v->tomb_ref = read_ref(&r);
-    uint32_t n_segs = hx_rd_u32(&r);
-    if (!hx_rd_ok(&r) || n_segs > (size_t)(r.end - r.p) / HX_STORE_REF_SIZE || dim == 0 || dim > 4096)
-        return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt");
-    ix->dim = dim;
-    memcpy(ix->model_name, model, model_len);
-    ix->model_name[model_len] = 0;
+                            ix->path ? ix->path : "", (int)rt.analyzer_len, rt.analyzer, want);
+    v->next_doc = rt.next_doc;
+    v->next_chunk = rt.next_chunk;
+    v->docs_ref = hx_store_ref_get(root + rt.docs_at);
+    v->tomb_ref = hx_store_ref_get(root + rt.docs_at + HX_STORE_REF_SIZE);
+    uint32_t n_segs = rt.n_segs;
+    ix->dim = rt.dim;
+    memcpy(ix->model_name, rt.model, rt.model_len);
+    ix->model_name[rt.model_len] = 0;
     if (!ix->root) {
-        if (!(ix->root = hx_malloc(root_len + 1)))
+        if (!(ix->root = hx_malloc(rt.root_len + 1)))
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-        memcpy(ix->root, rootp, root_len);
-        ix->root[root_len] = 0;
+        memcpy(ix->root, rt.root, rt.root_len);
+        ix->root[rt.root_len] = 0;
     }
-    if (ix->model && (strcmp(hx_model_name(ix->model), ix->model_name) || (uint32_t)hx_model_dim(ix->model) != dim))
+    if (ix->model && (strcmp(hx_model_name(ix->model), ix->model_name) || (uint32_t)hx_model_dim(ix->model) != rt.dim))
         return hx_error_set(err, HX_EFORMAT, -1, "the index was built with model %s (%u dimensions), not %s",
-                            ix->model_name, dim, hx_model_name(ix->model));
+                            ix->model_name, rt.dim, hx_model_name(ix->model));
     v->segs = hx_calloc(n_segs ? n_segs : 1, sizeof *v->segs);
     if (!v->segs)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     for (uint32_t i = 0; i < n_segs; i++)
-        v->segs[i].ref = read_ref(&r);
+        v->segs[i].ref = hx_store_ref_get(root + rt.segs_at + (size_t)i * HX_STORE_REF_SIZE);
 
     const uint8_t *blob;
-    int rc = hx_store_blob(ix->store, v->tomb_ref, &blob, err);
+    rc = hx_store_blob(ix->store, v->tomb_ref, &blob, err);
     if (rc)
         return rc;
     size_t tomb_bytes = ((size_t)v->next_chunk + 7) / 8;
@@ -567,9 +586,10 @@ void hx_index_close(hx_index *ix)
 int hx_index_refresh(hx_index *ix, hx_error *err)
 {
     int rc = hx_store_refresh(ix->store, err);
-    if (rc != 1)
+    if (rc < 0 || (rc == 0 && !ix->at.generation))
         return rc;
-    ix_view_free(&ix->v);
+    ix_view_free(&ix->v);   /* new commits, or a view pinned by a read context: back to the head */
+    ix->at = (hx_commit_info){0};
     rc = ix_view_load(ix, err);
     return rc ? rc : 1;
 }
@@ -684,8 +704,8 @@ int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err)
     st->live_chunks = st->chunks >= v->n_tomb ? st->chunks - v->n_tomb : 0;
     for (size_t i = 0; i < v->n_docs; i++)
         st->tokens += v->docs[i].info.tokens;
-    st->generation = hx_store_generation(ix->store);
-    st->committed_ns = hx_store_timestamp(ix->store);
+    st->generation = ix->at.generation ? ix->at.generation : hx_store_generation(ix->store);
+    st->committed_ns = ix->at.generation ? ix->at.committed_ns : hx_store_timestamp(ix->store);
     snprintf(st->model, sizeof st->model, "%s", ix->model_name);
     st->dim = (int)ix->dim;
     st->precision = ix->precision;

@@ -97,6 +97,19 @@
 #define IX_STR_MAX (1u << 24)       /* longest string the tables accept */
 #define IX_META_MAX 1024            /* most metadata pairs one document may carry */
 
+#define IX_MODEL_NAME_MAX 64      /* model name bytes + NUL */
+
+/* A root record decoded by ix_root_decode: strings point into the root (not NUL-terminated); the
+ * references stay where they are, at byte offsets into the root, so compaction can rewrite them
+ * in a copy and leave every other byte as it was. */
+typedef struct ix_root {
+    uint32_t version, dim, next_doc, next_chunk, n_segs;
+    const char *model, *analyzer, *precision, *root;
+    uint32_t model_len, analyzer_len, precision_len, root_len;
+    size_t docs_at;            /* the docs ref, then the tombstones ref */
+    size_t segs_at;            /* n_segs refs */
+} ix_root;
+
 typedef struct ix_doc {
     hx_doc_info info;          /* strings point into the view's arena or the docs blob copy */
 } ix_doc;
@@ -135,16 +148,21 @@ struct hx_index {
     const hx_model *model;     /* borrowed; may be NULL */
     char *path;                /* owned: the index file */
     char *root;                /* owned: the indexed root */
-    char model_name[64];
+    char model_name[IX_MODEL_NAME_MAX];
     uint32_t dim;
     hx_precision precision;    /* of the vectors (the root's precision field) */
     bool stale_keywords;       /* the commit's keywords were made with another analyzer or an
                                   older BM25 format (writer only: hx_index_open compacts before
                                   anything else runs) */
+    hx_commit_info at;         /* the commit a read context pinned the view to (hx_index_read_at);
+                                  generation 0: the view follows the head */
     ix_view v;
 };
 
 /* index.c */
+/* Decodes and bounds-checks a root record (the layout above); HX_EFORMAT / HX_EVERSION. */
+int ix_root_decode(const uint8_t *root, size_t len, ix_root *out, hx_error *err);
+/* Loads the view of the head, or of ix->at when a read context pinned one. */
 int ix_view_load(hx_index *ix, hx_error *err);
 void ix_view_free(ix_view *v);
 const ix_segment *ix_segment_of(const ix_view *v, uint32_t chunk_id);

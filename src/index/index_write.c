@@ -833,6 +833,93 @@ int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths, unsi
 
 /* === Compaction === */
 
+/* Compaction rewrites the head into one segment without tombstones and keeps, before it, these
+ * commits of the chain (README "Point-in-time reads"): the last HX_KEEP_COMMITS, and the newest
+ * commit of each name (baselines, "published"; an older commit of a name is found by no name).
+ * A kept commit is copied with its generation, time and name, its root byte for byte but for the
+ * references, and its blobs byte for byte (a blob shared by several commits once), so a read of
+ * it answers exactly as before. The compacted file thus holds the head plus the distinct blobs of
+ * at most HX_KEEP_COMMITS + (number of names) commits. */
+static bool kept(const hx_store_info *h, size_t i)
+{
+    if (i < HX_KEEP_COMMITS)
+        return true;
+    for (size_t j = 0; j < i && h[i].name[0]; j++)
+        if (!strcmp(h[j].name, h[i].name))
+            return false;
+    return h[i].name[0] != 0;
+}
+
+typedef struct moved_blob {
+    hx_store_ref from, to;
+} moved_blob;
+
+typedef struct blob_map {
+    moved_blob *v;             /* owned */
+    size_t n, cap;
+} blob_map;
+
+/* Points the reference at `at`, in a root being copied, at the blob's copy in c; copies the blob
+ * from w the first time it is seen. */
+static int move_blob(hx_store *w, hx_store *c, blob_map *m, uint8_t *at, hx_error *err)
+{
+    hx_store_ref from = hx_store_ref_get(at), to;
+    for (size_t i = 0; i < m->n; i++) {
+        const hx_store_ref *f = &m->v[i].from;
+        if (f->offset == from.offset && f->length == from.length && f->crc32c == from.crc32c) {
+            hx_store_ref_put(at, m->v[i].to);
+            return 0;
+        }
+    }
+    const uint8_t *data;
+    int rc;
+    if ((rc = hx_store_blob(w, from, &data, err)) || (rc = hx_store_append(c, data, (size_t)from.length, &to, err)))
+        return rc;
+    if (hx_grow((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v, NULL))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
+    m->v[m->n++] = (moved_blob){from, to};
+    hx_store_ref_put(at, to);
+    return 0;
+}
+
+/* Copies the kept commits of ix's chain into c, oldest first. */
+static int copy_kept(hx_index *ix, hx_store *c, hx_error *err)
+{
+    hx_store_info *h;
+    size_t n;
+    int rc = hx_store_history(ix->store, &h, &n, err);
+    if (rc)
+        return rc;
+    blob_map m = {0};
+    uint8_t *copy = NULL;
+    for (size_t k = n; k-- > 0 && !rc;) {
+        const uint8_t *root;
+        size_t len;
+        ix_root rt;
+        if (!kept(h, k))
+            continue;
+        if ((rc = hx_store_root_at(ix->store, h[k].generation, &root, &len, err)) ||
+            (rc = ix_root_decode(root, len, &rt, err)))
+            break;
+        free(copy);
+        if (!(copy = hx_malloc(len))) {
+            rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
+            break;
+        }
+        memcpy(copy, root, len);
+        for (size_t i = 0; i < 2 && !rc; i++)   /* docs, tombstones */
+            rc = move_blob(ix->store, c, &m, copy + rt.docs_at + i * HX_STORE_REF_SIZE, err);
+        for (size_t i = 0; i < rt.n_segs && !rc; i++)
+            rc = move_blob(ix->store, c, &m, copy + rt.segs_at + i * HX_STORE_REF_SIZE, err);
+        if (!rc)
+            rc = hx_store_commit_copy(c, copy, len, &h[k], err);
+    }
+    free(copy);
+    free(m.v);
+    free(h);
+    return rc;
+}
+
 int hx_index_compact(hx_index *ix, hx_error *err)
 {
     if (!ix->writer)
@@ -880,7 +967,7 @@ int hx_index_compact(hx_index *ix, hx_error *err)
     hx_store_ref refs[3];
     size_t n_segs = n ? 1 : 0;
     if ((rc = build_segment(0, rows, n, vecs, ix->dim, &image, &image_len, err)) ||
-        (rc = hx_store_compact_begin(ix->store, &c, err)))
+        (rc = hx_store_compact_begin(ix->store, &c, err)) || (rc = copy_kept(ix, c, err)))
         goto done;
     if ((n_segs && (rc = hx_store_append(c, image, image_len, &refs[2], err))) ||
         (rc = hx_store_append(c, docs.data, docs.len, &refs[0], err)) ||

@@ -87,6 +87,7 @@ struct hx_store {
     int fd;
     bool writer;
     bool compact_tmp;        /* a compaction file not yet renamed into place: close removes it */
+    uint64_t compact_head;   /* compaction file: the generation its head commit gets */
     dev_t dev;
     ino_t ino;
     int64_t created;         /* header creation time: a file overwritten in place shows a new one */
@@ -346,11 +347,11 @@ static int chain_prev(const view *v, const record *r, record *prev, hx_error *er
     int rc = record_parse(v->map, v->m.committed, r->prev, prev, err);
     if (rc)
         return rc;
-    if (prev->gen != r->gen - 1)
+    if (prev->gen >= r->gen)   /* gaps where compaction dropped commits (store.h) */
         return hx_error_set(err, HX_EFORMAT, (int64_t)r->prev.offset,
-                            "commit record at %llu has generation %llu, expected %llu",
+                            "commit record at %llu has generation %llu, not below %llu",
                             (unsigned long long)r->prev.offset, (unsigned long long)prev->gen,
-                            (unsigned long long)(r->gen - 1));
+                            (unsigned long long)r->gen);
     return 1;
 }
 
@@ -397,10 +398,10 @@ static bool meta_equal(const meta *a, const meta *b)
 static int check_table_entry(const view *v, const record *r, uint32_t i, uint64_t *low, hx_error *err);
 
 /* Looks past the commit in `m` (the newest a valid slot proves) for the record of the next
- * generation: written and synced before its meta slot, so when that slot is damaged the record
- * still proves the commit, provided it chains to m's record, every blob it lists lies between
- * m's committed length and the record and passes its checksum, and what survives of the damaged
- * slot `bad` agrees with it (a slot that still has its magic must hold the record's CRC, or be
+ * commit (a higher generation: compaction may leave gaps): written and synced before its meta
+ * slot, so when that slot is damaged the record still proves the commit, provided it chains to
+ * m's record, every blob it lists lies between m's committed length and the record and passes
+ * its checksum, and what survives of the damaged slot `bad` agrees with it (a slot that still has its magic must hold the record's CRC, or be
  * damaged in that field alone). Takes the last such record (an earlier match could be bytes
  * inside a blob). Returns 1 with *next filled, 0 when there is none. */
 static int roll_forward(int fd, uint64_t size, const meta *m, const uint8_t bad[SLOT_SIZE], meta *next)
@@ -414,7 +415,7 @@ static int roll_forward(int fd, uint64_t size, const meta *m, const uint8_t bad[
     int found = 0;
     for (uint64_t off = align_up(m->committed); off <= size && size - off >= RECORD_HEAD; off += HX_STORE_ALIGN) {
         const uint8_t *p = map + off;
-        if (memcmp(p, record_magic, 8) || hxf_le64(p + 8) != m->gen + 1 || hxf_le64(p + 24) != m->rec.offset ||
+        if (memcmp(p, record_magic, 8) || hxf_le64(p + 8) <= m->gen || hxf_le64(p + 24) != m->rec.offset ||
             hxf_le64(p + 32) != m->rec.length || hxf_le32(p + 40) != m->rec.crc32c)
             continue;
         uint64_t root_len = hxf_le64(p + 48), n = hxf_le32(p + 44);
@@ -890,9 +891,9 @@ int hx_store_verify(hx_store *s, hx_error *err)
 /* === Generations === */
 
 /* Walks the chain newest first and stops at the first record for which `stop` says true. */
-typedef bool (*chain_pred)(const record *r, const void *arg);
+typedef bool (*chain_pred)(const record *r, void *arg);
 
-static int chain_find(hx_store *s, chain_pred stop, const void *arg, record *found, hx_error *err)
+static int chain_find(hx_store *s, chain_pred stop, void *arg, record *found, hx_error *err)
 {
     if (!s->v.m.rec.offset)
         return HX_ENOTFOUND;
@@ -910,19 +911,36 @@ static int chain_find(hx_store *s, chain_pred stop, const void *arg, record *fou
     }
 }
 
-static bool stop_gen(const record *r, const void *arg)
+static bool stop_gen(const record *r, void *arg)
 {
     return r->gen == *(const uint64_t *)arg;
 }
 
-static bool stop_time(const record *r, const void *arg)
+typedef struct time_walk {
+    int64_t time_ns;
+    uint64_t newer;          /* generation of the last record passed, 0 before the first */
+} time_walk;
+
+static bool stop_time(const record *r, void *arg)
 {
-    return r->ts <= *(const int64_t *)arg;
+    time_walk *t = arg;
+    if (r->ts <= t->time_ns)
+        return true;
+    t->newer = r->gen;
+    return false;
 }
 
-static bool stop_name(const record *r, const void *arg)
+static bool stop_name(const record *r, void *arg)
 {
-    return strcmp(r->name, (const char *)arg) == 0;
+    return strcmp(r->name, *(const char **)arg) == 0;
+}
+
+static void info_of(const record *r, hx_store_info *out)
+{
+    out->generation = r->gen;
+    out->timestamp_ns = r->ts;
+    memcpy(out->name, r->name, sizeof out->name);
+    out->record = r->self;
 }
 
 int hx_store_history(hx_store *s, hx_store_info **out, size_t *n, hx_error *err)
@@ -940,11 +958,7 @@ int hx_store_history(hx_store *s, hx_store_info **out, size_t *n, hx_error *err)
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
             goto err;
         }
-        hx_store_info *c = &list[count++];
-        c->generation = r.gen;
-        c->timestamp_ns = r.ts;
-        memcpy(c->name, r.name, sizeof c->name);
-        c->record = r.self;
+        info_of(&r, &list[count++]);
         record prev;
         rc = chain_prev(&s->v, &r, &prev, err);
         if (rc < 0)
@@ -980,26 +994,33 @@ int hx_store_root_at(hx_store *s, uint64_t generation, const uint8_t **root, siz
     return 0;
 }
 
-int hx_store_as_of(hx_store *s, int64_t time_ns, uint64_t *generation, hx_error *err)
+int hx_store_as_of(hx_store *s, int64_t time_ns, hx_store_info *out, hx_error *err)
 {
     record r;
-    int rc = chain_find(s, stop_time, &time_ns, &r, err);
+    time_walk t = {time_ns, 0};
+    int rc = chain_find(s, stop_time, &t, &r, err);
     if (rc == HX_ENOTFOUND)
         return hx_error_set(err, rc, -1, "%s has no commit at or before time %lld", s->path,
                             (long long)time_ns);
+    /* A gap after r: compaction dropped commits between r and the next, and one of them may be
+     * the newest at or before time_ns, so r would be an older state than asked for. */
+    if (rc == 0 && t.newer && t.newer != r.gen + 1)
+        return hx_error_set(err, HX_ENOTFOUND, -1, "%s no longer keeps the commits between generations %llu and "
+                            "%llu (compacted), so its state at time %lld is unknown", s->path,
+                            (unsigned long long)r.gen, (unsigned long long)t.newer, (long long)time_ns);
     if (rc == 0)
-        *generation = r.gen;
+        info_of(&r, out);
     return rc;
 }
 
-int hx_store_find_name(hx_store *s, const char *name, uint64_t *generation, hx_error *err)
+int hx_store_find_name(hx_store *s, const char *name, hx_store_info *out, hx_error *err)
 {
     record r;
-    int rc = chain_find(s, stop_name, name, &r, err);
+    int rc = chain_find(s, stop_name, &name, &r, err);
     if (rc == HX_ENOTFOUND)
         return hx_error_set(err, rc, -1, "%s has no commit named '%s'", s->path, name);
     if (rc == 0)
-        *generation = r.gen;
+        info_of(&r, out);
     return rc;
 }
 
@@ -1060,7 +1081,9 @@ int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref
     return 0;
 }
 
-int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name, hx_error *err)
+/* Commits the transaction as generation `gen` at time `ts` (hx_store_commit, hx_store_commit_copy). */
+static int commit_as(hx_store *w, const void *root, size_t len, const char *name, uint64_t gen, int64_t ts,
+                     hx_error *err)
 {
     int rc = writable(w, err);
     if (rc)
@@ -1069,8 +1092,6 @@ int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name,
     if (name_len > HX_STORE_NAME_MAX || (uint64_t)len > MAX_ROOT || (len && !root))
         return hx_error_set(err, HX_EINVAL, -1, "commit name over %d bytes or root over 1 TiB",
                             HX_STORE_NAME_MAX);
-    if (w->v.m.gen == UINT64_MAX)
-        return hx_error_set(err, HX_ERANGE, -1, "%s has used up its generation numbers", w->path);
     uint64_t padded = ((uint64_t)len + 7) & ~(uint64_t)7;
     uint64_t rec_len = RECORD_HEAD + padded + (uint64_t)w->n_blobs * TABLE_ENTRY;
     uint64_t off = align_up(w->pos);
@@ -1080,7 +1101,7 @@ int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name,
     if (!rec)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a %llu-byte commit record",
                             (unsigned long long)rec_len);
-    meta m = {w->v.m.gen + 1, now_ns(), {off, rec_len, 0}, off + rec_len};
+    meta m = {gen, ts, {off, rec_len, 0}, off + rec_len};
     memcpy(rec, record_magic, 8);
     hxf_put64(rec + 8, m.gen);
     hxf_put64(rec + 16, (uint64_t)m.ts);
@@ -1127,6 +1148,23 @@ int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name,
     w->pos = m.committed;
     w->n_blobs = 0;
     return 0;
+}
+
+int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name, hx_error *err)
+{
+    if (w->v.m.gen == UINT64_MAX)
+        return hx_error_set(err, HX_ERANGE, -1, "%s has used up its generation numbers", w->path);
+    uint64_t gen = w->v.m.gen + 1;
+    return commit_as(w, root, len, name, gen < w->compact_head ? w->compact_head : gen, now_ns(), err);
+}
+
+int hx_store_commit_copy(hx_store *c, const void *root, size_t len, const hx_store_info *as, hx_error *err)
+{
+    if (!c->compact_tmp || as->generation <= c->v.m.gen || as->generation >= c->compact_head)
+        return hx_error_set(err, HX_EINVAL, -1, "a copied commit goes into a compaction file, oldest first, below "
+                            "its head (generation %llu after %llu)", (unsigned long long)as->generation,
+                            (unsigned long long)c->v.m.gen);
+    return commit_as(c, root, len, as->name, as->generation, as->timestamp_ns, err);
 }
 
 int hx_store_abort(hx_store *w, hx_error *err)
@@ -1186,11 +1224,17 @@ int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err)
         rc = hx_error_set(err, HX_EIO, -1, "cannot remove stale %s: %s", tmp, strerror(errno));
         goto err;
     }
-    rc = create_file(tmp, w->v.m.gen, err);
+    if (w->v.m.gen == UINT64_MAX) {
+        rc = hx_error_set(err, HX_ERANGE, -1, "%s has used up its generation numbers", w->path);
+        goto err;
+    }
+    rc = create_file(tmp, 0, err);
     if (rc == 0 && (rc = hx_store_open(out, tmp, HX_STORE_WRITE, err)) != 0)
         unlink(tmp);
-    if (rc == 0)
+    if (rc == 0) {
         (*out)->compact_tmp = true;
+        (*out)->compact_head = w->v.m.gen + 1;
+    }
 err:
     free(tmp);
     return rc;
@@ -1198,8 +1242,10 @@ err:
 
 int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err)
 {
-    if (!(*w)->writer || !c->writer || c->error || c->pos != c->v.m.committed || !c->v.m.rec.offset)
-        return hx_error_set(err, HX_EINVAL, -1, "compaction file must be a writer with a commit and no open transaction");
+    if (!(*w)->writer || !c->writer || !c->compact_tmp || c->error || c->pos != c->v.m.committed ||
+        c->v.m.gen != c->compact_head)
+        return hx_error_set(err, HX_EINVAL, -1, "compaction file must be a writer whose head is committed, with no "
+                            "open transaction");
     char *path = hx_strdup((*w)->path);
     if (!path)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");

@@ -52,13 +52,17 @@
  *      128    r root bytes, then zeros up to a multiple of 8
  *   128+R  24*n blob table: offset u64, length u64, CRC32C u32, reserved u32 zero
  * The record is exactly 128 + R + 24 n bytes (R = r rounded up to 8). The previous-record links
- * form the chain (generations strictly decreasing by one, offsets strictly decreasing); the blob
- * tables of the chain list every blob in the file, which is what hx_store_verify walks.
+ * form the chain (generations strictly decreasing, offsets strictly decreasing); the blob tables
+ * of the chain list every blob in the file, which is what hx_store_verify walks. Commits made
+ * through a file's writer number by one; a compacted file starts with the commits compaction
+ * kept, copied oldest first with their own generation, time and name (hx_store_commit_copy), so
+ * its chain has gaps where commits were dropped, then its head, one above the old file's.
  *
  * Writes: append blobs (pwrite), append the record, sync its data (hx_platform_datasync), write the
  * meta slot, sync again.
  * A crash at any byte leaves the previous commit intact. Compaction writes a fresh file
- * "<path>.compact.tmp" and renames it over the old one.
+ * "<path>.compact.tmp" and renames it over the old one. Which commits it keeps is the caller's
+ * choice (the index layer: index_write.c "Compaction").
  *
  * Damage versus a crash. The slot is written only after its record is synced, so:
  *   - both slots valid: bytes past the newer one's committed length are leftovers of an unfinished
@@ -171,11 +175,13 @@ int hx_store_history(hx_store *s, hx_store_info **out, size_t *n, hx_error *err)
 int hx_store_root_at(hx_store *s, uint64_t generation, const uint8_t **root, size_t *len,
                      hx_error *err);
 
-/* as_of: the newest generation committed at or before `time_ns` (unix nanoseconds). */
-int hx_store_as_of(hx_store *s, int64_t time_ns, uint64_t *generation, hx_error *err);
+/* as_of: the newest commit committed at or before `time_ns` (unix nanoseconds), into *out;
+ * HX_ENOTFOUND when the chain holds none that old, or when compaction dropped commits right after
+ * the one found (one of them may have been the newest at that time). */
+int hx_store_as_of(hx_store *s, int64_t time_ns, hx_store_info *out, hx_error *err);
 
-/* Named baselines: the newest generation committed with this name. */
-int hx_store_find_name(hx_store *s, const char *name, uint64_t *generation, hx_error *err);
+/* Named baselines: the newest commit of the chain with this name, into *out. */
+int hx_store_find_name(hx_store *s, const char *name, hx_store_info *out, hx_error *err);
 
 /* === Writing (HX_STORE_WRITE handles only) === */
 
@@ -194,12 +200,19 @@ int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name,
 int hx_store_abort(hx_store *w, hx_error *err);
 
 /* Compaction, step 1: creates a writer *out on "<path>.compact.tmp" (a stale one is removed),
- * empty, whose first commit gets generation hx_store_generation(w) + 1 and no chain. The caller
- * appends what is still live (reading it through w) and commits. Caller owns *out; closing it
- * without a successful hx_store_compact_finish removes the file. */
+ * empty. The caller may first copy older commits it keeps (hx_store_commit_copy), then appends
+ * what is still live (reading it through w) and commits the head with hx_store_commit, which
+ * gets generation hx_store_generation(w) + 1. Caller owns *out; closing it without a successful
+ * hx_store_compact_finish removes the file. */
 int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err);
 
-/* Step 2: c must have committed. Syncs c's file, renames it over w's path and syncs the folder.
+/* Compaction, step 1b: commits the blobs appended to c since its last commit with `root` (len
+ * bytes, copied) as a copy of an older commit `as` of the old file: its generation, time and name.
+ * Copies go oldest first, each above c's last generation and below the head; anything else is
+ * HX_EINVAL. */
+int hx_store_commit_copy(hx_store *c, const void *root, size_t len, const hx_store_info *as, hx_error *err);
+
+/* Step 2: c must have committed its head. Syncs c's file, renames it over w's path and syncs the folder.
  * On success *w is closed and replaced by c, which is now the writer of the path; readers that
  * still map the old file keep working and move to the new one on refresh. On failure both stay
  * open and unchanged (the caller still owns c). Failure is only possible before the rename: the

@@ -80,7 +80,8 @@ int mcp_wait_model(mcp_server *s, char *message, size_t cap)
     return ok ? 0 : -1;
 }
 
-int mcp_open_reader(mcp_server *s, char *message, size_t cap)
+/* Opens (or refreshes) the reader and points it at the commit ctx selects (NULL = head). */
+static int open_reader_at(mcp_server *s, const hx_read_context *ctx, char *message, size_t cap)
 {
     hx_error err = {0};
     if (mcp_wait_model(s, message, cap))
@@ -90,8 +91,10 @@ int mcp_open_reader(mcp_server *s, char *message, size_t cap)
         return -1;
     }
     if (s->reader) {
-        if (hx_index_refresh(s->reader, &err) >= 0)
+        if (hx_index_read_at(s->reader, ctx, &s->read_taken, &err) == 0)
             return 0;
+        if (err.code == HX_ENOTFOUND || err.code == HX_EINVAL)   /* no such commit: the reader is fine */
+            return snprintf(message, cap, "read_context: %s", err.message), -1;
         hx_index_close(s->reader);   /* replaced (compaction) or damaged: open afresh */
         s->reader = NULL;
     }
@@ -104,7 +107,58 @@ int mcp_open_reader(mcp_server *s, char *message, size_t cap)
         s->reader = NULL;
         return -1;
     }
+    if (hx_index_read_at(s->reader, ctx, &s->read_taken, &err))
+        return snprintf(message, cap, "read_context: %s", err.message), -1;
     return 0;
+}
+
+int mcp_open_reader(mcp_server *s, char *message, size_t cap)
+{
+    return open_reader_at(s, NULL, message, cap);
+}
+
+/* === Read contexts === */
+
+const mcp_arg mcp_read_context_args[] = {
+    {"selector", MCP_STRING, .choices = hx_read_selector_names,
+     .description = "head: the last commit (the default); published: the newest baseline named published; "
+                    "baseline_id: the newest commit named baseline_id; as_of: the index as it was at as_of. "
+                    "Left out, it follows from baseline_id or as_of when one is given."},
+    {"baseline_id", MCP_STRING, RANGE(1, HX_BASELINE_NAME_MAX),
+     .description = "A baseline's name (create_baseline, or 'hyrax baseline NAME')."},
+    {"as_of", MCP_STRING, AT_LEAST(1),
+     .description = "ISO-8601 time (2026-01-31T12:00:00Z; no zone = UTC) or unix seconds."},
+    {.name = NULL},
+};
+
+int mcp_open_reader_for(mcp_server *s, const mcp_args *a, char *message, size_t cap)
+{
+    mcp_args rc = mcp_arg_object(a, "read_context");
+    const char *sel = mcp_arg_str(&rc, "selector"), *name = mcp_arg_str(&rc, "baseline_id");
+    const char *as_of = mcp_arg_str(&rc, "as_of");
+    hx_read_context ctx = {HX_READ_HEAD, name, 0};
+    if (!sel)
+        sel = name && as_of ? "both" : name ? "baseline_id" : as_of ? "as_of" : "head";
+    while (hx_read_selector_names[ctx.selector] && strcmp(hx_read_selector_names[ctx.selector], sel))
+        ctx.selector++;
+    if (!hx_read_selector_names[ctx.selector] || (name && ctx.selector != HX_READ_BASELINE) ||
+        (as_of && ctx.selector != HX_READ_AS_OF))
+        return snprintf(message, cap, "read_context: give baseline_id with selector baseline_id, as_of with "
+                        "selector as_of, and neither with head or published"), -1;
+    if (ctx.selector == HX_READ_BASELINE && !name)
+        return snprintf(message, cap, "read_context: selector baseline_id needs 'baseline_id' (a baseline's "
+                        "name)"), -1;
+    hx_error err = {0};
+    if (ctx.selector == HX_READ_AS_OF &&
+        (!as_of ? hx_error_set(&err, HX_EINVAL, -1, "selector as_of needs 'as_of' (a time)")
+                : hx_time_parse(as_of, &ctx.as_of_ns, &err)))
+        return snprintf(message, cap, "read_context: %s", err.message), -1;
+    return open_reader_at(s, &ctx, message, cap);
+}
+
+void mcp_write_read_context(hx_json_writer *w, const mcp_server *s)
+{
+    hx_present_read_context(w, &s->read_taken);
 }
 
 bool mcp_should_stop(mcp_server *s)

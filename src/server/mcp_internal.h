@@ -35,7 +35,7 @@ enum {
 #define MCP_TOP_QUERIES 256
 #define MCP_QUERY_DECAY 4096
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
-#define MCP_TOOL_COUNT 10
+#define MCP_TOOL_COUNT 11
 
 typedef struct mcp_job {
     int tool;                     /* index into the tool table */
@@ -67,6 +67,7 @@ typedef struct mcp_server {
     hx_encoder *reader_enc;       /* owned; main thread only */
 
     hx_index *reader;             /* owned; main thread only; NULL until an index exists */
+    hx_read_taken read_taken;     /* main thread only: the commit the reader was last pointed at */
 
     /* write jobs, run in order by the worker */
     mcp_job *queue_head, *queue_tail;
@@ -108,7 +109,28 @@ extern const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT];
 
 /* mcp.c: helpers the tools use */
 int mcp_wait_model(mcp_server *s, char *message, size_t cap);   /* 0 when the model is ready */
-int mcp_open_reader(mcp_server *s, char *message, size_t cap);  /* 0 with s->reader current */
+int mcp_open_reader(mcp_server *s, char *message, size_t cap);  /* 0 with s->reader at the head */
+
+/* Point-in-time reads (README "Point-in-time reads"). Every query tool puts MCP_ARG_READ_CONTEXT
+ * in its table, opens the reader with mcp_open_reader_for (instead of mcp_open_reader) and ends
+ * its answer with mcp_write_read_context. A tool with no read_context reads the head, the default
+ * of every tool. */
+extern const mcp_arg mcp_read_context_args[];
+#define MCP_ARG_READ_CONTEXT                                                                                  \
+    {"read_context", MCP_OBJECT, .props = mcp_read_context_args,                                              \
+     .description = "Which state of the index to read (seed 001 5.2); default the head (the last commit). "   \
+                    "The answer's read_context says which commit answered."}
+/* 0 with s->reader pointed at the commit the arguments' read_context selects (and s->read_taken
+ * saying which), or -1 with a message saying what is kept when there is no such commit. */
+int mcp_open_reader_for(mcp_server *s, const mcp_args *a, char *message, size_t cap);
+/* "read_context": {selector, baseline_id, as_of, generation, committed_at} of s->read_taken. */
+void mcp_write_read_context(hx_json_writer *w, const mcp_server *s);
+/* Its JSON Schema, a member of an outputSchema's properties. */
+#define MCP_READ_CONTEXT_SCHEMA                                                                               \
+    "\"read_context\":{\"type\":\"object\",\"properties\":{\"selector\":{\"type\":\"string\",\"enum\":[\"head\","       \
+    "\"published\",\"baseline_id\",\"as_of\"]},\"baseline_id\":{\"type\":[\"string\",\"null\"]},\"as_of\":{\"type\":"      \
+    "[\"string\",\"null\"]},\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}},\"required\":"    \
+    "[\"selector\",\"baseline_id\",\"as_of\",\"generation\",\"committed_at\"]}"
 void mcp_note_query(mcp_server *s, const char *query);
 void mcp_note_failure(mcp_server *s, const char *path, const char *reason);
 bool mcp_path_pending(mcp_server *s, const char *path);

@@ -1,4 +1,4 @@
-/* mcp_tools.c: the ten MCP tools of `hyrax serve` (names fixed in DESIGN.md), their output JSON
+/* mcp_tools.c: the MCP tools of `hyrax serve` (names fixed in DESIGN.md), their output JSON
  * Schemas and one argument table per tool (mcp_args.h: a table makes the tool's inputSchema and
  * the checks every call passes before the tool runs). Read tools run on the main thread with its
  * reader; write tools run on the worker thread with a writer opened per job (mcp_internal.h). A
@@ -106,28 +106,14 @@ static void write_time(hx_json_writer *w, const char *key, int64_t ns)
     hx_json_write_cstr(w, buf);
 }
 
-/* read_context: which commit answered (seed 001), so a client can tell answers apart. */
-static void write_read_context(hx_json_writer *w, hx_index *ix)
-{
-    hx_index_stats st;
-    hx_json_write_key(w, "read_context");
-    hx_json_write_obj_begin(w);
-    if (!hx_index_stats_get(ix, &st, NULL)) {
-        hx_json_write_key(w, "generation");
-        hx_json_write_uint(w, st.generation);
-        write_time(w, "committed_at", st.committed_ns);
-    }
-    hx_json_write_obj_end(w);
-}
-
-static void write_results(hx_json_writer *w, const hx_results *res)
+static void write_results(hx_json_writer *w, const hx_results *res, uint64_t generation)
 {
     hx_json_write_key(w, "group_by");
     hx_json_write_cstr(w, hx_group_names[res->group]);
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < res->n; i++)
-        hx_present_result(w, &res->v[i], res->group);
+        hx_present_result(w, &res->v[i], res->group, generation);
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, res->n);
@@ -148,11 +134,11 @@ static void search_opts(const mcp_args *a, hx_search_opts *o, hx_filter *filters
 }
 
 /* Opens the reader, runs the query and counts it for index_health; 0 with *res filled. */
-static int run_query(mcp_server *s, const char *query, const hx_search_opts *o, hx_results *res, char *msg,
-                     size_t cap)
+static int run_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
+                     char *msg, size_t cap)
 {
     hx_error err = {0};
-    if (mcp_open_reader(s, msg, cap))
+    if (mcp_open_reader_for(s, a, msg, cap))
         return -1;
     if (hx_index_search(s->reader, s->reader_enc, query, strlen(query), o, res, &err))
         return snprintf(msg, cap, "search failed: %s", err.message), -1;
@@ -188,6 +174,7 @@ static const mcp_arg search_args[] = {
                     "0.5/0.5); hybrid weighted = 0..1."},
     ARG_THRESHOLD,
     {"fusion", MCP_OBJECT, .props = fusion_args},
+    MCP_ARG_READ_CONTEXT,
     {.name = NULL},
 };
 
@@ -198,17 +185,14 @@ static const mcp_arg search_args[] = {
     "\"title\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"      \
     "\"snippet\":{\"type\":\"string\"},"                                                                     \
     "\"more\":{\"type\":\"array\",\"description\":\"group_by document: the document's other matching chunks, best first\",\"items\":{\"type\":\"object\",\"properties\":{\"score\":{\"type\":\"number\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"}}}}," \
-    "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"}},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\"]}," \
+    "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\",\"generation\"]}," \
     "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}"                       \
     "},\"required\":[\"rank\",\"score\",\"text\",\"snippet\",\"citation\"]}"
-
-#define READ_CONTEXT_SCHEMA \
-    "\"read_context\":{\"type\":\"object\",\"properties\":{\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}}}"
 
 static const char search_out[] =
     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"mode\":{\"type\":\"string\"},"
     "\"group_by\":{\"type\":\"string\"},\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
-    "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," READ_CONTEXT_SCHEMA
+    "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
     "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
 
 static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
@@ -228,15 +212,15 @@ static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w
     if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
         return snprintf(msg, cap, "%s", werr.message), -1;
     hx_results res = {0};
-    if (run_query(s, query, &o, &res, msg, cap))
+    if (run_query(s, &a, query, &o, &res, msg, cap))
         return -1;
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
     hx_json_write_key(w, "mode");
     hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
-    write_results(w, &res);
-    write_read_context(w, s->reader);
+    write_results(w, &res, s->read_taken.commit.generation);
+    mcp_write_read_context(w, s);
     hx_json_write_obj_end(w);
     hx_results_free(&res);
     return 0;
@@ -250,6 +234,7 @@ static const mcp_arg context_args[] = {
      .description = "Budget for the assembled context, counted with the model's tokenizer."},
     ARG_FILTERS,
     ARG_MODE,
+    MCP_ARG_READ_CONTEXT,
     {.name = NULL},
 };
 
@@ -259,9 +244,9 @@ static const char context_out[] =
     "\"index\":{\"type\":\"integer\"},\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
     "\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},"
     "\"relevance\":{\"type\":\"number\"},\"tokens\":{\"type\":\"integer\"},\"chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
-    "\"version\":{\"type\":\"string\"}},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\"]}},"
+    "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
     "\"total_tokens\":{\"type\":\"integer\"},\"max_tokens\":{\"type\":\"integer\"},\"dropped\":{\"type\":\"integer\"},"
-    "\"truncated\":{\"type\":\"boolean\"}," READ_CONTEXT_SCHEMA
+    "\"truncated\":{\"type\":\"boolean\"}," MCP_READ_CONTEXT_SCHEMA
     "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
 
 static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
@@ -277,7 +262,7 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
     o.n_filters = mcp_arg_map(&a, "filters", filters);
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     hx_results res = {0};
-    if (run_query(s, query, &o, &res, msg, cap))
+    if (run_query(s, &a, query, &o, &res, msg, cap))
         return -1;
     hx_passages ps;
     hx_error err;
@@ -364,6 +349,8 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
             hx_json_write_arr_end(w);
             hx_json_write_key(w, "version");
             hx_json_write_cstr(w, p->first->doc_sha256);
+            hx_json_write_key(w, "generation");
+            hx_json_write_uint(w, s->read_taken.commit.generation);
             hx_json_write_obj_end(w);
         }
         hx_json_write_arr_end(w);
@@ -375,7 +362,7 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
         hx_json_write_uint(w, dropped);
         hx_json_write_key(w, "truncated");
         hx_json_write_bool(w, dropped > 0);
-        write_read_context(w, s->reader);
+        mcp_write_read_context(w, s);
         hx_json_write_obj_end(w);
     }
     if (rc || !kept)
@@ -400,13 +387,14 @@ static const mcp_arg similar_args[] = {
     ARG_FILTERS,
     {"min_score", MCP_NUMBER, .description = "Cosine similarity floor (-1..1)."},
     ARG_THRESHOLD,
+    MCP_ARG_READ_CONTEXT,
     {.name = NULL},
 };
 
 static const char similar_out[] =
     "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\"},"
     "\"group_by\":{\"type\":\"string\"},\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
-    "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," READ_CONTEXT_SCHEMA
+    "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
     "},\"required\":[\"source\",\"results\",\"total_results\"]}";
 
 static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
@@ -421,7 +409,7 @@ static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_wri
     if ((!!text + by_chunk + by_doc) != 1)
         return snprintf(msg, cap, "give exactly one of 'text', 'chunk_id', or a document ('doc_id' or 'path')"), -1;
     int64_t chunk = mcp_arg_int(&a, "chunk_id");
-    if (mcp_open_reader(s, msg, cap))
+    if (mcp_open_reader_for(s, &a, msg, cap))
         return -1;
     float vec[HX_EMBED_DIM];
     hx_error err = {0};
@@ -451,8 +439,8 @@ static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_wri
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "source");
     hx_json_write_cstr(w, source);
-    write_results(w, &res);
-    write_read_context(w, s->reader);
+    write_results(w, &res, s->read_taken.commit.generation);
+    mcp_write_read_context(w, s);
     hx_json_write_obj_end(w);
     hx_results_free(&res);
     return 0;
@@ -507,13 +495,14 @@ static const mcp_arg list_args[] = {
     {"order", MCP_STRING, .choices = list_orders, .def = "asc"},
     {"limit", MCP_INTEGER, RANGE(1, 1000), .def = "20"},
     {"offset", MCP_INTEGER, RANGE(0, INT32_MAX), .def = "0"},
+    MCP_ARG_READ_CONTEXT,
     {.name = NULL},
 };
 
 static const char list_out[] =
     "{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
     DOC_SUMMARY_PROPS "},\"required\":[\"id\",\"path\",\"title\",\"hash\",\"chunks_count\"]}},"
-    "\"total\":{\"type\":\"integer\"},\"limit\":{\"type\":\"integer\"},\"offset\":{\"type\":\"integer\"}},"
+    "\"total\":{\"type\":\"integer\"},\"limit\":{\"type\":\"integer\"},\"offset\":{\"type\":\"integer\"}," MCP_READ_CONTEXT_SCHEMA "},"
     "\"required\":[\"documents\",\"total\",\"limit\",\"offset\"]}";
 
 typedef struct {
@@ -564,7 +553,7 @@ static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_w
     int key = 0;
     while (strcmp(sort_by, list_sorts[key]))
         key++;
-    if (mcp_open_reader(s, msg, cap))
+    if (mcp_open_reader_for(s, &a, msg, cap))
         return -1;
     size_t n = hx_index_doc_count(s->reader), m = 0;
     hx_doc_info *docs = hx_malloc(sizeof *docs * (n ? n : 1)), *tmp = hx_malloc(sizeof *tmp * (n ? n : 1));
@@ -599,6 +588,7 @@ static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_w
     hx_json_write_int(w, limit);
     hx_json_write_key(w, "offset");
     hx_json_write_int(w, offset);
+    mcp_write_read_context(w, s);
     hx_json_write_obj_end(w);
     free(docs);
     free(tmp);
@@ -615,6 +605,14 @@ static const mcp_arg get_args[] = {
     ARG_DOC_ID(NULL),
     ARG_DOC_PATH("root-relative path"),
     {"include_chunks", MCP_BOOLEAN, .def = "true"},
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
+static const mcp_arg status_args[] = {
+    ARG_DOC_ID(NULL),
+    ARG_DOC_PATH("root-relative path"),
+    MCP_ARG_READ_CONTEXT,
     {.name = NULL},
 };
 
@@ -623,14 +621,14 @@ static const char get_out[] =
     "\"chunks\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"chunk_id\":{\"type\":\"integer\"},"
     "\"index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},"
     "\"line_end\":{\"type\":\"integer\"},\"tokens\":{\"type\":\"integer\"},\"text\":{\"type\":\"string\"}},"
-    "\"required\":[\"chunk_id\",\"index\",\"text\",\"tokens\"]}}},\"required\":[\"id\",\"path\",\"hash\",\"chunks_count\"]}";
+    "\"required\":[\"chunk_id\",\"index\",\"text\",\"tokens\"]}}," MCP_READ_CONTEXT_SCHEMA "},\"required\":[\"id\",\"path\",\"hash\",\"chunks_count\"]}";
 
 static int tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {get_args, args};
     hx_doc_info d;
     bool chunks = mcp_arg_bool(&a, "include_chunks");
-    if (mcp_open_reader(s, msg, cap) || arg_doc(&a, s->reader, &d, msg, cap))
+    if (mcp_open_reader_for(s, &a, msg, cap) || arg_doc(&a, s->reader, &d, msg, cap))
         return -1;
     hx_json_write_obj_begin(w);
     write_doc_summary(w, &d);
@@ -662,6 +660,7 @@ static int tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         }
         hx_json_write_arr_end(w);
     }
+    mcp_write_read_context(w, s);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -673,20 +672,22 @@ static const char status_out[] =
     "\"status\":{\"type\":\"string\",\"enum\":[\"complete\",\"empty\",\"pending\",\"failed\",\"not_found\"]},"
     "\"indexed_at\":{\"type\":[\"string\",\"null\"]},\"vectorized_at\":{\"type\":[\"string\",\"null\"]},"
     "\"chunks_count\":{\"type\":\"integer\"},\"last_error\":{\"type\":[\"string\",\"null\"]},"
-    "\"embeddings\":{\"type\":\"object\",\"properties\":{\"model\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"provider\":{\"type\":\"string\"}}}},"
+    "\"embeddings\":{\"type\":\"object\",\"properties\":{\"model\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"provider\":{\"type\":\"string\"}}}," MCP_READ_CONTEXT_SCHEMA "},"
     "\"required\":[\"found\",\"id\",\"path\",\"status\",\"chunks_count\",\"last_error\",\"embeddings\"]}";
 
 static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    mcp_args a = {doc_ref_args, args};
+    mcp_args a = {status_args, args};
     const char *path = mcp_arg_str(&a, "path");
     bool by_id = mcp_arg_value(&a, "doc_id") != NULL;
     if (!path == !by_id)
         return snprintf(msg, cap, "give exactly one of 'doc_id' or 'path'"), -1;
     int64_t id = mcp_arg_int(&a, "doc_id");
     hx_doc_info d;
-    bool found = false, open = !mcp_open_reader(s, msg, cap);
+    bool found = false, open = !mcp_open_reader_for(s, &a, msg, cap);
     char name[HX_RELPATH_MAX];
+    if (!open && s->reader)
+        return -1;   /* the index is there, but read_context selects no commit it keeps */
     if (!open && mcp_wait_model(s, msg, cap))
         return -1;   /* no model: nothing to report on; a missing index just means not indexed */
     if (path && !(path = arg_name(open ? hx_index_root(s->reader) : s->cfg->root, "path", path, name, msg, cap)))
@@ -747,6 +748,8 @@ static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_
     hx_json_write_key(w, "provider");
     hx_json_write_cstr(w, "hyrax (local, in-process)");
     hx_json_write_obj_end(w);
+    if (open)
+        mcp_write_read_context(w, s);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -979,6 +982,44 @@ static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_
     return rc;
 }
 
+/* === create_baseline (worker thread) === */
+
+static const mcp_arg baseline_args[] = {
+    {"name", MCP_STRING, .required = true, RANGE(1, HX_BASELINE_NAME_MAX),
+     .description = "Letters, digits, '.', '_', ':' or '-'. Naming again moves the name to the current state; "
+                    "the name published is what read_context {selector: published} reads."},
+    {.name = NULL},
+};
+
+static const char baseline_out[] =
+    "{\"type\":\"object\",\"properties\":{\"success\":{\"type\":\"boolean\"},\"baseline_id\":{\"type\":\"string\"},"
+    "\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}},"
+    "\"required\":[\"success\",\"baseline_id\",\"generation\",\"committed_at\"]}";
+
+static int tool_create_baseline(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    mcp_args a = {baseline_args, args};
+    hx_index *ix = NULL;
+    hx_commit_info made;
+    hx_error err = {0};
+    if (open_writer(s, &ix, msg, cap))
+        return -1;
+    int rc = hx_index_baseline(ix, mcp_arg_str(&a, "name"), &made, &err);
+    hx_index_close(ix);
+    if (rc)
+        return snprintf(msg, cap, "cannot create the baseline: %s", err.message), -1;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "success");
+    hx_json_write_bool(w, 1);
+    hx_json_write_key(w, "baseline_id");
+    hx_json_write_cstr(w, made.name);
+    hx_json_write_key(w, "generation");
+    hx_json_write_uint(w, made.generation);
+    write_time(w, "committed_at", made.committed_ns);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
 static const mcp_arg reindex_args[] = {
     {"paths", MCP_STRING_LIST, AT_MOST(MAX_PATHS), .description = "Root-relative files or folders; default: the whole root."},
     {"force", MCP_BOOLEAN, .def = "false", .description = "Re-embed unchanged files too."},
@@ -1133,7 +1174,7 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
     {"get_document", "A document's metadata, content hash and chunks (index, text, token count).", get_args,
      get_out, false, tool_get_document},
     {"document_status", "Whether a document is indexed (complete, or empty: blank, no text to search), pending or "
-                        "failed (with the reason), when, and with which model.", doc_ref_args,
+                        "failed (with the reason), when, and with which model.", status_args,
      status_out, false, tool_document_status},
     {"add_document", "Index one file under the root now (path), or store text as a document (content + name, "
                      "with metadata). A stored document has no file behind it: it is addressed by its name, never "
@@ -1156,4 +1197,8 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
     {"index_health", "Counts, pending work (jobs done, failed or cancelled, refused as busy), failures, last "
                      "commit, file size, model, recent top queries and latency per tool.",
      health_args, health_out, false, tool_index_health},
+    {"create_baseline", "Name the current state of the index (a baseline; nothing is copied), so query tools can "
+                        "read it later with read_context {selector: baseline_id, baseline_id: name}, also after "
+                        "compaction. The name published is what read_context {selector: published} reads.",
+     baseline_args, baseline_out, true, tool_create_baseline},
 };

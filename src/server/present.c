@@ -68,7 +68,7 @@ void hx_present_reason(hx_json_writer *w, const char *path, const char *reason)
     hx_json_write_cstr(w, reason);
 }
 
-void hx_present_citation(hx_json_writer *w, const hx_result *r)
+void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generation)
 {
     hx_json_write_key(w, "citation");
     hx_json_write_obj_begin(w);
@@ -86,10 +86,12 @@ void hx_present_citation(hx_json_writer *w, const hx_result *r)
     hx_json_write_uint(w, r->line_end);
     hx_json_write_key(w, "version");
     hx_json_write_cstr(w, r->doc_sha256);
+    hx_json_write_key(w, "generation");
+    hx_json_write_uint(w, generation);
     hx_json_write_obj_end(w);
 }
 
-void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group)
+void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation)
 {
     hx_json_write_obj_begin(w);
     hx_present_rank(w, r);
@@ -113,7 +115,7 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group)
     hx_json_write_str(w, r->text, r->text_len);
     hx_json_write_key(w, "snippet");
     hx_json_write_cstr(w, r->snippet ? r->snippet : "");
-    hx_present_citation(w, r);
+    hx_present_citation(w, r, generation);
     hx_json_write_key(w, "metadata");
     hx_present_meta(w, r->meta, r->n_meta);
     hx_json_write_key(w, "version");
@@ -146,7 +148,35 @@ void hx_present_more(hx_json_writer *w, const hx_result *r)
     hx_json_write_arr_end(w);
 }
 
-void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r)
+void hx_present_read_context(hx_json_writer *w, const hx_read_taken *t)
+{
+    char when[40];
+    hx_json_write_key(w, "read_context");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "selector");
+    hx_json_write_cstr(w, hx_read_selector_names[t->selector]);
+    hx_json_write_key(w, "baseline_id");
+    if (t->commit.name[0])
+        hx_json_write_cstr(w, t->commit.name);
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "as_of");
+    if (t->selector == HX_READ_AS_OF) {
+        hx_time_format(t->as_of_ns, when, sizeof when);
+        hx_json_write_cstr(w, when);
+    } else {
+        hx_json_write_null(w);
+    }
+    hx_json_write_key(w, "generation");
+    hx_json_write_uint(w, t->commit.generation);
+    hx_json_write_key(w, "committed_at");
+    hx_time_format(t->commit.committed_ns, when, sizeof when);
+    hx_json_write_cstr(w, when);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
+                       const hx_read_taken *t)
 {
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
@@ -158,12 +188,13 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < r->n; i++)
-        hx_present_result(w, &r->v[i], r->group);
+        hx_present_result(w, &r->v[i], r->group, t->commit.generation);
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, r->n);
     hx_json_write_key(w, "search_time_ms");
     hx_json_write_double(w, r->search_ms);
+    hx_present_read_context(w, t);
     hx_json_write_obj_end(w);
 }
 

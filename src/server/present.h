@@ -28,21 +28,29 @@ void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);
 /* {"key": "value", ...} of a document's metadata. */
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);
 
-/* "citation": {"doc_id","path","chunk_id","chunk_index","line_start","line_end","version"}: where
- * a result's text is, down to the document's content hash, so it can be replayed. */
-void hx_present_citation(hx_json_writer *w, const hx_result *r);
+/* "citation": {"doc_id","path","chunk_id","chunk_index","line_start","line_end","version",
+ * "generation"}: where a result's text is, down to the document's content hash (version) and the
+ * commit that answered (generation), so a read_context {selector: as_of} or a baseline replays it. */
+void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generation);
 /* One result object, the same in the CLI's `search --json` and every MCP answer that lists results:
  * rank, score, side scores, chunk_id, doc_id, path, title, heading, chunk_index, line_start,
  * line_end, text, snippet ("" when none was built), citation, metadata, version (hash), and when
  * grouped by document its "more". The flat location keys are DESIGN.md's command-line contract;
  * the citation object is seed 001's, and holds the same values. */
-void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group);
+void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation);
 /* "more": [{"score","chunk_id","chunk_index","heading","line_start","line_end"}, ...]: the other
  * matching chunks of a result's document, best first (every surface writes them so). */
 void hx_present_more(hx_json_writer *w, const hx_result *r);
 
-/* The search answer: {"query","mode","group","results":[...],"total_results","search_time_ms"}. */
-void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r);
+/* The search answer: {"query","mode","group","results":[...],"total_results","search_time_ms",
+ * "read_context"}; t is the commit that answered. */
+void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
+                       const hx_read_taken *t);
+
+/* "read_context": {"selector", "baseline_id" (the name of the commit read, or null), "as_of" (the
+ * time asked, or null), "generation", "committed_at"}: which commit answered (seed 001 5.2), in
+ * every answer read from the index. */
+void hx_present_read_context(hx_json_writer *w, const hx_read_taken *t);
 
 /* "file" or "stored": the "source" of a document in every answer that describes one. */
 const char *hx_present_kind(hx_doc_kind k);

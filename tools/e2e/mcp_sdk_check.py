@@ -24,7 +24,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 TOOLS = ["search", "get_context", "find_similar", "list_documents", "get_document", "document_status",
-         "add_document", "delete_document", "reindex", "index_health"]
+         "add_document", "delete_document", "reindex", "index_health", "create_baseline"]
 
 passed = failed = 0
 
@@ -100,11 +100,19 @@ async def run(hyrax, root):
             check(r["chunks"] and r["hash"] == r["version"], "get_document")
             r = await call("document_status", {"path": "kep.yaml"})
             check(r["status"] == "complete" and r["embeddings"]["dimension"] == 384, "document_status")
+            r = await call("create_baseline", {"name": "v1"})
+            v1 = r["generation"]
             r = await call("add_document", {"content": "# Quota\n\nQuotas cap namespace usage.", "name": "notes/q.md",
                                             "metadata": {"team": "ops"}})
             check(r["searchable"] and r["document"]["path"] == "notes/q.md", "add_document")
             r = await call("search", {"query": "quotas", "mode": "keyword", "filters": {"team": "ops"}})
             check(len(r["results"]) == 1, "added document searchable")
+            at_v1 = {"selector": "baseline_id", "baseline_id": "v1"}
+            r = await call("search", {"query": "quotas", "mode": "keyword", "read_context": at_v1})
+            check(r["results"] == [] and r["read_context"]["generation"] == v1, "baseline v1 predates it")
+            r = await call("list_documents", {"read_context": at_v1})
+            check(r["total"] == 3 and r["read_context"]["baseline_id"] == "v1", "list_documents at v1")
+            await call("search", {"query": "x", "read_context": {"selector": "published"}}, expect_error=True)
             r = await call("delete_document", {"path": "notes/q.md"})
             check(r["deleted_chunks"] == 1, "delete_document")
             await call("add_document", {"path": "../../etc/passwd"}, expect_error=True)
