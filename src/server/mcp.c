@@ -407,7 +407,9 @@ static int runner_of(int t, const hx_json_val **args, hx_json_doc **doc, char *m
     hx_error err = {0};
     hx_json_writer_init(&w);
     mcp_args_translate(hx_mcp_tools[t].args, *args, &w);
-    if (hx_json_writer_finish(&w, &err) || hx_json_parse(doc, w.buf, w.len, NULL, &err))
+    if (f == MCP_TOOL_COUNT || f == t)
+        f = (snprintf(message, cap, "%s names no other tool to run it (%s)", hx_mcp_tools[t].name, family), -1);
+    else if (hx_json_writer_finish(&w, &err) || hx_json_parse(doc, w.buf, w.len, NULL, &err))
         f = (snprintf(message, cap, "cannot pass the arguments on to %s: %s", family, err.message), -1);
     else if (mcp_args_check(hx_mcp_tools[f].args, hx_json_doc_root(*doc), message, cap))
         f = -1;

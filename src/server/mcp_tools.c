@@ -1275,7 +1275,9 @@ static int tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_wri
 /* === The seeds' tools ===
  * Other names for the tools above, as the seeds' agents call them: each table holds the seed's
  * arguments and says which argument of its family tool each fills (`as`) and what it always gives
- * (`fixed`); the family tool checks the result again and answers with its own output. */
+ * (`fixed`); the family tool checks the result again and answers with its own output. An argument
+ * every query tool takes (read_context, issue 11 item 1) is one more row in each of these tables,
+ * passed on under its own name. */
 
 static const mcp_arg semantic_search_args[] = {
     ARG_QUERY("Natural language query."),
