@@ -1309,6 +1309,7 @@ static const mcp_arg hybrid_search_args[] = {
     {"limit", MCP_INTEGER, RANGE(1, MAX_TOP_K), .as = "top_k", .description = "Combined results (documents); default search's."},
     {"mode", .fixed = "\"hybrid\""},
     {"method", .fixed = "\"weighted\"", .as = "fusion.method"},
+    {"group_by", .fixed = "\"document\""},   /* seed 003: a document found by both sides comes once */
     {.name = NULL},
 };
 
