@@ -439,6 +439,40 @@ static int run_guarded(mcp_server *s, int t, const hx_json_val *args, hx_json_wr
     return rc;
 }
 
+/* The index of the tool called name (len bytes), or MCP_TOOL_COUNT when there is none. */
+static int tool_index(const char *name, size_t len)
+{
+    int t = 0;
+    while (t < MCP_TOOL_COUNT && (strlen(hx_mcp_tools[t].name) != len || memcmp(hx_mcp_tools[t].name, name, len)))
+        t++;
+    return t;
+}
+
+/* The tool that runs tool t on *args: t itself, or its family with *args translated into the
+ * family's arguments (*doc holds them; caller frees). -1 with message set when the translated
+ * arguments fail the family's checks. */
+static int runner_of(int t, const hx_json_val **args, hx_json_doc **doc, char *message, size_t cap)
+{
+    const char *family = hx_mcp_tools[t].family;
+    if (!family)
+        return t;
+    int f = tool_index(family, strlen(family));
+    hx_json_writer w;
+    hx_error err = {0};
+    hx_json_writer_init(&w);
+    mcp_args_translate(hx_mcp_tools[t].args, *args, &w);
+    if (f == MCP_TOOL_COUNT || f == t)
+        f = (snprintf(message, cap, "%s names no other tool to run it (%s)", hx_mcp_tools[t].name, family), -1);
+    else if (hx_json_writer_finish(&w, &err) || hx_json_parse(doc, w.buf, w.len, NULL, &err))
+        f = (snprintf(message, cap, "cannot pass the arguments on to %s: %s", family, err.message), -1);
+    else if (mcp_args_check(hx_mcp_tools[f].args, hx_json_doc_root(*doc), message, cap))
+        f = -1;
+    else
+        *args = hx_json_doc_root(*doc);
+    hx_json_writer_free(&w);
+    return f;
+}
+
 /* Runs tool t on args and leaves the JSON-RPC response for `id` in out; returns the tool's
  * result: 0, or non-zero for an isError answer. */
 static int run_tool(mcp_server *s, int t, const hx_json_val *args, const char *id, size_t id_len,
@@ -448,10 +482,14 @@ static int run_tool(mcp_server *s, int t, const hx_json_val *args, const char *i
     hx_json_writer sw;
     char message[1024] = "";
     hx_error err = {0};
+    hx_json_doc *translated = NULL;
     hx_json_writer_init(&sw);
-    int rc = mcp_args_check(hx_mcp_tools[t].args, args, message, sizeof message) ? -1
-             : hx_mcp_tools[t].writes ? hx_mcp_tools[t].run(s, args, &sw, message, sizeof message)
-                                      : run_guarded(s, t, args, &sw, message, sizeof message);
+    int r = mcp_args_check(hx_mcp_tools[t].args, args, message, sizeof message)
+                ? -1 : runner_of(t, &args, &translated, message, sizeof message);
+    int rc = r < 0 ? -1
+             : hx_mcp_tools[r].writes ? hx_mcp_tools[r].run(s, args, &sw, message, sizeof message)
+                                      : run_guarded(s, r, args, &sw, message, sizeof message);
+    hx_json_doc_free(translated);
     if (!rc && hx_json_writer_finish(&sw, &err)) {
         snprintf(message, sizeof message, "internal error building the result: %s", err.message);
         rc = -1;
@@ -706,9 +744,7 @@ static void tools_call(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
                            "tools/call params.arguments must be an object", NULL, 0, NULL);
         return;
     }
-    int t = 0;
-    while (t < MCP_TOOL_COUNT && (strlen(hx_mcp_tools[t].name) != name_len || memcmp(hx_mcp_tools[t].name, name, name_len)))
-        t++;
+    int t = tool_index(name, name_len);
     if (t == MCP_TOOL_COUNT) {
         char m[160];
         snprintf(m, sizeof m, "Unknown tool: %.*s (tools/list names the tools)", (int)(name_len > 64 ? 64 : name_len), name);

@@ -24,7 +24,7 @@ static const mcp_arg *rule_of(const mcp_arg *table, const mcp_arg *row)
 
 static void schema_members(hx_json_writer *w, const mcp_arg *table);
 
-static const char *const type_names[] = {"string", "integer", "number", "boolean", "object", "array", "object"};
+static const char *const type_names[] = {"string", "integer", "number", "boolean", "object", "array", "object", "object"};
 
 static void write_bound(hx_json_writer *w, const mcp_arg *r, const char *key, double x)
 {
@@ -37,7 +37,6 @@ static void write_bound(hx_json_writer *w, const mcp_arg *r, const char *key, do
 
 static void write_default(hx_json_writer *w, const mcp_arg *r)
 {
-    hx_json_write_key(w, "default");
     if (r->type == MCP_STRING)
         hx_json_write_cstr(w, r->def);
     else if (r->type == MCP_BOOLEAN)
@@ -52,7 +51,8 @@ static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_ar
 {
     static const char *const bound_keys[][2] = {
         {"minLength", "maxLength"}, {"minimum", "maximum"}, {"minimum", "maximum"}, {NULL, NULL},
-        {"minProperties", "maxProperties"}, {"minItems", "maxItems"}, {NULL, NULL}};
+        {"minProperties", "maxProperties"}, {"minItems", "maxItems"}, {NULL, NULL},
+        {"minProperties", "maxProperties"}};
     const mcp_arg *r = rule_of(table, row);
     hx_json_write_key(w, row->name);
     hx_json_write_obj_begin(w);
@@ -83,9 +83,28 @@ static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_ar
         hx_json_write_obj_end(w);
     } else if (r->type == MCP_OBJECT) {
         schema_members(w, r->props);
+    } else if (r->type == MCP_FILTERS) {
+        if (r->props) {
+            hx_json_write_key(w, "properties");
+            hx_json_write_obj_begin(w);
+            for (const mcp_arg *p = r->props; p->name; p++)
+                if (!p->fixed)
+                    write_property(w, r->props, p);
+            hx_json_write_obj_end(w);
+        }
+        hx_json_write_key(w, "additionalProperties");
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "type");
+        hx_json_write_arr_begin(w);
+        for (int i = 0; i < 5; i++)
+            hx_json_write_cstr(w, (const char *const[]){"string", "number", "boolean", "array", "object"}[i]);
+        hx_json_write_arr_end(w);
+        hx_json_write_obj_end(w);
     }
-    if (r->def)
+    if (r->def) {
+        hx_json_write_key(w, "default");
         write_default(w, r);
+    }
     if (row->description) {
         hx_json_write_key(w, "description");
         hx_json_write_cstr(w, row->description);
@@ -99,16 +118,17 @@ static void schema_members(hx_json_writer *w, const mcp_arg *table)
     hx_json_write_key(w, "properties");
     hx_json_write_obj_begin(w);
     for (const mcp_arg *r = table; r->name; r++)
-        write_property(w, table, r);
+        if (!r->fixed)
+            write_property(w, table, r);
     hx_json_write_obj_end(w);
     bool any = false;
     for (const mcp_arg *r = table; r->name; r++)
-        any |= r->required;
+        any |= r->required && !r->fixed;
     if (any) {
         hx_json_write_key(w, "required");
         hx_json_write_arr_begin(w);
         for (const mcp_arg *r = table; r->name; r++)
-            if (r->required)
+            if (r->required && !r->fixed)
                 hx_json_write_cstr(w, r->name);
         hx_json_write_arr_end(w);
     }
@@ -170,6 +190,39 @@ static bool out_of_bounds(const mcp_arg *r, double x)
 }
 
 static int check_table(const mcp_arg *table, const hx_json_val *args, const char *prefix, failure *f);
+
+/* A row a client may give under `key` (kl bytes): not a fixed one. NULL when there is none. */
+static const mcp_arg *row_given(const mcp_arg *table, const char *key, size_t kl)
+{
+    for (const mcp_arg *r = table; r && r->name; r++)
+        if (!r->fixed && strlen(r->name) == kl && !memcmp(r->name, key, kl))
+            return r;
+    return NULL;
+}
+
+static bool filter_scalar(const hx_json_val *v)
+{
+    size_t n;
+    const char *s = hx_json_str(v, &n);
+    int t = hx_json_type_of(v);
+    return (s && strlen(s) == n) || t == HX_JSON_NUMBER || t == HX_JSON_BOOL;
+}
+
+/* A filter value a filters object may hold beyond its named members: a scalar, or a list or an
+ * object (a range) of scalars. */
+static bool filter_value(const hx_json_val *v)
+{
+    int t = hx_json_type_of(v);
+    if (t != HX_JSON_ARRAY && t != HX_JSON_OBJECT)
+        return filter_scalar(v);
+    hx_json_iter it;
+    const hx_json_val *k = NULL, *x;
+    hx_json_iter_init(&it, v);
+    while (hx_json_iter_next(&it, &k, &x))
+        if (!filter_scalar(x) || (k && !filter_scalar(k)))
+            return false;
+    return true;
+}
 
 /* One present argument named `name` (with prefix, for messages) against its rule r. */
 static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v, failure *f)
@@ -249,6 +302,29 @@ static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v,
         if (hx_json_type_of(v) != HX_JSON_OBJECT)
             return fail(f, "argument '%s' must be an object", name);
         return check_table(r->props, v, name, f);
+    case MCP_FILTERS: {
+        if (hx_json_type_of(v) != HX_JSON_OBJECT)
+            return fail(f, "argument '%s' must be an object of filters such as {\"category\": \"guides\"}", name);
+        if (out_of_bounds(r, (double)hx_json_len(v)))
+            return fail(f, "argument '%s' has %zu members; it takes %s", name, hx_json_len(v),
+                        bounds_words(r, words, sizeof words));
+        hx_json_iter it;
+        const hx_json_val *k, *val;
+        hx_json_iter_init(&it, v);
+        while (hx_json_iter_next(&it, &k, &val)) {
+            const char *key = hx_json_str(k, &n);
+            char member[256];
+            if (strlen(key) != n)
+                return fail(f, "argument '%s': a key must not contain U+0000", name);
+            snprintf(member, sizeof member, "%s.%.*s", name, (int)(n > 40 ? 40 : n), key);
+            const mcp_arg *row = row_given(r->props, key, n);
+            if (row ? check_value(rule_of(r->props, row), member, val, f) : !filter_value(val))
+                return row ? -1
+                           : fail(f, "argument '%s' must be a string, number or boolean, a list of those, or "
+                                     "an object of those (a range such as {\"from\": \"2024-01-01\"})", member);
+        }
+        return 0;
+    }
     }
     return fail(f, "argument '%s' has a type this server does not know", name);
 }
@@ -262,15 +338,14 @@ static int check_table(const mcp_arg *table, const hx_json_val *args, const char
     while (hx_json_iter_next(&it, &k, &v)) {
         size_t kl;
         const char *key = hx_json_str(k, &kl);
-        const mcp_arg *row = table;
-        while (row->name && (strlen(row->name) != kl || memcmp(row->name, key, kl)))
-            row++;
+        const mcp_arg *row = row_given(table, key, kl);
         int nl = (int)(kl > 40 ? 40 : kl);
-        if (!row->name) {
+        if (!row) {
             size_t used = 0;
             words[0] = 0;
             for (const mcp_arg *r = table; r->name && used < sizeof words; r++)
-                used += (size_t)snprintf(words + used, sizeof words - used, "%s%s", r == table ? "" : ", ", r->name);
+                if (!r->fixed)
+                    used += (size_t)snprintf(words + used, sizeof words - used, "%s%s", used ? ", " : "", r->name);
             return prefix ? fail(f, "unknown argument '%s.%.*s'; %s takes: %s", prefix, nl, key, prefix, words)
                           : fail(f, "unknown argument '%.*s'; this tool takes: %s", nl, key, words);
         }
@@ -285,7 +360,7 @@ static int check_table(const mcp_arg *table, const hx_json_val *args, const char
         bool given = hx_json_obj_get(args, r->name) != NULL;
         for (const mcp_arg *a = table; a->name && !given && r->required; a++)
             given = a->alias_of && !strcmp(a->alias_of, r->name) && hx_json_obj_get(args, a->name);
-        if (r->required && !given)
+        if (r->required && !r->fixed && !given)
             return fail(f, "missing required argument '%s%s%s'", prefix ? prefix : "", prefix ? "." : "", r->name);
     }
     return 0;
@@ -297,6 +372,53 @@ int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, siz
     if (hx_json_type_of(args) != HX_JSON_OBJECT)
         return fail(&f, "the arguments must be an object");
     return check_table(table, args, NULL, &f);
+}
+
+/* === Translation to a family tool === */
+
+static const char *target_of(const mcp_arg *r)
+{
+    return r->as ? r->as : r->name;
+}
+
+/* Row r's value under key: fixed, given, or its default; nothing when it has none. */
+static void write_translated(hx_json_writer *w, const mcp_args *a, const mcp_arg *r, const char *key, size_t kl)
+{
+    const hx_json_val *v = r->fixed ? NULL : mcp_arg_value(a, r->name);
+    if (!r->fixed && !v && !r->def)
+        return;
+    hx_json_write_keyn(w, key, kl);
+    if (r->fixed)
+        hx_json_write_json(w, r->fixed, strlen(r->fixed));
+    else if (v)
+        hx_json_write_val(w, v);
+    else
+        write_default(w, r);
+}
+
+void mcp_args_translate(const mcp_arg *table, const hx_json_val *args, hx_json_writer *w)
+{
+    mcp_args a = {table, args};
+    hx_json_write_obj_begin(w);
+    for (const mcp_arg *r = table; r->name; r++)
+        if (!r->alias_of && !strchr(target_of(r), '.'))
+            write_translated(w, &a, r, target_of(r), strlen(target_of(r)));
+    for (const mcp_arg *r = table; r->name; r++) {   /* "obj.key" rows: one object per obj */
+        const char *t = target_of(r), *dot = strchr(t, '.');
+        size_t pl = dot ? (size_t)(dot - t) : 0;
+        bool first = dot && !r->alias_of;
+        for (const mcp_arg *q = table; q != r && first; q++)
+            first = q->alias_of || strncmp(target_of(q), t, pl + 1);
+        if (!first)
+            continue;
+        hx_json_write_keyn(w, t, pl);
+        hx_json_write_obj_begin(w);
+        for (const mcp_arg *q = r; q->name; q++)
+            if (!q->alias_of && !strncmp(target_of(q), t, pl + 1))
+                write_translated(w, &a, q, target_of(q) + pl + 1, strlen(target_of(q) + pl + 1));
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_obj_end(w);
 }
 
 /* === Getters === */

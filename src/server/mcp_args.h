@@ -3,6 +3,11 @@
  * tool runs (unknown argument, wrong type, out of bounds, not one of the choices, missing, an
  * argument given twice under two names), so the schema a client reads is the rule the server
  * applies. Tools then read values known to be well-formed, with defaults from the same table.
+ * A table may also describe a tool that is another tool under other names (seed 003's
+ * semantic_search is `search`): its rows say which argument of that family tool each fills (`as`,
+ * also inside an object argument: "fusion.text_weight") and which values it always gives
+ * (`fixed`); mcp_args_translate rewrites a call's arguments into the family tool's, whose own
+ * table then checks them again, so one implementation serves both names.
  * Tables live beside their tools in mcp_tools.c; this file owns the machinery only. */
 #ifndef HX_MCP_ARGS_H
 #define HX_MCP_ARGS_H
@@ -22,6 +27,11 @@ typedef enum {
     MCP_STRING_MAP,    /* an object of string values; max bounds its members */
     MCP_STRING_LIST,   /* an array of strings; max bounds its items */
     MCP_OBJECT,        /* an object whose members are the table `props` */
+    /* Metadata filters: an object whose members are checked by `props` where named there (the
+     * keys a seed documents) and are otherwise a string, number, boolean, list of those or an
+     * object of those (a range); max bounds its members. What they mean is the filter parser's
+     * (mcp_tools.c, filters_parse), not this file's. */
+    MCP_FILTERS,
 } mcp_arg_type;
 
 enum { MCP_MIN = 1, MCP_MAX = 2 };   /* which of min and max bound an argument */
@@ -39,6 +49,13 @@ typedef struct mcp_arg {
     /* Another name for the argument `alias_of` of the same table (seed 003's `limit` for
      * `top_k`): type, bounds, choices and default are that argument's; giving both is refused. */
     const char *alias_of;
+    /* Tables of a tool with a family (mcp_internal.h): the family's argument this row fills
+     * ("top_k"; "fusion.text_weight" for a member of its object argument `fusion`); NULL = the
+     * same name. */
+    const char *as;
+    /* The same: a value, as JSON text ("\"semantic\"", "true"), this tool always gives the family's
+     * argument `as` (or `name`). Such a row is not in the inputSchema and a client cannot give it. */
+    const char *fixed;
 } mcp_arg;
 
 /* Bounds for a table row: RANGE(1, 50), AT_LEAST(0), AT_MOST(32). */
@@ -53,6 +70,11 @@ void mcp_args_schema(hx_json_writer *w, const mcp_arg *table);
 /* 0 when args (an object) passes every rule of the table; else -1 with a sentence naming the
  * argument and what it must be in msg. */
 int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, size_t cap);
+
+/* The arguments of the family tool for args (which passed mcp_args_check against table) as one
+ * JSON object into w: each given argument, or its default where the row has one, under its `as`
+ * name, and every `fixed` value. Members named "obj.key" are gathered into the object "obj". */
+void mcp_args_translate(const mcp_arg *table, const hx_json_val *args, hx_json_writer *w);
 
 /* Arguments that passed mcp_args_check, read through their table. A getter is named by the
  * argument's own name and also finds it given under an alias; absent, it gives the table's

@@ -35,7 +35,7 @@ enum {
 #define MCP_TOP_QUERIES 256
 #define MCP_QUERY_DECAY 4096
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
-#define MCP_TOOL_COUNT 11
+#define MCP_TOOL_COUNT 17
 
 typedef struct mcp_job {
     int tool;                     /* index into the tool table */
@@ -93,7 +93,8 @@ typedef struct mcp_server {
 } mcp_server;
 
 /* A tool: its name, its argument table (the inputSchema and the checks), its output schema and
- * what runs it. */
+ * what runs it: its own run, or its family's (a seed's name for a hyrax tool, such as seed 003's
+ * semantic_search for search). */
 typedef struct mcp_tool {
     const char *name;
     const char *description;
@@ -103,6 +104,9 @@ typedef struct mcp_tool {
     /* Writes the structured result into w and returns 0, or returns non-zero after setting
      * *message (a sentence a person can act on) for an isError result. args passed the table. */
     int (*run)(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *message, size_t cap);
+    /* NULL, or the name of the tool that runs this one: a call's arguments are translated by
+     * this tool's table (mcp_args_translate), checked by the family's and run by its run. */
+    const char *family;
 } mcp_tool;
 
 extern const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT];

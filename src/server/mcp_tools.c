@@ -1,6 +1,8 @@
 /* mcp_tools.c: the MCP tools of `hyrax serve` (names fixed in DESIGN.md), their output JSON
  * Schemas and one argument table per tool (mcp_args.h: a table makes the tool's inputSchema and
- * the checks every call passes before the tool runs). Read tools run on the main thread with its
+ * the checks every call passes before the tool runs), and the seeds' names for them (seed 003's
+ * semantic_search, full_text_search, hybrid_search, document_details; seed 001's semanticSearch,
+ * getContext): tables that translate into a hyrax tool's arguments, which that tool answers. Read tools run on the main thread with its
  * reader; write tools run on the worker thread with a writer opened per job (mcp_internal.h). A
  * bad argument is a tool error (isError) whose message says what to change. Shapes follow the
  * seeds: 003 (list/status/details/delete), 001 (get_context, citations, read_context), 002 (search
@@ -34,7 +36,7 @@
 #define FILTERS_DOC                                                                                          \
     "path: glob on the root-relative path (** spans folders); type: markdown|yaml|json|code|text; any other " \
     "key: exact metadata value (Markdown front matter, top-level YAML scalars). All must match."
-#define ARG_FILTERS {"filters", MCP_STRING_MAP, AT_MOST(MAX_FILTERS), .description = FILTERS_DOC}
+#define ARG_FILTERS {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .description = FILTERS_DOC}
 #define ARG_MODE                                                                                             \
     {"mode", MCP_STRING, .choices = hx_mode_names, .def = "hybrid",                                          \
      .description = "hybrid fuses semantic (embedding) and keyword (BM25) rankings; semantic (also vector) "  \
@@ -50,6 +52,10 @@
                     "on its own."}
 #define ARG_THRESHOLD {"threshold", .alias_of = "min_score", .description = "The same as min_score (seed 003's name)."}
 #define ARG_DOC_ID(what) {"doc_id", MCP_INTEGER, RANGE(0, UINT32_MAX), .description = what}
+#define ARG_QUERY(what) {"query", MCP_STRING, .required = true, AT_LEAST(1), .description = what}
+#define ARG_MAX_TOKENS                                                                                       \
+    {"max_tokens", MCP_INTEGER, RANGE(64, 100000), .def = "4000",                                            \
+     .description = "Budget for the assembled context, counted with the model's tokenizer."}
 #define ARG_DOC_PATH(what) {"path", MCP_STRING, .description = what}
 
 /* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
@@ -87,6 +93,43 @@ static int arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, char *msg, s
     return 0;
 }
 
+/* === Filters ===
+ * The one place a filters argument (MCP_FILTERS: `filters`, and seed 003's `doc_filter`, which
+ * reaches the tools as `filters`) becomes hx_filter values. Typed filters (issue 11 item 2: lists,
+ * numeric and date ranges, seed 003's tags and date_range) connect here by replacing this body
+ * with their parse function. Until then a string member is an exact match (path: a glob, type: the
+ * document type, any other key: metadata); any other value is refused with a message saying so. */
+static int filters_parse(const mcp_args *a, const char *name, hx_filter *out, size_t *n, char *msg, size_t cap)
+{
+    hx_json_iter it;
+    const hx_json_val *k, *v, *obj = mcp_arg_value(a, name);
+    *n = 0;
+    hx_json_iter_init(&it, obj);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        const char *key = hx_json_str(k, NULL), *value = hx_json_str(v, NULL);
+        if (!value)
+            return snprintf(msg, cap, "filter '%.40s': this build matches exact string values only (lists and "
+                                      "ranges such as tags and date_range come with typed filters)", key), -1;
+        out[(*n)++] = (hx_filter){key, value};
+    }
+    return 0;
+}
+
+/* A document's metadata value for key, or NULL. */
+static const char *meta_value(const hx_kv *meta, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(meta[i].key, key))
+            return meta[i].value;
+    return NULL;
+}
+
+/* A document's status as list_documents and document_status give it. */
+static const char *doc_status_word(const hx_doc_info *d)
+{
+    return d->n_chunks ? "complete" : "empty";   /* empty: indexed, but blank */
+}
+
 /* === Shared pieces of results === */
 
 static void iso_time(int64_t ns, char *buf, size_t cap)
@@ -121,16 +164,16 @@ static void write_results(hx_json_writer *w, const hx_results *res, uint64_t gen
     hx_json_write_double(w, res->search_ms);
 }
 
-/* Search options of search and find_similar, from their tables. */
-static void search_opts(const mcp_args *a, hx_search_opts *o, hx_filter *filters)
+/* Search options of search and find_similar, from their tables; -1 with msg set for bad filters. */
+static int search_opts(const mcp_args *a, hx_search_opts *o, hx_filter *filters, char *msg, size_t cap)
 {
     hx_search_opts_default(o);
     o->snippets = 1;
     o->k = (uint32_t)mcp_arg_int(a, "top_k");
     o->filters = filters;
-    o->n_filters = mcp_arg_map(a, "filters", filters);
     o->min_score = (float)mcp_arg_num(a, "min_score");
     hx_group_parse(mcp_arg_str(a, "group_by"), &o->group);
+    return filters_parse(a, "filters", filters, &o->n_filters, msg, cap);
 }
 
 /* Opens the reader, runs the query and counts it for index_health; 0 with *res filled. */
@@ -183,6 +226,8 @@ static const mcp_arg search_args[] = {
     "\"rank\":{\"type\":\"integer\"},\"score\":{\"type\":\"number\"},"                                       \
     "\"vector_score\":{\"type\":[\"number\",\"null\"]},\"keyword_score\":{\"type\":[\"number\",\"null\"]},"  \
     "\"title\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"      \
+    "\"filename\":{\"type\":\"string\",\"description\":\"the document's root-relative path (seed 003)\"},"        \
+    "\"chunk_index\":{\"type\":\"integer\"},"                                                                 \
     "\"snippet\":{\"type\":\"string\"},"                                                                     \
     "\"more\":{\"type\":\"array\",\"description\":\"group_by document: the document's other matching chunks, best first\",\"items\":{\"type\":\"object\",\"properties\":{\"score\":{\"type\":\"number\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"}}}}," \
     "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\",\"generation\"]}," \
@@ -201,7 +246,8 @@ static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w
     hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
     const char *query = mcp_arg_str(&a, "query"), *method = mcp_arg_str(&fusion, "method");
-    search_opts(&a, &o, filters);
+    if (search_opts(&a, &o, filters, msg, cap))
+        return -1;
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     o.fusion = !strcmp(method, "weighted");
     o.rrf_k = (int)mcp_arg_int(&fusion, "k");
@@ -229,9 +275,11 @@ static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w
 /* === get_context === */
 
 static const mcp_arg context_args[] = {
-    {"query", MCP_STRING, .required = true, AT_LEAST(1)},
-    {"max_tokens", MCP_INTEGER, RANGE(64, 100000), .def = "4000",
-     .description = "Budget for the assembled context, counted with the model's tokenizer."},
+    ARG_QUERY(NULL),
+    ARG_MAX_TOKENS,
+    /* accepted (seed 001's getContext gives it); issue 11 item 6 makes it bring neighbouring chunks */
+    {"include_relationships", MCP_BOOLEAN, .def = "true",
+     .description = "Also the neighbouring chunks of the same section (seed 001)."},
     ARG_FILTERS,
     ARG_MODE,
     MCP_ARG_READ_CONTEXT,
@@ -259,7 +307,8 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
     hx_search_opts_default(&o);
     o.k = CONTEXT_CANDIDATES;
     o.filters = filters;
-    o.n_filters = mcp_arg_map(&a, "filters", filters);
+    if (filters_parse(&a, "filters", filters, &o.n_filters, msg, cap))
+        return -1;
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     hx_results res = {0};
     if (run_query(s, &a, query, &o, &res, msg, cap))
@@ -402,7 +451,8 @@ static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_wri
     mcp_args a = {similar_args, args};
     hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
-    search_opts(&a, &o, filters);
+    if (search_opts(&a, &o, filters, msg, cap))
+        return -1;
     const char *text = mcp_arg_str(&a, "text");
     bool by_chunk = mcp_arg_value(&a, "chunk_id") != NULL;
     bool by_doc = mcp_arg_value(&a, "doc_id") || mcp_arg_value(&a, "path");
@@ -454,7 +504,29 @@ static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_wri
     "\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"hash\":{\"type\":\"string\"},"         \
     "\"version\":{\"type\":\"string\"},\"indexed_at\":{\"type\":\"string\"},\"modified_at\":{\"type\":\"string\"}," \
     "\"status\":{\"type\":\"string\"},\"chunks_count\":{\"type\":\"integer\"},\"total_tokens\":{\"type\":\"integer\"}," \
-    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}"
+    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"                      \
+    "\"filename\":{\"type\":\"string\"},\"uploaded_at\":{\"type\":\"string\"},"                                 \
+    "\"category\":{\"type\":[\"string\",\"null\"]},\"description\":{\"type\":[\"string\",\"null\"]},"           \
+    "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
+
+/* Seed 003's names for a document (filename, uploaded_at) and its category, description and tags
+ * metadata (null or [] when it has none; tags holds the metadata value as one string). */
+static void write_seed_doc_fields(hx_json_writer *w, const hx_doc_info *d)
+{
+    const char *tags = meta_value(d->meta, d->n_meta, "tags");
+    hx_json_write_key(w, "filename");
+    hx_json_write_cstr(w, d->path);
+    write_time(w, "uploaded_at", d->indexed_ns);
+    hx_json_write_key(w, "category");
+    hx_json_write_cstr(w, meta_value(d->meta, d->n_meta, "category"));
+    hx_json_write_key(w, "description");
+    hx_json_write_cstr(w, meta_value(d->meta, d->n_meta, "description"));
+    hx_json_write_key(w, "tags");
+    hx_json_write_arr_begin(w);
+    if (tags)
+        hx_json_write_cstr(w, tags);
+    hx_json_write_arr_end(w);
+}
 
 static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
 {
@@ -477,20 +549,43 @@ static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
     write_time(w, "indexed_at", d->indexed_ns);
     write_time(w, "modified_at", d->mtime_ns);
     hx_json_write_key(w, "status");
-    hx_json_write_cstr(w, "complete");
+    hx_json_write_cstr(w, doc_status_word(d));
     hx_json_write_key(w, "chunks_count");
     hx_json_write_uint(w, d->n_chunks);
     hx_json_write_key(w, "total_tokens");
     hx_json_write_uint(w, d->tokens);
     hx_json_write_key(w, "metadata");
     hx_present_meta(w, d->meta, d->n_meta);
+    write_seed_doc_fields(w, d);
 }
 
-static const char *const list_sorts[] = {"path", "title", "indexed_at", "size", "chunks", NULL};
+/* Sort keys, and seed 003's names: filename = path, uploaded_at = indexed_at, category (metadata). */
+static const char *const list_sorts[] = {"path", "title", "indexed_at", "size", "chunks", "filename", "uploaded_at",
+                                         "category", NULL};
 static const char *const list_orders[] = {"asc", "desc", NULL};
 
+/* seed 003's filters and doc_filter: these keys by name, any other metadata key as well */
+static const mcp_arg date_range_args[] = {
+    {"from", MCP_STRING, .description = "ISO-8601 date or time, inclusive."},
+    {"to", MCP_STRING, .description = "ISO-8601 date or time, inclusive."},
+    {"key", MCP_STRING, .description = "The date it applies to: a metadata key; default indexed_at."},
+    {.name = NULL},
+};
+#define SEED_FILTER_ROWS                                                                                     \
+    {"category", MCP_STRING, .description = "The category metadata."},                                      \
+    {"tags", MCP_STRING_LIST, AT_MOST(MAX_FILTERS), .description = "Documents tagged with any of these."}, \
+    {"date_range", MCP_OBJECT, .props = date_range_args, .description = "Dates from .. to, inclusive."}
+static const mcp_arg seed_filters[] = {SEED_FILTER_ROWS, {.name = NULL}};
+static const mcp_arg list_filters[] = {
+    SEED_FILTER_ROWS,
+    {"status", MCP_STRING,
+     .description = "complete or empty: the document's status as listed; any other value: the status metadata."},
+    {.name = NULL},
+};
+#define SEED_FILTERS_DOC "Seed 003's category, tags and date_range, and any other metadata key. " FILTERS_DOC
+
 static const mcp_arg list_args[] = {
-    ARG_FILTERS,
+    {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = list_filters, .description = SEED_FILTERS_DOC},
     {"sort_by", MCP_STRING, .choices = list_sorts, .def = "path"},
     {"order", MCP_STRING, .choices = list_orders, .def = "asc"},
     {"limit", MCP_INTEGER, RANGE(1, 1000), .def = "20"},
@@ -513,14 +608,20 @@ typedef struct {
 
 static int doc_before(const hx_doc_info *a, const hx_doc_info *b, int key)
 {
+    const char *ca, *cb;
     switch (key) {
     case 1: return strcmp(a->title, b->title);
-    case 2: return a->indexed_ns < b->indexed_ns ? -1 : a->indexed_ns > b->indexed_ns;
+    case 2: case 6: return a->indexed_ns < b->indexed_ns ? -1 : a->indexed_ns > b->indexed_ns;
     case 3: return a->size < b->size ? -1 : a->size > b->size;
     case 4: return a->n_chunks < b->n_chunks ? -1 : a->n_chunks > b->n_chunks;
-    default: return 0;
+    case 7:   /* documents without a category after those with one */
+        ca = meta_value(a->meta, a->n_meta, "category");
+        cb = meta_value(b->meta, b->n_meta, "category");
+        return ca && cb ? strcmp(ca, cb) : (ca == NULL) - (cb == NULL);
+    default: return 0;   /* path and filename: the order documents come in */
     }
 }
+
 
 /* Stable merge sort by key, path breaking ties (documents come in path order). */
 static void sort_docs(hx_doc_info *v, hx_doc_info *tmp, size_t n, int key, int desc)
@@ -546,7 +647,15 @@ static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_w
 {
     mcp_args a = {list_args, args};
     hx_filter filters[MAX_FILTERS];
-    size_t nf = mcp_arg_map(&a, "filters", filters);
+    size_t nf;
+    if (filters_parse(&a, "filters", filters, &nf, msg, cap))
+        return -1;
+    const char *status = NULL;   /* seed 003's status filter: the status as listed */
+    for (size_t i = 0; i < nf; i++)
+        if (!strcmp(filters[i].key, "status") && (!strcmp(filters[i].value, "complete") || !strcmp(filters[i].value, "empty"))) {
+            status = filters[i].value;
+            filters[i--] = filters[--nf];
+        }
     const char *sort_by = mcp_arg_str(&a, "sort_by");
     bool desc = !strcmp(mcp_arg_str(&a, "order"), "desc");
     int64_t limit = mcp_arg_int(&a, "limit"), offset = mcp_arg_int(&a, "offset");
@@ -563,9 +672,10 @@ static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_w
         return snprintf(msg, cap, "out of memory listing documents"), -1;
     }
     for (size_t i = 0; i < n; i++)
-        if (!hx_index_doc_at(s->reader, i, &docs[m]) && hx_doc_matches(&docs[m], filters, nf))
+        if (!hx_index_doc_at(s->reader, i, &docs[m]) && hx_doc_matches(&docs[m], filters, nf) &&
+            (!status || !strcmp(doc_status_word(&docs[m]), status)))
             m++;
-    if (key)
+    if (key && key != 5)
         sort_docs(docs, tmp, m, key, desc);
     else if (desc)
         for (size_t i = 0; i < m / 2; i++) {
@@ -594,12 +704,6 @@ static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_w
     free(tmp);
     return 0;
 }
-
-static const mcp_arg doc_ref_args[] = {
-    ARG_DOC_ID(NULL),
-    ARG_DOC_PATH("root-relative path"),
-    {.name = NULL},
-};
 
 static const mcp_arg get_args[] = {
     ARG_DOC_ID(NULL),
@@ -667,7 +771,7 @@ static int tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_wri
 
 static const char status_out[] =
     "{\"type\":\"object\",\"properties\":{\"found\":{\"type\":\"boolean\"},\"id\":{\"type\":[\"integer\",\"null\"]},"
-    "\"path\":{\"type\":[\"string\",\"null\"]},"
+    "\"path\":{\"type\":[\"string\",\"null\"]},\"filename\":{\"type\":[\"string\",\"null\"]},"
     "\"source\":{\"type\":[\"string\",\"null\"],\"enum\":[\"file\",\"stored\",null]},"
     "\"status\":{\"type\":\"string\",\"enum\":[\"complete\",\"empty\",\"pending\",\"failed\",\"not_found\"]},"
     "\"indexed_at\":{\"type\":[\"string\",\"null\"]},\"vectorized_at\":{\"type\":[\"string\",\"null\"]},"
@@ -700,7 +804,7 @@ static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_
     bool failed = p && mcp_failure_for(s, p, reason, sizeof reason);
     /* "empty": indexed, but the document has no text at all (blank), so no chunk can match it */
     const char *status = p && mcp_path_pending(s, p) ? "pending"
-                         : found                     ? (d.n_chunks ? "complete" : "empty")
+                         : found                     ? doc_status_word(&d)
                          : failed                    ? "failed"
                                                      : "not_found";
     hx_json_write_obj_begin(w);
@@ -712,6 +816,11 @@ static int tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_
     else
         hx_json_write_null(w);
     hx_json_write_key(w, "path");
+    if (p)
+        hx_json_write_cstr(w, p);
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "filename");
     if (p)
         hx_json_write_cstr(w, p);
     else
@@ -927,9 +1036,17 @@ static const char delete_out[] =
     "\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}," WARNING_PROP "},"
     "\"required\":[\"success\",\"doc_id\",\"path\",\"source\",\"deleted_chunks\",\"remembered\"]}";
 
+static const mcp_arg delete_args[] = {
+    ARG_DOC_ID(NULL),
+    ARG_DOC_PATH("root-relative path"),
+    {"purge_index", MCP_BOOLEAN, .def = "true",
+     .description = "Seed 003's flag; hyrax keeps one index, so the document leaves both searches either way."},
+    {.name = NULL},
+};
+
 static int tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
-    mcp_args a = {doc_ref_args, args};
+    mcp_args a = {delete_args, args};
     const char *path = mcp_arg_str(&a, "path");
     bool by_id = mcp_arg_value(&a, "doc_id") != NULL;
     if (by_id == (path != NULL))
@@ -1156,49 +1273,142 @@ static int tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_wri
     return 0;
 }
 
+/* === The seeds' tools ===
+ * Other names for the tools above, as the seeds' agents call them: each table holds the seed's
+ * arguments and says which argument of its family tool each fills (`as`) and what it always gives
+ * (`fixed`); the family tool checks the result again and answers with its own output. read_context,
+ * which every query tool takes, is one more row in each table, passed on under its own name. */
+
+static const mcp_arg semantic_search_args[] = {
+    ARG_QUERY("Natural language query."),
+    {"limit", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "5", .as = "top_k", .description = "Number of results (chunks)."},
+    {"doc_filter", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = seed_filters, .as = "filters",
+     .description = SEED_FILTERS_DOC},
+    {"threshold", MCP_NUMBER, RANGE(0, 1), .def = "0.5", .as = "min_score",
+     .description = "Similarity threshold: results scoring below are left out (search's min_score, semantic mode)."},
+    {"mode", .fixed = "\"semantic\""},
+    {"group_by", .fixed = "\"chunk\""},
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
+static const mcp_arg full_text_search_args[] = {
+    ARG_QUERY("Full-text query: words, \"exact phrase\", -exclude, +require, prefix*."),
+    {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = seed_filters, .description = SEED_FILTERS_DOC},
+    {"limit", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "10", .as = "top_k", .description = "Number of documents."},
+    {"mode", .fixed = "\"keyword\""},
+    {"group_by", .fixed = "\"document\""},
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
+static const mcp_arg hybrid_search_args[] = {
+    ARG_QUERY("Query string."),
+    {"semantic_weight", MCP_NUMBER, RANGE(0, 1), .as = "fusion.semantic_weight",
+     .description = "Weight of the semantic side's normalised score; default search's (0.5)."},
+    {"text_weight", MCP_NUMBER, RANGE(0, 1), .as = "fusion.text_weight",
+     .description = "Weight of the keyword side's normalised score; default search's (0.5)."},
+    {"limit", MCP_INTEGER, RANGE(1, MAX_TOP_K), .as = "top_k", .description = "Combined results (documents); default search's."},
+    {"mode", .fixed = "\"hybrid\""},
+    {"method", .fixed = "\"weighted\"", .as = "fusion.method"},
+    {"group_by", .fixed = "\"document\""},   /* seed 003: a document found by both sides comes once */
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
+static const mcp_arg document_details_args[] = {
+    ARG_DOC_ID("A document id from list_documents or search."),
+    ARG_DOC_PATH("Or its root-relative path."),
+    {"include_chunks", .fixed = "true"},
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
+/* seed 001's filters name an architecture model's keys; here they are metadata keys like any other */
+static const mcp_arg seed001_filters[] = {
+    {"layer", MCP_STRING, .description = "strategy, business, application or technology in seed 001"},
+    {"element_type", MCP_STRING, .description = "metadata key element_type"},
+    {"capability", MCP_STRING, .description = "metadata key capability"},
+    {.name = NULL},
+};
+
+static const mcp_arg semantic_search_001_args[] = {
+    ARG_QUERY("Natural language query."),
+    {"top_k", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "10", .description = "Number of results."},
+    {"min_score", MCP_NUMBER, .def = "0.5", .description = "Minimum similarity score (search's min_score)."},
+    {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = seed001_filters, .description = FILTERS_DOC},
+    /* read_context: issue 11 item 1 adds its shared row to every query table, this one included */
+    {"mode", .fixed = "\"semantic\""},
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
+static const mcp_arg get_context_001_args[] = {
+    ARG_QUERY(NULL),
+    ARG_MAX_TOKENS,
+    {"include_relationships", MCP_BOOLEAN, .def = "true", .description = "Also the neighbouring chunks of the same section."},
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
 /* === The table === */
 
 const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
     {"search", "Search the indexed documents: hybrid (semantic + keyword), semantic, or keyword mode, with "
                "filters. Returns ranked passages with snippets and citations (path, line range, version).",
-     search_args, search_out, false, tool_search},
+     search_args, search_out, false, tool_search, NULL},
     {"get_context", "Assemble one context block for a question within a token budget: the most relevant "
                     "passages with a source header each, adjacent passages merged, least relevant dropped to fit.",
-     context_args, context_out, false, tool_get_context},
+     context_args, context_out, false, tool_get_context, NULL},
     {"find_similar", "Passages most similar to a document, a chunk, or a text (the source itself left out).",
-     similar_args, similar_out, false, tool_find_similar},
+     similar_args, similar_out, false, tool_find_similar, NULL},
     {"list_documents", "List indexed documents with filters, sorting and paging. Each has a source: file (it "
                        "mirrors a file under the root) or stored (text given to add_document).",
-     list_args, list_out, false,
-     tool_list_documents},
+     list_args, list_out, false, tool_list_documents, NULL},
     {"get_document", "A document's metadata, content hash and chunks (index, text, token count).", get_args,
-     get_out, false, tool_get_document},
+     get_out, false, tool_get_document, NULL},
     {"document_status", "Whether a document is indexed (complete, or empty: blank, no text to search), pending or "
                         "failed (with the reason), when, and with which model.", status_args,
-     status_out, false, tool_document_status},
+     status_out, false, tool_document_status, NULL},
     {"add_document", "Index one file under the root now (path), or store text as a document (content + name, "
                      "with metadata). A stored document has no file behind it: it is addressed by its name, never "
                      "compared with the disk (reindex keeps it as it is) and removed only by delete_document; "
                      "storing under a stored document's name replaces it, under an indexed file's name is "
                      "refused. add_document with path also brings back a file removed by delete_document. "
                      "Answers once the document is searchable.",
-     add_args, add_out, true, tool_add_document},
+     add_args, add_out, true, tool_add_document, NULL},
     {"delete_document", "Remove exactly one document, by doc_id or path; a folder, the root or an unknown name is "
                         "refused with the reason. The file itself is not touched, and the deletion is remembered: "
                         "reindex leaves the file out until add_document with its path indexes it again. A "
                         "stored document's text is gone for good.",
-     doc_ref_args,
-     delete_out, true, tool_delete_document},
+     delete_args, delete_out, true, tool_delete_document, NULL},
     {"reindex", "Bring the file-backed documents up to date with the files under the root (or some paths): new "
                 "files added, changed ones re-embedded, deleted ones removed. Stored documents (add_document "
                 "with content) are never touched; files removed by delete_document stay out (kept_out). "
                 "Answers once the changes are searchable.",
-     reindex_args, reindex_out, true, tool_reindex},
+     reindex_args, reindex_out, true, tool_reindex, NULL},
     {"index_health", "Counts, pending work (jobs done, failed or cancelled, refused as busy), failures, last "
                      "commit, file size, model, recent top queries and latency per tool.",
-     health_args, health_out, false, tool_index_health},
+     health_args, health_out, false, tool_index_health, NULL},
     {"create_baseline", "Name the current state of the index (a baseline; nothing is copied), so query tools can "
                         "read it later with read_context {selector: baseline_id, baseline_id: name}, also after "
                         "compaction. The name published is what read_context {selector: published} reads.",
-     baseline_args, baseline_out, true, tool_create_baseline},
+     baseline_args, baseline_out, true, tool_create_baseline, NULL},
+    {"semantic_search", "Seed 003: meaning-based retrieval. search in semantic mode, chunk by chunk, with limit, "
+                        "doc_filter and a similarity threshold (default 0.5).",
+     semantic_search_args, search_out, false, NULL, "search"},
+    {"full_text_search", "Seed 003: keyword retrieval (BM25) with filters; matching documents with a snippet around "
+                         "the hits. search in keyword mode.",
+     full_text_search_args, search_out, false, NULL, "search"},
+    {"hybrid_search", "Seed 003: semantic and keyword scores, each normalised to 0..1, combined with semantic_weight "
+                      "and text_weight; one result per document. search in hybrid mode with weighted fusion.",
+     hybrid_search_args, search_out, false, NULL, "search"},
+    {"document_details", "Seed 003: a document's metadata, hash and chunks. get_document under seed 003's name.",
+     document_details_args, get_out, false, NULL, "get_document"},
+    {"semanticSearch", "Seed 001: passages related to a natural-language query, with top_k, min_score and filters. "
+                       "search in semantic mode.",
+     semantic_search_001_args, search_out, false, NULL, "search"},
+    {"getContext", "Seed 001: assembled context for answering a question, within max_tokens. get_context under "
+                   "seed 001's name.",
+     get_context_001_args, context_out, false, NULL, "get_context"},
 };

@@ -101,6 +101,8 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, ui
     hx_json_write_uint(w, r->doc_id);
     hx_json_write_key(w, "path");
     hx_json_write_cstr(w, r->path);
+    hx_json_write_key(w, "filename");   /* seed 003's name for the path */
+    hx_json_write_cstr(w, r->path);
     hx_json_write_key(w, "title");
     hx_json_write_cstr(w, r->title);
     hx_json_write_key(w, "heading");

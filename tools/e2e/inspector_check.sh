@@ -26,13 +26,15 @@ run() {
     fi
 }
 ok='!r.isError && r.structuredContent'
-run tools/list 'r.tools.length === 11 && r.tools.every(t => t.inputSchema && t.outputSchema)' --method tools/list
+run tools/list 'r.tools.length === 17 && r.tools.every(t => t.inputSchema && t.outputSchema)' --method tools/list
 run search "$ok && r.structuredContent.results[0].citation.path === 'docs/b.md'" \
     --method tools/call --tool-name search --tool-arg query=bread
 run keyword "$ok && r.structuredContent.results.length === 1" \
     --method tools/call --tool-name search --tool-arg query=kube-scheduler --tool-arg mode=keyword
 run get_context "$ok && r.structuredContent.context.length > 0" \
     --method tools/call --tool-name get_context --tool-arg query=pods
+run full_text_search "$ok && r.structuredContent.results[0].citation.path === 'docs/b.md'" \
+    --method tools/call --tool-name full_text_search --tool-arg query=bread
 run find_similar "$ok" --method tools/call --tool-name find_similar --tool-arg text=baking
 run list_documents "$ok && r.structuredContent.total === 2" --method tools/call --tool-name list_documents
 run get_document "$ok && r.structuredContent.chunks.length === 1" \
