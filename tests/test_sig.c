@@ -1,0 +1,341 @@
+/* test_sig.c: minisign and OpenSSH signature files (src/base/sig.h) made by the real minisign and
+ * ssh-keygen (tests/data/sig/, written by tools/gen_sig_fixtures.sh): good ones verify and name the
+ * signer as the tools do; changed documents, changed trusted comments, untrusted keys, other
+ * namespaces, RSA keys and malformed files are refused with the reason. When minisign and
+ * ssh-keygen are installed (CI installs them) fresh keys and signatures are made and verified too. */
+#include "check.h"
+#include "sig.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DIR "tests/data/sig/"
+
+static char *load(const char *name, size_t *len)
+{
+    char path[512];
+    snprintf(path, sizeof path, DIR "%s", name);
+    char *b = check_read_file(path, len);
+    CHECK(b != NULL, "read %s", path);
+    if (!b) {
+        *len = 0;
+        return calloc(1, 1);
+    }
+    return b;
+}
+
+/* Verifies fixture doc against fixture sig; returns the code, result in *res. */
+static int verify(const hx_trust *t, const char *doc, const char *sig, hx_sig_result *res)
+{
+    size_t dl, sl;
+    char *d = load(doc, &dl), *s = load(sig, &sl);
+    int rc = hx_sig_verify(t, d, dl, s, sl, res, NULL);
+    free(d);
+    free(s);
+    return rc;
+}
+
+static hx_trust *trust_from(const char *minisign_pub, const char *allowed)
+{
+    hx_trust *t = NULL;
+    size_t len;
+    CHECK(hx_trust_new(&t, NULL) == 0, "hx_trust_new");
+    if (minisign_pub) {
+        char *k = load(minisign_pub, &len);
+        CHECK(hx_trust_add_minisign(t, k, len, minisign_pub, NULL) == 0, "add %s", minisign_pub);
+        free(k);
+    }
+    if (allowed) {
+        hx_error err = {0};
+        CHECK(hx_trust_add_allowed_signers(t, allowed, strlen(allowed), "allowed", &err) == 0,
+              "allowed_signers: %s", err.message);
+    }
+    return t;
+}
+
+/* The key id minisign printed into the public key's comment ("minisign public key ID"). */
+static void pub_id(const char *pub, char id[17])
+{
+    size_t len;
+    char *k = load(pub, &len);
+    char *p = strstr(k, "public key ");
+    snprintf(id, 17, "%s", p ? p + 11 : "?");
+    free(k);
+}
+
+static void test_minisign(void)
+{
+    hx_trust *t = trust_from("alice.pub", NULL);
+    hx_sig_result r;
+    char alice[17], mallory[17];
+    pub_id("alice.pub", alice);
+    pub_id("mallory.pub", mallory);
+
+    CHECK(verify(t, "doc.md", "doc.md.minisig", &r) == 0, "prehashed signature: %s", r.reason);
+    CHECK(r.format == HX_SIG_MINISIGN && !strcmp(r.key_id, alice) && !strcmp(r.signer, alice),
+          "signer %s, want %s", r.signer, alice);
+    CHECK(!strcmp(r.comment, "alice signed doc.md") && r.reason[0] == 0, "trusted comment %s", r.comment);
+    CHECK(verify(t, "doc.md", "doc_legacy.md.minisig", &r) == 0, "legacy signature: %s", r.reason);
+    CHECK(!strcmp(r.comment, "legacy"), "legacy comment %s", r.comment);
+
+    CHECK(verify(t, "doc_tampered.md", "doc.md.minisig", &r) == HX_EPERM && strstr(r.reason, alice) &&
+          strstr(r.reason, "does not match"), "changed document: %s", r.reason);
+    CHECK(verify(t, "doc_tampered.md", "doc_legacy.md.minisig", &r) == HX_EPERM, "changed document, legacy");
+    CHECK(verify(t, "doc.md", "doc_comment.md.minisig", &r) == HX_EPERM && strstr(r.reason, "trusted comment"),
+          "changed trusted comment: %s", r.reason);
+    CHECK(verify(t, "doc.md", "doc_mallory.md.minisig", &r) == HX_ENOTFOUND && !strcmp(r.signer, mallory) &&
+          strstr(r.reason, "not trusted"), "untrusted key %s: %s", mallory, r.reason);
+    hx_trust_free(t);
+
+    /* Another trusted key does not help: mallory's key only. */
+    t = trust_from("mallory.pub", NULL);
+    CHECK(verify(t, "doc.md", "doc.md.minisig", &r) == HX_ENOTFOUND, "alice's signature, mallory trusted");
+    CHECK(verify(t, "doc.md", "doc_mallory.md.minisig", &r) == 0 && !strcmp(r.signer, mallory),
+          "mallory's signature, mallory trusted: %s", r.reason);
+    hx_trust_free(t);
+
+    /* Malformed: each line broken in turn, wrong decoded lengths, bad base64, extra text. */
+    t = trust_from("alice.pub", NULL);
+    size_t len;
+    char *good = load("doc.md.minisig", &len);
+    const char *doc = "# Signed note\n";
+    static const char *const broken[] = {
+        "",
+        "untrusted comment: x\n",
+        "untrusted comment: x\nRUTv0Z8nb8tOxTnP\ntrusted comment: t\nAAAA\n",
+        "trusted comment: x\nRUTv\ntrusted comment: t\nAAAA\n",
+        "untrusted comment: x\nRUTv0Z8nb8tOxTnPzRqDFIWcIhHfElCN52ey3ad9ZGvuq4NfRFOPSBhumvJAm4AQshiRGGnb1QdGCUOhPanBNGzrq/AOw5mZVw==\ntrusted comment: t\nAAAA\n",
+        "untrusted comment: x\nR!Tv0Z8nb8tOxTnPzRqDFIWcIhHfElCN52ey3ad9ZGvuq4NfRFOPSBhumvJAm4AQshiRGGnb1QdGCUOhPanBNGzrq/AOw5mZVwY=\ntrusted comment: t\nAAAA\n",
+        "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n",
+        "-----BEGIN SSH SIGNATURE-----\nU1NIU0lHAAAAAQ==\n",
+        "hello\n",
+    };
+    hx_error err = {0};
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        int rc = hx_sig_verify(t, doc, strlen(doc), broken[i], strlen(broken[i]), &r, &err);
+        CHECK(rc == HX_EFORMAT && err.code == HX_EFORMAT && r.reason[0], "broken %zu: %d %s", i, rc, r.reason);
+    }
+    char *extra = malloc(len + 8);
+    memcpy(extra, good, len);
+    memcpy(extra + len, "more\n", 6);
+    CHECK(hx_sig_verify(t, doc, strlen(doc), extra, len + 5, &r, NULL) == HX_EFORMAT, "text after the signature");
+    /* Every truncation of a good file is refused or (cut only in the final newline) still verifies. */
+    size_t dl;
+    char *d = load("doc.md", &dl);
+    for (size_t cut = 0; cut < len; cut++) {
+        int rc = hx_sig_verify(t, d, dl, good, cut, &r, NULL);
+        CHECK(rc == HX_EFORMAT || (cut == len - 1 && rc == 0), "cut at %zu: %d", cut, rc);
+    }
+    char *huge = calloc(1, HX_SIG_MAX_FILE + 1);
+    memcpy(huge, good, len);
+    CHECK(hx_sig_verify(t, d, dl, huge, HX_SIG_MAX_FILE + 1, &r, NULL) == HX_ERANGE, "oversized file");
+    free(huge);
+    free(d);
+    free(extra);
+    free(good);
+
+    /* Public keys: not base64, wrong length, wrong algorithm, trailing text. */
+    static const char *const badkeys[] = {
+        "", "untrusted comment: k\n", "RWTv0Z8nb8tOxcw3odB8OnM0OAkJWxrShOnCRH6KY6bM+zJHHjniGk8\n",
+        "RWTv0Z8nb8tOxcw3odB8OnM0OAkJWxrShOnCRH6KY6bM+zJHHjniGk8dAA==\n",
+        "RVTv0Z8nb8tOxcw3odB8OnM0OAkJWxrShOnCRH6KY6bM+zJHHjniGk8d\n",
+        "RWTv0Z8nb8tOxcw3odB8OnM0OAkJWxrShOnCRH6KY6bM+zJHHjniGk8d\nmore\n"};
+    for (size_t i = 0; i < sizeof badkeys / sizeof badkeys[0]; i++)
+        CHECK(hx_trust_add_minisign(t, badkeys[i], strlen(badkeys[i]), "k", NULL) == HX_EFORMAT, "bad key %zu", i);
+    CHECK(hx_trust_count(t) == 1, "bad keys add nothing");
+    hx_trust_free(t);
+}
+
+static void test_ssh(void)
+{
+    size_t len;
+    char *allowed = load("allowed_signers", &len);
+    char *fp = load("alice_ssh.fp", &len);
+    fp[strcspn(fp, "\n")] = 0;
+    hx_trust *t = trust_from(NULL, allowed);
+    CHECK(hx_trust_count(t) == 2, "allowed_signers: 2 ed25519 keys (the RSA line skipped), got %zu",
+          hx_trust_count(t));
+    hx_sig_result r;
+    CHECK(verify(t, "doc.md", "doc.md.sig", &r) == 0, "ssh sha512: %s", r.reason);
+    CHECK(r.format == HX_SIG_SSH && !strcmp(r.signer, "alice@example.com") && !strcmp(r.key_id, fp),
+          "ssh signer %s key %s, want %s", r.signer, r.key_id, fp);
+    CHECK(verify(t, "doc.md", "doc_sha256.md.sig", &r) == 0, "ssh sha256: %s", r.reason);
+    CHECK(verify(t, "doc_tampered.md", "doc.md.sig", &r) == HX_EPERM &&
+          strstr(r.reason, "alice@example.com") && strstr(r.reason, "does not match"), "changed: %s", r.reason);
+    CHECK(verify(t, "doc_tampered.md", "doc_sha256.md.sig", &r) == HX_EPERM, "changed, sha256");
+    CHECK(verify(t, "doc.md", "doc_git.md.sig", &r) == HX_EPERM && strstr(r.reason, "namespace"),
+          "namespace git: %s", r.reason);
+    CHECK(verify(t, "doc.md", "doc_bob.md.sig", &r) == HX_EPERM && !strcmp(r.signer, "bob@example.com") &&
+          strstr(r.reason, "not allowed"), "bob only for git: %s", r.reason);
+    CHECK(verify(t, "doc.md", "doc_rsa.md.sig", &r) == HX_EFORMAT && strstr(r.reason, "ssh-rsa is not supported"),
+          "rsa: %s", r.reason);
+    CHECK(verify(t, "doc.md", "doc.md.minisig", &r) == HX_ENOTFOUND, "minisign file, no minisign keys");
+    hx_trust_free(t);
+
+    /* Wrong key: only bob (for every namespace) is trusted. */
+    char *bob = strstr(allowed, "bob@example.com");
+    char line[300];
+    snprintf(line, sizeof line, "bob@example.com %.*s\n", (int)strcspn(strstr(bob, "ssh-ed25519"), "\n"),
+             strstr(bob, "ssh-ed25519"));
+    t = trust_from(NULL, line);
+    CHECK(verify(t, "doc.md", "doc.md.sig", &r) == HX_ENOTFOUND && !strcmp(r.key_id, fp) &&
+          strstr(r.reason, fp), "alice untrusted: %s", r.reason);
+    CHECK(verify(t, "doc.md", "doc_bob.md.sig", &r) == 0 && !strcmp(r.signer, "bob@example.com"),
+          "bob trusted for all namespaces: %s", r.reason);
+    hx_trust_free(t);
+
+    /* Namespace patterns (ssh-keygen's match_pattern_list): * and ?, ! excludes. */
+    const char *key = strstr(allowed, "ssh-ed25519");
+    int klen = (int)strcspn(key, "\n");
+    static const struct { const char *ns; int ok; } pats[] = {
+        {"hy*", 1}, {"git,hyra?", 1}, {"*,!hyrax", 0}, {"hyraxx", 0}, {"h*x", 1}, {"", 0}};
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        snprintf(line, sizeof line, "\"alice@example.com\" namespaces=\"%s\" %.*s\n", pats[i].ns, klen, key);
+        t = trust_from(NULL, line);
+        int rc = verify(t, "doc.md", "doc.md.sig", &r);
+        CHECK(pats[i].ok ? rc == 0 && !strcmp(r.signer, "alice@example.com") : rc == HX_EPERM,
+              "namespaces=\"%s\": %d %s", pats[i].ns, rc, r.reason);
+        hx_trust_free(t);
+    }
+
+    /* allowed_signers lines hyrax refuses as a whole file. */
+    const char *badlines[] = {"alice cert-authority %.*s\n", "alice valid-after=\"20200101\" %.*s\n",
+                              "alice %.*sx\n", "alice\n", "\"alice %.*s\n", "alice ssh-ed25519 AAAA\n",
+                              "alice ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIIK7tE63zxwhsnaIexJMy3MqH69/sBQxyn41ZrFUFoZv\n"};
+    for (size_t i = 0; i < sizeof badlines / sizeof badlines[0]; i++) {
+        snprintf(line, sizeof line, badlines[i], klen, key);
+        hx_trust *b = NULL;
+        hx_error err = {0};
+        hx_trust_new(&b, NULL);
+        CHECK(hx_trust_add_allowed_signers(b, line, strlen(line), "f", &err) == HX_EPARSE &&
+              strstr(err.message, "f:1"), "bad line %zu: %s", i, err.message);
+        hx_trust_free(b);
+    }
+    free(allowed);
+    free(fp);
+}
+
+/* hx_trust_load: ROOT/.hyrax/trusted/ *.pub and ROOT/.hyrax/allowed_signers, no symlinks. */
+static void test_load(void)
+{
+    char root[] = "/tmp/hx_sig_XXXXXX";
+    CHECK(mkdtemp(root) != NULL, "mkdtemp");
+    hx_trust *t = NULL;
+    CHECK(hx_trust_load(&t, root, NULL) == 0 && hx_trust_count(t) == 0, "no files: empty store");
+    hx_trust_free(t);
+    size_t len;
+    char *k = load("alice.pub", &len), *a = load("allowed_signers", &len);
+    check_put(root, ".hyrax/trusted/alice.pub", k);
+    check_put(root, ".hyrax/trusted/notes.txt", "not a key");
+    check_put(root, ".hyrax/allowed_signers", a);
+    hx_error err = {0};
+    CHECK(hx_trust_load(&t, root, &err) == 0 && hx_trust_count(t) == 3, "loaded: %s", err.message);
+    hx_sig_result r;
+    CHECK(verify(t, "doc.md", "doc.md.minisig", &r) == 0, "minisign via the project store");
+    CHECK(verify(t, "doc.md", "doc.md.sig", &r) == 0, "ssh via the project store");
+    hx_trust_free(t);
+    check_put(root, ".hyrax/trusted/zz.pub", "garbage\n");
+    CHECK(hx_trust_load(&t, root, &err) == HX_EFORMAT && strstr(err.message, "zz.pub"),
+          "a bad key file fails the load: %s", err.message);
+    char p[512], target[512];
+    snprintf(p, sizeof p, "%s/.hyrax/trusted/zz.pub", root);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/.hyrax/allowed_signers", root);
+    snprintf(target, sizeof target, "%s/elsewhere", root);
+    rename(p, target);
+    CHECK(symlink(target, p) == 0, "symlink");
+    CHECK(hx_trust_load(&t, root, &err) == HX_EPERM, "symlinked allowed_signers refused: %s", err.message);
+    free(k);
+    free(a);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
+/* Fresh keys and signatures from the installed tools, when there are any. */
+static void test_fresh(void)
+{
+    char root[] = "/tmp/hx_sigf_XXXXXX";
+    CHECK(mkdtemp(root) != NULL, "mkdtemp");
+    char cmd[2048], *out = NULL;
+    check_put(root, "doc.txt", "fresh document\nsecond line\n");
+    if (check_run("command -v minisign", &out) == 0) {
+        free(out);
+        snprintf(cmd, sizeof cmd, "cd %s && minisign -G -W -p k.pub -s k.key >/dev/null && "
+                 "minisign -S -s k.key -m doc.txt >/dev/null && minisign -S -l -s k.key -m doc.txt -x legacy.minisig >/dev/null",
+                 root);
+        CHECK(check_run(cmd, &out) == 0, "minisign signs");
+        free(out);
+        hx_trust *t = NULL;
+        CHECK(hx_trust_load(&t, root, NULL) == 0, "empty project store");
+        size_t kl, dl, sl, ll;
+        char p[600];
+        snprintf(p, sizeof p, "%s/k.pub", root);
+        char *key = check_read_file(p, &kl);
+        snprintf(p, sizeof p, "%s/doc.txt", root);
+        char *doc = check_read_file(p, &dl);
+        snprintf(p, sizeof p, "%s/doc.txt.minisig", root);
+        char *sig = check_read_file(p, &sl);
+        snprintf(p, sizeof p, "%s/legacy.minisig", root);
+        char *leg = check_read_file(p, &ll);
+        hx_sig_result r;
+        if (key && doc && sig && leg) {
+            CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == HX_ENOTFOUND, "fresh: untrusted");
+            CHECK(hx_trust_add_minisign(t, key, kl, "k.pub", NULL) == 0, "fresh key");
+            CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == 0, "fresh minisign: %s", r.reason);
+            CHECK(hx_sig_verify(t, doc, dl, leg, ll, &r, NULL) == 0, "fresh legacy minisign: %s", r.reason);
+            doc[0] ^= 1;
+            CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == HX_EPERM, "fresh minisign, changed");
+        }
+        free(key), free(doc), free(sig), free(leg);
+        hx_trust_free(t);
+    } else {
+        free(out);
+        printf("test_sig: minisign not installed, fresh minisign signatures skipped\n");
+    }
+    out = NULL;
+    if (check_run("command -v ssh-keygen", &out) == 0) {
+        free(out);
+        snprintf(cmd, sizeof cmd, "cd %s && ssh-keygen -q -t ed25519 -N '' -C dev@example.com -f id && "
+                 "ssh-keygen -q -Y sign -n hyrax -f id doc.txt && mkdir -p .hyrax && "
+                 "printf 'dev@example.com namespaces=\"hyrax\" %%s\\n' \"$(cut -d' ' -f1,2 id.pub)\" > .hyrax/allowed_signers",
+                 root);
+        CHECK(check_run(cmd, &out) == 0, "ssh-keygen signs");
+        free(out);
+        hx_trust *t = NULL;
+        hx_error err = {0};
+        CHECK(hx_trust_load(&t, root, &err) == 0 && hx_trust_count(t) == 1, "fresh store: %s", err.message);
+        size_t dl, sl;
+        char p[600];
+        snprintf(p, sizeof p, "%s/doc.txt", root);
+        char *doc = check_read_file(p, &dl);
+        snprintf(p, sizeof p, "%s/doc.txt.sig", root);
+        char *sig = check_read_file(p, &sl);
+        hx_sig_result r;
+        if (doc && sig) {
+            CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == 0 && !strcmp(r.signer, "dev@example.com"),
+                  "fresh ssh: %s", r.reason);
+            doc[dl - 1] = '!';
+            CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == HX_EPERM, "fresh ssh, changed");
+        }
+        free(doc), free(sig);
+        hx_trust_free(t);
+    } else {
+        free(out);
+        printf("test_sig: ssh-keygen not installed, fresh SSH signatures skipped\n");
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
+int main(void)
+{
+    CHECK(!strcmp(hx_sig_suffix(0), ".minisig") && !strcmp(hx_sig_suffix(1), ".sig") && !hx_sig_suffix(2),
+          "signature file suffixes");
+    test_minisign();
+    test_ssh();
+    test_load();
+    test_fresh();
+    return check_report("test_sig");
+}
