@@ -2,7 +2,8 @@
  * ssh-keygen (tests/data/sig/, written by tools/gen_sig_fixtures.sh): good ones verify and name the
  * signer as the tools do; changed documents, changed trusted comments, untrusted keys, other
  * namespaces, RSA keys and malformed files are refused with the reason. When minisign and
- * ssh-keygen are installed (CI installs them) fresh keys and signatures are made and verified too. */
+ * ssh-keygen are installed (CI installs them) fresh keys and signatures are made and verified too;
+ * `hyrax verify FILE` ($HYRAX_BIN) prints the signer or the reason. */
 #include "check.h"
 #include "sig.h"
 
@@ -43,7 +44,9 @@ static hx_trust *trust_from(const char *minisign_pub, const char *allowed)
     CHECK(hx_trust_new(&t, NULL) == 0, "hx_trust_new");
     if (minisign_pub) {
         char *k = load(minisign_pub, &len);
-        CHECK(hx_trust_add_minisign(t, k, len, minisign_pub, NULL) == 0, "add %s", minisign_pub);
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(minisign_pub, "."), minisign_pub);
+        CHECK(hx_trust_add_minisign(t, k, len, name, NULL) == 0, "add %s", minisign_pub);
         free(k);
     }
     if (allowed) {
@@ -73,8 +76,8 @@ static void test_minisign(void)
     pub_id("mallory.pub", mallory);
 
     CHECK(verify(t, "doc.md", "doc.md.minisig", &r) == 0, "prehashed signature: %s", r.reason);
-    CHECK(r.format == HX_SIG_MINISIGN && !strcmp(r.key_id, alice) && !strcmp(r.signer, alice),
-          "signer %s, want %s", r.signer, alice);
+    CHECK(r.format == HX_SIG_MINISIGN && !strcmp(r.key_id, alice) && !strcmp(r.signer, "alice"),
+          "signer %s key %s, want alice key %s", r.signer, r.key_id, alice);
     CHECK(!strcmp(r.comment, "alice signed doc.md") && r.reason[0] == 0, "trusted comment %s", r.comment);
     CHECK(verify(t, "doc.md", "doc_legacy.md.minisig", &r) == 0, "legacy signature: %s", r.reason);
     CHECK(!strcmp(r.comment, "legacy"), "legacy comment %s", r.comment);
@@ -91,7 +94,7 @@ static void test_minisign(void)
     /* Another trusted key does not help: mallory's key only. */
     t = trust_from("mallory.pub", NULL);
     CHECK(verify(t, "doc.md", "doc.md.minisig", &r) == HX_ENOTFOUND, "alice's signature, mallory trusted");
-    CHECK(verify(t, "doc.md", "doc_mallory.md.minisig", &r) == 0 && !strcmp(r.signer, mallory),
+    CHECK(verify(t, "doc.md", "doc_mallory.md.minisig", &r) == 0 && !strcmp(r.signer, "mallory"),
           "mallory's signature, mallory trusted: %s", r.reason);
     hx_trust_free(t);
 
@@ -232,7 +235,8 @@ static void test_load(void)
     hx_error err = {0};
     CHECK(hx_trust_load(&t, root, &err) == 0 && hx_trust_count(t) == 3, "loaded: %s", err.message);
     hx_sig_result r;
-    CHECK(verify(t, "doc.md", "doc.md.minisig", &r) == 0, "minisign via the project store");
+    CHECK(verify(t, "doc.md", "doc.md.minisig", &r) == 0 && !strcmp(r.signer, "alice"),
+          "minisign via the project store, signer named by the file: %s", r.signer);
     CHECK(verify(t, "doc.md", "doc.md.sig", &r) == 0, "ssh via the project store");
     hx_trust_free(t);
     check_put(root, ".hyrax/trusted/zz.pub", "garbage\n");
@@ -282,8 +286,9 @@ static void test_fresh(void)
         hx_sig_result r;
         if (key && doc && sig && leg) {
             CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == HX_ENOTFOUND, "fresh: untrusted");
-            CHECK(hx_trust_add_minisign(t, key, kl, "k.pub", NULL) == 0, "fresh key");
-            CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == 0, "fresh minisign: %s", r.reason);
+            CHECK(hx_trust_add_minisign(t, key, kl, "k", NULL) == 0, "fresh key");
+            CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == 0 && !strcmp(r.signer, "k"),
+                  "fresh minisign: %s", r.reason);
             CHECK(hx_sig_verify(t, doc, dl, leg, ll, &r, NULL) == 0, "fresh legacy minisign: %s", r.reason);
             doc[0] ^= 1;
             CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == HX_EPERM, "fresh minisign, changed");
@@ -329,6 +334,42 @@ static void test_fresh(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* `hyrax verify FILE...` in a project whose .hyrax/ trusts alice (minisign) and allowed_signers. */
+static void test_cli(void)
+{
+    const char *bin = getenv("HYRAX_BIN");
+    if (!bin) {
+        printf("test_sig: HYRAX_BIN not set, hyrax verify FILE skipped\n");
+        return;
+    }
+    char root[] = "/tmp/hx_sigc_XXXXXX";
+    CHECK(mkdtemp(root) != NULL, "mkdtemp");
+    static const char *const copies[][2] = {
+        {"alice.pub", ".hyrax/trusted/alice.pub"}, {"allowed_signers", ".hyrax/allowed_signers"},
+        {"doc.md", "a.md"}, {"doc.md.minisig", "a.md.minisig"}, {"doc.md", "b.md"},
+        {"doc.md.sig", "b.md.sig"}, {"doc_tampered.md", "c.md"}, {"doc.md.minisig", "c.md.minisig"},
+        {"doc.md", "d.md"}};
+    for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++) {
+        size_t len;
+        char *b = load(copies[i][0], &len);
+        check_put_bytes(root, copies[i][1], b, len);
+        free(b);
+    }
+    char cmd[PATH_MAX + 200], *out = NULL;
+    char abs_bin[PATH_MAX];
+    CHECK(realpath(bin, abs_bin) != NULL, "HYRAX_BIN %s", bin);
+    snprintf(cmd, sizeof cmd, "cd %s && %s verify a.md b.md 2>&1", root, abs_bin);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "a.md: ok, signed by alice (minisign, key ") &&
+          strstr(out, "b.md: ok, signed by alice@example.com (ssh, key SHA256:"), "verify good: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s verify a.md c.md d.md 2>&1", root, abs_bin);
+    CHECK(check_run(cmd, &out) == 1 && strstr(out, "c.md: rejected: minisign: signature by alice") &&
+          strstr(out, "d.md: not signed"), "verify bad: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
     CHECK(!strcmp(hx_sig_suffix(0), ".minisig") && !strcmp(hx_sig_suffix(1), ".sig") && !hx_sig_suffix(2),
@@ -337,5 +378,6 @@ int main(void)
     test_ssh();
     test_load();
     test_fresh();
+    test_cli();
     return check_report("test_sig");
 }

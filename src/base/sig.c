@@ -247,8 +247,9 @@ static int ssh_key_blob(const uint8_t *blob, size_t len, uint8_t pk[32], const u
 
 /* === Loading keys === */
 
-int hx_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char *origin, hx_error *err)
+int hx_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char *name, hx_error *err)
 {
+    const char *origin = name;
     const char *cur = text, *end = text + len;
     line l;
     if (len > HX_SIG_MAX_TRUST_FILE)
@@ -266,7 +267,9 @@ int hx_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char 
     while (next_line(&cur, end, &rest))
         if (rest.len)
             return hx_error_set(err, HX_EFORMAT, rest.p - text, "%s: text after the key line", origin);
-    trust_key k = {.kind = HX_SIG_MINISIGN};
+    trust_key k = {.kind = HX_SIG_MINISIGN, .principals = hx_strdup(name)};
+    if (!k.principals)
+        return hx_error_set(err, HX_ENOMEM, -1, "%s: out of memory", origin);
     memcpy(k.id, raw + 2, 8);
     memcpy(k.pk, raw + 10, 32);
     return trust_push(t, &k, err);
@@ -486,9 +489,15 @@ int hx_trust_load(hx_trust **out, const char *root, hx_error *err)
         qsort(names, n, sizeof *names, cmp_names);
     for (size_t i = 0; i < n; i++) {
         snprintf(name, sizeof name, ".hyrax/trusted/%s", names[i]);
-        if ((rc = read_confined(root, name, &buf, &len, err)) != 0 ||
-            (rc = hx_trust_add_minisign(t, buf, len, name, err)) != 0)
+        if ((rc = read_confined(root, name, &buf, &len, err)) != 0)
             goto done;
+        names[i][strlen(names[i]) - 4] = 0;          /* the signer's name: the file's stem */
+        if ((rc = hx_trust_add_minisign(t, buf, len, names[i], err)) != 0) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", err ? err->message : "");
+            hx_error_set(err, rc, -1, "%s: %s", name, why);
+            goto done;
+        }
         free(buf);
         buf = NULL;
     }
@@ -572,6 +581,8 @@ static int verify_minisign(const hx_trust *t, const uint8_t *doc, size_t doc_len
             k = &t->keys[i];
     if (!k)
         return fail(res, err, HX_ENOTFOUND, "minisign: key %s is not trusted", id);
+    if (res)
+        copy_str(res->signer, sizeof res->signer, k->principals, strlen(k->principals));
     uint8_t prehash[64];
     const uint8_t *msg = doc;
     size_t msg_len = doc_len;
@@ -583,10 +594,10 @@ static int verify_minisign(const hx_trust *t, const uint8_t *doc, size_t doc_len
     hx_error e = {0};
     int rc = hx_ed25519_verify(sig + 10, msg, msg_len, k->pk, &e);
     if (rc == HX_EPERM)
-        return fail(res, err, HX_EPERM, "minisign: signature by key %s does not match the document "
-                    "(changed after signing?)", id);
+        return fail(res, err, HX_EPERM, "minisign: signature by %s (key %s) does not match the "
+                    "document (changed after signing?)", k->principals, id);
     if (rc)
-        return fail(res, err, rc, "minisign: key %s: %s", id, e.message);
+        return fail(res, err, rc, "minisign: %s (key %s): %s", k->principals, id, e.message);
     /* The global signature: sig[64] | trusted comment. */
     uint8_t *both = hx_malloc(64 + clen);
     if (!both)
@@ -596,8 +607,8 @@ static int verify_minisign(const hx_trust *t, const uint8_t *doc, size_t doc_len
     rc = hx_ed25519_verify(global, both, 64 + clen, k->pk, &e);
     free(both);
     if (rc)
-        return fail(res, err, rc == HX_EPERM ? HX_EPERM : rc,
-                    "minisign: the trusted comment was changed after key %s signed it", id);
+        return fail(res, err, rc, "minisign: the trusted comment was changed after %s (key %s) "
+                    "signed it", k->principals, id);
     if (res)
         copy_str(res->comment, sizeof res->comment, comment, clen);
     return 0;

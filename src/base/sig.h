@@ -34,9 +34,9 @@ void hx_trust_free(hx_trust *t);
 size_t hx_trust_count(const hx_trust *t);
 
 /* Adds the minisign public key in text[0..len): a minisign.pub file (an "untrusted comment:" line,
- * then the base64 line) or the base64 line alone. `origin` (copied) names it in messages.
- * HX_EFORMAT for anything else. */
-int hx_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char *origin, hx_error *err);
+ * then the base64 line) or the base64 line alone. `name` (copied) is the signer's name in results
+ * and messages (hx_trust_load uses the file name without .pub). HX_EFORMAT for anything else. */
+int hx_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char *name, hx_error *err);
 
 /* Adds the lines of an allowed_signers file: `principals [options] keytype base64-key [comment]`,
  * '#' comments and blank lines skipped. Options: namespaces="p1,p2" (patterns with * and ?, ! to
@@ -56,7 +56,8 @@ int hx_trust_load(hx_trust **out, const char *root, hx_error *err);
  * signature or trust files (print them escaped). */
 typedef struct hx_sig_result {
     hx_sig_format format;   /* the signature file's format, HX_SIG_NONE when it was not recognised */
-    char signer[256];       /* minisign: the key id; ssh: the principals of the allowed_signers line */
+    char signer[256];       /* the trusted key's name: minisign: the name it was added under (an
+                               untrusted key: its key id); ssh: the allowed_signers principals */
     char key_id[64];        /* minisign: key id, 16 hex digits as minisign prints it; ssh:
                                "SHA256:..." as ssh-keygen -l prints it; "" when unknown */
     char comment[256];      /* minisign: the trusted comment (covered by the signature) */

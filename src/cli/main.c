@@ -8,6 +8,7 @@
 #include "mcp.h"
 #include "present.h"
 #include "relpath.h"
+#include "sig.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,7 +29,7 @@ static const char usage[] =
     "  index PATH...       index files and folders (incremental) into .hyrax/index.hyx\n"
     "  search QUERY        hybrid, vector or keyword search over the index\n"
     "  stats               counts, sizes, last commit and model of the index\n"
-    "  verify              check every checksum of the index\n"
+    "  verify [FILE...]    check every checksum of the index, or the signatures of files\n"
     "  rm PATH...          remove documents from the index\n"
     "  recover             make a damaged index writable again, keeping its newest provable commit\n"
     "  serve               MCP server (JSON-RPC 2.0 over stdio) for AI agents\n"
@@ -870,7 +871,13 @@ static int cmd_stats(int argc, char **argv)
 }
 
 static const char verify_usage[] =
-    "usage: hyrax verify [--db FILE]\n\nChecks every checksum and table of the index; exit 1 on damage.\n";
+    "usage: hyrax verify [--db FILE]\n"
+    "       hyrax verify FILE...\n\n"
+    "Without FILE: checks every checksum and table of the index; exit 1 on damage.\n"
+    "With FILEs: checks each file's detached signature, FILE.minisig (minisign) or FILE.sig\n"
+    "(ssh-keygen -Y sign -n hyrax), against the keys trusted in the current folder's project:\n"
+    ".hyrax/trusted/*.pub (minisign public keys) and .hyrax/allowed_signers (OpenSSH). Prints the\n"
+    "signer of each; exit 1 when any file is unsigned or its signature is refused (reason on stderr).\n";
 
 /* Opens the index and checks it; the exit status. Runs under guarded(). */
 static int run_verify(void *arg)
@@ -896,11 +903,95 @@ static int run_verify(void *arg)
     return 0;
 }
 
+/* Reads a whole file (caller frees); NULL with errno set on failure. */
+static char *read_whole(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    while (f) {
+        if (n == cap && hx_grow((void **)&buf, &cap, n + 65536, 1, NULL)) {
+            errno = ENOMEM;
+            break;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            int bad = ferror(f);
+            fclose(f);
+            if (!bad) {
+                *len = n;
+                return buf ? buf : hx_calloc(1, 1);
+            }
+            f = NULL;
+        }
+    }
+    if (f)
+        fclose(f);
+    free(buf);
+    return NULL;
+}
+
+/* `hyrax verify FILE...`: each file's signature against the project's trust store (sig.h). */
+static int verify_signatures(const char *const *files, size_t n)
+{
+    hx_trust *t = NULL;
+    hx_error err = {0};
+    if (hx_trust_load(&t, ".", &err)) {
+        fprintf(stderr, "hyrax verify: trust store: %s\n", err.message);
+        return 1;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t dlen = 0, slen = 0;
+        char *doc = read_whole(files[i], &dlen), *sig = NULL, sig_path[4200] = "";
+        for (int k = 0; doc && !sig && hx_sig_suffix(k); k++) {
+            snprintf(sig_path, sizeof sig_path, "%s%s", files[i], hx_sig_suffix(k));
+            sig = read_whole(sig_path, &slen);
+        }
+        hx_sig_result r;
+        int rc = !doc ? HX_EIO : !sig ? HX_ENOTFOUND : hx_sig_verify(t, doc, dlen, sig, slen, &r, &err);
+        if (rc == 0) {
+            put_text(stdout, files[i], SIZE_MAX, false);
+            printf(": ok, signed by ");
+            put_text(stdout, r.signer, SIZE_MAX, false);
+            printf(" (%s, key %s", hx_sig_format_name(r.format), r.key_id);
+            if (r.comment[0]) {
+                printf(", \"");
+                put_text(stdout, r.comment, SIZE_MAX, false);
+                putchar('"');
+            }
+            printf(")\n");
+        } else {
+            bad = 1;
+            put_text(stderr, files[i], SIZE_MAX, false);
+            if (!doc)
+                fprintf(stderr, ": cannot read: %s\n", strerror(errno));
+            else if (!sig)
+                fprintf(stderr, ": not signed (no %s.minisig or %s.sig)\n", files[i], files[i]);
+            else {
+                fprintf(stderr, ": rejected: ");
+                put_text(stderr, r.reason, SIZE_MAX, false);
+                fputc('\n', stderr);
+            }
+        }
+        free(doc);
+        free(sig);
+    }
+    hx_trust_free(t);
+    return bad;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
     db_job job = {NULL, 0};
-    int rc = db_args("verify", verify_usage, argc, argv, &job.db, NULL, NULL, NULL);
-    return rc >= 0 ? rc : guarded("verify", run_verify, &job);
+    const char **files = hx_calloc((size_t)argc, sizeof *files);
+    size_t n_files = 0;
+    int rc = files ? db_args("verify", verify_usage, argc, argv, &job.db, NULL, files, &n_files) : 1;
+    if (rc < 0)
+        rc = n_files ? verify_signatures(files, n_files) : guarded("verify", run_verify, &job);
+    free(files);
+    return rc;
 }
 
 static const char recover_usage[] =
