@@ -4,6 +4,7 @@
  * namespaces, RSA keys and malformed files are refused with the reason. When minisign and
  * ssh-keygen are installed (CI installs them) fresh keys and signatures are made and verified too;
  * `hyrax verify FILE` ($HYRAX_BIN) prints the signer or the reason. */
+#include "alloc.h"
 #include "check.h"
 #include "sig.h"
 
@@ -213,6 +214,11 @@ static void test_ssh(void)
         hx_trust_new(&b, NULL);
         CHECK(hx_trust_add_allowed_signers(b, line, strlen(line), "f", &err) == HX_EPARSE &&
               strstr(err.message, "f:1"), "bad line %zu: %s", i, err.message);
+        /* After a good line, the bad one still fails the whole file and adds nothing. */
+        char two[700];
+        snprintf(two, sizeof two, "ok %.*s\n%s", klen, key, line);
+        CHECK(hx_trust_add_allowed_signers(b, two, strlen(two), "f", &err) == HX_EPARSE &&
+              strstr(err.message, "f:2") && hx_trust_count(b) == 0, "bad line %zu second: %s", i, err.message);
         hx_trust_free(b);
     }
     free(allowed);
@@ -334,6 +340,50 @@ static void test_fresh(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* Out of memory (STYLE habit 16): loading a project's trust store and verifying both formats,
+ * with each allocation failing in turn, fails with HX_ENOMEM and frees what it took (make asan's
+ * LeakSanitizer), and succeeds again afterwards. */
+static int oom_run(const char *root)
+{
+    hx_trust *t = NULL;
+    int rc = hx_trust_load(&t, root, NULL);
+    if (rc)
+        return rc;
+    size_t dl, ml, sl;
+    char *d = load("doc.md", &dl), *m = load("doc.md.minisig", &ml), *s = load("doc.md.sig", &sl);
+    rc = hx_sig_verify(t, d, dl, m, ml, NULL, NULL);
+    if (!rc)
+        rc = hx_sig_verify(t, d, dl, s, sl, NULL, NULL);
+    free(d), free(m), free(s);
+    hx_trust_free(t);
+    return rc;
+}
+
+static void test_oom(void)
+{
+    char root[] = "/tmp/hx_sigo_XXXXXX";
+    CHECK(mkdtemp(root) != NULL, "mkdtemp");
+    size_t len;
+    char *k = load("alice.pub", &len), *a = load("allowed_signers", &len);
+    check_put(root, ".hyrax/trusted/alice.pub", k);
+    check_put(root, ".hyrax/allowed_signers", a);
+    free(k), free(a);
+    hx_alloc_fail_at(0, 0);
+    CHECK(oom_run(root) == 0, "baseline");
+    unsigned long count = hx_alloc_fail_at(0, 0);
+    CHECK(count >= 5, "allocations counted: %lu", count);
+    for (unsigned long n = 1; n <= count; n++) {
+        hx_alloc_fail_at(n, 0);
+        int rc = oom_run(root);
+        hx_alloc_fail_at(0, 0);
+        CHECK(rc == HX_ENOMEM, "allocation %lu of %lu failing: %d", n, count, rc);
+        CHECK(oom_run(root) == 0, "after allocation %lu failed", n);
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 /* `hyrax verify FILE...` in a project whose .hyrax/ trusts alice (minisign) and allowed_signers. */
 static void test_cli(void)
 {
@@ -378,6 +428,7 @@ int main(void)
     test_ssh();
     test_load();
     test_fresh();
+    test_oom();
     test_cli();
     return check_report("test_sig");
 }

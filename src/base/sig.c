@@ -334,8 +334,7 @@ static int is_keytype(const char *f, size_t n)
     return 0;
 }
 
-int hx_trust_add_allowed_signers(hx_trust *t, const char *text, size_t len, const char *origin,
-                                 hx_error *err)
+static int add_signers(hx_trust *t, const char *text, size_t len, const char *origin, hx_error *err)
 {
     if (len > HX_SIG_MAX_TRUST_FILE)
         return hx_error_set(err, HX_ERANGE, -1, "%s: larger than %d bytes", origin, HX_SIG_MAX_TRUST_FILE);
@@ -367,7 +366,8 @@ int hx_trust_add_allowed_signers(hx_trust *t, const char *text, size_t len, cons
             if (rc) {
                 free(namespaces);
                 return hx_error_set(err, HX_EPARSE, bad - text,
-                                    "%s:%d: option \"%.*s\" is not supported (hyrax reads namespaces=\"...\" only)",
+                                    "%s:%d: \"%.*s\" is neither a key type nor a supported option "
+                                    "(hyrax reads namespaces=\"...\" only)",
                                     origin, lineno, (int)(bad_len > 60 ? 60 : bad_len), bad);
             }
             if (next_field(&p, le, &f, &fl) <= 0 || !is_keytype(f, fl)) {
@@ -410,6 +410,19 @@ int hx_trust_add_allowed_signers(hx_trust *t, const char *text, size_t len, cons
             return rc;
     }
     return 0;
+}
+
+int hx_trust_add_allowed_signers(hx_trust *t, const char *text, size_t len, const char *origin,
+                                 hx_error *err)
+{
+    size_t before = t->n;
+    int rc = add_signers(t, text, len, origin, err);
+    while (rc && t->n > before) {   /* a bad line fails the whole file: take back its keys */
+        t->n--;
+        free(t->keys[t->n].principals);
+        free(t->keys[t->n].namespaces);
+    }
+    return rc;
 }
 
 /* Reads root/name whole (at most HX_SIG_MAX_TRUST_FILE bytes; caller frees *buf). HX_ENOTFOUND
