@@ -136,6 +136,28 @@ int main(void)
               "bad R %d refused: %s", i, err.message);
     }
 
+    /* Small order (libsodium's ge25519_has_small_order): y = 0 is a point of order 4 (x^2 = -1),
+     * y = 1 the identity, y = -1 the point of order 2. With A = (sqrt(-1), 0) the fuzzer found an
+     * (R, S) that verified for two messages under the bare equation (fuzz/corpus/ed25519/). */
+    uint8_t small[3][32] = {{0}, {1}, {0xec}};
+    memset(small[2] + 1, 0xff, 30);
+    small[2][31] = 0x7f;
+    for (int i = 0; i < 3; i++) {
+        CHECK(hx_ed25519_verify(sig, NULL, 0, small[i], &err) == HX_EFORMAT && strstr(err.message, "small order"),
+              "small-order public key %d refused: %s", i, err.message);
+        uint8_t s2[64];
+        memcpy(s2, small[i], 32);
+        memcpy(s2 + 32, sig + 32, 32);
+        CHECK(hx_ed25519_verify(s2, NULL, 0, pk, &err) == HX_EFORMAT && strstr(err.message, "small order"),
+              "small-order R %d refused: %s", i, err.message);
+    }
+    size_t clen;
+    char *crash = check_read_file("fuzz/corpus/ed25519/small_order_key", &clen);
+    CHECK(crash && clen > 96 && hx_ed25519_verify((uint8_t *)crash, (uint8_t *)crash + 96, clen - 96,
+                                                  (uint8_t *)crash + 64, NULL) == HX_EFORMAT,
+          "the fuzzer's small-order key refused");
+    free(crash);
+
     /* libsodium's signatures: each verifies, and fails with its last message byte changed. */
     size_t len;
     char *text = check_read_file("tests/data/sig/libsodium_vectors.txt", &len);

@@ -1,5 +1,6 @@
 /* ed25519.c: Ed25519 verification, RFC 8032 section 5.1 (edwards25519, a = -1, cofactorless check
- * [S]B - [k]A == R on the encodings, as libsodium and ref10 do). Field elements are 5 limbs of 51
+ * [S]B - [k]A == R on the encodings, as libsodium and ref10 do; like libsodium it also refuses
+ * public keys and R of small order). Field elements are 5 limbs of 51
  * bits multiplied through unsigned __int128 (gcc and clang on 64-bit targets); points are extended
  * coordinates (ref10's p2/p3/p1p1/cached forms). Nothing here is secret, so nothing needs to be
  * constant-time; every input is bounds- and canonicity-checked before use. */
@@ -346,6 +347,20 @@ static int p3_frombytes(ge_p3 *h, const uint8_t s[32])
     return 0;
 }
 
+/* 1 when [8]p is the identity: p lies in the torsion subgroup of order 1, 2, 4 or 8. Such an A
+ * lets one (R, S) verify for many messages under the cofactorless check, so libsodium refuses
+ * small-order keys and R, and so does hyrax. */
+static int p3_small_order(const ge_p3 *p)
+{
+    ge_p1p1 t;
+    ge_p2 q = {p->X, p->Y, p->Z};
+    for (int i = 0; i < 3; i++) {
+        p2_dbl(&t, &q);
+        p1p1_to_p2(&q, &t);
+    }
+    return fe_iszero(&q.X);
+}
+
 /* === Scalars === */
 
 /* a little-endian 256-bit integer compared with L: 1 when a >= L. */
@@ -481,8 +496,12 @@ int hx_ed25519_verify(const uint8_t sig[64], const uint8_t *msg, size_t len, con
         return hx_error_set(err, HX_EFORMAT, 32, "ed25519: signature scalar S is not below L");
     if (p3_frombytes(&A, pk) != 0)
         return hx_error_set(err, HX_EFORMAT, -1, "ed25519: public key is not a canonical curve point");
+    if (p3_small_order(&A))
+        return hx_error_set(err, HX_EFORMAT, -1, "ed25519: public key has small order");
     if (p3_frombytes(&R, sig) != 0)
         return hx_error_set(err, HX_EFORMAT, 0, "ed25519: signature point R is not a canonical curve point");
+    if (p3_small_order(&R))
+        return hx_error_set(err, HX_EFORMAT, 0, "ed25519: signature point R has small order");
     p3_frombytes(&B, B_BYTES);
 
     uint8_t h[64], k[32], check[32];
