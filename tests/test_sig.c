@@ -148,6 +148,15 @@ static void test_minisign(void)
     for (size_t i = 0; i < sizeof badkeys / sizeof badkeys[0]; i++)
         CHECK(hx_trust_add_minisign(t, badkeys[i], strlen(badkeys[i]), "k", NULL) == HX_EFORMAT, "bad key %zu", i);
     CHECK(hx_trust_count(t) == 1, "bad keys add nothing");
+    /* A second key under alice's key id (same id bytes, another key) is refused by name. */
+    char clash[] = "RWTv0Z8nb8tOxcw3odB8OnM0OAkJWxrShOnCRH6KY6bM+zJHHjniGk8e\n";
+    hx_error e2 = {0};
+    CHECK(hx_trust_add_minisign(t, clash, strlen(clash), "eve", &e2) == HX_EFORMAT &&
+          strstr(e2.message, "already names another trusted key (alice)"), "key id clash: %s", e2.message);
+    size_t al;
+    char *again = load("alice.pub", &al);
+    CHECK(hx_trust_add_minisign(t, again, al, "alice2", NULL) == 0, "the same key twice is fine");
+    free(again);
     hx_trust_free(t);
 }
 

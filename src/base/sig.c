@@ -267,6 +267,14 @@ int hx_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char 
     while (next_line(&cur, end, &rest))
         if (rest.len)
             return hx_error_set(err, HX_EFORMAT, rest.p - text, "%s: text after the key line", origin);
+    for (size_t i = 0; i < t->n; i++)   /* signatures find their key by id: one key per id */
+        if (t->keys[i].kind == HX_SIG_MINISIGN && !memcmp(t->keys[i].id, raw + 2, 8) &&
+            memcmp(t->keys[i].pk, raw + 10, 32)) {
+            char id[17];
+            key_id_hex(raw + 2, id);
+            return hx_error_set(err, HX_EFORMAT, l.p - text, "%s: key id %s already names another "
+                                "trusted key (%s)", origin, id, t->keys[i].principals);
+        }
     trust_key k = {.kind = HX_SIG_MINISIGN, .principals = hx_strdup(name)};
     if (!k.principals)
         return hx_error_set(err, HX_ENOMEM, -1, "%s: out of memory", origin);
