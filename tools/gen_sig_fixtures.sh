@@ -2,6 +2,8 @@
 # Writes tests/data/sig/: keys and signatures made by the real minisign and ssh-keygen (Debian
 # packages minisign, openssh-client), plus tampered copies, for tests/test_sig.c. Secret keys are
 # throwaway test keys and are not kept. Run from the repository root: sh tools/gen_sig_fixtures.sh
+# New keys each run: fuzz/fuzz_sig.c embeds alice.pub and allowed_signers, and fuzz/corpus/sig/ holds
+# copies of the signatures; update both with the fixtures.
 set -eu
 out=tests/data/sig
 tmp=$(mktemp -d)
