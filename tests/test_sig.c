@@ -184,6 +184,14 @@ static void test_ssh(void)
     CHECK(verify(t, "doc.md", "doc_rsa.md.sig", &r) == HX_EFORMAT && strstr(r.reason, "ssh-rsa is not supported"),
           "rsa: %s", r.reason);
     CHECK(verify(t, "doc.md", "doc.md.minisig", &r) == HX_ENOTFOUND, "minisign file, no minisign keys");
+    /* An empty document given as NULL: refused, not undefined (make asan). */
+    static const char *const sigs[] = {"doc.md.sig", "doc_sha256.md.sig"};
+    for (int i = 0; i < 2; i++) {
+        size_t sl;
+        char *sg = load(sigs[i], &sl);
+        CHECK(hx_sig_verify(t, NULL, 0, sg, sl, &r, NULL) == HX_EPERM, "NULL document, %s", sigs[i]);
+        free(sg);
+    }
     hx_trust_free(t);
 
     /* Wrong key: only bob (for every namespace) is trusted. */

@@ -71,6 +71,8 @@ void hx_sha512_init(hx_sha512 *s)
 void hx_sha512_update(hx_sha512 *s, const void *data, size_t len)
 {
     const uint8_t *p = data;
+    if (len == 0)
+        return;   /* data may be NULL then */
     s->length += len;
     if (s->used) {
         size_t take = 128 - s->used < len ? 128 - s->used : len;

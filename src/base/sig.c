@@ -827,6 +827,8 @@ int hx_sig_verify(const hx_trust *t, const void *doc, size_t doc_len, const void
 {
     if (res)
         memset(res, 0, sizeof *res);
+    if (!doc_len)
+        doc = "";   /* the hashes may then be handed NULL otherwise */
     if (sig_len > HX_SIG_MAX_FILE)
         return fail(res, err, HX_ERANGE, "signature file larger than %d bytes", HX_SIG_MAX_FILE);
     const char *text = sig;
