@@ -13,7 +13,7 @@ if [ ! -x "$PY" ]; then
 fi
 
 # C programs the benchmarks link against build/libhyrax.a.
-make -s bench/embed_bench bench/hnsw_bench bench/bm25_bench bench/query_bench
+make -s bench/embed_bench bench/hnsw_bench bench/bm25_bench bench/query_bench bench/sig_bench
 
 # Benchmarks, one line each (arguments after the script); add yours here.
 for b in \
@@ -25,6 +25,7 @@ for b in \
     "bench/ingest_bench.py --limit 30 --work bench/out/index-30" \
     "bench/query_bench.py --work bench/out/index-30" \
     "bench/mcp_bench.py --work bench/out/index-30" \
+    "bench/sig_peers.py" \
 ; do
     echo "== $b" >&2
     "$PY" $b

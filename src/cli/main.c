@@ -8,6 +8,7 @@
 #include "mcp.h"
 #include "present.h"
 #include "relpath.h"
+#include "sig.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1136,7 +1137,12 @@ static int cmd_stats(const cli_args *a)
     return guarded("stats", run_stats, &job);
 }
 
-static const char verify_about[] = "Checks every checksum and table of the index; exit 1 on damage.\n";
+static const char verify_about[] =
+    "Without FILE: checks every checksum and table of the index; exit 1 on damage.\n"
+    "With FILEs: checks each file's detached signature, FILE.minisig (minisign) or FILE.sig\n"
+    "(ssh-keygen -Y sign -n hyrax), against the keys trusted in the current folder's project:\n"
+    ".hyrax/trusted/*.pub (minisign public keys) and .hyrax/allowed_signers (OpenSSH). Prints the\n"
+    "signer of each; exit 1 when any file is unsigned or its signature is refused (reason on stderr).\n";
 
 /* Opens the index and checks it; the exit status. Runs under guarded(). */
 static int run_verify(void *arg)
@@ -1162,10 +1168,89 @@ static int run_verify(void *arg)
     return 0;
 }
 
+/* Reads a whole file (caller frees); NULL with errno set on failure. */
+static char *read_whole(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    while (f) {
+        if (n == cap && hx_grow((void **)&buf, &cap, n + 65536, 1, NULL)) {
+            errno = ENOMEM;
+            break;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            int bad = ferror(f);
+            fclose(f);
+            if (!bad) {
+                *len = n;
+                return buf ? buf : hx_calloc(1, 1);
+            }
+            f = NULL;
+        }
+    }
+    if (f)
+        fclose(f);
+    free(buf);
+    return NULL;
+}
+
+/* `hyrax verify FILE...`: each file's signature against the project's trust store (sig.h). */
+static int verify_signatures(const char *const *files, size_t n)
+{
+    hx_trust *t = NULL;
+    hx_error err = {0};
+    if (hx_trust_load(&t, ".", &err)) {
+        fprintf(stderr, "hyrax verify: trust store: %s\n", err.message);
+        return 1;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t dlen = 0, slen = 0;
+        char *doc = read_whole(files[i], &dlen), *sig = NULL, sig_path[4200] = "";
+        for (int k = 0; doc && !sig && hx_sig_suffix(k); k++) {
+            snprintf(sig_path, sizeof sig_path, "%s%s", files[i], hx_sig_suffix(k));
+            sig = read_whole(sig_path, &slen);
+        }
+        hx_sig_result r;
+        int rc = !doc ? HX_EIO : !sig ? HX_ENOTFOUND : hx_sig_verify(t, doc, dlen, sig, slen, &r, &err);
+        if (rc == 0) {
+            put_text(stdout, files[i], SIZE_MAX, false);
+            printf(": ok, signed by ");
+            put_text(stdout, r.signer, SIZE_MAX, false);
+            printf(" (%s, key %s", hx_sig_format_name(r.format), r.key_id);
+            if (r.comment[0]) {
+                printf(", \"");
+                put_text(stdout, r.comment, SIZE_MAX, false);
+                putchar('"');
+            }
+            printf(")\n");
+        } else {
+            bad = 1;
+            put_text(stderr, files[i], SIZE_MAX, false);
+            if (!doc)
+                fprintf(stderr, ": cannot read: %s\n", strerror(errno));
+            else if (!sig)
+                fprintf(stderr, ": not signed (no %s.minisig or %s.sig)\n", files[i], files[i]);
+            else {
+                fprintf(stderr, ": rejected: ");
+                put_text(stderr, r.reason, SIZE_MAX, false);
+                fputc('\n', stderr);
+            }
+        }
+        free(doc);
+        free(sig);
+    }
+    hx_trust_free(t);
+    return bad;
+}
+
 static int cmd_verify(const cli_args *a)
 {
     db_job job = {db_opt(a), 0};
-    return guarded("verify", run_verify, &job);
+    return a->n_operands ? verify_signatures(a->operands, a->n_operands) : guarded("verify", run_verify, &job);
 }
 
 static const char recover_about[] =
@@ -1407,7 +1492,8 @@ static const cli_cmd commands[] = {
     {"search", CMD_SEARCH, "QUERY...", 1, -1, "hybrid, vector or keyword search over the index", search_about,
      cmd_search},
     {"stats", CMD_STATS, "", 0, 0, "counts, sizes, last commit and model of the index", stats_about, cmd_stats},
-    {"verify", CMD_VERIFY, "", 0, 0, "check every checksum of the index", verify_about, cmd_verify},
+    {"verify", CMD_VERIFY, "[FILE...]", 0, -1, "check every checksum of the index, or the signatures of files",
+     verify_about, cmd_verify},
     {"rm", CMD_RM, "PATH...", 1, -1, "remove documents from the index", rm_about, cmd_rm},
     {"baseline", CMD_BASELINE, "NAME", 1, 1, "name the current state of the index (search it with --baseline NAME)",
      baseline_about, cmd_baseline},
