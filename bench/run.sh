@@ -25,6 +25,7 @@ for b in \
     "bench/ingest_bench.py --limit 30 --work bench/out/index-30" \
     "bench/query_bench.py --work bench/out/index-30" \
     "bench/mcp_bench.py --work bench/out/index-30" \
+    "bench/conformance_peers.py" \
 ; do
     echo "== $b" >&2
     "$PY" $b
