@@ -9,6 +9,10 @@ Standard library only; drives the hyrax command line.
 
   bench/kep_golden.py --hyrax ./hyrax --db KEP.hyx --corpus ../shared/corpora/keps \
       [--weights 0.7,0.3 0.5,0.5] [--jobs 8] [--chunks]
+
+`--subset DEST [FOLDER...]` instead writes the conformance suite's corpus (tests/data/conformance,
+read by tests/test_conformance.c): for each KEP folder (as "sig-x/NNNN-name"; none given: the
+folders already under DEST) its kep.yaml as it is and its README.md cut by `cut_readme`.
 """
 import argparse
 import concurrent.futures
@@ -33,6 +37,44 @@ def golden(corpus):
     return out
 
 
+SUBSET_BYTES = 3000   # README text kept per KEP in the conformance subset
+
+
+def cut_readme(text):
+    """A KEP README reduced to what says what the KEP is: HTML comments (the KEP template's
+    instructions, the same in every KEP) and the table of contents between them are dropped, so
+    is the Release Signoff Checklist section; the text stops at the first `## Proposal` or
+    `## Design Details` heading, then at the last blank line within SUBSET_BYTES bytes (UTF-8)."""
+    text = re.sub(r"<!-- toc -->.*?<!-- /toc -->", "", text, flags=re.S)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"^## Release Signoff Checklist\n.*?(?=^## )", "", text, flags=re.S | re.M)
+    m = re.search(r"^## (Proposal|Design Details)\b", text, re.M)
+    if m:
+        text = text[:m.start()]
+    text = re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+    raw = text.encode("utf-8")
+    if len(raw) > SUBSET_BYTES:
+        head = raw[:SUBSET_BYTES].decode("utf-8", errors="ignore")
+        cut = head.rfind("\n\n")
+        text = (head[:cut] if cut > 0 else head).rstrip() + "\n"
+    return text
+
+
+def write_subset(corpus, dest, folders):
+    """Writes each KEP folder's kep.yaml and cut README.md under dest; prints the bytes written."""
+    folders = folders or sorted(str(y.parent.relative_to(dest)) for y in dest.rglob("kep.yaml"))
+    total = 0
+    for f in folders:
+        out = dest / f
+        out.mkdir(parents=True, exist_ok=True)
+        yaml = (corpus / f / "kep.yaml").read_bytes()
+        readme = cut_readme((corpus / f / "README.md").read_text(encoding="utf-8")).encode("utf-8")
+        (out / "kep.yaml").write_bytes(yaml)
+        (out / "README.md").write_bytes(readme)
+        total += len(yaml) + len(readme)
+    print(json.dumps({"subset": str(dest), "keps": len(folders), "bytes": total}))
+
+
 def search(hyrax, db, query, mode, weights, chunks):
     """The first five documents of one search. `chunks`: for builds without --group, the first
     five distinct documents of a 50-chunk list (what such a build shows a user)."""
@@ -53,14 +95,21 @@ def search(hyrax, db, query, mode, weights, chunks):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hyrax", default="./hyrax")
-    ap.add_argument("--db", required=True)
+    ap.add_argument("--db")
     ap.add_argument("--corpus", required=True, type=pathlib.Path,
                     help="the folder that was indexed (paths in the index are relative to it)")
     ap.add_argument("--weights", nargs="*", default=[], help="hybrid weights V,T to try")
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--chunks", action="store_true",
                     help="the build has no --group: dedupe a chunk list instead")
+    ap.add_argument("--subset", nargs="+", metavar=("DEST", "FOLDER"),
+                    help="write the conformance subset to DEST instead of searching")
     args = ap.parse_args()
+    if args.subset:
+        write_subset(args.corpus, pathlib.Path(args.subset[0]), args.subset[1:])
+        return
+    if not args.db:
+        ap.error("--db is required")
 
     gold = golden(args.corpus)
     runs = [("keyword", None), ("vector", None), ("hybrid", None)]

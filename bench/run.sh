@@ -26,6 +26,7 @@ for b in \
     "bench/query_bench.py --work bench/out/index-30" \
     "bench/mcp_bench.py --work bench/out/index-30" \
     "bench/sig_peers.py" \
+    "bench/conformance_peers.py" \
 ; do
     echo "== $b" >&2
     "$PY" $b
