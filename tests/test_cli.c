@@ -356,7 +356,7 @@ int main(void)
     CHECK(check_run(cmd, &out) == 0 && strstr(out, "added 0, updated 0, unchanged 3, removed 0"), "re-index: %s", out);
     free(out);
 
-    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --json -k 2 where do pods run", db);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --json -k 2 --min-score 0 where do pods run", db);
     CHECK(check_run(cmd, &out) == 0, "search --json exits 0");
     hx_json_doc *doc = NULL;
     CHECK(hx_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "one JSON object: %.200s", out);

@@ -560,7 +560,7 @@ done:
 static const char search_usage[] =
     "usage: hyrax search [--db FILE] [--mode hybrid|vector|keyword] [-k N] [--group document|chunk]\n"
     "                    [--filter KEY=VALUE]... [--min-score X] [--fusion rrf|weighted] [--weights V,T]\n"
-    "                    [--ef N] [--json] QUERY...\n"
+    "                    [--recency KEY:DAYS] [--ef N] [--json] QUERY...\n"
     "\n"
     "Searches the index and prints the best documents (or chunks), best first.\n"
     "\n"
@@ -571,10 +571,12 @@ static const char search_usage[] =
     "                      matching chunk on its own (the same document may come several times)\n"
     "  --filter KEY=VALUE  path=GLOB matches the root-relative path (** spans folders), type=TYPE\n"
     "                      the document type, any other key a metadata value; repeatable (AND)\n"
-    "  --min-score X       drop results scoring below X; the scale depends on the mode: vector is\n"
-    "                      cosine (-1..1), keyword is BM25 (0..unbounded), hybrid RRF is the sum of\n"
-    "                      weight/(60+rank) (at most 1/61 = 0.0164 with the default weights),\n"
-    "                      hybrid weighted is 0..1\n"
+    "  --min-score X       drop results whose relevance (the score, 0..1 in every mode: the\n"
+    "                      estimated probability that the result is relevant) is below X\n"
+    "                      (default " HX_STRINGIFY(HX_MIN_RELEVANCE) "; 0 keeps every candidate)\n"
+    "  --recency KEY:DAYS  newer first: multiply each result's ranking by 0.5^(age / DAYS), the age\n"
+    "                      from the ISO-8601 date in metadata KEY, or KEY mtime for the file's\n"
+    "                      (a document without the key ages from its mtime)\n"
     "  --fusion F          rrf (default, k = 60) or weighted (min-max normalised scores)\n"
     "  --weights V,T       weights of the vector and keyword sides, for either fusion (0.5,0.5);\n"
     "                      each finite and >= 0, not both 0\n"
@@ -678,6 +680,7 @@ static int cmd_search(int argc, char **argv)
     hx_search_opts_default(&o);
     o.snippets = 1;
     o.group = HX_GROUP_DOCUMENT;
+    o.min_score = (float)HX_MIN_RELEVANCE;
     hx_filter *filters = hx_calloc((size_t)argc, sizeof *filters);
     char *query = NULL;
     size_t qlen = 0;
@@ -728,6 +731,16 @@ static int cmd_search(int argc, char **argv)
                 fprintf(stderr, "hyrax search: --min-score wants a number, not '%s'\n", argv[i]);
                 goto done;
             }
+        } else if (!strcmp(a, "--recency") && has_value) {
+            char *colon = strrchr(argv[++i], ':'), *end;
+            double days = colon ? strtod(colon + 1, &end) : NAN;
+            if (!colon || colon == argv[i] || end == colon + 1 || *end || !(days > 0 && isfinite(days))) {
+                fprintf(stderr, "hyrax search: --recency wants KEY:DAYS (a half-life in days > 0), not '%s'\n", argv[i]);
+                goto done;
+            }
+            *colon = 0;
+            o.recency_key = argv[i];
+            o.recency_half_life_days = days;
         } else if (!strcmp(a, "--fusion") && has_value) {
             const char *f = argv[++i];
             if (strcmp(f, "rrf") && strcmp(f, "weighted")) {

@@ -19,7 +19,9 @@ int hx_group_parse(const char *s, hx_group *out);
 
 /* "key": score, or "key": null when the side that scores it missed the chunk (NAN). */
 void hx_present_score(hx_json_writer *w, const char *key, float s);
-/* "rank", "score", "vector_score", "keyword_score" of a result: how every surface ranks one. */
+/* "rank", "score" (relevance 0..1), "similarity" (cosine), "vector_score", "keyword_score" (BM25),
+ * "fused_score" (hybrid ranking score), and "recency" when recency moved it: how every surface
+ * ranks one. */
 void hx_present_rank(hx_json_writer *w, const hx_result *r);
 /* "path", "reason" of a rejected or failed document, inside an object the caller opens. */
 void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);
@@ -35,7 +37,8 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group);
  * matching chunks of a result's document, best first (every surface writes them so). */
 void hx_present_more(hx_json_writer *w, const hx_result *r);
 
-/* The search answer: {"query","mode","group","results":[...],"total_results","search_time_ms"}. */
+/* The search answer: {"query","mode","group","results":[...],"total_results","keyword_bound",
+ * "search_time_ms"}; keyword_bound is the query's BM25 score bound (fusion.h relevance). */
 void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r);
 
 /* "file" or "stored": the "source" of a document in every answer that describes one. */
