@@ -1149,7 +1149,7 @@ static bool labels_agree(const hx_json_val *r)
 /* get_context (issue 11 item 6): [n] labels agree with sources[].index after a passage that does
  * not fit is dropped; the relevance floor leaves an off-topic question without context; at most
  * 10 passages by default; include_relationships adds the neighbouring chunks of the same section
- * only. */
+ * only. Also search's recency argument (item 5). */
 static void test_context(server *s)
 {
     char body[16384];
@@ -1164,7 +1164,7 @@ static void test_context(server *s)
     const char *first = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
     CHECK(first && !strcmp(first, "air/long.md"), "the long passage ranks first: %s", first ? first : "-");
     hx_json_doc_free(d);
-    r = tool(s, &d, 4004, "get_context", "{\"query\":\"zeppelin\",\"mode\":\"keyword\",\"max_tokens\":100,\"min_score\":0}");
+    r = tool(s, &d, 4004, "get_context", "{\"query\":\"zeppelin\",\"mode\":\"keyword\",\"max_tokens\":100}");
     int64_t dropped = 0;
     hx_json_num_int64(get(r, "structuredContent.dropped"), &dropped, NULL);
     const char *p0 = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.sources"), 0), "path"), NULL);
@@ -1244,6 +1244,24 @@ static void test_context(server *s)
     CHECK(get(src, "related_chunk_ids") && hx_json_len(get(src, "related_chunk_ids")) == 0 && line_end == 3,
           "a neighbour of another section is left out (include_relationships defaults to true): %s", fault_text(r));
     hx_json_doc_free(d);
+    /* recency (item 5): the older note matches better; with a one-year half-life the newer one leads */
+    r = tool(s, &d, 4050, "add_document", "{\"content\":\"Glacier survey: the glacier retreated by forty metres this year.\","
+                                          "\"name\":\"ice/old.md\",\"metadata\":{\"date\":\"2012-05-01\"}}");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 4051, "add_document", "{\"content\":\"Glacier survey notes: the glacier lost more ice again.\","
+                                          "\"name\":\"ice/new.md\",\"metadata\":{\"date\":\"2025-05-01\"}}");
+    hx_json_doc_free(d);
+    static const char *const recency[2] = {"", ",\"recency\":{\"key\":\"date\",\"half_life_days\":365}"};
+    static const char *const leader[2] = {"ice/old.md", "ice/new.md"};
+    for (int i = 0; i < 2; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "{\"query\":\"glacier survey retreated metres\",\"filters\":{\"path\":\"ice/**\"}%s}",
+                 recency[i]);
+        r = tool(s, &d, 4052 + i, "search", args);
+        const char *p = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
+        CHECK(p && !strcmp(p, leader[i]), "recency %d: %s leads: %s", i, leader[i], fault_text(r));
+        hx_json_doc_free(d);
+    }
 }
 
 int main(void)
