@@ -48,11 +48,13 @@
      .description = "document: one result per document, its best chunk, ranked by it, with the document's "  \
                     "other matching chunks in `more` (top_k counts documents); chunk: every matching chunk " \
                     "on its own."}
-#define ARG_MIN_SCORE                                                                                        \
-    {"min_score", MCP_NUMBER, .def = HX_STRINGIFY(HX_MIN_RELEVANCE),                                                  \
-     .description = "Drop results whose score is below this. The score is a relevance in 0..1 in every mode: " \
-                    "the estimated probability that the result is relevant (calibrated on judged queries), "  \
-                    "so 0.5 means 'more likely relevant than not'; 0 keeps every candidate."}
+#define MIN_SCORE_DOC                                                                                        \
+    "Drop results whose score is below this. The score is a relevance in 0..1 in every mode: the estimated "   \
+    "probability that the result is relevant (calibrated on judged queries), so 0.5 means 'more likely "       \
+    "relevant than not'; 0 keeps every candidate."
+/* Questions get the default floor; find_similar, which asks for neighbours, gets none. */
+#define ARG_MIN_SCORE {"min_score", MCP_NUMBER, .def = HX_STRINGIFY(HX_MIN_RELEVANCE), .description = MIN_SCORE_DOC}
+#define ARG_MIN_SCORE_NO_FLOOR {"min_score", MCP_NUMBER, .description = MIN_SCORE_DOC " No floor by default."}
 #define ARG_THRESHOLD {"threshold", .alias_of = "min_score", .description = "The same as min_score (seed 003's name)."}
 static const mcp_arg recency_args[] = {
     {"key", MCP_STRING, .required = true, AT_LEAST(1),
@@ -530,7 +532,7 @@ static const mcp_arg similar_args[] = {
     ARG_LIMIT,
     ARG_GROUP_BY,
     ARG_FILTERS,
-    ARG_MIN_SCORE,
+    ARG_MIN_SCORE_NO_FLOOR,
     ARG_THRESHOLD,
     {.name = NULL},
 };
