@@ -145,7 +145,9 @@ def rrf(a, b, k=60, depth=200):
 
 
 def search(hyrax, db, mode, query, k, extra=()):
-    out = subprocess.run([hyrax, "search", "--db", db, "--mode", mode, "-k", str(k), "--json", *extra, "--", query],
+    # --min-score 0: the whole ranking is judged, not what the default relevance floor keeps
+    out = subprocess.run([hyrax, "search", "--db", db, "--mode", mode, "-k", str(k), "--json", "--min-score", "0",
+                          *extra, "--", query],
                          capture_output=True, text=True, check=True).stdout
     docs, seen = [], set()
     for r in json.loads(out)["results"]:

@@ -4,11 +4,14 @@
 The golden set comes from the corpus itself, not from hyrax: every KEP folder's kep.yaml names
 its `title` (a slug such as "doc-policies-for-third-party-content"); the query is that title with
 its hyphens as spaces, and the relevant document is the README.md of the same folder. recall@5 is
-the share of queries whose README is among the first five documents (`--group document`).
-Standard library only; drives the hyrax command line.
+the share of queries whose README is among the first five documents (`--group document`), with
+no relevance floor (--min-score 0). For each floor of --floors it also prints what the floor keeps:
+recall@5 counting only documents whose score (relevance 0..1) reaches it, the mean number of the
+five kept, and how many results the off-topic query "chocolate cake recipe with strawberries"
+keeps. Standard library only; drives the hyrax command line.
 
   bench/kep_golden.py --hyrax ./hyrax --db KEP.hyx --corpus ../shared/corpora/keps \
-      [--weights 0.7,0.3 0.5,0.5] [--jobs 8] [--chunks]
+      [--weights 0.7,0.3 0.5,0.5] [--jobs 8] [--chunks] [--floors 0.02,0.5]
 
 `--subset DEST [FOLDER...]` instead writes the conformance suite's corpus (tests/data/conformance,
 read by tests/test_conformance.c): for each KEP folder (as "sig-x/NNNN-name"; none given: the
@@ -75,10 +78,13 @@ def write_subset(corpus, dest, folders):
     print(json.dumps({"subset": str(dest), "keps": len(folders), "bytes": total}))
 
 
+OFF_TOPIC = "chocolate cake recipe with strawberries"
+
+
 def search(hyrax, db, query, mode, weights, chunks):
-    """The first five documents of one search. `chunks`: for builds without --group, the first
-    five distinct documents of a 50-chunk list (what such a build shows a user)."""
-    cmd = [hyrax, "search", "--db", db, "--json", "--mode", mode]
+    """The first five documents of one search, [(path, score)]. `chunks`: for builds without
+    --group, the first five distinct documents of a 50-chunk list (what such a build shows a user)."""
+    cmd = [hyrax, "search", "--db", db, "--json", "--mode", mode, "--min-score", "0"]
     cmd += ["-k", "50"] if chunks else ["-k", "5", "--group", "document"]
     if weights:
         cmd += ["--fusion-weights", weights]
@@ -87,8 +93,8 @@ def search(hyrax, db, query, mode, weights, chunks):
         raise RuntimeError(f"{cmd}: {r.stderr.strip()}")
     docs = []
     for x in json.loads(r.stdout)["results"]:
-        if x["path"] not in docs:
-            docs.append(x["path"])
+        if x["path"] not in [d for d, _ in docs]:
+            docs.append((x["path"], x["score"]))
     return docs[:5]
 
 
@@ -104,6 +110,7 @@ def main():
                     help="the build has no --group: dedupe a chunk list instead")
     ap.add_argument("--subset", nargs="+", metavar=("DEST", "FOLDER"),
                     help="write the conformance subset to DEST instead of searching")
+    ap.add_argument("--floors", default="", help="comma-separated relevance floors to report, e.g. 0.02,0.5")
     args = ap.parse_args()
     if args.subset:
         write_subset(args.corpus, pathlib.Path(args.subset[0]), args.subset[1:])
@@ -117,12 +124,21 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         for mode, w in runs:
             tops = list(ex.map(lambda g: search(args.hyrax, args.db, g[0], mode, w, args.chunks), gold))
-            hit = sum(rel in top for (_, rel), top in zip(gold, tops))
-            first = sum(top[:1] == [rel] for (_, rel), top in zip(gold, tops))
+            hit = sum(rel in [d for d, _ in top] for (_, rel), top in zip(gold, tops))
+            first = sum([d for d, _ in top[:1]] == [rel] for (_, rel), top in zip(gold, tops))
             label = mode + (f" {w}" if w else "")
             print(json.dumps({"run": label, "queries": len(gold),
                               "recall_at_5": round(hit / len(gold), 4),
                               "success_at_1": round(first / len(gold), 4)}), flush=True)
+            off = search(args.hyrax, args.db, OFF_TOPIC, mode, w, args.chunks)
+            for f in [float(x) for x in args.floors.split(",") if x]:
+                kept = [[d for d, s in top if s >= f] for top in tops]
+                print(json.dumps({"run": label, "floor": f,
+                                  "recall_at_5": round(sum(rel in k for (_, rel), k in zip(gold, kept)) / len(gold), 4),
+                                  "kept_per_query": round(sum(map(len, kept)) / len(gold), 2),
+                                  "queries_keeping_none": sum(not k for k in kept),
+                                  "off_topic_kept": sum(s >= f for _, s in off),
+                                  "off_topic_best": round(max([s for _, s in off], default=0), 4)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -363,11 +363,10 @@ typedef struct hx_search_opts {
     hx_group group;                    /* HX_GROUP_CHUNK by default; the surfaces choose */
     const hx_filter *filters;
     size_t n_filters;
-    float min_score;                   /* results scoring below are dropped; NAN = no floor.
-                                          Scale per mode: vector = cosine in [-1, 1], keyword =
-                                          BM25 (>= 0, unbounded), hybrid RRF = sum of
-                                          weight/(60+rank) (<= 1/61 with the default weights),
-                                          hybrid weighted = [0, 1] */
+    float min_score;                   /* results whose relevance (hx_result.score, 0..1 in
+                                          every mode) is below are dropped; NAN = no floor (the
+                                          default here; the CLI and MCP tools use
+                                          HX_MIN_RELEVANCE) */
     int fusion;                        /* 0 = RRF, 1 = weighted */
     int rrf_k;                         /* 0 = 60 */
     float vector_weight, text_weight;  /* weight of each side, for RRF and weighted fusion alike;
@@ -376,12 +375,37 @@ typedef struct hx_search_opts {
     int snippets;                      /* build marked-up snippets */
     int32_t exclude_chunk;             /* chunk id left out of the results, -1 = none */
     int32_t exclude_doc;               /* document id left out of the results, -1 = none */
+    /* Recency (seed 000 "newer = higher"): with recency_key set, each candidate's ranking score is
+       multiplied by 0.5^(age / recency_half_life_days), age = now - the document's date, so newer
+       documents move up; `score` (relevance) and the floor are not changed. recency_key is a
+       metadata key whose value is an ISO-8601 date or time, or "mtime" (the file's); a document
+       without a readable date ages from its mtime. NULL = off (the default). Borrowed. */
+    const char *recency_key;
+    double recency_half_life_days;     /* > 0 when recency_key is set */
 } hx_search_opts;
 void hx_search_opts_default(hx_search_opts *o);
 
+/* The relevance floor of `hyrax search` and the MCP query tools unless the caller gives one: it
+ * drops results no likelier to be relevant than a document drawn at random from the calibration
+ * set (Cranfield: 8.2 relevant of 1,400 documents per query, 0.0058; fusion.h), so an off-topic
+ * query answers nothing instead of its nearest filler (about 0.0015-0.0026 over KEPs) while
+ * paraphrased real matches stay (cosine 0.3 scores about 0.008; 0.02 lost known items of the
+ * conformance suite in vector mode, bench/RESULTS-scores.md). */
+#define HX_MIN_RELEVANCE 0.005
+#define HX_STRINGIFY_(x) #x
+#define HX_STRINGIFY(x) HX_STRINGIFY_(x)   /* a number as text, for help texts and schema defaults */
+
 typedef struct hx_result {
     uint32_t rank;                     /* 1-based */
-    float score, vector_score, keyword_score;   /* side scores NAN when that side missed it */
+    float score;                       /* relevance in [0, 1]: the calibrated probability that the
+                                          chunk is relevant to the query (fusion.h hx_relevance),
+                                          in every mode; what min_score compares with */
+    float vector_score, keyword_score; /* side scores (cosine, BM25), NAN when that side missed it */
+    float similarity;                  /* cosine of query and chunk, also where the vector side
+                                          missed it; NAN in keyword mode (no query vector) */
+    float fused;                       /* the hybrid ranking score (RRF or weighted), NAN in a
+                                          single mode */
+    float recency;                     /* the recency factor applied to the ranking, 1 when off */
     uint32_t chunk_id, doc_id, chunk_index, line_start, line_end, n_tokens;
     uint32_t byte_start, byte_end;     /* the body's byte range in the document */
     const char *path, *title, *heading, *doc_sha256;   /* borrowed from the index view */
@@ -401,6 +425,8 @@ typedef struct hx_results {
     size_t n;
     hx_group group;                    /* the grouping that made the list */
     size_t total_candidates;           /* distinct chunks considered before the cut to k */
+    double keyword_bound;              /* the query's BM25 score bound (keyword_score / bound is
+                                          what relevance uses); 0 without a keyword side */
     double search_ms;
 } hx_results;
 void hx_results_free(hx_results *r);

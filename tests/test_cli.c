@@ -730,7 +730,7 @@ int main(void)
     test_weights_flags(db);
     test_citation_and_status(root, db);
 
-    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --json -k 2 where do pods run", db);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --json -k 2 --min-score 0 where do pods run", db);
     CHECK(check_run(cmd, &out) == 0, "search --json exits 0");
     hx_json_doc *doc = NULL;
     CHECK(hx_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "one JSON object: %.200s", out);

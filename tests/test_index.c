@@ -104,14 +104,14 @@ static void test_search(hx_index *ix)
         CHECK(strcmp(r.v[i].path, "docs/scheduler.md"), "-exclude drops the document");
     CHECK(!strcmp(top(ix, "how do I make bread at home", HX_MODE_VECTOR, NULL, 0, &r), "notes.txt"),
           "semantic match with no shared rare word: %s", r.n ? r.v[0].path : "-");
-    CHECK(r.n && r.v[0].score > 0.3f && r.v[0].score <= 1.0001f, "vector score is a cosine: %g",
-          r.n ? (double)r.v[0].score : 0.0);
+    CHECK(r.n && r.v[0].similarity > 0.3f && r.v[0].similarity <= 1.0001f && r.v[0].similarity == r.v[0].vector_score,
+          "vector similarity is a cosine: %g", r.n ? (double)r.v[0].similarity : 0.0);
     CHECK(!strcmp(top(ix, "which component decides where workloads are placed", HX_MODE_VECTOR, NULL, 0, &r),
                   "docs/scheduler.md"),
           "semantic paraphrase: %s", r.n ? r.v[0].path : "-");
     CHECK(!strcmp(top(ix, "durable disk storage for pods", HX_MODE_HYBRID, NULL, 0, &r), "docs/storage.md"),
           "hybrid: %s", r.n ? r.v[0].path : "-");
-    CHECK(r.n && r.v[0].score <= 1.0f / 61 + 1e-6f, "hybrid RRF score scale (default weights sum to 1)");
+    CHECK(r.n && r.v[0].fused <= 1.0f / 61 + 1e-6f, "hybrid RRF score scale (default weights sum to 1)");
     /* the heading's line opens the chunk: its words are text of the section */
     CHECK(r.n && !strcmp(r.v[0].heading, "Persistent Volumes") && r.v[0].line_start == 1, "citation fields: %s %u",
           r.n ? r.v[0].heading : "-", r.n ? r.v[0].line_start : 0);

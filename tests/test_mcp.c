@@ -218,7 +218,7 @@ static void test_tools(server *s)
     hx_json_num_int64(get(r, "structuredContent.total_tokens"), &used, NULL);
     CHECK(used > 0 && used <= 200, "within budget: %lld", (long long)used);
     hx_json_doc_free(d);
-    r = tool(s, &d, 17, "get_context", "{\"query\":\"bread\",\"max_tokens\":64}");
+    r = tool(s, &d, 17, "get_context", "{\"query\":\"bread\",\"max_tokens\":64,\"min_score\":0}");
     CHECK(hx_json_bool(get(r, "structuredContent.truncated")) == 1, "small budget drops passages");
     hx_json_doc_free(d);
 
@@ -1452,6 +1452,160 @@ static void test_seed_tools(server *s)
     hx_json_doc_free(d);
 }
 
+/* Stores body under name with add_document (JSON-escaping newlines and quotes). */
+static void add_doc(server *s, int id, const char *name, const char *body)
+{
+    char *esc = malloc(2 * strlen(body) + 1), *args = malloc(2 * strlen(body) + 256);
+    size_t e = 0;
+    for (const char *p = body; *p; p++) {
+        if (*p == '\n' || *p == '"')
+            esc[e++] = '\\';
+        esc[e++] = *p == '\n' ? 'n' : *p;
+    }
+    esc[e] = 0;
+    snprintf(args, 2 * strlen(body) + 256, "{\"content\":\"%s\",\"name\":\"%s\"}", esc, name);
+    hx_json_doc *d;
+    const hx_json_val *r = tool(s, &d, id, "add_document", args);
+    CHECK(r && !is_error(r), "%s stored: %s", name, fault_text(r));
+    hx_json_doc_free(d);
+    free(esc);
+    free(args);
+}
+
+/* Every source's "[index] path" opens a passage of the context, and the indexes run 1, 2, ... */
+static bool labels_agree(const hx_json_val *r)
+{
+    const char *ctx = hx_json_str(get(r, "structuredContent.context"), NULL);
+    const hx_json_val *src = get(r, "structuredContent.sources");
+    for (size_t i = 0; ctx && i < hx_json_len(src); i++) {
+        int64_t index = 0;
+        hx_json_num_int64(get(hx_json_arr_get(src, i), "index"), &index, NULL);
+        char label[600];
+        snprintf(label, sizeof label, "[%lld] %s (", (long long)index, hx_json_str(get(hx_json_arr_get(src, i), "path"), NULL));
+        if (index != (int64_t)i + 1 || !strstr(ctx, label))
+            return false;
+    }
+    return ctx != NULL;
+}
+
+/* get_context (issue 11 item 6): [n] labels agree with sources[].index after a passage that does
+ * not fit is dropped; the relevance floor leaves an off-topic question without context; at most
+ * 10 passages by default; include_relationships adds the neighbouring chunks of the same section
+ * only. Also search's recency argument (item 5). */
+static void test_context(server *s)
+{
+    char body[16384];
+    /* a long passage that ranks first for "zeppelin" but does not fit 100 tokens, then a short one */
+    strcpy(body, "# Airships\n\n");
+    for (int i = 0; i < 40; i++)
+        strcat(body, "Zeppelin mooring masts hold the zeppelin. ");
+    add_doc(s, 4001, "air/long.md", body);
+    add_doc(s, 4002, "air/short.md", "A zeppelin flew over the town at dawn.");
+    hx_json_doc *d;
+    const hx_json_val *r = tool(s, &d, 4003, "search", "{\"query\":\"zeppelin\",\"mode\":\"keyword\",\"min_score\":0}");
+    const char *first = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
+    CHECK(first && !strcmp(first, "air/long.md"), "the long passage ranks first: %s", first ? first : "-");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 4004, "get_context", "{\"query\":\"zeppelin\",\"mode\":\"keyword\",\"max_tokens\":100}");
+    int64_t dropped = 0;
+    hx_json_num_int64(get(r, "structuredContent.dropped"), &dropped, NULL);
+    const char *p0 = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.sources"), 0), "path"), NULL);
+    CHECK(dropped >= 1 && p0 && !strcmp(p0, "air/short.md"), "the first passage is dropped, the short one kept: %s",
+          fault_text(r));
+    CHECK(labels_agree(r), "[n] labels agree with sources[].index after a drop: %s", fault_text(r));
+    hx_json_doc_free(d);
+
+    /* the relevance floor: an off-topic question gets no passages at the defaults */
+    r = tool(s, &d, 4005, "get_context", "{\"query\":\"chocolate cake recipe with strawberries\"}");
+    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.sources")) == 0 &&
+              !strcmp(hx_json_str(get(r, "structuredContent.context"), NULL), ""),
+          "off-topic: no context at the default floor: %s", fault_text(r));
+    hx_json_doc_free(d);
+    r = tool(s, &d, 4006, "get_context", "{\"query\":\"zeppelin\"}");
+    CHECK(r && hx_json_len(get(r, "structuredContent.sources")) >= 1 && labels_agree(r),
+          "on-topic: context at the default floor: %s", fault_text(r));
+    hx_json_doc_free(d);
+
+    /* twelve passages on one subject: ten by default, within the budget */
+    for (int i = 0; i < 12; i++) {
+        char name[32], text[128];
+        snprintf(name, sizeof name, "kites/k%02d.md", i);
+        snprintf(text, sizeof text, "Kite note %d: a kite flies on a steady wind at the beach.", i);
+        add_doc(s, 4010 + i, name, text);
+    }
+    r = tool(s, &d, 4030, "get_context", "{\"query\":\"kite flying on the beach wind\",\"max_tokens\":8000,\"min_score\":0}");
+    size_t n = hx_json_len(get(r, "structuredContent.sources"));
+    CHECK(n >= 5 && n <= 10 && labels_agree(r), "5 to 10 passages by default: %zu", n);
+    hx_json_doc_free(d);
+    r = tool(s, &d, 4031, "get_context", "{\"query\":\"kite flying on the beach wind\",\"max_passages\":3,\"min_score\":0}");
+    CHECK(hx_json_len(get(r, "structuredContent.sources")) == 3, "max_passages 3: %s", fault_text(r));
+    hx_json_doc_free(d);
+
+    /* a section long enough for several chunks, "xylophone" in its middle, then another section */
+    strcpy(body, "# Band\n\n");
+    for (int i = 0; i < 60; i++)
+        snprintf(body + strlen(body), sizeof body - strlen(body), "%s sentence %d of the band notes talks about rehearsal plans. ",
+                 i == 30 ? "The xylophone" : "This", i);
+    strcat(body, "\n\n# Tickets\n\nTicket sales open on Monday.\n");
+    add_doc(s, 4040, "band/notes.md", body);
+    add_doc(s, 4041, "band/solo.md", "# Marimba\n\nThe marimba solo closes the show.\n\n# Venue\n\nThe venue seats two hundred people.\n");
+    size_t len[2] = {0, 0};
+    for (int rel = 0; rel < 2; rel++) {
+        char args[256];
+        snprintf(args, sizeof args, "{\"query\":\"xylophone\",\"mode\":\"keyword\",\"min_score\":0,\"include_relationships\":%s}",
+                 rel ? "true" : "false");
+        r = tool(s, &d, 4042 + rel, "get_context", args);
+        const hx_json_val *src = hx_json_arr_get(get(r, "structuredContent.sources"), 0);
+        const hx_json_val *ids = get(src, "chunk_ids"), *related = get(src, "related_chunk_ids");
+        const char *ctx = hx_json_str(get(r, "structuredContent.context"), NULL);
+        len[rel] = ctx ? strlen(ctx) : 0;
+        int64_t lo = INT64_MAX, hi = -1;
+        for (size_t i = 0; i < hx_json_len(ids); i++) {
+            int64_t id = -1;
+            hx_json_num_int64(hx_json_arr_get(ids, i), &id, NULL);
+            lo = id < lo ? id : lo;
+            hi = id > hi ? id : hi;
+        }
+        size_t n_rel = hx_json_len(related);
+        CHECK(related && (rel ? n_rel >= 1 && n_rel <= 2 : n_rel == 0), "include_relationships %d: %zu related: %s", rel,
+              n_rel, fault_text(r));
+        for (size_t i = 0; i < n_rel; i++) {
+            int64_t id = -1;
+            hx_json_num_int64(hx_json_arr_get(related, i), &id, NULL);
+            CHECK(id == lo - 1 || id == hi + 1, "a related chunk is a neighbour: %lld of %lld..%lld", (long long)id,
+                  (long long)lo, (long long)hi);
+        }
+        CHECK(!ctx || !strstr(ctx, "Ticket sales"), "the next section is not a relationship");
+        hx_json_doc_free(d);
+    }
+    CHECK(len[1] > len[0], "neighbours add text: %zu > %zu", len[1], len[0]);
+    r = tool(s, &d, 4044, "get_context", "{\"query\":\"marimba solo\",\"mode\":\"keyword\",\"min_score\":0}");
+    const hx_json_val *src = hx_json_arr_get(get(r, "structuredContent.sources"), 0);
+    int64_t line_end = 0;
+    hx_json_num_int64(get(src, "line_end"), &line_end, NULL);
+    CHECK(get(src, "related_chunk_ids") && hx_json_len(get(src, "related_chunk_ids")) == 0 && line_end == 3,
+          "a neighbour of another section is left out (include_relationships defaults to true): %s", fault_text(r));
+    hx_json_doc_free(d);
+    /* recency (item 5): the older note matches better; with a one-year half-life the newer one leads */
+    r = tool(s, &d, 4050, "add_document", "{\"content\":\"Glacier survey: the glacier retreated by forty metres this year.\","
+                                          "\"name\":\"ice/old.md\",\"metadata\":{\"date\":\"2012-05-01\"}}");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 4051, "add_document", "{\"content\":\"Glacier survey notes: the glacier lost more ice again.\","
+                                          "\"name\":\"ice/new.md\",\"metadata\":{\"date\":\"2025-05-01\"}}");
+    hx_json_doc_free(d);
+    static const char *const recency[2] = {"", ",\"recency\":{\"key\":\"date\",\"half_life_days\":365}"};
+    static const char *const leader[2] = {"ice/old.md", "ice/new.md"};
+    for (int i = 0; i < 2; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "{\"query\":\"glacier survey retreated metres\",\"filters\":{\"path\":\"ice/**\"}%s}",
+                 recency[i]);
+        r = tool(s, &d, 4052 + i, "search", args);
+        const char *p = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
+        CHECK(p && !strcmp(p, leader[i]), "recency %d: %s leads: %s", i, leader[i], fault_text(r));
+        hx_json_doc_free(d);
+    }
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_mcp_XXXXXX";
@@ -1488,6 +1642,7 @@ int main(void)
     test_hostile(&s);
     test_group(&s);
     test_seed_tools(&s);
+    test_context(&s);
     int status = stop(&s, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "end of input: clean exit (status %d)", status);
     test_busy();

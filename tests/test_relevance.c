@@ -22,7 +22,7 @@ static char root[PATH_MAX];
 static hx_json_doc *search(const char *db, const char *mode, const char *query)
 {
     char cmd[2 * PATH_MAX], *out;
-    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --mode %s -k 50 --group chunk --json -- '%s'", db, mode, query);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --mode %s -k 50 --group chunk --min-score 0 --json -- '%s'", db, mode, query);
     int rc = check_run(cmd, &out);
     hx_json_doc *d = NULL;
     CHECK(rc == 0 && hx_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search %s: %.200s", query, out);

@@ -132,9 +132,11 @@ static const cli_opt options[] = {
      "metadata value; repeatable (AND)",
      .repeat = true},
     {"--min-score", 0, "X", CMD_SEARCH,
-     .help = "drop results scoring below X; the scale depends on the mode: vector is\ncosine (-1..1), keyword is BM25 "
-     "(0..unbounded), hybrid RRF is the sum of\nweight/(60+rank) (at most 1/61 = 0.0164 with the default weights),\n"
-     "hybrid weighted is 0..1"},
+     .help = "drop results whose relevance (the score, 0..1 in every mode: the\nestimated probability that the result is "
+     "relevant) is below X\n(default " HX_STRINGIFY(HX_MIN_RELEVANCE) "; 0 keeps every candidate)"},
+    {"--recency", 0, "KEY:DAYS", CMD_SEARCH,
+     .help = "newer first: multiply each result's ranking by 0.5^(age / DAYS), the age\nfrom the ISO-8601 date in metadata "
+     "KEY, or KEY mtime for the file's\n(a document without the key ages from its mtime)"},
     {"--fusion", 0, "F", CMD_SEARCH, .help = "rrf (default, k = 60) or weighted (min-max normalised scores)", .choices = fusion_names},
     {"--fusion-weights", 0, "V,T", CMD_SEARCH,
      .help = "weights of the vector and keyword sides, for either fusion (0.5,0.5);\neach finite and >= 0, not both 0"},
@@ -988,9 +990,10 @@ static int cmd_search(const cli_args *a)
     hx_search_opts_default(&o);
     o.snippets = 1;
     o.group = HX_GROUP_DOCUMENT;
+    o.min_score = (float)HX_MIN_RELEVANCE;
     hx_filter *filters = hx_calloc(a->n + 1, sizeof *filters);
     char **kv = hx_calloc(a->n + 1, sizeof *kv);   /* copies of the KEY=VALUE strings, cut at '=' */
-    char *query = NULL;
+    char *query = NULL, *recency_key = NULL;   /* KEY of --recency KEY:DAYS, owned */
     size_t qlen = 0, pos = 0;
     int rc = 2;
     hx_model *model = NULL;
@@ -1031,6 +1034,22 @@ static int cmd_search(const cli_args *a)
     }
     if (fusion_weights_opt(a, &o))
         goto done;
+    if ((v = opt_str(a, "--recency"))) {
+        const char *colon = strrchr(v, ':');
+        char *end;
+        double days = colon ? strtod(colon + 1, &end) : NAN;
+        if (!colon || colon == v || end == colon + 1 || *end || !(days > 0 && isfinite(days))) {
+            fprintf(stderr, "hyrax search: --recency wants KEY:DAYS (a half-life in days > 0), not '%s'\n", v);
+            goto done;
+        }
+        if (!(recency_key = hx_strdup(v))) {
+            rc = 1;
+            goto done;
+        }
+        recency_key[colon - v] = 0;
+        o.recency_key = recency_key;
+        o.recency_half_life_days = days;
+    }
     hx_read_context at = {HX_READ_HEAD, NULL, 0};
     if (opt_str(a, "--as-of") && opt_str(a, "--baseline")) {
         fputs("hyrax search: give one of --as-of TIME and --baseline NAME\n", stderr);
@@ -1078,6 +1097,7 @@ done:
     free(kv);
     free(filters);
     free(query);
+    free(recency_key);
     return rc;
 }
 

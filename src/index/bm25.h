@@ -228,6 +228,10 @@ typedef struct hx_bm25_params {
     hx_bm25_pred allow;  /* filter applied inside the search, before top-k; NULL = all */
     void *allow_ctx;
     int exhaustive;      /* nonzero: score every candidate (no pruning); for tests */
+    double *bound;       /* out, may be NULL: the query's score bound, the sum of its scoring
+                            clauses' idf weights (idf over the live documents; a term no document
+                            holds counts with df 0), which a document's score nears as every tf
+                            grows: what score / bound normalises by (fusion.h hx_relevance) */
 } hx_bm25_params;
 
 void hx_bm25_params_default(hx_bm25_params *p);

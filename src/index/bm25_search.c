@@ -1042,6 +1042,8 @@ int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_que
     if (!(params->k1 >= 0 && params->k1 < 1e6) || !(params->b >= 0 && params->b <= 1) ||
         !(params->head_weight >= 0 && params->head_weight < 1e6))
         return hx_error_set(err, HX_EINVAL, -1, "bm25: k1 and head_weight must be >= 0 and b within [0, 1]");
+    if (params->bound)
+        *params->bound = 0;
     if (k == 0 || q->n_cl == 0)
         return 0;
     search s;
@@ -1068,6 +1070,8 @@ int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_que
         goto done;
     if (weigh_units(&s, segs, n_segs, n_live) || alloc_scratch(&s))
         goto nomem;
+    for (size_t i = 0; i < s.n_units && params->bound; i++)
+        *params->bound += s.u[i].occur != OCC_NOT ? s.u[i].w : 0;
     if ((rc = search_segments(&s, segs, n_segs, n_must, err)) == HX_ENOMEM)
         goto nomem;
     if (rc == 0) {

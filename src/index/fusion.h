@@ -19,6 +19,33 @@
 #define HX_VECTOR_WEIGHT 0.5f
 #define HX_TEXT_WEIGHT 0.5f
 
+/* === Relevance: scores a threshold can use ===
+ * A result's `score` is P(relevant | features), an absolute 0..1 relevance, from a logistic
+ * (Platt) map of two features: c, the cosine of query and chunk, and x = BM25 / the query's score
+ * bound (bm25.h hx_bm25_params.bound: the sum of the query terms' idf, terms no chunk holds
+ * included), in [0, 1). Unlike min-max or rank normalisation it does not rescale each query's
+ * list, so an off-topic query scores low throughout and the floor drops it whole.
+ *   vector:  p = sigmoid(v.c * c + v.b)
+ *   keyword: p = sigmoid(k.x * x + k.b)
+ *   hybrid:  p = sigmoid(h.c * c + h.x * x + h.b), with the cosine of every candidate (the keyword
+ *            side's too) and x = 0 where the keyword side missed the chunk (its BM25 is below the
+ *            side's last candidate's): one logistic regression on both features together
+ * The constants are fitted on the Cranfield judgements (1,400 abstracts, 225 queries; a document
+ * judged 1..4 counts as relevant) by bench/calibrate.py, which prints this table: run it again
+ * after a change to the model, the analyzer or BM25, and paste its output here. Ranking is not
+ * touched: vector and keyword order by their own score (p is monotone in it), hybrid by fusion. */
+typedef struct hx_calibration {
+    float c, x, b;   /* weights of cosine and normalised BM25, and the intercept */
+} hx_calibration;
+/* fitted by bench/calibrate.py on Cranfield (225 judged queries, 45000 chunks) */
+#define HX_CALIBRATION_VECTOR {9.9927f, 0, -7.8585f}
+#define HX_CALIBRATION_KEYWORD {0, 9.2469f, -4.7305f}
+#define HX_CALIBRATION_HYBRID {7.4328f, 5.2953f, -7.5058f}
+
+/* The relevance of a candidate with cosine `cosine` (ignored in keyword mode) and normalised BM25
+ * `kw_norm` (ignored in vector mode; 0 where the keyword side missed it), in [0, 1]. */
+float hx_relevance(hx_search_mode mode, float cosine, float kw_norm);
+
 typedef struct hx_hit {
     uint32_t id;        /* chunk id */
     float score;        /* the side's own score (cosine, BM25) */
@@ -29,6 +56,8 @@ typedef struct hx_fused {
     float score;                 /* fused score */
     float vector_score, keyword_score;   /* each side's raw score, NAN when the side missed it */
     uint32_t vector_rank, keyword_rank;  /* 1-based, 0 when the side missed it */
+    float relevance, similarity;         /* set by the caller (search.c): hx_relevance, cosine */
+    float recency;                       /* set by the caller: the factor applied to score */
 } hx_fused;
 
 typedef enum { HX_FUSE_RRF, HX_FUSE_WEIGHTED } hx_fusion_kind;

@@ -50,13 +50,19 @@ int hx_passages_build(const hx_results *res, hx_passages *out, hx_error *err)
             j++;
         if (j == out->n)
             out->v[out->n++] = (hx_passage){r, r->byte_start, r->byte_start, r->line_start, r->line_end, r->score,
-                                            NULL, NULL, 0};
+                                            NULL, NULL, 0, 0};
         if (merge(&out->v[j], r)) {
             hx_passages_free(out);
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling passages");
         }
+        out->v[j].n_ranked++;
     }
     return 0;
+}
+
+int hx_passage_extend(hx_passage *p, const hx_result *r, hx_error *err)
+{
+    return merge(p, r) ? hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling passages") : 0;
 }
 
 void hx_passages_free(hx_passages *p)

@@ -16,8 +16,10 @@ typedef struct hx_passage {
     uint32_t line_start, line_end;
     float relevance;             /* the best chunk's score */
     char *text;                  /* owned: the document's bytes [start, end), NUL-terminated */
-    uint32_t *chunk_ids;         /* owned: the merged chunks, in rank order */
+    uint32_t *chunk_ids;         /* owned: the merged chunks, in rank order, then those added by
+                                    hx_passage_extend */
     size_t n_chunks;
+    size_t n_ranked;             /* chunk_ids[0 .. n_ranked) came from the results */
 } hx_passage;
 
 typedef struct hx_passages {
@@ -29,5 +31,10 @@ typedef struct hx_passages {
  * Returns 0 or HX_ENOMEM. */
 int hx_passages_build(const hx_results *res, hx_passages *out, hx_error *err);
 void hx_passages_free(hx_passages *p);
+
+/* Merges chunk r (of p's document, touching or overlapping p's range: a neighbour) into p: its
+ * text and lines grow to cover it and its id is appended to chunk_ids after the ranked ones.
+ * Returns 0 or HX_ENOMEM (p unchanged). */
+int hx_passage_extend(hx_passage *p, const hx_result *r, hx_error *err);
 
 #endif

@@ -1,12 +1,14 @@
 /* search.c: answering queries over one index view: the keyword side (BM25 over every segment
  * with index-wide statistics), the vector side (HNSW per segment, merged), filters applied
- * inside both, fusion, duplicate removal, the deterministic tie-break (score, path, chunk index),
+ * inside both, fusion, relevance (fusion.h hx_relevance) and its floor, recency (recency.h),
+ * duplicate removal, the deterministic tie-break (score, path, chunk index),
  * grouping by document (hyrax.h hx_group) and result assembly with snippets. Reads the view
  * built by index.c; never writes. */
 #include "fusion.h"
 #include "alloc.h"
 #include "glob.h"
 #include "index_internal.h"
+#include "recency.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -103,8 +105,9 @@ static bool hnsw_allowed(uint32_t id, void *ctx)
 
 /* === The two sides === */
 
+/* The keyword side's best n_cand hits into out; *bound gets the query's BM25 score bound. */
 static int keyword_side(const ix_view *v, const hx_bm25_query *q, chunk_filter *cf, size_t n_cand,
-                        hx_hit *out, size_t *n_out, hx_error *err)
+                        hx_hit *out, size_t *n_out, double *bound, hx_error *err)
 {
     *n_out = 0;
     hx_bm25_segment *segs = hx_malloc(sizeof *segs * (v->n_segs ? v->n_segs : 1));
@@ -127,6 +130,7 @@ static int keyword_side(const ix_view *v, const hx_bm25_query *q, chunk_filter *
     }
     hx_bm25_params p;
     hx_bm25_params_default(&p);
+    p.bound = bound;
     if (cf->allowed) {
         p.allow = bm25_allowed;
         p.allow_ctx = cf;
@@ -235,7 +239,8 @@ static int fill_result(const ix_view *v, uint32_t chunk_id, hx_result *r)
     r->text_len = tlen - body;
     r->meta = d->info.meta;
     r->n_meta = d->info.n_meta;
-    r->vector_score = r->keyword_score = NAN;
+    r->vector_score = r->keyword_score = r->similarity = r->fused = NAN;
+    r->recency = 1;
     return 0;
 }
 
@@ -272,7 +277,7 @@ static int add_more(hx_result *head, const hx_result *r, hx_error *err)
  * holds all of a document's chunks among them), cut to k. Headings are not NUL-terminated in
  * the map, so result strings that come from chunk data carry lengths. */
 static int assemble(const ix_view *v, const hx_fused *f, size_t n, const hx_search_opts *o, uint32_t k,
-                    hx_results *out, hx_error *err)
+                    bool hybrid, hx_results *out, hx_error *err)
 {
     bool grouped = o->group == HX_GROUP_DOCUMENT;
     size_t slots = 1;
@@ -288,16 +293,19 @@ static int assemble(const ix_view *v, const hx_fused *f, size_t n, const hx_sear
         goto done;
     }
     for (size_t i = 0; i < n && !rc; i++) {
-        if (!isnan(o->min_score) && f[i].score < o->min_score)
-            break;
+        if (!isnan(o->min_score) && f[i].relevance < o->min_score)
+            continue;   /* hybrid and recency order is not by relevance: later ones may pass */
         if (!grouped && out->n == k)
             break;
         hx_result r;
         if (fill_result(v, f[i].id, &r))
             continue;
-        r.score = f[i].score;
+        r.score = f[i].relevance;
         r.vector_score = f[i].vector_score;
         r.keyword_score = f[i].keyword_score;
+        r.similarity = f[i].similarity;
+        r.fused = hybrid ? f[i].score : NAN;
+        r.recency = f[i].recency;
         uint32_t *slot = grouped ? group_slot(groups, slots - 1, out, r.doc_id) : NULL;
         if (slot && *slot) {
             rc = add_more(&out->v[*slot - 1], &r, err);
@@ -344,8 +352,67 @@ static double ms_since(const struct timespec *t0)
 
 /* === Entry points === */
 
+/* Cosine of vec and chunk id's stored vector. */
+static float cosine(const ix_view *v, uint32_t dim, const float *vec, uint32_t id)
+{
+    const float *c = ix_chunk_vector(ix_segment_of(v, id), id);
+    double dot = 0;
+    for (uint32_t i = 0; i < dim; i++)
+        dot += (double)vec[i] * c[i];
+    return (float)dot;
+}
+
+/* The date of chunk id's document for recency. */
+static int64_t chunk_date(const ix_view *v, uint32_t id, const char *key)
+{
+    const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(ix_segment_of(v, id), id, IX_F_DOC));
+    return d ? hx_recency_date(&d->info, key) : 0;
+}
+
+/* Relevance and similarity of every candidate (fusion.h: x is BM25 over the query's bound, 0
+ * where the keyword side missed), and the recency factor when asked. */
+static void score_candidates(hx_index *ix, const float *vec, double bound, hx_search_mode mode, const hx_search_opts *o,
+                             hx_fused *f, size_t n)
+{
+    int64_t now = (int64_t)time(NULL);
+    for (size_t i = 0; i < n; i++) {
+        float c = !vec ? NAN : !isnan(f[i].vector_score) ? f[i].vector_score : cosine(&ix->v, ix->dim, vec, f[i].id);
+        float x = !isnan(f[i].keyword_score) && bound > 0 ? (float)(f[i].keyword_score / bound) : 0.0f;
+        f[i].similarity = c;
+        f[i].relevance = hx_relevance(mode, c, x);
+        f[i].recency = o->recency_key ? (float)hx_recency_factor(chunk_date(&ix->v, f[i].id, o->recency_key), now,
+                                                                 o->recency_half_life_days)
+                                      : 1.0f;
+    }
+}
+
+/* The ranking key: the side's own score or the fused one; with recency, the fused score in hybrid
+ * mode and the relevance in a single one (a cosine may be negative), times the recency factor. */
+static float rank_key(const hx_fused *f, bool hybrid, bool recency)
+{
+    return recency ? (hybrid ? f->score : f->relevance) * f->recency : f->score;
+}
+
+/* Orders candidates by rank_key, ties by path then chunk index (insertion sort: at most 2 x n_cand). */
+static void sort_by_key(const ix_view *v, hx_fused *f, size_t n, bool hybrid, bool recency)
+{
+    for (size_t i = 1; i < n; i++) {
+        hx_fused x = f[i];
+        float kx = rank_key(&x, hybrid, recency);
+        size_t j = i;
+        while (j > 0 && (kx > rank_key(&f[j - 1], hybrid, recency) ||
+                         (kx == rank_key(&f[j - 1], hybrid, recency) &&
+                          by_path_then_index(x.id, f[j - 1].id, (void *)v) < 0))) {
+            f[j] = f[j - 1];
+            j--;
+        }
+        f[j] = x;
+    }
+}
+
 /* One search with n_cand candidates per side: vec may be NULL (keyword only), q may be NULL
- * (vector only). *deeper says whether a side filled all n_cand, so more candidates exist. */
+ * (vector only). *deeper says whether deeper candidates could still pass: a side filled all
+ * n_cand, and the relevance of a chunk below both sides' last candidates can reach the floor. */
 static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
                         uint32_t k, size_t n_cand, hx_results *out, bool *deeper, hx_error *err)
 {
@@ -354,6 +421,7 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
     hx_fused *fused = hx_malloc(sizeof *fused * 2 * n_cand);
     chunk_filter cf = {0};
     size_t nv = 0, nk = 0, nf = 0;
+    double bound = 0;
     int rc = 0;
     if (!vh || !kh || !fused) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -361,10 +429,11 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
     }
     if ((rc = filter_build(&cf, v, o, err)))
         goto done;
-    bool vector_only = !q, keyword_only = !vec;
+    bool vector_only = !q, keyword_only = !vec, hybrid = !vector_only && !keyword_only;
+    hx_search_mode mode = vector_only ? HX_MODE_VECTOR : keyword_only ? HX_MODE_KEYWORD : HX_MODE_HYBRID;
     if (vec && (rc = vector_side(v, vec, &cf, o->ef, n_cand, vh, &nv, err)))
         goto done;
-    if (q && (rc = keyword_side(v, q, &cf, n_cand, kh, &nk, err)))
+    if (q && (rc = keyword_side(v, q, &cf, n_cand, kh, &nk, &bound, err)))
         goto done;
     hx_fusion f = {o->fusion == 1 ? HX_FUSE_WEIGHTED : HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K,
                    HX_VECTOR_WEIGHT, HX_TEXT_WEIGHT};
@@ -372,12 +441,12 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
         f.vector_weight = o->vector_weight;
         f.text_weight = o->text_weight;
     }
-    if (vector_only || keyword_only) {
-        /* a single side keeps its own scores: cosine or BM25 */
+    if (!hybrid) {
+        /* a single side keeps its own order: cosine or BM25 */
         const hx_hit *h = vector_only ? vh : kh;
         nf = vector_only ? nv : nk;
         for (size_t i = 0; i < nf; i++) {
-            fused[i] = (hx_fused){h[i].id, h[i].score, NAN, NAN, 0, 0};
+            fused[i] = (hx_fused){h[i].id, h[i].score, NAN, NAN, 0, 0, 0, NAN, 1};
             if (vector_only) {
                 fused[i].vector_score = h[i].score;
                 fused[i].vector_rank = (uint32_t)i + 1;
@@ -386,22 +455,19 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
                 fused[i].keyword_rank = (uint32_t)i + 1;
             }
         }
-        /* equal scores: path, then chunk index */
-        for (size_t i = 1; i < nf; i++) {
-            hx_fused x = fused[i];
-            size_t j = i;
-            while (j > 0 && x.score == fused[j - 1].score && by_path_then_index(x.id, fused[j - 1].id, (void *)v) < 0) {
-                fused[j] = fused[j - 1];
-                j--;
-            }
-            fused[j] = x;
-        }
     } else if ((rc = hx_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err))) {
         goto done;
     }
+    score_candidates(ix, vec, bound, mode, o, fused, nf);
+    if (!hybrid || o->recency_key)   /* single side: equal scores by path, then chunk index */
+        sort_by_key(v, fused, nf, hybrid, o->recency_key != NULL);
     out->total_candidates = nf;
-    *deeper = nv == n_cand || nk == n_cand;
-    rc = assemble(v, fused, nf, o, k, out, err);
+    out->keyword_bound = bound;
+    float last_c = nv ? vh[nv - 1].score : -1.0f;
+    float last_x = nk && bound > 0 ? (float)(kh[nk - 1].score / bound) : 0.0f;
+    *deeper = (nv == n_cand || nk == n_cand) &&
+              (isnan(o->min_score) || hx_relevance(mode, last_c, last_x) >= o->min_score);
+    rc = assemble(v, fused, nf, o, k, hybrid, out, err);
 done:
     free(cf.allowed);
     free(vh);
@@ -417,6 +483,8 @@ static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, co
 {
     uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
     size_t n_cand = (size_t)k * CANDIDATE_FACTOR;
+    if (o->recency_key && !(o->recency_half_life_days > 0 && isfinite(o->recency_half_life_days)))
+        return hx_error_set(err, HX_EINVAL, -1, "recency needs a half-life > 0 days, got %g", o->recency_half_life_days);
     for (;;) {
         bool deeper = false;
         int rc = search_depth(ix, vec, q, o, k, n_cand, out, &deeper, err);

@@ -50,7 +50,26 @@
      .description = "document: one result per document, its best chunk, ranked by it, with the document's "  \
                     "other matching chunks in `more` (top_k counts documents); chunk: every matching chunk " \
                     "on its own."}
+#define MIN_SCORE_DOC                                                                                        \
+    "Drop results whose score is below this. The score is a relevance in 0..1 in every mode: the estimated "   \
+    "probability that the result is relevant (calibrated on judged queries), so 0.5 means 'more likely "       \
+    "relevant than not'; 0 keeps every candidate."
+/* Questions get the default floor; find_similar, which asks for neighbours, gets none. */
+#define ARG_MIN_SCORE {"min_score", MCP_NUMBER, .def = HX_STRINGIFY(HX_MIN_RELEVANCE), .description = MIN_SCORE_DOC}
+#define ARG_MIN_SCORE_NO_FLOOR {"min_score", MCP_NUMBER, .description = MIN_SCORE_DOC " No floor by default."}
 #define ARG_THRESHOLD {"threshold", .alias_of = "min_score", .description = "The same as min_score (seed 003's name)."}
+static const mcp_arg recency_args[] = {
+    {"key", MCP_STRING, .required = true, AT_LEAST(1),
+     .description = "metadata key holding an ISO-8601 date (e.g. last-updated), or mtime for the file's"},
+    {"half_life_days", MCP_NUMBER, .required = true, .bounds = MCP_MIN, .min = 1e-6,
+     .description = "age in days at which a result's ranking weight halves"},
+    {.name = NULL},
+};
+#define ARG_RECENCY                                                                                          \
+    {"recency", MCP_OBJECT, .props = recency_args,                                                           \
+     .description = "Newer first (off by default): each result's ranking is multiplied by "                 \
+                    "0.5^(age / half_life_days); a document without the key ages from its mtime. The "       \
+                    "score (relevance) and min_score are not changed; each result's factor is `recency`."}
 #define ARG_DOC_ID(what) {"doc_id", MCP_INTEGER, RANGE(0, UINT32_MAX), .description = what}
 #define ARG_QUERY(what) {"query", MCP_STRING, .required = true, AT_LEAST(1), .description = what}
 #define ARG_MAX_TOKENS                                                                                       \
@@ -176,6 +195,16 @@ static int search_opts(const mcp_args *a, hx_search_opts *o, hx_filter *filters,
     return filters_parse(a, "filters", filters, &o->n_filters, msg, cap);
 }
 
+/* The recency argument into o (left off when absent). */
+static void recency_opts(const mcp_args *a, hx_search_opts *o)
+{
+    if (!mcp_arg_value(a, "recency"))
+        return;
+    mcp_args r = mcp_arg_object(a, "recency");
+    o->recency_key = mcp_arg_str(&r, "key");
+    o->recency_half_life_days = mcp_arg_num(&r, "half_life_days");
+}
+
 /* Opens the reader, runs the query and counts it for index_health; 0 with *res filled. */
 static int run_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
                      char *msg, size_t cap)
@@ -211,11 +240,9 @@ static const mcp_arg search_args[] = {
     ARG_LIMIT,
     ARG_GROUP_BY,
     ARG_FILTERS,
-    {"min_score", MCP_NUMBER,
-     .description = "Drop results below this score. Scale per mode: semantic = cosine (-1..1); keyword = BM25 "
-                    "(0..unbounded); hybrid rrf = sum of weight/(k+rank) (<= 1/(k+1) with the default weights "
-                    "0.5/0.5); hybrid weighted = 0..1."},
+    ARG_MIN_SCORE,
     ARG_THRESHOLD,
+    ARG_RECENCY,
     {"fusion", MCP_OBJECT, .props = fusion_args},
     MCP_ARG_READ_CONTEXT,
     {.name = NULL},
@@ -223,8 +250,10 @@ static const mcp_arg search_args[] = {
 
 #define RESULT_ITEM_SCHEMA                                                                                    \
     "{\"type\":\"object\",\"properties\":{"                                                                  \
-    "\"rank\":{\"type\":\"integer\"},\"score\":{\"type\":\"number\"},"                                       \
+    "\"rank\":{\"type\":\"integer\"},\"score\":{\"type\":\"number\",\"description\":\"relevance 0..1\"},"       \
+    "\"similarity\":{\"type\":[\"number\",\"null\"],\"description\":\"cosine of query and chunk\"},"          \
     "\"vector_score\":{\"type\":[\"number\",\"null\"]},\"keyword_score\":{\"type\":[\"number\",\"null\"]},"  \
+    "\"fused_score\":{\"type\":[\"number\",\"null\"]},\"recency\":{\"type\":\"number\"},"                  \
     "\"title\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"      \
     "\"filename\":{\"type\":\"string\",\"description\":\"the document's root-relative path (seed 003)\"},"        \
     "\"chunk_index\":{\"type\":\"integer\"},"                                                                 \
@@ -248,6 +277,7 @@ static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w
     const char *query = mcp_arg_str(&a, "query"), *method = mcp_arg_str(&fusion, "method");
     if (search_opts(&a, &o, filters, msg, cap))
         return -1;
+    recency_opts(&a, &o);
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     o.fusion = !strcmp(method, "weighted");
     o.rrf_k = (int)mcp_arg_int(&fusion, "k");
@@ -277,9 +307,13 @@ static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w
 static const mcp_arg context_args[] = {
     ARG_QUERY(NULL),
     ARG_MAX_TOKENS,
-    /* accepted (seed 001's getContext gives it); issue 11 item 6 makes it bring neighbouring chunks */
+    {"max_passages", MCP_INTEGER, RANGE(1, CONTEXT_CANDIDATES), .def = "10",
+     .description = "At most this many passages (seed 003: 5 to 10 per query); fewer when the relevance "
+                    "floor or the token budget ends the list first."},
     {"include_relationships", MCP_BOOLEAN, .def = "true",
-     .description = "Also the neighbouring chunks of the same section (seed 001)."},
+     .description = "Add to each passage the chunks just before and after it in the same section (same "
+                    "heading) of its document, so it reads in context; they count in the budget (seed 001)."},
+    ARG_MIN_SCORE,
     ARG_FILTERS,
     ARG_MODE,
     MCP_ARG_READ_CONTEXT,
@@ -289,80 +323,170 @@ static const mcp_arg context_args[] = {
 static const char context_out[] =
     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"context\":{\"type\":\"string\"},"
     "\"sources\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-    "\"index\":{\"type\":\"integer\"},\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
+    "\"index\":{\"type\":\"integer\",\"description\":\"the [n] label of the passage in context\"},\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
     "\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},"
     "\"relevance\":{\"type\":\"number\"},\"tokens\":{\"type\":\"integer\"},\"chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+    "\"related_chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"description\":\"neighbouring chunks added by include_relationships\"},"
     "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
     "\"total_tokens\":{\"type\":\"integer\"},\"max_tokens\":{\"type\":\"integer\"},\"dropped\":{\"type\":\"integer\"},"
     "\"truncated\":{\"type\":\"boolean\"}," MCP_READ_CONTEXT_SCHEMA
     "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
 
+/* True when chunk id is in a passage of ps already. */
+static bool in_passages(const hx_passages *ps, uint32_t id)
+{
+    for (size_t i = 0; i < ps->n; i++)
+        for (size_t c = 0; c < ps->v[i].n_chunks; c++)
+            if (ps->v[i].chunk_ids[c] == id)
+                return true;
+    return false;
+}
+
+/* include_relationships: extends passage p by the chunk before its first and the one after its
+ * last, when they are of the same document and section (heading) and in no passage yet. */
+static int add_neighbours(hx_index *ix, hx_passages *ps, hx_passage *p, hx_error *err)
+{
+    hx_doc_info d;
+    if (hx_index_doc_by_id(ix, p->first->doc_id, &d))
+        return 0;
+    uint32_t lo = p->chunk_ids[0], hi = lo;
+    for (size_t c = 1; c < p->n_chunks; c++) {
+        lo = p->chunk_ids[c] < lo ? p->chunk_ids[c] : lo;
+        hi = p->chunk_ids[c] > hi ? p->chunk_ids[c] : hi;
+    }
+    const uint32_t edge[2] = {lo, hi}, next[2] = {lo - 1, hi + 1};
+    for (int side = 0; side < 2; side++) {
+        hx_result at, nb;
+        if (next[side] < d.first_chunk || next[side] >= d.first_chunk + d.n_chunks || in_passages(ps, next[side]) ||
+            hx_index_chunk(ix, edge[side], &at, NULL) || hx_index_chunk(ix, next[side], &nb, NULL) ||
+            strcmp(at.heading, nb.heading))
+            continue;
+        int rc = hx_passage_extend(p, &nb, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Appends "[label] path (lines a-b) title > heading\n" and the passage's text to *ctx; 0 or -1. */
+static int context_append(char **ctx, size_t *len, size_t *cap, const char *header, size_t hl, const char *text,
+                          size_t tl)
+{
+    size_t need = *len + hl + tl + 3;
+    if (need > *cap) {
+        char *c = hx_realloc(*ctx, need * 2);
+        if (!c)
+            return -1;
+        *ctx = c;
+        *cap = need * 2;
+    }
+    if (*len)
+        (*ctx)[(*len)++] = '\n';
+    memcpy(*ctx + *len, header, hl);
+    memcpy(*ctx + *len + hl, text, tl);
+    *len += hl + tl;
+    (*ctx)[(*len)++] = '\n';
+    return 0;
+}
+
+/* One of get_context's sources: the passage labelled [label] in the context, answered by the
+ * commit `generation`. */
+static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, size_t tokens, uint64_t generation)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "index");
+    hx_json_write_uint(w, label);
+    hx_json_write_key(w, "doc_id");
+    hx_json_write_uint(w, p->first->doc_id);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, p->first->path);
+    hx_json_write_key(w, "title");
+    hx_json_write_cstr(w, p->first->title);
+    hx_json_write_key(w, "heading");
+    hx_json_write_cstr(w, p->first->heading);
+    hx_json_write_key(w, "line_start");
+    hx_json_write_uint(w, p->line_start);
+    hx_json_write_key(w, "line_end");
+    hx_json_write_uint(w, p->line_end);
+    hx_json_write_key(w, "relevance");
+    hx_json_write_double(w, p->relevance);
+    hx_json_write_key(w, "tokens");
+    hx_json_write_uint(w, tokens);
+    hx_json_write_key(w, "chunk_ids");
+    hx_json_write_arr_begin(w);
+    for (size_t c = 0; c < p->n_ranked; c++)
+        hx_json_write_uint(w, p->chunk_ids[c]);
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "related_chunk_ids");
+    hx_json_write_arr_begin(w);
+    for (size_t c = p->n_ranked; c < p->n_chunks; c++)
+        hx_json_write_uint(w, p->chunk_ids[c]);
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "version");
+    hx_json_write_cstr(w, p->first->doc_sha256);
+    hx_json_write_key(w, "generation");
+    hx_json_write_uint(w, generation);
+    hx_json_write_obj_end(w);
+}
+
+/* Passages in rank order, each with its neighbours when asked, while they fit max_tokens, up to
+ * max_passages; one that does not fit is dropped and the next tried. Labels [n] count the
+ * passages kept, so the n-th passage in the text is sources[n - 1] with index n. */
 static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {context_args, args};
     hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
     const char *query = mcp_arg_str(&a, "query");
-    int64_t budget = mcp_arg_int(&a, "max_tokens");
+    int64_t budget = mcp_arg_int(&a, "max_tokens"), max_passages = mcp_arg_int(&a, "max_passages");
+    bool related = mcp_arg_bool(&a, "include_relationships");
     hx_search_opts_default(&o);
     o.k = CONTEXT_CANDIDATES;
     o.filters = filters;
     if (filters_parse(&a, "filters", filters, &o.n_filters, msg, cap))
         return -1;
+    o.min_score = (float)mcp_arg_num(&a, "min_score");
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     hx_results res = {0};
     if (run_query(s, &a, query, &o, &res, msg, cap))
         return -1;
     hx_passages ps;
-    hx_error err;
+    hx_error err = {0};
     if (hx_passages_build(&res, &ps, &err)) {
         hx_results_free(&res);
         return snprintf(msg, cap, "%s", err.message), -1;
     }
-    size_t np = ps.n;
+    size_t np = ps.n, n_kept = 0;
     int rc = 0;
     char *context = NULL;
     size_t context_len = 0, context_cap = 0, used = 0, dropped = 0;
-    bool *kept = hx_calloc(np ? np : 1, sizeof *kept);
-    for (size_t i = 0; i < np && !rc && kept; i++) {
-        const hx_passage *p = &ps.v[i];
+    size_t *tokens = hx_calloc(np ? np : 1, sizeof *tokens);   /* 0 = not kept */
+    for (size_t i = 0; i < np && !rc && tokens && n_kept < (size_t)max_passages; i++) {
+        hx_passage *p = &ps.v[i];
+        if (related && (rc = add_neighbours(s->reader, &ps, p, &err)))
+            break;
         char header[600];
         const char *title = p->first->title, *heading = p->first->heading;
         size_t tl0 = strlen(title);
         if (!strncmp(heading, title, tl0) && (!heading[tl0] || !strncmp(heading + tl0, " > ", 3)))
             title = "";   /* the heading path starts with the title already */
-        int hl = snprintf(header, sizeof header, "[%zu] %s (lines %u-%u) %s%s%s\n", i + 1, p->first->path,
+        int hl = snprintf(header, sizeof header, "[%zu] %s (lines %u-%u) %s%s%s\n", n_kept + 1, p->first->path,
                           p->line_start, p->line_end, title, *title && *heading ? " > " : "", heading);
         if (hl < 0 || (size_t)hl >= sizeof header)
             hl = (int)strlen(header);
         size_t tl = strlen(p->text);
-        size_t tokens = hx_model_count_tokens(s->model, header, (size_t)hl) + hx_model_count_tokens(s->model, p->text, tl);
-        if (used + tokens > (size_t)budget) {   /* the lowest-relevance passages that do not fit are dropped */
+        size_t n_tok = hx_model_count_tokens(s->model, header, (size_t)hl) + hx_model_count_tokens(s->model, p->text, tl);
+        if (used + n_tok > (size_t)budget) {   /* a lower-ranked passage that fits may still come */
             dropped++;
             continue;
         }
-        size_t need = context_len + (size_t)hl + tl + 3;
-        if (need > context_cap) {
-            context_cap = need * 2;
-            char *c = hx_realloc(context, context_cap);
-            if (!c) {
-                rc = -1;
-                break;
-            }
-            context = c;
-        }
-        if (context_len) {
-            memcpy(context + context_len, "\n", 1);
-            context_len += 1;
-        }
-        memcpy(context + context_len, header, (size_t)hl);
-        memcpy(context + context_len + hl, p->text, tl);
-        context_len += (size_t)hl + tl;
-        context[context_len++] = '\n';
-        used += tokens;
-        kept[i] = true;
+        if ((rc = context_append(&context, &context_len, &context_cap, header, (size_t)hl, p->text, tl)))
+            break;
+        used += n_tok;
+        tokens[i] = n_tok;
+        n_kept++;
     }
-    if (!rc && kept) {
+    if (!rc && tokens) {
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "query");
         hx_json_write_cstr(w, query);
@@ -370,38 +494,9 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
         hx_json_write_str(w, context ? context : "", context_len);
         hx_json_write_key(w, "sources");
         hx_json_write_arr_begin(w);
-        for (size_t i = 0, shown = 0; i < np; i++) {
-            if (!kept[i])
-                continue;
-            const hx_passage *p = &ps.v[i];
-            hx_json_write_obj_begin(w);
-            hx_json_write_key(w, "index");
-            hx_json_write_uint(w, ++shown);
-            hx_json_write_key(w, "doc_id");
-            hx_json_write_uint(w, p->first->doc_id);
-            hx_json_write_key(w, "path");
-            hx_json_write_cstr(w, p->first->path);
-            hx_json_write_key(w, "title");
-            hx_json_write_cstr(w, p->first->title);
-            hx_json_write_key(w, "heading");
-            hx_json_write_cstr(w, p->first->heading);
-            hx_json_write_key(w, "line_start");
-            hx_json_write_uint(w, p->line_start);
-            hx_json_write_key(w, "line_end");
-            hx_json_write_uint(w, p->line_end);
-            hx_json_write_key(w, "relevance");
-            hx_json_write_double(w, p->relevance);
-            hx_json_write_key(w, "chunk_ids");
-            hx_json_write_arr_begin(w);
-            for (size_t c = 0; c < p->n_chunks; c++)
-                hx_json_write_uint(w, p->chunk_ids[c]);
-            hx_json_write_arr_end(w);
-            hx_json_write_key(w, "version");
-            hx_json_write_cstr(w, p->first->doc_sha256);
-            hx_json_write_key(w, "generation");
-            hx_json_write_uint(w, s->read_taken.commit.generation);
-            hx_json_write_obj_end(w);
-        }
+        for (size_t i = 0, label = 0; i < np; i++)
+            if (tokens[i])
+                write_source(w, &ps.v[i], ++label, tokens[i], s->read_taken.commit.generation);
         hx_json_write_arr_end(w);
         hx_json_write_key(w, "total_tokens");
         hx_json_write_uint(w, used);
@@ -414,13 +509,13 @@ static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writ
         mcp_write_read_context(w, s);
         hx_json_write_obj_end(w);
     }
-    if (rc || !kept)
+    if (rc || !tokens)
         snprintf(msg, cap, "out of memory assembling the context");
     hx_passages_free(&ps);
-    free(kept);
+    free(tokens);
     free(context);
     hx_results_free(&res);
-    return rc || !kept ? -1 : 0;
+    return rc || !tokens ? -1 : 0;
 }
 
 /* === find_similar === */
@@ -434,7 +529,7 @@ static const mcp_arg similar_args[] = {
     ARG_LIMIT,
     ARG_GROUP_BY,
     ARG_FILTERS,
-    {"min_score", MCP_NUMBER, .description = "Cosine similarity floor (-1..1)."},
+    ARG_MIN_SCORE_NO_FLOOR,
     ARG_THRESHOLD,
     MCP_ARG_READ_CONTEXT,
     {.name = NULL},

@@ -56,8 +56,14 @@ void hx_present_rank(hx_json_writer *w, const hx_result *r)
     hx_json_write_key(w, "rank");
     hx_json_write_uint(w, r->rank);
     hx_present_score(w, "score", r->score);
+    hx_present_score(w, "similarity", r->similarity);
     hx_present_score(w, "vector_score", r->vector_score);
     hx_present_score(w, "keyword_score", r->keyword_score);
+    hx_present_score(w, "fused_score", r->fused);
+    if (r->recency != 1) {
+        hx_json_write_key(w, "recency");
+        hx_json_write_double(w, (double)r->recency);
+    }
 }
 
 void hx_present_reason(hx_json_writer *w, const char *path, const char *reason)
@@ -194,6 +200,8 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, r->n);
+    hx_json_write_key(w, "keyword_bound");
+    hx_json_write_double(w, r->keyword_bound);
     hx_json_write_key(w, "search_time_ms");
     hx_json_write_double(w, r->search_ms);
     hx_present_read_context(w, t);

@@ -20,7 +20,9 @@ int hx_group_parse(const char *s, hx_group *out);
 
 /* "key": score, or "key": null when the side that scores it missed the chunk (NAN). */
 void hx_present_score(hx_json_writer *w, const char *key, float s);
-/* "rank", "score", "vector_score", "keyword_score" of a result: how every surface ranks one. */
+/* "rank", "score" (relevance 0..1), "similarity" (cosine), "vector_score", "keyword_score" (BM25),
+ * "fused_score" (hybrid ranking score), and "recency" when recency moved it: how every surface
+ * ranks one. */
 void hx_present_rank(hx_json_writer *w, const hx_result *r);
 /* "path", "reason" of a rejected or failed document, inside an object the caller opens. */
 void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);
@@ -42,8 +44,9 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, ui
  * matching chunks of a result's document, best first (every surface writes them so). */
 void hx_present_more(hx_json_writer *w, const hx_result *r);
 
-/* The search answer: {"query","mode","group","results":[...],"total_results","search_time_ms",
- * "read_context"}; t is the commit that answered. */
+/* The search answer: {"query","mode","group","results":[...],"total_results","keyword_bound",
+ * "search_time_ms","read_context"}; keyword_bound is the query's BM25 score bound (fusion.h
+ * relevance), t the commit that answered. */
 void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
                        const hx_read_taken *t);
 
