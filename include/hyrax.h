@@ -284,10 +284,20 @@ int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out)
 
 typedef enum { HX_MODE_HYBRID = 0, HX_MODE_VECTOR = 1, HX_MODE_KEYWORD = 2 } hx_search_mode;
 
-/* A filter: key "path" matches the root-relative path as a glob (`**` spans folders); "type"
- * the document type; any other key an exact metadata value. Filters are ANDed. */
+/* A filter on documents; filters are ANDed. src/index/filter.h parses them from JSON (MCP) and from
+ * `--filter` text, and says the rules: keys match metadata keys with '_' and '-' alike and ASCII
+ * case ignored, seed 002's sig_name, kep_id and kep_number name owning-sig and kep-number, and the
+ * derived keys path (a glob), type, ext, dir, folder, indexed_at and mtime come from the document.
+ * A document value matches when any of its values (a list has several) does. A filter has one
+ * form: `value` (equality; numbers compare as numbers), `any` (any of n_any values), or a range
+ * (`lo` and/or `hi`, both numbers or both ISO-8601 dates). Strings are borrowed from whoever made
+ * the filter. `(hx_filter){.key = k, .value = v}` is an equality filter. */
 typedef struct hx_filter {
     const char *key, *value;
+    const char *const *any;
+    size_t n_any;
+    const char *lo, *hi;               /* NULL: unbounded on that side */
+    bool lo_strict, hi_strict;         /* > and < instead of >= and <= */
 } hx_filter;
 
 /* True when the document passes every filter. */

@@ -3,6 +3,7 @@
  * library. */
 #include "fsafe.h"
 #include "alloc.h"
+#include "filter.h"
 #include "hyrax.h"
 #include "fusion.h"
 #include "mcp.h"
@@ -569,8 +570,12 @@ static const char search_usage[] =
     "  --group G           document (default): one result per document, its best chunk, with its\n"
     "                      other matching chunks as `more`, and k counts documents; chunk: every\n"
     "                      matching chunk on its own (the same document may come several times)\n"
-    "  --filter KEY=VALUE  path=GLOB matches the root-relative path (** spans folders), type=TYPE\n"
-    "                      the document type, any other key a metadata value; repeatable (AND)\n"
+    "  --filter KEY=VALUE  a metadata value (numbers compare as numbers); KEY=A,B any of them;\n"
+    "                      KEY>=X, KEY>X, KEY<=X, KEY<X, KEY=X..Y a number or ISO-8601 date range\n"
+    "                      (a date-only upper bound takes its whole day); repeatable (AND). Keys:\n"
+    "                      metadata (front matter, YAML, the folder's kep.yaml and README front\n"
+    "                      matter; _ and - alike; sig_name = owning-sig, kep_id = kep-number) or\n"
+    "                      path=GLOB (** spans folders), type, ext, dir, folder, indexed_at, mtime\n"
     "  --min-score X       drop results scoring below X; the scale depends on the mode: vector is\n"
     "                      cosine (-1..1), keyword is BM25 (0..unbounded), hybrid RRF is the sum of\n"
     "                      weight/(60+rank) (at most 1/61 = 0.0164 with the default weights),\n"
@@ -678,7 +683,7 @@ static int cmd_search(int argc, char **argv)
     hx_search_opts_default(&o);
     o.snippets = 1;
     o.group = HX_GROUP_DOCUMENT;
-    hx_filter *filters = hx_calloc((size_t)argc, sizeof *filters);
+    hx_filter_set filters = {0};
     char *query = NULL;
     size_t qlen = 0;
     int json = 0, rc = 2;
@@ -713,14 +718,11 @@ static int cmd_search(int argc, char **argv)
                 goto done;
             o.ef = (uint32_t)n;
         } else if (!strcmp(a, "--filter") && has_value) {
-            char *eq = strchr(argv[++i], '=');
-            if (!eq || eq == argv[i]) {
-                fprintf(stderr, "hyrax search: --filter wants KEY=VALUE, not '%s'\n", argv[i]);
+            hx_error err = {0};
+            if (hx_filter_parse_arg(&filters, argv[++i], &err)) {
+                fprintf(stderr, "hyrax search: --filter: %s\n", err.message);
                 goto done;
             }
-            *eq = 0;
-            filters[o.n_filters].key = argv[i];
-            filters[o.n_filters++].value = eq + 1;
         } else if (!strcmp(a, "--min-score") && has_value) {
             char *end;
             o.min_score = strtof(argv[++i], &end);
@@ -769,7 +771,8 @@ static int cmd_search(int argc, char **argv)
         fprintf(stderr, "hyrax search: give a QUERY\n%s", search_usage);
         goto done;
     }
-    o.filters = filters;
+    o.filters = filters.v;
+    o.n_filters = filters.n;
     rc = 1;
     precision_job pj = {db, HX_PRECISION_FP32};   /* queries are embedded as the index's vectors were */
     if (o.mode != HX_MODE_KEYWORD && guarded("search", read_precision, &pj))
@@ -781,7 +784,7 @@ static int cmd_search(int argc, char **argv)
 done:
     hx_encoder_free(enc);
     hx_model_close(model);
-    free(filters);
+    hx_filter_set_free(&filters);
     free(query);
     return rc;
 }

@@ -200,7 +200,7 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
             return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
                                 "document table repeats a path or an id");
     }
-    return 0;
+    return ix_inherit_meta(v, err);
 }
 
 /* === Segments === */
@@ -361,6 +361,7 @@ void ix_view_free(ix_view *v)
     free(v->docs);
     free(v->by_id);
     free(v->meta);
+    free(v->merged);
     free(v->deleted);
     free(v->strings);
     free(v->tomb);

@@ -98,7 +98,10 @@
 #define IX_META_MAX 1024            /* most metadata pairs one document may carry */
 
 typedef struct ix_doc {
-    hx_doc_info info;          /* strings point into the view's arena or the docs blob copy */
+    hx_doc_info info;          /* strings point into the view's arena or the docs blob copy;
+                                  info.meta is own + inherited (folder_meta.c) */
+    const hx_kv *own;          /* the document's own pairs, as stored: what a writer writes back */
+    size_t n_own;
 } ix_doc;
 
 typedef struct ix_segment {
@@ -120,6 +123,7 @@ typedef struct ix_view {
     size_t n_docs;
     uint32_t *by_id;           /* owned; indexes into docs, sorted by doc id */
     hx_kv *meta;               /* owned; all documents' metadata pairs */
+    hx_kv *merged;             /* owned; each document's own and inherited pairs (strings in meta's) */
     const char **deleted;      /* owned array; strings in `strings`: files deleted by request, sorted */
     size_t n_deleted;
     char *strings;             /* owned; NUL-terminated copies of every table string */
@@ -143,6 +147,14 @@ struct hx_index {
                                   anything else runs) */
     ix_view v;
 };
+
+/* Folder metadata: the documents of a folder inherit the metadata pairs of the folder's files
+ * named here, in this order, under keys they do not have themselves (own keys win; the first
+ * file wins over the second). Derived at view load (folder_meta.c), never stored: re-indexing a
+ * changed kep.yaml changes what its folder's documents carry, and removing it takes that away. */
+#define IX_FOLDER_META "kep.yaml", "README.md"
+/* Fills info.meta of every document of v (own + inherited) and ix_doc.own; after load. */
+int ix_inherit_meta(ix_view *v, hx_error *err);
 
 /* index.c */
 int ix_view_load(hx_index *ix, hx_error *err);

@@ -371,7 +371,9 @@ static int encode_docs(const hx_index *ix, const change_set *cs, const uint32_t 
         bool take_old = j == cs->n_add ||
                         (i < v->n_docs && strcmp(v->docs[i].info.path, cs->add[j].src.path) < 0);
         if (take_old) {
-            hx_doc_info d = v->docs[i++].info;
+            hx_doc_info d = v->docs[i].info;
+            d.meta = v->docs[i].own;   /* inherited pairs are derived at load, never written */
+            d.n_meta = v->docs[i++].n_own;
             size_t lo = 0, hi = cs->n_touch;   /* touches are sorted by id */
             while (lo < hi) {
                 size_t mid = (lo + hi) / 2;
@@ -859,6 +861,8 @@ int hx_index_compact(hx_index *ix, hx_error *err)
     hx_buf_u32(&docs, (uint32_t)v->n_docs);
     for (size_t i = 0; i < v->n_docs; i++) {
         hx_doc_info d = v->docs[i].info;
+        d.meta = v->docs[i].own;
+        d.n_meta = v->docs[i].n_own;
         first[i] = (uint32_t)r;
         for (uint32_t k = 0; k < d.n_chunks; k++, r++) {
             uint32_t id = d.first_chunk + k;

@@ -7,6 +7,7 @@
 #ifndef HX_MCP_ARGS_H
 #define HX_MCP_ARGS_H
 
+#include "filter.h"
 #include "hyrax.h"
 #include "json.h"
 
@@ -22,7 +23,12 @@ typedef enum {
     MCP_STRING_MAP,    /* an object of string values; max bounds its members */
     MCP_STRING_LIST,   /* an array of strings; max bounds its items */
     MCP_OBJECT,        /* an object whose members are the table `props` */
+    MCP_FILTERS,       /* document filters (filter.h hx_filter_parse_json); max bounds its members */
+    MCP_METADATA,      /* an object of metadata: string, number or boolean values, or lists of them
+                          (1..MCP_METADATA_LIST_MAX items); max bounds its members */
 } mcp_arg_type;
+
+#define MCP_METADATA_LIST_MAX 64
 
 enum { MCP_MIN = 1, MCP_MAX = 2 };   /* which of min and max bound an argument */
 
@@ -71,6 +77,11 @@ bool mcp_arg_bool(const mcp_args *a, const char *name);
  * table's max); the count. Strings borrowed from args. */
 size_t mcp_arg_map(const mcp_args *a, const char *name, hx_filter *out);
 size_t mcp_arg_list(const mcp_args *a, const char *name, const char **out);
+/* The filters of a MCP_FILTERS argument added to fs (absent: none): 0, or HX_ENOMEM. */
+int mcp_arg_filters(const mcp_args *a, const char *name, hx_filter_set *fs, hx_error *err);
+/* The pairs of a MCP_METADATA argument into out (room for cap): a list gives one pair per item,
+ * numbers their JSON text, booleans "true" / "false". The count; strings borrowed from args. */
+size_t mcp_arg_metadata(const mcp_args *a, const char *name, hx_kv *out, size_t cap);
 /* The arguments of a MCP_OBJECT member, read through its table. */
 mcp_args mcp_arg_object(const mcp_args *a, const char *name);
 

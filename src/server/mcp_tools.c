@@ -8,6 +8,7 @@
 #include "fsafe.h"
 #include "alloc.h"
 #include "fusion.h"
+#include "ingest.h"
 #include "mcp_internal.h"
 #include "passage.h"
 #include "present.h"
@@ -32,9 +33,14 @@
 
 /* Table rows that several tools share; each tool's table stands by the tool. */
 #define FILTERS_DOC                                                                                          \
-    "path: glob on the root-relative path (** spans folders); type: markdown|yaml|json|code|text; any other " \
-    "key: exact metadata value (Markdown front matter, top-level YAML scalars). All must match."
-#define ARG_FILTERS {"filters", MCP_STRING_MAP, AT_MOST(MAX_FILTERS), .description = FILTERS_DOC}
+    "Metadata filters, all must match. {\"owning-sig\": \"sig-auth\"} equality (numbers as numbers); "        \
+    "{\"tags\": [\"a\", \"b\"]} any of (a document list matches when any item does); {\"creation-date\": "   \
+    "{\"from\": \"2020-01-01\", \"to\": \"2021-12-31\"}} a date or number range (also gte, gt, lte, lt); "     \
+    "{\"date_range\": {\"from\": ..., \"to\": ...}} on indexed_at, or on {\"key\": \"a-date-key\"}. Keys: "  \
+    "metadata (front matter, YAML, the folder's kep.yaml and README front matter; _ and - alike; sig_name = "  \
+    "owning-sig, kep_id and kep_number = kep-number) or derived: path (glob, ** spans folders), type, ext, "   \
+    "dir, folder (any folder name of the path), indexed_at, mtime."
+#define ARG_FILTERS {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .description = FILTERS_DOC}
 #define ARG_MODE                                                                                             \
     {"mode", MCP_STRING, .choices = hx_mode_names, .def = "hybrid",                                          \
      .description = "hybrid fuses semantic (embedding) and keyword (BM25) rankings; semantic (also vector) "  \
@@ -173,14 +179,29 @@ static void write_results(hx_json_writer *w, const hx_results *res)
     hx_json_write_double(w, res->search_ms);
 }
 
+/* The tools that take `filters` run as fn with them parsed (filter.h), freed after the call. */
+typedef int (*filtered_tool)(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                             char *msg, size_t cap);
+static int with_filters(filtered_tool fn, const mcp_arg *table, mcp_server *s, const hx_json_val *args,
+                        hx_json_writer *w, char *msg, size_t cap)
+{
+    mcp_args a = {table, args};
+    hx_filter_set fs = {0};
+    hx_error err = {0};
+    int rc = mcp_arg_filters(&a, "filters", &fs, &err) ? (snprintf(msg, cap, "%s", err.message), -1)
+                                                       : fn(s, args, &fs, w, msg, cap);
+    hx_filter_set_free(&fs);
+    return rc;
+}
+
 /* Search options of search and find_similar, from their tables. */
-static void search_opts(const mcp_args *a, hx_search_opts *o, hx_filter *filters)
+static void search_opts(const mcp_args *a, hx_search_opts *o, const hx_filter_set *fs)
 {
     hx_search_opts_default(o);
     o->snippets = 1;
     o->k = (uint32_t)mcp_arg_int(a, "top_k");
-    o->filters = filters;
-    o->n_filters = mcp_arg_map(a, "filters", filters);
+    o->filters = fs->v;
+    o->n_filters = fs->n;
     o->min_score = (float)mcp_arg_num(a, "min_score");
     hx_group_parse(mcp_arg_str(a, "group_by"), &o->group);
 }
@@ -237,7 +258,7 @@ static const mcp_arg search_args[] = {
     "\"snippet\":{\"type\":\"string\"},"                                                                     \
     "\"more\":{\"type\":\"array\",\"description\":\"group_by document: the document's other matching chunks, best first\",\"items\":{\"type\":\"object\",\"properties\":{\"score\":{\"type\":\"number\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"}}}}," \
     "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"}},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\"]}," \
-    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}"                       \
+    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}}"                       \
     "},\"required\":[\"rank\",\"score\",\"text\",\"snippet\",\"citation\"]}"
 
 #define READ_CONTEXT_SCHEMA \
@@ -249,13 +270,13 @@ static const char search_out[] =
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," READ_CONTEXT_SCHEMA
     "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
 
-static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+static int search_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                           char *msg, size_t cap)
 {
     mcp_args a = {search_args, args}, fusion = mcp_arg_object(&a, "fusion");
-    hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
     const char *query = mcp_arg_str(&a, "query"), *method = mcp_arg_str(&fusion, "method");
-    search_opts(&a, &o, filters);
+    search_opts(&a, &o, fs);
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     o.fusion = !strcmp(method, "weighted");
     o.rrf_k = (int)mcp_arg_int(&fusion, "k");
@@ -302,17 +323,17 @@ static const char context_out[] =
     "\"truncated\":{\"type\":\"boolean\"}," READ_CONTEXT_SCHEMA
     "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
 
-static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                            char *msg, size_t cap)
 {
     mcp_args a = {context_args, args};
-    hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
     const char *query = mcp_arg_str(&a, "query");
     int64_t budget = mcp_arg_int(&a, "max_tokens");
     hx_search_opts_default(&o);
     o.k = CONTEXT_CANDIDATES;
-    o.filters = filters;
-    o.n_filters = mcp_arg_map(&a, "filters", filters);
+    o.filters = fs->v;
+    o.n_filters = fs->n;
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     hx_results res = {0};
     if (run_query(s, query, &o, &res, msg, cap))
@@ -447,12 +468,12 @@ static const char similar_out[] =
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," READ_CONTEXT_SCHEMA
     "},\"required\":[\"source\",\"results\",\"total_results\"]}";
 
-static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+static int similar_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                            char *msg, size_t cap)
 {
     mcp_args a = {similar_args, args};
-    hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
-    search_opts(&a, &o, filters);
+    search_opts(&a, &o, fs);
     const char *text = mcp_arg_str(&a, "text");
     bool by_chunk = mcp_arg_value(&a, "chunk_id") != NULL;
     bool by_doc = mcp_arg_value(&a, "doc_id") || mcp_arg_value(&a, "path");
@@ -504,7 +525,7 @@ static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_wri
     "\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"hash\":{\"type\":\"string\"},"         \
     "\"version\":{\"type\":\"string\"},\"indexed_at\":{\"type\":\"string\"},\"modified_at\":{\"type\":\"string\"}," \
     "\"status\":{\"type\":\"string\"},\"chunks_count\":{\"type\":\"integer\"},\"total_tokens\":{\"type\":\"integer\"}," \
-    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}"
+    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}}"
 
 static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
 {
@@ -591,11 +612,10 @@ static void sort_docs(hx_doc_info *v, hx_doc_info *tmp, size_t n, int key, int d
     memcpy(v, tmp, n * sizeof *v);
 }
 
-static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+static int list_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                         char *msg, size_t cap)
 {
     mcp_args a = {list_args, args};
-    hx_filter filters[MAX_FILTERS];
-    size_t nf = mcp_arg_map(&a, "filters", filters);
     const char *sort_by = mcp_arg_str(&a, "sort_by");
     bool desc = !strcmp(mcp_arg_str(&a, "order"), "desc");
     int64_t limit = mcp_arg_int(&a, "limit"), offset = mcp_arg_int(&a, "offset");
@@ -612,7 +632,7 @@ static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_w
         return snprintf(msg, cap, "out of memory listing documents"), -1;
     }
     for (size_t i = 0; i < n; i++)
-        if (!hx_index_doc_at(s->reader, i, &docs[m]) && hx_doc_matches(&docs[m], filters, nf))
+        if (!hx_index_doc_at(s->reader, i, &docs[m]) && hx_doc_matches(&docs[m], fs->v, fs->n))
             m++;
     if (key)
         sort_docs(docs, tmp, m, key, desc);
@@ -871,8 +891,10 @@ static const mcp_arg add_args[] = {
     {"content", MCP_STRING, .description = "Text to store as a new document (with name)."},
     {"name", MCP_STRING,
      .description = "Root-relative name for content, e.g. notes/meeting.md (the extension picks the type)."},
-    {"metadata", MCP_STRING_MAP, AT_MOST(MAX_FILTERS),
-     .description = "Extra key: value metadata for content, usable in filters."},
+    {"metadata", MCP_METADATA, AT_MOST(MAX_FILTERS),
+     .description = "Metadata for content, usable in filters: strings, numbers, booleans, ISO-8601 dates "
+                    "(as strings) or lists of them, e.g. {\"status\": \"draft\", \"tags\": [\"a\", \"b\"]}. "
+                    "These keys win over the content's own front matter."},
     {.name = NULL},
 };
 
@@ -885,17 +907,14 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
     mcp_args a = {add_args, args};
     const char *path = mcp_arg_str(&a, "path"), *content = mcp_arg_str(&a, "content");
     const char *name = mcp_arg_str(&a, "name");
-    hx_filter meta[MAX_FILTERS];
-    hx_kv kv[MAX_FILTERS];
-    size_t n_meta = mcp_arg_map(&a, "metadata", meta);
+    hx_kv kv[HX_META_MAX];
+    size_t n_meta = mcp_arg_metadata(&a, "metadata", kv, HX_META_MAX);
     if (!path == !content)
         return snprintf(msg, cap, "give either 'path' (a file under the indexed root) or 'content' with 'name'"), -1;
     if (content && !name)
         return snprintf(msg, cap, "'content' needs a 'name', the root-relative name to store it under (e.g. notes/x.md)"), -1;
     if (path && (name || mcp_arg_value(&a, "metadata")))
         return snprintf(msg, cap, "'name' and 'metadata' go with 'content'; for 'path' the file's own metadata is used"), -1;
-    for (size_t i = 0; i < n_meta; i++)
-        kv[i] = (hx_kv){(char *)meta[i].key, (char *)meta[i].value};
     hx_index *ix = NULL;
     if (open_writer(s, &ix, msg, cap))
         return -1;
@@ -1146,6 +1165,26 @@ static int tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_wri
     hx_json_write_cstr(w, s->protocol);
     hx_json_write_obj_end(w);
     return 0;
+}
+
+static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    return with_filters(search_filtered, search_args, s, args, w, msg, cap);
+}
+
+static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    return with_filters(context_filtered, context_args, s, args, w, msg, cap);
+}
+
+static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    return with_filters(similar_filtered, similar_args, s, args, w, msg, cap);
+}
+
+static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    return with_filters(list_filtered, list_args, s, args, w, msg, cap);
 }
 
 /* === The table === */
