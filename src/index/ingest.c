@@ -441,20 +441,15 @@ static const char *type_of(const char *path)
     return "text";
 }
 
-/* Adds key = val. A key's values form one run of entries (a list gives several); a key already
- * present from before `from` (an earlier source: tool arguments before the content) or from an
- * earlier run keeps its values and this one is dropped (the first occurrence wins). */
+/* Adds key = val. Within one source (the pairs from `from` on) a repeated key gathers its values
+ * (a list, or a list of mappings: one entry per item); a key already given by an earlier source
+ * (tool arguments before the content) keeps its values and this one is dropped. */
 static int meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen, const char *val, size_t vlen,
                     hx_error *err)
 {
-    bool present = false;
-    for (size_t i = 0; i < d->n_meta && !present; i++)
-        present = strlen(d->meta[i].key) == klen && !memcmp(d->meta[i].key, key, klen);
-    if (present) {
-        const char *last = d->n_meta > from ? d->meta[d->n_meta - 1].key : NULL;
-        if (!last || strlen(last) != klen || memcmp(last, key, klen))
+    for (size_t i = 0; i < from && i < d->n_meta; i++)
+        if (strlen(d->meta[i].key) == klen && !memcmp(d->meta[i].key, key, klen))
             return 0;
-    }
     if (d->n_meta == HX_META_MAX || klen == 0 || klen > META_KEY_MAX)
         return 0;
     if (!d->meta && !(d->meta = hx_calloc(HX_META_MAX, sizeof *d->meta)))
