@@ -35,6 +35,7 @@ static int pair(void *ctx, const char *key, size_t klen, const char *val, size_t
     return 0;
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static sink s;

@@ -93,9 +93,10 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     hx_rd r = hx_rd_init(blob, len);
     const uint8_t *magic = hx_rd_bytes(&r, 8);
     uint32_t n = hx_rd_u32(&r);
-    if (!magic || (memcmp(magic, IX_DOCS_MAGIC, 8) && memcmp(magic, IX_DOCS_MAGIC_V1, 8)) || !hx_rd_ok(&r))
+    if (!magic || (memcmp(magic, IX_DOCS_MAGIC, 8) && memcmp(magic, IX_DOCS_MAGIC_V2, 8) &&
+                   memcmp(magic, IX_DOCS_MAGIC_V1, 8)) || !hx_rd_ok(&r))
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table has a bad header");
-    bool v2 = !memcmp(magic, IX_DOCS_MAGIC, 8);   /* kind per document and the deleted list */
+    bool v2 = memcmp(magic, IX_DOCS_MAGIC_V1, 8) != 0;   /* kind per document and the deleted list */
     if (n > len / 40)   /* each record takes at least 40 bytes */
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table claims %u documents", n);
     /* first pass: sizes, so strings and metadata get one allocation each */

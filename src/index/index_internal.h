@@ -27,9 +27,9 @@
  *   n_segments       u32          then n_segments refs to segment blobs
  * (str = u32 length + bytes; ref = HX_STORE_REF_SIZE bytes, hx_store_ref_put.)
  *
- * Document table blob, version 2 (written):
+ * Document table blob, version 3 (written):
  *   FIELD            ENCODING     DESCRIPTION
- *   magic            8 bytes      "HXDOCS02"
+ *   magic            8 bytes      "HXDOCS03"
  *   count            u32          documents, then per document, in path order:
  *     id             u32
  *     first_chunk    u32          chunk ids first_chunk .. first_chunk + n_chunks - 1
@@ -41,11 +41,16 @@
  *     kind           u32          hx_doc_kind: 0 = file-backed, 1 = stored; others are refused
  *     path ... sha256 5 x str     root-relative path (the document's name), title, type,
  *                                 encoding, content hash (hex)
- *     n_meta         u32          then n_meta x (str key, str value)
+ *     n_meta         u32          then n_meta x (str key, str value): the document's own
+ *                                 metadata (inherited pairs are derived at load, folder_meta.c);
+ *                                 a key given several times is a list, its values in order
  *   n_deleted        u32          then n_deleted x str: root-relative paths of files deleted by
  *                                 request, strictly increasing (bytewise); update leaves them out
- * Version 1 ("HXDOCS01", still read, never written): the same without kind (every document is
- * file-backed) and without the deleted list (empty).
+ * Version 2 ("HXDOCS02", still read, never written): the same, with every key once (older
+ * hyrax kept no lists), so it reads as version 3 does. Version 1 ("HXDOCS01", still read, never
+ * written): the same without kind (every document is file-backed) and without the deleted list
+ * (empty). Readers of version 2 refuse version 3, which keeps them from showing a list as
+ * repeated keys.
  *
  * Segment blob: an hxfile image of kind HXF_KIND_SEGMENT holding chunks base .. base + n - 1:
  *   SECTION    DTYPE  SHAPE     DESCRIPTION
@@ -85,7 +90,8 @@
 #include <stdbool.h>
 
 #define IX_MAGIC "HXINDEX1"
-#define IX_DOCS_MAGIC "HXDOCS02"     /* written; IX_DOCS_MAGIC_V1 is read too */
+#define IX_DOCS_MAGIC "HXDOCS03"     /* written; IX_DOCS_MAGIC_V2 and _V1 are read too */
+#define IX_DOCS_MAGIC_V2 "HXDOCS02"
 #define IX_DOCS_MAGIC_V1 "HXDOCS01"
 #define IX_VERSION 3
 #define IX_ANALYZER HX_ANALYZER_ENGLISH  /* the keyword analysis of every index this build writes */
