@@ -194,6 +194,12 @@ typedef struct hx_update_opts {
     hx_encoder *encoder;               /* required: embeds new chunks */
     hx_progress_fn progress;           /* may be NULL */
     void *progress_ctx;
+    /* The file names whose metadata the other documents of their folder inherit, first wins
+     * (README "Metadata and filters"); plain file names, at most 8. NULL keeps the index's list
+     * (a new index: kep.yaml, README.md); n_folder_meta 0 with a non-NULL pointer turns
+     * inheritance off. The list is kept in the index; a change commits even with no file changed. */
+    const char *const *folder_meta;
+    size_t n_folder_meta;
 } hx_update_opts;
 
 typedef struct hx_rejected {

@@ -6,7 +6,8 @@
  * {"sig_name": "sig-auth"} and --filter owning-sig=sig-auth find the README chunks; any-of lists,
  * number and date ranges, date_range on a key and on indexed_at; filters applied inside the
  * search (k = 1 still gives one result when the best chunk is filtered out); a changed kep.yaml
- * changes its folder's documents and a removed one takes its metadata away; add_document's typed
+ * changes its folder's documents and a removed one takes its metadata away; --folder-meta sets
+ * which files a folder passes on, kept by the index; add_document's typed
  * metadata; bad filters refused with a message; a version 2 document table still read. Expected
  * sets are stated from the fixture by hand. */
 #include "check.h"
@@ -436,6 +437,29 @@ static void test_inheritance_update(server *s)
     free(out);
     got = search_paths(s, "keyword", 50, "memory", "{\"owning-sig\":\"sig-node\"}");
     CHECK(!strcmp(got, ""), "without kep.yaml nothing inherits sig-node: %s", got);
+
+    /* the list of folder metadata files is the index's, set by --folder-meta */
+    check_put(root, NODE "meta.yaml", "team: node-memory\n");
+    CHECK(hyrax(&out, "index --db '%s' --folder-meta meta.yaml --folder-meta kep.yaml .", db) == 0,
+          "--folder-meta meta.yaml kep.yaml: %s", out);
+    free(out);
+    got = search_paths(s, "keyword", 50, "memory", "{\"team\":\"node-memory\"}");
+    CHECK(!strcmp(got, NODE "README.md|" NODE "meta.yaml|" NODE "test-plan.md"), "meta.yaml inherited: %s", got);
+    got = search_paths(s, "keyword", 50, "rolling update", "{\"reviewers\":\"kow3ns\"}");
+    CHECK(!strcmp(got, APPS "README.md"), "README front matter no longer inherited: %s", got);
+    CHECK(hyrax(&out, "index --db '%s' --compact --folder-meta kep.yaml .", db) == 0, "a list change alone: %s", out);
+    free(out);
+    got = search_paths(s, "keyword", 50, "memory", "{\"team\":\"node-memory\"}");
+    CHECK(!strcmp(got, NODE "meta.yaml"), "a changed list commits with no file changed: %s", got);
+    CHECK(hyrax(&out, "index --db '%s' .", db) == 0, "a plain index keeps the list: %s", out);
+    free(out);
+    got = search_paths(s, "keyword", 50, "service account tokens", "{\"sig_name\":\"sig-auth\",\"team\":[\"x\"]}");
+    CHECK(!strcmp(got, ""), "and-ed with a missing key: nothing: %s", got);
+    got = search_paths(s, "keyword", 50, "memory", "{\"team\":\"node-memory\"}");
+    CHECK(!strcmp(got, NODE "meta.yaml"), "the list survives compaction and a plain index: %s", got);
+    CHECK(hyrax(&out, "index --db '%s' --folder-meta a/b .", db) != 0 && strstr(out, "not a file name"),
+          "--folder-meta with a '/' refused: %s", out);
+    free(out);
 }
 
 static void test_end_to_end(void)

@@ -367,7 +367,8 @@ static void put_line(FILE *f, const char *prefix, const char *text)
 
 static const char index_usage[] =
     "usage: hyrax index [--db FILE] [--reindex] [--exclude GLOB]... [--max-size BYTES]\n"
-    "                   [--threads N] [--compact] [--precision fp32|int8] PATH...\n"
+    "                   [--threads N] [--compact] [--precision fp32|int8] [--folder-meta NAME]...\n"
+    "                   PATH...\n"
     "\n"
     "Indexes the files under each PATH into one index file, or brings it up to date: new files are\n"
     "added, changed ones re-embedded, unchanged ones skipped (content hash), and indexed files\n"
@@ -382,7 +383,9 @@ static const char index_usage[] =
     "  --exclude GLOB    skip root-relative paths matching GLOB (repeatable; ** spans folders)\n"
     "  --max-size BYTES  reject files larger than this (default 16 MiB)\n"
     "  --threads N       embedding threads (default 0 = one per core)\n"
-    "  --compact         rewrite the index into one segment afterwards\n"
+    "  --compact         rewrite the index into one segment afterwards\n"    "  --folder-meta NAME  the other documents of a folder inherit the metadata of its file NAME\n"
+    "                    (repeatable, first wins; own keys win over inherited ones). The index\n"
+    "                    keeps the list; a new one takes kep.yaml, README.md; '' turns it off\n"
     "  --precision P     how a new index embeds: fp32 (default, sentence-transformers' vectors)\n"
     "                    or int8 (about twice as fast, cosine >= 0.995 to fp32's). The index\n"
     "                    records it and search embeds queries the same way; an existing index\n"
@@ -432,7 +435,9 @@ static int cmd_index(int argc, char **argv)
     const char *db = DEFAULT_DB;
     const char **excludes = hx_calloc((size_t)argc, sizeof *excludes);
     const char **paths = hx_calloc((size_t)argc, sizeof *paths);
-    size_t n_ex = 0, n_paths = 0;
+    const char **folder_meta = hx_calloc((size_t)argc, sizeof *folder_meta);
+    size_t n_ex = 0, n_paths = 0, n_fm = 0;
+    bool set_fm = false;
     long threads = 0, max_size = 0;
     int reindex = 0, compact = 0, rc = 2;
     hx_precision precision = HX_PRECISION_FP32, recorded;
@@ -454,6 +459,10 @@ static int cmd_index(int argc, char **argv)
             db = argv[++i];
         } else if (!strcmp(a, "--exclude") && has_value) {
             excludes[n_ex++] = argv[++i];
+        } else if (!strcmp(a, "--folder-meta") && has_value) {
+            set_fm = true;
+            if (*argv[++i])
+                folder_meta[n_fm++] = argv[i];
         } else if (!strcmp(a, "--threads") && has_value) {
             if ((threads = number_arg("index", a, argv[++i], 0, 256)) < 0)
                 goto done;
@@ -515,7 +524,8 @@ static int cmd_index(int argc, char **argv)
         paths[i] = names[i];
     }
     progress_state prog = {isatty(2), (size_t)-1};
-    hx_update_opts o = {excludes, n_ex, (size_t)max_size, reindex, enc, index_progress, &prog};
+    hx_update_opts o = {excludes, n_ex, (size_t)max_size, reindex, enc, index_progress, &prog,
+                        set_fm ? folder_meta : NULL, n_fm};
     if (hx_index_update(ix, paths, n_paths, &o, &rep, &err)) {
         put_line(stderr, "hyrax index: ", err.message);
         goto done;
@@ -552,6 +562,7 @@ done:
     hx_model_close(model);
     free(excludes);
     free(paths);
+    free(folder_meta);
     free(names);
     return rc;
 }

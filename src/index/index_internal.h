@@ -46,8 +46,11 @@
  *                                 a key given several times is a list, its values in order
  *   n_deleted        u32          then n_deleted x str: root-relative paths of files deleted by
  *                                 request, strictly increasing (bytewise); update leaves them out
- * Version 2 ("HXDOCS02", still read, never written): the same, with every key once (older
- * hyrax kept no lists), so it reads as version 3 does. Version 1 ("HXDOCS01", still read, never
+ *   n_folder_meta    u32          then n_folder_meta (<= IX_FOLDER_META_MAX) x str: the file names
+ *                                 whose metadata the other documents of their folder inherit, in
+ *                                 order of precedence (folder_meta.c; each a plain file name)
+ * Version 2 ("HXDOCS02", still read, never written): the same without the folder_meta list
+ * (IX_FOLDER_META applies), with every key once (older hyrax kept no lists). Version 1 ("HXDOCS01", still read, never
  * written): the same without kind (every document is file-backed) and without the deleted list
  * (empty). Readers of version 2 refuse version 3, which keeps them from showing a list as
  * repeated keys.
@@ -132,6 +135,8 @@ typedef struct ix_view {
     hx_kv *merged;             /* owned; each document's own and inherited pairs (strings in meta's) */
     const char **deleted;      /* owned array; strings in `strings`: files deleted by request, sorted */
     size_t n_deleted;
+    const char **folder_meta;  /* owned array (IX_FOLDER_META_MAX); strings in `strings` or static */
+    size_t n_folder_meta;
     char *strings;             /* owned; NUL-terminated copies of every table string */
     ix_segment *segs;          /* owned */
     size_t n_segs;
@@ -155,12 +160,20 @@ struct hx_index {
 };
 
 /* Folder metadata: the documents of a folder inherit the metadata pairs of the folder's files
- * named here, in this order, under keys they do not have themselves (own keys win; the first
- * file wins over the second). Derived at view load (folder_meta.c), never stored: re-indexing a
- * changed kep.yaml changes what its folder's documents carry, and removing it takes that away. */
+ * named in the view's folder_meta list (the document table's; IX_FOLDER_META for an index that
+ * has none), in that order, under keys they do not have themselves (own keys win; the first file
+ * wins over the second). Derived at view load (folder_meta.c), never stored per document:
+ * re-indexing a changed kep.yaml changes what its folder's documents carry, and removing it takes
+ * that away. hx_update_opts.folder_meta changes the list. */
 #define IX_FOLDER_META "kep.yaml", "README.md"
+#define IX_FOLDER_META_MAX 8
 /* Fills info.meta of every document of v (own + inherited) and ix_doc.own; after load. */
 int ix_inherit_meta(ix_view *v, hx_error *err);
+/* The default list into v->folder_meta (room for IX_FOLDER_META_MAX). */
+void ix_folder_meta_default(ix_view *v);
+/* Whether name can be a folder metadata file: a plain file name (no '/', not "." or "..", at
+ * most HX_RELPATH_NAME_MAX bytes, not empty). */
+bool ix_folder_meta_name_ok(const char *name);
 
 /* index.c */
 int ix_view_load(hx_index *ix, hx_error *err);
