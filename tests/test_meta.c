@@ -1,5 +1,6 @@
 /* test_meta.c: typed metadata, filters and folder inheritance (filter.h, yaml.h, folder_meta.c).
- * Units: the YAML subset on a KEP's kep.yaml and on hostile text, ISO-8601 dates against Python's
+ * Units: the YAML subset on a KEP's kep.yaml, on 8 real kep.yaml files against PyYAML's pairs
+ * (tools/gen_golden_yaml.py) and on hostile text, ISO-8601 dates against Python's
  * datetime, numbers, filter parsing (JSON and command line, and the errors a person gets), and
  * matching on documents built by hand. End to end through $HYRAX_BIN on tests/data/keps (three
  * KEP folders, each a kep.yaml and a README.md without its own metadata): seed 002's
@@ -81,6 +82,67 @@ static void test_yaml(void)
     strcat(deep, "                        v: deep\nok: 1\n");
     got = yaml(deep);
     CHECK(!strcmp(got, "ok=1|"), "keys nested deeper than %d are skipped: %s", HX_YAML_MAX_DEPTH, got);
+}
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} text_sink;
+
+static int add_line(void *ctx, const char *key, size_t klen, const char *val, size_t vlen, bool quoted)
+{
+    text_sink *t = ctx;
+    (void)quoted;
+    size_t need = t->len + klen + vlen + 3;
+    if (need > t->cap) {
+        t->cap = need * 2;
+        t->buf = realloc(t->buf, t->cap);
+    }
+    t->len += (size_t)snprintf(t->buf + t->len, t->cap - t->len, "%.*s\t%.*s\n", (int)klen, key, (int)vlen, val);
+    return 0;
+}
+
+/* Real kep.yaml files (tests/data/kep_yaml/) against PyYAML's pairs (tools/gen_golden_yaml.py). */
+static void test_yaml_golden(void)
+{
+    size_t glen;
+    char *golden = check_read_file("tests/golden/kep_yaml.txt", &glen);
+    CHECK(golden != NULL, "tests/golden/kep_yaml.txt");
+    if (!golden)
+        return;
+    size_t files = 0;
+    for (char *line = golden; *line;) {
+        char *tab = strchr(line, '\t');
+        if (!tab)
+            break;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(tab - line), line);
+        /* the golden block of this file: its lines, "KEY\tVALUE\n" each */
+        text_sink want = {0}, got = {0};
+        size_t nlen = strlen(name);
+        while (*line && !strncmp(line, name, nlen) && line[nlen] == '\t') {
+            char *end = strchr(line, '\n');
+            size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+            want.buf = realloc(want.buf, want.len + n + 1);
+            memcpy(want.buf + want.len, line + nlen + 1, n - nlen - 1);
+            want.len += n - nlen - 1;
+            want.buf[want.len] = 0;
+            line += n;
+        }
+        char path[512];
+        size_t len;
+        snprintf(path, sizeof path, "tests/data/kep_yaml/%s", name);
+        char *text = check_read_file(path, &len);
+        CHECK(text && hx_yaml_pairs(text, len, add_line, &got) == 0, "%s parses", name);
+        CHECK(got.buf && want.buf && !strcmp(got.buf, want.buf), "%s: the pairs PyYAML gives:\n got:\n%s\n want:\n%s", name,
+              got.buf ? got.buf : "", want.buf ? want.buf : "");
+        free(text);
+        free(got.buf);
+        free(want.buf);
+        files++;
+    }
+    CHECK(files == 8, "8 real kep.yaml files compared: %zu", files);
+    free(golden);
 }
 
 /* === Dates and numbers === */
@@ -525,6 +587,7 @@ int main(void)
         setenv("HYRAX_BIN", bin, 1);
     }
     test_yaml();
+    test_yaml_golden();
     test_types();
     test_matching();
     test_end_to_end();

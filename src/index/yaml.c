@@ -18,6 +18,11 @@ typedef struct {
     void *ctx;
     char key[HX_YAML_KEY_MAX + 1];
     char val[HX_YAML_VALUE_MAX];
+    /* a flow list whose ']' comes on a later line: its lines gathered, joined by spaces */
+    bool in_flow, flow_full;
+    const char *flow_key;     /* into the input */
+    size_t flow_klen, flow_len;
+    char flow[HX_YAML_FLOW_MAX];
 } ym;
 
 /* The open keys plus leaf (may be empty) joined with '.' into p->key; 0 when it would be too long. */
@@ -197,8 +202,34 @@ static int key_line(ym *p, const char *s, size_t n, size_t indent, size_t *skip_
     }
     if (val[0] == '*' || val[0] == '{')
         return 0;
+    if (val[0] == '[' && !memchr(val, ']', vn)) {   /* continued on the next lines */
+        p->in_flow = true;
+        p->flow_full = vn > sizeof p->flow;
+        p->flow_key = s;
+        p->flow_klen = kl;
+        p->flow_len = p->flow_full ? 0 : vn;
+        memcpy(p->flow, val, p->flow_len);
+        return 0;
+    }
     *rc = val[0] == '[' ? emit_flow_list(p, s, kl, val, vn) : emit(p, s, kl, val, vn);
     return 0;
+}
+
+/* One more line of a flow list that began on an earlier line; emits it at its ']'. */
+static int flow_line(ym *p, const char *line, size_t len)
+{
+    const char *end = memchr(line, ']', len);
+    if (p->flow_len + 1 + len > sizeof p->flow)
+        p->flow_full = true;
+    if (!p->flow_full) {
+        p->flow[p->flow_len++] = ' ';
+        memcpy(p->flow + p->flow_len, line, len);
+        p->flow_len += len;
+    }
+    if (!end)
+        return 0;
+    p->in_flow = false;
+    return p->flow_full ? 0 : emit_flow_list(p, p->flow_key, p->flow_klen, p->flow, p->flow_len);
 }
 
 int hx_yaml_pairs(const char *s, size_t n, hx_yaml_fn fn, void *ctx)
@@ -213,6 +244,10 @@ int hx_yaml_pairs(const char *s, size_t n, hx_yaml_fn fn, void *ctx)
         pos += len + (nl != NULL);
         if (len && line[len - 1] == '\r')
             len--;
+        if (p.in_flow) {
+            rc = flow_line(&p, line, len);
+            continue;
+        }
         size_t indent = 0;
         while (indent < len && line[indent] == ' ')
             indent++;

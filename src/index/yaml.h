@@ -3,8 +3,9 @@
  * the pairs, filter.c gives them types). Spec: YAML 1.2 block style, reduced to what metadata
  * files use:
  *   - block mappings, nested by indentation; nested keys are flattened with '.' ("milestone.beta")
- *   - block lists ("- a") and flow lists ("[a, b]"): one pair per item, all under the list's key
- *     (a list of mappings gives "list.key" pairs); items that are lists themselves are skipped
+ *   - block lists ("- a") and flow lists ("[a, b]", also over several lines up to the line with
+ *     its "]"): one pair per item, all under the list's key (a list of mappings gives "list.key"
+ *     pairs); items that are lists themselves are skipped
  *   - plain, 'single-' and "double-quoted" scalars (\" \\ \/ \n \t \r escapes), "# comments"
  *   - null values ("", "~", "null") give no pair
  * Skipped, never expanded: block scalars (| and >, with their indented lines), anchors (the value
@@ -24,6 +25,7 @@
 #define HX_YAML_MAX_DEPTH 8
 #define HX_YAML_KEY_MAX 128
 #define HX_YAML_VALUE_MAX 1024    /* a longer quoted scalar is cut (at a byte; ingest cuts again) */
+#define HX_YAML_FLOW_MAX 4096     /* bytes of a flow list spread over lines; a longer one is skipped */
 
 /* One pair: key[0..klen) is the flattened key, val[0..vlen) the scalar with quotes removed and
  * escapes decoded; quoted says it was quoted (so a string, even when it reads as a number).
