@@ -57,8 +57,11 @@ static void write_default(hx_json_writer *w, const mcp_arg *r)
     "{\"type\":\"object\",\"description\":\"a range: numbers or ISO-8601 dates\",\"properties\":{"                \
     "\"from\":" BOUND_SCHEMA ",\"to\":" BOUND_SCHEMA ",\"gte\":" BOUND_SCHEMA ",\"gt\":" BOUND_SCHEMA ","            \
     "\"lte\":" BOUND_SCHEMA ",\"lt\":" BOUND_SCHEMA ",\"key\":{\"type\":\"string\"}},\"additionalProperties\":false}]}"
-#define META_VALUE_SCHEMA \
-    "{\"anyOf\":[" SCALAR_SCHEMA ",{\"type\":\"array\",\"minItems\":1,\"maxItems\":64,\"items\":" SCALAR_SCHEMA "}]}"
+#define TEXT_OF(x) #x
+#define NUMBER_TEXT(x) TEXT_OF(x)
+#define META_VALUE_SCHEMA                                                                                    \
+    "{\"anyOf\":[" SCALAR_SCHEMA ",{\"type\":\"array\",\"minItems\":1,\"maxItems\":" NUMBER_TEXT(         \
+        MCP_METADATA_LIST_MAX) ",\"items\":" SCALAR_SCHEMA "}]}"
 
 static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_arg *row)
 {
