@@ -172,6 +172,9 @@ static void test_types(void)
     bool day;
     CHECK(hx_meta_date("2024-06-30T23:59:59.5-05:30", &ns, &day) && ns == 1719811799500000000LL,
           "fraction and negative offset (Python: 1719811799.5)");
+    CHECK(hx_meta_date("9999-12-31", &ns, &day) && ns == INT64_MAX && hx_meta_date("0001-01-01T00:00Z", &ns, &day) &&
+              ns == INT64_MIN,
+          "dates beyond int64 nanoseconds saturate (UBSan found the overflow)");
     static const char *const bad[] = {"2021-02-29", "2021-13-01", "2021-1-1", "2021-01-01T25:00", "2021-01-01x",
                                       "2021-01-01T10:00+5", "v1.22", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -264,6 +267,8 @@ static void test_matching(void)
               !json_matches("{\"creation-date\":{\"gt\":\"2018-10-10\"}}") &&
               json_matches("{\"creation-date\":{\"gt\":\"2018-10-09T23:59:59Z\"}}"),
           "date ranges: a date-only bound is its whole day");
+    CHECK(json_matches("{\"creation-date\":{\"from\":\"0001-01-01\",\"to\":\"9999-12-31\"}}"),
+          "an open-ended range written with far dates");
     CHECK(!json_matches("{\"latest-milestone\":{\"gte\":1}}") && !json_matches("{\"creation-date\":{\"gte\":1}}"),
           "a range takes values of its own kind only");
     CHECK(json_matches("{\"date_range\":{\"from\":\"2021-01-01\",\"to\":\"2021-01-01\"}}") &&

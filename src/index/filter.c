@@ -6,6 +6,7 @@
 #include "relpath.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,12 @@ bool hx_meta_date(const char *s, int64_t *ns, bool *date_only)
             return false;
     }
     int64_t secs = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + mi * 60 + sec - zone;
-    *ns = secs * 1000000000 + frac;
+    if (secs >= INT64_MAX / 1000000000)   /* past 2262 or before 1677: the nearest instant kept */
+        *ns = INT64_MAX;
+    else if (secs <= INT64_MIN / 1000000000)
+        *ns = INT64_MIN;
+    else
+        *ns = secs * 1000000000 + frac;
     return true;
 }
 
@@ -163,11 +169,11 @@ static bound bound_of(const char *s, bool strict, bool upper)
         return b;
     if (hx_meta_date(s, &ns, &day)) {
         b.kind = 2;
+        b.x = (double)ns;
         if (day && upper != strict) {   /* lte: to the end of the day; gt: from the next day */
-            ns += NS_PER_DAY;
+            b.x += (double)NS_PER_DAY;
             b.strict = upper;
         }
-        b.x = (double)ns;
     } else if (hx_meta_number(s, &b.x)) {
         b.kind = 1;
     }
