@@ -37,7 +37,7 @@ static void exercise(hx_index *ix)
     hx_results res;
     if (!hx_index_search(ix, NULL, "the pods \"node name\" -x sched*", 31, &o, &res, &err))
         hx_results_free(&res);
-    hx_filter f = {"path", "**/*.md"};
+    hx_filter f = {.key = "path", .value = "**/*.md"};
     o.filters = &f;
     o.n_filters = 1;
     if (!hx_index_search(ix, NULL, "a", 1, &o, &res, &err))

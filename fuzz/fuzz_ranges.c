@@ -230,6 +230,8 @@ static void encode_docs(const fz_index *x, hx_buf *b)
         hx_buf_u32(b, 0);
     }
     hx_buf_u32(b, 0);   /* no files deleted by request */
+    hx_buf_u32(b, 1);   /* folder metadata files: one */
+    hx_buf_str(b, "kep.yaml");
 }
 
 /* Commits x into a fresh store at path; 0 when it was written. */

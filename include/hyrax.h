@@ -251,6 +251,12 @@ typedef struct hx_update_opts {
     hx_encoder *encoder;               /* required: embeds new chunks */
     hx_progress_fn progress;           /* may be NULL */
     void *progress_ctx;
+    /* The file names whose metadata the other documents of their folder inherit, first wins
+     * (README "Metadata and filters"); plain file names, at most 8. NULL keeps the index's list
+     * (a new index: kep.yaml, README.md); n_folder_meta 0 with a non-NULL pointer turns
+     * inheritance off. The list is kept in the index; a change commits even with no file changed. */
+    const char *const *folder_meta;
+    size_t n_folder_meta;
 } hx_update_opts;
 
 typedef struct hx_rejected {
@@ -341,10 +347,20 @@ int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out)
 
 typedef enum { HX_MODE_HYBRID = 0, HX_MODE_VECTOR = 1, HX_MODE_KEYWORD = 2 } hx_search_mode;
 
-/* A filter: key "path" matches the root-relative path as a glob (`**` spans folders); "type"
- * the document type; any other key an exact metadata value. Filters are ANDed. */
+/* A filter on documents; filters are ANDed. src/index/filter.h parses them from JSON (MCP) and from
+ * `--filter` text, and says the rules: keys match metadata keys with '_' and '-' alike and ASCII
+ * case ignored, seed 002's sig_name, kep_id and kep_number name owning-sig and kep-number, and the
+ * derived keys path (a glob), type, ext, dir, folder, indexed_at and mtime come from the document.
+ * A document value matches when any of its values (a list has several) does. A filter has one
+ * form: `value` (equality; numbers compare as numbers), `any` (any of n_any values), or a range
+ * (`lo` and/or `hi`, both numbers or both ISO-8601 dates). Strings are borrowed from whoever made
+ * the filter. `(hx_filter){.key = k, .value = v}` is an equality filter. */
 typedef struct hx_filter {
     const char *key, *value;
+    const char *const *any;
+    size_t n_any;
+    const char *lo, *hi;               /* NULL: unbounded on that side */
+    bool lo_strict, hi_strict;         /* > and < instead of >= and <= */
 } hx_filter;
 
 /* True when the document passes every filter. */

@@ -116,14 +116,14 @@ static void test_search(hx_index *ix)
     CHECK(r.n && !strcmp(r.v[0].heading, "Persistent Volumes") && r.v[0].line_start == 1, "citation fields: %s %u",
           r.n ? r.v[0].heading : "-", r.n ? r.v[0].line_start : 0);
 
-    hx_filter docs_only = {"path", "docs/**"};
+    hx_filter docs_only = {.key = "path", .value = "docs/**"};
     top(ix, "bread", HX_MODE_HYBRID, &docs_only, 1, &r);
     for (size_t i = 0; i < r.n; i++)
         CHECK(!strncmp(r.v[i].path, "docs/", 5), "path filter: %s", r.v[i].path);
-    hx_filter sig = {"owning-sig", "sig-node"};
+    hx_filter sig = {.key = "owning-sig", .value = "sig-node"};
     top(ix, "containers", HX_MODE_HYBRID, &sig, 1, &r);
     CHECK(r.n == 1 && !strcmp(r.v[0].path, "config/kep.yaml"), "metadata filter: %zu results", r.n);
-    hx_filter fm = {"status", "implementable"};
+    hx_filter fm = {.key = "status", .value = "implementable"};
     CHECK(!strcmp(top(ix, "nodes", HX_MODE_VECTOR, &fm, 1, &r), "docs/scheduler.md"),
           "front matter filter in vector mode: %zu results, first %s", r.n, r.n ? r.v[0].path : "-");
     for (size_t i = 0; i < r.n; i++)
@@ -256,7 +256,7 @@ static void test_bytes_and_remove(hx_index *ix)
     CHECK(hx_index_add_bytes(ix, "added/quota.md", body, sizeof body - 1, meta, 1, enc, NULL, NULL, &id, &rep, &err) == 0,
           "add bytes: %s", err.message);
     hx_update_report_clear(&rep);
-    hx_filter team = {"team", "storage"};
+    hx_filter team = {.key = "team", .value = "storage"};
     hx_results r = {0};
     CHECK(!strcmp(top(ix, "namespace quota", HX_MODE_HYBRID, &team, 1, &r), "added/quota.md"), "added doc found");
     CHECK(r.n && r.v[0].doc_id == id, "its id");

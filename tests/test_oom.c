@@ -14,6 +14,7 @@
 #include "analyzer.h"
 #include "bm25.h"
 #include "chunker.h"
+#include "filter.h"
 #include "hnsw.h"
 #include "json.h"
 #include "store.h"
@@ -592,6 +593,32 @@ static void add_bytes_after(const char *name)
     hx_index_close(ix);
 }
 
+/* Filters from JSON (every form) and from the command line (a list and a range). */
+static int op_filters(uint64_t *digest)
+{
+    static const char json[] = "{\"owning-sig\":\"sig-auth\",\"tags\":[\"a\",2,true],\"kep-number\":{\"gte\":1,"
+                               "\"lt\":\"9\"},\"date_range\":{\"key\":\"created\",\"from\":\"2021-01-01\"}}";
+    hx_json_doc *doc = NULL;
+    hx_filter_set fs = {0};
+    int rc = hx_json_parse(&doc, json, sizeof json - 1, NULL, NULL);
+    if (!rc)
+        rc = hx_filter_parse_json(&fs, hx_json_doc_root(doc), NULL);
+    if (!rc)
+        rc = hx_filter_parse_arg(&fs, "sig=a,b\\,c", NULL);
+    if (!rc)
+        rc = hx_filter_parse_arg(&fs, "created=2020-01-01..2021-01-01", NULL);
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; !rc && i < fs.n; i++) {
+        h = fnv_str(fnv_str(fnv_str(fnv_str(h, fs.v[i].key), fs.v[i].value), fs.v[i].lo), fs.v[i].hi);
+        for (size_t k = 0; k < fs.v[i].n_any; k++)
+            h = fnv_str(h, fs.v[i].any[k]);
+    }
+    *digest = h;
+    hx_filter_set_free(&fs);
+    hx_json_doc_free(doc);
+    return rc;
+}
+
 int main(void)
 {
     hx_error err = {0};
@@ -614,6 +641,7 @@ int main(void)
         CHECK(0, "model: %s", err.message);
     } else {
         run_oom("chunk", op_chunk, 1, NULL);
+        run_oom("filters", op_filters, 1, NULL);
         if (build_index() == 0) {
             run_oom("index open+search+stats", op_index_read, 1, NULL);
             run_oom("index add_bytes", op_add_bytes, 1, add_bytes_after);

@@ -3,6 +3,7 @@
  * library. */
 #include "fsafe.h"
 #include "alloc.h"
+#include "filter.h"
 #include "hyrax.h"
 #include "fusion.h"
 #include "mcp.h"
@@ -117,6 +118,10 @@ static const cli_opt options[] = {
     {"--exclude", 0, "GLOB", CMD_INDEX, .help = "skip root-relative paths matching GLOB (repeatable; ** spans folders)",
      .repeat = true},
     {"--max-size", 0, "BYTES", CMD_INDEX, .help = "reject files larger than this (default 16 MiB)", WHOLE(1, 1L << 40)},
+    {"--folder-meta", 0, "NAME", CMD_INDEX,
+     .help = "the other documents of a folder inherit the metadata of its file NAME\n(repeatable, first wins; own keys win "
+     "over inherited ones). The index\nkeeps the list; a new one takes kep.yaml, README.md; '' turns it off",
+     .repeat = true},
     {"--compact", 0, NULL, CMD_INDEX, .help = "rewrite the index into one segment afterwards"},
     {"--progress-every", 0, "SECONDS", CMD_INDEX,
      .help = "when stderr is not a terminal: a progress line (chunks embedded)\nevery SECONDS (default 5; 0 = after every batch)",
@@ -128,8 +133,10 @@ static const cli_opt options[] = {
      "counts documents; chunk: every\nmatching chunk on its own (the same document may come several times)",
      .choices = hx_group_names},
     {"--filter", 0, "KEY=VALUE", CMD_SEARCH,
-     .help = "path=GLOB matches the root-relative path (** spans folders), type=TYPE\nthe document type, any other key a "
-     "metadata value; repeatable (AND)",
+     .help = "a metadata value (numbers compare as numbers); KEY=A,B any of them;\nKEY>=X, KEY>X, KEY<=X, KEY<X, KEY=X..Y a "
+     "number or ISO-8601 date range\n(a date-only upper bound takes its whole day); repeatable (AND). Keys:\nmetadata "
+     "(front matter, YAML, the folder's kep.yaml and README front\nmatter; _ and - alike; sig_name = owning-sig, kep_id = "
+     "kep-number) or\npath=GLOB (** spans folders), type, ext, dir, folder, indexed_at, mtime",
      .repeat = true},
     {"--min-score", 0, "X", CMD_SEARCH,
      .help = "drop results whose relevance (the score, 0..1 in every mode: the\nestimated probability that the result is "
@@ -756,8 +763,9 @@ static int cmd_index(const cli_args *a)
 {
     const char *db = db_opt(a);
     const char **excludes = hx_calloc(a->n + 1, sizeof *excludes);
+    const char **folder_meta = hx_calloc(a->n + 1, sizeof *folder_meta);   /* --folder-meta NAMEs */
     const char **paths = hx_calloc(a->n_operands, sizeof *paths);
-    size_t n_ex = 0, n_paths = a->n_operands, pos = 0;
+    size_t n_ex = 0, n_fm = 0, n_paths = a->n_operands, pos = 0;
     int threads = (int)opt_long(a, "--threads", 0), rc = 1;
     hx_precision precision = HX_PRECISION_FP32, recorded;
     const char *precision_flag = opt_str(a, "--precision");
@@ -767,7 +775,7 @@ static int cmd_index(const cli_args *a)
     hx_update_report rep = {0};
     hx_error err = {0};
     char (*names)[HX_RELPATH_MAX] = NULL;
-    if (!excludes || !paths) {
+    if (!excludes || !folder_meta || !paths) {
         fputs("hyrax index: out of memory\n", stderr);
         goto done;
     }
@@ -777,6 +785,10 @@ static int cmd_index(const cli_args *a)
     }
     while ((excludes[n_ex] = opt_next(a, "--exclude", &pos)))
         n_ex++;
+    const char *fm;
+    for (pos = 0; (fm = opt_next(a, "--folder-meta", &pos));)
+        if (*fm)   /* '' alone: no folder passes metadata on */
+            folder_meta[n_fm++] = fm;
     memcpy(paths, a->operands, n_paths * sizeof *paths);
     char root[4096];
     struct stat st;
@@ -817,8 +829,10 @@ static int cmd_index(const cli_args *a)
     }
     progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false};
     prog.last = prog.start;
-    hx_update_opts o = {excludes, n_ex, (size_t)opt_long(a, "--max-size", 0), opt_str(a, "--reindex") != NULL, enc,
-                        index_progress, &prog};
+    hx_update_opts o = {.excludes = excludes, .n_excludes = n_ex, .max_file_bytes = (size_t)opt_long(a, "--max-size", 0),
+                        .reindex = opt_str(a, "--reindex") != NULL, .encoder = enc, .progress = index_progress,
+                        .progress_ctx = &prog, .folder_meta = opt_str(a, "--folder-meta") ? folder_meta : NULL,
+                        .n_folder_meta = n_fm};
     if (hx_index_update(ix, paths, n_paths, &o, &rep, &err)) {
         put_line(stderr, "hyrax index: ", err.message);
         goto done;
@@ -855,6 +869,7 @@ done:
     hx_model_close(model);
     free(excludes);
     free(paths);
+    free(folder_meta);
     free(names);
     return rc;
 }
@@ -991,17 +1006,12 @@ static int cmd_search(const cli_args *a)
     o.snippets = 1;
     o.group = HX_GROUP_DOCUMENT;
     o.min_score = (float)HX_MIN_RELEVANCE;
-    hx_filter *filters = hx_calloc(a->n + 1, sizeof *filters);
-    char **kv = hx_calloc(a->n + 1, sizeof *kv);   /* copies of the KEY=VALUE strings, cut at '=' */
+    hx_filter_set filters = {0};
     char *query = NULL, *recency_key = NULL;   /* KEY of --recency KEY:DAYS, owned */
     size_t qlen = 0, pos = 0;
     int rc = 2;
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
-    if (!filters || !kv) {
-        rc = 1;
-        goto done;
-    }
     if ((v = opt_str(a, "--mode")))
         hx_mode_parse(v, &o.mode);   /* the table checked the name */
     if ((v = opt_str(a, "--group")))
@@ -1010,19 +1020,12 @@ static int cmd_search(const cli_args *a)
     o.k = (uint32_t)opt_long(a, "--top-k", o.k);
     o.ef = (uint32_t)opt_long(a, "--ef", o.ef);
     while ((v = opt_next(a, "--filter", &pos))) {
-        const char *eq = strchr(v, '=');
-        if (!eq || eq == v) {
-            fprintf(stderr, "hyrax search: --filter wants KEY=VALUE, not '%s'\n", v);
+        hx_error ferr = {0};
+        if (hx_filter_parse_arg(&filters, v, &ferr)) {
+            fprintf(stderr, "hyrax search: --filter: %s\n", ferr.message);
+            rc = ferr.code == HX_ENOMEM ? 1 : 2;
             goto done;
         }
-        if (!(kv[o.n_filters] = hx_strdup(v))) {
-            rc = 1;
-            goto done;
-        }
-        kv[o.n_filters][eq - v] = 0;
-        filters[o.n_filters].key = kv[o.n_filters];
-        filters[o.n_filters].value = kv[o.n_filters] + (eq - v) + 1;
-        o.n_filters++;
     }
     if ((v = opt_str(a, "--min-score"))) {
         char *end;
@@ -1080,7 +1083,8 @@ static int cmd_search(const cli_args *a)
         memcpy(query + qlen, a->operands[i], l + 1);
         qlen += l;
     }
-    o.filters = filters;
+    o.filters = filters.v;
+    o.n_filters = filters.n;
     rc = 1;
     precision_job pj = {db, HX_PRECISION_FP32};   /* queries are embedded as the index's vectors were */
     if (o.mode != HX_MODE_KEYWORD && guarded("search", read_precision, &pj))
@@ -1092,10 +1096,7 @@ static int cmd_search(const cli_args *a)
 done:
     hx_encoder_free(enc);
     hx_model_close(model);
-    for (size_t i = 0; kv && i < o.n_filters; i++)
-        free(kv[i]);
-    free(kv);
-    free(filters);
+    hx_filter_set_free(&filters);
     free(query);
     free(recency_key);
     return rc;

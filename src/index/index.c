@@ -87,9 +87,11 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     hx_rd r = hx_rd_init(blob, len);
     const uint8_t *magic = hx_rd_bytes(&r, 8);
     uint32_t n = hx_rd_u32(&r);
-    if (!magic || (memcmp(magic, IX_DOCS_MAGIC, 8) && memcmp(magic, IX_DOCS_MAGIC_V1, 8)) || !hx_rd_ok(&r))
+    if (!magic || (memcmp(magic, IX_DOCS_MAGIC, 8) && memcmp(magic, IX_DOCS_MAGIC_V2, 8) &&
+                   memcmp(magic, IX_DOCS_MAGIC_V1, 8)) || !hx_rd_ok(&r))
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table has a bad header");
-    bool v2 = !memcmp(magic, IX_DOCS_MAGIC, 8);   /* kind per document and the deleted list */
+    bool v2 = memcmp(magic, IX_DOCS_MAGIC_V1, 8) != 0;   /* kind per document and the deleted list */
+    bool v3 = !memcmp(magic, IX_DOCS_MAGIC, 8);           /* the folder_meta list */
     if (n > len / 40)   /* each record takes at least 40 bytes */
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table claims %u documents", n);
     /* first pass: sizes, so strings and metadata get one allocation each */
@@ -122,6 +124,13 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
             total_str += l + 1;
         }
     }
+    uint32_t n_fm = v3 ? hx_rd_u32(&scan) : 0;
+    if (n_fm > IX_FOLDER_META_MAX)
+        scan.failed = true;
+    for (uint32_t k = 0; k < n_fm && hx_rd_ok(&scan); k++) {
+        hx_rd_str(&scan, &s, &l, IX_STR_MAX);
+        total_str += l + 1;
+    }
     if (!hx_rd_ok(&scan))
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table is truncated or corrupt");
     v->docs = hx_calloc(n ? n : 1, sizeof *v->docs);
@@ -129,7 +138,8 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     v->meta = hx_calloc(total_meta ? total_meta : 1, sizeof *v->meta);
     v->strings = hx_malloc(total_str ? total_str : 1);
     v->deleted = hx_malloc(sizeof *v->deleted * (n_deleted ? n_deleted : 1));
-    if (!v->docs || !v->by_id || !v->meta || !v->strings || !v->deleted)
+    v->folder_meta = hx_malloc(sizeof *v->folder_meta * IX_FOLDER_META_MAX);
+    if (!v->docs || !v->by_id || !v->meta || !v->strings || !v->deleted || !v->folder_meta)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory loading %u documents", n);
     string_pool pool = {v->strings, 0, total_str};
     size_t meta_used = 0;
@@ -177,6 +187,19 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
                                 "the list of deleted files is out of order");
     }
     v->n_deleted = n_deleted;
+    if (v3) {
+        hx_rd_u32(&r);   /* n_fm, read in the first pass */
+        for (uint32_t k = 0; k < n_fm; k++) {
+            hx_rd_str(&r, &s, &l, IX_STR_MAX);
+            v->folder_meta[k] = pool_add(&pool, s ? s : "", l);
+            if (!ix_folder_meta_name_ok(v->folder_meta[k]) || strlen(v->folder_meta[k]) != l)
+                return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
+                                    "the folder metadata list holds a name that is not a file name");
+        }
+        v->n_folder_meta = n_fm;
+    } else {
+        ix_folder_meta_default(v);
+    }
     v->n_docs = n;
     qsort(v->docs, n, sizeof *v->docs, compare_path);
     uint64_t *keys = hx_malloc(sizeof *keys * (n ? n : 1));   /* id << 32 | position, sorted */
@@ -194,7 +217,7 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
             return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
                                 "document table repeats a path or an id");
     }
-    return 0;
+    return ix_inherit_meta(v, err);
 }
 
 /* === Segments === */
@@ -355,7 +378,9 @@ void ix_view_free(ix_view *v)
     free(v->docs);
     free(v->by_id);
     free(v->meta);
+    free(v->merged);
     free(v->deleted);
+    free(v->folder_meta);
     free(v->strings);
     free(v->tomb);
     memset(v, 0, sizeof *v);
@@ -550,7 +575,8 @@ int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_mod
             uint8_t *rec = NULL;
             size_t len = 0;
             if (!rc)
-                rc = hx_store_append(ix->store, IX_DOCS_MAGIC "\0\0\0\0\0\0\0\0", 16, &refs[0], err);
+                rc = hx_store_append(ix->store, IX_DOCS_MAGIC_V2 "\0\0\0\0\0\0\0\0", 16, &refs[0],
+                                     err);   /* version 2: no documents, the default folder_meta */
             if (!rc)
                 rc = hx_store_append(ix->store, &zero, 0, &refs[1], err);
             if (!rc)

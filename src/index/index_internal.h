@@ -27,9 +27,9 @@
  *   n_segments       u32          then n_segments refs to segment blobs
  * (str = u32 length + bytes; ref = HX_STORE_REF_SIZE bytes, hx_store_ref_put.)
  *
- * Document table blob, version 2 (written):
+ * Document table blob, version 3 (written):
  *   FIELD            ENCODING     DESCRIPTION
- *   magic            8 bytes      "HXDOCS02"
+ *   magic            8 bytes      "HXDOCS03"
  *   count            u32          documents, then per document, in path order:
  *     id             u32
  *     first_chunk    u32          chunk ids first_chunk .. first_chunk + n_chunks - 1
@@ -41,11 +41,19 @@
  *     kind           u32          hx_doc_kind: 0 = file-backed, 1 = stored; others are refused
  *     path ... sha256 5 x str     root-relative path (the document's name), title, type,
  *                                 encoding, content hash (hex)
- *     n_meta         u32          then n_meta x (str key, str value)
+ *     n_meta         u32          then n_meta x (str key, str value): the document's own
+ *                                 metadata (inherited pairs are derived at load, folder_meta.c);
+ *                                 a key given several times is a list, its values in order
  *   n_deleted        u32          then n_deleted x str: root-relative paths of files deleted by
  *                                 request, strictly increasing (bytewise); update leaves them out
- * Version 1 ("HXDOCS01", still read, never written): the same without kind (every document is
- * file-backed) and without the deleted list (empty).
+ *   n_folder_meta    u32          then n_folder_meta (<= IX_FOLDER_META_MAX) x str: the file names
+ *                                 whose metadata the other documents of their folder inherit, in
+ *                                 order of precedence (folder_meta.c; each a plain file name)
+ * Version 2 ("HXDOCS02", still read, never written): the same without the folder_meta list
+ * (IX_FOLDER_META applies), with every key once (older hyrax kept no lists). Version 1 ("HXDOCS01", still read, never
+ * written): the same without kind (every document is file-backed) and without the deleted list
+ * (empty). Readers of version 2 refuse version 3, which keeps them from showing a list as
+ * repeated keys.
  *
  * Segment blob: an hxfile image of kind HXF_KIND_SEGMENT holding chunks base .. base + n - 1:
  *   SECTION    DTYPE  SHAPE     DESCRIPTION
@@ -85,7 +93,8 @@
 #include <stdbool.h>
 
 #define IX_MAGIC "HXINDEX1"
-#define IX_DOCS_MAGIC "HXDOCS02"     /* written; IX_DOCS_MAGIC_V1 is read too */
+#define IX_DOCS_MAGIC "HXDOCS03"     /* written; IX_DOCS_MAGIC_V2 and _V1 are read too */
+#define IX_DOCS_MAGIC_V2 "HXDOCS02"
 #define IX_DOCS_MAGIC_V1 "HXDOCS01"
 #define IX_VERSION 3
 #define IX_ANALYZER HX_ANALYZER_ENGLISH  /* the keyword analysis of every index this build writes */
@@ -111,7 +120,10 @@ typedef struct ix_root {
 } ix_root;
 
 typedef struct ix_doc {
-    hx_doc_info info;          /* strings point into the view's arena or the docs blob copy */
+    hx_doc_info info;          /* strings point into the view's arena or the docs blob copy;
+                                  info.meta is own + inherited (folder_meta.c) */
+    const hx_kv *own;          /* the document's own pairs, as stored: what a writer writes back */
+    size_t n_own;
 } ix_doc;
 
 typedef struct ix_segment {
@@ -133,8 +145,11 @@ typedef struct ix_view {
     size_t n_docs;
     uint32_t *by_id;           /* owned; indexes into docs, sorted by doc id */
     hx_kv *meta;               /* owned; all documents' metadata pairs */
+    hx_kv *merged;             /* owned; each document's own and inherited pairs (strings in meta's) */
     const char **deleted;      /* owned array; strings in `strings`: files deleted by request, sorted */
     size_t n_deleted;
+    const char **folder_meta;  /* owned array (IX_FOLDER_META_MAX); strings in `strings` or static */
+    size_t n_folder_meta;
     char *strings;             /* owned; NUL-terminated copies of every table string */
     ix_segment *segs;          /* owned */
     size_t n_segs;
@@ -158,6 +173,22 @@ struct hx_index {
                                   generation 0: the view follows the head */
     ix_view v;
 };
+
+/* Folder metadata: the documents of a folder inherit the metadata pairs of the folder's files
+ * named in the view's folder_meta list (the document table's; IX_FOLDER_META for an index that
+ * has none), in that order, under keys they do not have themselves (own keys win; the first file
+ * wins over the second). Derived at view load (folder_meta.c), never stored per document:
+ * re-indexing a changed kep.yaml changes what its folder's documents carry, and removing it takes
+ * that away. hx_update_opts.folder_meta changes the list. */
+#define IX_FOLDER_META "kep.yaml", "README.md"
+#define IX_FOLDER_META_MAX 8
+/* Fills info.meta of every document of v (own + inherited) and ix_doc.own; after load. */
+int ix_inherit_meta(ix_view *v, hx_error *err);
+/* The default list into v->folder_meta (room for IX_FOLDER_META_MAX). */
+void ix_folder_meta_default(ix_view *v);
+/* Whether name can be a folder metadata file: a plain file name (no '/', not "." or "..", at
+ * most HX_RELPATH_NAME_MAX bytes, not empty). */
+bool ix_folder_meta_name_ok(const char *name);
 
 /* index.c */
 /* Decodes and bounds-checks a root record (the layout above); HX_EFORMAT / HX_EVERSION. */

@@ -167,6 +167,8 @@ typedef struct change_set {
     size_t n_remember, cap_remember;
     const char **lift;        /* paths to take off it; borrowed from the caller's file list */
     size_t n_lift, cap_lift;
+    const char *const *folder_meta;   /* a new folder metadata list (borrowed), or NULL: the view's */
+    size_t n_folder_meta;
 } change_set;
 
 static void change_set_free(change_set *cs)
@@ -350,6 +352,17 @@ static int encode_deleted(const ix_view *v, const change_set *cs, hx_buf *b)
     return b->failed ? HX_ENOMEM : 0;
 }
 
+/* The folder_meta list closing the document table: the change's, or the view's. */
+static int encode_folder_meta(const ix_view *v, const change_set *cs, hx_buf *b)
+{
+    const char *const *names = cs->folder_meta ? cs->folder_meta : v->folder_meta;
+    size_t n = cs->folder_meta ? cs->n_folder_meta : v->n_folder_meta;
+    hx_buf_u32(b, (uint32_t)n);
+    for (size_t i = 0; i < n; i++)
+        hx_buf_str(b, names[i]);
+    return b->failed ? HX_ENOMEM : 0;
+}
+
 /* The document table after the change: kept documents (with new mtimes) and pending ones,
  * merged in path order, then the deleted-by-request list. `first` gives each pending document's
  * first chunk id. */
@@ -371,7 +384,9 @@ static int encode_docs(const hx_index *ix, const change_set *cs, const uint32_t 
         bool take_old = j == cs->n_add ||
                         (i < v->n_docs && strcmp(v->docs[i].info.path, cs->add[j].src.path) < 0);
         if (take_old) {
-            hx_doc_info d = v->docs[i++].info;
+            hx_doc_info d = v->docs[i].info;
+            d.meta = v->docs[i].own;   /* inherited pairs are derived at load, never written */
+            d.n_meta = v->docs[i++].n_own;
             size_t lo = 0, hi = cs->n_touch;   /* touches are sorted by id */
             while (lo < hi) {
                 size_t mid = (lo + hi) / 2;
@@ -389,7 +404,8 @@ static int encode_docs(const hx_index *ix, const change_set *cs, const uint32_t 
             j++;
         }
     }
-    return encode_deleted(v, cs, b);
+    int rc = encode_deleted(v, cs, b);
+    return rc ? rc : encode_folder_meta(v, cs, b);
 }
 
 static int canceled(hx_error *err)
@@ -483,7 +499,7 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
     hx_buf docs = {0};
     hx_store_ref *segs = NULL;
     bool committed = false;
-    if (!cs->n_add && !cs->n_drop && !cs->n_touch && !cs->n_remember && !cs->n_lift)
+    if (!cs->n_add && !cs->n_drop && !cs->n_touch && !cs->n_remember && !cs->n_lift && !cs->folder_meta)
         return 0;   /* nothing changed: no commit */
     if (cs->n_add > 1)   /* qsort's array must not be NULL, even when empty */
         qsort(cs->add, cs->n_add, sizeof *cs->add, compare_pending);
@@ -615,6 +631,26 @@ static bool under(const char *path, const char *prefix)
     return n == 0 || (!strncmp(path, prefix, n) && (path[n] == 0 || path[n] == '/'));
 }
 
+/* Checks o's folder metadata list and puts it in cs when it differs from the view's. */
+static int set_folder_meta(const ix_view *v, const hx_update_opts *o, change_set *cs, hx_error *err)
+{
+    if (o->n_folder_meta > IX_FOLDER_META_MAX)
+        return hx_error_set(err, HX_EINVAL, -1, "at most %d folder metadata files, not %zu", IX_FOLDER_META_MAX,
+                            o->n_folder_meta);
+    bool same = o->n_folder_meta == v->n_folder_meta;
+    for (size_t i = 0; i < o->n_folder_meta; i++) {
+        if (!ix_folder_meta_name_ok(o->folder_meta[i]))
+            return hx_error_set(err, HX_EINVAL, -1, "folder metadata file '%.200s' is not a file name (no '/')",
+                                o->folder_meta[i]);
+        same = same && !strcmp(o->folder_meta[i], v->folder_meta[i]);
+    }
+    if (!same) {
+        cs->folder_meta = o->folder_meta;
+        cs->n_folder_meta = o->n_folder_meta;
+    }
+    return 0;
+}
+
 int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
                     const hx_update_opts *o, hx_update_report *rep, hx_error *err)
 {
@@ -632,6 +668,8 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         rc = hx_fs_target(ix->root, paths[i], HX_TARGET_NAME, targets[i], sizeof targets[i], err);
         names[i] = targets[i];
     }
+    if (!rc && o->folder_meta)
+        rc = set_folder_meta(&ix->v, o, &cs, err);
     if (!rc)
         rc = hx_ingest_walk(ix->root, names, n_paths, o->excludes, o->n_excludes, ix->path, &files, err);
     for (size_t i = 0; i < files.n_rejected && !rc; i++)
@@ -946,6 +984,8 @@ int hx_index_compact(hx_index *ix, hx_error *err)
     hx_buf_u32(&docs, (uint32_t)v->n_docs);
     for (size_t i = 0; i < v->n_docs; i++) {
         hx_doc_info d = v->docs[i].info;
+        d.meta = v->docs[i].own;
+        d.n_meta = v->docs[i].n_own;
         first[i] = (uint32_t)r;
         for (uint32_t k = 0; k < d.n_chunks; k++, r++) {
             uint32_t id = d.first_chunk + k;
@@ -960,7 +1000,7 @@ int hx_index_compact(hx_index *ix, hx_error *err)
         encode_doc(&docs, &d);
     }
     change_set unchanged = {0};
-    if (encode_deleted(v, &unchanged, &docs)) {
+    if (encode_deleted(v, &unchanged, &docs) || encode_folder_meta(v, &unchanged, &docs)) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
         goto done;
     }

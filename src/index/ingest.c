@@ -10,6 +10,7 @@
 #include "sha256.h"
 #include "store.h"
 #include "unicode.h"
+#include "yaml.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,15 +23,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define META_KEY_MAX 64
+#define META_KEY_MAX HX_YAML_KEY_MAX
 #define META_VALUE_MAX 512
 
 /* === Small helpers === */
-
-static bool isalnum_ascii(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
 
 static char *dup_range(const char *s, size_t n)
 {
@@ -445,13 +441,16 @@ static const char *type_of(const char *path)
     return "text";
 }
 
-static int meta_add(hx_doc_source *d, const char *key, size_t klen, const char *val, size_t vlen,
+/* Adds key = val. Within one source (the pairs from `from` on) a repeated key gathers its values
+ * (a list, or a list of mappings: one entry per item); a key already given by an earlier source
+ * (tool arguments before the content) keeps its values and this one is dropped. */
+static int meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen, const char *val, size_t vlen,
                     hx_error *err)
 {
-    for (size_t i = 0; i < d->n_meta; i++)
+    for (size_t i = 0; i < from && i < d->n_meta; i++)
         if (strlen(d->meta[i].key) == klen && !memcmp(d->meta[i].key, key, klen))
-            return 0;   /* the first occurrence wins */
-    if (d->n_meta == HX_META_MAX)
+            return 0;
+    if (d->n_meta == HX_META_MAX || klen == 0 || klen > META_KEY_MAX)
         return 0;
     if (!d->meta && !(d->meta = hx_calloc(HX_META_MAX, sizeof *d->meta)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -468,46 +467,24 @@ static int meta_add(hx_doc_source *d, const char *key, size_t klen, const char *
     return 0;
 }
 
-/* Top-level `key: scalar` lines of YAML (or Markdown front matter) in s[0..n). Nested blocks,
- * list items, comments and block scalars are skipped; quotes around a value are removed. */
-static int parse_yaml_scalars(hx_doc_source *d, const char *s, size_t n, hx_error *err)
+typedef struct {
+    hx_doc_source *d;
+    size_t from;
+    hx_error *err;
+} yaml_sink;
+
+static int yaml_pair(void *ctx, const char *key, size_t klen, const char *val, size_t vlen, bool quoted)
 {
-    size_t pos = 0;
-    while (pos < n) {
-        const char *line = s + pos, *nl = memchr(line, '\n', n - pos);
-        size_t len = nl ? (size_t)(nl - line) : n - pos;
-        pos += len + (nl != NULL);
-        if (len && line[len - 1] == '\r')
-            len--;
-        size_t k = 0;
-        while (k < len && (isalnum_ascii(line[k]) || line[k] == '_' || line[k] == '-' || line[k] == '.'))
-            k++;
-        if (k == 0 || k > META_KEY_MAX || k >= len || line[k] != ':' || (k + 1 < len && line[k + 1] != ' '))
-            continue;
-        size_t v = k + 1;
-        while (v < len && line[v] == ' ')
-            v++;
-        size_t end = len;
-        if (v < len && line[v] != '"' && line[v] != '\'') {
-            for (size_t c = v; c + 1 < len; c++)
-                if (line[c] == ' ' && line[c + 1] == '#') {
-                    end = c;
-                    break;
-                }
-        }
-        while (end > v && (line[end - 1] == ' ' || line[end - 1] == '\t'))
-            end--;
-        if (end == v || line[v] == '|' || line[v] == '>' || line[v] == '&' || line[v] == '*')
-            continue;
-        if (end - v >= 2 && (line[v] == '"' || line[v] == '\'') && line[end - 1] == line[v]) {
-            v++;
-            end--;
-        }
-        int rc = meta_add(d, line, k, line + v, end - v, err);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    yaml_sink *y = ctx;
+    (void)quoted;
+    return meta_add(y->d, y->from, key, klen, val, vlen, y->err);
+}
+
+/* Metadata pairs of YAML (or Markdown front matter) in s[0..n): yaml.h's subset, lists as runs. */
+static int parse_yaml_meta(hx_doc_source *d, const char *s, size_t n, hx_error *err)
+{
+    yaml_sink y = {d, d->n_meta, err};
+    return hx_yaml_pairs(s, n, yaml_pair, &y);
 }
 
 /* Bytes of YAML front matter at the start of a Markdown text ("---" line ... "---" or "..."
@@ -584,17 +561,17 @@ static int describe(hx_doc_source *d, const hx_kv *extra, size_t n_extra, hx_err
 {
     int rc = 0;
     for (size_t i = 0; i < n_extra && !rc; i++)
-        rc = meta_add(d, extra[i].key, strlen(extra[i].key), extra[i].value, strlen(extra[i].value), err);
+        rc = meta_add(d, 0, extra[i].key, strlen(extra[i].key), extra[i].value, strlen(extra[i].value), err);
     if (rc)
         return rc;
     const char *text = d->text;
     size_t n = d->text_len, body = 0;
     if (!strcmp(d->type, "markdown")) {
         size_t fm = front_matter(text, n, &body);
-        if (fm && (rc = parse_yaml_scalars(d, text + 4, fm - 4, err)))
+        if (fm && (rc = parse_yaml_meta(d, text + 4, fm - 4, err)))
             return rc;
     } else if (!strcmp(d->type, "yaml")) {
-        if ((rc = parse_yaml_scalars(d, text, n, err)))
+        if ((rc = parse_yaml_meta(d, text, n, err)))
             return rc;
     }
     const char *t = meta_get(d, "title");

@@ -4,8 +4,8 @@
  * hx_fs_open_under (fsafe.h: no symlink is followed at read time, only regular files), rejects
  * binary files (a NUL byte anywhere, or a U+0000 in UTF-16: decoded text never holds a NUL, so
  * none of it is lost), decodes UTF-8 (with or without BOM), UTF-16 with BOM, else Latin-1, and
- * extracts title, type, front matter and top-level YAML scalars. Knows nothing of chunks or
- * indexes. */
+ * extracts title, type and metadata (front matter and YAML files through yaml.h; a list is one
+ * entry per item). Knows nothing of chunks or indexes. */
 #ifndef HX_INGEST_H
 #define HX_INGEST_H
 
@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 #define HX_INGEST_DEFAULT_MAX_BYTES (16u << 20)  /* files larger than this are rejected */
-#define HX_META_MAX 64                           /* metadata entries kept per document */
+#define HX_META_MAX 256                          /* metadata entries kept per document (a list
+                                                    item is one entry) */
 #define HX_LABEL_MAX 200                         /* bytes kept of a title, or of one heading in a
                                                     chunk's heading path (cut at a code point) */
 #define HX_INGEST_MAX_GROWTH 2                   /* decoded text is at most this many times the

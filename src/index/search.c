@@ -6,7 +6,6 @@
  * built by index.c; never writes. */
 #include "fusion.h"
 #include "alloc.h"
-#include "glob.h"
 #include "index_internal.h"
 #include "recency.h"
 
@@ -46,27 +45,6 @@ typedef struct {
     uint8_t *allowed;    /* owned; NULL when every live chunk is allowed */
     uint64_t n_allowed;
 } chunk_filter;
-
-bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const hx_filter *f = &filters[i];
-        if (!strcmp(f->key, "path")) {
-            if (!hx_glob_match(f->value, d->path))
-                return false;
-        } else if (!strcmp(f->key, "type")) {
-            if (strcmp(f->value, d->type))
-                return false;
-        } else {
-            bool hit = false;
-            for (size_t k = 0; k < d->n_meta && !hit; k++)
-                hit = !strcmp(d->meta[k].key, f->key) && !strcmp(d->meta[k].value, f->value);
-            if (!hit)
-                return false;
-        }
-    }
-    return true;
-}
 
 static int filter_build(chunk_filter *cf, const ix_view *v, const hx_search_opts *o, hx_error *err)
 {

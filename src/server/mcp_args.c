@@ -24,7 +24,7 @@ static const mcp_arg *rule_of(const mcp_arg *table, const mcp_arg *row)
 
 static void schema_members(hx_json_writer *w, const mcp_arg *table);
 
-static const char *const type_names[] = {"string", "integer", "number", "boolean", "object", "array", "object", "object"};
+static const char *const type_names[] = {"string", "integer", "number", "boolean", "array", "object", "object", "object"};
 
 static void write_bound(hx_json_writer *w, const mcp_arg *r, const char *key, double x)
 {
@@ -47,12 +47,25 @@ static void write_default(hx_json_writer *w, const mcp_arg *r)
         hx_json_write_double(w, strtod(r->def, NULL));
 }
 
+/* The value schemas of MCP_FILTERS and MCP_METADATA members (filter.h says the rules). */
+#define SCALAR_SCHEMA "{\"type\":[\"string\",\"number\",\"boolean\"]}"
+#define BOUND_SCHEMA "{\"type\":[\"string\",\"number\",\"null\"]}"
+#define FILTER_VALUE_SCHEMA                                                                                     \
+    "{\"anyOf\":[" SCALAR_SCHEMA ",{\"type\":\"array\",\"minItems\":1,\"items\":" SCALAR_SCHEMA "},"              \
+    "{\"type\":\"object\",\"description\":\"a range: numbers or ISO-8601 dates\",\"properties\":{"                \
+    "\"from\":" BOUND_SCHEMA ",\"to\":" BOUND_SCHEMA ",\"gte\":" BOUND_SCHEMA ",\"gt\":" BOUND_SCHEMA ","            \
+    "\"lte\":" BOUND_SCHEMA ",\"lt\":" BOUND_SCHEMA ",\"key\":{\"type\":\"string\"}},\"additionalProperties\":false}]}"
+#define TEXT_OF(x) #x
+#define NUMBER_TEXT(x) TEXT_OF(x)
+#define META_VALUE_SCHEMA                                                                                    \
+    "{\"anyOf\":[" SCALAR_SCHEMA ",{\"type\":\"array\",\"minItems\":1,\"maxItems\":" NUMBER_TEXT(         \
+        MCP_METADATA_LIST_MAX) ",\"items\":" SCALAR_SCHEMA "}]}"
+
 static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_arg *row)
 {
     static const char *const bound_keys[][2] = {
         {"minLength", "maxLength"}, {"minimum", "maximum"}, {"minimum", "maximum"}, {NULL, NULL},
-        {"minProperties", "maxProperties"}, {"minItems", "maxItems"}, {NULL, NULL},
-        {"minProperties", "maxProperties"}};
+        {"minItems", "maxItems"}, {NULL, NULL}, {"minProperties", "maxProperties"}, {"minProperties", "maxProperties"}};
     const mcp_arg *r = rule_of(table, row);
     hx_json_write_key(w, row->name);
     hx_json_write_obj_begin(w);
@@ -69,13 +82,7 @@ static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_ar
             hx_json_write_cstr(w, *c);
         hx_json_write_arr_end(w);
     }
-    if (r->type == MCP_STRING_MAP) {
-        hx_json_write_key(w, "additionalProperties");
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "type");
-        hx_json_write_cstr(w, "string");
-        hx_json_write_obj_end(w);
-    } else if (r->type == MCP_STRING_LIST) {
+    if (r->type == MCP_STRING_LIST) {
         hx_json_write_key(w, "items");
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "type");
@@ -93,13 +100,10 @@ static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_ar
             hx_json_write_obj_end(w);
         }
         hx_json_write_key(w, "additionalProperties");
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "type");
-        hx_json_write_arr_begin(w);
-        for (int i = 0; i < 5; i++)
-            hx_json_write_cstr(w, (const char *const[]){"string", "number", "boolean", "array", "object"}[i]);
-        hx_json_write_arr_end(w);
-        hx_json_write_obj_end(w);
+        hx_json_write_json(w, FILTER_VALUE_SCHEMA, strlen(FILTER_VALUE_SCHEMA));
+    } else if (r->type == MCP_METADATA) {
+        hx_json_write_key(w, "additionalProperties");
+        hx_json_write_json(w, META_VALUE_SCHEMA, strlen(META_VALUE_SCHEMA));
     }
     if (r->def) {
         hx_json_write_key(w, "default");
@@ -200,30 +204,6 @@ static const mcp_arg *row_given(const mcp_arg *table, const char *key, size_t kl
     return NULL;
 }
 
-static bool filter_scalar(const hx_json_val *v)
-{
-    size_t n;
-    const char *s = hx_json_str(v, &n);
-    int t = hx_json_type_of(v);
-    return (s && strlen(s) == n) || t == HX_JSON_NUMBER || t == HX_JSON_BOOL;
-}
-
-/* A filter value a filters object may hold beyond its named members: a scalar, or a list or an
- * object (a range) of scalars. */
-static bool filter_value(const hx_json_val *v)
-{
-    int t = hx_json_type_of(v);
-    if (t != HX_JSON_ARRAY && t != HX_JSON_OBJECT)
-        return filter_scalar(v);
-    hx_json_iter it;
-    const hx_json_val *k = NULL, *x;
-    hx_json_iter_init(&it, v);
-    while (hx_json_iter_next(&it, &k, &x))
-        if (!filter_scalar(x) || (k && !filter_scalar(k)))
-            return false;
-    return true;
-}
-
 /* One present argument named `name` (with prefix, for messages) against its rule r. */
 static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v, failure *f)
 {
@@ -270,25 +250,6 @@ static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v,
         if (hx_json_type_of(v) != HX_JSON_BOOL)
             return fail(f, "argument '%s' must be true or false", name);
         return 0;
-    case MCP_STRING_MAP: {
-        if (hx_json_type_of(v) != HX_JSON_OBJECT)
-            return fail(f, "argument '%s' must be an object of string values such as {\"path\": \"docs/**\"}", name);
-        if (out_of_bounds(r, (double)hx_json_len(v)))
-            return fail(f, "argument '%s' has %zu members; it takes %s", name, hx_json_len(v),
-                        bounds_words(r, words, sizeof words));
-        hx_json_iter it;
-        const hx_json_val *k, *val;
-        hx_json_iter_init(&it, v);
-        while (hx_json_iter_next(&it, &k, &val)) {
-            size_t kl, vl;
-            const char *key = hx_json_str(k, &kl), *str = hx_json_str(val, &vl);
-            if (strlen(key) != kl)
-                return fail(f, "argument '%s': a key must not contain U+0000", name);
-            if (!str || strlen(str) != vl)
-                return fail(f, "argument '%s': '%.40s' must have a string value", name, key);
-        }
-        return 0;
-    }
     case MCP_STRING_LIST:
         if (hx_json_type_of(v) != HX_JSON_ARRAY || out_of_bounds(r, (double)hx_json_len(v)))
             return fail(f, "argument '%s' must be an array of %s strings", name, bounds_words(r, words, sizeof words));
@@ -311,17 +272,48 @@ static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v,
         hx_json_iter it;
         const hx_json_val *k, *val;
         hx_json_iter_init(&it, v);
-        while (hx_json_iter_next(&it, &k, &val)) {
+        while (hx_json_iter_next(&it, &k, &val)) {   /* the keys a seed documents, by their rows */
             const char *key = hx_json_str(k, &n);
             char member[256];
             if (strlen(key) != n)
                 return fail(f, "argument '%s': a key must not contain U+0000", name);
             snprintf(member, sizeof member, "%s.%.*s", name, (int)(n > 40 ? 40 : n), key);
             const mcp_arg *row = row_given(r->props, key, n);
-            if (row ? check_value(rule_of(r->props, row), member, val, f) : !filter_value(val))
-                return row ? -1
-                           : fail(f, "argument '%s' must be a string, number or boolean, a list of those, or "
-                                     "an object of those (a range such as {\"from\": \"2024-01-01\"})", member);
+            if (row && check_value(rule_of(r->props, row), member, val, f))
+                return -1;
+        }
+        hx_filter_set fs = {0};   /* what every filter means: the filter module's one parser */
+        hx_error err = {0};
+        int rc = hx_filter_parse_json(&fs, v, &err);
+        hx_filter_set_free(&fs);
+        return rc ? fail(f, "argument '%s': %s", name, err.message) : 0;
+    }
+    case MCP_METADATA: {
+        if (hx_json_type_of(v) != HX_JSON_OBJECT)
+            return fail(f, "argument '%s' must be an object such as {\"status\": \"draft\", \"tags\": [\"a\", \"b\"]}", name);
+        if (out_of_bounds(r, (double)hx_json_len(v)))
+            return fail(f, "argument '%s' has %zu members; it takes %s", name, hx_json_len(v),
+                        bounds_words(r, words, sizeof words));
+        hx_json_iter it;
+        const hx_json_val *k, *val;
+        hx_json_iter_init(&it, v);
+        while (hx_json_iter_next(&it, &k, &val)) {
+            size_t kl;
+            const char *key = hx_json_str(k, &kl);
+            bool list = hx_json_type_of(val) == HX_JSON_ARRAY;
+            size_t items = list ? hx_json_len(val) : 1;
+            if (strlen(key) != kl || !kl)
+                return fail(f, "argument '%s': a key must be non-empty and must not contain U+0000", name);
+            if (list && (items < 1 || items > MCP_METADATA_LIST_MAX))
+                return fail(f, "argument '%s': list '%.40s' takes 1 to %d values", name, key, MCP_METADATA_LIST_MAX);
+            for (size_t i = 0; i < items; i++) {
+                const hx_json_val *item = list ? hx_json_arr_get(val, i) : val;
+                int t = hx_json_type_of(item);
+                s = hx_json_str(item, &n);
+                if ((t != HX_JSON_STRING && t != HX_JSON_NUMBER && t != HX_JSON_BOOL) || (s && strlen(s) != n))
+                    return fail(f, "argument '%s': '%.40s' must be a string, number or boolean, or a list of them",
+                                name, key);
+            }
         }
         return 0;
     }
@@ -483,7 +475,30 @@ bool mcp_arg_bool(const mcp_args *a, const char *name)
     return v ? hx_json_bool(v) == 1 : def && !strcmp(def, "true");
 }
 
-size_t mcp_arg_map(const mcp_args *a, const char *name, hx_filter *out)
+size_t mcp_arg_list(const mcp_args *a, const char *name, const char **out)
+{
+    const hx_json_val *list = mcp_arg_value(a, name);
+    size_t n = list ? hx_json_len(list) : 0;
+    for (size_t i = 0; i < n; i++)
+        out[i] = hx_json_str(hx_json_arr_get(list, i), NULL);
+    return n;
+}
+
+int mcp_arg_filters(const mcp_args *a, const char *name, hx_filter_set *fs, hx_error *err)
+{
+    const hx_json_val *v = mcp_arg_value(a, name);
+    return v ? hx_filter_parse_json(fs, v, err) : 0;
+}
+
+static const char *meta_text(const hx_json_val *v)
+{
+    int t = hx_json_type_of(v);
+    return t == HX_JSON_STRING ? hx_json_str(v, NULL)
+           : t == HX_JSON_NUMBER ? hx_json_num_text(v, NULL)
+                                 : hx_json_bool(v) ? "true" : "false";
+}
+
+size_t mcp_arg_metadata(const mcp_args *a, const char *name, hx_kv *out, size_t cap)
 {
     hx_json_iter it;
     const hx_json_val *k, *v, *map = mcp_arg_value(a, name);
@@ -491,17 +506,11 @@ size_t mcp_arg_map(const mcp_args *a, const char *name, hx_filter *out)
     if (!map)
         return 0;
     hx_json_iter_init(&it, map);
-    while (hx_json_iter_next(&it, &k, &v))
-        out[n++] = (hx_filter){hx_json_str(k, NULL), hx_json_str(v, NULL)};
-    return n;
-}
-
-size_t mcp_arg_list(const mcp_args *a, const char *name, const char **out)
-{
-    const hx_json_val *list = mcp_arg_value(a, name);
-    size_t n = list ? hx_json_len(list) : 0;
-    for (size_t i = 0; i < n; i++)
-        out[i] = hx_json_str(hx_json_arr_get(list, i), NULL);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        bool list = hx_json_type_of(v) == HX_JSON_ARRAY;
+        for (size_t i = 0; i < (list ? hx_json_len(v) : 1) && n < cap; i++)
+            out[n++] = (hx_kv){(char *)hx_json_str(k, NULL), (char *)meta_text(list ? hx_json_arr_get(v, i) : v)};
+    }
     return n;
 }
 

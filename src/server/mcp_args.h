@@ -12,6 +12,7 @@
 #ifndef HX_MCP_ARGS_H
 #define HX_MCP_ARGS_H
 
+#include "filter.h"
 #include "hyrax.h"
 #include "json.h"
 
@@ -24,15 +25,17 @@ typedef enum {
     MCP_INTEGER,       /* a whole number; min/max bound it */
     MCP_NUMBER,        /* a finite number; min/max bound it */
     MCP_BOOLEAN,
-    MCP_STRING_MAP,    /* an object of string values; max bounds its members */
     MCP_STRING_LIST,   /* an array of strings; max bounds its items */
     MCP_OBJECT,        /* an object whose members are the table `props` */
-    /* Metadata filters: an object whose members are checked by `props` where named there (the
-     * keys a seed documents) and are otherwise a string, number, boolean, list of those or an
-     * object of those (a range); max bounds its members. What they mean is the filter parser's
-     * (mcp_tools.c, filters_parse), not this file's. */
+    /* Document filters: an object whose members are checked by `props` where named there (the keys
+     * a seed documents) and, all of them, by the filter module's parser (filter.h
+     * hx_filter_parse_json); max bounds its members. */
     MCP_FILTERS,
+    MCP_METADATA,      /* an object of metadata: string, number or boolean values, or lists of them
+                          (1..MCP_METADATA_LIST_MAX items); max bounds its members */
 } mcp_arg_type;
+
+#define MCP_METADATA_LIST_MAX 64
 
 enum { MCP_MIN = 1, MCP_MAX = 2 };   /* which of min and max bound an argument */
 
@@ -89,10 +92,14 @@ const char *mcp_arg_str(const mcp_args *a, const char *name);            /* borr
 int64_t mcp_arg_int(const mcp_args *a, const char *name);
 double mcp_arg_num(const mcp_args *a, const char *name);
 bool mcp_arg_bool(const mcp_args *a, const char *name);
-/* The members of a MCP_STRING_MAP, or the items of a MCP_STRING_LIST, into out (room for the
- * table's max); the count. Strings borrowed from args. */
-size_t mcp_arg_map(const mcp_args *a, const char *name, hx_filter *out);
+/* The items of a MCP_STRING_LIST into out (room for the table's max); the count. Strings borrowed
+ * from args. */
 size_t mcp_arg_list(const mcp_args *a, const char *name, const char **out);
+/* The filters of a MCP_FILTERS argument added to fs (absent: none): 0, or HX_ENOMEM. */
+int mcp_arg_filters(const mcp_args *a, const char *name, hx_filter_set *fs, hx_error *err);
+/* The pairs of a MCP_METADATA argument into out (room for cap): a list gives one pair per item,
+ * numbers their JSON text, booleans "true" / "false". The count; strings borrowed from args. */
+size_t mcp_arg_metadata(const mcp_args *a, const char *name, hx_kv *out, size_t cap);
 /* The arguments of a MCP_OBJECT member, read through its table. */
 mcp_args mcp_arg_object(const mcp_args *a, const char *name);
 

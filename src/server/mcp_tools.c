@@ -10,6 +10,7 @@
 #include "fsafe.h"
 #include "alloc.h"
 #include "fusion.h"
+#include "ingest.h"
 #include "mcp_internal.h"
 #include "passage.h"
 #include "present.h"
@@ -34,8 +35,13 @@
 
 /* Table rows that several tools share; each tool's table stands by the tool. */
 #define FILTERS_DOC                                                                                          \
-    "path: glob on the root-relative path (** spans folders); type: markdown|yaml|json|code|text; any other " \
-    "key: exact metadata value (Markdown front matter, top-level YAML scalars). All must match."
+    "Metadata filters, all must match. {\"owning-sig\": \"sig-auth\"} equality (numbers as numbers); "        \
+    "{\"tags\": [\"a\", \"b\"]} any of (a document list matches when any item does); {\"creation-date\": "   \
+    "{\"from\": \"2020-01-01\", \"to\": \"2021-12-31\"}} a date or number range (also gte, gt, lte, lt); "     \
+    "{\"date_range\": {\"from\": ..., \"to\": ...}} on indexed_at, or on {\"key\": \"a-date-key\"}. Keys: "  \
+    "metadata (front matter, YAML, the folder's kep.yaml and README front matter; _ and - alike; sig_name = "  \
+    "owning-sig, kep_id and kep_number = kep-number) or derived: path (glob, ** spans folders), type, ext, "   \
+    "dir, folder (any folder name of the path), indexed_at, mtime."
 #define ARG_FILTERS {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .description = FILTERS_DOC}
 #define ARG_MODE                                                                                             \
     {"mode", MCP_STRING, .choices = hx_mode_names, .def = "hybrid",                                          \
@@ -112,28 +118,6 @@ static int arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, char *msg, s
     return 0;
 }
 
-/* === Filters ===
- * The one place a filters argument (MCP_FILTERS: `filters`, and seed 003's `doc_filter`, which
- * reaches the tools as `filters`) becomes hx_filter values. Typed filters (issue 11 item 2: lists,
- * numeric and date ranges, seed 003's tags and date_range) connect here by replacing this body
- * with their parse function. Until then a string member is an exact match (path: a glob, type: the
- * document type, any other key: metadata); any other value is refused with a message saying so. */
-static int filters_parse(const mcp_args *a, const char *name, hx_filter *out, size_t *n, char *msg, size_t cap)
-{
-    hx_json_iter it;
-    const hx_json_val *k, *v, *obj = mcp_arg_value(a, name);
-    *n = 0;
-    hx_json_iter_init(&it, obj);
-    while (hx_json_iter_next(&it, &k, &v)) {
-        const char *key = hx_json_str(k, NULL), *value = hx_json_str(v, NULL);
-        if (!value)
-            return snprintf(msg, cap, "filter '%.40s': this build matches exact string values only (lists and "
-                                      "ranges such as tags and date_range come with typed filters)", key), -1;
-        out[(*n)++] = (hx_filter){key, value};
-    }
-    return 0;
-}
-
 /* A document's metadata value for key, or NULL. */
 static const char *meta_value(const hx_kv *meta, size_t n, const char *key)
 {
@@ -183,16 +167,31 @@ static void write_results(hx_json_writer *w, const hx_results *res, uint64_t gen
     hx_json_write_double(w, res->search_ms);
 }
 
-/* Search options of search and find_similar, from their tables; -1 with msg set for bad filters. */
-static int search_opts(const mcp_args *a, hx_search_opts *o, hx_filter *filters, char *msg, size_t cap)
+/* The tools that take `filters` run as fn with them parsed (filter.h), freed after the call. */
+typedef int (*filtered_tool)(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                             char *msg, size_t cap);
+static int with_filters(filtered_tool fn, const mcp_arg *table, mcp_server *s, const hx_json_val *args,
+                        hx_json_writer *w, char *msg, size_t cap)
+{
+    mcp_args a = {table, args};
+    hx_filter_set fs = {0};
+    hx_error err = {0};
+    int rc = mcp_arg_filters(&a, "filters", &fs, &err) ? (snprintf(msg, cap, "%s", err.message), -1)
+                                                       : fn(s, args, &fs, w, msg, cap);
+    hx_filter_set_free(&fs);
+    return rc;
+}
+
+/* Search options of search and find_similar, from their tables. */
+static void search_opts(const mcp_args *a, hx_search_opts *o, const hx_filter_set *fs)
 {
     hx_search_opts_default(o);
     o->snippets = 1;
     o->k = (uint32_t)mcp_arg_int(a, "top_k");
-    o->filters = filters;
+    o->filters = fs->v;
+    o->n_filters = fs->n;
     o->min_score = (float)mcp_arg_num(a, "min_score");
     hx_group_parse(mcp_arg_str(a, "group_by"), &o->group);
-    return filters_parse(a, "filters", filters, &o->n_filters, msg, cap);
 }
 
 /* The recency argument into o (left off when absent). */
@@ -260,7 +259,7 @@ static const mcp_arg search_args[] = {
     "\"snippet\":{\"type\":\"string\"},"                                                                     \
     "\"more\":{\"type\":\"array\",\"description\":\"group_by document: the document's other matching chunks, best first\",\"items\":{\"type\":\"object\",\"properties\":{\"score\":{\"type\":\"number\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"}}}}," \
     "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\",\"generation\"]}," \
-    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}"                       \
+    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}}"                       \
     "},\"required\":[\"rank\",\"score\",\"text\",\"snippet\",\"citation\"]}"
 
 static const char search_out[] =
@@ -269,14 +268,13 @@ static const char search_out[] =
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
     "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
 
-static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+static int search_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                           char *msg, size_t cap)
 {
     mcp_args a = {search_args, args}, fusion = mcp_arg_object(&a, "fusion");
-    hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
     const char *query = mcp_arg_str(&a, "query"), *method = mcp_arg_str(&fusion, "method");
-    if (search_opts(&a, &o, filters, msg, cap))
-        return -1;
+    search_opts(&a, &o, fs);
     recency_opts(&a, &o);
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     o.fusion = !strcmp(method, "weighted");
@@ -432,19 +430,18 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
 /* Passages in rank order, each with its neighbours when asked, while they fit max_tokens, up to
  * max_passages; one that does not fit is dropped and the next tried. Labels [n] count the
  * passages kept, so the n-th passage in the text is sources[n - 1] with index n. */
-static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                            char *msg, size_t cap)
 {
     mcp_args a = {context_args, args};
-    hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
     const char *query = mcp_arg_str(&a, "query");
     int64_t budget = mcp_arg_int(&a, "max_tokens"), max_passages = mcp_arg_int(&a, "max_passages");
     bool related = mcp_arg_bool(&a, "include_relationships");
     hx_search_opts_default(&o);
     o.k = CONTEXT_CANDIDATES;
-    o.filters = filters;
-    if (filters_parse(&a, "filters", filters, &o.n_filters, msg, cap))
-        return -1;
+    o.filters = fs->v;
+    o.n_filters = fs->n;
     o.min_score = (float)mcp_arg_num(&a, "min_score");
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     hx_results res = {0};
@@ -541,13 +538,12 @@ static const char similar_out[] =
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
     "},\"required\":[\"source\",\"results\",\"total_results\"]}";
 
-static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+static int similar_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                            char *msg, size_t cap)
 {
     mcp_args a = {similar_args, args};
-    hx_filter filters[MAX_FILTERS];
     hx_search_opts o;
-    if (search_opts(&a, &o, filters, msg, cap))
-        return -1;
+    search_opts(&a, &o, fs);
     const char *text = mcp_arg_str(&a, "text");
     bool by_chunk = mcp_arg_value(&a, "chunk_id") != NULL;
     bool by_doc = mcp_arg_value(&a, "doc_id") || mcp_arg_value(&a, "path");
@@ -599,16 +595,15 @@ static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_wri
     "\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"hash\":{\"type\":\"string\"},"         \
     "\"version\":{\"type\":\"string\"},\"indexed_at\":{\"type\":\"string\"},\"modified_at\":{\"type\":\"string\"}," \
     "\"status\":{\"type\":\"string\"},\"chunks_count\":{\"type\":\"integer\"},\"total_tokens\":{\"type\":\"integer\"}," \
-    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"                      \
+    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}},"                      \
     "\"filename\":{\"type\":\"string\"},\"uploaded_at\":{\"type\":\"string\"},"                                 \
     "\"category\":{\"type\":[\"string\",\"null\"]},\"description\":{\"type\":[\"string\",\"null\"]},"           \
     "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
 
 /* Seed 003's names for a document (filename, uploaded_at) and its category, description and tags
- * metadata (null or [] when it has none; tags holds the metadata value as one string). */
+ * metadata (null or [] when it has none; tags lists every value of the key). */
 static void write_seed_doc_fields(hx_json_writer *w, const hx_doc_info *d)
 {
-    const char *tags = meta_value(d->meta, d->n_meta, "tags");
     hx_json_write_key(w, "filename");
     hx_json_write_cstr(w, d->path);
     write_time(w, "uploaded_at", d->indexed_ns);
@@ -618,8 +613,9 @@ static void write_seed_doc_fields(hx_json_writer *w, const hx_doc_info *d)
     hx_json_write_cstr(w, meta_value(d->meta, d->n_meta, "description"));
     hx_json_write_key(w, "tags");
     hx_json_write_arr_begin(w);
-    if (tags)
-        hx_json_write_cstr(w, tags);
+    for (size_t i = 0; i < d->n_meta; i++)
+        if (!strcmp(d->meta[i].key, "tags"))
+            hx_json_write_cstr(w, d->meta[i].value);
     hx_json_write_arr_end(w);
 }
 
@@ -738,19 +734,20 @@ static void sort_docs(hx_doc_info *v, hx_doc_info *tmp, size_t n, int key, int d
     memcpy(v, tmp, n * sizeof *v);
 }
 
-static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+static int list_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                         char *msg, size_t cap)
 {
     mcp_args a = {list_args, args};
-    hx_filter filters[MAX_FILTERS];
-    size_t nf;
-    if (filters_parse(&a, "filters", filters, &nf, msg, cap))
-        return -1;
-    const char *status = NULL;   /* seed 003's status filter: the status as listed */
-    for (size_t i = 0; i < nf; i++)
-        if (!strcmp(filters[i].key, "status") && (!strcmp(filters[i].value, "complete") || !strcmp(filters[i].value, "empty"))) {
-            status = filters[i].value;
-            filters[i--] = filters[--nf];
-        }
+    hx_filter filters[MAX_FILTERS];   /* fs without seed 003's status filter (borrowed entries) */
+    size_t nf = 0;
+    const char *status = NULL;        /* that filter: the status as listed */
+    for (size_t i = 0; i < fs->n && i < MAX_FILTERS; i++) {
+        const hx_filter *f = &fs->v[i];
+        if (!strcmp(f->key, "status") && f->value && (!strcmp(f->value, "complete") || !strcmp(f->value, "empty")))
+            status = f->value;
+        else
+            filters[nf++] = *f;
+    }
     const char *sort_by = mcp_arg_str(&a, "sort_by");
     bool desc = !strcmp(mcp_arg_str(&a, "order"), "desc");
     int64_t limit = mcp_arg_int(&a, "limit"), offset = mcp_arg_int(&a, "offset");
@@ -1045,8 +1042,10 @@ static const mcp_arg add_args[] = {
     {"content", MCP_STRING, .description = "Text to store as a new document (with name)."},
     {"name", MCP_STRING,
      .description = "Root-relative name for content, e.g. notes/meeting.md (the extension picks the type)."},
-    {"metadata", MCP_STRING_MAP, AT_MOST(MAX_FILTERS),
-     .description = "Extra key: value metadata for content, usable in filters."},
+    {"metadata", MCP_METADATA, AT_MOST(MAX_FILTERS),
+     .description = "Metadata for content, usable in filters: strings, numbers, booleans, ISO-8601 dates "
+                    "(as strings) or lists of them, e.g. {\"status\": \"draft\", \"tags\": [\"a\", \"b\"]}. "
+                    "These keys win over the content's own front matter."},
     {.name = NULL},
 };
 
@@ -1059,17 +1058,14 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
     mcp_args a = {add_args, args};
     const char *path = mcp_arg_str(&a, "path"), *content = mcp_arg_str(&a, "content");
     const char *name = mcp_arg_str(&a, "name");
-    hx_filter meta[MAX_FILTERS];
-    hx_kv kv[MAX_FILTERS];
-    size_t n_meta = mcp_arg_map(&a, "metadata", meta);
+    hx_kv kv[HX_META_MAX];
+    size_t n_meta = mcp_arg_metadata(&a, "metadata", kv, HX_META_MAX);
     if (!path == !content)
         return snprintf(msg, cap, "give either 'path' (a file under the indexed root) or 'content' with 'name'"), -1;
     if (content && !name)
         return snprintf(msg, cap, "'content' needs a 'name', the root-relative name to store it under (e.g. notes/x.md)"), -1;
     if (path && (name || mcp_arg_value(&a, "metadata")))
         return snprintf(msg, cap, "'name' and 'metadata' go with 'content'; for 'path' the file's own metadata is used"), -1;
-    for (size_t i = 0; i < n_meta; i++)
-        kv[i] = (hx_kv){(char *)meta[i].key, (char *)meta[i].value};
     hx_index *ix = NULL;
     if (open_writer(s, &ix, msg, cap))
         return -1;
@@ -1089,7 +1085,7 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
     }
     if (!rc && path) {
         const char *targets[] = {doc_path};
-        hx_update_opts o = {NULL, 0, 0, 0, s->writer_enc, job_progress, s};
+        hx_update_opts o = {NULL, 0, 0, 0, s->writer_enc, job_progress, s, NULL, 0};
         if (hx_index_update(ix, targets, 1, &o, &rep, &err))
             rc = (snprintf(msg, cap, "indexing %.200s failed: %s", doc_path, err.message), -1);
         if (!rc && rep.n_rejected) {
@@ -1264,7 +1260,7 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
     }
     hx_update_report rep = {0};
     hx_error err = {0};
-    hx_update_opts o = {excl, ne, 0, force, s->writer_enc, job_progress, s};
+    hx_update_opts o = {excl, ne, 0, force, s->writer_enc, job_progress, s, NULL, 0};
     if (!rc && hx_index_update(ix, targets, np, &o, &rep, &err))
         rc = (snprintf(msg, cap, "reindex failed: %s", err.message), -1);
     for (size_t i = 0; !rc && i < rep.n_rejected; i++)
@@ -1366,6 +1362,26 @@ static int tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_wri
     hx_json_write_cstr(w, s->protocol);
     hx_json_write_obj_end(w);
     return 0;
+}
+
+static int tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    return with_filters(search_filtered, search_args, s, args, w, msg, cap);
+}
+
+static int tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    return with_filters(context_filtered, context_args, s, args, w, msg, cap);
+}
+
+static int tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    return with_filters(similar_filtered, similar_args, s, args, w, msg, cap);
+}
+
+static int tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    return with_filters(list_filtered, list_args, s, args, w, msg, cap);
 }
 
 /* === The seeds' tools ===

@@ -36,8 +36,24 @@ void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n)
 {
     hx_json_write_obj_begin(w);
     for (size_t i = 0; i < n; i++) {
+        size_t count = 0;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(meta[j].key, meta[i].key);
+        for (size_t j = i; j < n && !seen; j++)
+            count += !strcmp(meta[j].key, meta[i].key);
+        if (seen)
+            continue;   /* written with its first value */
         hx_json_write_key(w, meta[i].key);
-        hx_json_write_cstr(w, meta[i].value);
+        if (count == 1) {
+            hx_json_write_cstr(w, meta[i].value);
+            continue;
+        }
+        hx_json_write_arr_begin(w);
+        for (size_t j = i; j < n; j++)
+            if (!strcmp(meta[j].key, meta[i].key))
+                hx_json_write_cstr(w, meta[j].value);
+        hx_json_write_arr_end(w);
     }
     hx_json_write_obj_end(w);
 }

@@ -27,7 +27,8 @@ void hx_present_rank(hx_json_writer *w, const hx_result *r);
 /* "path", "reason" of a rejected or failed document, inside an object the caller opens. */
 void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);
 
-/* {"key": "value", ...} of a document's metadata. */
+/* {"key": "value", "list": ["a", "b"], ...} of a document's metadata: a key with several values
+ * (a list, hyrax.h hx_doc_info) is an array of them, in order. */
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);
 
 /* "citation": {"doc_id","path","chunk_id","chunk_index","line_start","line_end","version",

@@ -1,0 +1,603 @@
+/* filter.c: document filters: parsing (JSON and command line), typed values and matching (spec in
+ * filter.h). Reads hx_doc_info only; never touches the index file. */
+#include "filter.h"
+#include "alloc.h"
+#include "glob.h"
+#include "relpath.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_DAY (86400LL * 1000000000LL)
+
+/* === Typed values === */
+
+bool hx_meta_number(const char *s, double *out)
+{
+    size_t n = strlen(s);
+    if (!n || n > 64)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!strchr("0123456789+-.eE", s[i]))
+            return false;
+    char *end;
+    double d = strtod(s, &end);
+    if (*end || !isfinite(d))
+        return false;
+    *out = d;
+    return true;
+}
+
+static bool digits(const char *s, int n, int *out)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+bool hx_meta_date(const char *s, int64_t *ns, bool *date_only)
+{
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int y, mo, d, h = 0, mi = 0, sec = 0;
+    if (strlen(s) < 10 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) || s[7] != '-' ||
+        !digits(s + 8, 2, &d))
+        return false;
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1])
+        return false;
+    if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+        return false;
+    const char *p = s + 10;
+    int64_t frac = 0, zone = 0;
+    *date_only = !*p;
+    if (*p) {
+        if ((*p != 'T' && *p != 't' && *p != ' ') || !digits(p + 1, 2, &h) || p[3] != ':' || !digits(p + 4, 2, &mi))
+            return false;
+        p += 6;
+        if (*p == ':') {
+            if (!digits(p + 1, 2, &sec))
+                return false;
+            p += 3;
+            if (*p == '.') {
+                int64_t scale = 100000000;
+                p++;
+                if (*p < '0' || *p > '9')
+                    return false;
+                for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
+                    frac += scale * (*p - '0');
+            }
+        }
+        if (h > 23 || mi > 59 || sec > 60)
+            return false;
+        if (*p == 'Z' || *p == 'z') {
+            p++;
+        } else if (*p == '+' || *p == '-') {
+            int zh, zm;
+            if (!digits(p + 1, 2, &zh) || p[3] != ':' || !digits(p + 4, 2, &zm) || zh > 23 || zm > 59)
+                return false;
+            zone = (*p == '+' ? 1 : -1) * ((int64_t)zh * 3600 + zm * 60);
+            p += 6;
+        }
+        if (*p)
+            return false;
+    }
+    int64_t secs = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + mi * 60 + sec - zone;
+    if (secs >= INT64_MAX / 1000000000)   /* past 2262 or before 1677: the nearest instant kept */
+        *ns = INT64_MAX;
+    else if (secs <= INT64_MIN / 1000000000)
+        *ns = INT64_MIN;
+    else
+        *ns = secs * 1000000000 + frac;
+    return true;
+}
+
+/* === Keys === */
+
+static bool key_eq(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a == '_' ? '-' : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b == '_' ? '-' : *b;
+        if (x != y)
+            return false;
+        if (!x)
+            return true;
+    }
+}
+
+/* The metadata key a filter key names (seed 002's aliases), compared with key_eq. */
+static const char *resolve_key(const char *key)
+{
+    if (key_eq(key, "sig_name"))
+        return "owning-sig";
+    if (key_eq(key, "kep_id") || key_eq(key, "kep_number"))
+        return "kep-number";
+    return key;
+}
+
+enum { K_META, K_PATH, K_TYPE, K_EXT, K_DIR, K_FOLDER, K_INDEXED_AT, K_MTIME };
+
+static int derived(const char *key)
+{
+    static const char *const names[] = {"path", "type", "ext", "dir", "folder", "indexed_at", "mtime"};
+    for (int i = 0; i < 7; i++)
+        if (key_eq(key, names[i]))
+            return i + 1;
+    return K_META;
+}
+
+/* === Matching === */
+
+static bool value_eq(const char *have, const char *want)
+{
+    double a, b;
+    return !strcmp(have, want) || (hx_meta_number(have, &a) && hx_meta_number(want, &b) && a == b);
+}
+
+/* A bound as a number or as a date's nanoseconds adjusted for whole days (filter.h); kind 1 =
+ * number, 2 = date, 0 = neither. */
+typedef struct {
+    int kind;
+    double x;
+    bool strict;
+} bound;
+
+static bound bound_of(const char *s, bool strict, bool upper)
+{
+    bound b = {0, 0, strict};
+    int64_t ns;
+    bool day;
+    if (!s)
+        return b;
+    if (hx_meta_date(s, &ns, &day)) {
+        b.kind = 2;
+        b.x = (double)ns;
+        if (day && upper != strict) {   /* lte: to the end of the day; gt: from the next day */
+            b.x += (double)NS_PER_DAY;
+            b.strict = upper;
+        }
+    } else if (hx_meta_number(s, &b.x)) {
+        b.kind = 1;
+    }
+    return b;
+}
+
+static bool in_range(const hx_filter *f, int kind, double x)
+{
+    bound lo = bound_of(f->lo, f->lo_strict, false), hi = bound_of(f->hi, f->hi_strict, true);
+    if ((f->lo && lo.kind != kind) || (f->hi && hi.kind != kind))
+        return false;
+    if (f->lo && (lo.strict ? !(x > lo.x) : !(x >= lo.x)))
+        return false;
+    if (f->hi && (hi.strict ? !(x < hi.x) : !(x <= hi.x)))
+        return false;
+    return true;
+}
+
+/* One document value against the filter. */
+static bool value_matches(const hx_filter *f, const char *have)
+{
+    if (f->lo || f->hi) {
+        int64_t ns;
+        bool day;
+        double x;
+        if (hx_meta_date(have, &ns, &day))
+            return in_range(f, 2, (double)ns);
+        return hx_meta_number(have, &x) && in_range(f, 1, x);
+    }
+    if (f->value)
+        return value_eq(have, f->value);
+    for (size_t i = 0; i < f->n_any; i++)
+        if (value_eq(have, f->any[i]))
+            return true;
+    return false;
+}
+
+/* A time key (indexed_at, mtime): ranges compare instants; equality and any-of take a date-only
+ * value as its whole day. */
+static bool time_matches(const hx_filter *f, int64_t t)
+{
+    if (f->lo || f->hi)
+        return in_range(f, 2, (double)t);
+    size_t n = f->value ? 1 : f->n_any;
+    for (size_t i = 0; i < n; i++) {
+        const char *want = f->value ? f->value : f->any[i];
+        hx_filter day = {f->key, NULL, NULL, 0, want, want, false, false};
+        if (in_range(&day, 2, (double)t))
+            return true;
+    }
+    return false;
+}
+
+static bool path_matches(const hx_filter *f, const char *path)
+{
+    if (f->value)
+        return hx_glob_match(f->value, path);
+    for (size_t i = 0; i < f->n_any; i++)
+        if (hx_glob_match(f->any[i], path))
+            return true;
+    return false;
+}
+
+/* The folder names of path, one at a time, into buf; false when none is left. */
+static bool next_folder(const char **p, char *buf, size_t cap)
+{
+    const char *slash = strchr(*p, '/');
+    if (!slash)
+        return false;
+    size_t n = (size_t)(slash - *p);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(buf, *p, n);
+    buf[n] = 0;
+    *p = slash + 1;
+    return true;
+}
+
+static bool filter_matches(const hx_doc_info *d, const hx_filter *f)
+{
+    const char *base = strrchr(d->path, '/');
+    base = base ? base + 1 : d->path;
+    char buf[HX_RELPATH_MAX];
+    switch (derived(f->key)) {
+    case K_PATH:
+        return path_matches(f, d->path);
+    case K_TYPE:
+        return value_matches(f, d->type);
+    case K_EXT: {
+        const char *dot = strrchr(base, '.');
+        size_t n = 0;
+        for (const char *c = dot ? dot + 1 : ""; *c && n + 1 < sizeof buf; c++)
+            buf[n++] = *c >= 'A' && *c <= 'Z' ? (char)(*c + 32) : *c;
+        buf[n] = 0;
+        return value_matches(f, buf);
+    }
+    case K_DIR: {
+        size_t n = (size_t)(base - d->path);
+        n = n ? n - 1 : 0;
+        if (n >= sizeof buf)
+            n = sizeof buf - 1;
+        memcpy(buf, d->path, n);
+        buf[n] = 0;
+        return value_matches(f, buf);
+    }
+    case K_FOLDER:
+        for (const char *p = d->path; next_folder(&p, buf, sizeof buf);)
+            if (value_matches(f, buf))
+                return true;
+        return false;
+    case K_INDEXED_AT:
+        return time_matches(f, d->indexed_ns);
+    case K_MTIME:
+        return time_matches(f, d->mtime_ns);
+    }
+    const char *key = resolve_key(f->key);
+    for (size_t k = 0; k < d->n_meta; k++)
+        if (key_eq(d->meta[k].key, key) && value_matches(f, d->meta[k].value))
+            return true;
+    return false;
+}
+
+bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!filter_matches(d, &filters[i]))
+            return false;
+    return true;
+}
+
+/* === Building sets === */
+
+void hx_filter_set_free(hx_filter_set *fs)
+{
+    for (size_t i = 0; i < fs->n_owned; i++)
+        free(fs->owned[i]);
+    free(fs->owned);
+    free(fs->v);
+    memset(fs, 0, sizeof *fs);
+}
+
+static void *own(hx_filter_set *fs, void *p)
+{
+    if (!p || hx_grow((void **)&fs->owned, &fs->cap_owned, fs->n_owned + 1, sizeof *fs->owned, NULL)) {
+        free(p);
+        return NULL;
+    }
+    fs->owned[fs->n_owned++] = p;
+    return p;
+}
+
+static const char *own_str(hx_filter_set *fs, const char *s, size_t n)
+{
+    char *c = hx_malloc(n + 1);
+    if (c) {
+        memcpy(c, s, n);
+        c[n] = 0;
+    }
+    return own(fs, c);
+}
+
+/* Checks f and appends it (its strings already owned by fs). */
+static int add(hx_filter_set *fs, const hx_filter *f, hx_error *err)
+{
+    const char *k = f->key;
+    if (!*k)
+        return hx_error_set(err, HX_EINVAL, -1, "a filter needs a key");
+    if (fs->n == HX_FILTER_MAX)
+        return hx_error_set(err, HX_EINVAL, -1, "too many filters (at most %d)", HX_FILTER_MAX);
+    if (f->lo || f->hi) {
+        int kd = derived(k);
+        if (kd == K_PATH || kd == K_TYPE || kd == K_EXT || kd == K_DIR || kd == K_FOLDER)
+            return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s' takes a value, not a range", k);
+        bound lo = bound_of(f->lo, false, false), hi = bound_of(f->hi, false, true);
+        const char *bad = f->lo && !lo.kind ? f->lo : f->hi && !hi.kind ? f->hi : NULL;
+        if (bad)
+            return hx_error_set(err, HX_EINVAL, -1,
+                                "filter '%.64s': range bound '%.64s' is neither a number nor an ISO-8601 date "
+                                "(YYYY-MM-DD[THH:MM[:SS][Z|+HH:MM]])", k, bad);
+        if (f->lo && f->hi && lo.kind != hi.kind)
+            return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s': both bounds must be numbers or both dates", k);
+        if ((kd == K_INDEXED_AT || kd == K_MTIME) && lo.kind != 2 && hi.kind != 2)
+            return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s' takes ISO-8601 dates (YYYY-MM-DD)", k);
+    } else if (derived(k) == K_INDEXED_AT || derived(k) == K_MTIME) {
+        for (size_t i = 0; i < (f->value ? 1 : f->n_any); i++) {
+            int64_t ns;
+            bool day;
+            const char *v = f->value ? f->value : f->any[i];
+            if (!hx_meta_date(v, &ns, &day))
+                return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s' takes ISO-8601 dates (YYYY-MM-DD), not '%.64s'",
+                                    k, v);
+        }
+    }
+    if (hx_grow((void **)&fs->v, &fs->cap, fs->n + 1, sizeof *fs->v, NULL))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    fs->v[fs->n++] = *f;
+    return 0;
+}
+
+/* === JSON === */
+
+/* A scalar condition value as owned text (string, number text, true/false); NULL with *bad set
+ * when v is none of those, or ENOMEM (*bad false). */
+static const char *json_scalar(hx_filter_set *fs, const hx_json_val *v, bool *bad)
+{
+    size_t n;
+    const char *s;
+    *bad = false;
+    switch (hx_json_type_of(v)) {
+    case HX_JSON_STRING:
+        s = hx_json_str(v, &n);
+        if (strlen(s) != n)
+            return *bad = true, NULL;
+        return own_str(fs, s, n);
+    case HX_JSON_NUMBER:
+        s = hx_json_num_text(v, &n);
+        return own_str(fs, s, n);
+    case HX_JSON_BOOL:
+        s = hx_json_bool(v) ? "true" : "false";
+        return own_str(fs, s, strlen(s));
+    }
+    *bad = true;
+    return NULL;
+}
+
+static int oom(hx_error *err)
+{
+    return hx_error_set(err, HX_ENOMEM, -1, "out of memory parsing filters");
+}
+
+/* {"from", "to", "gte", "gt", "lte", "lt"} (and "key" when date_range) into f. */
+static int json_range(hx_filter_set *fs, const char *name, const hx_json_val *obj, bool date_range, hx_filter *f,
+                      hx_error *err)
+{
+    hx_json_iter it;
+    const hx_json_val *k, *v;
+    hx_json_iter_init(&it, obj);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        const char *m = hx_json_str(k, NULL);
+        bool bad;
+        if (date_range && !strcmp(m, "key")) {
+            size_t n;
+            const char *s = hx_json_str(v, &n);
+            if (!s || !n || strlen(s) != n)
+                return hx_error_set(err, HX_EINVAL, -1, "filter '%s': 'key' must name a date key", name);
+            if (!(f->key = own_str(fs, s, n)))
+                return oom(err);
+            continue;
+        }
+        bool lower = !strcmp(m, "from") || !strcmp(m, "gte") || !strcmp(m, "gt");
+        bool upper = !strcmp(m, "to") || !strcmp(m, "lte") || !strcmp(m, "lt");
+        if (!lower && !upper)
+            return hx_error_set(err, HX_EINVAL, -1,
+                                "filter '%.64s': unknown member '%.40s'; a range takes from, to, gte, gt, lte, lt%s",
+                                name, m, date_range ? " and key" : "");
+        if (hx_json_type_of(v) == HX_JSON_NULL)
+            continue;   /* an open side, as seed 003's date_range may send it */
+        const char **slot = lower ? &f->lo : &f->hi;
+        if (*slot)
+            return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s' has two %s bounds", name, lower ? "lower" : "upper");
+        const char *s = json_scalar(fs, v, &bad);
+        if (!s || hx_json_type_of(v) == HX_JSON_BOOL)
+            return bad || s ? hx_error_set(err, HX_EINVAL, -1, "filter '%.64s': '%.40s' must be a number or an ISO-8601 date",
+                                           name, m)
+                            : oom(err);
+        *slot = s;
+        if (lower)
+            f->lo_strict = !strcmp(m, "gt");
+        else
+            f->hi_strict = !strcmp(m, "lt");
+    }
+    if (!f->lo && !f->hi)
+        return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s': a range needs from/gte/gt or to/lte/lt", name);
+    return 0;
+}
+
+static int json_one(hx_filter_set *fs, const char *name, size_t nlen, const hx_json_val *v, hx_error *err)
+{
+    hx_filter f = {0};
+    bool bad;
+    if (strlen(name) != nlen || !nlen)
+        return hx_error_set(err, HX_EINVAL, -1, "a filter key must be a non-empty string without U+0000");
+    if (!(f.key = own_str(fs, name, nlen)))
+        return oom(err);
+    bool date_range = !strcmp(name, "date_range");
+    if (date_range)
+        f.key = "indexed_at";
+    int type = hx_json_type_of(v);
+    if (date_range && type != HX_JSON_OBJECT)
+        return hx_error_set(err, HX_EINVAL, -1, "filter 'date_range' must be an object {\"from\": ..., \"to\": ...}");
+    if (type == HX_JSON_OBJECT) {
+        int rc = json_range(fs, name, v, date_range, &f, err);
+        return rc ? rc : add(fs, &f, err);
+    }
+    if (type == HX_JSON_ARRAY) {
+        size_t n = hx_json_len(v);
+        if (!n || n > HX_FILTER_ANY_MAX)
+            return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s': a list takes 1 to %d values, not %zu", name,
+                                HX_FILTER_ANY_MAX, n);
+        const char **any = own(fs, hx_calloc(n, sizeof *any));
+        if (!any)
+            return oom(err);
+        hx_json_iter it;
+        const hx_json_val *k, *item;
+        hx_json_iter_init(&it, v);
+        for (size_t i = 0; hx_json_iter_next(&it, &k, &item); i++)
+            if (!(any[i] = json_scalar(fs, item, &bad)))
+                return bad ? hx_error_set(err, HX_EINVAL, -1,
+                                          "filter '%.64s': list items must be strings, numbers or booleans", name)
+                           : oom(err);
+        f.any = any;
+        f.n_any = n;
+        return add(fs, &f, err);
+    }
+    if (!(f.value = json_scalar(fs, v, &bad)))
+        return bad ? hx_error_set(err, HX_EINVAL, -1,
+                                  "filter '%.64s' must be a string, number, boolean, list or range object "
+                                  "({\"from\": ..., \"to\": ...})", name)
+                   : oom(err);
+    return add(fs, &f, err);
+}
+
+int hx_filter_parse_json(hx_filter_set *fs, const hx_json_val *obj, hx_error *err)
+{
+    if (hx_json_type_of(obj) != HX_JSON_OBJECT)
+        return hx_error_set(err, HX_EINVAL, -1, "filters must be an object such as {\"owning-sig\": \"sig-auth\"}");
+    size_t had = fs->n;
+    hx_json_iter it;
+    const hx_json_val *k, *v;
+    hx_json_iter_init(&it, obj);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        size_t n;
+        const char *name = hx_json_str(k, &n);
+        int rc = json_one(fs, name, n, v, err);
+        if (rc) {
+            fs->n = had;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* === Command line === */
+
+/* The comma-separated values of s (with "\," a literal comma) as an owned list in f. */
+static int arg_list(hx_filter_set *fs, const char *s, hx_filter *f, hx_error *err)
+{
+    size_t n = 1, len = strlen(s);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\\' && s[i + 1] == ',')
+            i++;
+        else if (s[i] == ',')
+            n++;
+    }
+    if (n > HX_FILTER_ANY_MAX)
+        return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s': at most %d values", f->key, HX_FILTER_ANY_MAX);
+    char *buf = own(fs, hx_malloc(len + 1));
+    const char **any = own(fs, hx_calloc(n, sizeof *any));
+    if (!buf || !any)
+        return oom(err);
+    size_t o = 0, k = 0;
+    any[k++] = buf;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\\' && s[i + 1] == ',') {
+            buf[o++] = ',';
+            i++;
+        } else if (s[i] == ',') {
+            buf[o++] = 0;
+            any[k++] = buf + o;
+        } else {
+            buf[o++] = s[i];
+        }
+    }
+    buf[o] = 0;
+    if (n == 1)
+        f->value = any[0];
+    else
+        f->any = any, f->n_any = n;
+    return 0;
+}
+
+/* Whether VALUE of KEY=VALUE, with ".." at dots, is a range X..Y: a side given, each side given
+ * a number or a date, both of one kind. Otherwise the text is a value ("Wait... what"). */
+static bool is_range(const char *val, const char *dots)
+{
+    char lo[80];
+    size_t n = (size_t)(dots - val);
+    if (n >= sizeof lo || (!n && !dots[2]))
+        return false;
+    memcpy(lo, val, n);
+    lo[n] = 0;
+    bound a = bound_of(n ? lo : NULL, false, false), b = bound_of(dots[2] ? dots + 2 : NULL, false, true);
+    return (!n || a.kind) && (!dots[2] || b.kind) && (!n || !dots[2] || a.kind == b.kind);
+}
+
+int hx_filter_parse_arg(hx_filter_set *fs, const char *text, hx_error *err)
+{
+    size_t k = strcspn(text, "=<>");
+    if (!text[k] || k == 0)
+        return hx_error_set(err, HX_EINVAL, -1,
+                            "filter '%.64s' wants KEY=VALUE, KEY=A,B, KEY>=X, KEY<=X, KEY>X, KEY<X or KEY=X..Y", text);
+    hx_filter f = {0};
+    if (!(f.key = own_str(fs, text, k)))
+        return oom(err);
+    const char *op = text + k, *val = op + 1 + (op[0] != '=' && op[1] == '=');
+    if (op[0] == '>' || op[0] == '<') {
+        const char *v = own_str(fs, val, strlen(val));
+        if (!v)
+            return oom(err);
+        bool strict = op[1] != '=';
+        if (op[0] == '>')
+            f.lo = v, f.lo_strict = strict;
+        else
+            f.hi = v, f.hi_strict = strict;
+        return add(fs, &f, err);
+    }
+    const char *dots = strstr(val, "..");
+    if (dots && derived(f.key) != K_PATH && is_range(val, dots)) {
+        f.lo = dots > val ? own_str(fs, val, (size_t)(dots - val)) : NULL;
+        f.hi = dots[2] ? own_str(fs, dots + 2, strlen(dots + 2)) : NULL;
+        if ((dots > val && !f.lo) || (dots[2] && !f.hi))
+            return oom(err);
+        return add(fs, &f, err);
+    }
+    int rc = arg_list(fs, val, &f, err);
+    return rc ? rc : add(fs, &f, err);
+}

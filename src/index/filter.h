@@ -1,0 +1,69 @@
+/* filter.h: document filters (hyrax.h hx_filter): parsing them from JSON (MCP `filters`, seed
+ * 003's `doc_filter`, seed 002's `filters`) and from the command line (`--filter`), typing
+ * metadata values, and matching a document (hx_doc_matches). The one place these rules live:
+ * search.c applies hx_doc_matches inside both searches, the tools and the CLI only parse.
+ *
+ * Keys. A filter key matches a metadata key with '_' and '-' alike and ASCII case ignored
+ * (kep_number = kep-number). Aliases (seed 002): sig_name -> owning-sig; kep_id, kep_number ->
+ * kep-number. Derived keys, taken from the document and winning over metadata of the same name:
+ *   path        the root-relative path, matched as a glob (glob.h: `**` spans folders)
+ *   type        markdown | yaml | json | code | text
+ *   ext         the file name's extension, lowercase, without the dot ("" when none)
+ *   dir         the folder part of the path ("" at the root): "keps/sig-auth/1314-foo"
+ *   folder      each folder name of the path, a list: "keps", "sig-auth", "1314-foo"
+ *   indexed_at  when the document was indexed, a date
+ *   mtime       the file's modification time (a stored document's: when it was stored), a date
+ *
+ * Values and types. Metadata values are text; a value is a number when all of it reads as a
+ * decimal number (strtod, no hex, inf or nan) and a date when it is ISO-8601: YYYY-MM-DD,
+ * optionally followed by T or a space, HH:MM[:SS[.fraction]] and Z or +HH:MM / -HH:MM (no zone =
+ * UTC; years past 2262 or before 1677 compare as the latest or earliest instant). Equality: the same text, or two numbers of equal value ("0034" = "34"). A range compares
+ * numbers with numbers and dates with dates; a value of the other kind does not match. A
+ * date-only bound covers its whole day: `to` / lte 2021-12-31 takes all of that day, `from` / gte
+ * starts at its midnight, gt starts the next day, lt ends at its midnight. Equality on indexed_at
+ * and mtime with a date-only value is that day.
+ *
+ * JSON (hx_filter_parse_json): an object of key -> condition, all ANDed:
+ *   "key": "text" | number | true/false        equality
+ *   "key": ["a", "b", ...]                     any of (1..HX_FILTER_ANY_MAX strings or numbers)
+ *   "key": {"from": x, "to": y}                range; also gte / gt / lte / lt (one lower and one
+ *                                              upper bound at most, at least one bound)
+ *   "date_range": {"from": x, "to": y}         range on indexed_at, or on {"key": "any-date-key"}
+ * Command line (hx_filter_parse_arg): KEY=VALUE, KEY=A,B (any of; "\," is a literal comma),
+ * KEY>=X, KEY>X, KEY<=X, KEY<X, KEY=X..Y (a range, either side may be empty). */
+#ifndef HX_FILTER_H
+#define HX_FILTER_H
+
+#include "hyrax.h"
+#include "json.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HX_FILTER_MAX 64          /* filters in one set */
+#define HX_FILTER_ANY_MAX 256     /* values in one any-of list */
+
+/* Filters plus the memory their strings live in. Zero-initialise; free with hx_filter_set_free.
+ * `v` is what hx_search_opts.filters takes (o.filters = fs.v; o.n_filters = fs.n). */
+typedef struct hx_filter_set {
+    hx_filter *v;                 /* owned */
+    size_t n, cap;
+    char **owned;                 /* owned: every string and list the filters point into */
+    size_t n_owned, cap_owned;
+} hx_filter_set;
+void hx_filter_set_free(hx_filter_set *fs);
+
+/* Adds the filters of a JSON object (the forms above) to fs; strings are copied, so obj may go
+ * away. HX_EINVAL with a message naming the key and what it must be; fs keeps what it had. */
+int hx_filter_parse_json(hx_filter_set *fs, const hx_json_val *obj, hx_error *err);
+
+/* Adds one command-line filter (the forms above) to fs. HX_EINVAL with a message otherwise. */
+int hx_filter_parse_arg(hx_filter_set *fs, const char *text, hx_error *err);
+
+/* Typed reading of a metadata value: a number (true, *out set) or an ISO-8601 date (true, *ns
+ * nanoseconds since 1970 UTC, *date_only when it has no time of day). */
+bool hx_meta_number(const char *s, double *out);
+bool hx_meta_date(const char *s, int64_t *ns, bool *date_only);
+
+#endif
