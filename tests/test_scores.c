@@ -19,35 +19,6 @@
 
 static char root[PATH_MAX], db[PATH_MAX + 16];
 
-static void test_iso8601(void)
-{
-    static const struct {
-        const char *text;
-        int64_t want;   /* date -u -d TEXT +%s */
-    } good[] = {
-        {"1970-01-01", 0},
-        {"2000-03-01", 951868800},
-        {"2024-02-29T00:00:00Z", 1709164800},
-        {"2021-06-01T12:30:15+02:00", 1622543415},
-        {"2021-06-01 12:30:15.250+0200", 1622543415},
-        {"'2019-07-01'", 1561939200},
-        {"\"2019-07\"", 1561939200 - 0},   /* a month reads as its first day: 2019-07-01 */
-        {"1969-12-31T23:59:59Z", -1},
-        {"2023-11-05T08:00:00-05:30", 1699191000},
-    };
-    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-        int64_t t = 12345;
-        CHECK(hx_iso8601_parse(good[i].text, &t) == 0 && t == good[i].want, "%s: %lld, want %lld", good[i].text,
-              (long long)t, (long long)good[i].want);
-    }
-    static const char *const bad[] = {"", "yesterday", "2023-02-29", "2021-13-01", "2021-06-00", "2021-06-01T25:00",
-                                      "2021-06-01T10:61", "2021-06-01T10:00+2", "21-06-01", "2021-06-01 and more"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        int64_t t;
-        CHECK(hx_iso8601_parse(bad[i], &t) == HX_EPARSE, "'%s' is refused", bad[i]);
-    }
-}
-
 static void test_factor(void)
 {
     int64_t now = 1700000000;
@@ -160,7 +131,6 @@ int main(void)
 {
     char tmpl[] = "/tmp/hx_scores_XXXXXX", cmd[3 * PATH_MAX], *out;
     setenv("HYRAX_BIN", "./hyrax", 0);
-    test_iso8601();
     test_factor();
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);

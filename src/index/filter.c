@@ -91,10 +91,11 @@ bool hx_meta_date(const char *s, int64_t *ns, bool *date_only)
             p++;
         } else if (*p == '+' || *p == '-') {
             int zh, zm;
-            if (!digits(p + 1, 2, &zh) || p[3] != ':' || !digits(p + 4, 2, &zm) || zh > 23 || zm > 59)
+            const char *z = p + 3 + (p[3] == ':');   /* +hh:mm, or the basic form +hhmm */
+            if (!digits(p + 1, 2, &zh) || !digits(z, 2, &zm) || zh > 23 || zm > 59)
                 return false;
             zone = (*p == '+' ? 1 : -1) * ((int64_t)zh * 3600 + zm * 60);
-            p += 6;
+            p = z + 2;
         }
         if (*p)
             return false;

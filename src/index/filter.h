@@ -16,8 +16,10 @@
  *
  * Values and types. Metadata values are text; a value is a number when all of it reads as a
  * decimal number (strtod, no hex, inf or nan) and a date when it is ISO-8601: YYYY-MM-DD,
- * optionally followed by T or a space, HH:MM[:SS[.fraction]] and Z or +HH:MM / -HH:MM (no zone =
- * UTC; years past 2262 or before 1677 compare as the latest or earliest instant). Equality: the same text, or two numbers of equal value ("0034" = "34"). A range compares
+ * optionally followed by T or a space, HH:MM[:SS[.fraction]] and Z or +HH:MM / -HH:MM / +HHMM (no
+ * zone = UTC; years past 2262 or before 1677 compare as the latest or earliest instant). This is
+ * hyrax's one date rule: recency (recency.h) and read contexts (hx_time_parse) read dates with it.
+ * Equality: the same text, or two numbers of equal value ("0034" = "34"). A range compares
  * numbers with numbers and dates with dates; a value of the other kind does not match. A
  * date-only bound covers its whole day: `to` / lte 2021-12-31 takes all of that day, `from` / gte
  * starts at its midnight, gt starts the next day, lt ends at its midnight. Equality on indexed_at

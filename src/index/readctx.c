@@ -4,6 +4,7 @@
  * index_write.c "Compaction"; the chain itself is store.h's. Spec: README "Point-in-time reads",
  * seed 001 section 5.2. */
 #include "alloc.h"
+#include "filter.h"
 #include "index_internal.h"
 
 #include <stdio.h>
@@ -15,81 +16,22 @@ const char *const hx_read_selector_names[] = {"head", "published", "baseline_id"
 
 /* === Times === */
 
-/* n decimal digits at *p into *out; false when fewer are there. */
-static bool digits(const char **p, int n, int *out)
-{
-    int v = 0;
-    for (int i = 0; i < n; i++, (*p)++) {
-        if (**p < '0' || **p > '9')
-            return false;
-        v = v * 10 + (**p - '0');
-    }
-    *out = v;
-    return true;
-}
-
-/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (Howard Hinnant's
- * days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-/* Up to 9 digits of a fraction after '.', as nanoseconds; more digits are read and dropped. */
-static bool fraction(const char **p, int64_t *ns)
-{
-    if (**p != '.')
-        return true;
-    (*p)++;
-    if (**p < '0' || **p > '9')
-        return false;
-    int64_t scale = 100000000;
-    for (; **p >= '0' && **p <= '9'; (*p)++, scale /= 10)
-        *ns += scale ? (**p - '0') * scale : 0;
-    return true;
-}
-
 int hx_time_parse(const char *s, int64_t *ns, hx_error *err)
 {
-    const char *p = s;
-    int64_t frac = 0;
     size_t n = strspn(s, "0123456789");
-    if (n && (s[n] == 0 || s[n] == '.') && n <= 11) {   /* unix seconds */
-        int64_t sec = strtoll(s, NULL, 10);
-        p = s + n;
-        if (fraction(&p, &frac) && !*p) {
-            *ns = sec * 1000000000 + frac;
+    if (n && (s[n] == 0 || s[n] == '.') && n <= 11) {   /* unix seconds, a fraction of up to 9 digits */
+        size_t f = s[n] == '.' ? strspn(s + n + 1, "0123456789") : 0;
+        if (!s[n] || (f >= 1 && !s[n + 1 + f])) {
+            int64_t frac = 0, scale = 100000000;
+            for (size_t i = 0; i < f; i++, scale /= 10)
+                frac += scale * (s[n + 1 + i] - '0');
+            *ns = strtoll(s, NULL, 10) * 1000000000 + frac;
             return 0;
         }
-    } else {
-        int y, mo, d, h = 0, mi = 0, sec = 0, zh = 0, zm = 0, sign = 0;
-        bool ok = digits(&p, 4, &y) && *p++ == '-' && digits(&p, 2, &mo) && *p++ == '-' && digits(&p, 2, &d);
-        if (ok && (*p == 'T' || *p == 't' || *p == ' ')) {
-            p++;
-            ok = digits(&p, 2, &h) && *p++ == ':' && digits(&p, 2, &mi);
-            if (ok && *p == ':') {
-                p++;
-                ok = digits(&p, 2, &sec) && fraction(&p, &frac);
-            }
-            if (ok && (*p == 'Z' || *p == 'z')) {
-                p++;
-            } else if (ok && (*p == '+' || *p == '-')) {
-                sign = *p++ == '-' ? -1 : 1;
-                ok = digits(&p, 2, &zh) && (*p != ':' || p++) && digits(&p, 2, &zm) && zh < 24 && zm < 60;
-            }
-        }
-        static const int month_days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-        if (ok && !*p && mo >= 1 && mo <= 12 && d >= 1 && d <= month_days[mo - 1] && h < 24 && mi < 60 &&
-            sec < 61) {
-            int64_t t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - sign * (zh * 3600 + zm * 60);
-            *ns = t * 1000000000 + frac;
+    } else {   /* ISO-8601: the filter module's reader, the one date rule */
+        bool day;
+        if (hx_meta_date(s, ns, &day))
             return 0;
-        }
     }
     return hx_error_set(err, HX_EINVAL, -1, "'%.64s' is not a time: give ISO-8601 (2026-01-31, 2026-01-31T12:00:05Z, "
                         "2026-01-31T14:00:05+02:00) or unix seconds", s);

@@ -9,14 +9,9 @@
 
 #include <stdint.h>
 
-/* Parses an ISO-8601 date or time into seconds since 1970-01-01 UTC: YYYY, YYYY-MM, YYYY-MM-DD,
- * then optionally T or a space, hh:mm[:ss[.fraction]], and Z or +hh:mm / -hh:mm / +hhmm (no zone:
- * UTC). Surrounding quotes and blanks are ignored. 0, or HX_EPARSE for anything else (months 1..12,
- * days within the month, hours < 24, minutes and seconds < 60 (60 allowed for a leap second)). */
-int hx_iso8601_parse(const char *s, int64_t *unix_s);
-
-/* The date of document d for recency: the ISO-8601 value of metadata `key` ("mtime": the file's
- * mtime); a document without such a value, or with one that does not parse, has its mtime. */
+/* The date of document d for recency, in seconds since 1970 UTC: the first value of metadata `key`
+ * that is an ISO-8601 date (filter.h hx_meta_date: YYYY-MM-DD, optionally a time and zone), or
+ * for "mtime" the file's mtime; a document without such a value has its mtime. */
 int64_t hx_recency_date(const hx_doc_info *d, const char *key);
 
 /* 0.5^(age / half_life) with age = now_s - date_s in days, clamped at 0 for dates in the future:
