@@ -124,7 +124,8 @@ static bool key_eq(const char *a, const char *b)
     }
 }
 
-/* The metadata key a filter key names (seed 002's aliases), compared with key_eq. */
+/* The metadata key a filter key also names (seed 002's aliases: a document with sig_name itself
+ * matches too), compared with key_eq. */
 static const char *resolve_key(const char *key)
 {
     if (key_eq(key, "sig_name"))
@@ -290,9 +291,9 @@ static bool filter_matches(const hx_doc_info *d, const hx_filter *f)
     case K_MTIME:
         return time_matches(f, d->mtime_ns);
     }
-    const char *key = resolve_key(f->key);
+    const char *alias = resolve_key(f->key);   /* the key as written matches too */
     for (size_t k = 0; k < d->n_meta; k++)
-        if (key_eq(d->meta[k].key, key) && value_matches(f, d->meta[k].value))
+        if ((key_eq(d->meta[k].key, f->key) || key_eq(d->meta[k].key, alias)) && value_matches(f, d->meta[k].value))
             return true;
     return false;
 }

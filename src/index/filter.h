@@ -4,7 +4,7 @@
  * search.c applies hx_doc_matches inside both searches, the tools and the CLI only parse.
  *
  * Keys. A filter key matches a metadata key with '_' and '-' alike and ASCII case ignored
- * (kep_number = kep-number). Aliases (seed 002): sig_name -> owning-sig; kep_id, kep_number ->
+ * (kep_number = kep-number). Aliases (seed 002), matched beside the key as written: sig_name -> owning-sig; kep_id, kep_number ->
  * kep-number. Derived keys, taken from the document and winning over metadata of the same name:
  *   path        the root-relative path, matched as a glob (glob.h: `**` spans folders)
  *   type        markdown | yaml | json | code | text
