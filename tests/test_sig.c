@@ -433,6 +433,13 @@ static void test_cli(void)
     CHECK(check_run(cmd, &out) == 1 && strstr(out, "c.md: rejected: minisign: signature by alice") &&
           strstr(out, "d.md: not signed"), "verify bad: %s", out);
     free(out);
+    /* special files are never waited on or read without end: a FIFO as the signature, /dev/zero
+     * as the document (timeout: a hang fails instead of stopping the suite) */
+    snprintf(cmd, sizeof cmd, "cd %s && cp a.md e.md && mkfifo e.md.minisig && ln -s /dev/zero f.md && "
+             "timeout 20 %s verify e.md f.md 2>&1", root, abs_bin);
+    CHECK(check_run(cmd, &out) == 1 && strstr(out, "e.md: cannot read its signature e.md.minisig: not a regular file") &&
+          strstr(out, "f.md: cannot read: not a regular file"), "verify special files: %s", out);
+    free(out);
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
     CHECK(system(cmd) == 0, "cleanup");
 }

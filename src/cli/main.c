@@ -5,6 +5,7 @@
 #include "alloc.h"
 #include "filter.h"
 #include "hyrax.h"
+#include "ingest.h"
 #include "fusion.h"
 #include "mcp.h"
 #include "present.h"
@@ -12,6 +13,7 @@
 #include "sig.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -1189,36 +1191,50 @@ static int run_verify(void *arg)
     return 0;
 }
 
-/* Reads a whole file (caller frees); NULL with errno set on failure. */
-static char *read_whole(const char *path, size_t *len)
+/* Reads the regular file at path, at most max bytes (caller frees); NULL with errno set on failure:
+ * EINVAL for anything but a regular file (a FIFO or a device is never waited on), EFBIG past max. */
+static char *read_whole(const char *path, size_t max, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e = 0;
+    struct stat st;
     char *buf = NULL;
-    size_t cap = 0, n = 0;
-    while (f) {
-        if (n == cap && hx_grow((void **)&buf, &cap, n + 65536, 1, NULL)) {
-            errno = ENOMEM;
+    size_t n = 0, cap = 0;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0)
+        e = errno;
+    else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > max)
+        e = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+    else if (!(buf = hx_malloc(cap = (size_t)st.st_size + 1)))   /* + 1: a file that grew reads as too large */
+        e = ENOMEM;
+    while (!e && n < cap) {
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got == 0)
             break;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            int bad = ferror(f);
-            fclose(f);
-            if (!bad) {
-                *len = n;
-                return buf ? buf : hx_calloc(1, 1);
-            }
-            f = NULL;
-        }
+        if (got < 0 && errno != EINTR)
+            e = errno;
+        n += got > 0 ? (size_t)got : 0;
     }
-    if (f)
-        fclose(f);
-    free(buf);
-    return NULL;
+    close(fd);
+    if (!e && n > max)
+        e = EFBIG;
+    if (e) {
+        free(buf);
+        errno = e;
+        return NULL;
+    }
+    *len = n;
+    return buf;
 }
 
-/* `hyrax verify FILE...`: each file's signature against the project's trust store (sig.h). */
+/* Why read_whole failed, in words. */
+static const char *read_error(int e)
+{
+    return e == EINVAL ? "not a regular file" : e == EFBIG ? "too large" : strerror(e);
+}
+
+/* `hyrax verify FILE...`: each file's signature against the project's trust store (sig.h).
+ * Documents up to the indexing limit and signature files up to HX_SIG_MAX_FILE are read. */
 static int verify_signatures(const char *const *files, size_t n)
 {
     hx_trust *t = NULL;
@@ -1230,13 +1246,15 @@ static int verify_signatures(const char *const *files, size_t n)
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         size_t dlen = 0, slen = 0;
-        char *doc = read_whole(files[i], &dlen), *sig = NULL, sig_path[4200] = "";
-        for (int k = 0; doc && !sig && hx_sig_suffix(k); k++) {
+        char *doc = read_whole(files[i], HX_INGEST_DEFAULT_MAX_BYTES, &dlen), *sig = NULL, sig_path[4200] = "";
+        int doc_errno = errno, sig_errno = ENOENT;
+        for (int k = 0; doc && !sig && sig_errno == ENOENT && hx_sig_suffix(k); k++) {
             snprintf(sig_path, sizeof sig_path, "%s%s", files[i], hx_sig_suffix(k));
-            sig = read_whole(sig_path, &slen);
+            sig = read_whole(sig_path, HX_SIG_MAX_FILE, &slen);
+            sig_errno = sig ? 0 : errno;
         }
         hx_sig_result r;
-        int rc = !doc ? HX_EIO : !sig ? HX_ENOTFOUND : hx_sig_verify(t, doc, dlen, sig, slen, &r, &err);
+        int rc = !doc || !sig ? -1 : hx_sig_verify(t, doc, dlen, sig, slen, &r, &err);
         if (rc == 0) {
             put_text(stdout, files[i], SIZE_MAX, false);
             printf(": ok, signed by ");
@@ -1251,11 +1269,17 @@ static int verify_signatures(const char *const *files, size_t n)
         } else {
             bad = 1;
             put_text(stderr, files[i], SIZE_MAX, false);
-            if (!doc)
-                fprintf(stderr, ": cannot read: %s\n", strerror(errno));
-            else if (!sig)
-                fprintf(stderr, ": not signed (no %s.minisig or %s.sig)\n", files[i], files[i]);
-            else {
+            if (!doc) {
+                fprintf(stderr, ": cannot read: %s\n", read_error(doc_errno));
+            } else if (!sig && sig_errno == ENOENT) {
+                fputs(": not signed (no ", stderr);
+                put_text(stderr, files[i], SIZE_MAX, false);
+                fputs(".minisig or .sig)\n", stderr);
+            } else if (!sig) {
+                fputs(": cannot read its signature ", stderr);
+                put_text(stderr, sig_path, SIZE_MAX, false);
+                fprintf(stderr, ": %s\n", read_error(sig_errno));
+            } else {
                 fprintf(stderr, ": rejected: ");
                 put_text(stderr, r.reason, SIZE_MAX, false);
                 fputc('\n', stderr);

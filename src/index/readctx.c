@@ -25,8 +25,11 @@ int hx_time_parse(const char *s, int64_t *ns, hx_error *err)
             int64_t frac = 0, scale = 100000000;
             for (size_t i = 0; i < f; i++, scale /= 10)
                 frac += scale * (s[n + 1 + i] - '0');
-            *ns = strtoll(s, NULL, 10) * 1000000000 + frac;
-            return 0;
+            int64_t sec = strtoll(s, NULL, 10);
+            if (sec < INT64_MAX / 1000000000) {   /* nanoseconds reach 2262 */
+                *ns = sec * 1000000000 + frac;
+                return 0;
+            }
         }
     } else {   /* ISO-8601: the filter module's reader, the one date rule */
         bool day;

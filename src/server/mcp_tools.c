@@ -135,19 +135,10 @@ static const char *doc_status_word(const hx_doc_info *d)
 
 /* === Shared pieces of results === */
 
-static void iso_time(int64_t ns, char *buf, size_t cap)
-{
-    time_t t = (time_t)(ns / 1000000000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
-}
-
 static void write_time(hx_json_writer *w, const char *key, int64_t ns)
 {
     char buf[64];
-    iso_time(ns, buf, sizeof buf);
+    hx_time_format(ns, buf, sizeof buf);
     hx_json_write_key(w, key);
     hx_json_write_cstr(w, buf);
 }
@@ -1395,8 +1386,11 @@ static const mcp_arg semantic_search_args[] = {
     {"limit", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "5", .as = "top_k", .description = "Number of results (chunks)."},
     {"doc_filter", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = seed_filters, .as = "filters",
      .description = SEED_FILTERS_DOC},
-    {"threshold", MCP_NUMBER, RANGE(0, 1), .def = "0.5", .as = "min_score",
-     .description = "Similarity threshold: results scoring below are left out (search's min_score, semantic mode)."},
+    /* the seed's default is 0.5, but on hyrax's calibrated 0..1 relevance that keeps only close
+     * matches (a chunk at cosine 0.71 scores 0.31): the default is hyrax's floor */
+    {"threshold", MCP_NUMBER, RANGE(0, 1), .def = HX_STRINGIFY(HX_MIN_RELEVANCE), .as = "min_score",
+     .description = "Relevance threshold 0..1: results scoring below are left out (search's min_score, semantic "
+                    "mode); default hyrax's floor, not the seed's 0.5."},
     {"mode", .fixed = "\"semantic\""},
     {"group_by", .fixed = "\"chunk\""},
     MCP_ARG_READ_CONTEXT,
@@ -1446,7 +1440,8 @@ static const mcp_arg seed001_filters[] = {
 static const mcp_arg semantic_search_001_args[] = {
     ARG_QUERY("Natural language query."),
     {"top_k", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "10", .description = "Number of results."},
-    {"min_score", MCP_NUMBER, .def = "0.5", .description = "Minimum similarity score (search's min_score)."},
+    {"min_score", MCP_NUMBER, RANGE(0, 1), .def = HX_STRINGIFY(HX_MIN_RELEVANCE),
+     .description = "Minimum relevance 0..1 (search's min_score); default hyrax's floor, not the seed's 0.5."},
     {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = seed001_filters, .description = FILTERS_DOC},
     /* read_context: issue 11 item 1 adds its shared row to every query table, this one included */
     {"mode", .fixed = "\"semantic\""},
