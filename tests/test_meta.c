@@ -175,6 +175,12 @@ static void test_types(void)
     CHECK(hx_meta_date("9999-12-31", &ns, &day) && ns == INT64_MAX && hx_meta_date("0001-01-01T00:00Z", &ns, &day) &&
               ns == INT64_MIN,
           "dates beyond int64 nanoseconds saturate (UBSan found the overflow)");
+    int64_t secs;
+    int32_t frac;
+    CHECK(hx_meta_time("9999-12-31T23:59:59.999999999Z", &secs, &frac, &day) && secs == 253402300799LL &&
+              frac == 999999999 && hx_meta_time("0001-01-01", &secs, &frac, &day) && secs == -62135596800LL &&
+              frac == 0 && day,
+          "hx_meta_time is exact in any year (Python: 253402300799, -62135596800)");
     static const char *const bad[] = {"2021-02-29", "2021-13-01", "2021-1-1", "2021-01-01T25:00", "2021-01-01x",
                                       "2021-01-01T10:00+5", "v1.22", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -229,6 +235,28 @@ static bool arg_matches(const char *arg)
     bool m = ok && hx_doc_matches(&d, fs.v, fs.n);
     hx_filter_set_free(&fs);
     return m;
+}
+
+/* The years Y of five documents with `published: Y-01-16` (Y = 1200, 1605, 1700, 2300, 3000: all but
+ * 1700 beyond int64 nanoseconds) that pass --filter arg, as "1200,1605,...". */
+static const char *years_matching(const char *arg)
+{
+    static const char *const years[] = {"1200", "1605", "1700", "2300", "3000"};
+    static char got[64];
+    hx_filter_set fs = {0};
+    hx_error err = {0};
+    CHECK(hx_filter_parse_arg(&fs, arg, &err) == 0, "--filter %s parses (%s)", arg, err.message);
+    got[0] = 0;
+    for (size_t i = 0; i < sizeof years / sizeof years[0]; i++) {
+        char key[] = "published", date[16];
+        snprintf(date, sizeof date, "%s-01-16", years[i]);
+        hx_kv kv = {key, date};
+        hx_doc_info d = {.path = "p.md", .type = "markdown", .title = "t", .meta = &kv, .n_meta = 1};
+        if (hx_doc_matches(&d, fs.v, fs.n))
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", got[0] ? "," : "", years[i]);
+    }
+    hx_filter_set_free(&fs);
+    return got;
 }
 
 /* The message of a JSON filter that must be refused ("" when it was accepted). */
@@ -302,6 +330,21 @@ static void test_matching(void)
     CHECK(arg_matches("creation-date>=2018-10-10") && arg_matches("creation-date<=2018-10-10") &&
               !arg_matches("creation-date<2018-10-10") && arg_matches("creation-date=2018-01-01..2018-12-31"),
           "--filter date ranges");
+    static const struct {
+        const char *arg, *want;
+    } far[] = {   /* worked out by hand from the five dates */
+        {"published>=1650-01-01", "1700,2300,3000"},
+        {"published<=1600-01-01", "1200"},
+        {"published>2262-04-12", "2300,3000"},   /* gt a date-only bound: from 2262-04-13 */
+        {"published<1700-01-16", "1200,1605"},   /* lt: before that day's midnight */
+        {"published=1605-01-16..2300-01-16", "1605,1700,2300"},
+        {"published>=1605-01-16T00:00:00.000000001Z", "1700,2300,3000"},
+        {"published<=3000-01-15T23:59:59.999999999Z", "1200,1605,1700,2300"},
+        {"published>1200-01-15T23:00-05:00", "1605,1700,2300,3000"},   /* 1200-01-16T04:00Z */
+    };
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++)
+        CHECK(!strcmp(years_matching(far[i].arg), far[i].want), "--filter %s: years %s, want %s", far[i].arg,
+              years_matching(far[i].arg), far[i].want);
     CHECK(!arg_matches("latest-milestone=v1..22") && arg_matches("latest-milestone=v1.22"),
           "--filter: a value with .. that is not a range is a value");
     hx_filter_set fs = {0};

@@ -37,6 +37,25 @@ static void test_factor(void)
             }
 }
 
+/* hx_recency_date on a document built by hand: its key matched as a filter's (filter.h), the
+ * date read to the second in any year, mtime for a missing key. */
+static void test_recency_date(void)
+{
+    char k1[] = "creation-date", v1[] = "2018-10-10", k2[] = "published", v2[] = "3000-01-16";
+    hx_kv meta[] = {{k1, v1}, {k2, v2}};
+    hx_doc_info d = {.path = "keps/a.md", .type = "markdown", .title = "t", .meta = meta, .n_meta = 2,
+                     .mtime_ns = 1700000000LL * 1000000000LL};
+    static const char *const asked[] = {"creation-date", "creation_date", "Creation-Date", "CREATION_DATE"};
+    for (size_t i = 0; i < sizeof asked / sizeof asked[0]; i++)
+        CHECK(hx_recency_date(&d, asked[i]) == 1539129600, "--recency %s:30 reads creation-date: %lld", asked[i],
+              (long long)hx_recency_date(&d, asked[i]));
+    CHECK(hx_recency_date(&d, "published") == 32504976000LL, "year 3000 to the second (GNU date: 32504976000): %lld",
+          (long long)hx_recency_date(&d, "published"));
+    CHECK(hx_recency_date(&d, "created") == 1700000000 && hx_recency_date(&d, "mtime") == 1700000000 &&
+              hx_recency_date(&d, "MTime") == 1700000000,
+          "no such key, or mtime: the mtime");
+}
+
 /* `hyrax search --json` with extra flags; the parsed answer (caller frees) or NULL. */
 static hx_json_doc *search(const char *flags, const char *query)
 {
@@ -132,6 +151,7 @@ int main(void)
     char tmpl[] = "/tmp/hx_scores_XXXXXX", cmd[3 * PATH_MAX], *out;
     setenv("HYRAX_BIN", "./hyrax", 0);
     test_factor();
+    test_recency_date();
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);
     check_put(root, "docs/scheduler.md",

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NS_PER_DAY (86400LL * 1000000000LL)
-
 /* === Typed values === */
 
 bool hx_meta_number(const char *s, double *out)
@@ -54,7 +52,7 @@ static int64_t days_from_civil(int64_t y, int m, int d)
     return era * 146097 + doe - 719468;
 }
 
-bool hx_meta_date(const char *s, int64_t *ns, bool *date_only)
+bool hx_meta_time(const char *s, int64_t *secs, int32_t *frac_ns, bool *date_only)
 {
     static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     int y, mo, d, h = 0, mi = 0, sec = 0;
@@ -100,7 +98,17 @@ bool hx_meta_date(const char *s, int64_t *ns, bool *date_only)
         if (*p)
             return false;
     }
-    int64_t secs = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + mi * 60 + sec - zone;
+    *secs = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + mi * 60 + sec - zone;
+    *frac_ns = (int32_t)frac;
+    return true;
+}
+
+bool hx_meta_date(const char *s, int64_t *ns, bool *date_only)
+{
+    int64_t secs;
+    int32_t frac;
+    if (!hx_meta_time(s, &secs, &frac, date_only))
+        return false;
     if (secs >= INT64_MAX / 1000000000)   /* past 2262 or before 1677: the nearest instant kept */
         *ns = INT64_MAX;
     else if (secs <= INT64_MIN / 1000000000)
@@ -135,6 +143,11 @@ static const char *resolve_key(const char *key)
     return key;
 }
 
+bool hx_meta_key_matches(const char *meta_key, const char *asked)
+{
+    return key_eq(meta_key, asked) || key_eq(meta_key, resolve_key(asked));   /* the key as written matches too */
+}
+
 enum { K_META, K_PATH, K_TYPE, K_EXT, K_DIR, K_FOLDER, K_INDEXED_AT, K_MTIME };
 
 static int derived(const char *key)
@@ -154,42 +167,72 @@ static bool value_eq(const char *have, const char *want)
     return !strcmp(have, want) || (hx_meta_number(have, &a) && hx_meta_number(want, &b) && a == b);
 }
 
-/* A bound as a number or as a date's nanoseconds adjusted for whole days (filter.h); kind 1 =
- * number, 2 = date, 0 = neither. */
+/* A value as a number (kind 1) or a date (kind 2: seconds since 1970 plus nanoseconds, exact in
+ * every year 0000..9999); kind 0 = neither. */
 typedef struct {
     int kind;
     double x;
+    int64_t secs;
+    int32_t ns;
+} typed;
+
+static typed typed_of(const char *s, bool *date_only)
+{
+    typed t = {0, 0, 0, 0};
+    if (hx_meta_time(s, &t.secs, &t.ns, date_only))
+        t.kind = 2;
+    else if (hx_meta_number(s, &t.x))
+        t.kind = 1;
+    return t;
+}
+
+/* An instant in nanoseconds since 1970 (indexed_at, mtime) as a date. */
+static typed typed_ns(int64_t ns)
+{
+    int64_t secs = ns / 1000000000, rem = ns % 1000000000;
+    if (rem < 0)
+        secs--, rem += 1000000000;
+    return (typed){2, 0, secs, (int32_t)rem};
+}
+
+/* -1, 0 or 1 as a is before, at or after b; both of one kind. */
+static int typed_cmp(const typed *a, const typed *b)
+{
+    if (a->kind == 1)
+        return (a->x > b->x) - (a->x < b->x);
+    if (a->secs != b->secs)
+        return a->secs < b->secs ? -1 : 1;
+    return (a->ns > b->ns) - (a->ns < b->ns);
+}
+
+/* A bound as a number or a date adjusted for whole days (filter.h). */
+typedef struct {
+    typed v;
     bool strict;
 } bound;
 
 static bound bound_of(const char *s, bool strict, bool upper)
 {
-    bound b = {0, 0, strict};
-    int64_t ns;
-    bool day;
+    bound b = {{0, 0, 0, 0}, strict};
+    bool day = false;
     if (!s)
         return b;
-    if (hx_meta_date(s, &ns, &day)) {
-        b.kind = 2;
-        b.x = (double)ns;
-        if (day && upper != strict) {   /* lte: to the end of the day; gt: from the next day */
-            b.x += (double)NS_PER_DAY;
-            b.strict = upper;
-        }
-    } else if (hx_meta_number(s, &b.x)) {
-        b.kind = 1;
+    b.v = typed_of(s, &day);
+    if (b.v.kind == 2 && day && upper != strict) {   /* lte: to the end of the day; gt: from the next day */
+        b.v.secs += 86400;
+        b.strict = upper;
     }
     return b;
 }
 
-static bool in_range(const hx_filter *f, int kind, double x)
+static bool in_range(const hx_filter *f, const typed *v)
 {
     bound lo = bound_of(f->lo, f->lo_strict, false), hi = bound_of(f->hi, f->hi_strict, true);
-    if ((f->lo && lo.kind != kind) || (f->hi && hi.kind != kind))
+    if ((f->lo && lo.v.kind != v->kind) || (f->hi && hi.v.kind != v->kind))
         return false;
-    if (f->lo && (lo.strict ? !(x > lo.x) : !(x >= lo.x)))
+    if (f->lo && typed_cmp(v, &lo.v) < (lo.strict ? 1 : 0))
         return false;
-    if (f->hi && (hi.strict ? !(x < hi.x) : !(x <= hi.x)))
+    if (f->hi && typed_cmp(v, &hi.v) > (hi.strict ? -1 : 0))
         return false;
     return true;
 }
@@ -198,12 +241,9 @@ static bool in_range(const hx_filter *f, int kind, double x)
 static bool value_matches(const hx_filter *f, const char *have)
 {
     if (f->lo || f->hi) {
-        int64_t ns;
         bool day;
-        double x;
-        if (hx_meta_date(have, &ns, &day))
-            return in_range(f, 2, (double)ns);
-        return hx_meta_number(have, &x) && in_range(f, 1, x);
+        typed v = typed_of(have, &day);
+        return v.kind && in_range(f, &v);
     }
     if (f->value)
         return value_eq(have, f->value);
@@ -215,15 +255,16 @@ static bool value_matches(const hx_filter *f, const char *have)
 
 /* A time key (indexed_at, mtime): ranges compare instants; equality and any-of take a date-only
  * value as its whole day. */
-static bool time_matches(const hx_filter *f, int64_t t)
+static bool time_matches(const hx_filter *f, int64_t t_ns)
 {
+    typed t = typed_ns(t_ns);
     if (f->lo || f->hi)
-        return in_range(f, 2, (double)t);
+        return in_range(f, &t);
     size_t n = f->value ? 1 : f->n_any;
     for (size_t i = 0; i < n; i++) {
         const char *want = f->value ? f->value : f->any[i];
         hx_filter day = {f->key, NULL, NULL, 0, want, want, false, false};
-        if (in_range(&day, 2, (double)t))
+        if (in_range(&day, &t))
             return true;
     }
     return false;
@@ -291,9 +332,8 @@ static bool filter_matches(const hx_doc_info *d, const hx_filter *f)
     case K_MTIME:
         return time_matches(f, d->mtime_ns);
     }
-    const char *alias = resolve_key(f->key);   /* the key as written matches too */
     for (size_t k = 0; k < d->n_meta; k++)
-        if ((key_eq(d->meta[k].key, f->key) || key_eq(d->meta[k].key, alias)) && value_matches(f, d->meta[k].value))
+        if (hx_meta_key_matches(d->meta[k].key, f->key) && value_matches(f, d->meta[k].value))
             return true;
     return false;
 }
@@ -350,14 +390,14 @@ static int add(hx_filter_set *fs, const hx_filter *f, hx_error *err)
         if (kd == K_PATH || kd == K_TYPE || kd == K_EXT || kd == K_DIR || kd == K_FOLDER)
             return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s' takes a value, not a range", k);
         bound lo = bound_of(f->lo, false, false), hi = bound_of(f->hi, false, true);
-        const char *bad = f->lo && !lo.kind ? f->lo : f->hi && !hi.kind ? f->hi : NULL;
+        const char *bad = f->lo && !lo.v.kind ? f->lo : f->hi && !hi.v.kind ? f->hi : NULL;
         if (bad)
             return hx_error_set(err, HX_EINVAL, -1,
                                 "filter '%.64s': range bound '%.64s' is neither a number nor an ISO-8601 date "
                                 "(YYYY-MM-DD[THH:MM[:SS][Z|+HH:MM]])", k, bad);
-        if (f->lo && f->hi && lo.kind != hi.kind)
+        if (f->lo && f->hi && lo.v.kind != hi.v.kind)
             return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s': both bounds must be numbers or both dates", k);
-        if ((kd == K_INDEXED_AT || kd == K_MTIME) && lo.kind != 2 && hi.kind != 2)
+        if ((kd == K_INDEXED_AT || kd == K_MTIME) && lo.v.kind != 2 && hi.v.kind != 2)
             return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s' takes ISO-8601 dates (YYYY-MM-DD)", k);
     } else if (derived(k) == K_INDEXED_AT || derived(k) == K_MTIME) {
         for (size_t i = 0; i < (f->value ? 1 : f->n_any); i++) {
@@ -568,7 +608,7 @@ static bool is_range(const char *val, const char *dots)
     memcpy(lo, val, n);
     lo[n] = 0;
     bound a = bound_of(n ? lo : NULL, false, false), b = bound_of(dots[2] ? dots + 2 : NULL, false, true);
-    return (!n || a.kind) && (!dots[2] || b.kind) && (!n || !dots[2] || a.kind == b.kind);
+    return (!n || a.v.kind) && (!dots[2] || b.v.kind) && (!n || !dots[2] || a.v.kind == b.v.kind);
 }
 
 int hx_filter_parse_arg(hx_filter_set *fs, const char *text, hx_error *err)

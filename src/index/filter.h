@@ -4,7 +4,7 @@
  * search.c applies hx_doc_matches inside both searches, the tools and the CLI only parse.
  *
  * Keys. A filter key matches a metadata key with '_' and '-' alike and ASCII case ignored
- * (kep_number = kep-number). Aliases (seed 002), matched beside the key as written: sig_name -> owning-sig; kep_id, kep_number ->
+ * (kep_number = kep-number); recency's key (recency.h) matches by the same rule (hx_meta_key_matches). Aliases (seed 002), matched beside the key as written: sig_name -> owning-sig; kep_id, kep_number ->
  * kep-number. Derived keys, taken from the document and winning over metadata of the same name:
  *   path        the root-relative path, matched as a glob (glob.h: `**` spans folders)
  *   type        markdown | yaml | json | code | text
@@ -17,7 +17,7 @@
  * Values and types. Metadata values are text; a value is a number when all of it reads as a
  * decimal number (strtod, no hex, inf or nan) and a date when it is ISO-8601: YYYY-MM-DD,
  * optionally followed by T or a space, HH:MM[:SS[.fraction]] and Z or +HH:MM / -HH:MM / +HHMM (no
- * zone = UTC; years past 2262 or before 1677 compare as the latest or earliest instant). This is
+ * zone = UTC; ranges compare instants exactly in every year 0000..9999). This is
  * hyrax's one date rule: recency (recency.h) and read contexts (hx_time_parse) read dates with it.
  * Equality: the same text, or two numbers of equal value ("0034" = "34"). A range compares
  * numbers with numbers and dates with dates; a value of the other kind does not match. A
@@ -63,9 +63,16 @@ int hx_filter_parse_json(hx_filter_set *fs, const hx_json_val *obj, hx_error *er
 /* Adds one command-line filter (the forms above) to fs. HX_EINVAL with a message otherwise. */
 int hx_filter_parse_arg(hx_filter_set *fs, const char *text, hx_error *err);
 
-/* Typed reading of a metadata value: a number (true, *out set) or an ISO-8601 date (true, *ns
- * nanoseconds since 1970 UTC, *date_only when it has no time of day). */
+/* Typed reading of a metadata value: a number (true, *out set) or an ISO-8601 date. hx_meta_time
+ * gives the exact instant, *secs since 1970 UTC and *frac_ns in [0, 1e9), for any year 0000..9999;
+ * hx_meta_date gives *ns nanoseconds since 1970 UTC, INT64_MAX past 2262 and INT64_MIN before 1677
+ * (compare with hx_meta_time). *date_only when the text has no time of day. */
 bool hx_meta_number(const char *s, double *out);
+bool hx_meta_time(const char *s, int64_t *secs, int32_t *frac_ns, bool *date_only);
 bool hx_meta_date(const char *s, int64_t *ns, bool *date_only);
+
+/* Whether metadata key meta_key is the key a filter or --recency asks for: '_' and '-' alike,
+ * ASCII case ignored, and the aliases above (the key as written matches too). */
+bool hx_meta_key_matches(const char *meta_key, const char *asked);
 
 #endif

@@ -1,19 +1,21 @@
 /* recency.c: a document's date and the half-life decay (spec in recency.h). Pure computation on the
  * strings and numbers it is given; reads no index data beyond a document's metadata. Dates are
- * read by the filter module's ISO-8601 reader (filter.h hx_meta_date), the one date rule. */
+ * read by the filter module's ISO-8601 reader (filter.h hx_meta_time), the one date rule, and keys
+ * matched by its key rule (hx_meta_key_matches). */
 #include "recency.h"
 #include "filter.h"
 
 #include <math.h>
-#include <string.h>
 
 int64_t hx_recency_date(const hx_doc_info *d, const char *key)
 {
-    int64_t ns;
+    int64_t secs;
+    int32_t frac;
     bool day;
-    for (size_t i = 0; strcmp(key, "mtime") && i < d->n_meta; i++)
-        if (!strcmp(d->meta[i].key, key) && hx_meta_date(d->meta[i].value, &ns, &day))
-            return ns / 1000000000;
+    bool mtime = hx_meta_key_matches("mtime", key);   /* the derived key, named as filters name it */
+    for (size_t i = 0; !mtime && i < d->n_meta; i++)
+        if (hx_meta_key_matches(d->meta[i].key, key) && hx_meta_time(d->meta[i].value, &secs, &frac, &day))
+            return secs;
     return d->mtime_ns / 1000000000;
 }
 

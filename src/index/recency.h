@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 /* The date of document d for recency, in seconds since 1970 UTC: the first value of metadata `key`
- * that is an ISO-8601 date (filter.h hx_meta_date: YYYY-MM-DD, optionally a time and zone), or
+ * (matched as filters match keys, filter.h hx_meta_key_matches: creation_date finds creation-date)
+ * that is an ISO-8601 date (filter.h hx_meta_time: YYYY-MM-DD, optionally a time and zone), or
  * for "mtime" the file's mtime; a document without such a value has its mtime. */
 int64_t hx_recency_date(const hx_doc_info *d, const char *key);
 
