@@ -8,8 +8,8 @@
  * number and date ranges, date_range on a key and on indexed_at; filters applied inside the
  * search (k = 1 still gives one result when the best chunk is filtered out); a changed kep.yaml
  * changes its folder's documents and a removed one takes its metadata away; --folder-meta sets
- * which files a folder passes on, kept by the index; add_document's typed
- * metadata; bad filters refused with a message; a version 2 document table still read. Expected
+ * which files a folder passes on, kept by the index; a stored document named kep.yaml passes
+ * nothing on; add_document's typed metadata; bad filters refused with a message; a version 2 document table still read. Expected
  * sets are stated from the fixture by hand. */
 #include "check.h"
 #include "filter.h"
@@ -582,6 +582,26 @@ static void test_inheritance_update(server *s)
     free(out);
 }
 
+/* Only files pass folder metadata on: a stored document named kep.yaml (add_document, no file
+ * behind it) gives its folder's files nothing, while a kep.yaml file does. */
+static void test_stored_not_folder_meta(server *s)
+{
+    char *out;
+    check_put(root, "misc/plan.md", "# Plan\n\nThe rollout plan for the widget.\n");
+    check_put(root, "real/plan.md", "# Plan\n\nThe rollout plan for the gadget.\n");
+    check_put(root, "real/kep.yaml", "owning-sig: sig-real\n");
+    CHECK(hyrax(&out, "index --db '%s' .", db) == 0, "index misc/ and real/: %s", out);
+    free(out);
+    hx_json_doc *d;
+    const hx_json_val *r = tool(s, &d, "add_document", "{\"name\":\"misc/kep.yaml\",\"content\":\"owning-sig: sig-evil\\n\"}");
+    CHECK(hx_json_bool(get(r, "isError")) != 1, "add_document misc/kep.yaml: %s", text_of(r));
+    hx_json_doc_free(d);
+    const char *got = search_paths(s, "semantic", 50, "rollout plan", "{\"owning-sig\":\"sig-evil\"}");
+    CHECK(!strcmp(got, "misc/kep.yaml"), "a stored kep.yaml passes nothing on: %s", got);
+    got = search_paths(s, "semantic", 50, "rollout plan", "{\"owning-sig\":\"sig-real\"}");
+    CHECK(!strcmp(got, "real/kep.yaml|real/plan.md"), "a kep.yaml file passes its keys on: %s", got);
+}
+
 static void test_end_to_end(void)
 {
     char cmd[3 * PATH_MAX], *out;
@@ -604,6 +624,7 @@ static void test_end_to_end(void)
         send_line(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
         test_search(&s);
         test_inheritance_update(&s);
+        test_stored_not_folder_meta(&s);
         close(s.in);
         int status = 0;
         waitpid(s.pid, &status, 0);

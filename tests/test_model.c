@@ -1,6 +1,6 @@
 /* test_model.c: the weights loader refuses every broken file with the right code and a message a
- * person can act on (missing, truncated, flipped bytes, wrong version or kind, inconsistent config
- * or shapes), and tiny synthetic models (written here with hxf_writer) load and embed. */
+ * person can act on (missing, a folder or a FIFO, truncated, flipped bytes, wrong version or kind,
+ * inconsistent config or shapes), and tiny synthetic models (written here with hxf_writer) load and embed. */
 #include "bytes.h"
 #include "check.h"
 #include "kernels.h"
@@ -8,8 +8,11 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define WEIGHTS "weights/" HX_WEIGHTS_FILE
 
@@ -309,6 +312,18 @@ static void test_files(void)
     CHECK(rc == HX_ENOTFOUND && strstr(err.message, "no-such-file"), "missing file: %d %s", rc, err.message);
     rc = hx_model_open(&m, "weights", &err);
     CHECK(rc == HX_EFORMAT && strstr(err.message, "not a regular file"), "folder: %d %s", rc, err.message);
+    /* a FIFO is refused at once; SIGALRM's default action ends the test if the open waits for a
+     * writer that never comes */
+    char dir[] = "/tmp/hx_model_XXXXXX", fifo[64];
+    CHECK(mkdtemp(dir) != NULL, "temp folder");
+    snprintf(fifo, sizeof fifo, "%s/fifo.hxw", dir);
+    CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+    alarm(10);
+    rc = hx_model_open(&m, fifo, &err);
+    alarm(0);
+    CHECK(rc == HX_EFORMAT && strstr(err.message, "not a regular file"), "FIFO: %d %s", rc, err.message);
+    unlink(fifo);
+    rmdir(dir);
     rc = hx_model_open(&m, "tests/check.h", &err);
     CHECK(rc == HX_EFORMAT && strstr(err.message, "magic") && strstr(err.message, "tests/check.h"),
           "text file: %d %s", rc, err.message);

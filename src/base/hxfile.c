@@ -179,7 +179,8 @@ int hxf_map_open(hxf_map *m, const char *path, hx_error *err)
 {
     m->addr = NULL;
     m->size = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* non-blocking, so a FIFO is refused below rather than waited on; the map never reads the fd */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return hx_error_set(err, errno == ENOENT ? HX_ENOTFOUND : HX_EIO, -1, "cannot open %s: %s",
                             path, strerror(errno));

@@ -1,8 +1,9 @@
 /* folder_meta.c: metadata a document inherits from its folder (index_internal.h "Folder
  * metadata"). Runs on a loaded view: each document's own pairs (as stored) come first, then the
- * pairs of its folder's metadata documents (the view's folder_meta list, in order) under keys it
- * does not have yet. Inheritance happens when a view is read, never on disk, so a changed kep.yaml changes
- * its folder's documents at the commit that re-indexes it, with nothing else rewritten. */
+ * pairs of its folder's file-backed metadata documents (the view's folder_meta list, in order)
+ * under keys it does not have yet. Inheritance happens when a view is read, never on disk, so a
+ * changed kep.yaml changes its folder's documents at the commit that re-indexes it, with nothing
+ * else rewritten. */
 #include "index_internal.h"
 #include "alloc.h"
 #include "relpath.h"
@@ -24,7 +25,9 @@ bool ix_folder_meta_name_ok(const char *name)
     return n && n <= HX_RELPATH_NAME_MAX && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
 }
 
-/* The metadata documents of d's folder other than d itself, into out; their count. */
+/* The metadata documents of d's folder other than d itself, into out; their count. Only a
+ * file-backed document passes metadata on: a stored one (add_document) named kep.yaml would
+ * otherwise relabel every file of its folder. */
 static size_t providers(const ix_view *v, const ix_doc *d, const ix_doc *out[IX_FOLDER_META_MAX])
 {
     const char *slash = strrchr(d->info.path, '/');
@@ -34,7 +37,7 @@ static size_t providers(const ix_view *v, const ix_doc *d, const ix_doc *out[IX_
     for (size_t k = 0; k < v->n_folder_meta; k++) {
         int len = snprintf(name, sizeof name, "%.*s%s%s", dir, d->info.path, slash ? "/" : "", v->folder_meta[k]);
         const ix_doc *p = len > 0 && (size_t)len < sizeof name ? ix_doc_by_path(v, name) : NULL;
-        if (p && p != d)
+        if (p && p != d && p->info.kind == HX_DOC_FILE)
             out[n++] = p;
     }
     return n;

@@ -175,11 +175,12 @@ struct hx_index {
 };
 
 /* Folder metadata: the documents of a folder inherit the metadata pairs of the folder's files
- * named in the view's folder_meta list (the document table's; IX_FOLDER_META for an index that
- * has none), in that order, under keys they do not have themselves (own keys win; the first file
- * wins over the second). Derived at view load (folder_meta.c), never stored per document:
- * re-indexing a changed kep.yaml changes what its folder's documents carry, and removing it takes
- * that away. hx_update_opts.folder_meta changes the list. */
+ * (file-backed documents, never stored ones) named in the view's folder_meta list (the document
+ * table's; IX_FOLDER_META for an index that has none), in that order, under keys they do not
+ * have themselves (own keys win; the first file wins over the second). Derived at view load
+ * (folder_meta.c), never stored per document: re-indexing a changed kep.yaml changes what its
+ * folder's documents carry, and removing it takes that away. hx_update_opts.folder_meta changes
+ * the list. */
 #define IX_FOLDER_META "kep.yaml", "README.md"
 #define IX_FOLDER_META_MAX 8
 /* Fills info.meta of every document of v (own + inherited) and ix_doc.own; after load. */
