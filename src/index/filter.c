@@ -89,8 +89,10 @@ bool hx_meta_time(const char *s, int64_t *secs, int32_t *frac_ns, bool *date_onl
             p++;
         } else if (*p == '+' || *p == '-') {
             int zh, zm;
+            if (!digits(p + 1, 2, &zh))
+                return false;
             const char *z = p + 3 + (p[3] == ':');   /* +hh:mm, or the basic form +hhmm */
-            if (!digits(p + 1, 2, &zh) || !digits(z, 2, &zm) || zh > 23 || zm > 59)
+            if (!digits(z, 2, &zm) || zh > 23 || zm > 59)
                 return false;
             zone = (*p == '+' ? 1 : -1) * ((int64_t)zh * 3600 + zm * 60);
             p = z + 2;

@@ -50,13 +50,26 @@ static void send_line(mcp_server *s, const hx_json_writer *w)
 
 /* === Model loading === */
 
+/* The precision the index at db records into *out (fp32 for a new one), under a fault guard
+ * (hyrax.h): the file may be truncated or overwritten while this thread reads it, and then the
+ * model is loaded at fp32 and the first tool call reports the damaged file. */
+static void read_precision(const char *db, hx_precision *out)
+{
+    hx_fault_guard g;
+    *out = HX_PRECISION_FP32;
+    if (HX_FAULT_GUARD(g)) {
+        hx_index_precision(db, out, NULL);
+        hx_fault_leave(&g);
+    }
+}
+
 static void *load_model(void *arg)
 {
     mcp_server *s = arg;
     hx_model *m = NULL;
     hx_error err = {0};
     hx_model_opts o = {s->cfg->weights, HX_PRECISION_FP32};
-    hx_index_precision(s->cfg->db, &o.precision, NULL);   /* the index's precision; fp32 for a new one */
+    read_precision(s->cfg->db, &o.precision);
     int rc = hx_model_open_opts(&m, &o, &err);
     pthread_mutex_lock(&s->lock);
     s->model = m;
