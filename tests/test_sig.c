@@ -220,8 +220,10 @@ static void test_ssh(void)
         hx_trust_free(t);
     }
 
-    /* allowed_signers lines hyrax refuses as a whole file. */
+    /* allowed_signers lines hyrax refuses as a whole file (the repeated namespaces= too, as
+     * ssh-keygen -Y verify does: 'multiple "namespaces" clauses'). */
     const char *badlines[] = {"alice cert-authority %.*s\n", "alice valid-after=\"20200101\" %.*s\n",
+                              "alice namespaces=\"git\",namespaces=\"hyrax\" %.*s\n",   /* ssh-keygen: "bad options" */
                               "alice %.*sx\n", "alice\n", "\"alice %.*s\n", "alice ssh-ed25519 AAAA\n",
                               "alice ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIIK7tE63zxwhsnaIexJMy3MqH69/sBQxyn41ZrFUFoZv\n"};
     for (size_t i = 0; i < sizeof badlines / sizeof badlines[0]; i++) {

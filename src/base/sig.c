@@ -303,7 +303,9 @@ static int next_field(const char **p, const char *end, const char **f, size_t *f
     return 1;
 }
 
-/* One option of "opt1,opt2=\"a,b\"": cuts at the first comma outside quotes. */
+/* The options field "opt1,opt2=\"a,b\"", cut at commas outside quotes: 0, HX_ENOMEM, HX_EPARSE for
+ * an option hyrax does not read, HX_EINVAL for a second namespaces= (ssh-keygen refuses such a
+ * line too); *bad points at the option at fault. */
 static int parse_options(const char *o, size_t len, char **namespaces, const char **bad, size_t *bad_len)
 {
     const char *end = o + len;
@@ -315,7 +317,11 @@ static int parse_options(const char *o, size_t len, char **namespaces, const cha
                 quoted = !quoted;
         size_t n = (size_t)(o - s);
         if (n > 12 && !strncasecmp(s, "namespaces=\"", 12) && s[n - 1] == '"') {
-            free(*namespaces);
+            if (*namespaces) {
+                *bad = s;
+                *bad_len = n;
+                return HX_EINVAL;
+            }
             if (!(*namespaces = hx_strndup(s + 12, n - 13)))
                 return HX_ENOMEM;
         } else {
@@ -371,6 +377,11 @@ static int add_signers(hx_trust *t, const char *text, size_t len, const char *or
             rc = parse_options(f, fl, &namespaces, &bad, &bad_len);
             if (rc == HX_ENOMEM)
                 return hx_error_set(err, HX_ENOMEM, -1, "%s: out of memory", origin);
+            if (rc == HX_EINVAL) {
+                free(namespaces);
+                return hx_error_set(err, HX_EPARSE, bad - text, "%s:%d: more than one namespaces= option (\"%.*s\")",
+                                    origin, lineno, (int)(bad_len > 60 ? 60 : bad_len), bad);
+            }
             if (rc) {
                 free(namespaces);
                 return hx_error_set(err, HX_EPARSE, bad - text,
