@@ -93,15 +93,10 @@ static void fe_neg(fe *h, const fe *a)
     fe_sub(h, &z, a);
 }
 
-static void fe_mul(fe *h, const fe *f, const fe *g)
+/* h = the 5 x 128-bit column sums t0..t4 carried into 51-bit limbs, the carry out of the top limb
+ * folded back times 19 (2^255 = 19 mod p); shared by fe_mul and fe_sq. */
+static void fe_reduce_wide(fe *h, u128 t0, u128 t1, u128 t2, u128 t3, u128 t4)
 {
-    const uint64_t *a = f->v, *b = g->v;
-    uint64_t b1 = 19 * b[1], b2 = 19 * b[2], b3 = 19 * b[3], b4 = 19 * b[4];
-    u128 t0 = (u128)a[0] * b[0] + (u128)a[1] * b4 + (u128)a[2] * b3 + (u128)a[3] * b2 + (u128)a[4] * b1;
-    u128 t1 = (u128)a[0] * b[1] + (u128)a[1] * b[0] + (u128)a[2] * b4 + (u128)a[3] * b3 + (u128)a[4] * b2;
-    u128 t2 = (u128)a[0] * b[2] + (u128)a[1] * b[1] + (u128)a[2] * b[0] + (u128)a[3] * b4 + (u128)a[4] * b3;
-    u128 t3 = (u128)a[0] * b[3] + (u128)a[1] * b[2] + (u128)a[2] * b[1] + (u128)a[3] * b[0] + (u128)a[4] * b4;
-    u128 t4 = (u128)a[0] * b[4] + (u128)a[1] * b[3] + (u128)a[2] * b[2] + (u128)a[3] * b[1] + (u128)a[4] * b[0];
     t1 += t0 >> 51;
     t2 += t1 >> 51;
     t3 += t2 >> 51;
@@ -114,6 +109,18 @@ static void fe_mul(fe *h, const fe *f, const fe *g)
     h->v[4] = (uint64_t)t4 & MASK51;
 }
 
+static void fe_mul(fe *h, const fe *f, const fe *g)
+{
+    const uint64_t *a = f->v, *b = g->v;
+    uint64_t b1 = 19 * b[1], b2 = 19 * b[2], b3 = 19 * b[3], b4 = 19 * b[4];
+    u128 t0 = (u128)a[0] * b[0] + (u128)a[1] * b4 + (u128)a[2] * b3 + (u128)a[3] * b2 + (u128)a[4] * b1;
+    u128 t1 = (u128)a[0] * b[1] + (u128)a[1] * b[0] + (u128)a[2] * b4 + (u128)a[3] * b3 + (u128)a[4] * b2;
+    u128 t2 = (u128)a[0] * b[2] + (u128)a[1] * b[1] + (u128)a[2] * b[0] + (u128)a[3] * b4 + (u128)a[4] * b3;
+    u128 t3 = (u128)a[0] * b[3] + (u128)a[1] * b[2] + (u128)a[2] * b[1] + (u128)a[3] * b[0] + (u128)a[4] * b4;
+    u128 t4 = (u128)a[0] * b[4] + (u128)a[1] * b[3] + (u128)a[2] * b[2] + (u128)a[3] * b[1] + (u128)a[4] * b[0];
+    fe_reduce_wide(h, t0, t1, t2, t3, t4);
+}
+
 static void fe_sq(fe *h, const fe *f)
 {
     const uint64_t *a = f->v;
@@ -124,16 +131,7 @@ static void fe_sq(fe *h, const fe *f)
     u128 t2 = (u128)d0 * a[2] + (u128)a[1] * a[1] + (u128)(2 * a[3]) * a4_19;
     u128 t3 = (u128)d0 * a[3] + (u128)d1 * a[2] + (u128)a[4] * a4_19;
     u128 t4 = (u128)d0 * a[4] + (u128)d1 * a[3] + (u128)a[2] * a[2];
-    t1 += t0 >> 51;
-    t2 += t1 >> 51;
-    t3 += t2 >> 51;
-    t4 += t3 >> 51;
-    u128 r0 = ((uint64_t)t0 & MASK51) + (t4 >> 51) * 19;
-    h->v[1] = ((uint64_t)t1 & MASK51) + (uint64_t)(r0 >> 51);
-    h->v[0] = (uint64_t)r0 & MASK51;
-    h->v[2] = (uint64_t)t2 & MASK51;
-    h->v[3] = (uint64_t)t3 & MASK51;
-    h->v[4] = (uint64_t)t4 & MASK51;
+    fe_reduce_wide(h, t0, t1, t2, t3, t4);
 }
 
 static void fe_sqn(fe *h, const fe *f, int n)

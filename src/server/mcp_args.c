@@ -204,6 +204,19 @@ static const mcp_arg *row_given(const mcp_arg *table, const char *key, size_t kl
     return NULL;
 }
 
+/* An object argument whose member count r bounds: -1 with the failure set when v is no object
+ * (`example` completes "must be an object ...") or has too many members. */
+static int check_members(const mcp_arg *r, const char *name, const hx_json_val *v, const char *example, failure *f)
+{
+    char words[512];
+    if (hx_json_type_of(v) != HX_JSON_OBJECT)
+        return fail(f, "argument '%s' must be an object %s", name, example);
+    if (out_of_bounds(r, (double)hx_json_len(v)))
+        return fail(f, "argument '%s' has %zu members; it takes %s", name, hx_json_len(v),
+                    bounds_words(r, words, sizeof words));
+    return 0;
+}
+
 /* One present argument named `name` (with prefix, for messages) against its rule r. */
 static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v, failure *f)
 {
@@ -264,11 +277,8 @@ static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v,
             return fail(f, "argument '%s' must be an object", name);
         return check_table(r->props, v, name, f);
     case MCP_FILTERS: {
-        if (hx_json_type_of(v) != HX_JSON_OBJECT)
-            return fail(f, "argument '%s' must be an object of filters such as {\"category\": \"guides\"}", name);
-        if (out_of_bounds(r, (double)hx_json_len(v)))
-            return fail(f, "argument '%s' has %zu members; it takes %s", name, hx_json_len(v),
-                        bounds_words(r, words, sizeof words));
+        if (check_members(r, name, v, "of filters such as {\"category\": \"guides\"}", f))
+            return -1;
         hx_json_iter it;
         const hx_json_val *k, *val;
         hx_json_iter_init(&it, v);
@@ -289,11 +299,8 @@ static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v,
         return rc ? fail(f, "argument '%s': %s", name, err.message) : 0;
     }
     case MCP_METADATA: {
-        if (hx_json_type_of(v) != HX_JSON_OBJECT)
-            return fail(f, "argument '%s' must be an object such as {\"status\": \"draft\", \"tags\": [\"a\", \"b\"]}", name);
-        if (out_of_bounds(r, (double)hx_json_len(v)))
-            return fail(f, "argument '%s' has %zu members; it takes %s", name, hx_json_len(v),
-                        bounds_words(r, words, sizeof words));
+        if (check_members(r, name, v, "such as {\"status\": \"draft\", \"tags\": [\"a\", \"b\"]}", f))
+            return -1;
         hx_json_iter it;
         const hx_json_val *k, *val;
         hx_json_iter_init(&it, v);
