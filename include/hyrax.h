@@ -323,6 +323,21 @@ int hx_index_compact(hx_index *ix, hx_error *err);
  * is addressed by its name only. */
 typedef enum { HX_DOC_FILE = 0, HX_DOC_STORED = 1 } hx_doc_kind;
 
+/* Who may read a document (README "Tenants and visibility"): everyone, the readers of its tenant,
+ * or its owner alone. */
+typedef enum { HX_VIS_PUBLIC = 0, HX_VIS_TENANT = 1, HX_VIS_PRIVATE = 2 } hx_visibility;
+
+/* A document's trust attributes, decided once at ingest by the validation gate (from the project's
+ * policy, the document's front matter or add_document's arguments, and its verified signature) and
+ * stored with the document; readers are filtered by them, never by a tool argument. Strings are
+ * borrowed like the other hx_doc_info strings; "" = none. */
+typedef struct hx_doc_trust {
+    const char *tenant;                /* the tenant the document belongs to */
+    const char *owner;                 /* the user a private document belongs to */
+    const char *signer;                /* key id (minisign) or principal (SSH) that signed it */
+    hx_visibility visibility;
+} hx_doc_trust;
+
 typedef struct hx_doc_info {
     uint32_t id;
     hx_doc_kind kind;
@@ -334,6 +349,7 @@ typedef struct hx_doc_info {
     uint64_t tokens;
     const hx_kv *meta;
     size_t n_meta;
+    hx_doc_trust trust;
 } hx_doc_info;
 
 size_t hx_index_doc_count(const hx_index *ix);

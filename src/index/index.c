@@ -157,6 +157,7 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
             return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document %u has unknown kind %u",
                                 d->id, kind);
         d->kind = (hx_doc_kind)kind;
+        d->trust = (hx_doc_trust){.tenant = "", .owner = "", .signer = "", .visibility = HX_VIS_PUBLIC};
         const char **fields[5] = {&d->path, &d->title, &d->type, &d->encoding, &d->sha256};
         for (int k = 0; k < 5; k++) {
             hx_rd_str(&r, &s, &l, IX_STR_MAX);
