@@ -12,6 +12,7 @@
 #include "ingest.h"
 #include "platform.h"
 #include "relpath.h"
+#include "trust.h"
 #include "wire.h"
 
 #include <limits.h>
@@ -152,6 +153,7 @@ typedef struct pending_doc {
     uint32_t id;              /* kept from the document it replaces, else assigned at commit */
     bool replaces;
     hx_doc_kind kind;
+    hx_doc_trust trust;       /* strings borrow src.meta's values or are static */
 } pending_doc;
 
 typedef struct change_set {
@@ -214,10 +216,10 @@ static int push_path(const char ***list, size_t *n, size_t *cap, const char *pat
     return rc;
 }
 
-/* Chunks `src` (taking ownership of it) and queues it as a document of `kind`, replacing `old`
- * when not NULL. */
-static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, hx_doc_kind kind, const ix_doc *old,
-                     hx_error *err)
+/* Chunks `src` (taking ownership of it) and queues it as a document of `kind` with `trust` (its
+ * strings borrowed from src's metadata or static), replacing `old` when not NULL. */
+static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const hx_doc_trust *trust, hx_doc_kind kind,
+                     const ix_doc *old, hx_error *err)
 {
     int rc = hx_grow((void **)&cs->add, &cs->cap_add, cs->n_add + 1, sizeof *cs->add, err);
     if (rc) {
@@ -228,6 +230,7 @@ static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, hx_doc_ki
     memset(p, 0, sizeof *p);
     p->src = *src;
     p->kind = kind;
+    p->trust = *trust;
     memset(src, 0, sizeof *src);
     cs->n_add++;
     rc = hx_chunk_document(hx_model_tokenizer(ix->model), p->src.title, p->src.type, p->src.text,
@@ -273,6 +276,10 @@ static void encode_doc(hx_buf *b, const hx_doc_info *d)
     hx_buf_str(b, d->type);
     hx_buf_str(b, d->encoding);
     hx_buf_str(b, d->sha256);
+    hx_buf_str(b, d->trust.tenant);
+    hx_buf_str(b, d->trust.owner);
+    hx_buf_str(b, d->trust.signer);
+    hx_buf_u32(b, (uint32_t)d->trust.visibility);
     hx_buf_u32(b, (uint32_t)d->n_meta);
     for (size_t k = 0; k < d->n_meta; k++) {
         hx_buf_str(b, d->meta[k].key);
@@ -311,6 +318,7 @@ static hx_doc_info pending_info(const pending_doc *p, uint32_t first_chunk, int6
         d.tokens += p->chunks[i].n_tokens;
     d.meta = p->src.meta;
     d.n_meta = p->src.n_meta;
+    d.trust = p->trust;
     return d;
 }
 
@@ -718,6 +726,15 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
                 rc = drop_doc(&cs, old->info.id, err);
             continue;
         }
+        hx_doc_trust trust;
+        char why[256];
+        if (ix_trust_from_meta(src.meta, src.n_meta, &trust, why, sizeof why)) {
+            hx_doc_source_clear(&src);
+            rc = reject(rep, rel, why, err);
+            if (!rc && old)
+                rc = drop_doc(&cs, old->info.id, err);
+            continue;
+        }
         if (old && !o->reindex && !strcmp(old->info.sha256, src.sha256)) {
             hx_doc_source_clear(&src);
             rep->unchanged++;
@@ -731,7 +748,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
             rep->updated++;
         else
             rep->added++;
-        rc = queue_doc(ix, &cs, &src, HX_DOC_FILE, old, err);
+        rc = queue_doc(ix, &cs, &src, &trust, HX_DOC_FILE, old, err);
     }
     /* indexed files under the targets that are gone (or now excluded or rejected); stored
      * documents have no file to miss */
@@ -781,12 +798,19 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
     change_set cs = {0};
     if ((rc = hx_ingest_from_bytes(clean, content, len, meta, n_meta, &src, err)))
         return rc;
+    hx_doc_trust trust;
+    char why[256];
+    if (ix_trust_from_meta(src.meta, src.n_meta, &trust, why, sizeof why)) {
+        hx_doc_source_clear(&src);
+        rc = reject(rep, clean, why, err);
+        return rc ? rc : hx_error_set(err, HX_EINVAL, -1, "%.200s is rejected: %s", clean, why);
+    }
     src.mtime_ns = now_ns();
     if (old)
         rep->updated++;
     else
         rep->added++;
-    rc = queue_doc(ix, &cs, &src, HX_DOC_STORED, old, err);
+    rc = queue_doc(ix, &cs, &src, &trust, HX_DOC_STORED, old, err);
     if (!rc)
         rc = commit_changes(ix, &cs, enc, progress, progress_ctx, rep, err);
     if (!rc) {
