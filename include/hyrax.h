@@ -352,6 +352,32 @@ typedef struct hx_doc_info {
     hx_doc_trust trust;
 } hx_doc_info;
 
+/* === Reader identity (README "Tenants and visibility") === */
+
+/* Who reads: fixed when the process starts (`--tenant T [--user U]`), never by a tool argument.
+ * tenant and user are 1..128 bytes without control characters; user may be NULL (none). */
+typedef struct hx_identity {
+    const char *tenant;
+    const char *user;
+} hx_identity;
+
+/* The visibility rule, the one place it lives: a public document is seen by every reader, a
+ * tenant document by readers of its tenant, a private one by its owner within its tenant.
+ * id NULL (no identity: the local user of a local index) sees everything. */
+bool hx_doc_visible(const hx_doc_info *d, const hx_identity *id);
+
+/* Checks an identity: a tenant is required (HX_EINVAL names what is wrong). */
+int hx_identity_check(const hx_identity *id, hx_error *err);
+
+/* Gives the handle a reader identity (copied, checked by hx_identity_check), once: a second call fails with HX_EPERM, and no
+ * call can take it away. From then on every read through the handle sees only the documents
+ * hx_doc_visible allows, as if the others were not in the index: hx_index_doc_count / _at /
+ * _by_id / _by_path, hx_index_chunk, the chunk and document vectors, both sides of every search
+ * (applied inside BM25 and HNSW like a filter) and the counts of hx_index_stats_get. Survives
+ * refresh and read contexts. HX_EINVAL for a missing tenant or a bad name. */
+int hx_index_set_identity(hx_index *ix, const hx_identity *id, hx_error *err);
+
+/* Live documents the handle sees (all without an identity). */
 size_t hx_index_doc_count(const hx_index *ix);
 /* i-th live document in path order (0 <= i < count); borrowed until refresh or close. */
 int hx_index_doc_at(const hx_index *ix, size_t i, hx_doc_info *out);

@@ -82,6 +82,7 @@ enum {
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
              CMD_BASELINES | CMD_COMPACT,
     CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE,
+    CMD_READER = CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_SERVE,   /* read documents: take an identity */
 };
 
 /* One option of one or more commands. The table below is the only place an option is declared:
@@ -160,6 +161,10 @@ static const cli_opt options[] = {
      .help = "print one JSON object (query, mode, group, results, total_results,\nsearch_time_ms); a result's fields and "
      "its citation are those MCP's\nsearch answers with"},
     {"--json", 0, NULL, CMD_STATS, .help = "print one JSON object"},
+    {"--tenant", 0, "T", CMD_READER,
+     .help = "read as tenant T (README \"Tenants and visibility\"): public documents,\nT's tenant documents and, with "
+     "--user, U's private ones of T; without\nit every document is read (the local user of a local index)"},
+    {"--user", 0, "U", CMD_READER, .help = "the reader's user within --tenant T"},
     {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
     {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse add_document, delete_document and reindex"},
     {"--weights", 0, "V,T", CMD_SEARCH, .renamed = "--fusion-weights V,T (--weights also meant the weights file)"},
@@ -878,6 +883,33 @@ done:
 
 /* === search === */
 
+/* === Reader identity === */
+
+/* The identity of --tenant / --user into *id; *out = id, or NULL when neither was given. 0, or 2
+ * after a message (a --user without --tenant, a bad name). */
+static int identity_opt(const cli_args *a, const char *cmd, hx_identity *id, const hx_identity **out)
+{
+    hx_error err = {0};
+    *id = (hx_identity){opt_str(a, "--tenant"), opt_str(a, "--user")};
+    *out = NULL;
+    if (!id->tenant && !id->user)
+        return 0;
+    if (hx_identity_check(id, &err)) {
+        fprintf(stderr, "hyrax %s: %s\n", cmd, err.message);
+        return 2;
+    }
+    *out = id;
+    return 0;
+}
+
+/* hx_index_open for reading with the command's identity (NULL: none) applied: the one way the
+ * read commands open an index. */
+static int open_reader(hx_index **ix, const char *db, const hx_model *model, const hx_identity *id, hx_error *err)
+{
+    int rc = hx_index_open(ix, db, HX_INDEX_READ, model, NULL, err);
+    return rc || !id ? rc : hx_index_set_identity(*ix, id, err);
+}
+
 static const char search_about[] =
     "Searches the index and prints the best documents (or chunks), best first. The words of QUERY\n"
     "are joined by spaces. Keyword syntax: \"exact phrase\", -exclude, +require, prefix*; put a\n"
@@ -916,6 +948,7 @@ typedef struct {
     const hx_search_opts *o;
     const hx_read_context *at;   /* the commit to read */
     int json;
+    const hx_identity *identity; /* the reader's, or NULL */
 } search_job;
 
 /* Opens the index, searches and prints; the exit status. Runs under guarded(). */
@@ -927,8 +960,7 @@ static int run_search(void *arg)
     hx_error err = {0};
     hx_read_taken taken;
     int rc = 1;
-    if (hx_index_open(&ix, j->db, HX_INDEX_READ, j->model, NULL, &err) ||
-        hx_index_read_at(ix, j->at, &taken, &err) ||
+    if (open_reader(&ix, j->db, j->model, j->identity, &err) || hx_index_read_at(ix, j->at, &taken, &err) ||
         hx_index_search(ix, j->enc, j->query, j->qlen, j->o, &res, &err)) {
         fprintf(stderr, "hyrax search: %s\n", err.message);
         goto done;
@@ -1014,6 +1046,10 @@ static int cmd_search(const cli_args *a)
     int rc = 2;
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
+    hx_identity id;
+    const hx_identity *identity;
+    if (identity_opt(a, "search", &id, &identity))
+        goto done;
     if ((v = opt_str(a, "--mode")))
         hx_mode_parse(v, &o.mode);   /* the table checked the name */
     if ((v = opt_str(a, "--group")))
@@ -1093,7 +1129,7 @@ static int cmd_search(const cli_args *a)
         goto done;
     if (o.mode != HX_MODE_KEYWORD && open_encoder(a, 1, pj.precision, &model, &enc))
         goto done;
-    search_job job = {db, model, enc, query, qlen, &o, &at, opt_str(a, "--json") != NULL};
+    search_job job = {db, model, enc, query, qlen, &o, &at, opt_str(a, "--json") != NULL, identity};
     rc = guarded("search", run_search, &job);
 done:
     hx_encoder_free(enc);
@@ -1111,6 +1147,7 @@ static const char stats_about[] = "Prints counts, sizes, the last commit and the
 typedef struct {
     const char *db;
     int json;
+    const hx_identity *identity; /* the reader's, or NULL */
 } db_job;
 
 /* Opens the index and prints its statistics; the exit status. Runs under guarded(). */
@@ -1120,7 +1157,7 @@ static int run_stats(void *arg)
     hx_index *ix = NULL;
     hx_error err = {0};
     hx_index_stats st;
-    if (hx_index_open(&ix, j->db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_stats_get(ix, &st, &err)) {
+    if (open_reader(&ix, j->db, NULL, j->identity, &err) || hx_index_stats_get(ix, &st, &err)) {
         fprintf(stderr, "hyrax stats: %s\n", err.message);
         hx_index_close(ix);
         return 1;
@@ -1156,8 +1193,9 @@ static int run_stats(void *arg)
 
 static int cmd_stats(const cli_args *a)
 {
-    db_job job = {db_opt(a), opt_str(a, "--json") != NULL};
-    return guarded("stats", run_stats, &job);
+    hx_identity id;
+    db_job job = {db_opt(a), opt_str(a, "--json") != NULL, NULL};
+    return identity_opt(a, "stats", &id, &job.identity) ? 2 : guarded("stats", run_stats, &job);
 }
 
 static const char verify_about[] =
@@ -1174,7 +1212,7 @@ static int run_verify(void *arg)
     hx_index *ix = NULL;
     hx_error err = {0};
     hx_index_stats st;
-    if (hx_index_open(&ix, j->db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_verify(ix, &err) ||
+    if (open_reader(&ix, j->db, NULL, j->identity, &err) || hx_index_verify(ix, &err) ||
         hx_index_stats_get(ix, &st, &err)) {
         if (err.offset >= 0)
             fprintf(stderr, "hyrax verify: %s: %s (at byte %lld)\n", j->db, err.message, (long long)err.offset);
@@ -1294,7 +1332,10 @@ static int verify_signatures(const char *const *files, size_t n)
 
 static int cmd_verify(const cli_args *a)
 {
-    db_job job = {db_opt(a), 0};
+    hx_identity id;
+    db_job job = {db_opt(a), 0, NULL};
+    if (identity_opt(a, "verify", &id, &job.identity))
+        return 2;
     return a->n_operands ? verify_signatures(a->operands, a->n_operands) : guarded("verify", run_verify, &job);
 }
 
@@ -1496,6 +1537,9 @@ static int cmd_serve(const cli_args *a)
 {
     hx_mcp_config cfg = {.db = db_opt(a), .weights = opt_str(a, "--model"), .read_only = opt_str(a, "--read-only") != NULL,
                          .threads = (int)opt_long(a, "--threads", 0), .stop_fd = -1};
+    hx_identity id;
+    if (identity_opt(a, "serve", &id, &cfg.identity))
+        return 2;
     const char *root_arg = opt_str(a, "--root") ? opt_str(a, "--root") : ".";
     char root[4096];
     if (!realpath(root_arg, root)) {

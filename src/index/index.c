@@ -398,6 +398,8 @@ void ix_view_free(ix_view *v)
     free(v->folder_meta);
     free(v->strings);
     free(v->tomb);
+    free(v->visible);
+    free(v->visible_chunks);
     memset(v, 0, sizeof *v);
 }
 
@@ -553,7 +555,8 @@ int ix_view_load(hx_index *ix, hx_error *err)
             v->segs[i].bm25_live_len = live.live_len;
         }
     }
-    return check_ownership(v, err);
+    rc = check_ownership(v, err);
+    return rc ? rc : ix_view_visibility(ix, err);
 }
 
 /* === Open and close === */
@@ -621,6 +624,8 @@ void hx_index_close(hx_index *ix)
     hx_store_close(ix->store);
     free(ix->path);
     free(ix->root);
+    free((char *)ix->identity.tenant);
+    free((char *)ix->identity.user);
     free(ix);
 }
 
@@ -643,6 +648,54 @@ const char *hx_index_root(const hx_index *ix)
 const char *hx_index_damage(const hx_index *ix)
 {
     return hx_store_damage(ix->store);
+}
+
+/* === Identity === */
+
+int ix_view_visibility(hx_index *ix, hx_error *err)
+{
+    ix_view *v = &ix->v;
+    free(v->visible);
+    free(v->visible_chunks);
+    v->visible = NULL;
+    v->visible_chunks = NULL;
+    v->n_visible = 0;
+    v->n_visible_chunks = 0;
+    if (!ix->has_identity)
+        return 0;
+    v->visible = hx_malloc(sizeof *v->visible * (v->n_docs ? v->n_docs : 1));
+    v->visible_chunks = hx_calloc((size_t)v->next_chunk / 8 + 1, 1);
+    if (!v->visible || !v->visible_chunks)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < v->n_docs; i++) {
+        const hx_doc_info *d = &v->docs[i].info;
+        v->docs[i].hidden = !hx_doc_visible(d, &ix->identity);
+        if (v->docs[i].hidden)
+            continue;
+        v->visible[v->n_visible++] = (uint32_t)i;
+        for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++)
+            v->visible_chunks[c / 8] |= (uint8_t)(1u << (c % 8));
+        v->n_visible_chunks += d->n_chunks;
+    }
+    return 0;
+}
+
+int hx_index_set_identity(hx_index *ix, const hx_identity *id, hx_error *err)
+{
+    if (ix->has_identity)
+        return hx_error_set(err, HX_EPERM, -1, "the reader identity of an index handle is set once");
+    int rc = hx_identity_check(id, err);
+    if (rc)
+        return rc;
+    char *tenant = hx_strdup(id->tenant), *user = hx_strdup(id->user ? id->user : "");
+    if (!tenant || !user) {
+        free(tenant);
+        free(user);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    ix->identity = (hx_identity){tenant, user};
+    ix->has_identity = true;
+    return ix_view_visibility(ix, err);
 }
 
 /* === Documents === */
@@ -702,21 +755,21 @@ bool ix_deleted_by_request(const ix_view *v, const char *path)
 
 size_t hx_index_doc_count(const hx_index *ix)
 {
-    return ix->v.n_docs;
+    return ix->has_identity ? ix->v.n_visible : ix->v.n_docs;
 }
 
 int hx_index_doc_at(const hx_index *ix, size_t i, hx_doc_info *out)
 {
-    if (i >= ix->v.n_docs)
+    if (i >= hx_index_doc_count(ix))
         return HX_ENOTFOUND;
-    *out = ix->v.docs[i].info;
+    *out = ix->v.docs[ix->has_identity ? ix->v.visible[i] : i].info;
     return 0;
 }
 
 int hx_index_doc_by_id(const hx_index *ix, uint32_t id, hx_doc_info *out)
 {
     const ix_doc *d = ix_doc_by_id(&ix->v, id);
-    if (!d)
+    if (!d || d->hidden)
         return HX_ENOTFOUND;
     *out = d->info;
     return 0;
@@ -725,7 +778,7 @@ int hx_index_doc_by_id(const hx_index *ix, uint32_t id, hx_doc_info *out)
 int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out)
 {
     const ix_doc *d = ix_doc_by_path(&ix->v, path);
-    if (!d)
+    if (!d || d->hidden)
         return HX_ENOTFOUND;
     *out = d->info;
     return 0;
@@ -737,14 +790,16 @@ int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err)
 {
     memset(st, 0, sizeof *st);
     const ix_view *v = &ix->v;
-    st->documents = v->n_docs;
+    st->documents = hx_index_doc_count(ix);
     st->segments = v->n_segs;
     st->tombstones = v->n_tomb;
     for (size_t i = 0; i < v->n_segs; i++)
         st->chunks += v->segs[i].n;
     st->live_chunks = st->chunks >= v->n_tomb ? st->chunks - v->n_tomb : 0;
+    if (ix->has_identity)   /* what the reader sees: its documents' chunks, as if alone */
+        st->chunks = st->live_chunks = v->n_visible_chunks;
     for (size_t i = 0; i < v->n_docs; i++)
-        st->tokens += v->docs[i].info.tokens;
+        st->tokens += v->docs[i].hidden ? 0 : v->docs[i].info.tokens;
     st->generation = ix->at.generation ? ix->at.generation : hx_store_generation(ix->store);
     st->committed_ns = ix->at.generation ? ix->at.committed_ns : hx_store_timestamp(ix->store);
     snprintf(st->model, sizeof st->model, "%s", ix->model_name);

@@ -131,6 +131,7 @@ typedef struct ix_doc {
                                   info.meta is own + inherited (folder_meta.c) */
     const hx_kv *own;          /* the document's own pairs, as stored: what a writer writes back */
     size_t n_own;
+    bool hidden;               /* the handle's identity may not read it (hx_doc_visible) */
 } ix_doc;
 
 typedef struct ix_segment {
@@ -162,6 +163,11 @@ typedef struct ix_view {
     size_t n_segs;
     uint8_t *tomb;             /* owned; (next_chunk + 7) / 8 bytes */
     uint64_t n_tomb;
+    /* What the handle's identity may read (ix_view_visibility); all NULL / 0 without one. */
+    uint32_t *visible;         /* owned; positions in docs of the documents it sees, path order */
+    size_t n_visible;
+    uint8_t *visible_chunks;   /* owned; (next_chunk + 7) / 8 + 1 bytes, 1 = a chunk of such a document */
+    uint64_t n_visible_chunks;
 } ix_view;
 
 struct hx_index {
@@ -178,6 +184,8 @@ struct hx_index {
                                   anything else runs) */
     hx_commit_info at;         /* the commit a read context pinned the view to (hx_index_read_at);
                                   generation 0: the view follows the head */
+    bool has_identity;         /* hx_index_set_identity was called: every read is filtered */
+    hx_identity identity;      /* its strings owned (user "" when none) */
     ix_view v;
 };
 
@@ -210,6 +218,9 @@ const ix_doc *ix_doc_by_path(const ix_view *v, const char *path);
 /* Whether s is among the n strings of v, sorted bytewise (strcmp). */
 bool ix_sorted_has(const char *const *v, size_t n, const char *s);
 bool ix_deleted_by_request(const ix_view *v, const char *path);   /* path is in v->deleted */
+/* Marks the documents of ix's view that its identity may not read and fills the view's visible
+ * lists; nothing without an identity. Called by ix_view_load and hx_index_set_identity. */
+int ix_view_visibility(hx_index *ix, hx_error *err);
 static inline bool ix_is_deleted(const ix_view *v, uint32_t chunk_id)
 {
     return chunk_id >= v->next_chunk || (v->tomb[chunk_id / 8] >> (chunk_id % 8) & 1);

@@ -790,6 +790,8 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
         return hx_error_set(err, HX_EINVAL, -1, "'%.200s' names the indexed root, not a document: give a name "
                             "such as notes/x.md", name);
     const ix_doc *old = ix_doc_by_path(&ix->v, clean);
+    if (old && old->hidden)   /* the reader's identity may not see it, so may not replace it either */
+        return hx_error_set(err, HX_EPERM, -1, "the name %.200s is taken: store the text under another name", clean);
     if (old && old->info.kind == HX_DOC_FILE)
         return hx_error_set(err, HX_EPERM, -1, "%.200s is indexed from the file under the root; a stored document "
                             "cannot take its name (store the text under another name, or change the file and "
@@ -869,17 +871,20 @@ int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths, unsi
         }
         size_t lo, hi;
         bool exact = name_range(v, clean, &lo, &hi);
-        if (lo == hi) {
+        size_t seen = 0;   /* what the handle's identity sees of it: the others are not there for it */
+        for (size_t i = lo; i < hi; i++)
+            seen += !v->docs[i].hidden;
+        if (!seen) {
             rc = hx_error_set(err, HX_ENOTFOUND, -1, "no document named %.200s in the index (names are relative to "
                               "the indexed root)", clean);
         } else if (!exact && !(flags & HX_REMOVE_FOLDERS)) {
             rc = hx_error_set(err, HX_EINVAL, -1, "%.200s is a folder of %zu documents, not a document: name each "
-                              "document (hyrax rm removes folders)", clean, hi - lo);
+                              "document (hyrax rm removes folders)", clean, seen);
         }
         for (size_t i = lo; i < hi && !rc; i++) {
             const hx_doc_info *d = &v->docs[i].info;
-            if (is_dropped(&cs, d->id))
-                continue;   /* named twice */
+            if (is_dropped(&cs, d->id) || v->docs[i].hidden)
+                continue;   /* named twice, or not the reader's to see */
             rep->removed++;
             rc = drop_doc(&cs, d->id, err);
             if (!rc && d->kind == HX_DOC_FILE)   /* its file would come back on the next update */

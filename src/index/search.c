@@ -1,6 +1,6 @@
 /* search.c: answering queries over one index view: the keyword side (BM25 over every segment
  * with index-wide statistics), the vector side (HNSW per segment, merged), filters applied
- * inside both, fusion, relevance (fusion.h hx_relevance) and its floor, recency (recency.h),
+ * inside both (with the reader identity's visibility, index.c ix_view_visibility), fusion, relevance (fusion.h hx_relevance) and its floor, recency (recency.h),
  * duplicate removal, the deterministic tie-break (score, path, chunk index),
  * grouping by document (hyrax.h hx_group) and result assembly with snippets. Reads the view
  * built by index.c; never writes. */
@@ -40,29 +40,36 @@ void hx_results_free(hx_results *r)
 
 /* === Filters === */
 
+/* The chunks both sides may return: those of documents the handle's identity sees (the view's
+ * visible_chunks) that pass the filters and exclusions. */
 typedef struct {
     const ix_view *v;
-    uint8_t *allowed;    /* owned; NULL when every live chunk is allowed */
+    const uint8_t *allowed;   /* NULL when every live chunk is allowed */
+    uint8_t *owned;           /* allowed when built here, else NULL */
     uint64_t n_allowed;
 } chunk_filter;
 
 static int filter_build(chunk_filter *cf, const ix_view *v, const hx_search_opts *o, hx_error *err)
 {
     cf->v = v;
-    cf->allowed = NULL;
-    cf->n_allowed = 0;
+    cf->allowed = v->visible_chunks;
+    cf->owned = NULL;
+    cf->n_allowed = v->n_visible_chunks;
     if (!o->n_filters && o->exclude_doc < 0 && o->exclude_chunk < 0)
         return 0;
-    if (!(cf->allowed = hx_calloc(((size_t)v->next_chunk + 7) / 8 + 1, 1)))
+    if (!(cf->owned = hx_calloc(((size_t)v->next_chunk + 7) / 8 + 1, 1)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    cf->allowed = cf->owned;
+    cf->n_allowed = 0;
     for (size_t i = 0; i < v->n_docs; i++) {
         const hx_doc_info *d = &v->docs[i].info;
-        if ((o->exclude_doc >= 0 && d->id == (uint32_t)o->exclude_doc) || !hx_doc_matches(d, o->filters, o->n_filters))
+        if (v->docs[i].hidden || (o->exclude_doc >= 0 && d->id == (uint32_t)o->exclude_doc) ||
+            !hx_doc_matches(d, o->filters, o->n_filters))
             continue;
         for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
             if (o->exclude_chunk >= 0 && c == (uint32_t)o->exclude_chunk)
                 continue;
-            cf->allowed[c / 8] |= (uint8_t)(1u << (c % 8));
+            cf->owned[c / 8] |= (uint8_t)(1u << (c % 8));
             cf->n_allowed++;
         }
     }
@@ -195,7 +202,7 @@ static int fill_result(const ix_view *v, uint32_t chunk_id, hx_result *r)
     if (!s || ix_is_deleted(v, chunk_id))
         return HX_ENOTFOUND;
     const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(s, chunk_id, IX_F_DOC));
-    if (!d)
+    if (!d || d->hidden)
         return HX_ENOTFOUND;
     size_t tlen, hlen;
     const char *text = ix_chunk_text(s, chunk_id, &tlen);
@@ -447,7 +454,7 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
               (isnan(o->min_score) || hx_relevance(mode, last_c, last_x) >= o->min_score);
     rc = assemble(v, fused, nf, o, k, hybrid, out, err);
 done:
-    free(cf.allowed);
+    free(cf.owned);
     free(vh);
     free(kh);
     free(fused);
@@ -526,7 +533,9 @@ int hx_index_search_vector(hx_index *ix, const float *vec, const hx_search_opts 
 int hx_index_chunk_vector(hx_index *ix, uint32_t chunk_id, float *out, hx_error *err)
 {
     const ix_segment *s = ix_segment_of(&ix->v, chunk_id);
-    if (!s || ix_is_deleted(&ix->v, chunk_id))
+    const ix_doc *d = s && !ix_is_deleted(&ix->v, chunk_id) ? ix_doc_by_id(&ix->v, ix_chunk_field(s, chunk_id, IX_F_DOC))
+                                                             : NULL;
+    if (!d || d->hidden)
         return hx_error_set(err, HX_ENOTFOUND, -1, "no chunk %u in the index", chunk_id);
     memcpy(out, ix_chunk_vector(s, chunk_id), sizeof *out * ix->dim);
     return 0;
@@ -535,7 +544,7 @@ int hx_index_chunk_vector(hx_index *ix, uint32_t chunk_id, float *out, hx_error 
 int hx_index_doc_vector(hx_index *ix, uint32_t doc_id, float *out, hx_error *err)
 {
     const ix_doc *d = ix_doc_by_id(&ix->v, doc_id);
-    if (!d || !d->info.n_chunks)
+    if (!d || d->hidden || !d->info.n_chunks)
         return hx_error_set(err, HX_ENOTFOUND, -1, "no document %u with chunks in the index", doc_id);
     memset(out, 0, sizeof *out * ix->dim);
     for (uint32_t c = d->info.first_chunk; c < d->info.first_chunk + d->info.n_chunks; c++) {

@@ -1,6 +1,7 @@
-/* trust.c: a document's trust attributes from its own metadata (trust.h). Owns the meaning of
- * the metadata keys tenant, visibility and owner; knows nothing of storage (index_write.c calls
- * it for every new or changed document) or of the gate's policy. */
+/* trust.c: a document's trust attributes from its own metadata (trust.h), and the visibility
+ * rule (hyrax.h hx_doc_visible). Owns the meaning of the metadata keys tenant, visibility and
+ * owner; knows nothing of storage (index_write.c calls it for every new or changed document,
+ * index.c applies the rule to a handle's view) or of the gate's policy. */
 #include "trust.h"
 
 #include <stdarg.h>
@@ -19,17 +20,16 @@ __attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t cap, c
     return HX_EINVAL;
 }
 
-/* A tenant, owner or visibility value: 1..IX_TRUST_VALUE_MAX bytes, no control character. */
-static int check_value(const char *key, const char *value, char *why, size_t cap)
+int ix_trust_name_check(const char *key, const char *value, char *why, size_t cap)
 {
     size_t n = strlen(value);
     if (n == 0)
-        return refuse(why, cap, "metadata key '%s' is empty", key);
+        return refuse(why, cap, "%s is empty", key);
     if (n > IX_TRUST_VALUE_MAX)
-        return refuse(why, cap, "metadata key '%s' is longer than %d bytes", key, IX_TRUST_VALUE_MAX);
+        return refuse(why, cap, "%s is longer than %d bytes", key, IX_TRUST_VALUE_MAX);
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
-            return refuse(why, cap, "metadata key '%s' holds a control character", key);
+            return refuse(why, cap, "%s holds a control character", key);
     return 0;
 }
 
@@ -56,7 +56,7 @@ int ix_trust_from_meta(const hx_kv *meta, size_t n, hx_doc_trust *out, char *why
                 return refuse(why, cap, "metadata key '%.40s' must be written '%s'", meta[i].key, keys[k]);
             if (values[k])
                 return refuse(why, cap, "metadata key '%s' is given more than once", keys[k]);
-            int rc = check_value(keys[k], meta[i].value, why, cap);
+            int rc = ix_trust_name_check(keys[k], meta[i].value, why, cap);
             if (rc)
                 return rc;
             values[k] = meta[i].value;
@@ -73,4 +73,26 @@ int ix_trust_from_meta(const hx_kv *meta, size_t n, hx_doc_trust *out, char *why
     out->tenant = values[0] ? values[0] : "";
     out->owner = values[2] ? values[2] : "";
     return ix_trust_check(out, why, cap);
+}
+
+int hx_identity_check(const hx_identity *id, hx_error *err)
+{
+    char why[200];
+    if (!id || !id->tenant)
+        return hx_error_set(err, HX_EINVAL, -1, "a reader identity needs a tenant (a user is a user of a tenant)");
+    if (ix_trust_name_check("the tenant", id->tenant, why, sizeof why) ||
+        (id->user && ix_trust_name_check("the user", id->user, why, sizeof why)))
+        return hx_error_set(err, HX_EINVAL, -1, "%s", why);
+    return 0;
+}
+
+bool hx_doc_visible(const hx_doc_info *d, const hx_identity *id)
+{
+    if (!id || d->trust.visibility == HX_VIS_PUBLIC)
+        return true;
+    bool same_tenant = *d->trust.tenant && id->tenant && !strcmp(d->trust.tenant, id->tenant);
+    if (d->trust.visibility == HX_VIS_TENANT)
+        return same_tenant;
+    return same_tenant && d->trust.visibility == HX_VIS_PRIVATE && *d->trust.owner && id->user &&
+           !strcmp(d->trust.owner, id->user);
 }

@@ -1,6 +1,6 @@
 /* trust.h: a document's trust attributes (hyrax.h hx_doc_trust) from its own metadata, the one
  * place the keys `tenant`, `visibility` and `owner` are read and checked (README "Tenants and
- * visibility"). The validation gate (policy, signatures) overlays its decisions on this result;
+ * visibility"); trust.c also holds the visibility rule, hyrax.h hx_doc_visible. The validation gate (policy, signatures) overlays its decisions on this result;
  * `signer` is never taken from a document. Storage is index_internal.h's document table. */
 #ifndef HX_TRUST_H
 #define HX_TRUST_H
@@ -19,6 +19,10 @@
  * longer than IX_TRUST_VALUE_MAX bytes or holds a control character, the visibility is
  * unknown, visibility tenant has no tenant, or visibility private has no owner or no tenant. */
 int ix_trust_from_meta(const hx_kv *meta, size_t n, hx_doc_trust *out, char *why, size_t cap);
+
+/* A tenant, owner or user name (or a visibility value) under `key`: 1..IX_TRUST_VALUE_MAX bytes,
+ * no control character; HX_EINVAL with the reason. */
+int ix_trust_name_check(const char *key, const char *value, char *why, size_t cap);
 
 /* The consistency rules alone (the last three above), for trust put together from several
  * sources (the gate's policy over the document's own keys): 0 or HX_EINVAL with the reason. */

@@ -93,6 +93,16 @@ int mcp_wait_model(mcp_server *s, char *message, size_t cap)
     return ok ? 0 : -1;
 }
 
+int mcp_index_open(mcp_server *s, hx_index **ix, unsigned flags, const char *root, hx_error *err)
+{
+    int rc = hx_index_open(ix, s->cfg->db, flags, s->model, root, err);
+    if (!rc && s->cfg->identity && (rc = hx_index_set_identity(*ix, s->cfg->identity, err))) {
+        hx_index_close(*ix);
+        *ix = NULL;
+    }
+    return rc;
+}
+
 /* Opens (or refreshes) the reader and points it at the commit ctx selects (NULL = head). */
 static int open_reader_at(mcp_server *s, const hx_read_context *ctx, char *message, size_t cap)
 {
@@ -111,7 +121,7 @@ static int open_reader_at(mcp_server *s, const hx_read_context *ctx, char *messa
         hx_index_close(s->reader);   /* replaced (compaction) or damaged: open afresh */
         s->reader = NULL;
     }
-    if (hx_index_open(&s->reader, s->cfg->db, HX_INDEX_READ, s->model, NULL, &err)) {
+    if (mcp_index_open(s, &s->reader, HX_INDEX_READ, NULL, &err)) {
         if (err.code == HX_ENOTFOUND)
             snprintf(message, cap, "there is no index at %s yet: call the reindex tool (or run 'hyrax index') first",
                      s->cfg->db);

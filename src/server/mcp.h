@@ -13,6 +13,9 @@ typedef struct hx_mcp_config {
     int read_only;             /* refuse every write tool */
     int threads;               /* embedding threads for writes (0 = one per core) */
     int stop_fd;               /* readable when the server must stop (SIGTERM); -1 for none */
+    const hx_identity *identity;   /* the reader's, fixed for the server's life (README "Tenants
+                                      and visibility"); NULL: none, every document is seen.
+                                      Borrowed for the duration of hx_mcp_serve */
 } hx_mcp_config;
 
 /* Serves requests from in_fd, answering on out_fd, until end of input or stop_fd. Writes that

@@ -114,6 +114,9 @@ extern const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT];
 /* mcp.c: helpers the tools use */
 int mcp_wait_model(mcp_server *s, char *message, size_t cap);   /* 0 when the model is ready */
 int mcp_open_reader(mcp_server *s, char *message, size_t cap);  /* 0 with s->reader at the head */
+/* hx_index_open of the server's index with its reader identity applied: the one way the server
+ * opens an index, so no handle reads past the identity. */
+int mcp_index_open(mcp_server *s, hx_index **ix, unsigned flags, const char *root, hx_error *err);
 
 /* Point-in-time reads (README "Point-in-time reads"). Every query tool puts MCP_ARG_READ_CONTEXT
  * in its table, opens the reader with mcp_open_reader_for (instead of mcp_open_reader) and ends

@@ -956,7 +956,7 @@ static int open_writer(mcp_server *s, hx_index **ix, char *msg, size_t cap)
         return -1;
     if (!s->writer_enc && hx_encoder_new(&s->writer_enc, s->model, s->cfg->threads, &err))
         return snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1;
-    if (hx_index_open(ix, s->cfg->db, HX_INDEX_WRITE | HX_INDEX_CREATE, s->model, s->cfg->root, &err)) {
+    if (mcp_index_open(s, ix, HX_INDEX_WRITE | HX_INDEX_CREATE, s->cfg->root, &err)) {
         if (err.code == HX_EBUSY)
             snprintf(msg, cap, "another process is writing to %s (e.g. 'hyrax index'); try again when it is done",
                      s->cfg->db);
