@@ -3,18 +3,29 @@
  * stored in the document table (version 4) and kept by updates and compaction, and an index with
  * a version 3 table (tests/data/hxdocs03.hyx, made by hyrax at commit b368c26 from one
  * notes/harbor.md whose front matter says "tenant: acme", "visibility: private", "owner: alice")
- * still opens, its document public with no tenant. */
+ * still opens, its document public with no tenant.
+ * The leak test: a corpus generated at test time from a printed seed (HX_TENANT_SEED overrides
+ * it) spreads documents with a shared vocabulary over tenants, owners and visibilities, each with
+ * a unique marker word; then, for every identity, LEAK_CALLS randomized library calls (search in
+ * every mode with filters and grouping, vector search from chunk and document vectors, document
+ * listing and lookup by id and path, chunks, vectors, stats) and MCP_CALLS randomized tool calls
+ * through `hyrax serve --tenant T [--user U]` (every query and document tool, the seed tools,
+ * index_health). Each returned document is checked against the rule as the test computes it from
+ * what it generated; an MCP answer must not hold a hidden document's path or marker anywhere. */
 #include "check.h"
+#include "serve_client.h"
 #include "trust.h"
 
 #include "hyrax.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define WEIGHTS "weights/" HX_WEIGHTS_FILE
@@ -250,8 +261,551 @@ static void test_v3_fixture(void)
     unlink(copy);
 }
 
+/* === The leak test === */
+
+#define N_DOCS 60
+#define LEAK_CALLS 10000   /* library calls per identity */
+#define MCP_CALLS 1000     /* tool calls per identity, through hyrax serve */
+
+static const char *const tenants[] = {"acme", "globex", "initech"};
+static const char *const users[] = {"alice", "bob", "carol"};
+static const char *const topics[] = {"ops", "legal", "design", "sales"};
+static const char *const vocab[] = {
+    "lighthouse", "harbor", "pilot", "channel", "tide", "vessel", "cargo", "anchor", "beacon", "storm",
+    "schedule", "budget", "contract", "review", "release", "incident", "rollout", "policy", "customer", "invoice",
+    "network", "storage", "cluster", "latency", "backup", "migration", "quarterly", "roadmap", "audit", "training",
+    "kernel", "memory"};
+#define N_VOCAB (sizeof vocab / sizeof *vocab)
+
+typedef struct {
+    char path[16];            /* "doc017.md" */
+    char marker[8];           /* a word no other document holds (ends in x: no stem of one is another) */
+    const char *tenant;       /* "" = none */
+    const char *owner;        /* "" = none */
+    hx_visibility vis;
+    const char *topic;
+    bool stored;              /* add_document-style, else a file with front matter */
+    uint32_t id;              /* assigned by the index (read back by path) */
+} gen_doc;
+
+typedef struct {
+    const char *tenant, *user;   /* tenant NULL: no identity */
+} reader;
+
+/* no identity; a tenant alone; a user among others of that tenant; another tenant; a tenant that
+ * owns nothing */
+static const reader readers[] = {{NULL, NULL}, {"acme", NULL}, {"acme", "alice"}, {"globex", "bob"}, {"umbrella", "alice"}};
+#define N_READERS (sizeof readers / sizeof *readers)
+
+static gen_doc gdocs[N_DOCS];
+static uint64_t rng_state;
+static char leak_root[PATH_MAX], leak_db[PATH_MAX + 32];
+static uint32_t *chunk_doc;     /* chunk id -> index into gdocs, or UINT32_MAX (no chunk) */
+static uint32_t n_chunk_ids;    /* chunk ids probed: every one the index has, and a few past */
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static uint32_t below(uint32_t n)
+{
+    return (uint32_t)(rnd() % n);
+}
+
+/* The rule as this test states it (README "Tenants and visibility"), from what it generated. */
+static bool expect_visible(const gen_doc *d, const reader *r)
+{
+    if (!r->tenant || d->vis == HX_VIS_PUBLIC)
+        return true;
+    if (strcmp(d->tenant, r->tenant))
+        return false;
+    return d->vis == HX_VIS_TENANT || (r->user && !strcmp(d->owner, r->user));
+}
+
+static gen_doc *gen_by_path(const char *path)
+{
+    for (int i = 0; i < N_DOCS; i++)
+        if (!strcmp(gdocs[i].path, path))
+            return &gdocs[i];
+    return NULL;
+}
+
+/* Generates the corpus: files with front matter and stored documents with metadata. */
+static void generate(hx_index *ix)
+{
+    char *text = malloc(8192);
+    for (int i = 0; i < N_DOCS; i++) {
+        gen_doc *d = &gdocs[i];
+        snprintf(d->path, sizeof d->path, "doc%03d.md", i);
+        snprintf(d->marker, sizeof d->marker, "zq%c%c%cx", 'a' + i / 26 / 26 % 26, 'a' + i / 26 % 26, 'a' + i % 26);
+        bool has_tenant = below(4) != 0;
+        d->tenant = has_tenant ? tenants[below(3)] : "";
+        d->vis = has_tenant ? (hx_visibility)below(3) : HX_VIS_PUBLIC;
+        d->owner = d->vis == HX_VIS_PRIVATE ? users[below(3)] : "";
+        d->topic = topics[below(4)];
+        d->stored = below(4) == 0;
+        size_t len = 0;
+        if (!d->stored) {
+            len += (size_t)snprintf(text + len, 8192 - len, "---\ntopic: %s\n", d->topic);
+            if (*d->tenant)
+                len += (size_t)snprintf(text + len, 8192 - len, "tenant: %s\n", d->tenant);
+            if (d->vis != HX_VIS_PUBLIC || below(2))
+                len += (size_t)snprintf(text + len, 8192 - len, "visibility: %s\n",
+                                        d->vis == HX_VIS_PUBLIC ? "public" : d->vis == HX_VIS_TENANT ? "tenant" : "private");
+            if (*d->owner)
+                len += (size_t)snprintf(text + len, 8192 - len, "owner: %s\n", d->owner);
+            len += (size_t)snprintf(text + len, 8192 - len, "---\n");
+        }
+        len += (size_t)snprintf(text + len, 8192 - len, "# Notes %s\n\n", d->marker);
+        uint32_t words = 20 + below(300), at = below(words);
+        for (uint32_t w = 0; w < words; w++)
+            len += (size_t)snprintf(text + len, 8192 - len, "%s%s", w == at ? d->marker : vocab[below(N_VOCAB)],
+                                    w % 12 == 11 ? ".\n" : " ");
+        text[len] = 0;
+        if (!d->stored) {
+            check_put(leak_root, d->path, text);
+            continue;
+        }
+        hx_kv kv[4];
+        size_t n = 0;
+        kv[n++] = (hx_kv){(char *)"topic", (char *)d->topic};
+        if (*d->tenant)
+            kv[n++] = (hx_kv){(char *)"tenant", (char *)d->tenant};
+        kv[n++] = (hx_kv){(char *)"visibility",
+                          (char *)(d->vis == HX_VIS_PUBLIC ? "public" : d->vis == HX_VIS_TENANT ? "tenant" : "private")};
+        if (*d->owner)
+            kv[n++] = (hx_kv){(char *)"owner", (char *)d->owner};
+        hx_update_report rep;
+        hx_error err = {0};
+        uint32_t id;
+        CHECK(hx_index_add_bytes(ix, d->path, text, len, kv, n, enc, NULL, NULL, &id, &rep, &err) == 0, "store %s: %s",
+              d->path, err.message);
+        hx_update_report_clear(&rep);
+    }
+    free(text);
+    const char *paths[] = {""};
+    hx_update_opts o = {0};
+    o.encoder = enc;
+    hx_update_report rep;
+    hx_error err = {0};
+    CHECK(hx_index_update(ix, paths, 1, &o, &rep, &err) == 0 && rep.n_rejected == 0, "index the corpus: %s",
+          err.message);
+    hx_update_report_clear(&rep);
+}
+
+/* Reads back ids and the chunk -> document map through a handle with no identity. */
+static void map_ids(hx_index *all)
+{
+    CHECK(hx_index_doc_count(all) == N_DOCS, "every generated document is indexed: %zu", hx_index_doc_count(all));
+    for (int i = 0; i < N_DOCS; i++) {
+        hx_doc_info d;
+        CHECK(hx_index_doc_by_path(all, gdocs[i].path, &d) == 0, "%s indexed", gdocs[i].path);
+        gdocs[i].id = d.id;
+    }
+    hx_index_stats st;
+    hx_error err = {0};
+    CHECK(hx_index_stats_get(all, &st, &err) == 0, "stats: %s", err.message);
+    n_chunk_ids = (uint32_t)st.chunks + 8;
+    chunk_doc = malloc(sizeof *chunk_doc * n_chunk_ids);
+    for (uint32_t c = 0; c < n_chunk_ids; c++) {
+        hx_result r;
+        chunk_doc[c] = UINT32_MAX;
+        if (hx_index_chunk(all, c, &r, NULL) == 0)
+            chunk_doc[c] = (uint32_t)(gen_by_path(r.path) - gdocs);
+    }
+}
+
+typedef struct {
+    uint64_t calls, results, hidden_probes, leaks;
+} tally;
+
+/* Counts a result: a leak when the reader may not see its document. */
+static void see(tally *t, const reader *r, const char *path, const char *what)
+{
+    const gen_doc *d = gen_by_path(path);
+    t->results++;
+    if (!d || !expect_visible(d, r)) {
+        t->leaks++;
+        CHECK(0, "%s as %s/%s returned %s", what, r->tenant ? r->tenant : "-", r->user ? r->user : "-", path);
+    }
+}
+
+static void see_results(tally *t, const reader *r, const hx_results *res, const char *what)
+{
+    for (size_t i = 0; i < res->n; i++) {
+        see(t, r, res->v[i].path, what);
+        for (size_t m = 0; m < res->v[i].n_more; m++)
+            see(t, r, res->v[i].more[m].path, what);
+    }
+}
+
+/* A query: one to three shared words, or (a quarter of the time) the marker of a random document,
+ * which that document alone holds. *target gets that document, or NULL. */
+static void random_query(char *q, size_t cap, const gen_doc **target)
+{
+    *target = NULL;
+    if (below(4) == 0) {
+        *target = &gdocs[below(N_DOCS)];
+        snprintf(q, cap, "%s", (*target)->marker);
+        return;
+    }
+    uint32_t n = 1 + below(3);
+    size_t len = 0;
+    for (uint32_t i = 0; i < n; i++)
+        len += (size_t)snprintf(q + len, cap - len, "%s%s", i ? " " : "", vocab[below(N_VOCAB)]);
+}
+
+static void random_opts(hx_search_opts *o, hx_filter *f)
+{
+    hx_search_opts_default(o);
+    o->k = 1 + below(20);
+    o->group = below(2) ? HX_GROUP_DOCUMENT : HX_GROUP_CHUNK;
+    o->min_score = below(2) ? 0.0f : NAN;
+    o->snippets = below(4) == 0;
+    if (below(3) == 0) {
+        *f = (hx_filter){.key = "topic", .value = topics[below(4)]};
+        o->filters = f;
+        o->n_filters = 1;
+    }
+}
+
+/* One randomized library call as reader r through ix (its identity set), checked against the rule. */
+static void library_call(hx_index *ix, hx_index *all, const reader *r, tally *t)
+{
+    hx_search_opts o;
+    hx_filter f;
+    hx_results res = {0};
+    hx_error err = {0};
+    char q[128];
+    const gen_doc *target, *g = &gdocs[below(N_DOCS)];
+    bool vis = expect_visible(g, r);
+    uint32_t op = below(100);
+    t->calls++;
+    t->hidden_probes += !vis;
+    if (op < 30) {   /* keyword search */
+        random_query(q, sizeof q, &target);
+        random_opts(&o, &f);
+        o.mode = HX_MODE_KEYWORD;
+        CHECK(hx_index_search(ix, enc, q, strlen(q), &o, &res, &err) == 0, "keyword search: %s", err.message);
+        see_results(t, r, &res, "keyword search");
+        if (target && !o.n_filters && isnan(o.min_score))   /* the marker's document, when it may be seen */
+            CHECK((res.n > 0 && !strcmp(res.v[0].path, target->path)) == expect_visible(target, r),
+                  "marker %s of %s found by %s/%s: %zu results", target->marker, target->path,
+                  r->tenant ? r->tenant : "-", r->user ? r->user : "-", res.n);
+    } else if (op < 36) {   /* hybrid or vector search: embeds the query */
+        random_query(q, sizeof q, &target);
+        random_opts(&o, &f);
+        o.mode = below(2) ? HX_MODE_HYBRID : HX_MODE_VECTOR;
+        CHECK(hx_index_search(ix, enc, q, strlen(q), &o, &res, &err) == 0, "search: %s", err.message);
+        see_results(t, r, &res, o.mode == HX_MODE_HYBRID ? "hybrid search" : "vector search");
+    } else if (op < 50) {   /* vector search from any chunk's vector (taken without an identity) */
+        float vec[HX_EMBED_DIM];
+        uint32_t c = below(n_chunk_ids);
+        if (chunk_doc[c] == UINT32_MAX || hx_index_chunk_vector(all, c, vec, &err))
+            return;
+        random_opts(&o, &f);
+        o.exclude_doc = below(2) ? (int32_t)g->id : -1;
+        CHECK(hx_index_search_vector(ix, vec, &o, &res, &err) == 0, "vector search: %s", err.message);
+        see_results(t, r, &res, "search from a vector");
+    } else if (op < 58) {   /* lookup by id, as find_similar and get_document do */
+        hx_doc_info d;
+        int rc = hx_index_doc_by_id(ix, g->id, &d);
+        CHECK((rc == 0) == vis && (rc != 0 || !strcmp(d.path, g->path)), "doc_by_id %u (%s)", g->id, g->path);
+        if (!rc)
+            see(t, r, d.path, "doc_by_id");
+    } else if (op < 66) {   /* lookup by path */
+        hx_doc_info d;
+        int rc = hx_index_doc_by_path(ix, g->path, &d);
+        CHECK((rc == 0) == vis, "doc_by_path %s", g->path);
+        if (!rc)
+            see(t, r, d.path, "doc_by_path");
+    } else if (op < 72) {   /* listing */
+        size_t want = 0;
+        for (int i = 0; i < N_DOCS; i++)
+            want += expect_visible(&gdocs[i], r);
+        CHECK(hx_index_doc_count(ix) == want, "doc_count %zu, expected %zu", hx_index_doc_count(ix), want);
+        size_t i = below((uint32_t)want + 2);
+        hx_doc_info d;
+        int rc = hx_index_doc_at(ix, i, &d);
+        CHECK((rc == 0) == (i < want), "doc_at %zu of %zu", i, want);
+        if (!rc)
+            see(t, r, d.path, "doc_at");
+    } else if (op < 82) {   /* a chunk by id, as get_context's neighbours */
+        uint32_t c = below(n_chunk_ids);
+        hx_result x;
+        int rc = hx_index_chunk(ix, c, &x, NULL);
+        bool want = chunk_doc[c] != UINT32_MAX && expect_visible(&gdocs[chunk_doc[c]], r);
+        t->hidden_probes += chunk_doc[c] != UINT32_MAX && !want;
+        CHECK((rc == 0) == want, "chunk %u", c);
+        if (!rc)
+            see(t, r, x.path, "chunk");
+    } else if (op < 92) {   /* find_similar's sources: a chunk's or a document's vector */
+        float vec[HX_EMBED_DIM];
+        if (below(2)) {
+            uint32_t c = below(n_chunk_ids);
+            bool want = chunk_doc[c] != UINT32_MAX && expect_visible(&gdocs[chunk_doc[c]], r);
+            CHECK((hx_index_chunk_vector(ix, c, vec, NULL) == 0) == want, "chunk_vector %u", c);
+        } else {
+            CHECK((hx_index_doc_vector(ix, g->id, vec, NULL) == 0) == vis, "doc_vector %s", g->path);
+        }
+    } else {   /* counts */
+        hx_index_stats st;
+        uint64_t docs = 0, chunks = 0;
+        for (uint32_t c = 0; c < n_chunk_ids; c++)
+            chunks += chunk_doc[c] != UINT32_MAX && expect_visible(&gdocs[chunk_doc[c]], r);
+        for (int i = 0; i < N_DOCS; i++)
+            docs += expect_visible(&gdocs[i], r);
+        CHECK(hx_index_stats_get(ix, &st, &err) == 0 && st.documents == docs && st.live_chunks == chunks,
+              "stats: %llu documents (expected %llu), %llu chunks (expected %llu)", (unsigned long long)st.documents,
+              (unsigned long long)docs, (unsigned long long)st.live_chunks, (unsigned long long)chunks);
+    }
+    hx_results_free(&res);
+}
+
+/* --- through hyrax serve --- */
+
+static int start_as(server *s, const reader *r)
+{
+    int to[2], from[2];
+    if (pipe(to) || pipe(from))
+        return -1;
+    memset(s, 0, sizeof *s);
+    s->pid = fork();
+    if (s->pid == 0) {
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        close(to[1]);
+        close(from[0]);
+        const char *argv[12] = {"hyrax", "serve", "--db", leak_db, "--root", leak_root, "--read-only"};
+        int n = 7;
+        if (r->tenant) {
+            argv[n++] = "--tenant";
+            argv[n++] = r->tenant;
+        }
+        if (r->user) {
+            argv[n++] = "--user";
+            argv[n++] = r->user;
+        }
+        argv[n] = NULL;
+        execv(getenv("HYRAX_BIN"), (char *const *)argv);
+        _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    s->in = to[1];
+    s->out = from[0];
+    return 0;
+}
+
+/* One randomized tool call as reader r; the answer must name no document r may not see (its
+ * path or its marker, unless the request itself holds that word), must find what r may see, and
+ * must answer a hidden document as it answers one that does not exist. */
+static void mcp_call(server *s, const reader *r, tally *t, int id)
+{
+    char args[512], line[1024], q[128];
+    const gen_doc *target, *g = &gdocs[below(N_DOCS)];
+    bool vis = expect_visible(g, r);
+    const char *tool;
+    int kind = -1;   /* 0: names g by path or id, 1: names chunk c; an error iff it is hidden (or absent) */
+    uint32_t c = below(n_chunk_ids);
+    bool chunk_vis = chunk_doc[c] != UINT32_MAX && expect_visible(&gdocs[chunk_doc[c]], r);
+    uint32_t op = below(100);
+    random_query(q, sizeof q, &target);
+    if (op < 20) {
+        static const char *const modes[] = {"hybrid", "semantic", "keyword"};
+        tool = "search";
+        snprintf(args, sizeof args, "{\"query\":\"%s\",\"mode\":\"%s\",\"top_k\":%u,\"group_by\":\"%s\",\"min_score\":0%s}",
+                 q, modes[below(3)], 1 + below(20), below(2) ? "chunk" : "document",
+                 below(3) ? "" : ",\"filters\":{\"topic\":\"ops\"}");
+    } else if (op < 28) {
+        tool = "get_context";
+        snprintf(args, sizeof args, "{\"query\":\"%s\",\"max_tokens\":%u}", q, 200 + below(2000));
+    } else if (op < 40) {
+        tool = "find_similar";
+        if (below(3) == 0) {
+            kind = 1;
+            snprintf(args, sizeof args, "{\"chunk_id\":%u,\"top_k\":%u}", c, 1 + below(20));
+        } else {
+            kind = 0;
+            if (below(2))
+                snprintf(args, sizeof args, "{\"doc_id\":%u,\"top_k\":%u}", g->id, 1 + below(20));
+            else
+                snprintf(args, sizeof args, "{\"path\":\"%s\",\"top_k\":%u}", g->path, 1 + below(20));
+        }
+    } else if (op < 48) {
+        tool = "list_documents";
+        snprintf(args, sizeof args, "{\"limit\":%u,\"offset\":%u%s}", 1 + below(100), below(40),
+                 below(3) ? "" : ",\"filters\":{\"topic\":\"legal\"}");
+    } else if (op < 60) {
+        tool = below(2) ? "get_document" : "document_details";
+        kind = 0;
+        if (below(2))
+            snprintf(args, sizeof args, "{\"doc_id\":%u}", g->id);
+        else
+            snprintf(args, sizeof args, "{\"path\":\"%s\"}", g->path);
+    } else if (op < 68) {
+        tool = "document_status";
+        kind = 0;
+        snprintf(args, sizeof args, "{\"path\":\"%s\"}", g->path);
+    } else if (op < 76) {
+        tool = "semantic_search";
+        snprintf(args, sizeof args, "{\"query\":\"%s\",\"limit\":%u,\"threshold\":0}", q, 1 + below(20));
+    } else if (op < 84) {
+        tool = "full_text_search";
+        snprintf(args, sizeof args, "{\"query\":\"%s\",\"limit\":%u}", q, 1 + below(20));
+    } else if (op < 92) {
+        tool = "hybrid_search";
+        snprintf(args, sizeof args, "{\"query\":\"%s\",\"limit\":%u}", q, 1 + below(20));
+    } else {
+        tool = "index_health";
+        snprintf(args, sizeof args, "{}");
+    }
+    snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\","
+             "\"arguments\":%s}}", id, tool, args);
+    send_line(s, line);
+    char *out = read_line(s, 60000);
+    t->calls++;
+    hx_json_doc *doc = NULL;
+    CHECK(out && hx_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "%s answers JSON: %.200s", tool,
+          out ? out : "(nothing)");
+    const hx_json_val *res = doc ? get(hx_json_doc_root(doc), "result") : NULL;
+    bool error = res && hx_json_bool(get(res, "isError")) == 1;
+    CHECK(res != NULL, "%s: a result: %.300s", tool, out ? out : "");
+    if (!strcmp(tool, "document_status")) {   /* answers found: false, as for a name never indexed */
+        t->hidden_probes += !vis;
+        CHECK(!error && hx_json_bool(get(res, "structuredContent.found")) == vis, "document_status %s as %s/%s: %.200s",
+              g->path, r->tenant ? r->tenant : "-", r->user ? r->user : "-", out ? out : "");
+    } else if (kind == 1) {
+        t->hidden_probes += chunk_doc[c] != UINT32_MAX && !chunk_vis;
+        const char *msg = hx_json_str(get(hx_json_arr_get(get(res, "content"), 0), "text"), NULL);
+        CHECK(error == !chunk_vis && (!error || (msg && strstr(msg, "no chunk"))), "find_similar chunk %u: %.200s", c,
+              msg ? msg : "");
+    } else if (kind == 0) {
+        t->hidden_probes += !vis;
+        const char *msg = hx_json_str(get(hx_json_arr_get(get(res, "content"), 0), "text"), NULL);
+        CHECK(error == !vis && (!error || (msg && strstr(msg, "no document with"))),
+              "%s %s as %s/%s: error %d, visible %d: %.200s", tool, args, r->tenant ? r->tenant : "-",
+              r->user ? r->user : "-", error, vis, msg ? msg : "");
+    } else {
+        CHECK(!error, "%s %s: %.300s", tool, args, out ? out : "");
+    }
+    bool health = !strcmp(tool, "index_health");
+    if (health && res) {   /* its top_queries are this reader's own queries: the counts are checked instead */
+        int64_t docs = -1, chunks = -1, want = 0, want_chunks = 0;
+        for (int i = 0; i < N_DOCS; i++)
+            want += expect_visible(&gdocs[i], r);
+        for (uint32_t k = 0; k < n_chunk_ids; k++)
+            want_chunks += chunk_doc[k] != UINT32_MAX && expect_visible(&gdocs[chunk_doc[k]], r);
+        hx_json_num_int64(get(res, "structuredContent.documents"), &docs, NULL);
+        hx_json_num_int64(get(res, "structuredContent.chunks"), &chunks, NULL);
+        CHECK(docs == want && chunks == want_chunks, "index_health counts %lld documents and %lld chunks, expected "
+              "%lld and %lld", (long long)docs, (long long)chunks, (long long)want, (long long)want_chunks);
+    }
+    for (int i = 0; out && !health && i < N_DOCS; i++) {
+        const gen_doc *d = &gdocs[i];
+        if (expect_visible(d, r))
+            continue;
+        bool path_leak = strstr(out, d->path) && !strstr(line, d->path);
+        bool marker_leak = strstr(out, d->marker) && !strstr(line, d->marker);
+        if (path_leak || marker_leak) {
+            t->leaks++;
+            CHECK(0, "%s %s as %s/%s names hidden %s: %.300s", tool, args, r->tenant ? r->tenant : "-",
+                  r->user ? r->user : "-", d->path, out);
+        }
+    }
+    for (int i = 0; out && i < N_DOCS; i++)
+        t->results += strstr(out, gdocs[i].path) != NULL;
+    hx_json_doc_free(doc);
+    free(out);
+}
+
+static void mcp_reader(const reader *r, tally *t)
+{
+    server s;
+    if (start_as(&s, r) != 0) {
+        CHECK(0, "start serve");
+        return;
+    }
+    send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                  "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    char *init = read_line(&s, 60000);
+    CHECK(init && strstr(init, "\"result\""), "initialize: %s", init ? init : "(nothing)");
+    free(init);
+    send_line(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    for (int i = 0; i < MCP_CALLS; i++)
+        mcp_call(&s, r, t, 10 + i);
+    close(s.in);
+    int status = 0;
+    waitpid(s.pid, &status, 0);
+    close(s.out);
+    free(s.buf);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "serve exits cleanly");
+}
+
+static void test_leaks(void)
+{
+    const char *env = getenv("HX_TENANT_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 10) : 20261123;
+    rng_state = seed ? seed : 1;
+    printf("test_tenant: leak test seed %llu (HX_TENANT_SEED=%llu repeats it)\n", (unsigned long long)seed,
+           (unsigned long long)seed);
+    snprintf(leak_root, sizeof leak_root, "%s/leak", root);
+    snprintf(leak_db, sizeof leak_db, "%s/leak.hyx", root);
+    CHECK(mkdir(leak_root, 0755) == 0, "leak root");
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    CHECK(hx_index_open(&ix, leak_db, HX_INDEX_WRITE | HX_INDEX_CREATE, model, leak_root, &err) == 0, "create: %s",
+          err.message);
+    if (!ix)
+        return;
+    generate(ix);
+    hx_index_close(ix);
+    hx_index *all = NULL;
+    CHECK(hx_index_open(&all, leak_db, HX_INDEX_READ, model, NULL, &err) == 0, "open: %s", err.message);
+    if (!all)
+        return;
+    map_ids(all);
+    int per_vis[3] = {0, 0, 0};
+    for (int i = 0; i < N_DOCS; i++)
+        per_vis[gdocs[i].vis]++;
+    printf("test_tenant: %d documents (%d public, %d tenant, %d private), %u chunk ids probed\n", N_DOCS, per_vis[0],
+           per_vis[1], per_vis[2], n_chunk_ids);
+    for (size_t k = 0; k < N_READERS; k++) {
+        const reader *r = &readers[k];
+        hx_index *rx = NULL;
+        CHECK(hx_index_open(&rx, leak_db, HX_INDEX_READ, model, NULL, &err) == 0, "open: %s", err.message);
+        hx_identity id = {r->tenant, r->user};
+        if (!rx || (r->tenant && hx_index_set_identity(rx, &id, &err))) {
+            CHECK(0, "identity: %s", err.message);
+            hx_index_close(rx);
+            continue;
+        }
+        if (r->tenant)
+            CHECK(hx_index_set_identity(rx, &id, &err) == HX_EPERM, "the identity is set once");
+        tally lib = {0}, mcp = {0};
+        for (int i = 0; i < LEAK_CALLS; i++)
+            library_call(rx, all, r, &lib);
+        hx_index_close(rx);
+        mcp_reader(r, &mcp);
+        printf("test_tenant: reader %s/%s: library %llu calls, %llu results, %llu hidden probes, %llu leaks; "
+               "MCP %llu calls, %llu documents named, %llu hidden probes, %llu leaks\n",
+               r->tenant ? r->tenant : "(none)", r->user ? r->user : "-", (unsigned long long)lib.calls,
+               (unsigned long long)lib.results, (unsigned long long)lib.hidden_probes, (unsigned long long)lib.leaks,
+               (unsigned long long)mcp.calls, (unsigned long long)mcp.results, (unsigned long long)mcp.hidden_probes,
+               (unsigned long long)mcp.leaks);
+        CHECK(lib.leaks == 0 && mcp.leaks == 0, "no leaks");
+    }
+    hx_index_close(all);
+    free(chunk_doc);
+}
+
 int main(void)
 {
+    setenv("HYRAX_BIN", "./hyrax", 0);
     hx_error err = {0};
     char tmpl[] = "/tmp/hx_tenant_XXXXXX";
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
@@ -263,6 +817,7 @@ int main(void)
     test_trust_rules();
     test_storage();
     test_v3_fixture();
+    test_leaks();
     hx_encoder_free(enc);
     hx_model_close(model);
     char cmd[3 * PATH_MAX];
