@@ -214,6 +214,89 @@ static void test_storage(void)
     }
 }
 
+/* A handle's identity: checked, set once, kept across refresh and read contexts, and applied to
+ * the writes that name documents; the command line takes it as --tenant / --user. Runs on the
+ * storage test's index: pub.md (public), team.md (acme), mine.md (acme, alice), notes/stored.md
+ * (globex, bob). */
+static void test_identity(void)
+{
+    hx_error err = {0};
+    hx_index *r = NULL, *w = NULL;
+    CHECK(hx_index_open(&r, db, HX_INDEX_READ, model, NULL, &err) == 0, "reader: %s", err.message);
+    if (!r)
+        return;
+    CHECK(hx_index_set_identity(r, &(hx_identity){NULL, "bob"}, &err) == HX_EINVAL, "a user needs a tenant");
+    CHECK(hx_index_set_identity(r, &(hx_identity){"glo\tbex", NULL}, &err) == HX_EINVAL && strstr(err.message, "control"),
+          "a tenant with a control character: %s", err.message);
+    CHECK(hx_index_doc_count(r) == 4, "a refused identity changes nothing");
+    CHECK(hx_index_set_identity(r, &(hx_identity){"globex", "bob"}, &err) == 0, "identity: %s", err.message);
+    CHECK(hx_index_doc_count(r) == 2 && hx_index_doc_by_path(r, "notes/stored.md", &(hx_doc_info){0}) == 0 &&
+              hx_index_doc_by_path(r, "mine.md", &(hx_doc_info){0}) == HX_ENOTFOUND,
+          "globex/bob sees pub.md and his stored note: %zu", hx_index_doc_count(r));
+    hx_commit_info made;
+    CHECK(hx_index_open(&w, db, HX_INDEX_WRITE, model, NULL, &err) == 0 && hx_index_baseline(w, "before", &made, &err) == 0,
+          "baseline: %s", err.message);
+    if (w) {
+        hx_update_report rep;
+        const char *text = "# Globex plan\n\nLighthouse plan for globex.\n";
+        char k1[] = "tenant", v1[] = "globex", k2[] = "visibility", v2[] = "tenant";
+        hx_kv meta[] = {{k1, v1}, {k2, v2}};
+        uint32_t id;
+        CHECK(hx_index_add_bytes(w, "plan.md", text, strlen(text), meta, 2, enc, NULL, NULL, &id, &rep, &err) == 0,
+              "add plan.md: %s", err.message);
+        hx_update_report_clear(&rep);
+        CHECK(hx_index_set_identity(w, &(hx_identity){"globex", "bob"}, &err) == 0, "writer identity: %s", err.message);
+        const char *names[] = {"mine.md"};
+        CHECK(hx_index_remove(w, names, 1, HX_REMOVE_EXACT, &rep, &err) == HX_ENOTFOUND,
+              "a hidden document cannot be removed: %s", err.message);
+        hx_update_report_clear(&rep);
+        char k3[] = "owner", v3[] = "bob", v4[] = "private", v5[] = "acme";
+        hx_kv own[] = {{k1, v1}, {k2, v4}, {k3, v3}}, other[] = {{k1, v5}, {k2, v2}}, alice[] = {{k1, v1}, {k2, v4}, {k3, k3}};
+        CHECK(hx_index_add_bytes(w, "notes/stored.md", text, strlen(text), own, 3, enc, NULL, NULL, &id, &rep, &err) == 0,
+              "bob replaces his own note: %s", err.message);
+        hx_update_report_clear(&rep);
+        CHECK(hx_index_add_bytes(w, "acme.md", text, strlen(text), other, 2, enc, NULL, NULL, &id, &rep, &err) == HX_EPERM,
+              "a globex writer cannot store into acme: %s", err.message);
+        hx_update_report_clear(&rep);
+        CHECK(hx_index_add_bytes(w, "owner.md", text, strlen(text), alice, 3, enc, NULL, NULL, &id, &rep, &err) == HX_EPERM,
+              "bob cannot store a private document of another owner: %s", err.message);
+        hx_update_report_clear(&rep);
+        CHECK(hx_index_add_bytes(w, "mine.md", text, strlen(text), NULL, 0, enc, NULL, NULL, &id, &rep, &err) == HX_EPERM,
+              "a hidden document's name cannot be stored over: %s", err.message);
+        hx_update_report_clear(&rep);
+        hx_index_close(w);
+    }
+    CHECK(hx_index_refresh(r, &err) == 1 && hx_index_doc_count(r) == 3 &&
+              hx_index_doc_by_path(r, "plan.md", &(hx_doc_info){0}) == 0 &&
+              hx_index_doc_by_path(r, "team.md", &(hx_doc_info){0}) == HX_ENOTFOUND,
+          "after refresh: the new globex document, still not acme's: %zu", hx_index_doc_count(r));
+    hx_read_taken taken;
+    hx_read_context at = {HX_READ_BASELINE, "before", 0};
+    CHECK(hx_index_read_at(r, &at, &taken, &err) == 0 && hx_index_doc_count(r) == 2 &&
+              hx_index_doc_by_path(r, "mine.md", &(hx_doc_info){0}) == HX_ENOTFOUND,
+          "an older commit is read with the same identity: %zu", hx_index_doc_count(r));
+    CHECK(hx_index_set_identity(r, &(hx_identity){"acme", "alice"}, &err) == HX_EPERM, "set once: %s", err.message);
+    hx_index_close(r);
+
+    char cmd[2 * PATH_MAX], *out;
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --mode keyword --json --tenant acme --user alice lighthouse",
+             db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"path\":\"mine.md\"") && strstr(out, "\"path\":\"team.md\"") &&
+              !strstr(out, "plan.md") && !strstr(out, "stored.md"),
+          "search --tenant acme --user alice: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --mode keyword --json --tenant acme lighthouse", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"path\":\"team.md\"") && !strstr(out, "mine.md"),
+          "search --tenant acme: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --db '%s' --json --tenant umbrella", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"documents\":1"), "stats --tenant umbrella: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --user alice lighthouse 2>&1", db);
+    CHECK(check_run(cmd, &out) == 2 && strstr(out, "tenant"), "--user without --tenant: %s", out);
+    free(out);
+}
+
 /* The version 3 fixture opens; its document is public with no tenant although its metadata names
  * one (the table had no trust fields), and a writer keeps it so while it writes a version 4 table. */
 static void test_v3_fixture(void)
@@ -299,7 +382,7 @@ static const reader readers[] = {{NULL, NULL}, {"acme", NULL}, {"acme", "alice"}
 
 static gen_doc gdocs[N_DOCS];
 static uint64_t rng_state;
-static char leak_root[PATH_MAX], leak_db[PATH_MAX + 32];
+static char leak_root[PATH_MAX + 8], leak_db[PATH_MAX + 32];
 static uint32_t *chunk_doc;     /* chunk id -> index into gdocs, or UINT32_MAX (no chunk) */
 static uint32_t n_chunk_ids;    /* chunk ids probed: every one the index has, and a few past */
 
@@ -816,6 +899,7 @@ int main(void)
     }
     test_trust_rules();
     test_storage();
+    test_identity();
     test_v3_fixture();
     test_leaks();
     hx_encoder_free(enc);
