@@ -374,7 +374,8 @@ int hx_identity_check(const hx_identity *id, hx_error *err);
  * hx_doc_visible allows, as if the others were not in the index: hx_index_doc_count / _at /
  * _by_id / _by_path, hx_index_chunk, the chunk and document vectors, both sides of every search
  * (applied inside BM25 and HNSW like a filter) and the counts of hx_index_stats_get. Survives
- * refresh and read contexts. HX_EINVAL for a missing tenant or a bad name. */
+ * refresh and read contexts. HX_EINVAL for a missing tenant or a bad name; after HX_ENOMEM the
+ * handle sees nothing (close it). */
 int hx_index_set_identity(hx_index *ix, const hx_identity *id, hx_error *err);
 
 /* Live documents the handle sees (all without an identity). */

@@ -12,6 +12,7 @@
  * through `hyrax serve --tenant T [--user U]` (every query and document tool, the seed tools,
  * index_health). Each returned document is checked against the rule as the test computes it from
  * what it generated; an MCP answer must not hold a hidden document's path or marker anywhere. */
+#include "alloc.h"
 #include "check.h"
 #include "serve_client.h"
 #include "trust.h"
@@ -295,6 +296,44 @@ static void test_identity(void)
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --user alice lighthouse 2>&1", db);
     CHECK(check_run(cmd, &out) == 2 && strstr(out, "tenant"), "--user without --tenant: %s", out);
     free(out);
+}
+
+/* Out of memory while an identity is applied: the call fails and the handle sees nothing, never
+ * everything (every allocation of hx_index_set_identity fails in turn). */
+static void test_identity_oom(void)
+{
+    hx_error err = {0};
+    hx_index *r = NULL;
+    CHECK(hx_index_open(&r, db, HX_INDEX_READ, NULL, NULL, &err) == 0, "reader: %s", err.message);
+    if (!r)
+        return;
+    hx_alloc_fail_at(0, 0);
+    CHECK(hx_index_set_identity(r, &(hx_identity){"acme", NULL}, &err) == 0, "identity: %s", err.message);
+    unsigned long count = hx_alloc_fail_at(0, 0);
+    hx_index_close(r);
+    for (unsigned long n = 1; n <= count; n++) {
+        r = NULL;
+        CHECK(hx_index_open(&r, db, HX_INDEX_READ, NULL, NULL, &err) == 0, "reader: %s", err.message);
+        if (!r)
+            return;
+        hx_alloc_fail_at(n, 0);
+        int rc = hx_index_set_identity(r, &(hx_identity){"acme", NULL}, &err);
+        hx_alloc_fail_at(0, 0);
+        hx_search_opts o;
+        hx_search_opts_default(&o);
+        o.mode = HX_MODE_KEYWORD;
+        hx_results res = {0};
+        int src = hx_index_search(r, NULL, "lighthouse", 10, &o, &res, &err);
+        CHECK(rc == HX_ENOMEM || rc == 0, "allocation %lu: %d", n, rc);
+        if (rc)
+            CHECK(hx_index_doc_count(r) == 0 && hx_index_doc_by_path(r, "pub.md", &(hx_doc_info){0}) == HX_ENOTFOUND &&
+                      (src != 0 || res.n == 0),
+                  "allocation %lu failed: the handle sees nothing (%zu documents, %zu results)", n,
+                  hx_index_doc_count(r), res.n);
+        hx_results_free(&res);
+        hx_index_close(r);
+    }
+    CHECK(count >= 2, "set_identity allocates: %lu", count);
 }
 
 /* The version 3 fixture opens; its document is public with no tenant although its metadata names
@@ -900,6 +939,7 @@ int main(void)
     test_trust_rules();
     test_storage();
     test_identity();
+    test_identity_oom();
     test_v3_fixture();
     test_leaks();
     hx_encoder_free(enc);

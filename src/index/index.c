@@ -661,12 +661,18 @@ int ix_view_visibility(hx_index *ix, hx_error *err)
     v->visible_chunks = NULL;
     v->n_visible = 0;
     v->n_visible_chunks = 0;
-    if (!ix->has_identity)
+    v->restricted = ix->has_identity;
+    if (!v->restricted)
         return 0;
     v->visible = hx_malloc(sizeof *v->visible * (v->n_docs ? v->n_docs : 1));
     v->visible_chunks = hx_calloc((size_t)v->next_chunk / 8 + 1, 1);
-    if (!v->visible || !v->visible_chunks)
+    if (!v->visible || !v->visible_chunks || !ix->identity.tenant || !ix->identity.user) {   /* fail closed */
+        free(v->visible_chunks);
+        v->visible_chunks = NULL;
+        for (size_t i = 0; i < v->n_docs; i++)
+            v->docs[i].hidden = true;
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
     for (size_t i = 0; i < v->n_docs; i++) {
         const hx_doc_info *d = &v->docs[i].info;
         v->docs[i].hidden = !hx_doc_visible(d, &ix->identity);
@@ -687,14 +693,8 @@ int hx_index_set_identity(hx_index *ix, const hx_identity *id, hx_error *err)
     int rc = hx_identity_check(id, err);
     if (rc)
         return rc;
-    char *tenant = hx_strdup(id->tenant), *user = hx_strdup(id->user ? id->user : "");
-    if (!tenant || !user) {
-        free(tenant);
-        free(user);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    }
-    ix->identity = (hx_identity){tenant, user};
-    ix->has_identity = true;
+    ix->has_identity = true;   /* restricted from here on, also when a copy fails (then it sees nothing) */
+    ix->identity = (hx_identity){hx_strdup(id->tenant), hx_strdup(id->user ? id->user : "")};
     return ix_view_visibility(ix, err);
 }
 

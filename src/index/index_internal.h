@@ -163,7 +163,9 @@ typedef struct ix_view {
     size_t n_segs;
     uint8_t *tomb;             /* owned; (next_chunk + 7) / 8 bytes */
     uint64_t n_tomb;
-    /* What the handle's identity may read (ix_view_visibility); all NULL / 0 without one. */
+    /* What the handle's identity may read (ix_view_visibility); all NULL / 0 without one. When
+     * restricted and visible_chunks is NULL (out of memory), nothing may be read. */
+    bool restricted;
     uint32_t *visible;         /* owned; positions in docs of the documents it sees, path order */
     size_t n_visible;
     uint8_t *visible_chunks;   /* owned; (next_chunk + 7) / 8 + 1 bytes, 1 = a chunk of such a document */
@@ -185,7 +187,8 @@ struct hx_index {
     hx_commit_info at;         /* the commit a read context pinned the view to (hx_index_read_at);
                                   generation 0: the view follows the head */
     bool has_identity;         /* hx_index_set_identity was called: every read is filtered */
-    hx_identity identity;      /* its strings owned (user "" when none) */
+    hx_identity identity;      /* its strings owned (user "" when none); NULL when the copy failed
+                                  (the handle then sees nothing) */
     ix_view v;
 };
 

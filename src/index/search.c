@@ -55,6 +55,8 @@ static int filter_build(chunk_filter *cf, const ix_view *v, const hx_search_opts
     cf->allowed = v->visible_chunks;
     cf->owned = NULL;
     cf->n_allowed = v->n_visible_chunks;
+    if (v->restricted && !v->visible_chunks)   /* ix_view_visibility ran out of memory */
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     if (!o->n_filters && o->exclude_doc < 0 && o->exclude_chunk < 0)
         return 0;
     if (!(cf->owned = hx_calloc(((size_t)v->next_chunk + 7) / 8 + 1, 1)))
