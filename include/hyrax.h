@@ -167,7 +167,9 @@ const char *hx_index_root(const hx_index *ix);    /* borrowed until close */
 const char *hx_index_damage(const hx_index *ix);
 
 typedef struct hx_index_stats {
-    uint64_t documents, chunks, live_chunks, segments, tombstones, tokens;
+    uint64_t documents, chunks, live_chunks, segments, tombstones, tokens;   /* with a reader identity
+                                          (hx_index_set_identity), documents, chunks, live_chunks and
+                                          tokens count what it sees; the others describe the file */
     uint64_t file_bytes, generation;   /* generation: the commit the view shows (hx_index_read_at) */
     int64_t committed_ns;              /* time of that commit, unix nanoseconds */
     char model[64];
