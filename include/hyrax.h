@@ -302,6 +302,15 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
 int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
                        const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
                        void *progress_ctx, uint32_t *doc_id, hx_update_report *report, hx_error *err);
+/* hx_index_add_bytes with a detached signature over content: sig[0..sig_len) is the text of a
+ * .minisig or SSHSIG .sig file (README "Signatures"), verified by the validation gate against the
+ * project's trust store before anything is embedded (sig may be NULL). Every document stored
+ * passes the gate (README "Validation gate and policy"); one it rejects fails with HX_EPERM
+ * naming the rule, is recorded in the audit log (committed), and an earlier version of the
+ * stored document of that name is removed. */
+int hx_index_add_signed(hx_index *ix, const char *name, const void *content, size_t len, const char *sig,
+                        size_t sig_len, const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
+                        void *progress_ctx, uint32_t *doc_id, hx_update_report *report, hx_error *err);
 
 /* Removes the named documents and commits once; all or nothing. Each name is cleaned by
  * hx_relpath_clean and must name exactly one document: HX_ENOTFOUND when it names nothing,
@@ -358,6 +367,31 @@ int hx_index_doc_at(const hx_index *ix, size_t i, hx_doc_info *out);
 /* Document by id or by root-relative path; HX_ENOTFOUND when absent. */
 int hx_index_doc_by_id(const hx_index *ix, uint32_t id, hx_doc_info *out);
 int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out);
+
+/* === Audit log (README "Audit log") === */
+
+/* Every document the validation gate rejects is recorded in the index file with the commit that
+ * rejected it; the newest HX_AUDIT_MAX entries are kept, the oldest dropped. */
+#define HX_AUDIT_MAX 10000
+typedef struct hx_audit_entry {
+    int64_t time_ns;                   /* when the rejecting write ran, ns since the epoch (UTC) */
+    const char *path;                  /* root-relative name of the document */
+    const char *sha256;                /* hex SHA-256 of its bytes; "" when they were not read */
+    const char *rule;                  /* the gate's rule: size, binary, read, encoding, control,
+                                          front-matter, yaml, json, xml, type, metadata, trust,
+                                          deny, signature */
+    const char *reason;
+} hx_audit_entry;
+typedef struct hx_audit_list {
+    hx_audit_entry *entries;           /* owned, oldest first; strings point into `strings` */
+    size_t n;
+    char *strings;                     /* owned */
+} hx_audit_list;
+void hx_audit_list_free(hx_audit_list *l);
+/* The audit log of the commit the index reads (the head, or the pinned commit of a point-in-time
+ * read) into *out; caller frees with hx_audit_list_free. An index made before the log existed
+ * has an empty one. */
+int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err);
 
 /* === Search === */
 
