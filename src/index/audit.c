@@ -3,6 +3,7 @@
  * (index_write.c). */
 #include "audit.h"
 #include "alloc.h"
+#include "glob.h"
 #include "index_internal.h"
 #include "wire.h"
 
@@ -151,4 +152,17 @@ int ix_audit_encode(const hx_audit_list *log, const ix_audit_pending *p, uint8_t
 int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err)
 {
     return ix_audit_read(ix->store, ix->v.audit_ref, out, err);
+}
+
+void hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const hx_audit_entry *e = &l->entries[i];
+        if (e->time_ns >= since_ns && (!path_glob || hx_glob_match(path_glob, e->path)))
+            l->entries[k++] = *e;
+    }
+    size_t skip = limit && k > limit ? k - limit : 0;
+    memmove(l->entries, l->entries + skip, (k - skip) * sizeof *l->entries);
+    l->n = k - skip;
 }

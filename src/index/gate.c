@@ -202,7 +202,13 @@ static int add_deny(section *sec, const char *v, size_t n, const char *origin, s
         free(d->norm);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     }
-    normalize(v, n, d->norm);
+    size_t len = normalize(v, n, d->norm), k = 0;
+    for (size_t i = 0; i < len; i++) {   /* white space beside a '*' is part of what it matches */
+        bool beside = d->norm[i] == ' ' && ((i + 1 < len && d->norm[i + 1] == '*') || (k && d->norm[k - 1] == '*'));
+        if (!beside)
+            d->norm[k++] = d->norm[i];
+    }
+    d->norm[k] = 0;
     sec->n_deny++;
     return 0;
 }
@@ -610,6 +616,14 @@ static const char *meta_value(const hx_doc_source *d, const char *key)
     return NULL;
 }
 
+static size_t meta_count(const hx_doc_source *d, const char *key)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->n_meta; i++)
+        n += !strcmp(d->meta[i].key, key);
+    return n;
+}
+
 static bool typed_ok(const char *v, int type)
 {
     if (type == REQ_NUMBER) {
@@ -780,6 +794,9 @@ int ix_gate_check(const ix_gate *g, const hx_doc_source *d, const uint8_t *raw, 
             const char *val = meta_value(d, all[i].req[k].key);
             if (!val)
                 return reject(v, "metadata", "required metadata key '%s' is missing", all[i].req[k].key);
+            if (all[i].req[k].type != REQ_TEXT && meta_count(d, all[i].req[k].key) > 1)
+                return reject(v, "metadata", "metadata key '%s' is a list, not one %s", all[i].req[k].key,
+                              req_type_names[all[i].req[k].type]);
             if (!typed_ok(val, all[i].req[k].type))
                 return reject(v, "metadata", "metadata key '%s' is '%.100s', not a %s", all[i].req[k].key, val,
                               req_type_names[all[i].req[k].type]);

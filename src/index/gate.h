@@ -48,8 +48,9 @@
  * Deny patterns: matched case-insensitively (ASCII letters) against the decoded text after
  * zero-width characters and soft hyphens are dropped and each run of white space is read as one
  * space (a run holding a blank line ends a paragraph). In a pattern, white space matches any run
- * of white space within a paragraph and '*' matches any text within the paragraph; nothing else is
- * special. At most IX_DENY_MAX_STARS stars and IX_DENY_MAX_BYTES bytes; time linear in the text
+ * of white space within a paragraph and '*' matches any text within the paragraph, the white space
+ * beside it included ("exfiltrate * secrets" matches "exfiltrate the secrets" and "exfiltrate
+ * secrets"); nothing else is special. At most IX_DENY_MAX_STARS stars and IX_DENY_MAX_BYTES bytes; time linear in the text
  * for each pattern. */
 #ifndef HX_GATE_H
 #define HX_GATE_H

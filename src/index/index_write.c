@@ -633,7 +633,7 @@ static int gate_reject(hx_index *ix, change_set *cs, hx_update_report *rep, cons
                        const char *rule, const char *why, bool gate, hx_error *err)
 {
     char line[1024];
-    snprintf(line, sizeof line, "rejected by the validation gate (rule %s): %s", rule, why);
+    snprintf(line, sizeof line, "%.300s: refused by the validation gate (rule %s): %s", path, rule, why);
     int rc = reject(rep, path, gate ? line : why, err);
     if (!rc && !cs->log_read) {
         rc = ix_audit_read(ix->store, ix->v.audit_ref, &cs->log, err);
@@ -801,6 +801,8 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         if (old && !o->reindex && !strcmp(old->info.sha256, src.sha256)) {
             hx_doc_source_clear(&src);
             rep->unchanged++;
+            if (old->info.mtime_ns == mtime)
+                continue;   /* re-read for the gate (a policy), and nothing to write */
             if (!(rc = hx_grow((void **)&cs.touch, &cs.cap_touch, cs.n_touch + 1, sizeof *cs.touch, err))) {
                 cs.touch[cs.n_touch].id = old->info.id;
                 cs.touch[cs.n_touch++].mtime_ns = mtime;

@@ -1037,6 +1037,10 @@ static const mcp_arg add_args[] = {
      .description = "Metadata for content, usable in filters: strings, numbers, booleans, ISO-8601 dates "
                     "(as strings) or lists of them, e.g. {\"status\": \"draft\", \"tags\": [\"a\", \"b\"]}. "
                     "These keys win over the content's own front matter."},
+    {"signature", MCP_STRING,
+     .description = "For content: the text of a detached signature over it, a minisign .minisig or an OpenSSH "
+                    "signature (ssh-keygen -Y sign -n hyrax), checked against the project's trust store before "
+                    "the content is embedded; needed where the project's policy requires a signature."},
     {.name = NULL},
 };
 
@@ -1055,8 +1059,9 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         return snprintf(msg, cap, "give either 'path' (a file under the indexed root) or 'content' with 'name'"), -1;
     if (content && !name)
         return snprintf(msg, cap, "'content' needs a 'name', the root-relative name to store it under (e.g. notes/x.md)"), -1;
-    if (path && (name || mcp_arg_value(&a, "metadata")))
-        return snprintf(msg, cap, "'name' and 'metadata' go with 'content'; for 'path' the file's own metadata is used"), -1;
+    if (path && (name || mcp_arg_value(&a, "metadata") || mcp_arg_value(&a, "signature")))
+        return snprintf(msg, cap, "'name', 'metadata' and 'signature' go with 'content'; for 'path' the file's own "
+                        "metadata and signature file are used"), -1;
     hx_index *ix = NULL;
     if (open_writer(s, &ix, msg, cap))
         return -1;
@@ -1085,8 +1090,9 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         }
     } else if (!rc) {
         uint32_t id;
-        if (hx_index_add_bytes(ix, doc_path, content, strlen(content), kv, n_meta, s->writer_enc, job_progress, s,
-                               &id, &rep, &err))
+        const char *sig = mcp_arg_str(&a, "signature");
+        if (hx_index_add_signed(ix, doc_path, content, strlen(content), sig, sig ? strlen(sig) : 0, kv, n_meta,
+                                s->writer_enc, job_progress, s, &id, &rep, &err))
             rc = (snprintf(msg, cap, "storing %.200s failed: %s", doc_path, err.message), -1);
     }
     hx_doc_info d;
@@ -1457,6 +1463,40 @@ static const mcp_arg get_context_001_args[] = {
     {.name = NULL},
 };
 
+/* === audit_log === */
+
+static const mcp_arg audit_args[] = {
+    {"limit", MCP_INTEGER, RANGE(1, HX_AUDIT_MAX), .def = "100", .description = "The newest entries to return."},
+    {"since", MCP_STRING, .description = "Only entries at or after this time: ISO-8601 (2026-01-31T12:00:00Z) or unix seconds."},
+    {"path", MCP_STRING, .description = "Only documents whose root-relative path matches this glob (** spans folders)."},
+    {.name = NULL},
+};
+
+static const char audit_out[] =
+    "{\"type\":\"object\",\"properties\":{\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+    "\"properties\":{\"time\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"sha256\":{\"type\":\"string\"},"
+    "\"rule\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}},\"count\":{\"type\":\"integer\"}},"
+    "\"required\":[\"entries\",\"count\"]}";
+
+static int tool_audit_log(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    mcp_args a = {audit_args, args};
+    const char *since = mcp_arg_str(&a, "since");
+    int64_t since_ns = 0;
+    hx_error err = {0};
+    if (since && hx_time_parse(since, &since_ns, &err))
+        return snprintf(msg, cap, "'since': %s", err.message), -1;
+    if (mcp_open_reader(s, msg, cap))
+        return -1;
+    hx_audit_list l;
+    if (hx_index_audit(s->reader, &l, &err))
+        return snprintf(msg, cap, "reading the audit log failed: %s", err.message), -1;
+    hx_audit_list_select(&l, since_ns, mcp_arg_str(&a, "path"), (size_t)mcp_arg_int(&a, "limit"));
+    hx_present_audit(w, &l);
+    hx_audit_list_free(&l);
+    return 0;
+}
+
 /* === The table === */
 
 const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
@@ -1500,6 +1540,10 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
                         "read it later with read_context {selector: baseline_id, baseline_id: name}, also after "
                         "compaction. The name published is what read_context {selector: published} reads.",
      baseline_args, baseline_out, true, tool_create_baseline, NULL},
+    {"audit_log", "Documents the validation gate refused to index (README \"Validation gate and policy\"): "
+                  "time, path, content hash, rule and reason, newest last; kept in the index file, the newest "
+                  "10,000.",
+     audit_args, audit_out, false, tool_audit_log, NULL},
     {"semantic_search", "Seed 003: meaning-based retrieval. search in semantic mode, chunk by chunk, with limit, "
                         "doc_filter and a similarity threshold (default 0.5).",
      semantic_search_args, search_out, false, NULL, "search"},

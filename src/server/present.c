@@ -90,6 +90,34 @@ void hx_present_reason(hx_json_writer *w, const char *path, const char *reason)
     hx_json_write_cstr(w, reason);
 }
 
+void hx_present_audit(hx_json_writer *w, const hx_audit_list *l)
+{
+    char when[40];
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "entries");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < l->n; i++) {
+        const hx_audit_entry *e = &l->entries[i];
+        hx_time_format(e->time_ns, when, sizeof when);
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "time");
+        hx_json_write_cstr(w, when);
+        hx_json_write_key(w, "path");
+        hx_json_write_cstr(w, e->path);
+        hx_json_write_key(w, "sha256");
+        hx_json_write_cstr(w, e->sha256);
+        hx_json_write_key(w, "rule");
+        hx_json_write_cstr(w, e->rule);
+        hx_json_write_key(w, "reason");
+        hx_json_write_cstr(w, e->reason);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "count");
+    hx_json_write_uint(w, l->n);
+    hx_json_write_obj_end(w);
+}
+
 void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generation)
 {
     hx_json_write_key(w, "citation");

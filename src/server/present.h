@@ -27,6 +27,10 @@ void hx_present_rank(hx_json_writer *w, const hx_result *r);
 /* "path", "reason" of a rejected or failed document, inside an object the caller opens. */
 void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);
 
+/* {"entries": [{"time", "path", "sha256", "rule", "reason"}, ...], "count": n} of an audit log
+ * (hyrax.h hx_audit_list), oldest first, times ISO-8601 UTC: `hyrax audit --json` and audit_log. */
+void hx_present_audit(hx_json_writer *w, const hx_audit_list *l);
+
 /* {"key": "value", "list": ["a", "b"], ...} of a document's metadata: a key with several values
  * (a list, hyrax.h hx_doc_info) is an array of them, in order. */
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);
