@@ -227,6 +227,10 @@ static void encode_docs(const fz_index *x, hx_buf *b)
         hx_buf_str(b, "text");
         hx_buf_str(b, "utf-8");
         hx_buf_str(b, "0000000000000000000000000000000000000000000000000000000000000000");
+        hx_buf_str(b, "");   /* tenant, owner, signer: none; visibility public */
+        hx_buf_str(b, "");
+        hx_buf_str(b, "");
+        hx_buf_u32(b, HX_VIS_PUBLIC);
         hx_buf_u32(b, 0);
     }
     hx_buf_u32(b, 0);   /* no files deleted by request */

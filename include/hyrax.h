@@ -305,7 +305,7 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
 /* hx_index_add_bytes with a detached signature over content: sig[0..sig_len) is the text of a
  * .minisig or SSHSIG .sig file (README "Signatures"), verified by the validation gate against the
  * project's trust store before anything is embedded (sig may be NULL). Every document stored
- * passes the gate (README "Validation gate and policy"); one it rejects fails with HX_EPERM
+ * passes the gate (README "Validation gate and policy"); one it rejects fails with HX_EINVAL
  * naming the rule, is recorded in the audit log (committed), and an earlier version of the
  * stored document of that name is removed. */
 int hx_index_add_signed(hx_index *ix, const char *name, const void *content, size_t len, const char *sig,
@@ -392,6 +392,10 @@ void hx_audit_list_free(hx_audit_list *l);
  * read) into *out; caller frees with hx_audit_list_free. An index made before the log existed
  * has an empty one. */
 int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err);
+/* Keeps, in place, the entries at or after since_ns (0: all) whose path matches path_glob (glob.h;
+ * NULL: all), the newest `limit` of them (0: all), oldest first: what `hyrax audit` and the MCP
+ * tool audit_log show. */
+void hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit);
 
 /* === Search === */
 

@@ -7,6 +7,7 @@
 #include "glob.h"
 #include "json.h"
 #include "sig.h"
+#include "trust.h"
 #include "unicode.h"
 #include "xml.h"
 #include "yaml.h"
@@ -738,9 +739,6 @@ int ix_gate_check(const ix_gate *g, const hx_doc_source *d, const uint8_t *raw, 
     memset(v, 0, sizeof *v);
     rules r;
     rules_for(g->policy, d->path, &r);
-    v->tenant = r.tenant;
-    v->owner = r.owner;
-    v->visibility = r.visibility;
     if (r.max_size && raw_len > r.max_size)
         return reject(v, "size", "%zu bytes, over the policy's max_size of %llu", raw_len,
                       (unsigned long long)r.max_size);
@@ -802,13 +800,22 @@ int ix_gate_check(const ix_gate *g, const hx_doc_source *d, const uint8_t *raw, 
                               req_type_names[all[i].req[k].type]);
         }
     }
+    char why[256];
+    if (ix_trust_from_meta(d->meta, d->n_meta, &v->trust, why, sizeof why))
+        return reject(v, "trust", "%s", why);
+    static const char *const vis_names[] = {"public", "tenant", "private"};
+    const char *own_vis = meta_value(d, "visibility");
     const char *keys[] = {"tenant", "owner", "visibility"};
-    const char *want[] = {r.tenant, r.owner, r.visibility >= 0 ? ((const char *const[]){"public", "tenant", "private"})[r.visibility] : NULL};
-    for (int k = 0; k < 3; k++) {
-        const char *own = meta_value(d, keys[k]);
-        if (own && want[k] && strcmp(own, want[k]))
-            return reject(v, "trust", "its metadata says %s '%.100s' and the policy says '%s'", keys[k], own, want[k]);
-    }
+    const char *own[] = {*v->trust.tenant ? v->trust.tenant : NULL, *v->trust.owner ? v->trust.owner : NULL, own_vis};
+    const char *want[] = {r.tenant, r.owner, r.visibility >= 0 ? vis_names[r.visibility] : NULL};
+    for (int k = 0; k < 3; k++)
+        if (own[k] && want[k] && strcmp(own[k], want[k]))
+            return reject(v, "trust", "its metadata says %s '%.100s' and the policy says '%s'", keys[k], own[k], want[k]);
+    v->trust.tenant = r.tenant ? r.tenant : v->trust.tenant;
+    v->trust.owner = r.owner ? r.owner : v->trust.owner;
+    v->trust.visibility = r.visibility >= 0 ? (hx_visibility)r.visibility : v->trust.visibility;
+    if (ix_trust_check(&v->trust, why, sizeof why))
+        return reject(v, "trust", "%s (with the policy's rules for %s)", why, d->path);
     bool any_deny = false;
     for (size_t i = 0; g->policy && i < g->policy->n && !any_deny; i++)
         any_deny = all[i].n_deny && (!all[i].glob || hx_glob_match(all[i].glob, d->path));

@@ -93,8 +93,12 @@ typedef struct ix_verdict {
     char reason[512];          /* why, naming the rule's value (the pattern, the key, the signer) */
     char signer[256];          /* passed with a signature: trust.signer (minisign: the key id;
                                   SSH: the principals); "" when unsigned */
-    const char *tenant, *owner;   /* the policy's, borrowed from the gate; NULL when it sets none */
-    int visibility;            /* the policy's hx_visibility, -1 when it sets none */
+    hx_doc_trust trust;        /* passed: the document's trust, its own keys (trust.h
+                                  ix_trust_from_meta) under the policy's tenant, owner and
+                                  visibility (the policy wins; a document whose own key says
+                                  otherwise is refused by rule "trust"). Strings borrow doc's
+                                  metadata or the gate's policy; signer is "" (the caller keeps
+                                  a copy of `signer` and points trust.signer at it) */
 } ix_verdict;
 
 /* Runs every validator and the matching policy rules over doc (decoded by ingest; raw[0..raw_len)

@@ -7,6 +7,7 @@
 #include "kernels.h"
 #include "index_internal.h"
 #include "ingest.h"
+#include "trust.h"
 #include "wire.h"
 
 #include <limits.h>
@@ -89,11 +90,13 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     hx_rd r = hx_rd_init(blob, len);
     const uint8_t *magic = hx_rd_bytes(&r, 8);
     uint32_t n = hx_rd_u32(&r);
-    if (!magic || (memcmp(magic, IX_DOCS_MAGIC, 8) && memcmp(magic, IX_DOCS_MAGIC_V2, 8) &&
-                   memcmp(magic, IX_DOCS_MAGIC_V1, 8)) || !hx_rd_ok(&r))
+    if (!magic || (memcmp(magic, IX_DOCS_MAGIC, 8) && memcmp(magic, IX_DOCS_MAGIC_V3, 8) &&
+                   memcmp(magic, IX_DOCS_MAGIC_V2, 8) && memcmp(magic, IX_DOCS_MAGIC_V1, 8)) || !hx_rd_ok(&r))
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table has a bad header");
+    bool v4 = !memcmp(magic, IX_DOCS_MAGIC, 8);           /* trust per document */
     bool v2 = memcmp(magic, IX_DOCS_MAGIC_V1, 8) != 0;   /* kind per document and the deleted list */
-    bool v3 = !memcmp(magic, IX_DOCS_MAGIC, 8);           /* the folder_meta list */
+    bool v3 = v4 || !memcmp(magic, IX_DOCS_MAGIC_V3, 8);  /* the folder_meta list */
+    int n_str = v4 ? 8 : 5;                               /* path .. sha256, then tenant .. signer */
     if (n > len / 40)   /* each record takes at least 40 bytes */
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table claims %u documents", n);
     /* first pass: sizes, so strings and metadata get one allocation each */
@@ -104,10 +107,12 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     uint32_t l;
     for (uint32_t i = 0; i < n && hx_rd_ok(&scan); i++) {
         hx_rd_bytes(&scan, 4 * 3 + 8 * 4 + (v2 ? 4 : 0));
-        for (int k = 0; k < 5; k++) {
+        for (int k = 0; k < n_str; k++) {
             hx_rd_str(&scan, &s, &l, IX_STR_MAX);
             total_str += l + 1;
         }
+        if (v4)
+            hx_rd_u32(&scan);   /* visibility */
         uint32_t m = hx_rd_u32(&scan);
         if (m > IX_META_MAX)
             scan.failed = true;
@@ -160,11 +165,20 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
                                 d->id, kind);
         d->kind = (hx_doc_kind)kind;
         d->trust = (hx_doc_trust){.tenant = "", .owner = "", .signer = "", .visibility = HX_VIS_PUBLIC};
-        const char **fields[5] = {&d->path, &d->title, &d->type, &d->encoding, &d->sha256};
-        for (int k = 0; k < 5; k++) {
+        const char **fields[8] = {&d->path, &d->title, &d->type, &d->encoding, &d->sha256,
+                                  &d->trust.tenant, &d->trust.owner, &d->trust.signer};
+        for (int k = 0; k < n_str; k++) {
             hx_rd_str(&r, &s, &l, IX_STR_MAX);
             *fields[k] = pool_add(&pool, s ? s : "", l);
         }
+        uint32_t vis = v4 ? hx_rd_u32(&r) : HX_VIS_PUBLIC;
+        if (vis > HX_VIS_PRIVATE)
+            return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
+                                "document %u has unknown visibility %u", d->id, vis);
+        d->trust.visibility = (hx_visibility)vis;
+        char why[160];
+        if (ix_trust_check(&d->trust, why, sizeof why))
+            return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document %u is corrupt: %s", d->id, why);
         uint32_t m = hx_rd_u32(&r);
         hx_kv *kv = v->meta + meta_used;
         for (uint32_t k = 0; k < m; k++) {

@@ -29,9 +29,9 @@
  *   audit            ref          the audit log blob (audit.h); length 0: empty (layout 4 on)
  * (str = u32 length + bytes; ref = HX_STORE_REF_SIZE bytes, hx_store_ref_put.)
  *
- * Document table blob, version 3 (written):
+ * Document table blob, version 4 (written):
  *   FIELD            ENCODING     DESCRIPTION
- *   magic            8 bytes      "HXDOCS03"
+ *   magic            8 bytes      "HXDOCS04"
  *   count            u32          documents, then per document, in path order:
  *     id             u32
  *     first_chunk    u32          chunk ids first_chunk .. first_chunk + n_chunks - 1
@@ -43,6 +43,9 @@
  *     kind           u32          hx_doc_kind: 0 = file-backed, 1 = stored; others are refused
  *     path ... sha256 5 x str     root-relative path (the document's name), title, type,
  *                                 encoding, content hash (hex)
+ *     tenant ... signer 3 x str   hx_doc_trust: tenant, owner, signer ("" = none)
+ *     visibility     u32          hx_visibility: 0 = public, 1 = tenant, 2 = private; others
+ *                                 are refused
  *     n_meta         u32          then n_meta x (str key, str value): the document's own
  *                                 metadata (inherited pairs are derived at load, folder_meta.c);
  *                                 a key given several times is a list, its values in order
@@ -51,6 +54,9 @@
  *   n_folder_meta    u32          then n_folder_meta (<= IX_FOLDER_META_MAX) x str: the file names
  *                                 whose metadata the other documents of their folder inherit, in
  *                                 order of precedence (folder_meta.c; each a plain file name)
+ * Version 3 ("HXDOCS03", still read, never written): the same without the trust fields (every
+ * document public, no tenant, unsigned, whatever its metadata says, until
+ * it changes or hyrax index --reindex reads it again).
  * Version 2 ("HXDOCS02", still read, never written): the same without the folder_meta list
  * (IX_FOLDER_META applies), with every key once (older hyrax kept no lists). Version 1 ("HXDOCS01", still read, never
  * written): the same without kind (every document is file-backed) and without the deleted list
@@ -95,7 +101,8 @@
 #include <stdbool.h>
 
 #define IX_MAGIC "HXINDEX1"
-#define IX_DOCS_MAGIC "HXDOCS03"     /* written; IX_DOCS_MAGIC_V2 and _V1 are read too */
+#define IX_DOCS_MAGIC "HXDOCS04"     /* written; IX_DOCS_MAGIC_V3, _V2 and _V1 are read too */
+#define IX_DOCS_MAGIC_V3 "HXDOCS03"
 #define IX_DOCS_MAGIC_V2 "HXDOCS02"
 #define IX_DOCS_MAGIC_V1 "HXDOCS01"
 #define IX_VERSION 4

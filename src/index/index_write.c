@@ -150,12 +150,14 @@ done:
 
 typedef struct pending_doc {
     hx_doc_source src;        /* owned */
-    char signer[256];         /* the gate's verified signer (trust.signer), "" when unsigned */
+    char signer[256];         /* the gate's verified signer, "" when unsigned: trust.signer */
     hx_chunk *chunks;         /* owned */
     size_t n_chunks;
     uint32_t id;              /* kept from the document it replaces, else assigned at commit */
     bool replaces;
     hx_doc_kind kind;
+    hx_doc_trust trust;       /* strings borrow src.meta's values, the gate's policy or are static;
+                                 signer is the pending document's own (pending_info) */
 } pending_doc;
 
 typedef struct change_set {
@@ -223,10 +225,11 @@ static int push_path(const char ***list, size_t *n, size_t *cap, const char *pat
     return rc;
 }
 
-/* Chunks `src` (taking ownership of it) and queues it as a document of `kind`, replacing `old`
- * when not NULL. */
-static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, hx_doc_kind kind, const ix_doc *old,
-                     hx_error *err)
+/* Chunks `src` (taking ownership of it) and queues it as a document of `kind` with the trust the
+ * gate decided (vd: its strings borrow src's metadata, the gate's policy or, for the signer, the
+ * pending document's copy), replacing `old` when not NULL. */
+static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_verdict *vd, hx_doc_kind kind,
+                     const ix_doc *old, hx_error *err)
 {
     int rc = hx_grow((void **)&cs->add, &cs->cap_add, cs->n_add + 1, sizeof *cs->add, err);
     if (rc) {
@@ -237,6 +240,8 @@ static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, hx_doc_ki
     memset(p, 0, sizeof *p);
     p->src = *src;
     p->kind = kind;
+    p->trust = vd->trust;
+    snprintf(p->signer, sizeof p->signer, "%s", vd->signer);
     memset(src, 0, sizeof *src);
     cs->n_add++;
     rc = hx_chunk_document(hx_model_tokenizer(ix->model), p->src.title, p->src.type, p->src.text,
@@ -282,6 +287,10 @@ static void encode_doc(hx_buf *b, const hx_doc_info *d)
     hx_buf_str(b, d->type);
     hx_buf_str(b, d->encoding);
     hx_buf_str(b, d->sha256);
+    hx_buf_str(b, d->trust.tenant);
+    hx_buf_str(b, d->trust.owner);
+    hx_buf_str(b, d->trust.signer);
+    hx_buf_u32(b, (uint32_t)d->trust.visibility);
     hx_buf_u32(b, (uint32_t)d->n_meta);
     for (size_t k = 0; k < d->n_meta; k++) {
         hx_buf_str(b, d->meta[k].key);
@@ -320,6 +329,8 @@ static hx_doc_info pending_info(const pending_doc *p, uint32_t first_chunk, int6
         d.tokens += p->chunks[i].n_tokens;
     d.meta = p->src.meta;
     d.n_meta = p->src.n_meta;
+    d.trust = p->trust;
+    d.trust.signer = p->signer;
     return d;
 }
 
@@ -813,8 +824,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
             rep->updated++;
         else
             rep->added++;
-        if (!(rc = queue_doc(ix, &cs, &src, HX_DOC_FILE, old, err)))
-            snprintf(cs.add[cs.n_add - 1].signer, sizeof cs.add[0].signer, "%s", vd.signer);
+        rc = queue_doc(ix, &cs, &src, &vd, HX_DOC_FILE, old, err);
     }
     /* indexed files under the targets that are gone (or now excluded or rejected); stored
      * documents have no file to miss */
@@ -898,7 +908,7 @@ int hx_index_add_signed(hx_index *ix, const char *name, const void *content, siz
         if (!rc)
             rc = commit_changes(ix, &cs, enc, progress, progress_ctx, rep, err);
         if (!rc)
-            rc = hx_error_set(err, HX_EPERM, -1, "%.200s is not stored: %s%s", clean, rep->rejected[0].reason,
+            rc = hx_error_set(err, HX_EINVAL, -1, "%.200s is not stored: %s%s", clean, rep->rejected[0].reason,
                               old ? " (its earlier version is removed)" : "");
         goto done;
     }
@@ -907,8 +917,7 @@ int hx_index_add_signed(hx_index *ix, const char *name, const void *content, siz
         rep->updated++;
     else
         rep->added++;
-    if (!(rc = queue_doc(ix, &cs, &src, HX_DOC_STORED, old, err)))
-        snprintf(cs.add[cs.n_add - 1].signer, sizeof cs.add[0].signer, "%s", vd.signer);
+    rc = queue_doc(ix, &cs, &src, &vd, HX_DOC_STORED, old, err);
     if (!rc)
         rc = commit_changes(ix, &cs, enc, progress, progress_ctx, rep, err);
     if (!rc) {
