@@ -479,6 +479,8 @@ typedef struct hx_result {
     uint32_t chunk_id, doc_id, chunk_index, line_start, line_end, n_tokens;
     uint32_t byte_start, byte_end;     /* the body's byte range in the document */
     const char *path, *title, *heading, *doc_sha256;   /* borrowed from the index view */
+    const char *signer;                /* the document's trust.signer: who signed the bytes it was
+                                          indexed from (key id or principal); "" when unsigned */
     const char *text;                  /* chunk body (no contextual header), borrowed */
     size_t text_len;
     char *snippet;                     /* owned by the result set; NULL unless asked for */

@@ -770,6 +770,39 @@ static void test_cli(void)
     CHECK(check_run(cmd, &out) == 0 && strstr(out, "signature") && strstr(out, "1 entry"),
           "hyrax audit names the rule: %.300s", out ? out : "");
     free(out);
+    /* the signer travels with each result, its citation, and the document */
+    size_t pl;
+    char *pub = check_read_file(SIG "alice.pub", &pl), *nl = pub ? strchr(pub, '\n') : NULL, want[128] = "?";
+    if (nl) {
+        *nl = 0;
+        snprintf(want, sizeof want, "\"signer\":\"%s\"", strrchr(pub, ' ') + 1);
+    }
+    free(pub);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --mode keyword --json -k 20 --group chunk scheduler", db);
+    /* the signed documents hold the same text, so search answers one of them (duplicate bodies drop) */
+    int ran = check_run(cmd, &out);
+    const char *at = out ? strstr(out, "\"citation\"") : NULL;
+    CHECK(ran == 0 && at && (strstr(out, want) || strstr(out, "\"signer\":\"alice@example.com\"")) &&
+              (strstr(at, want) || strstr(at, "\"signer\":\"alice@example.com\"")),
+          "search --json names the result's signer (%s or alice@example.com) and its citation's: %.300s", want,
+          out ? out : "");
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --mode keyword -k 20 scheduler", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "signed by alice@example.com"), "search's text names the signer: %.300s",
+          out ? out : "");
+    free(out);
+    snprintf(cmd, sizeof cmd,
+             "printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+             "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}' "
+             "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"get_document\","
+             "\"arguments\":{\"path\":\"signed/ssh.md\"}}}' "
+             "'{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"get_context\","
+             "\"arguments\":{\"query\":\"kube-scheduler places pods\",\"mode\":\"keyword\"}}}' "
+             "| \"$HYRAX_BIN\" serve --db '%s' 2>/dev/null", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\\\"signer\\\":\\\"alice@example.com\\\"") &&
+              strstr(strstr(out, "\"id\":3") ? strstr(out, "\"id\":3") : "", "\\\"signer\\\":\\\""),
+          "MCP get_document and get_context sources name the signer: %.400s", out ? out : "");
+    free(out);
     snprintf(cmd, sizeof cmd,
              "printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
              "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}' "

@@ -902,6 +902,11 @@ static int print_results_text(const hx_results *r)
         fputs(*title && *x->heading ? " > " : "", stdout);
         put_text(stdout, x->heading, SIZE_MAX, false);
         fputs("\n   ", stdout);
+        if (*x->signer) {
+            fputs("signed by ", stdout);
+            put_text(stdout, x->signer, SIZE_MAX, false);
+            fputs("\n   ", stdout);
+        }
         put_text(stdout, x->snippet ? x->snippet : "", SIZE_MAX, true);
         putchar('\n');
         for (size_t m = 0; m < x->n_more; m++)

@@ -238,6 +238,11 @@ static const mcp_arg search_args[] = {
     {.name = NULL},
 };
 
+/* Who signed a document (hx_present_signer): in results, citations, context sources and documents. */
+#define SIGNER_PROP                                                                                           \
+    "\"signer\":{\"type\":[\"string\",\"null\"],\"description\":\"the key id (minisign) or principal (SSH) "     \
+    "whose signature the validation gate verified before indexing the document; null: unsigned\"}"
+
 #define RESULT_ITEM_SCHEMA                                                                                    \
     "{\"type\":\"object\",\"properties\":{"                                                                  \
     "\"rank\":{\"type\":\"integer\"},\"score\":{\"type\":\"number\",\"description\":\"relevance 0..1\"},"       \
@@ -249,7 +254,8 @@ static const mcp_arg search_args[] = {
     "\"chunk_index\":{\"type\":\"integer\"},"                                                                 \
     "\"snippet\":{\"type\":\"string\"},"                                                                     \
     "\"more\":{\"type\":\"array\",\"description\":\"group_by document: the document's other matching chunks, best first\",\"items\":{\"type\":\"object\",\"properties\":{\"score\":{\"type\":\"number\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"}}}}," \
-    "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\",\"generation\"]}," \
+    "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}," SIGNER_PROP "},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\",\"generation\"]}," \
+    SIGNER_PROP ","                                                                                      \
     "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}}"                       \
     "},\"required\":[\"rank\",\"score\",\"text\",\"snippet\",\"citation\"]}"
 
@@ -316,7 +322,7 @@ static const char context_out[] =
     "\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},"
     "\"relevance\":{\"type\":\"number\"},\"tokens\":{\"type\":\"integer\"},\"chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
     "\"related_chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"description\":\"neighbouring chunks added by include_relationships\"},"
-    "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
+    "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}," SIGNER_PROP "},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
     "\"total_tokens\":{\"type\":\"integer\"},\"max_tokens\":{\"type\":\"integer\"},\"dropped\":{\"type\":\"integer\"},"
     "\"truncated\":{\"type\":\"boolean\"}," MCP_READ_CONTEXT_SCHEMA
     "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
@@ -413,6 +419,7 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "version");
     hx_json_write_cstr(w, p->first->doc_sha256);
+    hx_present_signer(w, p->first->signer);
     hx_json_write_key(w, "generation");
     hx_json_write_uint(w, generation);
     hx_json_write_obj_end(w);
@@ -587,6 +594,7 @@ static int similar_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     "\"version\":{\"type\":\"string\"},\"indexed_at\":{\"type\":\"string\"},\"modified_at\":{\"type\":\"string\"}," \
     "\"status\":{\"type\":\"string\"},\"chunks_count\":{\"type\":\"integer\"},\"total_tokens\":{\"type\":\"integer\"}," \
     "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}},"                      \
+    SIGNER_PROP ","                                                                                      \
     "\"filename\":{\"type\":\"string\"},\"uploaded_at\":{\"type\":\"string\"},"                                 \
     "\"category\":{\"type\":[\"string\",\"null\"]},\"description\":{\"type\":[\"string\",\"null\"]},"           \
     "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
@@ -638,6 +646,7 @@ static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
     hx_json_write_uint(w, d->tokens);
     hx_json_write_key(w, "metadata");
     hx_present_meta(w, d->meta, d->n_meta);
+    hx_present_signer(w, d->trust.signer);
     write_seed_doc_fields(w, d);
 }
 

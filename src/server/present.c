@@ -118,6 +118,15 @@ void hx_present_audit(hx_json_writer *w, const hx_audit_list *l)
     hx_json_write_obj_end(w);
 }
 
+void hx_present_signer(hx_json_writer *w, const char *signer)
+{
+    hx_json_write_key(w, "signer");
+    if (signer && *signer)
+        hx_json_write_cstr(w, signer);
+    else
+        hx_json_write_null(w);
+}
+
 void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generation)
 {
     hx_json_write_key(w, "citation");
@@ -138,6 +147,7 @@ void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generat
     hx_json_write_cstr(w, r->doc_sha256);
     hx_json_write_key(w, "generation");
     hx_json_write_uint(w, generation);
+    hx_present_signer(w, r->signer);
     hx_json_write_obj_end(w);
 }
 
@@ -172,6 +182,7 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, ui
     hx_present_meta(w, r->meta, r->n_meta);
     hx_json_write_key(w, "version");
     hx_json_write_cstr(w, r->doc_sha256);
+    hx_present_signer(w, r->signer);
     if (group == HX_GROUP_DOCUMENT)
         hx_present_more(w, r);
     hx_json_write_obj_end(w);

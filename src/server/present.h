@@ -35,8 +35,12 @@ void hx_present_audit(hx_json_writer *w, const hx_audit_list *l);
  * (a list, hyrax.h hx_doc_info) is an array of them, in order. */
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);
 
+/* "signer": who signed the document (hyrax.h hx_doc_trust.signer), null when it is unsigned: in
+ * every result, citation, context source and document object. */
+void hx_present_signer(hx_json_writer *w, const char *signer);
+
 /* "citation": {"doc_id","path","chunk_id","chunk_index","line_start","line_end","version",
- * "generation"}: where a result's text is, down to the document's content hash (version) and the
+ * "generation","signer"}: where a result's text is, down to the document's content hash (version) and the
  * commit that answered (generation), so a read_context {selector: as_of} or a baseline replays it. */
 void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generation);
 /* One result object, the same in the CLI's `search --json` and every MCP answer that lists results:
