@@ -497,30 +497,38 @@ static int read_under(const char *root, const char *name, size_t max, char **out
     return 0;
 }
 
-int ix_gate_open(ix_gate **out, const char *root, hx_error *err)
+int ix_gate_new(ix_gate **out, const char *root, ix_policy *policy, hx_trust *trust, hx_error *err)
 {
     *out = NULL;
     ix_gate *g = hx_calloc(1, sizeof *g);
     if (!g || !(g->root = hx_strdup(root))) {
         free(g);
+        ix_policy_free(policy);
+        hx_trust_free(trust);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     }
+    g->policy = policy;
+    g->trust = trust;
+    *out = g;
+    return 0;
+}
+
+int ix_gate_open(ix_gate **out, const char *root, hx_error *err)
+{
+    *out = NULL;
     char *text = NULL;
     size_t len = 0;
+    ix_policy *policy = NULL;
+    hx_trust *trust = NULL;
     int rc = read_under(root, IX_POLICY_FILE, IX_POLICY_MAX_BYTES, &text, &len, err);
     if (rc == HX_ENOTFOUND)
         rc = 0;
     else if (!rc)
-        rc = ix_policy_parse(text, len, IX_POLICY_FILE, &g->policy, err);
+        rc = ix_policy_parse(text, len, IX_POLICY_FILE, &policy, err);
     free(text);
-    if (!rc)
-        rc = hx_trust_load(&g->trust, root, err);
-    if (rc) {
-        ix_gate_free(g);
-        return rc;
-    }
-    *out = g;
-    return 0;
+    if (!rc && (rc = hx_trust_load(&trust, root, err)))
+        ix_policy_free(policy);
+    return rc ? rc : ix_gate_new(out, root, policy, trust, err);
 }
 
 bool ix_gate_has_policy(const ix_gate *g)

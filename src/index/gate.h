@@ -57,6 +57,7 @@
 
 #include "hyrax.h"
 #include "ingest.h"
+#include "sig.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -81,6 +82,9 @@ void ix_policy_free(ix_policy *p);
  * Caller frees with ix_gate_free. */
 typedef struct ix_gate ix_gate;
 int ix_gate_open(ix_gate **out, const char *root, hx_error *err);
+/* A gate from parts (ix_gate_open reads them from the root): takes ownership of policy (may be
+ * NULL) and trust, also on failure; signature files are read under root. */
+int ix_gate_new(ix_gate **out, const char *root, ix_policy *policy, hx_trust *trust, hx_error *err);
 void ix_gate_free(ix_gate *g);
 /* Whether the root has a policy file (then every update re-reads and re-checks every file: a
  * changed policy or trust store applies at once). */
