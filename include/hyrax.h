@@ -285,7 +285,11 @@ void hx_update_report_clear(hx_update_report *r);
  * HX_EPERM (src/fsafe.h hx_fs_target: the one confinement rule). Files are read without following
  * symlinks at read time (src/fsafe.h hx_fs_open_under). Files that cannot be indexed (binary, too
  * large, unreadable, not a regular file, reached through a symlink at read time) and folders
- * nested too deep are listed in report->rejected.
+ * nested too deep are listed in report->rejected. Every file read passes the validation gate
+ * (README "Validation gate and policy"; the policy is ROOT/.hyrax/policy, and a malformed one
+ * fails the call with HX_EPARSE): a file it refuses is listed in report->rejected with its rule,
+ * recorded in the audit log (hx_index_audit) by this call's commit, and removed from the index if
+ * an earlier version was indexed. With a policy, unchanged files are re-read and re-checked too.
  * Stored documents (HX_DOC_STORED) are never compared with the disk: they stay as they are, also
  * with o->reindex, and a file at a stored document's name is rejected with a reason saying so.
  * Files deleted by request (hx_index_remove) stay out and are counted in report->kept_out, unless
