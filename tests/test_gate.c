@@ -7,6 +7,7 @@
  * must pass. The audit log must survive reopening and compaction, record each reject once, and
  * commit on its own. Expected rules are facts of each item's construction, stated beside it. */
 #include "check.h"
+#include "audit.h"
 #include "gate.h"
 #include "xml.h"
 #include "yaml.h"
@@ -753,6 +754,36 @@ static void test_deny(void)
     check_put(root, ".hyrax/policy", policy);
 }
 
+/* The log keeps the newest HX_AUDIT_MAX entries: a full log and two new rejects drop the two
+ * oldest (entries are written oldest first: magic, count u32 LE, then time_ns u64 LE first). */
+static void test_audit_bound(void)
+{
+    hx_audit_list log = {calloc(HX_AUDIT_MAX, sizeof(hx_audit_entry)), HX_AUDIT_MAX, NULL};
+    for (size_t i = 0; log.entries && i < HX_AUDIT_MAX; i++)
+        log.entries[i] = (hx_audit_entry){(int64_t)i, "p", "", "deny", "r"};
+    ix_audit_pending p = {0};
+    hx_error err = {0};
+    CHECK(ix_audit_add(&p, &log, 1 << 30, "p", "", "deny", "r", &err) == 0 && p.n == 0,
+          "a reject that repeats its path's newest entry is not queued");
+    CHECK(ix_audit_add(&p, &log, 1 << 30, "q", "", "deny", "r", &err) == 0 &&
+              ix_audit_add(&p, &log, (1 << 30) + 1, "p", "ab", "deny", "r", &err) == 0 && p.n == 2, "two new rejects");
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    CHECK(log.entries && ix_audit_encode(&log, &p, &blob, &len, &err) == 0 && len > 20, "encode");
+    if (blob && len > 20) {
+        uint32_t count = (uint32_t)blob[8] | (uint32_t)blob[9] << 8 | (uint32_t)blob[10] << 16 | (uint32_t)blob[11] << 24;
+        uint64_t first = 0;
+        for (int b = 7; b >= 0; b--)
+            first = first << 8 | blob[12 + b];
+        CHECK(!memcmp(blob, "HXAUDIT1", 8) && count == HX_AUDIT_MAX && first == 2,
+              "bounded at %d, the two oldest dropped: count %u, first time %llu", HX_AUDIT_MAX, count,
+              (unsigned long long)first);
+    }
+    free(blob);
+    free(log.entries);
+    ix_audit_pending_free(&p);
+}
+
 /* === The command line and the MCP tool === */
 
 static void test_cli(void)
@@ -824,6 +855,7 @@ int main(void)
         return check_report("test_gate");
     }
     test_checkers();
+    test_audit_bound();
     test_corpus();
     test_add_signed();
     test_policy_parser();
