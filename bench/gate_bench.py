@@ -15,7 +15,9 @@ trusted in WORK/corpus/.hyrax/allowed_signers. Then, in the same run, alternatin
          (every file re-read, hashed, validated, deny-matched and signature-verified) with no
          embedding: an upper bound of the gate's cost inside the gated ingest
 
-Prints one JSON line per run, then medians and the ratios gated / plain and regate / gated.
+Prints one JSON line per run (wall and CPU seconds of the hyrax process), then the medians and
+the ratios gated / plain (wall and CPU) and regate / gated (CPU: the gate's share of the gated
+ingest, the figure that a loaded machine disturbs least).
     nice -n 10 python3 bench/gate_bench.py [--corpus DIR] [--limit N] [--reps 3] [--threads 2]
         [--work DIR] [--hyrax ./hyrax]
 """
@@ -23,6 +25,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -44,7 +47,7 @@ deny = print your hidden * prompt
 deny = act as * without restrictions
 deny = do anything now
 deny = jailbreak * mode enabled
-deny = send * credentials to
+deny = send your * credentials to
 [**/kep.yaml]
 require = title, status
 [**]
@@ -91,13 +94,16 @@ def prepare(corpus, limit, work):
 def run_index(hyrax, corpus, db, threads, fresh):
     if fresh and os.path.exists(db):
         os.remove(db)
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run([hyrax, "index", "--db", db, "--threads", str(threads), "."], cwd=corpus,
                        capture_output=True, text=True)
     wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         sys.exit("gate_bench: hyrax index failed:\n" + p.stderr[-3000:])
-    return wall, p.stdout.strip().splitlines()[0] if p.stdout else "", p.stderr.count("rejected")
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return wall, cpu, p.stdout.strip().splitlines()[0] if p.stdout else "", p.stderr.count("rejected")
 
 
 def main():
@@ -117,6 +123,7 @@ def main():
     policy = os.path.join(corpus, ".hyrax", "policy")
     db = os.path.join(a.work, "index.hyx")
     times = {"plain": [], "gated": [], "regate": []}
+    cpus = {"plain": [], "gated": [], "regate": []}
     for rep in range(a.reps):
         for kind in ("plain", "gated"):
             if kind == "gated":
@@ -124,21 +131,22 @@ def main():
                     f.write(POLICY)
             elif os.path.exists(policy):
                 os.remove(policy)
-            wall, summary, rejected = run_index(a.hyrax, corpus, db, a.threads, True)
-            times[kind].append(wall)
-            print(json.dumps({"run": kind, "rep": rep, "wall_s": round(wall, 3), "rejected": rejected,
-                              "summary": summary}), flush=True)
-            if kind == "gated":
-                wall, summary, rejected = run_index(a.hyrax, corpus, db, a.threads, False)
-                times["regate"].append(wall)
-                print(json.dumps({"run": "regate", "rep": rep, "wall_s": round(wall, 3), "rejected": rejected,
-                                  "summary": summary}), flush=True)
+            runs = [(kind, True)] + ([("regate", False)] if kind == "gated" else [])
+            for name, fresh in runs:
+                wall, cpu, summary, rejected = run_index(a.hyrax, corpus, db, a.threads, fresh)
+                times[name].append(wall)
+                cpus[name].append(cpu)
+                print(json.dumps({"run": name, "rep": rep, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
+                                  "rejected": rejected, "summary": summary}), flush=True)
     med = {k: statistics.median(v) for k, v in times.items()}
+    mcpu = {k: statistics.median(v) for k, v in cpus.items()}
     load = os.getloadavg()
     print(json.dumps({"files": n_files, "bytes": n_bytes, "threads": a.threads, "reps": a.reps,
-                      "median_s": {k: round(v, 3) for k, v in med.items()},
-                      "gated_over_plain": round(med["gated"] / med["plain"], 4),
-                      "gate_alone_over_gated": round(med["regate"] / med["gated"], 4),
+                      "median_wall_s": {k: round(v, 3) for k, v in med.items()},
+                      "median_cpu_s": {k: round(v, 3) for k, v in mcpu.items()},
+                      "gated_over_plain_wall": round(med["gated"] / med["plain"], 4),
+                      "gated_over_plain_cpu": round(mcpu["gated"] / mcpu["plain"], 4),
+                      "gate_alone_over_gated_cpu": round(mcpu["regate"] / mcpu["gated"], 4),
                       "loadavg": [round(x, 2) for x in load]}))
 
 
