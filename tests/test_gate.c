@@ -165,6 +165,7 @@ static void write_clean(void)
         {"typed/ok.md", "---\ntitle: Typed\ncreated: 2026-01-31\npriority: 2\n---\nbody\n"},
         {"strict/ok.md", "# Strict\n\nplain UTF-8 \xc3\xa9\n"},
         {"tenant/ok.md", "---\ntenant: acme\n---\n# Tenant doc\n"},
+        {"tenant/plain.md", "# Tenant doc without keys of its own\n"},
     };
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         item *it = add_item(NULL, "%s", ok[i].path);
@@ -648,6 +649,30 @@ static void test_add_signed(void)
     hx_index_close(ix);
 }
 
+/* A changed policy applies to unchanged files at the next update: a new tenant rewrites the
+ * documents it covers, and one whose own keys now contradict it leaves the index. */
+static void test_policy_change(void)
+{
+    char *changed = strdup(policy), *at = strstr(changed, "tenant = acme");
+    memcpy(at, "tenant = ajax", 13);
+    check_put(root, ".hyrax/policy", changed);
+    free(changed);
+    hx_index *ix = open_index(HX_INDEX_WRITE);
+    hx_update_report rep;
+    hx_error err = {0};
+    hx_doc_info d;
+    if (ix) {
+        CHECK(update(ix, &rep, &err) == 0, "update: %s", err.message);
+        CHECK(hx_index_doc_by_path(ix, "tenant/plain.md", &d) == 0 && !strcmp(d.trust.tenant, "ajax"),
+              "the new tenant applies to an unchanged file: %s", d.trust.tenant ? d.trust.tenant : "-");
+        CHECK(listed(&rep, "tenant/ok.md") && hx_index_doc_by_path(ix, "tenant/ok.md", &d) == HX_ENOTFOUND,
+              "a file whose own tenant now contradicts the policy is refused and removed");
+        hx_update_report_clear(&rep);
+        hx_index_close(ix);
+    }
+    check_put(root, ".hyrax/policy", policy);
+}
+
 /* === The policy parser, the deny patterns, the YAML and XML checks === */
 
 static int parse(const char *text)
@@ -858,6 +883,7 @@ int main(void)
     test_audit_bound();
     test_corpus();
     test_add_signed();
+    test_policy_change();
     test_policy_parser();
     test_deny();
     test_cli();

@@ -653,6 +653,19 @@ static int gate_reject(hx_index *ix, change_set *cs, hx_update_report *rep, cons
     return rc ? rc : ix_audit_add(&cs->audit, &cs->log, now_ns(), path, sha256, rule, why, err);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Whether a document keeps the trust the gate now gives its unchanged bytes; a changed policy
+ * (tenant, owner, visibility) or signature rewrites the document. */
+static bool same_trust(const hx_doc_trust *t, const ix_verdict *vd)
+{
+    return same_str(t->tenant, vd->trust.tenant) && same_str(t->owner, vd->trust.owner) &&
+           same_str(t->signer, vd->signer) && t->visibility == vd->trust.visibility;
+}
+
 /* Reads, decodes and gates the file rel (read through `real`) into *src. Returns 0 with *passed
  * set when it may be queued; 0 with *passed false when it was rejected (recorded, and the
  * document `old` it would replace dropped: an index never keeps an older version of a document
@@ -809,7 +822,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         bool passed;
         if ((rc = load_gated(ix, gate, &cs, rel, real, max_bytes, old, &src, &vd, &passed, rep, err)) || !passed)
             continue;
-        if (old && !o->reindex && !strcmp(old->info.sha256, src.sha256)) {
+        if (old && !o->reindex && !strcmp(old->info.sha256, src.sha256) && same_trust(&old->info.trust, &vd)) {
             hx_doc_source_clear(&src);
             rep->unchanged++;
             if (old->info.mtime_ns == mtime)
