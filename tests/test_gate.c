@@ -279,7 +279,6 @@ static void write_hostile(void)
     };
     for (k = 0; k < sizeof json_bad / sizeof *json_bad; k++) {
         snprintf(path, sizeof path, "h/json/%02zu.json", k);
-        snprintf(buf, sizeof buf, "{\"token\": \"%s\"}\n", "");   /* the token goes into a key below */
         item *it = add_item("json", "%s", path);
         snprintf(buf, sizeof buf, "{\"%s\": %s", it->token, json_bad[k]);
         check_put(root, path, buf);
