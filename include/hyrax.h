@@ -287,7 +287,11 @@ void hx_update_report_clear(hx_update_report *r);
  * HX_EPERM (src/fsafe.h hx_fs_target: the one confinement rule). Files are read without following
  * symlinks at read time (src/fsafe.h hx_fs_open_under). Files that cannot be indexed (binary, too
  * large, unreadable, not a regular file, reached through a symlink at read time) and folders
- * nested too deep are listed in report->rejected.
+ * nested too deep are listed in report->rejected. Every file read passes the validation gate
+ * (README "Validation gate and policy"; the policy is ROOT/.hyrax/policy, and a malformed one
+ * fails the call with HX_EPARSE): a file it refuses is listed in report->rejected with its rule,
+ * recorded in the audit log (hx_index_audit) by this call's commit, and removed from the index if
+ * an earlier version was indexed. With a policy, unchanged files are re-read and re-checked too.
  * Stored documents (HX_DOC_STORED) are never compared with the disk: they stay as they are, also
  * with o->reindex, and a file at a stored document's name is rejected with a reason saying so.
  * Files deleted by request (hx_index_remove) stay out and are counted in report->kept_out, unless
@@ -304,6 +308,15 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
 int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
                        const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
                        void *progress_ctx, uint32_t *doc_id, hx_update_report *report, hx_error *err);
+/* hx_index_add_bytes with a detached signature over content: sig[0..sig_len) is the text of a
+ * .minisig or SSHSIG .sig file (README "Signatures"), verified by the validation gate against the
+ * project's trust store before anything is embedded (sig may be NULL). Every document stored
+ * passes the gate (README "Validation gate and policy"); one it rejects fails with HX_EINVAL
+ * naming the rule, is recorded in the audit log (committed), and an earlier version of the
+ * stored document of that name is removed. */
+int hx_index_add_signed(hx_index *ix, const char *name, const void *content, size_t len, const char *sig,
+                        size_t sig_len, const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
+                        void *progress_ctx, uint32_t *doc_id, hx_update_report *report, hx_error *err);
 
 /* Removes the named documents and commits once; all or nothing. Each name is cleaned by
  * hx_relpath_clean and must name exactly one document: HX_ENOTFOUND when it names nothing,
@@ -388,6 +401,35 @@ int hx_index_doc_at(const hx_index *ix, size_t i, hx_doc_info *out);
 int hx_index_doc_by_id(const hx_index *ix, uint32_t id, hx_doc_info *out);
 int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out);
 
+/* === Audit log (README "Audit log") === */
+
+/* Every document the validation gate rejects is recorded in the index file with the commit that
+ * rejected it; the newest HX_AUDIT_MAX entries are kept, the oldest dropped. */
+#define HX_AUDIT_MAX 10000
+typedef struct hx_audit_entry {
+    int64_t time_ns;                   /* when the rejecting write ran, ns since the epoch (UTC) */
+    const char *path;                  /* root-relative name of the document */
+    const char *sha256;                /* hex SHA-256 of its bytes; "" when they were not read */
+    const char *rule;                  /* the gate's rule: size, binary, read, encoding, control,
+                                          front-matter, yaml, json, xml, type, metadata, trust,
+                                          deny, signature */
+    const char *reason;
+} hx_audit_entry;
+typedef struct hx_audit_list {
+    hx_audit_entry *entries;           /* owned, oldest first; strings point into `strings` */
+    size_t n;
+    char *strings;                     /* owned */
+} hx_audit_list;
+void hx_audit_list_free(hx_audit_list *l);
+/* The audit log of the commit the index reads (the head, or the pinned commit of a point-in-time
+ * read) into *out; caller frees with hx_audit_list_free. An index made before the log existed
+ * has an empty one. */
+int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err);
+/* Keeps, in place, the entries at or after since_ns (0: all) whose path matches path_glob (glob.h;
+ * NULL: all), the newest `limit` of them (0: all), oldest first: what `hyrax audit` and the MCP
+ * tool audit_log show. */
+void hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit);
+
 /* === Search === */
 
 typedef enum { HX_MODE_HYBRID = 0, HX_MODE_VECTOR = 1, HX_MODE_KEYWORD = 2 } hx_search_mode;
@@ -470,6 +512,8 @@ typedef struct hx_result {
     uint32_t chunk_id, doc_id, chunk_index, line_start, line_end, n_tokens;
     uint32_t byte_start, byte_end;     /* the body's byte range in the document */
     const char *path, *title, *heading, *doc_sha256;   /* borrowed from the index view */
+    const char *signer;                /* the document's trust.signer: who signed the bytes it was
+                                          indexed from (key id or principal); "" when unsigned */
     const char *text;                  /* chunk body (no contextual header), borrowed */
     size_t text_len;
     char *snippet;                     /* owned by the result set; NULL unless asked for */

@@ -543,6 +543,10 @@ static void open_other(uint32_t version, const char *analyzer, const char *preci
     hx_store_ref_put(ref, tomb);
     hx_buf_bytes(&b, ref, sizeof ref);
     hx_buf_u32(&b, 0);
+    if (version >= 4) {   /* an empty audit log */
+        hx_store_ref_put(ref, (hx_store_ref){0});
+        hx_buf_bytes(&b, ref, sizeof ref);
+    }
     CHECK(!b.failed && hx_store_commit(w, b.data, b.len, NULL, &err) == 0, "commit: %s", err.message);
     hx_buf_free(&b);
     hx_store_close(w);

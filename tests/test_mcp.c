@@ -156,10 +156,10 @@ static void test_lifecycle(server *s)
     const hx_json_val *tools = d ? get(hx_json_doc_root(d), "result.tools") : NULL;
     static const char *const names[] = {"search", "get_context", "find_similar", "list_documents", "get_document",
                                         "document_status", "add_document", "delete_document", "reindex", "index_health",
-                                        "create_baseline", "semantic_search", "full_text_search", "hybrid_search",
+                                        "create_baseline", "audit_log", "semantic_search", "full_text_search", "hybrid_search",
                                         "document_details", "semanticSearch", "getContext"};
-    CHECK(tools && hx_json_len(tools) == 17, "seventeen tools: hyrax's eleven, seed 003's and seed 001's");
-    for (size_t i = 0; tools && i < 17; i++) {
+    CHECK(tools && hx_json_len(tools) == 18, "eighteen tools: hyrax's twelve, seed 003's and seed 001's");
+    for (size_t i = 0; tools && i < 18; i++) {
         const hx_json_val *t = hx_json_arr_get(tools, i);
         const char *n = hx_json_str(get(t, "name"), NULL);
         CHECK(n && !strcmp(n, names[i]), "tool %zu is %s", i, names[i]);

@@ -78,9 +78,10 @@ enum {
     CMD_BASELINE = 1u << 9,
     CMD_BASELINES = 1u << 10,
     CMD_COMPACT = 1u << 11,
-    CMD_ALL = (1u << 12) - 1,
+    CMD_AUDIT = 1u << 12,
+    CMD_ALL = (1u << 13) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
-             CMD_BASELINES | CMD_COMPACT,
+             CMD_BASELINES | CMD_COMPACT | CMD_AUDIT,
     CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE,
     CMD_READER = CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_SERVE,   /* read documents: take an identity */
 };
@@ -165,6 +166,10 @@ static const cli_opt options[] = {
      .help = "read as tenant T (README \"Tenants and visibility\"): public documents,\nT's tenant documents and, with "
      "--user, U's private ones of T; without\nit every document is read (the local user of a local index)"},
     {"--user", 0, "U", CMD_READER, .help = "the reader's user within --tenant T"},
+    {"--json", 0, NULL, CMD_AUDIT, .help = "print one JSON object (entries: time, path, sha256, rule, reason; count)"},
+    {"--limit", 0, "N", CMD_AUDIT, .help = "the newest N entries (default: all kept)", WHOLE(1, HX_AUDIT_MAX)},
+    {"--since", 0, "TIME", CMD_AUDIT, .help = "entries at or after TIME: ISO-8601 (2026-01-31T12:00:00Z) or unix seconds"},
+    {"--path", 0, "GLOB", CMD_AUDIT, .help = "entries of documents whose root-relative path matches GLOB"},
     {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
     {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse add_document, delete_document and reindex"},
     {"--weights", 0, "V,T", CMD_SEARCH, .renamed = "--fusion-weights V,T (--weights also meant the weights file)"},
@@ -929,6 +934,11 @@ static int print_results_text(const hx_results *r)
         fputs(*title && *x->heading ? " > " : "", stdout);
         put_text(stdout, x->heading, SIZE_MAX, false);
         fputs("\n   ", stdout);
+        if (*x->signer) {
+            fputs("signed by ", stdout);
+            put_text(stdout, x->signer, SIZE_MAX, false);
+            fputs("\n   ", stdout);
+        }
         put_text(stdout, x->snippet ? x->snippet : "", SIZE_MAX, true);
         putchar('\n');
         for (size_t m = 0; m < x->n_more; m++)
@@ -1339,6 +1349,70 @@ static int cmd_verify(const cli_args *a)
     return a->n_operands ? verify_signatures(a->operands, a->n_operands) : guarded("verify", run_verify, &job);
 }
 
+/* === Audit log === */
+
+static const char audit_about[] =
+    "Lists the documents the validation gate refused to index, oldest first: when, path, content\n"
+    "hash, rule and reason (README \"Validation gate and policy\"). The log is kept in the index\n"
+    "file with the commit that rejected each document, survives compaction, and holds the newest\n"
+    "10,000 entries.\n";
+
+typedef struct {
+    const char *db, *glob;
+    int64_t since_ns;
+    size_t limit;
+    bool json;
+} audit_job;
+
+static int run_audit(void *arg)
+{
+    const audit_job *j = arg;
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_audit_list l = {0};
+    if (hx_index_open(&ix, j->db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_audit(ix, &l, &err)) {
+        put_line(stderr, "hyrax audit: ", err.message);
+        hx_index_close(ix);
+        return 1;
+    }
+    hx_audit_list_select(&l, j->since_ns, j->glob, j->limit);
+    if (j->json) {
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        hx_present_audit(&w, &l);
+        if (!hx_json_writer_finish(&w, &err))
+            printf("%s\n", w.buf);
+        hx_json_writer_free(&w);
+    } else {
+        char when[40];
+        for (size_t i = 0; i < l.n; i++) {
+            const hx_audit_entry *e = &l.entries[i];
+            hx_time_format(e->time_ns, when, sizeof when);
+            printf("%s  %-12s ", when, e->rule);
+            put_text(stdout, e->path, SIZE_MAX, false);
+            printf("  %.12s\n    ", e->sha256[0] ? e->sha256 : "(not read)");
+            put_text(stdout, e->reason, SIZE_MAX, false);
+            fputc('\n', stdout);
+        }
+        printf("%zu entr%s\n", l.n, l.n == 1 ? "y" : "ies");
+    }
+    hx_audit_list_free(&l);
+    hx_index_close(ix);
+    return 0;
+}
+
+static int cmd_audit(const cli_args *a)
+{
+    audit_job job = {db_opt(a), opt_str(a, "--path"), 0, (size_t)opt_long(a, "--limit", 0), opt_str(a, "--json") != NULL};
+    const char *since = opt_str(a, "--since");
+    hx_error err = {0};
+    if (since && hx_time_parse(since, &job.since_ns, &err)) {
+        put_line(stderr, "hyrax audit: --since: ", err.message);
+        return 2;
+    }
+    return guarded("audit", run_audit, &job);
+}
+
 static const char recover_about[] =
     "Makes a damaged index writable again. Readers already use the newest commit that can be proven\n"
     "(a commit whose meta slot is damaged is recovered from its commit record); writers refuse a\n"
@@ -1590,6 +1664,7 @@ static const cli_cmd commands[] = {
      cmd_baselines},
     {"compact", CMD_COMPACT, "", 0, 0, "rewrite the index into one segment, keeping baselines and recent commits",
      compact_about, cmd_compact},
+    {"audit", CMD_AUDIT, "", 0, 0, "list the documents the validation gate rejected", audit_about, cmd_audit},
     {"recover", CMD_RECOVER, "", 0, 0, "make a damaged index writable again, keeping its newest provable commit",
      recover_about, cmd_recover},
     {"serve", CMD_SERVE, "", 0, 0, "MCP server (JSON-RPC 2.0 over stdio) for AI agents", serve_about, cmd_serve},

@@ -20,8 +20,8 @@
 /* === Root record === */
 
 int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, hx_store_ref docs,
-                   hx_store_ref tomb, const hx_store_ref *segs, size_t n_segs, uint8_t **out,
-                   size_t *len, hx_error *err)
+                   hx_store_ref tomb, const hx_store_ref *segs, size_t n_segs, hx_store_ref audit,
+                   uint8_t **out, size_t *len, hx_error *err)
 {
     hx_buf b = {0};
     uint8_t ref[HX_STORE_REF_SIZE];
@@ -43,6 +43,8 @@ int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, h
         hx_store_ref_put(ref, segs[i]);
         hx_buf_bytes(&b, ref, sizeof ref);
     }
+    hx_store_ref_put(ref, audit);
+    hx_buf_bytes(&b, ref, sizeof ref);
     if (b.failed) {
         hx_buf_free(&b);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory encoding the index root");
@@ -463,6 +465,12 @@ int ix_root_decode(const uint8_t *root, size_t len, ix_root *out, hx_error *err)
     if (!hx_rd_ok(&r) || out->n_segs > (size_t)(r.end - r.p) / HX_STORE_REF_SIZE || out->dim == 0 ||
         out->dim > 4096)
         return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt");
+    if (out->version >= 4) {
+        hx_rd_bytes(&r, (size_t)out->n_segs * HX_STORE_REF_SIZE);
+        out->audit_at = (size_t)(r.p - root);
+        if (!hx_rd_bytes(&r, HX_STORE_REF_SIZE))
+            return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt (no audit reference)");
+    }
     return 0;
 }
 
@@ -507,6 +515,8 @@ int ix_view_load(hx_index *ix, hx_error *err)
     v->next_chunk = rt.next_chunk;
     v->docs_ref = hx_store_ref_get(root + rt.docs_at);
     v->tomb_ref = hx_store_ref_get(root + rt.docs_at + HX_STORE_REF_SIZE);
+    if (rt.audit_at)
+        v->audit_ref = hx_store_ref_get(root + rt.audit_at);
     uint32_t n_segs = rt.n_segs;
     ix->dim = rt.dim;
     memcpy(ix->model_name, rt.model, rt.model_len);
@@ -598,7 +608,7 @@ int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_mod
             if (!rc)
                 rc = hx_store_append(ix->store, &zero, 0, &refs[1], err);
             if (!rc)
-                rc = ix_encode_root(ix, 0, 0, refs[0], refs[1], NULL, 0, &rec, &len, err);
+                rc = ix_encode_root(ix, 0, 0, refs[0], refs[1], NULL, 0, (hx_store_ref){0}, &rec, &len, err);
             if (!rc)
                 rc = hx_store_commit(ix->store, rec, len, NULL, err);
             free(rec);

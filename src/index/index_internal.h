@@ -8,7 +8,8 @@
  *   magic            8 bytes      "HXINDEX1"
  *   version          u32          IX_VERSION; others are refused by name, but for 1, which is the
  *                                 same without the analyzer and precision fields (its keywords are
- *                                 "exact"), and 2, the same without precision (fp32)
+ *                                 "exact"), 2, the same without precision (fp32), and 3, the same
+ *                                 without the audit ref (an empty audit log)
  *   dim              u32          embedding dimension of the model
  *   model            str          model name (e.g. "all-MiniLM-L6-v2")
  *   analyzer         str          keyword analyzer configuration, hx_analyzer_name(IX_ANALYZER)
@@ -25,6 +26,7 @@
  *   docs             ref          document table blob
  *   tombstones       ref          bitmap blob, one bit per chunk id < next_chunk, 1 = deleted
  *   n_segments       u32          then n_segments refs to segment blobs
+ *   audit            ref          the audit log blob (audit.h); length 0: empty (layout 4 on)
  * (str = u32 length + bytes; ref = HX_STORE_REF_SIZE bytes, hx_store_ref_put.)
  *
  * Document table blob, version 4 (written):
@@ -103,7 +105,7 @@
 #define IX_DOCS_MAGIC_V3 "HXDOCS03"
 #define IX_DOCS_MAGIC_V2 "HXDOCS02"
 #define IX_DOCS_MAGIC_V1 "HXDOCS01"
-#define IX_VERSION 3
+#define IX_VERSION 4
 #define IX_ANALYZER HX_ANALYZER_ENGLISH  /* the keyword analysis of every index this build writes */
 /* How a refusal of stale keywords (another analyzer, an older BM25 format) ends. */
 #define IX_REINDEX_HINT \
@@ -124,6 +126,7 @@ typedef struct ix_root {
     uint32_t model_len, analyzer_len, precision_len, root_len;
     size_t docs_at;            /* the docs ref, then the tombstones ref */
     size_t segs_at;            /* n_segs refs */
+    size_t audit_at;           /* the audit ref; 0 for layouts before 4, which have none */
 } ix_root;
 
 typedef struct ix_doc {
@@ -149,6 +152,7 @@ typedef struct ix_segment {
 typedef struct ix_view {
     uint32_t next_doc, next_chunk;
     hx_store_ref docs_ref, tomb_ref;
+    hx_store_ref audit_ref;    /* the audit log blob; length 0: none (audit.h) */
     ix_doc *docs;              /* owned; sorted by path */
     size_t n_docs;
     uint32_t *by_id;           /* owned; indexes into docs, sorted by doc id */
@@ -239,8 +243,8 @@ const float *ix_chunk_vector(const ix_segment *s, uint32_t chunk_id);
 
 /* The root record for the writer to commit. */
 int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, hx_store_ref docs,
-                   hx_store_ref tomb, const hx_store_ref *segs, size_t n_segs, uint8_t **out,
-                   size_t *len, hx_error *err);
+                   hx_store_ref tomb, const hx_store_ref *segs, size_t n_segs, hx_store_ref audit,
+                   uint8_t **out, size_t *len, hx_error *err);
 
 enum { IX_F_DOC, IX_F_INDEX, IX_F_BYTE_START, IX_F_BYTE_END, IX_F_LINE_START, IX_F_LINE_END,
        IX_F_TOKENS, IX_F_BODY };

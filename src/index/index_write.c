@@ -4,15 +4,17 @@
  * Formats are in index_internal.h; reading lives in index.c. */
 #include "bytes.h"
 #include "alloc.h"
+#include "audit.h"
 #include "chunker.h"
 #include "kernels.h"
 #include "model.h"
 #include "fsafe.h"
+#include "gate.h"
 #include "index_internal.h"
 #include "ingest.h"
 #include "platform.h"
 #include "relpath.h"
-#include "trust.h"
+#include "sha256.h"
 #include "wire.h"
 
 #include <limits.h>
@@ -148,12 +150,14 @@ done:
 
 typedef struct pending_doc {
     hx_doc_source src;        /* owned */
+    char signer[256];         /* the gate's verified signer, "" when unsigned: trust.signer */
     hx_chunk *chunks;         /* owned */
     size_t n_chunks;
     uint32_t id;              /* kept from the document it replaces, else assigned at commit */
     bool replaces;
     hx_doc_kind kind;
-    hx_doc_trust trust;       /* strings borrow src.meta's values or are static */
+    hx_doc_trust trust;       /* strings borrow src.meta's values, the gate's policy or are static;
+                                 signer is the pending document's own (pending_info) */
 } pending_doc;
 
 typedef struct change_set {
@@ -171,6 +175,9 @@ typedef struct change_set {
     size_t n_lift, cap_lift;
     const char *const *folder_meta;   /* a new folder metadata list (borrowed), or NULL: the view's */
     size_t n_folder_meta;
+    ix_audit_pending audit;   /* the write's rejects, committed with it (audit.h) */
+    hx_audit_list log;        /* the committed audit log, read at the first reject */
+    bool log_read;
 } change_set;
 
 static void change_set_free(change_set *cs)
@@ -185,6 +192,8 @@ static void change_set_free(change_set *cs)
     free(cs->touch);
     free(cs->remember);
     free(cs->lift);
+    ix_audit_pending_free(&cs->audit);
+    hx_audit_list_free(&cs->log);
     memset(cs, 0, sizeof *cs);
 }
 
@@ -216,9 +225,10 @@ static int push_path(const char ***list, size_t *n, size_t *cap, const char *pat
     return rc;
 }
 
-/* Chunks `src` (taking ownership of it) and queues it as a document of `kind` with `trust` (its
- * strings borrowed from src's metadata or static), replacing `old` when not NULL. */
-static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const hx_doc_trust *trust, hx_doc_kind kind,
+/* Chunks `src` (taking ownership of it) and queues it as a document of `kind` with the trust the
+ * gate decided (vd: its strings borrow src's metadata, the gate's policy or, for the signer, the
+ * pending document's copy), replacing `old` when not NULL. */
+static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_verdict *vd, hx_doc_kind kind,
                      const ix_doc *old, hx_error *err)
 {
     int rc = hx_grow((void **)&cs->add, &cs->cap_add, cs->n_add + 1, sizeof *cs->add, err);
@@ -230,7 +240,8 @@ static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const hx_
     memset(p, 0, sizeof *p);
     p->src = *src;
     p->kind = kind;
-    p->trust = *trust;
+    p->trust = vd->trust;
+    snprintf(p->signer, sizeof p->signer, "%s", vd->signer);
     memset(src, 0, sizeof *src);
     cs->n_add++;
     rc = hx_chunk_document(hx_model_tokenizer(ix->model), p->src.title, p->src.type, p->src.text,
@@ -319,6 +330,7 @@ static hx_doc_info pending_info(const pending_doc *p, uint32_t first_chunk, int6
     d.meta = p->src.meta;
     d.n_meta = p->src.n_meta;
     d.trust = p->trust;
+    d.trust.signer = p->signer;
     return d;
 }
 
@@ -507,7 +519,8 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
     hx_buf docs = {0};
     hx_store_ref *segs = NULL;
     bool committed = false;
-    if (!cs->n_add && !cs->n_drop && !cs->n_touch && !cs->n_remember && !cs->n_lift && !cs->folder_meta)
+    if (!cs->n_add && !cs->n_drop && !cs->n_touch && !cs->n_remember && !cs->n_lift && !cs->folder_meta &&
+        !cs->audit.n)
         return 0;   /* nothing changed: no commit */
     if (cs->n_add > 1)   /* qsort's array must not be NULL, even when empty */
         qsort(cs->add, cs->n_add, sizeof *cs->add, compare_pending);
@@ -546,7 +559,17 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
     for (size_t i = 0; i < v->n_segs; i++)
         segs[i] = v->segs[i].ref;
     size_t n_segs = v->n_segs;
-    hx_store_ref docs_ref, tomb_ref;
+    hx_store_ref docs_ref, tomb_ref, audit_ref = v->audit_ref;
+    if (cs->audit.n) {   /* the rejects of this write land with it */
+        uint8_t *log = NULL;
+        size_t log_len = 0;
+        if ((rc = ix_audit_encode(&cs->log, &cs->audit, &log, &log_len, err)))
+            goto done;
+        rc = hx_store_append(ix->store, log, log_len, &audit_ref, err);
+        free(log);
+        if (rc)
+            goto done;
+    }
     if (n_chunks) {
         if ((rc = build_segment(base, rows, n_chunks, vecs, ix->dim, &image, &image_len, err)) ||
             (rc = hx_store_append(ix->store, image, image_len, &segs[n_segs], err)))
@@ -555,7 +578,8 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
     }
     if ((rc = hx_store_append(ix->store, docs.data, docs.len, &docs_ref, err)) ||
         (rc = hx_store_append(ix->store, tomb, tomb_bytes, &tomb_ref, err)) ||
-        (rc = ix_encode_root(ix, next_doc, next_chunk, docs_ref, tomb_ref, segs, n_segs, &root, &root_len, err)))
+        (rc = ix_encode_root(ix, next_doc, next_chunk, docs_ref, tomb_ref, segs, n_segs, audit_ref, &root, &root_len,
+                             err)))
         goto done;
     if (progress && progress(ctx, n_chunks, n_chunks, NULL)) {   /* the last chance to stop uncommitted */
         rc = canceled(err);
@@ -611,6 +635,82 @@ static int reject(hx_update_report *rep, const char *path, const char *reason, h
     }
     rep->n_rejected++;
     return 0;
+}
+
+/* Records a document the gate, or the reading before it, rejected: in the report and in the
+ * audit log this write commits. sha256 is "" when the bytes were not read; `gate` says the
+ * gate's rule decided (the report then names the rule), else why is the reading's own message. */
+static int gate_reject(hx_index *ix, change_set *cs, hx_update_report *rep, const char *path, const char *sha256,
+                       const char *rule, const char *why, bool gate, hx_error *err)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "%.300s: refused by the validation gate (rule %s): %s", path, rule, why);
+    int rc = reject(rep, path, gate ? line : why, err);
+    if (!rc && !cs->log_read) {
+        rc = ix_audit_read(ix->store, ix->v.audit_ref, &cs->log, err);
+        cs->log_read = !rc;
+    }
+    return rc ? rc : ix_audit_add(&cs->audit, &cs->log, now_ns(), path, sha256, rule, why, err);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Whether a document keeps the trust the gate now gives its unchanged bytes; a changed policy
+ * (tenant, owner, visibility) or signature rewrites the document. */
+static bool same_trust(const hx_doc_trust *t, const ix_verdict *vd)
+{
+    return same_str(t->tenant, vd->trust.tenant) && same_str(t->owner, vd->trust.owner) &&
+           same_str(t->signer, vd->signer) && t->visibility == vd->trust.visibility;
+}
+
+/* Reads, decodes and gates the file rel (read through `real`) into *src. Returns 0 with *passed
+ * set when it may be queued; 0 with *passed false when it was rejected (recorded, and the
+ * document `old` it would replace dropped: an index never keeps an older version of a document
+ * whose current bytes fail); a negative code when the write must stop. */
+static int load_gated(hx_index *ix, const ix_gate *gate, change_set *cs, const char *rel, const char *real,
+                      size_t max_bytes, const ix_doc *old, hx_doc_source *src, ix_verdict *vd, bool *passed,
+                      hx_update_report *rep, hx_error *err)
+{
+    uint8_t *raw = NULL;
+    size_t raw_len = 0;
+    int64_t mtime = 0;
+    char sha[65] = "";
+    hx_error load_err = {0};
+    const char *rule = "read";
+    *passed = false;
+    memset(src, 0, sizeof *src);
+    int lrc = hx_ingest_read(ix->root, rel, real, max_bytes, &raw, &raw_len, &mtime, &load_err);
+    if (lrc == HX_ERANGE)
+        rule = "size";
+    if (!lrc) {
+        hx_sha256_hex(raw, raw_len, sha);
+        rule = "binary";
+        if ((lrc = hx_ingest_from_bytes(rel, raw, raw_len, NULL, 0, src, &load_err))) {
+            char reason[sizeof load_err.message];
+            memcpy(reason, load_err.message, sizeof reason);
+            hx_error_set(&load_err, lrc, load_err.offset, "%s: %s", rel, reason);
+        }
+    }
+    int rc = 0;
+    if (lrc == HX_ENOMEM) {
+        rc = hx_error_set(err, lrc, -1, "%s", load_err.message);
+    } else if (lrc) {
+        rc = gate_reject(ix, cs, rep, rel, sha, rule, load_err.message, false, err);
+    } else {
+        src->mtime_ns = mtime;
+        if (!(rc = ix_gate_check(gate, src, raw, raw_len, NULL, 0, vd, err)) && vd->rule)
+            rc = gate_reject(ix, cs, rep, rel, sha, vd->rule, vd->reason, true, err);
+        *passed = !rc && !vd->rule;
+        if (!*passed)
+            hx_doc_source_clear(src);
+    }
+    free(raw);
+    if (!rc && !*passed && old)
+        rc = drop_doc(cs, old->info.id, err);
+    return rc;
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -676,6 +776,9 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         rc = hx_fs_target(ix->root, paths[i], HX_TARGET_NAME, targets[i], sizeof targets[i], err);
         names[i] = targets[i];
     }
+    ix_gate *gate = NULL;
+    if (!rc)
+        rc = ix_gate_open(&gate, ix->root, err);
     if (!rc && o->folder_meta)
         rc = set_folder_meta(&ix->v, o, &cs, err);
     if (!rc)
@@ -709,35 +812,21 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         if (lstat(abs, &st) != 0)
             continue;   /* vanished since the walk */
         int64_t mtime = hx_platform_mtime_ns(&st);
-        if (old && !o->reindex && old->info.size == (uint64_t)st.st_size && old->info.mtime_ns == mtime) {
+        if (old && !o->reindex && !ix_gate_has_policy(gate) && old->info.size == (uint64_t)st.st_size &&
+            old->info.mtime_ns == mtime) {
             rep->unchanged++;
             continue;
         }
         hx_doc_source src;
-        hx_error load_err = {0};
-        int lrc = hx_ingest_load(ix->root, rel, real, max_bytes, &src, &load_err);
-        if (lrc == HX_ENOMEM) {
-            rc = hx_error_set(err, lrc, -1, "%s", load_err.message);
-            break;
-        }
-        if (lrc) {
-            rc = reject(rep, rel, load_err.message, err);
-            if (!rc && old)
-                rc = drop_doc(&cs, old->info.id, err);
+        ix_verdict vd;
+        bool passed;
+        if ((rc = load_gated(ix, gate, &cs, rel, real, max_bytes, old, &src, &vd, &passed, rep, err)) || !passed)
             continue;
-        }
-        hx_doc_trust trust;
-        char why[256];
-        if (ix_trust_from_meta(src.meta, src.n_meta, &trust, why, sizeof why)) {
-            hx_doc_source_clear(&src);
-            rc = reject(rep, rel, why, err);
-            if (!rc && old)
-                rc = drop_doc(&cs, old->info.id, err);
-            continue;
-        }
-        if (old && !o->reindex && !strcmp(old->info.sha256, src.sha256)) {
+        if (old && !o->reindex && !strcmp(old->info.sha256, src.sha256) && same_trust(&old->info.trust, &vd)) {
             hx_doc_source_clear(&src);
             rep->unchanged++;
+            if (old->info.mtime_ns == mtime)
+                continue;   /* re-read for the gate (a policy), and nothing to write */
             if (!(rc = hx_grow((void **)&cs.touch, &cs.cap_touch, cs.n_touch + 1, sizeof *cs.touch, err))) {
                 cs.touch[cs.n_touch].id = old->info.id;
                 cs.touch[cs.n_touch++].mtime_ns = mtime;
@@ -748,7 +837,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
             rep->updated++;
         else
             rep->added++;
-        rc = queue_doc(ix, &cs, &src, &trust, HX_DOC_FILE, old, err);
+        rc = queue_doc(ix, &cs, &src, &vd, HX_DOC_FILE, old, err);
     }
     /* indexed files under the targets that are gone (or now excluded or rejected); stored
      * documents have no file to miss */
@@ -765,6 +854,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
     if (!rc)
         rc = commit_changes(ix, &cs, o->encoder, o->progress, o->progress_ctx, rep, err);
     change_set_free(&cs);
+    ix_gate_free(gate);
     hx_file_list_clear(&files);
     free(targets);
     free(names);
@@ -778,6 +868,14 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
                        const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
                        void *progress_ctx, uint32_t *doc_id, hx_update_report *rep, hx_error *err)
 {
+    return hx_index_add_signed(ix, name, content, len, NULL, 0, meta, n_meta, enc, progress, progress_ctx, doc_id,
+                               rep, err);
+}
+
+int hx_index_add_signed(hx_index *ix, const char *name, const void *content, size_t len, const char *sig,
+                        size_t sig_len, const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
+                        void *progress_ctx, uint32_t *doc_id, hx_update_report *rep, hx_error *err)
+{
     struct timespec t0;
     int rc = begin_write(ix, true, &t0, rep, err);
     if (rc)
@@ -789,6 +887,9 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
     if (!*clean)
         return hx_error_set(err, HX_EINVAL, -1, "'%.200s' names the indexed root, not a document: give a name "
                             "such as notes/x.md", name);
+    if (ix_gate_is_signature_file(clean))
+        return hx_error_set(err, HX_EINVAL, -1, "%.200s is the name of a signature or key file, which is never a "
+                            "document (give the signature in the signature argument)", clean);
     const ix_doc *old = ix_doc_by_path(&ix->v, clean);
     if (old && old->hidden)   /* the reader's identity may not see it, so may not replace it either */
         return hx_error_set(err, HX_EPERM, -1, "the name %.200s is taken: store the text under another name", clean);
@@ -798,14 +899,33 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
                             "index it)", clean);
     hx_doc_source src;
     change_set cs = {0};
-    if ((rc = hx_ingest_from_bytes(clean, content, len, meta, n_meta, &src, err)))
-        return rc;
-    hx_doc_trust trust;
-    char why[256];
-    if (ix_trust_from_meta(src.meta, src.n_meta, &trust, why, sizeof why)) {
-        hx_doc_source_clear(&src);
-        rc = reject(rep, clean, why, err);
-        return rc ? rc : hx_error_set(err, HX_EINVAL, -1, "%.200s is rejected: %s", clean, why);
+    ix_gate *gate = NULL;
+    ix_verdict vd = {0};
+    char sha[65];
+    hx_sha256_hex(content, len, sha);
+    hx_error why = {0};
+    int lrc = hx_ingest_from_bytes(clean, content, len, meta, n_meta, &src, &why);
+    if (lrc == HX_ENOMEM)
+        return hx_error_set(err, lrc, -1, "%s", why.message);
+    if ((rc = ix_gate_open(&gate, ix->root, err)))
+        goto done;
+    if (lrc)
+        rc = gate_reject(ix, &cs, rep, clean, sha, "binary", why.message, false, err);
+    else if (!(rc = ix_gate_check(gate, &src, content, len, sig, sig_len, &vd, err)) && vd.rule)
+        rc = gate_reject(ix, &cs, rep, clean, sha, vd.rule, vd.reason, true, err);
+    if (rc)
+        goto done;
+    if (lrc || vd.rule) {   /* recorded, and an older version of the document is not kept */
+        if (!lrc)
+            hx_doc_source_clear(&src);
+        if (old && !(rc = drop_doc(&cs, old->info.id, err)))
+            rep->removed++;
+        if (!rc)
+            rc = commit_changes(ix, &cs, enc, progress, progress_ctx, rep, err);
+        if (!rc)
+            rc = hx_error_set(err, HX_EINVAL, -1, "%.200s is not stored: %s%s", clean, rep->rejected[0].reason,
+                              old ? " (its earlier version is removed)" : "");
+        goto done;
     }
     /* a writer with an identity stores into its own tenant, and private documents as its own user */
     if (ix->has_identity && ((*trust.tenant && strcmp(trust.tenant, ix->identity.tenant)) ||
@@ -820,13 +940,17 @@ int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size
         rep->updated++;
     else
         rep->added++;
-    rc = queue_doc(ix, &cs, &src, &trust, HX_DOC_STORED, old, err);
+    rc = queue_doc(ix, &cs, &src, &vd, HX_DOC_STORED, old, err);
     if (!rc)
         rc = commit_changes(ix, &cs, enc, progress, progress_ctx, rep, err);
     if (!rc) {
         const ix_doc *d = ix_doc_by_path(&ix->v, clean);
         *doc_id = d ? d->info.id : 0;
     }
+done:
+    if (rc && !lrc && !vd.rule && !gate)
+        hx_doc_source_clear(&src);
+    ix_gate_free(gate);
     change_set_free(&cs);
     rep->seconds = seconds_since(&t0);
     return rc;
@@ -957,15 +1081,15 @@ static int move_blob(hx_store *w, hx_store *c, blob_map *m, uint8_t *at, hx_erro
     return 0;
 }
 
-/* Copies the kept commits of ix's chain into c, oldest first. */
-static int copy_kept(hx_index *ix, hx_store *c, hx_error *err)
+/* Copies the kept commits of ix's chain into c, oldest first; m gathers the blobs copied. */
+static int copy_kept(hx_index *ix, hx_store *c, blob_map *mp, hx_error *err)
 {
     hx_store_info *h;
     size_t n;
     int rc = hx_store_history(ix->store, &h, &n, err);
     if (rc)
         return rc;
-    blob_map m = {0};
+    blob_map m = *mp;
     uint8_t *copy = NULL;
     for (size_t k = n; k-- > 0 && !rc;) {
         const uint8_t *root;
@@ -986,11 +1110,13 @@ static int copy_kept(hx_index *ix, hx_store *c, hx_error *err)
             rc = move_blob(ix->store, c, &m, copy + rt.docs_at + i * HX_STORE_REF_SIZE, err);
         for (size_t i = 0; i < rt.n_segs && !rc; i++)
             rc = move_blob(ix->store, c, &m, copy + rt.segs_at + i * HX_STORE_REF_SIZE, err);
+        if (!rc && rt.audit_at && hx_store_ref_get(copy + rt.audit_at).length)
+            rc = move_blob(ix->store, c, &m, copy + rt.audit_at, err);
         if (!rc)
             rc = hx_store_commit_copy(c, copy, len, &h[k], err);
     }
     free(copy);
-    free(m.v);
+    *mp = m;
     free(h);
     return rc;
 }
@@ -1010,6 +1136,9 @@ int hx_index_compact(hx_index *ix, hx_error *err)
     size_t image_len = 0, root_len = 0;
     hx_buf docs = {0};
     hx_store *c = NULL;
+    blob_map moved = {0};
+    uint8_t audit[HX_STORE_REF_SIZE];   /* the head's audit log, carried over (audit.h) */
+    hx_store_ref_put(audit, v->audit_ref);
     int rc = 0;
     if (!rows || !vecs || !first || !(tomb = hx_calloc((n + 7) / 8 + 1, 1))) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
@@ -1044,12 +1173,14 @@ int hx_index_compact(hx_index *ix, hx_error *err)
     hx_store_ref refs[3];
     size_t n_segs = n ? 1 : 0;
     if ((rc = build_segment(0, rows, n, vecs, ix->dim, &image, &image_len, err)) ||
-        (rc = hx_store_compact_begin(ix->store, &c, err)) || (rc = copy_kept(ix, c, err)))
+        (rc = hx_store_compact_begin(ix->store, &c, err)) || (rc = copy_kept(ix, c, &moved, err)) ||
+        (v->audit_ref.length && (rc = move_blob(ix->store, c, &moved, audit, err))))
         goto done;
     if ((n_segs && (rc = hx_store_append(c, image, image_len, &refs[2], err))) ||
         (rc = hx_store_append(c, docs.data, docs.len, &refs[0], err)) ||
         (rc = hx_store_append(c, tomb, (n + 7) / 8, &refs[1], err)) ||
-        (rc = ix_encode_root(ix, v->next_doc, (uint32_t)n, refs[0], refs[1], &refs[2], n_segs, &root, &root_len, err)) ||
+        (rc = ix_encode_root(ix, v->next_doc, (uint32_t)n, refs[0], refs[1], &refs[2], n_segs, hx_store_ref_get(audit),
+                             &root, &root_len, err)) ||
         (rc = hx_store_commit(c, root, root_len, NULL, err)) ||
         (rc = hx_store_compact_finish(&ix->store, c, err)))
         goto done;
@@ -1058,6 +1189,7 @@ int hx_index_compact(hx_index *ix, hx_error *err)
     rc = ix_view_load(ix, err);
 done:
     hx_store_close(c);
+    free(moved.v);
     free(rows);
     free(vecs);
     free(first);

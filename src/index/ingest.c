@@ -5,6 +5,7 @@
 #include "ingest.h"
 #include "alloc.h"
 #include "fsafe.h"
+#include "gate.h"
 #include "glob.h"
 #include "platform.h"
 #include "sha256.h"
@@ -258,7 +259,7 @@ static int walk_path(walker *w, const char *abs, const char *real, int depth, hx
     }
     if (S_ISDIR(st.st_mode))
         return walk_folder(w, abs, real, &st, depth, err);
-    if (S_ISREG(st.st_mode) && *rel && !(w->db_name && same_file(&st, &w->db)))
+    if (S_ISREG(st.st_mode) && *rel && !(w->db_name && same_file(&st, &w->db)) && !ix_gate_is_signature_file(rel))
         return list_push(w->out, rel, hx_fs_inside(w->root, real), err);
     return 0;
 }
@@ -487,26 +488,6 @@ static int parse_yaml_meta(hx_doc_source *d, const char *s, size_t n, hx_error *
     return hx_yaml_pairs(s, n, yaml_pair, &y);
 }
 
-/* Bytes of YAML front matter at the start of a Markdown text ("---" line ... "---" or "..."
- * line), with *body set past it; 0 when there is none. */
-static size_t front_matter(const char *s, size_t n, size_t *body)
-{
-    if (n < 4 || memcmp(s, "---", 3) != 0 || (s[3] != '\n' && s[3] != '\r'))
-        return 0;
-    size_t pos = s[3] == '\r' ? 5 : 4;
-    while (pos < n) {
-        const char *nl = memchr(s + pos, '\n', n - pos);
-        size_t len = nl ? (size_t)(nl - (s + pos)) : n - pos;
-        size_t trimmed = len && s[pos + len - 1] == '\r' ? len - 1 : len;
-        if (trimmed == 3 && (!memcmp(s + pos, "---", 3) || !memcmp(s + pos, "...", 3))) {
-            *body = pos + len + (nl != NULL);
-            return pos;
-        }
-        pos += len + (nl != NULL);
-    }
-    return 0;
-}
-
 static int set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
 {
     while (n && (*s == ' ' || *s == '\t'))
@@ -567,8 +548,8 @@ static int describe(hx_doc_source *d, const hx_kv *extra, size_t n_extra, hx_err
     const char *text = d->text;
     size_t n = d->text_len, body = 0;
     if (!strcmp(d->type, "markdown")) {
-        size_t fm = front_matter(text, n, &body);
-        if (fm && (rc = parse_yaml_meta(d, text + 4, fm - 4, err)))
+        size_t at, len;
+        if (hx_yaml_front_matter(text, n, &at, &len, &body) == 1 && (rc = parse_yaml_meta(d, text + at, len, err)))
             return rc;
     } else if (!strcmp(d->type, "yaml")) {
         if ((rc = parse_yaml_meta(d, text, n, err)))
@@ -621,10 +602,11 @@ int hx_ingest_from_bytes(const char *name, const void *bytes, size_t len, const 
     return fill_from_bytes(doc, name, bytes, len, extra, n_extra, err);
 }
 
-int hx_ingest_load(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
-                   hx_doc_source *doc, hx_error *err)
+int hx_ingest_read(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
+                   uint8_t **raw, size_t *len, int64_t *mtime_ns, hx_error *err)
 {
-    memset(doc, 0, sizeof *doc);
+    *raw = NULL;
+    *len = 0;
     const char *from = read_path ? read_path : rel_path;
     int fd;
     struct stat st;
@@ -642,14 +624,14 @@ int hx_ingest_load(const char *root, const char *rel_path, const char *read_path
         return hx_error_set(err, HX_ERANGE, -1, "%s is %lld bytes, over the %zu-byte limit", rel_path,
                             (long long)st.st_size, max_bytes);
     }
-    size_t len = (size_t)st.st_size, got = 0;
-    uint8_t *raw = hx_malloc(len ? len : 1);
-    if (!raw) {
+    size_t n = (size_t)st.st_size, got = 0;
+    uint8_t *buf = hx_malloc(n ? n : 1);
+    if (!buf) {
         close(fd);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading %s", rel_path);
     }
-    while (got < len) {
-        ssize_t k = read(fd, raw + got, len - got);
+    while (got < n) {
+        ssize_t k = read(fd, buf + got, n - got);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -657,10 +639,26 @@ int hx_ingest_load(const char *root, const char *rel_path, const char *read_path
         got += (size_t)k;
     }
     close(fd);
-    rc = fill_from_bytes(doc, rel_path, raw, got, NULL, 0, err);
+    *raw = buf;
+    *len = got;
+    *mtime_ns = hx_platform_mtime_ns(&st);
+    return 0;
+}
+
+int hx_ingest_load(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
+                   hx_doc_source *doc, hx_error *err)
+{
+    memset(doc, 0, sizeof *doc);
+    uint8_t *raw;
+    size_t len;
+    int64_t mtime;
+    int rc = hx_ingest_read(root, rel_path, read_path, max_bytes, &raw, &len, &mtime, err);
+    if (rc)
+        return rc;
+    rc = fill_from_bytes(doc, rel_path, raw, len, NULL, 0, err);
     free(raw);
     if (!rc) {
-        doc->mtime_ns = hx_platform_mtime_ns(&st);
+        doc->mtime_ns = mtime;
     } else if (err) {
         char reason[sizeof err->message];
         memcpy(reason, err->message, sizeof reason);

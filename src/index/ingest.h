@@ -1,6 +1,7 @@
 /* ingest.h: from paths on disk to decoded documents with metadata. Walks folders (skipping VCS
  * folders, the index's own .hyrax folder and the index file itself, honouring --exclude globs,
- * never following a symlink out of the root), reads each file under a size cap through
+ * never following a symlink out of the root, leaving signature and key files out: gate.h
+ * ix_gate_is_signature_file), reads each file under a size cap through
  * hx_fs_open_under (fsafe.h: no symlink is followed at read time, only regular files), rejects
  * binary files (a NUL byte anywhere, or a U+0000 in UTF-16: decoded text never holds a NUL, so
  * none of it is lost), decodes UTF-8 (with or without BOM), UTF-16 with BOM, else Latin-1, and
@@ -76,6 +77,11 @@ int hx_ingest_walk(const char *root, const char *const *targets, size_t n_target
  * HX_EIO/HX_ENOTFOUND when it cannot be read. */
 int hx_ingest_load(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
                    hx_doc_source *doc, hx_error *err);
+
+/* The reading half of hx_ingest_load: the file's bytes into *raw (caller frees; *len bytes) and
+ * its mtime, with the same confinement and the same errors but the decoding ones. */
+int hx_ingest_read(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
+                   uint8_t **raw, size_t *len, int64_t *mtime_ns, hx_error *err);
 
 /* Builds a document from bytes in memory (add_document with content): same decoding, type by
  * the name's extension, metadata from the content plus `extra` pairs (copied). */

@@ -221,6 +221,7 @@ static int fill_result(const ix_view *v, uint32_t chunk_id, hx_result *r)
     r->path = d->info.path;
     r->title = d->info.title;
     r->doc_sha256 = d->info.sha256;
+    r->signer = d->info.trust.signer ? d->info.trust.signer : "";
     r->heading = ix_chunk_heading(s, chunk_id, &hlen);
     r->text = text + body;
     r->text_len = tlen - body;

@@ -284,3 +284,168 @@ int hx_yaml_pairs(const char *s, size_t n, hx_yaml_fn fn, void *ctx)
     }
     return rc;
 }
+
+/* === Front matter and the structural check === */
+
+int hx_yaml_front_matter(const char *s, size_t n, size_t *yaml_at, size_t *yaml_len, size_t *body)
+{
+    if (n < 4 || memcmp(s, "---", 3) != 0 || (s[3] != '\n' && s[3] != '\r'))
+        return 0;
+    size_t start = s[3] == '\r' && n > 4 && s[4] == '\n' ? 5 : 4, pos = start;
+    while (pos < n) {
+        const char *nl = memchr(s + pos, '\n', n - pos);
+        size_t len = nl ? (size_t)(nl - (s + pos)) : n - pos;
+        size_t trimmed = len && s[pos + len - 1] == '\r' ? len - 1 : len;
+        if (trimmed == 3 && (!memcmp(s + pos, "---", 3) || !memcmp(s + pos, "...", 3))) {
+            *yaml_at = start;
+            *yaml_len = pos - start;
+            *body = pos + len + (nl != NULL);
+            return 1;
+        }
+        pos += len + (nl != NULL);
+    }
+    return -1;
+}
+
+static int check_fail(hx_error *err, int code, const char *s, size_t at, const char *why)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < at; i++)
+        line += s[i] == '\n';
+    return hx_error_set(err, code, (int64_t)at, "YAML does not parse at line %zu: %s", line, why);
+}
+
+static bool anchor_char(char c)
+{
+    return c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != ',' && c != '[' && c != ']' && c != '{' &&
+           c != '}';
+}
+
+int hx_yaml_check(const char *s, size_t n, hx_error *err)
+{
+    char flow[HX_YAML_CHECK_MAX_NEST];     /* the open brackets */
+    size_t indents[HX_YAML_CHECK_MAX_NEST];
+    int depth = 0, levels = 0, aliases = 0;
+    size_t block_indent = SIZE_MAX;        /* lines indented deeper belong to a block scalar */
+    char quote = 0;
+    size_t quote_at = 0;
+    /* anchors are few: their names are kept as (offset, length) pairs to resolve aliases */
+    size_t anchor_at[HX_YAML_CHECK_MAX_ALIASES * 4], anchor_len[HX_YAML_CHECK_MAX_ALIASES * 4];
+    size_t n_anchors = 0;
+    size_t i = 0;
+    while (i < n) {
+        /* start of a line */
+        size_t indent = 0;
+        while (i + indent < n && s[i + indent] == ' ')
+            indent++;
+        i += indent;
+        if (quote || depth) {
+            /* continuation of a multi-line quoted scalar or flow collection: no indentation rule */
+        } else if (block_indent != SIZE_MAX) {
+            if (i < n && s[i] != '\n' && s[i] != '\r' && indent <= block_indent)
+                block_indent = SIZE_MAX;
+            else {
+                const char *nl = memchr(s + i, '\n', n - i);
+                i = nl ? (size_t)(nl - s) + 1 : n;
+                continue;
+            }
+        }
+        if (!quote && !depth && i < n && s[i] == '\t')
+            return check_fail(err, HX_EPARSE, s, i, "a tab in indentation");
+        if (!quote && !depth && i < n && s[i] != '\n' && s[i] != '\r' && s[i] != '#') {
+            while (levels > 0 && indents[levels - 1] > indent)
+                levels--;
+            if (!levels || indents[levels - 1] < indent) {
+                if (levels == HX_YAML_CHECK_MAX_NEST)
+                    return check_fail(err, HX_EDEPTH, s, i, "nested deeper than the limit");
+                indents[levels++] = indent;
+            }
+        }
+        bool value_start = true;           /* where a quote or an alias may begin */
+        for (; i < n && s[i] != '\n'; i++) {
+            char c = s[i];
+            if (quote) {
+                if (quote == '"' && c == '\\')
+                    i++;
+                else if (c == quote && quote == '\'' && i + 1 < n && s[i + 1] == '\'')
+                    i++;
+                else if (c == quote)
+                    quote = 0, value_start = false;
+                continue;
+            }
+            if (c == '#' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t')) {
+                while (i < n && s[i] != '\n')
+                    i++;
+                break;
+            }
+            if (c == ' ' || c == '\t' || c == '\r')
+                continue;
+            if (value_start && (c == '"' || c == '\'')) {
+                quote = c;
+                quote_at = i;
+                continue;
+            }
+            if (c == '[' || c == '{') {
+                if (depth == HX_YAML_CHECK_MAX_NEST)
+                    return check_fail(err, HX_EDEPTH, s, i, "flow collections nested deeper than the limit");
+                flow[depth++] = c;
+                value_start = true;
+                continue;
+            }
+            if (c == ']' || c == '}') {
+                if (!depth || flow[depth - 1] != (c == ']' ? '[' : '{'))
+                    return check_fail(err, HX_EPARSE, s, i, "a closing bracket that matches no open one");
+                depth--;
+                value_start = false;
+                continue;
+            }
+            if (value_start && (c == '&' || c == '*')) {
+                size_t a = ++i;
+                while (i < n && anchor_char(s[i]))
+                    i++;
+                size_t len = i - a;
+                if (!len)
+                    return check_fail(err, HX_EPARSE, s, a - 1, "an anchor or alias without a name");
+                if (c == '&') {
+                    if (n_anchors == sizeof anchor_at / sizeof *anchor_at)
+                        return check_fail(err, HX_ERANGE, s, a - 1, "too many anchors");
+                    anchor_at[n_anchors] = a;
+                    anchor_len[n_anchors++] = len;
+                } else {
+                    bool known = false;
+                    for (size_t k = 0; k < n_anchors && !known; k++)
+                        known = anchor_len[k] == len && !memcmp(s + anchor_at[k], s + a, len);
+                    if (!known)
+                        return check_fail(err, HX_EPARSE, s, a - 1, "an alias to an anchor not defined before it");
+                    if (++aliases > HX_YAML_CHECK_MAX_ALIASES)
+                        return check_fail(err, HX_ERANGE, s, a - 1, "more aliases than the limit (an alias bomb?)");
+                }
+                i--;
+                continue;
+            }
+            if ((c == '|' || c == '>') && value_start && !depth) {
+                /* a block scalar header: the lines indented deeper than this one are its text */
+                size_t j = i + 1;
+                while (j < n && s[j] != '\n' && (s[j] == '-' || s[j] == '+' || (s[j] >= '1' && s[j] <= '9')))
+                    j++;
+                while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r'))
+                    j++;
+                if (j >= n || s[j] == '\n' || s[j] == '#') {
+                    block_indent = indent;
+                    i = j - 1;
+                    value_start = false;
+                    continue;
+                }
+            }
+            value_start = c == ',' || ((c == ':' || c == '-' || c == '?') && (i + 1 >= n || s[i + 1] == ' ' ||
+                                                                             s[i + 1] == '\n' || s[i + 1] == '\r'));
+        }
+        if (i < n)
+            i++;   /* the '\n' */
+    }
+    if (quote)
+        return check_fail(err, HX_EPARSE, s, quote_at, "a quoted scalar that is never closed");
+    if (depth)
+        return check_fail(err, HX_EPARSE, s, n, "a flow collection that is never closed");
+    return 0;
+}

@@ -35,4 +35,21 @@ typedef int (*hx_yaml_fn)(void *ctx, const char *key, size_t klen, const char *v
 /* Calls fn for each pair of s[0..n), in document order. Returns 0 or fn's first non-zero return. */
 int hx_yaml_pairs(const char *s, size_t n, hx_yaml_fn fn, void *ctx);
 
+/* Markdown front matter: when s[0..n) opens with a "---" line, *yaml_at and *yaml_len get the YAML
+ * between it and the closing "---" or "..." line, *body the offset past that line, and it returns
+ * 1; 0 when the text has no front matter; -1 when it opens one that never closes. */
+int hx_yaml_front_matter(const char *s, size_t n, size_t *yaml_at, size_t *yaml_len, size_t *body);
+
+/* What hx_yaml_check accepts beyond hx_yaml_pairs's leniency (the gate's YAML validator). */
+#define HX_YAML_CHECK_MAX_ALIASES 16   /* "*name" references in one text (alias bombs) */
+#define HX_YAML_CHECK_MAX_NEST 32      /* open flow brackets, and distinct block indentation levels */
+
+/* Whether s[0..n) is YAML that parses, for the structure metadata uses: every quoted scalar and
+ * flow collection closed (brackets matched), no tab in indentation, every alias naming an anchor
+ * defined before it, and no more than the limits above (so an alias bomb, whose expansion grows
+ * exponentially with its aliases, is refused before anything expands it; hyrax never expands
+ * aliases anyway). Block scalars (| and >) are passed over. 0, or HX_EPARSE, HX_EDEPTH or
+ * HX_ERANGE with the line in the message and the byte offset in err. Linear time, no allocation. */
+int hx_yaml_check(const char *s, size_t n, hx_error *err);
+
 #endif

@@ -238,6 +238,11 @@ static const mcp_arg search_args[] = {
     {.name = NULL},
 };
 
+/* Who signed a document (hx_present_signer): in results, citations, context sources and documents. */
+#define SIGNER_PROP                                                                                           \
+    "\"signer\":{\"type\":[\"string\",\"null\"],\"description\":\"the key id (minisign) or principal (SSH) "     \
+    "whose signature the validation gate verified before indexing the document; null: unsigned\"}"
+
 #define RESULT_ITEM_SCHEMA                                                                                    \
     "{\"type\":\"object\",\"properties\":{"                                                                  \
     "\"rank\":{\"type\":\"integer\"},\"score\":{\"type\":\"number\",\"description\":\"relevance 0..1\"},"       \
@@ -249,7 +254,8 @@ static const mcp_arg search_args[] = {
     "\"chunk_index\":{\"type\":\"integer\"},"                                                                 \
     "\"snippet\":{\"type\":\"string\"},"                                                                     \
     "\"more\":{\"type\":\"array\",\"description\":\"group_by document: the document's other matching chunks, best first\",\"items\":{\"type\":\"object\",\"properties\":{\"score\":{\"type\":\"number\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"}}}}," \
-    "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\",\"generation\"]}," \
+    "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}," SIGNER_PROP "},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\",\"generation\"]}," \
+    SIGNER_PROP ","                                                                                      \
     "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}}"                       \
     "},\"required\":[\"rank\",\"score\",\"text\",\"snippet\",\"citation\"]}"
 
@@ -316,7 +322,7 @@ static const char context_out[] =
     "\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},"
     "\"relevance\":{\"type\":\"number\"},\"tokens\":{\"type\":\"integer\"},\"chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
     "\"related_chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"description\":\"neighbouring chunks added by include_relationships\"},"
-    "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
+    "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}," SIGNER_PROP "},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
     "\"total_tokens\":{\"type\":\"integer\"},\"max_tokens\":{\"type\":\"integer\"},\"dropped\":{\"type\":\"integer\"},"
     "\"truncated\":{\"type\":\"boolean\"}," MCP_READ_CONTEXT_SCHEMA
     "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
@@ -413,6 +419,7 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "version");
     hx_json_write_cstr(w, p->first->doc_sha256);
+    hx_present_signer(w, p->first->signer);
     hx_json_write_key(w, "generation");
     hx_json_write_uint(w, generation);
     hx_json_write_obj_end(w);
@@ -587,6 +594,7 @@ static int similar_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     "\"version\":{\"type\":\"string\"},\"indexed_at\":{\"type\":\"string\"},\"modified_at\":{\"type\":\"string\"}," \
     "\"status\":{\"type\":\"string\"},\"chunks_count\":{\"type\":\"integer\"},\"total_tokens\":{\"type\":\"integer\"}," \
     "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}},"                      \
+    SIGNER_PROP ","                                                                                      \
     "\"filename\":{\"type\":\"string\"},\"uploaded_at\":{\"type\":\"string\"},"                                 \
     "\"category\":{\"type\":[\"string\",\"null\"]},\"description\":{\"type\":[\"string\",\"null\"]},"           \
     "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
@@ -638,6 +646,7 @@ static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
     hx_json_write_uint(w, d->tokens);
     hx_json_write_key(w, "metadata");
     hx_present_meta(w, d->meta, d->n_meta);
+    hx_present_signer(w, d->trust.signer);
     write_seed_doc_fields(w, d);
 }
 
@@ -1037,6 +1046,10 @@ static const mcp_arg add_args[] = {
      .description = "Metadata for content, usable in filters: strings, numbers, booleans, ISO-8601 dates "
                     "(as strings) or lists of them, e.g. {\"status\": \"draft\", \"tags\": [\"a\", \"b\"]}. "
                     "These keys win over the content's own front matter."},
+    {"signature", MCP_STRING,
+     .description = "For content: the text of a detached signature over it, a minisign .minisig or an OpenSSH "
+                    "signature (ssh-keygen -Y sign -n hyrax), checked against the project's trust store before "
+                    "the content is embedded; needed where the project's policy requires a signature."},
     {.name = NULL},
 };
 
@@ -1055,8 +1068,9 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         return snprintf(msg, cap, "give either 'path' (a file under the indexed root) or 'content' with 'name'"), -1;
     if (content && !name)
         return snprintf(msg, cap, "'content' needs a 'name', the root-relative name to store it under (e.g. notes/x.md)"), -1;
-    if (path && (name || mcp_arg_value(&a, "metadata")))
-        return snprintf(msg, cap, "'name' and 'metadata' go with 'content'; for 'path' the file's own metadata is used"), -1;
+    if (path && (name || mcp_arg_value(&a, "metadata") || mcp_arg_value(&a, "signature")))
+        return snprintf(msg, cap, "'name', 'metadata' and 'signature' go with 'content'; for 'path' the file's own "
+                        "metadata and signature file are used"), -1;
     hx_index *ix = NULL;
     if (open_writer(s, &ix, msg, cap))
         return -1;
@@ -1085,8 +1099,9 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
         }
     } else if (!rc) {
         uint32_t id;
-        if (hx_index_add_bytes(ix, doc_path, content, strlen(content), kv, n_meta, s->writer_enc, job_progress, s,
-                               &id, &rep, &err))
+        const char *sig = mcp_arg_str(&a, "signature");
+        if (hx_index_add_signed(ix, doc_path, content, strlen(content), sig, sig ? strlen(sig) : 0, kv, n_meta,
+                                s->writer_enc, job_progress, s, &id, &rep, &err))
             rc = (snprintf(msg, cap, "storing %.200s failed: %s", doc_path, err.message), -1);
     }
     hx_doc_info d;
@@ -1457,6 +1472,40 @@ static const mcp_arg get_context_001_args[] = {
     {.name = NULL},
 };
 
+/* === audit_log === */
+
+static const mcp_arg audit_args[] = {
+    {"limit", MCP_INTEGER, RANGE(1, HX_AUDIT_MAX), .def = "100", .description = "The newest entries to return."},
+    {"since", MCP_STRING, .description = "Only entries at or after this time: ISO-8601 (2026-01-31T12:00:00Z) or unix seconds."},
+    {"path", MCP_STRING, .description = "Only documents whose root-relative path matches this glob (** spans folders)."},
+    {.name = NULL},
+};
+
+static const char audit_out[] =
+    "{\"type\":\"object\",\"properties\":{\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+    "\"properties\":{\"time\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"sha256\":{\"type\":\"string\"},"
+    "\"rule\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}},\"count\":{\"type\":\"integer\"}},"
+    "\"required\":[\"entries\",\"count\"]}";
+
+static int tool_audit_log(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    mcp_args a = {audit_args, args};
+    const char *since = mcp_arg_str(&a, "since");
+    int64_t since_ns = 0;
+    hx_error err = {0};
+    if (since && hx_time_parse(since, &since_ns, &err))
+        return snprintf(msg, cap, "'since': %s", err.message), -1;
+    if (mcp_open_reader(s, msg, cap))
+        return -1;
+    hx_audit_list l;
+    if (hx_index_audit(s->reader, &l, &err))
+        return snprintf(msg, cap, "reading the audit log failed: %s", err.message), -1;
+    hx_audit_list_select(&l, since_ns, mcp_arg_str(&a, "path"), (size_t)mcp_arg_int(&a, "limit"));
+    hx_present_audit(w, &l);
+    hx_audit_list_free(&l);
+    return 0;
+}
+
 /* === The table === */
 
 const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
@@ -1500,6 +1549,10 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
                         "read it later with read_context {selector: baseline_id, baseline_id: name}, also after "
                         "compaction. The name published is what read_context {selector: published} reads.",
      baseline_args, baseline_out, true, tool_create_baseline, NULL},
+    {"audit_log", "Documents the validation gate refused to index (README \"Validation gate and policy\"): "
+                  "time, path, content hash, rule and reason, newest last; kept in the index file, the newest "
+                  "10,000.",
+     audit_args, audit_out, false, tool_audit_log, NULL},
     {"semantic_search", "Seed 003: meaning-based retrieval. search in semantic mode, chunk by chunk, with limit, "
                         "doc_filter and a similarity threshold (default 0.5).",
      semantic_search_args, search_out, false, NULL, "search"},

@@ -90,6 +90,43 @@ void hx_present_reason(hx_json_writer *w, const char *path, const char *reason)
     hx_json_write_cstr(w, reason);
 }
 
+void hx_present_audit(hx_json_writer *w, const hx_audit_list *l)
+{
+    char when[40];
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "entries");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < l->n; i++) {
+        const hx_audit_entry *e = &l->entries[i];
+        hx_time_format(e->time_ns, when, sizeof when);
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "time");
+        hx_json_write_cstr(w, when);
+        hx_json_write_key(w, "path");
+        hx_json_write_cstr(w, e->path);
+        hx_json_write_key(w, "sha256");
+        hx_json_write_cstr(w, e->sha256);
+        hx_json_write_key(w, "rule");
+        hx_json_write_cstr(w, e->rule);
+        hx_json_write_key(w, "reason");
+        hx_json_write_cstr(w, e->reason);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "count");
+    hx_json_write_uint(w, l->n);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_signer(hx_json_writer *w, const char *signer)
+{
+    hx_json_write_key(w, "signer");
+    if (signer && *signer)
+        hx_json_write_cstr(w, signer);
+    else
+        hx_json_write_null(w);
+}
+
 void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generation)
 {
     hx_json_write_key(w, "citation");
@@ -110,6 +147,7 @@ void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generat
     hx_json_write_cstr(w, r->doc_sha256);
     hx_json_write_key(w, "generation");
     hx_json_write_uint(w, generation);
+    hx_present_signer(w, r->signer);
     hx_json_write_obj_end(w);
 }
 
@@ -144,6 +182,7 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, ui
     hx_present_meta(w, r->meta, r->n_meta);
     hx_json_write_key(w, "version");
     hx_json_write_cstr(w, r->doc_sha256);
+    hx_present_signer(w, r->signer);
     if (group == HX_GROUP_DOCUMENT)
         hx_present_more(w, r);
     hx_json_write_obj_end(w);

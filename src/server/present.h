@@ -27,12 +27,20 @@ void hx_present_rank(hx_json_writer *w, const hx_result *r);
 /* "path", "reason" of a rejected or failed document, inside an object the caller opens. */
 void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);
 
+/* {"entries": [{"time", "path", "sha256", "rule", "reason"}, ...], "count": n} of an audit log
+ * (hyrax.h hx_audit_list), oldest first, times ISO-8601 UTC: `hyrax audit --json` and audit_log. */
+void hx_present_audit(hx_json_writer *w, const hx_audit_list *l);
+
 /* {"key": "value", "list": ["a", "b"], ...} of a document's metadata: a key with several values
  * (a list, hyrax.h hx_doc_info) is an array of them, in order. */
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);
 
+/* "signer": who signed the document (hyrax.h hx_doc_trust.signer), null when it is unsigned: in
+ * every result, citation, context source and document object. */
+void hx_present_signer(hx_json_writer *w, const char *signer);
+
 /* "citation": {"doc_id","path","chunk_id","chunk_index","line_start","line_end","version",
- * "generation"}: where a result's text is, down to the document's content hash (version) and the
+ * "generation","signer"}: where a result's text is, down to the document's content hash (version) and the
  * commit that answered (generation), so a read_context {selector: as_of} or a baseline replays it. */
 void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generation);
 /* One result object, the same in the CLI's `search --json` and every MCP answer that lists results:

@@ -1,0 +1,168 @@
+/* audit.c: the audit log's blob (spec in audit.h): decoding it for readers, appending a write's
+ * rejects under the bound. Must not decide what is rejected (gate.c) or when it commits
+ * (index_write.c). */
+#include "audit.h"
+#include "alloc.h"
+#include "glob.h"
+#include "index_internal.h"
+#include "wire.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define AUDIT_STR_MAX 4096
+
+void hx_audit_list_free(hx_audit_list *l)
+{
+    if (!l)
+        return;
+    free(l->entries);
+    free(l->strings);
+    memset(l, 0, sizeof *l);
+}
+
+void ix_audit_pending_free(ix_audit_pending *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free((char *)p->v[i].path);
+        free((char *)p->v[i].sha256);
+        free((char *)p->v[i].rule);
+        free((char *)p->v[i].reason);
+    }
+    free(p->v);
+    memset(p, 0, sizeof *p);
+}
+
+int ix_audit_read(hx_store *s, hx_store_ref ref, hx_audit_list *out, hx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!ref.length)
+        return 0;
+    const uint8_t *blob;
+    int rc = hx_store_blob(s, ref, &blob, err);
+    if (rc)
+        return rc;
+    hx_rd r = hx_rd_init(blob, (size_t)ref.length);
+    const uint8_t *magic = hx_rd_bytes(&r, 8);
+    uint32_t n = hx_rd_u32(&r);
+    if (!magic || memcmp(magic, IX_AUDIT_MAGIC, 8) || !hx_rd_ok(&r) || n > HX_AUDIT_MAX)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)ref.offset, "the audit log is corrupt (bad header)");
+    /* every string fits in the blob, so the blob's length bounds their copies */
+    out->entries = hx_calloc(n ? n : 1, sizeof *out->entries);
+    out->strings = hx_malloc((size_t)ref.length + 4 * (size_t)n + 1);
+    if (!out->entries || !out->strings) {
+        hx_audit_list_free(out);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading the audit log");
+    }
+    char *p = out->strings;
+    for (uint32_t i = 0; i < n; i++) {
+        hx_audit_entry *e = &out->entries[i];
+        const char **fields[4] = {&e->path, &e->sha256, &e->rule, &e->reason};
+        e->time_ns = (int64_t)hx_rd_u64(&r);
+        for (int f = 0; f < 4; f++) {
+            const char *s_;
+            uint32_t len;
+            if (!hx_rd_str(&r, &s_, &len, AUDIT_STR_MAX))
+                break;
+            memcpy(p, s_, len);
+            p[len] = 0;
+            *fields[f] = p;
+            p += len + 1;
+        }
+        if (!hx_rd_ok(&r)) {
+            hx_audit_list_free(out);
+            return hx_error_set(err, HX_EFORMAT, (int64_t)ref.offset, "the audit log is corrupt (entry %u)", i);
+        }
+    }
+    out->n = n;
+    return 0;
+}
+
+static char *clip_dup(const char *s)
+{
+    size_t n = strlen(s);
+    if (n > AUDIT_STR_MAX)
+        n = AUDIT_STR_MAX;
+    char *d = hx_malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+int ix_audit_add(ix_audit_pending *p, const hx_audit_list *log, int64_t time_ns, const char *path,
+                 const char *sha256, const char *rule, const char *reason, hx_error *err)
+{
+    for (size_t i = log ? log->n : 0; i-- > 0;) {
+        const hx_audit_entry *e = &log->entries[i];
+        if (strcmp(e->path, path))
+            continue;
+        if (!strcmp(e->sha256, sha256) && !strcmp(e->rule, rule))
+            return 0;   /* recorded already */
+        break;
+    }
+    int rc = hx_grow((void **)&p->v, &p->cap, p->n + 1, sizeof *p->v, err);
+    if (rc)
+        return rc;
+    hx_audit_entry *e = &p->v[p->n];
+    e->time_ns = time_ns;
+    e->path = clip_dup(path);
+    e->sha256 = clip_dup(sha256);
+    e->rule = clip_dup(rule);
+    e->reason = clip_dup(reason);
+    if (!e->path || !e->sha256 || !e->rule || !e->reason) {
+        free((char *)e->path);
+        free((char *)e->sha256);
+        free((char *)e->rule);
+        free((char *)e->reason);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    p->n++;
+    return 0;
+}
+
+static void put_entry(hx_buf *b, const hx_audit_entry *e)
+{
+    hx_buf_u64(b, (uint64_t)e->time_ns);
+    hx_buf_str(b, e->path);
+    hx_buf_str(b, e->sha256);
+    hx_buf_str(b, e->rule);
+    hx_buf_str(b, e->reason);
+}
+
+int ix_audit_encode(const hx_audit_list *log, const ix_audit_pending *p, uint8_t **out, size_t *len,
+                    hx_error *err)
+{
+    size_t old = log ? log->n : 0, total = old + p->n, skip = total > HX_AUDIT_MAX ? total - HX_AUDIT_MAX : 0;
+    hx_buf b = {0};
+    hx_buf_bytes(&b, IX_AUDIT_MAGIC, 8);
+    hx_buf_u32(&b, (uint32_t)(total - skip));
+    for (size_t i = skip; i < total; i++)
+        put_entry(&b, i < old ? &log->entries[i] : &p->v[i - old]);
+    if (b.failed) {
+        hx_buf_free(&b);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory encoding the audit log");
+    }
+    *out = b.data;
+    *len = b.len;
+    return 0;
+}
+
+int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err)
+{
+    return ix_audit_read(ix->store, ix->v.audit_ref, out, err);
+}
+
+void hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const hx_audit_entry *e = &l->entries[i];
+        if (e->time_ns >= since_ns && (!path_glob || hx_glob_match(path_glob, e->path)))
+            l->entries[k++] = *e;
+    }
+    size_t skip = limit && k > limit ? k - limit : 0;
+    memmove(l->entries, l->entries + skip, (k - skip) * sizeof *l->entries);
+    l->n = k - skip;
+}
