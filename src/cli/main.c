@@ -156,6 +156,9 @@ static const cli_opt options[] = {
     {"--baseline", 0, "NAME", CMD_SEARCH,
      .help = "search the newest commit named NAME ('hyrax baseline NAME'; the name\npublished is what agents' read_context "
      "{selector: published} reads)"},
+    {"--source", 0, "S", CMD_SEARCH,
+     .help = "the tiers to search: all (default: the project index, and the user index\nwhen it exists), project or "
+     "user (README \"Tiers\")", .choices = hx_source_names},
     {"--json", 0, NULL, CMD_SEARCH,
      .help = "print one JSON object (query, mode, group, results, total_results,\nsearch_time_ms); a result's fields and "
      "its citation are those MCP's\nsearch answers with"},
@@ -892,7 +895,8 @@ static int print_results_text(const hx_results *r)
         const char *title = heading_has_title ? "" : x->title;
         printf("%u. ", x->rank);
         put_text(stdout, x->path, SIZE_MAX, false);
-        printf(":%u-%u  (score %.4f)\n   ", x->line_start, x->line_end, (double)x->score);
+        printf(":%u-%u  (score %.4f%s%s)\n   ", x->line_start, x->line_end, (double)x->score, x->tier ? ", " : "",
+               x->tier ? x->tier : "");
         put_text(stdout, title, SIZE_MAX, false);
         fputs(*title && *x->heading ? " > " : "", stdout);
         put_text(stdout, x->heading, SIZE_MAX, false);
@@ -916,27 +920,69 @@ typedef struct {
     const hx_search_opts *o;
     const hx_read_context *at;   /* the commit to read */
     int json;
+    hx_source source;      /* the tiers to read (README "Tiers") */
+    const char *user_db;   /* the user index file, or NULL when none can be named ... */
+    const char *user_why;  /* ... and then why */
 } search_job;
 
-/* Opens the index, searches and prints; the exit status. Runs under guarded(). */
+/* Opens the tiers j->source names -- the project index, then the user index when there is one
+ * (hx_tier_open, hx_tier_read_at say when it is not consulted) -- into tiers and their status into
+ * st; *taken gets the first tier's commit. 0, or 1 after the message. */
+static int open_tiers(const search_job *j, hx_index **ix, hx_tier *tiers, size_t *nt, hx_tier_status *st, size_t *ns,
+                      hx_read_taken *taken, char *why, size_t cap)
+{
+    hx_error err = {0};
+    hx_read_taken user_taken = {0};
+    if (j->source != HX_SOURCE_USER) {
+        if (hx_index_open(&ix[0], j->db, HX_INDEX_READ, j->model, NULL, &err) ||
+            hx_index_read_at(ix[0], j->at, taken, &err))
+            goto fail;
+        tiers[(*nt)++] = (hx_tier){HX_TIER_PROJECT, ix[0]};
+        st[(*ns)++] = (hx_tier_status){HX_TIER_PROJECT, j->db, NULL, taken->commit.generation};
+    }
+    if (j->source == HX_SOURCE_PROJECT)
+        return 0;
+    snprintf(why, cap, "%s", j->user_db ? "" : j->user_why);
+    if (j->user_db && (hx_tier_open(&ix[1], j->user_db, j->model, why, cap, &err) ||
+                       (ix[1] && hx_tier_read_at(ix[1], j->at, &user_taken, why, cap, &err))))
+        goto fail;
+    if (!why[0]) {
+        tiers[(*nt)++] = (hx_tier){HX_TIER_USER, ix[1]};
+        if (*nt == 1)
+            *taken = user_taken;
+    }
+    st[(*ns)++] = (hx_tier_status){HX_TIER_USER, j->user_db ? j->user_db : "", why[0] ? why : NULL,
+                                   user_taken.commit.generation};
+    return 0;
+fail:
+    fprintf(stderr, "hyrax search: %s\n", err.message);
+    return 1;
+}
+
+/* Opens the tiers, searches them as one and prints; the exit status. Runs under guarded(). */
 static int run_search(void *arg)
 {
     const search_job *j = arg;
-    hx_index *ix = NULL;
+    hx_index *ix[2] = {NULL, NULL};
+    hx_tier tiers[2];
+    hx_tier_status st[2];
+    size_t nt = 0, ns = 0;
+    char why[600];
     hx_results res = {0};
     hx_error err = {0};
-    hx_read_taken taken;
+    hx_read_taken taken = {0};
     int rc = 1;
-    if (hx_index_open(&ix, j->db, HX_INDEX_READ, j->model, NULL, &err) ||
-        hx_index_read_at(ix, j->at, &taken, &err) ||
-        hx_index_search(ix, j->enc, j->query, j->qlen, j->o, &res, &err)) {
+    if (open_tiers(j, ix, tiers, &nt, st, &ns, &taken, why, sizeof why))
+        goto done;
+    res.group = j->o->group;
+    if (nt && hx_tiers_search(tiers, nt, j->enc, j->query, j->qlen, j->o, &res, &err)) {
         fprintf(stderr, "hyrax search: %s\n", err.message);
         goto done;
     }
     if (j->json) {
         hx_json_writer w;
         hx_json_writer_init(&w);
-        hx_present_search(&w, j->query, j->o->mode, &res, &taken);
+        hx_present_search_tiers(&w, j->query, j->o->mode, &res, &taken, st, ns);
         if (hx_json_writer_finish(&w, &err)) {
             fprintf(stderr, "hyrax search: %s\n", err.message);
             hx_json_writer_free(&w);
@@ -946,18 +992,21 @@ static int run_search(void *arg)
         putchar('\n');
         hx_json_writer_free(&w);
     } else {
-        if (taken.selector != HX_READ_HEAD) {
+        if (nt && taken.selector != HX_READ_HEAD) {
             char when[40];
             hx_time_format(taken.commit.committed_ns, when, sizeof when);
             printf("as of generation %llu%s%s, committed %s\n", (unsigned long long)taken.commit.generation,
                    taken.commit.name[0] ? ", baseline " : "", taken.commit.name, when);
         }
+        if (j->source == HX_SOURCE_USER && st[0].absent)   /* asked for it alone: say why it answers nothing */
+            put_line(stdout, "user tier not consulted: ", st[0].absent);
         print_results_text(&res);
     }
     rc = fflush(stdout) ? 1 : 0;
 done:
     hx_results_free(&res);
-    hx_index_close(ix);
+    hx_index_close(ix[0]);
+    hx_index_close(ix[1]);
     return rc;
 }
 
@@ -1087,13 +1136,28 @@ static int cmd_search(const cli_args *a)
     }
     o.filters = filters.v;
     o.n_filters = filters.n;
+    hx_source source = HX_SOURCE_ALL;
+    if ((v = opt_str(a, "--source")))
+        hx_source_parse(v, &source);   /* the table checked the name */
+    if (source == HX_SOURCE_USER && at.selector == HX_READ_BASELINE) {
+        fputs("hyrax search: --baseline names a commit of the project index; with --source user give --as-of\n", stderr);
+        goto done;
+    }
+    char user_db[4096];
+    hx_error uerr = {0};
+    bool has_user_db = hx_tier_user_path(user_db, sizeof user_db, &uerr) == 0;
     rc = 1;
-    precision_job pj = {db, HX_PRECISION_FP32};   /* queries are embedded as the index's vectors were */
-    if (o.mode != HX_MODE_KEYWORD && guarded("search", read_precision, &pj))
+    /* queries are embedded as the index's vectors were: the project's, or the user index's alone */
+    precision_job pj = {source == HX_SOURCE_USER ? (has_user_db ? user_db : NULL) : db, HX_PRECISION_FP32};
+    bool embeds = o.mode != HX_MODE_KEYWORD && pj.db;
+    if (embeds && source == HX_SOURCE_USER && hx_index_precision(pj.db, &pj.precision, &uerr) == HX_ENOTFOUND)
+        embeds = false;   /* no user index: nothing to search, which the answer says */
+    else if (embeds && guarded("search", read_precision, &pj))
         goto done;
-    if (o.mode != HX_MODE_KEYWORD && open_encoder(a, 1, pj.precision, &model, &enc))
+    if (embeds && open_encoder(a, 1, pj.precision, &model, &enc))
         goto done;
-    search_job job = {db, model, enc, query, qlen, &o, &at, opt_str(a, "--json") != NULL};
+    search_job job = {db, model, enc, query, qlen, &o, &at, opt_str(a, "--json") != NULL, source,
+                      has_user_db ? user_db : NULL, uerr.message};
     rc = guarded("search", run_search, &job);
 done:
     hx_encoder_free(enc);
