@@ -504,6 +504,23 @@ int hx_tier_open(hx_index **out, const char *path, const hx_model *model, char *
 int hx_tier_read_at(hx_index *ix, const hx_read_context *ctx, hx_read_taken *taken, char *why, size_t cap,
                     hx_error *err);
 
+/* Copies the project's documents named by names[0..n) (root-relative names or absolute paths inside
+ * from's root, as for hx_index_update; a folder names the documents under it, "" all) up to the
+ * user index `to` (a writer): each file is read again from disk under from's root and stored with
+ * hx_index_add_bytes (the write path and its checks, so what they refuse now is rejected) under
+ * the name "<project folder name>/<path>", with the metadata HX_SYNC_META_ROOT (the project root),
+ * HX_SYNC_META_PATH (the path in the project) and HX_SYNC_META_SHA256 (the bytes' hash). A name
+ * that the user index holds with the same bytes already is counted unchanged and costs nothing.
+ * Documents that cannot be copied (stored ones have no file; unreadable, too large, refused by the
+ * write path) go to rep->rejected and the others go on; HX_ENOTFOUND (nothing changed) when a name
+ * covers no document of the project, HX_EPERM when it lies outside the project root. One commit
+ * per document copied; `progress` (may be NULL) counts chunks over the whole sync and can cancel. */
+#define HX_SYNC_META_ROOT "origin_root"
+#define HX_SYNC_META_PATH "origin_path"
+#define HX_SYNC_META_SHA256 "origin_sha256"
+int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, size_t n, hx_encoder *enc,
+                 hx_progress_fn progress, void *progress_ctx, hx_update_report *rep, hx_error *err);
+
 /* Searches tiers[0..n) as one index. The query is embedded once (enc; NULL in keyword mode) and
  * each tier searched with the same options (mode, filters, k, grouping, min_score on each result's
  * own relevance). The lists are fused by reciprocal rank fusion: an entry scores the sum over the

@@ -78,10 +78,11 @@ enum {
     CMD_BASELINE = 1u << 9,
     CMD_BASELINES = 1u << 10,
     CMD_COMPACT = 1u << 11,
-    CMD_ALL = (1u << 12) - 1,
+    CMD_SYNC = 1u << 12,
+    CMD_ALL = (1u << 13) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
-             CMD_BASELINES | CMD_COMPACT,
-    CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE,
+             CMD_BASELINES | CMD_COMPACT | CMD_SYNC,
+    CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC,
 };
 
 /* One option of one or more commands. The table below is the only place an option is declared:
@@ -103,13 +104,14 @@ typedef struct {
 #define WHOLE(a, b) .lo = (a), .hi = (b)
 
 static const char *const fusion_names[] = {"rrf", "weighted", NULL};
+static const char *const sync_tiers[] = {HX_TIER_USER, NULL};   /* sync --to: the tiers above a project */
 
 static const cli_opt options[] = {
     {"--help", 'h', NULL, CMD_ALL, .help = "print this help"},
     {"--db", 0, "FILE", CMD_DB, .help = "index file (default " DEFAULT_DB ")"},
     {"--model", 0, "FILE", CMD_MODEL,
      .help = "weights file (default $HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE "\nbeside the executable or one folder above it)"},
-    {"--threads", 0, "N", CMD_EMBED | CMD_INDEX | CMD_SERVE, .help = "embedding threads (default 0 = one per core)", WHOLE(0, 256)},
+    {"--threads", 0, "N", CMD_EMBED | CMD_INDEX | CMD_SERVE | CMD_SYNC, .help = "embedding threads (default 0 = one per core)", WHOLE(0, 256)},
     {"--precision", 0, "P", CMD_EMBED,
      .help = "fp32 (default: sentence-transformers' vectors) or int8 (about twice as\nfast, cosine >= 0.995 to fp32's)"},
     {"--precision", 0, "P", CMD_INDEX,
@@ -125,7 +127,7 @@ static const cli_opt options[] = {
      "over inherited ones). The index\nkeeps the list; a new one takes kep.yaml, README.md; '' turns it off",
      .repeat = true},
     {"--compact", 0, NULL, CMD_INDEX, .help = "rewrite the index into one segment afterwards"},
-    {"--progress-every", 0, "SECONDS", CMD_INDEX,
+    {"--progress-every", 0, "SECONDS", CMD_INDEX | CMD_SYNC,
      .help = "when stderr is not a terminal: a progress line (chunks embedded)\nevery SECONDS (default 5; 0 = after every batch)",
      WHOLE(0, 86400)},
     {"--mode", 0, "M", CMD_SEARCH, .help = "hybrid (default: vector and keyword fused), vector, or keyword", .choices = hx_mode_names},
@@ -156,6 +158,7 @@ static const cli_opt options[] = {
     {"--baseline", 0, "NAME", CMD_SEARCH,
      .help = "search the newest commit named NAME ('hyrax baseline NAME'; the name\npublished is what agents' read_context "
      "{selector: published} reads)"},
+    {"--to", 0, "TIER", CMD_SYNC, .help = "the tier to copy to: user (required)", .choices = sync_tiers},
     {"--source", 0, "S", CMD_SEARCH,
      .help = "the tiers to search: all (default: the project index, and the user index\nwhen it exists), project or "
      "user (README \"Tiers\")", .choices = hx_source_names},
@@ -680,13 +683,14 @@ typedef struct {
     double every;              /* not a terminal: seconds between lines */
     double start, last;        /* now_seconds() at the start and at the last line */
     bool printed;              /* a line went out, so the end gets one too */
+    const char *cmd;           /* the command a line names: "index", "sync" */
 } progress_state;
 
 /* One line a log can keep: chunks embedded of all, the rate, the document at hand. */
 static void progress_line(progress_state *p, size_t done, size_t total, const char *path, double now)
 {
     double secs = now - p->start;
-    fprintf(stderr, "hyrax index: embedded %zu/%zu chunks (%zu%%) in %.1f s, %.0f chunks/s", done, total,
+    fprintf(stderr, "hyrax %s: embedded %zu/%zu chunks (%zu%%) in %.1f s, %.0f chunks/s", p->cmd, done, total,
             done * 100 / total, secs, secs > 0 ? (double)done / secs : 0.0);
     if (path) {
         fputs(", at ", stderr);
@@ -832,7 +836,8 @@ static int cmd_index(const cli_args *a)
         }
         paths[i] = names[i];
     }
-    progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false};
+    progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false,
+                           "index"};
     prog.last = prog.start;
     hx_update_opts o = {.excludes = excludes, .n_excludes = n_ex, .max_file_bytes = (size_t)opt_long(a, "--max-size", 0),
                         .reindex = opt_str(a, "--reindex") != NULL, .encoder = enc, .progress = index_progress,
@@ -1590,6 +1595,118 @@ static int cmd_serve(const cli_args *a)
     return rc ? 1 : 0;
 }
 
+/* === sync (README "Tiers") === */
+
+static const char sync_about[] =
+    "Copies documents of the project index up to the user index: each file under PATH that the\n"
+    "project index (--db) holds is read again from disk, checked as 'hyrax index' checks a file, and\n"
+    "stored in the user index as <project folder name>/<path>, with the metadata origin_root,\n"
+    "origin_path and origin_sha256. A document the user index holds with the same bytes is left\n"
+    "as it is. The user index is $HYRAX_USER_DB, else $XDG_DATA_HOME/hyrax/user.hyx, else\n"
+    "~/.local/share/hyrax/user.hyx; the first sync creates it (its root is its folder; it holds\n"
+    "stored documents only). 'hyrax search' reads it with the project index.\n";
+
+/* Makes the folders on the way to the file `path` (mkdir -p of its folder); 0, or 1 after the message. */
+static int make_parents(const char *cmd, const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+        *p = 0;
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "hyrax %s: cannot create %s: %s\n", cmd, dir, strerror(errno));
+            return 1;
+        }
+        *p = '/';
+    }
+    return 0;
+}
+
+static int cmd_sync(const cli_args *a)
+{
+    const char *db = db_opt(a);
+    char user_db[4096], user_root[4096];
+    char (*names)[HX_RELPATH_MAX] = hx_calloc(a->n_operands, sizeof *names);
+    const char **paths = hx_calloc(a->n_operands, sizeof *paths);
+    hx_precision precision, theirs;
+    hx_model *model = NULL;
+    hx_encoder *enc = NULL;
+    hx_index *proj = NULL, *user = NULL;
+    hx_update_report rep = {0};
+    hx_error err = {0};
+    int rc = 1;
+    if (!names || !paths) {
+        fputs("hyrax sync: out of memory\n", stderr);
+        goto done;
+    }
+    if (!opt_str(a, "--to")) {
+        fputs("hyrax sync: give --to user (the tier to copy to)\n", stderr);
+        rc = 2;
+        goto done;
+    }
+    if (hx_tier_user_path(user_db, sizeof user_db, &err) || hx_index_precision(db, &precision, &err))
+        goto fail;
+    int found = hx_index_precision(user_db, &theirs, &err);
+    if (found && found != HX_ENOTFOUND)
+        goto fail;
+    if (!found && theirs != precision) {
+        fprintf(stderr, "hyrax sync: the user index %s holds %s vectors and the project index %s: one query vector "
+                "serves both, so their precisions must match\n", user_db, hx_precision_name(theirs),
+                hx_precision_name(precision));
+        goto done;
+    }
+    if (open_encoder(a, (int)opt_long(a, "--threads", 0), precision, &model, &enc))
+        goto done;
+    if (hx_index_open(&proj, db, HX_INDEX_READ, model, NULL, &err))
+        goto fail;
+    for (size_t i = 0; i < a->n_operands; i++) {
+        if (hx_fs_target(hx_index_root(proj), a->operands[i], HX_TARGET_CWD, names[i], sizeof names[i], &err))
+            goto fail;
+        paths[i] = names[i];
+    }
+    char *slash = strrchr(user_db, '/');
+    snprintf(user_root, sizeof user_root, "%.*s", slash ? (int)(slash - user_db) : 1, slash ? user_db : ".");
+    if (make_parents("sync", user_db))
+        goto done;
+    char resolved[4096];
+    if (!realpath(*user_root ? user_root : "/", resolved)) {
+        fprintf(stderr, "hyrax sync: cannot resolve %s: %s\n", user_root, strerror(errno));
+        goto done;
+    }
+    if (hx_index_open(&user, user_db, HX_INDEX_WRITE | HX_INDEX_CREATE, model, resolved, &err))
+        goto fail;
+    progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false,
+                           "sync"};
+    prog.last = prog.start;
+    if (hx_tier_sync(proj, user, paths, a->n_operands, enc, index_progress, &prog, &rep, &err))
+        goto fail;
+    for (size_t i = 0; i < rep.n_rejected; i++)
+        put_line(stderr, "hyrax sync: rejected ", rep.rejected[i].reason);
+    if (rep.warning[0])
+        put_line(stderr, "hyrax sync: warning: ", rep.warning);
+    hx_index_stats st;
+    if (hx_index_stats_get(user, &st, &err))
+        goto fail;
+    printf("added %zu, updated %zu, unchanged %zu, rejected %zu (+%zu/-%zu chunks) in %.2f s\n", rep.added, rep.updated,
+           rep.unchanged, rep.n_rejected, rep.chunks_added, rep.chunks_removed, now_seconds() - prog.start);
+    put_text(stdout, user_db, SIZE_MAX, false);
+    printf(": %llu documents, %llu chunks, generation %llu (user tier)\n", (unsigned long long)st.documents,
+           (unsigned long long)st.live_chunks, (unsigned long long)st.generation);
+    rc = 0;
+    goto done;
+fail:
+    put_line(stderr, "hyrax sync: ", err.message);
+done:
+    hx_update_report_clear(&rep);
+    hx_index_close(user);
+    hx_index_close(proj);
+    hx_encoder_free(enc);
+    hx_model_close(model);
+    free(names);
+    free(paths);
+    return rc;
+}
+
 /* === Dispatch === */
 
 static const cli_cmd commands[] = {
@@ -1613,6 +1730,8 @@ static const cli_cmd commands[] = {
     {"recover", CMD_RECOVER, "", 0, 0, "make a damaged index writable again, keeping its newest provable commit",
      recover_about, cmd_recover},
     {"serve", CMD_SERVE, "", 0, 0, "MCP server (JSON-RPC 2.0 over stdio) for AI agents", serve_about, cmd_serve},
+    {"sync", CMD_SYNC, "PATH...", 1, -1, "copy project documents up to the user index (--to user)", sync_about,
+     cmd_sync},
 };
 
 static void usage(FILE *f)
