@@ -5,11 +5,13 @@
  * $XDG_DATA_HOME/hyrax/user.hyx, then $HOME/.local/share/hyrax/user.hyx, a missing user index
  * reported in the answer's tiers (not an error), `--source` each way, every result labelled with
  * its tier, content in both tiers answered once by the project, and a time read_context older than
- * the user index. Through the library: the fused order of hx_tiers_search against a brute-force
+ * the user index. Through `hyrax serve`: the `source` argument of search and of a seed's search
+ * tool, with tiers in the answer. Through the library: the fused order of hx_tiers_search against a brute-force
  * reciprocal rank fusion of each tier's own hx_index_search list, in chunk and document grouping. */
 #include "check.h"
 #include "hyrax.h"
 #include "json.h"
+#include "serve_client.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -256,6 +259,73 @@ static void test_user_path(void)
     free(out);
 }
 
+/* === MCP === */
+
+/* tools/call name args on s; the parsed answer's result (borrowed from *doc, caller frees). */
+static const hx_json_val *tool(server *s, hx_json_doc **doc, const char *name, const char *args)
+{
+    static int id = 10;
+    char line[2048];
+    snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\","
+             "\"arguments\":%s}}", id++, name, args);
+    send_line(s, line);
+    char *out = read_line(s, 60000);
+    *doc = NULL;
+    CHECK(out && hx_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "%s: JSON answer: %.200s", name, out ? out : "-");
+    free(out);
+    return *doc ? get(hx_json_doc_root(*doc), "result") : NULL;
+}
+
+/* How many results of a tool answer come from `tier`, and how many in all into *total. */
+static size_t tool_tier_count(const hx_json_val *r, const char *tier, size_t *total)
+{
+    const hx_json_val *rs = get(r, "structuredContent.results");
+    size_t n = 0;
+    *total = hx_json_len(rs);
+    for (size_t i = 0; i < *total; i++)
+        n += !strcmp(field(hx_json_arr_get(rs, i), "tier"), tier);
+    return n;
+}
+
+static void test_mcp(void)
+{
+    server s;
+    char pdb[PATH_MAX + 48];
+    snprintf(pdb, sizeof pdb, "%s/.hyrax/index.hyx", proj);
+    setenv("HYRAX_USER_DB", user_db, 1);
+    CHECK(start_in(&s, proj, pdb, 1) == 0, "serve");
+    unsetenv("HYRAX_USER_DB");
+    send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                  "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    free(read_line(&s, 60000));
+    send_line(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    hx_json_doc *d;
+    size_t total;
+    const hx_json_val *r = tool(&s, &d, "search", "{\"query\":\"priority classes preempt pods\",\"top_k\":20,\"min_score\":0}");
+    CHECK(tool_tier_count(r, "user", &total) >= 1 && tool_tier_count(r, "project", &total) >= 1,
+          "search reads both tiers by default");
+    const hx_json_val *ts = get(r, "structuredContent.tiers");
+    CHECK(hx_json_len(ts) == 2 && hx_json_bool(get(hx_json_arr_get(ts, 1), "searched")) == 1, "tiers in the answer");
+    hx_json_doc_free(d);
+    r = tool(&s, &d, "search", "{\"query\":\"priority classes preempt pods\",\"top_k\":20,\"min_score\":0,\"source\":\"project\"}");
+    CHECK(tool_tier_count(r, "project", &total) == total && total > 0, "source project: project results only");
+    hx_json_doc_free(d);
+    r = tool(&s, &d, "search", "{\"query\":\"scheduler places pods\",\"top_k\":20,\"min_score\":0,\"source\":\"user\"}");
+    CHECK(tool_tier_count(r, "user", &total) == total && total > 0, "source user: user results only");
+    hx_json_doc_free(d);
+    r = tool(&s, &d, "semantic_search", "{\"query\":\"scheduler places pods\",\"threshold\":0,\"source\":\"user\"}");
+    CHECK(tool_tier_count(r, "user", &total) == total && total > 0, "a seed's search tool takes source too");
+    hx_json_doc_free(d);
+    r = tool(&s, &d, "search", "{\"query\":\"pods\",\"source\":\"team\"}");
+    CHECK(hx_json_bool(get(r, "isError")) == 1, "an unknown source is refused");
+    hx_json_doc_free(d);
+    close(s.in);
+    int status;
+    waitpid(s.pid, &status, 0);
+    close(s.out);
+    free(s.buf);
+}
+
 /* === Library: the fused order against brute force === */
 
 typedef struct {
@@ -400,6 +470,7 @@ int main(void)
     test_sync();
     test_sources();
     test_user_path();
+    test_mcp();
     test_fusion();
     sh(&out, "rm -rf '%s'", dir);
     free(out);

@@ -1572,6 +1572,8 @@ static int cmd_serve(const cli_args *a)
         return 1;
     }
     cfg.root = root;
+    char user_db[4096];   /* the user tier, searched with the project (README "Tiers") */
+    cfg.user_db = hx_tier_user_path(user_db, sizeof user_db, NULL) == 0 ? user_db : NULL;
     if (!cfg.read_only && make_db_folder("serve", cfg.db))
         return 1;
     if (pipe(stop_pipe) != 0) {

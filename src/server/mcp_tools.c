@@ -143,14 +143,14 @@ static void write_time(hx_json_writer *w, const char *key, int64_t ns)
     hx_json_write_cstr(w, buf);
 }
 
-static void write_results(hx_json_writer *w, const hx_results *res, uint64_t generation)
+static void write_results(hx_json_writer *w, const mcp_server *s, const hx_results *res)
 {
     hx_json_write_key(w, "group_by");
     hx_json_write_cstr(w, hx_group_names[res->group]);
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < res->n; i++)
-        hx_present_result(w, &res->v[i], res->group, generation);
+        hx_present_result(w, &res->v[i], res->group, mcp_result_generation(s, &res->v[i]));
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, res->n);
@@ -235,6 +235,7 @@ static const mcp_arg search_args[] = {
     ARG_RECENCY,
     {"fusion", MCP_OBJECT, .props = fusion_args},
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -248,6 +249,7 @@ static const mcp_arg search_args[] = {
     "\"filename\":{\"type\":\"string\",\"description\":\"the document's root-relative path (seed 003)\"},"        \
     "\"chunk_index\":{\"type\":\"integer\"},"                                                                 \
     "\"snippet\":{\"type\":\"string\"},"                                                                     \
+    "\"tier\":{\"type\":\"string\",\"description\":\"the tier that answered: project or user\"},"                     \
     "\"more\":{\"type\":\"array\",\"description\":\"group_by document: the document's other matching chunks, best first\",\"items\":{\"type\":\"object\",\"properties\":{\"score\":{\"type\":\"number\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"}}}}," \
     "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\",\"generation\"]}," \
     "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}}"                       \
@@ -257,7 +259,7 @@ static const char search_out[] =
     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"mode\":{\"type\":\"string\"},"
     "\"group_by\":{\"type\":\"string\"},\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
-    "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
+    "," MCP_TIERS_SCHEMA "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
 
 static int search_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                            char *msg, size_t cap)
@@ -277,15 +279,15 @@ static int search_filtered(mcp_server *s, const hx_json_val *args, const hx_filt
     if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
         return snprintf(msg, cap, "%s", werr.message), -1;
     hx_results res = {0};
-    if (run_query(s, &a, query, &o, &res, msg, cap))
+    if (mcp_tiers_query(s, &a, query, &o, &res, msg, cap))
         return -1;
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
     hx_json_write_key(w, "mode");
     hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
-    write_results(w, &res, s->read_taken.commit.generation);
-    mcp_write_read_context(w, s);
+    write_results(w, s, &res);
+    mcp_write_tiers(w, s, &res);
     hx_json_write_obj_end(w);
     hx_results_free(&res);
     return 0;
@@ -571,7 +573,7 @@ static int similar_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "source");
     hx_json_write_cstr(w, source);
-    write_results(w, &res, s->read_taken.commit.generation);
+    write_results(w, s, &res);
     mcp_write_read_context(w, s);
     hx_json_write_obj_end(w);
     hx_results_free(&res);
@@ -1394,6 +1396,7 @@ static const mcp_arg semantic_search_args[] = {
     {"mode", .fixed = "\"semantic\""},
     {"group_by", .fixed = "\"chunk\""},
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -1404,6 +1407,7 @@ static const mcp_arg full_text_search_args[] = {
     {"mode", .fixed = "\"keyword\""},
     {"group_by", .fixed = "\"document\""},
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -1418,6 +1422,7 @@ static const mcp_arg hybrid_search_args[] = {
     {"method", .fixed = "\"weighted\"", .as = "fusion.method"},
     {"group_by", .fixed = "\"document\""},   /* seed 003: a document found by both sides comes once */
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -1446,6 +1451,7 @@ static const mcp_arg semantic_search_001_args[] = {
     /* read_context: issue 11 item 1 adds its shared row to every query table, this one included */
     {"mode", .fixed = "\"semantic\""},
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 

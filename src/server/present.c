@@ -252,6 +252,14 @@ void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, 
     hx_json_write_arr_end(w);
 }
 
+uint64_t hx_present_tier_generation(const hx_tier_status *tiers, size_t n, const hx_result *r, uint64_t def)
+{
+    for (size_t i = 0; r->tier && i < n; i++)
+        if (!tiers[i].absent && !strcmp(tiers[i].name, r->tier))
+            return tiers[i].generation;
+    return def;
+}
+
 void hx_present_search_tiers(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
                              const hx_read_taken *t, const hx_tier_status *tiers, size_t n_tiers)
 {
@@ -265,7 +273,7 @@ void hx_present_search_tiers(hx_json_writer *w, const char *query, hx_search_mod
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < r->n; i++)
-        hx_present_result(w, &r->v[i], r->group, t->commit.generation);
+        hx_present_result(w, &r->v[i], r->group, hx_present_tier_generation(tiers, n_tiers, &r->v[i], t->commit.generation));
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, r->n);

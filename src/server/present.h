@@ -64,8 +64,10 @@ typedef struct hx_tier_status {
     uint64_t generation;               /* the commit searched */
 } hx_tier_status;
 /* "tiers": [{"tier","db","searched", then "results" (of r's results, the tier's count) and
- * "generation", or "reason"}, ...]. */
+ * "generation", or "reason"}, ...]; each result's citation carries its own tier's generation. */
 void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, const hx_results *r);
+/* The commit that answered r: the generation of the tier r names among tiers[0..n), else def. */
+uint64_t hx_present_tier_generation(const hx_tier_status *tiers, size_t n, const hx_result *r, uint64_t def);
 /* hx_present_search with the "tiers" member after read_context (tiers NULL: none, as
  * hx_present_search). */
 void hx_present_search_tiers(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
