@@ -316,6 +316,25 @@ static void test_mcp(void)
     r = tool(&s, &d, "semantic_search", "{\"query\":\"scheduler places pods\",\"threshold\":0,\"source\":\"user\"}");
     CHECK(tool_tier_count(r, "user", &total) == total && total > 0, "a seed's search tool takes source too");
     hx_json_doc_free(d);
+    /* get_context: passages from both tiers, each source naming its tier; neighbours from its own index */
+    r = tool(&s, &d, "get_context", "{\"query\":\"priority classes preempt pods\",\"min_score\":0}");
+    const hx_json_val *src = get(r, "structuredContent.sources");
+    size_t user_src = 0, proj_src = 0;
+    for (size_t i = 0; i < hx_json_len(src); i++) {
+        const hx_json_val *x = hx_json_arr_get(src, i);
+        user_src += !strcmp(field(x, "tier"), "user") && !strcmp(field(x, "path"), "other/priority.md");
+        proj_src += !strcmp(field(x, "tier"), "project");
+    }
+    CHECK(user_src == 1 && proj_src >= 1 && strstr(field(get(r, "structuredContent"), "context"), "Priority classes"),
+          "get_context reads both tiers: %zu user, %zu project sources", user_src, proj_src);
+    hx_json_doc_free(d);
+    r = tool(&s, &d, "get_context", "{\"query\":\"priority classes preempt pods\",\"min_score\":0,\"source\":\"project\"}");
+    src = get(r, "structuredContent.sources");
+    user_src = 0;
+    for (size_t i = 0; i < hx_json_len(src); i++)
+        user_src += !strcmp(field(hx_json_arr_get(src, i), "tier"), "user");
+    CHECK(hx_json_len(src) >= 1 && user_src == 0, "get_context source project: no user passages");
+    hx_json_doc_free(d);
     r = tool(&s, &d, "search", "{\"query\":\"pods\",\"source\":\"team\"}");
     CHECK(hx_json_bool(get(r, "isError")) == 1, "an unknown source is refused");
     hx_json_doc_free(d);

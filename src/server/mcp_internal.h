@@ -164,6 +164,8 @@ void mcp_write_read_context(hx_json_writer *w, const mcp_server *s);
  * s->tier_status saying what each tier read, or -1 with a message. */
 int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
                     char *message, size_t cap);
+/* The reader of result r's tier (the user index's, else the project's). */
+hx_index *mcp_tier_reader(mcp_server *s, const hx_result *r);
 /* The commit that answered result r: its tier's, else the project reader's. */
 uint64_t mcp_result_generation(const mcp_server *s, const hx_result *r);
 /* "read_context" of the first tier read, then "tiers". */

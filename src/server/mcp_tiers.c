@@ -74,6 +74,11 @@ int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const h
     return 0;
 }
 
+hx_index *mcp_tier_reader(mcp_server *s, const hx_result *r)
+{
+    return r->tier && !strcmp(r->tier, HX_TIER_USER) ? s->user_reader : s->reader;
+}
+
 uint64_t mcp_result_generation(const mcp_server *s, const hx_result *r)
 {
     return hx_present_tier_generation(s->tier_status, s->n_tier_status, r, s->read_taken.commit.generation);

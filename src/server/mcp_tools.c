@@ -195,19 +195,6 @@ static void recency_opts(const mcp_args *a, hx_search_opts *o)
     o->recency_half_life_days = mcp_arg_num(&r, "half_life_days");
 }
 
-/* Opens the reader, runs the query and counts it for index_health; 0 with *res filled. */
-static int run_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
-                     char *msg, size_t cap)
-{
-    hx_error err = {0};
-    if (mcp_open_reader_for(s, a, msg, cap))
-        return -1;
-    if (hx_index_search(s->reader, s->reader_enc, query, strlen(query), o, res, &err))
-        return snprintf(msg, cap, "search failed: %s", err.message), -1;
-    mcp_note_query(s, query);
-    return 0;
-}
-
 /* === search === */
 
 static const char *const fusion_methods[] = {"rrf", "weighted", NULL};
@@ -308,6 +295,7 @@ static const mcp_arg context_args[] = {
     ARG_FILTERS,
     ARG_MODE,
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -318,9 +306,9 @@ static const char context_out[] =
     "\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},"
     "\"relevance\":{\"type\":\"number\"},\"tokens\":{\"type\":\"integer\"},\"chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
     "\"related_chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"description\":\"neighbouring chunks added by include_relationships\"},"
-    "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
+    "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"},\"tier\":{\"type\":\"string\"}},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
     "\"total_tokens\":{\"type\":\"integer\"},\"max_tokens\":{\"type\":\"integer\"},\"dropped\":{\"type\":\"integer\"},"
-    "\"truncated\":{\"type\":\"boolean\"}," MCP_READ_CONTEXT_SCHEMA
+    "\"truncated\":{\"type\":\"boolean\"}," MCP_READ_CONTEXT_SCHEMA "," MCP_TIERS_SCHEMA
     "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
 
 /* True when chunk id is in a passage of ps already. */
@@ -381,7 +369,7 @@ static int context_append(char **ctx, size_t *len, size_t *cap, const char *head
 }
 
 /* One of get_context's sources: the passage labelled [label] in the context, answered by the
- * commit `generation`. */
+ * commit `generation` of its tier. */
 static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, size_t tokens, uint64_t generation)
 {
     hx_json_write_obj_begin(w);
@@ -417,6 +405,10 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
     hx_json_write_cstr(w, p->first->doc_sha256);
     hx_json_write_key(w, "generation");
     hx_json_write_uint(w, generation);
+    if (p->first->tier) {
+        hx_json_write_key(w, "tier");
+        hx_json_write_cstr(w, p->first->tier);
+    }
     hx_json_write_obj_end(w);
 }
 
@@ -438,7 +430,7 @@ static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     o.min_score = (float)mcp_arg_num(&a, "min_score");
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     hx_results res = {0};
-    if (run_query(s, &a, query, &o, &res, msg, cap))
+    if (mcp_tiers_query(s, &a, query, &o, &res, msg, cap))
         return -1;
     hx_passages ps;
     hx_error err = {0};
@@ -453,7 +445,7 @@ static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     size_t *tokens = hx_calloc(np ? np : 1, sizeof *tokens);   /* 0 = not kept */
     for (size_t i = 0; i < np && !rc && tokens && n_kept < (size_t)max_passages; i++) {
         hx_passage *p = &ps.v[i];
-        if (related && (rc = add_neighbours(s->reader, &ps, p, &err)))
+        if (related && (rc = add_neighbours(mcp_tier_reader(s, p->first), &ps, p, &err)))
             break;
         char header[600];
         const char *title = p->first->title, *heading = p->first->heading;
@@ -486,7 +478,7 @@ static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
         hx_json_write_arr_begin(w);
         for (size_t i = 0, label = 0; i < np; i++)
             if (tokens[i])
-                write_source(w, &ps.v[i], ++label, tokens[i], s->read_taken.commit.generation);
+                write_source(w, &ps.v[i], ++label, tokens[i], mcp_result_generation(s, ps.v[i].first));
         hx_json_write_arr_end(w);
         hx_json_write_key(w, "total_tokens");
         hx_json_write_uint(w, used);
@@ -496,7 +488,7 @@ static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
         hx_json_write_uint(w, dropped);
         hx_json_write_key(w, "truncated");
         hx_json_write_bool(w, dropped > 0);
-        mcp_write_read_context(w, s);
+        mcp_write_tiers(w, s, &res);
         hx_json_write_obj_end(w);
     }
     if (rc || !tokens)
@@ -1460,6 +1452,7 @@ static const mcp_arg get_context_001_args[] = {
     ARG_MAX_TOKENS,
     {"include_relationships", MCP_BOOLEAN, .def = "true", .description = "Also the neighbouring chunks of the same section."},
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
