@@ -311,11 +311,11 @@ static const char context_out[] =
     "\"truncated\":{\"type\":\"boolean\"}," MCP_READ_CONTEXT_SCHEMA "," MCP_TIERS_SCHEMA
     "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
 
-/* True when chunk id is in a passage of ps already. */
-static bool in_passages(const hx_passages *ps, uint32_t id)
+/* True when chunk id (of the tier named `tier`) is in a passage of ps already. */
+static bool in_passages(const hx_passages *ps, const char *tier, uint32_t id)
 {
     for (size_t i = 0; i < ps->n; i++)
-        for (size_t c = 0; c < ps->v[i].n_chunks; c++)
+        for (size_t c = 0; ps->v[i].first->tier == tier && c < ps->v[i].n_chunks; c++)
             if (ps->v[i].chunk_ids[c] == id)
                 return true;
     return false;
@@ -336,7 +336,8 @@ static int add_neighbours(hx_index *ix, hx_passages *ps, hx_passage *p, hx_error
     const uint32_t edge[2] = {lo, hi}, next[2] = {lo - 1, hi + 1};
     for (int side = 0; side < 2; side++) {
         hx_result at, nb;
-        if (next[side] < d.first_chunk || next[side] >= d.first_chunk + d.n_chunks || in_passages(ps, next[side]) ||
+        if (next[side] < d.first_chunk || next[side] >= d.first_chunk + d.n_chunks ||
+            in_passages(ps, p->first->tier, next[side]) ||
             hx_index_chunk(ix, edge[side], &at, NULL) || hx_index_chunk(ix, next[side], &nb, NULL) ||
             strcmp(at.heading, nb.heading))
             continue;
