@@ -3,7 +3,7 @@
  * metadata checked against sha256sum and realpath, unchanged bytes left alone, changed bytes
  * updated, a path outside the project refused), the user index found at $HYRAX_USER_DB, then
  * $XDG_DATA_HOME/hyrax/user.hyx, then $HOME/.local/share/hyrax/user.hyx, a missing user index
- * reported in the answer's tiers (not an error), `--source` each way, every result labelled with
+ * reported in the answer's tiers (not an error), one at another precision not searched, `--source` each way, every result labelled with
  * its tier, content in both tiers answered once by the project, and a time read_context older than
  * the user index. Through `hyrax serve`: the `source` argument of search and of a seed's search
  * tool, with tiers in the answer. Through the library: the fused order of hx_tiers_search against a brute-force
@@ -234,6 +234,32 @@ static void test_as_of(void)
     rc = sh(&out, "cd '%s' && HYRAX_USER_DB='%s' \"$HYRAX_BIN\" search --source user --baseline x scheduler 2>&1", proj,
             db2);
     CHECK(rc != 0 && strstr(out, "--baseline"), "a baseline names a project commit: refused with --source user: %s", out);
+    free(out);
+}
+
+/* A user index at another precision than the project's: not searched (one query vector serves
+ * both), and sync refuses to write into it. */
+static void test_precision(void)
+{
+    char *out, db8[PATH_MAX + 32];
+    snprintf(db8, sizeof db8, "%s/int8.hyx", dir);
+    int rc = sh(&out, "cd '%s' && \"$HYRAX_BIN\" index --precision int8 --db '%s' . 2>&1", other, db8);
+    CHECK(rc == 0, "an int8 index: %s", out);
+    free(out);
+    rc = sh(&out, "cd '%s' && HYRAX_USER_DB='%s' \"$HYRAX_BIN\" search --json --min-score 0 priority", proj, db8);
+    hx_json_doc *d = NULL;
+    CHECK(rc == 0 && hx_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search: %.300s", out);
+    free(out);
+    const hx_json_val *u = d ? tier_of(d, "user") : NULL;
+    size_t total = 0;
+    CHECK(u && hx_json_bool(hx_json_obj_get(u, "searched")) == 0 && strstr(field(u, "reason"), "holds int8 vectors"),
+          "a user index at int8 beside an fp32 project is not searched: %s", u ? field(u, "reason") : "-");
+    for (size_t i = 0; d && i < hx_json_len(results(d)); i++)
+        total += !strcmp(field(hx_json_arr_get(results(d), i), "tier"), "user");
+    CHECK(d && hx_json_len(results(d)) > 0 && total == 0, "only project results");
+    hx_json_doc_free(d);
+    rc = sh(&out, "cd '%s' && HYRAX_USER_DB='%s' \"$HYRAX_BIN\" sync --to user shared.md 2>&1", proj, db8);
+    CHECK(rc != 0 && strstr(out, "precision"), "sync into it is refused: %s", out);
     free(out);
 }
 
@@ -489,6 +515,7 @@ int main(void)
     test_sync();
     test_sources();
     test_user_path();
+    test_precision();
     test_mcp();
     test_fusion();
     sh(&out, "rm -rf '%s'", dir);
