@@ -523,6 +523,8 @@ typedef struct hx_result {
                                           best first (rank 0, no snippet), at most
                                           HX_GROUP_MORE_MAX; owned by the result set */
     size_t n_more;
+    const char *tier;                  /* the tier that answered ("project", "user"; hx_tiers_search),
+                                          NULL from a one-index search; borrowed from the hx_tier */
 } hx_result;
 
 typedef struct hx_results {
@@ -540,6 +542,12 @@ void hx_results_free(hx_results *r);
 int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len,
                     const hx_search_opts *o, hx_results *out, hx_error *err);
 
+/* hx_index_search with the query's vector already made: vec holds the index's dimension of floats,
+ * hx_encoder_embed's vector of query by a model at the index's precision (the tiers embed a query
+ * once for every index), or NULL in keyword mode (HX_EINVAL when another mode has none). */
+int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const float *vec,
+                             const hx_search_opts *o, hx_results *out, hx_error *err);
+
 /* Nearest chunks to a vector of the index's dimension (mode is ignored: vector search). With
  * o->exclude_chunk / o->exclude_doc the source of the vector leaves itself out. */
 int hx_index_search_vector(hx_index *ix, const float *vec, const hx_search_opts *o,
@@ -552,6 +560,69 @@ int hx_index_doc_vector(hx_index *ix, uint32_t doc_id, float *out, hx_error *err
 
 /* One chunk by id, as a result (score fields 0). */
 int hx_index_chunk(hx_index *ix, uint32_t chunk_id, hx_result *out, hx_error *err);
+
+/* === Tiers (README "Tiers") === */
+
+/* One index of several searched as one, nearest first: the project index, then the user index
+ * (later the registry). Every index must have been opened with the same model (one query vector
+ * serves them all) and positioned by its caller (hx_index_read_at). */
+typedef struct hx_tier {
+    const char *name;                  /* HX_TIER_PROJECT, HX_TIER_USER: what each of its results
+                                          says in hx_result.tier; borrowed */
+    hx_index *ix;                      /* borrowed */
+} hx_tier;
+#define HX_TIER_PROJECT "project"
+#define HX_TIER_USER "user"
+#define HX_USER_DB_ENV "HYRAX_USER_DB"
+
+/* Where the user index lives: $HYRAX_USER_DB, else $XDG_DATA_HOME/hyrax/user.hyx, else
+ * $HOME/.local/share/hyrax/user.hyx (XDG's default); into buf. HX_ENOTFOUND when none of the
+ * three is set, HX_ERANGE when the path does not fit. */
+int hx_tier_user_path(char *buf, size_t cap, hx_error *err);
+
+/* Opens the index at path as a reader for a tier after the first, with `model` (borrowed; NULL in
+ * keyword mode) and the reader identity `id` (NULL: none; hx_index_set_identity): 0 with *out
+ * set, or 0 with *out NULL and `why` saying so when the tier is not consulted: no index there
+ * (missing or empty) or vectors at another precision than model's. */
+int hx_tier_open(hx_index **out, const char *path, const hx_model *model, const hx_identity *id, char *why,
+                 size_t cap, hx_error *err);
+
+/* Points a tier after the first at the commit a read context given for the search selects: a time
+ * (HX_READ_AS_OF) applies to every tier; a name (a baseline, HX_PUBLISHED) names a commit of the
+ * first tier's index, so the others read their head. 0, or 0 with `why` set (why[0] != 0) when the
+ * tier has no commit at that time and is not consulted. */
+int hx_tier_read_at(hx_index *ix, const hx_read_context *ctx, hx_read_taken *taken, char *why, size_t cap,
+                    hx_error *err);
+
+/* Copies the project's documents named by names[0..n) (root-relative names or absolute paths inside
+ * from's root, as for hx_index_update; a folder names the documents under it, "" all) up to the
+ * user index `to` (a writer): each file is read again from disk under from's root and stored with
+ * hx_index_add_bytes (the write path and its checks, so what they refuse now is rejected) under
+ * the name "<project folder name>/<path>", with the metadata HX_SYNC_META_ROOT (the project root),
+ * HX_SYNC_META_PATH (the path in the project) and HX_SYNC_META_SHA256 (the bytes' hash). A name
+ * that the user index holds with the same bytes already is counted unchanged and costs nothing.
+ * Documents that cannot be copied (stored ones have no file; unreadable, too large, refused by the
+ * write path) go to rep->rejected and the others go on; HX_ENOTFOUND (nothing changed) when a name
+ * covers no document of the project, HX_EPERM when it lies outside the project root. One commit
+ * per document copied; `progress` (may be NULL) counts chunks over the whole sync and can cancel. */
+#define HX_SYNC_META_ROOT "origin_root"
+#define HX_SYNC_META_PATH "origin_path"
+#define HX_SYNC_META_SHA256 "origin_sha256"
+int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, size_t n, hx_encoder *enc,
+                 hx_progress_fn progress, void *progress_ctx, hx_update_report *rep, hx_error *err);
+
+/* Searches tiers[0..n) as one index. The query is embedded once (enc; NULL in keyword mode) and
+ * each tier searched (those after the first on threads of their own, each under its own fault
+ * guard) with the same options (mode, filters, k, grouping, min_score on each result's
+ * own relevance). The lists are fused by reciprocal rank fusion: an entry scores the sum over the
+ * tiers that list it of 1 / (rrf_k + its rank there) (o->rrf_k, 0 = 60), ties going to the nearer
+ * tier, then to the better rank. The same content in two tiers is one entry, answered by the
+ * nearer tier: with HX_GROUP_CHUNK the same document version (doc_sha256) and chunk byte range;
+ * with HX_GROUP_DOCUMENT the same document version. Each result's tier says which tier answered;
+ * ranks are renumbered, the first k kept. total_candidates sums the tiers'; keyword_bound is the
+ * first tier's. Strings stay borrowed from each tier's index. */
+int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
+                    const hx_search_opts *o, hx_results *out, hx_error *err);
 
 /* === Index files changed underneath a reader === */
 

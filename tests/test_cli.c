@@ -540,7 +540,7 @@ static void test_citation_and_status(const char *dir, const char *idx)
         CHECK(!strcmp(cli_keys, mcp_keys), "result %zu: one shape: cli {%s} mcp {%s}", i, cli_keys, mcp_keys);
         const hx_json_val *cc = hx_json_obj_get(c, "citation"), *mc = hx_json_obj_get(x, "citation");
         key_set(cc, cli_keys, sizeof cli_keys);
-        CHECK(cc && !strcmp(cli_keys, "chunk_id,chunk_index,doc_id,generation,line_end,line_start,path,signer,version") &&
+        CHECK(cc && !strcmp(cli_keys, "chunk_id,chunk_index,doc_id,generation,line_end,line_start,path,signer,tier,version") &&
                   hx_json_equal(cc, mc),
               "result %zu: the same citation: {%s}", i, cli_keys);
         CHECK(hx_json_equal(hx_json_obj_get(cc, "path"), hx_json_obj_get(c, "path")) &&

@@ -7,7 +7,8 @@
  * write, BM25 build + search + snippet, HNSW build + serialize + view + search, the store (create,
  * append, commit, refresh, history), chunking, the analyzer and tokenizer, and an index built once
  * with the model: open + keyword search + stats, hybrid search, and on a fresh copy each time
- * hx_index_add_bytes and a reindexing hx_index_update. */
+ * hx_index_add_bytes and a reindexing hx_index_update; two indexes searched as tiers, and a sync
+ * from one up to a fresh copy of it. */
 #include "check.h"
 #include "hyrax.h"
 #include "alloc.h"
@@ -560,6 +561,56 @@ static int op_hybrid(uint64_t *digest)
     return rc;
 }
 
+/* Tiers: the index and the copy add_bytes left (one stored document more) searched as one. */
+static int op_tiers(uint64_t *digest)
+{
+    hx_error err = {0};
+    hx_index *a = NULL, *b = NULL;
+    int rc = hx_index_open(&a, db, HX_INDEX_READ, model, NULL, &err);
+    if (!rc)
+        rc = hx_index_open(&b, db_copy, HX_INDEX_READ, model, NULL, &err);
+    uint64_t d = 14695981039346656037ull;
+    for (int g = 0; !rc && g < 2; g++) {
+        const hx_tier tiers[2] = {{HX_TIER_PROJECT, a}, {HX_TIER_USER, b}};
+        hx_search_opts o;
+        hx_search_opts_default(&o);
+        o.k = 5;
+        o.snippets = 1;
+        o.group = g ? HX_GROUP_DOCUMENT : HX_GROUP_CHUNK;
+        hx_results res = {0};
+        rc = hx_tiers_search(tiers, 2, enc, "kubelet restarts pods", 21, &o, &res, &err);
+        for (size_t i = 0; !rc && i < res.n; i++) {
+            d = fnv_str(fnv_str(d, res.v[i].path), res.v[i].tier);
+            d = fnv(d, &res.v[i].score, sizeof res.v[i].score);
+        }
+        hx_results_free(&res);
+    }
+    hx_index_close(a);
+    hx_index_close(b);
+    *digest = d;
+    return rc;
+}
+
+/* hyrax sync: the index's docs/ copied up into a fresh copy of it (two documents, two commits). */
+static int op_sync(uint64_t *digest)
+{
+    hx_error err = {0};
+    hx_index *from = NULL, *to = NULL;
+    int rc = hx_index_open(&from, db, HX_INDEX_READ, model, NULL, &err);
+    if (!rc)
+        rc = open_copy(&to, &err);
+    hx_update_report rep = {0};
+    const char *names[] = {"docs"};
+    if (!rc)
+        rc = hx_tier_sync(from, to, names, 1, enc, NULL, NULL, &rep, &err);
+    if (!rc)
+        *digest = fnv(fnv(14695981039346656037ull, &rep.added, sizeof rep.added), &rep.n_rejected, sizeof rep.n_rejected);
+    hx_update_report_clear(&rep);
+    hx_index_close(to);
+    hx_index_close(from);
+    return rc;
+}
+
 /* Every file of the copy indexed again (walk, chunk, embed, commit). */
 static int op_reindex(uint64_t *digest)
 {
@@ -646,6 +697,8 @@ int main(void)
             run_oom("index open+search+stats", op_index_read, 1, NULL);
             run_oom("index add_bytes", op_add_bytes, 1, add_bytes_after);
             run_oom("index hybrid search", op_hybrid, 1, NULL);
+            run_oom("tiers search", op_tiers, 5, NULL);   /* strides: slow under ASan, as below */
+            run_oom("tiers sync", op_sync, 7, add_bytes_after);
             /* Every allocation takes ~0.4 s under ASan here (200 s in all), so every 29th. */
             run_oom("index update reindex", op_reindex, 29, add_bytes_after);
         }

@@ -79,10 +79,11 @@ enum {
     CMD_BASELINES = 1u << 10,
     CMD_COMPACT = 1u << 11,
     CMD_AUDIT = 1u << 12,
-    CMD_ALL = (1u << 13) - 1,
+    CMD_SYNC = 1u << 13,
+    CMD_ALL = (1u << 14) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
-             CMD_BASELINES | CMD_COMPACT | CMD_AUDIT,
-    CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE,
+             CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC,
+    CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC,
     CMD_READER = CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_SERVE,   /* read documents: take an identity */
 };
 
@@ -105,13 +106,14 @@ typedef struct {
 #define WHOLE(a, b) .lo = (a), .hi = (b)
 
 static const char *const fusion_names[] = {"rrf", "weighted", NULL};
+static const char *const sync_tiers[] = {HX_TIER_USER, NULL};   /* sync --to: the tiers above a project */
 
 static const cli_opt options[] = {
     {"--help", 'h', NULL, CMD_ALL, .help = "print this help"},
     {"--db", 0, "FILE", CMD_DB, .help = "index file (default " DEFAULT_DB ")"},
     {"--model", 0, "FILE", CMD_MODEL,
      .help = "weights file (default $HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE "\nbeside the executable or one folder above it)"},
-    {"--threads", 0, "N", CMD_EMBED | CMD_INDEX | CMD_SERVE, .help = "embedding threads (default 0 = one per core)", WHOLE(0, 256)},
+    {"--threads", 0, "N", CMD_EMBED | CMD_INDEX | CMD_SERVE | CMD_SYNC, .help = "embedding threads (default 0 = one per core)", WHOLE(0, 256)},
     {"--precision", 0, "P", CMD_EMBED,
      .help = "fp32 (default: sentence-transformers' vectors) or int8 (about twice as\nfast, cosine >= 0.995 to fp32's)"},
     {"--precision", 0, "P", CMD_INDEX,
@@ -127,7 +129,7 @@ static const cli_opt options[] = {
      "over inherited ones). The index\nkeeps the list; a new one takes kep.yaml, README.md; '' turns it off",
      .repeat = true},
     {"--compact", 0, NULL, CMD_INDEX, .help = "rewrite the index into one segment afterwards"},
-    {"--progress-every", 0, "SECONDS", CMD_INDEX,
+    {"--progress-every", 0, "SECONDS", CMD_INDEX | CMD_SYNC,
      .help = "when stderr is not a terminal: a progress line (chunks embedded)\nevery SECONDS (default 5; 0 = after every batch)",
      WHOLE(0, 86400)},
     {"--mode", 0, "M", CMD_SEARCH, .help = "hybrid (default: vector and keyword fused), vector, or keyword", .choices = hx_mode_names},
@@ -158,6 +160,10 @@ static const cli_opt options[] = {
     {"--baseline", 0, "NAME", CMD_SEARCH,
      .help = "search the newest commit named NAME ('hyrax baseline NAME'; the name\npublished is what agents' read_context "
      "{selector: published} reads)"},
+    {"--to", 0, "TIER", CMD_SYNC, .help = "the tier to copy to: user (required)", .choices = sync_tiers},
+    {"--source", 0, "S", CMD_SEARCH,
+     .help = "the tiers to search: all (default: the project index, and the user index\nwhen it exists), project or "
+     "user (README \"Tiers\")", .choices = hx_source_names},
     {"--json", 0, NULL, CMD_SEARCH,
      .help = "print one JSON object (query, mode, group, results, total_results,\nsearch_time_ms); a result's fields and "
      "its citation are those MCP's\nsearch answers with"},
@@ -687,13 +693,14 @@ typedef struct {
     double every;              /* not a terminal: seconds between lines */
     double start, last;        /* now_seconds() at the start and at the last line */
     bool printed;              /* a line went out, so the end gets one too */
+    const char *cmd;           /* the command a line names: "index", "sync" */
 } progress_state;
 
 /* One line a log can keep: chunks embedded of all, the rate, the document at hand. */
 static void progress_line(progress_state *p, size_t done, size_t total, const char *path, double now)
 {
     double secs = now - p->start;
-    fprintf(stderr, "hyrax index: embedded %zu/%zu chunks (%zu%%) in %.1f s, %.0f chunks/s", done, total,
+    fprintf(stderr, "hyrax %s: embedded %zu/%zu chunks (%zu%%) in %.1f s, %.0f chunks/s", p->cmd, done, total,
             done * 100 / total, secs, secs > 0 ? (double)done / secs : 0.0);
     if (path) {
         fputs(", at ", stderr);
@@ -839,7 +846,8 @@ static int cmd_index(const cli_args *a)
         }
         paths[i] = names[i];
     }
-    progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false};
+    progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false,
+                           "index"};
     prog.last = prog.start;
     hx_update_opts o = {.excludes = excludes, .n_excludes = n_ex, .max_file_bytes = (size_t)opt_long(a, "--max-size", 0),
                         .reindex = opt_str(a, "--reindex") != NULL, .encoder = enc, .progress = index_progress,
@@ -929,7 +937,8 @@ static int print_results_text(const hx_results *r)
         const char *title = heading_has_title ? "" : x->title;
         printf("%u. ", x->rank);
         put_text(stdout, x->path, SIZE_MAX, false);
-        printf(":%u-%u  (score %.4f)\n   ", x->line_start, x->line_end, (double)x->score);
+        printf(":%u-%u  (score %.4f%s%s)\n   ", x->line_start, x->line_end, (double)x->score, x->tier ? ", " : "",
+               x->tier ? x->tier : "");
         put_text(stdout, title, SIZE_MAX, false);
         fputs(*title && *x->heading ? " > " : "", stdout);
         put_text(stdout, x->heading, SIZE_MAX, false);
@@ -959,26 +968,69 @@ typedef struct {
     const hx_read_context *at;   /* the commit to read */
     int json;
     const hx_identity *identity; /* the reader's, or NULL */
+    hx_source source;      /* the tiers to read (README "Tiers") */
+    const char *user_db;   /* the user index file, or NULL when none can be named ... */
+    const char *user_why;  /* ... and then why */
 } search_job;
 
-/* Opens the index, searches and prints; the exit status. Runs under guarded(). */
+/* Opens the tiers j->source names -- the project index, then the user index when there is one
+ * (hx_tier_open, hx_tier_read_at say when it is not consulted) -- into tiers and their status into
+ * st; *taken gets the first tier's commit. 0, or 1 after the message. */
+static int open_tiers(const search_job *j, hx_index **ix, hx_tier *tiers, size_t *nt, hx_tier_status *st, size_t *ns,
+                      hx_read_taken *taken, char *why, size_t cap)
+{
+    hx_error err = {0};
+    hx_read_taken user_taken = {0};
+    if (j->source != HX_SOURCE_USER) {
+        if (open_reader(&ix[0], j->db, j->model, j->identity, &err) ||
+            hx_index_read_at(ix[0], j->at, taken, &err))
+            goto fail;
+        tiers[(*nt)++] = (hx_tier){HX_TIER_PROJECT, ix[0]};
+        st[(*ns)++] = (hx_tier_status){HX_TIER_PROJECT, j->db, NULL, taken->commit.generation};
+    }
+    if (j->source == HX_SOURCE_PROJECT)
+        return 0;
+    snprintf(why, cap, "%s", j->user_db ? "" : j->user_why);
+    if (j->user_db && (hx_tier_open(&ix[1], j->user_db, j->model, j->identity, why, cap, &err) ||
+                       (ix[1] && hx_tier_read_at(ix[1], j->at, &user_taken, why, cap, &err))))
+        goto fail;
+    if (!why[0]) {
+        tiers[(*nt)++] = (hx_tier){HX_TIER_USER, ix[1]};
+        if (*nt == 1)
+            *taken = user_taken;
+    }
+    st[(*ns)++] = (hx_tier_status){HX_TIER_USER, j->user_db ? j->user_db : "", why[0] ? why : NULL,
+                                   user_taken.commit.generation};
+    return 0;
+fail:
+    fprintf(stderr, "hyrax search: %s\n", err.message);
+    return 1;
+}
+
+/* Opens the tiers, searches them as one and prints; the exit status. Runs under guarded(). */
 static int run_search(void *arg)
 {
     const search_job *j = arg;
-    hx_index *ix = NULL;
+    hx_index *ix[2] = {NULL, NULL};
+    hx_tier tiers[2];
+    hx_tier_status st[2];
+    size_t nt = 0, ns = 0;
+    char why[600];
     hx_results res = {0};
     hx_error err = {0};
-    hx_read_taken taken;
+    hx_read_taken taken = {0};
     int rc = 1;
-    if (open_reader(&ix, j->db, j->model, j->identity, &err) || hx_index_read_at(ix, j->at, &taken, &err) ||
-        hx_index_search(ix, j->enc, j->query, j->qlen, j->o, &res, &err)) {
+    if (open_tiers(j, ix, tiers, &nt, st, &ns, &taken, why, sizeof why))
+        goto done;
+    res.group = j->o->group;
+    if (nt && hx_tiers_search(tiers, nt, j->enc, j->query, j->qlen, j->o, &res, &err)) {
         fprintf(stderr, "hyrax search: %s\n", err.message);
         goto done;
     }
     if (j->json) {
         hx_json_writer w;
         hx_json_writer_init(&w);
-        hx_present_search(&w, j->query, j->o->mode, &res, &taken);
+        hx_present_search_tiers(&w, j->query, j->o->mode, &res, &taken, st, ns);
         if (hx_json_writer_finish(&w, &err)) {
             fprintf(stderr, "hyrax search: %s\n", err.message);
             hx_json_writer_free(&w);
@@ -988,18 +1040,21 @@ static int run_search(void *arg)
         putchar('\n');
         hx_json_writer_free(&w);
     } else {
-        if (taken.selector != HX_READ_HEAD) {
+        if (nt && taken.selector != HX_READ_HEAD) {
             char when[40];
             hx_time_format(taken.commit.committed_ns, when, sizeof when);
             printf("as of generation %llu%s%s, committed %s\n", (unsigned long long)taken.commit.generation,
                    taken.commit.name[0] ? ", baseline " : "", taken.commit.name, when);
         }
+        if (j->source == HX_SOURCE_USER && st[0].absent)   /* asked for it alone: say why it answers nothing */
+            put_line(stdout, "user tier not consulted: ", st[0].absent);
         print_results_text(&res);
     }
     rc = fflush(stdout) ? 1 : 0;
 done:
     hx_results_free(&res);
-    hx_index_close(ix);
+    hx_index_close(ix[0]);
+    hx_index_close(ix[1]);
     return rc;
 }
 
@@ -1133,13 +1188,28 @@ static int cmd_search(const cli_args *a)
     }
     o.filters = filters.v;
     o.n_filters = filters.n;
+    hx_source source = HX_SOURCE_ALL;
+    if ((v = opt_str(a, "--source")))
+        hx_source_parse(v, &source);   /* the table checked the name */
+    if (source == HX_SOURCE_USER && at.selector == HX_READ_BASELINE) {
+        fputs("hyrax search: --baseline names a commit of the project index; with --source user give --as-of\n", stderr);
+        goto done;
+    }
+    char user_db[4096];
+    hx_error uerr = {0};
+    bool has_user_db = hx_tier_user_path(user_db, sizeof user_db, &uerr) == 0;
     rc = 1;
-    precision_job pj = {db, HX_PRECISION_FP32};   /* queries are embedded as the index's vectors were */
-    if (o.mode != HX_MODE_KEYWORD && guarded("search", read_precision, &pj))
+    /* queries are embedded as the index's vectors were: the project's, or the user index's alone */
+    precision_job pj = {source == HX_SOURCE_USER ? (has_user_db ? user_db : NULL) : db, HX_PRECISION_FP32};
+    bool embeds = o.mode != HX_MODE_KEYWORD && pj.db;
+    if (embeds && source == HX_SOURCE_USER && hx_index_precision(pj.db, &pj.precision, &uerr) == HX_ENOTFOUND)
+        embeds = false;   /* no user index: nothing to search, which the answer says */
+    else if (embeds && guarded("search", read_precision, &pj))
         goto done;
-    if (o.mode != HX_MODE_KEYWORD && open_encoder(a, 1, pj.precision, &model, &enc))
+    if (embeds && open_encoder(a, 1, pj.precision, &model, &enc))
         goto done;
-    search_job job = {db, model, enc, query, qlen, &o, &at, opt_str(a, "--json") != NULL, identity};
+    search_job job = {db, model, enc, query, qlen, &o, &at, opt_str(a, "--json") != NULL, identity, source,
+                      has_user_db ? user_db : NULL, uerr.message};
     rc = guarded("search", run_search, &job);
 done:
     hx_encoder_free(enc);
@@ -1621,6 +1691,8 @@ static int cmd_serve(const cli_args *a)
         return 1;
     }
     cfg.root = root;
+    char user_db[4096];   /* the user tier, searched with the project (README "Tiers") */
+    cfg.user_db = hx_tier_user_path(user_db, sizeof user_db, NULL) == 0 ? user_db : NULL;
     if (!cfg.read_only && make_db_folder("serve", cfg.db))
         return 1;
     if (pipe(stop_pipe) != 0) {
@@ -1642,6 +1714,118 @@ static int cmd_serve(const cli_args *a)
     close(stop_pipe[0]);
     close(stop_pipe[1]);
     return rc ? 1 : 0;
+}
+
+/* === sync (README "Tiers") === */
+
+static const char sync_about[] =
+    "Copies documents of the project index up to the user index: each file under PATH that the\n"
+    "project index (--db) holds is read again from disk, checked as 'hyrax index' checks a file, and\n"
+    "stored in the user index as <project folder name>/<path>, with the metadata origin_root,\n"
+    "origin_path and origin_sha256. A document the user index holds with the same bytes is left\n"
+    "as it is. The user index is $HYRAX_USER_DB, else $XDG_DATA_HOME/hyrax/user.hyx, else\n"
+    "~/.local/share/hyrax/user.hyx; the first sync creates it (its root is its folder; it holds\n"
+    "stored documents only). 'hyrax search' reads it with the project index.\n";
+
+/* Makes the folders on the way to the file `path` (mkdir -p of its folder); 0, or 1 after the message. */
+static int make_parents(const char *cmd, const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+        *p = 0;
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "hyrax %s: cannot create %s: %s\n", cmd, dir, strerror(errno));
+            return 1;
+        }
+        *p = '/';
+    }
+    return 0;
+}
+
+static int cmd_sync(const cli_args *a)
+{
+    const char *db = db_opt(a);
+    char user_db[4096], user_root[4096];
+    char (*names)[HX_RELPATH_MAX] = hx_calloc(a->n_operands, sizeof *names);
+    const char **paths = hx_calloc(a->n_operands, sizeof *paths);
+    hx_precision precision, theirs;
+    hx_model *model = NULL;
+    hx_encoder *enc = NULL;
+    hx_index *proj = NULL, *user = NULL;
+    hx_update_report rep = {0};
+    hx_error err = {0};
+    int rc = 1;
+    if (!names || !paths) {
+        fputs("hyrax sync: out of memory\n", stderr);
+        goto done;
+    }
+    if (!opt_str(a, "--to")) {
+        fputs("hyrax sync: give --to user (the tier to copy to)\n", stderr);
+        rc = 2;
+        goto done;
+    }
+    if (hx_tier_user_path(user_db, sizeof user_db, &err) || hx_index_precision(db, &precision, &err))
+        goto fail;
+    int found = hx_index_precision(user_db, &theirs, &err);
+    if (found && found != HX_ENOTFOUND)
+        goto fail;
+    if (!found && theirs != precision) {
+        fprintf(stderr, "hyrax sync: the user index %s holds %s vectors and the project index %s: one query vector "
+                "serves both, so their precisions must match\n", user_db, hx_precision_name(theirs),
+                hx_precision_name(precision));
+        goto done;
+    }
+    if (open_encoder(a, (int)opt_long(a, "--threads", 0), precision, &model, &enc))
+        goto done;
+    if (hx_index_open(&proj, db, HX_INDEX_READ, model, NULL, &err))
+        goto fail;
+    for (size_t i = 0; i < a->n_operands; i++) {
+        if (hx_fs_target(hx_index_root(proj), a->operands[i], HX_TARGET_CWD, names[i], sizeof names[i], &err))
+            goto fail;
+        paths[i] = names[i];
+    }
+    char *slash = strrchr(user_db, '/');
+    snprintf(user_root, sizeof user_root, "%.*s", slash ? (int)(slash - user_db) : 1, slash ? user_db : ".");
+    if (make_parents("sync", user_db))
+        goto done;
+    char resolved[4096];
+    if (!realpath(*user_root ? user_root : "/", resolved)) {
+        fprintf(stderr, "hyrax sync: cannot resolve %s: %s\n", user_root, strerror(errno));
+        goto done;
+    }
+    if (hx_index_open(&user, user_db, HX_INDEX_WRITE | HX_INDEX_CREATE, model, resolved, &err))
+        goto fail;
+    progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false,
+                           "sync"};
+    prog.last = prog.start;
+    if (hx_tier_sync(proj, user, paths, a->n_operands, enc, index_progress, &prog, &rep, &err))
+        goto fail;
+    for (size_t i = 0; i < rep.n_rejected; i++)
+        put_line(stderr, "hyrax sync: rejected ", rep.rejected[i].reason);
+    if (rep.warning[0])
+        put_line(stderr, "hyrax sync: warning: ", rep.warning);
+    hx_index_stats st;
+    if (hx_index_stats_get(user, &st, &err))
+        goto fail;
+    printf("added %zu, updated %zu, unchanged %zu, rejected %zu (+%zu/-%zu chunks) in %.2f s\n", rep.added, rep.updated,
+           rep.unchanged, rep.n_rejected, rep.chunks_added, rep.chunks_removed, now_seconds() - prog.start);
+    put_text(stdout, user_db, SIZE_MAX, false);
+    printf(": %llu documents, %llu chunks, generation %llu (user tier)\n", (unsigned long long)st.documents,
+           (unsigned long long)st.live_chunks, (unsigned long long)st.generation);
+    rc = 0;
+    goto done;
+fail:
+    put_line(stderr, "hyrax sync: ", err.message);
+done:
+    hx_update_report_clear(&rep);
+    hx_index_close(user);
+    hx_index_close(proj);
+    hx_encoder_free(enc);
+    hx_model_close(model);
+    free(names);
+    free(paths);
+    return rc;
 }
 
 /* === Dispatch === */
@@ -1668,6 +1852,8 @@ static const cli_cmd commands[] = {
     {"recover", CMD_RECOVER, "", 0, 0, "make a damaged index writable again, keeping its newest provable commit",
      recover_about, cmd_recover},
     {"serve", CMD_SERVE, "", 0, 0, "MCP server (JSON-RPC 2.0 over stdio) for AI agents", serve_about, cmd_serve},
+    {"sync", CMD_SYNC, "PATH...", 1, -1, "copy project documents up to the user index (--to user)", sync_about,
+     cmd_sync},
 };
 
 static void usage(FILE *f)

@@ -45,8 +45,8 @@ int hx_passages_build(const hx_results *res, hx_passages *out, hx_error *err)
     for (size_t i = 0; i < res->n; i++) {   /* in rank order: a passage's relevance is its best chunk's */
         const hx_result *r = &res->v[i];
         size_t j = 0;
-        while (j < out->n && !(out->v[j].first->doc_id == r->doc_id && r->byte_start <= out->v[j].end &&
-                               r->byte_end >= out->v[j].start))
+        while (j < out->n && !(out->v[j].first->doc_id == r->doc_id && out->v[j].first->tier == r->tier &&
+                               r->byte_start <= out->v[j].end && r->byte_end >= out->v[j].start))
             j++;
         if (j == out->n)
             out->v[out->n++] = (hx_passage){r, r->byte_start, r->byte_start, r->line_start, r->line_end, r->score,

@@ -1,5 +1,5 @@
-/* passage.h: search results -> passages, what get_context cites: the chunks of one document whose
- * byte ranges touch or overlap, merged into one range of that document's text. Knows nothing of
+/* passage.h: search results -> passages, what get_context cites: the chunks of one document (of one
+ * tier: hx_result.tier, the same static name) whose byte ranges touch or overlap, merged into one range of that document's text. Knows nothing of
  * token budgets or JSON (mcp_tools.c does both). Relies on what index.c checks at load: a
  * result's body (text, text_len) is exactly its document's bytes [byte_start, byte_end). */
 #ifndef HX_PASSAGE_H

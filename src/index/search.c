@@ -483,8 +483,8 @@ static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, co
     }
 }
 
-int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len,
-                    const hx_search_opts *o, hx_results *out, hx_error *err)
+int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const float *vec,
+                             const hx_search_opts *o, hx_results *out, hx_error *err)
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -494,28 +494,40 @@ int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len
         hx_search_opts_default(&def);
         o = &def;
     }
-    bool want_vec = o->mode != HX_MODE_KEYWORD, want_kw = o->mode != HX_MODE_VECTOR;
-    if (want_vec && !enc)
-        return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the embedding model");
-    float *vec = NULL;
+    if (o->mode != HX_MODE_KEYWORD && !vec)
+        return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the query's vector");
     hx_bm25_query *q = NULL;
     int rc = hx_bm25_query_parse(&q, IX_ANALYZER, query, len, err);   /* also drives snippets */
-    if (!rc && want_vec) {
-        if (!(vec = hx_malloc(sizeof *vec * ix->dim)))
-            rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-        else
-            rc = hx_encoder_embed(enc, &query, &len, 1, vec, err);
-    }
     if (!rc)   /* vector mode searches without the keyword side; its snippets are marked alike */
-        rc = run_search(ix, vec, want_kw ? q : NULL, o, out, err);
+        rc = run_search(ix, o->mode == HX_MODE_KEYWORD ? NULL : vec, o->mode == HX_MODE_VECTOR ? NULL : q, o, out, err);
     if (!rc && o->snippets)
         rc = add_snippets(out, q, err);
     hx_bm25_query_free(q);
-    free(vec);
     if (rc)
         hx_results_free(out);
     else
         out->search_ms = ms_since(&t0);
+    return rc;
+}
+
+int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len,
+                    const hx_search_opts *o, hx_results *out, hx_error *err)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(out, 0, sizeof *out);
+    float *vec = NULL;
+    int rc = 0;
+    if (!o || o->mode != HX_MODE_KEYWORD) {   /* the query's vector, then the search with it */
+        if (!enc)
+            return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the embedding model");
+        if (!(vec = hx_malloc(sizeof *vec * ix->dim)))
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        rc = hx_encoder_embed(enc, &query, &len, 1, vec, err);
+    }
+    if (!rc && !(rc = hx_index_search_embedded(ix, query, len, vec, o, out, err)))
+        out->search_ms = ms_since(&t0);   /* the embedding included */
+    free(vec);
     return rc;
 }
 

@@ -154,7 +154,7 @@ const mcp_arg mcp_read_context_args[] = {
     {.name = NULL},
 };
 
-int mcp_open_reader_for(mcp_server *s, const mcp_args *a, char *message, size_t cap)
+int mcp_read_context(const mcp_args *a, hx_read_context *out, char *message, size_t cap)
 {
     mcp_args rc = mcp_arg_object(a, "read_context");
     const char *sel = mcp_arg_str(&rc, "selector"), *name = mcp_arg_str(&rc, "baseline_id");
@@ -176,7 +176,14 @@ int mcp_open_reader_for(mcp_server *s, const mcp_args *a, char *message, size_t 
         (!as_of ? hx_error_set(&err, HX_EINVAL, -1, "selector as_of needs 'as_of' (a time)")
                 : hx_time_parse(as_of, &ctx.as_of_ns, &err)))
         return snprintf(message, cap, "read_context: %s", err.message), -1;
-    return open_reader_at(s, &ctx, message, cap);
+    *out = ctx;
+    return 0;
+}
+
+int mcp_open_reader_for(mcp_server *s, const mcp_args *a, char *message, size_t cap)
+{
+    hx_read_context ctx;
+    return mcp_read_context(a, &ctx, message, cap) ? -1 : open_reader_at(s, &ctx, message, cap);
 }
 
 void mcp_write_read_context(hx_json_writer *w, const mcp_server *s)
@@ -454,6 +461,8 @@ static int run_guarded(mcp_server *s, int t, const hx_json_val *args, hx_json_wr
     if (!HX_FAULT_GUARD(g)) {
         hx_index_close(s->reader);
         s->reader = NULL;
+        hx_index_close(s->user_reader);   /* tiers: the user index's reader likewise */
+        s->user_reader = NULL;
         snprintf(message, cap, "%s; it is reopened on the next call", HX_FAULT_MESSAGE);
         return -1;
     }
@@ -916,6 +925,7 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
     hx_rpc_reader_free(&r);
     hx_json_writer_free(&out);
     hx_index_close(s.reader);
+    hx_index_close(s.user_reader);
     hx_encoder_free(s.reader_enc);
     hx_encoder_free(s.writer_enc);
     hx_model_close(s.model);

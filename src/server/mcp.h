@@ -8,6 +8,7 @@
 
 typedef struct hx_mcp_config {
     const char *db;            /* index file */
+    const char *user_db;       /* the user tier's index file (hyrax.h hx_tier_user_path), NULL: none */
     const char *root;          /* root for a new index (absolute, resolved) */
     const char *weights;       /* weights file */
     int read_only;             /* refuse every write tool */

@@ -10,6 +10,7 @@
 #include "json.h"
 #include "mcp.h"
 #include "mcp_args.h"
+#include "present.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -69,6 +70,14 @@ typedef struct mcp_server {
     hx_index *reader;             /* owned; main thread only; NULL until an index exists */
     hx_read_taken read_taken;     /* main thread only: the commit the reader was last pointed at */
 
+    /* tiers (mcp_tiers.c; main thread only): the user index's reader (owned; NULL while there is
+       none) and what the last tiered query read of each tier */
+    hx_index *user_reader;
+    hx_read_taken user_taken;
+    hx_tier_status tier_status[2];
+    size_t n_tier_status;
+    char user_why[320];           /* tier_status's reason the user tier was not consulted */
+
     /* write jobs, run in order by the worker */
     mcp_job *queue_head, *queue_tail;
     mcp_job *running;
@@ -127,6 +136,9 @@ extern const mcp_arg mcp_read_context_args[];
     {"read_context", MCP_OBJECT, .props = mcp_read_context_args,                                              \
      .description = "Which state of the index to read (seed 001 5.2); default the head (the last commit). "   \
                     "The answer's read_context says which commit answered."}
+/* The arguments' read_context as a hx_read_context (strings borrowed from the arguments); 0, or -1
+ * with a message when it is not a valid one. */
+int mcp_read_context(const mcp_args *a, hx_read_context *out, char *message, size_t cap);
 /* 0 with s->reader pointed at the commit the arguments' read_context selects (and s->read_taken
  * saying which), or -1 with a message saying what is kept when there is no such commit. */
 int mcp_open_reader_for(mcp_server *s, const mcp_args *a, char *message, size_t cap);
@@ -138,6 +150,30 @@ void mcp_write_read_context(hx_json_writer *w, const mcp_server *s);
     "\"published\",\"baseline_id\",\"as_of\"]},\"baseline_id\":{\"type\":[\"string\",\"null\"]},\"as_of\":{\"type\":"      \
     "[\"string\",\"null\"]},\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}},\"required\":"    \
     "[\"selector\",\"baseline_id\",\"as_of\",\"generation\",\"committed_at\"]}"
+/* === Tiers (mcp_tiers.c; README "Tiers") === */
+/* The `source` argument of the query tools that search tiers: one row, as MCP_ARG_READ_CONTEXT. */
+#define MCP_ARG_SOURCE                                                                                        \
+    {"source", MCP_STRING, .choices = hx_source_names, .def = "all",                                          \
+     .description = "Which tiers to search: all (the project index, and the user index when it exists), "    \
+                    "project or user. Each result's tier says which answered; the answer's tiers say which "  \
+                    "were read. read_context's time applies to every tier, a baseline to the project only."}
+/* The answer's "tiers" member, a member of an outputSchema's properties. */
+#define MCP_TIERS_SCHEMA                                                                                      \
+    "\"tiers\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"tier\":{\"type\":\"string\"},"  \
+    "\"db\":{\"type\":\"string\"},\"searched\":{\"type\":\"boolean\"},\"results\":{\"type\":\"integer\"},"          \
+    "\"generation\":{\"type\":\"integer\"},\"reason\":{\"type\":\"string\"}},\"required\":[\"tier\",\"searched\"]}}"
+/* Runs a query over the tiers the arguments' source names (the project's reader at the arguments'
+ * read_context, the user index's by hx_tier_read_at) and counts it; 0 with *res filled and
+ * s->tier_status saying what each tier read, or -1 with a message. */
+int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
+                    char *message, size_t cap);
+/* The reader of result r's tier (the user index's, else the project's). */
+hx_index *mcp_tier_reader(mcp_server *s, const hx_result *r);
+/* The commit that answered result r: its tier's, else the project reader's. */
+uint64_t mcp_result_generation(const mcp_server *s, const hx_result *r);
+/* "read_context" of the first tier read, then "tiers". */
+void mcp_write_tiers(hx_json_writer *w, const mcp_server *s, const hx_results *res);
+
 void mcp_note_query(mcp_server *s, const char *query);
 void mcp_note_failure(mcp_server *s, const char *path, const char *reason);
 bool mcp_path_pending(mcp_server *s, const char *path);

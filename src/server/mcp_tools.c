@@ -143,14 +143,14 @@ static void write_time(hx_json_writer *w, const char *key, int64_t ns)
     hx_json_write_cstr(w, buf);
 }
 
-static void write_results(hx_json_writer *w, const hx_results *res, uint64_t generation)
+static void write_results(hx_json_writer *w, const mcp_server *s, const hx_results *res)
 {
     hx_json_write_key(w, "group_by");
     hx_json_write_cstr(w, hx_group_names[res->group]);
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < res->n; i++)
-        hx_present_result(w, &res->v[i], res->group, generation);
+        hx_present_result(w, &res->v[i], res->group, mcp_result_generation(s, &res->v[i]));
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, res->n);
@@ -195,19 +195,6 @@ static void recency_opts(const mcp_args *a, hx_search_opts *o)
     o->recency_half_life_days = mcp_arg_num(&r, "half_life_days");
 }
 
-/* Opens the reader, runs the query and counts it for index_health; 0 with *res filled. */
-static int run_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
-                     char *msg, size_t cap)
-{
-    hx_error err = {0};
-    if (mcp_open_reader_for(s, a, msg, cap))
-        return -1;
-    if (hx_index_search(s->reader, s->reader_enc, query, strlen(query), o, res, &err))
-        return snprintf(msg, cap, "search failed: %s", err.message), -1;
-    mcp_note_query(s, query);
-    return 0;
-}
-
 /* === search === */
 
 static const char *const fusion_methods[] = {"rrf", "weighted", NULL};
@@ -235,6 +222,7 @@ static const mcp_arg search_args[] = {
     ARG_RECENCY,
     {"fusion", MCP_OBJECT, .props = fusion_args},
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -253,6 +241,7 @@ static const mcp_arg search_args[] = {
     "\"filename\":{\"type\":\"string\",\"description\":\"the document's root-relative path (seed 003)\"},"        \
     "\"chunk_index\":{\"type\":\"integer\"},"                                                                 \
     "\"snippet\":{\"type\":\"string\"},"                                                                     \
+    "\"tier\":{\"type\":\"string\",\"description\":\"the tier that answered: project or user\"},"                     \
     "\"more\":{\"type\":\"array\",\"description\":\"group_by document: the document's other matching chunks, best first\",\"items\":{\"type\":\"object\",\"properties\":{\"score\":{\"type\":\"number\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"}}}}," \
     "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}," SIGNER_PROP "},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\",\"generation\"]}," \
     SIGNER_PROP ","                                                                                      \
@@ -263,7 +252,7 @@ static const char search_out[] =
     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"mode\":{\"type\":\"string\"},"
     "\"group_by\":{\"type\":\"string\"},\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
-    "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
+    "," MCP_TIERS_SCHEMA "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
 
 static int search_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                            char *msg, size_t cap)
@@ -283,15 +272,15 @@ static int search_filtered(mcp_server *s, const hx_json_val *args, const hx_filt
     if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
         return snprintf(msg, cap, "%s", werr.message), -1;
     hx_results res = {0};
-    if (run_query(s, &a, query, &o, &res, msg, cap))
+    if (mcp_tiers_query(s, &a, query, &o, &res, msg, cap))
         return -1;
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
     hx_json_write_key(w, "mode");
     hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
-    write_results(w, &res, s->read_taken.commit.generation);
-    mcp_write_read_context(w, s);
+    write_results(w, s, &res);
+    mcp_write_tiers(w, s, &res);
     hx_json_write_obj_end(w);
     hx_results_free(&res);
     return 0;
@@ -312,6 +301,7 @@ static const mcp_arg context_args[] = {
     ARG_FILTERS,
     ARG_MODE,
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -322,16 +312,16 @@ static const char context_out[] =
     "\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},"
     "\"relevance\":{\"type\":\"number\"},\"tokens\":{\"type\":\"integer\"},\"chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
     "\"related_chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"description\":\"neighbouring chunks added by include_relationships\"},"
-    "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}," SIGNER_PROP "},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
+    "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}," SIGNER_PROP ",\"tier\":{\"type\":\"string\"}},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
     "\"total_tokens\":{\"type\":\"integer\"},\"max_tokens\":{\"type\":\"integer\"},\"dropped\":{\"type\":\"integer\"},"
-    "\"truncated\":{\"type\":\"boolean\"}," MCP_READ_CONTEXT_SCHEMA
+    "\"truncated\":{\"type\":\"boolean\"}," MCP_READ_CONTEXT_SCHEMA "," MCP_TIERS_SCHEMA
     "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
 
-/* True when chunk id is in a passage of ps already. */
-static bool in_passages(const hx_passages *ps, uint32_t id)
+/* True when chunk id (of the tier named `tier`) is in a passage of ps already. */
+static bool in_passages(const hx_passages *ps, const char *tier, uint32_t id)
 {
     for (size_t i = 0; i < ps->n; i++)
-        for (size_t c = 0; c < ps->v[i].n_chunks; c++)
+        for (size_t c = 0; ps->v[i].first->tier == tier && c < ps->v[i].n_chunks; c++)
             if (ps->v[i].chunk_ids[c] == id)
                 return true;
     return false;
@@ -352,7 +342,8 @@ static int add_neighbours(hx_index *ix, hx_passages *ps, hx_passage *p, hx_error
     const uint32_t edge[2] = {lo, hi}, next[2] = {lo - 1, hi + 1};
     for (int side = 0; side < 2; side++) {
         hx_result at, nb;
-        if (next[side] < d.first_chunk || next[side] >= d.first_chunk + d.n_chunks || in_passages(ps, next[side]) ||
+        if (next[side] < d.first_chunk || next[side] >= d.first_chunk + d.n_chunks ||
+            in_passages(ps, p->first->tier, next[side]) ||
             hx_index_chunk(ix, edge[side], &at, NULL) || hx_index_chunk(ix, next[side], &nb, NULL) ||
             strcmp(at.heading, nb.heading))
             continue;
@@ -385,7 +376,7 @@ static int context_append(char **ctx, size_t *len, size_t *cap, const char *head
 }
 
 /* One of get_context's sources: the passage labelled [label] in the context, answered by the
- * commit `generation`. */
+ * commit `generation` of its tier. */
 static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, size_t tokens, uint64_t generation)
 {
     hx_json_write_obj_begin(w);
@@ -422,6 +413,10 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
     hx_present_signer(w, p->first->signer);
     hx_json_write_key(w, "generation");
     hx_json_write_uint(w, generation);
+    if (p->first->tier) {
+        hx_json_write_key(w, "tier");
+        hx_json_write_cstr(w, p->first->tier);
+    }
     hx_json_write_obj_end(w);
 }
 
@@ -443,7 +438,7 @@ static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     o.min_score = (float)mcp_arg_num(&a, "min_score");
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     hx_results res = {0};
-    if (run_query(s, &a, query, &o, &res, msg, cap))
+    if (mcp_tiers_query(s, &a, query, &o, &res, msg, cap))
         return -1;
     hx_passages ps;
     hx_error err = {0};
@@ -458,7 +453,7 @@ static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     size_t *tokens = hx_calloc(np ? np : 1, sizeof *tokens);   /* 0 = not kept */
     for (size_t i = 0; i < np && !rc && tokens && n_kept < (size_t)max_passages; i++) {
         hx_passage *p = &ps.v[i];
-        if (related && (rc = add_neighbours(s->reader, &ps, p, &err)))
+        if (related && (rc = add_neighbours(mcp_tier_reader(s, p->first), &ps, p, &err)))
             break;
         char header[600];
         const char *title = p->first->title, *heading = p->first->heading;
@@ -491,7 +486,7 @@ static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
         hx_json_write_arr_begin(w);
         for (size_t i = 0, label = 0; i < np; i++)
             if (tokens[i])
-                write_source(w, &ps.v[i], ++label, tokens[i], s->read_taken.commit.generation);
+                write_source(w, &ps.v[i], ++label, tokens[i], mcp_result_generation(s, ps.v[i].first));
         hx_json_write_arr_end(w);
         hx_json_write_key(w, "total_tokens");
         hx_json_write_uint(w, used);
@@ -501,7 +496,7 @@ static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
         hx_json_write_uint(w, dropped);
         hx_json_write_key(w, "truncated");
         hx_json_write_bool(w, dropped > 0);
-        mcp_write_read_context(w, s);
+        mcp_write_tiers(w, s, &res);
         hx_json_write_obj_end(w);
     }
     if (rc || !tokens)
@@ -578,7 +573,7 @@ static int similar_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "source");
     hx_json_write_cstr(w, source);
-    write_results(w, &res, s->read_taken.commit.generation);
+    write_results(w, s, &res);
     mcp_write_read_context(w, s);
     hx_json_write_obj_end(w);
     hx_results_free(&res);
@@ -1409,6 +1404,7 @@ static const mcp_arg semantic_search_args[] = {
     {"mode", .fixed = "\"semantic\""},
     {"group_by", .fixed = "\"chunk\""},
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -1419,6 +1415,7 @@ static const mcp_arg full_text_search_args[] = {
     {"mode", .fixed = "\"keyword\""},
     {"group_by", .fixed = "\"document\""},
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -1433,6 +1430,7 @@ static const mcp_arg hybrid_search_args[] = {
     {"method", .fixed = "\"weighted\"", .as = "fusion.method"},
     {"group_by", .fixed = "\"document\""},   /* seed 003: a document found by both sides comes once */
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -1461,6 +1459,7 @@ static const mcp_arg semantic_search_001_args[] = {
     /* read_context: issue 11 item 1 adds its shared row to every query table, this one included */
     {"mode", .fixed = "\"semantic\""},
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 
@@ -1469,6 +1468,7 @@ static const mcp_arg get_context_001_args[] = {
     ARG_MAX_TOKENS,
     {"include_relationships", MCP_BOOLEAN, .def = "true", .description = "Also the neighbouring chunks of the same section."},
     MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
     {.name = NULL},
 };
 

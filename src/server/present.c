@@ -32,6 +32,16 @@ int hx_group_parse(const char *s, hx_group *out)
     return HX_EINVAL;
 }
 
+const char *const hx_source_names[] = {"all", HX_TIER_PROJECT, HX_TIER_USER, NULL};   /* indexed by hx_source */
+
+int hx_source_parse(const char *s, hx_source *out)
+{
+    for (size_t i = 0; hx_source_names[i]; i++)
+        if (!strcmp(s, hx_source_names[i]))
+            return *out = (hx_source)i, 0;
+    return HX_EINVAL;
+}
+
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n)
 {
     hx_json_write_obj_begin(w);
@@ -148,6 +158,10 @@ void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generat
     hx_json_write_key(w, "generation");
     hx_json_write_uint(w, generation);
     hx_present_signer(w, r->signer);
+    if (r->tier) {
+        hx_json_write_key(w, "tier");
+        hx_json_write_cstr(w, r->tier);
+    }
     hx_json_write_obj_end(w);
 }
 
@@ -183,6 +197,10 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, ui
     hx_json_write_key(w, "version");
     hx_json_write_cstr(w, r->doc_sha256);
     hx_present_signer(w, r->signer);
+    if (r->tier) {
+        hx_json_write_key(w, "tier");
+        hx_json_write_cstr(w, r->tier);
+    }
     if (group == HX_GROUP_DOCUMENT)
         hx_present_more(w, r);
     hx_json_write_obj_end(w);
@@ -241,6 +259,49 @@ void hx_present_read_context(hx_json_writer *w, const hx_read_taken *t)
 void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
                        const hx_read_taken *t)
 {
+    hx_present_search_tiers(w, query, mode, r, t, NULL, 0);
+}
+
+void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, const hx_results *r)
+{
+    hx_json_write_key(w, "tiers");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "tier");
+        hx_json_write_cstr(w, tiers[i].name);
+        hx_json_write_key(w, "db");
+        hx_json_write_cstr(w, tiers[i].db);
+        hx_json_write_key(w, "searched");
+        hx_json_write_bool(w, !tiers[i].absent);
+        if (tiers[i].absent) {
+            hx_json_write_key(w, "reason");
+            hx_json_write_cstr(w, tiers[i].absent);
+        } else {
+            size_t count = 0;
+            for (size_t j = 0; j < r->n; j++)
+                count += r->v[j].tier && !strcmp(r->v[j].tier, tiers[i].name);
+            hx_json_write_key(w, "results");
+            hx_json_write_uint(w, count);
+            hx_json_write_key(w, "generation");
+            hx_json_write_uint(w, tiers[i].generation);
+        }
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+}
+
+uint64_t hx_present_tier_generation(const hx_tier_status *tiers, size_t n, const hx_result *r, uint64_t def)
+{
+    for (size_t i = 0; r->tier && i < n; i++)
+        if (!tiers[i].absent && !strcmp(tiers[i].name, r->tier))
+            return tiers[i].generation;
+    return def;
+}
+
+void hx_present_search_tiers(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
+                             const hx_read_taken *t, const hx_tier_status *tiers, size_t n_tiers)
+{
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
@@ -251,7 +312,7 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < r->n; i++)
-        hx_present_result(w, &r->v[i], r->group, t->commit.generation);
+        hx_present_result(w, &r->v[i], r->group, hx_present_tier_generation(tiers, n_tiers, &r->v[i], t->commit.generation));
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, r->n);
@@ -260,6 +321,8 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
     hx_json_write_key(w, "search_time_ms");
     hx_json_write_double(w, r->search_ms);
     hx_present_read_context(w, t);
+    if (tiers)
+        hx_present_tiers(w, tiers, n_tiers, r);
     hx_json_write_obj_end(w);
 }
 

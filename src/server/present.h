@@ -45,8 +45,8 @@ void hx_present_signer(hx_json_writer *w, const char *signer);
 void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generation);
 /* One result object, the same in the CLI's `search --json` and every MCP answer that lists results:
  * rank, score, side scores, chunk_id, doc_id, path, title, heading, chunk_index, line_start,
- * line_end, text, snippet ("" when none was built), citation, metadata, version (hash), and when
- * grouped by document its "more". The flat location keys are DESIGN.md's command-line contract;
+ * line_end, text, snippet ("" when none was built), citation, metadata, version (hash), "tier" when
+ * the result has one (also in the citation), and when grouped by document its "more". The flat location keys are DESIGN.md's command-line contract;
  * the citation object is seed 001's, and holds the same values. */
 void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation);
 /* "more": [{"score","chunk_id","chunk_index","heading","line_start","line_end"}, ...]: the other
@@ -58,6 +58,28 @@ void hx_present_more(hx_json_writer *w, const hx_result *r);
  * relevance), t the commit that answered. */
 void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
                        const hx_read_taken *t);
+
+/* === Tiers (README "Tiers") === */
+/* Which tiers a search reads (`--source`, MCP `source`): the names, indexed by hx_source. */
+typedef enum { HX_SOURCE_ALL = 0, HX_SOURCE_PROJECT = 1, HX_SOURCE_USER = 2 } hx_source;
+extern const char *const hx_source_names[];   /* "all", "project", "user", NULL */
+int hx_source_parse(const char *s, hx_source *out);
+/* A tier as an answer reports it: searched (absent NULL) at a generation, or not consulted and why. */
+typedef struct hx_tier_status {
+    const char *name;                  /* HX_TIER_PROJECT, HX_TIER_USER; borrowed */
+    const char *db;                    /* its index file; borrowed */
+    const char *absent;                /* NULL: searched; else why not (no user index yet); borrowed */
+    uint64_t generation;               /* the commit searched */
+} hx_tier_status;
+/* "tiers": [{"tier","db","searched", then "results" (of r's results, the tier's count) and
+ * "generation", or "reason"}, ...]; each result's citation carries its own tier's generation. */
+void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, const hx_results *r);
+/* The commit that answered r: the generation of the tier r names among tiers[0..n), else def. */
+uint64_t hx_present_tier_generation(const hx_tier_status *tiers, size_t n, const hx_result *r, uint64_t def);
+/* hx_present_search with the "tiers" member after read_context (tiers NULL: none, as
+ * hx_present_search). */
+void hx_present_search_tiers(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
+                             const hx_read_taken *t, const hx_tier_status *tiers, size_t n_tiers);
 
 /* "read_context": {"selector", "baseline_id" (the name of the commit read, or null), "as_of" (the
  * time asked, or null), "generation", "committed_at"}: which commit answered (seed 001 5.2), in

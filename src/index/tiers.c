@@ -1,0 +1,244 @@
+/* tiers.c: searching several indexes as one (hyrax.h "Tiers"; README "Tiers"; DESIGN.md "Tiers
+ * and trust"): where the user index lives, one query vector for every tier, each tier's own
+ * search (search.c, untouched), and the fusion of their lists by reciprocal rank with the same
+ * content answered once by the nearer tier. Never opens, positions or writes an index. */
+#include "alloc.h"
+#include "fusion.h"
+#include "hyrax.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int hx_tier_user_path(char *buf, size_t cap, hx_error *err)
+{
+    const char *db = getenv(HX_USER_DB_ENV), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int n;
+    if (db && *db)
+        n = snprintf(buf, cap, "%s", db);
+    else if (xdg && *xdg)   /* XDG: a relative $XDG_DATA_HOME is invalid and is ignored */
+        n = xdg[0] == '/' ? snprintf(buf, cap, "%s/hyrax/user.hyx", xdg) : -1;
+    else
+        n = -1;
+    if (n < 0 && home && *home)
+        n = snprintf(buf, cap, "%s/.local/share/hyrax/user.hyx", home);
+    if (n < 0)
+        return hx_error_set(err, HX_ENOTFOUND, -1, "no user index: set $" HX_USER_DB_ENV ", $XDG_DATA_HOME or $HOME");
+    if ((size_t)n >= cap)
+        return hx_error_set(err, HX_ERANGE, -1, "the user index path is longer than %zu bytes", cap - 1);
+    return 0;
+}
+
+/* One entry of the fused list: the result of tier `tier` at list position `pos`. */
+typedef struct {
+    size_t tier, pos;
+    double score;   /* sum of 1 / (rrf_k + rank) over the tiers that list it */
+} fused_entry;
+
+/* Whether a and b are the same content (hyrax.h hx_tiers_search). */
+static bool same_content(const hx_result *a, const hx_result *b, hx_group group)
+{
+    if (strcmp(a->doc_sha256, b->doc_sha256))
+        return false;
+    return group == HX_GROUP_DOCUMENT || (a->byte_start == b->byte_start && a->byte_end == b->byte_end);
+}
+
+static int compare_entry(const void *pa, const void *pb)
+{
+    const fused_entry *a = pa, *b = pb;
+    if (a->score != b->score)
+        return a->score > b->score ? -1 : 1;
+    if (a->tier != b->tier)
+        return a->tier < b->tier ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Fuses lists[0..n) (one per tier, nearest first) into out, moving each kept result (its snippet
+ * and `more` with it) out of its list. */
+static int fuse(const hx_tier *tiers, hx_results *lists, size_t n, const hx_search_opts *o, hx_results *out,
+                hx_error *err)
+{
+    size_t total = 0;
+    for (size_t t = 0; t < n; t++)
+        total += lists[t].n;
+    fused_entry *e = hx_malloc(sizeof *e * (total ? total : 1));
+    if (!e)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    double k = o->rrf_k > 0 ? o->rrf_k : HX_RRF_K;
+    size_t ne = 0;
+    for (size_t t = 0; t < n; t++)
+        for (size_t i = 0; i < lists[t].n; i++) {
+            const hx_result *r = &lists[t].v[i];
+            double s = 1.0 / (k + (double)r->rank);
+            size_t j = 0;   /* quadratic, but over at most tiers x k (k <= 1000) results */
+            while (j < ne && !(e[j].tier < t && same_content(&lists[e[j].tier].v[e[j].pos], r, o->group)))
+                j++;
+            if (j < ne)
+                e[j].score += s;   /* the nearer tier's entry answers for both */
+            else
+                e[ne++] = (fused_entry){t, i, s};
+        }
+    qsort(e, ne, sizeof *e, compare_entry);
+    uint32_t kk = o->k ? o->k : 10;
+    size_t keep = ne < kk ? ne : kk;
+    out->v = hx_calloc(keep ? keep : 1, sizeof *out->v);
+    if (!out->v) {
+        free(e);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    for (size_t i = 0; i < keep; i++) {
+        hx_result *r = &lists[e[i].tier].v[e[i].pos];
+        out->v[i] = *r;
+        out->v[i].rank = (uint32_t)i + 1;
+        out->v[i].tier = tiers[e[i].tier].name;
+        r->snippet = NULL;   /* now owned by out */
+        r->more = NULL;
+        r->n_more = 0;
+    }
+    out->n = keep;
+    free(e);
+    return 0;
+}
+
+/* One tier's search, run on a thread of its own for every tier after the first. */
+typedef struct {
+    const hx_tier *tier;
+    const char *query;
+    size_t len;
+    const float *vec;
+    const hx_search_opts *o;
+    hx_results *out;
+    hx_error err;
+    int rc;
+    pthread_t thread;
+    bool started;
+} tier_job;
+
+/* The search under a fault guard of this thread (hyrax.h): an index file changed underneath
+ * gives an error here, as on the caller's thread, instead of a fault no guard catches. */
+static void tier_job_run(tier_job *j)
+{
+    hx_fault_guard g;
+    if (!HX_FAULT_GUARD(g)) {
+        j->rc = hx_error_set(&j->err, HX_EIO, -1, "%s", HX_FAULT_MESSAGE);
+        return;
+    }
+    j->rc = hx_index_search_embedded(j->tier->ix, j->query, j->len, j->vec, j->o, j->out, &j->err);
+    hx_fault_leave(&g);
+}
+
+static void *tier_job_main(void *arg)
+{
+    tier_job_run(arg);
+    return NULL;
+}
+
+/* Searches every tier with the same vector: tiers after the first on threads of their own (one
+ * handle each, so each index is still used by one thread at a time), the first on the caller's;
+ * a thread that cannot start runs its search here afterwards. */
+static int search_tiers(const hx_tier *tiers, size_t n, const char *query, size_t len, const float *vec,
+                        const hx_search_opts *o, hx_results *lists, hx_error *err)
+{
+    tier_job *jobs = hx_calloc(n, sizeof *jobs);
+    if (!jobs)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    for (size_t t = 0; t < n; t++) {
+        jobs[t] = (tier_job){.tier = &tiers[t], .query = query, .len = len, .vec = vec, .o = o, .out = &lists[t]};
+        jobs[t].started = t > 0 && pthread_create(&jobs[t].thread, NULL, tier_job_main, &jobs[t]) == 0;
+    }
+    int rc = 0;
+    for (size_t t = 0; t < n; t++) {
+        if (jobs[t].started)
+            pthread_join(jobs[t].thread, NULL);
+        else
+            tier_job_run(&jobs[t]);
+        if (jobs[t].rc && !rc) {
+            rc = jobs[t].rc;
+            if (err)
+                *err = jobs[t].err;
+        }
+    }
+    free(jobs);
+    return rc;
+}
+
+int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
+                    const hx_search_opts *o, hx_results *out, hx_error *err)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(out, 0, sizeof *out);
+    hx_search_opts def;
+    if (!o) {
+        hx_search_opts_default(&def);
+        o = &def;
+    }
+    if (!n)
+        return hx_error_set(err, HX_EINVAL, -1, "no tier to search");
+    float vec[HX_EMBED_DIM];
+    bool want_vec = o->mode != HX_MODE_KEYWORD;
+    if (want_vec && !enc)
+        return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the embedding model");
+    int rc = want_vec ? hx_encoder_embed(enc, &query, &len, 1, vec, err) : 0;   /* once, for every tier */
+    hx_results *lists = rc ? NULL : hx_calloc(n, sizeof *lists);
+    if (!rc && !lists)
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    if (!rc)
+        rc = search_tiers(tiers, n, query, len, want_vec ? vec : NULL, o, lists, err);
+    for (size_t t = 0; t < n && !rc; t++)
+        out->total_candidates += lists[t].total_candidates;
+    out->group = o->group;
+    out->keyword_bound = lists && !rc ? lists[0].keyword_bound : 0;
+    if (!rc)
+        rc = fuse(tiers, lists, n, o, out, err);
+    for (size_t t = 0; lists && t < n; t++)
+        hx_results_free(&lists[t]);
+    free(lists);
+    if (rc) {
+        hx_results_free(out);
+        return rc;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    out->search_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    return 0;
+}
+
+int hx_tier_open(hx_index **out, const char *path, const hx_model *model, const hx_identity *id, char *why,
+                 size_t cap, hx_error *err)
+{
+    hx_precision p;
+    *out = NULL;
+    why[0] = 0;
+    int rc = hx_index_precision(path, &p, err);
+    if (rc == HX_ENOTFOUND)
+        return snprintf(why, cap, "no index at %s", path), 0;
+    if (rc)
+        return rc;
+    if (model && p != hx_model_precision(model))
+        return snprintf(why, cap, "%s holds %s vectors and this search embeds at %s", path, hx_precision_name(p),
+                        hx_precision_name(hx_model_precision(model))), 0;
+    if ((rc = hx_index_open(out, path, HX_INDEX_READ, model, NULL, err)) || !id)
+        return rc;
+    if ((rc = hx_index_set_identity(*out, id, err))) {
+        hx_index_close(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int hx_tier_read_at(hx_index *ix, const hx_read_context *ctx, hx_read_taken *taken, char *why, size_t cap,
+                    hx_error *err)
+{
+    why[0] = 0;
+    bool timed = ctx && ctx->selector == HX_READ_AS_OF;
+    int rc = hx_index_read_at(ix, timed ? ctx : NULL, taken, err);
+    if (rc == HX_ENOTFOUND && timed) {
+        char when[40];
+        hx_time_format(ctx->as_of_ns, when, sizeof when);
+        snprintf(why, cap, "no commit at or before %s", when);
+        return hx_index_read_at(ix, NULL, taken, err);   /* back at the head, not consulted */
+    }
+    return rc;
+}

@@ -1,0 +1,92 @@
+/* mcp_tiers.c: the MCP query tools over tiers (README "Tiers"; hyrax.h hx_tiers_search): the
+ * user index's reader beside the project's (mcp.c), what the `source` argument (MCP_ARG_SOURCE)
+ * selects, and the answer's "tiers". Main thread only; never writes an index. */
+#include "mcp_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Opens (or refreshes) the user index's reader and points it at ctx as hx_tier_read_at says;
+ * s->user_why[0] != 0 when the tier is not consulted. 0, or -1 with a message. */
+static int open_user(mcp_server *s, const hx_read_context *ctx, char *message, size_t cap)
+{
+    hx_error err = {0};
+    s->user_why[0] = 0;
+    if (!s->cfg->user_db)
+        return snprintf(s->user_why, sizeof s->user_why, "no user index: set $" HX_USER_DB_ENV ", $XDG_DATA_HOME or $HOME"),
+               0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (!s->user_reader &&
+            hx_tier_open(&s->user_reader, s->cfg->user_db, s->model, s->cfg->identity, s->user_why, sizeof s->user_why, &err))
+            break;
+        if (!s->user_reader)   /* none there (yet), or at another precision: not consulted */
+            return 0;
+        if (!hx_tier_read_at(s->user_reader, ctx, &s->user_taken, s->user_why, sizeof s->user_why, &err))
+            return 0;
+        hx_index_close(s->user_reader);   /* replaced (compaction by a sync) or damaged: open afresh */
+        s->user_reader = NULL;
+    }
+    return snprintf(message, cap, "cannot read the user index %s: %s", s->cfg->user_db, err.message), -1;
+}
+
+int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
+                    char *message, size_t cap)
+{
+    hx_source source = HX_SOURCE_ALL;
+    hx_source_parse(mcp_arg_str(a, "source"), &source);   /* the table checked the name */
+    hx_read_context ctx;
+    if (mcp_read_context(a, &ctx, message, cap))
+        return -1;
+    if (source == HX_SOURCE_USER && ctx.selector != HX_READ_HEAD && ctx.selector != HX_READ_AS_OF)
+        return snprintf(message, cap, "read_context: a baseline names a commit of the project index; with source "
+                        "user give as_of or nothing"), -1;
+    hx_tier tiers[2];
+    size_t nt = 0;
+    s->n_tier_status = 0;
+    if (source != HX_SOURCE_USER) {
+        if (mcp_open_reader_for(s, a, message, cap))
+            return -1;
+        tiers[nt++] = (hx_tier){HX_TIER_PROJECT, s->reader};
+        s->tier_status[s->n_tier_status++] =
+            (hx_tier_status){HX_TIER_PROJECT, s->cfg->db, NULL, s->read_taken.commit.generation};
+    } else if (mcp_wait_model(s, message, cap)) {
+        return -1;
+    } else if (!s->reader_enc) {
+        hx_error err = {0};
+        if (hx_encoder_new(&s->reader_enc, s->model, 1, &err))
+            return snprintf(message, cap, "cannot start the encoder: %s", err.message), -1;
+    }
+    if (source != HX_SOURCE_PROJECT) {
+        if (open_user(s, &ctx, message, cap))
+            return -1;
+        if (!s->user_why[0])
+            tiers[nt++] = (hx_tier){HX_TIER_USER, s->user_reader};
+        s->tier_status[s->n_tier_status++] = (hx_tier_status){
+            HX_TIER_USER, s->cfg->user_db ? s->cfg->user_db : "", s->user_why[0] ? s->user_why : NULL,
+            s->user_taken.commit.generation};
+    }
+    memset(res, 0, sizeof *res);
+    res->group = o->group;
+    hx_error err = {0};
+    if (nt && hx_tiers_search(tiers, nt, s->reader_enc, query, strlen(query), o, res, &err))
+        return snprintf(message, cap, "search failed: %s", err.message), -1;
+    mcp_note_query(s, query);
+    return 0;
+}
+
+hx_index *mcp_tier_reader(mcp_server *s, const hx_result *r)
+{
+    return r->tier && !strcmp(r->tier, HX_TIER_USER) ? s->user_reader : s->reader;
+}
+
+uint64_t mcp_result_generation(const mcp_server *s, const hx_result *r)
+{
+    return hx_present_tier_generation(s->tier_status, s->n_tier_status, r, s->read_taken.commit.generation);
+}
+
+void mcp_write_tiers(hx_json_writer *w, const mcp_server *s, const hx_results *res)
+{
+    bool user_only = s->n_tier_status && !strcmp(s->tier_status[0].name, HX_TIER_USER);
+    hx_present_read_context(w, user_only ? &s->user_taken : &s->read_taken);
+    hx_present_tiers(w, s->tier_status, s->n_tier_status, res);
+}
