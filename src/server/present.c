@@ -115,6 +115,12 @@ void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generat
 
 void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation)
 {
+    hx_present_result_open(w, r, group, generation);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_result_open(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation)
+{
     hx_json_write_obj_begin(w);
     hx_present_rank(w, r);
     hx_json_write_key(w, "chunk_id");
@@ -146,7 +152,6 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, ui
     hx_json_write_cstr(w, r->doc_sha256);
     if (group == HX_GROUP_DOCUMENT)
         hx_present_more(w, r);
-    hx_json_write_obj_end(w);
 }
 
 void hx_present_more(hx_json_writer *w, const hx_result *r)

@@ -41,6 +41,9 @@ void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generat
  * grouped by document its "more". The flat location keys are DESIGN.md's command-line contract;
  * the citation object is seed 001's, and holds the same values. */
 void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation);
+/* The same object left open, for a caller that adds its own fields (the registry tier's) and
+ * closes it with hx_json_write_obj_end. */
+void hx_present_result_open(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation);
 /* "more": [{"score","chunk_id","chunk_index","heading","line_start","line_end"}, ...]: the other
  * matching chunks of a result's document, best first (every surface writes them so). */
 void hx_present_more(hx_json_writer *w, const hx_result *r);
