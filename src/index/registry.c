@@ -43,7 +43,7 @@ struct hx_registry {
 /* === Migrations: entry i takes the schema from version i to i + 1 === */
 
 static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
-    "CREATE EXTENSION IF NOT EXISTS vector;"
+    "CREATE EXTENSION IF NOT EXISTS vector SCHEMA hyrax;"
     "CREATE TABLE hyrax.documents ("
     "  id bigserial PRIMARY KEY,"
     "  tenant text NOT NULL DEFAULT current_user,"
@@ -91,7 +91,7 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "CREATE POLICY tenant_own ON hyrax.audit FOR ALL USING (tenant = current_user)"
     "  WITH CHECK (tenant = current_user);"
     "GRANT USAGE ON SCHEMA hyrax TO PUBLIC;"
-    "GRANT SELECT ON hyrax.meta, hyrax.documents, hyrax.chunks TO PUBLIC;",
+    "GRANT SELECT ON hyrax.meta, hyrax.documents, hyrax.chunks, hyrax.audit TO PUBLIC;",
 };
 
 /* === Statements === */
@@ -155,9 +155,12 @@ int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *
     if (rc)
         return rc;
     const char *url = o->url && *o->url ? o->url : getenv(HX_REGISTRY_ENV);
-    /* no NOTICEs on stderr; pgvector: an HNSW scan with a filter goes on until it has enough rows */
+    /* pgvector's type and operators are found in schema hyrax (where init creates the extension) or
+       public (where it may have been before); no NOTICEs on stderr; an HNSW scan with a filter
+       goes on until it has enough rows (pgvector >= 0.8; older ones drop the unknown setting) */
     char options[160], connect_s[16], user_timeout[16];
-    int len = snprintf(options, sizeof options, "-c client_min_messages=error -c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=%d",
+    int len = snprintf(options, sizeof options, "-c search_path=hyrax,public -c client_min_messages=error -c hnsw.iterative_scan=relaxed_order "
+                       "-c hnsw.ef_search=%d",
                        HNSW_EF_SEARCH);
     const char *keys[6], *vals[6];
     int n = 0;
