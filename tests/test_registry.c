@@ -361,6 +361,39 @@ static void test_tenants(void)
           "acme reads its own row");
 }
 
+/* === MCP: the publish tool and search {source: registry} === */
+
+/* Runs `hyrax serve` on root as tenant acme with the initialize handshake and one tools/call;
+ * its output into *out. */
+static int serve_call(const char *root, const char *tool, const char *arguments, char **out)
+{
+    return sh(out,
+              "printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+              "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}' "
+              "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' "
+              "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}' "
+              "| $HYRAX_BIN serve --registry '%s' --tenant acme --root %s --db %s/.hyrax/index.hyx",
+              tool, arguments, url, root, root);
+}
+
+static void test_mcp(void)
+{
+    char *out, root[512];
+    snprintf(root, sizeof root, "%s/mcp", dir);
+    mkdir(root, 0755);
+    check_put(root, "notes/lynx.md", "---\nteam: cats\n---\n# Lynx\n\nThe lynx hunts snowshoe hares in winter.\n");
+    serve_call(root, "publish", "{\"paths\":[\"notes\"],\"allow_unsigned\":true}", &out);
+    CHECK(strstr(out, "\\\"published\\\":1") || strstr(out, "\"published\":1"), "MCP publish: %.600s", out);
+    free(out);
+    CHECK(sql_is(NULL, "SELECT tenant FROM hyrax.documents WHERE path = 'notes/lynx.md'", "acme"),
+          "published as the server's tenant");
+    serve_call(root, "search", "{\"query\":\"what do lynxes eat\",\"source\":\"registry\",\"filters\":{\"team\":\"cats\"}}",
+               &out);
+    CHECK(strstr(out, "notes/lynx.md") && strstr(out, "tier") && strstr(out, "consulted"), "MCP search source registry: %.600s",
+          out);
+    free(out);
+}
+
 int main(void)
 {
     char *out;
@@ -392,6 +425,7 @@ int main(void)
     test_search();
     test_timeout();
     test_tenants();
+    test_mcp();
     sh(&out, "sh tests/pg_cluster.sh stop %s", dir);
     free(out);
     return check_report("test_registry");

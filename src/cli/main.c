@@ -169,10 +169,10 @@ static const cli_opt options[] = {
     {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
     {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse add_document, delete_document and reindex"},
     /* --- registry tier (issue 13) --- */
-    {"--registry", 0, "URL", CMD_REGISTRY | CMD_PUBLISH | CMD_SEARCH,
+    {"--registry", 0, "URL", CMD_REGISTRY | CMD_PUBLISH | CMD_SEARCH | CMD_SERVE,
      .help = "the registry: a PostgreSQL URL or libpq 'key=value' string (default\n$" HX_REGISTRY_ENV
      ", else libpq's PG* variables and service file)"},
-    {"--tenant", 0, "T", CMD_PUBLISH | CMD_SEARCH,
+    {"--tenant", 0, "T", CMD_PUBLISH | CMD_SEARCH | CMD_SERVE,
      .help = "act in the registry as tenant T (a PostgreSQL role the login may SET\nROLE to); default: the login role"},
     {"--source", 0, "S", CMD_SEARCH, .help = "project (default: the index) or registry", .choices = source_names},
     {"--registry-timeout", 0, "MS", CMD_SEARCH,
@@ -1533,6 +1533,8 @@ static int cmd_serve(const cli_args *a)
         return 1;
     }
     cfg.root = root;
+    cfg.registry = opt_str(a, "--registry");
+    cfg.registry_tenant = opt_str(a, "--tenant");
     if (!cfg.read_only && make_db_folder("serve", cfg.db))
         return 1;
     if (pipe(stop_pipe) != 0) {
@@ -1711,40 +1713,7 @@ static int search_registry(const cli_args *a, const char *query, const hx_search
     if (opt_str(a, "--json")) {
         hx_json_writer w;
         hx_json_writer_init(&w);
-        hx_json_write_obj_begin(&w);
-        hx_json_write_key(&w, "query");
-        hx_json_write_cstr(&w, query);
-        hx_json_write_key(&w, "source");
-        hx_json_write_cstr(&w, "registry");
-        hx_json_write_key(&w, "registry");
-        hx_json_write_obj_begin(&w);
-        hx_json_write_key(&w, "consulted");
-        hx_json_write_bool(&w, consulted);
-        if (!consulted) {
-            hx_json_write_key(&w, "reason");
-            hx_json_write_cstr(&w, err.message);
-        }
-        hx_json_write_obj_end(&w);
-        hx_json_write_key(&w, "results");
-        hx_json_write_arr_begin(&w);
-        for (size_t i = 0; i < res.res.n; i++) {
-            hx_present_result_open(&w, &res.res.v[i], HX_GROUP_CHUNK, 0);
-            hx_json_write_key(&w, "tier");
-            hx_json_write_cstr(&w, "registry");
-            hx_json_write_key(&w, "tenant");
-            hx_json_write_cstr(&w, res.extra[i].tenant);
-            hx_json_write_key(&w, "visibility");
-            hx_json_write_cstr(&w, res.extra[i].visibility);
-            hx_json_write_key(&w, "signer");
-            hx_json_write_cstr(&w, res.extra[i].signer);
-            hx_json_write_key(&w, "published_at");
-            hx_json_write_cstr(&w, res.extra[i].published_at);
-            hx_json_write_obj_end(&w);
-        }
-        hx_json_write_arr_end(&w);
-        hx_json_write_key(&w, "total_results");
-        hx_json_write_uint(&w, res.res.n);
-        hx_json_write_obj_end(&w);
+        hx_present_registry_search(&w, query, o->mode, &res, consulted ? NULL : err.message);
         if (hx_json_writer_finish(&w, &err)) {
             put_line(stderr, "hyrax search: ", err.message);
             hx_json_writer_free(&w);

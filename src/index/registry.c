@@ -433,8 +433,19 @@ static const char search_sql[] =
 enum { COL_ID, COL_DOC, COL_VRANK, COL_KRANK, COL_KSCORE, COL_COS, COL_PATH, COL_TITLE, COL_HEADING, COL_TEXT,
        COL_ORD, COL_LINE_START, COL_LINE_END, COL_TENANT, COL_VIS, COL_SIGNER, COL_PUBLISHED, COL_META, COL_HASH };
 
+static void kv_free(hx_kv *kv, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(kv[i].key);
+        free(kv[i].value);
+    }
+    free(kv);
+}
+
 void hx_registry_results_free(hx_registry_results *r)
 {
+    for (size_t i = 0; r->res.v && i < r->res.n; i++)
+        kv_free((hx_kv *)r->res.v[i].meta, r->res.v[i].n_meta);
     hx_results_free(&r->res);
     free(r->extra);
     if (r->pg)
@@ -466,6 +477,45 @@ static int filters_json(const hx_registry_query *q, hx_json_writer *w, hx_error 
     }
     hx_json_write_arr_end(w);
     return hx_json_writer_finish(w, err);
+}
+
+/* The documents.metadata object as hx_kv pairs (an array value gives one pair per string item,
+ * as ingest.h lists them); *out owned by the caller. */
+static int meta_from_json(const char *json, hx_kv **out, size_t *n, hx_error *err)
+{
+    hx_json_doc *doc = NULL;
+    *out = NULL;
+    *n = 0;
+    int rc = hx_json_parse(&doc, json, strlen(json), NULL, err);
+    if (rc)
+        return rc;
+    hx_json_iter it, jt;
+    const hx_json_val *k, *v, *item;
+    size_t cap = 0;
+    hx_json_iter_init(&it, hx_json_doc_root(doc));
+    while (!rc && hx_json_iter_next(&it, &k, &v)) {
+        bool list = hx_json_type_of(v) == HX_JSON_ARRAY;
+        hx_json_iter_init(&jt, v);
+        for (item = v; !rc && (!list || hx_json_iter_next(&jt, NULL, &item)); item = NULL) {
+            const char *val = hx_json_str(item, NULL);
+            if (val && !(rc = hx_grow((void **)out, &cap, *n + 1, sizeof **out, err))) {
+                hx_kv *x = &(*out)[(*n)++];
+                x->key = hx_strdup(hx_json_str(k, NULL));
+                x->value = hx_strdup(val);
+                if (!x->key || !x->value)
+                    rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+            }
+            if (!list)
+                break;
+        }
+    }
+    hx_json_doc_free(doc);
+    if (rc) {
+        kv_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
 }
 
 /* Orders rows that tie on fused score by path, then chunk order. */
@@ -582,6 +632,10 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
         e->signer = pq->getisnull(res, row, COL_SIGNER) ? NULL : pq->getvalue(res, row, COL_SIGNER);
         e->published_at = pq->getvalue(res, row, COL_PUBLISHED);
         e->metadata_json = pq->getvalue(res, row, COL_META);
+        hx_kv *kv;
+        if ((rc = meta_from_json(e->metadata_json, &kv, &x->n_meta, err)))
+            goto out;
+        x->meta = kv;   /* owned by the result set: hx_registry_results_free */
     }
 out:
     free(hits);

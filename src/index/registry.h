@@ -103,8 +103,9 @@ typedef struct hx_registry_extra {
 } hx_registry_extra;
 
 /* Results of a registry search, shaped like a local one: res.v[i] is result i (path, title,
- * heading, text, scores; chunk_id and doc_id are the registry's ids, cut to 32 bits), extra[i] its
- * registry fields. Free with hx_registry_results_free. */
+ * heading, text, scores, metadata; chunk_id and doc_id are the registry's ids, cut to 32 bits),
+ * extra[i] its registry fields. Free with hx_registry_results_free (never hx_results_free alone:
+ * the metadata pairs are owned here). */
 typedef struct hx_registry_results {
     hx_results res;
     hx_registry_extra *extra;

@@ -13,6 +13,9 @@ typedef struct hx_mcp_config {
     int read_only;             /* refuse every write tool */
     int threads;               /* embedding threads for writes (0 = one per core) */
     int stop_fd;               /* readable when the server must stop (SIGTERM); -1 for none */
+    const char *registry;      /* the registry tier (registry.h): its URL; NULL: $HYRAX_REGISTRY or
+                                  libpq's own variables */
+    const char *registry_tenant;   /* the tenant registry calls act as; NULL: the login role */
 } hx_mcp_config;
 
 /* Serves requests from in_fd, answering on out_fd, until end of input or stop_fd. Writes that

@@ -263,3 +263,46 @@ void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *r
     hx_json_write_int(w, st->dim);
     hx_json_write_obj_end(w);
 }
+
+void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode,
+                                const hx_registry_results *r, const char *not_consulted)
+{
+    size_t n = r ? r->res.n : 0;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "query");
+    hx_json_write_cstr(w, query);
+    hx_json_write_key(w, "mode");
+    hx_json_write_cstr(w, hx_mode_name(mode));
+    hx_json_write_key(w, "source");
+    hx_json_write_cstr(w, "registry");
+    hx_json_write_key(w, "registry");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "consulted");
+    hx_json_write_bool(w, !not_consulted);
+    if (not_consulted) {
+        hx_json_write_key(w, "reason");
+        hx_json_write_cstr(w, not_consulted);
+    }
+    hx_json_write_obj_end(w);
+    hx_json_write_key(w, "results");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        const hx_registry_extra *e = &r->extra[i];
+        hx_present_result_open(w, &r->res.v[i], HX_GROUP_CHUNK, 0);
+        hx_json_write_key(w, "tier");
+        hx_json_write_cstr(w, "registry");
+        hx_json_write_key(w, "tenant");
+        hx_json_write_cstr(w, e->tenant);
+        hx_json_write_key(w, "visibility");
+        hx_json_write_cstr(w, e->visibility);
+        hx_json_write_key(w, "signer");
+        hx_json_write_cstr(w, e->signer);
+        hx_json_write_key(w, "published_at");
+        hx_json_write_cstr(w, e->published_at);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total_results");
+    hx_json_write_uint(w, n);
+    hx_json_write_obj_end(w);
+}

@@ -7,6 +7,7 @@
 #define HX_PRESENT_H
 
 #include "hyrax.h"
+#include "registry.h"
 #include "json.h"
 
 const char *hx_mode_name(hx_search_mode m);              /* "hybrid", "vector", "keyword" */
@@ -53,6 +54,13 @@ void hx_present_more(hx_json_writer *w, const hx_result *r);
  * relevance), t the commit that answered. */
 void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
                        const hx_read_taken *t);
+
+/* The answer of a registry search (registry.h; issue 13): {"query","mode","source":"registry",
+ * "registry":{"consulted", "reason" when not},"results":[...],"total_results"}, each result as
+ * hx_present_result writes it plus "tier":"registry","tenant","visibility","signer",
+ * "published_at". r may be NULL (not consulted). */
+void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode,
+                                const hx_registry_results *r, const char *not_consulted);
 
 /* "read_context": {"selector", "baseline_id" (the name of the commit read, or null), "as_of" (the
  * time asked, or null), "generation", "committed_at"}: which commit answered (seed 001 5.2), in
