@@ -255,6 +255,18 @@ static void test_search(void)
     rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0.999 pods", url);
     CHECK(rc == 0 && strstr(out, "\"total_results\":0"), "min_score: %.300s", out);
     free(out);
+    /* read_context: as_of reads what was published by then */
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --as-of 2001-01-01T00:00:00Z kube-scheduler",
+            url);
+    CHECK(rc == 0 && strstr(out, "\"total_results\":0"), "nothing was published in 2001: %.300s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --as-of 2999-01-01T00:00:00Z kube-scheduler",
+            url);
+    CHECK(rc == 0 && strstr(out, "docs/signed.md"), "everything is published by 2999: %.300s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --baseline published pods", url);
+    CHECK(rc == 2 && strstr(out, "no baselines"), "no baselines in the registry: %s", out);
+    free(out);
     rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --filter 'n>3' pods", url);
     CHECK(rc == 1 && strstr(out, "equality"), "range filters are refused, not ignored: %s", out);
     free(out);

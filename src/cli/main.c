@@ -1024,7 +1024,7 @@ static int fusion_weights_opt(const cli_args *a, hx_search_opts *o)
     return 0;
 }
 
-static int search_registry(const cli_args *a, const char *query, const hx_search_opts *o);
+static int search_registry(const cli_args *a, const char *query, const hx_search_opts *o, int64_t as_of_ns);
 
 static int cmd_search(const cli_args *a)
 {
@@ -1114,7 +1114,11 @@ static int cmd_search(const cli_args *a)
     o.filters = filters.v;
     o.n_filters = filters.n;
     if ((v = opt_str(a, "--source")) && !strcmp(v, "registry")) {
-        rc = search_registry(a, query, &o);
+        if (at.selector == HX_READ_BASELINE) {
+            fputs("hyrax search: the registry has no baselines; --as-of TIME reads what was published by then\n", stderr);
+            goto done;
+        }
+        rc = search_registry(a, query, &o, at.selector == HX_READ_AS_OF ? at.as_of_ns : 0);
         goto done;
     }
     rc = 1;
@@ -1679,7 +1683,7 @@ done:
 /* `hyrax search --source registry`: embeds the query, asks the registry within --registry-timeout
  * and prints its results. An unreachable or slow registry is not an error: the answer says it was
  * not consulted (JSON "registry": {"consulted": false, "reason"}) and has no results. */
-static int search_registry(const cli_args *a, const char *query, const hx_search_opts *o)
+static int search_registry(const cli_args *a, const char *query, const hx_search_opts *o, int64_t as_of_ns)
 {
     hx_error err = {0};
     hx_model *model = NULL;
@@ -1698,7 +1702,7 @@ static int search_registry(const cli_args *a, const char *query, const hx_search
         }
     }
     hx_registry_query q = {query, o->mode != HX_MODE_KEYWORD ? vec : NULL, o->mode, o->k, o->filters, o->n_filters,
-                           o->min_score};
+                           o->min_score, as_of_ns};
     int timeout = (int)opt_long(a, "--registry-timeout", HX_REGISTRY_TIMEOUT_MS);
     int src = registry_open(a, timeout, &r, &err);
     if (!src)

@@ -406,20 +406,22 @@ out:
 /* === Searching === */
 
 /* $1 query vector (text, NULL for none), $2 query text, $3 candidates per side, $4 filters (a
- * JSON array of {"k": key, "v": [values]}, NULL for none), $5 whether the keyword side runs.
+ * JSON array of {"k": key, "v": [values]}, NULL for none), $5 whether the keyword side runs, $6
+ * the read time (documents published at or before it; NULL for now).
  * A filter holds when the document's metadata value under k (a string, or an array of them)
  * contains one of v (jsonb's ? operator). Row-level security applies to every table read. */
 static const char search_sql[] =
-    "WITH allowed AS (SELECT d.id FROM hyrax.documents d WHERE $4::jsonb IS NOT NULL AND NOT EXISTS ("
+    "WITH allowed AS (SELECT d.id FROM hyrax.documents d WHERE ($6::timestamptz IS NULL OR d.published_at <= $6) "
+    "  AND ($4::jsonb IS NULL OR NOT EXISTS ("
     "    SELECT 1 FROM jsonb_array_elements($4::jsonb) f WHERE NOT EXISTS ("
-    "      SELECT 1 FROM jsonb_array_elements_text(f->'v') want WHERE d.metadata->(f->>'k') ? want))), "
+    "      SELECT 1 FROM jsonb_array_elements_text(f->'v') want WHERE d.metadata->(f->>'k') ? want)))), "
     "vs AS (SELECT c.id, c.embedding <#> $1::vector AS dist FROM hyrax.chunks c "
-    "    WHERE $1::text IS NOT NULL AND ($4::jsonb IS NULL OR c.document_id IN (SELECT id FROM allowed)) "
+    "    WHERE $1::text IS NOT NULL AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
     "    ORDER BY c.embedding <#> $1::vector LIMIT $3), "
     "v AS (SELECT id, row_number() OVER (ORDER BY dist, id) AS r FROM vs), "
     "q AS (SELECT websearch_to_tsquery('english', $2) AS q), "
     "ks AS (SELECT c.id, ts_rank_cd(c.tsv, q.q, 32) AS rank FROM hyrax.chunks c, q "
-    "    WHERE $5::bool AND c.tsv @@ q.q AND ($4::jsonb IS NULL OR c.document_id IN (SELECT id FROM allowed)) "
+    "    WHERE $5::bool AND c.tsv @@ q.q AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
     "    ORDER BY rank DESC, c.id LIMIT $3), "
     "k AS (SELECT id, rank, row_number() OVER (ORDER BY rank DESC, id) AS r FROM ks) "
     "SELECT c.id, c.document_id, v.r, k.r, k.rank, "
@@ -556,10 +558,13 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
     snprintf(limit, sizeof limit, "%u", 4 * k);
     if (q->n_filters && (rc = filters_json(q, &fw, err)))
         goto out;
-    const char *p[5] = {use_vec ? vec : NULL, q->text ? q->text : "", limit, q->n_filters ? fw.buf : NULL,
-                        use_kw ? "true" : "false"};
+    char as_of[48];
+    if (q->as_of_ns)
+        hx_time_format(q->as_of_ns, as_of, sizeof as_of);
+    const char *p[6] = {use_vec ? vec : NULL, q->text ? q->text : "", limit, q->n_filters ? fw.buf : NULL,
+                        use_kw ? "true" : "false", q->as_of_ns ? as_of : NULL};
     hx_pgresult *res;
-    if ((rc = run(r, search_sql, 5, p, &res, err)))
+    if ((rc = run(r, search_sql, 6, p, &res, err)))
         goto out;
     out->pg = res;
     size_t n = (size_t)pq->ntuples(res), na = 0, nb = 0;

@@ -95,6 +95,8 @@ typedef struct hx_registry_query {
     const hx_filter *filters;    /* equality and any-of filters on metadata keys; others HX_EINVAL */
     size_t n_filters;
     float min_score;             /* NAN: no floor */
+    int64_t as_of_ns;            /* read_context as_of: only documents published at or before
+                                    (the registry keeps no older versions); 0: now */
 } hx_registry_query;
 
 /* A registry result's own fields, beside its hx_result. Strings borrowed from the result set. */

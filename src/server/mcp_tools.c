@@ -268,11 +268,17 @@ static const char search_out[] =
     "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
 
 /* search with source "registry" (issue 13): the query embedded here, the registry asked within
- * HX_REGISTRY_TIMEOUT_MS; a registry that cannot answer is an answer saying so, not an error. */
-static int registry_search(mcp_server *s, const char *query, const hx_search_opts *o, hx_json_writer *w, char *msg,
-                           size_t cap)
+ * HX_REGISTRY_TIMEOUT_MS; a registry that cannot answer is an answer saying so, not an error.
+ * read_context.as_of reads what was published by then (the registry has no baselines). */
+static int registry_search(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o,
+                           hx_json_writer *w, char *msg, size_t cap)
 {
     hx_error err = {0};
+    mcp_args rctx = mcp_arg_object(a, "read_context");   /* as_of: what was published by then */
+    const char *as_of = mcp_arg_str(&rctx, "as_of");
+    int64_t as_of_ns = 0;
+    if (as_of && hx_time_parse(as_of, &as_of_ns, &err))
+        return snprintf(msg, cap, "read_context.as_of: %s", err.message), -1;
     float vec[HX_EMBED_DIM];
     size_t len = strlen(query);
     bool use_vec = o->mode != HX_MODE_KEYWORD;
@@ -281,7 +287,7 @@ static int registry_search(mcp_server *s, const char *query, const hx_search_opt
                     hx_encoder_embed(s->reader_enc, &query, &len, 1, vec, &err)))
         return err.message[0] ? (snprintf(msg, cap, "%s", err.message), -1) : -1;
     hx_registry_opts ro = {s->cfg->registry, s->cfg->registry_tenant, HX_REGISTRY_TIMEOUT_MS};
-    hx_registry_query q = {query, use_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters, o->min_score};
+    hx_registry_query q = {query, use_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters, o->min_score, as_of_ns};
     hx_registry *r = NULL;
     hx_registry_results res = {0};
     int rc = hx_registry_connect(&r, &ro, &err);
@@ -316,7 +322,7 @@ static int search_filtered(mcp_server *s, const hx_json_val *args, const hx_filt
     if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
         return snprintf(msg, cap, "%s", werr.message), -1;
     if (!strcmp(mcp_arg_str(&a, "source"), "registry"))
-        return registry_search(s, query, &o, w, msg, cap);
+        return registry_search(s, &a, query, &o, w, msg, cap);
     hx_results res = {0};
     if (run_query(s, &a, query, &o, &res, msg, cap))
         return -1;
