@@ -138,15 +138,6 @@ static void rollback(hx_registry *r)
 
 /* === Connection === */
 
-bool hx_registry_configured(void)
-{
-    static const char *const vars[] = {HX_REGISTRY_ENV, "PGHOST", "PGHOSTADDR", "PGDATABASE", "PGSERVICE"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-        if (getenv(vars[i]) && *getenv(vars[i]))
-            return true;
-    return false;
-}
-
 int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *err)
 {
     *out = NULL;

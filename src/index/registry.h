@@ -32,10 +32,6 @@ typedef struct hx_registry_opts {
                              (statement_timeout) may take; 0: no limit */
 } hx_registry_opts;
 
-/* True when a registry is named without a command-line URL: $HYRAX_REGISTRY, or one of libpq's
- * PGHOST, PGHOSTADDR, PGDATABASE, PGSERVICE. */
-bool hx_registry_configured(void);
-
 /* Connects (loading libpq first: HX_ENOTFOUND naming it when it cannot be loaded), then sets the
  * tenant's role for the session. HX_EIO with libpq's message when the server cannot be reached
  * or refuses; HX_EPERM when the login role may not act as the tenant. *out: free with
