@@ -150,8 +150,9 @@ int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *
        public (where it may have been before); no NOTICEs on stderr; an HNSW scan with a filter
        goes on until it has enough rows (pgvector >= 0.8; older ones drop the unknown setting) */
     char options[160], connect_s[16], user_timeout[16];
-    int len = snprintf(options, sizeof options, "-c search_path=hyrax,public -c client_min_messages=error -c hnsw.iterative_scan=relaxed_order "
-                       "-c hnsw.ef_search=%d",
+    int len = snprintf(options, sizeof options,
+                       "-c search_path=hyrax,public -c client_min_messages=error "
+                       "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=%d",
                        HNSW_EF_SEARCH);
     const char *keys[6], *vals[6];
     int n = 0;
@@ -407,12 +408,14 @@ static const char search_sql[] =
     "    SELECT 1 FROM jsonb_array_elements($4::jsonb) f WHERE NOT EXISTS ("
     "      SELECT 1 FROM jsonb_array_elements_text(f->'v') want WHERE d.metadata->(f->>'k') ? want)))), "
     "vs AS (SELECT c.id, c.embedding <#> $1::vector AS dist FROM hyrax.chunks c "
-    "    WHERE $1::text IS NOT NULL AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
+    "    WHERE $1::text IS NOT NULL "
+    "    AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
     "    ORDER BY c.embedding <#> $1::vector LIMIT $3), "
     "v AS (SELECT id, row_number() OVER (ORDER BY dist, id) AS r FROM vs), "
     "q AS (SELECT websearch_to_tsquery('english', $2) AS q), "
     "ks AS (SELECT c.id, ts_rank_cd(c.tsv, q.q, 32) AS rank FROM hyrax.chunks c, q "
-    "    WHERE $5::bool AND c.tsv @@ q.q AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
+    "    WHERE $5::bool AND c.tsv @@ q.q "
+    "    AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
     "    ORDER BY rank DESC, c.id LIMIT $3), "
     "k AS (SELECT id, rank, row_number() OVER (ORDER BY rank DESC, id) AS r FROM ks) "
     "SELECT c.id, c.document_id, v.r, k.r, k.rank, "
