@@ -9,6 +9,8 @@
 #include "fusion.h"
 #include "mcp.h"
 #include "present.h"
+#include "publish.h"
+#include "registry.h"
 #include "relpath.h"
 #include "sig.h"
 
@@ -80,10 +82,12 @@ enum {
     CMD_COMPACT = 1u << 11,
     CMD_AUDIT = 1u << 12,
     CMD_SYNC = 1u << 13,
-    CMD_ALL = (1u << 14) - 1,
+    CMD_REGISTRY = 1u << 14,   /* registry tier (issue 13): registry, publish */
+    CMD_PUBLISH = 1u << 15,
+    CMD_ALL = (1u << 16) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
              CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC,
-    CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC,
+    CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC | CMD_PUBLISH,
     CMD_READER = CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_SERVE,   /* read documents: take an identity */
 };
 
@@ -107,6 +111,7 @@ typedef struct {
 
 static const char *const fusion_names[] = {"rrf", "weighted", NULL};
 static const char *const sync_tiers[] = {HX_TIER_USER, NULL};   /* sync --to: the tiers above a project */
+static const char *const visibility_names[] = {"tenant", "public", NULL};
 
 static const cli_opt options[] = {
     {"--help", 'h', NULL, CMD_ALL, .help = "print this help"},
@@ -162,15 +167,16 @@ static const cli_opt options[] = {
      "{selector: published} reads)"},
     {"--to", 0, "TIER", CMD_SYNC, .help = "the tier to copy to: user (required)", .choices = sync_tiers},
     {"--source", 0, "S", CMD_SEARCH,
-     .help = "the tiers to search: all (default: the project index, and the user index\nwhen it exists), project or "
-     "user (README \"Tiers\")", .choices = hx_source_names},
+     .help = "the tiers to search: all (default: the project index, and the user index\nwhen it exists), project, "
+     "user (README \"Tiers\") or registry (README \"Registry\")", .choices = hx_source_names},
     {"--json", 0, NULL, CMD_SEARCH,
      .help = "print one JSON object (query, mode, group, results, total_results,\nsearch_time_ms); a result's fields and "
      "its citation are those MCP's\nsearch answers with"},
     {"--json", 0, NULL, CMD_STATS, .help = "print one JSON object"},
-    {"--tenant", 0, "T", CMD_READER,
+    {"--tenant", 0, "T", CMD_READER | CMD_PUBLISH,
      .help = "read as tenant T (README \"Tenants and visibility\"): public documents,\nT's tenant documents and, with "
-     "--user, U's private ones of T; without\nit every document is read (the local user of a local index)"},
+     "--user, U's private ones of T; without\nit every document is read (the local user of a local index). In the\n"
+     "registry: act as tenant T, a PostgreSQL role the login may SET ROLE to"},
     {"--user", 0, "U", CMD_READER, .help = "the reader's user within --tenant T"},
     {"--json", 0, NULL, CMD_AUDIT, .help = "print one JSON object (entries: time, path, sha256, rule, reason; count)"},
     {"--limit", 0, "N", CMD_AUDIT, .help = "the newest N entries (default: all kept)", WHOLE(1, HX_AUDIT_MAX)},
@@ -178,6 +184,21 @@ static const cli_opt options[] = {
     {"--path", 0, "GLOB", CMD_AUDIT, .help = "entries of documents whose root-relative path matches GLOB"},
     {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
     {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse add_document, delete_document and reindex"},
+    /* --- registry tier (issue 13) --- */
+    {"--registry", 0, "URL", CMD_REGISTRY | CMD_PUBLISH | CMD_SEARCH | CMD_SERVE,
+     .help = "the registry: a PostgreSQL URL or libpq 'key=value' string (default\n$" HX_REGISTRY_ENV
+     ", else libpq's PG* variables and service file)"},
+    {"--registry-timeout", 0, "MS", CMD_SEARCH,
+     .help = "wait at most MS for the registry to connect and to answer (default\n" HX_STRINGIFY(HX_REGISTRY_TIMEOUT_MS)
+     "; connecting waits whole seconds, at least 2)", WHOLE(1, 600000)},
+    {"--root", 0, "DIR", CMD_PUBLISH, .help = "the folder paths are relative to in the registry (default: the current folder)"},
+    {"--visibility", 0, "V", CMD_PUBLISH, .help = "tenant (default: the tenant's readers only) or public (every tenant)",
+     .choices = visibility_names},
+    {"--allow-unsigned", 0, NULL, CMD_PUBLISH,
+     .help = "publish documents without a signature file too (default: each needs\nFILE.minisig or FILE.sig by a key of the trust store)"},
+    {"--batch", 0, "N", CMD_PUBLISH, .help = "documents per transaction (default " HX_STRINGIFY(HX_PUBLISH_BATCH) ")",
+     WHOLE(1, 100000)},
+    /* --- end registry tier --- */
     {"--weights", 0, "V,T", CMD_SEARCH, .renamed = "--fusion-weights V,T (--weights also meant the weights file)"},
     {"--weights", 0, "FILE", CMD_EMBED | CMD_SERVE,
      .renamed = "--model FILE (--weights also meant search's fusion weights)"},
@@ -1097,6 +1118,8 @@ static int fusion_weights_opt(const cli_args *a, hx_search_opts *o)
     return 0;
 }
 
+static int search_registry(const cli_args *a, const char *query, const hx_search_opts *o, int64_t as_of_ns);
+
 static int cmd_search(const cli_args *a)
 {
     const char *db = db_opt(a), *v;
@@ -1191,6 +1214,14 @@ static int cmd_search(const cli_args *a)
     hx_source source = HX_SOURCE_ALL;
     if ((v = opt_str(a, "--source")))
         hx_source_parse(v, &source);   /* the table checked the name */
+    if (source == HX_SOURCE_REGISTRY) {
+        if (at.selector == HX_READ_BASELINE) {
+            fputs("hyrax search: the registry has no baselines; --as-of TIME reads what was published by then\n", stderr);
+            goto done;
+        }
+        rc = search_registry(a, query, &o, at.selector == HX_READ_AS_OF ? at.as_of_ns : 0);
+        goto done;
+    }
     if (source == HX_SOURCE_USER && at.selector == HX_READ_BASELINE) {
         fputs("hyrax search: --baseline names a commit of the project index; with --source user give --as-of\n", stderr);
         goto done;
@@ -1693,6 +1724,8 @@ static int cmd_serve(const cli_args *a)
     cfg.root = root;
     char user_db[4096];   /* the user tier, searched with the project (README "Tiers") */
     cfg.user_db = hx_tier_user_path(user_db, sizeof user_db, NULL) == 0 ? user_db : NULL;
+    cfg.registry = opt_str(a, "--registry");
+    cfg.registry_tenant = opt_str(a, "--tenant");
     if (!cfg.read_only && make_db_folder("serve", cfg.db))
         return 1;
     if (pipe(stop_pipe) != 0) {
@@ -1830,6 +1863,182 @@ done:
 
 /* === Dispatch === */
 
+/* === registry tier (issue 13): registry init, publish, search --source registry === */
+
+static const char registry_about[] =
+    "Creates the registry's schema in a PostgreSQL database with pgvector (schema hyrax: tables\n"
+    "documents, chunks, audit, meta; HNSW and GIN indexes; row-level security per tenant), or\n"
+    "migrates an older one. Run it once as the role that is to own the tables.\n";
+
+static const char publish_about[] =
+    "Publishes the files under each PATH to the registry: each is read and chunked as 'hyrax index'\n"
+    "does, must carry a valid signature (FILE.minisig or FILE.sig by a key of .hyrax/trusted or\n"
+    ".hyrax/allowed_signers under --root) unless --allow-unsigned, is embedded here, and is\n"
+    "stored for the tenant in one transaction per batch. Unchanged documents (same content hash)\n"
+    "are skipped; the tenant's documents under PATH that are gone are removed. Progress on stderr.\n";
+
+/* Connects to the registry the options name (as --tenant, for the commands that take it). */
+static int registry_open(const cli_args *a, int timeout_ms, hx_registry **r, hx_error *err)
+{
+    hx_registry_opts ro = {opt_str(a, "--registry"), a->cmd->bit == CMD_REGISTRY ? NULL : opt_str(a, "--tenant"),
+                           timeout_ms};
+    return hx_registry_connect(r, &ro, err);
+}
+
+static int cmd_registry(const cli_args *a)
+{
+    if (strcmp(a->operands[0], "init")) {
+        fputs("hyrax registry: the action is init\n", stderr);
+        return 2;
+    }
+    hx_registry *r = NULL;
+    hx_error err = {0};
+    int before = 0;
+    if (registry_open(a, 0, &r, &err) || hx_registry_init(r, &before, &err)) {
+        put_line(stderr, "hyrax registry init: ", err.message);
+        hx_registry_close(r);
+        return 1;
+    }
+    hx_registry_close(r);
+    if (before == HX_REGISTRY_SCHEMA_VERSION)
+        printf("registry schema is at version %d\n", before);
+    else
+        printf("registry schema %s version %d (was %d)\n", before ? "migrated to" : "created at",
+               HX_REGISTRY_SCHEMA_VERSION, before);
+    return 0;
+}
+
+static int publish_progress(void *ctx, size_t done, size_t total, const char *path)
+{
+    (void)ctx;
+    fprintf(stderr, "publish: %zu/%zu documents", done, total);
+    if (path)
+        put_line(stderr, ", last ", path);
+    else
+        fputc('\n', stderr);
+    return 0;
+}
+
+static int cmd_publish(const cli_args *a)
+{
+    char root[4096];
+    const char *root_arg = opt_str(a, "--root") ? opt_str(a, "--root") : ".";
+    if (!realpath(root_arg, root)) {
+        fprintf(stderr, "hyrax publish: --root %s: %s\n", root_arg, strerror(errno));
+        return 2;
+    }
+    hx_error err = {0};
+    int rc = 1;
+    hx_registry *r = NULL;
+    hx_trust *trust = NULL;
+    hx_model *model = NULL;
+    hx_encoder *enc = NULL;
+    hx_publish_report rep = {0};
+    char (*targets)[4096] = hx_calloc(a->n_operands, sizeof *targets);
+    const char **tp = hx_calloc(a->n_operands, sizeof *tp);
+    if (!targets || !tp) {
+        fputs("hyrax publish: out of memory\n", stderr);
+        goto done;
+    }
+    for (size_t i = 0; i < a->n_operands; i++) {
+        if (hx_fs_target(root, a->operands[i], HX_TARGET_CWD, targets[i], sizeof targets[i], &err)) {
+            put_line(stderr, "hyrax publish: ", err.message);
+            rc = 2;
+            goto done;
+        }
+        tp[i] = targets[i];
+    }
+    if (hx_trust_load(&trust, root, &err) || registry_open(a, 0, &r, &err)) {
+        put_line(stderr, "hyrax publish: ", err.message);
+        goto done;
+    }
+    if (open_encoder(a, 0, HX_PRECISION_FP32, &model, &enc))
+        goto done;
+    hx_publish_opts po = {root, tp, a->n_operands, trust, opt_str(a, "--allow-unsigned") != NULL,
+                          opt_str(a, "--visibility"), (size_t)opt_long(a, "--batch", 0), publish_progress, NULL};
+    int prc = hx_publish(r, enc, model, &po, &rep, &err);
+    for (size_t i = 0; i < rep.n_rejected; i++) {
+        put_text(stderr, rep.rejected[i].path, SIZE_MAX, false);
+        put_line(stderr, ": rejected: ", rep.rejected[i].reason);
+    }
+    if (prc) {
+        put_line(stderr, "hyrax publish: ", err.message);
+        goto done;
+    }
+    printf("published %zu, unchanged %zu, removed %zu, rejected %zu; %zu chunks (embedding %.2f s, registry %.2f s)\n",
+           rep.published, rep.unchanged, rep.removed, rep.n_rejected, rep.chunks, rep.embed_s, rep.store_s);
+    rc = rep.n_rejected ? 1 : 0;
+done:
+    hx_publish_report_clear(&rep);
+    hx_encoder_free(enc);
+    hx_model_close(model);
+    hx_registry_close(r);
+    hx_trust_free(trust);
+    free(targets);
+    free(tp);
+    return rc;
+}
+
+/* `hyrax search --source registry`: embeds the query, asks the registry within --registry-timeout
+ * and prints its results. An unreachable or slow registry is not an error: the answer says it was
+ * not consulted (JSON "registry": {"consulted": false, "reason"}) and has no results. */
+static int search_registry(const cli_args *a, const char *query, const hx_search_opts *o, int64_t as_of_ns)
+{
+    hx_error err = {0};
+    hx_model *model = NULL;
+    hx_encoder *enc = NULL;
+    hx_registry *r = NULL;
+    hx_registry_results res = {0};
+    float vec[HX_EMBED_DIM];
+    int rc = 1, consulted = 0;
+    if (o->mode != HX_MODE_KEYWORD) {
+        size_t len = strlen(query);
+        if (open_encoder(a, 1, HX_PRECISION_FP32, &model, &enc))
+            return 1;
+        if (hx_encoder_embed(enc, &query, &len, 1, vec, &err)) {
+            put_line(stderr, "hyrax search: ", err.message);
+            goto done;
+        }
+    }
+    hx_registry_query q = {query, o->mode != HX_MODE_KEYWORD ? vec : NULL, o->mode, o->k, o->filters, o->n_filters,
+                           o->min_score, as_of_ns};
+    int timeout = (int)opt_long(a, "--registry-timeout", HX_REGISTRY_TIMEOUT_MS);
+    int src = registry_open(a, timeout, &r, &err);
+    if (!src)
+        src = hx_registry_search(r, &q, &res, &err);
+    if (src == HX_ENOMEM || src == HX_EINVAL) {
+        put_line(stderr, "hyrax search: ", err.message);
+        goto done;
+    }
+    consulted = src == 0;
+    if (!consulted)
+        put_line(stderr, "hyrax search: warning: registry not consulted: ", err.message);
+    if (opt_str(a, "--json")) {
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        hx_present_registry_search(&w, query, o->mode, &res, consulted ? NULL : err.message);
+        if (hx_json_writer_finish(&w, &err)) {
+            put_line(stderr, "hyrax search: ", err.message);
+            hx_json_writer_free(&w);
+            goto done;
+        }
+        fwrite(w.buf, 1, w.len, stdout);
+        putchar('\n');
+        hx_json_writer_free(&w);
+    } else {
+        print_results_text(&res.res);
+    }
+    rc = fflush(stdout) ? 1 : 0;
+done:
+    hx_registry_results_free(&res);
+    hx_registry_close(r);
+    hx_encoder_free(enc);
+    hx_model_close(model);
+    return rc;
+}
+
+/* === end registry tier === */
+
 static const cli_cmd commands[] = {
     {"tokenize", CMD_TOKENIZE, "< LINES", 0, 0, "stdin lines -> one JSON array of token ids per line", tokenize_about,
      cmd_tokenize},
@@ -1854,6 +2063,9 @@ static const cli_cmd commands[] = {
     {"serve", CMD_SERVE, "", 0, 0, "MCP server (JSON-RPC 2.0 over stdio) for AI agents", serve_about, cmd_serve},
     {"sync", CMD_SYNC, "PATH...", 1, -1, "copy project documents up to the user index (--to user)", sync_about,
      cmd_sync},
+    {"registry", CMD_REGISTRY, "init", 1, 1, "create or migrate the registry's schema (PostgreSQL + pgvector)",
+     registry_about, cmd_registry},
+    {"publish", CMD_PUBLISH, "PATH...", 1, -1, "publish signed documents to the registry", publish_about, cmd_publish},
 };
 
 static void usage(FILE *f)

@@ -17,6 +17,9 @@ typedef struct hx_mcp_config {
     const hx_identity *identity;   /* the reader's, fixed for the server's life (README "Tenants
                                       and visibility"); NULL: none, every document is seen.
                                       Borrowed for the duration of hx_mcp_serve */
+    const char *registry;      /* the registry tier (registry.h): its URL; NULL: $HYRAX_REGISTRY or
+                                  libpq's own variables */
+    const char *registry_tenant;   /* the tenant registry calls act as; NULL: the login role */
 } hx_mcp_config;
 
 /* Serves requests from in_fd, answering on out_fd, until end of input or stop_fd. Writes that

@@ -155,8 +155,10 @@ void mcp_write_read_context(hx_json_writer *w, const mcp_server *s);
 #define MCP_ARG_SOURCE                                                                                        \
     {"source", MCP_STRING, .choices = hx_source_names, .def = "all",                                          \
      .description = "Which tiers to search: all (the project index, and the user index when it exists), "    \
-                    "project or user. Each result's tier says which answered; the answer's tiers say which "  \
-                    "were read. read_context's time applies to every tier, a baseline to the project only."}
+                    "project or user, or registry (the team's PostgreSQL registry, search tools only; an "  \
+                    "unreachable registry answers registry.consulted false). Each result's tier says which "  \
+                    "answered; the answer's tiers say which were read. read_context's time applies to every " \
+                    "tier, a baseline to the project only."}
 /* The answer's "tiers" member, a member of an outputSchema's properties. */
 #define MCP_TIERS_SCHEMA                                                                                      \
     "\"tiers\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"tier\":{\"type\":\"string\"},"  \

@@ -37,6 +37,8 @@ int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const h
     hx_read_context ctx;
     if (mcp_read_context(a, &ctx, message, cap))
         return -1;
+    if (source == HX_SOURCE_REGISTRY)   /* the search tools answer it before they get here (registry.h) */
+        return snprintf(message, cap, "source registry is searched by the search tools only"), -1;
     if (source == HX_SOURCE_USER && ctx.selector != HX_READ_HEAD && ctx.selector != HX_READ_AS_OF)
         return snprintf(message, cap, "read_context: a baseline names a commit of the project index; with source "
                         "user give as_of or nothing"), -1;

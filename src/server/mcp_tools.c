@@ -14,7 +14,10 @@
 #include "mcp_internal.h"
 #include "passage.h"
 #include "present.h"
+#include "publish.h"
+#include "registry.h"
 #include "relpath.h"
+#include "sig.h"
 
 #include <limits.h>
 #include <math.h>
@@ -254,6 +257,43 @@ static const char search_out[] =
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
     "," MCP_TIERS_SCHEMA "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
 
+/* search with source "registry" (issue 13): the query embedded here, the registry asked within
+ * HX_REGISTRY_TIMEOUT_MS; a registry that cannot answer is an answer saying so, not an error.
+ * read_context.as_of reads what was published by then (the registry has no baselines). */
+static int registry_search(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o,
+                           hx_json_writer *w, char *msg, size_t cap)
+{
+    hx_error err = {0};
+    mcp_args rctx = mcp_arg_object(a, "read_context");   /* as_of: what was published by then */
+    const char *as_of = mcp_arg_str(&rctx, "as_of");
+    int64_t as_of_ns = 0;
+    if (as_of && hx_time_parse(as_of, &as_of_ns, &err))
+        return snprintf(msg, cap, "read_context.as_of: %s", err.message), -1;
+    float vec[HX_EMBED_DIM];
+    size_t len = strlen(query);
+    bool use_vec = o->mode != HX_MODE_KEYWORD;
+    if (use_vec && (mcp_wait_model(s, msg, cap) ||
+                    (!s->reader_enc && hx_encoder_new(&s->reader_enc, s->model, 1, &err)) ||
+                    hx_encoder_embed(s->reader_enc, &query, &len, 1, vec, &err)))
+        return err.message[0] ? (snprintf(msg, cap, "%s", err.message), -1) : -1;
+    hx_registry_opts ro = {s->cfg->registry, s->cfg->registry_tenant, HX_REGISTRY_TIMEOUT_MS};
+    hx_registry_query q = {query, use_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters, o->min_score, as_of_ns};
+    hx_registry *r = NULL;
+    hx_registry_results res = {0};
+    int rc = hx_registry_connect(&r, &ro, &err);
+    if (!rc)
+        rc = hx_registry_search(r, &q, &res, &err);
+    if (rc == HX_ENOMEM || rc == HX_EINVAL) {
+        hx_registry_close(r);
+        return snprintf(msg, cap, "%s", err.message), -1;
+    }
+    hx_present_registry_search(w, query, o->mode, &res, rc ? err.message : NULL);
+    mcp_note_query(s, query);
+    hx_registry_results_free(&res);
+    hx_registry_close(r);
+    return 0;
+}
+
 static int search_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                            char *msg, size_t cap)
 {
@@ -271,6 +311,8 @@ static int search_filtered(mcp_server *s, const hx_json_val *args, const hx_filt
     hx_error werr = {0};
     if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
         return snprintf(msg, cap, "%s", werr.message), -1;
+    if (!strcmp(mcp_arg_str(&a, "source"), "registry"))
+        return registry_search(s, &a, query, &o, w, msg, cap);
     hx_results res = {0};
     if (mcp_tiers_query(s, &a, query, &o, &res, msg, cap))
         return -1;
@@ -1279,6 +1321,76 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
     return rc;
 }
 
+/* === publish (the registry tier, issue 13) === */
+
+static const char *const visibility_names[] = {"tenant", "public", NULL};
+
+static const mcp_arg publish_args[] = {
+    {"paths", MCP_STRING_LIST, .required = true, AT_MOST(MAX_PATHS),
+     .description = "Root-relative files or folders to publish to the registry."},
+    {"visibility", MCP_STRING, .choices = visibility_names, .def = "tenant",
+     .description = "tenant: readable by the publishing tenant only; public: by every tenant."},
+    {"allow_unsigned", MCP_BOOLEAN, .def = "false",
+     .description = "Publish files without a signature file too (a bad signature is always refused)."},
+    {.name = NULL},
+};
+
+static const char publish_out[] =
+    "{\"type\":\"object\",\"properties\":{\"published\":{\"type\":\"integer\"},\"unchanged\":{\"type\":\"integer\"},"
+    "\"removed\":{\"type\":\"integer\"},\"chunks\":{\"type\":\"integer\"},\"rejected\":{\"type\":\"array\"}},"
+    "\"required\":[\"published\",\"unchanged\",\"removed\",\"rejected\"]}";
+
+static int tool_publish(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    mcp_args a = {publish_args, args};
+    const char *rel[MAX_PATHS];
+    size_t np = mcp_arg_list(&a, "paths", rel);
+    char (*names)[HX_RELPATH_MAX] = hx_malloc(sizeof *names * (np ? np : 1));
+    const char **targets = hx_malloc(sizeof *targets * (np ? np : 1));
+    hx_error err = {0};
+    hx_trust *trust = NULL;
+    hx_registry *r = NULL;
+    hx_publish_report rep = {0};
+    int rc = names && targets ? 0 : (snprintf(msg, cap, "out of memory"), -1);
+    for (size_t i = 0; i < np && !rc; i++)
+        if (!(targets[i] = arg_name(s->cfg->root, "paths", rel[i], names[i], msg, cap)))
+            rc = -1;
+    if (!rc && mcp_wait_model(s, msg, cap))
+        rc = -1;
+    if (!rc && !s->writer_enc && hx_encoder_new(&s->writer_enc, s->model, s->cfg->threads, &err))
+        rc = (snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1);
+    hx_registry_opts ro = {s->cfg->registry, s->cfg->registry_tenant, 0};
+    if (!rc && (hx_trust_load(&trust, s->cfg->root, &err) || hx_registry_connect(&r, &ro, &err)))
+        rc = (snprintf(msg, cap, "publish failed: %s", err.message), -1);
+    hx_publish_opts po = {s->cfg->root, targets, np, trust, mcp_arg_bool(&a, "allow_unsigned"),
+                          mcp_arg_str(&a, "visibility"), 0, job_progress, s};
+    if (!rc && hx_publish(r, s->writer_enc, s->model, &po, &rep, &err))
+        rc = (snprintf(msg, cap, "publish failed: %s", err.message), -1);
+    if (!rc) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "published");
+        hx_json_write_uint(w, rep.published);
+        hx_json_write_key(w, "unchanged");
+        hx_json_write_uint(w, rep.unchanged);
+        hx_json_write_key(w, "removed");
+        hx_json_write_uint(w, rep.removed);
+        hx_json_write_key(w, "chunks");
+        hx_json_write_uint(w, rep.chunks);
+        hx_json_write_key(w, "rejected");
+        hx_json_write_arr_begin(w);
+        for (size_t i = 0; i < rep.n_rejected; i++)
+            hx_present_reason(w, rep.rejected[i].path, rep.rejected[i].reason);
+        hx_json_write_arr_end(w);
+        hx_json_write_obj_end(w);
+    }
+    hx_publish_report_clear(&rep);
+    hx_registry_close(r);
+    hx_trust_free(trust);
+    free(names);
+    free(targets);
+    return rc;
+}
+
 /* === index_health === */
 
 static const mcp_arg health_args[] = {{.name = NULL}};
@@ -1570,4 +1682,8 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
     {"getContext", "Seed 001: assembled context for answering a question, within max_tokens. get_context under "
                    "seed 001's name.",
      get_context_001_args, context_out, false, NULL, "get_context"},
+    {"publish", "Publish signed files under the root to the team's registry (PostgreSQL + pgvector) as this "
+                "server's tenant: embedded here, one transaction per batch; unchanged files are skipped and the "
+                "tenant's documents whose files are gone are removed. Search them with search {source: registry}.",
+     publish_args, publish_out, true, tool_publish, NULL},
 };

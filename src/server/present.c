@@ -32,7 +32,7 @@ int hx_group_parse(const char *s, hx_group *out)
     return HX_EINVAL;
 }
 
-const char *const hx_source_names[] = {"all", HX_TIER_PROJECT, HX_TIER_USER, NULL};   /* indexed by hx_source */
+const char *const hx_source_names[] = {"all", HX_TIER_PROJECT, HX_TIER_USER, "registry", NULL};   /* indexed by hx_source */
 
 int hx_source_parse(const char *s, hx_source *out)
 {
@@ -167,6 +167,12 @@ void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generat
 
 void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation)
 {
+    hx_present_result_open(w, r, group, generation);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_result_open(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation)
+{
     hx_json_write_obj_begin(w);
     hx_present_rank(w, r);
     hx_json_write_key(w, "chunk_id");
@@ -203,7 +209,6 @@ void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, ui
     }
     if (group == HX_GROUP_DOCUMENT)
         hx_present_more(w, r);
-    hx_json_write_obj_end(w);
 }
 
 void hx_present_more(hx_json_writer *w, const hx_result *r)
@@ -358,5 +363,48 @@ void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *r
     hx_json_write_cstr(w, st->model);
     hx_json_write_key(w, "dimension");
     hx_json_write_int(w, st->dim);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode,
+                                const hx_registry_results *r, const char *not_consulted)
+{
+    size_t n = r ? r->res.n : 0;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "query");
+    hx_json_write_cstr(w, query);
+    hx_json_write_key(w, "mode");
+    hx_json_write_cstr(w, hx_mode_name(mode));
+    hx_json_write_key(w, "source");
+    hx_json_write_cstr(w, "registry");
+    hx_json_write_key(w, "registry");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "consulted");
+    hx_json_write_bool(w, !not_consulted);
+    if (not_consulted) {
+        hx_json_write_key(w, "reason");
+        hx_json_write_cstr(w, not_consulted);
+    }
+    hx_json_write_obj_end(w);
+    hx_json_write_key(w, "results");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        const hx_registry_extra *e = &r->extra[i];
+        hx_present_result_open(w, &r->res.v[i], HX_GROUP_CHUNK, 0);
+        hx_json_write_key(w, "tier");
+        hx_json_write_cstr(w, "registry");
+        hx_json_write_key(w, "tenant");
+        hx_json_write_cstr(w, e->tenant);
+        hx_json_write_key(w, "visibility");
+        hx_json_write_cstr(w, e->visibility);
+        hx_json_write_key(w, "signer");
+        hx_json_write_cstr(w, e->signer);
+        hx_json_write_key(w, "published_at");
+        hx_json_write_cstr(w, e->published_at);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total_results");
+    hx_json_write_uint(w, n);
     hx_json_write_obj_end(w);
 }

@@ -7,6 +7,7 @@
 #define HX_PRESENT_H
 
 #include "hyrax.h"
+#include "registry.h"
 #include "json.h"
 
 const char *hx_mode_name(hx_search_mode m);              /* "hybrid", "vector", "keyword" */
@@ -49,6 +50,9 @@ void hx_present_citation(hx_json_writer *w, const hx_result *r, uint64_t generat
  * the result has one (also in the citation), and when grouped by document its "more". The flat location keys are DESIGN.md's command-line contract;
  * the citation object is seed 001's, and holds the same values. */
 void hx_present_result(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation);
+/* The same object left open, for a caller that adds its own fields (the registry tier's) and
+ * closes it with hx_json_write_obj_end. */
+void hx_present_result_open(hx_json_writer *w, const hx_result *r, hx_group group, uint64_t generation);
 /* "more": [{"score","chunk_id","chunk_index","heading","line_start","line_end"}, ...]: the other
  * matching chunks of a result's document, best first (every surface writes them so). */
 void hx_present_more(hx_json_writer *w, const hx_result *r);
@@ -61,8 +65,8 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
 
 /* === Tiers (README "Tiers") === */
 /* Which tiers a search reads (`--source`, MCP `source`): the names, indexed by hx_source. */
-typedef enum { HX_SOURCE_ALL = 0, HX_SOURCE_PROJECT = 1, HX_SOURCE_USER = 2 } hx_source;
-extern const char *const hx_source_names[];   /* "all", "project", "user", NULL */
+typedef enum { HX_SOURCE_ALL = 0, HX_SOURCE_PROJECT = 1, HX_SOURCE_USER = 2, HX_SOURCE_REGISTRY = 3 } hx_source;
+extern const char *const hx_source_names[];   /* "all", "project", "user", "registry", NULL */
 int hx_source_parse(const char *s, hx_source *out);
 /* A tier as an answer reports it: searched (absent NULL) at a generation, or not consulted and why. */
 typedef struct hx_tier_status {
@@ -80,6 +84,13 @@ uint64_t hx_present_tier_generation(const hx_tier_status *tiers, size_t n, const
  * hx_present_search). */
 void hx_present_search_tiers(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
                              const hx_read_taken *t, const hx_tier_status *tiers, size_t n_tiers);
+
+/* The answer of a registry search (registry.h; issue 13): {"query","mode","source":"registry",
+ * "registry":{"consulted", "reason" when not},"results":[...],"total_results"}, each result as
+ * hx_present_result writes it plus "tier":"registry","tenant","visibility","signer",
+ * "published_at". r may be NULL (not consulted). */
+void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode,
+                                const hx_registry_results *r, const char *not_consulted);
 
 /* "read_context": {"selector", "baseline_id" (the name of the commit read, or null), "as_of" (the
  * time asked, or null), "generation", "committed_at"}: which commit answered (seed 001 5.2), in

@@ -33,7 +33,7 @@ from mcp.client.stdio import stdio_client
 
 TOOLS = ["search", "get_context", "find_similar", "list_documents", "get_document", "document_status",
          "add_document", "delete_document", "reindex", "index_health", "create_baseline", "semantic_search", "full_text_search",
-         "hybrid_search", "document_details", "semanticSearch", "getContext"]
+         "hybrid_search", "document_details", "semanticSearch", "getContext", "publish"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 passed = failed = 0

@@ -1,0 +1,131 @@
+/* registry_bench.c: the hyrax side of bench/registry_bench.py (issue 13). Reads queries (one per
+ * line: a pgvector text vector, a tab, the keyword text) from a file, connects to the registry at
+ * URL and runs each hybrid query through hx_registry_search (one statement, RRF in hyrax), after
+ * `warm` untimed runs; prints one JSON line with the latency percentiles. With "embed" it also
+ * times embedding each query's text with the local encoder (what a search from a text pays before
+ * the registry is asked).
+ *   registry_bench URL QUERIES_FILE K WARM [embed] */
+#include "hyrax.h"
+#include "registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_QUERIES 10000
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct(const double *sorted, size_t n, double p)
+{
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return sorted[i < n ? i : n - 1];
+}
+
+static void report(const char *what, double *t, size_t n)
+{
+    qsort(t, n, sizeof *t, cmp_double);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += t[i];
+    printf("{\"engine\":\"%s\",\"queries\":%zu,\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,"
+           "\"mean_ms\":%.3f}\n",
+           what, n, pct(t, n, 0.5), pct(t, n, 0.9), pct(t, n, 0.99), t[n - 1], sum / (double)n);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 5) {
+        fprintf(stderr, "usage: registry_bench URL QUERIES_FILE K WARM [embed]\n");
+        return 2;
+    }
+    int k = atoi(argv[3]), warm = atoi(argv[4]);
+    FILE *f = fopen(argv[2], "r");
+    if (!f) {
+        perror(argv[2]);
+        return 1;
+    }
+    static float vecs[MAX_QUERIES][HX_EMBED_DIM];
+    static char texts[MAX_QUERIES][256];
+    static double t[MAX_QUERIES];
+    size_t n = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    while (n < MAX_QUERIES && getline(&line, &cap, f) > 0) {
+        char *tab = strchr(line, '\t'), *p = line + 1;
+        if (!tab || line[0] != '[')
+            continue;
+        for (int j = 0; j < HX_EMBED_DIM; j++, p++)
+            vecs[n][j] = strtof(p, &p);
+        snprintf(texts[n], sizeof texts[n], "%.*s", (int)strcspn(tab + 1, "\n"), tab + 1);
+        n++;
+    }
+    free(line);
+    fclose(f);
+    if (!n) {
+        fprintf(stderr, "no queries in %s\n", argv[2]);
+        return 1;
+    }
+    hx_error err = {0};
+    hx_registry *r = NULL;
+    hx_registry_opts ro = {argv[1], NULL, 0};
+    if (hx_registry_connect(&r, &ro, &err)) {
+        fprintf(stderr, "registry_bench: %s\n", err.message);
+        return 1;
+    }
+    size_t total_results = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t runs = pass ? n : (size_t)warm < n ? (size_t)warm : n;
+        for (size_t i = 0; i < runs; i++) {
+            hx_registry_query q = {texts[i], vecs[i], HX_MODE_HYBRID, (uint32_t)k, NULL, 0, 0.0f, 0};
+            hx_registry_results res;
+            double t0 = now_ms();
+            if (hx_registry_search(r, &q, &res, &err)) {
+                fprintf(stderr, "registry_bench: %s\n", err.message);
+                hx_registry_close(r);
+                return 1;
+            }
+            if (pass) {
+                t[i] = now_ms() - t0;
+                total_results += res.res.n;
+            }
+            hx_registry_results_free(&res);
+        }
+    }
+    hx_registry_close(r);
+    report("hyrax hx_registry_search", t, n);
+    fprintf(stderr, "registry_bench: %.1f results per query\n", (double)total_results / (double)n);
+    if (argc > 5 && !strcmp(argv[5], "embed")) {
+        hx_model *m = NULL;
+        hx_encoder *enc = NULL;
+        if (hx_model_open_default(&m, &err) || hx_encoder_new(&enc, m, 1, &err)) {
+            fprintf(stderr, "registry_bench: %s\n", err.message);
+            return 1;
+        }
+        float v[HX_EMBED_DIM];
+        for (size_t i = 0; i < n; i++) {
+            const char *s = texts[i];
+            size_t len = strlen(s);
+            double t0 = now_ms();
+            if (hx_encoder_embed(enc, &s, &len, 1, v, &err))
+                return 1;
+            t[i] = now_ms() - t0;
+        }
+        report("hyrax query embedding (1 thread)", t, n);
+        hx_encoder_free(enc);
+        hx_model_close(m);
+    }
+    return 0;
+}

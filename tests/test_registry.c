@@ -1,0 +1,444 @@
+/* test_registry.c: the registry tier (issue 13) against a real PostgreSQL + pgvector: a throwaway
+ * cluster under build/ made by tests/pg_cluster.sh (it says where PostgreSQL comes from). Without
+ * one the test prints why and passes, except under CI=true, where that is a failure. Checks:
+ * libpq is loaded only when a registry is named and a missing one is named in the error; the
+ * binary does not link it; `registry init` creates and versions the schema; publish needs valid
+ * signatures (the key id stored is the one the real minisign printed), skips unchanged documents,
+ * removes deleted ones, and a publish killed mid-transaction leaves whole batches only; search
+ * --source registry finds by vector and by keyword, applies filters and min_score, and answers
+ * "not consulted" within its timeout when the server never replies; tenants cannot read each
+ * other's rows through hyrax, crafted query text or filters, or plain SQL as their role. */
+#include "check.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static char url[512], psql[PATH_MAX], dir[256], sockdir[256];
+
+/* Runs a shell command made from fmt; output (stdout and stderr together) into *out. */
+static int sh(char **out, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(cmd, sizeof cmd - 16, fmt, ap);
+    va_end(ap);
+    CHECK(n > 0 && (size_t)n < sizeof cmd - 16, "command fits");
+    char full[8192 + 16];
+    snprintf(full, sizeof full, "{ %s; } 2>&1", cmd);
+    return check_run(full, out);
+}
+
+/* One value from plain SQL as `user` (NULL: the superuser hyrax), trimmed; caller frees. */
+static char *sql_as(const char *user, const char *sql)
+{
+    char *out;
+    sh(&out, "'%s' -X -Atq 'postgresql://%s@/postgres?host=%s' -c \"%s\"", psql, user ? user : "hyrax", sockdir, sql);
+    out[strcspn(out, "\n")] = 0;
+    return out;
+}
+
+static int sql_is(const char *user, const char *sql, const char *want)
+{
+    char *got = sql_as(user, sql);
+    int ok = !strcmp(got, want);
+    if (!ok)
+        fprintf(stderr, "  %s -> '%s', want '%s'\n", sql, got, want);
+    free(got);
+    return ok;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* === libpq loading (item 1) === */
+
+static void test_loader(void)
+{
+    char *out;
+    int rc = sh(&out, "HYRAX_LIBPQ=/nonexistent/libpq.so.5 $HYRAX_BIN registry init --registry '%s'", url);
+    CHECK(rc == 1 && strstr(out, "/nonexistent/libpq.so.5") && strstr(out, "libpq"),
+          "a missing libpq is named: rc %d: %s", rc, out);
+    free(out);
+    rc = sh(&out, "readelf -d $HYRAX_BIN | grep NEEDED");
+    CHECK(rc == 0 && strstr(out, "libc.so") && !strstr(out, "libpq"), "the binary does not link libpq: %s", out);
+    free(out);
+    /* a local search needs no libpq */
+    rc = sh(&out, "cd %s && HYRAX_LIBPQ=/nonexistent/libpq.so.5 $HYRAX_BIN search --db none.hyx pods", dir);
+    CHECK(!strstr(out, "libpq"), "local commands never load libpq: %s", out);
+    free(out);
+}
+
+/* === schema (item 2) === */
+
+static void test_init(void)
+{
+    char *out;
+    /* libpq's own variables name the server when neither --registry nor HYRAX_REGISTRY does */
+    int rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
+    CHECK(rc == 0 && strstr(out, "created at version 1"), "init through PG* variables: %d %s", rc, out);
+    free(out);
+    rc = sh(&out, "HYRAX_REGISTRY='%s' $HYRAX_BIN registry init", url);
+    CHECK(rc == 0 && strstr(out, "is at version 1"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
+    free(out);
+    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "1"), "version row");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
+                       "AND indexdef LIKE '%USING hnsw (embedding vector_ip_ops)%'", "1"), "HNSW index");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
+                       "AND indexdef LIKE '%USING gin (tsv)%'", "1"), "GIN index");
+    CHECK(sql_is(NULL, "SELECT string_agg(relname || '=' || relrowsecurity, ',' ORDER BY relname) FROM pg_class "
+                       "WHERE relnamespace = 'hyrax'::regnamespace AND relkind = 'r' AND relname <> 'meta'",
+                 "audit=true,chunks=true,documents=true"), "row-level security on every table");
+    CHECK(sql_is(NULL, "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'hyrax.chunks'::regclass "
+                       "AND attname = 'embedding'", "vector(384)"), "vector(384)");
+    /* a registry newer than this build is refused, naming both versions */
+    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '7' WHERE key = 'schema_version'"));
+    rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", url);
+    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 1"), "newer schema refused: %s", out);
+    free(out);
+    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '1' WHERE key = 'schema_version'"));
+}
+
+/* === publish (item 3) === */
+
+static void test_publish(void)
+{
+    char *out, root[512], key[256] = "";
+    snprintf(root, sizeof root, "%s/pub", dir);
+    mkdir(root, 0755);
+    size_t len;
+    char *pub = check_read_file("tests/data/sig/alice.pub", &len), *doc = check_read_file("tests/data/sig/doc.md", &len),
+         *sig = check_read_file("tests/data/sig/doc.md.minisig", &len),
+         *tampered = check_read_file("tests/data/sig/doc_tampered.md", &len);
+    CHECK(pub && doc && sig && tampered, "fixtures");
+    if (!pub || !doc || !sig || !tampered)
+        return;
+    /* the key id minisign printed: "untrusted comment: minisign public key C54ECB6F279FD1EF" */
+    sscanf(pub, "untrusted comment: minisign public key %255s", key);
+    check_put(root, ".hyrax/trusted/alice.pub", pub);
+    check_put(root, "docs/signed.md", doc);
+    check_put(root, "docs/signed.md.minisig", sig);
+    check_put(root, "docs/tampered.md", tampered);
+    check_put(root, "docs/tampered.md.minisig", sig);
+    check_put(root, "docs/unsigned.md", "---\nstatus: implemented\n---\n# Cats\n\nCats sleep most of the day.\n");
+    int rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' docs", root, url);
+    CHECK(rc == 1 && strstr(out, "docs/unsigned.md: rejected: not signed") && strstr(out, "docs/tampered.md: rejected") &&
+          strstr(out, "published 1,"), "signatures required by default: %s", out);
+    free(out);
+    char q[256];
+    snprintf(q, sizeof q, "SELECT signer FROM hyrax.documents WHERE path = 'docs/signed.md'");
+    CHECK(sql_is(NULL, q, key), "the signer's key id is stored (%s)", key);
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.documents", "1"), "rejected documents are not published");
+    rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --allow-unsigned docs", root, url);
+    CHECK(rc == 1 && strstr(out, "published 1, unchanged 1") && strstr(out, "docs/tampered.md: rejected"),
+          "--allow-unsigned takes unsigned documents, never badly signed ones: %s", out);
+    free(out);
+    CHECK(sql_is(NULL, "SELECT coalesce(signer, 'null') || ' ' || (metadata->>'status') FROM hyrax.documents "
+                       "WHERE path = 'docs/unsigned.md'", "null implemented"), "unsigned: no signer; metadata kept");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.audit WHERE action = 'publish'", "2"), "one audit row per publish");
+    /* unchanged documents cost nothing: no new audit row, same published_at */
+    char *before = sql_as(NULL, "SELECT string_agg(published_at::text, ',' ORDER BY path) FROM hyrax.documents");
+    rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --allow-unsigned docs/signed.md docs/unsigned.md", root, url);
+    CHECK(rc == 0 && strstr(out, "published 0, unchanged 2"), "unchanged: %s", out);
+    free(out);
+    char *after = sql_as(NULL, "SELECT string_agg(published_at::text, ',' ORDER BY path) FROM hyrax.documents");
+    CHECK(!strcmp(before, after), "unchanged documents are not rewritten");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.audit", "2"), "nothing audited for unchanged documents");
+    free(before);
+    free(after);
+    /* removed documents are removed */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/docs/tampered.md", root);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/docs/unsigned.md", root);
+    unlink(path);
+    rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' docs", root, url);
+    CHECK(rc == 0 && strstr(out, "removed 1"), "a deleted file is removed: %s", out);
+    free(out);
+    CHECK(sql_is(NULL, "SELECT string_agg(path, ',') FROM hyrax.documents", "docs/signed.md"), "only signed.md is left");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.chunks c WHERE NOT EXISTS "
+                       "(SELECT 1 FROM hyrax.documents d WHERE d.id = c.document_id)", "0"), "no orphan chunks");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.audit WHERE action = 'remove' AND path = 'docs/unsigned.md'", "1"),
+          "the removal is audited");
+    free(pub);
+    free(doc);
+    free(sig);
+    free(tampered);
+}
+
+/* A publish killed inside a transaction: a second session holds the unique key of docs/k20.md
+ * (an uncommitted insert), so the batch holding k20 and k21 (batch size 2, files in name order)
+ * waits inside its transaction; then hyrax is killed with SIGKILL. Batches k00..k19 committed, the
+ * waiting one must leave nothing. */
+static void test_interrupted(void)
+{
+    char *out, root[512];
+    snprintf(root, sizeof root, "%s/many", dir);
+    mkdir(root, 0755);
+    for (int i = 0; i < 40; i++) {
+        char name[32], text[256];
+        snprintf(name, sizeof name, "k/k%02d.md", i);
+        snprintf(text, sizeof text, "# Note %d\n\nThe scheduler note number %d about pods and nodes.\n", i, i);
+        check_put(root, name, text);
+    }
+    char blocker[8192];
+    snprintf(blocker, sizeof blocker,
+             "'%s' -X -Atq 'postgresql://hyrax@/postgres?host=%s' -c \"INSERT INTO hyrax.documents (tenant, path, "
+             "content_hash) VALUES ('hyrax', 'k/k20.md', 'x'); SELECT pg_sleep(60)\" >/dev/null 2>&1 &",
+             psql, sockdir);
+    CHECK(system(blocker) == 0, "blocker started");
+    int rc = sh(&out, "cd %s && { $HYRAX_BIN publish --registry '%s' --allow-unsigned --batch 2 k > ../pub.log 2>&1 & "
+                      "echo $! > ../pub.pid; }", root, url);
+    free(out);
+    /* wait until hyrax waits on the lock */
+    int waiting = 0;
+    for (int i = 0; i < 600 && !waiting; i++) {
+        char *w = sql_as(NULL, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                               "AND query LIKE '%INSERT INTO hyrax.documents%'");
+        waiting = !strcmp(w, "1");
+        free(w);
+        if (!waiting)
+            usleep(50000);
+    }
+    CHECK(waiting, "publish reached the held key");
+    rc = sh(&out, "kill -9 $(cat %s/pub.pid)", dir);
+    CHECK(rc == 0, "killed: %s", out);
+    free(out);
+    free(sql_as(NULL, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' "
+                      "AND pid <> pg_backend_pid()"));
+    for (int i = 0; i < 100; i++) {   /* the server notices the dead client */
+        char *n = sql_as(NULL, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'hyrax'");
+        int gone = !strcmp(n, "0");
+        free(n);
+        if (gone)
+            break;
+        usleep(50000);
+    }
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.documents WHERE path LIKE 'k/%'", "20"),
+          "the committed batches (k00..k19) are there, the killed one is not");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.documents d WHERE path LIKE 'k/%' AND NOT EXISTS "
+                       "(SELECT 1 FROM hyrax.chunks c WHERE c.document_id = d.id)", "0"), "no document without chunks");
+    rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --allow-unsigned --batch 2 k", root, url);
+    CHECK(rc == 0 && strstr(out, "published 20, unchanged 20"), "publishing again finishes the job: %s", out);
+    free(out);
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.documents WHERE path LIKE 'k/%'", "40"), "all 40 after the rerun");
+}
+
+/* === search (item 4) === */
+
+static void test_search(void)
+{
+    char *out;
+    int rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json -k 3 the kube-scheduler places pods on nodes", url);
+    CHECK(rc == 0 && strstr(out, "\"consulted\":true") && strstr(out, "\"tier\":\"registry\""),
+          "registry search answers: %s", out);
+    /* the signed note (kube-scheduler places pods on nodes) is the best answer */
+    char *first = strstr(out, "\"path\":");
+    CHECK(first && !strncmp(first, "\"path\":\"docs/signed.md\"", 23), "best is docs/signed.md: %.300s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --mode keyword --json kube-scheduler", url);
+    CHECK(rc == 0 && strstr(out, "\"path\":\"docs/signed.md\"") && !strstr(out, "\"path\":\"k/"),
+          "keyword side (tsvector): only the document with the word: %.300s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --filter nothing=here pods", url);
+    CHECK(rc == 0 && strstr(out, "\"total_results\":0"), "a filter no document matches: %.300s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0.999 pods", url);
+    CHECK(rc == 0 && strstr(out, "\"total_results\":0"), "min_score: %.300s", out);
+    free(out);
+    /* read_context: as_of reads what was published by then */
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --as-of 2001-01-01T00:00:00Z kube-scheduler",
+            url);
+    CHECK(rc == 0 && strstr(out, "\"total_results\":0"), "nothing was published in 2001: %.300s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --as-of 2999-01-01T00:00:00Z kube-scheduler",
+            url);
+    CHECK(rc == 0 && strstr(out, "docs/signed.md"), "everything is published by 2999: %.300s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --baseline published pods", url);
+    CHECK(rc == 2 && strstr(out, "no baselines"), "no baselines in the registry: %s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --filter 'n>3' pods", url);
+    CHECK(rc == 1 && strstr(out, "equality"), "range filters are refused, not ignored: %s", out);
+    free(out);
+}
+
+/* A server that accepts the connection and never answers: the search ends within its timeout and
+ * says the registry was not consulted. */
+static void test_timeout(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    CHECK(s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 && listen(s, 8) == 0 &&
+              getsockname(s, (struct sockaddr *)&a, &al) == 0, "a silent listener");
+    char *out;
+    double t0 = now_s();
+    int rc = sh(&out, "timeout 30 $HYRAX_BIN search --registry 'host=127.0.0.1 port=%d user=x dbname=x' "
+                      "--registry-timeout 1500 --source registry --json pods", ntohs(a.sin_port));
+    double took = now_s() - t0;
+    CHECK(rc == 0 && strstr(out, "\"consulted\":false") && strstr(out, "timeout"),
+          "a silent server: not consulted, rc %d: %s", rc, out);
+    CHECK(took < 10, "answered in %.1f s (connect_timeout 2 s)", took);
+    free(out);
+    close(s);
+}
+
+/* === tenants (item 5) === */
+
+static void test_tenants(void)
+{
+    char *out, root[512];
+    free(sql_as(NULL, "CREATE ROLE acme; CREATE ROLE globex; "
+                      "GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA hyrax TO acme, globex; "
+                      "GRANT USAGE ON ALL SEQUENCES IN SCHEMA hyrax TO acme, globex; "
+                      "CREATE ROLE acme_login LOGIN IN ROLE acme; CREATE ROLE globex_login LOGIN IN ROLE globex"));
+    snprintf(root, sizeof root, "%s/tenants", dir);
+    mkdir(root, 0755);
+    check_put(root, "a/secret.md", "---\nproject: zanzibar\n---\n# Zanzibar plan\n\nThe zanzibar merger closes in May.\n");
+    check_put(root, "a/open.md", "# Handbook\n\nThe zanzibar handbook is public for every tenant.\n");
+    check_put(root, "g/own.md", "# Globex\n\nGlobex ships widgets.\n");
+    int rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --tenant acme --allow-unsigned a/secret.md && "
+                      "$HYRAX_BIN publish --registry '%s' --tenant acme --visibility public --allow-unsigned a/open.md && "
+                      "$HYRAX_BIN publish --registry '%s' --tenant globex --allow-unsigned g", root, url, url, url);
+    CHECK(rc == 0, "published as two tenants: %s", out);
+    free(out);
+    CHECK(sql_is(NULL, "SELECT string_agg(tenant || ':' || path || ':' || visibility, ',' ORDER BY path) FROM "
+                       "hyrax.documents WHERE path LIKE 'a/%' OR path LIKE 'g/%'",
+                 "acme:a/open.md:public,acme:a/secret.md:tenant,globex:g/own.md:tenant"), "tenant = the publishing role");
+    char gurl[512];
+    snprintf(gurl, sizeof gurl, "postgresql://globex_login@/postgres?host=%s", sockdir);
+    static const char *const queries[] = {
+        "zanzibar merger",
+        "zanzibar' OR 1=1 --",
+        "zanzibar\\\" OR tenant = 'acme",
+        "'; RESET ROLE; SELECT 1; --",
+    };
+    for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
+        for (int as_tenant = 0; as_tenant < 2; as_tenant++) {
+            rc = sh(&out, "$HYRAX_BIN search --registry '%s' %s --source registry --json -k 50 --min-score 0 -- \"%s\"",
+                    as_tenant ? url : gurl, as_tenant ? "--tenant globex" : "", queries[i]);
+            CHECK(rc == 0 && strstr(out, "\"consulted\":true") && !strstr(out, "a/secret.md"),
+                  "globex never sees acme's tenant document (query %zu, %s): %.400s", i,
+                  as_tenant ? "superuser login with --tenant" : "own login", out);
+            free(out);
+        }
+    }
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json -k 50 --min-score 0 zanzibar handbook", gurl);
+    CHECK(strstr(out, "a/open.md") && !strstr(out, "a/secret.md"), "public documents are shared: %.300s", out);
+    free(out);
+    static const char *const filters[] = {"project=zanzibar", "tenant=acme", "x') OR true --=1", "visibility=tenant"};
+    for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
+        rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0 --filter \"%s\" zanzibar",
+                gurl, filters[i]);
+        CHECK(!strstr(out, "a/secret.md"), "filter %s cannot lift the tenant: %.300s", filters[i], out);
+        free(out);
+    }
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0 --filter project=zanzibar "
+                  "zanzibar", url);
+    CHECK(strstr(out, "a/secret.md"), "the filter itself works for a reader allowed to see it: %.300s", out);
+    free(out);
+    /* acting as another tenant is refused by the server */
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --tenant acme --source registry --json zanzibar", gurl);
+    CHECK(strstr(out, "\"consulted\":false") && strstr(out, "permission denied"), "globex cannot act as acme: %s", out);
+    free(out);
+    /* plain SQL as the role (a login that is a member of it, after SET ROLE, as hyrax does) */
+    CHECK(sql_is("globex_login", "SET ROLE globex; SELECT count(*) FROM hyrax.documents WHERE path = 'g/own.md'", "1"),
+          "plain SQL: globex reads its own row");
+    CHECK(sql_is("globex_login", "SET ROLE globex; SELECT count(*) FROM hyrax.chunks WHERE tenant = 'acme' "
+                                 "AND visibility = 'tenant'", "0"), "plain SQL: no acme chunks for globex");
+    CHECK(sql_is("globex_login", "SET ROLE globex; SELECT count(*) FROM hyrax.documents WHERE path = 'a/secret.md'", "0"),
+          "plain SQL: no acme documents for globex");
+    CHECK(sql_is("globex_login", "SET ROLE globex; UPDATE hyrax.documents SET visibility = 'public' "
+                                 "WHERE path = 'a/secret.md' RETURNING 1", ""), "plain SQL: cannot publish acme's row");
+    CHECK(sql_is("globex_login", "SET ROLE globex; SELECT count(*) FROM hyrax.audit WHERE tenant = 'acme'", "0"),
+          "plain SQL: no acme audit rows for globex");
+    char *e = sql_as("globex_login", "SET ROLE acme");
+    CHECK(strstr(e, "permission denied"), "SET ROLE acme refused: %s", e);
+    free(e);
+    e = sql_as("globex_login", "SET ROLE globex; INSERT INTO hyrax.documents (tenant, path, content_hash) "
+                               "VALUES ('acme', 'x', 'y')");
+    CHECK(strstr(e, "row-level security"), "writing as another tenant refused: %s", e);
+    free(e);
+    CHECK(sql_is("acme_login", "SET ROLE acme; SELECT count(*) FROM hyrax.documents WHERE path = 'a/secret.md'", "1"),
+          "acme reads its own row");
+}
+
+/* === MCP: the publish tool and search {source: registry} === */
+
+/* Runs `hyrax serve` on root as tenant acme with the initialize handshake and one tools/call;
+ * its output into *out. */
+static int serve_call(const char *root, const char *tool, const char *arguments, char **out)
+{
+    return sh(out,
+              "printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+              "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}' "
+              "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' "
+              "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}' "
+              "| $HYRAX_BIN serve --registry '%s' --tenant acme --root %s --db %s/.hyrax/index.hyx",
+              tool, arguments, url, root, root);
+}
+
+static void test_mcp(void)
+{
+    char *out, root[512];
+    snprintf(root, sizeof root, "%s/mcp", dir);
+    mkdir(root, 0755);
+    check_put(root, "notes/lynx.md", "---\nteam: cats\n---\n# Lynx\n\nThe lynx hunts snowshoe hares in winter.\n");
+    serve_call(root, "publish", "{\"paths\":[\"notes\"],\"allow_unsigned\":true}", &out);
+    CHECK(strstr(out, "\\\"published\\\":1") || strstr(out, "\"published\":1"), "MCP publish: %.600s", out);
+    free(out);
+    CHECK(sql_is(NULL, "SELECT tenant FROM hyrax.documents WHERE path = 'notes/lynx.md'", "acme"),
+          "published as the server's tenant");
+    serve_call(root, "search", "{\"query\":\"what do lynxes eat\",\"source\":\"registry\",\"filters\":{\"team\":\"cats\"}}",
+               &out);
+    CHECK(strstr(out, "notes/lynx.md") && strstr(out, "tier") && strstr(out, "consulted"), "MCP search source registry: %.600s",
+          out);
+    free(out);
+}
+
+int main(void)
+{
+    char *out;
+    snprintf(dir, sizeof dir, "build/registry-test.%d", (int)getpid());
+    int rc = sh(&out, "sh tests/pg_cluster.sh start %s", dir);
+    if (rc != 0) {
+        int ci = getenv("CI") && !strcmp(getenv("CI"), "true");
+        printf("test_registry: %s: %s", ci ? "FAILED (CI=true needs PostgreSQL)" : "SKIPPED", out);
+        free(out);
+        return ci ? 1 : 0;
+    }
+    char lib[PATH_MAX] = "", bin[PATH_MAX - 16], path[PATH_MAX + 32];
+    sscanf(out, "%511s %4095s", url, lib);
+    free(out);
+    snprintf(path, sizeof path, "%s/bin", dir);
+    char *b = check_read_file(path, &(size_t){0});
+    snprintf(bin, sizeof bin, "%.*s", b ? (int)strcspn(b, "\n") : 0, b ? b : "");
+    free(b);
+    snprintf(psql, sizeof psql, "%s/psql", bin);
+    snprintf(sockdir, sizeof sockdir, "%s", strstr(url, "host=") ? strstr(url, "host=") + 5 : "");
+    setenv("HYRAX_LIBPQ", lib, 1);   /* the cluster's own libpq: the machine may have none */
+    char abs[PATH_MAX];
+    CHECK(realpath(getenv("HYRAX_BIN"), abs) != NULL, "HYRAX_BIN resolves");
+    setenv("HYRAX_BIN", abs, 1);
+    test_loader();
+    test_init();
+    test_publish();
+    test_interrupted();
+    test_search();
+    test_timeout();
+    test_tenants();
+    test_mcp();
+    sh(&out, "sh tests/pg_cluster.sh stop %s", dir);
+    free(out);
+    return check_report("test_registry");
+}
