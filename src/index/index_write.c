@@ -928,12 +928,13 @@ int hx_index_add_signed(hx_index *ix, const char *name, const void *content, siz
         goto done;
     }
     /* a writer with an identity stores into its own tenant, and private documents as its own user */
-    if (ix->has_identity && ((*trust.tenant && strcmp(trust.tenant, ix->identity.tenant)) ||
-                             (trust.visibility == HX_VIS_PRIVATE && strcmp(trust.owner, ix->identity.user)))) {
+    if (ix->has_identity && ((*vd.trust.tenant && strcmp(vd.trust.tenant, ix->identity.tenant)) ||
+                             (vd.trust.visibility == HX_VIS_PRIVATE && strcmp(vd.trust.owner, ix->identity.user)))) {
         hx_doc_source_clear(&src);
-        return hx_error_set(err, HX_EPERM, -1, "%.200s: a writer of tenant '%.128s'%s%.128s can store documents of its own "
-                            "tenant only, private ones as its own user", clean, ix->identity.tenant,
-                            *ix->identity.user ? " and user " : "", ix->identity.user);
+        rc = hx_error_set(err, HX_EPERM, -1, "%.200s: a writer of tenant '%.128s'%s%.128s can store documents of its own "
+                          "tenant only, private ones as its own user", clean, ix->identity.tenant,
+                          *ix->identity.user ? " and user " : "", ix->identity.user);
+        goto done;
     }
     src.mtime_ns = now_ns();
     if (old)

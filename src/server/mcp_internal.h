@@ -36,7 +36,7 @@ enum {
 #define MCP_TOP_QUERIES 256
 #define MCP_QUERY_DECAY 4096
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
-#define MCP_TOOL_COUNT 18
+#define MCP_TOOL_COUNT 19
 
 typedef struct mcp_job {
     int tool;                     /* index into the tool table */
