@@ -102,6 +102,9 @@ static int sync_one(hx_index *from, hx_index *to, const hx_doc_info *d, const ch
         return add_rejected(rep, d->path, "its name in the user index is too long", err);
     if (d->kind == HX_DOC_STORED)
         return add_rejected(rep, d->path, "a stored document has no file to read again", err);
+    if (d->trust.visibility != HX_VIS_PUBLIC)   /* its tenant would not travel with the bytes */
+        return add_rejected(rep, d->path, "it is visible to its tenant or owner only, and the user tier has no "
+                            "tenants: sync copies public documents", err);
     char *buf = NULL;
     size_t len = 0;
     hx_error ferr = {0};
