@@ -285,6 +285,8 @@ static int commit(const fz_index *x, const char *path)
             hx_store_ref_put(ref, refs[2 + i]);
             hx_buf_bytes(&root, ref, sizeof ref);
         }
+        hx_store_ref_put(ref, (hx_store_ref){0});   /* an empty audit log (layout 4) */
+        hx_buf_bytes(&root, ref, sizeof ref);
         rc = root.failed || hx_store_commit(w, root.data, root.len, NULL, &err);
     }
     hx_buf_free(&docs);

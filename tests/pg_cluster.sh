@@ -24,6 +24,16 @@ candidates() {
     true
 }
 
+# As root: lets user nobody reach path ($1) by adding o+x to each folder above it that lacks it (as
+# the pgserver wheel does for itself); a CI checkout under /root would be closed to it otherwise.
+open_path() {
+    p=$(cd "$1" && pwd)
+    while [ "$p" != / ]; do
+        [ -n "$(find "$p" -maxdepth 0 -perm -o+x)" ] || chmod o+x "$p"
+        p=$(dirname "$p")
+    done
+}
+
 as_server() {   # runs a command as the user the server runs as
     if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi
 }
@@ -41,7 +51,7 @@ try() {
     echo "$sock" > "$dir/socket_dir"
     echo "$bin" > "$dir/bin"
     mkdir "$dir/data"
-    if [ "$(id -u)" = 0 ]; then chown nobody "$dir/data" "$sock"; fi
+    if [ "$(id -u)" = 0 ]; then chown nobody "$dir/data" "$sock"; open_path "$bin"; open_path "$dir"; fi
     if ! as_server "$bin/initdb" -D "$dir/data" -U hyrax --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1; then
         reason="$bin: initdb failed: $(tail -1 "$dir/initdb.log")"; return 1
     fi
