@@ -969,10 +969,7 @@ static int open_writer(mcp_server *s, hx_index **ix, char *msg, size_t cap)
 
 static int job_progress(void *ctx, size_t done, size_t total, const char *path)
 {
-    (void)done;
-    (void)total;
-    (void)path;
-    return mcp_should_stop(ctx);
+    return mcp_progress(ctx, done, total, path);
 }
 
 static void write_report(hx_json_writer *w, const hx_update_report *r)
