@@ -810,6 +810,31 @@ static void cancel_request(mcp_server *s, const hx_json_val *params)
     hx_json_writer_free(&idw);
 }
 
+void mcp_cancel_sink(mcp_server *s, mcp_sink *sink)
+{
+    s = home_of(s);
+    pthread_mutex_lock(&s->lock);
+    mcp_job **pp = &s->queue_head, *prev = NULL;
+    while (*pp) {
+        mcp_job *j = *pp;
+        if (j->sink != sink) {
+            prev = j;
+            pp = &j->next;
+            continue;
+        }
+        *pp = j->next;
+        if (s->queue_tail == j)
+            s->queue_tail = prev;
+        s->queued_jobs--;
+        s->queued_bytes -= j->args_len;
+        s->jobs_failed++;
+        job_free(j);
+    }
+    if (s->running && s->running->sink == sink)
+        s->running->cancelled = true;
+    pthread_mutex_unlock(&s->lock);
+}
+
 /* === Methods === */
 
 static const char instructions[] =

@@ -196,6 +196,9 @@ bool mcp_model_ready(mcp_server *s);
  * in out (empty for notifications and responses) and returns 0, or returns HX_RPC_DEFERRED when
  * a write job will answer through sink (which must stay until the sink says done). */
 int mcp_handle_msg(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out);
+/* Cancels the write job answering through sink: dropped when queued, told to stop when running
+ * (HTTP: the client closed the connection). The sink then says done. */
+void mcp_cancel_sink(mcp_server *s, mcp_sink *sink);
 /* Runs the read tool called name on args (JSON text) through view s, as tools/call would, and
  * leaves its structured result in out; 0, or -1 with message set (an isError answer). */
 int mcp_call_read_tool(mcp_server *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
