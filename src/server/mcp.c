@@ -27,7 +27,7 @@ static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "202
 #define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
 #define MCP_ERR_UNSUPPORTED_VERSION (-32022)
 static const char server_info[] = "{\"name\":\"hyrax\",\"title\":\"hyrax local hybrid search\",\"version\":\"0.1.0\"}";
-static const char capabilities[] = "{\"tools\":{\"listChanged\":false}}";
+static const char capabilities[] = "{\"tools\":{\"listChanged\":false},\"resources\":{\"listChanged\":false}}";
 
 /* The server whose shared state (lock, queue, statistics, model) a view uses: s itself outside
  * HTTP. */
@@ -447,7 +447,7 @@ typedef struct {
 } tool_outcome;
 
 /* The members a 2026-07-28 result ends with: resultType and the server's identity. */
-static void write_result_tail(hx_json_writer *w, bool modern)
+void mcp_write_result_tail(hx_json_writer *w, bool modern)
 {
     if (!modern)
         return;
@@ -483,7 +483,7 @@ static int write_tool_result(void *ctx, hx_json_writer *w, hx_error *err)
     }
     hx_json_write_key(w, "isError");
     hx_json_write_bool(w, o->error != NULL);
-    write_result_tail(w, o->modern);
+    mcp_write_result_tail(w, o->modern);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -889,7 +889,7 @@ static int write_discover(void *ctx, hx_json_writer *w, hx_error *err)
     hx_json_write_json(w, server_info, sizeof server_info - 1);
     hx_json_write_key(w, "instructions");
     hx_json_write_cstr(w, instructions);
-    write_result_tail(w, true);
+    mcp_write_result_tail(w, true);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -899,7 +899,7 @@ static int write_empty(void *ctx, hx_json_writer *w, hx_error *err)
 {
     (void)err;
     hx_json_write_obj_begin(w);
-    write_result_tail(w, ((const mcp_server *)ctx)->modern);
+    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -932,7 +932,7 @@ static int write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
         hx_json_write_obj_end(w);
     }
     hx_json_write_arr_end(w);
-    write_result_tail(w, ((const mcp_server *)ctx)->modern);
+    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -1052,6 +1052,12 @@ static int handle_msg(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_j
         tools_call(s, msg, sink, out, &deferred);
         return deferred ? HX_RPC_DEFERRED : 0;
     }
+    if (!strcmp(msg->method, "resources/list"))
+        return mcp_resources_list(s, msg, out);
+    if (!strcmp(msg->method, "resources/read"))
+        return mcp_resources_read(s, msg, out);
+    if (!strcmp(msg->method, "resources/templates/list"))
+        return mcp_resource_templates(s, msg, out);
     snprintf(m, sizeof m, "Method not found: %.64s", msg->method);
     return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_METHOD_NOT_FOUND, m, NULL, 0, NULL);
 }

@@ -123,6 +123,7 @@ typedef struct mcp_server {
     const char *transport;        /* "stdio" or "http", for metrics */
     struct hx_metrics *metrics;   /* borrowed; NULL: not kept (stdio) */
     pthread_t loader_thread, worker_thread;
+    size_t resource_from;         /* resources/list: the page being written */
 } mcp_server;
 
 /* A tool: its name, its argument table (the inputSchema and the checks), its output schema and
@@ -180,6 +181,14 @@ bool mcp_should_stop(mcp_server *s);   /* the server stops, or the running job w
 /* A write tool's progress: sends notifications/progress when its call asked for them (a
  * progressToken), and returns mcp_should_stop. */
 int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path);
+
+/* The members a 2026-07-28 result ends with (resultType, serverInfo); nothing when !modern. */
+void mcp_write_result_tail(hx_json_writer *w, bool modern);
+
+/* mcp_resources.c: documents as resources (hyrax://doc/{path}); each writes the response. */
+int mcp_resources_list(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
+int mcp_resources_read(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
+int mcp_resource_templates(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
 
 /* === Serving over other transports (http_server.c) === */
 
