@@ -26,6 +26,7 @@ static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "202
 #define META_CAPABILITIES "io.modelcontextprotocol/clientCapabilities"
 #define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
 #define MCP_ERR_UNSUPPORTED_VERSION (-32022)
+#define TOOLS_TTL_MS 3600000   /* tools/list is fixed for the life of the binary */
 static const char server_info[] = "{\"name\":\"hyrax\",\"title\":\"hyrax local hybrid search\",\"version\":\"0.1.0\"}";
 static const char capabilities[] = "{\"tools\":{\"listChanged\":false},\"resources\":{\"listChanged\":false}}";
 
@@ -446,13 +447,18 @@ typedef struct {
     bool modern;
 } tool_outcome;
 
-/* The members a 2026-07-28 result ends with: resultType and the server's identity. */
-void mcp_write_result_tail(hx_json_writer *w, bool modern)
+void mcp_write_result_tail(hx_json_writer *w, bool modern, int64_t ttl_ms)
 {
     if (!modern)
         return;
     hx_json_write_key(w, "resultType");
     hx_json_write_cstr(w, "complete");
+    if (ttl_ms >= 0) {
+        hx_json_write_key(w, "ttlMs");
+        hx_json_write_int(w, ttl_ms);
+        hx_json_write_key(w, "cacheScope");
+        hx_json_write_cstr(w, "private");
+    }
     hx_json_write_key(w, "_meta");
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, META_SERVER_INFO);
@@ -483,7 +489,7 @@ static int write_tool_result(void *ctx, hx_json_writer *w, hx_error *err)
     }
     hx_json_write_key(w, "isError");
     hx_json_write_bool(w, o->error != NULL);
-    mcp_write_result_tail(w, o->modern);
+    mcp_write_result_tail(w, o->modern, -1);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -889,7 +895,7 @@ static int write_discover(void *ctx, hx_json_writer *w, hx_error *err)
     hx_json_write_json(w, server_info, sizeof server_info - 1);
     hx_json_write_key(w, "instructions");
     hx_json_write_cstr(w, instructions);
-    mcp_write_result_tail(w, true);
+    mcp_write_result_tail(w, true, 0);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -899,7 +905,7 @@ static int write_empty(void *ctx, hx_json_writer *w, hx_error *err)
 {
     (void)err;
     hx_json_write_obj_begin(w);
-    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern);
+    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern, -1);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -932,7 +938,7 @@ static int write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
         hx_json_write_obj_end(w);
     }
     hx_json_write_arr_end(w);
-    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern);
+    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern, TOOLS_TTL_MS);
     hx_json_write_obj_end(w);
     return 0;
 }

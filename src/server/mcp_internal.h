@@ -182,8 +182,10 @@ bool mcp_should_stop(mcp_server *s);   /* the server stops, or the running job w
  * progressToken), and returns mcp_should_stop. */
 int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path);
 
-/* The members a 2026-07-28 result ends with (resultType, serverInfo); nothing when !modern. */
-void mcp_write_result_tail(hx_json_writer *w, bool modern);
+/* The members a 2026-07-28 result ends with: resultType, _meta.serverInfo and, for a cacheable
+ * result (ttl_ms >= 0: discovery and the lists), ttlMs and cacheScope "private". Nothing when
+ * !modern. */
+void mcp_write_result_tail(hx_json_writer *w, bool modern, int64_t ttl_ms);
 
 /* mcp_resources.c: documents as resources (hyrax://doc/{path}); each writes the response. */
 int mcp_resources_list(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);

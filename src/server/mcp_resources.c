@@ -97,7 +97,7 @@ static int write_list(void *ctx, hx_json_writer *w, hx_error *err)
         hx_json_write_key(w, "nextCursor");
         hx_json_write_cstr(w, cursor);
     }
-    mcp_write_result_tail(w, s->modern);
+    mcp_write_result_tail(w, s->modern, 0);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -127,7 +127,7 @@ static int write_templates(void *ctx, hx_json_writer *w, hx_error *err)
                        strlen("[{\"uriTemplate\":\"" URI_PREFIX "{path}\",\"name\":\"document\",\"title\":\"An indexed "
                               "document\",\"description\":\"A document of the index by its root-relative path "
                               "(percent-encoded), as resources/list names it.\"}]"));
-    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern);
+    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern, 0);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -204,7 +204,7 @@ static int write_read(void *ctx, hx_json_writer *w, hx_error *err)
     hx_json_write_str(w, o->text ? o->text : "", o->len);
     hx_json_write_obj_end(w);
     hx_json_write_arr_end(w);
-    mcp_write_result_tail(w, o->s->modern);
+    mcp_write_result_tail(w, o->s->modern, 0);
     hx_json_write_obj_end(w);
     return 0;
 }
