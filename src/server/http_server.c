@@ -49,6 +49,13 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* === Connections and the work queue === */
 
 typedef struct conn {
@@ -630,7 +637,7 @@ static const route routes[] = {
 /* Answers c's parsed request and writes the answer; false when the connection must close. */
 static bool answer(http_server *h, mcp_server *v, conn *c)
 {
-    int64_t t0 = mono_ms();
+    double t0 = mono_s();
     const hx_http_request *req = &c->req;
     size_t plen = req->target_len;
     const char *q = memchr(req->target, '?', plen);
@@ -661,7 +668,7 @@ static bool answer(http_server *h, mcp_server *v, conn *c)
     char code[8];
     snprintf(code, sizeof code, "%d", r.status);
     hx_metrics_observe(h->metrics, HX_METRIC_HTTP, rt ? rt->path : "other", req->method, code,
-                       (double)(mono_ms() - t0) / 1e3);
+                       mono_s() - t0);
     free(r.body);
     return ok && keep;
 }
