@@ -1721,6 +1721,24 @@ static void test_protocol_2026(void)
                            hx_json_str(get(hx_json_arr_get(get(r, "result.resourceTemplates"), 0), "uriTemplate"), NULL) : "",
                        "hyrax://doc/{path}"), "resources/templates/list");
     hx_json_doc_free(d);
+
+    /* list_documents pages with a cursor: two documents, one per page (now after initialize) */
+    initialize(s);
+    r = tool(s, &d, 12, "list_documents", "{\"limit\":1}");
+    const char *next = hx_json_str(get(r, "structuredContent.next_cursor"), NULL);
+    CHECK(next && !strcmp(hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), NULL), "a b.md"),
+          "first page and a cursor");
+    char args[128];
+    snprintf(args, sizeof args, "{\"limit\":1,\"cursor\":\"%s\"}", next ? next : "");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 13, "list_documents", args);
+    CHECK(r && !is_error(r) && hx_json_type_of(get(r, "structuredContent.next_cursor")) == HX_JSON_NULL &&
+              !strcmp(hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), NULL), "c.md"),
+          "second page, the last");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 14, "list_documents", "{\"cursor\":\"o1\",\"offset\":0}");
+    CHECK(r && is_error(r), "cursor with offset is refused");
+    hx_json_doc_free(d);
     stop(s, 0);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s.lock'", r26, db26, db26);
     CHECK(system(cmd) == 0, "cleanup");
