@@ -787,6 +787,24 @@ static void test_connection_cap(int port)
     free(resp.body);
 }
 
+/* A request that stops halfway gets 408 after the read timeout (10 s), run beside the other tests. */
+static void *slow_client(void *p)
+{
+    int *port = p;
+    reader *r = calloc(1, sizeof *r);
+    response resp = {.status = -1};
+    r->fd = connect_to(*port);
+    if (r->fd >= 0) {
+        send_str(r->fd, "POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 100\r\n\r\n{\"query\":", 64);
+        read_response(r, &resp);
+        close(r->fd);
+    }
+    free(r);
+    free(resp.body);
+    *port = resp.status;
+    return NULL;
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -803,11 +821,16 @@ int main(void)
     CHECK(system(cmd) == 0, "index the fixture");
     http_srv s;
     if (srv_start(&s, root, db, NULL) == 0) {
+        pthread_t slow;
+        int slow_port = s.port;
+        pthread_create(&slow, NULL, slow_client, &slow_port);
         test_rest(s.port);
         test_connections(s.port);
         test_mcp_http(s.port);
         test_concurrent(s.port);
         test_metrics(s.port);
+        pthread_join(slow, NULL);
+        CHECK(slow_port == 408, "half a request: 408 after the read timeout, got %d", slow_port);
         test_connection_cap(s.port);
         CHECK(srv_stop(&s) == 0, "stops cleanly on SIGTERM");
     } else {
