@@ -1615,6 +1615,13 @@ static void test_context(server *s)
  * served; progress notifications for a write that asks for them; documents as resources. */
 #define META26 "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
+/* v is a string equal to want (false for a missing value, so a failed answer fails a CHECK). */
+static bool str_is(const hx_json_val *v, const char *want)
+{
+    const char *got = hx_json_str(v, NULL);
+    return got && !strcmp(got, want);
+}
+
 static void test_protocol_2026(void)
 {
     char tmpl[] = "/tmp/hx_mcp_2026_XXXXXX", r26[PATH_MAX], db26[PATH_MAX + 16], cmd[4 * PATH_MAX];
@@ -1628,8 +1635,8 @@ static void test_protocol_2026(void)
         return;
     hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" META26 "}}", 60000);
     const hx_json_val *r = d ? hx_json_doc_root(d) : NULL;
-    CHECK(r && !strcmp(hx_json_str(hx_json_arr_get(get(r, "result.supportedVersions"), 0), NULL), "2026-07-28") &&
-              !strcmp(hx_json_str(get(r, "result.resultType"), NULL), "complete") && get(r, "result.capabilities.tools"),
+    CHECK(r && str_is(hx_json_arr_get(get(r, "result.supportedVersions"), 0), "2026-07-28") &&
+              str_is(get(r, "result.resultType"), "complete") && get(r, "result.capabilities.tools"),
           "server/discover before any initialize");
     hx_json_doc_free(d);
 
@@ -1659,7 +1666,7 @@ static void test_protocol_2026(void)
             continue;
         }
         CHECK(root26 && hx_json_bool(get(root26, "result.isError")) == 0 &&
-                  !strcmp(hx_json_str(get(root26, "result.resultType"), NULL) ? hx_json_str(get(root26, "result.resultType"), NULL) : "", "complete"),
+                  str_is(get(root26, "result.resultType"), "complete"),
               "reindex answered in 2026-07-28");
         hx_json_doc_free(m);
         break;
@@ -1669,7 +1676,7 @@ static void test_protocol_2026(void)
 
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{" META26 "}}", 60000);
     r = d ? hx_json_doc_root(d) : NULL;
-    CHECK(r && hx_json_len(get(r, "result.tools")) >= 10 && !strcmp(hx_json_str(get(r, "result.resultType"), NULL), "complete"),
+    CHECK(r && hx_json_len(get(r, "result.tools")) >= 10 && str_is(get(r, "result.resultType"), "complete"),
           "tools/list without initialize");
     hx_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
@@ -1677,8 +1684,8 @@ static void test_protocol_2026(void)
     r = d ? hx_json_doc_root(d) : NULL;
     int64_t code = 0;
     hx_json_num_int64(get(r, "error.code"), &code, NULL);
-    CHECK(code == -32022 && !strcmp(hx_json_str(hx_json_arr_get(get(r, "error.data.supported"), 0), NULL), "2026-07-28") &&
-              !strcmp(hx_json_str(get(r, "error.data.requested"), NULL), "2099-01-01"),
+    CHECK(code == -32022 && str_is(hx_json_arr_get(get(r, "error.data.supported"), 0), "2026-07-28") &&
+              str_is(get(r, "error.data.requested"), "2099-01-01"),
           "unknown version: -32022 with the supported list, got %lld", (long long)code);
     hx_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
@@ -1697,8 +1704,8 @@ static void test_protocol_2026(void)
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\",\"params\":{" META26 "}}", 60000);
     r = d ? hx_json_doc_root(d) : NULL;
     const hx_json_val *list = get(r, "result.resources");
-    CHECK(hx_json_len(list) == 2 && !strcmp(hx_json_str(get(hx_json_arr_get(list, 0), "uri"), NULL), "hyrax://doc/a%20b.md") &&
-              !strcmp(hx_json_str(get(hx_json_arr_get(list, 1), "uri"), NULL), "hyrax://doc/c.md") && !get(r, "result.nextCursor"),
+    CHECK(hx_json_len(list) == 2 && str_is(get(hx_json_arr_get(list, 0), "uri"), "hyrax://doc/a%20b.md") &&
+              str_is(get(hx_json_arr_get(list, 1), "uri"), "hyrax://doc/c.md") && !get(r, "result.nextCursor"),
           "resources/list");
     hx_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"resources/read\",\"params\":{\"uri\":\"hyrax://doc/a%20b.md\"," META26 "}}", 60000);
@@ -1717,23 +1724,22 @@ static void test_protocol_2026(void)
     hx_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"resources/templates/list\",\"params\":{" META26 "}}", 60000);
     r = d ? hx_json_doc_root(d) : NULL;
-    CHECK(r && !strcmp(hx_json_str(get(hx_json_arr_get(get(r, "result.resourceTemplates"), 0), "uriTemplate"), NULL) ?
-                           hx_json_str(get(hx_json_arr_get(get(r, "result.resourceTemplates"), 0), "uriTemplate"), NULL) : "",
-                       "hyrax://doc/{path}"), "resources/templates/list");
+    CHECK(str_is(get(hx_json_arr_get(get(r, "result.resourceTemplates"), 0), "uriTemplate"), "hyrax://doc/{path}"),
+          "resources/templates/list");
     hx_json_doc_free(d);
 
     /* list_documents pages with a cursor: two documents, one per page (now after initialize) */
     initialize(s);
     r = tool(s, &d, 12, "list_documents", "{\"limit\":1}");
     const char *next = hx_json_str(get(r, "structuredContent.next_cursor"), NULL);
-    CHECK(next && !strcmp(hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), NULL), "a b.md"),
+    CHECK(next && str_is(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), "a b.md"),
           "first page and a cursor");
     char args[128];
     snprintf(args, sizeof args, "{\"limit\":1,\"cursor\":\"%s\"}", next ? next : "");
     hx_json_doc_free(d);
     r = tool(s, &d, 13, "list_documents", args);
     CHECK(r && !is_error(r) && hx_json_type_of(get(r, "structuredContent.next_cursor")) == HX_JSON_NULL &&
-              !strcmp(hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), NULL), "c.md"),
+              str_is(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), "c.md"),
           "second page, the last");
     hx_json_doc_free(d);
     r = tool(s, &d, 14, "list_documents", "{\"cursor\":\"o1\",\"offset\":0}");
