@@ -1609,6 +1609,147 @@ static void test_context(server *s)
     }
 }
 
+/* === Protocol 2026-07-28 (issue 14) ===
+ * Stateless requests: no initialize, params._meta names the version and the client's capabilities,
+ * results carry resultType; server/discover; an unknown version refused with -32022 and the list
+ * served; progress notifications for a write that asks for them; documents as resources. */
+#define META26 "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+/* v is a string equal to want (false for a missing value, so a failed answer fails a CHECK). */
+static bool str_is(const hx_json_val *v, const char *want)
+{
+    const char *got = hx_json_str(v, NULL);
+    return got && !strcmp(got, want);
+}
+
+static void test_protocol_2026(void)
+{
+    char tmpl[] = "/tmp/hx_mcp_2026_XXXXXX", r26[PATH_MAX], db26[PATH_MAX + 16], cmd[4 * PATH_MAX];
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, r26), "temp folder");
+    snprintf(db26, sizeof db26, "%s.hyx", r26);
+    const char *text = "# Otters\n\nSea otters hold hands while they sleep.\n";
+    check_put(r26, "a b.md", text);
+    check_put(r26, "c.md", "# Beavers\n\nBeavers build dams.\n");
+    server srv, *s = &srv;
+    if (start_in(s, r26, db26, 0))
+        return;
+    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" META26 "}}", 60000);
+    const hx_json_val *r = d ? hx_json_doc_root(d) : NULL;
+    CHECK(r && str_is(hx_json_arr_get(get(r, "result.supportedVersions"), 0), "2026-07-28") &&
+              str_is(get(r, "result.resultType"), "complete") && get(r, "result.capabilities.tools"),
+          "server/discover before any initialize");
+    hx_json_doc_free(d);
+
+    /* a write in 2026-07-28, with a progress token: notifications first, then the result */
+    send_line(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{},"
+                 "\"_meta\":{\"progressToken\":77,\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                 "\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+    int notes = 0;
+    int64_t last = -1, total = -1;
+    for (;;) {
+        char *line = read_line(s, 120000);
+        if (!line)
+            break;
+        hx_json_doc *m = NULL;
+        hx_json_parse(&m, line, strlen(line), NULL, NULL);
+        free(line);
+        const hx_json_val *root26 = m ? hx_json_doc_root(m) : NULL;
+        const char *method = hx_json_str(get(root26, "method"), NULL);
+        if (method && !strcmp(method, "notifications/progress")) {
+            int64_t tok = 0;
+            hx_json_num_int64(get(root26, "params.progressToken"), &tok, NULL);
+            hx_json_num_int64(get(root26, "params.progress"), &last, NULL);
+            hx_json_num_int64(get(root26, "params.total"), &total, NULL);
+            CHECK(tok == 77, "the request's token");
+            notes++;
+            hx_json_doc_free(m);
+            continue;
+        }
+        CHECK(root26 && hx_json_bool(get(root26, "result.isError")) == 0 &&
+                  str_is(get(root26, "result.resultType"), "complete"),
+              "reindex answered in 2026-07-28");
+        hx_json_doc_free(m);
+        break;
+    }
+    CHECK(notes >= 1 && last == total && total >= 1, "progress notifications, the last one complete (%d, %lld/%lld)",
+          notes, (long long)last, (long long)total);
+
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{" META26 "}}", 60000);
+    r = d ? hx_json_doc_root(d) : NULL;
+    CHECK(r && hx_json_len(get(r, "result.tools")) >= 10 && str_is(get(r, "result.resultType"), "complete"),
+          "tools/list without initialize");
+    hx_json_doc_free(d);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+                "\"2099-01-01\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}", 60000);
+    r = d ? hx_json_doc_root(d) : NULL;
+    int64_t code = 0;
+    hx_json_num_int64(get(r, "error.code"), &code, NULL);
+    CHECK(code == -32022 && str_is(hx_json_arr_get(get(r, "error.data.supported"), 0), "2026-07-28") &&
+              str_is(get(r, "error.data.requested"), "2099-01-01"),
+          "unknown version: -32022 with the supported list, got %lld", (long long)code);
+    hx_json_doc_free(d);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+                "\"2026-07-28\"}}}", 60000);
+    code = 0;
+    hx_json_num_int64(get(d ? hx_json_doc_root(d) : NULL, "error.code"), &code, NULL);
+    CHECK(code == -32602, "no clientCapabilities: -32602, got %lld", (long long)code);
+    hx_json_doc_free(d);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\"}", 60000);
+    code = 0;
+    hx_json_num_int64(get(d ? hx_json_doc_root(d) : NULL, "error.code"), &code, NULL);
+    CHECK(code == -32000, "without _meta and without initialize: still -32000, got %lld", (long long)code);
+    hx_json_doc_free(d);
+
+    /* resources: the two documents, paths percent-encoded; a read gives the file's bytes */
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\",\"params\":{" META26 "}}", 60000);
+    r = d ? hx_json_doc_root(d) : NULL;
+    const hx_json_val *list = get(r, "result.resources");
+    CHECK(hx_json_len(list) == 2 && str_is(get(hx_json_arr_get(list, 0), "uri"), "hyrax://doc/a%20b.md") &&
+              str_is(get(hx_json_arr_get(list, 1), "uri"), "hyrax://doc/c.md") && !get(r, "result.nextCursor"),
+          "resources/list");
+    hx_json_doc_free(d);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"resources/read\",\"params\":{\"uri\":\"hyrax://doc/a%20b.md\"," META26 "}}", 60000);
+    r = d ? hx_json_doc_root(d) : NULL;
+    const char *got = hx_json_str(get(hx_json_arr_get(get(r, "result.contents"), 0), "text"), NULL);
+    CHECK(got && !strcmp(got, text), "resources/read gives the file: %s", got ? got : "-");
+    hx_json_doc_free(d);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/read\",\"params\":{\"uri\":\"hyrax://doc/nope.md\"," META26 "}}", 60000);
+    code = 0;
+    hx_json_num_int64(get(d ? hx_json_doc_root(d) : NULL, "error.code"), &code, NULL);
+    CHECK(code == -32002, "unknown resource: -32002, got %lld", (long long)code);
+    hx_json_doc_free(d);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"resources/read\",\"params\":{\"uri\":\"hyrax://doc/..%2F..%2Fetc%2Fpasswd\"," META26 "}}", 60000);
+    r = d ? hx_json_doc_root(d) : NULL;
+    CHECK(r && get(r, "error") && !get(r, "result"), "a path outside the index is not read");
+    hx_json_doc_free(d);
+    d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"resources/templates/list\",\"params\":{" META26 "}}", 60000);
+    r = d ? hx_json_doc_root(d) : NULL;
+    CHECK(str_is(get(hx_json_arr_get(get(r, "result.resourceTemplates"), 0), "uriTemplate"), "hyrax://doc/{path}"),
+          "resources/templates/list");
+    hx_json_doc_free(d);
+
+    /* list_documents pages with a cursor: two documents, one per page (now after initialize) */
+    initialize(s);
+    r = tool(s, &d, 12, "list_documents", "{\"limit\":1}");
+    const char *next = hx_json_str(get(r, "structuredContent.next_cursor"), NULL);
+    CHECK(next && str_is(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), "a b.md"),
+          "first page and a cursor");
+    char args[128];
+    snprintf(args, sizeof args, "{\"limit\":1,\"cursor\":\"%s\"}", next ? next : "");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 13, "list_documents", args);
+    CHECK(r && !is_error(r) && hx_json_type_of(get(r, "structuredContent.next_cursor")) == HX_JSON_NULL &&
+              str_is(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), "c.md"),
+          "second page, the last");
+    hx_json_doc_free(d);
+    r = tool(s, &d, 14, "list_documents", "{\"cursor\":\"o1\",\"offset\":0}");
+    CHECK(r && is_error(r), "cursor with offset is refused");
+    hx_json_doc_free(d);
+    stop(s, 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s.lock'", r26, db26, db26);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_mcp_XXXXXX";
@@ -1651,6 +1792,7 @@ int main(void)
     test_busy();
     test_stop_while_blocked();
     test_schema_agrees();
+    test_protocol_2026();
 
     if (!start(&s, 1)) {
         test_before_initialize(&s);

@@ -7,6 +7,7 @@
 #include "hyrax.h"
 #include "ingest.h"
 #include "fusion.h"
+#include "http_server.h"
 #include "mcp.h"
 #include "present.h"
 #include "publish.h"
@@ -199,6 +200,13 @@ static const cli_opt options[] = {
     {"--batch", 0, "N", CMD_PUBLISH, .help = "documents per transaction (default " HX_STRINGIFY(HX_PUBLISH_BATCH) ")",
      WHOLE(1, 100000)},
     /* --- end registry tier --- */
+    /* serve --http (README "HTTP server") */
+    {"--http", 0, "HOST:PORT", CMD_SERVE,
+     .help = "serve HTTP instead of stdio: REST (/search, /health, /stats), /metrics and\nMCP on /mcp, e.g. "
+             "127.0.0.1:8000 (port 0 picks a free one)"},
+    {"--token-file", 0, "FILE", CMD_SERVE,
+     .help = "with --http: every request must carry Authorization: Bearer <the file's\nfirst line>; required "
+             "to bind an address other than loopback"},
     {"--weights", 0, "V,T", CMD_SEARCH, .renamed = "--fusion-weights V,T (--weights also meant the weights file)"},
     {"--weights", 0, "FILE", CMD_EMBED | CMD_SERVE,
      .renamed = "--model FILE (--weights also meant search's fusion weights)"},
@@ -1708,6 +1716,32 @@ static void on_stop_signal(int sig)
     (void)n;
 }
 
+/* serve --http: the address bound, once, on stderr (port 0 picked one). */
+static void on_listen(void *ctx, const char *addr)
+{
+    (void)ctx;
+    fprintf(stderr, "hyrax serve: listening on http://%s\n", addr);
+}
+
+/* The bearer token: the first line of path, without its line end; 0 or 1 after a message. */
+static int read_token(const char *path, char *tok, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f || !fgets(tok, (int)cap, f)) {
+        fprintf(stderr, "hyrax serve: cannot read --token-file %s: %s\n", path, f ? "it is empty" : strerror(errno));
+        if (f)
+            fclose(f);
+        return 1;
+    }
+    fclose(f);
+    tok[strcspn(tok, "\r\n")] = 0;
+    if (strlen(tok) < 16) {
+        fprintf(stderr, "hyrax serve: the token in %s is shorter than 16 characters\n", path);
+        return 1;
+    }
+    return 0;
+}
+
 static int cmd_serve(const cli_args *a)
 {
     hx_mcp_config cfg = {.db = db_opt(a), .weights = opt_str(a, "--model"), .read_only = opt_str(a, "--read-only") != NULL,
@@ -1741,9 +1775,20 @@ static int cmd_serve(const cli_args *a)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);   /* a client that goes away gives EPIPE, not death */
     hx_error err = {0};
-    int rc = hx_mcp_serve(0, 1, &cfg, &err);
-    if (rc)
-        fprintf(stderr, "hyrax serve: %s\n", err.message);
+    char token[512];
+    hx_http_config http = {.listen = opt_str(a, "--http"), .on_listen = on_listen};
+    int rc = 0;
+    if (opt_str(a, "--token-file") && !http.listen) {
+        fprintf(stderr, "hyrax serve: --token-file goes with --http\n");
+        rc = -1;
+    } else if (opt_str(a, "--token-file") && read_token(opt_str(a, "--token-file"), token, sizeof token)) {
+        rc = -1;
+    } else {
+        http.token = opt_str(a, "--token-file") ? token : NULL;
+        rc = http.listen ? hx_http_serve(&cfg, &http, &err) : hx_mcp_serve(0, 1, &cfg, &err);
+        if (rc)
+            fprintf(stderr, "hyrax serve: %s\n", err.message);
+    }
     close(stop_pipe[0]);
     close(stop_pipe[1]);
     return rc ? 1 : 0;

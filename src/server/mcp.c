@@ -19,6 +19,23 @@
 #include <time.h>
 
 static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+/* Protocol 2026-07-28: no initialize; each request names its version and the client's capabilities
+ * in params._meta under these keys, and every result says resultType and the server. */
+#define MODERN_VERSION "2026-07-28"
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CAPABILITIES "io.modelcontextprotocol/clientCapabilities"
+#define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
+#define MCP_ERR_UNSUPPORTED_VERSION (-32022)
+#define TOOLS_TTL_MS 3600000   /* tools/list is fixed for the life of the binary */
+static const char server_info[] = "{\"name\":\"hyrax\",\"title\":\"hyrax local hybrid search\",\"version\":\"0.1.0\"}";
+static const char capabilities[] = "{\"tools\":{\"listChanged\":false},\"resources\":{\"listChanged\":false}}";
+
+/* The server whose shared state (lock, queue, statistics, model) a view uses: s itself outside
+ * HTTP. */
+static mcp_server *home_of(mcp_server *s)
+{
+    return s->home ? s->home : s;
+}
 
 static int64_t now_ns(void)
 {
@@ -83,13 +100,15 @@ static void *load_model(void *arg)
 
 int mcp_wait_model(mcp_server *s, char *message, size_t cap)
 {
-    pthread_mutex_lock(&s->lock);
-    while (!s->model_done)
-        pthread_cond_wait(&s->wake, &s->lock);
+    mcp_server *h = home_of(s);
+    pthread_mutex_lock(&h->lock);
+    while (!h->model_done)
+        pthread_cond_wait(&h->wake, &h->lock);
+    s->model = h->model;
     int ok = s->model != NULL;
     if (!ok)
-        snprintf(message, cap, "%s", s->model_error);
-    pthread_mutex_unlock(&s->lock);
+        snprintf(message, cap, "%s", h->model_error);
+    pthread_mutex_unlock(&h->lock);
     return ok ? 0 : -1;
 }
 
@@ -101,6 +120,15 @@ int mcp_index_open(mcp_server *s, hx_index **ix, unsigned flags, const char *roo
         *ix = NULL;
     }
     return rc;
+}
+
+bool mcp_model_ready(mcp_server *s)
+{
+    mcp_server *h = home_of(s);
+    pthread_mutex_lock(&h->lock);
+    s->model = h->model;
+    pthread_mutex_unlock(&h->lock);
+    return s->model != NULL;
 }
 
 /* Opens (or refreshes) the reader and points it at the commit ctx selects (NULL = head). */
@@ -193,6 +221,7 @@ void mcp_write_read_context(hx_json_writer *w, const mcp_server *s)
 
 bool mcp_should_stop(mcp_server *s)
 {
+    s = home_of(s);
     pthread_mutex_lock(&s->lock);
     bool stop = s->stopping_now || (s->running && s->running->cancelled);
     pthread_mutex_unlock(&s->lock);
@@ -203,6 +232,9 @@ bool mcp_should_stop(mcp_server *s)
 
 static void note_latency(mcp_server *s, int tool, double ms)
 {
+    const char *transport = s->transport;
+    s = home_of(s);
+    hx_metrics_observe(s->metrics, HX_METRIC_TOOL, hx_mcp_tools[tool].name, transport, NULL, ms / 1e3);
     pthread_mutex_lock(&s->lock);
     mcp_latency *l = &s->latency[tool];
     l->ms[l->count % MCP_LATENCY_WINDOW] = (float)ms;
@@ -213,6 +245,7 @@ static void note_latency(mcp_server *s, int tool, double ms)
 /* Space-saving with periodic halving; see MCP_TOP_QUERIES. Queries over 200 bytes are not kept. */
 void mcp_note_query(mcp_server *s, const char *query)
 {
+    s = home_of(s);
     if (strlen(query) > 200)
         return;
     pthread_mutex_lock(&s->lock);
@@ -270,6 +303,7 @@ void mcp_note_failure(mcp_server *s, const char *path, const char *reason)
 
 bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap)
 {
+    s = home_of(s);
     bool found = false;
     pthread_mutex_lock(&s->lock);
     for (size_t k = 0; k < s->n_failures && !found; k++) {
@@ -315,6 +349,7 @@ static bool job_touches(const mcp_job *j, const char *path)
 
 bool mcp_path_pending(mcp_server *s, const char *path)
 {
+    s = home_of(s);
     bool hit = false;
     pthread_mutex_lock(&s->lock);
     if (s->running)
@@ -327,6 +362,7 @@ bool mcp_path_pending(mcp_server *s, const char *path)
 
 void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w)
 {
+    s = home_of(s);
     pthread_mutex_lock(&s->lock);
     hx_json_write_key(w, "pending_jobs");
     hx_json_write_uint(w, s->queued_jobs);
@@ -353,6 +389,7 @@ static int compare_float(const void *a, const void *b)
 void mcp_write_latency(mcp_server *s, hx_json_writer *w)
 {
     float sorted[MCP_LATENCY_WINDOW];   /* 4 KiB on the stack: no shared buffer between callers */
+    s = home_of(s);
     hx_json_write_obj_begin(w);
     pthread_mutex_lock(&s->lock);
     for (int t = 0; t < MCP_TOOL_COUNT; t++) {
@@ -378,6 +415,7 @@ void mcp_write_latency(mcp_server *s, hx_json_writer *w)
 
 void mcp_write_top_queries(mcp_server *s, hx_json_writer *w)
 {
+    s = home_of(s);
     pthread_mutex_lock(&s->lock);
     bool used[MCP_TOP_QUERIES] = {false};
     hx_json_write_arr_begin(w);
@@ -402,6 +440,7 @@ void mcp_write_top_queries(mcp_server *s, hx_json_writer *w)
 
 void mcp_write_failures(mcp_server *s, hx_json_writer *w)
 {
+    s = home_of(s);
     pthread_mutex_lock(&s->lock);
     hx_json_write_arr_begin(w);
     for (size_t k = 0; k < s->n_failures; k++) {
@@ -422,7 +461,27 @@ void mcp_write_failures(mcp_server *s, hx_json_writer *w)
 typedef struct {
     const hx_json_writer *structured;
     const char *error;
+    bool modern;
 } tool_outcome;
+
+void mcp_write_result_tail(hx_json_writer *w, bool modern, int64_t ttl_ms)
+{
+    if (!modern)
+        return;
+    hx_json_write_key(w, "resultType");
+    hx_json_write_cstr(w, "complete");
+    if (ttl_ms >= 0) {
+        hx_json_write_key(w, "ttlMs");
+        hx_json_write_int(w, ttl_ms);
+        hx_json_write_key(w, "cacheScope");
+        hx_json_write_cstr(w, "private");
+    }
+    hx_json_write_key(w, "_meta");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, META_SERVER_INFO);
+    hx_json_write_json(w, server_info, sizeof server_info - 1);
+    hx_json_write_obj_end(w);
+}
 
 static int write_tool_result(void *ctx, hx_json_writer *w, hx_error *err)
 {
@@ -447,6 +506,7 @@ static int write_tool_result(void *ctx, hx_json_writer *w, hx_error *err)
     }
     hx_json_write_key(w, "isError");
     hx_json_write_bool(w, o->error != NULL);
+    mcp_write_result_tail(w, o->modern, -1);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -507,8 +567,8 @@ static int runner_of(int t, const hx_json_val **args, hx_json_doc **doc, char *m
 
 /* Runs tool t on args and leaves the JSON-RPC response for `id` in out; returns the tool's
  * result: 0, or non-zero for an isError answer. */
-static int run_tool(mcp_server *s, int t, const hx_json_val *args, const char *id, size_t id_len,
-                     hx_json_writer *out)
+static int run_tool(mcp_server *s, int t, const hx_json_val *args, const char *id, size_t id_len, bool modern,
+                    hx_json_writer *out)
 {
     double t0 = mono_ms();
     hx_json_writer sw;
@@ -526,7 +586,7 @@ static int run_tool(mcp_server *s, int t, const hx_json_val *args, const char *i
         snprintf(message, sizeof message, "internal error building the result: %s", err.message);
         rc = -1;
     }
-    tool_outcome o = {&sw, rc ? message : NULL};
+    tool_outcome o = {&sw, rc ? message : NULL, modern};
     hx_json_writer_reset(out);
     if (hx_rpc_write_result_fn(out, id, id_len, write_tool_result, &o, &err))
         hx_rpc_write_error(out, id, id_len, HX_RPC_INTERNAL_ERROR, err.message, NULL, 0, NULL);
@@ -537,8 +597,75 @@ static int run_tool(mcp_server *s, int t, const hx_json_val *args, const char *i
 
 /* === Worker === */
 
+/* === Sinks === */
+
+void mcp_sink_init(mcp_sink *k)
+{
+    memset(k, 0, sizeof *k);
+    pthread_mutex_init(&k->lock, NULL);
+    pthread_cond_init(&k->cv, NULL);
+}
+
+void mcp_sink_free(mcp_sink *k)
+{
+    free(k->buf);
+    pthread_cond_destroy(&k->cv);
+    pthread_mutex_destroy(&k->lock);
+}
+
+/* Appends one message (when msg holds one) and a newline; with done, the job is over. A message
+ * that finds no memory is lost (the waiting request then ends without it). */
+static void sink_put(mcp_sink *k, const hx_json_writer *msg, bool done)
+{
+    pthread_mutex_lock(&k->lock);
+    if (msg && msg->len && !hx_grow((void **)&k->buf, &k->cap, k->len + msg->len + 1, 1, NULL)) {
+        memcpy(k->buf + k->len, msg->buf, msg->len);
+        k->len += msg->len;
+        k->buf[k->len++] = '\n';
+    }
+    k->done = k->done || done;
+    pthread_cond_broadcast(&k->cv);
+    pthread_mutex_unlock(&k->lock);
+}
+
+bool mcp_sink_take(mcp_sink *k, char **buf, size_t *len, size_t *cap, int wait_ms)
+{
+    pthread_mutex_lock(&k->lock);
+    if (!k->done && !k->len) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += wait_ms / 1000;
+        until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&k->cv, &k->lock, &until);
+    }
+    if (k->len && !hx_grow((void **)buf, cap, *len + k->len, 1, NULL)) {
+        memcpy(*buf + *len, k->buf, k->len);
+        *len += k->len;
+        k->len = 0;
+    }
+    bool done = k->done && !k->len;
+    pthread_mutex_unlock(&k->lock);
+    return done;
+}
+
+/* Sends a message of a job: to its sink, or to out_fd. */
+static void job_send(mcp_server *s, const mcp_job *j, const hx_json_writer *w, bool done)
+{
+    if (j->sink)
+        sink_put(j->sink, w, done);
+    else if (w)
+        send_line(s, w);
+}
+
 static void job_free(mcp_job *j)
 {
+    if (j->sink)
+        sink_put(j->sink, NULL, true);   /* dropped unanswered, or answered already */
+    free(j->progress);
     free(j->id);
     free(j->args);
     free(j);
@@ -571,7 +698,7 @@ static void *worker_main(void *arg)
         hx_error err = {0};
         int rc = -1;
         if (hx_json_parse(&doc, j->args, j->args_len, NULL, &err) == 0) {
-            rc = run_tool(s, j->tool, hx_json_doc_root(doc), j->id, j->id_len, &out);
+            rc = run_tool(s, j->tool, hx_json_doc_root(doc), j->id, j->id_len, j->modern, &out);
             hx_json_doc_free(doc);
         } else {
             hx_rpc_write_error(&out, j->id, j->id_len, HX_RPC_INTERNAL_ERROR, "arguments lost", NULL, 0, NULL);
@@ -587,7 +714,7 @@ static void *worker_main(void *arg)
         s->job_ms = s->job_ms > 0 ? 0.8 * s->job_ms + 0.2 * ms : ms;
         pthread_mutex_unlock(&s->lock);
         if (!cancelled)
-            send_line(s, &out);
+            job_send(s, j, &out, true);
         job_free(j);
     }
     hx_json_writer_free(&out);
@@ -613,8 +740,11 @@ static void write_busy(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
 
 /* Queues a write job for the worker and returns true (the worker answers it), or leaves the
  * answer in out and returns false: busy over the queue bounds, or out of memory. */
-static bool enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_json_val *args, hx_json_writer *out)
+static bool enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_json_val *args, mcp_sink *sink,
+                    hx_json_writer *out)
 {
+    bool modern = s->modern;
+    s = home_of(s);
     hx_error err = {0};
     mcp_job *j = hx_calloc(1, sizeof *j);
     hx_json_writer aw;
@@ -637,6 +767,15 @@ static bool enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_jso
     j->id_len = msg->id_len;
     j->args = hx_json_writer_take(&aw, &j->args_len);
     j->tool = tool;
+    j->modern = modern;
+    const hx_json_val *token = hx_json_obj_get(hx_json_obj_get(msg->params, "_meta"), "progressToken");
+    if (token && (hx_json_type_of(token) == HX_JSON_STRING || hx_json_type_of(token) == HX_JSON_NUMBER)) {
+        hx_json_writer tw;
+        hx_json_writer_init(&tw);
+        hx_json_write_val(&tw, token);
+        j->progress = hx_json_writer_take(&tw, NULL);   /* NULL (no progress) when out of memory */
+        hx_json_writer_free(&tw);
+    }
     pthread_mutex_lock(&s->lock);
     bool full = s->queued_jobs >= MCP_QUEUE_MAX_JOBS ||
                 (s->queued_jobs && s->queued_bytes + j->args_len > MCP_QUEUE_MAX_BYTES);
@@ -652,13 +791,16 @@ static bool enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_jso
         s->queued_bytes += j->args_len;
         pthread_cond_broadcast(&s->wake);
     }
+    if (!full)
+        j->sink = sink;
     pthread_mutex_unlock(&s->lock);
     if (full)
         job_free(j);
     return !full;
 }
 
-/* notifications/cancelled: a queued job is dropped (a failed job); a running one is told to stop
+/* notifications/cancelled on stdio (over HTTP a request is cancelled by closing its stream, since
+ * ids are not unique across connections): a queued job is dropped (a failed job); a running one is told to stop
  * (at its next progress check, uncommitted: a failed job, unless it committed first) and is not
  * answered. */
 static void cancel_request(mcp_server *s, const hx_json_val *params)
@@ -673,7 +815,7 @@ static void cancel_request(mcp_server *s, const hx_json_val *params)
     mcp_job **pp = &s->queue_head, *prev = NULL;
     while (*pp) {
         mcp_job *j = *pp;
-        if (j->id_len == idw.len && !memcmp(j->id, idw.buf, idw.len)) {
+        if (!j->sink && j->id_len == idw.len && !memcmp(j->id, idw.buf, idw.len)) {
             *pp = j->next;
             if (s->queue_tail == j)
                 s->queue_tail = prev;
@@ -686,13 +828,45 @@ static void cancel_request(mcp_server *s, const hx_json_val *params)
         prev = j;
         pp = &j->next;
     }
-    if (s->running && s->running->id_len == idw.len && !memcmp(s->running->id, idw.buf, idw.len))
+    if (s->running && !s->running->sink && s->running->id_len == idw.len &&
+        !memcmp(s->running->id, idw.buf, idw.len))
         s->running->cancelled = true;
     pthread_mutex_unlock(&s->lock);
     hx_json_writer_free(&idw);
 }
 
+void mcp_cancel_sink(mcp_server *s, mcp_sink *sink)
+{
+    s = home_of(s);
+    pthread_mutex_lock(&s->lock);
+    mcp_job **pp = &s->queue_head, *prev = NULL;
+    while (*pp) {
+        mcp_job *j = *pp;
+        if (j->sink != sink) {
+            prev = j;
+            pp = &j->next;
+            continue;
+        }
+        *pp = j->next;
+        if (s->queue_tail == j)
+            s->queue_tail = prev;
+        s->queued_jobs--;
+        s->queued_bytes -= j->args_len;
+        s->jobs_failed++;
+        job_free(j);
+    }
+    if (s->running && s->running->sink == sink)
+        s->running->cancelled = true;
+    pthread_mutex_unlock(&s->lock);
+}
+
 /* === Methods === */
+
+static const char instructions[] =
+    "hyrax searches a local folder of documents. Use search for ranked passages with "
+    "citations, get_context for a ready-to-use context block within a token budget, "
+    "find_similar for related passages, and the document tools to list, inspect, add, "
+    "delete or reindex documents. Paths are relative to the indexed root.";
 
 static int write_initialize(void *ctx, hx_json_writer *w, hx_error *err)
 {
@@ -702,17 +876,11 @@ static int write_initialize(void *ctx, hx_json_writer *w, hx_error *err)
     hx_json_write_key(w, "protocolVersion");
     hx_json_write_cstr(w, s->protocol);
     hx_json_write_key(w, "capabilities");
-    static const char caps[] = "{\"tools\":{\"listChanged\":false}}";
-    static const char info[] = "{\"name\":\"hyrax\",\"title\":\"hyrax local hybrid search\",\"version\":\"0.1.0\"}";
-    hx_json_write_json(w, caps, sizeof caps - 1);
+    hx_json_write_json(w, capabilities, sizeof capabilities - 1);
     hx_json_write_key(w, "serverInfo");
-    hx_json_write_json(w, info, sizeof info - 1);
+    hx_json_write_json(w, server_info, sizeof server_info - 1);
     hx_json_write_key(w, "instructions");
-    hx_json_write_cstr(w,
-                       "hyrax searches a local folder of documents. Use search for ranked passages with "
-                       "citations, get_context for a ready-to-use context block within a token budget, "
-                       "find_similar for related passages, and the document tools to list, inspect, add, "
-                       "delete or reindex documents. Paths are relative to the indexed root.");
+    hx_json_write_cstr(w, instructions);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -729,9 +897,41 @@ static int initialize(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
     return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_initialize, s, NULL);
 }
 
-static int write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
+/* server/discover (2026-07-28): the versions a per-request client may name, capabilities and
+ * instructions. Answered in every protocol version and before initialize. */
+static int write_discover(void *ctx, hx_json_writer *w, hx_error *err)
 {
     (void)ctx;
+    (void)err;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "supportedVersions");
+    hx_json_write_arr_begin(w);
+    hx_json_write_cstr(w, MODERN_VERSION);
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "capabilities");
+    hx_json_write_json(w, capabilities, sizeof capabilities - 1);
+    hx_json_write_key(w, "serverInfo");
+    hx_json_write_json(w, server_info, sizeof server_info - 1);
+    hx_json_write_key(w, "instructions");
+    hx_json_write_cstr(w, instructions);
+    mcp_write_result_tail(w, true, 0);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+/* An empty result ({} or, in 2026-07-28, its tail alone). */
+static int write_empty(void *ctx, hx_json_writer *w, hx_error *err)
+{
+    (void)err;
+    hx_json_write_obj_begin(w);
+    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern, -1);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+/* tools/list: always the table's order, so two lists compare equal byte for byte. */
+static int write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
+{
     (void)err;
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "tools");
@@ -757,11 +957,12 @@ static int write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
         hx_json_write_obj_end(w);
     }
     hx_json_write_arr_end(w);
+    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern, TOOLS_TTL_MS);
     hx_json_write_obj_end(w);
     return 0;
 }
 
-static void tools_call(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out, bool *deferred)
+static void tools_call(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out, bool *deferred)
 {
     size_t name_len;
     const char *name = hx_json_str(hx_json_obj_get(msg->params, "name"), &name_len);
@@ -789,13 +990,13 @@ static void tools_call(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
         char m[200];
         snprintf(m, sizeof m, "%s changes the index, and this server runs with --read-only: restart it without "
                               "--read-only to allow changes", hx_mcp_tools[t].name);
-        tool_outcome o = {&empty, m};
+        tool_outcome o = {&empty, m, s->modern};
         hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_tool_result, &o, NULL);
         hx_json_writer_free(&empty);
         return;
     }
     if (hx_mcp_tools[t].writes) {
-        *deferred = enqueue(s, t, msg, args, out);
+        *deferred = enqueue(s, t, msg, args, sink, out);
         return;
     }
     hx_json_doc *empty_doc = NULL;
@@ -803,14 +1004,51 @@ static void tools_call(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
         hx_json_parse(&empty_doc, "{}", 2, NULL, NULL);
         args = hx_json_doc_root(empty_doc);
     }
-    run_tool(s, t, args, msg->id_json, msg->id_len, out);
+    run_tool(s, t, args, msg->id_json, msg->id_len, s->modern, out);
     hx_json_doc_free(empty_doc);
 }
 
-/* The JSON-RPC handler (rpc.h): lifecycle, tools/list, tools/call, cancellation. */
-static int handle(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
+/* Sets s->modern from params._meta: a request that names protocol 2026-07-28 there (with the
+ * client's capabilities, which that version requires) needs no initialize, and its result says
+ * resultType. 0, or -1 with the JSON-RPC error for a named version hyrax does not speak. */
+static int read_envelope(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
-    mcp_server *s = ctx;
+    const hx_json_val *meta = hx_json_obj_get(msg->params, "_meta");
+    const hx_json_val *v = hx_json_obj_get(meta, META_VERSION);
+    s->modern = false;
+    if (!v)
+        return 0;
+    size_t n;
+    const char *version = hx_json_str(v, &n);
+    if (!version || !hx_json_obj_get(meta, META_CAPABILITIES)) {
+        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
+                           "params._meta must carry " META_VERSION " (a string) and " META_CAPABILITIES, NULL, 0,
+                           NULL);
+        return -1;
+    }
+    if (n != strlen(MODERN_VERSION) || memcmp(version, MODERN_VERSION, n)) {
+        hx_json_writer d;
+        hx_json_writer_init(&d);
+        hx_json_write_obj_begin(&d);
+        hx_json_write_key(&d, "supported");
+        hx_json_write_json(&d, "[\"" MODERN_VERSION "\"]", sizeof MODERN_VERSION + 3);
+        hx_json_write_key(&d, "requested");
+        hx_json_write_str(&d, version, n);
+        hx_json_write_obj_end(&d);
+        hx_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_UNSUPPORTED_VERSION,
+                           "Unsupported protocol version (initialize offers 2024-11-05 to 2025-11-25)", d.buf, d.len,
+                           NULL);
+        hx_json_writer_free(&d);
+        return -1;
+    }
+    s->modern = true;
+    return 0;
+}
+
+/* One message: lifecycle, discovery, tools/list, tools/call, cancellation. sink: where a write
+ * job answers (NULL: out_fd). */
+static int handle_msg(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out)
+{
     if (msg->kind == HX_RPC_NOTIFICATION) {
         if (!strcmp(msg->method, "notifications/cancelled") && msg->params)
             cancel_request(s, msg->params);
@@ -818,25 +1056,114 @@ static int handle(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
     }
     if (msg->kind != HX_RPC_REQUEST)
         return 0;   /* responses to requests we never send */
-    char m[160];
+    char m[256];
+    if (read_envelope(s, msg, out))
+        return 0;
     if (!strcmp(msg->method, "initialize"))
         return initialize(s, msg, out);
+    if (!strcmp(msg->method, "server/discover"))
+        return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_discover, s, NULL);
     if (!strcmp(msg->method, "ping"))
-        return hx_rpc_write_result(out, msg->id_json, msg->id_len, "{}", 2, NULL);
-    if (!s->initialized) {
-        snprintf(m, sizeof m, "Server not initialized: send initialize before %.64s (only ping may come first)",
-                 msg->method);
+        return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_empty, s, NULL);
+    if (!s->initialized && !s->modern) {
+        snprintf(m, sizeof m, "Server not initialized: send initialize before %.64s (only ping and server/discover "
+                 "may come first), or name protocol " MODERN_VERSION " in params._meta", msg->method);
         return hx_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_NOT_INITIALIZED, m, NULL, 0, NULL);
     }
     if (!strcmp(msg->method, "tools/list"))
-        return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_tools_list, NULL, NULL);
+        return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_tools_list, s, NULL);
     if (!strcmp(msg->method, "tools/call")) {
         bool deferred = false;
-        tools_call(s, msg, out, &deferred);
+        tools_call(s, msg, sink, out, &deferred);
         return deferred ? HX_RPC_DEFERRED : 0;
     }
+    if (!strcmp(msg->method, "resources/list"))
+        return mcp_resources_list(s, msg, out);
+    if (!strcmp(msg->method, "resources/read"))
+        return mcp_resources_read(s, msg, out);
+    if (!strcmp(msg->method, "resources/templates/list"))
+        return mcp_resource_templates(s, msg, out);
     snprintf(m, sizeof m, "Method not found: %.64s", msg->method);
     return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_METHOD_NOT_FOUND, m, NULL, 0, NULL);
+}
+
+/* The JSON-RPC handler of the stdio loop (rpc.h). */
+static int handle(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
+{
+    return handle_msg(ctx, msg, NULL, out);
+}
+
+int mcp_handle_msg(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out)
+{
+    hx_json_writer_reset(out);
+    int rc = handle_msg(s, msg, sink, out);
+    if (rc != HX_RPC_DEFERRED && msg->kind == HX_RPC_REQUEST && (rc || hx_json_writer_finish(out, NULL)))
+        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, "internal error", NULL, 0, NULL);
+    return rc == HX_RPC_DEFERRED ? rc : 0;
+}
+
+int mcp_call_read_tool(mcp_server *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
+                       char *message, size_t cap)
+{
+    int t = tool_index(name, strlen(name));
+    hx_json_doc *doc = NULL, *translated = NULL;
+    hx_error err = {0};
+    if (t == MCP_TOOL_COUNT || hx_mcp_tools[t].writes)
+        return snprintf(message, cap, "no read tool called %s", name), -1;
+    if (hx_json_parse(&doc, args, args_len, NULL, &err))
+        return snprintf(message, cap, "arguments: %s", err.message), -1;
+    double t0 = mono_ms();
+    const hx_json_val *a = hx_json_doc_root(doc);
+    hx_json_writer_reset(out);
+    int r = mcp_args_check(hx_mcp_tools[t].args, a, message, cap) ? -1 : runner_of(t, &a, &translated, message, cap);
+    int rc = r < 0 ? -1 : run_guarded(s, r, a, out, message, cap);
+    if (!rc && hx_json_writer_finish(out, &err))
+        rc = (snprintf(message, cap, "internal error building the result: %s", err.message), -1);
+    hx_json_doc_free(translated);
+    hx_json_doc_free(doc);
+    note_latency(s, t, mono_ms() - t0);
+    return rc;
+}
+
+/* === Progress === */
+
+int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path)
+{
+    (void)path;
+    s = home_of(s);
+    pthread_mutex_lock(&s->lock);
+    mcp_job *j = s->running;
+    char *token = j && j->progress && !j->cancelled ? hx_strdup(j->progress) : NULL;
+    mcp_sink *sink = j ? j->sink : NULL;
+    pthread_mutex_unlock(&s->lock);
+    if (token) {   /* only the worker changes s->running, and it is the caller: j stays valid */
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        hx_json_write_obj_begin(&w);
+        hx_json_write_key(&w, "jsonrpc");
+        hx_json_write_cstr(&w, "2.0");
+        hx_json_write_key(&w, "method");
+        hx_json_write_cstr(&w, "notifications/progress");
+        hx_json_write_key(&w, "params");
+        hx_json_write_obj_begin(&w);
+        hx_json_write_key(&w, "progressToken");
+        hx_json_write_json(&w, token, strlen(token));
+        hx_json_write_key(&w, "progress");
+        hx_json_write_uint(&w, done);
+        hx_json_write_key(&w, "total");
+        hx_json_write_uint(&w, total);
+        hx_json_write_obj_end(&w);
+        hx_json_write_obj_end(&w);
+        if (!hx_json_writer_finish(&w, NULL)) {
+            if (sink)
+                sink_put(sink, &w, false);
+            else
+                send_line(s, &w);
+        }
+        hx_json_writer_free(&w);
+        free(token);
+    }
+    return mcp_should_stop(s);
 }
 
 /* === Serve === */
@@ -857,36 +1184,96 @@ static bool keep_going(int in_fd, int stop_fd, bool idle)
     }
 }
 
+int mcp_server_start(mcp_server *s, const hx_mcp_config *cfg, int out_fd, hx_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->cfg = cfg;
+    s->out_fd = out_fd;
+    s->started_ns = now_ns();
+    s->transport = "stdio";
+    snprintf(s->protocol, sizeof s->protocol, "%s", protocol_versions[0]);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->out_lock, NULL);
+    pthread_cond_init(&s->wake, NULL);
+    if (pthread_create(&s->loader_thread, NULL, load_model, s))
+        return hx_error_set(err, HX_ENOMEM, -1, "cannot start the model loader thread");
+    if (pthread_create(&s->worker_thread, NULL, worker_main, s)) {
+        pthread_join(s->loader_thread, NULL);
+        return hx_error_set(err, HX_ENOMEM, -1, "cannot start the worker thread");
+    }
+    return 0;
+}
+
+void mcp_server_stop(mcp_server *s, bool now)
+{
+    pthread_mutex_lock(&s->lock);
+    s->stopping = true;
+    if (now) {
+        s->stopping_now = true;
+        if (s->running)
+            s->running->cancelled = true;
+    }
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->worker_thread, NULL);
+    pthread_join(s->loader_thread, NULL);
+    while (s->queue_head) {
+        mcp_job *j = s->queue_head;
+        s->queue_head = j->next;
+        job_free(j);
+    }
+    hx_index_close(s->reader);
+    hx_index_close(s->user_reader);
+    hx_encoder_free(s->reader_enc);
+    hx_encoder_free(s->writer_enc);
+    hx_model_close(s->model);
+    for (size_t i = 0; i < s->n_queries; i++)
+        free(s->queries[i].query);
+    for (size_t i = 0; i < MCP_FAILURES; i++) {
+        free(s->failures[i].path);
+        free(s->failures[i].reason);
+    }
+    pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->out_lock);
+    pthread_mutex_destroy(&s->lock);
+}
+
+void mcp_view_init(mcp_server *view, mcp_server *home, const char *transport)
+{
+    memset(view, 0, sizeof *view);
+    view->home = home;
+    view->cfg = home->cfg;
+    view->out_fd = -1;
+    view->started_ns = home->started_ns;
+    view->initialized = true;   /* stateless: every request stands alone */
+    view->transport = transport;
+    snprintf(view->protocol, sizeof view->protocol, "%s", protocol_versions[0]);
+}
+
+void mcp_view_free(mcp_server *view)
+{
+    hx_index_close(view->reader);
+    hx_index_close(view->user_reader);
+    hx_encoder_free(view->reader_enc);
+    view->reader = NULL;
+    view->user_reader = NULL;
+    view->reader_enc = NULL;
+}
+
 int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
 {
     mcp_server s;
-    memset(&s, 0, sizeof s);
-    s.cfg = cfg;
-    s.out_fd = out_fd;
-    s.started_ns = now_ns();
-    snprintf(s.protocol, sizeof s.protocol, "%s", protocol_versions[0]);
-    pthread_mutex_init(&s.lock, NULL);
-    pthread_mutex_init(&s.out_lock, NULL);
-    pthread_cond_init(&s.wake, NULL);
-    pthread_t loader, worker;
-    int rc = 0;
-    if (pthread_create(&loader, NULL, load_model, &s))
-        return hx_error_set(err, HX_ENOMEM, -1, "cannot start the model loader thread");
-    if (pthread_create(&worker, NULL, worker_main, &s)) {
-        pthread_join(loader, NULL);
-        return hx_error_set(err, HX_ENOMEM, -1, "cannot start the worker thread");
-    }
+    int rc = mcp_server_start(&s, cfg, out_fd, err);
+    if (rc)
+        return rc;
     hx_rpc_reader r;
     hx_json_writer out;
     hx_json_writer_init(&out);
     rc = hx_rpc_reader_init(&r, in_fd, 0, err);
+    bool now = false;
     while (!rc) {
         if (!keep_going(in_fd, cfg->stop_fd, r.start == r.len)) {
-            pthread_mutex_lock(&s.lock);
-            s.stopping_now = true;
-            if (s.running)
-                s.running->cancelled = true;
-            pthread_mutex_unlock(&s.lock);
+            now = true;
             break;
         }
         const char *line;
@@ -911,32 +1298,8 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
         hx_rpc_dispatch(line, len, NULL, handle, &s, &out, NULL);
         send_line(&s, &out);
     }
-    pthread_mutex_lock(&s.lock);
-    s.stopping = true;
-    pthread_cond_broadcast(&s.wake);
-    pthread_mutex_unlock(&s.lock);
-    pthread_join(worker, NULL);
-    pthread_join(loader, NULL);
-    while (s.queue_head) {
-        mcp_job *j = s.queue_head;
-        s.queue_head = j->next;
-        job_free(j);
-    }
+    mcp_server_stop(&s, now);
     hx_rpc_reader_free(&r);
     hx_json_writer_free(&out);
-    hx_index_close(s.reader);
-    hx_index_close(s.user_reader);
-    hx_encoder_free(s.reader_enc);
-    hx_encoder_free(s.writer_enc);
-    hx_model_close(s.model);
-    for (size_t i = 0; i < s.n_queries; i++)
-        free(s.queries[i].query);
-    for (size_t i = 0; i < MCP_FAILURES; i++) {
-        free(s.failures[i].path);
-        free(s.failures[i].reason);
-    }
-    pthread_cond_destroy(&s.wake);
-    pthread_mutex_destroy(&s.out_lock);
-    pthread_mutex_destroy(&s.lock);
     return rc;
 }

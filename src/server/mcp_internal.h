@@ -11,6 +11,8 @@
 #include "mcp.h"
 #include "mcp_args.h"
 #include "present.h"
+#include "metrics.h"
+#include "rpc.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -45,8 +47,29 @@ typedef struct mcp_job {
     char *args;                   /* owned: JSON text of the arguments object */
     size_t args_len;
     bool cancelled;               /* notifications/cancelled arrived: send no response */
+    bool modern;                  /* asked in protocol 2026-07-28 (results carry resultType) */
+    char *progress;               /* owned: JSON text of params._meta.progressToken; NULL for none */
+    struct mcp_sink *sink;        /* borrowed: where the answer goes (HTTP); NULL: out_fd */
     struct mcp_job *next;
 } mcp_job;
+
+/* Where a write job's messages go when they do not go to out_fd: an HTTP request waiting for its
+ * answer (http_server.c). The worker appends progress notifications and finally the response,
+ * each one JSON text ending in '\n', and sets done; the waiting thread takes them with
+ * mcp_sink_take. The waiting thread owns the sink and frees it only once done is set. */
+typedef struct mcp_sink {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    char *buf;                    /* owned: messages not taken yet, each ending in '\n' */
+    size_t len, cap;
+    bool done;                    /* the response is in buf, or the job was dropped unanswered */
+} mcp_sink;
+
+void mcp_sink_init(mcp_sink *k);
+void mcp_sink_free(mcp_sink *k);
+/* Waits at most wait_ms for a message or for done, appends what is pending to *buf (hx_grow'n;
+ * the caller's) and returns whether the job is done and everything taken. */
+bool mcp_sink_take(mcp_sink *k, char **buf, size_t *len, size_t *cap, int wait_ms);
 
 typedef struct mcp_latency {
     float ms[MCP_LATENCY_WINDOW];
@@ -99,6 +122,17 @@ typedef struct mcp_server {
     size_t n_failures, next_failure;
     int64_t started_ns;
     char protocol[16];
+
+    /* HTTP (http_server.c): each request thread answers through a view, an mcp_server of its own
+     * whose reader, encoder and read_taken are that thread's, and whose every other member but
+     * cfg, model, started_ns, protocol, modern and transport is unused: shared state lives in
+     * its home. */
+    struct mcp_server *home;      /* NULL in the server itself; the server for a view */
+    bool modern;                  /* the message being answered speaks 2026-07-28 */
+    const char *transport;        /* "stdio" or "http", for metrics */
+    struct hx_metrics *metrics;   /* borrowed; NULL: not kept (stdio) */
+    pthread_t loader_thread, worker_thread;
+    size_t resource_from;         /* resources/list: the page being written */
 } mcp_server;
 
 /* A tool: its name, its argument table (the inputSchema and the checks), its output schema and
@@ -185,5 +219,41 @@ void mcp_write_top_queries(mcp_server *s, hx_json_writer *w);
 void mcp_write_failures(mcp_server *s, hx_json_writer *w);
 bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap);
 bool mcp_should_stop(mcp_server *s);   /* the server stops, or the running job was cancelled */
+/* A write tool's progress: sends notifications/progress when its call asked for them (a
+ * progressToken), and returns mcp_should_stop. */
+int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path);
+
+/* The members a 2026-07-28 result ends with: resultType, _meta.serverInfo and, for a cacheable
+ * result (ttl_ms >= 0: discovery and the lists), ttlMs and cacheScope "private". Nothing when
+ * !modern. */
+void mcp_write_result_tail(hx_json_writer *w, bool modern, int64_t ttl_ms);
+
+/* mcp_resources.c: documents as resources (hyrax://doc/{path}); each writes the response. */
+int mcp_resources_list(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
+int mcp_resources_read(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
+int mcp_resource_templates(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
+
+/* === Serving over other transports (http_server.c) === */
+
+/* Starts the model loader and the write worker of s; the caller stops them with mcp_server_stop
+ * (now: abandon the queue and cancel the running job; else finish the queue first). */
+int mcp_server_start(mcp_server *s, const hx_mcp_config *cfg, int out_fd, hx_error *err);
+void mcp_server_stop(mcp_server *s, bool now);
+/* A view of home for one thread; caller frees with mcp_view_free. */
+void mcp_view_init(mcp_server *view, mcp_server *home, const char *transport);
+void mcp_view_free(mcp_server *view);
+/* Whether the model has loaded (without waiting); refreshes view->model. */
+bool mcp_model_ready(mcp_server *s);
+/* Answers one classified JSON-RPC message (hx_rpc_msg_parse) through view s. Leaves the response
+ * in out (empty for notifications and responses) and returns 0, or returns HX_RPC_DEFERRED when
+ * a write job will answer through sink (which must stay until the sink says done). */
+int mcp_handle_msg(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out);
+/* Cancels the write job answering through sink: dropped when queued, told to stop when running
+ * (HTTP: the client closed the connection). The sink then says done. */
+void mcp_cancel_sink(mcp_server *s, mcp_sink *sink);
+/* Runs the read tool called name on args (JSON text) through view s, as tools/call would, and
+ * leaves its structured result in out; 0, or -1 with message set (an isError answer). */
+int mcp_call_read_tool(mcp_server *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
+                       char *message, size_t cap);
 
 #endif

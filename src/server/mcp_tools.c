@@ -718,6 +718,8 @@ static const mcp_arg list_args[] = {
     {"order", MCP_STRING, .choices = list_orders, .def = "asc"},
     {"limit", MCP_INTEGER, RANGE(1, 1000), .def = "20"},
     {"offset", MCP_INTEGER, RANGE(0, INT32_MAX), .def = "0"},
+    {"cursor", MCP_STRING, RANGE(1, 32),
+     .description = "The next_cursor of the previous answer: the page after it (instead of offset)."},
     MCP_ARG_READ_CONTEXT,
     {.name = NULL},
 };
@@ -725,7 +727,8 @@ static const mcp_arg list_args[] = {
 static const char list_out[] =
     "{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
     DOC_SUMMARY_PROPS "},\"required\":[\"id\",\"path\",\"title\",\"hash\",\"chunks_count\"]}},"
-    "\"total\":{\"type\":\"integer\"},\"limit\":{\"type\":\"integer\"},\"offset\":{\"type\":\"integer\"}," MCP_READ_CONTEXT_SCHEMA "},"
+    "\"total\":{\"type\":\"integer\"},\"limit\":{\"type\":\"integer\"},\"offset\":{\"type\":\"integer\"},"
+    "\"next_cursor\":{\"type\":[\"string\",\"null\"],\"description\":\"give it as cursor for the next page; null on the last\"}," MCP_READ_CONTEXT_SCHEMA "},"
     "\"required\":[\"documents\",\"total\",\"limit\",\"offset\"]}";
 
 typedef struct {
@@ -788,6 +791,11 @@ static int list_filtered(mcp_server *s, const hx_json_val *args, const hx_filter
     const char *sort_by = mcp_arg_str(&a, "sort_by");
     bool desc = !strcmp(mcp_arg_str(&a, "order"), "desc");
     int64_t limit = mcp_arg_int(&a, "limit"), offset = mcp_arg_int(&a, "offset");
+    const char *cursor = mcp_arg_str(&a, "cursor");
+    char *cend = NULL;
+    if (cursor && (mcp_arg_value(&a, "offset") || cursor[0] != 'o' ||
+                   (offset = strtoll(cursor + 1, &cend, 10), *cend || cend == cursor + 1 || offset < 0)))
+        return snprintf(msg, cap, "cursor: give the next_cursor of the previous answer, and no offset with it"), -1;
     int key = 0;
     while (strcmp(sort_by, list_sorts[key]))
         key++;
@@ -827,6 +835,14 @@ static int list_filtered(mcp_server *s, const hx_json_val *args, const hx_filter
     hx_json_write_int(w, limit);
     hx_json_write_key(w, "offset");
     hx_json_write_int(w, offset);
+    hx_json_write_key(w, "next_cursor");
+    if ((size_t)(offset + limit) < m) {
+        char next[32];
+        snprintf(next, sizeof next, "o%lld", (long long)(offset + limit));
+        hx_json_write_cstr(w, next);
+    } else {
+        hx_json_write_null(w);
+    }
     mcp_write_read_context(w, s);
     hx_json_write_obj_end(w);
     free(docs);
@@ -1015,10 +1031,7 @@ static int open_writer(mcp_server *s, hx_index **ix, char *msg, size_t cap)
 
 static int job_progress(void *ctx, size_t done, size_t total, const char *path)
 {
-    (void)done;
-    (void)total;
-    (void)path;
-    return mcp_should_stop(ctx);
+    return mcp_progress(ctx, done, total, path);
 }
 
 static void write_report(hx_json_writer *w, const hx_update_report *r)

@@ -45,6 +45,30 @@ run index_health "$ok && r.structuredContent.documents === 2" --method tools/cal
 run reindex "$ok && r.structuredContent.unchanged === 2 && r.structuredContent.searchable" \
     --method tools/call --tool-name reindex
 run bad-argument 'r.isError === true' --method tools/call --tool-name search --tool-arg query=x --tool-arg mode=magic
+
+# The same server over HTTP (hyrax serve --http), through the inspector's Streamable HTTP transport.
+log=$(mktemp)   # outside the root, which reindex reads
+"$hyrax" serve --http 127.0.0.1:0 --db "$root/.hyrax/index.hyx" --root "$root" 2> "$log" &
+http_pid=$!
+for _ in $(seq 100); do grep -q 'listening on' "$log" && break; sleep 0.1; done
+url="http://$(sed -n 's/.*listening on http:\/\///p' "$log")/mcp"
+run_http() {
+    local name=$1 js=$2; shift 2
+    local out
+    out=$(timeout 120 "$inspector" --cli "$url" --transport http "$@" 2>/dev/null)
+    if printf '%s' "$out" | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const r=JSON.parse(s);process.exit(($js)?0:1)})"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL: http $name: ${out:0:300}" >&2
+    fi
+}
+run_http tools/list 'r.tools.length === 17' --method tools/list
+run_http search "$ok && r.structuredContent.results[0].citation.path === 'docs/b.md'" \
+    --method tools/call --tool-name search --tool-arg query=bread
+run_http reindex "$ok && r.structuredContent.unchanged === 2" --method tools/call --tool-name reindex
+run_http resources/list 'r.resources.length === 2 && r.resources[0].uri === "hyrax://doc/docs/a.md"' --method resources/list
+kill "$http_pid"; wait "$http_pid" || { failed=$((failed + 1)); echo "FAIL: http server exit" >&2; }
+rm -f "$log"
 echo "mcp inspector e2e: $passed passed, $failed failed"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,0 +1,69 @@
+/* fuzz_http.c: libFuzzer target for the HTTP/1.1 request parser (src/server/http.c). The first
+ * byte picks the limits (small ones reach the 414/431/413 paths); the rest is a byte stream parsed
+ * as pipelined requests, one after another. Checked for every request: consumed bytes lie within
+ * the input, the target and every header lie within the bytes consumed, the body is within
+ * max_body, every shorter prefix of a complete request is "need more bytes" (never an error and
+ * never a different request), and every refusal carries a 4xx/5xx status. Corpus: fuzz/corpus/http/. */
+#include "http.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check_within(const char *p, size_t n, const char *lo, size_t len)
+{
+    if (n && (p < lo || p + n > lo + len))
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    hx_http_limits lim = {0};
+    if (data[0] & 1)
+        lim = (hx_http_limits){.max_line = 64, .max_head = 256, .max_headers = 4, .max_body = 100};
+    data++;
+    size--;
+    const char *buf = (const char *)data;
+    size_t at = 0;
+    for (int requests = 0; at < size && requests < 64; requests++) {
+        hx_http_request req;
+        size_t used = 0;
+        int status = 0;
+        hx_error err = {0};
+        int rc = hx_http_parse(buf + at, size - at, &lim, &req, &used, &status, &err);
+        if (rc == HX_ETRUNCATED) {
+            hx_http_request_free(&req);
+            break;
+        }
+        if (rc) {
+            if (status < 400 || status > 599 || !err.message[0])
+                abort();
+            hx_http_request_free(&req);
+            break;
+        }
+        hx_http_limits l = hx_http_limits_fill(&lim);
+        if (!used || used > size - at || req.body_len > l.max_body || req.n_headers > l.max_headers ||
+            (req.body_len && (!req.body || req.body[req.body_len])) || !req.method[0] || req.minor > 1)
+            abort();
+        check_within(req.target, req.target_len, buf + at, used);
+        for (size_t i = 0; i < req.n_headers; i++) {
+            check_within(req.headers[i].name, req.headers[i].name_len, buf + at, used);
+            check_within(req.headers[i].value, req.headers[i].value_len, buf + at, used);
+        }
+        size_t cuts[2] = {used - 1, used / 2};
+        for (int c = 0; c < 2; c++) {
+            hx_http_request part;
+            size_t pu = 0;
+            int ps = 0;
+            if (hx_http_parse(buf + at, cuts[c], &lim, &part, &pu, &ps, NULL) != HX_ETRUNCATED)
+                abort();
+            hx_http_request_free(&part);
+        }
+        hx_http_request_free(&req);
+        at += used;
+    }
+    return 0;
+}

@@ -1,0 +1,1040 @@
+/* http_server.c: the loop of `hyrax serve --http` (http_server.h). One thread polls the listening
+ * socket and every idle connection, reads, and parses requests (http.h); a complete request goes to
+ * a fixed set of request threads, each answering through its own MCP view (mcp_internal.h: its own
+ * index reader and encoder), so queries run side by side and never wait for the write worker. A
+ * connection is handled by one thread at a time and its next pipelined request is parsed only once
+ * the answer is written, so answers keep the order of requests. Spec: README "HTTP server", seed
+ * 002 (REST shapes), MCP Streamable HTTP (2025-06-18, 2025-11-25, 2026-07-28).
+ *
+ *   POST /search    seed 002: {query, search_type, top_k, min_score, filters} -> {results, ...}
+ *   GET  /health    seed 002: {status, indexed_documents, indexed_chunks, model_loaded}; never waits
+ *   GET  /stats     seed 002: counts, model, dimension, search modes, fusion
+ *   GET  /metrics   Prometheus text (metrics.h)
+ *   POST /mcp       one JSON-RPC message; answered with application/json, or text/event-stream when
+ *                   the client accepts it and asked a write tool for progress (progressToken)
+ *
+ * Every request: a bearer token when one is configured (401), an Origin header only from a loopback
+ * page (403: a web page elsewhere must not drive a local server, DNS rebinding included), a known
+ * route (404) and method (405 with Allow). Errors are {"detail": text, "status": code}. */
+#include "http_server.h"
+#include "http.h"
+#include "alloc.h"
+#include "mcp_internal.h"
+#include "metrics.h"
+#include "rpc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_MAX_CONNECTIONS 256
+#define DEFAULT_IDLE_MS 30000
+#define DEFAULT_READ_MS 10000
+#define WRITE_TIMEOUT_MS 10000   /* a client that reads nothing for this long loses its connection */
+#define SSE_WAIT_MS 200          /* how often a waiting request checks that its client is still there */
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* === Connections and the work queue === */
+
+typedef struct conn {
+    int fd;
+    char *in;                 /* owned: bytes read and not yet consumed */
+    size_t len, cap;
+    bool busy;                /* a request thread holds it (the loop neither reads nor frees it) */
+    bool closing;             /* close once back from the request thread */
+    bool continue_sent;       /* 100 Continue sent for the request being read */
+    int64_t active_ms;        /* last byte read or answer written */
+    int64_t begun_ms;         /* first byte of the request being read; 0 when none */
+    hx_http_request req;      /* the request a thread answers (borrows from in) */
+    size_t used;              /* its bytes */
+    struct conn *next;        /* work or done queue */
+} conn;
+
+typedef struct http_server {
+    const hx_mcp_config *cfg;
+    hx_http_config hc;
+    hx_http_limits lim;
+    size_t max_buffer;        /* bytes a connection may hold unparsed */
+    mcp_server mcp;
+    hx_metrics *metrics;
+    int listen_fd, wake[2];
+    conn **conns;             /* owned, n_conns of them */
+    size_t n_conns;
+    pthread_mutex_t lock;     /* the queues and stopping */
+    pthread_cond_t cv;
+    conn *work_head, *work_tail, *done_head;
+    bool stopping;
+} http_server;
+
+static void conn_close(http_server *h, size_t i)
+{
+    conn *c = h->conns[i];
+    pthread_mutex_lock(&h->lock);
+    h->conns[i] = h->conns[--h->n_conns];
+    pthread_mutex_unlock(&h->lock);
+    close(c->fd);
+    hx_http_request_free(&c->req);
+    free(c->in);
+    free(c);
+}
+
+static bool stopping(http_server *h)
+{
+    pthread_mutex_lock(&h->lock);
+    bool stop = h->stopping;
+    pthread_mutex_unlock(&h->lock);
+    return stop;
+}
+
+/* Writes all of buf to the non-blocking fd, waiting at most WRITE_TIMEOUT_MS for room each time. */
+static int send_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+        if (n > 0) {
+            buf += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd p = {fd, POLLOUT, 0};
+            if (poll(&p, 1, WRITE_TIMEOUT_MS) > 0 && !(p.revents & (POLLERR | POLLHUP)))
+                continue;
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* === Responses === */
+
+typedef struct reply {
+    int status;
+    const char *type;         /* Content-Type; NULL with no body */
+    char *body;               /* owned */
+    size_t len, cap;
+    char extra[256];          /* more header lines, each ending CR LF */
+    bool streamed;            /* already written to the socket (SSE) */
+    bool close;               /* close the connection after it */
+} reply;
+
+static int reply_put(reply *r, const char *data, size_t n)
+{
+    if (hx_grow((void **)&r->body, &r->cap, r->len + n + 1, 1, NULL))
+        return HX_ENOMEM;
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    return 0;
+}
+
+/* The finished JSON of w as the reply's body. */
+static void reply_json(reply *r, int status, hx_json_writer *w)
+{
+    r->status = status;
+    r->type = "application/json";
+    r->len = 0;
+    if (hx_json_writer_finish(w, NULL) || reply_put(r, w->buf, w->len)) {
+        r->status = 500;
+        r->len = 0;
+        reply_put(r, "{\"detail\":\"out of memory\",\"status\":500}", 39);
+    }
+}
+
+static void reply_error(reply *r, int status, const char *detail)
+{
+    hx_json_writer w;
+    hx_json_writer_init(&w);
+    hx_json_write_obj_begin(&w);
+    hx_json_write_key(&w, "detail");
+    hx_json_write_cstr(&w, detail);
+    hx_json_write_key(&w, "status");
+    hx_json_write_int(&w, status);
+    hx_json_write_obj_end(&w);
+    reply_json(r, status, &w);
+    hx_json_writer_free(&w);
+}
+
+/* Head and body of r on fd; -1 when the client is gone. */
+static int reply_send(int fd, const reply *r, bool keep_alive)
+{
+    char head[1024];
+    size_t n = hx_http_head(head, sizeof head, r->status, r->type, r->len, keep_alive, r->extra);
+    if (!n)
+        return -1;
+    if (r->len < 16384) {   /* one send for head and a small body */
+        char *both = hx_malloc(n + r->len);
+        if (both) {
+            memcpy(both, head, n);
+            if (r->len)
+                memcpy(both + n, r->body, r->len);
+            int rc = send_all(fd, both, n + r->len);
+            free(both);
+            return rc;
+        }
+    }
+    return send_all(fd, head, n) || (r->len && send_all(fd, r->body, r->len)) ? -1 : 0;
+}
+
+/* A refusal from the loop thread (parse errors, over capacity): best effort, then the caller closes. */
+static void refuse(int fd, int status, const char *detail)
+{
+    reply r = {0};
+    reply_error(&r, status, detail);
+    reply_send(fd, &r, false);
+    free(r.body);
+}
+
+/* === Checks every request passes === */
+
+/* Constant-time comparison of the bearer token: the time taken depends on the lengths only. */
+static bool token_ok(const char *want, const char *got, size_t got_len)
+{
+    size_t want_len = strlen(want);
+    unsigned char diff = (unsigned char)(want_len != got_len);
+    for (size_t i = 0; i < want_len; i++)
+        diff |= (unsigned char)(want[i] ^ (i < got_len ? got[i] : 0));
+    return diff == 0;
+}
+
+static bool authorized(const http_server *h, const hx_http_request *req)
+{
+    if (!h->hc.token)
+        return true;
+    size_t n;
+    const char *v = hx_http_header_get(req, "authorization", &n);
+    if (!v || n < 7 || strncasecmp(v, "Bearer ", 7))
+        return false;
+    return token_ok(h->hc.token, v + 7, n - 7);
+}
+
+/* An Origin header, when sent, must be a loopback page: http(s)://localhost, 127.0.0.1 or [::1],
+ * any port. */
+static bool origin_ok(const hx_http_request *req)
+{
+    size_t n;
+    const char *v = hx_http_header_get(req, "origin", &n);
+    if (!v)
+        return true;
+    size_t skip = n >= 7 && !strncasecmp(v, "http://", 7) ? 7 : n >= 8 && !strncasecmp(v, "https://", 8) ? 8 : 0;
+    if (!skip)
+        return false;
+    static const char *const hosts[] = {"localhost", "127.0.0.1", "[::1]"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t h = strlen(hosts[i]);
+        if (n - skip >= h && !strncasecmp(v + skip, hosts[i], h) && (n - skip == h || v[skip + h] == ':'))
+            return true;
+    }
+    return false;
+}
+
+/* Does the Accept header take this media type (or any)? A missing header takes everything. */
+static bool accepts(const hx_http_request *req, const char *type)
+{
+    size_t n;
+    const char *v = hx_http_header_get(req, "accept", &n);
+    if (!v)
+        return true;
+    size_t t = strlen(type);
+    for (size_t i = 0; i + 3 <= n; i++)
+        if ((i + t <= n && !strncasecmp(v + i, type, t)) || !strncmp(v + i, "*/*", 3))
+            return true;
+    return false;
+}
+
+/* === REST (seed 002) === */
+
+static const char *const rest_search_types[] = {"vector", "semantic", "keyword", "hybrid", NULL};
+
+/* POST /search: seed 002's SearchRequest, passed on to the search tool (mcp_args_translate). */
+static const mcp_arg rest_search_args[] = {
+    {"query", MCP_STRING, .required = true, AT_LEAST(1), .description = "Search query text."},
+    {"search_type", MCP_STRING, .choices = rest_search_types, .def = "hybrid", .as = "mode",
+     .description = "vector (also semantic), keyword or hybrid."},
+    {"top_k", MCP_INTEGER, RANGE(1, 50), .def = "5", .description = "Number of results (chunks)."},
+    {"min_score", MCP_NUMBER, RANGE(0, 1),
+     .description = "Minimum relevance 0..1; default hyrax's floor (search's min_score)."},
+    {"filters", MCP_FILTERS, AT_MOST(32), .description = "Metadata filters, e.g. {\"sig_name\": \"sig-auth\"}."},
+    {"group_by", .fixed = "\"chunk\""},
+    {.name = NULL},
+};
+
+/* One search result of the search tool in seed 002's SearchResultModel. */
+static void write_rest_result(hx_json_writer *w, const hx_json_val *r)
+{
+    const hx_json_val *cite = hx_json_obj_get(r, "citation");
+    const hx_json_val *meta = hx_json_obj_get(r, "metadata");
+    char id[64];
+    int64_t chunk = 0;
+    hx_json_num_int64(hx_json_obj_get(cite, "chunk_id"), &chunk, NULL);
+    snprintf(id, sizeof id, "%lld", (long long)chunk);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "chunk_id");
+    hx_json_write_cstr(w, id);
+    hx_json_write_key(w, "kep_id");   /* seed 002's name for the document: its path here */
+    hx_json_write_val(w, hx_json_obj_get(cite, "path"));
+    hx_json_write_key(w, "doc_id");
+    hx_json_write_val(w, hx_json_obj_get(cite, "doc_id"));
+    hx_json_write_key(w, "text");
+    hx_json_write_val(w, hx_json_obj_get(r, "text"));
+    hx_json_write_key(w, "score");
+    hx_json_write_val(w, hx_json_obj_get(r, "score"));
+    hx_json_write_key(w, "metadata");
+    if (meta)
+        hx_json_write_val(w, meta);
+    else {
+        hx_json_write_obj_begin(w);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_key(w, "chunk_index");
+    hx_json_write_val(w, hx_json_obj_get(cite, "chunk_index"));
+    hx_json_write_key(w, "citation");
+    hx_json_write_val(w, cite);
+    hx_json_write_obj_end(w);
+}
+
+static void route_search(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+{
+    (void)h;
+    hx_json_doc *doc = NULL, *res = NULL;
+    hx_json_writer args, out;
+    char msg[1024];
+    hx_error err = {0};
+    hx_json_writer_init(&args);
+    hx_json_writer_init(&out);
+    if (hx_json_parse(&doc, req->body ? req->body : "", req->body_len, NULL, &err)) {
+        snprintf(msg, sizeof msg, "the body must be a JSON object: %s", err.message);
+        reply_error(r, 400, msg);
+    } else if (mcp_args_check(rest_search_args, hx_json_doc_root(doc), msg, sizeof msg)) {
+        reply_error(r, 400, msg);
+    } else if (mcp_open_reader(v, msg, sizeof msg)) {
+        reply_error(r, 503, msg);
+    } else {
+        mcp_args_translate(rest_search_args, hx_json_doc_root(doc), &args);
+        if (hx_json_writer_finish(&args, NULL) ||
+            mcp_call_read_tool(v, "search", args.buf, args.len, &out, msg, sizeof msg))
+            reply_error(r, 400, msg);
+        else if (hx_json_parse(&res, out.buf, out.len, NULL, &err))
+            reply_error(r, 500, err.message);
+        else {
+            const hx_json_val *root = hx_json_doc_root(res), *results = hx_json_obj_get(root, "results");
+            hx_json_writer w;
+            hx_json_writer_init(&w);
+            hx_json_write_obj_begin(&w);
+            hx_json_write_key(&w, "results");
+            hx_json_write_arr_begin(&w);
+            for (size_t i = 0; i < hx_json_len(results); i++)
+                write_rest_result(&w, hx_json_arr_get(results, i));
+            hx_json_write_arr_end(&w);
+            hx_json_write_key(&w, "query");
+            hx_json_write_val(&w, hx_json_obj_get(root, "query"));
+            hx_json_write_key(&w, "search_type");
+            hx_json_write_cstr(&w, mcp_arg_str(&(mcp_args){rest_search_args, hx_json_doc_root(doc)}, "search_type"));
+            hx_json_write_key(&w, "total_results");
+            hx_json_write_uint(&w, hx_json_len(results));
+            hx_json_write_key(&w, "search_time_ms");
+            hx_json_write_val(&w, hx_json_obj_get(root, "search_time_ms"));
+            hx_json_write_obj_end(&w);
+            reply_json(r, 200, &w);
+            hx_json_writer_free(&w);
+        }
+    }
+    hx_json_doc_free(res);
+    hx_json_doc_free(doc);
+    hx_json_writer_free(&args);
+    hx_json_writer_free(&out);
+}
+
+/* The index's counts through the view, when the model has loaded and the index opens. */
+static bool index_stats(mcp_server *v, hx_index_stats *st)
+{
+    char msg[512];
+    return mcp_model_ready(v) && !mcp_open_reader(v, msg, sizeof msg) && !hx_index_stats_get(v->reader, st, NULL);
+}
+
+/* GET /health: answers at once, also while the model loads (status "starting"). */
+static void route_health(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+{
+    (void)h;
+    (void)req;
+    hx_index_stats st = {0};
+    bool ready = mcp_model_ready(v), have = ready && index_stats(v, &st);
+    hx_json_writer w;
+    hx_json_writer_init(&w);
+    hx_json_write_obj_begin(&w);
+    hx_json_write_key(&w, "status");
+    hx_json_write_cstr(&w, !ready ? "starting" : have ? "healthy" : "no_index");
+    hx_json_write_key(&w, "indexed_documents");
+    hx_json_write_uint(&w, st.documents);
+    hx_json_write_key(&w, "indexed_chunks");
+    hx_json_write_uint(&w, st.live_chunks);
+    hx_json_write_key(&w, "model_loaded");
+    hx_json_write_bool(&w, ready);
+    hx_json_write_obj_end(&w);
+    reply_json(r, 200, &w);
+    hx_json_writer_free(&w);
+}
+
+/* GET /stats: seed 002's StatsResponse (total_keps is the document count). 503 until the index
+ * can be read. */
+static void route_stats(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+{
+    (void)h;
+    (void)req;
+    hx_index_stats st;
+    char msg[512];
+    if (mcp_wait_model(v, msg, sizeof msg) || mcp_open_reader(v, msg, sizeof msg) ||
+        hx_index_stats_get(v->reader, &st, NULL)) {
+        reply_error(r, 503, msg);
+        return;
+    }
+    hx_json_writer w;
+    hx_json_writer_init(&w);
+    hx_json_write_obj_begin(&w);
+    hx_json_write_key(&w, "total_keps");
+    hx_json_write_uint(&w, st.documents);
+    hx_json_write_key(&w, "total_documents");
+    hx_json_write_uint(&w, st.documents);
+    hx_json_write_key(&w, "total_chunks");
+    hx_json_write_uint(&w, st.live_chunks);
+    hx_json_write_key(&w, "total_vectors");
+    hx_json_write_uint(&w, st.live_chunks);
+    hx_json_write_key(&w, "embedding_model");
+    hx_json_write_cstr(&w, st.model);
+    hx_json_write_key(&w, "embedding_dimension");
+    hx_json_write_int(&w, st.dim);
+    hx_json_write_key(&w, "search_modes");
+    hx_json_write_json(&w, "[\"vector\",\"keyword\",\"hybrid\"]", 29);
+    hx_json_write_key(&w, "fusion_algorithm");
+    hx_json_write_cstr(&w, "Reciprocal Rank Fusion (RRF)");
+    hx_json_write_key(&w, "generation");
+    hx_json_write_uint(&w, st.generation);
+    hx_json_write_key(&w, "file_bytes");
+    hx_json_write_uint(&w, st.file_bytes);
+    hx_json_write_obj_end(&w);
+    reply_json(r, 200, &w);
+    hx_json_writer_free(&w);
+}
+
+/* GET /metrics: the histograms, then gauges of the index, the model and the connections. */
+static void route_metrics(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+{
+    (void)req;
+    hx_index_stats st = {0};
+    bool ready = mcp_model_ready(v), have = ready && index_stats(v, &st);
+    pthread_mutex_lock(&h->lock);
+    size_t open = h->n_conns;
+    pthread_mutex_unlock(&h->lock);
+    pthread_mutex_lock(&h->mcp.lock);
+    double pending = (double)h->mcp.queued_jobs + (h->mcp.running != NULL);
+    pthread_mutex_unlock(&h->mcp.lock);
+    int rc = hx_metrics_write(h->metrics, &r->body, &r->len, &r->cap);
+    struct {
+        const char *name, *help;
+        double value;
+    } g[] = {
+        {"hyrax_model_loaded", "1 once the embedding model has loaded", ready},
+        {"hyrax_index_documents", "Documents in the index head", (double)st.documents},
+        {"hyrax_index_chunks", "Live chunks in the index head", (double)st.live_chunks},
+        {"hyrax_index_file_bytes", "Size of the index file", (double)st.file_bytes},
+        {"hyrax_index_generation", "Commit generation of the index head", (double)st.generation},
+        {"hyrax_http_connections", "Open HTTP connections", (double)open},
+        {"hyrax_write_jobs_pending", "Write jobs queued or running", pending},
+    };
+    for (size_t i = 0; i < sizeof g / sizeof g[0] && !rc; i++)
+        if (have || i == 0 || i >= 5)
+            rc = hx_metrics_gauge(&r->body, &r->len, &r->cap, g[i].name, g[i].help, g[i].value);
+    if (rc) {
+        reply_error(r, 500, "out of memory writing the metrics");
+        return;
+    }
+    r->status = 200;
+    r->type = "text/plain; version=0.0.4; charset=utf-8";
+}
+
+/* === MCP Streamable HTTP === */
+
+static const char *const http_versions[] = {"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", NULL};
+
+/* The HTTP status of a JSON-RPC answer: 400 for malformed requests and envelopes, 404 for an
+ * unknown method, 200 otherwise (errors of a tool are results). */
+static int rpc_status(const char *text, size_t len)
+{
+    hx_json_doc *doc = NULL;
+    int64_t code = 0;
+    if (!memmem(text, len, "\"error\"", 7) || hx_json_parse(&doc, text, len, NULL, NULL))
+        return 200;
+    hx_json_num_int64(hx_json_obj_get(hx_json_obj_get(hx_json_doc_root(doc), "error"), "code"), &code, NULL);
+    hx_json_doc_free(doc);
+    return code == HX_RPC_METHOD_NOT_FOUND ? 404
+           : code == HX_RPC_PARSE_ERROR || code == HX_RPC_INVALID_REQUEST || code == HX_RPC_INVALID_PARAMS ||
+                   code == -32020 || code == -32022
+               ? 400
+               : 200;
+}
+
+/* One chunk of a chunked body on fd (len 0: the last). */
+static int send_chunk(int fd, const char *data, size_t len)
+{
+    char size[32];
+    int n = snprintf(size, sizeof size, "%zx\r\n", len);
+    return send_all(fd, size, (size_t)n) || (len && send_all(fd, data, len)) || send_all(fd, "\r\n", 2) ? -1 : 0;
+}
+
+/* Waits for a write job's answer in sink. With stream, each message goes out as a server-sent
+ * event as it comes (progress, then the response); else the response alone ends up in r. A client
+ * that hangs up cancels the job. */
+static void await_job(http_server *h, const conn *c, mcp_sink *sink, bool stream, reply *r)
+{
+    char *buf = NULL;
+    size_t len = 0, cap = 0, sent = 0;
+    bool gone = false;
+    if (stream) {
+        char head[512];
+        size_t n = hx_http_head(head, sizeof head, 200, "text/event-stream", (size_t)-1, c->req.keep_alive,
+                                "Cache-Control: no-cache\r\n");
+        gone = !n || send_all(c->fd, head, n);
+        r->streamed = true;
+        r->status = 200;
+    }
+    for (;;) {
+        bool done = mcp_sink_take(sink, &buf, &len, &cap, SSE_WAIT_MS);
+        while (stream && !gone && sent < len) {   /* one event per message line */
+            char *nl = memchr(buf + sent, '\n', len - sent);
+            size_t m = (size_t)(nl - (buf + sent));
+            char *ev = hx_malloc(m + 32);
+            if (ev) {
+                int k = snprintf(ev, 32, "event: message\ndata: ");
+                memcpy(ev + k, buf + sent, m);
+                memcpy(ev + k + m, "\n\n", 2);
+                gone = send_chunk(c->fd, ev, (size_t)k + m + 2) != 0;
+                free(ev);
+            }
+            sent += m + 1;
+        }
+        if (done)
+            break;
+        struct pollfd p = {c->fd, POLLRDHUP, 0};
+        if (!gone && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+            gone = true;
+        if (gone || stopping(h))
+            mcp_cancel_sink(&h->mcp, sink);
+    }
+    if (stream) {
+        if (gone || send_chunk(c->fd, NULL, 0))
+            r->close = true;
+    } else if (len) {   /* the response is the last line */
+        size_t end = len - 1, start = end;
+        while (start > 0 && buf[start - 1] != '\n')
+            start--;
+        r->len = 0;
+        r->status = rpc_status(buf + start, end - start);
+        r->type = "application/json";
+        reply_put(r, buf + start, end - start);
+    } else {
+        reply_error(r, 503, "the request was cancelled before it ran (the server stops)");
+    }
+    if (gone)
+        r->close = true;
+    free(buf);
+}
+
+static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
+{
+    const hx_http_request *req = &c->req;
+    size_t n;
+    const char *type = hx_http_header_get(req, "content-type", &n);
+    if (!type || n < 16 || strncasecmp(type, "application/json", 16) || (n > 16 && type[16] != ';' && type[16] != ' ')) {
+        reply_error(r, 415, "POST /mcp takes one JSON-RPC message with Content-Type: application/json");
+        return;
+    }
+    if (!accepts(req, "application/json") && !accepts(req, "text/event-stream")) {
+        reply_error(r, 406, "Accept must allow application/json or text/event-stream");
+        return;
+    }
+    const char *pv = hx_http_header_get(req, "mcp-protocol-version", &n);
+    size_t k = 0;
+    while (pv && http_versions[k] && (strlen(http_versions[k]) != n || memcmp(http_versions[k], pv, n)))
+        k++;
+    if (pv && !http_versions[k]) {
+        reply_error(r, 400, "unsupported MCP-Protocol-Version (2026-07-28, 2025-11-25, 2025-06-18 and 2025-03-26 "
+                            "are served)");
+        return;
+    }
+    hx_rpc_msg msg;
+    hx_json_writer out;
+    hx_json_writer_init(&out);
+    if (hx_rpc_msg_parse(&msg, req->body ? req->body : "", req->body_len, NULL, NULL)) {
+        reply_error(r, 500, "out of memory");
+        return;
+    }
+    const hx_json_val *meta = hx_json_obj_get(msg.params, "_meta");
+    size_t ev_len = 0, m_len = 0;
+    const char *ev = hx_json_str(hx_json_obj_get(meta, "io.modelcontextprotocol/protocolVersion"), &ev_len);
+    const char *mh = hx_http_header_get(req, "mcp-method", &m_len);
+    if (msg.kind == HX_RPC_INVALID || msg.kind == HX_RPC_BATCH) {
+        hx_rpc_write_error(&out, msg.id_json, msg.id_len, msg.code, msg.message, NULL, 0, NULL);
+        reply_json(r, 400, &out);
+    } else if (msg.kind != HX_RPC_REQUEST) {
+        r->status = 202;   /* notifications and responses: accepted, nothing to answer */
+    } else if (ev && (!pv || n != ev_len || memcmp(pv, ev, n) ||
+                      (mh && (m_len != msg.method_len || memcmp(mh, msg.method, m_len))))) {
+        hx_rpc_write_error(&out, msg.id_json, msg.id_len, -32020,
+                           "MCP-Protocol-Version (and Mcp-Method, when sent) must match the request's _meta "
+                           "protocol version and method", NULL, 0, NULL);
+        reply_json(r, 400, &out);
+    } else {
+        mcp_sink sink;
+        mcp_sink_init(&sink);
+        if (mcp_handle_msg(v, &msg, &sink, &out) == HX_RPC_DEFERRED) {
+            bool stream = hx_json_obj_get(meta, "progressToken") && accepts(req, "text/event-stream");
+            await_job(h, c, &sink, stream, r);
+        } else {
+            reply_json(r, rpc_status(out.buf, out.len), &out);
+        }
+        mcp_sink_free(&sink);
+    }
+    hx_json_writer_free(&out);
+    hx_rpc_msg_free(&msg);
+}
+
+/* === Routing === */
+
+typedef struct route {
+    const char *path, *method;
+    void (*run)(http_server *h, mcp_server *v, const hx_http_request *req, reply *r);
+} route;
+
+static const route routes[] = {
+    {"/search", "POST", route_search}, {"/health", "GET", route_health}, {"/stats", "GET", route_stats},
+    {"/metrics", "GET", route_metrics}, {"/mcp", "POST", NULL},   /* route_mcp: needs the connection */
+};
+#define N_ROUTES (sizeof routes / sizeof routes[0])
+
+/* Answers c's parsed request and writes the answer; false when the connection must close. */
+static bool answer(http_server *h, mcp_server *v, conn *c)
+{
+    double t0 = mono_s();
+    const hx_http_request *req = &c->req;
+    size_t plen = req->target_len;
+    const char *q = memchr(req->target, '?', plen);
+    if (q)
+        plen = (size_t)(q - req->target);
+    const route *rt = NULL;
+    for (size_t i = 0; i < N_ROUTES && !rt; i++)
+        if (strlen(routes[i].path) == plen && !memcmp(routes[i].path, req->target, plen))
+            rt = &routes[i];
+    reply r = {0};
+    if (!authorized(h, req)) {
+        reply_error(&r, 401, "this server needs Authorization: Bearer <token> (the --token-file it was given)");
+        snprintf(r.extra, sizeof r.extra, "WWW-Authenticate: Bearer realm=\"hyrax\"\r\n");
+    } else if (!origin_ok(req)) {
+        reply_error(&r, 403, "requests from a web page are accepted only from a loopback origin");
+    } else if (!rt) {
+        reply_error(&r, 404, "no such route: POST /search, GET /health, GET /stats, GET /metrics, POST /mcp");
+    } else if (strcmp(req->method, rt->method)) {
+        reply_error(&r, 405, "method not allowed on this route (see Allow)");
+        snprintf(r.extra, sizeof r.extra, "Allow: %s\r\n", rt->method);
+    } else if (rt->run) {
+        rt->run(h, v, req, &r);
+    } else {
+        route_mcp(h, v, c, &r);
+    }
+    bool keep = req->keep_alive && !r.close;
+    bool ok = r.streamed ? !r.close : reply_send(c->fd, &r, keep) == 0;
+    char code[8];
+    snprintf(code, sizeof code, "%d", r.status);
+    hx_metrics_observe(h->metrics, HX_METRIC_HTTP, rt ? rt->path : "other", req->method, code,
+                       mono_s() - t0);
+    free(r.body);
+    return ok && keep;
+}
+
+static void *request_thread(void *arg)
+{
+    http_server *h = arg;
+    mcp_server view;
+    mcp_view_init(&view, &h->mcp, "http");
+    for (;;) {
+        pthread_mutex_lock(&h->lock);
+        while (!h->work_head && !h->stopping)
+            pthread_cond_wait(&h->cv, &h->lock);
+        conn *c = h->work_head;
+        if (!c) {
+            pthread_mutex_unlock(&h->lock);
+            break;
+        }
+        h->work_head = c->next;
+        if (!h->work_head)
+            h->work_tail = NULL;
+        pthread_mutex_unlock(&h->lock);
+
+        bool keep = answer(h, &view, c);
+        hx_http_request_free(&c->req);
+        memmove(c->in, c->in + c->used, c->len - c->used);
+        c->len -= c->used;
+        c->closing = !keep;
+        c->continue_sent = false;
+        c->active_ms = mono_ms();
+        c->begun_ms = c->len ? c->active_ms : 0;
+        pthread_mutex_lock(&h->lock);
+        c->next = h->done_head;
+        h->done_head = c;
+        pthread_mutex_unlock(&h->lock);
+        char b = 1;
+        ssize_t wr = write(h->wake[1], &b, 1);   /* a full pipe already wakes the loop */
+        (void)wr;
+    }
+    mcp_view_free(&view);
+    return NULL;
+}
+
+/* === The loop === */
+
+/* Parses what c holds: a complete request goes to the request threads; a broken one is refused
+ * and c closed (returns false). */
+static bool take_request(http_server *h, size_t i)
+{
+    conn *c = h->conns[i];
+    if (!c->len)
+        return true;
+    int status = 0;
+    hx_error err = {0};
+    int rc = hx_http_parse(c->in, c->len, &h->lim, &c->req, &c->used, &status, &err);
+    if (rc == HX_ETRUNCATED) {
+        if (c->req.head_done && c->req.expect_continue && !c->continue_sent) {
+            c->continue_sent = true;
+            send_all(c->fd, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+        }
+        hx_http_request_free(&c->req);
+        if (c->len <= h->max_buffer)
+            return true;
+        status = 413;
+        snprintf(err.message, sizeof err.message, "the request is larger than the server accepts");
+    }
+    if (rc) {
+        hx_http_request_free(&c->req);
+        hx_metrics_observe(h->metrics, HX_METRIC_HTTP, "other", "other", status == 413 ? "413" : status == 431 ? "431"
+                           : status == 414 ? "414" : status == 501 ? "501" : status == 505 ? "505" : "400", 0);
+        refuse(c->fd, status, err.message);
+        conn_close(h, i);
+        return false;
+    }
+    c->busy = true;
+    c->next = NULL;
+    pthread_mutex_lock(&h->lock);
+    if (h->work_tail)
+        h->work_tail->next = c;
+    else
+        h->work_head = c;
+    h->work_tail = c;
+    pthread_cond_signal(&h->cv);
+    pthread_mutex_unlock(&h->lock);
+    return true;
+}
+
+/* Reads what c has; false when it was closed. */
+static bool read_conn(http_server *h, size_t i)
+{
+    conn *c = h->conns[i];
+    for (;;) {
+        if (c->cap - c->len < 4096 && hx_grow((void **)&c->in, &c->cap, c->len + 16384, 1, NULL)) {
+            refuse(c->fd, 503, "out of memory");
+            conn_close(h, i);
+            return false;
+        }
+        ssize_t n = recv(c->fd, c->in + c->len, c->cap - c->len, 0);
+        if (n > 0) {
+            if (!c->len)
+                c->begun_ms = mono_ms();
+            c->len += (size_t)n;
+            c->active_ms = mono_ms();
+            if (c->len > h->max_buffer)
+                break;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        conn_close(h, i);   /* end of stream or an error: nothing more will come */
+        return false;
+    }
+    return take_request(h, i);
+}
+
+static void accept_all(http_server *h)
+{
+    for (;;) {
+        int fd = accept4(h->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        conn *c = h->n_conns < (size_t)h->hc.max_connections ? hx_calloc(1, sizeof *c) : NULL;
+        if (!c) {
+            refuse(fd, 503, "the server has as many connections open as it accepts; retry later");
+            close(fd);
+            continue;
+        }
+        c->fd = fd;
+        c->active_ms = mono_ms();
+        pthread_mutex_lock(&h->lock);
+        h->conns[h->n_conns++] = c;
+        pthread_mutex_unlock(&h->lock);
+    }
+}
+
+/* Connections back from the request threads: closed, or read again (a pipelined request may be
+ * waiting in the buffer already). */
+static void take_done(http_server *h)
+{
+    char b[64];
+    while (read(h->wake[0], b, sizeof b) > 0) {
+    }
+    pthread_mutex_lock(&h->lock);
+    conn *d = h->done_head;
+    h->done_head = NULL;
+    pthread_mutex_unlock(&h->lock);
+    while (d) {
+        conn *next = d->next;
+        size_t i = 0;
+        while (i < h->n_conns && h->conns[i] != d)
+            i++;
+        d->busy = false;
+        if (d->closing)
+            conn_close(h, i);
+        else
+            take_request(h, i);
+        d = next;
+    }
+}
+
+/* Idle and slow connections: closed after idle_timeout_ms with nothing pending, 408 after
+ * read_timeout_ms with a request begun. */
+static void expire(http_server *h, int64_t now)
+{
+    for (size_t i = h->n_conns; i-- > 0;) {
+        conn *c = h->conns[i];
+        if (c->busy)
+            continue;
+        if (c->len && now - c->begun_ms > h->hc.read_timeout_ms) {
+            refuse(c->fd, 408, "the request did not arrive in time");
+            conn_close(h, i);
+        } else if (!c->len && now - c->active_ms > h->hc.idle_timeout_ms) {
+            conn_close(h, i);
+        }
+    }
+}
+
+static int serve_loop(http_server *h)
+{
+    struct pollfd *p = hx_calloc((size_t)h->hc.max_connections + 3, sizeof *p);
+    if (!p)
+        return HX_ENOMEM;
+    for (;;) {
+        size_t n = 0;
+        p[n++] = (struct pollfd){h->cfg->stop_fd, POLLIN, 0};
+        p[n++] = (struct pollfd){h->wake[0], POLLIN, 0};
+        p[n++] = (struct pollfd){h->listen_fd, POLLIN, 0};
+        for (size_t i = 0; i < h->n_conns; i++)
+            if (!h->conns[i]->busy)
+                p[n++] = (struct pollfd){h->conns[i]->fd, POLLIN, 0};
+        int k = poll(p, n, 250);
+        if (k < 0 && errno != EINTR)
+            break;
+        if (k > 0 && p[0].revents)
+            break;
+        /* connections first, by descriptor, since closing one moves another into its slot */
+        for (size_t j = n; k > 0 && j-- > 3;) {
+            if (!p[j].revents)
+                continue;
+            size_t i = 0;
+            while (i < h->n_conns && h->conns[i]->fd != p[j].fd)
+                i++;
+            if (i < h->n_conns && !h->conns[i]->busy)
+                read_conn(h, i);
+        }
+        if (k > 0 && p[1].revents)
+            take_done(h);
+        if (k > 0 && p[2].revents)
+            accept_all(h);
+        expire(h, mono_ms());
+    }
+    free(p);
+    return 0;
+}
+
+/* === Start and stop === */
+
+/* Binds host:port ("[v6]:port" too). Loopback needs no token; anything else does. */
+static int bind_listen(http_server *h, hx_error *err)
+{
+    const char *spec = h->hc.listen;
+    const char *colon = strrchr(spec, ':');
+    if (!colon || colon == spec)
+        return hx_error_set(err, HX_EINVAL, -1, "--http takes HOST:PORT, e.g. 127.0.0.1:8000");
+    char host[128];
+    size_t hl = (size_t)(colon - spec);
+    if (spec[0] == '[' && hl >= 2 && spec[hl - 1] == ']')
+        spec++, hl -= 2;
+    if (hl >= sizeof host)
+        return hx_error_set(err, HX_EINVAL, -1, "--http: the host is too long");
+    memcpy(host, spec, hl);
+    host[hl] = 0;
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || port < 0 || port > 65535 || end == colon + 1)
+        return hx_error_set(err, HX_EINVAL, -1, "--http: the port must be 0 to 65535");
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    socklen_t sl;
+    bool loopback;
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+    if (!strcmp(host, "localhost"))
+        snprintf(host, sizeof host, "127.0.0.1");
+    if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        sl = sizeof *a4;
+        loopback = (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+    } else if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        sl = sizeof *a6;
+        loopback = IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr);
+    } else {
+        return hx_error_set(err, HX_EINVAL, -1, "--http: %s is not an IP address (or localhost)", host);
+    }
+    if (!loopback && !h->hc.token)
+        return hx_error_set(err, HX_EPERM, -1, "--http %s is not a loopback address: give --token-file so every "
+                            "request must carry the token", h->hc.listen);
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0)
+        return hx_error_set(err, HX_EIO, -1, "socket: %s", strerror(errno));
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&ss, sl) || listen(fd, 512)) {
+        int e = errno;
+        close(fd);
+        return hx_error_set(err, HX_EIO, -1, "cannot listen on %s: %s", h->hc.listen, strerror(e));
+    }
+    h->listen_fd = fd;
+    if (h->hc.on_listen) {
+        char name[160], addr[INET6_ADDRSTRLEN];
+        getsockname(fd, (struct sockaddr *)&ss, &sl);
+        if (ss.ss_family == AF_INET)
+            snprintf(name, sizeof name, "%s:%u", inet_ntop(AF_INET, &a4->sin_addr, addr, sizeof addr),
+                     ntohs(a4->sin_port));
+        else
+            snprintf(name, sizeof name, "[%s]:%u", inet_ntop(AF_INET6, &a6->sin6_addr, addr, sizeof addr),
+                     ntohs(a6->sin6_port));
+        h->hc.on_listen(h->hc.ctx, name);
+    }
+    return 0;
+}
+
+static int threads_wanted(int asked)
+{
+    if (asked > 0)
+        return asked;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 2 ? 2 : n > 16 ? 16 : (int)n;
+}
+
+int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error *err)
+{
+    if (cfg->stop_fd < 0)
+        return hx_error_set(err, HX_EINVAL, -1, "the HTTP server needs a stop descriptor");
+    http_server *h = hx_calloc(1, sizeof *h);
+    if (!h)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    h->cfg = cfg;
+    h->hc = *http;
+    h->hc.max_connections = http->max_connections > 0 ? http->max_connections : DEFAULT_MAX_CONNECTIONS;
+    h->hc.idle_timeout_ms = http->idle_timeout_ms > 0 ? http->idle_timeout_ms : DEFAULT_IDLE_MS;
+    h->hc.read_timeout_ms = http->read_timeout_ms > 0 ? http->read_timeout_ms : DEFAULT_READ_MS;
+    h->lim = hx_http_limits_fill(NULL);
+    h->max_buffer = h->lim.max_head + 2 * h->lim.max_body + 65536;   /* chunked framing costs bytes too */
+    h->listen_fd = -1;
+    h->wake[0] = h->wake[1] = -1;
+    pthread_mutex_init(&h->lock, NULL);
+    pthread_cond_init(&h->cv, NULL);
+    int rc = 0, n_threads = threads_wanted(http->threads), started = 0;
+    pthread_t *threads = hx_calloc((size_t)n_threads, sizeof *threads);
+    h->conns = hx_calloc((size_t)h->hc.max_connections, sizeof *h->conns);
+    if (!threads || !h->conns || hx_metrics_new(&h->metrics, err))
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    else if (pipe2(h->wake, O_NONBLOCK | O_CLOEXEC))
+        rc = hx_error_set(err, HX_EIO, -1, "pipe: %s", strerror(errno));
+    else
+        rc = bind_listen(h, err);
+    bool mcp_started = false;
+    if (!rc && !(rc = mcp_server_start(&h->mcp, cfg, -1, err))) {
+        mcp_started = true;
+        h->mcp.transport = "http";
+        h->mcp.metrics = h->metrics;
+        h->mcp.initialized = true;
+    }
+    while (!rc && started < n_threads)
+        if (pthread_create(&threads[started], NULL, request_thread, h))
+            rc = hx_error_set(err, HX_ENOMEM, -1, "cannot start a request thread");
+        else
+            started++;
+    if (!rc)
+        rc = serve_loop(h);
+    if (mcp_started) {   /* stop the worker first: a request thread waiting on a job then returns */
+        pthread_mutex_lock(&h->mcp.lock);
+        h->mcp.stopping = h->mcp.stopping_now = true;
+        if (h->mcp.running)
+            h->mcp.running->cancelled = true;
+        pthread_cond_broadcast(&h->mcp.wake);
+        pthread_mutex_unlock(&h->mcp.lock);
+    }
+    pthread_mutex_lock(&h->lock);
+    h->stopping = true;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->lock);
+    for (int i = 0; i < started; i++)   /* a thread waiting on a write job cancels it and returns */
+        pthread_join(threads[i], NULL);
+    if (mcp_started)
+        mcp_server_stop(&h->mcp, true);
+    while (h->n_conns)
+        conn_close(h, h->n_conns - 1);
+    if (h->listen_fd >= 0)
+        close(h->listen_fd);
+    for (int i = 0; i < 2; i++)
+        if (h->wake[i] >= 0)
+            close(h->wake[i]);
+    hx_metrics_free(h->metrics);
+    pthread_cond_destroy(&h->cv);
+    pthread_mutex_destroy(&h->lock);
+    free(h->conns);
+    free(threads);
+    free(h);
+    return rc;
+}

@@ -1,0 +1,27 @@
+/* http_server.h: `hyrax serve --http ADDR`: the MCP server's tools, seed 002's REST routes and
+ * Prometheus metrics over HTTP/1.1 (README "HTTP server"). The routes, limits and timeouts are
+ * listed in http_server.c's opening comment; the framing rules in http.h. */
+#ifndef HX_HTTP_SERVER_H
+#define HX_HTTP_SERVER_H
+
+#include "mcp.h"
+
+typedef struct hx_http_config {
+    const char *listen;          /* "127.0.0.1:8000", "[::1]:8000", "0.0.0.0:8000"; port 0 picks one */
+    const char *token;           /* bearer token every request must carry; NULL: none, and then only a
+                                    loopback address may be bound */
+    int threads;                 /* request threads (0: one per core, 2 to 16) */
+    int max_connections;         /* open connections (0: 256); one more is answered 503 and closed */
+    int idle_timeout_ms;         /* a kept-alive connection with no request (0: 30 s) */
+    int read_timeout_ms;         /* a request begun must arrive whole within this (0: 10 s); else 408 */
+    /* Called once the socket listens, with the address bound ("127.0.0.1:8000"); NULL for none. */
+    void (*on_listen)(void *ctx, const char *addr);
+    void *ctx;
+} hx_http_config;
+
+/* Serves until cfg->stop_fd is readable (required here). A write in progress is then abandoned
+ * uncommitted, as in hx_mcp_serve. 0, or an HX_E* code for a socket that cannot be bound or a
+ * non-loopback address without a token (HX_EPERM). */
+int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error *err);
+
+#endif

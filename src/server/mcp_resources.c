@@ -1,0 +1,247 @@
+/* mcp_resources.c: the indexed documents as MCP resources, hyrax://doc/{path} with the path
+ * percent-encoded (RFC 3986: unreserved bytes and '/' kept): resources/list (100 per page, an
+ * opaque cursor), resources/templates/list and resources/read. A file-backed document is read from
+ * its file under the root (fsafe.h: no symbolic link followed), as it is now; a stored document
+ * from its chunks, in order. Reads go through the caller's view reader like the query tools. */
+#include "mcp_internal.h"
+#include "alloc.h"
+#include "fsafe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PAGE 100
+#define URI_PREFIX "hyrax://doc/"
+#define MAX_READ ((size_t)16 << 20)   /* a larger file is refused, as the line limit of stdio would */
+#define MCP_ERR_RESOURCE_NOT_FOUND (-32002)
+
+static void write_uri(hx_json_writer *w, const char *path)
+{
+    size_t n = strlen(path), k = sizeof URI_PREFIX - 1;
+    char *u = hx_malloc(k + 3 * n + 1);
+    if (!u) {
+        hx_json_write_null(w);   /* the writer's answer fails its check; the caller reports it */
+        return;
+    }
+    memcpy(u, URI_PREFIX, k);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)path[i];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~/", c))
+            u[k++] = (char)c;
+        else
+            k += (size_t)sprintf(u + k, "%%%02X", c);
+    }
+    u[k] = 0;
+    hx_json_write_cstr(w, u);
+    free(u);
+}
+
+/* The path a hyrax://doc/ URI names into out; -1 when it is not one. */
+static int uri_path(const char *uri, size_t len, char *out, size_t cap)
+{
+    size_t k = sizeof URI_PREFIX - 1, o = 0;
+    if (len <= k || memcmp(uri, URI_PREFIX, k))
+        return -1;
+    for (size_t i = k; i < len; i++) {
+        int c = (unsigned char)uri[i];
+        if (c == '%') {
+            unsigned v;
+            if (i + 2 >= len || sscanf(uri + i + 1, "%2x", &v) != 1 || !v)
+                return -1;
+            c = (int)v;
+            i += 2;
+        } else if (!c) {
+            return -1;
+        }
+        if (o + 1 >= cap)
+            return -1;
+        out[o++] = (char)c;
+    }
+    out[o] = 0;
+    return 0;
+}
+
+static int write_list(void *ctx, hx_json_writer *w, hx_error *err)
+{
+    mcp_server *s = ctx;
+    (void)err;
+    size_t n = hx_index_doc_count(s->reader), from = s->resource_from;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "resources");
+    hx_json_write_arr_begin(w);
+    for (size_t i = from; i < n && i < from + PAGE; i++) {
+        hx_doc_info d;
+        if (hx_index_doc_at(s->reader, i, &d))
+            continue;
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "uri");
+        write_uri(w, d.path);
+        hx_json_write_key(w, "name");
+        hx_json_write_cstr(w, d.path);
+        if (d.title && *d.title) {
+            hx_json_write_key(w, "title");
+            hx_json_write_cstr(w, d.title);
+        }
+        hx_json_write_key(w, "mimeType");
+        hx_json_write_cstr(w, d.type && !strcmp(d.type, "markdown") ? "text/markdown" : "text/plain");
+        hx_json_write_key(w, "size");
+        hx_json_write_uint(w, d.size);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    if (from + PAGE < n) {
+        char cursor[32];
+        snprintf(cursor, sizeof cursor, "p%zu", from + PAGE);
+        hx_json_write_key(w, "nextCursor");
+        hx_json_write_cstr(w, cursor);
+    }
+    mcp_write_result_tail(w, s->modern, 0);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+int mcp_resources_list(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+{
+    char m[512];
+    const char *cursor = hx_json_str(hx_json_obj_get(msg->params, "cursor"), NULL);
+    char *end = NULL;
+    s->resource_from = 0;
+    if (cursor && (cursor[0] != 'p' || (s->resource_from = strtoul(cursor + 1, &end, 10), *end || end == cursor + 1)))
+        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
+                                  "cursor: give back the nextCursor of the previous page", NULL, 0, NULL);
+    if (mcp_open_reader(s, m, sizeof m))
+        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, m, NULL, 0, NULL);
+    return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_list, s, NULL);
+}
+
+static int write_templates(void *ctx, hx_json_writer *w, hx_error *err)
+{
+    (void)err;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "resourceTemplates");
+    hx_json_write_json(w, "[{\"uriTemplate\":\"" URI_PREFIX "{path}\",\"name\":\"document\",\"title\":\"An indexed "
+                          "document\",\"description\":\"A document of the index by its root-relative path "
+                          "(percent-encoded), as resources/list names it.\"}]",
+                       strlen("[{\"uriTemplate\":\"" URI_PREFIX "{path}\",\"name\":\"document\",\"title\":\"An indexed "
+                              "document\",\"description\":\"A document of the index by its root-relative path "
+                              "(percent-encoded), as resources/list names it.\"}]"));
+    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern, 0);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+int mcp_resource_templates(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+{
+    return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_templates, s, NULL);
+}
+
+/* The document's text: its file for a file-backed one, its chunks for a stored one. *text is
+ * owned by the caller; -1 with m set. */
+static int doc_text(mcp_server *s, const hx_doc_info *d, char **text, size_t *len, char *m, size_t cap)
+{
+    hx_error err = {0};
+    *text = NULL;
+    *len = 0;
+    if (d->kind == HX_DOC_FILE) {
+        int fd;
+        struct stat st;
+        if (hx_fs_open_under(hx_index_root(s->reader), d->path, &fd, &st, &err))
+            return snprintf(m, cap, "%s", err.message), -1;
+        size_t n = (size_t)st.st_size;
+        char *b = n <= MAX_READ ? hx_malloc(n + 1) : NULL;
+        ssize_t got = b ? read(fd, b, n) : -1;
+        close(fd);
+        if (got < 0 || (size_t)got != n) {
+            free(b);
+            return snprintf(m, cap, "cannot read %s (%s)", d->path, n > MAX_READ ? "over 16 MiB" : "read failed"), -1;
+        }
+        b[n] = 0;
+        *text = b;
+        *len = n;
+        return 0;
+    }
+    size_t cap_b = 0;
+    for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
+        hx_result r;
+        if (hx_index_chunk(s->reader, c, &r, &err))
+            continue;
+        if (hx_grow((void **)text, &cap_b, *len + r.text_len + 2, 1, &err)) {
+            free(*text);
+            return snprintf(m, cap, "out of memory"), -1;
+        }
+        memcpy(*text + *len, r.text, r.text_len);
+        *len += r.text_len;
+        (*text)[(*len)++] = '\n';
+        (*text)[*len] = 0;
+    }
+    return 0;
+}
+
+typedef struct {
+    mcp_server *s;
+    const char *uri;
+    size_t uri_len;
+    const char *text;
+    size_t len;
+    const char *mime;
+} read_out;
+
+static int write_read(void *ctx, hx_json_writer *w, hx_error *err)
+{
+    const read_out *o = ctx;
+    (void)err;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "contents");
+    hx_json_write_arr_begin(w);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "uri");
+    hx_json_write_str(w, o->uri, o->uri_len);
+    hx_json_write_key(w, "mimeType");
+    hx_json_write_cstr(w, o->mime);
+    hx_json_write_key(w, "text");
+    hx_json_write_str(w, o->text ? o->text : "", o->len);
+    hx_json_write_obj_end(w);
+    hx_json_write_arr_end(w);
+    mcp_write_result_tail(w, o->s->modern, 0);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+int mcp_resources_read(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+{
+    size_t ulen;
+    const char *uri = hx_json_str(hx_json_obj_get(msg->params, "uri"), &ulen);
+    char path[4096], m[512];
+    hx_doc_info d;
+    if (!uri || uri_path(uri, ulen, path, sizeof path))
+        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
+                                  "resources/read needs params.uri, a " URI_PREFIX "{path} URI from resources/list",
+                                  NULL, 0, NULL);
+    if (mcp_open_reader(s, m, sizeof m))
+        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, m, NULL, 0, NULL);
+    if (hx_index_doc_by_path(s->reader, path, &d)) {
+        hx_json_writer data;
+        hx_json_writer_init(&data);
+        hx_json_write_obj_begin(&data);
+        hx_json_write_key(&data, "uri");
+        hx_json_write_str(&data, uri, ulen);
+        hx_json_write_obj_end(&data);
+        int rc = hx_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_RESOURCE_NOT_FOUND,
+                                    "Resource not found: no indexed document has this path", data.buf, data.len, NULL);
+        hx_json_writer_free(&data);
+        return rc;
+    }
+    read_out o = {s, uri, ulen, NULL, 0, d.type && !strcmp(d.type, "markdown") ? "text/markdown" : "text/plain"};
+    char *text;
+    if (doc_text(s, &d, &text, &o.len, m, sizeof m))
+        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, m, NULL, 0, NULL);
+    o.text = text;
+    int rc = hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_read, &o, NULL);
+    if (rc)   /* not UTF-8, most likely: the writer refuses such a string */
+        rc = hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR,
+                                "the document's file is not UTF-8 text any more", NULL, 0, NULL);
+    free(text);
+    return rc;
+}

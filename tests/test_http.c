@@ -1,0 +1,843 @@
+/* test_http.c: `hyrax serve --http` (src/server/http.c, http_server.c). First the request parser
+ * on its own, against the rules RFC 9112 states (each expected status is the RFC's or http.h's
+ * stated choice); then a started server over raw sockets: limits, keep-alive, pipelining, chunked
+ * bodies, 100-continue, the token, Origin, seed 002's REST shapes, errors, /metrics, MCP
+ * Streamable HTTP in protocol 2025-11-25 and 2026-07-28, and concurrent clients. */
+#include "check.h"
+#include "http.h"
+#include "json.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* === The parser === */
+
+static int parse(const char *text, hx_http_request *req, size_t *used, int *status)
+{
+    hx_error err = {0};
+    *status = 0;
+    int rc = hx_http_parse(text, strlen(text), NULL, req, used, status, &err);
+    return rc;
+}
+
+/* The status a request is refused with (0 when it parses, -1 when it is incomplete). */
+static int refusal(const char *text, const hx_http_limits *lim)
+{
+    hx_http_request req;
+    size_t used;
+    int status = 0;
+    int rc = hx_http_parse(text, strlen(text), lim, &req, &used, &status, NULL);
+    hx_http_request_free(&req);
+    return rc == 0 ? 0 : rc == HX_ETRUNCATED ? -1 : status;
+}
+
+static void test_parser(void)
+{
+    hx_http_request req;
+    size_t used;
+    int status;
+    /* two pipelined requests: the first is consumed alone, to its last body byte */
+    const char *two = "POST /search HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloGET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+    CHECK(parse(two, &req, &used, &status) == 0, "first request");
+    CHECK(used == strlen(two) - strlen("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"), "consumed %zu", used);
+    CHECK(!strcmp(req.method, "POST") && req.target_len == 7 && !memcmp(req.target, "/search", 7), "request line");
+    CHECK(req.body_len == 5 && !memcmp(req.body, "hello", 5) && req.keep_alive && req.minor == 1, "body, keep-alive");
+    hx_http_request_free(&req);
+    CHECK(parse(two + used, &req, &used, &status) == 0 && !strcmp(req.method, "GET") && !req.body_len, "second");
+    hx_http_request_free(&req);
+
+    /* chunked: extensions skipped, hex sizes, trailers dropped (RFC 9112 7.1) */
+    const char *ch = "POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "5;name=value\r\nhello\r\nA\r\n, world!!!\r\n0\r\nX-Trailer: yes\r\n\r\nNEXT";
+    CHECK(parse(ch, &req, &used, &status) == 0, "chunked");
+    CHECK(req.body_len == 15 && !memcmp(req.body, "hello, world!!!", 15), "chunked body %zu", req.body_len);
+    CHECK(used == strlen(ch) - 4, "chunked consumed up to NEXT");
+    hx_http_request_free(&req);
+
+    /* incomplete requests ask for more, at every cut */
+    for (size_t cut = 0; cut < strlen(ch) - 4; cut += 7) {
+        char part[512];
+        memcpy(part, ch, cut);
+        part[cut] = 0;
+        CHECK(refusal(part, NULL) == -1, "cut at %zu", cut);
+    }
+
+    /* keep-alive: 1.1 by default unless close; 1.0 only with keep-alive (RFC 9112 9.3) */
+    CHECK(parse("GET / HTTP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n", &req, &used, &status) == 0 && !req.keep_alive,
+          "1.1 close");
+    CHECK(parse("GET / HTTP/1.0\r\n\r\n", &req, &used, &status) == 0 && !req.keep_alive, "1.0 closes");
+    CHECK(parse("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", &req, &used, &status) == 0 && req.keep_alive,
+          "1.0 keep-alive");
+    CHECK(parse("GET / HTTP/1.1\nHost: x\n\n", &req, &used, &status) == 0, "bare LF line ends");
+    CHECK(parse("\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n", &req, &used, &status) == 0, "empty lines first");
+    hx_http_request out;
+    CHECK(parse("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n", &out, &used,
+                &status) == HX_ETRUNCATED && out.head_done && out.expect_continue, "100-continue awaits its body");
+    hx_http_request_free(&out);
+    size_t vlen;
+    CHECK(parse("GET / HTTP/1.1\r\nHost: x\r\nX-Pad:   spaced value \t\r\n\r\n", &req, &used, &status) == 0 &&
+              hx_http_header_get(&req, "x-pad", &vlen) && vlen == 12, "OWS trimmed, names case-insensitive");
+
+    /* refusals, each with its status */
+    CHECK(refusal("GET / HTTP/1.1\r\n\r\n", NULL) == 400, "no Host in 1.1");
+    CHECK(refusal("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", NULL) == 400, "two Hosts");
+    CHECK(refusal("GET / HTTP/2.0\r\nHost: x\r\n\r\n", NULL) == 505, "HTTP/2.0 on a 1.1 connection");
+    CHECK(refusal("GET / HTTX/1.1\r\nHost: x\r\n\r\n", NULL) == 400, "not HTTP");
+    CHECK(refusal("GET  / HTTP/1.1\r\nHost: x\r\n\r\n", NULL) == 400, "two spaces");
+    CHECK(refusal("G(T / HTTP/1.1\r\nHost: x\r\n\r\n", NULL) == 400, "method not a token");
+    CHECK(refusal("GET / HTTP/1.1\r\nHost : x\r\n\r\n", NULL) == 400, "space before the colon (RFC 9112 5.1)");
+    CHECK(refusal("GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n", NULL) == 400, "obs-fold (RFC 9112 5.2)");
+    CHECK(refusal("GET / HTTP/1.1\r\nHost: x\rY: 1\r\n\r\n", NULL) == 400, "bare CR");
+    CHECK(refusal("GET / HTTP/1.1\r\nHost: x\r\nX: a\001b\r\n\r\n", NULL) == 400, "control byte in a value");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                  NULL) == 400, "Content-Length with chunked (RFC 9112 6.1)");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc", NULL) == 400,
+          "two Content-Lengths");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: +3\r\n\r\nabc", NULL) == 400, "signed length");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", NULL) == 501,
+          "a coding other than chunked");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", NULL) == 400,
+          "chunk size not hex");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX0\r\n\r\n", NULL) == 400,
+          "chunk data not followed by CR LF");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFF\r\n", NULL) == 413,
+          "chunk size past 64 bits");
+
+    /* limits: small ones, reached exactly */
+    hx_http_limits lim = {.max_line = 32, .max_head = 128, .max_headers = 3, .max_body = 10};
+    CHECK(refusal("GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa HTTP/1.1\r\nHost: x\r\n\r\n", &lim) == 414, "line > 32");
+    CHECK(refusal("GET / HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\n\r\n", &lim) == 0, "3 headers fit");
+    CHECK(refusal("GET / HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", &lim) == 431, "4 headers");
+    char big[256];
+    snprintf(big, sizeof big, "GET / HTTP/1.1\r\nHost: x\r\nA: %0120d\r\n\r\n", 0);
+    CHECK(refusal(big, &lim) == 431, "head > 128 bytes");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789", &lim) == 0, "10-byte body fits");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n", &lim) == 413, "11 > 10, before the body");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n", &lim) == 413,
+          "length past 64 bits");
+    CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n012345\r\n5\r\n", &lim) == 413,
+          "chunks adding up past 10");
+}
+
+/* === A started server === */
+
+typedef struct {
+    pid_t pid;
+    int port;
+    int err_fd;
+} http_srv;
+
+/* Starts hyrax serve --http 127.0.0.1:0 (plus extra arguments) and reads the port it prints. */
+static int srv_start(http_srv *s, const char *root, const char *db, const char *const *extra)
+{
+    int errp[2];
+    if (pipe(errp))
+        return -1;
+    const char *argv[16] = {"hyrax", "serve", "--http", "127.0.0.1:0", "--db", db, "--root", root, "--threads", "1"};
+    int n = 10;
+    for (int i = 0; extra && extra[i]; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    s->pid = fork();
+    if (s->pid == 0) {
+        dup2(errp[1], 2);
+        close(errp[0]);
+        const char *bin = getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax";
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    close(errp[1]);
+    s->err_fd = errp[0];
+    char buf[512];
+    size_t len = 0;
+    s->port = 0;
+    while (len < sizeof buf - 1) {
+        struct pollfd p = {s->err_fd, POLLIN, 0};
+        if (poll(&p, 1, 20000) <= 0)
+            break;
+        ssize_t r = read(s->err_fd, buf + len, sizeof buf - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        buf[len] = 0;
+        char *at = strstr(buf, "127.0.0.1:");
+        if (at && strchr(at, '\n')) {
+            s->port = atoi(at + 10);
+            break;
+        }
+    }
+    return s->port > 0 ? 0 : -1;
+}
+
+static int srv_stop(http_srv *s)
+{
+    int status = 0;
+    kill(s->pid, SIGTERM);
+    waitpid(s->pid, &status, 0);
+    close(s->err_fd);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int connect_to(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a)) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    struct timeval tv = {60, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+static void send_str(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+/* One response read from a connection: status, headers (raw), body (dechunked). */
+typedef struct {
+    int status;
+    char head[4096];
+    char *body;
+    size_t body_len;
+} response;
+
+typedef struct {
+    int fd;
+    char buf[1 << 16];
+    size_t len;
+} reader;
+
+static int fill(reader *r)
+{
+    if (r->len == sizeof r->buf)
+        return -1;
+    ssize_t n = recv(r->fd, r->buf + r->len, sizeof r->buf - r->len, 0);
+    if (n <= 0)
+        return -1;
+    r->len += (size_t)n;
+    return 0;
+}
+
+static void drop(reader *r, size_t n)
+{
+    memmove(r->buf, r->buf + n, r->len - n);
+    r->len -= n;
+}
+
+/* Reads a line (without CR LF) into out; -1 at end of stream. */
+static int read_line_r(reader *r, char *out, size_t cap)
+{
+    for (;;) {
+        char *nl = memchr(r->buf, '\n', r->len);
+        if (nl) {
+            size_t n = (size_t)(nl - r->buf);
+            size_t k = n && r->buf[n - 1] == '\r' ? n - 1 : n;
+            if (k >= cap)
+                k = cap - 1;
+            memcpy(out, r->buf, k);
+            out[k] = 0;
+            drop(r, n + 1);
+            return 0;
+        }
+        if (fill(r))
+            return -1;
+    }
+}
+
+static int read_bytes(reader *r, char *out, size_t n)
+{
+    while (r->len < n)
+        if (fill(r))
+            return -1;
+    memcpy(out, r->buf, n);
+    drop(r, n);
+    return 0;
+}
+
+/* The next response (the 100 Continue interim one too); status -1 when the stream ends first. */
+static void read_response(reader *r, response *resp)
+{
+    memset(resp, 0, sizeof *resp);
+    resp->status = -1;
+    char line[8192];
+    if (read_line_r(r, line, sizeof line) || sscanf(line, "HTTP/1.1 %d", &resp->status) != 1)
+        return;
+    size_t hl = 0;
+    long clen = -1;
+    bool chunked = false;
+    while (!read_line_r(r, line, sizeof line) && line[0]) {
+        hl += (size_t)snprintf(resp->head + hl, sizeof resp->head - hl, "%s\n", line);
+        if (!strncasecmp(line, "Content-Length:", 15))
+            clen = atol(line + 15);
+        if (!strncasecmp(line, "Transfer-Encoding: chunked", 26))
+            chunked = true;
+        if (hl >= sizeof resp->head - 1)
+            break;
+    }
+    if (resp->status == 100)
+        return;
+    if (chunked) {
+        for (;;) {
+            if (read_line_r(r, line, sizeof line))
+                return;
+            size_t n = strtoul(line, NULL, 16);
+            if (!n) {
+                read_line_r(r, line, sizeof line);
+                break;
+            }
+            resp->body = realloc(resp->body, resp->body_len + n + 1);
+            if (read_bytes(r, resp->body + resp->body_len, n))
+                return;
+            resp->body_len += n;
+            read_line_r(r, line, sizeof line);
+        }
+    } else if (clen > 0) {
+        resp->body = malloc((size_t)clen + 1);
+        if (read_bytes(r, resp->body, (size_t)clen))
+            return;
+        resp->body_len = (size_t)clen;
+    }
+    if (!resp->body)
+        resp->body = malloc(1);
+    resp->body[resp->body_len] = 0;
+}
+
+/* One request on a fresh connection; the response in *resp (caller frees resp->body). */
+static void exchange(int port, const char *raw, response *resp)
+{
+    reader *r = calloc(1, sizeof *r);
+    r->fd = connect_to(port);
+    memset(resp, 0, sizeof *resp);
+    resp->status = -1;
+    if (r->fd >= 0) {
+        send_str(r->fd, raw, strlen(raw));
+        read_response(r, resp);
+        close(r->fd);
+    }
+    free(r);
+}
+
+/* POST path with a JSON body and extra header lines (each ending CR LF). */
+static void post(int port, const char *path, const char *headers, const char *body, response *resp)
+{
+    size_t n = strlen(body) + strlen(headers) + 512;
+    char *raw = malloc(n);
+    snprintf(raw, n, "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n%sContent-Length: %zu\r\n\r\n%s",
+             path, headers, strlen(body), body);
+    exchange(port, raw, resp);
+    free(raw);
+}
+
+static hx_json_doc *json_of(const response *resp)
+{
+    hx_json_doc *doc = NULL;
+    if (!resp->body || hx_json_parse(&doc, resp->body, resp->body_len, NULL, NULL))
+        return NULL;
+    return doc;
+}
+
+static const hx_json_val *at(const hx_json_doc *d, const char *path)
+{
+    const hx_json_val *v = d ? hx_json_doc_root(d) : NULL;
+    char key[64];
+    while (v && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        memcpy(key, path, n);
+        key[n] = 0;
+        v = (key[0] >= '0' && key[0] <= '9') ? hx_json_arr_get(v, (size_t)atoi(key)) : hx_json_obj_get(v, key);
+        path += n + (dot != NULL);
+    }
+    return v;
+}
+
+static bool str_is(const hx_json_val *v, const char *want)
+{
+    const char *s = hx_json_str(v, NULL);
+    return s && !strcmp(s, want);
+}
+
+static int64_t int_of(const hx_json_val *v)
+{
+    int64_t x = -1;
+    hx_json_num_int64(v, &x, NULL);
+    return x;
+}
+
+static int searches_ok;   /* POST /search answered 200, counted to check /metrics */
+
+static void test_rest(int port)
+{
+    response resp;
+    exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
+    hx_json_doc *d = json_of(&resp);
+    CHECK(resp.status == 200 && d, "health answers");
+    CHECK(str_is(at(d, "status"), "healthy") || str_is(at(d, "status"), "starting"), "health status");
+    CHECK(hx_json_type_of(at(d, "model_loaded")) == HX_JSON_BOOL && hx_json_type_of(at(d, "indexed_chunks")) ==
+          HX_JSON_NUMBER, "seed 002 HealthResponse fields");
+    hx_json_doc_free(d);
+    free(resp.body);
+
+    /* a search waits for the model; the fixture's facts: 3 documents, "zebras" in zoo.md only */
+    post(port, "/search", "", "{\"query\": \"zebras\", \"search_type\": \"keyword\", \"top_k\": 3}", &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && d, "search: %d %.300s", resp.status, resp.body ? resp.body : "");
+    searches_ok += resp.status == 200;
+    CHECK(str_is(at(d, "query"), "zebras") && str_is(at(d, "search_type"), "keyword"), "query and search_type echoed");
+    CHECK(int_of(at(d, "total_results")) == 1 && hx_json_len(at(d, "results")) == 1, "one document has zebras");
+    CHECK(str_is(at(d, "results.0.kep_id"), "zoo.md"), "the zebra document");
+    CHECK(hx_json_type_of(at(d, "results.0.chunk_id")) == HX_JSON_STRING &&
+          hx_json_type_of(at(d, "results.0.chunk_index")) == HX_JSON_NUMBER &&
+          hx_json_type_of(at(d, "results.0.score")) == HX_JSON_NUMBER &&
+          hx_json_type_of(at(d, "results.0.metadata")) == HX_JSON_OBJECT &&
+          strstr(hx_json_str(at(d, "results.0.text"), NULL) ? hx_json_str(at(d, "results.0.text"), NULL) : "", "zebras") &&
+          hx_json_type_of(at(d, "search_time_ms")) == HX_JSON_NUMBER, "seed 002 SearchResultModel fields");
+    hx_json_doc_free(d);
+    free(resp.body);
+
+    /* filters, seed 002's example key (sig_name = owning-sig): only pods.md has sig-node */
+    post(port, "/search", "", "{\"query\": \"containers units\", \"min_score\": 0, \"filters\": {\"sig_name\": \"sig-node\"}}",
+         &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && d, "filtered search %d", resp.status);
+    searches_ok += resp.status == 200;
+    size_t n = hx_json_len(at(d, "results"));
+    CHECK(n >= 1, "pods.md found");
+    for (size_t i = 0; i < n; i++) {
+        char path[48];
+        snprintf(path, sizeof path, "results.%zu.kep_id", i);
+        CHECK(str_is(at(d, path), "pods.md"), "only sig-node documents");
+    }
+    CHECK(str_is(at(d, "search_type"), "hybrid"), "hybrid by default");
+    hx_json_doc_free(d);
+    free(resp.body);
+
+    exchange(port, "GET /stats HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && int_of(at(d, "total_keps")) == 3 && int_of(at(d, "embedding_dimension")) == 384 &&
+          int_of(at(d, "total_chunks")) >= 3 && hx_json_len(at(d, "search_modes")) == 3, "stats %.200s",
+          resp.body ? resp.body : "");
+    hx_json_doc_free(d);
+    free(resp.body);
+
+    /* errors: JSON bodies with the HTTP status */
+    struct {
+        const char *raw;
+        int status;
+    } errs[] = {
+        {"POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 5\r\n\r\n{\"q\":", 400},
+        {"POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 2\r\n\r\n{}", 400},
+        {"POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 26\r\n\r\n{\"query\":\"a\",\"top_k\":51}  ", 400},
+        {"POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 35\r\n\r\n{\"query\":\"a\",\"search_type\":\"fuzzy\"}", 400},
+        {"GET /nowhere HTTP/1.1\r\nHost: l\r\n\r\n", 404},
+        {"GET /search HTTP/1.1\r\nHost: l\r\n\r\n", 405},
+        {"DELETE /health HTTP/1.1\r\nHost: l\r\n\r\n", 405},
+        {"GET /mcp HTTP/1.1\r\nHost: l\r\n\r\n", 405},
+        {"POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 99999999\r\n\r\n", 413},
+        {"GET / HTTP/1.1\r\n\r\n", 400},
+        {"GET / HTTP/3.0\r\nHost: l\r\n\r\n", 505},
+    };
+    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+        exchange(port, errs[i].raw, &resp);
+        d = json_of(&resp);
+        CHECK(resp.status == errs[i].status && hx_json_type_of(at(d, "detail")) == HX_JSON_STRING &&
+              int_of(at(d, "status")) == errs[i].status, "error %zu: %d (want %d) %.200s", i, resp.status,
+              errs[i].status, resp.body ? resp.body : "");
+        if (errs[i].status == 405)
+            CHECK(strstr(resp.head, "Allow: "), "405 names what is allowed");
+        hx_json_doc_free(d);
+        free(resp.body);
+    }
+    /* 414 and 431 */
+    char *raw = malloc(80000);
+    snprintf(raw, 80000, "GET /%09000d HTTP/1.1\r\nHost: l\r\n\r\n", 0);
+    exchange(port, raw, &resp);
+    CHECK(resp.status == 414, "long target: %d", resp.status);
+    free(resp.body);
+    size_t len = (size_t)snprintf(raw, 80000, "GET /health HTTP/1.1\r\nHost: l\r\n");
+    for (int i = 0; i < 65; i++)
+        len += (size_t)snprintf(raw + len, 80000 - len, "X-H%d: %d\r\n", i, i);
+    snprintf(raw + len, 80000 - len, "\r\n");
+    exchange(port, raw, &resp);
+    CHECK(resp.status == 431, "65 headers: %d", resp.status);
+    free(resp.body);
+    len = (size_t)snprintf(raw, 80000, "GET /health HTTP/1.1\r\nHost: l\r\nX-Big: ");
+    memset(raw + len, 'a', 40000);
+    snprintf(raw + len + 40000, 80000 - len - 40000, "\r\n\r\n");
+    exchange(port, raw, &resp);
+    CHECK(resp.status == 431, "40 KB header: %d", resp.status);
+    free(resp.body);
+    free(raw);
+
+    /* Origin: a foreign page is refused, a loopback page served */
+    exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\nOrigin: http://evil.example\r\n\r\n", &resp);
+    CHECK(resp.status == 403, "foreign origin: %d", resp.status);
+    free(resp.body);
+    exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost.evil.example\r\n\r\n", &resp);
+    CHECK(resp.status == 403, "look-alike origin: %d", resp.status);
+    free(resp.body);
+    exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\nOrigin: http://127.0.0.1:3000\r\n\r\n", &resp);
+    CHECK(resp.status == 200, "loopback origin: %d", resp.status);
+    free(resp.body);
+}
+
+/* Keep-alive, pipelining, chunked bodies, 100-continue, Connection: close, HTTP/1.0. */
+static void test_connections(int port)
+{
+    reader *r = calloc(1, sizeof *r);
+    response resp;
+    r->fd = connect_to(port);
+    /* three requests in one write: answered in order on the one connection */
+    const char *three = "GET /health HTTP/1.1\r\nHost: l\r\n\r\n"
+                        "GET /nowhere HTTP/1.1\r\nHost: l\r\n\r\n"
+                        "POST /search HTTP/1.1\r\nHost: l\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        "9\r\n{\"query\":\r\n9\r\n\"zebras\"}\r\n0\r\n\r\n";
+    send_str(r->fd, three, strlen(three));
+    read_response(r, &resp);
+    CHECK(resp.status == 200 && strstr(resp.body, "indexed_chunks"), "pipelined 1: %d", resp.status);
+    free(resp.body);
+    read_response(r, &resp);
+    CHECK(resp.status == 404, "pipelined 2: %d", resp.status);
+    free(resp.body);
+    read_response(r, &resp);
+    CHECK(resp.status == 200 && strstr(resp.body, "\"query\":\"zebras\""), "pipelined 3, chunked: %d", resp.status);
+    searches_ok += resp.status == 200;
+    free(resp.body);
+    /* still open: one more */
+    send_str(r->fd, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", 33);
+    read_response(r, &resp);
+    CHECK(resp.status == 200, "kept alive: %d", resp.status);
+    free(resp.body);
+    /* Expect: 100-continue gets the interim response before the body is sent */
+    const char *head = "POST /search HTTP/1.1\r\nHost: l\r\nExpect: 100-continue\r\nContent-Length: 18\r\n\r\n";
+    send_str(r->fd, head, strlen(head));
+    read_response(r, &resp);
+    CHECK(resp.status == 100, "100 Continue: %d", resp.status);
+    free(resp.body);
+    send_str(r->fd, "{\"query\":\"zebras\"}", 18);
+    read_response(r, &resp);
+    CHECK(resp.status == 200, "after 100 Continue: %d", resp.status);
+    searches_ok += resp.status == 200;
+    free(resp.body);
+    /* Connection: close ends it after the answer */
+    send_str(r->fd, "GET /health HTTP/1.1\r\nHost: l\r\nConnection: close\r\n\r\n", 52);
+    read_response(r, &resp);
+    CHECK(resp.status == 200 && strstr(resp.head, "Connection: close"), "close: %d", resp.status);
+    free(resp.body);
+    CHECK(r->len == 0 && recv(r->fd, r->buf, 1, 0) == 0, "closed by the server");
+    close(r->fd);
+    /* HTTP/1.0 without keep-alive: closed too */
+    memset(r, 0, sizeof *r);
+    r->fd = connect_to(port);
+    send_str(r->fd, "GET /health HTTP/1.0\r\n\r\n", 24);
+    read_response(r, &resp);
+    CHECK(resp.status == 200, "1.0: %d", resp.status);
+    free(resp.body);
+    CHECK(r->len == 0 && recv(r->fd, r->buf, 1, 0) == 0, "1.0 closed");
+    close(r->fd);
+    free(r);
+}
+
+/* MCP Streamable HTTP: legacy (2025-11-25, no session) and 2026-07-28 requests. */
+static void test_mcp_http(int port)
+{
+    response resp;
+    hx_json_doc *d;
+    post(port, "/mcp", "Accept: application/json, text/event-stream\r\n",
+         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+         "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && strstr(resp.head, "application/json") &&
+          str_is(at(d, "result.protocolVersion"), "2025-11-25"), "initialize over HTTP: %d", resp.status);
+    hx_json_doc_free(d);
+    free(resp.body);
+    post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n",
+         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", &resp);
+    CHECK(resp.status == 202 && resp.body_len == 0, "notification: 202 %d", resp.status);
+    free(resp.body);
+    post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
+         &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && hx_json_len(at(d, "result.tools")) >= 10 && !at(d, "result.resultType"),
+          "tools/list, no resultType before 2026");
+    char *first = resp.body;
+    post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
+         &resp);
+    CHECK(resp.body && first && !strcmp(first, resp.body), "tools/list is the same byte for byte");
+    free(first);
+    free(resp.body);
+    hx_json_doc_free(d);
+    post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n",
+         "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":"
+         "\"zebras\",\"mode\":\"keyword\"}}}", &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && hx_json_bool(at(d, "result.isError")) == 0 &&
+          str_is(at(d, "result.structuredContent.results.0.citation.path"), "zoo.md"), "tools/call search");
+    hx_json_doc_free(d);
+    free(resp.body);
+
+    /* 2026-07-28: no initialize, _meta envelope, headers that agree, resultType */
+    const char *modern_hdr = "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n";
+    const char *modern = "{\"jsonrpc\":\"2.0\",\"id\":\"m1\",\"method\":\"tools/call\",\"params\":{\"name\":\"search\","
+                         "\"arguments\":{\"query\":\"zebras\"},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+                         "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+    post(port, "/mcp", modern_hdr, modern, &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && str_is(at(d, "result.resultType"), "complete") &&
+          hx_json_type_of(hx_json_obj_get(at(d, "result._meta"), "io.modelcontextprotocol/serverInfo")) == HX_JSON_OBJECT,
+          "2026-07-28 tools/call: %.300s", resp.body ? resp.body : "");
+    hx_json_doc_free(d);
+    free(resp.body);
+    post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\nMcp-Method: tools/call\r\n", modern, &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 400 && int_of(at(d, "error.code")) == -32020, "header disagrees with the envelope: %d",
+          resp.status);
+    hx_json_doc_free(d);
+    free(resp.body);
+    post(port, "/mcp", "MCP-Protocol-Version: 2026-07-28\r\n",
+         "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"server/discover\",\"params\":{\"_meta\":{"
+         "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+         &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && str_is(at(d, "result.supportedVersions.0"), "2026-07-28") &&
+          hx_json_type_of(at(d, "result.capabilities.tools")) == HX_JSON_OBJECT, "server/discover");
+    hx_json_doc_free(d);
+    free(resp.body);
+    post(port, "/mcp", "MCP-Protocol-Version: 1999-01-01\r\n", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}",
+         &resp);
+    CHECK(resp.status == 400, "unknown protocol version header: %d", resp.status);
+    free(resp.body);
+    post(port, "/mcp", "", "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"no/such\"}", &resp);
+    CHECK(resp.status == 404, "unknown method: %d", resp.status);
+    free(resp.body);
+    post(port, "/mcp", "", "{\"jsonrpc\":", &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 400 && int_of(at(d, "error.code")) == -32700, "parse error: %d", resp.status);
+    hx_json_doc_free(d);
+    free(resp.body);
+    exchange(port, "POST /mcp HTTP/1.1\r\nHost: l\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}", &resp);
+    CHECK(resp.status == 415, "not JSON: %d", resp.status);
+    free(resp.body);
+    post(port, "/mcp", "Origin: https://attacker.example\r\n", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}",
+         &resp);
+    CHECK(resp.status == 403, "foreign Origin on /mcp: %d", resp.status);
+    free(resp.body);
+
+    /* a write tool streams its progress as server-sent events when asked, then its result */
+    post(port, "/mcp", "Accept: application/json, text/event-stream\r\n",
+         "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{\"force\":"
+         "true},\"_meta\":{\"progressToken\":\"tok-1\"}}}", &resp);
+    CHECK(resp.status == 200 && strstr(resp.head, "text/event-stream"), "SSE for progress: %d", resp.status);
+    CHECK(resp.body && strstr(resp.body, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\""
+                                         ",\"params\":{\"progressToken\":\"tok-1\""), "progress events");
+    const char *last = resp.body ? strstr(resp.body, "\"id\":8") : NULL;
+    CHECK(last && strstr(last, "\"isError\":false"), "then the result: %.400s", resp.body ? resp.body : "");
+    free(resp.body);
+    /* and answers with plain JSON when no progress is asked */
+    post(port, "/mcp", "Accept: application/json, text/event-stream\r\n",
+         "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{}}}", &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && strstr(resp.head, "application/json") && hx_json_bool(at(d, "result.isError")) == 0,
+          "write tool, JSON answer: %d", resp.status);
+    hx_json_doc_free(d);
+    free(resp.body);
+}
+
+/* /metrics: Prometheus text with the counts this test made. */
+static void test_metrics(int port)
+{
+    response resp;
+    exchange(port, "GET /metrics HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    CHECK(resp.status == 200 && strstr(resp.head, "text/plain; version=0.0.4"), "metrics: %d", resp.status);
+    const char *b = resp.body ? resp.body : "";
+    CHECK(strstr(b, "# TYPE hyrax_http_request_duration_seconds histogram\n"), "histogram type");
+    char want[160];
+    snprintf(want, sizeof want, "hyrax_http_requests_total{route=\"/search\",method=\"POST\",code=\"200\"} %d\n",
+             searches_ok);
+    CHECK(strstr(b, want), "%s in %.2000s", want, b);
+    CHECK(strstr(b, "hyrax_http_request_duration_seconds_bucket{route=\"/search\",method=\"POST\",code=\"200\",le=\"+Inf\"}"),
+          "+Inf bucket");
+    CHECK(strstr(b, "hyrax_mcp_tool_duration_seconds_count{tool=\"search\",transport=\"http\"}"), "tool series");
+    CHECK(strstr(b, "hyrax_mcp_tool_duration_seconds_count{tool=\"reindex\",transport=\"http\"} 2\n"), "two reindexes");
+    CHECK(strstr(b, "\nhyrax_index_documents 3\n"), "documents gauge");
+    CHECK(strstr(b, "\nhyrax_model_loaded 1\n"), "model gauge");
+    free(resp.body);
+}
+
+/* 16 clients at once, each with its own kept-alive connection and its own queries. */
+typedef struct {
+    int port, id, ok;
+} client_arg;
+
+static void *client(void *p)
+{
+    client_arg *a = p;
+    reader *r = calloc(1, sizeof *r);
+    r->fd = connect_to(a->port);
+    for (int i = 0; i < 6 && r->fd >= 0; i++) {
+        char body[128], raw[512];
+        int n = snprintf(body, sizeof body, "{\"query\":\"zebras %d-%d\",\"search_type\":\"%s\"}", a->id, i,
+                         i % 2 ? "keyword" : "hybrid");
+        snprintf(raw, sizeof raw, "POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: %d\r\n\r\n%s", n, body);
+        send_str(r->fd, raw, strlen(raw));
+        response resp;
+        read_response(r, &resp);
+        char q[64];
+        snprintf(q, sizeof q, "\"query\":\"zebras %d-%d\"", a->id, i);
+        a->ok += resp.status == 200 && resp.body && strstr(resp.body, q);
+        free(resp.body);
+    }
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r);
+    return NULL;
+}
+
+static void test_concurrent(int port)
+{
+    pthread_t t[16];
+    client_arg a[16];
+    for (int i = 0; i < 16; i++) {
+        a[i] = (client_arg){port, i, 0};
+        pthread_create(&t[i], NULL, client, &a[i]);
+    }
+    int ok = 0;
+    for (int i = 0; i < 16; i++) {
+        pthread_join(t[i], NULL);
+        ok += a[i].ok;
+    }
+    CHECK(ok == 16 * 6, "every answer to its own query: %d of 96", ok);
+    searches_ok += ok;
+}
+
+/* The token: required on every request when given, and to bind a non-loopback address. */
+static void test_token(const char *root, const char *db)
+{
+    char tokfile[PATH_MAX + 32], cmd[4 * PATH_MAX], *out = NULL;
+    snprintf(tokfile, sizeof tokfile, "%s.tok", db);
+    FILE *f = fopen(tokfile, "w");
+    fputs("s3cret-token-0123456789\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s serve --http 0.0.0.0:0 --db %s --root %s 2>&1",
+             getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax", db, root);
+    CHECK(check_run(cmd, &out) != 0 && strstr(out, "--token-file"), "0.0.0.0 without a token is refused: %s", out);
+    free(out);
+    http_srv s;
+    const char *extra[] = {"--token-file", tokfile, NULL};
+    if (srv_start(&s, root, db, extra)) {
+        CHECK(0, "server with a token started");
+        return;
+    }
+    response resp;
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    CHECK(resp.status == 401 && strstr(resp.head, "WWW-Authenticate: Bearer"), "no token: %d", resp.status);
+    free(resp.body);
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer s3cret-token-012345678\r\n\r\n", &resp);
+    CHECK(resp.status == 401, "a prefix of the token: %d", resp.status);
+    free(resp.body);
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer s3cret-token-0123456789x\r\n\r\n", &resp);
+    CHECK(resp.status == 401, "the token and more: %d", resp.status);
+    free(resp.body);
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer s3cret-token-0123456789\r\n\r\n", &resp);
+    CHECK(resp.status == 200, "the token: %d", resp.status);
+    free(resp.body);
+    post(s.port, "/mcp", "", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", &resp);
+    CHECK(resp.status == 401, "MCP needs it too: %d", resp.status);
+    free(resp.body);
+    CHECK(srv_stop(&s) == 0, "stops cleanly on SIGTERM");
+    unlink(tokfile);
+}
+
+/* Over max connections: the next one is answered 503 (default cap 256). */
+static void test_connection_cap(int port)
+{
+    int fds[256], n = 0;
+    for (; n < 256; n++)
+        if ((fds[n] = connect_to(port)) < 0)
+            break;
+    usleep(300000);   /* the loop accepts them */
+    response resp;
+    exchange(port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    CHECK(n == 256 && resp.status == 503, "connection 257: %d (%d open)", resp.status, n);
+    free(resp.body);
+    for (int i = 0; i < n; i++)
+        close(fds[i]);
+    usleep(300000);
+    exchange(port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    CHECK(resp.status == 200, "room again: %d", resp.status);
+    free(resp.body);
+}
+
+/* A request that stops halfway gets 408 after the read timeout (10 s), run beside the other tests. */
+static void *slow_client(void *p)
+{
+    int *port = p;
+    reader *r = calloc(1, sizeof *r);
+    response resp = {.status = -1};
+    r->fd = connect_to(*port);
+    if (r->fd >= 0) {
+        send_str(r->fd, "POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 100\r\n\r\n{\"query\":", 64);
+        read_response(r, &resp);
+        close(r->fd);
+    }
+    free(r);
+    free(resp.body);
+    *port = resp.status;
+    return NULL;
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    test_parser();
+    char tmpl[] = "/tmp/hx_http_XXXXXX", root[PATH_MAX], db[PATH_MAX + 16], cmd[4 * PATH_MAX];
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
+    snprintf(db, sizeof db, "%s.hyx", root);
+    check_put(root, "zoo.md", "# Zoo\n\nThe zebras graze beside the giraffes.\n");
+    check_put(root, "pods.md", "---\ntitle: Pods\nowning-sig: sig-node\n---\n# Pods\n\nA pod runs containers, the "
+                               "smallest deployable units of Kubernetes.\n");
+    check_put(root, "auth.md", "---\nowning-sig: sig-auth\n---\n# Auth\n\nBearer tokens authenticate API requests.\n");
+    snprintf(cmd, sizeof cmd, "%s index --db %s %s >/dev/null", getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax",
+             db, root);
+    CHECK(system(cmd) == 0, "index the fixture");
+    http_srv s;
+    if (srv_start(&s, root, db, NULL) == 0) {
+        pthread_t slow;
+        int slow_port = s.port;
+        pthread_create(&slow, NULL, slow_client, &slow_port);
+        test_rest(s.port);
+        test_connections(s.port);
+        test_mcp_http(s.port);
+        test_concurrent(s.port);
+        test_metrics(s.port);
+        pthread_join(slow, NULL);
+        CHECK(slow_port == 408, "half a request: 408 after the read timeout, got %d", slow_port);
+        test_connection_cap(s.port);
+        CHECK(srv_stop(&s) == 0, "stops cleanly on SIGTERM");
+    } else {
+        CHECK(0, "server started");
+    }
+    test_token(root, db);
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s %s.lock", root, db, db);
+    CHECK(system(cmd) == 0, "cleanup");
+    return check_report("test_http");
+}
