@@ -9,6 +9,8 @@
 #include "fusion.h"
 #include "mcp.h"
 #include "present.h"
+#include "present_memory.h"
+#include "store.h"
 #include "relpath.h"
 #include "sig.h"
 
@@ -78,9 +80,10 @@ enum {
     CMD_BASELINE = 1u << 9,
     CMD_BASELINES = 1u << 10,
     CMD_COMPACT = 1u << 11,
-    CMD_ALL = (1u << 12) - 1,
+    CMD_HISTORY = 1u << 12,
+    CMD_ALL = (1u << 13) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
-             CMD_BASELINES | CMD_COMPACT,
+             CMD_BASELINES | CMD_COMPACT | CMD_HISTORY,
     CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE,
 };
 
@@ -162,6 +165,16 @@ static const cli_opt options[] = {
     {"--json", 0, NULL, CMD_STATS, .help = "print one JSON object"},
     {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
     {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse add_document, delete_document and reindex"},
+    /* conversation memory (README "Conversation memory") */
+    {"--json", 0, NULL, CMD_HISTORY, .help = "print one JSON object (get_session's or list_sessions' shape)"},
+    {"--tenant", 0, "T", CMD_HISTORY, .help = "read the turns recorded by tenant T (default: none)"},
+    {"--user", 0, "U", CMD_HISTORY, .help = "read the turns recorded by user U (default: none)"},
+    {"--memory-per-session", 0, "N", CMD_SERVE,
+     .help = "conversation memory keeps the newest N turns of a session (default " HX_STRINGIFY(HX_MEMORY_PER_SESSION) ")",
+     WHOLE(1, 1L << 30)},
+    {"--memory-total", 0, "N", CMD_SERVE,
+     .help = "conversation memory keeps the newest N turns in all (default " HX_STRINGIFY(HX_MEMORY_TOTAL) ")",
+     WHOLE(1, 1L << 30)},
     {"--weights", 0, "V,T", CMD_SEARCH, .renamed = "--fusion-weights V,T (--weights also meant the weights file)"},
     {"--weights", 0, "FILE", CMD_EMBED | CMD_SERVE,
      .renamed = "--model FILE (--weights also meant search's fusion weights)"},
@@ -1496,6 +1509,8 @@ static int cmd_serve(const cli_args *a)
 {
     hx_mcp_config cfg = {.db = db_opt(a), .weights = opt_str(a, "--model"), .read_only = opt_str(a, "--read-only") != NULL,
                          .threads = (int)opt_long(a, "--threads", 0), .stop_fd = -1};
+    cfg.memory_limits.per_session = (uint32_t)opt_long(a, "--memory-per-session", 0);
+    cfg.memory_limits.total = (uint32_t)opt_long(a, "--memory-total", 0);
     const char *root_arg = opt_str(a, "--root") ? opt_str(a, "--root") : ".";
     char root[4096];
     if (!realpath(root_arg, root)) {
@@ -1526,6 +1541,92 @@ static int cmd_serve(const cli_args *a)
     return rc ? 1 : 0;
 }
 
+/* === history === */
+
+static const char history_about[] =
+    "Without SESSION: the sessions of the conversation memory (record_turn over MCP), newest first.\n"
+    "With SESSION: its turns in order. Only the turns recorded by the identity given with --tenant and\n"
+    "--user are shown (none given: the turns recorded without one).\n";
+
+/* The session list as text, from the one grouping hx_present_sessions makes. */
+static int print_sessions(const hx_json_writer *w)
+{
+    hx_json_doc *doc = NULL;
+    hx_error err = {0};
+    if (hx_json_parse(&doc, w->buf, w->len, NULL, &err)) {
+        fprintf(stderr, "hyrax history: %s\n", err.message);
+        return 1;
+    }
+    const hx_json_val *list = hx_json_obj_get(hx_json_doc_root(doc), "sessions");
+    for (size_t i = 0; i < hx_json_len(list); i++) {
+        const hx_json_val *e = hx_json_arr_get(list, i);
+        int64_t turns = 0;
+        hx_json_num_int64(hx_json_obj_get(e, "turns"), &turns, NULL);
+        put_text(stdout, hx_json_str(hx_json_obj_get(e, "session_id"), NULL), 200, false);
+        printf("  %lld turns, last %s\n", (long long)turns, hx_json_str(hx_json_obj_get(e, "last_turn_at"), NULL));
+    }
+    hx_json_doc_free(doc);
+    return 0;
+}
+
+static int print_history(const cli_args *a, const hx_memory *m, const char *tenant, const char *user)
+{
+    const char *session = a->n_operands ? a->operands[0] : NULL;
+    hx_error err = {0};
+    if (opt_str(a, "--json") || !session) {
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        int rc = 0;
+        if (session)
+            hx_present_session(&w, m, session, tenant, user);
+        else
+            rc = hx_present_sessions(&w, m, tenant, user);
+        if (!rc && !(rc = hx_json_writer_finish(&w, &err)))
+            rc = opt_str(a, "--json") ? (printf("%s\n", w.buf), 0) : print_sessions(&w);
+        else
+            fprintf(stderr, "hyrax history: %s\n", err.message[0] ? err.message : hx_strerror(rc));
+        hx_json_writer_free(&w);
+        return rc ? 1 : 0;
+    }
+    for (size_t i = 0; m && i < hx_memory_count(m); i++) {
+        const hx_turn *t = hx_memory_turn(m, i);
+        if (!hx_memory_visible(t, tenant, user) || strcmp(t->session, session))
+            continue;
+        char when[64];
+        hx_time_format(t->at_ns, when, sizeof when);
+        printf("#%u  %s", t->number, when);
+        if (*t->search_method)
+            printf("  %s", t->search_method);
+        if (!isnan(t->relevance))
+            printf("  relevance %.3f", t->relevance);
+        putchar('\n');
+        put_line(stdout, "user:  ", t->user_message);
+        put_line(stdout, "agent: ", t->agent_response);
+        for (size_t d = 0; d < t->n_docs; d++)
+            put_line(stdout, "doc:   ", t->docs[d]);
+    }
+    return 0;
+}
+
+static int cmd_history(const cli_args *a)
+{
+    char path[4096];
+    hx_error err = {0};
+    hx_memory *m = NULL;
+    const char *tenant = opt_str(a, "--tenant") ? opt_str(a, "--tenant") : "";
+    const char *user = opt_str(a, "--user") ? opt_str(a, "--user") : "";
+    int rc = hx_memory_path(db_opt(a), path, sizeof path, &err);
+    if (!rc)
+        rc = hx_memory_open(&m, path, HX_STORE_READ, &err);
+    if (rc && rc != HX_ENOTFOUND) {
+        fprintf(stderr, "hyrax history: %s\n", err.message);
+        return 1;
+    }
+    rc = print_history(a, m, tenant, user);
+    hx_memory_close(m);
+    return rc;
+}
+
 /* === Dispatch === */
 
 static const cli_cmd commands[] = {
@@ -1548,6 +1649,8 @@ static const cli_cmd commands[] = {
      compact_about, cmd_compact},
     {"recover", CMD_RECOVER, "", 0, 0, "make a damaged index writable again, keeping its newest provable commit",
      recover_about, cmd_recover},
+    {"history", CMD_HISTORY, "[SESSION]", 0, 1, "the conversation memory: sessions, or one session's turns",
+     history_about, cmd_history},
     {"serve", CMD_SERVE, "", 0, 0, "MCP server (JSON-RPC 2.0 over stdio) for AI agents", serve_about, cmd_serve},
 };
 

@@ -5,6 +5,7 @@
 #define HX_MCP_H
 
 #include "hyrax.h"
+#include "memory.h"
 
 typedef struct hx_mcp_config {
     const char *db;            /* index file */
@@ -13,6 +14,10 @@ typedef struct hx_mcp_config {
     int read_only;             /* refuse every write tool */
     int threads;               /* embedding threads for writes (0 = one per core) */
     int stop_fd;               /* readable when the server must stop (SIGTERM); -1 for none */
+    /* Conversation memory (mcp_memory.c): the reader identity turns are stamped with and read back
+     * by (NULL = ""; the tenant part sets it once at start), and the retention limits. */
+    const char *tenant, *user;
+    hx_memory_limits memory_limits;   /* zeros: memory.h's defaults */
 } hx_mcp_config;
 
 /* Serves requests from in_fd, answering on out_fd, until end of input or stop_fd. Writes that

@@ -35,7 +35,7 @@ enum {
 #define MCP_TOP_QUERIES 256
 #define MCP_QUERY_DECAY 4096
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
-#define MCP_TOOL_COUNT 17
+#define MCP_TOOL_COUNT 21
 
 typedef struct mcp_job {
     int tool;                     /* index into the tool table */
@@ -144,5 +144,15 @@ void mcp_write_top_queries(mcp_server *s, hx_json_writer *w);
 void mcp_write_failures(mcp_server *s, hx_json_writer *w);
 bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap);
 bool mcp_should_stop(mcp_server *s);   /* the server stops, or the running job was cancelled */
+
+/* === Conversation memory (mcp_memory.c) === */
+/* The reader identity of this server (hx_mcp_config tenant, user; "" when unset). */
+void mcp_identity(const mcp_server *s, const char **tenant, const char **user);
+extern const mcp_arg mcp_record_turn_args[], mcp_get_session_args[], mcp_search_history_args[], mcp_list_sessions_args[];
+extern const char mcp_record_turn_out[], mcp_get_session_out[], mcp_search_history_out[], mcp_list_sessions_out[];
+int mcp_tool_record_turn(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
+int mcp_tool_get_session(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
+int mcp_tool_search_history(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
+int mcp_tool_list_sessions(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
 
 #endif

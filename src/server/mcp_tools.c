@@ -1517,4 +1517,16 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
     {"getContext", "Seed 001: assembled context for answering a question, within max_tokens. get_context under "
                    "seed 001's name.",
      get_context_001_args, context_out, false, NULL, "get_context"},
+    /* conversation memory (mcp_memory.c) */
+    {"record_turn", "Seed 003's conversation memory: store one turn of a session (user message, agent response, "
+                    "retrieved document ids, search method, relevance). Answers once the turn is durable. Turns "
+                    "belong to this server's tenant and user; the oldest are dropped past the retention limits.",
+     mcp_record_turn_args, mcp_record_turn_out, true, mcp_tool_record_turn, NULL},
+    {"get_session", "The turns of one session, in order.", mcp_get_session_args, mcp_get_session_out, false,
+     mcp_tool_get_session, NULL},
+    {"search_history", "Past turns related to a query: hybrid (semantic over the turns' embeddings fused with "
+                       "keyword BM25), semantic or keyword; optionally within one session.",
+     mcp_search_history_args, mcp_search_history_out, false, mcp_tool_search_history, NULL},
+    {"list_sessions", "The sessions of the conversation memory, newest first, with their turn counts.",
+     mcp_list_sessions_args, mcp_list_sessions_out, false, mcp_tool_list_sessions, NULL},
 };
