@@ -157,9 +157,10 @@ static void test_lifecycle(server *s)
     static const char *const names[] = {"search", "get_context", "find_similar", "list_documents", "get_document",
                                         "document_status", "add_document", "delete_document", "reindex", "index_health",
                                         "create_baseline", "semantic_search", "full_text_search", "hybrid_search",
-                                        "document_details", "semanticSearch", "getContext"};
-    CHECK(tools && hx_json_len(tools) == 17, "seventeen tools: hyrax's eleven, seed 003's and seed 001's");
-    for (size_t i = 0; tools && i < 17; i++) {
+                                        "document_details", "semanticSearch", "getContext", "record_turn", "get_session",
+                                        "search_history", "list_sessions"};
+    CHECK(tools && hx_json_len(tools) == 21, "21 tools: hyrax's eleven, seed 003's, seed 001's and conversation memory's");
+    for (size_t i = 0; tools && i < 21; i++) {
         const hx_json_val *t = hx_json_arr_get(tools, i);
         const char *n = hx_json_str(get(t, "name"), NULL);
         CHECK(n && !strcmp(n, names[i]), "tool %zu is %s", i, names[i]);

@@ -10,7 +10,9 @@
 #include "mcp.h"
 #include "present.h"
 #include "present_memory.h"
+#include "stats.h"
 #include "store.h"
+#include "watch.h"
 #include "relpath.h"
 #include "sig.h"
 
@@ -169,6 +171,11 @@ static const cli_opt options[] = {
     {"--json", 0, NULL, CMD_HISTORY, .help = "print one JSON object (get_session's or list_sessions' shape)"},
     {"--tenant", 0, "T", CMD_HISTORY, .help = "read the turns recorded by tenant T (default: none)"},
     {"--user", 0, "U", CMD_HISTORY, .help = "read the turns recorded by user U (default: none)"},
+    {"--watch", 0, NULL, CMD_SERVE,
+     .help = "follow the indexed root (inotify) and reindex what changes, " HX_STRINGIFY(HX_WATCH_DEBOUNCE_MS) " ms\nafter the last change of a burst"},
+    {"--watch-poll", 0, "MS", CMD_SERVE,
+     .help = "with --watch: compare the tree every MS ms instead of inotify (network\nfile systems); "
+     "inotify falls back to this by itself when unavailable", WHOLE(10, 3600000)},
     {"--memory-per-session", 0, "N", CMD_SERVE,
      .help = "conversation memory keeps the newest N turns of a session (default " HX_STRINGIFY(HX_MEMORY_PER_SESSION) ")",
      WHOLE(1, 1L << 30)},
@@ -848,7 +855,12 @@ static int cmd_index(const cli_args *a)
                         .reindex = opt_str(a, "--reindex") != NULL, .encoder = enc, .progress = index_progress,
                         .progress_ctx = &prog, .folder_meta = opt_str(a, "--folder-meta") ? folder_meta : NULL,
                         .n_folder_meta = n_fm};
-    if (hx_index_update(ix, paths, n_paths, &o, &rep, &err)) {
+    int update_rc = hx_index_update(ix, paths, n_paths, &o, &rep, &err);
+    hx_stats *counted = NULL;   /* the lasting statistics; never fails the command */
+    if (!hx_stats_open(&counted, db, 0, NULL))
+        hx_stats_note_update(counted, update_rc ? NULL : &rep, update_rc ? err.message : NULL, 0);
+    hx_stats_close(counted);
+    if (update_rc) {
         put_line(stderr, "hyrax index: ", err.message);
         goto done;
     }
@@ -968,6 +980,12 @@ static int run_search(void *arg)
         print_results_text(&res);
     }
     rc = fflush(stdout) ? 1 : 0;
+    hx_stats *stats = NULL;   /* counted in the lasting statistics; never fails the search */
+    if (!hx_stats_open(&stats, j->db, 0, NULL)) {
+        hx_stats_note_latency(stats, "search", "cli", res.search_ms);
+        hx_stats_note_query(stats, j->query);
+    }
+    hx_stats_close(stats);
 done:
     hx_results_free(&res);
     hx_index_close(ix);
@@ -1119,12 +1137,58 @@ done:
 
 /* === stats, verify, rm === */
 
-static const char stats_about[] = "Prints counts, sizes, the last commit and the model.\n";
+static const char stats_about[] =
+    "Prints counts, sizes, the last commit and the model, and what every process did with the index\n"
+    "(kept beside it, across restarts): latency per tool, hot queries of the last day, updates, rejected\n"
+    "files and index lag.\n";
 
 typedef struct {
     const char *db;
     int json;
 } db_job;
+
+/* The lasting statistics (hx_stats_write_json's members in one object) as text lines. */
+static void print_activity(const hx_json_writer *act)
+{
+    hx_json_doc *doc = NULL;
+    if (hx_json_parse(&doc, act->buf, act->len, NULL, NULL))
+        return;
+    const hx_json_val *r = hx_json_doc_root(doc), *lat = hx_json_obj_get(r, "latency"), *k, *v;
+    hx_json_iter it;
+    hx_json_iter_init(&it, lat);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        double calls = 0, p50 = 0, p95 = 0;
+        hx_json_num_double(hx_json_obj_get(v, "calls"), &calls, NULL);
+        hx_json_num_double(hx_json_obj_get(v, "p50_ms"), &p50, NULL);
+        hx_json_num_double(hx_json_obj_get(v, "p95_ms"), &p95, NULL);
+        printf("latency     %s: %.0f calls, p50 %.1f ms, p95 %.1f ms\n", hx_json_str(k, NULL), calls, p50, p95);
+    }
+    const hx_json_val *top = hx_json_obj_get(r, "top_queries");
+    for (size_t i = 0; i < hx_json_len(top); i++) {
+        double n = 0;
+        hx_json_num_double(hx_json_obj_get(hx_json_arr_get(top, i), "count"), &n, NULL);
+        fputs(i ? "            " : "hot queries ", stdout);
+        put_text(stdout, hx_json_str(hx_json_obj_get(hx_json_arr_get(top, i), "query"), NULL), 120, true);
+        printf(" (%.0f)\n", n);
+    }
+    const hx_json_val *ix = hx_json_obj_get(r, "index");
+    double u[6] = {0}, lag_n = 0, lag50 = 0, lag95 = 0;
+    const char *keys[] = {"updates", "files_added", "files_updated", "files_removed", "files_rejected", "update_failures"};
+    for (int i = 0; i < 6; i++)
+        hx_json_num_double(hx_json_obj_get(ix, keys[i]), &u[i], NULL);
+    const hx_json_val *lag = hx_json_obj_get(ix, "lag");
+    hx_json_num_double(hx_json_obj_get(lag, "count"), &lag_n, NULL);
+    hx_json_num_double(hx_json_obj_get(lag, "p50_ms"), &lag50, NULL);
+    hx_json_num_double(hx_json_obj_get(lag, "p95_ms"), &lag95, NULL);
+    printf("updates     %.0f: %.0f files added, %.0f updated, %.0f removed, %.0f rejected; %.0f failed\n", u[0], u[1],
+           u[2], u[3], u[4], u[5]);
+    if (lag_n)
+        printf("index lag   p50 %.0f ms, p95 %.0f ms (%.0f updates measured)\n", lag50, lag95, lag_n);
+    const char *last_error = hx_json_str(hx_json_obj_get(ix, "last_error"), NULL);
+    if (last_error)
+        put_line(stdout, "last error  ", last_error);
+    hx_json_doc_free(doc);
+}
 
 /* Opens the index and prints its statistics; the exit status. Runs under guarded(). */
 static int run_stats(void *arg)
@@ -1140,10 +1204,24 @@ static int run_stats(void *arg)
     }
     if (*hx_index_damage(ix))
         fprintf(stderr, "hyrax stats: warning: %s: %s (see 'hyrax verify')\n", j->db, hx_index_damage(ix));
+    hx_json_writer act;   /* the lasting statistics (stats.h) */
+    hx_json_writer_init(&act);
+    hx_json_write_obj_begin(&act);
+    int act_rc = hx_stats_write_json(NULL, j->db, &act, &err);
+    hx_json_write_obj_end(&act);
+    if (act_rc)
+        fprintf(stderr, "hyrax stats: warning: %s\n", err.message);
     if (j->json) {
         hx_json_writer w;
         hx_json_writer_init(&w);
-        hx_present_stats(&w, &st, hx_index_root(ix));
+        hx_json_write_obj_begin(&w);
+        hx_present_stats_members(&w, &st, hx_index_root(ix));
+        hx_json_write_key(&w, "activity");
+        if (act_rc)
+            hx_json_write_null(&w);
+        else
+            hx_json_write_json(&w, act.buf, act.len);
+        hx_json_write_obj_end(&w);
         if (!hx_json_writer_finish(&w, &err))
             printf("%s\n", w.buf);
         hx_json_writer_free(&w);
@@ -1162,7 +1240,10 @@ static int run_stats(void *arg)
                (unsigned long long)st.chunks, (unsigned long long)st.tombstones, (unsigned long long)st.tokens,
                (unsigned long long)st.segments, (double)st.file_bytes / 1048576.0,
                (unsigned long long)st.generation, when, st.model, st.dim);
+        if (!act_rc)
+            print_activity(&act);
     }
+    hx_json_writer_free(&act);
     hx_index_close(ix);
     return 0;
 }
@@ -1511,6 +1592,8 @@ static int cmd_serve(const cli_args *a)
                          .threads = (int)opt_long(a, "--threads", 0), .stop_fd = -1};
     cfg.memory_limits.per_session = (uint32_t)opt_long(a, "--memory-per-session", 0);
     cfg.memory_limits.total = (uint32_t)opt_long(a, "--memory-total", 0);
+    cfg.watch = opt_str(a, "--watch") != NULL || opt_str(a, "--watch-poll") != NULL;
+    cfg.watch_poll_ms = (int)opt_long(a, "--watch-poll", 0);
     const char *root_arg = opt_str(a, "--root") ? opt_str(a, "--root") : ".";
     char root[4096];
     if (!realpath(root_arg, root)) {

@@ -18,6 +18,10 @@ typedef struct hx_mcp_config {
      * by (NULL = ""; the tenant part sets it once at start), and the retention limits. */
     const char *tenant, *user;
     hx_memory_limits memory_limits;   /* zeros: memory.h's defaults */
+    /* serve --watch (watch.h): follow the root and reindex what changes; watch_poll_ms > 0 polls
+     * the tree that often instead of using inotify */
+    int watch;
+    int watch_poll_ms;
 } hx_mcp_config;
 
 /* Serves requests from in_fd, answering on out_fd, until end of input or stop_fd. Writes that

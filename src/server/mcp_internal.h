@@ -10,12 +10,13 @@
 #include "json.h"
 #include "mcp.h"
 #include "mcp_args.h"
+#include "stats.h"
+#include "watch.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MCP_LATENCY_WINDOW 1024   /* latencies kept per tool for p50/p95 */
 /* Write jobs waiting behind the running one: at most this many, holding at most this many bytes
  * of arguments (an empty queue takes any message the line reader let through). Over either
  * bound a write is answered at once with MCP_ERR_BUSY and a retry hint, so 300 pipelined 1 MB
@@ -28,12 +29,6 @@ enum {
     MCP_ERR_NOT_INITIALIZED = -32000,   /* a request other than initialize or ping came first */
     MCP_ERR_BUSY = -32003,              /* write queue full; error.data.retry_after_ms says when */
 };
-/* top_queries is a space-saving top-k (Metwally et al. 2005): MCP_TOP_QUERIES counters; a query
- * not counted yet takes over the smallest counter (count = that count + 1, an overestimate by at
- * most it). Every MCP_QUERY_DECAY queries every count is halved and zeros are dropped, so counts
- * weigh the recent queries: a query's weight halves with each 4096 queries after it. */
-#define MCP_TOP_QUERIES 256
-#define MCP_QUERY_DECAY 4096
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
 #define MCP_TOOL_COUNT 21
 
@@ -46,11 +41,6 @@ typedef struct mcp_job {
     bool cancelled;               /* notifications/cancelled arrived: send no response */
     struct mcp_job *next;
 } mcp_job;
-
-typedef struct mcp_latency {
-    float ms[MCP_LATENCY_WINDOW];
-    uint64_t count;
-} mcp_latency;
 
 typedef struct mcp_server {
     const hx_mcp_config *cfg;
@@ -82,10 +72,11 @@ typedef struct mcp_server {
     double job_ms;                /* moving average of a write job's time, for the retry hint */
 
     /* statistics for index_health */
-    mcp_latency latency[MCP_TOOL_COUNT];
-    struct { char *query; uint32_t count; } queries[MCP_TOP_QUERIES];   /* query owned */
-    size_t n_queries;
-    uint64_t queries_noted;
+    /* latency, hot queries and index updates that last (stats.h); `transport` names this server's
+     * in them ("stdio"); the watcher of --watch (watch.h), NULL without it */
+    hx_stats *stats;              /* owned */
+    const char *transport;
+    hx_watch *watch;              /* owned */
     struct { char *path; char *reason; int64_t at_ns; } failures[MCP_FAILURES];
     size_t n_failures, next_failure;
     int64_t started_ns;
@@ -139,8 +130,6 @@ void mcp_note_query(mcp_server *s, const char *query);
 void mcp_note_failure(mcp_server *s, const char *path, const char *reason);
 bool mcp_path_pending(mcp_server *s, const char *path);
 void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w);
-void mcp_write_latency(mcp_server *s, hx_json_writer *w);
-void mcp_write_top_queries(mcp_server *s, hx_json_writer *w);
 void mcp_write_failures(mcp_server *s, hx_json_writer *w);
 bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap);
 bool mcp_should_stop(mcp_server *s);   /* the server stops, or the running job was cancelled */
