@@ -102,6 +102,14 @@ static void test_reopen(void)
     char mp[64];
     CHECK(hx_memory_path(".hyrax/index.hyx", mp, sizeof mp, &err) == 0 && !strcmp(mp, ".hyrax/index.memory.hyx"),
           "memory file beside the index: %s", mp);
+    /* a walk of the index's folder (hyrax index, serve --watch) leaves it and its temporary files out */
+    CHECK(hx_store_owns_name("index.hyx", "index.memory.hyx") && hx_store_owns_name("index.hyx", "index.stats.hyx") &&
+              hx_store_owns_name("index.hyx", "index.memory.hyx.compact.tmp") &&
+              hx_store_owns_name("index.hyx", "index.memory.hyx.new-12-34"),
+          "the files beside the index belong to it");
+    CHECK(!hx_store_owns_name("index.hyx", "index.md") && !hx_store_owns_name("index.hyx", "index.a.b.hyx") &&
+              !hx_store_owns_name("index.hyx", "index..hyx") && !hx_store_owns_name("index.hyx", "indexes.memory.hyx"),
+          "other files do not");
 }
 
 /* === Retention === */

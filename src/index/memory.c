@@ -198,13 +198,7 @@ static int load(hx_memory *m, hx_error *err)
 
 int hx_memory_path(const char *db, char *buf, size_t cap, hx_error *err)
 {
-    size_t n = strlen(db);
-    if (n >= 4 && !strcmp(db + n - 4, ".hyx"))
-        n -= 4;
-    int w = snprintf(buf, cap, "%.*s.memory.hyx", (int)n, db);
-    if (w < 0 || (size_t)w >= cap)
-        return hx_error_set(err, HX_ERANGE, -1, "memory file path for %s is too long", db);
-    return 0;
+    return hx_store_beside(db, "memory", buf, cap, err);
 }
 
 int hx_memory_open(hx_memory **out, const char *path, unsigned store_flags, hx_error *err)

@@ -399,13 +399,7 @@ static int decode(const uint8_t *p, size_t len, counts *c, const char *path, hx_
 
 int hx_stats_path(const char *db, char *buf, size_t cap, hx_error *err)
 {
-    size_t n = strlen(db);
-    if (n >= 4 && !strcmp(db + n - 4, ".hyx"))
-        n -= 4;
-    int w = snprintf(buf, cap, "%.*s.stats.hyx", (int)n, db);
-    if (w < 0 || (size_t)w >= cap)
-        return hx_error_set(err, HX_ERANGE, -1, "statistics file path for %s is too long", db);
-    return 0;
+    return hx_store_beside(db, "stats", buf, cap, err);
 }
 
 /* The file's counts into c (empty when it does not exist). */

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "platform.h"
 #include "relpath.h"
+#include "store.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,7 +39,9 @@ typedef struct {
 } snapshot;
 
 struct hx_watch {
-    char *db, *root, *db_stem;       /* owned; db_stem: the absolute db path up to its ".hyx", plus "." */
+    char *db, *root;                 /* owned */
+    char *db_dir;                    /* owned: the index file's folder, resolved */
+    const char *db_name;             /* the index file's name, in db */
     hx_watch_config cfg;             /* strings point at the owned copies */
     pthread_t thread;
     int stop_pipe[2];
@@ -86,8 +89,8 @@ static int64_t now_ns(void)
 
 /* === What is not followed === */
 
-/* The folders `hyrax index` skips (ingest.c) and the index's own files (the db and the files
- * beside it that share its stem: memory, stats, temporary files). */
+/* The folders `hyrax index` skips (ingest.c) and the index's own files (hx_store_owns_name: the
+ * index, the files beside it -- memory, statistics -- and their temporary files). */
 static bool ignored(const hx_watch *w, const char *rel)
 {
     for (const char *p = rel; *p;) {
@@ -99,7 +102,9 @@ static bool ignored(const hx_watch *w, const char *rel)
     }
     char abs[2 * PATH_MAX];
     snprintf(abs, sizeof abs, "%s/%s", w->root, rel);
-    return !strncmp(abs, w->db_stem, strlen(w->db_stem));
+    char *slash = strrchr(abs, '/');
+    *slash = 0;
+    return !strcmp(abs, w->db_dir) && hx_store_owns_name(w->db_name, slash + 1);
 }
 
 static int join(char *out, size_t cap, const char *a, const char *b)
@@ -494,18 +499,6 @@ int hx_watch_start(hx_watch **out, const hx_watch_config *cfg, hx_error *err)
     w->stop_pipe[0] = w->stop_pipe[1] = -1;
     w->mode = "starting";
     pthread_mutex_init(&w->lock, NULL);
-    char dbdir[PATH_MAX], *slash = NULL;
-    const char *dbname = strrchr(cfg->db, '/') ? strrchr(cfg->db, '/') + 1 : cfg->db;
-    size_t stem = strlen(dbname);
-    if (stem >= 4 && !strcmp(dbname + stem - 4, ".hyx"))
-        stem -= 4;
-    snprintf(dbdir, sizeof dbdir, "%.*s", (int)(dbname - cfg->db), cfg->db);
-    char dbreal[PATH_MAX];
-    if (!realpath(*dbdir ? dbdir : ".", dbreal))
-        snprintf(dbreal, sizeof dbreal, "%s", *dbdir ? dbdir : ".");
-    if ((slash = dbreal + strlen(dbreal)) > dbreal && slash[-1] == '/')
-        slash[-1] = 0;
-    size_t cap = strlen(dbreal) + stem + 3;
     w->db = hx_strdup(cfg->db);
     hx_index *ix = NULL;   /* an existing index's root is the one to follow */
     if (!hx_index_open(&ix, cfg->db, HX_INDEX_READ, NULL, NULL, NULL))
@@ -513,12 +506,15 @@ int hx_watch_start(hx_watch **out, const hx_watch_config *cfg, hx_error *err)
     else
         w->root = hx_strdup(cfg->root ? cfg->root : ".");
     hx_index_close(ix);
-    w->db_stem = hx_malloc(cap);
-    if (!w->db || !w->root || !w->db_stem || pipe(w->stop_pipe)) {
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(cfg->db, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - cfg->db) : 1, slash ? cfg->db : ".");
+    w->db_dir = hx_strdup(realpath(*dir ? dir : "/", real) ? real : dir);
+    if (!w->db || !w->root || !w->db_dir || pipe(w->stop_pipe)) {
         hx_watch_stop(w);
         return hx_error_set(err, HX_ENOMEM, -1, "cannot start the watcher");
     }
-    snprintf(w->db_stem, cap, "%s/%.*s.", dbreal, (int)stem, dbname);
+    w->db_name = strrchr(w->db, '/') ? strrchr(w->db, '/') + 1 : w->db;
     w->cfg.db = w->db;
     w->cfg.root = w->root;
     if (pthread_create(&w->thread, NULL, watch_main, w)) {
@@ -558,7 +554,7 @@ void hx_watch_stop(hx_watch *w)
     pthread_mutex_destroy(&w->lock);
     free(w->db);
     free(w->root);
-    free(w->db_stem);
+    free(w->db_dir);
     free(w);
 }
 
