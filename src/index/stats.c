@@ -576,13 +576,13 @@ static int counter_text(const void *pa, const void *pb)
     return strcmp(((const counter *)pa)->q, ((const counter *)pb)->q);
 }
 
-/* The hot queries of the window ending now, best first, into top (HX_STATS_TOP_SHOWN); the count,
- * or 0 when out of memory. */
-static size_t top_queries(const counts *c, counter *top)
+/* The hot queries of the window ending now, best first, into top (HX_STATS_TOP_SHOWN) and their
+ * count into *nt; 0 or HX_ENOMEM. */
+static int top_queries(const counts *c, counter *top, size_t *nt, hx_error *err)
 {
     counter *all = hx_malloc(sizeof *all * HX_STATS_WINDOW * HX_STATS_TOP);
     if (!all)
-        return 0;
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory ranking hot queries");
     size_t n = 0;
     int64_t now = now_s(), oldest = now - now % HX_STATS_BUCKET_S - (int64_t)(HX_STATS_WINDOW - 1) * HX_STATS_BUCKET_S;
     for (int k = 0; k < HX_STATS_WINDOW; k++)
@@ -599,10 +599,10 @@ static size_t top_queries(const counts *c, counter *top)
         }
     }
     qsort(all, m, sizeof *all, counter_desc);
-    size_t k = m < HX_STATS_TOP_SHOWN ? m : HX_STATS_TOP_SHOWN;
-    memcpy(top, all, k * sizeof *top);
+    *nt = m < HX_STATS_TOP_SHOWN ? m : HX_STATS_TOP_SHOWN;
+    memcpy(top, all, *nt * sizeof *top);
     free(all);
-    return k;
+    return 0;
 }
 
 static void write_hist(hx_json_writer *w, const histogram *h, const char *count_key)
@@ -654,7 +654,11 @@ int hx_stats_write_json(hx_stats *s, const char *db, hx_json_writer *w, hx_error
     }
     hx_json_write_obj_end(w);
     counter top[HX_STATS_TOP_SHOWN];
-    size_t nt = top_queries(c, top);
+    size_t nt;
+    if ((rc = top_queries(c, top, &nt, err))) {
+        free(c);
+        return rc;
+    }
     hx_json_write_key(w, "top_queries");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < nt; i++) {
@@ -770,7 +774,11 @@ int hx_stats_prometheus(hx_stats *s, const char *db, hx_buf *out, hx_error *err)
     prom(out, "hyrax_index_files_total{change=\"removed\"} %llu\nhyrax_index_files_total{change=\"rejected\"} %llu\n",
          (unsigned long long)c->removed, (unsigned long long)c->rejected);
     counter top[HX_STATS_TOP_SHOWN];
-    size_t nt = top_queries(c, top);
+    size_t nt;
+    if ((rc = top_queries(c, top, &nt, err))) {
+        free(c);
+        return rc;
+    }
     prom(out, "# HELP hyrax_hot_query_count Estimated count of the most frequent queries of the last %d s.\n",
          HX_STATS_WINDOW * HX_STATS_BUCKET_S);
     prom(out, "# TYPE hyrax_hot_query_count gauge\n");
