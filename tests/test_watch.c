@@ -57,6 +57,18 @@ static int start_watch(server *s, const char *poll_ms)
     return line ? 0 : -1;
 }
 
+static const char *watch_mode(server *s, char *buf, size_t cap);
+
+/* Waits until the watcher follows the root (index_health.watch.mode leaves "starting"). */
+static void wait_following(server *s)
+{
+    char mode[32] = "";
+    for (int waited = 0; waited < WAIT_MS && (!watch_mode(s, mode, sizeof mode) || !strcmp(mode, "starting"));
+         waited += 50)
+        sleep_ms(50);
+    CHECK(strcmp(mode, "inotify") == 0 || strcmp(mode, "poll") == 0, "the watcher follows the root (%s)", mode);
+}
+
 static void stop_server(server *s)
 {
     close(s->in);
@@ -119,6 +131,17 @@ static int64_t health_int(server *s, const char *path)
     return v;
 }
 
+static const char *watch_mode(server *s, char *buf, size_t cap)
+{
+    const hx_json_val *r;
+    hx_json_doc *d = call(s, "index_health", "{}", &r);
+    const char *m = hx_json_str(get(r, "watch.mode"), NULL);
+    if (m)
+        snprintf(buf, cap, "%s", m);
+    hx_json_doc_free(d);
+    return m ? buf : NULL;
+}
+
 static void test_changes(server *s, const char *how)
 {
     check_put(root, "zebra.md", "# Zebra\n\nThe quagga was a plains zebra.\n");
@@ -146,6 +169,11 @@ static void test_burst(server *s)
         snprintf(text, sizeof text, "# Burst\n\nburstword%d round %d\n", i % 50, i / 50);
         check_put(root, rel, text);
     }
+    sleep_ms(350);   /* the batch is likely embedding now: an MCP write waits its turn instead of failing */
+    const hx_json_val *added;
+    hx_json_doc *ad = call(s, "add_document", "{\"name\":\"notes/x.md\",\"content\":\"# X\\n\\nA quokka smiles.\"}", &added);
+    CHECK(added && hx_json_bool(get(added, "searchable")), "add_document during a watch batch succeeds");
+    hx_json_doc_free(ad);
     CHECK(wait_hits(s, "round", 50), "the burst's 50 files become searchable");
     bool last = false;
     for (int waited = 0; waited < WAIT_MS && !last; waited += 100) {
@@ -191,8 +219,11 @@ int main(void)
     free(out);
 
     server s;
+    check_put(root, "offline.md", "# Offline\n\nThe dugong grazes on seagrass.\n");   /* while nobody watches */
     if (start_watch(&s, NULL) == 0) {
+        wait_following(&s);
         CHECK(wait_hits(&s, "aardvark", 1), "the indexed file is found");
+        CHECK(wait_hits(&s, "dugong", 1), "a file written before serve started is caught up with");
         test_changes(&s, "inotify");
         test_burst(&s);
         test_health(&s, "inotify");
@@ -200,6 +231,7 @@ int main(void)
     }
     /* the polling fallback, on the same index */
     if (start_watch(&s, "100") == 0) {
+        wait_following(&s);
         check_put(root, "poll.md", "# Poll\n\nThe narwhal has one long tooth.\n");
         CHECK(wait_hits(&s, "narwhal", 1), "poll: a created file becomes searchable");
         char path[2 * PATH_MAX];

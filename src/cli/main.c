@@ -166,7 +166,7 @@ static const cli_opt options[] = {
      "its citation are those MCP's\nsearch answers with"},
     {"--json", 0, NULL, CMD_STATS, .help = "print one JSON object"},
     {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
-    {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse add_document, delete_document and reindex"},
+    {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse every write tool (add_document, delete_document, reindex,\ncreate_baseline, record_turn)"},
     /* conversation memory (README "Conversation memory") */
     {"--json", 0, NULL, CMD_HISTORY, .help = "print one JSON object (get_session's or list_sessions' shape)"},
     {"--tenant", 0, "T", CMD_HISTORY, .help = "read the turns recorded by tenant T (default: none)"},

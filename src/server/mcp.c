@@ -93,6 +93,15 @@ int mcp_wait_model(mcp_server *s, char *message, size_t cap)
     return ok ? 0 : -1;
 }
 
+static void watch_write_lock(void *ctx, int take)
+{
+    mcp_server *s = ctx;
+    if (take)
+        pthread_mutex_lock(&s->write_lock);
+    else
+        pthread_mutex_unlock(&s->write_lock);
+}
+
 /* The watcher's model: waits for the loader; NULL when loading failed. */
 static const hx_model *watch_model(void *ctx)
 {
@@ -463,7 +472,9 @@ static void *worker_main(void *arg)
         hx_error err = {0};
         int rc = -1;
         if (hx_json_parse(&doc, j->args, j->args_len, NULL, &err) == 0) {
+            pthread_mutex_lock(&s->write_lock);   /* the watcher's batches wait meanwhile */
             rc = run_tool(s, j->tool, hx_json_doc_root(doc), j->id, j->id_len, &out);
+            pthread_mutex_unlock(&s->write_lock);
             hx_json_doc_free(doc);
         } else {
             hx_rpc_write_error(&out, j->id, j->id_len, HX_RPC_INTERNAL_ERROR, "arguments lost", NULL, 0, NULL);
@@ -759,6 +770,7 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
     snprintf(s.protocol, sizeof s.protocol, "%s", protocol_versions[0]);
     pthread_mutex_init(&s.lock, NULL);
     pthread_mutex_init(&s.out_lock, NULL);
+    pthread_mutex_init(&s.write_lock, NULL);
     pthread_cond_init(&s.wake, NULL);
     pthread_t loader, worker;
     int rc = 0;
@@ -777,7 +789,8 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
     if (cfg->watch) {
         hx_watch_config wc = {.db = cfg->db, .root = cfg->root, .model = watch_model, .model_ctx = &s,
                               .threads = cfg->threads, .poll_ms = cfg->watch_poll_ms,
-                              .force_poll = cfg->watch_poll_ms > 0, .stats = s.stats};
+                              .force_poll = cfg->watch_poll_ms > 0, .stats = s.stats,
+                              .write_lock = watch_write_lock, .write_ctx = &s};
         hx_error werr = {0};
         if (hx_watch_start(&s.watch, &wc, &werr))
             fprintf(stderr, "hyrax serve: not watching: %s\n", werr.message);
@@ -842,6 +855,7 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
     }
     pthread_cond_destroy(&s.wake);
     pthread_mutex_destroy(&s.out_lock);
+    pthread_mutex_destroy(&s.write_lock);
     pthread_mutex_destroy(&s.lock);
     return rc;
 }

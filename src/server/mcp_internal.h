@@ -77,6 +77,7 @@ typedef struct mcp_server {
     hx_stats *stats;              /* owned */
     const char *transport;
     hx_watch *watch;              /* owned */
+    pthread_mutex_t write_lock;   /* held by the worker while a job runs and by the watcher's batches */
     struct { char *path; char *reason; int64_t at_ns; } failures[MCP_FAILURES];
     size_t n_failures, next_failure;
     int64_t started_ns;

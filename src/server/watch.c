@@ -381,25 +381,34 @@ static int run_batch(hx_watch *w)
         snprintf(error, sizeof error, "the model is not loaded");
     else if (!w->enc && hx_encoder_new(&w->enc, model, w->cfg.threads, &err))
         snprintf(error, sizeof error, "cannot start the encoder: %s", err.message);
-    else if (hx_index_open(&ix, w->db, HX_INDEX_WRITE | HX_INDEX_CREATE, model, w->root, &err)) {
-        if (err.code == HX_EBUSY)
-            return 1;
-        snprintf(error, sizeof error, "cannot open %s for writing: %s", w->db, err.message);
-    } else {
-        const char *all = "";
-        const char *const *paths = w->pending_all ? &all : (const char *const *)w->pending;
-        size_t n = w->pending_all ? 1 : w->n_pending;
-        hx_update_opts o = {0};
-        o.encoder = w->enc;
-        o.progress = batch_progress;
-        o.progress_ctx = w;
-        if (hx_index_update(ix, paths, n, &o, &rep, &err))
-            snprintf(error, sizeof error, "%s", err.message);
+    if (model && w->enc) {
+        if (w->cfg.write_lock)
+            w->cfg.write_lock(w->cfg.write_ctx, 1);
+        if (hx_index_open(&ix, w->db, HX_INDEX_WRITE | HX_INDEX_CREATE, model, w->root, &err)) {
+            if (w->cfg.write_lock)
+                w->cfg.write_lock(w->cfg.write_ctx, 0);
+            if (err.code == HX_EBUSY)
+                return 1;   /* another process writes: retry later */
+            snprintf(error, sizeof error, "cannot open %s for writing: %s", w->db, err.message);
+        } else {
+            const char *all = "";
+            const char *const *paths = w->pending_all ? &all : (const char *const *)w->pending;
+            size_t n = w->pending_all ? 1 : w->n_pending;
+            hx_update_opts o = {0};
+            o.encoder = w->enc;
+            o.progress = batch_progress;
+            o.progress_ctx = w;
+            if (hx_index_update(ix, paths, n, &o, &rep, &err))
+                snprintf(error, sizeof error, "%s", err.message);
+        }
     }
     hx_index_stats st = {0};
-    if (ix)
+    if (ix) {
         hx_index_stats_get(ix, &st, NULL);
-    hx_index_close(ix);
+        hx_index_close(ix);
+        if (w->cfg.write_lock)
+            w->cfg.write_lock(w->cfg.write_ctx, 0);
+    }
     double lag_ms = !error[0] && oldest && st.committed_ns > oldest ? (double)(st.committed_ns - oldest) / 1e6 : 0;
     pthread_mutex_lock(&w->lock);
     w->batches++;
@@ -431,12 +440,13 @@ static void *watch_main(void *arg)
 {
     hx_watch *w = arg;
     w->notify_fd = w->cfg.force_poll ? -1 : hx_platform_notify_open();
-    pthread_mutex_lock(&w->lock);
-    w->mode = w->notify_fd >= 0 ? "inotify" : "poll";
-    pthread_mutex_unlock(&w->lock);
     add_watches(w, "", 0);
     if (w->notify_fd < 0 && walk(w, &w->snap, "", 0) == 0)
         qsort(w->snap.v, w->snap.n, sizeof *w->snap.v, stamp_cmp);
+    pending_add(w, "");   /* first catch up with what changed while nobody watched */
+    pthread_mutex_lock(&w->lock);
+    w->mode = w->notify_fd >= 0 ? "inotify" : "poll";   /* following from here on */
+    pthread_mutex_unlock(&w->lock);
     int debounce = w->cfg.debounce_ms > 0 ? w->cfg.debounce_ms : HX_WATCH_DEBOUNCE_MS;
     int poll_ms = w->cfg.poll_ms > 0 ? w->cfg.poll_ms : HX_WATCH_POLL_MS;
     double next_poll = mono_ms() + poll_ms, retry_at = 0;

@@ -27,6 +27,11 @@ typedef struct hx_watch_config {
     int debounce_ms, poll_ms;        /* 0: the defaults above */
     int force_poll;                  /* poll even where notification works */
     hx_stats *stats;                 /* NULL, or where each batch is counted (borrowed; outlives the watcher) */
+    /* NULL, or called with take 1 before a batch opens the index writer and 0 after it closes
+     * it: the server's own writers (MCP write tools) and the watcher take turns in-process
+     * instead of one of them meeting HX_EBUSY. */
+    void (*write_lock)(void *ctx, int take);
+    void *write_ctx;
 } hx_watch_config;
 
 /* A running watcher. Caller stops and frees it with hx_watch_stop. */
@@ -38,7 +43,8 @@ int hx_watch_start(hx_watch **out, const hx_watch_config *cfg, hx_error *err);
 /* Stops the thread (a batch in progress is cancelled uncommitted) and frees w; NULL is fine. */
 void hx_watch_stop(hx_watch *w);
 
-/* What the watcher did, as one JSON object into w: {"mode": "inotify" | "poll" | "starting",
+/* What the watcher did, as one JSON object into w: {"mode": "starting" until it follows the root
+ * (its first batch then catches up with what changed while nobody watched), then "inotify" | "poll",
  * "root", "batches", "commits", "pending_paths", "last_batch": null | {"at", "paths", "added",
  * "updated", "removed", "rejected": [{path, reason}], "error", "generation", "seconds",
  * "lag_ms"}}, lag_ms being the longest time from a changed file's mtime to its commit. */
