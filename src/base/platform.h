@@ -1,6 +1,6 @@
 /* platform.h: the operating-system calls hyrax needs that POSIX does not give in one portable
- * form (CPU count, huge-page advice, the executable's path, data sync, file times, CPU features
- * only the kernel reports). Linux is the tuned path; every other POSIX system gets a fallback
+ * form (CPU count, huge-page advice, the executable's path, data sync, file times, change
+ * notification, CPU features only the kernel reports). Linux is the tuned path; every other POSIX system gets a fallback
  * under #ifdef in platform.c, so porting (macOS) touches this file only. No policy here: callers
  * decide how many threads, which paths, which kernels. */
 #ifndef HX_PLATFORM_H
