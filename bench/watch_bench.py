@@ -1,8 +1,8 @@
 """watch_bench.py: how fast `hyrax serve --watch` makes an edit searchable, against the peer a user
 without a watcher has: running `hyrax index ROOT` again after the edit (a full incremental sync).
 
-On a copy of some KEP folders (../shared/corpora/keps), indexed once: N times, one file gets a new
-unique word; the watcher's time is from the write to the first MCP keyword search that finds the
+On the kep.yaml files of some KEP folders (../shared/corpora/keps) plus ten short notes, indexed
+once (small, so it runs on a loaded laptop): N times, one note gets a new unique word; the watcher's time is from the write to the first MCP keyword search that finds the
 word (client side, polled every 20 ms), with the watcher's own lag (file mtime -> commit) from
 index_health; the peer's is the wall time of `hyrax index ROOT` after the same kind of edit. Then
 a burst of 200 writes over 50 files: commits made. Both inotify and polling (--watch-poll 1000).
@@ -97,12 +97,23 @@ def main():
         root = os.path.join(tmp, "root")
         os.makedirs(os.path.join(root, "burst"))
         for f in FOLDERS:
-            shutil.copytree(os.path.join(args.keps, f), os.path.join(root, f))
-        files = sorted(os.path.relpath(os.path.join(d, n), root) for d, _, ns in os.walk(root) for n in ns if n.endswith(".md"))
+            for d, _, ns in os.walk(os.path.join(args.keps, f)):
+                for n in ns:
+                    if n == "kep.yaml":
+                        dst = os.path.join(root, os.path.relpath(d, args.keps))
+                        os.makedirs(dst, exist_ok=True)
+                        shutil.copy(os.path.join(d, n), dst)
+        os.makedirs(os.path.join(root, "notes"))
+        files = []
+        for i in range(10):
+            files.append(f"notes/note{i}.md")
+            with open(os.path.join(root, files[-1]), "w") as f:
+                f.write(f"# Note {i}\n\nA short note about cluster autoscaling, number {i}.\n")
         db = os.path.join(tmp, "index.hyx")
         t0 = time.monotonic()
         subprocess.run([args.hyrax, "index", "--db", db, root], check=True, stdout=subprocess.DEVNULL)
-        print(json.dumps({"bench": "index", "files": len(files), "seconds": round(time.monotonic() - t0, 2)}))
+        n_files = sum(len(ns) for _, _, ns in os.walk(root))
+        print(json.dumps({"bench": "index", "files": n_files, "seconds": round(time.monotonic() - t0, 2)}))
         # the peer: re-running the sync after an edit
         syncs = []
         for i in range(args.n):
