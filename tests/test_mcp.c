@@ -157,9 +157,10 @@ static void test_lifecycle(server *s)
     static const char *const names[] = {"search", "get_context", "find_similar", "list_documents", "get_document",
                                         "document_status", "add_document", "delete_document", "reindex", "index_health",
                                         "create_baseline", "audit_log", "semantic_search", "full_text_search", "hybrid_search",
-                                        "document_details", "semanticSearch", "getContext", "publish"};
-    CHECK(tools && hx_json_len(tools) == 19, "nineteen tools: hyrax's twelve, seed 003's, seed 001's, publish");
-    for (size_t i = 0; tools && i < 18; i++) {
+                                        "document_details", "semanticSearch", "getContext", "publish", "record_turn",
+                                        "get_session", "search_history", "list_sessions"};
+    CHECK(tools && hx_json_len(tools) == 23, "23 tools: hyrax's twelve, seed 003's, seed 001's, publish and conversation memory's");
+    for (size_t i = 0; tools && i < 23; i++) {
         const hx_json_val *t = hx_json_arr_get(tools, i);
         const char *n = hx_json_str(get(t, "name"), NULL);
         CHECK(n && !strcmp(n, names[i]), "tool %zu is %s", i, names[i]);

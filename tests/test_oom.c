@@ -8,7 +8,8 @@
  * append, commit, refresh, history), chunking, the analyzer and tokenizer, and an index built once
  * with the model: open + keyword search + stats, hybrid search, and on a fresh copy each time
  * hx_index_add_bytes and a reindexing hx_index_update; two indexes searched as tiers, and a sync
- * from one up to a fresh copy of it. */
+ * from one up to a fresh copy of it; conversation memory (record, reopen, hybrid search) and the
+ * lasting statistics (count, flush, JSON and Prometheus views). */
 #include "check.h"
 #include "hyrax.h"
 #include "alloc.h"
@@ -18,7 +19,10 @@
 #include "filter.h"
 #include "hnsw.h"
 #include "json.h"
+#include "memory.h"
+#include "stats.h"
 #include "store.h"
+#include "wire.h"
 #include "model.h"
 
 #include <errno.h>
@@ -670,6 +674,93 @@ static int op_filters(uint64_t *digest)
     return rc;
 }
 
+/* === Conversation memory and statistics === */
+
+static char memory_path[PATH_MAX + 32], stats_db[PATH_MAX + 32];
+
+/* Records three turns in a fresh file, reopens it and runs a hybrid search. */
+static int op_memory(uint64_t *digest)
+{
+    static const char *const msg[] = {"how do pods get scheduled", "bake sourdough bread", "rotate tls certificates"};
+    static float vec[3][HX_EMBED_DIM];
+    for (int i = 0; i < 3; i++)
+        for (int d = 0; d < HX_EMBED_DIM; d++)
+            vec[i][d] = d == i ? 1.0f : 0.0f;
+    unlink(memory_path);
+    hx_memory *m = NULL;
+    hx_error err = {0};
+    int rc = hx_memory_open(&m, memory_path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
+    const char *docs[] = {"a.md"};
+    for (int i = 0; !rc && i < 3; i++) {
+        hx_turn t = {0};
+        t.session = i == 1 ? "other" : "s";
+        t.user_message = msg[i];
+        t.agent_response = "an answer";
+        t.docs = docs;
+        t.n_docs = 1;
+        t.relevance = NAN;
+        t.vec = vec[i];
+        rc = hx_memory_record(m, &t, NULL, NULL, &err);
+    }
+    hx_memory_close(m);
+    m = NULL;
+    if (!rc)
+        rc = hx_memory_open(&m, memory_path, HX_STORE_READ, &err);
+    hx_memory_hit *hits = NULL;
+    size_t n = 0;
+    if (!rc)
+        rc = hx_memory_search(m, HX_MODE_HYBRID, "scheduled pods", vec[0], "", "", NULL, 3, &hits, &n, &err);
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; !rc && i < hx_memory_count(m); i++) {
+        const hx_turn *t = hx_memory_turn(m, i);
+        h = fnv_str(fnv_str(fnv_str(h, t->session), t->user_message), t->docs[0]);
+        h = fnv(h, &t->number, sizeof t->number);
+    }
+    for (size_t i = 0; !rc && i < n; i++)
+        h = fnv(h, &hits[i].turn, sizeof hits[i].turn);
+    *digest = h;
+    free(hits);
+    hx_memory_close(m);
+    return rc;
+}
+
+/* Counts into a fresh statistics file, flushes, and writes both views. */
+static int op_stats(uint64_t *digest)
+{
+    char path[PATH_MAX + 64];
+    hx_stats_path(stats_db, path, sizeof path, NULL);
+    unlink(path);
+    hx_stats *s = NULL;
+    hx_error err = {0};
+    int rc = hx_stats_open(&s, stats_db, 0, &err);
+    hx_update_report rep = {0};
+    rep.added = 2;
+    if (!rc) {
+        hx_stats_note_latency(s, "search", "stdio", 3);
+        hx_stats_note_query(s, "hot query");
+        hx_stats_note_update(s, &rep, NULL, 250);
+        rc = hx_stats_flush(s, &err);
+    }
+    if (!rc)
+        hx_stats_note_latency(s, "search", "cli", 7);   /* unflushed: the views add it */
+    hx_json_writer w;
+    hx_json_writer_init(&w);
+    hx_buf b = {0};
+    hx_json_write_obj_begin(&w);
+    if (!rc)
+        rc = hx_stats_write_json(s, stats_db, &w, &err);
+    hx_json_write_obj_end(&w);
+    if (!rc)
+        rc = hx_json_writer_finish(&w, &err);
+    if (!rc)
+        rc = hx_stats_prometheus(s, stats_db, &b, &err);
+    *digest = rc ? 0 : fnv(14695981039346656037ull, b.data, b.len);
+    hx_buf_free(&b);
+    hx_json_writer_free(&w);
+    hx_stats_close(s);
+    return rc;
+}
+
 int main(void)
 {
     hx_error err = {0};
@@ -687,6 +778,10 @@ int main(void)
     run_oom("hnsw", op_hnsw, 1, NULL);
     run_oom("store", op_store, 1, store_after);
     run_oom("tokenize", op_tokenize, 1, NULL);
+    snprintf(memory_path, sizeof memory_path, "%s/memory.hyx", dir);
+    snprintf(stats_db, sizeof stats_db, "%s/s.hyx", dir);
+    run_oom("memory", op_memory, 1, NULL);
+    run_oom("stats", op_stats, 1, NULL);
     const char *weights = getenv("HYRAX_WEIGHTS") ? getenv("HYRAX_WEIGHTS") : WEIGHTS;
     if (hx_model_open(&model, weights, &err) || hx_encoder_new(&enc, model, 1, &err)) {
         CHECK(0, "model: %s", err.message);

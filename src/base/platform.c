@@ -4,8 +4,13 @@
 #include "platform.h"
 #include "hyrax.h"
 
+#include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#ifdef __linux__
+#include <sys/inotify.h>
+#endif
 
 #if defined(__linux__) && defined(__aarch64__)
 #include <asm/hwcap.h>
@@ -71,3 +76,66 @@ unsigned hx_platform_arm_features(void)
 #endif
     return f;
 }
+
+/* === Change notification === */
+
+#ifdef __linux__
+int hx_platform_notify_open(void)
+{
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    return fd < 0 ? HX_ENOTFOUND : fd;
+}
+
+int hx_platform_notify_add(int fd, const char *path)
+{
+    int wd = inotify_add_watch(fd, path, IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
+                                             IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR |
+                                             IN_DONT_FOLLOW);
+    if (wd >= 0)
+        return wd;
+    return errno == ENOSPC ? HX_ERANGE : HX_EIO;
+}
+
+int hx_platform_notify_read(int fd, void (*fn)(void *ctx, int wd, const char *name, unsigned flags), void *ctx)
+{
+    /* aligned as the kernel's records are */
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    int count = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return count;
+        if (n <= 0)
+            return HX_EIO;
+        for (char *p = buf; p < buf + n;) {
+            const struct inotify_event *e = (const struct inotify_event *)(void *)p;
+            if ((size_t)(buf + n - p) < sizeof *e || (size_t)(buf + n - p) < sizeof *e + e->len)
+                return HX_EIO;   /* the kernel writes whole records; anything else is not inotify */
+            unsigned flags = (e->mask & IN_ISDIR ? HX_NOTIFY_DIR : 0) | (e->mask & IN_Q_OVERFLOW ? HX_NOTIFY_OVERFLOW : 0) |
+                             (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) ? HX_NOTIFY_GONE : 0);
+            fn(ctx, e->wd, e->len ? e->name : "", flags);
+            count++;
+            p += sizeof *e + e->len;
+        }
+    }
+}
+#else
+int hx_platform_notify_open(void)
+{
+    return HX_ENOTFOUND;
+}
+
+int hx_platform_notify_add(int fd, const char *path)
+{
+    (void)fd, (void)path;
+    return HX_EIO;
+}
+
+int hx_platform_notify_read(int fd, void (*fn)(void *ctx, int wd, const char *name, unsigned flags), void *ctx)
+{
+    (void)fd, (void)fn, (void)ctx;
+    return HX_EIO;
+}
+#endif

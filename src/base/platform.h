@@ -1,6 +1,6 @@
 /* platform.h: the operating-system calls hyrax needs that POSIX does not give in one portable
- * form (CPU count, huge-page advice, the executable's path, data sync, file times, CPU features
- * only the kernel reports). Linux is the tuned path; every other POSIX system gets a fallback
+ * form (CPU count, huge-page advice, the executable's path, data sync, file times, change
+ * notification, CPU features only the kernel reports). Linux is the tuned path; every other POSIX system gets a fallback
  * under #ifdef in platform.c, so porting (macOS) touches this file only. No policy here: callers
  * decide how many threads, which paths, which kernels. */
 #ifndef HX_PLATFORM_H
@@ -31,5 +31,28 @@ int64_t hx_platform_mtime_ns(const struct stat *st);
  * architectures and on systems that do not report them. */
 enum { HX_ARM_CRC32 = 1 << 0 };
 unsigned hx_platform_arm_features(void);
+
+/* === Change notification (serve --watch) ===
+ * A notifier of changes inside folders: inotify on Linux. Elsewhere there is none and callers poll
+ * the folders instead (src/server/watch.c). Close the descriptor with close(). */
+
+/* The notifier's descriptor (non-blocking, for poll()), or HX_ENOTFOUND where the system has none
+ * or refuses one (inotify instance limit). */
+int hx_platform_notify_open(void);
+
+/* Watches the folder `path` (not its subfolders) for entries created, deleted, moved in or out,
+ * or written: the watch's id (>= 0); HX_ERANGE when the system's watch limit is reached (Linux
+ * fs.inotify.max_user_watches); HX_EIO otherwise (errno kept). */
+int hx_platform_notify_add(int fd, const char *path);
+
+enum {
+    HX_NOTIFY_DIR = 1,       /* the entry is a folder */
+    HX_NOTIFY_OVERFLOW = 2,  /* the kernel dropped events: everything may have changed */
+    HX_NOTIFY_GONE = 4,      /* the watched folder itself was deleted or moved away */
+};
+/* Reads the events waiting on fd without blocking and calls fn(ctx, watch id, entry name, HX_NOTIFY_*
+ * flags) for each (name "" for an event of the watched folder itself; watch id -1 with
+ * HX_NOTIFY_OVERFLOW). Returns the number of events read, or HX_EIO. */
+int hx_platform_notify_read(int fd, void (*fn)(void *ctx, int wd, const char *name, unsigned flags), void *ctx);
 
 #endif

@@ -10,10 +10,14 @@
 #include "http_server.h"
 #include "mcp.h"
 #include "present.h"
+#include "present_memory.h"
 #include "publish.h"
 #include "registry.h"
 #include "relpath.h"
 #include "sig.h"
+#include "stats.h"
+#include "store.h"
+#include "watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,11 +89,12 @@ enum {
     CMD_SYNC = 1u << 13,
     CMD_REGISTRY = 1u << 14,   /* registry tier (issue 13): registry, publish */
     CMD_PUBLISH = 1u << 15,
-    CMD_ALL = (1u << 16) - 1,
+    CMD_HISTORY = 1u << 16,
+    CMD_ALL = (1u << 17) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
-             CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC,
+             CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC | CMD_HISTORY,
     CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC | CMD_PUBLISH,
-    CMD_READER = CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_SERVE,   /* read documents: take an identity */
+    CMD_READER = CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_SERVE | CMD_HISTORY,   /* read documents: take an identity */
 };
 
 /* One option of one or more commands. The table below is the only place an option is declared:
@@ -184,7 +189,20 @@ static const cli_opt options[] = {
     {"--since", 0, "TIME", CMD_AUDIT, .help = "entries at or after TIME: ISO-8601 (2026-01-31T12:00:00Z) or unix seconds"},
     {"--path", 0, "GLOB", CMD_AUDIT, .help = "entries of documents whose root-relative path matches GLOB"},
     {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
-    {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse add_document, delete_document and reindex"},
+    {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse every write tool (add_document, delete_document, reindex,\ncreate_baseline, record_turn, publish)"},
+    /* conversation memory (README "Conversation memory") */
+    {"--json", 0, NULL, CMD_HISTORY, .help = "print one JSON object (get_session's or list_sessions' shape)"},
+    {"--watch", 0, NULL, CMD_SERVE,
+     .help = "follow the indexed root (inotify) and reindex what changes, " HX_STRINGIFY(HX_WATCH_DEBOUNCE_MS) " ms\nafter the last change of a burst"},
+    {"--watch-poll", 0, "MS", CMD_SERVE,
+     .help = "with --watch: compare the tree every MS ms instead of inotify (network\nfile systems); "
+     "inotify falls back to this by itself when unavailable", WHOLE(10, 3600000)},
+    {"--memory-per-session", 0, "N", CMD_SERVE,
+     .help = "conversation memory keeps the newest N turns of a session (default " HX_STRINGIFY(HX_MEMORY_PER_SESSION) ")",
+     WHOLE(1, 1L << 30)},
+    {"--memory-total", 0, "N", CMD_SERVE,
+     .help = "conversation memory keeps the newest N turns in all (default " HX_STRINGIFY(HX_MEMORY_TOTAL) ")",
+     WHOLE(1, 1L << 30)},
     /* --- registry tier (issue 13) --- */
     {"--registry", 0, "URL", CMD_REGISTRY | CMD_PUBLISH | CMD_SEARCH | CMD_SERVE,
      .help = "the registry: a PostgreSQL URL or libpq 'key=value' string (default\n$" HX_REGISTRY_ENV
@@ -882,7 +900,12 @@ static int cmd_index(const cli_args *a)
                         .reindex = opt_str(a, "--reindex") != NULL, .encoder = enc, .progress = index_progress,
                         .progress_ctx = &prog, .folder_meta = opt_str(a, "--folder-meta") ? folder_meta : NULL,
                         .n_folder_meta = n_fm};
-    if (hx_index_update(ix, paths, n_paths, &o, &rep, &err)) {
+    int update_rc = hx_index_update(ix, paths, n_paths, &o, &rep, &err);
+    hx_stats *counted = NULL;   /* the lasting statistics; never fails the command */
+    if (!hx_stats_open(&counted, db, 0, NULL))
+        hx_stats_note_update(counted, update_rc ? NULL : &rep, update_rc ? err.message : NULL, 0);
+    hx_stats_close(counted);
+    if (update_rc) {
         put_line(stderr, "hyrax index: ", err.message);
         goto done;
     }
@@ -1080,6 +1103,12 @@ static int run_search(void *arg)
         print_results_text(&res);
     }
     rc = fflush(stdout) ? 1 : 0;
+    hx_stats *stats = NULL;   /* counted in the lasting statistics; never fails the search */
+    if (!hx_stats_open(&stats, j->db, 0, NULL)) {
+        hx_stats_note_latency(stats, "search", "cli", res.search_ms);
+        hx_stats_note_query(stats, j->query);
+    }
+    hx_stats_close(stats);
 done:
     hx_results_free(&res);
     hx_index_close(ix[0]);
@@ -1261,13 +1290,60 @@ done:
 
 /* === stats, verify, rm === */
 
-static const char stats_about[] = "Prints counts, sizes, the last commit and the model.\n";
+static const char stats_about[] =
+    "Prints counts, sizes, the last commit and the model, and what every process did with the index\n"
+    "(kept beside it, across restarts): latency per tool, hot queries of the last day, updates, rejected\n"
+    "files and index lag.\n";
 
 typedef struct {
     const char *db;
     int json;
     const hx_identity *identity; /* the reader's, or NULL */
 } db_job;
+
+/* The lasting statistics (hx_stats_write_json's members in one object) as text lines. */
+static void print_activity(const hx_json_writer *act)
+{
+    hx_json_doc *doc = NULL;
+    if (hx_json_parse(&doc, act->buf, act->len, NULL, NULL))
+        return;
+    const hx_json_val *r = hx_json_doc_root(doc), *lat = hx_json_obj_get(r, "latency"), *k, *v;
+    hx_json_iter it;
+    hx_json_iter_init(&it, lat);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        double calls = 0, p50 = 0, p95 = 0;
+        hx_json_num_double(hx_json_obj_get(v, "calls"), &calls, NULL);
+        hx_json_num_double(hx_json_obj_get(v, "p50_ms"), &p50, NULL);
+        hx_json_num_double(hx_json_obj_get(v, "p95_ms"), &p95, NULL);
+        printf("latency     %s: %.0f calls, p50 %.1f ms, p95 %.1f ms\n", hx_json_str(k, NULL), calls, p50, p95);
+    }
+    const hx_json_val *top = hx_json_obj_get(r, "top_queries");
+    for (size_t i = 0; i < hx_json_len(top); i++) {
+        double n = 0;
+        hx_json_num_double(hx_json_obj_get(hx_json_arr_get(top, i), "count"), &n, NULL);
+        fputs(i ? "            " : "hot queries ", stdout);
+        put_text(stdout, hx_json_str(hx_json_obj_get(hx_json_arr_get(top, i), "query"), NULL), 120, true);
+        printf(" (%.0f)\n", n);
+    }
+    const hx_json_val *ix = hx_json_obj_get(r, "index");
+    double u[6] = {0}, lag_n = 0, lag50 = 0, lag95 = 0;
+    const char *keys[] = {"updates", "files_added", "files_updated", "files_removed", "files_rejected", "update_failures"};
+    for (int i = 0; i < 6; i++)
+        hx_json_num_double(hx_json_obj_get(ix, keys[i]), &u[i], NULL);
+    const hx_json_val *lag = hx_json_obj_get(ix, "lag");
+    hx_json_num_double(hx_json_obj_get(lag, "count"), &lag_n, NULL);
+    hx_json_num_double(hx_json_obj_get(lag, "p50_ms"), &lag50, NULL);
+    hx_json_num_double(hx_json_obj_get(lag, "p95_ms"), &lag95, NULL);
+    printf("updates     %.0f: %.0f files added, %.0f updated, %.0f removed, %.0f rejected; %.0f failed\n", u[0], u[1],
+           u[2], u[3], u[4], u[5]);
+    if (lag_n)
+        printf("index lag   p50 %.0f ms, p95 %.0f ms (%.0f updates measured)\n", lag50, lag95, lag_n);
+    const char *last_error = hx_json_str(hx_json_obj_get(ix, "last_error"), NULL);
+    if (last_error)
+        put_line(stdout, "last error  ", last_error);
+    hx_json_doc_free(doc);
+}
+
 
 /* Opens the index and prints its statistics; the exit status. Runs under guarded(). */
 static int run_stats(void *arg)
@@ -1283,10 +1359,24 @@ static int run_stats(void *arg)
     }
     if (*hx_index_damage(ix))
         fprintf(stderr, "hyrax stats: warning: %s: %s (see 'hyrax verify')\n", j->db, hx_index_damage(ix));
+    hx_json_writer act;   /* the lasting statistics (stats.h) */
+    hx_json_writer_init(&act);
+    hx_json_write_obj_begin(&act);
+    int act_rc = hx_stats_write_json(NULL, j->db, &act, &err);
+    hx_json_write_obj_end(&act);
+    if (act_rc)
+        fprintf(stderr, "hyrax stats: warning: %s\n", err.message);
     if (j->json) {
         hx_json_writer w;
         hx_json_writer_init(&w);
-        hx_present_stats(&w, &st, hx_index_root(ix));
+        hx_json_write_obj_begin(&w);
+        hx_present_stats_members(&w, &st, hx_index_root(ix));
+        hx_json_write_key(&w, "activity");
+        if (act_rc)
+            hx_json_write_null(&w);
+        else
+            hx_json_write_json(&w, act.buf, act.len);
+        hx_json_write_obj_end(&w);
         if (!hx_json_writer_finish(&w, &err))
             printf("%s\n", w.buf);
         hx_json_writer_free(&w);
@@ -1305,7 +1395,10 @@ static int run_stats(void *arg)
                (unsigned long long)st.chunks, (unsigned long long)st.tombstones, (unsigned long long)st.tokens,
                (unsigned long long)st.segments, (double)st.file_bytes / 1048576.0,
                (unsigned long long)st.generation, when, st.model, st.dim);
+        if (!act_rc)
+            print_activity(&act);
     }
+    hx_json_writer_free(&act);
     hx_index_close(ix);
     return 0;
 }
@@ -1749,6 +1842,10 @@ static int cmd_serve(const cli_args *a)
     hx_identity id;
     if (identity_opt(a, "serve", &id, &cfg.identity))
         return 2;
+    cfg.memory_limits.per_session = (uint32_t)opt_long(a, "--memory-per-session", 0);
+    cfg.memory_limits.total = (uint32_t)opt_long(a, "--memory-total", 0);
+    cfg.watch = opt_str(a, "--watch") != NULL || opt_str(a, "--watch-poll") != NULL;
+    cfg.watch_poll_ms = (int)opt_long(a, "--watch-poll", 0);
     const char *root_arg = opt_str(a, "--root") ? opt_str(a, "--root") : ".";
     char root[4096];
     if (!realpath(root_arg, root)) {
@@ -1903,6 +2000,92 @@ done:
     hx_model_close(model);
     free(names);
     free(paths);
+    return rc;
+}
+
+/* === history === */
+
+static const char history_about[] =
+    "Without SESSION: the sessions of the conversation memory (record_turn over MCP), newest first.\n"
+    "With SESSION: its turns in order. Only the turns recorded by the identity given with --tenant and\n"
+    "--user are shown (none given: the turns recorded without one).\n";
+
+/* The session list as text, from the one grouping hx_present_sessions makes. */
+static int print_sessions(const hx_json_writer *w)
+{
+    hx_json_doc *doc = NULL;
+    hx_error err = {0};
+    if (hx_json_parse(&doc, w->buf, w->len, NULL, &err)) {
+        fprintf(stderr, "hyrax history: %s\n", err.message);
+        return 1;
+    }
+    const hx_json_val *list = hx_json_obj_get(hx_json_doc_root(doc), "sessions");
+    for (size_t i = 0; i < hx_json_len(list); i++) {
+        const hx_json_val *e = hx_json_arr_get(list, i);
+        int64_t turns = 0;
+        hx_json_num_int64(hx_json_obj_get(e, "turns"), &turns, NULL);
+        put_text(stdout, hx_json_str(hx_json_obj_get(e, "session_id"), NULL), 200, false);
+        printf("  %lld turns, last %s\n", (long long)turns, hx_json_str(hx_json_obj_get(e, "last_turn_at"), NULL));
+    }
+    hx_json_doc_free(doc);
+    return 0;
+}
+
+static int print_history(const cli_args *a, const hx_memory *m, const char *tenant, const char *user)
+{
+    const char *session = a->n_operands ? a->operands[0] : NULL;
+    hx_error err = {0};
+    if (opt_str(a, "--json") || !session) {
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        int rc = 0;
+        if (session)
+            hx_present_session(&w, m, session, tenant, user);
+        else
+            rc = hx_present_sessions(&w, m, tenant, user);
+        if (!rc && !(rc = hx_json_writer_finish(&w, &err)))
+            rc = opt_str(a, "--json") ? (printf("%s\n", w.buf), 0) : print_sessions(&w);
+        else
+            fprintf(stderr, "hyrax history: %s\n", err.message[0] ? err.message : hx_strerror(rc));
+        hx_json_writer_free(&w);
+        return rc ? 1 : 0;
+    }
+    for (size_t i = 0; m && i < hx_memory_count(m); i++) {
+        const hx_turn *t = hx_memory_turn(m, i);
+        if (!hx_memory_visible(t, tenant, user) || strcmp(t->session, session))
+            continue;
+        char when[64];
+        hx_time_format(t->at_ns, when, sizeof when);
+        printf("#%u  %s", t->number, when);
+        if (*t->search_method)
+            printf("  %s", t->search_method);
+        if (!isnan(t->relevance))
+            printf("  relevance %.3f", t->relevance);
+        putchar('\n');
+        put_line(stdout, "user:  ", t->user_message);
+        put_line(stdout, "agent: ", t->agent_response);
+        for (size_t d = 0; d < t->n_docs; d++)
+            put_line(stdout, "doc:   ", t->docs[d]);
+    }
+    return 0;
+}
+
+static int cmd_history(const cli_args *a)
+{
+    char path[4096];
+    hx_error err = {0};
+    hx_memory *m = NULL;
+    const char *tenant = opt_str(a, "--tenant") ? opt_str(a, "--tenant") : "";
+    const char *user = opt_str(a, "--user") ? opt_str(a, "--user") : "";
+    int rc = hx_memory_path(db_opt(a), path, sizeof path, &err);
+    if (!rc)
+        rc = hx_memory_open(&m, path, HX_STORE_READ, &err);
+    if (rc && rc != HX_ENOTFOUND) {
+        fprintf(stderr, "hyrax history: %s\n", err.message);
+        return 1;
+    }
+    rc = print_history(a, m, tenant, user);
+    hx_memory_close(m);
     return rc;
 }
 
@@ -2105,6 +2288,8 @@ static const cli_cmd commands[] = {
     {"audit", CMD_AUDIT, "", 0, 0, "list the documents the validation gate rejected", audit_about, cmd_audit},
     {"recover", CMD_RECOVER, "", 0, 0, "make a damaged index writable again, keeping its newest provable commit",
      recover_about, cmd_recover},
+    {"history", CMD_HISTORY, "[SESSION]", 0, 1, "the conversation memory: sessions, or one session's turns",
+     history_about, cmd_history},
     {"serve", CMD_SERVE, "", 0, 0, "MCP server (JSON-RPC 2.0 over stdio) for AI agents", serve_about, cmd_serve},
     {"sync", CMD_SYNC, "PATH...", 1, -1, "copy project documents up to the user index (--to user)", sync_about,
      cmd_sync},

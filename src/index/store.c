@@ -1267,12 +1267,36 @@ int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err)
 
 /* === Files beside the store === */
 
+/* The store's name without ".hyx": the stem files beside it share. */
+static size_t stem_len(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 4 && !strcmp(name + n - 4, ".hyx") ? n - 4 : n;
+}
+
 bool hx_store_owns_name(const char *store_name, const char *name)
 {
     size_t n = strlen(store_name);
-    if (strncmp(name, store_name, n) != 0)
-        return false;
+    if (strncmp(name, store_name, n) != 0) {
+        /* "<stem>.<kind>.hyx" beside it, or its temporary files */
+        size_t st = stem_len(store_name);
+        const char *kind = name + st, *end;
+        if (strncmp(name, store_name, st) || kind[0] != '.' || !(end = strstr(kind + 1, ".hyx")) || end == kind + 1 ||
+            memchr(kind + 1, '.', (size_t)(end - kind - 1)))
+            return false;
+        char own[HX_STORE_NAME_MAX * 4];
+        snprintf(own, sizeof own, "%.*s", (int)(end + 4 - name), name);
+        return strlen(own) == (size_t)(end + 4 - name) && hx_store_owns_name(own, name);
+    }
     const char *rest = name + n;
     return !*rest || !strncmp(rest, HX_STORE_TMP_NEW, strlen(HX_STORE_TMP_NEW)) ||
            !strncmp(rest, HX_STORE_TMP_COMPACT, strlen(HX_STORE_TMP_COMPACT));
+}
+
+int hx_store_beside(const char *path, const char *kind, char *buf, size_t cap, hx_error *err)
+{
+    int w = snprintf(buf, cap, "%.*s.%s.hyx", (int)stem_len(path), path, kind);
+    if (w < 0 || (size_t)w >= cap)
+        return hx_error_set(err, HX_ERANGE, -1, "the %s file beside %s: path too long", kind, path);
+    return 0;
 }

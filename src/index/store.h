@@ -229,8 +229,13 @@ int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err);
 #define HX_STORE_TMP_COMPACT ".compact.tmp"
 
 /* True when `name`, a file name in the store's folder, is the store whose file name is
- * `store_name` or one of its temporary files: a walk of the folder skips these. */
+ * `store_name`, one of its temporary files, or a file beside it (hx_store_beside) or one of
+ * theirs: a walk of the folder skips these. */
 bool hx_store_owns_name(const char *store_name, const char *name);
+
+/* The file beside the store at `path` that holds `kind` (conversation memory, statistics):
+ * "<path minus .hyx>.<kind>.hyx", e.g. ".hyrax/index.memory.hyx". HX_ERANGE when it does not fit. */
+int hx_store_beside(const char *path, const char *kind, char *buf, size_t cap, hx_error *err);
 
 /* === References inside roots === */
 

@@ -131,6 +131,23 @@ bool mcp_model_ready(mcp_server *s)
     return s->model != NULL;
 }
 
+static void watch_write_lock(void *ctx, int take)
+{
+    mcp_server *s = ctx;
+    if (take)
+        pthread_mutex_lock(&s->write_lock);
+    else
+        pthread_mutex_unlock(&s->write_lock);
+}
+
+/* The watcher's model: waits for the loader; NULL when loading failed. */
+static const hx_model *watch_model(void *ctx)
+{
+    mcp_server *s = ctx;
+    char message[320];
+    return mcp_wait_model(s, message, sizeof message) ? NULL : s->model;
+}
+
 /* Opens (or refreshes) the reader and points it at the commit ctx selects (NULL = head). */
 static int open_reader_at(mcp_server *s, const hx_read_context *ctx, char *message, size_t cap)
 {
@@ -230,60 +247,18 @@ bool mcp_should_stop(mcp_server *s)
 
 /* === Statistics === */
 
+/* Counted in the lasting statistics (stats.h): latency per tool and transport, hot queries. */
 static void note_latency(mcp_server *s, int tool, double ms)
 {
     const char *transport = s->transport;
     s = home_of(s);
     hx_metrics_observe(s->metrics, HX_METRIC_TOOL, hx_mcp_tools[tool].name, transport, NULL, ms / 1e3);
-    pthread_mutex_lock(&s->lock);
-    mcp_latency *l = &s->latency[tool];
-    l->ms[l->count % MCP_LATENCY_WINDOW] = (float)ms;
-    l->count++;
-    pthread_mutex_unlock(&s->lock);
+    hx_stats_note_latency(s->stats, hx_mcp_tools[tool].name, transport, ms);
 }
 
-/* Space-saving with periodic halving; see MCP_TOP_QUERIES. Queries over 200 bytes are not kept. */
 void mcp_note_query(mcp_server *s, const char *query)
 {
-    s = home_of(s);
-    if (strlen(query) > 200)
-        return;
-    pthread_mutex_lock(&s->lock);
-    size_t i = 0;
-    while (i < s->n_queries && strcmp(s->queries[i].query, query))
-        i++;
-    if (i < s->n_queries) {
-        s->queries[i].count++;
-    } else {
-        char *q = hx_strdup(query);
-        uint32_t base = 0;
-        if (q && s->n_queries == MCP_TOP_QUERIES) {   /* full: take over the smallest counter */
-            i = 0;
-            for (size_t k = 1; k < s->n_queries; k++)
-                if (s->queries[k].count < s->queries[i].count)
-                    i = k;
-            base = s->queries[i].count;
-            free(s->queries[i].query);
-        } else if (q) {
-            i = s->n_queries++;
-        }
-        if (q) {
-            s->queries[i].query = q;
-            s->queries[i].count = base + 1;
-        }
-    }
-    if (++s->queries_noted % MCP_QUERY_DECAY == 0) {
-        size_t kept = 0;
-        for (size_t k = 0; k < s->n_queries; k++) {
-            s->queries[k].count /= 2;
-            if (s->queries[k].count)
-                s->queries[kept++] = s->queries[k];
-            else
-                free(s->queries[k].query);
-        }
-        s->n_queries = kept;
-    }
-    pthread_mutex_unlock(&s->lock);
+    hx_stats_note_query(home_of(s)->stats, query);
 }
 
 void mcp_note_failure(mcp_server *s, const char *path, const char *reason)
@@ -377,64 +352,6 @@ void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w)
     hx_json_write_uint(w, s->jobs_failed);
     hx_json_write_key(w, "jobs_busy");
     hx_json_write_uint(w, s->jobs_busy);
-    pthread_mutex_unlock(&s->lock);
-}
-
-static int compare_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
-void mcp_write_latency(mcp_server *s, hx_json_writer *w)
-{
-    float sorted[MCP_LATENCY_WINDOW];   /* 4 KiB on the stack: no shared buffer between callers */
-    s = home_of(s);
-    hx_json_write_obj_begin(w);
-    pthread_mutex_lock(&s->lock);
-    for (int t = 0; t < MCP_TOOL_COUNT; t++) {
-        const mcp_latency *l = &s->latency[t];
-        size_t n = l->count < MCP_LATENCY_WINDOW ? (size_t)l->count : MCP_LATENCY_WINDOW;
-        if (!n)
-            continue;
-        memcpy(sorted, l->ms, n * sizeof *sorted);
-        qsort(sorted, n, sizeof *sorted, compare_float);
-        hx_json_write_key(w, hx_mcp_tools[t].name);
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "calls");
-        hx_json_write_uint(w, l->count);
-        hx_json_write_key(w, "p50_ms");
-        hx_json_write_double(w, sorted[(n - 1) / 2]);
-        hx_json_write_key(w, "p95_ms");
-        hx_json_write_double(w, sorted[(n - 1) * 95 / 100]);
-        hx_json_write_obj_end(w);
-    }
-    pthread_mutex_unlock(&s->lock);
-    hx_json_write_obj_end(w);
-}
-
-void mcp_write_top_queries(mcp_server *s, hx_json_writer *w)
-{
-    s = home_of(s);
-    pthread_mutex_lock(&s->lock);
-    bool used[MCP_TOP_QUERIES] = {false};
-    hx_json_write_arr_begin(w);
-    for (int k = 0; k < 10; k++) {   /* the ten most frequent, a selection pass each */
-        size_t best = s->n_queries;
-        for (size_t i = 0; i < s->n_queries; i++)
-            if (!used[i] && (best == s->n_queries || s->queries[i].count > s->queries[best].count))
-                best = i;
-        if (best == s->n_queries)
-            break;
-        used[best] = true;
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "query");
-        hx_json_write_cstr(w, s->queries[best].query);
-        hx_json_write_key(w, "count");
-        hx_json_write_uint(w, s->queries[best].count);
-        hx_json_write_obj_end(w);
-    }
-    hx_json_write_arr_end(w);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -698,7 +615,9 @@ static void *worker_main(void *arg)
         hx_error err = {0};
         int rc = -1;
         if (hx_json_parse(&doc, j->args, j->args_len, NULL, &err) == 0) {
+            pthread_mutex_lock(&s->write_lock);   /* the watcher's batches wait meanwhile */
             rc = run_tool(s, j->tool, hx_json_doc_root(doc), j->id, j->id_len, j->modern, &out);
+            pthread_mutex_unlock(&s->write_lock);
             hx_json_doc_free(doc);
         } else {
             hx_rpc_write_error(&out, j->id, j->id_len, HX_RPC_INTERNAL_ERROR, "arguments lost", NULL, 0, NULL);
@@ -1194,18 +1113,34 @@ int mcp_server_start(mcp_server *s, const hx_mcp_config *cfg, int out_fd, hx_err
     snprintf(s->protocol, sizeof s->protocol, "%s", protocol_versions[0]);
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->out_lock, NULL);
+    pthread_mutex_init(&s->write_lock, NULL);
     pthread_cond_init(&s->wake, NULL);
-    if (pthread_create(&s->loader_thread, NULL, load_model, s))
+    if (hx_stats_open(&s->stats, cfg->db, HX_STATS_FLUSH_MS, err))
+        return err->code;
+    if (pthread_create(&s->loader_thread, NULL, load_model, s)) {
+        hx_stats_close(s->stats);
         return hx_error_set(err, HX_ENOMEM, -1, "cannot start the model loader thread");
+    }
     if (pthread_create(&s->worker_thread, NULL, worker_main, s)) {
         pthread_join(s->loader_thread, NULL);
+        hx_stats_close(s->stats);
         return hx_error_set(err, HX_ENOMEM, -1, "cannot start the worker thread");
+    }
+    if (cfg->watch) {
+        hx_watch_config wc = {.db = cfg->db, .root = cfg->root, .model = watch_model, .model_ctx = s,
+                              .threads = cfg->threads, .poll_ms = cfg->watch_poll_ms,
+                              .force_poll = cfg->watch_poll_ms > 0, .stats = s->stats,
+                              .write_lock = watch_write_lock, .write_ctx = s};
+        hx_error werr = {0};
+        if (hx_watch_start(&s->watch, &wc, &werr))
+            fprintf(stderr, "hyrax serve: not watching: %s\n", werr.message);
     }
     return 0;
 }
 
 void mcp_server_stop(mcp_server *s, bool now)
 {
+    hx_watch_stop(s->watch);
     pthread_mutex_lock(&s->lock);
     s->stopping = true;
     if (now) {
@@ -1227,14 +1162,14 @@ void mcp_server_stop(mcp_server *s, bool now)
     hx_encoder_free(s->reader_enc);
     hx_encoder_free(s->writer_enc);
     hx_model_close(s->model);
-    for (size_t i = 0; i < s->n_queries; i++)
-        free(s->queries[i].query);
+    hx_stats_close(s->stats);
     for (size_t i = 0; i < MCP_FAILURES; i++) {
         free(s->failures[i].path);
         free(s->failures[i].reason);
     }
     pthread_cond_destroy(&s->wake);
     pthread_mutex_destroy(&s->out_lock);
+    pthread_mutex_destroy(&s->write_lock);
     pthread_mutex_destroy(&s->lock);
 }
 

@@ -5,6 +5,7 @@
 #define HX_MCP_H
 
 #include "hyrax.h"
+#include "memory.h"
 
 typedef struct hx_mcp_config {
     const char *db;            /* index file */
@@ -20,6 +21,13 @@ typedef struct hx_mcp_config {
     const char *registry;      /* the registry tier (registry.h): its URL; NULL: $HYRAX_REGISTRY or
                                   libpq's own variables */
     const char *registry_tenant;   /* the tenant registry calls act as; NULL: the login role */
+    /* Conversation memory (mcp_memory.c): turns are stamped with the reader identity and read back
+     * by it; the retention limits. */
+    hx_memory_limits memory_limits;   /* zeros: memory.h's defaults */
+    /* serve --watch (watch.h): follow the root and reindex what changes; watch_poll_ms > 0 polls
+     * the tree that often instead of using inotify */
+    int watch;
+    int watch_poll_ms;
 } hx_mcp_config;
 
 /* Serves requests from in_fd, answering on out_fd, until end of input or stop_fd. Writes that

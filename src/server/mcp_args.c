@@ -355,13 +355,21 @@ static int check_table(const mcp_arg *table, const hx_json_val *args, const char
         if (check_value(rule, name, v, f))
             return -1;
     }
+    char missing[512] = "";   /* every missing one is named, so one answer says all to add */
+    size_t n_missing = 0, used = 0;
     for (const mcp_arg *r = table; r->name; r++) {
         bool given = hx_json_obj_get(args, r->name) != NULL;
         for (const mcp_arg *a = table; a->name && !given && r->required; a++)
             given = a->alias_of && !strcmp(a->alias_of, r->name) && hx_json_obj_get(args, a->name);
-        if (r->required && !r->fixed && !given)
-            return fail(f, "missing required argument '%s%s%s'", prefix ? prefix : "", prefix ? "." : "", r->name);
+        if (r->required && !r->fixed && !given && used < sizeof missing) {
+            int w = snprintf(missing + used, sizeof missing - used, "%s'%s%s%s'", n_missing ? ", " : "",
+                             prefix ? prefix : "", prefix ? "." : "", r->name);
+            used += w > 0 ? (size_t)w : 0;
+            n_missing++;
+        }
     }
+    if (n_missing)
+        return fail(f, "missing required argument%s %s", n_missing > 1 ? "s" : "", missing);
     return 0;
 }
 

@@ -13,12 +13,13 @@
 #include "present.h"
 #include "metrics.h"
 #include "rpc.h"
+#include "stats.h"
+#include "watch.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MCP_LATENCY_WINDOW 1024   /* latencies kept per tool for p50/p95 */
 /* Write jobs waiting behind the running one: at most this many, holding at most this many bytes
  * of arguments (an empty queue takes any message the line reader let through). Over either
  * bound a write is answered at once with MCP_ERR_BUSY and a retry hint, so 300 pipelined 1 MB
@@ -31,14 +32,8 @@ enum {
     MCP_ERR_NOT_INITIALIZED = -32000,   /* a request other than initialize or ping came first */
     MCP_ERR_BUSY = -32003,              /* write queue full; error.data.retry_after_ms says when */
 };
-/* top_queries is a space-saving top-k (Metwally et al. 2005): MCP_TOP_QUERIES counters; a query
- * not counted yet takes over the smallest counter (count = that count + 1, an overestimate by at
- * most it). Every MCP_QUERY_DECAY queries every count is halved and zeros are dropped, so counts
- * weigh the recent queries: a query's weight halves with each 4096 queries after it. */
-#define MCP_TOP_QUERIES 256
-#define MCP_QUERY_DECAY 4096
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
-#define MCP_TOOL_COUNT 19
+#define MCP_TOOL_COUNT 23
 
 typedef struct mcp_job {
     int tool;                     /* index into the tool table */
@@ -70,11 +65,6 @@ void mcp_sink_free(mcp_sink *k);
 /* Waits at most wait_ms for a message or for done, appends what is pending to *buf (hx_grow'n;
  * the caller's) and returns whether the job is done and everything taken. */
 bool mcp_sink_take(mcp_sink *k, char **buf, size_t *len, size_t *cap, int wait_ms);
-
-typedef struct mcp_latency {
-    float ms[MCP_LATENCY_WINDOW];
-    uint64_t count;
-} mcp_latency;
 
 typedef struct mcp_server {
     const hx_mcp_config *cfg;
@@ -113,11 +103,12 @@ typedef struct mcp_server {
     uint64_t jobs_busy;           /* refused with MCP_ERR_BUSY (the queue was full) */
     double job_ms;                /* moving average of a write job's time, for the retry hint */
 
-    /* statistics for index_health */
-    mcp_latency latency[MCP_TOOL_COUNT];
-    struct { char *query; uint32_t count; } queries[MCP_TOP_QUERIES];   /* query owned */
-    size_t n_queries;
-    uint64_t queries_noted;
+    /* statistics for index_health: latency, hot queries and index updates that last (stats.h;
+     * `transport` below names this server's in them); the watcher of --watch (watch.h), NULL
+     * without it */
+    hx_stats *stats;              /* owned */
+    hx_watch *watch;              /* owned */
+    pthread_mutex_t write_lock;   /* held by the worker while a job runs and by the watcher's batches */
     struct { char *path; char *reason; int64_t at_ns; } failures[MCP_FAILURES];
     size_t n_failures, next_failure;
     int64_t started_ns;
@@ -214,8 +205,6 @@ void mcp_note_query(mcp_server *s, const char *query);
 void mcp_note_failure(mcp_server *s, const char *path, const char *reason);
 bool mcp_path_pending(mcp_server *s, const char *path);
 void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w);
-void mcp_write_latency(mcp_server *s, hx_json_writer *w);
-void mcp_write_top_queries(mcp_server *s, hx_json_writer *w);
 void mcp_write_failures(mcp_server *s, hx_json_writer *w);
 bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap);
 bool mcp_should_stop(mcp_server *s);   /* the server stops, or the running job was cancelled */
@@ -255,5 +244,15 @@ void mcp_cancel_sink(mcp_server *s, mcp_sink *sink);
  * leaves its structured result in out; 0, or -1 with message set (an isError answer). */
 int mcp_call_read_tool(mcp_server *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
                        char *message, size_t cap);
+
+/* === Conversation memory (mcp_memory.c) === */
+/* The reader identity of this server (hx_mcp_config tenant, user; "" when unset). */
+void mcp_identity(const mcp_server *s, const char **tenant, const char **user);
+extern const mcp_arg mcp_record_turn_args[], mcp_get_session_args[], mcp_search_history_args[], mcp_list_sessions_args[];
+extern const char mcp_record_turn_out[], mcp_get_session_out[], mcp_search_history_out[], mcp_list_sessions_out[];
+int mcp_tool_record_turn(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
+int mcp_tool_get_session(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
+int mcp_tool_search_history(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
+int mcp_tool_list_sessions(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
 
 #endif

@@ -1317,8 +1317,11 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
     hx_update_report rep = {0};
     hx_error err = {0};
     hx_update_opts o = {excl, ne, 0, force, s->writer_enc, job_progress, s, NULL, 0};
-    if (!rc && hx_index_update(ix, targets, np, &o, &rep, &err))
-        rc = (snprintf(msg, cap, "reindex failed: %s", err.message), -1);
+    if (!rc) {
+        if (hx_index_update(ix, targets, np, &o, &rep, &err))
+            rc = (snprintf(msg, cap, "reindex failed: %s", err.message), -1);
+        hx_stats_note_update(s->stats, rc ? NULL : &rep, rc ? err.message : NULL, 0);
+    }
     for (size_t i = 0; !rc && i < rep.n_rejected; i++)
         mcp_note_failure(s, rep.rejected[i].path, rep.rejected[i].reason);
     if (!rc) {
@@ -1417,8 +1420,13 @@ static const char health_out[] =
     "\"model\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"loaded\":{\"type\":\"boolean\"}}},"
     "\"pending_jobs\":{\"type\":\"integer\"},\"running_job\":{\"type\":[\"string\",\"null\"]},\"jobs_done\":{\"type\":\"integer\"},"
     "\"jobs_failed\":{\"type\":\"integer\"},\"jobs_busy\":{\"type\":\"integer\"},\"failures\":{\"type\":\"array\"},"
-    "\"top_queries\":{\"type\":\"array\",\"description\":\"The 10 most frequent recent queries; count is an estimate that halves every 4096 queries.\"},"
-    "\"latency\":{\"type\":\"object\"},\"uptime_s\":{\"type\":\"number\"},\"read_only\":{\"type\":\"boolean\"},"
+    "\"top_queries\":{\"type\":\"array\",\"description\":\"The 10 most frequent queries of the last top_queries_window_s seconds, "
+    "from every process on this index (serve, hyrax search), kept across restarts; count is a space-saving estimate.\"},"
+    "\"top_queries_window_s\":{\"type\":\"integer\"},"
+    "\"latency\":{\"type\":\"object\",\"description\":\"Per tool (and hyrax search): calls, mean/p50/p95/p99 ms, and the same per transport (stdio, http, cli); kept across restarts.\"},"
+    "\"index\":{\"type\":\"object\",\"description\":\"Index updates kept across restarts: files added, updated, removed, rejected (gate or unreadable), failed updates, last error, and lag (a changed file's mtime to its commit).\"},"
+    "\"watch\":{\"type\":[\"object\",\"null\"],\"description\":\"serve --watch: mode (inotify or poll), batches, commits, pending paths and the last batch; null when not watching.\"},"
+    "\"stats_error\":{\"type\":\"string\"},\"uptime_s\":{\"type\":\"number\"},\"read_only\":{\"type\":\"boolean\"},"
     "\"protocol_version\":{\"type\":\"string\"}},"
     "\"required\":[\"status\",\"documents\",\"chunks\",\"pending_jobs\",\"latency\",\"model\"]}";
 
@@ -1474,10 +1482,16 @@ static int tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_wri
     mcp_write_health_jobs(s, w);
     hx_json_write_key(w, "failures");
     mcp_write_failures(s, w);
-    hx_json_write_key(w, "top_queries");
-    mcp_write_top_queries(s, w);
-    hx_json_write_key(w, "latency");
-    mcp_write_latency(s, w);
+    hx_error serr = {0};
+    if (hx_stats_write_json(s->stats, s->cfg->db, w, &serr)) {   /* latency, top_queries, index */
+        hx_json_write_key(w, "stats_error");
+        hx_json_write_cstr(w, serr.message);
+    }
+    hx_json_write_key(w, "watch");
+    if (s->watch)
+        hx_watch_write_health(s->watch, w);
+    else
+        hx_json_write_null(w);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     hx_json_write_key(w, "uptime_s");
@@ -1699,4 +1713,16 @@ const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
                 "server's tenant: embedded here, one transaction per batch; unchanged files are skipped and the "
                 "tenant's documents whose files are gone are removed. Search them with search {source: registry}.",
      publish_args, publish_out, true, tool_publish, NULL},
+    /* conversation memory (mcp_memory.c) */
+    {"record_turn", "Seed 003's conversation memory: store one turn of a session (user message, agent response, "
+                    "retrieved document ids, search method, relevance). Answers once the turn is durable. Turns "
+                    "belong to this server's tenant and user; the oldest are dropped past the retention limits.",
+     mcp_record_turn_args, mcp_record_turn_out, true, mcp_tool_record_turn, NULL},
+    {"get_session", "The turns of one session, in order.", mcp_get_session_args, mcp_get_session_out, false,
+     mcp_tool_get_session, NULL},
+    {"search_history", "Past turns related to a query: hybrid (semantic over the turns' embeddings fused with "
+                       "keyword BM25), semantic or keyword; optionally within one session.",
+     mcp_search_history_args, mcp_search_history_out, false, mcp_tool_search_history, NULL},
+    {"list_sessions", "The sessions of the conversation memory, newest first, with their turn counts.",
+     mcp_list_sessions_args, mcp_list_sessions_out, false, mcp_tool_list_sessions, NULL},
 };

@@ -339,6 +339,12 @@ const char *hx_present_kind(hx_doc_kind k)
 void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *root)
 {
     hx_json_write_obj_begin(w);
+    hx_present_stats_members(w, st, root);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_stats_members(hx_json_writer *w, const hx_index_stats *st, const char *root)
+{
     hx_json_write_key(w, "root");
     hx_json_write_cstr(w, root);
     hx_json_write_key(w, "documents");
@@ -363,7 +369,6 @@ void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *r
     hx_json_write_cstr(w, st->model);
     hx_json_write_key(w, "dimension");
     hx_json_write_int(w, st->dim);
-    hx_json_write_obj_end(w);
 }
 
 void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode,

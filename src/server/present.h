@@ -100,7 +100,9 @@ void hx_present_read_context(hx_json_writer *w, const hx_read_taken *t);
 /* "file" or "stored": the "source" of a document in every answer that describes one. */
 const char *hx_present_kind(hx_doc_kind k);
 
-/* The index statistics object. */
+/* The index statistics object; _members writes its members only, into an object the caller
+ * opens and closes (`hyrax stats --json` adds the lasting statistics to it). */
 void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *root);
+void hx_present_stats_members(hx_json_writer *w, const hx_index_stats *st, const char *root);
 
 #endif

@@ -26,7 +26,7 @@ run() {
     fi
 }
 ok='!r.isError && r.structuredContent'
-run tools/list 'r.tools.length === 17 && r.tools.every(t => t.inputSchema && t.outputSchema)' --method tools/list
+run tools/list 'r.tools.length === 21 && r.tools.every(t => t.inputSchema && t.outputSchema)' --method tools/list
 run search "$ok && r.structuredContent.results[0].citation.path === 'docs/b.md'" \
     --method tools/call --tool-name search --tool-arg query=bread
 run keyword "$ok && r.structuredContent.results.length === 1" \

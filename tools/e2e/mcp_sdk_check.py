@@ -33,7 +33,8 @@ from mcp.client.stdio import stdio_client
 
 TOOLS = ["search", "get_context", "find_similar", "list_documents", "get_document", "document_status",
          "add_document", "delete_document", "reindex", "index_health", "create_baseline", "semantic_search", "full_text_search",
-         "hybrid_search", "document_details", "semanticSearch", "getContext", "publish"]
+         "hybrid_search", "document_details", "semanticSearch", "getContext", "publish", "record_turn",
+         "get_session", "search_history", "list_sessions"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 passed = failed = 0
@@ -128,6 +129,17 @@ async def run(hyrax, root):
             await call("add_document", {"path": "../../etc/passwd"}, expect_error=True)
             r = await call("index_health", {})
             check(r["status"] == "ok" and r["documents"] == 3 and "search" in r["latency"], "index_health")
+            for q, a in [("how does bread rise?", "yeast makes gas"), ("what places pods?", "the scheduler")]:
+                r = await call("record_turn", {"session_id": "e2e", "user_message": q, "agent_response": a,
+                                               "retrieved_docs": ["docs/scheduler.md"], "search_method": "hybrid"})
+            check(r["turn_number"] == 2, "record_turn numbers the session's turns")
+            r = await call("get_session", {"session_id": "e2e"})
+            check([t["user_message"] for t in r["turns"]] == ["how does bread rise?", "what places pods?"], "get_session")
+            r = await call("search_history", {"query": "pod scheduling", "top_k": 1})
+            check(r["results"][0]["user_message"] == "what places pods?", "search_history")
+            r = await call("list_sessions", {})
+            check(r["sessions"] == [{"session_id": "e2e", "turns": 2, "last_turn_at": r["sessions"][0]["last_turn_at"]}],
+                  "list_sessions")
 
 
 # === The seeds' tool definitions (tools/e2e/seed_tools.txt) ===

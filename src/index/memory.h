@@ -1,0 +1,97 @@
+/* memory.h: conversation memory (seed 003 "Conversation Memory"): sessions of turns (user message,
+ * agent response, retrieved document ids, search method, relevance, time), each turn stamped with
+ * the recording identity (tenant, user) and its embedding, kept crash-safely in a file of its own
+ * beside the index ("<index stem>.memory.hyx", hx_memory_path) on store.h: the same commit
+ * discipline (append, sync, meta slot) and the same one-writer lock. Owns the turn and root
+ * layouts below; knows nothing of MCP. Searching is brute force (the retention limit bounds the
+ * turns): cosine over the stored embeddings, BM25 over the turns' text, fused by RRF (fusion.h).
+ *
+ * Turn blob (one per turn, little-endian):
+ *   OFFSET SIZE DESCRIPTION
+ *        0    8 magic "HXTURN01"
+ *        8    8 turn id (1, 2, ... over the file's life; never reused)
+ *       16    8 time recorded, unix nanoseconds
+ *       24    4 turn number within its session (1, 2, ...)
+ *       28    8 relevance, IEEE-754 binary64 bits (NaN: none given)
+ *       36    4 d, number of retrieved document ids (<= HX_MEMORY_MAX_DOCS)
+ *       40    4 dim, embedding dimension (HX_EMBED_DIM, or 0: no embedding)
+ *       44    . six strings, each u32 length + bytes (no NUL): session, tenant, user,
+ *               search_method, user_message, agent_response; then d strings (document ids);
+ *               then dim binary32 values (the L2-normalised embedding)
+ * Root of a commit:
+ *        0    8 magic "HXMEMRT1"
+ *        8    8 next turn id
+ *       16    4 n, turns kept
+ *       20    4 reserved, zero
+ *       24 20*n the turns' blob references (hx_store_ref_put), oldest first
+ * Retention (README "Conversation memory"): recording a turn drops the oldest turns of its session
+ * beyond per_session, then the oldest turns of the file beyond total. A commit that leaves the
+ * file more than three times (and 4 MiB) larger than its live turns compacts it. */
+#ifndef HX_MEMORY_H
+#define HX_MEMORY_H
+
+#include "hyrax.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HX_MEMORY_PER_SESSION 1000   /* default: turns kept per session */
+#define HX_MEMORY_TOTAL 20000        /* default: turns kept in the file */
+#define HX_MEMORY_MAX_DOCS 64        /* retrieved document ids per turn */
+#define HX_MEMORY_MAX_ID 256         /* bytes of a session, tenant, user, method or document id */
+#define HX_MEMORY_MAX_TEXT (256 << 10)   /* bytes of a user message or agent response */
+
+typedef struct hx_turn {
+    uint64_t id;
+    int64_t at_ns;
+    uint32_t number;
+    double relevance;                /* NAN: none */
+    const char *session, *tenant, *user, *search_method;   /* "" when not given */
+    const char *user_message, *agent_response;
+    const char *const *docs;
+    size_t n_docs;
+    const float *vec;                /* HX_EMBED_DIM floats, or NULL */
+} hx_turn;
+
+typedef struct hx_memory_limits {
+    uint32_t per_session, total;     /* 0 = the defaults above */
+} hx_memory_limits;
+
+/* A handle on the memory file: a reader (HX_STORE_READ) or the one writer (HX_STORE_WRITE,
+ * with HX_STORE_CREATE to create it). Holds every kept turn decoded in memory. One thread at a
+ * time. Caller frees with hx_memory_close. A missing file opened for reading gives HX_ENOTFOUND. */
+typedef struct hx_memory hx_memory;
+int hx_memory_open(hx_memory **out, const char *path, unsigned store_flags, hx_error *err);
+void hx_memory_close(hx_memory *m);
+
+/* The memory file of the index at db into buf: "<db minus .hyx>.memory.hyx". HX_ERANGE when it
+ * does not fit. */
+int hx_memory_path(const char *db, char *buf, size_t cap, hx_error *err);
+
+/* Turns kept, oldest first; *t borrowed until the next record or close. */
+size_t hx_memory_count(const hx_memory *m);
+const hx_turn *hx_memory_turn(const hx_memory *m, size_t i);
+
+/* Records t (its session, identity, texts, docs, relevance and vec; id, number and time are
+ * assigned and written back into *out when non-NULL), applies the retention limits, commits.
+ * Returns once the turn is durable. Writer handles only. */
+int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim, hx_turn *out, hx_error *err);
+
+/* True when a turn belongs to the identity (tenant, user): both equal, "" matching "". */
+int hx_memory_visible(const hx_turn *t, const char *tenant, const char *user);
+
+typedef struct hx_memory_hit {
+    size_t turn;                     /* index for hx_memory_turn */
+    float score;                     /* fused (hybrid) or the side's own score */
+    float cosine, bm25;              /* NAN where that side did not rank it */
+} hx_memory_hit;
+
+/* The k best turns visible to (tenant, user), of `session` only when non-NULL, for the query:
+ * mode vector (cosine with qvec), keyword (BM25 of `query` over user message + agent response) or
+ * hybrid (both fused by RRF). qvec may be NULL in keyword mode. *hits (caller frees with free())
+ * gets up to k hits, best first. */
+int hx_memory_search(const hx_memory *m, hx_search_mode mode, const char *query, const float *qvec,
+                     const char *tenant, const char *user, const char *session, size_t k,
+                     hx_memory_hit **hits, size_t *n, hx_error *err);
+
+#endif

@@ -1,0 +1,792 @@
+/* stats.c: the counts of stats.h, their encoding in the statistics file, merging, flushing (a
+ * background thread for serve) and the JSON and Prometheus views. Owns the root layout in
+ * stats.h; nothing of the index file. */
+#include "stats.h"
+
+#include "alloc.h"
+#include "bytes.h"
+#include "store.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STATS_MAGIC "HXSTATS1"
+#define STATS_HEAD 72
+#define TOOL_MAX 47
+#define TRANSPORT_MAX 15
+#define ERROR_MAX 255
+#define COMPACT_BYTES ((int64_t)1 << 20)
+#define BUSY_TRIES 50
+#define BUSY_SLEEP_MS 20
+
+typedef struct {
+    uint64_t count;
+    double sum_ms;
+    uint64_t b[HX_STATS_HIST];
+} histogram;
+
+typedef struct {
+    char tool[TOOL_MAX + 1], transport[TRANSPORT_MAX + 1];
+    histogram h;
+} series;
+
+typedef struct {
+    char q[HX_STATS_QUERY_MAX + 1];
+    uint64_t count, err;
+} counter;
+
+typedef struct {
+    int64_t start_s;                 /* 0: unused */
+    uint32_t n;
+    counter c[HX_STATS_TOP];
+} qbucket;
+
+typedef struct {
+    uint64_t updates, added, updated, removed, rejected, failures;
+    int64_t last_update_ns;
+    char last_error[ERROR_MAX + 1];
+    histogram lag;
+    series s[HX_STATS_SERIES];
+    uint32_t n_series;
+    qbucket qb[HX_STATS_WINDOW];     /* slot (start_s / HX_STATS_BUCKET_S) % HX_STATS_WINDOW */
+} counts;
+
+struct hx_stats {
+    pthread_mutex_t lock;            /* guards delta */
+    counts *delta;                   /* owned: counted since the last flush */
+    char *path;                      /* owned: the statistics file */
+    pthread_mutex_t flush_lock;      /* one flush at a time */
+    pthread_t thread;
+    bool threaded;
+    int stop_pipe[2];
+    int flush_ms;
+};
+
+static int64_t now_s(void)
+{
+    return (int64_t)time(NULL);
+}
+
+/* === Histograms === */
+
+static double bound_ms(int i)
+{
+    return i < HX_STATS_HIST - 1 ? 0.25 * (double)(1u << i) : INFINITY;
+}
+
+static void hist_add(histogram *h, double ms)
+{
+    if (!(ms >= 0))
+        ms = 0;
+    int i = 0;
+    while (i < HX_STATS_HIST - 1 && ms > bound_ms(i))
+        i++;
+    h->b[i]++;
+    h->count++;
+    h->sum_ms += ms;
+}
+
+static void hist_merge(histogram *into, const histogram *from)
+{
+    into->count += from->count;
+    into->sum_ms += from->sum_ms;
+    for (int i = 0; i < HX_STATS_HIST; i++)
+        into->b[i] += from->b[i];
+}
+
+/* The q-quantile, interpolated linearly inside its bucket; the last finite bound for +Inf. */
+static double hist_quantile(const histogram *h, double q)
+{
+    if (!h->count)
+        return 0;
+    double rank = q * (double)h->count, seen = 0;
+    for (int i = 0; i < HX_STATS_HIST; i++) {
+        if (seen + (double)h->b[i] >= rank && h->b[i]) {
+            if (i == HX_STATS_HIST - 1)
+                return bound_ms(HX_STATS_HIST - 2);
+            double lo = i ? bound_ms(i - 1) : 0, hi = bound_ms(i);
+            return lo + (hi - lo) * (rank - seen) / (double)h->b[i];
+        }
+        seen += (double)h->b[i];
+    }
+    return bound_ms(HX_STATS_HIST - 2);
+}
+
+/* === Counting === */
+
+static series *series_of(counts *c, const char *tool, const char *transport)
+{
+    for (uint32_t i = 0; i < c->n_series; i++)
+        if (!strcmp(c->s[i].tool, tool) && !strcmp(c->s[i].transport, transport))
+            return &c->s[i];
+    if (c->n_series == HX_STATS_SERIES || strlen(tool) > TOOL_MAX || strlen(transport) > TRANSPORT_MAX)
+        return NULL;
+    series *s = &c->s[c->n_series++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->tool, sizeof s->tool, "%s", tool);
+    snprintf(s->transport, sizeof s->transport, "%s", transport);
+    return s;
+}
+
+/* The bucket for time t, emptied when it held an older hour; NULL when t is older than what it holds. */
+static qbucket *bucket_at(counts *c, int64_t t)
+{
+    int64_t start = t - t % HX_STATS_BUCKET_S;
+    qbucket *b = &c->qb[(start / HX_STATS_BUCKET_S) % HX_STATS_WINDOW];
+    if (b->start_s > start)
+        return NULL;
+    if (b->start_s != start) {
+        b->start_s = start;
+        b->n = 0;
+    }
+    return b;
+}
+
+/* Space-saving: count q once in b with error err0 for a new counter. */
+static void bucket_count(qbucket *b, const char *q, uint64_t add, uint64_t err0)
+{
+    for (uint32_t i = 0; i < b->n; i++)
+        if (!strcmp(b->c[i].q, q)) {
+            b->c[i].count += add;
+            b->c[i].err += err0;
+            return;
+        }
+    counter *c;
+    uint64_t base = 0;
+    if (b->n < HX_STATS_TOP) {
+        c = &b->c[b->n++];
+    } else {
+        c = &b->c[0];
+        for (uint32_t i = 1; i < b->n; i++)
+            if (b->c[i].count < c->count)
+                c = &b->c[i];
+        base = c->count;
+    }
+    snprintf(c->q, sizeof c->q, "%s", q);
+    c->count = base + add;
+    c->err = base + err0;
+}
+
+void hx_stats_note_latency(hx_stats *s, const char *tool, const char *transport, double ms)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    series *se = series_of(s->delta, tool, transport);
+    if (se)
+        hist_add(&se->h, ms);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void hx_stats_note_query(hx_stats *s, const char *query)
+{
+    hx_stats_note_query_at(s, query, now_s());
+}
+
+void hx_stats_note_query_at(hx_stats *s, const char *query, int64_t unix_s)
+{
+    if (!s || strlen(query) > HX_STATS_QUERY_MAX || unix_s <= 0)
+        return;
+    pthread_mutex_lock(&s->lock);
+    qbucket *b = bucket_at(s->delta, unix_s);
+    if (b)
+        bucket_count(b, query, 1, 0);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void hx_stats_note_update(hx_stats *s, const hx_update_report *r, const char *error, double lag_ms)
+{
+    if (!s)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    pthread_mutex_lock(&s->lock);
+    counts *c = s->delta;
+    c->updates++;
+    if (r) {
+        c->added += r->added;
+        c->updated += r->updated;
+        c->removed += r->removed;
+        c->rejected += r->n_rejected;
+    }
+    c->failures += error != NULL;
+    c->last_update_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    snprintf(c->last_error, sizeof c->last_error, "%s", error ? error : "");
+    if (lag_ms > 0)
+        hist_add(&c->lag, lag_ms);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* === Merging === */
+
+static int counter_desc(const void *pa, const void *pb)
+{
+    const counter *a = pa, *b = pb;
+    return a->count > b->count ? -1 : a->count < b->count ? 1 : strcmp(a->q, b->q);
+}
+
+static void merge(counts *into, const counts *from)
+{
+    into->updates += from->updates;
+    into->added += from->added;
+    into->updated += from->updated;
+    into->removed += from->removed;
+    into->rejected += from->rejected;
+    into->failures += from->failures;
+    if (from->last_update_ns > into->last_update_ns) {
+        into->last_update_ns = from->last_update_ns;
+        memcpy(into->last_error, from->last_error, sizeof into->last_error);
+    }
+    hist_merge(&into->lag, &from->lag);
+    for (uint32_t i = 0; i < from->n_series; i++) {
+        series *se = series_of(into, from->s[i].tool, from->s[i].transport);
+        if (se)
+            hist_merge(&se->h, &from->s[i].h);
+    }
+    for (int k = 0; k < HX_STATS_WINDOW; k++) {
+        const qbucket *fb = &from->qb[k];
+        if (!fb->start_s)
+            continue;
+        qbucket *b = bucket_at(into, fb->start_s);
+        if (!b)
+            continue;   /* older than the hour `into` holds in that slot */
+        /* mergeable summaries: add per query, keep the HX_STATS_TOP largest */
+        counter all[2 * HX_STATS_TOP];   /* 28 KiB */
+        uint32_t n = b->n;
+        memcpy(all, b->c, n * sizeof *all);
+        for (uint32_t i = 0; i < fb->n; i++) {
+            uint32_t j = 0;
+            while (j < n && strcmp(all[j].q, fb->c[i].q))
+                j++;
+            if (j < n) {
+                all[j].count += fb->c[i].count;
+                all[j].err += fb->c[i].err;
+            } else {
+                all[n++] = fb->c[i];
+            }
+        }
+        qsort(all, n, sizeof *all, counter_desc);
+        b->n = n < HX_STATS_TOP ? n : HX_STATS_TOP;
+        memcpy(b->c, all, b->n * sizeof *all);
+    }
+}
+
+/* === Encoding === */
+
+static void put_hist(hx_buf *b, const histogram *h)
+{
+    uint64_t bits;
+    memcpy(&bits, &h->sum_ms, 8);
+    hx_buf_u64(b, h->count);
+    hx_buf_u64(b, bits);
+    for (int i = 0; i < HX_STATS_HIST; i++)
+        hx_buf_u64(b, h->b[i]);
+}
+
+static void encode(const counts *c, hx_buf *b)
+{
+    uint8_t head[STATS_HEAD] = {0};
+    memcpy(head, STATS_MAGIC, 8);
+    const uint64_t v[] = {c->updates, c->added, c->updated, c->removed, c->rejected, c->failures,
+                          (uint64_t)c->last_update_ns};
+    for (int i = 0; i < 7; i++)
+        hxf_put64(head + 8 + 8 * i, v[i]);
+    uint32_t nb = 0;
+    for (int k = 0; k < HX_STATS_WINDOW; k++)
+        nb += c->qb[k].start_s != 0;
+    hxf_put32(head + 64, c->n_series);
+    hxf_put32(head + 68, nb);
+    hx_buf_bytes(b, head, sizeof head);
+    hx_buf_str(b, c->last_error);
+    put_hist(b, &c->lag);
+    for (uint32_t i = 0; i < c->n_series; i++) {
+        hx_buf_str(b, c->s[i].tool);
+        hx_buf_str(b, c->s[i].transport);
+        put_hist(b, &c->s[i].h);
+    }
+    for (int k = 0; k < HX_STATS_WINDOW; k++) {
+        const qbucket *q = &c->qb[k];
+        if (!q->start_s)
+            continue;
+        hx_buf_u64(b, (uint64_t)q->start_s);
+        hx_buf_u32(b, q->n);
+        for (uint32_t i = 0; i < q->n; i++) {
+            hx_buf_str(b, q->c[i].q);
+            hx_buf_u64(b, q->c[i].count);
+            hx_buf_u64(b, q->c[i].err);
+        }
+    }
+}
+
+static bool get_str(hx_rd *r, char *out, uint32_t max)
+{
+    const char *s;
+    uint32_t n;
+    if (!hx_rd_str(r, &s, &n, max) || memchr(s, 0, n))
+        return false;
+    memcpy(out, s, n);
+    out[n] = 0;
+    return true;
+}
+
+static void get_hist(hx_rd *r, histogram *h)
+{
+    h->count = hx_rd_u64(r);
+    uint64_t bits = hx_rd_u64(r);
+    memcpy(&h->sum_ms, &bits, 8);
+    for (int i = 0; i < HX_STATS_HIST; i++)
+        h->b[i] = hx_rd_u64(r);
+}
+
+static int decode(const uint8_t *p, size_t len, counts *c, const char *path, hx_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!len)
+        return 0;
+    if (len < STATS_HEAD || memcmp(p, STATS_MAGIC, 8))
+        return hx_error_set(err, HX_EFORMAT, 0, "%s: not a statistics file (root magic)", path);
+    uint64_t *v[] = {&c->updates, &c->added, &c->updated, &c->removed, &c->rejected, &c->failures};
+    for (int i = 0; i < 6; i++)
+        *v[i] = hxf_le64(p + 8 + 8 * i);
+    c->last_update_ns = (int64_t)hxf_le64(p + 56);
+    uint32_t ns = hxf_le32(p + 64), nb = hxf_le32(p + 68);
+    if (ns > HX_STATS_SERIES || nb > HX_STATS_WINDOW)
+        return hx_error_set(err, HX_EFORMAT, 64, "%s: %u series and %u query buckets are more than allowed", path, ns, nb);
+    hx_rd r = hx_rd_init(p + STATS_HEAD, len - STATS_HEAD);
+    bool ok = get_str(&r, c->last_error, ERROR_MAX);
+    get_hist(&r, &c->lag);
+    for (uint32_t i = 0; ok && i < ns; i++) {
+        ok = get_str(&r, c->s[i].tool, TOOL_MAX) && get_str(&r, c->s[i].transport, TRANSPORT_MAX);
+        get_hist(&r, &c->s[i].h);
+    }
+    c->n_series = ns;
+    for (uint32_t k = 0; ok && k < nb; k++) {
+        int64_t start = (int64_t)hx_rd_u64(&r);
+        uint32_t n = hx_rd_u32(&r);
+        if (!hx_rd_ok(&r) || start <= 0 || start % HX_STATS_BUCKET_S || n > HX_STATS_TOP) {
+            ok = false;
+            break;
+        }
+        qbucket *q = &c->qb[(start / HX_STATS_BUCKET_S) % HX_STATS_WINDOW];
+        if (q->start_s) {
+            ok = false;   /* two buckets for one slot */
+            break;
+        }
+        q->start_s = start;
+        q->n = n;
+        for (uint32_t i = 0; ok && i < n; i++) {
+            ok = get_str(&r, q->c[i].q, HX_STATS_QUERY_MAX);
+            q->c[i].count = hx_rd_u64(&r);
+            q->c[i].err = hx_rd_u64(&r);
+        }
+    }
+    if (!ok || !hx_rd_ok(&r) || r.p != r.end)
+        return hx_error_set(err, HX_EFORMAT, 0, "%s: the statistics root is malformed", path);
+    return 0;
+}
+
+/* === The file === */
+
+int hx_stats_path(const char *db, char *buf, size_t cap, hx_error *err)
+{
+    return hx_store_beside(db, "stats", buf, cap, err);
+}
+
+/* The file's counts into c (empty when it does not exist). */
+static int load_file(const char *path, counts *c, hx_error *err)
+{
+    hx_store *st = NULL;
+    int rc = hx_store_open(&st, path, HX_STORE_READ, err);
+    if (rc == HX_ENOTFOUND) {
+        memset(c, 0, sizeof *c);
+        return 0;
+    }
+    const uint8_t *root;
+    size_t len;
+    if (!rc) {
+        hx_store_root(st, &root, &len);
+        rc = decode(root, len, c, path, err);
+    }
+    hx_store_close(st);
+    return rc;
+}
+
+/* Adds d to the file under its writer lock (waiting out another writer for about a second). */
+static int add_to_file(const char *path, const counts *d, hx_error *err)
+{
+    hx_store *st = NULL;
+    int rc = HX_EBUSY;
+    for (int i = 0; i < BUSY_TRIES && rc == HX_EBUSY; i++) {
+        if (i) {
+            struct timespec ts = {0, BUSY_SLEEP_MS * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        rc = hx_store_open(&st, path, HX_STORE_WRITE | HX_STORE_CREATE, err);
+    }
+    if (rc)
+        return rc;
+    counts *c = hx_malloc(sizeof *c);
+    hx_buf b = {0};
+    const uint8_t *root;
+    size_t len;
+    hx_store_root(st, &root, &len);
+    rc = c ? decode(root, len, c, path, err) : hx_error_set(err, HX_ENOMEM, -1, "out of memory flushing statistics");
+    if (!rc) {
+        merge(c, d);
+        encode(c, &b);
+        rc = b.failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory flushing statistics")
+                      : hx_store_commit(st, b.data, b.len, NULL, err);
+    }
+    struct stat sb;
+    if (!rc && !stat(path, &sb) && sb.st_size > COMPACT_BYTES) {
+        hx_store *cs = NULL;   /* a fresh file holding the new root only; failing keeps the larger one */
+        hx_error cerr = {0};
+        if (!hx_store_compact_begin(st, &cs, &cerr) && !hx_store_commit(cs, b.data, b.len, NULL, &cerr) &&
+            !hx_store_compact_finish(&st, cs, &cerr))
+            cs = NULL;
+        hx_store_close(cs);
+    }
+    hx_buf_free(&b);
+    free(c);
+    hx_store_close(st);
+    return rc;
+}
+
+int hx_stats_flush(hx_stats *s, hx_error *err)
+{
+    counts *d = hx_calloc(1, sizeof *d);
+    if (!d)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory flushing statistics");
+    pthread_mutex_lock(&s->flush_lock);
+    pthread_mutex_lock(&s->lock);
+    counts *taken = s->delta;
+    s->delta = d;
+    pthread_mutex_unlock(&s->lock);
+    int rc = add_to_file(s->path, taken, err);
+    if (rc) {   /* keep the counts for the next flush */
+        pthread_mutex_lock(&s->lock);
+        merge(taken, s->delta);
+        counts *mid = s->delta;
+        s->delta = taken;
+        taken = mid;
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_unlock(&s->flush_lock);
+    free(taken);
+    return rc;
+}
+
+static void *flusher(void *arg)
+{
+    hx_stats *s = arg;
+    for (;;) {
+        struct pollfd p = {s->stop_pipe[0], POLLIN, 0};
+        int n = poll(&p, 1, s->flush_ms);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != 0)
+            break;
+        hx_stats_flush(s, NULL);
+    }
+    return NULL;
+}
+
+int hx_stats_open(hx_stats **out, const char *db, int flush_ms, hx_error *err)
+{
+    *out = NULL;
+    char path[4096];
+    int rc = hx_stats_path(db, path, sizeof path, err);
+    if (rc)
+        return rc;
+    hx_stats *s = hx_calloc(1, sizeof *s);
+    if (!s || !(s->delta = hx_calloc(1, sizeof *s->delta)) || !(s->path = hx_strdup(path))) {
+        if (s)
+            free(s->delta);
+        free(s);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening statistics");
+    }
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->flush_lock, NULL);
+    s->stop_pipe[0] = s->stop_pipe[1] = -1;
+    s->flush_ms = flush_ms;
+    if (flush_ms > 0 && !pipe(s->stop_pipe))
+        s->threaded = pthread_create(&s->thread, NULL, flusher, s) == 0;
+    *out = s;
+    return 0;
+}
+
+void hx_stats_close(hx_stats *s)
+{
+    if (!s)
+        return;
+    if (s->threaded) {
+        char b = 1;
+        ssize_t n = write(s->stop_pipe[1], &b, 1);
+        (void)n;
+        pthread_join(s->thread, NULL);
+    }
+    if (s->stop_pipe[0] >= 0) {
+        close(s->stop_pipe[0]);
+        close(s->stop_pipe[1]);
+    }
+    hx_stats_flush(s, NULL);
+    pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->flush_lock);
+    free(s->delta);
+    free(s->path);
+    free(s);
+}
+
+/* The file's counts plus s's unflushed ones; caller frees. */
+static int current(hx_stats *s, const char *db, counts **out, hx_error *err)
+{
+    char path[4096];
+    *out = hx_malloc(sizeof **out);
+    if (!*out)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading statistics");
+    int rc = s ? 0 : hx_stats_path(db, path, sizeof path, err);
+    if (!rc)
+        rc = load_file(s ? s->path : path, *out, err);
+    if (!rc && s) {
+        pthread_mutex_lock(&s->lock);
+        merge(*out, s->delta);
+        pthread_mutex_unlock(&s->lock);
+    }
+    if (rc) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* === Views === */
+
+static int counter_text(const void *pa, const void *pb)
+{
+    return strcmp(((const counter *)pa)->q, ((const counter *)pb)->q);
+}
+
+/* The hot queries of the window ending now, best first, into top (HX_STATS_TOP_SHOWN) and their
+ * count into *nt; 0 or HX_ENOMEM. */
+static int top_queries(const counts *c, counter *top, size_t *nt, hx_error *err)
+{
+    counter *all = hx_malloc(sizeof *all * HX_STATS_WINDOW * HX_STATS_TOP);
+    if (!all)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory ranking hot queries");
+    size_t n = 0;
+    int64_t now = now_s(), oldest = now - now % HX_STATS_BUCKET_S - (int64_t)(HX_STATS_WINDOW - 1) * HX_STATS_BUCKET_S;
+    for (int k = 0; k < HX_STATS_WINDOW; k++)
+        for (uint32_t i = 0; c->qb[k].start_s >= oldest && i < c->qb[k].n; i++)
+            all[n++] = c->qb[k].c[i];
+    qsort(all, n, sizeof *all, counter_text);   /* add up each query's counts over the window */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && !strcmp(all[m - 1].q, all[i].q)) {
+            all[m - 1].count += all[i].count;
+            all[m - 1].err += all[i].err;
+        } else {
+            all[m++] = all[i];
+        }
+    }
+    qsort(all, m, sizeof *all, counter_desc);
+    *nt = m < HX_STATS_TOP_SHOWN ? m : HX_STATS_TOP_SHOWN;
+    memcpy(top, all, *nt * sizeof *top);
+    free(all);
+    return 0;
+}
+
+static void write_hist(hx_json_writer *w, const histogram *h, const char *count_key)
+{
+    hx_json_write_key(w, count_key);
+    hx_json_write_uint(w, h->count);
+    hx_json_write_key(w, "mean_ms");
+    hx_json_write_double(w, h->count ? h->sum_ms / (double)h->count : 0);
+    hx_json_write_key(w, "p50_ms");
+    hx_json_write_double(w, hist_quantile(h, 0.50));
+    hx_json_write_key(w, "p95_ms");
+    hx_json_write_double(w, hist_quantile(h, 0.95));
+    hx_json_write_key(w, "p99_ms");
+    hx_json_write_double(w, hist_quantile(h, 0.99));
+}
+
+int hx_stats_write_json(hx_stats *s, const char *db, hx_json_writer *w, hx_error *err)
+{
+    counts *c;
+    int rc = current(s, db, &c, err);
+    if (rc)
+        return rc;
+    hx_json_write_key(w, "latency");
+    hx_json_write_obj_begin(w);
+    for (uint32_t i = 0; i < c->n_series; i++) {
+        bool first = true;   /* one entry per tool, at its first series */
+        for (uint32_t j = 0; j < i && first; j++)
+            first = strcmp(c->s[j].tool, c->s[i].tool) != 0;
+        if (!first)
+            continue;
+        histogram all = {0};
+        for (uint32_t j = i; j < c->n_series; j++)
+            if (!strcmp(c->s[j].tool, c->s[i].tool))
+                hist_merge(&all, &c->s[j].h);
+        hx_json_write_key(w, c->s[i].tool);
+        hx_json_write_obj_begin(w);
+        write_hist(w, &all, "calls");
+        hx_json_write_key(w, "transports");
+        hx_json_write_obj_begin(w);
+        for (uint32_t j = i; j < c->n_series; j++)
+            if (!strcmp(c->s[j].tool, c->s[i].tool)) {
+                hx_json_write_key(w, c->s[j].transport);
+                hx_json_write_obj_begin(w);
+                write_hist(w, &c->s[j].h, "calls");
+                hx_json_write_obj_end(w);
+            }
+        hx_json_write_obj_end(w);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_obj_end(w);
+    counter top[HX_STATS_TOP_SHOWN];
+    size_t nt;
+    if ((rc = top_queries(c, top, &nt, err))) {
+        free(c);
+        return rc;
+    }
+    hx_json_write_key(w, "top_queries");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < nt; i++) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "query");
+        hx_json_write_cstr(w, top[i].q);
+        hx_json_write_key(w, "count");
+        hx_json_write_uint(w, top[i].count);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "top_queries_window_s");
+    hx_json_write_uint(w, (uint64_t)HX_STATS_WINDOW * HX_STATS_BUCKET_S);
+    hx_json_write_key(w, "index");
+    hx_json_write_obj_begin(w);
+    const char *keys[] = {"updates", "files_added", "files_updated", "files_removed", "files_rejected", "update_failures"};
+    const uint64_t vals[] = {c->updates, c->added, c->updated, c->removed, c->rejected, c->failures};
+    for (int i = 0; i < 6; i++) {
+        hx_json_write_key(w, keys[i]);
+        hx_json_write_uint(w, vals[i]);
+    }
+    hx_json_write_key(w, "last_update_at");
+    if (c->last_update_ns) {
+        char when[64];
+        hx_time_format(c->last_update_ns, when, sizeof when);
+        hx_json_write_cstr(w, when);
+    } else {
+        hx_json_write_null(w);
+    }
+    hx_json_write_key(w, "last_error");
+    hx_json_write_cstr(w, c->last_error[0] ? c->last_error : NULL);
+    hx_json_write_key(w, "lag");
+    hx_json_write_obj_begin(w);
+    write_hist(w, &c->lag, "count");
+    hx_json_write_obj_end(w);
+    hx_json_write_obj_end(w);
+    free(c);
+    return 0;
+}
+
+/* === Prometheus === */
+
+static void prom(hx_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void prom(hx_buf *b, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        hx_buf_bytes(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* A label value with \, " and newline escaped (the exposition format's rule), into out. */
+static const char *label(const char *s, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (; *s && o + 3 < cap; s++) {
+        if (*s == '\\' || *s == '"' || *s == '\n') {
+            out[o++] = '\\';
+            out[o++] = *s == '\n' ? 'n' : *s;
+        } else {
+            out[o++] = *s;
+        }
+    }
+    out[o] = 0;
+    return out;
+}
+
+static void prom_hist(hx_buf *b, const char *name, const char *labels, const histogram *h)
+{
+    uint64_t cum = 0;
+    for (int i = 0; i < HX_STATS_HIST; i++) {
+        cum += h->b[i];
+        if (i < HX_STATS_HIST - 1)
+            prom(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, *labels ? "," : "", bound_ms(i) / 1e3,
+                 (unsigned long long)cum);
+        else
+            prom(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, *labels ? "," : "", (unsigned long long)cum);
+    }
+    const char *open = *labels ? "{" : "", *close = *labels ? "}" : "";
+    prom(b, "%s_sum%s%s%s %.9g\n", name, open, labels, close, h->sum_ms / 1e3);
+    prom(b, "%s_count%s%s%s %llu\n", name, open, labels, close, (unsigned long long)h->count);
+}
+
+int hx_stats_prometheus(hx_stats *s, const char *db, hx_buf *out, hx_error *err)
+{
+    counts *c;
+    int rc = current(s, db, &c, err);
+    if (rc)
+        return rc;
+    char l1[64], l2[32], labels[256];
+    prom(out, "# HELP hyrax_request_duration_seconds Time to answer a tool call or command.\n");
+    prom(out, "# TYPE hyrax_request_duration_seconds histogram\n");
+    for (uint32_t i = 0; i < c->n_series; i++) {
+        snprintf(labels, sizeof labels, "tool=\"%s\",transport=\"%s\"", label(c->s[i].tool, l1, sizeof l1),
+                 label(c->s[i].transport, l2, sizeof l2));
+        prom_hist(out, "hyrax_request_duration_seconds", labels, &c->s[i].h);
+    }
+    prom(out, "# HELP hyrax_index_lag_seconds Time from a changed file's mtime to the commit that makes it searchable.\n");
+    prom(out, "# TYPE hyrax_index_lag_seconds histogram\n");
+    prom_hist(out, "hyrax_index_lag_seconds", "", &c->lag);
+    prom(out, "# HELP hyrax_index_updates_total Index updates run (watch batches and hyrax index).\n");
+    prom(out, "# TYPE hyrax_index_updates_total counter\nhyrax_index_updates_total %llu\n", (unsigned long long)c->updates);
+    prom(out, "# HELP hyrax_index_update_failures_total Index updates that failed (embedding, I/O).\n");
+    prom(out, "# TYPE hyrax_index_update_failures_total counter\nhyrax_index_update_failures_total %llu\n",
+         (unsigned long long)c->failures);
+    prom(out, "# HELP hyrax_index_files_total Files by what an update did with them (rejected: by the gate or unreadable).\n");
+    prom(out, "# TYPE hyrax_index_files_total counter\n");
+    prom(out, "hyrax_index_files_total{change=\"added\"} %llu\nhyrax_index_files_total{change=\"updated\"} %llu\n",
+         (unsigned long long)c->added, (unsigned long long)c->updated);
+    prom(out, "hyrax_index_files_total{change=\"removed\"} %llu\nhyrax_index_files_total{change=\"rejected\"} %llu\n",
+         (unsigned long long)c->removed, (unsigned long long)c->rejected);
+    counter top[HX_STATS_TOP_SHOWN];
+    size_t nt;
+    if ((rc = top_queries(c, top, &nt, err))) {
+        free(c);
+        return rc;
+    }
+    prom(out, "# HELP hyrax_hot_query_count Estimated count of the most frequent queries of the last %d s.\n",
+         HX_STATS_WINDOW * HX_STATS_BUCKET_S);
+    prom(out, "# TYPE hyrax_hot_query_count gauge\n");
+    for (size_t i = 0; i < nt; i++) {
+        char q[2 * HX_STATS_QUERY_MAX + 8];
+        prom(out, "hyrax_hot_query_count{query=\"%s\"} %llu\n", label(top[i].q, q, sizeof q),
+             (unsigned long long)top[i].count);
+    }
+    free(c);
+    return out->failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory writing metrics") : 0;
+}

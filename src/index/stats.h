@@ -1,0 +1,90 @@
+/* stats.h: observability that lasts (issue 14 item 6): latency histograms per tool and transport,
+ * hot queries as a real top-k over a sliding window, index updates (files added, updated, removed,
+ * rejected by the gate or as unreadable, failed updates) and index lag (a changed file's mtime to
+ * the commit that makes it searchable). Every process (serve, the CLI) counts into its own
+ * hx_stats and flushes what it counted into one file beside the index, "<index stem>.stats.hyx"
+ * (store.h: the same crash-safe commit and one-writer lock), where it is added to what other
+ * processes flushed; nothing is lost on restart. Shown by `hyrax stats`, index_health, and (at
+ * merge) /health and /metrics through hx_stats_write_json and hx_stats_prometheus.
+ *
+ * Hot queries: HX_STATS_WINDOW buckets of HX_STATS_BUCKET_S seconds each (the last day); each
+ * bucket is a space-saving summary (Metwally et al. 2005) of HX_STATS_TOP counters: a query not
+ * counted yet takes over the smallest counter (count = that count + 1, error = that count). A
+ * bucket older than the window is dropped whole, so a query asked often an hour ago and never
+ * since leaves the list within a day, and new queries always get counters. The top-k sums a
+ * query's counts over the window's buckets. Summaries of two processes merge by adding counts per
+ * query and keeping the HX_STATS_TOP largest (mergeable summaries).
+ * Latency and lag histograms: upper bounds 0.25 ms * 2^i for i < HX_STATS_HIST - 1, then +Inf;
+ * percentiles interpolate linearly inside the bucket (as Prometheus' histogram_quantile).
+ *
+ * The file's root (no blobs), little-endian:
+ *   OFFSET SIZE DESCRIPTION
+ *        0    8 magic "HXSTATS1"
+ *        8    8 index updates (batches and `hyrax index` runs that reached hx_index_update)
+ *       16    8 files added       24 8 files updated      32 8 files removed
+ *       40    8 files rejected    48 8 failed updates     56 8 time of the last update, unix ns
+ *       64    4 s, latency series (<= HX_STATS_SERIES)    68 4 b, query buckets (<= HX_STATS_WINDOW)
+ *       72    . the last update's error (u32 length + bytes, <= 255)
+ *             . the lag histogram: count u64, sum of ms f64 bits u64, HX_STATS_HIST u64 buckets
+ *             . s series: tool and transport (u32 length + bytes, <= 47 and <= 15), then a histogram
+ *             . b buckets: start (unix seconds, u64), counter count n u32 (<= HX_STATS_TOP), then n
+ *               counters: query (u32 length + bytes, <= HX_STATS_QUERY_MAX), count u64, error u64
+ * A commit that leaves the file over 1 MiB compacts it. */
+#ifndef HX_STATS_H
+#define HX_STATS_H
+
+#include "hyrax.h"
+#include "json.h"
+#include "wire.h"
+
+#include <stdint.h>
+
+#define HX_STATS_HIST 24
+#define HX_STATS_SERIES 64
+#define HX_STATS_WINDOW 24
+#define HX_STATS_BUCKET_S 3600
+#define HX_STATS_TOP 64
+#define HX_STATS_QUERY_MAX 200       /* longer queries are not counted */
+#define HX_STATS_TOP_SHOWN 10
+#define HX_STATS_FLUSH_MS 10000      /* serve flushes this often, and at exit */
+
+/* Counts of one process (and, read from the file, of all). Thread-safe. Caller frees with
+ * hx_stats_close. */
+typedef struct hx_stats hx_stats;
+
+/* The statistics file of the index at db: "<db minus .hyx>.stats.hyx". HX_ERANGE when it does
+ * not fit. */
+int hx_stats_path(const char *db, char *buf, size_t cap, hx_error *err);
+
+/* Empty counts for the index at db. flush_ms > 0 starts a thread that flushes every flush_ms;
+ * hx_stats_close flushes once more either way. */
+int hx_stats_open(hx_stats **out, const char *db, int flush_ms, hx_error *err);
+/* Flushes (errors are dropped: statistics never fail a command) and frees; NULL is fine. */
+void hx_stats_close(hx_stats *s);
+
+/* Adds what s counted since the last flush to the file (created when missing) and clears it.
+ * On failure the counts stay in s for the next flush. HX_EBUSY when another process held the
+ * file for the whole of about a second. */
+int hx_stats_flush(hx_stats *s, hx_error *err);
+
+/* Counting. tool and transport are short names ("search", "stdio" | "http" | "cli"). */
+void hx_stats_note_latency(hx_stats *s, const char *tool, const char *transport, double ms);
+void hx_stats_note_query(hx_stats *s, const char *query);
+/* The same, asked at `unix_s` (seconds) instead of now: a client that reports its own times. */
+void hx_stats_note_query_at(hx_stats *s, const char *query, int64_t unix_s);
+/* One index update: its report (NULL when it failed before one), the error (NULL: none) and the
+ * lag in ms (0: unknown). */
+void hx_stats_note_update(hx_stats *s, const hx_update_report *r, const char *error, double lag_ms);
+
+/* The file's counts plus what s has not flushed yet (s may be NULL: the file only; db names the
+ * index when s is NULL), as one JSON object: {"latency": {tool: {calls, mean_ms, p50_ms, p95_ms,
+ * p99_ms, transports: {transport: {...}}}}, "top_queries": [{query, count}], "window_s",
+ * "index": {updates, files_added, files_updated, files_removed, files_rejected, update_failures,
+ * last_update_at, last_error, lag: {count, mean_ms, p50_ms, p95_ms, p99_ms}}}. Members only: the
+ * caller opens and closes the object around them (so index_health can add them to its own). */
+int hx_stats_write_json(hx_stats *s, const char *db, hx_json_writer *w, hx_error *err);
+
+/* The same counts in the Prometheus text exposition format (version 0.0.4) appended to out. */
+int hx_stats_prometheus(hx_stats *s, const char *db, hx_buf *out, hx_error *err);
+
+#endif

@@ -1,0 +1,243 @@
+/* mcp_memory.c: the conversation-memory tools of `hyrax serve` (seed 003 "Conversation Memory"):
+ * record_turn (worker thread: it writes), get_session, search_history, list_sessions (main
+ * thread), one argument table each. Turns are stamped with the server's reader identity and only
+ * that identity reads them back (mcp_identity). Storage, retention and search are memory.h's. */
+#include "alloc.h"
+#include "mcp_internal.h"
+#include "memory.h"
+#include "present.h"
+#include "present_memory.h"
+#include "store.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_HISTORY_K 50
+
+static const char *const methods[] = {"semantic", "full_text", "hybrid", "vector", "keyword", "other", NULL};
+
+void mcp_identity(const mcp_server *s, const char **tenant, const char **user)
+{
+    const hx_identity *id = s->cfg->identity;
+    *tenant = id && id->tenant ? id->tenant : "";
+    *user = id && id->user ? id->user : "";
+}
+
+/* Opens the memory file beside the index; *m NULL (and 0) when reading one that does not exist. */
+static int open_memory(mcp_server *s, hx_memory **m, unsigned flags, char *msg, size_t cap)
+{
+    char path[4096];
+    hx_error err = {0};
+    *m = NULL;
+    int rc = hx_memory_path(s->cfg->db, path, sizeof path, &err);
+    if (!rc)
+        rc = hx_memory_open(m, path, flags, &err);
+    if (rc == HX_ENOTFOUND && !(flags & HX_STORE_CREATE))
+        return 0;
+    if (rc == HX_EBUSY)
+        return snprintf(msg, cap, "another process is recording to %s; try again", path), -1;
+    return rc ? (snprintf(msg, cap, "conversation memory: %s", err.message), -1) : 0;
+}
+
+#define TURN_SCHEMA                                                                                           \
+    "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"turn_number\":{\"type\":\"integer\"}," \
+    "\"turn_id\":{\"type\":\"integer\"},\"user_message\":{\"type\":\"string\"},\"agent_response\":{\"type\":\"string\"}," \
+    "\"retrieved_docs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"search_method\":{\"type\":[\"string\",\"null\"]}," \
+    "\"relevance_score\":{\"type\":[\"number\",\"null\"]},\"created_at\":{\"type\":\"string\"}}," \
+    "\"required\":[\"session_id\",\"turn_number\",\"user_message\",\"agent_response\",\"created_at\"]}"
+
+#define ARG_SESSION(req)                                                                                      \
+    {"session_id", MCP_STRING, .required = (req), RANGE(1, HX_MEMORY_MAX_ID),                               \
+     .description = "The conversation's id, chosen by the client."}
+
+/* === record_turn (worker thread) === */
+
+const mcp_arg mcp_record_turn_args[] = {
+    ARG_SESSION(true),
+    {"user_message", MCP_STRING, .required = true, AT_MOST(HX_MEMORY_MAX_TEXT)},
+    {"agent_response", MCP_STRING, AT_MOST(HX_MEMORY_MAX_TEXT), .def = ""},
+    {"retrieved_docs", MCP_STRING_LIST, AT_MOST(HX_MEMORY_MAX_DOCS),
+     .description = "Ids or paths of the documents retrieved for this turn."},
+    {"search_method", MCP_STRING, .choices = methods},
+    {"relevance_score", MCP_NUMBER, RANGE(0, 1)},
+    {.name = NULL},
+};
+
+const char mcp_record_turn_out[] = TURN_SCHEMA;
+
+int mcp_tool_record_turn(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    mcp_args a = {mcp_record_turn_args, args};
+    hx_error err = {0};
+    if (mcp_wait_model(s, msg, cap))
+        return -1;
+    if (!s->writer_enc && hx_encoder_new(&s->writer_enc, s->model, s->cfg->threads, &err))
+        return snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1;
+    const char *docs[HX_MEMORY_MAX_DOCS];
+    hx_turn t = {0};
+    t.session = mcp_arg_str(&a, "session_id");
+    mcp_identity(s, &t.tenant, &t.user);
+    t.user_message = mcp_arg_str(&a, "user_message");
+    t.agent_response = mcp_arg_str(&a, "agent_response");
+    t.search_method = mcp_arg_str(&a, "search_method");
+    t.n_docs = mcp_arg_list(&a, "retrieved_docs", docs);
+    t.docs = docs;
+    t.relevance = mcp_arg_value(&a, "relevance_score") ? mcp_arg_num(&a, "relevance_score") : NAN;
+    /* the embedding of the exchange: what a later question would be about */
+    size_t lu = strlen(t.user_message), lr = strlen(t.agent_response);
+    char *text = hx_malloc(lu + lr + 2);
+    float vec[HX_EMBED_DIM];
+    if (!text)
+        return snprintf(msg, cap, "out of memory"), -1;
+    memcpy(text, t.user_message, lu);
+    text[lu] = '\n';
+    memcpy(text + lu + 1, t.agent_response, lr + 1);
+    const char *texts[1] = {text};
+    size_t lens[1] = {lu + 1 + lr};
+    int rc = hx_encoder_embed(s->writer_enc, texts, lens, 1, vec, &err);
+    free(text);
+    if (rc)
+        return snprintf(msg, cap, "cannot embed the turn: %s", err.message), -1;
+    t.vec = vec;
+    hx_memory *m = NULL;
+    if (open_memory(s, &m, HX_STORE_WRITE | HX_STORE_CREATE, msg, cap))
+        return -1;
+    hx_turn done;
+    rc = hx_memory_record(m, &t, &s->cfg->memory_limits, &done, &err);
+    if (rc)
+        snprintf(msg, cap, "cannot record the turn: %s", err.message);
+    else {
+        hx_json_write_obj_begin(w);
+        hx_present_turn(w, &done);
+        hx_json_write_obj_end(w);
+    }
+    hx_memory_close(m);
+    return rc ? -1 : 0;
+}
+
+/* === get_session, list_sessions === */
+
+const mcp_arg mcp_get_session_args[] = {
+    ARG_SESSION(true),
+    {.name = NULL},
+};
+
+const char mcp_get_session_out[] = "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},"
+                                   "\"turns\":{\"type\":\"array\",\"items\":" TURN_SCHEMA "},\"total\":{\"type\":\"integer\"}},"
+                                   "\"required\":[\"session_id\",\"turns\",\"total\"]}";
+
+int mcp_tool_get_session(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    mcp_args a = {mcp_get_session_args, args};
+    const char *session = mcp_arg_str(&a, "session_id"), *tenant, *user;
+    mcp_identity(s, &tenant, &user);
+    hx_memory *m = NULL;
+    if (open_memory(s, &m, HX_STORE_READ, msg, cap))
+        return -1;
+    hx_present_session(w, m, session, tenant, user);
+    hx_memory_close(m);
+    return 0;
+}
+
+const mcp_arg mcp_list_sessions_args[] = {{.name = NULL}};
+
+const char mcp_list_sessions_out[] =
+    "{\"type\":\"object\",\"properties\":{\"sessions\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":"
+    "{\"session_id\":{\"type\":\"string\"},\"turns\":{\"type\":\"integer\"},\"last_turn_at\":{\"type\":\"string\"}}}}},"
+    "\"required\":[\"sessions\"]}";
+
+int mcp_tool_list_sessions(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    (void)args;
+    const char *tenant, *user;
+    mcp_identity(s, &tenant, &user);
+    hx_memory *m = NULL;
+    if (open_memory(s, &m, HX_STORE_READ, msg, cap))
+        return -1;
+    int rc = hx_present_sessions(w, m, tenant, user);
+    hx_memory_close(m);
+    return rc ? (snprintf(msg, cap, "out of memory"), -1) : 0;
+}
+
+/* === search_history === */
+
+const mcp_arg mcp_search_history_args[] = {
+    {"query", MCP_STRING, .required = true, AT_LEAST(1)},
+    {"mode", MCP_STRING, .choices = hx_mode_names, .def = "hybrid",
+     .description = "hybrid fuses semantic (cosine of the turns' embeddings) and keyword (BM25 over the turns' "
+                    "text) by RRF; semantic or keyword alone."},
+    {"top_k", MCP_INTEGER, RANGE(1, MAX_HISTORY_K), .def = "5"},
+    ARG_SESSION(false),
+    {.name = NULL},
+};
+
+const char mcp_search_history_out[] =
+    "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"mode\":{\"type\":\"string\"},"
+    "\"results\":{\"type\":\"array\",\"items\":{\"allOf\":[" TURN_SCHEMA ",{\"type\":\"object\",\"properties\":"
+    "{\"score\":{\"type\":\"number\"},\"similarity\":{\"type\":[\"number\",\"null\"]},\"keyword_score\":{\"type\":[\"number\",\"null\"]}}}]}},"
+    "\"total_results\":{\"type\":\"integer\"}},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
+
+static void write_score(hx_json_writer *w, const char *key, float x)
+{
+    hx_json_write_key(w, key);
+    if (isnan(x))
+        hx_json_write_null(w);
+    else
+        hx_json_write_double(w, x);
+}
+
+int mcp_tool_search_history(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+{
+    mcp_args a = {mcp_search_history_args, args};
+    const char *query = mcp_arg_str(&a, "query"), *tenant, *user;
+    hx_search_mode mode = HX_MODE_HYBRID;
+    hx_mode_parse(mcp_arg_str(&a, "mode"), &mode);
+    mcp_identity(s, &tenant, &user);
+    hx_error err = {0};
+    float qvec[HX_EMBED_DIM];
+    if (mode != HX_MODE_KEYWORD) {
+        if (mcp_wait_model(s, msg, cap))
+            return -1;
+        if (!s->reader_enc && hx_encoder_new(&s->reader_enc, s->model, 1, &err))
+            return snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1;
+        size_t len = strlen(query);
+        if (hx_encoder_embed(s->reader_enc, &query, &len, 1, qvec, &err))
+            return snprintf(msg, cap, "cannot embed the query: %s", err.message), -1;
+    }
+    hx_memory *m = NULL;
+    if (open_memory(s, &m, HX_STORE_READ, msg, cap))
+        return -1;
+    hx_memory_hit *hits = NULL;
+    size_t n = 0;
+    int rc = m ? hx_memory_search(m, mode, query, qvec, tenant, user, mcp_arg_str(&a, "session_id"),
+                                  (size_t)mcp_arg_int(&a, "top_k"), &hits, &n, &err)
+               : 0;
+    if (rc) {
+        snprintf(msg, cap, "search_history failed: %s", err.message);
+    } else {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "query");
+        hx_json_write_cstr(w, query);
+        hx_json_write_key(w, "mode");
+        hx_json_write_cstr(w, hx_mode_names[mode]);
+        hx_json_write_key(w, "results");
+        hx_json_write_arr_begin(w);
+        for (size_t i = 0; i < n; i++) {
+            hx_json_write_obj_begin(w);
+            hx_present_turn(w, hx_memory_turn(m, hits[i].turn));
+            write_score(w, "score", hits[i].score);
+            write_score(w, "similarity", hits[i].cosine);
+            write_score(w, "keyword_score", hits[i].bm25);
+            hx_json_write_obj_end(w);
+        }
+        hx_json_write_arr_end(w);
+        hx_json_write_key(w, "total_results");
+        hx_json_write_uint(w, n);
+        hx_json_write_obj_end(w);
+    }
+    free(hits);
+    hx_memory_close(m);
+    return rc ? -1 : 0;
+}

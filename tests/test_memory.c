@@ -1,0 +1,462 @@
+/* test_memory.c: conversation memory (src/index/memory.h, the MCP tools record_turn, get_session,
+ * search_history, list_sessions and `hyrax history`): turns come back in order after reopening;
+ * retention drops the oldest turns of a session and then of the file; each identity (tenant,
+ * user) sees only its own turns; search_history's semantic ranking equals a brute-force cosine
+ * ranking computed here, and keyword search finds the one turn holding a word; a process killed
+ * at random moments while recording keeps every turn it acknowledged; the MCP tools and the
+ * command line show what was recorded. */
+#include "check.h"
+#include "serve_client.h"
+#include "json.h"
+#include "memory.h"
+#include "store.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char dir[PATH_MAX];
+
+static void path_in(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", dir, name);
+}
+
+static int record(hx_memory *m, const char *session, const char *tenant, const char *user, const char *msg,
+                  const char *resp, const float *vec, const hx_memory_limits *lim, hx_turn *out)
+{
+    hx_turn t = {0};
+    t.session = session;
+    t.tenant = tenant;
+    t.user = user;
+    t.user_message = msg;
+    t.agent_response = resp;
+    t.relevance = NAN;
+    t.vec = vec;
+    hx_error err = {0};
+    int rc = hx_memory_record(m, &t, lim, out, &err);
+    CHECK(rc == 0, "record %s/%s: %s", session, msg, err.message);
+    return rc;
+}
+
+/* === Reopen, order, fields === */
+
+static void test_reopen(void)
+{
+    char path[PATH_MAX + 32];
+    path_in(path, sizeof path, "a.memory.hyx");
+    hx_memory *m = NULL;
+    hx_error err = {0};
+    CHECK(hx_memory_open(&m, path, HX_STORE_READ, &err) == HX_ENOTFOUND, "a missing file reads as not found");
+    CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    if (!m)
+        return;
+    const char *docs[] = {"kep-1.md", "kep-2.md"};
+    hx_turn t = {0}, out;
+    t.session = "s1";
+    t.user_message = "first question";
+    t.agent_response = "first answer";
+    t.search_method = "hybrid";
+    t.relevance = 0.75;
+    t.docs = docs;
+    t.n_docs = 2;
+    CHECK(hx_memory_record(m, &t, NULL, &out, &err) == 0, "record: %s", err.message);
+    CHECK(out.number == 1 && out.id == 1, "first turn is number 1, id 1 (got %u, %llu)", out.number,
+          (unsigned long long)out.id);
+    record(m, "s2", "", "", "other session", "x", NULL, NULL, &out);
+    CHECK(out.number == 1, "a new session starts at 1 (got %u)", out.number);
+    record(m, "s1", "", "", "second question", "second answer", NULL, NULL, &out);
+    CHECK(out.number == 2 && out.id == 3, "second turn of s1 is number 2, id 3 (got %u, %llu)", out.number,
+          (unsigned long long)out.id);
+    hx_memory_close(m);
+
+    m = NULL;
+    CHECK(hx_memory_open(&m, path, HX_STORE_READ, &err) == 0, "reopen: %s", err.message);
+    if (!m)
+        return;
+    CHECK(hx_memory_count(m) == 3, "3 turns kept (got %zu)", hx_memory_count(m));
+    const hx_turn *a = hx_memory_turn(m, 0), *c = hx_memory_turn(m, 2);
+    CHECK(a && !strcmp(a->session, "s1") && !strcmp(a->user_message, "first question") &&
+              !strcmp(a->agent_response, "first answer") && !strcmp(a->search_method, "hybrid") &&
+              a->relevance == 0.75 && a->n_docs == 2 && !strcmp(a->docs[1], "kep-2.md") && a->vec == NULL,
+          "first turn read back whole");
+    CHECK(c && !strcmp(c->user_message, "second question") && c->number == 2 && isnan(c->relevance),
+          "third turn read back whole");
+    CHECK(a && c && a->at_ns <= c->at_ns, "times in order");
+    hx_memory_close(m);
+
+    /* the file is a store file whose chain verifies */
+    hx_store *st = NULL;
+    CHECK(hx_store_open(&st, path, HX_STORE_READ, &err) == 0 && hx_store_verify(st, &err) == 0 &&
+              hx_store_generation(st) == 3,
+          "one commit per turn, every checksum holds: %s", err.message);
+    hx_store_close(st);
+
+    char mp[64];
+    CHECK(hx_memory_path(".hyrax/index.hyx", mp, sizeof mp, &err) == 0 && !strcmp(mp, ".hyrax/index.memory.hyx"),
+          "memory file beside the index: %s", mp);
+    /* a walk of the index's folder (hyrax index, serve --watch) leaves it and its temporary files out */
+    CHECK(hx_store_owns_name("index.hyx", "index.memory.hyx") && hx_store_owns_name("index.hyx", "index.stats.hyx") &&
+              hx_store_owns_name("index.hyx", "index.memory.hyx.compact.tmp") &&
+              hx_store_owns_name("index.hyx", "index.memory.hyx.new-12-34"),
+          "the files beside the index belong to it");
+    CHECK(!hx_store_owns_name("index.hyx", "index.md") && !hx_store_owns_name("index.hyx", "index.a.b.hyx") &&
+              !hx_store_owns_name("index.hyx", "index..hyx") && !hx_store_owns_name("index.hyx", "indexes.memory.hyx"),
+          "other files do not");
+}
+
+/* === Retention === */
+
+static void test_retention(void)
+{
+    char path[PATH_MAX + 32];
+    path_in(path, sizeof path, "r.memory.hyx");
+    hx_memory *m = NULL;
+    hx_error err = {0};
+    CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    if (!m)
+        return;
+    hx_memory_limits lim = {3, 5};
+    char msg[32];
+    for (int i = 1; i <= 4; i++) {
+        snprintf(msg, sizeof msg, "a%d", i);
+        record(m, "A", "", "", msg, "", NULL, &lim, NULL);
+    }
+    /* per session 3: a1 dropped */
+    CHECK(hx_memory_count(m) == 3 && !strcmp(hx_memory_turn(m, 0)->user_message, "a2"),
+          "session A keeps its newest 3 turns (count %zu)", hx_memory_count(m));
+    for (int i = 1; i <= 3; i++) {
+        snprintf(msg, sizeof msg, "b%d", i);
+        record(m, "B", "", "", msg, "", NULL, &lim, NULL);
+    }
+    /* 6 turns > total 5: the oldest of the file (a2) dropped */
+    hx_memory_close(m);
+    m = NULL;
+    CHECK(hx_memory_open(&m, path, HX_STORE_READ, &err) == 0, "reopen: %s", err.message);
+    if (!m)
+        return;
+    const char *want[] = {"a3", "a4", "b1", "b2", "b3"};
+    CHECK(hx_memory_count(m) == 5, "5 turns kept in all (got %zu)", hx_memory_count(m));
+    for (size_t i = 0; i < 5 && i < hx_memory_count(m); i++)
+        CHECK(!strcmp(hx_memory_turn(m, i)->user_message, want[i]), "turn %zu is %s (got %s)", i, want[i],
+              hx_memory_turn(m, i)->user_message);
+    CHECK(hx_memory_count(m) == 5 && hx_memory_turn(m, 1)->number == 4, "numbers go on past dropped turns");
+    hx_memory_close(m);
+}
+
+/* === Identities === */
+
+static void test_tenants(void)
+{
+    char path[PATH_MAX + 32];
+    path_in(path, sizeof path, "t.memory.hyx");
+    hx_memory *m = NULL;
+    hx_error err = {0};
+    CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    if (!m)
+        return;
+    record(m, "s", "acme", "ann", "acme secret budget", "", NULL, NULL, NULL);
+    record(m, "s", "beta", "bob", "beta secret budget", "", NULL, NULL, NULL);
+    record(m, "s", "acme", "al", "acme other user budget", "", NULL, NULL, NULL);
+    hx_turn out;
+    record(m, "s", "acme", "ann", "second budget", "", NULL, NULL, &out);
+    CHECK(out.number == 2, "turn numbers count per identity's session (got %u)", out.number);
+    hx_memory_hit *hits = NULL;
+    size_t n = 0;
+    CHECK(hx_memory_search(m, HX_MODE_KEYWORD, "budget", NULL, "acme", "ann", NULL, 10, &hits, &n, &err) == 0,
+          "search: %s", err.message);
+    CHECK(n == 2, "acme/ann finds its 2 turns only (got %zu)", n);
+    for (size_t i = 0; i < n; i++) {
+        const hx_turn *t = hx_memory_turn(m, hits[i].turn);
+        CHECK(!strcmp(t->tenant, "acme") && !strcmp(t->user, "ann"), "hit %zu belongs to acme/ann", i);
+    }
+    free(hits);
+    CHECK(hx_memory_search(m, HX_MODE_KEYWORD, "budget", NULL, "", "", NULL, 10, &hits, &n, &err) == 0 && n == 0,
+          "no identity sees none of them (got %zu)", n);
+    free(hits);
+    hx_memory_close(m);
+}
+
+/* === Search against brute force === */
+
+static const char *const turn_text[][2] = {
+    {"How do I bake sourdough bread at home?", "Feed the starter, mix, fold and proof overnight."},
+    {"What does the Kubernetes scheduler do?", "It assigns pending pods to nodes that fit them."},
+    {"Which wine goes with grilled salmon?", "A dry white such as Sauvignon Blanc or a light Pinot Noir."},
+    {"How can I speed up my PostgreSQL queries?", "Add an index on the filtered columns and check EXPLAIN."},
+    {"What is the capital of Australia?", "Canberra, not Sydney."},
+    {"How do transformers use attention?", "Each token weighs every other token by scaled dot products."},
+    {"Best way to learn to swim as an adult?", "Start with floating and breathing drills in shallow water."},
+    {"How do I rotate TLS certificates?", "Issue new ones before expiry and reload the server."},
+};
+#define N_TURNS (sizeof turn_text / sizeof turn_text[0])
+
+static const char *const queries[] = {
+    "baking bread with a starter",
+    "pod placement in a cluster",
+    "database performance tuning",
+    "neural network self-attention",
+    "renewing certificates for HTTPS",
+    "swimming lessons",
+};
+static const size_t about[] = {0, 1, 3, 5, 7, 6};   /* the turn each query was written for */
+
+static void test_search(hx_encoder *enc)
+{
+    char path[PATH_MAX + 32];
+    path_in(path, sizeof path, "s.memory.hyx");
+    hx_memory *m = NULL;
+    hx_error err = {0};
+    CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    if (!m)
+        return;
+    static float vec[N_TURNS][HX_EMBED_DIM];
+    for (size_t i = 0; i < N_TURNS; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s\n%s", turn_text[i][0], turn_text[i][1]);
+        const char *tx = text;
+        size_t len = strlen(text);
+        CHECK(hx_encoder_embed(enc, &tx, &len, 1, vec[i], &err) == 0, "embed: %s", err.message);
+        record(m, i % 2 ? "odd" : "even", "", "", turn_text[i][0], turn_text[i][1], vec[i], NULL, NULL);
+    }
+    for (size_t q = 0; q < sizeof queries / sizeof queries[0]; q++) {
+        float qv[HX_EMBED_DIM];
+        const char *tx = queries[q];
+        size_t len = strlen(tx);
+        CHECK(hx_encoder_embed(enc, &tx, &len, 1, qv, &err) == 0, "embed: %s", err.message);
+        /* brute force: every cosine, ranked */
+        double cos[N_TURNS];
+        size_t order[N_TURNS];
+        for (size_t i = 0; i < N_TURNS; i++) {
+            cos[i] = 0;
+            for (size_t d = 0; d < HX_EMBED_DIM; d++)
+                cos[i] += (double)vec[i][d] * qv[d];
+            order[i] = i;
+        }
+        for (size_t i = 1; i < N_TURNS; i++)
+            for (size_t j = i; j > 0 && cos[order[j]] > cos[order[j - 1]]; j--) {
+                size_t x = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = x;
+            }
+        hx_memory_hit *hits = NULL;
+        size_t n = 0;
+        CHECK(hx_memory_search(m, HX_MODE_VECTOR, queries[q], qv, "", "", NULL, N_TURNS, &hits, &n, &err) == 0,
+              "search: %s", err.message);
+        CHECK(n == N_TURNS, "semantic search ranks every turn (got %zu)", n);
+        for (size_t i = 0; i < n; i++)
+            CHECK(hits[i].turn == order[i] && fabs(hits[i].cosine - cos[order[i]]) < 1e-5,
+                  "query '%s' rank %zu: turn %zu (cos %.5f), brute force turn %zu (cos %.5f)", queries[q], i,
+                  hits[i].turn, hits[i].cosine, order[i], cos[order[i]]);
+        /* the turn each query was written for wins by brute force: a fact of the texts above */
+        CHECK(order[0] == about[q], "query '%s' is about turn %zu (brute force: %zu)", queries[q], about[q], order[0]);
+        free(hits);
+        /* hybrid's best is the semantic winner here too (it also shares a keyword or ranks first) */
+        CHECK(hx_memory_search(m, HX_MODE_HYBRID, queries[q], qv, "", "", NULL, 3, &hits, &n, &err) == 0 && n >= 1 &&
+                  hits[0].turn == order[0],
+              "hybrid query '%s' finds turn %zu first (got %zu)", queries[q], order[0], n ? hits[0].turn : 99);
+        free(hits);
+        /* session scope */
+        CHECK(hx_memory_search(m, HX_MODE_VECTOR, queries[q], qv, "", "", "odd", N_TURNS, &hits, &n, &err) == 0 &&
+                  n == N_TURNS / 2,
+              "session 'odd' holds half the turns (got %zu)", n);
+        for (size_t i = 0; i < n; i++)
+            CHECK(hits[i].turn % 2 == 1, "only odd turns in session odd");
+        free(hits);
+    }
+    /* keyword: "Canberra" occurs in turn 4 only, "token" in turn 5 only (twice) */
+    hx_memory_hit *hits = NULL;
+    size_t n = 0;
+    CHECK(hx_memory_search(m, HX_MODE_KEYWORD, "canberra", NULL, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1 &&
+              hits[0].turn == 4,
+          "keyword 'canberra' finds turn 4 alone (got %zu)", n);
+    free(hits);
+    CHECK(hx_memory_search(m, HX_MODE_KEYWORD, "tokens", NULL, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1 &&
+              hits[0].turn == 5,
+          "keyword 'tokens' (stemmed) finds turn 5 alone (got %zu)", n);
+    free(hits);
+    hx_memory_close(m);
+}
+
+/* === Crash safety === */
+
+/* A child records turns and reports each acknowledged id on a pipe; it is killed at a random
+ * moment, mid-write or between writes. Every id it acknowledged must be in the file, which a
+ * new writer opens without recovery. */
+static void test_crash(void)
+{
+    char path[PATH_MAX + 32];
+    path_in(path, sizeof path, "c.memory.hyx");
+    srand((unsigned)time(NULL));
+    uint64_t last_acked = 0;
+    for (int round = 0; round < 6; round++) {
+        int fds[2];
+        if (pipe(fds))
+            return;
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(fds[0]);
+            hx_memory *m = NULL;
+            if (hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL))
+                _exit(2);
+            static char resp[3000];
+            memset(resp, 'r', sizeof resp - 1);
+            for (;;) {
+                hx_turn t = {0}, out;
+                t.session = "crash";
+                t.user_message = "a question that will be asked again and again";
+                t.agent_response = resp;
+                t.relevance = NAN;
+                if (hx_memory_record(m, &t, NULL, &out, NULL))
+                    _exit(3);
+                if (write(fds[1], &out.id, sizeof out.id) != sizeof out.id)
+                    _exit(4);
+            }
+        }
+        close(fds[1]);
+        struct timespec ts = {0, (long)(20 + rand() % 200) * 1000000L};
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        int status;
+        waitpid(pid, &status, 0);
+        uint64_t id;
+        while (read(fds[0], &id, sizeof id) == sizeof id)
+            last_acked = id;
+        close(fds[0]);
+        CHECK(WIFSIGNALED(status), "round %d: the writer was killed (status %d)", round, status);
+        hx_memory *m = NULL;
+        hx_error err = {0};
+        CHECK(hx_memory_open(&m, path, HX_STORE_WRITE, &err) == 0, "round %d: reopen after kill: %s", round,
+              err.message);
+        if (!m)
+            return;
+        bool found = false;
+        for (size_t i = 0; i < hx_memory_count(m) && !found; i++)
+            found = hx_memory_turn(m, i)->id == last_acked;
+        CHECK(last_acked > 0 && found, "round %d: last acknowledged turn %llu is kept", round,
+              (unsigned long long)last_acked);
+        uint64_t newest = hx_memory_count(m) ? hx_memory_turn(m, hx_memory_count(m) - 1)->id : 0;
+        CHECK(newest == last_acked || newest == last_acked + 1,
+              "round %d: nothing but the acknowledged turns and at most one more (newest %llu, acked %llu)", round,
+              (unsigned long long)newest, (unsigned long long)last_acked);
+        hx_memory_close(m);
+    }
+}
+
+/* === MCP tools and the command line === */
+
+static const hx_json_val *call(server *s, hx_json_doc **doc, const char *name, const char *args)
+{
+    static int id = 10;
+    char line[8192];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}", id++,
+             name, args);
+    send_line(s, line);
+    char *out = read_line(s, 120000);
+    *doc = NULL;
+    CHECK(out && hx_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "%s answers JSON: %.300s", name,
+          out ? out : "-");
+    free(out);
+    const hx_json_val *r = *doc ? get(hx_json_doc_root(*doc), "result") : NULL;
+    CHECK(r && !hx_json_bool(get(r, "isError")), "%s succeeds: %.300s", name,
+          r ? hx_json_str(hx_json_arr_get(get(r, "content"), 0) ? get(hx_json_arr_get(get(r, "content"), 0), "text") : NULL, NULL) : "-");
+    return r ? get(r, "structuredContent") : NULL;
+}
+
+static void test_mcp(void)
+{
+    char db[PATH_MAX + 32], out_path[PATH_MAX + 32];
+    path_in(db, sizeof db, "idx.hyx");
+    server s;
+    if (start_in(&s, dir, db, 0))
+        return;
+    send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                  "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    free(read_line(&s, 60000));
+    send_line(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    hx_json_doc *doc;
+    for (size_t i = 0; i < 3; i++) {
+        char args[1024];
+        snprintf(args, sizeof args,
+                 "{\"session_id\":\"chat-1\",\"user_message\":\"%s\",\"agent_response\":\"%s\",\"retrieved_docs\":[\"d%zu.md\"],"
+                 "\"search_method\":\"hybrid\",\"relevance_score\":0.5}",
+                 turn_text[i][0], turn_text[i][1], i);
+        const hx_json_val *r = call(&s, &doc, "record_turn", args);
+        int64_t num = 0;
+        hx_json_num_int64(get(r, "turn_number"), &num, NULL);
+        CHECK(num == (int64_t)i + 1, "record_turn %zu answers turn_number %zu (got %lld)", i, i + 1, (long long)num);
+        hx_json_doc_free(doc);
+    }
+    const hx_json_val *r = call(&s, &doc, "get_session", "{\"session_id\":\"chat-1\"}");
+    const hx_json_val *turns = get(r, "turns");
+    CHECK(hx_json_len(turns) == 3, "get_session lists 3 turns (got %zu)", hx_json_len(turns));
+    for (size_t i = 0; i < hx_json_len(turns); i++) {
+        const char *um = hx_json_str(get(hx_json_arr_get(turns, i), "user_message"), NULL);
+        CHECK(um && !strcmp(um, turn_text[i][0]), "turn %zu in order", i);
+    }
+    hx_json_doc_free(doc);
+    r = call(&s, &doc, "search_history", "{\"query\":\"pod placement in a cluster\",\"mode\":\"semantic\",\"top_k\":1}");
+    const char *best = hx_json_str(get(hx_json_arr_get(get(r, "results"), 0), "user_message"), NULL);
+    CHECK(best && !strcmp(best, turn_text[1][0]), "search_history finds the scheduler turn (got %s)", best ? best : "-");
+    hx_json_doc_free(doc);
+    r = call(&s, &doc, "list_sessions", "{}");
+    int64_t nt = 0;
+    hx_json_num_int64(get(hx_json_arr_get(get(r, "sessions"), 0), "turns"), &nt, NULL);
+    CHECK(hx_json_len(get(r, "sessions")) == 1 && nt == 3, "list_sessions: one session of 3 turns");
+    hx_json_doc_free(doc);
+    close(s.in);
+    int status;
+    waitpid(s.pid, &status, 0);
+    close(s.out);
+    free(s.buf);
+
+    /* the command line reads the same file; another identity sees nothing */
+    char cmd[3 * PATH_MAX], *out;
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" history --db '%s' chat-1", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "#3") && strstr(out, "doc:   d2.md"), "history prints the turns: %s",
+          out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" history --db '%s' --tenant other --json chat-1", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"total\":0"), "another tenant sees no turn: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" history --db '%s'", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "chat-1  3 turns"), "history lists the session: %s", out);
+    free(out);
+    path_in(out_path, sizeof out_path, "idx.memory.hyx");
+    struct stat sb;
+    CHECK(stat(out_path, &sb) == 0, "the memory file lies beside the index");
+}
+
+int main(void)
+{
+    char tmpl[] = "/tmp/hx_memory_XXXXXX";
+    setenv("HYRAX_BIN", "./hyrax", 0);
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
+    test_reopen();
+    test_retention();
+    test_tenants();
+    test_crash();
+    hx_model *model = NULL;
+    hx_encoder *enc = NULL;
+    hx_error err = {0};
+    CHECK(hx_model_open_default(&model, &err) == 0 && hx_encoder_new(&enc, model, 1, &err) == 0, "model: %s",
+          err.message);
+    if (enc)
+        test_search(enc);
+    hx_encoder_free(enc);
+    hx_model_close(model);
+    test_mcp();
+    char cmd[PATH_MAX + 16], *out;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    check_run(cmd, &out);
+    free(out);
+    return check_report("test_memory");
+}
