@@ -265,11 +265,15 @@ static int read_line_r(reader *r, char *out, size_t cap)
 
 static int read_bytes(reader *r, char *out, size_t n)
 {
-    while (r->len < n)
-        if (fill(r))
+    while (n) {   /* a body may be longer than the buffer: take it a bufferful at a time */
+        if (!r->len && fill(r))
             return -1;
-    memcpy(out, r->buf, n);
-    drop(r, n);
+        size_t k = r->len < n ? r->len : n;
+        memcpy(out, r->buf, k);
+        drop(r, k);
+        out += k;
+        n -= k;
+    }
     return 0;
 }
 
@@ -394,6 +398,8 @@ static void test_rest(int port)
     CHECK(str_is(at(d, "status"), "healthy") || str_is(at(d, "status"), "starting"), "health status");
     CHECK(hx_json_type_of(at(d, "model_loaded")) == HX_JSON_BOOL && hx_json_type_of(at(d, "indexed_chunks")) ==
           HX_JSON_NUMBER, "seed 002 HealthResponse fields");
+    CHECK(hx_json_type_of(at(d, "activity.latency")) == HX_JSON_OBJECT &&
+          hx_json_type_of(at(d, "activity.index.lag")) == HX_JSON_OBJECT, "health carries the lasting activity");
     hx_json_doc_free(d);
     free(resp.body);
 
@@ -680,6 +686,8 @@ static void test_metrics(int port)
     CHECK(strstr(b, "hyrax_mcp_tool_duration_seconds_count{tool=\"reindex\",transport=\"http\"} 2\n"), "two reindexes");
     CHECK(strstr(b, "\nhyrax_index_documents 3\n"), "documents gauge");
     CHECK(strstr(b, "\nhyrax_model_loaded 1\n"), "model gauge");
+    CHECK(strstr(b, "hyrax_request_duration_seconds_count{tool=\"search\",transport=\"http\"}"),
+          "the lasting statistics' series (stats.h) follow");
     free(resp.body);
 }
 

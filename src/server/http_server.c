@@ -7,9 +7,10 @@
  * 002 (REST shapes), MCP Streamable HTTP (2025-06-18, 2025-11-25, 2026-07-28).
  *
  *   POST /search    seed 002: {query, search_type, top_k, min_score, filters} -> {results, ...}
- *   GET  /health    seed 002: {status, indexed_documents, indexed_chunks, model_loaded}; never waits
+ *   GET  /health    seed 002: {status, indexed_documents, indexed_chunks, model_loaded}, and activity
+ *                   (stats.h: what lasts across restarts); never waits
  *   GET  /stats     seed 002: counts, model, dimension, search modes, fusion
- *   GET  /metrics   Prometheus text (metrics.h)
+ *   GET  /metrics   Prometheus text (metrics.h, then stats.h hx_stats_prometheus)
  *   POST /mcp       one JSON-RPC message; answered with application/json, or text/event-stream when
  *                   the client accepts it and asked a write tool for progress (progressToken)
  *
@@ -378,7 +379,6 @@ static bool index_stats(mcp_server *v, hx_index_stats *st)
 /* GET /health: answers at once, also while the model loads (status "starting"). */
 static void route_health(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
 {
-    (void)h;
     (void)req;
     hx_index_stats st = {0};
     bool ready = mcp_model_ready(v), have = ready && index_stats(v, &st);
@@ -393,6 +393,10 @@ static void route_health(http_server *h, mcp_server *v, const hx_http_request *r
     hx_json_write_uint(&w, st.live_chunks);
     hx_json_write_key(&w, "model_loaded");
     hx_json_write_bool(&w, ready);
+    hx_json_write_key(&w, "activity");   /* stats.h: latency, hot queries, updates and lag that last */
+    hx_json_write_obj_begin(&w);
+    hx_stats_write_json(h->mcp.stats, h->mcp.cfg->db, &w, NULL);
+    hx_json_write_obj_end(&w);
     hx_json_write_obj_end(&w);
     reply_json(r, 200, &w);
     hx_json_writer_free(&w);
@@ -467,6 +471,10 @@ static void route_metrics(http_server *h, mcp_server *v, const hx_http_request *
     for (size_t i = 0; i < sizeof g / sizeof g[0] && !rc; i++)
         if (have || i == 0 || i >= 5)
             rc = hx_metrics_gauge(&r->body, &r->len, &r->cap, g[i].name, g[i].help, g[i].value);
+    hx_buf lasting = {0};   /* what outlives this process: stats.h, kept beside the index */
+    if (!rc && !(rc = hx_stats_prometheus(h->mcp.stats, h->mcp.cfg->db, &lasting, NULL)))
+        rc = hx_metrics_append(&r->body, &r->len, &r->cap, (const char *)lasting.data, lasting.len);
+    hx_buf_free(&lasting);
     if (rc) {
         reply_error(r, 500, "out of memory writing the metrics");
         return;

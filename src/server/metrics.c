@@ -3,6 +3,7 @@
 #include "metrics.h"
 #include "alloc.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -169,4 +170,9 @@ int hx_metrics_write(hx_metrics *m, char **buf, size_t *len, size_t *cap)
 int hx_metrics_gauge(char **buf, size_t *len, size_t *cap, const char *name, const char *help, double value)
 {
     return put(buf, len, cap, "# HELP %s %s\n# TYPE %s gauge\n%s %.17g\n", name, help, name, name, value);
+}
+
+int hx_metrics_append(char **buf, size_t *len, size_t *cap, const char *text, size_t n)
+{
+    return n > INT_MAX ? HX_ERANGE : put(buf, len, cap, "%.*s", (int)n, text);
 }
