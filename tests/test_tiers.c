@@ -211,7 +211,7 @@ static void test_sources(void)
     CHECK(strstr(out, "1. ") && strstr(out, "other/priority.md:") && strstr(out, ", user)"), "text labels: %s", out);
     free(out);
     int rc = sh(&out, "cd '%s' && HYRAX_USER_DB='%s' \"$HYRAX_BIN\" search --source nowhere pods 2>&1", proj, user_db);
-    CHECK(rc == 2 && strstr(out, "all, project or user"), "--source names its choices: %s", out);
+    CHECK(rc == 2 && strstr(out, "all, project, user or registry"), "--source names its choices: %s", out);
     free(out);
 
 }
