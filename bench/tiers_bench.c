@@ -4,7 +4,7 @@
  * ROUNDS rounds after a warm-up, one thread, with the CLI's defaults (k 10, grouped by document,
  * relevance floor, snippets), in hybrid mode (the query embedded once either way) and in keyword
  * mode (no embedding: the search alone). hx_index_search on the project index is the one-index
- * baseline. CPU time is the process's (a second tier runs on a thread of its own). Prints one JSON line per mode and configuration, then the ratios.
+ * baseline. CPU time is the process's. Prints one JSON line per mode and configuration, then the ratios.
  * usage: bench/tiers_bench PROJECT_DB USER_DB QUERIES [ROUNDS] */
 #include "hyrax.h"
 

@@ -612,8 +612,7 @@ int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, size_t 
                  hx_progress_fn progress, void *progress_ctx, hx_update_report *rep, hx_error *err);
 
 /* Searches tiers[0..n) as one index. The query is embedded once (enc; NULL in keyword mode) and
- * each tier searched (those after the first on threads of their own, each under its own fault
- * guard) with the same options (mode, filters, k, grouping, min_score on each result's
+ * each tier searched with the same options (mode, filters, k, grouping, min_score on each result's
  * own relevance). The lists are fused by reciprocal rank fusion: an entry scores the sum over the
  * tiers that list it of 1 / (rrf_k + its rank there) (o->rrf_k, 0 = 60), ties going to the nearer
  * tier, then to the better rank. The same content in two tiers is one entry, answered by the

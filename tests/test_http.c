@@ -663,7 +663,7 @@ static void test_mcp_http(int port)
          "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{}}}", &resp);
     d = json_of(&resp);
     CHECK(resp.status == 200 && strstr(resp.head, "application/json") && hx_json_bool(at(d, "result.isError")) == 0,
-          "write tool, JSON answer: %d", resp.status);
+          "write tool, JSON answer: %d %.300s", resp.status, resp.body ? resp.body : "");
     hx_json_doc_free(d);
     free(resp.body);
 }

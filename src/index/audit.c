@@ -163,6 +163,7 @@ void hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_g
             l->entries[k++] = *e;
     }
     size_t skip = limit && k > limit ? k - limit : 0;
-    memmove(l->entries, l->entries + skip, (k - skip) * sizeof *l->entries);
+    if (skip)   /* never with an empty list, whose entries may be NULL */
+        memmove(l->entries, l->entries + skip, (k - skip) * sizeof *l->entries);
     l->n = k - skip;
 }

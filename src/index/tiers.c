@@ -6,7 +6,6 @@
 #include "fusion.h"
 #include "hyrax.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,68 +101,6 @@ static int fuse(const hx_tier *tiers, hx_results *lists, size_t n, const hx_sear
     return 0;
 }
 
-/* One tier's search, run on a thread of its own for every tier after the first. */
-typedef struct {
-    const hx_tier *tier;
-    const char *query;
-    size_t len;
-    const float *vec;
-    const hx_search_opts *o;
-    hx_results *out;
-    hx_error err;
-    int rc;
-    pthread_t thread;
-    bool started;
-} tier_job;
-
-/* The search under a fault guard of this thread (hyrax.h): an index file changed underneath
- * gives an error here, as on the caller's thread, instead of a fault no guard catches. */
-static void tier_job_run(tier_job *j)
-{
-    hx_fault_guard g;
-    if (!HX_FAULT_GUARD(g)) {
-        j->rc = hx_error_set(&j->err, HX_EIO, -1, "%s", HX_FAULT_MESSAGE);
-        return;
-    }
-    j->rc = hx_index_search_embedded(j->tier->ix, j->query, j->len, j->vec, j->o, j->out, &j->err);
-    hx_fault_leave(&g);
-}
-
-static void *tier_job_main(void *arg)
-{
-    tier_job_run(arg);
-    return NULL;
-}
-
-/* Searches every tier with the same vector: tiers after the first on threads of their own (one
- * handle each, so each index is still used by one thread at a time), the first on the caller's;
- * a thread that cannot start runs its search here afterwards. */
-static int search_tiers(const hx_tier *tiers, size_t n, const char *query, size_t len, const float *vec,
-                        const hx_search_opts *o, hx_results *lists, hx_error *err)
-{
-    tier_job *jobs = hx_calloc(n, sizeof *jobs);
-    if (!jobs)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    for (size_t t = 0; t < n; t++) {
-        jobs[t] = (tier_job){.tier = &tiers[t], .query = query, .len = len, .vec = vec, .o = o, .out = &lists[t]};
-        jobs[t].started = t > 0 && pthread_create(&jobs[t].thread, NULL, tier_job_main, &jobs[t]) == 0;
-    }
-    int rc = 0;
-    for (size_t t = 0; t < n; t++) {
-        if (jobs[t].started)
-            pthread_join(jobs[t].thread, NULL);
-        else
-            tier_job_run(&jobs[t]);
-        if (jobs[t].rc && !rc) {
-            rc = jobs[t].rc;
-            if (err)
-                *err = jobs[t].err;
-        }
-    }
-    free(jobs);
-    return rc;
-}
-
 int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
                     const hx_search_opts *o, hx_results *out, hx_error *err)
 {
@@ -185,10 +122,13 @@ int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char 
     hx_results *lists = rc ? NULL : hx_calloc(n, sizeof *lists);
     if (!rc && !lists)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    if (!rc)
-        rc = search_tiers(tiers, n, query, len, want_vec ? vec : NULL, o, lists, err);
-    for (size_t t = 0; t < n && !rc; t++)
+    /* one after another on this thread: a thread per tier waited 20 to 40 ms for a core on a loaded
+       machine (bench/tiers_bench), far more than a second tier's search costs */
+    for (size_t t = 0; t < n && !rc; t++) {
+        if ((rc = hx_index_search_embedded(tiers[t].ix, query, len, want_vec ? vec : NULL, o, &lists[t], err)))
+            break;
         out->total_candidates += lists[t].total_candidates;
+    }
     out->group = o->group;
     out->keyword_bound = lists && !rc ? lists[0].keyword_bound : 0;
     if (!rc)

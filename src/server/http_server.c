@@ -22,6 +22,7 @@
 #include "alloc.h"
 #include "mcp_internal.h"
 #include "metrics.h"
+#include "platform.h"
 #include "rpc.h"
 
 #include <arpa/inet.h>
@@ -672,11 +673,11 @@ static bool answer(http_server *h, mcp_server *v, conn *c)
         route_mcp(h, v, c, &r);
     }
     bool keep = req->keep_alive && !r.close;
-    bool ok = r.streamed ? !r.close : reply_send(c->fd, &r, keep) == 0;
     char code[8];
     snprintf(code, sizeof code, "%d", r.status);
-    hx_metrics_observe(h->metrics, HX_METRIC_HTTP, rt ? rt->path : "other", req->method, code,
-                       mono_s() - t0);
+    /* counted before the answer leaves, so a client that has it sees it in /metrics */
+    hx_metrics_observe(h->metrics, HX_METRIC_HTTP, rt ? rt->path : "other", req->method, code, mono_s() - t0);
+    bool ok = r.streamed ? !r.close : reply_send(c->fd, &r, keep) == 0;
     free(r.body);
     return ok && keep;
 }
@@ -970,8 +971,8 @@ static int threads_wanted(int asked)
 {
     if (asked > 0)
         return asked;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 2 ? 2 : n > 16 ? 16 : (int)n;
+    int n = hx_platform_cpus();
+    return n < 2 ? 2 : n > 16 ? 16 : n;
 }
 
 int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error *err)

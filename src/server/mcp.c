@@ -569,11 +569,15 @@ bool mcp_sink_take(mcp_sink *k, char **buf, size_t *len, size_t *cap, int wait_m
     return done;
 }
 
-/* Sends a message of a job: to its sink, or to out_fd. */
-static void job_send(mcp_server *s, const mcp_job *j, const hx_json_writer *w, bool done)
+/* Sends a message of a job: to its sink, or to out_fd. With done (the answer) the sink is let go
+ * at once: its owner may free it as soon as it sees done, so nothing may touch it after. */
+static void job_send(mcp_server *s, mcp_job *j, const hx_json_writer *w, bool done)
 {
-    if (j->sink)
-        sink_put(j->sink, w, done);
+    mcp_sink *k = j->sink;
+    if (k && done)
+        j->sink = NULL;
+    if (k)
+        sink_put(k, w, done);
     else if (w)
         send_line(s, w);
 }
@@ -581,7 +585,7 @@ static void job_send(mcp_server *s, const mcp_job *j, const hx_json_writer *w, b
 static void job_free(mcp_job *j)
 {
     if (j->sink)
-        sink_put(j->sink, NULL, true);   /* dropped unanswered, or answered already */
+        sink_put(j->sink, NULL, true);   /* dropped unanswered (an answer let the sink go) */
     free(j->progress);
     free(j->id);
     free(j->args);
