@@ -423,7 +423,7 @@ typedef struct hx_audit_list {
 void hx_audit_list_free(hx_audit_list *l);
 /* The audit log of the commit the index reads (the head, or the pinned commit of a point-in-time
  * read) into *out; caller frees with hx_audit_list_free. An index made before the log existed
- * has an empty one. */
+ * has an empty one. A handle with a reader identity gets HX_EPERM: the log spans every tenant. */
 int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err);
 /* Keeps, in place, the entries at or after since_ns (0: all) whose path matches path_glob (glob.h;
  * NULL: all), the newest `limit` of them (0: all), oldest first: what `hyrax audit` and the MCP

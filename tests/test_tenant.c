@@ -234,6 +234,10 @@ static void test_identity(void)
     CHECK(hx_index_doc_count(r) == 2 && hx_index_doc_by_path(r, "notes/stored.md", &(hx_doc_info){0}) == 0 &&
               hx_index_doc_by_path(r, "mine.md", &(hx_doc_info){0}) == HX_ENOTFOUND,
           "globex/bob sees pub.md and his stored note: %zu", hx_index_doc_count(r));
+    hx_audit_list audit = {0};
+    CHECK(hx_index_audit(r, &audit, &err) == HX_EPERM && strstr(err.message, "every tenant"),
+          "the audit log, which names every tenant's refused documents, is not read with an identity");
+    hx_audit_list_free(&audit);
     hx_commit_info made;
     CHECK(hx_index_open(&w, db, HX_INDEX_WRITE, model, NULL, &err) == 0 && hx_index_baseline(w, "before", &made, &err) == 0,
           "baseline: %s", err.message);

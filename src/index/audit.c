@@ -151,6 +151,9 @@ int ix_audit_encode(const hx_audit_list *log, const ix_audit_pending *p, uint8_t
 
 int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err)
 {
+    if (ix->has_identity)   /* its entries name refused documents of every tenant */
+        return hx_error_set(err, HX_EPERM, -1, "the audit log names documents of every tenant: it is read without a "
+                            "reader identity (no --tenant)");
     return ix_audit_read(ix->store, ix->v.audit_ref, out, err);
 }
 

@@ -6,6 +6,7 @@
 #include "alloc.h"
 #include "chunker.h"
 #include "fsafe.h"
+#include "gate.h"
 #include "ingest.h"
 #include "json.h"
 #include "model.h"
@@ -132,14 +133,18 @@ out:
     return rc;
 }
 
-/* The validation gate's call site (issue 12, src/index/gate.h, branch s5-gate): every document
- * passes here after its signature and before it is embedded. 0 admits it. */
-static int publish_gate(const hx_publish_opts *o, const pub_doc *d, hx_error *err)
+/* The validation gate (gate.h), as `hyrax index` applies it: every document passes here after its
+ * signature and before it is embedded. 0 admits it; HX_EINVAL with the rule and reason refuses it. */
+static int publish_gate(const hx_publish_opts *o, const ix_gate *gate, const pub_doc *d, hx_error *err)
 {
-    (void)o;
-    (void)d;
-    (void)err;
-    return 0;
+    char *raw = NULL;
+    size_t len = 0;
+    ix_verdict v = {0};
+    int rc = read_under(o->root, d->src.path, HX_INGEST_DEFAULT_MAX_BYTES, &raw, &len, err);
+    if (!rc && !(rc = ix_gate_check(gate, &d->src, (const uint8_t *)raw, len, NULL, 0, &v, err)) && v.rule)
+        rc = hx_error_set(err, HX_EINVAL, -1, "refused by the gate (%s): %s", v.rule, v.reason);
+    free(raw);
+    return rc;
 }
 
 /* The document's metadata as a JSON object: a key given once is a string, a key given several
@@ -239,17 +244,6 @@ static bool covered(const hx_publish_opts *o, const char *p)
     return false;
 }
 
-static bool is_signature_file(const char *p)
-{
-    size_t l = strlen(p);
-    for (int k = 0; hx_sig_suffix(k); k++) {
-        size_t s = strlen(hx_sig_suffix(k));
-        if (l > s && !strcmp(p + l - s, hx_sig_suffix(k)))
-            return true;
-    }
-    return false;
-}
-
 int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_publish_opts *o,
                hx_publish_report *rep, hx_error *err)
 {
@@ -261,7 +255,9 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
     const char **removed = NULL;
     size_t n_removed = 0;
     int rc = docs ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    if (rc || (rc = hx_ingest_walk(o->root, o->targets, o->n_targets, NULL, 0, NULL, &files, err)) ||
+    ix_gate *gate = NULL;
+    if (rc || (rc = ix_gate_open(&gate, o->root, err)) ||
+        (rc = hx_ingest_walk(o->root, o->targets, o->n_targets, NULL, 0, NULL, &files, err)) ||
         (rc = hx_registry_list(r, &known, err)))
         goto out;
     for (size_t i = 0; i < files.n_rejected; i++)
@@ -283,8 +279,6 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
     for (size_t i = 0; i < files.n; i++) {
         pub_doc *d = &docs[n];
         hx_error e = {0};
-        if (is_signature_file(files.paths[i]))
-            continue;
         int lr = hx_ingest_load(o->root, files.paths[i], hx_file_list_real(&files, i), HX_INGEST_DEFAULT_MAX_BYTES,
                                 &d->src, &e);
         long at = lr ? -1 : hx_registry_known_find(&known, d->src.path);
@@ -296,7 +290,7 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
         if (!lr && (lr = check_signature(o, d, &e)) == HX_ENOTFOUND && o->allow_unsigned)
             lr = 0;
         if (!lr)
-            lr = publish_gate(o, d, &e);
+            lr = publish_gate(o, gate, d, &e);
         if (!lr)
             lr = hx_chunk_document(hx_model_tokenizer(model), d->src.title, d->src.type, d->src.text,
                                    d->src.text_len, NULL, &d->chunks, &d->n_chunks, &e);
@@ -335,6 +329,7 @@ out:
         pub_doc_clear(&docs[j]);
     free(docs);
     free(removed);
+    ix_gate_free(gate);
     hx_registry_known_free(&known);
     hx_file_list_clear(&files);
     return rc;
