@@ -395,15 +395,14 @@ void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < n; i++) {
         const hx_registry_extra *e = &r->extra[i];
-        hx_present_result_open(w, &r->res.v[i], HX_GROUP_CHUNK, 0);
-        hx_json_write_key(w, "tier");
-        hx_json_write_cstr(w, "registry");
+        hx_result x = r->res.v[i];   /* tier and signer as every result writes them */
+        x.tier = "registry";
+        x.signer = e->signer && *e->signer ? e->signer : NULL;
+        hx_present_result_open(w, &x, HX_GROUP_CHUNK, 0);
         hx_json_write_key(w, "tenant");
         hx_json_write_cstr(w, e->tenant);
         hx_json_write_key(w, "visibility");
         hx_json_write_cstr(w, e->visibility);
-        hx_json_write_key(w, "signer");
-        hx_json_write_cstr(w, e->signer);
         hx_json_write_key(w, "published_at");
         hx_json_write_cstr(w, e->published_at);
         hx_json_write_obj_end(w);
