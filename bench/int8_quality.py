@@ -15,7 +15,7 @@ in float reproduces hyrax's vectors up to float summation order. Input schemes:
 
 Calibration (SmoothQuant factors, outlier channels) uses 64 KEP README passages of
 ../shared/corpora (or $HYRAX_CORPORA), never the golden texts. Prints one JSON line per configuration and a Markdown
-table. Run: /work/benchvenv/bin/python bench/int8_quality.py [--threads 2]
+table. Run: /work/benchvenv/bin/python bench/int8_quality.py [--threads 2] [--only 'NAME|NAME']
 """
 import argparse
 import json
@@ -178,6 +178,7 @@ def calib_batches(tok):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--only", help="run only these configurations (names as printed, '|'-separated)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     from transformers import AutoModel, AutoTokenizer
@@ -206,6 +207,7 @@ def main():
     configs += [
         ("u8+sq everywhere", all_kinds(scheme="u8", smooth=0.5)),
         ("u8+out16 everywhere", all_kinds(scheme="u8", outliers=16)),
+        ("u8+sq everywhere, w7", all_kinds(scheme="u8", smooth=0.5, wq=63)),
         ("u8+sq+out16 everywhere", all_kinds(scheme="u8", smooth=0.5, outliers=16)),
         ("u8+sq+out16, ffn2 a13", {**all_kinds(scheme="u8", smooth=0.5, outliers=16), "ffn2": {"scheme": "a13"}}),
         ("u8+sq+out16 qkv/ffn1, o/ffn2 a13",
@@ -216,6 +218,8 @@ def main():
           "ffn1": {"scheme": "u8", "smooth": 0.5, "outliers": 16, "wq": 63},
           "o": {"scheme": "a13"}, "ffn2": {"scheme": "a13"}}),
     ]
+    if args.only:
+        configs = [c for c in configs if c[0] in args.only.split("|")]
     rows = []
     for name, cfg in configs:
         sim.configure(cfg)
