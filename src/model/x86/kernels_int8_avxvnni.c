@@ -9,7 +9,10 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define I8_DOT(acc, x, w) (acc = _mm256_dpwssd_avx_epi32(acc, x, w))
+/* vpdpwssd written as an in-place instruction: from _mm256_dpwssd_avx_epi32, gcc 12 copies each
+ * accumulator through a spare register and stores it to the stack every step (the same failure
+ * as AVX2's vpaddd, kernels_int8_avx2.c). */
+#define I8_DOT(acc, x, w) __asm__("%{vex%} vpdpwssd %2, %1, %0" : "+x"(acc) : "x"(x), "x"(w))
 #include "gemm_i8_ymm.h"
 
 const hx_kernels_i8 hx_kernels_i8_avxvnni = {
