@@ -831,7 +831,7 @@ int main(void)
     test_progress();
     test_baselines();
 
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_cli");
 }

@@ -126,6 +126,22 @@ static void test_open(void)
     open_refused("", HX_EINVAL, "root");
     open_refused("../x", HX_EPERM, "..");
 
+    /* hx_fs_read_under: the whole file, NUL-terminated, under the same rule, and a size limit */
+    char *text = NULL;
+    size_t len = 0;
+    int64_t mtime = 0;
+    CHECK(hx_fs_read_under(root, "docs/a.md", 1000, &text, &len, &mtime, &err) == 0 && len == 15 && text &&
+              !strcmp(text, "# Alpha\n\nText.\n") && mtime > 0,
+          "read a.md whole: %s", err.message);
+    free(text);
+    CHECK(hx_fs_read_under(root, "docs/a.md", 14, &text, &len, NULL, &err) == HX_ERANGE && !text &&
+              strstr(err.message, "15 bytes, over the 14-byte limit"),
+          "one byte over the limit is refused: %s", err.message);
+    CHECK(hx_fs_read_under(root, "escape.md", 1000, &text, &len, NULL, &err) == HX_EPERM && !text,
+          "read through a symlink refused: %s", err.message);
+    CHECK(hx_fs_read_under(root, "docs/pipe.md", 1000, &text, &len, NULL, &err) == HX_EFORMAT && !text,
+          "a FIFO is never read: %s", err.message);
+
     hx_doc_source d;
     CHECK(hx_ingest_load(root, "docs/pipe.md", NULL, 1000, &d, &err) == HX_EFORMAT, "load of a FIFO refused");
     CHECK(hx_ingest_load(root, "escape.md", NULL, 1000, &d, &err) == HX_EPERM && strstr(err.message, "escape.md"),

@@ -845,7 +845,7 @@ int main(void)
         CHECK(0, "server started");
     }
     test_token(root, db);
-    snprintf(cmd, sizeof cmd, "rm -rf %s %s %s.lock", root, db, db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_http");
 }

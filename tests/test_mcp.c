@@ -1151,7 +1151,7 @@ static void test_schema_agrees(void)
     hx_json_doc_free(list);
     int status = stop(s, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "schema server: clean exit (status %d)", status);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", sroot, sdb);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", sroot, sroot);
     CHECK(system(cmd) == 0, "cleanup");
 }
 
@@ -1747,7 +1747,7 @@ static void test_protocol_2026(void)
     CHECK(r && is_error(r), "cursor with offset is refused");
     hx_json_doc_free(d);
     stop(s, 0);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s.lock'", r26, db26, db26);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", r26, r26);
     CHECK(system(cmd) == 0, "cleanup");
 }
 
@@ -1811,7 +1811,7 @@ int main(void)
     }
     test_overwritten_underneath();
     char cmd[2 * PATH_MAX];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_mcp");
 }

@@ -632,7 +632,7 @@ static void test_end_to_end(void)
         free(s.buf);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "server exits cleanly");
     }
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");
 }
 

@@ -177,7 +177,7 @@ int main(void)
     free(out);
     test_search();
     test_recency();
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_scores");
 }

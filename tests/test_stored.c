@@ -438,7 +438,7 @@ int main(void)
     test_v1_fixture();
 
     char cmd[3 * PATH_MAX];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_stored");
 }

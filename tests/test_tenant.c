@@ -949,7 +949,7 @@ int main(void)
     hx_encoder_free(enc);
     hx_model_close(model);
     char cmd[3 * PATH_MAX];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_tenant");
 }

@@ -2,6 +2,8 @@
  * symbolic links (spec in fsafe.h). Must not read file contents or know about documents; the
  * name rule itself lives in relpath.c. */
 #include "fsafe.h"
+#include "alloc.h"
+#include "platform.h"
 #include "relpath.h"
 
 #include <errno.h>
@@ -176,4 +178,48 @@ int hx_fs_open_under(const char *root, const char *name, int *fd, struct stat *s
     }
     close(dir);
     return rc;
+}
+
+int hx_fs_read_under(const char *root, const char *name, size_t max, char **buf, size_t *len, int64_t *mtime_ns,
+                     hx_error *err)
+{
+    int fd;
+    struct stat st;
+    *buf = NULL;
+    *len = 0;
+    int rc = hx_fs_open_under(root, name, &fd, &st, err);
+    if (rc)
+        return rc;
+    if ((uint64_t)st.st_size > max) {
+        close(fd);
+        return hx_error_set(err, HX_ERANGE, -1, "%s is %lld bytes, over the %zu-byte limit", name,
+                            (long long)st.st_size, max);
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    char *b = hx_malloc(n + 1);
+    if (!b) {
+        close(fd);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading %s", name);
+    }
+    while (got < n) {   /* a file that shrank while read gives what it still has */
+        ssize_t k = read(fd, b + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            int e = errno;
+            close(fd);
+            free(b);
+            return hx_error_set(err, HX_EIO, -1, "cannot read %s: %s", name, strerror(e));
+        }
+        if (k == 0)
+            break;
+        got += (size_t)k;
+    }
+    close(fd);
+    b[got] = 0;
+    *buf = b;
+    *len = got;
+    if (mtime_ns)
+        *mtime_ns = hx_platform_mtime_ns(&st);
+    return 0;
 }

@@ -38,4 +38,11 @@ const char *hx_fs_inside(const char *root, const char *path);
  * closes) and *st describes it. */
 int hx_fs_open_under(const char *root, const char *name, int *fd, struct stat *st, hx_error *err);
 
+/* Reads the file hx_fs_open_under opens into *buf (hx_malloc'd, NUL-terminated after *len bytes;
+ * caller frees) and, when mtime_ns is not NULL, its modification time. A file over max bytes is
+ * refused with HX_ERANGE ("NAME is N bytes, over the M-byte limit"); other errors as
+ * hx_fs_open_under's, HX_EIO for a failed read. The one way a user's file is read whole. */
+int hx_fs_read_under(const char *root, const char *name, size_t max, char **buf, size_t *len, int64_t *mtime_ns,
+                     hx_error *err);
+
 #endif

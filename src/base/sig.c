@@ -444,48 +444,6 @@ int hx_trust_add_allowed_signers(hx_trust *t, const char *text, size_t len, cons
     return rc;
 }
 
-/* Reads root/name whole (at most HX_SIG_MAX_TRUST_FILE bytes; caller frees *buf). HX_ENOTFOUND
- * when it does not exist. */
-static int read_confined(const char *root, const char *name, char **buf, size_t *len, hx_error *err)
-{
-    int fd;
-    struct stat st;
-    int rc = hx_fs_open_under(root, name, &fd, &st, err);
-    if (rc)
-        return rc;
-    if (st.st_size > HX_SIG_MAX_TRUST_FILE) {
-        close(fd);
-        return hx_error_set(err, HX_ERANGE, -1, "%s: larger than %d bytes", name, HX_SIG_MAX_TRUST_FILE);
-    }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *b = hx_malloc(cap);
-    if (!b) {
-        close(fd);
-        return hx_error_set(err, HX_ENOMEM, -1, "%s: out of memory", name);
-    }
-    for (;;) {
-        ssize_t got = n < cap ? read(fd, b + n, cap - n) : 0;
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            close(fd);
-            free(b);
-            return hx_error_set(err, HX_EIO, -1, "%s: read: %s", name, strerror(errno));
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    close(fd);
-    if (n >= cap) {   /* grew while read */
-        free(b);
-        return hx_error_set(err, HX_ERANGE, -1, "%s: changed size while read", name);
-    }
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -521,7 +479,7 @@ int hx_trust_load(hx_trust **out, const char *root, hx_error *err)
         qsort(names, n, sizeof *names, cmp_names);
     for (size_t i = 0; i < n; i++) {
         snprintf(name, sizeof name, ".hyrax/trusted/%s", names[i]);
-        if ((rc = read_confined(root, name, &buf, &len, err)) != 0)
+        if ((rc = hx_fs_read_under(root, name, HX_SIG_MAX_TRUST_FILE, &buf, &len, NULL, err)) != 0)
             goto done;
         names[i][strlen(names[i]) - 4] = 0;          /* the signer's name: the file's stem */
         if ((rc = hx_trust_add_minisign(t, buf, len, names[i], err)) != 0) {
@@ -533,7 +491,7 @@ int hx_trust_load(hx_trust **out, const char *root, hx_error *err)
         free(buf);
         buf = NULL;
     }
-    rc = read_confined(root, ".hyrax/allowed_signers", &buf, &len, err);
+    rc = hx_fs_read_under(root, ".hyrax/allowed_signers", HX_SIG_MAX_TRUST_FILE, &buf, &len, NULL, err);
     if (rc == HX_ENOTFOUND)
         rc = 0;
     else if (rc == 0)

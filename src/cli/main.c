@@ -1795,8 +1795,12 @@ static int cmd_compact(const cli_args *a)
 
 static const char serve_about[] =
     "Runs a Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message per line; logs\n"
-    "on stderr). Tools: search, get_context, find_similar, list_documents, get_document,\n"
-    "document_status, add_document, delete_document, reindex, index_health.\n";
+    "on stderr), or with --http HOST:PORT an HTTP/1.1 server: REST (/search, /health, /stats),\n"
+    "/metrics and MCP Streamable HTTP on /mcp. Tools: search, get_context, find_similar,\n"
+    "list_documents, get_document, document_status, add_document, delete_document, reindex,\n"
+    "index_health, create_baseline, audit_log, publish, the conversation memory's record_turn,\n"
+    "get_session, search_history and list_sessions, and the seeds' names for the search tools.\n"
+    "--tenant T [--user U] fixes the reader identity for the server's life; --watch follows the root.\n";
 
 static int stop_pipe[2] = {-1, -1};
 

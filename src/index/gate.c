@@ -463,40 +463,6 @@ void ix_gate_free(ix_gate *g)
     free(g);
 }
 
-/* Reads root/name (at most max bytes) into *out (caller frees); HX_ENOTFOUND when absent. */
-static int read_under(const char *root, const char *name, size_t max, char **out, size_t *len, hx_error *err)
-{
-    int fd;
-    struct stat st;
-    int rc = hx_fs_open_under(root, name, &fd, &st, err);
-    if (rc)
-        return rc;
-    if ((uint64_t)st.st_size > max) {
-        close(fd);
-        return hx_error_set(err, HX_ERANGE, -1, "%s is %lld bytes, over the %zu-byte limit", name,
-                            (long long)st.st_size, max);
-    }
-    size_t n = (size_t)st.st_size, got = 0;
-    char *buf = hx_malloc(n + 1);
-    if (!buf) {
-        close(fd);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    }
-    while (got < n) {
-        ssize_t k = read(fd, buf + got, n - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    close(fd);
-    buf[got] = 0;
-    *out = buf;
-    *len = got;
-    return 0;
-}
-
 int ix_gate_new(ix_gate **out, const char *root, ix_policy *policy, hx_trust *trust, hx_error *err)
 {
     *out = NULL;
@@ -520,7 +486,7 @@ int ix_gate_open(ix_gate **out, const char *root, hx_error *err)
     size_t len = 0;
     ix_policy *policy = NULL;
     hx_trust *trust = NULL;
-    int rc = read_under(root, IX_POLICY_FILE, IX_POLICY_MAX_BYTES, &text, &len, err);
+    int rc = hx_fs_read_under(root, IX_POLICY_FILE, IX_POLICY_MAX_BYTES, &text, &len, NULL, err);
     if (rc == HX_ENOTFOUND)
         rc = 0;
     else if (!rc)
@@ -682,7 +648,7 @@ static int check_signature(const ix_gate *g, const rules *r, const hx_doc_source
         for (int i = 0; hx_sig_suffix(i) && !found; i++) {
             snprintf(name, sizeof name, "%s%s", d->path, hx_sig_suffix(i));
             hx_error rerr = {0};
-            int rc = read_under(g->root, name, HX_SIG_MAX_FILE, &found, &sig_len, &rerr);
+            int rc = hx_fs_read_under(g->root, name, HX_SIG_MAX_FILE, &found, &sig_len, NULL, &rerr);
             if (rc == HX_ENOMEM)
                 return hx_error_set(err, rc, -1, "%s", rerr.message);
             if (rc && rc != HX_ENOTFOUND)

@@ -605,44 +605,16 @@ int hx_ingest_from_bytes(const char *name, const void *bytes, size_t len, const 
 int hx_ingest_read(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
                    uint8_t **raw, size_t *len, int64_t *mtime_ns, hx_error *err)
 {
-    *raw = NULL;
-    *len = 0;
     const char *from = read_path ? read_path : rel_path;
-    int fd;
-    struct stat st;
-    int rc = hx_fs_open_under(root, from, &fd, &st, err);
-    if (rc) {
-        if (err && strcmp(from, rel_path)) {
-            char reason[sizeof err->message];
-            memcpy(reason, err->message, sizeof reason);
-            hx_error_set(err, rc, err->offset, "%s: %s", rel_path, reason);
-        }
-        return rc;
+    char *buf;
+    int rc = hx_fs_read_under(root, from, max_bytes, &buf, len, mtime_ns, err);
+    if (rc && err && strcmp(from, rel_path)) {   /* name the document, not the path it was read by */
+        char reason[sizeof err->message];
+        memcpy(reason, err->message, sizeof reason);
+        hx_error_set(err, rc, err->offset, "%s: %s", rel_path, reason);
     }
-    if ((uint64_t)st.st_size > max_bytes) {
-        close(fd);
-        return hx_error_set(err, HX_ERANGE, -1, "%s is %lld bytes, over the %zu-byte limit", rel_path,
-                            (long long)st.st_size, max_bytes);
-    }
-    size_t n = (size_t)st.st_size, got = 0;
-    uint8_t *buf = hx_malloc(n ? n : 1);
-    if (!buf) {
-        close(fd);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading %s", rel_path);
-    }
-    while (got < n) {
-        ssize_t k = read(fd, buf + got, n - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    close(fd);
-    *raw = buf;
-    *len = got;
-    *mtime_ns = hx_platform_mtime_ns(&st);
-    return 0;
+    *raw = (uint8_t *)buf;
+    return rc;
 }
 
 int hx_ingest_load(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,

@@ -70,41 +70,6 @@ static int reject(hx_publish_report *rep, const char *path, const char *reason, 
     return 0;
 }
 
-/* Reads root/name (confined, no symlinks) into *buf (caller frees), at most max bytes. */
-static int read_under(const char *root, const char *name, size_t max, char **buf, size_t *len, hx_error *err)
-{
-    int fd;
-    struct stat st;
-    int rc = hx_fs_open_under(root, name, &fd, &st, err);
-    if (rc)
-        return rc;
-    if ((uint64_t)st.st_size > max) {
-        close(fd);
-        return hx_error_set(err, HX_ERANGE, -1, "%s is over %zu bytes", name, max);
-    }
-    size_t n = (size_t)st.st_size, got = 0;
-    char *b = hx_malloc(n + 1);
-    if (!b) {
-        close(fd);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    }
-    while (got < n) {
-        ssize_t r = read(fd, b + got, n - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (got != n) {
-        free(b);
-        return hx_error_set(err, HX_EIO, -1, "%s: short read", name);
-    }
-    b[n] = 0;
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
 /* The detached signature of root/path (path.minisig, else path.sig) verified over the file's bytes.
  * 0 with the key id in d->signer; HX_ENOTFOUND when there is no signature file; another code with
  * the reason in err when it does not verify. */
@@ -116,11 +81,11 @@ static int check_signature(const hx_publish_opts *o, pub_doc *d, hx_error *err)
     int rc = HX_ENOTFOUND;
     for (int k = 0; rc == HX_ENOTFOUND && hx_sig_suffix(k); k++) {
         snprintf(name, sizeof name, "%s%s", d->src.path, hx_sig_suffix(k));
-        rc = read_under(o->root, name, HX_SIG_MAX_FILE, &sig, &slen, err);
+        rc = hx_fs_read_under(o->root, name, HX_SIG_MAX_FILE, &sig, &slen, NULL, err);
     }
     if (rc == HX_ENOTFOUND)
         return hx_error_set(err, HX_ENOTFOUND, -1, "not signed (no %s.minisig or .sig)", d->src.path);
-    if (rc || (rc = read_under(o->root, d->src.path, HX_INGEST_DEFAULT_MAX_BYTES, &doc, &dlen, err)))
+    if (rc || (rc = hx_fs_read_under(o->root, d->src.path, HX_INGEST_DEFAULT_MAX_BYTES, &doc, &dlen, NULL, err)))
         goto out;
     hx_sig_result res;
     if (!(rc = hx_sig_verify(o->trust, doc, dlen, sig, slen, &res, err))) {
@@ -140,7 +105,7 @@ static int publish_gate(const hx_publish_opts *o, const ix_gate *gate, const pub
     char *raw = NULL;
     size_t len = 0;
     ix_verdict v = {0};
-    int rc = read_under(o->root, d->src.path, HX_INGEST_DEFAULT_MAX_BYTES, &raw, &len, err);
+    int rc = hx_fs_read_under(o->root, d->src.path, HX_INGEST_DEFAULT_MAX_BYTES, &raw, &len, NULL, err);
     if (!rc && !(rc = ix_gate_check(gate, &d->src, (const uint8_t *)raw, len, NULL, 0, &v, err)) && v.rule)
         rc = hx_error_set(err, HX_EINVAL, -1, "refused by the gate (%s): %s", v.rule, v.reason);
     free(raw);

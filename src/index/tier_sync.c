@@ -44,41 +44,6 @@ static int add_rejected(hx_update_report *rep, const char *path, const char *rea
     return 0;
 }
 
-/* The bytes of root/name (at most max bytes) into *buf (caller frees); 0 or a code with err set. */
-static int read_file(const char *root, const char *name, size_t max, char **buf, size_t *len, hx_error *err)
-{
-    int fd;
-    struct stat st;
-    int rc = hx_fs_open_under(root, name, &fd, &st, err);
-    if (rc)
-        return rc;
-    if ((uint64_t)st.st_size > max) {
-        close(fd);
-        return hx_error_set(err, HX_ERANGE, -1, "%llu bytes, over the limit of %zu", (unsigned long long)st.st_size,
-                            max);
-    }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *b = hx_malloc(cap);
-    if (!b) {
-        close(fd);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    }
-    for (ssize_t got; n < cap && (got = read(fd, b + n, cap - n)) != 0; n += (size_t)got)
-        if (got < 0) {
-            free(b);
-            close(fd);
-            return hx_error_set(err, HX_EIO, -1, "cannot read: %s", strerror(errno));
-        }
-    close(fd);
-    if (n > max) {   /* it grew while read */
-        free(b);
-        return hx_error_set(err, HX_ERANGE, -1, "more than the limit of %zu bytes", max);
-    }
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
 typedef struct {
     hx_progress_fn fn;
     void *ctx;
@@ -108,7 +73,7 @@ static int sync_one(hx_index *from, hx_index *to, const hx_doc_info *d, const ch
     char *buf = NULL;
     size_t len = 0;
     hx_error ferr = {0};
-    int rc = read_file(hx_index_root(from), d->path, HX_INGEST_DEFAULT_MAX_BYTES, &buf, &len, &ferr);
+    int rc = hx_fs_read_under(hx_index_root(from), d->path, HX_INGEST_DEFAULT_MAX_BYTES, &buf, &len, NULL, &ferr);
     if (rc == HX_ENOMEM)
         return hx_error_set(err, rc, -1, "%s", ferr.message);
     if (rc)

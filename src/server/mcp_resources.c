@@ -145,21 +145,8 @@ static int doc_text(mcp_server *s, const hx_doc_info *d, char **text, size_t *le
     *text = NULL;
     *len = 0;
     if (d->kind == HX_DOC_FILE) {
-        int fd;
-        struct stat st;
-        if (hx_fs_open_under(hx_index_root(s->reader), d->path, &fd, &st, &err))
+        if (hx_fs_read_under(hx_index_root(s->reader), d->path, MAX_READ, text, len, NULL, &err))
             return snprintf(m, cap, "%s", err.message), -1;
-        size_t n = (size_t)st.st_size;
-        char *b = n <= MAX_READ ? hx_malloc(n + 1) : NULL;
-        ssize_t got = b ? read(fd, b, n) : -1;
-        close(fd);
-        if (got < 0 || (size_t)got != n) {
-            free(b);
-            return snprintf(m, cap, "cannot read %s (%s)", d->path, n > MAX_READ ? "over 16 MiB" : "read failed"), -1;
-        }
-        b[n] = 0;
-        *text = b;
-        *len = n;
         return 0;
     }
     size_t cap_b = 0;
