@@ -1810,7 +1810,7 @@ int main(void)
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "SIGTERM: clean exit (status %d)", status);
     }
     test_overwritten_underneath();
-    char cmd[2 * PATH_MAX];
+    char cmd[3 * PATH_MAX];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_mcp");
