@@ -26,7 +26,7 @@ run() {
     fi
 }
 ok='!r.isError && r.structuredContent'
-run tools/list 'r.tools.length === 21 && r.tools.every(t => t.inputSchema && t.outputSchema)' --method tools/list
+run tools/list 'r.tools.length === 23 && r.tools.every(t => t.inputSchema && t.outputSchema)' --method tools/list
 run search "$ok && r.structuredContent.results[0].citation.path === 'docs/b.md'" \
     --method tools/call --tool-name search --tool-arg query=bread
 run keyword "$ok && r.structuredContent.results.length === 1" \
@@ -62,7 +62,7 @@ run_http() {
         failed=$((failed + 1)); echo "FAIL: http $name: ${out:0:300}" >&2
     fi
 }
-run_http tools/list 'r.tools.length === 17' --method tools/list
+run_http tools/list 'r.tools.length === 23' --method tools/list
 run_http search "$ok && r.structuredContent.results[0].citation.path === 'docs/b.md'" \
     --method tools/call --tool-name search --tool-arg query=bread
 run_http reindex "$ok && r.structuredContent.unchanged === 2" --method tools/call --tool-name reindex

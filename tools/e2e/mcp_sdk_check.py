@@ -32,7 +32,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 TOOLS = ["search", "get_context", "find_similar", "list_documents", "get_document", "document_status",
-         "add_document", "delete_document", "reindex", "index_health", "create_baseline", "semantic_search", "full_text_search",
+         "add_document", "delete_document", "reindex", "index_health", "create_baseline", "audit_log", "semantic_search", "full_text_search",
          "hybrid_search", "document_details", "semanticSearch", "getContext", "publish", "record_turn",
          "get_session", "search_history", "list_sessions"]
 HERE = os.path.dirname(os.path.abspath(__file__))
