@@ -1860,7 +1860,6 @@ static int cmd_serve(const cli_args *a)
     char user_db[4096];   /* the user tier, searched with the project (README "Tiers") */
     cfg.user_db = hx_tier_user_path(user_db, sizeof user_db, NULL) == 0 ? user_db : NULL;
     cfg.registry = opt_str(a, "--registry");
-    cfg.registry_tenant = opt_str(a, "--tenant");
     if (!cfg.read_only && make_db_folder("serve", cfg.db))
         return 1;
     if (pipe(stop_pipe) != 0) {

@@ -20,7 +20,6 @@ typedef struct hx_mcp_config {
                                       Borrowed for the duration of hx_mcp_serve */
     const char *registry;      /* the registry tier (registry.h): its URL; NULL: $HYRAX_REGISTRY or
                                   libpq's own variables */
-    const char *registry_tenant;   /* the tenant registry calls act as; NULL: the login role */
     /* Conversation memory (mcp_memory.c): turns are stamped with the reader identity and read back
      * by it; the retention limits. */
     hx_memory_limits memory_limits;   /* zeros: memory.h's defaults */

@@ -257,6 +257,12 @@ static const char search_out[] =
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
     "," MCP_TIERS_SCHEMA "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
 
+/* The role registry calls act as: the reader identity's tenant (README "Registry"), else the login's. */
+static const char *registry_role(const mcp_server *s)
+{
+    return s->cfg->identity ? s->cfg->identity->tenant : NULL;
+}
+
 /* search with source "registry" (issue 13): the query embedded here, the registry asked within
  * HX_REGISTRY_TIMEOUT_MS; a registry that cannot answer is an answer saying so, not an error.
  * read_context.as_of reads what was published by then (the registry has no baselines). */
@@ -276,7 +282,7 @@ static int registry_search(mcp_server *s, const mcp_args *a, const char *query, 
                     (!s->reader_enc && hx_encoder_new(&s->reader_enc, s->model, 1, &err)) ||
                     hx_encoder_embed(s->reader_enc, &query, &len, 1, vec, &err)))
         return err.message[0] ? (snprintf(msg, cap, "%s", err.message), -1) : -1;
-    hx_registry_opts ro = {s->cfg->registry, s->cfg->registry_tenant, HX_REGISTRY_TIMEOUT_MS};
+    hx_registry_opts ro = {s->cfg->registry, registry_role(s), HX_REGISTRY_TIMEOUT_MS};
     hx_registry_query q = {query, use_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters, o->min_score, as_of_ns};
     hx_registry *r = NULL;
     hx_registry_results res = {0};
@@ -1375,7 +1381,7 @@ static int tool_publish(mcp_server *s, const hx_json_val *args, hx_json_writer *
         rc = -1;
     if (!rc && !s->writer_enc && hx_encoder_new(&s->writer_enc, s->model, s->cfg->threads, &err))
         rc = (snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1);
-    hx_registry_opts ro = {s->cfg->registry, s->cfg->registry_tenant, 0};
+    hx_registry_opts ro = {s->cfg->registry, registry_role(s), 0};
     if (!rc && (hx_trust_load(&trust, s->cfg->root, &err) || hx_registry_connect(&r, &ro, &err)))
         rc = (snprintf(msg, cap, "publish failed: %s", err.message), -1);
     hx_publish_opts po = {s->cfg->root, targets, np, trust, mcp_arg_bool(&a, "allow_unsigned"),
