@@ -126,7 +126,7 @@ TESTS   ?= $(TEST_SRC:tests/test_%.c=%)
 TEST_RUN := $(TESTS:%=$(BUILD)/tests/test_%)
 test: $(BIN) $(TEST_RUN) $(FUZZ_REPLAY)
 	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw HX_EMU="$(EMU)" \
-	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh $(TEST_RUN) -- $(FUZZ_REPLAY)
+	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh tests/one_place.sh $(TEST_RUN) -- $(FUZZ_REPLAY)
 
 check: test
 
@@ -152,7 +152,7 @@ bench: hyrax
 # Benchmark programs: bench/NAME.c -> bench/NAME (git ignores the binaries); the Python
 # drivers in bench/ build and run them beside their peers. Not part of `make test`.
 BENCH_PROGRAMS = $(basename $(wildcard bench/*.c))
-$(BENCH_PROGRAMS): %: %.c $(BUILD)/libhyrax.a
+$(BENCH_PROGRAMS): %: %.c $(BUILD)/libhyrax.a bench/bench_util.h
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -o $@ $< $(BUILD)/libhyrax.a $(LDLIBS)
 
 clean:

@@ -1,62 +1,10 @@
 /* query_bench.c: hyrax side of bench/query_bench.py. Times model + index open and the first answer,
  * then each query of a file once per mode (hybrid, vector, keyword; embedding included), one thread,
  * printing JSON lines. usage: bench/query_bench DB QUERIES [K] */
-#include "hyrax.h"
+#define BENCH_NAME "query_bench"
+#include "bench_util.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#define MAX_QUERIES 4096
 #define WARMUP 20
-
-static double clock_ms(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* q-quantile (0..1) of sorted v[n], nearest rank. */
-static double quantile(const double *v, size_t n, double q)
-{
-    size_t i = (size_t)(q * (double)n + 0.999999);
-    return v[i == 0 ? 0 : (i > n ? n : i) - 1];
-}
-
-static void die(const char *what, const hx_error *err)
-{
-    fprintf(stderr, "query_bench: %s: %s\n", what, err->message);
-    exit(1);
-}
-
-/* Reads up to MAX_QUERIES non-empty lines; returns the count. Lines are owned by the caller. */
-static size_t read_queries(const char *path, char **q)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "query_bench: cannot open %s\n", path);
-        exit(1);
-    }
-    char line[4096];
-    size_t n = 0;
-    while (n < MAX_QUERIES && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (line[0] && !(q[n++] = strdup(line))) {
-            fprintf(stderr, "query_bench: out of memory\n");
-            exit(1);
-        }
-    }
-    fclose(f);
-    return n;
-}
 
 static void search(hx_index *ix, hx_encoder *enc, const char *query, hx_search_mode mode, uint32_t k,
                    size_t *hits)
@@ -82,10 +30,6 @@ int main(int argc, char **argv)
     uint32_t k = argc > 3 ? (uint32_t)atoi(argv[3]) : 10;
     static char *queries[MAX_QUERIES];
     size_t nq = read_queries(argv[2], queries);
-    if (nq == 0) {
-        fprintf(stderr, "query_bench: no queries in %s\n", argv[2]);
-        return 1;
-    }
 
     hx_error err;
     hx_model *model;

@@ -6,54 +6,10 @@
  * mode (no embedding: the search alone). hx_index_search on the project index is the one-index
  * baseline. CPU time is the process's. Prints one JSON line per mode and configuration, then the ratios.
  * usage: bench/tiers_bench PROJECT_DB USER_DB QUERIES [ROUNDS] */
-#include "hyrax.h"
+#define BENCH_NAME "tiers_bench"
+#include "bench_util.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#define MAX_QUERIES 4096
 #define WARMUP 20
-
-static double clock_ms(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void die(const char *what, const hx_error *err)
-{
-    fprintf(stderr, "tiers_bench: %s: %s\n", what, err->message);
-    exit(1);
-}
-
-static size_t read_queries(const char *path, char **q)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "tiers_bench: cannot open %s\n", path);
-        exit(1);
-    }
-    char line[4096];
-    size_t n = 0;
-    while (n < MAX_QUERIES && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (line[0] && !(q[n++] = strdup(line))) {
-            fprintf(stderr, "tiers_bench: out of memory\n");
-            exit(1);
-        }
-    }
-    fclose(f);
-    return n;
-}
 
 enum { ONE_INDEX, ONE_TIER, TWO_TIERS, N_CONFIGS };
 static const char *const config_names[] = {"index", "one_tier", "two_tiers"};
@@ -150,11 +106,11 @@ int main(int argc, char **argv)
             mean_w[c] = sw / (double)nq;
             mean_c[c] = sc / (double)nq;
             qsort(wall[c], nq, sizeof wall[c][0], cmp_double);
-            p50_w[c] = wall[c][nq / 2];
+            p50_w[c] = quantile(wall[c], nq, 0.5);
             printf("{\"bench\": \"tiers_query\", \"mode\": \"%s\", \"config\": \"%s\", \"mean_ms\": %.3f, "
                    "\"p50_ms\": %.3f, \"p95_ms\": %.3f, \"cpu_mean_ms\": %.3f, \"results_per_query\": %.2f}\n",
                    m ? "keyword" : "hybrid", config_names[c], mean_w[c], p50_w[c],
-                   wall[c][(size_t)((double)nq * 0.95)], mean_c[c], (double)b.hits[c] / (double)(nq * (size_t)rounds));
+                   quantile(wall[c], nq, 0.95), mean_c[c], (double)b.hits[c] / (double)(nq * (size_t)rounds));
         }
         printf("{\"bench\": \"tiers_ratio\", \"mode\": \"%s\", \"two_over_one_mean\": %.3f, \"two_over_one_p50\": %.3f, "
                "\"two_over_one_cpu\": %.3f, \"one_tier_over_index\": %.3f, \"user_results_per_query\": %.2f, "
