@@ -1,6 +1,6 @@
 /* serve_client.h: the tests' client for `hyrax serve` on pipes: start it, send lines, read answer
- * lines with a timeout, and pick values out of parsed answers. Shared by test_mcp.c and
- * test_stored.c; the binary comes from $HYRAX_BIN (./hyrax when unset). */
+ * lines with a timeout, and pick values out of parsed answers. Shared by every test that talks to
+ * serve over stdio; the binary comes from $HYRAX_BIN (./hyrax when unset). */
 #ifndef HX_SERVE_CLIENT_H
 #define HX_SERVE_CLIENT_H
 
@@ -20,9 +20,19 @@ typedef struct {
     size_t len, cap;
 } server;
 
-/* Starts `hyrax serve --db at_db --root at_root` (read-only, or with one thread); 0 or -1. */
-static inline int start_in(server *s, const char *at_root, const char *at_db, int read_only)
+#define SERVE_MAX_ARGS 30
+
+/* Starts `$HYRAX_BIN serve ARGS...` (args: at most SERVE_MAX_ARGS strings, then NULL; borrowed)
+ * with its stdin and stdout on pipes; 0 or -1. */
+static inline int start_serve(server *s, const char *const *args)
 {
+    const char *argv[SERVE_MAX_ARGS + 3] = {"hyrax", "serve"};
+    int n = 0;
+    for (; n < SERVE_MAX_ARGS && args[n]; n++)
+        argv[2 + n] = args[n];
+    if (args[n])
+        return -1;
+    argv[2 + n] = NULL;
     int to[2], from[2];
     if (pipe(to) || pipe(from))
         return -1;
@@ -34,8 +44,7 @@ static inline int start_in(server *s, const char *at_root, const char *at_db, in
         close(to[1]);
         close(from[0]);
         const char *bin = getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax";
-        execl(bin, "hyrax", "serve", "--db", at_db, "--root", at_root, read_only ? "--read-only" : "--threads",
-              read_only ? NULL : "1", (char *)NULL);
+        execv(bin, (char *const *)argv);
         _exit(127);
     }
     close(to[0]);
@@ -43,6 +52,14 @@ static inline int start_in(server *s, const char *at_root, const char *at_db, in
     s->in = to[1];
     s->out = from[0];
     return 0;
+}
+
+/* Starts `hyrax serve --db at_db --root at_root` (read-only, or with one thread); 0 or -1. */
+static inline int start_in(server *s, const char *at_root, const char *at_db, int read_only)
+{
+    const char *args[] = {"--db", at_db, "--root", at_root, read_only ? "--read-only" : "--threads",
+                          read_only ? NULL : "1", NULL};
+    return start_serve(s, args);
 }
 
 static inline void send_raw(server *s, const char *data, size_t len)

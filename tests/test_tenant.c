@@ -694,37 +694,21 @@ static void library_call(hx_index *ix, hx_index *all, const reader *r, tally *t)
 
 /* --- through hyrax serve --- */
 
+/* Starts `hyrax serve --read-only` on the leak index as reader r. */
 static int start_as(server *s, const reader *r)
 {
-    int to[2], from[2];
-    if (pipe(to) || pipe(from))
-        return -1;
-    memset(s, 0, sizeof *s);
-    s->pid = fork();
-    if (s->pid == 0) {
-        dup2(to[0], 0);
-        dup2(from[1], 1);
-        close(to[1]);
-        close(from[0]);
-        const char *argv[12] = {"hyrax", "serve", "--db", leak_db, "--root", leak_root, "--read-only"};
-        int n = 7;
-        if (r->tenant) {
-            argv[n++] = "--tenant";
-            argv[n++] = r->tenant;
-        }
-        if (r->user) {
-            argv[n++] = "--user";
-            argv[n++] = r->user;
-        }
-        argv[n] = NULL;
-        execv(getenv("HYRAX_BIN"), (char *const *)argv);
-        _exit(127);
+    const char *args[9] = {"--db", leak_db, "--root", leak_root, "--read-only"};
+    int n = 5;
+    if (r->tenant) {
+        args[n++] = "--tenant";
+        args[n++] = r->tenant;
     }
-    close(to[0]);
-    close(from[1]);
-    s->in = to[1];
-    s->out = from[0];
-    return 0;
+    if (r->user) {
+        args[n++] = "--user";
+        args[n++] = r->user;
+    }
+    args[n] = NULL;
+    return start_serve(s, args);
 }
 
 /* One randomized tool call as reader r; the answer must name no document r may not see (its

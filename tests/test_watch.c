@@ -28,27 +28,9 @@ static void sleep_ms(int ms)
 
 static int start_watch(server *s, const char *poll_ms)
 {
-    int to[2], from[2];
-    if (pipe(to) || pipe(from))
+    const char *args[] = {"--db", db, "--root", root, "--threads", "1", poll_ms ? "--watch-poll" : "--watch", poll_ms, NULL};
+    if (start_serve(s, args))
         return -1;
-    memset(s, 0, sizeof *s);
-    s->pid = fork();
-    if (s->pid == 0) {
-        dup2(to[0], 0);
-        dup2(from[1], 1);
-        close(to[1]);
-        close(from[0]);
-        const char *bin = getenv("HYRAX_BIN");
-        if (poll_ms)
-            execl(bin, "hyrax", "serve", "--db", db, "--root", root, "--threads", "1", "--watch-poll", poll_ms, (char *)NULL);
-        else
-            execl(bin, "hyrax", "serve", "--db", db, "--root", root, "--threads", "1", "--watch", (char *)NULL);
-        _exit(127);
-    }
-    close(to[0]);
-    close(from[1]);
-    s->in = to[1];
-    s->out = from[0];
     send_line(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
                  "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
     char *line = read_line(s, 60000);
