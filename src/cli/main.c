@@ -117,7 +117,6 @@ typedef struct {
 
 static const char *const fusion_names[] = {"rrf", "weighted", NULL};
 static const char *const sync_tiers[] = {HX_TIER_USER, NULL};   /* sync --to: the tiers above a project */
-static const char *const visibility_names[] = {"tenant", "public", NULL};
 
 static const cli_opt options[] = {
     {"--help", 'h', NULL, CMD_ALL, .help = "print this help"},
@@ -212,7 +211,7 @@ static const cli_opt options[] = {
      "; connecting waits whole seconds, at least 2)", WHOLE(1, 600000)},
     {"--root", 0, "DIR", CMD_PUBLISH, .help = "the folder paths are relative to in the registry (default: the current folder)"},
     {"--visibility", 0, "V", CMD_PUBLISH, .help = "tenant (default: the tenant's readers only) or public (every tenant)",
-     .choices = visibility_names},
+     .choices = hx_publish_visibilities},
     {"--allow-unsigned", 0, NULL, CMD_PUBLISH,
      .help = "publish documents without a signature file too (default: each needs\nFILE.minisig or FILE.sig by a key of the trust store)"},
     {"--batch", 0, "N", CMD_PUBLISH, .help = "documents per transaction (default " HX_STRINGIFY(HX_PUBLISH_BATCH) ")",

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+const char *const hx_publish_visibilities[] = {"tenant", "public", NULL};
+
 /* One document of the batch being built, with what it owns. */
 typedef struct {
     hx_doc_source src;

@@ -14,13 +14,17 @@
 
 #define HX_PUBLISH_BATCH 16   /* documents per transaction by default */
 
+/* The visibilities a document may be published with, the default first; NULL-terminated. The
+ * choices of `hyrax publish --visibility` and of the MCP publish tool's `visibility`. */
+extern const char *const hx_publish_visibilities[];
+
 typedef struct hx_publish_opts {
     const char *root;                  /* absolute, resolved folder the paths are relative to */
     const char *const *targets;        /* root-relative files and folders ("" = the root) */
     size_t n_targets;
     const hx_trust *trust;             /* the trust store signatures are checked against */
     bool allow_unsigned;               /* false (the default): a document needs a valid signature */
-    const char *visibility;            /* "tenant" (default when NULL) or "public" */
+    const char *visibility;            /* one of hx_publish_visibilities; NULL: "tenant" */
     size_t batch;                      /* documents per transaction; 0 = HX_PUBLISH_BATCH */
     hx_progress_fn progress;           /* after each committed batch (documents done, total,
                                           last path); non-zero stops before the next batch */

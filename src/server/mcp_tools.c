@@ -1345,12 +1345,10 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
 
 /* === publish (the registry tier, issue 13) === */
 
-static const char *const visibility_names[] = {"tenant", "public", NULL};
-
 static const mcp_arg publish_args[] = {
     {"paths", MCP_STRING_LIST, .required = true, AT_MOST(MAX_PATHS),
      .description = "Root-relative files or folders to publish to the registry."},
-    {"visibility", MCP_STRING, .choices = visibility_names, .def = "tenant",
+    {"visibility", MCP_STRING, .choices = hx_publish_visibilities, .def = "tenant",
      .description = "tenant: readable by the publishing tenant only; public: by every tenant."},
     {"allow_unsigned", MCP_BOOLEAN, .def = "false",
      .description = "Publish files without a signature file too (a bad signature is always refused)."},
