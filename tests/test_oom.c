@@ -9,7 +9,8 @@
  * with the model: open + keyword search + stats, hybrid search, and on a fresh copy each time
  * hx_index_add_bytes and a reindexing hx_index_update; two indexes searched as tiers, and a sync
  * from one up to a fresh copy of it; conversation memory (record, reopen, hybrid search) and the
- * lasting statistics (count, flush, JSON and Prometheus views). */
+ * lasting statistics (count, flush, JSON and Prometheus views); the server's metrics (histograms and
+ * gauges as Prometheus text). */
 #include "check.h"
 #include "hyrax.h"
 #include "alloc.h"
@@ -20,6 +21,7 @@
 #include "hnsw.h"
 #include "json.h"
 #include "memory.h"
+#include "metrics.h"
 #include "stats.h"
 #include "store.h"
 #include "wire.h"
@@ -761,6 +763,31 @@ static int op_stats(uint64_t *digest)
     return rc;
 }
 
+/* === Server metrics === */
+
+static int op_metrics(uint64_t *digest)
+{
+    hx_metrics *m = NULL;
+    int rc = hx_metrics_new(&m, NULL);
+    if (rc)
+        return rc;
+    for (int i = 0; i < 6; i++) {
+        hx_metrics_observe(m, HX_METRIC_HTTP, "/search", "POST", i % 2 ? "200" : "400", 0.0003 * (1 << (2 * i)));
+        hx_metrics_observe(m, HX_METRIC_TOOL, "search", "http", NULL, 0.001 * i);
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    rc = hx_metrics_write(m, &buf, &len, &cap);
+    if (!rc)
+        rc = hx_metrics_gauge(&buf, &len, &cap, "hyrax_up", "1 while serving", 1);
+    if (!rc)
+        rc = hx_metrics_append(&buf, &len, &cap, "hyrax_x 2\n", 10);
+    *digest = rc ? 0 : fnv(14695981039346656037ull, buf, len);
+    free(buf);
+    hx_metrics_free(m);
+    return rc;
+}
+
 int main(void)
 {
     hx_error err = {0};
@@ -782,6 +809,7 @@ int main(void)
     snprintf(stats_db, sizeof stats_db, "%s/s.hyx", dir);
     run_oom("memory", op_memory, 1, NULL);
     run_oom("stats", op_stats, 1, NULL);
+    run_oom("metrics", op_metrics, 1, NULL);
     const char *weights = getenv("HYRAX_WEIGHTS") ? getenv("HYRAX_WEIGHTS") : WEIGHTS;
     if (hx_model_open(&model, weights, &err) || hx_encoder_new(&enc, model, 1, &err)) {
         CHECK(0, "model: %s", err.message);

@@ -5,13 +5,13 @@
 
 #include "alloc.h"
 #include "bytes.h"
+#include "prom.h"
 #include "store.h"
 
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -701,48 +701,12 @@ int hx_stats_write_json(hx_stats *s, const char *db, hx_json_writer *w, hx_error
 
 /* === Prometheus === */
 
-static void prom(hx_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void prom(hx_buf *b, const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        hx_buf_bytes(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
-
-/* A label value with \, " and newline escaped (the exposition format's rule), into out. */
-static const char *label(const char *s, char *out, size_t cap)
-{
-    size_t o = 0;
-    for (; *s && o + 3 < cap; s++) {
-        if (*s == '\\' || *s == '"' || *s == '\n') {
-            out[o++] = '\\';
-            out[o++] = *s == '\n' ? 'n' : *s;
-        } else {
-            out[o++] = *s;
-        }
-    }
-    out[o] = 0;
-    return out;
-}
-
 static void prom_hist(hx_buf *b, const char *name, const char *labels, const histogram *h)
 {
-    uint64_t cum = 0;
-    for (int i = 0; i < HX_STATS_HIST; i++) {
-        cum += h->b[i];
-        if (i < HX_STATS_HIST - 1)
-            prom(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, *labels ? "," : "", bound_ms(i) / 1e3,
-                 (unsigned long long)cum);
-        else
-            prom(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, *labels ? "," : "", (unsigned long long)cum);
-    }
-    const char *open = *labels ? "{" : "", *close = *labels ? "}" : "";
-    prom(b, "%s_sum%s%s%s %.9g\n", name, open, labels, close, h->sum_ms / 1e3);
-    prom(b, "%s_count%s%s%s %llu\n", name, open, labels, close, (unsigned long long)h->count);
+    double le[HX_STATS_HIST - 1];
+    for (int i = 0; i < HX_STATS_HIST - 1; i++)
+        le[i] = bound_ms(i) / 1e3;
+    hx_prom_histogram(b, name, labels, le, HX_STATS_HIST - 1, h->b, h->sum_ms / 1e3, h->count);
 }
 
 int hx_stats_prometheus(hx_stats *s, const char *db, hx_buf *out, hx_error *err)
@@ -752,40 +716,39 @@ int hx_stats_prometheus(hx_stats *s, const char *db, hx_buf *out, hx_error *err)
     if (rc)
         return rc;
     char l1[64], l2[32], labels[256];
-    prom(out, "# HELP hyrax_request_duration_seconds Time to answer a tool call or command.\n");
-    prom(out, "# TYPE hyrax_request_duration_seconds histogram\n");
+    hx_prom_family(out, "hyrax_request_duration_seconds", "histogram", "Time to answer a tool call or command.");
     for (uint32_t i = 0; i < c->n_series; i++) {
-        snprintf(labels, sizeof labels, "tool=\"%s\",transport=\"%s\"", label(c->s[i].tool, l1, sizeof l1),
-                 label(c->s[i].transport, l2, sizeof l2));
+        snprintf(labels, sizeof labels, "tool=\"%s\",transport=\"%s\"", hx_prom_label(c->s[i].tool, l1, sizeof l1),
+                 hx_prom_label(c->s[i].transport, l2, sizeof l2));
         prom_hist(out, "hyrax_request_duration_seconds", labels, &c->s[i].h);
     }
-    prom(out, "# HELP hyrax_index_lag_seconds Time from a changed file's mtime to the commit that makes it searchable.\n");
-    prom(out, "# TYPE hyrax_index_lag_seconds histogram\n");
+    hx_prom_family(out, "hyrax_index_lag_seconds", "histogram",
+                   "Time from a changed file's mtime to the commit that makes it searchable.");
     prom_hist(out, "hyrax_index_lag_seconds", "", &c->lag);
-    prom(out, "# HELP hyrax_index_updates_total Index updates run (watch batches and hyrax index).\n");
-    prom(out, "# TYPE hyrax_index_updates_total counter\nhyrax_index_updates_total %llu\n", (unsigned long long)c->updates);
-    prom(out, "# HELP hyrax_index_update_failures_total Index updates that failed (embedding, I/O).\n");
-    prom(out, "# TYPE hyrax_index_update_failures_total counter\nhyrax_index_update_failures_total %llu\n",
-         (unsigned long long)c->failures);
-    prom(out, "# HELP hyrax_index_files_total Files by what an update did with them (rejected: by the gate or unreadable).\n");
-    prom(out, "# TYPE hyrax_index_files_total counter\n");
-    prom(out, "hyrax_index_files_total{change=\"added\"} %llu\nhyrax_index_files_total{change=\"updated\"} %llu\n",
-         (unsigned long long)c->added, (unsigned long long)c->updated);
-    prom(out, "hyrax_index_files_total{change=\"removed\"} %llu\nhyrax_index_files_total{change=\"rejected\"} %llu\n",
-         (unsigned long long)c->removed, (unsigned long long)c->rejected);
+    hx_prom_family(out, "hyrax_index_updates_total", "counter", "Index updates run (watch batches and hyrax index).");
+    hx_prom_printf(out, "hyrax_index_updates_total %llu\n", (unsigned long long)c->updates);
+    hx_prom_family(out, "hyrax_index_update_failures_total", "counter", "Index updates that failed (embedding, I/O).");
+    hx_prom_printf(out, "hyrax_index_update_failures_total %llu\n", (unsigned long long)c->failures);
+    hx_prom_family(out, "hyrax_index_files_total", "counter",
+                   "Files by what an update did with them (rejected: by the gate or unreadable).");
+    hx_prom_printf(out, "hyrax_index_files_total{change=\"added\"} %llu\nhyrax_index_files_total{change=\"updated\"} %llu\n",
+                   (unsigned long long)c->added, (unsigned long long)c->updated);
+    hx_prom_printf(out, "hyrax_index_files_total{change=\"removed\"} %llu\nhyrax_index_files_total{change=\"rejected\"} %llu\n",
+                   (unsigned long long)c->removed, (unsigned long long)c->rejected);
     counter top[HX_STATS_TOP_SHOWN];
     size_t nt;
     if ((rc = top_queries(c, top, &nt, err))) {
         free(c);
         return rc;
     }
-    prom(out, "# HELP hyrax_hot_query_count Estimated count of the most frequent queries of the last %d s.\n",
-         HX_STATS_WINDOW * HX_STATS_BUCKET_S);
-    prom(out, "# TYPE hyrax_hot_query_count gauge\n");
+    char help[96];
+    snprintf(help, sizeof help, "Estimated count of the most frequent queries of the last %d s.",
+             HX_STATS_WINDOW * HX_STATS_BUCKET_S);
+    hx_prom_family(out, "hyrax_hot_query_count", "gauge", help);
     for (size_t i = 0; i < nt; i++) {
         char q[2 * HX_STATS_QUERY_MAX + 8];
-        prom(out, "hyrax_hot_query_count{query=\"%s\"} %llu\n", label(top[i].q, q, sizeof q),
-             (unsigned long long)top[i].count);
+        hx_prom_printf(out, "hyrax_hot_query_count{query=\"%s\"} %llu\n", hx_prom_label(top[i].q, q, sizeof q),
+                       (unsigned long long)top[i].count);
     }
     free(c);
     return out->failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory writing metrics") : 0;

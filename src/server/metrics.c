@@ -2,10 +2,9 @@
  * table and one mutex; knows nothing of HTTP or MCP beyond the family names below. */
 #include "metrics.h"
 #include "alloc.h"
+#include "prom.h"
 
-#include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,82 +96,67 @@ void hx_metrics_observe(hx_metrics *m, hx_metric_family f, const char *a, const 
     pthread_mutex_unlock(&m->lock);
 }
 
-static int put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+/* Appends n bytes to *buf, keeping it NUL-terminated; 0 or HX_ENOMEM. */
+static int append(char **buf, size_t *len, size_t *cap, const void *text, size_t n)
 {
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = *cap - *len;
-        int n = vsnprintf(*buf ? *buf + *len : NULL, *buf ? room : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-            return HX_ENOMEM;
-        if (*buf && (size_t)n < room) {
-            *len += (size_t)n;
-            return 0;
-        }
-        if (hx_grow((void **)buf, cap, *len + (size_t)n + 1, 1, NULL))
-            return HX_ENOMEM;
-    }
+    if (n >= SIZE_MAX - *len || hx_grow((void **)buf, cap, *len + n + 1, 1, NULL))
+        return HX_ENOMEM;
+    if (n)
+        memcpy(*buf + *len, text, n);
+    *len += n;
+    (*buf)[*len] = 0;
+    return 0;
 }
 
-/* {a="x",b="y"} of series s, with extra (le="...") appended when non-NULL. */
-static int put_labels(char **buf, size_t *len, size_t *cap, const series *s, const char *extra)
+/* Appends b to *buf and frees it; HX_ENOMEM when b is incomplete or *buf cannot grow. */
+static int append_buf(char **buf, size_t *len, size_t *cap, hx_buf *b)
 {
-    int rc = put(buf, len, cap, "{");
-    for (int k = 0; k < 3 && !rc; k++)
-        if (families[s->family].labels[k])
-            rc = put(buf, len, cap, "%s%s=\"%s\"", k ? "," : "", families[s->family].labels[k], s->labels[k]);
-    return rc ? rc : put(buf, len, cap, "%s%s}", extra ? "," : "", extra ? extra : "");
+    int rc = b->failed ? HX_ENOMEM : append(buf, len, cap, b->data, b->len);
+    hx_buf_free(b);
+    return rc;
+}
+
+/* a="x",b="y" of series s, into out (cap bytes: room for three names and values of 47 bytes). */
+static const char *series_labels(const series *s, char *out, size_t cap)
+{
+    size_t o = 0;
+    out[0] = 0;
+    for (int k = 0; k < 3 && families[s->family].labels[k] && o < cap; k++)
+        o += (size_t)snprintf(out + o, cap - o, "%s%s=\"%s\"", k ? "," : "", families[s->family].labels[k],
+                              s->labels[k]);
+    return out;
 }
 
 int hx_metrics_write(hx_metrics *m, char **buf, size_t *len, size_t *cap)
 {
-    int rc = 0;
+    hx_buf b = {0};
+    char labels[256];
     pthread_mutex_lock(&m->lock);
-    for (int f = 0; f < HX_METRIC_FAMILIES && !rc; f++) {
-        const char *name = families[f].name;
-        rc = put(buf, len, cap, "# HELP %s %s\n# TYPE %s histogram\n", name, families[f].help, name);
-        for (size_t i = 0; i < m->n && !rc; i++) {
-            const series *s = &m->v[i];
-            if (s->family != f)
-                continue;
-            uint64_t cum = 0;
-            for (size_t b = 0; b <= N_BUCKETS && !rc; b++) {
-                char le[40];
-                cum += s->buckets[b];
-                if (b < N_BUCKETS)
-                    snprintf(le, sizeof le, "le=\"%g\"", bucket_le[b]);
-                else
-                    snprintf(le, sizeof le, "le=\"+Inf\"");
-                if (!(rc = put(buf, len, cap, "%s_bucket", name)) && !(rc = put_labels(buf, len, cap, s, le)))
-                    rc = put(buf, len, cap, " %llu\n", (unsigned long long)cum);
-            }
-            if (!rc && !(rc = put(buf, len, cap, "%s_sum", name)) && !(rc = put_labels(buf, len, cap, s, NULL)))
-                rc = put(buf, len, cap, " %.9g\n", s->sum);
-            if (!rc && !(rc = put(buf, len, cap, "%s_count", name)) && !(rc = put_labels(buf, len, cap, s, NULL)))
-                rc = put(buf, len, cap, " %llu\n", (unsigned long long)s->count);
-        }
+    for (int f = 0; f < HX_METRIC_FAMILIES; f++) {
+        hx_prom_family(&b, families[f].name, "histogram", families[f].help);
+        for (size_t i = 0; i < m->n; i++)
+            if (m->v[i].family == f)
+                hx_prom_histogram(&b, families[f].name, series_labels(&m->v[i], labels, sizeof labels), bucket_le,
+                                  N_BUCKETS, m->v[i].buckets, m->v[i].sum, m->v[i].count);
     }
-    if (!rc)
-        rc = put(buf, len, cap, "# HELP hyrax_http_requests_total HTTP requests by route, method and status\n"
-                                "# TYPE hyrax_http_requests_total counter\n");
-    for (size_t i = 0; i < m->n && !rc; i++)
-        if (m->v[i].family == HX_METRIC_HTTP && !(rc = put(buf, len, cap, "hyrax_http_requests_total")) &&
-            !(rc = put_labels(buf, len, cap, &m->v[i], NULL)))
-            rc = put(buf, len, cap, " %llu\n", (unsigned long long)m->v[i].count);
+    hx_prom_family(&b, "hyrax_http_requests_total", "counter", "HTTP requests by route, method and status");
+    for (size_t i = 0; i < m->n; i++)
+        if (m->v[i].family == HX_METRIC_HTTP)
+            hx_prom_printf(&b, "hyrax_http_requests_total{%s} %llu\n", series_labels(&m->v[i], labels, sizeof labels),
+                           (unsigned long long)m->v[i].count);
     pthread_mutex_unlock(&m->lock);
-    return rc;
+    return append_buf(buf, len, cap, &b);
 }
 
 int hx_metrics_gauge(char **buf, size_t *len, size_t *cap, const char *name, const char *help, double value)
 {
-    return put(buf, len, cap, "# HELP %s %s\n# TYPE %s gauge\n%s %.17g\n", name, help, name, name, value);
+    hx_buf b = {0};
+    hx_prom_family(&b, name, "gauge", help);
+    hx_prom_printf(&b, "%s %.17g\n", name, value);
+    return append_buf(buf, len, cap, &b);
 }
 
 int hx_metrics_append(char **buf, size_t *len, size_t *cap, const char *text, size_t n)
 {
-    return n > INT_MAX ? HX_ERANGE : put(buf, len, cap, "%.*s", (int)n, text);
+    return append(buf, len, cap, text, n);
 }
