@@ -407,8 +407,11 @@ static void test_mcp(void)
     snprintf(root, sizeof root, "%s/mcp", dir);
     mkdir(root, 0755);
     check_put(root, "notes/lynx.md", "---\nteam: cats\n---\n# Lynx\n\nThe lynx hunts snowshoe hares in winter.\n");
+    check_put(root, "notes/bell.md", "# Bell\n\nA bell \x07 rings.\n");   /* the gate refuses it (rule control) */
     serve_call(root, "publish", "{\"paths\":[\"notes\"],\"allow_unsigned\":true}", &out);
     CHECK(strstr(out, "\\\"published\\\":1") || strstr(out, "\"published\":1"), "MCP publish: %.600s", out);
+    CHECK(strstr(out, "\"rejected\":[{\"path\":\"notes/bell.md\",\"reason\":\""),
+          "MCP publish lists the refused document as {path, reason}: %.600s", out);
     free(out);
     CHECK(sql_is(NULL, "SELECT tenant FROM hyrax.documents WHERE path = 'notes/lynx.md'", "acme"),
           "published as the server's tenant");

@@ -1052,14 +1052,7 @@ static void write_report(hx_json_writer *w, const hx_update_report *r)
     hx_json_write_uint(w, r->removed);
     hx_json_write_key(w, "kept_out");
     hx_json_write_uint(w, r->kept_out);
-    hx_json_write_key(w, "rejected");
-    hx_json_write_arr_begin(w);
-    for (size_t i = 0; i < r->n_rejected; i++) {
-        hx_json_write_obj_begin(w);
-        hx_present_reason(w, r->rejected[i].path, r->rejected[i].reason);
-        hx_json_write_obj_end(w);
-    }
-    hx_json_write_arr_end(w);
+    hx_present_rejected(w, r->rejected, r->n_rejected);
     hx_json_write_key(w, "chunks_added");
     hx_json_write_uint(w, r->chunks_added);
     hx_json_write_key(w, "chunks_removed");
@@ -1396,11 +1389,7 @@ static int tool_publish(mcp_server *s, const hx_json_val *args, hx_json_writer *
         hx_json_write_uint(w, rep.removed);
         hx_json_write_key(w, "chunks");
         hx_json_write_uint(w, rep.chunks);
-        hx_json_write_key(w, "rejected");
-        hx_json_write_arr_begin(w);
-        for (size_t i = 0; i < rep.n_rejected; i++)
-            hx_present_reason(w, rep.rejected[i].path, rep.rejected[i].reason);
-        hx_json_write_arr_end(w);
+        hx_present_rejected(w, rep.rejected, rep.n_rejected);
         hx_json_write_obj_end(w);
     }
     hx_publish_report_clear(&rep);

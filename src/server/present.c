@@ -100,6 +100,18 @@ void hx_present_reason(hx_json_writer *w, const char *path, const char *reason)
     hx_json_write_cstr(w, reason);
 }
 
+void hx_present_rejected(hx_json_writer *w, const hx_rejected *v, size_t n)
+{
+    hx_json_write_key(w, "rejected");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        hx_json_write_obj_begin(w);
+        hx_present_reason(w, v[i].path, v[i].reason);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+}
+
 void hx_present_audit(hx_json_writer *w, const hx_audit_list *l)
 {
     char when[40];

@@ -27,6 +27,8 @@ void hx_present_score(hx_json_writer *w, const char *key, float s);
 void hx_present_rank(hx_json_writer *w, const hx_result *r);
 /* "path", "reason" of a rejected or failed document, inside an object the caller opens. */
 void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);
+/* "rejected": [{"path", "reason"}, ...] of an update's or a publish's rejected documents. */
+void hx_present_rejected(hx_json_writer *w, const hx_rejected *v, size_t n);
 
 /* {"entries": [{"time", "path", "sha256", "rule", "reason"}, ...], "count": n} of an audit log
  * (hyrax.h hx_audit_list), oldest first, times ISO-8601 UTC: `hyrax audit --json` and audit_log. */
