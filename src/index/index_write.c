@@ -621,20 +621,7 @@ void hx_update_report_clear(hx_update_report *r)
 
 static int reject(hx_update_report *rep, const char *path, const char *reason, hx_error *err)
 {
-    size_t cap = rep->n_rejected;   /* grows by one: rejections are rare */
-    hx_rejected *v = hx_realloc(rep->rejected, (cap + 1) * sizeof *v);
-    if (!v)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    rep->rejected = v;
-    v[cap].path = hx_strdup(path);
-    v[cap].reason = hx_strdup(reason);
-    if (!v[cap].path || !v[cap].reason) {
-        free(v[cap].path);
-        free(v[cap].reason);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    }
-    rep->n_rejected++;
-    return 0;
+    return hx_rejected_add(&rep->rejected, &rep->n_rejected, path, reason, false, err);
 }
 
 /* Records a document the gate, or the reading before it, rejected: in the report and in the

@@ -95,28 +95,33 @@ static int list_push(hx_file_list *l, const char *path, const char *real, hx_err
     return 0;
 }
 
+int hx_rejected_add(hx_rejected **v, size_t *n, const char *path, const char *reason, bool named, hx_error *err)
+{
+    hx_rejected *grown = hx_realloc(*v, (*n + 1) * sizeof *grown);
+    if (!grown)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    *v = grown;
+    hx_rejected *r = &grown[*n];
+    size_t len = (named ? strlen(path) + 2 : 0) + strlen(reason) + 1;
+    r->path = hx_strdup(path);
+    r->reason = hx_malloc(len);
+    if (!r->path || !r->reason) {
+        free(r->path);
+        free(r->reason);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    snprintf(r->reason, len, "%s%s%s", named ? path : "", named ? ": " : "", reason);
+    (*n)++;
+    return 0;
+}
+
 /* Records that path was left out, once, with the reason "<path>: <why>". */
 static int list_reject(hx_file_list *l, const char *path, const char *why, hx_error *err)
 {
     for (size_t i = 0; i < l->n_rejected; i++)
         if (!strcmp(l->rejected[i].path, path))
             return 0;
-    hx_rejected *v = hx_realloc(l->rejected, (l->n_rejected + 1) * sizeof *v);   /* rare: grows by one */
-    if (!v)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
-    l->rejected = v;
-    size_t n = strlen(path) + strlen(why) + 3;
-    hx_rejected *r = &v[l->n_rejected];
-    r->path = hx_strdup(path);
-    r->reason = hx_malloc(n);
-    if (!r->path || !r->reason) {
-        free(r->path);
-        free(r->reason);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
-    }
-    snprintf(r->reason, n, "%s: %s", path, why);
-    l->n_rejected++;
-    return 0;
+    return hx_rejected_add(&l->rejected, &l->n_rejected, path, why, true, err);
 }
 
 /* === Walk === */

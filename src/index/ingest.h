@@ -42,6 +42,11 @@ void hx_doc_source_clear(hx_doc_source *d);
 
 #define HX_WALK_MAX_DEPTH 64   /* folders below a target; deeper ones are rejected, not entered */
 
+/* Appends {path, reason} (both copied; with `named` the reason reads "<path>: <reason>") to the
+ * array *v of *n rejected documents, growing it by one (rejections are rare). 0, or HX_ENOMEM
+ * with nothing added. The one way the index layer lists a rejected document. */
+int hx_rejected_add(hx_rejected **v, size_t *n, const char *path, const char *reason, bool named, hx_error *err);
+
 /* A walk's result: relative paths of candidate files, sorted bytewise, deduplicated, and the
  * folders and files it had to leave out, each with a reason. */
 typedef struct hx_file_list {

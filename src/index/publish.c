@@ -56,20 +56,7 @@ static double now_s(void)
 
 static int reject(hx_publish_report *rep, const char *path, const char *reason, hx_error *err)
 {
-    size_t cap = rep->n_rejected;
-    int rc = hx_grow((void **)&rep->rejected, &cap, rep->n_rejected + 1, sizeof *rep->rejected, err);
-    if (rc)
-        return rc;
-    hx_rejected *x = &rep->rejected[rep->n_rejected];
-    x->path = hx_strdup(path);
-    x->reason = hx_strdup(reason);
-    if (!x->path || !x->reason) {
-        free(x->path);
-        free(x->reason);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    }
-    rep->n_rejected++;
-    return 0;
+    return hx_rejected_add(&rep->rejected, &rep->n_rejected, path, reason, false, err);
 }
 
 /* The detached signature of root/path (path.minisig, else path.sig) verified over the file's bytes.

@@ -26,22 +26,7 @@ static bool covers(const char *name, const char *path)
 /* Appends "path: reason" to rep->rejected. */
 static int add_rejected(hx_update_report *rep, const char *path, const char *reason, hx_error *err)
 {
-    size_t cap = rep->n_rejected;
-    int rc = hx_grow((void **)&rep->rejected, &cap, rep->n_rejected + 1, sizeof *rep->rejected, err);
-    if (rc)
-        return rc;
-    hx_rejected *r = &rep->rejected[rep->n_rejected];
-    size_t len = strlen(path) + strlen(reason) + 3;
-    r->path = hx_strdup(path);
-    r->reason = hx_malloc(len);
-    if (!r->path || !r->reason) {
-        free(r->path);
-        free(r->reason);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    }
-    snprintf(r->reason, len, "%s: %s", path, reason);
-    rep->n_rejected++;
-    return 0;
+    return hx_rejected_add(&rep->rejected, &rep->n_rejected, path, reason, true, err);
 }
 
 typedef struct {
