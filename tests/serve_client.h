@@ -4,6 +4,7 @@
 #ifndef HX_SERVE_CLIENT_H
 #define HX_SERVE_CLIENT_H
 
+#include "check.h"
 #include "json.h"
 
 #include <errno.h>
@@ -122,6 +123,32 @@ static inline const hx_json_val *get(const hx_json_val *v, const char *path)
         path += n + (dot != NULL);
     }
     return v;
+}
+
+/* Sends one request line and parses the answer (caller frees *doc); CHECKs that it is JSON. */
+static inline const hx_json_val *serve_request(server *s, hx_json_doc **doc, const char *line)
+{
+    send_line(s, line);
+    char *out = read_line(s, 60000);
+    *doc = NULL;
+    CHECK(out && hx_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "answer is JSON: %.200s", out ? out : "-");
+    free(out);
+    return *doc ? hx_json_doc_root(*doc) : NULL;
+}
+
+/* Calls a tool (request ids from 100 up); returns its result, borrowed from *doc (the caller frees
+ * it), and CHECKs that there is one. */
+static inline const hx_json_val *serve_tool(server *s, hx_json_doc **doc, const char *name, const char *args)
+{
+    static int id = 100;
+    size_t cap = strlen(args) + strlen(name) + 128;
+    char *line = malloc(cap);
+    snprintf(line, cap, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
+             id++, name, args);
+    const hx_json_val *r = get(serve_request(s, doc, line), "result");
+    free(line);
+    CHECK(r != NULL, "%s: a result", name);
+    return r;
 }
 
 #endif

@@ -390,28 +390,6 @@ static int hyrax(char **out, const char *fmt, ...)
     return check_run(cmd, out);
 }
 
-static const hx_json_val *request(server *s, hx_json_doc **doc, const char *line)
-{
-    send_line(s, line);
-    char *out = read_line(s, 60000);
-    *doc = NULL;
-    CHECK(out && hx_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "answer is JSON: %.200s", out ? out : "-");
-    free(out);
-    return *doc ? hx_json_doc_root(*doc) : NULL;
-}
-
-static const hx_json_val *tool(server *s, hx_json_doc **doc, const char *name, const char *args)
-{
-    static int id = 100;
-    char line[8192];
-    snprintf(line, sizeof line,
-             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
-             id++, name, args);
-    const hx_json_val *r = get(request(s, doc, line), "result");
-    CHECK(r != NULL, "%s: a result", name);
-    return r;
-}
-
 static const char *text_of(const hx_json_val *r)
 {
     const char *t = hx_json_str(get(hx_json_arr_get(get(r, "content"), 0), "text"), NULL);
@@ -428,7 +406,7 @@ static const char *search_paths(server *s, const char *mode, int k, const char *
     hx_json_doc *d;
     snprintf(args, sizeof args, "{\"query\":\"%s\",\"mode\":\"%s\",\"top_k\":%d,\"group_by\":\"document\",\"min_score\":0,\"filters\":%s}",
              query, mode, k, filters);
-    const hx_json_val *r = tool(s, &d, "search", args);
+    const hx_json_val *r = serve_tool(s, &d, "search", args);
     if (hx_json_bool(get(r, "isError")) == 1) {
         snprintf(out, sizeof out, "ERROR %s", text_of(r));
         hx_json_doc_free(d);
@@ -497,7 +475,7 @@ static void test_search(server *s)
     CHECK(strstr(got, "neither a number nor an ISO-8601 date") != NULL, "bad bound is a tool error: %s", got);
 
     hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, "add_document",
+    const hx_json_val *r = serve_tool(s, &d, "add_document",
                                 "{\"content\":\"# Rota\\n\\nThe on-call rota for the storage team.\",\"name\":\"notes/rota.md\","
                                 "\"metadata\":{\"tags\":[\"oncall\",\"storage\"],\"priority\":3,\"due\":\"2024-05-01\",\"public\":false}}");
     CHECK(hx_json_bool(get(r, "isError")) != 1, "add_document with typed metadata: %s", text_of(r));
@@ -505,14 +483,14 @@ static void test_search(server *s)
     got = search_paths(s, "keyword", 50, "rota",
                        "{\"tags\":\"storage\",\"priority\":{\"gte\":2},\"due\":{\"from\":\"2024-01-01\"},\"public\":false}");
     CHECK(!strcmp(got, "notes/rota.md"), "typed tool metadata filters: %s", got);
-    r = tool(s, &d, "list_documents", "{\"filters\":{\"tags\":[\"oncall\"]}}");
+    r = serve_tool(s, &d, "list_documents", "{\"filters\":{\"tags\":[\"oncall\"]}}");
     const hx_json_val *docs = get(r, "structuredContent.documents");
     const hx_json_val *tags = get(hx_json_arr_get(docs, 0), "metadata.tags");
     CHECK(hx_json_len(docs) == 1 && hx_json_type_of(tags) == HX_JSON_ARRAY && hx_json_len(tags) == 2 &&
               !strcmp(hx_json_str(hx_json_arr_get(tags, 1), NULL), "storage"),
           "list_documents filters; a list shows as an array: %s", text_of(r));
     hx_json_doc_free(d);
-    r = tool(s, &d, "add_document", "{\"content\":\"x\",\"name\":\"notes/x.md\",\"metadata\":{\"tags\":[{\"a\":1}]}}");
+    r = serve_tool(s, &d, "add_document", "{\"content\":\"x\",\"name\":\"notes/x.md\",\"metadata\":{\"tags\":[{\"a\":1}]}}");
     CHECK(hx_json_bool(get(r, "isError")) == 1 && strstr(text_of(r), "string, number or boolean"),
           "metadata of objects refused: %s", text_of(r));
     hx_json_doc_free(d);
@@ -593,7 +571,7 @@ static void test_stored_not_folder_meta(server *s)
     CHECK(hyrax(&out, "index --db '%s' .", db) == 0, "index misc/ and real/: %s", out);
     free(out);
     hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, "add_document", "{\"name\":\"misc/kep.yaml\",\"content\":\"owning-sig: sig-evil\\n\"}");
+    const hx_json_val *r = serve_tool(s, &d, "add_document", "{\"name\":\"misc/kep.yaml\",\"content\":\"owning-sig: sig-evil\\n\"}");
     CHECK(hx_json_bool(get(r, "isError")) != 1, "add_document misc/kep.yaml: %s", text_of(r));
     hx_json_doc_free(d);
     const char *got = search_paths(s, "semantic", 50, "rollout plan", "{\"owning-sig\":\"sig-evil\"}");
@@ -616,7 +594,7 @@ static void test_end_to_end(void)
     server s;
     if (start_in(&s, root, db, 0) == 0) {
         hx_json_doc *d;
-        CHECK(get(request(&s, &d, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+        CHECK(get(serve_request(&s, &d, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
                                   "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"),
                   "result") != NULL,
               "initialize");

@@ -58,31 +58,6 @@ static int start(server *s, const char *index)
     return start_in(s, root, index, 0);
 }
 
-/* Sends one request line and parses the answer (caller frees *doc). */
-static const hx_json_val *request(server *s, hx_json_doc **doc, const char *line)
-{
-    send_line(s, line);
-    char *out = read_line(s, 60000);
-    *doc = NULL;
-    CHECK(out && hx_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "answer is JSON: %.200s", out ? out : "-");
-    free(out);
-    return *doc ? hx_json_doc_root(*doc) : NULL;
-}
-
-/* Calls a tool; returns its result (borrowed from *doc, which the caller frees). */
-static const hx_json_val *tool(server *s, hx_json_doc **doc, const char *name, const char *args)
-{
-    static int id = 100;
-    size_t cap = strlen(args) + 256;
-    char *line = malloc(cap);
-    snprintf(line, cap, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
-             id++, name, args);
-    const hx_json_val *r = get(request(s, doc, line), "result");
-    free(line);
-    CHECK(r != NULL, "%s: a result", name);
-    return r;
-}
-
 static bool is_error(const hx_json_val *r)
 {
     return hx_json_bool(get(r, "isError")) == 1;
@@ -114,7 +89,7 @@ static bool mcp_finds(server *s, const char *query, const char *path)
     char args[512];
     hx_json_doc *d;
     snprintf(args, sizeof args, "{\"query\":\"%s\",\"mode\":\"keyword\",\"top_k\":50}", query);
-    const hx_json_val *res = get(tool(s, &d, "search", args), "structuredContent.results");
+    const hx_json_val *res = get(serve_tool(s, &d, "search", args), "structuredContent.results");
     bool found = false;
     for (size_t i = 0; res && i < hx_json_len(res); i++)
         found |= !strcmp(str_at(hx_json_arr_get(res, i), "citation.path"), path);
@@ -128,7 +103,7 @@ static int64_t doc_id_of(server *s, const char *path)
     char args[PATH_MAX + 64];
     hx_json_doc *d;
     snprintf(args, sizeof args, "{\"path\":\"%s\",\"include_chunks\":false}", path);
-    const hx_json_val *r = tool(s, &d, "get_document", args);
+    const hx_json_val *r = serve_tool(s, &d, "get_document", args);
     int64_t id = is_error(r) ? -1 : int_at(r, "structuredContent.id");
     hx_json_doc_free(d);
     return id;
@@ -147,7 +122,7 @@ static int stop(server *s)
 static void initialize(server *s)
 {
     hx_json_doc *d;
-    CHECK(get(request(s, &d, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+    CHECK(get(serve_request(s, &d, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
                                  "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"),
               "result") != NULL,
           "initialize");
@@ -163,30 +138,30 @@ static void initialize(server *s)
 static void test_stored_mcp(server *s)
 {
     hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, "reindex", "{}");
+    const hx_json_val *r = serve_tool(s, &d, "reindex", "{}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.added") == 5, "first reindex adds 5: %s", text_of(r));
     hx_json_doc_free(d);
-    r = tool(s, &d, "add_document", STORED);
+    r = serve_tool(s, &d, "add_document", STORED);
     CHECK(!is_error(r) && !strcmp(str_at(r, "structuredContent.document.source"), "stored"),
           "add_document content is stored: %s", text_of(r));
     hx_json_doc_free(d);
 
-    r = tool(s, &d, "reindex", "{}");
+    r = serve_tool(s, &d, "reindex", "{}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.removed") == 0, "reindex removes no stored document: %s",
           text_of(r));
     hx_json_doc_free(d);
     CHECK(mcp_finds(s, "marmalade", "notes/pantry.md"), "stored text searchable after reindex");
-    r = tool(s, &d, "reindex", "{\"force\":true}");
+    r = serve_tool(s, &d, "reindex", "{\"force\":true}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.removed") == 0, "reindex with force removes nothing: %s",
           text_of(r));
     hx_json_doc_free(d);
     CHECK(mcp_finds(s, "marmalade", "notes/pantry.md"), "stored text searchable after reindex with force");
-    r = tool(s, &d, "reindex", "{\"paths\":[\"notes\"]}");
+    r = serve_tool(s, &d, "reindex", "{\"paths\":[\"notes\"]}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.removed") == 0, "reindex of its folder removes nothing");
     hx_json_doc_free(d);
     CHECK(mcp_finds(s, "marmalade", "notes/pantry.md"), "stored text searchable after reindex of its folder");
 
-    r = tool(s, &d, "list_documents", "{\"limit\":100}");
+    r = serve_tool(s, &d, "list_documents", "{\"limit\":100}");
     const hx_json_val *docs = get(r, "structuredContent.documents");
     size_t stored = 0, files = 0;
     for (size_t i = 0; docs && i < hx_json_len(docs); i++) {
@@ -198,25 +173,25 @@ static void test_stored_mcp(server *s)
     CHECK(stored == 1 && files == 5, "list_documents: source stored for the stored one (%zu), file for 5 (%zu)",
           stored, files);
     hx_json_doc_free(d);
-    r = tool(s, &d, "document_status", "{\"path\":\"./notes//pantry.md\"}");
+    r = serve_tool(s, &d, "document_status", "{\"path\":\"./notes//pantry.md\"}");
     CHECK(!strcmp(str_at(r, "structuredContent.status"), "complete") &&
               !strcmp(str_at(r, "structuredContent.source"), "stored"),
           "document_status by an unclean name: %s %s", str_at(r, "structuredContent.status"),
           str_at(r, "structuredContent.source"));
     hx_json_doc_free(d);
-    r = tool(s, &d, "get_document", "{\"path\":\"x.md\"}");
+    r = serve_tool(s, &d, "get_document", "{\"path\":\"x.md\"}");
     CHECK(!strcmp(str_at(r, "structuredContent.source"), "file"), "get_document: a file's source is file");
     hx_json_doc_free(d);
 
     /* the name of a file-backed document is not free for stored text */
-    r = tool(s, &d, "add_document", "{\"content\":\"replaced\",\"name\":\"./x.md\"}");
+    r = serve_tool(s, &d, "add_document", "{\"content\":\"replaced\",\"name\":\"./x.md\"}");
     CHECK(is_error(r) && strstr(text_of(r), "file"), "content under a file's name refused: %s", text_of(r));
     hx_json_doc_free(d);
     CHECK(mcp_finds(s, "xylophone", "x.md"), "the file's document is intact");
 
     /* a file that appears at a stored document's name is left out, with a reason */
     check_put(root, "notes/pantry.md", "Wombat burrows are cube shaped.\n");
-    r = tool(s, &d, "reindex", "{}");
+    r = serve_tool(s, &d, "reindex", "{}");
     const hx_json_val *rej = get(r, "structuredContent.rejected");
     CHECK(!is_error(r) && rej && hx_json_len(rej) == 1 &&
               !strcmp(str_at(hx_json_arr_get(rej, 0), "path"), "notes/pantry.md") &&
@@ -255,24 +230,24 @@ static void test_delete_mcp(server *s)
 {
     hx_json_doc *d;
     int64_t x_id = doc_id_of(s, "x.md");
-    const hx_json_val *r = tool(s, &d, "delete_document", "{\"path\":\"docs\"}");
+    const hx_json_val *r = serve_tool(s, &d, "delete_document", "{\"path\":\"docs\"}");
     CHECK(is_error(r) && strstr(text_of(r), "folder"), "a folder name is refused: %s", text_of(r));
     hx_json_doc_free(d);
     CHECK(doc_id_of(s, "docs/a.md") >= 0 && doc_id_of(s, "docs/b.md") >= 0, "and nothing under it is deleted");
-    r = tool(s, &d, "delete_document", "{\"path\":\"./\"}");
+    r = serve_tool(s, &d, "delete_document", "{\"path\":\"./\"}");
     CHECK(is_error(r) && strstr(text_of(r), "root"), "the root is refused: %s", text_of(r));
     hx_json_doc_free(d);
-    r = tool(s, &d, "delete_document", "{\"path\":\"\"}");
+    r = serve_tool(s, &d, "delete_document", "{\"path\":\"\"}");
     CHECK(is_error(r) && strstr(text_of(r), "root"), "the empty name is refused: %s", text_of(r));
     hx_json_doc_free(d);
-    r = tool(s, &d, "delete_document", "{\"path\":\"nope.md\"}");
+    r = serve_tool(s, &d, "delete_document", "{\"path\":\"nope.md\"}");
     CHECK(is_error(r) && strstr(text_of(r), "no document"), "an unknown name is refused: %s", text_of(r));
     hx_json_doc_free(d);
-    r = tool(s, &d, "delete_document", "{\"path\":\"docs/../x.md\"}");
+    r = serve_tool(s, &d, "delete_document", "{\"path\":\"docs/../x.md\"}");
     CHECK(is_error(r) && doc_id_of(s, "x.md") == x_id, "'..' is refused: %s", text_of(r));
     hx_json_doc_free(d);
 
-    r = tool(s, &d, "delete_document", "{\"path\":\"./x.md\"}");
+    r = serve_tool(s, &d, "delete_document", "{\"path\":\"./x.md\"}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.doc_id") == x_id &&
               !strcmp(str_at(r, "structuredContent.path"), "x.md") && int_at(r, "structuredContent.deleted_chunks") == 1,
           "./x.md deletes x.md (doc_id %lld of %lld, %lld chunks): %s", (long long)int_at(r, "structuredContent.doc_id"),
@@ -282,26 +257,26 @@ static void test_delete_mcp(server *s)
     CHECK(doc_id_of(s, "x.md") < 0 && doc_id_of(s, "docs/a.md") >= 0, "exactly x.md is gone");
 
     /* remembered: reindex leaves the file out until it is named */
-    r = tool(s, &d, "reindex", "{}");
+    r = serve_tool(s, &d, "reindex", "{}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.added") == 0 && int_at(r, "structuredContent.kept_out") == 1,
           "reindex does not bring x.md back (added %lld, kept_out %lld)", (long long)int_at(r, "structuredContent.added"),
           (long long)int_at(r, "structuredContent.kept_out"));
     hx_json_doc_free(d);
-    r = tool(s, &d, "reindex", "{\"force\":true}");
+    r = serve_tool(s, &d, "reindex", "{\"force\":true}");
     hx_json_doc_free(d);
     CHECK(!mcp_finds(s, "xylophone", "x.md"), "nor does reindex with force");
-    r = tool(s, &d, "add_document", "{\"path\":\"x.md\"}");
+    r = serve_tool(s, &d, "add_document", "{\"path\":\"x.md\"}");
     CHECK(!is_error(r) && !strcmp(str_at(r, "structuredContent.status"), "added"),
           "add_document {path} brings it back: %s", text_of(r));
     hx_json_doc_free(d);
-    r = tool(s, &d, "reindex", "{}");
+    r = serve_tool(s, &d, "reindex", "{}");
     hx_json_doc_free(d);
     CHECK(mcp_finds(s, "xylophone", "x.md"), "and it stays back");
 
     /* a stored document is deleted for good, not remembered */
-    r = tool(s, &d, "add_document", "{\"content\":\"Ephemeral okapi note.\",\"name\":\"tmp/okapi.md\"}");
+    r = serve_tool(s, &d, "add_document", "{\"content\":\"Ephemeral okapi note.\",\"name\":\"tmp/okapi.md\"}");
     hx_json_doc_free(d);
-    r = tool(s, &d, "delete_document", "{\"path\":\"tmp/okapi.md\"}");
+    r = serve_tool(s, &d, "delete_document", "{\"path\":\"tmp/okapi.md\"}");
     CHECK(!is_error(r) && hx_json_bool(get(r, "structuredContent.remembered")) == 0 &&
               !strcmp(str_at(r, "structuredContent.source"), "stored"),
           "deleting a stored document: %s", text_of(r));
@@ -319,11 +294,11 @@ static void test_delete_mcp(server *s)
     memset(neighbour + n, 'b', 4095 - n);   /* exactly 4095 bytes: the longest legal name */
     neighbour[4095] = 0;
     snprintf(big, 12000, "{\"content\":\"Long-named narwhal.\",\"name\":\"%s\"}", neighbour);
-    r = tool(s, &d, "add_document", big);
+    r = serve_tool(s, &d, "add_document", big);
     CHECK(!is_error(r), "a 4095-byte name is legal: %s", text_of(r));
     hx_json_doc_free(d);
     snprintf(big, 12000, "{\"path\":\"%scc\"}", neighbour);
-    r = tool(s, &d, "delete_document", big);
+    r = serve_tool(s, &d, "delete_document", big);
     CHECK(is_error(r) && strstr(text_of(r), "longer"), "a name over 4 KiB is refused: %s", text_of(r));
     hx_json_doc_free(d);
     CHECK(mcp_finds(s, "narwhal", neighbour), "its neighbour survives");
@@ -333,7 +308,7 @@ static void test_delete_mcp(server *s)
     free(out);
     CHECK(mcp_finds(s, "narwhal", neighbour), "its neighbour survives hyrax rm");
     snprintf(big, 12000, "{\"path\":\"%s\"}", neighbour);
-    r = tool(s, &d, "delete_document", big);
+    r = serve_tool(s, &d, "delete_document", big);
     CHECK(!is_error(r), "the neighbour deleted by its own name: %s", text_of(r));
     hx_json_doc_free(d);
     free(big);
@@ -388,10 +363,10 @@ static void test_v1_fixture(void)
         return;
     initialize(&s);
     hx_json_doc *d;
-    const hx_json_val *r = tool(&s, &d, "add_document", STORED);
+    const hx_json_val *r = serve_tool(&s, &d, "add_document", STORED);
     CHECK(!is_error(r), "a write to a version 1 index: %s", text_of(r));
     hx_json_doc_free(d);
-    r = tool(&s, &d, "list_documents", "{}");
+    r = serve_tool(&s, &d, "list_documents", "{}");
     const hx_json_val *docs = get(r, "structuredContent.documents");
     CHECK(docs && hx_json_len(docs) == 3, "the fixture's two documents and the stored one");
     size_t n_file = 0;
@@ -401,7 +376,7 @@ static void test_v1_fixture(void)
     hx_json_doc_free(d);
     CHECK(cli_finds(copy, "glacier", "notes/glacier.md") && cli_finds(copy, "lighthouse", "keeper.txt"),
           "the upgraded index is searchable");
-    r = tool(&s, &d, "delete_document", "{\"path\":\"keeper.txt\"}");
+    r = serve_tool(&s, &d, "delete_document", "{\"path\":\"keeper.txt\"}");
     CHECK(!is_error(r) && hx_json_bool(get(r, "structuredContent.remembered")) == 1, "delete in it: %s", text_of(r));
     hx_json_doc_free(d);
     stop(&s);
