@@ -697,7 +697,7 @@ static void library_call(hx_index *ix, hx_index *all, const reader *r, tally *t)
 /* Starts `hyrax serve --read-only` on the leak index as reader r. */
 static int start_as(server *s, const reader *r)
 {
-    const char *args[9] = {"--db", leak_db, "--root", leak_root, "--read-only"};
+    const char *args[10] = {"--db", leak_db, "--root", leak_root, "--read-only"};
     int n = 5;
     if (r->tenant) {
         args[n++] = "--tenant";
