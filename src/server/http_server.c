@@ -564,11 +564,52 @@ static void await_job(http_server *h, const conn *c, mcp_sink *sink, bool stream
         r->type = "application/json";
         reply_put(r, buf + start, end - start);
     } else {
-        reply_error(r, 503, "the request was cancelled before it ran (the server stops)");
+        reply_error(r, 503, "the request was cancelled (notifications/cancelled, or the server stops) and has no "
+                            "answer");
     }
     if (gone)
         r->close = true;
     free(buf);
+}
+
+/* The request's Mcp-Session-Id into out (NUL-terminated; "" when none); -1 when it is not 1 to
+ * MCP_SESSION_MAX visible ASCII characters (MCP Streamable HTTP, "Session Management"). */
+static int session_of(const hx_http_request *req, char out[MCP_SESSION_MAX + 1])
+{
+    size_t n;
+    const char *v = hx_http_header_get(req, "mcp-session-id", &n);
+    out[0] = 0;
+    if (!v)
+        return 0;
+    if (!n || n > MCP_SESSION_MAX)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] < 0x21 || v[i] > 0x7e)
+            return -1;
+    memcpy(out, v, n);
+    out[n] = 0;
+    return 0;
+}
+
+/* A successful initialize opens a session: a random id (128 bits from /dev/urandom) in an
+ * Mcp-Session-Id header, which the client sends with each later request. The server keeps no
+ * table of them: a session only scopes request ids, so that notifications/cancelled names a job
+ * of its own client. Without randomness the answer goes out without one (no cancellation by
+ * notification then; closing the request's stream still cancels). */
+static void new_session(reply *r)
+{
+    unsigned char b[16];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    bool ok = fd >= 0 && read(fd, b, sizeof b) == (ssize_t)sizeof b;
+    if (fd >= 0)
+        close(fd);
+    if (!ok)
+        return;
+    size_t n = strlen(r->extra);
+    n += (size_t)snprintf(r->extra + n, sizeof r->extra - n, "Mcp-Session-Id: ");
+    for (size_t i = 0; i < sizeof b && n + 2 < sizeof r->extra; i++)
+        n += (size_t)snprintf(r->extra + n, sizeof r->extra - n, "%02x", b[i]);
+    snprintf(r->extra + n, sizeof r->extra - n, "\r\n");
 }
 
 static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
@@ -593,6 +634,11 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
                             "are served)");
         return;
     }
+    char session[MCP_SESSION_MAX + 1];
+    if (session_of(req, session)) {
+        reply_error(r, 400, "Mcp-Session-Id must be 1 to 128 visible ASCII characters");
+        return;
+    }
     hx_rpc_msg msg;
     hx_json_writer out;
     hx_json_writer_init(&out);
@@ -608,6 +654,11 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
         hx_rpc_write_error(&out, msg.id_json, msg.id_len, msg.code, msg.message, NULL, 0, NULL);
         reply_json(r, 400, &out);
     } else if (msg.kind != HX_RPC_REQUEST) {
+        mcp_sink sink;   /* notifications/cancelled names a job of this session */
+        mcp_sink_init(&sink);
+        sink.session = session[0] ? session : NULL;
+        mcp_handle_msg(v, &msg, &sink, &out);
+        mcp_sink_free(&sink);
         r->status = 202;   /* notifications and responses: accepted, nothing to answer */
     } else if (ev && (!pv || n != ev_len || memcmp(pv, ev, n) ||
                       (mh && (m_len != msg.method_len || memcmp(mh, msg.method, m_len))))) {
@@ -618,11 +669,14 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
     } else {
         mcp_sink sink;
         mcp_sink_init(&sink);
+        sink.session = session[0] ? session : NULL;
         if (mcp_handle_msg(v, &msg, &sink, &out) == HX_RPC_DEFERRED) {
             bool stream = hx_json_obj_get(meta, "progressToken") && accepts(req, "text/event-stream");
             await_job(h, c, &sink, stream, r);
         } else {
             reply_json(r, rpc_status(out.buf, out.len), &out);
+            if (r->status == 200 && !strcmp(msg.method, "initialize") && !session[0])
+                new_session(r);
         }
         mcp_sink_free(&sink);
     }
@@ -971,8 +1025,8 @@ static int threads_wanted(int asked)
 {
     if (asked > 0)
         return asked;
-    int n = hx_platform_cpus();
-    return n < 2 ? 2 : n > 16 ? 16 : n;
+    int n = hx_platform_cpus();   /* at least 4: a request waiting on a write job holds its thread */
+    return n < 4 ? 4 : n > 16 ? 16 : n;
 }
 
 int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error *err)
