@@ -894,6 +894,44 @@ static void test_connection_cap(int port)
     free(resp.body);
 }
 
+/* The bytes all connections hold together are bounded (--http-buffer 1: 1 MiB): a connection
+ * holding 600,000 bytes of a request has a 1 MiB buffer (16 KiB doubled), so the next one cannot
+ * get its first 16 KiB and is answered 503; once the big request is answered its buffer goes back
+ * and a new connection is served. */
+static void test_buffer_cap(const char *root, const char *db)
+{
+    http_srv s;
+    const char *extra[] = {"--http-buffer", "1", NULL};
+    if (srv_start(&s, root, db, extra)) {
+        CHECK(0, "server with --http-buffer 1 started");
+        return;
+    }
+    size_t body = 700000, first = 600000;
+    char *raw = malloc(body + 256);
+    int head = snprintf(raw, 256, "POST /nowhere HTTP/1.1\r\nHost: l\r\nContent-Length: %zu\r\n\r\n", body);
+    memset(raw + head, 'x', body);
+    reader *big = calloc(1, sizeof *big);
+    big->fd = connect_to(s.port);
+    send_str(big->fd, raw, (size_t)head + first);
+    usleep(500000);   /* read by the server */
+    response resp;
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    CHECK(resp.status == 503 && strstr(resp.body ? resp.body : "", "request bytes"),
+          "over the bytes held across connections: %d %s", resp.status, resp.body ? resp.body : "");
+    free(resp.body);
+    send_str(big->fd, raw + head + first, body - first);
+    read_response(big, &resp);
+    CHECK(resp.status == 404, "the big request is answered whole: %d", resp.status);
+    free(resp.body);
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    CHECK(resp.status == 200, "its buffer went back: %d", resp.status);
+    free(resp.body);
+    close(big->fd);
+    free(big);
+    free(raw);
+    CHECK(srv_stop(&s) == 0, "stops cleanly on SIGTERM");
+}
+
 /* A request that stops halfway gets 408 after the read timeout (10 s), run beside the other tests. */
 static void *slow_client(void *p)
 {
@@ -945,6 +983,7 @@ int main(void)
         CHECK(0, "server started");
     }
     test_token(root, db);
+    test_buffer_cap(root, db);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_http");

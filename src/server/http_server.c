@@ -41,6 +41,9 @@
 #define DEFAULT_MAX_CONNECTIONS 256
 #define DEFAULT_IDLE_MS 30000
 #define DEFAULT_READ_MS 10000
+#define DEFAULT_MAX_BUFFERED ((size_t)256 << 20)
+#define READ_STEP 16384          /* a connection's buffer starts at this and doubles */
+#define KEEP_BUFFER 65536        /* an idle connection keeps a buffer up to this size */
 #define WRITE_TIMEOUT_MS 10000   /* a client that reads nothing for this long loses its connection */
 #define SSE_WAIT_MS 200          /* how often a waiting request checks that its client is still there */
 
@@ -79,6 +82,7 @@ typedef struct http_server {
     hx_http_config hc;
     hx_http_limits lim;
     size_t max_buffer;        /* bytes a connection may hold unparsed */
+    size_t buffered;          /* bytes of every connection's buffer (their capacity); loop thread only */
     mcp_server mcp;
     hx_metrics *metrics;
     int listen_fd, wake[2];
@@ -96,6 +100,7 @@ static void conn_close(http_server *h, size_t i)
     pthread_mutex_lock(&h->lock);
     h->conns[i] = h->conns[--h->n_conns];
     pthread_mutex_unlock(&h->lock);
+    h->buffered -= c->cap;
     close(c->fd);
     hx_http_request_free(&c->req);
     free(c->in);
@@ -819,13 +824,33 @@ static bool take_request(http_server *h, size_t i)
     return true;
 }
 
+/* Room for more bytes in c's buffer: it doubles (READ_STEP at first), within the bytes all
+ * connections may hold together (hx_http_config max_buffered); 0, or a refusal to send. */
+static const char *grow_buffer(http_server *h, conn *c)
+{
+    size_t want = c->cap ? c->cap * 2 : READ_STEP;
+    if (h->buffered - c->cap + want > h->hc.max_buffered)
+        return "the server holds as many request bytes as it accepts across connections; retry later";
+    void *p = hx_realloc(c->in, want);
+    if (!p)
+        return "out of memory";
+    h->buffered += want - c->cap;
+    c->in = p;
+    c->cap = want;
+    return NULL;
+}
+
 /* Reads what c has; false when it was closed. */
 static bool read_conn(http_server *h, size_t i)
 {
     conn *c = h->conns[i];
     for (;;) {
-        if (c->cap - c->len < 4096 && hx_grow((void **)&c->in, &c->cap, c->len + 16384, 1, NULL)) {
-            refuse(c->fd, 503, "out of memory");
+        const char *full = c->cap - c->len < 4096 ? grow_buffer(h, c) : NULL;
+        if (full) {   /* what the client sent is read and dropped first, so the refusal is not reset */
+            char scratch[4096];
+            for (int k = 0; k < 16 && recv(c->fd, scratch, sizeof scratch, 0) > 0; k++) {
+            }
+            refuse(c->fd, 503, full);
             conn_close(h, i);
             return false;
         }
@@ -888,6 +913,12 @@ static void take_done(http_server *h)
         while (i < h->n_conns && h->conns[i] != d)
             i++;
         d->busy = false;
+        if (!d->closing && !d->len && d->cap > KEEP_BUFFER) {   /* a large request's buffer goes back */
+            h->buffered -= d->cap;
+            free(d->in);
+            d->in = NULL;
+            d->cap = 0;
+        }
         if (d->closing)
             conn_close(h, i);
         else
@@ -1041,6 +1072,7 @@ int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error
     h->hc.max_connections = http->max_connections > 0 ? http->max_connections : DEFAULT_MAX_CONNECTIONS;
     h->hc.idle_timeout_ms = http->idle_timeout_ms > 0 ? http->idle_timeout_ms : DEFAULT_IDLE_MS;
     h->hc.read_timeout_ms = http->read_timeout_ms > 0 ? http->read_timeout_ms : DEFAULT_READ_MS;
+    h->hc.max_buffered = http->max_buffered > 0 ? http->max_buffered : DEFAULT_MAX_BUFFERED;
     h->lim = hx_http_limits_fill(NULL);
     h->max_buffer = h->lim.max_head + 2 * h->lim.max_body + 65536;   /* chunked framing costs bytes too */
     h->listen_fd = -1;
