@@ -718,6 +718,11 @@ static void test_cancel(int port)
     reader *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
     a->fd = connect_to(port);
     b->fd = connect_to(port);
+    /* a running job sees the cancellation after its batch of chunks (64), which takes minutes under
+       ASan on a loaded machine: wait up to 10 minutes for these two answers */
+    struct timeval tv = {600, 0};
+    setsockopt(a->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(b->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     send_mcp(a->fd, s1, big);
     send_mcp(b->fd, s2, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"add_document\","
                         "\"arguments\":{\"name\":\"small.md\",\"content\":\"# Small\\n\\nThe quokkasmall note.\"}}}");
