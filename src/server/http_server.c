@@ -641,7 +641,9 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
     }
     char session[MCP_SESSION_MAX + 1];
     if (session_of(req, session)) {
-        reply_error(r, 400, "Mcp-Session-Id must be 1 to 128 visible ASCII characters");
+        char m[96];
+        snprintf(m, sizeof m, "Mcp-Session-Id must be 1 to %d visible ASCII characters", MCP_SESSION_MAX);
+        reply_error(r, 400, m);
         return;
     }
     hx_rpc_msg msg;
@@ -825,7 +827,7 @@ static bool take_request(http_server *h, size_t i)
 }
 
 /* Room for more bytes in c's buffer: it doubles (READ_STEP at first), within the bytes all
- * connections may hold together (hx_http_config max_buffered); 0, or a refusal to send. */
+ * connections may hold together (hx_http_config max_buffered); NULL, or the refusal to send. */
 static const char *grow_buffer(http_server *h, conn *c)
 {
     size_t want = c->cap ? c->cap * 2 : READ_STEP;
