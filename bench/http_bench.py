@@ -6,7 +6,8 @@ bench/queries_keps.txt cycled, for D seconds each (default 60), one server after
 
 Per server: start to the first HTTP answer (GET /health, polled every 2 ms from the spawn) and to
 the first search answered; then queries/s, p50/p99/mean latency, errors (non-200 or broken
-connections), and the server's RSS (/proc/PID/status VmRSS) after the first answer and at the end.
+connections), the server's RSS (/proc/PID/status VmRSS) after the first answer, at every tenth of
+the load and at the end, and its CPU time (user + system) over the load, per query answered.
 The client is asyncio with raw HTTP/1.1 over one connection per client, the same for both servers.
 
     /work/benchvenv/bin/python bench/http_bench.py --db WORK/keps.hyx --store WORK/seed002
@@ -92,11 +93,26 @@ async def client(port, queries, start, deadline, lat, errors):
     writer.close()
 
 
-async def load(port, queries, clients, duration):
-    lat, errors = [], []
+async def rss_samples(pid, duration, out):
+    """The server's RSS at each tenth of the load (is it flat once warm?)."""
+    for _ in range(10):
+        await asyncio.sleep(duration / 10)
+        out.append(rss_kb(pid))
+
+
+async def load(pid, port, queries, clients, duration):
+    lat, errors, rss = [], [], []
     t0 = time.perf_counter()
-    await asyncio.gather(*[client(port, queries, k * 7, t0 + duration, lat, errors) for k in range(clients)])
-    return lat, errors, time.perf_counter() - t0
+    await asyncio.gather(rss_samples(pid, duration, rss),
+                         *[client(port, queries, k * 7, t0 + duration, lat, errors) for k in range(clients)])
+    return lat, errors, time.perf_counter() - t0, rss
+
+
+def cpu_s(pid):
+    """User + system CPU seconds of process pid so far (/proc/PID/stat fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def run(name, cmd, port, queries, a):
@@ -110,9 +126,9 @@ def run(name, cmd, port, queries, a):
         first_http = time.perf_counter() - t0
         status, _ = asyncio.run(first_search(port, queries[0]))
         first_search_s = time.perf_counter() - t0
-        rss0 = rss_kb(proc.pid)
-        lat, errors, wall = asyncio.run(load(port, queries, a.clients, a.duration))
-        rss1 = rss_kb(proc.pid)
+        rss0, cpu0 = rss_kb(proc.pid), cpu_s(proc.pid)
+        lat, errors, wall, rss = asyncio.run(load(proc.pid, port, queries, a.clients, a.duration))
+        rss1, cpu1 = rss_kb(proc.pid), cpu_s(proc.pid)
     finally:
         proc.terminate()
         proc.wait()
@@ -124,7 +140,8 @@ def run(name, cmd, port, queries, a):
             "p99_ms": round(lat[min(n - 1, n * 99 // 100)] * 1e3, 2) if n else None,
             "mean_ms": round(statistics.mean(lat) * 1e3, 2) if n else None,
             "start_to_first_http_ms": round(first_http * 1e3, 1), "start_to_first_search_ms": round(first_search_s * 1e3, 1),
-            "first_search_status": status, "rss_start_kb": rss0, "rss_end_kb": rss1}
+            "first_search_status": status, "rss_start_kb": rss0, "rss_end_kb": rss1, "rss_every_tenth_kb": rss,
+            "server_cpu_s": round(cpu1 - cpu0, 2), "cpu_ms_per_query": round((cpu1 - cpu0) * 1e3 / n, 2) if n else None}
 
 
 async def first_search(port, query):
@@ -160,6 +177,7 @@ def main():
         h, s = rows
         print("\n| | hyrax | seed 002 (Starlette+pydantic, uvicorn) | ratio |\n|---|---|---|---|")
         for k, better in [("qps", "up"), ("p50_ms", "down"), ("p99_ms", "down"), ("errors", None),
+                          ("cpu_ms_per_query", "down"),
                           ("start_to_first_http_ms", "down"), ("rss_start_kb", None), ("rss_end_kb", None)]:
             hv, sv = h[k], s[k]
             ratio = "" if not better or not hv or not sv else f"{hv / sv:.1f}x" if better == "up" else f"{sv / hv:.1f}x"

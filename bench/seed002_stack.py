@@ -15,6 +15,13 @@ pieces of the model's tokenizer per chunk, [CLS] and [SEP] included, about 32 to
 instead of the seed's 512/50, which the model would silently truncate at 256.
 
     python bench/seed002_stack.py DIR STORE_DIR [--threads 2]     # ingest DIR, persist to STORE_DIR
+    python bench/seed002_stack.py --vectors V.f32 --chunks C.jsonl STORE_DIR
+
+The second form persists a store over the chunks and vectors a hyrax index holds, exported by
+`bench/export_vectors INDEX V.f32 TITLES.txt C.jsonl` (the vectors are sentence-transformers' own
+within cosine 0.9999998, test_encoder), so that both servers of bench/http_bench.py answer over
+literally the same chunks without an hour of embedding: faiss IndexFlatIP over those vectors,
+rank_bm25 over those texts, chunk metadata as load_document makes it.
 """
 import argparse
 import json
@@ -82,7 +89,6 @@ def load_document(root, path):
             continue
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     rel = os.path.relpath(path, root)
-    parts = rel.split(os.sep)
     ext = os.path.splitext(path)[1]
     title = ""
     if ext == ".yaml":
@@ -97,10 +103,16 @@ def load_document(root, path):
         m = re.search(r"^# (.+)$", text, re.M)
         title = m.group(1).strip() if m else ""
         text = re.sub(r"\n{3,}", "\n\n", text).strip()
+    return text, doc_meta(rel, title, len(raw))
+
+
+def doc_meta(rel, title, size):
+    """Seed 002's chunk metadata of the document at root-relative path rel."""
+    parts = rel.split(os.sep)
     kep_dir = os.path.dirname(rel)
-    meta = {"kep_id": kep_dir or rel, "file_path": rel, "file_type": ext, "sig_name": parts[0] if len(parts) > 1 else "",
-            "kep_number": (parts[1].split("-")[0] if len(parts) > 2 else ""), "title": title, "file_size": len(raw)}
-    return text, meta
+    return {"kep_id": kep_dir or rel, "file_path": rel, "file_type": os.path.splitext(rel)[1],
+            "sig_name": parts[0] if len(parts) > 1 else "",
+            "kep_number": (parts[1].split("-")[0] if len(parts) > 2 else ""), "title": title, "file_size": size}
 
 
 # --- 3.3 chunker, budget counted in the model's word pieces ---
@@ -175,11 +187,11 @@ def bm25_tokenize(text):
 
 
 class HybridStore:
-    def __init__(self, model):
+    def __init__(self, model, dim=None):
         import faiss
         self.faiss = faiss
         self.model = model
-        self.index = faiss.IndexFlatIP(model.get_embedding_dimension())
+        self.index = faiss.IndexFlatIP(dim or model.get_embedding_dimension())
         self.chunks = []
         self.bm25 = None
         self.corpus_tokens = []
@@ -295,14 +307,41 @@ def ingest(root, store_dir, threads=2):
             "index_persist_s": t_end - t_embed, "total_s": t_end - t0}
 
 
+def from_export(vectors, chunks_jsonl, store_dir):
+    """Persists a store over exported chunks and vectors (see the module's comment). Returns stats."""
+    import numpy as np
+    t0 = time.perf_counter()
+    with open(chunks_jsonl) as f:
+        rows = [json.loads(line) for line in f]
+    emb = np.fromfile(vectors, dtype="float32")
+    if not rows or emb.size % len(rows):
+        raise SystemExit(f"{vectors}: {emb.size} floats do not make {len(rows)} vectors")
+    emb = emb.reshape(len(rows), -1)
+    chunks = []
+    for r in rows:
+        meta = doc_meta(r["path"], r["title"], r["size"])
+        chunks.append(Chunk("%s_%d" % (r["path"], r["chunk_index"]), r["text"], meta["kep_id"], r["chunk_index"], meta))
+    store = HybridStore(None, emb.shape[1])
+    store.add(emb, chunks)
+    store.save(store_dir)
+    return {"documents": len({r["path"] for r in rows}), "chunks": len(chunks), "dim": emb.shape[1],
+            "total_s": time.perf_counter() - t0}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dir")
-    ap.add_argument("store")
+    ap.add_argument("paths", nargs="+", metavar="DIR STORE_DIR | STORE_DIR")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--vectors", help="exported vectors (float32), with --chunks: no ingest")
+    ap.add_argument("--chunks", help="exported chunks (JSON lines), with --vectors")
     a = ap.parse_args()
     import seed002_stack  # pickle the classes under the module's name, not __main__
-    print(json.dumps(seed002_stack.ingest(a.dir, a.store, a.threads)))
+    if bool(a.vectors) != bool(a.chunks) or len(a.paths) != (1 if a.vectors else 2):
+        ap.error("give DIR STORE_DIR, or --vectors V --chunks C STORE_DIR")
+    if a.vectors:
+        print(json.dumps(seed002_stack.from_export(a.vectors, a.chunks, a.paths[0])))
+    else:
+        print(json.dumps(seed002_stack.ingest(a.paths[0], a.paths[1], a.threads)))
 
 
 if __name__ == "__main__":

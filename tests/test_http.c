@@ -668,6 +668,110 @@ static void test_mcp_http(int port)
     free(resp.body);
 }
 
+/* A new MCP session (initialize, protocol 2025-11-25): its Mcp-Session-Id into id (cap bytes), or "". */
+static void open_session(int port, char *id, size_t cap)
+{
+    response resp;
+    post(port, "/mcp", "",
+         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+         "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", &resp);
+    const char *h = strcasestr(resp.head, "\nMcp-Session-Id: ");
+    if (!h && !strncasecmp(resp.head, "Mcp-Session-Id: ", 16))
+        h = resp.head - 1;
+    size_t n = h ? strcspn(h + 17, "\r\n") : 0;
+    snprintf(id, cap, "%.*s", (int)(n < cap ? n : cap - 1), h ? h + 17 : "");
+    free(resp.body);
+}
+
+/* Sends POST /mcp with a session on connection fd without waiting for the answer. */
+static void send_mcp(int fd, const char *session, const char *body)
+{
+    size_t n = strlen(body) + 512;
+    char *raw = malloc(n);
+    snprintf(raw, n, "POST /mcp HTTP/1.1\r\nHost: l\r\nContent-Type: application/json\r\nMCP-Protocol-Version: "
+             "2025-11-25\r\nMcp-Session-Id: %s\r\nContent-Length: %zu\r\n\r\n%s", session, strlen(body), body);
+    send_str(fd, raw, strlen(raw));
+    free(raw);
+}
+
+/* notifications/cancelled over HTTP, sent on another connection: it cancels the write job of its
+ * own session with that request id (MCP 2025-11-25 "Cancellation": ids are unique within a
+ * session), and no other: not one of another session with the same id, and nothing for a
+ * cancellation without a session. */
+static void test_cancel(int port)
+{
+    char s1[160], s2[160], hdr[256];
+    open_session(port, s1, sizeof s1);
+    open_session(port, s2, sizeof s2);
+    CHECK(strlen(s1) == 32 && strspn(s1, "0123456789abcdef") == 32 && strlen(s2) == 32 && strcmp(s1, s2),
+          "initialize opens a session: 128 random bits in hex, one per initialize (%s, %s)", s1, s2);
+    /* a document big enough to take seconds to embed (about 120 chunks) */
+    size_t cap = 1 << 20, len = 0;
+    char *big = malloc(cap);
+    len += (size_t)snprintf(big, cap, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+                            "\"add_document\",\"arguments\":{\"name\":\"big.md\",\"content\":\"# Quokkabig\\n\\n");
+    for (int i = 0; i < 400; i++)
+        len += (size_t)snprintf(big + len, cap - len, "Paragraph %d of the quokkabig notes: the island's marsupials "
+                                "forage at dusk, rest in the shade by day, and number %d in the survey of year %d."
+                                "\\n\\n", i, i * 37 % 1000, 1900 + i % 120);
+    snprintf(big + len, cap - len, "\"}}}");
+    reader *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    a->fd = connect_to(port);
+    b->fd = connect_to(port);
+    /* a running job sees the cancellation after its batch of chunks (64), which takes minutes under
+       ASan on a loaded machine: wait up to 10 minutes for these two answers */
+    struct timeval tv = {600, 0};
+    setsockopt(a->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(b->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    send_mcp(a->fd, s1, big);
+    send_mcp(b->fd, s2, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"add_document\","
+                        "\"arguments\":{\"name\":\"small.md\",\"content\":\"# Small\\n\\nThe quokkasmall note.\"}}}");
+    usleep(300000);   /* both queued or running */
+    response resp;
+    const char *cancel = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":5,"
+                         "\"reason\":\"test\"}}";
+    post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n", cancel, &resp);
+    CHECK(resp.status == 202, "a cancellation without a session: accepted (%d) and ignored", resp.status);
+    free(resp.body);
+    snprintf(hdr, sizeof hdr, "MCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: %0129d\r\n", 0);
+    post(port, "/mcp", hdr, cancel, &resp);
+    CHECK(resp.status == 400, "a session id of 129 characters: %d", resp.status);
+    free(resp.body);
+    snprintf(hdr, sizeof hdr, "MCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: %s\r\n", s1);
+    post(port, "/mcp", hdr, cancel, &resp);
+    CHECK(resp.status == 202, "the cancellation of session 1's request 5: %d", resp.status);
+    free(resp.body);
+    read_response(a, &resp);
+    CHECK(resp.status == 503 && !strstr(resp.body ? resp.body : "", "jsonrpc"),
+          "the cancelled request has no JSON-RPC answer: %d %.300s", resp.status, resp.body ? resp.body : "");
+    free(resp.body);
+    read_response(b, &resp);
+    hx_json_doc *d = json_of(&resp);
+    CHECK(resp.status == 200 && hx_json_bool(at(d, "result.isError")) == 0,
+          "session 2's request 5 runs: %d %.300s", resp.status, resp.body ? resp.body : "");
+    hx_json_doc_free(d);
+    free(resp.body);
+    post(port, "/search", "", "{\"query\":\"quokkabig\",\"search_type\":\"keyword\"}", &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && int_of(at(d, "total_results")) == 0, "nothing of the cancelled document: %.200s",
+          resp.body ? resp.body : "");
+    searches_ok += resp.status == 200;
+    hx_json_doc_free(d);
+    free(resp.body);
+    post(port, "/search", "", "{\"query\":\"quokkasmall\",\"search_type\":\"keyword\"}", &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && int_of(at(d, "total_results")) == 1, "the other session's document is there: %.200s",
+          resp.body ? resp.body : "");
+    searches_ok += resp.status == 200;
+    hx_json_doc_free(d);
+    free(resp.body);
+    close(a->fd);
+    close(b->fd);
+    free(a);
+    free(b);
+    free(big);
+}
+
 /* /metrics: Prometheus text with the counts this test made. */
 static void test_metrics(int port)
 {
@@ -684,7 +788,7 @@ static void test_metrics(int port)
           "+Inf bucket");
     CHECK(strstr(b, "hyrax_mcp_tool_duration_seconds_count{tool=\"search\",transport=\"http\"}"), "tool series");
     CHECK(strstr(b, "hyrax_mcp_tool_duration_seconds_count{tool=\"reindex\",transport=\"http\"} 2\n"), "two reindexes");
-    CHECK(strstr(b, "\nhyrax_index_documents 3\n"), "documents gauge");
+    CHECK(strstr(b, "\nhyrax_index_documents 4\n"), "documents gauge: the 3 files and test_cancel's small.md");
     CHECK(strstr(b, "\nhyrax_model_loaded 1\n"), "model gauge");
     CHECK(strstr(b, "hyrax_request_duration_seconds_count{tool=\"search\",transport=\"http\"}"),
           "the lasting statistics' series (stats.h) follow");
@@ -795,6 +899,44 @@ static void test_connection_cap(int port)
     free(resp.body);
 }
 
+/* The bytes all connections hold together are bounded (--http-buffer 1: 1 MiB): a connection
+ * holding 600,000 bytes of a request has a 1 MiB buffer (16 KiB doubled), so the next one cannot
+ * get its first 16 KiB and is answered 503; once the big request is answered its buffer goes back
+ * and a new connection is served. */
+static void test_buffer_cap(const char *root, const char *db)
+{
+    http_srv s;
+    const char *extra[] = {"--http-buffer", "1", NULL};
+    if (srv_start(&s, root, db, extra)) {
+        CHECK(0, "server with --http-buffer 1 started");
+        return;
+    }
+    size_t body = 700000, first = 600000;
+    char *raw = malloc(body + 256);
+    int head = snprintf(raw, 256, "POST /nowhere HTTP/1.1\r\nHost: l\r\nContent-Length: %zu\r\n\r\n", body);
+    memset(raw + head, 'x', body);
+    reader *big = calloc(1, sizeof *big);
+    big->fd = connect_to(s.port);
+    send_str(big->fd, raw, (size_t)head + first);
+    usleep(500000);   /* read by the server */
+    response resp;
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    CHECK(resp.status == 503 && strstr(resp.body ? resp.body : "", "request bytes"),
+          "over the bytes held across connections: %d %s", resp.status, resp.body ? resp.body : "");
+    free(resp.body);
+    send_str(big->fd, raw + head + first, body - first);
+    read_response(big, &resp);
+    CHECK(resp.status == 404, "the big request is answered whole: %d", resp.status);
+    free(resp.body);
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    CHECK(resp.status == 200, "its buffer went back: %d", resp.status);
+    free(resp.body);
+    close(big->fd);
+    free(big);
+    free(raw);
+    CHECK(srv_stop(&s) == 0, "stops cleanly on SIGTERM");
+}
+
 /* A request that stops halfway gets 408 after the read timeout (10 s), run beside the other tests. */
 static void *slow_client(void *p)
 {
@@ -835,6 +977,7 @@ int main(void)
         test_rest(s.port);
         test_connections(s.port);
         test_mcp_http(s.port);
+        test_cancel(s.port);
         test_concurrent(s.port);
         test_metrics(s.port);
         pthread_join(slow, NULL);
@@ -845,6 +988,7 @@ int main(void)
         CHECK(0, "server started");
     }
     test_token(root, db);
+    test_buffer_cap(root, db);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_http");

@@ -224,6 +224,9 @@ static const cli_opt options[] = {
     {"--token-file", 0, "FILE", CMD_SERVE,
      .help = "with --http: every request must carry Authorization: Bearer <the file's\nfirst line>; required "
              "to bind an address other than loopback"},
+    {"--http-buffer", 0, "MB", CMD_SERVE,
+     .help = "with --http: request bytes all connections may hold together, in MiB\n(default 256); a read past it is "
+             "answered 503", WHOLE(1, 1048576)},
     {"--weights", 0, "V,T", CMD_SEARCH, .renamed = "--fusion-weights V,T (--weights also meant the weights file)"},
     {"--weights", 0, "FILE", CMD_EMBED | CMD_SERVE,
      .renamed = "--model FILE (--weights also meant search's fusion weights)"},
@@ -1875,7 +1878,8 @@ static int cmd_serve(const cli_args *a)
     signal(SIGPIPE, SIG_IGN);   /* a client that goes away gives EPIPE, not death */
     hx_error err = {0};
     char token[512];
-    hx_http_config http = {.listen = opt_str(a, "--http"), .on_listen = on_listen};
+    hx_http_config http = {.listen = opt_str(a, "--http"), .on_listen = on_listen,
+                           .max_buffered = (size_t)opt_long(a, "--http-buffer", 0) << 20};
     int rc = 0;
     if (opt_str(a, "--token-file") && !http.listen) {
         fprintf(stderr, "hyrax serve: --token-file goes with --http\n");

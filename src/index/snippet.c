@@ -106,22 +106,27 @@ static int load_highlights(const hx_bm25_query *q, hlterm **out, size_t *n_out)
  * reader sees "do" or "from" in bold as noise even where they score. */
 static int is_display_stop(const char *w, size_t n)
 {
-    static const char *const stop[] = {
-        "i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours", "yourself",
-        "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself",
-        "they", "them", "their", "theirs", "themselves", "what", "which", "who", "whom", "this", "that",
-        "these", "those", "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had",
-        "having", "do", "does", "did", "doing", "a", "an", "the", "and", "but", "if", "or", "because", "as",
-        "until", "while", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through",
-        "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off",
-        "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how",
-        "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not",
-        "only", "own", "same", "so", "than", "too", "very", "s", "t", "can", "will", "just", "don",
-        "should", "now"};
-    if (n > 10)
+    /* by length, each list one string of n-letter words, so a word is compared with its own length only */
+    static const char *const stop[11] = {
+        NULL,
+        "iast",
+        "memyweheitamisbedoaniforasofatbytoupinonnoso",
+        "ouryouhimhissheheritswhoarewashashaddidtheandbutforoutoffwhyhowallanyfewnornot"
+        "owntoocandonnow",
+        "oursyourherstheythemwhatwhomthisthatwerebeenhavedoeswithintofromdownoverthenonce"
+        "herewhenbotheachmoremostsomesuchonlysamethanverywilljust",
+        "yourstheirwhichthesethosebeingdoinguntilwhileaboutafterabovebelowunderagainthere"
+        "whereother",
+        "myselfitselftheirshavingduringbeforeshould",
+        "himselfherselfbecauseagainstbetweenthroughfurther",
+        "yourself",
+        "ourselves",
+        "yourselvesthemselves",
+    };
+    if (n == 0 || n > 10)
         return 0;
-    for (size_t i = 0; i < sizeof stop / sizeof stop[0]; i++)
-        if (strlen(stop[i]) == n && memcmp(stop[i], w, n) == 0)
+    for (const char *p = stop[n]; *p; p += n)
+        if (!memcmp(p, w, n))
             return 1;
     return 0;
 }

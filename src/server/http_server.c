@@ -41,6 +41,9 @@
 #define DEFAULT_MAX_CONNECTIONS 256
 #define DEFAULT_IDLE_MS 30000
 #define DEFAULT_READ_MS 10000
+#define DEFAULT_MAX_BUFFERED ((size_t)256 << 20)
+#define READ_STEP 16384          /* a connection's buffer starts at this and doubles */
+#define KEEP_BUFFER 65536        /* an idle connection keeps a buffer up to this size */
 #define WRITE_TIMEOUT_MS 10000   /* a client that reads nothing for this long loses its connection */
 #define SSE_WAIT_MS 200          /* how often a waiting request checks that its client is still there */
 
@@ -79,6 +82,7 @@ typedef struct http_server {
     hx_http_config hc;
     hx_http_limits lim;
     size_t max_buffer;        /* bytes a connection may hold unparsed */
+    size_t buffered;          /* bytes of every connection's buffer (their capacity); loop thread only */
     mcp_server mcp;
     hx_metrics *metrics;
     int listen_fd, wake[2];
@@ -96,6 +100,7 @@ static void conn_close(http_server *h, size_t i)
     pthread_mutex_lock(&h->lock);
     h->conns[i] = h->conns[--h->n_conns];
     pthread_mutex_unlock(&h->lock);
+    h->buffered -= c->cap;
     close(c->fd);
     hx_http_request_free(&c->req);
     free(c->in);
@@ -564,11 +569,52 @@ static void await_job(http_server *h, const conn *c, mcp_sink *sink, bool stream
         r->type = "application/json";
         reply_put(r, buf + start, end - start);
     } else {
-        reply_error(r, 503, "the request was cancelled before it ran (the server stops)");
+        reply_error(r, 503, "the request was cancelled (notifications/cancelled, or the server stops) and has no "
+                            "answer");
     }
     if (gone)
         r->close = true;
     free(buf);
+}
+
+/* The request's Mcp-Session-Id into out (NUL-terminated; "" when none); -1 when it is not 1 to
+ * MCP_SESSION_MAX visible ASCII characters (MCP Streamable HTTP, "Session Management"). */
+static int session_of(const hx_http_request *req, char out[MCP_SESSION_MAX + 1])
+{
+    size_t n;
+    const char *v = hx_http_header_get(req, "mcp-session-id", &n);
+    out[0] = 0;
+    if (!v)
+        return 0;
+    if (!n || n > MCP_SESSION_MAX)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] < 0x21 || v[i] > 0x7e)
+            return -1;
+    memcpy(out, v, n);
+    out[n] = 0;
+    return 0;
+}
+
+/* A successful initialize opens a session: a random id (128 bits from /dev/urandom) in an
+ * Mcp-Session-Id header, which the client sends with each later request. The server keeps no
+ * table of them: a session only scopes request ids, so that notifications/cancelled names a job
+ * of its own client. Without randomness the answer goes out without one (no cancellation by
+ * notification then; closing the request's stream still cancels). */
+static void new_session(reply *r)
+{
+    unsigned char b[16];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    bool ok = fd >= 0 && read(fd, b, sizeof b) == (ssize_t)sizeof b;
+    if (fd >= 0)
+        close(fd);
+    if (!ok)
+        return;
+    size_t n = strlen(r->extra);
+    n += (size_t)snprintf(r->extra + n, sizeof r->extra - n, "Mcp-Session-Id: ");
+    for (size_t i = 0; i < sizeof b && n + 2 < sizeof r->extra; i++)
+        n += (size_t)snprintf(r->extra + n, sizeof r->extra - n, "%02x", b[i]);
+    snprintf(r->extra + n, sizeof r->extra - n, "\r\n");
 }
 
 static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
@@ -593,6 +639,13 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
                             "are served)");
         return;
     }
+    char session[MCP_SESSION_MAX + 1];
+    if (session_of(req, session)) {
+        char m[96];
+        snprintf(m, sizeof m, "Mcp-Session-Id must be 1 to %d visible ASCII characters", MCP_SESSION_MAX);
+        reply_error(r, 400, m);
+        return;
+    }
     hx_rpc_msg msg;
     hx_json_writer out;
     hx_json_writer_init(&out);
@@ -608,6 +661,11 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
         hx_rpc_write_error(&out, msg.id_json, msg.id_len, msg.code, msg.message, NULL, 0, NULL);
         reply_json(r, 400, &out);
     } else if (msg.kind != HX_RPC_REQUEST) {
+        mcp_sink sink;   /* notifications/cancelled names a job of this session */
+        mcp_sink_init(&sink);
+        sink.session = session[0] ? session : NULL;
+        mcp_handle_msg(v, &msg, &sink, &out);
+        mcp_sink_free(&sink);
         r->status = 202;   /* notifications and responses: accepted, nothing to answer */
     } else if (ev && (!pv || n != ev_len || memcmp(pv, ev, n) ||
                       (mh && (m_len != msg.method_len || memcmp(mh, msg.method, m_len))))) {
@@ -618,11 +676,14 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
     } else {
         mcp_sink sink;
         mcp_sink_init(&sink);
+        sink.session = session[0] ? session : NULL;
         if (mcp_handle_msg(v, &msg, &sink, &out) == HX_RPC_DEFERRED) {
             bool stream = hx_json_obj_get(meta, "progressToken") && accepts(req, "text/event-stream");
             await_job(h, c, &sink, stream, r);
         } else {
             reply_json(r, rpc_status(out.buf, out.len), &out);
+            if (r->status == 200 && !strcmp(msg.method, "initialize") && !session[0])
+                new_session(r);
         }
         mcp_sink_free(&sink);
     }
@@ -765,13 +826,33 @@ static bool take_request(http_server *h, size_t i)
     return true;
 }
 
+/* Room for more bytes in c's buffer: it doubles (READ_STEP at first), within the bytes all
+ * connections may hold together (hx_http_config max_buffered); NULL, or the refusal to send. */
+static const char *grow_buffer(http_server *h, conn *c)
+{
+    size_t want = c->cap ? c->cap * 2 : READ_STEP;
+    if (h->buffered - c->cap + want > h->hc.max_buffered)
+        return "the server holds as many request bytes as it accepts across connections; retry later";
+    void *p = hx_realloc(c->in, want);
+    if (!p)
+        return "out of memory";
+    h->buffered += want - c->cap;
+    c->in = p;
+    c->cap = want;
+    return NULL;
+}
+
 /* Reads what c has; false when it was closed. */
 static bool read_conn(http_server *h, size_t i)
 {
     conn *c = h->conns[i];
     for (;;) {
-        if (c->cap - c->len < 4096 && hx_grow((void **)&c->in, &c->cap, c->len + 16384, 1, NULL)) {
-            refuse(c->fd, 503, "out of memory");
+        const char *full = c->cap - c->len < 4096 ? grow_buffer(h, c) : NULL;
+        if (full) {   /* what the client sent is read and dropped first, so the refusal is not reset */
+            char scratch[4096];
+            for (int k = 0; k < 16 && recv(c->fd, scratch, sizeof scratch, 0) > 0; k++) {
+            }
+            refuse(c->fd, 503, full);
             conn_close(h, i);
             return false;
         }
@@ -834,6 +915,12 @@ static void take_done(http_server *h)
         while (i < h->n_conns && h->conns[i] != d)
             i++;
         d->busy = false;
+        if (!d->closing && !d->len && d->cap > KEEP_BUFFER) {   /* a large request's buffer goes back */
+            h->buffered -= d->cap;
+            free(d->in);
+            d->in = NULL;
+            d->cap = 0;
+        }
         if (d->closing)
             conn_close(h, i);
         else
@@ -971,8 +1058,8 @@ static int threads_wanted(int asked)
 {
     if (asked > 0)
         return asked;
-    int n = hx_platform_cpus();
-    return n < 2 ? 2 : n > 16 ? 16 : n;
+    int n = hx_platform_cpus();   /* at least 4: a request waiting on a write job holds its thread */
+    return n < 4 ? 4 : n > 16 ? 16 : n;
 }
 
 int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error *err)
@@ -987,6 +1074,7 @@ int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error
     h->hc.max_connections = http->max_connections > 0 ? http->max_connections : DEFAULT_MAX_CONNECTIONS;
     h->hc.idle_timeout_ms = http->idle_timeout_ms > 0 ? http->idle_timeout_ms : DEFAULT_IDLE_MS;
     h->hc.read_timeout_ms = http->read_timeout_ms > 0 ? http->read_timeout_ms : DEFAULT_READ_MS;
+    h->hc.max_buffered = http->max_buffered > 0 ? http->max_buffered : DEFAULT_MAX_BUFFERED;
     h->lim = hx_http_limits_fill(NULL);
     h->max_buffer = h->lim.max_head + 2 * h->lim.max_body + 65536;   /* chunked framing costs bytes too */
     h->listen_fd = -1;

@@ -10,10 +10,12 @@ typedef struct hx_http_config {
     const char *listen;          /* "127.0.0.1:8000", "[::1]:8000", "0.0.0.0:8000"; port 0 picks one */
     const char *token;           /* bearer token every request must carry; NULL: none, and then only a
                                     loopback address may be bound */
-    int threads;                 /* request threads (0: one per core, 2 to 16) */
+    int threads;                 /* request threads (0: one per core, 4 to 16) */
     int max_connections;         /* open connections (0: 256); one more is answered 503 and closed */
     int idle_timeout_ms;         /* a kept-alive connection with no request (0: 30 s) */
     int read_timeout_ms;         /* a request begun must arrive whole within this (0: 10 s); else 408 */
+    size_t max_buffered;         /* request bytes all connections may hold together (0: 256 MiB); a
+                                    read that needs more is answered 503 and its connection closed */
     /* Called once the socket listens, with the address bound ("127.0.0.1:8000"); NULL for none. */
     void (*on_listen)(void *ctx, const char *addr);
     void *ctx;

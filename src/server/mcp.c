@@ -722,50 +722,36 @@ static bool enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_jso
     return !full;
 }
 
-/* notifications/cancelled on stdio (over HTTP a request is cancelled by closing its stream, since
- * ids are not unique across connections): a queued job is dropped (a failed job); a running one is told to stop
- * (at its next progress check, uncommitted: a failed job, unless it committed first) and is not
- * answered. */
-static void cancel_request(mcp_server *s, const hx_json_val *params)
+/* Which write jobs a cancellation names: those answering through sink; else those of the
+ * session (HTTP, Mcp-Session-Id) or, with session NULL, those of stdio (no sink) whose request id
+ * is id (JSON text). */
+typedef struct job_key {
+    const mcp_sink *sink;
+    const char *session;
+    const char *id;
+    size_t id_len;
+} job_key;
+
+static bool job_named(const mcp_job *j, const job_key *k)
 {
-    const hx_json_val *rid = hx_json_obj_get(params, "requestId");
-    if (!rid)
-        return;
-    hx_json_writer idw;
-    hx_json_writer_init(&idw);
-    hx_json_write_val(&idw, rid);
-    pthread_mutex_lock(&s->lock);
-    mcp_job **pp = &s->queue_head, *prev = NULL;
-    while (*pp) {
-        mcp_job *j = *pp;
-        if (!j->sink && j->id_len == idw.len && !memcmp(j->id, idw.buf, idw.len)) {
-            *pp = j->next;
-            if (s->queue_tail == j)
-                s->queue_tail = prev;
-            s->queued_jobs--;
-            s->queued_bytes -= j->args_len;
-            s->jobs_failed++;
-            job_free(j);
-            break;
-        }
-        prev = j;
-        pp = &j->next;
-    }
-    if (s->running && !s->running->sink && s->running->id_len == idw.len &&
-        !memcmp(s->running->id, idw.buf, idw.len))
-        s->running->cancelled = true;
-    pthread_mutex_unlock(&s->lock);
-    hx_json_writer_free(&idw);
+    if (k->sink)
+        return j->sink == k->sink;
+    if (k->session ? !j->sink || !j->sink->session || strcmp(j->sink->session, k->session) : j->sink != NULL)
+        return false;
+    return j->id_len == k->id_len && !memcmp(j->id, k->id, k->id_len);
 }
 
-void mcp_cancel_sink(mcp_server *s, mcp_sink *sink)
+/* Cancels the jobs k names: a queued one is dropped (a failed job; its sink, if any, says done);
+ * the running one is told to stop (at its next progress check, uncommitted: a failed job, unless
+ * it committed first) and is not answered. */
+static void cancel_jobs(mcp_server *s, const job_key *k)
 {
     s = home_of(s);
     pthread_mutex_lock(&s->lock);
     mcp_job **pp = &s->queue_head, *prev = NULL;
     while (*pp) {
         mcp_job *j = *pp;
-        if (j->sink != sink) {
+        if (!job_named(j, k)) {
             prev = j;
             pp = &j->next;
             continue;
@@ -778,9 +764,31 @@ void mcp_cancel_sink(mcp_server *s, mcp_sink *sink)
         s->jobs_failed++;
         job_free(j);
     }
-    if (s->running && s->running->sink == sink)
+    if (s->running && job_named(s->running, k))
         s->running->cancelled = true;
     pthread_mutex_unlock(&s->lock);
+}
+
+/* notifications/cancelled: on stdio (sink NULL) it names a request of this client; over HTTP
+ * (sink: the notification's request) one of the same Mcp-Session-Id, and without a session it is
+ * ignored, since request ids are unique only within a session (a 2026-07-28 client cancels by
+ * closing the request's stream: mcp_cancel_sink). */
+static void cancel_request(mcp_server *s, const hx_json_val *params, const mcp_sink *sink)
+{
+    const hx_json_val *rid = hx_json_obj_get(params, "requestId");
+    if (!rid || (sink && !sink->session))
+        return;
+    hx_json_writer idw;
+    hx_json_writer_init(&idw);
+    hx_json_write_val(&idw, rid);
+    if (!hx_json_writer_finish(&idw, NULL))
+        cancel_jobs(s, &(job_key){.session = sink ? sink->session : NULL, .id = idw.buf, .id_len = idw.len});
+    hx_json_writer_free(&idw);
+}
+
+void mcp_cancel_sink(mcp_server *s, mcp_sink *sink)
+{
+    cancel_jobs(s, &(job_key){.sink = sink});
 }
 
 /* === Methods === */
@@ -969,12 +977,12 @@ static int read_envelope(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *o
 }
 
 /* One message: lifecycle, discovery, tools/list, tools/call, cancellation. sink: where a write
- * job answers (NULL: out_fd). */
+ * job answers, and whose session a cancellation names (NULL: stdio, out_fd). */
 static int handle_msg(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out)
 {
     if (msg->kind == HX_RPC_NOTIFICATION) {
         if (!strcmp(msg->method, "notifications/cancelled") && msg->params)
-            cancel_request(s, msg->params);
+            cancel_request(s, msg->params, sink);
         return 0;   /* notifications/initialized and others need nothing */
     }
     if (msg->kind != HX_RPC_REQUEST)

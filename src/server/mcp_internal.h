@@ -52,12 +52,16 @@ typedef struct mcp_job {
  * answer (http_server.c). The worker appends progress notifications and finally the response,
  * each one JSON text ending in '\n', and sets done; the waiting thread takes them with
  * mcp_sink_take. The waiting thread owns the sink and frees it only once done is set. */
+#define MCP_SESSION_MAX 128       /* bytes of an Mcp-Session-Id (HTTP) */
+
 typedef struct mcp_sink {
     pthread_mutex_t lock;
     pthread_cond_t cv;
     char *buf;                    /* owned: messages not taken yet, each ending in '\n' */
     size_t len, cap;
     bool done;                    /* the response is in buf, or the job was dropped unanswered */
+    const char *session;          /* borrowed: the request's Mcp-Session-Id, NULL for none; a
+                                     notifications/cancelled names the jobs of its own session */
 } mcp_sink;
 
 void mcp_sink_init(mcp_sink *k);
@@ -235,7 +239,8 @@ void mcp_view_free(mcp_server *view);
 bool mcp_model_ready(mcp_server *s);
 /* Answers one classified JSON-RPC message (hx_rpc_msg_parse) through view s. Leaves the response
  * in out (empty for notifications and responses) and returns 0, or returns HX_RPC_DEFERRED when
- * a write job will answer through sink (which must stay until the sink says done). */
+ * a write job will answer through sink (which must stay until the sink says done). A
+ * notifications/cancelled cancels the write job of sink's session with its requestId. */
 int mcp_handle_msg(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out);
 /* Cancels the write job answering through sink: dropped when queued, told to stop when running
  * (HTTP: the client closed the connection). The sink then says done. */

@@ -7,7 +7,8 @@ times: mode "legacy" (the initialize handshake, 2025-11-25, as Claude Desktop sp
 (server/discover, then 2026-07-28 per-request envelopes) and mode "2026-07-28" pinned. Each time it
 lists the tools (every stdio tool must be there), calls search and checks the citation, lists the
 documents as resources and reads one (its text must be the file's), and runs a reindex with a
-progress callback. Then seed 002's REST routes are called with plain urllib.
+progress callback, and cancels an add_document it gives up on. Then seed 002's REST routes are
+called with plain urllib.
 
     python3 tools/e2e/mcp_http_check.py [--hyrax ./hyrax]
 
@@ -22,6 +23,7 @@ import sys
 import tempfile
 import urllib.request
 
+import anyio
 from mcp import Client
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,6 +46,11 @@ DOCS = {
     "docs/scheduler.md": "# Scheduler\n\nThe kube-scheduler assigns pods to nodes by resource requests.\n",
     "docs/storage notes.md": "---\nowning-sig: sig-storage\n---\n# Volumes\n\nPersistent volumes keep data across restarts.\n",
 }
+
+# about 120 chunks: seconds to embed
+BIG = "# Quokkabig\n\n" + "".join(f"Paragraph {i} of the quokkabig notes: the island's marsupials forage at dusk, rest "
+                                   f"in the shade by day, and number {i * 37 % 1000} in the survey of year {1900 + i % 120}."
+                                   "\n\n" for i in range(400))
 
 
 async def session(url, mode, root):
@@ -71,6 +78,16 @@ async def session(url, mode, root):
         r = await c.call_tool("reindex", {"force": True}, progress_callback=on_progress)
         check(not r.is_error and (r.structured_content or {}).get("updated", 0) >= 1, f"{mode}: reindex {r}")
         check(progress and progress[-1][0] == progress[-1][1], f"{mode}: progress reported: {progress}")
+        # A call the client gives up on is cancelled: the SDK sends notifications/cancelled with the
+        # session's Mcp-Session-Id (legacy) or closes the request's stream (2026-07-28). The next write
+        # waits behind it, so a cancellation that did nothing would have committed the document by then.
+        with anyio.move_on_after(1.0):
+            await c.call_tool("add_document", {"name": f"big-{mode}.md", "content": BIG})
+        r = await c.call_tool("reindex", {})
+        check(not r.is_error, f"{mode}: a write after the cancelled one: {r}")
+        r = await c.call_tool("search", {"query": "quokkabig", "mode": "keyword"})
+        paths = [x["path"] for x in (r.structured_content or {}).get("results", [])]
+        check(not r.is_error and f"big-{mode}.md" not in paths, f"{mode}: nothing of the cancelled add_document: {paths}")
 
 
 def rest(base):
