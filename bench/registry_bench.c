@@ -4,8 +4,9 @@
  * (hybrid, vector or keyword), after `warm` untimed runs; prints one JSON line with the latency
  * percentiles and every query's latency in file order ("ms"). With "embed" it also times embedding
  * each query's text with the local encoder (what a search from a text pays before the registry is
- * asked).
- *   registry_bench URL QUERIES_FILE K WARM MODE [embed] */
+ * asked); with "tenant=ROLE" it searches as that tenant (SET ROLE: row-level security applies), and
+ * with "queries=N" it runs the first N queries only.
+ *   registry_bench URL QUERIES_FILE K WARM MODE [embed] [tenant=ROLE] [queries=N] */
 #include "hyrax.h"
 #include "registry.h"
 
@@ -61,7 +62,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: registry_bench URL QUERIES_FILE K WARM hybrid|vector|keyword [embed]\n");
         return 2;
     }
-    int k = atoi(argv[3]), warm = atoi(argv[4]);
+    int k = atoi(argv[3]), warm = atoi(argv[4]), embed = 0;
+    const char *tenant = NULL;
+    size_t max_queries = MAX_QUERIES;
+    for (int i = 6; i < argc; i++) {
+        if (!strcmp(argv[i], "embed"))
+            embed = 1;
+        else if (!strncmp(argv[i], "tenant=", 7))
+            tenant = argv[i] + 7;
+        else if (!strncmp(argv[i], "queries=", 8) && atoi(argv[i] + 8) > 0 && atoi(argv[i] + 8) < MAX_QUERIES)
+            max_queries = (size_t)atoi(argv[i] + 8);
+        else {
+            fprintf(stderr, "registry_bench: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
     FILE *f = fopen(argv[2], "r");
     if (!f) {
         perror(argv[2]);
@@ -73,7 +88,7 @@ int main(int argc, char **argv)
     size_t n = 0;
     char *line = NULL;
     size_t cap = 0;
-    while (n < MAX_QUERIES && getline(&line, &cap, f) > 0) {
+    while (n < max_queries && getline(&line, &cap, f) > 0) {
         char *tab = strchr(line, '\t'), *p = line + 1;
         if (!tab || line[0] != '[')
             continue;
@@ -90,7 +105,7 @@ int main(int argc, char **argv)
     }
     hx_error err = {0};
     hx_registry *r = NULL;
-    hx_registry_opts ro = {argv[1], NULL, 0};
+    hx_registry_opts ro = {argv[1], tenant, 0};
     if (hx_registry_connect(&r, &ro, &err)) {
         fprintf(stderr, "registry_bench: %s\n", err.message);
         return 1;
@@ -117,7 +132,7 @@ int main(int argc, char **argv)
     hx_registry_close(r);
     report("hyrax hx_registry_search", argv[5], t, n);
     fprintf(stderr, "registry_bench: %.1f results per query\n", (double)total_results / (double)n);
-    if (argc > 6 && !strcmp(argv[6], "embed")) {
+    if (embed) {
         hx_model *m = NULL;
         hx_encoder *enc = NULL;
         if (hx_model_open_default(&m, &err) || hx_encoder_new(&enc, m, 1, &err)) {

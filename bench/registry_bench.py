@@ -26,6 +26,7 @@ HNSW with maintenance_work_mem 5GB and 2 parallel maintenance workers). The tabl
 The cluster is a throwaway one made by tests/pg_cluster.sh under build/registry-bench. Phases:
     --phase load      start the cluster, load and index; leaves it running
     --phase measure   use the running cluster (loaded by --phase load with the same options)
+    --phase publish   only time `hyrax publish` of --corpus into the running cluster
     --phase all       both, then stop it (default; --keep leaves it running)
     --phase stop      stop it and delete it
 Prints JSON lines (progress on stderr), then a summary.
@@ -305,7 +306,7 @@ def percentiles(ms):
 def main():
     global CLUSTER
     ap = argparse.ArgumentParser()
-    ap.add_argument("--phase", choices=["load", "measure", "all", "stop"], default="all")
+    ap.add_argument("--phase", choices=["load", "measure", "publish", "all", "stop"], default="all")
     ap.add_argument("--chunks", type=int, default=100000)
     ap.add_argument("--per-doc", type=int, default=10)
     ap.add_argument("--clusters", type=int, default=1000)
@@ -319,7 +320,10 @@ def main():
     ap.add_argument("--warm", type=int, default=20, help="untimed queries before each timed run")
     ap.add_argument("--rounds", type=int, default=1, help="timed runs of each mode, hyrax and SQL in turn")
     ap.add_argument("--corpus", help="a folder of documents to time `hyrax publish` on")
+    ap.add_argument("--corpus-limit", type=int, default=0, help="publish only N files of it, spread over it")
     ap.add_argument("--keep", action="store_true", help="leave the cluster running after --phase all")
+    ap.add_argument("--tenant-queries", type=int, default=20, help="queries timed as a tenant role")
+    ap.add_argument("--baseline-rev", help="also time (plain SQL) the statement of this git revision")
     ap.add_argument("--cluster", default=CLUSTER, help="the cluster's folder (default build/registry-bench)")
     a = ap.parse_args()
     CLUSTER = os.path.abspath(a.cluster)
@@ -338,6 +342,8 @@ def main():
         if got != options_key(a):
             raise SystemExit("the cluster holds %r, not %r: run --phase load" % (got, options_key(a)))
     try:
+        if a.phase == "publish":
+            publish(a, pg, env)
         if a.phase in ("measure", "all"):
             measure(a, pg, env)
     finally:
@@ -345,10 +351,13 @@ def main():
             sh(["sh", "tests/pg_cluster.sh", "stop", CLUSTER], cwd=ROOT)
 
 
-def search_sql():
-    """The text of search_sql in src/index/registry.c: the statement hyrax sends."""
-    src = open(os.path.join(ROOT, "src", "index", "registry.c")).read()
-    defs = dict(re.findall(r"#define (\w+) (\S+)", src + open(os.path.join(ROOT, "src", "index", "registry.h")).read()))
+def search_sql(rev=None):
+    """The text of search_sql in src/index/registry.c: the statement hyrax sends (with rev: the one
+    that git revision sent)."""
+    read = lambda name: (sh(["git", "show", "%s:src/index/%s" % (rev, name)], cwd=ROOT) if rev else
+                         open(os.path.join(ROOT, "src", "index", name)).read())
+    src = read("registry.c")
+    defs = dict(re.findall(r"#define (\w+) (\S+)", src + read("registry.h")))
     src = re.sub(r"HX_STRINGIFY\((\w+)\)", lambda m: '"%s"' % defs[m.group(1)], src)
     m = re.search(r'static const char search_sql\[\] =((?:\s*"(?:[^"\\]|\\.)*")+);', src)
     if not m:
@@ -365,13 +374,18 @@ def search_sql():
 MODES = {"hybrid": ("':qv'", "true"), "vector": ("':qv'", "false"), "keyword": ("NULL", "true")}
 
 
-def pgbench_script(mode, k):
+def pgbench_script(mode, k, rev=None):
     vec, kw = MODES[mode]
     params = {"1": vec, "2": "':qt'", "3": str(4 * k), "4": "NULL", "5": kw, "6": "NULL"}
-    body = re.sub(r"\$(\d+)", lambda m: params[m.group(1)], search_sql())
+    body = re.sub(r"\$(\d+)", lambda m: params[m.group(1)], search_sql(rev))
     # the query row in file order (the sequence is reset before each run), then the statement
     return ("SELECT v::text AS qv, t AS qt FROM public.bench_q WHERE id = (SELECT nextval('public.bench_seq')) "
             "\\gset\n" + body + ";\n")
+
+
+# The session settings hyrax's connection asks for (registry.c hx_registry_connect), for pgbench's.
+HYRAX_OPTIONS = ("-c search_path=hyrax,public -c client_min_messages=error -c hnsw.iterative_scan=relaxed_order "
+                 "-c hnsw.ef_search=100")
 
 
 def pgbench(pg, tmp, script, n, warm):
@@ -386,7 +400,7 @@ def pgbench(pg, tmp, script, n, warm):
             if old.startswith("pgbench_log"):
                 os.remove(os.path.join(tmp, old))
         sh([os.path.join(pg.bindir, "pgbench"), "-n", "-M", "simple", "-f", path, "-t", str(runs), "-l", pg.url],
-           cwd=tmp)
+           cwd=tmp, env=dict(os.environ, PGOPTIONS=HYRAX_OPTIONS))
         if keep:
             for name in os.listdir(tmp):
                 if name.startswith("pgbench_log"):
@@ -466,10 +480,16 @@ def measure(a, pg, env):
                                   "ratio_p99_hyrax_over_sql": round(percentiles(mine["ms"])["p99_ms"] /
                                                                     percentiles(peer)["p99_ms"], 3),
                                   "target_p99_ms": 500}), flush=True)
+        if a.baseline_rev:   # the statement as an older hyrax sent it, plain SQL only
+            for mode in ("keyword", "hybrid"):
+                peer = pgbench(pg, tmp, pgbench_script(mode, a.k, a.baseline_rev), len(queries), a.warm)
+                print(json.dumps(dict(engine="plain SQL via pgbench (statement of %s)" % a.baseline_rev, mode=mode,
+                                      **percentiles(peer))), flush=True)
         out = sh([os.path.join(HERE, "registry_bench"), pg.url, qfile, str(a.k), "0", "vector", "embed"], env=env,
                  cwd=ROOT)
         emb = json.loads(out.splitlines()[1])
         print(json.dumps(dict(engine=emb["engine"], **percentiles(emb["ms"]))), flush=True)
+    tenant(a, pg, env, queries)
     # the keyword side by how many rows match, and what the candidate bound costs in quality
     kb = keyword_bound(a, pg, queries)
     t0 = time.time()
@@ -491,31 +511,75 @@ def measure(a, pg, env):
         if ms:
             by[name] = dict(percentiles(ms))
     print(json.dumps({"keyword_matching_rows": percentiles([n for _, n in kb]),
-                      "keyword_overlap_at_%d_with_unbounded" % a.k: round(statistics.mean(overlaps), 4),
+                      "keyword_overlap_at_%d_with_unbounded" % a.k: round(statistics.mean(overlaps), 4) if overlaps else None,
                       "keyword_queries_with_matches": len(overlaps),
                       "hyrax_keyword_latency_by_matching_rows": by,
                       "check_s": round(time.time() - t0, 1)}), flush=True)
     if a.corpus:
-        publish(a, pg.url, env)
+        publish(a, pg, env)
 
 
-def publish(a, url, env):
-    hyrax = os.path.join(ROOT, "hyrax")
-    root = os.path.abspath(a.corpus)
-    t0 = time.time()
-    out = subprocess.run([hyrax, "publish", "--registry", url, "--allow-unsigned", "--root", root, "."],
-                         capture_output=True, text=True, env=env, cwd=root)
-    wall = time.time() - t0
+def tenant(a, pg, env, queries):
+    """Searches as a tenant role that owns none of the chunks (`--tenant`: SET ROLE, row-level
+    security applies), first --tenant-queries queries; and the plan of its keyword side: the
+    policies' quals come first and ts_match_vq (tsvector @@ tsquery) is not leakproof, so the GIN
+    index cannot be used under them."""
+    pg.sql("DO $$BEGIN CREATE ROLE bench_tenant; EXCEPTION WHEN duplicate_object THEN NULL; END$$")
+    plans = {}
+    for role in ("bench_tenant", "hyrax"):
+        plan = pg.sql("SET ROLE " + role, "EXPLAIN SELECT id FROM hyrax.chunks WHERE tsv @@ websearch_to_tsquery("
+                      "'english', '%s')" % queries[0]["t"])
+        plans[role] = plan.splitlines()[0].split("  ")[0]
+    print(json.dumps({"keyword_plan_as_tenant": plans["bench_tenant"], "keyword_plan_as_owner": plans["hyrax"]}),
+          flush=True)
+    with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "build")) as tmp:
+        qfile = os.path.join(tmp, "queries.tsv")
+        with open(qfile, "w") as f:
+            f.write("".join(q["v"] + "\t" + q["t"] + "\n" for q in queries))
+        for mode in ("vector", "keyword", "hybrid"):
+            out = sh([os.path.join(HERE, "registry_bench"), pg.url, qfile, str(a.k), "2", mode, "tenant=bench_tenant",
+                      "queries=%d" % a.tenant_queries], env=env, cwd=ROOT)
+            print(json.dumps(dict(engine="hyrax hx_registry_search as a tenant owning no rows", mode=mode,
+                                  **percentiles(json.loads(out.splitlines()[0])["ms"]))), flush=True)
+
+
+def publish(a, pg, env):
+    """`hyrax publish --allow-unsigned --tenant bench_pub` over --corpus-limit files of --corpus
+    (every n-th in path order, copied under build/): a tenant of its own, set up as README says,
+    since publish removes the tenant's documents that are not in the folder; what an earlier run
+    published is deleted first."""
+    import shutil
+    src = os.path.abspath(a.corpus)
+    files = sorted(os.path.relpath(os.path.join(d, f), src) for d, _, fs in os.walk(src) for f in fs)
+    if a.corpus_limit and a.corpus_limit < len(files):   # every n-th file, spread over the corpus
+        files = files[::len(files) // a.corpus_limit][:a.corpus_limit]
+    with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "build")) as root:
+        for f in files:
+            os.makedirs(os.path.join(root, os.path.dirname(f)), exist_ok=True)
+            shutil.copyfile(os.path.join(src, f), os.path.join(root, f))
+        pg.sql("DO $$BEGIN CREATE ROLE bench_pub; EXCEPTION WHEN duplicate_object THEN NULL; END$$",
+               "GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA hyrax TO bench_pub",
+               "GRANT USAGE ON ALL SEQUENCES IN SCHEMA hyrax TO bench_pub",
+               "DELETE FROM hyrax.documents WHERE tenant = 'bench_pub'")
+        t0, c0 = time.time(), os.times()
+        out = subprocess.run([os.path.join(ROOT, "hyrax"), "publish", "--registry", pg.url, "--tenant", "bench_pub",
+                              "--allow-unsigned",
+                              "--root", root, "."], capture_output=True, text=True, env=env, cwd=root)
+        wall, c1 = time.time() - t0, os.times()
     m = re.search(r"published (\d+), unchanged (\d+).*?; (\d+) chunks \(embedding ([\d.]+) s, registry ([\d.]+) s\)",
                   out.stdout)
     if not m:
         print(json.dumps({"publish_error": out.stdout[-300:] + out.stderr[-300:]}))
         return
     docs, chunks, emb, reg = int(m.group(1)), int(m.group(3)), float(m.group(4)), float(m.group(5))
-    print(json.dumps({"publish_documents": docs, "chunks": chunks, "wall_s": round(wall, 2),
+    print(json.dumps({"publish_files": len(files), "published_documents": docs, "chunks": chunks,
+                      "wall_s": round(wall, 2), "hyrax_cpu_s": round(c1.children_user + c1.children_system -
+                                                                     c0.children_user - c0.children_system, 1),
+                      "embedding_s": emb, "registry_s": reg,
                       "embedding_chunks_per_s": round(chunks / emb, 1) if emb else None,
                       "registry_chunks_per_s": round(chunks / reg, 1) if reg else None,
-                      "embedding_s": emb, "registry_s": reg}))
+                      "ratio_registry_over_embedding": round(emb / reg, 1) if reg else None,
+                      "load_avg": os.getloadavg()[0]}), flush=True)
 
 
 def cpu():
