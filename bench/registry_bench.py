@@ -26,6 +26,7 @@ HNSW with maintenance_work_mem 5GB and 2 parallel maintenance workers). The tabl
 The cluster is a throwaway one made by tests/pg_cluster.sh under build/registry-bench. Phases:
     --phase load      start the cluster, load and index; leaves it running
     --phase measure   use the running cluster (loaded by --phase load with the same options)
+    --phase recall    only the HNSW recall, at each --ef
     --phase publish   only time `hyrax publish` of --corpus into the running cluster
     --phase all       both, then stop it (default; --keep leaves it running)
     --phase stop      stop it and delete it
@@ -306,7 +307,7 @@ def percentiles(ms):
 def main():
     global CLUSTER
     ap = argparse.ArgumentParser()
-    ap.add_argument("--phase", choices=["load", "measure", "publish", "all", "stop"], default="all")
+    ap.add_argument("--phase", choices=["load", "measure", "recall", "publish", "all", "stop"], default="all")
     ap.add_argument("--chunks", type=int, default=100000)
     ap.add_argument("--per-doc", type=int, default=10)
     ap.add_argument("--clusters", type=int, default=1000)
@@ -322,7 +323,10 @@ def main():
     ap.add_argument("--corpus", help="a folder of documents to time `hyrax publish` on")
     ap.add_argument("--corpus-limit", type=int, default=0, help="publish only N files of it, spread over it")
     ap.add_argument("--keep", action="store_true", help="leave the cluster running after --phase all")
-    ap.add_argument("--tenant-queries", type=int, default=20, help="queries timed as a tenant role")
+    ap.add_argument("--ef", type=int, nargs="+", default=[40, 100, 200, 400], help="ef_search values for --phase recall")
+    ap.add_argument("--tenant-queries", type=int, default=10, help="queries timed as a tenant role")
+    ap.add_argument("--slow-queries", type=int, default=50,
+                    help="queries for the slow checks: the baseline statement, ranking every keyword match")
     ap.add_argument("--baseline-rev", help="also time (plain SQL) the statement of this git revision")
     ap.add_argument("--cluster", default=CLUSTER, help="the cluster's folder (default build/registry-bench)")
     a = ap.parse_args()
@@ -342,6 +346,11 @@ def main():
         if got != options_key(a):
             raise SystemExit("the cluster holds %r, not %r: run --phase load" % (got, options_key(a)))
     try:
+        if a.phase == "recall":
+            exact = json.load(open(os.path.join(CLUSTER, "exact.json")))["exact"]
+            queries = [dict(zip(("id", "v"), line.split("|"))) for line in
+                       pg.sql("SELECT id, v::text FROM public.bench_q ORDER BY id").splitlines()]
+            print(json.dumps(recall(a, pg, queries, exact, a.ef)), flush=True)
         if a.phase == "publish":
             publish(a, pg, env)
         if a.phase in ("measure", "all"):
@@ -408,18 +417,26 @@ def pgbench(pg, tmp, script, n, warm):
     return ms
 
 
-def recall(a, pg, queries, exact):
+def recall(a, pg, queries, exact, efs=(100, 40)):
     """recall@k of the HNSW side (hyrax's ef_search and pgvector's default) against the exact top k
-    from the load; the exact side cross-checked with PostgreSQL's own exact scan on 3 queries."""
+    from the load, and the mean inner product of the k found over that of the exact k (1.0: as
+    near as the exact answer); the exact side cross-checked with PostgreSQL's own exact scan on 3
+    queries."""
     out = {}
-    top = lambda v: ("SELECT string_agg(id::text, ',') FROM (SELECT c.id FROM hyrax.chunks c "
-                     "ORDER BY c.embedding <#> '%s'::vector LIMIT %d) s" % (v, a.k))
-    for ef in (100, 40):
+    top = lambda v: ("SELECT string_agg(id::text, ',') || ' ' || sum(-d) FROM (SELECT c.id, c.embedding <#> "
+                     "'%s'::vector AS d FROM hyrax.chunks c ORDER BY c.embedding <#> '%s'::vector LIMIT %d) s"
+                     % (v, v, a.k))
+    best = pg.sql(*["SELECT sum(-(embedding <#> '%s'::vector)) FROM hyrax.chunks WHERE id IN (%s)" % (
+        q["v"], ",".join(map(str, e))) for q, e in zip(queries, exact)]).split()
+    for ef in efs:
         t0 = time.time()
-        got = pg.sql("SET hnsw.ef_search = %d" % ef, *[top(q["v"]) for q in queries]).split()
-        r = [len(set(map(int, g.split(","))) & set(e)) / a.k for g, e in zip(got, exact)]
+        got = [line.split() for line in pg.sql("SET hnsw.ef_search = %d" % ef, *[top(q["v"]) for q in queries])
+               .splitlines()]
+        r = [len(set(map(int, g[0].split(","))) & set(e)) / a.k for g, e in zip(got, exact)]
         out["recall_at_%d_ef%d" % (a.k, ef)] = round(statistics.mean(r), 4)
         out["min_recall_ef%d" % ef] = min(r)
+        out["queries_below_0.5_ef%d" % ef] = sum(x < 0.5 for x in r)
+        out["similarity_ratio_ef%d" % ef] = round(statistics.mean(float(g[1]) / float(b) for g, b in zip(got, best)), 4)
         out["ms_per_query_ef%d" % ef] = round(1000 * (time.time() - t0) / len(queries), 1)
     t0 = time.time()
     got = pg.sql("SET enable_indexscan = off", *[top(q["v"]) for q in queries[:3]]).split()
@@ -482,7 +499,7 @@ def measure(a, pg, env):
                                   "target_p99_ms": 500}), flush=True)
         if a.baseline_rev:   # the statement as an older hyrax sent it, plain SQL only
             for mode in ("keyword", "hybrid"):
-                peer = pgbench(pg, tmp, pgbench_script(mode, a.k, a.baseline_rev), len(queries), a.warm)
+                peer = pgbench(pg, tmp, pgbench_script(mode, a.k, a.baseline_rev), a.slow_queries, a.warm)
                 print(json.dumps(dict(engine="plain SQL via pgbench (statement of %s)" % a.baseline_rev, mode=mode,
                                       **percentiles(peer))), flush=True)
         out = sh([os.path.join(HERE, "registry_bench"), pg.url, qfile, str(a.k), "0", "vector", "embed"], env=env,
@@ -491,6 +508,7 @@ def measure(a, pg, env):
         print(json.dumps(dict(engine=emb["engine"], **percentiles(emb["ms"]))), flush=True)
     tenant(a, pg, env, queries)
     # the keyword side by how many rows match, and what the candidate bound costs in quality
+    queries = queries[:a.slow_queries]
     kb = keyword_bound(a, pg, queries)
     t0 = time.time()
     kw_params = lambda q: {"1": "NULL", "2": "'%s'" % q["t"], "3": str(4 * a.k), "4": "NULL", "5": "true", "6": "NULL"}
