@@ -297,11 +297,11 @@ def options_key(a):
 
 # === Measuring ===
 
-def percentiles(ms):
+def percentiles(ms, unit="_ms"):
     s = sorted(ms)
     pick = lambda p: s[min(len(s) - 1, int(round(p * (len(s) - 1))))]
-    return {"queries": len(s), "p50_ms": round(pick(0.5), 3), "p90_ms": round(pick(0.9), 3),
-            "p99_ms": round(pick(0.99), 3), "max_ms": round(s[-1], 3), "mean_ms": round(statistics.mean(s), 3)}
+    return {"queries": len(s), "p50" + unit: round(pick(0.5), 3), "p90" + unit: round(pick(0.9), 3),
+            "p99" + unit: round(pick(0.99), 3), "max" + unit: round(s[-1], 3), "mean" + unit: round(statistics.mean(s), 3)}
 
 
 def main():
@@ -350,7 +350,7 @@ def main():
             exact = json.load(open(os.path.join(CLUSTER, "exact.json")))["exact"]
             queries = [dict(zip(("id", "v"), line.split("|"))) for line in
                        pg.sql("SELECT id, v::text FROM public.bench_q ORDER BY id").splitlines()]
-            print(json.dumps(recall(a, pg, queries, exact, a.ef)), flush=True)
+            print(json.dumps(recall(a, pg, queries, exact, a.ef, False)), flush=True)
         if a.phase == "publish":
             publish(a, pg, env)
         if a.phase in ("measure", "all"):
@@ -417,7 +417,7 @@ def pgbench(pg, tmp, script, n, warm):
     return ms
 
 
-def recall(a, pg, queries, exact, efs=(100, 40)):
+def recall(a, pg, queries, exact, efs=(100, 40), check_exact=True):
     """recall@k of the HNSW side (hyrax's ef_search and pgvector's default) against the exact top k
     from the load, and the mean inner product of the k found over that of the exact k (1.0: as
     near as the exact answer); the exact side cross-checked with PostgreSQL's own exact scan on 3
@@ -438,10 +438,11 @@ def recall(a, pg, queries, exact, efs=(100, 40)):
         out["queries_below_0.5_ef%d" % ef] = sum(x < 0.5 for x in r)
         out["similarity_ratio_ef%d" % ef] = round(statistics.mean(float(g[1]) / float(b) for g, b in zip(got, best)), 4)
         out["ms_per_query_ef%d" % ef] = round(1000 * (time.time() - t0) / len(queries), 1)
-    t0 = time.time()
-    got = pg.sql("SET enable_indexscan = off", *[top(q["v"]) for q in queries[:3]]).split()
-    out["exact_sql_agrees"] = [sorted(map(int, g.split(","))) == sorted(e) for g, e in zip(got, exact)]
-    out["exact_sql_s_per_query"] = round((time.time() - t0) / 3, 1)
+    if check_exact:
+        t0 = time.time()
+        got = pg.sql("SET enable_indexscan = off", *[top(q["v"]) for q in queries[:3]]).splitlines()
+        out["exact_sql_agrees"] = [sorted(map(int, g.split()[0].split(","))) == sorted(e) for g, e in zip(got, exact)]
+        out["exact_sql_s_per_query"] = round((time.time() - t0) / 3, 1)
     out["queries"] = len(queries)
     return out
 
@@ -510,7 +511,6 @@ def measure(a, pg, env):
     # the keyword side by how many rows match, and what the candidate bound costs in quality
     queries = queries[:a.slow_queries]
     kb = keyword_bound(a, pg, queries)
-    t0 = time.time()
     kw_params = lambda q: {"1": "NULL", "2": "'%s'" % q["t"], "3": str(4 * a.k), "4": "NULL", "5": "true", "6": "NULL"}
     tops = pg.sql(*["SELECT string_agg(id::text, ',') FROM (SELECT id FROM (%s) s (id, doc, vr, kr) "
                     "WHERE kr IS NOT NULL ORDER BY kr LIMIT %d) t" % (
@@ -528,11 +528,10 @@ def measure(a, pg, env):
         ms = [t for t, (_, n) in zip(kw, kb) if lo <= n < hi]
         if ms:
             by[name] = dict(percentiles(ms))
-    print(json.dumps({"keyword_matching_rows": percentiles([n for _, n in kb]),
+    print(json.dumps({"keyword_matching_rows": percentiles([n for _, n in kb], ""),
                       "keyword_overlap_at_%d_with_unbounded" % a.k: round(statistics.mean(overlaps), 4) if overlaps else None,
                       "keyword_queries_with_matches": len(overlaps),
-                      "hyrax_keyword_latency_by_matching_rows": by,
-                      "check_s": round(time.time() - t0, 1)}), flush=True)
+                      "hyrax_keyword_latency_by_matching_rows": by}), flush=True)
     if a.corpus:
         publish(a, pg, env)
 
