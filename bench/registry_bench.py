@@ -72,10 +72,9 @@ class Pg:
             cmd += ["-c", t]
         return sh(cmd)
 
-    def copy_in(self, table_cols, data, binary=False):
-        fmt = " (FORMAT binary)" if binary else ""
+    def copy_in(self, table_cols, data):
         p = subprocess.run([os.path.join(self.bindir, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", self.url, "-c",
-                            "COPY %s FROM STDIN%s" % (table_cols, fmt)], input=data, capture_output=True)
+                            "COPY %s FROM STDIN" % table_cols], input=data, capture_output=True)
         if p.returncode:
             raise SystemExit("COPY %s failed: %s" % (table_cols, p.stderr.decode()[-500:]))
 
@@ -462,7 +461,6 @@ def keyword_bound(a, pg, queries):
 
 
 def measure(a, pg, env):
-    import numpy as np
     exact = json.load(open(os.path.join(CLUSTER, "exact.json")))["exact"]
     queries = [dict(zip(("id", "v", "t", "ranks"), line.split("|"))) for line in
                pg.sql("SELECT id, v::text, t, ranks FROM public.bench_q ORDER BY id").splitlines()]
