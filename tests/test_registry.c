@@ -7,8 +7,10 @@
  * removes deleted ones, and a publish killed mid-transaction leaves whole batches only; search
  * --source registry finds by vector and by keyword, applies filters and min_score, and answers
  * "not consulted" within its timeout when the server never replies; tenants cannot read each
- * other's rows through hyrax, crafted query text or filters, or plain SQL as their role. */
+ * other's rows through hyrax, crafted query text or filters, or plain SQL as their role; the
+ * keyword side ranks at most HX_REGISTRY_KEYWORD_CANDIDATES matching chunks. */
 #include "check.h"
+#include "registry.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -422,6 +424,52 @@ static void test_mcp(void)
     free(out);
 }
 
+/* === The keyword side's candidate bound === */
+
+/* The best keyword answer for "zyzzogeton" (k 1, keyword side only); caller frees. */
+static char *keyword_best(void)
+{
+    char *out;
+    int rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --mode keyword --json -k 1 zyzzogeton", url);
+    CHECK(rc == 0, "keyword search: %.300s", out);
+    return out;
+}
+
+/* HX_REGISTRY_KEYWORD_CANDIDATES chunks saying "zyzzogeton" once, then one saying it three times
+ * (the best by ts_rank_cd). CLUSTER lays the table out in id order, so a scan (sequential or GIN
+ * bitmap) yields that chunk last: beyond the bound, it is never ranked. One chunk fewer, and the
+ * scan yields it within the bound and it is the best. */
+static void test_keyword_bound(void)
+{
+    char sql[2048];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO hyrax.documents (path, title, content_hash) VALUES ('bound/many.md', 'many', 'a'), "
+             "('bound/best.md', 'best', 'b'); "
+             "INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, text, embedding) "
+             "SELECT d.id, d.tenant, d.visibility, g, CASE WHEN g > %d THEN 'zyzzogeton zyzzogeton zyzzogeton' "
+             "ELSE 'zyzzogeton once' END, (SELECT array_agg(random()) FROM generate_series(1, 384) WHERE g > 0)::vector "
+             "FROM generate_series(1, %d) g JOIN hyrax.documents d ON d.path = CASE WHEN g > %d "
+             "THEN 'bound/best.md' ELSE 'bound/many.md' END ORDER BY g; "
+             "CLUSTER hyrax.chunks USING chunks_pkey; "
+             "SELECT count(*) FROM hyrax.chunks WHERE tsv @@ 'zyzzogeton'::tsquery",
+             HX_REGISTRY_KEYWORD_CANDIDATES, HX_REGISTRY_KEYWORD_CANDIDATES + 1, HX_REGISTRY_KEYWORD_CANDIDATES);
+    char want[32];
+    snprintf(want, sizeof want, "%d", HX_REGISTRY_KEYWORD_CANDIDATES + 1);
+    CHECK(sql_is(NULL, sql, want), "the bound plus one chunks say zyzzogeton");
+    char *out = keyword_best();
+    CHECK(strstr(out, "\"path\":\"bound/many.md\"") && !strstr(out, "bound/best.md"),
+          "the chunk beyond the bound is not ranked: %.300s", out);
+    free(out);
+    CHECK(sql_is(NULL, "DELETE FROM hyrax.chunks WHERE id = (SELECT min(c.id) FROM hyrax.chunks c JOIN hyrax.documents d "
+                       "ON d.id = c.document_id WHERE d.path = 'bound/many.md') RETURNING 1", "1"),
+          "one chunk fewer");
+    out = keyword_best();
+    CHECK(strstr(out, "\"path\":\"bound/best.md\""), "within the bound it is the best: %.300s", out);
+    free(out);
+    CHECK(sql_is(NULL, "WITH d AS (DELETE FROM hyrax.documents WHERE path LIKE 'bound/%' RETURNING 1) "
+                       "SELECT count(*) FROM d", "2"), "clean up");
+}
+
 int main(void)
 {
     char *out;
@@ -454,6 +502,7 @@ int main(void)
     test_timeout();
     test_tenants();
     test_mcp();
+    test_keyword_bound();
     sh(&out, "sh tests/pg_cluster.sh stop %s", dir);
     free(out);
     return check_report("test_registry");

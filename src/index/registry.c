@@ -400,6 +400,9 @@ out:
 /* $1 query vector (text, NULL for none), $2 query text, $3 candidates per side, $4 filters (a
  * JSON array of {"k": key, "v": [values]}, NULL for none), $5 whether the keyword side runs, $6
  * the read time (documents published at or before it; NULL for now).
+ * The keyword side ranks (ts_rank_cd) at most HX_REGISTRY_KEYWORD_CANDIDATES of the chunks that
+ * match every word, the first the scan yields, so a query of common words costs a bounded amount
+ * instead of ranking most of the table (bench/RESULTS-registry.md).
  * A filter holds when the document's metadata value under k (a string, or an array of them)
  * contains one of v (jsonb's ? operator). Row-level security applies to every table read. */
 static const char search_sql[] =
@@ -413,10 +416,11 @@ static const char search_sql[] =
     "    ORDER BY c.embedding <#> $1::vector LIMIT $3), "
     "v AS (SELECT id, row_number() OVER (ORDER BY dist, id) AS r FROM vs), "
     "q AS (SELECT websearch_to_tsquery('english', $2) AS q), "
-    "ks AS (SELECT c.id, ts_rank_cd(c.tsv, q.q, 32) AS rank FROM hyrax.chunks c, q "
+    "ks AS (SELECT m.id, ts_rank_cd(m.tsv, m.q, 32) AS rank FROM (SELECT c.id, c.tsv, q.q FROM hyrax.chunks c, q "
     "    WHERE $5::bool AND c.tsv @@ q.q "
     "    AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
-    "    ORDER BY rank DESC, c.id LIMIT $3), "
+    "    LIMIT " HX_STRINGIFY(HX_REGISTRY_KEYWORD_CANDIDATES) ") m "
+    "    ORDER BY rank DESC, m.id LIMIT $3), "
     "k AS (SELECT id, rank, row_number() OVER (ORDER BY rank DESC, id) AS r FROM ks) "
     "SELECT c.id, c.document_id, v.r, k.r, k.rank, "
     "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, "

@@ -16,6 +16,7 @@
 #define HX_REGISTRY_ENV "HYRAX_REGISTRY"    /* the registry URL when --registry is not given */
 #define HX_REGISTRY_SCHEMA_VERSION 1        /* the schema this build creates and reads */
 #define HX_REGISTRY_TIMEOUT_MS 3000         /* a search's default wait for the registry */
+#define HX_REGISTRY_KEYWORD_CANDIDATES 2000 /* chunks a search's keyword side ranks at most */
 
 typedef struct hx_registry hx_registry;
 
