@@ -173,8 +173,8 @@ static int flush(hx_registry *r, hx_encoder *enc, const hx_publish_opts *o, pub_
             const hx_chunk *ch = &docs[i].chunks[c];
             texts[at] = ch->text;
             lens[at] = strlen(ch->text);
-            chunks[at] = (hx_registry_chunk){ch->index, ch->line_start, ch->line_end, ch->heading, ch->text,
-                                             vecs + at * HX_EMBED_DIM};
+            chunks[at] = (hx_registry_chunk){ch->index,      ch->line_start, ch->line_end, ch->byte_start,
+                                             ch->byte_end,   ch->heading,    ch->text,     vecs + at * HX_EMBED_DIM};
         }
     }
     double t0 = now_s();
