@@ -691,6 +691,81 @@ static void test_tenants(void)
           "acme reads its own row");
 }
 
+/* Private visibility: a document owned by the publishing user's role, read by that role only.
+ * Users are roles that are members of their tenant's role; hyrax acts as one with SET ROLE (the
+ * server checks the login may), so neither query text nor a setting the session could change
+ * itself names the user. */
+static void test_private(void)
+{
+    char *out, root[512];
+    free(sql_as(NULL, "CREATE ROLE alice IN ROLE acme; CREATE ROLE bob IN ROLE acme; "
+                      "CREATE ROLE alice_login LOGIN IN ROLE alice; CREATE ROLE bob_login LOGIN IN ROLE bob"));
+    snprintf(root, sizeof root, "%s/private", dir);
+    mkdir(root, 0755);
+    check_put(root, "p/diary.md", "# Diary\n\nMy quokka salary negotiation notes.\n");
+    check_put(root, "p/team.md", "# Team\n\nThe quokka team meets on Mondays.\n");
+    int rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --tenant acme --visibility private --allow-unsigned "
+                      "p/diary.md", root, url);
+    CHECK(rc == 1 && strstr(out, "private belongs to a user"), "private needs a user: %s", out);
+    free(out);
+    rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --tenant acme --user alice --visibility private "
+                  "--allow-unsigned p/diary.md && $HYRAX_BIN publish --registry '%s' --tenant acme --user bob "
+                  "--allow-unsigned p/team.md", root, url, url);
+    CHECK(rc == 0, "alice publishes a private document, bob a tenant one: %s", out);
+    free(out);
+    CHECK(sql_is(NULL, "SELECT string_agg(path || ':' || tenant || ':' || visibility || ':' || coalesce(owner, '-'), ',' "
+                       "ORDER BY path) FROM hyrax.documents WHERE path LIKE 'p/%'",
+                 "p/diary.md:acme:private:alice,p/team.md:acme:tenant:-"), "tenant acme, owner alice");
+    char aurl[512], burl[512];
+    snprintf(aurl, sizeof aurl, "postgresql://alice_login@/postgres?host=%s", sockdir);
+    snprintf(burl, sizeof burl, "postgresql://bob_login@/postgres?host=%s", sockdir);
+    struct {
+        const char *login, *identity;
+        bool sees;
+    } readers[] = {
+        {url, "--tenant acme --user alice", true}, {aurl, "--tenant acme --user alice", true},
+        {url, "--tenant acme --user bob", false},  {burl, "--tenant acme --user bob", false},
+        {url, "--tenant acme", false},             {url, "--tenant globex", false},
+    };
+    for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
+        rc = sh(&out, "$HYRAX_BIN search --registry '%s' %s --source registry --json -k 50 --min-score 0 quokka salary",
+                readers[i].login, readers[i].identity);
+        CHECK(rc == 0 && strstr(out, "\"consulted\":true") && !strstr(out, "p/diary.md") == !readers[i].sees,
+              "%s%s sees the private document: %.400s", readers[i].identity, readers[i].sees ? "" : " never", out);
+        CHECK(strstr(out, "p/team.md") || !strstr(readers[i].identity, "acme"), "%s sees acme's tenant document",
+              readers[i].identity);
+        free(out);
+    }
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --tenant acme --user alice --source registry --json quokka", burl);
+    CHECK(strstr(out, "\"consulted\":false") && strstr(out, "permission denied"), "bob's login cannot act as alice: %s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --tenant globex --user alice --source registry --json quokka", url);
+    CHECK(strstr(out, "\"consulted\":false") && strstr(out, "not a member of tenant globex"),
+          "alice is no user of globex: %s", out);
+    free(out);
+    /* plain SQL as the roles */
+    CHECK(sql_is("alice_login", "SET ROLE alice; SELECT count(*) FROM hyrax.documents WHERE path LIKE 'p/%'", "2"),
+          "plain SQL: alice reads her private document and the tenant's");
+    CHECK(sql_is("bob_login", "SET ROLE bob; SELECT count(*) FROM hyrax.documents WHERE path LIKE 'p/%'", "1"),
+          "plain SQL: bob reads the tenant's only");
+    CHECK(sql_is("bob_login", "SET ROLE bob; SELECT count(*) FROM hyrax.chunks WHERE owner = 'alice'", "0"),
+          "plain SQL: no chunk of alice's for bob");
+    CHECK(sql_is("bob_login", "SELECT count(*) FROM hyrax.documents WHERE path = 'p/diary.md'", "0"),
+          "plain SQL: nor for bob's login");
+    CHECK(sql_is("bob_login", "SET ROLE bob; UPDATE hyrax.documents SET owner = 'bob' WHERE path = 'p/diary.md' "
+                              "RETURNING 1", ""), "plain SQL: bob cannot take alice's document");
+    char *e = sql_as("bob_login", "SET ROLE alice");
+    CHECK(strstr(e, "permission denied"), "plain SQL: SET ROLE alice refused to bob: %s", e);
+    free(e);
+    e = sql_as("bob_login", "SELECT set_config('role', 'alice', false)");
+    CHECK(strstr(e, "permission denied"), "plain SQL: set_config('role') refused to bob: %s", e);
+    free(e);
+    e = sql_as("bob_login", "SET ROLE bob; INSERT INTO hyrax.documents (tenant, owner, path, content_hash, visibility) "
+                            "VALUES ('acme', 'alice', 'p/forged.md', 'x', 'private')");
+    CHECK(strstr(e, "row-level security"), "plain SQL: bob cannot write a document owned by alice: %s", e);
+    free(e);
+}
+
 /* === MCP: the publish tool and search {source: registry} === */
 
 /* Runs `hyrax serve` on root as tenant acme with the initialize handshake and one tools/call;
@@ -756,6 +831,7 @@ int main(void)
     test_timeout();
     test_fused();
     test_tenants();
+    test_private();
     test_mcp();
     sh(&out, "sh tests/pg_cluster.sh stop %s", dir);
     free(out);
