@@ -799,6 +799,131 @@ static void test_mcp(void)
     free(out);
 }
 
+/* Reads the server's lines until the response with id `id` (its line into *response, owned) or
+ * timeout; counts the notifications/progress of token `token` into *n and the last one's progress
+ * and total into last[0..1] (progress never goes down, else *n = -1). */
+static void read_until(server *sv, int id, const char *token, int *n, long last[2], char **response, int timeout_ms)
+{
+    char want[32], tok[64];
+    snprintf(want, sizeof want, "\"id\":%d,", id);
+    snprintf(tok, sizeof tok, "\"progressToken\":\"%s\"", token);
+    *response = NULL;
+    double end = now_s() + timeout_ms / 1000.0;
+    while (!*response && now_s() < end) {
+        char *line = read_line(sv, (int)((end - now_s()) * 1000) + 1);
+        if (!line)
+            break;
+        const char *at;
+        long p, t;
+        if (strstr(line, "notifications/progress") && strstr(line, tok) && (at = strstr(line, "\"progress\":")) &&
+            sscanf(at, "\"progress\":%ld,\"total\":%ld", &p, &t) == 2) {
+            *n = p < last[0] || *n < 0 ? -1 : *n + 1;
+            last[0] = p;
+            last[1] = t;
+        } else if (strstr(line, want)) {
+            *response = line;
+            continue;
+        }
+        free(line);
+    }
+}
+
+/* MCP publish (issue 14 item 3): notifications/progress per batch when the call carries a
+ * progressToken, the last saying every file is done (unchanged ones too); notifications/cancelled
+ * stops it between batches: the committed batches stay, the rest is not published, no response. */
+static void test_mcp_progress(void)
+{
+    char root[512], pdb[600];
+    snprintf(root, sizeof root, "%s/mcppub", dir);
+    snprintf(pdb, sizeof pdb, "%s/.hyrax/index.hyx", root);
+    mkdir(root, 0755);
+    for (int i = 0; i < 40; i++) {
+        char name[32], text[128];
+        snprintf(name, sizeof name, "c/c%02d.md", i);
+        snprintf(text, sizeof text, "# Card %d\n\nThe wombat card number %d.\n", i, i);
+        check_put(root, name, text);
+        snprintf(name, sizeof name, "d/d%02d.md", i);
+        check_put(root, name, text);
+    }
+    setenv("HYRAX_REGISTRY", url, 1);
+    server sv;
+    CHECK(start_in(&sv, root, pdb, 0) == 0, "serve starts");
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                   "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    free(read_line(&sv, 60000));
+    static const char call[] = "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":"
+                               "\"publish\",\"arguments\":{\"paths\":[\"%s\"],\"allow_unsigned\":true},"
+                               "\"_meta\":{\"progressToken\":\"%s\"}}}";
+    char line[512], *resp;
+    int n = 0;
+    long last[2] = {0, 0};
+    snprintf(line, sizeof line, call, 1, "c", "p1");
+    send_line(&sv, line);
+    read_until(&sv, 1, "p1", &n, last, &resp, 120000);
+    CHECK(resp && strstr(resp, "\"published\":40"), "published 40: %.300s", resp ? resp : "(none)");
+    CHECK(n == 3 && last[0] == 40 && last[1] == 40, "one notification per batch of 16, the last 40 of 40: %d, %ld/%ld",
+          n, last[0], last[1]);
+    free(resp);
+    /* one file changed: the last notification still says every file is done */
+    check_put(root, "c/c05.md", "# Card 5\n\nThe wombat card, changed.\n");
+    n = 0;
+    last[0] = last[1] = 0;
+    snprintf(line, sizeof line, call, 2, "c", "p2");
+    send_line(&sv, line);
+    read_until(&sv, 2, "p2", &n, last, &resp, 120000);
+    CHECK(resp && strstr(resp, "\"published\":1") && strstr(resp, "\"unchanged\":39"), "one republished: %.300s",
+          resp ? resp : "(none)");
+    CHECK(n >= 1 && last[0] == 40 && last[1] == 40, "unchanged files count as done: %d notifications, last %ld/%ld", n,
+          last[0], last[1]);
+    free(resp);
+    /* cancelled while the second batch (d16..d31) waits on a key another session holds */
+    char blocker[8192];
+    snprintf(blocker, sizeof blocker,
+             "'%s' -X -Atq 'postgresql://hyrax@/postgres?host=%s' -c \"INSERT INTO hyrax.documents (tenant, path, "
+             "content_hash) VALUES ('hyrax', 'd/d20.md', 'x'); SELECT pg_sleep(60)\" >/dev/null 2>&1 &",
+             psql, sockdir);
+    CHECK(system(blocker) == 0, "blocker started");
+    n = 0;
+    last[0] = last[1] = 0;
+    snprintf(line, sizeof line, call, 3, "d", "p3");
+    send_line(&sv, line);
+    int waiting = 0;
+    for (int i = 0; i < 1200 && !waiting; i++) {
+        char *w = sql_as(NULL, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                               "AND query LIKE '%INSERT INTO hyrax.documents%'");
+        waiting = !strcmp(w, "1");
+        free(w);
+        if (!waiting)
+            usleep(50000);
+    }
+    CHECK(waiting, "publish reached the held key");
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}}");
+    usleep(300000);   /* the server reads the cancellation before the batch can go on */
+    free(sql_as(NULL, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' "
+                      "AND pid <> pg_backend_pid()"));
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}");
+    char *r3 = NULL;
+    read_until(&sv, 4, "p3", &n, last, &resp, 120000);
+    CHECK(resp != NULL, "the server answers after the cancellation");
+    free(resp);
+    /* the cancelled call gets no response: whatever came before the ping's answer had no id 3 */
+    CHECK(n >= 1 && last[0] == 16, "progress of the first batch only: %d, last %ld", n, last[0]);
+    close(sv.in);
+    read_until(&sv, 3, "p3", &n, last, &r3, 20000);
+    CHECK(!r3, "no response to the cancelled call: %.200s", r3 ? r3 : "");
+    free(r3);
+    waitpid(sv.pid, NULL, 0);
+    unsetenv("HYRAX_REGISTRY");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.documents WHERE path LIKE 'd/%'", "32"),
+          "the two committed batches stay, the third is not published");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.documents d WHERE path LIKE 'd/%' AND (SELECT count(*) FROM "
+                       "hyrax.chunks c WHERE c.document_id = d.id) = 0", "0"), "no document without its chunks");
+    char *out;
+    int rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --allow-unsigned d", root, url);
+    CHECK(rc == 0 && strstr(out, "published 8, unchanged 32"), "publishing again finishes the job: %s", out);
+    free(out);
+}
+
 int main(void)
 {
     char *out;
@@ -833,6 +958,7 @@ int main(void)
     test_tenants();
     test_private();
     test_mcp();
+    test_mcp_progress();
     sh(&out, "sh tests/pg_cluster.sh stop %s", dir);
     free(out);
     return check_report("test_registry");

@@ -2179,7 +2179,7 @@ static int cmd_registry(const cli_args *a)
 static int publish_progress(void *ctx, size_t done, size_t total, const char *path)
 {
     (void)ctx;
-    fprintf(stderr, "publish: %zu/%zu documents", done, total);
+    fprintf(stderr, "publish: %zu/%zu files", done, total);
     if (path)
         put_line(stderr, ", last ", path);
     else

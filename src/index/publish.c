@@ -240,7 +240,6 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
         if (!found && covered(o, known.paths[i]))
             removed[n_removed++] = known.paths[i];
     }
-    size_t done = 0;
     for (size_t i = 0; i < files.n; i++) {
         pub_doc *d = &docs[n];
         hx_error e = {0};
@@ -275,20 +274,21 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
             continue;
         if ((rc = flush(r, enc, o, docs, n, removed, n_removed, rep, err)))
             goto out;
-        done += n;
         n_removed = 0;
         for (size_t j = 0; j < n; j++)
             pub_doc_clear(&docs[j]);
         n = 0;
-        if (o->progress && o->progress(o->progress_ctx, done, files.n, files.paths[i])) {
-            rc = hx_error_set(err, HX_ECANCELED, -1, "publish stopped after %zu documents", done);
+        /* files 0..i are done: published in a committed batch, unchanged or rejected */
+        if (o->progress && o->progress(o->progress_ctx, i + 1, files.n, files.paths[i])) {
+            rc = hx_error_set(err, HX_ECANCELED, -1, "publish stopped after %zu of %zu files (the batches "
+                              "committed so far stay)", i + 1, files.n);
             goto out;
         }
     }
     if ((n || n_removed) && (rc = flush(r, enc, o, docs, n, removed, n_removed, rep, err)))
         goto out;
-    if (o->progress && n)
-        o->progress(o->progress_ctx, done + n, files.n, NULL);
+    if (o->progress)
+        o->progress(o->progress_ctx, files.n, files.n, NULL);
 out:
     for (size_t j = 0; docs && j < batch; j++)
         pub_doc_clear(&docs[j]);
