@@ -535,6 +535,19 @@ done:
     CHECK(rc == 0 && strstr(out, "\"tier\":\"registry\",\"searched\":true") && !strstr(out, "reg/taints.md") &&
               strstr(out, "proj/kubelet.md"), "as of before the publish: nothing from the registry: %.600s", out);
     free(out);
+    /* a project at another precision than the registry's fp32 vectors: the registry is skipped, saying why;
+       keyword mode has no vectors to compare and reads it */
+    char i8[PATH_MAX + 32];
+    snprintf(i8, sizeof i8, "%s/.hyrax/int8.hyx", abs_root);
+    rc = sh(&out, "cd %s && $HYRAX_BIN index --precision int8 --db %s shared proj >/dev/null && "
+                  "$HYRAX_BIN search --db %s --registry '%s' --json --min-score 0 pods", root, i8, i8, url);
+    CHECK(rc == 0 && strstr(out, "\"consulted\":false,\"reason\":\"the project index holds int8 vectors and the registry "
+                                 "fp32 ones\"") && !strstr(out, "reg/taints.md") && strstr(out, "proj/kubelet.md"),
+          "an int8 project: registry skipped with the reason: %.600s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --db %s --registry '%s' --json --mode keyword --min-score 0 taints", i8, url);
+    CHECK(rc == 0 && strstr(out, "reg/taints.md") && strstr(out, "\"consulted\":true"), "keyword mode reads it: %.600s", out);
+    free(out);
     /* nothing listens: the local answer, the registry not consulted */
     int port, s = silent_listener(false, &port);
     rc = sh(&out, "cd %s && $HYRAX_BIN search --db %s --registry 'host=127.0.0.1 port=%d user=x dbname=x' --json "
