@@ -1350,13 +1350,14 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
 
 /* === publish (the registry tier, issue 13) === */
 
-static const char *const visibility_names[] = {"tenant", "public", NULL};
+static const char *const visibility_names[] = {"tenant", "public", "private", NULL};
 
 static const mcp_arg publish_args[] = {
     {"paths", MCP_STRING_LIST, .required = true, AT_MOST(MAX_PATHS),
      .description = "Root-relative files or folders to publish to the registry."},
     {"visibility", MCP_STRING, .choices = visibility_names, .def = "tenant",
-     .description = "tenant: readable by the publishing tenant only; public: by every tenant."},
+     .description = "tenant: readable by the publishing tenant only; public: by every tenant; private: by this "
+                    "server's user only (serve --tenant T --user U)."},
     {"allow_unsigned", MCP_BOOLEAN, .def = "false",
      .description = "Publish files without a signature file too (a bad signature is always refused)."},
     {.name = NULL},
