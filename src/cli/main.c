@@ -173,8 +173,8 @@ static const cli_opt options[] = {
      "{selector: published} reads)"},
     {"--to", 0, "TIER", CMD_SYNC, .help = "the tier to copy to: user (required)", .choices = sync_tiers},
     {"--source", 0, "S", CMD_SEARCH,
-     .help = "the tiers to search: all (default: the project index, and the user index\nwhen it exists), project, "
-     "user (README \"Tiers\") or registry (README \"Registry\")", .choices = hx_source_names},
+     .help = "the tiers to search: all (default: the project index, the user index\nwhen it exists, the registry "
+     "when one is named), project, user (README\n\"Tiers\") or registry alone (README \"Registry\")", .choices = hx_source_names},
     {"--json", 0, NULL, CMD_SEARCH,
      .help = "print one JSON object (query, mode, group, results, total_results,\nsearch_time_ms); a result's fields and "
      "its citation are those MCP's\nsearch answers with"},
