@@ -396,6 +396,12 @@ static size_t brute_force(const hx_results *proj, const hx_results *reg, hx_grou
         if (j < proj->n) {
             out[j].score += sc;
             (*merged)++;
+            /* the same chunk: the registry answers the same body over the same byte range */
+            CHECK(g == HX_GROUP_DOCUMENT || (reg_kept[i]->text_len == proj->v[j].text_len &&
+                                             !memcmp(reg_kept[i]->text, proj->v[j].text, proj->v[j].text_len) &&
+                                             reg_kept[i]->text_len == reg_kept[i]->byte_end - reg_kept[i]->byte_start),
+                  "%s#%u: the registry's body '%.*s' is the project's '%.*s'", reg_kept[i]->path, reg_kept[i]->chunk_index,
+                  (int)reg_kept[i]->text_len, reg_kept[i]->text, (int)proj->v[j].text_len, proj->v[j].text);
         } else {
             out[ne++] = (bf_entry){1, i, sc};
         }
@@ -590,6 +596,7 @@ done:
     free(line);
     close(sv.in);
     waitpid(sv.pid, NULL, 0);
+    free(sv.buf);
     char silent[128];
     snprintf(silent, sizeof silent, "host=127.0.0.1 port=%d user=x dbname=x", port);
     setenv("HYRAX_REGISTRY", silent, 1);
@@ -613,6 +620,7 @@ done:
     free(line);
     close(sv.in);
     waitpid(sv.pid, NULL, 0);
+    free(sv.buf);
     unsetenv("HYRAX_REGISTRY");
     close(s);
 }
@@ -931,6 +939,7 @@ static void test_mcp_progress(void)
     CHECK(!r3, "no response to the cancelled call: %.200s", r3 ? r3 : "");
     free(r3);
     waitpid(sv.pid, NULL, 0);
+    free(sv.buf);
     unsetenv("HYRAX_REGISTRY");
     CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.documents WHERE path LIKE 'd/%'", "32"),
           "the two committed batches stay, the third is not published");

@@ -591,7 +591,7 @@ static const char search_sql[] =
     "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, "
     "  d.path, d.title, c.heading_path, c.text, c.ord, c.line_start, c.line_end, d.tenant, d.visibility, "
     "  d.signer, to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), d.metadata::text, "
-    "  d.content_hash, coalesce(c.byte_start, 0), coalesce(c.byte_end, 0) "
+    "  d.content_hash, c.byte_start, c.byte_end "
     "FROM (SELECT id FROM v UNION SELECT id FROM k) hit JOIN hyrax.chunks c ON c.id = hit.id "
     "JOIN hyrax.documents d ON d.id = c.document_id "
     "LEFT JOIN v ON v.id = c.id LEFT JOIN k ON k.id = c.id";
@@ -693,6 +693,29 @@ static int row_tiebreak(uint32_t a, uint32_t b, void *ctx)
     return c ? c : atoi(pq->getvalue(out->pg, (int)a, COL_ORD)) - atoi(pq->getvalue(out->pg, (int)b, COL_ORD));
 }
 
+/* The chunk's body and its byte range into x, as a local result has them (text_len == byte_end -
+ * byte_start, which passages rely on): the stored text is the chunker's header + "\n" + body, so
+ * the body is its last byte_end - byte_start bytes. A row without a usable range (published by
+ * schema version 1, or not fitting its text) answers its whole text as [0, its length). */
+static void body_of(const hx_pq *pq, hx_pgresult *res, int row, hx_result *x)
+{
+    const char *text = pq->getvalue(res, row, COL_TEXT);
+    size_t len = (size_t)pq->getlength(res, row, COL_TEXT);
+    long long bs = pq->getisnull(res, row, COL_BYTE_START) ? -1 : strtoll(pq->getvalue(res, row, COL_BYTE_START), NULL, 10);
+    long long be = pq->getisnull(res, row, COL_BYTE_END) ? -1 : strtoll(pq->getvalue(res, row, COL_BYTE_END), NULL, 10);
+    if (bs >= 0 && be >= bs && be <= UINT32_MAX && (unsigned long long)(be - bs) <= len) {
+        x->text = text + len - (size_t)(be - bs);
+        x->text_len = (size_t)(be - bs);
+        x->byte_start = (uint32_t)bs;
+        x->byte_end = (uint32_t)be;
+    } else {
+        x->text = text;
+        x->text_len = len > UINT32_MAX ? UINT32_MAX : len;
+        x->byte_start = 0;
+        x->byte_end = (uint32_t)x->text_len;
+    }
+}
+
 static float col_float(const hx_pq *pq, hx_pgresult *res, int row, int col)
 {
     return pq->getisnull(res, row, col) ? NAN : strtof(pq->getvalue(res, row, col), NULL);
@@ -790,14 +813,11 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
         x->chunk_index = (uint32_t)atoi(pq->getvalue(res, row, COL_ORD));
         x->line_start = (uint32_t)atoi(pq->getvalue(res, row, COL_LINE_START));
         x->line_end = (uint32_t)atoi(pq->getvalue(res, row, COL_LINE_END));
-        x->byte_start = (uint32_t)strtoul(pq->getvalue(res, row, COL_BYTE_START), NULL, 10);
-        x->byte_end = (uint32_t)strtoul(pq->getvalue(res, row, COL_BYTE_END), NULL, 10);
         x->path = pq->getvalue(res, row, COL_PATH);
         x->title = pq->getvalue(res, row, COL_TITLE);
         x->heading = pq->getvalue(res, row, COL_HEADING);
         x->doc_sha256 = pq->getvalue(res, row, COL_HASH);
-        x->text = pq->getvalue(res, row, COL_TEXT);
-        x->text_len = (size_t)pq->getlength(res, row, COL_TEXT);
+        body_of(pq, res, row, x);
         e->tenant = pq->getvalue(res, row, COL_TENANT);
         e->visibility = pq->getvalue(res, row, COL_VIS);
         e->signer = pq->getisnull(res, row, COL_SIGNER) ? NULL : pq->getvalue(res, row, COL_SIGNER);
