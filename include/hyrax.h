@@ -564,8 +564,9 @@ int hx_index_chunk(hx_index *ix, uint32_t chunk_id, hx_result *out, hx_error *er
 /* === Tiers (README "Tiers") === */
 
 /* One index of several searched as one, nearest first: the project index, then the user index
- * (later the registry). Every index must have been opened with the same model (one query vector
- * serves them all) and positioned by its caller (hx_index_read_at). */
+ * (the registry comes last: src/index/registry.h hx_tiers_search_registry). Every index must have
+ * been opened with the same model (one query vector serves them all) and positioned by its caller
+ * (hx_index_read_at). */
 typedef struct hx_tier {
     const char *name;                  /* HX_TIER_PROJECT, HX_TIER_USER: what each of its results
                                           says in hx_result.tier; borrowed */

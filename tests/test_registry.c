@@ -10,13 +10,17 @@
  * other's rows through hyrax, crafted query text or filters, or plain SQL as their role; the
  * keyword side ranks at most HX_REGISTRY_KEYWORD_CANDIDATES matching chunks. */
 #include "check.h"
+#include "hyrax.h"
 #include "registry.h"
+#include "serve_client.h"
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,14 +89,37 @@ static void test_loader(void)
 static void test_init(void)
 {
     char *out;
-    /* libpq's own variables name the server when neither --registry nor HYRAX_REGISTRY does */
+    /* a registry made by an older hyrax (schema version 1), holding a document */
+    hx_registry *r = NULL;
+    hx_error err = {0};
+    int before = -1;
+    hx_registry_opts ro = {url, NULL, NULL, 0, 0};
+    CHECK(!hx_registry_connect(&r, &ro, &err) && !hx_registry_migrate(r, 1, &before, &err) && before == 0,
+          "a version 1 schema: %s", err.message);
+    hx_registry_close(r);
+    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "1"), "version row 1");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM pg_attribute WHERE attrelid = 'hyrax.documents'::regclass "
+                       "AND attname = 'owner'", "0"), "version 1 has no owner column");
+    free(sql_as(NULL, "WITH d AS (INSERT INTO hyrax.documents (path, content_hash) VALUES ('old.md', 'h') RETURNING id, "
+                      "tenant, visibility) INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, text, embedding) "
+                      "SELECT id, tenant, visibility, 0, 'old text', array_fill(0.05::real, ARRAY[384])::vector FROM d"));
+    /* libpq's own variables name the server when neither --registry nor HYRAX_REGISTRY does; init
+       migrates the old schema */
     int rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
-    CHECK(rc == 0 && strstr(out, "created at version 1"), "init through PG* variables: %d %s", rc, out);
+    CHECK(rc == 0 && strstr(out, "migrated to version 2 (was 1)"), "init through PG* variables migrates: %d %s", rc, out);
     free(out);
+    CHECK(sql_is(NULL, "SELECT path || ' ' || coalesce(owner, 'null') || ' ' || visibility FROM hyrax.documents",
+                 "old.md null tenant"), "the old document survives the migration");
+    CHECK(sql_is(NULL, "SELECT text || ' ' || coalesce(byte_start::text, 'null') FROM hyrax.chunks", "old text null"),
+          "its chunk too, with no byte range");
+    CHECK(sql_is(NULL, "SELECT string_agg(tablename || '.' || policyname, ',' ORDER BY tablename, policyname) FROM "
+                       "pg_policies WHERE schemaname = 'hyrax'",
+                 "audit.tenant_own,chunks.reader,chunks.writer,documents.reader,documents.writer"), "version 2 policies");
+    free(sql_as(NULL, "DELETE FROM hyrax.documents"));
     rc = sh(&out, "HYRAX_REGISTRY='%s' $HYRAX_BIN registry init", url);
-    CHECK(rc == 0 && strstr(out, "is at version 1"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
+    CHECK(rc == 0 && strstr(out, "is at version 2"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
     free(out);
-    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "1"), "version row");
+    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "2"), "version row");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
                        "AND indexdef LIKE '%USING hnsw (embedding vector_ip_ops)%'", "1"), "HNSW index");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
@@ -105,9 +132,9 @@ static void test_init(void)
     /* a registry newer than this build is refused, naming both versions */
     free(sql_as(NULL, "UPDATE hyrax.meta SET value = '7' WHERE key = 'schema_version'"));
     rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", url);
-    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 1"), "newer schema refused: %s", out);
+    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 2"), "newer schema refused: %s", out);
     free(out);
-    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '1' WHERE key = 'schema_version'"));
+    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '2' WHERE key = 'schema_version'"));
 }
 
 /* === publish (item 3) === */
@@ -287,24 +314,315 @@ static void test_search(void)
     free(out);
 }
 
-/* A server that accepts the connection and never answers: the search ends within its timeout and
- * says the registry was not consulted. */
-static void test_timeout(void)
+/* A loopback socket that accepts connections (the kernel does) and never answers: its fd, and its
+ * port into *port. With listening false, the port of a socket closed again: nothing listens. */
+static int silent_listener(bool listening, int *port)
 {
     int s = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t al = sizeof a;
-    CHECK(s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 && listen(s, 8) == 0 &&
+    CHECK(s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 && (!listening || listen(s, 8) == 0) &&
               getsockname(s, (struct sockaddr *)&a, &al) == 0, "a silent listener");
+    *port = ntohs(a.sin_port);
+    if (!listening) {
+        close(s);
+        return -1;
+    }
+    return s;
+}
+
+/* A server that accepts the connection and never answers: the search ends within its timeout and
+ * says the registry was not consulted. */
+static void test_timeout(void)
+{
+    int port, s = silent_listener(true, &port);
     char *out;
     double t0 = now_s();
     int rc = sh(&out, "timeout 30 $HYRAX_BIN search --registry 'host=127.0.0.1 port=%d user=x dbname=x' "
-                      "--registry-timeout 1500 --source registry --json pods", ntohs(a.sin_port));
+                      "--registry-timeout 1500 --source registry --json pods", port);
     double took = now_s() - t0;
     CHECK(rc == 0 && strstr(out, "\"consulted\":false") && strstr(out, "timeout"),
           "a silent server: not consulted, rc %d: %s", rc, out);
-    CHECK(took < 10, "answered in %.1f s (connect_timeout 2 s)", took);
+    CHECK(took < 10, "answered in %.1f s", took);
     free(out);
+    /* publish fails fast with a clear error instead of waiting for the server forever (item 3) */
+    t0 = now_s();
+    rc = sh(&out, "cd %s/pub && timeout 60 $HYRAX_BIN publish --registry 'host=127.0.0.1 port=%d user=x dbname=x' "
+                  "--registry-timeout 700 --allow-unsigned docs", dir, port);
+    took = now_s() - t0;
+    CHECK(rc == 1 && strstr(out, "cannot connect") && strstr(out, "timeout (700 ms)"),
+          "publish to a silent server: a clear error, rc %d: %s", rc, out);
+    CHECK(took < 0.7 + 5, "publish gave up after %.1f s (timeout 0.7 s)", took);
+    free(out);
+    close(s);
+}
+
+/* === the registry fused into source all (item 4) === */
+
+/* One entry of the brute-force fusion: list t (0 project, 1 registry), position pos. */
+typedef struct {
+    int t;
+    size_t pos;
+    double score;
+} bf_entry;
+
+static bool same_content(const hx_result *a, const hx_result *b, hx_group g)
+{
+    return !strcmp(a->doc_sha256, b->doc_sha256) &&
+           (g == HX_GROUP_DOCUMENT || (a->byte_start == b->byte_start && a->byte_end == b->byte_end));
+}
+
+/* Reciprocal rank fusion (k 60) of the project's list and the registry's (grouped by document
+ * first when g says so: a document's best chunk, ranks renumbered), written out from the rule:
+ * the same content scores once, under the project; ties go to the project, then the better rank.
+ * reg_kept[] gets the registry entries kept after grouping. Returns the entries, sorted. */
+static size_t brute_force(const hx_results *proj, const hx_results *reg, hx_group g, const hx_result **reg_kept,
+                          bf_entry *out, size_t *merged)
+{
+    size_t nk = 0, ne = 0;
+    for (size_t i = 0; i < reg->n; i++) {
+        bool seen = false;
+        for (size_t j = 0; g == HX_GROUP_DOCUMENT && j < nk; j++)
+            seen |= !strcmp(reg_kept[j]->doc_sha256, reg->v[i].doc_sha256);
+        if (!seen)
+            reg_kept[nk++] = &reg->v[i];
+    }
+    for (size_t i = 0; i < proj->n; i++)
+        out[ne++] = (bf_entry){0, i, 1.0 / (60.0 + (double)proj->v[i].rank)};
+    for (size_t i = 0; i < nk; i++) {
+        double sc = 1.0 / (60.0 + (double)(i + 1));
+        size_t j = 0;
+        while (j < proj->n && !same_content(&proj->v[j], reg_kept[i], g))
+            j++;
+        if (j < proj->n) {
+            out[j].score += sc;
+            (*merged)++;
+            /* the same chunk: the registry answers the same body over the same byte range */
+            CHECK(g == HX_GROUP_DOCUMENT || (reg_kept[i]->text_len == proj->v[j].text_len &&
+                                             !memcmp(reg_kept[i]->text, proj->v[j].text, proj->v[j].text_len) &&
+                                             reg_kept[i]->text_len == reg_kept[i]->byte_end - reg_kept[i]->byte_start),
+                  "%s#%u: the registry's body '%.*s' is the project's '%.*s'", reg_kept[i]->path, reg_kept[i]->chunk_index,
+                  (int)reg_kept[i]->text_len, reg_kept[i]->text, (int)proj->v[j].text_len, proj->v[j].text);
+        } else {
+            out[ne++] = (bf_entry){1, i, sc};
+        }
+    }
+    for (size_t i = 1; i < ne; i++)   /* insertion sort: score, then tier, then rank */
+        for (size_t j = i; j > 0; j--) {
+            bf_entry a = out[j - 1], b = out[j];
+            if (!(b.score > a.score || (b.score == a.score && (b.t < a.t || (b.t == a.t && b.pos < a.pos)))))
+                break;
+            out[j - 1] = b;
+            out[j] = a;
+        }
+    return ne;
+}
+
+static void test_fused(void)
+{
+    char *out, root[512], pdb[PATH_MAX + 32];
+    snprintf(root, sizeof root, "%s/fuse", dir);
+    mkdir(root, 0755);
+    char abs_root[PATH_MAX];
+    CHECK(realpath(root, abs_root) != NULL, "the project folder resolves");
+    snprintf(pdb, sizeof pdb, "%s/.hyrax/index.hyx", abs_root);
+    /* shared/: indexed here and published; proj/: here only; reg/: published only */
+    check_put(root, "shared/sched.md", "# Scheduling\n\nThe kube-scheduler assigns pods to nodes by filtering and "
+                                       "scoring them.\n\n## Preemption\n\nA pending pod of high priority may evict pods "
+                                       "of lower priority from a node.\n");
+    check_put(root, "shared/volumes.md", "# Volumes\n\nA persistent volume claim asks for storage; pods mount the "
+                                         "claimed volume.\n");
+    check_put(root, "proj/kubelet.md", "# Kubelet\n\nThe kubelet restarts pods whose containers fail their liveness "
+                                       "probe on the node.\n");
+    check_put(root, "reg/quota.md", "---\nteam: platform\n---\n# Quotas\n\nResource quotas cap how many pods and "
+                                    "how much storage a namespace may use.\n");
+    check_put(root, "reg/taints.md", "# Taints\n\nTaints keep pods off a node unless the pods tolerate them; the "
+                                     "scheduler honours them.\n");
+    int rc = sh(&out, "cd %s && $HYRAX_BIN index --db %s shared proj", root, pdb);
+    CHECK(rc == 0, "indexed: %s", out);
+    free(out);
+    sleep(1);
+    long between = (long)time(NULL);   /* after the project's commit, before the publish */
+    sleep(1);
+    rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --allow-unsigned shared reg", root, url);
+    CHECK(rc == 0 && strstr(out, "published 4,"), "published: %s", out);
+    free(out);
+
+    /* the fused order against a brute-force RRF of each tier's own list, through the library */
+    hx_model *m = NULL;
+    hx_encoder *enc = NULL;
+    hx_index *pi = NULL;
+    hx_registry_tier reg = {0};
+    hx_error err = {0};
+    hx_registry_opts ro = {url, NULL, NULL, 20000, 0};
+    if (hx_model_open_default(&m, &err) || hx_encoder_new(&enc, m, 1, &err) ||
+        hx_index_open(&pi, pdb, HX_INDEX_READ, m, NULL, &err) || hx_registry_connect(&reg.r, &ro, &err)) {
+        CHECK(0, "open: %s", err.message);
+        goto done;
+    }
+    const hx_tier tiers[1] = {{HX_TIER_PROJECT, pi}};
+    const char *queries[] = {"pods on nodes", "priority preemption evicts pods", "storage for pods"};
+    const hx_search_mode modes[] = {HX_MODE_HYBRID, HX_MODE_VECTOR, HX_MODE_KEYWORD};
+    size_t compared = 0, from_registry = 0, merged = 0;
+    for (int g = 0; g < 2; g++)
+        for (size_t q = 0; q < 3; q++)
+            for (size_t mo = 0; mo < 3; mo++) {
+                hx_search_opts o;
+                hx_search_opts_default(&o);
+                o.k = 8;
+                o.group = g ? HX_GROUP_DOCUMENT : HX_GROUP_CHUNK;
+                o.mode = modes[mo];
+                o.min_score = 0;
+                hx_results proj = {0}, fused = {0};
+                hx_registry_results own = {0};
+                float vec[HX_EMBED_DIM];
+                const char *qt = queries[q];
+                size_t len = strlen(qt);
+                hx_registry_query rq = {qt, mo == 2 ? NULL : vec, o.mode, o.k, NULL, 0, 0, 0};
+                reg.why[0] = 0;
+                if (hx_index_search(pi, enc, qt, len, &o, &proj, &err) || hx_encoder_embed(enc, &qt, &len, 1, vec, &err) ||
+                    hx_registry_search(reg.r, &rq, &own, &err) ||
+                    hx_tiers_search_registry(tiers, 1, &reg, enc, qt, len, &o, &fused, &err)) {
+                    CHECK(0, "search: %s", err.message);
+                    continue;
+                }
+                CHECK(!reg.why[0], "the registry answered: %s", reg.why);
+                const hx_result *kept[64];
+                bf_entry want[128];
+                size_t nw = own.res.n <= 64 && proj.n <= 64 ? brute_force(&proj, &own.res, o.group, kept, want, &merged) : 0;
+                size_t expect = nw < o.k ? nw : o.k;
+                CHECK(fused.n == expect, "%s: %zu fused results, brute force %zu", qt, fused.n, expect);
+                for (size_t i = 0; i < fused.n && i < expect; i++) {
+                    const hx_result *a = &fused.v[i], *b = want[i].t ? kept[want[i].pos] : &proj.v[want[i].pos];
+                    const char *tier = want[i].t ? "registry" : "project";
+                    CHECK(a->rank == i + 1 && !strcmp(a->tier, tier) && !strcmp(a->path, b->path) &&
+                              a->chunk_index == b->chunk_index && a->score == b->score,
+                          "%s group %d mode %zu rank %zu: %s %s#%u, brute force %s %s#%u", qt, g, mo, i + 1, a->tier,
+                          a->path, a->chunk_index, tier, b->path, b->chunk_index);
+                    for (size_t j = 0; j < i; j++)
+                        CHECK(!same_content(&fused.v[j], a, o.group), "%s: %s#%u answered twice", qt, a->path,
+                              a->chunk_index);
+                    compared++;
+                    from_registry += want[i].t;
+                }
+                hx_results_free(&proj);
+                hx_results_free(&fused);
+                hx_registry_results_free(&own);
+                hx_registry_results_free(&reg.res);
+            }
+    CHECK(compared >= 80 && from_registry >= 10 && merged >= 10,
+          "fusion compared on %zu results, %zu from the registry, %zu registry entries answered by the project",
+          compared, from_registry, merged);
+    printf("test_registry: fused order equals brute-force RRF on %zu results (%zu from the registry, %zu registry "
+           "entries answered by the project)\n", compared, from_registry, merged);
+done:
+    hx_registry_close(reg.r);
+    hx_index_close(pi);
+    hx_encoder_free(enc);
+    hx_model_close(m);
+
+    /* the CLI: source all is the default when a registry is named; shared documents answered once,
+       by the project */
+    rc = sh(&out, "cd %s && $HYRAX_BIN search --db %s --registry '%s' --json -k 20 --min-score 0 pods", root, pdb, url);
+    CHECK(rc == 0 && strstr(out, "{\"tier\":\"registry\",\"searched\":true,\"consulted\":true,\"results\":") &&
+              strstr(out, "\"tier\":\"registry\"") && strstr(out, "reg/taints.md") && strstr(out, "proj/kubelet.md"),
+          "search --registry: one list of both: %.600s", out);
+    const char *at = strstr(out, "\"filename\":\"shared/sched.md\"");
+    CHECK(at && !strstr(at + 1, "\"filename\":\"shared/sched.md\"") && !strncmp(strstr(at, "\"tier\":"), "\"tier\":\"project\"", 16),
+          "a shared document is answered once, by the project: %.600s", out);
+    free(out);
+    rc = sh(&out, "cd %s && HYRAX_REGISTRY='%s' $HYRAX_BIN search --db %s --json --filter team=platform --min-score 0 pods",
+            root, url, pdb);
+    CHECK(rc == 0 && strstr(out, "reg/quota.md") && strstr(out, "\"total_results\":1") && strstr(out, "\"consulted\":true"),
+          "$HYRAX_REGISTRY; filters apply in the registry too: %.600s", out);
+    free(out);
+    /* read_context as_of: the project's commit of that time, and what the registry had published by then */
+    rc = sh(&out, "cd %s && $HYRAX_BIN search --db %s --registry '%s' --json --as-of %ld --min-score 0 taints pods", root,
+            pdb, url, between);
+    CHECK(rc == 0 && strstr(out, "\"tier\":\"registry\",\"searched\":true") && !strstr(out, "reg/taints.md") &&
+              strstr(out, "proj/kubelet.md"), "as of before the publish: nothing from the registry: %.600s", out);
+    free(out);
+    /* a project at another precision than the registry's fp32 vectors: the registry is skipped, saying why;
+       keyword mode has no vectors to compare and reads it */
+    char i8[PATH_MAX + 32];
+    snprintf(i8, sizeof i8, "%s/.hyrax/int8.hyx", abs_root);
+    rc = sh(&out, "cd %s && $HYRAX_BIN index --precision int8 --db %s shared proj >/dev/null && "
+                  "$HYRAX_BIN search --db %s --registry '%s' --json --min-score 0 pods", root, i8, i8, url);
+    CHECK(rc == 0 && strstr(out, "\"consulted\":false,\"reason\":\"the project index holds int8 vectors and the registry "
+                                 "fp32 ones\"") && !strstr(out, "reg/taints.md") && strstr(out, "proj/kubelet.md"),
+          "an int8 project: registry skipped with the reason: %.600s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --db %s --registry '%s' --json --mode keyword --min-score 0 taints", i8, url);
+    CHECK(rc == 0 && strstr(out, "reg/taints.md") && strstr(out, "\"consulted\":true"), "keyword mode reads it: %.600s", out);
+    free(out);
+    /* nothing listens: the local answer, the registry not consulted */
+    int port, s = silent_listener(false, &port);
+    rc = sh(&out, "cd %s && $HYRAX_BIN search --db %s --registry 'host=127.0.0.1 port=%d user=x dbname=x' --json "
+                  "--min-score 0 pods", root, pdb, port);
+    CHECK(rc == 0 && strstr(out, "\"consulted\":false") && strstr(out, "proj/kubelet.md") && !strstr(out, "reg/taints.md"),
+          "an unreachable registry: the local answer: %.600s", out);
+    free(out);
+    /* a server that accepts and never answers: answered within the timeout */
+    double t0 = now_s();
+    rc = sh(&out, "cd %s && $HYRAX_BIN search --db %s --json --min-score 0 pods", root, pdb);
+    double local = now_s() - t0;
+    free(out);
+    s = silent_listener(true, &port);
+    t0 = now_s();
+    rc = sh(&out, "cd %s && timeout 60 $HYRAX_BIN search --db %s --registry 'host=127.0.0.1 port=%d user=x dbname=x' "
+                  "--registry-timeout 800 --json --min-score 0 pods", root, pdb, port);
+    double took = now_s() - t0;
+    CHECK(rc == 0 && strstr(out, "\"consulted\":false") && strstr(out, "timeout (800 ms)") && strstr(out, "proj/kubelet.md"),
+          "a silent registry: the local answer: %.600s", out);
+    CHECK(took < local + 0.8 + 1.5, "answered in %.2f s: the local search alone %.2f s, the timeout 0.8 s", took, local);
+    free(out);
+    /* MCP: search (source all by default) fuses the registry; a silent one never hangs the call */
+    setenv("HYRAX_REGISTRY", url, 1);
+    server sv;
+    CHECK(start_in(&sv, root, pdb, 1) == 0, "serve starts");
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                   "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    free(read_line(&sv, 60000));
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\","
+                   "\"arguments\":{\"query\":\"taints keep pods off nodes\",\"top_k\":10,\"min_score\":0}}}");
+    char *line = read_line(&sv, 60000);
+    CHECK(line && strstr(line, "reg/taints.md") && strstr(line, "\\\"consulted\\\":true") &&
+              strstr(line, "proj/kubelet.md"), "MCP search fuses the registry: %.600s", line ? line : "(none)");
+    free(line);
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"get_context\","
+                   "\"arguments\":{\"query\":\"resource quotas per namespace\",\"include_relationships\":true}}}");
+    line = read_line(&sv, 60000);
+    CHECK(line && strstr(line, "reg/quota.md") && !strstr(line, "isError\":true"), "get_context reads the registry: %.600s",
+          line ? line : "(none)");
+    free(line);
+    close(sv.in);
+    waitpid(sv.pid, NULL, 0);
+    free(sv.buf);
+    char silent[128];
+    snprintf(silent, sizeof silent, "host=127.0.0.1 port=%d user=x dbname=x", port);
+    setenv("HYRAX_REGISTRY", silent, 1);
+    CHECK(start_in(&sv, root, pdb, 1) == 0, "serve starts");
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                   "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    free(read_line(&sv, 60000));
+    t0 = now_s();   /* the project alone first: the model loaded, the local cost measured */
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"search\","
+                   "\"arguments\":{\"query\":\"kubelet restarts pods\",\"source\":\"project\"}}}");
+    free(read_line(&sv, 120000));
+    local = now_s() - t0;
+    t0 = now_s();
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\","
+                   "\"arguments\":{\"query\":\"kubelet restarts pods\",\"min_score\":0}}}");
+    line = read_line(&sv, 30000);
+    took = now_s() - t0;
+    CHECK(line && strstr(line, "proj/kubelet.md") && strstr(line, "\\\"consulted\\\":false"),
+          "MCP with a silent registry: the local answer: %.600s", line ? line : "(none)");
+    CHECK(took < local + 3.0 + 1.5, "MCP answered in %.1f s (the project alone %.1f s, registry timeout 3 s)", took, local);
+    free(line);
+    close(sv.in);
+    waitpid(sv.pid, NULL, 0);
+    free(sv.buf);
+    unsetenv("HYRAX_REGISTRY");
     close(s);
 }
 
@@ -362,6 +680,18 @@ static void test_tenants(void)
                   "zanzibar", url);
     CHECK(strstr(out, "a/secret.md"), "the filter itself works for a reader allowed to see it: %.300s", out);
     free(out);
+    /* fused into source all: the reader's tenant applies in the registry too */
+    char fdb[PATH_MAX];
+    snprintf(fdb, sizeof fdb, "%s/fuse/.hyrax/index.hyx", dir);
+    rc = sh(&out, "$HYRAX_BIN search --db %s --registry '%s' --tenant globex --json -k 50 --min-score 0 zanzibar merger",
+            fdb, url);
+    CHECK(rc == 0 && strstr(out, "\"consulted\":true") && !strstr(out, "a/secret.md") &&
+              strstr(out, "a/open.md"), "source all as globex: acme's public document, not its tenant one: %.600s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --db %s --registry '%s' --tenant acme --json -k 50 --min-score 0 zanzibar merger",
+            fdb, url);
+    CHECK(rc == 0 && strstr(out, "a/secret.md"), "source all as acme: its tenant document: %.600s", out);
+    free(out);
     /* acting as another tenant is refused by the server */
     rc = sh(&out, "$HYRAX_BIN search --registry '%s' --tenant acme --source registry --json zanzibar", gurl);
     CHECK(strstr(out, "\"consulted\":false") && strstr(out, "permission denied"), "globex cannot act as acme: %s", out);
@@ -386,6 +716,81 @@ static void test_tenants(void)
     free(e);
     CHECK(sql_is("acme_login", "SET ROLE acme; SELECT count(*) FROM hyrax.documents WHERE path = 'a/secret.md'", "1"),
           "acme reads its own row");
+}
+
+/* Private visibility: a document owned by the publishing user's role, read by that role only.
+ * Users are roles that are members of their tenant's role; hyrax acts as one with SET ROLE (the
+ * server checks the login may), so neither query text nor a setting the session could change
+ * itself names the user. */
+static void test_private(void)
+{
+    char *out, root[512];
+    free(sql_as(NULL, "CREATE ROLE alice IN ROLE acme; CREATE ROLE bob IN ROLE acme; "
+                      "CREATE ROLE alice_login LOGIN IN ROLE alice; CREATE ROLE bob_login LOGIN IN ROLE bob"));
+    snprintf(root, sizeof root, "%s/private", dir);
+    mkdir(root, 0755);
+    check_put(root, "p/diary.md", "# Diary\n\nMy quokka salary negotiation notes.\n");
+    check_put(root, "p/team.md", "# Team\n\nThe quokka team meets on Mondays.\n");
+    int rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --tenant acme --visibility private --allow-unsigned "
+                      "p/diary.md", root, url);
+    CHECK(rc == 1 && strstr(out, "private belongs to a user"), "private needs a user: %s", out);
+    free(out);
+    rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --tenant acme --user alice --visibility private "
+                  "--allow-unsigned p/diary.md && $HYRAX_BIN publish --registry '%s' --tenant acme --user bob "
+                  "--allow-unsigned p/team.md", root, url, url);
+    CHECK(rc == 0, "alice publishes a private document, bob a tenant one: %s", out);
+    free(out);
+    CHECK(sql_is(NULL, "SELECT string_agg(path || ':' || tenant || ':' || visibility || ':' || coalesce(owner, '-'), ',' "
+                       "ORDER BY path) FROM hyrax.documents WHERE path LIKE 'p/%'",
+                 "p/diary.md:acme:private:alice,p/team.md:acme:tenant:-"), "tenant acme, owner alice");
+    char aurl[512], burl[512];
+    snprintf(aurl, sizeof aurl, "postgresql://alice_login@/postgres?host=%s", sockdir);
+    snprintf(burl, sizeof burl, "postgresql://bob_login@/postgres?host=%s", sockdir);
+    struct {
+        const char *login, *identity;
+        bool sees;
+    } readers[] = {
+        {url, "--tenant acme --user alice", true}, {aurl, "--tenant acme --user alice", true},
+        {url, "--tenant acme --user bob", false},  {burl, "--tenant acme --user bob", false},
+        {url, "--tenant acme", false},             {url, "--tenant globex", false},
+    };
+    for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
+        rc = sh(&out, "$HYRAX_BIN search --registry '%s' %s --source registry --json -k 50 --min-score 0 quokka salary",
+                readers[i].login, readers[i].identity);
+        CHECK(rc == 0 && strstr(out, "\"consulted\":true") && !strstr(out, "p/diary.md") == !readers[i].sees,
+              "%s%s sees the private document: %.400s", readers[i].identity, readers[i].sees ? "" : " never", out);
+        CHECK(strstr(out, "p/team.md") || !strstr(readers[i].identity, "acme"), "%s sees acme's tenant document",
+              readers[i].identity);
+        free(out);
+    }
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --tenant acme --user alice --source registry --json quokka", burl);
+    CHECK(strstr(out, "\"consulted\":false") && strstr(out, "permission denied"), "bob's login cannot act as alice: %s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --tenant globex --user alice --source registry --json quokka", url);
+    CHECK(strstr(out, "\"consulted\":false") && strstr(out, "not a member of tenant globex"),
+          "alice is no user of globex: %s", out);
+    free(out);
+    /* plain SQL as the roles */
+    CHECK(sql_is("alice_login", "SET ROLE alice; SELECT count(*) FROM hyrax.documents WHERE path LIKE 'p/%'", "2"),
+          "plain SQL: alice reads her private document and the tenant's");
+    CHECK(sql_is("bob_login", "SET ROLE bob; SELECT count(*) FROM hyrax.documents WHERE path LIKE 'p/%'", "1"),
+          "plain SQL: bob reads the tenant's only");
+    CHECK(sql_is("bob_login", "SET ROLE bob; SELECT count(*) FROM hyrax.chunks WHERE owner = 'alice'", "0"),
+          "plain SQL: no chunk of alice's for bob");
+    CHECK(sql_is("bob_login", "SELECT count(*) FROM hyrax.documents WHERE path = 'p/diary.md'", "0"),
+          "plain SQL: nor for bob's login");
+    CHECK(sql_is("bob_login", "SET ROLE bob; UPDATE hyrax.documents SET owner = 'bob' WHERE path = 'p/diary.md' "
+                              "RETURNING 1", ""), "plain SQL: bob cannot take alice's document");
+    char *e = sql_as("bob_login", "SET ROLE alice");
+    CHECK(strstr(e, "permission denied"), "plain SQL: SET ROLE alice refused to bob: %s", e);
+    free(e);
+    e = sql_as("bob_login", "SELECT set_config('role', 'alice', false)");
+    CHECK(strstr(e, "permission denied"), "plain SQL: set_config('role') refused to bob: %s", e);
+    free(e);
+    e = sql_as("bob_login", "SET ROLE bob; INSERT INTO hyrax.documents (tenant, owner, path, content_hash, visibility) "
+                            "VALUES ('acme', 'alice', 'p/forged.md', 'x', 'private')");
+    CHECK(strstr(e, "row-level security"), "plain SQL: bob cannot write a document owned by alice: %s", e);
+    free(e);
 }
 
 /* === MCP: the publish tool and search {source: registry} === */
@@ -468,6 +873,130 @@ static void test_keyword_bound(void)
     free(out);
     CHECK(sql_is(NULL, "WITH d AS (DELETE FROM hyrax.documents WHERE path LIKE 'bound/%' RETURNING 1) "
                        "SELECT count(*) FROM d", "2"), "clean up");
+/* Reads the server's lines until the response with id `id` (its line into *response, owned) or
+ * timeout; counts the notifications/progress of token `token` into *n and the last one's progress
+ * and total into last[0..1] (progress never goes down, else *n = -1). */
+static void read_until(server *sv, int id, const char *token, int *n, long last[2], char **response, int timeout_ms)
+{
+    char want[32], tok[64];
+    snprintf(want, sizeof want, "\"id\":%d,", id);
+    snprintf(tok, sizeof tok, "\"progressToken\":\"%s\"", token);
+    *response = NULL;
+    double end = now_s() + timeout_ms / 1000.0;
+    while (!*response && now_s() < end) {
+        char *line = read_line(sv, (int)((end - now_s()) * 1000) + 1);
+        if (!line)
+            break;
+        const char *at;
+        long p, t;
+        if (strstr(line, "notifications/progress") && strstr(line, tok) && (at = strstr(line, "\"progress\":")) &&
+            sscanf(at, "\"progress\":%ld,\"total\":%ld", &p, &t) == 2) {
+            *n = p < last[0] || *n < 0 ? -1 : *n + 1;
+            last[0] = p;
+            last[1] = t;
+        } else if (strstr(line, want)) {
+            *response = line;
+            continue;
+        }
+        free(line);
+    }
+}
+
+/* MCP publish (issue 14 item 3): notifications/progress per batch when the call carries a
+ * progressToken, the last saying every file is done (unchanged ones too); notifications/cancelled
+ * stops it between batches: the committed batches stay, the rest is not published, no response. */
+static void test_mcp_progress(void)
+{
+    char root[512], pdb[600];
+    snprintf(root, sizeof root, "%s/mcppub", dir);
+    snprintf(pdb, sizeof pdb, "%s/.hyrax/index.hyx", root);
+    mkdir(root, 0755);
+    for (int i = 0; i < 40; i++) {
+        char name[32], text[128];
+        snprintf(name, sizeof name, "c/c%02d.md", i);
+        snprintf(text, sizeof text, "# Card %d\n\nThe wombat card number %d.\n", i, i);
+        check_put(root, name, text);
+        snprintf(name, sizeof name, "d/d%02d.md", i);
+        check_put(root, name, text);
+    }
+    setenv("HYRAX_REGISTRY", url, 1);
+    server sv;
+    CHECK(start_in(&sv, root, pdb, 0) == 0, "serve starts");
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                   "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    free(read_line(&sv, 60000));
+    static const char call[] = "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":"
+                               "\"publish\",\"arguments\":{\"paths\":[\"%s\"],\"allow_unsigned\":true},"
+                               "\"_meta\":{\"progressToken\":\"%s\"}}}";
+    char line[512], *resp;
+    int n = 0;
+    long last[2] = {0, 0};
+    snprintf(line, sizeof line, call, 1, "c", "p1");
+    send_line(&sv, line);
+    read_until(&sv, 1, "p1", &n, last, &resp, 120000);
+    CHECK(resp && strstr(resp, "\"published\":40"), "published 40: %.300s", resp ? resp : "(none)");
+    CHECK(n == 3 && last[0] == 40 && last[1] == 40, "one notification per batch of 16, the last 40 of 40: %d, %ld/%ld",
+          n, last[0], last[1]);
+    free(resp);
+    /* one file changed: the last notification still says every file is done */
+    check_put(root, "c/c05.md", "# Card 5\n\nThe wombat card, changed.\n");
+    n = 0;
+    last[0] = last[1] = 0;
+    snprintf(line, sizeof line, call, 2, "c", "p2");
+    send_line(&sv, line);
+    read_until(&sv, 2, "p2", &n, last, &resp, 120000);
+    CHECK(resp && strstr(resp, "\"published\":1") && strstr(resp, "\"unchanged\":39"), "one republished: %.300s",
+          resp ? resp : "(none)");
+    CHECK(n >= 1 && last[0] == 40 && last[1] == 40, "unchanged files count as done: %d notifications, last %ld/%ld", n,
+          last[0], last[1]);
+    free(resp);
+    /* cancelled while the second batch (d16..d31) waits on a key another session holds */
+    char blocker[8192];
+    snprintf(blocker, sizeof blocker,
+             "'%s' -X -Atq 'postgresql://hyrax@/postgres?host=%s' -c \"INSERT INTO hyrax.documents (tenant, path, "
+             "content_hash) VALUES ('hyrax', 'd/d20.md', 'x'); SELECT pg_sleep(60)\" >/dev/null 2>&1 &",
+             psql, sockdir);
+    CHECK(system(blocker) == 0, "blocker started");
+    n = 0;
+    last[0] = last[1] = 0;
+    snprintf(line, sizeof line, call, 3, "d", "p3");
+    send_line(&sv, line);
+    int waiting = 0;
+    for (int i = 0; i < 1200 && !waiting; i++) {
+        char *w = sql_as(NULL, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                               "AND query LIKE '%INSERT INTO hyrax.documents%'");
+        waiting = !strcmp(w, "1");
+        free(w);
+        if (!waiting)
+            usleep(50000);
+    }
+    CHECK(waiting, "publish reached the held key");
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}}");
+    usleep(300000);   /* the server reads the cancellation before the batch can go on */
+    free(sql_as(NULL, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' "
+                      "AND pid <> pg_backend_pid()"));
+    send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}");
+    char *r3 = NULL;
+    read_until(&sv, 4, "p3", &n, last, &resp, 120000);
+    CHECK(resp != NULL, "the server answers after the cancellation");
+    free(resp);
+    /* the cancelled call gets no response: whatever came before the ping's answer had no id 3 */
+    CHECK(n >= 1 && last[0] == 16, "progress of the first batch only: %d, last %ld", n, last[0]);
+    close(sv.in);
+    read_until(&sv, 3, "p3", &n, last, &r3, 20000);
+    CHECK(!r3, "no response to the cancelled call: %.200s", r3 ? r3 : "");
+    free(r3);
+    waitpid(sv.pid, NULL, 0);
+    free(sv.buf);
+    unsetenv("HYRAX_REGISTRY");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.documents WHERE path LIKE 'd/%'", "32"),
+          "the two committed batches stay, the third is not published");
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.documents d WHERE path LIKE 'd/%' AND (SELECT count(*) FROM "
+                       "hyrax.chunks c WHERE c.document_id = d.id) = 0", "0"), "no document without its chunks");
+    char *out;
+    int rc = sh(&out, "cd %s && $HYRAX_BIN publish --registry '%s' --allow-unsigned d", root, url);
+    CHECK(rc == 0 && strstr(out, "published 8, unchanged 32"), "publishing again finishes the job: %s", out);
+    free(out);
 }
 
 int main(void)
@@ -500,8 +1029,11 @@ int main(void)
     test_interrupted();
     test_search();
     test_timeout();
+    test_fused();
     test_tenants();
+    test_private();
     test_mcp();
+    test_mcp_progress();
     test_keyword_bound();
     sh(&out, "sh tests/pg_cluster.sh stop %s", dir);
     free(out);

@@ -18,12 +18,17 @@ static const struct {
     const char *name;
     size_t offset;
 } pq_functions[] = {
-    PQ_FN(connectdb_params, "PQconnectdbParams"),
+    PQ_FN(connect_start_params, "PQconnectStartParams"),
+    PQ_FN(connect_poll, "PQconnectPoll"),
+    PQ_FN(socket, "PQsocket"),
     PQ_FN(status, "PQstatus"),
     PQ_FN(error_message, "PQerrorMessage"),
     PQ_FN(finish, "PQfinish"),
-    PQ_FN(exec, "PQexec"),
-    PQ_FN(exec_params, "PQexecParams"),
+    PQ_FN(send_query, "PQsendQuery"),
+    PQ_FN(send_query_params, "PQsendQueryParams"),
+    PQ_FN(consume_input, "PQconsumeInput"),
+    PQ_FN(is_busy, "PQisBusy"),
+    PQ_FN(get_result, "PQgetResult"),
     PQ_FN(result_status, "PQresultStatus"),
     PQ_FN(result_error_message, "PQresultErrorMessage"),
     PQ_FN(result_error_field, "PQresultErrorField"),

@@ -13,19 +13,27 @@
 typedef struct hx_pgconn hx_pgconn;       /* libpq's PGconn */
 typedef struct hx_pgresult hx_pgresult;   /* libpq's PGresult */
 
-enum { HX_PQ_CONNECTION_OK = 0 };                                  /* ConnStatusType */
+enum { HX_PQ_CONNECTION_OK = 0, HX_PQ_CONNECTION_BAD = 1 };         /* ConnStatusType */
+enum { HX_PQ_POLLING_FAILED = 0, HX_PQ_POLLING_READING = 1,       /* PostgresPollingStatusType */
+       HX_PQ_POLLING_WRITING = 2, HX_PQ_POLLING_OK = 3 };
 enum { HX_PQ_COMMAND_OK = 1, HX_PQ_TUPLES_OK = 2 };                /* ExecStatusType */
 enum { HX_PQ_DIAG_SQLSTATE = 'C' };                                /* PQresultErrorField */
 
-/* The functions hyrax uses, with libpq's signatures. */
+/* The functions hyrax uses, with libpq's signatures. Only the asynchronous calls: every wait for
+ * the server is hyrax's own poll(), so it can end at a deadline (registry.c). */
 typedef struct hx_pq {
-    hx_pgconn *(*connectdb_params)(const char *const *keywords, const char *const *values, int expand_dbname);
+    hx_pgconn *(*connect_start_params)(const char *const *keywords, const char *const *values, int expand_dbname);
+    int (*connect_poll)(hx_pgconn *conn);
+    int (*socket)(const hx_pgconn *conn);
     int (*status)(const hx_pgconn *conn);
     char *(*error_message)(const hx_pgconn *conn);
     void (*finish)(hx_pgconn *conn);
-    hx_pgresult *(*exec)(hx_pgconn *conn, const char *sql);
-    hx_pgresult *(*exec_params)(hx_pgconn *conn, const char *sql, int n_params, const unsigned *types,
-                                const char *const *values, const int *lengths, const int *formats, int result_format);
+    int (*send_query)(hx_pgconn *conn, const char *sql);
+    int (*send_query_params)(hx_pgconn *conn, const char *sql, int n_params, const unsigned *types,
+                             const char *const *values, const int *lengths, const int *formats, int result_format);
+    int (*consume_input)(hx_pgconn *conn);
+    int (*is_busy)(hx_pgconn *conn);
+    hx_pgresult *(*get_result)(hx_pgconn *conn);
     int (*result_status)(const hx_pgresult *res);
     char *(*result_error_message)(const hx_pgresult *res);
     char *(*result_error_field)(const hx_pgresult *res, int field);

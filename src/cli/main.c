@@ -172,8 +172,8 @@ static const cli_opt options[] = {
      "{selector: published} reads)"},
     {"--to", 0, "TIER", CMD_SYNC, .help = "the tier to copy to: user (required)", .choices = sync_tiers},
     {"--source", 0, "S", CMD_SEARCH,
-     .help = "the tiers to search: all (default: the project index, and the user index\nwhen it exists), project, "
-     "user (README \"Tiers\") or registry (README \"Registry\")", .choices = hx_source_names},
+     .help = "the tiers to search: all (default: the project index, the user index\nwhen it exists, the registry "
+     "when one is named), project, user (README\n\"Tiers\") or registry alone (README \"Registry\")", .choices = hx_source_names},
     {"--json", 0, NULL, CMD_SEARCH,
      .help = "print one JSON object (query, mode, group, results, total_results,\nsearch_time_ms); a result's fields and "
      "its citation are those MCP's\nsearch answers with"},
@@ -182,7 +182,8 @@ static const cli_opt options[] = {
      .help = "read as tenant T (README \"Tenants and visibility\"): public documents,\nT's tenant documents and, with "
      "--user, U's private ones of T; without\nit every document is read (the local user of a local index). In the\n"
      "registry: act as tenant T, a PostgreSQL role the login may SET ROLE to"},
-    {"--user", 0, "U", CMD_READER, .help = "the reader's user within --tenant T"},
+    {"--user", 0, "U", CMD_READER | CMD_PUBLISH,
+     .help = "the reader's user within --tenant T; in the registry a PostgreSQL role,\na member of T's, the login may SET ROLE to"},
     {"--json", 0, NULL, CMD_AUDIT, .help = "print one JSON object (entries: time, path, sha256, rule, reason; count)"},
     {"--limit", 0, "N", CMD_AUDIT, .help = "the newest N entries (default: all kept)", WHOLE(1, HX_AUDIT_MAX)},
     {"--since", 0, "TIME", CMD_AUDIT, .help = "entries at or after TIME: ISO-8601 (2026-01-31T12:00:00Z) or unix seconds"},
@@ -206,11 +207,15 @@ static const cli_opt options[] = {
     {"--registry", 0, "URL", CMD_REGISTRY | CMD_PUBLISH | CMD_SEARCH | CMD_SERVE,
      .help = "the registry: a PostgreSQL URL or libpq 'key=value' string (default\n$" HX_REGISTRY_ENV
      ", else libpq's PG* variables and service file)"},
-    {"--registry-timeout", 0, "MS", CMD_SEARCH,
-     .help = "wait at most MS for the registry to connect and to answer (default\n" HX_STRINGIFY(HX_REGISTRY_TIMEOUT_MS)
-     "; connecting waits whole seconds, at least 2)", WHOLE(1, 600000)},
+    {"--registry-timeout", 0, "MS", CMD_SEARCH | CMD_SERVE,
+     .help = "wait at most MS for the registry to connect and answer, then answer\nwithout it (default "
+     HX_STRINGIFY(HX_REGISTRY_TIMEOUT_MS) ")", WHOLE(1, 600000)},
+    {"--registry-timeout", 0, "MS", CMD_REGISTRY | CMD_PUBLISH,
+     .help = "wait at most MS for the connection to the registry (default "
+     HX_STRINGIFY(HX_REGISTRY_CONNECT_TIMEOUT_MS) ")", WHOLE(1, 600000)},
     {"--root", 0, "DIR", CMD_PUBLISH, .help = "the folder paths are relative to in the registry (default: the current folder)"},
-    {"--visibility", 0, "V", CMD_PUBLISH, .help = "tenant (default: the tenant's readers only) or public (every tenant)",
+    {"--visibility", 0, "V", CMD_PUBLISH,
+     .help = "tenant (default: the tenant's readers only), public (every tenant) or\nprivate (--user U only)",
      .choices = hx_publish_visibilities},
     {"--allow-unsigned", 0, NULL, CMD_PUBLISH,
      .help = "publish documents without a signature file too (default: each needs\nFILE.minisig or FILE.sig by a key of the trust store)"},
@@ -1025,6 +1030,7 @@ typedef struct {
     hx_source source;      /* the tiers to read (README "Tiers") */
     const char *user_db;   /* the user index file, or NULL when none can be named ... */
     const char *user_why;  /* ... and then why */
+    hx_registry_tier *reg; /* the registry tier (README "Registry"), or NULL when none is named */
 } search_job;
 
 /* Opens the tiers j->source names -- the project index, then the user index when there is one
@@ -1067,7 +1073,7 @@ static int run_search(void *arg)
     const search_job *j = arg;
     hx_index *ix[2] = {NULL, NULL};
     hx_tier tiers[2];
-    hx_tier_status st[2];
+    hx_tier_status st[3];
     size_t nt = 0, ns = 0;
     char why[600];
     hx_results res = {0};
@@ -1077,9 +1083,15 @@ static int run_search(void *arg)
     if (open_tiers(j, ix, tiers, &nt, st, &ns, &taken, why, sizeof why))
         goto done;
     res.group = j->o->group;
-    if (nt && hx_tiers_search(tiers, nt, j->enc, j->query, j->qlen, j->o, &res, &err)) {
+    bool asks = j->reg && j->reg->r;
+    if ((nt || asks) && hx_tiers_search_registry(tiers, nt, j->reg, j->enc, j->query, j->qlen, j->o, &res, &err)) {
         fprintf(stderr, "hyrax search: %s\n", err.message);
         goto done;
+    }
+    if (j->reg) {
+        st[ns++] = (hx_tier_status){HX_TIER_REGISTRY, NULL, j->reg->why[0] ? j->reg->why : NULL, 0};
+        if (j->reg->why[0])
+            put_line(stderr, "hyrax search: warning: registry not consulted: ", j->reg->why);
     }
     if (j->json) {
         hx_json_writer w;
@@ -1158,6 +1170,7 @@ static int fusion_weights_opt(const cli_args *a, hx_search_opts *o)
 }
 
 static int search_registry(const cli_args *a, const char *query, const hx_search_opts *o, int64_t as_of_ns);
+static int registry_open(const cli_args *a, int timeout_ms, hx_registry **r, hx_error *err);
 
 static int cmd_search(const cli_args *a)
 {
@@ -1278,9 +1291,28 @@ static int cmd_search(const cli_args *a)
         goto done;
     if (embeds && open_encoder(a, 1, pj.precision, &model, &enc))
         goto done;
-    search_job job = {db, model, enc, query, qlen, &o, &at, opt_str(a, "--json") != NULL, identity, source,
-                      has_user_db ? user_db : NULL, uerr.message};
+    /* the registry, when one is named, is the farthest tier of source all (README "Registry") */
+    const char *reg_url = opt_str(a, "--registry") ? opt_str(a, "--registry") : getenv(HX_REGISTRY_ENV);
+    hx_registry_tier reg = {.as_of_ns = at.selector == HX_READ_AS_OF ? at.as_of_ns : 0};
+    bool with_registry = source == HX_SOURCE_ALL && reg_url && *reg_url;
+    if (with_registry && embeds && pj.precision != HX_PRECISION_FP32) {
+        snprintf(reg.why, sizeof reg.why, "the project index holds %s vectors and the registry fp32 ones",
+                 hx_precision_name(pj.precision));
+    } else if (with_registry) {
+        hx_error rerr = {0};
+        if (registry_open(a, (int)opt_long(a, "--registry-timeout", HX_REGISTRY_TIMEOUT_MS), &reg.r, &rerr)) {
+            if (rerr.code == HX_ENOMEM || rerr.code == HX_EINVAL) {
+                put_line(stderr, "hyrax search: ", rerr.message);
+                goto done;
+            }
+            snprintf(reg.why, sizeof reg.why, "%s", rerr.message);
+        }
+    }
+    search_job job = {db,         model,   enc,    query, qlen, &o, &at, opt_str(a, "--json") != NULL, identity, source,
+                      has_user_db ? user_db : NULL, uerr.message, with_registry ? &reg : NULL};
     rc = guarded("search", run_search, &job);
+    hx_registry_results_free(&reg.res);
+    hx_registry_close(reg.r);
 done:
     hx_encoder_free(enc);
     hx_model_close(model);
@@ -1862,6 +1894,7 @@ static int cmd_serve(const cli_args *a)
     char user_db[4096];   /* the user tier, searched with the project (README "Tiers") */
     cfg.user_db = hx_tier_user_path(user_db, sizeof user_db, NULL) == 0 ? user_db : NULL;
     cfg.registry = opt_str(a, "--registry");
+    cfg.registry_timeout_ms = (int)opt_long(a, "--registry-timeout", 0);
     if (!cfg.read_only && make_db_folder("serve", cfg.db))
         return 1;
     if (pipe(stop_pipe) != 0) {
@@ -2114,8 +2147,12 @@ static const char publish_about[] =
 /* Connects to the registry the options name (as --tenant, for the commands that take it). */
 static int registry_open(const cli_args *a, int timeout_ms, hx_registry **r, hx_error *err)
 {
-    hx_registry_opts ro = {opt_str(a, "--registry"), a->cmd->bit == CMD_REGISTRY ? NULL : opt_str(a, "--tenant"),
-                           timeout_ms};
+    bool admin = a->cmd->bit == CMD_REGISTRY;
+    hx_registry_opts ro = {opt_str(a, "--registry"), admin ? NULL : opt_str(a, "--tenant"),
+                           admin ? NULL : opt_str(a, "--user"), timeout_ms,
+                           (int)opt_long(a, "--registry-timeout", HX_REGISTRY_CONNECT_TIMEOUT_MS)};
+    if (a->cmd->bit == CMD_SEARCH)   /* a search's timeout is its whole budget */
+        ro.connect_timeout_ms = 0;
     return hx_registry_connect(r, &ro, err);
 }
 
@@ -2128,7 +2165,7 @@ static int cmd_registry(const cli_args *a)
     hx_registry *r = NULL;
     hx_error err = {0};
     int before = 0;
-    if (registry_open(a, 0, &r, &err) || hx_registry_init(r, &before, &err)) {
+    if (registry_open(a, 0, &r, &err) || hx_registry_migrate(r, HX_REGISTRY_SCHEMA_VERSION, &before, &err)) {
         put_line(stderr, "hyrax registry init: ", err.message);
         hx_registry_close(r);
         return 1;
@@ -2145,7 +2182,7 @@ static int cmd_registry(const cli_args *a)
 static int publish_progress(void *ctx, size_t done, size_t total, const char *path)
 {
     (void)ctx;
-    fprintf(stderr, "publish: %zu/%zu documents", done, total);
+    fprintf(stderr, "publish: %zu/%zu files", done, total);
     if (path)
         put_line(stderr, ", last ", path);
     else

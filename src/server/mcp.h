@@ -20,6 +20,7 @@ typedef struct hx_mcp_config {
                                       Borrowed for the duration of hx_mcp_serve */
     const char *registry;      /* the registry tier (registry.h): its URL; NULL: $HYRAX_REGISTRY or
                                   libpq's own variables */
+    int registry_timeout_ms;   /* a query's wait for the registry; 0: HX_REGISTRY_TIMEOUT_MS */
     /* Conversation memory (mcp_memory.c): turns are stamped with the reader identity and read back
      * by it; the retention limits. */
     hx_memory_limits memory_limits;   /* zeros: memory.h's defaults */

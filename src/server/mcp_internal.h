@@ -91,9 +91,12 @@ typedef struct mcp_server {
        none) and what the last tiered query read of each tier */
     hx_index *user_reader;
     hx_read_taken user_taken;
-    hx_tier_status tier_status[2];
+    hx_tier_status tier_status[3];
     size_t n_tier_status;
     char user_why[320];           /* tier_status's reason the user tier was not consulted */
+    hx_registry_tier *registry;   /* owned: the last tiered query's registry tier, whose results
+                                     that query's answer borrows; freed by the next query and by
+                                     mcp_tiers_free; NULL when it read no registry */
 
     /* write jobs, run in order by the worker */
     mcp_job *queue_head, *queue_tail;
@@ -183,23 +186,26 @@ void mcp_write_read_context(hx_json_writer *w, const mcp_server *s);
 /* The `source` argument of the query tools that search tiers: one row, as MCP_ARG_READ_CONTEXT. */
 #define MCP_ARG_SOURCE                                                                                        \
     {"source", MCP_STRING, .choices = hx_source_names, .def = "all",                                          \
-     .description = "Which tiers to search: all (the project index, and the user index when it exists), "    \
-                    "project or user, or registry (the team's PostgreSQL registry, search tools only; an "  \
-                    "unreachable registry answers registry.consulted false). Each result's tier says which "  \
+     .description = "Which tiers to search: all (the project index, the user index when it exists, and the "   \
+                    "team's PostgreSQL registry when the server names one), project, user, or registry "      \
+                    "alone (search tools only). An unreachable registry is not consulted (consulted false "   \
+                    "in tiers, or registry.consulted alone) and the rest answers. Each result's tier says which "  \
                     "answered; the answer's tiers say which were read. read_context's time applies to every " \
                     "tier, a baseline to the project only."}
 /* The answer's "tiers" member, a member of an outputSchema's properties. */
 #define MCP_TIERS_SCHEMA                                                                                      \
     "\"tiers\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"tier\":{\"type\":\"string\"},"  \
-    "\"db\":{\"type\":\"string\"},\"searched\":{\"type\":\"boolean\"},\"results\":{\"type\":\"integer\"},"          \
+    "\"db\":{\"type\":\"string\"},\"searched\":{\"type\":\"boolean\"},\"consulted\":{\"type\":\"boolean\"},\"results\":{\"type\":\"integer\"},"          \
     "\"generation\":{\"type\":\"integer\"},\"reason\":{\"type\":\"string\"}},\"required\":[\"tier\",\"searched\"]}}"
 /* Runs a query over the tiers the arguments' source names (the project's reader at the arguments'
  * read_context, the user index's by hx_tier_read_at) and counts it; 0 with *res filled and
  * s->tier_status saying what each tier read, or -1 with a message. */
 int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
                     char *message, size_t cap);
-/* The reader of result r's tier (the user index's, else the project's). */
+/* The reader of result r's tier (the user index's, else the project's; NULL for the registry's). */
 hx_index *mcp_tier_reader(mcp_server *s, const hx_result *r);
+/* Frees what the last tiered query kept (the registry's results). */
+void mcp_tiers_free(mcp_server *s);
 /* The commit that answered result r: its tier's, else the project reader's. */
 uint64_t mcp_result_generation(const mcp_server *s, const hx_result *r);
 /* "read_context" of the first tier read, then "tiers". */

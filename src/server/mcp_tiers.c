@@ -1,9 +1,13 @@
 /* mcp_tiers.c: the MCP query tools over tiers (README "Tiers"; hyrax.h hx_tiers_search): the
- * user index's reader beside the project's (mcp.c), what the `source` argument (MCP_ARG_SOURCE)
- * selects, and the answer's "tiers". Main thread only; never writes an index. */
+ * user index's reader beside the project's (mcp.c), the registry as the farthest tier of source
+ * all (registry.h hx_tiers_search_registry), what the `source` argument (MCP_ARG_SOURCE) selects,
+ * and the answer's "tiers". Main thread only; never writes an index. */
 #include "mcp_internal.h"
 
+#include "alloc.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Opens (or refreshes) the user index's reader and points it at ctx as hx_tier_read_at says;
@@ -29,9 +33,49 @@ static int open_user(mcp_server *s, const hx_read_context *ctx, char *message, s
     return snprintf(message, cap, "cannot read the user index %s: %s", s->cfg->user_db, err.message), -1;
 }
 
+void mcp_tiers_free(mcp_server *s)
+{
+    if (!s->registry)
+        return;
+    hx_registry_results_free(&s->registry->res);
+    hx_registry_close(s->registry->r);
+    free(s->registry);
+    s->registry = NULL;
+}
+
+/* The registry tier for a query of source all, into s->registry (NULL when the server names no
+ * registry): connected within the query's budget as the reader identity's tenant and user, or
+ * its `why` saying why not. 0, or -1 with a message (out of memory). */
+static int open_registry(mcp_server *s, const hx_read_context *ctx, char *message, size_t cap)
+{
+    const char *url = s->cfg->registry ? s->cfg->registry : getenv(HX_REGISTRY_ENV);
+    if (!url || !*url)
+        return 0;
+    if (!(s->registry = hx_calloc(1, sizeof *s->registry)))
+        return snprintf(message, cap, "out of memory"), -1;
+    hx_registry_tier *t = s->registry;
+    t->as_of_ns = ctx->selector == HX_READ_AS_OF ? ctx->as_of_ns : 0;   /* the registry has no baselines */
+    if (s->model && hx_model_precision(s->model) != HX_PRECISION_FP32) {
+        snprintf(t->why, sizeof t->why, "the project index holds %s vectors and the registry fp32 ones",
+                 hx_precision_name(hx_model_precision(s->model)));
+        return 0;
+    }
+    const hx_identity *id = s->cfg->identity;
+    hx_registry_opts ro = {url, id ? id->tenant : NULL, id ? id->user : NULL,
+                           s->cfg->registry_timeout_ms > 0 ? s->cfg->registry_timeout_ms : HX_REGISTRY_TIMEOUT_MS, 0};
+    hx_error err = {0};
+    if (hx_registry_connect(&t->r, &ro, &err)) {
+        if (err.code == HX_ENOMEM)
+            return snprintf(message, cap, "out of memory"), -1;
+        snprintf(t->why, sizeof t->why, "%s", err.message);
+    }
+    return 0;
+}
+
 int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
                     char *message, size_t cap)
 {
+    mcp_tiers_free(s);
     hx_source source = HX_SOURCE_ALL;
     hx_source_parse(mcp_arg_str(a, "source"), &source);   /* the table checked the name */
     hx_read_context ctx;
@@ -67,17 +111,26 @@ int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const h
             HX_TIER_USER, s->cfg->user_db ? s->cfg->user_db : "", s->user_why[0] ? s->user_why : NULL,
             s->user_taken.commit.generation};
     }
+    if (source == HX_SOURCE_ALL && open_registry(s, &ctx, message, cap))
+        return -1;
     memset(res, 0, sizeof *res);
     res->group = o->group;
     hx_error err = {0};
-    if (nt && hx_tiers_search(tiers, nt, s->reader_enc, query, strlen(query), o, res, &err))
+    bool asks = s->registry && s->registry->r;
+    if ((nt || asks) &&
+        hx_tiers_search_registry(tiers, nt, s->registry, s->reader_enc, query, strlen(query), o, res, &err))
         return snprintf(message, cap, "search failed: %s", err.message), -1;
+    if (s->registry)
+        s->tier_status[s->n_tier_status++] =
+            (hx_tier_status){HX_TIER_REGISTRY, NULL, s->registry->why[0] ? s->registry->why : NULL, 0};
     mcp_note_query(s, query);
     return 0;
 }
 
 hx_index *mcp_tier_reader(mcp_server *s, const hx_result *r)
 {
+    if (r->tier && !strcmp(r->tier, HX_TIER_REGISTRY))
+        return NULL;
     return r->tier && !strcmp(r->tier, HX_TIER_USER) ? s->user_reader : s->reader;
 }
 

@@ -257,10 +257,13 @@ static const char search_out[] =
     "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
     "," MCP_TIERS_SCHEMA "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
 
-/* The role registry calls act as: the reader identity's tenant (README "Registry"), else the login's. */
-static const char *registry_role(const mcp_server *s)
+/* How registry calls act (README "Registry"): as the reader identity's tenant and user, else as
+ * the login; a query waits at most timeout_ms, publish only bounds the connection. */
+static hx_registry_opts registry_opts(const mcp_server *s, int timeout_ms)
 {
-    return s->cfg->identity ? s->cfg->identity->tenant : NULL;
+    const hx_identity *id = s->cfg->identity;
+    return (hx_registry_opts){s->cfg->registry, id ? id->tenant : NULL, id ? id->user : NULL, timeout_ms,
+                              timeout_ms ? 0 : HX_REGISTRY_CONNECT_TIMEOUT_MS};
 }
 
 /* search with source "registry" (issue 13): the query embedded here, the registry asked within
@@ -282,7 +285,8 @@ static int registry_search(mcp_server *s, const mcp_args *a, const char *query, 
                     (!s->reader_enc && hx_encoder_new(&s->reader_enc, s->model, 1, &err)) ||
                     hx_encoder_embed(s->reader_enc, &query, &len, 1, vec, &err)))
         return err.message[0] ? (snprintf(msg, cap, "%s", err.message), -1) : -1;
-    hx_registry_opts ro = {s->cfg->registry, registry_role(s), HX_REGISTRY_TIMEOUT_MS};
+    hx_registry_opts ro =
+        registry_opts(s, s->cfg->registry_timeout_ms > 0 ? s->cfg->registry_timeout_ms : HX_REGISTRY_TIMEOUT_MS);
     hx_registry_query q = {query, use_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters, o->min_score, as_of_ns};
     hx_registry *r = NULL;
     hx_registry_results res = {0};
@@ -501,7 +505,8 @@ static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     size_t *tokens = hx_calloc(np ? np : 1, sizeof *tokens);   /* 0 = not kept */
     for (size_t i = 0; i < np && !rc && tokens && n_kept < (size_t)max_passages; i++) {
         hx_passage *p = &ps.v[i];
-        if (related && (rc = add_neighbours(mcp_tier_reader(s, p->first), &ps, p, &err)))
+        hx_index *tier_ix = mcp_tier_reader(s, p->first);   /* NULL: the registry's (no neighbours read) */
+        if (related && tier_ix && (rc = add_neighbours(tier_ix, &ps, p, &err)))
             break;
         char header[600];
         const char *title = p->first->title, *heading = p->first->heading;
@@ -1342,7 +1347,8 @@ static const mcp_arg publish_args[] = {
     {"paths", MCP_STRING_LIST, .required = true, AT_MOST(MAX_PATHS),
      .description = "Root-relative files or folders to publish to the registry."},
     {"visibility", MCP_STRING, .choices = hx_publish_visibilities, .def = "tenant",
-     .description = "tenant: readable by the publishing tenant only; public: by every tenant."},
+     .description = "tenant: readable by the publishing tenant only; public: by every tenant; private: by this "
+                    "server's user only (serve --tenant T --user U)."},
     {"allow_unsigned", MCP_BOOLEAN, .def = "false",
      .description = "Publish files without a signature file too (a bad signature is always refused)."},
     {.name = NULL},
@@ -1372,7 +1378,7 @@ static int tool_publish(mcp_server *s, const hx_json_val *args, hx_json_writer *
         rc = -1;
     if (!rc && !s->writer_enc && hx_encoder_new(&s->writer_enc, s->model, s->cfg->threads, &err))
         rc = (snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1);
-    hx_registry_opts ro = {s->cfg->registry, registry_role(s), 0};
+    hx_registry_opts ro = registry_opts(s, 0);
     if (!rc && (hx_trust_load(&trust, s->cfg->root, &err) || hx_registry_connect(&r, &ro, &err)))
         rc = (snprintf(msg, cap, "publish failed: %s", err.message), -1);
     hx_publish_opts po = {s->cfg->root, targets, np, trust, mcp_arg_bool(&a, "allow_unsigned"),

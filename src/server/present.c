@@ -287,10 +287,17 @@ void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, 
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "tier");
         hx_json_write_cstr(w, tiers[i].name);
-        hx_json_write_key(w, "db");
-        hx_json_write_cstr(w, tiers[i].db);
+        bool registry = !strcmp(tiers[i].name, HX_TIER_REGISTRY);   /* no file, no generation */
+        if (!registry) {
+            hx_json_write_key(w, "db");
+            hx_json_write_cstr(w, tiers[i].db);
+        }
         hx_json_write_key(w, "searched");
         hx_json_write_bool(w, !tiers[i].absent);
+        if (registry) {
+            hx_json_write_key(w, "consulted");
+            hx_json_write_bool(w, !tiers[i].absent);
+        }
         if (tiers[i].absent) {
             hx_json_write_key(w, "reason");
             hx_json_write_cstr(w, tiers[i].absent);
@@ -300,8 +307,10 @@ void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, 
                 count += r->v[j].tier && !strcmp(r->v[j].tier, tiers[i].name);
             hx_json_write_key(w, "results");
             hx_json_write_uint(w, count);
-            hx_json_write_key(w, "generation");
-            hx_json_write_uint(w, tiers[i].generation);
+            if (!registry) {
+                hx_json_write_key(w, "generation");
+                hx_json_write_uint(w, tiers[i].generation);
+            }
         }
         hx_json_write_obj_end(w);
     }

@@ -78,7 +78,8 @@ typedef struct hx_tier_status {
     uint64_t generation;               /* the commit searched */
 } hx_tier_status;
 /* "tiers": [{"tier","db","searched", then "results" (of r's results, the tier's count) and
- * "generation", or "reason"}, ...]; each result's citation carries its own tier's generation. */
+ * "generation", or "reason"}, ...]; each result's citation carries its own tier's generation. The
+ * registry's entry (HX_TIER_REGISTRY) has no "db" nor "generation", and "consulted" (= searched). */
 void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, const hx_results *r);
 /* The commit that answered r: the generation of the tier r names among tiers[0..n), else def. */
 uint64_t hx_present_tier_generation(const hx_tier_status *tiers, size_t n, const hx_result *r, uint64_t def);
