@@ -105,7 +105,7 @@ int main(int argc, char **argv)
     }
     hx_error err = {0};
     hx_registry *r = NULL;
-    hx_registry_opts ro = {argv[1], tenant, 0};
+    hx_registry_opts ro = {.url = argv[1], .tenant = tenant};
     if (hx_registry_connect(&r, &ro, &err)) {
         fprintf(stderr, "registry_bench: %s\n", err.message);
         return 1;

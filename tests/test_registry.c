@@ -873,6 +873,8 @@ static void test_keyword_bound(void)
     free(out);
     CHECK(sql_is(NULL, "WITH d AS (DELETE FROM hyrax.documents WHERE path LIKE 'bound/%' RETURNING 1) "
                        "SELECT count(*) FROM d", "2"), "clean up");
+}
+
 /* Reads the server's lines until the response with id `id` (its line into *response, owned) or
  * timeout; counts the notifications/progress of token `token` into *n and the last one's progress
  * and total into last[0..1] (progress never goes down, else *n = -1). */
