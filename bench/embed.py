@@ -158,7 +158,7 @@ class Hyrax:
 
     def run(self, mode, texts_file, threads, **kw):
         cmd = [str(EMBED_BENCH), mode, "--texts", str(texts_file), "--threads", str(threads),
-               "--model", str(WEIGHTS), "--precision", self.precision]
+               "--weights", str(WEIGHTS), "--precision", self.precision]
         for k, v in kw.items():
             cmd += ["--" + k, str(v)]
         res = subprocess.run(cmd, capture_output=True, text=True)
@@ -170,7 +170,7 @@ class Hyrax:
         self.close()
         self.proc = subprocess.Popen(
             [str(EMBED_BENCH), "serve", "--threads", str(n), "--batch", str(BATCH),
-             "--model", str(WEIGHTS), "--precision", self.precision], stdin=subprocess.PIPE,
+             "--weights", str(WEIGHTS), "--precision", self.precision], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True)
 
     def close(self):
