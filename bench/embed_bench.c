@@ -45,6 +45,14 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU seconds of the calling thread. */
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* A "Vm...:  N kB" line of /proc/self/status, or -1. VmHWM, not getrusage's ru_maxrss: that one
  * survives exec, so a child of a large process (the Python driver) would report the parent's. */
 static long proc_status_kb(const char *field)
@@ -319,22 +327,28 @@ static void run_latency(const opts *o)
     texts t = read_texts(o->texts);
     engine g = engine_open(o);
     float out[HX_EMBED_DIM];
-    double *ms = malloc((size_t)o->calls * sizeof *ms), sum = 0;
-    if (!ms)
+    /* ms: wall time per call; cpu: the calling thread's CPU time per call, which at 1 thread is the
+     * whole call's work without the time a loaded machine kept it descheduled. */
+    double *ms = malloc((size_t)o->calls * sizeof *ms), *cpu = malloc((size_t)o->calls * sizeof *cpu), sum = 0;
+    if (!ms || !cpu)
         die("out of memory", NULL);
     for (int i = -o->warmup; i < o->calls; i++) {
         size_t k = (size_t)(i + o->warmup) % t.n;
-        double t0 = now_s();
+        double t0 = now_s(), c0 = thread_cpu_s();
         embed(&g, &t, k, 1, out);
-        if (i >= 0)
+        if (i >= 0) {
+            cpu[i] = (thread_cpu_s() - c0) * 1e3;
             sum += ms[i] = (now_s() - t0) * 1e3;
+        }
     }
     double p50 = percentile(ms, (size_t)o->calls, 50), p99 = percentile(ms, (size_t)o->calls, 99);
+    double cpu50 = percentile(cpu, (size_t)o->calls, 50);
     printf("{");
     print_common(o, &g);
-    printf(",\"calls\":%d,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"mean_ms\":%.4f,\"rss_peak_kb\":%ld}\n",
-           o->calls, p50, p99, sum / o->calls, rss_peak_kb());
+    printf(",\"calls\":%d,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"mean_ms\":%.4f,\"cpu_p50_ms\":%.4f,"
+           "\"rss_peak_kb\":%ld}\n", o->calls, p50, p99, sum / o->calls, cpu50, rss_peak_kb());
     free(ms);
+    free(cpu);
     engine_close(&g);
     free_texts(&t);
 }

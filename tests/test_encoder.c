@@ -364,6 +364,15 @@ static void test_int8(const golden *g)
         worst = fmax(worst, max_abs_diff(one, out + i * g->dim, g->dim));
     }
     CHECK(worst <= 1e-6, "int8: 1 thread batched and 2 threads single agree within 1e-6 (%.2e)", worst);
+    /* The step that writes an int8 Linear layer's input quantizes it (encoder.c quant_target): a
+     * forward pass is the embedding step, then per layer QKV gemm, attention, quantize + gemm of
+     * the attention output, LayerNorm, FFN-in gemm, GELU, FFN-out gemm, LayerNorm: 1 + 6 x 9 steps
+     * (a separate quantize pass before each of the 4 Linear layers made it 1 + 6 x 11). */
+    const int32_t *ids0 = g->ids[0];
+    hx_pool_counts before = hx_pool_get_counts(hx_encoder_pool(e2));
+    CHECK(hx_encoder_embed_ids(e2, &ids0, &g->lens[0], 1, one, &err) == 0, "single: %s", err.message);
+    unsigned long steps = hx_pool_get_counts(hx_encoder_pool(e2)).jobs - before.jobs;
+    CHECK(steps == 1 + 6 * 9, "an int8 forward pass runs %lu parallel steps, want 55", steps);
     free(out);
     free(out2);
     hx_encoder_free(e1);

@@ -225,9 +225,10 @@ static void gemm_i8_task(void *ctx, int task, int worker)
 }
 
 /* C[M x N] = A[M x K] W^T + bias (GELU if asked) for one Linear layer, in float (Wp, packed for
- * the table) or in int8 (q->w set). */
+ * the table) or in int8 (q->w set). An int8 layer quantizes A into qa/qs first, unless the step that
+ * wrote A did so already (`quantized`: see quant_target). */
 static void linear(hx_encoder *e, int M, int N, int K, const float *A, const float *Wp, const hx_qmat *q,
-                   const float *bias, float *C, int gelu)
+                   const float *bias, float *C, int gelu, int quantized)
 {
     if (!q->w) {
         gemm(e, M, N, K, A, K, Wp, bias, C, N, gelu);
@@ -236,8 +237,27 @@ static void linear(hx_encoder *e, int M, int N, int K, const float *A, const flo
     int per, chunks = column_chunks(e, (N + HX_I8_NR - 1) / HX_I8_NR, &per);
     i8_job g = {e->kern, e->m->k8, M, N, K, gelu, A, bias, e->qa, e->qs, q, C, chunks, per * HX_I8_NR};
     int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
-    hx_pool_run(e->pool, row_blocks, quantize_task, &g);
+    if (!quantized)
+        hx_pool_run(e->pool, row_blocks, quantize_task, &g);
     hx_pool_run(e->pool, row_blocks * chunks, gemm_i8_task, &g);
+}
+
+/* The int8 table when the Linear layer that reads a step's output runs in int8, else NULL: such a
+ * step quantizes each row block it has just written into qa/qs (kernels.h "int8": rows are
+ * quantized independently, so this gives the bits a separate pass would) while the rows are still
+ * in cache, and the Linear layer skips its own pass. */
+static const hx_kernels_i8 *quant_target(const hx_encoder *e, const hx_qmat *next)
+{
+    return next && next->w ? e->m->k8 : NULL;
+}
+
+/* Rows [r0, r0 + n) of x [. x dim] into qa/qs, when k8 is set. */
+static void quantize_rows(const hx_encoder *e, const hx_kernels_i8 *k8, int r0, int n, int dim, const float *x)
+{
+    if (!k8)
+        return;
+    const int Kp = hx_i8_row_len(dim);
+    k8->quantize(n, dim, x + (size_t)r0 * dim, dim, e->qa + (size_t)r0 * Kp, Kp, e->qs + r0);
 }
 
 /* Rows per task for a per-row step over `rows` rows: at most ENC_LN_ROW_BLOCK, and few enough that
@@ -250,7 +270,8 @@ static int row_block(const hx_encoder *e, int rows)
 }
 
 typedef struct ln_job {
-    const hx_kernels *kern;
+    const hx_encoder *e;
+    const hx_kernels_i8 *k8;   /* quant_target of the Linear layer that reads x next */
     int rows, dim, block;
     float *x;
     const float *res, *w, *b;
@@ -263,16 +284,51 @@ static void ln_task(void *ctx, int task, int worker)
     const ln_job *j = ctx;
     int r0 = task * j->block;
     int n = j->rows - r0 < j->block ? j->rows - r0 : j->block;
-    j->kern->add_layernorm(n, j->dim, j->x + (size_t)r0 * j->dim, j->dim, j->res + (size_t)r0 * j->dim,
-                           j->dim, j->w, j->b, j->eps);
+    j->e->kern->add_layernorm(n, j->dim, j->x + (size_t)r0 * j->dim, j->dim,
+                              j->res + (size_t)r0 * j->dim, j->dim, j->w, j->b, j->eps);
+    quantize_rows(j->e, j->k8, r0, n, j->dim, j->x);
 }
 
-/* x = LayerNorm(x + res) over `rows` rows of H floats. */
-static void add_ln(hx_encoder *e, int rows, float *x, const float *res, const float *w, const float *b)
+/* x = LayerNorm(x + res) over `rows` rows of H floats; quantized into qa/qs for `next` when it
+ * runs in int8. */
+static void add_ln(hx_encoder *e, int rows, float *x, const float *res, const float *w, const float *b,
+                   const hx_qmat *next)
 {
     const hx_model_config *c = &e->m->cfg;
-    ln_job j = {e->kern, rows, c->hidden, row_block(e, rows), x, res, w, b, c->eps};
+    ln_job j = {e, quant_target(e, next), rows, c->hidden, row_block(e, rows), x, res, w, b, c->eps};
     hx_pool_run(e->pool, (rows + j.block - 1) / j.block, ln_task, &j);
+}
+
+typedef struct gelu_job {
+    const hx_encoder *e;
+    int rows, dim, block;
+    float *x;
+} gelu_job;
+
+/* GELU over a row block of x [rows x dim], then its quantization for the int8 Linear layer after. */
+static void gelu_quant_task(void *ctx, int task, int worker)
+{
+    (void)worker;
+    const gelu_job *j = ctx;
+    int r0 = task * j->block;
+    int n = j->rows - r0 < j->block ? j->rows - r0 : j->block;
+    j->e->kern->gelu(n, j->dim, j->x + (size_t)r0 * j->dim, j->dim);
+    quantize_rows(j->e, j->e->m->k8, r0, n, j->dim, j->x);
+}
+
+/* The FFN's first Linear layer, big [R x F] = GELU(x W1^T + b1). When the second one runs in int8,
+ * GELU moves out of the gemm into a row pass that also quantizes its rows, still in cache. */
+static void ffn_in(hx_encoder *e, int R, const hx_layer *L)
+{
+    const int H = e->m->cfg.hidden, F = e->m->cfg.ffn;
+    const int quantized = quant_target(e, &L->ffn1_q) != NULL;
+    if (!quant_target(e, &L->ffn2_q)) {
+        linear(e, R, F, H, e->x, L->ffn1_w, &L->ffn1_q, L->ffn1_b, e->big, 1, quantized);
+        return;
+    }
+    linear(e, R, F, H, e->x, L->ffn1_w, &L->ffn1_q, L->ffn1_b, e->big, 0, quantized);
+    gelu_job j = {e, R, F, row_block(e, R), e->big};
+    hx_pool_run(e->pool, (R + j.block - 1) / j.block, gelu_quant_task, &j);
 }
 
 typedef struct embed_job {
@@ -295,6 +351,7 @@ static void embed_task(void *ctx, int task, int worker)
         e->kern->add_layernorm(1, H, x, H, m->pos_type + (size_t)e->row_pos[r] * H, H, m->emb_ln_w,
                                m->emb_ln_b, m->cfg.eps);
     }
+    quantize_rows(e, quant_target(e, &m->layers[0].qkv_q), r0, r1 - r0, H, e->x);
 }
 
 /* Self-attention of one (sequence, head) pair: big holds Q|K|V rows, the context goes to tmp.
@@ -342,13 +399,16 @@ static void forward(hx_encoder *e, int n, float *out)
     hx_pool_run(e->pool, (R + ej.block - 1) / ej.block, embed_task, &ej);   /* x [R x H] */
     for (int l = 0; l < c->layers; l++) {
         const hx_layer *L = &m->layers[l];
-        linear(e, R, 3 * H, H, e->x, L->qkv_w, &L->qkv_q, L->qkv_b, e->big, 0);   /* big [R x 3H] */
+        const hx_qmat *next_qkv = l + 1 < c->layers ? &m->layers[l + 1].qkv_q : NULL;
+        linear(e, R, 3 * H, H, e->x, L->qkv_w, &L->qkv_q, L->qkv_b, e->big, 0,   /* big [R x 3H] */
+               quant_target(e, &L->qkv_q) != NULL);
         hx_pool_run(e->pool, n * c->heads, attention_task, e);     /* tmp [R x H] */
-        linear(e, R, H, H, e->tmp, L->o_w, &L->o_q, L->o_b, e->big, 0);        /* big [R x H] */
-        add_ln(e, R, e->x, e->big, L->ln1_w, L->ln1_b);             /* x = LN(x + attn) */
-        linear(e, R, F, H, e->x, L->ffn1_w, &L->ffn1_q, L->ffn1_b, e->big, 1);  /* big [R x F] */
-        linear(e, R, H, F, e->big, L->ffn2_w, &L->ffn2_q, L->ffn2_b, e->tmp, 0); /* tmp [R x H] */
-        add_ln(e, R, e->x, e->tmp, L->ln2_w, L->ln2_b);             /* x = LN(x + ffn) */
+        linear(e, R, H, H, e->tmp, L->o_w, &L->o_q, L->o_b, e->big, 0, 0);     /* big [R x H] */
+        add_ln(e, R, e->x, e->big, L->ln1_w, L->ln1_b, &L->ffn1_q); /* x = LN(x + attn) */
+        ffn_in(e, R, L);                                            /* big [R x F] */
+        linear(e, R, H, F, e->big, L->ffn2_w, &L->ffn2_q, L->ffn2_b, e->tmp, 0,  /* tmp [R x H] */
+               quant_target(e, &L->ffn2_q) != NULL);
+        add_ln(e, R, e->x, e->tmp, L->ln2_w, L->ln2_b, next_qkv);   /* x = LN(x + ffn) */
     }
 
     /* Mean over each sequence's tokens, then L2 normalisation (eps as torch's F.normalize). */
