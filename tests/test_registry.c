@@ -49,6 +49,29 @@ static char *sql_as(const char *user, const char *sql)
     return out;
 }
 
+/* Polls (every 50 ms, at most `tries` times) until one session waits on a lock while inserting a
+ * document: a publish reached the key a blocker holds. */
+static bool publish_waits_on_lock(int tries)
+{
+    for (int i = 0; i < tries; i++) {
+        char *w = sql_as(NULL, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                               "AND query LIKE '%INSERT INTO hyrax.documents%'");
+        bool waiting = !strcmp(w, "1");
+        free(w);
+        if (waiting)
+            return true;
+        usleep(50000);
+    }
+    return false;
+}
+
+/* Ends the blocker sessions (those sleeping in pg_sleep(60) with a key held). */
+static void end_blockers(void)
+{
+    free(sql_as(NULL, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' "
+                      "AND pid <> pg_backend_pid()"));
+}
+
 static int sql_is(const char *user, const char *sql, const char *want)
 {
     char *got = sql_as(user, sql);
@@ -242,21 +265,11 @@ static void test_interrupted(void)
                       "echo $! > ../pub.pid; }", root, url);
     free(out);
     /* wait until hyrax waits on the lock */
-    int waiting = 0;
-    for (int i = 0; i < 600 && !waiting; i++) {
-        char *w = sql_as(NULL, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                               "AND query LIKE '%INSERT INTO hyrax.documents%'");
-        waiting = !strcmp(w, "1");
-        free(w);
-        if (!waiting)
-            usleep(50000);
-    }
-    CHECK(waiting, "publish reached the held key");
+    CHECK(publish_waits_on_lock(600), "publish reached the held key");
     rc = sh(&out, "kill -9 $(cat %s/pub.pid)", dir);
     CHECK(rc == 0, "killed: %s", out);
     free(out);
-    free(sql_as(NULL, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' "
-                      "AND pid <> pg_backend_pid()"));
+    end_blockers();
     for (int i = 0; i < 100; i++) {   /* the server notices the dead client */
         char *n = sql_as(NULL, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'hyrax'");
         int gone = !strcmp(n, "0");
@@ -963,20 +976,10 @@ static void test_mcp_progress(void)
     last[0] = last[1] = 0;
     snprintf(line, sizeof line, call, 3, "d", "p3");
     send_line(&sv, line);
-    int waiting = 0;
-    for (int i = 0; i < 1200 && !waiting; i++) {
-        char *w = sql_as(NULL, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                               "AND query LIKE '%INSERT INTO hyrax.documents%'");
-        waiting = !strcmp(w, "1");
-        free(w);
-        if (!waiting)
-            usleep(50000);
-    }
-    CHECK(waiting, "publish reached the held key");
+    CHECK(publish_waits_on_lock(1200), "publish reached the held key");
     send_line(&sv, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}}");
     usleep(300000);   /* the server reads the cancellation before the batch can go on */
-    free(sql_as(NULL, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' "
-                      "AND pid <> pg_backend_pid()"));
+    end_blockers();
     send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}");
     char *r3 = NULL;
     read_until(&sv, 4, "p3", &n, last, &resp, 120000);
