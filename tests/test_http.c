@@ -389,6 +389,22 @@ static int64_t int_of(const hx_json_val *v)
 
 static int searches_ok;   /* POST /search answered 200, counted to check /metrics */
 
+/* POST /search for `word` in keyword mode: its total_results, -1 unless answered 200 (counted in
+ * searches_ok); the response body into *body (owned, may be NULL). */
+static int64_t keyword_total(int port, const char *word, char **body)
+{
+    char req[256];
+    snprintf(req, sizeof req, "{\"query\":\"%s\",\"search_type\":\"keyword\"}", word);
+    response resp;
+    post(port, "/search", "", req, &resp);
+    hx_json_doc *d = json_of(&resp);
+    int64_t total = resp.status == 200 ? int_of(at(d, "total_results")) : -1;
+    searches_ok += resp.status == 200;
+    hx_json_doc_free(d);
+    *body = resp.body;
+    return total;
+}
+
 static void test_rest(int port)
 {
     response resp;
@@ -751,20 +767,12 @@ static void test_cancel(int port)
           "session 2's request 5 runs: %d %.300s", resp.status, resp.body ? resp.body : "");
     hx_json_doc_free(d);
     free(resp.body);
-    post(port, "/search", "", "{\"query\":\"quokkabig\",\"search_type\":\"keyword\"}", &resp);
-    d = json_of(&resp);
-    CHECK(resp.status == 200 && int_of(at(d, "total_results")) == 0, "nothing of the cancelled document: %.200s",
-          resp.body ? resp.body : "");
-    searches_ok += resp.status == 200;
-    hx_json_doc_free(d);
-    free(resp.body);
-    post(port, "/search", "", "{\"query\":\"quokkasmall\",\"search_type\":\"keyword\"}", &resp);
-    d = json_of(&resp);
-    CHECK(resp.status == 200 && int_of(at(d, "total_results")) == 1, "the other session's document is there: %.200s",
-          resp.body ? resp.body : "");
-    searches_ok += resp.status == 200;
-    hx_json_doc_free(d);
-    free(resp.body);
+    char *body;
+    CHECK(keyword_total(port, "quokkabig", &body) == 0, "nothing of the cancelled document: %.200s", body ? body : "");
+    free(body);
+    CHECK(keyword_total(port, "quokkasmall", &body) == 1, "the other session's document is there: %.200s",
+          body ? body : "");
+    free(body);
     close(a->fd);
     close(b->fd);
     free(a);
