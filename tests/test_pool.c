@@ -1,5 +1,6 @@
 /* test_pool.c: the thread pool (pool.h): every task runs once, worker ids are unique among the
- * tasks running at the same time, a NULL pool runs the job on the caller, concurrent callers of
+ * tasks running at the same time, also when most workers come to a job after it closed, a NULL
+ * pool runs the job on the caller, concurrent callers of
  * one pool all finish (one gets the workers, the others run alone), jobs finish in a forked child,
  * the process pool is one pool,
  * and the library's compute that has no pool of its own (threaded CRC32C, the HNSW build) runs on
@@ -84,6 +85,21 @@ static void test_run(void)
     CHECK(hx_pool_threads(NULL) == 1, "a NULL pool has %d threads", hx_pool_threads(NULL));
     hx_pool *p = NULL;
     CHECK(hx_pool_new(&p, 0, NULL) == HX_EINVAL && !p, "a pool of 0 threads was made");
+}
+
+/* Many tiny jobs on more threads than the machine has cores: most workers are not running when a
+ * job starts, the caller closes the job without them, and they find it closed when they run. One
+ * job's context is reused by the next, so a late worker that ran a task of a closed job would show
+ * as a task run twice or a clash. */
+static void test_late_workers(void)
+{
+    hx_pool *p = NULL;
+    CHECK(hx_pool_new(&p, 8, NULL) == 0, "pool of 8");
+    if (!p)
+        return;
+    for (int rep = 0; rep < 5000; rep++)
+        run_and_check(p, 2 + rep % 3, "pool of 8, tiny jobs back to back");
+    hx_pool_free(p);
 }
 
 /* === Concurrent callers === */
@@ -218,6 +234,7 @@ static void test_hnsw_uses_pool(void)
 int main(void)
 {
     test_run();
+    test_late_workers();
     test_concurrent_callers();
     test_fork();
     test_crc_uses_pool();

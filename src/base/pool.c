@@ -1,7 +1,10 @@
 /* pool.c: the thread pool of pool.h. Workers wait for a job by spinning a little on the job counter,
  * then sleep on a condition variable; they take tasks from a shared atomic counter; the calling
- * thread works too and then waits for the stragglers the same way. Must not allocate or block
- * except at creation, job start and job end. */
+ * thread works too. Once every task is handed out the caller closes the job: it waits for the
+ * workers that joined it (they hold tasks), never for one that has not started yet, which on an
+ * oversubscribed machine may be waiting for a core for a whole time slice; that one finds the job
+ * closed when it runs and leaves it untouched. Must not allocate or block except at creation, job
+ * start and job end. */
 #include "pool.h"
 #include "alloc.h"
 #include "platform.h"
@@ -44,7 +47,8 @@ struct hx_pool {
     pthread_mutex_t mu;          /* guards the sleeps and wake-ups only */
     pthread_cond_t start, done;
     atomic_ulong generation;     /* bumped (under mu) for each job */
-    atomic_int busy;             /* workers still inside the current job */
+    atomic_ulong closed;         /* the last generation whose caller stopped admitting workers */
+    atomic_int active;           /* workers inside a job (joined, or checking whether they may) */
     atomic_int stop;
     atomic_flag in_use;          /* held by the caller whose job the workers run */
     hx_pool_fn fn;               /* the current job; written before generation is bumped */
@@ -97,8 +101,12 @@ static void *pool_main(void *arg)
         seen = wait_job(p, seen);
         if (atomic_load(&p->stop))
             break;
-        pool_work(p, id);
-        if (atomic_fetch_sub(&p->busy, 1) == 1) {   /* the last one out wakes a sleeping caller */
+        /* Counted first, then the check: a caller that closed the job after this count waits for
+           it; one that closed it before is seen here, and the job (fn, ctx) is not touched. */
+        atomic_fetch_add(&p->active, 1);
+        if (atomic_load(&p->closed) < seen)
+            pool_work(p, id);
+        if (atomic_fetch_sub(&p->active, 1) == 1) {   /* the last one out wakes a sleeping caller */
             pthread_mutex_lock(&p->mu);
             pthread_cond_signal(&p->done);
             pthread_mutex_unlock(&p->mu);
@@ -125,7 +133,8 @@ int hx_pool_new(hx_pool **out, int n_threads, hx_error *err)
     pthread_cond_init(&p->start, NULL);
     pthread_cond_init(&p->done, NULL);
     atomic_init(&p->generation, 0);
-    atomic_init(&p->busy, 0);
+    atomic_init(&p->closed, 0);
+    atomic_init(&p->active, 0);
     atomic_init(&p->stop, 0);
     atomic_flag_clear(&p->in_use);
     atomic_init(&p->next, 0);
@@ -199,17 +208,17 @@ void hx_pool_run(hx_pool *p, int n_tasks, hx_pool_fn fn, void *ctx)
     p->ctx = ctx;
     p->n_tasks = n_tasks;
     atomic_store(&p->next, 0);
-    atomic_store(&p->busy, p->n_threads - 1);
     pthread_mutex_lock(&p->mu);
-    atomic_fetch_add(&p->generation, 1);
+    unsigned long g = atomic_fetch_add(&p->generation, 1) + 1;
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->mu);
     pool_work(p, 0);
-    for (int i = 0; i < POOL_SPIN && atomic_load(&p->busy) > 0; i++)
+    atomic_store(&p->closed, g);   /* every task is handed out: no worker joins from here on */
+    for (int i = 0; i < POOL_SPIN && atomic_load(&p->active) > 0; i++)
         spin_pause(i);
-    if (atomic_load(&p->busy) > 0) {
+    if (atomic_load(&p->active) > 0) {
         pthread_mutex_lock(&p->mu);
-        while (atomic_load(&p->busy) > 0)
+        while (atomic_load(&p->active) > 0)
             pthread_cond_wait(&p->done, &p->mu);
         pthread_mutex_unlock(&p->mu);
     }
