@@ -126,10 +126,14 @@ static void test_init(void)
     free(sql_as(NULL, "WITH d AS (INSERT INTO hyrax.documents (path, content_hash) VALUES ('old.md', 'h') RETURNING id, "
                       "tenant, visibility) INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, text, embedding) "
                       "SELECT id, tenant, visibility, 0, 'old text', array_fill(0.05::real, ARRAY[384])::vector FROM d"));
-    /* libpq's own variables name the server when neither --registry nor HYRAX_REGISTRY does; init
-       migrates the old schema */
+    /* version 2, then libpq's own variables name the server when neither --registry nor
+       HYRAX_REGISTRY does; init migrates the old schema */
+    CHECK(!hx_registry_connect(&r, &ro, &err) && !hx_registry_migrate(r, 2, &before, &err) && before == 1,
+          "version 1 -> 2: %s", err.message);
+    hx_registry_close(r);
+    CHECK(sql_is(NULL, "SELECT count(*) FROM pg_proc WHERE proname = 'candidates'", "0"), "version 2 has no candidates");
     int rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
-    CHECK(rc == 0 && strstr(out, "migrated to version 2 (was 1)"), "init through PG* variables migrates: %d %s", rc, out);
+    CHECK(rc == 0 && strstr(out, "migrated to version 3 (was 2)"), "init through PG* variables migrates: %d %s", rc, out);
     free(out);
     CHECK(sql_is(NULL, "SELECT path || ' ' || coalesce(owner, 'null') || ' ' || visibility FROM hyrax.documents",
                  "old.md null tenant"), "the old document survives the migration");
@@ -137,12 +141,19 @@ static void test_init(void)
           "its chunk too, with no byte range");
     CHECK(sql_is(NULL, "SELECT string_agg(tablename || '.' || policyname, ',' ORDER BY tablename, policyname) FROM "
                        "pg_policies WHERE schemaname = 'hyrax'",
-                 "audit.tenant_own,chunks.reader,chunks.writer,documents.reader,documents.writer"), "version 2 policies");
+                 "audit.tenant_own,chunks.reader,chunks.writer,documents.reader,documents.writer"), "version 3 policies");
+    CHECK(sql_is(NULL, "SELECT string_agg(p.proname || ':' || p.prosecdef || ':' || r.rolname, ',' ORDER BY p.proname) "
+                       "FROM pg_proc p JOIN pg_roles r ON r.oid = p.proowner WHERE p.pronamespace = 'hyrax'::regnamespace "
+                       "AND p.proname IN ('acting_roles', 'can_read', 'candidates')",
+                 "acting_roles:false:hyrax,can_read:false:hyrax,candidates:true:hyrax"),
+          "the reading rule, and the candidates as the schema's owner");
+    CHECK(sql_is(NULL, "SELECT array_to_string(proconfig, ' ') FROM pg_proc WHERE proname = 'candidates'",
+                 "search_path=hyrax, public, pg_temp plan_cache_mode=force_custom_plan"), "its search_path is pinned");
     free(sql_as(NULL, "DELETE FROM hyrax.documents"));
     rc = sh(&out, "HYRAX_REGISTRY='%s' $HYRAX_BIN registry init", url);
-    CHECK(rc == 0 && strstr(out, "is at version 2"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
+    CHECK(rc == 0 && strstr(out, "is at version 3"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
     free(out);
-    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "2"), "version row");
+    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "3"), "version row");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
                        "AND indexdef LIKE '%USING hnsw (embedding vector_ip_ops)%'", "1"), "HNSW index");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
@@ -155,9 +166,9 @@ static void test_init(void)
     /* a registry newer than this build is refused, naming both versions */
     free(sql_as(NULL, "UPDATE hyrax.meta SET value = '7' WHERE key = 'schema_version'"));
     rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", url);
-    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 2"), "newer schema refused: %s", out);
+    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 3"), "newer schema refused: %s", out);
     free(out);
-    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '2' WHERE key = 'schema_version'"));
+    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '3' WHERE key = 'schema_version'"));
 }
 
 /* === publish (item 3) === */
@@ -806,6 +817,104 @@ static void test_private(void)
     free(e);
 }
 
+/* === Tenant searches on the indexes (schema version 3: hyrax.candidates) === */
+
+/* The scans of each of the chunks' two search indexes so far: "HNSW,GIN"; caller frees. */
+static char *index_scans(void)
+{
+    return sql_as(NULL, "SELECT string_agg(idx_scan::text, ',' ORDER BY indexrelname DESC) FROM pg_stat_user_indexes "
+                        "WHERE indexrelname IN ('chunks_embedding', 'chunks_tsv')");
+}
+
+/* Searches as `identity` for "wombat"; true when both indexes were scanned (their counters moved:
+ * the server counts a session's scans when it ends, so this polls for 3 s). *out: the answer. */
+static bool search_uses_indexes(const char *identity, char **out)
+{
+    char *before = index_scans();
+    long hb = 0, gb = 0, ha = 0, ga = 0;
+    sscanf(before, "%ld,%ld", &hb, &gb);
+    free(before);
+    sh(out, "$HYRAX_BIN search --registry '%s' %s --source registry --json -k 50 --min-score 0 wombat", url, identity);
+    for (int i = 0; i < 60 && (ha <= hb || ga <= gb); i++) {
+        usleep(50000);
+        char *after = index_scans();
+        sscanf(after, "%ld,%ld", &ha, &ga);
+        free(after);
+    }
+    if (ha <= hb || ga <= gb)
+        fprintf(stderr, "  %s: HNSW scans %ld -> %ld, GIN scans %ld -> %ld\n", identity, hb, ha, gb, ga);
+    return ha > hb && ga > gb;
+}
+
+/* A tenant's search runs on the HNSW and GIN indexes, as the owner's does: under the policies
+ * it could not (the GIN condition tsv @@ query is not leakproof, so it may not run before the
+ * policy; the planner sorted a sequential scan for the vector side of a tenant that reads few
+ * rows). 10,000 chunks of acme's, 10 of them saying "wombat", are enough for the planner to
+ * prefer both indexes. Isolation stays: globex (reading none of them) gets none, acme gets them;
+ * hyrax.candidates names its reader from what the server checked (SET ROLE, the login), and
+ * nothing a caller passes, sets or defines changes it. */
+static void test_tenant_indexes(void)
+{
+    CHECK(sql_is(NULL, "DROP INDEX hyrax.chunks_embedding; "
+                       "INSERT INTO hyrax.documents (tenant, path, content_hash) VALUES ('acme', 'many/a.md', 'h'); "
+                       "INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, text, embedding) "
+                       "SELECT d.id, 'acme', 'tenant', g, 'filler number ' || g || CASE WHEN g % 1000 = 0 "
+                       "THEN ' wombat' ELSE '' END, (SELECT array_agg((random() - 0.5) / 20) FROM generate_series(1, 384) "
+                       "WHERE g > 0)::vector FROM generate_series(1, 10000) g, hyrax.documents d WHERE d.path = 'many/a.md'; "
+                       "CREATE INDEX chunks_embedding ON hyrax.chunks USING hnsw (embedding vector_ip_ops); "
+                       "ANALYZE hyrax.chunks; SELECT count(*) FROM hyrax.chunks WHERE tsv @@ 'wombat'::tsquery",
+                 "10"), "10,000 chunks of acme's, 10 saying wombat");
+    char *out;
+    CHECK(search_uses_indexes("--tenant globex", &out), "globex's search scans the HNSW and GIN indexes");
+    CHECK(strstr(out, "\"consulted\":true") && !strstr(out, "many/a.md"), "globex reads none of them: %.300s", out);
+    free(out);
+    CHECK(search_uses_indexes("--tenant acme --user bob", &out), "bob's search scans the HNSW and GIN indexes");
+    CHECK(strstr(out, "\"consulted\":true") && strstr(out, "many/a.md"), "bob reads acme's: %.300s", out);
+    free(out);
+    CHECK(search_uses_indexes("", &out), "the owner's search scans the HNSW and GIN indexes");
+    free(out);
+    /* the candidates as each role: alice her private diary and the tenant's team note, bob the
+       note only, through his login as through SET ROLE */
+    static const char cand[] = "SELECT count(*) FROM hyrax.candidates(NULL, 'quokka', 40, NULL, NULL, true)";
+    char sql[512];
+    snprintf(sql, sizeof sql, "SET ROLE alice; %s", cand);
+    CHECK(sql_is("alice_login", sql, "2"), "alice's candidates: her diary and the team note");
+    snprintf(sql, sizeof sql, "SET ROLE bob; %s", cand);
+    CHECK(sql_is("bob_login", sql, "1"), "bob's candidates: the team note");
+    CHECK(sql_is("bob_login", cand, "1"), "bob's login's candidates: the team note");
+    CHECK(sql_is("globex_login", cand, "0"), "globex's candidates: none");
+    /* forging the reader: a startup option, a session authorization, a function's own setting */
+    int rc = sh(&out, "PGOPTIONS='-c role=alice' '%s' -X -Atq 'postgresql://bob_login@/postgres?host=%s' -c \"%s\"", psql,
+                sockdir, cand);
+    CHECK(rc != 0 && strstr(out, "permission denied"), "bob cannot log in as alice through the options: %s", out);
+    free(out);
+    char *e = sql_as("bob_login", "SET SESSION AUTHORIZATION alice");
+    CHECK(strstr(e, "permission denied"), "nor set the session's authorization: %s", e);
+    free(e);
+    snprintf(sql, sizeof sql, "CREATE FUNCTION pg_temp.peek() RETURNS bigint LANGUAGE sql SET role = 'alice' AS "
+                              "\\$\\$%s\\$\\$; SELECT pg_temp.peek()", cand);
+    rc = sh(&out, "'%s' -X -Atq 'postgresql://bob_login@/postgres?host=%s' -c \"%s\"", psql, sockdir, sql);
+    CHECK(strstr(out, "ERROR:  permission denied to set role"), "nor run a function that sets the role: %s", out);
+    free(out);
+    /* globex points a chunk of its own, made public, at acme's document (ids are guessable and
+       the foreign key check does not apply the policies): the search answers no row of a
+       document the reader may not read, though the candidates name the chunk */
+    char *acme_doc = sql_as(NULL, "SELECT id FROM hyrax.documents WHERE path = 'many/a.md'");
+    snprintf(sql, sizeof sql, "SET ROLE globex; UPDATE hyrax.chunks SET visibility = 'public', document_id = %s "
+                              "WHERE tenant = 'globex' RETURNING 'moved'", acme_doc);
+    CHECK(sql_is("globex_login", sql, "moved"), "globex moves its chunk");
+    free(acme_doc);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --tenant globex --source registry --json --min-score 0 widgets", url);
+    CHECK(rc == 0 && strstr(out, "\"consulted\":true") && !strstr(out, "many/a.md") && !strstr(out, "g/own.md"),
+          "globex's search answers nothing of acme's document: %.300s", out);
+    free(out);
+    CHECK(sql_is(NULL, "UPDATE hyrax.chunks SET visibility = 'tenant', document_id = (SELECT id FROM hyrax.documents "
+                       "WHERE path = 'g/own.md') WHERE tenant = 'globex' RETURNING 'back'", "back"), "the chunk back");
+    CHECK(sql_is(NULL, "WITH d AS (DELETE FROM hyrax.documents WHERE path = 'many/a.md' RETURNING 1) "
+                       "SELECT count(*) FROM d", "1"), "clean up");
+    free(sql_as(NULL, "VACUUM hyrax.chunks"));   /* dead rows would take HNSW scans' places */
+}
+
 /* === MCP: the publish tool and search {source: registry} === */
 
 /* Runs `hyrax serve` on root as tenant acme with the initialize handshake and one tools/call;
@@ -1037,6 +1146,7 @@ int main(void)
     test_fused();
     test_tenants();
     test_private();
+    test_tenant_indexes();
     test_mcp();
     test_mcp_progress();
     test_keyword_bound();
