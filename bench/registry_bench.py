@@ -10,6 +10,9 @@ then in the same run:
     numpy while loading; cross-checked against PostgreSQL's exact scan on a few queries);
   * what the keyword candidate bound costs: the keyword side's top 40 with the bound against
     ranking every matching row;
+  * searches as tenant roles (row-level security applies: one reading every chunk, one reading
+    none) beside the owner's, before (--baseline-rev: that revision's statement, on the schema
+    as found) and after `hyrax registry init` migrates the schema, with the scans of each index;
   * publish throughput (chunks/s into the registry) beside embedding throughput, from
     `hyrax publish` over a folder of real documents (--corpus, e.g. ../shared/corpora/keps).
 
