@@ -132,7 +132,11 @@ static void test_init(void)
           "version 1 -> 2: %s", err.message);
     hx_registry_close(r);
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_proc WHERE proname = 'candidates'", "0"), "version 2 has no candidates");
-    int rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
+    int rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json old", url);
+    CHECK(strstr(out, "\"consulted\":false") && strstr(out, "run 'hyrax registry init'"),
+          "a search of a version 2 registry says to migrate it: %s", out);
+    free(out);
+    rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
     CHECK(rc == 0 && strstr(out, "migrated to version 3 (was 2)"), "init through PG* variables migrates: %d %s", rc, out);
     free(out);
     CHECK(sql_is(NULL, "SELECT path || ' ' || coalesce(owner, 'null') || ' ' || visibility FROM hyrax.documents",
@@ -833,9 +837,9 @@ static chunk_scans scans_now(void)
     chunk_scans s = {0};
     char *got = sql_as(NULL, "SELECT concat_ws(',', (SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = "
                              "'chunks_embedding'), (SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = "
-                             "'chunks_tsv'), (SELECT sum(idx_scan) FROM pg_stat_user_indexes WHERE indexrelname IN "
-                             "('chunks_tenant', 'chunks_visibility')), (SELECT seq_scan FROM pg_stat_user_tables "
-                             "WHERE relid = 'hyrax.chunks'::regclass))");
+                             "'chunks_tsv'), (SELECT coalesce(sum(idx_scan), 0) FROM pg_stat_user_indexes WHERE "
+                             "indexrelname IN ('chunks_tenant', 'chunks_visibility')), (SELECT seq_scan FROM "
+                             "pg_stat_user_tables WHERE relid = 'hyrax.chunks'::regclass))");
     sscanf(got, "%ld,%ld,%ld,%ld", &s.hnsw, &s.gin, &s.btree, &s.seq);
     free(got);
     return s;

