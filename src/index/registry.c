@@ -215,7 +215,10 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "  WITH CHECK (tenant IN " ACTING_ROLES ");",
     /* 2 -> 3: the reading rule in one function the policies and the search both use, and the
        search's candidates through a SECURITY DEFINER function that applies it (a tenant's
-       search could use neither index under row-level security: bench/RESULTS-registry.md) */
+       search could use neither index under row-level security: bench/RESULTS-registry.md); a
+       chunk must carry its document's tenant, visibility and owner (checked after the statement,
+       as the foreign key is, which ignores the policies: a tenant could otherwise hang a chunk of
+       its own under another tenant's document, where that tenant's readers would find it) */
     "CREATE FUNCTION hyrax.acting_roles(reader text) RETURNS text[] LANGUAGE sql STABLE PARALLEL SAFE"
     "  AS $$SELECT pg_catalog.array_agg(rolname::text) FROM pg_catalog.pg_roles"
     "  WHERE pg_catalog.pg_has_role(reader, oid, 'MEMBER')$$;"
@@ -227,6 +230,15 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "  (SELECT hyrax.acting_roles(current_user))));"
     "CREATE POLICY reader ON hyrax.chunks FOR SELECT USING (hyrax.can_read(tenant, visibility, owner, current_user,"
     "  (SELECT hyrax.acting_roles(current_user))));"
+    "CREATE FUNCTION hyrax.chunk_matches_document() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
+    "  SET search_path = hyrax, pg_temp AS $f$ BEGIN"
+    "  IF NOT EXISTS (SELECT 1 FROM hyrax.documents d WHERE d.id = NEW.document_id AND d.tenant = NEW.tenant"
+    "      AND d.visibility = NEW.visibility AND d.owner IS NOT DISTINCT FROM NEW.owner) THEN"
+    "    RAISE EXCEPTION 'a chunk takes the tenant, visibility and owner of its document' USING ERRCODE = '42501';"
+    "  END IF;"
+    "  RETURN NULL; END $f$;"
+    "CREATE TRIGGER chunk_matches_document AFTER INSERT OR UPDATE ON hyrax.chunks"
+    "  FOR EACH ROW EXECUTE FUNCTION hyrax.chunk_matches_document();"
     "CREATE INDEX chunks_tenant ON hyrax.chunks (tenant);"
     "CREATE INDEX chunks_visibility ON hyrax.chunks (visibility);"
     CANDIDATES_FUNCTION
