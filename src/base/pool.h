@@ -30,9 +30,9 @@ int hx_pool_threads(const hx_pool *p);
  * jobs, workers spin briefly before they sleep, so the short jobs of one query's forward pass do
  * not each pay a wake-up; and a job waits only for the workers that took part in it, not for one
  * that had not started when the caller ran out of tasks (on a machine with more runnable threads
- * than cores, that one may not run for a whole time slice). Called from a task of the same pool's job, it runs inline there. In a
- * child process forked after the pool was made (fork copies no workers), every job runs on the
- * caller alone. */
+ * than cores, that one may not run for a whole time slice). Called from a task of the same pool's
+ * job, it runs inline there. In a child process forked after the pool was made (fork copies no
+ * workers), every job runs on the caller alone. */
 void hx_pool_run(hx_pool *p, int n_tasks, hx_pool_fn fn, void *ctx);
 
 /* The process pool: one thread per online CPU (at most HX_POOL_SHARED_MAX), started on first use

