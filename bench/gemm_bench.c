@@ -7,6 +7,7 @@
  *   attention isa=avx2 T=128 hd=32 gflops=X
  *   gemm_i8 isa=avx512vnni M=256 N=1536 K=384 gops=X   (quantize + integer gemm, int8 tables)
  *   u8s8_probe isa=avx2 M=252 N=1536 K=384 gops=X   (see below)
+ *   i8_bound isa=avx2 gops=X ops_per_cycle=Y vs_fp32_peak=Z   (see below)
  * pct_peak is of that ISA's pure-FMA peak (scalar: of the AVX2 one). Times are this thread's CPU
  * time, best single call over MIN_SECONDS, so a busy shared machine skews them less.
  * Usage: gemm_bench [M ...]   (default M = 1 12 64 256 1024 4096; scalar runs only M <= 64). */
@@ -233,6 +234,45 @@ static double u8s8_probe_gops(int M, int N, int K)
     return 2.0 * M * N * K / best / 1e9;
 }
 
+/* === The AVX2 int8 instruction bound (issue 15 item 1) ===
+ * The exact int8 tile (x86/gemm_i8_ymm.h) spends two vector instructions per 16 multiply-adds:
+ * vpmaddwd, then vpaddd into the accumulator. This loop issues the same pair for a 6 x 16 tile with
+ * every operand already in a register (no loads, broadcasts or epilogue), so its GOP/s is the most
+ * any kernel built on that pair can reach on this core; its ratio to the FMA peak bounds what
+ * exact int8 can gain over float in the Linear layers. Not a hyrax kernel. */
+#define BOUND_ITERS 1000000L
+#define BOUND_PAIR(acc)                                                                \
+    __asm__ volatile("vpmaddwd %2, %1, %0" : "=x"(t) : "x"(x), "x"(w)); U8_ACC(acc, t)
+
+__attribute__((target("avx2"))) static double i8_bound_ops(int32_t *sink)
+{
+    __m256i x = _mm256_set1_epi16(3), w = _mm256_set1_epi16(5), t, c0 = _mm256_setzero_si256(),
+            c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0;
+    for (long i = 0; i < BOUND_ITERS; i++) {
+        BOUND_PAIR(c0); BOUND_PAIR(c1); BOUND_PAIR(c2); BOUND_PAIR(c3); BOUND_PAIR(c4); BOUND_PAIR(c5);
+        BOUND_PAIR(c6); BOUND_PAIR(c7); BOUND_PAIR(c8); BOUND_PAIR(c9); BOUND_PAIR(c10); BOUND_PAIR(c11);
+    }
+    __m256i s = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(c0, c1), _mm256_add_epi32(c2, c3)),
+                                 _mm256_add_epi32(_mm256_add_epi32(c4, c5), _mm256_add_epi32(c6, c7)));
+    s = _mm256_add_epi32(s, _mm256_add_epi32(_mm256_add_epi32(c8, c9), _mm256_add_epi32(c10, c11)));
+    *sink += _mm256_extract_epi32(s, 0);
+    return 12.0 * 16 * 2 * BOUND_ITERS;   /* 16 multiply-adds per vpmaddwd */
+}
+#undef BOUND_PAIR
+
+static double i8_bound_gops(int32_t *sink)
+{
+    double best = 0, start = now();
+    do {
+        double t = now();
+        double ops = i8_bound_ops(sink);
+        double g = ops / (now() - t) / 1e9;
+        if (g > best)
+            best = g;
+    } while (now() - start < MIN_SECONDS);
+    return best;
+}
+
 /* === Attention === */
 
 /* Best GFLOP/s (4 T^2 hd: scores and weighted sum) of one head over a packed q|k|v buffer. */
@@ -314,6 +354,13 @@ int main(int argc, char **argv)
                            u8s8_probe_gops(M, shapes[s].N, shapes[s].K));
                     fflush(stdout);
                 }
+    if (hx_kernels_for(HX_ISA_AVX2)) {
+        int32_t isink = 0;
+        const double b = i8_bound_gops(&isink);
+        printf("i8_bound isa=avx2 gops=%.2f ops_per_cycle=%.1f vs_fp32_peak=%.2f\n", b, b / ghz,
+               b / peak[HX_ISA_AVX2]);
+        sink += (float)isink;
+    }
     static const int Ts[] = {12, 128, 512};
     for (size_t t = 0; t < sizeof Ts / sizeof *Ts; t++)
         for (int isa = 0; isa < HX_ISA_COUNT; isa++) {
