@@ -41,7 +41,7 @@ const hx_kernels *hx_kernels_for(enum hx_isa isa)
 
 size_t hx_attention_scratch(int T, int hd)
 {
-    /* kernels_simd.h: K^T [hd x Tp], scores [rows x Tp], row sums [rows], padded V [T x hdp] */
+    /* kernels_simd.h: K^T [hd x Tp], scores [rows x Tp], row sums [rows], V copied [T x hdp] */
     size_t Tp = ((size_t)T + HX_KERNELS_MAX_NR - 1) / HX_KERNELS_MAX_NR * HX_KERNELS_MAX_NR;
     size_t hdp = ((size_t)hd + HX_KERNELS_MAX_NR - 1) / HX_KERNELS_MAX_NR * HX_KERNELS_MAX_NR;
     return (size_t)hd * Tp + HX_ATTENTION_ROWS * (Tp + 1) + (size_t)T * hdp;

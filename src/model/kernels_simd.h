@@ -308,31 +308,28 @@ static void ks_add_layernorm(int rows, int dim, float *x, int ldx, const float *
 
 /* === Attention === */
 
-/* Row r of s (T scores) becomes e^(scale s - max) in place; returns 1 / (sum of the row). */
+/* Row r of s (T scores) becomes e^(scale s - max) in place, max over the row of scale s; returns
+ * 1 / (sum of the row). The scaling is fused into the exponent's argument (one pass finds the
+ * max, one writes), so the row is stored once. */
 static float ks_softmax_row(int T, float *s, float scale)
 {
     const vf vscale = vf_set1(scale);
     vf vmax = vf_set1(-INFINITY);
     int j = 0;
-    for (; j + KS_VL <= T; j += KS_VL) {
-        vf x = vf_mul(vf_load(s + j), vscale);
-        vf_store(s + j, x);
-        vmax = vf_max(vmax, x);
-    }
+    for (; j + KS_VL <= T; j += KS_VL)
+        vmax = vf_max(vmax, vf_mul(vf_load(s + j), vscale));
     float max = vf_hmax(vmax);
-    for (; j < T; j++) {
-        s[j] *= scale;
-        max = s[j] > max ? s[j] : max;
-    }
-    const vf vm = vf_set1(max);
+    for (; j < T; j++)
+        max = s[j] * scale > max ? s[j] * scale : max;
+    const vf vm = vf_set1(-max);
     vf vsum = vf_zero();
     for (j = 0; j + KS_VL <= T; j += KS_VL) {
-        vf e = ks_exp(vf_sub(vf_load(s + j), vm));
+        vf e = ks_exp(vf_fma(vf_load(s + j), vscale, vm));
         vf_store(s + j, e);
         vsum = vf_add(vsum, e);
     }
     if (j < T) {   /* lanes past T load as 0 and would add e^-max: keep them out of the sum */
-        vf e = ks_exp(vf_sub(vf_load_n(s + j, T - j), vm));
+        vf e = ks_exp(vf_fma(vf_load_n(s + j, T - j), vscale, vm));
         vf_store_n(s + j, T - j, e);
         vsum = vf_add(vsum, vf_load_n(s + j, T - j));
     }
@@ -341,8 +338,10 @@ static float ks_softmax_row(int T, float *s, float scale)
 
 /* One head of one sequence (kernels.h) as matrix products, a block of HX_ATTENTION_ROWS queries at
  * a time: S = Q K^T by the gemm tile against K transposed into scratch, softmax of each row of S,
- * O = P V by the gemm tile reading V in place (or a padded copy when hd is not a multiple of
- * KS_NR), each row of O scaled by its softmax 1 / sum. Scratch: hx_attention_scratch(T, hd). */
+ * O = P V by the gemm tile reading a contiguous copy of V (zero-padded to whole panels), each row of
+ * O scaled by its softmax 1 / sum. K and V are read row by row: their rows lie ld floats apart
+ * (3 x hidden in the encoder), a stride that maps a column walk onto a few L1 sets. Scratch:
+ * hx_attention_scratch(T, hd). */
 static void ks_attention(int T, int hd, const float *q, const float *k, const float *v, int ld,
                          float *out, int ldo, float scale, float *scratch)
 {
@@ -350,30 +349,28 @@ static void ks_attention(int T, int hd, const float *q, const float *k, const fl
     float *kt = scratch;                                   /* [hd x Tp]: K^T, zero past T */
     float *s = kt + (size_t)hd * Tp;                       /* [HX_ATTENTION_ROWS x Tp] scores */
     float *inv = s + (size_t)HX_ATTENTION_ROWS * Tp;       /* [HX_ATTENTION_ROWS] 1 / row sums */
-    const float *vb = v;
-    int ldv = ld;
-    for (int d = 0; d < hd; d++) {
-        float *row = kt + (size_t)d * Tp;
-        for (int j = 0; j < T; j++)
-            row[j] = k[(size_t)j * ld + d];
+    float *vb = inv + HX_ATTENTION_ROWS;                   /* [T x hdp]: V, zero past hd */
+    for (int j = 0; j < T; j++) {
+        const float *kj = k + (size_t)j * ld, *vj = v + (size_t)j * ld;
+        for (int d = 0; d < hd; d++)
+            kt[(size_t)d * Tp + j] = kj[d];
+        float *vr = vb + (size_t)j * hdp;
+        int d = 0;
+        for (; d + KS_VL <= hd; d += KS_VL)
+            vf_store(vr + d, vf_load(vj + d));
+        for (; d < hdp; d += KS_VL)   /* lanes past hd load as 0 */
+            vf_store(vr + d, d < hd ? vf_load_n(vj + d, hd - d) : vf_zero());
+    }
+    for (int d = 0; d < hd; d++)
         for (int j = T; j < Tp; j++)
-            row[j] = 0;
-    }
-    if (hd != hdp) {   /* V's rows padded with zeros to whole panels */
-        float *vp = inv + HX_ATTENTION_ROWS;               /* [T x hdp] */
-        for (int j = 0; j < T; j++)
-            for (int d = 0; d < hdp; d++)
-                vp[(size_t)j * hdp + d] = d < hd ? v[(size_t)j * ld + d] : 0;
-        vb = vp;
-        ldv = hdp;
-    }
+            kt[(size_t)d * Tp + j] = 0;
     for (int i0 = 0; i0 < T; i0 += HX_ATTENTION_ROWS) {
         const int rows = T - i0 < HX_ATTENTION_ROWS ? T - i0 : HX_ATTENTION_ROWS;
         ks_gemm(rows, 0, T, hd, q + (size_t)i0 * ld, ld, kt, KS_NR, Tp, NULL, s, Tp, 0);
         for (int r = 0; r < rows; r++)
             inv[r] = ks_softmax_row(T, s + (size_t)r * Tp, scale);
         float *o = out + (size_t)i0 * ldo;
-        ks_gemm(rows, 0, hd, T, s, Tp, vb, KS_NR, ldv, NULL, o, ldo, 0);
+        ks_gemm(rows, 0, hd, T, s, Tp, vb, KS_NR, hdp, NULL, o, ldo, 0);
         for (int r = 0; r < rows; r++) {
             float *orow = o + (size_t)r * ldo;
             const vf scale_r = vf_set1(inv[r]);
