@@ -714,6 +714,27 @@ static void send_mcp(int fd, const char *session, const char *body)
  * own session with that request id (MCP 2025-11-25 "Cancellation": ids are unique within a
  * session), and no other: not one of another session with the same id, and nothing for a
  * cancellation without a session. */
+/* Polls index_health (a read, answered beside the writes) for up to 60 s until a write job runs. */
+static bool job_running(int port, const char *session)
+{
+    char hdr[256];
+    snprintf(hdr, sizeof hdr, "MCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: %s\r\n", session);
+    for (int tries = 0; tries < 600; tries++, usleep(100000)) {
+        response resp;
+        post(port, "/mcp", hdr, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"index_health\",\"arguments\":{}}}", &resp);
+        hx_json_doc *d = json_of(&resp);
+        bool running = hx_json_str(at(d, "result.structuredContent.running_job"), NULL) != NULL;
+        hx_json_doc_free(d);
+        free(resp.body);
+        if (running)
+            return true;
+    }
+    return false;
+}
+
+#define FILLERS 17   /* writes besides test_cancel's two: more than the most request threads (16) */
+
 static void test_cancel(int port)
 {
     char s1[160], s2[160], hdr[256];
@@ -741,8 +762,33 @@ static void test_cancel(int port)
     setsockopt(a->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(b->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     send_mcp(a->fd, s1, big);
+    CHECK(job_running(port, s2), "the big write runs");
     send_mcp(b->fd, s2, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"add_document\","
                         "\"arguments\":{\"name\":\"small.md\",\"content\":\"# Small\\n\\nThe quokkasmall note.\"}}}");
+    /* writes waiting behind the big one hold no request thread: with more of them than the server
+       has request threads (4 to 16), a query is still answered while every write waits */
+    reader *fillers = calloc(FILLERS, sizeof *fillers);
+    for (int i = 0; i < FILLERS; i++) {
+        char body[256];
+        snprintf(body, sizeof body, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":"
+                 "\"add_document\",\"arguments\":{\"name\":\"filler-%d.md\",\"content\":\"# Filler\\n\\nThe "
+                 "quokkafiller note %d.\"}}}", 10 + i, i, i);
+        fillers[i].fd = connect_to(port);
+        setsockopt(fillers[i].fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        send_mcp(fillers[i].fd, s2, body);
+    }
+    usleep(300000);   /* every write read by the server */
+    char *body;
+    CHECK(keyword_total(port, "zebras", &body) == 1, "a query is answered while %d writes wait: %.200s", FILLERS + 2,
+          body ? body : "");
+    free(body);
+    int answered = 0;
+    for (int i = 0; i < FILLERS; i++) {
+        struct pollfd pf = {fillers[i].fd, POLLIN, 0};
+        answered += poll(&pf, 1, 0) > 0;
+    }
+    struct pollfd pab[2] = {{a->fd, POLLIN, 0}, {b->fd, POLLIN, 0}};
+    CHECK(!answered && poll(pab, 2, 0) == 0, "... before any of them is answered (%d were)", answered);
     response resp;
     const char *cancel = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":5,"
                          "\"reason\":\"test\"}}";
@@ -773,7 +819,17 @@ static void test_cancel(int port)
           "session 2's request 5 runs: %d %.300s", resp.status, resp.body ? resp.body : "");
     hx_json_doc_free(d);
     free(resp.body);
-    char *body;
+    for (int i = 0, ok = 0; i < FILLERS; i++) {
+        read_response(&fillers[i], &resp);
+        d = json_of(&resp);
+        ok += resp.status == 200 && hx_json_bool(at(d, "result.isError")) == 0;
+        hx_json_doc_free(d);
+        free(resp.body);
+        close(fillers[i].fd);
+        if (i == FILLERS - 1)
+            CHECK(ok == FILLERS, "the waiting writes are answered afterwards (%d of %d)", ok, FILLERS);
+    }
+    free(fillers);
     CHECK(keyword_total(port, "quokkabig", &body) == 0, "nothing of the cancelled document: %.200s", body ? body : "");
     free(body);
     CHECK(keyword_total(port, "quokkasmall", &body) == 1, "the other session's document is there: %.200s",
@@ -802,7 +858,7 @@ static void test_metrics(int port)
           "+Inf bucket");
     CHECK(strstr(b, "hyrax_mcp_tool_duration_seconds_count{tool=\"search\",transport=\"http\"}"), "tool series");
     CHECK(strstr(b, "hyrax_mcp_tool_duration_seconds_count{tool=\"reindex\",transport=\"http\"} 2\n"), "two reindexes");
-    CHECK(strstr(b, "\nhyrax_index_documents 4\n"), "documents gauge: the 3 files and test_cancel's small.md");
+    CHECK(strstr(b, "\nhyrax_index_documents 21\n"), "documents gauge: the 3 files, test_cancel's small.md and fillers");
     CHECK(strstr(b, "\nhyrax_model_loaded 1\n"), "model gauge");
     CHECK(strstr(b, "hyrax_request_duration_seconds_count{tool=\"search\",transport=\"http\"}"),
           "the lasting statistics' series (stats.h) follow");

@@ -1,9 +1,10 @@
 /* http_server.c: the loop of `hyrax serve --http` (http_server.h). One thread polls the listening
  * socket and every idle connection, reads, and parses requests (http.h); a complete request goes to
  * a fixed set of request threads, each answering through its own MCP view (mcp_internal.h: its own
- * index reader and encoder), so queries run side by side and never wait for the write worker. A
- * connection is handled by one thread at a time and its next pipelined request is parsed only once
- * the answer is written, so answers keep the order of requests. Spec: README "HTTP server", seed
+ * index reader and encoder), so queries run side by side and never wait for the write worker: a
+ * write tool's answer is awaited on a small thread of its own (an awaiter), which frees the request
+ * thread at once. A connection is handled by one thread at a time and its next pipelined request is
+ * parsed only once the answer is written, so answers keep the order of requests. Spec: README "HTTP server", seed
  * 002 (REST shapes), MCP Streamable HTTP (2025-06-18, 2025-11-25, 2026-07-28).
  *
  *   POST /search    seed 002: {query, search_type, top_k, min_score, filters} -> {results, ...}
@@ -46,6 +47,7 @@
 #define KEEP_BUFFER 65536        /* an idle connection keeps a buffer up to this size */
 #define WRITE_TIMEOUT_MS 10000   /* a client that reads nothing for this long loses its connection */
 #define SSE_WAIT_MS 200          /* how often a waiting request checks that its client is still there */
+#define AWAITER_STACK ((size_t)1 << 20)   /* an awaiter's stack: await_job and a reply, no encoder */
 
 static int64_t mono_ms(void)
 {
@@ -91,6 +93,7 @@ typedef struct http_server {
     pthread_mutex_t lock;     /* the queues and stopping */
     pthread_cond_t cv;
     conn *work_head, *work_tail, *done_head;
+    int awaiters;             /* awaiter threads running (at most the write jobs queued and running) */
     bool stopping;
 } http_server;
 
@@ -617,7 +620,19 @@ static void new_session(reply *r)
     snprintf(r->extra + n, sizeof r->extra - n, "\r\n");
 }
 
-static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
+/* A write job's answer to await on an awaiter thread: the request's sink (the job borrows it, and its
+ * session, until the sink is done) and what the answer needs. Owned by the awaiter. */
+typedef struct pending {
+    http_server *h;
+    conn *c;
+    mcp_sink sink;
+    char session[MCP_SESSION_MAX + 1];
+    bool stream;                  /* the answer goes out as server-sent events */
+    double t0;                    /* when the request was taken, for its duration in /metrics */
+} pending;
+
+/* Answers a POST /mcp in r, or, for a write tool whose job was queued, sets *later and leaves r. */
+static void route_mcp(http_server *h, mcp_server *v, conn *c, double t0, reply *r, pending **later)
 {
     const hx_http_request *req = &c->req;
     size_t n;
@@ -673,19 +688,24 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, reply *r)
                            "MCP-Protocol-Version (and Mcp-Method, when sent) must match the request's _meta "
                            "protocol version and method", NULL, 0, NULL);
         reply_json(r, 400, &out);
+    } else if (!(*later = hx_calloc(1, sizeof **later))) {
+        reply_error(r, 500, "out of memory");
     } else {
-        mcp_sink sink;
-        mcp_sink_init(&sink);
-        sink.session = session[0] ? session : NULL;
-        if (mcp_handle_msg(v, &msg, &sink, &out) == HX_RPC_DEFERRED) {
-            bool stream = hx_json_obj_get(meta, "progressToken") && accepts(req, "text/event-stream");
-            await_job(h, c, &sink, stream, r);
+        pending *p = *later;
+        *p = (pending){.h = h, .c = c, .t0 = t0};
+        memcpy(p->session, session, sizeof p->session);
+        mcp_sink_init(&p->sink);
+        p->sink.session = p->session[0] ? p->session : NULL;
+        if (mcp_handle_msg(v, &msg, &p->sink, &out) == HX_RPC_DEFERRED) {
+            p->stream = hx_json_obj_get(meta, "progressToken") && accepts(req, "text/event-stream");
         } else {
             reply_json(r, rpc_status(out.buf, out.len), &out);
             if (r->status == 200 && !strcmp(msg.method, "initialize") && !session[0])
                 new_session(r);
+            mcp_sink_free(&p->sink);
+            free(p);
+            *later = NULL;
         }
-        mcp_sink_free(&sink);
     }
     hx_json_writer_free(&out);
     hx_rpc_msg_free(&msg);
@@ -704,8 +724,24 @@ static const route routes[] = {
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])
 
-/* Answers c's parsed request and writes the answer; false when the connection must close. */
-static bool answer(http_server *h, mcp_server *v, conn *c)
+/* Counts the request in /metrics and writes r on c (unless it went out as a stream); false when
+ * the connection must close. Frees r's body. */
+static bool finish(http_server *h, conn *c, const char *route_path, reply *r, double t0)
+{
+    const hx_http_request *req = &c->req;
+    bool keep = req->keep_alive && !r->close;
+    char code[8];
+    snprintf(code, sizeof code, "%d", r->status);
+    /* counted before the answer leaves, so a client that has it sees it in /metrics */
+    hx_metrics_observe(h->metrics, HX_METRIC_HTTP, route_path, req->method, code, mono_s() - t0);
+    bool ok = r->streamed ? !r->close : reply_send(c->fd, r, keep) == 0;
+    free(r->body);
+    return ok && keep;
+}
+
+/* Answers c's parsed request and writes the answer; false when the connection must close. A write
+ * tool's request whose job was queued sets *later instead (an awaiter answers it). */
+static bool answer(http_server *h, mcp_server *v, conn *c, pending **later)
 {
     double t0 = mono_s();
     const hx_http_request *req = &c->req;
@@ -731,16 +767,68 @@ static bool answer(http_server *h, mcp_server *v, conn *c)
     } else if (rt->run) {
         rt->run(h, v, req, &r);
     } else {
-        route_mcp(h, v, c, &r);
+        route_mcp(h, v, c, t0, &r, later);
+        if (*later)
+            return false;
     }
-    bool keep = req->keep_alive && !r.close;
-    char code[8];
-    snprintf(code, sizeof code, "%d", r.status);
-    /* counted before the answer leaves, so a client that has it sees it in /metrics */
-    hx_metrics_observe(h->metrics, HX_METRIC_HTTP, rt ? rt->path : "other", req->method, code, mono_s() - t0);
-    bool ok = r.streamed ? !r.close : reply_send(c->fd, &r, keep) == 0;
-    free(r.body);
-    return ok && keep;
+    return finish(h, c, rt ? rt->path : "other", &r, t0);
+}
+
+/* Gives c back to the loop once its request is answered: the request's bytes consumed, the
+ * connection to close or to read again. */
+static void hand_back(http_server *h, conn *c, bool keep)
+{
+    hx_http_request_free(&c->req);
+    memmove(c->in, c->in + c->used, c->len - c->used);
+    c->len -= c->used;
+    c->closing = !keep;
+    c->continue_sent = false;
+    c->active_ms = mono_ms();
+    c->begun_ms = c->len ? c->active_ms : 0;
+    pthread_mutex_lock(&h->lock);
+    c->next = h->done_head;
+    h->done_head = c;
+    pthread_mutex_unlock(&h->lock);
+    char b = 1;
+    ssize_t wr = write(h->wake[1], &b, 1);   /* a full pipe already wakes the loop */
+    (void)wr;
+}
+
+/* An awaiter: waits for the write job's answer, writes it and gives the connection back. */
+static void *awaiter(void *arg)
+{
+    pending *p = arg;
+    http_server *h = p->h;
+    reply r = {0};
+    await_job(h, p->c, &p->sink, p->stream, &r);
+    hand_back(h, p->c, finish(h, p->c, "/mcp", &r, p->t0));
+    mcp_sink_free(&p->sink);
+    free(p);
+    pthread_mutex_lock(&h->lock);
+    h->awaiters--;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+/* Starts an awaiter for p (detached, a small stack: it holds no encoder); when no thread can be
+ * started, awaits on the calling request thread, as a last resort. */
+static void start_awaiter(http_server *h, pending *p)
+{
+    pthread_mutex_lock(&h->lock);
+    h->awaiters++;
+    pthread_mutex_unlock(&h->lock);
+    pthread_attr_t attr;
+    pthread_t t;
+    bool started = !pthread_attr_init(&attr);
+    if (started) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, AWAITER_STACK);
+        started = !pthread_create(&t, &attr, awaiter, p);
+        pthread_attr_destroy(&attr);
+    }
+    if (!started)
+        awaiter(p);
 }
 
 static void *request_thread(void *arg)
@@ -762,21 +850,12 @@ static void *request_thread(void *arg)
             h->work_tail = NULL;
         pthread_mutex_unlock(&h->lock);
 
-        bool keep = answer(h, &view, c);
-        hx_http_request_free(&c->req);
-        memmove(c->in, c->in + c->used, c->len - c->used);
-        c->len -= c->used;
-        c->closing = !keep;
-        c->continue_sent = false;
-        c->active_ms = mono_ms();
-        c->begun_ms = c->len ? c->active_ms : 0;
-        pthread_mutex_lock(&h->lock);
-        c->next = h->done_head;
-        h->done_head = c;
-        pthread_mutex_unlock(&h->lock);
-        char b = 1;
-        ssize_t wr = write(h->wake[1], &b, 1);   /* a full pipe already wakes the loop */
-        (void)wr;
+        pending *later = NULL;
+        bool keep = answer(h, &view, c, &later);
+        if (later)
+            start_awaiter(h, later);
+        else
+            hand_back(h, c, keep);
     }
     mcp_view_free(&view);
     return NULL;
@@ -1116,8 +1195,12 @@ int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error
     h->stopping = true;
     pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->lock);
-    for (int i = 0; i < started; i++)   /* a thread waiting on a write job cancels it and returns */
+    for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
+    pthread_mutex_lock(&h->lock);
+    while (h->awaiters)   /* an awaiter cancels its job (stopping) and returns */
+        pthread_cond_wait(&h->cv, &h->lock);
+    pthread_mutex_unlock(&h->lock);
     if (mcp_started)
         mcp_server_stop(&h->mcp, true);
     while (h->n_conns)
