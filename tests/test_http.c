@@ -858,7 +858,7 @@ static void test_metrics(int port)
           "+Inf bucket");
     CHECK(strstr(b, "hyrax_mcp_tool_duration_seconds_count{tool=\"search\",transport=\"http\"}"), "tool series");
     CHECK(strstr(b, "hyrax_mcp_tool_duration_seconds_count{tool=\"reindex\",transport=\"http\"} 2\n"), "two reindexes");
-    CHECK(strstr(b, "\nhyrax_index_documents 21\n"), "documents gauge: the 3 files, test_cancel's small.md and fillers");
+    CHECK(strstr(b, "\nhyrax_index_documents 21\n"), "documents gauge: the 3 files, test_cancel's small.md, fillers");
     CHECK(strstr(b, "\nhyrax_model_loaded 1\n"), "model gauge");
     CHECK(strstr(b, "hyrax_request_duration_seconds_count{tool=\"search\",transport=\"http\"}"),
           "the lasting statistics' series (stats.h) follow");

@@ -4,8 +4,8 @@
  * index reader and encoder), so queries run side by side and never wait for the write worker: a
  * write tool's answer is awaited on a small thread of its own (an awaiter), which frees the request
  * thread at once. A connection is handled by one thread at a time and its next pipelined request is
- * parsed only once the answer is written, so answers keep the order of requests. Spec: README "HTTP server", seed
- * 002 (REST shapes), MCP Streamable HTTP (2025-06-18, 2025-11-25, 2026-07-28).
+ * parsed only once the answer is written, so answers keep the order of requests. Spec: README "HTTP
+ * server", seed 002 (REST shapes), MCP Streamable HTTP (2025-06-18, 2025-11-25, 2026-07-28).
  *
  *   POST /search    seed 002: {query, search_type, top_k, min_score, filters} -> {results, ...}
  *   GET  /health    seed 002: {status, indexed_documents, indexed_chunks, model_loaded}, and activity
