@@ -12,6 +12,8 @@ in float reproduces hyrax's vectors up to float summation order. Input schemes:
   u8+sq     u8 after SmoothQuant (alpha 0.5): x_j / m_j, W[:, j] * m_j, m_j from calibration maxima
   u8+outN   u8 with the N input channels of largest calibration maximum kept in float
   w7        weights at |q| <= 63 (what keeps vpmaddubsw's i16 pair sums from saturating on AVX2)
+  bf16      issue 15 item 2: weights and each Linear input rounded to bfloat16 (nearest even), products
+            summed in float (AVX512_BF16 vdpbf16ps, AMX-BF16); no scale, no calibration
 
 Calibration (SmoothQuant factors, outlier channels) uses 64 KEP README passages of
 ../shared/corpora (or $HYRAX_CORPORA), never the golden texts. Prints one JSON line per configuration and a Markdown
@@ -79,6 +81,8 @@ def quant_input(x, scheme, keep):
         s = xr.abs().amax(dim=-1, keepdim=True) / qmax
         s = torch.where(s > 0, s, torch.ones_like(s))
         q = torch.clamp(torch.round(xr / s), -qmax, qmax) * s
+    elif scheme == "bf16":
+        q = xr.to(torch.bfloat16).float()
     elif scheme == "u8":
         lo = torch.clamp(xr.amin(dim=-1, keepdim=True), max=0.0)
         hi = torch.clamp(xr.amax(dim=-1, keepdim=True), min=0.0)
@@ -135,7 +139,7 @@ class Sim:
                 keep = torch.zeros(w.shape[1], dtype=torch.bool)
                 keep[torch.topk(amax, c["outliers"]).indices] = True
             wd = w * smooth if smooth is not None else w
-            wq = quant_weight(wd, c.get("wq", 127))
+            wq = wd.to(torch.bfloat16).float() if c["scheme"] == "bf16" else quant_weight(wd, c.get("wq", 127))
             if keep is not None:   # outlier channels: weights stay float too
                 wq = torch.where(keep, wd, wq)
 
@@ -205,6 +209,7 @@ def main():
     for kind in KINDS:
         configs.append(("u8+out16 at %s only, a13 elsewhere" % kind, one_kind(kind, scheme="u8", outliers=16)))
     configs += [
+        ("bf16 everywhere", all_kinds(scheme="bf16")),
         ("u8+sq everywhere", all_kinds(scheme="u8", smooth=0.5)),
         ("u8+out16 everywhere", all_kinds(scheme="u8", outliers=16)),
         ("u8+sq everywhere, w7", all_kinds(scheme="u8", smooth=0.5, wq=63)),
