@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define HX_REGISTRY_ENV "HYRAX_REGISTRY"    /* the registry URL when --registry is not given */
-#define HX_REGISTRY_SCHEMA_VERSION 3        /* the schema this build creates and reads */
+#define HX_REGISTRY_SCHEMA_VERSION 4        /* the schema this build creates and reads */
 #define HX_REGISTRY_TIMEOUT_MS 3000         /* a search's default wait for the registry */
 #define HX_REGISTRY_KEYWORD_CANDIDATES 2000 /* chunks a search's keyword side ranks at most */
 #define HX_REGISTRY_CONNECT_TIMEOUT_MS 10000 /* publish's and init's default wait to connect */
