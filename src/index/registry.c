@@ -3,8 +3,9 @@
  * waits for it with its own poll() so a handle's deadline holds; every value goes as a bound
  * parameter of PQsendQueryParams (the migrations, constant text, go through PQsendQuery). Knows
  * nothing of files, the gate or the encoder: publish.c brings documents and vectors. The schema
- * (version 3), in schema hyrax:
- *   meta       key text primary key, value text          the row ('schema_version', '3')
+ * (version 4), in schema hyrax:
+ *   meta       key text primary key, value text          the row ('schema_version', '4'); written
+ *                                                        by the owner only
  *   documents  id bigserial, tenant text (the tenant's role), owner text (the publishing user's
  *              role for a private document, else NULL), path text, title text, metadata jsonb,
  *              content_hash text (hex SHA-256 of the file), signer text (key id, NULL unsigned),
@@ -31,7 +32,8 @@
  * hyrax.can_read itself so that the indexes serve tenants too (CANDIDATES_FUNCTION). A tenant is
  * acted as with SET ROLE tenant, a user of a tenant with SET ROLE user, a role that is a member of
  * the tenant's (registry.h hx_registry_opts): the server checks the login may, so nothing a query
- * says can change who reads. */
+ * says can change who reads. What decides what a reader reads, and what runs as another role than
+ * the caller's, resolves no name through a schema a tenant can create objects in (MIGRATION_4). */
 #include "registry.h"
 
 #include "alloc.h"
