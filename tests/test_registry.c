@@ -970,7 +970,10 @@ static char *acme_rows_for_globex(const char *setup)
  * AUTHORIZATION, PGOPTIONS and function SET clauses naming another role (test_tenant_indexes);
  * pg_stats and pg_statistic (the view hides tables whose row-level security applies to the
  * reader, the catalog is the superuser's); a function of globex's own in a WHERE clause, which
- * runs after the policies (it is not leakproof, and only a superuser makes one so).
+ * runs after the policies (it is not leakproof, and only a superuser makes one so); the
+ * candidates' ranks and scores, given for readable rows only; chunks planted under another
+ * tenant's document (the trigger, test_tenant_indexes); writes to other tenants' rows (the
+ * writer policies); TRUNCATE, ALTER, CREATE POLICY or TRIGGER on hyrax's tables (the owner's).
  * The holes: the policies call hyrax.can_read and hyrax.acting_roles, SQL functions whose bodies
  * PostgreSQL parses with the caller's search_path; a session's temporary schema comes first for
  * type names (every role may create temporary objects) and a schema of the caller's own may come
@@ -997,6 +1000,21 @@ static void test_hostile(void)
         "SET search_path = globex_own, pg_catalog");
     CHECK(!strcmp(got, "0"), "an operator = of globex's own first in search_path does not open acme's rows: %s", got);
     free(got);
+    /* an error that depends on rows globex cannot read: the candidates read every document to
+       apply the filters, and a second filter whose "v" is no array failed only where a document
+       matched the first (acme's secret has project: zanzibar) */
+    char *guess[2];
+    for (int i = 0; i < 2; i++) {
+        char sql[512];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM hyrax.candidates(NULL, 'widgets', 10, '[{\\\"k\\\": "
+                                  "\\\"project\\\", \\\"v\\\": [\\\"%s\\\"]}, {\\\"k\\\": \\\"x\\\", "
+                                  "\\\"v\\\": \\\"y\\\"}]', NULL, true)", i ? "zanzibar" : "nothing");
+        guess[i] = sql_as("globex_login", sql);
+    }
+    CHECK(!strcmp(guess[0], guess[1]) && strstr(guess[0], "filters: an array"),
+          "filters answer alike whatever rows globex cannot read hold: '%s' / '%s'", guess[0], guess[1]);
+    free(guess[0]);
+    free(guess[1]);
     /* functions in public, where globex may create (as in a database made before PostgreSQL 15),
        that match hyrax's calls better than pg_catalog's and note who ran them */
     free(sql_as(NULL, "GRANT CREATE ON SCHEMA public TO globex"));

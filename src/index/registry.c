@@ -116,8 +116,11 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
  * there over pg_catalog's (regconfig, text). Version 4 (the macro's arguments; version 3's text
  * stays as it shipped) searches pg_catalog first and no schema but hyrax's and pgvector's
  * (MIGRATION_4), and every call in it matches a pg_catalog function or operator exactly, so an
- * overload elsewhere never matches better. */
-#define CANDIDATES_FUNCTION(create, search_path, english, chunks_oid) \
+ * overload elsewhere never matches better. It reads every document to apply the filters, so a
+ * filter that could fail on some documents' metadata would tell the caller what rows it cannot
+ * read hold (version 3: a second filter whose "v" was no array failed only when a document
+ * matched the first, of any tenant); version 4 refuses filters of another shape first (check). */
+#define CANDIDATES_FUNCTION(create, search_path, english, chunks_oid, check) \
     create " FUNCTION hyrax.candidates(qvec text, qtext text, n int, filters jsonb, as_of timestamptz, keyword boolean)" \
     "  RETURNS TABLE (id bigint, vrank bigint, krank bigint, kscore real)" \
     "  LANGUAGE plpgsql STABLE SECURITY DEFINER" \
@@ -127,6 +130,7 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
     "  sees_all boolean;" \
     "  roles text[];" \
     "BEGIN" \
+    check \
     "  SELECT r.rolsuper OR r.rolbypassrls OR (pg_has_role(r.oid, t.relowner, 'USAGE') AND NOT t.relforcerowsecurity)" \
     "    INTO sees_all FROM pg_roles r, pg_class t WHERE r.rolname = reader AND t.oid = " chunks_oid ";" \
     "  sees_all := coalesce(sees_all, false);" \
@@ -150,6 +154,15 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
     "  SELECT coalesce(v.id, k.id), v.r, k.r, k.rank FROM v FULL JOIN k ON k.id = v.id;" \
     "END $f$;"
 
+/* Version 4's candidates refuse filters of another shape than search_sql's $4 before reading a row
+ * (CANDIDATES_FUNCTION). */
+#define CANDIDATES_CHECK \
+    "  IF filters IS NOT NULL AND (CASE WHEN pg_catalog.jsonb_typeof(filters) OPERATOR(pg_catalog.=) 'array' THEN EXISTS (" \
+    "      SELECT 1 FROM pg_catalog.jsonb_array_elements(filters) f WHERE pg_catalog.jsonb_typeof(f->'k') IS DISTINCT FROM" \
+    "      'string' OR pg_catalog.jsonb_typeof(f->'v') IS DISTINCT FROM 'array') ELSE true END) THEN" \
+    "    RAISE EXCEPTION 'filters: an array of {\"k\": key, \"v\": [values]}' USING ERRCODE = '22023';" \
+    "  END IF;"
+
 /* 3 -> 4: no SQL that decides what a reader reads, or that runs as another role than the caller's,
  * resolves a name through a schema a tenant can create objects in (tests/test_registry.c
  * test_hostile). The policies call hyrax.can_read and hyrax.acting_roles, SQL functions whose
@@ -172,7 +185,7 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
     "  AS $$SELECT visibility OPERATOR(pg_catalog.=) 'public' OR (tenant OPERATOR(pg_catalog.=) ANY (roles)" \
     "  AND (visibility OPERATOR(pg_catalog.=) 'tenant' OR owner OPERATOR(pg_catalog.=) reader))$$;" \
     CANDIDATES_FUNCTION("CREATE OR REPLACE", "pg_catalog, hyrax, pg_temp", "'english'::pg_catalog.regconfig", \
-                        "'hyrax.chunks'::pg_catalog.regclass::pg_catalog.oid") \
+                        "'hyrax.chunks'::pg_catalog.regclass::pg_catalog.oid", CANDIDATES_CHECK) \
     "DO $d$ DECLARE s pg_catalog.text := (SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n" \
     "  ON n.oid OPERATOR(pg_catalog.=) e.extnamespace WHERE e.extname OPERATOR(pg_catalog.=) 'vector');" \
     "BEGIN IF s OPERATOR(pg_catalog.<>) 'hyrax' THEN EXECUTE pg_catalog.format('ALTER FUNCTION hyrax.candidates(text, text," \
@@ -283,7 +296,7 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "  FOR EACH ROW EXECUTE FUNCTION hyrax.chunk_matches_document();"
     "CREATE INDEX chunks_tenant ON hyrax.chunks (tenant);"
     "CREATE INDEX chunks_visibility ON hyrax.chunks (visibility);"
-    CANDIDATES_FUNCTION("CREATE", "hyrax, public, pg_temp", "'english'", "'hyrax.chunks'::regclass")
+    CANDIDATES_FUNCTION("CREATE", "hyrax, public, pg_temp", "'english'", "'hyrax.chunks'::regclass", "")
     "GRANT EXECUTE ON FUNCTION hyrax.candidates(text, text, int, jsonb, timestamptz, boolean) TO PUBLIC;",
     MIGRATION_4,
 };
