@@ -148,7 +148,7 @@ static void test_init(void)
           "its chunk too, with no byte range");
     CHECK(sql_is(NULL, "SELECT string_agg(tablename || '.' || policyname, ',' ORDER BY tablename, policyname) FROM "
                        "pg_policies WHERE schemaname = 'hyrax'",
-                 "audit.tenant_own,chunks.reader,chunks.writer,documents.reader,documents.writer,meta.reader"),
+                 "audit.reader,audit.writer,chunks.reader,chunks.writer,documents.reader,documents.writer,meta.reader"),
           "version 4 policies");
     CHECK(sql_is(NULL, "SELECT string_agg(p.proname || ':' || p.prosecdef || ':' || r.rolname, ',' ORDER BY p.proname) "
                        "FROM pg_proc p JOIN pg_roles r ON r.oid = p.proowner WHERE p.pronamespace = 'hyrax'::regnamespace "
@@ -1052,6 +1052,14 @@ static void test_hostile(void)
     /* the schema's version is the owner's: a tenant's write to hyrax.meta finds no row */
     CHECK(sql_is("globex_login", "SET ROLE globex; BEGIN; UPDATE hyrax.meta SET value = '1' RETURNING 'changed'; ROLLBACK",
                  ""), "globex cannot change the schema version");
+    /* nor its tenant's audit records, nor write one naming another login */
+    CHECK(sql_is("globex_login", "SET ROLE globex; BEGIN; DELETE FROM hyrax.audit RETURNING 'deleted'; "
+                                 "UPDATE hyrax.audit SET actor = 'x' RETURNING 'changed'; ROLLBACK", ""),
+          "globex cannot delete or change its audit records");
+    got = sql_as("globex_login", "SET ROLE globex; INSERT INTO hyrax.audit (tenant, actor, action, path) VALUES "
+                                 "('globex', 'acme_login', 'publish', 'forged.md')");
+    CHECK(strstr(got, "row-level security"), "nor forge one's actor: %s", got);
+    free(got);
     free(sql_as(NULL, "REVOKE CREATE ON SCHEMA public FROM globex; DROP SCHEMA globex_own CASCADE; "
                       "DROP FUNCTION public.websearch_to_tsquery(text, text), public.pg_has_role(name, text, text), "
                       "public.to_char(timestamp, varchar)"));

