@@ -94,8 +94,8 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
 /* The roles current_user acts for: itself and every role it is a member of (directly or not). */
 #define ACTING_ROLES "(SELECT rolname FROM pg_catalog.pg_roles WHERE pg_catalog.pg_has_role(current_user, oid, 'MEMBER'))"
 
-/* hyrax.candidates (schema version 3, hardened in version 4): a search's candidates, read as the schema's owner (SECURITY
- * DEFINER: row-level security does not apply), filtered by hyrax.can_read for the caller. The
+/* hyrax.candidates (schema version 3, hardened in version 4): a search's candidates, read as the
+ * schema's owner (SECURITY DEFINER: row-level security does not apply), filtered by hyrax.can_read for the caller. The
  * caller is who row-level security would see as current_user: the role SET ROLE set (the setting
  * 'role', which the server lets a session set only to roles its login may become: SET ROLE,
  * set_config and the startup options all check it), else the session's login (session_user);
@@ -158,9 +158,10 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
 /* Version 4's candidates refuse filters of another shape than search_sql's $4 before reading a row
  * (CANDIDATES_FUNCTION). */
 #define CANDIDATES_CHECK \
-    "  IF filters IS NOT NULL AND (CASE WHEN pg_catalog.jsonb_typeof(filters) OPERATOR(pg_catalog.=) 'array' THEN EXISTS (" \
-    "      SELECT 1 FROM pg_catalog.jsonb_array_elements(filters) f WHERE pg_catalog.jsonb_typeof(f->'k') IS DISTINCT FROM" \
-    "      'string' OR pg_catalog.jsonb_typeof(f->'v') IS DISTINCT FROM 'array') ELSE true END) THEN" \
+    "  IF filters IS NOT NULL AND (CASE WHEN pg_catalog.jsonb_typeof(filters) OPERATOR(pg_catalog.=) 'array'" \
+    "      THEN EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(filters) f" \
+    "        WHERE pg_catalog.jsonb_typeof(f->'k') IS DISTINCT FROM 'string'" \
+    "        OR pg_catalog.jsonb_typeof(f->'v') IS DISTINCT FROM 'array') ELSE true END) THEN" \
     "    RAISE EXCEPTION 'filters: an array of {\"k\": key, \"v\": [values]}' USING ERRCODE = '22023';" \
     "  END IF;"
 
@@ -189,10 +190,12 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
     "  AND (visibility OPERATOR(pg_catalog.=) 'tenant' OR owner OPERATOR(pg_catalog.=) reader))$$;" \
     CANDIDATES_FUNCTION("CREATE OR REPLACE", "pg_catalog, hyrax, pg_temp", "'english'::pg_catalog.regconfig", \
                         "'hyrax.chunks'::pg_catalog.regclass::pg_catalog.oid", CANDIDATES_CHECK) \
-    "DO $d$ DECLARE s pg_catalog.text := (SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n" \
-    "  ON n.oid OPERATOR(pg_catalog.=) e.extnamespace WHERE e.extname OPERATOR(pg_catalog.=) 'vector');" \
-    "BEGIN IF s OPERATOR(pg_catalog.<>) 'hyrax' THEN EXECUTE pg_catalog.format('ALTER FUNCTION hyrax.candidates(text, text," \
-    "  int, jsonb, timestamptz, boolean) SET search_path = pg_catalog, hyrax, %I, pg_temp', s); END IF; END $d$;" \
+    "DO $d$ DECLARE s pg_catalog.text := (SELECT n.nspname FROM pg_catalog.pg_extension e" \
+    "  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace" \
+    "  WHERE e.extname OPERATOR(pg_catalog.=) 'vector');" \
+    "BEGIN IF s OPERATOR(pg_catalog.<>) 'hyrax' THEN EXECUTE pg_catalog.format('ALTER FUNCTION hyrax.candidates(text," \
+    "  text, int, jsonb, timestamptz, boolean) SET search_path = pg_catalog, hyrax, %I, pg_temp', s);" \
+    "END IF; END $d$;" \
     "ALTER TABLE hyrax.meta ENABLE ROW LEVEL SECURITY;" \
     "CREATE POLICY reader ON hyrax.meta FOR SELECT USING (true);" \
     "DROP POLICY tenant_own ON hyrax.audit;" \
@@ -226,7 +229,8 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "  embedding vector(384) NOT NULL,"
     /* regconfig named: with 'english' alone a to_tsvector(text, text) a tenant made in public
        beforehand would match better than pg_catalog's (test_hostile_init) */
-    "  tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::pg_catalog.regconfig, heading_path || ' ' || text)) STORED);"
+    "  tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::pg_catalog.regconfig, heading_path || ' ' || text))"
+    "  STORED);"
     "CREATE INDEX chunks_document ON hyrax.chunks (document_id);"
     "CREATE INDEX chunks_embedding ON hyrax.chunks USING hnsw (embedding vector_ip_ops);"
     "CREATE INDEX chunks_tsv ON hyrax.chunks USING gin (tsv);"
@@ -510,7 +514,8 @@ int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err)
     *before = 0;
     if ((rc = run(r, "BEGIN", -1, NULL, NULL, err)))
         return rc;
-    if ((rc = run(r, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('hyrax registry schema'))", 0, NULL, NULL, err)) ||
+    if ((rc = run(r, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('hyrax registry schema'))", 0, NULL,
+                  NULL, err)) ||
         (rc = run(r,
                   "CREATE SCHEMA IF NOT EXISTS hyrax;"
                   "CREATE TABLE IF NOT EXISTS hyrax.meta (key text PRIMARY KEY, value text NOT NULL)",
@@ -730,7 +735,8 @@ static const char search_sql[] =
     "SELECT c.id, c.document_id, hit.vrank, hit.krank, hit.kscore, "
     "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, "
     "  d.path, d.title, c.heading_path, c.text, c.ord, c.line_start, c.line_end, d.tenant, d.visibility, "
-    "  d.signer, pg_catalog.to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), d.metadata::text, "
+    "  d.signer, pg_catalog.to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+    "  d.metadata::text, "
     "  d.content_hash, c.byte_start, c.byte_end "
     "FROM hyrax.candidates($1, $2, $3::int, $4::jsonb, $6::timestamptz, $5::bool) hit "
     "JOIN hyrax.chunks c ON c.id = hit.id JOIN hyrax.documents d ON d.id = c.document_id";
