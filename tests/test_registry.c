@@ -328,6 +328,11 @@ static void test_search(void)
     char *first = strstr(out, "\"path\":");
     CHECK(first && !strncmp(first, "\"path\":\"docs/signed.md\"", 23), "best is docs/signed.md: %.300s", out);
     free(out);
+    /* the text output: the signed note says its signer, the unsigned k/ documents say none */
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry -k 5 the kube-scheduler places pods on nodes", url);
+    CHECK(rc == 0 && !strncmp(out, "1. docs/signed.md:", 18) && strstr(out, "signed by ") && strstr(out, ". k/k"),
+          "registry results as text: %d %.300s", rc, out);
+    free(out);
     rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --mode keyword --json kube-scheduler", url);
     CHECK(rc == 0 && strstr(out, "\"path\":\"docs/signed.md\"") && !strstr(out, "\"path\":\"k/"),
           "keyword side (tsvector): only the document with the word: %.300s", out);

@@ -966,6 +966,7 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
         e->tenant = pq->getvalue(res, row, COL_TENANT);
         e->visibility = pq->getvalue(res, row, COL_VIS);
         e->signer = pq->getisnull(res, row, COL_SIGNER) ? NULL : pq->getvalue(res, row, COL_SIGNER);
+        x->signer = e->signer ? e->signer : "";   /* as hx_result says: "" when unsigned */
         e->published_at = pq->getvalue(res, row, COL_PUBLISHED);
         e->metadata_json = pq->getvalue(res, row, COL_META);
         hx_kv *kv;

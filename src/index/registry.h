@@ -116,7 +116,8 @@ typedef struct hx_registry_extra {
 
 /* Results of a registry search, shaped like a local one: res.v[i] is result i (path, title,
  * heading, text -- the chunk's body over its byte range, as a local result's --, scores, metadata,
- * doc_sha256; chunk_id and doc_id are the registry's ids, cut to 32 bits),
+ * doc_sha256, signer -- "" when unsigned --; chunk_id and doc_id are the registry's ids, cut to 32
+ * bits),
  * extra[i] its registry fields. Free with hx_registry_results_free (never hx_results_free alone:
  * the metadata pairs are owned here). */
 typedef struct hx_registry_results {
