@@ -1116,6 +1116,20 @@ static void test_hostile_init(void)
           "globex's functions: %s", got);
     free(got);
     free(sql_as(NULL, "DROP DATABASE legacy"));
+    /* a role that may create schemas made schema hyrax before the registry: init refuses to
+       create the registry in it (globex could drop and replace anything there as its owner) */
+    free(sql_as(NULL, "CREATE DATABASE squat"));
+    free(sql_as(NULL, "GRANT CREATE ON DATABASE squat TO globex"));
+    snprintf(lurl, sizeof lurl, "postgresql://globex_login@/squat?host=%s", sockdir);
+    rc = sh(&got, "'%s' -X -Atq '%s' -c 'SET ROLE globex; CREATE SCHEMA hyrax'", psql, lurl);
+    CHECK(rc == 0, "globex makes schema hyrax: %s", got);
+    free(got);
+    snprintf(lurl, sizeof lurl, "postgresql://hyrax@/squat?host=%s", sockdir);
+    rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", lurl);
+    CHECK(rc == 1 && strstr(out, "schema hyrax belongs to role globex, not to hyrax"), "init refuses globex's schema: %s",
+          out);
+    free(out);
+    free(sql_as(NULL, "DROP DATABASE squat"));
 }
 
 /* === MCP: the publish tool and search {source: registry} === */

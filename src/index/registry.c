@@ -520,9 +520,17 @@ int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err)
                   "CREATE SCHEMA IF NOT EXISTS hyrax;"
                   "CREATE TABLE IF NOT EXISTS hyrax.meta (key text PRIMARY KEY, value text NOT NULL)",
                   -1, NULL, NULL, err)) ||
-        (rc = run(r, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", 0, NULL, &res, err)))
+        (rc = run(r,
+                  "SELECT (SELECT value FROM hyrax.meta WHERE key = 'schema_version'), "
+                  "pg_catalog.pg_get_userbyid(n.nspowner), current_user FROM pg_catalog.pg_namespace n "
+                  "WHERE n.nspname OPERATOR(pg_catalog.=) 'hyrax'",
+                  0, NULL, &res, err)))
         goto fail;
-    if (r->pq->ntuples(res) == 1) {
+    if (r->pq->ntuples(res) != 1) {
+        rc = hx_error_set(err, HX_EIO, -1, "registry: schema hyrax is not there after creating it");
+        goto fail;
+    }
+    if (!r->pq->getisnull(res, 0, 0)) {
         const char *v = r->pq->getvalue(res, 0, 0);
         char *end;
         long x = strtol(v, &end, 10);
@@ -532,8 +540,6 @@ int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err)
         }
         version = (int)x;
     }
-    r->pq->clear(res);
-    res = NULL;
     *before = version;
     if (version > HX_REGISTRY_SCHEMA_VERSION) {
         rc = hx_error_set(err, HX_EVERSION, -1,
@@ -546,9 +552,22 @@ int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err)
         goto fail;
     }
     if (version >= to) {
+        r->pq->clear(res);
         rollback(r);
         return 0;
     }
+    /* the migrations run as current_user and create what the registry trusts in schema hyrax: a
+       schema another role owns (made before the registry, by a role that may create schemas) lets
+       that role drop and replace any of it, pgvector's operators included */
+    const char *owner = r->pq->getvalue(res, 0, 1), *me = r->pq->getvalue(res, 0, 2);
+    if (strcmp(owner, me)) {
+        rc = hx_error_set(err, HX_EPERM, -1,
+                          "registry: schema hyrax belongs to role %.64s, not to %.64s, who would create the registry "
+                          "in it: drop it, or run init as its owner", owner, me);
+        goto fail;
+    }
+    r->pq->clear(res);
+    res = NULL;
     for (int v = version; v < to; v++)
         if ((rc = run(r, migrations[v], -1, NULL, NULL, err)))
             goto fail;

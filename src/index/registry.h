@@ -52,7 +52,8 @@ void hx_registry_close(hx_registry *r);
  * registry init` asks for HX_REGISTRY_SCHEMA_VERSION), in one transaction under an advisory lock.
  * *before gets the version found (0: none). HX_EVERSION for a registry newer than this build;
  * a registry at or past `to` is left as it is. Needs the rights to create the extension vector
- * (or it already exists) and a schema. */
+ * (or it already exists) and a schema; HX_EPERM when schema hyrax exists and another role than
+ * current_user owns it (that role could replace what the registry runs). */
 int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err);
 
 /* === Publishing === */
