@@ -95,32 +95,33 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
 #define ACTING_ROLES "(SELECT rolname FROM pg_catalog.pg_roles WHERE pg_catalog.pg_has_role(current_user, oid, 'MEMBER'))"
 
 /* hyrax.candidates (schema version 3, hardened in version 4): a search's candidates, read as the
- * schema's owner (SECURITY DEFINER: row-level security does not apply), filtered by hyrax.can_read for the caller. The
- * caller is who row-level security would see as current_user: the role SET ROLE set (the setting
- * 'role', which the server lets a session set only to roles its login may become: SET ROLE,
- * set_config and the startup options all check it), else the session's login (session_user);
- * inside the function current_user is the owner, so it is not asked, and nothing the caller passes
- * names the reader. A caller that bypasses row-level security (superuser, BYPASSRLS, or with the
- * table owner's privileges, as PostgreSQL decides for the table) reads every row, as it would.
- * Arguments as search_sql's $1-$6 (vector as pgvector text, NULL: none; query text; candidates
- * per side; filters; read time; whether the keyword side runs). Returns each candidate's chunk id
- * with its rank on each side (NULL: not a candidate there) and its ts_rank_cd.
+ * schema's owner (SECURITY DEFINER: row-level security does not apply), filtered by hyrax.can_read
+ * for the caller. The caller is who row-level security would see as current_user: the role SET ROLE
+ * set (the setting 'role', which the server lets a session set only to roles its login may become:
+ * SET ROLE, set_config and the startup options all check it), else the session's login
+ * (session_user); inside the function current_user is the owner, so it is not asked, and nothing
+ * the caller passes names the reader. A caller that bypasses row-level security (superuser,
+ * BYPASSRLS, or with the table owner's privileges, as PostgreSQL decides for the table) reads every
+ * row, as it would. Arguments as search_sql's $1-$6 (vector as pgvector text, NULL: none; query
+ * text; candidates per side; filters; read time; whether the keyword side runs). Returns each
+ * candidate's chunk id with its rank on each side (NULL: not a candidate there) and its ts_rank_cd.
  * Why not the plain statement under the policies: ts_match_vq (tsvector @@ tsquery) is not
  * leakproof, so it runs after the policy and never as a GIN index condition, and for a reader of
  * few rows the planner sorted a sequential scan for the vector side. Here the rule is a plain
  * condition: each plan is made for the actual reader and values (plan_cache_mode), so a reader of
- * many rows filters the HNSW and GIN scans, and a reader of few finds its rows by the btree
- * indexes on tenant and visibility (bench/RESULTS-registry.md).
+ * many rows filters the HNSW and GIN scans, and a reader of few finds its rows by the btree indexes
+ * on tenant and visibility (bench/RESULTS-registry.md).
  * The function runs as the owner, so no name in it may reach an object a tenant made: version 3's
  * search_path put public before pg_temp, where a tenant may create in databases made before
  * PostgreSQL 15, and websearch_to_tsquery('english', ...) chose a websearch_to_tsquery(text, text)
  * there over pg_catalog's (regconfig, text). Version 4 (the macro's arguments; version 3's text
  * stays as it shipped) searches pg_catalog first and no schema but hyrax's and pgvector's
- * (MIGRATION_4), and every call in it matches a pg_catalog function or operator exactly, so an
- * overload elsewhere never matches better. It reads every document to apply the filters, so a
- * filter that could fail on some documents' metadata would tell the caller what rows it cannot
- * read hold (version 3: a second filter whose "v" was no array failed only when a document
- * matched the first, of any tenant); version 4 refuses filters of another shape first (check). */
+ * (MIGRATION_4), and every other call in it passes its arguments' own types, or a quoted literal as
+ * text, to a pg_catalog function or operator that takes them, so no overload elsewhere matches
+ * better. It reads every document to apply the filters, so a filter that could fail on some
+ * documents' metadata would tell the caller what rows it cannot read hold (version 3: a second
+ * filter whose "v" was no array failed only when a document matched the first, of any tenant);
+ * version 4 refuses filters of another shape first (check). */
 #define CANDIDATES_FUNCTION(create, search_path, english, chunks_oid, check) \
     create " FUNCTION hyrax.candidates(qvec text, qtext text, n int, filters jsonb, as_of timestamptz, keyword boolean)" \
     "  RETURNS TABLE (id bigint, vrank bigint, krank bigint, kscore real)" \
