@@ -7,8 +7,10 @@
  * removes deleted ones, and a publish killed mid-transaction leaves whole batches only; search
  * --source registry finds by vector and by keyword, applies filters and min_score, and answers
  * "not consulted" within its timeout when the server never replies; tenants cannot read each
- * other's rows through hyrax, crafted query text or filters, or plain SQL as their role; the
- * keyword side ranks at most HX_REGISTRY_KEYWORD_CANDIDATES matching chunks. */
+ * other's rows through hyrax, crafted query text or filters, or plain SQL as their role, nor by
+ * objects they make (temporary types, their own operators, functions in public), errors that
+ * depend on others' rows, the audit log or a schema hyrax made first; the keyword side ranks at
+ * most HX_REGISTRY_KEYWORD_CANDIDATES matching chunks. */
 #include "check.h"
 #include "hyrax.h"
 #include "registry.h"
