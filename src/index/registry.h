@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define HX_REGISTRY_ENV "HYRAX_REGISTRY"    /* the registry URL when --registry is not given */
-#define HX_REGISTRY_SCHEMA_VERSION 3        /* the schema this build creates and reads */
+#define HX_REGISTRY_SCHEMA_VERSION 4        /* the schema this build creates and reads */
 #define HX_REGISTRY_TIMEOUT_MS 3000         /* a search's default wait for the registry */
 #define HX_REGISTRY_KEYWORD_CANDIDATES 2000 /* chunks a search's keyword side ranks at most */
 #define HX_REGISTRY_CONNECT_TIMEOUT_MS 10000 /* publish's and init's default wait to connect */
@@ -52,7 +52,8 @@ void hx_registry_close(hx_registry *r);
  * registry init` asks for HX_REGISTRY_SCHEMA_VERSION), in one transaction under an advisory lock.
  * *before gets the version found (0: none). HX_EVERSION for a registry newer than this build;
  * a registry at or past `to` is left as it is. Needs the rights to create the extension vector
- * (or it already exists) and a schema. */
+ * (or it already exists) and a schema; HX_EPERM when schema hyrax exists and another role than
+ * current_user owns it (that role could replace what the registry runs). */
 int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err);
 
 /* === Publishing === */
@@ -116,7 +117,8 @@ typedef struct hx_registry_extra {
 
 /* Results of a registry search, shaped like a local one: res.v[i] is result i (path, title,
  * heading, text -- the chunk's body over its byte range, as a local result's --, scores, metadata,
- * doc_sha256; chunk_id and doc_id are the registry's ids, cut to 32 bits),
+ * doc_sha256, signer -- "" when unsigned --; chunk_id and doc_id are the registry's ids, cut to 32
+ * bits),
  * extra[i] its registry fields. Free with hx_registry_results_free (never hx_results_free alone:
  * the metadata pairs are owned here). */
 typedef struct hx_registry_results {

@@ -104,8 +104,8 @@ static int fuse(const char *const *names, hx_results *lists, size_t n, const hx_
 }
 
 /* The registry's list as one tier's list (res.v copied, strings and metadata still owned by
- * reg->res): signer "" when unsigned as local results say it; with HX_GROUP_DOCUMENT one entry per
- * document (its best chunk), ranks renumbered, as a local tier groups. *out: free its v only. */
+ * reg->res); with HX_GROUP_DOCUMENT one entry per document (its best chunk), ranks renumbered, as
+ * a local tier groups. *out: free its v only. */
 static int registry_list(const hx_registry_tier *reg, hx_group group, hx_results *out, hx_error *err)
 {
     const hx_results *src = &reg->res.res;
@@ -122,7 +122,6 @@ static int registry_list(const hx_registry_tier *reg, hx_group group, hx_results
         hx_result *x = &out->v[out->n++];
         *x = src->v[i];
         x->rank = (uint32_t)out->n;
-        x->signer = reg->res.extra[i].signer ? reg->res.extra[i].signer : "";
     }
     out->total_candidates = src->total_candidates;
     return 0;

@@ -416,9 +416,8 @@ void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < n; i++) {
         const hx_registry_extra *e = &r->extra[i];
-        hx_result x = r->res.v[i];   /* tier and signer as every result writes them */
+        hx_result x = r->res.v[i];   /* tier as every result writes it */
         x.tier = "registry";
-        x.signer = e->signer && *e->signer ? e->signer : NULL;
         hx_present_result_open(w, &x, HX_GROUP_CHUNK, 0);
         hx_json_write_key(w, "tenant");
         hx_json_write_cstr(w, e->tenant);
