@@ -9,7 +9,7 @@ chunk). Judgements: cranqrel codes 1 (most relevant) .. 4 (least) are relevant w
 5 - code for nDCG; -1 is not relevant. Queries are numbered 1..225 in file order, as cranqrel
 numbers them (cran.qry's own numbers have gaps).
 
-    python3 bench/cranfield.py [--corpus ../shared/corpora/cranfield] [--hyrax ./hyrax]
+    python3 bench/cranfield.py [--corpus ../shared/corpora/cranfield] [--hyrax ./hyrax] [--precision int8]
 
 Peers in the same run, on the same document texts and queries (when bm25s and PyStemmer are
 installed; bench/requirements.txt has them): bm25s with Lucene's BM25 (k1 1.2, b 0.75, as hyrax)
@@ -167,14 +167,16 @@ def main():
     ap.add_argument("--reuse", action="store_true", help="keep an existing index")
     ap.add_argument("--modes", default=",".join(MODES), help="comma-separated modes to run")
     ap.add_argument("--extra", default="", help="extra flags for hybrid searches, e.g. '--fusion weighted'")
+    ap.add_argument("--precision", default="fp32", choices=("fp32", "int8"), help="how the index embeds")
     args = ap.parse_args()
     docs_dir = os.path.join(args.out, "cranfield", "docs")
-    db = os.path.join(args.out, "cranfield.hyx")
+    db = os.path.join(args.out, "cranfield.hyx" if args.precision == "fp32" else "cranfield-%s.hyx" % args.precision)
     n_docs = write_docs(args.corpus, docs_dir)
     if not args.reuse and os.path.exists(db):
         os.unlink(db)
     t0 = time.time()
-    subprocess.run([args.hyrax, "index", "--db", db, docs_dir], check=True, stdout=sys.stderr)
+    subprocess.run([args.hyrax, "index", "--db", db, "--precision", args.precision, docs_dir], check=True,
+                   stdout=sys.stderr)
     index_s = time.time() - t0
     modes = args.modes.split(",")
     extra = args.extra.split()
@@ -197,8 +199,8 @@ def main():
         peers["rrf-peer"] = [rrf(a, b) for a, b in zip(peers["bm25s-stem"], peers["st-exact"])]
     for name, ranked in peers.items():
         score(name, lambda i: ranked[i - 1])
-    print("Cranfield: %d documents, %d judged queries, indexed in %.1f s%s" % (n_docs, scores[modes[0]]["queries"], index_s,
-          " (hybrid with %s)" % args.extra if args.extra else ""))
+    print("Cranfield: %d documents, %d judged queries, indexed (%s) in %.1f s%s" % (
+          n_docs, scores[modes[0]]["queries"], args.precision, index_s, " (hybrid with %s)" % args.extra if args.extra else ""))
     print("%-10s %9s %11s" % ("mode", "nDCG@10", "Recall@100"))
     for mode in modes + sorted(peers):
         print("%-10s %9.4f %11.4f" % (mode, scores[mode]["ndcg@10"], scores[mode]["recall@100"]))
@@ -217,7 +219,7 @@ def main():
             print("hybrid vs best single mode (%s): %+.4f" % (metric, scores["hybrid"][metric] - best))
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "cranfield.json"), "w") as fh:
-        json.dump({"documents": n_docs, "index_seconds": index_s, "scores": scores, "ndcg@10_per_query": per_query},
+        json.dump({"documents": n_docs, "precision": args.precision, "index_seconds": index_s, "scores": scores, "ndcg@10_per_query": per_query},
                   fh, indent=1)
 
 
