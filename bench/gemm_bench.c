@@ -6,7 +6,6 @@
  *   gemm isa=avx2 M=256 N=1536 K=384 gelu=1 gflops=X pct_peak=Y
  *   attention isa=avx2 T=128 hd=32 gflops=X
  *   gemm_i8 isa=avx512vnni M=256 N=1536 K=384 gops=X   (quantize + integer gemm, int8 tables)
- *   u8s8_probe isa=avx2 M=252 N=1536 K=384 gops=X   (see below)
  *   i8_bound isa=avx2 gops=X ops_per_cycle=Y vs_fp32_peak=Z   (see below)
  * pct_peak is of that ISA's pure-FMA peak (scalar: of the AVX2 one). Times are this thread's CPU
  * time, best single call over MIN_SECONDS, so a busy shared machine skews them less.
@@ -144,9 +143,10 @@ static double gemm_i8_gops(const hx_kernels_i8 *k8, int M, int N, int K)
     const int Kp = hx_i8_row_len(K);
     float *A = malloc((size_t)M * K * sizeof *A), *C = malloc((size_t)M * N * sizeof *C);
     float *ascale = malloc((size_t)M * sizeof *ascale), *wscale = malloc((size_t)N * sizeof *wscale);
-    int16_t *Aq = malloc((size_t)M * Kp * sizeof *Aq);
+    int32_t *azero = malloc((size_t)M * sizeof *azero), *wsum = calloc((size_t)N, sizeof *wsum);
+    void *Aq = malloc((size_t)M * Kp * (size_t)k8->in_bytes);
     int8_t *Bp = malloc(hx_pack_i8_size(N, K));
-    if (!A || !C || !ascale || !wscale || !Aq || !Bp) {
+    if (!A || !C || !ascale || !wscale || !azero || !wsum || !Aq || !Bp) {
         fprintf(stderr, "gemm_bench: out of memory\n");
         exit(1);
     }
@@ -157,92 +157,26 @@ static double gemm_i8_gops(const hx_kernels_i8 *k8, int M, int N, int K)
     double best = 1e30, start = now();
     do {
         double t = now();
-        k8->quantize(M, K, A, K, Aq, Kp, ascale);
-        k8->gemm(M, 0, N, K, Aq, Kp, ascale, Bp, wscale, NULL, C, N);
+        k8->quantize(M, K, A, K, NULL, Aq, Kp, ascale, azero);
+        k8->gemm(M, 0, N, K, Aq, Kp, ascale, azero, Bp, wsum, wscale, NULL, C, N);
         t = now() - t;
         if (t < best)
             best = t;
     } while (now() - start < MIN_SECONDS);
-    free(A), free(C), free(ascale), free(wscale), free(Aq), free(Bp);
-    return 2.0 * M * N * K / best / 1e9;
-}
-
-/* === u8 x s8 probe (issue 15 item 1) ===
- * What 8-bit unsigned inputs would buy on AVX2 machines without VNNI: a 6 x 16 tile of int32 sums
- * by vpmaddubsw (u8 x s8 pairs to i16) + vpmaddwd by ones + vpaddd, in hyrax's packed layout,
- * integer sums only (no quantize, no float epilogue: an upper bound). Shown beside gemm_i8 so the
- * input width of the int8 design is decided on measurements of the machine at hand; the quality
- * side is bench/int8_quality.py. Not a hyrax kernel. */
-#define U8_ACC(acc, p) __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(p))
-
-__attribute__((target("avx2"))) static void u8s8_tiles(int M, int N, int K, const uint8_t *A,
-                                                       const int8_t *Bp, int32_t *C)
-{
-    const int G = K / 4;
-    const __m256i ones = _mm256_set1_epi16(1);
-    for (int j = 0; j < N; j += HX_I8_NR)
-        for (int i = 0; i + 6 <= M; i += 6) {
-            const uint8_t *a = A + (size_t)i * K;
-            const int8_t *b = Bp + (size_t)(j / HX_I8_NR) * G * 4 * HX_I8_NR;
-            __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
-                    c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-            for (int g = 0; g < G; g++) {
-                __m256i w0 = _mm256_loadu_si256((const __m256i *)(b + 64 * g));
-                __m256i w1 = _mm256_loadu_si256((const __m256i *)(b + 64 * g + 32)), x, p;
-                int32_t a4;
-#define U8_ROW(r)                                                              \
-                memcpy(&a4, a + (size_t)(r) * K + 4 * g, 4);                   \
-                x = _mm256_set1_epi32(a4);                                     \
-                p = _mm256_madd_epi16(_mm256_maddubs_epi16(x, w0), ones);      \
-                U8_ACC(c##r##0, p);                                            \
-                p = _mm256_madd_epi16(_mm256_maddubs_epi16(x, w1), ones);      \
-                U8_ACC(c##r##1, p);
-                U8_ROW(0) U8_ROW(1) U8_ROW(2) U8_ROW(3) U8_ROW(4) U8_ROW(5)
-#undef U8_ROW
-            }
-#define U8_STORE(r)                                                                         \
-            _mm256_storeu_si256((__m256i *)(C + (size_t)(i + r) * N + j), c##r##0);         \
-            _mm256_storeu_si256((__m256i *)(C + (size_t)(i + r) * N + j + 8), c##r##1);
-            U8_STORE(0) U8_STORE(1) U8_STORE(2) U8_STORE(3) U8_STORE(4) U8_STORE(5)
-#undef U8_STORE
-        }
-}
-
-/* Best GOP/s of u8s8_tiles on M (rounded down to a multiple of 6) x N x K. */
-static double u8s8_probe_gops(int M, int N, int K)
-{
-    uint8_t *A = malloc((size_t)M * K);
-    int8_t *Bp = malloc((size_t)N * K);
-    int32_t *C = malloc((size_t)M * N * sizeof *C);
-    if (!A || !Bp || !C) {
-        fprintf(stderr, "gemm_bench: out of memory\n");
-        exit(1);
-    }
-    for (size_t i = 0; i < (size_t)M * K; i++)
-        A[i] = (uint8_t)(i * 2654435761u >> 24);
-    for (size_t i = 0; i < (size_t)N * K; i++)
-        Bp[i] = (int8_t)((i * 2654435761u) % 127 - 63);
-    double best = 1e30, start = now();
-    do {
-        double t = now();
-        u8s8_tiles(M, N, K, A, Bp, C);
-        t = now() - t;
-        if (t < best)
-            best = t;
-    } while (now() - start < MIN_SECONDS);
-    free(A), free(Bp), free(C);
+    free(A), free(C), free(ascale), free(wscale), free(azero), free(wsum), free(Aq), free(Bp);
     return 2.0 * M * N * K / best / 1e9;
 }
 
 /* === The AVX2 int8 instruction bound (issue 15 item 1) ===
- * The exact int8 tile (x86/gemm_i8_ymm.h) spends two vector instructions per 16 multiply-adds:
+ * The AVX2 int8 tile (x86/kernels_int8_avx2.c) spends two vector instructions per 16 multiply-adds:
  * vpmaddwd, then vpaddd into the accumulator. This loop issues the same pair for a 6 x 16 tile with
  * every operand already in a register (no loads, broadcasts or epilogue), so its GOP/s is the most
  * any kernel built on that pair can reach on this core; its ratio to the FMA peak bounds what
  * exact int8 can gain over float in the Linear layers. Not a hyrax kernel. */
 #define BOUND_ITERS 1000000L
 #define BOUND_PAIR(acc)                                                                \
-    __asm__ volatile("vpmaddwd %2, %1, %0" : "=x"(t) : "x"(x), "x"(w)); U8_ACC(acc, t)
+    __asm__ volatile("vpmaddwd %2, %1, %0" : "=x"(t) : "x"(x), "x"(w));                 \
+    __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(t))
 
 __attribute__((target("avx2"))) static double i8_bound_ops(int32_t *sink)
 {
@@ -345,15 +279,6 @@ int main(int argc, char **argv)
                        shapes[s].K, gemm_i8_gops(k8, Ms[i], shapes[s].N, shapes[s].K));
                 fflush(stdout);
             }
-    if (hx_kernels_for(HX_ISA_AVX2))
-        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
-            for (int i = 0; i < nM; i++)
-                if (Ms[i] >= 6) {
-                    const int M = Ms[i] / 6 * 6;
-                    printf("u8s8_probe isa=avx2 M=%d N=%d K=%d gops=%.2f\n", M, shapes[s].N, shapes[s].K,
-                           u8s8_probe_gops(M, shapes[s].N, shapes[s].K));
-                    fflush(stdout);
-                }
     if (hx_kernels_for(HX_ISA_AVX2)) {
         int32_t isink = 0;
         const double b = i8_bound_gops(&isink);

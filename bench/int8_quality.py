@@ -118,6 +118,34 @@ class Sim:
         for h in hooks:
             h.remove()
 
+    def ln_range(self, kind, l, spread):
+        """|beta_j| + spread |gamma_j| of the LayerNorm whose output a qkv or ffn1 layer reads: an
+        estimate of max |x_j| from the weights alone (no calibration texts)."""
+        if kind == "ffn1":
+            ln = self.model.encoder.layer[l].attention.output.LayerNorm
+        elif l == 0:
+            ln = self.model.embeddings.LayerNorm
+        else:
+            ln = self.model.encoder.layer[l - 1].output.LayerNorm
+        return (ln.bias.detach().abs() + spread * ln.weight.detach().abs()).float()
+
+    def affine_range(self, kind, l, spread):
+        """Data-free range of the input of an o or ffn2 layer: the affine map before it (V's rows of
+        the QKV layer for o, FFN up for ffn2) applied to the LayerNorm output it reads, whose
+        channels are taken as beta_i + gamma_i n_i with n_i of unit spread: |mean_j| + spread std_j."""
+        layer = self.model.encoder.layer[l]
+        if kind == "o":
+            lin = layer.attention.self.value
+            ln = self.model.embeddings.LayerNorm if l == 0 else self.model.encoder.layer[l - 1].output.LayerNorm
+        else:
+            lin = layer.intermediate.dense
+            ln = layer.attention.output.LayerNorm
+        w = self.w16[id(lin)]
+        g, b = ln.weight.detach().float(), ln.bias.detach().float()
+        mean = w @ b + lin.bias.detach().float()
+        std = (w * g).norm(dim=1)
+        return mean.abs() + spread * std
+
     def configure(self, cfg):
         """cfg: kind -> dict(scheme, wq=127, smooth=None|alpha, outliers=0); a missing kind runs
         in float."""
@@ -129,10 +157,16 @@ class Sim:
                 m.forward = (lambda x, m=m, w=w: torch.nn.functional.linear(x, w, m.bias))
                 continue
             amax = self.calib[(kind, l)]
+            if c.get("lnprior") is not None:   # data-free: the range the preceding LayerNorm gives
+                amax = self.ln_range(kind, l, c["lnprior"]) if kind in ("qkv", "ffn1") \
+                    else self.affine_range(kind, l, c["lnprior"])
             smooth = None
             if c.get("smooth"):
                 alpha = c["smooth"]
                 wmax = w.abs().amax(dim=0).clamp(min=1e-5)
+                if c.get("stacked") and kind == "qkv":   # Q, K and V share one quantized input, as in hyrax
+                    wmax = torch.stack([self.w16[id(mm)].abs().amax(dim=0) for kk, ll, mm in self.lin
+                                        if kk == "qkv" and ll == l]).amax(dim=0).clamp(min=1e-5)
                 smooth = (amax.clamp(min=1e-5) ** alpha / wmax ** (1 - alpha)).clamp(min=1e-5)
             keep = None
             if c.get("outliers"):
@@ -223,6 +257,33 @@ def main():
           "ffn1": {"scheme": "u8", "smooth": 0.5, "outliers": 16, "wq": 63},
           "o": {"scheme": "a13"}, "ffn2": {"scheme": "a13"}}),
     ]
+    for spread in (2.0, 4.0, 8.0):
+        for alpha in (0.5, 0.75):
+            lnsq = dict(scheme="u8", smooth=alpha, lnprior=spread)
+            configs.append(("u8+lnsq(%g, a%g) qkv/ffn1, u8 o/ffn2" % (spread, alpha),
+                            {"qkv": lnsq, "ffn1": lnsq, "o": {"scheme": "u8"}, "ffn2": {"scheme": "u8"}}))
+    for spread in (2.0, 4.0):
+        for alpha in (0.25, 0.5):
+            lnsq = dict(scheme="u8", smooth=alpha, lnprior=spread)
+            configs.append(("u8+lnsq(%g, a%g) everywhere" % (spread, alpha), all_kinds(**lnsq)))
+    for spread in (1.0, 4.0):
+        for alpha in (0.25, 0.5):
+            lnsq = dict(scheme="u8", smooth=alpha, lnprior=spread, stacked=True)
+            configs.append(("u8+lnsq(%g, a%g, stacked) qkv/ffn1, u8 o/ffn2" % (spread, alpha),
+                            {"qkv": lnsq, "ffn1": lnsq, "o": {"scheme": "u8"}, "ffn2": {"scheme": "u8"}}))
+            configs.append(("u8+lnsq(%g, a%g, stacked) qkv only, u8 elsewhere" % (spread, alpha),
+                            {"qkv": lnsq, "ffn1": {"scheme": "u8"}, "o": {"scheme": "u8"}, "ffn2": {"scheme": "u8"}}))
+            configs.append(("u8+lnsq(%g, a%g) ffn1 only, u8 elsewhere" % (spread, alpha),
+                            {"qkv": {"scheme": "u8"}, "ffn1": lnsq, "o": {"scheme": "u8"}, "ffn2": {"scheme": "u8"}}))
+    lnsq = dict(scheme="u8", smooth=0.5, lnprior=4.0)
+    configs.append(("u8+lnsq(4, a0.5) qkv/ffn1, a13 o/ffn2",
+                    {"qkv": lnsq, "ffn1": lnsq, "o": {"scheme": "a13"}, "ffn2": {"scheme": "a13"}}))
+    configs.append(("u8+lnsq(4, a0.5) qkv/ffn1, u8 o, a13 ffn2",
+                    {"qkv": lnsq, "ffn1": lnsq, "o": {"scheme": "u8"}, "ffn2": {"scheme": "a13"}}))
+    for alpha in (0.5, 0.75):
+        configs.append(("u8+sq(a%g) qkv/ffn1, u8 o/ffn2" % alpha,
+                        {"qkv": dict(scheme="u8", smooth=alpha), "ffn1": dict(scheme="u8", smooth=alpha),
+                         "o": {"scheme": "u8"}, "ffn2": {"scheme": "u8"}}))
     if args.only:
         configs = [c for c in configs if c[0] in args.only.split("|")]
     rows = []

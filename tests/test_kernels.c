@@ -371,70 +371,128 @@ static void test_f16(const hx_kernels *kt)
 
 /* === int8 === */
 
-/* Known roundings: a row whose largest magnitude is HX_I8_ACT_MAX gets scale 1, so q is x rounded
- * to nearest even; and a zero row. */
-static void test_i8_quantize_known(const hx_kernels_i8 *k8)
+/* Value i of quantized inputs q as k8 stores them (kernels.h: in_bytes wide). */
+static unsigned q_at(const hx_kernels_i8 *k8, const void *q, size_t i)
 {
-    const float x[10] = {4095, 2.5f, -3.5f, 0.5f, -0.5f, 1.49f, -4094.6f, 3.5f, 0, -4095};
-    const int16_t want[12] = {4095, 2, -4, 0, 0, 1, -4095, 4, 0, -4095, 0, 0};
-    int16_t q[13];
-    float scale[2];
-    for (int k = 0; k < 13; k++)
-        q[k] = 0x5555;
-    k8->quantize(1, 10, x, 10, q, 12, scale);
-    CHECK(scale[0] == 1.0f, "%s quantize: scale %g, want 1", k8->name, (double)scale[0]);
-    for (int k = 0; k < 12; k++)
-        CHECK(q[k] == want[k], "%s quantize: q[%d] = %d, want %d", k8->name, k, q[k], want[k]);
-    CHECK(q[12] == 0x5555, "%s quantize wrote past the padded row", k8->name);
-    const float zero[3] = {0, -0.0f, 0};
-    k8->quantize(1, 3, zero, 3, q, 4, scale);
-    CHECK(scale[0] == 0 && !q[0] && !q[1] && !q[2] && !q[3], "%s quantize: a zero row", k8->name);
+    return k8->in_bytes == 2 ? ((const uint16_t *)q)[i] : ((const uint8_t *)q)[i];
 }
 
-/* A table's quantize against the reference: same values, same scales, padding zero, nothing past it. */
+/* The n quantized values q (bytes, as the reference stores them) in k8's width, in a new buffer. */
+static void *as_table_input(const hx_kernels_i8 *k8, const uint8_t *q, size_t n)
+{
+    void *out = malloc(n * (size_t)k8->in_bytes);
+    for (size_t i = 0; i < n; i++) {
+        if (k8->in_bytes == 2)
+            ((uint16_t *)out)[i] = q[i];
+        else
+            ((uint8_t *)out)[i] = q[i];
+    }
+    return out;
+}
+
+/* Known roundings: a row spanning [-127.5, 127.5] gets scale 1 and zero point 128 (127.5 rounds to
+ * even), so q is x rounded to nearest even plus 128; a row of one sign keeps 0 in its range; a zero
+ * row; a NaN is passed over by the range and quantizes to 0; and the smoothing multiplies first. */
+static void test_i8_quantize_known(const hx_kernels_i8 *k8)
+{
+    const float x[10] = {127.5f, 2.5f, -3.5f, 0.5f, -0.5f, 1.49f, -127.5f, 3.5f, 0, NAN};
+    const unsigned want[12] = {255, 130, 124, 128, 128, 129, 0, 132, 128, 0, 0, 0};
+    uint16_t q[13];   /* room for 13 values of either width */
+    float scale[2];
+    int32_t zero[2];
+    memset(q, 0x55, sizeof q);
+    k8->quantize(1, 10, x, 10, NULL, q, 12, scale, zero);
+    CHECK(scale[0] == 1.0f && zero[0] == 128, "%s quantize: scale %g zero %d, want 1 and 128", k8->name,
+          (double)scale[0], zero[0]);
+    for (int k = 0; k < 12; k++)
+        CHECK(q_at(k8, q, (size_t)k) == want[k], "%s quantize: q[%d] = %u, want %u", k8->name, k, q_at(k8, q, (size_t)k),
+              want[k]);
+    CHECK(q_at(k8, q, 12) == (k8->in_bytes == 2 ? 0x5555u : 0x55u), "%s quantize wrote past the padded row", k8->name);
+
+    const float pos[3] = {2.55f, 1.0f, 0.5f}, xinv[3] = {100, 100, 100};   /* y in [0, 255] */
+    k8->quantize(1, 3, pos, 3, xinv, q, 4, scale, zero);
+    CHECK(zero[0] == 0 && fabsf(scale[0] - 1.0f) < 1e-6f && q_at(k8, q, 0) == 255 && q_at(k8, q, 1) == 100 &&
+          q_at(k8, q, 2) == 50 && q_at(k8, q, 3) == 0, "%s quantize, smoothed positive row: zero %d scale %g q %u %u "
+          "%u %u", k8->name, zero[0], (double)scale[0], q_at(k8, q, 0), q_at(k8, q, 1), q_at(k8, q, 2), q_at(k8, q, 3));
+    const float neg[2] = {-2.0f, -1.0f};   /* inv 127.5: -1 gives -127.5, rounded to even -128 */
+    k8->quantize(1, 2, neg, 2, NULL, q, 4, scale, zero);
+    CHECK(zero[0] == 255 && q_at(k8, q, 0) == 0 && q_at(k8, q, 1) == 127, "%s quantize, negative row: zero %d q %u %u",
+          k8->name, zero[0], q_at(k8, q, 0), q_at(k8, q, 1));
+    const float zrow[3] = {0, -0.0f, 0};
+    k8->quantize(1, 3, zrow, 3, NULL, q, 4, scale, zero);
+    CHECK(scale[0] == 0 && zero[0] == 0 && !q_at(k8, q, 0) && !q_at(k8, q, 1) && !q_at(k8, q, 2) && !q_at(k8, q, 3),
+          "%s quantize: a zero row", k8->name);
+}
+
+/* A table's quantize against the reference: same values, scales and zero points, padding zero,
+ * nothing past it; with and without smoothing, rows of mixed and of one sign. */
 static void test_i8_quantize(const hx_kernels_i8 *k8)
 {
     static const int Ks[] = {1, 3, 4, 5, 8, 15, 16, 17, 31, 33, 384, 385, 1536};
     for (size_t t = 0; t < sizeof Ks / sizeof *Ks; t++) {
-        const int K = Ks[t], rows = 5, ldx = K + 3, Kp = hx_i8_row_len(K), ldq = Kp + 8;
-        float *x = malloc((size_t)rows * ldx * sizeof *x), s1[5], s2[5];
-        int16_t *q1 = malloc((size_t)rows * ldq * sizeof *q1), *q2 = malloc((size_t)rows * ldq * sizeof *q2);
-        fill(x, (size_t)rows * ldx, -3, 3);
-        for (int k = 0; k < K; k++)
-            x[(size_t)3 * ldx + k] = 0;   /* row 3 all zero */
-        for (size_t i = 0; i < (size_t)rows * ldq; i++)
-            q1[i] = q2[i] = 0x5555;
-        hx_kernels_i8_scalar.quantize(rows, K, x, ldx, q1, ldq, s1);
-        k8->quantize(rows, K, x, ldx, q2, ldq, s2);
-        CHECK(!memcmp(q1, q2, (size_t)rows * ldq * sizeof *q1), "%s quantize K=%d: values differ from scalar",
-              k8->name, K);
-        for (int r = 0; r < rows; r++) {
-            CHECK(same_bits(s1[r], s2[r]), "%s quantize K=%d row %d: scale %g vs %g", k8->name, K, r,
-                  (double)s2[r], (double)s1[r]);
-            for (int k = Kp; k < ldq; k++)
-                CHECK(q2[(size_t)r * ldq + k] == 0x5555, "%s quantize K=%d wrote past the row", k8->name, K);
-            for (int k = K; k < Kp; k++)
-                CHECK(q2[(size_t)r * ldq + k] == 0, "%s quantize K=%d: padding not zero", k8->name, K);
+        for (int smooth = 0; smooth < 2; smooth++) {
+            const int K = Ks[t], rows = 6, ldx = K + 3, Kp = hx_i8_row_len(K), ldq = Kp + 8;
+            float *x = malloc((size_t)rows * ldx * sizeof *x), *xinv = malloc((size_t)K * sizeof *xinv);
+            float s1[6], s2[6];
+            int32_t z1[6], z2[6];
+            uint8_t *q1 = malloc((size_t)rows * ldq), *q2 = malloc((size_t)rows * ldq * (size_t)k8->in_bytes);
+            fill(x, (size_t)rows * ldx, -3, 3);
+            fill(xinv, (size_t)K, 0.1f, 10);
+            for (int k = 0; k < K; k++) {
+                x[(size_t)3 * ldx + k] = 0;                              /* row 3 all zero */
+                x[(size_t)4 * ldx + k] = fabsf(x[(size_t)4 * ldx + k]);  /* row 4 positive */
+                x[(size_t)5 * ldx + k] = -fabsf(x[(size_t)5 * ldx + k]); /* row 5 negative */
+            }
+            memset(q1, 0x55, (size_t)rows * ldq);
+            memset(q2, 0x55, (size_t)rows * ldq * (size_t)k8->in_bytes);
+            const unsigned untouched = k8->in_bytes == 2 ? 0x5555u : 0x55u;
+            const float *xi = smooth ? xinv : NULL;
+            hx_kernels_i8_scalar.quantize(rows, K, x, ldx, xi, q1, ldq, s1, z1);
+            k8->quantize(rows, K, x, ldx, xi, q2, ldq, s2, z2);
+            int differ = 0;
+            for (int r = 0; r < rows; r++)
+                for (int k = 0; k < Kp; k++)
+                    differ += q1[(size_t)r * ldq + k] != q_at(k8, q2, (size_t)r * ldq + k);
+            CHECK(!differ, "%s quantize K=%d smooth=%d: %d values differ from scalar", k8->name, K, smooth, differ);
+            for (int r = 0; r < rows; r++) {
+                CHECK(same_bits(s1[r], s2[r]) && z1[r] == z2[r], "%s quantize K=%d row %d: scale %g zero %d vs "
+                      "%g %d", k8->name, K, r, (double)s2[r], z2[r], (double)s1[r], z1[r]);
+                for (int k = Kp; k < ldq; k++)
+                    CHECK(q_at(k8, q2, (size_t)r * ldq + k) == untouched, "%s quantize K=%d wrote past the row",
+                          k8->name, K);
+                for (int k = K; k < Kp; k++)
+                    CHECK(q_at(k8, q2, (size_t)r * ldq + k) == 0, "%s quantize K=%d: padding not zero", k8->name, K);
+            }
+            if (k8 == &hx_kernels_i8_scalar)   /* the reference against its definition (kernels.h) */
+                for (int r = 0; r < rows; r++)
+                    for (int k = 0; k < K; k++) {
+                        const float y = smooth ? x[(size_t)r * ldx + k] * xinv[k] : x[(size_t)r * ldx + k];
+                        const float back = s1[r] * (float)(q1[(size_t)r * ldq + k] - z1[r]);
+                        CHECK(fabsf(back - y) <= 0.5f * s1[r] * 1.0001f + 1e-6f, "scalar quantize K=%d: row %d "
+                              "value %d reads back as %g, was %g", K, r, k, (double)back, (double)y);
+                    }
+            free(x), free(xinv), free(q1), free(q2);
         }
-        free(x), free(q1), free(q2);
     }
 }
 
-/* W rounded to int8 per row as hx_pack_weights_i8 specifies (kernels.h): into Wq [N x Kp], scales. */
-static void quantize_weights(const uint16_t *W, int N, int K, int Kp, int8_t *Wq, float *wscale)
+/* W [N x K] times xs rounded to int8 per row as hx_pack_weights_i8 specifies (kernels.h): into Wq
+ * [N x Kp], scales. */
+static void quantize_weights(const uint16_t *W, const float *xs, int N, int K, int Kp, int8_t *Wq, float *wscale)
 {
     for (int n = 0; n < N; n++) {
         float max = 0;
         for (int k = 0; k < K; k++)
-            max = fmaxf(max, fabsf(hx_half_to_float(W[(size_t)n * K + k])));
+            max = fmaxf(max, fabsf(hx_half_to_float(W[(size_t)n * K + k]) * xs[k]));
         wscale[n] = max / 127.0f;
         for (int k = 0; k < Kp; k++)
-            Wq[(size_t)n * Kp + k] = (int8_t)(k < K ? lrintf(hx_half_to_float(W[(size_t)n * K + k]) * (127.0f / max)) : 0);
+            Wq[(size_t)n * Kp + k] = (int8_t)(k < K ? lrintf(hx_half_to_float(W[(size_t)n * K + k]) * xs[k] *
+                                                             (127.0f / max)) : 0);
     }
 }
 
 /* One shape: k8's gemm against the scalar one; for the scalar table itself, against int32 sums over
- * unpacked rows quantized here (which checks the packing too). */
+ * unpacked rows quantized here (which checks the packing, its sums and smoothing too). */
 static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int n0, int n1, int bias_on)
 {
     const int Kp = hx_i8_row_len(K), lda = Kp + 4, ldc = N + 5;
@@ -442,24 +500,37 @@ static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int
     uint16_t *W = malloc((size_t)N * K * sizeof *W);
     float *A = malloc((size_t)M * K * sizeof *A), *bias = malloc((size_t)N * sizeof *bias);
     float *row = malloc((size_t)K * sizeof *row), *ascale = malloc((size_t)M * sizeof *ascale);
+    float *xs = malloc((size_t)K * sizeof *xs);
     float *wscale = malloc((size_t)N * sizeof *wscale), *wscale_ref = malloc((size_t)N * sizeof *wscale);
-    int16_t *Aq = malloc((size_t)M * lda * sizeof *Aq);
+    int32_t *azero = malloc((size_t)M * sizeof *azero), *wsum = malloc((size_t)N * sizeof *wsum);
+    uint8_t *Aq = malloc((size_t)M * lda);
     int8_t *Wq = malloc((size_t)N * Kp), *Bp = malloc(hx_pack_i8_size(N, K));
     float *Cref = malloc((size_t)M * ldc * sizeof *Cref), *Ct = malloc((size_t)M * ldc * sizeof *Ct);
     for (size_t i = 0; i < (size_t)N * K; i++)
         W[i] = rand_half();
     fill(A, (size_t)M * K, -4, 4);
+    for (int i = 1; i < M; i += 3)   /* some rows of one sign: zero points 0 and 255 */
+        for (int k = 0; k < K; k++)
+            A[(size_t)i * K + k] = i % 2 ? fabsf(A[(size_t)i * K + k]) : -fabsf(A[(size_t)i * K + k]);
     fill(bias, (size_t)N, -1, 1);
-    ref->quantize(M, K, A, K, Aq, lda, ascale);
-    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, row, Bp, wscale);
-    quantize_weights(W, N, K, Kp, Wq, wscale_ref);
-    for (int n = 0; n < N && k8 == ref; n++)
-        CHECK(same_bits(wscale[n], wscale_ref[n]), "pack_i8 N=%d K=%d: scale of row %d", N, K, n);
+    fill(xs, (size_t)K, 0.25f, 4);
+    ref->quantize(M, K, A, K, NULL, Aq, lda, ascale, azero);
+    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, xs, row, Bp, wscale, wsum);
+    quantize_weights(W, xs, N, K, Kp, Wq, wscale_ref);
+    for (int n = 0; n < N && k8 == ref; n++) {
+        int32_t sum = 0;
+        for (int k = 0; k < K; k++)
+            sum += Wq[(size_t)n * Kp + k];
+        CHECK(same_bits(wscale[n], wscale_ref[n]) && wsum[n] == sum, "pack_i8 N=%d K=%d: scale or sum of row %d",
+              N, K, n);
+    }
     for (size_t i = 0; i < (size_t)M * ldc; i++)
         Cref[i] = Ct[i] = SENTINEL;
     const float *b = bias_on ? bias : NULL;
-    ref->gemm(M, n0, n1, K, Aq, lda, ascale, Bp, wscale, b, Cref, ldc);
-    k8->gemm(M, n0, n1, K, Aq, lda, ascale, Bp, wscale, b, Ct, ldc);
+    void *Ak = as_table_input(k8, Aq, (size_t)M * lda);
+    ref->gemm(M, n0, n1, K, Aq, lda, ascale, azero, Bp, wsum, wscale, b, Cref, ldc);
+    k8->gemm(M, n0, n1, K, Ak, lda, ascale, azero, Bp, wsum, wscale, b, Ct, ldc);
+    free(Ak);
     int bad = 0;
     for (int i = 0; i < M && bad < 3; i++) {
         for (int j = 0; j < ldc && bad < 3; j++) {
@@ -470,11 +541,11 @@ static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int
                 bad += got != SENTINEL;
                 continue;
             }
-            int32_t s = 0;
+            int64_t s = 0;
             for (int k = 0; k < K; k++)
-                s += (int32_t)Aq[(size_t)i * lda + k] * Wq[(size_t)j * Kp + k];
+                s += ((int64_t)Aq[(size_t)i * lda + k] - azero[i]) * Wq[(size_t)j * Kp + k];
             float scaled = (float)s * (ascale[i] * wscale[j]), bj = b ? b[j] : 0;
-            if (k8 == ref)   /* the reference is the exact int32 sum, scaled */
+            if (k8 == ref)   /* the reference is the exact sum, scaled */
                 want = scaled + bj;
             float tol = TOL_I8_GEMM_REL * (fabsf(scaled) + fabsf(bj));
             CHECK(fabsf(got - want) <= tol, "%s gemm_i8 M=%d N=%d K=%d [%d,%d) bias=%d C[%d][%d]: %g vs %g",
@@ -482,13 +553,13 @@ static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int
             bad += !(fabsf(got - want) <= tol);
         }
     }
-    free(W), free(A), free(bias), free(row), free(ascale), free(wscale), free(wscale_ref), free(Aq), free(Wq);
-    free(Bp), free(Cref), free(Ct);
+    free(W), free(A), free(bias), free(row), free(ascale), free(xs), free(wscale), free(wscale_ref), free(azero);
+    free(wsum), free(Aq), free(Wq), free(Bp), free(Cref), free(Ct);
 }
 
 static void test_i8_gemm(const hx_kernels_i8 *k8)
 {
-    static const int Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17, 25, 97};
+    static const int Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 17, 25, 97};
     static const int Ks[] = {1, 3, 4, 5, 64, 257, 384, 1536, HX_I8_MAX_K};
     static const int Ns[] = {1, 7, 8, 9, 16, 17, 31, 32, 33, 48, 100};
     int shape = 0;
@@ -507,26 +578,32 @@ static void test_i8_gemm(const hx_kernels_i8 *k8)
     printf("%s gemm_i8: %d shapes\n", k8->name, shape);
 }
 
-/* The largest sums: every input at -HX_I8_ACT_MAX and every weight at 127 over K = HX_I8_MAX_K must
- * not wrap (the sum is -4096 * 4095 * 127, computed here in 64 bits). */
+/* The largest sums must not wrap: over K = HX_I8_MAX_K with every weight at 127, rows of one sign
+ * give every input 255 (zero point 0: the sum is K 255 127) or 0 with zero point 255 (the
+ * correction is -255 K 127), computed here in double. */
 static void test_i8_extreme(const hx_kernels_i8 *k8)
 {
     const int K = HX_I8_MAX_K, M = 3, N = 17;
     float *A = malloc((size_t)M * K * sizeof *A), *row = malloc((size_t)K * sizeof *row), ascale[3], wscale[17], C[3 * 17];
+    int32_t azero[3], wsum[17];
     uint16_t *W = malloc((size_t)N * K * sizeof *W);
-    int16_t *Aq = malloc((size_t)M * K * sizeof *Aq);
+    void *Aq = malloc((size_t)M * K * (size_t)k8->in_bytes);
     int8_t *Bp = malloc(hx_pack_i8_size(N, K));
-    for (size_t i = 0; i < (size_t)M * K; i++)
-        A[i] = -1.0f;
+    for (int i = 0; i < M; i++)
+        for (int k = 0; k < K; k++)
+            A[(size_t)i * K + k] = i == 1 ? -1.0f : 1.0f;
     for (size_t i = 0; i < (size_t)N * K; i++)
         W[i] = 0x3C00;   /* 1.0 */
-    k8->quantize(M, K, A, K, Aq, K, ascale);
-    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, row, Bp, wscale);
-    k8->gemm(M, 0, N, K, Aq, K, ascale, Bp, wscale, NULL, C, N);
-    const double want = -(double)K * HX_I8_ACT_MAX * 127 * (double)ascale[0] * (double)wscale[0];
-    for (int i = 0; i < M * N; i++)
+    k8->quantize(M, K, A, K, NULL, Aq, K, ascale, azero);
+    CHECK(azero[0] == 0 && azero[1] == 255 && q_at(k8, Aq, 0) == 255 && q_at(k8, Aq, (size_t)K) == 0,
+          "%s quantize of one-sign rows: zero points %d %d", k8->name, azero[0], azero[1]);
+    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, NULL, row, Bp, wscale, wsum);
+    k8->gemm(M, 0, N, K, Aq, K, ascale, azero, Bp, wsum, wscale, NULL, C, N);
+    for (int i = 0; i < M * N; i++) {
+        const double want = (i / N == 1 ? -1 : 1) * (double)K * 255 * 127 * (double)ascale[0] * (double)wscale[0];
         CHECK(fabs(C[i] - want) <= 1e-6 * fabs(want), "%s gemm_i8 at the largest sums: %g, want %g", k8->name,
               (double)C[i], want);
+    }
     free(A), free(row), free(W), free(Aq), free(Bp);
 }
 
@@ -534,6 +611,7 @@ static int test_int8(void)
 {
     test_i8_extreme(&hx_kernels_i8_scalar);
     test_i8_quantize_known(&hx_kernels_i8_scalar);
+    test_i8_quantize(&hx_kernels_i8_scalar);
     test_i8_gemm(&hx_kernels_i8_scalar);
     int tested = 0;
     for (int isa = HX_I8_AVX2; isa < HX_I8_COUNT; isa++) {

@@ -26,8 +26,10 @@ struct hx_encoder {
     float *big;                  /* [R x max(3H, F)] QKV, then attention output, then FFN hidden */
     float *scratch;              /* [threads x scratch_len] attention scratch */
     size_t scratch_len;          /* hx_attention_scratch(T, hidden / heads) */
-    int16_t *qa;                 /* int8 models: [R x roundup(max(H, F), 4)] quantized Linear input */
-    float *qs;                   /* int8 models: [R] its per-row scales */
+    uint8_t *qa;                 /* int8 models: a Linear layer's input quantized for each of its parts:
+                                  * [parts x R x roundup(K, 4)] values of k8->in_bytes (i8_job) */
+    float *qs;                   /* int8 models: [HX_I8_MAX_PARTS x R] its per-row scales */
+    int32_t *qz;                 /* int8 models: [HX_I8_MAX_PARTS x R] its per-row zero points */
     int32_t *tok_ids;            /* [R] word pieces of the texts being embedded */
     int32_t *row_tok, *row_pos;  /* [R] per row of x in the current batch: token id, position */
     const int32_t **seq_ids;     /* [R] per sequence of the batch: its ids (borrowed) */
@@ -58,6 +60,7 @@ void hx_encoder_free(hx_encoder *e)
     free(e->scratch);
     free(e->qa);
     free(e->qs);
+    free(e->qz);
     free(e->tok_ids);
     free(e->row_tok);
     free(e->row_pos);
@@ -113,12 +116,15 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
     e->order = hx_malloc(R * sizeof *e->order);
     e->row0 = hx_malloc(R * sizeof *e->row0);
     if (m->precision == HX_PRECISION_INT8) {
-        e->qa = hx_malloc(R * (size_t)hx_i8_row_len(c->hidden > c->ffn ? c->hidden : c->ffn) * sizeof *e->qa);
-        e->qs = hx_malloc(R * sizeof *e->qs);
+        const size_t qa_row = HX_I8_MAX_PARTS * (size_t)hx_i8_row_len(c->hidden) > (size_t)hx_i8_row_len(c->ffn)
+                              ? HX_I8_MAX_PARTS * (size_t)hx_i8_row_len(c->hidden) : (size_t)hx_i8_row_len(c->ffn);
+        e->qa = hx_malloc(R * qa_row * (size_t)m->k8->in_bytes);
+        e->qs = hx_malloc(HX_I8_MAX_PARTS * R * sizeof *e->qs);
+        e->qz = hx_malloc(HX_I8_MAX_PARTS * R * sizeof *e->qz);
     }
     if (!e->x || !e->tmp || !e->big || !e->scratch || !e->tok_ids || !e->row_tok || !e->row_pos ||
         !e->seq_ids || !e->seq_len || !e->seq_out || !e->order || !e->row0 ||
-        (m->precision == HX_PRECISION_INT8 && (!e->qa || !e->qs))) {
+        (m->precision == HX_PRECISION_INT8 && (!e->qa || !e->qs || !e->qz))) {
         hx_encoder_free(e);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a batch of %d tokens", max_rows);
     }
@@ -185,79 +191,85 @@ static void gemm(hx_encoder *e, int M, int N, int K, const float *A, int lda, co
     hx_pool_run(e->pool, row_blocks * chunks, gemm_task, &g);
 }
 
-/* int8 Linear layers: A quantized per row into qa/qs, then integer gemm tasks split as gemm()'s,
- * with GELU applied to each task's block after its gemm (kernels.h "int8"). */
+/* int8 Linear layers: A quantized per row into qa/qs/qz, once per part of the layer (hx_qlinear),
+ * then integer gemm tasks split as gemm()'s within each part, with GELU applied to each task's
+ * block after its gemm (kernels.h "int8"). Part p's quantized rows lie p * max_rows rows into
+ * qa, qs and qz. */
 typedef struct i8_job {
-    const hx_kernels *kern;
-    const hx_kernels_i8 *k8;
-    int M, N, K, gelu;
+    const hx_encoder *e;
+    int M, N, K, gelu;             /* N: all parts' columns */
     const float *A, *bias;
-    int16_t *qa;
-    float *qs;
-    const hx_qmat *q;
+    const hx_qlinear *q;
     float *C;
-    int n_chunks, cols_per_chunk;   /* column split, cols_per_chunk a multiple of HX_I8_NR */
+    int row_blocks, n_chunks, cols_per_chunk;   /* per part; cols_per_chunk a multiple of HX_I8_NR */
 } i8_job;
+
+/* Rows [r0, r0 + n) of x [. x dim] into qa/qs/qz for every part of the int8 layer q, when q is set. */
+static void quantize_rows(const hx_encoder *e, const hx_qlinear *q, int r0, int n, int dim, const float *x)
+{
+    if (!q)
+        return;
+    const hx_kernels_i8 *k8 = e->m->k8;
+    const size_t Kp = (size_t)hx_i8_row_len(dim), R = (size_t)e->max_rows;
+    for (int p = 0; p < q->parts; p++)
+        k8->quantize(n, dim, x + (size_t)r0 * dim, dim, q->part[p].xinv, e->qa + (p * R + (size_t)r0) * Kp * k8->in_bytes,
+                     (int)Kp, e->qs + p * R + r0, e->qz + p * R + r0);
+}
 
 static void quantize_task(void *ctx, int task, int worker)
 {
     (void)worker;
     const i8_job *g = ctx;
-    const int r0 = task * ENC_GEMM_ROW_BLOCK, Kp = hx_i8_row_len(g->K);
-    int rows = g->M - r0 < ENC_GEMM_ROW_BLOCK ? g->M - r0 : ENC_GEMM_ROW_BLOCK;
-    g->k8->quantize(rows, g->K, g->A + (size_t)r0 * g->K, g->K, g->qa + (size_t)r0 * Kp, Kp, g->qs + r0);
+    const int r0 = task * ENC_GEMM_ROW_BLOCK;
+    quantize_rows(g->e, g->q, r0, g->M - r0 < ENC_GEMM_ROW_BLOCK ? g->M - r0 : ENC_GEMM_ROW_BLOCK, g->K, g->A);
 }
 
 static void gemm_i8_task(void *ctx, int task, int worker)
 {
     (void)worker;
     const i8_job *g = ctx;
-    const int Kp = hx_i8_row_len(g->K);
-    int r0 = (task / g->n_chunks) * ENC_GEMM_ROW_BLOCK;
-    int rows = g->M - r0 < ENC_GEMM_ROW_BLOCK ? g->M - r0 : ENC_GEMM_ROW_BLOCK;
-    int n0 = (task % g->n_chunks) * g->cols_per_chunk;
-    int n1 = n0 + g->cols_per_chunk < g->N ? n0 + g->cols_per_chunk : g->N;
-    float *C = g->C + (size_t)r0 * g->N;
-    g->k8->gemm(rows, n0, n1, g->K, g->qa + (size_t)r0 * Kp, Kp, g->qs + r0, g->q->w, g->q->wscale,
-                g->bias, C, g->N);
+    const hx_encoder *e = g->e;
+    const int per_part = g->row_blocks * g->n_chunks, p = task / per_part, Np = g->N / g->q->parts;
+    task %= per_part;
+    const size_t Kp = (size_t)hx_i8_row_len(g->K), q0 = (size_t)p * (size_t)e->max_rows;
+    const int r0 = (task / g->n_chunks) * ENC_GEMM_ROW_BLOCK;
+    const int rows = g->M - r0 < ENC_GEMM_ROW_BLOCK ? g->M - r0 : ENC_GEMM_ROW_BLOCK;
+    const int n0 = (task % g->n_chunks) * g->cols_per_chunk;
+    const int n1 = n0 + g->cols_per_chunk < Np ? n0 + g->cols_per_chunk : Np;
+    const hx_qmat *q = &g->q->part[p];
+    float *C = g->C + (size_t)r0 * g->N + (size_t)p * Np;
+    const hx_kernels_i8 *k8 = e->m->k8;
+    k8->gemm(rows, n0, n1, g->K, e->qa + (q0 + (size_t)r0) * Kp * k8->in_bytes, (int)Kp, e->qs + q0 + r0,
+             e->qz + q0 + r0, q->w, q->wsum, q->wscale, g->bias ? g->bias + (size_t)p * Np : NULL, C, g->N);
     if (g->gelu)
-        g->kern->gelu(rows, n1 - n0, C + n0, g->N);
+        e->kern->gelu(rows, n1 - n0, C + n0, g->N);
 }
 
 /* C[M x N] = A[M x K] W^T + bias (GELU if asked) for one Linear layer, in float (Wp, packed for
- * the table) or in int8 (q->w set). An int8 layer quantizes A into qa/qs first, unless the step that
- * wrote A did so already (`quantized`: see quant_target). */
-static void linear(hx_encoder *e, int M, int N, int K, const float *A, const float *Wp, const hx_qmat *q,
+ * the table) or in int8 (q->parts > 0). An int8 layer quantizes A into qa/qs/qz first, unless the
+ * step that wrote A did so already (`quantized`: see quant_target). */
+static void linear(hx_encoder *e, int M, int N, int K, const float *A, const float *Wp, const hx_qlinear *q,
                    const float *bias, float *C, int gelu, int quantized)
 {
-    if (!q->w) {
+    if (!q->parts) {
         gemm(e, M, N, K, A, K, Wp, bias, C, N, gelu);
         return;
     }
-    int per, chunks = column_chunks(e, (N + HX_I8_NR - 1) / HX_I8_NR, &per);
-    i8_job g = {e->kern, e->m->k8, M, N, K, gelu, A, bias, e->qa, e->qs, q, C, chunks, per * HX_I8_NR};
+    int per, chunks = column_chunks(e, (N / q->parts + HX_I8_NR - 1) / HX_I8_NR, &per);
     int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
+    i8_job g = {e, M, N, K, gelu, A, bias, q, C, row_blocks, chunks, per * HX_I8_NR};
     if (!quantized)
         hx_pool_run(e->pool, row_blocks, quantize_task, &g);
-    hx_pool_run(e->pool, row_blocks * chunks, gemm_i8_task, &g);
+    hx_pool_run(e->pool, q->parts * row_blocks * chunks, gemm_i8_task, &g);
 }
 
-/* The int8 table when the Linear layer that reads a step's output runs in int8, else NULL: such a
- * step quantizes each row block it has just written into qa/qs (kernels.h "int8": rows are
- * quantized independently, so this gives the bits a separate pass would) while the rows are still
- * in cache, and the Linear layer skips its own pass. */
-static const hx_kernels_i8 *quant_target(const hx_encoder *e, const hx_qmat *next)
+/* The Linear layer that reads a step's output when it runs in int8, else NULL: such a step
+ * quantizes each row block it has just written into qa/qs/qz (kernels.h "int8": rows are quantized
+ * independently, so this gives the bits a separate pass would) while the rows are still in cache,
+ * and the Linear layer skips its own pass. */
+static const hx_qlinear *quant_target(const hx_qlinear *next)
 {
-    return next && next->w ? e->m->k8 : NULL;
-}
-
-/* Rows [r0, r0 + n) of x [. x dim] into qa/qs, when k8 is set. */
-static void quantize_rows(const hx_encoder *e, const hx_kernels_i8 *k8, int r0, int n, int dim, const float *x)
-{
-    if (!k8)
-        return;
-    const int Kp = hx_i8_row_len(dim);
-    k8->quantize(n, dim, x + (size_t)r0 * dim, dim, e->qa + (size_t)r0 * Kp, Kp, e->qs + r0);
+    return next && next->parts ? next : NULL;
 }
 
 /* Rows per task for a per-row step over `rows` rows: at most ENC_LN_ROW_BLOCK, and few enough that
@@ -271,7 +283,7 @@ static int row_block(const hx_encoder *e, int rows)
 
 typedef struct ln_job {
     const hx_encoder *e;
-    const hx_kernels_i8 *k8;   /* quant_target of the Linear layer that reads x next */
+    const hx_qlinear *next;    /* quant_target of the Linear layer that reads x next */
     int rows, dim, block;
     float *x;
     const float *res, *w, *b;
@@ -286,21 +298,22 @@ static void ln_task(void *ctx, int task, int worker)
     int n = j->rows - r0 < j->block ? j->rows - r0 : j->block;
     j->e->kern->add_layernorm(n, j->dim, j->x + (size_t)r0 * j->dim, j->dim,
                               j->res + (size_t)r0 * j->dim, j->dim, j->w, j->b, j->eps);
-    quantize_rows(j->e, j->k8, r0, n, j->dim, j->x);
+    quantize_rows(j->e, j->next, r0, n, j->dim, j->x);
 }
 
 /* x = LayerNorm(x + res) over `rows` rows of H floats; quantized into qa/qs for `next` when it
  * runs in int8. */
 static void add_ln(hx_encoder *e, int rows, float *x, const float *res, const float *w, const float *b,
-                   const hx_qmat *next)
+                   const hx_qlinear *next)
 {
     const hx_model_config *c = &e->m->cfg;
-    ln_job j = {e, quant_target(e, next), rows, c->hidden, row_block(e, rows), x, res, w, b, c->eps};
+    ln_job j = {e, quant_target(next), rows, c->hidden, row_block(e, rows), x, res, w, b, c->eps};
     hx_pool_run(e->pool, (rows + j.block - 1) / j.block, ln_task, &j);
 }
 
 typedef struct gelu_job {
     const hx_encoder *e;
+    const hx_qlinear *next;   /* the int8 Linear layer that reads x */
     int rows, dim, block;
     float *x;
 } gelu_job;
@@ -313,7 +326,7 @@ static void gelu_quant_task(void *ctx, int task, int worker)
     int r0 = task * j->block;
     int n = j->rows - r0 < j->block ? j->rows - r0 : j->block;
     j->e->kern->gelu(n, j->dim, j->x + (size_t)r0 * j->dim, j->dim);
-    quantize_rows(j->e, j->e->m->k8, r0, n, j->dim, j->x);
+    quantize_rows(j->e, j->next, r0, n, j->dim, j->x);
 }
 
 /* The FFN's first Linear layer, big [R x F] = GELU(x W1^T + b1). When the second one runs in int8,
@@ -321,13 +334,13 @@ static void gelu_quant_task(void *ctx, int task, int worker)
 static void ffn_in(hx_encoder *e, int R, const hx_layer *L)
 {
     const int H = e->m->cfg.hidden, F = e->m->cfg.ffn;
-    const int quantized = quant_target(e, &L->ffn1_q) != NULL;
-    if (!quant_target(e, &L->ffn2_q)) {
+    const int quantized = quant_target(&L->ffn1_q) != NULL;
+    if (!quant_target(&L->ffn2_q)) {
         linear(e, R, F, H, e->x, L->ffn1_w, &L->ffn1_q, L->ffn1_b, e->big, 1, quantized);
         return;
     }
     linear(e, R, F, H, e->x, L->ffn1_w, &L->ffn1_q, L->ffn1_b, e->big, 0, quantized);
-    gelu_job j = {e, R, F, row_block(e, R), e->big};
+    gelu_job j = {e, &L->ffn2_q, R, F, row_block(e, R), e->big};
     hx_pool_run(e->pool, (R + j.block - 1) / j.block, gelu_quant_task, &j);
 }
 
@@ -351,7 +364,7 @@ static void embed_task(void *ctx, int task, int worker)
         e->kern->add_layernorm(1, H, x, H, m->pos_type + (size_t)e->row_pos[r] * H, H, m->emb_ln_w,
                                m->emb_ln_b, m->cfg.eps);
     }
-    quantize_rows(e, quant_target(e, &m->layers[0].qkv_q), r0, r1 - r0, H, e->x);
+    quantize_rows(e, quant_target(&m->layers[0].qkv_q), r0, r1 - r0, H, e->x);
 }
 
 /* Self-attention of one (sequence, head) pair: big holds Q|K|V rows, the context goes to tmp.
@@ -399,15 +412,15 @@ static void forward(hx_encoder *e, int n, float *out)
     hx_pool_run(e->pool, (R + ej.block - 1) / ej.block, embed_task, &ej);   /* x [R x H] */
     for (int l = 0; l < c->layers; l++) {
         const hx_layer *L = &m->layers[l];
-        const hx_qmat *next_qkv = l + 1 < c->layers ? &m->layers[l + 1].qkv_q : NULL;
+        const hx_qlinear *next_qkv = l + 1 < c->layers ? &m->layers[l + 1].qkv_q : NULL;
         linear(e, R, 3 * H, H, e->x, L->qkv_w, &L->qkv_q, L->qkv_b, e->big, 0,   /* big [R x 3H] */
-               quant_target(e, &L->qkv_q) != NULL);
+               quant_target(&L->qkv_q) != NULL);
         hx_pool_run(e->pool, n * c->heads, attention_task, e);     /* tmp [R x H] */
         linear(e, R, H, H, e->tmp, L->o_w, &L->o_q, L->o_b, e->big, 0, 0);     /* big [R x H] */
         add_ln(e, R, e->x, e->big, L->ln1_w, L->ln1_b, &L->ffn1_q); /* x = LN(x + attn) */
         ffn_in(e, R, L);                                            /* big [R x F] */
         linear(e, R, H, F, e->big, L->ffn2_w, &L->ffn2_q, L->ffn2_b, e->tmp, 0,  /* tmp [R x H] */
-               quant_target(e, &L->ffn2_q) != NULL);
+               quant_target(&L->ffn2_q) != NULL);
         add_ln(e, R, e->x, e->tmp, L->ln2_w, L->ln2_b, next_qkv);   /* x = LN(x + ffn) */
     }
 

@@ -51,43 +51,54 @@ extern const hx_kernels hx_kernels_avx512;   /* kernels_avx512.c: AVX-512 F/BW/V
 extern const hx_kernels hx_kernels_neon;     /* arm/kernels_neon.c: AArch64 Advanced SIMD */
 
 /* === int8 ===
- * Weights are quantized per output channel to int8 (symmetric: W[n][k] ~ wscale[n] * Wq[n][k], Wq
- * in [-127, 127]); a Linear layer's input per row at run time to 13-bit integers held in int16
- * (x[k] ~ ascale * aq[k], aq in [-HX_I8_ACT_MAX, HX_I8_ACT_MAX]); their products are summed exactly
- * in int32 (K <= HX_I8_MAX_K keeps every sum inside it) and only the final scaling is float. Eight-
- * bit inputs lose too much on the golden set (min cosine 0.981 against 0.996; bench/RESULTS.md).
- * Every table computes the same integer sums, so vectors do not depend on the instruction set
- * beyond float rounding in the epilogue. These tables are chosen apart from the float ones
- * (kernels_int8.c): VNNI comes and goes independently of the float ISA level, and a platform with
- * no int8 table of its own uses scalar's.
+ * Weights are quantized per output channel to int8 (symmetric: W[n][k] xs[k] ~ wscale[n] Wq[n][k],
+ * Wq in [-127, 127]), after an optional smoothing xs[k] > 0 per input channel (SmoothQuant: it moves
+ * the range of an input channel with outliers into the weights; NULL = all 1). A Linear layer's
+ * input is quantized per row at run time to unsigned 8 bits with a zero point (asymmetric:
+ * x[k] / xs[k] ~ ascale (aq[k] - azero), aq and azero in 0..255), so the products are u8 x s8: four
+ * to a 32-bit lane in one VNNI instruction (vpdpbusd). Their sums are exact in int32 (K <=
+ * HX_I8_MAX_K keeps every sum inside it) and only the final scaling is float. Every table computes
+ * the same integer sums, so vectors do not depend on the instruction set beyond float rounding in
+ * the epilogue. These tables are chosen apart from the float ones (kernels_int8.c): VNNI comes and
+ * goes independently of the float ISA level, and a platform with no int8 table of its own uses
+ * scalar's. Which layers are smoothed, and by how much, is the model's choice (model.c).
  *
  * Packed weights: Wq [N x K] is stored as ceil(N/16) panels of Kp / 4 groups, Kp = roundup(K, 4);
- * group g of panel p holds, for j in 0..15 and t in 0..3, Wq[p*16 + j][4g + t] at byte 4j + t,
- * zero past N and K. Inputs are rows of Kp int16, zero past K. */
+ * group g of panel p holds, for j in 0..15 and t in 0..3, Wq[p*16 + j][4g + t] at byte 4j + t
+ * (vpdpbusd's layout, and one row of an AMX B tile), zero past N and K; wsum[n] = sum_k Wq[n][k].
+ * Inputs are rows of Kp values, 0 past K, each one byte, or two (the same value zero-extended) in a
+ * table whose products need 16-bit operands (in_bytes: AVX2's vpmaddwd, NEON's smlal). */
 #define HX_I8_NR 16         /* panel width of packed int8 weights */
-#define HX_I8_ACT_MAX 4095  /* largest quantized input magnitude */
-#define HX_I8_MAX_K 4096    /* 4096 * 4095 * 127 < 2^31; wider layers stay in float */
+#define HX_I8_MAX_K 4096    /* 4096 * 255 * 127 < 2^31; wider layers stay in float */
 
 typedef struct hx_kernels_i8 {
     const char *name;
+    int in_bytes;   /* bytes per quantized input value: 1 (uint8_t) or 2 (uint16_t) */
 
-    /* q[r][0..K) = round(x[r][k] / scale[r]) with scale[r] = max_k |x[r][k]| / HX_I8_ACT_MAX (0 for
-     * a zero row, whose q is 0), rounding to nearest even; q[r][K..roundup(K, 4)) = 0. */
-    void (*quantize)(int rows, int K, const float *x, int ldx, int16_t *q, int ldq, float *scale);
+    /* For each row r: y[k] = x[r][k] * xinv[k] (xinv NULL: y = x; xinv holds 1 / xs), lo = min(0,
+     * min_k y[k]), hi = max(0, max_k y[k]) (NaN passed over); when hi > lo, inv = 255 / (hi - lo),
+     * scale[r] = (hi - lo) / 255, zero[r] = round(-lo * inv), else inv = scale[r] = zero[r] = 0;
+     * q[r][k] = clamp(round(y[k] * inv) + zero[r], 0, 255) (NaN: 0), rounding to nearest even, each
+     * product rounded to float on its own; q[r][K..roundup(K, 4)) = 0. q holds in_bytes-wide values,
+     * rows ldq values apart. */
+    void (*quantize)(int rows, int K, const float *x, int ldx, const float *xinv, void *q, int ldq,
+                     float *scale, int32_t *zero);
 
-    /* C[i][j] = (float)(sum_k Aq[i][k] Wq[j][k]) * (ascale[i] * wscale[j]) + bias[j] for i < M and
-     * n0 <= j < n1 (n0 a multiple of HX_I8_NR; bias may be NULL; K <= HX_I8_MAX_K). Aq rows hold
-     * roundup(K, 4) values, lda apart, as quantize writes them; Bp is packed as above. */
-    void (*gemm)(int M, int n0, int n1, int K, const int16_t *Aq, int lda, const float *ascale,
-                 const int8_t *Bp, const float *wscale, const float *bias, float *C, int ldc);
+    /* C[i][j] = (float)(sum_k Aq[i][k] Wq[j][k] - azero[i] wsum[j]) * (ascale[i] * wscale[j]) +
+     * bias[j] for i < M and n0 <= j < n1 (n0 a multiple of HX_I8_NR; bias may be NULL; K <=
+     * HX_I8_MAX_K). Aq rows hold roundup(K, 4) values, lda values apart, as quantize writes them; Bp
+     * is packed as above. */
+    void (*gemm)(int M, int n0, int n1, int K, const void *Aq, int lda, const float *ascale,
+                 const int32_t *azero, const int8_t *Bp, const int32_t *wsum, const float *wscale,
+                 const float *bias, float *C, int ldc);
 } hx_kernels_i8;
 
 enum hx_i8_isa { HX_I8_SCALAR, HX_I8_AVX2, HX_I8_AVXVNNI, HX_I8_AVX512VNNI, HX_I8_NEON, HX_I8_COUNT };
 
 extern const hx_kernels_i8 hx_kernels_i8_scalar;      /* kernels_int8.c: the reference */
 extern const hx_kernels_i8 hx_kernels_i8_avx2;        /* x86/kernels_int8_avx2.c: vpmaddwd */
-extern const hx_kernels_i8 hx_kernels_i8_avxvnni;     /* x86/kernels_int8_avxvnni.c: VEX vpdpwssd */
-extern const hx_kernels_i8 hx_kernels_i8_avx512vnni;  /* x86/kernels_int8_avx512vnni.c: vpdpwssd */
+extern const hx_kernels_i8 hx_kernels_i8_avxvnni;     /* x86/kernels_int8_avxvnni.c: VEX vpdpbusd */
+extern const hx_kernels_i8 hx_kernels_i8_avx512vnni;  /* x86/kernels_int8_avx512vnni.c: vpdpbusd */
 extern const hx_kernels_i8 hx_kernels_i8_neon;        /* arm/kernels_int8_neon.c: smlal */
 
 /* The best int8 table this machine runs, within HYRAX_ISA's limit (VNNI forms need the float ISA
@@ -100,10 +111,11 @@ const char *hx_i8_isa_name(enum hx_i8_isa isa);
 /* Bytes of Wq [N x K] packed, and values in one input row. */
 size_t hx_pack_i8_size(int N, int K);
 static inline int hx_i8_row_len(int K) { return (K + 3) & ~3; }
-/* Quantizes fp16 weights W [N x K] per row (wscale[n] = max |W[n]| / 127) into `out`
- * (hx_pack_i8_size bytes). `row` is scratch of K floats. */
-void hx_pack_weights_i8(const hx_kernels *kern, const uint16_t *W, int N, int K, float *row,
-                        int8_t *out, float *wscale);
+/* Quantizes fp16 weights W [N x K], column k multiplied by xs[k] (NULL: none), per row (wscale[n] =
+ * max_k |W[n][k] xs[k]| / 127) into `out` (hx_pack_i8_size bytes) and their sums into wsum[n].
+ * `row` is scratch of K floats. */
+void hx_pack_weights_i8(const hx_kernels *kern, const uint16_t *W, int N, int K, const float *xs,
+                        float *row, int8_t *out, float *wscale, int32_t *wsum);
 
 /* Kernel table in use (kernels.c): the one for hx_cpu_isa(), selected on first call. Never NULL. */
 const hx_kernels *hx_kernels_get(void);

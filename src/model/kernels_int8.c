@@ -1,5 +1,6 @@
-/* kernels_int8.c: the plain-C int8 reference kernels (kernels.h "int8"), the int8 weight packing
- * every table shares, and the choice of the int8 table in use. Favour clarity here: every SIMD
+/* kernels_int8.c: the plain-C int8 reference kernels (kernels.h "int8": u8 inputs with a zero
+ * point, s8 weights), the int8 weight packing every table shares, and the choice of the int8 table
+ * in use. Favour clarity here: every SIMD
  * int8 kernel (x86/kernels_int8_*.c, arm/kernels_int8_neon.c) is checked against these by
  * tests/test_kernels.c. */
 #include "kernels.h"
@@ -17,38 +18,41 @@ static long quantize_one(float x, float inv, long qmax)
     return (long)(r >= -q ? (r <= q ? r : q) : -q);
 }
 
-static float max_abs(int K, const float *x)
-{
-    float max = 0;
-    for (int k = 0; k < K; k++)
-        if (fabsf(x[k]) > max)   /* NaN is passed over, as fmaxf would, without its call */
-            max = fabsf(x[k]);
-    return max;
-}
-
-static void quantize_scalar(int rows, int K, const float *x, int ldx, int16_t *q, int ldq, float *scale)
+static void quantize_scalar(int rows, int K, const float *x, int ldx, const float *xinv, void *q,
+                            int ldq, float *scale, int32_t *zero)
 {
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * ldx;
-        int16_t *qr = q + (size_t)r * ldq;
-        const float max = max_abs(K, xr), inv = max > 0 ? HX_I8_ACT_MAX / max : 0;
-        scale[r] = max > 0 ? max / HX_I8_ACT_MAX : 0;
-        for (int k = 0; k < hx_i8_row_len(K); k++)
-            qr[k] = (int16_t)(k < K ? quantize_one(xr[k], inv, HX_I8_ACT_MAX) : 0);
+        uint8_t *qr = (uint8_t *)q + (size_t)r * ldq;
+        float lo = 0, hi = 0;
+        for (int k = 0; k < K; k++) {
+            const float y = xinv ? xr[k] * xinv[k] : xr[k];
+            lo = y < lo ? y : lo;   /* NaN compares false: passed over */
+            hi = y > hi ? y : hi;
+        }
+        const float inv = hi > lo ? 255.0f / (hi - lo) : 0;
+        scale[r] = hi > lo ? (hi - lo) / 255.0f : 0;
+        zero[r] = (int32_t)quantize_one(-lo, inv, 255);
+        for (int k = 0; k < hx_i8_row_len(K); k++) {
+            const long v = k < K ? quantize_one(xinv ? xr[k] * xinv[k] : xr[k], inv, 255) + zero[r] : 0;
+            qr[k] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
     }
 }
 
-static void gemm_scalar(int M, int n0, int n1, int K, const int16_t *Aq, int lda, const float *ascale,
-                        const int8_t *Bp, const float *wscale, const float *bias, float *C, int ldc)
+static void gemm_scalar(int M, int n0, int n1, int K, const void *Aq, int lda, const float *ascale,
+                        const int32_t *azero, const int8_t *Bp, const int32_t *wsum, const float *wscale,
+                        const float *bias, float *C, int ldc)
 {
     const size_t panel_bytes = (size_t)hx_i8_row_len(K) * HX_I8_NR;
     for (int i = 0; i < M; i++) {
-        const int16_t *a = Aq + (size_t)i * lda;
+        const uint8_t *a = (const uint8_t *)Aq + (size_t)i * lda;
         for (int j = n0; j < n1; j++) {
             const int8_t *panel = Bp + (size_t)(j / HX_I8_NR) * panel_bytes;
             int32_t s = 0;
             for (int k = 0; k < K; k++)
                 s += (int32_t)a[k] * panel[(size_t)(k / 4) * 4 * HX_I8_NR + 4 * (j % HX_I8_NR) + k % 4];
+            s -= azero[i] * wsum[j];
             C[(size_t)i * ldc + j] = (float)s * (ascale[i] * wscale[j]) + (bias ? bias[j] : 0.0f);
         }
     }
@@ -56,6 +60,7 @@ static void gemm_scalar(int M, int n0, int n1, int K, const int16_t *Aq, int lda
 
 const hx_kernels_i8 hx_kernels_i8_scalar = {
     .name = "scalar",
+    .in_bytes = 1,
     .quantize = quantize_scalar,
     .gemm = gemm_scalar,
 };
@@ -67,18 +72,30 @@ size_t hx_pack_i8_size(int N, int K)
     return (size_t)((N + HX_I8_NR - 1) / HX_I8_NR) * HX_I8_NR * (size_t)hx_i8_row_len(K);
 }
 
-void hx_pack_weights_i8(const hx_kernels *kern, const uint16_t *W, int N, int K, float *row,
-                        int8_t *out, float *wscale)
+void hx_pack_weights_i8(const hx_kernels *kern, const uint16_t *W, int N, int K, const float *xs,
+                        float *row, int8_t *out, float *wscale, int32_t *wsum)
 {
     const size_t panel_bytes = (size_t)hx_i8_row_len(K) * HX_I8_NR;
     memset(out, 0, hx_pack_i8_size(N, K));
     for (int n = 0; n < N; n++) {
         kern->f16_to_f32(W + (size_t)n * K, row, (size_t)K);
-        const float max = max_abs(K, row), inv = max > 0 ? 127.0f / max : 0;
+        float max = 0;
+        for (int k = 0; k < K; k++) {
+            if (xs)
+                row[k] *= xs[k];
+            if (fabsf(row[k]) > max)   /* NaN is passed over, as fmaxf would, without its call */
+                max = fabsf(row[k]);
+        }
+        const float inv = max > 0 ? 127.0f / max : 0;
         wscale[n] = max > 0 ? max / 127.0f : 0;
         int8_t *dst = out + (size_t)(n / HX_I8_NR) * panel_bytes + 4 * (n % HX_I8_NR);
-        for (int k = 0; k < K; k++)
-            dst[(size_t)(k / 4) * 4 * HX_I8_NR + k % 4] = (int8_t)quantize_one(row[k], inv, 127);
+        int32_t sum = 0;
+        for (int k = 0; k < K; k++) {
+            const int8_t v = (int8_t)quantize_one(row[k], inv, 127);
+            dst[(size_t)(k / 4) * 4 * HX_I8_NR + k % 4] = v;
+            sum += v;
+        }
+        wsum[n] = sum;
     }
 }
 

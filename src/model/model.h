@@ -28,15 +28,26 @@ typedef struct hx_model_config {
     float eps;                   /* LayerNorm epsilon */
 } hx_model_config;
 
-/* A Linear layer's weights at int8 (kernels.h "int8"), in the model's `packed` block. */
+/* Weights at int8 (kernels.h "int8") for some output channels of a Linear layer, in the model's
+ * `packed` block. */
 typedef struct hx_qmat {
-    const int8_t *w;             /* packed int8 [N x K]; NULL when the layer runs in float */
+    const int8_t *w;             /* packed int8 [N x K] */
     const float *wscale;         /* [N] per output channel */
+    const int32_t *wsum;         /* [N] sums of the packed weights */
+    const float *xinv;           /* [K] 1 / the smoothing of each input channel, or NULL (model.c) */
 } hx_qmat;
+
+/* A Linear layer at int8: its output channels in `parts` equal parts (QKV: query, key, value), each
+ * with its own smoothing and so its own quantization of the input. parts = 0: it runs in float. */
+#define HX_I8_MAX_PARTS 3
+typedef struct hx_qlinear {
+    int parts;
+    hx_qmat part[HX_I8_MAX_PARTS];
+} hx_qlinear;
 
 /* One encoder layer. Matrices are packed for the model's kernel table (owned by the model's
  * `packed` block); vectors point into the weights map. Each Linear layer has either its float
- * packing (*_w) or, in an int8 model, its int8 one (*_q); the other is NULL. */
+ * packing (*_w) or, in an int8 model, its int8 one (*_q); the other is NULL (0 parts). */
 typedef struct hx_layer {
     const float *qkv_w;          /* packed [3*hidden x hidden]: query, key, value rows */
     const float *qkv_b;          /* [3*hidden] */
@@ -48,7 +59,7 @@ typedef struct hx_layer {
     const float *ffn2_w;         /* packed [hidden x ffn] */
     const float *ffn2_b;         /* [hidden] */
     const float *ln2_w, *ln2_b;  /* [hidden] */
-    hx_qmat qkv_q, o_q, ffn1_q, ffn2_q;
+    hx_qlinear qkv_q, o_q, ffn1_q, ffn2_q;
 } hx_layer;
 
 struct hx_model {

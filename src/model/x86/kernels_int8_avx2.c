@@ -1,59 +1,207 @@
 /* kernels_int8_avx2.c: the AVX2 int8 table hx_kernels_i8_avx2 (interface and packed layout in
  * kernels.h "int8", reference in kernels_int8.c, tests in tests/test_kernels.c). Products go
- * through vpmaddwd on 16-bit inputs and sign-extended weights, which is exact (vpmaddubsw would
- * saturate its pair sums). Its quantize also serves the VNNI tables. Built with -mavx2 -mfma -mf16c
- * only; kernels_int8.c hands it out only when the CPU allows. */
+ * through vpmaddwd on inputs stored zero-extended to 16 bits (in_bytes 2: widening them in the
+ * tile cost 28 % of its speed) and sign-extended weights, which is exact (vpmaddubsw would
+ * saturate its pair sums of u8 x s8 products). Its quantize, storing bytes, also serves the VNNI
+ * tables. Built with -mavx2 -mfma -mf16c only; kernels_int8.c hands it out only when the CPU
+ * allows. */
 #include "kernels.h"
 #include "kernels_int8_x86.h"
 
 #include <immintrin.h>
-#include <math.h>
 #include <string.h>
 
-/* The add is written as one in-place vpaddd: from _mm256_add_epi32, gcc 12 keeps only 3 of the 12
- * accumulators of gemm_i8_ymm.h's tile in registers (the rest are spilled and reloaded every step,
- * or moved back after each add), which halved this kernel's speed (bench/gemm_bench: 90 -> 150
- * GOP/s at M = 256 on Zen 3). */
-#define I8_DOT(acc, x, w)                                                   \
-    do {                                                                    \
-        const __m256i prod_ = _mm256_madd_epi16(x, w);                      \
-        __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(prod_));              \
-    } while (0)
-#include "gemm_i8_ymm.h"
+#define MR 6    /* tile rows: 12 accumulators + 2 weight vectors + 1 input fit the 16 ymm */
+#define TN 8    /* tile columns: half a packed panel */
+#define MC_BYTES (192 * 1024)   /* input rows per block: about 3/8 of a 512 KiB L2 */
 
-void hx_quantize_i8_avx2(int rows, int K, const float *x, int ldx, int16_t *q, int ldq, float *scale)
+static inline __attribute__((always_inline)) __m256i lanes_below(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* y = x * xinv (xinv NULL: x) for 8 floats, lanes at or past n read as 0. */
+static inline __attribute__((always_inline)) __m256 load_y(const float *x, const float *xinv, int n)
+{
+    const __m256i m = lanes_below(n);
+    __m256 y = n >= 8 ? _mm256_loadu_ps(x) : _mm256_maskload_ps(x, m);
+    if (xinv)
+        y = _mm256_mul_ps(y, n >= 8 ? _mm256_loadu_ps(xinv) : _mm256_maskload_ps(xinv, m));
+    return y;
+}
+
+static float hmin(__m256 v)
+{
+    __m128 m = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_min_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_min_ss(m, _mm_movehdup_ps(m)));
+}
+
+static float hmax(__m256 v)
+{
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+}
+
+/* Sixteen quantized values from y = x * xinv (lanes at or past n: 0): round(y * inv) + z, clamped
+ * to 0..255 by the saturating packs (NaN converts to INT_MIN, which they clamp to 0). */
+static inline __attribute__((always_inline)) __m128i quantize16(const float *x, const float *xinv, int n,
+                                                                __m256 vinv, __m256i vz)
+{
+    __m256i i0 = _mm256_cvtps_epi32(_mm256_mul_ps(load_y(x, xinv, n), vinv));
+    __m256i i1 = _mm256_cvtps_epi32(_mm256_mul_ps(load_y(x + 8, xinv ? xinv + 8 : NULL, n - 8), vinv));
+    __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(_mm256_add_epi32(i0, vz), _mm256_add_epi32(i1, vz)), 0xD8);
+    return _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+/* quantize (kernels.h) into bytes (wide = 0) or 16-bit values (wide = 1). */
+static inline __attribute__((always_inline)) void quantize(int rows, int K, const float *x, int ldx,
+                                                           const float *xinv, void *q, int ldq, float *scale,
+                                                           int32_t *zero, int wide)
 {
     const int Kp = hx_i8_row_len(K);
-    const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * ldx;
-        int16_t *qr = q + (size_t)r * ldq;
-        __m256 vmax = _mm256_setzero_ps();
-        int k = 0;
-        for (; k + 8 <= K; k += 8)
-            vmax = _mm256_max_ps(vmax, _mm256_and_ps(_mm256_loadu_ps(xr + k), absmask));
-        if (k < K)
-            vmax = _mm256_max_ps(vmax, _mm256_and_ps(_mm256_maskload_ps(xr + k, i8_lanes_below(K - k)), absmask));
-        __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(vmax), _mm256_extractf128_ps(vmax, 1));
-        m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-        const float max = _mm_cvtss_f32(_mm_max_ss(m4, _mm_movehdup_ps(m4)));
-        const float inv = max > 0 ? HX_I8_ACT_MAX / max : 0;
-        scale[r] = max > 0 ? max / HX_I8_ACT_MAX : 0;
-        const __m256 vinv = _mm256_set1_ps(inv);
-        for (k = 0; k + 16 <= K; k += 16) {   /* |x * inv| <= HX_I8_ACT_MAX, so packs cannot clip */
-            __m256i i0 = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(xr + k), vinv));
-            __m256i i1 = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(xr + k + 8), vinv));
-            _mm256_storeu_si256((__m256i *)(qr + k), _mm256_permute4x64_epi64(_mm256_packs_epi32(i0, i1), 0xD8));
+        uint8_t *qr = (uint8_t *)q + (size_t)r * ldq * (wide ? 2 : 1);
+        __m256 vlo = _mm256_setzero_ps(), vhi = vlo;   /* lanes past K load as 0, which lo and hi hold */
+        for (int k = 0; k < K; k += 8) {
+            const __m256 y = load_y(xr + k, xinv ? xinv + k : NULL, K - k);
+            vlo = _mm256_min_ps(y, vlo);   /* a NaN y gives the second operand: passed over */
+            vhi = _mm256_max_ps(y, vhi);
         }
-        for (; k < Kp; k++) {
-            long v = k < K ? lrintf(xr[k] * inv) : 0;
-            qr[k] = (int16_t)(v > HX_I8_ACT_MAX ? HX_I8_ACT_MAX : v < -HX_I8_ACT_MAX ? -HX_I8_ACT_MAX : v);
+        const float lo = hmin(vlo), hi = hmax(vhi), inv = hi > lo ? 255.0f / (hi - lo) : 0;
+        scale[r] = hi > lo ? (hi - lo) / 255.0f : 0;
+        zero[r] = _mm_cvtss_si32(_mm_set_ss(-lo * inv));   /* nearest even, in 0..255 */
+        const __m256 vinv = _mm256_set1_ps(inv);
+        const __m256i vz = _mm256_set1_epi32(zero[r]);
+        int k = 0;
+        for (; k + 16 <= K; k += 16) {
+            const __m128i b = quantize16(xr + k, xinv ? xinv + k : NULL, 16, vinv, vz);
+            if (wide)
+                _mm256_storeu_si256((__m256i *)(qr + 2 * k), _mm256_cvtepu8_epi16(b));
+            else
+                _mm_storeu_si128((__m128i *)(qr + k), b);
+        }
+        if (k < K) {   /* the row's last 1..15 values */
+            uint16_t tail[16];
+            const __m128i b = quantize16(xr + k, xinv ? xinv + k : NULL, K - k, vinv, vz);
+            if (wide)
+                _mm256_storeu_si256((__m256i *)tail, _mm256_cvtepu8_epi16(b));
+            else
+                _mm_storeu_si128((__m128i *)tail, b);
+            memcpy(qr + k * (wide ? 2 : 1), tail, (size_t)(K - k) * (wide ? 2 : 1));
+        }
+        memset(qr + K * (wide ? 2 : 1), 0, (size_t)(Kp - K) * (wide ? 2 : 1));
+    }
+}
+
+void hx_quantize_u8_avx2(int rows, int K, const float *x, int ldx, const float *xinv, void *q, int ldq,
+                         float *scale, int32_t *zero)
+{
+    quantize(rows, K, x, ldx, xinv, q, ldq, scale, zero, 0);
+}
+
+static void quantize_u16(int rows, int K, const float *x, int ldx, const float *xinv, void *q, int ldq,
+                         float *scale, int32_t *zero)
+{
+    quantize(rows, K, x, ldx, xinv, q, ldq, scale, zero, 1);
+}
+
+/* One tile: rows x TN columns (cols of them stored) over all of K. acc[r][h] holds, for columns
+ * 4h..4h+3, two partial sums each (pairs k, k+1 and k+2, k+3); weights are sign-extended from the
+ * packed bytes. `rows` is a compile-time constant at every call. */
+static inline __attribute__((always_inline)) void
+gemm_tile(int rows, int cols, int G, const uint16_t *a, int lda, const float *ascale, const int32_t *azero,
+          const int8_t *b, const int32_t *wsum, const float *wscale, const float *bias, float *c, int ldc)
+{
+    __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
+            c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    for (int g = 0; g < G; g++) {
+        const int8_t *bg = b + (size_t)g * 4 * HX_I8_NR;
+        __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)bg));
+        __m256i w1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(bg + 16)));
+        __m256i x;
+        int64_t a4;
+        /* The add is written as one in-place vpaddd: from _mm256_add_epi32, gcc 12 keeps only 3 of
+         * the 12 accumulators in registers (the rest spilled and reloaded every step), which halved
+         * this kernel's speed (bench/gemm_bench: 90 -> 150 GOP/s at M = 256 on Zen 3). */
+#define DOT(acc, w)                                                         \
+        do {                                                                \
+            const __m256i prod_ = _mm256_madd_epi16(x, w);                  \
+            __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(prod_));          \
+        } while (0)
+#define ROW(r)                                                  \
+        if (rows > r) {                                         \
+            memcpy(&a4, a + (size_t)(r) * lda + 4 * g, 8);      \
+            x = _mm256_set1_epi64x(a4);                         \
+            DOT(c##r##0, w0);                                   \
+            DOT(c##r##1, w1);                                   \
+        }
+        ROW(0) ROW(1) ROW(2) ROW(3) ROW(4) ROW(5)
+#undef ROW
+#undef DOT
+    }
+    const __m256i m = lanes_below(cols);
+    const __m256 ws = cols == TN ? _mm256_loadu_ps(wscale) : _mm256_maskload_ps(wscale, m);
+    const __m256i wz = cols == TN ? _mm256_loadu_si256((const __m256i *)wsum) : _mm256_maskload_epi32(wsum, m);
+    const __m256 bv = !bias ? _mm256_setzero_ps() : cols == TN ? _mm256_loadu_ps(bias) : _mm256_maskload_ps(bias, m);
+#define STORE(r)                                                                                   \
+    if (rows > r) {                                                                                \
+        __m256i s = _mm256_permute4x64_epi64(_mm256_hadd_epi32(c##r##0, c##r##1), 0xD8);           \
+        s = _mm256_sub_epi32(s, _mm256_mullo_epi32(_mm256_set1_epi32(azero[r]), wz));              \
+        __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s),                              \
+                                               _mm256_mul_ps(_mm256_set1_ps(ascale[r]), ws)), bv); \
+        float *cr = c + (size_t)(r) * ldc;                                                         \
+        if (cols == TN)                                                                            \
+            _mm256_storeu_ps(cr, v);                                                               \
+        else                                                                                       \
+            _mm256_maskstore_ps(cr, m, v);                                                         \
+    }
+    STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5)
+#undef STORE
+}
+
+static void gemm_avx2(int M, int n0, int n1, int K, const void *Aq, int lda, const float *ascale,
+                      const int32_t *azero, const int8_t *Bp, const int32_t *wsum, const float *wscale,
+                      const float *bias, float *C, int ldc)
+{
+    const int G = hx_i8_row_len(K) / 4;
+    /* Rows per block: their inputs (rows x lda 16-bit values) stay in L2 while every column tile
+     * passes over them. Without it the K = 1536 layer's 240-row task came from L3 for each column
+     * tile (bench/gemm_bench: 135 against 150 GOP/s for the K = 384 layers on Zen 3). */
+    int mc = MC_BYTES / (2 * lda) / MR * MR;
+    mc = mc < MR ? MR : mc;
+    for (int i0 = 0; i0 < M; i0 += mc) {
+        const int i1 = M - i0 < mc ? M : i0 + mc;
+        for (int j = n0; j < n1; j += TN) {   /* a column tile's weights (TN x K bytes) stay in L1 */
+            const int cols = n1 - j < TN ? n1 - j : TN;
+            const int8_t *b = Bp + (size_t)(j / HX_I8_NR) * G * 4 * HX_I8_NR + 4 * (j % HX_I8_NR);
+            const float *bj = bias ? bias + j : NULL;
+            int i = i0;
+#define TILE(rows) gemm_tile(rows, cols, G, (const uint16_t *)Aq + (size_t)i * lda, lda, ascale + i, azero + i, b, wsum + j, \
+                             wscale + j, bj, C + (size_t)i * ldc + j, ldc)
+            for (; i + MR <= i1; i += MR)
+                TILE(MR);
+            /* the rows left over, as a sum of smaller tiles: fewer inlined shapes */
+            if (i1 - i >= 4) {
+                TILE(4);
+                i += 4;
+            }
+            if (i1 - i >= 2) {
+                TILE(2);
+                i += 2;
+            }
+            if (i1 - i >= 1)
+                TILE(1);
+#undef TILE
         }
     }
 }
 
 const hx_kernels_i8 hx_kernels_i8_avx2 = {
     .name = "avx2",
-    .quantize = hx_quantize_i8_avx2,
-    .gemm = gemm_i8_ymm,
+    .in_bytes = 2,
+    .quantize = quantize_u16,
+    .gemm = gemm_avx2,
 };
