@@ -6,7 +6,7 @@
 # src/ has one folder per layer, lowest first: base < model < index < server < cli (tests/layers.sh,
 # run by `make test`, fails when a file includes a header from a higher layer). New .c files under
 # src/, tests/test_*.c and fuzz/fuzz_*.c are picked up without editing this file; *_avx2.c,
-# *_avx512.c, *_avxvnni.c, *_avx512vnni.c, *_sse42.c (x86-64) and *_neon.c, *_armcrc.c (aarch64)
+# *_avx512.c, *_avxvnni.c, *_avx512vnni.c, *_amx.c, *_sse42.c (x86-64) and *_neon.c, *_armcrc.c (aarch64)
 # get their instruction set's flags and no other file does. The target architecture, from `$(CC) -dumpmachine`, picks the ISA
 # files: `make CC=aarch64-linux-gnu-gcc` cross-builds for ARM64, any other target gets the scalar
 # kernels only; `make test EMU=...` runs a cross-built tree's tests under an emulator (see test:).
@@ -19,7 +19,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 # Instruction-set files by target architecture: each ISA is a file-name suffix, and a folder
 # src/model/<arch>/ holds that architecture's kernels.
 ARCH    := $(patsubst arm64,aarch64,$(patsubst amd64,x86_64,$(firstword $(subst -, ,$(shell $(CC) -dumpmachine)))))
-ISA_x86_64  := avx2 avx512 avxvnni avx512vnni sse42
+ISA_x86_64  := avx2 avx512 avxvnni avx512vnni amx sse42
 ISA_aarch64 := neon armcrc
 ARCH_DIR_x86_64  := src/model/x86
 ARCH_DIR_aarch64 := src/model/arm
@@ -47,6 +47,7 @@ ISA_avx512  := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c
 ISA_sse42   := -msse4.2
 ISA_avxvnni := $(ISA_avx2) -mavxvnni
 ISA_avx512vnni := $(ISA_avx512) -mavx512vnni
+ISA_amx     := $(ISA_avx512vnni) -mamx-tile -mamx-int8
 ISA_neon    :=
 ISA_armcrc  := -march=armv8-a+crc
 
@@ -79,6 +80,9 @@ $(BUILD)/src/%_avxvnni.o: src/%_avxvnni.c
 $(BUILD)/src/%_avx512vnni.o: src/%_avx512vnni.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_avx512vnni) -c $< -o $@
+$(BUILD)/src/%_amx.o: src/%_amx.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_amx) -c $< -o $@
 $(BUILD)/src/%_sse42.o: src/%_sse42.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(ISA_sse42) -c $< -o $@

@@ -19,7 +19,8 @@ static struct {
     enum hx_isa best, active;
     unsigned supported;   /* bit i: this machine runs enum hx_isa i */
     bool crc32c;
-    bool avx512vnni, avxvnni;   /* VNNI forms of vpdpwssd/vpdpbusd, when their register state is on */
+    bool avx512vnni, avxvnni;   /* VNNI forms of vpdpbusd, when their register state is on */
+    bool amx_int8;              /* AMX-TILE + AMX-INT8, their state on and granted to this process */
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 
@@ -57,6 +58,9 @@ static void detect_x86(void)
         }
     }
     cpu.avx512vnni = cpu.best == HX_ISA_AVX512 && (c & (1u << 11));
+    bool amx = (d & (1u << 24)) && (d & (1u << 25)) && (xcr0 & 0x60000) == 0x60000;   /* TILE, INT8; XTILECFG, XTILEDATA */
+    const char *amx_env = getenv("HYRAX_AMX");   /* "0": leave AMX alone (comparisons, a machine it slows) */
+    cpu.amx_int8 = amx && !(amx_env && !strcmp(amx_env, "0")) && hx_platform_amx_permit();
     if (cpu.best >= HX_ISA_AVX2 && a >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d))
         cpu.avxvnni = a & (1u << 4);
 }
@@ -119,6 +123,12 @@ bool hx_cpu_has_avxvnni(void)
 {
     pthread_once(&cpu_once, detect);
     return cpu.avxvnni;
+}
+
+bool hx_cpu_has_amx_int8(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu.amx_int8;
 }
 
 bool hx_cpu_has_crc32c(void)

@@ -26,5 +26,8 @@ bool hx_cpu_has_crc32c(void);
  * of model/kernels.h, which applies HYRAX_ISA's limit (ignored here, as in hx_cpu_best_isa). */
 bool hx_cpu_has_avx512vnni(void);
 bool hx_cpu_has_avxvnni(void);
+/* Whether the machine has AMX-TILE and AMX-INT8, their register state is on, and the kernel lets
+ * this process use them (asked once, at detection: platform.h). HYRAX_AMX=0 says no. */
+bool hx_cpu_has_amx_int8(void);
 
 #endif

@@ -17,6 +17,12 @@
 #include <sys/auxv.h>
 #endif
 
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#define HX_ARCH_REQ_XCOMP_PERM 0x1023   /* asm/prctl.h, Linux 5.16 */
+#define HX_XFEATURE_XTILEDATA 18
+#endif
+
 int hx_platform_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -75,6 +81,15 @@ unsigned hx_platform_arm_features(void)
         f |= HX_ARM_CRC32;
 #endif
     return f;
+}
+
+int hx_platform_amx_permit(void)
+{
+#if defined(__linux__) && defined(__x86_64__)
+    return syscall(SYS_arch_prctl, HX_ARCH_REQ_XCOMP_PERM, HX_XFEATURE_XTILEDATA) == 0;
+#else
+    return 0;
+#endif
 }
 
 /* === Change notification === */

@@ -32,6 +32,11 @@ int64_t hx_platform_mtime_ns(const struct stat *st);
 enum { HX_ARM_CRC32 = 1 << 0 };
 unsigned hx_platform_arm_features(void);
 
+/* Asks the kernel to let this process use the AMX tile data registers (Linux: arch_prctl
+ * ARCH_REQ_XCOMP_PERM for XTILEDATA; a process that uses them unasked gets SIGILL): 1 granted, 0
+ * refused or no such call. Call only where CPUID reports AMX. */
+int hx_platform_amx_permit(void);
+
 /* === Change notification (serve --watch) ===
  * A notifier of changes inside folders: inotify on Linux. Elsewhere there is none and callers poll
  * the folders instead (src/server/watch.c). Close the descriptor with close(). */

@@ -93,16 +93,18 @@ typedef struct hx_kernels_i8 {
                  const float *bias, float *C, int ldc);
 } hx_kernels_i8;
 
-enum hx_i8_isa { HX_I8_SCALAR, HX_I8_AVX2, HX_I8_AVXVNNI, HX_I8_AVX512VNNI, HX_I8_NEON, HX_I8_COUNT };
+enum hx_i8_isa { HX_I8_SCALAR, HX_I8_AVX2, HX_I8_AVXVNNI, HX_I8_AVX512VNNI, HX_I8_AMX, HX_I8_NEON, HX_I8_COUNT };
 
 extern const hx_kernels_i8 hx_kernels_i8_scalar;      /* kernels_int8.c: the reference */
 extern const hx_kernels_i8 hx_kernels_i8_avx2;        /* x86/kernels_int8_avx2.c: vpmaddwd */
 extern const hx_kernels_i8 hx_kernels_i8_avxvnni;     /* x86/kernels_int8_avxvnni.c: VEX vpdpbusd */
 extern const hx_kernels_i8 hx_kernels_i8_avx512vnni;  /* x86/kernels_int8_avx512vnni.c: vpdpbusd */
+extern const hx_kernels_i8 hx_kernels_i8_amx;         /* x86/kernels_int8_amx.c: tdpbusd */
 extern const hx_kernels_i8 hx_kernels_i8_neon;        /* arm/kernels_int8_neon.c: smlal */
 
 /* The best int8 table this machine runs, within HYRAX_ISA's limit (VNNI forms need the float ISA
- * level they extend: avx2 for AVX-VNNI, avx512 for AVX512-VNNI; NEON's needs neon). Never NULL. */
+ * level they extend: avx2 for AVX-VNNI, avx512 for AVX512-VNNI and AMX; NEON's needs neon). Never
+ * NULL. */
 const hx_kernels_i8 *hx_kernels_i8_get(void);
 /* The table for one int8 ISA, or NULL when this machine cannot run it. */
 const hx_kernels_i8 *hx_kernels_i8_for(enum hx_i8_isa isa);

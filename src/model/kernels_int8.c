@@ -107,6 +107,7 @@ const char *hx_i8_isa_name(enum hx_i8_isa isa)
     case HX_I8_AVX2: return "avx2";
     case HX_I8_AVXVNNI: return "avxvnni";
     case HX_I8_AVX512VNNI: return "avx512vnni";
+    case HX_I8_AMX: return "amx";
     case HX_I8_NEON: return "neon";
     default: return "scalar";
     }
@@ -126,6 +127,8 @@ static const hx_kernels_i8 *table_for(enum hx_i8_isa isa, enum hx_isa limit)
         return limit >= HX_ISA_AVX2 && hx_cpu_has_avxvnni() ? &hx_kernels_i8_avxvnni : NULL;
     case HX_I8_AVX512VNNI:
         return limit >= HX_ISA_AVX512 && hx_cpu_has_avx512vnni() ? &hx_kernels_i8_avx512vnni : NULL;
+    case HX_I8_AMX:   /* its tails run on the AVX512-VNNI table */
+        return limit >= HX_ISA_AVX512 && hx_cpu_has_avx512vnni() && hx_cpu_has_amx_int8() ? &hx_kernels_i8_amx : NULL;
 #elif defined(__aarch64__)
     case HX_I8_NEON: return limit >= HX_ISA_NEON ? &hx_kernels_i8_neon : NULL;
 #endif
