@@ -28,7 +28,9 @@ ISA_OFF := $(filter-out $(ISA_$(ARCH)),$(ISA_ALL))
 AR      := $(shell $(CC) -print-prog-name=ar)
 
 LAYERS  := src/base src/model $(ARCH_DIR_$(ARCH)) src/index src/server src/cli
-CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Iinclude $(addprefix -I,$(LAYERS)) -MMD -MP
+# -ffp-contract=off: a * b + c is never fused unless written as an FMA (gcc's -std=c11 default;
+# clang's would fuse), so every compiler rounds the reference kernels and the int8 quantization alike.
+CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Iinclude $(addprefix -I,$(LAYERS)) -MMD -MP
 LDLIBS  := -lpthread -lm
 ifeq ($(WERROR),1)
   WARN += -Werror

@@ -7,6 +7,7 @@
  *   attention isa=avx2 T=128 hd=32 gflops=X
  *   gemm_i8 isa=avx512vnni M=256 N=1536 K=384 gops=X   (quantize + integer gemm, int8 tables)
  *   i8_bound isa=avx2 gops=X ops_per_cycle=Y vs_fp32_peak=Z   (see below)
+ *   bound isa=avx512vnni op=vpdpbusd gops=X vs_fp32_peak=Y   (and avx512bf16 vdpbf16ps; see below)
  * pct_peak is of that ISA's pure-FMA peak (scalar: of the AVX2 one). Times are this thread's CPU
  * time, best single call over MIN_SECONDS, so a busy shared machine skews them less.
  * Usage: gemm_bench [M ...]   (default M = 1 12 64 256 1024 4096; scalar runs only M <= 64). */
@@ -194,12 +195,42 @@ __attribute__((target("avx2"))) static double i8_bound_ops(int32_t *sink)
 }
 #undef BOUND_PAIR
 
-static double i8_bound_gops(int32_t *sink)
+/* === One-instruction bounds on zmm (issue 15 items 1 and 2) ===
+ * Ten independent chains of one multiply-accumulate instruction with every operand in a register:
+ * the most a gemm built on it can reach on this core. vpdpbusd (u8 x s8, 64 multiply-adds: the
+ * VNNI int8 tables) and vdpbf16ps (bf16 pairs, 32: what a bf16 precision would compute with),
+ * beside the FMA peak. Not hyrax kernels. */
+#define ZMM_BOUND(name, isa, insn, macs)                                                            \
+    __attribute__((target(isa))) static double name(int32_t *sink)                                  \
+    {                                                                                               \
+        __m512i x = _mm512_set1_epi32(0x01010101), w = x, a0 = _mm512_setzero_si512(), a1 = a0,       \
+                a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0, a9 = a0;              \
+        for (long i = 0; i < BOUND_ITERS; i++) {                                                    \
+            __asm__(insn " %10, %11, %0\n\t" insn " %10, %11, %1\n\t" insn " %10, %11, %2\n\t"      \
+                    insn " %10, %11, %3\n\t" insn " %10, %11, %4\n\t" insn " %10, %11, %5\n\t"        \
+                    insn " %10, %11, %6\n\t" insn " %10, %11, %7\n\t" insn " %10, %11, %8\n\t"        \
+                    insn " %10, %11, %9"                                                            \
+                    : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5), "+v"(a6), "+v"(a7), \
+                      "+v"(a8), "+v"(a9)                                                            \
+                    : "v"(w), "v"(x));                                                              \
+        }                                                                                           \
+        __m512i s = _mm512_xor_si512(_mm512_xor_si512(_mm512_xor_si512(a0, a1), _mm512_xor_si512(a2, a3)), \
+                                     _mm512_xor_si512(_mm512_xor_si512(a4, a5), _mm512_xor_si512(a6, a7))); \
+        s = _mm512_xor_si512(s, _mm512_xor_si512(a8, a9));                                          \
+        *sink += _mm512_reduce_add_epi32(s);                                                        \
+        return 10.0 * (macs) * 2 * BOUND_ITERS;                                                     \
+    }
+ZMM_BOUND(vpdpbusd_ops, "avx512f,avx512vnni", "vpdpbusd", 64)
+ZMM_BOUND(vdpbf16ps_ops, "avx512f,avx512bf16", "vdpbf16ps", 32)
+#undef ZMM_BOUND
+
+/* Best GOP/s of one of the bound loops above. */
+static double bound_gops(double (*ops_fn)(int32_t *), int32_t *sink)
 {
     double best = 0, start = now();
     do {
         double t = now();
-        double ops = i8_bound_ops(sink);
+        double ops = ops_fn(sink);
         double g = ops / (now() - t) / 1e9;
         if (g > best)
             best = g;
@@ -281,9 +312,17 @@ int main(int argc, char **argv)
             }
     if (hx_kernels_for(HX_ISA_AVX2)) {
         int32_t isink = 0;
-        const double b = i8_bound_gops(&isink);
+        const double b = bound_gops(i8_bound_ops, &isink);
         printf("i8_bound isa=avx2 gops=%.2f ops_per_cycle=%.1f vs_fp32_peak=%.2f\n", b, b / ghz,
                b / peak[HX_ISA_AVX2]);
+        if (hx_kernels_for(HX_ISA_AVX512) && __builtin_cpu_supports("avx512vnni")) {
+            const double v = bound_gops(vpdpbusd_ops, &isink);
+            printf("bound isa=avx512vnni op=vpdpbusd gops=%.2f vs_fp32_peak=%.2f\n", v, v / peak[HX_ISA_AVX512]);
+        }
+        if (hx_kernels_for(HX_ISA_AVX512) && __builtin_cpu_supports("avx512bf16")) {
+            const double v = bound_gops(vdpbf16ps_ops, &isink);
+            printf("bound isa=avx512bf16 op=vdpbf16ps gflops=%.2f vs_fp32_peak=%.2f\n", v, v / peak[HX_ISA_AVX512]);
+        }
         sink += (float)isink;
     }
     static const int Ts[] = {12, 128, 512};

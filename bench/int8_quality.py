@@ -10,6 +10,11 @@ in float reproduces hyrax's vectors up to float summation order. Input schemes:
   s8        symmetric, |q| <= 127 (s8 x s8)
   u8        asymmetric per row: q = round(x / s) + z in 0..255 (u8 x s8: vpmaddubsw / vpdpbusd)
   u8+sq     u8 after SmoothQuant (alpha 0.5): x_j / m_j, W[:, j] * m_j, m_j from calibration maxima
+  u8+lnsq(s, a)  the same with the input's range estimated from the LayerNorm that writes it,
+            |beta_j| + s |gamma_j| (o and ffn2: from the affine map before them), no calibration
+            texts; hyrax's int8 is "u8+lnsq(4, a0.5) qkv/ffn1, u8 o/ffn2" (src/model/model.c).
+            "stacked": one smoothing for Q, K and V (their rows' maxima together), as one shared
+            quantized input would need; hyrax quantizes the input once per part instead
   u8+outN   u8 with the N input channels of largest calibration maximum kept in float
   w7        weights at |q| <= 63 (what keeps vpmaddubsw's i16 pair sums from saturating on AVX2)
   bf16      issue 15 item 2: weights and each Linear input rounded to bfloat16 (nearest even), products

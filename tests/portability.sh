@@ -34,6 +34,7 @@ for t in x86_64-linux-gnu x86_64-pc-linux-gnu; do
     want "$t" '-mavx2 -mfma -mf16c -c src/model/x86/kernels_avx2.c' "kernels_avx2.c with its flags"
     want "$t" '-mavx512f.* -c src/model/x86/kernels_avx512.c' "kernels_avx512.c with its flags"
     want "$t" '-msse4.2 -c src/base/crc32c_sse42.c' "crc32c_sse42.c with its flags"
+    want "$t" '-mamx-tile -mamx-int8 -c src/model/x86/kernels_int8_amx.c' "kernels_int8_amx.c with its flags"
     refuse "$t" 'src/model/arm/\|_neon\.c\|_armcrc\.c\|-march=armv8' "an ARM file or flag"
 done
 for t in aarch64-linux-gnu arm64-apple-darwin23.0.0; do
@@ -48,7 +49,7 @@ for t in riscv64-linux-gnu powerpc64le-linux-gnu; do
 done
 
 # (2) calls and fields that differ between Linux and other POSIX systems
-os_specific='madvise\|getauxval\|sys/auxv\.h\|asm/hwcap\.h\|/proc/self\|fdatasync\|st_mtim\b\|_SC_NPROCESSORS'
+os_specific='madvise\|getauxval\|sys/auxv\.h\|asm/hwcap\.h\|/proc/self\|fdatasync\|st_mtim\b\|_SC_NPROCESSORS\|arch_prctl'
 for f in $(grep -rl -- "$os_specific" src | grep -v '^src/base/platform\.[ch]$'); do
     grep -n -- "$os_specific" "$f" | sed "s|^|portability: $f:|; s|$| (belongs in src/base/platform.c)|"
     bad=$((bad + 1))

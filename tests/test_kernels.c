@@ -3,10 +3,15 @@
  * here from kernels_simd.h against the scalar reference (kernels_scalar.c) with the named
  * tolerances below, plus GELU and exp sweeps, all 65536 halfs, and HYRAX_ISA=scalar honoured
  * (cpu.h). The int8 tables (kernels_int8*.c): the scalar reference against sums over unpacked
- * rows, then every int8 table the machine has against it (the VNNI ones are skipped where the CPU
- * lacks them; NEON's is tested on AArch64). */
+ * rows and its own definition, then every int8 table the machine has against it: the same
+ * quantized values (in either input width), the same integer sums exactly, the epilogue within
+ * rounding, smoothing end to end (the VNNI and AMX ones are skipped where the CPU lacks them or
+ * HYRAX_AMX=0; NEON's is tested on AArch64). */
 #include "check.h"
 #include "kernels.h"
+#if defined(__x86_64__)
+#include "kernels_int8_x86.h"
+#endif
 
 #include <limits.h>
 #include <math.h>
@@ -422,6 +427,30 @@ static void test_i8_quantize_known(const hx_kernels_i8 *k8)
     k8->quantize(1, 3, zrow, 3, NULL, q, 4, scale, zero);
     CHECK(scale[0] == 0 && zero[0] == 0 && !q_at(k8, q, 0) && !q_at(k8, q, 1) && !q_at(k8, q, 2) && !q_at(k8, q, 3),
           "%s quantize: a zero row", k8->name);
+
+    /* rows whose range gives no finite 255 / range: values too small, an infinity; all 0 (kernels.h) */
+    float odd[3][20];
+    for (int k = 0; k < 20; k++) {
+        odd[0][k] = k % 2 ? 1e-38f : -2e-38f;
+        odd[1][k] = (float)k - 7;
+        odd[2][k] = (float)k - 7;
+    }
+    odd[1][5] = -INFINITY;
+    odd[2][3] = NAN;   /* in the 16-wide loop of the SIMD tables: passed over, then 0 */
+    uint16_t q3[3 * 20];
+    float s3[3];
+    int32_t z3[3];
+    k8->quantize(3, 20, odd[0], 20, NULL, q3, 20, s3, z3);
+    for (int r = 0; r < 2; r++) {
+        unsigned nonzero = 0;
+        for (int k = 0; k < 20; k++)
+            nonzero += q_at(k8, q3, (size_t)r * 20 + k) != 0;
+        CHECK(s3[r] == 0 && z3[r] == 0 && !nonzero, "%s quantize, degenerate row %d: scale %g zero %d, %u values "
+              "not 0", k8->name, r, (double)s3[r], z3[r], nonzero);
+    }
+    CHECK(z3[2] == 94 && q_at(k8, q3, 2 * 20 + 3) == 0 && q_at(k8, q3, 2 * 20 + 19) == 255 &&
+          q_at(k8, q3, 2 * 20 + 7) == 94, "%s quantize: a NaN at 3 of 20: zero %d, q %u %u %u", k8->name, z3[2],
+          q_at(k8, q3, 2 * 20 + 3), q_at(k8, q3, 2 * 20 + 7), q_at(k8, q3, 2 * 20 + 19));
 }
 
 /* A table's quantize against the reference: same values, scales and zero points, padding zero,
@@ -529,9 +558,28 @@ static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int
     const float *b = bias_on ? bias : NULL;
     void *Ak = as_table_input(k8, Aq, (size_t)M * lda);
     ref->gemm(M, n0, n1, K, Aq, lda, ascale, azero, Bp, wsum, wscale, b, Cref, ldc);
+    int bad = 0;
+    /* with unit scales and no bias, C is the integer sum itself: exact while it fits a float */
+    float *ones = malloc((size_t)(M > N ? M : N) * sizeof *ones);
+    for (int i = 0; i < (M > N ? M : N); i++)
+        ones[i] = 1;
+    k8->gemm(M, n0, n1, K, Ak, lda, ones, azero, Bp, wsum, ones, NULL, Ct, ldc);
+    for (int i = 0; i < M && bad < 3; i++)
+        for (int j = n0; j < n1 && bad < 3; j++) {
+            int64_t s = 0;
+            for (int k = 0; k < K; k++)
+                s += ((int64_t)Aq[(size_t)i * lda + k] - azero[i]) * Wq[(size_t)j * Kp + k];
+            if (s > -(1 << 24) && s < (1 << 24)) {
+                CHECK(Ct[(size_t)i * ldc + j] == (float)s, "%s gemm_i8 M=%d N=%d K=%d: sum C[%d][%d] = %g, want %lld",
+                      k8->name, M, N, K, i, j, (double)Ct[(size_t)i * ldc + j], (long long)s);
+                bad += Ct[(size_t)i * ldc + j] != (float)s;
+            }
+        }
+    free(ones);
+    for (size_t i = 0; i < (size_t)M * ldc; i++)
+        Ct[i] = SENTINEL;
     k8->gemm(M, n0, n1, K, Ak, lda, ascale, azero, Bp, wsum, wscale, b, Ct, ldc);
     free(Ak);
-    int bad = 0;
     for (int i = 0; i < M && bad < 3; i++) {
         for (int j = 0; j < ldc && bad < 3; j++) {
             float got = Ct[(size_t)i * ldc + j], want = Cref[(size_t)i * ldc + j];
@@ -559,7 +607,7 @@ static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int
 
 static void test_i8_gemm(const hx_kernels_i8 *k8)
 {
-    static const int Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 17, 25, 97};
+    static const int Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 15, 16, 17, 25, 32, 97, 240};
     static const int Ks[] = {1, 3, 4, 5, 64, 257, 384, 1536, HX_I8_MAX_K};
     static const int Ns[] = {1, 7, 8, 9, 16, 17, 31, 32, 33, 48, 100};
     int shape = 0;
@@ -607,12 +655,63 @@ static void test_i8_extreme(const hx_kernels_i8 *k8)
     free(A), free(row), free(W), free(Aq), free(Bp);
 }
 
+/* Smoothing end to end: inputs quantized with xinv = 1 / xs and weights packed with xs give x W^T
+ * within the two quantizations' rounding (half a step of each, per product), as if unsmoothed;
+ * inputs with outlier channels, as the LayerNorm outputs smoothing is for. */
+static void test_i8_smoothing(const hx_kernels_i8 *k8)
+{
+    const int M = 7, N = 33, K = 384, Kp = hx_i8_row_len(K);
+    float *x = malloc((size_t)M * K * sizeof *x), *xs = malloc((size_t)K * sizeof *xs), *xinv = malloc((size_t)K * sizeof *xinv);
+    float *row = malloc((size_t)K * sizeof *row), ascale[7], wscale[33], C[7 * 33];
+    uint16_t *W = malloc((size_t)N * K * sizeof *W);
+    int32_t azero[7], wsum[33];
+    void *Aq = malloc((size_t)M * Kp * (size_t)k8->in_bytes);
+    int8_t *Bp = malloc(hx_pack_i8_size(N, K));
+    fill(x, (size_t)M * K, -3, 3);
+    for (int i = 0; i < M; i++)
+        for (int k = 0; k < K; k += 37)
+            x[(size_t)i * K + k] *= 20;   /* outlier channels */
+    for (int k = 0; k < K; k++) {
+        xs[k] = k % 37 ? frand(0.5f, 2) : 8;
+        xinv[k] = 1 / xs[k];
+    }
+    for (size_t i = 0; i < (size_t)N * K; i++)
+        W[i] = rand_half();
+    k8->quantize(M, K, x, K, xinv, Aq, Kp, ascale, azero);
+    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, xs, row, Bp, wscale, wsum);
+    k8->gemm(M, 0, N, K, Aq, Kp, ascale, azero, Bp, wsum, wscale, NULL, C, N);
+    double worst = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double want = 0, bound = 0;
+            for (int k = 0; k < K; k++) {
+                const double w = hx_half_to_float(W[(size_t)j * K + k]), y = (double)x[(size_t)i * K + k] * xinv[k];
+                want += (double)x[(size_t)i * K + k] * w;
+                bound += 0.5 * ascale[i] * fabs(w * xs[k]) + 0.5 * wscale[j] * fabs(y) + 0.25 * ascale[i] * wscale[j];
+            }
+            const double err = fabs(C[i * N + j] - want) / (bound * 1.001 + 1e-4);
+            worst = err > worst ? err : worst;
+        }
+    CHECK(worst <= 1, "%s smoothing: an output is %.2f times its rounding bound from x W^T", k8->name, worst);
+    free(x), free(xs), free(xinv), free(row), free(W), free(Aq), free(Bp);
+}
+
 static int test_int8(void)
 {
     test_i8_extreme(&hx_kernels_i8_scalar);
     test_i8_quantize_known(&hx_kernels_i8_scalar);
     test_i8_quantize(&hx_kernels_i8_scalar);
     test_i8_gemm(&hx_kernels_i8_scalar);
+    test_i8_smoothing(&hx_kernels_i8_scalar);
+#if defined(__x86_64__)
+    /* the AVX2 quantize into bytes serves only the VNNI and AMX tables: test it wherever AVX2 runs */
+    const hx_kernels_i8 avx2_bytes = {.name = "avx2 bytes", .in_bytes = 1, .quantize = hx_quantize_u8_avx2,
+                                      .gemm = hx_kernels_i8_scalar.gemm};
+    if (hx_kernels_for(HX_ISA_AVX2)) {
+        test_i8_quantize_known(&avx2_bytes);
+        test_i8_quantize(&avx2_bytes);
+    }
+#endif
     int tested = 0;
     for (int isa = HX_I8_AVX2; isa < HX_I8_COUNT; isa++) {
         const hx_kernels_i8 *k8 = hx_kernels_i8_for((enum hx_i8_isa)isa);
@@ -625,6 +724,7 @@ static int test_int8(void)
         test_i8_quantize(k8);
         test_i8_gemm(k8);
         test_i8_extreme(k8);
+        test_i8_smoothing(k8);
     }
     CHECK(hx_kernels_i8_get() != NULL, "no int8 table");
     return tested;

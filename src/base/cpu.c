@@ -20,7 +20,7 @@ static struct {
     unsigned supported;   /* bit i: this machine runs enum hx_isa i */
     bool crc32c;
     bool avx512vnni, avxvnni;   /* VNNI forms of vpdpbusd, when their register state is on */
-    bool amx_int8;              /* AMX-TILE + AMX-INT8, their state on and granted to this process */
+    bool amx_int8;              /* AMX-TILE + AMX-INT8 with their state on (not yet asked for) */
 } cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 
@@ -58,9 +58,11 @@ static void detect_x86(void)
         }
     }
     cpu.avx512vnni = cpu.best == HX_ISA_AVX512 && (c & (1u << 11));
-    bool amx = (d & (1u << 24)) && (d & (1u << 25)) && (xcr0 & 0x60000) == 0x60000;   /* TILE, INT8; XTILECFG, XTILEDATA */
-    const char *amx_env = getenv("HYRAX_AMX");   /* "0": leave AMX alone (comparisons, a machine it slows) */
-    cpu.amx_int8 = amx && !(amx_env && !strcmp(amx_env, "0")) && hx_platform_amx_permit();
+    /* AMX-TILE and AMX-INT8, with XTILECFG and XTILEDATA on; HYRAX_AMX=0 leaves AMX alone (for
+     * comparisons, or a machine it slows). The kernel's permission is asked only when used. */
+    const char *amx_env = getenv("HYRAX_AMX");
+    cpu.amx_int8 = (d & (1u << 24)) && (d & (1u << 25)) && (xcr0 & 0x60000) == 0x60000 &&
+                   !(amx_env && !strcmp(amx_env, "0"));
     if (cpu.best >= HX_ISA_AVX2 && a >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d))
         cpu.avxvnni = a & (1u << 4);
 }
@@ -125,10 +127,20 @@ bool hx_cpu_has_avxvnni(void)
     return cpu.avxvnni;
 }
 
+static pthread_once_t amx_once = PTHREAD_ONCE_INIT;
+static bool amx_granted;
+
+static void ask_amx(void)
+{
+    amx_granted = hx_platform_amx_permit();
+}
+
 bool hx_cpu_has_amx_int8(void)
 {
     pthread_once(&cpu_once, detect);
-    return cpu.amx_int8;
+    if (cpu.amx_int8)
+        pthread_once(&amx_once, ask_amx);
+    return cpu.amx_int8 && amx_granted;
 }
 
 bool hx_cpu_has_crc32c(void)

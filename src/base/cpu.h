@@ -2,7 +2,7 @@
  * from the kernel through platform.h), once, then read only. HYRAX_ISA=scalar|avx2|avx512|neon
  * forces an instruction set this machine has, normally a lower one; a name it lacks is ignored.
  * The kernel table an ISA selects is in the model layer (kernels.h). Mutable globals in hyrax:
- * this detection and kernels.c's table (written once under pthread_once), crc32c.c's lookup table
+ * this detection (and the AMX grant) and kernels.c's table (written once under pthread_once), crc32c.c's lookup table
  * (likewise), the allocation hook's counters (alloc.c, tests only) and main.c's signal pipe. */
 #ifndef HX_CPU_H
 #define HX_CPU_H
@@ -27,7 +27,8 @@ bool hx_cpu_has_crc32c(void);
 bool hx_cpu_has_avx512vnni(void);
 bool hx_cpu_has_avxvnni(void);
 /* Whether the machine has AMX-TILE and AMX-INT8, their register state is on, and the kernel lets
- * this process use them (asked once, at detection: platform.h). HYRAX_AMX=0 says no. */
+ * this process use them (asked once, at the first call: platform.h; only a caller about to use
+ * them asks, since the grant enlarges every signal frame of the process). HYRAX_AMX=0 says no. */
 bool hx_cpu_has_amx_int8(void);
 
 #endif

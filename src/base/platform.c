@@ -83,12 +83,12 @@ unsigned hx_platform_arm_features(void)
     return f;
 }
 
-int hx_platform_amx_permit(void)
+bool hx_platform_amx_permit(void)
 {
 #if defined(__linux__) && defined(__x86_64__)
     return syscall(SYS_arch_prctl, HX_ARCH_REQ_XCOMP_PERM, HX_XFEATURE_XTILEDATA) == 0;
 #else
-    return 0;
+    return false;
 #endif
 }
 

@@ -1,11 +1,12 @@
 /* platform.h: the operating-system calls hyrax needs that POSIX does not give in one portable
  * form (CPU count, huge-page advice, the executable's path, data sync, file times, change
- * notification, CPU features only the kernel reports). Linux is the tuned path; every other POSIX system gets a fallback
- * under #ifdef in platform.c, so porting (macOS) touches this file only. No policy here: callers
- * decide how many threads, which paths, which kernels. */
+ * notification, CPU features only the kernel reports or grants). Linux is the tuned path; every
+ * other POSIX system gets a fallback under #ifdef in platform.c, so porting (macOS) touches this
+ * file only. No policy here: callers decide how many threads, which paths, which kernels. */
 #ifndef HX_PLATFORM_H
 #define HX_PLATFORM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -33,9 +34,9 @@ enum { HX_ARM_CRC32 = 1 << 0 };
 unsigned hx_platform_arm_features(void);
 
 /* Asks the kernel to let this process use the AMX tile data registers (Linux: arch_prctl
- * ARCH_REQ_XCOMP_PERM for XTILEDATA; a process that uses them unasked gets SIGILL): 1 granted, 0
- * refused or no such call. Call only where CPUID reports AMX. */
-int hx_platform_amx_permit(void);
+ * ARCH_REQ_XCOMP_PERM for XTILEDATA; a process that uses them unasked gets SIGILL): whether it
+ * did; false where there is no such call. Call only where CPUID reports AMX. */
+bool hx_platform_amx_permit(void);
 
 /* === Change notification (serve --watch) ===
  * A notifier of changes inside folders: inotify on Linux. Elsewhere there is none and callers poll

@@ -27,7 +27,8 @@ struct hx_encoder {
     float *scratch;              /* [threads x scratch_len] attention scratch */
     size_t scratch_len;          /* hx_attention_scratch(T, hidden / heads) */
     uint8_t *qa;                 /* int8 models: a Linear layer's input quantized for each of its parts:
-                                  * [parts x R x roundup(K, 4)] values of k8->in_bytes (i8_job) */
+                                  * [parts x R x roundup(K, 4)] values of k8->in_bytes (i8_job), at most
+                                  * R x m->i8_row_values */
     float *qs;                   /* int8 models: [HX_I8_MAX_PARTS x R] its per-row scales */
     int32_t *qz;                 /* int8 models: [HX_I8_MAX_PARTS x R] its per-row zero points */
     int32_t *tok_ids;            /* [R] word pieces of the texts being embedded */
@@ -115,16 +116,14 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
     e->seq_out = hx_malloc(R * sizeof *e->seq_out);
     e->order = hx_malloc(R * sizeof *e->order);
     e->row0 = hx_malloc(R * sizeof *e->row0);
-    if (m->precision == HX_PRECISION_INT8) {
-        const size_t qa_row = HX_I8_MAX_PARTS * (size_t)hx_i8_row_len(c->hidden) > (size_t)hx_i8_row_len(c->ffn)
-                              ? HX_I8_MAX_PARTS * (size_t)hx_i8_row_len(c->hidden) : (size_t)hx_i8_row_len(c->ffn);
-        e->qa = hx_malloc(R * qa_row * (size_t)m->k8->in_bytes);
+    if (m->i8_row_values) {   /* some Linear layer runs in int8 */
+        e->qa = hx_malloc(R * m->i8_row_values * (size_t)m->k8->in_bytes);   /* bounded by the model caps */
         e->qs = hx_malloc(HX_I8_MAX_PARTS * R * sizeof *e->qs);
         e->qz = hx_malloc(HX_I8_MAX_PARTS * R * sizeof *e->qz);
     }
     if (!e->x || !e->tmp || !e->big || !e->scratch || !e->tok_ids || !e->row_tok || !e->row_pos ||
         !e->seq_ids || !e->seq_len || !e->seq_out || !e->order || !e->row0 ||
-        (m->precision == HX_PRECISION_INT8 && (!e->qa || !e->qs || !e->qz))) {
+        (m->i8_row_values && (!e->qa || !e->qs || !e->qz))) {
         hx_encoder_free(e);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a batch of %d tokens", max_rows);
     }
@@ -301,7 +300,7 @@ static void ln_task(void *ctx, int task, int worker)
     quantize_rows(j->e, j->next, r0, n, j->dim, j->x);
 }
 
-/* x = LayerNorm(x + res) over `rows` rows of H floats; quantized into qa/qs for `next` when it
+/* x = LayerNorm(x + res) over `rows` rows of H floats; quantized into qa/qs/qz for `next` when it
  * runs in int8. */
 static void add_ln(hx_encoder *e, int rows, float *x, const float *res, const float *w, const float *b,
                    const hx_qlinear *next)

@@ -2,7 +2,8 @@
  * (kernels_scalar.c is the reference; the fast tables are written once in kernels_simd.h over a
  * vector vocabulary that each ISA file, x86/kernels_avx2.c, x86/kernels_avx512.c and
  * arm/kernels_neon.c, defines; each is built only for its architecture).
- * Kernels take raw pointers and sizes, never allocate, and never touch global state.
+ * Kernels take raw pointers and sizes, never allocate, and never touch global state (the AMX int8
+ * table loads, and releases, the calling thread's tile configuration).
  * Each SIMD kernel is tested against the scalar one with named tolerances (tests/test_kernels.c). */
 #ifndef HX_KERNELS_H
 #define HX_KERNELS_H
@@ -76,11 +77,10 @@ typedef struct hx_kernels_i8 {
     int in_bytes;   /* bytes per quantized input value: 1 (uint8_t) or 2 (uint16_t) */
 
     /* For each row r: y[k] = x[r][k] * xinv[k] (xinv NULL: y = x; xinv holds 1 / xs), lo = min(0,
-     * min_k y[k]), hi = max(0, max_k y[k]) (NaN passed over); when hi > lo, inv = 255 / (hi - lo),
-     * scale[r] = (hi - lo) / 255, zero[r] = round(-lo * inv), else inv = scale[r] = zero[r] = 0;
-     * q[r][k] = clamp(round(y[k] * inv) + zero[r], 0, 255) (NaN: 0), rounding to nearest even, each
-     * product rounded to float on its own; q[r][K..roundup(K, 4)) = 0. q holds in_bytes-wide values,
-     * rows ldq values apart. */
+     * min_k y[k]), hi = max(0, max_k y[k]) (NaN passed over), then inv, scale[r] and zero[r] as
+     * hx_i8_row_range gives them; q[r][k] = clamp(round(y[k] * inv) + zero[r], 0, 255) (NaN: 0),
+     * rounding to nearest even, each product rounded to float on its own; q[r][K..roundup(K, 4)) =
+     * 0. q holds in_bytes-wide values, rows ldq values apart. */
     void (*quantize)(int rows, int K, const float *x, int ldx, const float *xinv, void *q, int ldq,
                      float *scale, int32_t *zero);
 
@@ -113,6 +113,26 @@ const char *hx_i8_isa_name(enum hx_i8_isa isa);
 /* Bytes of Wq [N x K] packed, and values in one input row. */
 size_t hx_pack_i8_size(int N, int K);
 static inline int hx_i8_row_len(int K) { return (K + 3) & ~3; }
+/* The packed panel that holds column j of Wq [. x K]. */
+static inline const int8_t *hx_i8_panel(const int8_t *Bp, int j, int K)
+{
+    return Bp + (size_t)(j / HX_I8_NR) * HX_I8_NR * (size_t)hx_i8_row_len(K);
+}
+
+/* A row's quantization from its range lo <= 0 <= hi (kernels.h quantize; every table computes it
+ * with this function): when hi - lo and 255 / (hi - lo) are finite and positive, *inv = 255 / (hi -
+ * lo), *scale = (hi - lo) / 255 and *zero = round(-lo * inv) to nearest even, in 0..255; otherwise
+ * (a zero row, a row of values too small for 255 / range, an infinity) all three are 0 and so is
+ * every q of the row. 1.5 * 2^23 added and taken away rounds without lrintf. */
+static inline void hx_i8_row_range(float lo, float hi, float *inv, float *scale, int32_t *zero)
+{
+    const float d = hi - lo, i = d > 0 && d <= 3.4e38f ? 255.0f / d : 0;
+    const int ok = i > 0 && i <= 3.4e38f;
+    const float z = ok ? -lo * i : 0;
+    *inv = ok ? i : 0;
+    *scale = ok ? d / 255.0f : 0;
+    *zero = (int32_t)((z + 12582912.0f) - 12582912.0f);
+}
 /* Quantizes fp16 weights W [N x K], column k multiplied by xs[k] (NULL: none), per row (wscale[n] =
  * max_k |W[n][k] xs[k]| / 127) into `out` (hx_pack_i8_size bytes) and their sums into wsum[n].
  * `row` is scratch of K floats. */

@@ -1,8 +1,7 @@
 /* kernels_int8.c: the plain-C int8 reference kernels (kernels.h "int8": u8 inputs with a zero
  * point, s8 weights), the int8 weight packing every table shares, and the choice of the int8 table
- * in use. Favour clarity here: every SIMD
- * int8 kernel (x86/kernels_int8_*.c, arm/kernels_int8_neon.c) is checked against these by
- * tests/test_kernels.c. */
+ * in use. Favour clarity here: every SIMD int8 kernel (x86/kernels_int8_*.c, arm/kernels_int8_neon.c)
+ * is checked against these by tests/test_kernels.c. */
 #include "kernels.h"
 
 #include <math.h>
@@ -30,9 +29,8 @@ static void quantize_scalar(int rows, int K, const float *x, int ldx, const floa
             lo = y < lo ? y : lo;   /* NaN compares false: passed over */
             hi = y > hi ? y : hi;
         }
-        const float inv = hi > lo ? 255.0f / (hi - lo) : 0;
-        scale[r] = hi > lo ? (hi - lo) / 255.0f : 0;
-        zero[r] = (int32_t)quantize_one(-lo, inv, 255);
+        float inv;
+        hx_i8_row_range(lo, hi, &inv, &scale[r], &zero[r]);
         for (int k = 0; k < hx_i8_row_len(K); k++) {
             const long v = k < K ? quantize_one(xinv ? xr[k] * xinv[k] : xr[k], inv, 255) + zero[r] : 0;
             qr[k] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
@@ -44,11 +42,10 @@ static void gemm_scalar(int M, int n0, int n1, int K, const void *Aq, int lda, c
                         const int32_t *azero, const int8_t *Bp, const int32_t *wsum, const float *wscale,
                         const float *bias, float *C, int ldc)
 {
-    const size_t panel_bytes = (size_t)hx_i8_row_len(K) * HX_I8_NR;
     for (int i = 0; i < M; i++) {
         const uint8_t *a = (const uint8_t *)Aq + (size_t)i * lda;
         for (int j = n0; j < n1; j++) {
-            const int8_t *panel = Bp + (size_t)(j / HX_I8_NR) * panel_bytes;
+            const int8_t *panel = hx_i8_panel(Bp, j, K);
             int32_t s = 0;
             for (int k = 0; k < K; k++)
                 s += (int32_t)a[k] * panel[(size_t)(k / 4) * 4 * HX_I8_NR + 4 * (j % HX_I8_NR) + k % 4];

@@ -117,7 +117,11 @@ static size_t align64(size_t n)
 
 /* The LayerNorm whose output a Linear layer reads, if any: an int8 model smooths such an input
  * (smooth_input). */
-enum ln_input { LN_NONE, LN_PREVIOUS_2, LN_1 };   /* previous layer's second (embeddings' at 0), this layer's first */
+enum ln_input {
+    LN_NONE,
+    LN_PREV_LN2,   /* the previous layer's second LayerNorm (the embeddings' before layer 0) */
+    LN_THIS_LN1,   /* this layer's first LayerNorm */
+};
 
 /* The Linear layers of a layer, in the order of pack jobs: name, bias, N and K in units of the
  * hidden size (-1: the FFN size), the LayerNorm it reads, and its parts at int8 (hx_qlinear: QKV's
@@ -130,9 +134,9 @@ static const struct {
     enum ln_input ln;
     int parts;
 } linears[4] = {
-    {"qkv_w", "qkv_b", 3, 1, LN_PREVIOUS_2, 3},
+    {"qkv_w", "qkv_b", 3, 1, LN_PREV_LN2, 3},
     {"o_w", "o_b", 1, 1, LN_NONE, 1},
-    {"ffn1_w", "ffn1_b", -1, 1, LN_1, 1},
+    {"ffn1_w", "ffn1_b", -1, 1, LN_THIS_LN1, 1},
     {"ffn2_w", "ffn2_b", 1, -1, LN_NONE, 1},
 };
 
@@ -167,14 +171,28 @@ typedef struct pack_ctx {
     hx_error tok_err;
 } pack_ctx;
 
+/* Bytes of one int8 part [n x K]: packed weights, scales, sums and, when smoothed, 1 / smoothing. */
+static size_t part_bytes(int i, int n, int K)
+{
+    return align64(hx_pack_i8_size(n, K)) + 2 * align64((size_t)n * 4) +
+           (linears[i].ln != LN_NONE ? align64((size_t)K * 4) : 0);
+}
+
+static part_layout part_at(int lin, int n, int K, uint8_t *base, int p)
+{
+    uint8_t *w = base + (size_t)p * part_bytes(lin, n, K), *at = w + align64(hx_pack_i8_size(n, K));
+    return (part_layout){(int8_t *)w, (float *)(void *)at, (int32_t *)(void *)(at + align64((size_t)n * 4)),
+                         linears[lin].ln != LN_NONE ? (float *)(void *)(at + 2 * align64((size_t)n * 4)) : NULL};
+}
+
 /* int8 smoothing of a layer that reads a LayerNorm's output x_k = beta_k + gamma_k n_k (SmoothQuant
  * with alpha 1/2, without calibration texts): xs_k = sqrt(r_k / w_k), where r_k = |beta_k| +
  * SMOOTH_SPREAD |gamma_k| estimates the channel's range and w_k = max_n |W[n][k]| its weights'
  * range, so that the two share the channel's outliers. Chosen on bench/int8_quality.py's
  * simulation (bench/RESULTS.md, "u8 inputs"): min cosine 0.99597 over the golden texts against
- * 0.99190 unsmoothed, spread 2..8 within 1e-4 of each other; calibrated maxima gave 0.99689 but
- * need texts and a weights section. The attention output's and FFN down's inputs stay unsmoothed:
- * the same kind of estimate lost cosine there. Writes xs (K floats) and part->xinv. */
+ * 0.99190 unsmoothed (hyrax itself: 0.99650 against 0.99292), spread 2..8 within 1e-4 of each
+ * other; calibrated maxima gave 0.99689 but need texts and a weights section. The attention output's and FFN down's inputs stay unsmoothed:
+ * the same kind of estimate lost cosine there. Writes xs and xinv (K floats each). */
 #define SMOOTH_SPREAD 4.0f
 #define SMOOTH_FLOOR 1e-5f
 
@@ -196,8 +214,6 @@ static void smooth_input(const hx_model *m, const pack_job *j, const uint16_t *W
         xinv[k] = 1.0f / xs[k];
     }
 }
-
-static part_layout part_at(int lin, int n, int K, uint8_t *base, int p);
 
 static void pack_task(void *arg, int task, int worker)
 {
@@ -230,13 +246,6 @@ static int int8_parts(const hx_model *m, int i, int N, int K)
     return m->precision == HX_PRECISION_INT8 && K <= HX_I8_MAX_K && N % parts == 0 ? parts : 0;
 }
 
-/* Bytes of one int8 part [n x K]: packed weights, scales, sums and, when smoothed, 1 / smoothing. */
-static size_t part_bytes(int i, int n, int K)
-{
-    return align64(hx_pack_i8_size(n, K)) + 2 * align64((size_t)n * 4) +
-           (linears[i].ln != LN_NONE ? align64((size_t)K * 4) : 0);
-}
-
 /* Bytes of m->packed that one Linear layer [N x K] takes at the model's precision. */
 static size_t linear_bytes(const hx_model *m, int i, int N, int K)
 {
@@ -246,12 +255,6 @@ static size_t linear_bytes(const hx_model *m, int i, int N, int K)
     return align64(hx_pack_size(N, K, m->kern->nr) * sizeof(float));
 }
 
-static part_layout part_at(int lin, int n, int K, uint8_t *base, int p)
-{
-    uint8_t *w = base + (size_t)p * part_bytes(lin, n, K), *at = w + align64(hx_pack_i8_size(n, K));
-    return (part_layout){(int8_t *)w, (float *)(void *)at, (int32_t *)(void *)(at + align64((size_t)n * 4)),
-                         linears[lin].ln != LN_NONE ? (float *)(void *)(at + 2 * align64((size_t)n * 4)) : NULL};
-}
 
 /* Checks every layer tensor, then converts and packs the matrices while the tokenizer is built,
  * on several threads when the model is big enough for that to pay. */
@@ -295,6 +298,8 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
                 break;
             j->lin = i;
             j->parts = int8_parts(m, i, j->N, j->K);
+            if ((size_t)j->parts * (size_t)hx_i8_row_len(j->K) > m->i8_row_values)
+                m->i8_row_values = (size_t)j->parts * (size_t)hx_i8_row_len(j->K);
             j->dst = dst;
             qlin[i]->parts = j->parts;
             for (int q = 0; q < j->parts; q++) {
@@ -315,9 +320,9 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
         }
         for (int i = 0; i < 4 && !rc; i++) {
             pack_job *j = &p.jobs[4 * l + i];
-            if (linears[i].ln == LN_1)
+            if (linears[i].ln == LN_THIS_LN1)
                 j->ln_w = L->ln1_w, j->ln_b = L->ln1_b;
-            else if (linears[i].ln == LN_PREVIOUS_2)
+            else if (linears[i].ln == LN_PREV_LN2)
                 j->ln_w = l ? m->layers[l - 1].ln2_w : m->emb_ln_w, j->ln_b = l ? m->layers[l - 1].ln2_b : m->emb_ln_b;
         }
     }
@@ -423,7 +428,7 @@ static int model_new(hx_model **out, const hx_kernels *kern, hx_precision precis
     if (!m)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening the model");
     m->kern = kern;
-    m->k8 = hx_kernels_i8_get();
+    m->k8 = precision == HX_PRECISION_INT8 ? hx_kernels_i8_get() : NULL;   /* AMX is asked for only then */
     m->precision = precision;
     *out = m;
     return 0;

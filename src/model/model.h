@@ -66,9 +66,11 @@ struct hx_model {
     hxf_map map;                 /* owned when opened from a path; empty for a borrowed buffer */
     hxf_view view;               /* sections point into the map or the borrowed buffer */
     const hx_kernels *kern;      /* static table the weights are packed for */
-    const hx_kernels_i8 *k8;     /* static int8 table (hx_kernels_i8_get()) */
+    const hx_kernels_i8 *k8;     /* static int8 table (hx_kernels_i8_get()); NULL at fp32 */
     hx_precision precision;
     hx_model_config cfg;
+    size_t i8_row_values;        /* int8: quantized input values one row of the forward pass needs,
+                                  * the most over Linear layers of parts x roundup(K, 4); else 0 */
     const uint16_t *word_emb;    /* [vocab x hidden] fp16, in the map; rows converted on use */
     float *pos_type;             /* owned, [max_seq x hidden]: position + token type 0 */
     const float *emb_ln_w, *emb_ln_b;  /* [hidden] */

@@ -52,9 +52,8 @@ static void quantize_neon(int rows, int K, const float *x, int ldx, const float 
         const float32x4_t ytail = load_y(tail, xinv ? tinv : NULL);
         vlo = vminnmq_f32(vlo, ytail);
         vhi = vmaxnmq_f32(vhi, ytail);
-        const float lo = vminnmvq_f32(vlo), hi = vmaxnmvq_f32(vhi), inv = hi > lo ? 255.0f / (hi - lo) : 0;
-        scale[r] = hi > lo ? (hi - lo) / 255.0f : 0;
-        zero[r] = vgetq_lane_s32(vcvtnq_s32_f32(vdupq_n_f32(-lo * inv)), 0);
+        float inv;
+        hx_i8_row_range(vminnmvq_f32(vlo), vmaxnmvq_f32(vhi), &inv, &scale[r], &zero[r]);
         const float32x4_t vinv = vdupq_n_f32(inv);
         const int32x4_t vz = vdupq_n_s32(zero[r]);
         for (k = 0; k + 4 <= K; k += 4)
@@ -129,10 +128,11 @@ static void gemm_neon(int M, int n0, int n1, int K, const void *Aq, int lda, con
     const int G = hx_i8_row_len(K) / 4;
     for (int j = n0; j < n1; j += HX_I8_NR) {   /* a panel's weights (16 x K bytes) stay in L1 */
         const int cols = n1 - j < HX_I8_NR ? n1 - j : HX_I8_NR;
-        const int8_t *b = Bp + (size_t)(j / HX_I8_NR) * G * 4 * HX_I8_NR;
+        const int8_t *b = hx_i8_panel(Bp, j, K);
         const float *bj = bias ? bias + j : NULL;
         int i = 0;
-#define TILE(rows) gemm_tile(rows, cols, G, (const uint16_t *)Aq + (size_t)i * lda, lda, ascale + i, azero + i, b, wsum + j, \
+        const uint16_t *A = Aq;
+#define TILE(rows) gemm_tile(rows, cols, G, A + (size_t)i * lda, lda, ascale + i, azero + i, b, wsum + j, \
                              wscale + j, bj, C + (size_t)i * ldc + j, ldc)
         for (; i + MR <= M; i += MR)
             TILE(MR);

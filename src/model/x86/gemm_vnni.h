@@ -101,12 +101,13 @@ static void gemm_vnni(int M, int n0, int n1, int K, const void *Aq, int lda, con
         const int i1 = M - i0 < mc ? M : i0 + mc;
         for (int j = n0; j < n1; j += 2 * VN) {
             const int cols = n1 - j < 2 * VN ? n1 - j : 2 * VN;
-            const int8_t *b = Bp + (size_t)(j / HX_I8_NR) * G * 4 * HX_I8_NR + 4 * (j % HX_I8_NR);
+            const int8_t *b = hx_i8_panel(Bp, j, K) + 4 * (j % HX_I8_NR);
             const float *bj = bias ? bias + j : NULL;
+            const uint8_t *A = Aq;
             if (cols > VN)
-                vnni_rows(i0, i1, 2, cols, G, (const uint8_t *)Aq, lda, ascale, azero, b, wsum + j, wscale + j, bj, C + j, ldc);
+                vnni_rows(i0, i1, 2, cols, G, A, lda, ascale, azero, b, wsum + j, wscale + j, bj, C + j, ldc);
             else   /* the second vector would lie past n1, possibly past the packed weights */
-                vnni_rows(i0, i1, 1, cols, G, (const uint8_t *)Aq, lda, ascale, azero, b, wsum + j, wscale + j, bj, C + j, ldc);
+                vnni_rows(i0, i1, 1, cols, G, A, lda, ascale, azero, b, wsum + j, wscale + j, bj, C + j, ldc);
         }
     }
 }

@@ -4,6 +4,8 @@
  * allow it. Interface: kernels.h; tests: tests/test_kernels.c. */
 #include <immintrin.h>
 
+#include "x86_simd.h"
+
 typedef __m256 vf;
 typedef __m256i vi;
 
@@ -11,28 +13,6 @@ typedef __m256i vi;
 #define KS_MR 6     /* 12 accumulators + 2 B vectors + 1 broadcast fit the 16 ymm */
 #define KS_KC 384   /* a KC x NR sub-panel of B (24 KiB) stays in L1 across a row block */
 #define KS_MC 96    /* MC x KC of A (144 KiB) stays in L2 across the panels */
-
-/* Lanes [0, n) set, for any n (saturates outside 0..8). */
-static inline __m256i lanes_below(int n)
-{
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-static inline float hsum8(__m256 v)
-{
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-
-static inline float hmax8(__m256 v)
-{
-    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_max_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
 
 /* 2^n built in the exponent field (n integral in [-126, 127]). */
 static inline __m256 exp2i8(__m256 y, __m256 n)
@@ -46,8 +26,8 @@ static inline __m256 exp2i8(__m256 y, __m256 n)
 #define vf_bcast(p) _mm256_broadcast_ss(p)
 #define vf_load(p) _mm256_loadu_ps(p)
 #define vf_store(p, v) _mm256_storeu_ps(p, v)
-#define vf_load_n(p, n) _mm256_maskload_ps(p, lanes_below(n))
-#define vf_store_n(p, n, v) _mm256_maskstore_ps(p, lanes_below(n), v)
+#define vf_load_n(p, n) _mm256_maskload_ps(p, hx_ymm_lanes(n))
+#define vf_store_n(p, n, v) _mm256_maskstore_ps(p, hx_ymm_lanes(n), v)
 #define vf_add _mm256_add_ps
 #define vf_sub _mm256_sub_ps
 #define vf_mul _mm256_mul_ps
@@ -57,8 +37,8 @@ static inline __m256 exp2i8(__m256 y, __m256 n)
 #define vf_abs(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x)
 #define vf_signbit(x) _mm256_and_ps(x, _mm256_set1_ps(-0.0f))
 #define vf_or _mm256_or_ps
-#define vf_hsum hsum8
-#define vf_hmax hmax8
+#define vf_hsum hx_ymm_hsum
+#define vf_hmax hx_ymm_hmax
 #define vf_trunc_vi _mm256_cvttps_epi32
 #define vi_to_vf _mm256_cvtepi32_ps
 #define vf_lut8(t, i) _mm256_permutevar8x32_ps(_mm256_loadu_ps(t), i)

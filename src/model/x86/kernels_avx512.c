@@ -4,6 +4,8 @@
  * allowed. Interface: kernels.h; tests: tests/test_kernels.c. */
 #include <immintrin.h>
 
+#include "x86_simd.h"
+
 typedef __m512 vf;
 typedef __m512i vi;
 
@@ -12,19 +14,13 @@ typedef __m512i vi;
 #define KS_KC 192   /* a KC x NR sub-panel of B (24 KiB) stays in L1 across a row block */
 #define KS_MC 96    /* MC x KC of A (72 KiB) stays in L2 across the panels */
 
-/* Lanes [0, n) of a 16-lane mask, for any n (clamped to 0..16). */
-static inline __mmask16 lanes_below(int n)
-{
-    return n <= 0 ? 0 : n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
-}
-
 #define vf_zero() _mm512_setzero_ps()
 #define vf_set1(x) _mm512_set1_ps(x)
 #define vf_bcast(p) _mm512_set1_ps(*(p))
 #define vf_load(p) _mm512_loadu_ps(p)
 #define vf_store(p, v) _mm512_storeu_ps(p, v)
-#define vf_load_n(p, n) _mm512_maskz_loadu_ps(lanes_below(n), p)
-#define vf_store_n(p, n, v) _mm512_mask_storeu_ps(p, lanes_below(n), v)
+#define vf_load_n(p, n) _mm512_maskz_loadu_ps(hx_zmm_lanes(n), p)
+#define vf_store_n(p, n, v) _mm512_mask_storeu_ps(p, hx_zmm_lanes(n), v)
 #define vf_add _mm512_add_ps
 #define vf_sub _mm512_sub_ps
 #define vf_mul _mm512_mul_ps
@@ -50,7 +46,7 @@ static void f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
     for (; i + 16 <= n; i += 16)
         _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(src + i))));
     if (i < n) {
-        __mmask16 m = lanes_below((int)(n - i));
+        __mmask16 m = hx_zmm_lanes((int)(n - i));
         _mm512_mask_storeu_ps(dst + i, m, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, src + i)));
     }
 }

@@ -12,6 +12,8 @@
 #include "kernels_int8_x86.h"
 
 #include <immintrin.h>
+
+#include "x86_simd.h"
 #include <string.h>
 
 #define TR 16   /* tile rows */
@@ -43,7 +45,7 @@ static void configure(int rows)
 static void epilogue(int rows, int cols, const int32_t *s, const float *ascale, const int32_t *azero,
                      const int32_t *wsum, const float *wscale, const float *bias, float *c, int ldc)
 {
-    const __mmask16 m = cols >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << cols) - 1);
+    const __mmask16 m = hx_zmm_lanes(cols);
     const __m512i wz = _mm512_maskz_loadu_epi32(m, wsum);
     const __m512 ws = _mm512_maskz_loadu_ps(m, wscale), bv = bias ? _mm512_maskz_loadu_ps(m, bias) : _mm512_setzero_ps();
     for (int r = 0; r < rows; r++) {
@@ -109,8 +111,8 @@ static void row_range(int i0, int i1, int rows, int n0, int n1, int KT, const ui
         for (int j = n0; j < n1; j += 32) {
             const int cols = n1 - j < 32 ? n1 - j : 32;
             block(rows, two_rows, cols > 16, cols, KT, Aq + (size_t)i * lda, lda, ascale + i, azero + i,
-                  Bp + (size_t)(j / HX_I8_NR) * panel_bytes, panel_bytes, wsum + j, wscale + j,
-                  bias ? bias + j : NULL, C + (size_t)i * ldc + j, ldc);
+                  hx_i8_panel(Bp, j, KT * KB), panel_bytes, wsum + j, wscale + j, bias ? bias + j : NULL,
+                  C + (size_t)i * ldc + j, ldc);
         }
     }
 }

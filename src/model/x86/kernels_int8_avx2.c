@@ -9,39 +9,22 @@
 #include "kernels_int8_x86.h"
 
 #include <immintrin.h>
+
+#include "x86_simd.h"
 #include <string.h>
 
 #define MR 6    /* tile rows: 12 accumulators + 2 weight vectors + 1 input fit the 16 ymm */
 #define TN 8    /* tile columns: half a packed panel */
 #define MC_BYTES (192 * 1024)   /* input rows per block: about 3/8 of a 512 KiB L2 */
 
-static inline __attribute__((always_inline)) __m256i lanes_below(int n)
-{
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
 /* y = x * xinv (xinv NULL: x) for 8 floats, lanes at or past n read as 0. */
 static inline __attribute__((always_inline)) __m256 load_y(const float *x, const float *xinv, int n)
 {
-    const __m256i m = lanes_below(n);
+    const __m256i m = hx_ymm_lanes(n);
     __m256 y = n >= 8 ? _mm256_loadu_ps(x) : _mm256_maskload_ps(x, m);
     if (xinv)
         y = _mm256_mul_ps(y, n >= 8 ? _mm256_loadu_ps(xinv) : _mm256_maskload_ps(xinv, m));
     return y;
-}
-
-static float hmin(__m256 v)
-{
-    __m128 m = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    m = _mm_min_ps(m, _mm_movehl_ps(m, m));
-    return _mm_cvtss_f32(_mm_min_ss(m, _mm_movehdup_ps(m)));
-}
-
-static float hmax(__m256 v)
-{
-    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-    return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
 }
 
 /* Sixteen quantized values from y = x * xinv (lanes at or past n: 0): round(y * inv) + z, clamped
@@ -70,9 +53,8 @@ static inline __attribute__((always_inline)) void quantize(int rows, int K, cons
             vlo = _mm256_min_ps(y, vlo);   /* a NaN y gives the second operand: passed over */
             vhi = _mm256_max_ps(y, vhi);
         }
-        const float lo = hmin(vlo), hi = hmax(vhi), inv = hi > lo ? 255.0f / (hi - lo) : 0;
-        scale[r] = hi > lo ? (hi - lo) / 255.0f : 0;
-        zero[r] = _mm_cvtss_si32(_mm_set_ss(-lo * inv));   /* nearest even, in 0..255 */
+        float inv;
+        hx_i8_row_range(hx_ymm_hmin(vlo), hx_ymm_hmax(vhi), &inv, &scale[r], &zero[r]);
         const __m256 vinv = _mm256_set1_ps(inv);
         const __m256i vz = _mm256_set1_epi32(zero[r]);
         int k = 0;
@@ -142,7 +124,7 @@ gemm_tile(int rows, int cols, int G, const uint16_t *a, int lda, const float *as
 #undef ROW
 #undef DOT
     }
-    const __m256i m = lanes_below(cols);
+    const __m256i m = hx_ymm_lanes(cols);
     const __m256 ws = cols == TN ? _mm256_loadu_ps(wscale) : _mm256_maskload_ps(wscale, m);
     const __m256i wz = cols == TN ? _mm256_loadu_si256((const __m256i *)wsum) : _mm256_maskload_epi32(wsum, m);
     const __m256 bv = !bias ? _mm256_setzero_ps() : cols == TN ? _mm256_loadu_ps(bias) : _mm256_maskload_ps(bias, m);
@@ -176,11 +158,12 @@ static void gemm_avx2(int M, int n0, int n1, int K, const void *Aq, int lda, con
         const int i1 = M - i0 < mc ? M : i0 + mc;
         for (int j = n0; j < n1; j += TN) {   /* a column tile's weights (TN x K bytes) stay in L1 */
             const int cols = n1 - j < TN ? n1 - j : TN;
-            const int8_t *b = Bp + (size_t)(j / HX_I8_NR) * G * 4 * HX_I8_NR + 4 * (j % HX_I8_NR);
+            const int8_t *b = hx_i8_panel(Bp, j, K) + 4 * (j % HX_I8_NR);
             const float *bj = bias ? bias + j : NULL;
+            const uint16_t *A = Aq;
             int i = i0;
-#define TILE(rows) gemm_tile(rows, cols, G, (const uint16_t *)Aq + (size_t)i * lda, lda, ascale + i, azero + i, b, wsum + j, \
-                             wscale + j, bj, C + (size_t)i * ldc + j, ldc)
+#define TILE(rows) gemm_tile(rows, cols, G, A + (size_t)i * lda, lda, ascale + i, azero + i, b, wsum + j, wscale + j, \
+                             bj, C + (size_t)i * ldc + j, ldc)
             for (; i + MR <= i1; i += MR)
                 TILE(MR);
             /* the rows left over, as a sum of smaller tiles: fewer inlined shapes */

@@ -7,6 +7,8 @@
 #include "kernels_int8_x86.h"
 
 #include <immintrin.h>
+
+#include "x86_simd.h"
 #include <string.h>
 
 typedef __m512i vi;
@@ -16,18 +18,13 @@ typedef __m512 vf;
 #define MR 12   /* 24 accumulators + 2 weight vectors + 1 input in the 32 zmm */
 #define VSTEP(G) ((size_t)(G) * 4 * HX_I8_NR)   /* the next panel */
 
-static inline __mmask16 lanes_below(int n)
-{
-    return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
-}
-
 #define vi_zero() _mm512_setzero_si512()
 #define vi_load(p) _mm512_loadu_si512((const void *)(p))
 #define vi_bcast4(a4) _mm512_set1_epi32(a4)
 #define DPBUSD(acc, x, w) ((acc) = _mm512_dpbusd_epi32(acc, x, w))
-#define vi_load_n(p, n) _mm512_maskz_loadu_epi32(lanes_below(n), p)
-#define vf_load_n(p, n) _mm512_maskz_loadu_ps(lanes_below(n), p)
-#define vf_store_n(p, n, v) _mm512_mask_storeu_ps(p, lanes_below(n), v)
+#define vi_load_n(p, n) _mm512_maskz_loadu_epi32(hx_zmm_lanes(n), p)
+#define vf_load_n(p, n) _mm512_maskz_loadu_ps(hx_zmm_lanes(n), p)
+#define vf_store_n(p, n, v) _mm512_mask_storeu_ps(p, hx_zmm_lanes(n), v)
 #define vi_set1 _mm512_set1_epi32
 #define vi_sub _mm512_sub_epi32
 #define vi_mullo _mm512_mullo_epi32

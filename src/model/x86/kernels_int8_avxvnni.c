@@ -7,6 +7,8 @@
 #include "kernels_int8_x86.h"
 
 #include <immintrin.h>
+
+#include "x86_simd.h"
 #include <string.h>
 
 typedef __m256i vi;
@@ -16,20 +18,15 @@ typedef __m256 vf;
 #define MR 6    /* 12 accumulators + 2 weight vectors + 1 input in the 16 ymm */
 #define VSTEP(G) ((size_t)32)   /* the panel's second half */
 
-static inline __m256i lanes_below(int n)
-{
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
 #define vi_zero() _mm256_setzero_si256()
 #define vi_load(p) _mm256_loadu_si256((const __m256i *)(p))
 #define vi_bcast4(a4) _mm256_set1_epi32(a4)
 /* vpdpbusd written as an in-place instruction: from the intrinsic, gcc 12 copies each accumulator
- * through a spare register and stores it to the stack every step (as it did with vpdpwssd). */
+ * through a spare register and stores it to the stack every step. */
 #define DPBUSD(acc, x, w) __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(x), "x"(w))
-#define vi_load_n(p, n) _mm256_maskload_epi32(p, lanes_below(n))
-#define vf_load_n(p, n) _mm256_maskload_ps(p, lanes_below(n))
-#define vf_store_n(p, n, v) _mm256_maskstore_ps(p, lanes_below(n), v)
+#define vi_load_n(p, n) _mm256_maskload_epi32(p, hx_ymm_lanes(n))
+#define vf_load_n(p, n) _mm256_maskload_ps(p, hx_ymm_lanes(n))
+#define vf_store_n(p, n, v) _mm256_maskstore_ps(p, hx_ymm_lanes(n), v)
 #define vi_set1 _mm256_set1_epi32
 #define vi_sub _mm256_sub_epi32
 #define vi_mullo _mm256_mullo_epi32
