@@ -13,6 +13,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The row tiles of every gemm driver: rows [i, i1) as full `mr`-row tiles, then the rows left
+ * over as a sum of smaller power-of-two tiles (8, 4, 2, 1 where below mr), so only a few tile
+ * shapes are inlined. TILE(R) runs the R-row tile at row i (R a constant); i advances. */
+#define HX_ROW_TILES(i, i1, mr, TILE)             \
+    do {                                          \
+        for (; (i) + (mr) <= (i1); (i) += (mr))   \
+            TILE(mr);                             \
+        if ((mr) > 8 && (i1) - (i) >= 8) {        \
+            TILE(8);                              \
+            (i) += 8;                             \
+        }                                         \
+        if ((mr) > 4 && (i1) - (i) >= 4) {        \
+            TILE(4);                              \
+            (i) += 4;                             \
+        }                                         \
+        if ((mr) > 2 && (i1) - (i) >= 2) {        \
+            TILE(2);                              \
+            (i) += 2;                             \
+        }                                         \
+        if ((mr) > 1 && (i1) - (i) >= 1)          \
+            TILE(1);                              \
+    } while (0)
+
 /* Packed weights: a Linear layer's W [N rows of K] is stored as ceil(N/nr) panels; panel p holds,
  * for each k in 0..K-1, the nr values W[p*nr + j][k] for j in 0..nr-1 (zero past N). */
 typedef struct hx_kernels {

@@ -190,29 +190,13 @@ KS_INLINE void ks_tile(int rows, int cols, int kc, const float *a, int lda, cons
         ks_gelu_rows(rows, cols, c, ldc);
 }
 
-/* The tiles of rows [i, i1) at one column block: full KS_MR tiles, then the rows left over as a sum
- * of smaller power-of-two tiles (fewer inlined shapes). */
+/* The tiles of rows [i, i1) at one column block (HX_ROW_TILES). */
 KS_INLINE void ks_tile_rows(int i, int i1, int cols, int kc, const float *A, int lda, const float *b,
                             int ldb, const float *bias, int first, int gelu, float *C, int ldc)
 {
 #define KS_TILE(R) ks_tile(R, cols, kc, A + (size_t)i * lda, lda, b, ldb, bias, first, gelu, \
                            C + (size_t)i * ldc, ldc)
-    for (; i + KS_MR <= i1; i += KS_MR)
-        KS_TILE(KS_MR);
-    if (KS_MR > 8 && i1 - i >= 8) {
-        KS_TILE(8);
-        i += 8;
-    }
-    if (KS_MR > 4 && i1 - i >= 4) {
-        KS_TILE(4);
-        i += 4;
-    }
-    if (KS_MR > 2 && i1 - i >= 2) {
-        KS_TILE(2);
-        i += 2;
-    }
-    if (KS_MR > 1 && i1 - i >= 1)
-        KS_TILE(1);
+    HX_ROW_TILES(i, i1, KS_MR, KS_TILE);
 #undef KS_TILE
 }
 

@@ -134,14 +134,7 @@ static void gemm_neon(int M, int n0, int n1, int K, const void *Aq, int lda, con
         const uint16_t *A = Aq;
 #define TILE(rows) gemm_tile(rows, cols, G, A + (size_t)i * lda, lda, ascale + i, azero + i, b, wsum + j, \
                              wscale + j, bj, C + (size_t)i * ldc + j, ldc)
-        for (; i + MR <= M; i += MR)
-            TILE(MR);
-        if (M - i >= 2) {   /* the rows left over, as 2 + 1: fewer inlined shapes */
-            TILE(2);
-            i += 2;
-        }
-        if (M - i >= 1)
-            TILE(1);
+        HX_ROW_TILES(i, M, MR, TILE);
 #undef TILE
     }
 }

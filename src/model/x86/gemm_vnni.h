@@ -60,8 +60,7 @@ vnni_tile(int rows, int nv, int cols, int G, const uint8_t *a, int lda, const fl
     }
 }
 
-/* The tiles of rows [i, i1) at one column tile: full MR tiles, then the rows left over as a sum of
- * smaller power-of-two tiles (fewer inlined shapes). */
+/* The tiles of rows [i, i1) at one column tile (HX_ROW_TILES). */
 static inline __attribute__((always_inline)) void
 vnni_rows(int i, int i1, int nv, int cols, int G, const uint8_t *Aq, int lda, const float *ascale,
           const int32_t *azero, const int8_t *b, const int32_t *wsum, const float *wscale, const float *bias,
@@ -69,22 +68,7 @@ vnni_rows(int i, int i1, int nv, int cols, int G, const uint8_t *Aq, int lda, co
 {
 #define TILE(R) vnni_tile(R, nv, cols, G, Aq + (size_t)i * lda, lda, ascale + i, azero + i, b, wsum, wscale, \
                           bias, C + (size_t)i * ldc, ldc)
-    for (; i + MR <= i1; i += MR)
-        TILE(MR);
-    if (MR > 8 && i1 - i >= 8) {
-        TILE(8);
-        i += 8;
-    }
-    if (MR > 4 && i1 - i >= 4) {
-        TILE(4);
-        i += 4;
-    }
-    if (i1 - i >= 2) {
-        TILE(2);
-        i += 2;
-    }
-    if (i1 - i >= 1)
-        TILE(1);
+    HX_ROW_TILES(i, i1, MR, TILE);
 #undef TILE
 }
 

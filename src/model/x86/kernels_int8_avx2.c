@@ -164,19 +164,7 @@ static void gemm_avx2(int M, int n0, int n1, int K, const void *Aq, int lda, con
             int i = i0;
 #define TILE(rows) gemm_tile(rows, cols, G, A + (size_t)i * lda, lda, ascale + i, azero + i, b, wsum + j, wscale + j, \
                              bj, C + (size_t)i * ldc + j, ldc)
-            for (; i + MR <= i1; i += MR)
-                TILE(MR);
-            /* the rows left over, as a sum of smaller tiles: fewer inlined shapes */
-            if (i1 - i >= 4) {
-                TILE(4);
-                i += 4;
-            }
-            if (i1 - i >= 2) {
-                TILE(2);
-                i += 2;
-            }
-            if (i1 - i >= 1)
-                TILE(1);
+            HX_ROW_TILES(i, i1, MR, TILE);
 #undef TILE
         }
     }
