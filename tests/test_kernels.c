@@ -410,8 +410,8 @@ static void test_i8_quantize_known(const hx_kernels_i8 *k8)
     CHECK(scale[0] == 1.0f && zero[0] == 128, "%s quantize: scale %g zero %d, want 1 and 128", k8->name,
           (double)scale[0], zero[0]);
     for (int k = 0; k < 12; k++)
-        CHECK(q_at(k8, q, (size_t)k) == want[k], "%s quantize: q[%d] = %u, want %u", k8->name, k, q_at(k8, q, (size_t)k),
-              want[k]);
+        CHECK(q_at(k8, q, (size_t)k) == want[k], "%s quantize: q[%d] = %u, want %u", k8->name, k,
+              q_at(k8, q, (size_t)k), want[k]);
     CHECK(q_at(k8, q, 12) == (k8->in_bytes == 2 ? 0x5555u : 0x55u), "%s quantize wrote past the padded row", k8->name);
 
     const float pos[3] = {2.55f, 1.0f, 0.5f}, xinv[3] = {100, 100, 100};   /* y in [0, 255] */
@@ -632,7 +632,8 @@ static void test_i8_gemm(const hx_kernels_i8 *k8)
 static void test_i8_extreme(const hx_kernels_i8 *k8)
 {
     const int K = HX_I8_MAX_K, M = 3, N = 17;
-    float *A = malloc((size_t)M * K * sizeof *A), *row = malloc((size_t)K * sizeof *row), ascale[3], wscale[17], C[3 * 17];
+    float *A = malloc((size_t)M * K * sizeof *A), *row = malloc((size_t)K * sizeof *row);
+    float ascale[3], wscale[17], C[3 * 17];
     int32_t azero[3], wsum[17];
     uint16_t *W = malloc((size_t)N * K * sizeof *W);
     void *Aq = malloc((size_t)M * K * (size_t)k8->in_bytes);
@@ -661,7 +662,8 @@ static void test_i8_extreme(const hx_kernels_i8 *k8)
 static void test_i8_smoothing(const hx_kernels_i8 *k8)
 {
     const int M = 7, N = 33, K = 384, Kp = hx_i8_row_len(K);
-    float *x = malloc((size_t)M * K * sizeof *x), *xs = malloc((size_t)K * sizeof *xs), *xinv = malloc((size_t)K * sizeof *xinv);
+    float *x = malloc((size_t)M * K * sizeof *x), *xs = malloc((size_t)K * sizeof *xs);
+    float *xinv = malloc((size_t)K * sizeof *xinv);
     float *row = malloc((size_t)K * sizeof *row), ascale[7], wscale[33], C[7 * 33];
     uint16_t *W = malloc((size_t)N * K * sizeof *W);
     int32_t azero[7], wsum[33];

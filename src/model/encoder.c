@@ -211,8 +211,8 @@ static void quantize_rows(const hx_encoder *e, const hx_qlinear *q, int r0, int 
     const hx_kernels_i8 *k8 = e->m->k8;
     const size_t Kp = (size_t)hx_i8_row_len(dim), R = (size_t)e->max_rows;
     for (int p = 0; p < q->parts; p++)
-        k8->quantize(n, dim, x + (size_t)r0 * dim, dim, q->part[p].xinv, e->qa + (p * R + (size_t)r0) * Kp * k8->in_bytes,
-                     (int)Kp, e->qs + p * R + r0, e->qz + p * R + r0);
+        k8->quantize(n, dim, x + (size_t)r0 * dim, dim, q->part[p].xinv,
+                     e->qa + (p * R + (size_t)r0) * Kp * k8->in_bytes, (int)Kp, e->qs + p * R + r0, e->qz + p * R + r0);
 }
 
 static void quantize_task(void *ctx, int task, int worker)

@@ -191,8 +191,9 @@ static part_layout part_at(int lin, int n, int K, uint8_t *base, int p)
  * range, so that the two share the channel's outliers. Chosen on bench/int8_quality.py's
  * simulation (bench/RESULTS.md, "u8 inputs"): min cosine 0.99597 over the golden texts against
  * 0.99190 unsmoothed (hyrax itself: 0.99650 against 0.99292), spread 2..8 within 1e-4 of each
- * other; calibrated maxima gave 0.99689 but need texts and a weights section. The attention output's and FFN down's inputs stay unsmoothed:
- * the same kind of estimate lost cosine there. Writes xs and xinv (K floats each). */
+ * other; calibrated maxima gave 0.99689 but need texts and a weights section. The attention
+ * output's and FFN down's inputs stay unsmoothed: the same kind of estimate lost cosine there.
+ * Writes xs and xinv (K floats each). */
 #define SMOOTH_SPREAD 4.0f
 #define SMOOTH_FLOOR 1e-5f
 

@@ -47,7 +47,8 @@ static void epilogue(int rows, int cols, const int32_t *s, const float *ascale, 
 {
     const __mmask16 m = hx_zmm_lanes(cols);
     const __m512i wz = _mm512_maskz_loadu_epi32(m, wsum);
-    const __m512 ws = _mm512_maskz_loadu_ps(m, wscale), bv = bias ? _mm512_maskz_loadu_ps(m, bias) : _mm512_setzero_ps();
+    const __m512 ws = _mm512_maskz_loadu_ps(m, wscale);
+    const __m512 bv = bias ? _mm512_maskz_loadu_ps(m, bias) : _mm512_setzero_ps();
     for (int r = 0; r < rows; r++) {
         const __m512i v = _mm512_sub_epi32(_mm512_loadu_si512((const void *)(s + (size_t)r * 16)),
                                            _mm512_mullo_epi32(_mm512_set1_epi32(azero[r]), wz));
