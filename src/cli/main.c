@@ -125,11 +125,11 @@ static const cli_opt options[] = {
      .help = "weights file (default $HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE "\nbeside the executable or one folder above it)"},
     {"--threads", 0, "N", CMD_EMBED | CMD_INDEX | CMD_SERVE | CMD_SYNC, .help = "embedding threads (default 0 = one per core)", WHOLE(0, 256)},
     {"--precision", 0, "P", CMD_EMBED,
-     .help = "fp32 (default: sentence-transformers' vectors) or int8 (faster: 2.4x with\nAVX512-VNNI, "
-             "1.4x on AVX2 alone; cosine >= 0.995 to fp32's)"},
+     .help = "fp32 (default: sentence-transformers' vectors) or int8 (faster: 2.3x with\nAVX512-VNNI, "
+             "1.3-1.4x on AVX2 alone; cosine >= 0.995 to fp32's)"},
     {"--precision", 0, "P", CMD_INDEX,
      .help = "how a new index embeds: fp32 (default, sentence-transformers' vectors)\n"
-             "or int8 (indexes 2.4x as fast with AVX512-VNNI, 1.4x on AVX2 alone;\n"
+             "or int8 (indexes 2.4x as fast with AVX512-VNNI, 1.3-1.4x on AVX2 alone;\n"
              "cosine >= 0.995 to fp32's). The index records it and search embeds\n"
              "queries the same way; an existing index keeps its own (changing it needs\na new index file)"},
     {"--reindex", 0, NULL, CMD_INDEX, .help = "re-chunk and re-embed every file under PATH"},
