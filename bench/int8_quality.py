@@ -6,7 +6,8 @@ rounded from fp16 to int8 per output channel (symmetric, as hx_pack_weights_i8),
 rounded per row; the integer products are exact in hyrax, so rounding the operands and multiplying
 in float reproduces hyrax's vectors up to float summation order. Input schemes:
 
-  a13       today's design: symmetric, |q| <= 4095 (13-bit in int16; vpmaddwd / vpdpwssd)
+  a13       the design before 2026-11-28 ("today" in the labels): symmetric, |q| <= 4095 (13-bit in
+            int16; vpmaddwd / vpdpwssd)
   s8        symmetric, |q| <= 127 (s8 x s8)
   u8        asymmetric per row: q = round(x / s) + z in 0..255 (u8 x s8: vpmaddubsw / vpdpbusd)
   u8+sq     u8 after SmoothQuant (alpha 0.5): x_j / m_j, W[:, j] * m_j, m_j from calibration maxima

@@ -10,12 +10,15 @@
 
 #include "cpu.h"
 
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* The row tiles of every gemm driver: rows [i, i1) as full `mr`-row tiles, then the rows left
  * over as a sum of smaller power-of-two tiles (8, 4, 2, 1 where below mr), so only a few tile
- * shapes are inlined. TILE(R) runs the R-row tile at row i (R a constant); i advances. */
+ * shapes are inlined (mr <= 16 covers every leftover row). TILE(R) runs the R-row tile at row i (R
+ * a constant); i advances. The branches for R >= mr are constant-false, but a tile must still
+ * compile, and stay in bounds, for them. */
 #define HX_ROW_TILES(i, i1, mr, TILE)             \
     do {                                          \
         for (; (i) + (mr) <= (i1); (i) += (mr))   \
@@ -142,19 +145,26 @@ static inline const int8_t *hx_i8_panel(const int8_t *Bp, int j, int K)
     return Bp + (size_t)(j / HX_I8_NR) * HX_I8_NR * (size_t)hx_i8_row_len(K);
 }
 
+/* v rounded to the nearest integral value, ties to even, for |v| < 2^22: 1.5 * 2^23 added and taken
+ * away (in the default rounding mode), without a call to lrintf, which costs more than the rest of
+ * the weight packing. */
+static inline float hx_round_even(float v)
+{
+    return (v + 12582912.0f) - 12582912.0f;
+}
+
 /* A row's quantization from its range lo <= 0 <= hi (kernels.h quantize; every table computes it
  * with this function): when hi - lo and 255 / (hi - lo) are finite and positive, *inv = 255 / (hi -
  * lo), *scale = (hi - lo) / 255 and *zero = round(-lo * inv) to nearest even, in 0..255; otherwise
- * (a zero row, a row of values too small for 255 / range, an infinity) all three are 0 and so is
- * every q of the row. 1.5 * 2^23 added and taken away rounds without lrintf. */
+ * (a zero row, a row of values too small for 255 / range, an infinity, a NaN range) all three are 0
+ * and so is every q of the row. */
 static inline void hx_i8_row_range(float lo, float hi, float *inv, float *scale, int32_t *zero)
 {
-    const float d = hi - lo, i = d > 0 && d <= 3.4e38f ? 255.0f / d : 0;
-    const int ok = i > 0 && i <= 3.4e38f;
-    const float z = ok ? -lo * i : 0;
+    const float d = hi - lo, i = d > 0 && d <= FLT_MAX ? 255.0f / d : 0;
+    const int ok = i > 0 && i <= FLT_MAX;
     *inv = ok ? i : 0;
     *scale = ok ? d / 255.0f : 0;
-    *zero = (int32_t)((z + 12582912.0f) - 12582912.0f);
+    *zero = (int32_t)hx_round_even(ok ? -lo * i : 0);
 }
 /* Quantizes fp16 weights W [N x K], column k multiplied by xs[k] (NULL: none), per row (wscale[n] =
  * max_k |W[n][k] xs[k]| / 127) into `out` (hx_pack_i8_size bytes) and their sums into wsum[n].

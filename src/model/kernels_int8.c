@@ -8,12 +8,10 @@
 #include <pthread.h>
 #include <string.h>
 
-/* x * inv rounded to nearest even (as cvtps2dq does) and clamped to [-qmax, qmax]; NaN gives -qmax.
- * Adding and taking away 1.5 * 2^23 rounds any |v| < 2^22 in the current (nearest-even) mode
- * without a call to lrintf, which costs more than the rest of the weight packing. */
+/* x * inv rounded to nearest even (as cvtps2dq does) and clamped to [-qmax, qmax]; NaN gives -qmax. */
 static long quantize_one(float x, float inv, long qmax)
 {
-    const float q = (float)qmax, v = x * inv, r = (v + 12582912.0f) - 12582912.0f;
+    const float q = (float)qmax, r = hx_round_even(x * inv);
     return (long)(r >= -q ? (r <= q ? r : q) : -q);
 }
 

@@ -207,8 +207,9 @@ KS_INLINE void ks_tile_rows(int i, int i1, int cols, int kc, const float *A, int
 static void ks_gemm(int M, int n0, int n1, int K, const float *A, int lda, const float *B, size_t bstep,
                     int ldb, const float *bias, float *C, int ldc, int gelu)
 {
-    /* K blocks keep a block of B in L1 for the row tiles after the first; with one row tile there
-     * is none, and B is better read as one stream per panel (a short query reads every weight once). */
+    /* K blocks keep a block of B in L1 for the row tiles after the first; up to KS_MR rows there
+     * are few of those, and B is better read as one stream per panel (a short query reads every
+     * weight once). */
     const int kc_max = M <= KS_MR ? K : KS_KC;
     for (int i0 = 0; i0 < M; i0 += KS_MC) {   /* row block outermost: its C stays in cache over K */
         const int i1 = M - i0 < KS_MC ? M : i0 + KS_MC;

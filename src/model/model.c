@@ -211,7 +211,7 @@ static void smooth_input(const hx_model *m, const pack_job *j, const uint16_t *W
     for (int k = 0; k < K; k++) {
         const float r = fabsf(j->ln_b[k]) + SMOOTH_SPREAD * fabsf(j->ln_w[k]);
         const float s = sqrtf((r > SMOOTH_FLOOR ? r : SMOOTH_FLOOR) / (xs[k] > SMOOTH_FLOOR ? xs[k] : SMOOTH_FLOOR));
-        xs[k] = s >= SMOOTH_FLOOR && s <= 1.0f / SMOOTH_FLOOR ? s : 1.0f;   /* NaN or inf in the file: none */
+        xs[k] = s >= SMOOTH_FLOOR && s <= 1.0f / SMOOTH_FLOOR ? s : 1.0f;   /* out of range or NaN: none */
         xinv[k] = 1.0f / xs[k];
     }
 }
@@ -255,7 +255,6 @@ static size_t linear_bytes(const hx_model *m, int i, int N, int K)
         return (size_t)parts * part_bytes(i, N / parts, K);
     return align64(hx_pack_size(N, K, m->kern->nr) * sizeof(float));
 }
-
 
 /* Checks every layer tensor, then converts and packs the matrices while the tokenizer is built,
  * on several threads when the model is big enough for that to pay. */

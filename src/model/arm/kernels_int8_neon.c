@@ -75,6 +75,7 @@ HX_INLINE void gemm_tile(int rows, int cols, int G, const uint16_t *a, int lda, 
                          const float *bias, float *c, int ldc)
 {
     int32x4_t acc[MR][4];
+    rows = rows < MR ? rows : MR;   /* HX_ROW_TILES' never-taken larger tiles stay in bounds */
 #pragma GCC unroll 4
     for (int r = 0; r < rows; r++)
 #pragma GCC unroll 4
