@@ -241,9 +241,10 @@ void hx_time_format(int64_t ns, char *buf, size_t cap);
 /* === Updating (writer handles) === */
 
 /* Asked after each batch of chunks is embedded (done of total chunks so far, path the document
- * of the batch's last chunk) and once more just before the commit (done == total, path NULL). A
- * non-zero return cancels the write before it commits: the call fails with HX_ECANCELED and the
- * index keeps its last commit. */
+ * of the batch's last chunk) and once more just before the last commit (done == total, path
+ * NULL). A non-zero return cancels the write: the call fails with HX_ECANCELED, the part being
+ * embedded is not committed, and the index keeps its last commit (with the parts of this write
+ * committed before, hx_update_opts.commit_chunks; the message says how many documents they hold). */
 typedef int (*hx_progress_fn)(void *ctx, size_t done, size_t total, const char *path);
 
 typedef struct hx_update_opts {
@@ -260,7 +261,13 @@ typedef struct hx_update_opts {
      * inheritance off. The list is kept in the index; a change commits even with no file changed. */
     const char *const *folder_meta;
     size_t n_folder_meta;
+    /* A long write commits its new and changed documents in parts of about this many chunks (0 =
+     * HX_COMMIT_CHUNKS; a document is never split, so one larger than that is a part of its own):
+     * a run canceled or killed keeps the parts committed before, and the next run embeds only the
+     * rest. Removals, touches and the audit log land with the first part. */
+    size_t commit_chunks;
 } hx_update_opts;
+#define HX_COMMIT_CHUNKS 8192          /* about 1-3 minutes of embedding on two cores */
 
 typedef struct hx_rejected {
     char *path;                        /* owned */
@@ -272,7 +279,8 @@ typedef struct hx_update_report {
     size_t kept_out;                   /* files skipped because they were deleted by request */
     hx_rejected *rejected;             /* owned: free with hx_update_report_clear */
     size_t n_rejected;
-    size_t chunks_added, chunks_removed;
+    size_t chunks_added, chunks_removed;   /* committed */
+    size_t commits;                    /* commits this write made (parts, hx_update_opts.commit_chunks) */
     uint64_t generation;               /* the commit that made the changes searchable */
     double seconds;
     char warning[256];                 /* "" or what went wrong after the commit landed (the
@@ -281,7 +289,8 @@ typedef struct hx_update_report {
 } hx_update_report;
 void hx_update_report_clear(hx_update_report *r);
 
-/* Brings the file-backed documents under `paths` up to date and commits once: new files are
+/* Brings the file-backed documents under `paths` up to date and commits (once, or in parts for a
+ * long write: hx_update_opts.commit_chunks): new files are
  * added, changed ones (content hash) re-chunked and re-embedded, unchanged ones skipped, and
  * indexed files under those paths that no longer exist removed. Each path is a root-relative name
  * ("" or "." is the whole root) or an absolute path inside the root; anything else fails with

@@ -3,7 +3,7 @@
  * and verify work, rm removes, and bad input (unknown flags, missing index, damaged file) exits
  * non-zero with a message on stderr and nothing on stdout; a damaged meta slot, a truncated file, a
  * FIFO and a file overwritten under searches (issue 9) end in an answer or an error, never in
- * lost documents, a hang or death by a signal. */
+ * lost documents, a hang or death by a signal; Ctrl-C during a long index keeps the parts committed. */
 #include "check.h"
 #include "json.h"
 #include "serve_client.h"
@@ -607,6 +607,70 @@ static void test_progress(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* Ctrl-C during a long index: the parts committed before stay (the process says so and exits 130),
+ * and the same command run again embeds only the rest. The signal is sent once the third part's
+ * progress line is out, so at least three one-document parts were committed, whatever the timing. */
+static void test_interrupt(void)
+{
+    char tmpl[] = "/tmp/hx_cli_int_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 16], cmd[3 * PATH_MAX], *out;
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
+    snprintf(idx, sizeof idx, "%s/idx.hyx", dir);
+    enum { DOCS = 150 };
+    for (int d = 0; d < DOCS; d++) {
+        char rel[32], text[512];
+        size_t len = 0;
+        for (int i = 0; i < 4; i++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "# Badger %d, part %d\n\nBadger %d digs %d.\n\n", d,
+                                    i, d, i);
+        snprintf(rel, sizeof rel, "docs/b%03d.md", d);
+        check_put(dir, rel, text);
+    }
+    int errs[2];
+    CHECK(pipe(errs) == 0, "pipe");
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(errs[1], 2);
+        close(errs[0]);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        execl(getenv("HYRAX_BIN"), "hyrax", "index", "--db", idx, "--commit-every", "4", "--progress-every", "0",
+              dir, (char *)NULL);
+        _exit(127);
+    }
+    close(errs[1]);
+    FILE *err = fdopen(errs[0], "r");
+    char line[1024], said[4096] = "";
+    int progress_lines = 0;
+    while (err && fgets(line, sizeof line, err)) {
+        if (strstr(line, "embedded") && ++progress_lines == 3)
+            kill(pid, SIGINT);
+        if (!strstr(line, "embedded") && strlen(said) + strlen(line) < sizeof said)
+            strcat(said, line);
+    }
+    if (err)
+        fclose(err);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 130, "Ctrl-C: exit 130, got status %d: %s", status, said);
+    size_t kept = 0, docs = 0;
+    const char *msg = strstr(said, "hyrax index: interrupted: indexing canceled: ");
+    CHECK(msg && sscanf(msg, "hyrax index: interrupted: indexing canceled: %zu of %zu", &kept, &docs) == 2 &&
+              kept >= 3 && kept < DOCS && docs == DOCS,
+          "it says what stayed (at least 3 of %d documents): %s", DOCS, said);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s %s 2>&1", idx, dir);
+    CHECK(check_run(cmd, &out) == 0, "the next run: %s", out);
+    size_t added = 0, unchanged = 0;
+    const char *sum = strstr(out, "added ");
+    CHECK(sum && sscanf(sum, "added %zu, updated 0, unchanged %zu", &added, &unchanged) == 2 && unchanged == kept &&
+              added == DOCS - kept, "the next run embeds only the rest (%zu kept): %s", kept, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" verify --db %s 2>&1", idx);
+    CHECK(check_run(cmd, &out) == 0, "verify: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 /* Cuts the search time out of a search's output (text: the last line, "N results in X ms"; JSON:
  * the search_time_ms member), the one part that differs between two runs of the same search. */
 static void drop_timing(char *out)
@@ -829,6 +893,7 @@ int main(void)
     test_group();
     test_first_index();
     test_progress();
+    test_interrupt();
     test_baselines();
 
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);

@@ -3,9 +3,10 @@
  * incremental updates (added / updated / unchanged / removed), BM25 scores independent of
  * segmentation (incremental index vs a fresh build), compaction keeps answers, readers pick up
  * commits, one writer at a time, documents from bytes, removal, cancels heard after each embedding
- * batch and before the commit, damaged files refused, a compaction that fails on a full disk after
- * its commit landed (a warning, no stray file), and an index made with another keyword analyzer
- * refused with a message that says to reindex. */
+ * batch and before the commit, a long write committed in parts (a cancel keeps the parts before),
+ * damaged files refused, a compaction that fails on a full disk after its commit landed (a warning,
+ * no stray file), and an index made with another keyword analyzer refused with a message that says
+ * to reindex. */
 #include "check.h"
 #include "hyrax.h"
 #include "index_internal.h"
@@ -684,6 +685,109 @@ static void test_read_at(hx_index *ix)
     hx_index_close(r);
 }
 
+/* A doc of `sections` one-chunk sections whose words say `tag`. */
+static void put_sections(const char *dir, const char *rel, const char *tag, int sections)
+{
+    char text[2048];
+    size_t len = 0;
+    for (int i = 0; i < sections; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "## %s part %d\n\nThe %s notes, part %d.\n\n", tag, i,
+                                tag, i);
+    check_put(dir, rel, text);
+}
+
+/* Cancels once `stop_after` chunks of the write are embedded; remembers the total it was told. */
+typedef struct {
+    size_t stop_after, total;
+} parts_probe;
+
+static int stop_after(void *ctx, size_t done, size_t total, const char *path)
+{
+    parts_probe *p = ctx;
+    (void)path;
+    p->total = total;
+    return p->stop_after && done >= p->stop_after;
+}
+
+/* A long write commits in parts: canceled in its third part, the first two stay (with the removal
+ * and nothing of a replacement due in a later part), the file verifies, and the next run embeds
+ * only the rest; the result answers as an index built in one commit. */
+static void test_parts(void)
+{
+    char dir[PATH_MAX + 16], pdb[PATH_MAX + 32], one_db[PATH_MAX + 32], cmd[4 * PATH_MAX];
+    snprintf(dir, sizeof dir, "%s-parts", root);
+    snprintf(pdb, sizeof pdb, "%s.hyx", dir);
+    snprintf(one_db, sizeof one_db, "%s.one.hyx", dir);
+    CHECK(mkdir(dir, 0700) == 0, "mkdir %s", dir);
+    put_sections(dir, "gone.md", "vanishing", 2);
+    put_sections(dir, "z-change.md", "original", 2);
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    hx_update_report rep;
+    const char *paths[] = {dir};
+    CHECK(hx_index_open(&ix, pdb, HX_INDEX_WRITE | HX_INDEX_CREATE, model, dir, &err) == 0, "open: %s", err.message);
+    if (!ix)
+        return;
+    hx_update_opts o = {.encoder = enc};
+    CHECK(hx_index_update(ix, paths, 1, &o, &rep, &err) == 0, "first build: %s", err.message);
+    hx_update_report_clear(&rep);
+    hx_doc_info d, old_change;
+    CHECK(hx_index_doc_by_path(ix, "z-change.md", &old_change) == 0, "z-change.md indexed");
+    char old_sha[65];
+    snprintf(old_sha, sizeof old_sha, "%s", old_change.sha256);
+    for (int i = 0; i < 12; i++) {   /* 12 new documents of 4 chunks, sorted between gone.md and z-change.md */
+        char rel[32], tag[32];
+        snprintf(rel, sizeof rel, "new%02d.md", i);
+        snprintf(tag, sizeof tag, "topic%02d", i);
+        put_sections(dir, rel, tag, 4);
+    }
+    put_sections(dir, "z-change.md", "rewritten", 3);
+    snprintf(cmd, sizeof cmd, "%s/gone.md", dir);
+    CHECK(unlink(cmd) == 0, "remove gone.md");
+    parts_probe p = {.stop_after = 17};   /* parts of 8 chunks: two documents each; stop in the third */
+    o = (hx_update_opts){.encoder = enc, .commit_chunks = 8, .progress = stop_after, .progress_ctx = &p};
+    int rc = hx_index_update(ix, paths, 1, &o, &rep, &err);
+    CHECK(rc == HX_ECANCELED && rep.commits == 2 && rep.chunks_added == 16, "canceled in the third part: rc %d, "
+          "%zu commits, %zu chunks", rc, rep.commits, rep.chunks_added);
+    CHECK(strstr(err.message, "4 of 13") != NULL, "the message says what stayed: %s", err.message);
+    hx_update_report_clear(&rep);
+    CHECK(hx_index_verify(ix, &err) == 0, "verify after the canceled write: %s", err.message);
+    CHECK(hx_index_doc_by_path(ix, "gone.md", &d) != 0, "the removal landed with the first part");
+    for (int i = 0; i < 12; i++) {
+        char rel[32];
+        snprintf(rel, sizeof rel, "new%02d.md", i);
+        int have = hx_index_doc_by_path(ix, rel, &d) == 0;
+        CHECK(have == (i < 4), "%s %s after the cancel", rel, have ? "present" : "absent");
+        CHECK(!have || d.n_chunks == 4, "%s is whole: %u chunks", rel, have ? d.n_chunks : 0);
+    }
+    CHECK(hx_index_doc_by_path(ix, "z-change.md", &d) == 0 && !strcmp(d.sha256, old_sha),
+          "z-change.md keeps its committed version until its part commits");
+    p = (parts_probe){0};
+    CHECK(hx_index_update(ix, paths, 1, &o, &rep, &err) == 0, "the next run: %s", err.message);
+    CHECK(p.total == 8 * 4 + 3 && rep.chunks_added == p.total && rep.unchanged == 4 && rep.added == 8 &&
+          rep.updated == 1, "the next run embeds only the rest: %zu chunks of %zu, %zu unchanged, %zu added",
+          rep.chunks_added, p.total, rep.unchanged, rep.added);
+    hx_update_report_clear(&rep);
+    CHECK(hx_index_verify(ix, &err) == 0, "verify: %s", err.message);
+    CHECK(hx_index_doc_by_path(ix, "z-change.md", &d) == 0 && strcmp(d.sha256, old_sha) && d.n_chunks == 3,
+          "z-change.md rewritten");
+    hx_index *one = NULL;
+    CHECK(hx_index_open(&one, one_db, HX_INDEX_WRITE | HX_INDEX_CREATE, model, dir, &err) == 0, "open: %s",
+          err.message);
+    if (one) {
+        o = (hx_update_opts){.encoder = enc};
+        CHECK(hx_index_update(one, paths, 1, &o, &rep, &err) == 0 && rep.commits == 1, "one commit: %s",
+              err.message);
+        hx_update_report_clear(&rep);
+        same_scores(ix, one, "topic07 notes");
+        same_scores(ix, one, "rewritten part");
+        hx_index_close(one);
+    }
+    hx_index_close(ix);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", dir, pdb, one_db);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
     hx_error err = {0};
@@ -717,6 +821,7 @@ int main(void)
         test_read_at(ix);
         hx_index_close(ix);
     }
+    test_parts();
     test_lock_and_damage();
     test_compact_fails_after_commit();
     test_other_analyzer();

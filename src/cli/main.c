@@ -141,6 +141,9 @@ static const cli_opt options[] = {
      "over inherited ones). The index\nkeeps the list; a new one takes kep.yaml, README.md; '' turns it off",
      .repeat = true},
     {"--compact", 0, NULL, CMD_INDEX, .help = "rewrite the index into one segment afterwards"},
+    {"--commit-every", 0, "CHUNKS", CMD_INDEX,
+     .help = "commit after about CHUNKS embedded chunks, at a file boundary\n(default 8192): Ctrl-C keeps what was committed",
+     WHOLE(1, 1 << 30)},
     {"--progress-every", 0, "SECONDS", CMD_INDEX | CMD_SYNC,
      .help = "when stderr is not a terminal: a progress line (chunks embedded)\nevery SECONDS (default 5; 0 = after every batch)",
      WHOLE(0, 86400)},
@@ -734,7 +737,9 @@ static const char index_about[] =
     "The first run records the indexed root: the PATH when it is a single folder, else the current\n"
     "folder; later runs take paths inside it. The first run refuses a PATH that does not exist or\n"
     "lies outside that root, and then creates nothing.\n"
-    "Progress goes to stderr: a bar on a terminal, else a line every few seconds.\n";
+    "Progress goes to stderr: a bar on a terminal, else a line every few seconds.\n"
+    "A long run commits every 8,192 chunks or so, at a file boundary: Ctrl-C keeps what was\n"
+    "committed (exit 130), and running the same command again embeds only the rest.\n";
 
 static double now_seconds(void)
 {
@@ -767,9 +772,32 @@ static void progress_line(progress_state *p, size_t done, size_t total, const ch
     p->printed = true;
 }
 
+/* Ctrl-C (SIGINT) or SIGTERM during index and sync: the write stops after the batch at hand,
+ * keeping what it committed (hx_update_opts.commit_chunks); a second signal ends the process. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void catch_interrupts(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static int index_progress(void *ctx, size_t done, size_t total, const char *path)
 {
     progress_state *p = ctx;
+    if (interrupted)
+        return 1;
     if (!total)
         return 0;
     if (!p->tty) {
@@ -908,12 +936,20 @@ static int cmd_index(const cli_args *a)
     hx_update_opts o = {.excludes = excludes, .n_excludes = n_ex, .max_file_bytes = (size_t)opt_long(a, "--max-size", 0),
                         .reindex = opt_str(a, "--reindex") != NULL, .encoder = enc, .progress = index_progress,
                         .progress_ctx = &prog, .folder_meta = opt_str(a, "--folder-meta") ? folder_meta : NULL,
-                        .n_folder_meta = n_fm};
+                        .n_folder_meta = n_fm, .commit_chunks = (size_t)opt_long(a, "--commit-every", 0)};
+    catch_interrupts();
     int update_rc = hx_index_update(ix, paths, n_paths, &o, &rep, &err);
     hx_stats *counted = NULL;   /* the lasting statistics; never fails the command */
     if (!hx_stats_open(&counted, db, 0, NULL))
         hx_stats_note_update(counted, update_rc ? NULL : &rep, update_rc ? err.message : NULL, 0);
     hx_stats_close(counted);
+    if (update_rc == HX_ECANCELED && interrupted) {
+        if (prog.tty)
+            fputc('\n', stderr);   /* past the progress bar */
+        put_line(stderr, "hyrax index: interrupted: ", err.message);
+        rc = 130;
+        goto done;
+    }
     if (update_rc) {
         put_line(stderr, "hyrax index: ", err.message);
         goto done;
@@ -2015,7 +2051,14 @@ static int cmd_sync(const cli_args *a)
     progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false,
                            "sync"};
     prog.last = prog.start;
-    if (hx_tier_sync(proj, user, paths, a->n_operands, enc, index_progress, &prog, &rep, &err))
+    catch_interrupts();
+    int sync_rc = hx_tier_sync(proj, user, paths, a->n_operands, enc, index_progress, &prog, &rep, &err);
+    if (sync_rc == HX_ECANCELED && interrupted) {
+        put_line(stderr, "hyrax sync: interrupted: ", err.message);
+        rc = 130;
+        goto done;
+    }
+    if (sync_rc)
         goto fail;
     for (size_t i = 0; i < rep.n_rejected; i++)
         put_line(stderr, "hyrax sync: rejected ", rep.rejected[i].reason);
@@ -2184,6 +2227,8 @@ static int cmd_registry(const cli_args *a)
 static int publish_progress(void *ctx, size_t done, size_t total, const char *path)
 {
     (void)ctx;
+    if (interrupted)
+        return 1;
     fprintf(stderr, "publish: %zu/%zu files", done, total);
     if (path)
         put_line(stderr, ", last ", path);
@@ -2229,13 +2274,16 @@ static int cmd_publish(const cli_args *a)
         goto done;
     hx_publish_opts po = {root, tp, a->n_operands, trust, opt_str(a, "--allow-unsigned") != NULL,
                           opt_str(a, "--visibility"), (size_t)opt_long(a, "--batch", 0), publish_progress, NULL};
+    catch_interrupts();
     int prc = hx_publish(r, enc, model, &po, &rep, &err);
     for (size_t i = 0; i < rep.n_rejected; i++) {
         put_text(stderr, rep.rejected[i].path, SIZE_MAX, false);
         put_line(stderr, ": rejected: ", rep.rejected[i].reason);
     }
     if (prc) {
-        put_line(stderr, "hyrax publish: ", err.message);
+        put_line(stderr, prc == HX_ECANCELED && interrupted ? "hyrax publish: interrupted: " : "hyrax publish: ",
+                 err.message);
+        rc = prc == HX_ECANCELED && interrupted ? 130 : 1;
         goto done;
     }
     printf("published %zu, unchanged %zu, removed %zu, rejected %zu; %zu chunks (embedding %.2f s, registry %.2f s)\n",

@@ -1,6 +1,7 @@
 /* index_write.c: changing an index: incremental update from the file system, documents from bytes,
  * removal, and compaction. Every change is one transaction: new chunks land as a new segment,
- * replaced and removed chunks are tombstoned, and a single store commit makes it all visible.
+ * replaced and removed chunks are tombstoned, and a single store commit makes it all visible (a
+ * long update is a series of such transactions, one per part of about HX_COMMIT_CHUNKS chunks).
  * Formats are in index_internal.h; reading lives in index.c. */
 #include "bytes.h"
 #include "alloc.h"
@@ -433,10 +434,26 @@ static int canceled(hx_error *err)
     return hx_error_set(err, HX_ECANCELED, -1, "indexing canceled; the index keeps its last commit");
 }
 
-/* Embeds the pending chunks into vecs (n_chunks x dim), EMBED_BATCH at a time, asking `progress`
- * after each batch, so a cancel stops the write within one batch, not one document. */
+/* The message of a write canceled after some of its parts committed: what the index kept. */
+static int canceled_after(size_t docs_kept, size_t docs, const hx_update_report *rep, hx_error *err)
+{
+    return hx_error_set(err, HX_ECANCELED, -1, "indexing canceled: %zu of %zu new or changed documents (%zu chunks) "
+                        "were committed in %zu commits and stay; running the same command again embeds only the rest",
+                        docs_kept, docs, rep->chunks_added, rep->commits);
+}
+
+/* The progress of a whole write across its parts: chunks embedded before the part at hand, and
+ * the write's total, so the callback sees one count from 0 to total. */
+typedef struct write_progress {
+    hx_progress_fn fn;                 /* may be NULL */
+    void *ctx;
+    size_t before, total;
+} write_progress;
+
+/* Embeds the pending chunks into vecs (n_chunks x dim), EMBED_BATCH at a time, asking the progress
+ * callback after each batch, so a cancel stops the write within one batch, not one document. */
 static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *vecs, size_t n_chunks,
-                         hx_progress_fn progress, void *ctx, hx_error *err)
+                         const write_progress *pg, hx_error *err)
 {
     const char *texts[EMBED_BATCH];
     size_t lens[EMBED_BATCH], n = 0, done = 0;
@@ -451,7 +468,7 @@ static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *v
                 return rc;
             done += n;
             n = 0;
-            if (progress && progress(ctx, done, n_chunks, cs->add[d].src.path))
+            if (pg->fn && pg->fn(pg->ctx, pg->before + done, pg->total, cs->add[d].src.path))
                 return canceled(err);
         }
     }
@@ -505,8 +522,11 @@ static int tombstones_after(const ix_view *v, const change_set *cs, size_t tomb_
     return 0;
 }
 
-static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_progress_fn progress,
-                          void *ctx, hx_update_report *rep, hx_error *err)
+/* Commits one change set: its documents' chunks as one new segment, tombstones for the dropped
+ * documents, the document table and the root record, then one store commit. `last` says whether
+ * it is the write's last commit, after which the index may be compacted. */
+static int commit_part(hx_index *ix, change_set *cs, hx_encoder *enc, const write_progress *pg, bool last,
+                       hx_update_report *rep, hx_error *err)
 {
     const ix_view *v = &ix->v;
     int rc = 0;
@@ -519,13 +539,6 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
     hx_buf docs = {0};
     hx_store_ref *segs = NULL;
     bool committed = false;
-    if (!cs->n_add && !cs->n_drop && !cs->n_touch && !cs->n_remember && !cs->n_lift && !cs->folder_meta &&
-        !cs->audit.n)
-        return 0;   /* nothing changed: no commit */
-    if (cs->n_add > 1)   /* qsort's array must not be NULL, even when empty */
-        qsort(cs->add, cs->n_add, sizeof *cs->add, compare_pending);
-    if (cs->n_touch > 1)
-        qsort(cs->touch, cs->n_touch, sizeof *cs->touch, compare_touch);
     uint32_t next_doc = v->next_doc, base = v->next_chunk;
     for (size_t i = 0; i < cs->n_add; i++) {
         if (!cs->add[i].replaces)
@@ -545,7 +558,7 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
         goto done;
     }
     fill_rows(cs, base, rows, first);
-    if (n_chunks && (rc = embed_pending(ix, cs, enc, vecs, n_chunks, progress, ctx, err)))
+    if (n_chunks && (rc = embed_pending(ix, cs, enc, vecs, n_chunks, pg, err)))
         goto done;
     uint32_t next_chunk = base + (uint32_t)n_chunks;
     size_t tomb_bytes = ((size_t)next_chunk + 7) / 8;
@@ -581,7 +594,7 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
         (rc = ix_encode_root(ix, next_doc, next_chunk, docs_ref, tomb_ref, segs, n_segs, audit_ref, &root, &root_len,
                              err)))
         goto done;
-    if (progress && progress(ctx, n_chunks, n_chunks, NULL)) {   /* the last chance to stop uncommitted */
+    if (last && pg->fn && pg->fn(pg->ctx, pg->total, pg->total, NULL)) {   /* the last chance to stop uncommitted */
         rc = canceled(err);
         goto done;
     }
@@ -589,9 +602,10 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, hx_prog
         goto done;
     committed = true;
     rep->chunks_added += n_chunks;
+    rep->commits++;
     rep->generation = hx_store_generation(ix->store);
     ix_view_free(&ix->v);
-    if (!(rc = ix_view_load(ix, err)))
+    if (!(rc = ix_view_load(ix, err)) && last)
         maybe_compact(ix, rep);
 done:
     if (rc && !committed)
@@ -604,6 +618,82 @@ done:
     free(tomb);
     free(root);
     hx_buf_free(&docs);
+    return rc;
+}
+
+/* The documents add[lo..hi) of a write whose first part starts at add[0]: a change set that
+ * borrows cs's documents, with a dropped set of its own (the documents these replace, and for the
+ * first part every other drop too), and for the first part alone the rest of the change (touches,
+ * the deleted-by-request list, folder metadata, the audit log). Free with free(part->dropped). */
+static int part_of(const change_set *cs, size_t lo, size_t hi, change_set *part, hx_error *err)
+{
+    *part = (change_set){.add = cs->add + lo, .n_add = hi - lo};
+    if (!lo) {
+        part->touch = cs->touch;
+        part->n_touch = cs->n_touch;
+        part->remember = cs->remember;
+        part->n_remember = cs->n_remember;
+        part->lift = cs->lift;
+        part->n_lift = cs->n_lift;
+        part->folder_meta = cs->folder_meta;
+        part->n_folder_meta = cs->n_folder_meta;
+        part->audit = cs->audit;
+        part->log = cs->log;
+        part->log_read = cs->log_read;
+    }
+    size_t bytes = cs->dropped_bytes ? cs->dropped_bytes : 1;
+    if (!(part->dropped = hx_calloc(bytes, 1)))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    part->dropped_bytes = bytes;
+    if (!lo) {
+        memcpy(part->dropped, cs->dropped, cs->dropped_bytes);
+        for (size_t i = hi; i < cs->n_add; i++)   /* replaced by a later part: kept until then */
+            if (cs->add[i].replaces)
+                part->dropped[cs->add[i].id / 8] &= (uint8_t)~(1u << (cs->add[i].id % 8));
+    } else {
+        for (size_t i = lo; i < hi; i++)
+            if (cs->add[i].replaces)
+                part->dropped[cs->add[i].id / 8] |= (uint8_t)(1u << (cs->add[i].id % 8));
+    }
+    return 0;
+}
+
+/* Commits a change set, its new documents in parts of about `part_chunks` chunks (a document is
+ * never split: one larger than that is a part of its own), so a long write that is canceled or
+ * killed keeps every part committed before; the next run finds those documents unchanged. */
+static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, size_t part_chunks,
+                          hx_progress_fn progress, void *ctx, hx_update_report *rep, hx_error *err)
+{
+    if (!cs->n_add && !cs->n_drop && !cs->n_touch && !cs->n_remember && !cs->n_lift && !cs->folder_meta &&
+        !cs->audit.n)
+        return 0;   /* nothing changed: no commit */
+    if (cs->n_add > 1)   /* qsort's array must not be NULL, even when empty */
+        qsort(cs->add, cs->n_add, sizeof *cs->add, compare_pending);
+    if (cs->n_touch > 1)
+        qsort(cs->touch, cs->n_touch, sizeof *cs->touch, compare_touch);
+    if (!part_chunks)
+        part_chunks = HX_COMMIT_CHUNKS;
+    write_progress pg = {progress, ctx, 0, 0};
+    for (size_t i = 0; i < cs->n_add; i++)
+        pg.total += cs->add[i].n_chunks;
+    size_t lo = 0;
+    int rc = 0;
+    do {
+        size_t hi = lo, n = 0;
+        while (hi < cs->n_add && (hi == lo || n + cs->add[hi].n_chunks <= part_chunks))
+            n += cs->add[hi++].n_chunks;
+        change_set part;
+        if ((rc = part_of(cs, lo, hi, &part, err)))
+            break;
+        rc = commit_part(ix, &part, enc, &pg, hi == cs->n_add, rep, err);
+        free(part.dropped);
+        if (rc == HX_ECANCELED && lo)
+            rc = canceled_after(lo, cs->n_add, rep, err);
+        if (rc)
+            break;
+        pg.before += n;
+        lo = hi;
+    } while (lo < cs->n_add);
     return rc;
 }
 
@@ -839,7 +929,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         }
     }
     if (!rc)
-        rc = commit_changes(ix, &cs, o->encoder, o->progress, o->progress_ctx, rep, err);
+        rc = commit_changes(ix, &cs, o->encoder, o->commit_chunks, o->progress, o->progress_ctx, rep, err);
     change_set_free(&cs);
     ix_gate_free(gate);
     hx_file_list_clear(&files);
@@ -908,7 +998,7 @@ int hx_index_add_signed(hx_index *ix, const char *name, const void *content, siz
         if (old && !(rc = drop_doc(&cs, old->info.id, err)))
             rep->removed++;
         if (!rc)
-            rc = commit_changes(ix, &cs, enc, progress, progress_ctx, rep, err);
+            rc = commit_changes(ix, &cs, enc, 0, progress, progress_ctx, rep, err);
         if (!rc)
             rc = hx_error_set(err, HX_EINVAL, -1, "%.200s is not stored: %s%s", clean, rep->rejected[0].reason,
                               old ? " (its earlier version is removed)" : "");
@@ -930,7 +1020,7 @@ int hx_index_add_signed(hx_index *ix, const char *name, const void *content, siz
         rep->added++;
     rc = queue_doc(ix, &cs, &src, &vd, HX_DOC_STORED, old, err);
     if (!rc)
-        rc = commit_changes(ix, &cs, enc, progress, progress_ctx, rep, err);
+        rc = commit_changes(ix, &cs, enc, 0, progress, progress_ctx, rep, err);
     if (!rc) {
         const ix_doc *d = ix_doc_by_path(&ix->v, clean);
         *doc_id = d ? d->info.id : 0;
@@ -1012,7 +1102,7 @@ int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths, unsi
         }
     }
     if (!rc)
-        rc = commit_changes(ix, &cs, NULL, NULL, NULL, rep, err);
+        rc = commit_changes(ix, &cs, NULL, 0, NULL, NULL, rep, err);
     change_set_free(&cs);
     rep->seconds = seconds_since(&t0);
     return rc;

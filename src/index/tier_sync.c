@@ -131,5 +131,8 @@ int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, size_t 
             rc = sync_one(from, to, &info, base, enc, &prog, rep, err);
     }
     free(clean);
+    if (rc == HX_ECANCELED)   /* each document committed on its own: those before the stop stay */
+        rc = hx_error_set(err, rc, -1, "sync canceled: the %zu documents added or updated before it stay in the user "
+                          "index; running the same command again syncs only the rest", rep->added + rep->updated);
     return rc;
 }

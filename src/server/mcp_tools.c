@@ -1144,7 +1144,7 @@ static int tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_wri
     }
     if (!rc && path) {
         const char *targets[] = {doc_path};
-        hx_update_opts o = {NULL, 0, 0, 0, s->writer_enc, job_progress, s, NULL, 0};
+        hx_update_opts o = {.encoder = s->writer_enc, .progress = job_progress, .progress_ctx = s};
         if (hx_index_update(ix, targets, 1, &o, &rep, &err))
             rc = (snprintf(msg, cap, "indexing %.200s failed: %s", doc_path, err.message), -1);
         if (!rc && rep.n_rejected) {
@@ -1320,7 +1320,8 @@ static int tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *
     }
     hx_update_report rep = {0};
     hx_error err = {0};
-    hx_update_opts o = {excl, ne, 0, force, s->writer_enc, job_progress, s, NULL, 0};
+    hx_update_opts o = {.excludes = excl, .n_excludes = ne, .reindex = force, .encoder = s->writer_enc,
+                        .progress = job_progress, .progress_ctx = s};
     if (!rc) {
         if (hx_index_update(ix, targets, np, &o, &rep, &err))
             rc = (snprintf(msg, cap, "reindex failed: %s", err.message), -1);
