@@ -1,8 +1,10 @@
 # hyrax build. `make` builds ./hyrax; `make test` builds and runs every test and replays the fuzz
 # corpora; `make asan` does the same under AddressSanitizer + UBSan; `make fuzz` builds libFuzzer
 # targets (clang); `make bench` runs the peer benchmarks (needs bench/.venv, see bench/README.md);
-# `make static` builds hyrax-static, one static binary with the weights inside it; `make install
-# PREFIX=...` installs bin/hyrax and share/hyrax/<weights>, where the binary looks for them.
+# `make static` builds hyrax-static, one static binary with the weights inside it; `make lib` builds
+# libhyrax.a and libhyrax.so; `make install PREFIX=...` installs bin/hyrax, share/hyrax/<weights>
+# (where the binary and the shared library look for them), include/hyrax.h, lib/libhyrax.{a,so}
+# and lib/pkgconfig/hyrax.pc.
 # src/ has one folder per layer, lowest first: base < model < index < server < cli (tests/layers.sh,
 # run by `make test`, fails when a file includes a header from a higher layer). New .c files under
 # src/, tests/test_*.c and fuzz/fuzz_*.c are picked up without editing this file; *_avx2.c,
@@ -30,8 +32,11 @@ AR      := $(shell $(CC) -print-prog-name=ar)
 LAYERS  := src/base src/model $(ARCH_DIR_$(ARCH)) src/index src/server src/cli
 # -ffp-contract=off: a * b + c is never fused unless written as an FMA (gcc's -std=c11 default;
 # clang's would fuse), so every compiler rounds the reference kernels and the int8 quantization alike.
-CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Iinclude $(addprefix -I,$(LAYERS)) -MMD -MP
-LDLIBS  := -lpthread -lm
+# -fPIC -fvisibility=hidden: one set of objects makes libhyrax.a and libhyrax.so, and the shared
+# library exports only the names hyrax.h marks HX_API (tests/exports.sh checks).
+CPPFLAGS_ALL := -std=c11 -D_GNU_SOURCE -ffp-contract=off -fPIC -fvisibility=hidden -DHX_BUILDING_LIBRARY \
+                -Iinclude $(addprefix -I,$(LAYERS)) -MMD -MP
+LDLIBS  := -lpthread -lm -ldl
 ifeq ($(WERROR),1)
   WARN += -Werror
 endif
@@ -60,7 +65,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
-.PHONY: all test check asan fuzz bench clean static install
+.PHONY: all test check asan fuzz bench clean static install lib
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/cli/main.o $(BUILD)/libhyrax.a
@@ -69,6 +74,15 @@ $(BIN): $(BUILD)/src/cli/main.o $(BUILD)/libhyrax.a
 $(BUILD)/libhyrax.a: $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# The shared library and its pkg-config file. The version comes from hyrax.h, the one place it
+# is written; the soname carries the major version.
+VERSION := $(shell sed -n 's/^\#define HX_VERSION_STRING "\(.*\)"/\1/p' include/hyrax.h)
+MAJOR   := $(firstword $(subst ., ,$(VERSION)))
+SONAME  := libhyrax.so.$(MAJOR)
+lib: $(BUILD)/libhyrax.a $(BUILD)/libhyrax.so
+$(BUILD)/libhyrax.so: $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/src/%_avx2.o: src/%_avx2.c
 	@mkdir -p $(@D)
@@ -118,9 +132,20 @@ $(BUILD)/weights_blob.o: src/model/weights_blob.S $(WEIGHTS)
 	$(CC) -DHX_WEIGHTS_PATH='"$(WEIGHTS)"' -c $< -o $@
 
 PREFIX  ?= /usr/local
-install: $(BIN)
+install: $(BIN) $(BUILD)/libhyrax.a $(BUILD)/libhyrax.so
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hyrax
 	install -D -m 644 $(WEIGHTS) $(DESTDIR)$(PREFIX)/share/hyrax/$(notdir $(WEIGHTS))
+	install -D -m 644 include/hyrax.h $(DESTDIR)$(PREFIX)/include/hyrax.h
+	install -D -m 644 $(BUILD)/libhyrax.a $(DESTDIR)$(PREFIX)/lib/libhyrax.a
+	install -D -m 755 $(BUILD)/libhyrax.so $(DESTDIR)$(PREFIX)/lib/libhyrax.so.$(VERSION)
+	ln -sf libhyrax.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libhyrax.so
+	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' \
+	    'weightsdir=$${prefix}/share/hyrax' '' 'Name: hyrax' \
+	    'Description: local hybrid search: MiniLM embeddings, HNSW, BM25, one crash-safe index file' \
+	    'Version: $(VERSION)' 'Libs: -L$${libdir} -lhyrax' 'Libs.private: -lpthread -lm -ldl' \
+	    'Cflags: -I$${includedir}' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hyrax.pc
 
 # Tests that run the command line find it through HYRAX_BIN, and it finds the weights through
 # HYRAX_WEIGHTS (a sanitizer build's binary is not beside weights/).
@@ -130,9 +155,11 @@ install: $(BIN)
 # TESTS="kernels store" runs only those tests/test_*.c (with the scripts and fuzz replays).
 TESTS   ?= $(TEST_SRC:tests/test_%.c=%)
 TEST_RUN := $(TESTS:%=$(BUILD)/tests/test_%)
-test: $(BIN) $(TEST_RUN) $(FUZZ_REPLAY)
-	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw HX_EMU="$(EMU)" \
-	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh tests/one_place.sh $(TEST_RUN) -- $(FUZZ_REPLAY)
+test: $(BIN) $(BUILD)/libhyrax.so $(TEST_RUN) $(FUZZ_REPLAY)
+	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw HX_EMU="$(EMU)" HX_BUILD=$(BUILD) \
+	    HX_NM="$(shell $(CC) -print-prog-name=nm)" \
+	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh tests/one_place.sh tests/exports.sh \
+	    $(TEST_RUN) -- $(FUZZ_REPLAY)
 
 check: test
 

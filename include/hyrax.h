@@ -16,6 +16,27 @@
 extern "C" {
 #endif
 
+/* === Version and linkage === */
+
+/* The version of this header; hx_version() gives the library's, which a program linked with the
+ * shared library can compare (the major version is the soname's: libhyrax.so.MAJOR). */
+#define HX_VERSION_MAJOR 0
+#define HX_VERSION_MINOR 2
+#define HX_VERSION_PATCH 0
+#define HX_VERSION_STRING "0.2.0"
+#define HX_VERSION_NUMBER (HX_VERSION_MAJOR * 1000000 + HX_VERSION_MINOR * 1000 + HX_VERSION_PATCH)
+
+/* Marks the names of this header: the library is built with -fvisibility=hidden, so these are
+ * the only names libhyrax.so exports (checked by tests/exports.sh). */
+#if defined(HX_BUILDING_LIBRARY) && defined(__GNUC__)
+#define HX_API __attribute__((visibility("default")))
+#else
+#define HX_API
+#endif
+
+/* HX_VERSION_STRING of the library the program runs with; a static string. */
+HX_API const char *hx_version(void);
+
 /* === Errors === */
 
 /* Negative codes in a reserved range, in the manner of LMDB. hx_strerror names each one. */
@@ -46,11 +67,11 @@ typedef struct hx_error {
 } hx_error;
 
 /* Static string naming `code`; never NULL. */
-const char *hx_strerror(int code);
+HX_API const char *hx_strerror(int code);
 
 /* Fills `err` (if not NULL) with code, offset and a printf-style message; returns `code`, so
  * callers write `return hx_error_set(err, HX_EFORMAT, off, "...", ...);`. */
-int hx_error_set(hx_error *err, int code, int64_t offset, const char *fmt, ...)
+HX_API int hx_error_set(hx_error *err, int code, int64_t offset, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -66,16 +87,16 @@ int hx_error_set(hx_error *err, int code, int64_t offset, const char *fmt, ...)
  * converted and packed for the selected kernels once, here. Read-only afterwards, so one model
  * may serve many encoders. Caller frees with hx_model_close. */
 typedef struct hx_model hx_model;
-int hx_model_open(hx_model **out, const char *path, hx_error *err);
-void hx_model_close(hx_model *m);
-int hx_model_dim(const hx_model *m);                      /* embedding dimension (384) */
-const char *hx_model_name(const hx_model *m);             /* "all-MiniLM-L6-v2"; borrowed */
+HX_API int hx_model_open(hx_model **out, const char *path, hx_error *err);
+HX_API void hx_model_close(hx_model *m);
+HX_API int hx_model_dim(const hx_model *m);                      /* embedding dimension (384) */
+HX_API const char *hx_model_name(const hx_model *m);             /* "all-MiniLM-L6-v2"; borrowed */
 /* Word pieces of text[0..len) as the model's tokenizer (BERT uncased WordPiece) cuts them,
  * without [CLS] and [SEP]. Never fails; invalid UTF-8 reads as removed characters. */
-size_t hx_model_count_tokens(const hx_model *m, const char *text, size_t len);
+HX_API size_t hx_model_count_tokens(const hx_model *m, const char *text, size_t len);
 /* The model's input ids for text: [CLS], the pieces truncated to max_ids - 2, [SEP] (ids holds
  * max_ids). Returns how many were written (0 when max_ids < 2). */
-size_t hx_model_input_ids(const hx_model *m, const char *text, size_t len, int32_t *ids, size_t max_ids);
+HX_API size_t hx_model_input_ids(const hx_model *m, const char *text, size_t len, int32_t *ids, size_t max_ids);
 
 /* Numeric precision of the encoder. FP32 (the default) gives sentence-transformers' vectors (cosine
  * >= 0.9999). INT8 quantizes the Linear layers' weights per output channel at open and their
@@ -84,42 +105,43 @@ size_t hx_model_input_ids(const hx_model *m, const char *text, size_t len, int32
  * AVX512-VNNI, with vectors at cosine >= 0.995 to FP32's. An index records the precision its
  * vectors were made with, and queries must be embedded the same way (hx_index_open checks). */
 typedef enum hx_precision { HX_PRECISION_FP32 = 0, HX_PRECISION_INT8 = 1 } hx_precision;
-const char *hx_precision_name(hx_precision p);   /* "fp32", "int8"; static */
+HX_API const char *hx_precision_name(hx_precision p);   /* "fp32", "int8"; static */
 /* Parses "fp32" or "int8" into *out; HX_EINVAL with a message naming the choices otherwise. */
-int hx_precision_parse(const char *s, hx_precision *out, hx_error *err);
+HX_API int hx_precision_parse(const char *s, hx_precision *out, hx_error *err);
 
 typedef struct hx_model_opts {
     const char *path;          /* weights file; NULL = as hx_model_open_default finds it */
     hx_precision precision;
 } hx_model_opts;
 /* Opens a model as hx_model_open / hx_model_open_default do, at o->precision (o NULL: defaults). */
-int hx_model_open_opts(hx_model **out, const hx_model_opts *o, hx_error *err);
-hx_precision hx_model_precision(const hx_model *m);
+HX_API int hx_model_open_opts(hx_model **out, const hx_model_opts *o, hx_error *err);
+HX_API hx_precision hx_model_precision(const hx_model *m);
 
 /* Finds the weights file: $HYRAX_WEIGHTS, else weights/HX_WEIGHTS_FILE beside the executable
  * or one folder above it, else share/hyrax/ one folder above it (`make install`), else
+ * share/hyrax/ one folder above the shared library (an installed libhyrax.so), else
  * /usr/local/share/hyrax/ or /usr/share/hyrax/. Writes the path into buf. */
-int hx_model_default_path(char *buf, size_t cap, hx_error *err);
+HX_API int hx_model_default_path(char *buf, size_t cap, hx_error *err);
 
 /* Opens the default model: $HYRAX_WEIGHTS when set, else the weights linked into the binary
  * (`make static`), else the file hx_model_default_path finds. Caller frees with hx_model_close. */
-int hx_model_open_default(hx_model **out, hx_error *err);
+HX_API int hx_model_open_default(hx_model **out, hx_error *err);
 
 /* An encoder: run state for batches (buffers allocated once) plus a pool of n_threads workers
  * (0 = one per core). Not thread-safe: one caller at a time per encoder. Caller frees with
  * hx_encoder_free; the model must outlive it. */
 typedef struct hx_encoder hx_encoder;
-int hx_encoder_new(hx_encoder **out, const hx_model *m, int n_threads, hx_error *err);
-void hx_encoder_free(hx_encoder *e);
+HX_API int hx_encoder_new(hx_encoder **out, const hx_model *m, int n_threads, hx_error *err);
+HX_API void hx_encoder_free(hx_encoder *e);
 
 /* Embeds n texts into out[n * dim], L2-normalised, exactly as sentence-transformers would
  * (truncated to HX_MAX_SEQ_TOKENS word pieces). Any batch size; sorted by length internally. */
-int hx_encoder_embed(hx_encoder *e, const char *const *texts, const size_t *lens, size_t n,
-                     float *out, hx_error *err);
+HX_API int hx_encoder_embed(hx_encoder *e, const char *const *texts, const size_t *lens, size_t n,
+                            float *out, hx_error *err);
 
 /* Same from token ids that already include [CLS] and [SEP] (ids[i] has lens[i] <= 256 ids). */
-int hx_encoder_embed_ids(hx_encoder *e, const int32_t *const *ids, const size_t *lens, size_t n,
-                         float *out, hx_error *err);
+HX_API int hx_encoder_embed_ids(hx_encoder *e, const int32_t *const *ids, const size_t *lens, size_t n,
+                                float *out, hx_error *err);
 
 /* === Index === */
 
@@ -146,26 +168,26 @@ typedef struct hx_kv {
  * model at hx_index_precision's answer). `root` is the
  * indexed root (absolute, resolved): required with HX_INDEX_CREATE for a new file, ignored
  * otherwise (the root is recorded in the index). */
-int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_model *model,
-                  const char *root, hx_error *err);
-void hx_index_close(hx_index *ix);
+HX_API int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_model *model,
+                         const char *root, hx_error *err);
+HX_API void hx_index_close(hx_index *ix);
 
 /* The precision the index at path records for its vectors (a reader's open, then close):
  * HX_ENOTFOUND when there is no index there or it has no commit yet. */
-int hx_index_precision(const char *path, hx_precision *out, hx_error *err);
+HX_API int hx_index_precision(const char *path, hx_precision *out, hx_error *err);
 
 /* Picks up commits made by the writer since open or the last refresh and returns a view pinned
  * by hx_index_read_at to the head: 1 when the view changed (pointers borrowed from the index are
  * then invalid), 0 when not, or a negative code. */
-int hx_index_refresh(hx_index *ix, hx_error *err);
+HX_API int hx_index_refresh(hx_index *ix, hx_error *err);
 
-const char *hx_index_root(const hx_index *ix);    /* borrowed until close */
+HX_API const char *hx_index_root(const hx_index *ix);    /* borrowed until close */
 
 /* What opening (or the last refresh) found damaged in the file -- a meta slot, the newest commit
  * record, a truncation -- and which generation it took instead; "" when the file is sound. For a
  * writer: what it repaired at open. Borrowed until the next refresh or close. hx_index_verify
  * fails with this message while the damage is in the file. */
-const char *hx_index_damage(const hx_index *ix);
+HX_API const char *hx_index_damage(const hx_index *ix);
 
 typedef struct hx_index_stats {
     uint64_t documents, chunks, live_chunks, segments, tombstones, tokens;   /* with a reader identity
@@ -177,10 +199,10 @@ typedef struct hx_index_stats {
     int dim;
     hx_precision precision;            /* of the vectors; queries are embedded the same way */
 } hx_index_stats;
-int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err);
+HX_API int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err);
 
 /* Checks every checksum of the index file and the consistency of its tables. */
-int hx_index_verify(hx_index *ix, hx_error *err);
+HX_API int hx_index_verify(hx_index *ix, hx_error *err);
 
 /* === Point-in-time reads (README "Point-in-time reads"; seed 001 section 5.2) === */
 
@@ -188,7 +210,7 @@ int hx_index_verify(hx_index *ix, hx_error *err);
  * named HX_PUBLISHED, the newest commit with a given name (a baseline), or the newest commit made
  * at or before a time. */
 typedef enum { HX_READ_HEAD = 0, HX_READ_PUBLISHED = 1, HX_READ_BASELINE = 2, HX_READ_AS_OF = 3 } hx_read_selector;
-extern const char *const hx_read_selector_names[];   /* "head", "published", "baseline_id", "as_of", NULL */
+HX_API extern const char *const hx_read_selector_names[];   /* "head", "published", "baseline_id", "as_of", NULL */
 #define HX_PUBLISHED "published"
 #define HX_BASELINE_NAME_MAX 64   /* bytes of a baseline name */
 
@@ -220,23 +242,23 @@ typedef struct hx_read_taken {
  * oldest kept commit. A writer reads only the head (HX_EPERM otherwise). On failure the view is
  * back at the head (or, when even that fails, the call's error stands and the handle needs a
  * refresh). The one function behind --as-of / --baseline and every MCP read_context. */
-int hx_index_read_at(hx_index *ix, const hx_read_context *ctx, hx_read_taken *taken, hx_error *err);
+HX_API int hx_index_read_at(hx_index *ix, const hx_read_context *ctx, hx_read_taken *taken, hx_error *err);
 
 /* Commits the current state under a name (a baseline; no data is copied): 1..HX_BASELINE_NAME_MAX
  * bytes of letters, digits and . _ : - (HX_EINVAL otherwise). Naming again moves the name: the
  * newest commit of a name is the one read. Writer handles only. *made (may be NULL) gets it. */
-int hx_index_baseline(hx_index *ix, const char *name, hx_commit_info *made, hx_error *err);
+HX_API int hx_index_baseline(hx_index *ix, const char *name, hx_commit_info *made, hx_error *err);
 
 /* The commits the file keeps, newest first (compaction keeps the newest of each name and the last
  * HX_KEEP_COMMITS commits). Caller frees *out with free(). */
 #define HX_KEEP_COMMITS 8
-int hx_index_history(hx_index *ix, hx_commit_info **out, size_t *n, hx_error *err);
+HX_API int hx_index_history(hx_index *ix, hx_commit_info **out, size_t *n, hx_error *err);
 
 /* Times as read contexts take them: ISO-8601 (2026-01-31, 2026-01-31T12:00, ...:05, ...:05.250,
  * with Z, +hh:mm or -hh:mm; no zone = UTC) or unix seconds (digits, optionally .fraction). */
-int hx_time_parse(const char *s, int64_t *ns, hx_error *err);
+HX_API int hx_time_parse(const char *s, int64_t *ns, hx_error *err);
 /* 2026-01-31T12:00:05.250Z (millisecond precision) into buf (at least 32 bytes). */
-void hx_time_format(int64_t ns, char *buf, size_t cap);
+HX_API void hx_time_format(int64_t ns, char *buf, size_t cap);
 
 /* === Updating (writer handles) === */
 
@@ -287,7 +309,7 @@ typedef struct hx_update_report {
                                           compaction that follows it); the change itself is
                                           committed and the call returns 0 */
 } hx_update_report;
-void hx_update_report_clear(hx_update_report *r);
+HX_API void hx_update_report_clear(hx_update_report *r);
 
 /* Brings the file-backed documents under `paths` up to date and commits (once, or in parts for a
  * long write: hx_update_opts.commit_chunks): new files are
@@ -306,8 +328,8 @@ void hx_update_report_clear(hx_update_report *r);
  * with o->reindex, and a file at a stored document's name is rejected with a reason saying so.
  * Files deleted by request (hx_index_remove) stay out and are counted in report->kept_out, unless
  * one of `paths` names that exact file: that lifts the deletion and indexes it again. */
-int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
-                    const hx_update_opts *o, hx_update_report *report, hx_error *err);
+HX_API int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
+                           const hx_update_opts *o, hx_update_report *report, hx_error *err);
 
 /* Stores a document from bytes under the root-relative name (cleaned as for hx_index_update; ""
  * and names outside the root are refused), with extra metadata, and commits; *doc_id gets its
@@ -315,18 +337,19 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
  * disk, and only hx_index_remove takes it out. Storing under the name of a stored document
  * replaces it; under the name of a file-backed document fails with HX_EPERM (the file's document
  * is not overwritten). `progress` (may be NULL) is asked as for hx_index_update and can cancel. */
-int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
-                       const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
-                       void *progress_ctx, uint32_t *doc_id, hx_update_report *report, hx_error *err);
+HX_API int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
+                              const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
+                              void *progress_ctx, uint32_t *doc_id, hx_update_report *report, hx_error *err);
 /* hx_index_add_bytes with a detached signature over content: sig[0..sig_len) is the text of a
  * .minisig or SSHSIG .sig file (README "Signatures"), verified by the validation gate against the
  * project's trust store before anything is embedded (sig may be NULL). Every document stored
  * passes the gate (README "Validation gate and policy"); one it rejects fails with HX_EINVAL
  * naming the rule, is recorded in the audit log (committed), and an earlier version of the
  * stored document of that name is removed. */
-int hx_index_add_signed(hx_index *ix, const char *name, const void *content, size_t len, const char *sig,
-                        size_t sig_len, const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
-                        void *progress_ctx, uint32_t *doc_id, hx_update_report *report, hx_error *err);
+HX_API int hx_index_add_signed(hx_index *ix, const char *name, const void *content, size_t len, const char *sig,
+                               size_t sig_len, const hx_kv *meta, size_t n_meta, hx_encoder *enc,
+                               hx_progress_fn progress, void *progress_ctx, uint32_t *doc_id,
+                               hx_update_report *report, hx_error *err);
 
 /* Removes the named documents and commits once; all or nothing. Each name is cleaned by
  * hx_relpath_clean and must name exactly one document: HX_ENOTFOUND when it names nothing,
@@ -335,11 +358,11 @@ int hx_index_add_signed(hx_index *ix, const char *name, const void *content, siz
  * document is remembered as deleted by request, so hx_index_update leaves its file out until that
  * file is indexed by name; report->removed counts documents, chunks_removed their chunks. */
 enum { HX_REMOVE_EXACT = 0, HX_REMOVE_FOLDERS = 1 };
-int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths, unsigned flags,
-                    hx_update_report *report, hx_error *err);
+HX_API int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths, unsigned flags,
+                           hx_update_report *report, hx_error *err);
 
 /* Rewrites the index into one segment without tombstones and renames it over the old file. */
-int hx_index_compact(hx_index *ix, hx_error *err);
+HX_API int hx_index_compact(hx_index *ix, hx_error *err);
 
 /* === Documents === */
 
@@ -389,10 +412,10 @@ typedef struct hx_identity {
 /* The visibility rule, the one place it lives: a public document is seen by every reader, a
  * tenant document by readers of its tenant, a private one by its owner within its tenant.
  * id NULL (no identity: the local user of a local index) sees everything. */
-bool hx_doc_visible(const hx_doc_info *d, const hx_identity *id);
+HX_API bool hx_doc_visible(const hx_doc_info *d, const hx_identity *id);
 
 /* Checks an identity: a tenant is required (HX_EINVAL names what is wrong). */
-int hx_identity_check(const hx_identity *id, hx_error *err);
+HX_API int hx_identity_check(const hx_identity *id, hx_error *err);
 
 /* Gives the handle a reader identity (copied, checked by hx_identity_check), once: a second call fails with HX_EPERM, and no
  * call can take it away. From then on every read through the handle sees only the documents
@@ -401,15 +424,15 @@ int hx_identity_check(const hx_identity *id, hx_error *err);
  * (applied inside BM25 and HNSW like a filter) and the counts of hx_index_stats_get. Survives
  * refresh and read contexts. HX_EINVAL for a missing tenant or a bad name; after HX_ENOMEM the
  * handle sees nothing (close it). */
-int hx_index_set_identity(hx_index *ix, const hx_identity *id, hx_error *err);
+HX_API int hx_index_set_identity(hx_index *ix, const hx_identity *id, hx_error *err);
 
 /* Live documents the handle sees (all without an identity). */
-size_t hx_index_doc_count(const hx_index *ix);
+HX_API size_t hx_index_doc_count(const hx_index *ix);
 /* i-th live document in path order (0 <= i < count); borrowed until refresh or close. */
-int hx_index_doc_at(const hx_index *ix, size_t i, hx_doc_info *out);
+HX_API int hx_index_doc_at(const hx_index *ix, size_t i, hx_doc_info *out);
 /* Document by id or by root-relative path; HX_ENOTFOUND when absent. */
-int hx_index_doc_by_id(const hx_index *ix, uint32_t id, hx_doc_info *out);
-int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out);
+HX_API int hx_index_doc_by_id(const hx_index *ix, uint32_t id, hx_doc_info *out);
+HX_API int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out);
 
 /* === Audit log (README "Audit log") === */
 
@@ -430,15 +453,15 @@ typedef struct hx_audit_list {
     size_t n;
     char *strings;                     /* owned */
 } hx_audit_list;
-void hx_audit_list_free(hx_audit_list *l);
+HX_API void hx_audit_list_free(hx_audit_list *l);
 /* The audit log of the commit the index reads (the head, or the pinned commit of a point-in-time
  * read) into *out; caller frees with hx_audit_list_free. An index made before the log existed
  * has an empty one. A handle with a reader identity gets HX_EPERM: the log spans every tenant. */
-int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err);
+HX_API int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err);
 /* Keeps, in place, the entries at or after since_ns (0: all) whose path matches path_glob (glob.h;
  * NULL: all), the newest `limit` of them (0: all), oldest first: what `hyrax audit` and the MCP
  * tool audit_log show. */
-void hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit);
+HX_API void hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit);
 
 /* === Search === */
 
@@ -461,7 +484,7 @@ typedef struct hx_filter {
 } hx_filter;
 
 /* True when the document passes every filter. */
-bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n);
+HX_API bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n);
 
 /* How results are grouped. HX_GROUP_CHUNK: a list of chunks, best first. HX_GROUP_DOCUMENT
  * (Elasticsearch's field collapsing on the document): one result per document, its best chunk,
@@ -496,7 +519,7 @@ typedef struct hx_search_opts {
     const char *recency_key;
     double recency_half_life_days;     /* > 0 when recency_key is set */
 } hx_search_opts;
-void hx_search_opts_default(hx_search_opts *o);
+HX_API void hx_search_opts_default(hx_search_opts *o);
 
 /* The relevance floor of `hyrax search` and the MCP query tools unless the caller gives one: it
  * drops results no likelier to be relevant than a document drawn at random from the calibration
@@ -546,30 +569,30 @@ typedef struct hx_results {
                                           what relevance uses); 0 without a keyword side */
     double search_ms;
 } hx_results;
-void hx_results_free(hx_results *r);
+HX_API void hx_results_free(hx_results *r);
 
 /* Searches the last commit this handle sees. `enc` is needed for vector and hybrid modes. */
-int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len,
-                    const hx_search_opts *o, hx_results *out, hx_error *err);
+HX_API int hx_index_search(hx_index *ix, hx_encoder *enc, const char *query, size_t len,
+                           const hx_search_opts *o, hx_results *out, hx_error *err);
 
 /* hx_index_search with the query's vector already made: vec holds the index's dimension of floats,
  * hx_encoder_embed's vector of query by a model at the index's precision (the tiers embed a query
  * once for every index), or NULL in keyword mode (HX_EINVAL when another mode has none). */
-int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const float *vec,
-                             const hx_search_opts *o, hx_results *out, hx_error *err);
+HX_API int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const float *vec,
+                                    const hx_search_opts *o, hx_results *out, hx_error *err);
 
 /* Nearest chunks to a vector of the index's dimension (mode is ignored: vector search). With
  * o->exclude_chunk / o->exclude_doc the source of the vector leaves itself out. */
-int hx_index_search_vector(hx_index *ix, const float *vec, const hx_search_opts *o,
-                           hx_results *out, hx_error *err);
+HX_API int hx_index_search_vector(hx_index *ix, const float *vec, const hx_search_opts *o,
+                                  hx_results *out, hx_error *err);
 
 /* A chunk's stored vector, and a document's (the normalised mean of its chunks' vectors), into
  * out[dim]. HX_ENOTFOUND for an unknown or deleted id. */
-int hx_index_chunk_vector(hx_index *ix, uint32_t chunk_id, float *out, hx_error *err);
-int hx_index_doc_vector(hx_index *ix, uint32_t doc_id, float *out, hx_error *err);
+HX_API int hx_index_chunk_vector(hx_index *ix, uint32_t chunk_id, float *out, hx_error *err);
+HX_API int hx_index_doc_vector(hx_index *ix, uint32_t doc_id, float *out, hx_error *err);
 
 /* One chunk by id, as a result (score fields 0). */
-int hx_index_chunk(hx_index *ix, uint32_t chunk_id, hx_result *out, hx_error *err);
+HX_API int hx_index_chunk(hx_index *ix, uint32_t chunk_id, hx_result *out, hx_error *err);
 
 /* === Tiers (README "Tiers") === */
 
@@ -589,21 +612,21 @@ typedef struct hx_tier {
 /* Where the user index lives: $HYRAX_USER_DB, else $XDG_DATA_HOME/hyrax/user.hyx, else
  * $HOME/.local/share/hyrax/user.hyx (XDG's default); into buf. HX_ENOTFOUND when none of the
  * three is set, HX_ERANGE when the path does not fit. */
-int hx_tier_user_path(char *buf, size_t cap, hx_error *err);
+HX_API int hx_tier_user_path(char *buf, size_t cap, hx_error *err);
 
 /* Opens the index at path as a reader for a tier after the first, with `model` (borrowed; NULL in
  * keyword mode) and the reader identity `id` (NULL: none; hx_index_set_identity): 0 with *out
  * set, or 0 with *out NULL and `why` saying so when the tier is not consulted: no index there
  * (missing or empty) or vectors at another precision than model's. */
-int hx_tier_open(hx_index **out, const char *path, const hx_model *model, const hx_identity *id, char *why,
-                 size_t cap, hx_error *err);
+HX_API int hx_tier_open(hx_index **out, const char *path, const hx_model *model, const hx_identity *id, char *why,
+                        size_t cap, hx_error *err);
 
 /* Points a tier after the first at the commit a read context given for the search selects: a time
  * (HX_READ_AS_OF) applies to every tier; a name (a baseline, HX_PUBLISHED) names a commit of the
  * first tier's index, so the others read their head. 0, or 0 with `why` set (why[0] != 0) when the
  * tier has no commit at that time and is not consulted. */
-int hx_tier_read_at(hx_index *ix, const hx_read_context *ctx, hx_read_taken *taken, char *why, size_t cap,
-                    hx_error *err);
+HX_API int hx_tier_read_at(hx_index *ix, const hx_read_context *ctx, hx_read_taken *taken, char *why, size_t cap,
+                           hx_error *err);
 
 /* Copies the project's documents named by names[0..n) (root-relative names or absolute paths inside
  * from's root, as for hx_index_update; a folder names the documents under it, "" all) up to the
@@ -619,8 +642,8 @@ int hx_tier_read_at(hx_index *ix, const hx_read_context *ctx, hx_read_taken *tak
 #define HX_SYNC_META_ROOT "origin_root"
 #define HX_SYNC_META_PATH "origin_path"
 #define HX_SYNC_META_SHA256 "origin_sha256"
-int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, size_t n, hx_encoder *enc,
-                 hx_progress_fn progress, void *progress_ctx, hx_update_report *rep, hx_error *err);
+HX_API int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, size_t n, hx_encoder *enc,
+                        hx_progress_fn progress, void *progress_ctx, hx_update_report *rep, hx_error *err);
 
 /* Searches tiers[0..n) as one index. The query is embedded once (enc; NULL in keyword mode) and
  * each tier searched with the same options (mode, filters, k, grouping, min_score on each result's
@@ -631,8 +654,8 @@ int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, size_t 
  * with HX_GROUP_DOCUMENT the same document version. Each result's tier says which tier answered;
  * ranks are renumbered, the first k kept. total_candidates sums the tiers'; keyword_bound is the
  * first tier's. Strings stay borrowed from each tier's index. */
-int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
-                    const hx_search_opts *o, hx_results *out, hx_error *err);
+HX_API int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
+                           const hx_search_opts *o, hx_results *out, hx_error *err);
 
 /* === Index files changed underneath a reader === */
 
@@ -648,17 +671,21 @@ int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char 
  *   hx_fault_guard g;
  *   if (HX_FAULT_GUARD(g)) { ...read the index...; hx_fault_leave(&g); } else { ...error... }
  *
- * Keep the guarded code in its own function, so no local of the caller is live across the jump. */
+ * Keep the guarded code in its own function, so no local of the caller is live across the jump.
+ * sigjmp_buf is POSIX: a program compiled as strict ISO C (-std=c11 without _POSIX_C_SOURCE or
+ * _DEFAULT_SOURCE) sees the rest of this header but not the guard. */
+#if defined(_POSIX_C_SOURCE) || defined(_DEFAULT_SOURCE) || defined(_GNU_SOURCE) || !defined(__STRICT_ANSI__)
 typedef struct hx_fault_guard {
     sigjmp_buf env;
     struct hx_fault_guard *outer;
 } hx_fault_guard;
-sigjmp_buf *hx_fault_enter(hx_fault_guard *g);
-void hx_fault_leave(hx_fault_guard *g);
+HX_API sigjmp_buf *hx_fault_enter(hx_fault_guard *g);
+HX_API void hx_fault_leave(hx_fault_guard *g);
 #define HX_FAULT_GUARD(g) (sigsetjmp(*hx_fault_enter(&(g)), 1) == 0)
 /* From a SIGBUS or SIGSEGV handler: jumps back to this thread's innermost guard; returns only
  * when the thread is not inside one (the handler should then let the signal kill the process). */
-void hx_fault_jump(void);
+HX_API void hx_fault_jump(void);
+#endif
 #define HX_FAULT_MESSAGE "the index file changed underneath this reader (truncated or overwritten while it was read)"
 
 #ifdef __cplusplus

@@ -4,7 +4,10 @@
 #include "platform.h"
 #include "hyrax.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -49,6 +52,20 @@ int hx_platform_exe_path(char *buf, size_t cap)
 #else
     (void)cap;
 #endif
+    if (cap)
+        buf[0] = 0;
+    return HX_ENOTFOUND;
+}
+
+int hx_platform_lib_path(char *buf, size_t cap)
+{
+    Dl_info info;
+    char exe[PATH_MAX];
+    if (cap && dladdr((void *)hx_platform_lib_path, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
+        strlen(info.dli_fname) < cap && !(hx_platform_exe_path(exe, sizeof exe) == 0 && !strcmp(exe, info.dli_fname))) {
+        strcpy(buf, info.dli_fname);
+        return 0;
+    }
     if (cap)
         buf[0] = 0;
     return HX_ENOTFOUND;

@@ -22,6 +22,10 @@ void hx_platform_huge_pages(void *p, size_t len);
  * system does not tell (or the path does not fit). */
 int hx_platform_exe_path(char *buf, size_t cap);
 
+/* Absolute path of the shared library holding hyrax's code (an installed libhyrax.so) into buf:
+ * 0, or HX_ENOTFOUND when the code is linked into the executable or the system does not tell. */
+int hx_platform_lib_path(char *buf, size_t cap);
+
 /* Makes fd's data durable (fdatasync on Linux, fsync elsewhere): 0, or -1 with errno set. */
 int hx_platform_datasync(int fd);
 

@@ -2399,7 +2399,8 @@ static void usage(FILE *f)
         snprintf(name, sizeof name, "%s %s", commands[i].name, commands[i].operands[0] == '<' ? "" : commands[i].operands);
         fprintf(f, "  %-18s  %s\n", name, commands[i].summary);
     }
-    fputs("\nRun 'hyrax COMMAND --help' for the options of a command; -- ends the options.\n", f);
+    fputs("\nRun 'hyrax COMMAND --help' for the options of a command; -- ends the options.\n"
+          "'hyrax --version' prints the version.\n", f);
 }
 
 int main(int argc, char **argv)
@@ -2413,6 +2414,10 @@ int main(int argc, char **argv)
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
+    }
+    if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
+        printf("hyrax %s\n", hx_version());
+        return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) {

@@ -566,6 +566,13 @@ int hx_model_default_path(char *buf, size_t cap, hx_error *err)
                 return 0;
         }
     }
+    char lib[PATH_MAX];   /* an installed libhyrax.so: PREFIX/lib/libhyrax.so.N, weights in PREFIX/share/hyrax */
+    if (hx_platform_lib_path(lib, sizeof lib) == 0) {
+        char *slash = strrchr(lib, '/');
+        slash[1] = 0;
+        if (try_path(buf, cap, lib, "../share/hyrax/"))
+            return 0;
+    }
     if (try_path(buf, cap, "/usr/local/share/hyrax/", "") || try_path(buf, cap, "/usr/share/hyrax/", ""))
         return 0;
     buf[0] = 0;

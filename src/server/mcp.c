@@ -27,7 +27,8 @@ static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "202
 #define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
 #define MCP_ERR_UNSUPPORTED_VERSION (-32022)
 #define TOOLS_TTL_MS 3600000   /* tools/list is fixed for the life of the binary */
-static const char server_info[] = "{\"name\":\"hyrax\",\"title\":\"hyrax local hybrid search\",\"version\":\"0.1.0\"}";
+static const char server_info[] = "{\"name\":\"hyrax\",\"title\":\"hyrax local hybrid search\",\"version\":\""
+                                  HX_VERSION_STRING "\"}";
 static const char capabilities[] = "{\"tools\":{\"listChanged\":false},\"resources\":{\"listChanged\":false}}";
 
 /* The server whose shared state (lock, queue, statistics, model) a view uses: s itself outside
