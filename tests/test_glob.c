@@ -3,8 +3,11 @@
  * the matcher's steps on hostile shapes up to 4,000 bytes; thousands of random short pairs
  * against the naive reference matcher of glob_ref.h; the limits on users' globs. */
 #include "check.h"
+#include "filter.h"
+#include "gate.h"
 #include "glob.h"
 #include "glob_ref.h"
+#include "ingest.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -183,6 +186,63 @@ static void test_limits(void)
           "one star more is refused, naming the limit: %s", err.message);
 }
 
+/* Where a user's glob arrives, one past the limit is refused with the limit named, before any
+ * matching: filters (JSON and --filter, lists too, and a search's globs together), excludes, a
+ * policy's sections and the audit log's path. */
+static void test_arrivals(void)
+{
+    hx_error err;
+    static char big[HX_GLOB_MAX_BYTES + 2], arg[HX_GLOB_MAX_BYTES + 64];
+    memset(big, 'a', HX_GLOB_MAX_BYTES + 1);
+    hx_filter_set fs = {0};
+    snprintf(arg, sizeof arg, "path=%s", big);
+    CHECK(hx_filter_parse_arg(&fs, arg, &err) == HX_EINVAL && strstr(err.message, "filter 'path'") &&
+          strstr(err.message, "1024"), "--filter path= with a 1,025-byte glob: %s", err.message);
+    snprintf(arg, sizeof arg, "path=a,%s", big);
+    CHECK(hx_filter_parse_arg(&fs, arg, &err) == HX_EINVAL, "a list with one glob too long is refused");
+    CHECK(hx_filter_parse_arg(&fs, "PATH=*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a"
+                              "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a", &err) == HX_EINVAL &&
+          strstr(err.message, "64"), "65 stars are refused: %s", err.message);
+    CHECK(fs.n == 0, "nothing refused was added");
+    big[HX_GLOB_MAX_BYTES] = 0;
+    snprintf(arg, sizeof arg, "path=%s", big);
+    for (int i = 0; i < 4; i++)
+        CHECK(hx_filter_parse_arg(&fs, arg, &err) == 0, "a 1,024-byte glob is taken (%d)", i);
+    CHECK(hx_filter_parse_arg(&fs, "path=x", &err) == HX_EINVAL && strstr(err.message, "4096"),
+          "past 4,096 bytes of path globs in one search: %s", err.message);
+    CHECK(hx_filter_parse_arg(&fs, "type=markdown", &err) == 0, "other filters still go in");
+    hx_filter_set_free(&fs);
+
+    hx_filter_set js = {0};
+    snprintf(arg, sizeof arg, "{\"path\": [\"docs/**\", \"%sa\"]}", big);   /* the second one 1,025 bytes */
+    hx_json_doc *doc = NULL;
+    if (hx_json_parse(&doc, arg, strlen(arg), NULL, &err) == 0) {
+        CHECK(hx_filter_parse_json(&js, hx_json_doc_root(doc), &err) == HX_EINVAL && strstr(err.message, "1024"),
+              "JSON filters: a 1,025-byte glob in a list: %s", err.message);
+        hx_json_doc_free(doc);
+    } else {
+        CHECK(0, "the JSON filter parses: %s", err.message);
+    }
+    hx_filter_set_free(&js);
+
+    const char *ex[] = {"*.tmp", big};
+    big[HX_GLOB_MAX_BYTES] = 'a';
+    hx_file_list files;
+    CHECK(hx_ingest_walk("/nonexistent-root", NULL, 0, ex, 2, NULL, &files, &err) == HX_EINVAL &&
+          strstr(err.message, "exclude") && strstr(err.message, "1024"), "an exclude too long: %s", err.message);
+
+    char policy[HX_GLOB_MAX_BYTES + 64];
+    int pn = snprintf(policy, sizeof policy, "max_size = 1M\n[%s]\ndeny = x\n", big);
+    ix_policy *p = NULL;
+    CHECK(ix_policy_parse(policy, (size_t)pn, "policy", &p, &err) == HX_EINVAL && !p &&
+          strstr(err.message, "policy:2") && strstr(err.message, "1024"), "a policy section too long: %s", err.message);
+
+    hx_audit_list l = {0};
+    CHECK(hx_audit_list_select(&l, 0, big, 0, &err) == HX_EINVAL && strstr(err.message, "1024"),
+          "audit: a path glob too long: %s", err.message);
+    CHECK(hx_audit_list_select(&l, 0, "**", 0, &err) == 0, "audit: a short glob is taken");
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -214,5 +274,6 @@ int main(void)
     test_step_bound();
     test_against_reference();
     test_limits();
+    test_arrivals();
     return check_report("test_glob");
 }
