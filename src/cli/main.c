@@ -133,8 +133,9 @@ static const cli_opt options[] = {
              "cosine >= 0.995 to fp32's). The index records it and search embeds\n"
              "queries the same way; an existing index keeps its own (changing it needs\na new index file)"},
     {"--reindex", 0, NULL, CMD_INDEX, .help = "re-chunk and re-embed every file under PATH"},
-    {"--exclude", 0, "GLOB", CMD_INDEX, .help = "skip root-relative paths matching GLOB (repeatable; ** spans folders;\n"
-     "at most 1,024 bytes and 64 '*')", .repeat = true},
+    {"--exclude", 0, "GLOB", CMD_INDEX,
+     .help = "skip root-relative paths matching GLOB (repeatable; ** spans folders;\nat most 1,024 bytes and 64 '*')",
+     .repeat = true},
     {"--max-size", 0, "BYTES", CMD_INDEX, .help = "reject files larger than this (default 16 MiB)", WHOLE(1, 1L << 40)},
     {"--folder-meta", 0, "NAME", CMD_INDEX,
      .help = "the other documents of a folder inherit the metadata of its file NAME\n(repeatable, first wins; own keys win "
