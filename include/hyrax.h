@@ -460,8 +460,10 @@ HX_API void hx_audit_list_free(hx_audit_list *l);
 HX_API int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err);
 /* Keeps, in place, the entries at or after since_ns (0: all) whose path matches path_glob (glob.h;
  * NULL: all), the newest `limit` of them (0: all), oldest first: what `hyrax audit` and the MCP
- * tool audit_log show. */
-HX_API void hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit);
+ * tool audit_log show. HX_EINVAL, l untouched, when the glob is past glob.h's limits (1,024
+ * bytes, 64 '*'). */
+HX_API int hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit,
+                                hx_error *err);
 
 /* === Search === */
 

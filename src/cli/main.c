@@ -133,7 +133,8 @@ static const cli_opt options[] = {
              "cosine >= 0.995 to fp32's). The index records it and search embeds\n"
              "queries the same way; an existing index keeps its own (changing it needs\na new index file)"},
     {"--reindex", 0, NULL, CMD_INDEX, .help = "re-chunk and re-embed every file under PATH"},
-    {"--exclude", 0, "GLOB", CMD_INDEX, .help = "skip root-relative paths matching GLOB (repeatable; ** spans folders)",
+    {"--exclude", 0, "GLOB", CMD_INDEX,
+     .help = "skip root-relative paths matching GLOB (repeatable; ** spans folders;\nat most 1,024 bytes and 64 '*')",
      .repeat = true},
     {"--max-size", 0, "BYTES", CMD_INDEX, .help = "reject files larger than this (default 16 MiB)", WHOLE(1, 1L << 40)},
     {"--folder-meta", 0, "NAME", CMD_INDEX,
@@ -1644,12 +1645,13 @@ static int run_audit(void *arg)
     hx_index *ix = NULL;
     hx_error err = {0};
     hx_audit_list l = {0};
-    if (hx_index_open(&ix, j->db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_audit(ix, &l, &err)) {
+    if (hx_index_open(&ix, j->db, HX_INDEX_READ, NULL, NULL, &err) || hx_index_audit(ix, &l, &err) ||
+        hx_audit_list_select(&l, j->since_ns, j->glob, j->limit, &err)) {
         put_line(stderr, "hyrax audit: ", err.message);
+        hx_audit_list_free(&l);
         hx_index_close(ix);
         return 1;
     }
-    hx_audit_list_select(&l, j->since_ns, j->glob, j->limit);
     if (j->json) {
         hx_json_writer w;
         hx_json_writer_init(&w);

@@ -157,8 +157,11 @@ int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err)
     return ix_audit_read(ix->store, ix->v.audit_ref, out, err);
 }
 
-void hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit)
+int hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit, hx_error *err)
 {
+    int rc = path_glob ? hx_glob_check(path_glob, "path", err) : 0;
+    if (rc)
+        return rc;
     size_t k = 0;
     for (size_t i = 0; i < l->n; i++) {
         const hx_audit_entry *e = &l->entries[i];
@@ -169,4 +172,5 @@ void hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_g
     if (skip)   /* never with an empty list, whose entries may be NULL */
         memmove(l->entries, l->entries + skip, (k - skip) * sizeof *l->entries);
     l->n = k - skip;
+    return 0;
 }

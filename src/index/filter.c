@@ -379,6 +379,37 @@ static const char *own_str(hx_filter_set *fs, const char *s, size_t n)
     return own(fs, c);
 }
 
+/* The bytes of f's path globs (0 when f is no path filter). */
+static size_t glob_bytes(const hx_filter *f)
+{
+    size_t n = 0;
+    if (derived(f->key) != K_PATH || f->lo || f->hi)
+        return 0;
+    for (size_t i = 0; i < (f->value ? 1 : f->n_any); i++)
+        n += strlen(f->value ? f->value : f->any[i]);
+    return n;
+}
+
+/* A path filter's globs each within glob.h's bounds, and all of the set's together within
+ * HX_FILTER_GLOB_BYTES: every document's path is matched against every one of them. */
+static int check_globs(const hx_filter_set *fs, const hx_filter *f, hx_error *err)
+{
+    if (derived(f->key) != K_PATH || f->lo || f->hi)
+        return 0;
+    size_t total = glob_bytes(f);
+    for (size_t i = 0; i < (f->value ? 1 : f->n_any); i++) {
+        int rc = hx_glob_check(f->value ? f->value : f->any[i], "filter 'path'", err);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < fs->n; i++)
+        total += glob_bytes(&fs->v[i]);
+    if (total > HX_FILTER_GLOB_BYTES)
+        return hx_error_set(err, HX_EINVAL, -1, "filter 'path': %zu bytes of globs are over the %d-byte limit for "
+                            "one search's path globs together", total, HX_FILTER_GLOB_BYTES);
+    return 0;
+}
+
 /* Checks f and appends it (its strings already owned by fs). */
 static int add(hx_filter_set *fs, const hx_filter *f, hx_error *err)
 {
@@ -387,6 +418,9 @@ static int add(hx_filter_set *fs, const hx_filter *f, hx_error *err)
         return hx_error_set(err, HX_EINVAL, -1, "a filter needs a key");
     if (fs->n == HX_FILTER_MAX)
         return hx_error_set(err, HX_EINVAL, -1, "too many filters (at most %d)", HX_FILTER_MAX);
+    int rc = check_globs(fs, f, err);
+    if (rc)
+        return rc;
     if (f->lo || f->hi) {
         int kd = derived(k);
         if (kd == K_PATH || kd == K_TYPE || kd == K_EXT || kd == K_DIR || kd == K_FOLDER)

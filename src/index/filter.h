@@ -6,7 +6,8 @@
  * Keys. A filter key matches a metadata key with '_' and '-' alike and ASCII case ignored
  * (kep_number = kep-number); recency's key (recency.h) matches by the same rule (hx_meta_key_matches). Aliases (seed 002), matched beside the key as written: sig_name -> owning-sig; kep_id, kep_number ->
  * kep-number. Derived keys, taken from the document and winning over metadata of the same name:
- *   path        the root-relative path, matched as a glob (glob.h: `**` spans folders)
+ *   path        the root-relative path, matched as a glob (glob.h: `**` spans folders); each glob
+ *               within glob.h's limits, a set's together at most HX_FILTER_GLOB_BYTES
  *   type        markdown | yaml | json | code | text
  *   ext         the file name's extension, lowercase, without the dot ("" when none)
  *   dir         the folder part of the path ("" at the root): "keps/sig-auth/1314-foo"
@@ -45,6 +46,7 @@
 
 #define HX_FILTER_MAX 64          /* filters in one set */
 #define HX_FILTER_ANY_MAX 256     /* values in one any-of list */
+#define HX_FILTER_GLOB_BYTES 4096 /* a set's path globs together; each one within glob.h's limits */
 
 /* Filters plus the memory their strings live in. Zero-initialise; free with hx_filter_set_free.
  * `v` is what hx_search_opts.filters takes (o.filters = fs.v; o.n_filters = fs.n). */

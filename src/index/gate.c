@@ -384,10 +384,12 @@ int ix_policy_parse(const char *text, size_t len, const char *origin, ix_policy 
         if (s[0] == '[') {
             size_t gn = n >= 2 ? n - 2 : 0;
             const char *g = trim(s + 1, &gn);
+            char what[80];
+            snprintf(what, sizeof what, "%.60s:%zu", origin, line);
             if (s[n - 1] != ']' || !gn)
                 rc = hx_error_set(err, HX_EPARSE, -1, "%s:%zu: a section is [GLOB]", origin, line);
-            else
-                rc = new_section(p, g, gn, err);
+            else if (!(rc = new_section(p, g, gn, err)))
+                rc = hx_glob_check(p->s[p->n - 1].glob, what, err);
             continue;
         }
         const char *eq = memchr(s, '=', n);

@@ -281,6 +281,9 @@ int hx_ingest_walk(const char *root, const char *const *targets, size_t n_target
     walker w = {.root = root, .excludes = excludes, .n_excludes = n_excludes, .out = out};
     int rc = 0;
     memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < n_excludes; i++)
+        if ((rc = hx_glob_check(excludes[i], "exclude", err)))
+            return rc;
     if (index_file)
         note_index_file(&w, index_file);
     for (size_t i = 0; i < n_targets && !rc; i++) {

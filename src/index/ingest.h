@@ -70,7 +70,8 @@ const char *hx_file_list_real(const hx_file_list *l, size_t i);
  * followed only when they resolve inside root; folder cycles are cut. Folders deeper than
  * HX_WALK_MAX_DEPTH, paths longer than PATH_MAX and a target that is neither a regular file nor
  * a folder go to out->rejected (other special files are passed over). A target that does not
- * exist fails with HX_ENOTFOUND, one that resolves outside the root with HX_EPERM. */
+ * exist fails with HX_ENOTFOUND, one that resolves outside the root with HX_EPERM, an exclude
+ * past glob.h's limits with HX_EINVAL. */
 int hx_ingest_walk(const char *root, const char *const *targets, size_t n_targets,
                    const char *const *excludes, size_t n_excludes, const char *index_file,
                    hx_file_list *out, hx_error *err);

@@ -1639,7 +1639,10 @@ static int tool_audit_log(mcp_server *s, const hx_json_val *args, hx_json_writer
     hx_audit_list l;
     if (hx_index_audit(s->reader, &l, &err))
         return snprintf(msg, cap, "reading the audit log failed: %s", err.message), -1;
-    hx_audit_list_select(&l, since_ns, mcp_arg_str(&a, "path"), (size_t)mcp_arg_int(&a, "limit"));
+    if (hx_audit_list_select(&l, since_ns, mcp_arg_str(&a, "path"), (size_t)mcp_arg_int(&a, "limit"), &err)) {
+        hx_audit_list_free(&l);
+        return snprintf(msg, cap, "%s", err.message), -1;
+    }
     hx_present_audit(w, &l);
     hx_audit_list_free(&l);
     return 0;
