@@ -3,7 +3,10 @@
  * as pipelined requests, one after another. Checked for every request: consumed bytes lie within
  * the input, the target and every header lie within the bytes consumed, the body is within
  * max_body, every shorter prefix of a complete request is "need more bytes" (never an error and
- * never a different request), and every refusal carries a 4xx/5xx status. Corpus: fuzz/corpus/http/. */
+ * never a different request), and every refusal carries a 4xx/5xx status. The Host and Origin values
+ * of each request also go through hx_http_host_parse and hx_http_origin_parse: an accepted host lies
+ * within its value, holds no userinfo, path or space, and is followed by nothing or a port 0 to
+ * 65535. Corpus: fuzz/corpus/http/. */
 #include "http.h"
 
 #include <stdint.h>
@@ -13,6 +16,20 @@
 static void check_within(const char *p, size_t n, const char *lo, size_t len)
 {
     if (n && (p < lo || p + n > lo + len))
+        abort();
+}
+
+/* The authority parsed from [v, v+n) (skip: the scheme's bytes) obeys http.h's rules. */
+static void check_authority(const char *v, size_t n, size_t skip, const hx_http_authority *a)
+{
+    check_within(a->host, a->host_len, v, n);
+    if (!a->host_len || a->host != v + skip || a->port < -1 || a->port > 65535)
+        abort();
+    for (size_t i = 0; i < a->host_len; i++)
+        if (a->host[i] == '@' || a->host[i] == '/' || a->host[i] == ' ' || (a->host[i] == ':' && a->host[0] != '['))
+            abort();
+    size_t rest = n - skip - a->host_len;
+    if (rest && (a->host[a->host_len] != ':' || (a->port < 0 && rest != 1)))
         abort();
 }
 
@@ -53,6 +70,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_within(req.headers[i].name, req.headers[i].name_len, buf + at, used);
             check_within(req.headers[i].value, req.headers[i].value_len, buf + at, used);
         }
+        size_t n;
+        hx_http_authority a;
+        const char *v = hx_http_header_get(&req, "host", &n);
+        if (v && !hx_http_host_parse(v, n, &a))
+            check_authority(v, n, 0, &a);
+        if ((v = hx_http_header_get(&req, "origin", &n)) && !hx_http_origin_parse(v, n, &a))
+            check_authority(v, n, v[4] == 's' || v[4] == 'S' ? 8 : 7, &a);
         size_t cuts[2] = {used - 1, used / 2};
         for (int c = 0; c < 2; c++) {
             hx_http_request part;

@@ -111,6 +111,27 @@ static void test_parser(void)
     CHECK(refusal("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFF\r\n", NULL) == 413,
           "chunk size past 64 bits");
 
+    CHECK(refusal("GET / HTTP/1.9\r\nHost: x\r\n\r\n", NULL) == 505, "HTTP/1.9: only 1.0 and 1.1 are served");
+
+    /* chunked framing exactly as RFC 9112 7.1 writes it: a strict proxy would frame each of these
+       otherwise (or refuse it), so it is refused */
+#define CHUNKED "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    CHECK(refusal(CHUNKED "1b\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\n\r\n", NULL) == 400,
+          "0x1b declared, 26 bytes and CR LF sent: the CR is not data, a bare LF does not end the chunk");
+    CHECK(refusal(CHUNKED "5\nhello\r\n0\r\n\r\n", NULL) == 400, "a chunk-size line ending in a bare LF");
+    CHECK(refusal(CHUNKED "5\r\nhello\n0\r\n\r\n", NULL) == 400, "chunk data followed by a bare LF");
+    CHECK(refusal(CHUNKED "5\r\nhello\r\n0\n\r\n", NULL) == 400, "the last chunk's line ending in a bare LF");
+    CHECK(refusal(CHUNKED "5\r\nhello\r\n0\r\nX: 1\n\r\n", NULL) == 400, "a trailer ending in a bare LF");
+    CHECK(refusal(CHUNKED "5\r\nhello\r\n0\r\n\n", NULL) == 400, "trailers ended by a bare LF");
+    CHECK(refusal(CHUNKED "5 junk\r\nhello\r\n0\r\n\r\n", NULL) == 400, "bytes after the size that are no extension");
+    CHECK(refusal(CHUNKED "5 \r\nhello\r\n0\r\n\r\n", NULL) == 400, "whitespace after the size, no extension");
+    CHECK(refusal(CHUNKED "5;\r\nhello\r\n0\r\n\r\n", NULL) == 400, "an extension without a name");
+    CHECK(refusal(CHUNKED "5;a=\"b\r\nhello\r\n0\r\n\r\n", NULL) == 400, "an unterminated quoted value");
+    CHECK(refusal(CHUNKED "5;a=b c\r\nhello\r\n0\r\n\r\n", NULL) == 400, "a value followed by more");
+    CHECK(refusal(CHUNKED "5 ; a = \"b\\\"c\" ;d\r\nhello\r\n0\r\n\r\n", NULL) == 0,
+          "extensions with whitespace, a quoted value and a bare name (RFC 9112 7.1.1)");
+#undef CHUNKED
+
     /* limits: small ones, reached exactly */
     hx_http_limits lim = {.max_line = 32, .max_head = 128, .max_headers = 3, .max_body = 10};
     CHECK(refusal("GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa HTTP/1.1\r\nHost: x\r\n\r\n", &lim) == 414, "line > 32");
@@ -127,6 +148,36 @@ static void test_parser(void)
           "chunks adding up past 10");
 }
 
+/* Host and Origin values taken apart: the port, -1 for none, -2 when refused; the host into out. */
+static int authority(const char *v, bool origin, char *out, size_t cap)
+{
+    hx_http_authority a;
+    if ((origin ? hx_http_origin_parse : hx_http_host_parse)(v, strlen(v), &a))
+        return -2;
+    snprintf(out, cap, "%.*s", (int)a.host_len, a.host);
+    return a.port;
+}
+
+static void test_authority(void)
+{
+    char h[64];
+    CHECK(authority("localhost:8000", false, h, sizeof h) == 8000 && !strcmp(h, "localhost"), "name and port");
+    CHECK(authority("[::1]:80", false, h, sizeof h) == 80 && !strcmp(h, "[::1]"), "IPv6 literal keeps its brackets");
+    CHECK(authority("127.0.0.1", false, h, sizeof h) == -1 && !strcmp(h, "127.0.0.1"), "no port");
+    CHECK(authority("localhost:", false, h, sizeof h) == -1, "an empty port is none (RFC 3986 3.2.3)");
+    CHECK(authority("ex%41mple.org:0", false, h, sizeof h) == 0, "pct-encoded, port 0");
+    const char *bad_hosts[] = {"", ":80", "a@localhost", "localhost:80@evil.example", "localhost/x", "ho st",
+                               "[::1", "[]", "[::1]x", "[v1.x]", "host:65536", "host:000080", "host:8a", "a\tb"};
+    for (size_t i = 0; i < sizeof bad_hosts / sizeof bad_hosts[0]; i++)
+        CHECK(authority(bad_hosts[i], false, h, sizeof h) == -2, "Host %s refused", bad_hosts[i]);
+    CHECK(authority("http://localhost:3000", true, h, sizeof h) == 3000 && !strcmp(h, "localhost"), "origin");
+    CHECK(authority("HTTPS://[::1]", true, h, sizeof h) == -1 && !strcmp(h, "[::1]"), "scheme in any case");
+    const char *bad_origins[] = {"null", "http://localhost:80@evil.example", "http://user@localhost",
+                                 "http://localhost:3000/", "ftp://localhost", "http:/localhost", "localhost"};
+    for (size_t i = 0; i < sizeof bad_origins / sizeof bad_origins[0]; i++)
+        CHECK(authority(bad_origins[i], true, h, sizeof h) == -2, "Origin %s refused", bad_origins[i]);
+}
+
 /* === A started server === */
 
 typedef struct {
@@ -141,7 +192,7 @@ static int srv_start(http_srv *s, const char *root, const char *db, const char *
     int errp[2];
     if (pipe(errp))
         return -1;
-    const char *argv[16] = {"hyrax", "serve", "--http", "127.0.0.1:0", "--db", db, "--root", root, "--threads", "1"};
+    const char *argv[24] = {"hyrax", "serve", "--http", "127.0.0.1:0", "--db", db, "--root", root, "--threads", "1"};
     int n = 10;
     for (int i = 0; extra && extra[i]; i++)
         argv[n++] = extra[i];
@@ -168,9 +219,10 @@ static int srv_start(http_srv *s, const char *root, const char *db, const char *
             break;
         len += (size_t)r;
         buf[len] = 0;
-        char *at = strstr(buf, "127.0.0.1:");
-        if (at && strchr(at, '\n')) {
-            s->port = atoi(at + 10);
+        char *at = strstr(buf, "http://"), *nl = at ? strchr(at, '\n') : NULL;
+        if (nl) {   /* "listening on http://ADDR:PORT" */
+            *nl = 0;
+            s->port = atoi(strrchr(at, ':') + 1);
             break;
         }
     }
@@ -186,11 +238,12 @@ static int srv_stop(http_srv *s)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static int connect_to(int port)
+/* A connection to ip:port (IPv4). */
+static int connect_ip(const char *ip, int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    inet_pton(AF_INET, ip, &a.sin_addr);
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a)) {
         if (fd >= 0)
             close(fd);
@@ -201,15 +254,27 @@ static int connect_to(int port)
     return fd;
 }
 
-static void send_str(int fd, const char *s, size_t n)
+static int connect_to(int port)
+{
+    return connect_ip("127.0.0.1", port);
+}
+
+/* Sends s[0..n); -1 when the connection fails first (EPIPE, ECONNRESET). */
+static int send_str(int fd, const char *s, size_t n)
 {
     while (n) {
         ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
         if (w <= 0)
-            return;
+            return -1;
         s += w;
         n -= (size_t)w;
     }
+    return 0;
+}
+
+static void send_cstr(int fd, const char *s)
+{
+    send_str(fd, s, strlen(s));
 }
 
 /* One response read from a connection: status, headers (raw), body (dechunked). */
@@ -325,11 +390,11 @@ static void read_response(reader *r, response *resp)
     resp->body[resp->body_len] = 0;
 }
 
-/* One request on a fresh connection; the response in *resp (caller frees resp->body). */
-static void exchange(int port, const char *raw, response *resp)
+/* One request on a fresh connection to ip:port; the response in *resp (caller frees resp->body). */
+static void exchange_at(const char *ip, int port, const char *raw, response *resp)
 {
     reader *r = calloc(1, sizeof *r);
-    r->fd = connect_to(port);
+    r->fd = connect_ip(ip, port);
     memset(resp, 0, sizeof *resp);
     resp->status = -1;
     if (r->fd >= 0) {
@@ -338,6 +403,11 @@ static void exchange(int port, const char *raw, response *resp)
         close(r->fd);
     }
     free(r);
+}
+
+static void exchange(int port, const char *raw, response *resp)
+{
+    exchange_at("127.0.0.1", port, raw, resp);
 }
 
 /* POST path with a JSON body and extra header lines (each ending CR LF). */
@@ -405,6 +475,49 @@ static int64_t keyword_total(int port, const char *word, char **body)
     return total;
 }
 
+/* The status of a request (line: "GET /health") on a connection to ip with this Host value and
+ * more header lines (each ending CR LF). */
+static int with_host_and(const char *ip, int port, const char *line, const char *host, const char *more)
+{
+    char raw[768];
+    response resp;
+    snprintf(raw, sizeof raw, "%s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\n"
+             "Content-Length: 0\r\n\r\n", line, host, more);
+    exchange_at(ip, port, raw, &resp);
+    CHECK(resp.status < 400 || !strstr(resp.body ? resp.body : "", "top_queries"), "a refusal carries no data");
+    free(resp.body);
+    return resp.status;
+}
+
+static int with_host(const char *ip, int port, const char *line, const char *host)
+{
+    return with_host_and(ip, port, line, host, "");
+}
+
+/* DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 sends same-origin
+ * requests with no Origin header and Host: evil.example:PORT. Every route refuses them before it
+ * runs (421); the loopback names with the server's port or none are served. */
+static void test_hosts(int port)
+{
+    char host[64];
+    const char *lines[] = {"GET /health", "GET /metrics", "GET /stats", "POST /mcp", "POST /search", "GET /nowhere"};
+    snprintf(host, sizeof host, "evil.example:%d", port);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        CHECK(with_host("127.0.0.1", port, lines[i], host) == 421, "%s with Host %s", lines[i], host);
+    const char *ok[] = {"localhost:%d", "127.0.0.1:%d", "[::1]:%d", "LocalHost:%d", "[0:0::1]:%d", "localhost"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        snprintf(host, sizeof host, ok[i], port);
+        CHECK(with_host("127.0.0.1", port, "GET /health", host) == 200, "Host %s is served", host);
+    }
+    const char *misdirected[] = {"evil.example", "localhost:%d", "127.0.0.2:%d", "localhost.:%d", "127.1:%d"};
+    for (size_t i = 0; i < sizeof misdirected / sizeof misdirected[0]; i++) {
+        snprintf(host, sizeof host, misdirected[i], i == 1 ? (port == 65535 ? 1 : port + 1) : port);
+        CHECK(with_host("127.0.0.1", port, "GET /health", host) == 421, "Host %s: 421", host);
+    }
+    snprintf(host, sizeof host, "localhost:%d@evil.example", port);
+    CHECK(with_host("127.0.0.1", port, "GET /health", host) == 400, "Host with userinfo: 400");
+}
+
 static void test_rest(int port)
 {
     response resp;
@@ -466,17 +579,19 @@ static void test_rest(int port)
         const char *raw;
         int status;
     } errs[] = {
-        {"POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 5\r\n\r\n{\"q\":", 400},
-        {"POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 2\r\n\r\n{}", 400},
-        {"POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 26\r\n\r\n{\"query\":\"a\",\"top_k\":51}  ", 400},
-        {"POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 35\r\n\r\n{\"query\":\"a\",\"search_type\":\"fuzzy\"}", 400},
-        {"GET /nowhere HTTP/1.1\r\nHost: l\r\n\r\n", 404},
-        {"GET /search HTTP/1.1\r\nHost: l\r\n\r\n", 405},
-        {"DELETE /health HTTP/1.1\r\nHost: l\r\n\r\n", 405},
-        {"GET /mcp HTTP/1.1\r\nHost: l\r\n\r\n", 405},
-        {"POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 99999999\r\n\r\n", 413},
+        {"POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\n{\"q\":", 400},
+        {"POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\n{}", 400},
+        {"POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Length: 26\r\n\r\n{\"query\":\"a\",\"top_k\":51}  ", 400},
+        {"POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Length: 35\r\n\r\n"
+         "{\"query\":\"a\",\"search_type\":\"fuzzy\"}", 400},
+        {"GET /nowhere HTTP/1.1\r\nHost: localhost\r\n\r\n", 404},
+        {"GET /search HTTP/1.1\r\nHost: localhost\r\n\r\n", 405},
+        {"DELETE /health HTTP/1.1\r\nHost: localhost\r\n\r\n", 405},
+        {"GET /mcp HTTP/1.1\r\nHost: localhost\r\n\r\n", 405},
+        {"POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999\r\n\r\n", 413},
         {"GET / HTTP/1.1\r\n\r\n", 400},
-        {"GET / HTTP/3.0\r\nHost: l\r\n\r\n", 505},
+        {"GET / HTTP/3.0\r\nHost: localhost\r\n\r\n", 505},
+        {"GET /health HTTP/1.9\r\nHost: localhost\r\n\r\n", 505},
     };
     for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
         exchange(port, errs[i].raw, &resp);
@@ -491,18 +606,18 @@ static void test_rest(int port)
     }
     /* 414 and 431 */
     char *raw = malloc(80000);
-    snprintf(raw, 80000, "GET /%09000d HTTP/1.1\r\nHost: l\r\n\r\n", 0);
+    snprintf(raw, 80000, "GET /%09000d HTTP/1.1\r\nHost: localhost\r\n\r\n", 0);
     exchange(port, raw, &resp);
     CHECK(resp.status == 414, "long target: %d", resp.status);
     free(resp.body);
-    size_t len = (size_t)snprintf(raw, 80000, "GET /health HTTP/1.1\r\nHost: l\r\n");
+    size_t len = (size_t)snprintf(raw, 80000, "GET /health HTTP/1.1\r\nHost: localhost\r\n");
     for (int i = 0; i < 65; i++)
         len += (size_t)snprintf(raw + len, 80000 - len, "X-H%d: %d\r\n", i, i);
     snprintf(raw + len, 80000 - len, "\r\n");
     exchange(port, raw, &resp);
     CHECK(resp.status == 431, "65 headers: %d", resp.status);
     free(resp.body);
-    len = (size_t)snprintf(raw, 80000, "GET /health HTTP/1.1\r\nHost: l\r\nX-Big: ");
+    len = (size_t)snprintf(raw, 80000, "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: ");
     memset(raw + len, 'a', 40000);
     snprintf(raw + len + 40000, 80000 - len - 40000, "\r\n\r\n");
     exchange(port, raw, &resp);
@@ -520,6 +635,14 @@ static void test_rest(int port)
     exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\nOrigin: http://127.0.0.1:3000\r\n\r\n", &resp);
     CHECK(resp.status == 200, "loopback origin: %d", resp.status);
     free(resp.body);
+    exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:80@evil.example\r\n\r\n",
+             &resp);
+    CHECK(resp.status == 403, "userinfo is no loopback origin: %d", resp.status);
+    free(resp.body);
+    exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\nOrigin: null\r\n\r\n", &resp);
+    CHECK(resp.status == 403, "an opaque origin: %d", resp.status);
+    free(resp.body);
+    test_hosts(port);
 }
 
 /* Keep-alive, pipelining, chunked bodies, 100-continue, Connection: close, HTTP/1.0. */
@@ -529,9 +652,9 @@ static void test_connections(int port)
     response resp;
     r->fd = connect_to(port);
     /* three requests in one write: answered in order on the one connection */
-    const char *three = "GET /health HTTP/1.1\r\nHost: l\r\n\r\n"
-                        "GET /nowhere HTTP/1.1\r\nHost: l\r\n\r\n"
-                        "POST /search HTTP/1.1\r\nHost: l\r\nTransfer-Encoding: chunked\r\n\r\n"
+    const char *three = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                        "GET /nowhere HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                        "POST /search HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
                         "9\r\n{\"query\":\r\n9\r\n\"zebras\"}\r\n0\r\n\r\n";
     send_str(r->fd, three, strlen(three));
     read_response(r, &resp);
@@ -545,12 +668,12 @@ static void test_connections(int port)
     searches_ok += resp.status == 200;
     free(resp.body);
     /* still open: one more */
-    send_str(r->fd, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", 33);
+    send_cstr(r->fd, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n");
     read_response(r, &resp);
     CHECK(resp.status == 200, "kept alive: %d", resp.status);
     free(resp.body);
     /* Expect: 100-continue gets the interim response before the body is sent */
-    const char *head = "POST /search HTTP/1.1\r\nHost: l\r\nExpect: 100-continue\r\nContent-Length: 18\r\n\r\n";
+    const char *head = "POST /search HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: 18\r\n\r\n";
     send_str(r->fd, head, strlen(head));
     read_response(r, &resp);
     CHECK(resp.status == 100, "100 Continue: %d", resp.status);
@@ -561,7 +684,7 @@ static void test_connections(int port)
     searches_ok += resp.status == 200;
     free(resp.body);
     /* Connection: close ends it after the answer */
-    send_str(r->fd, "GET /health HTTP/1.1\r\nHost: l\r\nConnection: close\r\n\r\n", 52);
+    send_cstr(r->fd, "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
     read_response(r, &resp);
     CHECK(resp.status == 200 && strstr(resp.head, "Connection: close"), "close: %d", resp.status);
     free(resp.body);
@@ -577,6 +700,82 @@ static void test_connections(int port)
     CHECK(r->len == 0 && recv(r->fd, r->buf, 1, 0) == 0, "1.0 closed");
     close(r->fd);
     free(r);
+}
+
+/* A client that shuts its write side right after its requests (nc -N, one-shot scripts, some
+ * proxies): every complete request is answered, the last with Connection: close, then EOF. Done 20
+ * times each: the FIN comes with the request or just after it, as the scheduler has it. */
+static void test_half_close(int port)
+{
+    const char *ping = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                       "Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+    const char *one[] = {"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", ping};
+    reader *r = calloc(1, sizeof *r);
+    response resp;
+    for (int k = 0; k < 2; k++) {
+        int answered = 0, closed = 0;
+        for (int i = 0; i < 20; i++) {
+            memset(r, 0, sizeof *r);
+            r->fd = connect_to(port);
+            send_cstr(r->fd, one[k]);
+            shutdown(r->fd, SHUT_WR);
+            read_response(r, &resp);
+            answered += resp.status == 200;
+            closed += r->len == 0 && recv(r->fd, r->buf, 1, 0) == 0;
+            free(resp.body);
+            close(r->fd);
+        }
+        CHECK(answered == 20 && closed == 20, "%s then FIN: %d of 20 answered, %d closed after", k ? "POST /mcp ping"
+              : "GET /health", answered, closed);
+    }
+    /* three complete requests and the start of a fourth, then FIN: three answers, a 400, EOF */
+    memset(r, 0, sizeof *r);
+    r->fd = connect_to(port);
+    send_cstr(r->fd, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /nowhere HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    send_cstr(r->fd, ping);
+    send_cstr(r->fd, "GET /hea");
+    shutdown(r->fd, SHUT_WR);
+    int want[] = {200, 404, 200, 400};
+    for (int i = 0; i < 4; i++) {
+        read_response(r, &resp);
+        CHECK(resp.status == want[i], "pipelined then FIN, answer %d: %d (want %d)", i, resp.status, want[i]);
+        if (i == 3)
+            CHECK(strstr(resp.head, "Connection: close"), "the last says close");
+        free(resp.body);
+    }
+    CHECK(r->len == 0 && recv(r->fd, r->buf, 1, 0) == 0, "then EOF");
+    close(r->fd);
+    free(r);
+}
+
+/* A body over the limit (16 MiB) is refused with 413 as soon as its head declares it, and the
+ * client, still sending, gets to read that answer rather than a reset: 17 MiB declared and sent
+ * whole (a client such as curl gives up at EPIPE or ECONNRESET, before it reads anything), then the
+ * answer read. Chunked too (one chunk of 17 MiB). */
+static void test_big_body(int port)
+{
+    size_t body = (size_t)17 << 20;
+    char *raw = malloc(body + 256);
+    for (int chunked = 0; chunked < 2; chunked++) {
+#define BIG_HEAD "POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+        int head = chunked ? snprintf(raw, 256, BIG_HEAD "Transfer-Encoding: chunked\r\n\r\n%zx\r\n", body)
+                           : snprintf(raw, 256, BIG_HEAD "Content-Length: %zu\r\n\r\n", body);
+#undef BIG_HEAD
+        memset(raw + head, 'a', body);
+        reader *r = calloc(1, sizeof *r);
+        r->fd = connect_to(port);
+        int sent = send_str(r->fd, raw, (size_t)head + body);
+        int e = errno;
+        response resp;
+        read_response(r, &resp);
+        CHECK(sent == 0, "17 MiB %s sent whole: %s", chunked ? "chunked" : "declared", sent ? strerror(e) : "");
+        CHECK(resp.status == 413 && strstr(resp.head, "Connection: close"), "17 MiB %s: %d",
+              chunked ? "chunked" : "declared", resp.status);
+        free(resp.body);
+        close(r->fd);
+        free(r);
+    }
+    free(raw);
 }
 
 /* MCP Streamable HTTP: legacy (2025-11-25, no session) and 2026-07-28 requests. */
@@ -656,7 +855,8 @@ static void test_mcp_http(int port)
     CHECK(resp.status == 400 && int_of(at(d, "error.code")) == -32700, "parse error: %d", resp.status);
     hx_json_doc_free(d);
     free(resp.body);
-    exchange(port, "POST /mcp HTTP/1.1\r\nHost: l\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}", &resp);
+    exchange(port, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}",
+             &resp);
     CHECK(resp.status == 415, "not JSON: %d", resp.status);
     free(resp.body);
     post(port, "/mcp", "Origin: https://attacker.example\r\n", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}",
@@ -704,7 +904,7 @@ static void send_mcp(int fd, const char *session, const char *body)
 {
     size_t n = strlen(body) + 512;
     char *raw = malloc(n);
-    snprintf(raw, n, "POST /mcp HTTP/1.1\r\nHost: l\r\nContent-Type: application/json\r\nMCP-Protocol-Version: "
+    snprintf(raw, n, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nMCP-Protocol-Version: "
              "2025-11-25\r\nMcp-Session-Id: %s\r\nContent-Length: %zu\r\n\r\n%s", session, strlen(body), body);
     send_str(fd, raw, strlen(raw));
     free(raw);
@@ -846,7 +1046,7 @@ static void test_cancel(int port)
 static void test_metrics(int port)
 {
     response resp;
-    exchange(port, "GET /metrics HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    exchange(port, "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
     CHECK(resp.status == 200 && strstr(resp.head, "text/plain; version=0.0.4"), "metrics: %d", resp.status);
     const char *b = resp.body ? resp.body : "";
     CHECK(strstr(b, "# TYPE hyrax_http_request_duration_seconds histogram\n"), "histogram type");
@@ -879,7 +1079,7 @@ static void *client(void *p)
         char body[128], raw[512];
         int n = snprintf(body, sizeof body, "{\"query\":\"zebras %d-%d\",\"search_type\":\"%s\"}", a->id, i,
                          i % 2 ? "keyword" : "hybrid");
-        snprintf(raw, sizeof raw, "POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: %d\r\n\r\n%s", n, body);
+        snprintf(raw, sizeof raw, "POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Length: %d\r\n\r\n%s", n, body);
         send_str(r->fd, raw, strlen(raw));
         response resp;
         read_response(r, &resp);
@@ -930,16 +1130,19 @@ static void test_token(const char *root, const char *db)
         return;
     }
     response resp;
-    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
     CHECK(resp.status == 401 && strstr(resp.head, "WWW-Authenticate: Bearer"), "no token: %d", resp.status);
     free(resp.body);
-    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer s3cret-token-012345678\r\n\r\n", &resp);
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer s3cret-token-012345678\r\n\r\n",
+             &resp);
     CHECK(resp.status == 401, "a prefix of the token: %d", resp.status);
     free(resp.body);
-    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer s3cret-token-0123456789x\r\n\r\n", &resp);
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer s3cret-token-0123456789x\r\n"
+             "\r\n", &resp);
     CHECK(resp.status == 401, "the token and more: %d", resp.status);
     free(resp.body);
-    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\nAuthorization: Bearer s3cret-token-0123456789\r\n\r\n", &resp);
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer s3cret-token-0123456789\r\n\r\n",
+             &resp);
     CHECK(resp.status == 200, "the token: %d", resp.status);
     free(resp.body);
     post(s.port, "/mcp", "", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", &resp);
@@ -949,12 +1152,61 @@ static void test_token(const char *root, const char *db)
     unlink(tokfile);
 }
 
+/* Bound to every address (0.0.0.0, so with a token): the address a client connected to is a Host
+ * served too (127.0.0.2 here, loopback's other addresses), as are the --allow-host names, in any
+ * case, with no port or the server's, and pages on them as origins. A name given with a port is
+ * refused at the start. */
+static void test_allow_host(const char *root, const char *db)
+{
+    char tokfile[PATH_MAX + 32], cmd[4 * PATH_MAX], *out = NULL, host[64];
+    snprintf(tokfile, sizeof tokfile, "%s.tok", db);
+    FILE *f = fopen(tokfile, "w");
+    fputs("s3cret-token-0123456789\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s serve --http 127.0.0.1:0 --allow-host search.example:80 --db %s --root %s 2>&1",
+             getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax", db, root);
+    CHECK(check_run(cmd, &out) != 0 && strstr(out, "--allow-host search.example:80"), "a name with a port: %s", out);
+    free(out);
+    http_srv s;
+    const char *extra[] = {"--http", "0.0.0.0:0", "--token-file", tokfile, "--allow-host", "Search.Example",
+                           "--allow-host", "[2001:db8::7]", NULL};
+    if (srv_start(&s, root, db, extra)) {
+        CHECK(0, "server on 0.0.0.0 started");
+        unlink(tokfile);
+        return;
+    }
+    const char *auth = "Authorization: Bearer s3cret-token-0123456789\r\n";
+    struct {
+        const char *ip, *host;
+        int status;
+    } cases[] = {
+        {"127.0.0.1", "127.0.0.1:%d", 200}, {"127.0.0.1", "search.example:%d", 200},
+        {"127.0.0.1", "SEARCH.EXAMPLE", 200}, {"127.0.0.1", "[2001:db8::7]:%d", 200},
+        {"127.0.0.1", "other.example:%d", 421},
+        {"127.0.0.2", "127.0.0.2:%d", 200}, {"127.0.0.2", "127.0.0.3:%d", 421}, {"127.0.0.1", "127.0.0.2:%d", 421},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(host, sizeof host, cases[i].host, s.port);
+        int got = with_host_and(cases[i].ip, s.port, "GET /health", host, auth);
+        CHECK(got == cases[i].status, "to %s, Host %s: %d (want %d)", cases[i].ip, host, got, cases[i].status);
+    }
+    CHECK(with_host("127.0.0.1", s.port, "GET /health", "evil.example") == 421, "a Host is checked before the token");
+    char more[256];
+    snprintf(more, sizeof more, "%sOrigin: https://search.example\r\n", auth);
+    CHECK(with_host_and("127.0.0.1", s.port, "GET /health", "localhost", more) == 200,
+          "a page on an --allow-host name");
+    snprintf(more, sizeof more, "%sOrigin: http://other.example\r\n", auth);
+    CHECK(with_host_and("127.0.0.1", s.port, "GET /health", "localhost", more) == 403, "a page elsewhere");
+    CHECK(srv_stop(&s) == 0, "stops cleanly on SIGTERM");
+    unlink(tokfile);
+}
+
 /* GET /health until it is answered 200, for at most 5 s: room the server makes after an answer or
  * a close comes a moment after the client sees them. */
 static void health_until_ok(int port, response *resp)
 {
     for (int tries = 0;; tries++) {
-        exchange(port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", resp);
+        exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", resp);
         if (resp->status == 200 || tries == 50)
             return;
         free(resp->body);
@@ -971,7 +1223,7 @@ static void test_connection_cap(int port)
             break;
     usleep(300000);   /* the loop accepts them */
     response resp;
-    exchange(port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
     CHECK(n == 256 && resp.status == 503, "connection 257: %d (%d open)", resp.status, n);
     free(resp.body);
     for (int i = 0; i < n; i++)
@@ -995,14 +1247,14 @@ static void test_buffer_cap(const char *root, const char *db)
     }
     size_t body = 700000, first = 600000;
     char *raw = malloc(body + 256);
-    int head = snprintf(raw, 256, "POST /nowhere HTTP/1.1\r\nHost: l\r\nContent-Length: %zu\r\n\r\n", body);
+    int head = snprintf(raw, 256, "POST /nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Length: %zu\r\n\r\n", body);
     memset(raw + head, 'x', body);
     reader *big = calloc(1, sizeof *big);
     big->fd = connect_to(s.port);
     send_str(big->fd, raw, (size_t)head + first);
     usleep(1000000);   /* read by the server (a request before that would hold the bytes it needs) */
     response resp;
-    exchange(s.port, "GET /health HTTP/1.1\r\nHost: l\r\n\r\n", &resp);
+    exchange(s.port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
     CHECK(resp.status == 503 && strstr(resp.body ? resp.body : "", "request bytes"),
           "over the bytes held across connections: %d %s", resp.status, resp.body ? resp.body : "");
     free(resp.body);
@@ -1029,7 +1281,7 @@ static void *slow_client(void *p)
     response resp = {.status = -1};
     r->fd = connect_to(*port);
     if (r->fd >= 0) {
-        send_str(r->fd, "POST /search HTTP/1.1\r\nHost: l\r\nContent-Length: 100\r\n\r\n{\"query\":", 64);
+        send_cstr(r->fd, "POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{\"query\":");
         read_response(r, &resp);
         close(r->fd);
     }
@@ -1043,6 +1295,7 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     test_parser();
+    test_authority();
     char tmpl[] = "/tmp/hx_http_XXXXXX", root[PATH_MAX], db[PATH_MAX + 16], cmd[4 * PATH_MAX];
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);
@@ -1060,6 +1313,8 @@ int main(void)
         pthread_create(&slow, NULL, slow_client, &slow_port);
         test_rest(s.port);
         test_connections(s.port);
+        test_half_close(s.port);
+        test_big_body(s.port);
         test_mcp_http(s.port);
         test_cancel(s.port);
         test_concurrent(s.port);
@@ -1072,6 +1327,7 @@ int main(void)
         CHECK(0, "server started");
     }
     test_token(root, db);
+    test_allow_host(root, db);
     test_buffer_cap(root, db);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
     CHECK(system(cmd) == 0, "cleanup");

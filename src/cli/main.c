@@ -235,6 +235,10 @@ static const cli_opt options[] = {
     {"--token-file", 0, "FILE", CMD_SERVE,
      .help = "with --http: every request must carry Authorization: Bearer <the file's\nfirst line>; required "
              "to bind an address other than loopback"},
+    {"--allow-host", 0, "NAME", CMD_SERVE,
+     .help = "with --http: answer requests whose Host (and Origin) names NAME too;\nelse only localhost, 127.0.0.1, "
+             "[::1] and the address connected to are\nanswered (421), against DNS rebinding (repeatable)",
+     .repeat = true},
     {"--http-buffer", 0, "MB", CMD_SERVE,
      .help = "with --http: request bytes all connections may hold together, in MiB\n(default 256); a read past it is "
              "answered 503", WHOLE(1, 1048576)},
@@ -1953,9 +1957,16 @@ static int cmd_serve(const cli_args *a)
     char token[512];
     hx_http_config http = {.listen = opt_str(a, "--http"), .on_listen = on_listen,
                            .max_buffered = (size_t)opt_long(a, "--http-buffer", 0) << 20};
+    const char **allow = hx_calloc(a->n + 1, sizeof *allow);   /* borrowed from argv */
+    for (size_t pos = 0; allow && (allow[http.n_allow_hosts] = opt_next(a, "--allow-host", &pos));)
+        http.n_allow_hosts++;
+    http.allow_hosts = allow;
     int rc = 0;
-    if (opt_str(a, "--token-file") && !http.listen) {
-        fprintf(stderr, "hyrax serve: --token-file goes with --http\n");
+    if (!allow) {
+        fprintf(stderr, "hyrax serve: out of memory\n");
+        rc = -1;
+    } else if ((opt_str(a, "--token-file") || http.n_allow_hosts) && !http.listen) {
+        fprintf(stderr, "hyrax serve: %s goes with --http\n", http.n_allow_hosts ? "--allow-host" : "--token-file");
         rc = -1;
     } else if (opt_str(a, "--token-file") && read_token(opt_str(a, "--token-file"), token, sizeof token)) {
         rc = -1;
@@ -1965,6 +1976,7 @@ static int cmd_serve(const cli_args *a)
         if (rc)
             fprintf(stderr, "hyrax serve: %s\n", err.message);
     }
+    free(allow);
     close(stop_pipe[0]);
     close(stop_pipe[1]);
     return rc ? 1 : 0;

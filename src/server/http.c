@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define DEFAULT_MAX_LINE ((size_t)8 << 10)
 #define DEFAULT_MAX_HEAD ((size_t)32 << 10)
@@ -41,6 +42,11 @@ static unsigned char lower(unsigned char c)
     return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
 }
 
+static int hex_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : lower(c) >= 'a' && lower(c) <= 'f' ? lower(c) - 'a' + 10 : -1;
+}
+
 static bool ieq(const char *a, size_t n, const char *b)
 {
     size_t m = strlen(b);
@@ -53,15 +59,19 @@ static bool ieq(const char *a, size_t n, const char *b)
 }
 
 /* The line starting at buf[at]: returns 1 with [*start, *end) its content (no CR LF) and *next
- * the offset after it, 0 when no line end comes before len or max bytes, -1 for a bare CR. A
- * line longer than max without an end is -2. */
-static int next_line(const char *buf, size_t len, size_t at, size_t max, size_t *end, size_t *next)
+ * the offset after it, 0 when no line end comes before len or max bytes, -1 for a bare CR (and,
+ * with crlf, a bare LF: chunked framing ends its lines in CR LF only). A line longer than max
+ * without an end is -2. */
+static int next_line(const char *buf, size_t len, size_t at, size_t max, bool crlf, size_t *end, size_t *next)
 {
     for (size_t i = at; i < len; i++) {
         if (i - at > max)
             return -2;
         if (buf[i] == '\n') {
-            *end = i > at && buf[i - 1] == '\r' ? i - 1 : i;
+            bool cr = i > at && buf[i - 1] == '\r';
+            if (crlf && !cr)
+                return -1;
+            *end = cr ? i - 1 : i;
             *next = i + 1;
             return 1;
         }
@@ -105,7 +115,7 @@ static int parse_request_line(const char *buf, size_t start, size_t end, hx_http
     if (end - i != 8 || memcmp(buf + i, "HTTP/", 5) || buf[i + 6] != '.' || buf[i + 5] < '0' || buf[i + 5] > '9' ||
         buf[i + 7] < '0' || buf[i + 7] > '9')
         return fail(f, 400, HX_EPARSE, i, "the request line must end in HTTP/1.0 or HTTP/1.1");
-    if (buf[i + 5] != '1')
+    if (buf[i + 5] != '1' || buf[i + 7] > '1')
         return fail(f, 505, HX_EVERSION, i, "only HTTP/1.0 and HTTP/1.1 are served");
     req->minor = buf[i + 7] == '0' ? 0 : 1;
     return 0;
@@ -140,16 +150,17 @@ static int parse_field(const char *buf, size_t start, size_t end, hx_http_header
 }
 
 /* Header lines from *at up to the empty line; *at is left after it. n: fields kept so far (into
- * out, which may be NULL for trailers: counted against the limits, not kept). 0, HX_ETRUNCATED, or
- * an error. */
+ * out, which may be NULL for trailers: counted against the limits, not kept, and their lines end
+ * in CR LF only, as chunked framing's do). 0, HX_ETRUNCATED, or an error. */
 static int parse_fields(const char *buf, size_t len, size_t head_start, size_t *at, const hx_http_limits *l,
                         hx_http_header *out, size_t *n, fail_to f)
 {
     for (;;) {
         size_t end, next;
-        int r = next_line(buf, len, *at, l->max_head, &end, &next);
+        int r = next_line(buf, len, *at, l->max_head, !out, &end, &next);
         if (r == -1)
-            return fail(f, 400, HX_EPARSE, *at, "a bare CR in the request head");
+            return fail(f, 400, HX_EPARSE, *at, out ? "a bare CR in the request head"
+                                                    : "a bare CR or LF in the trailers: their lines end in CR LF");
         if (r == 0 && len - head_start <= l->max_head)
             return HX_ETRUNCATED;
         if (r <= 0 || next - head_start > l->max_head)
@@ -209,34 +220,85 @@ static size_t header_count(const hx_http_request *req, const char *name)
 
 /* === Bodies === */
 
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    return i;
+}
+
+static size_t skip_token(const char *s, size_t n, size_t i)
+{
+    while (i < n && is_tchar((unsigned char)s[i]))
+        i++;
+    return i;
+}
+
+/* Is [s, s+n) a chunk-ext (RFC 9112 7.1.1): *( BWS ";" BWS name [ BWS "=" BWS ( token /
+ * quoted-string ) ] )? Anything else after the size is refused, so that no two readers can
+ * disagree on where a chunk's data starts. */
+static bool chunk_ext_ok(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        i = skip_ws(s, n, i);
+        if (i >= n || s[i] != ';')
+            return false;
+        size_t t = skip_ws(s, n, i + 1);
+        if ((i = skip_token(s, n, t)) == t)
+            return false;
+        size_t eq = skip_ws(s, n, i);
+        if (eq >= n || s[eq] != '=')   /* no value */
+            continue;
+        t = skip_ws(s, n, eq + 1);
+        if (t < n && s[t] == '"') {   /* quoted-string: qdtext or \ and one byte, no controls but HTAB */
+            for (i = t + 1; i < n && s[i] != '"'; i++) {
+                if (s[i] == '\\' && ++i >= n)
+                    return false;
+                unsigned char c = (unsigned char)s[i];
+                if ((c < 0x20 && c != '\t') || c == 0x7F)
+                    return false;
+            }
+            if (i++ >= n)
+                return false;
+        } else if ((i = skip_token(s, n, t)) == t) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Walks the chunked body from at. With out NULL it only measures: 0 with *body_len and *done
- * (the offset after the trailers), HX_ETRUNCATED, or an error; with out it copies the data. */
+ * (the offset after the trailers), HX_ETRUNCATED, or an error; with out it copies the data. Every
+ * line of the framing ends in CR LF and each chunk's data is followed by exactly CR LF (RFC 9112
+ * 7.1): a bare LF or CR there is 400, never data. */
 static int walk_chunks(const char *buf, size_t len, size_t at, const hx_http_limits *l, char *out,
                        size_t *body_len, size_t *done, fail_to f)
 {
     size_t total = 0;
     for (;;) {
         size_t end, next;
-        int r = next_line(buf, len, at, l->max_line, &end, &next);
+        int r = next_line(buf, len, at, l->max_line, true, &end, &next);
         if (r == -1)
-            return fail(f, 400, HX_EPARSE, at, "a bare CR in a chunk-size line");
+            return fail(f, 400, HX_EPARSE, at, "a bare CR or LF in a chunk-size line: it ends in CR LF");
         if (r == -2)
             return fail(f, 400, HX_ERANGE, at, "a chunk-size line is longer than the server accepts");
         if (r == 0)
             return HX_ETRUNCATED;
         uint64_t size = 0;
-        size_t i = at, digits = 0;
-        for (; i < end; i++, digits++) {
+        size_t i = at;
+        for (; i < end; i++) {
             unsigned char c = (unsigned char)buf[i];
-            int d = c >= '0' && c <= '9' ? c - '0' : lower(c) >= 'a' && lower(c) <= 'f' ? lower(c) - 'a' + 10 : -1;
+            int d = hex_digit(c);
             if (d < 0)
                 break;
             if (size > (UINT64_MAX >> 4))
                 return fail(f, 413, HX_ERANGE, at, "a chunk is larger than the server accepts");
             size = size << 4 | (uint64_t)d;
         }
-        if (!digits || (i < end && buf[i] != ';' && buf[i] != ' ' && buf[i] != '\t'))
-            return fail(f, 400, HX_EPARSE, at, "a chunk-size line must start with hexadecimal digits");
+        if (i == at || !chunk_ext_ok(buf + i, end - i))
+            return fail(f, 400, HX_EPARSE, at, "a chunk-size line must be hexadecimal digits, then only chunk "
+                                               "extensions (;name=value)");
         if (size > l->max_body - total)
             return fail(f, 413, HX_ERANGE, at, "the request body is larger than the server accepts");
         at = next;
@@ -249,20 +311,18 @@ static int walk_chunks(const char *buf, size_t len, size_t at, const hx_http_lim
             *done = at;
             return 0;
         }
-        if (len - at < size + 1)
+        if (len - at < size)
             return HX_ETRUNCATED;
         if (out)
             memcpy(out + total, buf + at, (size_t)size);
         total += (size_t)size;
         at += (size_t)size;
-        if (buf[at] == '\r') {
-            if (len - at < 2)
+        for (int k = 0; k < 2; k++, at++) {
+            if (at >= len)
                 return HX_ETRUNCATED;
-            at++;
+            if (buf[at] != "\r\n"[k])
+                return fail(f, 400, HX_EPARSE, at, "chunk data must be followed by exactly CR LF");
         }
-        if (buf[at] != '\n')
-            return fail(f, 400, HX_EPARSE, at, "chunk data must be followed by CR LF");
-        at++;
     }
 }
 
@@ -295,7 +355,7 @@ int hx_http_parse(const char *buf, size_t len, const hx_http_limits *lim, hx_htt
         if ((at += buf[at] == '\r' ? 2 : 1) > l.max_line)
             return fail(f, 400, HX_EPARSE, at, "too many empty lines before the request line");
     size_t head = at, end, next;
-    int r = next_line(buf, len, at, l.max_line, &end, &next);
+    int r = next_line(buf, len, at, l.max_line, false, &end, &next);
     if (r == -1)
         return fail(f, 400, HX_EPARSE, at, "a bare CR in the request line");
     if (r == -2)
@@ -369,6 +429,63 @@ void hx_http_request_free(hx_http_request *req)
     req->body_len = 0;
 }
 
+/* === Authorities === */
+
+/* RFC 3986 unreserved or sub-delims: a reg-name's bytes, besides %HH. */
+static bool is_reg_name(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (lower(c) >= 'a' && lower(c) <= 'z') || (c && strchr("-._~!$&'()*+,;=", c));
+}
+
+int hx_http_host_parse(const char *v, size_t n, hx_http_authority *out)
+{
+    size_t i = 0;
+    if (n && v[0] == '[') {   /* IP-literal: an IPv6 address; IPvFuture is not served */
+        while (++i < n && v[i] != ']')
+            if (hex_digit((unsigned char)v[i]) < 0 && v[i] != ':' && v[i] != '.')
+                return HX_EPARSE;
+        if (i >= n || i < 3)
+            return HX_EPARSE;
+        i++;
+    } else {   /* reg-name or IPv4address: unreserved, pct-encoded, sub-delims */
+        for (; i < n && v[i] != ':'; i++) {
+            unsigned char c = (unsigned char)v[i];
+            if (c == '%' && n - i > 2 && hex_digit((unsigned char)v[i + 1]) >= 0 &&
+                hex_digit((unsigned char)v[i + 2]) >= 0)
+                i += 2;
+            else if (!is_reg_name(c))
+                return HX_EPARSE;
+        }
+        if (!i)
+            return HX_EPARSE;
+    }
+    out->host = v;
+    out->host_len = i;
+    out->port = -1;
+    if (i == n)
+        return 0;
+    if (v[i] != ':' || n - i - 1 > 5)
+        return HX_EPARSE;
+    if (n - i == 1)   /* an empty port is no port (RFC 3986 3.2.3) */
+        return 0;
+    int port = 0;
+    for (size_t k = i + 1; k < n; k++) {
+        if (v[k] < '0' || v[k] > '9')
+            return HX_EPARSE;
+        port = port * 10 + (v[k] - '0');
+    }
+    if (port > 65535)
+        return HX_EPARSE;
+    out->port = port;
+    return 0;
+}
+
+int hx_http_origin_parse(const char *v, size_t n, hx_http_authority *out)
+{
+    size_t skip = n >= 7 && !strncasecmp(v, "http://", 7) ? 7 : n >= 8 && !strncasecmp(v, "https://", 8) ? 8 : 0;
+    return skip ? hx_http_host_parse(v + skip, n - skip, out) : HX_EPARSE;
+}
+
 /* === Responses === */
 
 const char *hx_http_reason(int status)
@@ -388,6 +505,7 @@ const char *hx_http_reason(int status)
     case 413: return "Content Too Large";
     case 414: return "URI Too Long";
     case 415: return "Unsupported Media Type";
+    case 421: return "Misdirected Request";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 501: return "Not Implemented";

@@ -3,10 +3,11 @@
  * http_server.c) and no routes; the parser is what fuzz/fuzz_http.c drives. Choices where the RFCs
  * leave room, each refused with the status named, before any body byte is read:
  *
- *   - Lines end in CR LF or a bare LF (RFC 9112 2.2); a bare CR anywhere in the head is 400. Empty
- *     lines before the request line are skipped (at most the request-line limit of them).
- *   - Request line: METHOD SP TARGET SP HTTP/1.x; one space each. Over max_line bytes: 414. HTTP/2+
- *     or HTTP/0.x: 505. A method outside tchar, a target with a control byte or a space: 400.
+ *   - Head lines end in CR LF or a bare LF (RFC 9112 2.2); a bare CR anywhere in the head is 400.
+ *     Empty lines before the request line are skipped (at most the request-line limit of them).
+ *   - Request line: METHOD SP TARGET SP HTTP/1.0 or HTTP/1.1; one space each. Over max_line bytes:
+ *     414. Any other version (HTTP/1.9, HTTP/2.0, HTTP/0.9): 505. A method outside tchar, a target
+ *     with a control byte or a space: 400.
  *   - Header fields: name (tchar) ':' OWS value OWS. Whitespace before the colon and obsolete line
  *     folding are 400 (RFC 9112 5.1, 5.2); NUL and other controls but HTAB in a value are 400.
  *     More than max_headers fields, or more than max_head bytes from the request line to the empty
@@ -14,8 +15,11 @@
  *   - Bodies: Content-Length (digits only; several, even equal, are 400) or Transfer-Encoding:
  *     chunked and nothing else (another coding: 501; both headers: 400, as RFC 9112 6.1 allows, so
  *     no request can be framed two ways). A body over max_body: 413, whether declared or chunked.
- *     Chunk extensions are skipped (within max_line bytes a chunk line); trailers count against the
- *     header limits and are dropped.
+ *     Chunked framing is exactly RFC 9112 7.1's: each chunk-size line is hex digits and only
+ *     well-formed chunk extensions (skipped; within max_line bytes), ending in CR LF; each chunk's
+ *     data is followed by exactly CR LF; a bare LF or CR in the framing or the trailers is 400, as
+ *     is anything else a strict reader would frame otherwise. Trailers count against the header
+ *     limits and are dropped.
  *   - HTTP/1.1 needs exactly one Host (400 otherwise). Keep-alive is the default of 1.1 and off for
  *     1.0; `Connection: close` / `keep-alive` (a token list) says otherwise.
  *
@@ -73,6 +77,23 @@ void hx_http_request_free(hx_http_request *req);
 
 /* The value of the first header called name (ASCII case-insensitive) and its length, or NULL. */
 const char *hx_http_header_get(const hx_http_request *req, const char *name, size_t *len);
+
+/* A Host value or an Origin's authority taken apart: the host as sent (an IP literal keeps its
+ * brackets; borrowed from the value, not NUL-terminated) and the port, -1 when none is given. */
+typedef struct hx_http_authority {
+    const char *host;
+    size_t host_len;
+    int port;
+} hx_http_authority;
+
+/* A Host value (RFC 9110 7.2): uri-host [":" port] and nothing else: no userinfo, path or spaces;
+ * the host a reg-name, an IPv4 address or a bracketed IPv6 address, the port 0 to 65535 in at most
+ * 5 digits (empty is none). 0, or HX_EPARSE. */
+int hx_http_host_parse(const char *v, size_t n, hx_http_authority *out);
+
+/* An Origin value (RFC 6454 7): "http://" or "https://" (any case), then a Host value as above.
+ * "null", another scheme, userinfo (http://localhost:80@evil.example) or a path is HX_EPARSE. */
+int hx_http_origin_parse(const char *v, size_t n, hx_http_authority *out);
 
 /* Status text of an HTTP status code ("Not Found"); "Unknown" for codes hyrax does not send. */
 const char *hx_http_reason(int status);

@@ -15,9 +15,15 @@
  *   POST /mcp       one JSON-RPC message; answered with application/json, or text/event-stream when
  *                   the client accepts it and asked a write tool for progress (progressToken)
  *
- * Every request: a bearer token when one is configured (401), an Origin header only from a loopback
- * page (403: a web page elsewhere must not drive a local server, DNS rebinding included), a known
- * route (404) and method (405 with Allow). Errors are {"detail": text, "status": code}. */
+ * Every request, before any route runs: a Host naming this server (421: localhost, 127.0.0.1, [::1],
+ * the address the client connected to or an --allow-host name, with no port or the server's, so a
+ * page whose name was rebound to 127.0.0.1 reads nothing), a bearer token when one is configured
+ * (401), an Origin header only from a page on such a host, any port (403: a web page elsewhere must
+ * not drive a local server), a known route (404) and method (405 with Allow). Errors are {"detail":
+ * text, "status": code}. A client that shuts its write side after its requests gets every complete
+ * one answered, then the connection closes; a connection the server closes first (a refusal,
+ * Connection: close) is shut for writing and what the client still sends is read and dropped, within
+ * bounds, so that it can read the answer rather than a reset. */
 #include "http_server.h"
 #include "http.h"
 #include "alloc.h"
@@ -48,6 +54,9 @@
 #define WRITE_TIMEOUT_MS 10000   /* a client that reads nothing for this long loses its connection */
 #define SSE_WAIT_MS 200          /* how often a waiting request checks that its client is still there */
 #define AWAITER_STACK ((size_t)1 << 20)   /* an awaiter's stack: await_job and a reply, no encoder */
+#define LINGER_MS 5000           /* a connection closing reads and drops what comes for at most this */
+#define LINGER_BYTES ((size_t)64 << 20)   /* ... and at most this many bytes (a refused body and more) */
+#define DRAIN_STEP 64            /* reads of 16 KiB a lingering connection gets per wake of the loop */
 
 static int64_t mono_ms(void)
 {
@@ -72,7 +81,11 @@ typedef struct conn {
     bool busy;                /* a request thread holds it (the loop neither reads nor frees it) */
     bool closing;             /* close once back from the request thread */
     bool continue_sent;       /* 100 Continue sent for the request being read */
-    int64_t active_ms;        /* last byte read or answer written */
+    bool eof;                 /* the client shut its write side: answer what is complete, then close */
+    bool lingering;           /* answered and shut for writing: what comes is dropped until EOF */
+    size_t drained;           /* bytes dropped while lingering */
+    struct sockaddr_storage local;   /* the address and port the client connected to */
+    int64_t active_ms;        /* last byte read or answer written; when lingering began */
     int64_t begun_ms;         /* first byte of the request being read; 0 when none */
     hx_http_request req;      /* the request a thread answers (borrows from in) */
     size_t used;              /* its bytes */
@@ -241,24 +254,89 @@ static bool authorized(const http_server *h, const hx_http_request *req)
     return token_ok(h->hc.token, v + 7, n - 7);
 }
 
-/* An Origin header, when sent, must be a loopback page: http(s)://localhost, 127.0.0.1 or [::1],
- * any port. */
-static bool origin_ok(const hx_http_request *req)
+/* The IP address in a host as sent ("127.0.0.1", "[::1]") into ss (port 0); false for a name. */
+static bool host_address(const hx_http_authority *a, struct sockaddr_storage *ss)
+{
+    char text[INET6_ADDRSTRLEN];
+    bool v6 = a->host[0] == '[';
+    size_t n = v6 ? a->host_len - 2 : a->host_len;
+    if (n >= sizeof text)
+        return false;
+    memcpy(text, a->host + v6, n);
+    text[n] = 0;
+    memset(ss, 0, sizeof *ss);
+    ss->ss_family = v6 ? AF_INET6 : AF_INET;
+    return inet_pton(ss->ss_family, text, v6 ? (void *)&((struct sockaddr_in6 *)ss)->sin6_addr
+                                             : (void *)&((struct sockaddr_in *)ss)->sin_addr) == 1;
+}
+
+/* Are a and b the same IP address (an IPv4-mapped IPv6 one as its IPv4 one)? Ports aside. */
+static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    const void *x[2];
+    int fam[2];
+    const struct sockaddr_storage *ab[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        const struct in6_addr *v6 = &((const struct sockaddr_in6 *)ab[i])->sin6_addr;
+        fam[i] = ab[i]->ss_family;
+        x[i] = fam[i] == AF_INET ? (const void *)&((const struct sockaddr_in *)ab[i])->sin_addr : (const void *)v6;
+        if (fam[i] == AF_INET6 && IN6_IS_ADDR_V4MAPPED(v6)) {
+            fam[i] = AF_INET;
+            x[i] = v6->s6_addr + 12;
+        }
+    }
+    return fam[0] == fam[1] && !memcmp(x[0], x[1], fam[0] == AF_INET ? 4 : 16);
+}
+
+/* Is this a host the server answers to (from Host or Origin)? localhost, 127.0.0.1, [::1], the
+ * address c connected to, and the --allow-host names; names without regard to case. */
+static bool host_known(const http_server *h, const conn *c, const hx_http_authority *a)
+{
+    struct sockaddr_storage ss, loop;
+    if (host_address(a, &ss)) {
+        memset(&loop, 0, sizeof loop);
+        loop.ss_family = ss.ss_family;
+        if (ss.ss_family == AF_INET)
+            ((struct sockaddr_in *)&loop)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        else
+            ((struct sockaddr_in6 *)&loop)->sin6_addr = in6addr_loopback;
+        if (same_address(&ss, &loop) || same_address(&ss, &c->local))
+            return true;
+    } else if (a->host_len == 9 && !strncasecmp(a->host, "localhost", 9)) {
+        return true;
+    }
+    for (size_t i = 0; i < h->hc.n_allow_hosts; i++)
+        if (strlen(h->hc.allow_hosts[i]) == a->host_len && !strncasecmp(h->hc.allow_hosts[i], a->host, a->host_len))
+            return true;
+    return false;
+}
+
+/* The Host header against DNS rebinding: 0 when it names this server, with no port or the one
+ * connected to; else the status to refuse with (400 for a Host that is no host, 421). HTTP/1.1
+ * needs one (the parser refuses it without); an HTTP/1.0 request may come without. */
+static int host_status(const http_server *h, const conn *c)
 {
     size_t n;
-    const char *v = hx_http_header_get(req, "origin", &n);
+    const char *v = hx_http_header_get(&c->req, "host", &n);
+    hx_http_authority a;
     if (!v)
-        return true;
-    size_t skip = n >= 7 && !strncasecmp(v, "http://", 7) ? 7 : n >= 8 && !strncasecmp(v, "https://", 8) ? 8 : 0;
-    if (!skip)
-        return false;
-    static const char *const hosts[] = {"localhost", "127.0.0.1", "[::1]"};
-    for (size_t i = 0; i < 3; i++) {
-        size_t h = strlen(hosts[i]);
-        if (n - skip >= h && !strncasecmp(v + skip, hosts[i], h) && (n - skip == h || v[skip + h] == ':'))
-            return true;
-    }
-    return false;
+        return 0;
+    if (hx_http_host_parse(v, n, &a))
+        return 400;
+    int port = ntohs(c->local.ss_family == AF_INET ? ((const struct sockaddr_in *)&c->local)->sin_port
+                                                   : ((const struct sockaddr_in6 *)&c->local)->sin6_port);
+    return host_known(h, c, &a) && (a.port < 0 || a.port == port) ? 0 : 421;
+}
+
+/* An Origin header, when sent, must be a page on a host the server answers to (host_known), any
+ * port: scheme://host[:port] and nothing else, so userinfo (http://localhost:80@evil.example) is
+ * refused. */
+static bool origin_ok(const http_server *h, const conn *c)
+{
+    size_t n;
+    const char *v = hx_http_header_get(&c->req, "origin", &n);
+    hx_http_authority a;
+    return !v || (!hx_http_origin_parse(v, n, &a) && host_known(h, c, &a));
 }
 
 /* Does the Accept header take this media type (or any)? A missing header takes everything. */
@@ -531,7 +609,8 @@ static void await_job(http_server *h, const conn *c, mcp_sink *sink, bool stream
     bool gone = false;
     if (stream) {
         char head[512];
-        size_t n = hx_http_head(head, sizeof head, 200, "text/event-stream", (size_t)-1, c->req.keep_alive,
+        bool last = c->eof && c->used == c->len;
+        size_t n = hx_http_head(head, sizeof head, 200, "text/event-stream", (size_t)-1, c->req.keep_alive && !last,
                                 "Cache-Control: no-cache\r\n");
         gone = !n || send_all(c->fd, head, n);
         r->streamed = true;
@@ -554,7 +633,8 @@ static void await_job(http_server *h, const conn *c, mcp_sink *sink, bool stream
         }
         if (done)
             break;
-        struct pollfd p = {c->fd, POLLRDHUP, 0};
+        /* a hang-up cancels; a client that shut its write side with its request (eof) waits */
+        struct pollfd p = {c->fd, c->eof ? 0 : POLLRDHUP, 0};
         if (!gone && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
             gone = true;
         if (gone || stopping(h))
@@ -730,11 +810,12 @@ static bool finish(http_server *h, conn *c, const char *route_path, reply *r, do
 {
     const hx_http_request *req = &c->req;
     bool keep = req->keep_alive && !r->close;
+    bool last = c->eof && c->used == c->len;   /* the client sent all it will, and this is the end of it */
     char code[8];
     snprintf(code, sizeof code, "%d", r->status);
     /* counted before the answer leaves, so a client that has it sees it in /metrics */
     hx_metrics_observe(h->metrics, HX_METRIC_HTTP, route_path, req->method, code, mono_s() - t0);
-    bool ok = r->streamed ? !r->close : reply_send(c->fd, r, keep) == 0;
+    bool ok = r->streamed ? !r->close : reply_send(c->fd, r, keep && !last) == 0;
     free(r->body);
     return ok && keep;
 }
@@ -754,11 +835,17 @@ static bool answer(http_server *h, mcp_server *v, conn *c, pending **later)
         if (strlen(routes[i].path) == plen && !memcmp(routes[i].path, req->target, plen))
             rt = &routes[i];
     reply r = {0};
-    if (!authorized(h, req)) {
+    int host = host_status(h, c);
+    if (host) {
+        reply_error(&r, host, host == 400 ? "the Host header must be a host name or address, then an optional port"
+                                          : "this server answers to Host localhost, 127.0.0.1, [::1], the address "
+                                            "connected to or an --allow-host name, with no port or its own");
+    } else if (!authorized(h, req)) {
         reply_error(&r, 401, "this server needs Authorization: Bearer <token> (the --token-file it was given)");
         snprintf(r.extra, sizeof r.extra, "WWW-Authenticate: Bearer realm=\"hyrax\"\r\n");
-    } else if (!origin_ok(req)) {
-        reply_error(&r, 403, "requests from a web page are accepted only from a loopback origin");
+    } else if (!origin_ok(h, c)) {
+        reply_error(&r, 403, "requests from a web page are accepted only from a page on a host this server answers "
+                             "to (localhost, 127.0.0.1, [::1], its address or an --allow-host name)");
     } else if (!rt) {
         reply_error(&r, 404, "no such route: POST /search, GET /health, GET /stats, GET /metrics, POST /mcp");
     } else if (strcmp(req->method, rt->method)) {
@@ -863,34 +950,81 @@ static void *request_thread(void *arg)
 
 /* === The loop === */
 
-/* Parses what c holds: a complete request goes to the request threads; a broken one is refused
- * and c closed (returns false). */
-static bool take_request(http_server *h, size_t i)
+/* Reads and drops what lingering c has; closes it at the client's EOF, an error or past
+ * LINGER_BYTES. At most DRAIN_STEP reads a call, so that one fast sender does not hold the loop. */
+static void drain(http_server *h, size_t i)
 {
     conn *c = h->conns[i];
-    if (!c->len)
-        return true;
+    char scratch[16384];
+    for (int k = 0; k < DRAIN_STEP; k++) {
+        ssize_t n = recv(c->fd, scratch, sizeof scratch, 0);
+        if (n > 0 && (c->drained += (size_t)n) <= LINGER_BYTES)
+            continue;
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        conn_close(h, i);
+        return;
+    }
+}
+
+/* Closes c once its answer is out. Closing a socket with unread bytes resets the connection, and
+ * the reset can reach the client before it has read the answer (a client still sending a refused
+ * body loses the 413 so): unless the client has shut its side already, c is shut for writing (the
+ * client reads the answer, then EOF) and lingers: what still comes is dropped until the client's
+ * EOF, LINGER_BYTES or LINGER_MS (expire). */
+static void close_after_answer(http_server *h, size_t i)
+{
+    conn *c = h->conns[i];
+    if (c->eof) {
+        conn_close(h, i);
+        return;
+    }
+    shutdown(c->fd, SHUT_WR);
+    h->buffered -= c->cap;
+    free(c->in);
+    c->in = NULL;
+    c->len = c->cap = 0;
+    c->lingering = true;
+    c->active_ms = mono_ms();
+    drain(h, i);
+}
+
+/* Parses what c holds: a complete request goes to the request threads; a broken one is refused
+ * and c closed, as is c once the client has shut its side and every complete request is answered. */
+static void take_request(http_server *h, size_t i)
+{
+    conn *c = h->conns[i];
+    if (!c->len) {
+        if (c->eof)
+            conn_close(h, i);
+        return;
+    }
     int status = 0;
     hx_error err = {0};
     int rc = hx_http_parse(c->in, c->len, &h->lim, &c->req, &c->used, &status, &err);
     if (rc == HX_ETRUNCATED) {
-        if (c->req.head_done && c->req.expect_continue && !c->continue_sent) {
+        if (c->req.head_done && c->req.expect_continue && !c->continue_sent && !c->eof) {
             c->continue_sent = true;
             send_all(c->fd, "HTTP/1.1 100 Continue\r\n\r\n", 25);
         }
         hx_http_request_free(&c->req);
-        if (c->len <= h->max_buffer)
-            return true;
-        status = 413;
-        snprintf(err.message, sizeof err.message, "the request is larger than the server accepts");
+        if (c->eof) {
+            status = 400;
+            snprintf(err.message, sizeof err.message, "the client ended its side before the request was complete");
+        } else if (c->len <= h->max_buffer) {
+            return;
+        } else {
+            status = 413;
+            snprintf(err.message, sizeof err.message, "the request is larger than the server accepts");
+        }
     }
     if (rc) {
         hx_http_request_free(&c->req);
         hx_metrics_observe(h->metrics, HX_METRIC_HTTP, "other", "other", status == 413 ? "413" : status == 431 ? "431"
                            : status == 414 ? "414" : status == 501 ? "501" : status == 505 ? "505" : "400", 0);
         refuse(c->fd, status, err.message);
-        conn_close(h, i);
-        return false;
+        close_after_answer(h, i);
+        return;
     }
     c->busy = true;
     c->next = NULL;
@@ -902,7 +1036,6 @@ static bool take_request(http_server *h, size_t i)
     h->work_tail = c;
     pthread_cond_signal(&h->cv);
     pthread_mutex_unlock(&h->lock);
-    return true;
 }
 
 /* Room for more bytes in c's buffer: it doubles (READ_STEP at first), within the bytes all
@@ -921,19 +1054,21 @@ static const char *grow_buffer(http_server *h, conn *c)
     return NULL;
 }
 
-/* Reads what c has; false when it was closed. */
-static bool read_conn(http_server *h, size_t i)
+/* Reads what c has (to the client's EOF, which is kept: the requests before it are still
+ * answered), then takes a request from it. */
+static void read_conn(http_server *h, size_t i)
 {
     conn *c = h->conns[i];
+    if (c->lingering) {
+        drain(h, i);
+        return;
+    }
     for (;;) {
         const char *full = c->cap - c->len < 4096 ? grow_buffer(h, c) : NULL;
-        if (full) {   /* what the client sent is read and dropped first, so the refusal is not reset */
-            char scratch[4096];
-            for (int k = 0; k < 16 && recv(c->fd, scratch, sizeof scratch, 0) > 0; k++) {
-            }
+        if (full) {
             refuse(c->fd, 503, full);
-            conn_close(h, i);
-            return false;
+            close_after_answer(h, i);
+            return;
         }
         ssize_t n = recv(c->fd, c->in + c->len, c->cap - c->len, 0);
         if (n > 0) {
@@ -945,14 +1080,18 @@ static bool read_conn(http_server *h, size_t i)
                 break;
             continue;
         }
+        if (n == 0) {
+            c->eof = true;
+            break;
+        }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
-        conn_close(h, i);   /* end of stream or an error: nothing more will come */
-        return false;
+        conn_close(h, i);   /* an error: nothing more will come, and no answer can go */
+        return;
     }
-    return take_request(h, i);
+    take_request(h, i);
 }
 
 static void accept_all(http_server *h)
@@ -971,6 +1110,8 @@ static void accept_all(http_server *h)
         }
         c->fd = fd;
         c->active_ms = mono_ms();
+        socklen_t sl = sizeof c->local;
+        getsockname(fd, (struct sockaddr *)&c->local, &sl);   /* for the Host check (host_known) */
         pthread_mutex_lock(&h->lock);
         h->conns[h->n_conns++] = c;
         pthread_mutex_unlock(&h->lock);
@@ -1001,7 +1142,7 @@ static void take_done(http_server *h)
             d->cap = 0;
         }
         if (d->closing)
-            conn_close(h, i);
+            close_after_answer(h, i);
         else
             take_request(h, i);
         d = next;
@@ -1009,16 +1150,19 @@ static void take_done(http_server *h)
 }
 
 /* Idle and slow connections: closed after idle_timeout_ms with nothing pending, 408 after
- * read_timeout_ms with a request begun. */
+ * read_timeout_ms with a request begun; a lingering one after LINGER_MS. */
 static void expire(http_server *h, int64_t now)
 {
     for (size_t i = h->n_conns; i-- > 0;) {
         conn *c = h->conns[i];
         if (c->busy)
             continue;
-        if (c->len && now - c->begun_ms > h->hc.read_timeout_ms) {
+        if (c->lingering) {
+            if (now - c->active_ms > LINGER_MS)
+                conn_close(h, i);
+        } else if (c->len && now - c->begun_ms > h->hc.read_timeout_ms) {
             refuse(c->fd, 408, "the request did not arrive in time");
-            conn_close(h, i);
+            close_after_answer(h, i);
         } else if (!c->len && now - c->active_ms > h->hc.idle_timeout_ms) {
             conn_close(h, i);
         }
@@ -1145,6 +1289,13 @@ int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error
 {
     if (cfg->stop_fd < 0)
         return hx_error_set(err, HX_EINVAL, -1, "the HTTP server needs a stop descriptor");
+    for (size_t i = 0; i < http->n_allow_hosts; i++) {
+        hx_http_authority a;
+        const char *name = http->allow_hosts[i];
+        if (hx_http_host_parse(name, strlen(name), &a) || a.host_len != strlen(name))
+            return hx_error_set(err, HX_EINVAL, -1, "--allow-host %s: give a host name or address without a port "
+                                "(search.example.com, 192.0.2.7, [2001:db8::7])", name);
+    }
     http_server *h = hx_calloc(1, sizeof *h);
     if (!h)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");

@@ -10,6 +10,10 @@ typedef struct hx_http_config {
     const char *listen;          /* "127.0.0.1:8000", "[::1]:8000", "0.0.0.0:8000"; port 0 picks one */
     const char *token;           /* bearer token every request must carry; NULL: none, and then only a
                                     loopback address may be bound */
+    const char *const *allow_hosts;   /* more names a request's Host (and Origin) may give, besides
+                                         localhost, 127.0.0.1, [::1] and the address connected to;
+                                         borrowed for the server's life */
+    size_t n_allow_hosts;
     int threads;                 /* request threads (0: one per core, 4 to 16) */
     int max_connections;         /* open connections (0: 256); one more is answered 503 and closed */
     int idle_timeout_ms;         /* a kept-alive connection with no request (0: 30 s) */
