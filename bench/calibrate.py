@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits hyrax's relevance calibration (src/index/fusion.h HX_CALIBRATION_*) on the Cranfield
+"""Fits hyrax's relevance calibration (src/retrieve/fusion.h HX_CALIBRATION_*) on the Cranfield
 judgements and prints the constants to paste there.
 
 Every judged Cranfield query is run through `hyrax search --json --mode hybrid --group chunk -k 200

@@ -4,7 +4,7 @@ then in the same run:
 
   * latency (p50/p90/p99) of hybrid, vector-only and keyword-only queries through hyrax
     (bench/registry_bench.c: hx_registry_search, RRF in hyrax) and, beside each, the same statement
-    hyrax sends (search_sql, read out of src/index/registry.c) run as plain SQL by pgbench,
+    hyrax sends (search_sql, read out of src/service/registry.c) run as plain SQL by pgbench,
     PostgreSQL's own client, with the same parameters;
   * recall@10 of the pgvector HNSW side against exact search (brute force over every vector, in
     numpy while loading; cross-checked against PostgreSQL's exact scan on a few queries);
@@ -370,7 +370,7 @@ def main():
 
 
 def search_sql(rev=None):
-    """The text of search_sql in src/index/registry.c: the statement hyrax sends (with rev: the one
+    """The text of search_sql in src/service/registry.c: the statement hyrax sends (with rev: the one
     that git revision sent)."""
     read = lambda name: (sh(["git", "show", "%s:src/index/%s" % (rev, name)], cwd=ROOT) if rev else
                          open(os.path.join(ROOT, "src", "index", name)).read())
@@ -379,7 +379,7 @@ def search_sql(rev=None):
     src = re.sub(r"HX_STRINGIFY\((\w+)\)", lambda m: '"%s"' % defs[m.group(1)], src)
     m = re.search(r'static const char search_sql\[\] =((?:\s*"(?:[^"\\]|\\.)*")+);', src)
     if not m:
-        raise SystemExit("search_sql not found in src/index/registry.c")
+        raise SystemExit("search_sql not found in src/service/registry.c")
     text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1)))
     return re.sub(r"\\(.)", lambda e: {"n": "\n", "t": "\t"}.get(e.group(1), e.group(1)), text)
 

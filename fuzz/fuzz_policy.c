@@ -1,4 +1,4 @@
-/* fuzz_policy.c: libFuzzer target for the gate's policy parser and validators (src/index/gate.c):
+/* fuzz_policy.c: libFuzzer target for the gate's policy parser and validators (src/ingest/gate.c):
  * the bytes before the first NUL are a policy file, the byte after it picks the document's name
  * (and so its type and validators: markdown, yaml, json, xml, text), the rest is the document.
  * Any policy must parse or be refused with a documented code and a message; any document must

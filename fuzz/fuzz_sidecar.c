@@ -1,5 +1,5 @@
-/* fuzz_sidecar.c: libFuzzer target for the files beside an index (src/index/memory.h,
- * src/index/stats.h): the first byte picks what the rest becomes in a fresh store file -- a
+/* fuzz_sidecar.c: libFuzzer target for the files beside an index (src/service/memory.h,
+ * src/service/stats.h): the first byte picks what the rest becomes in a fresh store file -- a
  * statistics root (0), a conversation-memory root (1), or one turn blob under a valid memory
  * root (2) -- which is then read whole (every turn, both searches; the JSON and Prometheus views)
  * and written to (a turn recorded, counts flushed into it). Must never crash; a malformed root or

@@ -469,7 +469,7 @@ HX_API int hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *
 
 typedef enum { HX_MODE_HYBRID = 0, HX_MODE_VECTOR = 1, HX_MODE_KEYWORD = 2 } hx_search_mode;
 
-/* A filter on documents; filters are ANDed. src/index/filter.h parses them from JSON (MCP) and from
+/* A filter on documents; filters are ANDed. src/retrieve/filter.h parses them from JSON (MCP) and from
  * `--filter` text, and says the rules: keys match metadata keys with '_' and '-' alike and ASCII
  * case ignored, seed 002's sig_name, kep_id and kep_number name owning-sig and kep-number, and the
  * derived keys path (a glob), type, ext, dir, folder, indexed_at and mtime come from the document.
@@ -599,7 +599,7 @@ HX_API int hx_index_chunk(hx_index *ix, uint32_t chunk_id, hx_result *out, hx_er
 /* === Tiers (README "Tiers") === */
 
 /* One index of several searched as one, nearest first: the project index, then the user index
- * (the registry comes last: src/index/registry.h hx_tiers_search_registry). Every index must have
+ * (the registry comes last: src/service/registry.h hx_tiers_search_registry). Every index must have
  * been opened with the same model (one query vector serves them all) and positioned by its caller
  * (hx_index_read_at). */
 typedef struct hx_tier {

@@ -1,4 +1,4 @@
-/* test_memory.c: conversation memory (src/index/memory.h, the MCP tools record_turn, get_session,
+/* test_memory.c: conversation memory (src/service/memory.h, the MCP tools record_turn, get_session,
  * search_history, list_sessions and `hyrax history`): turns come back in order after reopening;
  * retention drops the oldest turns of a session and then of the file; each identity (tenant,
  * user) sees only its own turns; search_history's semantic ranking equals a brute-force cosine

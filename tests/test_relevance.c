@@ -4,7 +4,7 @@
  * chunk's length nor makes a phrase match; snippets bold stemmed matches and never stop words; an
  * index whose keyword segments have the format before the header field (tests/data/bm25v1.hyx, made
  * by hyrax at commit 85c3c42 from tests/data/relevance) is refused to readers with a message to
- * reindex, and its first write rebuilds it. Spec: the Fields section of src/index/bm25.h. */
+ * reindex, and its first write rebuilds it. Spec: the Fields section of src/retrieve/bm25.h. */
 #include "check.h"
 #include "json.h"
 

@@ -4,7 +4,7 @@
  * answers nothing while on-topic ones keep their answer; --min-score 0.5 keeps strong hybrid
  * matches; --recency KEY:DAYS puts a newer document above an older one that matches better. Also
  * the ISO-8601 reader (expected values from GNU date -u -d ... +%s) and the half-life factor.
- * Specs: src/index/fusion.h (relevance), src/index/recency.h, hyrax.h hx_search_opts. */
+ * Specs: src/retrieve/fusion.h (relevance), src/retrieve/recency.h, hyrax.h hx_search_opts. */
 #include "check.h"
 #include "fusion.h"
 #include "json.h"

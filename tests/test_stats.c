@@ -1,4 +1,4 @@
-/* test_stats.c: lasting observability (src/index/stats.h). Percentiles follow the histogram rule
+/* test_stats.c: lasting observability (src/service/stats.h). Percentiles follow the histogram rule
  * stated in stats.h, checked against values worked out by hand; hot queries are a top-k over a
  * sliding window (an old favourite drops out, a new query still gets counted after 10,000
  * distinct ones); counts survive a restart and add up across processes flushing at once; the

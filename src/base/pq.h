@@ -1,7 +1,7 @@
 /* pq.h: libpq (PostgreSQL's client library) loaded at run time with dlopen, so the hyrax binary
  * depends on libc and pthreads only and needs libpq only once a registry is named (issue 13).
  * Owns the library handle and the table of the PQ* functions hyrax calls, nothing else: SQL and
- * connections belong to src/index/registry.c. libpq's types are opaque here; the constants are the
+ * connections belong to src/service/registry.c. libpq's types are opaque here; the constants are the
  * values of libpq-fe.h, which are part of libpq's stable ABI (soname libpq.so.5). */
 #ifndef HX_PQ_H
 #define HX_PQ_H
