@@ -1333,7 +1333,8 @@ done:
 static const char stats_about[] =
     "Prints counts, sizes, the last commit and the model, and what every process did with the index\n"
     "(kept beside it, across restarts): latency per tool, hot queries of the last day, updates, rejected\n"
-    "files and index lag.\n";
+    "files and index lag. With --tenant, the hot queries are that identity's own and the last update's\n"
+    "error is left out; without it, every identity's queries are shown.\n";
 
 typedef struct {
     const char *db;
