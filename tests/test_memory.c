@@ -185,7 +185,8 @@ static void test_flood(void)
         snprintf(session, sizeof session, "s%d", i % 4);
         record(m, session, "acme", NULL, msg, "", NULL, &lim, NULL);
     }
-    CHECK(count_of(m, "globex", "bob") == 5, "acme's 40 turns leave bob's 5 (bob has %zu)", count_of(m, "globex", "bob"));
+    CHECK(count_of(m, "globex", "bob") == 5, "acme's 40 turns leave bob's 5 (bob has %zu)",
+          count_of(m, "globex", "bob"));
     CHECK(count_of(m, "acme", "") == 5 && hx_memory_count(m) == 10, "acme keeps its newest 5 (%zu of %zu)",
           count_of(m, "acme", ""), hx_memory_count(m));
     record(m, "local", NULL, NULL, "no identity", "", NULL, &lim, NULL);
@@ -514,8 +515,9 @@ static int start_as(server *s, const char *db, const char *tenant, const char *u
     }
     if (start_serve(s, args))
         return -1;
-    send_line(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-                 "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    send_line(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                 "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                 "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
     free(read_line(s, 60000));
     return 0;
 }

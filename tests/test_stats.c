@@ -351,7 +351,8 @@ static void test_identities(void)
     hx_stats_note_query(s, "acme roadmap");
     hx_stats_note_update(s, NULL, "cannot read globex/bob-diary.md: Permission denied", 0);
     for (int round = 0; round < 2; round++) {   /* unflushed, then from the file */
-        CHECK(!strcmp(hot_as(s, db, &acme, got, sizeof got), "acme roadmap=1"), "acme sees its own query only: %s", got);
+        CHECK(!strcmp(hot_as(s, db, &acme, got, sizeof got), "acme roadmap=1"), "acme sees its own query only: %s",
+              got);
         CHECK(!strcmp(hot_as(s, db, &bob, got, sizeof got), "bob private diary password hint narwhal=2"),
               "globex/bob sees its own: %s", got);
         CHECK(!strcmp(hot_as(s, db, &globex, got, sizeof got), ""), "globex without bob sees none of bob's: %s", got);
@@ -476,14 +477,16 @@ static char *http_get(int port, const char *path)
 
 /* What a new user would do: globex/bob searches with the command line; acme's `hyrax stats`,
  * `serve --tenant acme`'s index_health and its HTTP /health and /metrics must not show bob's
- * query; the unscoped `hyrax stats` does. */
+ * query, nor the watcher the name of a rejected file; the unscoped reader sees both. */
 static void test_cli_tenants(void)
 {
     char root[PATH_MAX + 16], db[PATH_MAX + 32], cmd[4 * PATH_MAX], *out;
     snprintf(root, sizeof root, "%s/troot", dir);
     snprintf(db, sizeof db, "%s/tenants.hyx", dir);
     mkdir(root, 0755);
-    check_put(root, "diary.md", "---\ntenant: globex\nvisibility: private\nowner: bob\n---\n# Diary\n\nThe narwhal hint.\n");
+    check_put(root, "diary.md",
+              "---\ntenant: globex\nvisibility: private\nowner: bob\n---\n# Diary\n\nThe narwhal hint.\n");
+    check_put(root, "globex-merger-plan.md", "---\nvisibility: secret\n---\n# Plan\n");   /* rejected */
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db '%s' '%s' >/dev/null 2>&1", db, root);
     CHECK(check_run(cmd, &out) == 0, "index");
     free(out);
@@ -506,28 +509,47 @@ static void test_cli_tenants(void)
     CHECK(check_run(cmd, &out) == 0 && strstr(out, secret), "the unscoped local reader sees it: %s", out);
     free(out);
 
-    server s;
-    const char *args[] = {"--db", db, "--root", root, "--read-only", "--tenant", "acme", NULL};
-    if (start_serve(&s, args))
-        return;
-    send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-                  "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
-    free(read_line(&s, 60000));
-    send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\","
-                  "\"arguments\":{\"query\":\"acme quarterly plan\"}}}");
-    free(read_line(&s, 60000));
-    send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"index_health\","
-                  "\"arguments\":{}}}");
-    char *line = read_line(&s, 60000);
-    CHECK(line && strstr(line, "\"top_queries\"") && !strstr(line, "narwhal") && strstr(line, "acme quarterly plan"),
-          "index_health under serve --tenant acme: acme's query, not bob's: %.600s", line ? line : "-");
-    free(line);
-    close(s.in);
-    int status;
-    waitpid(s.pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "serve exits cleanly");
-    close(s.out);
-    free(s.buf);
+    /* serve --watch, as acme and unscoped: index_health once the watcher's first batch is done */
+    for (int as_acme = 1; as_acme >= 0; as_acme--) {
+        server s;
+        const char *args[] = {"--db", db, "--root", root, "--read-only", "--watch", as_acme ? "--tenant" : NULL, "acme",
+                              NULL};
+        if (start_serve(&s, args))
+            return;
+        send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                      "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                      "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+        free(read_line(&s, 60000));
+        send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\","
+                      "\"arguments\":{\"query\":\"acme quarterly plan\"}}}");
+        free(read_line(&s, 60000));
+        char *line = NULL;
+        for (int tries = 0; tries < 300 && !(line && strstr(line, "\"last_batch\":{")); tries++) {
+            if (line)
+                usleep(100000);
+            free(line);
+            send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+                          "{\"name\":\"index_health\",\"arguments\":{}}}");
+            line = read_line(&s, 60000);
+        }
+        if (as_acme) {
+            CHECK(line && strstr(line, "\"top_queries\"") && !strstr(line, "narwhal") &&
+                      strstr(line, "acme quarterly plan"),
+                  "index_health under serve --tenant acme: acme's query, not bob's: %.600s", line ? line : "-");
+            CHECK(line && strstr(line, "\"last_batch\":{") && !strstr(line, "merger-plan"),
+                  "nor the watcher's rejected file of another tenant: %.900s", line ? line : "-");
+        } else {
+            CHECK(line && strstr(line, "narwhal") && strstr(line, "merger-plan"),
+                  "the unscoped reader sees both: %.900s", line ? line : "-");
+        }
+        free(line);
+        close(s.in);
+        int status;
+        waitpid(s.pid, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "serve exits cleanly");
+        close(s.out);
+        free(s.buf);
+    }
 
     /* serve --http --tenant acme: /health's activity and /metrics */
     int errp[2];
@@ -566,6 +588,7 @@ static void test_cli_tenants(void)
     free(health);
     free(metrics);
     kill(pid, SIGTERM);
+    int status;
     waitpid(pid, &status, 0);
     close(errp[0]);
 }

@@ -376,8 +376,8 @@ int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim
     int rc = identities_full(m, &nt, identities, &full, err);
     if (!rc && full)
         rc = hx_error_set(err, HX_ERANGE, -1,
-                          "conversation memory keeps the turns of %u identities, its limit (serve --memory-identities); "
-                          "a turn of another identity is refused",
+                          "conversation memory keeps the turns of %u identities, its limit "
+                          "(serve --memory-identities); a turn of another identity is refused",
                           identities);
     if (rc)
         return rc;

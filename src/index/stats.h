@@ -95,8 +95,9 @@ void hx_stats_note_update(hx_stats *s, const hx_update_report *r, const char *er
 
 /* The file's counts plus what s has not flushed yet (s may be NULL: the file only; db names the
  * index when s is NULL) as the reader `reader` sees them (NULL: the unscoped local reader, every
- * identity's hot queries; else its own only, and no last_error), as one JSON object: {"latency": {tool: {calls, mean_ms, p50_ms, p95_ms,
- * p99_ms, transports: {transport: {...}}}}, "top_queries": [{query, count}], "window_s",
+ * identity's hot queries; else its own only, and no last_error), as one JSON object:
+ * {"latency": {tool: {calls, mean_ms, p50_ms, p95_ms, p99_ms, transports: {transport: {...}}}},
+ * "top_queries": [{query, count}], "window_s",
  * "index": {updates, files_added, files_updated, files_removed, files_rejected, update_failures,
  * last_update_at, last_error, lag: {count, mean_ms, p50_ms, p95_ms, p99_ms}}}. Members only: the
  * caller opens and closes the object around them (so index_health can add them to its own). */

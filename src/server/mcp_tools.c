@@ -1425,7 +1425,7 @@ static const char health_out[] =
     "\"top_queries_window_s\":{\"type\":\"integer\"},"
     "\"latency\":{\"type\":\"object\",\"description\":\"Per tool (and hyrax search): calls, mean/p50/p95/p99 ms, and the same per transport (stdio, http, cli); kept across restarts.\"},"
     "\"index\":{\"type\":\"object\",\"description\":\"Index updates kept across restarts: files added, updated, removed, rejected (gate or unreadable), failed updates, last error (null under serve --tenant), and lag (a changed file's mtime to its commit).\"},"
-    "\"watch\":{\"type\":[\"object\",\"null\"],\"description\":\"serve --watch: mode (inotify or poll), batches, commits, pending paths and the last batch; null when not watching.\"},"
+    "\"watch\":{\"type\":[\"object\",\"null\"],\"description\":\"serve --watch: mode (inotify or poll), batches, commits, pending paths and the last batch (its rejected files and error left out under serve --tenant); null when not watching.\"},"
     "\"stats_error\":{\"type\":\"string\"},\"uptime_s\":{\"type\":\"number\"},\"read_only\":{\"type\":\"boolean\"},"
     "\"protocol_version\":{\"type\":\"string\"}},"
     "\"required\":[\"status\",\"documents\",\"chunks\",\"pending_jobs\",\"latency\",\"model\"]}";
@@ -1489,7 +1489,7 @@ static int tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_wri
     }
     hx_json_write_key(w, "watch");
     if (s->watch)
-        hx_watch_write_health(s->watch, w);
+        hx_watch_write_health(s->watch, !s->cfg->identity, w);   /* its paths: the unscoped reader's only */
     else
         hx_json_write_null(w);
     struct timespec ts;
