@@ -68,7 +68,7 @@ static void memory(const char *path)
         t.session = "s";
         t.user_message = "one more";
         t.relevance = NAN;
-        hx_memory_limits lim = {2, 3};
+        hx_memory_limits lim = {.per_session = 2, .total = 3, .identities = 2};
         hx_memory_record(m, &t, &lim, NULL, NULL);
     }
     hx_memory_close(m);
@@ -76,21 +76,26 @@ static void memory(const char *path)
 
 static void stats(const char *db)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    hx_stats_write_json(NULL, db, &w, NULL);
-    hx_json_write_obj_end(&w);
-    hx_json_writer_free(&w);
-    hx_buf b = {0};
-    hx_stats_prometheus(NULL, db, &b, NULL);
-    hx_buf_free(&b);
-    hx_stats *s = NULL;
-    if (hx_stats_open(&s, db, 0, NULL) == 0) {
-        hx_stats_note_latency(s, "search", "cli", 1);
-        hx_stats_note_query(s, "fuzz");
+    const hx_identity acme = {"acme", "ann"};
+    for (int as = 0; as < 2; as++) {   /* the unscoped reader, then an identity */
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        hx_json_write_obj_begin(&w);
+        hx_stats_write_json(NULL, db, as ? &acme : NULL, &w, NULL);
+        hx_json_write_obj_end(&w);
+        hx_json_writer_free(&w);
+        hx_buf b = {0};
+        hx_stats_prometheus(NULL, db, as ? &acme : NULL, &b, NULL);
+        hx_buf_free(&b);
     }
-    hx_stats_close(s);   /* flushes into the fuzzed file: its counts are decoded and merged */
+    for (int as = 0; as < 2; as++) {
+        hx_stats *s = NULL;
+        if (hx_stats_open(&s, db, as ? &acme : NULL, 0, NULL) == 0) {
+            hx_stats_note_latency(s, "search", "cli", 1);
+            hx_stats_note_query(s, "fuzz");
+        }
+        hx_stats_close(s);   /* flushes into the fuzzed file: its counts are decoded and merged */
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

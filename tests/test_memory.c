@@ -1,7 +1,8 @@
 /* test_memory.c: conversation memory (src/service/memory.h, the MCP tools record_turn, get_session,
  * search_history, list_sessions and `hyrax history`): turns come back in order after reopening;
- * retention drops the oldest turns of a session and then of the file; each identity (tenant,
- * user) sees only its own turns; search_history's semantic ranking equals a brute-force cosine
+ * retention drops the oldest turns of a session and then of its identity (tenant, user), so one
+ * identity's flood never removes another's turns, and a new identity past the limit is refused;
+ * each identity sees only its own turns; search_history's semantic ranking equals a brute-force cosine
  * ranking computed here, and keyword search finds the one turn holding a word; a process killed
  * at random moments while recording keeps every turn it acknowledged; the MCP tools and the
  * command line show what was recorded. */
@@ -123,7 +124,7 @@ static void test_retention(void)
     CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
     if (!m)
         return;
-    hx_memory_limits lim = {3, 5};
+    hx_memory_limits lim = {.per_session = 3, .total = 5};
     char msg[32];
     for (int i = 1; i <= 4; i++) {
         snprintf(msg, sizeof msg, "a%d", i);
@@ -152,6 +153,70 @@ static void test_retention(void)
 }
 
 /* === Identities === */
+
+/* Turns of (tenant, user) kept in m. */
+static size_t count_of(const hx_memory *m, const char *tenant, const char *user)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < hx_memory_count(m); i++)
+        n += hx_memory_visible(hx_memory_turn(m, i), tenant, user);
+    return n;
+}
+
+/* One identity recording far past the limit removes only its own oldest turns; a fourth identity
+ * is refused while three keep turns, and the file is left as it was. */
+static void test_flood(void)
+{
+    char path[PATH_MAX + 32], msg[32];
+    path_in(path, sizeof path, "f.memory.hyx");
+    hx_memory *m = NULL;
+    hx_error err = {0};
+    CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    if (!m)
+        return;
+    hx_memory_limits lim = {.total = 5, .identities = 3};
+    for (int i = 1; i <= 5; i++) {
+        snprintf(msg, sizeof msg, "bob %d", i);
+        record(m, "diary", "globex", "bob", msg, "", NULL, &lim, NULL);
+    }
+    for (int i = 1; i <= 40; i++) {
+        char session[8];
+        snprintf(msg, sizeof msg, "acme %d", i);
+        snprintf(session, sizeof session, "s%d", i % 4);
+        record(m, session, "acme", NULL, msg, "", NULL, &lim, NULL);
+    }
+    CHECK(count_of(m, "globex", "bob") == 5, "acme's 40 turns leave bob's 5 (bob has %zu)",
+          count_of(m, "globex", "bob"));
+    CHECK(count_of(m, "acme", "") == 5 && hx_memory_count(m) == 10, "acme keeps its newest 5 (%zu of %zu)",
+          count_of(m, "acme", ""), hx_memory_count(m));
+    record(m, "local", NULL, NULL, "no identity", "", NULL, &lim, NULL);
+    hx_turn t = {0};
+    t.session = "x";
+    t.tenant = "initech";
+    t.user_message = "a fourth identity";
+    t.relevance = NAN;
+    CHECK(hx_memory_record(m, &t, &lim, NULL, &err) == HX_ERANGE && strstr(err.message, "3 identities"),
+          "a fourth identity is refused with the reason (%s)", err.message);
+    record(m, "s1", "acme", NULL, "acme 41", "", NULL, &lim, NULL);
+    hx_memory_close(m);
+    m = NULL;
+    CHECK(hx_memory_open(&m, path, HX_STORE_READ, &err) == 0, "reopen: %s", err.message);
+    if (!m)
+        return;
+    CHECK(hx_memory_count(m) == 11 && count_of(m, "initech", "") == 0, "the refused turn was not written (%zu turns)",
+          hx_memory_count(m));
+    size_t seen = 0;
+    for (size_t i = 0; i < hx_memory_count(m); i++) {
+        const hx_turn *bt = hx_memory_turn(m, i);
+        if (hx_memory_visible(bt, "globex", "bob")) {
+            snprintf(msg, sizeof msg, "bob %zu", ++seen);
+            CHECK(!strcmp(bt->user_message, msg) && bt->number == seen, "bob's turn %zu is there, in order", seen);
+        }
+    }
+    CHECK(seen == 5 && count_of(m, "acme", "") == 5 && !strcmp(hx_memory_turn(m, 10)->user_message, "acme 41"),
+          "after reopening: bob 5, acme its newest 5");
+    hx_memory_close(m);
+}
 
 static void test_tenants(void)
 {
@@ -435,6 +500,79 @@ static void test_mcp(void)
     CHECK(stat(out_path, &sb) == 0, "the memory file lies beside the index");
 }
 
+/* Starts serve on db as (tenant, user), with --memory-total when given, and initializes it. */
+static int start_as(server *s, const char *db, const char *tenant, const char *user, const char *memory_total)
+{
+    const char *args[12] = {"--db", db, "--root", dir, "--threads", "1", "--tenant", tenant};
+    int n = 8;
+    if (user) {
+        args[n++] = "--user";
+        args[n++] = user;
+    }
+    if (memory_total) {
+        args[n++] = "--memory-total";
+        args[n++] = memory_total;
+    }
+    if (start_serve(s, args))
+        return -1;
+    send_line(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                 "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                 "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    free(read_line(s, 60000));
+    return 0;
+}
+
+static void stop(server *s)
+{
+    close(s->in);
+    int status;
+    waitpid(s->pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "serve exits cleanly");
+    close(s->out);
+    free(s->buf);
+}
+
+/* Through serve, as a user would: globex/bob records 5 turns, acme records past its
+ * --memory-total, and bob's session still lists its 5 turns (MCP and `hyrax history`). */
+static void test_mcp_flood(void)
+{
+    char db[PATH_MAX + 32], args[256];
+    path_in(db, sizeof db, "flood.hyx");
+    server s;
+    hx_json_doc *doc;
+    if (start_as(&s, db, "globex", "bob", NULL))
+        return;
+    for (int i = 1; i <= 5; i++) {
+        snprintf(args, sizeof args, "{\"session_id\":\"diary\",\"user_message\":\"bob entry %d\"}", i);
+        call(&s, &doc, "record_turn", args);
+        hx_json_doc_free(doc);
+    }
+    stop(&s);
+    if (start_as(&s, db, "acme", NULL, "3"))
+        return;
+    for (int i = 1; i <= 6; i++) {
+        snprintf(args, sizeof args, "{\"session_id\":\"diary\",\"user_message\":\"acme entry %d\"}", i);
+        call(&s, &doc, "record_turn", args);
+        hx_json_doc_free(doc);
+    }
+    const hx_json_val *r = call(&s, &doc, "get_session", "{\"session_id\":\"diary\"}");
+    CHECK(hx_json_len(get(r, "turns")) == 3, "acme keeps its newest 3 (got %zu)", hx_json_len(get(r, "turns")));
+    hx_json_doc_free(doc);
+    stop(&s);
+    if (start_as(&s, db, "globex", "bob", NULL))
+        return;
+    r = call(&s, &doc, "get_session", "{\"session_id\":\"diary\"}");
+    CHECK(hx_json_len(get(r, "turns")) == 5, "bob's 5 acknowledged turns outlive acme's flood (got %zu)",
+          hx_json_len(get(r, "turns")));
+    hx_json_doc_free(doc);
+    stop(&s);
+    char cmd[3 * PATH_MAX], *out;
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" history --db '%s' --tenant globex --user bob --json diary", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"total\":5") && strstr(out, "bob entry 1"),
+          "hyrax history shows bob's 5 turns: %.300s", out);
+    free(out);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_memory_XXXXXX";
@@ -442,6 +580,7 @@ int main(void)
     CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
     test_reopen();
     test_retention();
+    test_flood();
     test_tenants();
     test_crash();
     hx_model *model = NULL;
@@ -454,6 +593,7 @@ int main(void)
     hx_encoder_free(enc);
     hx_model_close(model);
     test_mcp();
+    test_mcp_flood();
     char cmd[PATH_MAX + 16], *out;
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     check_run(cmd, &out);

@@ -734,7 +734,7 @@ static int op_stats(uint64_t *digest)
     unlink(path);
     hx_stats *s = NULL;
     hx_error err = {0};
-    int rc = hx_stats_open(&s, stats_db, 0, &err);
+    int rc = hx_stats_open(&s, stats_db, NULL, 0, &err);
     hx_update_report rep = {0};
     rep.added = 2;
     if (!rc) {
@@ -750,12 +750,12 @@ static int op_stats(uint64_t *digest)
     hx_buf b = {0};
     hx_json_write_obj_begin(&w);
     if (!rc)
-        rc = hx_stats_write_json(s, stats_db, &w, &err);
+        rc = hx_stats_write_json(s, stats_db, NULL, &w, &err);
     hx_json_write_obj_end(&w);
     if (!rc)
         rc = hx_json_writer_finish(&w, &err);
     if (!rc)
-        rc = hx_stats_prometheus(s, stats_db, &b, &err);
+        rc = hx_stats_prometheus(s, stats_db, NULL, &b, &err);
     *digest = rc ? 0 : fnv(14695981039346656037ull, b.data, b.len);
     hx_buf_free(&b);
     hx_json_writer_free(&w);

@@ -4,12 +4,23 @@
  * distinct ones); counts survive a restart and add up across processes flushing at once; the
  * Prometheus text follows the exposition format (cumulative buckets, +Inf equal to _count, label
  * escaping); `hyrax search` and `hyrax index` count too, `hyrax stats` and index_health show it,
- * and what serve counted is there after it exits. */
+ * and what serve counted is there after it exits. Hot queries are kept per reader identity: a
+ * tenant's reader sees its own only (hyrax stats, index_health, /health, /metrics), the unscoped
+ * local reader all; a version 1 file's queries (no identity) reach the unscoped reader only. */
 #include "check.h"
 #include "serve_client.h"
+#include "bytes.h"
 #include "json.h"
 #include "stats.h"
+#include "store.h"
 #include "wire.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <math.h>
 #include <stdbool.h>
@@ -22,19 +33,25 @@
 
 static char dir[PATH_MAX];
 
-/* The JSON view of the statistics of db (s: plus its unflushed counts); caller frees. */
-static hx_json_doc *view(hx_stats *s, const char *db)
+/* The JSON view of the statistics of db (s: plus its unflushed counts) as `reader` sees them;
+ * caller frees. */
+static hx_json_doc *view_as(hx_stats *s, const char *db, const hx_identity *reader)
 {
     hx_json_writer w;
     hx_json_writer_init(&w);
     hx_json_write_obj_begin(&w);
     hx_error err = {0};
-    CHECK(hx_stats_write_json(s, db, &w, &err) == 0, "stats json: %s", err.message);
+    CHECK(hx_stats_write_json(s, db, reader, &w, &err) == 0, "stats json: %s", err.message);
     hx_json_write_obj_end(&w);
     hx_json_doc *d = NULL;
     CHECK(hx_json_parse(&d, w.buf, w.len, NULL, NULL) == 0, "stats json parses: %s", w.buf);
     hx_json_writer_free(&w);
     return d;
+}
+
+static hx_json_doc *view(hx_stats *s, const char *db)
+{
+    return view_as(s, db, NULL);
 }
 
 static double num(const hx_json_val *v)
@@ -49,7 +66,7 @@ static void test_percentiles(void)
     char db[PATH_MAX + 32];
     snprintf(db, sizeof db, "%s/p.hyx", dir);
     hx_stats *s = NULL;
-    CHECK(hx_stats_open(&s, db, 0, NULL) == 0, "open");
+    CHECK(hx_stats_open(&s, db, NULL, 0, NULL) == 0, "open");
     if (!s)
         return;
     for (int i = 1; i <= 100; i++)
@@ -82,7 +99,7 @@ static void test_hot_queries(void)
     char db[PATH_MAX + 32];
     snprintf(db, sizeof db, "%s/q.hyx", dir);
     hx_stats *s = NULL;
-    CHECK(hx_stats_open(&s, db, 0, NULL) == 0, "open");
+    CHECK(hx_stats_open(&s, db, NULL, 0, NULL) == 0, "open");
     if (!s)
         return;
     int64_t now = (int64_t)time(NULL);
@@ -122,7 +139,7 @@ static void test_lasting(void)
     snprintf(db, sizeof db, "%s/l.hyx", dir);
     for (int round = 0; round < 2; round++) {
         hx_stats *s = NULL;
-        CHECK(hx_stats_open(&s, db, 0, NULL) == 0, "open");
+        CHECK(hx_stats_open(&s, db, NULL, 0, NULL) == 0, "open");
         hx_stats_note_latency(s, "search", "cli", 5);
         hx_stats_note_query(s, "persisted");
         hx_stats_close(s);
@@ -139,7 +156,7 @@ static void test_lasting(void)
         kids[k] = fork();
         if (kids[k] == 0) {
             hx_stats *s = NULL;
-            if (hx_stats_open(&s, db, 0, NULL))
+            if (hx_stats_open(&s, db, NULL, 0, NULL))
                 _exit(2);
             for (int i = 0; i < 25; i++) {
                 hx_stats_note_latency(s, "search", "http", 1);
@@ -170,7 +187,7 @@ static void test_prometheus(void)
     char db[PATH_MAX + 32];
     snprintf(db, sizeof db, "%s/m.hyx", dir);
     hx_stats *s = NULL;
-    CHECK(hx_stats_open(&s, db, 0, NULL) == 0, "open");
+    CHECK(hx_stats_open(&s, db, NULL, 0, NULL) == 0, "open");
     if (!s)
         return;
     hx_stats_note_latency(s, "search", "cli", 0.1);    /* le 0.00025 s */
@@ -183,7 +200,7 @@ static void test_prometheus(void)
     hx_stats_note_update(s, &rep, NULL, 1500);
     hx_buf b = {0};
     hx_error err = {0};
-    CHECK(hx_stats_prometheus(s, db, &b, &err) == 0, "prometheus: %s", err.message);
+    CHECK(hx_stats_prometheus(s, db, NULL, &b, &err) == 0, "prometheus: %s", err.message);
     hx_buf_bytes(&b, "", 1);
     const char *t = (const char *)b.data;
     CHECK(strstr(t, "# TYPE hyrax_request_duration_seconds histogram\n"), "histogram type line");
@@ -287,6 +304,295 @@ static void test_cli_and_serve(void)
     }
 }
 
+/* === Reader identities === */
+
+static const char secret[] = "bob private diary password hint narwhal";
+
+/* The hot queries reader sees in db (s: plus unflushed), joined by '|' into buf. */
+static const char *hot_as(hx_stats *s, const char *db, const hx_identity *reader, char *buf, size_t cap)
+{
+    hx_json_doc *d = view_as(s, db, reader);
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; d && i < hx_json_len(get(hx_json_doc_root(d), "top_queries")); i++) {
+        double c;
+        const char *q = top_query(d, i, &c);
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s=%g", i ? "|" : "", q ? q : "-", c);
+        if (len >= cap)
+            break;
+    }
+    hx_json_doc_free(d);
+    return buf;
+}
+
+/* Counts query as identity id (NULL: none) in a process of its own, flushed at close. */
+static void ask_as(const char *db, const hx_identity *id, const char *query, int times)
+{
+    hx_stats *s = NULL;
+    CHECK(hx_stats_open(&s, db, id, 0, NULL) == 0, "open as %s", id ? id->tenant : "none");
+    for (int i = 0; i < times; i++)
+        hx_stats_note_query(s, query);
+    hx_stats_close(s);
+}
+
+/* Each identity sees its own hot queries, the unscoped reader all of them; no reader identity
+ * sees the last update's error (it may name any file); the Prometheus view likewise. */
+static void test_identities(void)
+{
+    char db[PATH_MAX + 32], got[1024];
+    snprintf(db, sizeof db, "%s/id.hyx", dir);
+    const hx_identity bob = {"globex", "bob"}, globex = {"globex", NULL}, acme = {"acme", NULL};
+    ask_as(db, &bob, secret, 2);
+    ask_as(db, NULL, "acme roadmap", 1);
+    hx_stats *s = NULL;   /* acme's, unflushed while the views below add it */
+    CHECK(hx_stats_open(&s, db, &acme, 0, NULL) == 0, "open as acme");
+    if (!s)
+        return;
+    hx_stats_note_query(s, "acme roadmap");
+    hx_stats_note_update(s, NULL, "cannot read globex/bob-diary.md: Permission denied", 0);
+    for (int round = 0; round < 2; round++) {   /* unflushed, then from the file */
+        CHECK(!strcmp(hot_as(s, db, &acme, got, sizeof got), "acme roadmap=1"), "acme sees its own query only: %s",
+              got);
+        CHECK(!strcmp(hot_as(s, db, &bob, got, sizeof got), "bob private diary password hint narwhal=2"),
+              "globex/bob sees its own: %s", got);
+        CHECK(!strcmp(hot_as(s, db, &globex, got, sizeof got), ""), "globex without bob sees none of bob's: %s", got);
+        CHECK(!strcmp(hot_as(s, db, NULL, got, sizeof got), "acme roadmap=2|bob private diary password hint narwhal=2"),
+              "the unscoped reader sees all, counts added over identities: %s", got);
+        hx_json_doc *d = view_as(s, db, &acme);
+        CHECK(d && hx_json_type_of(get(hx_json_doc_root(d), "index.last_error")) == HX_JSON_NULL &&
+                  num(get(hx_json_doc_root(d), "index.update_failures")) == 1,
+              "a reader identity gets the failure count but not the error naming a file");
+        hx_json_doc_free(d);
+        d = view(s, db);
+        const char *e = hx_json_str(get(hx_json_doc_root(d), "index.last_error"), NULL);
+        CHECK(e && strstr(e, "bob-diary.md"), "the unscoped reader gets the error");
+        hx_json_doc_free(d);
+        hx_buf b = {0};
+        CHECK(hx_stats_prometheus(s, db, &acme, &b, NULL) == 0, "prometheus as acme");
+        hx_buf_bytes(&b, "", 1);
+        CHECK(!strstr((const char *)b.data, "narwhal") && strstr((const char *)b.data, "{query=\"acme roadmap\"} 1\n"),
+              "/metrics as acme: its own query only");
+        hx_buf_free(&b);
+        CHECK(hx_stats_flush(s, NULL) == 0, "flush");
+    }
+    hx_stats_close(s);
+    /* past HX_STATS_IDENTITIES identities (3 so far) newcomers are not counted, and no kept one
+     * loses its queries */
+    char tenants[HX_STATS_IDENTITIES][16];
+    for (int i = 0; i < HX_STATS_IDENTITIES; i++) {
+        snprintf(tenants[i], sizeof tenants[i], "t%d", i);
+        const hx_identity t = {tenants[i], NULL};
+        ask_as(db, &t, tenants[i], 1);
+    }
+    const hx_identity first = {"t0", NULL}, last_kept = {tenants[HX_STATS_IDENTITIES - 4], NULL},
+                      refused = {tenants[HX_STATS_IDENTITIES - 3], NULL};
+    char want[32];
+    snprintf(want, sizeof want, "%s=1", tenants[HX_STATS_IDENTITIES - 4]);
+    CHECK(!strcmp(hot_as(NULL, db, &bob, got, sizeof got), "bob private diary password hint narwhal=2"),
+          "bob keeps his queries: %s", got);
+    CHECK(!strcmp(hot_as(NULL, db, &first, got, sizeof got), "t0=1"), "a newcomer is counted: %s", got);
+    CHECK(!strcmp(hot_as(NULL, db, &last_kept, got, sizeof got), want), "up to the %dth identity: %s",
+          HX_STATS_IDENTITIES, got);
+    CHECK(!strcmp(hot_as(NULL, db, &refused, got, sizeof got), ""), "the next is not: %s", got);
+}
+
+/* A version 1 file (written here by its layout in stats.h) is read; its query texts have no
+ * identity and reach the unscoped reader only; the next flush writes version 2 and keeps them. */
+static void test_version1(void)
+{
+    char db[PATH_MAX + 32], path[PATH_MAX + 64], got[1024];
+    snprintf(db, sizeof db, "%s/v1.hyx", dir);
+    CHECK(hx_stats_path(db, path, sizeof path, NULL) == 0, "path");
+    int64_t now = (int64_t)time(NULL);
+    uint8_t root[512] = "HXSTATS1";
+    size_t len = 72;
+    hxf_put64(root + 8, 3);                         /* 3 updates */
+    hxf_put32(root + 64, 0);                        /* no latency series */
+    hxf_put32(root + 68, 1);                        /* one query bucket */
+    hxf_put32(root + len, 0);                       /* no last error */
+    len += 4 + 8 * (2 + HX_STATS_HIST);             /* an empty lag histogram */
+    hxf_put64(root + len, (uint64_t)(now - now % HX_STATS_BUCKET_S));
+    hxf_put32(root + len + 8, 1);                   /* one counter */
+    hxf_put32(root + len + 12, (uint32_t)strlen(secret));
+    memcpy(root + len + 16, secret, strlen(secret));
+    len += 16 + strlen(secret);
+    hxf_put64(root + len, 7);                       /* count 7, error 0 */
+    len += 16;
+    hx_store *st = NULL;
+    CHECK(hx_store_open(&st, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL) == 0 &&
+              hx_store_commit(st, root, len, NULL, NULL) == 0, "a version 1 file");
+    hx_store_close(st);
+    const hx_identity acme = {"acme", NULL};
+    char want[128];
+    snprintf(want, sizeof want, "%s=7", secret);
+    CHECK(!strcmp(hot_as(NULL, db, NULL, got, sizeof got), want), "the unscoped reader sees its query: %s", got);
+    CHECK(!strcmp(hot_as(NULL, db, &acme, got, sizeof got), ""), "a tenant reader does not: %s", got);
+    ask_as(db, &acme, "acme roadmap", 1);
+    st = NULL;
+    const uint8_t *r;
+    size_t rlen = 0;
+    CHECK(hx_store_open(&st, path, HX_STORE_READ, NULL) == 0, "reopen");
+    if (st)
+        hx_store_root(st, &r, &rlen);
+    CHECK(rlen >= 8 && !memcmp(r, "HXSTATS2", 8), "the flush wrote version 2");
+    hx_store_close(st);
+    snprintf(want, sizeof want, "%s=7|acme roadmap=1", secret);
+    CHECK(!strcmp(hot_as(NULL, db, NULL, got, sizeof got), want), "both, to the unscoped reader: %s", got);
+    CHECK(!strcmp(hot_as(NULL, db, &acme, got, sizeof got), "acme roadmap=1"), "acme's own to acme: %s", got);
+    /* a version this build does not know is refused by name */
+    memcpy(root, "HXSTATS9", 8);
+    unlink(path);
+    st = NULL;
+    CHECK(hx_store_open(&st, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL) == 0 &&
+              hx_store_commit(st, root, len, NULL, NULL) == 0, "a version 9 file");
+    hx_store_close(st);
+    hx_json_writer w;
+    hx_json_writer_init(&w);
+    hx_error err = {0};
+    CHECK(hx_stats_write_json(NULL, db, NULL, &w, &err) == HX_EVERSION && strstr(err.message, "version 9"),
+          "version 9 is refused by name: %s", err.message);
+    hx_json_writer_free(&w);
+}
+
+/* GET path from `hyrax serve --http` at port; the whole answer (Connection: close), caller frees. */
+static char *http_get(int port, const char *path)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a)) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    char req[256], *buf = calloc(1, 1 << 20);
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path);
+    size_t len = 0;
+    if (write(fd, req, (size_t)n) == n)
+        for (ssize_t r; buf && len < (1 << 20) - 1 && (r = read(fd, buf + len, (1 << 20) - 1 - len)) > 0;)
+            len += (size_t)r;
+    close(fd);
+    return buf;
+}
+
+/* What a new user would do: globex/bob searches with the command line; acme's `hyrax stats`,
+ * `serve --tenant acme`'s index_health and its HTTP /health and /metrics must not show bob's
+ * query, nor the watcher the name of a rejected file; the unscoped reader sees both. */
+static void test_cli_tenants(void)
+{
+    char root[PATH_MAX + 16], db[PATH_MAX + 32], cmd[4 * PATH_MAX], *out;
+    snprintf(root, sizeof root, "%s/troot", dir);
+    snprintf(db, sizeof db, "%s/tenants.hyx", dir);
+    mkdir(root, 0755);
+    check_put(root, "diary.md",
+              "---\ntenant: globex\nvisibility: private\nowner: bob\n---\n# Diary\n\nThe narwhal hint.\n");
+    check_put(root, "globex-merger-plan.md", "---\nvisibility: secret\n---\n# Plan\n");   /* rejected */
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db '%s' '%s' >/dev/null 2>&1", db, root);
+    CHECK(check_run(cmd, &out) == 0, "index");
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --tenant globex --user bob '%s' >/dev/null 2>&1", db,
+             secret);
+    CHECK(check_run(cmd, &out) == 0, "bob searches");
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --db '%s' --tenant acme", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "latency") && !strstr(out, "narwhal"),
+          "hyrax stats --tenant acme does not show bob's query: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --db '%s' --tenant acme --json", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"top_queries\":[]") && !strstr(out, "narwhal"),
+          "nor with --json: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --db '%s' --tenant globex --user bob", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, secret), "bob sees his own: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --db '%s'", db);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, secret), "the unscoped local reader sees it: %s", out);
+    free(out);
+
+    /* serve --watch, as acme and unscoped: index_health once the watcher's first batch is done */
+    for (int as_acme = 1; as_acme >= 0; as_acme--) {
+        server s;
+        const char *args[] = {"--db", db, "--root", root, "--read-only", "--watch", as_acme ? "--tenant" : NULL, "acme",
+                              NULL};
+        if (start_serve(&s, args))
+            return;
+        send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                      "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                      "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+        free(read_line(&s, 60000));
+        send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\","
+                      "\"arguments\":{\"query\":\"acme quarterly plan\"}}}");
+        free(read_line(&s, 60000));
+        char *line = NULL;
+        for (int tries = 0; tries < 300 && !(line && strstr(line, "\"last_batch\":{")); tries++) {
+            if (line)
+                usleep(100000);
+            free(line);
+            send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+                          "{\"name\":\"index_health\",\"arguments\":{}}}");
+            line = read_line(&s, 60000);
+        }
+        if (as_acme) {
+            CHECK(line && strstr(line, "\"top_queries\"") && !strstr(line, "narwhal") &&
+                      strstr(line, "acme quarterly plan"),
+                  "index_health under serve --tenant acme: acme's query, not bob's: %.600s", line ? line : "-");
+            CHECK(line && strstr(line, "\"last_batch\":{") && !strstr(line, "merger-plan"),
+                  "nor the watcher's rejected file of another tenant: %.900s", line ? line : "-");
+        } else {
+            CHECK(line && strstr(line, "narwhal") && strstr(line, "merger-plan"),
+                  "the unscoped reader sees both: %.900s", line ? line : "-");
+        }
+        free(line);
+        close(s.in);
+        int status;
+        waitpid(s.pid, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "serve exits cleanly");
+        close(s.out);
+        free(s.buf);
+    }
+
+    /* serve --http --tenant acme: /health's activity and /metrics */
+    int errp[2];
+    CHECK(pipe(errp) == 0, "pipe");
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(errp[1], 2);
+        close(errp[0]);
+        const char *bin = getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax";
+        execl(bin, "hyrax", "serve", "--http", "127.0.0.1:0", "--db", db, "--root", root, "--read-only", "--tenant",
+              "acme", (char *)NULL);
+        _exit(127);
+    }
+    close(errp[1]);
+    char buf[512];
+    size_t len = 0;
+    int port = 0;
+    while (!port && len < sizeof buf - 1) {
+        struct pollfd p = {errp[0], POLLIN, 0};
+        ssize_t r = poll(&p, 1, 20000) > 0 ? read(errp[0], buf + len, sizeof buf - 1 - len) : -1;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        buf[len] = 0;
+        char *at = strstr(buf, "127.0.0.1:");
+        if (at && strchr(at, '\n'))
+            port = atoi(at + 10);
+    }
+    CHECK(port > 0, "serve --http listens: %s", len ? buf : "-");
+    char *health = port ? http_get(port, "/health") : NULL, *metrics = port ? http_get(port, "/metrics") : NULL;
+    CHECK(health && strstr(health, "\"top_queries\"") && !strstr(health, "narwhal"),
+          "/health as acme does not show bob's query: %.600s", health ? health : "-");
+    CHECK(metrics && strstr(metrics, "hyrax_hot_query_count") && !strstr(metrics, "narwhal") &&
+              strstr(metrics, "{query=\"acme quarterly plan\"} 1"),
+          "/metrics as acme: acme's query, not bob's");
+    free(health);
+    free(metrics);
+    kill(pid, SIGTERM);
+    int status;
+    waitpid(pid, &status, 0);
+    close(errp[0]);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_stats_XXXXXX";
@@ -297,6 +603,9 @@ int main(void)
     test_lasting();
     test_prometheus();
     test_cli_and_serve();
+    test_identities();
+    test_version1();
+    test_cli_tenants();
     char cmd[PATH_MAX + 16], *out;
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     check_run(cmd, &out);

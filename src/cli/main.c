@@ -207,8 +207,12 @@ static const cli_opt options[] = {
      .help = "conversation memory keeps the newest N turns of a session (default " HX_STRINGIFY(HX_MEMORY_PER_SESSION) ")",
      WHOLE(1, 1L << 30)},
     {"--memory-total", 0, "N", CMD_SERVE,
-     .help = "conversation memory keeps the newest N turns in all (default " HX_STRINGIFY(HX_MEMORY_TOTAL) ")",
-     WHOLE(1, 1L << 30)},
+     .help = "conversation memory keeps the newest N turns of each identity (--tenant,\n--user; default "
+     HX_STRINGIFY(HX_MEMORY_TOTAL) "): a turn never removes another identity's", WHOLE(1, 1L << 30)},
+    {"--memory-identities", 0, "N", CMD_SERVE,
+     .help = "conversation memory keeps the turns of at most N identities and refuses\na new one's (default "
+     HX_STRINGIFY(HX_MEMORY_IDENTITIES) "): the file holds at most N x --memory-total turns",
+     WHOLE(1, 1L << 20)},
     /* --- registry tier (issue 13) --- */
     {"--registry", 0, "URL", CMD_REGISTRY | CMD_PUBLISH | CMD_SEARCH | CMD_SERVE,
      .help = "the registry: a PostgreSQL URL or libpq 'key=value' string (default\n$" HX_REGISTRY_ENV
@@ -945,7 +949,7 @@ static int cmd_index(const cli_args *a)
     catch_interrupts();
     int update_rc = hx_index_update(ix, paths, n_paths, &o, &rep, &err);
     hx_stats *counted = NULL;   /* the lasting statistics; never fails the command */
-    if (!hx_stats_open(&counted, db, 0, NULL))
+    if (!hx_stats_open(&counted, db, NULL, 0, NULL))
         hx_stats_note_update(counted, update_rc ? NULL : &rep, update_rc ? err.message : NULL, 0);
     hx_stats_close(counted);
     if (update_rc == HX_ECANCELED && interrupted) {
@@ -1161,7 +1165,7 @@ static int run_search(void *arg)
     }
     rc = fflush(stdout) ? 1 : 0;
     hx_stats *stats = NULL;   /* counted in the lasting statistics; never fails the search */
-    if (!hx_stats_open(&stats, j->db, 0, NULL)) {
+    if (!hx_stats_open(&stats, j->db, j->identity, 0, NULL)) {
         hx_stats_note_latency(stats, "search", "cli", res.search_ms);
         hx_stats_note_query(stats, j->query);
     }
@@ -1370,7 +1374,8 @@ done:
 static const char stats_about[] =
     "Prints counts, sizes, the last commit and the model, and what every process did with the index\n"
     "(kept beside it, across restarts): latency per tool, hot queries of the last day, updates, rejected\n"
-    "files and index lag.\n";
+    "files and index lag. With --tenant, the hot queries are that identity's own and the last update's\n"
+    "error is left out; without it, every identity's queries are shown.\n";
 
 typedef struct {
     const char *db;
@@ -1439,7 +1444,7 @@ static int run_stats(void *arg)
     hx_json_writer act;   /* the lasting statistics (stats.h) */
     hx_json_writer_init(&act);
     hx_json_write_obj_begin(&act);
-    int act_rc = hx_stats_write_json(NULL, j->db, &act, &err);
+    int act_rc = hx_stats_write_json(NULL, j->db, j->identity, &act, &err);
     hx_json_write_obj_end(&act);
     if (act_rc)
         fprintf(stderr, "hyrax stats: warning: %s\n", err.message);
@@ -1926,6 +1931,7 @@ static int cmd_serve(const cli_args *a)
         return 2;
     cfg.memory_limits.per_session = (uint32_t)opt_long(a, "--memory-per-session", 0);
     cfg.memory_limits.total = (uint32_t)opt_long(a, "--memory-total", 0);
+    cfg.memory_limits.identities = (uint32_t)opt_long(a, "--memory-identities", 0);
     cfg.watch = opt_str(a, "--watch") != NULL || opt_str(a, "--watch-poll") != NULL;
     cfg.watch_poll_ms = (int)opt_long(a, "--watch-poll", 0);
     const char *root_arg = opt_str(a, "--root") ? opt_str(a, "--root") : ".";

@@ -482,7 +482,7 @@ static void route_health(http_server *h, mcp_server *v, const hx_http_request *r
     hx_json_write_bool(&w, ready);
     hx_json_write_key(&w, "activity");   /* stats.h: latency, hot queries, updates and lag that last */
     hx_json_write_obj_begin(&w);
-    hx_stats_write_json(h->mcp.stats, h->mcp.cfg->db, &w, NULL);
+    hx_stats_write_json(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &w, NULL);
     hx_json_write_obj_end(&w);
     hx_json_write_obj_end(&w);
     reply_json(r, 200, &w);
@@ -559,7 +559,7 @@ static void route_metrics(http_server *h, mcp_server *v, const hx_http_request *
         if (have || i == 0 || i >= 5)
             rc = hx_metrics_gauge(&r->body, &r->len, &r->cap, g[i].name, g[i].help, g[i].value);
     hx_buf lasting = {0};   /* what outlives this process: stats.h, kept beside the index */
-    if (!rc && !(rc = hx_stats_prometheus(h->mcp.stats, h->mcp.cfg->db, &lasting, NULL)))
+    if (!rc && !(rc = hx_stats_prometheus(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &lasting, NULL)))
         rc = hx_metrics_append(&r->body, &r->len, &r->cap, (const char *)lasting.data, lasting.len);
     hx_buf_free(&lasting);
     if (rc) {

@@ -1128,7 +1128,7 @@ int mcp_server_start(mcp_server *s, const hx_mcp_config *cfg, int out_fd, hx_err
     pthread_mutex_init(&s->out_lock, NULL);
     pthread_mutex_init(&s->write_lock, NULL);
     pthread_cond_init(&s->wake, NULL);
-    if (hx_stats_open(&s->stats, cfg->db, HX_STATS_FLUSH_MS, err))
+    if (hx_stats_open(&s->stats, cfg->db, cfg->identity, HX_STATS_FLUSH_MS, err))
         return err->code;
     if (pthread_create(&s->loader_thread, NULL, load_model, s)) {
         hx_stats_close(s->stats);

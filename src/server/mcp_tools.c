@@ -1421,11 +1421,12 @@ static const char health_out[] =
     "\"pending_jobs\":{\"type\":\"integer\"},\"running_job\":{\"type\":[\"string\",\"null\"]},\"jobs_done\":{\"type\":\"integer\"},"
     "\"jobs_failed\":{\"type\":\"integer\"},\"jobs_busy\":{\"type\":\"integer\"},\"failures\":{\"type\":\"array\"},"
     "\"top_queries\":{\"type\":\"array\",\"description\":\"The 10 most frequent queries of the last top_queries_window_s seconds, "
-    "from every process on this index (serve, hyrax search), kept across restarts; count is a space-saving estimate.\"},"
+    "from every process on this index (serve, hyrax search), kept across restarts; count is a space-saving estimate. "
+    "Under serve --tenant, this identity's queries only.\"},"
     "\"top_queries_window_s\":{\"type\":\"integer\"},"
     "\"latency\":{\"type\":\"object\",\"description\":\"Per tool (and hyrax search): calls, mean/p50/p95/p99 ms, and the same per transport (stdio, http, cli); kept across restarts.\"},"
-    "\"index\":{\"type\":\"object\",\"description\":\"Index updates kept across restarts: files added, updated, removed, rejected (gate or unreadable), failed updates, last error, and lag (a changed file's mtime to its commit).\"},"
-    "\"watch\":{\"type\":[\"object\",\"null\"],\"description\":\"serve --watch: mode (inotify or poll), batches, commits, pending paths and the last batch; null when not watching.\"},"
+    "\"index\":{\"type\":\"object\",\"description\":\"Index updates kept across restarts: files added, updated, removed, rejected (gate or unreadable), failed updates, last error (null under serve --tenant), and lag (a changed file's mtime to its commit).\"},"
+    "\"watch\":{\"type\":[\"object\",\"null\"],\"description\":\"serve --watch: mode (inotify or poll), batches, commits, pending paths and the last batch (its rejected files and error left out under serve --tenant); null when not watching.\"},"
     "\"stats_error\":{\"type\":\"string\"},\"uptime_s\":{\"type\":\"number\"},\"read_only\":{\"type\":\"boolean\"},"
     "\"protocol_version\":{\"type\":\"string\"}},"
     "\"required\":[\"status\",\"documents\",\"chunks\",\"pending_jobs\",\"latency\",\"model\"]}";
@@ -1483,13 +1484,13 @@ static int tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_wri
     hx_json_write_key(w, "failures");
     mcp_write_failures(s, w);
     hx_error serr = {0};
-    if (hx_stats_write_json(s->stats, s->cfg->db, w, &serr)) {   /* latency, top_queries, index */
+    if (hx_stats_write_json(s->stats, s->cfg->db, s->cfg->identity, w, &serr)) {   /* latency, top_queries, index */
         hx_json_write_key(w, "stats_error");
         hx_json_write_cstr(w, serr.message);
     }
     hx_json_write_key(w, "watch");
     if (s->watch)
-        hx_watch_write_health(s->watch, w);
+        hx_watch_write_health(s->watch, !s->cfg->identity, w);   /* its paths: the unscoped reader's only */
     else
         hx_json_write_null(w);
     struct timespec ts;

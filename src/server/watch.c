@@ -568,7 +568,7 @@ void hx_watch_stop(hx_watch *w)
     free(w);
 }
 
-void hx_watch_write_health(hx_watch *w, hx_json_writer *out)
+void hx_watch_write_health(hx_watch *w, bool named, hx_json_writer *out)
 {
     char when[64];
     pthread_mutex_lock(&w->lock);
@@ -601,7 +601,7 @@ void hx_watch_write_health(hx_watch *w, hx_json_writer *out)
         hx_json_write_uint(out, w->last_removed);
         hx_json_write_key(out, "rejected");
         hx_json_write_arr_begin(out);
-        for (size_t i = 0; i < w->n_last_rejected; i++) {
+        for (size_t i = 0; named && i < w->n_last_rejected; i++) {
             hx_json_write_obj_begin(out);
             hx_json_write_key(out, "path");
             hx_json_write_cstr(out, w->last_rejected[i][0]);
@@ -611,7 +611,7 @@ void hx_watch_write_health(hx_watch *w, hx_json_writer *out)
         }
         hx_json_write_arr_end(out);
         hx_json_write_key(out, "error");
-        if (w->last_error[0])
+        if (w->last_error[0] && named)
             hx_json_write_cstr(out, w->last_error);
         else
             hx_json_write_null(out);

@@ -47,7 +47,9 @@ void hx_watch_stop(hx_watch *w);
  * (its first batch then catches up with what changed while nobody watched), then "inotify" | "poll",
  * "root", "batches", "commits", "pending_paths", "last_batch": null | {"at", "paths", "added",
  * "updated", "removed", "rejected": [{path, reason}], "error", "generation", "seconds",
- * "lag_ms"}}, lag_ms being the longest time from a changed file's mtime to its commit. */
-void hx_watch_write_health(hx_watch *w, hx_json_writer *out);
+ * "lag_ms"}}, lag_ms being the longest time from a changed file's mtime to its commit. `named`
+ * false (a reader identity's view) leaves "rejected" empty and "error" null: they may name any
+ * file of the root. */
+void hx_watch_write_health(hx_watch *w, bool named, hx_json_writer *out);
 
 #endif

@@ -246,9 +246,38 @@ int hx_memory_visible(const hx_turn *t, const char *tenant, const char *user)
     return !strcmp(t->tenant, tenant ? tenant : "") && !strcmp(t->user, user ? user : "");
 }
 
+static bool same_identity(const hx_turn *a, const hx_turn *b)
+{
+    return !strcmp(a->tenant, b->tenant) && !strcmp(a->user, b->user);
+}
+
 static bool same_session(const hx_turn *a, const hx_turn *b)
 {
-    return !strcmp(a->session, b->session) && !strcmp(a->tenant, b->tenant) && !strcmp(a->user, b->user);
+    return !strcmp(a->session, b->session) && same_identity(a, b);
+}
+
+/* *full when t's identity has no turn kept and `cap` other identities have: its turn is refused
+ * rather than taking room from theirs. 0 or HX_ENOMEM. */
+static int identities_full(const hx_memory *m, const hx_turn *t, uint32_t cap, bool *full, hx_error *err)
+{
+    *full = false;
+    for (size_t i = 0; i < m->n; i++)
+        if (same_identity(&m->v[i].t, t))
+            return 0;
+    size_t n_seen = 0, room = m->n < cap ? m->n : cap;
+    const hx_turn **seen = hx_malloc(sizeof *seen * (room ? room : 1));   /* one turn of each identity */
+    if (!seen)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory recording a turn");
+    for (size_t i = 0; i < m->n && n_seen < cap; i++) {
+        size_t j = 0;
+        while (j < n_seen && !same_identity(seen[j], &m->v[i].t))
+            j++;
+        if (j == n_seen)
+            seen[n_seen++] = &m->v[i].t;
+    }
+    free(seen);
+    *full = n_seen >= cap;
+    return 0;
 }
 
 /* === Recording === */
@@ -307,6 +336,7 @@ int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim
 {
     uint32_t per_session = lim && lim->per_session ? lim->per_session : HX_MEMORY_PER_SESSION;
     uint32_t total = lim && lim->total ? lim->total : HX_MEMORY_TOTAL;
+    uint32_t identities = lim && lim->identities ? lim->identities : HX_MEMORY_IDENTITIES;
     if (t->n_docs > HX_MEMORY_MAX_DOCS)
         return hx_error_set(err, HX_ERANGE, -1, "a turn lists at most %d document ids", HX_MEMORY_MAX_DOCS);
     const char *ids[4] = {t->session, t->tenant, t->user, t->search_method};
@@ -342,10 +372,19 @@ int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim
             nt.number = m->v[i].t.number + 1;
             break;
         }
+    bool full;
+    int rc = identities_full(m, &nt, identities, &full, err);
+    if (!rc && full)
+        rc = hx_error_set(err, HX_ERANGE, -1,
+                          "conversation memory keeps the turns of %u identities, its limit "
+                          "(serve --memory-identities); a turn of another identity is refused",
+                          identities);
+    if (rc)
+        return rc;
 
     hx_buf blob = {0}, root = {0};
     hx_store_ref ref;
-    int rc = encode_turn(&nt, &blob, err);
+    rc = encode_turn(&nt, &blob, err);
     if (!rc)
         rc = hx_store_append(m->st, blob.data, blob.len, &ref, err);
     turn_rec rec;
@@ -366,20 +405,23 @@ int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim
         hx_store_abort(m->st, NULL);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory recording a turn");
     }
-    size_t in_session = 0, kept = n;
+    size_t in_session = 0, in_identity = 0, kept = n;
     for (size_t i = 0; i < n; i++) {
         keep[i] = true;
         in_session += same_session(&m->v[i].t, &rec.t);
+        in_identity += same_identity(&m->v[i].t, &rec.t);
     }
     for (size_t i = 0; i < n && in_session > per_session; i++)
         if (same_session(&m->v[i].t, &rec.t)) {
             keep[i] = false;
             in_session--;
+            in_identity--;
             kept--;
         }
-    for (size_t i = 0; i < n && kept > total; i++)
-        if (keep[i]) {
+    for (size_t i = 0; i < n && in_identity > total; i++)   /* only ever this identity's own turns */
+        if (keep[i] && same_identity(&m->v[i].t, &rec.t)) {
             keep[i] = false;
+            in_identity--;
             kept--;
         }
     encode_root(m->v, n, keep, kept, m->next_id + 1, &root);

@@ -25,8 +25,10 @@
  *       20    4 reserved, zero
  *       24 20*n the turns' blob references (hx_store_ref_put), oldest first
  * Retention (README "Conversation memory"): recording a turn drops the oldest turns of its session
- * beyond per_session, then the oldest turns of the file beyond total. A commit that leaves the
- * file more than three times (and 4 MiB) larger than its live turns compacts it. */
+ * beyond per_session, then the oldest turns of its identity (tenant, user) beyond total; never a
+ * turn of another identity. A turn of a new identity is refused (HX_ERANGE) while the file holds
+ * turns of `identities` others, so the file keeps at most identities x total turns. A commit that
+ * leaves the file more than three times (and 4 MiB) larger than its live turns compacts it. */
 #ifndef HX_MEMORY_H
 #define HX_MEMORY_H
 
@@ -36,7 +38,8 @@
 #include <stdint.h>
 
 #define HX_MEMORY_PER_SESSION 1000   /* default: turns kept per session */
-#define HX_MEMORY_TOTAL 20000        /* default: turns kept in the file */
+#define HX_MEMORY_TOTAL 20000        /* default: turns kept per identity */
+#define HX_MEMORY_IDENTITIES 64      /* default: identities the file keeps turns of */
 #define HX_MEMORY_MAX_DOCS 64        /* retrieved document ids per turn */
 #define HX_MEMORY_MAX_ID 256         /* bytes of a session, tenant, user, method or document id */
 #define HX_MEMORY_MAX_TEXT (256 << 10)   /* bytes of a user message or agent response */
@@ -54,7 +57,7 @@ typedef struct hx_turn {
 } hx_turn;
 
 typedef struct hx_memory_limits {
-    uint32_t per_session, total;     /* 0 = the defaults above */
+    uint32_t per_session, total, identities;   /* 0 = the defaults above; total is per identity */
 } hx_memory_limits;
 
 /* A handle on the memory file: a reader (HX_STORE_READ) or the one writer (HX_STORE_WRITE,
@@ -73,8 +76,9 @@ size_t hx_memory_count(const hx_memory *m);
 const hx_turn *hx_memory_turn(const hx_memory *m, size_t i);
 
 /* Records t (its session, identity, texts, docs, relevance and vec; id, number and time are
- * assigned and written back into *out when non-NULL), applies the retention limits, commits.
- * Returns once the turn is durable. Writer handles only. */
+ * assigned and written back into *out when non-NULL), applies the retention limits to t's session
+ * and identity, commits. Returns once the turn is durable. HX_ERANGE, nothing written, when t's
+ * identity is new and the file already holds turns of lim->identities. Writer handles only. */
 int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim, hx_turn *out, hx_error *err);
 
 /* True when a turn belongs to the identity (tenant, user): both equal, "" matching "". */

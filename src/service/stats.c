@@ -7,6 +7,7 @@
 #include "bytes.h"
 #include "prom.h"
 #include "store.h"
+#include "trust.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STATS_MAGIC "HXSTATS1"
+#define STATS_MAGIC "HXSTATS2"      /* "HXSTATS" and the format version; version 1 is read too */
 #define STATS_HEAD 72
 #define TOOL_MAX 47
 #define TRANSPORT_MAX 15
@@ -51,6 +52,12 @@ typedef struct {
     counter c[HX_STATS_TOP];
 } qbucket;
 
+/* The hot queries of one identity ("" and "": none). */
+typedef struct {
+    char tenant[IX_TRUST_VALUE_MAX + 1], user[IX_TRUST_VALUE_MAX + 1];
+    qbucket qb[HX_STATS_WINDOW];     /* slot (start_s / HX_STATS_BUCKET_S) % HX_STATS_WINDOW */
+} qtable;
+
 typedef struct {
     uint64_t updates, added, updated, removed, rejected, failures;
     int64_t last_update_ns;
@@ -58,13 +65,15 @@ typedef struct {
     histogram lag;
     series s[HX_STATS_SERIES];
     uint32_t n_series;
-    qbucket qb[HX_STATS_WINDOW];     /* slot (start_s / HX_STATS_BUCKET_S) % HX_STATS_WINDOW */
+    qtable *qt[HX_STATS_IDENTITIES]; /* owned, n_qt of them (about 330 KiB each) */
+    uint32_t n_qt;
 } counts;
 
 struct hx_stats {
     pthread_mutex_t lock;            /* guards delta */
-    counts *delta;                   /* owned: counted since the last flush */
+    counts *delta;                   /* owned: counted since the last flush, with a table for id */
     char *path;                      /* owned: the statistics file */
+    char tenant[IX_TRUST_VALUE_MAX + 1], user[IX_TRUST_VALUE_MAX + 1];   /* the identity queries count as */
     pthread_mutex_t flush_lock;      /* one flush at a time */
     pthread_t thread;
     bool threaded;
@@ -75,6 +84,20 @@ struct hx_stats {
 static int64_t now_s(void)
 {
     return (int64_t)time(NULL);
+}
+
+/* The start of the window's oldest bucket, the window ending now. */
+static int64_t window_start(void)
+{
+    int64_t now = now_s();
+    return now - now % HX_STATS_BUCKET_S - (int64_t)(HX_STATS_WINDOW - 1) * HX_STATS_BUCKET_S;
+}
+
+static void counts_free(counts *c)
+{
+    for (uint32_t i = 0; c && i < c->n_qt; i++)
+        free(c->qt[i]);
+    free(c);
 }
 
 /* === Histograms === */
@@ -138,11 +161,69 @@ static series *series_of(counts *c, const char *tool, const char *transport)
     return s;
 }
 
+/* True when the table has a bucket in the window starting at oldest. */
+static bool table_live(const qtable *t, int64_t oldest)
+{
+    for (int k = 0; k < HX_STATS_WINDOW; k++)
+        if (t->qb[k].start_s >= oldest)
+            return true;
+    return false;
+}
+
+/* The query table of the identity (tenant, user), or NULL. */
+static qtable *table_find(const counts *c, const char *tenant, const char *user)
+{
+    for (uint32_t i = 0; i < c->n_qt; i++)
+        if (!strcmp(c->qt[i]->tenant, tenant) && !strcmp(c->qt[i]->user, user))
+            return c->qt[i];
+    return NULL;
+}
+
+/* The query table of the identity (tenant, user) into *out: the one there, else a new one, or,
+ * with HX_STATS_IDENTITIES kept, one that has no bucket left in the window, emptied; else NULL
+ * (its queries are not counted: no identity's table makes room for another's). 0 or HX_ENOMEM. */
+static int table_add(counts *c, const char *tenant, const char *user, qtable **out)
+{
+    if ((*out = table_find(c, tenant, user)))
+        return 0;
+    qtable *t = NULL;
+    int64_t oldest = window_start();
+    for (uint32_t i = 0; c->n_qt == HX_STATS_IDENTITIES && !t && i < c->n_qt; i++)
+        if (!table_live(c->qt[i], oldest)) {
+            t = c->qt[i];
+            memset(t, 0, sizeof *t);
+        }
+    if (!t && c->n_qt == HX_STATS_IDENTITIES)
+        return 0;
+    if (!t) {
+        if (!(t = hx_calloc(1, sizeof *t)))
+            return HX_ENOMEM;
+        c->qt[c->n_qt++] = t;
+    }
+    snprintf(t->tenant, sizeof t->tenant, "%s", tenant);
+    snprintf(t->user, sizeof t->user, "%s", user);
+    *out = t;
+    return 0;
+}
+
+/* Empty counts; for s, holding s's identity's table, so that counting a query never allocates.
+ * Caller frees with counts_free. NULL when out of memory. */
+static counts *counts_new(const hx_stats *s)
+{
+    counts *c = hx_calloc(1, sizeof *c);
+    qtable *t;
+    if (c && s && (table_add(c, s->tenant, s->user, &t) || !t)) {
+        counts_free(c);
+        return NULL;
+    }
+    return c;
+}
+
 /* The bucket for time t, emptied when it held an older hour; NULL when t is older than what it holds. */
-static qbucket *bucket_at(counts *c, int64_t t)
+static qbucket *bucket_at(qtable *q, int64_t t)
 {
     int64_t start = t - t % HX_STATS_BUCKET_S;
-    qbucket *b = &c->qb[(start / HX_STATS_BUCKET_S) % HX_STATS_WINDOW];
+    qbucket *b = &q->qb[(start / HX_STATS_BUCKET_S) % HX_STATS_WINDOW];
     if (b->start_s > start)
         return NULL;
     if (b->start_s != start) {
@@ -198,7 +279,7 @@ void hx_stats_note_query_at(hx_stats *s, const char *query, int64_t unix_s)
     if (!s || strlen(query) > HX_STATS_QUERY_MAX || unix_s <= 0)
         return;
     pthread_mutex_lock(&s->lock);
-    qbucket *b = bucket_at(s->delta, unix_s);
+    qbucket *b = bucket_at(table_find(s->delta, s->tenant, s->user), unix_s);
     if (b)
         bucket_count(b, query, 1, 0);
     pthread_mutex_unlock(&s->lock);
@@ -235,24 +316,9 @@ static int counter_desc(const void *pa, const void *pb)
     return a->count > b->count ? -1 : a->count < b->count ? 1 : strcmp(a->q, b->q);
 }
 
-static void merge(counts *into, const counts *from)
+/* Adds from's buckets to into's, bucket by bucket. */
+static void merge_table(qtable *into, const qtable *from)
 {
-    into->updates += from->updates;
-    into->added += from->added;
-    into->updated += from->updated;
-    into->removed += from->removed;
-    into->rejected += from->rejected;
-    into->failures += from->failures;
-    if (from->last_update_ns > into->last_update_ns) {
-        into->last_update_ns = from->last_update_ns;
-        memcpy(into->last_error, from->last_error, sizeof into->last_error);
-    }
-    hist_merge(&into->lag, &from->lag);
-    for (uint32_t i = 0; i < from->n_series; i++) {
-        series *se = series_of(into, from->s[i].tool, from->s[i].transport);
-        if (se)
-            hist_merge(&se->h, &from->s[i].h);
-    }
     for (int k = 0; k < HX_STATS_WINDOW; k++) {
         const qbucket *fb = &from->qb[k];
         if (!fb->start_s)
@@ -281,6 +347,35 @@ static void merge(counts *into, const counts *from)
     }
 }
 
+/* Adds from to into; 0 or HX_ENOMEM (into then holds part of from). */
+static int merge(counts *into, const counts *from)
+{
+    into->updates += from->updates;
+    into->added += from->added;
+    into->updated += from->updated;
+    into->removed += from->removed;
+    into->rejected += from->rejected;
+    into->failures += from->failures;
+    if (from->last_update_ns > into->last_update_ns) {
+        into->last_update_ns = from->last_update_ns;
+        memcpy(into->last_error, from->last_error, sizeof into->last_error);
+    }
+    hist_merge(&into->lag, &from->lag);
+    for (uint32_t i = 0; i < from->n_series; i++) {
+        series *se = series_of(into, from->s[i].tool, from->s[i].transport);
+        if (se)
+            hist_merge(&se->h, &from->s[i].h);
+    }
+    for (uint32_t t = 0; t < from->n_qt; t++) {
+        qtable *into_t;
+        if (table_add(into, from->qt[t]->tenant, from->qt[t]->user, &into_t))
+            return HX_ENOMEM;
+        if (into_t)
+            merge_table(into_t, from->qt[t]);
+    }
+    return 0;
+}
+
 /* === Encoding === */
 
 static void put_hist(hx_buf *b, const histogram *h)
@@ -293,6 +388,17 @@ static void put_hist(hx_buf *b, const histogram *h)
         hx_buf_u64(b, h->b[i]);
 }
 
+static void put_bucket(hx_buf *b, const qbucket *q)
+{
+    hx_buf_u64(b, (uint64_t)q->start_s);
+    hx_buf_u32(b, q->n);
+    for (uint32_t i = 0; i < q->n; i++) {
+        hx_buf_str(b, q->c[i].q);
+        hx_buf_u64(b, q->c[i].count);
+        hx_buf_u64(b, q->c[i].err);
+    }
+}
+
 static void encode(const counts *c, hx_buf *b)
 {
     uint8_t head[STATS_HEAD] = {0};
@@ -301,11 +407,12 @@ static void encode(const counts *c, hx_buf *b)
                           (uint64_t)c->last_update_ns};
     for (int i = 0; i < 7; i++)
         hxf_put64(head + 8 + 8 * i, v[i]);
-    uint32_t nb = 0;
-    for (int k = 0; k < HX_STATS_WINDOW; k++)
-        nb += c->qb[k].start_s != 0;
+    int64_t oldest = window_start();
+    uint32_t nt = 0;   /* tables with no bucket left in the window are not written */
+    for (uint32_t t = 0; t < c->n_qt; t++)
+        nt += table_live(c->qt[t], oldest);
     hxf_put32(head + 64, c->n_series);
-    hxf_put32(head + 68, nb);
+    hxf_put32(head + 68, nt);
     hx_buf_bytes(b, head, sizeof head);
     hx_buf_str(b, c->last_error);
     put_hist(b, &c->lag);
@@ -314,17 +421,19 @@ static void encode(const counts *c, hx_buf *b)
         hx_buf_str(b, c->s[i].transport);
         put_hist(b, &c->s[i].h);
     }
-    for (int k = 0; k < HX_STATS_WINDOW; k++) {
-        const qbucket *q = &c->qb[k];
-        if (!q->start_s)
+    for (uint32_t t = 0; t < c->n_qt; t++) {
+        const qtable *qt = c->qt[t];
+        if (!table_live(qt, oldest))
             continue;
-        hx_buf_u64(b, (uint64_t)q->start_s);
-        hx_buf_u32(b, q->n);
-        for (uint32_t i = 0; i < q->n; i++) {
-            hx_buf_str(b, q->c[i].q);
-            hx_buf_u64(b, q->c[i].count);
-            hx_buf_u64(b, q->c[i].err);
-        }
+        hx_buf_str(b, qt->tenant);
+        hx_buf_str(b, qt->user);
+        uint32_t nb = 0;
+        for (int k = 0; k < HX_STATS_WINDOW; k++)
+            nb += qt->qb[k].start_s >= oldest;
+        hx_buf_u32(b, nb);
+        for (int k = 0; k < HX_STATS_WINDOW; k++)
+            if (qt->qb[k].start_s >= oldest)
+                put_bucket(b, &qt->qb[k]);
     }
 }
 
@@ -348,20 +457,48 @@ static void get_hist(hx_rd *r, histogram *h)
         h->b[i] = hx_rd_u64(r);
 }
 
+/* b buckets into q (empty); false when malformed. */
+static bool get_buckets(hx_rd *r, qtable *q, uint32_t nb)
+{
+    for (uint32_t k = 0; k < nb; k++) {
+        int64_t start = (int64_t)hx_rd_u64(r);
+        uint32_t n = hx_rd_u32(r);
+        if (!hx_rd_ok(r) || start <= 0 || start % HX_STATS_BUCKET_S || n > HX_STATS_TOP)
+            return false;
+        qbucket *b = &q->qb[(start / HX_STATS_BUCKET_S) % HX_STATS_WINDOW];
+        if (b->start_s)
+            return false;   /* two buckets for one slot */
+        b->start_s = start;
+        b->n = n;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!get_str(r, b->c[i].q, HX_STATS_QUERY_MAX))
+                return false;
+            b->c[i].count = hx_rd_u64(r);
+            b->c[i].err = hx_rd_u64(r);
+        }
+    }
+    return true;
+}
+
+/* The root into c (fresh from counts_new; on failure the caller frees what it holds). */
 static int decode(const uint8_t *p, size_t len, counts *c, const char *path, hx_error *err)
 {
-    memset(c, 0, sizeof *c);
     if (!len)
         return 0;
-    if (len < STATS_HEAD || memcmp(p, STATS_MAGIC, 8))
+    if (len < STATS_HEAD || memcmp(p, STATS_MAGIC, 7) || p[7] < '0' || p[7] > '9')
         return hx_error_set(err, HX_EFORMAT, 0, "%s: not a statistics file (root magic)", path);
+    bool v1 = p[7] == '1';   /* query buckets without identities */
+    if (!v1 && p[7] != STATS_MAGIC[7])
+        return hx_error_set(err, HX_EVERSION, 7, "%s: statistics file version %c is not one this build reads (1, 2)",
+                            path, p[7]);
     uint64_t *v[] = {&c->updates, &c->added, &c->updated, &c->removed, &c->rejected, &c->failures};
     for (int i = 0; i < 6; i++)
         *v[i] = hxf_le64(p + 8 + 8 * i);
     c->last_update_ns = (int64_t)hxf_le64(p + 56);
-    uint32_t ns = hxf_le32(p + 64), nb = hxf_le32(p + 68);
-    if (ns > HX_STATS_SERIES || nb > HX_STATS_WINDOW)
-        return hx_error_set(err, HX_EFORMAT, 64, "%s: %u series and %u query buckets are more than allowed", path, ns, nb);
+    uint32_t ns = hxf_le32(p + 64), nt = hxf_le32(p + 68);   /* version 1: nt buckets of no identity */
+    if (ns > HX_STATS_SERIES || nt > (v1 ? HX_STATS_WINDOW : HX_STATS_IDENTITIES))
+        return hx_error_set(err, HX_EFORMAT, 64, "%s: %u series and %u query %s are more than allowed", path, ns, nt,
+                            v1 ? "buckets" : "tables");
     hx_rd r = hx_rd_init(p + STATS_HEAD, len - STATS_HEAD);
     bool ok = get_str(&r, c->last_error, ERROR_MAX);
     get_hist(&r, &c->lag);
@@ -370,25 +507,20 @@ static int decode(const uint8_t *p, size_t len, counts *c, const char *path, hx_
         get_hist(&r, &c->s[i].h);
     }
     c->n_series = ns;
-    for (uint32_t k = 0; ok && k < nb; k++) {
-        int64_t start = (int64_t)hx_rd_u64(&r);
-        uint32_t n = hx_rd_u32(&r);
-        if (!hx_rd_ok(&r) || start <= 0 || start % HX_STATS_BUCKET_S || n > HX_STATS_TOP) {
-            ok = false;
-            break;
+    uint32_t tables = v1 ? nt > 0 : nt;
+    for (uint32_t t = 0; ok && t < tables; t++) {
+        qtable *q = hx_calloc(1, sizeof *q);
+        if (!q)
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading statistics");
+        c->qt[c->n_qt++] = q;
+        uint32_t nb = nt;
+        if (!v1) {
+            ok = get_str(&r, q->tenant, IX_TRUST_VALUE_MAX) && get_str(&r, q->user, IX_TRUST_VALUE_MAX);
+            nb = hx_rd_u32(&r);
+            for (uint32_t i = 0; ok && i + 1 < c->n_qt; i++)
+                ok = strcmp(c->qt[i]->tenant, q->tenant) || strcmp(c->qt[i]->user, q->user);   /* one per identity */
         }
-        qbucket *q = &c->qb[(start / HX_STATS_BUCKET_S) % HX_STATS_WINDOW];
-        if (q->start_s) {
-            ok = false;   /* two buckets for one slot */
-            break;
-        }
-        q->start_s = start;
-        q->n = n;
-        for (uint32_t i = 0; ok && i < n; i++) {
-            ok = get_str(&r, q->c[i].q, HX_STATS_QUERY_MAX);
-            q->c[i].count = hx_rd_u64(&r);
-            q->c[i].err = hx_rd_u64(&r);
-        }
+        ok = ok && hx_rd_ok(&r) && nb <= HX_STATS_WINDOW && get_buckets(&r, q, nb);
     }
     if (!ok || !hx_rd_ok(&r) || r.p != r.end)
         return hx_error_set(err, HX_EFORMAT, 0, "%s: the statistics root is malformed", path);
@@ -402,15 +534,13 @@ int hx_stats_path(const char *db, char *buf, size_t cap, hx_error *err)
     return hx_store_beside(db, "stats", buf, cap, err);
 }
 
-/* The file's counts into c (empty when it does not exist). */
+/* The file's counts into c (fresh from counts_new; left empty when the file does not exist). */
 static int load_file(const char *path, counts *c, hx_error *err)
 {
     hx_store *st = NULL;
     int rc = hx_store_open(&st, path, HX_STORE_READ, err);
-    if (rc == HX_ENOTFOUND) {
-        memset(c, 0, sizeof *c);
+    if (rc == HX_ENOTFOUND)
         return 0;
-    }
     const uint8_t *root;
     size_t len;
     if (!rc) {
@@ -435,14 +565,17 @@ static int add_to_file(const char *path, const counts *d, hx_error *err)
     }
     if (rc)
         return rc;
-    counts *c = hx_malloc(sizeof *c);
+    counts *c = counts_new(NULL);
     hx_buf b = {0};
     const uint8_t *root;
     size_t len;
     hx_store_root(st, &root, &len);
-    rc = c ? decode(root, len, c, path, err) : hx_error_set(err, HX_ENOMEM, -1, "out of memory flushing statistics");
+    rc = c ? decode(root, len, c, path, err) : HX_ENOMEM;
+    if (!rc)
+        rc = merge(c, d);
+    if (rc == HX_ENOMEM)
+        hx_error_set(err, HX_ENOMEM, -1, "out of memory flushing statistics");
     if (!rc) {
-        merge(c, d);
         encode(c, &b);
         rc = b.failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory flushing statistics")
                       : hx_store_commit(st, b.data, b.len, NULL, err);
@@ -457,14 +590,14 @@ static int add_to_file(const char *path, const counts *d, hx_error *err)
         hx_store_close(cs);
     }
     hx_buf_free(&b);
-    free(c);
+    counts_free(c);
     hx_store_close(st);
     return rc;
 }
 
 int hx_stats_flush(hx_stats *s, hx_error *err)
 {
-    counts *d = hx_calloc(1, sizeof *d);
+    counts *d = counts_new(s);
     if (!d)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory flushing statistics");
     pthread_mutex_lock(&s->flush_lock);
@@ -475,14 +608,14 @@ int hx_stats_flush(hx_stats *s, hx_error *err)
     int rc = add_to_file(s->path, taken, err);
     if (rc) {   /* keep the counts for the next flush */
         pthread_mutex_lock(&s->lock);
-        merge(taken, s->delta);
+        merge(taken, s->delta);   /* allocates nothing: both hold the one table s counts into */
         counts *mid = s->delta;
         s->delta = taken;
         taken = mid;
         pthread_mutex_unlock(&s->lock);
     }
     pthread_mutex_unlock(&s->flush_lock);
-    free(taken);
+    counts_free(taken);
     return rc;
 }
 
@@ -501,17 +634,24 @@ static void *flusher(void *arg)
     return NULL;
 }
 
-int hx_stats_open(hx_stats **out, const char *db, int flush_ms, hx_error *err)
+int hx_stats_open(hx_stats **out, const char *db, const hx_identity *id, int flush_ms, hx_error *err)
 {
     *out = NULL;
     char path[4096];
     int rc = hx_stats_path(db, path, sizeof path, err);
     if (rc)
         return rc;
+    const char *tenant = id && id->tenant ? id->tenant : "", *user = id && id->user ? id->user : "";
+    if (strlen(tenant) > IX_TRUST_VALUE_MAX || strlen(user) > IX_TRUST_VALUE_MAX)
+        return hx_error_set(err, HX_EINVAL, -1, "a tenant or user name is at most %d bytes", IX_TRUST_VALUE_MAX);
     hx_stats *s = hx_calloc(1, sizeof *s);
-    if (!s || !(s->delta = hx_calloc(1, sizeof *s->delta)) || !(s->path = hx_strdup(path))) {
+    if (s) {
+        snprintf(s->tenant, sizeof s->tenant, "%s", tenant);
+        snprintf(s->user, sizeof s->user, "%s", user);
+    }
+    if (!s || !(s->delta = counts_new(s)) || !(s->path = hx_strdup(path))) {
         if (s)
-            free(s->delta);
+            counts_free(s->delta);
         free(s);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening statistics");
     }
@@ -542,7 +682,7 @@ void hx_stats_close(hx_stats *s)
     hx_stats_flush(s, NULL);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->flush_lock);
-    free(s->delta);
+    counts_free(s->delta);
     free(s->path);
     free(s);
 }
@@ -551,7 +691,7 @@ void hx_stats_close(hx_stats *s)
 static int current(hx_stats *s, const char *db, counts **out, hx_error *err)
 {
     char path[4096];
-    *out = hx_malloc(sizeof **out);
+    *out = counts_new(NULL);
     if (!*out)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading statistics");
     int rc = s ? 0 : hx_stats_path(db, path, sizeof path, err);
@@ -559,11 +699,13 @@ static int current(hx_stats *s, const char *db, counts **out, hx_error *err)
         rc = load_file(s ? s->path : path, *out, err);
     if (!rc && s) {
         pthread_mutex_lock(&s->lock);
-        merge(*out, s->delta);
+        rc = merge(*out, s->delta);
         pthread_mutex_unlock(&s->lock);
+        if (rc)
+            hx_error_set(err, HX_ENOMEM, -1, "out of memory reading statistics");
     }
     if (rc) {
-        free(*out);
+        counts_free(*out);
         *out = NULL;
     }
     return rc;
@@ -576,18 +718,25 @@ static int counter_text(const void *pa, const void *pb)
     return strcmp(((const counter *)pa)->q, ((const counter *)pb)->q);
 }
 
-/* The hot queries of the window ending now, best first, into top (HX_STATS_TOP_SHOWN) and their
- * count into *nt; 0 or HX_ENOMEM. */
-static int top_queries(const counts *c, counter *top, size_t *nt, hx_error *err)
+/* The hot queries of the window ending now that `reader` sees (its own table; NULL: every table),
+ * best first, into top (HX_STATS_TOP_SHOWN) and their count into *nt; 0 or HX_ENOMEM. */
+static int top_queries(const counts *c, const hx_identity *reader, counter *top, size_t *nt, hx_error *err)
 {
-    counter *all = hx_malloc(sizeof *all * HX_STATS_WINDOW * HX_STATS_TOP);
+    *nt = 0;
+    qtable *own = reader ? table_find(c, reader->tenant ? reader->tenant : "", reader->user ? reader->user : "") : NULL;
+    qtable *const *seen = reader ? &own : c->qt;
+    uint32_t n_seen = reader ? own != NULL : c->n_qt;
+    if (!n_seen)
+        return 0;
+    counter *all = hx_malloc(sizeof *all * HX_STATS_WINDOW * HX_STATS_TOP * n_seen);
     if (!all)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory ranking hot queries");
     size_t n = 0;
-    int64_t now = now_s(), oldest = now - now % HX_STATS_BUCKET_S - (int64_t)(HX_STATS_WINDOW - 1) * HX_STATS_BUCKET_S;
-    for (int k = 0; k < HX_STATS_WINDOW; k++)
-        for (uint32_t i = 0; c->qb[k].start_s >= oldest && i < c->qb[k].n; i++)
-            all[n++] = c->qb[k].c[i];
+    int64_t oldest = window_start();
+    for (uint32_t t = 0; t < n_seen; t++)
+        for (int k = 0; k < HX_STATS_WINDOW; k++)
+            for (uint32_t i = 0; seen[t]->qb[k].start_s >= oldest && i < seen[t]->qb[k].n; i++)
+                all[n++] = seen[t]->qb[k].c[i];
     qsort(all, n, sizeof *all, counter_text);   /* add up each query's counts over the window */
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -619,7 +768,7 @@ static void write_hist(hx_json_writer *w, const histogram *h, const char *count_
     hx_json_write_double(w, hist_quantile(h, 0.99));
 }
 
-int hx_stats_write_json(hx_stats *s, const char *db, hx_json_writer *w, hx_error *err)
+int hx_stats_write_json(hx_stats *s, const char *db, const hx_identity *reader, hx_json_writer *w, hx_error *err)
 {
     counts *c;
     int rc = current(s, db, &c, err);
@@ -655,8 +804,8 @@ int hx_stats_write_json(hx_stats *s, const char *db, hx_json_writer *w, hx_error
     hx_json_write_obj_end(w);
     counter top[HX_STATS_TOP_SHOWN];
     size_t nt;
-    if ((rc = top_queries(c, top, &nt, err))) {
-        free(c);
+    if ((rc = top_queries(c, reader, top, &nt, err))) {
+        counts_free(c);
         return rc;
     }
     hx_json_write_key(w, "top_queries");
@@ -688,14 +837,14 @@ int hx_stats_write_json(hx_stats *s, const char *db, hx_json_writer *w, hx_error
     } else {
         hx_json_write_null(w);
     }
-    hx_json_write_key(w, "last_error");
-    hx_json_write_cstr(w, c->last_error[0] ? c->last_error : NULL);
+    hx_json_write_key(w, "last_error");   /* it may name any file of the index: the unscoped reader's only */
+    hx_json_write_cstr(w, c->last_error[0] && !reader ? c->last_error : NULL);
     hx_json_write_key(w, "lag");
     hx_json_write_obj_begin(w);
     write_hist(w, &c->lag, "count");
     hx_json_write_obj_end(w);
     hx_json_write_obj_end(w);
-    free(c);
+    counts_free(c);
     return 0;
 }
 
@@ -709,7 +858,7 @@ static void prom_hist(hx_buf *b, const char *name, const char *labels, const his
     hx_prom_histogram(b, name, labels, le, HX_STATS_HIST - 1, h->b, h->sum_ms / 1e3, h->count);
 }
 
-int hx_stats_prometheus(hx_stats *s, const char *db, hx_buf *out, hx_error *err)
+int hx_stats_prometheus(hx_stats *s, const char *db, const hx_identity *reader, hx_buf *out, hx_error *err)
 {
     counts *c;
     int rc = current(s, db, &c, err);
@@ -737,8 +886,8 @@ int hx_stats_prometheus(hx_stats *s, const char *db, hx_buf *out, hx_error *err)
                    (unsigned long long)c->removed, (unsigned long long)c->rejected);
     counter top[HX_STATS_TOP_SHOWN];
     size_t nt;
-    if ((rc = top_queries(c, top, &nt, err))) {
-        free(c);
+    if ((rc = top_queries(c, reader, top, &nt, err))) {
+        counts_free(c);
         return rc;
     }
     char help[96];
@@ -750,6 +899,6 @@ int hx_stats_prometheus(hx_stats *s, const char *db, hx_buf *out, hx_error *err)
         hx_prom_printf(out, "hyrax_hot_query_count{query=\"%s\"} %llu\n", hx_prom_label(top[i].q, q, sizeof q),
                        (unsigned long long)top[i].count);
     }
-    free(c);
+    counts_free(c);
     return out->failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory writing metrics") : 0;
 }

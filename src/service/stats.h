@@ -7,29 +7,43 @@
  * processes flushed; nothing is lost on restart. Shown by `hyrax stats`, index_health, and (at
  * merge) /health and /metrics through hx_stats_write_json and hx_stats_prometheus.
  *
- * Hot queries: HX_STATS_WINDOW buckets of HX_STATS_BUCKET_S seconds each (the last day); each
- * bucket is a space-saving summary (Metwally et al. 2005) of HX_STATS_TOP counters: a query not
- * counted yet takes over the smallest counter (count = that count + 1, error = that count). A
- * bucket older than the window is dropped whole, so a query asked often an hour ago and never
- * since leaves the list within a day, and new queries always get counters. The top-k sums a
- * query's counts over the window's buckets. Summaries of two processes merge by adding counts per
- * query and keeping the HX_STATS_TOP largest (mergeable summaries).
+ * Hot queries: each reader identity (tenant, user; hyrax.h hx_identity, as the process fixed it
+ * at start) has a table of its own, and no identity (the unscoped local reader) one more. A table
+ * is HX_STATS_WINDOW buckets of HX_STATS_BUCKET_S seconds each (the last day); each bucket is a
+ * space-saving summary (Metwally et al. 2005) of HX_STATS_TOP counters: a query not counted yet
+ * takes over the smallest counter of its own table (count = that count + 1, error = that
+ * count). A bucket older than the window is dropped whole, so a query asked often an hour ago and
+ * never since leaves the list within a day, and new queries always get counters. The top-k sums a
+ * query's counts over the window's buckets: of the reader's own table when a reader identity is
+ * given, of every table when none is (a query text's counts added up over identities). Summaries
+ * of two processes merge table by table, adding counts per query and keeping the HX_STATS_TOP
+ * largest (mergeable summaries). At most HX_STATS_IDENTITIES tables are kept: the queries of
+ * another identity are not counted while that many have asked within the window (no table is
+ * ever dropped for a newcomer); a table with no bucket left in the window is not written back.
+ * Everything else (latency, index updates, lag) is one count for all identities; a reader
+ * identity's views leave out the last update's error, which may name any file of the index.
  * Latency and lag histograms: upper bounds 0.25 ms * 2^i for i < HX_STATS_HIST - 1, then +Inf;
  * percentiles interpolate linearly inside the bucket (as Prometheus' histogram_quantile).
  *
  * The file's root (no blobs), little-endian:
  *   OFFSET SIZE DESCRIPTION
- *        0    8 magic "HXSTATS1"
+ *        0    8 magic "HXSTATS2" (version 2)
  *        8    8 index updates (batches and `hyrax index` runs that reached hx_index_update)
  *       16    8 files added       24 8 files updated      32 8 files removed
  *       40    8 files rejected    48 8 failed updates     56 8 time of the last update, unix ns
- *       64    4 s, latency series (<= HX_STATS_SERIES)    68 4 b, query buckets (<= HX_STATS_WINDOW)
+ *       64    4 s, latency series (<= HX_STATS_SERIES)    68 4 t, query tables (<= HX_STATS_IDENTITIES)
  *       72    . the last update's error (u32 length + bytes, <= 255)
  *             . the lag histogram: count u64, sum of ms f64 bits u64, HX_STATS_HIST u64 buckets
  *             . s series: tool and transport (u32 length + bytes, <= 47 and <= 15), then a histogram
- *             . b buckets: start (unix seconds, u64), counter count n u32 (<= HX_STATS_TOP), then n
- *               counters: query (u32 length + bytes, <= HX_STATS_QUERY_MAX), count u64, error u64
- * A commit that leaves the file over 1 MiB compacts it. */
+ *             . t query tables, one per identity: tenant and user (u32 length + bytes each,
+ *               <= 128, trust.h; both empty: no identity; user empty: none), b u32
+ *               (<= HX_STATS_WINDOW), then b buckets: start (unix seconds, u64), counter count n
+ *               u32 (<= HX_STATS_TOP), then n counters: query (u32 length + bytes,
+ *               <= HX_STATS_QUERY_MAX), count u64, error u64
+ * Version 1 ("HXSTATS1", no identities) holds at offset 68 b, the number of buckets, and after the
+ * series those b buckets alone; they are read as the table of no identity, so its query texts are
+ * shown to the unscoped local reader only, and the next flush writes version 2. Other versions are
+ * refused (HX_EVERSION). A commit that leaves the file over 1 MiB compacts it. */
 #ifndef HX_STATS_H
 #define HX_STATS_H
 
@@ -44,6 +58,7 @@
 #define HX_STATS_WINDOW 24
 #define HX_STATS_BUCKET_S 3600
 #define HX_STATS_TOP 64
+#define HX_STATS_IDENTITIES 32       /* query tables kept: identities that asked within the window */
 #define HX_STATS_QUERY_MAX 200       /* longer queries are not counted */
 #define HX_STATS_TOP_SHOWN 10
 #define HX_STATS_FLUSH_MS 10000      /* serve flushes this often, and at exit */
@@ -56,9 +71,10 @@ typedef struct hx_stats hx_stats;
  * not fit. */
 int hx_stats_path(const char *db, char *buf, size_t cap, hx_error *err);
 
-/* Empty counts for the index at db. flush_ms > 0 starts a thread that flushes every flush_ms;
- * hx_stats_close flushes once more either way. */
-int hx_stats_open(hx_stats **out, const char *db, int flush_ms, hx_error *err);
+/* Empty counts for the index at db, whose queries count as the identity id (the process's reader
+ * identity, copied; NULL: none, the unscoped local reader). flush_ms > 0 starts a thread that
+ * flushes every flush_ms; hx_stats_close flushes once more either way. */
+int hx_stats_open(hx_stats **out, const char *db, const hx_identity *id, int flush_ms, hx_error *err);
 /* Flushes (errors are dropped: statistics never fail a command) and frees; NULL is fine. */
 void hx_stats_close(hx_stats *s);
 
@@ -67,7 +83,8 @@ void hx_stats_close(hx_stats *s);
  * file for the whole of about a second. */
 int hx_stats_flush(hx_stats *s, hx_error *err);
 
-/* Counting. tool and transport are short names ("search", "stdio" | "http" | "cli"). */
+/* Counting. tool and transport are short names ("search", "stdio" | "http" | "cli"). A query is
+ * counted in the table of s's identity; counting never allocates. */
 void hx_stats_note_latency(hx_stats *s, const char *tool, const char *transport, double ms);
 void hx_stats_note_query(hx_stats *s, const char *query);
 /* The same, asked at `unix_s` (seconds) instead of now: a client that reports its own times. */
@@ -77,14 +94,17 @@ void hx_stats_note_query_at(hx_stats *s, const char *query, int64_t unix_s);
 void hx_stats_note_update(hx_stats *s, const hx_update_report *r, const char *error, double lag_ms);
 
 /* The file's counts plus what s has not flushed yet (s may be NULL: the file only; db names the
- * index when s is NULL), as one JSON object: {"latency": {tool: {calls, mean_ms, p50_ms, p95_ms,
- * p99_ms, transports: {transport: {...}}}}, "top_queries": [{query, count}], "window_s",
+ * index when s is NULL) as the reader `reader` sees them (NULL: the unscoped local reader, every
+ * identity's hot queries; else its own only, and no last_error), as one JSON object:
+ * {"latency": {tool: {calls, mean_ms, p50_ms, p95_ms, p99_ms, transports: {transport: {...}}}},
+ * "top_queries": [{query, count}], "window_s",
  * "index": {updates, files_added, files_updated, files_removed, files_rejected, update_failures,
  * last_update_at, last_error, lag: {count, mean_ms, p50_ms, p95_ms, p99_ms}}}. Members only: the
  * caller opens and closes the object around them (so index_health can add them to its own). */
-int hx_stats_write_json(hx_stats *s, const char *db, hx_json_writer *w, hx_error *err);
+int hx_stats_write_json(hx_stats *s, const char *db, const hx_identity *reader, hx_json_writer *w, hx_error *err);
 
-/* The same counts in the Prometheus text exposition format (version 0.0.4) appended to out. */
-int hx_stats_prometheus(hx_stats *s, const char *db, hx_buf *out, hx_error *err);
+/* The same counts, as `reader` sees them, in the Prometheus text exposition format (version 0.0.4)
+ * appended to out. */
+int hx_stats_prometheus(hx_stats *s, const char *db, const hx_identity *reader, hx_buf *out, hx_error *err);
 
 #endif
