@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define DEFAULT_DB ".hyrax/index.hyx"
@@ -91,6 +92,7 @@ int identity_opt(const cli_args *a, const char *cmd, hx_identity *id, const hx_i
 
 /* === Output (output.c) === */
 
+/* The progress of index or sync on stderr (index_progress is its hx_progress_fn). */
 typedef struct {
     int tty;
     size_t last_pct;           /* terminal: the percentage the bar shows */
@@ -102,6 +104,7 @@ typedef struct {
 
 void put_text(FILE *f, const char *s, size_t max, bool fold_lines);
 void put_line(FILE *f, const char *prefix, const char *text);
+int put_numbers(const int32_t *ids, const float *v, size_t n);
 double now_seconds(void);
 int index_progress(void *ctx, size_t done, size_t total, const char *path);
 
@@ -117,8 +120,10 @@ int registry_open(const cli_args *a, int timeout_ms, struct hx_registry **r, hx_
 
 extern volatile sig_atomic_t interrupted;
 void catch_interrupts(void);
+void catch_stop_signals(int fd);
 int guarded(const char *cmd, int (*fn)(void *), void *arg);
 
+/* What a read command run under guarded() reads: stats, verify. */
 typedef struct {
     const char *db;
     int json;

@@ -2,13 +2,10 @@
  * commits kept: its help text and run function. */
 #include "cli.h"
 
-
-#define TEXT_OF_(x) #x
-#define TEXT_OF(x) TEXT_OF_(x)   /* a number macro as a string literal, for help texts */
-
 const char compact_about[] =
     "Rewrites the index into one segment without deleted chunks. Keeps every baseline (the newest\n"
-    "commit of each name) and the last " TEXT_OF(HX_KEEP_COMMITS) " commits, so searches of them answer as before.\n";
+    "commit of each name) and the last " HX_STRINGIFY(HX_KEEP_COMMITS)
+    " commits, so searches of them answer as before.\n";
 
 int cmd_compact(const cli_args *a)
 {

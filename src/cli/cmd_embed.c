@@ -19,19 +19,6 @@ const char embed_about[] =
     "truncated, as sentence-transformers does). Lines are embedded in batches of up to 64 as they\n"
     "arrive, and each batch is printed as soon as it is done.\n";
 
-/* Prints one vector as a JSON array line; returns 0 or -1 on a write error. */
-static int embed_print(const float *v, int dim)
-{
-    char buf[HX_EMBED_DIM * 18 + 4];
-    size_t w = 0;
-    buf[w++] = '[';
-    for (int i = 0; i < dim && i < HX_EMBED_DIM; i++)
-        w += (size_t)snprintf(buf + w, sizeof buf - w, i ? ",%.9g" : "%.9g", (double)v[i]);
-    buf[w++] = ']';
-    buf[w++] = '\n';
-    return fwrite(buf, 1, w, stdout) == w ? 0 : -1;
-}
-
 /* Embeds and prints n lines, then flushes stdout so output streams batch by batch. */
 static int embed_batch(hx_encoder *enc, const char **texts, const size_t *lens, size_t n, float *out,
                        int dim)
@@ -44,7 +31,7 @@ static int embed_batch(hx_encoder *enc, const char **texts, const size_t *lens, 
         return 1;
     }
     for (size_t i = 0; i < n; i++)
-        if (embed_print(out + i * (size_t)dim, dim))
+        if (put_numbers(NULL, out + i * (size_t)dim, (size_t)dim))
             return -1;
     return fflush(stdout) ? -1 : 0;
 }

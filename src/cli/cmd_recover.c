@@ -2,7 +2,6 @@
  * provable commit: its help text and run function. */
 #include "cli.h"
 
-
 const char recover_about[] =
     "Makes a damaged index writable again. Readers already use the newest commit that can be proven\n"
     "(a commit whose meta slot is damaged is recovered from its commit record); writers refuse a\n"

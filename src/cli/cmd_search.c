@@ -50,6 +50,21 @@ static int print_results_text(const hx_results *r)
     return 0;
 }
 
+/* The answer of --json: w finished and printed as one line, then freed. 0, or 1 after the message. */
+static int print_json(hx_json_writer *w)
+{
+    hx_error err = {0};
+    int rc = hx_json_writer_finish(w, &err);
+    if (rc) {
+        put_line(stderr, "hyrax search: ", err.message);
+    } else {
+        fwrite(w->buf, 1, w->len, stdout);
+        putchar('\n');
+    }
+    hx_json_writer_free(w);
+    return rc ? 1 : 0;
+}
+
 typedef struct {
     const char *db;
     hx_model *model;       /* borrowed; NULL for keyword mode */
@@ -130,14 +145,8 @@ static int run_search(void *arg)
         hx_json_writer w;
         hx_json_writer_init(&w);
         hx_present_search_tiers(&w, j->query, j->o->mode, &res, &taken, st, ns);
-        if (hx_json_writer_finish(&w, &err)) {
-            fprintf(stderr, "hyrax search: %s\n", err.message);
-            hx_json_writer_free(&w);
+        if (print_json(&w))
             goto done;
-        }
-        fwrite(w.buf, 1, w.len, stdout);
-        putchar('\n');
-        hx_json_writer_free(&w);
     } else {
         if (nt && taken.selector != HX_READ_HEAD) {
             char when[40];
@@ -241,14 +250,8 @@ static int search_registry(const cli_args *a, const char *query, const hx_search
         hx_json_writer w;
         hx_json_writer_init(&w);
         hx_present_registry_search(&w, query, o->mode, &res, consulted ? NULL : err.message);
-        if (hx_json_writer_finish(&w, &err)) {
-            put_line(stderr, "hyrax search: ", err.message);
-            hx_json_writer_free(&w);
+        if (print_json(&w))
             goto done;
-        }
-        fwrite(w.buf, 1, w.len, stdout);
-        putchar('\n');
-        hx_json_writer_free(&w);
     } else {
         print_results_text(&res.res);
     }

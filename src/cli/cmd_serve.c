@@ -6,7 +6,6 @@
 #include "mcp.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,17 +20,6 @@ const char serve_about[] =
     "index_health, create_baseline, audit_log, publish, the conversation memory's record_turn,\n"
     "get_session, search_history and list_sessions, and the seeds' names for the search tools.\n"
     "--tenant T [--user U] fixes the reader identity for the server's life; --watch follows the root.\n";
-
-static int stop_pipe[2] = {-1, -1};
-
-/* SIGTERM / SIGINT: tell the server through a pipe (write(2) is async-signal-safe). */
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    char b = 1;
-    ssize_t n = write(stop_pipe[1], &b, 1);
-    (void)n;
-}
 
 /* serve --http: the address bound, once, on stderr (port 0 picked one). */
 static void on_listen(void *ctx, const char *addr)
@@ -84,18 +72,13 @@ int cmd_serve(const cli_args *a)
     cfg.registry_timeout_ms = (int)opt_long(a, "--registry-timeout", 0);
     if (!cfg.read_only && make_db_folder("serve", cfg.db))
         return 1;
+    int stop_pipe[2];   /* SIGTERM and SIGINT write to [1], the server reads [0] */
     if (pipe(stop_pipe) != 0) {
         fprintf(stderr, "hyrax serve: pipe: %s\n", strerror(errno));
         return 1;
     }
     cfg.stop_fd = stop_pipe[0];
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);   /* a client that goes away gives EPIPE, not death */
+    catch_stop_signals(stop_pipe[1]);
     hx_error err = {0};
     char token[512];
     hx_http_config http = {.listen = opt_str(a, "--http"), .on_listen = on_listen,

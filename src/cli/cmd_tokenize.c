@@ -11,19 +11,6 @@ const char tokenize_about[] =
     "JSON array of all-MiniLM-L6-v2 token ids: [CLS] word pieces [SEP], truncated to 256 ids as\n"
     "the model sees them. Invalid UTF-8 bytes are ignored.\n";
 
-/* Prints ids as one JSON array line; returns 0 or -1 on a write error. */
-static int tokenize_print(const int32_t *ids, size_t n)
-{
-    char buf[HX_MAX_SEQ_TOKENS * 12 + 4];
-    size_t w = 0;
-    buf[w++] = '[';
-    for (size_t i = 0; i < n; i++)
-        w += (size_t)snprintf(buf + w, sizeof buf - w, i ? ",%d" : "%d", (int)ids[i]);
-    buf[w++] = ']';
-    buf[w++] = '\n';
-    return fwrite(buf, 1, w, stdout) == w ? 0 : -1;
-}
-
 int cmd_tokenize(const cli_args *a)
 {
     hx_error err = {0};
@@ -42,7 +29,7 @@ int cmd_tokenize(const cli_args *a)
         if (len > 0 && line[len - 1] == '\n')
             len--;
         size_t n = hx_model_input_ids(model, line, (size_t)len, ids, HX_MAX_SEQ_TOKENS);
-        rc = tokenize_print(ids, n);
+        rc = put_numbers(ids, NULL, n);
     }
     free(line);
     hx_model_close(model);

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 /* === Reading an index that changes underneath (hyrax.h) === */
 
@@ -34,8 +35,22 @@ int guarded(const char *cmd, int (*fn)(void *), void *arg)
     return rc;
 }
 
-/* Ctrl-C (SIGINT) or SIGTERM during index and sync: the write stops after the batch at hand,
- * keeping what it committed (hx_update_opts.commit_chunks); a second signal ends the process. */
+/* === Ctrl-C and SIGTERM === */
+
+/* handler for SIGINT and SIGTERM, with sa_flags `flags`. */
+static void catch_int_term(void (*handler)(int), int flags)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Ctrl-C (SIGINT) or SIGTERM during index, sync and publish: the write stops after the batch at
+ * hand, keeping what it committed (hx_update_opts.commit_chunks); a second signal ends the process. */
 volatile sig_atomic_t interrupted;
 
 static void on_interrupt(int sig)
@@ -46,13 +61,26 @@ static void on_interrupt(int sig)
 
 void catch_interrupts(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_int_term(on_interrupt, SA_RESETHAND);
+}
+
+static int stop_fd = -1;   /* serve: the write end of the pipe the server watches */
+
+/* SIGTERM / SIGINT: tell the server through a pipe (write(2) is async-signal-safe). */
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    char b = 1;
+    ssize_t n = write(stop_fd, &b, 1);
+    (void)n;
+}
+
+/* serve: from now on SIGTERM and SIGINT write a byte to fd, and the server stops when it reads it. */
+void catch_stop_signals(int fd)
+{
+    stop_fd = fd;
+    catch_int_term(on_stop_signal, 0);
+    signal(SIGPIPE, SIG_IGN);   /* a client that goes away gives EPIPE, not death */
 }
 
 /* === Commands === */

@@ -41,6 +41,26 @@ void put_line(FILE *f, const char *prefix, const char *text)
     fputc('\n', f);
 }
 
+/* === Lines of numbers (tokenize, embed) === */
+
+#define NUMBERS_MAX (HX_EMBED_DIM > HX_MAX_SEQ_TOKENS ? HX_EMBED_DIM : HX_MAX_SEQ_TOKENS)
+
+/* n numbers as one JSON array line on stdout, in one write: ids[i] when ids is given (token ids),
+ * else v[i] to 9 digits (a float reads back the same); at most NUMBERS_MAX of them. 0, or -1 on a
+ * write error. */
+int put_numbers(const int32_t *ids, const float *v, size_t n)
+{
+    char buf[NUMBERS_MAX * 18 + 4];   /* 18: a comma and "%.9g" of a float, or of an int32 */
+    size_t w = 0;
+    buf[w++] = '[';
+    for (size_t i = 0; i < n && i < NUMBERS_MAX; i++)
+        w += (size_t)(ids ? snprintf(buf + w, sizeof buf - w, i ? ",%d" : "%d", (int)ids[i])
+                          : snprintf(buf + w, sizeof buf - w, i ? ",%.9g" : "%.9g", (double)v[i]));
+    buf[w++] = ']';
+    buf[w++] = '\n';
+    return fwrite(buf, 1, w, stdout) == w ? 0 : -1;
+}
+
 /* === Progress of long writes === */
 
 double now_seconds(void)
