@@ -59,7 +59,9 @@ ISA_amx     := $(ISA_avx512vnni) -mamx-tile -mamx-int8
 ISA_neon    :=
 ISA_armcrc  := -march=armv8-a+crc
 
-LIB_SRC  := $(filter-out src/cli/main.c $(ISA_OFF:%=\%_%.c),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
+LIB_SRC  := $(filter-out src/cli/%.c $(ISA_OFF:%=\%_%.c),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
+# src/cli is the program around the library: its files link into the binary, not into libhyrax.
+CLI_OBJ  := $(patsubst src/%.c,$(BUILD)/src/%.o,$(wildcard src/cli/*.c))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -69,7 +71,7 @@ FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 .PHONY: all test check asan fuzz bench clean static install lib
 all: $(BIN)
 
-$(BIN): $(BUILD)/src/cli/main.o $(BUILD)/libhyrax.a
+$(BIN): $(CLI_OBJ) $(BUILD)/libhyrax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libhyrax.a: $(LIB_OBJ)
@@ -126,7 +128,7 @@ $(BUILD)/fuzz/%_replay: fuzz/%.c fuzz/replay_driver.c $(BUILD)/libhyrax.a
 WEIGHTS := weights/all-minilm-l6-v2.hxw
 STATIC  ?= hyrax-static
 static: $(STATIC)
-$(STATIC): $(BUILD)/src/cli/main.o $(BUILD)/libhyrax.a $(BUILD)/weights_blob.o
+$(STATIC): $(CLI_OBJ) $(BUILD)/libhyrax.a $(BUILD)/weights_blob.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $^ $(LDLIBS)
 $(BUILD)/weights_blob.o: src/model/weights_blob.S $(WEIGHTS)
 	@mkdir -p $(@D)

@@ -1,0 +1,170 @@
+/* cli.h: what the files of the command line share (DESIGN.md "Command line"): the command bits and
+ * rows, the option table's types and lookups (options.c), terminal-safe output and progress
+ * (output.c), the openers (open.c) and what main.c keeps for the commands. Not part of the library. */
+#ifndef HX_CLI_H
+#define HX_CLI_H
+
+#include "hyrax.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define DEFAULT_DB ".hyrax/index.hyx"
+
+/* The commands, as bits: an option names the commands that take it. */
+enum {
+    CMD_TOKENIZE = 1u << 0,
+    CMD_EMBED = 1u << 1,
+    CMD_INDEX = 1u << 2,
+    CMD_SEARCH = 1u << 3,
+    CMD_STATS = 1u << 4,
+    CMD_VERIFY = 1u << 5,
+    CMD_RM = 1u << 6,
+    CMD_RECOVER = 1u << 7,
+    CMD_SERVE = 1u << 8,
+    CMD_BASELINE = 1u << 9,
+    CMD_BASELINES = 1u << 10,
+    CMD_COMPACT = 1u << 11,
+    CMD_AUDIT = 1u << 12,
+    CMD_SYNC = 1u << 13,
+    CMD_REGISTRY = 1u << 14,   /* registry tier (issue 13): registry, publish */
+    CMD_PUBLISH = 1u << 15,
+    CMD_HISTORY = 1u << 16,
+    CMD_ALL = (1u << 17) - 1,
+    CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
+             CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC | CMD_HISTORY,
+    CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC | CMD_PUBLISH,
+    CMD_READER = CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_SERVE | CMD_HISTORY,   /* read documents: take an identity */
+};
+
+/* One option of one or more commands. The table in options.c is the only place an option is declared:
+ * it drives parsing, the checks of whole-number and enumerated values, `hyrax CMD --help` and the
+ * message for an unknown option. A command reads what was given with opt_str / opt_long /
+ * opt_next by the option's long name. */
+typedef struct {
+    const char *name;                /* "--db" */
+    char short_name;                 /* 'k' for -k; 0 for none */
+    const char *value;               /* what the value is called in help ("FILE"); NULL: a flag */
+    unsigned cmds;                   /* CMD_* bits of the commands that take it */
+    const char *help;                /* '\n' starts a continuation line; NULL: not listed */
+    long lo, hi;                     /* lo < hi: the value is a whole number in [lo, hi] */
+    const char *const *choices;      /* non-NULL: the value is one of these (NULL-terminated) */
+    bool repeat;                     /* every value is kept (opt_next); else the last one counts */
+    const char *renamed;             /* an old spelling: refused with "use <renamed>" */
+} cli_opt;
+
+/* One command: how it is shown and what runs it. */
+typedef struct cli_args cli_args;
+typedef struct {
+    const char *name;
+    unsigned bit;                    /* CMD_* */
+    const char *operands;            /* what follows the options in the synopsis ("PATH..."; "" none) */
+    int min_operands, max_operands;  /* max -1: any number */
+    const char *summary;             /* its line in `hyrax --help` */
+    const char *about;               /* the text of `hyrax CMD --help` between synopsis and options */
+    int (*run)(const cli_args *a);   /* the exit status */
+} cli_cmd;
+
+/* What one command line gave: the options in order and the other arguments. Arrays owned (free
+ * with args_free); the strings are borrowed from argv. */
+struct cli_args {
+    const cli_cmd *cmd;
+    const cli_opt **opt;             /* n options given, in order */
+    const char **val;                /* the value of each ("" for a flag) */
+    size_t n;
+    const char **operands;
+    size_t n_operands;
+};
+
+/* === Options (options.c) === */
+
+void args_free(cli_args *a);
+const char *opt_str(const cli_args *a, const char *name);
+long opt_long(const cli_args *a, const char *name, long def);
+const char *db_opt(const cli_args *a);
+const char *opt_next(const cli_args *a, const char *name, size_t *pos);
+int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a);
+int precision_opt(const cli_args *a, hx_precision *out);
+int identity_opt(const cli_args *a, const char *cmd, hx_identity *id, const hx_identity **out);
+
+/* === Output (output.c) === */
+
+/* The progress of index or sync on stderr (index_progress is its hx_progress_fn). */
+typedef struct {
+    int tty;
+    size_t last_pct;           /* terminal: the percentage the bar shows */
+    double every;              /* not a terminal: seconds between lines */
+    double start, last;        /* now_seconds() at the start and at the last line */
+    bool printed;              /* a line went out, so the end gets one too */
+    const char *cmd;           /* the command a line names: "index", "sync" */
+} progress_state;
+
+void put_text(FILE *f, const char *s, size_t max, bool fold_lines);
+void put_line(FILE *f, const char *prefix, const char *text);
+int put_numbers(const int32_t *ids, const float *v, size_t n);
+double now_seconds(void);
+int index_progress(void *ctx, size_t done, size_t total, const char *path);
+
+/* === Opening (open.c) === */
+
+struct hx_registry;   /* registry.h */
+int open_encoder(const cli_args *a, int threads, hx_precision precision, hx_model **model, hx_encoder **enc);
+int make_db_folder(const char *cmd, const char *db);
+int open_reader(hx_index **ix, const char *db, const hx_model *model, const hx_identity *id, hx_error *err);
+int registry_open(const cli_args *a, int timeout_ms, struct hx_registry **r, hx_error *err);
+
+/* === Signals (main.c) === */
+
+extern volatile sig_atomic_t interrupted;
+void catch_interrupts(void);
+void catch_stop_signals(int fd);
+int guarded(const char *cmd, int (*fn)(void *), void *arg);
+
+/* What a read command run under guarded() reads: stats, verify. */
+typedef struct {
+    const char *db;
+    int json;
+    const hx_identity *identity; /* the reader's, or NULL */
+} db_job;
+
+/* === Commands (cmd_*.c): help texts and run functions === */
+
+extern const char tokenize_about[];
+int cmd_tokenize(const cli_args *a);
+extern const char embed_about[];
+int cmd_embed(const cli_args *a);
+extern const char index_about[];
+int cmd_index(const cli_args *a);
+extern const char search_about[];
+int cmd_search(const cli_args *a);
+extern const char stats_about[];
+int cmd_stats(const cli_args *a);
+extern const char verify_about[];
+int cmd_verify(const cli_args *a);
+extern const char rm_about[];
+int cmd_rm(const cli_args *a);
+extern const char baseline_about[];
+int cmd_baseline(const cli_args *a);
+extern const char baselines_about[];
+int cmd_baselines(const cli_args *a);
+extern const char compact_about[];
+int cmd_compact(const cli_args *a);
+extern const char audit_about[];
+int cmd_audit(const cli_args *a);
+extern const char recover_about[];
+int cmd_recover(const cli_args *a);
+extern const char history_about[];
+int cmd_history(const cli_args *a);
+extern const char serve_about[];
+int cmd_serve(const cli_args *a);
+extern const char sync_about[];
+int cmd_sync(const cli_args *a);
+extern const char registry_about[];
+int cmd_registry(const cli_args *a);
+extern const char publish_about[];
+int cmd_publish(const cli_args *a);
+
+#endif

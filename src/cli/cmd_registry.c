@@ -1,0 +1,34 @@
+/* cmd_registry.c: `hyrax registry init`, the registry's schema created or migrated (README
+ * "Registry"): its help text and run function. */
+#include "cli.h"
+#include "registry.h"
+
+#include <string.h>
+
+const char registry_about[] =
+    "Creates the registry's schema in a PostgreSQL database with pgvector (schema hyrax: tables\n"
+    "documents, chunks, audit, meta; HNSW and GIN indexes; row-level security per tenant), or\n"
+    "migrates an older one. Run it once as the role that is to own the tables.\n";
+
+int cmd_registry(const cli_args *a)
+{
+    if (strcmp(a->operands[0], "init")) {
+        fputs("hyrax registry: the action is init\n", stderr);
+        return 2;
+    }
+    hx_registry *r = NULL;
+    hx_error err = {0};
+    int before = 0;
+    if (registry_open(a, 0, &r, &err) || hx_registry_migrate(r, HX_REGISTRY_SCHEMA_VERSION, &before, &err)) {
+        put_line(stderr, "hyrax registry init: ", err.message);
+        hx_registry_close(r);
+        return 1;
+    }
+    hx_registry_close(r);
+    if (before == HX_REGISTRY_SCHEMA_VERSION)
+        printf("registry schema is at version %d\n", before);
+    else
+        printf("registry schema %s version %d (was %d)\n", before ? "migrated to" : "created at",
+               HX_REGISTRY_SCHEMA_VERSION, before);
+    return 0;
+}
