@@ -659,6 +659,232 @@ HX_API int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, 
 HX_API int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
                            const hx_search_opts *o, hx_results *out, hx_error *err);
 
+/* === Session (README "Library") === */
+
+/* The product's API: what `hyrax search`, the MCP tools and the REST routes do, as calls that
+ * return C structs. A session is opened once with what the command line and `serve` are told (the
+ * project index, the user index, the registry, the reader identity, the model) and owns what a
+ * surface used to assemble itself: the project index's reader (and its writer for the length of a
+ * write), the user index's reader, the encoders (one per precision, opened when a query first needs
+ * one) and the registry connection. The rules of tiers live here only: a query is embedded at the
+ * precision of the first tier it reads (the project index's, or the user index's when it is read
+ * alone), a tier whose vectors are at another precision is not consulted, nor the registry (fp32)
+ * under an int8 index; each answer says which tiers were read, at which commit, and why not.
+ *
+ * A session is used by one thread at a time (open one per thread; they may share a model).
+ * Strings of an answer are borrowed from the session's index views: valid until the next call on
+ * the session or until the answer is freed, whichever comes first. Every read call runs under a
+ * fault guard (HX_FAULT_GUARD): an index file changed underneath gives HX_EIO with
+ * HX_FAULT_MESSAGE and the readers are reopened by the next call. */
+typedef struct hx_session hx_session;
+
+typedef struct hx_session_config {
+    const char *db;                    /* the project index file; required */
+    const char *root;                  /* the folder a new index covers (absolute); NULL: a write to a
+                                          missing index fails (HX_ENOTFOUND). Ignored once the index
+                                          exists: the index records its root */
+    const char *user_db;               /* the user index file; NULL: hx_tier_user_path's */
+    bool no_user_tier;                 /* true: no user tier (its status says so) */
+    const char *registry;              /* the registry's URL (README "Registry"); NULL: $HYRAX_REGISTRY;
+                                          "": none */
+    int registry_timeout_ms;           /* a query's wait for the registry; 0: 3000 */
+    const hx_identity *identity;       /* the reader identity, copied and checked at open; fixed for
+                                          the session's life. NULL: none (every document is seen) */
+    const char *weights;               /* the weights file; NULL: as hx_model_open_default finds it */
+    const hx_model *model;             /* borrowed, may be NULL: a model opened by the caller (one
+                                          model for many sessions); every query and write then uses
+                                          it, and a tier at another precision is not consulted */
+    hx_precision precision;            /* of a new index's vectors */
+    int threads;                       /* embedding threads for writes (0: one per core); queries use 1 */
+    bool read_only;                    /* every write call fails with HX_EPERM */
+    const char *stats_transport;       /* non-NULL: queries and updates are counted in the lasting
+                                          statistics beside the index (src/service/stats.h) under this
+                                          transport name ("cli"); NULL: not counted */
+} hx_session_config;
+
+/* Opens a session: checks the configuration (HX_EINVAL names what is wrong: no db, a bad
+ * identity, a negative timeout) and copies it; opens nothing else yet (no file need exist).
+ * Caller frees *out with hx_session_close. */
+HX_API int hx_session_open(hx_session **out, const hx_session_config *cfg, hx_error *err);
+/* Closes every handle of the session and flushes its statistics; NULL is fine. */
+HX_API void hx_session_close(hx_session *s);
+
+/* Which tiers a query reads: all (the project index, the user index when there is one, and the
+ * registry when one is named), one of the two indexes alone, or the registry alone. */
+typedef enum {
+    HX_SEARCH_ALL = 0, HX_SEARCH_PROJECT = 1, HX_SEARCH_USER = 2, HX_SEARCH_REGISTRY = 3
+} hx_search_source;
+
+typedef struct hx_session_query {
+    const char *query;                 /* non-empty, NUL-terminated; borrowed for the call */
+    hx_search_opts opts;               /* mode, k, grouping, filters, floor, fusion, recency, snippets */
+    hx_search_source source;
+    hx_read_context at;                /* the commit to read; a time applies to every tier, a name (a
+                                          baseline, HX_PUBLISHED) to the project index only */
+} hx_session_query;
+/* What `hyrax search` and the MCP search tool start from: hx_search_opts_default, then the
+ * relevance floor HX_MIN_RELEVANCE, results grouped by document, snippets; every tier; the head. */
+HX_API void hx_session_query_init(hx_session_query *q, const char *query);
+
+/* A tier as a query saw it. */
+typedef struct hx_tier_report {
+    const char *name;                  /* HX_TIER_PROJECT, HX_TIER_USER or "registry"; static */
+    const char *db;                    /* its index file; NULL for the registry; borrowed */
+    bool searched;
+    const char *reason;                /* NULL when searched, else why not; borrowed like the answer */
+    uint64_t generation;               /* the commit read (0 for the registry) */
+    size_t results;                    /* the answer's results this tier answered */
+} hx_tier_report;
+
+/* A registry result's own fields (source HX_SEARCH_REGISTRY alone). Borrowed from the answer. */
+typedef struct hx_registry_fields {
+    const char *tenant, *visibility, *signer, *published_at, *metadata_json;
+} hx_registry_fields;
+
+typedef struct hx_session_answer {
+    hx_results results;                /* best first; each result's tier says which tier answered */
+    hx_read_taken taken;               /* the effective read context: of the first tier read */
+    hx_tier_report tiers[3];           /* every tier the source names, read or not */
+    size_t n_tiers;
+    const hx_registry_fields *registry;   /* source HX_SEARCH_REGISTRY: one per result; else NULL */
+    void *keep;                        /* what the results borrow from the registry; private */
+} hx_session_answer;
+HX_API void hx_session_answer_free(hx_session_answer *a);
+/* The commit that answered result r of a (its tier's generation; 0 for the registry's). */
+HX_API uint64_t hx_session_answer_generation(const hx_session_answer *a, const hx_result *r);
+
+/* Searches the tiers q->source names (README "Tiers") at q->at and counts the query (with
+ * stats_transport). HX_EINVAL with a message for an empty query, bad weights, a baseline with the
+ * user or the registry alone; HX_ENOTFOUND when the project index is read and there is none, or
+ * no kept commit matches q->at. A tier that cannot be read otherwise (no user index, another
+ * precision, an unreachable registry) is an answer saying so, not an error. *out: free with
+ * hx_session_answer_free. */
+HX_API int hx_session_search(hx_session *s, const hx_session_query *q, hx_session_answer *out, hx_error *err);
+
+/* What find_similar starts from: exactly one of text, a chunk id or a document (id or path). */
+typedef struct hx_similar_query {
+    const char *text;                  /* NULL, or text to embed */
+    int64_t chunk_id;                  /* -1: none; else that chunk's vector, the chunk left out */
+    int64_t doc_id;                    /* -1: none; else the document's mean vector, it left out */
+    const char *path;                  /* NULL, or the document by name (as hx_session_get) */
+    hx_search_opts opts;               /* k, grouping, filters, floor (mode is ignored: vector) */
+    hx_read_context at;
+} hx_similar_query;
+/* Nearest chunks of the project index to the text, chunk or document (vector search). The answer
+ * has the project tier only. HX_EINVAL unless exactly one source is given, HX_ENOTFOUND for an
+ * unknown chunk or document (or one without text). */
+HX_API int hx_session_similar(hx_session *s, const hx_similar_query *q, hx_session_answer *out, hx_error *err);
+
+/* A document of the project index, named by id (path NULL) or by path (a root-relative name or an
+ * absolute path inside the root; id ignored). */
+typedef struct hx_session_doc {
+    hx_doc_info info;                  /* strings borrowed as an answer's */
+    hx_result *chunks;                 /* owned: its chunks in order when asked (scores 0), else NULL */
+    size_t n_chunks;
+    hx_read_taken taken;               /* the commit read */
+} hx_session_doc;
+HX_API void hx_session_doc_free(hx_session_doc *d);
+/* HX_ENOTFOUND (a message naming it) when no such document is seen; HX_EINVAL for a path that
+ * names the root, HX_EPERM for one outside it. */
+HX_API int hx_session_get(hx_session *s, int64_t id, const char *path, const hx_read_context *at, bool chunks,
+                          hx_session_doc *out, hx_error *err);
+
+/* list_documents' orders; path order is the index's own. */
+typedef enum {
+    HX_SORT_PATH = 0, HX_SORT_TITLE, HX_SORT_INDEXED, HX_SORT_SIZE, HX_SORT_CHUNKS, HX_SORT_CATEGORY
+} hx_doc_sort;
+/* Which documents a list keeps by content: all, those with chunks, those without (blank). */
+typedef enum { HX_DOCS_ALL = 0, HX_DOCS_COMPLETE = 1, HX_DOCS_EMPTY = 2 } hx_doc_state;
+typedef struct hx_list_opts {
+    const hx_filter *filters;          /* hx_doc_matches; borrowed */
+    size_t n_filters;
+    hx_doc_state state;
+    hx_doc_sort sort;                  /* ties keep path order; HX_SORT_CATEGORY puts documents
+                                          without a category metadata value last */
+    bool desc;
+    size_t offset, limit;              /* the page; limit 0: all */
+    hx_read_context at;
+} hx_list_opts;
+typedef struct hx_doc_list {
+    hx_doc_info *docs;                 /* owned array (strings borrowed as an answer's): the page */
+    size_t n;
+    size_t total;                      /* documents matching, over every page */
+    hx_read_taken taken;
+} hx_doc_list;
+HX_API void hx_doc_list_free(hx_doc_list *l);
+HX_API int hx_session_list(hx_session *s, const hx_list_opts *o, hx_doc_list *out, hx_error *err);
+
+/* An index as hx_session_status reports it. */
+typedef struct hx_tier_state {
+    const char *name;                  /* HX_TIER_PROJECT or HX_TIER_USER; static */
+    const char *db;                    /* borrowed from the session; NULL when there is none */
+    bool present;                      /* an index is there and was read; else reason says why not */
+    char reason[320];
+    hx_index_stats stats;              /* present: its counts as the reader identity sees them */
+} hx_tier_state;
+typedef struct hx_session_info {
+    hx_tier_state project, user;
+    bool model_loaded;                 /* the session holds a model (borrowed or opened by a call) */
+    char model[64];                    /* its name ("" when none) */
+    int dim;
+    hx_precision precision;            /* of query vectors: the project index's (a new index: the
+                                          configured precision) */
+    bool registry;                     /* a registry is named (it is not contacted here) */
+    bool read_only;
+    hx_identity identity;              /* the reader identity (strings borrowed from the session;
+                                          tenant NULL: none) */
+} hx_session_info;
+/* The indexes' counts at their head, without loading a model or waiting: index_health, `hyrax
+ * stats`, REST /health and /stats. A missing or unreadable index is reported, not an error;
+ * errors are HX_ENOMEM only. */
+HX_API int hx_session_status(hx_session *s, hx_session_info *out, hx_error *err);
+
+/* === Session writes (the project index; HX_EPERM in a read-only session) === */
+
+/* What a write did: the update report (owned: free with hx_session_write_clear) and the document
+ * it concerned, when one (add, delete). */
+typedef struct hx_session_write {
+    hx_update_report report;
+    uint32_t doc_id;
+    hx_doc_kind kind;
+    char path[4096];                   /* the document's clean root-relative name; "" when none */
+    hx_commit_info commit;             /* the index's head after the write */
+} hx_session_write;
+HX_API void hx_session_write_clear(hx_session_write *w);
+
+/* Progress and cancellation of every write: as hx_update_opts.progress. */
+typedef struct hx_write_opts {
+    hx_progress_fn progress;           /* may be NULL */
+    void *progress_ctx;
+} hx_write_opts;
+
+/* A document to add: a file under the root (path), or bytes stored under a name (content, len,
+ * name, metadata and an optional detached signature: hx_index_add_signed). */
+typedef struct hx_add_doc {
+    const char *path;                  /* a file (root-relative or absolute inside the root); or NULL */
+    const char *name;                  /* with content: the root-relative name to store it under */
+    const void *content;
+    size_t len;
+    const hx_kv *meta;
+    size_t n_meta;
+    const char *sig;                   /* NULL, or the text of a .minisig / SSHSIG .sig file */
+    size_t sig_len;
+} hx_add_doc;
+/* Adds or updates one document and commits. HX_EINVAL for a request that is not one of the two
+ * forms, a name of the root or a folder, or a document the validation gate rejects (the message
+ * says why); HX_EPERM for a path outside the root. */
+HX_API int hx_session_add(hx_session *s, const hx_add_doc *d, const hx_write_opts *wo, hx_session_write *out,
+                          hx_error *err);
+/* Removes one document named by id (path NULL) or by path and commits (hx_index_remove). */
+HX_API int hx_session_delete(hx_session *s, int64_t id, const char *path, hx_session_write *out, hx_error *err);
+/* Brings the documents under paths[0..n) up to date (n 0: the whole root; hx_index_update), with
+ * excludes (globs) and force (re-embed unchanged files); rejected files are in the report. */
+HX_API int hx_session_reindex(hx_session *s, const char *const *paths, size_t n, const char *const *excludes,
+                              size_t n_excludes, bool force, const hx_write_opts *wo, hx_session_write *out,
+                              hx_error *err);
+/* Names the index's current state (hx_index_baseline); *made gets the commit. */
+HX_API int hx_session_baseline(hx_session *s, const char *name, hx_commit_info *made, hx_error *err);
+
 /* === Index files changed underneath a reader === */
 
 /* Index files are read through a memory map. A file truncated or overwritten in place while it is
