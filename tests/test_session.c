@@ -1,0 +1,431 @@
+/* test_session.c: the session API (hyrax.h "Session") on a corpus written here, whose answers are
+ * known by construction: zebra.md alone speaks of zebras, volcano.md of lava, garden.md of basil;
+ * team.md is acme's, mine.md alice's own within acme, globex.md globex's, all three mention a
+ * lighthouse; the user index holds recipes.md alone (sourdough). Every call: search in each mode,
+ * the project and user tiers (one at another precision not mixed in), read contexts (head,
+ * baseline, as_of), identities (isolation of documents and hot queries; fixed at open), similar,
+ * get, list, status, add, delete, reindex, baseline, writes refused in a read-only session, and the
+ * error paths (HX_EINVAL with a message for bad arguments). */
+#include "check.h"
+#include "hyrax.h"
+#include "json.h"
+#include "stats.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static char root[PATH_MAX], proj[PATH_MAX + 16], userdir[PATH_MAX + 16], db[PATH_MAX + 32];
+static char user_db[PATH_MAX + 32], user8_db[PATH_MAX + 32];
+static hx_model *model;   /* fp32, shared by most sessions */
+
+/* A session on the project index: shared model, no user tier unless user is given, no registry. */
+static hx_session *open_session(const hx_identity *id, const char *user, bool read_only)
+{
+    hx_session_config c = {.db = db, .root = proj, .user_db = user, .no_user_tier = user == NULL, .registry = "",
+                           .identity = id, .model = model, .read_only = read_only, .threads = 1};
+    hx_session *s = NULL;
+    hx_error err = {0};
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open: %s", err.message);
+    return s;
+}
+
+/* The paths a search answers, in order, joined by spaces (at most cap bytes); the number of results. */
+static size_t search_paths(hx_session *s, const char *query, hx_search_mode mode, hx_search_source source,
+                           const hx_read_context *at, char *paths, size_t cap, hx_session_answer *keep)
+{
+    hx_session_query q;
+    hx_session_query_init(&q, query);
+    q.opts.mode = mode;
+    q.opts.min_score = 0;
+    q.source = source;
+    if (at)
+        q.at = *at;
+    hx_session_answer a;
+    hx_error err = {0};
+    int rc = hx_session_search(s, &q, &a, &err);
+    CHECK(rc == 0, "search '%s': %s", query, err.message);
+    paths[0] = 0;
+    size_t len = 0;
+    for (size_t i = 0; !rc && i < a.results.n; i++)
+        len += (size_t)snprintf(paths + len, len < cap ? cap - len : 0, "%s%s", i ? " " : "", a.results.v[i].path);
+    size_t n = rc ? 0 : a.results.n;
+    if (keep)
+        *keep = a;
+    else
+        hx_session_answer_free(&a);
+    return n;
+}
+
+static bool first_is(const char *paths, const char *want)
+{
+    size_t n = strlen(want);
+    return !strncmp(paths, want, n) && (paths[n] == ' ' || !paths[n]);
+}
+
+static void write_corpus(void)
+{
+    check_put(proj, "zebra.md", "# Zebras\n\nZebras graze on the savanna; their striped coats confuse lions.\n");
+    check_put(proj, "volcano.md", "# Volcanoes\n\nLava erupts from the volcano crater as molten rock.\n");
+    check_put(proj, "garden.md", "# Garden\n\nTomatoes and basil grow in the raised garden beds.\n");
+    check_put(proj, "team.md", "---\ntenant: acme\nvisibility: tenant\n---\n# Team\n\nThe lighthouse rota for acme.\n");
+    check_put(proj, "mine.md", "---\ntenant: acme\nvisibility: private\nowner: alice\n---\n# Mine\n\n"
+                               "Alice keeps the lighthouse keys.\n");
+    check_put(proj, "globex.md", "---\ntenant: globex\nvisibility: tenant\n---\n# Globex\n\n"
+                                 "The lighthouse budget of globex.\n");
+    check_put(userdir, "recipes.md", "# Recipes\n\nSourdough bread needs flour, water and a starter.\n");
+}
+
+/* === Writes, and a user index at each precision === */
+
+static void test_writes(void)
+{
+    hx_session_config c = {.db = db, .root = proj, .no_user_tier = true, .registry = "", .threads = 1};
+    hx_session *s = NULL;
+    hx_error err = {0};
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open with its own model: %s", err.message);
+    hx_session_write w;
+    CHECK(hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == 0, "reindex: %s", err.message);
+    CHECK(w.report.added == 6 && w.report.n_rejected == 0 && w.commit.generation > 0, "6 documents added, %zu",
+          w.report.added);
+    hx_session_write_clear(&w);
+    hx_commit_info made;
+    CHECK(hx_session_baseline(s, "v1", &made, &err) == 0 && !strcmp(made.name, "v1"), "baseline: %s", err.message);
+    const char *note = "# Quokkas\n\nQuokkas smile on Rottnest island.\n";
+    hx_kv meta[] = {{(char *)"category", (char *)"animals"}};
+    hx_add_doc d = {.name = "notes/quokka.md", .content = note, .len = strlen(note), .meta = meta, .n_meta = 1};
+    CHECK(hx_session_add(s, &d, NULL, &w, &err) == 0 && w.report.added == 1 && !strcmp(w.path, "notes/quokka.md") &&
+          w.kind == HX_DOC_STORED, "add stored: %s", err.message);
+    hx_session_write_clear(&w);
+    hx_add_doc folder = {.path = "empty"};
+    CHECK(hx_session_add(s, &folder, NULL, &w, &err) == HX_EINVAL && strstr(err.message, "folder"),
+          "a folder is not one document: %s", err.message);
+    hx_add_doc both = {.path = "zebra.md", .name = "x.md", .content = "x", .len = 1};
+    CHECK(hx_session_add(s, &both, NULL, &w, &err) == HX_EINVAL && err.message[0], "path and content: %s",
+          err.message);
+    hx_add_doc outside = {.name = "../escape.md", .content = "x", .len = 1};
+    CHECK(hx_session_add(s, &outside, NULL, &w, &err) == HX_EPERM, "a name outside the root: %s", err.message);
+    hx_session_close(s);
+
+    c = (hx_session_config){.db = user_db, .root = userdir, .no_user_tier = true, .registry = "", .model = model};
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == 0 &&
+          w.report.added == 1, "the user index: %s", err.message);
+    hx_session_write_clear(&w);
+    hx_session_close(s);
+    c = (hx_session_config){.db = user8_db, .root = userdir, .no_user_tier = true, .registry = "",
+                            .precision = HX_PRECISION_INT8, .threads = 1};
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == 0 &&
+          w.report.added == 1, "an int8 user index: %s", err.message);
+    hx_precision p = HX_PRECISION_FP32;
+    CHECK(hx_index_precision(user8_db, &p, &err) == 0 && p == HX_PRECISION_INT8, "made at int8");
+    hx_session_write_clear(&w);
+    hx_session_close(s);
+
+    s = open_session(NULL, NULL, true);   /* read-only: every write refused */
+    CHECK(hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == HX_EPERM && strstr(err.message, "read-only"),
+          "read-only reindex: %s", err.message);
+    CHECK(hx_session_add(s, &d, NULL, &w, &err) == HX_EPERM, "read-only add");
+    CHECK(hx_session_delete(s, -1, "zebra.md", &w, &err) == HX_EPERM, "read-only delete");
+    CHECK(hx_session_baseline(s, "v2", &made, &err) == HX_EPERM, "read-only baseline");
+    hx_session_close(s);
+}
+
+/* === Searching === */
+
+static void test_search(void)
+{
+    hx_session *s = open_session(NULL, NULL, false);
+    char paths[512];
+    hx_session_answer a;
+    CHECK(search_paths(s, "zebras", HX_MODE_KEYWORD, HX_SEARCH_PROJECT, NULL, paths, sizeof paths, &a) == 1 &&
+          !strcmp(paths, "zebra.md"), "keyword: %s", paths);
+    CHECK(a.n_tiers == 1 && a.tiers[0].searched && !strcmp(a.tiers[0].name, HX_TIER_PROJECT) && a.tiers[0].results == 1 &&
+          a.tiers[0].generation == a.taken.commit.generation && a.taken.selector == HX_READ_HEAD,
+          "the project tier reported");
+    CHECK(hx_session_answer_generation(&a, &a.results.v[0]) == a.taken.commit.generation, "the result's commit");
+    hx_session_answer_free(&a);
+    search_paths(s, "striped animals grazing on grassland", HX_MODE_VECTOR, HX_SEARCH_PROJECT, NULL, paths,
+                 sizeof paths, NULL);
+    CHECK(first_is(paths, "zebra.md"), "vector: %s", paths);
+    search_paths(s, "molten rock from a crater", HX_MODE_HYBRID, HX_SEARCH_PROJECT, NULL, paths, sizeof paths, NULL);
+    CHECK(first_is(paths, "volcano.md"), "hybrid: %s", paths);
+    CHECK(search_paths(s, "quokkas", HX_MODE_KEYWORD, HX_SEARCH_ALL, NULL, paths, sizeof paths, NULL) == 1 &&
+          !strcmp(paths, "notes/quokka.md"), "the stored note at the head: %s", paths);
+
+    /* read contexts: v1 was named before the note was added */
+    hx_read_context v1 = {HX_READ_BASELINE, "v1", 0};
+    CHECK(search_paths(s, "quokkas", HX_MODE_KEYWORD, HX_SEARCH_PROJECT, &v1, paths, sizeof paths, &a) == 0,
+          "not in baseline v1: %s", paths);
+    CHECK(a.taken.selector == HX_READ_BASELINE && !strcmp(a.taken.commit.name, "v1"), "the answer says v1");
+    hx_session_answer_free(&a);
+    hx_read_context old = {HX_READ_AS_OF, NULL, 1000000000};   /* 1970: before every commit */
+    hx_session_query q;
+    hx_session_query_init(&q, "zebras");
+    q.source = HX_SEARCH_PROJECT;
+    q.at = old;
+    hx_error err = {0};
+    CHECK(hx_session_search(s, &q, &a, &err) == HX_ENOTFOUND && err.message[0], "no commit that old: %s", err.message);
+    hx_read_context now = {HX_READ_AS_OF, NULL, (int64_t)time(NULL) * 1000000000 + 1000000000};
+    CHECK(search_paths(s, "quokkas", HX_MODE_KEYWORD, HX_SEARCH_PROJECT, &now, paths, sizeof paths, NULL) == 1,
+          "as of now: the note");
+
+    /* similar */
+    hx_similar_query sq = {.chunk_id = -1, .doc_id = -1, .path = "zebra.md"};
+    hx_search_opts_default(&sq.opts);
+    CHECK(hx_session_similar(s, &sq, &a, &err) == 0 && a.results.n > 0, "similar by path: %s", err.message);
+    for (size_t i = 0; i < a.results.n; i++)
+        CHECK(strcmp(a.results.v[i].path, "zebra.md"), "the document leaves itself out");
+    hx_session_answer_free(&a);
+    sq = (hx_similar_query){.text = "lava and a crater", .chunk_id = -1, .doc_id = -1};
+    hx_search_opts_default(&sq.opts);
+    CHECK(hx_session_similar(s, &sq, &a, &err) == 0 && a.results.n && !strcmp(a.results.v[0].path, "volcano.md"),
+          "similar by text: %s", err.message);
+    hx_session_answer_free(&a);
+    sq.path = "zebra.md";
+    CHECK(hx_session_similar(s, &sq, &a, &err) == HX_EINVAL && strstr(err.message, "exactly one"), "two sources");
+    hx_session_close(s);
+}
+
+static void test_tiers(void)
+{
+    hx_session *s = open_session(NULL, user_db, false);
+    char paths[512];
+    hx_session_answer a;
+    search_paths(s, "sourdough bread", HX_MODE_HYBRID, HX_SEARCH_ALL, NULL, paths, sizeof paths, &a);
+    const hx_result *recipe = NULL;   /* fused by reciprocal rank: the project's first ties and comes first */
+    for (size_t i = 0; i < a.results.n; i++)
+        if (!strcmp(a.results.v[i].path, "recipes.md"))
+            recipe = &a.results.v[i];
+    CHECK(recipe && !strcmp(recipe->tier, HX_TIER_USER) && recipe->rank <= 2, "all: the user's recipe: %s", paths);
+    CHECK(a.n_tiers == 2 && a.tiers[1].searched && a.tiers[1].results == 1 && !strcmp(a.tiers[1].db, user_db) &&
+          a.tiers[0].results == a.results.n - 1, "both tiers read, each result counted once");
+    CHECK(recipe && hx_session_answer_generation(&a, recipe) == a.tiers[1].generation, "the user tier's commit");
+    hx_session_answer_free(&a);
+    search_paths(s, "sourdough", HX_MODE_KEYWORD, HX_SEARCH_PROJECT, NULL, paths, sizeof paths, &a);
+    CHECK(a.results.n == 0 && a.n_tiers == 1, "project alone: %s", paths);
+    hx_session_answer_free(&a);
+    CHECK(search_paths(s, "sourdough", HX_MODE_VECTOR, HX_SEARCH_USER, NULL, paths, sizeof paths, &a) >= 1 &&
+          first_is(paths, "recipes.md") && a.n_tiers == 1 && a.taken.commit.generation == a.tiers[0].generation,
+          "user alone: %s", paths);
+    hx_session_answer_free(&a);
+    hx_session_query q;
+    hx_session_query_init(&q, "sourdough");
+    q.source = HX_SEARCH_USER;
+    q.at = (hx_read_context){HX_READ_BASELINE, "v1", 0};
+    hx_error err = {0};
+    CHECK(hx_session_search(s, &q, &a, &err) == HX_EINVAL && strstr(err.message, "baseline"), "user + baseline: %s",
+          err.message);
+    hx_session_close(s);
+
+    s = open_session(NULL, user8_db, false);   /* an int8 user index is not mixed into fp32 queries */
+    search_paths(s, "sourdough bread", HX_MODE_HYBRID, HX_SEARCH_ALL, NULL, paths, sizeof paths, &a);
+    CHECK(a.n_tiers == 2 && !a.tiers[1].searched && a.tiers[1].reason && strstr(a.tiers[1].reason, "int8") &&
+          !strstr(paths, "recipes.md"), "int8 user tier not consulted: %s", a.tiers[1].reason ? a.tiers[1].reason : "");
+    hx_session_answer_free(&a);
+    hx_session_close(s);
+
+    char missing[PATH_MAX + 32];
+    snprintf(missing, sizeof missing, "%s/nobody.hyx", root);
+    s = open_session(NULL, missing, false);
+    search_paths(s, "zebras", HX_MODE_KEYWORD, HX_SEARCH_ALL, NULL, paths, sizeof paths, &a);
+    CHECK(a.n_tiers == 2 && !a.tiers[1].searched && strstr(a.tiers[1].reason, "no index") && !strcmp(paths, "zebra.md"),
+          "a missing user index is reported, not an error");
+    hx_session_answer_free(&a);
+    hx_session_close(s);
+}
+
+/* === Identities === */
+
+static void test_identity(void)
+{
+    char tenant[16] = "acme";
+    hx_identity acme = {tenant, NULL}, acme2 = {"acme", NULL}, alice = {"acme", "alice"}, globex = {"globex", NULL};
+    hx_session *s = open_session(&acme, NULL, false);
+    snprintf(tenant, sizeof tenant, "globex");   /* the caller's strings change: the session's identity does not */
+    char paths[512];
+    CHECK(search_paths(s, "lighthouse", HX_MODE_KEYWORD, HX_SEARCH_PROJECT, NULL, paths, sizeof paths, NULL) == 1 &&
+          !strcmp(paths, "team.md"), "acme sees its tenant document only: %s", paths);
+    hx_session_doc d;
+    hx_error err = {0};
+    CHECK(hx_session_get(s, -1, "mine.md", NULL, false, &d, &err) == HX_ENOTFOUND, "alice's own is hidden");
+    CHECK(hx_session_get(s, -1, "globex.md", NULL, false, &d, &err) == HX_ENOTFOUND, "globex's is hidden");
+    hx_list_opts lo = {0};
+    hx_doc_list l;
+    CHECK(hx_session_list(s, &lo, &l, &err) == 0 && l.total == 5, "acme lists 3 public, team.md, the note: %zu",
+          l.total);
+    hx_doc_list_free(&l);
+    hx_session_info st;
+    CHECK(hx_session_status(s, &st, &err) == 0 && st.project.present && st.project.stats.documents == 5 &&
+          !strcmp(st.identity.tenant, "acme"), "status counts what acme sees");
+    hx_session_close(s);
+
+    s = open_session(&alice, NULL, false);
+    search_paths(s, "lighthouse", HX_MODE_KEYWORD, HX_SEARCH_PROJECT, NULL, paths, sizeof paths, NULL);
+    CHECK(strstr(paths, "team.md") && strstr(paths, "mine.md") && !strstr(paths, "globex.md"), "alice: %s", paths);
+    hx_session_close(s);
+
+    /* hot queries belong to their identity */
+    hx_session_config c = {.db = db, .no_user_tier = true, .registry = "", .identity = &acme2, .model = model,
+                           .stats_transport = "test"};
+    hx_session_query q;
+    hx_session_answer a;
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open");
+    hx_session_query_init(&q, "acme secret plans");
+    q.opts.mode = HX_MODE_KEYWORD;
+    CHECK(hx_session_search(s, &q, &a, &err) == 0, "counted search: %s", err.message);
+    hx_session_answer_free(&a);
+    hx_session_close(s);   /* flushes the statistics */
+    hx_json_writer w;
+    hx_json_writer_init(&w);
+    hx_json_write_obj_begin(&w);
+    CHECK(hx_stats_write_json(NULL, db, &globex, &w, &err) == 0, "globex's statistics: %s", err.message);
+    hx_json_write_obj_end(&w);
+    CHECK(hx_json_writer_finish(&w, &err) == 0 && !strstr(w.buf, "acme secret plans"), "not in globex's hot queries: %.400s",
+          w.buf);
+    hx_json_writer_reset(&w);
+    hx_json_write_obj_begin(&w);
+    hx_stats_write_json(NULL, db, &acme2, &w, &err);
+    hx_json_write_obj_end(&w);
+    CHECK(hx_json_writer_finish(&w, &err) == 0 && strstr(w.buf, "acme secret plans"), "in acme's: %.300s", w.buf);
+    hx_json_writer_free(&w);
+}
+
+/* === Documents === */
+
+static void test_documents(void)
+{
+    hx_session *s = open_session(NULL, NULL, false);
+    hx_session_doc d;
+    hx_error err = {0};
+    CHECK(hx_session_get(s, -1, "zebra.md", NULL, true, &d, &err) == 0 && d.n_chunks >= 1 &&
+          !strcmp(d.info.path, "zebra.md"), "get zebra.md: %s", err.message);
+    bool striped = false;
+    for (size_t i = 0; i < d.n_chunks; i++)
+        striped |= memmem(d.chunks[i].text, d.chunks[i].text_len, "striped", 7) != NULL;
+    CHECK(striped, "its chunks hold its text");
+    uint32_t id = d.info.id;
+    hx_session_doc_free(&d);
+    CHECK(hx_session_get(s, id, NULL, NULL, false, &d, &err) == 0 && !strcmp(d.info.path, "zebra.md") && !d.chunks,
+          "get by id");
+    CHECK(hx_session_get(s, -1, "../etc/passwd", NULL, false, &d, &err) == HX_EPERM, "outside the root: %s",
+          err.message);
+    CHECK(hx_session_get(s, -1, "", NULL, false, &d, &err) == HX_EINVAL, "the root is not a document");
+    CHECK(hx_session_get(s, -1, NULL, NULL, false, &d, &err) == HX_EINVAL && err.message[0], "neither id nor path");
+    CHECK(hx_session_get(s, 99999, NULL, NULL, false, &d, &err) == HX_ENOTFOUND, "unknown id");
+
+    hx_list_opts lo = {.sort = HX_SORT_TITLE, .desc = true, .limit = 2, .offset = 1};
+    hx_doc_list l;
+    CHECK(hx_session_list(s, &lo, &l, &err) == 0 && l.total == 7 && l.n == 2, "a page of 7: %zu %zu", l.total, l.n);
+    CHECK(l.n == 2 && !strcmp(l.docs[0].title, "Volcanoes") && !strcmp(l.docs[1].title, "Team"), "titles desc: %s %s",
+          l.n ? l.docs[0].title : "", l.n > 1 ? l.docs[1].title : "");
+    hx_doc_list_free(&l);
+    hx_filter f = {.key = "category", .value = "animals"};
+    lo = (hx_list_opts){.filters = &f, .n_filters = 1};
+    CHECK(hx_session_list(s, &lo, &l, &err) == 0 && l.n == 1 && !strcmp(l.docs[0].path, "notes/quokka.md"),
+          "filtered by metadata");
+    hx_doc_list_free(&l);
+    lo = (hx_list_opts){.sort = (hx_doc_sort)42};
+    CHECK(hx_session_list(s, &lo, &l, &err) == HX_EINVAL, "a bad sort key");
+
+    hx_session_info st;
+    CHECK(hx_session_status(s, &st, &err) == 0 && st.project.present && st.project.stats.documents == 7 &&
+          !st.user.present && st.user.reason[0] && st.model_loaded && st.dim == HX_EMBED_DIM &&
+          st.precision == HX_PRECISION_FP32, "status: %s", st.user.reason);
+
+    hx_session_write w;
+    CHECK(hx_session_delete(s, -1, "notes/quokka.md", &w, &err) == 0 && w.report.removed == 1 && w.kind == HX_DOC_STORED,
+          "delete the note: %s", err.message);
+    hx_session_write_clear(&w);
+    char paths[256];
+    CHECK(search_paths(s, "quokkas", HX_MODE_KEYWORD, HX_SEARCH_PROJECT, NULL, paths, sizeof paths, NULL) == 0,
+          "gone after delete");
+    CHECK(hx_session_delete(s, -1, "notes/quokka.md", &w, &err) == HX_ENOTFOUND, "twice: %s", err.message);
+    hx_session_close(s);
+}
+
+/* === Bad arguments === */
+
+static void test_errors(void)
+{
+    hx_session *s = NULL;
+    hx_error err = {0};
+    hx_session_config c = {0};
+    CHECK(hx_session_open(&s, NULL, &err) == HX_EINVAL && strstr(err.message, "db"), "no config: %s", err.message);
+    CHECK(hx_session_open(&s, &c, &err) == HX_EINVAL && !s, "no db");
+    hx_identity bad = {NULL, "alice"};
+    c = (hx_session_config){.db = db, .identity = &bad};
+    CHECK(hx_session_open(&s, &c, &err) == HX_EINVAL && strstr(err.message, "tenant"), "a user without a tenant: %s",
+          err.message);
+    c = (hx_session_config){.db = db, .registry_timeout_ms = -1};
+    CHECK(hx_session_open(&s, &c, &err) == HX_EINVAL, "a negative timeout");
+
+    s = open_session(NULL, NULL, false);
+    hx_session_query q;
+    hx_session_answer a;
+    hx_session_query_init(&q, "");
+    CHECK(hx_session_search(s, &q, &a, &err) == HX_EINVAL && strstr(err.message, "empty"), "empty query");
+    CHECK(hx_session_search(NULL, &q, &a, &err) == HX_EINVAL, "no session");
+    hx_session_query_init(&q, "zebras");
+    q.opts.vector_weight = -1;
+    q.opts.text_weight = 1;
+    CHECK(hx_session_search(s, &q, &a, &err) == HX_EINVAL && err.message[0], "bad weights: %s", err.message);
+    hx_session_query_init(&q, "zebras");
+    q.source = (hx_search_source)9;
+    CHECK(hx_session_search(s, &q, &a, &err) == HX_EINVAL, "bad source");
+    hx_session_query_init(&q, "zebras");
+    q.at = (hx_read_context){HX_READ_BASELINE, "nosuch", 0};
+    CHECK(hx_session_search(s, &q, &a, &err) == HX_ENOTFOUND && strstr(err.message, "nosuch"), "unknown baseline: %s",
+          err.message);
+    q.at = (hx_read_context){HX_READ_BASELINE, NULL, 0};
+    CHECK(hx_session_search(s, &q, &a, &err) == HX_EINVAL, "a baseline without a name");
+    hx_session_close(s);
+
+    char missing[PATH_MAX + 32];
+    snprintf(missing, sizeof missing, "%s/none.hyx", root);
+    c = (hx_session_config){.db = missing, .no_user_tier = true, .registry = "", .model = model};
+    CHECK(hx_session_open(&s, &c, &err) == 0, "a session needs no file");
+    hx_session_query_init(&q, "zebras");
+    CHECK(hx_session_search(s, &q, &a, &err) == HX_ENOTFOUND && strstr(err.message, "no index"), "no index: %s",
+          err.message);
+    hx_session_info st;
+    CHECK(hx_session_status(s, &st, &err) == 0 && !st.project.present && strstr(st.project.reason, "no index"),
+          "status of no index");
+    hx_session_write w;
+    CHECK(hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == HX_ENOTFOUND && strstr(err.message, "root"),
+          "no root to make one: %s", err.message);
+    hx_session_close(s);
+    hx_session_close(NULL);
+}
+
+int main(void)
+{
+    char tmpl[] = "/tmp/hx_session_XXXXXX";
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
+    snprintf(proj, sizeof proj, "%s/proj", root);
+    snprintf(userdir, sizeof userdir, "%s/mine", root);
+    snprintf(db, sizeof db, "%s/proj.hyx", root);
+    snprintf(user_db, sizeof user_db, "%s/user.hyx", root);
+    snprintf(user8_db, sizeof user8_db, "%s/user8.hyx", root);
+    char empty[PATH_MAX + 32];
+    snprintf(empty, sizeof empty, "%s/empty", proj);
+    CHECK(mkdir(proj, 0755) == 0 && mkdir(userdir, 0755) == 0 && mkdir(empty, 0755) == 0, "folders");
+    hx_error err = {0};
+    CHECK(hx_model_open_default(&model, &err) == 0, "model: %s", err.message);
+    if (model) {
+        write_corpus();
+        test_writes();
+        test_search();
+        test_tiers();
+        test_identity();
+        test_documents();
+        test_errors();
+    }
+    hx_model_close(model);
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK(system(cmd) == 0, "cleanup");
+    return check_report("test_session");
+}
