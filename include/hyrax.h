@@ -681,8 +681,9 @@ typedef struct hx_session hx_session;
 typedef struct hx_session_config {
     const char *db;                    /* the project index file; required */
     const char *root;                  /* the folder a new index covers (absolute); NULL: a write to a
-                                          missing index fails (HX_ENOTFOUND). Ignored once the index
-                                          exists: the index records its root */
+                                          missing index fails (HX_ENOTFOUND). Ignored by the index
+                                          once it exists (it records its root); the folder
+                                          hx_session_publish reads, when given */
     const char *user_db;               /* the user index file; NULL: hx_tier_user_path's */
     bool no_user_tier;                 /* true: no user tier (its status says so) */
     const char *registry;              /* the registry's URL (README "Registry"); NULL: $HYRAX_REGISTRY;
@@ -884,6 +885,64 @@ HX_API int hx_session_reindex(hx_session *s, const char *const *paths, size_t n,
                               hx_error *err);
 /* Names the index's current state (hx_index_baseline); *made gets the commit. */
 HX_API int hx_session_baseline(hx_session *s, const char *name, hx_commit_info *made, hx_error *err);
+
+/* === Session: context for a question === */
+
+/* What get_context answers: the passages of a search (chunks of one document that touch or
+ * overlap merged into one), best first, each under a header "[n] path (lines a-b) title >
+ * heading", as many as fit a token budget, counted with the model's tokenizer. */
+#define HX_CONTEXT_CANDIDATES 50       /* chunks searched by default; the most passages a context holds */
+#define HX_CONTEXT_TOKENS 4000         /* the default budget */
+#define HX_CONTEXT_TOKENS_MIN 64
+#define HX_CONTEXT_TOKENS_MAX 100000
+#define HX_CONTEXT_PASSAGES 10         /* the default most passages */
+
+typedef struct hx_context_query {
+    hx_session_query search;           /* query, mode, filters, floor, fusion, tiers (not the registry
+                                          alone) and read context; k chunks are searched (0:
+                                          HX_CONTEXT_CANDIDATES), grouped by chunk, without snippets */
+    uint32_t max_tokens;               /* the budget; 0: HX_CONTEXT_TOKENS */
+    uint32_t max_passages;             /* 0: HX_CONTEXT_PASSAGES; at most HX_CONTEXT_CANDIDATES */
+    bool neighbours;                   /* add to each passage the chunk just before and just after it
+                                          in its document when they are of the same section (same
+                                          heading) and in no passage yet; they count in the budget */
+} hx_context_query;
+/* What get_context starts from: hx_session_query_init's query (the floor HX_MIN_RELEVANCE, every
+ * tier, the head) with k HX_CONTEXT_CANDIDATES, the default budget and passages, neighbours. */
+HX_API void hx_context_query_init(hx_context_query *q, const char *query);
+
+/* A passage of the context. */
+typedef struct hx_context_source {
+    size_t label;                      /* the n of its "[n]" header: 1, 2, ... in the text's order */
+    const hx_result *first;            /* its best-ranked chunk: the document's fields (doc_id, path,
+                                          title, heading, doc_sha256, signer, tier); borrowed */
+    uint32_t line_start, line_end;     /* of the whole passage */
+    float relevance;                   /* its best chunk's score */
+    size_t tokens;                     /* header and text */
+    const uint32_t *chunk_ids;         /* the merged chunks the search found, in rank order, then the
+                                          neighbours added; borrowed */
+    size_t n_ranked, n_chunks;         /* chunk_ids[0..n_ranked) were found, the rest added */
+    uint64_t generation;               /* the commit of its tier that answered */
+} hx_context_source;
+
+typedef struct hx_context {
+    char *text;                        /* owned: the headers and passages, one blank line between */
+    size_t len;
+    hx_context_source *sources;        /* owned: in label order */
+    size_t n_sources;
+    size_t tokens;                     /* spent of the budget */
+    uint32_t max_tokens;               /* the budget */
+    size_t dropped;                    /* passages left out because they did not fit (a later, smaller
+                                          one may have); > 0: the context is truncated */
+    hx_session_answer answer;          /* the search: tiers read, the read context; its results are
+                                          what `first` points at */
+    void *keep;                        /* the passages; private */
+} hx_context;
+HX_API void hx_context_free(hx_context *c);
+/* Searches as hx_session_search (counted as get_context) and assembles the context. HX_EINVAL for
+ * what hx_session_search refuses, the registry alone, or a budget or passage count out of range.
+ * *out: free with hx_context_free. */
+HX_API int hx_session_context(hx_session *s, const hx_context_query *q, hx_context *out, hx_error *err);
 
 /* === Index files changed underneath a reader === */
 

@@ -346,6 +346,105 @@ static void test_documents(void)
     hx_session_close(s);
 }
 
+/* === Context === */
+
+/* long.md: one section (Rivers) of 60 lines, too long for one chunk (each holds at most the model's
+ * 256 word pieces), whose last line alone mentions a platypus. */
+static void write_long(void)
+{
+    char text[8192] = "# Rivers\n\n";
+    size_t len = strlen(text);
+    for (int i = 1; i <= 60; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "River %d flows past the old mill and the stone bridge.\n",
+                                i);
+    snprintf(text + len, sizeof text - len, "A platypus swims where the last river ends.\n");
+    check_put(proj, "long.md", text);
+}
+
+/* A context of query (keyword mode, no floor) into *c; its return code. */
+static int context(hx_session *s, const char *query, uint32_t max_tokens, uint32_t max_passages, bool neighbours,
+                   hx_context *c, hx_error *err)
+{
+    hx_context_query q;
+    hx_context_query_init(&q, query);
+    q.search.opts.mode = HX_MODE_KEYWORD;
+    q.search.opts.min_score = 0;
+    q.max_tokens = max_tokens;
+    q.max_passages = max_passages;
+    q.neighbours = neighbours;
+    return hx_session_context(s, &q, c, err);
+}
+
+static void test_context(void)
+{
+    write_long();
+    hx_session *s = open_session(NULL, NULL, false);
+    hx_session_write w;
+    hx_add_doc d = {.path = "long.md"};
+    hx_error err = {0};
+    CHECK(hx_session_add(s, &d, NULL, &w, &err) == 0, "add long.md: %s", err.message);
+    hx_session_write_clear(&w);
+    hx_session_doc doc;
+    CHECK(hx_session_get(s, -1, "long.md", NULL, false, &doc, &err) == 0 && doc.info.n_chunks >= 2,
+          "long.md spans several chunks: %u", doc.info.n_chunks);
+    uint32_t last = doc.info.first_chunk + doc.info.n_chunks - 1;
+    hx_session_doc_free(&doc);
+
+    /* the platypus is in the last chunk alone; its neighbour before it is of the same section */
+    hx_context c;
+    CHECK(context(s, "platypus", 0, 0, false, &c, &err) == 0 && c.n_sources == 1 && c.dropped == 0,
+          "one passage: %s", err.message);
+    uint32_t alone_start = c.n_sources ? c.sources[0].line_start : 0;
+    CHECK(c.n_sources == 1 && c.sources[0].n_chunks == 1 && c.sources[0].chunk_ids[0] == last &&
+          c.sources[0].label == 1 && !strcmp(c.sources[0].first->path, "long.md") && c.sources[0].line_end == 63,
+          "the last chunk, to the last line (63)");
+    CHECK(!strncmp(c.text, "[1] long.md (lines ", 19) && strstr(c.text, ") Rivers\n") &&
+          strstr(c.text, "A platypus swims") && c.len == strlen(c.text), "the header and the passage: %.120s", c.text);
+    CHECK(c.max_tokens == HX_CONTEXT_TOKENS && c.tokens == c.sources[0].tokens && c.tokens > 0 &&
+          c.tokens <= c.max_tokens, "the budget spent: %zu", c.tokens);
+    CHECK(c.answer.n_tiers == 2 && c.sources[0].generation == c.answer.tiers[0].generation &&
+          c.answer.taken.selector == HX_READ_HEAD, "the tiers and the read context");
+    hx_context_free(&c);
+    CHECK(context(s, "platypus", 0, 0, true, &c, &err) == 0 && c.n_sources == 1, "with neighbours: %s", err.message);
+    CHECK(c.n_sources == 1 && c.sources[0].n_ranked == 1 && c.sources[0].n_chunks == 2 &&
+          c.sources[0].chunk_ids[1] == last - 1 && c.sources[0].line_start < alone_start &&
+          c.sources[0].line_end == 63, "the chunk before added: lines %u-%u", c.n_sources ? c.sources[0].line_start : 0,
+          c.n_sources ? c.sources[0].line_end : 0);
+    hx_context_free(&c);
+
+    /* the budget: a passage that does not fit is dropped, not cut */
+    CHECK(context(s, "platypus", HX_CONTEXT_TOKENS_MIN, 0, true, &c, &err) == 0 && c.n_sources == 0 &&
+          c.dropped == 1 && c.len == 0 && c.tokens == 0 && !strcmp(c.text, ""), "too long for 64 tokens");
+    hx_context_free(&c);
+    CHECK(context(s, "lighthouse", 0, 2, true, &c, &err) == 0 && c.n_sources == 2 && c.sources[1].label == 2 &&
+          strstr(c.text, "\n\n[2] ") && c.tokens == c.sources[0].tokens + c.sources[1].tokens,
+          "two of the three lighthouse documents: %s", err.message);
+    hx_context_free(&c);
+    hx_session_close(s);
+
+    /* a reader identity sees its own documents only; the user tier's passages are cited as such */
+    hx_identity acme = {"acme", NULL};
+    s = open_session(&acme, user_db, false);
+    CHECK(context(s, "lighthouse", 0, 0, true, &c, &err) == 0 && c.n_sources == 1 &&
+          !strcmp(c.sources[0].first->path, "team.md"), "acme's lighthouse: %s", err.message);
+    hx_context_free(&c);
+    CHECK(context(s, "sourdough", 0, 0, true, &c, &err) == 0 && c.n_sources == 1 &&
+          !strcmp(c.sources[0].first->tier, HX_TIER_USER) && c.sources[0].generation == c.answer.tiers[1].generation,
+          "the user's recipe: %s", err.message);
+    hx_context_free(&c);
+
+    CHECK(context(s, "lighthouse", 10, 0, true, &c, &err) == HX_EINVAL && strstr(err.message, "max_tokens"),
+          "a budget under the least: %s", err.message);
+    CHECK(context(s, "lighthouse", 0, HX_CONTEXT_CANDIDATES + 1, true, &c, &err) == HX_EINVAL, "too many passages");
+    CHECK(context(s, "", 0, 0, true, &c, &err) == HX_EINVAL && strstr(err.message, "empty"), "an empty query");
+    hx_context_query q;
+    hx_context_query_init(&q, "lighthouse");
+    q.search.source = HX_SEARCH_REGISTRY;
+    CHECK(hx_session_context(s, &q, &c, &err) == HX_EINVAL && strstr(err.message, "registry"), "the registry alone");
+    CHECK(hx_session_context(NULL, &q, &c, &err) == HX_EINVAL, "no session");
+    hx_session_close(s);
+}
+
 /* === Bad arguments === */
 
 static void test_errors(void)
@@ -421,6 +520,7 @@ int main(void)
         test_tiers();
         test_identity();
         test_documents();
+        test_context();
         test_errors();
     }
     hx_model_close(model);

@@ -1,7 +1,8 @@
 /* session_internal.h: the state of an hx_session (hyrax.h "Session") shared by its files: session.c
  * (open, close, models, encoders, readers of the tiers, status), session_search.c (search,
- * similar), session_docs.c (get, list) and session_write.c (add, delete, reindex, baseline). Not
- * part of the public API. */
+ * similar), session_docs.c (get, list), session_context.c (context), session_write.c (add,
+ * delete, reindex, baseline), session_memory.c (conversation memory) and session_publish.c
+ * (publish). Not part of the public API. */
 #ifndef HX_SESSION_INTERNAL_H
 #define HX_SESSION_INTERNAL_H
 
@@ -41,6 +42,8 @@ int session_project(hx_session *s, const hx_read_context *ctx, hx_error *err);
 int session_user(hx_session *s, const hx_read_context *ctx, char *why, size_t cap, hx_error *err);
 /* Runs fn under a fault guard: a fault closes the readers and gives HX_EIO with HX_FAULT_MESSAGE. */
 int session_guarded(hx_session *s, int (*fn)(hx_session *s, void *arg, hx_error *err), void *arg, hx_error *err);
+/* hx_session_search after its NULL checks (out zeroed by the caller), its latency counted as op. */
+int session_search(hx_session *s, const hx_session_query *q, const char *op, hx_session_answer *out, hx_error *err);
 /* The session's statistics (opened on first use), or NULL when it counts nothing. */
 hx_stats *session_stats(hx_session *s);
 /* A document of ix (the project reader or writer) by id (path NULL) or by name (hx_fs_target against

@@ -243,12 +243,8 @@ static int search_run(hx_session *s, void *arg, hx_error *err)
     return 0;
 }
 
-int hx_session_search(hx_session *s, const hx_session_query *q, hx_session_answer *out, hx_error *err)
+int session_search(hx_session *s, const hx_session_query *q, const char *op, hx_session_answer *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !q || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_search needs a session, a query and an answer");
     if (!q->query || !*q->query)
         return hx_error_set(err, HX_EINVAL, -1, "the query is empty");
     if ((unsigned)q->source > HX_SEARCH_REGISTRY)
@@ -277,10 +273,19 @@ int hx_session_search(hx_session *s, const hx_session_query *q, hx_session_answe
     }
     hx_stats *st = session_stats(s);
     if (st) {
-        hx_stats_note_latency(st, "search", s->transport, now_ms() - t0);
+        hx_stats_note_latency(st, op, s->transport, now_ms() - t0);
         hx_stats_note_query(st, q->query);
     }
     return 0;
+}
+
+int hx_session_search(hx_session *s, const hx_session_query *q, hx_session_answer *out, hx_error *err)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!s || !q || !out)
+        return hx_error_set(err, HX_EINVAL, -1, "hx_session_search needs a session, a query and an answer");
+    return session_search(s, q, "search", out, err);
 }
 
 /* === Similar === */
