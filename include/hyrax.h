@@ -659,6 +659,40 @@ HX_API int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, 
 HX_API int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
                            const hx_search_opts *o, hx_results *out, hx_error *err);
 
+/* === Conversation memory (README "Conversation memory") === */
+
+/* An agent's conversations (sessions of turns: user message, agent response, the documents
+ * retrieved, how), kept in a file beside the index (src/service/memory.h), each turn stamped with
+ * the identity that recorded it; hx_session_record_turn and the calls after it read and write it. */
+#define HX_MEMORY_PER_SESSION 1000   /* default: turns kept per session */
+#define HX_MEMORY_TOTAL 20000        /* default: turns kept per identity */
+#define HX_MEMORY_IDENTITIES 64      /* default: identities the file keeps turns of */
+#define HX_MEMORY_MAX_DOCS 64        /* retrieved document ids per turn */
+#define HX_MEMORY_MAX_ID 256         /* bytes of a session, tenant, user, method or document id */
+#define HX_MEMORY_MAX_TEXT (256 << 10)   /* bytes of a user message or agent response */
+
+/* Retention: recording a turn drops the oldest turns of its session beyond per_session, then the
+ * oldest turns of its identity beyond total, never another identity's; a turn of a new identity
+ * is refused (HX_ERANGE) while the file holds turns of `identities` others. */
+typedef struct hx_memory_limits {
+    uint32_t per_session, total, identities;   /* 0 = the defaults above; total is per identity */
+} hx_memory_limits;
+
+typedef struct hx_turn {
+    uint64_t id;                     /* 1, 2, ... over the file's life */
+    int64_t at_ns;                   /* when it was recorded, unix nanoseconds */
+    uint32_t number;                 /* 1, 2, ... within its session */
+    double relevance;                /* 0..1, or NAN: none */
+    const char *session, *tenant, *user, *search_method;   /* "" when not given */
+    const char *user_message, *agent_response;
+    const char *const *docs;         /* ids or paths of the documents retrieved for the turn */
+    size_t n_docs;
+    const float *vec;                /* HX_EMBED_DIM floats (the exchange's embedding), or NULL */
+} hx_turn;
+
+/* The search methods a turn may name (hx_turn.search_method), NULL-terminated. */
+HX_API extern const char *const hx_turn_methods[];
+
 /* === Session (README "Library") === */
 
 /* The product's API: what `hyrax search`, the MCP tools and the REST routes do, as calls that
@@ -701,6 +735,7 @@ typedef struct hx_session_config {
     const char *stats_transport;       /* non-NULL: queries and updates are counted in the lasting
                                           statistics beside the index (src/service/stats.h) under this
                                           transport name ("cli"); NULL: not counted */
+    hx_memory_limits memory;           /* conversation memory's retention; zeros: the defaults */
 } hx_session_config;
 
 /* Opens a session: checks the configuration (HX_EINVAL names what is wrong: no db, a bad
@@ -943,6 +978,66 @@ HX_API void hx_context_free(hx_context *c);
  * what hx_session_search refuses, the registry alone, or a budget or passage count out of range.
  * *out: free with hx_context_free. */
 HX_API int hx_session_context(hx_session *s, const hx_context_query *q, hx_context *out, hx_error *err);
+
+/* === Session: conversation memory (README "Conversation memory") === */
+
+/* The memory file lies beside the project index (hx_session_config.db). Every turn is stamped with
+ * the session's reader identity (none: tenant and user ""), and each call reads, and retention
+ * removes, only the turns of that identity: a session never sees another identity's turns. */
+
+/* Records one turn: from *t its session (1..HX_MEMORY_MAX_ID bytes), user_message (required),
+ * agent_response (NULL: ""), docs (at most HX_MEMORY_MAX_DOCS), search_method (NULL or one of
+ * hx_turn_methods) and relevance (0..1 or NAN); its other fields are ignored: the identity is the
+ * session's, the embedding is made here, and id, number and time are assigned. Commits (durable on
+ * return) and applies hx_session_config.memory. *out (may be NULL) gets the turn as recorded, its
+ * strings borrowed from *t and the session. HX_EINVAL for a missing field or an unknown method,
+ * HX_ERANGE for a relevance outside 0..1, a field too long or an identity past the limit,
+ * HX_EPERM in a read-only session, HX_EBUSY while another process records. */
+HX_API int hx_session_record_turn(hx_session *s, const hx_turn *t, hx_turn *out, hx_error *err);
+
+/* How well a turn matched a search_history query. */
+typedef struct hx_history_score {
+    float score;                       /* fused by RRF (hybrid), else the one side's */
+    float similarity;                  /* cosine with the query; NAN when the vector side did not rank it */
+    float keyword_score;               /* BM25; NAN when the keyword side did not rank it */
+} hx_history_score;
+
+typedef struct hx_turn_list {
+    hx_turn *turns;                    /* owned array; strings borrowed from the list */
+    hx_history_score *scores;          /* hx_session_search_history: one per turn; else NULL */
+    size_t n;
+    void *keep;                        /* what the strings borrow from; private */
+} hx_turn_list;
+HX_API void hx_turn_list_free(hx_turn_list *l);
+
+/* The turns of the conversation session_id, oldest first (none: n 0, not an error). */
+HX_API int hx_session_get_session(hx_session *s, const char *session_id, hx_turn_list *out, hx_error *err);
+
+#define HX_HISTORY_K 5                 /* turns a history search answers by default */
+#define HX_HISTORY_K_MAX 50
+typedef struct hx_history_query {
+    const char *query;                 /* non-empty */
+    hx_search_mode mode;               /* hybrid: cosine over the turns' embeddings and BM25 over their
+                                          text, fused by RRF; or one side alone */
+    uint32_t k;                        /* 0: HX_HISTORY_K; at most HX_HISTORY_K_MAX */
+    const char *session_id;            /* NULL: every conversation; else that one only */
+} hx_history_query;
+/* The k turns best matching the query, best first, with their scores. */
+HX_API int hx_session_search_history(hx_session *s, const hx_history_query *q, hx_turn_list *out, hx_error *err);
+
+/* A conversation as list_sessions shows it. */
+typedef struct hx_conversation {
+    const char *session_id;            /* borrowed from the list */
+    size_t turns;
+    int64_t last_turn_ns;              /* when its newest turn was recorded */
+} hx_conversation;
+typedef struct hx_conversation_list {
+    hx_conversation *v;                /* owned: newest conversation first */
+    size_t n;
+    void *keep;                        /* private */
+} hx_conversation_list;
+HX_API void hx_conversation_list_free(hx_conversation_list *l);
+HX_API int hx_session_list_sessions(hx_session *s, hx_conversation_list *out, hx_error *err);
 
 /* === Index files changed underneath a reader === */
 

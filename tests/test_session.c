@@ -11,6 +11,7 @@
 #include "json.h"
 #include "stats.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,6 +446,165 @@ static void test_context(void)
     hx_session_close(s);
 }
 
+/* === Conversation memory === */
+
+/* Records a turn of conversation `conv`; its number (0 on failure). */
+static uint32_t record(hx_session *s, const char *conv, const char *user_message, const char *response)
+{
+    hx_turn t = {.session = conv, .user_message = user_message, .agent_response = response, .relevance = NAN}, done;
+    hx_error err = {0};
+    CHECK(hx_session_record_turn(s, &t, &done, &err) == 0, "record in %s: %s", conv, err.message);
+    return done.number;
+}
+
+/* The turns of conv as "number:user_message" joined by spaces. */
+static size_t turns_of(hx_session *s, const char *conv, char *buf, size_t cap)
+{
+    hx_turn_list l;
+    hx_error err = {0};
+    CHECK(hx_session_get_session(s, conv, &l, &err) == 0, "get_session %s: %s", conv, err.message);
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < l.n; i++)
+        len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%u:%s", i ? " " : "", l.turns[i].number,
+                                l.turns[i].user_message);
+    size_t n = l.n;
+    hx_turn_list_free(&l);
+    return n;
+}
+
+/* The first turn a history search answers ("" when none) into buf; the number of turns. */
+static size_t history_first(hx_session *s, const char *query, hx_search_mode mode, const char *conv, char *buf,
+                            size_t cap, hx_history_score *score)
+{
+    hx_history_query q = {query, mode, 0, conv};
+    hx_turn_list l;
+    hx_error err = {0};
+    CHECK(hx_session_search_history(s, &q, &l, &err) == 0, "search_history '%s': %s", query, err.message);
+    snprintf(buf, cap, "%s", l.n ? l.turns[0].user_message : "");
+    if (l.n && score)
+        *score = l.scores[0];
+    size_t n = l.n;
+    hx_turn_list_free(&l);
+    return n;
+}
+
+static void test_memory(void)
+{
+    hx_session *s = open_session(NULL, NULL, false);
+    const char *docs[] = {"zebra.md"};
+    hx_turn t = {.session = "c1", .user_message = "How do zebras sleep?", .agent_response = "Standing up, in herds.",
+                 .docs = docs, .n_docs = 1, .search_method = "hybrid", .relevance = 0.75, .tenant = "globex"};
+    hx_turn done;
+    hx_error err = {0};
+    CHECK(hx_session_record_turn(s, &t, &done, &err) == 0 && done.id == 1 && done.number == 1 && done.at_ns > 0 &&
+          !strcmp(done.tenant, "") && !strcmp(done.user_message, t.user_message), "the first turn: %s", err.message);
+    CHECK(record(s, "c1", "What about volcanoes?", "Lava erupts from craters.") == 2, "the second of c1");
+    CHECK(record(s, "c2", "Tell me about sourdough", "It needs a starter, flour and water.") == 1, "the first of c2");
+    char buf[512];
+    CHECK(turns_of(s, "c1", buf, sizeof buf) == 2 && !strcmp(buf, "1:How do zebras sleep? 2:What about volcanoes?"),
+          "c1 in order: %s", buf);
+    hx_turn_list l;
+    CHECK(hx_session_get_session(s, "c1", &l, &err) == 0 && l.n == 2 && l.turns[0].n_docs == 1 &&
+          !strcmp(l.turns[0].docs[0], "zebra.md") && !strcmp(l.turns[0].search_method, "hybrid") &&
+          l.turns[0].relevance == 0.75 && !strcmp(l.turns[1].search_method, "") && isnan(l.turns[1].relevance) &&
+          !strcmp(l.turns[1].agent_response, "Lava erupts from craters.") && !l.scores, "the fields kept");
+    hx_turn_list_free(&l);
+    CHECK(turns_of(s, "nosuch", buf, sizeof buf) == 0, "an unknown conversation has no turns");
+    hx_conversation_list cl;
+    CHECK(hx_session_list_sessions(s, &cl, &err) == 0 && cl.n == 2 && !strcmp(cl.v[0].session_id, "c2") &&
+          cl.v[0].turns == 1 && !strcmp(cl.v[1].session_id, "c1") && cl.v[1].turns == 2 &&
+          cl.v[0].last_turn_ns >= cl.v[1].last_turn_ns, "c2 is the newest: %s", err.message);
+    hx_conversation_list_free(&cl);
+
+    hx_history_score sc;
+    CHECK(history_first(s, "volcanoes", HX_MODE_KEYWORD, NULL, buf, sizeof buf, &sc) == 1 &&
+          !strcmp(buf, "What about volcanoes?") && isnan(sc.similarity) && sc.keyword_score > 0 &&
+          sc.score == sc.keyword_score, "keyword: %s", buf);
+    CHECK(history_first(s, "bread made with a starter", HX_MODE_VECTOR, NULL, buf, sizeof buf, &sc) == 3 &&
+          !strcmp(buf, "Tell me about sourdough") && !isnan(sc.similarity) && isnan(sc.keyword_score),
+          "vector: %s", buf);
+    CHECK(history_first(s, "zebras", HX_MODE_HYBRID, NULL, buf, sizeof buf, NULL) >= 1 &&
+          !strcmp(buf, "How do zebras sleep?"), "hybrid: %s", buf);
+    CHECK(history_first(s, "zebras", HX_MODE_KEYWORD, "c2", buf, sizeof buf, NULL) == 0, "not within c2");
+    hx_session_close(s);
+
+    /* identities: the same conversation id is another conversation; nothing crosses */
+    hx_identity acme = {"acme", NULL}, alice = {"acme", "alice"};
+    s = open_session(&acme, NULL, false);
+    CHECK(record(s, "c1", "Acme's secret plan", "Kept in the vault.") == 1, "acme's c1 starts at 1");
+    CHECK(turns_of(s, "c1", buf, sizeof buf) == 1 && !strcmp(buf, "1:Acme's secret plan"), "acme's c1: %s", buf);
+    CHECK(history_first(s, "zebras", HX_MODE_KEYWORD, NULL, buf, sizeof buf, NULL) == 0, "acme finds no zebras");
+    CHECK(hx_session_list_sessions(s, &cl, &err) == 0 && cl.n == 1 && cl.v[0].turns == 1, "acme lists its own");
+    hx_conversation_list_free(&cl);
+    hx_session_close(s);
+    s = open_session(&alice, NULL, false);
+    CHECK(turns_of(s, "c1", buf, sizeof buf) == 0, "alice does not see her tenant's turns");
+    hx_session_close(s);
+    s = open_session(NULL, NULL, false);
+    CHECK(turns_of(s, "c1", buf, sizeof buf) == 2 &&
+              history_first(s, "secret", HX_MODE_KEYWORD, NULL, buf, sizeof buf, NULL) == 0,
+          "no identity: acme's turn not among its own");
+    hx_session_close(s);
+
+    /* retention: 2 turns per conversation, 3 per identity, 4 identities; only globex's own go */
+    hx_identity globex = {"globex", NULL}, initech = {"initech", NULL};
+    hx_session_config c = {.db = db, .no_user_tier = true, .registry = "", .identity = &globex, .model = model,
+                           .memory = {2, 3, 4}};
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open with limits");
+    record(s, "r", "one", "");
+    record(s, "r", "two", "");
+    CHECK(record(s, "r", "three", "") == 3 && turns_of(s, "r", buf, sizeof buf) == 2 && !strcmp(buf, "2:two 3:three"),
+          "two kept per conversation: %s", buf);
+    record(s, "r2", "four", "");
+    record(s, "r2", "five", "");
+    CHECK(turns_of(s, "r", buf, sizeof buf) == 1 && !strcmp(buf, "3:three"), "three kept per identity: %s", buf);
+    hx_session_close(s);
+    s = open_session(NULL, NULL, false);
+    CHECK(turns_of(s, "c1", buf, sizeof buf) == 2 && turns_of(s, "c2", buf, sizeof buf) == 1,
+          "another identity's turns are kept");
+    hx_session_close(s);
+    c.identity = &initech;
+    c.memory = (hx_memory_limits){0, 0, 3};   /* "", acme and globex hold turns */
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open");
+    t = (hx_turn){.session = "x", .user_message = "hello", .relevance = NAN};
+    CHECK(hx_session_record_turn(s, &t, &done, &err) == HX_ERANGE && strstr(err.message, "identities"),
+          "a fourth identity is refused: %s", err.message);
+    hx_session_close(s);
+
+    /* bad arguments */
+    s = open_session(NULL, NULL, true);
+    CHECK(hx_session_record_turn(s, &t, &done, &err) == HX_EPERM, "read-only: %s", err.message);
+    CHECK(turns_of(s, "c1", buf, sizeof buf) == 2, "a read-only session reads");
+    hx_session_close(s);
+    s = open_session(NULL, NULL, false);
+    hx_turn bad[] = {{.session = "", .user_message = "x", .relevance = NAN},
+                     {.session = "x", .relevance = NAN},
+                     {.session = "x", .user_message = "x", .search_method = "telepathy", .relevance = NAN},
+                     {.session = "x", .user_message = "x", .n_docs = 1, .relevance = NAN}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK(hx_session_record_turn(s, &bad[i], &done, &err) == HX_EINVAL && err.message[0], "bad turn %zu: %s", i,
+              err.message);
+    t = (hx_turn){.session = "x", .user_message = "x", .relevance = 1.5};
+    CHECK(hx_session_record_turn(s, &t, &done, &err) == HX_ERANGE, "relevance 1.5: %s", err.message);
+    hx_history_query hq = {"zebras", HX_MODE_KEYWORD, HX_HISTORY_K_MAX + 1, NULL};
+    CHECK(hx_session_search_history(s, &hq, &l, &err) == HX_EINVAL, "k too large");
+    hq = (hx_history_query){"", HX_MODE_KEYWORD, 0, NULL};
+    CHECK(hx_session_search_history(s, &hq, &l, &err) == HX_EINVAL && strstr(err.message, "empty"), "empty query");
+    CHECK(hx_session_get_session(s, "", &l, &err) == HX_EINVAL, "an empty conversation id");
+    CHECK(turns_of(s, "x", buf, sizeof buf) == 0, "nothing recorded by the refusals");
+    hx_session_close(s);
+
+    char missing[PATH_MAX + 32];   /* no memory file yet: empty answers */
+    snprintf(missing, sizeof missing, "%s/fresh.hyx", root);
+    c = (hx_session_config){.db = missing, .no_user_tier = true, .registry = "", .model = model};
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open");
+    CHECK(turns_of(s, "c1", buf, sizeof buf) == 0 && history_first(s, "zebras", HX_MODE_HYBRID, NULL, buf, sizeof buf,
+                                                                    NULL) == 0, "no memory file: no turns");
+    CHECK(hx_session_list_sessions(s, &cl, &err) == 0 && cl.n == 0, "no memory file: no conversations");
+    hx_session_close(s);
+}
+
 /* === Bad arguments === */
 
 static void test_errors(void)
@@ -521,6 +681,7 @@ int main(void)
         test_identity();
         test_documents();
         test_context();
+        test_memory();
         test_errors();
     }
     hx_model_close(model);

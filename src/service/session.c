@@ -68,6 +68,7 @@ int hx_session_open(hx_session **out, const hx_session_config *cfg, hx_error *er
     s->threads = cfg->threads;
     s->new_precision = cfg->precision;
     s->shared = cfg->model;
+    s->memory_limits = cfg->memory;
     *out = s;
     return 0;
 }

@@ -26,6 +26,7 @@ struct hx_session {
     hx_precision project_precision, user_precision;
     hx_read_taken project_taken, user_taken;
     hx_stats *stats;               /* owned with a transport; NULL when not counted or not opened */
+    hx_memory_limits memory_limits;   /* conversation memory's retention */
 };
 
 /* The model at precision p (the shared one whatever p, when there is one) into *m. */
