@@ -739,8 +739,8 @@ typedef struct hx_session_config {
 } hx_session_config;
 
 /* Opens a session: checks the configuration (HX_EINVAL names what is wrong: no db, a bad
- * identity, a negative timeout) and copies it; opens nothing else yet (no file need exist).
- * Caller frees *out with hx_session_close. */
+ * identity, a negative timeout, a relative root) and copies it; opens nothing else yet (no file
+ * need exist). Caller frees *out with hx_session_close. */
 HX_API int hx_session_open(hx_session **out, const hx_session_config *cfg, hx_error *err);
 /* Closes every handle of the session and flushes its statistics; NULL is fine. */
 HX_API void hx_session_close(hx_session *s);
@@ -1038,6 +1038,47 @@ typedef struct hx_conversation_list {
 } hx_conversation_list;
 HX_API void hx_conversation_list_free(hx_conversation_list *l);
 HX_API int hx_session_list_sessions(hx_session *s, hx_conversation_list *out, hx_error *err);
+
+/* === Session: publishing to the registry (README "Registry") === */
+
+#define HX_PUBLISH_BATCH 16            /* documents per transaction by default */
+
+/* The visibilities a document may be published with, the default first; NULL-terminated. */
+HX_API extern const char *const hx_publish_visibilities[];
+
+typedef struct hx_publish_report {
+    size_t published, unchanged, removed, chunks;
+    hx_rejected *rejected;             /* owned: paths and reasons; free with hx_publish_report_clear */
+    size_t n_rejected;
+    double embed_s, store_s;           /* seconds spent embedding, and in the registry's transactions */
+} hx_publish_report;
+HX_API void hx_publish_report_clear(hx_publish_report *r);
+
+typedef struct hx_publish_request {
+    const char *const *paths;          /* files and folders under the root: root-relative, or absolute
+                                          inside it; n_paths 0: the whole root */
+    size_t n_paths;
+    const char *visibility;            /* one of hx_publish_visibilities; NULL: "tenant" */
+    bool allow_unsigned;               /* false: a file needs a valid signature (FILE.minisig or FILE.sig
+                                          by a key of the root's trust store); a bad one is always refused */
+    size_t batch;                      /* documents per transaction; 0: HX_PUBLISH_BATCH */
+} hx_publish_request;
+
+/* Publishes the files under the paths to the session's registry (hx_session_config.registry; a URL
+ * of libpq's own defaults is "postgresql://") as the session's tenant and user: each read from the
+ * root (hx_session_config.root, else the project index's), checked for its signature and by the
+ * validation gate, chunked and embedded here at fp32 (the registry's vectors), in one transaction
+ * per batch. A document the registry holds with the same content costs nothing; the tenant's
+ * documents under a path whose file is gone are removed; files refused go to out->rejected and the
+ * others go on. wo's progress (may be NULL) is asked after each committed batch (files done, files
+ * in all, the last file) and once at the end (all, all, NULL); non-zero stops before the next batch
+ * with HX_ECANCELED, and *out then says what the committed batches did. HX_EINVAL without a
+ * registry, a root, or with an unknown visibility or a model at int8; HX_EPERM in a read-only
+ * session or for a path outside the root. Caller clears *out with hx_publish_report_clear (also on
+ * failure). The registry connection is opened for the call (hx_session_config.registry_timeout_ms
+ * bounds connecting; 0: 10 s). */
+HX_API int hx_session_publish(hx_session *s, const hx_publish_request *p, const hx_write_opts *wo,
+                              hx_publish_report *out, hx_error *err);
 
 /* === Index files changed underneath a reader === */
 

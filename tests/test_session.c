@@ -356,8 +356,8 @@ static void write_long(void)
     char text[8192] = "# Rivers\n\n";
     size_t len = strlen(text);
     for (int i = 1; i <= 60; i++)
-        len += (size_t)snprintf(text + len, sizeof text - len, "River %d flows past the old mill and the stone bridge.\n",
-                                i);
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "River %d flows past the old mill and the stone bridge.\n", i);
     snprintf(text + len, sizeof text - len, "A platypus swims where the last river ends.\n");
     check_put(proj, "long.md", text);
 }
@@ -605,6 +605,57 @@ static void test_memory(void)
     hx_session_close(s);
 }
 
+/* === Publish: what is refused before the registry is asked (tests/test_registry.c publishes) === */
+
+static void test_publish(void)
+{
+    const char *reg = "postgresql://nobody@/x?host=/nonexistent";
+    hx_session_config c = {.db = db, .root = proj, .no_user_tier = true, .registry = reg, .model = model};
+    hx_session *s = NULL;
+    hx_error err = {0};
+    hx_publish_report rep;
+    const char *outside[] = {"../elsewhere"}, *none[] = {NULL};
+    hx_publish_request p = {.paths = outside, .n_paths = 1, .allow_unsigned = true};
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open");
+    CHECK(hx_session_publish(s, &p, NULL, &rep, &err) == HX_EPERM && rep.published == 0, "a path outside the root: %s",
+          err.message);
+    p = (hx_publish_request){.visibility = "everyone"};
+    CHECK(hx_session_publish(s, &p, NULL, &rep, &err) == HX_EINVAL && strstr(err.message, "visibility"),
+          "an unknown visibility: %s", err.message);
+    p = (hx_publish_request){.paths = none, .n_paths = 1};
+    CHECK(hx_session_publish(s, &p, NULL, &rep, &err) == HX_EINVAL, "a NULL path");
+    CHECK(hx_session_publish(s, NULL, NULL, &rep, &err) == HX_EINVAL, "no request");
+    p = (hx_publish_request){.n_paths = 0};
+    CHECK(hx_session_publish(s, &p, NULL, &rep, &err) != 0 && err.message[0], "no such registry: %s", err.message);
+    hx_publish_report_clear(&rep);
+    hx_session_close(s);
+
+    c.registry = "";
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_publish(s, &p, NULL, &rep, &err) == HX_EINVAL &&
+          strstr(err.message, "no registry"), "no registry named: %s", err.message);
+    hx_session_close(s);
+    c.registry = reg;
+    c.read_only = true;
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_publish(s, &p, NULL, &rep, &err) == HX_EPERM,
+          "read-only: %s", err.message);
+    hx_session_close(s);
+    char missing[PATH_MAX + 32];
+    snprintf(missing, sizeof missing, "%s/none.hyx", root);
+    c = (hx_session_config){.db = missing, .no_user_tier = true, .registry = reg, .model = model};
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_publish(s, &p, NULL, &rep, &err) == HX_EINVAL &&
+          strstr(err.message, "root"), "no root and no index: %s", err.message);
+    hx_session_close(s);
+
+    hx_model *int8 = NULL;
+    hx_model_opts mo = {NULL, HX_PRECISION_INT8};
+    CHECK(hx_model_open_opts(&int8, &mo, &err) == 0, "the int8 model: %s", err.message);
+    c = (hx_session_config){.db = db, .root = proj, .no_user_tier = true, .registry = reg, .model = int8};
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_publish(s, &p, NULL, &rep, &err) == HX_EINVAL &&
+          strstr(err.message, "fp32"), "an int8 model: %s", err.message);
+    hx_session_close(s);
+    hx_model_close(int8);
+}
+
 /* === Bad arguments === */
 
 static void test_errors(void)
@@ -620,6 +671,9 @@ static void test_errors(void)
           err.message);
     c = (hx_session_config){.db = db, .registry_timeout_ms = -1};
     CHECK(hx_session_open(&s, &c, &err) == HX_EINVAL, "a negative timeout");
+    c = (hx_session_config){.db = db, .root = "relative/folder"};
+    CHECK(hx_session_open(&s, &c, &err) == HX_EINVAL && strstr(err.message, "absolute"), "a relative root: %s",
+          err.message);
 
     s = open_session(NULL, NULL, false);
     hx_session_query q;
@@ -682,6 +736,7 @@ int main(void)
         test_documents();
         test_context();
         test_memory();
+        test_publish();
         test_errors();
     }
     hx_model_close(model);

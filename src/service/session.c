@@ -32,6 +32,8 @@ int hx_session_open(hx_session **out, const hx_session_config *cfg, hx_error *er
                             cfg->registry_timeout_ms);
     if (cfg->threads < 0)
         return hx_error_set(err, HX_EINVAL, -1, "threads must be 0 (one per core) or more, not %d", cfg->threads);
+    if (cfg->root && cfg->root[0] != '/')
+        return hx_error_set(err, HX_EINVAL, -1, "root must be an absolute path, not '%.200s'", cfg->root);
     if ((unsigned)cfg->precision > HX_PRECISION_INT8)
         return hx_error_set(err, HX_EINVAL, -1, "precision must be HX_PRECISION_FP32 or HX_PRECISION_INT8");
     if (cfg->identity && hx_identity_check(cfg->identity, err))
@@ -65,6 +67,7 @@ int hx_session_open(hx_session **out, const hx_session_config *cfg, hx_error *er
     s->has_identity = cfg->identity != NULL;
     s->read_only = cfg->read_only;
     s->registry_timeout_ms = cfg->registry_timeout_ms ? cfg->registry_timeout_ms : HX_REGISTRY_TIMEOUT_MS;
+    s->connect_timeout_ms = cfg->registry_timeout_ms ? cfg->registry_timeout_ms : HX_REGISTRY_CONNECT_TIMEOUT_MS;
     s->threads = cfg->threads;
     s->new_precision = cfg->precision;
     s->shared = cfg->model;
@@ -126,6 +129,22 @@ int session_encoder(hx_session *s, hx_precision p, hx_encoder **enc, hx_error *e
         rc = hx_encoder_new(&s->encoders[p], m, 1, err);
     *enc = s->encoders[p];
     return rc;
+}
+
+int session_writer_encoder(hx_session *s, hx_precision p, const hx_model **m, hx_encoder **enc, hx_error *err)
+{
+    int rc = session_model(s, p, m, err);
+    if (rc)
+        return rc;
+    if (s->writer_enc && s->writer_model != *m) {   /* made for the other precision */
+        hx_encoder_free(s->writer_enc);
+        s->writer_enc = NULL;
+    }
+    if (!s->writer_enc && (rc = hx_encoder_new(&s->writer_enc, *m, s->threads, err)))
+        return rc;
+    s->writer_model = *m;
+    *enc = s->writer_enc;
+    return 0;
 }
 
 /* === Readers === */

@@ -15,13 +15,16 @@ struct hx_session {
     char *db, *root, *user_db, *registry, *weights, *tenant, *user, *transport;   /* owned copies */
     hx_identity identity;          /* points at tenant and user */
     bool has_identity, no_user_tier, read_only;
-    int registry_timeout_ms, threads;
+    int registry_timeout_ms;       /* a query's wait for the registry */
+    int connect_timeout_ms;        /* publish's wait to connect to it */
+    int threads;
     hx_precision new_precision;    /* of a new index */
     char user_why[SESSION_WHY];    /* why there is no user tier, when user_db is NULL */
     const hx_model *shared;        /* borrowed model, or NULL */
     hx_model *models[2];           /* owned, by precision; opened when first needed */
     hx_encoder *encoders[2];       /* owned, one thread each: queries */
-    hx_encoder *writer_enc;        /* owned, cfg threads: writes */
+    hx_encoder *writer_enc;        /* owned, cfg threads: writes and publish */
+    const hx_model *writer_model;  /* the model writer_enc was made with */
     hx_index *project, *user_ix;     /* owned readers; NULL until read (or after a fault) */
     hx_precision project_precision, user_precision;
     hx_read_taken project_taken, user_taken;
@@ -35,6 +38,8 @@ int session_model(hx_session *s, hx_precision p, const hx_model **m, hx_error *e
 hx_precision session_query_precision(const hx_session *s, hx_precision p);
 /* A one-thread encoder at precision p (session_model's). */
 int session_encoder(hx_session *s, hx_precision p, hx_encoder **enc, hx_error *err);
+/* The encoder of writes (cfg threads) at precision p (session_model's, into *m). */
+int session_writer_encoder(hx_session *s, hx_precision p, const hx_model **m, hx_encoder **enc, hx_error *err);
 /* The project reader opened (or refreshed) and pointed at ctx (NULL: head). HX_ENOTFOUND when there
  * is no index, or no kept commit matches ctx (hx_index_read_at's message). */
 int session_project(hx_session *s, const hx_read_context *ctx, hx_error *err);

@@ -34,13 +34,7 @@ static int open_writer(hx_session *s, hx_index **ix, hx_encoder **enc, hx_error 
         return hx_error_set(err, HX_ENOTFOUND, -1, "there is no index at %s and the session names no root to make one",
                             s->db);
     const hx_model *m;
-    if ((rc = session_model(s, p, &m, err)))
-        return rc;
-    if (s->writer_enc && hx_model_precision(m) != p) {
-        hx_encoder_free(s->writer_enc);
-        s->writer_enc = NULL;
-    }
-    if (!s->writer_enc && (rc = hx_encoder_new(&s->writer_enc, m, s->threads, err)))
+    if ((rc = session_writer_encoder(s, p, &m, enc, err)))
         return rc;
     hx_error oerr = {0};
     rc = hx_index_open(ix, s->db, HX_INDEX_WRITE | HX_INDEX_CREATE, m, s->root, &oerr);
@@ -53,7 +47,6 @@ static int open_writer(hx_session *s, hx_index **ix, hx_encoder **enc, hx_error 
             return hx_error_set(err, rc, -1, "another process is writing to %s; try again when it is done", s->db);
         return hx_error_set(err, rc, oerr.offset, "cannot open %s for writing: %s", s->db, oerr.message);
     }
-    *enc = s->writer_enc;
     return 0;
 }
 
