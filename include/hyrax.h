@@ -659,6 +659,427 @@ HX_API int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, 
 HX_API int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
                            const hx_search_opts *o, hx_results *out, hx_error *err);
 
+/* === Conversation memory (README "Conversation memory") === */
+
+/* An agent's conversations (sessions of turns: user message, agent response, the documents
+ * retrieved, how), kept in a file beside the index (src/service/memory.h), each turn stamped with
+ * the identity that recorded it; hx_session_record_turn and the calls after it read and write it. */
+#define HX_MEMORY_PER_SESSION 1000   /* default: turns kept per session */
+#define HX_MEMORY_TOTAL 20000        /* default: turns kept per identity */
+#define HX_MEMORY_IDENTITIES 64      /* default: identities the file keeps turns of */
+#define HX_MEMORY_MAX_DOCS 64        /* retrieved document ids per turn */
+#define HX_MEMORY_MAX_ID 256         /* bytes of a session, tenant, user, method or document id */
+#define HX_MEMORY_MAX_TEXT (256 << 10)   /* bytes of a user message or agent response */
+
+/* Retention: recording a turn drops the oldest turns of its session beyond per_session, then the
+ * oldest turns of its identity beyond total, never another identity's; a turn of a new identity
+ * is refused (HX_ERANGE) while the file holds turns of `identities` others. */
+typedef struct hx_memory_limits {
+    uint32_t per_session, total, identities;   /* 0 = the defaults above; total is per identity */
+} hx_memory_limits;
+
+typedef struct hx_turn {
+    uint64_t id;                     /* 1, 2, ... over the file's life */
+    int64_t at_ns;                   /* when it was recorded, unix nanoseconds */
+    uint32_t number;                 /* 1, 2, ... within its session */
+    double relevance;                /* 0..1, or NAN: none */
+    const char *session, *tenant, *user, *search_method;   /* "" when not given */
+    const char *user_message, *agent_response;
+    const char *const *docs;         /* ids or paths of the documents retrieved for the turn */
+    size_t n_docs;
+    const float *vec;                /* HX_EMBED_DIM floats (the exchange's embedding), or NULL */
+} hx_turn;
+
+/* The search methods a turn may name (hx_turn.search_method), NULL-terminated. */
+HX_API extern const char *const hx_turn_methods[];
+
+/* === Session (README "Library") === */
+
+/* The product's API: what `hyrax search`, the MCP tools and the REST routes do, as calls that
+ * return C structs. A session is opened once with what the command line and `serve` are told (the
+ * project index, the user index, the registry, the reader identity, the model) and owns what a
+ * surface used to assemble itself: the project index's reader (and its writer for the length of a
+ * write), the user index's reader, the encoders (one per precision, opened when a query first needs
+ * one) and the registry connection. The rules of tiers live here only: a query is embedded at the
+ * precision of the first tier it reads (the project index's, or the user index's when it is read
+ * alone), a tier whose vectors are at another precision is not consulted, nor the registry (fp32)
+ * under an int8 index; each answer says which tiers were read, at which commit, and why not.
+ *
+ * A session is used by one thread at a time (open one per thread; they may share a model).
+ * Strings of an answer are borrowed from the session's index views: valid until the next call on
+ * the session or until the answer is freed, whichever comes first. Every read call runs under a
+ * fault guard (HX_FAULT_GUARD): an index file changed underneath gives HX_EIO with
+ * HX_FAULT_MESSAGE and the readers are reopened by the next call. */
+typedef struct hx_session hx_session;
+
+typedef struct hx_session_config {
+    const char *db;                    /* the project index file; required */
+    const char *root;                  /* the folder a new index covers (absolute); NULL: a write to a
+                                          missing index fails (HX_ENOTFOUND). Ignored by the index
+                                          once it exists (it records its root); the folder
+                                          hx_session_publish reads, when given */
+    const char *user_db;               /* the user index file; NULL: hx_tier_user_path's */
+    bool no_user_tier;                 /* true: no user tier (its status says so) */
+    const char *registry;              /* the registry's URL (README "Registry"); NULL: $HYRAX_REGISTRY;
+                                          "": none */
+    int registry_timeout_ms;           /* a query's wait for the registry; 0: 3000 */
+    const hx_identity *identity;       /* the reader identity, copied and checked at open; fixed for
+                                          the session's life. NULL: none (every document is seen) */
+    const char *weights;               /* the weights file; NULL: as hx_model_open_default finds it */
+    const hx_model *model;             /* borrowed, may be NULL: a model opened by the caller (one
+                                          model for many sessions); every query and write then uses
+                                          it, and a tier at another precision is not consulted */
+    hx_precision precision;            /* of a new index's vectors */
+    int threads;                       /* embedding threads for writes (0: one per core); queries use 1 */
+    bool read_only;                    /* every write call fails with HX_EPERM */
+    const char *stats_transport;       /* non-NULL: queries and updates are counted in the lasting
+                                          statistics beside the index (src/service/stats.h) under this
+                                          transport name ("cli"); NULL: not counted */
+    hx_memory_limits memory;           /* conversation memory's retention; zeros: the defaults */
+} hx_session_config;
+
+/* Opens a session: checks the configuration (HX_EINVAL names what is wrong: no db, a bad
+ * identity, a negative timeout, a relative root) and copies it; opens nothing else yet (no file
+ * need exist). Caller frees *out with hx_session_close. */
+HX_API int hx_session_open(hx_session **out, const hx_session_config *cfg, hx_error *err);
+/* Closes every handle of the session and flushes its statistics; NULL is fine. */
+HX_API void hx_session_close(hx_session *s);
+
+/* Which tiers a query reads: all (the project index, the user index when there is one, and the
+ * registry when one is named), one of the two indexes alone, or the registry alone. */
+typedef enum {
+    HX_SEARCH_ALL = 0, HX_SEARCH_PROJECT = 1, HX_SEARCH_USER = 2, HX_SEARCH_REGISTRY = 3
+} hx_search_source;
+
+typedef struct hx_session_query {
+    const char *query;                 /* non-empty, NUL-terminated; borrowed for the call */
+    hx_search_opts opts;               /* mode, k, grouping, filters, floor, fusion, recency, snippets */
+    hx_search_source source;
+    hx_read_context at;                /* the commit to read; a time applies to every tier, a name (a
+                                          baseline, HX_PUBLISHED) to the project index only */
+} hx_session_query;
+/* What `hyrax search` and the MCP search tool start from: hx_search_opts_default, then the
+ * relevance floor HX_MIN_RELEVANCE, results grouped by document, snippets; every tier; the head. */
+HX_API void hx_session_query_init(hx_session_query *q, const char *query);
+
+/* A tier as a query saw it. */
+typedef struct hx_tier_report {
+    const char *name;                  /* HX_TIER_PROJECT, HX_TIER_USER or "registry"; static */
+    const char *db;                    /* its index file; NULL for the registry; borrowed */
+    bool searched;
+    const char *reason;                /* NULL when searched, else why not; borrowed like the answer */
+    uint64_t generation;               /* the commit read (0 for the registry) */
+    size_t results;                    /* the answer's results this tier answered */
+} hx_tier_report;
+
+/* A registry result's own fields (source HX_SEARCH_REGISTRY alone). Borrowed from the answer. */
+typedef struct hx_registry_fields {
+    const char *tenant, *visibility, *signer, *published_at, *metadata_json;
+} hx_registry_fields;
+
+typedef struct hx_session_answer {
+    hx_results results;                /* best first; each result's tier says which tier answered */
+    hx_read_taken taken;               /* the effective read context: of the first tier read */
+    hx_tier_report tiers[3];           /* every tier the source names, read or not */
+    size_t n_tiers;
+    const hx_registry_fields *registry;   /* source HX_SEARCH_REGISTRY: one per result; else NULL */
+    void *keep;                        /* what the results borrow from the registry; private */
+} hx_session_answer;
+HX_API void hx_session_answer_free(hx_session_answer *a);
+/* The commit that answered result r of a (its tier's generation; 0 for the registry's). */
+HX_API uint64_t hx_session_answer_generation(const hx_session_answer *a, const hx_result *r);
+
+/* Searches the tiers q->source names (README "Tiers") at q->at and counts the query (with
+ * stats_transport). HX_EINVAL with a message for an empty query, bad weights, a baseline with the
+ * user or the registry alone; HX_ENOTFOUND when the project index is read and there is none, or
+ * no kept commit matches q->at. A tier that cannot be read otherwise (no user index, another
+ * precision, an unreachable registry) is an answer saying so, not an error. *out: free with
+ * hx_session_answer_free. */
+HX_API int hx_session_search(hx_session *s, const hx_session_query *q, hx_session_answer *out, hx_error *err);
+
+/* What find_similar starts from: exactly one of text, a chunk id or a document (id or path). */
+typedef struct hx_similar_query {
+    const char *text;                  /* NULL, or text to embed */
+    int64_t chunk_id;                  /* -1: none; else that chunk's vector, the chunk left out */
+    int64_t doc_id;                    /* -1: none; else the document's mean vector, it left out */
+    const char *path;                  /* NULL, or the document by name (as hx_session_get) */
+    hx_search_opts opts;               /* k, grouping, filters, floor (mode is ignored: vector) */
+    hx_read_context at;
+} hx_similar_query;
+/* Nearest chunks of the project index to the text, chunk or document (vector search). The answer
+ * has the project tier only. HX_EINVAL unless exactly one source is given, HX_ENOTFOUND for an
+ * unknown chunk or document (or one without text). */
+HX_API int hx_session_similar(hx_session *s, const hx_similar_query *q, hx_session_answer *out, hx_error *err);
+
+/* A document of the project index, named by id (path NULL) or by path (a root-relative name or an
+ * absolute path inside the root; id ignored). */
+typedef struct hx_session_doc {
+    hx_doc_info info;                  /* strings borrowed as an answer's */
+    hx_result *chunks;                 /* owned: its chunks in order when asked (scores 0), else NULL */
+    size_t n_chunks;
+    hx_read_taken taken;               /* the commit read */
+} hx_session_doc;
+HX_API void hx_session_doc_free(hx_session_doc *d);
+/* HX_ENOTFOUND (a message naming it) when no such document is seen; HX_EINVAL for a path that
+ * names the root, HX_EPERM for one outside it. */
+HX_API int hx_session_get(hx_session *s, int64_t id, const char *path, const hx_read_context *at, bool chunks,
+                          hx_session_doc *out, hx_error *err);
+
+/* list_documents' orders; path order is the index's own. */
+typedef enum {
+    HX_SORT_PATH = 0, HX_SORT_TITLE, HX_SORT_INDEXED, HX_SORT_SIZE, HX_SORT_CHUNKS, HX_SORT_CATEGORY
+} hx_doc_sort;
+/* Which documents a list keeps by content: all, those with chunks, those without (blank). */
+typedef enum { HX_DOCS_ALL = 0, HX_DOCS_COMPLETE = 1, HX_DOCS_EMPTY = 2 } hx_doc_state;
+typedef struct hx_list_opts {
+    const hx_filter *filters;          /* hx_doc_matches; borrowed */
+    size_t n_filters;
+    hx_doc_state state;
+    hx_doc_sort sort;                  /* ties keep path order; HX_SORT_CATEGORY puts documents
+                                          without a category metadata value last */
+    bool desc;
+    size_t offset, limit;              /* the page; limit 0: all */
+    hx_read_context at;
+} hx_list_opts;
+typedef struct hx_doc_list {
+    hx_doc_info *docs;                 /* owned array (strings borrowed as an answer's): the page */
+    size_t n;
+    size_t total;                      /* documents matching, over every page */
+    hx_read_taken taken;
+} hx_doc_list;
+HX_API void hx_doc_list_free(hx_doc_list *l);
+HX_API int hx_session_list(hx_session *s, const hx_list_opts *o, hx_doc_list *out, hx_error *err);
+
+/* An index as hx_session_status reports it. */
+typedef struct hx_tier_state {
+    const char *name;                  /* HX_TIER_PROJECT or HX_TIER_USER; static */
+    const char *db;                    /* borrowed from the session; NULL when there is none */
+    bool present;                      /* an index is there and was read; else reason says why not */
+    char reason[320];
+    hx_index_stats stats;              /* present: its counts as the reader identity sees them */
+} hx_tier_state;
+typedef struct hx_session_info {
+    hx_tier_state project, user;
+    bool model_loaded;                 /* the session holds a model (borrowed or opened by a call) */
+    char model[64];                    /* its name ("" when none) */
+    int dim;
+    hx_precision precision;            /* of query vectors: the project index's (a new index: the
+                                          configured precision) */
+    bool registry;                     /* a registry is named (it is not contacted here) */
+    bool read_only;
+    hx_identity identity;              /* the reader identity (strings borrowed from the session;
+                                          tenant NULL: none) */
+} hx_session_info;
+/* The indexes' counts at their head, without loading a model or waiting: index_health, `hyrax
+ * stats`, REST /health and /stats. A missing or unreadable index is reported, not an error;
+ * errors are HX_ENOMEM only. */
+HX_API int hx_session_status(hx_session *s, hx_session_info *out, hx_error *err);
+
+/* === Session writes (the project index; HX_EPERM in a read-only session) === */
+
+/* What a write did: the update report (owned: free with hx_session_write_clear) and the document
+ * it concerned, when one (add, delete). */
+typedef struct hx_session_write {
+    hx_update_report report;
+    uint32_t doc_id;
+    hx_doc_kind kind;
+    char path[4096];                   /* the document's clean root-relative name; "" when none */
+    hx_commit_info commit;             /* the index's head after the write */
+} hx_session_write;
+HX_API void hx_session_write_clear(hx_session_write *w);
+
+/* Progress and cancellation of every write: as hx_update_opts.progress. */
+typedef struct hx_write_opts {
+    hx_progress_fn progress;           /* may be NULL */
+    void *progress_ctx;
+} hx_write_opts;
+
+/* A document to add: a file under the root (path), or bytes stored under a name (content, len,
+ * name, metadata and an optional detached signature: hx_index_add_signed). */
+typedef struct hx_add_doc {
+    const char *path;                  /* a file (root-relative or absolute inside the root); or NULL */
+    const char *name;                  /* with content: the root-relative name to store it under */
+    const void *content;
+    size_t len;
+    const hx_kv *meta;
+    size_t n_meta;
+    const char *sig;                   /* NULL, or the text of a .minisig / SSHSIG .sig file */
+    size_t sig_len;
+} hx_add_doc;
+/* Adds or updates one document and commits. HX_EINVAL for a request that is not one of the two
+ * forms, a name of the root or a folder, or a document the validation gate rejects (the message
+ * says why); HX_EPERM for a path outside the root. */
+HX_API int hx_session_add(hx_session *s, const hx_add_doc *d, const hx_write_opts *wo, hx_session_write *out,
+                          hx_error *err);
+/* Removes one document named by id (path NULL) or by path and commits (hx_index_remove). */
+HX_API int hx_session_delete(hx_session *s, int64_t id, const char *path, hx_session_write *out, hx_error *err);
+/* Brings the documents under paths[0..n) up to date (n 0: the whole root; hx_index_update), with
+ * excludes (globs) and force (re-embed unchanged files); rejected files are in the report. */
+HX_API int hx_session_reindex(hx_session *s, const char *const *paths, size_t n, const char *const *excludes,
+                              size_t n_excludes, bool force, const hx_write_opts *wo, hx_session_write *out,
+                              hx_error *err);
+/* Names the index's current state (hx_index_baseline); *made gets the commit. */
+HX_API int hx_session_baseline(hx_session *s, const char *name, hx_commit_info *made, hx_error *err);
+
+/* === Session: context for a question === */
+
+/* What get_context answers: the passages of a search (chunks of one document that touch or
+ * overlap merged into one), best first, each under a header "[n] path (lines a-b) title >
+ * heading", as many as fit a token budget, counted with the model's tokenizer. */
+#define HX_CONTEXT_CANDIDATES 50       /* chunks searched by default; the most passages a context holds */
+#define HX_CONTEXT_TOKENS 4000         /* the default budget */
+#define HX_CONTEXT_TOKENS_MIN 64
+#define HX_CONTEXT_TOKENS_MAX 100000
+#define HX_CONTEXT_PASSAGES 10         /* the default most passages */
+
+typedef struct hx_context_query {
+    hx_session_query search;           /* query, mode, filters, floor, fusion, tiers (not the registry
+                                          alone) and read context; k chunks are searched (0:
+                                          HX_CONTEXT_CANDIDATES), grouped by chunk, without snippets */
+    uint32_t max_tokens;               /* the budget; 0: HX_CONTEXT_TOKENS */
+    uint32_t max_passages;             /* 0: HX_CONTEXT_PASSAGES; at most HX_CONTEXT_CANDIDATES */
+    bool neighbours;                   /* add to each passage the chunk just before and just after it
+                                          in its document when they are of the same section (same
+                                          heading) and in no passage yet; they count in the budget */
+} hx_context_query;
+/* What get_context starts from: hx_session_query_init's query (the floor HX_MIN_RELEVANCE, every
+ * tier, the head) with k HX_CONTEXT_CANDIDATES, the default budget and passages, neighbours. */
+HX_API void hx_context_query_init(hx_context_query *q, const char *query);
+
+/* A passage of the context. */
+typedef struct hx_context_source {
+    size_t label;                      /* the n of its "[n]" header: 1, 2, ... in the text's order */
+    const hx_result *first;            /* its best-ranked chunk: the document's fields (doc_id, path,
+                                          title, heading, doc_sha256, signer, tier); borrowed */
+    uint32_t line_start, line_end;     /* of the whole passage */
+    float relevance;                   /* its best chunk's score */
+    size_t tokens;                     /* header and text */
+    const uint32_t *chunk_ids;         /* the merged chunks the search found, in rank order, then the
+                                          neighbours added; borrowed */
+    size_t n_ranked, n_chunks;         /* chunk_ids[0..n_ranked) were found, the rest added */
+    uint64_t generation;               /* the commit of its tier that answered */
+} hx_context_source;
+
+typedef struct hx_context {
+    char *text;                        /* owned: the headers and passages, one blank line between */
+    size_t len;
+    hx_context_source *sources;        /* owned: in label order */
+    size_t n_sources;
+    size_t tokens;                     /* spent of the budget */
+    uint32_t max_tokens;               /* the budget */
+    size_t dropped;                    /* passages left out because they did not fit (a later, smaller
+                                          one may have); > 0: the context is truncated */
+    hx_session_answer answer;          /* the search: tiers read, the read context; its results are
+                                          what `first` points at */
+    void *keep;                        /* the passages; private */
+} hx_context;
+HX_API void hx_context_free(hx_context *c);
+/* Searches as hx_session_search (counted as get_context) and assembles the context. HX_EINVAL for
+ * what hx_session_search refuses, the registry alone, or a budget or passage count out of range.
+ * *out: free with hx_context_free. */
+HX_API int hx_session_context(hx_session *s, const hx_context_query *q, hx_context *out, hx_error *err);
+
+/* === Session: conversation memory (README "Conversation memory") === */
+
+/* The memory file lies beside the project index (hx_session_config.db). Every turn is stamped with
+ * the session's reader identity (none: tenant and user ""), and each call reads, and retention
+ * removes, only the turns of that identity: a session never sees another identity's turns. */
+
+/* Records one turn: from *t its session (1..HX_MEMORY_MAX_ID bytes), user_message (required),
+ * agent_response (NULL: ""), docs (at most HX_MEMORY_MAX_DOCS), search_method (NULL or one of
+ * hx_turn_methods) and relevance (0..1 or NAN); its other fields are ignored: the identity is the
+ * session's, the embedding is made here, and id, number and time are assigned. Commits (durable on
+ * return) and applies hx_session_config.memory. *out (may be NULL) gets the turn as recorded, its
+ * strings borrowed from *t and the session. HX_EINVAL for a missing field or an unknown method,
+ * HX_ERANGE for a relevance outside 0..1, a field too long or an identity past the limit,
+ * HX_EPERM in a read-only session, HX_EBUSY while another process records. */
+HX_API int hx_session_record_turn(hx_session *s, const hx_turn *t, hx_turn *out, hx_error *err);
+
+/* How well a turn matched a search_history query. */
+typedef struct hx_history_score {
+    float score;                       /* fused by RRF (hybrid), else the one side's */
+    float similarity;                  /* cosine with the query; NAN when the vector side did not rank it */
+    float keyword_score;               /* BM25; NAN when the keyword side did not rank it */
+} hx_history_score;
+
+typedef struct hx_turn_list {
+    hx_turn *turns;                    /* owned array; strings borrowed from the list */
+    hx_history_score *scores;          /* hx_session_search_history: one per turn; else NULL */
+    size_t n;
+    void *keep;                        /* what the strings borrow from; private */
+} hx_turn_list;
+HX_API void hx_turn_list_free(hx_turn_list *l);
+
+/* The turns of the conversation session_id, oldest first (none: n 0, not an error). */
+HX_API int hx_session_get_session(hx_session *s, const char *session_id, hx_turn_list *out, hx_error *err);
+
+#define HX_HISTORY_K 5                 /* turns a history search answers by default */
+#define HX_HISTORY_K_MAX 50
+typedef struct hx_history_query {
+    const char *query;                 /* non-empty */
+    hx_search_mode mode;               /* hybrid: cosine over the turns' embeddings and BM25 over their
+                                          text, fused by RRF; or one side alone */
+    uint32_t k;                        /* 0: HX_HISTORY_K; at most HX_HISTORY_K_MAX */
+    const char *session_id;            /* NULL: every conversation; else that one only */
+} hx_history_query;
+/* The k turns best matching the query, best first, with their scores. */
+HX_API int hx_session_search_history(hx_session *s, const hx_history_query *q, hx_turn_list *out, hx_error *err);
+
+/* A conversation as list_sessions shows it. */
+typedef struct hx_conversation {
+    const char *session_id;            /* borrowed from the list */
+    size_t turns;
+    int64_t last_turn_ns;              /* when its newest turn was recorded */
+} hx_conversation;
+typedef struct hx_conversation_list {
+    hx_conversation *v;                /* owned: newest conversation first */
+    size_t n;
+    void *keep;                        /* private */
+} hx_conversation_list;
+HX_API void hx_conversation_list_free(hx_conversation_list *l);
+HX_API int hx_session_list_sessions(hx_session *s, hx_conversation_list *out, hx_error *err);
+
+/* === Session: publishing to the registry (README "Registry") === */
+
+#define HX_PUBLISH_BATCH 16            /* documents per transaction by default */
+
+/* The visibilities a document may be published with, the default first; NULL-terminated. */
+HX_API extern const char *const hx_publish_visibilities[];
+
+typedef struct hx_publish_report {
+    size_t published, unchanged, removed, chunks;
+    hx_rejected *rejected;             /* owned: paths and reasons; free with hx_publish_report_clear */
+    size_t n_rejected;
+    double embed_s, store_s;           /* seconds spent embedding, and in the registry's transactions */
+} hx_publish_report;
+HX_API void hx_publish_report_clear(hx_publish_report *r);
+
+typedef struct hx_publish_request {
+    const char *const *paths;          /* files and folders under the root: root-relative, or absolute
+                                          inside it; n_paths 0: the whole root */
+    size_t n_paths;
+    const char *visibility;            /* one of hx_publish_visibilities; NULL: "tenant" */
+    bool allow_unsigned;               /* false: a file needs a valid signature (FILE.minisig or FILE.sig
+                                          by a key of the root's trust store); a bad one is always refused */
+    size_t batch;                      /* documents per transaction; 0: HX_PUBLISH_BATCH */
+} hx_publish_request;
+
+/* Publishes the files under the paths to the session's registry (hx_session_config.registry; a URL
+ * of libpq's own defaults is "postgresql://") as the session's tenant and user: each read from the
+ * root (hx_session_config.root, else the project index's), checked for its signature and by the
+ * validation gate, chunked and embedded here at fp32 (the registry's vectors), in one transaction
+ * per batch. A document the registry holds with the same content costs nothing; the tenant's
+ * documents under a path whose file is gone are removed; files refused go to out->rejected and the
+ * others go on. wo's progress (may be NULL) is asked after each committed batch (files done, files
+ * in all, the last file) and once at the end (all, all, NULL); non-zero stops before the next batch
+ * with HX_ECANCELED, and *out then says what the committed batches did. HX_EINVAL without a
+ * registry, a root, or with an unknown visibility or a model at int8; HX_EPERM in a read-only
+ * session or for a path outside the root. Caller clears *out with hx_publish_report_clear (also on
+ * failure). The registry connection is opened for the call (hx_session_config.registry_timeout_ms
+ * bounds connecting; 0: 10 s). */
+HX_API int hx_session_publish(hx_session *s, const hx_publish_request *p, const hx_write_opts *wo,
+                              hx_publish_report *out, hx_error *err);
+
 /* === Index files changed underneath a reader === */
 
 /* Index files are read through a memory map. A file truncated or overwritten in place while it is

@@ -10,7 +10,8 @@
  * other's rows through hyrax, crafted query text or filters, or plain SQL as their role, nor by
  * objects they make (temporary types, their own operators, functions in public), errors that
  * depend on others' rows, the audit log or a schema hyrax made first; the keyword side ranks at
- * most HX_REGISTRY_KEYWORD_CANDIDATES matching chunks. */
+ * most HX_REGISTRY_KEYWORD_CANDIDATES matching chunks; hx_session_publish publishes as the session's
+ * tenant and keeps the batches committed before its progress callback stops it. */
 #include "check.h"
 #include "hyrax.h"
 #include "registry.h"
@@ -1332,6 +1333,71 @@ static void test_mcp_progress(void)
     free(out);
 }
 
+/* === hx_session_publish (hyrax.h) === */
+
+typedef struct {
+    int calls;
+    bool stop;                         /* stop at the first call */
+    size_t done, total;                /* of the last call */
+    bool last_path;                    /* the last call named a file */
+} publish_log;
+
+static int log_progress(void *ctx, size_t done, size_t total, const char *path)
+{
+    publish_log *l = ctx;
+    l->calls++;
+    l->done = done;
+    l->total = total;
+    l->last_path = path != NULL;
+    return l->stop;
+}
+
+/* The session's identity is the publishing tenant; a progress callback that stops after the first
+ * batch (of one document) keeps that batch and says so; publishing again finishes the job. */
+static void test_session_publish(void)
+{
+    char rel[512], root[PATH_MAX], db[PATH_MAX + 16];
+    snprintf(rel, sizeof rel, "%s/sess", dir);
+    mkdir(rel, 0755);
+    CHECK(realpath(rel, root) != NULL, "the root resolves");   /* the session takes an absolute root */
+    snprintf(db, sizeof db, "%s.hyx", root);
+    check_put(root, "s/one.md", "# One\n\nThe first of three notes.\n");
+    check_put(root, "s/two.md", "# Two\n\nThe second of three notes.\n");
+    check_put(root, "s/three.md", "# Three\n\nThe third of three notes.\n");
+    hx_model *model = NULL;
+    hx_error err = {0};
+    CHECK(hx_model_open_default(&model, &err) == 0, "model: %s", err.message);
+    hx_identity acme = {"acme", NULL};
+    hx_session_config c = {.db = db, .root = root, .no_user_tier = true, .registry = url, .identity = &acme,
+                           .model = model, .threads = 1};
+    hx_session *s = NULL;
+    CHECK(model && hx_session_open(&s, &c, &err) == 0, "open: %s", err.message);
+    if (!s) {
+        hx_model_close(model);
+        return;
+    }
+    const char *paths[] = {"s"};
+    hx_publish_request p = {paths, 1, NULL, true, 1};
+    publish_log log = {.stop = true};
+    hx_write_opts wo = {log_progress, &log};
+    hx_publish_report rep;
+    int rc = hx_session_publish(s, &p, &wo, &rep, &err);
+    CHECK(rc == HX_ECANCELED && rep.published == 1 && log.calls == 1 && log.done == 1 && log.total == 3 &&
+          strstr(err.message, "1 of 3"), "stopped after the first batch: %d %zu: %s", rc, rep.published, err.message);
+    hx_publish_report_clear(&rep);
+    CHECK(sql_is(NULL, "SELECT count(*) || ' ' || min(tenant) || ' ' || max(tenant) FROM hyrax.documents "
+                       "WHERE path LIKE 's/%'", "1 acme acme"), "the first batch stays, published as acme");
+    log = (publish_log){0};
+    rc = hx_session_publish(s, &p, &wo, &rep, &err);
+    CHECK(rc == 0 && rep.published == 2 && rep.unchanged == 1 && rep.n_rejected == 0 && log.done == 3 &&
+          log.total == 3 && !log.last_path, "publishing again finishes: %d: %s", rc, err.message);
+    hx_publish_report_clear(&rep);
+    CHECK(sql_is(NULL, "SELECT count(*) || ' ' || min(tenant) || ' ' || max(tenant) FROM hyrax.documents "
+                       "WHERE path LIKE 's/%'", "3 acme acme"), "all three, as acme");
+    hx_session_close(s);
+    hx_model_close(model);
+}
+
 int main(void)
 {
     char *out;
@@ -1371,6 +1437,7 @@ int main(void)
     test_mcp();
     test_mcp_progress();
     test_keyword_bound();
+    test_session_publish();
     sh(&out, "sh tests/pg_cluster.sh stop %s", dir);
     free(out);
     return check_report("test_registry");

@@ -8,9 +8,10 @@
  * server", seed 002 (REST shapes), MCP Streamable HTTP (2025-06-18, 2025-11-25, 2026-07-28).
  *
  *   POST /search    seed 002: {query, search_type, top_k, min_score, filters} -> {results, ...}
+ *                   (hx_session_search of the request thread's session)
  *   GET  /health    seed 002: {status, indexed_documents, indexed_chunks, model_loaded}, and activity
- *                   (stats.h: what lasts across restarts); never waits
- *   GET  /stats     seed 002: counts, model, dimension, search modes, fusion
+ *                   (stats.h: what lasts across restarts); never waits (hx_session_status)
+ *   GET  /stats     seed 002: counts, model, dimension, search modes, fusion (hx_session_status)
  *   GET  /metrics   Prometheus text (metrics.h, then stats.h hx_stats_prometheus)
  *   POST /mcp       one JSON-RPC message; answered with application/json, or text/event-stream when
  *                   the client accepts it and asked a write tool for progress (progressToken)
@@ -35,6 +36,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -357,7 +359,24 @@ static bool accepts(const hx_http_request *req, const char *type)
 
 static const char *const rest_search_types[] = {"vector", "semantic", "keyword", "hybrid", NULL};
 
-/* POST /search: seed 002's SearchRequest, passed on to the search tool (mcp_args_translate). */
+/* The REST routes answer through a session of their request thread (hyrax.h "Session"), opened
+ * once the model has loaded, on the model the MCP server loaded; it never writes. */
+static int rest_session(http_server *h, mcp_server *v, hx_session **ses, char *msg, size_t cap)
+{
+    if (*ses)
+        return 0;
+    if (mcp_wait_model(v, msg, cap))
+        return -1;
+    const hx_mcp_config *cfg = h->cfg;
+    hx_session_config sc = {.db = cfg->db, .root = cfg->root, .user_db = cfg->user_db, .no_user_tier = !cfg->user_db,
+                            .registry = cfg->registry, .registry_timeout_ms = cfg->registry_timeout_ms,
+                            .identity = cfg->identity, .model = v->model, .read_only = true};
+    hx_error err = {0};
+    return hx_session_open(ses, &sc, &err) ? (snprintf(msg, cap, "%s", err.message), -1) : 0;
+}
+
+/* POST /search: seed 002's SearchRequest. The table checks it as the search tool's family would
+ * (search_type is the tool's mode, results are chunks). */
 static const mcp_arg rest_search_args[] = {
     {"query", MCP_STRING, .required = true, AT_LEAST(1), .description = "Search query text."},
     {"search_type", MCP_STRING, .choices = rest_search_types, .def = "hybrid", .as = "mode",
@@ -370,105 +389,124 @@ static const mcp_arg rest_search_args[] = {
     {.name = NULL},
 };
 
-/* One search result of the search tool in seed 002's SearchResultModel. */
-static void write_rest_result(hx_json_writer *w, const hx_json_val *r)
+/* One search result in seed 002's SearchResultModel; generation: the commit that answered it. */
+static void write_rest_result(hx_json_writer *w, const hx_result *r, uint64_t generation)
 {
-    const hx_json_val *cite = hx_json_obj_get(r, "citation");
-    const hx_json_val *meta = hx_json_obj_get(r, "metadata");
-    char id[64];
-    int64_t chunk = 0;
-    hx_json_num_int64(hx_json_obj_get(cite, "chunk_id"), &chunk, NULL);
-    snprintf(id, sizeof id, "%lld", (long long)chunk);
+    char id[32];
+    snprintf(id, sizeof id, "%u", r->chunk_id);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "chunk_id");
     hx_json_write_cstr(w, id);
     hx_json_write_key(w, "kep_id");   /* seed 002's name for the document: its path here */
-    hx_json_write_val(w, hx_json_obj_get(cite, "path"));
+    hx_json_write_cstr(w, r->path);
     hx_json_write_key(w, "doc_id");
-    hx_json_write_val(w, hx_json_obj_get(cite, "doc_id"));
+    hx_json_write_uint(w, r->doc_id);
     hx_json_write_key(w, "text");
-    hx_json_write_val(w, hx_json_obj_get(r, "text"));
-    hx_json_write_key(w, "score");
-    hx_json_write_val(w, hx_json_obj_get(r, "score"));
+    hx_json_write_str(w, r->text, r->text_len);
+    hx_present_score(w, "score", r->score);
     hx_json_write_key(w, "metadata");
-    if (meta)
-        hx_json_write_val(w, meta);
-    else {
-        hx_json_write_obj_begin(w);
-        hx_json_write_obj_end(w);
-    }
+    hx_present_meta(w, r->meta, r->n_meta);
     hx_json_write_key(w, "chunk_index");
-    hx_json_write_val(w, hx_json_obj_get(cite, "chunk_index"));
-    hx_json_write_key(w, "citation");
-    hx_json_write_val(w, cite);
+    hx_json_write_uint(w, r->chunk_index);
+    hx_present_citation(w, r, generation);
     hx_json_write_obj_end(w);
 }
 
-static void route_search(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+/* The answer of a search that ran: {results, query, search_type, total_results, search_time_ms}. */
+static void write_rest_search(hx_json_writer *w, const char *query, const char *search_type,
+                              const hx_session_answer *a)
 {
-    (void)h;
-    hx_json_doc *doc = NULL, *res = NULL;
-    hx_json_writer args, out;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "results");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < a->results.n; i++)
+        write_rest_result(w, &a->results.v[i], hx_session_answer_generation(a, &a->results.v[i]));
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "query");
+    hx_json_write_cstr(w, query);
+    hx_json_write_key(w, "search_type");
+    hx_json_write_cstr(w, search_type);
+    hx_json_write_key(w, "total_results");
+    hx_json_write_uint(w, a->results.n);
+    hx_json_write_key(w, "search_time_ms");
+    hx_json_write_double(w, a->results.search_ms);
+    hx_json_write_obj_end(w);
+}
+
+static void route_search(http_server *h, mcp_server *v, hx_session **ses, const hx_http_request *req, reply *r)
+{
+    hx_json_doc *doc = NULL;
+    hx_filter_set fs = {0};
     char msg[1024];
     hx_error err = {0};
-    hx_json_writer_init(&args);
-    hx_json_writer_init(&out);
+    double t0 = mono_s();
     if (hx_json_parse(&doc, req->body ? req->body : "", req->body_len, NULL, &err)) {
         snprintf(msg, sizeof msg, "the body must be a JSON object: %s", err.message);
         reply_error(r, 400, msg);
-    } else if (mcp_args_check(rest_search_args, hx_json_doc_root(doc), msg, sizeof msg)) {
+        hx_json_doc_free(doc);
+        return;
+    }
+    mcp_args a = {rest_search_args, hx_json_doc_root(doc)};
+    if (mcp_args_check(rest_search_args, a.args, msg, sizeof msg)) {
         reply_error(r, 400, msg);
-    } else if (mcp_open_reader(v, msg, sizeof msg)) {
+    } else if (rest_session(h, v, ses, msg, sizeof msg)) {
         reply_error(r, 503, msg);
+    } else if (mcp_arg_filters(&a, "filters", &fs, &err)) {
+        reply_error(r, 400, err.message);
     } else {
-        mcp_args_translate(rest_search_args, hx_json_doc_root(doc), &args);
-        if (hx_json_writer_finish(&args, NULL) ||
-            mcp_call_read_tool(v, "search", args.buf, args.len, &out, msg, sizeof msg))
-            reply_error(r, 400, msg);
-        else if (hx_json_parse(&res, out.buf, out.len, NULL, &err))
-            reply_error(r, 500, err.message);
-        else {
-            const hx_json_val *root = hx_json_doc_root(res), *results = hx_json_obj_get(root, "results");
+        const char *query = mcp_arg_str(&a, "query"), *search_type = mcp_arg_str(&a, "search_type");
+        double min_score = mcp_arg_num(&a, "min_score");
+        hx_session_query q;
+        hx_session_query_init(&q, query);
+        hx_mode_parse(search_type, &q.opts.mode);   /* the table checked the name */
+        q.opts.k = (uint32_t)mcp_arg_int(&a, "top_k");
+        q.opts.group = HX_GROUP_CHUNK;
+        q.opts.snippets = 0;   /* seed 002's results carry the chunk's text, no snippet */
+        q.opts.filters = fs.v;
+        q.opts.n_filters = fs.n;
+        if (!isnan(min_score))
+            q.opts.min_score = (float)min_score;
+        hx_session_answer ans;
+        int rc = hx_session_search(*ses, &q, &ans, &err);
+        if (rc) {
+            reply_error(r, rc == HX_ENOTFOUND ? 503 : 400, err.message);
+        } else {
             hx_json_writer w;
             hx_json_writer_init(&w);
-            hx_json_write_obj_begin(&w);
-            hx_json_write_key(&w, "results");
-            hx_json_write_arr_begin(&w);
-            for (size_t i = 0; i < hx_json_len(results); i++)
-                write_rest_result(&w, hx_json_arr_get(results, i));
-            hx_json_write_arr_end(&w);
-            hx_json_write_key(&w, "query");
-            hx_json_write_val(&w, hx_json_obj_get(root, "query"));
-            hx_json_write_key(&w, "search_type");
-            hx_json_write_cstr(&w, mcp_arg_str(&(mcp_args){rest_search_args, hx_json_doc_root(doc)}, "search_type"));
-            hx_json_write_key(&w, "total_results");
-            hx_json_write_uint(&w, hx_json_len(results));
-            hx_json_write_key(&w, "search_time_ms");
-            hx_json_write_val(&w, hx_json_obj_get(root, "search_time_ms"));
-            hx_json_write_obj_end(&w);
+            write_rest_search(&w, query, search_type, &ans);
             reply_json(r, 200, &w);
             hx_json_writer_free(&w);
+            hx_stats_note_query(h->mcp.stats, query);
+            hx_session_answer_free(&ans);
         }
+        /* counted as the search tool over HTTP, as it always was (metrics.h, stats.h) */
+        double s = mono_s() - t0;
+        hx_metrics_observe(h->metrics, HX_METRIC_TOOL, "search", "http", NULL, s);
+        hx_stats_note_latency(h->mcp.stats, "search", "http", s * 1e3);
     }
-    hx_json_doc_free(res);
+    hx_filter_set_free(&fs);
     hx_json_doc_free(doc);
-    hx_json_writer_free(&args);
-    hx_json_writer_free(&out);
 }
 
-/* The index's counts through the view, when the model has loaded and the index opens. */
-static bool index_stats(mcp_server *v, hx_index_stats *st)
+/* The project index's counts through the thread's session, when the model has loaded (never waits). */
+static bool index_stats(http_server *h, mcp_server *v, hx_session **ses, hx_index_stats *st, char *msg, size_t cap)
 {
-    char msg[512];
-    return mcp_model_ready(v) && !mcp_open_reader(v, msg, sizeof msg) && !hx_index_stats_get(v->reader, st, NULL);
+    hx_session_info info;
+    if (!mcp_model_ready(v) || rest_session(h, v, ses, msg, cap) || hx_session_status(*ses, &info, NULL))
+        return false;
+    if (!info.project.present)
+        return snprintf(msg, cap, "%s", info.project.reason), false;
+    *st = info.project.stats;
+    return true;
 }
 
 /* GET /health: answers at once, also while the model loads (status "starting"). */
-static void route_health(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+static void route_health(http_server *h, mcp_server *v, hx_session **ses, const hx_http_request *req, reply *r)
 {
     (void)req;
     hx_index_stats st = {0};
-    bool ready = mcp_model_ready(v), have = ready && index_stats(v, &st);
+    char msg[512];
+    bool ready = mcp_model_ready(v), have = ready && index_stats(h, v, ses, &st, msg, sizeof msg);
     hx_json_writer w;
     hx_json_writer_init(&w);
     hx_json_write_obj_begin(&w);
@@ -491,14 +529,12 @@ static void route_health(http_server *h, mcp_server *v, const hx_http_request *r
 
 /* GET /stats: seed 002's StatsResponse (total_keps is the document count). 503 until the index
  * can be read. */
-static void route_stats(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+static void route_stats(http_server *h, mcp_server *v, hx_session **ses, const hx_http_request *req, reply *r)
 {
-    (void)h;
     (void)req;
     hx_index_stats st;
-    char msg[512];
-    if (mcp_wait_model(v, msg, sizeof msg) || mcp_open_reader(v, msg, sizeof msg) ||
-        hx_index_stats_get(v->reader, &st, NULL)) {
+    char msg[512] = "the index cannot be read";
+    if (mcp_wait_model(v, msg, sizeof msg) || !index_stats(h, v, ses, &st, msg, sizeof msg)) {
         reply_error(r, 503, msg);
         return;
     }
@@ -531,11 +567,12 @@ static void route_stats(http_server *h, mcp_server *v, const hx_http_request *re
 }
 
 /* GET /metrics: the histograms, then gauges of the index, the model and the connections. */
-static void route_metrics(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+static void route_metrics(http_server *h, mcp_server *v, hx_session **ses, const hx_http_request *req, reply *r)
 {
     (void)req;
     hx_index_stats st = {0};
-    bool ready = mcp_model_ready(v), have = ready && index_stats(v, &st);
+    char msg[512];
+    bool ready = mcp_model_ready(v), have = ready && index_stats(h, v, ses, &st, msg, sizeof msg);
     pthread_mutex_lock(&h->lock);
     size_t open = h->n_conns;
     pthread_mutex_unlock(&h->lock);
@@ -795,7 +832,7 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, double t0, reply *
 
 typedef struct route {
     const char *path, *method;
-    void (*run)(http_server *h, mcp_server *v, const hx_http_request *req, reply *r);
+    void (*run)(http_server *h, mcp_server *v, hx_session **ses, const hx_http_request *req, reply *r);
 } route;
 
 static const route routes[] = {
@@ -822,7 +859,7 @@ static bool finish(http_server *h, conn *c, const char *route_path, reply *r, do
 
 /* Answers c's parsed request and writes the answer; false when the connection must close. A write
  * tool's request whose job was queued sets *later instead (an awaiter answers it). */
-static bool answer(http_server *h, mcp_server *v, conn *c, pending **later)
+static bool answer(http_server *h, mcp_server *v, hx_session **ses, conn *c, pending **later)
 {
     double t0 = mono_s();
     const hx_http_request *req = &c->req;
@@ -852,7 +889,7 @@ static bool answer(http_server *h, mcp_server *v, conn *c, pending **later)
         reply_error(&r, 405, "method not allowed on this route (see Allow)");
         snprintf(r.extra, sizeof r.extra, "Allow: %s\r\n", rt->method);
     } else if (rt->run) {
-        rt->run(h, v, req, &r);
+        rt->run(h, v, ses, req, &r);
     } else {
         route_mcp(h, v, c, t0, &r, later);
         if (*later)
@@ -922,6 +959,7 @@ static void *request_thread(void *arg)
 {
     http_server *h = arg;
     mcp_server view;
+    hx_session *ses = NULL;   /* the REST routes' (rest_session) */
     mcp_view_init(&view, &h->mcp, "http");
     for (;;) {
         pthread_mutex_lock(&h->lock);
@@ -938,13 +976,14 @@ static void *request_thread(void *arg)
         pthread_mutex_unlock(&h->lock);
 
         pending *later = NULL;
-        bool keep = answer(h, &view, c, &later);
+        bool keep = answer(h, &view, &ses, c, &later);
         if (later)
             start_awaiter(h, later);
         else
             hand_back(h, c, keep);
     }
     mcp_view_free(&view);
+    hx_session_close(ses);
     return NULL;
 }
 

@@ -37,28 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HX_MEMORY_PER_SESSION 1000   /* default: turns kept per session */
-#define HX_MEMORY_TOTAL 20000        /* default: turns kept per identity */
-#define HX_MEMORY_IDENTITIES 64      /* default: identities the file keeps turns of */
-#define HX_MEMORY_MAX_DOCS 64        /* retrieved document ids per turn */
-#define HX_MEMORY_MAX_ID 256         /* bytes of a session, tenant, user, method or document id */
-#define HX_MEMORY_MAX_TEXT (256 << 10)   /* bytes of a user message or agent response */
-
-typedef struct hx_turn {
-    uint64_t id;
-    int64_t at_ns;
-    uint32_t number;
-    double relevance;                /* NAN: none */
-    const char *session, *tenant, *user, *search_method;   /* "" when not given */
-    const char *user_message, *agent_response;
-    const char *const *docs;
-    size_t n_docs;
-    const float *vec;                /* HX_EMBED_DIM floats, or NULL */
-} hx_turn;
-
-typedef struct hx_memory_limits {
-    uint32_t per_session, total, identities;   /* 0 = the defaults above; total is per identity */
-} hx_memory_limits;
+/* The limits (HX_MEMORY_*), hx_turn and hx_memory_limits are hyrax.h's ("Conversation memory"). */
 
 /* A handle on the memory file: a reader (HX_STORE_READ) or the one writer (HX_STORE_WRITE,
  * with HX_STORE_CREATE to create it). Holds every kept turn decoded in memory. One thread at a

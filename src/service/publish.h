@@ -12,11 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define HX_PUBLISH_BATCH 16   /* documents per transaction by default */
-
-/* The visibilities a document may be published with, the default first; NULL-terminated. The
- * choices of `hyrax publish --visibility` and of the MCP publish tool's `visibility`. */
-extern const char *const hx_publish_visibilities[];
+/* HX_PUBLISH_BATCH, hx_publish_visibilities and hx_publish_report are hyrax.h's ("Session:
+ * publishing to the registry"). */
 
 typedef struct hx_publish_opts {
     const char *root;                  /* absolute, resolved folder the paths are relative to */
@@ -32,14 +29,6 @@ typedef struct hx_publish_opts {
                                           the next batch (HX_ECANCELED; committed batches stay) */
     void *progress_ctx;
 } hx_publish_opts;
-
-typedef struct hx_publish_report {
-    size_t published, unchanged, removed, chunks;
-    hx_rejected *rejected;             /* owned: paths and reasons; free with hx_publish_report_clear */
-    size_t n_rejected;
-    double embed_s, store_s;           /* seconds spent embedding, and in the registry's transactions */
-} hx_publish_report;
-void hx_publish_report_clear(hx_publish_report *r);
 
 /* Publishes the files under the targets to r for the acting tenant: a document whose content hash
  * the registry already has costs nothing; a changed one is replaced; a document the tenant has in

@@ -1,0 +1,206 @@
+/* session_write.c: the session's writes to the project index (hyrax.h "Session writes"): the writer
+ * opened for one call with the session's identity and the index's precision (or the configured one
+ * for a new index) and closed after it, so other processes may write between calls; names checked
+ * by hx_fs_target (the one confinement rule). The writing itself is index_write.c's. */
+#include "session_internal.h"
+
+#include "alloc.h"
+#include "fsafe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void hx_session_write_clear(hx_session_write *w)
+{
+    if (!w)
+        return;
+    hx_update_report_clear(&w->report);
+    memset(w, 0, sizeof *w);
+}
+
+/* Opens the writer and the writing encoder (cfg threads) at the index's precision. */
+static int open_writer(hx_session *s, hx_index **ix, hx_encoder **enc, hx_error *err)
+{
+    if (s->read_only)
+        return hx_error_set(err, HX_EPERM, -1, "the session is read-only: it makes no writes");
+    hx_precision p = s->new_precision;
+    hx_error perr = {0};
+    int rc = hx_index_precision(s->db, &p, &perr);
+    if (rc && rc != HX_ENOTFOUND)
+        return hx_error_set(err, rc, -1, "cannot open %s for writing: %s", s->db, perr.message);
+    if (rc && !s->root)
+        return hx_error_set(err, HX_ENOTFOUND, -1, "there is no index at %s and the session names no root to make one",
+                            s->db);
+    const hx_model *m;
+    if ((rc = session_writer_encoder(s, p, &m, enc, err)))
+        return rc;
+    hx_error oerr = {0};
+    rc = hx_index_open(ix, s->db, HX_INDEX_WRITE | HX_INDEX_CREATE, m, s->root, &oerr);
+    if (!rc && s->has_identity)
+        rc = hx_index_set_identity(*ix, &s->identity, &oerr);
+    if (rc) {
+        hx_index_close(*ix);
+        *ix = NULL;
+        if (rc == HX_EBUSY)
+            return hx_error_set(err, rc, -1, "another process is writing to %s; try again when it is done", s->db);
+        return hx_error_set(err, rc, oerr.offset, "cannot open %s for writing: %s", s->db, oerr.message);
+    }
+    return 0;
+}
+
+/* The head after a write, and the writer closed. */
+static void close_writer(hx_index *ix, hx_session_write *out)
+{
+    hx_index_stats st;
+    if (out && !hx_index_stats_get(ix, &st, NULL))
+        out->commit = (hx_commit_info){st.generation, st.committed_ns, ""};
+    hx_index_close(ix);
+}
+
+/* The clean root-relative name of a caller's path (root-relative, or absolute inside root). */
+static int clean_name(const hx_index *ix, const char *what, const char *in, char *out, size_t cap, hx_error *err)
+{
+    hx_error ferr = {0};
+    int rc = hx_fs_target(hx_index_root(ix), in, HX_TARGET_NAME, out, cap, &ferr);
+    return rc ? hx_error_set(err, rc, -1, "%s: %s", what, ferr.message) : 0;
+}
+
+int hx_session_add(hx_session *s, const hx_add_doc *d, const hx_write_opts *wo, hx_session_write *out,
+                   hx_error *err)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!s || !d || !out)
+        return hx_error_set(err, HX_EINVAL, -1, "hx_session_add needs a session, a document and an answer");
+    if (!d->path == !d->content)
+        return hx_error_set(err, HX_EINVAL, -1, "give either a path (a file under the indexed root) or content "
+                            "with a name");
+    if (d->content && (!d->name || !*d->name))
+        return hx_error_set(err, HX_EINVAL, -1, "content needs a name, the root-relative name to store it under");
+    if (d->path && (d->name || d->n_meta || d->sig))
+        return hx_error_set(err, HX_EINVAL, -1, "a name, metadata and a signature go with content; for a path the "
+                            "file's own metadata and signature file are used");
+    if (d->n_meta && !d->meta)
+        return hx_error_set(err, HX_EINVAL, -1, "n_meta is %zu and meta is NULL", d->n_meta);
+    hx_index *ix = NULL;
+    hx_encoder *enc = NULL;
+    int rc = open_writer(s, &ix, &enc, err);
+    if (rc)
+        return rc;
+    hx_progress_fn progress = wo ? wo->progress : NULL;
+    void *pctx = wo ? wo->progress_ctx : NULL;
+    rc = clean_name(ix, d->path ? "path" : "name", d->path ? d->path : d->name, out->path, sizeof out->path, err);
+    if (!rc && !out->path[0])
+        rc = hx_error_set(err, HX_EINVAL, -1, "'%s' names the indexed root, not a document",
+                          d->path ? d->path : d->name);
+    if (!rc && d->path) {
+        char abs[2 * 4096];
+        struct stat st;
+        snprintf(abs, sizeof abs, "%s/%s", hx_index_root(ix), out->path);
+        if (stat(abs, &st) == 0 && S_ISDIR(st.st_mode))
+            rc = hx_error_set(err, HX_EINVAL, -1, "'%.200s' is a folder; add takes one file (reindex takes folders)",
+                              out->path);
+    }
+    if (!rc && d->path) {
+        const char *targets[] = {out->path};
+        hx_update_opts o = {.encoder = enc, .progress = progress, .progress_ctx = pctx};
+        rc = hx_index_update(ix, targets, 1, &o, &out->report, err);
+        if (!rc && out->report.n_rejected)
+            rc = hx_error_set(err, HX_EINVAL, -1, "%.200s was not indexed: %s", out->path,
+                              out->report.rejected[0].reason);
+    } else if (!rc) {
+        uint32_t id;
+        rc = hx_index_add_signed(ix, out->path, d->content, d->len, d->sig, d->sig ? d->sig_len : 0, d->meta,
+                                 d->n_meta, enc, progress, pctx, &id, &out->report, err);
+    }
+    hx_doc_info info;
+    if (!rc && hx_index_doc_by_path(ix, out->path, &info))
+        rc = hx_error_set(err, HX_EINVAL, -1, "%.200s is not a file hyrax can index", out->path);
+    if (!rc) {
+        out->doc_id = info.id;
+        out->kind = info.kind;
+    }
+    close_writer(ix, out);
+    return rc;
+}
+
+int hx_session_delete(hx_session *s, int64_t id, const char *path, hx_session_write *out, hx_error *err)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!s || !out)
+        return hx_error_set(err, HX_EINVAL, -1, "hx_session_delete needs a session and an answer");
+    if (!path && id < 0)
+        return hx_error_set(err, HX_EINVAL, -1, "give a document id or a path");
+    hx_index *ix = NULL;
+    hx_encoder *enc;
+    int rc = open_writer(s, &ix, &enc, err);
+    if (rc)
+        return rc;
+    hx_doc_info d = {0};   /* by path: found, or else the removal fails and says why */
+    if (!path) {
+        if (!(rc = session_doc(ix, id, NULL, &d, err)))
+            snprintf(out->path, sizeof out->path, "%s", d.path);   /* d borrows the view the removal replaces */
+    } else if (!(rc = clean_name(ix, "path", path, out->path, sizeof out->path, err))) {
+        hx_index_doc_by_path(ix, out->path, &d);
+    }
+    out->doc_id = d.id;
+    out->kind = d.kind;
+    const char *names[] = {out->path};
+    if (!rc)
+        rc = hx_index_remove(ix, names, 1, HX_REMOVE_EXACT, &out->report, err);
+    close_writer(ix, out);
+    return rc;
+}
+
+int hx_session_reindex(hx_session *s, const char *const *paths, size_t n, const char *const *excludes,
+                       size_t n_excludes, bool force, const hx_write_opts *wo, hx_session_write *out, hx_error *err)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!s || !out || (n && !paths) || (n_excludes && !excludes))
+        return hx_error_set(err, HX_EINVAL, -1, "hx_session_reindex needs a session, an answer, and its lists");
+    hx_index *ix = NULL;
+    hx_encoder *enc;
+    int rc = open_writer(s, &ix, &enc, err);
+    if (rc)
+        return rc;
+    char (*names)[4096] = n ? hx_calloc(n, sizeof *names) : NULL;
+    const char **targets = hx_calloc(n ? n : 1, sizeof *targets);
+    if ((n && !names) || !targets)
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    else if (!n)
+        targets[0] = "";   /* no path: the whole root */
+    for (size_t i = 0; !rc && i < n; i++) {
+        rc = clean_name(ix, "paths", paths[i], names[i], sizeof names[i], err);
+        targets[i] = names[i];
+    }
+    hx_update_opts o = {.excludes = excludes, .n_excludes = n_excludes, .reindex = force, .encoder = enc,
+                        .progress = wo ? wo->progress : NULL, .progress_ctx = wo ? wo->progress_ctx : NULL};
+    if (!rc) {
+        rc = hx_index_update(ix, targets, n ? n : 1, &o, &out->report, err);
+        hx_stats *st = session_stats(s);
+        if (st)
+            hx_stats_note_update(st, rc ? NULL : &out->report, rc ? err->message : NULL, 0);
+    }
+    close_writer(ix, out);
+    free(names);
+    free(targets);
+    return rc;
+}
+
+int hx_session_baseline(hx_session *s, const char *name, hx_commit_info *made, hx_error *err)
+{
+    if (!s || !name)
+        return hx_error_set(err, HX_EINVAL, -1, "hx_session_baseline needs a session and a name");
+    hx_index *ix = NULL;
+    hx_encoder *enc;
+    int rc = open_writer(s, &ix, &enc, err);
+    if (rc)
+        return rc;
+    rc = hx_index_baseline(ix, name, made, err);
+    hx_index_close(ix);
+    return rc;
+}
