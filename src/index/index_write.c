@@ -646,7 +646,7 @@ static int part_of(const change_set *cs, size_t lo, size_t hi, change_set *part,
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     part->dropped_bytes = bytes;
     if (!lo) {
-        if (cs->dropped_bytes)
+        if (cs->dropped_bytes)   /* a new index has no bitmap yet (cs->dropped NULL) */
             memcpy(part->dropped, cs->dropped, cs->dropped_bytes);
         for (size_t i = hi; i < cs->n_add; i++)   /* replaced by a later part: kept until then */
             if (cs->add[i].replaces)
