@@ -1,4 +1,4 @@
-/* mcp_internal.h: state shared by the MCP protocol loop (mcp.c) and the tools (mcp_tools.c).
+/* mcp_internal.h: state shared by the MCP protocol loop (mcp.c) and the tools (mcp_tools.c, mcp_tool_*.c).
  * Threads: the main thread reads messages and answers reads with its own index reader and
  * encoder; one worker thread runs write tools (reindex, add_document, delete_document) in order
  * with its own writer handle, so queries keep being answered from the last commit meanwhile.
@@ -227,6 +227,34 @@ int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path);
  * !modern. */
 void mcp_write_result_tail(hx_json_writer *w, bool modern, int64_t ttl_ms);
 
+/* === Between the server's files: mcp.c, mcp_jobs.c (the write queue), mcp_tools.c (tool calls) === */
+
+/* The server whose shared state (lock, queue, statistics, model) a view uses: s itself outside
+ * HTTP. */
+mcp_server *mcp_home(mcp_server *s);
+int64_t mcp_now_ns(void);     /* wall clock */
+double mcp_mono_ms(void);     /* monotonic clock */
+/* Writes one reply line; errors are logged (the peer may be gone), except the stop that
+ * interrupts a write the peer is not reading. Takes out_lock. */
+void mcp_send_line(mcp_server *s, const hx_json_writer *w);
+/* Runs tool t on args and leaves the JSON-RPC response for `id` in out; returns the tool's
+ * result: 0, or non-zero for an isError answer. */
+int mcp_run_tool(mcp_server *s, int t, const hx_json_val *args, const char *id, size_t id_len, bool modern,
+                 hx_json_writer *out);
+/* tools/list's result (rpc.h hx_rpc_write_result_fn; ctx: the server). */
+int mcp_write_tools_list(void *ctx, hx_json_writer *w, hx_error *err);
+/* tools/call: answers in out, or queues a write job (*deferred: its answer goes to sink or out_fd). */
+void mcp_tools_call(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out, bool *deferred);
+/* Queues a write job for the worker and returns true (the worker answers it), or leaves the
+ * answer in out and returns false: busy over the queue bounds, or out of memory. */
+bool mcp_enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_json_val *args, mcp_sink *sink,
+                 hx_json_writer *out);
+/* The worker thread (arg: the server), and a job's end: its sink told done, its memory freed. */
+void *mcp_worker_main(void *arg);
+void mcp_job_free(mcp_job *j);
+/* notifications/cancelled (see mcp_jobs.c). */
+void mcp_cancel_request(mcp_server *s, const hx_json_val *params, const mcp_sink *sink);
+
 /* mcp_resources.c: documents as resources (hyrax://doc/{path}); each writes the response. */
 int mcp_resources_list(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
 int mcp_resources_read(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
@@ -256,7 +284,7 @@ void mcp_cancel_sink(mcp_server *s, mcp_sink *sink);
 int mcp_call_read_tool(mcp_server *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
                        char *message, size_t cap);
 
-/* === Conversation memory (mcp_memory.c) === */
+/* === Conversation memory (mcp_tool_memory.c) === */
 /* The reader identity of this server (hx_mcp_config tenant, user; "" when unset). */
 void mcp_identity(const mcp_server *s, const char **tenant, const char **user);
 extern const mcp_arg mcp_record_turn_args[], mcp_get_session_args[], mcp_search_history_args[], mcp_list_sessions_args[];

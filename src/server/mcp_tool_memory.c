@@ -1,4 +1,4 @@
-/* mcp_memory.c: the conversation-memory tools of `hyrax serve` (seed 003 "Conversation Memory"):
+/* mcp_tool_memory.c: the conversation-memory tools of `hyrax serve` (seed 003 "Conversation Memory"):
  * record_turn (worker thread: it writes), get_session, search_history, list_sessions (main
  * thread), one argument table each. Turns are stamped with the server's reader identity and only
  * that identity reads them back (mcp_identity). Storage, retention and search are memory.h's. */

@@ -1,0 +1,103 @@
+/* mcp_tools.h: what the MCP tool families share: the tool table (mcp_tools.c), the argument rows
+ * several tables use, the helpers of mcp_tools.c, and each family's argument tables, output schemas
+ * and handlers (mcp_tool_search.c, mcp_tool_docs.c, mcp_tool_admin.c, mcp_tool_memory.c), named
+ * mcp_<tool>_args, mcp_<tool>_out and mcp_tool_<tool>. */
+#ifndef HX_MCP_TOOLS_H
+#define HX_MCP_TOOLS_H
+
+#include "mcp_internal.h"
+#include "registry.h"
+#include "relpath.h"
+
+/* === Argument rows several tables share === */
+
+#define MAX_TOP_K 50
+#define MAX_FILTERS 32
+#define MAX_PATHS 256
+#define MAX_EXCLUDES 64
+#define CONTEXT_CANDIDATES 50
+
+#define FILTERS_DOC                                                                                          \
+    "Metadata filters, all must match. {\"owning-sig\": \"sig-auth\"} equality (numbers as numbers); "        \
+    "{\"tags\": [\"a\", \"b\"]} any of (a document list matches when any item does); {\"creation-date\": "   \
+    "{\"from\": \"2020-01-01\", \"to\": \"2021-12-31\"}} a date or number range (also gte, gt, lte, lt); "     \
+    "{\"date_range\": {\"from\": ..., \"to\": ...}} on indexed_at, or on {\"key\": \"a-date-key\"}. Keys: "  \
+    "metadata (front matter, YAML, the folder's kep.yaml and README front matter; _ and - alike; sig_name = "  \
+    "owning-sig, kep_id and kep_number = kep-number) or derived: path (glob, ** spans folders), type, ext, "   \
+    "dir, folder (any folder name of the path), indexed_at, mtime."
+#define ARG_DOC_ID(what) {"doc_id", MCP_INTEGER, RANGE(0, UINT32_MAX), .description = what}
+#define ARG_DOC_PATH(what) {"path", MCP_STRING, .description = what}
+
+#define SIGNER_PROP                                                                                           \
+    "\"signer\":{\"type\":[\"string\",\"null\"],\"description\":\"the key id (minisign) or principal (SSH) "     \
+    "whose signature the validation gate verified before indexing the document; null: unsigned\"}"
+
+#define WARNING_PROP "\"warning\":{\"type\":\"string\",\"description\":\"Present when the change is committed but something after it failed (compaction).\"}"
+#define REPORT_PROPS                                                                                          \
+    "\"added\":{\"type\":\"integer\"},\"updated\":{\"type\":\"integer\"},\"unchanged\":{\"type\":\"integer\"}," \
+    "\"removed\":{\"type\":\"integer\"},\"kept_out\":{\"type\":\"integer\",\"description\":\"files left out because they were deleted with delete_document\"},\"rejected\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}}," \
+    "\"chunks_added\":{\"type\":\"integer\"},\"chunks_removed\":{\"type\":\"integer\"},\"seconds\":{\"type\":\"number\"}," \
+    "\"generation\":{\"type\":\"integer\"},\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}," \
+    WARNING_PROP
+
+#define SEED_FILTER_ROWS                                                                                     \
+    {"category", MCP_STRING, .description = "The category metadata."},                                      \
+    {"tags", MCP_STRING_LIST, AT_MOST(MAX_FILTERS), .description = "Documents tagged with any of these."}, \
+    {"date_range", MCP_OBJECT, .props = mcp_date_range_args, .description = "Dates from .. to, inclusive."}
+#define SEED_FILTERS_DOC "Seed 003's category, tags and date_range, and any other metadata key. " FILTERS_DOC
+
+extern const mcp_arg mcp_date_range_args[], mcp_seed_filters[];
+
+/* === Helpers (mcp_tools.c) === */
+
+/* The tools that take `filters` run as fn with them parsed (filter.h), freed after the call. */
+typedef int (*mcp_filtered_tool)(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                             char *msg, size_t cap);
+int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_server *s, const hx_json_val *args,
+                     hx_json_writer *w, char *msg, size_t cap);
+/* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
+ * rule) in out, or NULL with msg set when it is refused (absolute outside root, '..', too long). */
+const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], char *msg,
+                           size_t cap);
+/* A document named by doc_id or path (exactly one). */
+int mcp_arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, char *msg, size_t cap);
+void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns);
+/* How registry calls act (README "Registry"): as the reader identity's tenant and user, else as
+ * the login; a query waits at most timeout_ms, publish only bounds the connection. */
+hx_registry_opts mcp_registry_opts(const mcp_server *s, int timeout_ms);
+/* Opens the writer for one job. */
+int mcp_open_writer(mcp_server *s, hx_index **ix, char *msg, size_t cap);
+/* hx_index_update's progress callback for a write job (ctx: the server). */
+int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path);
+void mcp_write_report(hx_json_writer *w, const hx_update_report *r);
+/* "searchable": the commit that holds the change, visible to every search from now on, and a
+ * "warning" when something after that commit failed (the change itself is committed). */
+void mcp_write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_report *r);
+
+/* === The families === */
+
+#define MCP_TOOL_DECL(tool)                                                                                   \
+    extern const mcp_arg mcp_##tool##_args[];                                                                 \
+    extern const char mcp_##tool##_out[];                                                                     \
+    int mcp_tool_##tool(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+/* search, get_context, find_similar and the seeds' names for them (mcp_tool_search.c) */
+MCP_TOOL_DECL(search);
+MCP_TOOL_DECL(get_context);
+MCP_TOOL_DECL(find_similar);
+extern const mcp_arg mcp_semantic_search_args[], mcp_full_text_search_args[], mcp_hybrid_search_args[],
+    mcp_semanticSearch_args[], mcp_getContext_args[];
+/* the documents (mcp_tool_docs.c) */
+MCP_TOOL_DECL(list_documents);
+MCP_TOOL_DECL(get_document);
+MCP_TOOL_DECL(document_status);
+MCP_TOOL_DECL(add_document);
+MCP_TOOL_DECL(delete_document);
+extern const mcp_arg mcp_document_details_args[];
+/* the index as a whole (mcp_tool_admin.c) */
+MCP_TOOL_DECL(reindex);
+MCP_TOOL_DECL(index_health);
+MCP_TOOL_DECL(create_baseline);
+MCP_TOOL_DECL(audit_log);
+MCP_TOOL_DECL(publish);
+
+#endif
