@@ -4,7 +4,7 @@
  * loader; the reader and read contexts the query tools use. Write jobs are mcp_jobs.c's. Only
  * JSON reaches out_fd, one message per line, written whole under out_lock and abandoned when
  * stop_fd fires. Spec: DESIGN.md "MCP server" and the MCP specification (2024-11-05 .. 2025-11-25). */
-#include "mcp_internal.h"
+#include "mcp_tools.h"
 #include "present.h"
 #include "alloc.h"
 #include "relpath.h"
@@ -196,6 +196,15 @@ const mcp_arg mcp_read_context_args[] = {
      .description = "A baseline's name (create_baseline, or 'hyrax baseline NAME')."},
     {"as_of", MCP_STRING, AT_LEAST(1),
      .description = "ISO-8601 time (2026-01-31T12:00:00Z; no zone = UTC) or unix seconds."},
+    {.name = NULL},
+};
+
+const mcp_field mcp_read_context_fields[] = {
+    {"selector", MCP_JSON_STRING, .choices = hx_read_selector_names},
+    {"baseline_id", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"as_of", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"generation", .type = MCP_JSON_INTEGER},
+    {"committed_at", .type = MCP_JSON_STRING},
     {.name = NULL},
 };
 

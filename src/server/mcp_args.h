@@ -15,6 +15,7 @@
 #include "filter.h"
 #include "hyrax.h"
 #include "json.h"
+#include "mcp_output.h"
 
 #include <stdbool.h>
 #include <stddef.h>

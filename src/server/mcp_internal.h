@@ -10,6 +10,7 @@
 #include "json.h"
 #include "mcp.h"
 #include "mcp_args.h"
+#include "mcp_output.h"
 #include "present.h"
 #include "metrics.h"
 #include "rpc.h"
@@ -33,7 +34,6 @@ enum {
     MCP_ERR_BUSY = -32003,              /* write queue full; error.data.retry_after_ms says when */
 };
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
-#define MCP_TOOL_COUNT 23
 
 typedef struct mcp_job {
     int tool;                     /* index into the tool table */
@@ -133,25 +133,6 @@ typedef struct mcp_server {
     size_t resource_from;         /* resources/list: the page being written */
 } mcp_server;
 
-/* A tool: its name, its argument table (the inputSchema and the checks), its output schema and
- * what runs it: its own run, or its family's (a seed's name for a hyrax tool, such as seed 003's
- * semantic_search for search). */
-typedef struct mcp_tool {
-    const char *name;
-    const char *description;
-    const mcp_arg *args;          /* mcp_args.h; checked before run is called */
-    const char *output_schema;    /* JSON text */
-    bool writes;                  /* runs on the worker thread; refused with --read-only */
-    /* Writes the structured result into w and returns 0, or returns non-zero after setting
-     * *message (a sentence a person can act on) for an isError result. args passed the table. */
-    int (*run)(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *message, size_t cap);
-    /* NULL, or the name of the tool that runs this one: a call's arguments are translated by
-     * this tool's table (mcp_args_translate), checked by the family's and run by its run. */
-    const char *family;
-} mcp_tool;
-
-extern const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT];
-
 /* mcp.c: helpers the tools use */
 int mcp_wait_model(mcp_server *s, char *message, size_t cap);   /* 0 when the model is ready */
 int mcp_open_reader(mcp_server *s, char *message, size_t cap);  /* 0 with s->reader at the head */
@@ -176,27 +157,24 @@ int mcp_read_context(const mcp_args *a, hx_read_context *out, char *message, siz
 int mcp_open_reader_for(mcp_server *s, const mcp_args *a, char *message, size_t cap);
 /* "read_context": {selector, baseline_id, as_of, generation, committed_at} of s->read_taken. */
 void mcp_write_read_context(hx_json_writer *w, const mcp_server *s);
-/* Its JSON Schema, a member of an outputSchema's properties. */
-#define MCP_READ_CONTEXT_SCHEMA                                                                               \
-    "\"read_context\":{\"type\":\"object\",\"properties\":{\"selector\":{\"type\":\"string\",\"enum\":[\"head\","       \
-    "\"published\",\"baseline_id\",\"as_of\"]},\"baseline_id\":{\"type\":[\"string\",\"null\"]},\"as_of\":{\"type\":"      \
-    "[\"string\",\"null\"]},\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}},\"required\":"    \
-    "[\"selector\",\"baseline_id\",\"as_of\",\"generation\",\"committed_at\"]}"
+/* Its shape, a row of an output description's fields (mcp_output.h). */
+extern const mcp_field mcp_read_context_fields[];
+#define MCP_OUT_READ_CONTEXT                                                                                  \
+    {"read_context", MCP_JSON_OBJECT, .props = mcp_read_context_fields,                                       \
+     MCP_REQUIRED("selector", "baseline_id", "as_of", "generation", "committed_at")}
 /* === Tiers (mcp_tiers.c; README "Tiers") === */
 /* The `source` argument of the query tools that search tiers: one row, as MCP_ARG_READ_CONTEXT. */
 #define MCP_ARG_SOURCE                                                                                        \
     {"source", MCP_STRING, .choices = hx_source_names, .def = "all",                                          \
-     .description = "Which tiers to search: all (the project index, the user index when it exists, and the "   \
+     .description = "Which tiers to search: all (the project index, the user index when it exists, and the "  \
                     "team's PostgreSQL registry when the server names one), project, user, or registry "      \
                     "alone (search tools only). An unreachable registry is not consulted (consulted false "   \
-                    "in tiers, or registry.consulted alone) and the rest answers. Each result's tier says which "  \
+                    "in tiers, or registry.consulted alone) and the rest answers. Each result's tier says which " \
                     "answered; the answer's tiers say which were read. read_context's time applies to every " \
                     "tier, a baseline to the project only."}
-/* The answer's "tiers" member, a member of an outputSchema's properties. */
-#define MCP_TIERS_SCHEMA                                                                                      \
-    "\"tiers\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"tier\":{\"type\":\"string\"},"  \
-    "\"db\":{\"type\":\"string\"},\"searched\":{\"type\":\"boolean\"},\"consulted\":{\"type\":\"boolean\"},\"results\":{\"type\":\"integer\"},"          \
-    "\"generation\":{\"type\":\"integer\"},\"reason\":{\"type\":\"string\"}},\"required\":[\"tier\",\"searched\"]}}"
+/* The answer's "tiers", a row of an output description's fields. */
+extern const mcp_field mcp_tier_item;
+#define MCP_OUT_TIERS {"tiers", MCP_JSON_ARRAY, .items = &mcp_tier_item}
 /* Runs a query over the tiers the arguments' source names (the project's reader at the arguments'
  * read_context, the user index's by hx_tier_read_at) and counts it; 0 with *res filled and
  * s->tier_status saying what each tier read, or -1 with a message. */
@@ -283,15 +261,5 @@ void mcp_cancel_sink(mcp_server *s, mcp_sink *sink);
  * leaves its structured result in out; 0, or -1 with message set (an isError answer). */
 int mcp_call_read_tool(mcp_server *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
                        char *message, size_t cap);
-
-/* === Conversation memory (mcp_tool_memory.c) === */
-/* The reader identity of this server (hx_mcp_config tenant, user; "" when unset). */
-void mcp_identity(const mcp_server *s, const char **tenant, const char **user);
-extern const mcp_arg mcp_record_turn_args[], mcp_get_session_args[], mcp_search_history_args[], mcp_list_sessions_args[];
-extern const char mcp_record_turn_out[], mcp_get_session_out[], mcp_search_history_out[], mcp_list_sessions_out[];
-int mcp_tool_record_turn(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
-int mcp_tool_get_session(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
-int mcp_tool_search_history(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
-int mcp_tool_list_sessions(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
 
 #endif

@@ -3,7 +3,7 @@
  * and what index_health and document_status say of them (pending paths, recent failures).
  * Locking in mcp_internal.h. */
 #include "alloc.h"
-#include "mcp_internal.h"
+#include "mcp_tools.h"
 #include "present.h"
 #include "relpath.h"
 
@@ -70,7 +70,7 @@ static bool job_touches(const mcp_job *j, const char *path)
         const char *v = hx_json_str(hx_json_obj_get(a, keys[k]), NULL);
         hit = v && !hx_relpath_clean(v, clean, sizeof clean, NULL) && !strcmp(clean, path);
     }
-    if (!hit && !strcmp(hx_mcp_tools[j->tool].name, "reindex")) {
+    if (!hit && !strcmp(mcp_tools[j->tool].name, "reindex")) {
         const hx_json_val *paths = hx_json_obj_get(a, "paths");
         if (!paths || !hx_json_len(paths))
             hit = true;   /* everything */
@@ -105,7 +105,7 @@ void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w)
     hx_json_write_uint(w, s->queued_jobs);
     hx_json_write_key(w, "running_job");
     if (s->running)
-        hx_json_write_cstr(w, hx_mcp_tools[s->running->tool].name);
+        hx_json_write_cstr(w, mcp_tools[s->running->tool].name);
     else
         hx_json_write_null(w);
     hx_json_write_key(w, "jobs_done");

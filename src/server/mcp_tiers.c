@@ -10,6 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The answer's "tiers" (hx_present_tiers). */
+static const mcp_field tier_fields[] = {
+    {"tier", .type = MCP_JSON_STRING},
+    {"db", .type = MCP_JSON_STRING},
+    {"searched", .type = MCP_JSON_BOOLEAN},
+    {"consulted", .type = MCP_JSON_BOOLEAN},
+    {"results", .type = MCP_JSON_INTEGER},
+    {"generation", .type = MCP_JSON_INTEGER},
+    {"reason", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+const mcp_field mcp_tier_item = {NULL, MCP_JSON_OBJECT, .props = tier_fields, MCP_REQUIRED("tier", "searched")};
+
 /* Opens (or refreshes) the user index's reader and points it at ctx as hx_tier_read_at says;
  * s->user_why[0] != 0 when the tier is not consulted. 0, or -1 with a message. */
 static int open_user(mcp_server *s, const hx_read_context *ctx, char *message, size_t cap)

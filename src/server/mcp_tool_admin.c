@@ -20,10 +20,16 @@ const mcp_arg mcp_create_baseline_args[] = {
     {.name = NULL},
 };
 
-const char mcp_create_baseline_out[] =
-    "{\"type\":\"object\",\"properties\":{\"success\":{\"type\":\"boolean\"},\"baseline_id\":{\"type\":\"string\"},"
-    "\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}},"
-    "\"required\":[\"success\",\"baseline_id\",\"generation\",\"committed_at\"]}";
+static const mcp_field baseline_fields[] = {
+    {"success", .type = MCP_JSON_BOOLEAN},
+    {"baseline_id", .type = MCP_JSON_STRING},
+    {"generation", .type = MCP_JSON_INTEGER},
+    {"committed_at", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+const mcp_field mcp_create_baseline_out = {
+    NULL, MCP_JSON_OBJECT, .props = baseline_fields,
+    MCP_REQUIRED("success", "baseline_id", "generation", "committed_at")};
 
 int mcp_tool_create_baseline(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -56,8 +62,10 @@ const mcp_arg mcp_reindex_args[] = {
     {.name = NULL},
 };
 
-const char mcp_reindex_out[] = "{\"type\":\"object\",\"properties\":{" REPORT_PROPS "},"
-                                  "\"required\":[\"added\",\"updated\",\"unchanged\",\"removed\",\"rejected\",\"seconds\",\"generation\",\"searchable\"]}";
+static const mcp_field reindex_fields[] = {MCP_OUT_REPORT_ROWS, MCP_OUT_SEARCHABLE_ROWS, {.name = NULL}};
+const mcp_field mcp_reindex_out = {
+    NULL, MCP_JSON_OBJECT, .props = reindex_fields,
+    MCP_REQUIRED("added", "updated", "unchanged", "removed", "rejected", "seconds", "generation", "searchable")};
 
 int mcp_tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -116,10 +124,16 @@ const mcp_arg mcp_publish_args[] = {
     {.name = NULL},
 };
 
-const char mcp_publish_out[] =
-    "{\"type\":\"object\",\"properties\":{\"published\":{\"type\":\"integer\"},\"unchanged\":{\"type\":\"integer\"},"
-    "\"removed\":{\"type\":\"integer\"},\"chunks\":{\"type\":\"integer\"},\"rejected\":{\"type\":\"array\"}},"
-    "\"required\":[\"published\",\"unchanged\",\"removed\",\"rejected\"]}";
+static const mcp_field publish_fields[] = {
+    {"published", .type = MCP_JSON_INTEGER},
+    {"unchanged", .type = MCP_JSON_INTEGER},
+    {"removed", .type = MCP_JSON_INTEGER},
+    {"chunks", .type = MCP_JSON_INTEGER},
+    {"rejected", .type = MCP_JSON_ARRAY},
+    {.name = NULL},
+};
+const mcp_field mcp_publish_out = {
+    NULL, MCP_JSON_OBJECT, .props = publish_fields, MCP_REQUIRED("published", "unchanged", "removed", "rejected")};
 
 int mcp_tool_publish(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -172,25 +186,59 @@ int mcp_tool_publish(mcp_server *s, const hx_json_val *args, hx_json_writer *w, 
 
 const mcp_arg mcp_index_health_args[] = {{.name = NULL}};
 
-const char mcp_index_health_out[] =
-    "{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"ok\",\"empty\",\"loading\",\"error\"]},"
-    "\"message\":{\"type\":\"string\"},\"db\":{\"type\":\"string\"},\"root\":{\"type\":[\"string\",\"null\"]},"
-    "\"documents\":{\"type\":\"integer\"},\"chunks\":{\"type\":\"integer\"},\"segments\":{\"type\":\"integer\"},"
-    "\"tombstones\":{\"type\":\"integer\"},\"file_bytes\":{\"type\":\"integer\"},"
-    "\"last_commit\":{\"type\":[\"object\",\"null\"],\"properties\":{\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}}},"
-    "\"model\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"loaded\":{\"type\":\"boolean\"}}},"
-    "\"pending_jobs\":{\"type\":\"integer\"},\"running_job\":{\"type\":[\"string\",\"null\"]},\"jobs_done\":{\"type\":\"integer\"},"
-    "\"jobs_failed\":{\"type\":\"integer\"},\"jobs_busy\":{\"type\":\"integer\"},\"failures\":{\"type\":\"array\"},"
-    "\"top_queries\":{\"type\":\"array\",\"description\":\"The 10 most frequent queries of the last top_queries_window_s seconds, "
-    "from every process on this index (serve, hyrax search), kept across restarts; count is a space-saving estimate. "
-    "Under serve --tenant, this identity's queries only.\"},"
-    "\"top_queries_window_s\":{\"type\":\"integer\"},"
-    "\"latency\":{\"type\":\"object\",\"description\":\"Per tool (and hyrax search): calls, mean/p50/p95/p99 ms, and the same per transport (stdio, http, cli); kept across restarts.\"},"
-    "\"index\":{\"type\":\"object\",\"description\":\"Index updates kept across restarts: files added, updated, removed, rejected (gate or unreadable), failed updates, last error (null under serve --tenant), and lag (a changed file's mtime to its commit).\"},"
-    "\"watch\":{\"type\":[\"object\",\"null\"],\"description\":\"serve --watch: mode (inotify or poll), batches, commits, pending paths and the last batch (its rejected files and error left out under serve --tenant); null when not watching.\"},"
-    "\"stats_error\":{\"type\":\"string\"},\"uptime_s\":{\"type\":\"number\"},\"read_only\":{\"type\":\"boolean\"},"
-    "\"protocol_version\":{\"type\":\"string\"}},"
-    "\"required\":[\"status\",\"documents\",\"chunks\",\"pending_jobs\",\"latency\",\"model\"]}";
+static const mcp_field commit_fields[] = {
+    {"generation", .type = MCP_JSON_INTEGER},
+    {"committed_at", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field model_fields[] = {
+    {"name", .type = MCP_JSON_STRING},
+    {"dimension", .type = MCP_JSON_INTEGER},
+    {"loaded", .type = MCP_JSON_BOOLEAN},
+    {.name = NULL},
+};
+static const mcp_field health_fields[] = {
+    {"status", MCP_JSON_STRING, MCP_CHOICES("ok", "empty", "loading", "error")},
+    {"message", .type = MCP_JSON_STRING},
+    {"db", .type = MCP_JSON_STRING},
+    {"root", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"documents", .type = MCP_JSON_INTEGER},
+    {"chunks", .type = MCP_JSON_INTEGER},
+    {"segments", .type = MCP_JSON_INTEGER},
+    {"tombstones", .type = MCP_JSON_INTEGER},
+    {"file_bytes", .type = MCP_JSON_INTEGER},
+    {"last_commit", MCP_JSON_OBJECT | MCP_JSON_NULL, .props = commit_fields},
+    {"model", MCP_JSON_OBJECT, .props = model_fields},
+    {"pending_jobs", .type = MCP_JSON_INTEGER},
+    {"running_job", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"jobs_done", .type = MCP_JSON_INTEGER},
+    {"jobs_failed", .type = MCP_JSON_INTEGER},
+    {"jobs_busy", .type = MCP_JSON_INTEGER},
+    {"failures", .type = MCP_JSON_ARRAY},
+    {"top_queries", MCP_JSON_ARRAY,
+     .description = "The 10 most frequent queries of the last top_queries_window_s seconds, from every process "
+                    "on this index (serve, hyrax search), kept across restarts; count is a space-saving "
+                    "estimate. Under serve --tenant, this identity's queries only."},
+    {"top_queries_window_s", .type = MCP_JSON_INTEGER},
+    {"latency", MCP_JSON_OBJECT,
+     .description = "Per tool (and hyrax search): calls, mean/p50/p95/p99 ms, and the same per transport (stdio, "
+                    "http, cli); kept across restarts."},
+    {"index", MCP_JSON_OBJECT,
+     .description = "Index updates kept across restarts: files added, updated, removed, rejected (gate or "
+                    "unreadable), failed updates, last error (null under serve --tenant), and lag (a changed "
+                    "file's mtime to its commit)."},
+    {"watch", MCP_JSON_OBJECT | MCP_JSON_NULL,
+     .description = "serve --watch: mode (inotify or poll), batches, commits, pending paths and the last batch "
+                    "(its rejected files and error left out under serve --tenant); null when not watching."},
+    {"stats_error", .type = MCP_JSON_STRING},
+    {"uptime_s", .type = MCP_JSON_NUMBER},
+    {"read_only", .type = MCP_JSON_BOOLEAN},
+    {"protocol_version", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+const mcp_field mcp_index_health_out = {
+    NULL, MCP_JSON_OBJECT, .props = health_fields,
+    MCP_REQUIRED("status", "documents", "chunks", "pending_jobs", "latency", "model")};
 
 int mcp_tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -275,11 +323,20 @@ const mcp_arg mcp_audit_log_args[] = {
     {.name = NULL},
 };
 
-const char mcp_audit_log_out[] =
-    "{\"type\":\"object\",\"properties\":{\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-    "\"properties\":{\"time\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"sha256\":{\"type\":\"string\"},"
-    "\"rule\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}},\"count\":{\"type\":\"integer\"}},"
-    "\"required\":[\"entries\",\"count\"]}";
+static const mcp_field audit_entry_fields[] = {
+    {"time", .type = MCP_JSON_STRING},
+    {"path", .type = MCP_JSON_STRING},
+    {"sha256", .type = MCP_JSON_STRING},
+    {"rule", .type = MCP_JSON_STRING},
+    {"reason", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field audit_fields[] = {
+    {"entries", MCP_JSON_ARRAY, .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = audit_entry_fields}},
+    {"count", .type = MCP_JSON_INTEGER},
+    {.name = NULL},
+};
+const mcp_field mcp_audit_log_out = {NULL, MCP_JSON_OBJECT, .props = audit_fields, MCP_REQUIRED("entries", "count")};
 
 int mcp_tool_audit_log(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {

@@ -29,17 +29,33 @@ static const char *doc_status_word(const hx_doc_info *d)
 
 /* === list_documents, get_document, document_status === */
 
-#define DOC_SUMMARY_PROPS                                                                                     \
-    "\"id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"          \
-    "\"source\":{\"type\":\"string\",\"enum\":[\"file\",\"stored\"],\"description\":\"file: mirrors a file under the root; stored: text given to add_document, no file behind it\"}," \
-    "\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},\"hash\":{\"type\":\"string\"},"         \
-    "\"version\":{\"type\":\"string\"},\"indexed_at\":{\"type\":\"string\"},\"modified_at\":{\"type\":\"string\"}," \
-    "\"status\":{\"type\":\"string\"},\"chunks_count\":{\"type\":\"integer\"},\"total_tokens\":{\"type\":\"integer\"}," \
-    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}},"                      \
-    SIGNER_PROP ","                                                                                      \
-    "\"filename\":{\"type\":\"string\"},\"uploaded_at\":{\"type\":\"string\"},"                                 \
-    "\"category\":{\"type\":[\"string\",\"null\"]},\"description\":{\"type\":[\"string\",\"null\"]},"           \
-    "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
+/* A document as write_doc_summary gives it. */
+#define DOC_SOURCE_CHOICES MCP_CHOICES("file", "stored")
+#define DOC_SUMMARY_ROWS                                                                                      \
+    {"id", .type = MCP_JSON_INTEGER},                                                                         \
+    {"path", .type = MCP_JSON_STRING},                                                                        \
+    {"title", .type = MCP_JSON_STRING},                                                                       \
+    {"source", MCP_JSON_STRING,                                                                               \
+     .description = "file: mirrors a file under the root; stored: text given to add_document, no file "      \
+                    "behind it",                                                                              \
+     DOC_SOURCE_CHOICES},                                                                                     \
+    {"type", .type = MCP_JSON_STRING},                                                                        \
+    {"size", .type = MCP_JSON_INTEGER},                                                                       \
+    {"hash", .type = MCP_JSON_STRING},                                                                        \
+    {"version", .type = MCP_JSON_STRING},                                                                     \
+    {"indexed_at", .type = MCP_JSON_STRING},                                                                  \
+    {"modified_at", .type = MCP_JSON_STRING},                                                                 \
+    {"status", .type = MCP_JSON_STRING},                                                                      \
+    {"chunks_count", .type = MCP_JSON_INTEGER},                                                               \
+    {"total_tokens", .type = MCP_JSON_INTEGER},                                                               \
+    MCP_OUT_METADATA,                                                                                         \
+    MCP_OUT_SIGNER,                                                                                           \
+    {"filename", .type = MCP_JSON_STRING},                                                                    \
+    {"uploaded_at", .type = MCP_JSON_STRING},                                                                 \
+    {"category", .type = MCP_JSON_STRING | MCP_JSON_NULL},                                                    \
+    {"description", .type = MCP_JSON_STRING | MCP_JSON_NULL},                                                 \
+    {"tags", MCP_JSON_ARRAY, MCP_ITEMS(MCP_JSON_STRING)}
+static const mcp_field doc_summary_fields[] = {DOC_SUMMARY_ROWS, {.name = NULL}};
 
 /* Seed 003's names for a document (filename, uploaded_at) and its category, description and tags
  * metadata (null or [] when it has none; tags lists every value of the key). */
@@ -117,12 +133,20 @@ const mcp_arg mcp_list_documents_args[] = {
     {.name = NULL},
 };
 
-const char mcp_list_documents_out[] =
-    "{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-    DOC_SUMMARY_PROPS "},\"required\":[\"id\",\"path\",\"title\",\"hash\",\"chunks_count\"]}},"
-    "\"total\":{\"type\":\"integer\"},\"limit\":{\"type\":\"integer\"},\"offset\":{\"type\":\"integer\"},"
-    "\"next_cursor\":{\"type\":[\"string\",\"null\"],\"description\":\"give it as cursor for the next page; null on the last\"}," MCP_READ_CONTEXT_SCHEMA "},"
-    "\"required\":[\"documents\",\"total\",\"limit\",\"offset\"]}";
+static const mcp_field list_fields[] = {
+    {"documents", MCP_JSON_ARRAY,
+     .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = doc_summary_fields,
+                                 MCP_REQUIRED("id", "path", "title", "hash", "chunks_count")}},
+    {"total", .type = MCP_JSON_INTEGER},
+    {"limit", .type = MCP_JSON_INTEGER},
+    {"offset", .type = MCP_JSON_INTEGER},
+    {"next_cursor", MCP_JSON_STRING | MCP_JSON_NULL,
+     .description = "give it as cursor for the next page; null on the last"},
+    MCP_OUT_READ_CONTEXT,
+    {.name = NULL},
+};
+const mcp_field mcp_list_documents_out = {
+    NULL, MCP_JSON_OBJECT, .props = list_fields, MCP_REQUIRED("documents", "total", "limit", "offset")};
 
 typedef struct {
     hx_doc_info *docs;
@@ -258,12 +282,27 @@ const mcp_arg mcp_document_status_args[] = {
     {.name = NULL},
 };
 
-const char mcp_get_document_out[] =
-    "{\"type\":\"object\",\"properties\":{" DOC_SUMMARY_PROPS ",\"encoding\":{\"type\":\"string\"},"
-    "\"chunks\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"chunk_id\":{\"type\":\"integer\"},"
-    "\"index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},"
-    "\"line_end\":{\"type\":\"integer\"},\"tokens\":{\"type\":\"integer\"},\"text\":{\"type\":\"string\"}},"
-    "\"required\":[\"chunk_id\",\"index\",\"text\",\"tokens\"]}}," MCP_READ_CONTEXT_SCHEMA "},\"required\":[\"id\",\"path\",\"hash\",\"chunks_count\"]}";
+static const mcp_field chunk_fields[] = {
+    {"chunk_id", .type = MCP_JSON_INTEGER},
+    {"index", .type = MCP_JSON_INTEGER},
+    {"heading", .type = MCP_JSON_STRING},
+    {"line_start", .type = MCP_JSON_INTEGER},
+    {"line_end", .type = MCP_JSON_INTEGER},
+    {"tokens", .type = MCP_JSON_INTEGER},
+    {"text", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field get_fields[] = {
+    DOC_SUMMARY_ROWS,
+    {"encoding", .type = MCP_JSON_STRING},
+    {"chunks", MCP_JSON_ARRAY,
+     .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = chunk_fields,
+                                 MCP_REQUIRED("chunk_id", "index", "text", "tokens")}},
+    MCP_OUT_READ_CONTEXT,
+    {.name = NULL},
+};
+const mcp_field mcp_get_document_out = {
+    NULL, MCP_JSON_OBJECT, .props = get_fields, MCP_REQUIRED("id", "path", "hash", "chunks_count")};
 
 int mcp_tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -307,15 +346,30 @@ int mcp_tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_writer
     return 0;
 }
 
-const char mcp_document_status_out[] =
-    "{\"type\":\"object\",\"properties\":{\"found\":{\"type\":\"boolean\"},\"id\":{\"type\":[\"integer\",\"null\"]},"
-    "\"path\":{\"type\":[\"string\",\"null\"]},\"filename\":{\"type\":[\"string\",\"null\"]},"
-    "\"source\":{\"type\":[\"string\",\"null\"],\"enum\":[\"file\",\"stored\",null]},"
-    "\"status\":{\"type\":\"string\",\"enum\":[\"complete\",\"empty\",\"pending\",\"failed\",\"not_found\"]},"
-    "\"indexed_at\":{\"type\":[\"string\",\"null\"]},\"vectorized_at\":{\"type\":[\"string\",\"null\"]},"
-    "\"chunks_count\":{\"type\":\"integer\"},\"last_error\":{\"type\":[\"string\",\"null\"]},"
-    "\"embeddings\":{\"type\":\"object\",\"properties\":{\"model\":{\"type\":\"string\"},\"dimension\":{\"type\":\"integer\"},\"provider\":{\"type\":\"string\"}}}," MCP_READ_CONTEXT_SCHEMA "},"
-    "\"required\":[\"found\",\"id\",\"path\",\"status\",\"chunks_count\",\"last_error\",\"embeddings\"]}";
+static const mcp_field embeddings_fields[] = {
+    {"model", .type = MCP_JSON_STRING},
+    {"dimension", .type = MCP_JSON_INTEGER},
+    {"provider", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field status_fields[] = {
+    {"found", .type = MCP_JSON_BOOLEAN},
+    {"id", .type = MCP_JSON_INTEGER | MCP_JSON_NULL},
+    {"path", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"filename", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"source", MCP_JSON_STRING | MCP_JSON_NULL, DOC_SOURCE_CHOICES},
+    {"status", MCP_JSON_STRING, MCP_CHOICES("complete", "empty", "pending", "failed", "not_found")},
+    {"indexed_at", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"vectorized_at", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"chunks_count", .type = MCP_JSON_INTEGER},
+    {"last_error", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"embeddings", MCP_JSON_OBJECT, .props = embeddings_fields},
+    MCP_OUT_READ_CONTEXT,
+    {.name = NULL},
+};
+const mcp_field mcp_document_status_out = {
+    NULL, MCP_JSON_OBJECT, .props = status_fields,
+    MCP_REQUIRED("found", "id", "path", "status", "chunks_count", "last_error", "embeddings")};
 
 int mcp_tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -420,9 +474,15 @@ const mcp_arg mcp_add_document_args[] = {
     {.name = NULL},
 };
 
-const char mcp_add_document_out[] =
-    "{\"type\":\"object\",\"properties\":{\"document\":{\"type\":\"object\",\"properties\":{" DOC_SUMMARY_PROPS "}},"
-    "\"status\":{\"type\":\"string\"}," REPORT_PROPS "},\"required\":[\"document\",\"status\",\"generation\",\"searchable\"]}";
+static const mcp_field add_fields[] = {
+    {"document", MCP_JSON_OBJECT, .props = doc_summary_fields},
+    {"status", .type = MCP_JSON_STRING},
+    MCP_OUT_REPORT_ROWS,
+    MCP_OUT_SEARCHABLE_ROWS,
+    {.name = NULL},
+};
+const mcp_field mcp_add_document_out = {
+    NULL, MCP_JSON_OBJECT, .props = add_fields, MCP_REQUIRED("document", "status", "generation", "searchable")};
 
 int mcp_tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -491,14 +551,21 @@ int mcp_tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_writer
     return rc;
 }
 
-const char mcp_delete_document_out[] =
-    "{\"type\":\"object\",\"properties\":{\"success\":{\"type\":\"boolean\"},\"doc_id\":{\"type\":\"integer\"},"
-    "\"path\":{\"type\":\"string\"},\"source\":{\"type\":\"string\",\"enum\":[\"file\",\"stored\"]},"
-    "\"deleted_chunks\":{\"type\":\"integer\"},"
-    "\"remembered\":{\"type\":\"boolean\",\"description\":\"true for a file-backed document: reindex leaves its file out until add_document {path} names it\"},"
-    "\"note\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"},"
-    "\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}," WARNING_PROP "},"
-    "\"required\":[\"success\",\"doc_id\",\"path\",\"source\",\"deleted_chunks\",\"remembered\"]}";
+static const mcp_field delete_fields[] = {
+    {"success", .type = MCP_JSON_BOOLEAN},
+    {"doc_id", .type = MCP_JSON_INTEGER},
+    {"path", .type = MCP_JSON_STRING},
+    {"source", MCP_JSON_STRING, DOC_SOURCE_CHOICES},
+    {"deleted_chunks", .type = MCP_JSON_INTEGER},
+    {"remembered", MCP_JSON_BOOLEAN,
+     .description = "true for a file-backed document: reindex leaves its file out until add_document {path} names it"},
+    {"note", .type = MCP_JSON_STRING},
+    MCP_OUT_SEARCHABLE_ROWS,
+    {.name = NULL},
+};
+const mcp_field mcp_delete_document_out = {
+    NULL, MCP_JSON_OBJECT, .props = delete_fields,
+    MCP_REQUIRED("success", "doc_id", "path", "source", "deleted_chunks", "remembered")};
 
 const mcp_arg mcp_delete_document_args[] = {
     ARG_DOC_ID(NULL),

@@ -3,7 +3,7 @@
  * thread), one argument table each. Turns are stamped with the server's reader identity and only
  * that identity reads them back (mcp_identity). Storage, retention and search are memory.h's. */
 #include "alloc.h"
-#include "mcp_internal.h"
+#include "mcp_tools.h"
 #include "memory.h"
 #include "present.h"
 #include "present_memory.h"
@@ -18,7 +18,8 @@
 
 static const char *const methods[] = {"semantic", "full_text", "hybrid", "vector", "keyword", "other", NULL};
 
-void mcp_identity(const mcp_server *s, const char **tenant, const char **user)
+/* The reader identity of this server (hx_mcp_config tenant, user; "" when unset). */
+static void mcp_identity(const mcp_server *s, const char **tenant, const char **user)
 {
     const hx_identity *id = s->cfg->identity;
     *tenant = id && id->tenant ? id->tenant : "";
@@ -41,15 +42,26 @@ static int open_memory(mcp_server *s, hx_memory **m, unsigned flags, char *msg, 
     return rc ? (snprintf(msg, cap, "conversation memory: %s", err.message), -1) : 0;
 }
 
-#define TURN_SCHEMA                                                                                           \
-    "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"turn_number\":{\"type\":\"integer\"}," \
-    "\"turn_id\":{\"type\":\"integer\"},\"user_message\":{\"type\":\"string\"},\"agent_response\":{\"type\":\"string\"}," \
-    "\"retrieved_docs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"search_method\":{\"type\":[\"string\",\"null\"]}," \
-    "\"relevance_score\":{\"type\":[\"number\",\"null\"]},\"created_at\":{\"type\":\"string\"}}," \
-    "\"required\":[\"session_id\",\"turn_number\",\"user_message\",\"agent_response\",\"created_at\"]}"
+/* A turn (hx_present_turn). */
+static const mcp_field turn_fields[] = {
+    {"session_id", .type = MCP_JSON_STRING},
+    {"turn_number", .type = MCP_JSON_INTEGER},
+    {"turn_id", .type = MCP_JSON_INTEGER},
+    {"user_message", .type = MCP_JSON_STRING},
+    {"agent_response", .type = MCP_JSON_STRING},
+    {"retrieved_docs", MCP_JSON_ARRAY, MCP_ITEMS(MCP_JSON_STRING)},
+    {"search_method", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"relevance_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {"created_at", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+#define TURN_SHAPE                                                                                            \
+    MCP_JSON_OBJECT, .props = turn_fields,                                                                    \
+        MCP_REQUIRED("session_id", "turn_number", "user_message", "agent_response", "created_at")
+static const mcp_field turn_item = {NULL, TURN_SHAPE};
 
 #define ARG_SESSION(req)                                                                                      \
-    {"session_id", MCP_STRING, .required = (req), RANGE(1, HX_MEMORY_MAX_ID),                               \
+    {"session_id", MCP_STRING, .required = (req), RANGE(1, HX_MEMORY_MAX_ID),                                 \
      .description = "The conversation's id, chosen by the client."}
 
 /* === record_turn (worker thread) === */
@@ -65,7 +77,7 @@ const mcp_arg mcp_record_turn_args[] = {
     {.name = NULL},
 };
 
-const char mcp_record_turn_out[] = TURN_SCHEMA;
+const mcp_field mcp_record_turn_out = {NULL, TURN_SHAPE};
 
 int mcp_tool_record_turn(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -124,9 +136,14 @@ const mcp_arg mcp_get_session_args[] = {
     {.name = NULL},
 };
 
-const char mcp_get_session_out[] = "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},"
-                                   "\"turns\":{\"type\":\"array\",\"items\":" TURN_SCHEMA "},\"total\":{\"type\":\"integer\"}},"
-                                   "\"required\":[\"session_id\",\"turns\",\"total\"]}";
+static const mcp_field session_fields[] = {
+    {"session_id", .type = MCP_JSON_STRING},
+    {"turns", MCP_JSON_ARRAY, .items = &turn_item},
+    {"total", .type = MCP_JSON_INTEGER},
+    {.name = NULL},
+};
+const mcp_field mcp_get_session_out = {
+    NULL, MCP_JSON_OBJECT, .props = session_fields, MCP_REQUIRED("session_id", "turns", "total")};
 
 int mcp_tool_get_session(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -143,10 +160,17 @@ int mcp_tool_get_session(mcp_server *s, const hx_json_val *args, hx_json_writer 
 
 const mcp_arg mcp_list_sessions_args[] = {{.name = NULL}};
 
-const char mcp_list_sessions_out[] =
-    "{\"type\":\"object\",\"properties\":{\"sessions\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":"
-    "{\"session_id\":{\"type\":\"string\"},\"turns\":{\"type\":\"integer\"},\"last_turn_at\":{\"type\":\"string\"}}}}},"
-    "\"required\":[\"sessions\"]}";
+static const mcp_field session_row_fields[] = {
+    {"session_id", .type = MCP_JSON_STRING},
+    {"turns", .type = MCP_JSON_INTEGER},
+    {"last_turn_at", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field sessions_fields[] = {
+    {"sessions", MCP_JSON_ARRAY, .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = session_row_fields}},
+    {.name = NULL},
+};
+const mcp_field mcp_list_sessions_out = {NULL, MCP_JSON_OBJECT, .props = sessions_fields, MCP_REQUIRED("sessions")};
 
 int mcp_tool_list_sessions(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
@@ -173,11 +197,22 @@ const mcp_arg mcp_search_history_args[] = {
     {.name = NULL},
 };
 
-const char mcp_search_history_out[] =
-    "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"mode\":{\"type\":\"string\"},"
-    "\"results\":{\"type\":\"array\",\"items\":{\"allOf\":[" TURN_SCHEMA ",{\"type\":\"object\",\"properties\":"
-    "{\"score\":{\"type\":\"number\"},\"similarity\":{\"type\":[\"number\",\"null\"]},\"keyword_score\":{\"type\":[\"number\",\"null\"]}}}]}},"
-    "\"total_results\":{\"type\":\"integer\"}},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
+static const mcp_field hit_fields[] = {
+    {"score", .type = MCP_JSON_NUMBER},
+    {"similarity", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {"keyword_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {.name = NULL},
+};
+static const mcp_field history_fields[] = {
+    {"query", .type = MCP_JSON_STRING},
+    {"mode", .type = MCP_JSON_STRING},
+    {"results", MCP_JSON_ARRAY,   /* a turn and its scores */
+     .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = hit_fields, .also = &turn_item}},
+    {"total_results", .type = MCP_JSON_INTEGER},
+    {.name = NULL},
+};
+const mcp_field mcp_search_history_out = {
+    NULL, MCP_JSON_OBJECT, .props = history_fields, MCP_REQUIRED("query", "mode", "results", "total_results")};
 
 static void write_score(hx_json_writer *w, const char *key, float x)
 {

@@ -127,28 +127,67 @@ const mcp_arg mcp_search_args[] = {
 
 /* Who signed a document (hx_present_signer): in results, citations, context sources and documents. */
 
-#define RESULT_ITEM_SCHEMA                                                                                    \
-    "{\"type\":\"object\",\"properties\":{"                                                                  \
-    "\"rank\":{\"type\":\"integer\"},\"score\":{\"type\":\"number\",\"description\":\"relevance 0..1\"},"       \
-    "\"similarity\":{\"type\":[\"number\",\"null\"],\"description\":\"cosine of query and chunk\"},"          \
-    "\"vector_score\":{\"type\":[\"number\",\"null\"]},\"keyword_score\":{\"type\":[\"number\",\"null\"]},"  \
-    "\"fused_score\":{\"type\":[\"number\",\"null\"]},\"recency\":{\"type\":\"number\"},"                  \
-    "\"title\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"      \
-    "\"filename\":{\"type\":\"string\",\"description\":\"the document's root-relative path (seed 003)\"},"        \
-    "\"chunk_index\":{\"type\":\"integer\"},"                                                                 \
-    "\"snippet\":{\"type\":\"string\"},"                                                                     \
-    "\"tier\":{\"type\":\"string\",\"description\":\"the tier that answered: project or user\"},"                     \
-    "\"more\":{\"type\":\"array\",\"description\":\"group_by document: the document's other matching chunks, best first\",\"items\":{\"type\":\"object\",\"properties\":{\"score\":{\"type\":\"number\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"}}}}," \
-    "\"citation\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"chunk_id\":{\"type\":\"integer\"},\"chunk_index\":{\"type\":\"integer\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}," SIGNER_PROP "},\"required\":[\"doc_id\",\"path\",\"chunk_id\",\"line_start\",\"line_end\",\"version\",\"generation\"]}," \
-    SIGNER_PROP ","                                                                                      \
-    "\"metadata\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"string\"}}}"                       \
-    "},\"required\":[\"rank\",\"score\",\"text\",\"snippet\",\"citation\"]}"
+/* A result of search and find_similar (hx_present_result). */
+static const mcp_field more_fields[] = {
+    {"score", .type = MCP_JSON_NUMBER},
+    {"chunk_id", .type = MCP_JSON_INTEGER},
+    {"chunk_index", .type = MCP_JSON_INTEGER},
+    {"heading", .type = MCP_JSON_STRING},
+    {"line_start", .type = MCP_JSON_INTEGER},
+    {"line_end", .type = MCP_JSON_INTEGER},
+    {.name = NULL},
+};
+static const mcp_field citation_fields[] = {
+    {"doc_id", .type = MCP_JSON_INTEGER},
+    {"path", .type = MCP_JSON_STRING},
+    {"chunk_id", .type = MCP_JSON_INTEGER},
+    {"chunk_index", .type = MCP_JSON_INTEGER},
+    {"line_start", .type = MCP_JSON_INTEGER},
+    {"line_end", .type = MCP_JSON_INTEGER},
+    {"version", .type = MCP_JSON_STRING},
+    {"generation", .type = MCP_JSON_INTEGER},
+    MCP_OUT_SIGNER,
+    {.name = NULL},
+};
+static const mcp_field result_fields[] = {
+    {"rank", .type = MCP_JSON_INTEGER},
+    {"score", MCP_JSON_NUMBER, .description = "relevance 0..1"},
+    {"similarity", MCP_JSON_NUMBER | MCP_JSON_NULL, .description = "cosine of query and chunk"},
+    {"vector_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {"keyword_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {"fused_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {"recency", .type = MCP_JSON_NUMBER},
+    {"title", .type = MCP_JSON_STRING},
+    {"heading", .type = MCP_JSON_STRING},
+    {"text", .type = MCP_JSON_STRING},
+    {"filename", MCP_JSON_STRING, .description = "the document's root-relative path (seed 003)"},
+    {"chunk_index", .type = MCP_JSON_INTEGER},
+    {"snippet", .type = MCP_JSON_STRING},
+    {"tier", MCP_JSON_STRING, .description = "the tier that answered: project or user"},
+    {"more", MCP_JSON_ARRAY, .description = "group_by document: the document's other matching chunks, best first",
+     .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = more_fields}},
+    {"citation", MCP_JSON_OBJECT, .props = citation_fields,
+     MCP_REQUIRED("doc_id", "path", "chunk_id", "line_start", "line_end", "version", "generation")},
+    MCP_OUT_SIGNER,
+    MCP_OUT_METADATA,
+    {.name = NULL},
+};
+static const mcp_field result_item = {
+    NULL, MCP_JSON_OBJECT, .props = result_fields, MCP_REQUIRED("rank", "score", "text", "snippet", "citation")};
 
-const char mcp_search_out[] =
-    "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"mode\":{\"type\":\"string\"},"
-    "\"group_by\":{\"type\":\"string\"},\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
-    "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
-    "," MCP_TIERS_SCHEMA "},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
+static const mcp_field search_fields[] = {
+    {"query", .type = MCP_JSON_STRING},
+    {"mode", .type = MCP_JSON_STRING},
+    {"group_by", .type = MCP_JSON_STRING},
+    {"results", MCP_JSON_ARRAY, .items = &result_item},
+    {"total_results", .type = MCP_JSON_INTEGER},
+    {"search_time_ms", .type = MCP_JSON_NUMBER},
+    MCP_OUT_READ_CONTEXT,
+    MCP_OUT_TIERS,
+    {.name = NULL},
+};
+const mcp_field mcp_search_out = {
+    NULL, MCP_JSON_OBJECT, .props = search_fields, MCP_REQUIRED("query", "mode", "results", "total_results")};
 
 /* search with source "registry" (issue 13): the query embedded here, the registry asked within
  * HX_REGISTRY_TIMEOUT_MS; a registry that cannot answer is an answer saying so, not an error.
@@ -241,17 +280,43 @@ const mcp_arg mcp_get_context_args[] = {
     {.name = NULL},
 };
 
-const char mcp_get_context_out[] =
-    "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"context\":{\"type\":\"string\"},"
-    "\"sources\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-    "\"index\":{\"type\":\"integer\",\"description\":\"the [n] label of the passage in context\"},\"doc_id\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
-    "\"heading\":{\"type\":\"string\"},\"line_start\":{\"type\":\"integer\"},\"line_end\":{\"type\":\"integer\"},"
-    "\"relevance\":{\"type\":\"number\"},\"tokens\":{\"type\":\"integer\"},\"chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
-    "\"related_chunk_ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"description\":\"neighbouring chunks added by include_relationships\"},"
-    "\"version\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"}," SIGNER_PROP ",\"tier\":{\"type\":\"string\"}},\"required\":[\"index\",\"doc_id\",\"path\",\"line_start\",\"line_end\",\"relevance\",\"version\",\"generation\"]}},"
-    "\"total_tokens\":{\"type\":\"integer\"},\"max_tokens\":{\"type\":\"integer\"},\"dropped\":{\"type\":\"integer\"},"
-    "\"truncated\":{\"type\":\"boolean\"}," MCP_READ_CONTEXT_SCHEMA "," MCP_TIERS_SCHEMA
-    "},\"required\":[\"context\",\"sources\",\"total_tokens\",\"max_tokens\",\"truncated\"]}";
+static const mcp_field source_fields[] = {
+    {"index", MCP_JSON_INTEGER, .description = "the [n] label of the passage in context"},
+    {"doc_id", .type = MCP_JSON_INTEGER},
+    {"path", .type = MCP_JSON_STRING},
+    {"title", .type = MCP_JSON_STRING},
+    {"heading", .type = MCP_JSON_STRING},
+    {"line_start", .type = MCP_JSON_INTEGER},
+    {"line_end", .type = MCP_JSON_INTEGER},
+    {"relevance", .type = MCP_JSON_NUMBER},
+    {"tokens", .type = MCP_JSON_INTEGER},
+    {"chunk_ids", MCP_JSON_ARRAY, MCP_ITEMS(MCP_JSON_INTEGER)},
+    {"related_chunk_ids", MCP_JSON_ARRAY, .description = "neighbouring chunks added by include_relationships",
+     MCP_ITEMS(MCP_JSON_INTEGER)},
+    {"version", .type = MCP_JSON_STRING},
+    {"generation", .type = MCP_JSON_INTEGER},
+    MCP_OUT_SIGNER,
+    {"tier", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field context_fields[] = {
+    {"query", .type = MCP_JSON_STRING},
+    {"context", .type = MCP_JSON_STRING},
+    {"sources", MCP_JSON_ARRAY,
+     .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = source_fields,
+                                 MCP_REQUIRED("index", "doc_id", "path", "line_start", "line_end", "relevance",
+                                              "version", "generation")}},
+    {"total_tokens", .type = MCP_JSON_INTEGER},
+    {"max_tokens", .type = MCP_JSON_INTEGER},
+    {"dropped", .type = MCP_JSON_INTEGER},
+    {"truncated", .type = MCP_JSON_BOOLEAN},
+    MCP_OUT_READ_CONTEXT,
+    MCP_OUT_TIERS,
+    {.name = NULL},
+};
+const mcp_field mcp_get_context_out = {
+    NULL, MCP_JSON_OBJECT, .props = context_fields,
+    MCP_REQUIRED("context", "sources", "total_tokens", "max_tokens", "truncated")};
 
 /* True when chunk id (of the tier named `tier`) is in a passage of ps already. */
 static bool in_passages(const hx_passages *ps, const char *tier, uint32_t id)
@@ -462,11 +527,17 @@ const mcp_arg mcp_find_similar_args[] = {
     {.name = NULL},
 };
 
-const char mcp_find_similar_out[] =
-    "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\"},"
-    "\"group_by\":{\"type\":\"string\"},\"results\":{\"type\":\"array\",\"items\":" RESULT_ITEM_SCHEMA "},"
-    "\"total_results\":{\"type\":\"integer\"},\"search_time_ms\":{\"type\":\"number\"}," MCP_READ_CONTEXT_SCHEMA
-    "},\"required\":[\"source\",\"results\",\"total_results\"]}";
+static const mcp_field similar_fields[] = {
+    {"source", .type = MCP_JSON_STRING},
+    {"group_by", .type = MCP_JSON_STRING},
+    {"results", MCP_JSON_ARRAY, .items = &result_item},
+    {"total_results", .type = MCP_JSON_INTEGER},
+    {"search_time_ms", .type = MCP_JSON_NUMBER},
+    MCP_OUT_READ_CONTEXT,
+    {.name = NULL},
+};
+const mcp_field mcp_find_similar_out = {
+    NULL, MCP_JSON_OBJECT, .props = similar_fields, MCP_REQUIRED("source", "results", "total_results")};
 
 static int similar_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                             char *msg, size_t cap)

@@ -149,86 +149,98 @@ void mcp_write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_repor
     mcp_write_time(w, "searchable_at", st.committed_ns);
 }
 
+/* === Output rows several tools share (mcp_tools.h) === */
+
+const mcp_field mcp_metadata_value = {NULL, MCP_JSON_STRING | MCP_JSON_ARRAY, MCP_ITEMS(MCP_JSON_STRING)};
+
+static const mcp_field rejected_fields[] = {
+    {"path", .type = MCP_JSON_STRING},
+    {"reason", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+const mcp_field mcp_rejected_item = {NULL, MCP_JSON_OBJECT, .props = rejected_fields};
+
 /* === The table === */
 
-const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT] = {
+const mcp_tool mcp_tools[] = {
     {"search", "Search the indexed documents: hybrid (semantic + keyword), semantic, or keyword mode, with "
                "filters. Returns ranked passages with snippets and citations (path, line range, version).",
-     mcp_search_args, mcp_search_out, false, mcp_tool_search, NULL},
+     mcp_search_args, &mcp_search_out, false, mcp_tool_search, NULL},
     {"get_context", "Assemble one context block for a question within a token budget: the most relevant "
                     "passages with a source header each, adjacent passages merged, least relevant dropped to fit.",
-     mcp_get_context_args, mcp_get_context_out, false, mcp_tool_get_context, NULL},
+     mcp_get_context_args, &mcp_get_context_out, false, mcp_tool_get_context, NULL},
     {"find_similar", "Passages most similar to a document, a chunk, or a text (the source itself left out).",
-     mcp_find_similar_args, mcp_find_similar_out, false, mcp_tool_find_similar, NULL},
+     mcp_find_similar_args, &mcp_find_similar_out, false, mcp_tool_find_similar, NULL},
     {"list_documents", "List indexed documents with filters, sorting and paging. Each has a source: file (it "
                        "mirrors a file under the root) or stored (text given to add_document).",
-     mcp_list_documents_args, mcp_list_documents_out, false, mcp_tool_list_documents, NULL},
+     mcp_list_documents_args, &mcp_list_documents_out, false, mcp_tool_list_documents, NULL},
     {"get_document", "A document's metadata, content hash and chunks (index, text, token count).", mcp_get_document_args,
-     mcp_get_document_out, false, mcp_tool_get_document, NULL},
+     &mcp_get_document_out, false, mcp_tool_get_document, NULL},
     {"document_status", "Whether a document is indexed (complete, or empty: blank, no text to search), pending or "
                         "failed (with the reason), when, and with which model.", mcp_document_status_args,
-     mcp_document_status_out, false, mcp_tool_document_status, NULL},
+     &mcp_document_status_out, false, mcp_tool_document_status, NULL},
     {"add_document", "Index one file under the root now (path), or store text as a document (content + name, "
                      "with metadata). A stored document has no file behind it: it is addressed by its name, never "
                      "compared with the disk (reindex keeps it as it is) and removed only by delete_document; "
                      "storing under a stored document's name replaces it, under an indexed file's name is "
                      "refused. add_document with path also brings back a file removed by delete_document. "
                      "Answers once the document is searchable.",
-     mcp_add_document_args, mcp_add_document_out, true, mcp_tool_add_document, NULL},
+     mcp_add_document_args, &mcp_add_document_out, true, mcp_tool_add_document, NULL},
     {"delete_document", "Remove exactly one document, by doc_id or path; a folder, the root or an unknown name is "
                         "refused with the reason. The file itself is not touched, and the deletion is remembered: "
                         "reindex leaves the file out until add_document with its path indexes it again. A "
                         "stored document's text is gone for good.",
-     mcp_delete_document_args, mcp_delete_document_out, true, mcp_tool_delete_document, NULL},
+     mcp_delete_document_args, &mcp_delete_document_out, true, mcp_tool_delete_document, NULL},
     {"reindex", "Bring the file-backed documents up to date with the files under the root (or some paths): new "
                 "files added, changed ones re-embedded, deleted ones removed. Stored documents (add_document "
                 "with content) are never touched; files removed by delete_document stay out (kept_out). "
                 "Answers once the changes are searchable.",
-     mcp_reindex_args, mcp_reindex_out, true, mcp_tool_reindex, NULL},
+     mcp_reindex_args, &mcp_reindex_out, true, mcp_tool_reindex, NULL},
     {"index_health", "Counts, pending work (jobs done, failed or cancelled, refused as busy), failures, last "
                      "commit, file size, model, recent top queries and latency per tool.",
-     mcp_index_health_args, mcp_index_health_out, false, mcp_tool_index_health, NULL},
+     mcp_index_health_args, &mcp_index_health_out, false, mcp_tool_index_health, NULL},
     {"create_baseline", "Name the current state of the index (a baseline; nothing is copied), so query tools can "
                         "read it later with read_context {selector: baseline_id, baseline_id: name}, also after "
                         "compaction. The name published is what read_context {selector: published} reads.",
-     mcp_create_baseline_args, mcp_create_baseline_out, true, mcp_tool_create_baseline, NULL},
+     mcp_create_baseline_args, &mcp_create_baseline_out, true, mcp_tool_create_baseline, NULL},
     {"audit_log", "Documents the validation gate refused to index (README \"Validation gate and policy\"): "
                   "time, path, content hash, rule and reason, newest last; kept in the index file, the newest "
                   "10,000.",
-     mcp_audit_log_args, mcp_audit_log_out, false, mcp_tool_audit_log, NULL},
+     mcp_audit_log_args, &mcp_audit_log_out, false, mcp_tool_audit_log, NULL},
     {"semantic_search", "Seed 003: meaning-based retrieval. search in semantic mode, chunk by chunk, with limit, "
                         "doc_filter and a similarity threshold (default 0.5).",
-     mcp_semantic_search_args, mcp_search_out, false, NULL, "search"},
+     mcp_semantic_search_args, &mcp_search_out, false, NULL, "search"},
     {"full_text_search", "Seed 003: keyword retrieval (BM25) with filters; matching documents with a snippet around "
                          "the hits. search in keyword mode.",
-     mcp_full_text_search_args, mcp_search_out, false, NULL, "search"},
+     mcp_full_text_search_args, &mcp_search_out, false, NULL, "search"},
     {"hybrid_search", "Seed 003: semantic and keyword scores, each normalised to 0..1, combined with semantic_weight "
                       "and text_weight; one result per document. search in hybrid mode with weighted fusion.",
-     mcp_hybrid_search_args, mcp_search_out, false, NULL, "search"},
+     mcp_hybrid_search_args, &mcp_search_out, false, NULL, "search"},
     {"document_details", "Seed 003: a document's metadata, hash and chunks. get_document under seed 003's name.",
-     mcp_document_details_args, mcp_get_document_out, false, NULL, "get_document"},
+     mcp_document_details_args, &mcp_get_document_out, false, NULL, "get_document"},
     {"semanticSearch", "Seed 001: passages related to a natural-language query, with top_k, min_score and filters. "
                        "search in semantic mode.",
-     mcp_semanticSearch_args, mcp_search_out, false, NULL, "search"},
+     mcp_semanticSearch_args, &mcp_search_out, false, NULL, "search"},
     {"getContext", "Seed 001: assembled context for answering a question, within max_tokens. get_context under "
                    "seed 001's name.",
-     mcp_getContext_args, mcp_get_context_out, false, NULL, "get_context"},
+     mcp_getContext_args, &mcp_get_context_out, false, NULL, "get_context"},
     {"publish", "Publish signed files under the root to the team's registry (PostgreSQL + pgvector) as this "
                 "server's tenant: embedded here, one transaction per batch; unchanged files are skipped and the "
                 "tenant's documents whose files are gone are removed. Search them with search {source: registry}.",
-     mcp_publish_args, mcp_publish_out, true, mcp_tool_publish, NULL},
+     mcp_publish_args, &mcp_publish_out, true, mcp_tool_publish, NULL},
     /* conversation memory (mcp_memory.c) */
     {"record_turn", "Seed 003's conversation memory: store one turn of a session (user message, agent response, "
                     "retrieved document ids, search method, relevance). Answers once the turn is durable. Turns "
                     "belong to this server's tenant and user; the oldest are dropped past the retention limits.",
-     mcp_record_turn_args, mcp_record_turn_out, true, mcp_tool_record_turn, NULL},
-    {"get_session", "The turns of one session, in order.", mcp_get_session_args, mcp_get_session_out, false,
+     mcp_record_turn_args, &mcp_record_turn_out, true, mcp_tool_record_turn, NULL},
+    {"get_session", "The turns of one session, in order.", mcp_get_session_args, &mcp_get_session_out, false,
      mcp_tool_get_session, NULL},
     {"search_history", "Past turns related to a query: hybrid (semantic over the turns' embeddings fused with "
                        "keyword BM25), semantic or keyword; optionally within one session.",
-     mcp_search_history_args, mcp_search_history_out, false, mcp_tool_search_history, NULL},
+     mcp_search_history_args, &mcp_search_history_out, false, mcp_tool_search_history, NULL},
     {"list_sessions", "The sessions of the conversation memory, newest first, with their turn counts.",
-     mcp_list_sessions_args, mcp_list_sessions_out, false, mcp_tool_list_sessions, NULL},
+     mcp_list_sessions_args, &mcp_list_sessions_out, false, mcp_tool_list_sessions, NULL},
+    {.name = NULL},
 };
 
 /* === Tool calls === */
@@ -240,8 +252,8 @@ static void note_latency(mcp_server *s, int tool, double ms)
 {
     const char *transport = s->transport;
     s = mcp_home(s);
-    hx_metrics_observe(s->metrics, HX_METRIC_TOOL, hx_mcp_tools[tool].name, transport, NULL, ms / 1e3);
-    hx_stats_note_latency(s->stats, hx_mcp_tools[tool].name, transport, ms);
+    hx_metrics_observe(s->metrics, HX_METRIC_TOOL, mcp_tools[tool].name, transport, NULL, ms / 1e3);
+    hx_stats_note_latency(s->stats, mcp_tools[tool].name, transport, ms);
 }
 
 /* Result of a tool call: the structured JSON (sw) also given as text, or an isError message. */
@@ -294,18 +306,18 @@ static int run_guarded(mcp_server *s, int t, const hx_json_val *args, hx_json_wr
         snprintf(message, cap, "%s; it is reopened on the next call", HX_FAULT_MESSAGE);
         return -1;
     }
-    int rc = hx_mcp_tools[t].run(s, args, sw, message, cap);
+    int rc = mcp_tools[t].run(s, args, sw, message, cap);
     hx_fault_leave(&g);
     return rc;
 }
 
-/* The index of the tool called name (len bytes), or MCP_TOOL_COUNT when there is none. */
+/* The index of the tool called name (len bytes), or -1 when there is none. */
 static int tool_index(const char *name, size_t len)
 {
-    int t = 0;
-    while (t < MCP_TOOL_COUNT && (strlen(hx_mcp_tools[t].name) != len || memcmp(hx_mcp_tools[t].name, name, len)))
-        t++;
-    return t;
+    for (int t = 0; mcp_tools[t].name; t++)
+        if (strlen(mcp_tools[t].name) == len && !memcmp(mcp_tools[t].name, name, len))
+            return t;
+    return -1;
 }
 
 /* The tool that runs tool t on *args: t itself, or its family with *args translated into the
@@ -313,19 +325,19 @@ static int tool_index(const char *name, size_t len)
  * arguments fail the family's checks. */
 static int runner_of(int t, const hx_json_val **args, hx_json_doc **doc, char *message, size_t cap)
 {
-    const char *family = hx_mcp_tools[t].family;
+    const char *family = mcp_tools[t].family;
     if (!family)
         return t;
     int f = tool_index(family, strlen(family));
     hx_json_writer w;
     hx_error err = {0};
     hx_json_writer_init(&w);
-    mcp_args_translate(hx_mcp_tools[t].args, *args, &w);
-    if (f == MCP_TOOL_COUNT || f == t)
-        f = (snprintf(message, cap, "%s names no other tool to run it (%s)", hx_mcp_tools[t].name, family), -1);
+    mcp_args_translate(mcp_tools[t].args, *args, &w);
+    if (f < 0 || f == t)
+        f = (snprintf(message, cap, "%s names no other tool to run it (%s)", mcp_tools[t].name, family), -1);
     else if (hx_json_writer_finish(&w, &err) || hx_json_parse(doc, w.buf, w.len, NULL, &err))
         f = (snprintf(message, cap, "cannot pass the arguments on to %s: %s", family, err.message), -1);
-    else if (mcp_args_check(hx_mcp_tools[f].args, hx_json_doc_root(*doc), message, cap))
+    else if (mcp_args_check(mcp_tools[f].args, hx_json_doc_root(*doc), message, cap))
         f = -1;
     else
         *args = hx_json_doc_root(*doc);
@@ -344,10 +356,10 @@ int mcp_run_tool(mcp_server *s, int t, const hx_json_val *args, const char *id, 
     hx_error err = {0};
     hx_json_doc *translated = NULL;
     hx_json_writer_init(&sw);
-    int r = mcp_args_check(hx_mcp_tools[t].args, args, message, sizeof message)
+    int r = mcp_args_check(mcp_tools[t].args, args, message, sizeof message)
                 ? -1 : runner_of(t, &args, &translated, message, sizeof message);
     int rc = r < 0 ? -1
-             : hx_mcp_tools[r].writes ? hx_mcp_tools[r].run(s, args, &sw, message, sizeof message)
+             : mcp_tools[r].writes ? mcp_tools[r].run(s, args, &sw, message, sizeof message)
                                       : run_guarded(s, r, args, &sw, message, sizeof message);
     hx_json_doc_free(translated);
     if (!rc && hx_json_writer_finish(&sw, &err)) {
@@ -370,8 +382,8 @@ int mcp_write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "tools");
     hx_json_write_arr_begin(w);
-    for (int t = 0; t < MCP_TOOL_COUNT; t++) {
-        const mcp_tool *tool = &hx_mcp_tools[t];
+    for (int t = 0; mcp_tools[t].name; t++) {
+        const mcp_tool *tool = &mcp_tools[t];
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "name");
         hx_json_write_cstr(w, tool->name);
@@ -380,7 +392,7 @@ int mcp_write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
         hx_json_write_key(w, "inputSchema");
         mcp_args_schema(w, tool->args);
         hx_json_write_key(w, "outputSchema");
-        hx_json_write_json(w, tool->output_schema, strlen(tool->output_schema));
+        mcp_output_schema(w, tool->output);
         hx_json_write_key(w, "annotations");
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "readOnlyHint");
@@ -412,24 +424,24 @@ void mcp_tools_call(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_jso
         return;
     }
     int t = tool_index(name, name_len);
-    if (t == MCP_TOOL_COUNT) {
+    if (t < 0) {
         char m[160];
         snprintf(m, sizeof m, "Unknown tool: %.*s (tools/list names the tools)", (int)(name_len > 64 ? 64 : name_len), name);
         hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS, m, NULL, 0, NULL);
         return;
     }
-    if (hx_mcp_tools[t].writes && s->cfg->read_only) {
+    if (mcp_tools[t].writes && s->cfg->read_only) {
         hx_json_writer empty;
         hx_json_writer_init(&empty);
         char m[200];
         snprintf(m, sizeof m, "%s changes the index, and this server runs with --read-only: restart it without "
-                              "--read-only to allow changes", hx_mcp_tools[t].name);
+                              "--read-only to allow changes", mcp_tools[t].name);
         tool_outcome o = {&empty, m, s->modern};
         hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_tool_result, &o, NULL);
         hx_json_writer_free(&empty);
         return;
     }
-    if (hx_mcp_tools[t].writes) {
+    if (mcp_tools[t].writes) {
         *deferred = mcp_enqueue(s, t, msg, args, sink, out);
         return;
     }
@@ -448,14 +460,14 @@ int mcp_call_read_tool(mcp_server *s, const char *name, const char *args, size_t
     int t = tool_index(name, strlen(name));
     hx_json_doc *doc = NULL, *translated = NULL;
     hx_error err = {0};
-    if (t == MCP_TOOL_COUNT || hx_mcp_tools[t].writes)
+    if (t < 0 || mcp_tools[t].writes)
         return snprintf(message, cap, "no read tool called %s", name), -1;
     if (hx_json_parse(&doc, args, args_len, NULL, &err))
         return snprintf(message, cap, "arguments: %s", err.message), -1;
     double t0 = mcp_mono_ms();
     const hx_json_val *a = hx_json_doc_root(doc);
     hx_json_writer_reset(out);
-    int r = mcp_args_check(hx_mcp_tools[t].args, a, message, cap) ? -1 : runner_of(t, &a, &translated, message, cap);
+    int r = mcp_args_check(mcp_tools[t].args, a, message, cap) ? -1 : runner_of(t, &a, &translated, message, cap);
     int rc = r < 0 ? -1 : run_guarded(s, r, a, out, message, cap);
     if (!rc && hx_json_writer_finish(out, &err))
         rc = (snprintf(message, cap, "internal error building the result: %s", err.message), -1);

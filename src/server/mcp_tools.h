@@ -9,7 +9,29 @@
 #include "registry.h"
 #include "relpath.h"
 
-/* === Argument rows several tables share === */
+/* === The table (mcp_tools.c) === */
+
+/* A tool: its name, its argument table (the inputSchema and the checks), its output schema and
+ * what runs it: its own run, or its family's (a seed's name for a hyrax tool, such as seed 003's
+ * semantic_search for search). */
+typedef struct mcp_tool {
+    const char *name;
+    const char *description;
+    const mcp_arg *args;          /* mcp_args.h; checked before run is called */
+    const mcp_field *output;      /* mcp_output.h: the outputSchema */
+    bool writes;                  /* runs on the worker thread; refused with --read-only */
+    /* Writes the structured result into w and returns 0, or returns non-zero after setting
+     * *message (a sentence a person can act on) for an isError result. args passed the table. */
+    int (*run)(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *message, size_t cap);
+    /* NULL, or the name of the tool that runs this one: a call's arguments are translated by
+     * this tool's table (mcp_args_translate), checked by the family's and run by its run. */
+    const char *family;
+} mcp_tool;
+
+/* The tools in tools/list order; a row with name NULL ends it. */
+extern const mcp_tool mcp_tools[];
+
+/* === Argument and output rows several tables share === */
 
 #define MAX_TOP_K 50
 #define MAX_FILTERS 32
@@ -17,32 +39,48 @@
 #define MAX_EXCLUDES 64
 #define CONTEXT_CANDIDATES 50
 
-#define FILTERS_DOC                                                                                          \
+#define FILTERS_DOC                                                                                           \
     "Metadata filters, all must match. {\"owning-sig\": \"sig-auth\"} equality (numbers as numbers); "        \
-    "{\"tags\": [\"a\", \"b\"]} any of (a document list matches when any item does); {\"creation-date\": "   \
-    "{\"from\": \"2020-01-01\", \"to\": \"2021-12-31\"}} a date or number range (also gte, gt, lte, lt); "     \
-    "{\"date_range\": {\"from\": ..., \"to\": ...}} on indexed_at, or on {\"key\": \"a-date-key\"}. Keys: "  \
-    "metadata (front matter, YAML, the folder's kep.yaml and README front matter; _ and - alike; sig_name = "  \
-    "owning-sig, kep_id and kep_number = kep-number) or derived: path (glob, ** spans folders), type, ext, "   \
+    "{\"tags\": [\"a\", \"b\"]} any of (a document list matches when any item does); {\"creation-date\": "    \
+    "{\"from\": \"2020-01-01\", \"to\": \"2021-12-31\"}} a date or number range (also gte, gt, lte, lt); "    \
+    "{\"date_range\": {\"from\": ..., \"to\": ...}} on indexed_at, or on {\"key\": \"a-date-key\"}. Keys: "   \
+    "metadata (front matter, YAML, the folder's kep.yaml and README front matter; _ and - alike; sig_name = " \
+    "owning-sig, kep_id and kep_number = kep-number) or derived: path (glob, ** spans folders), type, ext, "  \
     "dir, folder (any folder name of the path), indexed_at, mtime."
 #define ARG_DOC_ID(what) {"doc_id", MCP_INTEGER, RANGE(0, UINT32_MAX), .description = what}
 #define ARG_DOC_PATH(what) {"path", MCP_STRING, .description = what}
 
-#define SIGNER_PROP                                                                                           \
-    "\"signer\":{\"type\":[\"string\",\"null\"],\"description\":\"the key id (minisign) or principal (SSH) "     \
-    "whose signature the validation gate verified before indexing the document; null: unsigned\"}"
+/* Who signed a document (hx_present_signer): in results, citations, context sources and documents. */
+#define MCP_OUT_SIGNER                                                                                        \
+    {"signer", MCP_JSON_STRING | MCP_JSON_NULL,                                                               \
+     .description = "the key id (minisign) or principal (SSH) whose signature the validation gate verified "  \
+                    "before indexing the document; null: unsigned"}
+/* A document's metadata (hx_present_meta): each key's value, or values. */
+extern const mcp_field mcp_metadata_value;
+#define MCP_OUT_METADATA {"metadata", MCP_JSON_OBJECT, .values = &mcp_metadata_value}
+/* What an update did (mcp_write_report) and when it is searchable (mcp_write_searchable). */
+extern const mcp_field mcp_rejected_item;
+#define MCP_OUT_REPORT_ROWS                                                                                   \
+    {"added", .type = MCP_JSON_INTEGER},                                                                      \
+    {"updated", .type = MCP_JSON_INTEGER},                                                                    \
+    {"unchanged", .type = MCP_JSON_INTEGER},                                                                  \
+    {"removed", .type = MCP_JSON_INTEGER},                                                                    \
+    {"kept_out", MCP_JSON_INTEGER,                                                                            \
+     .description = "files left out because they were deleted with delete_document"},                         \
+    {"rejected", MCP_JSON_ARRAY, .items = &mcp_rejected_item},                                                \
+    {"chunks_added", .type = MCP_JSON_INTEGER},                                                               \
+    {"chunks_removed", .type = MCP_JSON_INTEGER},                                                             \
+    {"seconds", .type = MCP_JSON_NUMBER}
+#define MCP_OUT_SEARCHABLE_ROWS                                                                               \
+    {"generation", .type = MCP_JSON_INTEGER},                                                                 \
+    {"searchable", .type = MCP_JSON_BOOLEAN},                                                                 \
+    {"searchable_at", .type = MCP_JSON_STRING},                                                               \
+    {"warning", MCP_JSON_STRING,                                                                              \
+     .description = "Present when the change is committed but something after it failed (compaction)."}
 
-#define WARNING_PROP "\"warning\":{\"type\":\"string\",\"description\":\"Present when the change is committed but something after it failed (compaction).\"}"
-#define REPORT_PROPS                                                                                          \
-    "\"added\":{\"type\":\"integer\"},\"updated\":{\"type\":\"integer\"},\"unchanged\":{\"type\":\"integer\"}," \
-    "\"removed\":{\"type\":\"integer\"},\"kept_out\":{\"type\":\"integer\",\"description\":\"files left out because they were deleted with delete_document\"},\"rejected\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}}," \
-    "\"chunks_added\":{\"type\":\"integer\"},\"chunks_removed\":{\"type\":\"integer\"},\"seconds\":{\"type\":\"number\"}," \
-    "\"generation\":{\"type\":\"integer\"},\"searchable\":{\"type\":\"boolean\"},\"searchable_at\":{\"type\":\"string\"}," \
-    WARNING_PROP
-
-#define SEED_FILTER_ROWS                                                                                     \
-    {"category", MCP_STRING, .description = "The category metadata."},                                      \
-    {"tags", MCP_STRING_LIST, AT_MOST(MAX_FILTERS), .description = "Documents tagged with any of these."}, \
+#define SEED_FILTER_ROWS                                                                                      \
+    {"category", MCP_STRING, .description = "The category metadata."},                                        \
+    {"tags", MCP_STRING_LIST, AT_MOST(MAX_FILTERS), .description = "Documents tagged with any of these."},    \
     {"date_range", MCP_OBJECT, .props = mcp_date_range_args, .description = "Dates from .. to, inclusive."}
 #define SEED_FILTERS_DOC "Seed 003's category, tags and date_range, and any other metadata key. " FILTERS_DOC
 
@@ -78,7 +116,7 @@ void mcp_write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_repor
 
 #define MCP_TOOL_DECL(tool)                                                                                   \
     extern const mcp_arg mcp_##tool##_args[];                                                                 \
-    extern const char mcp_##tool##_out[];                                                                     \
+    extern const mcp_field mcp_##tool##_out;                                                                  \
     int mcp_tool_##tool(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 /* search, get_context, find_similar and the seeds' names for them (mcp_tool_search.c) */
 MCP_TOOL_DECL(search);
@@ -99,5 +137,10 @@ MCP_TOOL_DECL(index_health);
 MCP_TOOL_DECL(create_baseline);
 MCP_TOOL_DECL(audit_log);
 MCP_TOOL_DECL(publish);
+/* conversation memory (mcp_tool_memory.c) */
+MCP_TOOL_DECL(record_turn);
+MCP_TOOL_DECL(get_session);
+MCP_TOOL_DECL(search_history);
+MCP_TOOL_DECL(list_sessions);
 
 #endif
