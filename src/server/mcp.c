@@ -30,13 +30,6 @@ static const char server_info[] = "{\"name\":\"hyrax\",\"title\":\"hyrax local h
                                   HX_VERSION_STRING "\"}";
 static const char capabilities[] = "{\"tools\":{\"listChanged\":false},\"resources\":{\"listChanged\":false}}";
 
-/* The server whose shared state (lock, queue, statistics, model) a view uses: s itself outside
- * HTTP. */
-mcp_server *mcp_home(mcp_server *s)
-{
-    return s->home ? s->home : s;
-}
-
 int64_t mcp_now_ns(void)
 {
     struct timespec ts;
@@ -98,21 +91,31 @@ static void *load_model(void *arg)
     return NULL;
 }
 
-int mcp_wait_model(mcp_server *s, char *message, size_t cap)
+/* The model once the loader is done: NULL, with message set, when loading failed. */
+static hx_model *loaded_model(mcp_server *h, char *message, size_t cap)
 {
-    mcp_server *h = mcp_home(s);
     pthread_mutex_lock(&h->lock);
     while (!h->model_done)
         pthread_cond_wait(&h->wake, &h->lock);
-    s->model = h->model;
-    int ok = s->model != NULL;
-    if (!ok)
+    hx_model *m = h->model;
+    if (!m)
         snprintf(message, cap, "%s", h->model_error);
     pthread_mutex_unlock(&h->lock);
-    return ok ? 0 : -1;
+    return m;
 }
 
-int mcp_index_open(mcp_server *s, hx_index **ix, unsigned flags, const char *root, hx_error *err)
+int mcp_wait_model(mcp_session *s, char *message, size_t cap)
+{
+    s->model = loaded_model(s->server, message, cap);
+    return s->model ? 0 : -1;
+}
+
+int mcp_session_encoder(mcp_session *s, hx_error *err)
+{
+    return s->enc ? 0 : hx_encoder_new(&s->enc, s->model, s->enc_threads, err);
+}
+
+int mcp_index_open(mcp_session *s, hx_index **ix, unsigned flags, const char *root, hx_error *err)
 {
     int rc = hx_index_open(ix, s->cfg->db, flags, s->model, root, err);
     if (!rc && s->cfg->identity && (rc = hx_index_set_identity(*ix, s->cfg->identity, err))) {
@@ -122,12 +125,11 @@ int mcp_index_open(mcp_server *s, hx_index **ix, unsigned flags, const char *roo
     return rc;
 }
 
-bool mcp_model_ready(mcp_server *s)
+bool mcp_model_ready(mcp_session *s)
 {
-    mcp_server *h = mcp_home(s);
-    pthread_mutex_lock(&h->lock);
-    s->model = h->model;
-    pthread_mutex_unlock(&h->lock);
+    pthread_mutex_lock(&s->server->lock);
+    s->model = s->server->model;
+    pthread_mutex_unlock(&s->server->lock);
     return s->model != NULL;
 }
 
@@ -143,18 +145,17 @@ static void watch_write_lock(void *ctx, int take)
 /* The watcher's model: waits for the loader; NULL when loading failed. */
 static const hx_model *watch_model(void *ctx)
 {
-    mcp_server *s = ctx;
     char message[320];
-    return mcp_wait_model(s, message, sizeof message) ? NULL : s->model;
+    return loaded_model(ctx, message, sizeof message);
 }
 
 /* Opens (or refreshes) the reader and points it at the commit ctx selects (NULL = head). */
-static int open_reader_at(mcp_server *s, const hx_read_context *ctx, char *message, size_t cap)
+static int open_reader_at(mcp_session *s, const hx_read_context *ctx, char *message, size_t cap)
 {
     hx_error err = {0};
     if (mcp_wait_model(s, message, cap))
         return -1;
-    if (!s->reader_enc && hx_encoder_new(&s->reader_enc, s->model, 1, &err)) {
+    if (mcp_session_encoder(s, &err)) {
         snprintf(message, cap, "cannot start the encoder: %s", err.message);
         return -1;
     }
@@ -180,7 +181,7 @@ static int open_reader_at(mcp_server *s, const hx_read_context *ctx, char *messa
     return 0;
 }
 
-int mcp_open_reader(mcp_server *s, char *message, size_t cap)
+int mcp_open_reader(mcp_session *s, char *message, size_t cap)
 {
     return open_reader_at(s, NULL, message, cap);
 }
@@ -234,22 +235,22 @@ int mcp_read_context(const mcp_args *a, hx_read_context *out, char *message, siz
     return 0;
 }
 
-int mcp_open_reader_for(mcp_server *s, const mcp_args *a, char *message, size_t cap)
+int mcp_open_reader_for(mcp_session *s, const mcp_args *a, char *message, size_t cap)
 {
     hx_read_context ctx;
     return mcp_read_context(a, &ctx, message, cap) ? -1 : open_reader_at(s, &ctx, message, cap);
 }
 
-void mcp_write_read_context(hx_json_writer *w, const mcp_server *s)
+void mcp_write_read_context(hx_json_writer *w, const mcp_session *s)
 {
     hx_present_read_context(w, &s->read_taken);
 }
 
 /* === Statistics === */
 
-void mcp_note_query(mcp_server *s, const char *query)
+void mcp_note_query(mcp_session *s, const char *query)
 {
-    hx_stats_note_query(mcp_home(s)->stats, query);
+    hx_stats_note_query(s->server->stats, query);
 }
 
 /* === Methods === */
@@ -281,7 +282,7 @@ static const char instructions[] =
 
 static int write_initialize(void *ctx, hx_json_writer *w, hx_error *err)
 {
-    const mcp_server *s = ctx;
+    const mcp_session *s = ctx;
     (void)err;
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "protocolVersion");
@@ -296,7 +297,7 @@ static int write_initialize(void *ctx, hx_json_writer *w, hx_error *err)
     return 0;
 }
 
-static int initialize(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+static int initialize(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
     const char *asked = hx_json_str(hx_json_obj_get(msg->params, "protocolVersion"), NULL);
     const char *chosen = protocol_versions[0];
@@ -335,7 +336,7 @@ static int write_empty(void *ctx, hx_json_writer *w, hx_error *err)
 {
     (void)err;
     hx_json_write_obj_begin(w);
-    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern, -1);
+    mcp_write_result_tail(w, ((const mcp_session *)ctx)->modern, -1);
     hx_json_write_obj_end(w);
     return 0;
 }
@@ -343,7 +344,7 @@ static int write_empty(void *ctx, hx_json_writer *w, hx_error *err)
 /* Sets s->modern from params._meta: a request that names protocol 2026-07-28 there (with the
  * client's capabilities, which that version requires) needs no initialize, and its result says
  * resultType. 0, or -1 with the JSON-RPC error for a named version hyrax does not speak. */
-static int read_envelope(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+static int read_envelope(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
     const hx_json_val *meta = hx_json_obj_get(msg->params, "_meta");
     const hx_json_val *v = hx_json_obj_get(meta, META_VERSION);
@@ -379,11 +380,11 @@ static int read_envelope(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *o
 
 /* One message: lifecycle, discovery, tools/list, tools/call, cancellation. sink: where a write
  * job answers, and whose session a cancellation names (NULL: stdio, out_fd). */
-static int handle_msg(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out)
+static int handle_msg(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out)
 {
     if (msg->kind == HX_RPC_NOTIFICATION) {
         if (!strcmp(msg->method, "notifications/cancelled") && msg->params)
-            mcp_cancel_request(s, msg->params, sink);
+            mcp_cancel_request(s->server, msg->params, sink);
         return 0;   /* notifications/initialized and others need nothing */
     }
     if (msg->kind != HX_RPC_REQUEST)
@@ -425,7 +426,7 @@ static int handle(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
     return handle_msg(ctx, msg, NULL, out);
 }
 
-int mcp_handle_msg(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out)
+int mcp_handle_msg(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out)
 {
     hx_json_writer_reset(out);
     int rc = handle_msg(s, msg, sink, out);
@@ -459,7 +460,8 @@ int mcp_server_start(mcp_server *s, const hx_mcp_config *cfg, int out_fd, hx_err
     s->out_fd = out_fd;
     s->started_ns = mcp_now_ns();
     s->transport = "stdio";
-    snprintf(s->protocol, sizeof s->protocol, "%s", protocol_versions[0]);
+    mcp_session_init(&s->worker, s, NULL);
+    s->worker.enc_threads = cfg->threads;
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->out_lock, NULL);
     pthread_mutex_init(&s->write_lock, NULL);
@@ -506,11 +508,7 @@ void mcp_server_stop(mcp_server *s, bool now)
         s->queue_head = j->next;
         mcp_job_free(j);
     }
-    hx_index_close(s->reader);
-    hx_index_close(s->user_reader);
-    mcp_tiers_free(s);
-    hx_encoder_free(s->reader_enc);
-    hx_encoder_free(s->writer_enc);
+    mcp_session_free(&s->worker);
     hx_model_close(s->model);
     hx_stats_close(s->stats);
     for (size_t i = 0; i < MCP_FAILURES; i++) {
@@ -523,35 +521,37 @@ void mcp_server_stop(mcp_server *s, bool now)
     pthread_mutex_destroy(&s->lock);
 }
 
-void mcp_view_init(mcp_server *view, mcp_server *home, const char *transport)
+void mcp_session_init(mcp_session *s, mcp_server *server, const char *transport)
 {
-    memset(view, 0, sizeof *view);
-    view->home = home;
-    view->cfg = home->cfg;
-    view->out_fd = -1;
-    view->started_ns = home->started_ns;
-    view->initialized = true;   /* stateless: every request stands alone */
-    view->transport = transport;
-    snprintf(view->protocol, sizeof view->protocol, "%s", protocol_versions[0]);
+    memset(s, 0, sizeof *s);
+    s->server = server;
+    s->cfg = server->cfg;
+    s->transport = transport;
+    s->initialized = true;
+    s->enc_threads = 1;
+    snprintf(s->protocol, sizeof s->protocol, "%s", protocol_versions[0]);
 }
 
-void mcp_view_free(mcp_server *view)
+void mcp_session_free(mcp_session *s)
 {
-    hx_index_close(view->reader);
-    hx_index_close(view->user_reader);
-    mcp_tiers_free(view);
-    hx_encoder_free(view->reader_enc);
-    view->reader = NULL;
-    view->user_reader = NULL;
-    view->reader_enc = NULL;
+    hx_index_close(s->reader);
+    hx_index_close(s->user_reader);
+    mcp_tiers_free(s);
+    hx_encoder_free(s->enc);
+    s->reader = NULL;
+    s->user_reader = NULL;
+    s->enc = NULL;
 }
 
 int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
 {
     mcp_server s;
+    mcp_session conn;   /* the client's: it starts with initialize */
     int rc = mcp_server_start(&s, cfg, out_fd, err);
     if (rc)
         return rc;
+    mcp_session_init(&conn, &s, "stdio");
+    conn.initialized = false;
     hx_rpc_reader r;
     hx_json_writer out;
     hx_json_writer_init(&out);
@@ -581,9 +581,10 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
         }
         if (!line)
             break;   /* end of input */
-        hx_rpc_dispatch(line, len, NULL, handle, &s, &out, NULL);
+        hx_rpc_dispatch(line, len, NULL, handle, &conn, &out, NULL);
         mcp_send_line(&s, &out);
     }
+    mcp_session_free(&conn);
     mcp_server_stop(&s, now);
     hx_rpc_reader_free(&r);
     hx_json_writer_free(&out);

@@ -14,7 +14,6 @@
 
 bool mcp_should_stop(mcp_server *s)
 {
-    s = mcp_home(s);
     pthread_mutex_lock(&s->lock);
     bool stop = s->stopping_now || (s->running && s->running->cancelled);
     pthread_mutex_unlock(&s->lock);
@@ -40,7 +39,6 @@ void mcp_note_failure(mcp_server *s, const char *path, const char *reason)
 
 bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap)
 {
-    s = mcp_home(s);
     bool found = false;
     pthread_mutex_lock(&s->lock);
     for (size_t k = 0; k < s->n_failures && !found; k++) {
@@ -86,7 +84,6 @@ static bool job_touches(const mcp_job *j, const char *path)
 
 bool mcp_path_pending(mcp_server *s, const char *path)
 {
-    s = mcp_home(s);
     bool hit = false;
     pthread_mutex_lock(&s->lock);
     if (s->running)
@@ -99,7 +96,6 @@ bool mcp_path_pending(mcp_server *s, const char *path)
 
 void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w)
 {
-    s = mcp_home(s);
     pthread_mutex_lock(&s->lock);
     hx_json_write_key(w, "pending_jobs");
     hx_json_write_uint(w, s->queued_jobs);
@@ -119,7 +115,6 @@ void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w)
 
 void mcp_write_failures(mcp_server *s, hx_json_writer *w)
 {
-    s = mcp_home(s);
     pthread_mutex_lock(&s->lock);
     hx_json_write_arr_begin(w);
     for (size_t k = 0; k < s->n_failures; k++) {
@@ -242,7 +237,7 @@ void *mcp_worker_main(void *arg)
         int rc = -1;
         if (hx_json_parse(&doc, j->args, j->args_len, NULL, &err) == 0) {
             pthread_mutex_lock(&s->write_lock);   /* the watcher's batches wait meanwhile */
-            rc = mcp_run_tool(s, j->tool, hx_json_doc_root(doc), j->id, j->id_len, j->modern, &out);
+            rc = mcp_run_tool(&s->worker, j->tool, hx_json_doc_root(doc), j->id, j->id_len, j->modern, &out);
             pthread_mutex_unlock(&s->write_lock);
             hx_json_doc_free(doc);
         } else {
@@ -285,11 +280,11 @@ static void write_busy(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
 
 /* Queues a write job for the worker and returns true (the worker answers it), or leaves the
  * answer in out and returns false: busy over the queue bounds, or out of memory. */
-bool mcp_enqueue(mcp_server *s, int tool, const hx_rpc_msg *msg, const hx_json_val *args, mcp_sink *sink,
-                    hx_json_writer *out)
+bool mcp_enqueue(mcp_session *session, int tool, const hx_rpc_msg *msg, const hx_json_val *args, mcp_sink *sink,
+                 hx_json_writer *out)
 {
-    bool modern = s->modern;
-    s = mcp_home(s);
+    mcp_server *s = session->server;
+    bool modern = session->modern;
     hx_error err = {0};
     mcp_job *j = hx_calloc(1, sizeof *j);
     hx_json_writer aw;
@@ -368,7 +363,6 @@ static bool job_named(const mcp_job *j, const job_key *k)
  * it committed first) and is not answered. */
 static void cancel_jobs(mcp_server *s, const job_key *k)
 {
-    s = mcp_home(s);
     pthread_mutex_lock(&s->lock);
     mcp_job **pp = &s->queue_head, *prev = NULL;
     while (*pp) {
@@ -418,7 +412,6 @@ void mcp_cancel_sink(mcp_server *s, mcp_sink *sink)
 int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path)
 {
     (void)path;
-    s = mcp_home(s);
     pthread_mutex_lock(&s->lock);
     mcp_job *j = s->running;
     char *token = j && j->progress && !j->cancelled ? hx_strdup(j->progress) : NULL;

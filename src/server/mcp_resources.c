@@ -65,7 +65,7 @@ static int uri_path(const char *uri, size_t len, char *out, size_t cap)
 
 static int write_list(void *ctx, hx_json_writer *w, hx_error *err)
 {
-    mcp_server *s = ctx;
+    mcp_session *s = ctx;
     (void)err;
     size_t n = hx_index_doc_count(s->reader), from = s->resource_from;
     hx_json_write_obj_begin(w);
@@ -102,7 +102,7 @@ static int write_list(void *ctx, hx_json_writer *w, hx_error *err)
     return 0;
 }
 
-int mcp_resources_list(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+int mcp_resources_list(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
     char m[512];
     const char *cursor = hx_json_str(hx_json_obj_get(msg->params, "cursor"), NULL);
@@ -127,19 +127,19 @@ static int write_templates(void *ctx, hx_json_writer *w, hx_error *err)
                        strlen("[{\"uriTemplate\":\"" URI_PREFIX "{path}\",\"name\":\"document\",\"title\":\"An indexed "
                               "document\",\"description\":\"A document of the index by its root-relative path "
                               "(percent-encoded), as resources/list names it.\"}]"));
-    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern, 0);
+    mcp_write_result_tail(w, ((const mcp_session *)ctx)->modern, 0);
     hx_json_write_obj_end(w);
     return 0;
 }
 
-int mcp_resource_templates(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+int mcp_resource_templates(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
     return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_templates, s, NULL);
 }
 
 /* The document's text: its file for a file-backed one, its chunks for a stored one. *text is
  * owned by the caller; -1 with m set. */
-static int doc_text(mcp_server *s, const hx_doc_info *d, char **text, size_t *len, char *m, size_t cap)
+static int doc_text(mcp_session *s, const hx_doc_info *d, char **text, size_t *len, char *m, size_t cap)
 {
     hx_error err = {0};
     *text = NULL;
@@ -167,7 +167,7 @@ static int doc_text(mcp_server *s, const hx_doc_info *d, char **text, size_t *le
 }
 
 typedef struct {
-    mcp_server *s;
+    mcp_session *s;
     const char *uri;
     size_t uri_len;
     const char *text;
@@ -196,7 +196,7 @@ static int write_read(void *ctx, hx_json_writer *w, hx_error *err)
     return 0;
 }
 
-int mcp_resources_read(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+int mcp_resources_read(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
     size_t ulen;
     const char *uri = hx_json_str(hx_json_obj_get(msg->params, "uri"), &ulen);

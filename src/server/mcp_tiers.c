@@ -25,7 +25,7 @@ const mcp_field mcp_tier_item = {NULL, MCP_JSON_OBJECT, .props = tier_fields, MC
 
 /* Opens (or refreshes) the user index's reader and points it at ctx as hx_tier_read_at says;
  * s->user_why[0] != 0 when the tier is not consulted. 0, or -1 with a message. */
-static int open_user(mcp_server *s, const hx_read_context *ctx, char *message, size_t cap)
+static int open_user(mcp_session *s, const hx_read_context *ctx, char *message, size_t cap)
 {
     hx_error err = {0};
     s->user_why[0] = 0;
@@ -46,7 +46,7 @@ static int open_user(mcp_server *s, const hx_read_context *ctx, char *message, s
     return snprintf(message, cap, "cannot read the user index %s: %s", s->cfg->user_db, err.message), -1;
 }
 
-void mcp_tiers_free(mcp_server *s)
+void mcp_tiers_free(mcp_session *s)
 {
     if (!s->registry)
         return;
@@ -59,7 +59,7 @@ void mcp_tiers_free(mcp_server *s)
 /* The registry tier for a query of source all, into s->registry (NULL when the server names no
  * registry): connected within the query's budget as the reader identity's tenant and user, or
  * its `why` saying why not. 0, or -1 with a message (out of memory). */
-static int open_registry(mcp_server *s, const hx_read_context *ctx, char *message, size_t cap)
+static int open_registry(mcp_session *s, const hx_read_context *ctx, char *message, size_t cap)
 {
     const char *url = s->cfg->registry ? s->cfg->registry : getenv(HX_REGISTRY_ENV);
     if (!url || !*url)
@@ -85,7 +85,7 @@ static int open_registry(mcp_server *s, const hx_read_context *ctx, char *messag
     return 0;
 }
 
-int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
+int mcp_tiers_query(mcp_session *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
                     char *message, size_t cap)
 {
     mcp_tiers_free(s);
@@ -110,9 +110,9 @@ int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const h
             (hx_tier_status){HX_TIER_PROJECT, s->cfg->db, NULL, s->read_taken.commit.generation};
     } else if (mcp_wait_model(s, message, cap)) {
         return -1;
-    } else if (!s->reader_enc) {
+    } else {
         hx_error err = {0};
-        if (hx_encoder_new(&s->reader_enc, s->model, 1, &err))
+        if (mcp_session_encoder(s, &err))
             return snprintf(message, cap, "cannot start the encoder: %s", err.message), -1;
     }
     if (source != HX_SOURCE_PROJECT) {
@@ -131,7 +131,7 @@ int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const h
     hx_error err = {0};
     bool asks = s->registry && s->registry->r;
     if ((nt || asks) &&
-        hx_tiers_search_registry(tiers, nt, s->registry, s->reader_enc, query, strlen(query), o, res, &err))
+        hx_tiers_search_registry(tiers, nt, s->registry, s->enc, query, strlen(query), o, res, &err))
         return snprintf(message, cap, "search failed: %s", err.message), -1;
     if (s->registry)
         s->tier_status[s->n_tier_status++] =
@@ -140,19 +140,19 @@ int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const h
     return 0;
 }
 
-hx_index *mcp_tier_reader(mcp_server *s, const hx_result *r)
+hx_index *mcp_tier_reader(mcp_session *s, const hx_result *r)
 {
     if (r->tier && !strcmp(r->tier, HX_TIER_REGISTRY))
         return NULL;
     return r->tier && !strcmp(r->tier, HX_TIER_USER) ? s->user_reader : s->reader;
 }
 
-uint64_t mcp_result_generation(const mcp_server *s, const hx_result *r)
+uint64_t mcp_result_generation(const mcp_session *s, const hx_result *r)
 {
     return hx_present_tier_generation(s->tier_status, s->n_tier_status, r, s->read_taken.commit.generation);
 }
 
-void mcp_write_tiers(hx_json_writer *w, const mcp_server *s, const hx_results *res)
+void mcp_write_tiers(hx_json_writer *w, const mcp_session *s, const hx_results *res)
 {
     bool user_only = s->n_tier_status && !strcmp(s->tier_status[0].name, HX_TIER_USER);
     hx_present_read_context(w, user_only ? &s->user_taken : &s->read_taken);

@@ -31,7 +31,7 @@ const mcp_field mcp_create_baseline_out = {
     NULL, MCP_JSON_OBJECT, .props = baseline_fields,
     MCP_REQUIRED("success", "baseline_id", "generation", "committed_at")};
 
-int mcp_tool_create_baseline(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_create_baseline(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_create_baseline_args, args};
     hx_index *ix = NULL;
@@ -67,7 +67,7 @@ const mcp_field mcp_reindex_out = {
     NULL, MCP_JSON_OBJECT, .props = reindex_fields,
     MCP_REQUIRED("added", "updated", "unchanged", "removed", "rejected", "seconds", "generation", "searchable")};
 
-int mcp_tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_reindex(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_reindex_args, args};
     const char *rel[MAX_PATHS], *excl[MAX_EXCLUDES];
@@ -89,15 +89,15 @@ int mcp_tool_reindex(mcp_server *s, const hx_json_val *args, hx_json_writer *w, 
     }
     hx_update_report rep = {0};
     hx_error err = {0};
-    hx_update_opts o = {.excludes = excl, .n_excludes = ne, .reindex = force, .encoder = s->writer_enc,
+    hx_update_opts o = {.excludes = excl, .n_excludes = ne, .reindex = force, .encoder = s->enc,
                         .progress = mcp_job_progress, .progress_ctx = s};
     if (!rc) {
         if (hx_index_update(ix, targets, np, &o, &rep, &err))
             rc = (snprintf(msg, cap, "reindex failed: %s", err.message), -1);
-        hx_stats_note_update(s->stats, rc ? NULL : &rep, rc ? err.message : NULL, 0);
+        hx_stats_note_update(s->server->stats, rc ? NULL : &rep, rc ? err.message : NULL, 0);
     }
     for (size_t i = 0; !rc && i < rep.n_rejected; i++)
-        mcp_note_failure(s, rep.rejected[i].path, rep.rejected[i].reason);
+        mcp_note_failure(s->server, rep.rejected[i].path, rep.rejected[i].reason);
     if (!rc) {
         hx_json_write_obj_begin(w);
         mcp_write_report(w, &rep);
@@ -135,7 +135,7 @@ static const mcp_field publish_fields[] = {
 const mcp_field mcp_publish_out = {
     NULL, MCP_JSON_OBJECT, .props = publish_fields, MCP_REQUIRED("published", "unchanged", "removed", "rejected")};
 
-int mcp_tool_publish(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_publish(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_publish_args, args};
     const char *rel[MAX_PATHS];
@@ -152,14 +152,14 @@ int mcp_tool_publish(mcp_server *s, const hx_json_val *args, hx_json_writer *w, 
             rc = -1;
     if (!rc && mcp_wait_model(s, msg, cap))
         rc = -1;
-    if (!rc && !s->writer_enc && hx_encoder_new(&s->writer_enc, s->model, s->cfg->threads, &err))
+    if (!rc && mcp_session_encoder(s, &err))
         rc = (snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1);
     hx_registry_opts ro = mcp_registry_opts(s, 0);
     if (!rc && (hx_trust_load(&trust, s->cfg->root, &err) || hx_registry_connect(&r, &ro, &err)))
         rc = (snprintf(msg, cap, "publish failed: %s", err.message), -1);
     hx_publish_opts po = {s->cfg->root, targets, np, trust, mcp_arg_bool(&a, "allow_unsigned"),
                           mcp_arg_str(&a, "visibility"), 0, mcp_job_progress, s};
-    if (!rc && hx_publish(r, s->writer_enc, s->model, &po, &rep, &err))
+    if (!rc && hx_publish(r, s->enc, s->model, &po, &rep, &err))
         rc = (snprintf(msg, cap, "publish failed: %s", err.message), -1);
     if (!rc) {
         hx_json_write_obj_begin(w);
@@ -240,7 +240,7 @@ const mcp_field mcp_index_health_out = {
     NULL, MCP_JSON_OBJECT, .props = health_fields,
     MCP_REQUIRED("status", "documents", "chunks", "pending_jobs", "latency", "model")};
 
-int mcp_tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     (void)args;
     (void)msg;
@@ -289,23 +289,23 @@ int mcp_tool_index_health(mcp_server *s, const hx_json_val *args, hx_json_writer
     hx_json_write_key(w, "loaded");
     hx_json_write_bool(w, s->model != NULL);
     hx_json_write_obj_end(w);
-    mcp_write_health_jobs(s, w);
+    mcp_write_health_jobs(s->server, w);
     hx_json_write_key(w, "failures");
-    mcp_write_failures(s, w);
+    mcp_write_failures(s->server, w);
     hx_error serr = {0};
-    if (hx_stats_write_json(s->stats, s->cfg->db, s->cfg->identity, w, &serr)) {   /* latency, top_queries, index */
+    if (hx_stats_write_json(s->server->stats, s->cfg->db, s->cfg->identity, w, &serr)) {   /* latency, top_queries, index */
         hx_json_write_key(w, "stats_error");
         hx_json_write_cstr(w, serr.message);
     }
     hx_json_write_key(w, "watch");
-    if (s->watch)
-        hx_watch_write_health(s->watch, !s->cfg->identity, w);   /* its paths: the unscoped reader's only */
+    if (s->server->watch)
+        hx_watch_write_health(s->server->watch, !s->cfg->identity, w);   /* its paths: the unscoped reader's only */
     else
         hx_json_write_null(w);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     hx_json_write_key(w, "uptime_s");
-    hx_json_write_double(w, (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - s->started_ns) / 1e9);
+    hx_json_write_double(w, (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - s->server->started_ns) / 1e9);
     hx_json_write_key(w, "read_only");
     hx_json_write_bool(w, s->cfg->read_only);
     hx_json_write_key(w, "protocol_version");
@@ -338,7 +338,7 @@ static const mcp_field audit_fields[] = {
 };
 const mcp_field mcp_audit_log_out = {NULL, MCP_JSON_OBJECT, .props = audit_fields, MCP_REQUIRED("entries", "count")};
 
-int mcp_tool_audit_log(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_audit_log(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_audit_log_args, args};
     const char *since = mcp_arg_str(&a, "since");

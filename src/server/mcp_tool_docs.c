@@ -191,7 +191,7 @@ static void sort_docs(hx_doc_info *v, hx_doc_info *tmp, size_t n, int key, int d
     memcpy(v, tmp, n * sizeof *v);
 }
 
-static int list_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+static int list_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                          char *msg, size_t cap)
 {
     mcp_args a = {mcp_list_documents_args, args};
@@ -304,7 +304,7 @@ static const mcp_field get_fields[] = {
 const mcp_field mcp_get_document_out = {
     NULL, MCP_JSON_OBJECT, .props = get_fields, MCP_REQUIRED("id", "path", "hash", "chunks_count")};
 
-int mcp_tool_get_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_get_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_get_document_args, args};
     hx_doc_info d;
@@ -371,7 +371,7 @@ const mcp_field mcp_document_status_out = {
     NULL, MCP_JSON_OBJECT, .props = status_fields,
     MCP_REQUIRED("found", "id", "path", "status", "chunks_count", "last_error", "embeddings")};
 
-int mcp_tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_document_status(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_document_status_args, args};
     const char *path = mcp_arg_str(&a, "path");
@@ -393,9 +393,9 @@ int mcp_tool_document_status(mcp_server *s, const hx_json_val *args, hx_json_wri
     /* an unknown doc_id answers as an unknown path does: not_found, echoing what was asked */
     const char *p = found ? d.path : path;
     char reason[512];
-    bool failed = p && mcp_failure_for(s, p, reason, sizeof reason);
+    bool failed = p && mcp_failure_for(s->server, p, reason, sizeof reason);
     /* "empty": indexed, but the document has no text at all (blank), so no chunk can match it */
-    const char *status = p && mcp_path_pending(s, p) ? "pending"
+    const char *status = p && mcp_path_pending(s->server, p) ? "pending"
                          : found                     ? doc_status_word(&d)
                          : failed                    ? "failed"
                                                      : "not_found";
@@ -484,7 +484,7 @@ static const mcp_field add_fields[] = {
 const mcp_field mcp_add_document_out = {
     NULL, MCP_JSON_OBJECT, .props = add_fields, MCP_REQUIRED("document", "status", "generation", "searchable")};
 
-int mcp_tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_add_document_args, args};
     const char *path = mcp_arg_str(&a, "path"), *content = mcp_arg_str(&a, "content");
@@ -517,18 +517,18 @@ int mcp_tool_add_document(mcp_server *s, const hx_json_val *args, hx_json_writer
     }
     if (!rc && path) {
         const char *targets[] = {doc_path};
-        hx_update_opts o = {.encoder = s->writer_enc, .progress = mcp_job_progress, .progress_ctx = s};
+        hx_update_opts o = {.encoder = s->enc, .progress = mcp_job_progress, .progress_ctx = s};
         if (hx_index_update(ix, targets, 1, &o, &rep, &err))
             rc = (snprintf(msg, cap, "indexing %.200s failed: %s", doc_path, err.message), -1);
         if (!rc && rep.n_rejected) {
-            mcp_note_failure(s, rep.rejected[0].path, rep.rejected[0].reason);
+            mcp_note_failure(s->server, rep.rejected[0].path, rep.rejected[0].reason);
             rc = (snprintf(msg, cap, "%.200s was not indexed: %s", doc_path, rep.rejected[0].reason), -1);
         }
     } else if (!rc) {
         uint32_t id;
         const char *sig = mcp_arg_str(&a, "signature");
         if (hx_index_add_signed(ix, doc_path, content, strlen(content), sig, sig ? strlen(sig) : 0, kv, n_meta,
-                                s->writer_enc, mcp_job_progress, s, &id, &rep, &err))
+                                s->enc, mcp_job_progress, s, &id, &rep, &err))
             rc = (snprintf(msg, cap, "storing %.200s failed: %s", doc_path, err.message), -1);
     }
     hx_doc_info d;
@@ -575,7 +575,7 @@ const mcp_arg mcp_delete_document_args[] = {
     {.name = NULL},
 };
 
-int mcp_tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_delete_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_delete_document_args, args};
     const char *path = mcp_arg_str(&a, "path");
@@ -630,7 +630,7 @@ int mcp_tool_delete_document(mcp_server *s, const hx_json_val *args, hx_json_wri
     return rc;
 }
 
-int mcp_tool_list_documents(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_list_documents(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     return mcp_with_filters(list_filtered, mcp_list_documents_args, s, args, w, msg, cap);
 }

@@ -19,7 +19,7 @@
 static const char *const methods[] = {"semantic", "full_text", "hybrid", "vector", "keyword", "other", NULL};
 
 /* The reader identity of this server (hx_mcp_config tenant, user; "" when unset). */
-static void mcp_identity(const mcp_server *s, const char **tenant, const char **user)
+static void mcp_identity(const mcp_session *s, const char **tenant, const char **user)
 {
     const hx_identity *id = s->cfg->identity;
     *tenant = id && id->tenant ? id->tenant : "";
@@ -27,7 +27,7 @@ static void mcp_identity(const mcp_server *s, const char **tenant, const char **
 }
 
 /* Opens the memory file beside the index; *m NULL (and 0) when reading one that does not exist. */
-static int open_memory(mcp_server *s, hx_memory **m, unsigned flags, char *msg, size_t cap)
+static int open_memory(mcp_session *s, hx_memory **m, unsigned flags, char *msg, size_t cap)
 {
     char path[4096];
     hx_error err = {0};
@@ -79,13 +79,13 @@ const mcp_arg mcp_record_turn_args[] = {
 
 const mcp_field mcp_record_turn_out = {NULL, TURN_SHAPE};
 
-int mcp_tool_record_turn(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_record_turn(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_record_turn_args, args};
     hx_error err = {0};
     if (mcp_wait_model(s, msg, cap))
         return -1;
-    if (!s->writer_enc && hx_encoder_new(&s->writer_enc, s->model, s->cfg->threads, &err))
+    if (mcp_session_encoder(s, &err))
         return snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1;
     const char *docs[HX_MEMORY_MAX_DOCS];
     hx_turn t = {0};
@@ -108,7 +108,7 @@ int mcp_tool_record_turn(mcp_server *s, const hx_json_val *args, hx_json_writer 
     memcpy(text + lu + 1, t.agent_response, lr + 1);
     const char *texts[1] = {text};
     size_t lens[1] = {lu + 1 + lr};
-    int rc = hx_encoder_embed(s->writer_enc, texts, lens, 1, vec, &err);
+    int rc = hx_encoder_embed(s->enc, texts, lens, 1, vec, &err);
     free(text);
     if (rc)
         return snprintf(msg, cap, "cannot embed the turn: %s", err.message), -1;
@@ -145,7 +145,7 @@ static const mcp_field session_fields[] = {
 const mcp_field mcp_get_session_out = {
     NULL, MCP_JSON_OBJECT, .props = session_fields, MCP_REQUIRED("session_id", "turns", "total")};
 
-int mcp_tool_get_session(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_get_session(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_get_session_args, args};
     const char *session = mcp_arg_str(&a, "session_id"), *tenant, *user;
@@ -172,7 +172,7 @@ static const mcp_field sessions_fields[] = {
 };
 const mcp_field mcp_list_sessions_out = {NULL, MCP_JSON_OBJECT, .props = sessions_fields, MCP_REQUIRED("sessions")};
 
-int mcp_tool_list_sessions(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_list_sessions(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     (void)args;
     const char *tenant, *user;
@@ -223,7 +223,7 @@ static void write_score(hx_json_writer *w, const char *key, float x)
         hx_json_write_double(w, x);
 }
 
-int mcp_tool_search_history(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_search_history(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {mcp_search_history_args, args};
     const char *query = mcp_arg_str(&a, "query"), *tenant, *user;
@@ -235,10 +235,10 @@ int mcp_tool_search_history(mcp_server *s, const hx_json_val *args, hx_json_writ
     if (mode != HX_MODE_KEYWORD) {
         if (mcp_wait_model(s, msg, cap))
             return -1;
-        if (!s->reader_enc && hx_encoder_new(&s->reader_enc, s->model, 1, &err))
+        if (mcp_session_encoder(s, &err))
             return snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1;
         size_t len = strlen(query);
-        if (hx_encoder_embed(s->reader_enc, &query, &len, 1, qvec, &err))
+        if (hx_encoder_embed(s->enc, &query, &len, 1, qvec, &err))
             return snprintf(msg, cap, "cannot embed the query: %s", err.message), -1;
     }
     hx_memory *m = NULL;

@@ -56,7 +56,7 @@ static const mcp_arg recency_args[] = {
     {"max_tokens", MCP_INTEGER, RANGE(64, 100000), .def = "4000",                                            \
      .description = "Budget for the assembled context, counted with the model's tokenizer."}
 
-static void write_results(hx_json_writer *w, const mcp_server *s, const hx_results *res)
+static void write_results(hx_json_writer *w, const mcp_session *s, const hx_results *res)
 {
     hx_json_write_key(w, "group_by");
     hx_json_write_cstr(w, hx_group_names[res->group]);
@@ -192,7 +192,7 @@ const mcp_field mcp_search_out = {
 /* search with source "registry" (issue 13): the query embedded here, the registry asked within
  * HX_REGISTRY_TIMEOUT_MS; a registry that cannot answer is an answer saying so, not an error.
  * read_context.as_of reads what was published by then (the registry has no baselines). */
-static int registry_search(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o,
+static int registry_search(mcp_session *s, const mcp_args *a, const char *query, const hx_search_opts *o,
                            hx_json_writer *w, char *msg, size_t cap)
 {
     hx_error err = {0};
@@ -205,8 +205,8 @@ static int registry_search(mcp_server *s, const mcp_args *a, const char *query, 
     size_t len = strlen(query);
     bool use_vec = o->mode != HX_MODE_KEYWORD;
     if (use_vec && (mcp_wait_model(s, msg, cap) ||
-                    (!s->reader_enc && hx_encoder_new(&s->reader_enc, s->model, 1, &err)) ||
-                    hx_encoder_embed(s->reader_enc, &query, &len, 1, vec, &err)))
+                    mcp_session_encoder(s, &err) ||
+                    hx_encoder_embed(s->enc, &query, &len, 1, vec, &err)))
         return err.message[0] ? (snprintf(msg, cap, "%s", err.message), -1) : -1;
     hx_registry_opts ro =
         mcp_registry_opts(s, s->cfg->registry_timeout_ms > 0 ? s->cfg->registry_timeout_ms : HX_REGISTRY_TIMEOUT_MS);
@@ -227,7 +227,7 @@ static int registry_search(mcp_server *s, const mcp_args *a, const char *query, 
     return 0;
 }
 
-static int search_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                            char *msg, size_t cap)
 {
     mcp_args a = {mcp_search_args, args}, fusion = mcp_arg_object(&a, "fusion");
@@ -424,7 +424,7 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
 /* Passages in rank order, each with its neighbours when asked, while they fit max_tokens, up to
  * max_passages; one that does not fit is dropped and the next tried. Labels [n] count the
  * passages kept, so the n-th passage in the text is sources[n - 1] with index n. */
-static int context_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                             char *msg, size_t cap)
 {
     mcp_args a = {mcp_get_context_args, args};
@@ -539,7 +539,7 @@ static const mcp_field similar_fields[] = {
 const mcp_field mcp_find_similar_out = {
     NULL, MCP_JSON_OBJECT, .props = similar_fields, MCP_REQUIRED("source", "results", "total_results")};
 
-static int similar_filtered(mcp_server *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+static int similar_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                             char *msg, size_t cap)
 {
     mcp_args a = {mcp_find_similar_args, args};
@@ -558,7 +558,7 @@ static int similar_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     char source[300];
     if (text) {
         size_t len = strlen(text);
-        if (hx_encoder_embed(s->reader_enc, &text, &len, 1, vec, &err))
+        if (hx_encoder_embed(s->enc, &text, &len, 1, vec, &err))
             return snprintf(msg, cap, "embedding the text failed: %s", err.message), -1;
         snprintf(source, sizeof source, "text");
     } else if (by_chunk) {
@@ -588,17 +588,17 @@ static int similar_filtered(mcp_server *s, const hx_json_val *args, const hx_fil
     return 0;
 }
 
-int mcp_tool_search(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_search(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     return mcp_with_filters(search_filtered, mcp_search_args, s, args, w, msg, cap);
 }
 
-int mcp_tool_get_context(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_get_context(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     return mcp_with_filters(context_filtered, mcp_get_context_args, s, args, w, msg, cap);
 }
 
-int mcp_tool_find_similar(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_find_similar(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
 {
     return mcp_with_filters(similar_filtered, mcp_find_similar_args, s, args, w, msg, cap);
 }

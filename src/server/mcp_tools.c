@@ -58,7 +58,7 @@ void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns)
 }
 
 /* The tools that take `filters` run as fn with them parsed (filter.h), freed after the call. */
-int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_server *s, const hx_json_val *args,
+int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hx_json_val *args,
                         hx_json_writer *w, char *msg, size_t cap)
 {
     mcp_args a = {table, args};
@@ -72,7 +72,7 @@ int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_server *s, 
 
 /* How registry calls act (README "Registry"): as the reader identity's tenant and user, else as
  * the login; a query waits at most timeout_ms, publish only bounds the connection. */
-hx_registry_opts mcp_registry_opts(const mcp_server *s, int timeout_ms)
+hx_registry_opts mcp_registry_opts(const mcp_session *s, int timeout_ms)
 {
     const hx_identity *id = s->cfg->identity;
     return (hx_registry_opts){s->cfg->registry, id ? id->tenant : NULL, id ? id->user : NULL, timeout_ms,
@@ -88,12 +88,12 @@ const mcp_arg mcp_date_range_args[] = {
 const mcp_arg mcp_seed_filters[] = {SEED_FILTER_ROWS, {.name = NULL}};
 
 /* Opens the writer for one job. */
-int mcp_open_writer(mcp_server *s, hx_index **ix, char *msg, size_t cap)
+int mcp_open_writer(mcp_session *s, hx_index **ix, char *msg, size_t cap)
 {
     hx_error err = {0};
     if (mcp_wait_model(s, msg, cap))
         return -1;
-    if (!s->writer_enc && hx_encoder_new(&s->writer_enc, s->model, s->cfg->threads, &err))
+    if (mcp_session_encoder(s, &err))
         return snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1;
     if (mcp_index_open(s, ix, HX_INDEX_WRITE | HX_INDEX_CREATE, s->cfg->root, &err)) {
         if (err.code == HX_EBUSY)
@@ -108,7 +108,7 @@ int mcp_open_writer(mcp_server *s, hx_index **ix, char *msg, size_t cap)
 
 int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path)
 {
-    return mcp_progress(ctx, done, total, path);
+    return mcp_progress(((mcp_session *)ctx)->server, done, total, path);
 }
 
 void mcp_write_report(hx_json_writer *w, const hx_update_report *r)
@@ -248,12 +248,12 @@ const mcp_tool mcp_tools[] = {
 #define TOOLS_TTL_MS 3600000   /* tools/list is fixed for the life of the binary */
 
 /* Counted in the lasting statistics (stats.h): latency per tool and transport, hot queries. */
-static void note_latency(mcp_server *s, int tool, double ms)
+static void note_latency(mcp_session *s, int tool, double ms)
 {
-    const char *transport = s->transport;
-    s = mcp_home(s);
-    hx_metrics_observe(s->metrics, HX_METRIC_TOOL, mcp_tools[tool].name, transport, NULL, ms / 1e3);
-    hx_stats_note_latency(s->stats, mcp_tools[tool].name, transport, ms);
+    mcp_server *server = s->server;
+    const char *transport = s->transport ? s->transport : server->transport;
+    hx_metrics_observe(server->metrics, HX_METRIC_TOOL, mcp_tools[tool].name, transport, NULL, ms / 1e3);
+    hx_stats_note_latency(server->stats, mcp_tools[tool].name, transport, ms);
 }
 
 /* Result of a tool call: the structured JSON (sw) also given as text, or an isError message. */
@@ -294,7 +294,7 @@ static int write_tool_result(void *ctx, hx_json_writer *w, hx_error *err)
 /* Runs a tool under a fault guard (hyrax.h): an index file truncated or overwritten while the tool
  * reads it gives a tool error, and the reader is closed so the next call opens the file afresh.
  * Write tools run unguarded: their writer holds the lock and is not abandoned halfway. */
-static int run_guarded(mcp_server *s, int t, const hx_json_val *args, hx_json_writer *sw, char *message,
+static int run_guarded(mcp_session *s, int t, const hx_json_val *args, hx_json_writer *sw, char *message,
                        size_t cap)
 {
     hx_fault_guard g;
@@ -347,7 +347,7 @@ static int runner_of(int t, const hx_json_val **args, hx_json_doc **doc, char *m
 
 /* Runs tool t on args and leaves the JSON-RPC response for `id` in out; returns the tool's
  * result: 0, or non-zero for an isError answer. */
-int mcp_run_tool(mcp_server *s, int t, const hx_json_val *args, const char *id, size_t id_len, bool modern,
+int mcp_run_tool(mcp_session *s, int t, const hx_json_val *args, const char *id, size_t id_len, bool modern,
                     hx_json_writer *out)
 {
     double t0 = mcp_mono_ms();
@@ -403,12 +403,12 @@ int mcp_write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
         hx_json_write_obj_end(w);
     }
     hx_json_write_arr_end(w);
-    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern, TOOLS_TTL_MS);
+    mcp_write_result_tail(w, ((const mcp_session *)ctx)->modern, TOOLS_TTL_MS);
     hx_json_write_obj_end(w);
     return 0;
 }
 
-void mcp_tools_call(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out, bool *deferred)
+void mcp_tools_call(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out, bool *deferred)
 {
     size_t name_len;
     const char *name = hx_json_str(hx_json_obj_get(msg->params, "name"), &name_len);
@@ -454,7 +454,7 @@ void mcp_tools_call(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_jso
     hx_json_doc_free(empty_doc);
 }
 
-int mcp_call_read_tool(mcp_server *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
+int mcp_call_read_tool(mcp_session *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
                        char *message, size_t cap)
 {
     int t = tool_index(name, strlen(name));
