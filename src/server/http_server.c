@@ -404,7 +404,7 @@ static void write_rest_result(hx_json_writer *w, const hx_json_val *r)
     hx_json_write_obj_end(w);
 }
 
-static void route_search(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+static void route_search(http_server *h, mcp_session *v, const hx_http_request *req, reply *r)
 {
     (void)h;
     hx_json_doc *doc = NULL, *res = NULL;
@@ -457,14 +457,14 @@ static void route_search(http_server *h, mcp_server *v, const hx_http_request *r
 }
 
 /* The index's counts through the view, when the model has loaded and the index opens. */
-static bool index_stats(mcp_server *v, hx_index_stats *st)
+static bool index_stats(mcp_session *v, hx_index_stats *st)
 {
     char msg[512];
     return mcp_model_ready(v) && !mcp_open_reader(v, msg, sizeof msg) && !hx_index_stats_get(v->reader, st, NULL);
 }
 
 /* GET /health: answers at once, also while the model loads (status "starting"). */
-static void route_health(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+static void route_health(http_server *h, mcp_session *v, const hx_http_request *req, reply *r)
 {
     (void)req;
     hx_index_stats st = {0};
@@ -491,7 +491,7 @@ static void route_health(http_server *h, mcp_server *v, const hx_http_request *r
 
 /* GET /stats: seed 002's StatsResponse (total_keps is the document count). 503 until the index
  * can be read. */
-static void route_stats(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+static void route_stats(http_server *h, mcp_session *v, const hx_http_request *req, reply *r)
 {
     (void)h;
     (void)req;
@@ -531,7 +531,7 @@ static void route_stats(http_server *h, mcp_server *v, const hx_http_request *re
 }
 
 /* GET /metrics: the histograms, then gauges of the index, the model and the connections. */
-static void route_metrics(http_server *h, mcp_server *v, const hx_http_request *req, reply *r)
+static void route_metrics(http_server *h, mcp_session *v, const hx_http_request *req, reply *r)
 {
     (void)req;
     hx_index_stats st = {0};
@@ -712,7 +712,7 @@ typedef struct pending {
 } pending;
 
 /* Answers a POST /mcp in r, or, for a write tool whose job was queued, sets *later and leaves r. */
-static void route_mcp(http_server *h, mcp_server *v, conn *c, double t0, reply *r, pending **later)
+static void route_mcp(http_server *h, mcp_session *v, conn *c, double t0, reply *r, pending **later)
 {
     const hx_http_request *req = &c->req;
     size_t n;
@@ -795,7 +795,7 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, double t0, reply *
 
 typedef struct route {
     const char *path, *method;
-    void (*run)(http_server *h, mcp_server *v, const hx_http_request *req, reply *r);
+    void (*run)(http_server *h, mcp_session *v, const hx_http_request *req, reply *r);
 } route;
 
 static const route routes[] = {
@@ -822,7 +822,7 @@ static bool finish(http_server *h, conn *c, const char *route_path, reply *r, do
 
 /* Answers c's parsed request and writes the answer; false when the connection must close. A write
  * tool's request whose job was queued sets *later instead (an awaiter answers it). */
-static bool answer(http_server *h, mcp_server *v, conn *c, pending **later)
+static bool answer(http_server *h, mcp_session *v, conn *c, pending **later)
 {
     double t0 = mono_s();
     const hx_http_request *req = &c->req;
@@ -921,8 +921,8 @@ static void start_awaiter(http_server *h, pending *p)
 static void *request_thread(void *arg)
 {
     http_server *h = arg;
-    mcp_server view;
-    mcp_view_init(&view, &h->mcp, "http");
+    mcp_session view;
+    mcp_session_init(&view, &h->mcp, "http");
     for (;;) {
         pthread_mutex_lock(&h->lock);
         while (!h->work_head && !h->stopping)
@@ -944,7 +944,7 @@ static void *request_thread(void *arg)
         else
             hand_back(h, c, keep);
     }
-    mcp_view_free(&view);
+    mcp_session_free(&view);
     return NULL;
 }
 
@@ -1325,7 +1325,6 @@ int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error
         mcp_started = true;
         h->mcp.transport = "http";
         h->mcp.metrics = h->metrics;
-        h->mcp.initialized = true;
     }
     while (!rc && started < n_threads)
         if (pthread_create(&threads[started], NULL, request_thread, h))
