@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,18 @@ void mcp_send_line(mcp_server *s, const hx_json_writer *w)
         fprintf(stderr, "hyrax serve: %s\n", err.message);
 }
 
+int mcp_error_wrap(hx_error *err, const hx_error *inner, const char *fmt, ...)
+{
+    char prefix[sizeof err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n + strlen(inner->message) >= sizeof err->message)
+        prefix[0] = 0;
+    return hx_error_set(err, MCP_CODE(*inner), -1, "%s%s", prefix, inner->message);
+}
+
 /* === Model loading === */
 
 /* The precision the index at db records into *out (fp32 for a new one), under a fault guard
@@ -91,23 +104,23 @@ static void *load_model(void *arg)
     return NULL;
 }
 
-/* The model once the loader is done: NULL, with message set, when loading failed. */
-static hx_model *loaded_model(mcp_server *h, char *message, size_t cap)
+/* The model once the loader is done: NULL, with err set, when loading failed. */
+static hx_model *loaded_model(mcp_server *h, hx_error *err)
 {
     pthread_mutex_lock(&h->lock);
     while (!h->model_done)
         pthread_cond_wait(&h->wake, &h->lock);
     hx_model *m = h->model;
     if (!m)
-        snprintf(message, cap, "%s", h->model_error);
+        hx_error_set(err, HX_EINVAL, -1, "%s", h->model_error);
     pthread_mutex_unlock(&h->lock);
     return m;
 }
 
-int mcp_wait_model(mcp_session *s, char *message, size_t cap)
+int mcp_session_model(mcp_session *s, hx_error *err)
 {
-    s->model = loaded_model(s->server, message, cap);
-    return s->model ? 0 : -1;
+    s->model = loaded_model(s->server, err);
+    return s->model ? 0 : MCP_CODE(*err);
 }
 
 int mcp_session_encoder(mcp_session *s, hx_error *err)
@@ -145,45 +158,60 @@ static void watch_write_lock(void *ctx, int take)
 /* The watcher's model: waits for the loader; NULL when loading failed. */
 static const hx_model *watch_model(void *ctx)
 {
-    char message[320];
-    return loaded_model(ctx, message, sizeof message);
+    hx_error err = {0};
+    return loaded_model(ctx, &err);
 }
 
 /* Opens (or refreshes) the reader and points it at the commit ctx selects (NULL = head). */
-static int open_reader_at(mcp_session *s, const hx_read_context *ctx, char *message, size_t cap)
+static int open_reader_at(mcp_session *s, const hx_read_context *ctx, hx_error *err)
 {
-    hx_error err = {0};
-    if (mcp_wait_model(s, message, cap))
-        return -1;
-    if (mcp_session_encoder(s, &err)) {
-        snprintf(message, cap, "cannot start the encoder: %s", err.message);
-        return -1;
+    hx_error e = {0};
+    if (mcp_session_model(s, err))
+        return MCP_CODE(*err);
+    if (mcp_session_encoder(s, &e)) {
+        mcp_error_wrap(err, &e, "cannot start the encoder: ");
+        return MCP_CODE(*err);
     }
     if (s->reader) {
-        if (hx_index_read_at(s->reader, ctx, &s->read_taken, &err) == 0)
+        if (hx_index_read_at(s->reader, ctx, &s->read_taken, &e) == 0)
             return 0;
-        if (err.code == HX_ENOTFOUND || err.code == HX_EINVAL)   /* no such commit: the reader is fine */
-            return snprintf(message, cap, "read_context: %s", err.message), -1;
+        if (e.code == HX_ENOTFOUND || e.code == HX_EINVAL)   /* no such commit: the reader is fine */
+            return mcp_error_wrap(err, &e, "read_context: ");
         hx_index_close(s->reader);   /* replaced (compaction) or damaged: open afresh */
         s->reader = NULL;
     }
-    if (mcp_index_open(s, &s->reader, HX_INDEX_READ, NULL, &err)) {
-        if (err.code == HX_ENOTFOUND)
-            snprintf(message, cap, "there is no index at %s yet: call the reindex tool (or run 'hyrax index') first",
+    if (mcp_index_open(s, &s->reader, HX_INDEX_READ, NULL, &e)) {
+        if (e.code == HX_ENOTFOUND)
+            hx_error_set(err, HX_EINVAL, -1, "there is no index at %s yet: call the reindex tool (or run 'hyrax "
+                                             "index') first",
                      s->cfg->db);
         else
-            snprintf(message, cap, "cannot open the index %s: %s", s->cfg->db, err.message);
+            mcp_error_wrap(err, &e, "cannot open the index %s: ", s->cfg->db);
         s->reader = NULL;
-        return -1;
+        return MCP_CODE(*err);
     }
-    if (hx_index_read_at(s->reader, ctx, &s->read_taken, &err))
-        return snprintf(message, cap, "read_context: %s", err.message), -1;
+    if (hx_index_read_at(s->reader, ctx, &s->read_taken, &e))
+        return mcp_error_wrap(err, &e, "read_context: ");
     return 0;
+}
+
+int mcp_session_reader(mcp_session *s, hx_error *err)
+{
+    return open_reader_at(s, NULL, err);
+}
+
+/* === For http_server.c's REST routes === */
+
+int mcp_wait_model(mcp_session *s, char *message, size_t cap)
+{
+    hx_error err = {0};
+    return mcp_session_model(s, &err) ? (snprintf(message, cap, "%s", err.message), -1) : 0;
 }
 
 int mcp_open_reader(mcp_session *s, char *message, size_t cap)
 {
-    return open_reader_at(s, NULL, message, cap);
+    hx_error err = {0};
+    return mcp_session_reader(s, &err) ? (snprintf(message, cap, "%s", err.message), -1) : 0;
 }
 
 /* === Read contexts === */
@@ -209,7 +237,7 @@ const mcp_field mcp_read_context_fields[] = {
     {.name = NULL},
 };
 
-int mcp_read_context(const mcp_args *a, hx_read_context *out, char *message, size_t cap)
+int mcp_read_context(const mcp_args *a, hx_read_context *out, hx_error *err)
 {
     mcp_args rc = mcp_arg_object(a, "read_context");
     const char *sel = mcp_arg_str(&rc, "selector"), *name = mcp_arg_str(&rc, "baseline_id");
@@ -221,24 +249,24 @@ int mcp_read_context(const mcp_args *a, hx_read_context *out, char *message, siz
         ctx.selector++;
     if (!hx_read_selector_names[ctx.selector] || (name && ctx.selector != HX_READ_BASELINE) ||
         (as_of && ctx.selector != HX_READ_AS_OF))
-        return snprintf(message, cap, "read_context: give baseline_id with selector baseline_id, as_of with "
-                        "selector as_of, and neither with head or published"), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "read_context: give baseline_id with selector baseline_id, as_of with "
+                                                "selector as_of, and neither with head or published");
     if (ctx.selector == HX_READ_BASELINE && !name)
-        return snprintf(message, cap, "read_context: selector baseline_id needs 'baseline_id' (a baseline's "
-                        "name)"), -1;
-    hx_error err = {0};
+        return hx_error_set(err, HX_EINVAL, -1, "read_context: selector baseline_id needs 'baseline_id' (a baseline's "
+                                                "name)");
+    hx_error e = {0};
     if (ctx.selector == HX_READ_AS_OF &&
-        (!as_of ? hx_error_set(&err, HX_EINVAL, -1, "selector as_of needs 'as_of' (a time)")
-                : hx_time_parse(as_of, &ctx.as_of_ns, &err)))
-        return snprintf(message, cap, "read_context: %s", err.message), -1;
+        (!as_of ? hx_error_set(&e, HX_EINVAL, -1, "selector as_of needs 'as_of' (a time)")
+                : hx_time_parse(as_of, &ctx.as_of_ns, &e)))
+        return mcp_error_wrap(err, &e, "read_context: ");
     *out = ctx;
     return 0;
 }
 
-int mcp_open_reader_for(mcp_session *s, const mcp_args *a, char *message, size_t cap)
+int mcp_open_reader_for(mcp_session *s, const mcp_args *a, hx_error *err)
 {
     hx_read_context ctx;
-    return mcp_read_context(a, &ctx, message, cap) ? -1 : open_reader_at(s, &ctx, message, cap);
+    return mcp_read_context(a, &ctx, err) ? MCP_CODE(*err) : open_reader_at(s, &ctx, err);
 }
 
 void mcp_write_read_context(hx_json_writer *w, const mcp_session *s)

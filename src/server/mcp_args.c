@@ -415,12 +415,24 @@ static int check_table(const mcp_arg *table, const hx_json_val *args, const char
     return 0;
 }
 
+int mcp_args_validate(const mcp_arg *table, const hx_json_val *args, hx_error *err)
+{
+    failure f = {err->message, sizeof err->message};
+    if (hx_json_type_of(args) == HX_JSON_OBJECT ? !check_table(table, args, NULL, &f)
+                                                 : fail(&f, "the arguments must be an object") == 0)
+        return 0;
+    err->code = HX_EINVAL;
+    err->offset = -1;
+    return HX_EINVAL;
+}
+
 int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, size_t cap)
 {
-    failure f = {msg, cap};
-    if (hx_json_type_of(args) != HX_JSON_OBJECT)
-        return fail(&f, "the arguments must be an object");
-    return check_table(table, args, NULL, &f);
+    hx_error e = {0};
+    if (!mcp_args_validate(table, args, &e))
+        return 0;
+    snprintf(msg, cap, "%s", e.message);
+    return -1;
 }
 
 /* === Translation to a family tool === */

@@ -31,6 +31,17 @@
 #define MCP_QUEUE_MAX_BYTES ((size_t)32 << 20)
 
 /* hyrax's own JSON-RPC errors, in the range JSON-RPC leaves to servers (-32000..-32099). */
+/* The code of a failure e describes, never 0 (HX_EINVAL when it names none): what a function of
+ * the server returns after a callee filled e. */
+#define MCP_CODE(e) ((e).code ? (e).code : HX_EINVAL)
+/* err = the failure inner describes, its message led by the printf-style prefix fmt when both fit
+ * in err's message, else inner's message alone (the one that says what to change); the code. */
+int mcp_error_wrap(hx_error *err, const hx_error *inner, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 enum {
     MCP_ERR_NOT_INITIALIZED = -32000,   /* a request other than initialize or ping came first */
     MCP_ERR_BUSY = -32003,              /* write queue full; error.data.retry_after_ms says when */
@@ -141,8 +152,10 @@ typedef struct mcp_server {
 } mcp_server;
 
 /* mcp.c: helpers the tools use */
-int mcp_wait_model(mcp_session *s, char *message, size_t cap);   /* 0 when the model is ready */
-int mcp_open_reader(mcp_session *s, char *message, size_t cap);  /* 0 with s->reader at the head */
+/* 0 with s->model once the loader is done, or an HX_E* code with err set when loading failed. */
+int mcp_session_model(mcp_session *s, hx_error *err);
+/* 0 with s->reader at the head (and the model and encoder started), or an HX_E* code with err set. */
+int mcp_session_reader(mcp_session *s, hx_error *err);
 /* s->enc started (with s->enc_threads threads) when it was not yet: 0, or an HX_E* code. */
 int mcp_session_encoder(mcp_session *s, hx_error *err);
 /* hx_index_open of the server's index with its reader identity applied: the one way the server
@@ -150,7 +163,7 @@ int mcp_session_encoder(mcp_session *s, hx_error *err);
 int mcp_index_open(mcp_session *s, hx_index **ix, unsigned flags, const char *root, hx_error *err);
 
 /* Point-in-time reads (README "Point-in-time reads"). Every query tool puts MCP_ARG_READ_CONTEXT
- * in its table, opens the reader with mcp_open_reader_for (instead of mcp_open_reader) and ends
+ * in its table, opens the reader with mcp_open_reader_for (instead of mcp_session_reader) and ends
  * its answer with mcp_write_read_context. A tool with no read_context reads the head, the default
  * of every tool. */
 extern const mcp_arg mcp_read_context_args[];
@@ -158,12 +171,12 @@ extern const mcp_arg mcp_read_context_args[];
     {"read_context", MCP_OBJECT, .props = mcp_read_context_args,                                              \
      .description = "Which state of the index to read (seed 001 5.2); default the head (the last commit). "   \
                     "The answer's read_context says which commit answered."}
-/* The arguments' read_context as a hx_read_context (strings borrowed from the arguments); 0, or -1
- * with a message when it is not a valid one. */
-int mcp_read_context(const mcp_args *a, hx_read_context *out, char *message, size_t cap);
+/* The arguments' read_context as a hx_read_context (strings borrowed from the arguments); 0, or
+ * HX_EINVAL with err set when it is not a valid one. */
+int mcp_read_context(const mcp_args *a, hx_read_context *out, hx_error *err);
 /* 0 with s->reader pointed at the commit the arguments' read_context selects (and s->read_taken
- * saying which), or -1 with a message saying what is kept when there is no such commit. */
-int mcp_open_reader_for(mcp_session *s, const mcp_args *a, char *message, size_t cap);
+ * saying which), or an HX_E* code with err saying what is kept when there is no such commit. */
+int mcp_open_reader_for(mcp_session *s, const mcp_args *a, hx_error *err);
 /* "read_context": {selector, baseline_id, as_of, generation, committed_at} of s->read_taken. */
 void mcp_write_read_context(hx_json_writer *w, const mcp_session *s);
 /* Its shape, a row of an output description's fields (mcp_output.h). */
@@ -186,9 +199,9 @@ extern const mcp_field mcp_tier_item;
 #define MCP_OUT_TIERS {"tiers", MCP_JSON_ARRAY, .items = &mcp_tier_item}
 /* Runs a query over the tiers the arguments' source names (the project's reader at the arguments'
  * read_context, the user index's by hx_tier_read_at) and counts it; 0 with *res filled and
- * s->tier_status saying what each tier read, or -1 with a message. */
+ * s->tier_status saying what each tier read, or an HX_E* code with err set. */
 int mcp_tiers_query(mcp_session *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
-                    char *message, size_t cap);
+                    hx_error *err);
 /* The reader of result r's tier (the user index's, else the project's; NULL for the registry's). */
 hx_index *mcp_tier_reader(mcp_session *s, const hx_result *r);
 /* Frees what the last tiered query kept (the registry's results). */
@@ -221,11 +234,11 @@ double mcp_mono_ms(void);     /* monotonic clock */
 /* Writes one reply line; errors are logged (the peer may be gone), except the stop that
  * interrupts a write the peer is not reading. Takes out_lock. */
 void mcp_send_line(mcp_server *s, const hx_json_writer *w);
-/* Runs tool t on args and leaves the JSON-RPC response for `id` in out; returns the tool's
- * result: 0, or non-zero for an isError answer. */
+/* Runs tool t on args in session s and leaves the JSON-RPC response for `id` in out; returns the
+ * tool's result: 0, or an HX_E* code for an isError answer. */
 int mcp_run_tool(mcp_session *s, int t, const hx_json_val *args, const char *id, size_t id_len, bool modern,
                  hx_json_writer *out);
-/* tools/list's result (rpc.h hx_rpc_write_result_fn; ctx: the server). */
+/* tools/list's result (rpc.h hx_rpc_write_result_fn; ctx: the session). */
 int mcp_write_tools_list(void *ctx, hx_json_writer *w, hx_error *err);
 /* tools/call: answers in out, or queues a write job (*deferred: its answer goes to sink or out_fd). */
 void mcp_tools_call(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out, bool *deferred);
@@ -254,9 +267,9 @@ void mcp_server_stop(mcp_server *s, bool now);
  * it needs no initialize); caller frees with mcp_session_free. */
 void mcp_session_init(mcp_session *s, mcp_server *server, const char *transport);
 void mcp_session_free(mcp_session *s);
-/* Whether the model has loaded (without waiting); refreshes view->model. */
+/* Whether the model has loaded (without waiting); refreshes s->model. */
 bool mcp_model_ready(mcp_session *s);
-/* Answers one classified JSON-RPC message (hx_rpc_msg_parse) through view s. Leaves the response
+/* Answers one classified JSON-RPC message (hx_rpc_msg_parse) in session s. Leaves the response
  * in out (empty for notifications and responses) and returns 0, or returns HX_RPC_DEFERRED when
  * a write job will answer through sink (which must stay until the sink says done). A
  * notifications/cancelled cancels the write job of sink's session with its requestId. */
@@ -264,9 +277,13 @@ int mcp_handle_msg(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_jso
 /* Cancels the write job answering through sink: dropped when queued, told to stop when running
  * (HTTP: the client closed the connection). The sink then says done. */
 void mcp_cancel_sink(mcp_server *s, mcp_sink *sink);
-/* Runs the read tool called name on args (JSON text) through view s, as tools/call would, and
+/* Runs the read tool called name on args (JSON text) in session s, as tools/call would, and
  * leaves its structured result in out; 0, or -1 with message set (an isError answer). */
 int mcp_call_read_tool(mcp_session *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
                        char *message, size_t cap);
+/* The message-and-capacity forms of mcp_session_model and mcp_session_reader that http_server.c's
+ * REST routes call: 0, or -1 with message set. */
+int mcp_wait_model(mcp_session *s, char *message, size_t cap);
+int mcp_open_reader(mcp_session *s, char *message, size_t cap);
 
 #endif

@@ -31,18 +31,18 @@ const mcp_field mcp_create_baseline_out = {
     NULL, MCP_JSON_OBJECT, .props = baseline_fields,
     MCP_REQUIRED("success", "baseline_id", "generation", "committed_at")};
 
-int mcp_tool_create_baseline(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_create_baseline(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_create_baseline_args, args};
     hx_index *ix = NULL;
     hx_commit_info made;
-    hx_error err = {0};
-    if (mcp_open_writer(s, &ix, msg, cap))
-        return -1;
-    int rc = hx_index_baseline(ix, mcp_arg_str(&a, "name"), &made, &err);
+    hx_error e = {0};
+    if (mcp_open_writer(s, &ix, err))
+        return MCP_CODE(*err);
+    int rc = hx_index_baseline(ix, mcp_arg_str(&a, "name"), &made, &e);
     hx_index_close(ix);
     if (rc)
-        return snprintf(msg, cap, "cannot create the baseline: %s", err.message), -1;
+        return mcp_error_wrap(err, &e, "cannot create the baseline: ");
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "success");
     hx_json_write_bool(w, 1);
@@ -67,34 +67,34 @@ const mcp_field mcp_reindex_out = {
     NULL, MCP_JSON_OBJECT, .props = reindex_fields,
     MCP_REQUIRED("added", "updated", "unchanged", "removed", "rejected", "seconds", "generation", "searchable")};
 
-int mcp_tool_reindex(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_reindex(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_reindex_args, args};
     const char *rel[MAX_PATHS], *excl[MAX_EXCLUDES];
     size_t np = mcp_arg_list(&a, "paths", rel), ne = mcp_arg_list(&a, "exclude", excl);
     int force = mcp_arg_bool(&a, "force");
     hx_index *ix = NULL;
-    if (mcp_open_writer(s, &ix, msg, cap))
-        return -1;
+    if (mcp_open_writer(s, &ix, err))
+        return MCP_CODE(*err);
     char (*names)[HX_RELPATH_MAX] = hx_malloc(sizeof *names * (np ? np : 1));
     const char **targets = hx_malloc(sizeof *targets * (np ? np : 1));
-    int rc = names && targets ? 0 : (snprintf(msg, cap, "out of memory"), -1);
+    int rc = names && targets ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     if (!rc && !np) {
         targets[0] = "";   /* the whole root */
         np = 1;
     } else {
         for (size_t i = 0; i < np && !rc; i++)
-            if (!(targets[i] = mcp_clean_name(hx_index_root(ix), "paths", rel[i], names[i], msg, cap)))
-                rc = -1;
+            if (!(targets[i] = mcp_clean_name(hx_index_root(ix), "paths", rel[i], names[i], err)))
+                rc = MCP_CODE(*err);
     }
     hx_update_report rep = {0};
-    hx_error err = {0};
+    hx_error e = {0};
     hx_update_opts o = {.excludes = excl, .n_excludes = ne, .reindex = force, .encoder = s->enc,
                         .progress = mcp_job_progress, .progress_ctx = s};
     if (!rc) {
-        if (hx_index_update(ix, targets, np, &o, &rep, &err))
-            rc = (snprintf(msg, cap, "reindex failed: %s", err.message), -1);
-        hx_stats_note_update(s->server->stats, rc ? NULL : &rep, rc ? err.message : NULL, 0);
+        if (hx_index_update(ix, targets, np, &o, &rep, &e))
+            rc = mcp_error_wrap(err, &e, "reindex failed: ");
+        hx_stats_note_update(s->server->stats, rc ? NULL : &rep, rc ? e.message : NULL, 0);
     }
     for (size_t i = 0; !rc && i < rep.n_rejected; i++)
         mcp_note_failure(s->server, rep.rejected[i].path, rep.rejected[i].reason);
@@ -135,32 +135,32 @@ static const mcp_field publish_fields[] = {
 const mcp_field mcp_publish_out = {
     NULL, MCP_JSON_OBJECT, .props = publish_fields, MCP_REQUIRED("published", "unchanged", "removed", "rejected")};
 
-int mcp_tool_publish(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_publish(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_publish_args, args};
     const char *rel[MAX_PATHS];
     size_t np = mcp_arg_list(&a, "paths", rel);
     char (*names)[HX_RELPATH_MAX] = hx_malloc(sizeof *names * (np ? np : 1));
     const char **targets = hx_malloc(sizeof *targets * (np ? np : 1));
-    hx_error err = {0};
+    hx_error e = {0};
     hx_trust *trust = NULL;
     hx_registry *r = NULL;
     hx_publish_report rep = {0};
-    int rc = names && targets ? 0 : (snprintf(msg, cap, "out of memory"), -1);
+    int rc = names && targets ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < np && !rc; i++)
-        if (!(targets[i] = mcp_clean_name(s->cfg->root, "paths", rel[i], names[i], msg, cap)))
-            rc = -1;
-    if (!rc && mcp_wait_model(s, msg, cap))
-        rc = -1;
-    if (!rc && mcp_session_encoder(s, &err))
-        rc = (snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1);
+        if (!(targets[i] = mcp_clean_name(s->cfg->root, "paths", rel[i], names[i], err)))
+            rc = MCP_CODE(*err);
+    if (!rc && mcp_session_model(s, err))
+        rc = MCP_CODE(*err);
+    if (!rc && mcp_session_encoder(s, &e))
+        rc = mcp_error_wrap(err, &e, "cannot start the encoder: ");
     hx_registry_opts ro = mcp_registry_opts(s, 0);
-    if (!rc && (hx_trust_load(&trust, s->cfg->root, &err) || hx_registry_connect(&r, &ro, &err)))
-        rc = (snprintf(msg, cap, "publish failed: %s", err.message), -1);
+    if (!rc && (hx_trust_load(&trust, s->cfg->root, &e) || hx_registry_connect(&r, &ro, &e)))
+        rc = mcp_error_wrap(err, &e, "publish failed: ");
     hx_publish_opts po = {s->cfg->root, targets, np, trust, mcp_arg_bool(&a, "allow_unsigned"),
                           mcp_arg_str(&a, "visibility"), 0, mcp_job_progress, s};
-    if (!rc && hx_publish(r, s->enc, s->model, &po, &rep, &err))
-        rc = (snprintf(msg, cap, "publish failed: %s", err.message), -1);
+    if (!rc && hx_publish(r, s->enc, s->model, &po, &rep, &e))
+        rc = mcp_error_wrap(err, &e, "publish failed: ");
     if (!rc) {
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "published");
@@ -240,13 +240,12 @@ const mcp_field mcp_index_health_out = {
     NULL, MCP_JSON_OBJECT, .props = health_fields,
     MCP_REQUIRED("status", "documents", "chunks", "pending_jobs", "latency", "model")};
 
-int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     (void)args;
-    (void)msg;
-    (void)cap;
-    char why[1024] = "";
-    int open_rc = mcp_open_reader(s, why, sizeof why);
+    (void)err;
+    hx_error why = {0};
+    int open_rc = mcp_session_reader(s, &why);
     hx_index_stats st = {0};
     bool have = !open_rc && !hx_index_stats_get(s->reader, &st, NULL);
     hx_json_write_obj_begin(w);
@@ -254,7 +253,7 @@ int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_write
     hx_json_write_cstr(w, have ? (st.documents ? "ok" : "empty") : s->model ? "empty" : "error");
     if (!have) {
         hx_json_write_key(w, "message");
-        hx_json_write_cstr(w, why);
+        hx_json_write_cstr(w, why.message);
     }
     hx_json_write_key(w, "db");
     hx_json_write_cstr(w, s->cfg->db);
@@ -338,22 +337,22 @@ static const mcp_field audit_fields[] = {
 };
 const mcp_field mcp_audit_log_out = {NULL, MCP_JSON_OBJECT, .props = audit_fields, MCP_REQUIRED("entries", "count")};
 
-int mcp_tool_audit_log(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_audit_log(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_audit_log_args, args};
     const char *since = mcp_arg_str(&a, "since");
     int64_t since_ns = 0;
-    hx_error err = {0};
-    if (since && hx_time_parse(since, &since_ns, &err))
-        return snprintf(msg, cap, "'since': %s", err.message), -1;
-    if (mcp_open_reader(s, msg, cap))
-        return -1;
+    hx_error e = {0};
+    if (since && hx_time_parse(since, &since_ns, &e))
+        return mcp_error_wrap(err, &e, "'since': ");
+    if (mcp_session_reader(s, err))
+        return MCP_CODE(*err);
     hx_audit_list l;
-    if (hx_index_audit(s->reader, &l, &err))
-        return snprintf(msg, cap, "reading the audit log failed: %s", err.message), -1;
-    if (hx_audit_list_select(&l, since_ns, mcp_arg_str(&a, "path"), (size_t)mcp_arg_int(&a, "limit"), &err)) {
+    if (hx_index_audit(s->reader, &l, &e))
+        return mcp_error_wrap(err, &e, "reading the audit log failed: ");
+    if (hx_audit_list_select(&l, since_ns, mcp_arg_str(&a, "path"), (size_t)mcp_arg_int(&a, "limit"), &e)) {
         hx_audit_list_free(&l);
-        return snprintf(msg, cap, "%s", err.message), -1;
+        return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
     }
     hx_present_audit(w, &l);
     hx_audit_list_free(&l);

@@ -192,7 +192,7 @@ static void sort_docs(hx_doc_info *v, hx_doc_info *tmp, size_t n, int key, int d
 }
 
 static int list_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
-                         char *msg, size_t cap)
+                         hx_error *err)
 {
     mcp_args a = {mcp_list_documents_args, args};
     hx_filter filters[MAX_FILTERS];   /* fs without seed 003's status filter (borrowed entries) */
@@ -212,18 +212,19 @@ static int list_filtered(mcp_session *s, const hx_json_val *args, const hx_filte
     char *cend = NULL;
     if (cursor && (mcp_arg_value(&a, "offset") || cursor[0] != 'o' ||
                    (offset = strtoll(cursor + 1, &cend, 10), *cend || cend == cursor + 1 || offset < 0)))
-        return snprintf(msg, cap, "cursor: give the next_cursor of the previous answer, and no offset with it"), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "cursor: give the next_cursor of the previous answer, and no offset "
+                                                "with it");
     int key = 0;
     while (strcmp(sort_by, list_sorts[key]))
         key++;
-    if (mcp_open_reader_for(s, &a, msg, cap))
-        return -1;
+    if (mcp_open_reader_for(s, &a, err))
+        return MCP_CODE(*err);
     size_t n = hx_index_doc_count(s->reader), m = 0;
     hx_doc_info *docs = hx_malloc(sizeof *docs * (n ? n : 1)), *tmp = hx_malloc(sizeof *tmp * (n ? n : 1));
     if (!docs || !tmp) {
         free(docs);
         free(tmp);
-        return snprintf(msg, cap, "out of memory listing documents"), -1;
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing documents");
     }
     for (size_t i = 0; i < n; i++)
         if (!hx_index_doc_at(s->reader, i, &docs[m]) && hx_doc_matches(&docs[m], filters, nf) &&
@@ -304,13 +305,13 @@ static const mcp_field get_fields[] = {
 const mcp_field mcp_get_document_out = {
     NULL, MCP_JSON_OBJECT, .props = get_fields, MCP_REQUIRED("id", "path", "hash", "chunks_count")};
 
-int mcp_tool_get_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_get_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_get_document_args, args};
     hx_doc_info d;
     bool chunks = mcp_arg_bool(&a, "include_chunks");
-    if (mcp_open_reader_for(s, &a, msg, cap) || mcp_arg_doc(&a, s->reader, &d, msg, cap))
-        return -1;
+    if (mcp_open_reader_for(s, &a, err) || mcp_arg_doc(&a, s->reader, &d, err))
+        return MCP_CODE(*err);
     hx_json_write_obj_begin(w);
     write_doc_summary(w, &d);
     hx_json_write_key(w, "encoding");
@@ -371,23 +372,23 @@ const mcp_field mcp_document_status_out = {
     NULL, MCP_JSON_OBJECT, .props = status_fields,
     MCP_REQUIRED("found", "id", "path", "status", "chunks_count", "last_error", "embeddings")};
 
-int mcp_tool_document_status(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_document_status(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_document_status_args, args};
     const char *path = mcp_arg_str(&a, "path");
     bool by_id = mcp_arg_value(&a, "doc_id") != NULL;
     if (!path == !by_id)
-        return snprintf(msg, cap, "give exactly one of 'doc_id' or 'path'"), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' or 'path'");
     int64_t id = mcp_arg_int(&a, "doc_id");
     hx_doc_info d;
-    bool found = false, open = !mcp_open_reader_for(s, &a, msg, cap);
+    bool found = false, open = !mcp_open_reader_for(s, &a, err);
     char name[HX_RELPATH_MAX];
     if (!open && s->reader)
-        return -1;   /* the index is there, but read_context selects no commit it keeps */
-    if (!open && mcp_wait_model(s, msg, cap))
-        return -1;   /* no model: nothing to report on; a missing index just means not indexed */
-    if (path && !(path = mcp_clean_name(open ? hx_index_root(s->reader) : s->cfg->root, "path", path, name, msg, cap)))
-        return -1;
+        return MCP_CODE(*err);   /* the index is there, but read_context selects no commit it keeps */
+    if (!open && mcp_session_model(s, err))
+        return MCP_CODE(*err);   /* no model: nothing to report on; a missing index just means not indexed */
+    if (path && !(path = mcp_clean_name(open ? hx_index_root(s->reader) : s->cfg->root, "path", path, name, err)))
+        return MCP_CODE(*err);
     if (open)
         found = by_id ? !hx_index_doc_by_id(s->reader, (uint32_t)id, &d) : !hx_index_doc_by_path(s->reader, path, &d);
     /* an unknown doc_id answers as an unknown path does: not_found, echoing what was asked */
@@ -484,7 +485,7 @@ static const mcp_field add_fields[] = {
 const mcp_field mcp_add_document_out = {
     NULL, MCP_JSON_OBJECT, .props = add_fields, MCP_REQUIRED("document", "status", "generation", "searchable")};
 
-int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_add_document_args, args};
     const char *path = mcp_arg_str(&a, "path"), *content = mcp_arg_str(&a, "content");
@@ -492,48 +493,51 @@ int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_write
     hx_kv kv[HX_META_MAX];
     size_t n_meta = mcp_arg_metadata(&a, "metadata", kv, HX_META_MAX);
     if (!path == !content)
-        return snprintf(msg, cap, "give either 'path' (a file under the indexed root) or 'content' with 'name'"), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "give either 'path' (a file under the indexed root) or 'content' "
+                                                "with 'name'");
     if (content && !name)
-        return snprintf(msg, cap, "'content' needs a 'name', the root-relative name to store it under (e.g. notes/x.md)"), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "'content' needs a 'name', the root-relative name to store it under "
+                                                "(e.g. notes/x.md)");
     if (path && (name || mcp_arg_value(&a, "metadata") || mcp_arg_value(&a, "signature")))
-        return snprintf(msg, cap, "'name', 'metadata' and 'signature' go with 'content'; for 'path' the file's own "
-                        "metadata and signature file are used"), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "'name', 'metadata' and 'signature' go with 'content'; for 'path' "
+                                                "the file's own metadata and signature file are used");
     hx_index *ix = NULL;
-    if (mcp_open_writer(s, &ix, msg, cap))
-        return -1;
+    if (mcp_open_writer(s, &ix, err))
+        return MCP_CODE(*err);
     hx_update_report rep = {0};
-    hx_error err = {0};
+    hx_error e = {0};
     const char *root = hx_index_root(ix);
     char doc_path[HX_RELPATH_MAX], abs[2 * HX_RELPATH_MAX];
     struct stat st;
-    int rc = mcp_clean_name(root, path ? "path" : "name", path ? path : name, doc_path, msg, cap) ? 0 : -1;
+    int rc = mcp_clean_name(root, path ? "path" : "name", path ? path : name, doc_path, err) ? 0 : MCP_CODE(*err);
     if (!rc && !*doc_path)
-        rc = (snprintf(msg, cap, "'%s' names the indexed root, not a document; %s", path ? "path" : "name",
-                       path ? "add_document takes one file (reindex takes folders)" : "give a name such as notes/x.md"), -1);
+        rc = hx_error_set(err, HX_EINVAL, -1, "'%s' names the indexed root, not a document; %s", path ? "path" : "name",
+                       path ? "add_document takes one file (reindex takes folders)" : "give a name such as notes/x.md");
     if (!rc && path) {
         snprintf(abs, sizeof abs, "%s/%s", root, doc_path);
         if (stat(abs, &st) == 0 && S_ISDIR(st.st_mode))
-            rc = (snprintf(msg, cap, "'%.200s' is a folder; add_document takes one file (reindex takes folders)", doc_path), -1);
+            rc = hx_error_set(err, HX_EINVAL, -1, "'%.200s' is a folder; add_document takes one file (reindex takes "
+                                                  "folders)", doc_path);
     }
     if (!rc && path) {
         const char *targets[] = {doc_path};
         hx_update_opts o = {.encoder = s->enc, .progress = mcp_job_progress, .progress_ctx = s};
-        if (hx_index_update(ix, targets, 1, &o, &rep, &err))
-            rc = (snprintf(msg, cap, "indexing %.200s failed: %s", doc_path, err.message), -1);
+        if (hx_index_update(ix, targets, 1, &o, &rep, &e))
+            rc = mcp_error_wrap(err, &e, "indexing %.200s failed: ", doc_path);
         if (!rc && rep.n_rejected) {
             mcp_note_failure(s->server, rep.rejected[0].path, rep.rejected[0].reason);
-            rc = (snprintf(msg, cap, "%.200s was not indexed: %s", doc_path, rep.rejected[0].reason), -1);
+            rc = hx_error_set(err, HX_EINVAL, -1, "%.200s was not indexed: %s", doc_path, rep.rejected[0].reason);
         }
     } else if (!rc) {
         uint32_t id;
         const char *sig = mcp_arg_str(&a, "signature");
         if (hx_index_add_signed(ix, doc_path, content, strlen(content), sig, sig ? strlen(sig) : 0, kv, n_meta,
-                                s->enc, mcp_job_progress, s, &id, &rep, &err))
-            rc = (snprintf(msg, cap, "storing %.200s failed: %s", doc_path, err.message), -1);
+                                s->enc, mcp_job_progress, s, &id, &rep, &e))
+            rc = mcp_error_wrap(err, &e, "storing %.200s failed: ", doc_path);
     }
     hx_doc_info d;
     if (!rc && hx_index_doc_by_path(ix, doc_path, &d))
-        rc = (snprintf(msg, cap, "%s is not a file hyrax can index (a folder? use reindex)", doc_path), -1);
+        rc = hx_error_set(err, HX_EINVAL, -1, "%s is not a file hyrax can index (a folder? use reindex)", doc_path);
     if (!rc) {
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "document");
@@ -575,35 +579,36 @@ const mcp_arg mcp_delete_document_args[] = {
     {.name = NULL},
 };
 
-int mcp_tool_delete_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_delete_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_delete_document_args, args};
     const char *path = mcp_arg_str(&a, "path");
     bool by_id = mcp_arg_value(&a, "doc_id") != NULL;
     if (by_id == (path != NULL))
-        return snprintf(msg, cap, "give exactly one of 'doc_id' (a number from list_documents or search) or 'path'"), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' (a number from list_documents or "
+                                                "search) or 'path'");
     int64_t id = mcp_arg_int(&a, "doc_id");
     char name[HX_RELPATH_MAX];
     hx_index *ix = NULL;
-    if (mcp_open_writer(s, &ix, msg, cap))
-        return -1;
+    if (mcp_open_writer(s, &ix, err))
+        return MCP_CODE(*err);
     hx_doc_info d = {0};   /* found by path, or else the removal below fails and says why */
     hx_update_report rep = {0};
-    hx_error err = {0};
+    hx_error e = {0};
     int rc = 0;
     if (by_id && hx_index_doc_by_id(ix, (uint32_t)id, &d))
-        rc = (snprintf(msg, cap, "no document with doc_id %lld in the index", (long long)id), -1);
+        rc = hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id);
     else if (by_id)
         snprintf(name, sizeof name, "%s", d.path);   /* d borrows the view the removal replaces */
-    else if (!mcp_clean_name(hx_index_root(ix), "path", path, name, msg, cap))
-        rc = -1;
+    else if (!mcp_clean_name(hx_index_root(ix), "path", path, name, err))
+        rc = MCP_CODE(*err);
     else
         hx_index_doc_by_path(ix, name, &d);
     hx_doc_kind kind = d.kind;
     uint32_t doc_id = d.id;
     const char *names[] = {name};
-    if (!rc && hx_index_remove(ix, names, 1, HX_REMOVE_EXACT, &rep, &err))
-        rc = (snprintf(msg, cap, "cannot delete: %s", err.message), -1);
+    if (!rc && hx_index_remove(ix, names, 1, HX_REMOVE_EXACT, &rep, &e))
+        rc = mcp_error_wrap(err, &e, "cannot delete: ");
     if (!rc) {
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "success");
@@ -630,9 +635,9 @@ int mcp_tool_delete_document(mcp_session *s, const hx_json_val *args, hx_json_wr
     return rc;
 }
 
-int mcp_tool_list_documents(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_list_documents(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
-    return mcp_with_filters(list_filtered, mcp_list_documents_args, s, args, w, msg, cap);
+    return mcp_with_filters(list_filtered, mcp_list_documents_args, s, args, w, err);
 }
 
 const mcp_arg mcp_document_details_args[] = {

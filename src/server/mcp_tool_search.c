@@ -193,34 +193,34 @@ const mcp_field mcp_search_out = {
  * HX_REGISTRY_TIMEOUT_MS; a registry that cannot answer is an answer saying so, not an error.
  * read_context.as_of reads what was published by then (the registry has no baselines). */
 static int registry_search(mcp_session *s, const mcp_args *a, const char *query, const hx_search_opts *o,
-                           hx_json_writer *w, char *msg, size_t cap)
+                           hx_json_writer *w, hx_error *err)
 {
-    hx_error err = {0};
+    hx_error e = {0};
     mcp_args rctx = mcp_arg_object(a, "read_context");   /* as_of: what was published by then */
     const char *as_of = mcp_arg_str(&rctx, "as_of");
     int64_t as_of_ns = 0;
-    if (as_of && hx_time_parse(as_of, &as_of_ns, &err))
-        return snprintf(msg, cap, "read_context.as_of: %s", err.message), -1;
+    if (as_of && hx_time_parse(as_of, &as_of_ns, &e))
+        return mcp_error_wrap(err, &e, "read_context.as_of: ");
     float vec[HX_EMBED_DIM];
     size_t len = strlen(query);
     bool use_vec = o->mode != HX_MODE_KEYWORD;
-    if (use_vec && (mcp_wait_model(s, msg, cap) ||
-                    mcp_session_encoder(s, &err) ||
-                    hx_encoder_embed(s->enc, &query, &len, 1, vec, &err)))
-        return err.message[0] ? (snprintf(msg, cap, "%s", err.message), -1) : -1;
+    if (use_vec && (mcp_session_model(s, err) ||
+                    mcp_session_encoder(s, &e) ||
+                    hx_encoder_embed(s->enc, &query, &len, 1, vec, &e)))
+        return e.message[0] ? hx_error_set(err, MCP_CODE(e), -1, "%s", e.message) : MCP_CODE(*err);
     hx_registry_opts ro =
         mcp_registry_opts(s, s->cfg->registry_timeout_ms > 0 ? s->cfg->registry_timeout_ms : HX_REGISTRY_TIMEOUT_MS);
     hx_registry_query q = {query, use_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters, o->min_score, as_of_ns};
     hx_registry *r = NULL;
     hx_registry_results res = {0};
-    int rc = hx_registry_connect(&r, &ro, &err);
+    int rc = hx_registry_connect(&r, &ro, &e);
     if (!rc)
-        rc = hx_registry_search(r, &q, &res, &err);
+        rc = hx_registry_search(r, &q, &res, &e);
     if (rc == HX_ENOMEM || rc == HX_EINVAL) {
         hx_registry_close(r);
-        return snprintf(msg, cap, "%s", err.message), -1;
+        return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
     }
-    hx_present_registry_search(w, query, o->mode, &res, rc ? err.message : NULL);
+    hx_present_registry_search(w, query, o->mode, &res, rc ? e.message : NULL);
     mcp_note_query(s, query);
     hx_registry_results_free(&res);
     hx_registry_close(r);
@@ -228,7 +228,7 @@ static int registry_search(mcp_session *s, const mcp_args *a, const char *query,
 }
 
 static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
-                           char *msg, size_t cap)
+                           hx_error *err)
 {
     mcp_args a = {mcp_search_args, args}, fusion = mcp_arg_object(&a, "fusion");
     hx_search_opts o;
@@ -243,12 +243,12 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
     o.text_weight = isnan(tw) ? HX_TEXT_WEIGHT : (float)tw;
     hx_error werr = {0};
     if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
-        return snprintf(msg, cap, "%s", werr.message), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "%s", werr.message);
     if (!strcmp(mcp_arg_str(&a, "source"), "registry"))
-        return registry_search(s, &a, query, &o, w, msg, cap);
+        return registry_search(s, &a, query, &o, w, err);
     hx_results res = {0};
-    if (mcp_tiers_query(s, &a, query, &o, &res, msg, cap))
-        return -1;
+    if (mcp_tiers_query(s, &a, query, &o, &res, err))
+        return MCP_CODE(*err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
@@ -425,7 +425,7 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
  * max_passages; one that does not fit is dropped and the next tried. Labels [n] count the
  * passages kept, so the n-th passage in the text is sources[n - 1] with index n. */
 static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
-                            char *msg, size_t cap)
+                            hx_error *err)
 {
     mcp_args a = {mcp_get_context_args, args};
     hx_search_opts o;
@@ -439,13 +439,13 @@ static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
     o.min_score = (float)mcp_arg_num(&a, "min_score");
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
     hx_results res = {0};
-    if (mcp_tiers_query(s, &a, query, &o, &res, msg, cap))
-        return -1;
+    if (mcp_tiers_query(s, &a, query, &o, &res, err))
+        return MCP_CODE(*err);
     hx_passages ps;
-    hx_error err = {0};
-    if (hx_passages_build(&res, &ps, &err)) {
+    hx_error e = {0};
+    if (hx_passages_build(&res, &ps, &e)) {
         hx_results_free(&res);
-        return snprintf(msg, cap, "%s", err.message), -1;
+        return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
     }
     size_t np = ps.n, n_kept = 0;
     int rc = 0;
@@ -455,7 +455,7 @@ static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
     for (size_t i = 0; i < np && !rc && tokens && n_kept < (size_t)max_passages; i++) {
         hx_passage *p = &ps.v[i];
         hx_index *tier_ix = mcp_tier_reader(s, p->first);   /* NULL: the registry's (no neighbours read) */
-        if (related && tier_ix && (rc = add_neighbours(tier_ix, &ps, p, &err)))
+        if (related && tier_ix && (rc = add_neighbours(tier_ix, &ps, p, &e)))
             break;
         char header[600];
         const char *title = p->first->title, *heading = p->first->heading;
@@ -502,12 +502,12 @@ static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
         hx_json_write_obj_end(w);
     }
     if (rc || !tokens)
-        snprintf(msg, cap, "out of memory assembling the context");
+        hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling the context");
     hx_passages_free(&ps);
     free(tokens);
     free(context);
     hx_results_free(&res);
-    return rc || !tokens ? -1 : 0;
+    return rc || !tokens ? MCP_CODE(*err) : 0;
 }
 
 /* === find_similar === */
@@ -540,7 +540,7 @@ const mcp_field mcp_find_similar_out = {
     NULL, MCP_JSON_OBJECT, .props = similar_fields, MCP_REQUIRED("source", "results", "total_results")};
 
 static int similar_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
-                            char *msg, size_t cap)
+                            hx_error *err)
 {
     mcp_args a = {mcp_find_similar_args, args};
     hx_search_opts o;
@@ -549,35 +549,37 @@ static int similar_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
     bool by_chunk = mcp_arg_value(&a, "chunk_id") != NULL;
     bool by_doc = mcp_arg_value(&a, "doc_id") || mcp_arg_value(&a, "path");
     if ((!!text + by_chunk + by_doc) != 1)
-        return snprintf(msg, cap, "give exactly one of 'text', 'chunk_id', or a document ('doc_id' or 'path')"), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'text', 'chunk_id', or a document ('doc_id' or "
+                                                "'path')");
     int64_t chunk = mcp_arg_int(&a, "chunk_id");
-    if (mcp_open_reader_for(s, &a, msg, cap))
-        return -1;
+    if (mcp_open_reader_for(s, &a, err))
+        return MCP_CODE(*err);
     float vec[HX_EMBED_DIM];
-    hx_error err = {0};
+    hx_error e = {0};
     char source[300];
     if (text) {
         size_t len = strlen(text);
-        if (hx_encoder_embed(s->enc, &text, &len, 1, vec, &err))
-            return snprintf(msg, cap, "embedding the text failed: %s", err.message), -1;
+        if (hx_encoder_embed(s->enc, &text, &len, 1, vec, &e))
+            return mcp_error_wrap(err, &e, "embedding the text failed: ");
         snprintf(source, sizeof source, "text");
     } else if (by_chunk) {
-        if (hx_index_chunk_vector(s->reader, (uint32_t)chunk, vec, &err))
-            return snprintf(msg, cap, "no chunk %lld in the index (chunk ids come from search results)", (long long)chunk), -1;
+        if (hx_index_chunk_vector(s->reader, (uint32_t)chunk, vec, &e))
+            return hx_error_set(err, HX_EINVAL, -1, "no chunk %lld in the index (chunk ids come from search results)",
+                                (long long)chunk);
         o.exclude_chunk = (int32_t)chunk;
         snprintf(source, sizeof source, "chunk %lld", (long long)chunk);
     } else {
         hx_doc_info d;
-        if (mcp_arg_doc(&a, s->reader, &d, msg, cap))
-            return -1;
-        if (hx_index_doc_vector(s->reader, d.id, vec, &err))
-            return snprintf(msg, cap, "document %s has no text to compare", d.path), -1;
+        if (mcp_arg_doc(&a, s->reader, &d, err))
+            return MCP_CODE(*err);
+        if (hx_index_doc_vector(s->reader, d.id, vec, &e))
+            return hx_error_set(err, HX_EINVAL, -1, "document %s has no text to compare", d.path);
         o.exclude_doc = (int32_t)d.id;
         snprintf(source, sizeof source, "document %.250s", d.path);
     }
     hx_results res = {0};
-    if (hx_index_search_vector(s->reader, vec, &o, &res, &err))
-        return snprintf(msg, cap, "search failed: %s", err.message), -1;
+    if (hx_index_search_vector(s->reader, vec, &o, &res, &e))
+        return mcp_error_wrap(err, &e, "search failed: ");
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "source");
     hx_json_write_cstr(w, source);
@@ -588,19 +590,19 @@ static int similar_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
     return 0;
 }
 
-int mcp_tool_search(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_search(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
-    return mcp_with_filters(search_filtered, mcp_search_args, s, args, w, msg, cap);
+    return mcp_with_filters(search_filtered, mcp_search_args, s, args, w, err);
 }
 
-int mcp_tool_get_context(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_get_context(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
-    return mcp_with_filters(context_filtered, mcp_get_context_args, s, args, w, msg, cap);
+    return mcp_with_filters(context_filtered, mcp_get_context_args, s, args, w, err);
 }
 
-int mcp_tool_find_similar(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_find_similar(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
-    return mcp_with_filters(similar_filtered, mcp_find_similar_args, s, args, w, msg, cap);
+    return mcp_with_filters(similar_filtered, mcp_find_similar_args, s, args, w, err);
 }
 
 /* === The seeds' tools ===

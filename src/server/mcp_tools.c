@@ -12,37 +12,38 @@
 #include <string.h>
 
 /* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
- * rule) in out, or NULL with msg set when it is refused (absolute outside root, '..', too long). */
-const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], char *msg,
-                            size_t cap)
+ * rule) in out, or NULL with err set when it is refused (absolute outside root, '..', too long). */
+const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], hx_error *err)
 {
-    hx_error err = {0};
-    if (hx_fs_target(root, in, HX_TARGET_NAME, out, HX_RELPATH_MAX, &err))
-        return snprintf(msg, cap, "argument '%s': %s", key, err.message), NULL;
+    hx_error e = {0};
+    if (hx_fs_target(root, in, HX_TARGET_NAME, out, HX_RELPATH_MAX, &e))
+        return mcp_error_wrap(err, &e, "argument '%s': ", key), NULL;
     return out;
 }
 
 /* A document named by doc_id or path (exactly one). */
-int mcp_arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, char *msg, size_t cap)
+int mcp_arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, hx_error *err)
 {
     const hx_json_val *idv = mcp_arg_value(a, "doc_id");
     const char *path = mcp_arg_str(a, "path");
     if (!idv == !path)
-        return snprintf(msg, cap, "give exactly one of 'doc_id' (a number from list_documents or search) or 'path'"), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' (a number from list_documents or "
+                                                "search) or 'path'");
     if (idv) {
         int64_t id = mcp_arg_int(a, "doc_id");
         if (hx_index_doc_by_id(ix, (uint32_t)id, d))
-            return snprintf(msg, cap, "no document with doc_id %lld in the index", (long long)id), -1;
+            return hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id);
         return 0;
     }
     char name[HX_RELPATH_MAX];
-    if (!mcp_clean_name(hx_index_root(ix), "path", path, name, msg, cap))
-        return -1;
+    if (!mcp_clean_name(hx_index_root(ix), "path", path, name, err))
+        return MCP_CODE(*err);
     if (!*name)
-        return snprintf(msg, cap, "'path' names the indexed root, not a document"), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "'path' names the indexed root, not a document");
     if (hx_index_doc_by_path(ix, name, d))
-        return snprintf(msg, cap, "no document with path '%.200s' in the index (paths are relative to the indexed root)",
-                        name), -1;
+        return hx_error_set(err, HX_EINVAL, -1, "no document with path '%.200s' in the index (paths are relative to "
+                                                "the indexed root)",
+                        name);
     return 0;
 }
 
@@ -59,13 +60,13 @@ void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns)
 
 /* The tools that take `filters` run as fn with them parsed (filter.h), freed after the call. */
 int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hx_json_val *args,
-                        hx_json_writer *w, char *msg, size_t cap)
+                        hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {table, args};
     hx_filter_set fs = {0};
-    hx_error err = {0};
-    int rc = mcp_arg_filters(&a, "filters", &fs, &err) ? (snprintf(msg, cap, "%s", err.message), -1)
-                                                       : fn(s, args, &fs, w, msg, cap);
+    hx_error e = {0};
+    int rc = mcp_arg_filters(&a, "filters", &fs, &e) ? hx_error_set(err, MCP_CODE(e), -1, "%s", e.message)
+                                                       : fn(s, args, &fs, w, err);
     hx_filter_set_free(&fs);
     return rc;
 }
@@ -88,20 +89,21 @@ const mcp_arg mcp_date_range_args[] = {
 const mcp_arg mcp_seed_filters[] = {SEED_FILTER_ROWS, {.name = NULL}};
 
 /* Opens the writer for one job. */
-int mcp_open_writer(mcp_session *s, hx_index **ix, char *msg, size_t cap)
+int mcp_open_writer(mcp_session *s, hx_index **ix, hx_error *err)
 {
-    hx_error err = {0};
-    if (mcp_wait_model(s, msg, cap))
-        return -1;
-    if (mcp_session_encoder(s, &err))
-        return snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1;
-    if (mcp_index_open(s, ix, HX_INDEX_WRITE | HX_INDEX_CREATE, s->cfg->root, &err)) {
-        if (err.code == HX_EBUSY)
-            snprintf(msg, cap, "another process is writing to %s (e.g. 'hyrax index'); try again when it is done",
+    hx_error e = {0};
+    if (mcp_session_model(s, err))
+        return MCP_CODE(*err);
+    if (mcp_session_encoder(s, &e))
+        return mcp_error_wrap(err, &e, "cannot start the encoder: ");
+    if (mcp_index_open(s, ix, HX_INDEX_WRITE | HX_INDEX_CREATE, s->cfg->root, &e)) {
+        if (e.code == HX_EBUSY)
+            hx_error_set(err, HX_EINVAL, -1, "another process is writing to %s (e.g. 'hyrax index'); try again when "
+                                             "it is done",
                      s->cfg->db);
         else
-            snprintf(msg, cap, "cannot open %s for writing: %s", s->cfg->db, err.message);
-        return -1;
+            mcp_error_wrap(err, &e, "cannot open %s for writing: ", s->cfg->db);
+        return MCP_CODE(*err);
     }
     return 0;
 }
@@ -294,8 +296,7 @@ static int write_tool_result(void *ctx, hx_json_writer *w, hx_error *err)
 /* Runs a tool under a fault guard (hyrax.h): an index file truncated or overwritten while the tool
  * reads it gives a tool error, and the reader is closed so the next call opens the file afresh.
  * Write tools run unguarded: their writer holds the lock and is not abandoned halfway. */
-static int run_guarded(mcp_session *s, int t, const hx_json_val *args, hx_json_writer *sw, char *message,
-                       size_t cap)
+static int run_guarded(mcp_session *s, int t, const hx_json_val *args, hx_json_writer *sw, hx_error *err)
 {
     hx_fault_guard g;
     if (!HX_FAULT_GUARD(g)) {
@@ -303,10 +304,10 @@ static int run_guarded(mcp_session *s, int t, const hx_json_val *args, hx_json_w
         s->reader = NULL;
         hx_index_close(s->user_reader);   /* tiers: the user index's reader likewise */
         s->user_reader = NULL;
-        snprintf(message, cap, "%s; it is reopened on the next call", HX_FAULT_MESSAGE);
-        return -1;
+        hx_error_set(err, HX_EINVAL, -1, "%s; it is reopened on the next call", HX_FAULT_MESSAGE);
+        return MCP_CODE(*err);
     }
-    int rc = mcp_tools[t].run(s, args, sw, message, cap);
+    int rc = mcp_tools[t].run(s, args, sw, err);
     hx_fault_leave(&g);
     return rc;
 }
@@ -321,23 +322,23 @@ static int tool_index(const char *name, size_t len)
 }
 
 /* The tool that runs tool t on *args: t itself, or its family with *args translated into the
- * family's arguments (*doc holds them; caller frees). -1 with message set when the translated
+ * family's arguments (*doc holds them; caller frees). -1 with err set when the translated
  * arguments fail the family's checks. */
-static int runner_of(int t, const hx_json_val **args, hx_json_doc **doc, char *message, size_t cap)
+static int runner_of(int t, const hx_json_val **args, hx_json_doc **doc, hx_error *err)
 {
     const char *family = mcp_tools[t].family;
     if (!family)
         return t;
     int f = tool_index(family, strlen(family));
     hx_json_writer w;
-    hx_error err = {0};
+    hx_error e = {0};
     hx_json_writer_init(&w);
     mcp_args_translate(mcp_tools[t].args, *args, &w);
     if (f < 0 || f == t)
-        f = (snprintf(message, cap, "%s names no other tool to run it (%s)", mcp_tools[t].name, family), -1);
-    else if (hx_json_writer_finish(&w, &err) || hx_json_parse(doc, w.buf, w.len, NULL, &err))
-        f = (snprintf(message, cap, "cannot pass the arguments on to %s: %s", family, err.message), -1);
-    else if (mcp_args_check(mcp_tools[f].args, hx_json_doc_root(*doc), message, cap))
+        f = hx_error_set(err, HX_EINVAL, -1, "%s names no other tool to run it (%s)", mcp_tools[t].name, family);
+    else if (hx_json_writer_finish(&w, &e) || hx_json_parse(doc, w.buf, w.len, NULL, &e))
+        f = mcp_error_wrap(err, &e, "cannot pass the arguments on to %s: ", family);
+    else if (mcp_args_validate(mcp_tools[f].args, hx_json_doc_root(*doc), err))
         f = -1;
     else
         *args = hx_json_doc_root(*doc);
@@ -352,24 +353,21 @@ int mcp_run_tool(mcp_session *s, int t, const hx_json_val *args, const char *id,
 {
     double t0 = mcp_mono_ms();
     hx_json_writer sw;
-    char message[1024] = "";
     hx_error err = {0};
     hx_json_doc *translated = NULL;
     hx_json_writer_init(&sw);
-    int r = mcp_args_check(mcp_tools[t].args, args, message, sizeof message)
-                ? -1 : runner_of(t, &args, &translated, message, sizeof message);
-    int rc = r < 0 ? -1
-             : mcp_tools[r].writes ? mcp_tools[r].run(s, args, &sw, message, sizeof message)
-                                      : run_guarded(s, r, args, &sw, message, sizeof message);
+    int r = mcp_args_validate(mcp_tools[t].args, args, &err) ? -1 : runner_of(t, &args, &translated, &err);
+    int rc = r < 0 ? MCP_CODE(err)
+             : mcp_tools[r].writes ? mcp_tools[r].run(s, args, &sw, &err)
+                                   : run_guarded(s, r, args, &sw, &err);
     hx_json_doc_free(translated);
-    if (!rc && hx_json_writer_finish(&sw, &err)) {
-        snprintf(message, sizeof message, "internal error building the result: %s", err.message);
-        rc = -1;
-    }
-    tool_outcome o = {&sw, rc ? message : NULL, modern};
+    hx_error e = {0};
+    if (!rc && hx_json_writer_finish(&sw, &e))
+        rc = hx_error_set(&err, MCP_CODE(e), -1, "internal error building the result: %s", e.message);
+    tool_outcome o = {&sw, rc ? err.message : NULL, modern};
     hx_json_writer_reset(out);
-    if (hx_rpc_write_result_fn(out, id, id_len, write_tool_result, &o, &err))
-        hx_rpc_write_error(out, id, id_len, HX_RPC_INTERNAL_ERROR, err.message, NULL, 0, NULL);
+    if (hx_rpc_write_result_fn(out, id, id_len, write_tool_result, &o, &e))
+        hx_rpc_write_error(out, id, id_len, HX_RPC_INTERNAL_ERROR, e.message, NULL, 0, NULL);
     hx_json_writer_free(&sw);
     note_latency(s, t, mcp_mono_ms() - t0);
     return rc;
@@ -467,13 +465,15 @@ int mcp_call_read_tool(mcp_session *s, const char *name, const char *args, size_
     double t0 = mcp_mono_ms();
     const hx_json_val *a = hx_json_doc_root(doc);
     hx_json_writer_reset(out);
-    int r = mcp_args_check(mcp_tools[t].args, a, message, cap) ? -1 : runner_of(t, &a, &translated, message, cap);
-    int rc = r < 0 ? -1 : run_guarded(s, r, a, out, message, cap);
-    if (!rc && hx_json_writer_finish(out, &err))
-        rc = (snprintf(message, cap, "internal error building the result: %s", err.message), -1);
+    int r = mcp_args_validate(mcp_tools[t].args, a, &err) ? -1 : runner_of(t, &a, &translated, &err);
+    int rc = r < 0 ? MCP_CODE(err) : run_guarded(s, r, a, out, &err);
+    hx_error e = {0};
+    if (!rc && hx_json_writer_finish(out, &e))
+        rc = hx_error_set(&err, MCP_CODE(e), -1, "internal error building the result: %s", e.message);
+    if (rc)
+        snprintf(message, cap, "%s", err.message);
     hx_json_doc_free(translated);
     hx_json_doc_free(doc);
     note_latency(s, t, mcp_mono_ms() - t0);
-    return rc;
+    return rc ? -1 : 0;
 }
-

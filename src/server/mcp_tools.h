@@ -20,9 +20,9 @@ typedef struct mcp_tool {
     const mcp_arg *args;          /* mcp_args.h; checked before run is called */
     const mcp_field *output;      /* mcp_output.h: the outputSchema */
     bool writes;                  /* runs on the worker thread; refused with --read-only */
-    /* Writes the structured result into w and returns 0, or returns non-zero after setting
-     * *message (a sentence a person can act on) for an isError result. args passed the table. */
-    int (*run)(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *message, size_t cap);
+    /* Writes the structured result into w and returns 0, or returns an HX_E* code with err's
+     * message (a sentence a person can act on) for an isError result. args passed the table. */
+    int (*run)(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err);
     /* NULL, or the name of the tool that runs this one: a call's arguments are translated by
      * this tool's table (mcp_args_translate), checked by the family's and run by its run. */
     const char *family;
@@ -90,21 +90,20 @@ extern const mcp_arg mcp_date_range_args[], mcp_seed_filters[];
 
 /* The tools that take `filters` run as fn with them parsed (filter.h), freed after the call. */
 typedef int (*mcp_filtered_tool)(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
-                             char *msg, size_t cap);
+                             hx_error *err);
 int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hx_json_val *args,
-                     hx_json_writer *w, char *msg, size_t cap);
+                     hx_json_writer *w, hx_error *err);
 /* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
- * rule) in out, or NULL with msg set when it is refused (absolute outside root, '..', too long). */
-const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], char *msg,
-                           size_t cap);
+ * rule) in out, or NULL with err set when it is refused (absolute outside root, '..', too long). */
+const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], hx_error *err);
 /* A document named by doc_id or path (exactly one). */
-int mcp_arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, char *msg, size_t cap);
+int mcp_arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, hx_error *err);
 void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns);
 /* How registry calls act (README "Registry"): as the reader identity's tenant and user, else as
  * the login; a query waits at most timeout_ms, publish only bounds the connection. */
 hx_registry_opts mcp_registry_opts(const mcp_session *s, int timeout_ms);
 /* Opens the writer for one job. */
-int mcp_open_writer(mcp_session *s, hx_index **ix, char *msg, size_t cap);
+int mcp_open_writer(mcp_session *s, hx_index **ix, hx_error *err);
 /* hx_index_update's progress callback for a write job (ctx: its session). */
 int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path);
 void mcp_write_report(hx_json_writer *w, const hx_update_report *r);
@@ -117,7 +116,7 @@ void mcp_write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_repor
 #define MCP_TOOL_DECL(tool)                                                                                   \
     extern const mcp_arg mcp_##tool##_args[];                                                                 \
     extern const mcp_field mcp_##tool##_out;                                                                  \
-    int mcp_tool_##tool(mcp_session *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+    int mcp_tool_##tool(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 /* search, get_context, find_similar and the seeds' names for them (mcp_tool_search.c) */
 MCP_TOOL_DECL(search);
 MCP_TOOL_DECL(get_context);
