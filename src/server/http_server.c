@@ -361,7 +361,7 @@ static const char *const rest_search_types[] = {"vector", "semantic", "keyword",
 
 /* The REST routes answer through a session of their request thread (hyrax.h "Session"), opened
  * once the model has loaded, on the model the MCP server loaded; it never writes. */
-static int rest_session(http_server *h, mcp_server *v, hx_session **ses, char *msg, size_t cap)
+static int rest_session(http_server *h, mcp_session *v, hx_session **ses, char *msg, size_t cap)
 {
     if (*ses)
         return 0;
@@ -433,7 +433,7 @@ static void write_rest_search(hx_json_writer *w, const char *query, const char *
     hx_json_write_obj_end(w);
 }
 
-static void route_search(http_server *h, mcp_server *v, hx_session **ses, const hx_http_request *req, reply *r)
+static void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
 {
     hx_json_doc *doc = NULL;
     hx_filter_set fs = {0};
@@ -489,7 +489,7 @@ static void route_search(http_server *h, mcp_server *v, hx_session **ses, const 
 }
 
 /* The project index's counts through the thread's session, when the model has loaded (never waits). */
-static bool index_stats(http_server *h, mcp_server *v, hx_session **ses, hx_index_stats *st, char *msg, size_t cap)
+static bool index_stats(http_server *h, mcp_session *v, hx_session **ses, hx_index_stats *st, char *msg, size_t cap)
 {
     hx_session_info info;
     if (!mcp_model_ready(v) || rest_session(h, v, ses, msg, cap) || hx_session_status(*ses, &info, NULL))
@@ -501,7 +501,7 @@ static bool index_stats(http_server *h, mcp_server *v, hx_session **ses, hx_inde
 }
 
 /* GET /health: answers at once, also while the model loads (status "starting"). */
-static void route_health(http_server *h, mcp_server *v, hx_session **ses, const hx_http_request *req, reply *r)
+static void route_health(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
 {
     (void)req;
     hx_index_stats st = {0};
@@ -529,7 +529,7 @@ static void route_health(http_server *h, mcp_server *v, hx_session **ses, const 
 
 /* GET /stats: seed 002's StatsResponse (total_keps is the document count). 503 until the index
  * can be read. */
-static void route_stats(http_server *h, mcp_server *v, hx_session **ses, const hx_http_request *req, reply *r)
+static void route_stats(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
 {
     (void)req;
     hx_index_stats st;
@@ -567,7 +567,7 @@ static void route_stats(http_server *h, mcp_server *v, hx_session **ses, const h
 }
 
 /* GET /metrics: the histograms, then gauges of the index, the model and the connections. */
-static void route_metrics(http_server *h, mcp_server *v, hx_session **ses, const hx_http_request *req, reply *r)
+static void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
 {
     (void)req;
     hx_index_stats st = {0};
@@ -749,7 +749,7 @@ typedef struct pending {
 } pending;
 
 /* Answers a POST /mcp in r, or, for a write tool whose job was queued, sets *later and leaves r. */
-static void route_mcp(http_server *h, mcp_server *v, conn *c, double t0, reply *r, pending **later)
+static void route_mcp(http_server *h, mcp_session *v, conn *c, double t0, reply *r, pending **later)
 {
     const hx_http_request *req = &c->req;
     size_t n;
@@ -832,7 +832,7 @@ static void route_mcp(http_server *h, mcp_server *v, conn *c, double t0, reply *
 
 typedef struct route {
     const char *path, *method;
-    void (*run)(http_server *h, mcp_server *v, hx_session **ses, const hx_http_request *req, reply *r);
+    void (*run)(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r);
 } route;
 
 static const route routes[] = {
@@ -859,7 +859,7 @@ static bool finish(http_server *h, conn *c, const char *route_path, reply *r, do
 
 /* Answers c's parsed request and writes the answer; false when the connection must close. A write
  * tool's request whose job was queued sets *later instead (an awaiter answers it). */
-static bool answer(http_server *h, mcp_server *v, hx_session **ses, conn *c, pending **later)
+static bool answer(http_server *h, mcp_session *v, hx_session **ses, conn *c, pending **later)
 {
     double t0 = mono_s();
     const hx_http_request *req = &c->req;
@@ -958,9 +958,9 @@ static void start_awaiter(http_server *h, pending *p)
 static void *request_thread(void *arg)
 {
     http_server *h = arg;
-    mcp_server view;
+    mcp_session view;
     hx_session *ses = NULL;   /* the REST routes' (rest_session) */
-    mcp_view_init(&view, &h->mcp, "http");
+    mcp_session_init(&view, &h->mcp, "http");
     for (;;) {
         pthread_mutex_lock(&h->lock);
         while (!h->work_head && !h->stopping)
@@ -982,7 +982,7 @@ static void *request_thread(void *arg)
         else
             hand_back(h, c, keep);
     }
-    mcp_view_free(&view);
+    mcp_session_free(&view);
     hx_session_close(ses);
     return NULL;
 }
@@ -1364,7 +1364,6 @@ int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error
         mcp_started = true;
         h->mcp.transport = "http";
         h->mcp.metrics = h->metrics;
-        h->mcp.initialized = true;
     }
     while (!rc && started < n_threads)
         if (pthread_create(&threads[started], NULL, request_thread, h))

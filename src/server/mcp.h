@@ -21,7 +21,7 @@ typedef struct hx_mcp_config {
     const char *registry;      /* the registry tier (registry.h): its URL; NULL: $HYRAX_REGISTRY or
                                   libpq's own variables */
     int registry_timeout_ms;   /* a query's wait for the registry; 0: HX_REGISTRY_TIMEOUT_MS */
-    /* Conversation memory (mcp_memory.c): turns are stamped with the reader identity and read back
+    /* Conversation memory (mcp_tool_memory.c): turns are stamped with the reader identity and read back
      * by it; the retention limits. */
     hx_memory_limits memory_limits;   /* zeros: memory.h's defaults */
     /* serve --watch (watch.h): follow the root and reindex what changes; watch_poll_ms > 0 polls

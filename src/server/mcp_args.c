@@ -1,6 +1,6 @@
 /* mcp_args.c: the argument tables of the MCP tools turned into JSON Schemas and into checks, and
  * the getters tools read checked arguments with (spec in mcp_args.h). Knows no tool: the tables
- * are in mcp_tools.c. */
+ * are in mcp_tool_*.c. */
 #include "mcp_args.h"
 
 #include <math.h>
@@ -47,19 +47,61 @@ static void write_default(hx_json_writer *w, const mcp_arg *r)
         hx_json_write_double(w, strtod(r->def, NULL));
 }
 
-/* The value schemas of MCP_FILTERS and MCP_METADATA members (filter.h says the rules). */
-#define SCALAR_SCHEMA "{\"type\":[\"string\",\"number\",\"boolean\"]}"
-#define BOUND_SCHEMA "{\"type\":[\"string\",\"number\",\"null\"]}"
-#define FILTER_VALUE_SCHEMA                                                                                     \
-    "{\"anyOf\":[" SCALAR_SCHEMA ",{\"type\":\"array\",\"minItems\":1,\"items\":" SCALAR_SCHEMA "},"              \
-    "{\"type\":\"object\",\"description\":\"a range: numbers or ISO-8601 dates\",\"properties\":{"                \
-    "\"from\":" BOUND_SCHEMA ",\"to\":" BOUND_SCHEMA ",\"gte\":" BOUND_SCHEMA ",\"gt\":" BOUND_SCHEMA ","            \
-    "\"lte\":" BOUND_SCHEMA ",\"lt\":" BOUND_SCHEMA ",\"key\":{\"type\":\"string\"}},\"additionalProperties\":false}]}"
-#define TEXT_OF(x) #x
-#define NUMBER_TEXT(x) TEXT_OF(x)
-#define META_VALUE_SCHEMA                                                                                    \
-    "{\"anyOf\":[" SCALAR_SCHEMA ",{\"type\":\"array\",\"minItems\":1,\"maxItems\":" NUMBER_TEXT(         \
-        MCP_METADATA_LIST_MAX) ",\"items\":" SCALAR_SCHEMA "}]}"
+/* === Value schemas of MCP_FILTERS and MCP_METADATA members (filter.h says the rules) === */
+
+static const mcp_field scalar = {.type = MCP_JSON_STRING | MCP_JSON_NUMBER | MCP_JSON_BOOLEAN};
+static const mcp_field bound = {.type = MCP_JSON_STRING | MCP_JSON_NUMBER | MCP_JSON_NULL};
+static const char *const range_keys[] = {"from", "to", "gte", "gt", "lte", "lt"};
+
+static void write_int_member(hx_json_writer *w, const char *key, int64_t x)
+{
+    hx_json_write_key(w, key);
+    hx_json_write_int(w, x);
+}
+
+/* {"type":"object","description":...,"properties":{...},"additionalProperties":false}: a range. */
+static void write_range_schema(hx_json_writer *w)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "type");
+    hx_json_write_cstr(w, "object");
+    hx_json_write_key(w, "description");
+    hx_json_write_cstr(w, "a range: numbers or ISO-8601 dates");
+    hx_json_write_key(w, "properties");
+    hx_json_write_obj_begin(w);
+    for (size_t i = 0; i < sizeof range_keys / sizeof *range_keys; i++) {
+        hx_json_write_key(w, range_keys[i]);
+        mcp_output_schema(w, &bound);
+    }
+    hx_json_write_key(w, "key");
+    mcp_output_schema(w, &(const mcp_field){.type = MCP_JSON_STRING});
+    hx_json_write_obj_end(w);
+    hx_json_write_key(w, "additionalProperties");
+    hx_json_write_bool(w, 0);
+    hx_json_write_obj_end(w);
+}
+
+/* A member's value: a scalar, a list of 1..max_items scalars (0: no bound) or, for filters, a range. */
+static void write_value_schema(hx_json_writer *w, int64_t max_items, bool range)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "anyOf");
+    hx_json_write_arr_begin(w);
+    mcp_output_schema(w, &scalar);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "type");
+    hx_json_write_cstr(w, "array");
+    write_int_member(w, "minItems", 1);
+    if (max_items)
+        write_int_member(w, "maxItems", max_items);
+    hx_json_write_key(w, "items");
+    mcp_output_schema(w, &scalar);
+    hx_json_write_obj_end(w);
+    if (range)
+        write_range_schema(w);
+    hx_json_write_arr_end(w);
+    hx_json_write_obj_end(w);
+}
 
 static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_arg *row)
 {
@@ -100,10 +142,10 @@ static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_ar
             hx_json_write_obj_end(w);
         }
         hx_json_write_key(w, "additionalProperties");
-        hx_json_write_json(w, FILTER_VALUE_SCHEMA, strlen(FILTER_VALUE_SCHEMA));
+        write_value_schema(w, 0, true);
     } else if (r->type == MCP_METADATA) {
         hx_json_write_key(w, "additionalProperties");
-        hx_json_write_json(w, META_VALUE_SCHEMA, strlen(META_VALUE_SCHEMA));
+        write_value_schema(w, MCP_METADATA_LIST_MAX, false);
     }
     if (r->def) {
         hx_json_write_key(w, "default");
@@ -373,12 +415,24 @@ static int check_table(const mcp_arg *table, const hx_json_val *args, const char
     return 0;
 }
 
+int mcp_args_validate(const mcp_arg *table, const hx_json_val *args, hx_error *err)
+{
+    failure f = {err->message, sizeof err->message};
+    if (hx_json_type_of(args) == HX_JSON_OBJECT ? !check_table(table, args, NULL, &f)
+                                                 : fail(&f, "the arguments must be an object") == 0)
+        return 0;
+    err->code = HX_EINVAL;
+    err->offset = -1;
+    return HX_EINVAL;
+}
+
 int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, size_t cap)
 {
-    failure f = {msg, cap};
-    if (hx_json_type_of(args) != HX_JSON_OBJECT)
-        return fail(&f, "the arguments must be an object");
-    return check_table(table, args, NULL, &f);
+    hx_error e = {0};
+    if (!mcp_args_validate(table, args, &e))
+        return 0;
+    snprintf(msg, cap, "%s", e.message);
+    return -1;
 }
 
 /* === Translation to a family tool === */

@@ -8,13 +8,14 @@
  * also inside an object argument: "fusion.text_weight") and which values it always gives
  * (`fixed`); mcp_args_translate rewrites a call's arguments into the family tool's, whose own
  * table then checks them again, so one implementation serves both names.
- * Tables live beside their tools in mcp_tools.c; this file owns the machinery only. */
+ * Tables live beside their tools in mcp_tool_*.c; this file owns the machinery only. */
 #ifndef HX_MCP_ARGS_H
 #define HX_MCP_ARGS_H
 
 #include "filter.h"
 #include "hyrax.h"
 #include "json.h"
+#include "mcp_output.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -70,16 +71,18 @@ typedef struct mcp_arg {
  * "additionalProperties":false}. */
 void mcp_args_schema(hx_json_writer *w, const mcp_arg *table);
 
-/* 0 when args (an object) passes every rule of the table; else -1 with a sentence naming the
- * argument and what it must be in msg. */
+/* 0 when args (an object) passes every rule of the table; else HX_EINVAL with a sentence naming
+ * the argument and what it must be in err. */
+int mcp_args_validate(const mcp_arg *table, const hx_json_val *args, hx_error *err);
+/* The same with the sentence in msg and -1: the form http_server.c's REST routes call. */
 int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, size_t cap);
 
-/* The arguments of the family tool for args (which passed mcp_args_check against table) as one
+/* The arguments of the family tool for args (which passed mcp_args_validate against table) as one
  * JSON object into w: each given argument, or its default where the row has one, under its `as`
  * name, and every `fixed` value. Members named "obj.key" are gathered into the object "obj". */
 void mcp_args_translate(const mcp_arg *table, const hx_json_val *args, hx_json_writer *w);
 
-/* Arguments that passed mcp_args_check, read through their table. A getter is named by the
+/* Arguments that passed mcp_args_validate, read through their table. A getter is named by the
  * argument's own name and also finds it given under an alias; absent, it gives the table's
  * default (strings: NULL, numbers: NAN, integers and booleans: 0 when there is none). */
 typedef struct {

@@ -1,7 +1,9 @@
-/* mcp_internal.h: state shared by the MCP protocol loop (mcp.c) and the tools (mcp_tools.c).
- * Threads: the main thread reads messages and answers reads with its own index reader and
- * encoder; one worker thread runs write tools (reindex, add_document, delete_document) in order
- * with its own writer handle, so queries keep being answered from the last commit meanwhile.
+/* mcp_internal.h: the state of the MCP server (mcp.c, mcp_jobs.c) and its tools (mcp_tools.c,
+ * mcp_tool_*.c): an mcp_server shared by every connection, and an mcp_session per connection.
+ * Threads: stdio's main thread (or each HTTP request thread) reads messages and answers reads in
+ * its session, with its own index reader and encoder; one worker thread runs write tools
+ * (reindex, add_document, delete_document) in order in the worker's session, with a writer
+ * opened per job, so queries keep being answered from the last commit meanwhile. The server's
  * `lock` guards the job queue and the statistics; `out_lock` the output descriptor (a write to a
  * peer that reads slowly never holds up the queue). */
 #ifndef HX_MCP_INTERNAL_H
@@ -10,6 +12,7 @@
 #include "json.h"
 #include "mcp.h"
 #include "mcp_args.h"
+#include "mcp_output.h"
 #include "present.h"
 #include "metrics.h"
 #include "rpc.h"
@@ -28,12 +31,22 @@
 #define MCP_QUEUE_MAX_BYTES ((size_t)32 << 20)
 
 /* hyrax's own JSON-RPC errors, in the range JSON-RPC leaves to servers (-32000..-32099). */
+/* The code of a failure e describes, never 0 (HX_EINVAL when it names none): what a function of
+ * the server returns after a callee filled e. */
+#define MCP_CODE(e) ((e).code ? (e).code : HX_EINVAL)
+/* err = the failure inner describes, its message led by the printf-style prefix fmt when both fit
+ * in err's message, else inner's message alone (the one that says what to change); the code. */
+int mcp_error_wrap(hx_error *err, const hx_error *inner, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 enum {
     MCP_ERR_NOT_INITIALIZED = -32000,   /* a request other than initialize or ping came first */
     MCP_ERR_BUSY = -32003,              /* write queue full; error.data.retry_after_ms says when */
 };
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
-#define MCP_TOOL_COUNT 23
 
 typedef struct mcp_job {
     int tool;                     /* index into the tool table */
@@ -70,25 +83,25 @@ void mcp_sink_free(mcp_sink *k);
  * the caller's) and returns whether the job is done and everything taken. */
 bool mcp_sink_take(mcp_sink *k, char **buf, size_t *len, size_t *cap, int wait_ms);
 
-typedef struct mcp_server {
-    const hx_mcp_config *cfg;
-    int out_fd;
-    pthread_mutex_t lock;
-    pthread_mutex_t out_lock;     /* one message at a time on out_fd */
-    bool initialized;             /* initialize answered; main thread only */
-    pthread_cond_t wake;          /* job queued, model loaded, or stopping */
+/* One connection's state: stdio's, an HTTP request thread's, or the worker's (write tools run in
+ * it). Used by one thread at a time; what the connections share is its server's. */
+typedef struct mcp_session {
+    struct mcp_server *server;    /* borrowed: the shared state */
+    const hx_mcp_config *cfg;     /* the server's */
+    const char *transport;        /* "stdio" or "http", for metrics; NULL: the server's */
+    bool initialized;             /* initialize answered (stdio); HTTP requests stand alone */
+    bool modern;                  /* the message being answered speaks 2026-07-28 */
+    char protocol[16];            /* the version initialize chose */
+    size_t resource_from;         /* resources/list: the page being written */
 
-    /* model: loaded by a thread at start so initialize is answered at once */
-    hx_model *model;              /* owned; NULL until loaded */
-    bool model_done;
-    char model_error[320];
-    hx_encoder *reader_enc;       /* owned; main thread only */
+    hx_model *model;              /* borrowed from the server once loaded (mcp_wait_model) */
+    hx_encoder *enc;              /* owned; NULL until first needed */
+    int enc_threads;              /* its threads: 1 for queries, the server's for the worker's writes */
+    hx_index *reader;             /* owned; NULL until an index exists */
+    hx_read_taken read_taken;     /* the commit the reader was last pointed at */
 
-    hx_index *reader;             /* owned; main thread only; NULL until an index exists */
-    hx_read_taken read_taken;     /* main thread only: the commit the reader was last pointed at */
-
-    /* tiers (mcp_tiers.c; main thread only): the user index's reader (owned; NULL while there is
-       none) and what the last tiered query read of each tier */
+    /* tiers (mcp_tiers.c): the user index's reader (owned; NULL while there is none) and what the
+       last tiered query read of each tier */
     hx_index *user_reader;
     hx_read_taken user_taken;
     hx_tier_status tier_status[3];
@@ -97,14 +110,28 @@ typedef struct mcp_server {
     hx_registry_tier *registry;   /* owned: the last tiered query's registry tier, whose results
                                      that query's answer borrows; freed by the next query and by
                                      mcp_tiers_free; NULL when it read no registry */
+} mcp_session;
 
-    /* write jobs, run in order by the worker */
+/* One `hyrax serve`: what its connections share. */
+typedef struct mcp_server {
+    const hx_mcp_config *cfg;
+    int out_fd;
+    pthread_mutex_t lock;
+    pthread_mutex_t out_lock;     /* one message at a time on out_fd */
+    pthread_cond_t wake;          /* job queued, model loaded, or stopping */
+
+    /* model: loaded by a thread at start so initialize is answered at once */
+    hx_model *model;              /* owned; NULL until loaded */
+    bool model_done;
+    char model_error[320];
+
+    /* write jobs, run in order by the worker in its own session */
     mcp_job *queue_head, *queue_tail;
     mcp_job *running;
     bool stopping;                /* end of input: finish the queue, then stop */
     bool stopping_now;            /* stop_fd fired: abandon the queue and cancel the running job */
     size_t queued_jobs, queued_bytes;   /* waiting jobs and their argument bytes */
-    hx_encoder *writer_enc;       /* owned; worker thread only */
+    mcp_session worker;           /* worker thread only */
     uint64_t jobs_done;           /* finished without error */
     uint64_t jobs_failed;         /* finished with isError, or cancelled queued or running */
     uint64_t jobs_busy;           /* refused with MCP_ERR_BUSY (the queue was full) */
@@ -119,48 +146,24 @@ typedef struct mcp_server {
     struct { char *path; char *reason; int64_t at_ns; } failures[MCP_FAILURES];
     size_t n_failures, next_failure;
     int64_t started_ns;
-    char protocol[16];
-
-    /* HTTP (http_server.c): each request thread answers through a view, an mcp_server of its own
-     * whose reader, encoder and read_taken are that thread's, and whose every other member but
-     * cfg, model, started_ns, protocol, modern and transport is unused: shared state lives in
-     * its home. */
-    struct mcp_server *home;      /* NULL in the server itself; the server for a view */
-    bool modern;                  /* the message being answered speaks 2026-07-28 */
-    const char *transport;        /* "stdio" or "http", for metrics */
+    const char *transport;        /* "stdio" or "http" (http_server.c sets it after start) */
     struct hx_metrics *metrics;   /* borrowed; NULL: not kept (stdio) */
     pthread_t loader_thread, worker_thread;
-    size_t resource_from;         /* resources/list: the page being written */
 } mcp_server;
 
-/* A tool: its name, its argument table (the inputSchema and the checks), its output schema and
- * what runs it: its own run, or its family's (a seed's name for a hyrax tool, such as seed 003's
- * semantic_search for search). */
-typedef struct mcp_tool {
-    const char *name;
-    const char *description;
-    const mcp_arg *args;          /* mcp_args.h; checked before run is called */
-    const char *output_schema;    /* JSON text */
-    bool writes;                  /* runs on the worker thread; refused with --read-only */
-    /* Writes the structured result into w and returns 0, or returns non-zero after setting
-     * *message (a sentence a person can act on) for an isError result. args passed the table. */
-    int (*run)(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *message, size_t cap);
-    /* NULL, or the name of the tool that runs this one: a call's arguments are translated by
-     * this tool's table (mcp_args_translate), checked by the family's and run by its run. */
-    const char *family;
-} mcp_tool;
-
-extern const mcp_tool hx_mcp_tools[MCP_TOOL_COUNT];
-
 /* mcp.c: helpers the tools use */
-int mcp_wait_model(mcp_server *s, char *message, size_t cap);   /* 0 when the model is ready */
-int mcp_open_reader(mcp_server *s, char *message, size_t cap);  /* 0 with s->reader at the head */
+/* 0 with s->model once the loader is done, or an HX_E* code with err set when loading failed. */
+int mcp_session_model(mcp_session *s, hx_error *err);
+/* 0 with s->reader at the head (and the model and encoder started), or an HX_E* code with err set. */
+int mcp_session_reader(mcp_session *s, hx_error *err);
+/* s->enc started (with s->enc_threads threads) when it was not yet: 0, or an HX_E* code. */
+int mcp_session_encoder(mcp_session *s, hx_error *err);
 /* hx_index_open of the server's index with its reader identity applied: the one way the server
  * opens an index, so no handle reads past the identity. */
-int mcp_index_open(mcp_server *s, hx_index **ix, unsigned flags, const char *root, hx_error *err);
+int mcp_index_open(mcp_session *s, hx_index **ix, unsigned flags, const char *root, hx_error *err);
 
 /* Point-in-time reads (README "Point-in-time reads"). Every query tool puts MCP_ARG_READ_CONTEXT
- * in its table, opens the reader with mcp_open_reader_for (instead of mcp_open_reader) and ends
+ * in its table, opens the reader with mcp_open_reader_for (instead of mcp_session_reader) and ends
  * its answer with mcp_write_read_context. A tool with no read_context reads the head, the default
  * of every tool. */
 extern const mcp_arg mcp_read_context_args[];
@@ -168,50 +171,47 @@ extern const mcp_arg mcp_read_context_args[];
     {"read_context", MCP_OBJECT, .props = mcp_read_context_args,                                              \
      .description = "Which state of the index to read (seed 001 5.2); default the head (the last commit). "   \
                     "The answer's read_context says which commit answered."}
-/* The arguments' read_context as a hx_read_context (strings borrowed from the arguments); 0, or -1
- * with a message when it is not a valid one. */
-int mcp_read_context(const mcp_args *a, hx_read_context *out, char *message, size_t cap);
+/* The arguments' read_context as a hx_read_context (strings borrowed from the arguments); 0, or
+ * HX_EINVAL with err set when it is not a valid one. */
+int mcp_read_context(const mcp_args *a, hx_read_context *out, hx_error *err);
 /* 0 with s->reader pointed at the commit the arguments' read_context selects (and s->read_taken
- * saying which), or -1 with a message saying what is kept when there is no such commit. */
-int mcp_open_reader_for(mcp_server *s, const mcp_args *a, char *message, size_t cap);
+ * saying which), or an HX_E* code with err saying what is kept when there is no such commit. */
+int mcp_open_reader_for(mcp_session *s, const mcp_args *a, hx_error *err);
 /* "read_context": {selector, baseline_id, as_of, generation, committed_at} of s->read_taken. */
-void mcp_write_read_context(hx_json_writer *w, const mcp_server *s);
-/* Its JSON Schema, a member of an outputSchema's properties. */
-#define MCP_READ_CONTEXT_SCHEMA                                                                               \
-    "\"read_context\":{\"type\":\"object\",\"properties\":{\"selector\":{\"type\":\"string\",\"enum\":[\"head\","       \
-    "\"published\",\"baseline_id\",\"as_of\"]},\"baseline_id\":{\"type\":[\"string\",\"null\"]},\"as_of\":{\"type\":"      \
-    "[\"string\",\"null\"]},\"generation\":{\"type\":\"integer\"},\"committed_at\":{\"type\":\"string\"}},\"required\":"    \
-    "[\"selector\",\"baseline_id\",\"as_of\",\"generation\",\"committed_at\"]}"
+void mcp_write_read_context(hx_json_writer *w, const mcp_session *s);
+/* Its shape, a row of an output description's fields (mcp_output.h). */
+extern const mcp_field mcp_read_context_fields[];
+#define MCP_OUT_READ_CONTEXT                                                                                  \
+    {"read_context", MCP_JSON_OBJECT, .props = mcp_read_context_fields,                                       \
+     MCP_REQUIRED("selector", "baseline_id", "as_of", "generation", "committed_at")}
 /* === Tiers (mcp_tiers.c; README "Tiers") === */
 /* The `source` argument of the query tools that search tiers: one row, as MCP_ARG_READ_CONTEXT. */
 #define MCP_ARG_SOURCE                                                                                        \
     {"source", MCP_STRING, .choices = hx_source_names, .def = "all",                                          \
-     .description = "Which tiers to search: all (the project index, the user index when it exists, and the "   \
+     .description = "Which tiers to search: all (the project index, the user index when it exists, and the "  \
                     "team's PostgreSQL registry when the server names one), project, user, or registry "      \
                     "alone (search tools only). An unreachable registry is not consulted (consulted false "   \
-                    "in tiers, or registry.consulted alone) and the rest answers. Each result's tier says which "  \
+                    "in tiers, or registry.consulted alone) and the rest answers. Each result's tier says which " \
                     "answered; the answer's tiers say which were read. read_context's time applies to every " \
                     "tier, a baseline to the project only."}
-/* The answer's "tiers" member, a member of an outputSchema's properties. */
-#define MCP_TIERS_SCHEMA                                                                                      \
-    "\"tiers\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"tier\":{\"type\":\"string\"},"  \
-    "\"db\":{\"type\":\"string\"},\"searched\":{\"type\":\"boolean\"},\"consulted\":{\"type\":\"boolean\"},\"results\":{\"type\":\"integer\"},"          \
-    "\"generation\":{\"type\":\"integer\"},\"reason\":{\"type\":\"string\"}},\"required\":[\"tier\",\"searched\"]}}"
+/* The answer's "tiers", a row of an output description's fields. */
+extern const mcp_field mcp_tier_item;
+#define MCP_OUT_TIERS {"tiers", MCP_JSON_ARRAY, .items = &mcp_tier_item}
 /* Runs a query over the tiers the arguments' source names (the project's reader at the arguments'
  * read_context, the user index's by hx_tier_read_at) and counts it; 0 with *res filled and
- * s->tier_status saying what each tier read, or -1 with a message. */
-int mcp_tiers_query(mcp_server *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
-                    char *message, size_t cap);
+ * s->tier_status saying what each tier read, or an HX_E* code with err set. */
+int mcp_tiers_query(mcp_session *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
+                    hx_error *err);
 /* The reader of result r's tier (the user index's, else the project's; NULL for the registry's). */
-hx_index *mcp_tier_reader(mcp_server *s, const hx_result *r);
+hx_index *mcp_tier_reader(mcp_session *s, const hx_result *r);
 /* Frees what the last tiered query kept (the registry's results). */
-void mcp_tiers_free(mcp_server *s);
+void mcp_tiers_free(mcp_session *s);
 /* The commit that answered result r: its tier's, else the project reader's. */
-uint64_t mcp_result_generation(const mcp_server *s, const hx_result *r);
+uint64_t mcp_result_generation(const mcp_session *s, const hx_result *r);
 /* "read_context" of the first tier read, then "tiers". */
-void mcp_write_tiers(hx_json_writer *w, const mcp_server *s, const hx_results *res);
+void mcp_write_tiers(hx_json_writer *w, const mcp_session *s, const hx_results *res);
 
-void mcp_note_query(mcp_server *s, const char *query);
+void mcp_note_query(mcp_session *s, const char *query);
 void mcp_note_failure(mcp_server *s, const char *path, const char *reason);
 bool mcp_path_pending(mcp_server *s, const char *path);
 void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w);
@@ -227,10 +227,35 @@ int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path);
  * !modern. */
 void mcp_write_result_tail(hx_json_writer *w, bool modern, int64_t ttl_ms);
 
+/* === Between the server's files: mcp.c, mcp_jobs.c (the write queue), mcp_tools.c (tool calls) === */
+
+int64_t mcp_now_ns(void);     /* wall clock */
+double mcp_mono_ms(void);     /* monotonic clock */
+/* Writes one reply line; errors are logged (the peer may be gone), except the stop that
+ * interrupts a write the peer is not reading. Takes out_lock. */
+void mcp_send_line(mcp_server *s, const hx_json_writer *w);
+/* Runs tool t on args in session s and leaves the JSON-RPC response for `id` in out; returns the
+ * tool's result: 0, or an HX_E* code for an isError answer. */
+int mcp_run_tool(mcp_session *s, int t, const hx_json_val *args, const char *id, size_t id_len, bool modern,
+                 hx_json_writer *out);
+/* tools/list's result (rpc.h hx_rpc_write_result_fn; ctx: the session). */
+int mcp_write_tools_list(void *ctx, hx_json_writer *w, hx_error *err);
+/* tools/call: answers in out, or queues a write job (*deferred: its answer goes to sink or out_fd). */
+void mcp_tools_call(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out, bool *deferred);
+/* Queues a write job for the worker and returns true (the worker answers it), or leaves the
+ * answer in out and returns false: busy over the queue bounds, or out of memory. */
+bool mcp_enqueue(mcp_session *s, int tool, const hx_rpc_msg *msg, const hx_json_val *args, mcp_sink *sink,
+                 hx_json_writer *out);
+/* The worker thread (arg: the server), and a job's end: its sink told done, its memory freed. */
+void *mcp_worker_main(void *arg);
+void mcp_job_free(mcp_job *j);
+/* notifications/cancelled (see mcp_jobs.c). */
+void mcp_cancel_request(mcp_server *s, const hx_json_val *params, const mcp_sink *sink);
+
 /* mcp_resources.c: documents as resources (hyrax://doc/{path}); each writes the response. */
-int mcp_resources_list(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
-int mcp_resources_read(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
-int mcp_resource_templates(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out);
+int mcp_resources_list(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out);
+int mcp_resources_read(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out);
+int mcp_resource_templates(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out);
 
 /* === Serving over other transports (http_server.c) === */
 
@@ -238,32 +263,27 @@ int mcp_resource_templates(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer 
  * (now: abandon the queue and cancel the running job; else finish the queue first). */
 int mcp_server_start(mcp_server *s, const hx_mcp_config *cfg, int out_fd, hx_error *err);
 void mcp_server_stop(mcp_server *s, bool now);
-/* A view of home for one thread; caller frees with mcp_view_free. */
-void mcp_view_init(mcp_server *view, mcp_server *home, const char *transport);
-void mcp_view_free(mcp_server *view);
-/* Whether the model has loaded (without waiting); refreshes view->model. */
-bool mcp_model_ready(mcp_server *s);
-/* Answers one classified JSON-RPC message (hx_rpc_msg_parse) through view s. Leaves the response
+/* A session of server for one connection or thread (HTTP: "http"; every request stands alone, so
+ * it needs no initialize); caller frees with mcp_session_free. */
+void mcp_session_init(mcp_session *s, mcp_server *server, const char *transport);
+void mcp_session_free(mcp_session *s);
+/* Whether the model has loaded (without waiting); refreshes s->model. */
+bool mcp_model_ready(mcp_session *s);
+/* Answers one classified JSON-RPC message (hx_rpc_msg_parse) in session s. Leaves the response
  * in out (empty for notifications and responses) and returns 0, or returns HX_RPC_DEFERRED when
  * a write job will answer through sink (which must stay until the sink says done). A
  * notifications/cancelled cancels the write job of sink's session with its requestId. */
-int mcp_handle_msg(mcp_server *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out);
+int mcp_handle_msg(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out);
 /* Cancels the write job answering through sink: dropped when queued, told to stop when running
  * (HTTP: the client closed the connection). The sink then says done. */
 void mcp_cancel_sink(mcp_server *s, mcp_sink *sink);
-/* Runs the read tool called name on args (JSON text) through view s, as tools/call would, and
+/* Runs the read tool called name on args (JSON text) in session s, as tools/call would, and
  * leaves its structured result in out; 0, or -1 with message set (an isError answer). */
-int mcp_call_read_tool(mcp_server *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
+int mcp_call_read_tool(mcp_session *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
                        char *message, size_t cap);
-
-/* === Conversation memory (mcp_memory.c) === */
-/* The reader identity of this server (hx_mcp_config tenant, user; "" when unset). */
-void mcp_identity(const mcp_server *s, const char **tenant, const char **user);
-extern const mcp_arg mcp_record_turn_args[], mcp_get_session_args[], mcp_search_history_args[], mcp_list_sessions_args[];
-extern const char mcp_record_turn_out[], mcp_get_session_out[], mcp_search_history_out[], mcp_list_sessions_out[];
-int mcp_tool_record_turn(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
-int mcp_tool_get_session(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
-int mcp_tool_search_history(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
-int mcp_tool_list_sessions(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap);
+/* The message-and-capacity forms of mcp_session_model and mcp_session_reader that http_server.c's
+ * REST routes call: 0, or -1 with message set. */
+int mcp_wait_model(mcp_session *s, char *message, size_t cap);
+int mcp_open_reader(mcp_session *s, char *message, size_t cap);
 
 #endif

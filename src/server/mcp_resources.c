@@ -2,7 +2,7 @@
  * percent-encoded (RFC 3986: unreserved bytes and '/' kept): resources/list (100 per page, an
  * opaque cursor), resources/templates/list and resources/read. A file-backed document is read from
  * its file under the root (fsafe.h: no symbolic link followed), as it is now; a stored document
- * from its chunks, in order. Reads go through the caller's view reader like the query tools. */
+ * from its chunks, in order. Reads go through the session's reader like the query tools. */
 #include "mcp_internal.h"
 #include "alloc.h"
 #include "fsafe.h"
@@ -65,7 +65,7 @@ static int uri_path(const char *uri, size_t len, char *out, size_t cap)
 
 static int write_list(void *ctx, hx_json_writer *w, hx_error *err)
 {
-    mcp_server *s = ctx;
+    mcp_session *s = ctx;
     (void)err;
     size_t n = hx_index_doc_count(s->reader), from = s->resource_from;
     hx_json_write_obj_begin(w);
@@ -102,17 +102,17 @@ static int write_list(void *ctx, hx_json_writer *w, hx_error *err)
     return 0;
 }
 
-int mcp_resources_list(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+int mcp_resources_list(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
-    char m[512];
+    hx_error err = {0};
     const char *cursor = hx_json_str(hx_json_obj_get(msg->params, "cursor"), NULL);
     char *end = NULL;
     s->resource_from = 0;
     if (cursor && (cursor[0] != 'p' || (s->resource_from = strtoul(cursor + 1, &end, 10), *end || end == cursor + 1)))
         return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
                                   "cursor: give back the nextCursor of the previous page", NULL, 0, NULL);
-    if (mcp_open_reader(s, m, sizeof m))
-        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, m, NULL, 0, NULL);
+    if (mcp_session_reader(s, &err))
+        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, err.message, NULL, 0, NULL);
     return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_list, s, NULL);
 }
 
@@ -127,36 +127,36 @@ static int write_templates(void *ctx, hx_json_writer *w, hx_error *err)
                        strlen("[{\"uriTemplate\":\"" URI_PREFIX "{path}\",\"name\":\"document\",\"title\":\"An indexed "
                               "document\",\"description\":\"A document of the index by its root-relative path "
                               "(percent-encoded), as resources/list names it.\"}]"));
-    mcp_write_result_tail(w, ((const mcp_server *)ctx)->modern, 0);
+    mcp_write_result_tail(w, ((const mcp_session *)ctx)->modern, 0);
     hx_json_write_obj_end(w);
     return 0;
 }
 
-int mcp_resource_templates(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+int mcp_resource_templates(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
     return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_templates, s, NULL);
 }
 
 /* The document's text: its file for a file-backed one, its chunks for a stored one. *text is
- * owned by the caller; -1 with m set. */
-static int doc_text(mcp_server *s, const hx_doc_info *d, char **text, size_t *len, char *m, size_t cap)
+ * owned by the caller; 0, or an HX_E* code with err set. */
+static int doc_text(mcp_session *s, const hx_doc_info *d, char **text, size_t *len, hx_error *err)
 {
-    hx_error err = {0};
+    hx_error e = {0};
     *text = NULL;
     *len = 0;
     if (d->kind == HX_DOC_FILE) {
-        if (hx_fs_read_under(hx_index_root(s->reader), d->path, MAX_READ, text, len, NULL, &err))
-            return snprintf(m, cap, "%s", err.message), -1;
+        if (hx_fs_read_under(hx_index_root(s->reader), d->path, MAX_READ, text, len, NULL, &e))
+            return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
         return 0;
     }
     size_t cap_b = 0;
     for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
         hx_result r;
-        if (hx_index_chunk(s->reader, c, &r, &err))
+        if (hx_index_chunk(s->reader, c, &r, &e))
             continue;
-        if (hx_grow((void **)text, &cap_b, *len + r.text_len + 2, 1, &err)) {
+        if (hx_grow((void **)text, &cap_b, *len + r.text_len + 2, 1, &e)) {
             free(*text);
-            return snprintf(m, cap, "out of memory"), -1;
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         }
         memcpy(*text + *len, r.text, r.text_len);
         *len += r.text_len;
@@ -167,7 +167,7 @@ static int doc_text(mcp_server *s, const hx_doc_info *d, char **text, size_t *le
 }
 
 typedef struct {
-    mcp_server *s;
+    mcp_session *s;
     const char *uri;
     size_t uri_len;
     const char *text;
@@ -196,18 +196,19 @@ static int write_read(void *ctx, hx_json_writer *w, hx_error *err)
     return 0;
 }
 
-int mcp_resources_read(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+int mcp_resources_read(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out)
 {
     size_t ulen;
     const char *uri = hx_json_str(hx_json_obj_get(msg->params, "uri"), &ulen);
-    char path[4096], m[512];
+    char path[4096];
+    hx_error err = {0};
     hx_doc_info d;
     if (!uri || uri_path(uri, ulen, path, sizeof path))
         return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
                                   "resources/read needs params.uri, a " URI_PREFIX "{path} URI from resources/list",
                                   NULL, 0, NULL);
-    if (mcp_open_reader(s, m, sizeof m))
-        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, m, NULL, 0, NULL);
+    if (mcp_session_reader(s, &err))
+        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, err.message, NULL, 0, NULL);
     if (hx_index_doc_by_path(s->reader, path, &d)) {
         hx_json_writer data;
         hx_json_writer_init(&data);
@@ -222,8 +223,8 @@ int mcp_resources_read(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
     }
     read_out o = {s, uri, ulen, NULL, 0, d.type && !strcmp(d.type, "markdown") ? "text/markdown" : "text/plain"};
     char *text;
-    if (doc_text(s, &d, &text, &o.len, m, sizeof m))
-        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, m, NULL, 0, NULL);
+    if (doc_text(s, &d, &text, &o.len, &err))
+        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, err.message, NULL, 0, NULL);
     o.text = text;
     int rc = hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_read, &o, NULL);
     if (rc)   /* not UTF-8, most likely: the writer refuses such a string */

@@ -1,9 +1,9 @@
-/* mcp_memory.c: the conversation-memory tools of `hyrax serve` (seed 003 "Conversation Memory"):
+/* mcp_tool_memory.c: the conversation-memory tools of `hyrax serve` (seed 003 "Conversation Memory"):
  * record_turn (worker thread: it writes), get_session, search_history, list_sessions (main
  * thread), one argument table each. Turns are stamped with the server's reader identity and only
  * that identity reads them back (mcp_identity). Storage, retention and search are memory.h's. */
 #include "alloc.h"
-#include "mcp_internal.h"
+#include "mcp_tools.h"
 #include "memory.h"
 #include "present.h"
 #include "present_memory.h"
@@ -18,7 +18,8 @@
 
 static const char *const methods[] = {"semantic", "full_text", "hybrid", "vector", "keyword", "other", NULL};
 
-void mcp_identity(const mcp_server *s, const char **tenant, const char **user)
+/* The reader identity of this server (hx_mcp_config tenant, user; "" when unset). */
+static void mcp_identity(const mcp_session *s, const char **tenant, const char **user)
 {
     const hx_identity *id = s->cfg->identity;
     *tenant = id && id->tenant ? id->tenant : "";
@@ -26,30 +27,41 @@ void mcp_identity(const mcp_server *s, const char **tenant, const char **user)
 }
 
 /* Opens the memory file beside the index; *m NULL (and 0) when reading one that does not exist. */
-static int open_memory(mcp_server *s, hx_memory **m, unsigned flags, char *msg, size_t cap)
+static int open_memory(mcp_session *s, hx_memory **m, unsigned flags, hx_error *err)
 {
     char path[4096];
-    hx_error err = {0};
+    hx_error e = {0};
     *m = NULL;
-    int rc = hx_memory_path(s->cfg->db, path, sizeof path, &err);
+    int rc = hx_memory_path(s->cfg->db, path, sizeof path, &e);
     if (!rc)
-        rc = hx_memory_open(m, path, flags, &err);
+        rc = hx_memory_open(m, path, flags, &e);
     if (rc == HX_ENOTFOUND && !(flags & HX_STORE_CREATE))
         return 0;
     if (rc == HX_EBUSY)
-        return snprintf(msg, cap, "another process is recording to %s; try again", path), -1;
-    return rc ? (snprintf(msg, cap, "conversation memory: %s", err.message), -1) : 0;
+        return hx_error_set(err, HX_EINVAL, -1, "another process is recording to %s; try again", path);
+    return rc ? mcp_error_wrap(err, &e, "conversation memory: ") : 0;
 }
 
-#define TURN_SCHEMA                                                                                           \
-    "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},\"turn_number\":{\"type\":\"integer\"}," \
-    "\"turn_id\":{\"type\":\"integer\"},\"user_message\":{\"type\":\"string\"},\"agent_response\":{\"type\":\"string\"}," \
-    "\"retrieved_docs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"search_method\":{\"type\":[\"string\",\"null\"]}," \
-    "\"relevance_score\":{\"type\":[\"number\",\"null\"]},\"created_at\":{\"type\":\"string\"}}," \
-    "\"required\":[\"session_id\",\"turn_number\",\"user_message\",\"agent_response\",\"created_at\"]}"
+/* A turn (hx_present_turn). */
+static const mcp_field turn_fields[] = {
+    {"session_id", .type = MCP_JSON_STRING},
+    {"turn_number", .type = MCP_JSON_INTEGER},
+    {"turn_id", .type = MCP_JSON_INTEGER},
+    {"user_message", .type = MCP_JSON_STRING},
+    {"agent_response", .type = MCP_JSON_STRING},
+    {"retrieved_docs", MCP_JSON_ARRAY, MCP_ITEMS(MCP_JSON_STRING)},
+    {"search_method", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"relevance_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {"created_at", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+#define TURN_SHAPE                                                                                            \
+    MCP_JSON_OBJECT, .props = turn_fields,                                                                    \
+        MCP_REQUIRED("session_id", "turn_number", "user_message", "agent_response", "created_at")
+static const mcp_field turn_item = {NULL, TURN_SHAPE};
 
 #define ARG_SESSION(req)                                                                                      \
-    {"session_id", MCP_STRING, .required = (req), RANGE(1, HX_MEMORY_MAX_ID),                               \
+    {"session_id", MCP_STRING, .required = (req), RANGE(1, HX_MEMORY_MAX_ID),                                 \
      .description = "The conversation's id, chosen by the client."}
 
 /* === record_turn (worker thread) === */
@@ -65,16 +77,16 @@ const mcp_arg mcp_record_turn_args[] = {
     {.name = NULL},
 };
 
-const char mcp_record_turn_out[] = TURN_SCHEMA;
+const mcp_field mcp_record_turn_out = {NULL, TURN_SHAPE};
 
-int mcp_tool_record_turn(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_record_turn(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_record_turn_args, args};
-    hx_error err = {0};
-    if (mcp_wait_model(s, msg, cap))
-        return -1;
-    if (!s->writer_enc && hx_encoder_new(&s->writer_enc, s->model, s->cfg->threads, &err))
-        return snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1;
+    hx_error e = {0};
+    if (mcp_session_model(s, err))
+        return MCP_CODE(*err);
+    if (mcp_session_encoder(s, &e))
+        return mcp_error_wrap(err, &e, "cannot start the encoder: ");
     const char *docs[HX_MEMORY_MAX_DOCS];
     hx_turn t = {0};
     t.session = mcp_arg_str(&a, "session_id");
@@ -90,31 +102,31 @@ int mcp_tool_record_turn(mcp_server *s, const hx_json_val *args, hx_json_writer 
     char *text = hx_malloc(lu + lr + 2);
     float vec[HX_EMBED_DIM];
     if (!text)
-        return snprintf(msg, cap, "out of memory"), -1;
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     memcpy(text, t.user_message, lu);
     text[lu] = '\n';
     memcpy(text + lu + 1, t.agent_response, lr + 1);
     const char *texts[1] = {text};
     size_t lens[1] = {lu + 1 + lr};
-    int rc = hx_encoder_embed(s->writer_enc, texts, lens, 1, vec, &err);
+    int rc = hx_encoder_embed(s->enc, texts, lens, 1, vec, &e);
     free(text);
     if (rc)
-        return snprintf(msg, cap, "cannot embed the turn: %s", err.message), -1;
+        return mcp_error_wrap(err, &e, "cannot embed the turn: ");
     t.vec = vec;
     hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_WRITE | HX_STORE_CREATE, msg, cap))
-        return -1;
+    if (open_memory(s, &m, HX_STORE_WRITE | HX_STORE_CREATE, err))
+        return MCP_CODE(*err);
     hx_turn done;
-    rc = hx_memory_record(m, &t, &s->cfg->memory_limits, &done, &err);
+    rc = hx_memory_record(m, &t, &s->cfg->memory_limits, &done, &e);
     if (rc)
-        snprintf(msg, cap, "cannot record the turn: %s", err.message);
+        mcp_error_wrap(err, &e, "cannot record the turn: ");
     else {
         hx_json_write_obj_begin(w);
         hx_present_turn(w, &done);
         hx_json_write_obj_end(w);
     }
     hx_memory_close(m);
-    return rc ? -1 : 0;
+    return rc ? MCP_CODE(*err) : 0;
 }
 
 /* === get_session, list_sessions === */
@@ -124,18 +136,23 @@ const mcp_arg mcp_get_session_args[] = {
     {.name = NULL},
 };
 
-const char mcp_get_session_out[] = "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},"
-                                   "\"turns\":{\"type\":\"array\",\"items\":" TURN_SCHEMA "},\"total\":{\"type\":\"integer\"}},"
-                                   "\"required\":[\"session_id\",\"turns\",\"total\"]}";
+static const mcp_field session_fields[] = {
+    {"session_id", .type = MCP_JSON_STRING},
+    {"turns", MCP_JSON_ARRAY, .items = &turn_item},
+    {"total", .type = MCP_JSON_INTEGER},
+    {.name = NULL},
+};
+const mcp_field mcp_get_session_out = {
+    NULL, MCP_JSON_OBJECT, .props = session_fields, MCP_REQUIRED("session_id", "turns", "total")};
 
-int mcp_tool_get_session(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_get_session(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_get_session_args, args};
     const char *session = mcp_arg_str(&a, "session_id"), *tenant, *user;
     mcp_identity(s, &tenant, &user);
     hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_READ, msg, cap))
-        return -1;
+    if (open_memory(s, &m, HX_STORE_READ, err))
+        return MCP_CODE(*err);
     hx_present_session(w, m, session, tenant, user);
     hx_memory_close(m);
     return 0;
@@ -143,22 +160,29 @@ int mcp_tool_get_session(mcp_server *s, const hx_json_val *args, hx_json_writer 
 
 const mcp_arg mcp_list_sessions_args[] = {{.name = NULL}};
 
-const char mcp_list_sessions_out[] =
-    "{\"type\":\"object\",\"properties\":{\"sessions\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":"
-    "{\"session_id\":{\"type\":\"string\"},\"turns\":{\"type\":\"integer\"},\"last_turn_at\":{\"type\":\"string\"}}}}},"
-    "\"required\":[\"sessions\"]}";
+static const mcp_field session_row_fields[] = {
+    {"session_id", .type = MCP_JSON_STRING},
+    {"turns", .type = MCP_JSON_INTEGER},
+    {"last_turn_at", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field sessions_fields[] = {
+    {"sessions", MCP_JSON_ARRAY, .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = session_row_fields}},
+    {.name = NULL},
+};
+const mcp_field mcp_list_sessions_out = {NULL, MCP_JSON_OBJECT, .props = sessions_fields, MCP_REQUIRED("sessions")};
 
-int mcp_tool_list_sessions(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_list_sessions(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     (void)args;
     const char *tenant, *user;
     mcp_identity(s, &tenant, &user);
     hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_READ, msg, cap))
-        return -1;
+    if (open_memory(s, &m, HX_STORE_READ, err))
+        return MCP_CODE(*err);
     int rc = hx_present_sessions(w, m, tenant, user);
     hx_memory_close(m);
-    return rc ? (snprintf(msg, cap, "out of memory"), -1) : 0;
+    return rc ? hx_error_set(err, HX_ENOMEM, -1, "out of memory") : 0;
 }
 
 /* === search_history === */
@@ -173,11 +197,22 @@ const mcp_arg mcp_search_history_args[] = {
     {.name = NULL},
 };
 
-const char mcp_search_history_out[] =
-    "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"mode\":{\"type\":\"string\"},"
-    "\"results\":{\"type\":\"array\",\"items\":{\"allOf\":[" TURN_SCHEMA ",{\"type\":\"object\",\"properties\":"
-    "{\"score\":{\"type\":\"number\"},\"similarity\":{\"type\":[\"number\",\"null\"]},\"keyword_score\":{\"type\":[\"number\",\"null\"]}}}]}},"
-    "\"total_results\":{\"type\":\"integer\"}},\"required\":[\"query\",\"mode\",\"results\",\"total_results\"]}";
+static const mcp_field hit_fields[] = {
+    {"score", .type = MCP_JSON_NUMBER},
+    {"similarity", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {"keyword_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {.name = NULL},
+};
+static const mcp_field history_fields[] = {
+    {"query", .type = MCP_JSON_STRING},
+    {"mode", .type = MCP_JSON_STRING},
+    {"results", MCP_JSON_ARRAY,   /* a turn and its scores */
+     .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = hit_fields, .also = &turn_item}},
+    {"total_results", .type = MCP_JSON_INTEGER},
+    {.name = NULL},
+};
+const mcp_field mcp_search_history_out = {
+    NULL, MCP_JSON_OBJECT, .props = history_fields, MCP_REQUIRED("query", "mode", "results", "total_results")};
 
 static void write_score(hx_json_writer *w, const char *key, float x)
 {
@@ -188,34 +223,34 @@ static void write_score(hx_json_writer *w, const char *key, float x)
         hx_json_write_double(w, x);
 }
 
-int mcp_tool_search_history(mcp_server *s, const hx_json_val *args, hx_json_writer *w, char *msg, size_t cap)
+int mcp_tool_search_history(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_search_history_args, args};
     const char *query = mcp_arg_str(&a, "query"), *tenant, *user;
     hx_search_mode mode = HX_MODE_HYBRID;
     hx_mode_parse(mcp_arg_str(&a, "mode"), &mode);
     mcp_identity(s, &tenant, &user);
-    hx_error err = {0};
+    hx_error e = {0};
     float qvec[HX_EMBED_DIM];
     if (mode != HX_MODE_KEYWORD) {
-        if (mcp_wait_model(s, msg, cap))
-            return -1;
-        if (!s->reader_enc && hx_encoder_new(&s->reader_enc, s->model, 1, &err))
-            return snprintf(msg, cap, "cannot start the encoder: %s", err.message), -1;
+        if (mcp_session_model(s, err))
+            return MCP_CODE(*err);
+        if (mcp_session_encoder(s, &e))
+            return mcp_error_wrap(err, &e, "cannot start the encoder: ");
         size_t len = strlen(query);
-        if (hx_encoder_embed(s->reader_enc, &query, &len, 1, qvec, &err))
-            return snprintf(msg, cap, "cannot embed the query: %s", err.message), -1;
+        if (hx_encoder_embed(s->enc, &query, &len, 1, qvec, &e))
+            return mcp_error_wrap(err, &e, "cannot embed the query: ");
     }
     hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_READ, msg, cap))
-        return -1;
+    if (open_memory(s, &m, HX_STORE_READ, err))
+        return MCP_CODE(*err);
     hx_memory_hit *hits = NULL;
     size_t n = 0;
     int rc = m ? hx_memory_search(m, mode, query, qvec, tenant, user, mcp_arg_str(&a, "session_id"),
-                                  (size_t)mcp_arg_int(&a, "top_k"), &hits, &n, &err)
+                                  (size_t)mcp_arg_int(&a, "top_k"), &hits, &n, &e)
                : 0;
     if (rc) {
-        snprintf(msg, cap, "search_history failed: %s", err.message);
+        mcp_error_wrap(err, &e, "search_history failed: ");
     } else {
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "query");
@@ -239,5 +274,5 @@ int mcp_tool_search_history(mcp_server *s, const hx_json_val *args, hx_json_writ
     }
     free(hits);
     hx_memory_close(m);
-    return rc ? -1 : 0;
+    return rc ? MCP_CODE(*err) : 0;
 }

@@ -1,0 +1,361 @@
+/* mcp_tool_admin.c: the tools of `hyrax serve` over the index as a whole: reindex,
+ * create_baseline and publish (worker thread), index_health and audit_log (main thread), their
+ * argument tables and output schemas. */
+#include "alloc.h"
+#include "mcp_tools.h"
+#include "present.h"
+#include "publish.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* === create_baseline (worker thread) === */
+
+const mcp_arg mcp_create_baseline_args[] = {
+    {"name", MCP_STRING, .required = true, RANGE(1, HX_BASELINE_NAME_MAX),
+     .description = "Letters, digits, '.', '_', ':' or '-'. Naming again moves the name to the current state; "
+                    "the name published is what read_context {selector: published} reads."},
+    {.name = NULL},
+};
+
+static const mcp_field baseline_fields[] = {
+    {"success", .type = MCP_JSON_BOOLEAN},
+    {"baseline_id", .type = MCP_JSON_STRING},
+    {"generation", .type = MCP_JSON_INTEGER},
+    {"committed_at", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+const mcp_field mcp_create_baseline_out = {
+    NULL, MCP_JSON_OBJECT, .props = baseline_fields,
+    MCP_REQUIRED("success", "baseline_id", "generation", "committed_at")};
+
+int mcp_tool_create_baseline(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    mcp_args a = {mcp_create_baseline_args, args};
+    hx_index *ix = NULL;
+    hx_commit_info made;
+    hx_error e = {0};
+    if (mcp_open_writer(s, &ix, err))
+        return MCP_CODE(*err);
+    int rc = hx_index_baseline(ix, mcp_arg_str(&a, "name"), &made, &e);
+    hx_index_close(ix);
+    if (rc)
+        return mcp_error_wrap(err, &e, "cannot create the baseline: ");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "success");
+    hx_json_write_bool(w, 1);
+    hx_json_write_key(w, "baseline_id");
+    hx_json_write_cstr(w, made.name);
+    hx_json_write_key(w, "generation");
+    hx_json_write_uint(w, made.generation);
+    mcp_write_time(w, "committed_at", made.committed_ns);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+const mcp_arg mcp_reindex_args[] = {
+    {"paths", MCP_STRING_LIST, AT_MOST(MAX_PATHS), .description = "Root-relative files or folders; default: the whole root."},
+    {"force", MCP_BOOLEAN, .def = "false", .description = "Re-embed unchanged files too."},
+    {"exclude", MCP_STRING_LIST, AT_MOST(MAX_EXCLUDES), .description = "Globs of root-relative paths to skip."},
+    {.name = NULL},
+};
+
+static const mcp_field reindex_fields[] = {MCP_OUT_REPORT_ROWS, MCP_OUT_SEARCHABLE_ROWS, {.name = NULL}};
+const mcp_field mcp_reindex_out = {
+    NULL, MCP_JSON_OBJECT, .props = reindex_fields,
+    MCP_REQUIRED("added", "updated", "unchanged", "removed", "rejected", "seconds", "generation", "searchable")};
+
+int mcp_tool_reindex(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    mcp_args a = {mcp_reindex_args, args};
+    const char *rel[MAX_PATHS], *excl[MAX_EXCLUDES];
+    size_t np = mcp_arg_list(&a, "paths", rel), ne = mcp_arg_list(&a, "exclude", excl);
+    int force = mcp_arg_bool(&a, "force");
+    hx_index *ix = NULL;
+    if (mcp_open_writer(s, &ix, err))
+        return MCP_CODE(*err);
+    char (*names)[HX_RELPATH_MAX] = hx_malloc(sizeof *names * (np ? np : 1));
+    const char **targets = hx_malloc(sizeof *targets * (np ? np : 1));
+    int rc = names && targets ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    if (!rc && !np) {
+        targets[0] = "";   /* the whole root */
+        np = 1;
+    } else {
+        for (size_t i = 0; i < np && !rc; i++)
+            if (!(targets[i] = mcp_clean_name(hx_index_root(ix), "paths", rel[i], names[i], err)))
+                rc = MCP_CODE(*err);
+    }
+    hx_update_report rep = {0};
+    hx_error e = {0};
+    hx_update_opts o = {.excludes = excl, .n_excludes = ne, .reindex = force, .encoder = s->enc,
+                        .progress = mcp_job_progress, .progress_ctx = s};
+    if (!rc) {
+        if (hx_index_update(ix, targets, np, &o, &rep, &e))
+            rc = mcp_error_wrap(err, &e, "reindex failed: ");
+        hx_stats_note_update(s->server->stats, rc ? NULL : &rep, rc ? e.message : NULL, 0);
+    }
+    for (size_t i = 0; !rc && i < rep.n_rejected; i++)
+        mcp_note_failure(s->server, rep.rejected[i].path, rep.rejected[i].reason);
+    if (!rc) {
+        hx_json_write_obj_begin(w);
+        mcp_write_report(w, &rep);
+        mcp_write_searchable(w, ix, &rep);
+        hx_json_write_obj_end(w);
+    }
+    hx_update_report_clear(&rep);
+    hx_index_close(ix);
+    free(names);
+    free(targets);
+    return rc;
+}
+
+/* === publish (the registry tier, issue 13) === */
+
+const mcp_arg mcp_publish_args[] = {
+    {"paths", MCP_STRING_LIST, .required = true, AT_MOST(MAX_PATHS),
+     .description = "Root-relative files or folders to publish to the registry."},
+    {"visibility", MCP_STRING, .choices = hx_publish_visibilities, .def = "tenant",
+     .description = "tenant: readable by the publishing tenant only; public: by every tenant; private: by this "
+                    "server's user only (serve --tenant T --user U)."},
+    {"allow_unsigned", MCP_BOOLEAN, .def = "false",
+     .description = "Publish files without a signature file too (a bad signature is always refused)."},
+    {.name = NULL},
+};
+
+static const mcp_field publish_fields[] = {
+    {"published", .type = MCP_JSON_INTEGER},
+    {"unchanged", .type = MCP_JSON_INTEGER},
+    {"removed", .type = MCP_JSON_INTEGER},
+    {"chunks", .type = MCP_JSON_INTEGER},
+    {"rejected", .type = MCP_JSON_ARRAY},
+    {.name = NULL},
+};
+const mcp_field mcp_publish_out = {
+    NULL, MCP_JSON_OBJECT, .props = publish_fields, MCP_REQUIRED("published", "unchanged", "removed", "rejected")};
+
+int mcp_tool_publish(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    mcp_args a = {mcp_publish_args, args};
+    const char *rel[MAX_PATHS];
+    size_t np = mcp_arg_list(&a, "paths", rel);
+    char (*names)[HX_RELPATH_MAX] = hx_malloc(sizeof *names * (np ? np : 1));
+    const char **targets = hx_malloc(sizeof *targets * (np ? np : 1));
+    hx_error e = {0};
+    hx_trust *trust = NULL;
+    hx_registry *r = NULL;
+    hx_publish_report rep = {0};
+    int rc = names && targets ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < np && !rc; i++)
+        if (!(targets[i] = mcp_clean_name(s->cfg->root, "paths", rel[i], names[i], err)))
+            rc = MCP_CODE(*err);
+    if (!rc && mcp_session_model(s, err))
+        rc = MCP_CODE(*err);
+    if (!rc && mcp_session_encoder(s, &e))
+        rc = mcp_error_wrap(err, &e, "cannot start the encoder: ");
+    hx_registry_opts ro = mcp_registry_opts(s, 0);
+    if (!rc && (hx_trust_load(&trust, s->cfg->root, &e) || hx_registry_connect(&r, &ro, &e)))
+        rc = mcp_error_wrap(err, &e, "publish failed: ");
+    hx_publish_opts po = {s->cfg->root, targets, np, trust, mcp_arg_bool(&a, "allow_unsigned"),
+                          mcp_arg_str(&a, "visibility"), 0, mcp_job_progress, s};
+    if (!rc && hx_publish(r, s->enc, s->model, &po, &rep, &e))
+        rc = mcp_error_wrap(err, &e, "publish failed: ");
+    if (!rc) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "published");
+        hx_json_write_uint(w, rep.published);
+        hx_json_write_key(w, "unchanged");
+        hx_json_write_uint(w, rep.unchanged);
+        hx_json_write_key(w, "removed");
+        hx_json_write_uint(w, rep.removed);
+        hx_json_write_key(w, "chunks");
+        hx_json_write_uint(w, rep.chunks);
+        hx_present_rejected(w, rep.rejected, rep.n_rejected);
+        hx_json_write_obj_end(w);
+    }
+    hx_publish_report_clear(&rep);
+    hx_registry_close(r);
+    hx_trust_free(trust);
+    free(names);
+    free(targets);
+    return rc;
+}
+
+/* === index_health === */
+
+const mcp_arg mcp_index_health_args[] = {{.name = NULL}};
+
+static const mcp_field commit_fields[] = {
+    {"generation", .type = MCP_JSON_INTEGER},
+    {"committed_at", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field model_fields[] = {
+    {"name", .type = MCP_JSON_STRING},
+    {"dimension", .type = MCP_JSON_INTEGER},
+    {"loaded", .type = MCP_JSON_BOOLEAN},
+    {.name = NULL},
+};
+static const mcp_field health_fields[] = {
+    {"status", MCP_JSON_STRING, MCP_CHOICES("ok", "empty", "loading", "error")},
+    {"message", .type = MCP_JSON_STRING},
+    {"db", .type = MCP_JSON_STRING},
+    {"root", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"documents", .type = MCP_JSON_INTEGER},
+    {"chunks", .type = MCP_JSON_INTEGER},
+    {"segments", .type = MCP_JSON_INTEGER},
+    {"tombstones", .type = MCP_JSON_INTEGER},
+    {"file_bytes", .type = MCP_JSON_INTEGER},
+    {"last_commit", MCP_JSON_OBJECT | MCP_JSON_NULL, .props = commit_fields},
+    {"model", MCP_JSON_OBJECT, .props = model_fields},
+    {"pending_jobs", .type = MCP_JSON_INTEGER},
+    {"running_job", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"jobs_done", .type = MCP_JSON_INTEGER},
+    {"jobs_failed", .type = MCP_JSON_INTEGER},
+    {"jobs_busy", .type = MCP_JSON_INTEGER},
+    {"failures", .type = MCP_JSON_ARRAY},
+    {"top_queries", MCP_JSON_ARRAY,
+     .description = "The 10 most frequent queries of the last top_queries_window_s seconds, from every process "
+                    "on this index (serve, hyrax search), kept across restarts; count is a space-saving "
+                    "estimate. Under serve --tenant, this identity's queries only."},
+    {"top_queries_window_s", .type = MCP_JSON_INTEGER},
+    {"latency", MCP_JSON_OBJECT,
+     .description = "Per tool (and hyrax search): calls, mean/p50/p95/p99 ms, and the same per transport (stdio, "
+                    "http, cli); kept across restarts."},
+    {"index", MCP_JSON_OBJECT,
+     .description = "Index updates kept across restarts: files added, updated, removed, rejected (gate or "
+                    "unreadable), failed updates, last error (null under serve --tenant), and lag (a changed "
+                    "file's mtime to its commit)."},
+    {"watch", MCP_JSON_OBJECT | MCP_JSON_NULL,
+     .description = "serve --watch: mode (inotify or poll), batches, commits, pending paths and the last batch "
+                    "(its rejected files and error left out under serve --tenant); null when not watching."},
+    {"stats_error", .type = MCP_JSON_STRING},
+    {"uptime_s", .type = MCP_JSON_NUMBER},
+    {"read_only", .type = MCP_JSON_BOOLEAN},
+    {"protocol_version", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+const mcp_field mcp_index_health_out = {
+    NULL, MCP_JSON_OBJECT, .props = health_fields,
+    MCP_REQUIRED("status", "documents", "chunks", "pending_jobs", "latency", "model")};
+
+int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    (void)args;
+    (void)err;
+    hx_error why = {0};
+    int open_rc = mcp_session_reader(s, &why);
+    hx_index_stats st = {0};
+    bool have = !open_rc && !hx_index_stats_get(s->reader, &st, NULL);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "status");
+    hx_json_write_cstr(w, have ? (st.documents ? "ok" : "empty") : s->model ? "empty" : "error");
+    if (!have) {
+        hx_json_write_key(w, "message");
+        hx_json_write_cstr(w, why.message);
+    }
+    hx_json_write_key(w, "db");
+    hx_json_write_cstr(w, s->cfg->db);
+    hx_json_write_key(w, "root");
+    hx_json_write_cstr(w, have ? hx_index_root(s->reader) : s->cfg->root);
+    hx_json_write_key(w, "documents");
+    hx_json_write_uint(w, st.documents);
+    hx_json_write_key(w, "chunks");
+    hx_json_write_uint(w, st.live_chunks);
+    hx_json_write_key(w, "segments");
+    hx_json_write_uint(w, st.segments);
+    hx_json_write_key(w, "tombstones");
+    hx_json_write_uint(w, st.tombstones);
+    hx_json_write_key(w, "file_bytes");
+    hx_json_write_uint(w, st.file_bytes);
+    hx_json_write_key(w, "last_commit");
+    if (have) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "generation");
+        hx_json_write_uint(w, st.generation);
+        mcp_write_time(w, "committed_at", st.committed_ns);
+        hx_json_write_obj_end(w);
+    } else {
+        hx_json_write_null(w);
+    }
+    hx_json_write_key(w, "model");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "name");
+    hx_json_write_cstr(w, s->model ? hx_model_name(s->model) : "all-MiniLM-L6-v2");
+    hx_json_write_key(w, "dimension");
+    hx_json_write_int(w, s->model ? hx_model_dim(s->model) : HX_EMBED_DIM);
+    hx_json_write_key(w, "loaded");
+    hx_json_write_bool(w, s->model != NULL);
+    hx_json_write_obj_end(w);
+    mcp_write_health_jobs(s->server, w);
+    hx_json_write_key(w, "failures");
+    mcp_write_failures(s->server, w);
+    hx_error serr = {0};
+    if (hx_stats_write_json(s->server->stats, s->cfg->db, s->cfg->identity, w, &serr)) {   /* latency, top_queries, index */
+        hx_json_write_key(w, "stats_error");
+        hx_json_write_cstr(w, serr.message);
+    }
+    hx_json_write_key(w, "watch");
+    if (s->server->watch)
+        hx_watch_write_health(s->server->watch, !s->cfg->identity, w);   /* its paths: the unscoped reader's only */
+    else
+        hx_json_write_null(w);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    hx_json_write_key(w, "uptime_s");
+    hx_json_write_double(w, (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - s->server->started_ns) / 1e9);
+    hx_json_write_key(w, "read_only");
+    hx_json_write_bool(w, s->cfg->read_only);
+    hx_json_write_key(w, "protocol_version");
+    hx_json_write_cstr(w, s->protocol);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+/* === audit_log === */
+
+const mcp_arg mcp_audit_log_args[] = {
+    {"limit", MCP_INTEGER, RANGE(1, HX_AUDIT_MAX), .def = "100", .description = "The newest entries to return."},
+    {"since", MCP_STRING, .description = "Only entries at or after this time: ISO-8601 (2026-01-31T12:00:00Z) or unix seconds."},
+    {"path", MCP_STRING, .description = "Only documents whose root-relative path matches this glob (** spans folders)."},
+    {.name = NULL},
+};
+
+static const mcp_field audit_entry_fields[] = {
+    {"time", .type = MCP_JSON_STRING},
+    {"path", .type = MCP_JSON_STRING},
+    {"sha256", .type = MCP_JSON_STRING},
+    {"rule", .type = MCP_JSON_STRING},
+    {"reason", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field audit_fields[] = {
+    {"entries", MCP_JSON_ARRAY, .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = audit_entry_fields}},
+    {"count", .type = MCP_JSON_INTEGER},
+    {.name = NULL},
+};
+const mcp_field mcp_audit_log_out = {NULL, MCP_JSON_OBJECT, .props = audit_fields, MCP_REQUIRED("entries", "count")};
+
+int mcp_tool_audit_log(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    mcp_args a = {mcp_audit_log_args, args};
+    const char *since = mcp_arg_str(&a, "since");
+    int64_t since_ns = 0;
+    hx_error e = {0};
+    if (since && hx_time_parse(since, &since_ns, &e))
+        return mcp_error_wrap(err, &e, "'since': ");
+    if (mcp_session_reader(s, err))
+        return MCP_CODE(*err);
+    hx_audit_list l;
+    if (hx_index_audit(s->reader, &l, &e))
+        return mcp_error_wrap(err, &e, "reading the audit log failed: ");
+    if (hx_audit_list_select(&l, since_ns, mcp_arg_str(&a, "path"), (size_t)mcp_arg_int(&a, "limit"), &e)) {
+        hx_audit_list_free(&l);
+        return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
+    }
+    hx_present_audit(w, &l);
+    hx_audit_list_free(&l);
+    return 0;
+}
+

@@ -1,0 +1,650 @@
+/* mcp_tool_docs.c: the document tools of `hyrax serve`: list_documents, get_document,
+ * document_status (main thread, with its reader), add_document and delete_document (worker thread,
+ * a writer per job), their argument tables and output schemas, and seed 003's document_details.
+ * Shapes follow seed 003 (list/status/details/delete). */
+#include "alloc.h"
+#include "ingest.h"
+#include "mcp_tools.h"
+#include "present.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A document's metadata value for key, or NULL. */
+static const char *meta_value(const hx_kv *meta, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(meta[i].key, key))
+            return meta[i].value;
+    return NULL;
+}
+
+/* A document's status as list_documents and document_status give it. */
+static const char *doc_status_word(const hx_doc_info *d)
+{
+    return d->n_chunks ? "complete" : "empty";   /* empty: indexed, but blank */
+}
+
+/* === list_documents, get_document, document_status === */
+
+/* A document as write_doc_summary gives it. */
+#define DOC_SOURCE_CHOICES MCP_CHOICES("file", "stored")
+#define DOC_SUMMARY_ROWS                                                                                      \
+    {"id", .type = MCP_JSON_INTEGER},                                                                         \
+    {"path", .type = MCP_JSON_STRING},                                                                        \
+    {"title", .type = MCP_JSON_STRING},                                                                       \
+    {"source", MCP_JSON_STRING,                                                                               \
+     .description = "file: mirrors a file under the root; stored: text given to add_document, no file "      \
+                    "behind it",                                                                              \
+     DOC_SOURCE_CHOICES},                                                                                     \
+    {"type", .type = MCP_JSON_STRING},                                                                        \
+    {"size", .type = MCP_JSON_INTEGER},                                                                       \
+    {"hash", .type = MCP_JSON_STRING},                                                                        \
+    {"version", .type = MCP_JSON_STRING},                                                                     \
+    {"indexed_at", .type = MCP_JSON_STRING},                                                                  \
+    {"modified_at", .type = MCP_JSON_STRING},                                                                 \
+    {"status", .type = MCP_JSON_STRING},                                                                      \
+    {"chunks_count", .type = MCP_JSON_INTEGER},                                                               \
+    {"total_tokens", .type = MCP_JSON_INTEGER},                                                               \
+    MCP_OUT_METADATA,                                                                                         \
+    MCP_OUT_SIGNER,                                                                                           \
+    {"filename", .type = MCP_JSON_STRING},                                                                    \
+    {"uploaded_at", .type = MCP_JSON_STRING},                                                                 \
+    {"category", .type = MCP_JSON_STRING | MCP_JSON_NULL},                                                    \
+    {"description", .type = MCP_JSON_STRING | MCP_JSON_NULL},                                                 \
+    {"tags", MCP_JSON_ARRAY, MCP_ITEMS(MCP_JSON_STRING)}
+static const mcp_field doc_summary_fields[] = {DOC_SUMMARY_ROWS, {.name = NULL}};
+
+/* Seed 003's names for a document (filename, uploaded_at) and its category, description and tags
+ * metadata (null or [] when it has none; tags lists every value of the key). */
+static void write_seed_doc_fields(hx_json_writer *w, const hx_doc_info *d)
+{
+    hx_json_write_key(w, "filename");
+    hx_json_write_cstr(w, d->path);
+    mcp_write_time(w, "uploaded_at", d->indexed_ns);
+    hx_json_write_key(w, "category");
+    hx_json_write_cstr(w, meta_value(d->meta, d->n_meta, "category"));
+    hx_json_write_key(w, "description");
+    hx_json_write_cstr(w, meta_value(d->meta, d->n_meta, "description"));
+    hx_json_write_key(w, "tags");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < d->n_meta; i++)
+        if (!strcmp(d->meta[i].key, "tags"))
+            hx_json_write_cstr(w, d->meta[i].value);
+    hx_json_write_arr_end(w);
+}
+
+static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
+{
+    hx_json_write_key(w, "id");
+    hx_json_write_uint(w, d->id);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, d->path);
+    hx_json_write_key(w, "source");
+    hx_json_write_cstr(w, hx_present_kind(d->kind));
+    hx_json_write_key(w, "title");
+    hx_json_write_cstr(w, d->title);
+    hx_json_write_key(w, "type");
+    hx_json_write_cstr(w, d->type);
+    hx_json_write_key(w, "size");
+    hx_json_write_uint(w, d->size);
+    hx_json_write_key(w, "hash");
+    hx_json_write_cstr(w, d->sha256);
+    hx_json_write_key(w, "version");
+    hx_json_write_cstr(w, d->sha256);
+    mcp_write_time(w, "indexed_at", d->indexed_ns);
+    mcp_write_time(w, "modified_at", d->mtime_ns);
+    hx_json_write_key(w, "status");
+    hx_json_write_cstr(w, doc_status_word(d));
+    hx_json_write_key(w, "chunks_count");
+    hx_json_write_uint(w, d->n_chunks);
+    hx_json_write_key(w, "total_tokens");
+    hx_json_write_uint(w, d->tokens);
+    hx_json_write_key(w, "metadata");
+    hx_present_meta(w, d->meta, d->n_meta);
+    hx_present_signer(w, d->trust.signer);
+    write_seed_doc_fields(w, d);
+}
+
+/* Sort keys, and seed 003's names: filename = path, uploaded_at = indexed_at, category (metadata). */
+static const char *const list_sorts[] = {"path", "title", "indexed_at", "size", "chunks", "filename", "uploaded_at",
+                                         "category", NULL};
+static const char *const list_orders[] = {"asc", "desc", NULL};
+
+/* seed 003's filters and doc_filter: these keys by name, any other metadata key as well */
+static const mcp_arg list_filters[] = {
+    SEED_FILTER_ROWS,
+    {"status", MCP_STRING,
+     .description = "complete or empty: the document's status as listed; any other value: the status metadata."},
+    {.name = NULL},
+};
+
+const mcp_arg mcp_list_documents_args[] = {
+    {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = list_filters, .description = SEED_FILTERS_DOC},
+    {"sort_by", MCP_STRING, .choices = list_sorts, .def = "path"},
+    {"order", MCP_STRING, .choices = list_orders, .def = "asc"},
+    {"limit", MCP_INTEGER, RANGE(1, 1000), .def = "20"},
+    {"offset", MCP_INTEGER, RANGE(0, INT32_MAX), .def = "0"},
+    {"cursor", MCP_STRING, RANGE(1, 32),
+     .description = "The next_cursor of the previous answer: the page after it (instead of offset)."},
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
+static const mcp_field list_fields[] = {
+    {"documents", MCP_JSON_ARRAY,
+     .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = doc_summary_fields,
+                                 MCP_REQUIRED("id", "path", "title", "hash", "chunks_count")}},
+    {"total", .type = MCP_JSON_INTEGER},
+    {"limit", .type = MCP_JSON_INTEGER},
+    {"offset", .type = MCP_JSON_INTEGER},
+    {"next_cursor", MCP_JSON_STRING | MCP_JSON_NULL,
+     .description = "give it as cursor for the next page; null on the last"},
+    MCP_OUT_READ_CONTEXT,
+    {.name = NULL},
+};
+const mcp_field mcp_list_documents_out = {
+    NULL, MCP_JSON_OBJECT, .props = list_fields, MCP_REQUIRED("documents", "total", "limit", "offset")};
+
+typedef struct {
+    hx_doc_info *docs;
+    int key;     /* index into list_sorts */
+    int desc;
+} doc_sort;
+
+static int doc_before(const hx_doc_info *a, const hx_doc_info *b, int key)
+{
+    const char *ca, *cb;
+    switch (key) {
+    case 1: return strcmp(a->title, b->title);
+    case 2: case 6: return a->indexed_ns < b->indexed_ns ? -1 : a->indexed_ns > b->indexed_ns;
+    case 3: return a->size < b->size ? -1 : a->size > b->size;
+    case 4: return a->n_chunks < b->n_chunks ? -1 : a->n_chunks > b->n_chunks;
+    case 7:   /* documents without a category after those with one */
+        ca = meta_value(a->meta, a->n_meta, "category");
+        cb = meta_value(b->meta, b->n_meta, "category");
+        return ca && cb ? strcmp(ca, cb) : (ca == NULL) - (cb == NULL);
+    default: return 0;   /* path and filename: the order documents come in */
+    }
+}
+
+
+/* Stable merge sort by key, path breaking ties (documents come in path order). */
+static void sort_docs(hx_doc_info *v, hx_doc_info *tmp, size_t n, int key, int desc)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_docs(v, tmp, h, key, desc);
+    sort_docs(v + h, tmp, n - h, key, desc);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n) {
+        int c = doc_before(&v[j], &v[i], key);
+        tmp[k++] = (desc ? c > 0 : c < 0) ? v[j++] : v[i++];
+    }
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+static int list_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                         hx_error *err)
+{
+    mcp_args a = {mcp_list_documents_args, args};
+    hx_filter filters[MAX_FILTERS];   /* fs without seed 003's status filter (borrowed entries) */
+    size_t nf = 0;
+    const char *status = NULL;        /* that filter: the status as listed */
+    for (size_t i = 0; i < fs->n && i < MAX_FILTERS; i++) {
+        const hx_filter *f = &fs->v[i];
+        if (!strcmp(f->key, "status") && f->value && (!strcmp(f->value, "complete") || !strcmp(f->value, "empty")))
+            status = f->value;
+        else
+            filters[nf++] = *f;
+    }
+    const char *sort_by = mcp_arg_str(&a, "sort_by");
+    bool desc = !strcmp(mcp_arg_str(&a, "order"), "desc");
+    int64_t limit = mcp_arg_int(&a, "limit"), offset = mcp_arg_int(&a, "offset");
+    const char *cursor = mcp_arg_str(&a, "cursor");
+    char *cend = NULL;
+    if (cursor && (mcp_arg_value(&a, "offset") || cursor[0] != 'o' ||
+                   (offset = strtoll(cursor + 1, &cend, 10), *cend || cend == cursor + 1 || offset < 0)))
+        return hx_error_set(err, HX_EINVAL, -1, "cursor: give the next_cursor of the previous answer, and no offset "
+                                                "with it");
+    int key = 0;
+    while (strcmp(sort_by, list_sorts[key]))
+        key++;
+    if (mcp_open_reader_for(s, &a, err))
+        return MCP_CODE(*err);
+    size_t n = hx_index_doc_count(s->reader), m = 0;
+    hx_doc_info *docs = hx_malloc(sizeof *docs * (n ? n : 1)), *tmp = hx_malloc(sizeof *tmp * (n ? n : 1));
+    if (!docs || !tmp) {
+        free(docs);
+        free(tmp);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing documents");
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!hx_index_doc_at(s->reader, i, &docs[m]) && hx_doc_matches(&docs[m], filters, nf) &&
+            (!status || !strcmp(doc_status_word(&docs[m]), status)))
+            m++;
+    if (key && key != 5)
+        sort_docs(docs, tmp, m, key, desc);
+    else if (desc)
+        for (size_t i = 0; i < m / 2; i++) {
+            hx_doc_info t = docs[i];
+            docs[i] = docs[m - 1 - i];
+            docs[m - 1 - i] = t;
+        }
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "documents");
+    hx_json_write_arr_begin(w);
+    for (size_t i = (size_t)offset; i < m && i < (size_t)(offset + limit); i++) {
+        hx_json_write_obj_begin(w);
+        write_doc_summary(w, &docs[i]);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total");
+    hx_json_write_uint(w, m);
+    hx_json_write_key(w, "limit");
+    hx_json_write_int(w, limit);
+    hx_json_write_key(w, "offset");
+    hx_json_write_int(w, offset);
+    hx_json_write_key(w, "next_cursor");
+    if ((size_t)(offset + limit) < m) {
+        char next[32];
+        snprintf(next, sizeof next, "o%lld", (long long)(offset + limit));
+        hx_json_write_cstr(w, next);
+    } else {
+        hx_json_write_null(w);
+    }
+    mcp_write_read_context(w, s);
+    hx_json_write_obj_end(w);
+    free(docs);
+    free(tmp);
+    return 0;
+}
+
+const mcp_arg mcp_get_document_args[] = {
+    ARG_DOC_ID(NULL),
+    ARG_DOC_PATH("root-relative path"),
+    {"include_chunks", MCP_BOOLEAN, .def = "true"},
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
+const mcp_arg mcp_document_status_args[] = {
+    ARG_DOC_ID(NULL),
+    ARG_DOC_PATH("root-relative path"),
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
+static const mcp_field chunk_fields[] = {
+    {"chunk_id", .type = MCP_JSON_INTEGER},
+    {"index", .type = MCP_JSON_INTEGER},
+    {"heading", .type = MCP_JSON_STRING},
+    {"line_start", .type = MCP_JSON_INTEGER},
+    {"line_end", .type = MCP_JSON_INTEGER},
+    {"tokens", .type = MCP_JSON_INTEGER},
+    {"text", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field get_fields[] = {
+    DOC_SUMMARY_ROWS,
+    {"encoding", .type = MCP_JSON_STRING},
+    {"chunks", MCP_JSON_ARRAY,
+     .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = chunk_fields,
+                                 MCP_REQUIRED("chunk_id", "index", "text", "tokens")}},
+    MCP_OUT_READ_CONTEXT,
+    {.name = NULL},
+};
+const mcp_field mcp_get_document_out = {
+    NULL, MCP_JSON_OBJECT, .props = get_fields, MCP_REQUIRED("id", "path", "hash", "chunks_count")};
+
+int mcp_tool_get_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    mcp_args a = {mcp_get_document_args, args};
+    hx_doc_info d;
+    bool chunks = mcp_arg_bool(&a, "include_chunks");
+    if (mcp_open_reader_for(s, &a, err) || mcp_arg_doc(&a, s->reader, &d, err))
+        return MCP_CODE(*err);
+    hx_json_write_obj_begin(w);
+    write_doc_summary(w, &d);
+    hx_json_write_key(w, "encoding");
+    hx_json_write_cstr(w, d.encoding);
+    if (chunks) {
+        hx_json_write_key(w, "chunks");
+        hx_json_write_arr_begin(w);
+        for (uint32_t c = d.first_chunk; c < d.first_chunk + d.n_chunks; c++) {
+            hx_result r;
+            if (hx_index_chunk(s->reader, c, &r, NULL))
+                continue;
+            hx_json_write_obj_begin(w);
+            hx_json_write_key(w, "chunk_id");
+            hx_json_write_uint(w, c);
+            hx_json_write_key(w, "index");
+            hx_json_write_uint(w, r.chunk_index);
+            hx_json_write_key(w, "heading");
+            hx_json_write_cstr(w, r.heading);
+            hx_json_write_key(w, "line_start");
+            hx_json_write_uint(w, r.line_start);
+            hx_json_write_key(w, "line_end");
+            hx_json_write_uint(w, r.line_end);
+            hx_json_write_key(w, "tokens");
+            hx_json_write_uint(w, r.n_tokens);
+            hx_json_write_key(w, "text");
+            hx_json_write_str(w, r.text, r.text_len);
+            hx_json_write_obj_end(w);
+        }
+        hx_json_write_arr_end(w);
+    }
+    mcp_write_read_context(w, s);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+static const mcp_field embeddings_fields[] = {
+    {"model", .type = MCP_JSON_STRING},
+    {"dimension", .type = MCP_JSON_INTEGER},
+    {"provider", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field status_fields[] = {
+    {"found", .type = MCP_JSON_BOOLEAN},
+    {"id", .type = MCP_JSON_INTEGER | MCP_JSON_NULL},
+    {"path", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"filename", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"source", MCP_JSON_STRING | MCP_JSON_NULL, DOC_SOURCE_CHOICES},
+    {"status", MCP_JSON_STRING, MCP_CHOICES("complete", "empty", "pending", "failed", "not_found")},
+    {"indexed_at", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"vectorized_at", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"chunks_count", .type = MCP_JSON_INTEGER},
+    {"last_error", .type = MCP_JSON_STRING | MCP_JSON_NULL},
+    {"embeddings", MCP_JSON_OBJECT, .props = embeddings_fields},
+    MCP_OUT_READ_CONTEXT,
+    {.name = NULL},
+};
+const mcp_field mcp_document_status_out = {
+    NULL, MCP_JSON_OBJECT, .props = status_fields,
+    MCP_REQUIRED("found", "id", "path", "status", "chunks_count", "last_error", "embeddings")};
+
+int mcp_tool_document_status(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    mcp_args a = {mcp_document_status_args, args};
+    const char *path = mcp_arg_str(&a, "path");
+    bool by_id = mcp_arg_value(&a, "doc_id") != NULL;
+    if (!path == !by_id)
+        return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' or 'path'");
+    int64_t id = mcp_arg_int(&a, "doc_id");
+    hx_doc_info d;
+    bool found = false, open = !mcp_open_reader_for(s, &a, err);
+    char name[HX_RELPATH_MAX];
+    if (!open && s->reader)
+        return MCP_CODE(*err);   /* the index is there, but read_context selects no commit it keeps */
+    if (!open && mcp_session_model(s, err))
+        return MCP_CODE(*err);   /* no model: nothing to report on; a missing index just means not indexed */
+    if (path && !(path = mcp_clean_name(open ? hx_index_root(s->reader) : s->cfg->root, "path", path, name, err)))
+        return MCP_CODE(*err);
+    if (open)
+        found = by_id ? !hx_index_doc_by_id(s->reader, (uint32_t)id, &d) : !hx_index_doc_by_path(s->reader, path, &d);
+    /* an unknown doc_id answers as an unknown path does: not_found, echoing what was asked */
+    const char *p = found ? d.path : path;
+    char reason[512];
+    bool failed = p && mcp_failure_for(s->server, p, reason, sizeof reason);
+    /* "empty": indexed, but the document has no text at all (blank), so no chunk can match it */
+    const char *status = p && mcp_path_pending(s->server, p) ? "pending"
+                         : found                     ? doc_status_word(&d)
+                         : failed                    ? "failed"
+                                                     : "not_found";
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "found");
+    hx_json_write_bool(w, found);
+    hx_json_write_key(w, "id");
+    if (found || by_id)
+        hx_json_write_uint(w, found ? d.id : (uint64_t)id);
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "path");
+    if (p)
+        hx_json_write_cstr(w, p);
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "filename");
+    if (p)
+        hx_json_write_cstr(w, p);
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "source");
+    if (found)
+        hx_json_write_cstr(w, hx_present_kind(d.kind));
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "status");
+    hx_json_write_cstr(w, status);
+    if (found) {
+        mcp_write_time(w, "indexed_at", d.indexed_ns);
+        mcp_write_time(w, "vectorized_at", d.indexed_ns);
+    } else {
+        hx_json_write_key(w, "indexed_at");
+        hx_json_write_null(w);
+        hx_json_write_key(w, "vectorized_at");
+        hx_json_write_null(w);
+    }
+    hx_json_write_key(w, "chunks_count");
+    hx_json_write_uint(w, found ? d.n_chunks : 0);
+    hx_json_write_key(w, "last_error");
+    if (failed)
+        hx_json_write_cstr(w, reason);
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "embeddings");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "model");
+    hx_json_write_cstr(w, hx_model_name(s->model));
+    hx_json_write_key(w, "dimension");
+    hx_json_write_int(w, hx_model_dim(s->model));
+    hx_json_write_key(w, "provider");
+    hx_json_write_cstr(w, "hyrax (local, in-process)");
+    hx_json_write_obj_end(w);
+    if (open)
+        mcp_write_read_context(w, s);
+    hx_json_write_obj_end(w);
+    return 0;
+}
+
+/* === Writes: add_document, delete_document, reindex (worker thread) === */
+
+
+const mcp_arg mcp_add_document_args[] = {
+    {"path", MCP_STRING, .description = "A file under the indexed root to index now (root-relative)."},
+    {"content", MCP_STRING, .description = "Text to store as a new document (with name)."},
+    {"name", MCP_STRING,
+     .description = "Root-relative name for content, e.g. notes/meeting.md (the extension picks the type)."},
+    {"metadata", MCP_METADATA, AT_MOST(MAX_FILTERS),
+     .description = "Metadata for content, usable in filters: strings, numbers, booleans, ISO-8601 dates "
+                    "(as strings) or lists of them, e.g. {\"status\": \"draft\", \"tags\": [\"a\", \"b\"]}. "
+                    "These keys win over the content's own front matter."},
+    {"signature", MCP_STRING,
+     .description = "For content: the text of a detached signature over it, a minisign .minisig or an OpenSSH "
+                    "signature (ssh-keygen -Y sign -n hyrax), checked against the project's trust store before "
+                    "the content is embedded; needed where the project's policy requires a signature."},
+    {.name = NULL},
+};
+
+static const mcp_field add_fields[] = {
+    {"document", MCP_JSON_OBJECT, .props = doc_summary_fields},
+    {"status", .type = MCP_JSON_STRING},
+    MCP_OUT_REPORT_ROWS,
+    MCP_OUT_SEARCHABLE_ROWS,
+    {.name = NULL},
+};
+const mcp_field mcp_add_document_out = {
+    NULL, MCP_JSON_OBJECT, .props = add_fields, MCP_REQUIRED("document", "status", "generation", "searchable")};
+
+int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    mcp_args a = {mcp_add_document_args, args};
+    const char *path = mcp_arg_str(&a, "path"), *content = mcp_arg_str(&a, "content");
+    const char *name = mcp_arg_str(&a, "name");
+    hx_kv kv[HX_META_MAX];
+    size_t n_meta = mcp_arg_metadata(&a, "metadata", kv, HX_META_MAX);
+    if (!path == !content)
+        return hx_error_set(err, HX_EINVAL, -1, "give either 'path' (a file under the indexed root) or 'content' "
+                                                "with 'name'");
+    if (content && !name)
+        return hx_error_set(err, HX_EINVAL, -1, "'content' needs a 'name', the root-relative name to store it under "
+                                                "(e.g. notes/x.md)");
+    if (path && (name || mcp_arg_value(&a, "metadata") || mcp_arg_value(&a, "signature")))
+        return hx_error_set(err, HX_EINVAL, -1, "'name', 'metadata' and 'signature' go with 'content'; for 'path' "
+                                                "the file's own metadata and signature file are used");
+    hx_index *ix = NULL;
+    if (mcp_open_writer(s, &ix, err))
+        return MCP_CODE(*err);
+    hx_update_report rep = {0};
+    hx_error e = {0};
+    const char *root = hx_index_root(ix);
+    char doc_path[HX_RELPATH_MAX], abs[2 * HX_RELPATH_MAX];
+    struct stat st;
+    int rc = mcp_clean_name(root, path ? "path" : "name", path ? path : name, doc_path, err) ? 0 : MCP_CODE(*err);
+    if (!rc && !*doc_path)
+        rc = hx_error_set(err, HX_EINVAL, -1, "'%s' names the indexed root, not a document; %s", path ? "path" : "name",
+                       path ? "add_document takes one file (reindex takes folders)" : "give a name such as notes/x.md");
+    if (!rc && path) {
+        snprintf(abs, sizeof abs, "%s/%s", root, doc_path);
+        if (stat(abs, &st) == 0 && S_ISDIR(st.st_mode))
+            rc = hx_error_set(err, HX_EINVAL, -1, "'%.200s' is a folder; add_document takes one file (reindex takes "
+                                                  "folders)", doc_path);
+    }
+    if (!rc && path) {
+        const char *targets[] = {doc_path};
+        hx_update_opts o = {.encoder = s->enc, .progress = mcp_job_progress, .progress_ctx = s};
+        if (hx_index_update(ix, targets, 1, &o, &rep, &e))
+            rc = mcp_error_wrap(err, &e, "indexing %.200s failed: ", doc_path);
+        if (!rc && rep.n_rejected) {
+            mcp_note_failure(s->server, rep.rejected[0].path, rep.rejected[0].reason);
+            rc = hx_error_set(err, HX_EINVAL, -1, "%.200s was not indexed: %s", doc_path, rep.rejected[0].reason);
+        }
+    } else if (!rc) {
+        uint32_t id;
+        const char *sig = mcp_arg_str(&a, "signature");
+        if (hx_index_add_signed(ix, doc_path, content, strlen(content), sig, sig ? strlen(sig) : 0, kv, n_meta,
+                                s->enc, mcp_job_progress, s, &id, &rep, &e))
+            rc = mcp_error_wrap(err, &e, "storing %.200s failed: ", doc_path);
+    }
+    hx_doc_info d;
+    if (!rc && hx_index_doc_by_path(ix, doc_path, &d))
+        rc = hx_error_set(err, HX_EINVAL, -1, "%s is not a file hyrax can index (a folder? use reindex)", doc_path);
+    if (!rc) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "document");
+        hx_json_write_obj_begin(w);
+        write_doc_summary(w, &d);
+        hx_json_write_obj_end(w);
+        hx_json_write_key(w, "status");
+        hx_json_write_cstr(w, rep.added ? "added" : rep.updated ? "updated" : "unchanged");
+        mcp_write_report(w, &rep);
+        mcp_write_searchable(w, ix, &rep);
+        hx_json_write_obj_end(w);
+    }
+    hx_update_report_clear(&rep);
+    hx_index_close(ix);
+    return rc;
+}
+
+static const mcp_field delete_fields[] = {
+    {"success", .type = MCP_JSON_BOOLEAN},
+    {"doc_id", .type = MCP_JSON_INTEGER},
+    {"path", .type = MCP_JSON_STRING},
+    {"source", MCP_JSON_STRING, DOC_SOURCE_CHOICES},
+    {"deleted_chunks", .type = MCP_JSON_INTEGER},
+    {"remembered", MCP_JSON_BOOLEAN,
+     .description = "true for a file-backed document: reindex leaves its file out until add_document {path} names it"},
+    {"note", .type = MCP_JSON_STRING},
+    MCP_OUT_SEARCHABLE_ROWS,
+    {.name = NULL},
+};
+const mcp_field mcp_delete_document_out = {
+    NULL, MCP_JSON_OBJECT, .props = delete_fields,
+    MCP_REQUIRED("success", "doc_id", "path", "source", "deleted_chunks", "remembered")};
+
+const mcp_arg mcp_delete_document_args[] = {
+    ARG_DOC_ID(NULL),
+    ARG_DOC_PATH("root-relative path"),
+    {"purge_index", MCP_BOOLEAN, .def = "true",
+     .description = "Seed 003's flag; hyrax keeps one index, so the document leaves both searches either way."},
+    {.name = NULL},
+};
+
+int mcp_tool_delete_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    mcp_args a = {mcp_delete_document_args, args};
+    const char *path = mcp_arg_str(&a, "path");
+    bool by_id = mcp_arg_value(&a, "doc_id") != NULL;
+    if (by_id == (path != NULL))
+        return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' (a number from list_documents or "
+                                                "search) or 'path'");
+    int64_t id = mcp_arg_int(&a, "doc_id");
+    char name[HX_RELPATH_MAX];
+    hx_index *ix = NULL;
+    if (mcp_open_writer(s, &ix, err))
+        return MCP_CODE(*err);
+    hx_doc_info d = {0};   /* found by path, or else the removal below fails and says why */
+    hx_update_report rep = {0};
+    hx_error e = {0};
+    int rc = 0;
+    if (by_id && hx_index_doc_by_id(ix, (uint32_t)id, &d))
+        rc = hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id);
+    else if (by_id)
+        snprintf(name, sizeof name, "%s", d.path);   /* d borrows the view the removal replaces */
+    else if (!mcp_clean_name(hx_index_root(ix), "path", path, name, err))
+        rc = MCP_CODE(*err);
+    else
+        hx_index_doc_by_path(ix, name, &d);
+    hx_doc_kind kind = d.kind;
+    uint32_t doc_id = d.id;
+    const char *names[] = {name};
+    if (!rc && hx_index_remove(ix, names, 1, HX_REMOVE_EXACT, &rep, &e))
+        rc = mcp_error_wrap(err, &e, "cannot delete: ");
+    if (!rc) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "success");
+        hx_json_write_bool(w, 1);
+        hx_json_write_key(w, "doc_id");
+        hx_json_write_uint(w, doc_id);
+        hx_json_write_key(w, "path");
+        hx_json_write_cstr(w, name);
+        hx_json_write_key(w, "source");
+        hx_json_write_cstr(w, hx_present_kind(kind));
+        hx_json_write_key(w, "deleted_chunks");
+        hx_json_write_uint(w, rep.chunks_removed);
+        hx_json_write_key(w, "remembered");
+        hx_json_write_bool(w, kind == HX_DOC_FILE);
+        hx_json_write_key(w, "note");
+        hx_json_write_cstr(w, kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
+                                                    "add_document {path} indexes it again"
+                                                  : "the stored text is gone from the index");
+        mcp_write_searchable(w, ix, &rep);
+        hx_json_write_obj_end(w);
+    }
+    hx_update_report_clear(&rep);
+    hx_index_close(ix);
+    return rc;
+}
+
+int mcp_tool_list_documents(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    return mcp_with_filters(list_filtered, mcp_list_documents_args, s, args, w, err);
+}
+
+const mcp_arg mcp_document_details_args[] = {
+    ARG_DOC_ID("A document id from list_documents or search."),
+    ARG_DOC_PATH("Or its root-relative path."),
+    {"include_chunks", .fixed = "true"},
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+

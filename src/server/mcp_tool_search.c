@@ -1,0 +1,686 @@
+/* mcp_tool_search.c: the query tools of `hyrax serve`: search, get_context, find_similar, their
+ * argument tables and output schemas, and the seeds' names for them (seed 003's semantic_search,
+ * full_text_search, hybrid_search; seed 001's semanticSearch, getContext): tables that translate
+ * into a hyrax tool's arguments, which that tool answers (mcp_args.h). Main thread, with its reader.
+ * Shapes follow the seeds: 001 (get_context, citations, read_context), 002 (search modes, filters,
+ * min_score). */
+#include "alloc.h"
+#include "fusion.h"
+#include "mcp_tools.h"
+#include "passage.h"
+#include "present.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* === Arguments === */
+
+#define ARG_FILTERS {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .description = FILTERS_DOC}
+#define ARG_MODE                                                                                             \
+    {"mode", MCP_STRING, .choices = hx_mode_names, .def = "hybrid",                                          \
+     .description = "hybrid fuses semantic (embedding) and keyword (BM25) rankings; semantic (also vector) "  \
+                    "finds meaning; keyword (also full_text, text) finds exact words and identifiers."}
+#define ARG_TOP_K                                                                                            \
+    {"top_k", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "5",                                                  \
+     .description = "Results wanted: documents when group_by is document, chunks when it is chunk."}
+#define ARG_LIMIT {"limit", .alias_of = "top_k", .description = "The same as top_k (seed 003's name)."}
+#define ARG_GROUP_BY                                                                                         \
+    {"group_by", MCP_STRING, .choices = hx_group_names, .def = "document",                                  \
+     .description = "document: one result per document, its best chunk, ranked by it, with the document's "  \
+                    "other matching chunks in `more` (top_k counts documents); chunk: every matching chunk " \
+                    "on its own."}
+#define MIN_SCORE_DOC                                                                                        \
+    "Drop results whose score is below this. The score is a relevance in 0..1 in every mode: the estimated "   \
+    "probability that the result is relevant (calibrated on judged queries), so 0.5 means 'more likely "       \
+    "relevant than not'; 0 keeps every candidate."
+/* Questions get the default floor; find_similar, which asks for neighbours, gets none. */
+#define ARG_MIN_SCORE {"min_score", MCP_NUMBER, .def = HX_STRINGIFY(HX_MIN_RELEVANCE), .description = MIN_SCORE_DOC}
+#define ARG_MIN_SCORE_NO_FLOOR {"min_score", MCP_NUMBER, .description = MIN_SCORE_DOC " No floor by default."}
+#define ARG_THRESHOLD {"threshold", .alias_of = "min_score", .description = "The same as min_score (seed 003's name)."}
+static const mcp_arg recency_args[] = {
+    {"key", MCP_STRING, .required = true, AT_LEAST(1),
+     .description = "metadata key holding an ISO-8601 date (e.g. last-updated), or mtime for the file's"},
+    {"half_life_days", MCP_NUMBER, .required = true, .bounds = MCP_MIN, .min = 1e-6,
+     .description = "age in days at which a result's ranking weight halves"},
+    {.name = NULL},
+};
+#define ARG_RECENCY                                                                                          \
+    {"recency", MCP_OBJECT, .props = recency_args,                                                           \
+     .description = "Newer first (off by default): each result's ranking is multiplied by "                 \
+                    "0.5^(age / half_life_days); a document without the key ages from its mtime. The "       \
+                    "score (relevance) and min_score are not changed; each result's factor is `recency`."}
+#define ARG_QUERY(what) {"query", MCP_STRING, .required = true, AT_LEAST(1), .description = what}
+#define ARG_MAX_TOKENS                                                                                       \
+    {"max_tokens", MCP_INTEGER, RANGE(64, 100000), .def = "4000",                                            \
+     .description = "Budget for the assembled context, counted with the model's tokenizer."}
+
+static void write_results(hx_json_writer *w, const mcp_session *s, const hx_results *res)
+{
+    hx_json_write_key(w, "group_by");
+    hx_json_write_cstr(w, hx_group_names[res->group]);
+    hx_json_write_key(w, "results");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < res->n; i++)
+        hx_present_result(w, &res->v[i], res->group, mcp_result_generation(s, &res->v[i]));
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total_results");
+    hx_json_write_uint(w, res->n);
+    hx_json_write_key(w, "search_time_ms");
+    hx_json_write_double(w, res->search_ms);
+}
+
+
+/* Search options of search and find_similar, from their tables. */
+static void search_opts(const mcp_args *a, hx_search_opts *o, const hx_filter_set *fs)
+{
+    hx_search_opts_default(o);
+    o->snippets = 1;
+    o->k = (uint32_t)mcp_arg_int(a, "top_k");
+    o->filters = fs->v;
+    o->n_filters = fs->n;
+    o->min_score = (float)mcp_arg_num(a, "min_score");
+    hx_group_parse(mcp_arg_str(a, "group_by"), &o->group);
+}
+
+/* The recency argument into o (left off when absent). */
+static void recency_opts(const mcp_args *a, hx_search_opts *o)
+{
+    if (!mcp_arg_value(a, "recency"))
+        return;
+    mcp_args r = mcp_arg_object(a, "recency");
+    o->recency_key = mcp_arg_str(&r, "key");
+    o->recency_half_life_days = mcp_arg_num(&r, "half_life_days");
+}
+
+/* === search === */
+
+static const char *const fusion_methods[] = {"rrf", "weighted", NULL};
+
+static const mcp_arg fusion_args[] = {
+    {"method", MCP_STRING, .choices = fusion_methods, .def = "rrf"},
+    {"k", MCP_INTEGER, RANGE(1, 1000), .description = "RRF's k; default 60"},
+    {"semantic_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the semantic side (rrf or weighted); default 0.5"},
+    {"text_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the keyword side; default 0.5"},
+    {.name = NULL},
+};
+
+const mcp_arg mcp_search_args[] = {
+    {"query", MCP_STRING, .required = true, AT_LEAST(1),
+     .description = "Natural-language question, keywords or identifiers. Keyword syntax: \"exact phrase\", "
+                    "-exclude, +require, prefix*."},
+    ARG_MODE,
+    {"search_type", .alias_of = "mode", .description = "The same as mode (seed 002's name)."},
+    ARG_TOP_K,
+    ARG_LIMIT,
+    ARG_GROUP_BY,
+    ARG_FILTERS,
+    ARG_MIN_SCORE,
+    ARG_THRESHOLD,
+    ARG_RECENCY,
+    {"fusion", MCP_OBJECT, .props = fusion_args},
+    MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
+    {.name = NULL},
+};
+
+/* Who signed a document (hx_present_signer): in results, citations, context sources and documents. */
+
+/* A result of search and find_similar (hx_present_result). */
+static const mcp_field more_fields[] = {
+    {"score", .type = MCP_JSON_NUMBER},
+    {"chunk_id", .type = MCP_JSON_INTEGER},
+    {"chunk_index", .type = MCP_JSON_INTEGER},
+    {"heading", .type = MCP_JSON_STRING},
+    {"line_start", .type = MCP_JSON_INTEGER},
+    {"line_end", .type = MCP_JSON_INTEGER},
+    {.name = NULL},
+};
+static const mcp_field citation_fields[] = {
+    {"doc_id", .type = MCP_JSON_INTEGER},
+    {"path", .type = MCP_JSON_STRING},
+    {"chunk_id", .type = MCP_JSON_INTEGER},
+    {"chunk_index", .type = MCP_JSON_INTEGER},
+    {"line_start", .type = MCP_JSON_INTEGER},
+    {"line_end", .type = MCP_JSON_INTEGER},
+    {"version", .type = MCP_JSON_STRING},
+    {"generation", .type = MCP_JSON_INTEGER},
+    MCP_OUT_SIGNER,
+    {.name = NULL},
+};
+static const mcp_field result_fields[] = {
+    {"rank", .type = MCP_JSON_INTEGER},
+    {"score", MCP_JSON_NUMBER, .description = "relevance 0..1"},
+    {"similarity", MCP_JSON_NUMBER | MCP_JSON_NULL, .description = "cosine of query and chunk"},
+    {"vector_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {"keyword_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {"fused_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
+    {"recency", .type = MCP_JSON_NUMBER},
+    {"title", .type = MCP_JSON_STRING},
+    {"heading", .type = MCP_JSON_STRING},
+    {"text", .type = MCP_JSON_STRING},
+    {"filename", MCP_JSON_STRING, .description = "the document's root-relative path (seed 003)"},
+    {"chunk_index", .type = MCP_JSON_INTEGER},
+    {"snippet", .type = MCP_JSON_STRING},
+    {"tier", MCP_JSON_STRING, .description = "the tier that answered: project or user"},
+    {"more", MCP_JSON_ARRAY, .description = "group_by document: the document's other matching chunks, best first",
+     .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = more_fields}},
+    {"citation", MCP_JSON_OBJECT, .props = citation_fields,
+     MCP_REQUIRED("doc_id", "path", "chunk_id", "line_start", "line_end", "version", "generation")},
+    MCP_OUT_SIGNER,
+    MCP_OUT_METADATA,
+    {.name = NULL},
+};
+static const mcp_field result_item = {
+    NULL, MCP_JSON_OBJECT, .props = result_fields, MCP_REQUIRED("rank", "score", "text", "snippet", "citation")};
+
+static const mcp_field search_fields[] = {
+    {"query", .type = MCP_JSON_STRING},
+    {"mode", .type = MCP_JSON_STRING},
+    {"group_by", .type = MCP_JSON_STRING},
+    {"results", MCP_JSON_ARRAY, .items = &result_item},
+    {"total_results", .type = MCP_JSON_INTEGER},
+    {"search_time_ms", .type = MCP_JSON_NUMBER},
+    MCP_OUT_READ_CONTEXT,
+    MCP_OUT_TIERS,
+    {.name = NULL},
+};
+const mcp_field mcp_search_out = {
+    NULL, MCP_JSON_OBJECT, .props = search_fields, MCP_REQUIRED("query", "mode", "results", "total_results")};
+
+/* search with source "registry" (issue 13): the query embedded here, the registry asked within
+ * HX_REGISTRY_TIMEOUT_MS; a registry that cannot answer is an answer saying so, not an error.
+ * read_context.as_of reads what was published by then (the registry has no baselines). */
+static int registry_search(mcp_session *s, const mcp_args *a, const char *query, const hx_search_opts *o,
+                           hx_json_writer *w, hx_error *err)
+{
+    hx_error e = {0};
+    mcp_args rctx = mcp_arg_object(a, "read_context");   /* as_of: what was published by then */
+    const char *as_of = mcp_arg_str(&rctx, "as_of");
+    int64_t as_of_ns = 0;
+    if (as_of && hx_time_parse(as_of, &as_of_ns, &e))
+        return mcp_error_wrap(err, &e, "read_context.as_of: ");
+    float vec[HX_EMBED_DIM];
+    size_t len = strlen(query);
+    bool use_vec = o->mode != HX_MODE_KEYWORD;
+    if (use_vec && (mcp_session_model(s, err) ||
+                    mcp_session_encoder(s, &e) ||
+                    hx_encoder_embed(s->enc, &query, &len, 1, vec, &e)))
+        return e.message[0] ? hx_error_set(err, MCP_CODE(e), -1, "%s", e.message) : MCP_CODE(*err);
+    hx_registry_opts ro =
+        mcp_registry_opts(s, s->cfg->registry_timeout_ms > 0 ? s->cfg->registry_timeout_ms : HX_REGISTRY_TIMEOUT_MS);
+    hx_registry_query q = {query, use_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters, o->min_score, as_of_ns};
+    hx_registry *r = NULL;
+    hx_registry_results res = {0};
+    int rc = hx_registry_connect(&r, &ro, &e);
+    if (!rc)
+        rc = hx_registry_search(r, &q, &res, &e);
+    if (rc == HX_ENOMEM || rc == HX_EINVAL) {
+        hx_registry_close(r);
+        return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
+    }
+    hx_present_registry_search(w, query, o->mode, &res, rc ? e.message : NULL);
+    mcp_note_query(s, query);
+    hx_registry_results_free(&res);
+    hx_registry_close(r);
+    return 0;
+}
+
+static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                           hx_error *err)
+{
+    mcp_args a = {mcp_search_args, args}, fusion = mcp_arg_object(&a, "fusion");
+    hx_search_opts o;
+    const char *query = mcp_arg_str(&a, "query"), *method = mcp_arg_str(&fusion, "method");
+    search_opts(&a, &o, fs);
+    recency_opts(&a, &o);
+    hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
+    o.fusion = !strcmp(method, "weighted");
+    o.rrf_k = (int)mcp_arg_int(&fusion, "k");
+    double vw = mcp_arg_num(&fusion, "semantic_weight"), tw = mcp_arg_num(&fusion, "text_weight");
+    o.vector_weight = isnan(vw) ? HX_VECTOR_WEIGHT : (float)vw;
+    o.text_weight = isnan(tw) ? HX_TEXT_WEIGHT : (float)tw;
+    hx_error werr = {0};
+    if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
+        return hx_error_set(err, HX_EINVAL, -1, "%s", werr.message);
+    if (!strcmp(mcp_arg_str(&a, "source"), "registry"))
+        return registry_search(s, &a, query, &o, w, err);
+    hx_results res = {0};
+    if (mcp_tiers_query(s, &a, query, &o, &res, err))
+        return MCP_CODE(*err);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "query");
+    hx_json_write_cstr(w, query);
+    hx_json_write_key(w, "mode");
+    hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
+    write_results(w, s, &res);
+    mcp_write_tiers(w, s, &res);
+    hx_json_write_obj_end(w);
+    hx_results_free(&res);
+    return 0;
+}
+
+/* === get_context === */
+
+const mcp_arg mcp_get_context_args[] = {
+    ARG_QUERY(NULL),
+    ARG_MAX_TOKENS,
+    {"max_passages", MCP_INTEGER, RANGE(1, CONTEXT_CANDIDATES), .def = "10",
+     .description = "At most this many passages (seed 003: 5 to 10 per query); fewer when the relevance "
+                    "floor or the token budget ends the list first."},
+    {"include_relationships", MCP_BOOLEAN, .def = "true",
+     .description = "Add to each passage the chunks just before and after it in the same section (same "
+                    "heading) of its document, so it reads in context; they count in the budget (seed 001)."},
+    ARG_MIN_SCORE,
+    ARG_FILTERS,
+    ARG_MODE,
+    MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
+    {.name = NULL},
+};
+
+static const mcp_field source_fields[] = {
+    {"index", MCP_JSON_INTEGER, .description = "the [n] label of the passage in context"},
+    {"doc_id", .type = MCP_JSON_INTEGER},
+    {"path", .type = MCP_JSON_STRING},
+    {"title", .type = MCP_JSON_STRING},
+    {"heading", .type = MCP_JSON_STRING},
+    {"line_start", .type = MCP_JSON_INTEGER},
+    {"line_end", .type = MCP_JSON_INTEGER},
+    {"relevance", .type = MCP_JSON_NUMBER},
+    {"tokens", .type = MCP_JSON_INTEGER},
+    {"chunk_ids", MCP_JSON_ARRAY, MCP_ITEMS(MCP_JSON_INTEGER)},
+    {"related_chunk_ids", MCP_JSON_ARRAY, .description = "neighbouring chunks added by include_relationships",
+     MCP_ITEMS(MCP_JSON_INTEGER)},
+    {"version", .type = MCP_JSON_STRING},
+    {"generation", .type = MCP_JSON_INTEGER},
+    MCP_OUT_SIGNER,
+    {"tier", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field context_fields[] = {
+    {"query", .type = MCP_JSON_STRING},
+    {"context", .type = MCP_JSON_STRING},
+    {"sources", MCP_JSON_ARRAY,
+     .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = source_fields,
+                                 MCP_REQUIRED("index", "doc_id", "path", "line_start", "line_end", "relevance",
+                                              "version", "generation")}},
+    {"total_tokens", .type = MCP_JSON_INTEGER},
+    {"max_tokens", .type = MCP_JSON_INTEGER},
+    {"dropped", .type = MCP_JSON_INTEGER},
+    {"truncated", .type = MCP_JSON_BOOLEAN},
+    MCP_OUT_READ_CONTEXT,
+    MCP_OUT_TIERS,
+    {.name = NULL},
+};
+const mcp_field mcp_get_context_out = {
+    NULL, MCP_JSON_OBJECT, .props = context_fields,
+    MCP_REQUIRED("context", "sources", "total_tokens", "max_tokens", "truncated")};
+
+/* True when chunk id (of the tier named `tier`) is in a passage of ps already. */
+static bool in_passages(const hx_passages *ps, const char *tier, uint32_t id)
+{
+    for (size_t i = 0; i < ps->n; i++)
+        for (size_t c = 0; ps->v[i].first->tier == tier && c < ps->v[i].n_chunks; c++)
+            if (ps->v[i].chunk_ids[c] == id)
+                return true;
+    return false;
+}
+
+/* include_relationships: extends passage p by the chunk before its first and the one after its
+ * last, when they are of the same document and section (heading) and in no passage yet. */
+static int add_neighbours(hx_index *ix, hx_passages *ps, hx_passage *p, hx_error *err)
+{
+    hx_doc_info d;
+    if (hx_index_doc_by_id(ix, p->first->doc_id, &d))
+        return 0;
+    uint32_t lo = p->chunk_ids[0], hi = lo;
+    for (size_t c = 1; c < p->n_chunks; c++) {
+        lo = p->chunk_ids[c] < lo ? p->chunk_ids[c] : lo;
+        hi = p->chunk_ids[c] > hi ? p->chunk_ids[c] : hi;
+    }
+    const uint32_t edge[2] = {lo, hi}, next[2] = {lo - 1, hi + 1};
+    for (int side = 0; side < 2; side++) {
+        hx_result at, nb;
+        if (next[side] < d.first_chunk || next[side] >= d.first_chunk + d.n_chunks ||
+            in_passages(ps, p->first->tier, next[side]) ||
+            hx_index_chunk(ix, edge[side], &at, NULL) || hx_index_chunk(ix, next[side], &nb, NULL) ||
+            strcmp(at.heading, nb.heading))
+            continue;
+        int rc = hx_passage_extend(p, &nb, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Appends "[label] path (lines a-b) title > heading\n" and the passage's text to *ctx; 0 or -1. */
+static int context_append(char **ctx, size_t *len, size_t *cap, const char *header, size_t hl, const char *text,
+                          size_t tl)
+{
+    size_t need = *len + hl + tl + 3;
+    if (need > *cap) {
+        char *c = hx_realloc(*ctx, need * 2);
+        if (!c)
+            return -1;
+        *ctx = c;
+        *cap = need * 2;
+    }
+    if (*len)
+        (*ctx)[(*len)++] = '\n';
+    memcpy(*ctx + *len, header, hl);
+    memcpy(*ctx + *len + hl, text, tl);
+    *len += hl + tl;
+    (*ctx)[(*len)++] = '\n';
+    return 0;
+}
+
+/* One of get_context's sources: the passage labelled [label] in the context, answered by the
+ * commit `generation` of its tier. */
+static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, size_t tokens, uint64_t generation)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "index");
+    hx_json_write_uint(w, label);
+    hx_json_write_key(w, "doc_id");
+    hx_json_write_uint(w, p->first->doc_id);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, p->first->path);
+    hx_json_write_key(w, "title");
+    hx_json_write_cstr(w, p->first->title);
+    hx_json_write_key(w, "heading");
+    hx_json_write_cstr(w, p->first->heading);
+    hx_json_write_key(w, "line_start");
+    hx_json_write_uint(w, p->line_start);
+    hx_json_write_key(w, "line_end");
+    hx_json_write_uint(w, p->line_end);
+    hx_json_write_key(w, "relevance");
+    hx_json_write_double(w, p->relevance);
+    hx_json_write_key(w, "tokens");
+    hx_json_write_uint(w, tokens);
+    hx_json_write_key(w, "chunk_ids");
+    hx_json_write_arr_begin(w);
+    for (size_t c = 0; c < p->n_ranked; c++)
+        hx_json_write_uint(w, p->chunk_ids[c]);
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "related_chunk_ids");
+    hx_json_write_arr_begin(w);
+    for (size_t c = p->n_ranked; c < p->n_chunks; c++)
+        hx_json_write_uint(w, p->chunk_ids[c]);
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "version");
+    hx_json_write_cstr(w, p->first->doc_sha256);
+    hx_present_signer(w, p->first->signer);
+    hx_json_write_key(w, "generation");
+    hx_json_write_uint(w, generation);
+    if (p->first->tier) {
+        hx_json_write_key(w, "tier");
+        hx_json_write_cstr(w, p->first->tier);
+    }
+    hx_json_write_obj_end(w);
+}
+
+/* Passages in rank order, each with its neighbours when asked, while they fit max_tokens, up to
+ * max_passages; one that does not fit is dropped and the next tried. Labels [n] count the
+ * passages kept, so the n-th passage in the text is sources[n - 1] with index n. */
+static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                            hx_error *err)
+{
+    mcp_args a = {mcp_get_context_args, args};
+    hx_search_opts o;
+    const char *query = mcp_arg_str(&a, "query");
+    int64_t budget = mcp_arg_int(&a, "max_tokens"), max_passages = mcp_arg_int(&a, "max_passages");
+    bool related = mcp_arg_bool(&a, "include_relationships");
+    hx_search_opts_default(&o);
+    o.k = CONTEXT_CANDIDATES;
+    o.filters = fs->v;
+    o.n_filters = fs->n;
+    o.min_score = (float)mcp_arg_num(&a, "min_score");
+    hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
+    hx_results res = {0};
+    if (mcp_tiers_query(s, &a, query, &o, &res, err))
+        return MCP_CODE(*err);
+    hx_passages ps;
+    hx_error e = {0};
+    if (hx_passages_build(&res, &ps, &e)) {
+        hx_results_free(&res);
+        return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
+    }
+    size_t np = ps.n, n_kept = 0;
+    int rc = 0;
+    char *context = NULL;
+    size_t context_len = 0, context_cap = 0, used = 0, dropped = 0;
+    size_t *tokens = hx_calloc(np ? np : 1, sizeof *tokens);   /* 0 = not kept */
+    for (size_t i = 0; i < np && !rc && tokens && n_kept < (size_t)max_passages; i++) {
+        hx_passage *p = &ps.v[i];
+        hx_index *tier_ix = mcp_tier_reader(s, p->first);   /* NULL: the registry's (no neighbours read) */
+        if (related && tier_ix && (rc = add_neighbours(tier_ix, &ps, p, &e)))
+            break;
+        char header[600];
+        const char *title = p->first->title, *heading = p->first->heading;
+        size_t tl0 = strlen(title);
+        if (!strncmp(heading, title, tl0) && (!heading[tl0] || !strncmp(heading + tl0, " > ", 3)))
+            title = "";   /* the heading path starts with the title already */
+        int hl = snprintf(header, sizeof header, "[%zu] %s (lines %u-%u) %s%s%s\n", n_kept + 1, p->first->path,
+                          p->line_start, p->line_end, title, *title && *heading ? " > " : "", heading);
+        if (hl < 0 || (size_t)hl >= sizeof header)
+            hl = (int)strlen(header);
+        size_t tl = strlen(p->text);
+        size_t n_tok = hx_model_count_tokens(s->model, header, (size_t)hl) + hx_model_count_tokens(s->model, p->text, tl);
+        if (used + n_tok > (size_t)budget) {   /* a lower-ranked passage that fits may still come */
+            dropped++;
+            continue;
+        }
+        if ((rc = context_append(&context, &context_len, &context_cap, header, (size_t)hl, p->text, tl)))
+            break;
+        used += n_tok;
+        tokens[i] = n_tok;
+        n_kept++;
+    }
+    if (!rc && tokens) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "query");
+        hx_json_write_cstr(w, query);
+        hx_json_write_key(w, "context");
+        hx_json_write_str(w, context ? context : "", context_len);
+        hx_json_write_key(w, "sources");
+        hx_json_write_arr_begin(w);
+        for (size_t i = 0, label = 0; i < np; i++)
+            if (tokens[i])
+                write_source(w, &ps.v[i], ++label, tokens[i], mcp_result_generation(s, ps.v[i].first));
+        hx_json_write_arr_end(w);
+        hx_json_write_key(w, "total_tokens");
+        hx_json_write_uint(w, used);
+        hx_json_write_key(w, "max_tokens");
+        hx_json_write_int(w, budget);
+        hx_json_write_key(w, "dropped");
+        hx_json_write_uint(w, dropped);
+        hx_json_write_key(w, "truncated");
+        hx_json_write_bool(w, dropped > 0);
+        mcp_write_tiers(w, s, &res);
+        hx_json_write_obj_end(w);
+    }
+    if (rc || !tokens)
+        hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling the context");
+    hx_passages_free(&ps);
+    free(tokens);
+    free(context);
+    hx_results_free(&res);
+    return rc || !tokens ? MCP_CODE(*err) : 0;
+}
+
+/* === find_similar === */
+
+const mcp_arg mcp_find_similar_args[] = {
+    ARG_DOC_ID("Find passages like this document (its mean embedding); the document itself is left out."),
+    ARG_DOC_PATH("Same as doc_id, by root-relative path."),
+    {"chunk_id", MCP_INTEGER, RANGE(0, UINT32_MAX), .description = "Find passages like this chunk; the chunk itself is left out."},
+    {"text", MCP_STRING, AT_LEAST(1), .description = "Find passages like this text."},
+    ARG_TOP_K,
+    ARG_LIMIT,
+    ARG_GROUP_BY,
+    ARG_FILTERS,
+    ARG_MIN_SCORE_NO_FLOOR,
+    ARG_THRESHOLD,
+    MCP_ARG_READ_CONTEXT,
+    {.name = NULL},
+};
+
+static const mcp_field similar_fields[] = {
+    {"source", .type = MCP_JSON_STRING},
+    {"group_by", .type = MCP_JSON_STRING},
+    {"results", MCP_JSON_ARRAY, .items = &result_item},
+    {"total_results", .type = MCP_JSON_INTEGER},
+    {"search_time_ms", .type = MCP_JSON_NUMBER},
+    MCP_OUT_READ_CONTEXT,
+    {.name = NULL},
+};
+const mcp_field mcp_find_similar_out = {
+    NULL, MCP_JSON_OBJECT, .props = similar_fields, MCP_REQUIRED("source", "results", "total_results")};
+
+static int similar_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+                            hx_error *err)
+{
+    mcp_args a = {mcp_find_similar_args, args};
+    hx_search_opts o;
+    search_opts(&a, &o, fs);
+    const char *text = mcp_arg_str(&a, "text");
+    bool by_chunk = mcp_arg_value(&a, "chunk_id") != NULL;
+    bool by_doc = mcp_arg_value(&a, "doc_id") || mcp_arg_value(&a, "path");
+    if ((!!text + by_chunk + by_doc) != 1)
+        return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'text', 'chunk_id', or a document ('doc_id' or "
+                                                "'path')");
+    int64_t chunk = mcp_arg_int(&a, "chunk_id");
+    if (mcp_open_reader_for(s, &a, err))
+        return MCP_CODE(*err);
+    float vec[HX_EMBED_DIM];
+    hx_error e = {0};
+    char source[300];
+    if (text) {
+        size_t len = strlen(text);
+        if (hx_encoder_embed(s->enc, &text, &len, 1, vec, &e))
+            return mcp_error_wrap(err, &e, "embedding the text failed: ");
+        snprintf(source, sizeof source, "text");
+    } else if (by_chunk) {
+        if (hx_index_chunk_vector(s->reader, (uint32_t)chunk, vec, &e))
+            return hx_error_set(err, HX_EINVAL, -1, "no chunk %lld in the index (chunk ids come from search results)",
+                                (long long)chunk);
+        o.exclude_chunk = (int32_t)chunk;
+        snprintf(source, sizeof source, "chunk %lld", (long long)chunk);
+    } else {
+        hx_doc_info d;
+        if (mcp_arg_doc(&a, s->reader, &d, err))
+            return MCP_CODE(*err);
+        if (hx_index_doc_vector(s->reader, d.id, vec, &e))
+            return hx_error_set(err, HX_EINVAL, -1, "document %s has no text to compare", d.path);
+        o.exclude_doc = (int32_t)d.id;
+        snprintf(source, sizeof source, "document %.250s", d.path);
+    }
+    hx_results res = {0};
+    if (hx_index_search_vector(s->reader, vec, &o, &res, &e))
+        return mcp_error_wrap(err, &e, "search failed: ");
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "source");
+    hx_json_write_cstr(w, source);
+    write_results(w, s, &res);
+    mcp_write_read_context(w, s);
+    hx_json_write_obj_end(w);
+    hx_results_free(&res);
+    return 0;
+}
+
+int mcp_tool_search(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    return mcp_with_filters(search_filtered, mcp_search_args, s, args, w, err);
+}
+
+int mcp_tool_get_context(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    return mcp_with_filters(context_filtered, mcp_get_context_args, s, args, w, err);
+}
+
+int mcp_tool_find_similar(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+{
+    return mcp_with_filters(similar_filtered, mcp_find_similar_args, s, args, w, err);
+}
+
+/* === The seeds' tools ===
+ * Other names for the tools above, as the seeds' agents call them: each table holds the seed's
+ * arguments and says which argument of its family tool each fills (`as`) and what it always gives
+ * (`fixed`); the family tool checks the result again and answers with its own output. read_context,
+ * which every query tool takes, is one more row in each table, passed on under its own name. */
+
+const mcp_arg mcp_semantic_search_args[] = {
+    ARG_QUERY("Natural language query."),
+    {"limit", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "5", .as = "top_k", .description = "Number of results (chunks)."},
+    {"doc_filter", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = mcp_seed_filters, .as = "filters",
+     .description = SEED_FILTERS_DOC},
+    /* the seed's default is 0.5, but on hyrax's calibrated 0..1 relevance that keeps only close
+     * matches (a chunk at cosine 0.71 scores 0.31): the default is hyrax's floor */
+    {"threshold", MCP_NUMBER, RANGE(0, 1), .def = HX_STRINGIFY(HX_MIN_RELEVANCE), .as = "min_score",
+     .description = "Relevance threshold 0..1: results scoring below are left out (search's min_score, semantic "
+                    "mode); default hyrax's floor, not the seed's 0.5."},
+    {"mode", .fixed = "\"semantic\""},
+    {"group_by", .fixed = "\"chunk\""},
+    MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
+    {.name = NULL},
+};
+
+const mcp_arg mcp_full_text_search_args[] = {
+    ARG_QUERY("Full-text query: words, \"exact phrase\", -exclude, +require, prefix*."),
+    {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = mcp_seed_filters, .description = SEED_FILTERS_DOC},
+    {"limit", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "10", .as = "top_k", .description = "Number of documents."},
+    {"mode", .fixed = "\"keyword\""},
+    {"group_by", .fixed = "\"document\""},
+    MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
+    {.name = NULL},
+};
+
+const mcp_arg mcp_hybrid_search_args[] = {
+    ARG_QUERY("Query string."),
+    {"semantic_weight", MCP_NUMBER, RANGE(0, 1), .as = "fusion.semantic_weight",
+     .description = "Weight of the semantic side's normalised score; default search's (0.5)."},
+    {"text_weight", MCP_NUMBER, RANGE(0, 1), .as = "fusion.text_weight",
+     .description = "Weight of the keyword side's normalised score; default search's (0.5)."},
+    {"limit", MCP_INTEGER, RANGE(1, MAX_TOP_K), .as = "top_k", .description = "Combined results (documents); default search's."},
+    {"mode", .fixed = "\"hybrid\""},
+    {"method", .fixed = "\"weighted\"", .as = "fusion.method"},
+    {"group_by", .fixed = "\"document\""},   /* seed 003: a document found by both sides comes once */
+    MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
+    {.name = NULL},
+};
+
+/* seed 001's filters name an architecture model's keys; here they are metadata keys like any other */
+static const mcp_arg seed001_filters[] = {
+    {"layer", MCP_STRING, .description = "strategy, business, application or technology in seed 001"},
+    {"element_type", MCP_STRING, .description = "metadata key element_type"},
+    {"capability", MCP_STRING, .description = "metadata key capability"},
+    {.name = NULL},
+};
+
+const mcp_arg mcp_semanticSearch_args[] = {
+    ARG_QUERY("Natural language query."),
+    {"top_k", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "10", .description = "Number of results."},
+    {"min_score", MCP_NUMBER, RANGE(0, 1), .def = HX_STRINGIFY(HX_MIN_RELEVANCE),
+     .description = "Minimum relevance 0..1 (search's min_score); default hyrax's floor, not the seed's 0.5."},
+    {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = seed001_filters, .description = FILTERS_DOC},
+    /* read_context: issue 11 item 1 adds its shared row to every query table, this one included */
+    {"mode", .fixed = "\"semantic\""},
+    MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
+    {.name = NULL},
+};
+
+const mcp_arg mcp_getContext_args[] = {
+    ARG_QUERY(NULL),
+    ARG_MAX_TOKENS,
+    {"include_relationships", MCP_BOOLEAN, .def = "true", .description = "Also the neighbouring chunks of the same section."},
+    MCP_ARG_READ_CONTEXT,
+    MCP_ARG_SOURCE,
+    {.name = NULL},
+};
+
