@@ -7,7 +7,6 @@
 #include "fusion.h"
 #include "present.h"
 #include "registry.h"
-#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -65,86 +64,57 @@ static int print_json(hx_json_writer *w)
     return rc ? 1 : 0;
 }
 
-typedef struct {
-    const char *db;
-    hx_model *model;       /* borrowed; NULL for keyword mode */
-    hx_encoder *enc;       /* borrowed */
-    const char *query;
-    size_t qlen;
-    const hx_search_opts *o;
-    const hx_read_context *at;   /* the commit to read */
-    int json;
-    const hx_identity *identity; /* the reader's, or NULL */
-    hx_source source;      /* the tiers to read (README "Tiers") */
-    const char *user_db;   /* the user index file, or NULL when none can be named ... */
-    const char *user_why;  /* ... and then why */
-    hx_registry_tier *reg; /* the registry tier (README "Registry"), or NULL when none is named */
-} search_job;
-
-/* Opens the tiers j->source names -- the project index, then the user index when there is one
- * (hx_tier_open, hx_tier_read_at say when it is not consulted) -- into tiers and their status into
- * st; *taken gets the first tier's commit. 0, or 1 after the message. */
-static int open_tiers(const search_job *j, hx_index **ix, hx_tier *tiers, size_t *nt, hx_tier_status *st, size_t *ns,
-                      hx_read_taken *taken, char *why, size_t cap)
+/* The tiers an answer read, as the search presenter takes them. */
+static size_t tier_status(const hx_session_answer *ans, hx_tier_status *st)
 {
-    hx_error err = {0};
-    hx_read_taken user_taken = {0};
-    if (j->source != HX_SOURCE_USER) {
-        if (open_reader(&ix[0], j->db, j->model, j->identity, &err) ||
-            hx_index_read_at(ix[0], j->at, taken, &err))
-            goto fail;
-        tiers[(*nt)++] = (hx_tier){HX_TIER_PROJECT, ix[0]};
-        st[(*ns)++] = (hx_tier_status){HX_TIER_PROJECT, j->db, NULL, taken->commit.generation};
+    for (size_t i = 0; i < ans->n_tiers; i++) {
+        const hx_tier_report *t = &ans->tiers[i];
+        bool registry = !strcmp(t->name, HX_TIER_REGISTRY);
+        st[i] = (hx_tier_status){t->name, registry ? NULL : t->db ? t->db : "", t->reason, t->generation};
     }
-    if (j->source == HX_SOURCE_PROJECT)
-        return 0;
-    snprintf(why, cap, "%s", j->user_db ? "" : j->user_why);
-    if (j->user_db && (hx_tier_open(&ix[1], j->user_db, j->model, j->identity, why, cap, &err) ||
-                       (ix[1] && hx_tier_read_at(ix[1], j->at, &user_taken, why, cap, &err))))
-        goto fail;
-    if (!why[0]) {
-        tiers[(*nt)++] = (hx_tier){HX_TIER_USER, ix[1]};
-        if (*nt == 1)
-            *taken = user_taken;
-    }
-    st[(*ns)++] = (hx_tier_status){HX_TIER_USER, j->user_db ? j->user_db : "", why[0] ? why : NULL,
-                                   user_taken.commit.generation};
-    return 0;
-fail:
-    fprintf(stderr, "hyrax search: %s\n", err.message);
-    return 1;
+    return ans->n_tiers;
 }
 
-/* Opens the tiers, searches them as one and prints; the exit status. Runs under guarded(). */
+typedef struct {
+    hx_session *s;
+    const char *db;
+    const hx_session_query *q;
+    int json;
+} search_job;
+
+/* Searches the tiers j->q names through the session and prints; the exit status. Runs under
+ * guarded(): the answer's strings are read from the index files while printing. */
 static int run_search(void *arg)
 {
     const search_job *j = arg;
-    hx_index *ix[2] = {NULL, NULL};
-    hx_tier tiers[2];
-    hx_tier_status st[3];
-    size_t nt = 0, ns = 0;
-    char why[600];
-    hx_results res = {0};
+    hx_session_answer ans;
     hx_error err = {0};
-    hx_read_taken taken = {0};
+    hx_tier_status st[3];
+    hx_precision p;
+    if (j->q->source != HX_SEARCH_USER && hx_index_precision(j->db, &p, &err) == HX_ENOTFOUND) {
+        fprintf(stderr, "hyrax search: %s\n", err.message);   /* the command line's words for no index */
+        return 1;
+    }
+    if (hx_session_search(j->s, j->q, &ans, &err)) {
+        if (err.code == HX_EIO && !strncmp(err.message, HX_FAULT_MESSAGE, strlen(HX_FAULT_MESSAGE)))
+            fprintf(stderr, "hyrax search: %s; run it again\n", HX_FAULT_MESSAGE);   /* as guarded() says it */
+        else
+            fprintf(stderr, "hyrax search: %s\n", err.message);
+        return 1;
+    }
+    size_t ns = tier_status(&ans, st), nt = 0;
+    for (size_t i = 0; i < ns; i++)
+        nt += ans.tiers[i].searched && strcmp(st[i].name, HX_TIER_REGISTRY);
+    hx_read_taken taken = {0};   /* the first local tier's commit; none read: the head */
+    if (nt)
+        taken = ans.taken;
+    if (ns && !strcmp(st[ns - 1].name, HX_TIER_REGISTRY) && st[ns - 1].absent)
+        put_line(stderr, "hyrax search: warning: registry not consulted: ", st[ns - 1].absent);
     int rc = 1;
-    if (open_tiers(j, ix, tiers, &nt, st, &ns, &taken, why, sizeof why))
-        goto done;
-    res.group = j->o->group;
-    bool asks = j->reg && j->reg->r;
-    if ((nt || asks) && hx_tiers_search_registry(tiers, nt, j->reg, j->enc, j->query, j->qlen, j->o, &res, &err)) {
-        fprintf(stderr, "hyrax search: %s\n", err.message);
-        goto done;
-    }
-    if (j->reg) {
-        st[ns++] = (hx_tier_status){HX_TIER_REGISTRY, NULL, j->reg->why[0] ? j->reg->why : NULL, 0};
-        if (j->reg->why[0])
-            put_line(stderr, "hyrax search: warning: registry not consulted: ", j->reg->why);
-    }
     if (j->json) {
         hx_json_writer w;
         hx_json_writer_init(&w);
-        hx_present_search_tiers(&w, j->query, j->o->mode, &res, &taken, st, ns);
+        hx_present_search_tiers(&w, j->q->query, j->q->opts.mode, &ans.results, &taken, st, ns);
         if (print_json(&w))
             goto done;
     } else {
@@ -154,40 +124,14 @@ static int run_search(void *arg)
             printf("as of generation %llu%s%s, committed %s\n", (unsigned long long)taken.commit.generation,
                    taken.commit.name[0] ? ", baseline " : "", taken.commit.name, when);
         }
-        if (j->source == HX_SOURCE_USER && st[0].absent)   /* asked for it alone: say why it answers nothing */
+        if (j->q->source == HX_SEARCH_USER && st[0].absent)   /* asked for it alone: say why it answers nothing */
             put_line(stdout, "user tier not consulted: ", st[0].absent);
-        print_results_text(&res);
+        print_results_text(&ans.results);
     }
     rc = fflush(stdout) ? 1 : 0;
-    hx_stats *stats = NULL;   /* counted in the lasting statistics; never fails the search */
-    if (!hx_stats_open(&stats, j->db, j->identity, 0, NULL)) {
-        hx_stats_note_latency(stats, "search", "cli", res.search_ms);
-        hx_stats_note_query(stats, j->query);
-    }
-    hx_stats_close(stats);
 done:
-    hx_results_free(&res);
-    hx_index_close(ix[0]);
-    hx_index_close(ix[1]);
+    hx_session_answer_free(&ans);
     return rc;
-}
-
-typedef struct {
-    const char *db;
-    hx_precision precision;
-} precision_job;
-
-/* The index's precision into j->precision; the exit status (1 with a message when there is no
- * index; any other failure is left to the open that follows). Runs under guarded(). */
-static int read_precision(void *arg)
-{
-    precision_job *j = arg;
-    hx_error err = {0};
-    if (hx_index_precision(j->db, &j->precision, &err) == HX_ENOTFOUND) {
-        fprintf(stderr, "hyrax search: %s\n", err.message);
-        return 1;
-    }
-    return 0;
 }
 
 /* --fusion-weights V,T into o; prints the problem and returns 1 when bad (hx_fusion_check_weights
@@ -276,8 +220,6 @@ int cmd_search(const cli_args *a)
     char *query = NULL, *recency_key = NULL;   /* KEY of --recency KEY:DAYS, owned */
     size_t qlen = 0, pos = 0;
     int rc = 2;
-    hx_model *model = NULL;
-    hx_encoder *enc = NULL;
     hx_identity id;
     const hx_identity *identity;
     if (identity_opt(a, "search", &id, &identity))
@@ -370,44 +312,27 @@ int cmd_search(const cli_args *a)
         fputs("hyrax search: --baseline names a commit of the project index; with --source user give --as-of\n", stderr);
         goto done;
     }
-    char user_db[4096];
-    hx_error uerr = {0};
-    bool has_user_db = hx_tier_user_path(user_db, sizeof user_db, &uerr) == 0;
+    /* the session embeds the query as the first tier's vectors were and counts it (README "Tiers") */
+    hx_session_config cfg = {.db = db, .registry = opt_str(a, "--registry"),
+                             .registry_timeout_ms = (int)opt_long(a, "--registry-timeout", 0), .identity = identity,
+                             .weights = opt_str(a, "--model"), .read_only = true, .stats_transport = "cli"};
+    hx_session *s = NULL;
+    hx_error serr = {0};
     rc = 1;
-    /* queries are embedded as the index's vectors were: the project's, or the user index's alone */
-    precision_job pj = {source == HX_SOURCE_USER ? (has_user_db ? user_db : NULL) : db, HX_PRECISION_FP32};
-    bool embeds = o.mode != HX_MODE_KEYWORD && pj.db;
-    if (embeds && source == HX_SOURCE_USER && hx_index_precision(pj.db, &pj.precision, &uerr) == HX_ENOTFOUND)
-        embeds = false;   /* no user index: nothing to search, which the answer says */
-    else if (embeds && guarded("search", read_precision, &pj))
+    if (hx_session_open(&s, &cfg, &serr)) {
+        put_line(stderr, "hyrax search: ", serr.message);
         goto done;
-    if (embeds && open_encoder(a, 1, pj.precision, &model, &enc))
-        goto done;
-    /* the registry, when one is named, is the farthest tier of source all (README "Registry") */
-    const char *reg_url = opt_str(a, "--registry") ? opt_str(a, "--registry") : getenv(HX_REGISTRY_ENV);
-    hx_registry_tier reg = {.as_of_ns = at.selector == HX_READ_AS_OF ? at.as_of_ns : 0};
-    bool with_registry = source == HX_SOURCE_ALL && reg_url && *reg_url;
-    if (with_registry && embeds && pj.precision != HX_PRECISION_FP32) {
-        snprintf(reg.why, sizeof reg.why, "the project index holds %s vectors and the registry fp32 ones",
-                 hx_precision_name(pj.precision));
-    } else if (with_registry) {
-        hx_error rerr = {0};
-        if (registry_open(a, (int)opt_long(a, "--registry-timeout", HX_REGISTRY_TIMEOUT_MS), &reg.r, &rerr)) {
-            if (rerr.code == HX_ENOMEM || rerr.code == HX_EINVAL) {
-                put_line(stderr, "hyrax search: ", rerr.message);
-                goto done;
-            }
-            snprintf(reg.why, sizeof reg.why, "%s", rerr.message);
-        }
     }
-    search_job job = {db,         model,   enc,    query, qlen, &o, &at, opt_str(a, "--json") != NULL, identity, source,
-                      has_user_db ? user_db : NULL, uerr.message, with_registry ? &reg : NULL};
+    hx_session_query q;
+    hx_session_query_init(&q, query);
+    q.opts = o;
+    q.source = source == HX_SOURCE_USER ? HX_SEARCH_USER : source == HX_SOURCE_PROJECT ? HX_SEARCH_PROJECT
+                                                                                       : HX_SEARCH_ALL;
+    q.at = at;
+    search_job job = {s, db, &q, opt_str(a, "--json") != NULL};
     rc = guarded("search", run_search, &job);
-    hx_registry_results_free(&reg.res);
-    hx_registry_close(reg.r);
+    hx_session_close(s);
 done:
-    hx_encoder_free(enc);
-    hx_model_close(model);
     hx_filter_set_free(&filters);
     free(query);
     free(recency_key);
