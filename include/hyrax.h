@@ -57,6 +57,8 @@ enum {
     HX_EUTF8 = -30013,      /* invalid UTF-8 where valid UTF-8 is required */
     HX_ECANCELED = -30014,  /* operation stopped on request */
     HX_EPERM = -30015,      /* path or operation not allowed (outside root, read-only) */
+    HX_ECHANGED = -30016,   /* an index file changed underneath a reader (truncated or overwritten
+                               while it was read); a session reopens its readers on the next call */
 };
 
 /* Error details. `offset` is a byte position in the input or file, or -1 when none applies. */
@@ -708,7 +710,7 @@ HX_API extern const char *const hx_turn_methods[];
  * A session is used by one thread at a time (open one per thread; they may share a model).
  * Strings of an answer are borrowed from the session's index views: valid until the next call on
  * the session or until the answer is freed, whichever comes first. Every read call runs under a
- * fault guard (HX_FAULT_GUARD): an index file changed underneath gives HX_EIO with
+ * fault guard (HX_FAULT_GUARD): an index file changed underneath gives HX_ECHANGED with
  * HX_FAULT_MESSAGE and the readers are reopened by the next call. */
 typedef struct hx_session hx_session;
 

@@ -24,6 +24,7 @@ const char *hx_strerror(int code)
     case HX_EUTF8: return "invalid UTF-8";
     case HX_ECANCELED: return "canceled";
     case HX_EPERM: return "not permitted";
+    case HX_ECHANGED: return "changed underneath the reader";
     default: return "unknown error";
     }
 }

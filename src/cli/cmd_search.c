@@ -96,7 +96,7 @@ static int run_search(void *arg)
         return 1;
     }
     if (hx_session_search(j->s, j->q, &ans, &err)) {
-        if (err.code == HX_EIO && !strncmp(err.message, HX_FAULT_MESSAGE, strlen(HX_FAULT_MESSAGE)))
+        if (err.code == HX_ECHANGED)
             fprintf(stderr, "hyrax search: %s; run it again\n", HX_FAULT_MESSAGE);   /* as guarded() says it */
         else
             fprintf(stderr, "hyrax search: %s\n", err.message);

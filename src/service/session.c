@@ -215,7 +215,7 @@ int session_guarded(hx_session *s, int (*fn)(hx_session *s, void *arg, hx_error 
         hx_index_close(s->project);
         hx_index_close(s->user_ix);
         s->project = s->user_ix = NULL;
-        return hx_error_set(err, HX_EIO, -1, "%s; it is reopened on the next call", HX_FAULT_MESSAGE);
+        return hx_error_set(err, HX_ECHANGED, -1, "%s; it is reopened on the next call", HX_FAULT_MESSAGE);
     }
     int rc = fn(s, arg, err);
     hx_fault_leave(&g);

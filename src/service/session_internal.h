@@ -46,7 +46,7 @@ int session_project(hx_session *s, const hx_read_context *ctx, hx_error *err);
 /* The user reader opened (or refreshed) and pointed at ctx as hx_tier_read_at says; why[0] != 0
  * (and s->user possibly NULL) when the tier is not consulted. */
 int session_user(hx_session *s, const hx_read_context *ctx, char *why, size_t cap, hx_error *err);
-/* Runs fn under a fault guard: a fault closes the readers and gives HX_EIO with HX_FAULT_MESSAGE. */
+/* Runs fn under a fault guard: a fault closes the readers and gives HX_ECHANGED with HX_FAULT_MESSAGE. */
 int session_guarded(hx_session *s, int (*fn)(hx_session *s, void *arg, hx_error *err), void *arg, hx_error *err);
 /* hx_session_search after its NULL checks (out zeroed by the caller), its latency counted as op. */
 int session_search(hx_session *s, const hx_session_query *q, const char *op, hx_session_answer *out, hx_error *err);
