@@ -858,7 +858,12 @@ typedef struct hx_tier_state {
     const char *db;                    /* borrowed from the session; NULL when there is none */
     bool present;                      /* an index is there and was read; else reason says why not */
     char reason[320];
+    hx_error error;                    /* not present: the error that kept it from being read (the
+                                          project index's as hx_index_open said it); code 0 when there
+                                          is no such tier */
     hx_index_stats stats;              /* present: its counts as the reader identity sees them */
+    const char *root;                  /* present: the folder it covers (hx_index_root) */
+    const char *damage;                /* present: hx_index_damage's sentence, "" when none */
 } hx_tier_state;
 typedef struct hx_session_info {
     hx_tier_state project, user;
@@ -874,7 +879,8 @@ typedef struct hx_session_info {
 } hx_session_info;
 /* The indexes' counts at their head, without loading a model or waiting: index_health, `hyrax
  * stats`, REST /health and /stats. A missing or unreadable index is reported, not an error;
- * errors are HX_ENOMEM only. */
+ * errors are HX_ENOMEM, and HX_ECHANGED from the fault guard. The strings of a tier state are
+ * borrowed from the session's readers until its next call. */
 HX_API int hx_session_status(hx_session *s, hx_session_info *out, hx_error *err);
 
 /* === Session writes (the project index; HX_EPERM in a read-only session) === */

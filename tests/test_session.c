@@ -262,6 +262,8 @@ static void test_identity(void)
     hx_session_info st;
     CHECK(hx_session_status(s, &st, &err) == 0 && st.project.present && st.project.stats.documents == 5 &&
           !strcmp(st.identity.tenant, "acme"), "status counts what acme sees");
+    CHECK(st.project.root && !strcmp(st.project.root, proj) && st.project.damage && !*st.project.damage &&
+          !st.project.error.code, "status names the root the index covers, and no damage");
     hx_session_close(s);
 
     s = open_session(&alice, NULL, false);
@@ -707,6 +709,8 @@ static void test_errors(void)
     hx_session_info st;
     CHECK(hx_session_status(s, &st, &err) == 0 && !st.project.present && strstr(st.project.reason, "no index"),
           "status of no index");
+    CHECK(st.project.error.code == HX_ENOTFOUND && strstr(st.project.error.message, missing) &&
+          !strstr(st.project.error.message, "cannot open"), "the reader's own words: %s", st.project.error.message);
     hx_session_write w;
     CHECK(hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == HX_ENOTFOUND && strstr(err.message, "root"),
           "no root to make one: %s", err.message);
@@ -718,7 +722,8 @@ static void test_errors(void)
  * seen before the read starts is a plain error naming the file; a fault inside a read (the file cut
  * while it is mapped and read; not reproducible here without a race) is HX_ECHANGED with
  * HX_FAULT_MESSAGE, a code of its own. Either way the next call once the file is whole reads it
- * afresh. */
+ * afresh; a file whose last commit is cut short is read at the commit before, and status says so
+ * (the damage `hyrax stats` warns of). */
 static void test_changed_underneath(void)
 {
     CHECK(HX_ECHANGED != HX_EIO && !strcmp(hx_strerror(HX_ECHANGED), "changed underneath the reader"),
@@ -739,6 +744,8 @@ static void test_changed_underneath(void)
     q.opts.mode = HX_MODE_KEYWORD;
     CHECK(hx_session_search(s, &q, &a, &err) == 0 && a.results.n, "search the whole file: %s", err.message);
     hx_session_answer_free(&a);
+    hx_session_info st;
+    CHECK(hx_session_status(s, &st, &err) == 0 && st.project.present && !*st.project.damage, "whole: no damage");
     int fd = open(copy, O_WRONLY);   /* the copy half done */
     CHECK(fd >= 0 && ftruncate(fd, 12288) == 0, "cut the file");
     int rc = hx_session_search(s, &q, &a, &err);
@@ -749,6 +756,10 @@ static void test_changed_underneath(void)
     CHECK(bytes && fd >= 0 && pwrite(fd, bytes, len, 0) == (ssize_t)len && close(fd) == 0, "write it back");
     CHECK(hx_session_search(s, &q, &a, &err) == 0 && a.results.n, "the next search reads it afresh: %s", err.message);
     hx_session_answer_free(&a);
+    CHECK(truncate(copy, (off_t)len - 1) == 0, "cut its last byte: the last commit is incomplete");
+    CHECK(hx_session_status(s, &st, &err) == 0 && st.project.present && strstr(st.project.damage, "slot"),
+          "the commit before it is read and the damage is said: %s",
+          st.project.present ? st.project.damage : st.project.reason);
     hx_session_close(s);
     free(bytes);
 }

@@ -57,20 +57,30 @@ static void print_activity(const hx_json_writer *act)
 }
 
 
-/* Opens the index and prints its statistics; the exit status. Runs under guarded(). */
+/* Reads the index's state through the session and prints its statistics; the exit status. Runs
+ * under guarded(): the root and the damage are read from the index file while printing. */
 static int run_stats(void *arg)
 {
     const db_job *j = arg;
-    hx_index *ix = NULL;
+    hx_session_config cfg = {.db = j->db, .no_user_tier = true, .registry = "", .identity = j->identity,
+                             .read_only = true};
+    hx_session *s = NULL;
     hx_error err = {0};
-    hx_index_stats st;
-    if (open_reader(&ix, j->db, NULL, j->identity, &err) || hx_index_stats_get(ix, &st, &err)) {
-        fprintf(stderr, "hyrax stats: %s\n", err.message);
-        hx_index_close(ix);
+    hx_session_info info;
+    int rc = hx_session_open(&s, &cfg, &err);
+    if (!rc && !(rc = hx_session_status(s, &info, &err)) && !info.project.present)
+        rc = (err = info.project.error).code;
+    if (rc) {
+        if (rc == HX_ECHANGED)
+            fprintf(stderr, "hyrax stats: %s; run it again\n", HX_FAULT_MESSAGE);   /* as guarded() says it */
+        else
+            fprintf(stderr, "hyrax stats: %s\n", err.message);
+        hx_session_close(s);
         return 1;
     }
-    if (*hx_index_damage(ix))
-        fprintf(stderr, "hyrax stats: warning: %s: %s (see 'hyrax verify')\n", j->db, hx_index_damage(ix));
+    const hx_index_stats *st = &info.project.stats;
+    if (*info.project.damage)
+        fprintf(stderr, "hyrax stats: warning: %s: %s (see 'hyrax verify')\n", j->db, info.project.damage);
     hx_json_writer act;   /* the lasting statistics (stats.h) */
     hx_json_writer_init(&act);
     hx_json_write_obj_begin(&act);
@@ -82,7 +92,7 @@ static int run_stats(void *arg)
         hx_json_writer w;
         hx_json_writer_init(&w);
         hx_json_write_obj_begin(&w);
-        hx_present_stats_members(&w, &st, hx_index_root(ix));
+        hx_present_stats_members(&w, st, info.project.root);
         hx_json_write_key(&w, "activity");
         if (act_rc)
             hx_json_write_null(&w);
@@ -93,25 +103,25 @@ static int run_stats(void *arg)
             printf("%s\n", w.buf);
         hx_json_writer_free(&w);
     } else {
-        time_t t = (time_t)(st.committed_ns / 1000000000);
+        time_t t = (time_t)(st->committed_ns / 1000000000);
         char when[64];
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
         fputs("index       ", stdout);
         put_text(stdout, j->db, SIZE_MAX, false);
         fputs("\nroot        ", stdout);
-        put_text(stdout, hx_index_root(ix), SIZE_MAX, false);
+        put_text(stdout, info.project.root, SIZE_MAX, false);
         printf("\ndocuments   %llu\nchunks      %llu (%llu stored, %llu deleted)\n"
                "tokens      %llu\nsegments    %llu\nfile size   %.1f MiB\ngeneration  %llu, committed %s\n"
                "model       %s (%d dimensions)\n",
-               (unsigned long long)st.documents, (unsigned long long)st.live_chunks,
-               (unsigned long long)st.chunks, (unsigned long long)st.tombstones, (unsigned long long)st.tokens,
-               (unsigned long long)st.segments, (double)st.file_bytes / 1048576.0,
-               (unsigned long long)st.generation, when, st.model, st.dim);
+               (unsigned long long)st->documents, (unsigned long long)st->live_chunks,
+               (unsigned long long)st->chunks, (unsigned long long)st->tombstones, (unsigned long long)st->tokens,
+               (unsigned long long)st->segments, (double)st->file_bytes / 1048576.0,
+               (unsigned long long)st->generation, when, st->model, st->dim);
         if (!act_rc)
             print_activity(&act);
     }
     hx_json_writer_free(&act);
-    hx_index_close(ix);
+    hx_session_close(s);
     return 0;
 }
 

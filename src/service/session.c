@@ -179,6 +179,7 @@ int session_project(hx_session *s, const hx_read_context *ctx, hx_error *err)
     }
     hx_error oerr = {0};
     int rc = open_reader(s, s->db, &s->project, &s->project_precision, &oerr);
+    s->project_open_err = oerr;
     if (rc == HX_ENOTFOUND)
         return hx_error_set(err, rc, -1, "there is no index at %s yet", s->db);
     if (rc)
@@ -265,10 +266,17 @@ static void tier_state(hx_session *s, hx_tier_state *t, bool project)
             return;
     }
     hx_index *ix = project ? s->project : s->user_ix;
-    if (!rc)
-        rc = hx_index_stats_get(ix, &t->stats, &err);
-    if (rc)
+    if (rc && project && !ix)
+        t->error = s->project_open_err;   /* `hyrax stats` says it as the reader did */
+    else if (!rc && (rc = hx_index_stats_get(ix, &t->stats, &err)) == 0) {
+        t->root = hx_index_root(ix);
+        t->damage = hx_index_damage(ix);
+    }
+    if (rc) {
         snprintf(t->reason, sizeof t->reason, "%s", err.message);
+        if (!t->error.code)
+            t->error = err;
+    }
     t->present = rc == 0;
 }
 

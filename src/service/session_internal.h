@@ -28,6 +28,7 @@ struct hx_session {
     hx_index *project, *user_ix;     /* owned readers; NULL until read (or after a fault) */
     hx_precision project_precision, user_precision;
     hx_read_taken project_taken, user_taken;
+    hx_error project_open_err;       /* why the project reader last failed to open, in its own words */
     hx_stats *stats;               /* owned with a transport; NULL when not counted or not opened */
     hx_memory_limits memory_limits;   /* conversation memory's retention */
 };
