@@ -110,6 +110,7 @@ typedef struct mcp_session {
     hx_registry_tier *registry;   /* owned: the last tiered query's registry tier, whose results
                                      that query's answer borrows; freed by the next query and by
                                      mcp_tiers_free; NULL when it read no registry */
+    hx_session *ses;              /* owned: the tools' session (mcp_session_open); NULL until first needed */
 } mcp_session;
 
 /* One `hyrax serve`: what its connections share. */
@@ -154,6 +155,12 @@ typedef struct mcp_server {
 /* mcp.c: helpers the tools use */
 /* 0 with s->model once the loader is done, or an HX_E* code with err set when loading failed. */
 int mcp_session_model(mcp_session *s, hx_error *err);
+/* 0 with s->ses open (hyrax.h "Session") on the server's model once it has loaded, or an HX_E*
+ * code with err set. The session never writes. */
+int mcp_session_open(mcp_session *s, hx_error *err);
+/* err, from a session call that returned rc, in the words the tools have always used (query: a
+ * search or context, whose other HX_ENOTFOUND is a read_context without a commit); the code. */
+int mcp_session_error(const mcp_session *s, int rc, bool query, hx_error *err);
 /* 0 with s->reader at the head (and the model and encoder started), or an HX_E* code with err set. */
 int mcp_session_reader(mcp_session *s, hx_error *err);
 /* s->enc started (with s->enc_threads threads) when it was not yet: 0, or an HX_E* code. */
@@ -210,6 +217,8 @@ void mcp_tiers_free(mcp_session *s);
 uint64_t mcp_result_generation(const mcp_session *s, const hx_result *r);
 /* "read_context" of the first tier read, then "tiers". */
 void mcp_write_tiers(hx_json_writer *w, const mcp_session *s, const hx_results *res);
+/* The same of a session's answer a (hx_session_search). */
+void mcp_write_answer_tiers(hx_json_writer *w, const mcp_session *s, const hx_session_answer *a);
 
 void mcp_note_query(mcp_session *s, const char *query);
 void mcp_note_failure(mcp_server *s, const char *path, const char *reason);

@@ -160,3 +160,17 @@ void mcp_write_tiers(hx_json_writer *w, const mcp_session *s, const hx_results *
     hx_present_read_context(w, user_only ? &s->user_taken : &s->read_taken);
     hx_present_tiers(w, s->tier_status, s->n_tier_status, res);
 }
+
+void mcp_write_answer_tiers(hx_json_writer *w, const mcp_session *s, const hx_session_answer *a)
+{
+    hx_tier_status t[3];
+    for (size_t i = 0; i < a->n_tiers && i < 3; i++) {
+        const hx_tier_report *r = &a->tiers[i];
+        bool user = !strcmp(r->name, HX_TIER_USER), none = user && !s->cfg->user_db;
+        t[i] = (hx_tier_status){r->name, r->db ? r->db : "",
+                                none ? "no user index: set $" HX_USER_DB_ENV ", $XDG_DATA_HOME or $HOME" : r->reason,
+                                r->generation};
+    }
+    hx_present_read_context(w, &a->taken);
+    hx_present_tiers(w, t, a->n_tiers < 3 ? a->n_tiers : 3, &a->results);
+}

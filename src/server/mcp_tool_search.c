@@ -56,21 +56,23 @@ static const mcp_arg recency_args[] = {
     {"max_tokens", MCP_INTEGER, RANGE(64, 100000), .def = "4000",                                            \
      .description = "Budget for the assembled context, counted with the model's tokenizer."}
 
-static void write_results(hx_json_writer *w, const mcp_session *s, const hx_results *res)
+/* The results of a search (a: the session's answer that holds them, whose tiers say which commit
+ * answered each) or of the project reader (a NULL). */
+static void write_results(hx_json_writer *w, const mcp_session *s, const hx_results *res, const hx_session_answer *a)
 {
     hx_json_write_key(w, "group_by");
     hx_json_write_cstr(w, hx_group_names[res->group]);
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < res->n; i++)
-        hx_present_result(w, &res->v[i], res->group, mcp_result_generation(s, &res->v[i]));
+        hx_present_result(w, &res->v[i], res->group,
+                          a ? hx_session_answer_generation(a, &res->v[i]) : mcp_result_generation(s, &res->v[i]));
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, res->n);
     hx_json_write_key(w, "search_time_ms");
     hx_json_write_double(w, res->search_ms);
 }
-
 
 /* Search options of search and find_similar, from their tables. */
 static void search_opts(const mcp_args *a, hx_search_opts *o, const hx_filter_set *fs)
@@ -246,18 +248,26 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
         return hx_error_set(err, HX_EINVAL, -1, "%s", werr.message);
     if (!strcmp(mcp_arg_str(&a, "source"), "registry"))
         return registry_search(s, &a, query, &o, w, err);
-    hx_results res = {0};
-    if (mcp_tiers_query(s, &a, query, &o, &res, err))
+    hx_session_query q = {.query = query, .opts = o};
+    hx_source source = HX_SOURCE_ALL;
+    hx_source_parse(mcp_arg_str(&a, "source"), &source);   /* the table checked the name */
+    q.source = (hx_search_source)source;
+    if (mcp_read_context(&a, &q.at, err))
         return MCP_CODE(*err);
+    hx_session_answer ans;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_search(s->ses, &q, &ans, err)))
+        return mcp_session_error(s, rc, true, err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
     hx_json_write_key(w, "mode");
     hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
-    write_results(w, s, &res);
-    mcp_write_tiers(w, s, &res);
+    write_results(w, s, &ans.results, &ans);
+    mcp_write_answer_tiers(w, s, &ans);
     hx_json_write_obj_end(w);
-    hx_results_free(&res);
+    mcp_note_query(s, query);
+    hx_session_answer_free(&ans);
     return 0;
 }
 
@@ -583,7 +593,7 @@ static int similar_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "source");
     hx_json_write_cstr(w, source);
-    write_results(w, s, &res);
+    write_results(w, s, &res, NULL);
     mcp_write_read_context(w, s);
     hx_json_write_obj_end(w);
     hx_results_free(&res);
