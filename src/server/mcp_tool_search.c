@@ -276,7 +276,7 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
 const mcp_arg mcp_get_context_args[] = {
     ARG_QUERY(NULL),
     ARG_MAX_TOKENS,
-    {"max_passages", MCP_INTEGER, RANGE(1, CONTEXT_CANDIDATES), .def = "10",
+    {"max_passages", MCP_INTEGER, RANGE(1, HX_CONTEXT_CANDIDATES), .def = "10",
      .description = "At most this many passages (seed 003: 5 to 10 per query); fewer when the relevance "
                     "floor or the token budget ends the list first."},
     {"include_relationships", MCP_BOOLEAN, .def = "true",
@@ -328,71 +328,12 @@ const mcp_field mcp_get_context_out = {
     NULL, MCP_JSON_OBJECT, .props = context_fields,
     MCP_REQUIRED("context", "sources", "total_tokens", "max_tokens", "truncated")};
 
-/* True when chunk id (of the tier named `tier`) is in a passage of ps already. */
-static bool in_passages(const hx_passages *ps, const char *tier, uint32_t id)
-{
-    for (size_t i = 0; i < ps->n; i++)
-        for (size_t c = 0; ps->v[i].first->tier == tier && c < ps->v[i].n_chunks; c++)
-            if (ps->v[i].chunk_ids[c] == id)
-                return true;
-    return false;
-}
-
-/* include_relationships: extends passage p by the chunk before its first and the one after its
- * last, when they are of the same document and section (heading) and in no passage yet. */
-static int add_neighbours(hx_index *ix, hx_passages *ps, hx_passage *p, hx_error *err)
-{
-    hx_doc_info d;
-    if (hx_index_doc_by_id(ix, p->first->doc_id, &d))
-        return 0;
-    uint32_t lo = p->chunk_ids[0], hi = lo;
-    for (size_t c = 1; c < p->n_chunks; c++) {
-        lo = p->chunk_ids[c] < lo ? p->chunk_ids[c] : lo;
-        hi = p->chunk_ids[c] > hi ? p->chunk_ids[c] : hi;
-    }
-    const uint32_t edge[2] = {lo, hi}, next[2] = {lo - 1, hi + 1};
-    for (int side = 0; side < 2; side++) {
-        hx_result at, nb;
-        if (next[side] < d.first_chunk || next[side] >= d.first_chunk + d.n_chunks ||
-            in_passages(ps, p->first->tier, next[side]) ||
-            hx_index_chunk(ix, edge[side], &at, NULL) || hx_index_chunk(ix, next[side], &nb, NULL) ||
-            strcmp(at.heading, nb.heading))
-            continue;
-        int rc = hx_passage_extend(p, &nb, err);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-/* Appends "[label] path (lines a-b) title > heading\n" and the passage's text to *ctx; 0 or -1. */
-static int context_append(char **ctx, size_t *len, size_t *cap, const char *header, size_t hl, const char *text,
-                          size_t tl)
-{
-    size_t need = *len + hl + tl + 3;
-    if (need > *cap) {
-        char *c = hx_realloc(*ctx, need * 2);
-        if (!c)
-            return -1;
-        *ctx = c;
-        *cap = need * 2;
-    }
-    if (*len)
-        (*ctx)[(*len)++] = '\n';
-    memcpy(*ctx + *len, header, hl);
-    memcpy(*ctx + *len + hl, text, tl);
-    *len += hl + tl;
-    (*ctx)[(*len)++] = '\n';
-    return 0;
-}
-
-/* One of get_context's sources: the passage labelled [label] in the context, answered by the
- * commit `generation` of its tier. */
-static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, size_t tokens, uint64_t generation)
+/* One of get_context's sources: the passage labelled [label] in the context (hx_context_source). */
+static void write_source(hx_json_writer *w, const hx_context_source *p)
 {
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "index");
-    hx_json_write_uint(w, label);
+    hx_json_write_uint(w, p->label);
     hx_json_write_key(w, "doc_id");
     hx_json_write_uint(w, p->first->doc_id);
     hx_json_write_key(w, "path");
@@ -408,7 +349,7 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
     hx_json_write_key(w, "relevance");
     hx_json_write_double(w, p->relevance);
     hx_json_write_key(w, "tokens");
-    hx_json_write_uint(w, tokens);
+    hx_json_write_uint(w, p->tokens);
     hx_json_write_key(w, "chunk_ids");
     hx_json_write_arr_begin(w);
     for (size_t c = 0; c < p->n_ranked; c++)
@@ -423,7 +364,7 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
     hx_json_write_cstr(w, p->first->doc_sha256);
     hx_present_signer(w, p->first->signer);
     hx_json_write_key(w, "generation");
-    hx_json_write_uint(w, generation);
+    hx_json_write_uint(w, p->generation);
     if (p->first->tier) {
         hx_json_write_key(w, "tier");
         hx_json_write_cstr(w, p->first->tier);
@@ -431,93 +372,55 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
     hx_json_write_obj_end(w);
 }
 
-/* Passages in rank order, each with its neighbours when asked, while they fit max_tokens, up to
- * max_passages; one that does not fit is dropped and the next tried. Labels [n] count the
- * passages kept, so the n-th passage in the text is sources[n - 1] with index n. */
+/* The session assembles the context (hx_session_context); this presents it. */
 static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                             hx_error *err)
 {
     mcp_args a = {mcp_get_context_args, args};
-    hx_search_opts o;
     const char *query = mcp_arg_str(&a, "query");
-    int64_t budget = mcp_arg_int(&a, "max_tokens"), max_passages = mcp_arg_int(&a, "max_passages");
-    bool related = mcp_arg_bool(&a, "include_relationships");
-    hx_search_opts_default(&o);
-    o.k = CONTEXT_CANDIDATES;
-    o.filters = fs->v;
-    o.n_filters = fs->n;
-    o.min_score = (float)mcp_arg_num(&a, "min_score");
-    hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
-    hx_results res = {0};
-    if (mcp_tiers_query(s, &a, query, &o, &res, err))
+    hx_context_query q;
+    hx_context_query_init(&q, query);
+    q.max_tokens = (uint32_t)mcp_arg_int(&a, "max_tokens");
+    q.max_passages = (uint32_t)mcp_arg_int(&a, "max_passages");
+    q.neighbours = mcp_arg_bool(&a, "include_relationships");
+    q.search.opts.filters = fs->v;
+    q.search.opts.n_filters = fs->n;
+    q.search.opts.min_score = (float)mcp_arg_num(&a, "min_score");
+    hx_mode_parse(mcp_arg_str(&a, "mode"), &q.search.opts.mode);
+    hx_source source = HX_SOURCE_ALL;
+    hx_source_parse(mcp_arg_str(&a, "source"), &source);   /* the table checked the name */
+    q.search.source = (hx_search_source)source;
+    if (mcp_read_context(&a, &q.search.at, err))
         return MCP_CODE(*err);
-    hx_passages ps;
-    hx_error e = {0};
-    if (hx_passages_build(&res, &ps, &e)) {
-        hx_results_free(&res);
-        return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
-    }
-    size_t np = ps.n, n_kept = 0;
-    int rc = 0;
-    char *context = NULL;
-    size_t context_len = 0, context_cap = 0, used = 0, dropped = 0;
-    size_t *tokens = hx_calloc(np ? np : 1, sizeof *tokens);   /* 0 = not kept */
-    for (size_t i = 0; i < np && !rc && tokens && n_kept < (size_t)max_passages; i++) {
-        hx_passage *p = &ps.v[i];
-        hx_index *tier_ix = mcp_tier_reader(s, p->first);   /* NULL: the registry's (no neighbours read) */
-        if (related && tier_ix && (rc = add_neighbours(tier_ix, &ps, p, &e)))
-            break;
-        char header[600];
-        const char *title = p->first->title, *heading = p->first->heading;
-        size_t tl0 = strlen(title);
-        if (!strncmp(heading, title, tl0) && (!heading[tl0] || !strncmp(heading + tl0, " > ", 3)))
-            title = "";   /* the heading path starts with the title already */
-        int hl = snprintf(header, sizeof header, "[%zu] %s (lines %u-%u) %s%s%s\n", n_kept + 1, p->first->path,
-                          p->line_start, p->line_end, title, *title && *heading ? " > " : "", heading);
-        if (hl < 0 || (size_t)hl >= sizeof header)
-            hl = (int)strlen(header);
-        size_t tl = strlen(p->text);
-        size_t n_tok = hx_model_count_tokens(s->model, header, (size_t)hl) + hx_model_count_tokens(s->model, p->text, tl);
-        if (used + n_tok > (size_t)budget) {   /* a lower-ranked passage that fits may still come */
-            dropped++;
-            continue;
-        }
-        if ((rc = context_append(&context, &context_len, &context_cap, header, (size_t)hl, p->text, tl)))
-            break;
-        used += n_tok;
-        tokens[i] = n_tok;
-        n_kept++;
-    }
-    if (!rc && tokens) {
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "query");
-        hx_json_write_cstr(w, query);
-        hx_json_write_key(w, "context");
-        hx_json_write_str(w, context ? context : "", context_len);
-        hx_json_write_key(w, "sources");
-        hx_json_write_arr_begin(w);
-        for (size_t i = 0, label = 0; i < np; i++)
-            if (tokens[i])
-                write_source(w, &ps.v[i], ++label, tokens[i], mcp_result_generation(s, ps.v[i].first));
-        hx_json_write_arr_end(w);
-        hx_json_write_key(w, "total_tokens");
-        hx_json_write_uint(w, used);
-        hx_json_write_key(w, "max_tokens");
-        hx_json_write_int(w, budget);
-        hx_json_write_key(w, "dropped");
-        hx_json_write_uint(w, dropped);
-        hx_json_write_key(w, "truncated");
-        hx_json_write_bool(w, dropped > 0);
-        mcp_write_tiers(w, s, &res);
-        hx_json_write_obj_end(w);
-    }
-    if (rc || !tokens)
-        hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling the context");
-    hx_passages_free(&ps);
-    free(tokens);
-    free(context);
-    hx_results_free(&res);
-    return rc || !tokens ? MCP_CODE(*err) : 0;
+    if (source == HX_SOURCE_REGISTRY)   /* the search tools answer it */
+        return hx_error_set(err, HX_EINVAL, -1, "source registry is searched by the search tools only");
+    hx_context c;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_context(s->ses, &q, &c, err)))
+        return mcp_session_error(s, rc, true, err);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "query");
+    hx_json_write_cstr(w, query);
+    hx_json_write_key(w, "context");
+    hx_json_write_str(w, c.text ? c.text : "", c.len);
+    hx_json_write_key(w, "sources");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < c.n_sources; i++)
+        write_source(w, &c.sources[i]);
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total_tokens");
+    hx_json_write_uint(w, c.tokens);
+    hx_json_write_key(w, "max_tokens");
+    hx_json_write_uint(w, c.max_tokens);
+    hx_json_write_key(w, "dropped");
+    hx_json_write_uint(w, c.dropped);
+    hx_json_write_key(w, "truncated");
+    hx_json_write_bool(w, c.dropped > 0);
+    mcp_write_answer_tiers(w, s, &c.answer);
+    hx_json_write_obj_end(w);
+    mcp_note_query(s, query);
+    hx_context_free(&c);
+    return 0;
 }
 
 /* === find_similar === */

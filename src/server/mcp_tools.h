@@ -37,7 +37,6 @@ extern const mcp_tool mcp_tools[];
 #define MAX_FILTERS 32
 #define MAX_PATHS 256
 #define MAX_EXCLUDES 64
-#define CONTEXT_CANDIDATES 50
 
 #define FILTERS_DOC                                                                                           \
     "Metadata filters, all must match. {\"owning-sig\": \"sig-auth\"} equality (numbers as numbers); "        \
