@@ -136,13 +136,14 @@ int mcp_session_open(mcp_session *s, hx_error *err)
     return hx_session_open(&s->ses, &sc, err);
 }
 
-int mcp_session_error(const mcp_session *s, int rc, bool query, hx_error *err)
+int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, hx_error *err)
 {
     if (rc == HX_ENOTFOUND && !strncmp(err->message, "there is no index", 17))
         return hx_error_set(err, HX_EINVAL, -1, "there is no index at %s yet: call the reindex tool (or run 'hyrax "
                                                 "index') first",
                             s->cfg->db);
-    if (rc == HX_ENOTFOUND && query) {   /* the only other miss of a query: no commit matches read_context */
+    bool missed = strstr(err->message, " kept") || !strncmp(err->message, "nothing is published", 20);
+    if (rc == HX_ENOTFOUND && at && at->selector != HX_READ_HEAD && missed) {   /* no commit matches read_context */
         hx_error inner = *err;
         return mcp_error_wrap(err, &inner, "read_context: ");
     }

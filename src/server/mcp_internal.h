@@ -158,9 +158,9 @@ int mcp_session_model(mcp_session *s, hx_error *err);
 /* 0 with s->ses open (hyrax.h "Session") on the server's model once it has loaded, or an HX_E*
  * code with err set. The session never writes. */
 int mcp_session_open(mcp_session *s, hx_error *err);
-/* err, from a session call that returned rc, in the words the tools have always used (query: a
- * search or context, whose other HX_ENOTFOUND is a read_context without a commit); the code. */
-int mcp_session_error(const mcp_session *s, int rc, bool query, hx_error *err);
+/* err, from a session call that returned rc reading at `at` (NULL: the head), in the words the
+ * tools have always used: a missing index, a read_context no kept commit matches; the code. */
+int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, hx_error *err);
 /* 0 with s->reader at the head (and the model and encoder started), or an HX_E* code with err set. */
 int mcp_session_reader(mcp_session *s, hx_error *err);
 /* s->enc started (with s->enc_threads threads) when it was not yet: 0, or an HX_E* code. */

@@ -56,17 +56,15 @@ static const mcp_arg recency_args[] = {
     {"max_tokens", MCP_INTEGER, RANGE(64, 100000), .def = "4000",                                            \
      .description = "Budget for the assembled context, counted with the model's tokenizer."}
 
-/* The results of a search (a: the session's answer that holds them, whose tiers say which commit
- * answered each) or of the project reader (a NULL). */
-static void write_results(hx_json_writer *w, const mcp_session *s, const hx_results *res, const hx_session_answer *a)
+/* The results of an answer a (res: a's, or results a holds), each with the commit that answered it. */
+static void write_results(hx_json_writer *w, const hx_results *res, const hx_session_answer *a)
 {
     hx_json_write_key(w, "group_by");
     hx_json_write_cstr(w, hx_group_names[res->group]);
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < res->n; i++)
-        hx_present_result(w, &res->v[i], res->group,
-                          a ? hx_session_answer_generation(a, &res->v[i]) : mcp_result_generation(s, &res->v[i]));
+        hx_present_result(w, &res->v[i], res->group, hx_session_answer_generation(a, &res->v[i]));
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, res->n);
@@ -257,13 +255,13 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
     hx_session_answer ans;
     int rc = mcp_session_open(s, err);
     if (rc || (rc = hx_session_search(s->ses, &q, &ans, err)))
-        return mcp_session_error(s, rc, true, err);
+        return mcp_session_error(s, rc, &q.at, err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
     hx_json_write_key(w, "mode");
     hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
-    write_results(w, s, &ans.results, &ans);
+    write_results(w, &ans.results, &ans);
     mcp_write_answer_tiers(w, s, &ans);
     hx_json_write_obj_end(w);
     mcp_note_query(s, query);
@@ -397,7 +395,7 @@ static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
     hx_context c;
     int rc = mcp_session_open(s, err);
     if (rc || (rc = hx_session_context(s->ses, &q, &c, err)))
-        return mcp_session_error(s, rc, true, err);
+        return mcp_session_error(s, rc, &q.search.at, err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
@@ -456,50 +454,42 @@ static int similar_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
                             hx_error *err)
 {
     mcp_args a = {mcp_find_similar_args, args};
-    hx_search_opts o;
-    search_opts(&a, &o, fs);
-    const char *text = mcp_arg_str(&a, "text");
+    hx_similar_query q = {.text = mcp_arg_str(&a, "text"), .chunk_id = -1, .doc_id = -1};
+    search_opts(&a, &q.opts, fs);
     bool by_chunk = mcp_arg_value(&a, "chunk_id") != NULL;
     bool by_doc = mcp_arg_value(&a, "doc_id") || mcp_arg_value(&a, "path");
-    if ((!!text + by_chunk + by_doc) != 1)
+    if ((!!q.text + by_chunk + by_doc) != 1)
         return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'text', 'chunk_id', or a document ('doc_id' or "
                                                 "'path')");
-    int64_t chunk = mcp_arg_int(&a, "chunk_id");
-    if (mcp_open_reader_for(s, &a, err))
+    if (mcp_read_context(&a, &q.at, err))
         return MCP_CODE(*err);
-    float vec[HX_EMBED_DIM];
-    hx_error e = {0};
     char source[300];
-    if (text) {
-        size_t len = strlen(text);
-        if (hx_encoder_embed(s->enc, &text, &len, 1, vec, &e))
-            return mcp_error_wrap(err, &e, "embedding the text failed: ");
+    if (q.text) {
         snprintf(source, sizeof source, "text");
     } else if (by_chunk) {
-        if (hx_index_chunk_vector(s->reader, (uint32_t)chunk, vec, &e))
-            return hx_error_set(err, HX_EINVAL, -1, "no chunk %lld in the index (chunk ids come from search results)",
-                                (long long)chunk);
-        o.exclude_chunk = (int32_t)chunk;
-        snprintf(source, sizeof source, "chunk %lld", (long long)chunk);
-    } else {
-        hx_doc_info d;
-        if (mcp_arg_doc(&a, s->reader, &d, err))
-            return MCP_CODE(*err);
-        if (hx_index_doc_vector(s->reader, d.id, vec, &e))
-            return hx_error_set(err, HX_EINVAL, -1, "document %s has no text to compare", d.path);
-        o.exclude_doc = (int32_t)d.id;
-        snprintf(source, sizeof source, "document %.250s", d.path);
+        q.chunk_id = mcp_arg_int(&a, "chunk_id");
+        snprintf(source, sizeof source, "chunk %lld", (long long)q.chunk_id);
+    } else {   /* the document named first, for its path in `source` and the tools' words when it is not there */
+        hx_session_doc d;
+        int rc = mcp_session_doc(s, &a, &q.at, false, &d, err);
+        if (rc)
+            return rc;
+        q.doc_id = d.info.id;
+        snprintf(source, sizeof source, "document %.250s", d.info.path);
+        hx_session_doc_free(&d);
     }
-    hx_results res = {0};
-    if (hx_index_search_vector(s->reader, vec, &o, &res, &e))
-        return mcp_error_wrap(err, &e, "search failed: ");
+    hx_session_answer ans;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_similar(s->ses, &q, &ans, err)))
+        return rc == HX_ENOTFOUND && by_chunk ? (err->code = HX_EINVAL)   /* the tool's code for an unknown chunk */
+                                              : mcp_session_error(s, rc, &q.at, err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "source");
     hx_json_write_cstr(w, source);
-    write_results(w, s, &res, NULL);
-    mcp_write_read_context(w, s);
+    write_results(w, &ans.results, &ans);
+    hx_present_read_context(w, &ans.taken);
     hx_json_write_obj_end(w);
-    hx_results_free(&res);
+    hx_session_answer_free(&ans);
     return 0;
 }
 

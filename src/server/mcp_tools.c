@@ -47,6 +47,30 @@ int mcp_arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, hx_error *err)
     return 0;
 }
 
+int mcp_session_doc(mcp_session *s, const mcp_args *a, const hx_read_context *at, bool chunks, hx_session_doc *d,
+                    hx_error *err)
+{
+    const hx_json_val *idv = mcp_arg_value(a, "doc_id");
+    const char *path = mcp_arg_str(a, "path");
+    if (!idv == !path)
+        return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' (a number from list_documents or "
+                                                "search) or 'path'");
+    int64_t id = idv ? mcp_arg_int(a, "doc_id") : -1;
+    int rc = mcp_session_open(s, err);
+    if (rc || !(rc = hx_session_get(s->ses, id, path, at, chunks, d, err)))
+        return rc;
+    if (rc == HX_ENOTFOUND && !strncmp(err->message, "no document", 11))   /* the tools' words */
+        return idv ? hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id)
+                   : (err->code = HX_EINVAL);
+    if (path && rc != HX_ENOTFOUND && rc != HX_ENOMEM && rc != HX_EIO) {   /* the name itself */
+        if (strstr(err->message, "names the indexed root"))
+            return hx_error_set(err, HX_EINVAL, -1, "'path' names the indexed root, not a document");
+        hx_error inner = *err;
+        return mcp_error_wrap(err, &inner, "argument 'path': ");
+    }
+    return mcp_session_error(s, rc, at, err);
+}
+
 
 /* === Shared pieces of results === */
 
