@@ -308,42 +308,45 @@ const mcp_field mcp_get_document_out = {
 int mcp_tool_get_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_get_document_args, args};
-    hx_doc_info d;
+    hx_read_context at;
+    hx_session_doc d;
     bool chunks = mcp_arg_bool(&a, "include_chunks");
-    if (mcp_open_reader_for(s, &a, err) || mcp_arg_doc(&a, s->reader, &d, err))
+    if (mcp_read_context(&a, &at, err))
         return MCP_CODE(*err);
+    int rc = mcp_session_doc(s, &a, &at, chunks, &d, err);
+    if (rc)
+        return rc;
     hx_json_write_obj_begin(w);
-    write_doc_summary(w, &d);
+    write_doc_summary(w, &d.info);
     hx_json_write_key(w, "encoding");
-    hx_json_write_cstr(w, d.encoding);
+    hx_json_write_cstr(w, d.info.encoding);
     if (chunks) {
         hx_json_write_key(w, "chunks");
         hx_json_write_arr_begin(w);
-        for (uint32_t c = d.first_chunk; c < d.first_chunk + d.n_chunks; c++) {
-            hx_result r;
-            if (hx_index_chunk(s->reader, c, &r, NULL))
-                continue;
+        for (size_t c = 0; c < d.n_chunks; c++) {
+            const hx_result *r = &d.chunks[c];
             hx_json_write_obj_begin(w);
             hx_json_write_key(w, "chunk_id");
-            hx_json_write_uint(w, c);
+            hx_json_write_uint(w, r->chunk_id);
             hx_json_write_key(w, "index");
-            hx_json_write_uint(w, r.chunk_index);
+            hx_json_write_uint(w, r->chunk_index);
             hx_json_write_key(w, "heading");
-            hx_json_write_cstr(w, r.heading);
+            hx_json_write_cstr(w, r->heading);
             hx_json_write_key(w, "line_start");
-            hx_json_write_uint(w, r.line_start);
+            hx_json_write_uint(w, r->line_start);
             hx_json_write_key(w, "line_end");
-            hx_json_write_uint(w, r.line_end);
+            hx_json_write_uint(w, r->line_end);
             hx_json_write_key(w, "tokens");
-            hx_json_write_uint(w, r.n_tokens);
+            hx_json_write_uint(w, r->n_tokens);
             hx_json_write_key(w, "text");
-            hx_json_write_str(w, r.text, r.text_len);
+            hx_json_write_str(w, r->text, r->text_len);
             hx_json_write_obj_end(w);
         }
         hx_json_write_arr_end(w);
     }
-    mcp_write_read_context(w, s);
+    hx_present_read_context(w, &d.taken);
     hx_json_write_obj_end(w);
+    hx_session_doc_free(&d);
     return 0;
 }
 

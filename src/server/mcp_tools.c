@@ -21,32 +21,7 @@ const char *mcp_clean_name(const char *root, const char *key, const char *in, ch
     return out;
 }
 
-/* A document named by doc_id or path (exactly one). */
-int mcp_arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, hx_error *err)
-{
-    const hx_json_val *idv = mcp_arg_value(a, "doc_id");
-    const char *path = mcp_arg_str(a, "path");
-    if (!idv == !path)
-        return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' (a number from list_documents or "
-                                                "search) or 'path'");
-    if (idv) {
-        int64_t id = mcp_arg_int(a, "doc_id");
-        if (hx_index_doc_by_id(ix, (uint32_t)id, d))
-            return hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id);
-        return 0;
-    }
-    char name[HX_RELPATH_MAX];
-    if (!mcp_clean_name(hx_index_root(ix), "path", path, name, err))
-        return MCP_CODE(*err);
-    if (!*name)
-        return hx_error_set(err, HX_EINVAL, -1, "'path' names the indexed root, not a document");
-    if (hx_index_doc_by_path(ix, name, d))
-        return hx_error_set(err, HX_EINVAL, -1, "no document with path '%.200s' in the index (paths are relative to "
-                                                "the indexed root)",
-                        name);
-    return 0;
-}
-
+/* A document named by doc_id or path (exactly one), through the session. */
 int mcp_session_doc(mcp_session *s, const mcp_args *a, const hx_read_context *at, bool chunks, hx_session_doc *d,
                     hx_error *err)
 {

@@ -95,10 +95,9 @@ int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s,
 /* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
  * rule) in out, or NULL with err set when it is refused (absolute outside root, '..', too long). */
 const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], hx_error *err);
-/* A document named by doc_id or path (exactly one). */
-int mcp_arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, hx_error *err);
-/* The same through the connection's session (hx_session_get at `at`, with its chunks when asked),
- * its failures in the tools' words. *d: free with hx_session_doc_free. */
+/* A document named by doc_id or path (exactly one), read through the connection's session
+ * (hx_session_get at `at`, with its chunks when asked), its failures in the tools' words. *d: free
+ * with hx_session_doc_free. */
 int mcp_session_doc(mcp_session *s, const mcp_args *a, const hx_read_context *at, bool chunks, hx_session_doc *d,
                     hx_error *err);
 void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns);
