@@ -148,65 +148,25 @@ static const mcp_field list_fields[] = {
 const mcp_field mcp_list_documents_out = {
     NULL, MCP_JSON_OBJECT, .props = list_fields, MCP_REQUIRED("documents", "total", "limit", "offset")};
 
-typedef struct {
-    hx_doc_info *docs;
-    int key;     /* index into list_sorts */
-    int desc;
-} doc_sort;
-
-static int doc_before(const hx_doc_info *a, const hx_doc_info *b, int key)
-{
-    const char *ca, *cb;
-    switch (key) {
-    case 1: return strcmp(a->title, b->title);
-    case 2: case 6: return a->indexed_ns < b->indexed_ns ? -1 : a->indexed_ns > b->indexed_ns;
-    case 3: return a->size < b->size ? -1 : a->size > b->size;
-    case 4: return a->n_chunks < b->n_chunks ? -1 : a->n_chunks > b->n_chunks;
-    case 7:   /* documents without a category after those with one */
-        ca = meta_value(a->meta, a->n_meta, "category");
-        cb = meta_value(b->meta, b->n_meta, "category");
-        return ca && cb ? strcmp(ca, cb) : (ca == NULL) - (cb == NULL);
-    default: return 0;   /* path and filename: the order documents come in */
-    }
-}
-
-
-/* Stable merge sort by key, path breaking ties (documents come in path order). */
-static void sort_docs(hx_doc_info *v, hx_doc_info *tmp, size_t n, int key, int desc)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    sort_docs(v, tmp, h, key, desc);
-    sort_docs(v + h, tmp, n - h, key, desc);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n) {
-        int c = doc_before(&v[j], &v[i], key);
-        tmp[k++] = (desc ? c > 0 : c < 0) ? v[j++] : v[i++];
-    }
-    while (i < h)
-        tmp[k++] = v[i++];
-    while (j < n)
-        tmp[k++] = v[j++];
-    memcpy(v, tmp, n * sizeof *v);
-}
+/* list_sorts' keys in the session's words (path and filename: the index's own order). */
+static const hx_doc_sort list_sort_keys[] = {HX_SORT_PATH, HX_SORT_TITLE, HX_SORT_INDEXED, HX_SORT_SIZE,
+                                             HX_SORT_CHUNKS, HX_SORT_PATH, HX_SORT_INDEXED, HX_SORT_CATEGORY};
 
 static int list_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                          hx_error *err)
 {
     mcp_args a = {mcp_list_documents_args, args};
     hx_filter filters[MAX_FILTERS];   /* fs without seed 003's status filter (borrowed entries) */
-    size_t nf = 0;
-    const char *status = NULL;        /* that filter: the status as listed */
+    hx_list_opts o = {.filters = filters};
     for (size_t i = 0; i < fs->n && i < MAX_FILTERS; i++) {
         const hx_filter *f = &fs->v[i];
         if (!strcmp(f->key, "status") && f->value && (!strcmp(f->value, "complete") || !strcmp(f->value, "empty")))
-            status = f->value;
+            o.state = !strcmp(f->value, "complete") ? HX_DOCS_COMPLETE : HX_DOCS_EMPTY;
         else
-            filters[nf++] = *f;
+            filters[o.n_filters++] = *f;
     }
     const char *sort_by = mcp_arg_str(&a, "sort_by");
-    bool desc = !strcmp(mcp_arg_str(&a, "order"), "desc");
+    o.desc = !strcmp(mcp_arg_str(&a, "order"), "desc");
     int64_t limit = mcp_arg_int(&a, "limit"), offset = mcp_arg_int(&a, "offset");
     const char *cursor = mcp_arg_str(&a, "cursor");
     char *cend = NULL;
@@ -214,57 +174,44 @@ static int list_filtered(mcp_session *s, const hx_json_val *args, const hx_filte
                    (offset = strtoll(cursor + 1, &cend, 10), *cend || cend == cursor + 1 || offset < 0)))
         return hx_error_set(err, HX_EINVAL, -1, "cursor: give the next_cursor of the previous answer, and no offset "
                                                 "with it");
-    int key = 0;
+    size_t key = 0;
     while (strcmp(sort_by, list_sorts[key]))
         key++;
-    if (mcp_open_reader_for(s, &a, err))
+    o.sort = list_sort_keys[key];
+    o.offset = (size_t)offset;
+    o.limit = (size_t)limit;
+    if (mcp_read_context(&a, &o.at, err))
         return MCP_CODE(*err);
-    size_t n = hx_index_doc_count(s->reader), m = 0;
-    hx_doc_info *docs = hx_malloc(sizeof *docs * (n ? n : 1)), *tmp = hx_malloc(sizeof *tmp * (n ? n : 1));
-    if (!docs || !tmp) {
-        free(docs);
-        free(tmp);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing documents");
-    }
-    for (size_t i = 0; i < n; i++)
-        if (!hx_index_doc_at(s->reader, i, &docs[m]) && hx_doc_matches(&docs[m], filters, nf) &&
-            (!status || !strcmp(doc_status_word(&docs[m]), status)))
-            m++;
-    if (key && key != 5)
-        sort_docs(docs, tmp, m, key, desc);
-    else if (desc)
-        for (size_t i = 0; i < m / 2; i++) {
-            hx_doc_info t = docs[i];
-            docs[i] = docs[m - 1 - i];
-            docs[m - 1 - i] = t;
-        }
+    hx_doc_list l;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_list(s->ses, &o, &l, err)))
+        return mcp_session_error(s, rc, &o.at, err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "documents");
     hx_json_write_arr_begin(w);
-    for (size_t i = (size_t)offset; i < m && i < (size_t)(offset + limit); i++) {
+    for (size_t i = 0; i < l.n; i++) {
         hx_json_write_obj_begin(w);
-        write_doc_summary(w, &docs[i]);
+        write_doc_summary(w, &l.docs[i]);
         hx_json_write_obj_end(w);
     }
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total");
-    hx_json_write_uint(w, m);
+    hx_json_write_uint(w, l.total);
     hx_json_write_key(w, "limit");
     hx_json_write_int(w, limit);
     hx_json_write_key(w, "offset");
     hx_json_write_int(w, offset);
     hx_json_write_key(w, "next_cursor");
-    if ((size_t)(offset + limit) < m) {
+    if ((size_t)(offset + limit) < l.total) {
         char next[32];
         snprintf(next, sizeof next, "o%lld", (long long)(offset + limit));
         hx_json_write_cstr(w, next);
     } else {
         hx_json_write_null(w);
     }
-    mcp_write_read_context(w, s);
+    hx_present_read_context(w, &l.taken);
     hx_json_write_obj_end(w);
-    free(docs);
-    free(tmp);
+    hx_doc_list_free(&l);
     return 0;
 }
 
