@@ -148,13 +148,13 @@ const mcp_field mcp_get_session_out = {
 int mcp_tool_get_session(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_get_session_args, args};
-    const char *session = mcp_arg_str(&a, "session_id"), *tenant, *user;
-    mcp_identity(s, &tenant, &user);
-    hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_READ, err))
-        return MCP_CODE(*err);
-    hx_present_session(w, m, session, tenant, user);
-    hx_memory_close(m);
+    const char *session = mcp_arg_str(&a, "session_id");
+    hx_turn_list l;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_get_session(s->ses, session, &l, err)))
+        return rc;
+    hx_present_turns(w, session, &l);
+    hx_turn_list_free(&l);
     return 0;
 }
 
@@ -175,14 +175,13 @@ const mcp_field mcp_list_sessions_out = {NULL, MCP_JSON_OBJECT, .props = session
 int mcp_tool_list_sessions(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     (void)args;
-    const char *tenant, *user;
-    mcp_identity(s, &tenant, &user);
-    hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_READ, err))
-        return MCP_CODE(*err);
-    int rc = hx_present_sessions(w, m, tenant, user);
-    hx_memory_close(m);
-    return rc ? hx_error_set(err, HX_ENOMEM, -1, "out of memory") : 0;
+    hx_conversation_list l;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_list_sessions(s->ses, &l, err)))
+        return rc;
+    hx_present_conversations(w, &l);
+    hx_conversation_list_free(&l);
+    return 0;
 }
 
 /* === search_history === */
@@ -226,53 +225,32 @@ static void write_score(hx_json_writer *w, const char *key, float x)
 int mcp_tool_search_history(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_search_history_args, args};
-    const char *query = mcp_arg_str(&a, "query"), *tenant, *user;
-    hx_search_mode mode = HX_MODE_HYBRID;
-    hx_mode_parse(mcp_arg_str(&a, "mode"), &mode);
-    mcp_identity(s, &tenant, &user);
-    hx_error e = {0};
-    float qvec[HX_EMBED_DIM];
-    if (mode != HX_MODE_KEYWORD) {
-        if (mcp_session_model(s, err))
-            return MCP_CODE(*err);
-        if (mcp_session_encoder(s, &e))
-            return mcp_error_wrap(err, &e, "cannot start the encoder: ");
-        size_t len = strlen(query);
-        if (hx_encoder_embed(s->enc, &query, &len, 1, qvec, &e))
-            return mcp_error_wrap(err, &e, "cannot embed the query: ");
-    }
-    hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_READ, err))
-        return MCP_CODE(*err);
-    hx_memory_hit *hits = NULL;
-    size_t n = 0;
-    int rc = m ? hx_memory_search(m, mode, query, qvec, tenant, user, mcp_arg_str(&a, "session_id"),
-                                  (size_t)mcp_arg_int(&a, "top_k"), &hits, &n, &e)
-               : 0;
-    if (rc) {
-        mcp_error_wrap(err, &e, "search_history failed: ");
-    } else {
+    hx_history_query q = {.query = mcp_arg_str(&a, "query"), .mode = HX_MODE_HYBRID,
+                          .k = (uint32_t)mcp_arg_int(&a, "top_k"), .session_id = mcp_arg_str(&a, "session_id")};
+    hx_mode_parse(mcp_arg_str(&a, "mode"), &q.mode);
+    hx_turn_list l;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_search_history(s->ses, &q, &l, err)))
+        return rc;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "query");
+    hx_json_write_cstr(w, q.query);
+    hx_json_write_key(w, "mode");
+    hx_json_write_cstr(w, hx_mode_names[q.mode]);
+    hx_json_write_key(w, "results");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < l.n; i++) {
         hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "query");
-        hx_json_write_cstr(w, query);
-        hx_json_write_key(w, "mode");
-        hx_json_write_cstr(w, hx_mode_names[mode]);
-        hx_json_write_key(w, "results");
-        hx_json_write_arr_begin(w);
-        for (size_t i = 0; i < n; i++) {
-            hx_json_write_obj_begin(w);
-            hx_present_turn(w, hx_memory_turn(m, hits[i].turn));
-            write_score(w, "score", hits[i].score);
-            write_score(w, "similarity", hits[i].cosine);
-            write_score(w, "keyword_score", hits[i].bm25);
-            hx_json_write_obj_end(w);
-        }
-        hx_json_write_arr_end(w);
-        hx_json_write_key(w, "total_results");
-        hx_json_write_uint(w, n);
+        hx_present_turn(w, &l.turns[i]);
+        write_score(w, "score", l.scores[i].score);
+        write_score(w, "similarity", l.scores[i].similarity);
+        write_score(w, "keyword_score", l.scores[i].keyword_score);
         hx_json_write_obj_end(w);
     }
-    free(hits);
-    hx_memory_close(m);
-    return rc ? MCP_CODE(*err) : 0;
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total_results");
+    hx_json_write_uint(w, l.n);
+    hx_json_write_obj_end(w);
+    hx_turn_list_free(&l);
+    return 0;
 }
