@@ -590,13 +590,10 @@ void mcp_session_init(mcp_session *s, mcp_server *server, const char *transport)
 void mcp_session_free(mcp_session *s)
 {
     hx_index_close(s->reader);
-    hx_index_close(s->user_reader);
-    mcp_tiers_free(s);
     hx_encoder_free(s->enc);
     hx_session_close(s->ses);
     s->ses = NULL;
     s->reader = NULL;
-    s->user_reader = NULL;
     s->enc = NULL;
 }
 

@@ -1,19 +1,60 @@
 /* mcp_tool_search.c: the query tools of `hyrax serve`: search, get_context, find_similar, their
  * argument tables and output schemas, and the seeds' names for them (seed 003's semantic_search,
  * full_text_search, hybrid_search; seed 001's semanticSearch, getContext): tables that translate
- * into a hyrax tool's arguments, which that tool answers (mcp_args.h). Main thread, with its reader.
+ * into a hyrax tool's arguments, which that tool answers (mcp_args.h). Each tool parses its table,
+ * calls the connection's session (hyrax.h "Session") and presents the answer; main thread.
  * Shapes follow the seeds: 001 (get_context, citations, read_context), 002 (search modes, filters,
  * min_score). */
-#include "alloc.h"
 #include "fusion.h"
 #include "mcp_tools.h"
-#include "passage.h"
 #include "present.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* === Tiers (README "Tiers") === */
+
+/* The `source` argument of the query tools that search tiers: one row, as MCP_ARG_READ_CONTEXT. */
+#define MCP_ARG_SOURCE                                                                                        \
+    {"source", MCP_STRING, .choices = hx_source_names, .def = "all",                                          \
+     .description = "Which tiers to search: all (the project index, the user index when it exists, and the "  \
+                    "team's PostgreSQL registry when the server names one), project, user, or registry "      \
+                    "alone (search tools only). An unreachable registry is not consulted (consulted false "   \
+                    "in tiers, or registry.consulted alone) and the rest answers. Each result's tier says which " \
+                    "answered; the answer's tiers say which were read. read_context's time applies to every " \
+                    "tier, a baseline to the project only."}
+
+/* The answer's "tiers" (hx_present_tiers), a row of an output description's fields. */
+static const mcp_field tier_fields[] = {
+    {"tier", .type = MCP_JSON_STRING},
+    {"db", .type = MCP_JSON_STRING},
+    {"searched", .type = MCP_JSON_BOOLEAN},
+    {"consulted", .type = MCP_JSON_BOOLEAN},
+    {"results", .type = MCP_JSON_INTEGER},
+    {"generation", .type = MCP_JSON_INTEGER},
+    {"reason", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field tier_item = {NULL, MCP_JSON_OBJECT, .props = tier_fields, MCP_REQUIRED("tier", "searched")};
+#define MCP_OUT_TIERS {"tiers", MCP_JSON_ARRAY, .items = &tier_item}
+
+/* "read_context" of the first tier the answer a read, then "tiers": every tier its source names. */
+static void write_tiers(hx_json_writer *w, const mcp_session *s, const hx_session_answer *a)
+{
+    hx_tier_status t[3];
+    size_t n = a->n_tiers < 3 ? a->n_tiers : 3;
+    for (size_t i = 0; i < n; i++) {
+        const hx_tier_report *r = &a->tiers[i];
+        bool none = !strcmp(r->name, HX_TIER_USER) && !s->cfg->user_db;   /* the server names no user index */
+        t[i] = (hx_tier_status){r->name, r->db ? r->db : "",
+                                none ? "no user index: set $" HX_USER_DB_ENV ", $XDG_DATA_HOME or $HOME" : r->reason,
+                                r->generation};
+    }
+    hx_present_read_context(w, &a->taken);
+    hx_present_tiers(w, t, n, &a->results);
+}
 
 /* === Arguments === */
 
@@ -262,7 +303,7 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
     hx_json_write_key(w, "mode");
     hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
     write_results(w, &ans.results, &ans);
-    mcp_write_answer_tiers(w, s, &ans);
+    write_tiers(w, s, &ans);
     hx_json_write_obj_end(w);
     mcp_note_query(s, query);
     hx_session_answer_free(&ans);
@@ -414,7 +455,7 @@ static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
     hx_json_write_uint(w, c.dropped);
     hx_json_write_key(w, "truncated");
     hx_json_write_bool(w, c.dropped > 0);
-    mcp_write_answer_tiers(w, s, &c.answer);
+    write_tiers(w, s, &c.answer);
     hx_json_write_obj_end(w);
     mcp_note_query(s, query);
     hx_context_free(&c);

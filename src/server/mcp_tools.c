@@ -301,8 +301,6 @@ static int run_guarded(mcp_session *s, int t, const hx_json_val *args, hx_json_w
     if (!HX_FAULT_GUARD(g)) {
         hx_index_close(s->reader);
         s->reader = NULL;
-        hx_index_close(s->user_reader);   /* tiers: the user index's reader likewise */
-        s->user_reader = NULL;
         hx_error_set(err, HX_EINVAL, -1, "%s; it is reopened on the next call", HX_FAULT_MESSAGE);
         return MCP_CODE(*err);
     }
