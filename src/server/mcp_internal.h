@@ -146,7 +146,7 @@ typedef struct mcp_server {
 /* 0 with s->model once the loader is done, or an HX_E* code with err set when loading failed. */
 int mcp_session_model(mcp_session *s, hx_error *err);
 /* 0 with s->ses open (hyrax.h "Session") on the server's model once it has loaded, or an HX_E*
- * code with err set. The session never writes. */
+ * code with err set. Only the worker's session writes (and none in a read-only server). */
 int mcp_session_open(mcp_session *s, hx_error *err);
 /* err, from a session call that returned rc reading at `at` (NULL: the head), in the words the
  * tools have always used: a missing index, a read_context no kept commit matches; the code. */
