@@ -34,15 +34,10 @@ const mcp_field mcp_create_baseline_out = {
 int mcp_tool_create_baseline(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_create_baseline_args, args};
-    hx_index *ix = NULL;
     hx_commit_info made;
-    hx_error e = {0};
-    if (mcp_open_writer(s, &ix, err))
-        return MCP_CODE(*err);
-    int rc = hx_index_baseline(ix, mcp_arg_str(&a, "name"), &made, &e);
-    hx_index_close(ix);
-    if (rc)
-        return mcp_error_wrap(err, &e, "cannot create the baseline: ");
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_baseline(s->ses, mcp_arg_str(&a, "name"), &made, err)))
+        return mcp_write_error(s, rc, "cannot create the baseline: ", err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "success");
     hx_json_write_bool(w, 1);

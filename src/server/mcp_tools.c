@@ -107,6 +107,18 @@ int mcp_open_writer(mcp_session *s, hx_index **ix, hx_error *err)
     return 0;
 }
 
+int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *err)
+{
+    if (rc == HX_EBUSY)
+        return hx_error_set(err, HX_EINVAL, -1, "another process is writing to %s (e.g. 'hyrax index'); try again when "
+                                                "it is done",
+                            s->cfg->db);
+    if (!what || !strncmp(err->message, "cannot open ", 12))
+        return rc;
+    hx_error inner = *err;
+    return mcp_error_wrap(err, &inner, "%s", what);
+}
+
 int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path)
 {
     return mcp_progress(((mcp_session *)ctx)->server, done, total, path);

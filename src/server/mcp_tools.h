@@ -104,6 +104,9 @@ void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns);
 /* How registry calls act (README "Registry"): as the reader identity's tenant and user, else as
  * the login; a query waits at most timeout_ms, publish only bounds the connection. */
 hx_registry_opts mcp_registry_opts(const mcp_session *s, int timeout_ms);
+/* err, from a session write that returned rc, in the tools' words: another writer, or what the
+ * write itself failed at led by `what` (NULL: as it is); the code. */
+int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *err);
 /* Opens the writer for one job. */
 int mcp_open_writer(mcp_session *s, hx_index **ix, hx_error *err);
 /* hx_index_update's progress callback for a write job (ctx: its session). */
