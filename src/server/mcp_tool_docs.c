@@ -536,52 +536,41 @@ int mcp_tool_delete_document(mcp_session *s, const hx_json_val *args, hx_json_wr
     if (by_id == (path != NULL))
         return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' (a number from list_documents or "
                                                 "search) or 'path'");
-    int64_t id = mcp_arg_int(&a, "doc_id");
-    char name[HX_RELPATH_MAX];
-    hx_index *ix = NULL;
-    if (mcp_open_writer(s, &ix, err))
-        return MCP_CODE(*err);
-    hx_doc_info d = {0};   /* found by path, or else the removal below fails and says why */
-    hx_update_report rep = {0};
-    hx_error e = {0};
-    int rc = 0;
-    if (by_id && hx_index_doc_by_id(ix, (uint32_t)id, &d))
-        rc = hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id);
-    else if (by_id)
-        snprintf(name, sizeof name, "%s", d.path);   /* d borrows the view the removal replaces */
-    else if (!mcp_clean_name(hx_index_root(ix), "path", path, name, err))
-        rc = MCP_CODE(*err);
-    else
-        hx_index_doc_by_path(ix, name, &d);
-    hx_doc_kind kind = d.kind;
-    uint32_t doc_id = d.id;
-    const char *names[] = {name};
-    if (!rc && hx_index_remove(ix, names, 1, HX_REMOVE_EXACT, &rep, &e))
-        rc = mcp_error_wrap(err, &e, "cannot delete: ");
-    if (!rc) {
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "success");
-        hx_json_write_bool(w, 1);
-        hx_json_write_key(w, "doc_id");
-        hx_json_write_uint(w, doc_id);
-        hx_json_write_key(w, "path");
-        hx_json_write_cstr(w, name);
-        hx_json_write_key(w, "source");
-        hx_json_write_cstr(w, hx_present_kind(kind));
-        hx_json_write_key(w, "deleted_chunks");
-        hx_json_write_uint(w, rep.chunks_removed);
-        hx_json_write_key(w, "remembered");
-        hx_json_write_bool(w, kind == HX_DOC_FILE);
-        hx_json_write_key(w, "note");
-        hx_json_write_cstr(w, kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
+    int64_t id = by_id ? mcp_arg_int(&a, "doc_id") : -1;
+    hx_session_write out;
+    int rc = mcp_session_open(s, err);
+    if (!rc && (rc = hx_session_delete(s->ses, id, path, &out, err))) {
+        if (rc == HX_ENOTFOUND && by_id && !strncmp(err->message, "no document", 11))
+            rc = hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id);
+        else if (!strncmp(err->message, "path: ", 6))   /* the name refused */
+            rc = mcp_path_error(err);
+        else
+            rc = mcp_write_error(s, rc, "cannot delete: ", err);
+        hx_session_write_clear(&out);
+    }
+    if (rc)
+        return rc;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "success");
+    hx_json_write_bool(w, 1);
+    hx_json_write_key(w, "doc_id");
+    hx_json_write_uint(w, out.doc_id);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, out.path);
+    hx_json_write_key(w, "source");
+    hx_json_write_cstr(w, hx_present_kind(out.kind));
+    hx_json_write_key(w, "deleted_chunks");
+    hx_json_write_uint(w, out.report.chunks_removed);
+    hx_json_write_key(w, "remembered");
+    hx_json_write_bool(w, out.kind == HX_DOC_FILE);
+    hx_json_write_key(w, "note");
+    hx_json_write_cstr(w, out.kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
                                                     "add_document {path} indexes it again"
                                                   : "the stored text is gone from the index");
-        mcp_write_searchable(w, ix, &rep);
-        hx_json_write_obj_end(w);
-    }
-    hx_update_report_clear(&rep);
-    hx_index_close(ix);
-    return rc;
+    mcp_write_committed(w, &out);
+    hx_json_write_obj_end(w);
+    hx_session_write_clear(&out);
+    return 0;
 }
 
 int mcp_tool_list_documents(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)

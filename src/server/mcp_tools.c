@@ -119,6 +119,18 @@ int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *er
     return mcp_error_wrap(err, &inner, "%s", what);
 }
 
+int mcp_path_error(hx_error *err)
+{
+    const char *colon = strstr(err->message, ": ");
+    if (!colon)
+        return MCP_CODE(*err);
+    hx_error inner = *err;
+    memmove(inner.message, colon + 2, strlen(colon + 2) + 1);
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)(colon - err->message), err->message);
+    return mcp_error_wrap(err, &inner, "argument '%s': ", key);
+}
+
 int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path)
 {
     return mcp_progress(((mcp_session *)ctx)->server, done, total, path);
@@ -160,6 +172,19 @@ void mcp_write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_repor
     hx_json_write_key(w, "searchable");
     hx_json_write_bool(w, 1);
     mcp_write_time(w, "searchable_at", st.committed_ns);
+}
+
+void mcp_write_committed(hx_json_writer *w, const hx_session_write *out)
+{
+    if (out->report.warning[0]) {
+        hx_json_write_key(w, "warning");
+        hx_json_write_cstr(w, out->report.warning);
+    }
+    hx_json_write_key(w, "generation");
+    hx_json_write_uint(w, out->commit.generation);
+    hx_json_write_key(w, "searchable");
+    hx_json_write_bool(w, 1);
+    mcp_write_time(w, "searchable_at", out->commit.committed_ns);
 }
 
 /* === Output rows several tools share (mcp_tools.h) === */

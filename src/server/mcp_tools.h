@@ -107,6 +107,9 @@ hx_registry_opts mcp_registry_opts(const mcp_session *s, int timeout_ms);
 /* err, from a session write that returned rc, in the tools' words: another writer, or what the
  * write itself failed at led by `what` (NULL: as it is); the code. */
 int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *err);
+/* err, whose message is "KEY: why" (a session write refusing the name given as KEY), as the
+ * tools say it: "argument 'KEY': why"; the code. */
+int mcp_path_error(hx_error *err);
 /* Opens the writer for one job. */
 int mcp_open_writer(mcp_session *s, hx_index **ix, hx_error *err);
 /* hx_index_update's progress callback for a write job (ctx: its session). */
@@ -115,6 +118,8 @@ void mcp_write_report(hx_json_writer *w, const hx_update_report *r);
 /* "searchable": the commit that holds the change, visible to every search from now on, and a
  * "warning" when something after that commit failed (the change itself is committed). */
 void mcp_write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_report *r);
+/* The same of a session's write (its report's warning, the head after it). */
+void mcp_write_committed(hx_json_writer *w, const hx_session_write *out);
 
 /* === The families === */
 
