@@ -434,6 +434,30 @@ static const mcp_field add_fields[] = {
 const mcp_field mcp_add_document_out = {
     NULL, MCP_JSON_OBJECT, .props = add_fields, MCP_REQUIRED("document", "status", "generation", "searchable")};
 
+/* err, from hx_session_add (rc), in add_document's words; the code. */
+static int add_error(mcp_session *s, const hx_add_doc *d, const hx_session_write *out, int rc, hx_error *err)
+{
+    const char *key = d->path ? "path" : "name";
+    if (strstr(err->message, "names the indexed root"))
+        return hx_error_set(err, HX_EINVAL, -1, "'%s' names the indexed root, not a document; %s", key,
+                            d->path ? "add_document takes one file (reindex takes folders)"
+                                    : "give a name such as notes/x.md");
+    if (strstr(err->message, "is a folder; "))
+        return hx_error_set(err, HX_EINVAL, -1, "'%.200s' is a folder; add_document takes one file (reindex takes "
+                                                "folders)", out->path);
+    if (strstr(err->message, "is not a file hyrax can index"))
+        return hx_error_set(err, HX_EINVAL, -1, "%s is not a file hyrax can index (a folder? use reindex)", out->path);
+    if (!strncmp(err->message, key, strlen(key)) && !strncmp(err->message + strlen(key), ": ", 2))
+        return mcp_path_error(err);   /* the name refused */
+    if (out->report.n_rejected) {     /* the validation gate's refusal: its words already */
+        mcp_note_failure(s->server, out->report.rejected[0].path, out->report.rejected[0].reason);
+        return rc;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "%s %.200s failed: ", d->path ? "indexing" : "storing", out->path);
+    return mcp_write_error(s, rc, what, err);
+}
+
 int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_add_document_args, args};
@@ -450,57 +474,31 @@ int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_write
     if (path && (name || mcp_arg_value(&a, "metadata") || mcp_arg_value(&a, "signature")))
         return hx_error_set(err, HX_EINVAL, -1, "'name', 'metadata' and 'signature' go with 'content'; for 'path' "
                                                 "the file's own metadata and signature file are used");
-    hx_index *ix = NULL;
-    if (mcp_open_writer(s, &ix, err))
-        return MCP_CODE(*err);
-    hx_update_report rep = {0};
-    hx_error e = {0};
-    const char *root = hx_index_root(ix);
-    char doc_path[HX_RELPATH_MAX], abs[2 * HX_RELPATH_MAX];
-    struct stat st;
-    int rc = mcp_clean_name(root, path ? "path" : "name", path ? path : name, doc_path, err) ? 0 : MCP_CODE(*err);
-    if (!rc && !*doc_path)
-        rc = hx_error_set(err, HX_EINVAL, -1, "'%s' names the indexed root, not a document; %s", path ? "path" : "name",
-                       path ? "add_document takes one file (reindex takes folders)" : "give a name such as notes/x.md");
-    if (!rc && path) {
-        snprintf(abs, sizeof abs, "%s/%s", root, doc_path);
-        if (stat(abs, &st) == 0 && S_ISDIR(st.st_mode))
-            rc = hx_error_set(err, HX_EINVAL, -1, "'%.200s' is a folder; add_document takes one file (reindex takes "
-                                                  "folders)", doc_path);
-    }
-    if (!rc && path) {
-        const char *targets[] = {doc_path};
-        hx_update_opts o = {.encoder = s->enc, .progress = mcp_job_progress, .progress_ctx = s};
-        if (hx_index_update(ix, targets, 1, &o, &rep, &e))
-            rc = mcp_error_wrap(err, &e, "indexing %.200s failed: ", doc_path);
-        if (!rc && rep.n_rejected) {
-            mcp_note_failure(s->server, rep.rejected[0].path, rep.rejected[0].reason);
-            rc = hx_error_set(err, HX_EINVAL, -1, "%.200s was not indexed: %s", doc_path, rep.rejected[0].reason);
-        }
-    } else if (!rc) {
-        uint32_t id;
-        const char *sig = mcp_arg_str(&a, "signature");
-        if (hx_index_add_signed(ix, doc_path, content, strlen(content), sig, sig ? strlen(sig) : 0, kv, n_meta,
-                                s->enc, mcp_job_progress, s, &id, &rep, &e))
-            rc = mcp_error_wrap(err, &e, "storing %.200s failed: ", doc_path);
-    }
-    hx_doc_info d;
-    if (!rc && hx_index_doc_by_path(ix, doc_path, &d))
-        rc = hx_error_set(err, HX_EINVAL, -1, "%s is not a file hyrax can index (a folder? use reindex)", doc_path);
+    const char *sig = mcp_arg_str(&a, "signature");
+    hx_add_doc d = {.path = path, .name = name, .content = content, .len = content ? strlen(content) : 0,
+                    .meta = kv, .n_meta = n_meta, .sig = sig, .sig_len = sig ? strlen(sig) : 0};
+    hx_write_opts wo = {mcp_job_progress, s};
+    hx_session_write out;
+    hx_session_doc doc = {0};
+    int rc = mcp_session_open(s, err);
+    if (!rc && (rc = hx_session_add(s->ses, &d, &wo, &out, err)))
+        rc = add_error(s, &d, &out, rc, err);
+    else if (!rc)   /* the document as the commit holds it, for its summary */
+        rc = hx_session_get(s->ses, out.doc_id, NULL, NULL, false, &doc, err);
     if (!rc) {
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "document");
         hx_json_write_obj_begin(w);
-        write_doc_summary(w, &d);
+        write_doc_summary(w, &doc.info);
         hx_json_write_obj_end(w);
         hx_json_write_key(w, "status");
-        hx_json_write_cstr(w, rep.added ? "added" : rep.updated ? "updated" : "unchanged");
-        mcp_write_report(w, &rep);
-        mcp_write_searchable(w, ix, &rep);
+        hx_json_write_cstr(w, out.report.added ? "added" : out.report.updated ? "updated" : "unchanged");
+        mcp_write_report(w, &out.report);
+        mcp_write_committed(w, &out);
         hx_json_write_obj_end(w);
     }
-    hx_update_report_clear(&rep);
-    hx_index_close(ix);
+    hx_session_doc_free(&doc);
+    hx_session_write_clear(&out);
     return rc;
 }
 
