@@ -88,25 +88,6 @@ const mcp_arg mcp_date_range_args[] = {
 const mcp_arg mcp_seed_filters[] = {SEED_FILTER_ROWS, {.name = NULL}};
 
 /* Opens the writer for one job. */
-int mcp_open_writer(mcp_session *s, hx_index **ix, hx_error *err)
-{
-    hx_error e = {0};
-    if (mcp_session_model(s, err))
-        return MCP_CODE(*err);
-    if (mcp_session_encoder(s, &e))
-        return mcp_error_wrap(err, &e, "cannot start the encoder: ");
-    if (mcp_index_open(s, ix, HX_INDEX_WRITE | HX_INDEX_CREATE, s->cfg->root, &e)) {
-        if (e.code == HX_EBUSY)
-            hx_error_set(err, HX_EINVAL, -1, "another process is writing to %s (e.g. 'hyrax index'); try again when "
-                                             "it is done",
-                     s->cfg->db);
-        else
-            mcp_error_wrap(err, &e, "cannot open %s for writing: ", s->cfg->db);
-        return MCP_CODE(*err);
-    }
-    return 0;
-}
-
 int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *err)
 {
     if (rc == HX_EBUSY)
@@ -159,21 +140,6 @@ void mcp_write_report(hx_json_writer *w, const hx_update_report *r)
 
 /* "searchable": the commit that holds the change, visible to every search from now on, and a
  * "warning" when something after that commit failed (the change itself is committed). */
-void mcp_write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_report *r)
-{
-    if (r->warning[0]) {
-        hx_json_write_key(w, "warning");
-        hx_json_write_cstr(w, r->warning);
-    }
-    hx_index_stats st;
-    hx_index_stats_get(ix, &st, NULL);
-    hx_json_write_key(w, "generation");
-    hx_json_write_uint(w, st.generation);
-    hx_json_write_key(w, "searchable");
-    hx_json_write_bool(w, 1);
-    mcp_write_time(w, "searchable_at", st.committed_ns);
-}
-
 void mcp_write_committed(hx_json_writer *w, const hx_session_write *out)
 {
     if (out->report.warning[0]) {

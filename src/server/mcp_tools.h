@@ -57,7 +57,7 @@ extern const mcp_tool mcp_tools[];
 /* A document's metadata (hx_present_meta): each key's value, or values. */
 extern const mcp_field mcp_metadata_value;
 #define MCP_OUT_METADATA {"metadata", MCP_JSON_OBJECT, .values = &mcp_metadata_value}
-/* What an update did (mcp_write_report) and when it is searchable (mcp_write_searchable). */
+/* What an update did (mcp_write_report) and when it is searchable (mcp_write_committed). */
 extern const mcp_field mcp_rejected_item;
 #define MCP_OUT_REPORT_ROWS                                                                                   \
     {"added", .type = MCP_JSON_INTEGER},                                                                      \
@@ -110,15 +110,12 @@ int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *er
 /* err, whose message is "KEY: why" (a session write refusing the name given as KEY), as the
  * tools say it: "argument 'KEY': why"; the code. */
 int mcp_path_error(hx_error *err);
-/* Opens the writer for one job. */
-int mcp_open_writer(mcp_session *s, hx_index **ix, hx_error *err);
 /* hx_index_update's progress callback for a write job (ctx: its session). */
 int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path);
 void mcp_write_report(hx_json_writer *w, const hx_update_report *r);
-/* "searchable": the commit that holds the change, visible to every search from now on, and a
- * "warning" when something after that commit failed (the change itself is committed). */
-void mcp_write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_report *r);
-/* The same of a session's write (its report's warning, the head after it). */
+/* "searchable": the commit that holds a session write's change (out->commit), visible to every
+ * search from now on, and a "warning" when something after that commit failed (the change itself
+ * is committed). */
 void mcp_write_committed(hx_json_writer *w, const hx_session_write *out);
 
 /* === The families === */
