@@ -68,7 +68,7 @@ int mcp_tool_reindex(mcp_session *s, const hx_json_val *args, hx_json_writer *w,
     const char *rel[MAX_PATHS], *excl[MAX_EXCLUDES];
     size_t np = mcp_arg_list(&a, "paths", rel), ne = mcp_arg_list(&a, "exclude", excl);
     hx_write_opts wo = {mcp_job_progress, s};
-    hx_session_write out;
+    hx_session_write out = {0};
     int rc = mcp_session_open(s, err);
     if (rc)
         return rc;

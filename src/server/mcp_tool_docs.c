@@ -478,7 +478,7 @@ int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_write
     hx_add_doc d = {.path = path, .name = name, .content = content, .len = content ? strlen(content) : 0,
                     .meta = kv, .n_meta = n_meta, .sig = sig, .sig_len = sig ? strlen(sig) : 0};
     hx_write_opts wo = {mcp_job_progress, s};
-    hx_session_write out;
+    hx_session_write out = {0};
     hx_session_doc doc = {0};
     int rc = mcp_session_open(s, err);
     if (!rc && (rc = hx_session_add(s->ses, &d, &wo, &out, err)))
@@ -535,7 +535,7 @@ int mcp_tool_delete_document(mcp_session *s, const hx_json_val *args, hx_json_wr
         return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' (a number from list_documents or "
                                                 "search) or 'path'");
     int64_t id = by_id ? mcp_arg_int(&a, "doc_id") : -1;
-    hx_session_write out;
+    hx_session_write out = {0};
     int rc = mcp_session_open(s, err);
     if (!rc && (rc = hx_session_delete(s->ses, id, path, &out, err))) {
         if (rc == HX_ENOTFOUND && by_id && !strncmp(err->message, "no document", 11))
