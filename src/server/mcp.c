@@ -123,6 +123,35 @@ int mcp_session_model(mcp_session *s, hx_error *err)
     return s->model ? 0 : MCP_CODE(*err);
 }
 
+int mcp_session_open(mcp_session *s, hx_error *err)
+{
+    if (s->ses)
+        return 0;
+    if (mcp_session_model(s, err))
+        return MCP_CODE(*err);
+    const hx_mcp_config *cfg = s->cfg;
+    bool writes = s == &s->server->worker && !cfg->read_only;   /* write tools run on the worker only */
+    hx_session_config sc = {.db = cfg->db, .root = cfg->root, .user_db = cfg->user_db, .no_user_tier = !cfg->user_db,
+                            .registry = cfg->registry, .registry_timeout_ms = cfg->registry_timeout_ms,
+                            .identity = cfg->identity, .model = s->model, .threads = cfg->threads,
+                            .read_only = !writes, .memory = cfg->memory_limits};
+    return hx_session_open(&s->ses, &sc, err);
+}
+
+int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, hx_error *err)
+{
+    if (rc == HX_ENOTFOUND && !strncmp(err->message, "there is no index", 17))
+        return hx_error_set(err, HX_EINVAL, -1, "there is no index at %s yet: call the reindex tool (or run 'hyrax "
+                                                "index') first",
+                            s->cfg->db);
+    bool missed = strstr(err->message, " kept") || !strncmp(err->message, "nothing is published", 20);
+    if (rc == HX_ENOTFOUND && at && at->selector != HX_READ_HEAD && missed) {   /* no commit matches read_context */
+        hx_error inner = *err;
+        return mcp_error_wrap(err, &inner, "read_context: ");
+    }
+    return rc;
+}
+
 int mcp_session_encoder(mcp_session *s, hx_error *err)
 {
     return s->enc ? 0 : hx_encoder_new(&s->enc, s->model, s->enc_threads, err);
@@ -563,11 +592,10 @@ void mcp_session_init(mcp_session *s, mcp_server *server, const char *transport)
 void mcp_session_free(mcp_session *s)
 {
     hx_index_close(s->reader);
-    hx_index_close(s->user_reader);
-    mcp_tiers_free(s);
     hx_encoder_free(s->enc);
+    hx_session_close(s->ses);
+    s->ses = NULL;
     s->reader = NULL;
-    s->user_reader = NULL;
     s->enc = NULL;
 }
 

@@ -100,16 +100,7 @@ typedef struct mcp_session {
     hx_index *reader;             /* owned; NULL until an index exists */
     hx_read_taken read_taken;     /* the commit the reader was last pointed at */
 
-    /* tiers (mcp_tiers.c): the user index's reader (owned; NULL while there is none) and what the
-       last tiered query read of each tier */
-    hx_index *user_reader;
-    hx_read_taken user_taken;
-    hx_tier_status tier_status[3];
-    size_t n_tier_status;
-    char user_why[320];           /* tier_status's reason the user tier was not consulted */
-    hx_registry_tier *registry;   /* owned: the last tiered query's registry tier, whose results
-                                     that query's answer borrows; freed by the next query and by
-                                     mcp_tiers_free; NULL when it read no registry */
+    hx_session *ses;              /* owned: the tools' session (mcp_session_open); NULL until first needed */
 } mcp_session;
 
 /* One `hyrax serve`: what its connections share. */
@@ -154,6 +145,12 @@ typedef struct mcp_server {
 /* mcp.c: helpers the tools use */
 /* 0 with s->model once the loader is done, or an HX_E* code with err set when loading failed. */
 int mcp_session_model(mcp_session *s, hx_error *err);
+/* 0 with s->ses open (hyrax.h "Session") on the server's model once it has loaded, or an HX_E*
+ * code with err set. Only the worker's session writes (and none in a read-only server). */
+int mcp_session_open(mcp_session *s, hx_error *err);
+/* err, from a session call that returned rc reading at `at` (NULL: the head), in the words the
+ * tools have always used: a missing index, a read_context no kept commit matches; the code. */
+int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, hx_error *err);
 /* 0 with s->reader at the head (and the model and encoder started), or an HX_E* code with err set. */
 int mcp_session_reader(mcp_session *s, hx_error *err);
 /* s->enc started (with s->enc_threads threads) when it was not yet: 0, or an HX_E* code. */
@@ -184,32 +181,6 @@ extern const mcp_field mcp_read_context_fields[];
 #define MCP_OUT_READ_CONTEXT                                                                                  \
     {"read_context", MCP_JSON_OBJECT, .props = mcp_read_context_fields,                                       \
      MCP_REQUIRED("selector", "baseline_id", "as_of", "generation", "committed_at")}
-/* === Tiers (mcp_tiers.c; README "Tiers") === */
-/* The `source` argument of the query tools that search tiers: one row, as MCP_ARG_READ_CONTEXT. */
-#define MCP_ARG_SOURCE                                                                                        \
-    {"source", MCP_STRING, .choices = hx_source_names, .def = "all",                                          \
-     .description = "Which tiers to search: all (the project index, the user index when it exists, and the "  \
-                    "team's PostgreSQL registry when the server names one), project, user, or registry "      \
-                    "alone (search tools only). An unreachable registry is not consulted (consulted false "   \
-                    "in tiers, or registry.consulted alone) and the rest answers. Each result's tier says which " \
-                    "answered; the answer's tiers say which were read. read_context's time applies to every " \
-                    "tier, a baseline to the project only."}
-/* The answer's "tiers", a row of an output description's fields. */
-extern const mcp_field mcp_tier_item;
-#define MCP_OUT_TIERS {"tiers", MCP_JSON_ARRAY, .items = &mcp_tier_item}
-/* Runs a query over the tiers the arguments' source names (the project's reader at the arguments'
- * read_context, the user index's by hx_tier_read_at) and counts it; 0 with *res filled and
- * s->tier_status saying what each tier read, or an HX_E* code with err set. */
-int mcp_tiers_query(mcp_session *s, const mcp_args *a, const char *query, const hx_search_opts *o, hx_results *res,
-                    hx_error *err);
-/* The reader of result r's tier (the user index's, else the project's; NULL for the registry's). */
-hx_index *mcp_tier_reader(mcp_session *s, const hx_result *r);
-/* Frees what the last tiered query kept (the registry's results). */
-void mcp_tiers_free(mcp_session *s);
-/* The commit that answered result r: its tier's, else the project reader's. */
-uint64_t mcp_result_generation(const mcp_session *s, const hx_result *r);
-/* "read_context" of the first tier read, then "tiers". */
-void mcp_write_tiers(hx_json_writer *w, const mcp_session *s, const hx_results *res);
 
 void mcp_note_query(mcp_session *s, const char *query);
 void mcp_note_failure(mcp_server *s, const char *path, const char *reason);

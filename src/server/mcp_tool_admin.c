@@ -34,15 +34,10 @@ const mcp_field mcp_create_baseline_out = {
 int mcp_tool_create_baseline(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_create_baseline_args, args};
-    hx_index *ix = NULL;
     hx_commit_info made;
-    hx_error e = {0};
-    if (mcp_open_writer(s, &ix, err))
-        return MCP_CODE(*err);
-    int rc = hx_index_baseline(ix, mcp_arg_str(&a, "name"), &made, &e);
-    hx_index_close(ix);
-    if (rc)
-        return mcp_error_wrap(err, &e, "cannot create the baseline: ");
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_baseline(s->ses, mcp_arg_str(&a, "name"), &made, err)))
+        return mcp_write_error(s, rc, "cannot create the baseline: ", err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "success");
     hx_json_write_bool(w, 1);
@@ -72,42 +67,27 @@ int mcp_tool_reindex(mcp_session *s, const hx_json_val *args, hx_json_writer *w,
     mcp_args a = {mcp_reindex_args, args};
     const char *rel[MAX_PATHS], *excl[MAX_EXCLUDES];
     size_t np = mcp_arg_list(&a, "paths", rel), ne = mcp_arg_list(&a, "exclude", excl);
-    int force = mcp_arg_bool(&a, "force");
-    hx_index *ix = NULL;
-    if (mcp_open_writer(s, &ix, err))
-        return MCP_CODE(*err);
-    char (*names)[HX_RELPATH_MAX] = hx_malloc(sizeof *names * (np ? np : 1));
-    const char **targets = hx_malloc(sizeof *targets * (np ? np : 1));
-    int rc = names && targets ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    if (!rc && !np) {
-        targets[0] = "";   /* the whole root */
-        np = 1;
+    hx_write_opts wo = {mcp_job_progress, s};
+    hx_session_write out = {0};
+    int rc = mcp_session_open(s, err);
+    if (rc)
+        return rc;
+    rc = hx_session_reindex(s->ses, rel, np, excl, ne, mcp_arg_bool(&a, "force"), &wo, &out, err);
+    bool named = rc && !strncmp(err->message, "paths: ", 7);   /* a path refused before the update */
+    bool opened = !rc || (rc != HX_EBUSY && rc != HX_EPERM && strncmp(err->message, "cannot open ", 12));
+    if (!named && opened)   /* the update ran: counted in the server's lasting statistics */
+        hx_stats_note_update(s->server->stats, rc ? NULL : &out.report, rc ? err->message : NULL, 0);
+    if (rc) {
+        rc = named ? mcp_path_error(err) : mcp_write_error(s, rc, "reindex failed: ", err);
     } else {
-        for (size_t i = 0; i < np && !rc; i++)
-            if (!(targets[i] = mcp_clean_name(hx_index_root(ix), "paths", rel[i], names[i], err)))
-                rc = MCP_CODE(*err);
-    }
-    hx_update_report rep = {0};
-    hx_error e = {0};
-    hx_update_opts o = {.excludes = excl, .n_excludes = ne, .reindex = force, .encoder = s->enc,
-                        .progress = mcp_job_progress, .progress_ctx = s};
-    if (!rc) {
-        if (hx_index_update(ix, targets, np, &o, &rep, &e))
-            rc = mcp_error_wrap(err, &e, "reindex failed: ");
-        hx_stats_note_update(s->server->stats, rc ? NULL : &rep, rc ? e.message : NULL, 0);
-    }
-    for (size_t i = 0; !rc && i < rep.n_rejected; i++)
-        mcp_note_failure(s->server, rep.rejected[i].path, rep.rejected[i].reason);
-    if (!rc) {
+        for (size_t i = 0; i < out.report.n_rejected; i++)
+            mcp_note_failure(s->server, out.report.rejected[i].path, out.report.rejected[i].reason);
         hx_json_write_obj_begin(w);
-        mcp_write_report(w, &rep);
-        mcp_write_searchable(w, ix, &rep);
+        mcp_write_report(w, &out.report);
+        mcp_write_committed(w, &out);
         hx_json_write_obj_end(w);
     }
-    hx_update_report_clear(&rep);
-    hx_index_close(ix);
-    free(names);
-    free(targets);
+    hx_session_write_clear(&out);
     return rc;
 }
 

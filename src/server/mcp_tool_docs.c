@@ -2,7 +2,6 @@
  * document_status (main thread, with its reader), add_document and delete_document (worker thread,
  * a writer per job), their argument tables and output schemas, and seed 003's document_details.
  * Shapes follow seed 003 (list/status/details/delete). */
-#include "alloc.h"
 #include "ingest.h"
 #include "mcp_tools.h"
 #include "present.h"
@@ -148,65 +147,25 @@ static const mcp_field list_fields[] = {
 const mcp_field mcp_list_documents_out = {
     NULL, MCP_JSON_OBJECT, .props = list_fields, MCP_REQUIRED("documents", "total", "limit", "offset")};
 
-typedef struct {
-    hx_doc_info *docs;
-    int key;     /* index into list_sorts */
-    int desc;
-} doc_sort;
-
-static int doc_before(const hx_doc_info *a, const hx_doc_info *b, int key)
-{
-    const char *ca, *cb;
-    switch (key) {
-    case 1: return strcmp(a->title, b->title);
-    case 2: case 6: return a->indexed_ns < b->indexed_ns ? -1 : a->indexed_ns > b->indexed_ns;
-    case 3: return a->size < b->size ? -1 : a->size > b->size;
-    case 4: return a->n_chunks < b->n_chunks ? -1 : a->n_chunks > b->n_chunks;
-    case 7:   /* documents without a category after those with one */
-        ca = meta_value(a->meta, a->n_meta, "category");
-        cb = meta_value(b->meta, b->n_meta, "category");
-        return ca && cb ? strcmp(ca, cb) : (ca == NULL) - (cb == NULL);
-    default: return 0;   /* path and filename: the order documents come in */
-    }
-}
-
-
-/* Stable merge sort by key, path breaking ties (documents come in path order). */
-static void sort_docs(hx_doc_info *v, hx_doc_info *tmp, size_t n, int key, int desc)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    sort_docs(v, tmp, h, key, desc);
-    sort_docs(v + h, tmp, n - h, key, desc);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n) {
-        int c = doc_before(&v[j], &v[i], key);
-        tmp[k++] = (desc ? c > 0 : c < 0) ? v[j++] : v[i++];
-    }
-    while (i < h)
-        tmp[k++] = v[i++];
-    while (j < n)
-        tmp[k++] = v[j++];
-    memcpy(v, tmp, n * sizeof *v);
-}
+/* list_sorts' keys in the session's words (path and filename: the index's own order). */
+static const hx_doc_sort list_sort_keys[] = {HX_SORT_PATH, HX_SORT_TITLE, HX_SORT_INDEXED, HX_SORT_SIZE,
+                                             HX_SORT_CHUNKS, HX_SORT_PATH, HX_SORT_INDEXED, HX_SORT_CATEGORY};
 
 static int list_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                          hx_error *err)
 {
     mcp_args a = {mcp_list_documents_args, args};
     hx_filter filters[MAX_FILTERS];   /* fs without seed 003's status filter (borrowed entries) */
-    size_t nf = 0;
-    const char *status = NULL;        /* that filter: the status as listed */
+    hx_list_opts o = {.filters = filters};
     for (size_t i = 0; i < fs->n && i < MAX_FILTERS; i++) {
         const hx_filter *f = &fs->v[i];
         if (!strcmp(f->key, "status") && f->value && (!strcmp(f->value, "complete") || !strcmp(f->value, "empty")))
-            status = f->value;
+            o.state = !strcmp(f->value, "complete") ? HX_DOCS_COMPLETE : HX_DOCS_EMPTY;
         else
-            filters[nf++] = *f;
+            filters[o.n_filters++] = *f;
     }
     const char *sort_by = mcp_arg_str(&a, "sort_by");
-    bool desc = !strcmp(mcp_arg_str(&a, "order"), "desc");
+    o.desc = !strcmp(mcp_arg_str(&a, "order"), "desc");
     int64_t limit = mcp_arg_int(&a, "limit"), offset = mcp_arg_int(&a, "offset");
     const char *cursor = mcp_arg_str(&a, "cursor");
     char *cend = NULL;
@@ -214,57 +173,44 @@ static int list_filtered(mcp_session *s, const hx_json_val *args, const hx_filte
                    (offset = strtoll(cursor + 1, &cend, 10), *cend || cend == cursor + 1 || offset < 0)))
         return hx_error_set(err, HX_EINVAL, -1, "cursor: give the next_cursor of the previous answer, and no offset "
                                                 "with it");
-    int key = 0;
+    size_t key = 0;
     while (strcmp(sort_by, list_sorts[key]))
         key++;
-    if (mcp_open_reader_for(s, &a, err))
+    o.sort = list_sort_keys[key];
+    o.offset = (size_t)offset;
+    o.limit = (size_t)limit;
+    if (mcp_read_context(&a, &o.at, err))
         return MCP_CODE(*err);
-    size_t n = hx_index_doc_count(s->reader), m = 0;
-    hx_doc_info *docs = hx_malloc(sizeof *docs * (n ? n : 1)), *tmp = hx_malloc(sizeof *tmp * (n ? n : 1));
-    if (!docs || !tmp) {
-        free(docs);
-        free(tmp);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing documents");
-    }
-    for (size_t i = 0; i < n; i++)
-        if (!hx_index_doc_at(s->reader, i, &docs[m]) && hx_doc_matches(&docs[m], filters, nf) &&
-            (!status || !strcmp(doc_status_word(&docs[m]), status)))
-            m++;
-    if (key && key != 5)
-        sort_docs(docs, tmp, m, key, desc);
-    else if (desc)
-        for (size_t i = 0; i < m / 2; i++) {
-            hx_doc_info t = docs[i];
-            docs[i] = docs[m - 1 - i];
-            docs[m - 1 - i] = t;
-        }
+    hx_doc_list l;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_list(s->ses, &o, &l, err)))
+        return mcp_session_error(s, rc, &o.at, err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "documents");
     hx_json_write_arr_begin(w);
-    for (size_t i = (size_t)offset; i < m && i < (size_t)(offset + limit); i++) {
+    for (size_t i = 0; i < l.n; i++) {
         hx_json_write_obj_begin(w);
-        write_doc_summary(w, &docs[i]);
+        write_doc_summary(w, &l.docs[i]);
         hx_json_write_obj_end(w);
     }
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total");
-    hx_json_write_uint(w, m);
+    hx_json_write_uint(w, l.total);
     hx_json_write_key(w, "limit");
     hx_json_write_int(w, limit);
     hx_json_write_key(w, "offset");
     hx_json_write_int(w, offset);
     hx_json_write_key(w, "next_cursor");
-    if ((size_t)(offset + limit) < m) {
+    if ((size_t)(offset + limit) < l.total) {
         char next[32];
         snprintf(next, sizeof next, "o%lld", (long long)(offset + limit));
         hx_json_write_cstr(w, next);
     } else {
         hx_json_write_null(w);
     }
-    mcp_write_read_context(w, s);
+    hx_present_read_context(w, &l.taken);
     hx_json_write_obj_end(w);
-    free(docs);
-    free(tmp);
+    hx_doc_list_free(&l);
     return 0;
 }
 
@@ -308,42 +254,45 @@ const mcp_field mcp_get_document_out = {
 int mcp_tool_get_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_get_document_args, args};
-    hx_doc_info d;
+    hx_read_context at;
+    hx_session_doc d;
     bool chunks = mcp_arg_bool(&a, "include_chunks");
-    if (mcp_open_reader_for(s, &a, err) || mcp_arg_doc(&a, s->reader, &d, err))
+    if (mcp_read_context(&a, &at, err))
         return MCP_CODE(*err);
+    int rc = mcp_session_doc(s, &a, &at, chunks, &d, err);
+    if (rc)
+        return rc;
     hx_json_write_obj_begin(w);
-    write_doc_summary(w, &d);
+    write_doc_summary(w, &d.info);
     hx_json_write_key(w, "encoding");
-    hx_json_write_cstr(w, d.encoding);
+    hx_json_write_cstr(w, d.info.encoding);
     if (chunks) {
         hx_json_write_key(w, "chunks");
         hx_json_write_arr_begin(w);
-        for (uint32_t c = d.first_chunk; c < d.first_chunk + d.n_chunks; c++) {
-            hx_result r;
-            if (hx_index_chunk(s->reader, c, &r, NULL))
-                continue;
+        for (size_t c = 0; c < d.n_chunks; c++) {
+            const hx_result *r = &d.chunks[c];
             hx_json_write_obj_begin(w);
             hx_json_write_key(w, "chunk_id");
-            hx_json_write_uint(w, c);
+            hx_json_write_uint(w, r->chunk_id);
             hx_json_write_key(w, "index");
-            hx_json_write_uint(w, r.chunk_index);
+            hx_json_write_uint(w, r->chunk_index);
             hx_json_write_key(w, "heading");
-            hx_json_write_cstr(w, r.heading);
+            hx_json_write_cstr(w, r->heading);
             hx_json_write_key(w, "line_start");
-            hx_json_write_uint(w, r.line_start);
+            hx_json_write_uint(w, r->line_start);
             hx_json_write_key(w, "line_end");
-            hx_json_write_uint(w, r.line_end);
+            hx_json_write_uint(w, r->line_end);
             hx_json_write_key(w, "tokens");
-            hx_json_write_uint(w, r.n_tokens);
+            hx_json_write_uint(w, r->n_tokens);
             hx_json_write_key(w, "text");
-            hx_json_write_str(w, r.text, r.text_len);
+            hx_json_write_str(w, r->text, r->text_len);
             hx_json_write_obj_end(w);
         }
         hx_json_write_arr_end(w);
     }
-    mcp_write_read_context(w, s);
+    hx_present_read_context(w, &d.taken);
     hx_json_write_obj_end(w);
+    hx_session_doc_free(&d);
     return 0;
 }
 
@@ -485,6 +434,30 @@ static const mcp_field add_fields[] = {
 const mcp_field mcp_add_document_out = {
     NULL, MCP_JSON_OBJECT, .props = add_fields, MCP_REQUIRED("document", "status", "generation", "searchable")};
 
+/* err, from hx_session_add (rc), in add_document's words; the code. */
+static int add_error(mcp_session *s, const hx_add_doc *d, const hx_session_write *out, int rc, hx_error *err)
+{
+    const char *key = d->path ? "path" : "name";
+    if (strstr(err->message, "names the indexed root"))
+        return hx_error_set(err, HX_EINVAL, -1, "'%s' names the indexed root, not a document; %s", key,
+                            d->path ? "add_document takes one file (reindex takes folders)"
+                                    : "give a name such as notes/x.md");
+    if (strstr(err->message, "is a folder; "))
+        return hx_error_set(err, HX_EINVAL, -1, "'%.200s' is a folder; add_document takes one file (reindex takes "
+                                                "folders)", out->path);
+    if (strstr(err->message, "is not a file hyrax can index"))
+        return hx_error_set(err, HX_EINVAL, -1, "%s is not a file hyrax can index (a folder? use reindex)", out->path);
+    if (!strncmp(err->message, key, strlen(key)) && !strncmp(err->message + strlen(key), ": ", 2))
+        return mcp_path_error(err);   /* the name refused */
+    if (out->report.n_rejected) {     /* the validation gate's refusal: its words already */
+        mcp_note_failure(s->server, out->report.rejected[0].path, out->report.rejected[0].reason);
+        return rc;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "%s %.200s failed: ", d->path ? "indexing" : "storing", out->path);
+    return mcp_write_error(s, rc, what, err);
+}
+
 int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_add_document_args, args};
@@ -501,57 +474,31 @@ int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_write
     if (path && (name || mcp_arg_value(&a, "metadata") || mcp_arg_value(&a, "signature")))
         return hx_error_set(err, HX_EINVAL, -1, "'name', 'metadata' and 'signature' go with 'content'; for 'path' "
                                                 "the file's own metadata and signature file are used");
-    hx_index *ix = NULL;
-    if (mcp_open_writer(s, &ix, err))
-        return MCP_CODE(*err);
-    hx_update_report rep = {0};
-    hx_error e = {0};
-    const char *root = hx_index_root(ix);
-    char doc_path[HX_RELPATH_MAX], abs[2 * HX_RELPATH_MAX];
-    struct stat st;
-    int rc = mcp_clean_name(root, path ? "path" : "name", path ? path : name, doc_path, err) ? 0 : MCP_CODE(*err);
-    if (!rc && !*doc_path)
-        rc = hx_error_set(err, HX_EINVAL, -1, "'%s' names the indexed root, not a document; %s", path ? "path" : "name",
-                       path ? "add_document takes one file (reindex takes folders)" : "give a name such as notes/x.md");
-    if (!rc && path) {
-        snprintf(abs, sizeof abs, "%s/%s", root, doc_path);
-        if (stat(abs, &st) == 0 && S_ISDIR(st.st_mode))
-            rc = hx_error_set(err, HX_EINVAL, -1, "'%.200s' is a folder; add_document takes one file (reindex takes "
-                                                  "folders)", doc_path);
-    }
-    if (!rc && path) {
-        const char *targets[] = {doc_path};
-        hx_update_opts o = {.encoder = s->enc, .progress = mcp_job_progress, .progress_ctx = s};
-        if (hx_index_update(ix, targets, 1, &o, &rep, &e))
-            rc = mcp_error_wrap(err, &e, "indexing %.200s failed: ", doc_path);
-        if (!rc && rep.n_rejected) {
-            mcp_note_failure(s->server, rep.rejected[0].path, rep.rejected[0].reason);
-            rc = hx_error_set(err, HX_EINVAL, -1, "%.200s was not indexed: %s", doc_path, rep.rejected[0].reason);
-        }
-    } else if (!rc) {
-        uint32_t id;
-        const char *sig = mcp_arg_str(&a, "signature");
-        if (hx_index_add_signed(ix, doc_path, content, strlen(content), sig, sig ? strlen(sig) : 0, kv, n_meta,
-                                s->enc, mcp_job_progress, s, &id, &rep, &e))
-            rc = mcp_error_wrap(err, &e, "storing %.200s failed: ", doc_path);
-    }
-    hx_doc_info d;
-    if (!rc && hx_index_doc_by_path(ix, doc_path, &d))
-        rc = hx_error_set(err, HX_EINVAL, -1, "%s is not a file hyrax can index (a folder? use reindex)", doc_path);
+    const char *sig = mcp_arg_str(&a, "signature");
+    hx_add_doc d = {.path = path, .name = name, .content = content, .len = content ? strlen(content) : 0,
+                    .meta = kv, .n_meta = n_meta, .sig = sig, .sig_len = sig ? strlen(sig) : 0};
+    hx_write_opts wo = {mcp_job_progress, s};
+    hx_session_write out = {0};
+    hx_session_doc doc = {0};
+    int rc = mcp_session_open(s, err);
+    if (!rc && (rc = hx_session_add(s->ses, &d, &wo, &out, err)))
+        rc = add_error(s, &d, &out, rc, err);
+    else if (!rc)   /* the document as the commit holds it, for its summary */
+        rc = hx_session_get(s->ses, out.doc_id, NULL, NULL, false, &doc, err);
     if (!rc) {
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "document");
         hx_json_write_obj_begin(w);
-        write_doc_summary(w, &d);
+        write_doc_summary(w, &doc.info);
         hx_json_write_obj_end(w);
         hx_json_write_key(w, "status");
-        hx_json_write_cstr(w, rep.added ? "added" : rep.updated ? "updated" : "unchanged");
-        mcp_write_report(w, &rep);
-        mcp_write_searchable(w, ix, &rep);
+        hx_json_write_cstr(w, out.report.added ? "added" : out.report.updated ? "updated" : "unchanged");
+        mcp_write_report(w, &out.report);
+        mcp_write_committed(w, &out);
         hx_json_write_obj_end(w);
     }
-    hx_update_report_clear(&rep);
-    hx_index_close(ix);
+    hx_session_doc_free(&doc);
+    hx_session_write_clear(&out);
     return rc;
 }
 
@@ -587,52 +534,41 @@ int mcp_tool_delete_document(mcp_session *s, const hx_json_val *args, hx_json_wr
     if (by_id == (path != NULL))
         return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' (a number from list_documents or "
                                                 "search) or 'path'");
-    int64_t id = mcp_arg_int(&a, "doc_id");
-    char name[HX_RELPATH_MAX];
-    hx_index *ix = NULL;
-    if (mcp_open_writer(s, &ix, err))
-        return MCP_CODE(*err);
-    hx_doc_info d = {0};   /* found by path, or else the removal below fails and says why */
-    hx_update_report rep = {0};
-    hx_error e = {0};
-    int rc = 0;
-    if (by_id && hx_index_doc_by_id(ix, (uint32_t)id, &d))
-        rc = hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id);
-    else if (by_id)
-        snprintf(name, sizeof name, "%s", d.path);   /* d borrows the view the removal replaces */
-    else if (!mcp_clean_name(hx_index_root(ix), "path", path, name, err))
-        rc = MCP_CODE(*err);
-    else
-        hx_index_doc_by_path(ix, name, &d);
-    hx_doc_kind kind = d.kind;
-    uint32_t doc_id = d.id;
-    const char *names[] = {name};
-    if (!rc && hx_index_remove(ix, names, 1, HX_REMOVE_EXACT, &rep, &e))
-        rc = mcp_error_wrap(err, &e, "cannot delete: ");
-    if (!rc) {
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "success");
-        hx_json_write_bool(w, 1);
-        hx_json_write_key(w, "doc_id");
-        hx_json_write_uint(w, doc_id);
-        hx_json_write_key(w, "path");
-        hx_json_write_cstr(w, name);
-        hx_json_write_key(w, "source");
-        hx_json_write_cstr(w, hx_present_kind(kind));
-        hx_json_write_key(w, "deleted_chunks");
-        hx_json_write_uint(w, rep.chunks_removed);
-        hx_json_write_key(w, "remembered");
-        hx_json_write_bool(w, kind == HX_DOC_FILE);
-        hx_json_write_key(w, "note");
-        hx_json_write_cstr(w, kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
+    int64_t id = by_id ? mcp_arg_int(&a, "doc_id") : -1;
+    hx_session_write out = {0};
+    int rc = mcp_session_open(s, err);
+    if (!rc && (rc = hx_session_delete(s->ses, id, path, &out, err))) {
+        if (rc == HX_ENOTFOUND && by_id && !strncmp(err->message, "no document", 11))
+            rc = hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id);
+        else if (!strncmp(err->message, "path: ", 6))   /* the name refused */
+            rc = mcp_path_error(err);
+        else
+            rc = mcp_write_error(s, rc, "cannot delete: ", err);
+        hx_session_write_clear(&out);
+    }
+    if (rc)
+        return rc;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "success");
+    hx_json_write_bool(w, 1);
+    hx_json_write_key(w, "doc_id");
+    hx_json_write_uint(w, out.doc_id);
+    hx_json_write_key(w, "path");
+    hx_json_write_cstr(w, out.path);
+    hx_json_write_key(w, "source");
+    hx_json_write_cstr(w, hx_present_kind(out.kind));
+    hx_json_write_key(w, "deleted_chunks");
+    hx_json_write_uint(w, out.report.chunks_removed);
+    hx_json_write_key(w, "remembered");
+    hx_json_write_bool(w, out.kind == HX_DOC_FILE);
+    hx_json_write_key(w, "note");
+    hx_json_write_cstr(w, out.kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
                                                     "add_document {path} indexes it again"
                                                   : "the stored text is gone from the index");
-        mcp_write_searchable(w, ix, &rep);
-        hx_json_write_obj_end(w);
-    }
-    hx_update_report_clear(&rep);
-    hx_index_close(ix);
-    return rc;
+    mcp_write_committed(w, &out);
+    hx_json_write_obj_end(w);
+    hx_session_write_clear(&out);
+    return 0;
 }
 
 int mcp_tool_list_documents(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)

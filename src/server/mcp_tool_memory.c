@@ -1,46 +1,16 @@
 /* mcp_tool_memory.c: the conversation-memory tools of `hyrax serve` (seed 003 "Conversation Memory"):
  * record_turn (worker thread: it writes), get_session, search_history, list_sessions (main
- * thread), one argument table each. Turns are stamped with the server's reader identity and only
- * that identity reads them back (mcp_identity). Storage, retention and search are memory.h's. */
-#include "alloc.h"
+ * thread), one argument table each: adapters over the connection's session (hyrax.h "Session:
+ * conversation memory"), which stamps turns with the server's reader identity, reads back only
+ * that identity's, and keeps storage, retention and search. */
 #include "mcp_tools.h"
-#include "memory.h"
 #include "present.h"
 #include "present_memory.h"
-#include "store.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_HISTORY_K 50
-
-static const char *const methods[] = {"semantic", "full_text", "hybrid", "vector", "keyword", "other", NULL};
-
-/* The reader identity of this server (hx_mcp_config tenant, user; "" when unset). */
-static void mcp_identity(const mcp_session *s, const char **tenant, const char **user)
-{
-    const hx_identity *id = s->cfg->identity;
-    *tenant = id && id->tenant ? id->tenant : "";
-    *user = id && id->user ? id->user : "";
-}
-
-/* Opens the memory file beside the index; *m NULL (and 0) when reading one that does not exist. */
-static int open_memory(mcp_session *s, hx_memory **m, unsigned flags, hx_error *err)
-{
-    char path[4096];
-    hx_error e = {0};
-    *m = NULL;
-    int rc = hx_memory_path(s->cfg->db, path, sizeof path, &e);
-    if (!rc)
-        rc = hx_memory_open(m, path, flags, &e);
-    if (rc == HX_ENOTFOUND && !(flags & HX_STORE_CREATE))
-        return 0;
-    if (rc == HX_EBUSY)
-        return hx_error_set(err, HX_EINVAL, -1, "another process is recording to %s; try again", path);
-    return rc ? mcp_error_wrap(err, &e, "conversation memory: ") : 0;
-}
 
 /* A turn (hx_present_turn). */
 static const mcp_field turn_fields[] = {
@@ -72,7 +42,7 @@ const mcp_arg mcp_record_turn_args[] = {
     {"agent_response", MCP_STRING, AT_MOST(HX_MEMORY_MAX_TEXT), .def = ""},
     {"retrieved_docs", MCP_STRING_LIST, AT_MOST(HX_MEMORY_MAX_DOCS),
      .description = "Ids or paths of the documents retrieved for this turn."},
-    {"search_method", MCP_STRING, .choices = methods},
+    {"search_method", MCP_STRING, .choices = hx_turn_methods},
     {"relevance_score", MCP_NUMBER, RANGE(0, 1)},
     {.name = NULL},
 };
@@ -82,51 +52,31 @@ const mcp_field mcp_record_turn_out = {NULL, TURN_SHAPE};
 int mcp_tool_record_turn(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_record_turn_args, args};
-    hx_error e = {0};
-    if (mcp_session_model(s, err))
-        return MCP_CODE(*err);
-    if (mcp_session_encoder(s, &e))
-        return mcp_error_wrap(err, &e, "cannot start the encoder: ");
     const char *docs[HX_MEMORY_MAX_DOCS];
-    hx_turn t = {0};
+    hx_turn t = {0}, done;
     t.session = mcp_arg_str(&a, "session_id");
-    mcp_identity(s, &t.tenant, &t.user);
     t.user_message = mcp_arg_str(&a, "user_message");
     t.agent_response = mcp_arg_str(&a, "agent_response");
     t.search_method = mcp_arg_str(&a, "search_method");
     t.n_docs = mcp_arg_list(&a, "retrieved_docs", docs);
     t.docs = docs;
     t.relevance = mcp_arg_value(&a, "relevance_score") ? mcp_arg_num(&a, "relevance_score") : NAN;
-    /* the embedding of the exchange: what a later question would be about */
-    size_t lu = strlen(t.user_message), lr = strlen(t.agent_response);
-    char *text = hx_malloc(lu + lr + 2);
-    float vec[HX_EMBED_DIM];
-    if (!text)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    memcpy(text, t.user_message, lu);
-    text[lu] = '\n';
-    memcpy(text + lu + 1, t.agent_response, lr + 1);
-    const char *texts[1] = {text};
-    size_t lens[1] = {lu + 1 + lr};
-    int rc = hx_encoder_embed(s->enc, texts, lens, 1, vec, &e);
-    free(text);
+    int rc = mcp_session_open(s, err);
     if (rc)
-        return mcp_error_wrap(err, &e, "cannot embed the turn: ");
-    t.vec = vec;
-    hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_WRITE | HX_STORE_CREATE, err))
-        return MCP_CODE(*err);
-    hx_turn done;
-    rc = hx_memory_record(m, &t, &s->cfg->memory_limits, &done, &e);
-    if (rc)
-        mcp_error_wrap(err, &e, "cannot record the turn: ");
-    else {
-        hx_json_write_obj_begin(w);
-        hx_present_turn(w, &done);
-        hx_json_write_obj_end(w);
+        return rc;
+    if ((rc = hx_session_record_turn(s->ses, &t, &done, err))) {
+        if (rc == HX_EBUSY)   /* another process records: the tools' code for it */
+            return err->code = HX_EINVAL;
+        if (strncmp(err->message, "conversation memory: ", 21)) {   /* the record itself failed */
+            hx_error inner = *err;
+            return mcp_error_wrap(err, &inner, "cannot record the turn: ");
+        }
+        return rc;
     }
-    hx_memory_close(m);
-    return rc ? MCP_CODE(*err) : 0;
+    hx_json_write_obj_begin(w);
+    hx_present_turn(w, &done);
+    hx_json_write_obj_end(w);
+    return 0;
 }
 
 /* === get_session, list_sessions === */
@@ -148,13 +98,13 @@ const mcp_field mcp_get_session_out = {
 int mcp_tool_get_session(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_get_session_args, args};
-    const char *session = mcp_arg_str(&a, "session_id"), *tenant, *user;
-    mcp_identity(s, &tenant, &user);
-    hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_READ, err))
-        return MCP_CODE(*err);
-    hx_present_session(w, m, session, tenant, user);
-    hx_memory_close(m);
+    const char *session = mcp_arg_str(&a, "session_id");
+    hx_turn_list l;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_get_session(s->ses, session, &l, err)))
+        return rc;
+    hx_present_turns(w, session, &l);
+    hx_turn_list_free(&l);
     return 0;
 }
 
@@ -175,14 +125,13 @@ const mcp_field mcp_list_sessions_out = {NULL, MCP_JSON_OBJECT, .props = session
 int mcp_tool_list_sessions(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     (void)args;
-    const char *tenant, *user;
-    mcp_identity(s, &tenant, &user);
-    hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_READ, err))
-        return MCP_CODE(*err);
-    int rc = hx_present_sessions(w, m, tenant, user);
-    hx_memory_close(m);
-    return rc ? hx_error_set(err, HX_ENOMEM, -1, "out of memory") : 0;
+    hx_conversation_list l;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_list_sessions(s->ses, &l, err)))
+        return rc;
+    hx_present_conversations(w, &l);
+    hx_conversation_list_free(&l);
+    return 0;
 }
 
 /* === search_history === */
@@ -192,7 +141,7 @@ const mcp_arg mcp_search_history_args[] = {
     {"mode", MCP_STRING, .choices = hx_mode_names, .def = "hybrid",
      .description = "hybrid fuses semantic (cosine of the turns' embeddings) and keyword (BM25 over the turns' "
                     "text) by RRF; semantic or keyword alone."},
-    {"top_k", MCP_INTEGER, RANGE(1, MAX_HISTORY_K), .def = "5"},
+    {"top_k", MCP_INTEGER, RANGE(1, HX_HISTORY_K_MAX), .def = "5"},
     ARG_SESSION(false),
     {.name = NULL},
 };
@@ -226,53 +175,32 @@ static void write_score(hx_json_writer *w, const char *key, float x)
 int mcp_tool_search_history(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_search_history_args, args};
-    const char *query = mcp_arg_str(&a, "query"), *tenant, *user;
-    hx_search_mode mode = HX_MODE_HYBRID;
-    hx_mode_parse(mcp_arg_str(&a, "mode"), &mode);
-    mcp_identity(s, &tenant, &user);
-    hx_error e = {0};
-    float qvec[HX_EMBED_DIM];
-    if (mode != HX_MODE_KEYWORD) {
-        if (mcp_session_model(s, err))
-            return MCP_CODE(*err);
-        if (mcp_session_encoder(s, &e))
-            return mcp_error_wrap(err, &e, "cannot start the encoder: ");
-        size_t len = strlen(query);
-        if (hx_encoder_embed(s->enc, &query, &len, 1, qvec, &e))
-            return mcp_error_wrap(err, &e, "cannot embed the query: ");
-    }
-    hx_memory *m = NULL;
-    if (open_memory(s, &m, HX_STORE_READ, err))
-        return MCP_CODE(*err);
-    hx_memory_hit *hits = NULL;
-    size_t n = 0;
-    int rc = m ? hx_memory_search(m, mode, query, qvec, tenant, user, mcp_arg_str(&a, "session_id"),
-                                  (size_t)mcp_arg_int(&a, "top_k"), &hits, &n, &e)
-               : 0;
-    if (rc) {
-        mcp_error_wrap(err, &e, "search_history failed: ");
-    } else {
+    hx_history_query q = {.query = mcp_arg_str(&a, "query"), .mode = HX_MODE_HYBRID,
+                          .k = (uint32_t)mcp_arg_int(&a, "top_k"), .session_id = mcp_arg_str(&a, "session_id")};
+    hx_mode_parse(mcp_arg_str(&a, "mode"), &q.mode);
+    hx_turn_list l;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_search_history(s->ses, &q, &l, err)))
+        return rc;
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "query");
+    hx_json_write_cstr(w, q.query);
+    hx_json_write_key(w, "mode");
+    hx_json_write_cstr(w, hx_mode_names[q.mode]);
+    hx_json_write_key(w, "results");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < l.n; i++) {
         hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "query");
-        hx_json_write_cstr(w, query);
-        hx_json_write_key(w, "mode");
-        hx_json_write_cstr(w, hx_mode_names[mode]);
-        hx_json_write_key(w, "results");
-        hx_json_write_arr_begin(w);
-        for (size_t i = 0; i < n; i++) {
-            hx_json_write_obj_begin(w);
-            hx_present_turn(w, hx_memory_turn(m, hits[i].turn));
-            write_score(w, "score", hits[i].score);
-            write_score(w, "similarity", hits[i].cosine);
-            write_score(w, "keyword_score", hits[i].bm25);
-            hx_json_write_obj_end(w);
-        }
-        hx_json_write_arr_end(w);
-        hx_json_write_key(w, "total_results");
-        hx_json_write_uint(w, n);
+        hx_present_turn(w, &l.turns[i]);
+        write_score(w, "score", l.scores[i].score);
+        write_score(w, "similarity", l.scores[i].similarity);
+        write_score(w, "keyword_score", l.scores[i].keyword_score);
         hx_json_write_obj_end(w);
     }
-    free(hits);
-    hx_memory_close(m);
-    return rc ? MCP_CODE(*err) : 0;
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total_results");
+    hx_json_write_uint(w, l.n);
+    hx_json_write_obj_end(w);
+    hx_turn_list_free(&l);
+    return 0;
 }

@@ -1,19 +1,60 @@
 /* mcp_tool_search.c: the query tools of `hyrax serve`: search, get_context, find_similar, their
  * argument tables and output schemas, and the seeds' names for them (seed 003's semantic_search,
  * full_text_search, hybrid_search; seed 001's semanticSearch, getContext): tables that translate
- * into a hyrax tool's arguments, which that tool answers (mcp_args.h). Main thread, with its reader.
+ * into a hyrax tool's arguments, which that tool answers (mcp_args.h). Each tool parses its table,
+ * calls the connection's session (hyrax.h "Session") and presents the answer; main thread.
  * Shapes follow the seeds: 001 (get_context, citations, read_context), 002 (search modes, filters,
  * min_score). */
-#include "alloc.h"
 #include "fusion.h"
 #include "mcp_tools.h"
-#include "passage.h"
 #include "present.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* === Tiers (README "Tiers") === */
+
+/* The `source` argument of the query tools that search tiers: one row, as MCP_ARG_READ_CONTEXT. */
+#define MCP_ARG_SOURCE                                                                                        \
+    {"source", MCP_STRING, .choices = hx_source_names, .def = "all",                                          \
+     .description = "Which tiers to search: all (the project index, the user index when it exists, and the "  \
+                    "team's PostgreSQL registry when the server names one), project, user, or registry "      \
+                    "alone (search tools only). An unreachable registry is not consulted (consulted false "   \
+                    "in tiers, or registry.consulted alone) and the rest answers. Each result's tier says which " \
+                    "answered; the answer's tiers say which were read. read_context's time applies to every " \
+                    "tier, a baseline to the project only."}
+
+/* The answer's "tiers" (hx_present_tiers), a row of an output description's fields. */
+static const mcp_field tier_fields[] = {
+    {"tier", .type = MCP_JSON_STRING},
+    {"db", .type = MCP_JSON_STRING},
+    {"searched", .type = MCP_JSON_BOOLEAN},
+    {"consulted", .type = MCP_JSON_BOOLEAN},
+    {"results", .type = MCP_JSON_INTEGER},
+    {"generation", .type = MCP_JSON_INTEGER},
+    {"reason", .type = MCP_JSON_STRING},
+    {.name = NULL},
+};
+static const mcp_field tier_item = {NULL, MCP_JSON_OBJECT, .props = tier_fields, MCP_REQUIRED("tier", "searched")};
+#define MCP_OUT_TIERS {"tiers", MCP_JSON_ARRAY, .items = &tier_item}
+
+/* "read_context" of the first tier the answer a read, then "tiers": every tier its source names. */
+static void write_tiers(hx_json_writer *w, const mcp_session *s, const hx_session_answer *a)
+{
+    hx_tier_status t[3];
+    size_t n = a->n_tiers < 3 ? a->n_tiers : 3;
+    for (size_t i = 0; i < n; i++) {
+        const hx_tier_report *r = &a->tiers[i];
+        bool none = !strcmp(r->name, HX_TIER_USER) && !s->cfg->user_db;   /* the server names no user index */
+        t[i] = (hx_tier_status){r->name, r->db ? r->db : "",
+                                none ? "no user index: set $" HX_USER_DB_ENV ", $XDG_DATA_HOME or $HOME" : r->reason,
+                                r->generation};
+    }
+    hx_present_read_context(w, &a->taken);
+    hx_present_tiers(w, t, n, &a->results);
+}
 
 /* === Arguments === */
 
@@ -56,21 +97,21 @@ static const mcp_arg recency_args[] = {
     {"max_tokens", MCP_INTEGER, RANGE(64, 100000), .def = "4000",                                            \
      .description = "Budget for the assembled context, counted with the model's tokenizer."}
 
-static void write_results(hx_json_writer *w, const mcp_session *s, const hx_results *res)
+/* The results of an answer a (res: a's, or results a holds), each with the commit that answered it. */
+static void write_results(hx_json_writer *w, const hx_results *res, const hx_session_answer *a)
 {
     hx_json_write_key(w, "group_by");
     hx_json_write_cstr(w, hx_group_names[res->group]);
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < res->n; i++)
-        hx_present_result(w, &res->v[i], res->group, mcp_result_generation(s, &res->v[i]));
+        hx_present_result(w, &res->v[i], res->group, hx_session_answer_generation(a, &res->v[i]));
     hx_json_write_arr_end(w);
     hx_json_write_key(w, "total_results");
     hx_json_write_uint(w, res->n);
     hx_json_write_key(w, "search_time_ms");
     hx_json_write_double(w, res->search_ms);
 }
-
 
 /* Search options of search and find_similar, from their tables. */
 static void search_opts(const mcp_args *a, hx_search_opts *o, const hx_filter_set *fs)
@@ -246,18 +287,26 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
         return hx_error_set(err, HX_EINVAL, -1, "%s", werr.message);
     if (!strcmp(mcp_arg_str(&a, "source"), "registry"))
         return registry_search(s, &a, query, &o, w, err);
-    hx_results res = {0};
-    if (mcp_tiers_query(s, &a, query, &o, &res, err))
+    hx_session_query q = {.query = query, .opts = o};
+    hx_source source = HX_SOURCE_ALL;
+    hx_source_parse(mcp_arg_str(&a, "source"), &source);   /* the table checked the name */
+    q.source = (hx_search_source)source;
+    if (mcp_read_context(&a, &q.at, err))
         return MCP_CODE(*err);
+    hx_session_answer ans;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_search(s->ses, &q, &ans, err)))
+        return mcp_session_error(s, rc, &q.at, err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
     hx_json_write_key(w, "mode");
     hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
-    write_results(w, s, &res);
-    mcp_write_tiers(w, s, &res);
+    write_results(w, &ans.results, &ans);
+    write_tiers(w, s, &ans);
     hx_json_write_obj_end(w);
-    hx_results_free(&res);
+    mcp_note_query(s, query);
+    hx_session_answer_free(&ans);
     return 0;
 }
 
@@ -266,7 +315,7 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
 const mcp_arg mcp_get_context_args[] = {
     ARG_QUERY(NULL),
     ARG_MAX_TOKENS,
-    {"max_passages", MCP_INTEGER, RANGE(1, CONTEXT_CANDIDATES), .def = "10",
+    {"max_passages", MCP_INTEGER, RANGE(1, HX_CONTEXT_CANDIDATES), .def = "10",
      .description = "At most this many passages (seed 003: 5 to 10 per query); fewer when the relevance "
                     "floor or the token budget ends the list first."},
     {"include_relationships", MCP_BOOLEAN, .def = "true",
@@ -318,71 +367,12 @@ const mcp_field mcp_get_context_out = {
     NULL, MCP_JSON_OBJECT, .props = context_fields,
     MCP_REQUIRED("context", "sources", "total_tokens", "max_tokens", "truncated")};
 
-/* True when chunk id (of the tier named `tier`) is in a passage of ps already. */
-static bool in_passages(const hx_passages *ps, const char *tier, uint32_t id)
-{
-    for (size_t i = 0; i < ps->n; i++)
-        for (size_t c = 0; ps->v[i].first->tier == tier && c < ps->v[i].n_chunks; c++)
-            if (ps->v[i].chunk_ids[c] == id)
-                return true;
-    return false;
-}
-
-/* include_relationships: extends passage p by the chunk before its first and the one after its
- * last, when they are of the same document and section (heading) and in no passage yet. */
-static int add_neighbours(hx_index *ix, hx_passages *ps, hx_passage *p, hx_error *err)
-{
-    hx_doc_info d;
-    if (hx_index_doc_by_id(ix, p->first->doc_id, &d))
-        return 0;
-    uint32_t lo = p->chunk_ids[0], hi = lo;
-    for (size_t c = 1; c < p->n_chunks; c++) {
-        lo = p->chunk_ids[c] < lo ? p->chunk_ids[c] : lo;
-        hi = p->chunk_ids[c] > hi ? p->chunk_ids[c] : hi;
-    }
-    const uint32_t edge[2] = {lo, hi}, next[2] = {lo - 1, hi + 1};
-    for (int side = 0; side < 2; side++) {
-        hx_result at, nb;
-        if (next[side] < d.first_chunk || next[side] >= d.first_chunk + d.n_chunks ||
-            in_passages(ps, p->first->tier, next[side]) ||
-            hx_index_chunk(ix, edge[side], &at, NULL) || hx_index_chunk(ix, next[side], &nb, NULL) ||
-            strcmp(at.heading, nb.heading))
-            continue;
-        int rc = hx_passage_extend(p, &nb, err);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-/* Appends "[label] path (lines a-b) title > heading\n" and the passage's text to *ctx; 0 or -1. */
-static int context_append(char **ctx, size_t *len, size_t *cap, const char *header, size_t hl, const char *text,
-                          size_t tl)
-{
-    size_t need = *len + hl + tl + 3;
-    if (need > *cap) {
-        char *c = hx_realloc(*ctx, need * 2);
-        if (!c)
-            return -1;
-        *ctx = c;
-        *cap = need * 2;
-    }
-    if (*len)
-        (*ctx)[(*len)++] = '\n';
-    memcpy(*ctx + *len, header, hl);
-    memcpy(*ctx + *len + hl, text, tl);
-    *len += hl + tl;
-    (*ctx)[(*len)++] = '\n';
-    return 0;
-}
-
-/* One of get_context's sources: the passage labelled [label] in the context, answered by the
- * commit `generation` of its tier. */
-static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, size_t tokens, uint64_t generation)
+/* One of get_context's sources: the passage labelled [label] in the context (hx_context_source). */
+static void write_source(hx_json_writer *w, const hx_context_source *p)
 {
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "index");
-    hx_json_write_uint(w, label);
+    hx_json_write_uint(w, p->label);
     hx_json_write_key(w, "doc_id");
     hx_json_write_uint(w, p->first->doc_id);
     hx_json_write_key(w, "path");
@@ -398,7 +388,7 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
     hx_json_write_key(w, "relevance");
     hx_json_write_double(w, p->relevance);
     hx_json_write_key(w, "tokens");
-    hx_json_write_uint(w, tokens);
+    hx_json_write_uint(w, p->tokens);
     hx_json_write_key(w, "chunk_ids");
     hx_json_write_arr_begin(w);
     for (size_t c = 0; c < p->n_ranked; c++)
@@ -413,7 +403,7 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
     hx_json_write_cstr(w, p->first->doc_sha256);
     hx_present_signer(w, p->first->signer);
     hx_json_write_key(w, "generation");
-    hx_json_write_uint(w, generation);
+    hx_json_write_uint(w, p->generation);
     if (p->first->tier) {
         hx_json_write_key(w, "tier");
         hx_json_write_cstr(w, p->first->tier);
@@ -421,93 +411,55 @@ static void write_source(hx_json_writer *w, const hx_passage *p, size_t label, s
     hx_json_write_obj_end(w);
 }
 
-/* Passages in rank order, each with its neighbours when asked, while they fit max_tokens, up to
- * max_passages; one that does not fit is dropped and the next tried. Labels [n] count the
- * passages kept, so the n-th passage in the text is sources[n - 1] with index n. */
+/* The session assembles the context (hx_session_context); this presents it. */
 static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                             hx_error *err)
 {
     mcp_args a = {mcp_get_context_args, args};
-    hx_search_opts o;
     const char *query = mcp_arg_str(&a, "query");
-    int64_t budget = mcp_arg_int(&a, "max_tokens"), max_passages = mcp_arg_int(&a, "max_passages");
-    bool related = mcp_arg_bool(&a, "include_relationships");
-    hx_search_opts_default(&o);
-    o.k = CONTEXT_CANDIDATES;
-    o.filters = fs->v;
-    o.n_filters = fs->n;
-    o.min_score = (float)mcp_arg_num(&a, "min_score");
-    hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
-    hx_results res = {0};
-    if (mcp_tiers_query(s, &a, query, &o, &res, err))
+    hx_context_query q;
+    hx_context_query_init(&q, query);
+    q.max_tokens = (uint32_t)mcp_arg_int(&a, "max_tokens");
+    q.max_passages = (uint32_t)mcp_arg_int(&a, "max_passages");
+    q.neighbours = mcp_arg_bool(&a, "include_relationships");
+    q.search.opts.filters = fs->v;
+    q.search.opts.n_filters = fs->n;
+    q.search.opts.min_score = (float)mcp_arg_num(&a, "min_score");
+    hx_mode_parse(mcp_arg_str(&a, "mode"), &q.search.opts.mode);
+    hx_source source = HX_SOURCE_ALL;
+    hx_source_parse(mcp_arg_str(&a, "source"), &source);   /* the table checked the name */
+    q.search.source = (hx_search_source)source;
+    if (mcp_read_context(&a, &q.search.at, err))
         return MCP_CODE(*err);
-    hx_passages ps;
-    hx_error e = {0};
-    if (hx_passages_build(&res, &ps, &e)) {
-        hx_results_free(&res);
-        return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
-    }
-    size_t np = ps.n, n_kept = 0;
-    int rc = 0;
-    char *context = NULL;
-    size_t context_len = 0, context_cap = 0, used = 0, dropped = 0;
-    size_t *tokens = hx_calloc(np ? np : 1, sizeof *tokens);   /* 0 = not kept */
-    for (size_t i = 0; i < np && !rc && tokens && n_kept < (size_t)max_passages; i++) {
-        hx_passage *p = &ps.v[i];
-        hx_index *tier_ix = mcp_tier_reader(s, p->first);   /* NULL: the registry's (no neighbours read) */
-        if (related && tier_ix && (rc = add_neighbours(tier_ix, &ps, p, &e)))
-            break;
-        char header[600];
-        const char *title = p->first->title, *heading = p->first->heading;
-        size_t tl0 = strlen(title);
-        if (!strncmp(heading, title, tl0) && (!heading[tl0] || !strncmp(heading + tl0, " > ", 3)))
-            title = "";   /* the heading path starts with the title already */
-        int hl = snprintf(header, sizeof header, "[%zu] %s (lines %u-%u) %s%s%s\n", n_kept + 1, p->first->path,
-                          p->line_start, p->line_end, title, *title && *heading ? " > " : "", heading);
-        if (hl < 0 || (size_t)hl >= sizeof header)
-            hl = (int)strlen(header);
-        size_t tl = strlen(p->text);
-        size_t n_tok = hx_model_count_tokens(s->model, header, (size_t)hl) + hx_model_count_tokens(s->model, p->text, tl);
-        if (used + n_tok > (size_t)budget) {   /* a lower-ranked passage that fits may still come */
-            dropped++;
-            continue;
-        }
-        if ((rc = context_append(&context, &context_len, &context_cap, header, (size_t)hl, p->text, tl)))
-            break;
-        used += n_tok;
-        tokens[i] = n_tok;
-        n_kept++;
-    }
-    if (!rc && tokens) {
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "query");
-        hx_json_write_cstr(w, query);
-        hx_json_write_key(w, "context");
-        hx_json_write_str(w, context ? context : "", context_len);
-        hx_json_write_key(w, "sources");
-        hx_json_write_arr_begin(w);
-        for (size_t i = 0, label = 0; i < np; i++)
-            if (tokens[i])
-                write_source(w, &ps.v[i], ++label, tokens[i], mcp_result_generation(s, ps.v[i].first));
-        hx_json_write_arr_end(w);
-        hx_json_write_key(w, "total_tokens");
-        hx_json_write_uint(w, used);
-        hx_json_write_key(w, "max_tokens");
-        hx_json_write_int(w, budget);
-        hx_json_write_key(w, "dropped");
-        hx_json_write_uint(w, dropped);
-        hx_json_write_key(w, "truncated");
-        hx_json_write_bool(w, dropped > 0);
-        mcp_write_tiers(w, s, &res);
-        hx_json_write_obj_end(w);
-    }
-    if (rc || !tokens)
-        hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling the context");
-    hx_passages_free(&ps);
-    free(tokens);
-    free(context);
-    hx_results_free(&res);
-    return rc || !tokens ? MCP_CODE(*err) : 0;
+    if (source == HX_SOURCE_REGISTRY)   /* the search tools answer it */
+        return hx_error_set(err, HX_EINVAL, -1, "source registry is searched by the search tools only");
+    hx_context c;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_context(s->ses, &q, &c, err)))
+        return mcp_session_error(s, rc, &q.search.at, err);
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "query");
+    hx_json_write_cstr(w, query);
+    hx_json_write_key(w, "context");
+    hx_json_write_str(w, c.text ? c.text : "", c.len);
+    hx_json_write_key(w, "sources");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < c.n_sources; i++)
+        write_source(w, &c.sources[i]);
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total_tokens");
+    hx_json_write_uint(w, c.tokens);
+    hx_json_write_key(w, "max_tokens");
+    hx_json_write_uint(w, c.max_tokens);
+    hx_json_write_key(w, "dropped");
+    hx_json_write_uint(w, c.dropped);
+    hx_json_write_key(w, "truncated");
+    hx_json_write_bool(w, c.dropped > 0);
+    write_tiers(w, s, &c.answer);
+    hx_json_write_obj_end(w);
+    mcp_note_query(s, query);
+    hx_context_free(&c);
+    return 0;
 }
 
 /* === find_similar === */
@@ -543,50 +495,42 @@ static int similar_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
                             hx_error *err)
 {
     mcp_args a = {mcp_find_similar_args, args};
-    hx_search_opts o;
-    search_opts(&a, &o, fs);
-    const char *text = mcp_arg_str(&a, "text");
+    hx_similar_query q = {.text = mcp_arg_str(&a, "text"), .chunk_id = -1, .doc_id = -1};
+    search_opts(&a, &q.opts, fs);
     bool by_chunk = mcp_arg_value(&a, "chunk_id") != NULL;
     bool by_doc = mcp_arg_value(&a, "doc_id") || mcp_arg_value(&a, "path");
-    if ((!!text + by_chunk + by_doc) != 1)
+    if ((!!q.text + by_chunk + by_doc) != 1)
         return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'text', 'chunk_id', or a document ('doc_id' or "
                                                 "'path')");
-    int64_t chunk = mcp_arg_int(&a, "chunk_id");
-    if (mcp_open_reader_for(s, &a, err))
+    if (mcp_read_context(&a, &q.at, err))
         return MCP_CODE(*err);
-    float vec[HX_EMBED_DIM];
-    hx_error e = {0};
     char source[300];
-    if (text) {
-        size_t len = strlen(text);
-        if (hx_encoder_embed(s->enc, &text, &len, 1, vec, &e))
-            return mcp_error_wrap(err, &e, "embedding the text failed: ");
+    if (q.text) {
         snprintf(source, sizeof source, "text");
     } else if (by_chunk) {
-        if (hx_index_chunk_vector(s->reader, (uint32_t)chunk, vec, &e))
-            return hx_error_set(err, HX_EINVAL, -1, "no chunk %lld in the index (chunk ids come from search results)",
-                                (long long)chunk);
-        o.exclude_chunk = (int32_t)chunk;
-        snprintf(source, sizeof source, "chunk %lld", (long long)chunk);
-    } else {
-        hx_doc_info d;
-        if (mcp_arg_doc(&a, s->reader, &d, err))
-            return MCP_CODE(*err);
-        if (hx_index_doc_vector(s->reader, d.id, vec, &e))
-            return hx_error_set(err, HX_EINVAL, -1, "document %s has no text to compare", d.path);
-        o.exclude_doc = (int32_t)d.id;
-        snprintf(source, sizeof source, "document %.250s", d.path);
+        q.chunk_id = mcp_arg_int(&a, "chunk_id");
+        snprintf(source, sizeof source, "chunk %lld", (long long)q.chunk_id);
+    } else {   /* the document named first, for its path in `source` and the tools' words when it is not there */
+        hx_session_doc d;
+        int rc = mcp_session_doc(s, &a, &q.at, false, &d, err);
+        if (rc)
+            return rc;
+        q.doc_id = d.info.id;
+        snprintf(source, sizeof source, "document %.250s", d.info.path);
+        hx_session_doc_free(&d);
     }
-    hx_results res = {0};
-    if (hx_index_search_vector(s->reader, vec, &o, &res, &e))
-        return mcp_error_wrap(err, &e, "search failed: ");
+    hx_session_answer ans;
+    int rc = mcp_session_open(s, err);
+    if (rc || (rc = hx_session_similar(s->ses, &q, &ans, err)))
+        return rc == HX_ENOTFOUND && by_chunk ? (err->code = HX_EINVAL)   /* the tool's code for an unknown chunk */
+                                              : mcp_session_error(s, rc, &q.at, err);
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "source");
     hx_json_write_cstr(w, source);
-    write_results(w, s, &res);
-    mcp_write_read_context(w, s);
+    write_results(w, &ans.results, &ans);
+    hx_present_read_context(w, &ans.taken);
     hx_json_write_obj_end(w);
-    hx_results_free(&res);
+    hx_session_answer_free(&ans);
     return 0;
 }
 

@@ -21,30 +21,29 @@ const char *mcp_clean_name(const char *root, const char *key, const char *in, ch
     return out;
 }
 
-/* A document named by doc_id or path (exactly one). */
-int mcp_arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, hx_error *err)
+/* A document named by doc_id or path (exactly one), through the session. */
+int mcp_session_doc(mcp_session *s, const mcp_args *a, const hx_read_context *at, bool chunks, hx_session_doc *d,
+                    hx_error *err)
 {
     const hx_json_val *idv = mcp_arg_value(a, "doc_id");
     const char *path = mcp_arg_str(a, "path");
     if (!idv == !path)
         return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' (a number from list_documents or "
                                                 "search) or 'path'");
-    if (idv) {
-        int64_t id = mcp_arg_int(a, "doc_id");
-        if (hx_index_doc_by_id(ix, (uint32_t)id, d))
-            return hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id);
-        return 0;
+    int64_t id = idv ? mcp_arg_int(a, "doc_id") : -1;
+    int rc = mcp_session_open(s, err);
+    if (rc || !(rc = hx_session_get(s->ses, id, path, at, chunks, d, err)))
+        return rc;
+    if (rc == HX_ENOTFOUND && !strncmp(err->message, "no document", 11))   /* the tools' words */
+        return idv ? hx_error_set(err, HX_EINVAL, -1, "no document with doc_id %lld in the index", (long long)id)
+                   : (err->code = HX_EINVAL);
+    if (path && rc != HX_ENOTFOUND && rc != HX_ENOMEM && rc != HX_EIO) {   /* the name itself */
+        if (strstr(err->message, "names the indexed root"))
+            return hx_error_set(err, HX_EINVAL, -1, "'path' names the indexed root, not a document");
+        hx_error inner = *err;
+        return mcp_error_wrap(err, &inner, "argument 'path': ");
     }
-    char name[HX_RELPATH_MAX];
-    if (!mcp_clean_name(hx_index_root(ix), "path", path, name, err))
-        return MCP_CODE(*err);
-    if (!*name)
-        return hx_error_set(err, HX_EINVAL, -1, "'path' names the indexed root, not a document");
-    if (hx_index_doc_by_path(ix, name, d))
-        return hx_error_set(err, HX_EINVAL, -1, "no document with path '%.200s' in the index (paths are relative to "
-                                                "the indexed root)",
-                        name);
-    return 0;
+    return mcp_session_error(s, rc, at, err);
 }
 
 
@@ -89,23 +88,28 @@ const mcp_arg mcp_date_range_args[] = {
 const mcp_arg mcp_seed_filters[] = {SEED_FILTER_ROWS, {.name = NULL}};
 
 /* Opens the writer for one job. */
-int mcp_open_writer(mcp_session *s, hx_index **ix, hx_error *err)
+int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *err)
 {
-    hx_error e = {0};
-    if (mcp_session_model(s, err))
+    if (rc == HX_EBUSY)
+        return hx_error_set(err, HX_EINVAL, -1, "another process is writing to %s (e.g. 'hyrax index'); try again when "
+                                                "it is done",
+                            s->cfg->db);
+    if (!what || !strncmp(err->message, "cannot open ", 12))
+        return rc;
+    hx_error inner = *err;
+    return mcp_error_wrap(err, &inner, "%s", what);
+}
+
+int mcp_path_error(hx_error *err)
+{
+    const char *colon = strstr(err->message, ": ");
+    if (!colon)
         return MCP_CODE(*err);
-    if (mcp_session_encoder(s, &e))
-        return mcp_error_wrap(err, &e, "cannot start the encoder: ");
-    if (mcp_index_open(s, ix, HX_INDEX_WRITE | HX_INDEX_CREATE, s->cfg->root, &e)) {
-        if (e.code == HX_EBUSY)
-            hx_error_set(err, HX_EINVAL, -1, "another process is writing to %s (e.g. 'hyrax index'); try again when "
-                                             "it is done",
-                     s->cfg->db);
-        else
-            mcp_error_wrap(err, &e, "cannot open %s for writing: ", s->cfg->db);
-        return MCP_CODE(*err);
-    }
-    return 0;
+    hx_error inner = *err;
+    memmove(inner.message, colon + 2, strlen(colon + 2) + 1);
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)(colon - err->message), err->message);
+    return mcp_error_wrap(err, &inner, "argument '%s': ", key);
 }
 
 int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path)
@@ -136,19 +140,17 @@ void mcp_write_report(hx_json_writer *w, const hx_update_report *r)
 
 /* "searchable": the commit that holds the change, visible to every search from now on, and a
  * "warning" when something after that commit failed (the change itself is committed). */
-void mcp_write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_report *r)
+void mcp_write_committed(hx_json_writer *w, const hx_session_write *out)
 {
-    if (r->warning[0]) {
+    if (out->report.warning[0]) {
         hx_json_write_key(w, "warning");
-        hx_json_write_cstr(w, r->warning);
+        hx_json_write_cstr(w, out->report.warning);
     }
-    hx_index_stats st;
-    hx_index_stats_get(ix, &st, NULL);
     hx_json_write_key(w, "generation");
-    hx_json_write_uint(w, st.generation);
+    hx_json_write_uint(w, out->commit.generation);
     hx_json_write_key(w, "searchable");
     hx_json_write_bool(w, 1);
-    mcp_write_time(w, "searchable_at", st.committed_ns);
+    mcp_write_time(w, "searchable_at", out->commit.committed_ns);
 }
 
 /* === Output rows several tools share (mcp_tools.h) === */
@@ -302,8 +304,6 @@ static int run_guarded(mcp_session *s, int t, const hx_json_val *args, hx_json_w
     if (!HX_FAULT_GUARD(g)) {
         hx_index_close(s->reader);
         s->reader = NULL;
-        hx_index_close(s->user_reader);   /* tiers: the user index's reader likewise */
-        s->user_reader = NULL;
         hx_error_set(err, HX_EINVAL, -1, "%s; it is reopened on the next call", HX_FAULT_MESSAGE);
         return MCP_CODE(*err);
     }

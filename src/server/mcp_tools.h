@@ -37,7 +37,6 @@ extern const mcp_tool mcp_tools[];
 #define MAX_FILTERS 32
 #define MAX_PATHS 256
 #define MAX_EXCLUDES 64
-#define CONTEXT_CANDIDATES 50
 
 #define FILTERS_DOC                                                                                           \
     "Metadata filters, all must match. {\"owning-sig\": \"sig-auth\"} equality (numbers as numbers); "        \
@@ -58,7 +57,7 @@ extern const mcp_tool mcp_tools[];
 /* A document's metadata (hx_present_meta): each key's value, or values. */
 extern const mcp_field mcp_metadata_value;
 #define MCP_OUT_METADATA {"metadata", MCP_JSON_OBJECT, .values = &mcp_metadata_value}
-/* What an update did (mcp_write_report) and when it is searchable (mcp_write_searchable). */
+/* What an update did (mcp_write_report) and when it is searchable (mcp_write_committed). */
 extern const mcp_field mcp_rejected_item;
 #define MCP_OUT_REPORT_ROWS                                                                                   \
     {"added", .type = MCP_JSON_INTEGER},                                                                      \
@@ -96,20 +95,28 @@ int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s,
 /* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
  * rule) in out, or NULL with err set when it is refused (absolute outside root, '..', too long). */
 const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], hx_error *err);
-/* A document named by doc_id or path (exactly one). */
-int mcp_arg_doc(const mcp_args *a, hx_index *ix, hx_doc_info *d, hx_error *err);
+/* A document named by doc_id or path (exactly one), read through the connection's session
+ * (hx_session_get at `at`, with its chunks when asked), its failures in the tools' words. *d: free
+ * with hx_session_doc_free. */
+int mcp_session_doc(mcp_session *s, const mcp_args *a, const hx_read_context *at, bool chunks, hx_session_doc *d,
+                    hx_error *err);
 void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns);
 /* How registry calls act (README "Registry"): as the reader identity's tenant and user, else as
  * the login; a query waits at most timeout_ms, publish only bounds the connection. */
 hx_registry_opts mcp_registry_opts(const mcp_session *s, int timeout_ms);
-/* Opens the writer for one job. */
-int mcp_open_writer(mcp_session *s, hx_index **ix, hx_error *err);
+/* err, from a session write that returned rc, in the tools' words: another writer, or what the
+ * write itself failed at led by `what` (NULL: as it is); the code. */
+int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *err);
+/* err, whose message is "KEY: why" (a session write refusing the name given as KEY), as the
+ * tools say it: "argument 'KEY': why"; the code. */
+int mcp_path_error(hx_error *err);
 /* hx_index_update's progress callback for a write job (ctx: its session). */
 int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path);
 void mcp_write_report(hx_json_writer *w, const hx_update_report *r);
-/* "searchable": the commit that holds the change, visible to every search from now on, and a
- * "warning" when something after that commit failed (the change itself is committed). */
-void mcp_write_searchable(hx_json_writer *w, hx_index *ix, const hx_update_report *r);
+/* "searchable": the commit that holds a session write's change (out->commit), visible to every
+ * search from now on, and a "warning" when something after that commit failed (the change itself
+ * is committed). */
+void mcp_write_committed(hx_json_writer *w, const hx_session_write *out);
 
 /* === The families === */
 

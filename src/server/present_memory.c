@@ -128,3 +128,42 @@ void hx_present_session(hx_json_writer *w, const hx_memory *m, const char *sessi
     hx_json_write_uint(w, total);
     hx_json_write_obj_end(w);
 }
+
+void hx_present_conversations(hx_json_writer *w, const hx_conversation_list *l)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "sessions");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < l->n; i++) {
+        char when[64];
+        hx_time_format(l->v[i].last_turn_ns, when, sizeof when);
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "session_id");
+        hx_json_write_cstr(w, l->v[i].session_id);
+        hx_json_write_key(w, "turns");
+        hx_json_write_uint(w, l->v[i].turns);
+        hx_json_write_key(w, "last_turn_at");
+        hx_json_write_cstr(w, when);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_obj_end(w);
+}
+
+void hx_present_turns(hx_json_writer *w, const char *session, const hx_turn_list *l)
+{
+    hx_json_write_obj_begin(w);
+    hx_json_write_key(w, "session_id");
+    hx_json_write_cstr(w, session);
+    hx_json_write_key(w, "turns");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < l->n; i++) {
+        hx_json_write_obj_begin(w);
+        hx_present_turn(w, &l->turns[i]);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "total");
+    hx_json_write_uint(w, l->n);
+    hx_json_write_obj_end(w);
+}

@@ -19,4 +19,9 @@ int hx_present_sessions(hx_json_writer *w, const hx_memory *m, const char *tenan
 void hx_present_session(hx_json_writer *w, const hx_memory *m, const char *session, const char *tenant,
                         const char *user);
 
+/* The same of a session's answers (hyrax.h "Session: conversation memory"): the conversations of
+ * hx_session_list_sessions, and the turns of hx_session_get_session under session. */
+void hx_present_conversations(hx_json_writer *w, const hx_conversation_list *l);
+void hx_present_turns(hx_json_writer *w, const char *session, const hx_turn_list *l);
+
 #endif
