@@ -8,20 +8,13 @@
  * chunks are out. Line breaks and tabs in a chunk become spaces (the tokenizers split on them
  * alike, so the token ids do not change). Prints `files=F chunks=C tokens=T` on stderr; T counts
  * model tokens, [CLS] and [SEP] included. */
-#include "hyrax.h"
+#define BENCH_NAME "chunks_bench"
+#include "bench_util.h"
 #include "chunker.h"
 #include "ingest.h"
 #include "model.h"
 
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-static void die(const char *what, const hx_error *err)
-{
-    fprintf(stderr, "chunks_bench: %s: %s\n", what, err ? err->message : "failed");
-    exit(1);
-}
 
 int main(int argc, char **argv)
 {
