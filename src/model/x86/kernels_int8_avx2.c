@@ -16,6 +16,7 @@
 #define MR 6    /* tile rows: 12 accumulators + 2 weight vectors + 1 input fit the 16 ymm */
 #define TN 8    /* tile columns: half a packed panel */
 #define MC_BYTES (192 * 1024)   /* input rows per block: about 3/8 of a 512 KiB L2 */
+#define PF 96   /* weight groups (64-byte lines) ahead to prefetch: as KS_PF in x86/kernels_avx2.c */
 
 /* y = x * xinv (xinv NULL: x) for 8 floats, lanes at or past n read as 0. */
 static inline __attribute__((always_inline)) __m256 load_y(const float *x, const float *xinv, int n)
@@ -101,6 +102,7 @@ gemm_tile(int rows, int cols, int G, const uint16_t *a, int lda, const float *as
             c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     for (int g = 0; g < G; g++) {
         const int8_t *bg = b + (size_t)g * 4 * HX_I8_NR;
+        __builtin_prefetch(bg + PF * 4 * HX_I8_NR);
         __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)bg));
         __m256i w1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(bg + 16)));
         __m256i x;
