@@ -1,10 +1,16 @@
 /* kernels_int8_avx2.c: the AVX2 int8 table hx_kernels_i8_avx2 (interface and packed layout in
  * kernels.h "int8", reference in kernels_int8.c, tests in tests/test_kernels.c). Products go
  * through vpmaddwd on inputs stored zero-extended to 16 bits (in_bytes 2: widening them in the
- * tile cost 28 % of its speed) and sign-extended weights, which is exact (vpmaddubsw would
- * saturate its pair sums of u8 x s8 products). Its quantize, storing bytes, also serves the VNNI
- * tables. Built with -mavx2 -mfma -mf16c only; kernels_int8.c hands it out only when the CPU
- * allows. */
+ * tile cost 28 % of its speed) and sign-extended weights, which is exact. vpmaddubsw (MLAS's u8 x
+ * s8 on AVX2, 3 instructions per 32 products against 4 here) is not: a pair sum of u8 x s8
+ * products needs 17 bits (2 x 255 x 127 = 64770) and saturates at 16, so it is exact only with
+ * 7-bit inputs or weights, which would change every table's sums (and every int8 index's
+ * vectors). Exact forms cost what they save: inputs split as 128 h + l (l x w pairs fit, 2 x 127 x
+ * 127; h x w summed in int16) take 5 instructions per 32 products, nibble splits 4.5, and the sign
+ * trick (|a - 128| times sign(a - 128) w, pairs within 2 x 128 x 127 = 32512, plus 128 wsum) needs
+ * a vpsignb for every input and weight vector: 4, as now. Its quantize, storing bytes, also serves
+ * the VNNI tables. Built with -mavx2 -mfma -mf16c only; kernels_int8.c hands it out only when the
+ * CPU allows. */
 #include "kernels.h"
 #include "kernels_int8_x86.h"
 
