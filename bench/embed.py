@@ -53,6 +53,7 @@ LOAD_REPS = 5          # hyrax load processes (after one warm-up)
 PEER_LOAD_REPS = 2     # peer load processes (their imports take tens of seconds when loaded)
 DIM, LAYERS, FFN = 384, 6, 1536
 KEP_CHUNKS, KEP_STRIDE = 640, 60   # the ingest row: chunks, from every 60th file of the KEP corpus
+KEP_MIN_THREADS = 2                # an ingest uses every core: the row is timed at 2 threads and up
 
 
 HXW_TOKENIZER = OUT / "tokenizer-hxw.json"
@@ -574,8 +575,8 @@ def report(args, info, vers, rec, sets):
                  f"header and body), in file order, batches of {BATCH}; the ONNX Runtime pipelines as "
                  f"users' peers run it (Chroma's default embedder: HF tokenizers, truncation at 256, each "
                  f"batch padded to its longest text -- Chroma pads every text to 256, slower still -- "
-                 f"and pooling), hyrax unpadded; same threads, engines taking turns pass by pass, median "
-                 f"of {args.reps}.")
+                 f"and pooling), hyrax unpadded; same threads ({KEP_MIN_THREADS} and up), engines taking "
+                 f"turns pass by pass, median of {args.reps}.")
     L.append(f"\nReproduce: see bench/README.md (`make bench`). Machine-readable figures: the JSON "
              f"lines `bench/embed.py` prints (also in bench/out/embed.jsonl).\n")
     return "\n".join(L)
@@ -649,7 +650,7 @@ def main():
                         print(f"warning: hyrax counts {r['tokens']} tokens in {name}, "
                               f"HF tokenizers {tokens}", file=sys.stderr)
                     emit(rec, metric="rss_peak_kb", value=r["rss_peak_kb"], unit="KiB", **base)
-        if kep:   # the real ingest: hyrax and the ONNX Runtime pipelines, sentence-transformers left out
+        if kep and n >= KEP_MIN_THREADS:   # the real ingest: hyrax and the ONNX Runtime pipelines, sentence-transformers left out
             kep_engines = hyraxes + [ort_, ort8]
             for engine, (secs, r) in throughput(kep_engines, "kep", kep["texts"], args.reps).items():
                 emit(rec, metric="chunks_per_s", engine=engine, length="kep", threads=n, batch=BATCH,
