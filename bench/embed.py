@@ -52,7 +52,7 @@ LAT_CALLS, LAT_WARMUP, LAT_BUDGET_S = 200, 20, 30.0
 LOAD_REPS = 5          # hyrax load processes (after one warm-up)
 PEER_LOAD_REPS = 2     # peer load processes (their imports take tens of seconds when loaded)
 DIM, LAYERS, FFN = 384, 6, 1536
-KEP_CHUNKS, KEP_STRIDE = 640, 60   # the ingest row: chunks, from every 60th file of the KEP corpus
+KEP_CHUNKS, KEP_STRIDE = 256, 60   # the ingest row: chunks, from every 60th file of the KEP corpus
 KEP_MIN_THREADS = 2                # an ingest uses every core: the row is timed at 2 threads and up
 
 
