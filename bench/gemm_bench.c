@@ -3,7 +3,7 @@
  * state beyond reading the tables. Built by `make bench/gemm_bench`; one line per result:
  *   clock ghz=G
  *   peak isa=avx2 gflops=P flops_per_cycle=F
- *   gemm isa=avx2 M=256 N=1536 K=384 gelu=1 gflops=X pct_peak=Y
+ *   gemm isa=avx2 M=256 N=1536 K=384 gelu=1 cold=0 gflops=X pct_peak=Y   (cold=1: weights from memory)
  *   attention isa=avx2 T=128 hd=32 gflops=X
  *   gemm_i8 isa=avx512vnni M=256 N=1536 K=384 gops=X   (quantize + integer gemm, int8 tables)
  *   i8_bound isa=avx2 gops=X ops_per_cycle=Y vs_fp32_peak=Z   (see below)
@@ -20,7 +20,8 @@
 #include <time.h>
 
 #define MIN_SECONDS 0.3   /* repeat each measurement at least this long and keep the best call */
-#define PEAK_ITERS 1000000L   /* a few ms per run, so the best run is one the scheduler left alone */
+#define PEAK_ITERS 1000000L
+#define COLD_BYTES ((size_t)96 << 20)   /* weights cycled through by the `cold` gemm figures */   /* a few ms per run, so the best run is one the scheduler left alone */
 
 /* This thread's CPU time: on a shared machine, time spent descheduled is not the kernel's. */
 static double now(void)
@@ -112,23 +113,29 @@ static void fill(float *p, size_t n)
         p[i] = (float)((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
 }
 
-/* Best GFLOP/s of single calls repeated for at least MIN_SECONDS. */
-static double gemm_gflops(const hx_kernels *kt, int M, int N, int K, int gelu)
+/* Best GFLOP/s of single calls repeated for at least MIN_SECONDS. `cold`: each call reads other
+ * weights, COLD_BYTES of them in turn, so they come from memory as in the forward pass (whose 42 MB
+ * of float weights do not stay in cache from one layer to the same layer of the next batch). */
+static double gemm_gflops(const hx_kernels *kt, int M, int N, int K, int gelu, int cold)
 {
+    const size_t bn = hx_pack_size(N, K, kt->nr), copies = cold ? COLD_BYTES / (bn * sizeof(float)) + 1 : 1;
     float *A = malloc((size_t)M * K * sizeof *A), *C = malloc((size_t)M * N * sizeof *C);
-    float *Bp = malloc(hx_pack_size(N, K, kt->nr) * sizeof *Bp), *bias = malloc((size_t)N * sizeof *bias);
+    float *Bp = malloc(copies * bn * sizeof *Bp), *bias = malloc((size_t)N * sizeof *bias);
     if (!A || !C || !Bp || !bias) {
         fprintf(stderr, "gemm_bench: out of memory\n");
         exit(1);
     }
     fill(A, (size_t)M * K);
-    fill(Bp, hx_pack_size(N, K, kt->nr));
+    fill(Bp, copies * bn);
     fill(bias, (size_t)N);
     kt->gemm(M, 0, N, K, A, K, Bp, bias, C, N, gelu);   /* warm-up */
     double best = 1e30, start = now();
+    size_t next = 0;
     do {
+        const float *b = Bp + next * bn;
+        next = (next + 1) % copies;
         double t = now();
-        kt->gemm(M, 0, N, K, A, K, Bp, bias, C, N, gelu);
+        kt->gemm(M, 0, N, K, A, K, b, bias, C, N, gelu);
         t = now() - t;
         if (t < best)
             best = t;
@@ -294,11 +301,13 @@ int main(int argc, char **argv)
                 const hx_kernels *kt = hx_kernels_for((enum hx_isa)isa);
                 if (!kt || (isa == HX_ISA_SCALAR && Ms[i] > 64) || Ms[i] < 1)
                     continue;
-                double g = gemm_gflops(kt, Ms[i], shapes[s].N, shapes[s].K, shapes[s].gelu);
-                double ref = peak[isa] > 0 ? peak[isa] : peak[HX_ISA_AVX2];
-                printf("gemm isa=%s M=%d N=%d K=%d gelu=%d gflops=%.2f pct_peak=%.1f\n", kt->name, Ms[i],
-                       shapes[s].N, shapes[s].K, shapes[s].gelu, g, ref > 0 ? 100.0 * g / ref : 0.0);
-                fflush(stdout);
+                const double ref = peak[isa] > 0 ? peak[isa] : peak[HX_ISA_AVX2];
+                for (int cold = 0; cold < 2; cold++) {
+                    double g = gemm_gflops(kt, Ms[i], shapes[s].N, shapes[s].K, shapes[s].gelu, cold);
+                    printf("gemm isa=%s M=%d N=%d K=%d gelu=%d cold=%d gflops=%.2f pct_peak=%.1f\n", kt->name,
+                           Ms[i], shapes[s].N, shapes[s].K, shapes[s].gelu, cold, g, ref > 0 ? 100.0 * g / ref : 0.0);
+                    fflush(stdout);
+                }
             }
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
         for (int i = 0; i < nM; i++)

@@ -13,7 +13,7 @@ if [ ! -x "$PY" ]; then
 fi
 
 # C programs the benchmarks link against build/libhyrax.a.
-make -s bench/embed_bench bench/hnsw_bench bench/bm25_bench bench/query_bench bench/sig_bench
+make -s bench/embed_bench bench/chunks_bench bench/hnsw_bench bench/bm25_bench bench/query_bench bench/sig_bench
 
 # Benchmarks, one line each (arguments after the script); add yours here.
 for b in \

@@ -13,6 +13,8 @@
  *                              the panel width of the table); 2 KS_MR + 3 vectors must fit the
  *                              register file
  *   KS_KC, KS_MC               gemm cache blocking: K block, row block (multiple of KS_MR)
+ *   KS_PF (optional)           gemm: the tile asks for the row of B this many k ahead (a table
+ *                              whose weights stream from memory faster with it defines it)
  *   vf_zero() vf_set1(x) vf_bcast(const float *p)
  *   vf_load(p) vf_store(p, v)  unaligned
  *   vf_load_n(p, n), vf_store_n(p, n, v)   lanes [0, n) only, for any int n (clamped to
@@ -159,6 +161,9 @@ KS_INLINE void ks_tile(int rows, int cols, int kc, const float *a, int lda, cons
     }
     for (; k < kc; k++) {
         const float *bk = b + (size_t)k * ldb;
+#ifdef KS_PF
+        __builtin_prefetch(bk + KS_PF * ldb);
+#endif
         vf bk0 = vf_load(bk), bk1 = vf_load(bk + KS_VL);
         vf x;
 #define KS_FMA_ROW(r)                                               \
@@ -296,10 +301,13 @@ static void ks_add_layernorm(int rows, int dim, float *x, int ldx, const float *
 
 /* === Attention === */
 
-/* Row r of s (T scores) becomes e^(scale s - max) in place, max over the row of scale s; returns
- * 1 / (sum of the row). The scaling is fused into the exponent's argument (one pass finds the
- * max, one writes), so the row is stored once. */
-static float ks_softmax_row(int T, float *s, float scale)
+static const float ks_ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};   /* KS_VL <= 16 */
+
+/* Row r of s (Tp scores, T of them real, Tp a multiple of KS_VL) becomes e^(scale s - max) in place,
+ * max over the row's first T of scale s, and 0 past T; returns 1 / (sum of the row). The scaling is
+ * fused into the exponent's argument (one pass finds the max, one writes), so the row is stored
+ * once, whole vectors only (a masked store is slow on some cores, and short rows are mostly tail). */
+static float ks_softmax_row(int T, int Tp, float *s, float scale)
 {
     const vf vscale = vf_set1(scale);
     vf vmax = vf_set1(-INFINITY);
@@ -311,37 +319,52 @@ static float ks_softmax_row(int T, float *s, float scale)
         max = s[j] * scale > max ? s[j] * scale : max;
     const vf vm = vf_set1(-max);
     vf vsum = vf_zero();
-    for (j = 0; j + KS_VL <= T; j += KS_VL) {
+    for (j = 0; j < Tp; j += KS_VL) {
         vf e = ks_exp(vf_fma(vf_load(s + j), vscale, vm));
+        if (j + KS_VL > T)   /* lanes at or past T: 0, kept out of the sum and of P V */
+            e = vf_mul(e, vf_load_n(ks_ones, T - j));
         vf_store(s + j, e);
         vsum = vf_add(vsum, e);
-    }
-    if (j < T) {   /* lanes past T load as 0 and would add e^-max: keep them out of the sum */
-        vf e = ks_exp(vf_fma(vf_load_n(s + j, T - j), vscale, vm));
-        vf_store_n(s + j, T - j, e);
-        vsum = vf_add(vsum, vf_load_n(s + j, T - j));
     }
     return 1.0f / vf_hsum(vsum);
 }
 
+/* Up to this many rows of V are read in place by P V (when hd fills whole panels): so few rows at
+ * a stride of ld floats stay in L1 whatever sets they map to, and a short sequence skips the copy. */
+#define KS_V_IN_PLACE 32
+
 /* One head of one sequence (kernels.h) as matrix products, a block of HX_ATTENTION_ROWS queries at
- * a time: S = Q K^T by the gemm tile against K transposed into scratch, softmax of each row of S,
- * O = P V by the gemm tile reading a contiguous copy of V (zero-padded to whole panels), each row of
- * O scaled by its softmax 1 / sum. K and V are read row by row: their rows lie ld floats apart
- * (3 x hidden in the encoder), a stride that maps a column walk onto a few L1 sets. Scratch:
+ * a time: S = Q K^T by the gemm tile against K transposed into scratch, over whole panels of keys
+ * (the padding keys are zero, and softmax gives them weight 0), so every tile and softmax store is
+ * a whole vector; softmax of each row of S; O = P V by the gemm tile reading a contiguous copy of
+ * V (zero-padded to whole panels), each row of O scaled by its softmax 1 / sum. K and V are read
+ * row by row: their rows lie ld floats apart (3 x hidden in the encoder), a stride that maps a
+ * column walk onto a few L1 sets; a short sequence's V is read in place (KS_V_IN_PLACE). Scratch:
  * hx_attention_scratch(T, hd). */
 static void ks_attention(int T, int hd, const float *q, const float *k, const float *v, int ld,
                          float *out, int ldo, float scale, float *scratch)
 {
     const int Tp = (T + KS_NR - 1) / KS_NR * KS_NR, hdp = (hd + KS_NR - 1) / KS_NR * KS_NR;
+    const int copy_v = T > KS_V_IN_PLACE || hd != hdp;
     float *kt = scratch;                                   /* [hd x Tp]: K^T, zero past T */
     float *s = kt + (size_t)hd * Tp;                       /* [HX_ATTENTION_ROWS x Tp] scores */
     float *inv = s + (size_t)HX_ATTENTION_ROWS * Tp;       /* [HX_ATTENTION_ROWS] 1 / row sums */
     float *vb = inv + HX_ATTENTION_ROWS;                   /* [T x hdp]: V, zero past hd */
+    /* The head's rows were written by the QKV gemm and have mostly left L2 since; asking for all
+     * their lines at once overlaps the misses that the element-wise transposition would take one
+     * row at a time (they were 3/4 of a 12-token head's time). */
+    for (int j = 0; j < T && j < KS_V_IN_PLACE; j++)
+        for (int d = 0; d < hd; d += 64 / (int)sizeof(float)) {
+            __builtin_prefetch(q + (size_t)j * ld + d);
+            __builtin_prefetch(k + (size_t)j * ld + d);
+            __builtin_prefetch(v + (size_t)j * ld + d);
+        }
     for (int j = 0; j < T; j++) {
         const float *kj = k + (size_t)j * ld, *vj = v + (size_t)j * ld;
         for (int d = 0; d < hd; d++)
             kt[(size_t)d * Tp + j] = kj[d];
+        if (!copy_v)
+            continue;
         float *vr = vb + (size_t)j * hdp;
         int d = 0;
         for (; d + KS_VL <= hd; d += KS_VL)
@@ -354,11 +377,11 @@ static void ks_attention(int T, int hd, const float *q, const float *k, const fl
             kt[(size_t)d * Tp + j] = 0;
     for (int i0 = 0; i0 < T; i0 += HX_ATTENTION_ROWS) {
         const int rows = T - i0 < HX_ATTENTION_ROWS ? T - i0 : HX_ATTENTION_ROWS;
-        ks_gemm(rows, 0, T, hd, q + (size_t)i0 * ld, ld, kt, KS_NR, Tp, NULL, s, Tp, 0);
+        ks_gemm(rows, 0, Tp, hd, q + (size_t)i0 * ld, ld, kt, KS_NR, Tp, NULL, s, Tp, 0);
         for (int r = 0; r < rows; r++)
-            inv[r] = ks_softmax_row(T, s + (size_t)r * Tp, scale);
+            inv[r] = ks_softmax_row(T, Tp, s + (size_t)r * Tp, scale);
         float *o = out + (size_t)i0 * ldo;
-        ks_gemm(rows, 0, hd, T, s, Tp, vb, KS_NR, hdp, NULL, o, ldo, 0);
+        ks_gemm(rows, 0, hd, T, s, Tp, copy_v ? vb : v, KS_NR, copy_v ? hdp : ld, NULL, o, ldo, 0);
         for (int r = 0; r < rows; r++) {
             float *orow = o + (size_t)r * ldo;
             const vf scale_r = vf_set1(inv[r]);

@@ -1,10 +1,16 @@
 /* kernels_int8_avx2.c: the AVX2 int8 table hx_kernels_i8_avx2 (interface and packed layout in
  * kernels.h "int8", reference in kernels_int8.c, tests in tests/test_kernels.c). Products go
  * through vpmaddwd on inputs stored zero-extended to 16 bits (in_bytes 2: widening them in the
- * tile cost 28 % of its speed) and sign-extended weights, which is exact (vpmaddubsw would
- * saturate its pair sums of u8 x s8 products). Its quantize, storing bytes, also serves the VNNI
- * tables. Built with -mavx2 -mfma -mf16c only; kernels_int8.c hands it out only when the CPU
- * allows. */
+ * tile cost 28 % of its speed) and sign-extended weights, which is exact. vpmaddubsw (MLAS's u8 x
+ * s8 on AVX2, 3 instructions per 32 products against 4 here) is not: a pair sum of u8 x s8
+ * products needs 17 bits (2 x 255 x 127 = 64770) and saturates at 16, so it is exact only with
+ * 7-bit inputs or weights, which would change every table's sums (and every int8 index's
+ * vectors). Exact forms cost what they save: inputs split as 128 h + l (l x w pairs fit, 2 x 127 x
+ * 127; h x w summed in int16) take 5 instructions per 32 products, nibble splits 4.5, and the sign
+ * trick (|a - 128| times sign(a - 128) w, pairs within 2 x 128 x 127 = 32512, plus 128 wsum) needs
+ * a vpsignb for every input and weight vector: 4, as now. Its quantize, storing bytes, also serves
+ * the VNNI tables. Built with -mavx2 -mfma -mf16c only; kernels_int8.c hands it out only when the
+ * CPU allows. */
 #include "kernels.h"
 #include "kernels_int8_x86.h"
 
@@ -16,6 +22,7 @@
 #define MR 6    /* tile rows: 12 accumulators + 2 weight vectors + 1 input fit the 16 ymm */
 #define TN 8    /* tile columns: half a packed panel */
 #define MC_BYTES (192 * 1024)   /* input rows per block: about 3/8 of a 512 KiB L2 */
+#define PF 96   /* weight groups (64-byte lines) ahead to prefetch: as KS_PF in x86/kernels_avx2.c */
 
 /* y = x * xinv (xinv NULL: x) for 8 floats, lanes at or past n read as 0. */
 static inline __attribute__((always_inline)) __m256 load_y(const float *x, const float *xinv, int n)
@@ -101,6 +108,7 @@ gemm_tile(int rows, int cols, int G, const uint16_t *a, int lda, const float *as
             c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     for (int g = 0; g < G; g++) {
         const int8_t *bg = b + (size_t)g * 4 * HX_I8_NR;
+        __builtin_prefetch(bg + PF * 4 * HX_I8_NR);
         __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)bg));
         __m256i w1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(bg + 16)));
         __m256i x;
