@@ -305,7 +305,7 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
     rc = hx_bm25_reader_open(&s->bm25, bm->data, (size_t)bm->length, err);
     if (rc == HX_EVERSION && s->bm25.version >= 1 && s->bm25.version < HX_BM25_VERSION) {
         /* an older keyword format (1: no header field): readers refuse, the writer rebuilds */
-        if (!ix->writer)
+        if (!ix->writer && !ix->precision_only)
             return hx_error_set(err, HX_EVERSION, (int64_t)s->ref.offset,
                                 "the index %s holds keyword segments of format %u and this build reads format %u: "
                                 IX_REINDEX_HINT, ix->path ? ix->path : "", s->bm25.version, HX_BM25_VERSION);
@@ -506,7 +506,7 @@ int ix_view_load(hx_index *ix, hx_error *err)
                             ix->path ? ix->path : "", prec_name, hx_precision_name(hx_model_precision(ix->model)));
     const char *want = hx_analyzer_name(IX_ANALYZER);
     ix->stale_keywords = rt.version == 1 || rt.analyzer_len != strlen(want) || memcmp(rt.analyzer, want, rt.analyzer_len);
-    if (ix->stale_keywords && !ix->writer)
+    if (ix->stale_keywords && !ix->writer && !ix->precision_only)
         return hx_error_set(err, HX_EVERSION, -1,
                             "the index %s was built with keyword analyzer \"%.*s\" and this build analyzes keywords "
                             "as \"%s\": " IX_REINDEX_HINT,
@@ -571,8 +571,10 @@ int ix_view_load(hx_index *ix, hx_error *err)
 
 /* === Open and close === */
 
-int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_model *model,
-                  const char *root, hx_error *err)
+/* hx_index_open; precision_only: a reader that wants the root record's facts alone (the
+ * precision), which an index whose keywords a writer has yet to rebuild still tells. */
+static int open_index(hx_index **out, const char *path, unsigned flags, const hx_model *model, const char *root,
+                      bool precision_only, hx_error *err)
 {
     *out = NULL;
     hx_index *ix = hx_calloc(1, sizeof *ix);
@@ -582,6 +584,7 @@ int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_mod
     }
     ix->model = model;
     ix->writer = flags & HX_INDEX_WRITE;
+    ix->precision_only = precision_only;
     unsigned sflags = (flags & HX_INDEX_WRITE ? HX_STORE_WRITE : HX_STORE_READ) |
                       (flags & HX_INDEX_CREATE ? HX_STORE_CREATE : 0) |
                       (flags & HX_INDEX_RECOVER ? HX_STORE_RECOVER : 0);
@@ -616,7 +619,7 @@ int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_mod
     }
     if (!rc)
         rc = ix_view_load(ix, err);
-    if (!rc && ix->stale_keywords)
+    if (!rc && ix->stale_keywords && ix->writer)
         rc = hx_index_compact(ix, err);  /* rebuilds every keyword segment with IX_ANALYZER */
     if (rc) {
         hx_index_close(ix);
@@ -822,10 +825,16 @@ int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err)
     return 0;
 }
 
+int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_model *model,
+                  const char *root, hx_error *err)
+{
+    return open_index(out, path, flags, model, root, false, err);
+}
+
 int hx_index_precision(const char *path, hx_precision *out, hx_error *err)
 {
     hx_index *ix = NULL;
-    int rc = hx_index_open(&ix, path, HX_INDEX_READ, NULL, NULL, err);
+    int rc = open_index(&ix, path, HX_INDEX_READ, NULL, NULL, true, err);
     if (!rc)
         *out = ix->precision;
     hx_index_close(ix);

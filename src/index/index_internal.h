@@ -185,6 +185,7 @@ struct hx_index {
     char model_name[IX_MODEL_NAME_MAX];
     uint32_t dim;
     hx_precision precision;    /* of the vectors (the root's precision field) */
+    bool precision_only;       /* opened by hx_index_precision: stale keywords are no refusal */
     bool stale_keywords;       /* the commit's keywords were made with another analyzer or an
                                   older BM25 format (writer only: hx_index_open compacts before
                                   anything else runs) */
