@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sig_peers.py: Ed25519 verification speed, hyrax (bench/sig_bench, src/base/ed25519.c) against
+"""sig_peers.py: Ed25519 verification speed, hyrax (bench/sig_bench, src/crypto/ed25519.c) against
 libsodium (PyNaCl's nacl.signing.VerifyKey.verify) on the same 64 signatures
 (tests/data/sig/libsodium_vectors.txt, messages of 0..299 bytes), in the same run, one thread.
 Rounds alternate engine by engine so a busy spell of the shared machine hits both alike; each

@@ -1,4 +1,4 @@
-/* fuzz_ed25519.c: libFuzzer target for Ed25519 verification (src/base/ed25519.c) on hostile
+/* fuzz_ed25519.c: libFuzzer target for Ed25519 verification (src/crypto/ed25519.c) on hostile
  * encodings: input = signature[64] | public key[32] | message. Any bytes must verify or be refused
  * with HX_EFORMAT or HX_EPERM, never crash; flipping a message bit of a signature that verifies
  * must make it fail. Corpus: fuzz/corpus/ed25519/ (RFC 8032 and libsodium signatures). */

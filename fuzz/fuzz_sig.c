@@ -1,4 +1,4 @@
-/* fuzz_sig.c: libFuzzer target for signature files (src/base/sig.c, hx_sig_verify), verified over
+/* fuzz_sig.c: libFuzzer target for signature files (src/crypto/sig.c, hx_sig_verify), verified over
  * a fixed document against a fixed trust store (tests/data/sig/'s alice minisign key and
  * allowed_signers lines), so the seeds in fuzz/corpus/sig/ (the real tools' files) reach every
  * check. The first input byte picks how the rest is read: 0, a signature file as it is; 1, a raw

@@ -1,4 +1,4 @@
-/* fuzz_trust.c: libFuzzer target for trust files (src/base/sig.c): the first byte picks a minisign
+/* fuzz_trust.c: libFuzzer target for trust files (src/crypto/sig.c): the first byte picks a minisign
  * public key (even) or an allowed_signers file (odd), the rest is its text. Any bytes must be
  * added or refused with one of the documented codes and a message; a refused minisign key adds
  * nothing. Corpus: fuzz/corpus/trust/. */

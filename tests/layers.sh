@@ -1,20 +1,21 @@
 #!/bin/sh
-# layers.sh: fails when a file under src/ includes a header from a higher layer. The layers, lowest
-# first, are the folders of src/: base < model < store < retrieve < ingest < index < service < server
-# < cli (a folder's subfolders, such as model/x86, belong to it). include/hyrax.h may be included anywhere. Run by `make test` from
-# the repository root; prints one line per offending include and a closing tally.
+# layers.sh: fails when a file under src/ includes a header from a higher layer, or from another
+# folder of its own rank. The layers, lowest first, are the folders of src/:
+#   base < crypto, text < model < store < vector, retrieve < ingest < index < service < server < cli
+# (a folder's subfolders, such as model/x86, belong to it). include/hyrax.h may be included
+# anywhere. Run by `make test` from the repository root; prints one line per offending include and
+# a closing tally.
+LAYERS="base:0 crypto:1 text:1 model:2 store:3 vector:4 retrieve:4 ingest:5 index:6 service:7 server:8 cli:9"
+folder() { f=${1#src/}; echo "${f%%/*}"; }
 rank() {
-    case "$1" in
-    src/base/*) echo 0 ;; src/model/*) echo 1 ;; src/store/*) echo 2 ;; src/retrieve/*) echo 3 ;;
-    src/ingest/*) echo 4 ;; src/index/*) echo 5 ;; src/service/*) echo 6 ;; src/server/*) echo 7 ;;
-    src/cli/*) echo 8 ;; *) echo 99 ;;
-    esac
+    for l in $LAYERS; do [ "${l%:*}" = "$(folder "$1")" ] && { echo "${l#*:}"; return; }; done
+    echo 99
 }
 bad=0; n=0
 for f in $(find src -name '*.[chS]' | sort); do
     from=$(rank "$f")
     if [ "$from" = 99 ]; then
-        echo "layers: $f is not in a layer folder (base, model, store, retrieve, ingest, index, service, server, cli)"; bad=$((bad + 1)); continue
+        echo "layers: $f is not in a layer folder ($(echo "$LAYERS" | sed 's/:[0-9]*//g'))"; bad=$((bad + 1)); continue
     fi
     for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
         n=$((n + 1))
@@ -26,6 +27,8 @@ for f in $(find src -name '*.[chS]' | sort); do
         to=$(rank "$found")
         if [ "$to" -gt "$from" ]; then
             echo "layers: $f includes $found from a higher layer"; bad=$((bad + 1))
+        elif [ "$to" = "$from" ] && [ "$(folder "$f")" != "$(folder "$found")" ]; then
+            echo "layers: $f includes $found from another folder of its rank"; bad=$((bad + 1))
         fi
     done
 done
