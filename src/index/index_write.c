@@ -1,7 +1,8 @@
-/* index_write.c: changing an index: incremental update from the file system, documents from bytes,
- * removal, and compaction. Every change is one transaction: new chunks land as a new segment,
- * replaced and removed chunks are tombstoned, and a single store commit makes it all visible (a
- * long update is a series of such transactions, one per part of about HX_COMMIT_CHUNKS chunks).
+/* index_write.c: how a change set becomes commits: segments, the document table, tombstones,
+ * parts, and compaction (what to change is index_update.c's). Every change is one transaction:
+ * new chunks land as a new segment, replaced and removed chunks are tombstoned, and a single store
+ * commit makes it all visible (a long update is a series of such transactions, one per part of
+ * about HX_COMMIT_CHUNKS chunks).
  * Formats are in index_internal.h; reading lives in index.c. */
 #include "bytes.h"
 #include "alloc.h"
@@ -12,6 +13,7 @@
 #include "fsafe.h"
 #include "gate.h"
 #include "index_internal.h"
+#include "index_write.h"
 #include "ingest.h"
 #include "platform.h"
 #include "relpath.h"
@@ -149,39 +151,7 @@ done:
 
 /* === Change sets === */
 
-typedef struct pending_doc {
-    hx_doc_source src;        /* owned */
-    char signer[256];         /* the gate's verified signer, "" when unsigned: trust.signer */
-    hx_chunk *chunks;         /* owned */
-    size_t n_chunks;
-    uint32_t id;              /* kept from the document it replaces, else assigned at commit */
-    bool replaces;
-    hx_doc_kind kind;
-    hx_doc_trust trust;       /* strings borrow src.meta's values, the gate's policy or are static;
-                                 signer is the pending document's own (pending_info) */
-} pending_doc;
-
-typedef struct change_set {
-    pending_doc *add;
-    size_t n_add, cap_add;
-    uint32_t *drop;           /* ids of indexed documents to remove or replace */
-    size_t n_drop, cap_drop;
-    uint8_t *dropped;         /* bitmap over document ids, the same set as drop */
-    size_t dropped_bytes;
-    struct { uint32_t id; int64_t mtime_ns; } *touch;   /* unchanged content, new mtime */
-    size_t n_touch, cap_touch;
-    const char **remember;    /* paths to add to the deleted-by-request list; borrowed from the view */
-    size_t n_remember, cap_remember;
-    const char **lift;        /* paths to take off it; borrowed from the caller's file list */
-    size_t n_lift, cap_lift;
-    const char *const *folder_meta;   /* a new folder metadata list (borrowed), or NULL: the view's */
-    size_t n_folder_meta;
-    ix_audit_pending audit;   /* the write's rejects, committed with it (audit.h) */
-    hx_audit_list log;        /* the committed audit log, read at the first reject */
-    bool log_read;
-} change_set;
-
-static void change_set_free(change_set *cs)
+void ix_change_set_free(change_set *cs)
 {
     for (size_t i = 0; i < cs->n_add; i++) {
         hx_doc_source_clear(&cs->add[i].src);
@@ -198,7 +168,7 @@ static void change_set_free(change_set *cs)
     memset(cs, 0, sizeof *cs);
 }
 
-static int drop_doc(change_set *cs, uint32_t id, hx_error *err)
+int ix_drop_doc(change_set *cs, uint32_t id, hx_error *err)
 {
     int rc = hx_grow((void **)&cs->drop, &cs->cap_drop, cs->n_drop + 1, sizeof *cs->drop, err);
     if (rc)
@@ -217,8 +187,7 @@ static int drop_doc(change_set *cs, uint32_t id, hx_error *err)
     return 0;
 }
 
-/* Appends a borrowed path to a list of the change set. */
-static int push_path(const char ***list, size_t *n, size_t *cap, const char *path, hx_error *err)
+int ix_push_path(const char ***list, size_t *n, size_t *cap, const char *path, hx_error *err)
 {
     int rc = hx_grow((void **)list, cap, *n + 1, sizeof **list, err);
     if (!rc)
@@ -226,11 +195,8 @@ static int push_path(const char ***list, size_t *n, size_t *cap, const char *pat
     return rc;
 }
 
-/* Chunks `src` (taking ownership of it) and queues it as a document of `kind` with the trust the
- * gate decided (vd: its strings borrow src's metadata, the gate's policy or, for the signer, the
- * pending document's copy), replacing `old` when not NULL. */
-static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_verdict *vd, hx_doc_kind kind,
-                     const ix_doc *old, hx_error *err)
+int ix_queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_verdict *vd, hx_doc_kind kind,
+                 const ix_doc *old, hx_error *err)
 {
     int rc = hx_grow((void **)&cs->add, &cs->cap_add, cs->n_add + 1, sizeof *cs->add, err);
     if (rc) {
@@ -252,12 +218,12 @@ static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_
     if (old) {
         p->id = old->info.id;
         p->replaces = true;
-        rc = drop_doc(cs, old->info.id, err);
+        rc = ix_drop_doc(cs, old->info.id, err);
     }
     return rc;
 }
 
-static bool is_dropped(const change_set *cs, uint32_t id)
+bool ix_is_dropped(const change_set *cs, uint32_t id)
 {
     return id / 8 < cs->dropped_bytes && (cs->dropped[id / 8] >> (id % 8) & 1);
 }
@@ -266,7 +232,7 @@ static bool is_dropped(const change_set *cs, uint32_t id)
 
 static void maybe_compact(hx_index *ix, hx_update_report *rep);
 
-static int64_t now_ns(void)
+int64_t ix_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -393,12 +359,12 @@ static int encode_docs(const hx_index *ix, const change_set *cs, const uint32_t 
     const ix_view *v = &ix->v;
     size_t kept = 0;
     for (size_t i = 0; i < v->n_docs; i++)
-        kept += !is_dropped(cs, v->docs[i].info.id);
+        kept += !ix_is_dropped(cs, v->docs[i].info.id);
     hx_buf_bytes(b, IX_DOCS_MAGIC, 8);
     hx_buf_u32(b, (uint32_t)(kept + cs->n_add));
     size_t i = 0, j = 0;
     while (i < v->n_docs || j < cs->n_add) {
-        if (i < v->n_docs && is_dropped(cs, v->docs[i].info.id)) {
+        if (i < v->n_docs && ix_is_dropped(cs, v->docs[i].info.id)) {
             i++;
             continue;
         }
@@ -512,7 +478,7 @@ static int tombstones_after(const ix_view *v, const change_set *cs, size_t tomb_
     memcpy(tomb, v->tomb, ((size_t)v->next_chunk + 7) / 8);
     for (size_t i = 0; i < v->n_docs; i++) {
         const hx_doc_info *d = &v->docs[i].info;
-        if (!is_dropped(cs, d->id))
+        if (!ix_is_dropped(cs, d->id))
             continue;
         for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++)
             tomb[c / 8] |= (uint8_t)(1u << (c % 8));
@@ -564,7 +530,7 @@ static int commit_part(hx_index *ix, change_set *cs, hx_encoder *enc, const writ
     size_t tomb_bytes = ((size_t)next_chunk + 7) / 8;
     if ((rc = tombstones_after(v, cs, tomb_bytes, &tomb, rep, err)))
         goto done;
-    int64_t now = now_ns();
+    int64_t now = ix_now_ns();
     if ((rc = encode_docs(ix, cs, first, now, &docs))) {
         rc = hx_error_set(err, rc, -1, "out of memory encoding the document table");
         goto done;
@@ -659,11 +625,8 @@ static int part_of(const change_set *cs, size_t lo, size_t hi, change_set *part,
     return 0;
 }
 
-/* Commits a change set, its new documents in parts of about `part_chunks` chunks (a document is
- * never split: one larger than that is a part of its own), so a long write that is canceled or
- * killed keeps every part committed before; the next run finds those documents unchanged. */
-static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, size_t part_chunks,
-                          hx_progress_fn progress, void *ctx, hx_update_report *rep, hx_error *err)
+int ix_commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, size_t part_chunks,
+                      hx_progress_fn progress, void *ctx, hx_update_report *rep, hx_error *err)
 {
     if (!cs->n_add && !cs->n_drop && !cs->n_touch && !cs->n_remember && !cs->n_lift && !cs->folder_meta &&
         !cs->audit.n)
@@ -695,417 +658,6 @@ static int commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, size_t 
         pg.before += n;
         lo = hi;
     } while (lo < cs->n_add);
-    return rc;
-}
-
-/* === Update from the file system === */
-
-void hx_update_report_clear(hx_update_report *r)
-{
-    for (size_t i = 0; i < r->n_rejected; i++) {
-        free(r->rejected[i].path);
-        free(r->rejected[i].reason);
-    }
-    free(r->rejected);
-    memset(r, 0, sizeof *r);
-}
-
-static int reject(hx_update_report *rep, const char *path, const char *reason, hx_error *err)
-{
-    return hx_rejected_add(&rep->rejected, &rep->n_rejected, path, reason, false, err);
-}
-
-/* Records a document the gate, or the reading before it, rejected: in the report and in the
- * audit log this write commits. sha256 is "" when the bytes were not read; `gate` says the
- * gate's rule decided (the report then names the rule), else why is the reading's own message. */
-static int gate_reject(hx_index *ix, change_set *cs, hx_update_report *rep, const char *path, const char *sha256,
-                       const char *rule, const char *why, bool gate, hx_error *err)
-{
-    char line[1024];
-    snprintf(line, sizeof line, "%.300s: refused by the validation gate (rule %s): %s", path, rule, why);
-    int rc = reject(rep, path, gate ? line : why, err);
-    if (!rc && !cs->log_read) {
-        rc = ix_audit_read(ix->store, ix->v.audit_ref, &cs->log, err);
-        cs->log_read = !rc;
-    }
-    return rc ? rc : ix_audit_add(&cs->audit, &cs->log, now_ns(), path, sha256, rule, why, err);
-}
-
-static bool same_str(const char *a, const char *b)
-{
-    return !strcmp(a ? a : "", b ? b : "");
-}
-
-/* Whether a document keeps the trust the gate now gives its unchanged bytes; a changed policy
- * (tenant, owner, visibility) or signature rewrites the document. */
-static bool same_trust(const hx_doc_trust *t, const ix_verdict *vd)
-{
-    return same_str(t->tenant, vd->trust.tenant) && same_str(t->owner, vd->trust.owner) &&
-           same_str(t->signer, vd->signer) && t->visibility == vd->trust.visibility;
-}
-
-/* Reads, decodes and gates the file rel (read through `real`) into *src. Returns 0 with *passed
- * set when it may be queued; 0 with *passed false when it was rejected (recorded, and the
- * document `old` it would replace dropped: an index never keeps an older version of a document
- * whose current bytes fail); a negative code when the write must stop. */
-static int load_gated(hx_index *ix, const ix_gate *gate, change_set *cs, const char *rel, const char *real,
-                      size_t max_bytes, const ix_doc *old, hx_doc_source *src, ix_verdict *vd, bool *passed,
-                      hx_update_report *rep, hx_error *err)
-{
-    uint8_t *raw = NULL;
-    size_t raw_len = 0;
-    int64_t mtime = 0;
-    char sha[65] = "";
-    hx_error load_err = {0};
-    const char *rule = "read";
-    *passed = false;
-    memset(src, 0, sizeof *src);
-    int lrc = hx_ingest_read(ix->root, rel, real, max_bytes, &raw, &raw_len, &mtime, &load_err);
-    if (lrc == HX_ERANGE)
-        rule = "size";
-    if (!lrc) {
-        hx_sha256_hex(raw, raw_len, sha);
-        rule = "binary";
-        if ((lrc = hx_ingest_from_bytes(rel, raw, raw_len, NULL, 0, src, &load_err))) {
-            char reason[sizeof load_err.message];
-            memcpy(reason, load_err.message, sizeof reason);
-            hx_error_set(&load_err, lrc, load_err.offset, "%s: %s", rel, reason);
-        }
-    }
-    int rc = 0;
-    if (lrc == HX_ENOMEM) {
-        rc = hx_error_set(err, lrc, -1, "%s", load_err.message);
-    } else if (lrc) {
-        rc = gate_reject(ix, cs, rep, rel, sha, rule, load_err.message, false, err);
-    } else {
-        src->mtime_ns = mtime;
-        if (!(rc = ix_gate_check(gate, src, raw, raw_len, NULL, 0, vd, err)) && vd->rule)
-            rc = gate_reject(ix, cs, rep, rel, sha, vd->rule, vd->reason, true, err);
-        *passed = !rc && !vd->rule;
-        if (!*passed)
-            hx_doc_source_clear(src);
-    }
-    free(raw);
-    if (!rc && !*passed && old)
-        rc = drop_doc(cs, old->info.id, err);
-    return rc;
-}
-
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-/* The start of every write: the clock for rep->seconds, an empty report, and a writer (with a
- * model when the write embeds). */
-static int begin_write(hx_index *ix, bool embeds, struct timespec *t0, hx_update_report *rep, hx_error *err)
-{
-    clock_gettime(CLOCK_MONOTONIC, t0);
-    memset(rep, 0, sizeof *rep);
-    if (!ix->writer)
-        return hx_error_set(err, HX_EPERM, -1, "the index is open read-only");
-    if (embeds && !ix->model)
-        return hx_error_set(err, HX_EINVAL, -1, "a model is needed to index documents");
-    return 0;
-}
-
-static bool under(const char *path, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    return n == 0 || (!strncmp(path, prefix, n) && (path[n] == 0 || path[n] == '/'));
-}
-
-/* Checks o's folder metadata list and puts it in cs when it differs from the view's. */
-static int set_folder_meta(const ix_view *v, const hx_update_opts *o, change_set *cs, hx_error *err)
-{
-    if (o->n_folder_meta > IX_FOLDER_META_MAX)
-        return hx_error_set(err, HX_EINVAL, -1, "at most %d folder metadata files, not %zu", IX_FOLDER_META_MAX,
-                            o->n_folder_meta);
-    bool same = o->n_folder_meta == v->n_folder_meta;
-    for (size_t i = 0; i < o->n_folder_meta; i++) {
-        if (!ix_folder_meta_name_ok(o->folder_meta[i]))
-            return hx_error_set(err, HX_EINVAL, -1, "folder metadata file '%.200s' is not a file name (no '/')",
-                                o->folder_meta[i]);
-        same = same && !strcmp(o->folder_meta[i], v->folder_meta[i]);
-    }
-    if (!same) {
-        cs->folder_meta = o->folder_meta;
-        cs->n_folder_meta = o->n_folder_meta;
-    }
-    return 0;
-}
-
-int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
-                    const hx_update_opts *o, hx_update_report *rep, hx_error *err)
-{
-    struct timespec t0;
-    int rc = begin_write(ix, true, &t0, rep, err);
-    if (rc)
-        return rc;
-    size_t max_bytes = o->max_file_bytes ? o->max_file_bytes : HX_INGEST_DEFAULT_MAX_BYTES;
-    hx_file_list files = {0};
-    change_set cs = {0};
-    char (*targets)[HX_RELPATH_MAX] = hx_malloc(sizeof *targets * (n_paths ? n_paths : 1));
-    const char **names = hx_malloc(sizeof *names * (n_paths ? n_paths : 1));
-    rc = targets && names ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    for (size_t i = 0; i < n_paths && !rc; i++) {
-        rc = hx_fs_target(ix->root, paths[i], HX_TARGET_NAME, targets[i], sizeof targets[i], err);
-        names[i] = targets[i];
-    }
-    ix_gate *gate = NULL;
-    if (!rc)
-        rc = ix_gate_open(&gate, ix->root, err);
-    if (!rc && o->folder_meta)
-        rc = set_folder_meta(&ix->v, o, &cs, err);
-    if (!rc)
-        rc = hx_ingest_walk(ix->root, names, n_paths, o->excludes, o->n_excludes, ix->path, &files, err);
-    for (size_t i = 0; i < files.n_rejected && !rc; i++)
-        rc = reject(rep, files.rejected[i].path, files.rejected[i].reason, err);
-    for (size_t i = 0; i < files.n && !rc; i++) {
-        const char *rel = files.paths[i], *real = hx_file_list_real(&files, i);
-        const ix_doc *old = ix_doc_by_path(&ix->v, rel);
-        if (old && old->info.kind == HX_DOC_STORED) {   /* never compared with the disk */
-            char why[PATH_MAX + 200];
-            snprintf(why, sizeof why, "%s is the name of a stored document: the stored text is kept and the file "
-                     "is left out (delete the stored document to index the file)", rel);
-            rc = reject(rep, rel, why, err);
-            continue;
-        }
-        if (ix_deleted_by_request(&ix->v, rel)) {   /* back only when this exact file is named */
-            bool named = false;
-            for (size_t t = 0; t < n_paths && !named; t++)
-                named = !strcmp(targets[t], rel);
-            if (!named) {
-                rep->kept_out++;
-                continue;
-            }
-            if ((rc = push_path(&cs.lift, &cs.n_lift, &cs.cap_lift, rel, err)))
-                break;
-        }
-        char abs[2 * PATH_MAX];
-        struct stat st;
-        snprintf(abs, sizeof abs, "%s/%s", ix->root, real);
-        if (lstat(abs, &st) != 0)
-            continue;   /* vanished since the walk */
-        int64_t mtime = hx_platform_mtime_ns(&st);
-        if (old && !o->reindex && !ix_gate_has_policy(gate) && old->info.size == (uint64_t)st.st_size &&
-            old->info.mtime_ns == mtime) {
-            rep->unchanged++;
-            continue;
-        }
-        hx_doc_source src;
-        ix_verdict vd;
-        bool passed;
-        if ((rc = load_gated(ix, gate, &cs, rel, real, max_bytes, old, &src, &vd, &passed, rep, err)) || !passed)
-            continue;
-        if (old && !o->reindex && !strcmp(old->info.sha256, src.sha256) && same_trust(&old->info.trust, &vd)) {
-            hx_doc_source_clear(&src);
-            rep->unchanged++;
-            if (old->info.mtime_ns == mtime)
-                continue;   /* re-read for the gate (a policy), and nothing to write */
-            if (!(rc = hx_grow((void **)&cs.touch, &cs.cap_touch, cs.n_touch + 1, sizeof *cs.touch, err))) {
-                cs.touch[cs.n_touch].id = old->info.id;
-                cs.touch[cs.n_touch++].mtime_ns = mtime;
-            }
-            continue;
-        }
-        if (old)
-            rep->updated++;
-        else
-            rep->added++;
-        rc = queue_doc(ix, &cs, &src, &vd, HX_DOC_FILE, old, err);
-    }
-    /* indexed files under the targets that are gone (or now excluded or rejected); stored
-     * documents have no file to miss */
-    for (size_t i = 0; i < ix->v.n_docs && !rc; i++) {
-        const hx_doc_info *d = &ix->v.docs[i].info;
-        bool targeted = false;
-        for (size_t t = 0; t < n_paths && !targeted; t++)
-            targeted = under(d->path, targets[t]);
-        if (targeted && d->kind == HX_DOC_FILE && !ix_sorted_has((const char *const *)files.paths, files.n, d->path) && !is_dropped(&cs, d->id)) {
-            rep->removed++;
-            rc = drop_doc(&cs, d->id, err);
-        }
-    }
-    if (!rc)
-        rc = commit_changes(ix, &cs, o->encoder, o->commit_chunks, o->progress, o->progress_ctx, rep, err);
-    change_set_free(&cs);
-    ix_gate_free(gate);
-    hx_file_list_clear(&files);
-    free(targets);
-    free(names);
-    rep->seconds = seconds_since(&t0);
-    return rc;
-}
-
-/* === Documents from bytes, removal === */
-
-int hx_index_add_bytes(hx_index *ix, const char *name, const void *content, size_t len,
-                       const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
-                       void *progress_ctx, uint32_t *doc_id, hx_update_report *rep, hx_error *err)
-{
-    return hx_index_add_signed(ix, name, content, len, NULL, 0, meta, n_meta, enc, progress, progress_ctx, doc_id,
-                               rep, err);
-}
-
-int hx_index_add_signed(hx_index *ix, const char *name, const void *content, size_t len, const char *sig,
-                        size_t sig_len, const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
-                        void *progress_ctx, uint32_t *doc_id, hx_update_report *rep, hx_error *err)
-{
-    struct timespec t0;
-    int rc = begin_write(ix, true, &t0, rep, err);
-    if (rc)
-        return rc;
-    char clean[HX_RELPATH_MAX];
-    rc = hx_fs_target(ix->root, name, HX_TARGET_NAME, clean, sizeof clean, err);
-    if (rc)
-        return rc;
-    if (!*clean)
-        return hx_error_set(err, HX_EINVAL, -1, "'%.200s' names the indexed root, not a document: give a name "
-                            "such as notes/x.md", name);
-    if (ix_gate_is_signature_file(clean))
-        return hx_error_set(err, HX_EINVAL, -1, "%.200s is the name of a signature or key file, which is never a "
-                            "document (give the signature in the signature argument)", clean);
-    const ix_doc *old = ix_doc_by_path(&ix->v, clean);
-    if (old && old->hidden)   /* the reader's identity may not see it, so may not replace it either */
-        return hx_error_set(err, HX_EPERM, -1, "the name %.200s is taken: store the text under another name", clean);
-    if (old && old->info.kind == HX_DOC_FILE)
-        return hx_error_set(err, HX_EPERM, -1, "%.200s is indexed from the file under the root; a stored document "
-                            "cannot take its name (store the text under another name, or change the file and "
-                            "index it)", clean);
-    hx_doc_source src;
-    change_set cs = {0};
-    ix_gate *gate = NULL;
-    ix_verdict vd = {0};
-    char sha[65];
-    hx_sha256_hex(content, len, sha);
-    hx_error why = {0};
-    int lrc = hx_ingest_from_bytes(clean, content, len, meta, n_meta, &src, &why);
-    if (lrc == HX_ENOMEM)
-        return hx_error_set(err, lrc, -1, "%s", why.message);
-    if ((rc = ix_gate_open(&gate, ix->root, err)))
-        goto done;
-    if (lrc)
-        rc = gate_reject(ix, &cs, rep, clean, sha, "binary", why.message, false, err);
-    else if (!(rc = ix_gate_check(gate, &src, content, len, sig, sig_len, &vd, err)) && vd.rule)
-        rc = gate_reject(ix, &cs, rep, clean, sha, vd.rule, vd.reason, true, err);
-    if (rc)
-        goto done;
-    if (lrc || vd.rule) {   /* recorded, and an older version of the document is not kept */
-        if (!lrc)
-            hx_doc_source_clear(&src);
-        if (old && !(rc = drop_doc(&cs, old->info.id, err)))
-            rep->removed++;
-        if (!rc)
-            rc = commit_changes(ix, &cs, enc, 0, progress, progress_ctx, rep, err);
-        if (!rc)
-            rc = hx_error_set(err, HX_EINVAL, -1, "%.200s is not stored: %s%s", clean, rep->rejected[0].reason,
-                              old ? " (its earlier version is removed)" : "");
-        goto done;
-    }
-    /* a writer with an identity stores into its own tenant, and private documents as its own user */
-    if (ix->has_identity && ((*vd.trust.tenant && strcmp(vd.trust.tenant, ix->identity.tenant)) ||
-                             (vd.trust.visibility == HX_VIS_PRIVATE && strcmp(vd.trust.owner, ix->identity.user)))) {
-        hx_doc_source_clear(&src);
-        rc = hx_error_set(err, HX_EPERM, -1, "%.200s: a writer of tenant '%.128s'%s%.128s can store documents of its own "
-                          "tenant only, private ones as its own user", clean, ix->identity.tenant,
-                          *ix->identity.user ? " and user " : "", ix->identity.user);
-        goto done;
-    }
-    src.mtime_ns = now_ns();
-    if (old)
-        rep->updated++;
-    else
-        rep->added++;
-    rc = queue_doc(ix, &cs, &src, &vd, HX_DOC_STORED, old, err);
-    if (!rc)
-        rc = commit_changes(ix, &cs, enc, 0, progress, progress_ctx, rep, err);
-    if (!rc) {
-        const ix_doc *d = ix_doc_by_path(&ix->v, clean);
-        *doc_id = d ? d->info.id : 0;
-    }
-done:
-    if (rc && !lrc && !vd.rule && !gate)
-        hx_doc_source_clear(&src);
-    ix_gate_free(gate);
-    change_set_free(&cs);
-    rep->seconds = seconds_since(&t0);
-    return rc;
-}
-
-/* The documents a cleaned, non-empty name covers, as [*lo, *hi) of the view's path-sorted table:
- * the document of that name (returns true), else those under the folder "name/", which sort
- * together (returns false; the range may be empty). */
-static bool name_range(const ix_view *v, const char *name, size_t *lo, size_t *hi)
-{
-    const ix_doc *d = ix_doc_by_path(v, name);
-    if (d) {
-        *lo = (size_t)(d - v->docs);
-        *hi = *lo + 1;
-        return true;
-    }
-    size_t a = 0, b = v->n_docs, n = strlen(name);
-    while (a < b) {   /* first path not below name + "/" */
-        size_t mid = (a + b) / 2;
-        const char *p = v->docs[mid].info.path;
-        int c = strncmp(p, name, n);
-        if (c < 0 || (c == 0 && (unsigned char)p[n] < '/'))
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    *lo = a;
-    while (a < v->n_docs && !strncmp(v->docs[a].info.path, name, n) && v->docs[a].info.path[n] == '/')
-        a++;
-    *hi = a;
-    return false;
-}
-
-int hx_index_remove(hx_index *ix, const char *const *paths, size_t n_paths, unsigned flags,
-                    hx_update_report *rep, hx_error *err)
-{
-    struct timespec t0;
-    int rc = begin_write(ix, false, &t0, rep, err);
-    if (rc)
-        return rc;
-    const ix_view *v = &ix->v;
-    change_set cs = {0};
-    char clean[HX_RELPATH_MAX];
-    for (size_t p = 0; p < n_paths && !rc; p++) {
-        if ((rc = hx_relpath_clean(paths[p], clean, sizeof clean, err)))
-            break;
-        if (!*clean) {
-            rc = hx_error_set(err, HX_EINVAL, -1, "'%.200s' names the indexed root, not a document", paths[p]);
-            break;
-        }
-        size_t lo, hi;
-        bool exact = name_range(v, clean, &lo, &hi);
-        size_t seen = 0;   /* what the handle's identity sees of it: the others are not there for it */
-        for (size_t i = lo; i < hi; i++)
-            seen += !v->docs[i].hidden;
-        if (!seen) {
-            rc = hx_error_set(err, HX_ENOTFOUND, -1, "no document named %.200s in the index (names are relative to "
-                              "the indexed root)", clean);
-        } else if (!exact && !(flags & HX_REMOVE_FOLDERS)) {
-            rc = hx_error_set(err, HX_EINVAL, -1, "%.200s is a folder of %zu documents, not a document: name each "
-                              "document (hyrax rm removes folders)", clean, seen);
-        }
-        for (size_t i = lo; i < hi && !rc; i++) {
-            const hx_doc_info *d = &v->docs[i].info;
-            if (is_dropped(&cs, d->id) || v->docs[i].hidden)
-                continue;   /* named twice, or not the reader's to see */
-            rep->removed++;
-            rc = drop_doc(&cs, d->id, err);
-            if (!rc && d->kind == HX_DOC_FILE)   /* its file would come back on the next update */
-                rc = push_path(&cs.remember, &cs.n_remember, &cs.cap_remember, d->path, err);
-        }
-    }
-    if (!rc)
-        rc = commit_changes(ix, &cs, NULL, 0, NULL, NULL, rep, err);
-    change_set_free(&cs);
-    rep->seconds = seconds_since(&t0);
     return rc;
 }
 

@@ -1,9 +1,10 @@
-/* store.c: the index file specified in store.h: open and validation (damage versus a crash),
- * readers and refresh, the one writer (append, commit, abort), the chain of generations, verify,
- * compaction, and the fault guard for maps of files changed underneath a reader.
+/* store.c: the index file specified in store.h: creation, open and validation (damage versus a
+ * crash), readers and refresh, the chain of generations, verify, and the fault guard for maps of
+ * files changed underneath a reader. The writer (append, commit, abort, compaction) is
+ * store_write.c's.
  * Must not interpret blob or root contents (the index layer owns them); never writes through a map.
  * Every offset and length read from the file is checked against the committed length first. */
-#include "store.h"
+#include "store_internal.h"
 #include "alloc.h"
 #include "bytes.h"
 #include "crc32c.h"
@@ -23,95 +24,25 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HEADER_SIZE 64
-#define SLOT_SIZE 64
-#define RECORD_HEAD 128
-#define TABLE_ENTRY 24
-#define MAX_ROOT ((uint64_t)1 << 40)       /* roots beyond 1 TiB are refused as corrupt */
-#define MAX_BLOBS_PER_COMMIT (1u << 28)
-#define OPEN_RETRIES 8                     /* path replaced between open and lock (compaction) */
-
 static const char header_magic[8] = {'H', 'Y', 'R', 'A', 'X', 'D', 'B', '\n'};
 static const char slot_magic[8] = {'H', 'X', 'M', 'E', 'T', 'A', '0', '1'};
-static const char record_magic[8] = {'H', 'X', 'C', 'O', 'M', 'M', 'I', 'T'};
+const char st_record_magic[8] = {'H', 'X', 'C', 'O', 'M', 'M', 'I', 'T'};
 
-/* Checksum of a blob; large ones are split across the online cores (open reads every blob). */
-static uint32_t blob_crc32c(const uint8_t *data, uint64_t len)
+uint32_t st_blob_crc32c(const uint8_t *data, uint64_t len)
 {
     return hxf_crc32c_threads(data, (size_t)len, hx_platform_cpus());
 }
 
-/* A decoded meta slot. */
-typedef struct meta {
-    uint64_t gen;
-    int64_t ts;
-    hx_store_ref rec;        /* offset 0: generation without a record (empty store) */
-    uint64_t committed;
-} meta;
-
-/* A decoded commit record; pointers borrowed from the map it was parsed from. */
-typedef struct record {
-    hx_store_ref self;
-    uint64_t gen;
-    int64_t ts;
-    hx_store_ref prev;       /* offset 0: none */
-    uint32_t n_blobs;
-    const uint8_t *root;
-    uint64_t root_len;
-    const uint8_t *table;    /* n_blobs entries of TABLE_ENTRY bytes */
-    char name[HX_STORE_NAME_MAX + 1];
-} record;
-
-/* What a handle sees: one commit and a read-only map of the file up to its committed length. */
-typedef struct view {
-    uint8_t *map;            /* owned; munmap(map, m.committed) */
-    meta m;
-    int slot;                /* slot holding m */
-    record r;                /* valid when m.rec.offset != 0 */
-} view;
-
-/* What open or refresh found beside the commit it took. A damaged slot is never mistaken for a
- * torn write: the slot is written only after its record is synced, so either the record proves
- * the commit (rolled forward) or something past the last provable commit may have been lost. */
-typedef struct health {
-    bool damaged;            /* a meta slot or the newest record is damaged, or the file is cut */
-    bool truncated;          /* a slot's committed length exceeds the file */
-    bool rolled;             /* the commit was recovered from its record (its slot is damaged) */
-    int bad_slot;            /* the damaged slot, -1 when none */
-    uint64_t file_size;
-    char note[sizeof ((hx_error *)0)->message];   /* what is damaged and what was taken, or "" */
-} health;
-
-struct hx_store {
-    char *path;              /* owned */
-    int fd;
-    bool writer;
-    bool compact_tmp;        /* a compaction file not yet renamed into place: close removes it */
-    uint64_t compact_head;   /* compaction file: the generation its head commit gets */
-    dev_t dev;
-    ino_t ino;
-    int64_t created;         /* header creation time: a file overwritten in place shows a new one */
-    health h;
-    view v;
-    /* writer only */
-    uint64_t pos;            /* end of the data appended so far (== v.m.committed when idle) */
-    uint8_t *table;          /* owned: TABLE_ENTRY bytes per blob appended in this transaction */
-    size_t n_blobs, cap_blobs;
-    int error;               /* sticky error of the open transaction, 0 when none */
-    bool fatal;              /* the meta write failed: its outcome is unknown, handle is spent */
-    char error_msg[sizeof ((hx_error *)0)->message];
-};
-
 /* === Small helpers === */
 
-static int64_t now_ns(void)
+int64_t st_now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-static uint64_t align_up(uint64_t x)
+uint64_t st_align_up(uint64_t x)
 {
     return (x + HX_STORE_ALIGN - 1) & ~(uint64_t)(HX_STORE_ALIGN - 1);
 }
@@ -141,7 +72,7 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off, size_t *got)
     return 0;
 }
 
-static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+int st_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
     size_t done = 0;
     while (done < len) {
@@ -155,7 +86,7 @@ static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
     return 0;
 }
 
-static int sync_dir_of(const char *path, hx_error *err)
+int st_sync_dir_of(const char *path, hx_error *err)
 {
     const char *slash = strrchr(path, '/');
     char dir[4096];
@@ -204,7 +135,7 @@ static void header_encode(uint8_t b[HEADER_SIZE], int64_t created)
     hxf_put32(b + 60, hxf_crc32c(0, b, 60));
 }
 
-static void slot_encode(uint8_t b[SLOT_SIZE], const meta *m)
+void st_slot_encode(uint8_t b[SLOT_SIZE], const meta *m)
 {
     memset(b, 0, SLOT_SIZE);
     memcpy(b, slot_magic, 8);
@@ -298,7 +229,7 @@ static int record_parse(const uint8_t *map, uint64_t size, hx_store_ref ref, rec
     if (hxf_crc32c(0, p, (size_t)ref.length) != ref.crc32c)
         return hx_error_set(err, HX_ECHECKSUM, at, "commit record at %llu fails its checksum",
                             (unsigned long long)ref.offset);
-    if (memcmp(p, record_magic, 8) != 0)
+    if (memcmp(p, st_record_magic, 8) != 0)
         return hx_error_set(err, HX_EFORMAT, at, "no commit record at %llu (bad magic)",
                             (unsigned long long)ref.offset);
     r->self = ref;
@@ -356,7 +287,7 @@ static int chain_prev(const view *v, const record *r, record *prev, hx_error *er
 }
 
 /* Maps the file for meta m and checks its record; fills v on success. */
-static int view_load(int fd, const meta *m, int slot, view *v, hx_error *err)
+int st_view_load(int fd, const meta *m, int slot, view *v, hx_error *err)
 {
     void *map = mmap(NULL, (size_t)m->committed, PROT_READ, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED)
@@ -381,7 +312,7 @@ static int view_load(int fd, const meta *m, int slot, view *v, hx_error *err)
     return 0;
 }
 
-static void view_drop(view *v)
+void st_view_drop(view *v)
 {
     if (v->map)
         munmap(v->map, (size_t)v->m.committed);
@@ -413,9 +344,9 @@ static int roll_forward(int fd, uint64_t size, const meta *m, const uint8_t bad[
         return 0;
     view scan = {.map = map};
     int found = 0;
-    for (uint64_t off = align_up(m->committed); off <= size && size - off >= RECORD_HEAD; off += HX_STORE_ALIGN) {
+    for (uint64_t off = st_align_up(m->committed); off <= size && size - off >= RECORD_HEAD; off += HX_STORE_ALIGN) {
         const uint8_t *p = map + off;
-        if (memcmp(p, record_magic, 8) || hxf_le64(p + 8) <= m->gen || hxf_le64(p + 24) != m->rec.offset ||
+        if (memcmp(p, st_record_magic, 8) || hxf_le64(p + 8) <= m->gen || hxf_le64(p + 24) != m->rec.offset ||
             hxf_le64(p + 32) != m->rec.length || hxf_le32(p + 40) != m->rec.crc32c)
             continue;
         uint64_t root_len = hxf_le64(p + 48), n = hxf_le32(p + 44);
@@ -493,7 +424,7 @@ static int open_newest(int fd, const char *path, const view *cur, view *v, healt
     int taken = -1;
     for (int k = 0; k < 2 && taken < 0; k++) {
         int i = order[k];
-        if (rc[i] == 0 && (rc[i] = view_load(fd, &m[i], i, v, &e[i])) == 0)
+        if (rc[i] == 0 && (rc[i] = st_view_load(fd, &m[i], i, v, &e[i])) == 0)
             taken = i;
     }
     if (taken < 0)
@@ -508,13 +439,13 @@ static int open_newest(int fd, const char *path, const view *cur, view *v, healt
     meta next;
     view rv;
     if (slot_bad[other] && roll_forward(fd, size, &v->m, b[other], &next) &&
-        view_load(fd, &next, other, &rv, NULL) == 0) {
+        st_view_load(fd, &next, other, &rv, NULL) == 0) {
         h->rolled = true;
         snprintf(h->note, sizeof h->note,
                  "meta slot %d is damaged (%s); generation %llu recovered from its commit record at byte %llu",
                  other, empty[other] ? "zeroed" : e[other].message, (unsigned long long)next.gen,
                  (unsigned long long)next.rec.offset);
-        view_drop(v);
+        st_view_drop(v);
         *v = rv;
     } else {
         snprintf(h->note, sizeof h->note, "meta slot %d is damaged (%s); fell back to generation %llu (slot %d)%s",
@@ -523,7 +454,7 @@ static int open_newest(int fd, const char *path, const view *cur, view *v, healt
     }
 done:
     if (cur && cur->slot == v->slot && meta_equal(&cur->m, &v->m)) {
-        view_drop(v);
+        st_view_drop(v);
         return 1;
     }
     return 0;
@@ -533,14 +464,14 @@ done:
 
 /* Creates `path` holding the empty store of generation `gen0`, atomically: the bytes are written
  * and synced beside it, then linked into place (EEXIST: someone else created it, which is fine). */
-static int create_file(const char *path, uint64_t gen0, hx_error *err)
+int st_create_file(const char *path, uint64_t gen0, hx_error *err)
 {
     char tmp[4200];
     int fd = -1, rc;
     uint8_t *buf = NULL;
     for (int attempt = 0; fd < 0; attempt++) {
         if (snprintf(tmp, sizeof tmp, "%s" HX_STORE_TMP_NEW "%ld-%lld", path, (long)getpid(),
-                     (long long)now_ns()) >= (int)sizeof tmp)
+                     (long long)st_now_ns()) >= (int)sizeof tmp)
             return hx_error_set(err, HX_EINVAL, -1, "path too long: %s", path);
         fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0 && (errno != EEXIST || attempt > 100))
@@ -551,11 +482,11 @@ static int create_file(const char *path, uint64_t gen0, hx_error *err)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         goto err;
     }
-    int64_t t = now_ns();
+    int64_t t = st_now_ns();
     header_encode(buf, t);
     meta m = {gen0, t, {0, 0, 0}, HX_STORE_DATA_START};
-    slot_encode(buf + HX_STORE_PAGE, &m);
-    if (pwrite_all(fd, buf, HX_STORE_DATA_START, 0) != 0 || fsync(fd) != 0) {
+    st_slot_encode(buf + HX_STORE_PAGE, &m);
+    if (st_pwrite_all(fd, buf, HX_STORE_DATA_START, 0) != 0 || fsync(fd) != 0) {
         rc = hx_error_set(err, HX_EIO, -1, "cannot write %s: %s", tmp, strerror(errno));
         goto err;
     }
@@ -570,7 +501,7 @@ static int create_file(const char *path, uint64_t gen0, hx_error *err)
     free(buf);
     close(fd);
     unlink(tmp);
-    return sync_dir_of(path, err);
+    return st_sync_dir_of(path, err);
 err:
     free(buf);
     close(fd);
@@ -606,7 +537,7 @@ static int open_locked(hx_store *s, unsigned flags, hx_error *err)
         hx_error oe;
         s->fd = open_regular(s->path, true, &oe);
         if (s->fd == HX_ENOTFOUND && (flags & HX_STORE_CREATE)) {
-            int rc = create_file(s->path, 0, err);
+            int rc = st_create_file(s->path, 0, err);
             if (rc)
                 return rc;
             continue;
@@ -638,7 +569,7 @@ static int open_locked(hx_store *s, unsigned flags, hx_error *err)
 }
 
 /* "<path>.compact.tmp" into a new string; caller frees. */
-static char *compact_tmp_path(const char *path)
+char *st_compact_tmp_path(const char *path)
 {
     size_t n = strlen(path) + sizeof HX_STORE_TMP_COMPACT;
     char *tmp = hx_malloc(n);
@@ -663,15 +594,15 @@ static int writer_settle(hx_store *s, bool recover, hx_error *err)
                             "discards them", h->note, gen);
     if (h->damaged) {
         uint8_t slot[SLOT_SIZE];
-        slot_encode(slot, &s->v.m);
-        if (pwrite_all(s->fd, slot, SLOT_SIZE, (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + h->bad_slot)) != 0 ||
+        st_slot_encode(slot, &s->v.m);
+        if (st_pwrite_all(s->fd, slot, SLOT_SIZE, (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + h->bad_slot)) != 0 ||
             hx_platform_datasync(s->fd) != 0)
             return hx_error_set(err, HX_EIO, -1, "cannot repair the meta slot of %s: %s", s->path, strerror(errno));
         h->damaged = false;
     }
     if (h->file_size > end && ftruncate(s->fd, (off_t)end) != 0)
         return hx_error_set(err, HX_EIO, -1, "cannot truncate %s: %s", s->path, strerror(errno));
-    char *tmp = compact_tmp_path(s->path);
+    char *tmp = st_compact_tmp_path(s->path);
     if (!tmp)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     unlink(tmp);  /* best effort: compact_begin tries again and reports a failure */
@@ -729,7 +660,7 @@ void hx_store_close(hx_store *s)
     if (s->writer && s->fd >= 0 && !s->fatal && s->pos != s->v.m.committed &&
         ftruncate(s->fd, (off_t)s->v.m.committed) != 0)
         s->fatal = true;  /* nothing to report to: the bytes are past the commit point anyway */
-    view_drop(&s->v);
+    st_view_drop(&s->v);
     if (s->fd >= 0)
         close(s->fd);
     if (s->compact_tmp)
@@ -772,7 +703,7 @@ int hx_store_blob(hx_store *s, hx_store_ref ref, const uint8_t **data, hx_error 
                             "blob at %llu (%llu bytes) is not inside the committed file (%llu bytes)",
                             (unsigned long long)ref.offset, (unsigned long long)ref.length,
                             (unsigned long long)size);
-    if (blob_crc32c(s->v.map + ref.offset, ref.length) != ref.crc32c)
+    if (st_blob_crc32c(s->v.map + ref.offset, ref.length) != ref.crc32c)
         return hx_error_set(err, HX_ECHECKSUM, (int64_t)ref.offset, "blob at %llu fails its checksum",
                             (unsigned long long)ref.offset);
     *data = s->v.map + ref.offset;
@@ -792,7 +723,7 @@ static int reload(hx_store *s, int fd, hx_error *err)
         rc = open_newest(fd, s->path, NULL, &nv, &h, err);
     if (rc)
         return rc;
-    view_drop(&s->v);
+    st_view_drop(&s->v);
     if (fd != s->fd)
         close(s->fd);
     s->fd = fd;
@@ -835,7 +766,7 @@ int hx_store_refresh(hx_store *s, hx_error *err)
     s->h = h;
     if (rc)
         return 0;
-    view_drop(&s->v);
+    st_view_drop(&s->v);
     s->v = nv;
     return 1;
 }
@@ -851,7 +782,7 @@ static int check_table_entry(const view *v, const record *r, uint32_t i, uint64_
                             "blob %u of generation %llu is misplaced (offset %llu, %llu bytes)", i,
                             (unsigned long long)r->gen, (unsigned long long)b.offset,
                             (unsigned long long)b.length);
-    if (blob_crc32c(v->map + b.offset, b.length) != b.crc32c)
+    if (st_blob_crc32c(v->map + b.offset, b.length) != b.crc32c)
         return hx_error_set(err, HX_ECHECKSUM, (int64_t)b.offset,
                             "blob %u of generation %llu at offset %llu fails its checksum", i,
                             (unsigned long long)r->gen, (unsigned long long)b.offset);
@@ -1024,164 +955,6 @@ int hx_store_find_name(hx_store *s, const char *name, hx_store_info *out, hx_err
     return rc;
 }
 
-/* === Writing === */
-
-/* Records a failure as the transaction's sticky error (code and message) and, when err is not
- * NULL, reports it there too; returns code. Every failure of a write goes through here. */
-static int stick(hx_store *w, hx_error *err, int code, int64_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int stick(hx_store *w, hx_error *err, int code, int64_t offset, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->error_msg, sizeof w->error_msg, fmt, ap);
-    va_end(ap);
-    w->error = code;
-    return err ? hx_error_set(err, code, offset, "%s", w->error_msg) : code;
-}
-
-/* stick() for a failed system call: the message names the file and errno. */
-static int fail(hx_store *w, hx_error *err, int code, const char *what)
-{
-    return stick(w, err, code, -1, "%s %s: %s", what, w->path, strerror(errno));
-}
-
-static int writable(hx_store *w, hx_error *err)
-{
-    if (!w->writer)
-        return hx_error_set(err, HX_EPERM, -1, "%s is open read-only", w->path);
-    if (w->error)
-        return hx_error_set(err, w->error, -1, "earlier failure in this transaction: %s", w->error_msg);
-    return 0;
-}
-
-int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref, hx_error *err)
-{
-    int rc = writable(w, err);
-    if (rc)
-        return rc;
-    uint64_t off = align_up(w->pos);
-    if (off < w->pos || (uint64_t)len > (uint64_t)INT64_MAX - off)
-        return stick(w, err, HX_ERANGE, (int64_t)off, "file would exceed the largest file size");
-    if (w->n_blobs >= MAX_BLOBS_PER_COMMIT ||
-        hx_grow((void **)&w->table, &w->cap_blobs, w->n_blobs + 1, TABLE_ENTRY, NULL))
-        return stick(w, err, HX_ENOMEM, -1, "out of memory (or over %u blobs in one commit)", MAX_BLOBS_PER_COMMIT);
-    if (len && pwrite_all(w->fd, data, len, off) != 0)
-        return fail(w, err, HX_EIO, "cannot write to");
-    ref->offset = off;
-    ref->length = len;
-    ref->crc32c = len ? blob_crc32c(data, len) : 0;
-    uint8_t *e = w->table + w->n_blobs * TABLE_ENTRY;
-    hxf_put64(e, ref->offset);
-    hxf_put64(e + 8, ref->length);
-    hxf_put32(e + 16, ref->crc32c);
-    hxf_put32(e + 20, 0);
-    w->n_blobs++;
-    w->pos = off + len;
-    return 0;
-}
-
-/* Commits the transaction as generation `gen` at time `ts` (hx_store_commit, hx_store_commit_copy). */
-static int commit_as(hx_store *w, const void *root, size_t len, const char *name, uint64_t gen, int64_t ts,
-                     hx_error *err)
-{
-    int rc = writable(w, err);
-    if (rc)
-        return rc;
-    size_t name_len = name ? strlen(name) : 0;
-    if (name_len > HX_STORE_NAME_MAX || (uint64_t)len > MAX_ROOT || (len && !root))
-        return hx_error_set(err, HX_EINVAL, -1, "commit name over %d bytes or root over 1 TiB",
-                            HX_STORE_NAME_MAX);
-    uint64_t padded = ((uint64_t)len + 7) & ~(uint64_t)7;
-    uint64_t rec_len = RECORD_HEAD + padded + (uint64_t)w->n_blobs * TABLE_ENTRY;
-    uint64_t off = align_up(w->pos);
-    if (rec_len > SIZE_MAX || rec_len > (uint64_t)INT64_MAX - off)
-        return hx_error_set(err, HX_ERANGE, -1, "commit record too large");
-    uint8_t *rec = hx_calloc(1, (size_t)rec_len);
-    if (!rec)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a %llu-byte commit record",
-                            (unsigned long long)rec_len);
-    meta m = {gen, ts, {off, rec_len, 0}, off + rec_len};
-    memcpy(rec, record_magic, 8);
-    hxf_put64(rec + 8, m.gen);
-    hxf_put64(rec + 16, (uint64_t)m.ts);
-    if (w->v.m.rec.offset) {
-        hxf_put64(rec + 24, w->v.m.rec.offset);
-        hxf_put64(rec + 32, w->v.m.rec.length);
-        hxf_put32(rec + 40, w->v.m.rec.crc32c);
-    }
-    hxf_put32(rec + 44, (uint32_t)w->n_blobs);
-    hxf_put64(rec + 48, (uint64_t)len);
-    rec[56] = (uint8_t)name_len;
-    if (name_len)
-        memcpy(rec + 64, name, name_len);
-    if (len)
-        memcpy(rec + RECORD_HEAD, root, len);
-    if (w->n_blobs)
-        memcpy(rec + RECORD_HEAD + padded, w->table, w->n_blobs * TABLE_ENTRY);
-    m.rec.crc32c = hxf_crc32c(0, rec, (size_t)rec_len);
-    if (pwrite_all(w->fd, rec, (size_t)rec_len, off) != 0 || hx_platform_datasync(w->fd) != 0) {
-        rc = fail(w, err, HX_EIO, "cannot write the commit record to");
-        free(rec);
-        return rc;
-    }
-    free(rec);
-
-    /* The single commit point: the slot not holding the current generation. */
-    uint8_t slot[SLOT_SIZE];
-    int target = 1 - w->v.slot;
-    slot_encode(slot, &m);
-    if (pwrite_all(w->fd, slot, SLOT_SIZE, (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + target)) != 0 ||
-        hx_platform_datasync(w->fd) != 0) {
-        w->fatal = true;
-        return fail(w, err, HX_EIO, "cannot write the meta slot of");
-    }
-    view nv;
-    rc = view_load(w->fd, &m, target, &nv, err);
-    if (rc) {
-        w->fatal = true;
-        return stick(w, NULL, rc, -1, "generation %llu is committed but could not be mapped; reopen the file",
-                     (unsigned long long)m.gen);
-    }
-    view_drop(&w->v);
-    w->v = nv;
-    w->pos = m.committed;
-    w->n_blobs = 0;
-    return 0;
-}
-
-int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name, hx_error *err)
-{
-    if (w->v.m.gen == UINT64_MAX)
-        return hx_error_set(err, HX_ERANGE, -1, "%s has used up its generation numbers", w->path);
-    uint64_t gen = w->v.m.gen + 1;
-    return commit_as(w, root, len, name, gen < w->compact_head ? w->compact_head : gen, now_ns(), err);
-}
-
-int hx_store_commit_copy(hx_store *c, const void *root, size_t len, const hx_store_info *as, hx_error *err)
-{
-    if (!c->compact_tmp || as->generation <= c->v.m.gen || as->generation >= c->compact_head)
-        return hx_error_set(err, HX_EINVAL, -1, "a copied commit goes into a compaction file, oldest first, below "
-                            "its head (generation %llu after %llu)", (unsigned long long)as->generation,
-                            (unsigned long long)c->v.m.gen);
-    return commit_as(c, root, len, as->name, as->generation, as->timestamp_ns, err);
-}
-
-int hx_store_abort(hx_store *w, hx_error *err)
-{
-    if (!w->writer)
-        return hx_error_set(err, HX_EPERM, -1, "%s is open read-only", w->path);
-    if (w->fatal)
-        return hx_error_set(err, w->error, -1, "%s is unusable after a failed commit (%s); reopen it",
-                            w->path, w->error_msg);
-    if (ftruncate(w->fd, (off_t)w->v.m.committed) != 0)
-        return fail(w, err, HX_EIO, "cannot truncate");
-    w->pos = w->v.m.committed;
-    w->n_blobs = 0;
-    w->error = 0;
-    return 0;
-}
-
 /* === Maps that change underneath (hyrax.h "Index files changed underneath a reader") === */
 
 static _Thread_local hx_fault_guard *fault_top;   /* this thread's innermost guard */
@@ -1205,64 +978,6 @@ void hx_fault_jump(void)
         return;
     fault_top = g->outer;
     siglongjmp(g->env, 1);
-}
-
-/* === Compaction === */
-
-int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err)
-{
-    *out = NULL;
-    int rc = writable(w, err);
-    if (rc)
-        return rc;
-    if (w->pos != w->v.m.committed)
-        return hx_error_set(err, HX_EINVAL, -1, "commit or abort the open transaction before compacting");
-    char *tmp = compact_tmp_path(w->path);
-    if (!tmp)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    if (unlink(tmp) != 0 && errno != ENOENT) {
-        rc = hx_error_set(err, HX_EIO, -1, "cannot remove stale %s: %s", tmp, strerror(errno));
-        goto err;
-    }
-    if (w->v.m.gen == UINT64_MAX) {
-        rc = hx_error_set(err, HX_ERANGE, -1, "%s has used up its generation numbers", w->path);
-        goto err;
-    }
-    rc = create_file(tmp, 0, err);
-    if (rc == 0 && (rc = hx_store_open(out, tmp, HX_STORE_WRITE, err)) != 0)
-        unlink(tmp);
-    if (rc == 0) {
-        (*out)->compact_tmp = true;
-        (*out)->compact_head = w->v.m.gen + 1;
-    }
-err:
-    free(tmp);
-    return rc;
-}
-
-int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err)
-{
-    if (!(*w)->writer || !c->writer || !c->compact_tmp || c->error || c->pos != c->v.m.committed ||
-        c->v.m.gen != c->compact_head)
-        return hx_error_set(err, HX_EINVAL, -1, "compaction file must be a writer whose head is committed, with no "
-                            "open transaction");
-    char *path = hx_strdup((*w)->path);
-    if (!path)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    if (fsync(c->fd) != 0 || rename(c->path, path) != 0) {
-        int rc = hx_error_set(err, HX_EIO, -1, "cannot move %s over %s: %s", c->path, path,
-                              strerror(errno));
-        free(path);
-        return rc;
-    }
-    free(c->path);
-    c->path = path;
-    c->compact_tmp = false;
-    hx_store_close(*w);
-    *w = c;
-    /* Past the rename there is no going back, so this step cannot fail the call (store.h). */
-    sync_dir_of(path, NULL);
-    return 0;
 }
 
 /* === Files beside the store === */
