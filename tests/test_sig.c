@@ -1,4 +1,4 @@
-/* test_sig.c: minisign and OpenSSH signature files (src/base/sig.h) made by the real minisign and
+/* test_sig.c: minisign and OpenSSH signature files (src/crypto/sig.h) made by the real minisign and
  * ssh-keygen (tests/data/sig/, written by tools/gen_sig_fixtures.sh): good ones verify and name the
  * signer as the tools do; changed documents, changed trusted comments, untrusted keys, other
  * namespaces, RSA keys and malformed files are refused with the reason. When minisign and
