@@ -79,6 +79,20 @@ HX_API int hx_error_set(hx_error *err, int code, int64_t offset, const char *fmt
 #endif
     ;
 
+/* === Memory === */
+
+/* The library's allocator, which every allocation in hyrax and its surfaces goes through so a test
+ * can fail the n-th one (as sqlite3_malloc). Memory is released with plain free(). */
+HX_API void *hx_malloc(size_t size);
+HX_API void *hx_calloc(size_t n, size_t size); /* NULL also when n * size overflows */
+HX_API void *hx_realloc(void *p, size_t size); /* on failure p is untouched and still owned */
+HX_API char *hx_strdup(const char *s);
+HX_API char *hx_strndup(const char *s, size_t n);
+/* Makes *p (an array of *cap elements of `elem` bytes, or NULL with *cap 0) hold at least `need`
+ * elements, growing geometrically. Returns 0, or HX_ENOMEM (err filled when not NULL) when the
+ * allocation fails or the size overflows; *p and *cap are unchanged then. */
+HX_API int hx_grow(void **p, size_t *cap, size_t need, size_t elem, hx_error *err);
+
 /* === Model and tokenizer === */
 
 #define HX_EMBED_DIM 384       /* output dimension of all-MiniLM-L6-v2 */
