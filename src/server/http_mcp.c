@@ -1,7 +1,6 @@
 /* http_mcp.c: POST /mcp of `hyrax serve --http`, MCP Streamable HTTP (2025-06-18, 2025-11-25,
  * 2026-07-28): one JSON-RPC message, answered as JSON or as server-sent events. */
 #include "http_internal.h"
-#include "alloc.h"
 #include "rpc.h"
 
 #include <fcntl.h>

@@ -26,7 +26,6 @@
  * Connection: close) is shut for writing and what the client still sends is read and dropped, within
  * bounds, so that it can read the answer rather than a reset. */
 #include "http_internal.h"
-#include "alloc.h"
 #include "metrics.h"
 #include "platform.h"
 #include "rpc.h"

@@ -2,7 +2,6 @@
  * write tools in order; the sinks an HTTP request waits on; cancellation; progress notifications;
  * and what index_health and document_status say of them (pending paths, recent failures).
  * Locking in mcp_internal.h. */
-#include "alloc.h"
 #include "mcp_tools.h"
 #include "present.h"
 #include "relpath.h"

@@ -4,7 +4,6 @@
  * its file under the root (fsafe.h: no symbolic link followed), as it is now; a stored document
  * from its chunks, in order. Reads go through the session's reader like the query tools. */
 #include "mcp_internal.h"
-#include "alloc.h"
 #include "fsafe.h"
 
 #include <stdio.h>

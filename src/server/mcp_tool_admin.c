@@ -1,7 +1,6 @@
 /* mcp_tool_admin.c: the tools of `hyrax serve` over the index as a whole: reindex,
  * create_baseline and publish (worker thread), index_health and audit_log (main thread), their
  * argument tables and output schemas. */
-#include "alloc.h"
 #include "mcp_tools.h"
 #include "present.h"
 #include "publish.h"

@@ -4,7 +4,6 @@
  * indexing rules (what is indexed, the gate, the commit) are hx_index_update's. */
 #include "watch.h"
 
-#include "alloc.h"
 #include "platform.h"
 #include "relpath.h"
 #include "store.h"
