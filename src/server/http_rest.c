@@ -13,18 +13,18 @@ static const char *const rest_search_types[] = {"vector", "semantic", "keyword",
 
 /* The REST routes answer through a session of their request thread (hyrax.h "Session"), opened
  * once the model has loaded, on the model the MCP server loaded; it never writes. */
-static int rest_session(http_server *h, mcp_session *v, hx_session **ses, char *msg, size_t cap)
+static int rest_session(http_server *h, mcp_session *v, hx_session **ses, hx_error *err)
 {
     if (*ses)
         return 0;
-    if (mcp_wait_model(v, msg, cap))
-        return -1;
+    int rc = mcp_session_model(v, err);
+    if (rc)
+        return rc;
     const hx_mcp_config *cfg = h->cfg;
     hx_session_config sc = {.db = cfg->db, .root = cfg->root, .user_db = cfg->user_db, .no_user_tier = !cfg->user_db,
                             .registry = cfg->registry, .registry_timeout_ms = cfg->registry_timeout_ms,
                             .identity = cfg->identity, .model = v->model, .read_only = true};
-    hx_error err = {0};
-    return hx_session_open(ses, &sc, &err) ? (snprintf(msg, cap, "%s", err.message), -1) : 0;
+    return hx_session_open(ses, &sc, err);
 }
 
 /* POST /search: seed 002's SearchRequest. The table checks it as the search tool's family would
@@ -99,10 +99,10 @@ void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_htt
         return;
     }
     mcp_args a = {rest_search_args, hx_json_doc_root(doc)};
-    if (mcp_args_check(rest_search_args, a.args, msg, sizeof msg)) {
-        reply_error(r, 400, msg);
-    } else if (rest_session(h, v, ses, msg, sizeof msg)) {
-        reply_error(r, 503, msg);
+    if (mcp_args_validate(rest_search_args, a.args, &err)) {
+        reply_error(r, 400, err.message);
+    } else if (rest_session(h, v, ses, &err)) {
+        reply_error(r, 503, err.message);
     } else if (mcp_arg_filters(&a, "filters", &fs, &err)) {
         reply_error(r, 400, err.message);
     } else {
@@ -141,13 +141,13 @@ void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_htt
 }
 
 /* The project index's counts through the thread's session, when the model has loaded (never waits). */
-static bool index_stats(http_server *h, mcp_session *v, hx_session **ses, hx_index_stats *st, char *msg, size_t cap)
+static bool index_stats(http_server *h, mcp_session *v, hx_session **ses, hx_index_stats *st, hx_error *err)
 {
     hx_session_info info;
-    if (!mcp_model_ready(v) || rest_session(h, v, ses, msg, cap) || hx_session_status(*ses, &info, NULL))
+    if (!mcp_model_ready(v) || rest_session(h, v, ses, err) || hx_session_status(*ses, &info, NULL))
         return false;
     if (!info.project.present)
-        return snprintf(msg, cap, "%s", info.project.reason), false;
+        return hx_error_set(err, HX_ENOTFOUND, -1, "%s", info.project.reason), false;
     *st = info.project.stats;
     return true;
 }
@@ -157,8 +157,8 @@ void route_health(http_server *h, mcp_session *v, hx_session **ses, const hx_htt
 {
     (void)req;
     hx_index_stats st = {0};
-    char msg[512];
-    bool ready = mcp_model_ready(v), have = ready && index_stats(h, v, ses, &st, msg, sizeof msg);
+    hx_error err = {0};
+    bool ready = mcp_model_ready(v), have = ready && index_stats(h, v, ses, &st, &err);
     hx_json_writer w;
     hx_json_writer_init(&w);
     hx_json_write_obj_begin(&w);
@@ -185,9 +185,9 @@ void route_stats(http_server *h, mcp_session *v, hx_session **ses, const hx_http
 {
     (void)req;
     hx_index_stats st;
-    char msg[512] = "the index cannot be read";
-    if (mcp_wait_model(v, msg, sizeof msg) || !index_stats(h, v, ses, &st, msg, sizeof msg)) {
-        reply_error(r, 503, msg);
+    hx_error err = {.message = "the index cannot be read"};
+    if (mcp_session_model(v, &err) || !index_stats(h, v, ses, &st, &err)) {
+        reply_error(r, 503, err.message);
         return;
     }
     hx_json_writer w;
@@ -223,8 +223,8 @@ void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hx_ht
 {
     (void)req;
     hx_index_stats st = {0};
-    char msg[512];
-    bool ready = mcp_model_ready(v), have = ready && index_stats(h, v, ses, &st, msg, sizeof msg);
+    hx_error err = {0};
+    bool ready = mcp_model_ready(v), have = ready && index_stats(h, v, ses, &st, &err);
     pthread_mutex_lock(&h->lock);
     size_t open = h->n_conns;
     pthread_mutex_unlock(&h->lock);

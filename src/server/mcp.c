@@ -228,20 +228,6 @@ int mcp_session_reader(mcp_session *s, hx_error *err)
     return open_reader_at(s, NULL, err);
 }
 
-/* === For http_server.c's REST routes === */
-
-int mcp_wait_model(mcp_session *s, char *message, size_t cap)
-{
-    hx_error err = {0};
-    return mcp_session_model(s, &err) ? (snprintf(message, cap, "%s", err.message), -1) : 0;
-}
-
-int mcp_open_reader(mcp_session *s, char *message, size_t cap)
-{
-    hx_error err = {0};
-    return mcp_session_reader(s, &err) ? (snprintf(message, cap, "%s", err.message), -1) : 0;
-}
-
 /* === Read contexts === */
 
 const mcp_arg mcp_read_context_args[] = {

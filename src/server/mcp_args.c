@@ -426,15 +426,6 @@ int mcp_args_validate(const mcp_arg *table, const hx_json_val *args, hx_error *e
     return HX_EINVAL;
 }
 
-int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, size_t cap)
-{
-    hx_error e = {0};
-    if (!mcp_args_validate(table, args, &e))
-        return 0;
-    snprintf(msg, cap, "%s", e.message);
-    return -1;
-}
-
 /* === Translation to a family tool === */
 
 static const char *target_of(const mcp_arg *r)

@@ -74,8 +74,6 @@ void mcp_args_schema(hx_json_writer *w, const mcp_arg *table);
 /* 0 when args (an object) passes every rule of the table; else HX_EINVAL with a sentence naming
  * the argument and what it must be in err. */
 int mcp_args_validate(const mcp_arg *table, const hx_json_val *args, hx_error *err);
-/* The same with the sentence in msg and -1: the form http_server.c's REST routes call. */
-int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, size_t cap);
 
 /* The arguments of the family tool for args (which passed mcp_args_validate against table) as one
  * JSON object into w: each given argument, or its default where the row has one, under its `as`
