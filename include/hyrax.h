@@ -177,6 +177,7 @@ typedef struct hx_kv {
     char *key;     /* owned by whatever holds the hx_kv */
     char *value;
 } hx_kv;
+#define HX_META_MAX 256   /* metadata entries kept per document (a list item is one entry) */
 
 /* Opens path. `model` (borrowed; may be NULL for keyword-only readers) must be the model the
  * index was built with; its name, dimension and precision are checked against the index (a new
@@ -416,6 +417,35 @@ typedef struct hx_doc_info {
     hx_doc_trust trust;
 } hx_doc_info;
 
+/* === Document names === */
+
+/* A document's name is its path relative to the indexed root. */
+#define HX_RELPATH_MAX 4096   /* bytes of a clean name, its NUL included (PATH_MAX on Linux) */
+
+/* Writes the canonical form of `in` into out (cap bytes): components joined by single '/', no
+ * empty or "." components, no leading or trailing '/' ("./a//b/" -> "a/b"); "" names the root
+ * itself ("", ".", "./"). Refused: an absolute path (HX_EPERM), a ".." component (HX_EPERM:
+ * "a..b.md" is a legal name, "a/../b" is not), a result of HX_RELPATH_MAX bytes or more or a
+ * component over 255 bytes (NAME_MAX) (HX_ERANGE), a result that does not fit in cap (HX_ERANGE).
+ * Lexical only: it never touches the file system. The message quotes at most 200 bytes of the
+ * name. */
+HX_API int hx_relpath_clean(const char *in, char *out, size_t cap, hx_error *err);
+
+/* How hx_fs_target reads a relative target. An absolute target is a path on disk either way. */
+enum {
+    HX_TARGET_NAME = 0,   /* relative to the indexed root: MCP arguments, the library API */
+    HX_TARGET_CWD = 1     /* relative to the current folder: command-line arguments */
+};
+
+/* Writes the clean root-relative name of `target` into out (cap bytes; "" is the root itself).
+ * A relative HX_TARGET_NAME goes through hx_relpath_clean and nothing else (no file system). A
+ * path on disk (absolute, or relative with HX_TARGET_CWD) is made absolute, its parent folder is
+ * resolved with realpath (the last component is not followed, so a symlink or a deleted file keeps
+ * its own name), or lexically when the parent does not exist; it must then lie inside `root` (an
+ * absolute, resolved folder path) or the call fails with HX_EPERM. Every message quotes at most
+ * 200 bytes of the target. The one confinement rule for what a user or client typed. */
+HX_API int hx_fs_target(const char *root, const char *target, int how, char *out, size_t cap, hx_error *err);
+
 /* === Reader identity (README "Tenants and visibility") === */
 
 /* Who reads: fixed when the process starts (`--tenant T [--user U]`), never by a tool argument.
@@ -449,6 +479,11 @@ HX_API int hx_index_doc_at(const hx_index *ix, size_t i, hx_doc_info *out);
 /* Document by id or by root-relative path; HX_ENOTFOUND when absent. */
 HX_API int hx_index_doc_by_id(const hx_index *ix, uint32_t id, hx_doc_info *out);
 HX_API int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out);
+/* A document's text into *text (NUL-terminated after *len bytes; caller frees): a file-backed
+ * one's file under the root as it is now (no symbolic link followed; HX_ERANGE over max bytes,
+ * HX_ENOTFOUND when gone, HX_EPERM for a link), a stored one's chunks in order, each followed by
+ * a newline. */
+HX_API int hx_index_doc_text(hx_index *ix, const hx_doc_info *d, size_t max, char **text, size_t *len, hx_error *err);
 
 /* === Audit log (README "Audit log") === */
 

@@ -6,7 +6,6 @@
  * stop_fd fires. Spec: DESIGN.md "MCP server" and the MCP specification (2024-11-05 .. 2025-11-25). */
 #include "mcp_tools.h"
 #include "present.h"
-#include "relpath.h"
 #include "rpc.h"
 
 #include <errno.h>

@@ -4,14 +4,13 @@
  * (mcp_tool_*.c) share. Read tools run on the main thread with its reader; write tools run on the
  * worker thread with a writer opened per job (mcp_internal.h). A bad argument is a tool error
  * (isError) whose message says what to change. */
-#include "fsafe.h"
 #include "mcp_tools.h"
 #include "present.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
+/* The clean root-relative name of a client's path argument `in` (hyrax.h hx_fs_target, the one
  * rule) in out, or NULL with err set when it is refused (absolute outside root, '..', too long). */
 const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], hx_error *err)
 {

@@ -7,7 +7,6 @@
 
 #include "mcp_internal.h"
 #include "registry.h"
-#include "relpath.h"
 
 /* === The table (mcp_tools.c) === */
 
@@ -92,7 +91,7 @@ typedef int (*mcp_filtered_tool)(mcp_session *s, const hx_json_val *args, const 
                              hx_error *err);
 int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hx_json_val *args,
                      hx_json_writer *w, hx_error *err);
-/* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
+/* The clean root-relative name of a client's path argument `in` (hyrax.h hx_fs_target, the one
  * rule) in out, or NULL with err set when it is refused (absolute outside root, '..', too long). */
 const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], hx_error *err);
 /* A document named by doc_id or path (exactly one), read through the connection's session
