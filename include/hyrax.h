@@ -581,6 +581,18 @@ HX_API void hx_search_opts_default(hx_search_opts *o);
  * paraphrased real matches stay (cosine 0.3 scores about 0.008; 0.02 lost known items of the
  * conformance suite in vector mode, bench/RESULTS-scores.md). */
 #define HX_MIN_RELEVANCE 0.005
+/* Default weights of the two sides, chosen on Cranfield only (bench/cranfield.py, RESULTS-index.md):
+ * with English analysis and the title/heading field, equal weights give the best hybrid nDCG@10
+ * (0.4193, above both single modes and the peer RRF of bm25s + sentence-transformers, 0.4186;
+ * 0.7 / 0.3 gave 0.4123) and keep Recall@100 above both modes; on the KEP known-item queries
+ * (bench/kep_golden.py) they are the only tried setting whose recall@5 is above both modes. */
+#define HX_VECTOR_WEIGHT 0.5f
+#define HX_TEXT_WEIGHT 0.5f
+/* The one rule for fusion weights, for every surface (CLI --weights, MCP fusion.*_weight) and for
+ * the fusion itself: each weight finite and >= 0, and their sum finite and > 0 (an infinite or NaN
+ * weight, or two zeros, would make every fused score inf or NaN). HX_EINVAL with a sentence that
+ * names the rule otherwise. */
+HX_API int hx_fusion_check_weights(float vector_weight, float text_weight, hx_error *err);
 #define HX_STRINGIFY_(x) #x
 #define HX_STRINGIFY(x) HX_STRINGIFY_(x)   /* a number as text, for help texts and schema defaults */
 
