@@ -79,7 +79,7 @@ HX_API int hx_error_set(hx_error *err, int code, int64_t offset, const char *fmt
 #endif
     ;
 
-/* === Memory === */
+/* === Memory and machine === */
 
 /* The library's allocator, which every allocation in hyrax and its surfaces goes through so a test
  * can fail the n-th one (as sqlite3_malloc). Memory is released with plain free(). */
@@ -92,6 +92,9 @@ HX_API char *hx_strndup(const char *s, size_t n);
  * elements, growing geometrically. Returns 0, or HX_ENOMEM (err filled when not NULL) when the
  * allocation fails or the size overflows; *p and *cap are unchanged then. */
 HX_API int hx_grow(void **p, size_t *cap, size_t need, size_t elem, hx_error *err);
+
+/* Online CPUs, at least 1: what "one per core" means wherever a thread count defaults to it. */
+HX_API int hx_platform_cpus(void);
 
 /* === Model and tokenizer === */
 
@@ -538,6 +541,24 @@ typedef struct hx_filter {
 
 /* True when the document passes every filter. */
 HX_API bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n);
+
+/* Filters plus the memory their strings live in, as a user or client writes them (the forms of
+ * README "Metadata and filters"). Zero-initialise; free with hx_filter_set_free. `v` is what
+ * hx_search_opts.filters takes (o.filters = fs.v; o.n_filters = fs.n). */
+typedef struct hx_filter_set {
+    hx_filter *v;                 /* owned */
+    size_t n, cap;
+    char **owned;                 /* owned: every string and list the filters point into */
+    size_t n_owned, cap_owned;
+} hx_filter_set;
+HX_API void hx_filter_set_free(hx_filter_set *fs);
+/* Adds the filters of a JSON object given as text (MCP `filters`, seed 002's `filters`: key ->
+ * value, [any of], {from, to} ranges, date_range) to fs; strings are copied. HX_EINVAL with a
+ * message naming the key and what it must be (or the JSON error); fs keeps what it had. */
+HX_API int hx_filter_parse_json_text(hx_filter_set *fs, const char *json, size_t len, hx_error *err);
+/* Adds one command-line filter (KEY=VALUE, KEY=A,B, KEY>=X, KEY=X..Y, ...) to fs. HX_EINVAL with a
+ * message otherwise. */
+HX_API int hx_filter_parse_arg(hx_filter_set *fs, const char *text, hx_error *err);
 
 /* How results are grouped. HX_GROUP_CHUNK: a list of chunks, best first. HX_GROUP_DOCUMENT
  * (Elasticsearch's field collapsing on the document): one result per document, its best chunk,

@@ -27,7 +27,6 @@
  * bounds, so that it can read the answer rather than a reset. */
 #include "http_internal.h"
 #include "metrics.h"
-#include "platform.h"
 #include "rpc.h"
 
 #include <arpa/inet.h>

@@ -5,7 +5,6 @@
 #define HX_MCP_H
 
 #include "hyrax.h"
-#include "memory.h"
 
 typedef struct hx_mcp_config {
     const char *db;            /* index file */

@@ -12,7 +12,6 @@
 #ifndef HX_MCP_ARGS_H
 #define HX_MCP_ARGS_H
 
-#include "filter.h"
 #include "hyrax.h"
 #include "json.h"
 #include "mcp_output.h"
@@ -29,8 +28,8 @@ typedef enum {
     MCP_STRING_LIST,   /* an array of strings; max bounds its items */
     MCP_OBJECT,        /* an object whose members are the table `props` */
     /* Document filters: an object whose members are checked by `props` where named there (the keys
-     * a seed documents) and, all of them, by the filter module's parser (filter.h
-     * hx_filter_parse_json); max bounds its members. */
+     * a seed documents) and, all of them, by the library's filter parser
+     * (hyrax.h hx_filter_parse_json_text); max bounds its members. */
     MCP_FILTERS,
     MCP_METADATA,      /* an object of metadata: string, number or boolean values, or lists of them
                           (1..MCP_METADATA_LIST_MAX items); max bounds its members */

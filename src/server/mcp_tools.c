@@ -56,7 +56,7 @@ void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns)
     hx_json_write_cstr(w, buf);
 }
 
-/* The tools that take `filters` run as fn with them parsed (filter.h), freed after the call. */
+/* The tools that take `filters` run as fn with them parsed (hx_filter_parse_json_text), freed after the call. */
 int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hx_json_val *args,
                         hx_json_writer *w, hx_error *err)
 {

@@ -86,7 +86,7 @@ extern const mcp_arg mcp_date_range_args[], mcp_seed_filters[];
 
 /* === Helpers (mcp_tools.c) === */
 
-/* The tools that take `filters` run as fn with them parsed (filter.h), freed after the call. */
+/* The tools that take `filters` run as fn with them parsed (hx_filter_parse_json_text), freed after the call. */
 typedef int (*mcp_filtered_tool)(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                              hx_error *err);
 int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hx_json_val *args,
