@@ -777,6 +777,72 @@ typedef struct hx_turn {
 /* The search methods a turn may name (hx_turn.search_method), NULL-terminated. */
 HX_API extern const char *const hx_turn_methods[];
 
+/* === Watching a root (README "Watching") === */
+
+/* A server that keeps itself current (`hyrax serve --watch`, and the HTTP server): one thread
+ * follows the indexed root with the platform's change notification (inotify), or by polling the
+ * tree where there is none or its watch limit is hit, gathers the changed paths until the root has
+ * been quiet for a debounce interval, and brings just those paths up to date with hx_index_update
+ * (the gate and the one commit of `hyrax index`). New folders are watched as they appear. */
+#define HX_WATCH_DEBOUNCE_MS 300     /* quiet time before a batch runs */
+#define HX_WATCH_MAX_DELAY_MS 5000   /* a batch runs at the latest this long after its first change */
+#define HX_WATCH_POLL_MS 1000        /* polling fallback: how often the tree is compared */
+#define HX_WATCH_MAX_PATHS 4096      /* more changed paths than this in one batch: the whole root */
+#define HX_WATCH_REJECTS_KEPT 8      /* rejected files a health record names */
+
+/* Activity statistics kept beside an index (latency, hot queries, updates); the server owns them. */
+typedef struct hx_stats hx_stats;
+
+typedef struct hx_watch_config {
+    const char *db;                  /* the index file (copied) */
+    const char *root;                /* the root for a new index (copied); an existing index's own wins */
+    /* The model to embed with: may block until it is loaded; NULL when it failed (the watcher then
+     * records the error and keeps the changes pending). Called on the watcher's thread. */
+    const hx_model *(*model)(void *ctx);
+    void *model_ctx;
+    int threads;                     /* embedding threads (0 = one per core) */
+    int debounce_ms, poll_ms;        /* 0: the defaults above */
+    int force_poll;                  /* poll even where notification works */
+    hx_stats *stats;                 /* NULL, or where each batch is counted (borrowed; outlives the watcher) */
+    /* NULL, or called with take 1 before a batch opens the index writer and 0 after it closes
+     * it: the server's own writers (MCP write tools) and the watcher take turns in-process
+     * instead of one of them meeting HX_EBUSY. */
+    void (*write_lock)(void *ctx, int take);
+    void *write_ctx;
+} hx_watch_config;
+
+/* A running watcher. Caller stops and frees it with hx_watch_stop. */
+typedef struct hx_watch hx_watch;
+
+/* Starts the watcher thread; 0, or HX_ENOMEM / HX_EIO (no thread). */
+HX_API int hx_watch_start(hx_watch **out, const hx_watch_config *cfg, hx_error *err);
+
+/* Stops the thread (a batch in progress is cancelled uncommitted) and frees w; NULL is fine. */
+HX_API void hx_watch_stop(hx_watch *w);
+
+/* What the watcher did (index_health's `watch`). */
+typedef struct hx_watch_health {
+    const char *mode;                  /* "starting" until it follows the root (its first batch then
+                                          catches up with what changed while nobody watched), then
+                                          "inotify" or "poll"; static */
+    const char *root;                  /* the root it follows; borrowed until hx_watch_stop */
+    uint64_t batches, commits;
+    size_t pending_paths;              /* changed paths waiting for a batch */
+    bool have_last;                    /* a batch ran: the last_* members describe the latest */
+    int64_t last_at_ns;                /* when it ended */
+    size_t last_paths;                 /* changed paths it took (0: the whole root) */
+    size_t last_added, last_updated, last_removed;
+    char last_rejected[HX_WATCH_REJECTS_KEPT][2][256];   /* path and reason of the files the gate rejected */
+    size_t n_last_rejected;
+    char last_error[512];              /* "" when it committed */
+    uint64_t last_generation;          /* the index's generation after it */
+    double last_seconds;               /* how long it took */
+    double last_lag_ms;                /* the longest time from a changed file's mtime to its commit */
+} hx_watch_health;
+
+/* A copy of the watcher's health record, taken under its lock. */
+HX_API void hx_watch_health_get(hx_watch *w, hx_watch_health *out);
+
 /* === Session (README "Library") === */
 
 /* The product's API: what `hyrax search`, the MCP tools and the REST routes do, as calls that

@@ -17,7 +17,6 @@
 #include "metrics.h"
 #include "rpc.h"
 #include "stats.h"
-#include "watch.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -129,7 +128,7 @@ typedef struct mcp_server {
     double job_ms;                /* moving average of a write job's time, for the retry hint */
 
     /* statistics for index_health: latency, hot queries and index updates that last (stats.h;
-     * `transport` below names this server's in them); the watcher of --watch (watch.h), NULL
+     * `transport` below names this server's in them); the watcher of --watch (hyrax.h hx_watch), NULL
      * without it */
     hx_stats *stats;              /* owned */
     hx_watch *watch;              /* owned */
