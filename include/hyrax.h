@@ -777,6 +777,43 @@ typedef struct hx_turn {
 /* The search methods a turn may name (hx_turn.search_method), NULL-terminated. */
 HX_API extern const char *const hx_turn_methods[];
 
+/* === Activity statistics (README "Observability") === */
+
+/* What lasts across restarts: latency per tool and transport, hot queries, index updates and lag,
+ * counted by each process into its own hx_stats and flushed into one file beside the index
+ * ("<index stem>.stats.hyx"), where it adds to what other processes flushed. Thread-safe. */
+typedef struct hx_stats hx_stats;
+#define HX_STATS_FLUSH_MS 10000      /* serve flushes this often, and at exit */
+
+/* Empty counts for the index at db, whose queries count as the identity id (the process's reader
+ * identity, copied; NULL: none, the unscoped local reader). flush_ms > 0 starts a thread that
+ * flushes every flush_ms; hx_stats_close flushes once more either way. */
+HX_API int hx_stats_open(hx_stats **out, const char *db, const hx_identity *id, int flush_ms, hx_error *err);
+/* Flushes (errors are dropped: statistics never fail a command) and frees; NULL is fine. */
+HX_API void hx_stats_close(hx_stats *s);
+
+/* Counting. tool and transport are short names ("search", "stdio" | "http" | "cli"). A query is
+ * counted in the table of s's identity; counting never allocates. */
+HX_API void hx_stats_note_latency(hx_stats *s, const char *tool, const char *transport, double ms);
+HX_API void hx_stats_note_query(hx_stats *s, const char *query);
+/* One index update: its report (NULL when it failed before one), the error (NULL: none) and the
+ * lag in ms (0: unknown). */
+HX_API void hx_stats_note_update(hx_stats *s, const hx_update_report *r, const char *error, double lag_ms);
+
+/* The file's counts plus what s has not flushed yet (s may be NULL: the file only; db names the
+ * index when s is NULL) as the reader `reader` sees them (NULL: the unscoped local reader, every
+ * identity's hot queries; else its own only, and no last_error), as one JSON object in *json
+ * (caller frees; *len bytes, NUL-terminated): {"latency": {tool: {calls, mean_ms, p50_ms, p95_ms,
+ * p99_ms, transports: {transport: {...}}}}, "top_queries": [{query, count}], "window_s", "index":
+ * {updates, files_added, files_updated, files_removed, files_rejected, update_failures,
+ * last_update_at, last_error, lag: {count, mean_ms, p50_ms, p95_ms, p99_ms}}}. */
+HX_API int hx_stats_json(hx_stats *s, const char *db, const hx_identity *reader, char **json, size_t *len,
+                         hx_error *err);
+/* The same counts in the Prometheus text exposition format (version 0.0.4) in *text (caller
+ * frees; *len bytes). */
+HX_API int hx_stats_prometheus_text(hx_stats *s, const char *db, const hx_identity *reader, char **text, size_t *len,
+                                    hx_error *err);
+
 /* === Watching a root (README "Watching") === */
 
 /* A server that keeps itself current (`hyrax serve --watch`, and the HTTP server): one thread
@@ -789,9 +826,6 @@ HX_API extern const char *const hx_turn_methods[];
 #define HX_WATCH_POLL_MS 1000        /* polling fallback: how often the tree is compared */
 #define HX_WATCH_MAX_PATHS 4096      /* more changed paths than this in one batch: the whole root */
 #define HX_WATCH_REJECTS_KEPT 8      /* rejected files a health record names */
-
-/* Activity statistics kept beside an index (latency, hot queries, updates); the server owns them. */
-typedef struct hx_stats hx_stats;
 
 typedef struct hx_watch_config {
     const char *db;                  /* the index file (copied) */

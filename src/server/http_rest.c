@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* === REST (seed 002) === */
@@ -170,10 +171,16 @@ void route_health(http_server *h, mcp_session *v, hx_session **ses, const hx_htt
     hx_json_write_uint(&w, st.live_chunks);
     hx_json_write_key(&w, "model_loaded");
     hx_json_write_bool(&w, ready);
-    hx_json_write_key(&w, "activity");   /* stats.h: latency, hot queries, updates and lag that last */
-    hx_json_write_obj_begin(&w);
-    hx_stats_write_json(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &w, NULL);
-    hx_json_write_obj_end(&w);
+    hx_json_write_key(&w, "activity");   /* hx_stats: latency, hot queries, updates and lag that last */
+    char *activity = NULL;
+    size_t activity_len = 0;
+    if (hx_stats_json(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &activity, &activity_len, NULL)) {
+        hx_json_write_obj_begin(&w);
+        hx_json_write_obj_end(&w);
+    } else {
+        hx_json_write_json(&w, activity, activity_len);
+    }
+    free(activity);
     hx_json_write_obj_end(&w);
     reply_json(r, 200, &w);
     hx_json_writer_free(&w);
@@ -247,10 +254,12 @@ void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hx_ht
     for (size_t i = 0; i < sizeof g / sizeof g[0] && !rc; i++)
         if (have || i == 0 || i >= 5)
             rc = hx_metrics_gauge(&r->body, &r->len, &r->cap, g[i].name, g[i].help, g[i].value);
-    hx_buf lasting = {0};   /* what outlives this process: stats.h, kept beside the index */
-    if (!rc && !(rc = hx_stats_prometheus(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &lasting, NULL)))
-        rc = hx_metrics_append(&r->body, &r->len, &r->cap, (const char *)lasting.data, lasting.len);
-    hx_buf_free(&lasting);
+    char *lasting = NULL;   /* what outlives this process: hx_stats, kept beside the index */
+    size_t lasting_len = 0;
+    if (!rc && !(rc = hx_stats_prometheus_text(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &lasting,
+                                               &lasting_len, NULL)))
+        rc = hx_metrics_append(&r->body, &r->len, &r->cap, lasting, lasting_len);
+    free(lasting);
     if (rc) {
         reply_error(r, 500, "out of memory writing the metrics");
         return;

@@ -12,7 +12,7 @@
  *   GET  /health    seed 002: {status, indexed_documents, indexed_chunks, model_loaded}, and activity
  *                   (stats.h: what lasts across restarts); never waits (hx_session_status)
  *   GET  /stats     seed 002: counts, model, dimension, search modes, fusion (hx_session_status)
- *   GET  /metrics   Prometheus text (metrics.h, then stats.h hx_stats_prometheus)
+ *   GET  /metrics   Prometheus text (metrics.h, then hyrax.h hx_stats_prometheus_text)
  *   POST /mcp       one JSON-RPC message; answered with application/json, or text/event-stream when
  *                   the client accepts it and asked a write tool for progress (progressToken)
  *

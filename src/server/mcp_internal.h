@@ -16,7 +16,6 @@
 #include "present.h"
 #include "metrics.h"
 #include "rpc.h"
-#include "stats.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -127,7 +126,7 @@ typedef struct mcp_server {
     uint64_t jobs_busy;           /* refused with MCP_ERR_BUSY (the queue was full) */
     double job_ms;                /* moving average of a write job's time, for the retry hint */
 
-    /* statistics for index_health: latency, hot queries and index updates that last (stats.h;
+    /* statistics for index_health: latency, hot queries and index updates that last (hyrax.h hx_stats;
      * `transport` below names this server's in them); the watcher of --watch (hyrax.h hx_watch), NULL
      * without it */
     hx_stats *stats;              /* owned */

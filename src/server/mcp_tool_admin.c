@@ -334,10 +334,15 @@ int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_write
     hx_json_write_key(w, "failures");
     mcp_write_failures(s->server, w);
     hx_error serr = {0};
-    if (hx_stats_write_json(s->server->stats, s->cfg->db, s->cfg->identity, w, &serr)) {   /* latency, top_queries, index */
+    char *stats = NULL;
+    size_t stats_len = 0;
+    if (hx_stats_json(s->server->stats, s->cfg->db, s->cfg->identity, &stats, &stats_len, &serr)) {
         hx_json_write_key(w, "stats_error");
         hx_json_write_cstr(w, serr.message);
+    } else {
+        hx_present_members(w, stats, stats_len);   /* latency, top_queries, window_s, index */
     }
+    free(stats);
     hx_json_write_key(w, "watch");
     if (s->server->watch)
         write_watch(w, s->server->watch, !s->cfg->identity);   /* its paths: the unscoped reader's only */
