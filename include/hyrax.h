@@ -79,7 +79,7 @@ HX_API int hx_error_set(hx_error *err, int code, int64_t offset, const char *fmt
 #endif
     ;
 
-/* === Memory === */
+/* === Memory and machine === */
 
 /* The library's allocator, which every allocation in hyrax and its surfaces goes through so a test
  * can fail the n-th one (as sqlite3_malloc). Memory is released with plain free(). */
@@ -92,6 +92,9 @@ HX_API char *hx_strndup(const char *s, size_t n);
  * elements, growing geometrically. Returns 0, or HX_ENOMEM (err filled when not NULL) when the
  * allocation fails or the size overflows; *p and *cap are unchanged then. */
 HX_API int hx_grow(void **p, size_t *cap, size_t need, size_t elem, hx_error *err);
+
+/* Online CPUs, at least 1: what "one per core" means wherever a thread count defaults to it. */
+HX_API int hx_platform_cpus(void);
 
 /* === Model and tokenizer === */
 
@@ -177,6 +180,7 @@ typedef struct hx_kv {
     char *key;     /* owned by whatever holds the hx_kv */
     char *value;
 } hx_kv;
+#define HX_META_MAX 256   /* metadata entries kept per document (a list item is one entry) */
 
 /* Opens path. `model` (borrowed; may be NULL for keyword-only readers) must be the model the
  * index was built with; its name, dimension and precision are checked against the index (a new
@@ -416,6 +420,35 @@ typedef struct hx_doc_info {
     hx_doc_trust trust;
 } hx_doc_info;
 
+/* === Document names === */
+
+/* A document's name is its path relative to the indexed root. */
+#define HX_RELPATH_MAX 4096   /* bytes of a clean name, its NUL included (PATH_MAX on Linux) */
+
+/* Writes the canonical form of `in` into out (cap bytes): components joined by single '/', no
+ * empty or "." components, no leading or trailing '/' ("./a//b/" -> "a/b"); "" names the root
+ * itself ("", ".", "./"). Refused: an absolute path (HX_EPERM), a ".." component (HX_EPERM:
+ * "a..b.md" is a legal name, "a/../b" is not), a result of HX_RELPATH_MAX bytes or more or a
+ * component over 255 bytes (NAME_MAX) (HX_ERANGE), a result that does not fit in cap (HX_ERANGE).
+ * Lexical only: it never touches the file system. The message quotes at most 200 bytes of the
+ * name. */
+HX_API int hx_relpath_clean(const char *in, char *out, size_t cap, hx_error *err);
+
+/* How hx_fs_target reads a relative target. An absolute target is a path on disk either way. */
+enum {
+    HX_TARGET_NAME = 0,   /* relative to the indexed root: MCP arguments, the library API */
+    HX_TARGET_CWD = 1     /* relative to the current folder: command-line arguments */
+};
+
+/* Writes the clean root-relative name of `target` into out (cap bytes; "" is the root itself).
+ * A relative HX_TARGET_NAME goes through hx_relpath_clean and nothing else (no file system). A
+ * path on disk (absolute, or relative with HX_TARGET_CWD) is made absolute, its parent folder is
+ * resolved with realpath (the last component is not followed, so a symlink or a deleted file keeps
+ * its own name), or lexically when the parent does not exist; it must then lie inside `root` (an
+ * absolute, resolved folder path) or the call fails with HX_EPERM. Every message quotes at most
+ * 200 bytes of the target. The one confinement rule for what a user or client typed. */
+HX_API int hx_fs_target(const char *root, const char *target, int how, char *out, size_t cap, hx_error *err);
+
 /* === Reader identity (README "Tenants and visibility") === */
 
 /* Who reads: fixed when the process starts (`--tenant T [--user U]`), never by a tool argument.
@@ -449,6 +482,11 @@ HX_API int hx_index_doc_at(const hx_index *ix, size_t i, hx_doc_info *out);
 /* Document by id or by root-relative path; HX_ENOTFOUND when absent. */
 HX_API int hx_index_doc_by_id(const hx_index *ix, uint32_t id, hx_doc_info *out);
 HX_API int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out);
+/* A document's text into *text (NUL-terminated after *len bytes; caller frees): a file-backed
+ * one's file under the root as it is now (no symbolic link followed; HX_ERANGE over max bytes,
+ * HX_ENOTFOUND when gone, HX_EPERM for a link), a stored one's chunks in order, each followed by
+ * a newline. */
+HX_API int hx_index_doc_text(hx_index *ix, const hx_doc_info *d, size_t max, char **text, size_t *len, hx_error *err);
 
 /* === Audit log (README "Audit log") === */
 
@@ -504,6 +542,24 @@ typedef struct hx_filter {
 /* True when the document passes every filter. */
 HX_API bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n);
 
+/* Filters plus the memory their strings live in, as a user or client writes them (the forms of
+ * README "Metadata and filters"). Zero-initialise; free with hx_filter_set_free. `v` is what
+ * hx_search_opts.filters takes (o.filters = fs.v; o.n_filters = fs.n). */
+typedef struct hx_filter_set {
+    hx_filter *v;                 /* owned */
+    size_t n, cap;
+    char **owned;                 /* owned: every string and list the filters point into */
+    size_t n_owned, cap_owned;
+} hx_filter_set;
+HX_API void hx_filter_set_free(hx_filter_set *fs);
+/* Adds the filters of a JSON object given as text (MCP `filters`, seed 002's `filters`: key ->
+ * value, [any of], {from, to} ranges, date_range) to fs; strings are copied. HX_EINVAL with a
+ * message naming the key and what it must be (or the JSON error); fs keeps what it had. */
+HX_API int hx_filter_parse_json_text(hx_filter_set *fs, const char *json, size_t len, hx_error *err);
+/* Adds one command-line filter (KEY=VALUE, KEY=A,B, KEY>=X, KEY=X..Y, ...) to fs. HX_EINVAL with a
+ * message otherwise. */
+HX_API int hx_filter_parse_arg(hx_filter_set *fs, const char *text, hx_error *err);
+
 /* How results are grouped. HX_GROUP_CHUNK: a list of chunks, best first. HX_GROUP_DOCUMENT
  * (Elasticsearch's field collapsing on the document): one result per document, its best chunk,
  * ranked by that chunk, with the document's other matching chunks in `more`; k counts documents,
@@ -546,6 +602,18 @@ HX_API void hx_search_opts_default(hx_search_opts *o);
  * paraphrased real matches stay (cosine 0.3 scores about 0.008; 0.02 lost known items of the
  * conformance suite in vector mode, bench/RESULTS-scores.md). */
 #define HX_MIN_RELEVANCE 0.005
+/* Default weights of the two sides, chosen on Cranfield only (bench/cranfield.py, RESULTS-index.md):
+ * with English analysis and the title/heading field, equal weights give the best hybrid nDCG@10
+ * (0.4193, above both single modes and the peer RRF of bm25s + sentence-transformers, 0.4186;
+ * 0.7 / 0.3 gave 0.4123) and keep Recall@100 above both modes; on the KEP known-item queries
+ * (bench/kep_golden.py) they are the only tried setting whose recall@5 is above both modes. */
+#define HX_VECTOR_WEIGHT 0.5f
+#define HX_TEXT_WEIGHT 0.5f
+/* The one rule for fusion weights, for every surface (CLI --weights, MCP fusion.*_weight) and for
+ * the fusion itself: each weight finite and >= 0, and their sum finite and > 0 (an infinite or NaN
+ * weight, or two zeros, would make every fused score inf or NaN). HX_EINVAL with a sentence that
+ * names the rule otherwise. */
+HX_API int hx_fusion_check_weights(float vector_weight, float text_weight, hx_error *err);
 #define HX_STRINGIFY_(x) #x
 #define HX_STRINGIFY(x) HX_STRINGIFY_(x)   /* a number as text, for help texts and schema defaults */
 
@@ -708,6 +776,106 @@ typedef struct hx_turn {
 
 /* The search methods a turn may name (hx_turn.search_method), NULL-terminated. */
 HX_API extern const char *const hx_turn_methods[];
+
+/* === Activity statistics (README "Observability") === */
+
+/* What lasts across restarts: latency per tool and transport, hot queries, index updates and lag,
+ * counted by each process into its own hx_stats and flushed into one file beside the index
+ * ("<index stem>.stats.hyx"), where it adds to what other processes flushed. Thread-safe. */
+typedef struct hx_stats hx_stats;
+#define HX_STATS_FLUSH_MS 10000      /* serve flushes this often, and at exit */
+
+/* Empty counts for the index at db, whose queries count as the identity id (the process's reader
+ * identity, copied; NULL: none, the unscoped local reader). flush_ms > 0 starts a thread that
+ * flushes every flush_ms; hx_stats_close flushes once more either way. */
+HX_API int hx_stats_open(hx_stats **out, const char *db, const hx_identity *id, int flush_ms, hx_error *err);
+/* Flushes (errors are dropped: statistics never fail a command) and frees; NULL is fine. */
+HX_API void hx_stats_close(hx_stats *s);
+
+/* Counting. tool and transport are short names ("search", "stdio" | "http" | "cli"). A query is
+ * counted in the table of s's identity; counting never allocates. */
+HX_API void hx_stats_note_latency(hx_stats *s, const char *tool, const char *transport, double ms);
+HX_API void hx_stats_note_query(hx_stats *s, const char *query);
+/* One index update: its report (NULL when it failed before one), the error (NULL: none) and the
+ * lag in ms (0: unknown). */
+HX_API void hx_stats_note_update(hx_stats *s, const hx_update_report *r, const char *error, double lag_ms);
+
+/* The file's counts plus what s has not flushed yet (s may be NULL: the file only; db names the
+ * index when s is NULL) as the reader `reader` sees them (NULL: the unscoped local reader, every
+ * identity's hot queries; else its own only, and no last_error), as one JSON object in *json
+ * (caller frees; *len bytes, NUL-terminated): {"latency": {tool: {calls, mean_ms, p50_ms, p95_ms,
+ * p99_ms, transports: {transport: {...}}}}, "top_queries": [{query, count}], "window_s", "index":
+ * {updates, files_added, files_updated, files_removed, files_rejected, update_failures,
+ * last_update_at, last_error, lag: {count, mean_ms, p50_ms, p95_ms, p99_ms}}}. */
+HX_API int hx_stats_json(hx_stats *s, const char *db, const hx_identity *reader, char **json, size_t *len,
+                         hx_error *err);
+/* The same counts in the Prometheus text exposition format (version 0.0.4) in *text (caller
+ * frees; *len bytes). */
+HX_API int hx_stats_prometheus_text(hx_stats *s, const char *db, const hx_identity *reader, char **text, size_t *len,
+                                    hx_error *err);
+
+/* === Watching a root (README "Watching") === */
+
+/* A server that keeps itself current (`hyrax serve --watch`, and the HTTP server): one thread
+ * follows the indexed root with the platform's change notification (inotify), or by polling the
+ * tree where there is none or its watch limit is hit, gathers the changed paths until the root has
+ * been quiet for a debounce interval, and brings just those paths up to date with hx_index_update
+ * (the gate and the one commit of `hyrax index`). New folders are watched as they appear. */
+#define HX_WATCH_DEBOUNCE_MS 300     /* quiet time before a batch runs */
+#define HX_WATCH_MAX_DELAY_MS 5000   /* a batch runs at the latest this long after its first change */
+#define HX_WATCH_POLL_MS 1000        /* polling fallback: how often the tree is compared */
+#define HX_WATCH_MAX_PATHS 4096      /* more changed paths than this in one batch: the whole root */
+#define HX_WATCH_REJECTS_KEPT 8      /* rejected files a health record names */
+
+typedef struct hx_watch_config {
+    const char *db;                  /* the index file (copied) */
+    const char *root;                /* the root for a new index (copied); an existing index's own wins */
+    /* The model to embed with: may block until it is loaded; NULL when it failed (the watcher then
+     * records the error and keeps the changes pending). Called on the watcher's thread. */
+    const hx_model *(*model)(void *ctx);
+    void *model_ctx;
+    int threads;                     /* embedding threads (0 = one per core) */
+    int debounce_ms, poll_ms;        /* 0: the defaults above */
+    int force_poll;                  /* poll even where notification works */
+    hx_stats *stats;                 /* NULL, or where each batch is counted (borrowed; outlives the watcher) */
+    /* NULL, or called with take 1 before a batch opens the index writer and 0 after it closes
+     * it: the server's own writers (MCP write tools) and the watcher take turns in-process
+     * instead of one of them meeting HX_EBUSY. */
+    void (*write_lock)(void *ctx, int take);
+    void *write_ctx;
+} hx_watch_config;
+
+/* A running watcher. Caller stops and frees it with hx_watch_stop. */
+typedef struct hx_watch hx_watch;
+
+/* Starts the watcher thread; 0, or HX_ENOMEM / HX_EIO (no thread). */
+HX_API int hx_watch_start(hx_watch **out, const hx_watch_config *cfg, hx_error *err);
+
+/* Stops the thread (a batch in progress is cancelled uncommitted) and frees w; NULL is fine. */
+HX_API void hx_watch_stop(hx_watch *w);
+
+/* What the watcher did (index_health's `watch`). */
+typedef struct hx_watch_health {
+    const char *mode;                  /* "starting" until it follows the root (its first batch then
+                                          catches up with what changed while nobody watched), then
+                                          "inotify" or "poll"; static */
+    const char *root;                  /* the root it follows; borrowed until hx_watch_stop */
+    uint64_t batches, commits;
+    size_t pending_paths;              /* changed paths waiting for a batch */
+    bool have_last;                    /* a batch ran: the last_* members describe the latest */
+    int64_t last_at_ns;                /* when it ended */
+    size_t last_paths;                 /* changed paths it took (0: the whole root) */
+    size_t last_added, last_updated, last_removed;
+    char last_rejected[HX_WATCH_REJECTS_KEPT][2][256];   /* path and reason of the files the gate rejected */
+    size_t n_last_rejected;
+    char last_error[512];              /* "" when it committed */
+    uint64_t last_generation;          /* the index's generation after it */
+    double last_seconds;               /* how long it took */
+    double last_lag_ms;                /* the longest time from a changed file's mtime to its commit */
+} hx_watch_health;
+
+/* A copy of the watcher's health record, taken under its lock. */
+HX_API void hx_watch_health_get(hx_watch *w, hx_watch_health *out);
 
 /* === Session (README "Library") === */
 

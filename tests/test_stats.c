@@ -11,6 +11,7 @@
 #include "serve_client.h"
 #include "bytes.h"
 #include "json.h"
+#include "present.h"
 #include "stats.h"
 #include "store.h"
 #include "wire.h"
@@ -593,6 +594,49 @@ static void test_cli_tenants(void)
     close(errp[0]);
 }
 
+/* The public texts (hx_stats_json, hx_stats_prometheus_text) are the writers' own bytes, and
+ * index_health's members spliced from the JSON text (hx_present_members) are those bytes again:
+ * strings with quotes, escapes, control and line-separator characters and invalid UTF-8, and
+ * numbers in exponent form, survive the round trip unchanged. */
+static void test_texts(void)
+{
+    char db[PATH_MAX + 32];
+    snprintf(db, sizeof db, "%s/t.hyx", dir);
+    hx_stats *s = NULL;
+    CHECK(hx_stats_open(&s, db, NULL, 0, NULL) == 0, "open");
+    if (!s)
+        return;
+    hx_stats_note_query(s, "caf\xc3\xa9 \"quoted\" \\ back\x01 \xe2\x80\xa8 sep \xff bad");
+    hx_stats_note_latency(s, "search", "http", 1.234567);
+    hx_stats_note_latency(s, "get_document", "stdio", 1e-7);
+    hx_stats_note_update(s, NULL, "failed: \"x\"", 12.5);
+    hx_json_writer direct, spliced;
+    hx_json_writer_init(&direct);
+    hx_json_writer_init(&spliced);
+    hx_json_write_obj_begin(&direct);
+    CHECK(hx_stats_write_json(s, db, NULL, &direct, NULL) == 0, "write_json");
+    hx_json_write_obj_end(&direct);
+    char *j = NULL, *p = NULL;
+    size_t n = 0, pn = 0;
+    CHECK(hx_stats_json(s, db, NULL, &j, &n, NULL) == 0 && j, "hx_stats_json");
+    CHECK(j && n == direct.len && !memcmp(j, direct.buf, n), "hx_stats_json is the writer's bytes: %s", j ? j : "");
+    hx_json_write_obj_begin(&spliced);
+    if (j)
+        hx_present_members(&spliced, j, n);
+    hx_json_write_obj_end(&spliced);
+    CHECK(spliced.len == direct.len && !memcmp(spliced.buf, direct.buf, n), "spliced members: %s", spliced.buf);
+    hx_buf b = {0};
+    CHECK(hx_stats_prometheus(s, db, NULL, &b, NULL) == 0, "prometheus");
+    CHECK(hx_stats_prometheus_text(s, db, NULL, &p, &pn, NULL) == 0 && p, "prometheus text");
+    CHECK(p && pn == b.len && pn > 0 && !memcmp(p, b.data, pn), "prometheus text is the writer's bytes");
+    hx_buf_free(&b);
+    free(p);
+    free(j);
+    hx_json_writer_free(&direct);
+    hx_json_writer_free(&spliced);
+    hx_stats_close(s);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_stats_XXXXXX";
@@ -602,6 +646,7 @@ int main(void)
     test_hot_queries();
     test_lasting();
     test_prometheus();
+    test_texts();
     test_cli_and_serve();
     test_identities();
     test_version1();

@@ -1,4 +1,4 @@
-/* test_watch.c: `hyrax serve --watch` keeps the index current (src/server/watch.h). Under a watched
+/* test_watch.c: `hyrax serve --watch` keeps the index current (hyrax.h "Watching a root"). Under a watched
  * root a created, modified and deleted file, and a file in a new nested folder, show in (or leave)
  * search results within a generous bound (polled, never timed); a burst of 200 file writes makes
  * a few commits, not 200; index_health reports the watcher and the lag; the polling fallback

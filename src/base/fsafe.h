@@ -10,20 +10,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-/* How hx_fs_target reads a relative target. An absolute target is a path on disk either way. */
-enum {
-    HX_TARGET_NAME = 0,   /* relative to the indexed root: MCP arguments, the library API */
-    HX_TARGET_CWD = 1     /* relative to the current folder: command-line arguments */
-};
-
-/* Writes the clean root-relative name of `target` into out (cap bytes; "" is the root itself).
- * A relative HX_TARGET_NAME goes through hx_relpath_clean and nothing else (no file system). A
- * path on disk (absolute, or relative with HX_TARGET_CWD) is made absolute, its parent folder is
- * resolved with realpath (the last component is not followed, so a symlink or a deleted file keeps
- * its own name), or lexically when the parent does not exist; it must then lie inside `root` (an
- * absolute, resolved folder path) or the call fails with HX_EPERM. Every message quotes at most
- * 200 bytes of the target. */
-int hx_fs_target(const char *root, const char *target, int how, char *out, size_t cap, hx_error *err);
+/* hx_fs_target, the confinement rule for what a user typed, is public (hyrax.h "Document names"). */
 
 /* The part of `path` below `root` (both absolute and resolved): "" for the root itself, NULL
  * when path is not inside root ("/a/bc" is not inside "/a/b"). Borrowed from path. */

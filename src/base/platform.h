@@ -11,8 +11,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* Online CPUs, at least 1. */
-int hx_platform_cpus(void);
+/* hx_platform_cpus, the online CPUs, is public (hyrax.h "Memory and machine"). */
 
 /* Advises the kernel to back [p, p + len) with transparent huge pages (p 2 MiB aligned). Only
  * advice: does nothing where the system has no such call. */

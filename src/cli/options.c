@@ -7,7 +7,6 @@
 #include "present.h"
 #include "publish.h"
 #include "registry.h"
-#include "watch.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * index_write.c and searching in search.c. */
 #include "bytes.h"
 #include "alloc.h"
+#include "fsafe.h"
 #include "kernels.h"
 #include "index_internal.h"
 #include "ingest.h"
@@ -794,6 +795,31 @@ int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_info *out)
     if (!d || d->hidden)
         return HX_ENOTFOUND;
     *out = d->info;
+    return 0;
+}
+
+int hx_index_doc_text(hx_index *ix, const hx_doc_info *d, size_t max, char **text, size_t *len, hx_error *err)
+{
+    *text = NULL;
+    *len = 0;
+    if (d->kind == HX_DOC_FILE)
+        return hx_fs_read_under(hx_index_root(ix), d->path, max, text, len, NULL, err);
+    size_t cap = 0;
+    for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
+        hx_result r;
+        if (hx_index_chunk(ix, c, &r, NULL))
+            continue;
+        if (hx_grow((void **)text, &cap, *len + r.text_len + 2, 1, NULL)) {
+            free(*text);
+            *text = NULL;
+            *len = 0;
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        }
+        memcpy(*text + *len, r.text, r.text_len);
+        *len += r.text_len;
+        (*text)[(*len)++] = '\n';
+        (*text)[*len] = 0;
+    }
     return 0;
 }
 

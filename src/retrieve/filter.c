@@ -594,6 +594,16 @@ int hx_filter_parse_json(hx_filter_set *fs, const hx_json_val *obj, hx_error *er
     return 0;
 }
 
+int hx_filter_parse_json_text(hx_filter_set *fs, const char *json, size_t len, hx_error *err)
+{
+    hx_json_doc *doc = NULL;
+    int rc = hx_json_parse(&doc, json, len, NULL, err);
+    if (!rc)
+        rc = hx_filter_parse_json(fs, hx_json_doc_root(doc), err);
+    hx_json_doc_free(doc);
+    return rc;
+}
+
 /* === Command line === */
 
 /* The comma-separated values of s (with "\," a literal comma) as an owned list in f. */

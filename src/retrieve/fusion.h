@@ -11,13 +11,8 @@
 #include <stdint.h>
 
 #define HX_RRF_K 60
-/* Default weights of the two sides, chosen on Cranfield only (bench/cranfield.py, RESULTS-index.md):
- * with English analysis and the title/heading field, equal weights give the best hybrid nDCG@10
- * (0.4193, above both single modes and the peer RRF of bm25s + sentence-transformers, 0.4186;
- * 0.7 / 0.3 gave 0.4123) and keep Recall@100 above both modes; on the KEP known-item queries
- * (bench/kep_golden.py) they are the only tried setting whose recall@5 is above both modes. */
-#define HX_VECTOR_WEIGHT 0.5f
-#define HX_TEXT_WEIGHT 0.5f
+/* The default weights of the two sides (HX_VECTOR_WEIGHT, HX_TEXT_WEIGHT) and the one rule for
+ * weights (hx_fusion_check_weights) are public: hyrax.h "Search". */
 
 /* === Relevance: scores a threshold can use ===
  * A result's `score` is P(relevant | features), an absolute 0..1 relevance, from a logistic
@@ -67,12 +62,6 @@ typedef struct hx_fusion {
     int rrf_k;                       /* RRF constant, > 0 (default HX_RRF_K) */
     float vector_weight, text_weight; /* per side, see hx_fusion_check_weights (RRF: 1 and 1 is plain RRF) */
 } hx_fusion;
-
-/* The one rule for fusion weights, for every surface (CLI --weights, MCP fusion.*_weight) and for
- * hx_fuse itself: each weight finite and >= 0, and their sum finite and > 0 (an infinite or NaN
- * weight, or two zeros, would make every fused score inf or NaN). HX_EINVAL with a sentence that
- * names the rule otherwise. */
-int hx_fusion_check_weights(float vector_weight, float text_weight, hx_error *err);
 
 /* Orders two chunk ids that tie on score; negative when a comes first. */
 typedef int (*hx_tiebreak_fn)(uint32_t a, uint32_t b, void *ctx);

@@ -2,7 +2,6 @@
  * and allocates only the decoded body (at most max_body bytes). The rules it applies, and the
  * status each refusal gets, are listed once in http.h. */
 #include "http.h"
-#include "alloc.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
  *   GET  /health    seed 002: {status, indexed_documents, indexed_chunks, model_loaded}, and activity
  *                   (stats.h: what lasts across restarts); never waits (hx_session_status)
  *   GET  /stats     seed 002: counts, model, dimension, search modes, fusion (hx_session_status)
- *   GET  /metrics   Prometheus text (metrics.h, then stats.h hx_stats_prometheus)
+ *   GET  /metrics   Prometheus text (metrics.h, then hyrax.h hx_stats_prometheus_text)
  *   POST /mcp       one JSON-RPC message; answered with application/json, or text/event-stream when
  *                   the client accepts it and asked a write tool for progress (progressToken)
  *
@@ -25,12 +25,8 @@
  * one answered, then the connection closes; a connection the server closes first (a refusal,
  * Connection: close) is shut for writing and what the client still sends is read and dropped, within
  * bounds, so that it can read the answer rather than a reset. */
-#include "http_server.h"
-#include "http.h"
-#include "alloc.h"
-#include "mcp_internal.h"
+#include "http_internal.h"
 #include "metrics.h"
-#include "platform.h"
 #include "rpc.h"
 
 #include <arpa/inet.h>
@@ -54,63 +50,11 @@
 #define READ_STEP 16384          /* a connection's buffer starts at this and doubles */
 #define KEEP_BUFFER 65536        /* an idle connection keeps a buffer up to this size */
 #define WRITE_TIMEOUT_MS 10000   /* a client that reads nothing for this long loses its connection */
-#define SSE_WAIT_MS 200          /* how often a waiting request checks that its client is still there */
 #define AWAITER_STACK ((size_t)1 << 20)   /* an awaiter's stack: await_job and a reply, no encoder */
 #define LINGER_MS 5000           /* a connection closing reads and drops what comes for at most this */
 #define LINGER_BYTES ((size_t)64 << 20)   /* ... and at most this many bytes (a refused body and more) */
 #define DRAIN_STEP 64            /* reads of 16 KiB a lingering connection gets per wake of the loop */
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* === Connections and the work queue === */
-
-typedef struct conn {
-    int fd;
-    char *in;                 /* owned: bytes read and not yet consumed */
-    size_t len, cap;
-    bool busy;                /* a request thread holds it (the loop neither reads nor frees it) */
-    bool closing;             /* close once back from the request thread */
-    bool continue_sent;       /* 100 Continue sent for the request being read */
-    bool eof;                 /* the client shut its write side: answer what is complete, then close */
-    bool lingering;           /* answered and shut for writing: what comes is dropped until EOF */
-    size_t drained;           /* bytes dropped while lingering */
-    struct sockaddr_storage local;   /* the address and port the client connected to */
-    int64_t active_ms;        /* last byte read or answer written; when lingering began */
-    int64_t begun_ms;         /* first byte of the request being read; 0 when none */
-    hx_http_request req;      /* the request a thread answers (borrows from in) */
-    size_t used;              /* its bytes */
-    struct conn *next;        /* work or done queue */
-} conn;
-
-typedef struct http_server {
-    const hx_mcp_config *cfg;
-    hx_http_config hc;
-    hx_http_limits lim;
-    size_t max_buffer;        /* bytes a connection may hold unparsed */
-    size_t buffered;          /* bytes of every connection's buffer (their capacity); loop thread only */
-    mcp_server mcp;
-    hx_metrics *metrics;
-    int listen_fd, wake[2];
-    conn **conns;             /* owned, n_conns of them */
-    size_t n_conns;
-    pthread_mutex_t lock;     /* the queues and stopping */
-    pthread_cond_t cv;
-    conn *work_head, *work_tail, *done_head;
-    int awaiters;             /* awaiter threads running (at most the write jobs queued and running) */
-    bool stopping;
-} http_server;
 
 static void conn_close(http_server *h, size_t i)
 {
@@ -125,7 +69,7 @@ static void conn_close(http_server *h, size_t i)
     free(c);
 }
 
-static bool stopping(http_server *h)
+bool stopping(http_server *h)
 {
     pthread_mutex_lock(&h->lock);
     bool stop = h->stopping;
@@ -134,7 +78,7 @@ static bool stopping(http_server *h)
 }
 
 /* Writes all of buf to the non-blocking fd, waiting at most WRITE_TIMEOUT_MS for room each time. */
-static int send_all(int fd, const char *buf, size_t len)
+int send_all(int fd, const char *buf, size_t len)
 {
     while (len) {
         ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
@@ -155,19 +99,7 @@ static int send_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
-/* === Responses === */
-
-typedef struct reply {
-    int status;
-    const char *type;         /* Content-Type; NULL with no body */
-    char *body;               /* owned */
-    size_t len, cap;
-    char extra[256];          /* more header lines, each ending CR LF */
-    bool streamed;            /* already written to the socket (SSE) */
-    bool close;               /* close the connection after it */
-} reply;
-
-static int reply_put(reply *r, const char *data, size_t n)
+int reply_put(reply *r, const char *data, size_t n)
 {
     if (hx_grow((void **)&r->body, &r->cap, r->len + n + 1, 1, NULL))
         return HX_ENOMEM;
@@ -177,7 +109,7 @@ static int reply_put(reply *r, const char *data, size_t n)
 }
 
 /* The finished JSON of w as the reply's body. */
-static void reply_json(reply *r, int status, hx_json_writer *w)
+void reply_json(reply *r, int status, hx_json_writer *w)
 {
     r->status = status;
     r->type = "application/json";
@@ -189,7 +121,7 @@ static void reply_json(reply *r, int status, hx_json_writer *w)
     }
 }
 
-static void reply_error(reply *r, int status, const char *detail)
+void reply_error(reply *r, int status, const char *detail)
 {
     hx_json_writer w;
     hx_json_writer_init(&w);
@@ -204,7 +136,7 @@ static void reply_error(reply *r, int status, const char *detail)
 }
 
 /* Head and body of r on fd; -1 when the client is gone. */
-static int reply_send(int fd, const reply *r, bool keep_alive)
+int reply_send(int fd, const reply *r, bool keep_alive)
 {
     char head[1024];
     size_t n = hx_http_head(head, sizeof head, r->status, r->type, r->len, keep_alive, r->extra);
@@ -341,492 +273,6 @@ static bool origin_ok(const http_server *h, const conn *c)
     return !v || (!hx_http_origin_parse(v, n, &a) && host_known(h, c, &a));
 }
 
-/* Does the Accept header take this media type (or any)? A missing header takes everything. */
-static bool accepts(const hx_http_request *req, const char *type)
-{
-    size_t n;
-    const char *v = hx_http_header_get(req, "accept", &n);
-    if (!v)
-        return true;
-    size_t t = strlen(type);
-    for (size_t i = 0; i + 3 <= n; i++)
-        if ((i + t <= n && !strncasecmp(v + i, type, t)) || !strncmp(v + i, "*/*", 3))
-            return true;
-    return false;
-}
-
-/* === REST (seed 002) === */
-
-static const char *const rest_search_types[] = {"vector", "semantic", "keyword", "hybrid", NULL};
-
-/* The REST routes answer through a session of their request thread (hyrax.h "Session"), opened
- * once the model has loaded, on the model the MCP server loaded; it never writes. */
-static int rest_session(http_server *h, mcp_session *v, hx_session **ses, char *msg, size_t cap)
-{
-    if (*ses)
-        return 0;
-    if (mcp_wait_model(v, msg, cap))
-        return -1;
-    const hx_mcp_config *cfg = h->cfg;
-    hx_session_config sc = {.db = cfg->db, .root = cfg->root, .user_db = cfg->user_db, .no_user_tier = !cfg->user_db,
-                            .registry = cfg->registry, .registry_timeout_ms = cfg->registry_timeout_ms,
-                            .identity = cfg->identity, .model = v->model, .read_only = true};
-    hx_error err = {0};
-    return hx_session_open(ses, &sc, &err) ? (snprintf(msg, cap, "%s", err.message), -1) : 0;
-}
-
-/* POST /search: seed 002's SearchRequest. The table checks it as the search tool's family would
- * (search_type is the tool's mode, results are chunks). */
-static const mcp_arg rest_search_args[] = {
-    {"query", MCP_STRING, .required = true, AT_LEAST(1), .description = "Search query text."},
-    {"search_type", MCP_STRING, .choices = rest_search_types, .def = "hybrid", .as = "mode",
-     .description = "vector (also semantic), keyword or hybrid."},
-    {"top_k", MCP_INTEGER, RANGE(1, 50), .def = "5", .description = "Number of results (chunks)."},
-    {"min_score", MCP_NUMBER, RANGE(0, 1),
-     .description = "Minimum relevance 0..1; default hyrax's floor (search's min_score)."},
-    {"filters", MCP_FILTERS, AT_MOST(32), .description = "Metadata filters, e.g. {\"sig_name\": \"sig-auth\"}."},
-    {"group_by", .fixed = "\"chunk\""},
-    {.name = NULL},
-};
-
-/* One search result in seed 002's SearchResultModel; generation: the commit that answered it. */
-static void write_rest_result(hx_json_writer *w, const hx_result *r, uint64_t generation)
-{
-    char id[32];
-    snprintf(id, sizeof id, "%u", r->chunk_id);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "chunk_id");
-    hx_json_write_cstr(w, id);
-    hx_json_write_key(w, "kep_id");   /* seed 002's name for the document: its path here */
-    hx_json_write_cstr(w, r->path);
-    hx_json_write_key(w, "doc_id");
-    hx_json_write_uint(w, r->doc_id);
-    hx_json_write_key(w, "text");
-    hx_json_write_str(w, r->text, r->text_len);
-    hx_present_score(w, "score", r->score);
-    hx_json_write_key(w, "metadata");
-    hx_present_meta(w, r->meta, r->n_meta);
-    hx_json_write_key(w, "chunk_index");
-    hx_json_write_uint(w, r->chunk_index);
-    hx_present_citation(w, r, generation);
-    hx_json_write_obj_end(w);
-}
-
-/* The answer of a search that ran: {results, query, search_type, total_results, search_time_ms}. */
-static void write_rest_search(hx_json_writer *w, const char *query, const char *search_type,
-                              const hx_session_answer *a)
-{
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "results");
-    hx_json_write_arr_begin(w);
-    for (size_t i = 0; i < a->results.n; i++)
-        write_rest_result(w, &a->results.v[i], hx_session_answer_generation(a, &a->results.v[i]));
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "query");
-    hx_json_write_cstr(w, query);
-    hx_json_write_key(w, "search_type");
-    hx_json_write_cstr(w, search_type);
-    hx_json_write_key(w, "total_results");
-    hx_json_write_uint(w, a->results.n);
-    hx_json_write_key(w, "search_time_ms");
-    hx_json_write_double(w, a->results.search_ms);
-    hx_json_write_obj_end(w);
-}
-
-static void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
-{
-    hx_json_doc *doc = NULL;
-    hx_filter_set fs = {0};
-    char msg[1024];
-    hx_error err = {0};
-    double t0 = mono_s();
-    if (hx_json_parse(&doc, req->body ? req->body : "", req->body_len, NULL, &err)) {
-        snprintf(msg, sizeof msg, "the body must be a JSON object: %s", err.message);
-        reply_error(r, 400, msg);
-        hx_json_doc_free(doc);
-        return;
-    }
-    mcp_args a = {rest_search_args, hx_json_doc_root(doc)};
-    if (mcp_args_check(rest_search_args, a.args, msg, sizeof msg)) {
-        reply_error(r, 400, msg);
-    } else if (rest_session(h, v, ses, msg, sizeof msg)) {
-        reply_error(r, 503, msg);
-    } else if (mcp_arg_filters(&a, "filters", &fs, &err)) {
-        reply_error(r, 400, err.message);
-    } else {
-        const char *query = mcp_arg_str(&a, "query"), *search_type = mcp_arg_str(&a, "search_type");
-        double min_score = mcp_arg_num(&a, "min_score");
-        hx_session_query q;
-        hx_session_query_init(&q, query);
-        hx_mode_parse(search_type, &q.opts.mode);   /* the table checked the name */
-        q.opts.k = (uint32_t)mcp_arg_int(&a, "top_k");
-        q.opts.group = HX_GROUP_CHUNK;
-        q.opts.snippets = 0;   /* seed 002's results carry the chunk's text, no snippet */
-        q.opts.filters = fs.v;
-        q.opts.n_filters = fs.n;
-        if (!isnan(min_score))
-            q.opts.min_score = (float)min_score;
-        hx_session_answer ans;
-        int rc = hx_session_search(*ses, &q, &ans, &err);
-        if (rc) {
-            reply_error(r, rc == HX_ENOTFOUND ? 503 : 400, err.message);
-        } else {
-            hx_json_writer w;
-            hx_json_writer_init(&w);
-            write_rest_search(&w, query, search_type, &ans);
-            reply_json(r, 200, &w);
-            hx_json_writer_free(&w);
-            hx_stats_note_query(h->mcp.stats, query);
-            hx_session_answer_free(&ans);
-        }
-        /* counted as the search tool over HTTP, as it always was (metrics.h, stats.h) */
-        double s = mono_s() - t0;
-        hx_metrics_observe(h->metrics, HX_METRIC_TOOL, "search", "http", NULL, s);
-        hx_stats_note_latency(h->mcp.stats, "search", "http", s * 1e3);
-    }
-    hx_filter_set_free(&fs);
-    hx_json_doc_free(doc);
-}
-
-/* The project index's counts through the thread's session, when the model has loaded (never waits). */
-static bool index_stats(http_server *h, mcp_session *v, hx_session **ses, hx_index_stats *st, char *msg, size_t cap)
-{
-    hx_session_info info;
-    if (!mcp_model_ready(v) || rest_session(h, v, ses, msg, cap) || hx_session_status(*ses, &info, NULL))
-        return false;
-    if (!info.project.present)
-        return snprintf(msg, cap, "%s", info.project.reason), false;
-    *st = info.project.stats;
-    return true;
-}
-
-/* GET /health: answers at once, also while the model loads (status "starting"). */
-static void route_health(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
-{
-    (void)req;
-    hx_index_stats st = {0};
-    char msg[512];
-    bool ready = mcp_model_ready(v), have = ready && index_stats(h, v, ses, &st, msg, sizeof msg);
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_key(&w, "status");
-    hx_json_write_cstr(&w, !ready ? "starting" : have ? "healthy" : "no_index");
-    hx_json_write_key(&w, "indexed_documents");
-    hx_json_write_uint(&w, st.documents);
-    hx_json_write_key(&w, "indexed_chunks");
-    hx_json_write_uint(&w, st.live_chunks);
-    hx_json_write_key(&w, "model_loaded");
-    hx_json_write_bool(&w, ready);
-    hx_json_write_key(&w, "activity");   /* stats.h: latency, hot queries, updates and lag that last */
-    hx_json_write_obj_begin(&w);
-    hx_stats_write_json(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &w, NULL);
-    hx_json_write_obj_end(&w);
-    hx_json_write_obj_end(&w);
-    reply_json(r, 200, &w);
-    hx_json_writer_free(&w);
-}
-
-/* GET /stats: seed 002's StatsResponse (total_keps is the document count). 503 until the index
- * can be read. */
-static void route_stats(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
-{
-    (void)req;
-    hx_index_stats st;
-    char msg[512] = "the index cannot be read";
-    if (mcp_wait_model(v, msg, sizeof msg) || !index_stats(h, v, ses, &st, msg, sizeof msg)) {
-        reply_error(r, 503, msg);
-        return;
-    }
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_key(&w, "total_keps");
-    hx_json_write_uint(&w, st.documents);
-    hx_json_write_key(&w, "total_documents");
-    hx_json_write_uint(&w, st.documents);
-    hx_json_write_key(&w, "total_chunks");
-    hx_json_write_uint(&w, st.live_chunks);
-    hx_json_write_key(&w, "total_vectors");
-    hx_json_write_uint(&w, st.live_chunks);
-    hx_json_write_key(&w, "embedding_model");
-    hx_json_write_cstr(&w, st.model);
-    hx_json_write_key(&w, "embedding_dimension");
-    hx_json_write_int(&w, st.dim);
-    hx_json_write_key(&w, "search_modes");
-    hx_json_write_json(&w, "[\"vector\",\"keyword\",\"hybrid\"]", 29);
-    hx_json_write_key(&w, "fusion_algorithm");
-    hx_json_write_cstr(&w, "Reciprocal Rank Fusion (RRF)");
-    hx_json_write_key(&w, "generation");
-    hx_json_write_uint(&w, st.generation);
-    hx_json_write_key(&w, "file_bytes");
-    hx_json_write_uint(&w, st.file_bytes);
-    hx_json_write_obj_end(&w);
-    reply_json(r, 200, &w);
-    hx_json_writer_free(&w);
-}
-
-/* GET /metrics: the histograms, then gauges of the index, the model and the connections. */
-static void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
-{
-    (void)req;
-    hx_index_stats st = {0};
-    char msg[512];
-    bool ready = mcp_model_ready(v), have = ready && index_stats(h, v, ses, &st, msg, sizeof msg);
-    pthread_mutex_lock(&h->lock);
-    size_t open = h->n_conns;
-    pthread_mutex_unlock(&h->lock);
-    pthread_mutex_lock(&h->mcp.lock);
-    double pending = (double)h->mcp.queued_jobs + (h->mcp.running != NULL);
-    pthread_mutex_unlock(&h->mcp.lock);
-    int rc = hx_metrics_write(h->metrics, &r->body, &r->len, &r->cap);
-    struct {
-        const char *name, *help;
-        double value;
-    } g[] = {
-        {"hyrax_model_loaded", "1 once the embedding model has loaded", ready},
-        {"hyrax_index_documents", "Documents in the index head", (double)st.documents},
-        {"hyrax_index_chunks", "Live chunks in the index head", (double)st.live_chunks},
-        {"hyrax_index_file_bytes", "Size of the index file", (double)st.file_bytes},
-        {"hyrax_index_generation", "Commit generation of the index head", (double)st.generation},
-        {"hyrax_http_connections", "Open HTTP connections", (double)open},
-        {"hyrax_write_jobs_pending", "Write jobs queued or running", pending},
-    };
-    for (size_t i = 0; i < sizeof g / sizeof g[0] && !rc; i++)
-        if (have || i == 0 || i >= 5)
-            rc = hx_metrics_gauge(&r->body, &r->len, &r->cap, g[i].name, g[i].help, g[i].value);
-    hx_buf lasting = {0};   /* what outlives this process: stats.h, kept beside the index */
-    if (!rc && !(rc = hx_stats_prometheus(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &lasting, NULL)))
-        rc = hx_metrics_append(&r->body, &r->len, &r->cap, (const char *)lasting.data, lasting.len);
-    hx_buf_free(&lasting);
-    if (rc) {
-        reply_error(r, 500, "out of memory writing the metrics");
-        return;
-    }
-    r->status = 200;
-    r->type = "text/plain; version=0.0.4; charset=utf-8";
-}
-
-/* === MCP Streamable HTTP === */
-
-static const char *const http_versions[] = {"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", NULL};
-
-/* The HTTP status of a JSON-RPC answer: 400 for malformed requests and envelopes, 404 for an
- * unknown method, 200 otherwise (errors of a tool are results). */
-static int rpc_status(const char *text, size_t len)
-{
-    hx_json_doc *doc = NULL;
-    int64_t code = 0;
-    if (!memmem(text, len, "\"error\"", 7) || hx_json_parse(&doc, text, len, NULL, NULL))
-        return 200;
-    hx_json_num_int64(hx_json_obj_get(hx_json_obj_get(hx_json_doc_root(doc), "error"), "code"), &code, NULL);
-    hx_json_doc_free(doc);
-    return code == HX_RPC_METHOD_NOT_FOUND ? 404
-           : code == HX_RPC_PARSE_ERROR || code == HX_RPC_INVALID_REQUEST || code == HX_RPC_INVALID_PARAMS ||
-                   code == -32020 || code == -32022
-               ? 400
-               : 200;
-}
-
-/* One chunk of a chunked body on fd (len 0: the last). */
-static int send_chunk(int fd, const char *data, size_t len)
-{
-    char size[32];
-    int n = snprintf(size, sizeof size, "%zx\r\n", len);
-    return send_all(fd, size, (size_t)n) || (len && send_all(fd, data, len)) || send_all(fd, "\r\n", 2) ? -1 : 0;
-}
-
-/* Waits for a write job's answer in sink. With stream, each message goes out as a server-sent
- * event as it comes (progress, then the response); else the response alone ends up in r. A client
- * that hangs up cancels the job. */
-static void await_job(http_server *h, const conn *c, mcp_sink *sink, bool stream, reply *r)
-{
-    char *buf = NULL;
-    size_t len = 0, cap = 0, sent = 0;
-    bool gone = false;
-    if (stream) {
-        char head[512];
-        bool last = c->eof && c->used == c->len;
-        size_t n = hx_http_head(head, sizeof head, 200, "text/event-stream", (size_t)-1, c->req.keep_alive && !last,
-                                "Cache-Control: no-cache\r\n");
-        gone = !n || send_all(c->fd, head, n);
-        r->streamed = true;
-        r->status = 200;
-    }
-    for (;;) {
-        bool done = mcp_sink_take(sink, &buf, &len, &cap, SSE_WAIT_MS);
-        while (stream && !gone && sent < len) {   /* one event per message line */
-            char *nl = memchr(buf + sent, '\n', len - sent);
-            size_t m = (size_t)(nl - (buf + sent));
-            char *ev = hx_malloc(m + 32);
-            if (ev) {
-                int k = snprintf(ev, 32, "event: message\ndata: ");
-                memcpy(ev + k, buf + sent, m);
-                memcpy(ev + k + m, "\n\n", 2);
-                gone = send_chunk(c->fd, ev, (size_t)k + m + 2) != 0;
-                free(ev);
-            }
-            sent += m + 1;
-        }
-        if (done)
-            break;
-        /* a hang-up cancels; a client that shut its write side with its request (eof) waits */
-        struct pollfd p = {c->fd, c->eof ? 0 : POLLRDHUP, 0};
-        if (!gone && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
-            gone = true;
-        if (gone || stopping(h))
-            mcp_cancel_sink(&h->mcp, sink);
-    }
-    if (stream) {
-        if (gone || send_chunk(c->fd, NULL, 0))
-            r->close = true;
-    } else if (len) {   /* the response is the last line */
-        size_t end = len - 1, start = end;
-        while (start > 0 && buf[start - 1] != '\n')
-            start--;
-        r->len = 0;
-        r->status = rpc_status(buf + start, end - start);
-        r->type = "application/json";
-        reply_put(r, buf + start, end - start);
-    } else {
-        reply_error(r, 503, "the request was cancelled (notifications/cancelled, or the server stops) and has no "
-                            "answer");
-    }
-    if (gone)
-        r->close = true;
-    free(buf);
-}
-
-/* The request's Mcp-Session-Id into out (NUL-terminated; "" when none); -1 when it is not 1 to
- * MCP_SESSION_MAX visible ASCII characters (MCP Streamable HTTP, "Session Management"). */
-static int session_of(const hx_http_request *req, char out[MCP_SESSION_MAX + 1])
-{
-    size_t n;
-    const char *v = hx_http_header_get(req, "mcp-session-id", &n);
-    out[0] = 0;
-    if (!v)
-        return 0;
-    if (!n || n > MCP_SESSION_MAX)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        if (v[i] < 0x21 || v[i] > 0x7e)
-            return -1;
-    memcpy(out, v, n);
-    out[n] = 0;
-    return 0;
-}
-
-/* A successful initialize opens a session: a random id (128 bits from /dev/urandom) in an
- * Mcp-Session-Id header, which the client sends with each later request. The server keeps no
- * table of them: a session only scopes request ids, so that notifications/cancelled names a job
- * of its own client. Without randomness the answer goes out without one (no cancellation by
- * notification then; closing the request's stream still cancels). */
-static void new_session(reply *r)
-{
-    unsigned char b[16];
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    bool ok = fd >= 0 && read(fd, b, sizeof b) == (ssize_t)sizeof b;
-    if (fd >= 0)
-        close(fd);
-    if (!ok)
-        return;
-    size_t n = strlen(r->extra);
-    n += (size_t)snprintf(r->extra + n, sizeof r->extra - n, "Mcp-Session-Id: ");
-    for (size_t i = 0; i < sizeof b && n + 2 < sizeof r->extra; i++)
-        n += (size_t)snprintf(r->extra + n, sizeof r->extra - n, "%02x", b[i]);
-    snprintf(r->extra + n, sizeof r->extra - n, "\r\n");
-}
-
-/* A write job's answer to await on an awaiter thread: the request's sink (the job borrows it, and its
- * session, until the sink is done) and what the answer needs. Owned by the awaiter. */
-typedef struct pending {
-    http_server *h;
-    conn *c;
-    mcp_sink sink;
-    char session[MCP_SESSION_MAX + 1];
-    bool stream;                  /* the answer goes out as server-sent events */
-    double t0;                    /* when the request was taken, for its duration in /metrics */
-} pending;
-
-/* Answers a POST /mcp in r, or, for a write tool whose job was queued, sets *later and leaves r. */
-static void route_mcp(http_server *h, mcp_session *v, conn *c, double t0, reply *r, pending **later)
-{
-    const hx_http_request *req = &c->req;
-    size_t n;
-    const char *type = hx_http_header_get(req, "content-type", &n);
-    if (!type || n < 16 || strncasecmp(type, "application/json", 16) || (n > 16 && type[16] != ';' && type[16] != ' ')) {
-        reply_error(r, 415, "POST /mcp takes one JSON-RPC message with Content-Type: application/json");
-        return;
-    }
-    if (!accepts(req, "application/json") && !accepts(req, "text/event-stream")) {
-        reply_error(r, 406, "Accept must allow application/json or text/event-stream");
-        return;
-    }
-    const char *pv = hx_http_header_get(req, "mcp-protocol-version", &n);
-    size_t k = 0;
-    while (pv && http_versions[k] && (strlen(http_versions[k]) != n || memcmp(http_versions[k], pv, n)))
-        k++;
-    if (pv && !http_versions[k]) {
-        reply_error(r, 400, "unsupported MCP-Protocol-Version (2026-07-28, 2025-11-25, 2025-06-18 and 2025-03-26 "
-                            "are served)");
-        return;
-    }
-    char session[MCP_SESSION_MAX + 1];
-    if (session_of(req, session)) {
-        char m[96];
-        snprintf(m, sizeof m, "Mcp-Session-Id must be 1 to %d visible ASCII characters", MCP_SESSION_MAX);
-        reply_error(r, 400, m);
-        return;
-    }
-    hx_rpc_msg msg;
-    hx_json_writer out;
-    hx_json_writer_init(&out);
-    if (hx_rpc_msg_parse(&msg, req->body ? req->body : "", req->body_len, NULL, NULL)) {
-        reply_error(r, 500, "out of memory");
-        return;
-    }
-    const hx_json_val *meta = hx_json_obj_get(msg.params, "_meta");
-    size_t ev_len = 0, m_len = 0;
-    const char *ev = hx_json_str(hx_json_obj_get(meta, "io.modelcontextprotocol/protocolVersion"), &ev_len);
-    const char *mh = hx_http_header_get(req, "mcp-method", &m_len);
-    if (msg.kind == HX_RPC_INVALID || msg.kind == HX_RPC_BATCH) {
-        hx_rpc_write_error(&out, msg.id_json, msg.id_len, msg.code, msg.message, NULL, 0, NULL);
-        reply_json(r, 400, &out);
-    } else if (msg.kind != HX_RPC_REQUEST) {
-        mcp_sink sink;   /* notifications/cancelled names a job of this session */
-        mcp_sink_init(&sink);
-        sink.session = session[0] ? session : NULL;
-        mcp_handle_msg(v, &msg, &sink, &out);
-        mcp_sink_free(&sink);
-        r->status = 202;   /* notifications and responses: accepted, nothing to answer */
-    } else if (ev && (!pv || n != ev_len || memcmp(pv, ev, n) ||
-                      (mh && (m_len != msg.method_len || memcmp(mh, msg.method, m_len))))) {
-        hx_rpc_write_error(&out, msg.id_json, msg.id_len, -32020,
-                           "MCP-Protocol-Version (and Mcp-Method, when sent) must match the request's _meta "
-                           "protocol version and method", NULL, 0, NULL);
-        reply_json(r, 400, &out);
-    } else if (!(*later = hx_calloc(1, sizeof **later))) {
-        reply_error(r, 500, "out of memory");
-    } else {
-        pending *p = *later;
-        *p = (pending){.h = h, .c = c, .t0 = t0};
-        memcpy(p->session, session, sizeof p->session);
-        mcp_sink_init(&p->sink);
-        p->sink.session = p->session[0] ? p->session : NULL;
-        if (mcp_handle_msg(v, &msg, &p->sink, &out) == HX_RPC_DEFERRED) {
-            p->stream = hx_json_obj_get(meta, "progressToken") && accepts(req, "text/event-stream");
-        } else {
-            reply_json(r, rpc_status(out.buf, out.len), &out);
-            if (r->status == 200 && !strcmp(msg.method, "initialize") && !session[0])
-                new_session(r);
-            mcp_sink_free(&p->sink);
-            free(p);
-            *later = NULL;
-        }
-    }
-    hx_json_writer_free(&out);
-    hx_rpc_msg_free(&msg);
-}
 
 /* === Routing === */
 

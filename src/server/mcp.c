@@ -6,8 +6,6 @@
  * stop_fd fires. Spec: DESIGN.md "MCP server" and the MCP specification (2024-11-05 .. 2025-11-25). */
 #include "mcp_tools.h"
 #include "present.h"
-#include "alloc.h"
-#include "relpath.h"
 #include "rpc.h"
 
 #include <errno.h>
@@ -227,20 +225,6 @@ static int open_reader_at(mcp_session *s, const hx_read_context *ctx, hx_error *
 int mcp_session_reader(mcp_session *s, hx_error *err)
 {
     return open_reader_at(s, NULL, err);
-}
-
-/* === For http_server.c's REST routes === */
-
-int mcp_wait_model(mcp_session *s, char *message, size_t cap)
-{
-    hx_error err = {0};
-    return mcp_session_model(s, &err) ? (snprintf(message, cap, "%s", err.message), -1) : 0;
-}
-
-int mcp_open_reader(mcp_session *s, char *message, size_t cap)
-{
-    hx_error err = {0};
-    return mcp_session_reader(s, &err) ? (snprintf(message, cap, "%s", err.message), -1) : 0;
 }
 
 /* === Read contexts === */

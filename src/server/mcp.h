@@ -5,7 +5,6 @@
 #define HX_MCP_H
 
 #include "hyrax.h"
-#include "memory.h"
 
 typedef struct hx_mcp_config {
     const char *db;            /* index file */
@@ -24,7 +23,7 @@ typedef struct hx_mcp_config {
     /* Conversation memory (mcp_tool_memory.c): turns are stamped with the reader identity and read back
      * by it; the retention limits. */
     hx_memory_limits memory_limits;   /* zeros: memory.h's defaults */
-    /* serve --watch (watch.h): follow the root and reindex what changes; watch_poll_ms > 0 polls
+    /* serve --watch (hyrax.h hx_watch): follow the root and reindex what changes; watch_poll_ms > 0 polls
      * the tree that often instead of using inotify */
     int watch;
     int watch_poll_ms;

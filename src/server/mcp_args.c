@@ -47,7 +47,7 @@ static void write_default(hx_json_writer *w, const mcp_arg *r)
         hx_json_write_double(w, strtod(r->def, NULL));
 }
 
-/* === Value schemas of MCP_FILTERS and MCP_METADATA members (filter.h says the rules) === */
+/* === Value schemas of MCP_FILTERS and MCP_METADATA members (README "Metadata and filters" says the rules) === */
 
 static const mcp_field scalar = {.type = MCP_JSON_STRING | MCP_JSON_NUMBER | MCP_JSON_BOOLEAN};
 static const mcp_field bound = {.type = MCP_JSON_STRING | MCP_JSON_NUMBER | MCP_JSON_NULL};
@@ -193,6 +193,20 @@ void mcp_args_schema(hx_json_writer *w, const mcp_arg *table)
 
 /* === Checks === */
 
+/* The filters of v (a JSON object, as the client sent it) added to fs by the library's one parser,
+ * which takes them as JSON text (hyrax.h hx_filter_parse_json_text). */
+static int filters_of(hx_filter_set *fs, const hx_json_val *v, hx_error *err)
+{
+    hx_json_writer w;
+    hx_json_writer_init(&w);
+    hx_json_write_val(&w, v);
+    int rc = hx_json_writer_finish(&w, err);
+    if (!rc)
+        rc = hx_filter_parse_json_text(fs, w.buf, w.len, err);
+    hx_json_writer_free(&w);
+    return rc;
+}
+
 typedef struct {
     char *msg;
     size_t cap;
@@ -336,7 +350,7 @@ static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v,
         }
         hx_filter_set fs = {0};   /* what every filter means: the filter module's one parser */
         hx_error err = {0};
-        int rc = hx_filter_parse_json(&fs, v, &err);
+        int rc = filters_of(&fs, v, &err);
         hx_filter_set_free(&fs);
         return rc ? fail(f, "argument '%s': %s", name, err.message) : 0;
     }
@@ -424,15 +438,6 @@ int mcp_args_validate(const mcp_arg *table, const hx_json_val *args, hx_error *e
     err->code = HX_EINVAL;
     err->offset = -1;
     return HX_EINVAL;
-}
-
-int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, size_t cap)
-{
-    hx_error e = {0};
-    if (!mcp_args_validate(table, args, &e))
-        return 0;
-    snprintf(msg, cap, "%s", e.message);
-    return -1;
 }
 
 /* === Translation to a family tool === */
@@ -556,7 +561,7 @@ size_t mcp_arg_list(const mcp_args *a, const char *name, const char **out)
 int mcp_arg_filters(const mcp_args *a, const char *name, hx_filter_set *fs, hx_error *err)
 {
     const hx_json_val *v = mcp_arg_value(a, name);
-    return v ? hx_filter_parse_json(fs, v, err) : 0;
+    return v ? filters_of(fs, v, err) : 0;
 }
 
 static const char *meta_text(const hx_json_val *v)

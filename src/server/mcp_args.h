@@ -12,7 +12,6 @@
 #ifndef HX_MCP_ARGS_H
 #define HX_MCP_ARGS_H
 
-#include "filter.h"
 #include "hyrax.h"
 #include "json.h"
 #include "mcp_output.h"
@@ -29,8 +28,8 @@ typedef enum {
     MCP_STRING_LIST,   /* an array of strings; max bounds its items */
     MCP_OBJECT,        /* an object whose members are the table `props` */
     /* Document filters: an object whose members are checked by `props` where named there (the keys
-     * a seed documents) and, all of them, by the filter module's parser (filter.h
-     * hx_filter_parse_json); max bounds its members. */
+     * a seed documents) and, all of them, by the library's filter parser
+     * (hyrax.h hx_filter_parse_json_text); max bounds its members. */
     MCP_FILTERS,
     MCP_METADATA,      /* an object of metadata: string, number or boolean values, or lists of them
                           (1..MCP_METADATA_LIST_MAX items); max bounds its members */
@@ -74,8 +73,6 @@ void mcp_args_schema(hx_json_writer *w, const mcp_arg *table);
 /* 0 when args (an object) passes every rule of the table; else HX_EINVAL with a sentence naming
  * the argument and what it must be in err. */
 int mcp_args_validate(const mcp_arg *table, const hx_json_val *args, hx_error *err);
-/* The same with the sentence in msg and -1: the form http_server.c's REST routes call. */
-int mcp_args_check(const mcp_arg *table, const hx_json_val *args, char *msg, size_t cap);
 
 /* The arguments of the family tool for args (which passed mcp_args_validate against table) as one
  * JSON object into w: each given argument, or its default where the row has one, under its `as`

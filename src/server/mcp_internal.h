@@ -16,8 +16,6 @@
 #include "present.h"
 #include "metrics.h"
 #include "rpc.h"
-#include "stats.h"
-#include "watch.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -94,7 +92,7 @@ typedef struct mcp_session {
     char protocol[16];            /* the version initialize chose */
     size_t resource_from;         /* resources/list: the page being written */
 
-    hx_model *model;              /* borrowed from the server once loaded (mcp_wait_model) */
+    hx_model *model;              /* borrowed from the server once loaded (mcp_session_model) */
     hx_encoder *enc;              /* owned; NULL until first needed */
     int enc_threads;              /* its threads: 1 for queries, the server's for the worker's writes */
     hx_index *reader;             /* owned; NULL until an index exists */
@@ -128,8 +126,8 @@ typedef struct mcp_server {
     uint64_t jobs_busy;           /* refused with MCP_ERR_BUSY (the queue was full) */
     double job_ms;                /* moving average of a write job's time, for the retry hint */
 
-    /* statistics for index_health: latency, hot queries and index updates that last (stats.h;
-     * `transport` below names this server's in them); the watcher of --watch (watch.h), NULL
+    /* statistics for index_health: latency, hot queries and index updates that last (hyrax.h hx_stats;
+     * `transport` below names this server's in them); the watcher of --watch (hyrax.h hx_watch), NULL
      * without it */
     hx_stats *stats;              /* owned */
     hx_watch *watch;              /* owned */
@@ -248,13 +246,5 @@ int mcp_handle_msg(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_jso
 /* Cancels the write job answering through sink: dropped when queued, told to stop when running
  * (HTTP: the client closed the connection). The sink then says done. */
 void mcp_cancel_sink(mcp_server *s, mcp_sink *sink);
-/* Runs the read tool called name on args (JSON text) in session s, as tools/call would, and
- * leaves its structured result in out; 0, or -1 with message set (an isError answer). */
-int mcp_call_read_tool(mcp_session *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
-                       char *message, size_t cap);
-/* The message-and-capacity forms of mcp_session_model and mcp_session_reader that http_server.c's
- * REST routes call: 0, or -1 with message set. */
-int mcp_wait_model(mcp_session *s, char *message, size_t cap);
-int mcp_open_reader(mcp_session *s, char *message, size_t cap);
 
 #endif

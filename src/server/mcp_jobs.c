@@ -2,10 +2,8 @@
  * write tools in order; the sinks an HTTP request waits on; cancellation; progress notifications;
  * and what index_health and document_status say of them (pending paths, recent failures).
  * Locking in mcp_internal.h. */
-#include "alloc.h"
 #include "mcp_tools.h"
 #include "present.h"
-#include "relpath.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +52,7 @@ bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap)
 
 /* A queued or running job names this path, a clean root-relative name (add_document path/name,
  * delete_document path, or a reindex of the path or a folder above it). The job's names are
- * compared in their clean form (relpath.h), as the tools will use them. */
+ * compared in their clean form (hx_relpath_clean), as the tools will use them. */
 static bool job_touches(const mcp_job *j, const char *path)
 {
     hx_json_doc *doc = NULL;

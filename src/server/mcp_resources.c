@@ -1,11 +1,10 @@
 /* mcp_resources.c: the indexed documents as MCP resources, hyrax://doc/{path} with the path
  * percent-encoded (RFC 3986: unreserved bytes and '/' kept): resources/list (100 per page, an
- * opaque cursor), resources/templates/list and resources/read. A file-backed document is read from
- * its file under the root (fsafe.h: no symbolic link followed), as it is now; a stored document
- * from its chunks, in order. Reads go through the session's reader like the query tools. */
+ * opaque cursor), resources/templates/list and resources/read. A document's text is
+ * hx_index_doc_text's: a file-backed one's file under the root as it is now (no symbolic link
+ * followed), a stored one's chunks in order. Reads go through the session's reader like the query
+ * tools. */
 #include "mcp_internal.h"
-#include "alloc.h"
-#include "fsafe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,35 +136,6 @@ int mcp_resource_templates(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer
     return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_templates, s, NULL);
 }
 
-/* The document's text: its file for a file-backed one, its chunks for a stored one. *text is
- * owned by the caller; 0, or an HX_E* code with err set. */
-static int doc_text(mcp_session *s, const hx_doc_info *d, char **text, size_t *len, hx_error *err)
-{
-    hx_error e = {0};
-    *text = NULL;
-    *len = 0;
-    if (d->kind == HX_DOC_FILE) {
-        if (hx_fs_read_under(hx_index_root(s->reader), d->path, MAX_READ, text, len, NULL, &e))
-            return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
-        return 0;
-    }
-    size_t cap_b = 0;
-    for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
-        hx_result r;
-        if (hx_index_chunk(s->reader, c, &r, &e))
-            continue;
-        if (hx_grow((void **)text, &cap_b, *len + r.text_len + 2, 1, &e)) {
-            free(*text);
-            return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-        }
-        memcpy(*text + *len, r.text, r.text_len);
-        *len += r.text_len;
-        (*text)[(*len)++] = '\n';
-        (*text)[*len] = 0;
-    }
-    return 0;
-}
-
 typedef struct {
     mcp_session *s;
     const char *uri;
@@ -223,7 +193,7 @@ int mcp_resources_read(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *ou
     }
     read_out o = {s, uri, ulen, NULL, 0, d.type && !strcmp(d.type, "markdown") ? "text/markdown" : "text/plain"};
     char *text;
-    if (doc_text(s, &d, &text, &o.len, &err))
+    if (hx_index_doc_text(s->reader, &d, MAX_READ, &text, &o.len, &err))
         return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, err.message, NULL, 0, NULL);
     o.text = text;
     int rc = hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_read, &o, NULL);

@@ -1,7 +1,6 @@
 /* mcp_tool_admin.c: the tools of `hyrax serve` over the index as a whole: reindex,
  * create_baseline and publish (worker thread), index_health and audit_log (main thread), their
  * argument tables and output schemas. */
-#include "alloc.h"
 #include "mcp_tools.h"
 #include "present.h"
 #include "publish.h"
@@ -220,6 +219,69 @@ const mcp_field mcp_index_health_out = {
     NULL, MCP_JSON_OBJECT, .props = health_fields,
     MCP_REQUIRED("status", "documents", "chunks", "pending_jobs", "latency", "model")};
 
+/* The watcher's health record as {"mode", "root", "batches", "commits", "pending_paths",
+ * "last_batch": null | {"at", "paths", "added", "updated", "removed", "rejected": [{path, reason}],
+ * "error", "generation", "seconds", "lag_ms"}}. `named` false (a reader identity's view) leaves
+ * "rejected" empty and "error" null: they may name any file of the root. */
+static void write_watch(hx_json_writer *out, hx_watch *watch, bool named)
+{
+    hx_watch_health h;
+    char when[64];
+    hx_watch_health_get(watch, &h);
+    hx_json_write_obj_begin(out);
+    hx_json_write_key(out, "mode");
+    hx_json_write_cstr(out, h.mode);
+    hx_json_write_key(out, "root");
+    hx_json_write_cstr(out, h.root);
+    hx_json_write_key(out, "batches");
+    hx_json_write_uint(out, h.batches);
+    hx_json_write_key(out, "commits");
+    hx_json_write_uint(out, h.commits);
+    hx_json_write_key(out, "pending_paths");
+    hx_json_write_uint(out, h.pending_paths);
+    hx_json_write_key(out, "last_batch");
+    if (!h.have_last) {
+        hx_json_write_null(out);
+    } else {
+        hx_json_write_obj_begin(out);
+        hx_time_format(h.last_at_ns, when, sizeof when);
+        hx_json_write_key(out, "at");
+        hx_json_write_cstr(out, when);
+        hx_json_write_key(out, "paths");
+        hx_json_write_uint(out, h.last_paths);
+        hx_json_write_key(out, "added");
+        hx_json_write_uint(out, h.last_added);
+        hx_json_write_key(out, "updated");
+        hx_json_write_uint(out, h.last_updated);
+        hx_json_write_key(out, "removed");
+        hx_json_write_uint(out, h.last_removed);
+        hx_json_write_key(out, "rejected");
+        hx_json_write_arr_begin(out);
+        for (size_t i = 0; named && i < h.n_last_rejected; i++) {
+            hx_json_write_obj_begin(out);
+            hx_json_write_key(out, "path");
+            hx_json_write_cstr(out, h.last_rejected[i][0]);
+            hx_json_write_key(out, "reason");
+            hx_json_write_cstr(out, h.last_rejected[i][1]);
+            hx_json_write_obj_end(out);
+        }
+        hx_json_write_arr_end(out);
+        hx_json_write_key(out, "error");
+        if (h.last_error[0] && named)
+            hx_json_write_cstr(out, h.last_error);
+        else
+            hx_json_write_null(out);
+        hx_json_write_key(out, "generation");
+        hx_json_write_uint(out, h.last_generation);
+        hx_json_write_key(out, "seconds");
+        hx_json_write_double(out, h.last_seconds);
+        hx_json_write_key(out, "lag_ms");
+        hx_json_write_double(out, h.last_lag_ms);
+        hx_json_write_obj_end(out);
+    }
+    hx_json_write_obj_end(out);
+}
+
 int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     (void)args;
@@ -272,13 +334,18 @@ int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_write
     hx_json_write_key(w, "failures");
     mcp_write_failures(s->server, w);
     hx_error serr = {0};
-    if (hx_stats_write_json(s->server->stats, s->cfg->db, s->cfg->identity, w, &serr)) {   /* latency, top_queries, index */
+    char *stats = NULL;
+    size_t stats_len = 0;
+    if (hx_stats_json(s->server->stats, s->cfg->db, s->cfg->identity, &stats, &stats_len, &serr)) {
         hx_json_write_key(w, "stats_error");
         hx_json_write_cstr(w, serr.message);
+    } else {
+        hx_present_members(w, stats, stats_len);   /* latency, top_queries, window_s, index */
     }
+    free(stats);
     hx_json_write_key(w, "watch");
     if (s->server->watch)
-        hx_watch_write_health(s->server->watch, !s->cfg->identity, w);   /* its paths: the unscoped reader's only */
+        write_watch(w, s->server->watch, !s->cfg->identity);   /* its paths: the unscoped reader's only */
     else
         hx_json_write_null(w);
     struct timespec ts;

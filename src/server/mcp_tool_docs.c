@@ -2,7 +2,6 @@
  * document_status (main thread, with its reader), add_document and delete_document (worker thread,
  * a writer per job), their argument tables and output schemas, and seed 003's document_details.
  * Shapes follow seed 003 (list/status/details/delete). */
-#include "ingest.h"
 #include "mcp_tools.h"
 #include "present.h"
 

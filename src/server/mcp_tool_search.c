@@ -5,7 +5,6 @@
  * calls the connection's session (hyrax.h "Session") and presents the answer; main thread.
  * Shapes follow the seeds: 001 (get_context, citations, read_context), 002 (search modes, filters,
  * min_score). */
-#include "fusion.h"
 #include "mcp_tools.h"
 #include "present.h"
 

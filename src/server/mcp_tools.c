@@ -4,14 +4,13 @@
  * (mcp_tool_*.c) share. Read tools run on the main thread with its reader; write tools run on the
  * worker thread with a writer opened per job (mcp_internal.h). A bad argument is a tool error
  * (isError) whose message says what to change. */
-#include "fsafe.h"
 #include "mcp_tools.h"
 #include "present.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
+/* The clean root-relative name of a client's path argument `in` (hyrax.h hx_fs_target, the one
  * rule) in out, or NULL with err set when it is refused (absolute outside root, '..', too long). */
 const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], hx_error *err)
 {
@@ -57,7 +56,7 @@ void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns)
     hx_json_write_cstr(w, buf);
 }
 
-/* The tools that take `filters` run as fn with them parsed (filter.h), freed after the call. */
+/* The tools that take `filters` run as fn with them parsed (hx_filter_parse_json_text), freed after the call. */
 int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hx_json_val *args,
                         hx_json_writer *w, hx_error *err)
 {
@@ -450,30 +449,4 @@ void mcp_tools_call(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_js
     }
     mcp_run_tool(s, t, args, msg->id_json, msg->id_len, s->modern, out);
     hx_json_doc_free(empty_doc);
-}
-
-int mcp_call_read_tool(mcp_session *s, const char *name, const char *args, size_t args_len, hx_json_writer *out,
-                       char *message, size_t cap)
-{
-    int t = tool_index(name, strlen(name));
-    hx_json_doc *doc = NULL, *translated = NULL;
-    hx_error err = {0};
-    if (t < 0 || mcp_tools[t].writes)
-        return snprintf(message, cap, "no read tool called %s", name), -1;
-    if (hx_json_parse(&doc, args, args_len, NULL, &err))
-        return snprintf(message, cap, "arguments: %s", err.message), -1;
-    double t0 = mcp_mono_ms();
-    const hx_json_val *a = hx_json_doc_root(doc);
-    hx_json_writer_reset(out);
-    int r = mcp_args_validate(mcp_tools[t].args, a, &err) ? -1 : runner_of(t, &a, &translated, &err);
-    int rc = r < 0 ? MCP_CODE(err) : run_guarded(s, r, a, out, &err);
-    hx_error e = {0};
-    if (!rc && hx_json_writer_finish(out, &e))
-        rc = hx_error_set(&err, MCP_CODE(e), -1, "internal error building the result: %s", e.message);
-    if (rc)
-        snprintf(message, cap, "%s", err.message);
-    hx_json_doc_free(translated);
-    hx_json_doc_free(doc);
-    note_latency(s, t, mcp_mono_ms() - t0);
-    return rc ? -1 : 0;
 }

@@ -7,7 +7,6 @@
 
 #include "mcp_internal.h"
 #include "registry.h"
-#include "relpath.h"
 
 /* === The table (mcp_tools.c) === */
 
@@ -87,12 +86,12 @@ extern const mcp_arg mcp_date_range_args[], mcp_seed_filters[];
 
 /* === Helpers (mcp_tools.c) === */
 
-/* The tools that take `filters` run as fn with them parsed (filter.h), freed after the call. */
+/* The tools that take `filters` run as fn with them parsed (hx_filter_parse_json_text), freed after the call. */
 typedef int (*mcp_filtered_tool)(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                              hx_error *err);
 int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hx_json_val *args,
                      hx_json_writer *w, hx_error *err);
-/* The clean root-relative name of a client's path argument `in` (fsafe.h hx_fs_target, the one
+/* The clean root-relative name of a client's path argument `in` (hyrax.h hx_fs_target, the one
  * rule) in out, or NULL with err set when it is refused (absolute outside root, '..', too long). */
 const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], hx_error *err);
 /* A document named by doc_id or path (exactly one), read through the connection's session

@@ -1,7 +1,6 @@
 /* metrics.c: the histograms and gauges of metrics.h and their Prometheus text. Owns its series
  * table and one mutex; knows nothing of HTTP or MCP beyond the family names below. */
 #include "metrics.h"
-#include "alloc.h"
 #include "prom.h"
 
 #include <pthread.h>

@@ -37,7 +37,7 @@ int hx_metrics_write(hx_metrics *m, char **buf, size_t *len, size_t *cap);
 
 /* Appends one gauge (HELP, TYPE and one sample) to *buf; same contract. */
 int hx_metrics_gauge(char **buf, size_t *len, size_t *cap, const char *name, const char *help, double value);
-/* Appends n bytes of text (another writer's exposition, stats.h hx_stats_prometheus) to *buf. */
+/* Appends n bytes of text (another writer's exposition, hyrax.h hx_stats_prometheus_text) to *buf. */
 int hx_metrics_append(char **buf, size_t *len, size_t *cap, const char *text, size_t n);
 
 #endif

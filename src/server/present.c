@@ -432,3 +432,20 @@ void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_
     hx_json_write_uint(w, n);
     hx_json_write_obj_end(w);
 }
+
+void hx_present_members(hx_json_writer *w, const char *json, size_t len)
+{
+    hx_json_doc *doc = NULL;
+    if (hx_json_parse(&doc, json, len, NULL, NULL))
+        return;
+    hx_json_iter it;
+    const hx_json_val *k, *v;
+    hx_json_iter_init(&it, hx_json_doc_root(doc));
+    while (hx_json_iter_next(&it, &k, &v)) {
+        size_t n;
+        const char *key = hx_json_str(k, &n);
+        hx_json_write_keyn(w, key, n);
+        hx_json_write_val(w, v);
+    }
+    hx_json_doc_free(doc);
+}

@@ -34,6 +34,10 @@ void hx_present_rejected(hx_json_writer *w, const hx_rejected *v, size_t n);
  * (hyrax.h hx_audit_list), oldest first, times ISO-8601 UTC: `hyrax audit --json` and audit_log. */
 void hx_present_audit(hx_json_writer *w, const hx_audit_list *l);
 
+/* The members of the JSON object `json` (text of len bytes, valid) written into the open object of
+ * w, in order and byte for byte; nothing when it is not an object. */
+void hx_present_members(hx_json_writer *w, const char *json, size_t len);
+
 /* {"key": "value", "list": ["a", "b"], ...} of a document's metadata: a key with several values
  * (a list, hyrax.h hx_doc_info) is an array of them, in order. */
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n);

@@ -3,7 +3,6 @@
  * conversation_history columns, README "Conversation memory". */
 #include "present_memory.h"
 
-#include "alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,6 @@
  * response writers, dispatch and the serve loop. Must not know MCP or any method name, and
  * never prints: replies go through hx_json_writer and hx_rpc_write_line. Spec: src/rpc.h. */
 #include "rpc.h"
-#include "alloc.h"
 
 #include <errno.h>
 #include <limits.h>

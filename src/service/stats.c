@@ -902,3 +902,34 @@ int hx_stats_prometheus(hx_stats *s, const char *db, const hx_identity *reader, 
     counts_free(c);
     return out->failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory writing metrics") : 0;
 }
+
+int hx_stats_json(hx_stats *s, const char *db, const hx_identity *reader, char **json, size_t *len, hx_error *err)
+{
+    hx_json_writer w;
+    hx_json_writer_init(&w);
+    hx_json_write_obj_begin(&w);
+    int rc = hx_stats_write_json(s, db, reader, &w, err);
+    hx_json_write_obj_end(&w);
+    if (!rc)
+        rc = hx_json_writer_finish(&w, err);
+    if (!rc && !(*json = hx_json_writer_take(&w, len)))
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory writing the statistics");
+    hx_json_writer_free(&w);
+    return rc;
+}
+
+int hx_stats_prometheus_text(hx_stats *s, const char *db, const hx_identity *reader, char **text, size_t *len,
+                             hx_error *err)
+{
+    hx_buf b = {0};
+    int rc = hx_stats_prometheus(s, db, reader, &b, err);
+    if (!rc && b.failed)
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory writing the statistics");
+    if (rc) {
+        hx_buf_free(&b);
+        return rc;
+    }
+    *text = (char *)b.data;
+    *len = b.len;
+    return 0;
+}

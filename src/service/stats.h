@@ -61,37 +61,24 @@
 #define HX_STATS_IDENTITIES 32       /* query tables kept: identities that asked within the window */
 #define HX_STATS_QUERY_MAX 200       /* longer queries are not counted */
 #define HX_STATS_TOP_SHOWN 10
-#define HX_STATS_FLUSH_MS 10000      /* serve flushes this often, and at exit */
 
-/* Counts of one process (and, read from the file, of all). Thread-safe. Caller frees with
- * hx_stats_close. */
-typedef struct hx_stats hx_stats;
+/* hx_stats (counts of one process and, read from the file, of all) and the calls a surface makes
+ * (open, close, counting, and the JSON and Prometheus texts) are public: hyrax.h "Activity
+ * statistics". */
 
 /* The statistics file of the index at db: "<db minus .hyx>.stats.hyx". HX_ERANGE when it does
  * not fit. */
 int hx_stats_path(const char *db, char *buf, size_t cap, hx_error *err);
 
-/* Empty counts for the index at db, whose queries count as the identity id (the process's reader
- * identity, copied; NULL: none, the unscoped local reader). flush_ms > 0 starts a thread that
- * flushes every flush_ms; hx_stats_close flushes once more either way. */
-int hx_stats_open(hx_stats **out, const char *db, const hx_identity *id, int flush_ms, hx_error *err);
-/* Flushes (errors are dropped: statistics never fail a command) and frees; NULL is fine. */
-void hx_stats_close(hx_stats *s);
 
 /* Adds what s counted since the last flush to the file (created when missing) and clears it.
  * On failure the counts stay in s for the next flush. HX_EBUSY when another process held the
  * file for the whole of about a second. */
 int hx_stats_flush(hx_stats *s, hx_error *err);
 
-/* Counting. tool and transport are short names ("search", "stdio" | "http" | "cli"). A query is
- * counted in the table of s's identity; counting never allocates. */
-void hx_stats_note_latency(hx_stats *s, const char *tool, const char *transport, double ms);
-void hx_stats_note_query(hx_stats *s, const char *query);
-/* The same, asked at `unix_s` (seconds) instead of now: a client that reports its own times. */
+/* A query asked at `unix_s` (seconds) instead of now (hx_stats_note_query): a client that reports
+ * its own times. */
 void hx_stats_note_query_at(hx_stats *s, const char *query, int64_t unix_s);
-/* One index update: its report (NULL when it failed before one), the error (NULL: none) and the
- * lag in ms (0: unknown). */
-void hx_stats_note_update(hx_stats *s, const hx_update_report *r, const char *error, double lag_ms);
 
 /* The file's counts plus what s has not flushed yet (s may be NULL: the file only; db names the
  * index when s is NULL) as the reader `reader` sees them (NULL: the unscoped local reader, every

@@ -1,12 +1,10 @@
-/* watch.c: the watcher of watch.h: change notification or polling, debouncing, and batches run
- * through hx_index_update with a writer opened per batch (so `hyrax index`, MCP writes and the
- * watcher take turns on the one-writer lock). Owns the watcher thread and its health record; the
+/* watch.c: the folder watcher (hyrax.h "Watching a root"): change notification or polling,
+ * debouncing, and batches run through hx_index_update with a writer opened per batch (so `hyrax
+ * index`, MCP writes and the watcher take turns on the one-writer lock). Owns the watcher thread and its health record; the
  * indexing rules (what is indexed, the gate, the commit) are hx_index_update's. */
-#include "watch.h"
-
-#include "alloc.h"
+#include "hyrax.h"
 #include "platform.h"
-#include "relpath.h"
+#include "stats.h"
 #include "store.h"
 
 #include <dirent.h>
@@ -25,7 +23,6 @@
 
 #define WALK_DEPTH_MAX 64
 #define BUSY_RETRY_MS 500
-#define REJECTS_KEPT 8
 
 typedef struct {
     char *path;                      /* owned; root-relative */
@@ -58,19 +55,8 @@ struct hx_watch {
     double first_ms, last_ms;        /* monotonic times of the batch's first and latest change */
     hx_encoder *enc;                 /* owned */
 
-    /* health, under lock */
     pthread_mutex_t lock;
-    const char *mode;
-    uint64_t batches, commits;
-    size_t pending_now;
-    bool have_last;
-    int64_t last_at_ns;
-    size_t last_paths, last_added, last_updated, last_removed;
-    char last_rejected[REJECTS_KEPT][2][256];
-    size_t n_last_rejected;
-    char last_error[512];
-    uint64_t last_generation;
-    double last_seconds, last_lag_ms;
+    hx_watch_health health;          /* under lock */
 };
 
 static double mono_ms(void)
@@ -303,7 +289,7 @@ static void to_polling(hx_watch *w)
     w->wd_path = NULL;
     w->n_wd = 0;
     pthread_mutex_lock(&w->lock);
-    w->mode = "poll";
+    w->health.mode = "poll";
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -411,23 +397,23 @@ static int run_batch(hx_watch *w)
     }
     double lag_ms = !error[0] && oldest && st.committed_ns > oldest ? (double)(st.committed_ns - oldest) / 1e6 : 0;
     pthread_mutex_lock(&w->lock);
-    w->batches++;
-    w->commits += !error[0] && (rep.added || rep.updated || rep.removed);
-    w->have_last = true;
-    w->last_at_ns = now_ns();
-    w->last_paths = w->pending_all ? 0 : w->n_pending;
-    w->last_added = rep.added;
-    w->last_updated = rep.updated;
-    w->last_removed = rep.removed;
-    w->n_last_rejected = 0;
-    for (size_t i = 0; i < rep.n_rejected && i < REJECTS_KEPT; i++, w->n_last_rejected++) {
-        snprintf(w->last_rejected[i][0], sizeof w->last_rejected[i][0], "%s", rep.rejected[i].path);
-        snprintf(w->last_rejected[i][1], sizeof w->last_rejected[i][1], "%s", rep.rejected[i].reason);
+    w->health.batches++;
+    w->health.commits += !error[0] && (rep.added || rep.updated || rep.removed);
+    w->health.have_last = true;
+    w->health.last_at_ns = now_ns();
+    w->health.last_paths = w->pending_all ? 0 : w->n_pending;
+    w->health.last_added = rep.added;
+    w->health.last_updated = rep.updated;
+    w->health.last_removed = rep.removed;
+    w->health.n_last_rejected = 0;
+    for (size_t i = 0; i < rep.n_rejected && i < HX_WATCH_REJECTS_KEPT; i++, w->health.n_last_rejected++) {
+        snprintf(w->health.last_rejected[i][0], sizeof w->health.last_rejected[i][0], "%s", rep.rejected[i].path);
+        snprintf(w->health.last_rejected[i][1], sizeof w->health.last_rejected[i][1], "%s", rep.rejected[i].reason);
     }
-    snprintf(w->last_error, sizeof w->last_error, "%s", error);
-    w->last_generation = st.generation;
-    w->last_seconds = (mono_ms() - t0) / 1e3;
-    w->last_lag_ms = lag_ms;
+    snprintf(w->health.last_error, sizeof w->health.last_error, "%s", error);
+    w->health.last_generation = st.generation;
+    w->health.last_seconds = (mono_ms() - t0) / 1e3;
+    w->health.last_lag_ms = lag_ms;
     pthread_mutex_unlock(&w->lock);
     hx_stats_note_update(w->cfg.stats, &rep, error[0] ? error : NULL, lag_ms);
     hx_update_report_clear(&rep);
@@ -445,7 +431,7 @@ static void *watch_main(void *arg)
         qsort(w->snap.v, w->snap.n, sizeof *w->snap.v, stamp_cmp);
     pending_add(w, "");   /* first catch up with what changed while nobody watched */
     pthread_mutex_lock(&w->lock);
-    w->mode = w->notify_fd >= 0 ? "inotify" : "poll";   /* following from here on */
+    w->health.mode = w->notify_fd >= 0 ? "inotify" : "poll";   /* following from here on */
     pthread_mutex_unlock(&w->lock);
     int debounce = w->cfg.debounce_ms > 0 ? w->cfg.debounce_ms : HX_WATCH_DEBOUNCE_MS;
     int poll_ms = w->cfg.poll_ms > 0 ? w->cfg.poll_ms : HX_WATCH_POLL_MS;
@@ -479,7 +465,7 @@ static void *watch_main(void *arg)
             next_poll = now + poll_ms;
         }
         pthread_mutex_lock(&w->lock);
-        w->pending_now = w->pending_all ? HX_WATCH_MAX_PATHS : w->n_pending;
+        w->health.pending_paths = w->pending_all ? HX_WATCH_MAX_PATHS : w->n_pending;
         pthread_mutex_unlock(&w->lock);
         have = w->n_pending || w->pending_all;
         double quiet_due = w->last_ms + debounce, max_due = w->first_ms + HX_WATCH_MAX_DELAY_MS;
@@ -490,7 +476,7 @@ static void *watch_main(void *arg)
                 pending_clear(w);
                 retry_at = 0;
                 pthread_mutex_lock(&w->lock);
-                w->pending_now = 0;
+                w->health.pending_paths = 0;
                 pthread_mutex_unlock(&w->lock);
             }
         }
@@ -507,7 +493,7 @@ int hx_watch_start(hx_watch **out, const hx_watch_config *cfg, hx_error *err)
     w->cfg = *cfg;
     w->notify_fd = -1;
     w->stop_pipe[0] = w->stop_pipe[1] = -1;
-    w->mode = "starting";
+    w->health.mode = "starting";
     pthread_mutex_init(&w->lock, NULL);
     w->db = hx_strdup(cfg->db);
     hx_index *ix = NULL;   /* an existing index's root is the one to follow */
@@ -515,6 +501,7 @@ int hx_watch_start(hx_watch **out, const hx_watch_config *cfg, hx_error *err)
         w->root = hx_strdup(hx_index_root(ix));
     else
         w->root = hx_strdup(cfg->root ? cfg->root : ".");
+    w->health.root = w->root;
     hx_index_close(ix);
     char dir[PATH_MAX], real[PATH_MAX];
     const char *slash = strrchr(cfg->db, '/');
@@ -568,61 +555,9 @@ void hx_watch_stop(hx_watch *w)
     free(w);
 }
 
-void hx_watch_write_health(hx_watch *w, bool named, hx_json_writer *out)
+void hx_watch_health_get(hx_watch *w, hx_watch_health *out)
 {
-    char when[64];
     pthread_mutex_lock(&w->lock);
-    hx_json_write_obj_begin(out);
-    hx_json_write_key(out, "mode");
-    hx_json_write_cstr(out, w->mode);
-    hx_json_write_key(out, "root");
-    hx_json_write_cstr(out, w->root);
-    hx_json_write_key(out, "batches");
-    hx_json_write_uint(out, w->batches);
-    hx_json_write_key(out, "commits");
-    hx_json_write_uint(out, w->commits);
-    hx_json_write_key(out, "pending_paths");
-    hx_json_write_uint(out, w->pending_now);
-    hx_json_write_key(out, "last_batch");
-    if (!w->have_last) {
-        hx_json_write_null(out);
-    } else {
-        hx_json_write_obj_begin(out);
-        hx_time_format(w->last_at_ns, when, sizeof when);
-        hx_json_write_key(out, "at");
-        hx_json_write_cstr(out, when);
-        hx_json_write_key(out, "paths");
-        hx_json_write_uint(out, w->last_paths);
-        hx_json_write_key(out, "added");
-        hx_json_write_uint(out, w->last_added);
-        hx_json_write_key(out, "updated");
-        hx_json_write_uint(out, w->last_updated);
-        hx_json_write_key(out, "removed");
-        hx_json_write_uint(out, w->last_removed);
-        hx_json_write_key(out, "rejected");
-        hx_json_write_arr_begin(out);
-        for (size_t i = 0; named && i < w->n_last_rejected; i++) {
-            hx_json_write_obj_begin(out);
-            hx_json_write_key(out, "path");
-            hx_json_write_cstr(out, w->last_rejected[i][0]);
-            hx_json_write_key(out, "reason");
-            hx_json_write_cstr(out, w->last_rejected[i][1]);
-            hx_json_write_obj_end(out);
-        }
-        hx_json_write_arr_end(out);
-        hx_json_write_key(out, "error");
-        if (w->last_error[0] && named)
-            hx_json_write_cstr(out, w->last_error);
-        else
-            hx_json_write_null(out);
-        hx_json_write_key(out, "generation");
-        hx_json_write_uint(out, w->last_generation);
-        hx_json_write_key(out, "seconds");
-        hx_json_write_double(out, w->last_seconds);
-        hx_json_write_key(out, "lag_ms");
-        hx_json_write_double(out, w->last_lag_ms);
-        hx_json_write_obj_end(out);
-    }
-    hx_json_write_obj_end(out);
+    *out = w->health;
     pthread_mutex_unlock(&w->lock);
 }
