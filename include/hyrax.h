@@ -539,6 +539,33 @@ typedef struct hx_search_opts {
 } hx_search_opts;
 HX_API void hx_search_opts_default(hx_search_opts *o);
 
+/* The names a mode is accepted under, NULL-terminated: hybrid; semantic and vector; keyword,
+ * full_text and text. hx_mode_parse reads one into *out: HX_EINVAL (out untouched) for any other. */
+HX_API extern const char *const hx_mode_names[];
+HX_API int hx_mode_parse(const char *s, hx_search_mode *out);
+/* The grouping names, indexed by hx_group ("chunk", "document"), NULL-terminated. */
+HX_API extern const char *const hx_group_names[];
+HX_API int hx_group_parse(const char *s, hx_group *out);
+
+/* Filters plus the memory their strings live in. Zero-initialise; free with hx_filter_set_free.
+ * `v` is what hx_search_opts.filters takes (o.filters = fs.v; o.n_filters = fs.n). */
+typedef struct hx_filter_set {
+    hx_filter *v;                      /* owned */
+    size_t n, cap;
+    char **owned;                      /* owned: every string and list the filters point into */
+    size_t n_owned, cap_owned;
+} hx_filter_set;
+HX_API void hx_filter_set_free(hx_filter_set *fs);
+/* Adds one filter written as `hyrax search --filter` takes it (README "Metadata and filters"):
+ * KEY=VALUE, KEY=A,B (any of them; \, is a comma), KEY>=X, KEY>X, KEY<=X, KEY<X or KEY=X..Y (a
+ * range of numbers or ISO-8601 dates), path=GLOB. The strings are copied. HX_EINVAL with a message
+ * naming what is wrong (fs keeps what it had). */
+HX_API int hx_filter_parse_arg(hx_filter_set *fs, const char *text, hx_error *err);
+
+/* The one rule for fusion weights (hx_search_opts.vector_weight and text_weight), for every surface:
+ * each finite and >= 0, and their sum finite and > 0. HX_EINVAL with a sentence naming the rule. */
+HX_API int hx_fusion_check_weights(float vector_weight, float text_weight, hx_error *err);
+
 /* The relevance floor of `hyrax search` and the MCP query tools unless the caller gives one: it
  * drops results no likelier to be relevant than a document drawn at random from the calibration
  * set (Cranfield: 8.2 relevant of 1,400 documents per query, 0.0058; fusion.h), so an off-topic
@@ -728,6 +755,12 @@ HX_API extern const char *const hx_turn_methods[];
  * HX_FAULT_MESSAGE and the readers are reopened by the next call. */
 typedef struct hx_session hx_session;
 
+#define HX_REGISTRY_ENV "HYRAX_REGISTRY"     /* the registry URL when the caller names none */
+#define HX_REGISTRY_TIMEOUT_MS 3000          /* a search's default wait for the registry */
+#define HX_REGISTRY_CONNECT_TIMEOUT_MS 10000 /* publish's and init's default wait to connect */
+#define HX_REGISTRY_SCHEMA_VERSION 4         /* the schema this build creates and reads */
+#define HX_TIER_REGISTRY "registry"          /* the tier name of a registry result */
+
 typedef struct hx_session_config {
     const char *db;                    /* the project index file; required */
     const char *root;                  /* the folder a new index covers (absolute); NULL: a write to a
@@ -738,7 +771,12 @@ typedef struct hx_session_config {
     bool no_user_tier;                 /* true: no user tier (its status says so) */
     const char *registry;              /* the registry's URL (README "Registry"); NULL: $HYRAX_REGISTRY;
                                           "": none */
-    int registry_timeout_ms;           /* a query's wait for the registry; 0: 3000 */
+    bool registry_defaults;            /* registry NULL and $HYRAX_REGISTRY unset or empty: libpq's own
+                                          defaults (the PG* variables, the service file) name the
+                                          registry, as `hyrax publish` takes them; false: none */
+    int registry_timeout_ms;           /* a query's wait for the registry (0: HX_REGISTRY_TIMEOUT_MS);
+                                          connecting for a publish or an init (0:
+                                          HX_REGISTRY_CONNECT_TIMEOUT_MS) */
     const hx_identity *identity;       /* the reader identity, copied and checked at open; fixed for
                                           the session's life. NULL: none (every document is seen) */
     const char *weights;               /* the weights file; NULL: as hx_model_open_default finds it */
@@ -766,6 +804,10 @@ HX_API void hx_session_close(hx_session *s);
 typedef enum {
     HX_SEARCH_ALL = 0, HX_SEARCH_PROJECT = 1, HX_SEARCH_USER = 2, HX_SEARCH_REGISTRY = 3
 } hx_search_source;
+/* The names of the sources, indexed by hx_search_source ("all", "project", "user", "registry"),
+ * NULL-terminated; hx_search_source_parse reads one: HX_EINVAL (out untouched) for any other. */
+HX_API extern const char *const hx_search_source_names[];
+HX_API int hx_search_source_parse(const char *s, hx_search_source *out);
 
 typedef struct hx_session_query {
     const char *query;                 /* non-empty, NUL-terminated; borrowed for the call */
@@ -907,6 +949,8 @@ typedef struct hx_session_write {
     hx_doc_kind kind;
     char path[4096];                   /* the document's clean root-relative name; "" when none */
     hx_commit_info commit;             /* the index's head after the write */
+    hx_index_stats stats;              /* the index's counts after the write, as the writer saw them */
+    char root[4096];                   /* the folder the index covers */
 } hx_session_write;
 HX_API void hx_session_write_clear(hx_session_write *w);
 
@@ -914,6 +958,10 @@ HX_API void hx_session_write_clear(hx_session_write *w);
 typedef struct hx_write_opts {
     hx_progress_fn progress;           /* may be NULL */
     void *progress_ctx;
+    bool cwd_paths;                    /* the request's paths are paths on disk as a command line takes
+                                          them: relative to the process's current folder (or absolute),
+                                          inside the root; false: root-relative names (or absolute
+                                          paths inside the root) */
 } hx_write_opts;
 
 /* A document to add: a file under the root (path), or bytes stored under a name (content, len,
@@ -935,10 +983,35 @@ HX_API int hx_session_add(hx_session *s, const hx_add_doc *d, const hx_write_opt
                           hx_error *err);
 /* Removes one document named by id (path NULL) or by path and commits (hx_index_remove). */
 HX_API int hx_session_delete(hx_session *s, int64_t id, const char *path, hx_session_write *out, hx_error *err);
-/* Brings the documents under paths[0..n) up to date (n 0: the whole root; hx_index_update), with
- * excludes (globs) and force (re-embed unchanged files); rejected files are in the report. */
-HX_API int hx_session_reindex(hx_session *s, const char *const *paths, size_t n, const char *const *excludes,
-                              size_t n_excludes, bool force, const hx_write_opts *wo, hx_session_write *out,
+/* Removes the documents paths[0..n) name and commits once, all or nothing (`hyrax rm`): a name of a
+ * document removes exactly it, a folder every document under it. With wo->cwd_paths a path is one
+ * on disk when a file or folder is there inside the root, else a root-relative name. HX_ENOTFOUND
+ * for a path that names nothing, HX_EINVAL for the root; nothing is embedded, so no model is
+ * loaded. A removed file stays out of later reindexes until it is named by its own path. */
+HX_API int hx_session_delete_paths(hx_session *s, const char *const *paths, size_t n, const hx_write_opts *wo,
+                                   hx_session_write *out, hx_error *err);
+
+/* What a reindex brings up to date and how; zeros: the whole root, the defaults. */
+typedef struct hx_reindex_opts {
+    const char *const *paths;          /* files and folders under the root (hx_write_opts.cwd_paths
+                                          says how they are written); n_paths 0: the whole root */
+    size_t n_paths;
+    const char *const *excludes;       /* globs on root-relative paths */
+    size_t n_excludes;
+    bool force;                        /* re-chunk and re-embed unchanged files too */
+    size_t max_file_bytes;             /* larger files are rejected; 0: 16 MiB */
+    const char *const *folder_meta;    /* as hx_update_opts.folder_meta: NULL keeps the index's list */
+    size_t n_folder_meta;
+    size_t commit_chunks;              /* commit in parts of about this many chunks; 0: HX_COMMIT_CHUNKS */
+    bool compact;                      /* rewrite the index into one segment afterwards; when that fails
+                                          the call fails with "compaction failed: ..." (the update is
+                                          committed and *out says what it did) */
+} hx_reindex_opts;
+/* Brings the documents under o->paths up to date (hx_index_update); rejected files are in the
+ * report. With wo->cwd_paths and no index yet, every path must exist and lie inside the root
+ * (hx_session_config.root) before anything is created (HX_ENOTFOUND or the confinement's error,
+ * the message ending "; no index created"), and the index file's folder is made. */
+HX_API int hx_session_reindex(hx_session *s, const hx_reindex_opts *o, const hx_write_opts *wo, hx_session_write *out,
                               hx_error *err);
 /* Names the index's current state (hx_index_baseline); *made gets the commit. */
 HX_API int hx_session_baseline(hx_session *s, const char *name, hx_commit_info *made, hx_error *err);
@@ -1061,7 +1134,15 @@ typedef struct hx_conversation_list {
 HX_API void hx_conversation_list_free(hx_conversation_list *l);
 HX_API int hx_session_list_sessions(hx_session *s, hx_conversation_list *out, hx_error *err);
 
-/* === Session: publishing to the registry (README "Registry") === */
+/* === Session: the registry (README "Registry") === */
+
+/* Creates the registry's schema, or migrates an older one to HX_REGISTRY_SCHEMA_VERSION (`hyrax
+ * registry init`), connected as the login role (the session's identity is not taken: the role that
+ * runs it owns the tables) within hx_session_config.registry_timeout_ms (0:
+ * HX_REGISTRY_CONNECT_TIMEOUT_MS). *before (may be NULL) gets the version found (0: none).
+ * HX_EINVAL without a registry, HX_EPERM in a read-only session, HX_EVERSION for a registry newer
+ * than this build; HX_EIO with libpq's message when it cannot be reached. */
+HX_API int hx_session_registry_init(hx_session *s, int *before, hx_error *err);
 
 #define HX_PUBLISH_BATCH 16            /* documents per transaction by default */
 
@@ -1073,6 +1154,8 @@ typedef struct hx_publish_report {
     hx_rejected *rejected;             /* owned: paths and reasons; free with hx_publish_report_clear */
     size_t n_rejected;
     double embed_s, store_s;           /* seconds spent embedding, and in the registry's transactions */
+    size_t path_error;                 /* the call failed on paths[path_error - 1] (outside the root,
+                                          too long, unresolvable); 0: on no path */
 } hx_publish_report;
 HX_API void hx_publish_report_clear(hx_publish_report *r);
 

@@ -1379,7 +1379,7 @@ static void test_session_publish(void)
     const char *paths[] = {"s"};
     hx_publish_request p = {paths, 1, NULL, true, 1};
     publish_log log = {.stop = true};
-    hx_write_opts wo = {log_progress, &log};
+    hx_write_opts wo = {log_progress, &log, false};
     hx_publish_report rep;
     int rc = hx_session_publish(s, &p, &wo, &rep, &err);
     CHECK(rc == HX_ECANCELED && rep.published == 1 && log.calls == 1 && log.done == 1 && log.total == 3 &&

@@ -48,22 +48,11 @@
 #define HX_FILTER_ANY_MAX 256     /* values in one any-of list */
 #define HX_FILTER_GLOB_BYTES 4096 /* a set's path globs together; each one within glob.h's limits */
 
-/* Filters plus the memory their strings live in. Zero-initialise; free with hx_filter_set_free.
- * `v` is what hx_search_opts.filters takes (o.filters = fs.v; o.n_filters = fs.n). */
-typedef struct hx_filter_set {
-    hx_filter *v;                 /* owned */
-    size_t n, cap;
-    char **owned;                 /* owned: every string and list the filters point into */
-    size_t n_owned, cap_owned;
-} hx_filter_set;
-void hx_filter_set_free(hx_filter_set *fs);
+/* The filter set (hx_filter_set, hx_filter_set_free) and hx_filter_parse_arg are public: hyrax.h. */
 
 /* Adds the filters of a JSON object (the forms above) to fs; strings are copied, so obj may go
  * away. HX_EINVAL with a message naming the key and what it must be; fs keeps what it had. */
 int hx_filter_parse_json(hx_filter_set *fs, const hx_json_val *obj, hx_error *err);
-
-/* Adds one command-line filter (the forms above) to fs. HX_EINVAL with a message otherwise. */
-int hx_filter_parse_arg(hx_filter_set *fs, const char *text, hx_error *err);
 
 /* Typed reading of a metadata value: a number (true, *out set) or an ISO-8601 date. hx_meta_time
  * gives the exact instant, *secs since 1970 UTC and *frac_ns in [0, 1e9), for any year 0000..9999;

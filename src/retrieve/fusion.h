@@ -68,11 +68,8 @@ typedef struct hx_fusion {
     float vector_weight, text_weight; /* per side, see hx_fusion_check_weights (RRF: 1 and 1 is plain RRF) */
 } hx_fusion;
 
-/* The one rule for fusion weights, for every surface (CLI --weights, MCP fusion.*_weight) and for
- * hx_fuse itself: each weight finite and >= 0, and their sum finite and > 0 (an infinite or NaN
- * weight, or two zeros, would make every fused score inf or NaN). HX_EINVAL with a sentence that
- * names the rule otherwise. */
-int hx_fusion_check_weights(float vector_weight, float text_weight, hx_error *err);
+/* hx_fusion_check_weights (hyrax.h) is the one rule for the weights, for every surface and for
+ * hx_fuse itself: an infinite or NaN weight, or two zeros, would make every fused score inf or NaN. */
 
 /* Orders two chunk ids that tie on score; negative when a comes first. */
 typedef int (*hx_tiebreak_fn)(uint32_t a, uint32_t b, void *ctx);

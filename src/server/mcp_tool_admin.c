@@ -67,12 +67,14 @@ int mcp_tool_reindex(mcp_session *s, const hx_json_val *args, hx_json_writer *w,
     mcp_args a = {mcp_reindex_args, args};
     const char *rel[MAX_PATHS], *excl[MAX_EXCLUDES];
     size_t np = mcp_arg_list(&a, "paths", rel), ne = mcp_arg_list(&a, "exclude", excl);
-    hx_write_opts wo = {mcp_job_progress, s};
+    hx_write_opts wo = {mcp_job_progress, s, false};
     hx_session_write out = {0};
     int rc = mcp_session_open(s, err);
     if (rc)
         return rc;
-    rc = hx_session_reindex(s->ses, rel, np, excl, ne, mcp_arg_bool(&a, "force"), &wo, &out, err);
+    hx_reindex_opts ro = {.paths = rel, .n_paths = np, .excludes = excl, .n_excludes = ne,
+                          .force = mcp_arg_bool(&a, "force")};
+    rc = hx_session_reindex(s->ses, &ro, &wo, &out, err);
     bool named = rc && !strncmp(err->message, "paths: ", 7);   /* a path refused before the update */
     bool opened = !rc || (rc != HX_EBUSY && rc != HX_EPERM && strncmp(err->message, "cannot open ", 12));
     if (!named && opened)   /* the update ran: counted in the server's lasting statistics */

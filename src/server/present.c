@@ -10,38 +10,6 @@ const char *hx_mode_name(hx_search_mode m)
     return m == HX_MODE_VECTOR ? "vector" : m == HX_MODE_KEYWORD ? "keyword" : "hybrid";
 }
 
-const char *const hx_mode_names[] = {"hybrid", "semantic", "keyword", "vector", "full_text", "text", NULL};
-static const hx_search_mode mode_of_name[] = {HX_MODE_HYBRID, HX_MODE_VECTOR, HX_MODE_KEYWORD,
-                                              HX_MODE_VECTOR, HX_MODE_KEYWORD, HX_MODE_KEYWORD};
-
-int hx_mode_parse(const char *s, hx_search_mode *out)
-{
-    for (size_t i = 0; hx_mode_names[i]; i++)
-        if (!strcmp(s, hx_mode_names[i]))
-            return *out = mode_of_name[i], 0;
-    return HX_EINVAL;
-}
-
-const char *const hx_group_names[] = {"chunk", "document", NULL};   /* indexed by hx_group */
-
-int hx_group_parse(const char *s, hx_group *out)
-{
-    for (size_t i = 0; hx_group_names[i]; i++)
-        if (!strcmp(s, hx_group_names[i]))
-            return *out = (hx_group)i, 0;
-    return HX_EINVAL;
-}
-
-const char *const hx_source_names[] = {"all", HX_TIER_PROJECT, HX_TIER_USER, "registry", NULL};   /* indexed by hx_source */
-
-int hx_source_parse(const char *s, hx_source *out)
-{
-    for (size_t i = 0; hx_source_names[i]; i++)
-        if (!strcmp(s, hx_source_names[i]))
-            return *out = (hx_source)i, 0;
-    return HX_EINVAL;
-}
-
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n)
 {
     hx_json_write_obj_begin(w);
@@ -392,10 +360,10 @@ void hx_present_stats_members(hx_json_writer *w, const hx_index_stats *st, const
     hx_json_write_int(w, st->dim);
 }
 
-void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode,
-                                const hx_registry_results *r, const char *not_consulted)
+void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
+                                const hx_registry_fields *fields, const char *not_consulted)
 {
-    size_t n = r ? r->res.n : 0;
+    size_t n = r ? r->n : 0;
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
@@ -415,8 +383,8 @@ void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < n; i++) {
-        const hx_registry_extra *e = &r->extra[i];
-        hx_result x = r->res.v[i];   /* tier as every result writes it */
+        const hx_registry_fields *e = &fields[i];
+        hx_result x = r->v[i];   /* tier as every result writes it */
         x.tier = "registry";
         hx_present_result_open(w, &x, HX_GROUP_CHUNK, 0);
         hx_json_write_key(w, "tenant");

@@ -42,8 +42,12 @@ int hx_session_open(hx_session **out, const hx_session_config *cfg, hx_error *er
     if (!s)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     const char *registry = cfg->registry ? cfg->registry : getenv(HX_REGISTRY_ENV);
+    if (!cfg->registry && (!registry || !*registry) && cfg->registry_defaults)
+        registry = "";   /* s->registry "": hx_registry_connect's libpq defaults */
+    else if (registry && !*registry)
+        registry = NULL;
     bool ok = copy(&s->db, cfg->db) && copy(&s->root, cfg->root) && copy(&s->weights, cfg->weights) &&
-              copy(&s->registry, registry && *registry ? registry : NULL) && copy(&s->transport, cfg->stats_transport);
+              copy(&s->registry, registry) && copy(&s->transport, cfg->stats_transport);
     if (ok && cfg->identity)
         ok = copy(&s->tenant, cfg->identity->tenant) && copy(&s->user, cfg->identity->user);
     s->no_user_tier = cfg->no_user_tier;
