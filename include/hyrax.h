@@ -288,7 +288,7 @@ typedef int (*hx_progress_fn)(void *ctx, size_t done, size_t total, const char *
 typedef struct hx_update_opts {
     const char *const *excludes;       /* globs on root-relative paths */
     size_t n_excludes;
-    size_t max_file_bytes;             /* 0 = default (16 MiB) */
+    size_t max_file_bytes;             /* 0 = HX_MAX_FILE_BYTES */
     int reindex;                       /* rebuild every document under the paths */
     hx_encoder *encoder;               /* required: embeds new chunks */
     hx_progress_fn progress;           /* may be NULL */
@@ -306,6 +306,7 @@ typedef struct hx_update_opts {
     size_t commit_chunks;
 } hx_update_opts;
 #define HX_COMMIT_CHUNKS 8192          /* about 1-3 minutes of embedding on two cores */
+#define HX_MAX_FILE_BYTES (16u << 20)  /* files larger than this are rejected unless a write says */
 
 typedef struct hx_rejected {
     char *path;                        /* owned */
@@ -480,6 +481,56 @@ HX_API int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err)
  * bytes, 64 '*'). */
 HX_API int hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit,
                                 hx_error *err);
+
+/* === Signatures (README "Signatures") === */
+
+/* Detached signatures in the formats people already make: minisign (`minisign -S`: FILE.minisig)
+ * and OpenSSH SSHSIG (`ssh-keygen -Y sign -n hyrax`: FILE.sig, trusted through an allowed_signers
+ * file as git does); Ed25519 keys only. The validation gate checks them at ingest; these calls
+ * check a file by hand (`hyrax verify FILE`). */
+#define HX_SIG_MAX_FILE (64 * 1024)    /* bytes of a signature file at the most */
+
+typedef enum hx_sig_format { HX_SIG_NONE = 0, HX_SIG_MINISIGN = 1, HX_SIG_SSH = 2 } hx_sig_format;
+HX_API const char *hx_sig_format_name(hx_sig_format f);   /* "none", "minisign", "ssh"; static */
+
+/* The signature file names looked for beside a document, in order: NAME + suffix(i) for i = 0, 1
+ * (".minisig", ".sig"); NULL past the last. */
+HX_API const char *hx_sig_suffix(int i);
+
+/* Trusted keys: minisign public keys and allowed_signers lines with ssh-ed25519 keys. Read-only
+ * once loaded (any number of threads may verify against it). Caller frees with hx_trust_free. */
+typedef struct hx_trust hx_trust;
+HX_API void hx_trust_free(hx_trust *t);
+
+/* The project's trust store: every ROOT/.hyrax/trusted/NAME.pub (minisign keys, in name order) and
+ * ROOT/.hyrax/allowed_signers, read confined to root without following symbolic links. Both are
+ * optional: no files gives an empty store, which trusts nothing. HX_EPARSE names a malformed line. */
+HX_API int hx_trust_load(hx_trust **out, const char *root, hx_error *err);
+
+/* What hx_sig_verify found. Strings are NUL-terminated, truncated to fit, and are bytes from the
+ * signature or trust files (print them escaped). */
+typedef struct hx_sig_result {
+    hx_sig_format format;   /* the signature file's format, HX_SIG_NONE when it was not recognised */
+    char signer[256];       /* the trusted key's name: minisign: the name it was added under (an
+                               untrusted key: its key id); ssh: the allowed_signers principals */
+    char key_id[64];        /* minisign: key id, 16 hex digits as minisign prints it; ssh:
+                               "SHA256:..." as ssh-keygen -l prints it; "" when unknown */
+    char comment[256];      /* minisign: the trusted comment (covered by the signature) */
+    char reason[256];       /* "" when it verified, else why not (the message also in err) */
+} hx_sig_result;
+
+/* Verifies the detached signature sig[0..sig_len) (a .minisig or armored SSHSIG file; the format
+ * is recognised from its first line) over doc[0..doc_len) against t. Returns 0 when a trusted key
+ * signed exactly these bytes; otherwise res->reason and err say why, naming the key:
+ *   HX_EFORMAT   not a signature file hyrax reads, malformed, a key type other than Ed25519, an
+ *                unknown hash, or a non-canonical signature or key
+ *   HX_ERANGE    the signature file is over HX_SIG_MAX_FILE
+ *   HX_ENOTFOUND the signing key is not in the trust store
+ *   HX_EPERM     the signature does not match the document (changed after signing), the trusted
+ *                comment was changed, or the namespace is not "hyrax" or not allowed
+ * res may be NULL. */
+HX_API int hx_sig_verify(const hx_trust *t, const void *doc, size_t doc_len, const void *sig, size_t sig_len,
+                         hx_sig_result *res, hx_error *err);
 
 /* === Search === */
 
@@ -939,6 +990,46 @@ typedef struct hx_session_info {
  * borrowed from the session's readers until its next call. */
 HX_API int hx_session_status(hx_session *s, hx_session_info *out, hx_error *err);
 
+/* === Session: what the index's users did (README "Observability") === */
+
+/* A series of calls (or of updates) measured: percentiles interpolate linearly inside the
+ * histogram's buckets (as Prometheus' histogram_quantile). */
+typedef struct hx_latency {
+    uint64_t count;
+    double mean_ms, p50_ms, p95_ms, p99_ms;
+} hx_latency;
+typedef struct hx_tool_latency {
+    const char *tool;                  /* "search", "get_context", ...; borrowed from the activity */
+    const char *transport;             /* "stdio", "http", "cli"; NULL: the tool over every transport */
+    hx_latency latency;
+} hx_tool_latency;
+typedef struct hx_hot_query {
+    const char *query;                 /* borrowed from the activity */
+    uint64_t count;
+} hx_hot_query;
+typedef struct hx_activity {
+    hx_tool_latency *latency;          /* each tool, in the order first counted: its entry over every
+                                          transport, then one per transport */
+    size_t n_latency;
+    hx_hot_query *top;                 /* the most asked queries of the window, most first (at most
+                                          10): the reader identity's own, or every identity's when
+                                          the session has none */
+    size_t n_top;
+    uint64_t window_s;                 /* the hot queries' window (the last day) */
+    uint64_t updates, files_added, files_updated, files_removed, files_rejected, update_failures;
+    int64_t last_update_ns;            /* unix nanoseconds; 0: none yet */
+    const char *last_error;            /* the last update's error; NULL: none, or a session with a
+                                          reader identity (it may name any file of the index) */
+    hx_latency lag;                    /* from a change on disk to searchable (serve --watch) */
+    void *keep;                        /* what the strings point into; private */
+} hx_activity;
+HX_API void hx_activity_free(hx_activity *a);
+/* What every process did with the project index, kept beside it across restarts (latency per
+ * tool and transport, hot queries, updates, lag), plus what this session counted and has not
+ * written yet. An index without statistics answers zeros. HX_EVERSION for a statistics file of
+ * an unknown version. *out: free with hx_activity_free (also after a failure). */
+HX_API int hx_session_activity(hx_session *s, hx_activity *out, hx_error *err);
+
 /* === Session writes (the project index; HX_EPERM in a read-only session) === */
 
 /* What a write did: the update report (owned: free with hx_session_write_clear) and the document
@@ -1013,6 +1104,14 @@ typedef struct hx_reindex_opts {
  * the message ending "; no index created"), and the index file's folder is made. */
 HX_API int hx_session_reindex(hx_session *s, const hx_reindex_opts *o, const hx_write_opts *wo, hx_session_write *out,
                               hx_error *err);
+/* Copies the project's documents under paths[0..n) up to the user index (hx_tier_sync: `hyrax sync
+ * --to user`); paths as wo->cwd_paths says, n 0: every document. The user index (its file:
+ * hx_session_config.user_db, else hx_tier_user_path's) is made when missing, with its folders; its
+ * root is its folder. *out gets the report and the user index's counts and root. HX_EINVAL when
+ * the user index holds vectors at another precision than the project index's (one query vector
+ * serves both), HX_ENOTFOUND without a project index or a user tier (the message says why). */
+HX_API int hx_session_sync(hx_session *s, const char *const *paths, size_t n, const hx_write_opts *wo,
+                           hx_session_write *out, hx_error *err);
 /* Names the index's current state (hx_index_baseline); *made gets the commit. */
 HX_API int hx_session_baseline(hx_session *s, const char *name, hx_commit_info *made, hx_error *err);
 

@@ -39,21 +39,12 @@ src/server/mcp_tools.h relpath.h
 src/server/metrics.c alloc.h
 src/server/metrics.c prom.h
 src/server/present.h registry.h
-src/server/present_memory.c alloc.h
-src/server/present_memory.h memory.h
 src/server/rpc.c alloc.h
 src/server/watch.c alloc.h
 src/server/watch.c platform.h
 src/server/watch.c relpath.h
 src/server/watch.c store.h
 src/server/watch.h stats.h
-src/cli/cmd_stats.c stats.h
-src/cli/cmd_sync.c alloc.h
-src/cli/cmd_sync.c fsafe.h
-src/cli/cmd_sync.c relpath.h
-src/cli/cmd_verify.c alloc.h
-src/cli/cmd_verify.c ingest.h
-src/cli/cmd_verify.c sig.h
 '
 # 0 when surface file $1 may include header $2 (its path under src/).
 surface_ok() {

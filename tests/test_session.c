@@ -8,8 +8,6 @@
  * error paths (HX_EINVAL with a message for bad arguments). */
 #include "check.h"
 #include "hyrax.h"
-#include "json.h"
-#include "stats.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -282,19 +280,25 @@ static void test_identity(void)
     CHECK(hx_session_search(s, &q, &a, &err) == 0, "counted search: %s", err.message);
     hx_session_answer_free(&a);
     hx_session_close(s);   /* flushes the statistics */
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    CHECK(hx_stats_write_json(NULL, db, &globex, &w, &err) == 0, "globex's statistics: %s", err.message);
-    hx_json_write_obj_end(&w);
-    CHECK(hx_json_writer_finish(&w, &err) == 0 && !strstr(w.buf, "acme secret plans"), "not in globex's hot queries: %.400s",
-          w.buf);
-    hx_json_writer_reset(&w);
-    hx_json_write_obj_begin(&w);
-    hx_stats_write_json(NULL, db, &acme2, &w, &err);
-    hx_json_write_obj_end(&w);
-    CHECK(hx_json_writer_finish(&w, &err) == 0 && strstr(w.buf, "acme secret plans"), "in acme's: %.300s", w.buf);
-    hx_json_writer_free(&w);
+    const hx_identity *who[] = {&globex, &acme2};
+    for (int i = 0; i < 2; i++) {   /* hx_session_activity: each identity's own hot queries */
+        c = (hx_session_config){.db = db, .no_user_tier = true, .registry = "", .identity = who[i], .read_only = true};
+        hx_activity act;
+        CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_activity(s, &act, &err) == 0, "activity: %s",
+              err.message);
+        bool seen = false;
+        for (size_t k = 0; k < act.n_top; k++)
+            seen |= !strcmp(act.top[k].query, "acme secret plans") && act.top[k].count == 1;
+        CHECK(seen == (i == 1), "acme's query is in acme's hot queries only (%s)", who[i]->tenant);
+        bool timed = false;
+        for (size_t k = 0; k < act.n_latency; k++)
+            timed |= !strcmp(act.latency[k].tool, "search") && act.latency[k].transport &&
+                     !strcmp(act.latency[k].transport, "test") && act.latency[k].latency.count >= 1;
+        CHECK(timed && act.window_s == 86400 && !act.last_error, "the search's latency under its transport, no error "
+              "shown to a reader identity");
+        hx_activity_free(&act);
+        hx_session_close(s);
+    }
 }
 
 /* === Documents === */
@@ -795,6 +799,8 @@ static void test_surface_calls(void)
     snprintf(newdb, sizeof newdb, "%s/.hyrax/index.hyx", dir);
     memset(big, 'b', sizeof big - 1);
     big[sizeof big - 1] = 0;
+    snprintf(path, sizeof path, "%s/sub", dir);
+    CHECK(mkdir(dir, 0755) == 0 && mkdir(path, 0755) == 0, "folders");
     check_put(dir, "a.md", "# Alpha\n\nAardvarks dig at night.\n");
     check_put(dir, "big.md", big);
     check_put(dir, "sub/b.md", "# Beta\n\nBadgers sleep by day.\n");
@@ -842,6 +848,31 @@ static void test_surface_calls(void)
           "no model was loaded; 1 document left");
     CHECK(hx_session_registry_init(s, NULL, &err) == HX_EINVAL && strstr(err.message, "no registry"),
           "init without a registry: %s", err.message);
+    hx_session_close(s);
+
+    /* sync: the project's documents copied up to a user index made on the way, at the same precision */
+    char up[PATH_MAX + 128], updir[PATH_MAX + 64];
+    snprintf(updir, sizeof updir, "%s/up/more", root);
+    snprintf(up, sizeof up, "%s/user.hyx", updir);
+    c = (hx_session_config){.db = newdb, .user_db = up, .registry = "", .model = model, .threads = 1};
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open: %s", err.message);
+    CHECK(hx_session_sync(s, NULL, 0, NULL, &w, &err) == 0 && w.report.added == 1 && w.stats.documents == 1 &&
+          !strcmp(w.root, updir), "a.md copied up: %s (%zu, root %s)", err.message, w.report.added, w.root);
+    hx_session_write_clear(&w);
+    const char *a_md[] = {"a.md"};
+    CHECK(hx_session_sync(s, a_md, 1, NULL, &w, &err) == 0 && w.report.unchanged == 1 && w.report.added == 0,
+          "the same bytes again: unchanged (%s)", err.message);
+    hx_session_write_clear(&w);
+    const char *gone[] = {"sub"};
+    CHECK(hx_session_sync(s, gone, 1, NULL, &w, &err) == HX_ENOTFOUND, "a folder of no document: %s", err.message);
+    hx_session_write_clear(&w);
+    CHECK(search_paths(s, "aardvarks", HX_MODE_KEYWORD, HX_SEARCH_USER, NULL, path, sizeof path, NULL) == 1 &&
+          strstr(path, "a.md"), "the user tier answers with the copy: %s", path);
+    hx_session_close(s);
+    c.user_db = user8_db;
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_sync(s, NULL, 0, NULL, &w, &err) == HX_EINVAL &&
+          strstr(err.message, "precisions must match"), "an int8 user index is refused: %s", err.message);
+    hx_session_write_clear(&w);
     hx_session_close(s);
 
     /* the registry by libpq's defaults, when asked for */

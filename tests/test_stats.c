@@ -11,6 +11,7 @@
 #include "serve_client.h"
 #include "bytes.h"
 #include "json.h"
+#include "present.h"
 #include "stats.h"
 #include "store.h"
 #include "wire.h"
@@ -41,7 +42,10 @@ static hx_json_doc *view_as(hx_stats *s, const char *db, const hx_identity *read
     hx_json_writer_init(&w);
     hx_json_write_obj_begin(&w);
     hx_error err = {0};
-    CHECK(hx_stats_write_json(s, db, reader, &w, &err) == 0, "stats json: %s", err.message);
+    hx_activity act;
+    CHECK(hx_stats_activity(s, db, reader, &act, &err) == 0, "stats: %s", err.message);
+    hx_present_activity(&w, &act);
+    hx_activity_free(&act);
     hx_json_write_obj_end(&w);
     hx_json_doc *d = NULL;
     CHECK(hx_json_parse(&d, w.buf, w.len, NULL, NULL) == 0, "stats json parses: %s", w.buf);
@@ -446,12 +450,11 @@ static void test_version1(void)
     CHECK(hx_store_open(&st, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL) == 0 &&
               hx_store_commit(st, root, len, NULL, NULL) == 0, "a version 9 file");
     hx_store_close(st);
-    hx_json_writer w;
-    hx_json_writer_init(&w);
+    hx_activity act;
     hx_error err = {0};
-    CHECK(hx_stats_write_json(NULL, db, NULL, &w, &err) == HX_EVERSION && strstr(err.message, "version 9"),
+    CHECK(hx_stats_activity(NULL, db, NULL, &act, &err) == HX_EVERSION && strstr(err.message, "version 9"),
           "version 9 is refused by name: %s", err.message);
-    hx_json_writer_free(&w);
+    hx_activity_free(&act);
 }
 
 /* GET path from `hyrax serve --http` at port; the whole answer (Connection: close), caller frees. */

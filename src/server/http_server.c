@@ -520,7 +520,10 @@ static void route_health(http_server *h, mcp_session *v, hx_session **ses, const
     hx_json_write_bool(&w, ready);
     hx_json_write_key(&w, "activity");   /* stats.h: latency, hot queries, updates and lag that last */
     hx_json_write_obj_begin(&w);
-    hx_stats_write_json(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &w, NULL);
+    hx_activity act;
+    if (!hx_stats_activity(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &act, NULL))
+        hx_present_activity(&w, &act);
+    hx_activity_free(&act);
     hx_json_write_obj_end(&w);
     hx_json_write_obj_end(&w);
     reply_json(r, 200, &w);

@@ -274,10 +274,14 @@ int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_write
     hx_json_write_key(w, "failures");
     mcp_write_failures(s->server, w);
     hx_error serr = {0};
-    if (hx_stats_write_json(s->server->stats, s->cfg->db, s->cfg->identity, w, &serr)) {   /* latency, top_queries, index */
+    hx_activity act;
+    if (hx_stats_activity(s->server->stats, s->cfg->db, s->cfg->identity, &act, &serr)) {
         hx_json_write_key(w, "stats_error");
         hx_json_write_cstr(w, serr.message);
+    } else {
+        hx_present_activity(w, &act);   /* latency, top_queries, index */
     }
+    hx_activity_free(&act);
     hx_json_write_key(w, "watch");
     if (s->server->watch)
         hx_watch_write_health(s->server->watch, !s->cfg->identity, w);   /* its paths: the unscoped reader's only */

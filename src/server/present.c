@@ -400,3 +400,81 @@ void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_
     hx_json_write_uint(w, n);
     hx_json_write_obj_end(w);
 }
+
+/* === Lasting statistics === */
+
+static void present_latency(hx_json_writer *w, const hx_latency *l, const char *count_key)
+{
+    hx_json_write_key(w, count_key);
+    hx_json_write_uint(w, l->count);
+    hx_json_write_key(w, "mean_ms");
+    hx_json_write_double(w, l->mean_ms);
+    hx_json_write_key(w, "p50_ms");
+    hx_json_write_double(w, l->p50_ms);
+    hx_json_write_key(w, "p95_ms");
+    hx_json_write_double(w, l->p95_ms);
+    hx_json_write_key(w, "p99_ms");
+    hx_json_write_double(w, l->p99_ms);
+}
+
+void hx_present_activity(hx_json_writer *w, const hx_activity *a)
+{
+    hx_json_write_key(w, "latency");
+    hx_json_write_obj_begin(w);
+    for (size_t i = 0; i < a->n_latency; i++) {
+        const hx_tool_latency *t = &a->latency[i];
+        if (t->transport)
+            continue;
+        hx_json_write_key(w, t->tool);
+        hx_json_write_obj_begin(w);
+        present_latency(w, &t->latency, "calls");
+        hx_json_write_key(w, "transports");
+        hx_json_write_obj_begin(w);
+        for (size_t j = i + 1; j < a->n_latency && a->latency[j].transport; j++) {
+            hx_json_write_key(w, a->latency[j].transport);
+            hx_json_write_obj_begin(w);
+            present_latency(w, &a->latency[j].latency, "calls");
+            hx_json_write_obj_end(w);
+        }
+        hx_json_write_obj_end(w);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_obj_end(w);
+    hx_json_write_key(w, "top_queries");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < a->n_top; i++) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "query");
+        hx_json_write_cstr(w, a->top[i].query);
+        hx_json_write_key(w, "count");
+        hx_json_write_uint(w, a->top[i].count);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "top_queries_window_s");
+    hx_json_write_uint(w, a->window_s);
+    hx_json_write_key(w, "index");
+    hx_json_write_obj_begin(w);
+    const char *keys[] = {"updates", "files_added", "files_updated", "files_removed", "files_rejected", "update_failures"};
+    const uint64_t vals[] = {a->updates, a->files_added, a->files_updated, a->files_removed, a->files_rejected,
+                             a->update_failures};
+    for (int i = 0; i < 6; i++) {
+        hx_json_write_key(w, keys[i]);
+        hx_json_write_uint(w, vals[i]);
+    }
+    hx_json_write_key(w, "last_update_at");
+    if (a->last_update_ns) {
+        char when[64];
+        hx_time_format(a->last_update_ns, when, sizeof when);
+        hx_json_write_cstr(w, when);
+    } else {
+        hx_json_write_null(w);
+    }
+    hx_json_write_key(w, "last_error");
+    hx_json_write_cstr(w, a->last_error);
+    hx_json_write_key(w, "lag");
+    hx_json_write_obj_begin(w);
+    present_latency(w, &a->lag, "count");
+    hx_json_write_obj_end(w);
+    hx_json_write_obj_end(w);
+}

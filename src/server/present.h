@@ -93,6 +93,13 @@ void hx_present_read_context(hx_json_writer *w, const hx_read_taken *t);
 /* "file" or "stored": the "source" of a document in every answer that describes one. */
 const char *hx_present_kind(hx_doc_kind k);
 
+/* The lasting statistics' members (hyrax.h hx_activity), into an object the caller opens and closes:
+ * "latency": {tool: {calls, mean_ms, p50_ms, p95_ms, p99_ms, transports: {transport: {...}}}},
+ * "top_queries": [{query, count}], "top_queries_window_s", "index": {updates, files_added,
+ * files_updated, files_removed, files_rejected, update_failures, last_update_at, last_error,
+ * lag: {count, mean_ms, p50_ms, p95_ms, p99_ms}}: `hyrax stats --json`, index_health, /health. */
+void hx_present_activity(hx_json_writer *w, const hx_activity *a);
+
 /* The index statistics object; _members writes its members only, into an object the caller
  * opens and closes (`hyrax stats --json` adds the lasting statistics to it). */
 void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *root);

@@ -1,7 +1,7 @@
 /* session.c: an hx_session's life (hyrax.h "Session"): the configuration it copies at open, the
  * models and encoders it opens when a call first needs them, the readers of the project and user
  * indexes and how they are repositioned for a read context, the fault guard every read runs
- * under, and hx_session_status. Searching is session_search.c's, documents session_docs.c's,
+ * under, hx_session_status and hx_session_activity. Searching is session_search.c's, documents session_docs.c's,
  * writes session_write.c's. */
 #include "session_internal.h"
 
@@ -251,6 +251,17 @@ int session_doc(hx_index *ix, int64_t id, const char *path, hx_doc_info *d, hx_e
         return hx_error_set(err, HX_ENOTFOUND, -1,
                             "no document with path '%.200s' in the index (paths are relative to the indexed root)", name);
     return 0;
+}
+
+/* === Activity === */
+
+int hx_session_activity(hx_session *s, hx_activity *out, hx_error *err)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!s || !out)
+        return hx_error_set(err, HX_EINVAL, -1, "hx_session_activity needs a session and an answer");
+    return hx_stats_activity(s->stats, s->db, s->has_identity ? &s->identity : NULL, out, err);
 }
 
 /* === Status === */

@@ -2,7 +2,8 @@
  * opened for one call with the session's identity and the index's precision (or the configured one
  * for a new index) and closed after it, so other processes may write between calls; names checked
  * by hx_fs_target (the one confinement rule), root-relative or as a command line gives them
- * (hx_write_opts.cwd_paths). The writing itself is index_write.c's. */
+ * (hx_write_opts.cwd_paths); the copy up to the user index (sync). The writing itself is
+ * index_write.c's and tier_sync.c's. */
 #include "session_internal.h"
 
 #include "alloc.h"
@@ -269,6 +270,87 @@ int hx_session_reindex(hx_session *s, const hx_reindex_opts *o, const hx_write_o
     if (!rc && o->compact && hx_index_compact(ix, &cerr))
         rc = hx_error_set(err, cerr.code, cerr.offset, "compaction failed: %s", cerr.message);
     close_writer(ix, out);
+    free(names);
+    free(targets);
+    return rc;
+}
+
+/* Makes the folders on the way to the file `path` (mkdir -p of its folder). */
+static int make_parents(const char *path, hx_error *err)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+        *p = 0;
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return hx_error_set(err, HX_EIO, -1, "cannot create %.200s: %s", dir, strerror(errno));
+        *p = '/';
+    }
+    return 0;
+}
+
+/* The user index opened for writing (made when missing, its root its folder) at precision p. */
+static int open_user_writer(hx_session *s, const hx_model *m, hx_index **ix, hx_error *err)
+{
+    char user_root[4096], resolved[4096];
+    char *slash = strrchr(s->user_db, '/');
+    snprintf(user_root, sizeof user_root, "%.*s", slash ? (int)(slash - s->user_db) : 1, slash ? s->user_db : ".");
+    int rc = make_parents(s->user_db, err);
+    if (rc)
+        return rc;
+    if (!realpath(*user_root ? user_root : "/", resolved))
+        return hx_error_set(err, HX_EIO, -1, "cannot resolve %.200s: %s", user_root, strerror(errno));
+    return hx_index_open(ix, s->user_db, HX_INDEX_WRITE | HX_INDEX_CREATE, m, resolved, err);
+}
+
+int hx_session_sync(hx_session *s, const char *const *paths, size_t n, const hx_write_opts *wo,
+                    hx_session_write *out, hx_error *err)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!s || !out || (n && !paths))
+        return hx_error_set(err, HX_EINVAL, -1, "hx_session_sync needs a session, an answer and its paths");
+    if (s->read_only)
+        return hx_error_set(err, HX_EPERM, -1, "the session is read-only: it makes no writes");
+    if (!s->user_db)
+        return hx_error_set(err, HX_ENOTFOUND, -1, "%s", s->user_why);
+    hx_precision p, theirs;
+    int rc = hx_index_precision(s->db, &p, err);
+    if (rc)
+        return rc;
+    int found = hx_index_precision(s->user_db, &theirs, err);
+    if (found && found != HX_ENOTFOUND)
+        return found;
+    if (!found && theirs != p)
+        return hx_error_set(err, HX_EINVAL, -1, "the user index %.200s holds %s vectors and the project index %s: one "
+                            "query vector serves both, so their precisions must match", s->user_db,
+                            hx_precision_name(theirs), hx_precision_name(p));
+    const hx_model *m;
+    hx_encoder *enc;
+    hx_index *proj = NULL, *user = NULL;
+    if ((rc = session_writer_encoder(s, p, &m, &enc, err)) || (rc = hx_index_open(&proj, s->db, HX_INDEX_READ, m, NULL, err)))
+        return rc;
+    char (*names)[4096] = hx_calloc(n ? n : 1, sizeof *names);
+    const char **targets = hx_calloc(n ? n : 1, sizeof *targets);
+    if (!names || !targets)
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    else if (!n)
+        targets[0] = "";   /* no path: every document */
+    for (size_t i = 0; !rc && i < n; i++) {
+        rc = wo && wo->cwd_paths ? cwd_name(proj, paths[i], false, names[i], sizeof names[i], err)
+                                 : clean_name(proj, "paths", paths[i], names[i], sizeof names[i], err);
+        targets[i] = names[i];
+    }
+    if (!rc && !(rc = open_user_writer(s, m, &user, err)))
+        rc = hx_tier_sync(proj, user, targets, n ? n : 1, enc, wo ? wo->progress : NULL, wo ? wo->progress_ctx : NULL,
+                          &out->report, err);
+    if (user)
+        close_writer(user, out);
+    if (s->user_ix) {   /* the user tier's reader picks up the copy on its next read */
+        hx_index_close(s->user_ix);
+        s->user_ix = NULL;
+    }
+    hx_index_close(proj);
     free(names);
     free(targets);
     return rc;
