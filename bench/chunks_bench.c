@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     long chunks = 0, tokens = 0, used = 0;
     for (size_t i = 0; i < files.n && chunks < want; i += (size_t)stride) {
         hx_doc_source doc = {0};
-        if (hx_ingest_load(root, files.paths[i], hx_file_list_real(&files, i), HX_INGEST_DEFAULT_MAX_BYTES, &doc,
+        if (hx_ingest_load(root, files.paths[i], hx_file_list_real(&files, i), HX_MAX_FILE_BYTES, &doc,
                            &err) < 0) {
             fprintf(stderr, "chunks_bench: skipped %s: %s\n", files.paths[i], err.message);
             continue;

@@ -6,6 +6,7 @@
  * turn is an error. Corpus: fuzz/corpus/sidecar/. */
 #include "bytes.h"
 #include "memory.h"
+#include "present.h"
 #include "stats.h"
 #include "store.h"
 #include "wire.h"
@@ -81,7 +82,10 @@ static void stats(const char *db)
         hx_json_writer w;
         hx_json_writer_init(&w);
         hx_json_write_obj_begin(&w);
-        hx_stats_write_json(NULL, db, as ? &acme : NULL, &w, NULL);
+        hx_activity act;
+        if (!hx_stats_activity(NULL, db, as ? &acme : NULL, &act, NULL))
+            hx_present_activity(&w, &act);
+        hx_activity_free(&act);
         hx_json_write_obj_end(&w);
         hx_json_writer_free(&w);
         hx_buf b = {0};

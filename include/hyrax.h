@@ -292,7 +292,7 @@ typedef int (*hx_progress_fn)(void *ctx, size_t done, size_t total, const char *
 typedef struct hx_update_opts {
     const char *const *excludes;       /* globs on root-relative paths */
     size_t n_excludes;
-    size_t max_file_bytes;             /* 0 = default (16 MiB) */
+    size_t max_file_bytes;             /* 0 = HX_MAX_FILE_BYTES */
     int reindex;                       /* rebuild every document under the paths */
     hx_encoder *encoder;               /* required: embeds new chunks */
     hx_progress_fn progress;           /* may be NULL */
@@ -310,6 +310,7 @@ typedef struct hx_update_opts {
     size_t commit_chunks;
 } hx_update_opts;
 #define HX_COMMIT_CHUNKS 8192          /* about 1-3 minutes of embedding on two cores */
+#define HX_MAX_FILE_BYTES (16u << 20)  /* files larger than this are rejected unless a write says */
 
 typedef struct hx_rejected {
     char *path;                        /* owned */
@@ -519,6 +520,56 @@ HX_API int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err)
 HX_API int hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit,
                                 hx_error *err);
 
+/* === Signatures (README "Signatures") === */
+
+/* Detached signatures in the formats people already make: minisign (`minisign -S`: FILE.minisig)
+ * and OpenSSH SSHSIG (`ssh-keygen -Y sign -n hyrax`: FILE.sig, trusted through an allowed_signers
+ * file as git does); Ed25519 keys only. The validation gate checks them at ingest; these calls
+ * check a file by hand (`hyrax verify FILE`). */
+#define HX_SIG_MAX_FILE (64 * 1024)    /* bytes of a signature file at the most */
+
+typedef enum hx_sig_format { HX_SIG_NONE = 0, HX_SIG_MINISIGN = 1, HX_SIG_SSH = 2 } hx_sig_format;
+HX_API const char *hx_sig_format_name(hx_sig_format f);   /* "none", "minisign", "ssh"; static */
+
+/* The signature file names looked for beside a document, in order: NAME + suffix(i) for i = 0, 1
+ * (".minisig", ".sig"); NULL past the last. */
+HX_API const char *hx_sig_suffix(int i);
+
+/* Trusted keys: minisign public keys and allowed_signers lines with ssh-ed25519 keys. Read-only
+ * once loaded (any number of threads may verify against it). Caller frees with hx_trust_free. */
+typedef struct hx_trust hx_trust;
+HX_API void hx_trust_free(hx_trust *t);
+
+/* The project's trust store: every ROOT/.hyrax/trusted/NAME.pub (minisign keys, in name order) and
+ * ROOT/.hyrax/allowed_signers, read confined to root without following symbolic links. Both are
+ * optional: no files gives an empty store, which trusts nothing. HX_EPARSE names a malformed line. */
+HX_API int hx_trust_load(hx_trust **out, const char *root, hx_error *err);
+
+/* What hx_sig_verify found. Strings are NUL-terminated, truncated to fit, and are bytes from the
+ * signature or trust files (print them escaped). */
+typedef struct hx_sig_result {
+    hx_sig_format format;   /* the signature file's format, HX_SIG_NONE when it was not recognised */
+    char signer[256];       /* the trusted key's name: minisign: the name it was added under (an
+                               untrusted key: its key id); ssh: the allowed_signers principals */
+    char key_id[64];        /* minisign: key id, 16 hex digits as minisign prints it; ssh:
+                               "SHA256:..." as ssh-keygen -l prints it; "" when unknown */
+    char comment[256];      /* minisign: the trusted comment (covered by the signature) */
+    char reason[256];       /* "" when it verified, else why not (the message also in err) */
+} hx_sig_result;
+
+/* Verifies the detached signature sig[0..sig_len) (a .minisig or armored SSHSIG file; the format
+ * is recognised from its first line) over doc[0..doc_len) against t. Returns 0 when a trusted key
+ * signed exactly these bytes; otherwise res->reason and err say why, naming the key:
+ *   HX_EFORMAT   not a signature file hyrax reads, malformed, a key type other than Ed25519, an
+ *                unknown hash, or a non-canonical signature or key
+ *   HX_ERANGE    the signature file is over HX_SIG_MAX_FILE
+ *   HX_ENOTFOUND the signing key is not in the trust store
+ *   HX_EPERM     the signature does not match the document (changed after signing), the trusted
+ *                comment was changed, or the namespace is not "hyrax" or not allowed
+ * res may be NULL. */
+HX_API int hx_sig_verify(const hx_trust *t, const void *doc, size_t doc_len, const void *sig, size_t sig_len,
+                         hx_sig_result *res, hx_error *err);
+
 /* === Search === */
 
 typedef enum { HX_MODE_HYBRID = 0, HX_MODE_VECTOR = 1, HX_MODE_KEYWORD = 2 } hx_search_mode;
@@ -556,8 +607,10 @@ HX_API void hx_filter_set_free(hx_filter_set *fs);
  * value, [any of], {from, to} ranges, date_range) to fs; strings are copied. HX_EINVAL with a
  * message naming the key and what it must be (or the JSON error); fs keeps what it had. */
 HX_API int hx_filter_parse_json_text(hx_filter_set *fs, const char *json, size_t len, hx_error *err);
-/* Adds one command-line filter (KEY=VALUE, KEY=A,B, KEY>=X, KEY=X..Y, ...) to fs. HX_EINVAL with a
- * message otherwise. */
+/* Adds one filter written as `hyrax search --filter` takes it (README "Metadata and filters"):
+ * KEY=VALUE, KEY=A,B (any of them; \, is a comma), KEY>=X, KEY>X, KEY<=X, KEY<X or KEY=X..Y (a
+ * range of numbers or ISO-8601 dates), path=GLOB. The strings are copied. HX_EINVAL with a message
+ * naming what is wrong (fs keeps what it had). */
 HX_API int hx_filter_parse_arg(hx_filter_set *fs, const char *text, hx_error *err);
 
 /* How results are grouped. HX_GROUP_CHUNK: a list of chunks, best first. HX_GROUP_DOCUMENT
@@ -594,6 +647,15 @@ typedef struct hx_search_opts {
     double recency_half_life_days;     /* > 0 when recency_key is set */
 } hx_search_opts;
 HX_API void hx_search_opts_default(hx_search_opts *o);
+
+/* The names a mode is accepted under, NULL-terminated: hybrid; semantic and vector; keyword,
+ * full_text and text. hx_mode_parse reads one into *out: HX_EINVAL (out untouched) for any other. */
+HX_API extern const char *const hx_mode_names[];
+HX_API int hx_mode_parse(const char *s, hx_search_mode *out);
+/* The grouping names, indexed by hx_group ("chunk", "document"), NULL-terminated. */
+HX_API extern const char *const hx_group_names[];
+HX_API int hx_group_parse(const char *s, hx_group *out);
+
 
 /* The relevance floor of `hyrax search` and the MCP query tools unless the caller gives one: it
  * drops results no likelier to be relevant than a document drawn at random from the calibration
@@ -800,15 +862,6 @@ HX_API void hx_stats_note_query(hx_stats *s, const char *query);
  * lag in ms (0: unknown). */
 HX_API void hx_stats_note_update(hx_stats *s, const hx_update_report *r, const char *error, double lag_ms);
 
-/* The file's counts plus what s has not flushed yet (s may be NULL: the file only; db names the
- * index when s is NULL) as the reader `reader` sees them (NULL: the unscoped local reader, every
- * identity's hot queries; else its own only, and no last_error), as one JSON object in *json
- * (caller frees; *len bytes, NUL-terminated): {"latency": {tool: {calls, mean_ms, p50_ms, p95_ms,
- * p99_ms, transports: {transport: {...}}}}, "top_queries": [{query, count}], "window_s", "index":
- * {updates, files_added, files_updated, files_removed, files_rejected, update_failures,
- * last_update_at, last_error, lag: {count, mean_ms, p50_ms, p95_ms, p99_ms}}}. */
-HX_API int hx_stats_json(hx_stats *s, const char *db, const hx_identity *reader, char **json, size_t *len,
-                         hx_error *err);
 /* The same counts in the Prometheus text exposition format (version 0.0.4) in *text (caller
  * frees; *len bytes). */
 HX_API int hx_stats_prometheus_text(hx_stats *s, const char *db, const hx_identity *reader, char **text, size_t *len,
@@ -896,6 +949,12 @@ HX_API void hx_watch_health_get(hx_watch *w, hx_watch_health *out);
  * HX_FAULT_MESSAGE and the readers are reopened by the next call. */
 typedef struct hx_session hx_session;
 
+#define HX_REGISTRY_ENV "HYRAX_REGISTRY"     /* the registry URL when the caller names none */
+#define HX_REGISTRY_TIMEOUT_MS 3000          /* a search's default wait for the registry */
+#define HX_REGISTRY_CONNECT_TIMEOUT_MS 10000 /* publish's and init's default wait to connect */
+#define HX_REGISTRY_SCHEMA_VERSION 4         /* the schema this build creates and reads */
+#define HX_TIER_REGISTRY "registry"          /* the tier name of a registry result */
+
 typedef struct hx_session_config {
     const char *db;                    /* the project index file; required */
     const char *root;                  /* the folder a new index covers (absolute); NULL: a write to a
@@ -906,7 +965,12 @@ typedef struct hx_session_config {
     bool no_user_tier;                 /* true: no user tier (its status says so) */
     const char *registry;              /* the registry's URL (README "Registry"); NULL: $HYRAX_REGISTRY;
                                           "": none */
-    int registry_timeout_ms;           /* a query's wait for the registry; 0: 3000 */
+    bool registry_defaults;            /* registry NULL and $HYRAX_REGISTRY unset or empty: libpq's own
+                                          defaults (the PG* variables, the service file) name the
+                                          registry, as `hyrax publish` takes them; false: none */
+    int registry_timeout_ms;           /* a query's wait for the registry (0: HX_REGISTRY_TIMEOUT_MS);
+                                          connecting for a publish or an init (0:
+                                          HX_REGISTRY_CONNECT_TIMEOUT_MS) */
     const hx_identity *identity;       /* the reader identity, copied and checked at open; fixed for
                                           the session's life. NULL: none (every document is seen) */
     const char *weights;               /* the weights file; NULL: as hx_model_open_default finds it */
@@ -934,6 +998,10 @@ HX_API void hx_session_close(hx_session *s);
 typedef enum {
     HX_SEARCH_ALL = 0, HX_SEARCH_PROJECT = 1, HX_SEARCH_USER = 2, HX_SEARCH_REGISTRY = 3
 } hx_search_source;
+/* The names of the sources, indexed by hx_search_source ("all", "project", "user", "registry"),
+ * NULL-terminated; hx_search_source_parse reads one: HX_EINVAL (out untouched) for any other. */
+HX_API extern const char *const hx_search_source_names[];
+HX_API int hx_search_source_parse(const char *s, hx_search_source *out);
 
 typedef struct hx_session_query {
     const char *query;                 /* non-empty, NUL-terminated; borrowed for the call */
@@ -1065,6 +1133,52 @@ typedef struct hx_session_info {
  * borrowed from the session's readers until its next call. */
 HX_API int hx_session_status(hx_session *s, hx_session_info *out, hx_error *err);
 
+/* === Session: what the index's users did (README "Observability") === */
+
+/* A series of calls (or of updates) measured: percentiles interpolate linearly inside the
+ * histogram's buckets (as Prometheus' histogram_quantile). */
+typedef struct hx_latency {
+    uint64_t count;
+    double mean_ms, p50_ms, p95_ms, p99_ms;
+} hx_latency;
+typedef struct hx_tool_latency {
+    const char *tool;                  /* "search", "get_context", ...; borrowed from the activity */
+    const char *transport;             /* "stdio", "http", "cli"; NULL: the tool over every transport */
+    hx_latency latency;
+} hx_tool_latency;
+typedef struct hx_hot_query {
+    const char *query;                 /* borrowed from the activity */
+    uint64_t count;
+} hx_hot_query;
+typedef struct hx_activity {
+    hx_tool_latency *latency;          /* each tool, in the order first counted: its entry over every
+                                          transport, then one per transport */
+    size_t n_latency;
+    hx_hot_query *top;                 /* the most asked queries of the window, most first (at most
+                                          10): the reader identity's own, or every identity's when
+                                          the session has none */
+    size_t n_top;
+    uint64_t window_s;                 /* the hot queries' window (the last day) */
+    uint64_t updates, files_added, files_updated, files_removed, files_rejected, update_failures;
+    int64_t last_update_ns;            /* unix nanoseconds; 0: none yet */
+    const char *last_error;            /* the last update's error; NULL: none, or a session with a
+                                          reader identity (it may name any file of the index) */
+    hx_latency lag;                    /* from a change on disk to searchable (serve --watch) */
+    void *keep;                        /* what the strings point into; private */
+} hx_activity;
+HX_API void hx_activity_free(hx_activity *a);
+/* The file's counts plus what s has not flushed yet (s may be NULL: the file only; db names the
+ * index when s is NULL) as the reader `reader` sees them (NULL: the unscoped local reader, every
+ * identity's hot queries; else its own only, and no last_error), as hx_session_activity gives
+ * them. *out: free with hx_activity_free (also after a failure). */
+HX_API int hx_stats_activity(hx_stats *s, const char *db, const hx_identity *reader, hx_activity *out,
+                             hx_error *err);
+/* What every process did with the project index, kept beside it across restarts (latency per
+ * tool and transport, hot queries, updates, lag), plus what this session counted and has not
+ * written yet. An index without statistics answers zeros. HX_EVERSION for a statistics file of
+ * an unknown version. *out: free with hx_activity_free (also after a failure). */
+HX_API int hx_session_activity(hx_session *s, hx_activity *out, hx_error *err);
+
 /* === Session writes (the project index; HX_EPERM in a read-only session) === */
 
 /* What a write did: the update report (owned: free with hx_session_write_clear) and the document
@@ -1075,6 +1189,8 @@ typedef struct hx_session_write {
     hx_doc_kind kind;
     char path[4096];                   /* the document's clean root-relative name; "" when none */
     hx_commit_info commit;             /* the index's head after the write */
+    hx_index_stats stats;              /* the index's counts after the write, as the writer saw them */
+    char root[4096];                   /* the folder the index covers */
 } hx_session_write;
 HX_API void hx_session_write_clear(hx_session_write *w);
 
@@ -1082,6 +1198,10 @@ HX_API void hx_session_write_clear(hx_session_write *w);
 typedef struct hx_write_opts {
     hx_progress_fn progress;           /* may be NULL */
     void *progress_ctx;
+    bool cwd_paths;                    /* the request's paths are paths on disk as a command line takes
+                                          them: relative to the process's current folder (or absolute),
+                                          inside the root; false: root-relative names (or absolute
+                                          paths inside the root) */
 } hx_write_opts;
 
 /* A document to add: a file under the root (path), or bytes stored under a name (content, len,
@@ -1103,11 +1223,44 @@ HX_API int hx_session_add(hx_session *s, const hx_add_doc *d, const hx_write_opt
                           hx_error *err);
 /* Removes one document named by id (path NULL) or by path and commits (hx_index_remove). */
 HX_API int hx_session_delete(hx_session *s, int64_t id, const char *path, hx_session_write *out, hx_error *err);
-/* Brings the documents under paths[0..n) up to date (n 0: the whole root; hx_index_update), with
- * excludes (globs) and force (re-embed unchanged files); rejected files are in the report. */
-HX_API int hx_session_reindex(hx_session *s, const char *const *paths, size_t n, const char *const *excludes,
-                              size_t n_excludes, bool force, const hx_write_opts *wo, hx_session_write *out,
+/* Removes the documents paths[0..n) name and commits once, all or nothing (`hyrax rm`): a name of a
+ * document removes exactly it, a folder every document under it. With wo->cwd_paths a path is one
+ * on disk when a file or folder is there inside the root, else a root-relative name. HX_ENOTFOUND
+ * for a path that names nothing, HX_EINVAL for the root; nothing is embedded, so no model is
+ * loaded. A removed file stays out of later reindexes until it is named by its own path. */
+HX_API int hx_session_delete_paths(hx_session *s, const char *const *paths, size_t n, const hx_write_opts *wo,
+                                   hx_session_write *out, hx_error *err);
+
+/* What a reindex brings up to date and how; zeros: the whole root, the defaults. */
+typedef struct hx_reindex_opts {
+    const char *const *paths;          /* files and folders under the root (hx_write_opts.cwd_paths
+                                          says how they are written); n_paths 0: the whole root */
+    size_t n_paths;
+    const char *const *excludes;       /* globs on root-relative paths */
+    size_t n_excludes;
+    bool force;                        /* re-chunk and re-embed unchanged files too */
+    size_t max_file_bytes;             /* larger files are rejected; 0: 16 MiB */
+    const char *const *folder_meta;    /* as hx_update_opts.folder_meta: NULL keeps the index's list */
+    size_t n_folder_meta;
+    size_t commit_chunks;              /* commit in parts of about this many chunks; 0: HX_COMMIT_CHUNKS */
+    bool compact;                      /* rewrite the index into one segment afterwards; when that fails
+                                          the call fails with "compaction failed: ..." (the update is
+                                          committed and *out says what it did) */
+} hx_reindex_opts;
+/* Brings the documents under o->paths up to date (hx_index_update); rejected files are in the
+ * report. With wo->cwd_paths and no index yet, every path must exist and lie inside the root
+ * (hx_session_config.root) before anything is created (HX_ENOTFOUND or the confinement's error,
+ * the message ending "; no index created"), and the index file's folder is made. */
+HX_API int hx_session_reindex(hx_session *s, const hx_reindex_opts *o, const hx_write_opts *wo, hx_session_write *out,
                               hx_error *err);
+/* Copies the project's documents under paths[0..n) up to the user index (hx_tier_sync: `hyrax sync
+ * --to user`); paths as wo->cwd_paths says, n 0: every document. The user index (its file:
+ * hx_session_config.user_db, else hx_tier_user_path's) is made when missing, with its folders; its
+ * root is its folder. *out gets the report and the user index's counts and root. HX_EINVAL when
+ * the user index holds vectors at another precision than the project index's (one query vector
+ * serves both), HX_ENOTFOUND without a project index or a user tier (the message says why). */
+HX_API int hx_session_sync(hx_session *s, const char *const *paths, size_t n, const hx_write_opts *wo,
+                           hx_session_write *out, hx_error *err);
 /* Names the index's current state (hx_index_baseline); *made gets the commit. */
 HX_API int hx_session_baseline(hx_session *s, const char *name, hx_commit_info *made, hx_error *err);
 
@@ -1229,7 +1382,15 @@ typedef struct hx_conversation_list {
 HX_API void hx_conversation_list_free(hx_conversation_list *l);
 HX_API int hx_session_list_sessions(hx_session *s, hx_conversation_list *out, hx_error *err);
 
-/* === Session: publishing to the registry (README "Registry") === */
+/* === Session: the registry (README "Registry") === */
+
+/* Creates the registry's schema, or migrates an older one to HX_REGISTRY_SCHEMA_VERSION (`hyrax
+ * registry init`), connected as the login role (the session's identity is not taken: the role that
+ * runs it owns the tables) within hx_session_config.registry_timeout_ms (0:
+ * HX_REGISTRY_CONNECT_TIMEOUT_MS). *before (may be NULL) gets the version found (0: none).
+ * HX_EINVAL without a registry, HX_EPERM in a read-only session, HX_EVERSION for a registry newer
+ * than this build; HX_EIO with libpq's message when it cannot be reached. */
+HX_API int hx_session_registry_init(hx_session *s, int *before, hx_error *err);
 
 #define HX_PUBLISH_BATCH 16            /* documents per transaction by default */
 
@@ -1241,6 +1402,8 @@ typedef struct hx_publish_report {
     hx_rejected *rejected;             /* owned: paths and reasons; free with hx_publish_report_clear */
     size_t n_rejected;
     double embed_s, store_s;           /* seconds spent embedding, and in the registry's transactions */
+    size_t path_error;                 /* the call failed on paths[path_error - 1] (outside the root,
+                                          too long, unresolvable); 0: on no path */
 } hx_publish_report;
 HX_API void hx_publish_report_clear(hx_publish_report *r);
 

@@ -3,13 +3,31 @@
 # folder of its own rank. The layers, lowest first, are the folders of src/:
 #   base < crypto, text < model < store < vector, retrieve < ingest < index < service < server < cli
 # (a folder's subfolders, such as model/x86, belong to it). include/hyrax.h may be included
-# anywhere. Run by `make test` from the repository root; prints one line per offending include and
-# a closing tally.
+# anywhere. The surfaces (src/cli, src/server) are clients of the public API (STYLE.md habit 18):
+# they include only hyrax.h, the headers of src/cli and src/server, and src/text/json.h (the JSON
+# writer); the server's remaining internal includes are listed in `known` below, which may only
+# shrink. Run by `make test` from the repository root; prints one line per offending include and a
+# closing tally.
 LAYERS="base:0 crypto:1 text:1 model:2 store:3 vector:4 retrieve:4 ingest:5 index:6 service:7 server:8 cli:9"
+SURFACE=8   # the rank of the first surface folder
 folder() { f=${1#src/}; echo "${f%%/*}"; }
 rank() {
     for l in $LAYERS; do [ "${l%:*}" = "$(folder "$1")" ] && { echo "${l#*:}"; return; }; done
     echo 99
+}
+# Surface files that still include an internal header ("FILE HEADER" lines): the server's, until it
+# is an adapter of the session API like the command line. A new internal include fails; an entry
+# whose include is gone is reported so the list shrinks.
+known='
+src/server/mcp_tool_admin.c publish.h
+src/server/mcp_tools.h registry.h
+src/server/metrics.c prom.h
+src/server/present.h registry.h
+'
+# 0 when surface file $1 may include header $2 (its path under src/).
+surface_ok() {
+    case "$2" in src/cli/*|src/server/*|src/text/json.h) return 0 ;; esac
+    echo "$known" | grep -qxF "$1 $(basename "$2")"
 }
 bad=0; n=0
 for f in $(find src -name '*.[chS]' | sort); do
@@ -27,10 +45,17 @@ for f in $(find src -name '*.[chS]' | sort); do
         to=$(rank "$found")
         if [ "$to" -gt "$from" ]; then
             echo "layers: $f includes $found from a higher layer"; bad=$((bad + 1))
-        elif [ "$to" = "$from" ] && [ "$(folder "$f")" != "$(folder "$found")" ]; then
+        elif [ "$to" = "$from" ] && [ "$(folder "$f")" != "$(folder "$found")" ] && [ "$from" -lt "$SURFACE" ]; then
             echo "layers: $f includes $found from another folder of its rank"; bad=$((bad + 1))
+        elif [ "$from" -ge "$SURFACE" ] && ! surface_ok "$f" "$found"; then
+            echo "layers: $f includes $found: a surface includes only hyrax.h, src/cli, src/server and src/text/json.h (add what it needs to hyrax.h)"
+            bad=$((bad + 1))
         fi
     done
+done
+echo "$known" | while read -r f h; do
+    [ -n "$f" ] && ! grep -Eq "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"$h\"" "$f" 2>/dev/null &&
+        echo "layers: note: $f no longer includes $h: remove the line from the known list"
 done
 echo "layers: $n includes checked, $bad out of place"
 [ "$bad" = 0 ]

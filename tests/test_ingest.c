@@ -120,7 +120,7 @@ static void test_nul(void)
     check_put_bytes(root, "late_nul.txt", late, sizeof late);
     hx_doc_source d;
     hx_error err = {0};
-    int rc = hx_ingest_load(root, "late_nul.txt", NULL, HX_INGEST_DEFAULT_MAX_BYTES, &d, &err);
+    int rc = hx_ingest_load(root, "late_nul.txt", NULL, HX_MAX_FILE_BYTES, &d, &err);
     CHECK(rc == HX_EFORMAT, "NUL past 8 KiB refused, not accepted and cut there (rc %d)", rc);
     if (!rc)
         hx_doc_source_clear(&d);
@@ -140,7 +140,7 @@ static void test_load(void)
 {
     hx_doc_source d;
     hx_error err = {0};
-    CHECK(hx_ingest_load(root, "docs/a.md", NULL, HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load: %s", err.message);
+    CHECK(hx_ingest_load(root, "docs/a.md", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load: %s", err.message);
     CHECK(!strcmp(d.title, "Front Title"), "front matter title: %s", d.title);
     CHECK(meta(&d, "status") && !strcmp(meta(&d, "status"), "implementable"), "scalar without comment");
     CHECK(meta(&d, "owners") && !strcmp(meta(&d, "owners"), "a"), "a block list in front matter is kept (yaml.h)");
@@ -148,11 +148,11 @@ static void test_load(void)
     CHECK(strlen(d.sha256) == 64 && d.size == d.text_len, "hash and size");
     hx_doc_source_clear(&d);
 
-    CHECK(hx_ingest_load(root, "docs/deep/b.md", NULL, HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load b");
+    CHECK(hx_ingest_load(root, "docs/deep/b.md", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load b");
     CHECK(!strcmp(d.title, "KEP-42: Real Title"), "first heading is the title: %s", d.title);
     hx_doc_source_clear(&d);
 
-    CHECK(hx_ingest_load(root, "docs/kep.yaml", NULL, HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load yaml");
+    CHECK(hx_ingest_load(root, "docs/kep.yaml", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load yaml");
     CHECK(!strcmp(d.title, "Pod Security") && !strcmp(d.type, "yaml"), "yaml title: %s", d.title);
     CHECK(meta(&d, "kep-number") && !strcmp(meta(&d, "kep-number"), "2579"), "yaml scalar");
     CHECK(meta(&d, "owning-sig") && !strcmp(meta(&d, "owning-sig"), "sig-auth"), "yaml scalar 2");
@@ -160,17 +160,17 @@ static void test_load(void)
           "null and block scalars skipped, a block list kept");
     hx_doc_source_clear(&d);
 
-    CHECK(hx_ingest_load(root, "utf16.txt", NULL, HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load utf16");
+    CHECK(hx_ingest_load(root, "utf16.txt", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load utf16");
     CHECK(!strcmp(d.encoding, "utf-16le") && !strcmp(d.text, "hi\xF0\x9F\x98\x80\n"), "utf-16 decoded");
     hx_doc_source_clear(&d);
-    CHECK(hx_ingest_load(root, "latin1.txt", NULL, HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load latin1");
+    CHECK(hx_ingest_load(root, "latin1.txt", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load latin1");
     CHECK(!strcmp(d.encoding, "latin-1") && !strcmp(d.text, "caf\xC3\xA9\n"), "latin-1 decoded");
     hx_doc_source_clear(&d);
-    CHECK(hx_ingest_load(root, "bom.txt", NULL, HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == 0, "load bom");
+    CHECK(hx_ingest_load(root, "bom.txt", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load bom");
     CHECK(!strcmp(d.encoding, "utf-8-bom") && !strcmp(d.text, "ok\n") && !strcmp(d.title, "ok"), "BOM stripped");
     hx_doc_source_clear(&d);
 
-    CHECK(hx_ingest_load(root, "prog.bin", NULL, HX_INGEST_DEFAULT_MAX_BYTES, &d, &err) == HX_EFORMAT, "binary refused");
+    CHECK(hx_ingest_load(root, "prog.bin", NULL, HX_MAX_FILE_BYTES, &d, &err) == HX_EFORMAT, "binary refused");
     CHECK(strstr(err.message, "prog.bin") && strstr(err.message, "binary"), "message: %s", err.message);
     CHECK(hx_ingest_load(root, "docs/a.md", NULL, 10, &d, &err) == HX_ERANGE, "size cap");
     CHECK(strstr(err.message, "limit") != NULL, "size message: %s", err.message);

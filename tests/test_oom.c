@@ -22,6 +22,7 @@
 #include "json.h"
 #include "memory.h"
 #include "metrics.h"
+#include "present.h"
 #include "stats.h"
 #include "store.h"
 #include "wire.h"
@@ -749,8 +750,10 @@ static int op_stats(uint64_t *digest)
     hx_json_writer_init(&w);
     hx_buf b = {0};
     hx_json_write_obj_begin(&w);
-    if (!rc)
-        rc = hx_stats_write_json(s, stats_db, NULL, &w, &err);
+    hx_activity act = {0};
+    if (!rc && !(rc = hx_stats_activity(s, stats_db, NULL, &act, &err)))
+        hx_present_activity(&w, &act);
+    hx_activity_free(&act);
     hx_json_write_obj_end(&w);
     if (!rc)
         rc = hx_json_writer_finish(&w, &err);

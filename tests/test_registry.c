@@ -188,7 +188,20 @@ static void test_init(void)
     rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", url);
     CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 4"), "newer schema refused: %s", out);
     free(out);
-    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '4' WHERE key = 'schema_version'"));
+    /* the same through the session (hx_session_registry_init), which connects as the login role */
+    hx_identity acme = {"acme", NULL};
+    hx_session_config c = {.db = "/nonexistent/index.hyx", .no_user_tier = true, .registry = url, .identity = &acme};
+    hx_session *s = NULL;
+    before = -1;
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_registry_init(s, &before, &err) == HX_EVERSION &&
+          strstr(err.message, "version 7") && before == 0, "the session refuses it too: %s", err.message);
+    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '3' WHERE key = 'schema_version'"));
+    CHECK(hx_session_registry_init(s, &before, &err) == 0 && before == 3, "the session migrates 3 -> 4: %s (%d)",
+          err.message, before);
+    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "4"), "at version 4 again");
+    CHECK(hx_session_registry_init(s, &before, &err) == 0 && before == HX_REGISTRY_SCHEMA_VERSION, "then a no-op: %s",
+          err.message);
+    hx_session_close(s);
 }
 
 /* === publish (item 3) === */
@@ -1379,7 +1392,7 @@ static void test_session_publish(void)
     const char *paths[] = {"s"};
     hx_publish_request p = {paths, 1, NULL, true, 1};
     publish_log log = {.stop = true};
-    hx_write_opts wo = {log_progress, &log};
+    hx_write_opts wo = {log_progress, &log, false};
     hx_publish_report rep;
     int rc = hx_session_publish(s, &p, &wo, &rep, &err);
     CHECK(rc == HX_ECANCELED && rep.published == 1 && log.calls == 1 && log.done == 1 && log.total == 3 &&

@@ -8,8 +8,6 @@
  * error paths (HX_EINVAL with a message for bad arguments). */
 #include "check.h"
 #include "hyrax.h"
-#include "json.h"
-#include "stats.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -90,7 +88,7 @@ static void test_writes(void)
     hx_error err = {0};
     CHECK(hx_session_open(&s, &c, &err) == 0, "open with its own model: %s", err.message);
     hx_session_write w;
-    CHECK(hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == 0, "reindex: %s", err.message);
+    CHECK(hx_session_reindex(s, &(hx_reindex_opts){0}, NULL, &w, &err) == 0, "reindex: %s", err.message);
     CHECK(w.report.added == 6 && w.report.n_rejected == 0 && w.commit.generation > 0, "6 documents added, %zu",
           w.report.added);
     hx_session_write_clear(&w);
@@ -113,13 +111,13 @@ static void test_writes(void)
     hx_session_close(s);
 
     c = (hx_session_config){.db = user_db, .root = userdir, .no_user_tier = true, .registry = "", .model = model};
-    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == 0 &&
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_reindex(s, &(hx_reindex_opts){0}, NULL, &w, &err) == 0 &&
           w.report.added == 1, "the user index: %s", err.message);
     hx_session_write_clear(&w);
     hx_session_close(s);
     c = (hx_session_config){.db = user8_db, .root = userdir, .no_user_tier = true, .registry = "",
                             .precision = HX_PRECISION_INT8, .threads = 1};
-    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == 0 &&
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_reindex(s, &(hx_reindex_opts){0}, NULL, &w, &err) == 0 &&
           w.report.added == 1, "an int8 user index: %s", err.message);
     hx_precision p = HX_PRECISION_FP32;
     CHECK(hx_index_precision(user8_db, &p, &err) == 0 && p == HX_PRECISION_INT8, "made at int8");
@@ -127,7 +125,7 @@ static void test_writes(void)
     hx_session_close(s);
 
     s = open_session(NULL, NULL, true);   /* read-only: every write refused */
-    CHECK(hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == HX_EPERM && strstr(err.message, "read-only"),
+    CHECK(hx_session_reindex(s, &(hx_reindex_opts){0}, NULL, &w, &err) == HX_EPERM && strstr(err.message, "read-only"),
           "read-only reindex: %s", err.message);
     CHECK(hx_session_add(s, &d, NULL, &w, &err) == HX_EPERM, "read-only add");
     CHECK(hx_session_delete(s, -1, "zebra.md", &w, &err) == HX_EPERM, "read-only delete");
@@ -282,19 +280,25 @@ static void test_identity(void)
     CHECK(hx_session_search(s, &q, &a, &err) == 0, "counted search: %s", err.message);
     hx_session_answer_free(&a);
     hx_session_close(s);   /* flushes the statistics */
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    CHECK(hx_stats_write_json(NULL, db, &globex, &w, &err) == 0, "globex's statistics: %s", err.message);
-    hx_json_write_obj_end(&w);
-    CHECK(hx_json_writer_finish(&w, &err) == 0 && !strstr(w.buf, "acme secret plans"), "not in globex's hot queries: %.400s",
-          w.buf);
-    hx_json_writer_reset(&w);
-    hx_json_write_obj_begin(&w);
-    hx_stats_write_json(NULL, db, &acme2, &w, &err);
-    hx_json_write_obj_end(&w);
-    CHECK(hx_json_writer_finish(&w, &err) == 0 && strstr(w.buf, "acme secret plans"), "in acme's: %.300s", w.buf);
-    hx_json_writer_free(&w);
+    const hx_identity *who[] = {&globex, &acme2};
+    for (int i = 0; i < 2; i++) {   /* hx_session_activity: each identity's own hot queries */
+        c = (hx_session_config){.db = db, .no_user_tier = true, .registry = "", .identity = who[i], .read_only = true};
+        hx_activity act;
+        CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_activity(s, &act, &err) == 0, "activity: %s",
+              err.message);
+        bool seen = false;
+        for (size_t k = 0; k < act.n_top; k++)
+            seen |= !strcmp(act.top[k].query, "acme secret plans") && act.top[k].count == 1;
+        CHECK(seen == (i == 1), "acme's query is in acme's hot queries only (%s)", who[i]->tenant);
+        bool timed = false;
+        for (size_t k = 0; k < act.n_latency; k++)
+            timed |= !strcmp(act.latency[k].tool, "search") && act.latency[k].transport &&
+                     !strcmp(act.latency[k].transport, "test") && act.latency[k].latency.count >= 1;
+        CHECK(timed && act.window_s == 86400 && !act.last_error, "the search's latency under its transport, no error "
+              "shown to a reader identity");
+        hx_activity_free(&act);
+        hx_session_close(s);
+    }
 }
 
 /* === Documents === */
@@ -712,7 +716,7 @@ static void test_errors(void)
     CHECK(st.project.error.code == HX_ENOTFOUND && strstr(st.project.error.message, missing) &&
           !strstr(st.project.error.message, "cannot open"), "the reader's own words: %s", st.project.error.message);
     hx_session_write w;
-    CHECK(hx_session_reindex(s, NULL, 0, NULL, 0, false, NULL, &w, &err) == HX_ENOTFOUND && strstr(err.message, "root"),
+    CHECK(hx_session_reindex(s, &(hx_reindex_opts){0}, NULL, &w, &err) == HX_ENOTFOUND && strstr(err.message, "root"),
           "no root to make one: %s", err.message);
     hx_session_close(s);
     hx_session_close(NULL);
@@ -764,6 +768,126 @@ static void test_changed_underneath(void)
     free(bytes);
 }
 
+/* === What the command line asks: names, filters, reindex options, paths, removal, the registry === */
+
+static void test_surface_calls(void)
+{
+    hx_search_mode m = HX_MODE_HYBRID;
+    hx_group g = HX_GROUP_CHUNK;
+    hx_search_source src = HX_SEARCH_ALL;
+    CHECK(hx_mode_parse("semantic", &m) == 0 && m == HX_MODE_VECTOR && hx_mode_parse("full_text", &m) == 0 &&
+          m == HX_MODE_KEYWORD, "mode aliases");
+    CHECK(hx_mode_parse("fuzzy", &m) == HX_EINVAL && m == HX_MODE_KEYWORD, "an unknown mode, out untouched");
+    CHECK(hx_group_parse("document", &g) == 0 && g == HX_GROUP_DOCUMENT && !strcmp(hx_group_names[HX_GROUP_CHUNK], "chunk"),
+          "groups");
+    CHECK(hx_search_source_parse("registry", &src) == 0 && src == HX_SEARCH_REGISTRY &&
+          !strcmp(hx_search_source_names[HX_SEARCH_USER], "user") && hx_search_source_parse("all ", &src) == HX_EINVAL,
+          "sources");
+    hx_filter_set fs = {0};
+    hx_error err = {0};
+    CHECK(hx_filter_parse_arg(&fs, "type=markdown", &err) == 0 && hx_filter_parse_arg(&fs, "year>=2020", &err) == 0 &&
+          fs.n == 2 && !strcmp(fs.v[0].key, "type") && !strcmp(fs.v[0].value, "markdown") && !strcmp(fs.v[1].lo, "2020") &&
+          !fs.v[1].lo_strict && !fs.v[1].hi, "two filters parsed: %s", err.message);
+    CHECK(hx_filter_parse_arg(&fs, "=x", &err) == HX_EINVAL && err.message[0] && fs.n == 2, "a filter without a key");
+    hx_filter_set_free(&fs);
+    CHECK(hx_fusion_check_weights(0.7f, 0.3f, &err) == 0 && hx_fusion_check_weights(0, 0, &err) == HX_EINVAL,
+          "fusion weights");
+
+    /* a first write with paths as a command line gives them: refused before anything is made */
+    char dir[PATH_MAX + 16], newdb[PATH_MAX + 64], big[300], path[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/cli", root);
+    snprintf(newdb, sizeof newdb, "%s/.hyrax/index.hyx", dir);
+    memset(big, 'b', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    snprintf(path, sizeof path, "%s/sub", dir);
+    CHECK(mkdir(dir, 0755) == 0 && mkdir(path, 0755) == 0, "folders");
+    check_put(dir, "a.md", "# Alpha\n\nAardvarks dig at night.\n");
+    check_put(dir, "big.md", big);
+    check_put(dir, "sub/b.md", "# Beta\n\nBadgers sleep by day.\n");
+    check_put(dir, "sub/c.md", "# Gamma\n\nCamels cross the dunes.\n");
+    hx_session_config c = {.db = newdb, .root = dir, .no_user_tier = true, .registry = "", .model = model, .threads = 1};
+    hx_session *s = NULL;
+    hx_session_write w;
+    hx_write_opts cwd = {NULL, NULL, true};
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open: %s", err.message);
+    snprintf(path, sizeof path, "%s/missing.md", dir);
+    const char *missing[] = {path}, *outside[] = {proj}, *all[] = {dir};
+    CHECK(hx_session_reindex(s, &(hx_reindex_opts){.paths = missing, .n_paths = 1}, &cwd, &w, &err) == HX_ENOTFOUND &&
+          strstr(err.message, "missing.md") && strstr(err.message, "; no index created"), "a missing path: %s",
+          err.message);
+    CHECK(hx_session_reindex(s, &(hx_reindex_opts){.paths = outside, .n_paths = 1}, &cwd, &w, &err) == HX_EPERM &&
+          strstr(err.message, "outside the indexed root") && strstr(err.message, "; no index created"),
+          "a path outside the root: %s", err.message);
+    snprintf(path, sizeof path, "%s/.hyrax", dir);
+    CHECK(access(path, F_OK) != 0, "nothing was created");
+    /* the options of `hyrax index`: a size limit, compaction, and the counts after the write */
+    hx_reindex_opts o = {.paths = all, .n_paths = 1, .max_file_bytes = 100, .commit_chunks = 1, .compact = true};
+    CHECK(hx_session_reindex(s, &o, &cwd, &w, &err) == 0, "reindex: %s", err.message);
+    CHECK(w.report.added == 3 && w.report.n_rejected == 1 && strstr(w.report.rejected[0].reason, "big.md") &&
+          w.report.commits == 3, "3 added in 3 commits, big.md rejected: %zu, %zu, %zu", w.report.added,
+          w.report.n_rejected, w.report.commits);
+    CHECK(w.stats.documents == 3 && w.stats.live_chunks == 3 && w.stats.segments == 1 && w.stats.tombstones == 0 &&
+          !strcmp(w.root, dir), "compacted: %llu documents, %llu segments, root %s",
+          (unsigned long long)w.stats.documents, (unsigned long long)w.stats.segments, w.root);
+    hx_session_write_clear(&w);
+    hx_session_close(s);
+
+    /* removal by folder, as `hyrax rm` does it: no model is loaded */
+    c.model = NULL;
+    c.weights = "/nonexistent/weights.hxw";   /* a removal that loaded a model would fail */
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open without a model: %s", err.message);
+    const char *dot[] = {"."}, *nothing[] = {"nothing.md"}, *sub[] = {"sub"};
+    CHECK(hx_session_delete_paths(s, dot, 1, &cwd, &w, &err) == HX_EINVAL && strstr(err.message, "indexed root"),
+          "the root is refused: %s", err.message);
+    CHECK(hx_session_delete_paths(s, nothing, 1, NULL, &w, &err) == HX_ENOTFOUND, "a name of nothing: %s", err.message);
+    CHECK(hx_session_delete_paths(s, sub, 1, NULL, &w, &err) == 0 && w.report.removed == 2 &&
+          w.report.chunks_removed == 2 && w.stats.documents == 1, "a folder's 2 documents removed: %s", err.message);
+    hx_session_write_clear(&w);
+    hx_session_info info;
+    CHECK(hx_session_status(s, &info, &err) == 0 && !info.model_loaded && info.project.stats.documents == 1,
+          "no model was loaded; 1 document left");
+    CHECK(hx_session_registry_init(s, NULL, &err) == HX_EINVAL && strstr(err.message, "no registry"),
+          "init without a registry: %s", err.message);
+    hx_session_close(s);
+
+    /* sync: the project's documents copied up to a user index made on the way, at the same precision */
+    char up[PATH_MAX + 128], updir[PATH_MAX + 64];
+    snprintf(updir, sizeof updir, "%s/up/more", root);
+    snprintf(up, sizeof up, "%s/user.hyx", updir);
+    c = (hx_session_config){.db = newdb, .user_db = up, .registry = "", .model = model, .threads = 1};
+    CHECK(hx_session_open(&s, &c, &err) == 0, "open: %s", err.message);
+    CHECK(hx_session_sync(s, NULL, 0, NULL, &w, &err) == 0 && w.report.added == 1 && w.stats.documents == 1 &&
+          !strcmp(w.root, updir), "a.md copied up: %s (%zu, root %s)", err.message, w.report.added, w.root);
+    hx_session_write_clear(&w);
+    const char *a_md[] = {"a.md"};
+    CHECK(hx_session_sync(s, a_md, 1, NULL, &w, &err) == 0 && w.report.unchanged == 1 && w.report.added == 0,
+          "the same bytes again: unchanged (%s)", err.message);
+    hx_session_write_clear(&w);
+    const char *gone[] = {"sub"};
+    CHECK(hx_session_sync(s, gone, 1, NULL, &w, &err) == HX_ENOTFOUND, "a folder of no document: %s", err.message);
+    hx_session_write_clear(&w);
+    CHECK(search_paths(s, "aardvarks", HX_MODE_KEYWORD, HX_SEARCH_USER, NULL, path, sizeof path, NULL) == 1 &&
+          strstr(path, "a.md"), "the user tier answers with the copy: %s", path);
+    hx_session_close(s);
+    c.user_db = user8_db;
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_sync(s, NULL, 0, NULL, &w, &err) == HX_EINVAL &&
+          strstr(err.message, "precisions must match"), "an int8 user index is refused: %s", err.message);
+    hx_session_write_clear(&w);
+    hx_session_close(s);
+
+    /* the registry by libpq's defaults, when asked for */
+    unsetenv("HYRAX_REGISTRY");
+    c = (hx_session_config){.db = newdb, .no_user_tier = true, .registry_defaults = true, .read_only = true};
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_status(s, &info, &err) == 0 && info.registry,
+          "libpq's defaults name a registry");
+    CHECK(hx_session_registry_init(s, NULL, &err) == HX_EPERM, "a read-only session changes no registry");
+    hx_session_close(s);
+    c.registry_defaults = false;
+    CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_status(s, &info, &err) == 0 && !info.registry,
+          "without them no registry");
+    hx_session_close(s);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hx_session_XXXXXX";
@@ -790,6 +914,7 @@ int main(void)
         test_publish();
         test_errors();
         test_changed_underneath();
+        test_surface_calls();
     }
     hx_model_close(model);
     char cmd[PATH_MAX + 16];

@@ -1,7 +1,6 @@
 /* cmd_embed.c: `hyrax embed`, the embeddings of stdin's lines, printed batch by batch as they
  * are done: its help text and run function (its options are rows of options.c). */
 #include "cli.h"
-#include "alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>

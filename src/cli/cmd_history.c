@@ -2,9 +2,7 @@
  * (README "Conversation memory"): its help text and run function. */
 #include "cli.h"
 #include "json.h"
-#include "memory.h"
 #include "present_memory.h"
-#include "store.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,50 +14,63 @@ const char history_about[] =
     "With SESSION: its turns in order. Only the turns recorded by the identity given with --tenant and\n"
     "--user are shown (none given: the turns recorded without one).\n";
 
-/* The session list as text, from the one grouping hx_present_sessions makes. */
-static int print_sessions(const hx_json_writer *w)
+/* w finished and printed as one line, then freed; 0, or 1 after the message. */
+static int print_json(hx_json_writer *w)
 {
-    hx_json_doc *doc = NULL;
     hx_error err = {0};
-    if (hx_json_parse(&doc, w->buf, w->len, NULL, &err)) {
+    int rc = hx_json_writer_finish(w, &err);
+    if (rc)
+        fprintf(stderr, "hyrax history: %s\n", err.message);
+    else
+        printf("%s\n", w->buf);
+    hx_json_writer_free(w);
+    return rc ? 1 : 0;
+}
+
+/* The conversations as text lines, or as JSON with --json; the exit status. */
+static int print_sessions(const cli_args *a, hx_session *s)
+{
+    hx_conversation_list l = {0};
+    hx_error err = {0};
+    if (hx_session_list_sessions(s, &l, &err)) {
         fprintf(stderr, "hyrax history: %s\n", err.message);
         return 1;
     }
-    const hx_json_val *list = hx_json_obj_get(hx_json_doc_root(doc), "sessions");
-    for (size_t i = 0; i < hx_json_len(list); i++) {
-        const hx_json_val *e = hx_json_arr_get(list, i);
-        int64_t turns = 0;
-        hx_json_num_int64(hx_json_obj_get(e, "turns"), &turns, NULL);
-        put_text(stdout, hx_json_str(hx_json_obj_get(e, "session_id"), NULL), 200, false);
-        printf("  %lld turns, last %s\n", (long long)turns, hx_json_str(hx_json_obj_get(e, "last_turn_at"), NULL));
-    }
-    hx_json_doc_free(doc);
-    return 0;
-}
-
-static int print_history(const cli_args *a, const hx_memory *m, const char *tenant, const char *user)
-{
-    const char *session = a->n_operands ? a->operands[0] : NULL;
-    hx_error err = {0};
-    if (opt_str(a, "--json") || !session) {
+    int rc = 0;
+    if (opt_str(a, "--json")) {
         hx_json_writer w;
         hx_json_writer_init(&w);
-        int rc = 0;
-        if (session)
-            hx_present_session(&w, m, session, tenant, user);
-        else
-            rc = hx_present_sessions(&w, m, tenant, user);
-        if (!rc && !(rc = hx_json_writer_finish(&w, &err)))
-            rc = opt_str(a, "--json") ? (printf("%s\n", w.buf), 0) : print_sessions(&w);
-        else
-            fprintf(stderr, "hyrax history: %s\n", err.message[0] ? err.message : hx_strerror(rc));
-        hx_json_writer_free(&w);
-        return rc ? 1 : 0;
+        hx_present_conversations(&w, &l);
+        rc = print_json(&w);
     }
-    for (size_t i = 0; m && i < hx_memory_count(m); i++) {
-        const hx_turn *t = hx_memory_turn(m, i);
-        if (!hx_memory_visible(t, tenant, user) || strcmp(t->session, session))
-            continue;
+    for (size_t i = 0; !opt_str(a, "--json") && i < l.n; i++) {
+        char when[64];
+        hx_time_format(l.v[i].last_turn_ns, when, sizeof when);
+        put_text(stdout, l.v[i].session_id, 200, false);
+        printf("  %zu turns, last %s\n", l.v[i].turns, when);
+    }
+    hx_conversation_list_free(&l);
+    return rc;
+}
+
+/* The turns of one conversation as text, or as JSON with --json; the exit status. */
+static int print_turns(const cli_args *a, hx_session *s, const char *session)
+{
+    hx_turn_list l = {0};
+    hx_error err = {0};
+    if (hx_session_get_session(s, session, &l, &err)) {
+        fprintf(stderr, "hyrax history: %s\n", err.message);
+        return 1;
+    }
+    int rc = 0;
+    if (opt_str(a, "--json")) {
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        hx_present_turns(&w, session, &l);
+        rc = print_json(&w);
+    }
+    for (size_t i = 0; !opt_str(a, "--json") && i < l.n; i++) {
+        const hx_turn *t = &l.turns[i];
         char when[64];
         hx_time_format(t->at_ns, when, sizeof when);
         printf("#%u  %s", t->number, when);
@@ -73,24 +84,25 @@ static int print_history(const cli_args *a, const hx_memory *m, const char *tena
         for (size_t d = 0; d < t->n_docs; d++)
             put_line(stdout, "doc:   ", t->docs[d]);
     }
-    return 0;
+    hx_turn_list_free(&l);
+    return rc;
 }
 
 int cmd_history(const cli_args *a)
 {
-    char path[4096];
+    hx_identity id;
+    const hx_identity *identity;
+    if (identity_opt(a, "history", &id, &identity))
+        return 2;
+    hx_session_config cfg = {.db = db_opt(a), .no_user_tier = true, .registry = "", .identity = identity,
+                             .read_only = true};
+    hx_session *s = NULL;
     hx_error err = {0};
-    hx_memory *m = NULL;
-    const char *tenant = opt_str(a, "--tenant") ? opt_str(a, "--tenant") : "";
-    const char *user = opt_str(a, "--user") ? opt_str(a, "--user") : "";
-    int rc = hx_memory_path(db_opt(a), path, sizeof path, &err);
-    if (!rc)
-        rc = hx_memory_open(&m, path, HX_STORE_READ, &err);
-    if (rc && rc != HX_ENOTFOUND) {
+    if (hx_session_open(&s, &cfg, &err)) {
         fprintf(stderr, "hyrax history: %s\n", err.message);
         return 1;
     }
-    rc = print_history(a, m, tenant, user);
-    hx_memory_close(m);
+    int rc = a->n_operands ? print_turns(a, s, a->operands[0]) : print_sessions(a, s);
+    hx_session_close(s);
     return rc;
 }

@@ -1,10 +1,6 @@
 /* cmd_index.c: `hyrax index`, files and folders into the index (incremental), with progress on
  * stderr and Ctrl-C keeping what was committed: its help text and run function. */
 #include "cli.h"
-#include "alloc.h"
-#include "fsafe.h"
-#include "relpath.h"
-#include "stats.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -27,29 +23,20 @@ const char index_about[] =
     "A long run commits every 8,192 chunks or so, at a file boundary: Ctrl-C keeps what was\n"
     "committed (exit 130), and running the same command again embeds only the rest.\n";
 
-/* For the first run (no index yet): every PATH must exist and lie inside the root about to be
- * recorded, checked before anything is created; 0, or 1 after the message. */
-static int check_first_paths(const char *root, const char *const *paths, size_t n)
+/* The message of a first run refused for a path outside the root says what the first run records
+ * ("; no index created" ends the library's message for a path it refused before creating anything;
+ * HX_ENOTFOUND is a path that does not exist). */
+static void say_error(const hx_error *err, bool first)
 {
-    char name[HX_RELPATH_MAX];
-    struct stat st;
-    hx_error err = {0};
-    for (size_t i = 0; i < n; i++) {
-        if (lstat(paths[i], &st) != 0) {
-            fputs("hyrax index: ", stderr);
-            put_text(stderr, paths[i], SIZE_MAX, false);
-            fprintf(stderr, ": %s; no index created\n", strerror(errno));
-            return 1;
-        }
-        if (hx_fs_target(root, paths[i], HX_TARGET_CWD, name, sizeof name, &err)) {
-            fputs("hyrax index: ", stderr);
-            put_text(stderr, err.message, SIZE_MAX, false);
-            fputs("; no index created (the first run records the indexed root: the PATH when it is a single "
-                  "folder, else the current folder)\n", stderr);
-            return 1;
-        }
-    }
-    return 0;
+    const char *msg = err->message;
+    static const char tail[] = "; no index created";
+    size_t n = strlen(msg), t = sizeof tail - 1;
+    fputs("hyrax index: ", stderr);
+    put_text(stderr, msg, SIZE_MAX, false);
+    if (first && err->code != HX_ENOTFOUND && n >= t && !strcmp(msg + n - t, tail))
+        fputs(" (the first run records the indexed root: the PATH when it is a single folder, else the current "
+              "folder)", stderr);
+    fputc('\n', stderr);
 }
 
 int cmd_index(const cli_args *a)
@@ -57,18 +44,14 @@ int cmd_index(const cli_args *a)
     const char *db = db_opt(a);
     const char **excludes = hx_calloc(a->n + 1, sizeof *excludes);
     const char **folder_meta = hx_calloc(a->n + 1, sizeof *folder_meta);   /* --folder-meta NAMEs */
-    const char **paths = hx_calloc(a->n_operands, sizeof *paths);
-    size_t n_ex = 0, n_fm = 0, n_paths = a->n_operands, pos = 0;
-    int threads = (int)opt_long(a, "--threads", 0), rc = 1;
+    size_t n_ex = 0, n_fm = 0, pos = 0;
+    int rc = 1;
     hx_precision precision = HX_PRECISION_FP32, recorded;
     const char *precision_flag = opt_str(a, "--precision");
-    hx_model *model = NULL;
-    hx_encoder *enc = NULL;
-    hx_index *ix = NULL;
-    hx_update_report rep = {0};
+    hx_session *s = NULL;
+    hx_session_write w = {0};
     hx_error err = {0};
-    char (*names)[HX_RELPATH_MAX] = NULL;
-    if (!excludes || !folder_meta || !paths) {
+    if (!excludes || !folder_meta) {
         fputs("hyrax index: out of memory\n", stderr);
         goto done;
     }
@@ -82,17 +65,15 @@ int cmd_index(const cli_args *a)
     for (pos = 0; (fm = opt_next(a, "--folder-meta", &pos));)
         if (*fm)   /* '' alone: no folder passes metadata on */
             folder_meta[n_fm++] = fm;
-    memcpy(paths, a->operands, n_paths * sizeof *paths);
     char root[4096];
     struct stat st;
-    const char *root_src = n_paths == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode) ? paths[0] : ".";
+    const char *root_src = a->n_operands == 1 && stat(a->operands[0], &st) == 0 && S_ISDIR(st.st_mode) ? a->operands[0]
+                                                                                                      : ".";
     if (!realpath(root_src, root)) {
         fprintf(stderr, "hyrax index: cannot resolve %s: %s\n", root_src, strerror(errno));
         goto done;
     }
     int found = hx_index_precision(db, &recorded, &err);
-    if (found == HX_ENOTFOUND && check_first_paths(root, paths, n_paths))
-        goto done;
     if (found == 0) {   /* an existing index keeps its precision */
         if (precision_flag && recorded != precision) {
             fputs("hyrax index: ", stderr);
@@ -103,36 +84,24 @@ int cmd_index(const cli_args *a)
         }
         precision = recorded;
     }
-    if (make_db_folder("index", db) || open_encoder(a, threads, precision, &model, &enc))
+    hx_session_config cfg = {.db = db, .root = root, .no_user_tier = true, .registry = "",
+                             .weights = opt_str(a, "--model"), .precision = precision,
+                             .threads = (int)opt_long(a, "--threads", 0), .stats_transport = "cli"};
+    if (hx_session_open(&s, &cfg, &err)) {
+        put_line(stderr, "hyrax index: ", err.message);
         goto done;
-    if (hx_index_open(&ix, db, HX_INDEX_WRITE | HX_INDEX_CREATE, model, root, &err)) {
-        fprintf(stderr, "hyrax index: %s\n", err.message);
-        goto done;
-    }
-    if (!(names = hx_calloc(n_paths, sizeof *names))) {
-        fprintf(stderr, "hyrax index: out of memory\n");
-        goto done;
-    }
-    for (size_t i = 0; i < n_paths; i++) {
-        if (hx_fs_target(hx_index_root(ix), paths[i], HX_TARGET_CWD, names[i], sizeof names[i], &err)) {
-            put_line(stderr, "hyrax index: ", err.message);
-            goto done;
-        }
-        paths[i] = names[i];
     }
     progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false,
                            "index"};
     prog.last = prog.start;
-    hx_update_opts o = {.excludes = excludes, .n_excludes = n_ex, .max_file_bytes = (size_t)opt_long(a, "--max-size", 0),
-                        .reindex = opt_str(a, "--reindex") != NULL, .encoder = enc, .progress = index_progress,
-                        .progress_ctx = &prog, .folder_meta = opt_str(a, "--folder-meta") ? folder_meta : NULL,
-                        .n_folder_meta = n_fm, .commit_chunks = (size_t)opt_long(a, "--commit-every", 0)};
+    hx_reindex_opts o = {.paths = a->operands, .n_paths = a->n_operands, .excludes = excludes, .n_excludes = n_ex,
+                         .force = opt_str(a, "--reindex") != NULL, .max_file_bytes = (size_t)opt_long(a, "--max-size", 0),
+                         .folder_meta = opt_str(a, "--folder-meta") ? folder_meta : NULL, .n_folder_meta = n_fm,
+                         .commit_chunks = (size_t)opt_long(a, "--commit-every", 0),
+                         .compact = opt_str(a, "--compact") != NULL};
+    hx_write_opts wo = {index_progress, &prog, true};
     catch_interrupts();
-    int update_rc = hx_index_update(ix, paths, n_paths, &o, &rep, &err);
-    hx_stats *counted = NULL;   /* the lasting statistics; never fails the command */
-    if (!hx_stats_open(&counted, db, NULL, 0, NULL))
-        hx_stats_note_update(counted, update_rc ? NULL : &rep, update_rc ? err.message : NULL, 0);
-    hx_stats_close(counted);
+    int update_rc = hx_session_reindex(s, &o, &wo, &w, &err);
     if (update_rc == HX_ECANCELED && interrupted) {
         if (prog.tty)
             fputc('\n', stderr);   /* past the progress bar */
@@ -140,43 +109,36 @@ int cmd_index(const cli_args *a)
         rc = 130;
         goto done;
     }
-    if (update_rc) {
-        put_line(stderr, "hyrax index: ", err.message);
+    bool compaction = update_rc && !strncmp(err.message, "compaction failed: ", 19);   /* the update stands */
+    if (update_rc && !compaction) {
+        say_error(&err, found == HX_ENOTFOUND);
         goto done;
     }
-    for (size_t i = 0; i < rep.n_rejected; i++)
-        put_line(stderr, "hyrax index: rejected ", rep.rejected[i].reason);
-    if (rep.warning[0])
-        put_line(stderr, "hyrax index: warning: ", rep.warning);
-    if (opt_str(a, "--compact") && hx_index_compact(ix, &err)) {
-        fprintf(stderr, "hyrax index: compaction failed: %s\n", err.message);
-        goto done;
-    }
-    hx_index_stats stats;
-    if (hx_index_stats_get(ix, &stats, &err)) {
+    const hx_update_report *rep = &w.report;
+    for (size_t i = 0; i < rep->n_rejected; i++)
+        put_line(stderr, "hyrax index: rejected ", rep->rejected[i].reason);
+    if (rep->warning[0])
+        put_line(stderr, "hyrax index: warning: ", rep->warning);
+    if (compaction) {
         fprintf(stderr, "hyrax index: %s\n", err.message);
         goto done;
     }
     printf("added %zu, updated %zu, unchanged %zu, removed %zu, rejected %zu (+%zu/-%zu chunks) in %.2f s\n",
-           rep.added, rep.updated, rep.unchanged, rep.removed, rep.n_rejected, rep.chunks_added,
-           rep.chunks_removed, rep.seconds);
-    if (rep.kept_out)
+           rep->added, rep->updated, rep->unchanged, rep->removed, rep->n_rejected, rep->chunks_added,
+           rep->chunks_removed, rep->seconds);
+    if (rep->kept_out)
         printf("%zu files deleted by request stay out (index one by its own name to bring it back)\n",
-               rep.kept_out);
+               rep->kept_out);
     put_text(stdout, db, SIZE_MAX, false);
-    printf(": %llu documents, %llu chunks, generation %llu, root ", (unsigned long long)stats.documents,
-           (unsigned long long)stats.live_chunks, (unsigned long long)stats.generation);
-    put_text(stdout, hx_index_root(ix), SIZE_MAX, false);
+    printf(": %llu documents, %llu chunks, generation %llu, root ", (unsigned long long)w.stats.documents,
+           (unsigned long long)w.stats.live_chunks, (unsigned long long)w.stats.generation);
+    put_text(stdout, w.root, SIZE_MAX, false);
     putchar('\n');
     rc = 0;
 done:
-    hx_update_report_clear(&rep);
-    hx_index_close(ix);
-    hx_encoder_free(enc);
-    hx_model_close(model);
+    hx_session_write_clear(&w);
+    hx_session_close(s);
     free(excludes);
-    free(paths);
     free(folder_meta);
-    free(names);
     return rc;
 }

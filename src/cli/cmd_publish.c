@@ -1,11 +1,6 @@
 /* cmd_publish.c: `hyrax publish`, signed documents published to the registry (README
  * "Registry"): its help text and run function. */
 #include "cli.h"
-#include "alloc.h"
-#include "fsafe.h"
-#include "publish.h"
-#include "registry.h"
-#include "sig.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -39,57 +34,35 @@ int cmd_publish(const cli_args *a)
         fprintf(stderr, "hyrax publish: --root %s: %s\n", root_arg, strerror(errno));
         return 2;
     }
+    hx_identity id;
+    const hx_identity *identity;
+    if (identity_opt(a, "publish", &id, &identity))
+        return 2;
     hx_error err = {0};
-    int rc = 1;
-    hx_registry *r = NULL;
-    hx_trust *trust = NULL;
-    hx_model *model = NULL;
-    hx_encoder *enc = NULL;
+    hx_session *s = NULL;
     hx_publish_report rep = {0};
-    char (*targets)[4096] = hx_calloc(a->n_operands, sizeof *targets);
-    const char **tp = hx_calloc(a->n_operands, sizeof *tp);
-    if (!targets || !tp) {
-        fputs("hyrax publish: out of memory\n", stderr);
-        goto done;
+    hx_publish_request p = {a->operands, a->n_operands, opt_str(a, "--visibility"), opt_str(a, "--allow-unsigned") != NULL,
+                            (size_t)opt_long(a, "--batch", 0)};
+    hx_write_opts wo = {publish_progress, NULL, true};
+    int rc = registry_session(a, identity, root, &s, &err);
+    if (!rc) {
+        catch_interrupts();
+        rc = hx_session_publish(s, &p, &wo, &rep, &err);
     }
-    for (size_t i = 0; i < a->n_operands; i++) {
-        if (hx_fs_target(root, a->operands[i], HX_TARGET_CWD, targets[i], sizeof targets[i], &err)) {
-            put_line(stderr, "hyrax publish: ", err.message);
-            rc = 2;
-            goto done;
-        }
-        tp[i] = targets[i];
-    }
-    if (hx_trust_load(&trust, root, &err) || registry_open(a, 0, &r, &err)) {
-        put_line(stderr, "hyrax publish: ", err.message);
-        goto done;
-    }
-    if (open_encoder(a, 0, HX_PRECISION_FP32, &model, &enc))
-        goto done;
-    hx_publish_opts po = {root, tp, a->n_operands, trust, opt_str(a, "--allow-unsigned") != NULL,
-                          opt_str(a, "--visibility"), (size_t)opt_long(a, "--batch", 0), publish_progress, NULL};
-    catch_interrupts();
-    int prc = hx_publish(r, enc, model, &po, &rep, &err);
     for (size_t i = 0; i < rep.n_rejected; i++) {
         put_text(stderr, rep.rejected[i].path, SIZE_MAX, false);
         put_line(stderr, ": rejected: ", rep.rejected[i].reason);
     }
-    if (prc) {
-        put_line(stderr, prc == HX_ECANCELED && interrupted ? "hyrax publish: interrupted: " : "hyrax publish: ",
-                 err.message);
-        rc = prc == HX_ECANCELED && interrupted ? 130 : 1;
-        goto done;
+    if (rc) {
+        bool stopped = rc == HX_ECANCELED && interrupted;
+        put_line(stderr, stopped ? "hyrax publish: interrupted: " : "hyrax publish: ", err.message);
+        rc = stopped ? 130 : rep.path_error ? 2 : 1;
+    } else {
+        printf("published %zu, unchanged %zu, removed %zu, rejected %zu; %zu chunks (embedding %.2f s, registry %.2f s)\n",
+               rep.published, rep.unchanged, rep.removed, rep.n_rejected, rep.chunks, rep.embed_s, rep.store_s);
+        rc = rep.n_rejected ? 1 : 0;
     }
-    printf("published %zu, unchanged %zu, removed %zu, rejected %zu; %zu chunks (embedding %.2f s, registry %.2f s)\n",
-           rep.published, rep.unchanged, rep.removed, rep.n_rejected, rep.chunks, rep.embed_s, rep.store_s);
-    rc = rep.n_rejected ? 1 : 0;
-done:
     hx_publish_report_clear(&rep);
-    hx_encoder_free(enc);
-    hx_model_close(model);
-    hx_registry_close(r);
-    hx_trust_free(trust);
-    free(targets);
-    free(tp);
+    hx_session_close(s);
     return rc;
 }

@@ -1,7 +1,6 @@
 /* cmd_registry.c: `hyrax registry init`, the registry's schema created or migrated (README
  * "Registry"): its help text and run function. */
 #include "cli.h"
-#include "registry.h"
 
 #include <string.h>
 
@@ -16,15 +15,15 @@ int cmd_registry(const cli_args *a)
         fputs("hyrax registry: the action is init\n", stderr);
         return 2;
     }
-    hx_registry *r = NULL;
+    hx_session *s = NULL;
     hx_error err = {0};
     int before = 0;
-    if (registry_open(a, 0, &r, &err) || hx_registry_migrate(r, HX_REGISTRY_SCHEMA_VERSION, &before, &err)) {
+    if (registry_session(a, NULL, NULL, &s, &err) || hx_session_registry_init(s, &before, &err)) {
         put_line(stderr, "hyrax registry init: ", err.message);
-        hx_registry_close(r);
+        hx_session_close(s);
         return 1;
     }
-    hx_registry_close(r);
+    hx_session_close(s);
     if (before == HX_REGISTRY_SCHEMA_VERSION)
         printf("registry schema is at version %d\n", before);
     else

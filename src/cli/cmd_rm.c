@@ -1,13 +1,6 @@
 /* cmd_rm.c: `hyrax rm`, documents removed from the index by path or folder: its help text and
  * run function. */
 #include "cli.h"
-#include "alloc.h"
-#include "fsafe.h"
-#include "relpath.h"
-
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
 const char rm_about[] =
     "Removes documents from the index: a PATH that names a document removes exactly it, a folder\n"
@@ -19,52 +12,22 @@ const char rm_about[] =
 
 int cmd_rm(const cli_args *a)
 {
-    const char *db = db_opt(a);
-    size_t n = a->n_operands;
-    const char **paths = hx_calloc(n, sizeof *paths);
-    char (*rel)[HX_RELPATH_MAX] = hx_calloc(n, sizeof *rel);
-    int rc = 1;
-    hx_index *ix = NULL;
+    hx_session_config cfg = {.db = db_opt(a), .no_user_tier = true, .registry = ""};
+    hx_session *s = NULL;
+    hx_session_write w = {0};
     hx_error err = {0};
-    hx_update_report rep = {0};
-    if (!paths || !rel) {
-        fputs("hyrax rm: out of memory\n", stderr);
-        goto done;
+    hx_write_opts wo = {NULL, NULL, true};   /* a path on disk when one is there inside the root, else a name */
+    int rc = hx_session_open(&s, &cfg, &err);
+    if (!rc)
+        rc = hx_session_delete_paths(s, a->operands, a->n_operands, &wo, &w, &err);
+    if (rc) {
+        put_line(stderr, "hyrax rm: ", err.message);
+    } else {
+        printf("removed %zu documents (%zu chunks)\n", w.report.removed, w.report.chunks_removed);
+        if (w.report.warning[0])
+            fprintf(stderr, "hyrax rm: warning: %s\n", w.report.warning);
     }
-    memcpy(paths, a->operands, n * sizeof *paths);
-    if (hx_index_open(&ix, db, HX_INDEX_WRITE, NULL, NULL, &err)) {
-        fprintf(stderr, "hyrax rm: %s\n", err.message);
-        goto done;
-    }
-    const char *root = hx_index_root(ix);
-    for (size_t i = 0; i < n; i++) {
-        /* a path on disk (relative to the current folder) when one exists there inside the root,
-         * else a root-relative name */
-        struct stat st;
-        int how = paths[i][0] == '/' || lstat(paths[i], &st) == 0 ? HX_TARGET_CWD : HX_TARGET_NAME;
-        int trc = hx_fs_target(root, paths[i], how, rel[i], sizeof rel[i], &err);
-        if (trc == HX_EPERM && how == HX_TARGET_CWD && paths[i][0] != '/')
-            trc = hx_fs_target(root, paths[i], HX_TARGET_NAME, rel[i], sizeof rel[i], &err);
-        if (!trc && !rel[i][0])
-            trc = hx_error_set(&err, HX_EINVAL, -1, "'%.200s' names the indexed root, not a document", paths[i]);
-        if (trc) {
-            put_line(stderr, "hyrax rm: ", err.message);
-            goto done;
-        }
-        paths[i] = rel[i];
-    }
-    if (hx_index_remove(ix, paths, n, HX_REMOVE_FOLDERS, &rep, &err)) {
-        fprintf(stderr, "hyrax rm: %s\n", err.message);
-        goto done;
-    }
-    printf("removed %zu documents (%zu chunks)\n", rep.removed, rep.chunks_removed);
-    if (rep.warning[0])
-        fprintf(stderr, "hyrax rm: warning: %s\n", rep.warning);
-    rc = 0;
-done:
-    hx_update_report_clear(&rep);
-    hx_index_close(ix);
-    free(paths);
-    free(rel);
-    return rc;
+    hx_session_write_clear(&w);
+    hx_session_close(s);
+    return rc ? 1 : 0;
 }

@@ -2,11 +2,8 @@
  * one (README "Tiers", "Registry"), or one of them alone; results as text or as MCP's search JSON.
  * Its help text and run function; its options are rows of options.c. */
 #include "cli.h"
-#include "alloc.h"
-#include "filter.h"
-#include "fusion.h"
+#include "json.h"
 #include "present.h"
-#include "registry.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -82,6 +79,26 @@ typedef struct {
     int json;
 } search_job;
 
+/* `hyrax search --source registry`: the registry asked within --registry-timeout (the query
+ * embedded at fp32). An unreachable or slow registry is not an error: the answer says it was not
+ * consulted (JSON "registry": {"consulted": false, "reason"}) and has no results. */
+static int print_registry(const search_job *j, const hx_session_answer *ans)
+{
+    const char *why = ans->tiers[0].reason;
+    if (why)
+        put_line(stderr, "hyrax search: warning: registry not consulted: ", why);
+    if (j->json) {
+        hx_json_writer w;
+        hx_json_writer_init(&w);
+        hx_present_registry_search(&w, j->q->query, j->q->opts.mode, &ans->results, ans->registry, why);
+        if (print_json(&w))
+            return 1;
+    } else {
+        print_results_text(&ans->results);
+    }
+    return fflush(stdout) ? 1 : 0;
+}
+
 /* Searches the tiers j->q names through the session and prints; the exit status. Runs under
  * guarded(): the answer's strings are read from the index files while printing. */
 static int run_search(void *arg)
@@ -91,7 +108,8 @@ static int run_search(void *arg)
     hx_error err = {0};
     hx_tier_status st[3];
     hx_precision p;
-    if (j->q->source != HX_SEARCH_USER && hx_index_precision(j->db, &p, &err) == HX_ENOTFOUND) {
+    bool project = j->q->source == HX_SEARCH_ALL || j->q->source == HX_SEARCH_PROJECT;
+    if (project && hx_index_precision(j->db, &p, &err) == HX_ENOTFOUND) {
         fprintf(stderr, "hyrax search: %s\n", err.message);   /* the command line's words for no index */
         return 1;
     }
@@ -101,6 +119,11 @@ static int run_search(void *arg)
         else
             fprintf(stderr, "hyrax search: %s\n", err.message);
         return 1;
+    }
+    if (j->q->source == HX_SEARCH_REGISTRY) {
+        int rrc = print_registry(j, &ans);
+        hx_session_answer_free(&ans);
+        return rrc;
     }
     size_t ns = tier_status(&ans, st), nt = 0;
     for (size_t i = 0; i < ns; i++)
@@ -155,58 +178,6 @@ static int fusion_weights_opt(const cli_args *a, hx_search_opts *o)
     return 0;
 }
 
-
-/* `hyrax search --source registry`: embeds the query, asks the registry within --registry-timeout
- * and prints its results. An unreachable or slow registry is not an error: the answer says it was
- * not consulted (JSON "registry": {"consulted": false, "reason"}) and has no results. */
-static int search_registry(const cli_args *a, const char *query, const hx_search_opts *o, int64_t as_of_ns)
-{
-    hx_error err = {0};
-    hx_model *model = NULL;
-    hx_encoder *enc = NULL;
-    hx_registry *r = NULL;
-    hx_registry_results res = {0};
-    float vec[HX_EMBED_DIM];
-    int rc = 1, consulted = 0;
-    if (o->mode != HX_MODE_KEYWORD) {
-        size_t len = strlen(query);
-        if (open_encoder(a, 1, HX_PRECISION_FP32, &model, &enc))
-            return 1;
-        if (hx_encoder_embed(enc, &query, &len, 1, vec, &err)) {
-            put_line(stderr, "hyrax search: ", err.message);
-            goto done;
-        }
-    }
-    hx_registry_query q = {query, o->mode != HX_MODE_KEYWORD ? vec : NULL, o->mode, o->k, o->filters, o->n_filters,
-                           o->min_score, as_of_ns};
-    int timeout = (int)opt_long(a, "--registry-timeout", HX_REGISTRY_TIMEOUT_MS);
-    int src = registry_open(a, timeout, &r, &err);
-    if (!src)
-        src = hx_registry_search(r, &q, &res, &err);
-    if (src == HX_ENOMEM || src == HX_EINVAL) {
-        put_line(stderr, "hyrax search: ", err.message);
-        goto done;
-    }
-    consulted = src == 0;
-    if (!consulted)
-        put_line(stderr, "hyrax search: warning: registry not consulted: ", err.message);
-    if (opt_str(a, "--json")) {
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_present_registry_search(&w, query, o->mode, &res, consulted ? NULL : err.message);
-        if (print_json(&w))
-            goto done;
-    } else {
-        print_results_text(&res.res);
-    }
-    rc = fflush(stdout) ? 1 : 0;
-done:
-    hx_registry_results_free(&res);
-    hx_registry_close(r);
-    hx_encoder_free(enc);
-    hx_model_close(model);
-    return rc;
-}
 
 int cmd_search(const cli_args *a)
 {
@@ -297,25 +268,24 @@ int cmd_search(const cli_args *a)
     }
     o.filters = filters.v;
     o.n_filters = filters.n;
-    hx_source source = HX_SOURCE_ALL;
+    hx_search_source source = HX_SEARCH_ALL;
     if ((v = opt_str(a, "--source")))
-        hx_source_parse(v, &source);   /* the table checked the name */
-    if (source == HX_SOURCE_REGISTRY) {
-        if (at.selector == HX_READ_BASELINE) {
-            fputs("hyrax search: the registry has no baselines; --as-of TIME reads what was published by then\n", stderr);
-            goto done;
-        }
-        rc = search_registry(a, query, &o, at.selector == HX_READ_AS_OF ? at.as_of_ns : 0);
+        hx_search_source_parse(v, &source);   /* the table checked the name */
+    if (source == HX_SEARCH_REGISTRY && at.selector == HX_READ_BASELINE) {
+        fputs("hyrax search: the registry has no baselines; --as-of TIME reads what was published by then\n", stderr);
         goto done;
     }
-    if (source == HX_SOURCE_USER && at.selector == HX_READ_BASELINE) {
+    if (source == HX_SEARCH_USER && at.selector == HX_READ_BASELINE) {
         fputs("hyrax search: --baseline names a commit of the project index; with --source user give --as-of\n", stderr);
         goto done;
     }
-    /* the session embeds the query as the first tier's vectors were and counts it (README "Tiers") */
+    /* the session embeds the query as the first tier's vectors were and counts it (README "Tiers");
+     * the registry alone is found as publish finds it, by libpq's defaults too */
     hx_session_config cfg = {.db = db, .registry = opt_str(a, "--registry"),
+                             .registry_defaults = source == HX_SEARCH_REGISTRY,
                              .registry_timeout_ms = (int)opt_long(a, "--registry-timeout", 0), .identity = identity,
-                             .weights = opt_str(a, "--model"), .read_only = true, .stats_transport = "cli"};
+                             .weights = opt_str(a, "--model"), .read_only = true,
+                             .stats_transport = source == HX_SEARCH_REGISTRY ? NULL : "cli"};
     hx_session *s = NULL;
     hx_error serr = {0};
     rc = 1;
@@ -326,8 +296,7 @@ int cmd_search(const cli_args *a)
     hx_session_query q;
     hx_session_query_init(&q, query);
     q.opts = o;
-    q.source = source == HX_SOURCE_USER ? HX_SEARCH_USER : source == HX_SOURCE_PROJECT ? HX_SEARCH_PROJECT
-                                                                                       : HX_SEARCH_ALL;
+    q.source = source;
     q.at = at;
     search_job job = {s, db, &q, opt_str(a, "--json") != NULL};
     rc = guarded("search", run_search, &job);

@@ -1,7 +1,6 @@
 /* cmd_serve.c: `hyrax serve`, the MCP server on stdio or HTTP (src/server): its help text and
  * run function, which turns the options into the server's configuration. */
 #include "cli.h"
-#include "alloc.h"
 #include "http_server.h"
 #include "mcp.h"
 

@@ -3,7 +3,6 @@
 #include "cli.h"
 #include "json.h"
 #include "present.h"
-#include "stats.h"
 
 #include <time.h>
 
@@ -13,49 +12,29 @@ const char stats_about[] =
     "files and index lag. With --tenant, the hot queries are that identity's own and the last update's\n"
     "error is left out; without it, every identity's queries are shown.\n";
 
-/* The lasting statistics (hx_stats_write_json's members in one object) as text lines. */
-static void print_activity(const hx_json_writer *act)
+/* The lasting statistics as text lines. */
+static void print_activity(const hx_activity *act)
 {
-    hx_json_doc *doc = NULL;
-    if (hx_json_parse(&doc, act->buf, act->len, NULL, NULL))
-        return;
-    const hx_json_val *r = hx_json_doc_root(doc), *lat = hx_json_obj_get(r, "latency"), *k, *v;
-    hx_json_iter it;
-    hx_json_iter_init(&it, lat);
-    while (hx_json_iter_next(&it, &k, &v)) {
-        double calls = 0, p50 = 0, p95 = 0;
-        hx_json_num_double(hx_json_obj_get(v, "calls"), &calls, NULL);
-        hx_json_num_double(hx_json_obj_get(v, "p50_ms"), &p50, NULL);
-        hx_json_num_double(hx_json_obj_get(v, "p95_ms"), &p95, NULL);
-        printf("latency     %s: %.0f calls, p50 %.1f ms, p95 %.1f ms\n", hx_json_str(k, NULL), calls, p50, p95);
+    for (size_t i = 0; i < act->n_latency; i++) {
+        const hx_tool_latency *t = &act->latency[i];
+        if (!t->transport)
+            printf("latency     %s: %.0f calls, p50 %.1f ms, p95 %.1f ms\n", t->tool, (double)t->latency.count,
+                   t->latency.p50_ms, t->latency.p95_ms);
     }
-    const hx_json_val *top = hx_json_obj_get(r, "top_queries");
-    for (size_t i = 0; i < hx_json_len(top); i++) {
-        double n = 0;
-        hx_json_num_double(hx_json_obj_get(hx_json_arr_get(top, i), "count"), &n, NULL);
+    for (size_t i = 0; i < act->n_top; i++) {
         fputs(i ? "            " : "hot queries ", stdout);
-        put_text(stdout, hx_json_str(hx_json_obj_get(hx_json_arr_get(top, i), "query"), NULL), 120, true);
-        printf(" (%.0f)\n", n);
+        put_text(stdout, act->top[i].query, 120, true);
+        printf(" (%.0f)\n", (double)act->top[i].count);
     }
-    const hx_json_val *ix = hx_json_obj_get(r, "index");
-    double u[6] = {0}, lag_n = 0, lag50 = 0, lag95 = 0;
-    const char *keys[] = {"updates", "files_added", "files_updated", "files_removed", "files_rejected", "update_failures"};
-    for (int i = 0; i < 6; i++)
-        hx_json_num_double(hx_json_obj_get(ix, keys[i]), &u[i], NULL);
-    const hx_json_val *lag = hx_json_obj_get(ix, "lag");
-    hx_json_num_double(hx_json_obj_get(lag, "count"), &lag_n, NULL);
-    hx_json_num_double(hx_json_obj_get(lag, "p50_ms"), &lag50, NULL);
-    hx_json_num_double(hx_json_obj_get(lag, "p95_ms"), &lag95, NULL);
-    printf("updates     %.0f: %.0f files added, %.0f updated, %.0f removed, %.0f rejected; %.0f failed\n", u[0], u[1],
-           u[2], u[3], u[4], u[5]);
-    if (lag_n)
-        printf("index lag   p50 %.0f ms, p95 %.0f ms (%.0f updates measured)\n", lag50, lag95, lag_n);
-    const char *last_error = hx_json_str(hx_json_obj_get(ix, "last_error"), NULL);
-    if (last_error)
-        put_line(stdout, "last error  ", last_error);
-    hx_json_doc_free(doc);
+    printf("updates     %.0f: %.0f files added, %.0f updated, %.0f removed, %.0f rejected; %.0f failed\n",
+           (double)act->updates, (double)act->files_added, (double)act->files_updated, (double)act->files_removed,
+           (double)act->files_rejected, (double)act->update_failures);
+    if (act->lag.count)
+        printf("index lag   p50 %.0f ms, p95 %.0f ms (%.0f updates measured)\n", act->lag.p50_ms, act->lag.p95_ms,
+               (double)act->lag.count);
+    if (act->last_error)
+        put_line(stdout, "last error  ", act->last_error);
 }
-
 
 /* Reads the index's state through the session and prints its statistics; the exit status. Runs
  * under guarded(): the root and the damage are read from the index file while printing. */
@@ -81,11 +60,8 @@ static int run_stats(void *arg)
     const hx_index_stats *st = &info.project.stats;
     if (*info.project.damage)
         fprintf(stderr, "hyrax stats: warning: %s: %s (see 'hyrax verify')\n", j->db, info.project.damage);
-    hx_json_writer act;   /* the lasting statistics (stats.h) */
-    hx_json_writer_init(&act);
-    hx_json_write_obj_begin(&act);
-    int act_rc = hx_stats_write_json(NULL, j->db, j->identity, &act, &err);
-    hx_json_write_obj_end(&act);
+    hx_activity act;   /* the lasting statistics */
+    int act_rc = hx_session_activity(s, &act, &err);
     if (act_rc)
         fprintf(stderr, "hyrax stats: warning: %s\n", err.message);
     if (j->json) {
@@ -94,10 +70,13 @@ static int run_stats(void *arg)
         hx_json_write_obj_begin(&w);
         hx_present_stats_members(&w, st, info.project.root);
         hx_json_write_key(&w, "activity");
-        if (act_rc)
+        if (act_rc) {
             hx_json_write_null(&w);
-        else
-            hx_json_write_json(&w, act.buf, act.len);
+        } else {
+            hx_json_write_obj_begin(&w);
+            hx_present_activity(&w, &act);
+            hx_json_write_obj_end(&w);
+        }
         hx_json_write_obj_end(&w);
         if (!hx_json_writer_finish(&w, &err))
             printf("%s\n", w.buf);
@@ -120,7 +99,7 @@ static int run_stats(void *arg)
         if (!act_rc)
             print_activity(&act);
     }
-    hx_json_writer_free(&act);
+    hx_activity_free(&act);
     hx_session_close(s);
     return 0;
 }

@@ -1,9 +1,6 @@
 /* cmd_verify.c: `hyrax verify`, every checksum of the index, or the detached signatures of files
- * against the project's trust store (sig.h): its help text and run function. */
+ * against the project's trust store (hyrax.h "Signatures"): its help text and run function. */
 #include "cli.h"
-#include "alloc.h"
-#include "ingest.h"
-#include "sig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,7 +82,7 @@ static const char *read_error(int e)
     return e == EINVAL ? "not a regular file" : e == EFBIG ? "too large" : strerror(e);
 }
 
-/* `hyrax verify FILE...`: each file's signature against the project's trust store (sig.h).
+/* `hyrax verify FILE...`: each file's signature against the project's trust store (hyrax.h).
  * Documents up to the indexing limit and signature files up to HX_SIG_MAX_FILE are read. */
 static int verify_signatures(const char *const *files, size_t n)
 {
@@ -98,7 +95,7 @@ static int verify_signatures(const char *const *files, size_t n)
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         size_t dlen = 0, slen = 0;
-        char *doc = read_whole(files[i], HX_INGEST_DEFAULT_MAX_BYTES, &dlen), *sig = NULL, sig_path[4200] = "";
+        char *doc = read_whole(files[i], HX_MAX_FILE_BYTES, &dlen), *sig = NULL, sig_path[4200] = "";
         int doc_errno = errno, sig_errno = ENOENT;
         for (int k = 0; doc && !sig && sig_errno == ENOENT && hx_sig_suffix(k); k++) {
             snprintf(sig_path, sizeof sig_path, "%s%s", files[i], hx_sig_suffix(k));

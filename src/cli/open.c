@@ -1,8 +1,7 @@
 /* open.c: what several commands open the same way from their options: the model and an encoder,
- * an index for reading as the reader identity, the registry, the index file's folder. Messages
- * go to stderr; the caller closes what it was given. */
+ * an index for reading as the reader identity, a session on the registry, the index file's folder.
+ * Messages go to stderr; the caller closes what it was given. */
 #include "cli.h"
-#include "registry.h"
 
 #include <errno.h>
 #include <string.h>
@@ -53,14 +52,15 @@ int open_reader(hx_index **ix, const char *db, const hx_model *model, const hx_i
     return rc || !id ? rc : hx_index_set_identity(*ix, id, err);
 }
 
-/* Connects to the registry the options name (as --tenant, for the commands that take it). */
-int registry_open(const cli_args *a, int timeout_ms, hx_registry **r, hx_error *err)
+/* A session on the registry the options name (--registry, else $HYRAX_REGISTRY, else libpq's
+ * defaults; --registry-timeout to connect), as the identity id (NULL: none), reading files under
+ * root (NULL: none), embedding with --model: registry init and publish. */
+int registry_session(const cli_args *a, const hx_identity *id, const char *root, hx_session **s, hx_error *err)
 {
-    bool admin = a->cmd->bit == CMD_REGISTRY;
-    hx_registry_opts ro = {opt_str(a, "--registry"), admin ? NULL : opt_str(a, "--tenant"),
-                           admin ? NULL : opt_str(a, "--user"), timeout_ms,
-                           (int)opt_long(a, "--registry-timeout", HX_REGISTRY_CONNECT_TIMEOUT_MS)};
-    if (a->cmd->bit == CMD_SEARCH)   /* a search's timeout is its whole budget */
-        ro.connect_timeout_ms = 0;
-    return hx_registry_connect(r, &ro, err);
+    const char *url = opt_str(a, "--registry");
+    hx_session_config cfg = {.db = DEFAULT_DB, .root = root, .no_user_tier = true, .registry = url && *url ? url : NULL,
+                             .registry_defaults = true,
+                             .registry_timeout_ms = (int)opt_long(a, "--registry-timeout", 0), .identity = id,
+                             .weights = a->cmd->bit == CMD_PUBLISH ? opt_str(a, "--model") : NULL};
+    return hx_session_open(s, &cfg, err);
 }

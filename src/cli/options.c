@@ -2,11 +2,6 @@
  * commands that take it -- and what is made from it: the parser, `hyrax CMD --help`, the message
  * for an unknown option, and the option values the library parses (--precision, --tenant). */
 #include "cli.h"
-#include "alloc.h"
-#include "memory.h"
-#include "present.h"
-#include "publish.h"
-#include "registry.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -80,7 +75,7 @@ static const cli_opt options[] = {
     {"--to", 0, "TIER", CMD_SYNC, .help = "the tier to copy to: user (required)", .choices = sync_tiers},
     {"--source", 0, "S", CMD_SEARCH,
      .help = "the tiers to search: all (default: the project index, the user index\nwhen it exists, the registry "
-     "when one is named), project, user (README\n\"Tiers\") or registry alone (README \"Registry\")", .choices = hx_source_names},
+     "when one is named), project, user (README\n\"Tiers\") or registry alone (README \"Registry\")", .choices = hx_search_source_names},
     {"--json", 0, NULL, CMD_SEARCH,
      .help = "print one JSON object (query, mode, group, results, total_results,\nsearch_time_ms); a result's fields and "
      "its citation are those MCP's\nsearch answers with"},

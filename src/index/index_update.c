@@ -172,7 +172,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
     int rc = begin_write(ix, true, &t0, rep, err);
     if (rc)
         return rc;
-    size_t max_bytes = o->max_file_bytes ? o->max_file_bytes : HX_INGEST_DEFAULT_MAX_BYTES;
+    size_t max_bytes = o->max_file_bytes ? o->max_file_bytes : HX_MAX_FILE_BYTES;
     hx_file_list files = {0};
     change_set cs = {0};
     char (*targets)[HX_RELPATH_MAX] = hx_malloc(sizeof *targets * (n_paths ? n_paths : 1));

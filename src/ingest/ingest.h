@@ -15,7 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HX_INGEST_DEFAULT_MAX_BYTES (16u << 20)  /* files larger than this are rejected */
 #define HX_LABEL_MAX 200                         /* bytes kept of a title, or of one heading in a
                                                     chunk's heading path (cut at a code point) */
 #define HX_INGEST_MAX_GROWTH 2                   /* decoded text is at most this many times the

@@ -172,15 +172,12 @@ void route_health(http_server *h, mcp_session *v, hx_session **ses, const hx_htt
     hx_json_write_key(&w, "model_loaded");
     hx_json_write_bool(&w, ready);
     hx_json_write_key(&w, "activity");   /* hx_stats: latency, hot queries, updates and lag that last */
-    char *activity = NULL;
-    size_t activity_len = 0;
-    if (hx_stats_json(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &activity, &activity_len, NULL)) {
-        hx_json_write_obj_begin(&w);
-        hx_json_write_obj_end(&w);
-    } else {
-        hx_json_write_json(&w, activity, activity_len);
-    }
-    free(activity);
+    hx_json_write_obj_begin(&w);
+    hx_activity act;
+    if (!hx_stats_activity(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &act, NULL))
+        hx_present_activity(&w, &act);
+    hx_activity_free(&act);
+    hx_json_write_obj_end(&w);
     hx_json_write_obj_end(&w);
     reply_json(r, 200, &w);
     hx_json_writer_free(&w);

@@ -66,12 +66,14 @@ int mcp_tool_reindex(mcp_session *s, const hx_json_val *args, hx_json_writer *w,
     mcp_args a = {mcp_reindex_args, args};
     const char *rel[MAX_PATHS], *excl[MAX_EXCLUDES];
     size_t np = mcp_arg_list(&a, "paths", rel), ne = mcp_arg_list(&a, "exclude", excl);
-    hx_write_opts wo = {mcp_job_progress, s};
+    hx_write_opts wo = {mcp_job_progress, s, false};
     hx_session_write out = {0};
     int rc = mcp_session_open(s, err);
     if (rc)
         return rc;
-    rc = hx_session_reindex(s->ses, rel, np, excl, ne, mcp_arg_bool(&a, "force"), &wo, &out, err);
+    hx_reindex_opts ro = {.paths = rel, .n_paths = np, .excludes = excl, .n_excludes = ne,
+                          .force = mcp_arg_bool(&a, "force")};
+    rc = hx_session_reindex(s->ses, &ro, &wo, &out, err);
     bool named = rc && !strncmp(err->message, "paths: ", 7);   /* a path refused before the update */
     bool opened = !rc || (rc != HX_EBUSY && rc != HX_EPERM && strncmp(err->message, "cannot open ", 12));
     if (!named && opened)   /* the update ran: counted in the server's lasting statistics */
@@ -334,15 +336,14 @@ int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_write
     hx_json_write_key(w, "failures");
     mcp_write_failures(s->server, w);
     hx_error serr = {0};
-    char *stats = NULL;
-    size_t stats_len = 0;
-    if (hx_stats_json(s->server->stats, s->cfg->db, s->cfg->identity, &stats, &stats_len, &serr)) {
+    hx_activity act;
+    if (hx_stats_activity(s->server->stats, s->cfg->db, s->cfg->identity, &act, &serr)) {
         hx_json_write_key(w, "stats_error");
         hx_json_write_cstr(w, serr.message);
     } else {
-        hx_present_members(w, stats, stats_len);   /* latency, top_queries, window_s, index */
+        hx_present_activity(w, &act);   /* latency, top_queries, index */
     }
-    free(stats);
+    hx_activity_free(&act);
     hx_json_write_key(w, "watch");
     if (s->server->watch)
         write_watch(w, s->server->watch, !s->cfg->identity);   /* its paths: the unscoped reader's only */

@@ -476,7 +476,7 @@ int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_write
     const char *sig = mcp_arg_str(&a, "signature");
     hx_add_doc d = {.path = path, .name = name, .content = content, .len = content ? strlen(content) : 0,
                     .meta = kv, .n_meta = n_meta, .sig = sig, .sig_len = sig ? strlen(sig) : 0};
-    hx_write_opts wo = {mcp_job_progress, s};
+    hx_write_opts wo = {mcp_job_progress, s, false};
     hx_session_write out = {0};
     hx_session_doc doc = {0};
     int rc = mcp_session_open(s, err);

@@ -17,7 +17,7 @@
 
 /* The `source` argument of the query tools that search tiers: one row, as MCP_ARG_READ_CONTEXT. */
 #define MCP_ARG_SOURCE                                                                                        \
-    {"source", MCP_STRING, .choices = hx_source_names, .def = "all",                                          \
+    {"source", MCP_STRING, .choices = hx_search_source_names, .def = "all",                                          \
      .description = "Which tiers to search: all (the project index, the user index when it exists, and the "  \
                     "team's PostgreSQL registry when the server names one), project, user, or registry "      \
                     "alone (search tools only). An unreachable registry is not consulted (consulted false "   \
@@ -260,7 +260,7 @@ static int registry_search(mcp_session *s, const mcp_args *a, const char *query,
         hx_registry_close(r);
         return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
     }
-    hx_present_registry_search(w, query, o->mode, &res, rc ? e.message : NULL);
+    hx_present_registry_search(w, query, o->mode, &res.res, res.extra, rc ? e.message : NULL);
     mcp_note_query(s, query);
     hx_registry_results_free(&res);
     hx_registry_close(r);
@@ -287,8 +287,8 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
     if (!strcmp(mcp_arg_str(&a, "source"), "registry"))
         return registry_search(s, &a, query, &o, w, err);
     hx_session_query q = {.query = query, .opts = o};
-    hx_source source = HX_SOURCE_ALL;
-    hx_source_parse(mcp_arg_str(&a, "source"), &source);   /* the table checked the name */
+    hx_search_source source = HX_SEARCH_ALL;
+    hx_search_source_parse(mcp_arg_str(&a, "source"), &source);   /* the table checked the name */
     q.source = (hx_search_source)source;
     if (mcp_read_context(&a, &q.at, err))
         return MCP_CODE(*err);
@@ -425,12 +425,12 @@ static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
     q.search.opts.n_filters = fs->n;
     q.search.opts.min_score = (float)mcp_arg_num(&a, "min_score");
     hx_mode_parse(mcp_arg_str(&a, "mode"), &q.search.opts.mode);
-    hx_source source = HX_SOURCE_ALL;
-    hx_source_parse(mcp_arg_str(&a, "source"), &source);   /* the table checked the name */
+    hx_search_source source = HX_SEARCH_ALL;
+    hx_search_source_parse(mcp_arg_str(&a, "source"), &source);   /* the table checked the name */
     q.search.source = (hx_search_source)source;
     if (mcp_read_context(&a, &q.search.at, err))
         return MCP_CODE(*err);
-    if (source == HX_SOURCE_REGISTRY)   /* the search tools answer it */
+    if (source == HX_SEARCH_REGISTRY)   /* the search tools answer it */
         return hx_error_set(err, HX_EINVAL, -1, "source registry is searched by the search tools only");
     hx_context c;
     int rc = mcp_session_open(s, err);

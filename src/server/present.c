@@ -10,38 +10,6 @@ const char *hx_mode_name(hx_search_mode m)
     return m == HX_MODE_VECTOR ? "vector" : m == HX_MODE_KEYWORD ? "keyword" : "hybrid";
 }
 
-const char *const hx_mode_names[] = {"hybrid", "semantic", "keyword", "vector", "full_text", "text", NULL};
-static const hx_search_mode mode_of_name[] = {HX_MODE_HYBRID, HX_MODE_VECTOR, HX_MODE_KEYWORD,
-                                              HX_MODE_VECTOR, HX_MODE_KEYWORD, HX_MODE_KEYWORD};
-
-int hx_mode_parse(const char *s, hx_search_mode *out)
-{
-    for (size_t i = 0; hx_mode_names[i]; i++)
-        if (!strcmp(s, hx_mode_names[i]))
-            return *out = mode_of_name[i], 0;
-    return HX_EINVAL;
-}
-
-const char *const hx_group_names[] = {"chunk", "document", NULL};   /* indexed by hx_group */
-
-int hx_group_parse(const char *s, hx_group *out)
-{
-    for (size_t i = 0; hx_group_names[i]; i++)
-        if (!strcmp(s, hx_group_names[i]))
-            return *out = (hx_group)i, 0;
-    return HX_EINVAL;
-}
-
-const char *const hx_source_names[] = {"all", HX_TIER_PROJECT, HX_TIER_USER, "registry", NULL};   /* indexed by hx_source */
-
-int hx_source_parse(const char *s, hx_source *out)
-{
-    for (size_t i = 0; hx_source_names[i]; i++)
-        if (!strcmp(s, hx_source_names[i]))
-            return *out = (hx_source)i, 0;
-    return HX_EINVAL;
-}
-
 void hx_present_meta(hx_json_writer *w, const hx_kv *meta, size_t n)
 {
     hx_json_write_obj_begin(w);
@@ -392,10 +360,10 @@ void hx_present_stats_members(hx_json_writer *w, const hx_index_stats *st, const
     hx_json_write_int(w, st->dim);
 }
 
-void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode,
-                                const hx_registry_results *r, const char *not_consulted)
+void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
+                                const hx_registry_fields *fields, const char *not_consulted)
 {
-    size_t n = r ? r->res.n : 0;
+    size_t n = r ? r->n : 0;
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "query");
     hx_json_write_cstr(w, query);
@@ -415,8 +383,8 @@ void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_
     hx_json_write_key(w, "results");
     hx_json_write_arr_begin(w);
     for (size_t i = 0; i < n; i++) {
-        const hx_registry_extra *e = &r->extra[i];
-        hx_result x = r->res.v[i];   /* tier as every result writes it */
+        const hx_registry_fields *e = &fields[i];
+        hx_result x = r->v[i];   /* tier as every result writes it */
         x.tier = "registry";
         hx_present_result_open(w, &x, HX_GROUP_CHUNK, 0);
         hx_json_write_key(w, "tenant");
@@ -433,19 +401,80 @@ void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_
     hx_json_write_obj_end(w);
 }
 
-void hx_present_members(hx_json_writer *w, const char *json, size_t len)
+/* === Lasting statistics === */
+
+static void present_latency(hx_json_writer *w, const hx_latency *l, const char *count_key)
 {
-    hx_json_doc *doc = NULL;
-    if (hx_json_parse(&doc, json, len, NULL, NULL))
-        return;
-    hx_json_iter it;
-    const hx_json_val *k, *v;
-    hx_json_iter_init(&it, hx_json_doc_root(doc));
-    while (hx_json_iter_next(&it, &k, &v)) {
-        size_t n;
-        const char *key = hx_json_str(k, &n);
-        hx_json_write_keyn(w, key, n);
-        hx_json_write_val(w, v);
+    hx_json_write_key(w, count_key);
+    hx_json_write_uint(w, l->count);
+    hx_json_write_key(w, "mean_ms");
+    hx_json_write_double(w, l->mean_ms);
+    hx_json_write_key(w, "p50_ms");
+    hx_json_write_double(w, l->p50_ms);
+    hx_json_write_key(w, "p95_ms");
+    hx_json_write_double(w, l->p95_ms);
+    hx_json_write_key(w, "p99_ms");
+    hx_json_write_double(w, l->p99_ms);
+}
+
+void hx_present_activity(hx_json_writer *w, const hx_activity *a)
+{
+    hx_json_write_key(w, "latency");
+    hx_json_write_obj_begin(w);
+    for (size_t i = 0; i < a->n_latency; i++) {
+        const hx_tool_latency *t = &a->latency[i];
+        if (t->transport)
+            continue;
+        hx_json_write_key(w, t->tool);
+        hx_json_write_obj_begin(w);
+        present_latency(w, &t->latency, "calls");
+        hx_json_write_key(w, "transports");
+        hx_json_write_obj_begin(w);
+        for (size_t j = i + 1; j < a->n_latency && a->latency[j].transport; j++) {
+            hx_json_write_key(w, a->latency[j].transport);
+            hx_json_write_obj_begin(w);
+            present_latency(w, &a->latency[j].latency, "calls");
+            hx_json_write_obj_end(w);
+        }
+        hx_json_write_obj_end(w);
+        hx_json_write_obj_end(w);
     }
-    hx_json_doc_free(doc);
+    hx_json_write_obj_end(w);
+    hx_json_write_key(w, "top_queries");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < a->n_top; i++) {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "query");
+        hx_json_write_cstr(w, a->top[i].query);
+        hx_json_write_key(w, "count");
+        hx_json_write_uint(w, a->top[i].count);
+        hx_json_write_obj_end(w);
+    }
+    hx_json_write_arr_end(w);
+    hx_json_write_key(w, "top_queries_window_s");
+    hx_json_write_uint(w, a->window_s);
+    hx_json_write_key(w, "index");
+    hx_json_write_obj_begin(w);
+    const char *keys[] = {"updates", "files_added", "files_updated", "files_removed", "files_rejected", "update_failures"};
+    const uint64_t vals[] = {a->updates, a->files_added, a->files_updated, a->files_removed, a->files_rejected,
+                             a->update_failures};
+    for (int i = 0; i < 6; i++) {
+        hx_json_write_key(w, keys[i]);
+        hx_json_write_uint(w, vals[i]);
+    }
+    hx_json_write_key(w, "last_update_at");
+    if (a->last_update_ns) {
+        char when[64];
+        hx_time_format(a->last_update_ns, when, sizeof when);
+        hx_json_write_cstr(w, when);
+    } else {
+        hx_json_write_null(w);
+    }
+    hx_json_write_key(w, "last_error");
+    hx_json_write_cstr(w, a->last_error);
+    hx_json_write_key(w, "lag");
+    hx_json_write_obj_begin(w);
+    present_latency(w, &a->lag, "count");
+    hx_json_write_obj_end(w);
+    hx_json_write_obj_end(w);
 }

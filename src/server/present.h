@@ -11,13 +11,7 @@
 #include "json.h"
 
 const char *hx_mode_name(hx_search_mode m);              /* "hybrid", "vector", "keyword" */
-/* Every name a mode is accepted under (NULL-terminated): hybrid, semantic = vector, keyword =
- * full_text = text. hx_mode_parse reads one; HX_EINVAL for any other. */
-extern const char *const hx_mode_names[];
-int hx_mode_parse(const char *s, hx_search_mode *out);
-/* The grouping names, indexed by hx_group ("chunk", "document"; NULL-terminated). */
-extern const char *const hx_group_names[];
-int hx_group_parse(const char *s, hx_group *out);
+/* The names modes, groupings and sources are accepted under, and their parsers, are hyrax.h's. */
 
 /* "key": score, or "key": null when the side that scores it missed the chunk (NAN). */
 void hx_present_score(hx_json_writer *w, const char *key, float s);
@@ -34,9 +28,6 @@ void hx_present_rejected(hx_json_writer *w, const hx_rejected *v, size_t n);
  * (hyrax.h hx_audit_list), oldest first, times ISO-8601 UTC: `hyrax audit --json` and audit_log. */
 void hx_present_audit(hx_json_writer *w, const hx_audit_list *l);
 
-/* The members of the JSON object `json` (text of len bytes, valid) written into the open object of
- * w, in order and byte for byte; nothing when it is not an object. */
-void hx_present_members(hx_json_writer *w, const char *json, size_t len);
 
 /* {"key": "value", "list": ["a", "b"], ...} of a document's metadata: a key with several values
  * (a list, hyrax.h hx_doc_info) is an array of them, in order. */
@@ -70,10 +61,6 @@ void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode
                        const hx_read_taken *t);
 
 /* === Tiers (README "Tiers") === */
-/* Which tiers a search reads (`--source`, MCP `source`): the names, indexed by hx_source. */
-typedef enum { HX_SOURCE_ALL = 0, HX_SOURCE_PROJECT = 1, HX_SOURCE_USER = 2, HX_SOURCE_REGISTRY = 3 } hx_source;
-extern const char *const hx_source_names[];   /* "all", "project", "user", "registry", NULL */
-int hx_source_parse(const char *s, hx_source *out);
 /* A tier as an answer reports it: searched (absent NULL) at a generation, or not consulted and why. */
 typedef struct hx_tier_status {
     const char *name;                  /* HX_TIER_PROJECT, HX_TIER_USER; borrowed */
@@ -92,12 +79,12 @@ uint64_t hx_present_tier_generation(const hx_tier_status *tiers, size_t n, const
 void hx_present_search_tiers(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
                              const hx_read_taken *t, const hx_tier_status *tiers, size_t n_tiers);
 
-/* The answer of a registry search (registry.h; issue 13): {"query","mode","source":"registry",
- * "registry":{"consulted", "reason" when not},"results":[...],"total_results"}, each result as
- * hx_present_result writes it plus "tier":"registry","tenant","visibility","signer",
- * "published_at". r may be NULL (not consulted). */
-void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode,
-                                const hx_registry_results *r, const char *not_consulted);
+/* The answer of a registry search (hx_session_search with source HX_SEARCH_REGISTRY):
+ * {"query","mode","source":"registry", "registry":{"consulted", "reason" when not},"results":[...],
+ * "total_results"}, each result as hx_present_result writes it plus "tier":"registry","tenant",
+ * "visibility","signer", "published_at" (fields[i] of result i). r may be NULL (not consulted). */
+void hx_present_registry_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
+                                const hx_registry_fields *fields, const char *not_consulted);
 
 /* "read_context": {"selector", "baseline_id" (the name of the commit read, or null), "as_of" (the
  * time asked, or null), "generation", "committed_at"}: which commit answered (seed 001 5.2), in
@@ -106,6 +93,13 @@ void hx_present_read_context(hx_json_writer *w, const hx_read_taken *t);
 
 /* "file" or "stored": the "source" of a document in every answer that describes one. */
 const char *hx_present_kind(hx_doc_kind k);
+
+/* The lasting statistics' members (hyrax.h hx_activity), into an object the caller opens and closes:
+ * "latency": {tool: {calls, mean_ms, p50_ms, p95_ms, p99_ms, transports: {transport: {...}}}},
+ * "top_queries": [{query, count}], "top_queries_window_s", "index": {updates, files_added,
+ * files_updated, files_removed, files_rejected, update_failures, last_update_at, last_error,
+ * lag: {count, mean_ms, p50_ms, p95_ms, p99_ms}}: `hyrax stats --json`, index_health, /health. */
+void hx_present_activity(hx_json_writer *w, const hx_activity *a);
 
 /* The index statistics object; _members writes its members only, into an object the caller
  * opens and closes (`hyrax stats --json` adds the lasting statistics to it). */

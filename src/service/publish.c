@@ -74,7 +74,7 @@ static int check_signature(const hx_publish_opts *o, pub_doc *d, hx_error *err)
     }
     if (rc == HX_ENOTFOUND)
         return hx_error_set(err, HX_ENOTFOUND, -1, "not signed (no %s.minisig or .sig)", d->src.path);
-    if (rc || (rc = hx_fs_read_under(o->root, d->src.path, HX_INGEST_DEFAULT_MAX_BYTES, &doc, &dlen, NULL, err)))
+    if (rc || (rc = hx_fs_read_under(o->root, d->src.path, HX_MAX_FILE_BYTES, &doc, &dlen, NULL, err)))
         goto out;
     hx_sig_result res;
     if (!(rc = hx_sig_verify(o->trust, doc, dlen, sig, slen, &res, err))) {
@@ -94,7 +94,7 @@ static int publish_gate(const hx_publish_opts *o, const ix_gate *gate, const pub
     char *raw = NULL;
     size_t len = 0;
     ix_verdict v = {0};
-    int rc = hx_fs_read_under(o->root, d->src.path, HX_INGEST_DEFAULT_MAX_BYTES, &raw, &len, NULL, err);
+    int rc = hx_fs_read_under(o->root, d->src.path, HX_MAX_FILE_BYTES, &raw, &len, NULL, err);
     if (!rc && !(rc = ix_gate_check(gate, &d->src, (const uint8_t *)raw, len, NULL, 0, &v, err)) && v.rule)
         rc = hx_error_set(err, HX_EINVAL, -1, "refused by the gate (%s): %s", v.rule, v.reason);
     free(raw);
@@ -232,7 +232,7 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
     for (size_t i = 0; i < files.n; i++) {
         pub_doc *d = &docs[n];
         hx_error e = {0};
-        int lr = hx_ingest_load(o->root, files.paths[i], hx_file_list_real(&files, i), HX_INGEST_DEFAULT_MAX_BYTES,
+        int lr = hx_ingest_load(o->root, files.paths[i], hx_file_list_real(&files, i), HX_MAX_FILE_BYTES,
                                 &d->src, &e);
         long at = lr ? -1 : hx_registry_known_find(&known, d->src.path);
         if (!lr && at >= 0 && !strcmp(known.hashes[at], d->src.sha256)) {

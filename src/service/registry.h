@@ -13,11 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HX_REGISTRY_ENV "HYRAX_REGISTRY"    /* the registry URL when --registry is not given */
-#define HX_REGISTRY_SCHEMA_VERSION 4        /* the schema this build creates and reads */
-#define HX_REGISTRY_TIMEOUT_MS 3000         /* a search's default wait for the registry */
 #define HX_REGISTRY_KEYWORD_CANDIDATES 2000 /* chunks a search's keyword side ranks at most */
-#define HX_REGISTRY_CONNECT_TIMEOUT_MS 10000 /* publish's and init's default wait to connect */
 
 typedef struct hx_registry hx_registry;
 
@@ -110,10 +106,9 @@ typedef struct hx_registry_query {
                                     (the registry keeps no older versions); 0: now */
 } hx_registry_query;
 
-/* A registry result's own fields, beside its hx_result. Strings borrowed from the result set. */
-typedef struct hx_registry_extra {
-    const char *tenant, *visibility, *signer, *published_at, *metadata_json;
-} hx_registry_extra;
+/* A registry result's own fields, beside its hx_result (hyrax.h hx_registry_fields). Strings
+ * borrowed from the result set. */
+typedef hx_registry_fields hx_registry_extra;
 
 /* Results of a registry search, shaped like a local one: res.v[i] is result i (path, title,
  * heading, text -- the chunk's body over its byte range, as a local result's --, scores, metadata,
@@ -135,8 +130,6 @@ void hx_registry_results_free(hx_registry_results *r);
 int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_results *out, hx_error *err);
 
 /* === The registry fused with the local tiers (tiers.c; README "Registry") === */
-
-#define HX_TIER_REGISTRY "registry"
 
 /* The registry as the farthest tier of a search. The caller connects (hx_registry_connect, with
  * the reader's tenant and a timeout) and keeps this alive until the answer is written: the fused

@@ -1,7 +1,7 @@
 /* session.c: an hx_session's life (hyrax.h "Session"): the configuration it copies at open, the
  * models and encoders it opens when a call first needs them, the readers of the project and user
  * indexes and how they are repositioned for a read context, the fault guard every read runs
- * under, and hx_session_status. Searching is session_search.c's, documents session_docs.c's,
+ * under, hx_session_status and hx_session_activity. Searching is session_search.c's, documents session_docs.c's,
  * writes session_write.c's. */
 #include "session_internal.h"
 
@@ -42,8 +42,12 @@ int hx_session_open(hx_session **out, const hx_session_config *cfg, hx_error *er
     if (!s)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     const char *registry = cfg->registry ? cfg->registry : getenv(HX_REGISTRY_ENV);
+    if (!cfg->registry && (!registry || !*registry) && cfg->registry_defaults)
+        registry = "";   /* s->registry "": hx_registry_connect's libpq defaults */
+    else if (registry && !*registry)
+        registry = NULL;
     bool ok = copy(&s->db, cfg->db) && copy(&s->root, cfg->root) && copy(&s->weights, cfg->weights) &&
-              copy(&s->registry, registry && *registry ? registry : NULL) && copy(&s->transport, cfg->stats_transport);
+              copy(&s->registry, registry) && copy(&s->transport, cfg->stats_transport);
     if (ok && cfg->identity)
         ok = copy(&s->tenant, cfg->identity->tenant) && copy(&s->user, cfg->identity->user);
     s->no_user_tier = cfg->no_user_tier;
@@ -247,6 +251,17 @@ int session_doc(hx_index *ix, int64_t id, const char *path, hx_doc_info *d, hx_e
         return hx_error_set(err, HX_ENOTFOUND, -1,
                             "no document with path '%.200s' in the index (paths are relative to the indexed root)", name);
     return 0;
+}
+
+/* === Activity === */
+
+int hx_session_activity(hx_session *s, hx_activity *out, hx_error *err)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!s || !out)
+        return hx_error_set(err, HX_EINVAL, -1, "hx_session_activity needs a session and an answer");
+    return hx_stats_activity(s->stats, s->db, s->has_identity ? &s->identity : NULL, out, err);
 }
 
 /* === Status === */

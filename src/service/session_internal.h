@@ -1,8 +1,8 @@
 /* session_internal.h: the state of an hx_session (hyrax.h "Session") shared by its files: session.c
  * (open, close, models, encoders, readers of the tiers, status), session_search.c (search,
  * similar), session_docs.c (get, list), session_context.c (context), session_write.c (add,
- * delete, reindex, baseline), session_memory.c (conversation memory) and session_publish.c
- * (publish). Not part of the public API. */
+ * delete, reindex, baseline), session_memory.c (conversation memory) and session_registry.c
+ * (the registry's connection, init, publish). Not part of the public API. */
 #ifndef HX_SESSION_INTERNAL_H
 #define HX_SESSION_INTERNAL_H
 
@@ -33,6 +33,12 @@ struct hx_session {
     hx_memory_limits memory_limits;   /* conversation memory's retention */
 };
 
+/* Connects to the session's registry as its identity's tenant and user (as_login, or no identity:
+ * the login role itself), everything within timeout_ms (0: no limit) and connecting within
+ * connect_timeout_ms (0: no limit but timeout_ms): hx_registry_connect's answers. */
+struct hx_registry;
+int session_registry_connect(hx_session *s, bool as_login, int timeout_ms, int connect_timeout_ms,
+                             struct hx_registry **r, hx_error *err);
 /* The model at precision p (the shared one whatever p, when there is one) into *m. */
 int session_model(hx_session *s, hx_precision p, const hx_model **m, hx_error *err);
 /* The precision queries are embedded at when the index read holds vectors at p. */

@@ -1,4 +1,5 @@
-/* session_search.c: hx_session_search and hx_session_similar (hyrax.h "Session"): which tiers a
+/* session_search.c: hx_session_search and hx_session_similar (hyrax.h "Session"), and the names of
+ * modes, groupings and sources every surface takes: which tiers a
  * query reads and at which commit, the precision its vector is made at (the first tier's; a tier at
  * another precision is not consulted, nor the registry's fp32 under int8), the registry as the
  * farthest tier or alone, and what each tier reports. The searching itself is tiers.c's
@@ -20,7 +21,6 @@
 typedef struct answer_keep {
     hx_registry_tier reg;              /* reg.r owned here; reg.res the registry's list */
     bool alone;                        /* source registry: results are reg.res.res itself */
-    hx_registry_fields *fields;        /* owned: source registry, one per result */
     char why[2][SESSION_WHY];          /* the project's and the user's reasons */
 } answer_keep;
 
@@ -34,7 +34,6 @@ void hx_session_answer_free(hx_session_answer *a)
     if (k) {
         hx_registry_results_free(&k->reg.res);
         hx_registry_close(k->reg.r);
-        free(k->fields);
         free(k);
     }
     memset(a, 0, sizeof *a);
@@ -65,6 +64,40 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* === Names === */
+
+const char *const hx_mode_names[] = {"hybrid", "semantic", "keyword", "vector", "full_text", "text", NULL};
+static const hx_search_mode mode_of_name[] = {HX_MODE_HYBRID, HX_MODE_VECTOR, HX_MODE_KEYWORD,
+                                              HX_MODE_VECTOR, HX_MODE_KEYWORD, HX_MODE_KEYWORD};
+
+int hx_mode_parse(const char *s, hx_search_mode *out)
+{
+    for (size_t i = 0; s && hx_mode_names[i]; i++)
+        if (!strcmp(s, hx_mode_names[i]))
+            return *out = mode_of_name[i], 0;
+    return HX_EINVAL;
+}
+
+const char *const hx_group_names[] = {"chunk", "document", NULL};   /* indexed by hx_group */
+
+int hx_group_parse(const char *s, hx_group *out)
+{
+    for (size_t i = 0; s && hx_group_names[i]; i++)
+        if (!strcmp(s, hx_group_names[i]))
+            return *out = (hx_group)i, 0;
+    return HX_EINVAL;
+}
+
+const char *const hx_search_source_names[] = {"all", HX_TIER_PROJECT, HX_TIER_USER, HX_TIER_REGISTRY, NULL};
+
+int hx_search_source_parse(const char *s, hx_search_source *out)
+{
+    for (size_t i = 0; s && hx_search_source_names[i]; i++)
+        if (!strcmp(s, hx_search_source_names[i]))
+            return *out = (hx_search_source)i, 0;
+    return HX_EINVAL;
 }
 
 /* === Checks === */
@@ -112,10 +145,8 @@ static int open_registry(hx_session *s, bool embeds, hx_precision p, const hx_re
     if (embeds && p != HX_PRECISION_FP32)
         return snprintf(t->why, sizeof t->why, "the project index holds %s vectors and the registry fp32 ones",
                         hx_precision_name(p)), 0;
-    hx_registry_opts ro = {s->registry, s->has_identity ? s->tenant : NULL, s->has_identity ? s->user : NULL,
-                           s->registry_timeout_ms, 0};
     hx_error cerr = {0};
-    int rc = hx_registry_connect(&t->r, &ro, &cerr);
+    int rc = session_registry_connect(s, false, s->registry_timeout_ms, 0, &t->r, &cerr);
     if (rc == HX_ENOMEM || rc == HX_EINVAL)
         return hx_error_set(err, rc, -1, "%s", cerr.message);
     if (rc)
@@ -151,12 +182,10 @@ static int search_registry_alone(hx_session *s, const hx_session_query *q, hx_se
         rc = hx_encoder_embed(enc, &q->query, &len, 1, vec, err);
     if (rc)
         return rc;
-    hx_registry_opts ro = {s->registry, s->has_identity ? s->tenant : NULL, s->has_identity ? s->user : NULL,
-                           s->registry_timeout_ms, 0};
     hx_registry_query rq = {q->query, embeds ? vec : NULL, o->mode, o->k ? o->k : 10, o->filters, o->n_filters,
                             o->min_score, q->at.selector == HX_READ_AS_OF ? q->at.as_of_ns : 0};
     hx_error rerr = {0};
-    rc = hx_registry_connect(&k->reg.r, &ro, &rerr);
+    rc = session_registry_connect(s, false, s->registry_timeout_ms, 0, &k->reg.r, &rerr);
     if (!rc)
         rc = hx_registry_search(k->reg.r, &rq, &k->reg.res, &rerr);
     if (rc == HX_ENOMEM || rc == HX_EINVAL)
@@ -167,16 +196,9 @@ static int search_registry_alone(hx_session *s, const hx_session_query *q, hx_se
         return 0;
     }
     out->results = k->reg.res.res;
-    size_t n = out->results.n;
-    if (n && !(k->fields = hx_calloc(n, sizeof *k->fields)))
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const hx_registry_extra *x = &k->reg.res.extra[i];
-        k->fields[i] = (hx_registry_fields){x->tenant, x->visibility, x->signer, x->published_at, x->metadata_json};
-    }
-    out->registry = k->fields;
+    out->registry = k->reg.res.extra;
     t->searched = true;
-    t->results = n;
+    t->results = out->results.n;
     return 0;
 }
 

@@ -754,30 +754,51 @@ static int top_queries(const counts *c, const hx_identity *reader, counter *top,
     return 0;
 }
 
-static void write_hist(hx_json_writer *w, const histogram *h, const char *count_key)
+static hx_latency latency_of(const histogram *h)
 {
-    hx_json_write_key(w, count_key);
-    hx_json_write_uint(w, h->count);
-    hx_json_write_key(w, "mean_ms");
-    hx_json_write_double(w, h->count ? h->sum_ms / (double)h->count : 0);
-    hx_json_write_key(w, "p50_ms");
-    hx_json_write_double(w, hist_quantile(h, 0.50));
-    hx_json_write_key(w, "p95_ms");
-    hx_json_write_double(w, hist_quantile(h, 0.95));
-    hx_json_write_key(w, "p99_ms");
-    hx_json_write_double(w, hist_quantile(h, 0.99));
+    return (hx_latency){h->count, h->count ? h->sum_ms / (double)h->count : 0, hist_quantile(h, 0.50),
+                        hist_quantile(h, 0.95), hist_quantile(h, 0.99)};
 }
 
-int hx_stats_write_json(hx_stats *s, const char *db, const hx_identity *reader, hx_json_writer *w, hx_error *err)
+/* What an hx_activity's strings point into. */
+typedef struct {
+    series s[HX_STATS_SERIES];
+    counter top[HX_STATS_TOP_SHOWN];
+    char last_error[ERROR_MAX + 1];
+    hx_tool_latency latency[2 * HX_STATS_SERIES];
+    hx_hot_query hot[HX_STATS_TOP_SHOWN];
+} activity_keep;
+
+void hx_activity_free(hx_activity *a)
 {
+    if (!a)
+        return;
+    free(a->keep);
+    memset(a, 0, sizeof *a);
+}
+
+int hx_stats_activity(hx_stats *s, const char *db, const hx_identity *reader, hx_activity *out, hx_error *err)
+{
+    memset(out, 0, sizeof *out);
     counts *c;
     int rc = current(s, db, &c, err);
     if (rc)
         return rc;
-    hx_json_write_key(w, "latency");
-    hx_json_write_obj_begin(w);
+    activity_keep *k = hx_calloc(1, sizeof *k);
+    size_t nt = 0;
+    if (!k)
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    else
+        rc = top_queries(c, reader, k->top, &nt, err);
+    if (rc) {
+        free(k);
+        counts_free(c);
+        return rc;
+    }
+    memcpy(k->s, c->s, c->n_series * sizeof *k->s);
+    size_t n = 0;
     for (uint32_t i = 0; i < c->n_series; i++) {
-        bool first = true;   /* one entry per tool, at its first series */
+        bool first = true;   /* one entry per tool, at its first series, then its transports */
         for (uint32_t j = 0; j < i && first; j++)
             first = strcmp(c->s[j].tool, c->s[i].tool) != 0;
         if (!first)
@@ -786,64 +807,18 @@ int hx_stats_write_json(hx_stats *s, const char *db, const hx_identity *reader, 
         for (uint32_t j = i; j < c->n_series; j++)
             if (!strcmp(c->s[j].tool, c->s[i].tool))
                 hist_merge(&all, &c->s[j].h);
-        hx_json_write_key(w, c->s[i].tool);
-        hx_json_write_obj_begin(w);
-        write_hist(w, &all, "calls");
-        hx_json_write_key(w, "transports");
-        hx_json_write_obj_begin(w);
+        k->latency[n++] = (hx_tool_latency){k->s[i].tool, NULL, latency_of(&all)};
         for (uint32_t j = i; j < c->n_series; j++)
-            if (!strcmp(c->s[j].tool, c->s[i].tool)) {
-                hx_json_write_key(w, c->s[j].transport);
-                hx_json_write_obj_begin(w);
-                write_hist(w, &c->s[j].h, "calls");
-                hx_json_write_obj_end(w);
-            }
-        hx_json_write_obj_end(w);
-        hx_json_write_obj_end(w);
+            if (!strcmp(c->s[j].tool, c->s[i].tool))
+                k->latency[n++] = (hx_tool_latency){k->s[j].tool, k->s[j].transport, latency_of(&c->s[j].h)};
     }
-    hx_json_write_obj_end(w);
-    counter top[HX_STATS_TOP_SHOWN];
-    size_t nt;
-    if ((rc = top_queries(c, reader, top, &nt, err))) {
-        counts_free(c);
-        return rc;
-    }
-    hx_json_write_key(w, "top_queries");
-    hx_json_write_arr_begin(w);
-    for (size_t i = 0; i < nt; i++) {
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "query");
-        hx_json_write_cstr(w, top[i].q);
-        hx_json_write_key(w, "count");
-        hx_json_write_uint(w, top[i].count);
-        hx_json_write_obj_end(w);
-    }
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "top_queries_window_s");
-    hx_json_write_uint(w, (uint64_t)HX_STATS_WINDOW * HX_STATS_BUCKET_S);
-    hx_json_write_key(w, "index");
-    hx_json_write_obj_begin(w);
-    const char *keys[] = {"updates", "files_added", "files_updated", "files_removed", "files_rejected", "update_failures"};
-    const uint64_t vals[] = {c->updates, c->added, c->updated, c->removed, c->rejected, c->failures};
-    for (int i = 0; i < 6; i++) {
-        hx_json_write_key(w, keys[i]);
-        hx_json_write_uint(w, vals[i]);
-    }
-    hx_json_write_key(w, "last_update_at");
-    if (c->last_update_ns) {
-        char when[64];
-        hx_time_format(c->last_update_ns, when, sizeof when);
-        hx_json_write_cstr(w, when);
-    } else {
-        hx_json_write_null(w);
-    }
-    hx_json_write_key(w, "last_error");   /* it may name any file of the index: the unscoped reader's only */
-    hx_json_write_cstr(w, c->last_error[0] && !reader ? c->last_error : NULL);
-    hx_json_write_key(w, "lag");
-    hx_json_write_obj_begin(w);
-    write_hist(w, &c->lag, "count");
-    hx_json_write_obj_end(w);
-    hx_json_write_obj_end(w);
+    for (size_t i = 0; i < nt; i++)
+        k->hot[i] = (hx_hot_query){k->top[i].q, k->top[i].count};
+    snprintf(k->last_error, sizeof k->last_error, "%s", c->last_error);
+    *out = (hx_activity){k->latency, n, k->hot, nt, (uint64_t)HX_STATS_WINDOW * HX_STATS_BUCKET_S, c->updates, c->added,
+                         c->updated, c->removed, c->rejected, c->failures, c->last_update_ns,
+                         k->last_error[0] && !reader ? k->last_error : NULL,   /* it may name any file of the index */
+                         latency_of(&c->lag), k};
     counts_free(c);
     return 0;
 }
@@ -901,21 +876,6 @@ int hx_stats_prometheus(hx_stats *s, const char *db, const hx_identity *reader, 
     }
     counts_free(c);
     return out->failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory writing metrics") : 0;
-}
-
-int hx_stats_json(hx_stats *s, const char *db, const hx_identity *reader, char **json, size_t *len, hx_error *err)
-{
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    int rc = hx_stats_write_json(s, db, reader, &w, err);
-    hx_json_write_obj_end(&w);
-    if (!rc)
-        rc = hx_json_writer_finish(&w, err);
-    if (!rc && !(*json = hx_json_writer_take(&w, len)))
-        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory writing the statistics");
-    hx_json_writer_free(&w);
-    return rc;
 }
 
 int hx_stats_prometheus_text(hx_stats *s, const char *db, const hx_identity *reader, char **text, size_t *len,

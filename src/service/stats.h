@@ -5,7 +5,7 @@
  * hx_stats and flushes what it counted into one file beside the index, "<index stem>.stats.hyx"
  * (store.h: the same crash-safe commit and one-writer lock), where it is added to what other
  * processes flushed; nothing is lost on restart. Shown by `hyrax stats`, index_health, and (at
- * merge) /health and /metrics through hx_stats_write_json and hx_stats_prometheus.
+ * merge) /health and /metrics through hx_stats_activity and hx_stats_prometheus.
  *
  * Hot queries: each reader identity (tenant, user; hyrax.h hx_identity, as the process fixed it
  * at start) has a table of its own, and no identity (the unscoped local reader) one more. A table
@@ -80,15 +80,7 @@ int hx_stats_flush(hx_stats *s, hx_error *err);
  * its own times. */
 void hx_stats_note_query_at(hx_stats *s, const char *query, int64_t unix_s);
 
-/* The file's counts plus what s has not flushed yet (s may be NULL: the file only; db names the
- * index when s is NULL) as the reader `reader` sees them (NULL: the unscoped local reader, every
- * identity's hot queries; else its own only, and no last_error), as one JSON object:
- * {"latency": {tool: {calls, mean_ms, p50_ms, p95_ms, p99_ms, transports: {transport: {...}}}},
- * "top_queries": [{query, count}], "window_s",
- * "index": {updates, files_added, files_updated, files_removed, files_rejected, update_failures,
- * last_update_at, last_error, lag: {count, mean_ms, p50_ms, p95_ms, p99_ms}}}. Members only: the
- * caller opens and closes the object around them (so index_health can add them to its own). */
-int hx_stats_write_json(hx_stats *s, const char *db, const hx_identity *reader, hx_json_writer *w, hx_error *err);
+/* hx_stats_activity (the counts as a struct) is public: hyrax.h. */
 
 /* The same counts, as `reader` sees them, in the Prometheus text exposition format (version 0.0.4)
  * appended to out. */

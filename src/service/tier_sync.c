@@ -58,7 +58,7 @@ static int sync_one(hx_index *from, hx_index *to, const hx_doc_info *d, const ch
     char *buf = NULL;
     size_t len = 0;
     hx_error ferr = {0};
-    int rc = hx_fs_read_under(hx_index_root(from), d->path, HX_INGEST_DEFAULT_MAX_BYTES, &buf, &len, NULL, &ferr);
+    int rc = hx_fs_read_under(hx_index_root(from), d->path, HX_MAX_FILE_BYTES, &buf, &len, NULL, &ferr);
     if (rc == HX_ENOMEM)
         return hx_error_set(err, rc, -1, "%s", ferr.message);
     if (rc)

@@ -1,7 +1,9 @@
-/* session_publish.c: hx_session_publish (hyrax.h "Session: publishing to the registry"): what
- * `hyrax publish` and the MCP publish tool do, once: the root and the paths checked (hx_fs_target,
- * the one confinement rule), the trust store, the registry connection as the session's tenant and
- * user, and the fp32 encoder of the registry's vectors. The pipeline itself is publish.c's. */
+/* session_registry.c: the session's registry (hyrax.h "Session: the registry"): how it connects
+ * (session_registry_connect, for searches too), hx_session_registry_init, and hx_session_publish:
+ * what `hyrax publish` and the MCP publish tool do, once: the root and the paths checked
+ * (hx_fs_target, the one confinement rule), the trust store, the registry connection as the
+ * session's tenant and user, and the fp32 encoder of the registry's vectors. The pipeline itself is
+ * publish.c's, the registry's SQL registry.c's. */
 #include "session_internal.h"
 
 #include "alloc.h"
@@ -12,6 +14,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* === Connecting === */
+
+int session_registry_connect(hx_session *s, bool as_login, int timeout_ms, int connect_timeout_ms, hx_registry **r,
+                             hx_error *err)
+{
+    bool tenant = s->has_identity && !as_login;
+    hx_registry_opts ro = {s->registry, tenant ? s->tenant : NULL, tenant ? s->user : NULL, timeout_ms,
+                           connect_timeout_ms};
+    return hx_registry_connect(r, &ro, err);
+}
+
+int hx_session_registry_init(hx_session *s, int *before, hx_error *err)
+{
+    if (before)
+        *before = 0;
+    if (!s)
+        return hx_error_set(err, HX_EINVAL, -1, "hx_session_registry_init needs a session");
+    if (s->read_only)
+        return hx_error_set(err, HX_EPERM, -1, "the session is read-only: it changes no registry");
+    if (!s->registry)
+        return hx_error_set(err, HX_EINVAL, -1, "no registry: name one (hx_session_config.registry or $"
+                            HX_REGISTRY_ENV ")");
+    hx_registry *r = NULL;
+    int was = 0, rc = session_registry_connect(s, true, 0, s->connect_timeout_ms, &r, err);
+    if (!rc)
+        rc = hx_registry_migrate(r, HX_REGISTRY_SCHEMA_VERSION, &was, err);
+    hx_registry_close(r);
+    if (!rc && before)
+        *before = was;
+    return rc;
+}
+
+/* === Publishing === */
 
 typedef struct {
     char path[4096];
@@ -77,10 +113,14 @@ int hx_session_publish(hx_session *s, const hx_publish_request *p, const hx_writ
     const char **targets = hx_calloc(n, sizeof *targets);
     if (!names || !targets)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    bool cwd = wo && wo->cwd_paths;
     for (size_t i = 0; !rc && i < p->n_paths; i++) {
         hx_error ferr = {0};
-        if ((rc = hx_fs_target(root, p->paths[i], HX_TARGET_NAME, names[i], sizeof names[i], &ferr)))
-            hx_error_set(err, rc, -1, "paths: %s", ferr.message);
+        if ((rc = hx_fs_target(root, p->paths[i], cwd ? HX_TARGET_CWD : HX_TARGET_NAME, names[i], sizeof names[i],
+                               &ferr))) {
+            hx_error_set(err, rc, -1, cwd ? "%s" : "paths: %s", ferr.message);
+            out->path_error = i + 1;
+        }
         targets[i] = names[i];
     }
     if (!rc && !p->n_paths)
@@ -93,10 +133,8 @@ int hx_session_publish(hx_session *s, const hx_publish_request *p, const hx_writ
                           hx_precision_name(hx_model_precision(m)));
     hx_trust *trust = NULL;
     hx_registry *r = NULL;
-    hx_registry_opts ro = {s->registry, s->has_identity ? s->tenant : NULL, s->has_identity ? s->user : NULL, 0,
-                           s->connect_timeout_ms};
     if (!rc && !(rc = hx_trust_load(&trust, root, err)))
-        rc = hx_registry_connect(&r, &ro, err);
+        rc = session_registry_connect(s, false, 0, s->connect_timeout_ms, &r, err);
     hx_publish_opts po = {root, targets, n, trust, p->allow_unsigned, p->visibility, p->batch,
                           wo ? wo->progress : NULL, wo ? wo->progress_ctx : NULL};
     if (!rc)
