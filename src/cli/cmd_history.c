@@ -31,7 +31,8 @@ static int print_sessions(const hx_json_writer *w)
         int64_t turns = 0;
         hx_json_num_int64(hx_json_obj_get(e, "turns"), &turns, NULL);
         put_text(stdout, hx_json_str(hx_json_obj_get(e, "session_id"), NULL), 200, false);
-        printf("  %lld turns, last %s\n", (long long)turns, hx_json_str(hx_json_obj_get(e, "last_turn_at"), NULL));
+        printf("  %lld %s, last %s\n", (long long)turns, plural((size_t)turns, "turn", "turns"),
+               hx_json_str(hx_json_obj_get(e, "last_turn_at"), NULL));
     }
     hx_json_doc_free(doc);
     return 0;
@@ -41,6 +42,16 @@ static int print_history(const cli_args *a, const hx_memory *m, const char *tena
 {
     const char *session = a->n_operands ? a->operands[0] : NULL;
     hx_error err = {0};
+    size_t seen = 0;   /* the session's turns the identity sees */
+    for (size_t i = 0; session && m && i < hx_memory_count(m); i++)
+        seen += hx_memory_visible(hx_memory_turn(m, i), tenant, user) && !strcmp(hx_memory_turn(m, i)->session, session);
+    if (session && !seen) {   /* said on stderr; --json still prints the empty session */
+        fputs("hyrax history: no session '", stderr);
+        put_text(stderr, session, 200, false);
+        fputs("' in the conversation memory ('hyrax history' lists them)\n", stderr);
+        if (!opt_str(a, "--json"))
+            return 1;
+    }
     if (opt_str(a, "--json") || !session) {
         hx_json_writer w;
         hx_json_writer_init(&w);
@@ -54,7 +65,7 @@ static int print_history(const cli_args *a, const hx_memory *m, const char *tena
         else
             fprintf(stderr, "hyrax history: %s\n", err.message[0] ? err.message : hx_strerror(rc));
         hx_json_writer_free(&w);
-        return rc ? 1 : 0;
+        return rc || (session && !seen) ? 1 : 0;
     }
     for (size_t i = 0; m && i < hx_memory_count(m); i++) {
         const hx_turn *t = hx_memory_turn(m, i);

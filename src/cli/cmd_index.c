@@ -22,7 +22,10 @@ const char index_about[] =
     "Files removed with 'hyrax rm' or delete_document stay out unless PATH names that file.\n"
     "The first run records the indexed root: the PATH when it is a single folder, else the current\n"
     "folder; later runs take paths inside it. The first run refuses a PATH that does not exist or\n"
-    "lies outside that root, and then creates nothing.\n"
+    "lies outside that root, and then creates nothing. Without PATH: the recorded root again.\n"
+    "Without --db or $" HX_DB_ENV ", the index is the .hyrax/index.hyx found in the folder of a single\n"
+    "folder PATH (else the current folder) or the nearest folder above it; none found, a new one\n"
+    "is made there (ROOT/.hyrax/index.hyx), and the last line names it.\n"
     "Progress goes to stderr: a bar on a terminal, else a line every few seconds.\n"
     "A long run commits every 8,192 chunks or so, at a file boundary: Ctrl-C keeps what was\n"
     "committed (exit 130), and running the same command again embeds only the rest.\n";
@@ -52,12 +55,27 @@ static int check_first_paths(const char *root, const char *const *paths, size_t 
     return 0;
 }
 
+/* No PATH: the root the index records, into root (0), or 1 after the message. */
+static int recorded_root(const char *db, char *root, size_t cap)
+{
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    if (hx_index_open(&ix, db, HX_INDEX_READ, NULL, NULL, &err)) {
+        put_line(stderr, "hyrax index: ", err.message);
+        fputs("hyrax index: give the PATH to index (the first run records it as the root)\n", stderr);
+        return 1;
+    }
+    snprintf(root, cap, "%s", hx_index_root(ix));
+    hx_index_close(ix);
+    return 0;
+}
+
 int cmd_index(const cli_args *a)
 {
-    const char *db = db_opt(a);
+    const char *db = opt_str(a, "--db") || getenv(HX_DB_ENV) ? db_opt(a) : NULL;   /* else found below */
     const char **excludes = hx_calloc(a->n + 1, sizeof *excludes);
     const char **folder_meta = hx_calloc(a->n + 1, sizeof *folder_meta);   /* --folder-meta NAMEs */
-    const char **paths = hx_calloc(a->n_operands, sizeof *paths);
+    const char **paths = hx_calloc(a->n_operands + 1, sizeof *paths);
     size_t n_ex = 0, n_fm = 0, n_paths = a->n_operands, pos = 0;
     int threads = (int)opt_long(a, "--threads", 0), rc = 1;
     hx_precision precision = HX_PRECISION_FP32, recorded;
@@ -83,9 +101,22 @@ int cmd_index(const cli_args *a)
         if (*fm)   /* '' alone: no folder passes metadata on */
             folder_meta[n_fm++] = fm;
     memcpy(paths, a->operands, n_paths * sizeof *paths);
-    char root[4096];
+    char root[4096], again[4096];
     struct stat st;
+    bool discovered;
+    if (!n_paths) {   /* the recorded root again */
+        if (!db && (db = db_find(NULL, &discovered), !discovered)) {
+            fputs("hyrax index: no " DEFAULT_DB " in this folder or a folder above it: give the PATH to index\n",
+                  stderr);
+            goto done;
+        }
+        if (recorded_root(db, again, sizeof again))
+            goto done;
+        paths[n_paths++] = again;
+    }
     const char *root_src = n_paths == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode) ? paths[0] : ".";
+    if (!db)   /* the index of the folder indexed, or the one above it */
+        db = db_find(strcmp(root_src, ".") ? root_src : NULL, &discovered);
     if (!realpath(root_src, root)) {
         fprintf(stderr, "hyrax index: cannot resolve %s: %s\n", root_src, strerror(errno));
         goto done;
@@ -164,8 +195,9 @@ int cmd_index(const cli_args *a)
         printf("%zu files deleted by request stay out (index one by its own name to bring it back)\n",
                rep.kept_out);
     put_text(stdout, db, SIZE_MAX, false);
-    printf(": %llu documents, %llu chunks, generation %llu, root ", (unsigned long long)stats.documents,
-           (unsigned long long)stats.live_chunks, (unsigned long long)stats.generation);
+    printf(": %llu %s, %llu %s, generation %llu, root ", (unsigned long long)stats.documents,
+           plural(stats.documents, "document", "documents"), (unsigned long long)stats.live_chunks,
+           plural(stats.live_chunks, "chunk", "chunks"), (unsigned long long)stats.generation);
     put_text(stdout, hx_index_root(ix), SIZE_MAX, false);
     putchar('\n');
     rc = 0;

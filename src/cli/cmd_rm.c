@@ -57,7 +57,8 @@ int cmd_rm(const cli_args *a)
         fprintf(stderr, "hyrax rm: %s\n", err.message);
         goto done;
     }
-    printf("removed %zu documents (%zu chunks)\n", rep.removed, rep.chunks_removed);
+    printf("removed %zu %s (%zu %s)\n", rep.removed, plural(rep.removed, "document", "documents"), rep.chunks_removed,
+           plural(rep.chunks_removed, "chunk", "chunks"));
     if (rep.warning[0])
         fprintf(stderr, "hyrax rm: warning: %s\n", rep.warning);
     rc = 0;
