@@ -192,8 +192,8 @@ int cmd_index(const cli_args *a)
            rep.added, rep.updated, rep.unchanged, rep.removed, rep.n_rejected, rep.chunks_added,
            rep.chunks_removed, rep.seconds);
     if (rep.kept_out)
-        printf("%zu files deleted by request stay out (index one by its own name to bring it back)\n",
-               rep.kept_out);
+        printf("%zu %s deleted by request %s out (index one by its own name to bring it back)\n", rep.kept_out,
+               plural(rep.kept_out, "file", "files"), plural(rep.kept_out, "stays", "stay"));
     put_text(stdout, db, SIZE_MAX, false);
     printf(": %llu %s, %llu %s, generation %llu, root ", (unsigned long long)stats.documents,
            plural(stats.documents, "document", "documents"), (unsigned long long)stats.live_chunks,

@@ -113,8 +113,9 @@ int cmd_sync(const cli_args *a)
     printf("added %zu, updated %zu, unchanged %zu, rejected %zu (+%zu/-%zu chunks) in %.2f s\n", rep.added, rep.updated,
            rep.unchanged, rep.n_rejected, rep.chunks_added, rep.chunks_removed, now_seconds() - prog.start);
     put_text(stdout, user_db, SIZE_MAX, false);
-    printf(": %llu documents, %llu chunks, generation %llu (user tier)\n", (unsigned long long)st.documents,
-           (unsigned long long)st.live_chunks, (unsigned long long)st.generation);
+    printf(": %llu %s, %llu %s, generation %llu (user tier)\n", (unsigned long long)st.documents,
+           plural(st.documents, "document", "documents"), (unsigned long long)st.live_chunks,
+           plural(st.live_chunks, "chunk", "chunks"), (unsigned long long)st.generation);
     rc = 0;
     goto done;
 fail:
