@@ -1,6 +1,8 @@
 /* cli.h: what the files of the command line share (DESIGN.md "Command line"): the command bits and
  * rows, the option table's types and lookups (options.c), terminal-safe output and progress
- * (output.c), the openers (open.c) and what main.c keeps for the commands. Not part of the library. */
+ * (output.c), colour and wrapping (term.c), the openers (open.c), the index file found upward
+ * (discover.c), "did you mean" (suggest.c) and what main.c keeps for the commands. Not part of the
+ * library. */
 #ifndef HX_CLI_H
 #define HX_CLI_H
 

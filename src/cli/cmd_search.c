@@ -52,7 +52,8 @@ static int print_results_text(const hx_results *r)
         }
         put_snippet(stdout, x->snippet ? x->snippet : "", 3);
         putchar('\n');
-        qsort(x->more, x->n_more, sizeof *x->more, by_line);   /* the answer is printed once: its order is ours */
+        if (x->n_more)   /* the answer is printed once: its order is ours */
+            qsort(x->more, x->n_more, sizeof *x->more, by_line);
         for (size_t m = 0; m < x->n_more; m++)
             printf("%s%u-%u%s", m ? ", " : "   also lines ", x->more[m].line_start, x->more[m].line_end,
                    m + 1 == x->n_more ? "\n" : "");
