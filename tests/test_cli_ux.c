@@ -251,6 +251,9 @@ static void test_suggestions(void)
     CHECK(run(&out, "\"$HYRAX_BIN\" search --mdoe=keyword zebra 2>&1") == 2 && strstr(out, "did you mean --mode?"),
           "a misspelt option with =: %s", out);
     free(out);
+    CHECK(run(&out, "\"$HYRAX_BIN\" search --mode keywrod zebra 2>&1") == 2 && strstr(out, "(did you mean keyword?)"),
+          "a misspelt value: %s", out);
+    free(out);
     CHECK(run(&out, "cd %s/notes && \"$HYRAX_BIN\" search --filter stauts=implemented zebra 2>&1", dir) == 1 &&
               strstr(out, "no document has the key 'stauts' (did you mean 'status'?)"), "a misspelt filter key: %s", out);
     free(out);

@@ -337,7 +337,8 @@ static int opt_check(const cli_cmd *c, const cli_opt *o, const char *v)
             fprintf(stderr, "%s%s", i == 0 ? "" : o->choices[i + 1] ? ", " : " or ", o->choices[i]);
         fputs(", not '", stderr);
         put_text(stderr, v, 200, false);
-        fputs("'\n", stderr);
+        const char *near = suggest(v, o->choices, n);
+        fprintf(stderr, "'%s%s%s\n", near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
         return 1;
     }
     return 0;
