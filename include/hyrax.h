@@ -1102,6 +1102,22 @@ typedef struct hx_doc_list {
 HX_API void hx_doc_list_free(hx_doc_list *l);
 HX_API int hx_session_list(hx_session *s, const hx_list_opts *o, hx_doc_list *out, hx_error *err);
 
+/* The keys a filter can name over the project index as the reader sees it at `at` (NULL: the
+ * head): the derived keys (path, type, ext, dir, folder, indexed_at, mtime) first, then every
+ * metadata key its documents hold, each spelling once (at most HX_FILTER_KEYS_MAX in all). What
+ * the command line's "did you mean" offers for a filter key no document holds. Caller frees with
+ * hx_key_list_free. */
+#define HX_FILTER_KEYS_MAX 4096
+typedef struct hx_key_list {
+    char **keys;                       /* owned, as each string */
+    size_t n;
+} hx_key_list;
+HX_API void hx_key_list_free(hx_key_list *l);
+HX_API int hx_session_filter_keys(hx_session *s, const hx_read_context *at, hx_key_list *out, hx_error *err);
+/* Whether filter key `asked` names the document key `key` by the filter rule ('_' and '-' alike,
+ * ASCII case ignored, the aliases of hx_filter). */
+HX_API bool hx_filter_key_matches(const char *key, const char *asked);
+
 /* An index as hx_session_status reports it. */
 typedef struct hx_tier_state {
     const char *name;                  /* HX_TIER_PROJECT or HX_TIER_USER; static */

@@ -234,7 +234,7 @@ static void test_file_safety(void)
           "verify fails and names the slot: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" rm --db %s n000.md 2>&1 && \"$HYRAX_BIN\" verify --db %s", work, work);
-    CHECK(check_run(cmd, &out) == 0 && strstr(out, "removed 1 documents") && strstr(out, "119 documents"),
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "removed 1 document (") && strstr(out, "119 documents"),
           "a write keeps the 120 documents of the damaged commit: %s", out);
     free(out);
     b[4096 * (1 + newest) + 20] ^= 0x10;
@@ -829,7 +829,7 @@ int main(void)
     CHECK(check_run(cmd, &out) == 0 && strstr(out, "ok"), "verify: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" rm --db %s docs/store.md", db);
-    CHECK(check_run(cmd, &out) == 0 && strstr(out, "removed 1 documents"), "rm: %s", out);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "removed 1 document ("), "rm: %s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json volumes", db);
     CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"total_results\":0"), "removed document gone: %.200s", out);

@@ -337,6 +337,15 @@ static void test_documents(void)
     hx_doc_list_free(&l);
     lo = (hx_list_opts){.sort = (hx_doc_sort)42};
     CHECK(hx_session_list(s, &lo, &l, &err) == HX_EINVAL, "a bad sort key");
+    hx_key_list kl;   /* the filter keys: the derived ones, then the note's metadata key */
+    CHECK(hx_session_filter_keys(s, NULL, &kl, &err) == 0 && kl.n >= 8 && !strcmp(kl.keys[0], "path") &&
+          !strcmp(kl.keys[6], "mtime"), "filter keys: %s", err.message);
+    bool category = false;
+    for (size_t i = 7; i < kl.n; i++)
+        category |= !strcmp(kl.keys[i], "category");
+    CHECK(category && hx_filter_key_matches("category", "Category") && hx_filter_key_matches("owning-sig", "sig_name") &&
+          !hx_filter_key_matches("category", "categroy"), "category is listed and matched by the filter rule");
+    hx_key_list_free(&kl);
 
     hx_session_info st;
     CHECK(hx_session_status(s, &st, &err) == 0 && st.project.present && st.project.stats.documents == 7 &&

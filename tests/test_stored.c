@@ -327,7 +327,7 @@ static void test_rm_cli(void)
     free(out);
     CHECK(cli_finds(db, "alpaca", "docs/a.md"), "so docs/a.md is still there");
 
-    CHECK(hyrax(&out, "rm --db '%s' ./docs/a.md", db) == 0 && strstr(out, "removed 1 documents"), "rm one file: %s",
+    CHECK(hyrax(&out, "rm --db '%s' ./docs/a.md", db) == 0 && strstr(out, "removed 1 document ("), "rm one file: %s",
           out);
     free(out);
     CHECK(hyrax(&out, "index --db '%s' '%s'", db, root) == 0 && strstr(out, "added 0"),

@@ -1,6 +1,8 @@
 /* cli.h: what the files of the command line share (DESIGN.md "Command line"): the command bits and
  * rows, the option table's types and lookups (options.c), terminal-safe output and progress
- * (output.c), the openers (open.c) and what main.c keeps for the commands. Not part of the library. */
+ * (output.c), colour and wrapping (term.c), the openers (open.c), the index file found upward
+ * (discover.c), "did you mean" (suggest.c) and what main.c keeps for the commands. Not part of the
+ * library. */
 #ifndef HX_CLI_H
 #define HX_CLI_H
 
@@ -33,11 +35,16 @@ enum {
     CMD_REGISTRY = 1u << 14,   /* registry tier (issue 13): registry, publish */
     CMD_PUBLISH = 1u << 15,
     CMD_HISTORY = 1u << 16,
-    CMD_ALL = (1u << 17) - 1,
+    CMD_HELP = 1u << 17,
+    CMD_VERSION = 1u << 18,
+    CMD_COMPLETION = 1u << 19,
+    CMD_LS = 1u << 20,
+    CMD_SHOW = 1u << 21,
+    CMD_ALL = (1u << 22) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
-             CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC | CMD_HISTORY,
+             CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC | CMD_HISTORY | CMD_LS | CMD_SHOW,
     CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC | CMD_PUBLISH,
-    CMD_READER = CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_SERVE | CMD_HISTORY,   /* read documents: take an identity */
+    CMD_READER = CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_SERVE | CMD_HISTORY | CMD_LS | CMD_SHOW,   /* read documents: take an identity */
 };
 
 /* One option of one or more commands. The table in options.c is the only place an option is declared:
@@ -89,6 +96,33 @@ const char *opt_next(const cli_args *a, const char *name, size_t *pos);
 int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a);
 int precision_opt(const cli_args *a, hx_precision *out);
 int identity_opt(const cli_args *a, const char *cmd, hx_identity *id, const hx_identity **out);
+const cli_opt *cli_options(size_t *n);
+void cli_cmd_help(const cli_cmd *c, FILE *f);
+
+/* === The commands (main.c), help and completion (cmd_help.c) === */
+
+const cli_cmd *cli_commands(size_t *n);
+const cli_cmd *cli_command(const char *name);
+void cli_usage(FILE *f);
+
+/* === The index file: --db, $HYRAX_DB, else found upward (discover.c) === */
+
+#define HX_DB_ENV "HYRAX_DB"
+const char *db_find(const char *from, bool *found);
+
+/* === "Did you mean" (suggest.c) === */
+
+const char *suggest(const char *word, const char *const *cands, size_t n);
+int filter_keys_check(const char *cmd, hx_session *s, const hx_session_query *q);
+
+/* === The terminal: colour, width, match markers (term.c) === */
+
+void term_setup(const cli_args *a);
+bool term_color(void);
+int term_width(void);
+void term_style(FILE *f, const char *style);
+void put_snippet(FILE *f, const char *snippet, int indent);
+const char *plural(size_t n, const char *one, const char *many);
 
 /* === Output (output.c) === */
 
@@ -165,5 +199,15 @@ extern const char registry_about[];
 int cmd_registry(const cli_args *a);
 extern const char publish_about[];
 int cmd_publish(const cli_args *a);
+extern const char help_about[];
+int cmd_help(const cli_args *a);
+extern const char version_about[];
+int cmd_version(const cli_args *a);
+extern const char completion_about[];
+int cmd_completion(const cli_args *a);
+extern const char ls_about[];
+int cmd_ls(const cli_args *a);
+extern const char show_about[];
+int cmd_show(const cli_args *a);
 
 #endif

@@ -58,7 +58,7 @@ int cmd_baselines(const cli_args *a)
         printf("%-24s generation %llu, committed %s\n", h[i].name, (unsigned long long)h[i].generation, when);
     }
     hx_time_format(h[n - 1].committed_ns, when, sizeof when);
-    printf("kept: %zu commits, generations %llu to %llu, the oldest committed %s\n", n,
+    printf("kept: %zu %s, generations %llu to %llu, the oldest committed %s\n", n, plural(n, "commit", "commits"),
            (unsigned long long)h[n - 1].generation, (unsigned long long)h[0].generation, when);
     free(h);
     hx_index_close(ix);

@@ -17,8 +17,9 @@ int cmd_compact(const cli_args *a)
         hx_index_stats_get(ix, &st, &err)) {
         put_line(stderr, "hyrax compact: ", err.message);
     } else {
-        printf("compacted: generation %llu, %llu documents, %.1f MiB\n", (unsigned long long)st.generation,
-               (unsigned long long)st.documents, (double)st.file_bytes / 1048576.0);
+        printf("compacted: generation %llu, %llu %s, %.1f MiB\n", (unsigned long long)st.generation,
+               (unsigned long long)st.documents, plural(st.documents, "document", "documents"),
+               (double)st.file_bytes / 1048576.0);
         rc = 0;
     }
     hx_index_close(ix);

@@ -47,7 +47,7 @@ static int print_sessions(const cli_args *a, hx_session *s)
         char when[64];
         hx_time_format(l.v[i].last_turn_ns, when, sizeof when);
         put_text(stdout, l.v[i].session_id, 200, false);
-        printf("  %zu turns, last %s\n", l.v[i].turns, when);
+        printf("  %zu %s, last %s\n", l.v[i].turns, plural(l.v[i].turns, "turn", "turns"), when);
     }
     hx_conversation_list_free(&l);
     return rc;
@@ -63,11 +63,17 @@ static int print_turns(const cli_args *a, hx_session *s, const char *session)
         return 1;
     }
     int rc = 0;
+    if (!l.n) {   /* said on stderr; --json still prints the empty session */
+        fputs("hyrax history: no session '", stderr);
+        put_text(stderr, session, 200, false);
+        fputs("' in the conversation memory ('hyrax history' lists them)\n", stderr);
+        rc = 1;
+    }
     if (opt_str(a, "--json")) {
         hx_json_writer w;
         hx_json_writer_init(&w);
         hx_present_turns(&w, session, &l);
-        rc = print_json(&w);
+        rc = print_json(&w) || rc;
     }
     for (size_t i = 0; !opt_str(a, "--json") && i < l.n; i++) {
         const hx_turn *t = &l.turns[i];

@@ -18,7 +18,10 @@ const char index_about[] =
     "Files removed with 'hyrax rm' or delete_document stay out unless PATH names that file.\n"
     "The first run records the indexed root: the PATH when it is a single folder, else the current\n"
     "folder; later runs take paths inside it. The first run refuses a PATH that does not exist or\n"
-    "lies outside that root, and then creates nothing.\n"
+    "lies outside that root, and then creates nothing. Without PATH: the recorded root again.\n"
+    "Without --db or $" HX_DB_ENV ", the index is the .hyrax/index.hyx found in the folder of a single\n"
+    "folder PATH (else the current folder) or the nearest folder above it; none found, a new one\n"
+    "is made there (ROOT/.hyrax/index.hyx), and the last line names it.\n"
     "Progress goes to stderr: a bar on a terminal, else a line every few seconds.\n"
     "A long run commits every 8,192 chunks or so, at a file boundary: Ctrl-C keeps what was\n"
     "committed (exit 130), and running the same command again embeds only the rest.\n";
@@ -39,9 +42,24 @@ static void say_error(const hx_error *err, bool first)
     fputc('\n', stderr);
 }
 
+/* No PATH: the root the index records, into root (0), or 1 after the message. */
+static int recorded_root(const char *db, char *root, size_t cap)
+{
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    if (hx_index_open(&ix, db, HX_INDEX_READ, NULL, NULL, &err)) {
+        put_line(stderr, "hyrax index: ", err.message);
+        fputs("hyrax index: give the PATH to index (the first run records it as the root)\n", stderr);
+        return 1;
+    }
+    snprintf(root, cap, "%s", hx_index_root(ix));
+    hx_index_close(ix);
+    return 0;
+}
+
 int cmd_index(const cli_args *a)
 {
-    const char *db = db_opt(a);
+    const char *db = opt_str(a, "--db") || getenv(HX_DB_ENV) ? db_opt(a) : NULL;   /* else found below */
     const char **excludes = hx_calloc(a->n + 1, sizeof *excludes);
     const char **folder_meta = hx_calloc(a->n + 1, sizeof *folder_meta);   /* --folder-meta NAMEs */
     size_t n_ex = 0, n_fm = 0, pos = 0;
@@ -65,10 +83,26 @@ int cmd_index(const cli_args *a)
     for (pos = 0; (fm = opt_next(a, "--folder-meta", &pos));)
         if (*fm)   /* '' alone: no folder passes metadata on */
             folder_meta[n_fm++] = fm;
-    char root[4096];
+    char root[4096], again[4096];
+    const char *again_path[1] = {again};
+    const char *const *paths = a->operands;
+    size_t n_paths = a->n_operands;
     struct stat st;
-    const char *root_src = a->n_operands == 1 && stat(a->operands[0], &st) == 0 && S_ISDIR(st.st_mode) ? a->operands[0]
-                                                                                                      : ".";
+    bool discovered;
+    if (!n_paths) {   /* the recorded root again */
+        if (!db && (db = db_find(NULL, &discovered), !discovered)) {
+            fputs("hyrax index: no " DEFAULT_DB " in this folder or a folder above it: give the PATH to index\n",
+                  stderr);
+            goto done;
+        }
+        if (recorded_root(db, again, sizeof again))
+            goto done;
+        paths = again_path;
+        n_paths = 1;
+    }
+    const char *root_src = n_paths == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode) ? paths[0] : ".";
+    if (!db)   /* the index of the folder indexed, or the one above it */
+        db = db_find(strcmp(root_src, ".") ? root_src : NULL, &discovered);
     if (!realpath(root_src, root)) {
         fprintf(stderr, "hyrax index: cannot resolve %s: %s\n", root_src, strerror(errno));
         goto done;
@@ -94,7 +128,7 @@ int cmd_index(const cli_args *a)
     progress_state prog = {isatty(2), (size_t)-1, (double)opt_long(a, "--progress-every", 5), now_seconds(), 0, false,
                            "index"};
     prog.last = prog.start;
-    hx_reindex_opts o = {.paths = a->operands, .n_paths = a->n_operands, .excludes = excludes, .n_excludes = n_ex,
+    hx_reindex_opts o = {.paths = paths, .n_paths = n_paths, .excludes = excludes, .n_excludes = n_ex,
                          .force = opt_str(a, "--reindex") != NULL, .max_file_bytes = (size_t)opt_long(a, "--max-size", 0),
                          .folder_meta = opt_str(a, "--folder-meta") ? folder_meta : NULL, .n_folder_meta = n_fm,
                          .commit_chunks = (size_t)opt_long(a, "--commit-every", 0),
@@ -127,11 +161,12 @@ int cmd_index(const cli_args *a)
            rep->added, rep->updated, rep->unchanged, rep->removed, rep->n_rejected, rep->chunks_added,
            rep->chunks_removed, rep->seconds);
     if (rep->kept_out)
-        printf("%zu files deleted by request stay out (index one by its own name to bring it back)\n",
-               rep->kept_out);
+        printf("%zu %s deleted by request %s out (index one by its own name to bring it back)\n", rep->kept_out,
+               plural(rep->kept_out, "file", "files"), plural(rep->kept_out, "stays", "stay"));
     put_text(stdout, db, SIZE_MAX, false);
-    printf(": %llu documents, %llu chunks, generation %llu, root ", (unsigned long long)w.stats.documents,
-           (unsigned long long)w.stats.live_chunks, (unsigned long long)w.stats.generation);
+    printf(": %llu %s, %llu %s, generation %llu, root ", (unsigned long long)w.stats.documents,
+           plural(w.stats.documents, "document", "documents"), (unsigned long long)w.stats.live_chunks,
+           plural(w.stats.live_chunks, "chunk", "chunks"), (unsigned long long)w.stats.generation);
     put_text(stdout, w.root, SIZE_MAX, false);
     putchar('\n');
     rc = 0;

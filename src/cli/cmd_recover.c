@@ -22,11 +22,12 @@ int cmd_recover(const cli_args *a)
         return 1;
     }
     if (*hx_index_damage(ix))
-        printf("%s: found: %s\n%s: recovered: generation %llu, %llu documents\n", db, hx_index_damage(ix), db,
-               (unsigned long long)st.generation, (unsigned long long)st.documents);
+        printf("%s: found: %s\n%s: recovered: generation %llu, %llu %s\n", db, hx_index_damage(ix), db,
+               (unsigned long long)st.generation, (unsigned long long)st.documents,
+               plural(st.documents, "document", "documents"));
     else
-        printf("%s: sound, nothing to recover (generation %llu, %llu documents)\n", db,
-               (unsigned long long)st.generation, (unsigned long long)st.documents);
+        printf("%s: sound, nothing to recover (generation %llu, %llu %s)\n", db, (unsigned long long)st.generation,
+               (unsigned long long)st.documents, plural(st.documents, "document", "documents"));
     hx_index_close(ix);
     return 0;
 }

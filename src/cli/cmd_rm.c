@@ -23,7 +23,8 @@ int cmd_rm(const cli_args *a)
     if (rc) {
         put_line(stderr, "hyrax rm: ", err.message);
     } else {
-        printf("removed %zu documents (%zu chunks)\n", w.report.removed, w.report.chunks_removed);
+        printf("removed %zu %s (%zu %s)\n", w.report.removed, plural(w.report.removed, "document", "documents"),
+               w.report.chunks_removed, plural(w.report.chunks_removed, "chunk", "chunks"));
         if (w.report.warning[0])
             fprintf(stderr, "hyrax rm: warning: %s\n", w.report.warning);
     }

@@ -16,6 +16,15 @@ const char search_about[] =
     "are joined by spaces. Keyword syntax: \"exact phrase\", -exclude, +require, prefix*; put a\n"
     "query word that starts with - after -- (hyrax search -- pods -windows).\n";
 
+/* Orders a result's other chunks by line (qsort). */
+static int by_line(const void *a, const void *b)
+{
+    const hx_result *x = a, *y = b;
+    return x->line_start != y->line_start ? (x->line_start > y->line_start) - (x->line_start < y->line_start)
+                                          : (x->line_end > y->line_end) - (x->line_end < y->line_end);
+}
+
+/* The results as text: colour, bold matches and wrapping as term.c decides. */
 static int print_results_text(const hx_results *r)
 {
     for (size_t i = 0; i < r->n; i++) {
@@ -24,7 +33,9 @@ static int print_results_text(const hx_results *r)
         bool heading_has_title = !strncmp(x->heading, x->title, tl) && (!x->heading[tl] || x->heading[tl] == ' ');
         const char *title = heading_has_title ? "" : x->title;
         printf("%u. ", x->rank);
+        term_style(stdout, "1;35");
         put_text(stdout, x->path, SIZE_MAX, false);
+        term_style(stdout, NULL);
         printf(":%u-%u  (score %.4f%s%s)\n   ", x->line_start, x->line_end, (double)x->score, x->tier ? ", " : "",
                x->tier ? x->tier : "");
         put_text(stdout, title, SIZE_MAX, false);
@@ -36,13 +47,15 @@ static int print_results_text(const hx_results *r)
             put_text(stdout, x->signer, SIZE_MAX, false);
             fputs("\n   ", stdout);
         }
-        put_text(stdout, x->snippet ? x->snippet : "", SIZE_MAX, true);
+        put_snippet(stdout, x->snippet ? x->snippet : "", 3);
         putchar('\n');
+        if (x->n_more)   /* the answer is printed once: its order is ours */
+            qsort(x->more, x->n_more, sizeof *x->more, by_line);
         for (size_t m = 0; m < x->n_more; m++)
             printf("%s%u-%u%s", m ? ", " : "   also lines ", x->more[m].line_start, x->more[m].line_end,
                    m + 1 == x->n_more ? "\n" : "");
     }
-    printf("%zu results in %.1f ms\n", r->n, r->search_ms);
+    printf("%zu %s in %.1f ms\n", r->n, plural(r->n, "result", "results"), r->search_ms);
     return 0;
 }
 
@@ -125,6 +138,10 @@ static int run_search(void *arg)
         hx_session_answer_free(&ans);
         return rrc;
     }
+    if (!ans.results.n && filter_keys_check("search", j->s, j->q)) {   /* a misspelt key, not an empty answer */
+        hx_session_answer_free(&ans);
+        return 1;
+    }
     size_t ns = tier_status(&ans, st), nt = 0;
     for (size_t i = 0; i < ns; i++)
         nt += ans.tiers[i].searched && strcmp(st[i].name, HX_TIER_REGISTRY);
@@ -195,6 +212,7 @@ int cmd_search(const cli_args *a)
     const hx_identity *identity;
     if (identity_opt(a, "search", &id, &identity))
         goto done;
+    term_setup(a);
     if ((v = opt_str(a, "--mode")))
         hx_mode_parse(v, &o.mode);   /* the table checked the name */
     if ((v = opt_str(a, "--group")))

@@ -69,6 +69,8 @@ static int run_stats(void *arg)
         hx_json_writer_init(&w);
         hx_json_write_obj_begin(&w);
         hx_present_stats_members(&w, st, info.project.root);
+        hx_json_write_key(&w, "precision");
+        hx_json_write_cstr(&w, hx_precision_name(info.precision));
         hx_json_write_key(&w, "activity");
         if (act_rc) {
             hx_json_write_null(&w);
@@ -91,11 +93,11 @@ static int run_stats(void *arg)
         put_text(stdout, info.project.root, SIZE_MAX, false);
         printf("\ndocuments   %llu\nchunks      %llu (%llu stored, %llu deleted)\n"
                "tokens      %llu\nsegments    %llu\nfile size   %.1f MiB\ngeneration  %llu, committed %s\n"
-               "model       %s (%d dimensions)\n",
+               "model       %s (%d dimensions), %s vectors\n",
                (unsigned long long)st->documents, (unsigned long long)st->live_chunks,
                (unsigned long long)st->chunks, (unsigned long long)st->tombstones, (unsigned long long)st->tokens,
                (unsigned long long)st->segments, (double)st->file_bytes / 1048576.0,
-               (unsigned long long)st->generation, when, st->model, st->dim);
+               (unsigned long long)st->generation, when, st->model, st->dim, hx_precision_name(info.precision));
         if (!act_rc)
             print_activity(&act);
     }

@@ -53,8 +53,9 @@ int cmd_sync(const cli_args *a)
         char user_db[4096] = "";   /* the session's user index: where hx_tier_user_path says */
         hx_tier_user_path(user_db, sizeof user_db, NULL);
         put_text(stdout, user_db, SIZE_MAX, false);
-        printf(": %llu documents, %llu chunks, generation %llu (user tier)\n", (unsigned long long)w.stats.documents,
-               (unsigned long long)w.stats.live_chunks, (unsigned long long)w.stats.generation);
+        printf(": %llu %s, %llu %s, generation %llu (user tier)\n", (unsigned long long)w.stats.documents,
+               plural(w.stats.documents, "document", "documents"), (unsigned long long)w.stats.live_chunks,
+               plural(w.stats.live_chunks, "chunk", "chunks"), (unsigned long long)w.stats.generation);
     }
     hx_session_write_clear(&w);
     hx_session_close(s);

@@ -33,9 +33,9 @@ static int run_verify(void *arg)
         return 1;
     }
     put_text(stdout, j->db, SIZE_MAX, false);
-    printf(": ok, generation %llu, %llu documents, %llu chunks, every checksum verified\n",
-           (unsigned long long)st.generation, (unsigned long long)st.documents,
-           (unsigned long long)st.live_chunks);
+    printf(": ok, generation %llu, %llu %s, %llu %s, every checksum verified\n", (unsigned long long)st.generation,
+           (unsigned long long)st.documents, plural(st.documents, "document", "documents"),
+           (unsigned long long)st.live_chunks, plural(st.live_chunks, "chunk", "chunks"));
     hx_index_close(ix);
     return 0;
 }

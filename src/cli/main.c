@@ -89,8 +89,8 @@ static const cli_cmd commands[] = {
     {"tokenize", CMD_TOKENIZE, "< LINES", 0, 0, "stdin lines -> one JSON array of token ids per line", tokenize_about,
      cmd_tokenize},
     {"embed", CMD_EMBED, "< LINES", 0, 0, "stdin lines -> one JSON array of 384 floats per line", embed_about, cmd_embed},
-    {"index", CMD_INDEX, "PATH...", 1, -1, "index files and folders (incremental) into " DEFAULT_DB, index_about,
-     cmd_index},
+    {"index", CMD_INDEX, "[PATH...]", 0, -1, "index files and folders (incremental); no PATH: the recorded root again",
+     index_about, cmd_index},
     {"search", CMD_SEARCH, "QUERY...", 1, -1, "hybrid, vector or keyword search over the index", search_about,
      cmd_search},
     {"stats", CMD_STATS, "", 0, 0, "counts, sizes, last commit and model of the index", stats_about, cmd_stats},
@@ -114,18 +114,27 @@ static const cli_cmd commands[] = {
     {"registry", CMD_REGISTRY, "init", 1, 1, "create or migrate the registry's schema (PostgreSQL + pgvector)",
      registry_about, cmd_registry},
     {"publish", CMD_PUBLISH, "PATH...", 1, -1, "publish signed documents to the registry", publish_about, cmd_publish},
+    {"ls", CMD_LS, "[GLOB]", 0, 1, "list the indexed documents (whose path matches GLOB)", ls_about, cmd_ls},
+    {"show", CMD_SHOW, "PATH", 1, 1, "one document: its metadata, chunks and citation", show_about, cmd_show},
+    {"help", CMD_HELP, "[COMMAND]", 0, 1, "this list, or the options of a command", help_about, cmd_help},
+    {"version", CMD_VERSION, "", 0, 0, "print the version", version_about, cmd_version},
+    {"completion", CMD_COMPLETION, "SHELL", 1, 1, "a completion script for bash, zsh or fish", completion_about,
+     cmd_completion},
 };
 
-static void usage(FILE *f)
+const cli_cmd *cli_commands(size_t *n)
 {
-    fputs("usage: hyrax COMMAND [OPTIONS]\n\n", f);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "%s %s", commands[i].name, commands[i].operands[0] == '<' ? "" : commands[i].operands);
-        fprintf(f, "  %-18s  %s\n", name, commands[i].summary);
-    }
-    fputs("\nRun 'hyrax COMMAND --help' for the options of a command; -- ends the options.\n"
-          "'hyrax --version' prints the version.\n", f);
+    *n = sizeof commands / sizeof commands[0];
+    return commands;
+}
+
+/* The command called name, or NULL. */
+const cli_cmd *cli_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -137,25 +146,31 @@ int main(int argc, char **argv)
     sigaction(SIGBUS, &fault, &fault_before[0]);
     sigaction(SIGSEGV, &fault, &fault_before[1]);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
+        cli_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
-        printf("hyrax %s\n", hx_version());
-        return 0;
+    if (argc == 2 && !strcmp(argv[1], "--version"))
+        return cmd_version(NULL);
+    const cli_cmd *c = cli_command(argv[1]);
+    if (c) {
+        cli_args a;
+        int rc = cli_parse(c, argc - 1, argv + 1, &a);
+        if (rc < 0)
+            rc = c->run(&a);
+        args_free(&a);
+        return rc;
     }
+    const char *names[sizeof commands / sizeof commands[0]];
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) {
-            cli_args a;
-            int rc = cli_parse(&commands[i], argc - 1, argv + 1, &a);
-            if (rc < 0)
-                rc = commands[i].run(&a);
-            args_free(&a);
-            return rc;
-        }
+        names[i] = commands[i].name;
+    const char *near = suggest(argv[1], names, sizeof commands / sizeof commands[0]);
     fprintf(stderr, "hyrax: unknown command '");
     put_text(stderr, argv[1], 200, false);
+    if (near) {   /* git's way: the suggestion alone, not the whole list */
+        fprintf(stderr, "'\n\nThe most similar command is\n\t%s\n", near);
+        return 2;
+    }
     fputs("'\n", stderr);
-    usage(stderr);
+    cli_usage(stderr);
     return 2;
 }

@@ -13,10 +13,12 @@
 
 static const char *const fusion_names[] = {"rrf", "weighted", NULL};
 static const char *const sync_tiers[] = {HX_TIER_USER, NULL};   /* sync --to: the tiers above a project */
+static const char *const color_names[] = {"auto", "always", "never", NULL};
 
 static const cli_opt options[] = {
     {"--help", 'h', NULL, CMD_ALL, .help = "print this help"},
-    {"--db", 0, "FILE", CMD_DB, .help = "index file (default " DEFAULT_DB ")"},
+    {"--db", 0, "FILE", CMD_DB,
+     .help = "index file (default $" HX_DB_ENV ", else " DEFAULT_DB " in the current folder\nor the nearest folder above it that has one)"},
     {"--model", 0, "FILE", CMD_MODEL,
      .help = "weights file (default $HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE "\nbeside the executable or one folder above it)"},
     {"--threads", 0, "N", CMD_EMBED | CMD_INDEX | CMD_SERVE | CMD_SYNC, .help = "embedding threads (default 0 = one per core)", WHOLE(0, 256)},
@@ -90,6 +92,11 @@ static const cli_opt options[] = {
     {"--limit", 0, "N", CMD_AUDIT, .help = "the newest N entries (default: all kept)", WHOLE(1, HX_AUDIT_MAX)},
     {"--since", 0, "TIME", CMD_AUDIT, .help = "entries at or after TIME: ISO-8601 (2026-01-31T12:00:00Z) or unix seconds"},
     {"--path", 0, "GLOB", CMD_AUDIT, .help = "entries of documents whose root-relative path matches GLOB"},
+    {"--color", 0, "WHEN", CMD_SEARCH | CMD_LS | CMD_SHOW,
+     .help = "auto (default: colour, bold matches and wrapping on a terminal unless\n$NO_COLOR is set), always or never",
+     .choices = color_names},
+    {"--long", 'l', NULL, CMD_LS, .help = "one line per document: chunks, size, indexed time, path, title"},
+    {"--text", 0, NULL, CMD_SHOW, .help = "print the text of every chunk too"},
     {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
     {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse every write tool (add_document, delete_document, reindex,\ncreate_baseline, record_turn, publish)"},
     /* conversation memory (README "Conversation memory") */
@@ -148,6 +155,12 @@ static const cli_opt options[] = {
 };
 
 
+const cli_opt *cli_options(size_t *n)
+{
+    *n = sizeof options / sizeof options[0];
+    return options;
+}
+
 void args_free(cli_args *a)
 {
     free(a->opt);
@@ -194,11 +207,12 @@ long opt_long(const cli_args *a, const char *name, long def)
     return v ? strtol(v, NULL, 10) : def;
 }
 
-/* --db, else the default index file. */
+/* --db, else $HYRAX_DB, else the index file found from the current folder upward (db_find). */
 const char *db_opt(const cli_args *a)
 {
-    const char *db = opt_str(a, "--db");
-    return db ? db : DEFAULT_DB;
+    const char *db = opt_str(a, "--db"), *env = getenv(HX_DB_ENV);
+    bool found;
+    return db ? db : env && *env ? env : db_find(NULL, &found);
 }
 
 /* The values of a repeatable option in order: start with *pos = 0; NULL after the last. */
@@ -221,7 +235,7 @@ static int opt_label(const cli_opt *o, char *buf, size_t cap)
 }
 
 /* The synopsis, wrapped at 100 columns, then the about text and every listed option. */
-static void cmd_help(const cli_cmd *c, FILE *f)
+void cli_cmd_help(const cli_cmd *c, FILE *f)
 {
     char line[256], item[96];
     int indent = snprintf(line, sizeof line, "usage: hyrax %s", c->name), len = indent, width = 0;
@@ -264,12 +278,22 @@ static void cmd_help(const cli_cmd *c, FILE *f)
     }
 }
 
-/* "hyrax CMD: unknown option 'X'; CMD takes --db, -k/--top-k, ..." on stderr. */
+/* "hyrax CMD: unknown option 'X' (did you mean --Y?); CMD takes --db, -k/--top-k, ..." on stderr. */
 static void unknown_option(const cli_cmd *c, const char *arg)
 {
+    const char *names[sizeof options / sizeof options[0]], *eq = strchr(arg, '=');
+    char word[72];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        if ((options[i].cmds & c->bit) && options[i].help)
+            names[n++] = options[i].name;
+    snprintf(word, sizeof word, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+    const char *near = suggest(word, names, n);
     fprintf(stderr, "hyrax %s: unknown option '", c->name);
     put_text(stderr, arg, 200, false);
-    fprintf(stderr, "'; %s takes", c->name);
+    if (near)
+        fprintf(stderr, "' (did you mean %s?)", near);
+    fprintf(stderr, "%s; %s takes", near ? "" : "'", c->name);
     const char *sep = " ";
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
         if ((options[i].cmds & c->bit) && options[i].help) {
@@ -307,13 +331,15 @@ static int opt_check(const cli_cmd *c, const cli_opt *o, const char *v)
             fprintf(stderr, "%s%s", i == 0 ? "" : o->choices[i + 1] ? ", " : " or ", o->choices[i]);
         fputs(", not '", stderr);
         put_text(stderr, v, 200, false);
-        fputs("'\n", stderr);
+        const char *near = suggest(v, o->choices, n);
+        fprintf(stderr, "'%s%s%s\n", near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
         return 1;
     }
     return 0;
 }
 
-/* Parses argv[1..] for command c: options anywhere ("--name VALUE", "--name=VALUE", "-k VALUE"),
+/* Parses argv[1..] for command c: options anywhere ("--name VALUE", "--name=VALUE", "-k VALUE",
+ * "-kVALUE", "-k=VALUE"),
  * "--" ends them, "-" and negative numbers are operands. -1 to go on with *a filled, else the exit
  * status: 0 after --help, 2 for bad usage (message on stderr), 1 out of memory. */
 int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a)
@@ -340,9 +366,11 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a)
         }
         const char *eq = s[1] == '-' ? strchr(s, '=') : NULL, *v = NULL;
         const cli_opt *o = s[1] == '-' ? opt_find(c->bit, s, eq ? (size_t)(eq - s) : strlen(s)) : NULL;
-        for (size_t k = 0; s[1] != '-' && !s[2] && k < sizeof options / sizeof options[0]; k++)
-            if ((options[k].cmds & c->bit) && options[k].short_name == s[1])
+        for (size_t k = 0; s[1] != '-' && k < sizeof options / sizeof options[0]; k++)
+            if ((options[k].cmds & c->bit) && options[k].short_name == s[1] && (!s[2] || options[k].value))
                 o = &options[k];
+        if (o && s[1] != '-' && s[2])   /* -k2, -k=2: the value follows the letter */
+            eq = s[2] == '=' ? s + 2 : s + 1;
         if (!o) {
             unknown_option(c, s);
             return 2;
@@ -352,7 +380,7 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a)
             return 2;
         }
         if (!strcmp(o->name, "--help")) {
-            cmd_help(c, stdout);
+            cli_cmd_help(c, stdout);
             return 0;
         }
         if (o->value && !eq && i + 1 >= argc) {
@@ -378,7 +406,7 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a)
             put_text(stderr, a->operands[c->max_operands], 200, false);
             fputs("'\n", stderr);
         }
-        cmd_help(c, stderr);
+        cli_cmd_help(c, stderr);
         return 2;
     }
     return -1;

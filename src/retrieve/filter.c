@@ -150,13 +150,20 @@ bool hx_meta_key_matches(const char *meta_key, const char *asked)
     return key_eq(meta_key, asked) || key_eq(meta_key, resolve_key(asked));   /* the key as written matches too */
 }
 
+bool hx_filter_key_matches(const char *key, const char *asked)
+{
+    return hx_meta_key_matches(key, asked);
+}
+
 enum { K_META, K_PATH, K_TYPE, K_EXT, K_DIR, K_FOLDER, K_INDEXED_AT, K_MTIME };
+
+const char *const hx_filter_derived_keys[HX_FILTER_DERIVED + 1] = {"path", "type", "ext", "dir", "folder",
+                                                                    "indexed_at", "mtime", NULL};
 
 static int derived(const char *key)
 {
-    static const char *const names[] = {"path", "type", "ext", "dir", "folder", "indexed_at", "mtime"};
-    for (int i = 0; i < 7; i++)
-        if (key_eq(key, names[i]))
+    for (int i = 0; i < HX_FILTER_DERIVED; i++)
+        if (key_eq(key, hx_filter_derived_keys[i]))
             return i + 1;
     return K_META;
 }

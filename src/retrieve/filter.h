@@ -66,5 +66,8 @@ bool hx_meta_date(const char *s, int64_t *ns, bool *date_only);
 /* Whether metadata key meta_key is the key a filter or --recency asks for: '_' and '-' alike,
  * ASCII case ignored, and the aliases above (the key as written matches too). */
 bool hx_meta_key_matches(const char *meta_key, const char *asked);
+/* The derived keys, in the order the comment above lists them, NULL-terminated. */
+#define HX_FILTER_DERIVED 7
+extern const char *const hx_filter_derived_keys[HX_FILTER_DERIVED + 1];
 
 #endif

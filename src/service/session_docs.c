@@ -1,9 +1,11 @@
-/* session_docs.c: hx_session_get and hx_session_list (hyrax.h "Session"): one document of the
- * project index with its chunks, and pages of its documents filtered and sorted, at a read
- * context; what get_document, document_status and list_documents answer from. */
+/* session_docs.c: hx_session_get, hx_session_list and hx_session_filter_keys (hyrax.h "Session"):
+ * one document of the project index with its chunks, pages of its documents filtered and sorted,
+ * and the keys a filter can name, at a read context; what get_document, document_status and
+ * list_documents answer from. */
 #include "session_internal.h"
 
 #include "alloc.h"
+#include "filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,5 +176,57 @@ int hx_session_list(hx_session *s, const hx_list_opts *o, hx_doc_list *out, hx_e
     int rc = session_guarded(s, list_run, &c, err);
     if (rc)
         hx_doc_list_free(out);
+    return rc;
+}
+
+/* === Filter keys === */
+
+void hx_key_list_free(hx_key_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        free(l->keys[i]);
+    free(l->keys);
+    memset(l, 0, sizeof *l);
+}
+
+/* Appends a copy of key unless the list has that spelling or is full; 0 or HX_ENOMEM. */
+static int key_add(hx_key_list *l, const char *key, hx_error *err)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->keys[i], key))
+            return 0;
+    if (l->n == HX_FILTER_KEYS_MAX)
+        return 0;
+    if (!(l->keys[l->n] = hx_strdup(key)))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing the filter keys");
+    l->n++;
+    return 0;
+}
+
+int hx_session_filter_keys(hx_session *s, const hx_read_context *at, hx_key_list *out, hx_error *err)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!s || !out)
+        return hx_error_set(err, HX_EINVAL, -1, "hx_session_filter_keys needs a session and an answer");
+    hx_list_opts o = {0};
+    if (at)
+        o.at = *at;
+    hx_doc_list l;
+    int rc = hx_session_list(s, &o, &l, err);
+    if (rc)
+        return rc;
+    if (!(out->keys = hx_calloc(HX_FILTER_KEYS_MAX, sizeof *out->keys)))
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory listing the filter keys");
+    for (size_t i = 0; !rc && hx_filter_derived_keys[i]; i++)
+        rc = key_add(out, hx_filter_derived_keys[i], err);
+    for (size_t d = 0; !rc && d < l.n; d++)
+        for (size_t k = 0; !rc && k < l.docs[d].n_meta; k++)
+            rc = key_add(out, l.docs[d].meta[k].key, err);
+    hx_doc_list_free(&l);
+    if (rc)
+        hx_key_list_free(out);
     return rc;
 }
