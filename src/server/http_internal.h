@@ -86,6 +86,8 @@ typedef struct pending {
     double t0;                    /* when the request was taken, for its duration in /metrics */
 } pending;
 
+/* http_server.c: whether the server stops; all of buf on fd (-1 when the client is gone); bytes,
+ * a finished JSON writer or a {"detail", "status"} error as r's body (r owns it); r on fd. */
 bool stopping(http_server *h);
 int send_all(int fd, const char *buf, size_t len);
 int reply_put(reply *r, const char *data, size_t n);
@@ -93,13 +95,15 @@ void reply_json(reply *r, int status, hx_json_writer *w);
 void reply_error(reply *r, int status, const char *detail);
 int reply_send(int fd, const reply *r, bool keep_alive);
 
-/* http_rest.c */
+/* http_rest.c: the REST routes, answered in r through the request thread's session *ses (opened on
+ * first use, closed by the request thread). */
 void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r);
 void route_health(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r);
 void route_stats(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r);
 void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r);
 
-/* http_mcp.c */
+/* http_mcp.c: a write job's answer awaited into r (or streamed); POST /mcp answered in r, or
+ * *later set (owned by the awaiter then) when a write job was queued. */
 void await_job(http_server *h, const conn *c, mcp_sink *sink, bool stream, reply *r);
 void route_mcp(http_server *h, mcp_session *v, conn *c, double t0, reply *r, pending **later);
 

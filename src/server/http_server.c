@@ -4,8 +4,10 @@
  * index reader and encoder), so queries run side by side and never wait for the write worker: a
  * write tool's answer is awaited on a small thread of its own (an awaiter), which frees the request
  * thread at once. A connection is handled by one thread at a time and its next pipelined request is
- * parsed only once the answer is written, so answers keep the order of requests. Spec: README "HTTP
- * server", seed 002 (REST shapes), MCP Streamable HTTP (2025-06-18, 2025-11-25, 2026-07-28).
+ * parsed only once the answer is written, so answers keep the order of requests. This file owns the
+ * connections, the checks every request passes, routing and the loop; the REST routes are
+ * http_rest.c's, POST /mcp http_mcp.c's. Spec: README "HTTP server", seed 002 (REST shapes), MCP
+ * Streamable HTTP (2025-06-18, 2025-11-25, 2026-07-28).
  *
  *   POST /search    seed 002: {query, search_type, top_k, min_score, filters} -> {results, ...}
  *                   (hx_session_search of the request thread's session)
@@ -27,12 +29,10 @@
  * bounds, so that it can read the answer rather than a reset. */
 #include "http_internal.h"
 #include "metrics.h"
-#include "rpc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
