@@ -195,12 +195,9 @@ static void test_init(void)
     before = -1;
     CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_registry_init(s, &before, &err) == HX_EVERSION &&
           strstr(err.message, "version 7") && before == 0, "the session refuses it too: %s", err.message);
-    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '3' WHERE key = 'schema_version'"));
-    CHECK(hx_session_registry_init(s, &before, &err) == 0 && before == 3, "the session migrates 3 -> 4: %s (%d)",
-          err.message, before);
-    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "4"), "at version 4 again");
-    CHECK(hx_session_registry_init(s, &before, &err) == 0 && before == HX_REGISTRY_SCHEMA_VERSION, "then a no-op: %s",
-          err.message);
+    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '4' WHERE key = 'schema_version'"));
+    CHECK(hx_session_registry_init(s, &before, &err) == 0 && before == HX_REGISTRY_SCHEMA_VERSION,
+          "at version 4 it is a no-op (the migrations above ran through it: `registry init`): %s", err.message);
     hx_session_close(s);
 }
 

@@ -144,7 +144,6 @@ int index_progress(void *ctx, size_t done, size_t total, const char *path);
 
 /* === Opening (open.c) === */
 
-int open_encoder(const cli_args *a, int threads, hx_precision precision, hx_model **model, hx_encoder **enc);
 int make_db_folder(const char *cmd, const char *db);
 int open_reader(hx_index **ix, const char *db, const hx_model *model, const hx_identity *id, hx_error *err);
 int registry_session(const cli_args *a, const hx_identity *id, const char *root, hx_session **s, hx_error *err);

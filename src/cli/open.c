@@ -1,30 +1,11 @@
-/* open.c: what several commands open the same way from their options: the model and an encoder,
- * an index for reading as the reader identity, a session on the registry, the index file's folder.
- * Messages go to stderr; the caller closes what it was given. */
+/* open.c: what several commands open the same way from their options: an index for reading as the
+ * reader identity, a session on the registry, the index file's folder. Messages go to stderr; the
+ * caller closes what it was given. */
 #include "cli.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* === Index commands: the model === */
-
-/* Opens the model (--model, else found as for embed) at `precision` and an encoder. */
-int open_encoder(const cli_args *a, int threads, hx_precision precision, hx_model **model, hx_encoder **enc)
-{
-    hx_error err = {0};
-    hx_model_opts mo = {opt_str(a, "--model"), precision};
-    *model = NULL;
-    *enc = NULL;
-    if (hx_model_open_opts(model, &mo, &err) ||
-        hx_encoder_new(enc, *model, threads, &err)) {
-        fprintf(stderr, "hyrax %s: %s\n", a->cmd->name, err.message);
-        hx_model_close(*model);
-        *model = NULL;
-        return 1;
-    }
-    return 0;
-}
 
 /* === Index files, readers and the registry === */
 
