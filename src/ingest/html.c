@@ -657,7 +657,4 @@ static const char *const html_exts[] = {"html", "htm", "xhtml", "xht", NULL};
 
 const hx_doctype hx_doctype_html = {
     .name = "html", .exts = html_exts, .sniff = sniff_html, .extract = extract_html, .chunk = HX_CHUNK_BLOCKS,
-    .what = "text without markup; script, style, template, nav and noscript dropped; title and h1-h6 as title "
-            "and heading paths; lists, table rows (cells separated by |) and pre kept; description, keywords, "
-            "author and lang as metadata",
 };
