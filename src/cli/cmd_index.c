@@ -13,7 +13,10 @@
 const char index_about[] =
     "Indexes the files under each PATH into one index file, or brings it up to date: new files are\n"
     "added, changed ones re-embedded, unchanged ones skipped (content hash), and indexed files\n"
-    "under PATH that are gone are removed. Prints what it added, updated, skipped and removed.\n"
+    "under PATH that are gone are removed. Prints what it added, updated, skipped and removed,\n"
+    "then the documents per type. A file's type comes from its content, then its name: HTML is\n"
+    "read as text without markup, scripts or navigation; Markdown, YAML, JSON, XML, code and\n"
+    "plain text as written (README \"Document types\").\n"
     "Stored documents (add_document with content) are kept as they are, --reindex included.\n"
     "Files removed with 'hyrax rm' or delete_document stay out unless PATH names that file.\n"
     "The first run records the indexed root: the PATH when it is a single folder, else the current\n"
@@ -55,6 +58,34 @@ static int recorded_root(const char *db, char *root, size_t cap)
     snprintf(root, cap, "%s", hx_index_root(ix));
     hx_index_close(ix);
     return 0;
+}
+
+/* "by type: html 3, markdown 12": the documents the index holds, per detected type (README
+ * "Document types"), in order of first appearance. */
+static void print_types(const hx_index *ix)
+{
+    struct type_count { const char *name; size_t n; } t[32];
+    size_t nt = 0, other = 0, n = hx_index_doc_count(ix);
+    for (size_t i = 0; i < n; i++) {
+        hx_doc_info d;
+        if (hx_index_doc_at(ix, i, &d))
+            continue;
+        size_t k = 0;
+        while (k < nt && strcmp(t[k].name, d.type))
+            k++;
+        if (k == nt && nt < sizeof t / sizeof *t)
+            t[nt++] = (struct type_count){d.type, 0};
+        if (k < nt)
+            t[k].n++;
+        else
+            other++;
+    }
+    for (size_t k = 0; k < nt; k++)
+        printf("%s%s %zu", k ? ", " : "by type: ", t[k].name, t[k].n);
+    if (other)
+        printf(", other %zu", other);
+    if (nt)
+        putchar('\n');
 }
 
 int cmd_index(const cli_args *a)
@@ -169,6 +200,7 @@ int cmd_index(const cli_args *a)
            plural(w.stats.live_chunks, "chunk", "chunks"), (unsigned long long)w.stats.generation);
     put_text(stdout, w.root, SIZE_MAX, false);
     putchar('\n');
+    print_types(ix);
     rc = 0;
 done:
     hx_session_write_clear(&w);
