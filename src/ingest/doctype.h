@@ -1,0 +1,176 @@
+/* doctype.h: the table of document types and the extraction contract every type fulfils. Owns
+ * deciding what a file is (content first, then its name) and the shape of what an extractor hands
+ * to the rest of ingest; the extractors themselves live one per file (doctype_text.c, html.c,
+ * ...), the chunker in chunker.c, the gate's other validators in gate.c. README "Document types"
+ * lists what each type extracts; README "Hacking" says how to add one.
+ *
+ * Adding a format is one new file plus one row: write `int my_extract(const uint8_t *raw, size_t
+ * len, hx_extract *x, hx_error *err)` against the builder below, then add a row to the table in
+ * doctype.c naming it, its extensions and its magic bytes. Nothing else in ingest, the gate, the
+ * policy's `types`, the index or the surfaces lists types.
+ *
+ * === The extraction contract ===
+ * An extractor reads the file's bytes (the whole file, under ingest's size cap) and fills an
+ * hx_extract only through the hx_x_* builder calls, which enforce the rules in one place:
+ *   text      UTF-8, NUL-free. hx_x_text takes UTF-8 (invalid sequences become U+FFFD) and drops
+ *             harmless C0 controls (all of U+0001..U+001F but tab, LF, CR, FF; and DEL), counting
+ *             them into one warning; characters that change what a reader sees (bidi overrides
+ *             and isolates, C1 controls) are kept so the gate refuses the file with its reason.
+ *   blocks    the text is a sequence of blocks (a paragraph, a heading, a list item, a table row,
+ *             a `pre`); hx_x_block ends the current one and starts the next of a kind. The chunker
+ *             never joins text across a heading and splits a block only where its kind allows
+ *             (HX_BLOCK_PROSE at sentences, HX_BLOCK_VERBATIM at lines). Blocks are separated in
+ *             the text by a blank line, so a block-less reader of the text still sees them.
+ *   headings  hx_x_heading(level, words) opens a section: the heading path ("H1 > H2 > H3") of
+ *             every later block until a heading of the same or a higher level; the heading's words
+ *             are a block of their own. The first level-1 heading is the title unless hx_x_title
+ *             set one (an HTML <title>, a document property).
+ *   source    hx_x_source(first, last) says where the following text came from: 1-based lines of
+ *             the source file (x->unit HX_UNIT_LINE, the default), or pages (HX_UNIT_PAGE, set by
+ *             a paged format, which also calls hx_x_meta_uint("page_count")). Each block records
+ *             the span of sources its text came from; a chunk's line_start/line_end are the first
+ *             and last source of its blocks, so a citation says `lines 12-20` or `page 7`.
+ *   metadata  hx_x_meta(key, value) adds to the document's metadata (the same model as front
+ *             matter: filters and policy `require` see them). Keys, when the format has them:
+ *             title, author (repeatable), date (YYYY-MM-DD[Thh:mm:ss]), modified, language
+ *             (BCP 47), description, keywords (repeatable), page_count. word_count and encoding
+ *             are set by ingest for every type. A key given by add_document's arguments wins.
+ *   warnings  hx_x_warn: something was left out or guessed (dropped controls, an unknown entity, a
+ *             page without a text layer); the file is still indexed. Kept in metadata as
+ *             "warning" entries (at most HX_X_MAX_WARNINGS, the rest counted in the last one).
+ *   refusal   return HX_EFORMAT with err set ("charset shift_jis is not supported", "encrypted
+ *             with a password"): the file is rejected with that reason, recorded under the rule
+ *             "binary" (content hyrax cannot read), as a file with a NUL byte is.
+ * Bounds: an extractor must stay within HX_X_MAX_GROWTH times the input in text and finish in time
+ * linear in the input (cap nesting depths; hx_x_text refuses growth past the bound with HX_ERANGE).
+ *
+ * Ownership: everything an hx_extract holds is owned by it until hx_extract_clear; ingest moves
+ * text, title, blocks and metadata into the hx_doc_source. */
+#ifndef HX_DOCTYPE_H
+#define HX_DOCTYPE_H
+
+#include "hyrax.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HX_X_MAX_GROWTH 4        /* text bytes per input byte, at most (entities, Latin-1) */
+#define HX_X_MAX_WARNINGS 8      /* warnings kept per document */
+#define HX_X_MAX_DEPTH 6         /* heading levels */
+#define HX_DOCTYPE_MAX_MAGIC 4   /* magic patterns per row */
+
+typedef enum { HX_UNIT_LINE = 0, HX_UNIT_PAGE = 1 } hx_source_unit;
+typedef enum { HX_BLOCK_PROSE = 0, HX_BLOCK_VERBATIM = 1, HX_BLOCK_HEADING = 2 } hx_block_kind;
+
+typedef struct hx_block {
+    uint32_t start, end;       /* byte range of the block in the text, [start, end) */
+    uint32_t heading;          /* index into hx_extract.headings of its heading path */
+    uint32_t src_first, src_last;   /* lines or pages it came from (1-based; 0: unknown) */
+    hx_block_kind kind;
+} hx_block;
+
+/* What an extractor produces. Fill it only through the hx_x_* calls; read it freely. */
+typedef struct hx_extract {
+    char *text;                /* UTF-8, NUL-terminated; owned */
+    size_t len, cap;
+    char *title;               /* owned; NULL: none found (ingest picks one) */
+    hx_block *blocks;          /* owned; n_blocks entries (0: one implicit block, the whole text) */
+    size_t n_blocks, cap_blocks;
+    char **headings;           /* owned heading paths "A > B"; headings[0] is "" */
+    size_t n_headings, cap_headings;
+    hx_kv *meta;               /* owned pairs, in order */
+    size_t n_meta, cap_meta;
+    const char *encoding;      /* static: the charset the bytes were read as ("utf-8", "windows-1252") */
+    hx_source_unit unit;
+    /* builder state */
+    size_t limit;              /* text bytes allowed (HX_X_MAX_GROWTH * input) */
+    uint32_t src_first, src_last;
+    uint32_t dropped;          /* control characters dropped */
+    size_t n_warnings;
+    int depth;                 /* open heading levels */
+    uint32_t path[HX_X_MAX_DEPTH];    /* heading index per open level */
+    int levels[HX_X_MAX_DEPTH];
+    bool open;                 /* a block is open */
+    bool space;                /* the last text written was white space (for hx_x_words) */
+} hx_extract;
+
+/* Starts an empty extraction of an input of in_len bytes. */
+int hx_extract_init(hx_extract *x, size_t in_len, hx_error *err);
+/* Frees everything x owns (also after a failed extraction) and zeroes it. */
+void hx_extract_clear(hx_extract *x);
+
+/* Appends s[0..n) to the open block verbatim (a block of kind PROSE is opened when none is):
+ * invalid UTF-8 becomes U+FFFD, harmless controls are dropped (see above). */
+int hx_x_text(hx_extract *x, const char *s, size_t n, hx_error *err);
+/* The same, with each run of white space read as one space and leading space dropped at a block's
+ * start: for formats where white space is layout (HTML outside pre, XML text). */
+int hx_x_words(hx_extract *x, const char *s, size_t n, hx_error *err);
+/* Ends the open block (an empty one leaves nothing) and opens one of `kind`. */
+int hx_x_block(hx_extract *x, hx_block_kind kind, hx_error *err);
+/* Opens a section under a heading of level 1..6 (deeper levels count as 6) whose words are
+ * s[0..n) (white space collapsed); the words are a HEADING block. */
+int hx_x_heading(hx_extract *x, int level, const char *s, size_t n, hx_error *err);
+/* The document's title (white space collapsed, cut at HX_LABEL_MAX bytes); the first call wins. */
+int hx_x_title(hx_extract *x, const char *s, size_t n, hx_error *err);
+/* Text written from now on came from lines (or pages) first..last of the source. */
+void hx_x_source(hx_extract *x, uint32_t first, uint32_t last);
+/* One metadata pair (value white space collapsed, cut at a code point; empty values are skipped). */
+int hx_x_meta(hx_extract *x, const char *key, const char *value, size_t vlen, hx_error *err);
+int hx_x_meta_uint(hx_extract *x, const char *key, uint64_t value, hx_error *err);
+/* A warning (printf format), kept as metadata "warning". */
+int hx_x_warn(hx_extract *x, hx_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Closes the open block and records the dropped-controls warning; extractors call it last. */
+int hx_x_finish(hx_extract *x, hx_error *err);
+
+/* === The table === */
+
+struct hx_doc_source;
+typedef int (*hx_extract_fn)(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err);
+/* Title and metadata a type reads from its own text (Markdown front matter, YAML pairs), after
+ * extraction; sets d->title when it finds one. */
+typedef int (*hx_describe_fn)(struct hx_doc_source *d, hx_error *err);
+/* A type's own gate validator: 0 with *rule NULL when it passes; with *rule (static) and why set
+ * when it fails; a negative code when the check itself failed (out of memory). */
+typedef int (*hx_check_fn)(const struct hx_doc_source *d, const char **rule, char *why, size_t why_len,
+                           hx_error *err);
+
+/* How the chunker cuts a type's text (chunker.h). */
+typedef enum {
+    HX_CHUNK_PROSE,            /* paragraphs, then sentences */
+    HX_CHUNK_CODE,             /* blocks at blank lines, then lines */
+    HX_CHUNK_MARKDOWN,         /* heading sections, then paragraphs, then sentences */
+    HX_CHUNK_YAML,             /* top-level keys */
+    HX_CHUNK_BLOCKS,           /* the extractor's blocks and heading paths */
+} hx_chunk_style;
+
+typedef struct hx_magic {
+    uint16_t offset;           /* where the bytes must stand in the file */
+    uint8_t len;
+    bool fold;                 /* ASCII case-insensitive, after leading white space and a UTF-8 BOM */
+    const char *bytes;
+} hx_magic;
+
+typedef struct hx_doctype {
+    const char *name;          /* the type's name: documents' `type`, the policy's `types`, filters */
+    const char *const *exts;   /* file name extensions (lowercase, no dot), NULL-terminated */
+    const char *const *names;  /* whole file names (Makefile), NULL-terminated; may be NULL */
+    hx_magic magic[HX_DOCTYPE_MAX_MAGIC];   /* content signatures; len 0 ends the list */
+    hx_extract_fn extract;     /* bytes -> hx_extract */
+    hx_describe_fn describe;   /* may be NULL */
+    hx_chunk_style chunk;
+    hx_check_fn check;         /* the type's gate rule; may be NULL */
+    const char *rule;          /* the name of that rule in the audit log ("yaml", "json", "xml") */
+    const char *what;          /* one line for README and `hyrax index`: what is extracted */
+} hx_doctype;
+
+/* The table, in detection order, and its size. */
+const hx_doctype *hx_doctype_at(size_t i);
+size_t hx_doctype_count(void);
+/* The row named `name` (case-sensitive), or NULL. */
+const hx_doctype *hx_doctype_find(const char *name, size_t len);
+/* The type of a file: the first row whose magic matches raw[0..len) wins; else the row of the
+ * file name's extension (or whole name); else "text". Never NULL. */
+const hx_doctype *hx_doctype_detect(const char *path, const uint8_t *raw, size_t len);
+
+#endif
