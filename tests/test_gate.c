@@ -172,6 +172,17 @@ static void write_clean(void)
         it->token[0] = 0;
         check_put(root, ok[i].path, ok[i].text);
     }
+    /* harmless C0 controls and DEL: dropped from the text, the document indexed (doctype.h) */
+    static const char *const c0[] = {
+        "\x01", "\x02", "\x07", "\x08", "\x0b", "\x0e", "\x1b[31m", "\x1b]0;title\x07", "\x7f", "\x1f", "\x19", "\x1a",
+    };
+    for (size_t i = 0; i < sizeof c0 / sizeof *c0; i++) {
+        char text[64];
+        item *c = add_item(NULL, "clean/c0_%02zu.md", i);
+        c->token[0] = 0;
+        snprintf(text, sizeof text, "# Title\n\n text %s more\n", c0[i]);
+        check_put(root, c->path, text);
+    }
     /* UTF-16 with BOM */
     item *it = add_item(NULL, "clean/utf16.txt");
     it->token[0] = 0;
@@ -222,11 +233,11 @@ static void write_hostile(void)
         snprintf(path, sizeof path, "h/binary/%02zu.txt", k);
         put_item("binary", path, "", bin[k].bytes, bin[k].len);
     }
-    /* control characters */
+    /* control characters that change what a reader sees: C1 controls, bidi overrides and isolates
+     * (harmless C0 controls are dropped by extraction instead: see write_clean) */
     static const char *const ctl[] = {
-        "\x01", "\x02", "\x07", "\x08", "\x0b", "\x0e", "\x1b[31m", "\x1b]0;title\x07", "\x7f", "\x1f",
         "\xc2\x80", "\xc2\x85", "\xc2\x9b", "\xc2\x9f", "\xe2\x80\xae", "\xe2\x80\xaa", "\xe2\x81\xa6", "\xe2\x81\xa9",
-        "\xe2\x80\xab", "\x1a",
+        "\xe2\x80\xab",
     };
     for (k = 0; k < sizeof ctl / sizeof *ctl; k++) {
         snprintf(path, sizeof path, "h/control/%02zu.md", k);

@@ -245,8 +245,7 @@ static int queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_
     snprintf(p->signer, sizeof p->signer, "%s", vd->signer);
     memset(src, 0, sizeof *src);
     cs->n_add++;
-    rc = hx_chunk_document(hx_model_tokenizer(ix->model), p->src.title, p->src.type, p->src.text,
-                           p->src.text_len, NULL, &p->chunks, &p->n_chunks, err);
+    rc = hx_chunk_source(hx_model_tokenizer(ix->model), &p->src, NULL, &p->chunks, &p->n_chunks, err);
     if (rc)
         return rc;
     if (old) {

@@ -395,6 +395,30 @@ static int scan_blocks(chunker *c, bool prose, hx_error *err)
     return rc;
 }
 
+/* The extractor's blocks (doctype.h): a section per heading path, prose blocks by sentences,
+ * verbatim and heading blocks whole (split at lines when too long). */
+static int scan_extracted(chunker *c, const hx_block *b, size_t n, char *const *headings, size_t n_headings,
+                          hx_error *err)
+{
+    uint32_t current = UINT32_MAX;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc && !c->error; i++) {
+        if (b[i].end > c->len || b[i].start > b[i].end)
+            continue;
+        uint32_t h = b[i].heading < n_headings ? b[i].heading : 0;
+        if (h != current && (rc = add_section(c, headings[h], err)))
+            break;
+        current = h;
+        if (b[i].kind == HX_BLOCK_PROSE)
+            add_sentences(c, b[i].start, b[i].end);
+        else
+            add_unit(c, b[i].start, b[i].end);
+    }
+    if (!rc && current == UINT32_MAX)
+        rc = add_section(c, "", err);
+    return rc;
+}
+
 static int scan_yaml(chunker *c, hx_error *err)
 {
     int rc = add_section(c, "", err);
@@ -516,8 +540,36 @@ void hx_chunks_free(hx_chunk *chunks, size_t n)
     free(chunks);
 }
 
-int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *type, const char *text,
-                      size_t len, const hx_chunk_opts *opts, hx_chunk **out, size_t *n_out, hx_error *err)
+/* Source lines or pages of each chunk from the blocks it covers: the first and last of the
+ * blocks overlapping its body. */
+static void map_sources(hx_chunk *v, size_t n, const hx_block *b, size_t nb)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0, hi = nb;   /* the first block ending after the body's start (ends ascend) */
+        while (k < hi) {
+            size_t mid = (k + hi) / 2;
+            if (b[mid].end <= v[i].byte_start)
+                k = mid + 1;
+            else
+                hi = mid;
+        }
+        uint32_t first = 0, last = 0;
+        for (size_t j = k; j < nb && b[j].start < v[i].byte_end; j++) {
+            if (b[j].src_first && (!first || b[j].src_first < first))
+                first = b[j].src_first;
+            if (b[j].src_last > last)
+                last = b[j].src_last;
+        }
+        if (first) {
+            v[i].line_start = first;
+            v[i].line_end = last;
+        }
+    }
+}
+
+static int chunk(const hx_tokenizer *tok, const char *title, hx_chunk_style style, const char *text, size_t len,
+                 const hx_block *blocks, size_t n_blocks, char *const *headings, size_t n_headings,
+                 const hx_chunk_opts *opts, hx_chunk **out, size_t *n_out, hx_error *err)
 {
     int max_tokens = opts && opts->max_tokens ? opts->max_tokens : HX_MAX_SEQ_TOKENS;
     int overlap = opts ? opts->overlap_tokens : HX_CHUNK_DEFAULT_OVERLAP;
@@ -532,12 +584,14 @@ int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *ty
     chunker c = {.tok = tok, .title = title, .text = text, .len = len, .limit = max_tokens - 2};
     chunk_list list = {0};
     int rc;
-    if (!strcmp(type, "markdown"))
+    if (style == HX_CHUNK_MARKDOWN)
         rc = scan_markdown(&c, err);
-    else if (!strcmp(type, "yaml"))
+    else if (style == HX_CHUNK_YAML)
         rc = scan_yaml(&c, err);
+    else if (style == HX_CHUNK_BLOCKS && n_blocks)
+        rc = scan_extracted(&c, blocks, n_blocks, headings, n_headings, err);
     else
-        rc = scan_blocks(&c, !strcmp(type, "text"), err);
+        rc = scan_blocks(&c, style != HX_CHUNK_CODE, err);
     if (!rc && c.error)
         rc = hx_error_set(err, c.error, -1, "out of memory chunking");
     if (!rc) {
@@ -568,7 +622,23 @@ int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *ty
         hx_chunks_free(list.v, list.n);
         return rc;
     }
+    if (style == HX_CHUNK_BLOCKS && n_blocks)
+        map_sources(list.v, list.n, blocks, n_blocks);
     *out = list.v;
     *n_out = list.n;
     return 0;
+}
+
+int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *type, const char *text,
+                      size_t len, const hx_chunk_opts *opts, hx_chunk **out, size_t *n_out, hx_error *err)
+{
+    const hx_doctype *dt = hx_doctype_find(type, strlen(type));
+    return chunk(tok, title, dt ? dt->chunk : HX_CHUNK_PROSE, text, len, NULL, 0, NULL, 0, opts, out, n_out, err);
+}
+
+int hx_chunk_source(const hx_tokenizer *tok, const hx_doc_source *d, const hx_chunk_opts *opts, hx_chunk **out,
+                    size_t *n_out, hx_error *err)
+{
+    return chunk(tok, d->title, d->dt ? d->dt->chunk : HX_CHUNK_PROSE, d->text, d->text_len, d->blocks, d->n_blocks,
+                 d->headings, d->n_headings, opts, out, n_out, err);
 }

@@ -1,6 +1,7 @@
 /* chunker.h: splits a decoded document into chunks that each fit the model's input whole.
- * Markdown by heading sections, then paragraphs, then sentences; YAML by top-level keys; code at
- * blank lines; plain text by paragraphs and sentences. No text is lost: every non-blank byte lies
+ * The type's row (doctype.h) picks the cut: Markdown by heading sections, then paragraphs, then
+ * sentences; YAML by top-level keys; code at blank lines; plain text by paragraphs and sentences;
+ * extracted formats (HTML) by their blocks under their heading paths. No text is lost: every non-blank byte lies
  * in some chunk's body, except Markdown markup (the #s of a heading line, whose words open its
  * section's body, and the --- lines around front matter, which is chunked as YAML).
  * Every chunk's text is a contextual header
@@ -34,11 +35,18 @@ typedef struct hx_chunk {
     char *text;                      /* header + "\n" + body; what is embedded and indexed; owned */
 } hx_chunk;
 
-/* Chunks text[0..len) (NUL-terminated UTF-8) of a document of the given type ("markdown",
- * "yaml", "json", "code", "text") and title. *out is owned by the caller: free with
- * hx_chunks_free. An empty or blank document yields zero chunks, and only such a document. */
+/* Chunks text[0..len) (NUL-terminated UTF-8) of a document of the given type (a name in the
+ * table of document types, doctype.h, whose row says how its text is cut) and title. *out is
+ * owned by the caller: free with hx_chunks_free. An empty or blank document yields zero chunks,
+ * and only such a document. */
 int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *type, const char *text,
                       size_t len, const hx_chunk_opts *opts, hx_chunk **out, size_t *n_out, hx_error *err);
+/* Chunks a loaded document: as hx_chunk_document, and for a type chunked by its extractor's blocks
+ * (HX_CHUNK_BLOCKS) a section per heading path, no chunk across a heading, and line_start/line_end
+ * the source lines (or pages, d->unit) of the blocks a chunk covers. */
+struct hx_doc_source;
+int hx_chunk_source(const hx_tokenizer *tok, const struct hx_doc_source *d, const hx_chunk_opts *opts,
+                    hx_chunk **out, size_t *n_out, hx_error *err);
 void hx_chunks_free(hx_chunk *chunks, size_t n);
 
 #endif

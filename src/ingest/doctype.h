@@ -92,7 +92,9 @@ typedef struct hx_extract {
     uint32_t path[HX_X_MAX_DEPTH];    /* heading index per open level */
     int levels[HX_X_MAX_DEPTH];
     bool open;                 /* a block is open */
-    bool space;                /* the last text written was white space (for hx_x_words) */
+    bool space;                /* white space is pending between words (hx_x_words) */
+    bool title_from_heading;   /* title is the first level-1 heading: hx_x_title replaces it */
+    hx_block_kind next_kind;   /* the kind of the block the next text opens */
 } hx_extract;
 
 /* Starts an empty extraction of an input of in_len bytes. */
@@ -156,11 +158,11 @@ typedef struct hx_doctype {
     const char *const *exts;   /* file name extensions (lowercase, no dot), NULL-terminated */
     const char *const *names;  /* whole file names (Makefile), NULL-terminated; may be NULL */
     hx_magic magic[HX_DOCTYPE_MAX_MAGIC];   /* content signatures; len 0 ends the list */
+    bool (*sniff)(const uint8_t *raw, size_t len);   /* content test beyond fixed bytes; may be NULL */
     hx_extract_fn extract;     /* bytes -> hx_extract */
     hx_describe_fn describe;   /* may be NULL */
     hx_chunk_style chunk;
     hx_check_fn check;         /* the type's gate rule; may be NULL */
-    const char *rule;          /* the name of that rule in the audit log ("yaml", "json", "xml") */
     const char *what;          /* one line for README and `hyrax index`: what is extracted */
 } hx_doctype;
 
@@ -169,8 +171,8 @@ const hx_doctype *hx_doctype_at(size_t i);
 size_t hx_doctype_count(void);
 /* The row named `name` (case-sensitive), or NULL. */
 const hx_doctype *hx_doctype_find(const char *name, size_t len);
-/* The type of a file: the first row whose magic matches raw[0..len) wins; else the row of the
- * file name's extension (or whole name); else "text". Never NULL. */
+/* The type of a file: the first row whose magic or sniff matches raw[0..len) wins; else the row
+ * of the file name's extension (or whole name); else "text". Never NULL. */
 const hx_doctype *hx_doctype_detect(const char *path, const uint8_t *raw, size_t len);
 
 #endif

@@ -5,12 +5,10 @@
 #include "alloc.h"
 #include "fsafe.h"
 #include "glob.h"
-#include "json.h"
+#include "doctype.h"
 #include "sig.h"
 #include "trust.h"
 #include "unicode.h"
-#include "xml.h"
-#include "yaml.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -26,7 +24,6 @@
 
 enum { REQ_TEXT, REQ_NUMBER, REQ_DATE, REQ_BOOL };
 static const char *const req_type_names[] = {"text", "number", "date", "bool"};
-static const char *const doc_types[] = {"markdown", "yaml", "json", "code", "text", "xml"};
 enum { ENC_UTF8 = 1, ENC_UTF16 = 2, ENC_LATIN1 = 4 };
 
 typedef struct deny_pat {
@@ -43,7 +40,7 @@ typedef struct req_key {
 typedef struct section {
     char *glob;                /* owned; NULL: the rules before the first section */
     uint64_t max_size;         /* 0: unset */
-    unsigned types;            /* bit per doc_types entry; 0: unset */
+    unsigned types;            /* bit per row of the table of document types; 0: unset */
     unsigned encodings;        /* ENC_*; 0: unset */
     int signature;             /* -1 unset, 0 none, 1 required */
     char **signers;            /* owned; NULL: unset */
@@ -132,6 +129,15 @@ static int lookup(const char *const *names, size_t n, const char *s, size_t len)
 {
     for (size_t i = 0; i < n; i++)
         if (strlen(names[i]) == len && !strncasecmp(names[i], s, len))
+            return (int)i;
+    return -1;
+}
+
+/* The row number of a document type named s[0..len) (any case), or -1. */
+static int type_index(const char *s, size_t len)
+{
+    for (size_t i = 0; i < hx_doctype_count(); i++)
+        if (strlen(hx_doctype_at(i)->name) == len && !strncasecmp(hx_doctype_at(i)->name, s, len))
             return (int)i;
     return -1;
 }
@@ -274,11 +280,17 @@ static int set_rule(section *sec, const char *k, size_t kn, const char *v, size_
         bool types = KEY("types");
         unsigned bits = 0;
         while (next_item(&v, end, &item, &len)) {
-            int t = types ? lookup(doc_types, sizeof doc_types / sizeof *doc_types, item, len)
+            int t = types ? type_index(item, len)
                           : lookup((const char *const[]){"utf-8", "utf-16", "latin-1"}, 3, item, len);
+            if (t < 0 && types) {
+                char names[256] = "";
+                for (size_t i = 0; i < hx_doctype_count(); i++)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                             hx_doctype_at(i)->name);
+                return hx_error_set(err, HX_EPARSE, -1, "%s:%zu: types are %s", origin, line, names);
+            }
             if (t < 0)
-                return BAD(types ? "types are markdown, yaml, json, code, text, xml"
-                                 : "encodings are utf-8, utf-16, latin-1");
+                return BAD("encodings are utf-8, utf-16, latin-1");
             bits |= 1u << t;
         }
         if (!bits)
@@ -528,16 +540,6 @@ static int reject(ix_verdict *v, const char *rule, const char *fmt, ...)
     return 0;
 }
 
-static bool is_xml_name(const char *path)
-{
-    static const char *const exts[] = {IX_GATE_XML_EXTS};
-    const char *slash = strrchr(path, '/'), *dot = strrchr(slash ? slash + 1 : path, '.');
-    for (size_t i = 0; dot && i < sizeof exts / sizeof *exts; i++)
-        if (!strcasecmp(dot + 1, exts[i]))
-            return true;
-    return false;
-}
-
 /* The first code point of text that is a control the gate refuses; its byte offset, or -1. */
 static int64_t find_control(const char *s, size_t n, uint32_t *what)
 {
@@ -730,36 +732,17 @@ int ix_gate_check(const ix_gate *g, const hx_doc_source *d, const uint8_t *raw, 
     uint32_t cp;
     if ((at = find_control(d->text, d->text_len, &cp)) >= 0)
         return reject(v, "control", "control character U+%04X at byte %lld of the text", (unsigned)cp, (long long)at);
-    bool xml = is_xml_name(d->path);
     if (r.types) {
-        int t = xml ? 5 : lookup(doc_types, 5, d->type, strlen(d->type));
+        int t = type_index(d->type, strlen(d->type));
         if (t < 0 || !(r.types >> t & 1))
-            return reject(v, "type", "type %s is not among the policy's types for %s", xml ? "xml" : d->type, d->path);
+            return reject(v, "type", "type %s is not among the policy's types for %s", d->type, d->path);
     }
-    hx_error perr = {0};
-    int rc;
-    if (!strcmp(d->type, "markdown")) {
-        size_t yat, ylen, body;
-        int fm = hx_yaml_front_matter(d->text, d->text_len, &yat, &ylen, &body);
-        if (fm < 0)
-            return reject(v, "front-matter", "the front matter opened by the first line '---' is never closed");
-        if (fm > 0 && hx_yaml_check(d->text + yat, ylen, &perr))
-            return reject(v, "yaml", "front matter: %s", perr.message);
-    } else if (!strcmp(d->type, "yaml")) {
-        if (hx_yaml_check(d->text, d->text_len, &perr))
-            return reject(v, "yaml", "%s", perr.message);
-    } else if (!strcmp(d->type, "json")) {
-        hx_json_doc *doc = NULL;
-        hx_json_limits lim = {.max_depth = IX_GATE_JSON_DEPTH};
-        rc = hx_json_parse(&doc, d->text, d->text_len, &lim, &perr);
-        hx_json_doc_free(doc);
-        if (rc == HX_ENOMEM)
-            return hx_error_set(err, rc, -1, "out of memory checking JSON");
-        if (rc)
-            return reject(v, "json", "JSON does not parse at byte %lld: %s", (long long)perr.offset, perr.message);
+    const char *rule = NULL;
+    int rc = d->dt && d->dt->check ? d->dt->check(d, &rule, v->reason, sizeof v->reason, err) : 0;
+    if (rc || rule) {
+        v->rule = rule;
+        return rc;
     }
-    if (xml && (rc = hx_xml_check(d->text, d->text_len, &perr)))
-        return reject(v, "xml", "%s", perr.message);
     const section *all = g->policy ? g->policy->s : NULL;
     for (size_t i = 0; g->policy && i < g->policy->n; i++) {
         if (all[i].glob && !hx_glob_match(all[i].glob, d->path))

@@ -13,11 +13,10 @@
  *   control     no control characters in the decoded text but tab, LF, CR and form feed: no other
  *               C0 control, no DEL, no C1 control (U+0080..U+009F), no bidirectional override or
  *               isolate (U+202A..U+202E, U+2066..U+2069: "Trojan Source")
- *   front-matter  Markdown that opens a "---" front matter closes it
- *   yaml        front matter and .yaml/.yml files pass hx_yaml_check (alias and nesting limits)
- *   json        .json files parse (json.h, depth IX_GATE_JSON_DEPTH)
- *   xml         files named by IX_GATE_XML_EXTS are well-formed (xml.h: no DTD subset, no entity
- *               expansion, bounded depth)
+ *   the type's own rule, from its row in the table of document types (doctype.h): for markdown,
+ *               front-matter (a "---" front matter is closed) and yaml (it passes hx_yaml_check);
+ *               yaml (alias and nesting limits); json (parses, depth 64); xml (well-formed, xml.h:
+ *               no DTD subset, no entity expansion, bounded depth)
  * Read failures found before the gate runs (binary, over the size cap, unreadable) are recorded
  * under the rules "binary", "size" and "read".
  *
@@ -28,7 +27,8 @@
  *                                    before the first section apply to every document
  *   key = value                      one rule; keys:
  *     max_size = N[K|M]              largest document in bytes (K = 1024, M = 1048576)
- *     types = T, ...                 document types allowed: markdown yaml json code text xml
+ *     types = T, ...                 document types allowed: the names in the table of document
+ *                                    types (doctype.h; README "Document types")
  *     encodings = E, ...             utf-8 (with or without BOM), utf-16, latin-1
  *     require = KEY[:TYPE], ...      metadata keys the document must carry (front matter, YAML
  *                                    keys or add_document metadata), TYPE one of text (default),
@@ -69,8 +69,6 @@
 #define IX_POLICY_MAX_RULES 4096          /* sections, deny patterns and required keys together */
 #define IX_DENY_MAX_BYTES 256
 #define IX_DENY_MAX_STARS 8
-#define IX_GATE_JSON_DEPTH 64
-#define IX_GATE_XML_EXTS "xml", "xsd", "xsl", "xslt", "svg", "xhtml", "rss", "atom", "plist"
 
 /* A parsed policy. Immutable once parsed. Caller frees with ix_policy_free. */
 typedef struct ix_policy ix_policy;

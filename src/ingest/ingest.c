@@ -55,6 +55,10 @@ void hx_doc_source_clear(hx_doc_source *d)
     free(d->path);
     free(d->text);
     free(d->title);
+    free(d->blocks);
+    for (size_t i = 0; i < d->n_headings; i++)
+        free(d->headings[i]);
+    free(d->headings);
     for (size_t i = 0; i < d->n_meta; i++) {
         free(d->meta[i].key);
         free(d->meta[i].value);
@@ -424,36 +428,7 @@ int hx_ingest_decode(const uint8_t *raw, size_t len, char **text, size_t *text_l
 
 /* === Metadata === */
 
-static const char *type_of(const char *path)
-{
-    static const char *const code_ext[] = {
-        "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "py", "go", "rs", "js", "mjs", "ts", "tsx", "jsx",
-        "java", "kt", "scala", "rb", "php", "cs", "swift", "sh", "bash", "zsh", "pl", "lua", "sql",
-        "proto", "toml", "ini", "cfg", "mk", "cmake", "r", "m", "ex", "exs", "erl", "hs", "ml", "vim",
-    };
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    const char *dot = strrchr(base, '.');
-    if (!strcmp(base, "Makefile") || !strcmp(base, "Dockerfile"))
-        return "code";
-    if (!dot)
-        return "text";
-    const char *ext = dot + 1;
-    if (!strcasecmp(ext, "md") || !strcasecmp(ext, "markdown") || !strcasecmp(ext, "mdx"))
-        return "markdown";
-    if (!strcasecmp(ext, "yaml") || !strcasecmp(ext, "yml"))
-        return "yaml";
-    if (!strcasecmp(ext, "json"))
-        return "json";
-    for (size_t i = 0; i < sizeof code_ext / sizeof code_ext[0]; i++)
-        if (!strcasecmp(ext, code_ext[i]))
-            return "code";
-    return "text";
-}
-
-/* Adds key = val. Within one source (the pairs from `from` on) a repeated key gathers its values
- * (a list, or a list of mappings: one entry per item); a key already given by an earlier source
- * (tool arguments before the content) keeps its values and this one is dropped. */
-static int meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen, const char *val, size_t vlen,
+int hx_doc_meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen, const char *val, size_t vlen,
                     hx_error *err)
 {
     for (size_t i = 0; i < from && i < d->n_meta; i++)
@@ -476,27 +451,7 @@ static int meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen,
     return 0;
 }
 
-typedef struct {
-    hx_doc_source *d;
-    size_t from;
-    hx_error *err;
-} yaml_sink;
-
-static int yaml_pair(void *ctx, const char *key, size_t klen, const char *val, size_t vlen, bool quoted)
-{
-    yaml_sink *y = ctx;
-    (void)quoted;
-    return meta_add(y->d, y->from, key, klen, val, vlen, y->err);
-}
-
-/* Metadata pairs of YAML (or Markdown front matter) in s[0..n): yaml.h's subset, lists as runs. */
-static int parse_yaml_meta(hx_doc_source *d, const char *s, size_t n, hx_error *err)
-{
-    yaml_sink y = {d, d->n_meta, err};
-    return hx_yaml_pairs(s, n, yaml_pair, &y);
-}
-
-static int set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
+int hx_doc_set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
 {
     while (n && (*s == ' ' || *s == '\t'))
         s++, n--;
@@ -509,6 +464,22 @@ static int set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
     return 0;
 }
 
+int hx_doc_title_from_lines(hx_doc_source *d, size_t from, bool skip_comments, hx_error *err)
+{
+    const char *text = d->text;
+    for (size_t pos = from, n = d->text_len; !d->title && pos < n;) {
+        const char *nl = memchr(text + pos, '\n', n - pos);
+        size_t l = nl ? (size_t)(nl - (text + pos)) : n - pos;
+        size_t k = 0;
+        while (k < l && (text[pos + k] == ' ' || text[pos + k] == '\t' || text[pos + k] == '\r'))
+            k++;
+        if (k < l && !(skip_comments && text[pos + k] == '#'))
+            return hx_doc_set_title(d, text + pos, l, err);
+        pos += l + (nl != NULL);
+    }
+    return 0;
+}
+
 static const char *meta_get(const hx_doc_source *d, const char *key)
 {
     for (size_t i = 0; i < d->n_meta; i++)
@@ -517,72 +488,49 @@ static const char *meta_get(const hx_doc_source *d, const char *key)
     return NULL;
 }
 
-/* First ATX heading ("# Title") outside fenced code, or NULL. */
-static const char *first_heading(const char *s, size_t n, size_t *len)
+static uint64_t count_words(const char *s, size_t n)
 {
-    bool fenced = false;
-    size_t pos = 0;
-    while (pos < n) {
-        const char *line = s + pos, *nl = memchr(line, '\n', n - pos);
-        size_t l = nl ? (size_t)(nl - line) : n - pos;
-        pos += l + (nl != NULL);
-        if (l >= 3 && (!memcmp(line, "```", 3) || !memcmp(line, "~~~", 3))) {
-            fenced = !fenced;
-            continue;
-        }
-        if (fenced || !l || line[0] != '#')
-            continue;
-        size_t h = 0;
-        while (h < l && line[h] == '#')
-            h++;
-        if (h > 6 || h >= l || line[h] != ' ')
-            continue;
-        size_t end = l;
-        while (end > h && (line[end - 1] == '#' || line[end - 1] == ' ' || line[end - 1] == '\r'))
-            end--;
-        *len = end - h;
-        return line + h;
+    uint64_t words = 0;
+    bool in = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+        words += !space && !in;
+        in = !space;
     }
-    return NULL;
+    return words;
 }
 
-static int describe(hx_doc_source *d, const hx_kv *extra, size_t n_extra, hx_error *err)
+/* Metadata and title, in order of precedence: `extra` (tool arguments), the extractor's, the
+ * type's describer (front matter); the title from metadata "title", else the extractor's or the
+ * describer's, else the first non-blank line, else the file name. */
+static int describe(hx_doc_source *d, hx_extract *x, const hx_kv *extra, size_t n_extra, hx_error *err)
 {
     int rc = 0;
     for (size_t i = 0; i < n_extra && !rc; i++)
-        rc = meta_add(d, 0, extra[i].key, strlen(extra[i].key), extra[i].value, strlen(extra[i].value), err);
-    if (rc)
-        return rc;
-    const char *text = d->text;
-    size_t n = d->text_len, body = 0;
-    if (!strcmp(d->type, "markdown")) {
-        size_t at, len;
-        if (hx_yaml_front_matter(text, n, &at, &len, &body) == 1 && (rc = parse_yaml_meta(d, text + at, len, err)))
-            return rc;
-    } else if (!strcmp(d->type, "yaml")) {
-        if ((rc = parse_yaml_meta(d, text, n, err)))
-            return rc;
-    }
+        rc = hx_doc_meta_add(d, 0, extra[i].key, strlen(extra[i].key), extra[i].value, strlen(extra[i].value), err);
+    size_t from = d->n_meta;
+    for (size_t i = 0; i < x->n_meta && !rc; i++)
+        rc = hx_doc_meta_add(d, from, x->meta[i].key, strlen(x->meta[i].key), x->meta[i].value,
+                             strlen(x->meta[i].value), err);
+    if (!rc && x->title)
+        rc = hx_doc_set_title(d, x->title, strlen(x->title), err);
+    if (!rc && d->dt->describe)
+        rc = d->dt->describe(d, err);
+    char words[24];
+    int wn = snprintf(words, sizeof words, "%llu", (unsigned long long)count_words(d->text, d->text_len));
+    if (!rc)
+        rc = hx_doc_meta_add(d, d->n_meta, "word_count", 10, words, (size_t)wn, err);
     const char *t = meta_get(d, "title");
-    if (t)
-        return set_title(d, t, strlen(t), err);
-    size_t hlen;
-    const char *h = !strcmp(d->type, "markdown") ? first_heading(text + body, n - body, &hlen) : NULL;
-    if (h)
-        return set_title(d, h, hlen, err);
-    for (size_t pos = body; pos < n;) {   /* first non-blank line */
-        const char *nl = memchr(text + pos, '\n', n - pos);
-        size_t l = nl ? (size_t)(nl - (text + pos)) : n - pos;
-        size_t k = 0;
-        while (k < l && (text[pos + k] == ' ' || text[pos + k] == '\t' || text[pos + k] == '\r'))
-            k++;
-        if (k < l && !(!strcmp(d->type, "yaml") && text[pos + k] == '#'))
-            return set_title(d, text + pos, l, err);
-        pos += l + (nl != NULL);
-    }
+    if (!rc && t)
+        rc = hx_doc_set_title(d, t, strlen(t), err);
+    if (!rc && !d->title)
+        rc = hx_doc_title_from_lines(d, 0, false, err);
+    if (rc || d->title)
+        return rc;
     const char *slash = strrchr(d->path, '/');
     const char *base = slash ? slash + 1 : d->path;
-    return set_title(d, base, strlen(base), err);
+    return hx_doc_set_title(d, base, strlen(base), err);
 }
 
 /* === Loading === */
@@ -594,11 +542,34 @@ static int fill_from_bytes(hx_doc_source *d, const char *path, const uint8_t *ra
     if (!(d->path = hx_strdup(path)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     d->size = len;
-    d->type = type_of(path);
+    d->dt = hx_doctype_detect(path, raw, len);
+    d->type = d->dt->name;
     hx_sha256_hex(raw, len, d->sha256);
-    int rc = hx_ingest_decode(raw, len, &d->text, &d->text_len, &d->encoding, err);
-    if (!rc)
-        rc = describe(d, extra, n_extra, err);
+    hx_extract x;
+    int rc = hx_extract_init(&x, len, err);
+    if (rc) {
+        hx_doc_source_clear(d);
+        return rc;
+    }
+    rc = d->dt->extract(raw, len, &x, err);
+    if (!rc) {
+        d->text = x.text;
+        d->text_len = x.len;
+        d->encoding = x.encoding;
+        d->unit = x.unit;
+        if (d->dt->chunk == HX_CHUNK_BLOCKS) {
+            d->blocks = x.blocks;
+            d->n_blocks = x.n_blocks;
+            d->headings = x.headings;
+            d->n_headings = x.n_headings;
+            x.blocks = NULL;
+            x.headings = NULL;
+            x.n_headings = 0;
+        }
+        x.text = NULL;
+        rc = describe(d, &x, extra, n_extra, err);
+    }
+    hx_extract_clear(&x);
     if (rc)
         hx_doc_source_clear(d);
     return rc;

@@ -5,11 +5,13 @@
  * hx_fs_open_under (fsafe.h: no symlink is followed at read time, only regular files), rejects
  * binary files (a NUL byte anywhere, or a U+0000 in UTF-16: decoded text never holds a NUL, so
  * none of it is lost), decodes UTF-8 (with or without BOM), UTF-16 with BOM, else Latin-1, and
- * extracts title, type and metadata (front matter and YAML files through yaml.h; a list is one
- * entry per item). Knows nothing of chunks or indexes. */
+ * builds the document through its type's row (doctype.h: detection, extraction, describing):
+ * text, title, blocks and metadata (a list is one entry per item), plus word_count for every
+ * document. Knows nothing of chunks or indexes. */
 #ifndef HX_INGEST_H
 #define HX_INGEST_H
 
+#include "doctype.h"
 #include "hyrax.h"
 
 #include <stddef.h>
@@ -28,8 +30,15 @@ typedef struct hx_doc_source {
     char *text;            /* decoded UTF-8, NUL-terminated; owned */
     size_t text_len;
     char *title;           /* owned, never NULL */
-    const char *type;      /* static: "markdown", "yaml", "json", "code" or "text" */
-    const char *encoding;  /* static: "utf-8", "utf-8-bom", "utf-16le", "utf-16be" or "latin-1" */
+    const char *type;      /* static: its row's name (doctype.h) */
+    const hx_doctype *dt;  /* static: its row in the table of document types */
+    const char *encoding;  /* static: "utf-8", "utf-8-bom", "utf-16le", "utf-16be", "latin-1", or
+                              the charset an extractor read ("windows-1252") */
+    hx_block *blocks;      /* owned: the extractor's blocks (doctype.h); n_blocks 0: none */
+    size_t n_blocks;
+    char **headings;       /* owned: heading paths the blocks point at */
+    size_t n_headings;
+    hx_source_unit unit;   /* what blocks' src_first/src_last count: lines or pages */
     uint64_t size;         /* bytes on disk */
     int64_t mtime_ns;
     char sha256[65];       /* hex SHA-256 of the bytes on disk */
@@ -39,6 +48,17 @@ typedef struct hx_doc_source {
 
 /* Frees everything a document owns and zeroes it. */
 void hx_doc_source_clear(hx_doc_source *d);
+
+/* For describers (doctype.h): adds key = val to d's metadata. Within one source (the pairs from
+ * index `from` on) a repeated key gathers its values (a list); a key an earlier source gave (tool
+ * arguments before the content) keeps its values and this one is dropped. */
+int hx_doc_meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen, const char *val, size_t vlen,
+                    hx_error *err);
+/* Sets d's title to s[0..n) trimmed and cut at HX_LABEL_MAX bytes. */
+int hx_doc_set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err);
+/* Sets d's title, when it has none, to the first non-blank line at or after byte `from` (with
+ * skip_comments, lines starting with '#' do not count). */
+int hx_doc_title_from_lines(hx_doc_source *d, size_t from, bool skip_comments, hx_error *err);
 
 #define HX_WALK_MAX_DEPTH 64   /* folders below a target; deeper ones are rejected, not entered */
 
@@ -90,7 +110,9 @@ int hx_ingest_read(const char *root, const char *rel_path, const char *read_path
                    uint8_t **raw, size_t *len, int64_t *mtime_ns, hx_error *err);
 
 /* Builds a document from bytes in memory (add_document with content): same decoding, type by
- * the name's extension, metadata from the content plus `extra` pairs (copied). */
+ * content then the name (hx_doctype_detect), metadata from the content plus `extra` pairs (copied,
+ * and winning over the content's). An extractor's refusal fails with its code (HX_EFORMAT) and
+ * reason. */
 int hx_ingest_from_bytes(const char *name, const void *bytes, size_t len, const hx_kv *extra,
                          size_t n_extra, hx_doc_source *doc, hx_error *err);
 

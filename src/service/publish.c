@@ -245,8 +245,7 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
         if (!lr)
             lr = publish_gate(o, gate, d, &e);
         if (!lr)
-            lr = hx_chunk_document(hx_model_tokenizer(model), d->src.title, d->src.type, d->src.text,
-                                   d->src.text_len, NULL, &d->chunks, &d->n_chunks, &e);
+            lr = hx_chunk_source(hx_model_tokenizer(model), &d->src, NULL, &d->chunks, &d->n_chunks, &e);
         if (!lr)
             lr = metadata_json(d, &e);
         if (lr) {
