@@ -1,9 +1,9 @@
-/* doc_extract.c: extracts documents through the table of document types (src/ingest/doctype.h)
+/* doc_extract_bench.c: extracts documents through the table of document types (src/ingest/doctype.h)
  * as ingest does, for the agreement and speed benchmarks (bench/office_agreement.py). Usage:
- *   bench/doc_extract OUTDIR FILE...
+ *   bench/doc_extract_bench OUTDIR FILE...
  * writes OUTDIR/<file name>.txt (the text, blocks separated by blank lines) and prints one line a
  * file: `name type bytes seconds ok|error-message`, best of 3 runs. Not part of the library. */
-#define BENCH_NAME "doc_extract"
+#define BENCH_NAME "doc_extract_bench"
 #include "bench_util.h"
 
 #include "doctype.h"
@@ -13,7 +13,7 @@
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        die("usage: doc_extract OUTDIR FILE...", NULL);
+        die("usage: doc_extract_bench OUTDIR FILE...", NULL);
     mkdir(argv[1], 0755);
     for (int i = 2; i < argc; i++) {
         FILE *f = fopen(argv[i], "rb");
