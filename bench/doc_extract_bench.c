@@ -12,19 +12,25 @@
 
 int main(int argc, char **argv)
 {
-    if (argc < 3)
-        die("usage: doc_extract_bench OUTDIR FILE...", NULL);
+    if (argc < 3) {
+        fprintf(stderr, "usage: doc_extract_bench OUTDIR FILE...\n");
+        return 2;
+    }
     mkdir(argv[1], 0755);
     for (int i = 2; i < argc; i++) {
         FILE *f = fopen(argv[i], "rb");
-        if (!f)
-            die(argv[i], NULL);
+        if (!f) {
+            printf("%s - 0 0 cannot open\n", argv[i]);
+            continue;
+        }
         fseek(f, 0, SEEK_END);
         long n = ftell(f);
         fseek(f, 0, SEEK_SET);
         uint8_t *raw = malloc(n > 0 ? (size_t)n : 1);
-        if (!raw || fread(raw, 1, (size_t)n, f) != (size_t)n)
-            die(argv[i], NULL);
+        if (!raw || fread(raw, 1, (size_t)n, f) != (size_t)n) {
+            fprintf(stderr, "cannot read %s\n", argv[i]);
+            return 1;
+        }
         fclose(f);
         const hx_doctype *t = hx_doctype_detect(argv[i], raw, (size_t)n);
         double best = 1e30;
