@@ -331,11 +331,13 @@ static int huffman(inflater *s)
                 return rc;
             uint8_t *d = s->out + s->pos;
             const uint8_t *from = d - dist;
-            if (dist >= len)
-                memcpy(d, from, len);
-            else
+            if (dist >= 8 && s->cap - s->pos >= len + 8) {   /* 8 bytes at a time, overshoot in room */
+                for (size_t k = 0; k < len; k += 8)
+                    memcpy(d + k, from + k, 8);
+            } else {
                 for (size_t k = 0; k < len; k++)
                     d[k] = from[k];
+            }
             s->pos += len;
         }
         if (overrun(s))
