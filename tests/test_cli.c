@@ -449,6 +449,17 @@ static void test_first_index(void)
     snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index a.md b.md 2>&1", dir);
     CHECK(check_run(cmd, &out) == 0 && strstr(out, "added 2,"), "two good paths: %s", out);
     free(out);
+    /* an HTML page is indexed as text (no markup, no script) and the summary counts types */
+    check_put(dir, "deploy.html", "<!DOCTYPE html><html><head><title>Deploy guide</title><script>var x=1;</script>"
+                                  "</head><body><h1>Deploy</h1><p>Push to production with care.</p></body></html>\n");
+    check_put(dir, "notes.txt", "<!DOCTYPE html>\n<p>Markup in a text file is read as HTML.</p>\n");
+    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index . 2>&1", dir);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "by type: markdown 2, html 2"), "types counted: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" search 'push to production' 2>&1", dir);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "deploy.html") && strstr(out, "Deploy guide") &&
+              !strstr(out, "<") && !strstr(out, "var x"), "HTML as text: %s", out);
+    free(out);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0, "cleanup");
 }

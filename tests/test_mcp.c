@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define BREAD_WORDS 13   /* `wc -w` of docs/bread.md (written in main) */
+
 static char root[PATH_MAX], db[PATH_MAX + 16];
 
 static int start(server *s, int read_only)
@@ -241,6 +243,12 @@ static void test_tools(server *s)
     hx_json_doc_free(d);
     r = tool(s, &d, 21, "get_document", "{\"path\":\"docs/bread.md\"}");
     CHECK(r && hx_json_len(get(r, "structuredContent.chunks")) == 1 && get(r, "structuredContent.hash"), "get_document");
+    int64_t words = 0;
+    const char *enc = hx_json_str(get(r, "structuredContent.encoding"), NULL), *type = hx_json_str(get(r, "structuredContent.type"), NULL);
+    CHECK(!hx_json_num_int64(get(r, "structuredContent.word_count"), &words, NULL) && words == BREAD_WORDS &&
+              get(r, "structuredContent.page_count") && hx_json_len(get(r, "structuredContent.warnings")) == 0 &&
+              enc && !strcmp(enc, "utf-8") && type && !strcmp(type, "markdown"),
+          "get_document: word_count %lld (want %d), encoding, type, no warnings", (long long)words, BREAD_WORDS);
     hx_json_doc_free(d);
     r = tool(s, &d, 22, "document_status", "{\"path\":\"docs/bread.md\"}");
     const char *st = hx_json_str(get(r, "structuredContent.status"), NULL);

@@ -52,6 +52,34 @@ static int check_first_paths(const char *root, const char *const *paths, size_t 
     return 0;
 }
 
+/* "by type: html 3, markdown 12": the documents the index holds, per detected type (README
+ * "Document types"), in order of first appearance. */
+static void print_types(const hx_index *ix)
+{
+    struct type_count { const char *name; size_t n; } t[32];
+    size_t nt = 0, other = 0, n = hx_index_doc_count(ix);
+    for (size_t i = 0; i < n; i++) {
+        hx_doc_info d;
+        if (hx_index_doc_at(ix, i, &d))
+            continue;
+        size_t k = 0;
+        while (k < nt && strcmp(t[k].name, d.type))
+            k++;
+        if (k == nt && nt < sizeof t / sizeof *t)
+            t[nt++] = (struct type_count){d.type, 0};
+        if (k < nt)
+            t[k].n++;
+        else
+            other++;
+    }
+    for (size_t k = 0; k < nt; k++)
+        printf("%s%s %zu", k ? ", " : "by type: ", t[k].name, t[k].n);
+    if (other)
+        printf(", other %zu", other);
+    if (nt)
+        putchar('\n');
+}
+
 int cmd_index(const cli_args *a)
 {
     const char *db = db_opt(a);
@@ -168,6 +196,7 @@ int cmd_index(const cli_args *a)
            (unsigned long long)stats.live_chunks, (unsigned long long)stats.generation);
     put_text(stdout, hx_index_root(ix), SIZE_MAX, false);
     putchar('\n');
+    print_types(ix);
     rc = 0;
 done:
     hx_update_report_clear(&rep);

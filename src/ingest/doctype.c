@@ -109,7 +109,8 @@ static void close_block(hx_extract *x)
     hx_block *b = cur(x);
     if (!b)
         return;
-    while (b->kind != HX_BLOCK_VERBATIM && b->end > b->start && is_ws((unsigned char)x->text[b->end - 1]))
+    while (b->kind != HX_BLOCK_VERBATIM && b->end > b->start && (unsigned char)x->text[b->end - 1] < 0x80 &&
+           is_ws((unsigned char)x->text[b->end - 1]))   /* ASCII: a UTF-8 tail byte may be 0xA0 */
         b->end--;
     x->len = b->end;
     x->text[x->len] = 0;

@@ -163,7 +163,6 @@ typedef struct hx_doctype {
     hx_describe_fn describe;   /* may be NULL */
     hx_chunk_style chunk;
     hx_check_fn check;         /* the type's gate rule; may be NULL */
-    const char *what;          /* one line for README and `hyrax index`: what is extracted */
 } hx_doctype;
 
 /* The table, in detection order, and its size. */

@@ -170,27 +170,20 @@ static const char *const code_names[] = {"Makefile", "Dockerfile", NULL};
 const hx_doctype hx_doctype_markdown = {
     .name = "markdown", .exts = md_exts, .extract = extract_text, .describe = describe_markdown,
     .chunk = HX_CHUNK_MARKDOWN, .check = check_markdown,
-    .what = "text as written; front matter as metadata; title from front matter or the first heading; "
-            "heading paths from ATX headings",
 };
 const hx_doctype hx_doctype_yaml = {
     .name = "yaml", .exts = yaml_exts, .extract = extract_text, .describe = describe_yaml,
     .chunk = HX_CHUNK_YAML, .check = check_yaml,
-    .what = "text as written, chunked by top-level key; every key as metadata",
 };
 const hx_doctype hx_doctype_json = {
     .name = "json", .exts = json_exts, .extract = extract_text, .chunk = HX_CHUNK_CODE, .check = check_json,
-    .what = "text as written (must parse)",
 };
 const hx_doctype hx_doctype_xml = {
     .name = "xml", .exts = xml_exts, .extract = extract_text, .chunk = HX_CHUNK_PROSE, .check = check_xml,
-    .what = "text as written, markup included (must be well-formed, without entity declarations)",
 };
 const hx_doctype hx_doctype_code = {
     .name = "code", .exts = code_exts, .names = code_names, .extract = extract_text, .chunk = HX_CHUNK_CODE,
-    .what = "text as written, chunked at blank lines",
 };
 const hx_doctype hx_doctype_text = {
     .name = "text", .extract = extract_text, .chunk = HX_CHUNK_PROSE,
-    .what = "text as written, chunked by paragraph and sentence",
 };

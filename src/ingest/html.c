@@ -639,10 +639,11 @@ static bool sniff_html(const uint8_t *raw, size_t len)
         while (i < lim && is_space(s[i]))
             i++;
         if (lim - i >= 4 && (!memcmp(s + i, "<?xml", lim - i < 5 ? lim - i : 5) || !memcmp(s + i, "<!--", 4))) {
-            size_t end = find_ci(s, lim, i + 2, s[i + 1] == '?' ? "?>" : "-->");
+            const char *close = s[i + 1] == '?' ? "?>" : "-->";
+            size_t end = find_ci(s, lim, i + 2, close);
             if (end == lim)
                 return false;
-            i = end + 2;
+            i = end + strlen(close);
             continue;
         }
         if (lim - i >= 14 && !strncasecmp(s + i, "<!doctype html", 14))
@@ -656,7 +657,4 @@ static const char *const html_exts[] = {"html", "htm", "xhtml", "xht", NULL};
 
 const hx_doctype hx_doctype_html = {
     .name = "html", .exts = html_exts, .sniff = sniff_html, .extract = extract_html, .chunk = HX_CHUNK_BLOCKS,
-    .what = "text without markup; script, style, template, nav and noscript dropped; title and h1-h6 as title "
-            "and heading paths; lists, table rows (cells separated by |) and pre kept; description, keywords, "
-            "author and lang as metadata",
 };

@@ -242,6 +242,11 @@ static const mcp_field chunk_fields[] = {
 static const mcp_field get_fields[] = {
     DOC_SUMMARY_ROWS,
     {"encoding", .type = MCP_JSON_STRING},
+    {"word_count", .type = MCP_JSON_INTEGER | MCP_JSON_NULL},
+    {"page_count", .type = MCP_JSON_INTEGER | MCP_JSON_NULL,
+     .description = "pages of a paged format (PDF); null for the others"},
+    {"warnings", MCP_JSON_ARRAY, MCP_ITEMS(MCP_JSON_STRING),
+     .description = "what extraction left out or guessed (dropped control characters, an undeclared charset)"},
     {"chunks", MCP_JSON_ARRAY,
      .items = &(const mcp_field){NULL, MCP_JSON_OBJECT, .props = chunk_fields,
                                  MCP_REQUIRED("chunk_id", "index", "text", "tokens")}},
@@ -250,6 +255,27 @@ static const mcp_field get_fields[] = {
 };
 const mcp_field mcp_get_document_out = {
     NULL, MCP_JSON_OBJECT, .props = get_fields, MCP_REQUIRED("id", "path", "hash", "chunks_count")};
+
+/* What extraction recorded in the document's metadata (README "Document types"): word_count,
+ * page_count and the warnings, as numbers (null when absent) and a list. */
+static void write_extraction(hx_json_writer *w, const hx_doc_info *d)
+{
+    static const char *const counts[] = {"word_count", "page_count"};
+    for (int i = 0; i < 2; i++) {
+        const char *v = meta_value(d->meta, d->n_meta, counts[i]);
+        hx_json_write_key(w, counts[i]);
+        if (v)
+            hx_json_write_uint(w, strtoull(v, NULL, 10));
+        else
+            hx_json_write_null(w);
+    }
+    hx_json_write_key(w, "warnings");
+    hx_json_write_arr_begin(w);
+    for (size_t i = 0; i < d->n_meta; i++)
+        if (!strcmp(d->meta[i].key, "warning"))
+            hx_json_write_cstr(w, d->meta[i].value);
+    hx_json_write_arr_end(w);
+}
 
 int mcp_tool_get_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
@@ -266,6 +292,7 @@ int mcp_tool_get_document(mcp_session *s, const hx_json_val *args, hx_json_write
     write_doc_summary(w, &d.info);
     hx_json_write_key(w, "encoding");
     hx_json_write_cstr(w, d.info.encoding);
+    write_extraction(w, &d.info);
     if (chunks) {
         hx_json_write_key(w, "chunks");
         hx_json_write_arr_begin(w);
