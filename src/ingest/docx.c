@@ -232,7 +232,4 @@ static const char *const docx_exts[] = {"docx", "docm", "dotx", NULL};
 
 const hx_doctype hx_doctype_docx = {
     .name = "docx", .exts = docx_exts, .sniff = sniff_docx, .extract = extract_docx, .chunk = HX_CHUNK_BLOCKS,
-    .what = "paragraphs; Heading and Title styles as heading paths; table rows (cells separated by |); "
-            "footnotes, endnotes and comments; title, author, dates, language and keywords from the "
-            "document properties. Not read: headers, footers, deleted text, images",
 };

@@ -133,7 +133,4 @@ static const char *const epub_exts[] = {"epub", NULL};
 
 const hx_doctype hx_doctype_epub = {
     .name = "epub", .exts = epub_exts, .sniff = sniff_epub, .extract = extract_epub, .chunk = HX_CHUNK_BLOCKS,
-    .what = "chapters in spine order, each read as HTML (headings, lists, tables); title, author, date, "
-            "language, description and subjects from the package metadata. Not read: images, DRM-encrypted "
-            "books (refused)",
 };

@@ -215,19 +215,12 @@ static const char *const odp_exts[] = {"odp", "otp", NULL};
 
 const hx_doctype hx_doctype_odt = {
     .name = "odt", .exts = odt_exts, .sniff = sniff_odt, .extract = extract_odt, .chunk = HX_CHUNK_BLOCKS,
-    .what = "paragraphs and list items; text:h outline levels as heading paths; table rows (cells separated by "
-            "|); footnotes, endnotes and comments; title, author, dates, language and keywords from meta.xml. "
-            "Not read: tracked deletions, headers, footers, images",
 };
 
 const hx_doctype hx_doctype_ods = {
     .name = "ods", .exts = ods_exts, .sniff = sniff_ods, .extract = extract_ods, .chunk = HX_CHUNK_BLOCKS,
-    .what = "each sheet a section named by the sheet, each row a block with its non-empty cells separated by "
-            "|, as displayed (formulas by their cached values); comments; meta.xml properties",
 };
 
 const hx_doctype hx_doctype_odp = {
     .name = "odp", .exts = odp_exts, .sniff = sniff_odp, .extract = extract_odp, .chunk = HX_CHUNK_BLOCKS,
-    .what = "each slide a page, its title frame a heading; text frames, tables and speaker notes; meta.xml "
-            "properties. Not read: images, master-page text",
 };

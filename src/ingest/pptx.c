@@ -193,6 +193,4 @@ static const char *const pptx_exts[] = {"pptx", "pptm", "potx", NULL};
 
 const hx_doctype hx_doctype_pptx = {
     .name = "pptx", .exts = pptx_exts, .sniff = sniff_pptx, .extract = extract_pptx, .chunk = HX_CHUNK_BLOCKS,
-    .what = "each slide a page, its title the heading; text boxes, tables (cells separated by |) and speaker "
-            "notes; document properties. Not read: masters and layouts, images, charts",
 };

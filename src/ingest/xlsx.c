@@ -216,7 +216,4 @@ static const char *const xlsx_exts[] = {"xlsx", "xlsm", "xltx", NULL};
 
 const hx_doctype hx_doctype_xlsx = {
     .name = "xlsx", .exts = xlsx_exts, .sniff = sniff_xlsx, .extract = extract_xlsx, .chunk = HX_CHUNK_BLOCKS,
-    .what = "each sheet a section named by the sheet, each row a block with its non-empty cells separated by "
-            "| (strings, cached formula results, numbers as stored); document properties. Not read: formulas, "
-            "number formats, comments, charts",
 };
