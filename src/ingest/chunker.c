@@ -639,6 +639,7 @@ int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *ty
 int hx_chunk_source(const hx_tokenizer *tok, const hx_doc_source *d, const hx_chunk_opts *opts, hx_chunk **out,
                     size_t *n_out, hx_error *err)
 {
-    return chunk(tok, d->title, d->dt ? d->dt->chunk : HX_CHUNK_PROSE, d->text, d->text_len, d->blocks, d->n_blocks,
+    const hx_doctype *dt = d->dt ? d->dt : hx_doctype_find(d->type, strlen(d->type));
+    return chunk(tok, d->title, dt ? dt->chunk : HX_CHUNK_PROSE, d->text, d->text_len, d->blocks, d->n_blocks,
                  d->headings, d->n_headings, opts, out, n_out, err);
 }

@@ -19,7 +19,7 @@ int hx_extract_init(hx_extract *x, size_t in_len, hx_error *err)
 {
     memset(x, 0, sizeof *x);
     x->encoding = "utf-8";
-    x->limit = in_len > (SIZE_MAX - 1024) / HX_X_MAX_GROWTH ? SIZE_MAX - 1 : in_len * HX_X_MAX_GROWTH + 1024;
+    x->limit = in_len > SIZE_MAX / HX_INGEST_MAX_GROWTH - 1 ? SIZE_MAX - 1 : in_len * HX_INGEST_MAX_GROWTH;
     if (hx_grow((void **)&x->text, &x->cap, 256, 1, NULL) ||
         hx_grow((void **)&x->headings, &x->cap_headings, 4, sizeof *x->headings, NULL) || !(x->headings[0] = hx_strdup(""))) {
         hx_extract_clear(x);
@@ -65,7 +65,7 @@ static bool is_dropped(uint32_t c)
 static int put_bytes(hx_extract *x, const char *s, size_t n, hx_error *err)
 {
     if (x->len + n > x->limit)
-        return hx_error_set(err, HX_ERANGE, -1, "extracted text grows past %d times the file", HX_X_MAX_GROWTH);
+        return hx_error_set(err, HX_ERANGE, -1, "extracted text grows past %d times the file", HX_INGEST_MAX_GROWTH);
     if (hx_grow((void **)&x->text, &x->cap, x->len + n + 1, 1, NULL))
         return oom(err);
     memcpy(x->text + x->len, s, n);
@@ -199,18 +199,19 @@ int hx_x_block(hx_extract *x, hx_block_kind kind, hx_error *err)
     return 0;
 }
 
-/* s[0..n) with white space collapsed and controls dropped, cut at max bytes on a code point. */
+/* s[0..n) with white space collapsed and controls dropped, cut at max bytes on a code point.
+ * Caller frees; NULL when out of memory. */
 static char *clean_copy(const char *s, size_t n, size_t max)
 {
-    char *out = hx_malloc(n + 1), *p = out;
+    size_t cap = n < max ? n : max;
+    char *out = hx_malloc(cap + 1), *p = out;   /* every byte kept is at most one byte out, but U+FFFD */
     if (!out)
         return NULL;
     bool space = false;
     for (size_t pos = 0; pos < n;) {
         size_t at = pos;
         uint32_t cp;
-        if (!hx_utf8_next(s, n, &pos, &cp))
-            cp = 0xFFFD;
+        bool valid = hx_utf8_next(s, n, &pos, &cp);
         if (is_dropped(cp))
             continue;
         if (is_ws(cp)) {
@@ -218,13 +219,13 @@ static char *clean_copy(const char *s, size_t n, size_t max)
             continue;
         }
         char u[4];
-        size_t k = cp == 0xFFFD && pos - at == 1 ? (size_t)hx_utf8_put(cp, u) : pos - at;
-        if ((size_t)(p - out) + space + k > max || (size_t)(p - out) + space + k > n + 2 * (size_t)(p - out) + 8)
+        size_t k = valid ? pos - at : (size_t)hx_utf8_put(0xFFFD, u);
+        if ((size_t)(p - out) + space + k > cap)
             break;
         if (space)
             *p++ = ' ';
         space = false;
-        memcpy(p, k == pos - at ? s + at : u, k);
+        memcpy(p, valid ? s + at : u, k);
         p += k;
     }
     *p = 0;

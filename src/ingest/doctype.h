@@ -41,7 +41,7 @@
  *   refusal   return HX_EFORMAT with err set ("charset shift_jis is not supported", "encrypted
  *             with a password"): the file is rejected with that reason, recorded under the rule
  *             "binary" (content hyrax cannot read), as a file with a NUL byte is.
- * Bounds: an extractor must stay within HX_X_MAX_GROWTH times the input in text and finish in time
+ * Bounds: an extractor must stay within HX_INGEST_MAX_GROWTH times the input in text and finish in time
  * linear in the input (cap nesting depths; hx_x_text refuses growth past the bound with HX_ERANGE).
  *
  * Ownership: everything an hx_extract holds is owned by it until hx_extract_clear; ingest moves
@@ -55,7 +55,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HX_X_MAX_GROWTH 4        /* text bytes per input byte, at most (entities, Latin-1) */
+#define HX_INGEST_MAX_GROWTH 4   /* a document's text is at most this many times the bytes it came
+                                    from (windows-1252 0x80 -> 3 bytes; U+FFFD for a bad byte); the
+                                    index checks chunk ranges against it */
 #define HX_X_MAX_WARNINGS 8      /* warnings kept per document */
 #define HX_X_MAX_DEPTH 6         /* heading levels */
 #define HX_DOCTYPE_MAX_MAGIC 4   /* magic patterns per row */
@@ -84,7 +86,7 @@ typedef struct hx_extract {
     const char *encoding;      /* static: the charset the bytes were read as ("utf-8", "windows-1252") */
     hx_source_unit unit;
     /* builder state */
-    size_t limit;              /* text bytes allowed (HX_X_MAX_GROWTH * input) */
+    size_t limit;              /* text bytes allowed (HX_INGEST_MAX_GROWTH * input) */
     uint32_t src_first, src_last;
     uint32_t dropped;          /* control characters dropped */
     size_t n_warnings;

@@ -22,8 +22,6 @@
                                                     item is one entry) */
 #define HX_LABEL_MAX 200                         /* bytes kept of a title, or of one heading in a
                                                     chunk's heading path (cut at a code point) */
-#define HX_INGEST_MAX_GROWTH 2                   /* decoded text is at most this many times the
-                                                    bytes it came from (Latin-1: 1 byte -> 2) */
 
 typedef struct hx_doc_source {
     char *path;            /* relative to the root, '/'-separated; owned */
