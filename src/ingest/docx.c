@@ -180,7 +180,7 @@ static int body_text(void *ctx, const char *s, size_t len, int raw)
 static int extract_docx(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
 {
     hx_zip z;
-    int rc = hx_office_open(&z, raw, len, x, err);
+    int rc = hx_office_open(&z, raw, len, err);
     if (rc)
         return rc;
     docx d = {.x = x, .err = err};

@@ -70,7 +70,7 @@ static int opf_start(void *ctx, const char *name, size_t len, const hx_xml_attr 
 static int extract_epub(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
 {
     hx_zip z;
-    int rc = hx_office_open(&z, raw, len, x, err);
+    int rc = hx_office_open(&z, raw, len, err);
     if (rc)
         return rc;
     epub *e = hx_calloc(1, sizeof *e);

@@ -149,7 +149,7 @@ static int text(void *ctx, const char *s, size_t len, int raw)
 static int extract_odf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err, bool sheets, bool pages)
 {
     hx_zip z;
-    int rc = hx_office_open(&z, raw, len, x, err);
+    int rc = hx_office_open(&z, raw, len, err);
     if (rc)
         return rc;
     odf o = {.x = x, .err = err, .sheets = sheets, .pages = pages};

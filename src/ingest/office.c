@@ -41,19 +41,11 @@ static int reword(hx_error *err, int code, const char *prefix)
     return hx_error_set(err, code, err->offset, "%s%s", prefix, msg);
 }
 
-int hx_office_open(hx_zip *z, const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+int hx_office_open(hx_zip *z, const uint8_t *raw, size_t len, hx_error *err)
 {
     int rc = hx_zip_open(z, raw, len, NULL, err);
     if (rc)
         return rc == HX_ENOMEM ? rc : reword(err, HX_EFORMAT, "");
-    uint64_t total = len;
-    for (size_t i = 0; i < z->count; i++)
-        total += z->entries[i].usize < z->limits.max_entry ? z->entries[i].usize : z->limits.max_entry;
-    if (total > z->limits.max_total)
-        total = z->limits.max_total;
-    size_t limit = (size_t)total * HX_X_MAX_GROWTH + 1024;
-    if (limit > x->limit)   /* the contract's bound, taken over the package's uncompressed size */
-        x->limit = limit;
     return 0;
 }
 

@@ -26,11 +26,11 @@ int hx_obuf_put(hx_obuf *b, const char *s, size_t n, hx_error *err);
 /* Appends XML text (references decoded unless raw). */
 int hx_obuf_xml(hx_obuf *b, const char *s, size_t n, int raw, hx_error *err);
 
-/* Opens the package raw[0..len) (borrowed) with hx_zip's default limits and lets the extraction
- * grow to the uncompressed size of what it will read: x's text bound becomes HX_X_MAX_GROWTH
- * times the larger of the package and its entries' total (the entries are bounded by the ZIP
- * limits). A file that is not a ZIP archive is refused with HX_EFORMAT and the reason. */
-int hx_office_open(hx_zip *z, const uint8_t *raw, size_t len, hx_extract *x, hx_error *err);
+/* Opens the package raw[0..len) (borrowed) with hx_zip's default limits. A file that is not a ZIP
+ * archive is refused with HX_EFORMAT and the reason. The text stays within the contract's bound
+ * (HX_INGEST_MAX_GROWTH times the package's bytes, which the index checks): a package whose text
+ * grows past it is refused by the builder. */
+int hx_office_open(hx_zip *z, const uint8_t *raw, size_t len, hx_error *err);
 
 /* Reads the entry `name` as text (a UTF-8 BOM dropped): *xml NUL-terminated, caller frees.
  * HX_ENOTFOUND (err filled) when the archive has no such entry. */

@@ -133,7 +133,7 @@ static int slide_text(void *ctx, const char *s, size_t len, int raw)
 static int extract_pptx(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
 {
     hx_zip z;
-    int rc = hx_office_open(&z, raw, len, x, err);
+    int rc = hx_office_open(&z, raw, len, err);
     if (rc)
         return rc;
     pptx p = {.x = x, .err = err};
