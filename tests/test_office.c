@@ -137,6 +137,8 @@ static void golden(const char *name)
         bool deck = !strcmp(ext, "pptx") || !strcmp(ext, "odp");
         CHECK(!sheet || (rows >= 10 && x.n_headings > 1 && !strcmp(x.headings[1], "cran00")),
               "%s: rows with cells %zu, first section %s", name, rows, x.n_headings > 1 ? x.headings[1] : "none");
+        CHECK(strcmp(ext, "xlsx") || (x.n_blocks && x.blocks[x.n_blocks - 1].src_first == 13),
+              "%s: the last row (13) is its block's line: %u", name, x.n_blocks ? x.blocks[x.n_blocks - 1].src_first : 0);
         CHECK(!deck || (x.unit == HX_UNIT_PAGE && meta(&x, "page_count") && atoi(meta(&x, "page_count")) > 1 &&
                         x.blocks[x.n_blocks - 1].src_first > 1),
               "%s: slides as pages", name);

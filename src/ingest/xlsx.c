@@ -2,8 +2,9 @@
  * Part 1 section 18), through the extraction builder (doctype.h) and office.h. Sheets in workbook
  * order, each a section named by the sheet; each row a block with its non-empty cells separated
  * by " | ", cell by cell: shared strings, inline strings, formula results as cached, booleans as
- * TRUE/FALSE, numbers as stored (not in their display format); docProps/core.xml gives the
- * properties. Left out: formulas themselves, comments, charts, number formats, phonetic runs. */
+ * TRUE/FALSE, numbers as stored (not in their display format); a row's number is its source
+ * line (citations say `lines 12-20` for rows 12-20 of the sheet in the heading path);
+ * docProps/core.xml gives the properties. Left out: formulas themselves, comments, charts, number formats, phonetic runs. */
 #include "office.h"
 
 #include "alloc.h"
@@ -102,8 +103,12 @@ static int sst_text(void *ctx, const char *s, size_t len, int raw)
 static int sheet_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
 {
     xlsx *w = ctx;
+    char r[16];
     if (hx_office_is(name, len, "row")) {
         w->row.len = 0;
+        unsigned long at = hx_office_attr_str(a, n, "r", r, sizeof r) ? strtoul(r, NULL, 10) : 0;
+        if (at && at <= UINT32_MAX)   /* citations name the sheet's rows as lines */
+            hx_x_source(w->x, (uint32_t)at, (uint32_t)at);
     } else if (hx_office_is(name, len, "c")) {
         w->cell.len = 0;
         if (!hx_office_attr_str(a, n, "t", w->type, sizeof w->type))
