@@ -47,7 +47,7 @@ def main():
         subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_office_fixtures.py"), work, str(count)],
                        check=True)
     subprocess.run(["make", "-s", "bench/doc_extract_bench"], cwd=ROOT, check=True)
-    docs = sorted(f for f in os.listdir(work) if not f.endswith(".txt"))
+    docs = sorted(f for f in os.listdir(work) if not f.endswith(".txt") and os.path.isfile(os.path.join(work, f)))
     out = os.path.join(work, "hyrax")
     res = subprocess.run([os.path.join(HERE, "doc_extract_bench"), out] + [os.path.join(work, d) for d in docs],
                          check=True, capture_output=True, text=True).stdout
@@ -86,7 +86,7 @@ def main():
         b, hs, ps = speed[f]
         lines.append(f"| {f} | {len(v)} | {sum(rec) / len(v):.4f} | {min(rec):.4f} | {sum(pre) / len(v):.4f} | "
                      f"{min(pre):.4f} | {worst[0]} | {b / 1e6 / hs if hs else 0:.1f} | "
-                     f"{(b / 1e6 / ps) if ps else float('nan'):.2f} |")
+                     (f"{b / 1e6 / ps:.2f}" if ps else "n/a") + " |")
     failed = [x for v in rows.values() for x in v if x[1] == 0.0 and x[2] == 0.0]
     lines += ["", f"Refused or failed: {len(failed)}" + "".join(f"\n- {x[0]}: {x[3]}" for x in failed), ""]
     text = "\n".join(lines)
