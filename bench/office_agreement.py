@@ -84,9 +84,9 @@ def main():
         pre = [x[2] for x in v]
         worst = min(v, key=lambda x: min(x[1], x[2]))
         b, hs, ps = speed[f]
+        peer = f"{b / 1e6 / ps:.2f}" if ps else "n/a"
         lines.append(f"| {f} | {len(v)} | {sum(rec) / len(v):.4f} | {min(rec):.4f} | {sum(pre) / len(v):.4f} | "
-                     f"{min(pre):.4f} | {worst[0]} | {b / 1e6 / hs if hs else 0:.1f} | "
-                     (f"{b / 1e6 / ps:.2f}" if ps else "n/a") + " |")
+                     f"{min(pre):.4f} | {worst[0]} | {b / 1e6 / hs if hs else 0:.1f} | {peer} |")
     failed = [x for v in rows.values() for x in v if x[1] == 0.0 and x[2] == 0.0]
     lines += ["", f"Refused or failed: {len(failed)}" + "".join(f"\n- {x[0]}: {x[3]}" for x in failed), ""]
     text = "\n".join(lines)
