@@ -69,7 +69,7 @@ static void test_table(void)
     }
     ix_policy *p = NULL;
     hx_error err = {0};
-    CHECK(ix_policy_parse("types = docx\n", 13, "p", &p, &err) == HX_EPARSE && strstr(err.message, "html") &&
+    CHECK(ix_policy_parse("types = nosuchtype\n", 19, "p", &p, &err) == HX_EPARSE && strstr(err.message, "html") &&
               strstr(err.message, "markdown"), "unknown type refused, naming the table's: %s", err.message);
 }
 

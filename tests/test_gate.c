@@ -120,6 +120,42 @@ static void signed_item(const char *rule, const char *path, const char *doc, con
     copy_sig(sig, to);
 }
 
+/* Office and e-book packages from tests/golden/office (tools/gen_office_fixtures.py and
+ * gen_office_hostile.py): the documents as clean items, the manifest's refusals as hostile ones
+ * (an extractor's refusal is the "binary" rule: content hyrax cannot read). Fixed bytes, so no
+ * token. */
+static void copy_office(bool hostile)
+{
+    static const char *const clean_docs[] = {"kep00.docx", "kep00.lo.docx", "kep00.odt", "kep00.epub",
+                                             "kep00.pptx", "kep00.odp", "cran00.xlsx", "cran00.ods"};
+    char from[PATH_MAX], to[PATH_MAX * 2], name[64], outcome[16], word[64];
+    mkdir(strcat(strcpy(to, root), "/office"), 0755);
+    if (!hostile) {
+        for (size_t k = 0; k < sizeof clean_docs / sizeof *clean_docs; k++) {
+            item *it = add_item(NULL, "office/%s", clean_docs[k]);
+            it->token[0] = 0;
+            snprintf(from, sizeof from, "tests/golden/office/%s", clean_docs[k]);
+            snprintf(to, sizeof to, "%s/%s", root, it->path);
+            CHECK(check_copy_file(from, to) == 0, "copy %s", from);
+        }
+        return;
+    }
+    size_t n;
+    char *manifest = check_read_file("tests/golden/office/hostile/manifest.txt", &n), *save = NULL;
+    CHECK(manifest, "the office hostile manifest");
+    for (char *line = manifest ? strtok_r(manifest, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+        if (sscanf(line, "%63s %15s %63s", name, outcome, word) != 3 || strcmp(outcome, "refuse"))
+            continue;
+        item *it = add_item("binary", "office/h_%s", name);
+        it->token[0] = 0;
+        snprintf(from, sizeof from, "tests/golden/office/hostile/%s", name);
+        snprintf(to, sizeof to, "%s/%s", root, it->path);
+        CHECK(check_copy_file(from, to) == 0, "copy %s", from);
+    }
+    free(manifest);
+}
+
+
 static void write_clean(void)
 {
     /* the KEP fixtures: real documents, front matter, kep.yaml files */
@@ -188,10 +224,12 @@ static void write_clean(void)
     it->token[0] = 0;
     static const unsigned char u16[] = {0xFF, 0xFE, 'h', 0, 'i', 0, ' ', 0, 0xE9, 0, '\n', 0};
     check_put_bytes(root, it->path, u16, sizeof u16);
+    copy_office(false);
 }
 
 static void write_hostile(void)
 {
+    copy_office(true);
     char path[256], buf[4096];
     size_t k;
     /* encoding: valid UTF-8 (é) beside a malformed sequence, so the bytes are broken UTF-8, not Latin-1 */

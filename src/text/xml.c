@@ -1,9 +1,12 @@
-/* xml.c: the XML well-formedness check (spec and limits in xml.h). A cursor over the input and a
- * fixed stack of open element names (offsets into the input); must not allocate or expand
- * anything. */
+/* xml.c: the XML well-formedness check and event reader (spec and limits in xml.h). A cursor over
+ * the input and a fixed stack of open element names (offsets into the input); must not allocate or
+ * expand anything. */
 #include "xml.h"
 
+#include "unicode.h"
+
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -12,6 +15,7 @@ typedef struct {
     hx_error *err;
     size_t open_at[HX_XML_MAX_DEPTH], open_len[HX_XML_MAX_DEPTH];
     int depth;
+    const hx_xml_handler *h;   /* NULL: check only */
 } xr;
 
 static int fail(xr *x, const char *what)
@@ -153,6 +157,7 @@ static int doctype(xr *x)
 static int start_tag(xr *x)
 {
     size_t attr_at[HX_XML_MAX_ATTRS], attr_len[HX_XML_MAX_ATTRS], n_attr = 0;
+    hx_xml_attr attrs[HX_XML_MAX_ATTRS];
     x->i++;
     size_t at = x->i, len = name(x);
     if (!len)
@@ -165,6 +170,17 @@ static int start_tag(xr *x)
         if (x->s[x->i] == '>' || starts(x, "/>")) {
             bool empty = x->s[x->i] == '/';
             x->i += empty ? 2 : 1;
+            if (x->h) {
+                for (size_t k = 0; k < n_attr; k++) {
+                    attrs[k].name = x->s + attr_at[k];
+                    attrs[k].name_len = attr_len[k];
+                }
+                int rc = x->h->start(x->h->ctx, x->s + at, len, attrs, n_attr);
+                if (!rc && empty)
+                    rc = x->h->end(x->h->ctx, x->s + at, len);
+                if (rc)
+                    return rc;
+            }
             if (empty)
                 return 0;
             if (x->depth == HX_XML_MAX_DEPTH)
@@ -194,11 +210,13 @@ static int start_tag(xr *x)
         if (x->i >= x->n || (x->s[x->i] != '"' && x->s[x->i] != '\''))
             return fail(x, "attribute value not quoted");
         char q = x->s[x->i++];
+        attrs[n_attr - 1].value = x->s + x->i;
         for (;;) {
             if (x->i >= x->n)
                 return fail(x, "unterminated attribute value");
             char c = x->s[x->i];
             if (c == q) {
+                attrs[n_attr - 1].value_len = (size_t)(x->s + x->i - attrs[n_attr - 1].value);
                 x->i++;
                 break;
             }
@@ -228,16 +246,30 @@ static int end_tag(xr *x)
     if (x->i >= x->n || x->s[x->i] != '>')
         return fail(x, "unterminated end tag");
     x->i++;
-    return 0;
+    return x->h ? x->h->end(x->h->ctx, x->s + at, len) : 0;
+}
+
+/* Hands text s[from..to) (references not yet decoded unless `raw`) to the handler. */
+static int text(xr *x, size_t from, size_t to, bool raw)
+{
+    return x->h && to > from ? x->h->text(x->h->ctx, x->s + from, to - from, raw) : 0;
 }
 
 int hx_xml_check(const char *s, size_t n, hx_error *err)
 {
-    xr x = {.s = s, .n = n, .err = err};
+    return hx_xml_parse(s, n, NULL, err);
+}
+
+int hx_xml_parse(const char *s, size_t n, const hx_xml_handler *h, hx_error *err)
+{
+    xr x = {.s = s, .n = n, .err = err, .h = h};
     bool root_done = false, in_root = false;
     int rc = 0;
+    size_t run = 0;   /* start of the text not yet handed over */
     while (!rc && x.i < n) {
         char c = s[x.i];
+        if (c == '<' && in_root && (rc = text(&x, run, x.i, false)))
+            return rc;
         if (c == '<') {
             if (starts(&x, "<!--")) {
                 rc = comment(&x);
@@ -247,7 +279,8 @@ int hx_xml_check(const char *s, size_t n, hx_error *err)
                 if (!in_root)
                     return fail(&x, "CDATA outside the root element");
                 x.i += 9;
-                rc = past(&x, "]]>") ? 0 : fail(&x, "unterminated CDATA section");
+                size_t from = x.i;
+                rc = past(&x, "]]>") ? text(&x, from, x.i - 3, true) : fail(&x, "unterminated CDATA section");
             } else if (starts(&x, "<!DOCTYPE")) {
                 rc = in_root || root_done ? fail(&x, "DOCTYPE after the root element started") : doctype(&x);
             } else if (starts(&x, "</")) {
@@ -261,6 +294,7 @@ int hx_xml_check(const char *s, size_t n, hx_error *err)
                 in_root = x.depth > 0;
                 root_done = !in_root;
             }
+            run = x.i;
         } else if (!in_root) {
             if (!is_space(c))
                 return fail(&x, "text outside the root element");
@@ -278,4 +312,32 @@ int hx_xml_check(const char *s, size_t n, hx_error *err)
     if (in_root)
         return fail(&x, "the root element is not closed");
     return root_done ? 0 : fail(&x, "no root element");
+}
+
+size_t hx_xml_decode(const char *s, size_t n, char *out)
+{
+    static const struct {
+        const char *name;
+        char c;
+    } predefined[] = {{"lt;", '<'}, {"gt;", '>'}, {"amp;", '&'}, {"apos;", '\''}, {"quot;", '"'}};
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        if (s[i] != '&') {
+            out[o++] = s[i++];
+            continue;
+        }
+        const char *semi = memchr(s + i, ';', n - i);
+        size_t end = semi ? (size_t)(semi - s) + 1 : n;
+        if (i + 1 < n && s[i + 1] == '#') {
+            bool hex = i + 2 < n && s[i + 2] == 'x';
+            uint32_t cp = (uint32_t)strtoul(s + i + 2 + hex, NULL, hex ? 16 : 10);
+            o += (size_t)hx_utf8_put(cp, out + o);
+        } else {
+            for (size_t p = 0; p < sizeof predefined / sizeof *predefined; p++)
+                if (end - i - 1 == strlen(predefined[p].name) && !memcmp(s + i + 1, predefined[p].name, end - i - 1))
+                    out[o++] = predefined[p].c;
+        }
+        i = end;
+    }
+    return o;
 }

@@ -1,0 +1,226 @@
+/* odf.c: the ODT, ODP and ODS rows of the table of document types (OASIS OpenDocument 1.3: text,
+ * presentations, spreadsheets share content.xml's vocabulary), through the extraction builder
+ * (doctype.h) and office.h. text:h opens a section at its outline level; text:p and list items
+ * are blocks; table rows are blocks with non-empty cells separated by " | "; each spreadsheet
+ * table is a section named by the sheet; each presentation page is a page (its title frame a
+ * heading) and its speaker notes are kept; footnotes and endnotes follow the body; comments
+ * (office:annotation) are kept without their author and date lines; meta.xml gives title,
+ * author, dates, language, description and keywords. Left out: tracked deletions, image
+ * descriptions, headers, footers and styles; formulas give their cached values only. */
+#include "office.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    hx_extract *x;
+    hx_error *err;
+    bool sheets, pages;    /* ODS: tables are sections; ODP: pages are pages */
+    hx_obuf para, row, notes;
+    int level;             /* heading level of the open paragraph (text:h) */
+    int pdepth;            /* paragraphs open */
+    int tbl;               /* tables open */
+    size_t cell_at;        /* where the open cell's text starts in `row` */
+    int skip;              /* elements open whose text is left out */
+    int note;              /* note bodies open: text goes to `notes` */
+    int title_frame;       /* depth of an open presentation title frame */
+    int depth;
+    uint32_t page;
+} odf;
+
+static bool skipped(const char *name, size_t len)
+{
+    static const char *const skip[] = {"tracked-changes", "note-citation", "creator", "date", "title", "desc",
+                                       "sequence-decls", "forms", "automatic-styles", "font-face-decls"};
+    for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
+        if (hx_office_is(name, len, skip[i]))
+            return true;
+    return false;
+}
+
+static hx_obuf *target(odf *o)
+{
+    return o->note ? &o->notes : &o->para;
+}
+
+static int start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+{
+    odf *o = ctx;
+    char v[256];
+    o->depth++;
+    if (o->skip || (skipped(name, len) && o->depth > 2)) {
+        o->skip++;
+        return 0;
+    }
+    if (hx_office_is(name, len, "p") || hx_office_is(name, len, "h")) {
+        if (o->note)
+            return 0;
+        if (!o->pdepth++) {
+            o->para.len = 0;
+            o->level = 0;
+            if (hx_office_is(name, len, "h"))
+                o->level = hx_office_attr_str(a, n, "outline-level", v, sizeof v) ? atoi(v) : 1;
+            if (o->title_frame)
+                o->level = 1;
+        } else {
+            return hx_obuf_put(&o->para, " ", 1, o->err);
+        }
+    } else if (hx_office_is(name, len, "s") || hx_office_is(name, len, "tab") ||
+               hx_office_is(name, len, "line-break")) {
+        return hx_obuf_put(target(o), " ", 1, o->err);
+    } else if (hx_office_is(name, len, "note-body")) {
+        o->note++;
+    } else if (hx_office_is(name, len, "table")) {
+        if (!o->tbl++ && o->sheets && hx_office_attr_str(a, n, "name", v, sizeof v))
+            return hx_x_heading(o->x, 1, v, strlen(v), o->err);
+    } else if (hx_office_is(name, len, "table-row") && o->tbl == 1) {
+        o->row.len = 0;
+    } else if ((hx_office_is(name, len, "table-cell") || hx_office_is(name, len, "covered-table-cell")) &&
+               o->tbl == 1) {
+        o->cell_at = o->row.len;
+    } else if (hx_office_is(name, len, "page") && o->pages) {
+        o->page++;
+        hx_x_source(o->x, o->page, o->page);
+    } else if (hx_office_is(name, len, "frame") && o->pages && !o->title_frame &&
+               hx_office_attr_str(a, n, "class", v, sizeof v) && !strcmp(v, "title")) {
+        o->title_frame = o->depth;
+    }
+    return 0;
+}
+
+static int flush_para(odf *o)
+{
+    const char *s = o->para.s ? o->para.s : "";
+    size_t k = o->para.len;
+    int rc = 0;
+    if (o->tbl) {
+        if (!k)
+            return 0;
+        const char *sep = !o->row.len ? "" : o->row.len > o->cell_at ? " " : " | ";
+        rc = hx_obuf_put(&o->row, sep, strlen(sep), o->err);
+        return rc ? rc : hx_obuf_put(&o->row, s, k, o->err);
+    }
+    if (o->level)
+        return hx_x_heading(o->x, o->level, s, k, o->err);
+    if (!k)
+        return 0;
+    rc = hx_x_block(o->x, HX_BLOCK_PROSE, o->err);
+    return rc ? rc : hx_x_words(o->x, s, k, o->err);
+}
+
+static int end(void *ctx, const char *name, size_t len)
+{
+    odf *o = ctx;
+    int rc = 0;
+    if (o->title_frame == o->depth)
+        o->title_frame = 0;
+    o->depth--;
+    if (o->skip) {
+        o->skip--;
+        return 0;
+    }
+    if (hx_office_is(name, len, "p") || hx_office_is(name, len, "h")) {
+        if (o->note)
+            rc = hx_obuf_put(&o->notes, "\n", 1, o->err);
+        else if (o->pdepth && !--o->pdepth)
+            rc = flush_para(o);
+    } else if (hx_office_is(name, len, "note-body") && o->note) {
+        o->note--;
+    } else if (hx_office_is(name, len, "table-row") && o->tbl == 1) {
+        if (o->row.len) {
+            rc = hx_x_block(o->x, HX_BLOCK_PROSE, o->err);
+            if (!rc)
+                rc = hx_x_words(o->x, o->row.s, o->row.len, o->err);
+        }
+    } else if (hx_office_is(name, len, "table") && o->tbl) {
+        o->tbl--;
+    }
+    return rc;
+}
+
+static int text(void *ctx, const char *s, size_t len, int raw)
+{
+    odf *o = ctx;
+    if (o->skip || (!o->pdepth && !o->note))
+        return 0;
+    return hx_obuf_xml(target(o), s, len, raw, o->err);
+}
+
+static int extract_odf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err, bool sheets, bool pages)
+{
+    hx_zip z;
+    int rc = hx_office_open(&z, raw, len, err);
+    if (rc)
+        return rc;
+    odf o = {.x = x, .err = err, .sheets = sheets, .pages = pages};
+    if (pages)
+        x->unit = HX_UNIT_PAGE;
+    rc = hx_office_properties(&z, "meta.xml", x, err);
+    hx_xml_handler h = {&o, start, end, text};
+    if (!rc)
+        rc = hx_office_parse(&z, "content.xml", &h, err);
+    for (size_t i = 0; !rc && i < o.notes.len;) {   /* notes, one block a paragraph */
+        size_t k = strcspn(o.notes.s + i, "\n");
+        if (k) {
+            rc = hx_x_block(x, HX_BLOCK_PROSE, err);
+            if (!rc)
+                rc = hx_x_words(x, o.notes.s + i, k, err);
+        }
+        i += k + 1;
+    }
+    if (!rc && pages)
+        rc = hx_x_meta_uint(x, "page_count", o.page, err);
+    if (!rc)
+        rc = hx_x_finish(x, err);
+    free(o.para.s);
+    free(o.row.s);
+    free(o.notes.s);
+    hx_zip_close(&z);
+    return rc;
+}
+
+static int extract_odt(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+{
+    return extract_odf(raw, len, x, err, false, false);
+}
+
+static int extract_ods(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+{
+    return extract_odf(raw, len, x, err, true, false);
+}
+
+static int extract_odp(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+{
+    return extract_odf(raw, len, x, err, false, true);
+}
+
+static bool sniff_odt(const uint8_t *raw, size_t len)
+{
+    return hx_office_sniff_mimetype(raw, len, "application/vnd.oasis.opendocument.text");
+}
+
+static bool sniff_ods(const uint8_t *raw, size_t len)
+{
+    return hx_office_sniff_mimetype(raw, len, "application/vnd.oasis.opendocument.spreadsheet");
+}
+
+static bool sniff_odp(const uint8_t *raw, size_t len)
+{
+    return hx_office_sniff_mimetype(raw, len, "application/vnd.oasis.opendocument.presentation");
+}
+
+static const char *const odt_exts[] = {"odt", "ott", NULL};
+static const char *const ods_exts[] = {"ods", "ots", NULL};
+static const char *const odp_exts[] = {"odp", "otp", NULL};
+
+const hx_doctype hx_doctype_odt = {
+    .name = "odt", .exts = odt_exts, .sniff = sniff_odt, .extract = extract_odt, .chunk = HX_CHUNK_BLOCKS,
+};
+
+const hx_doctype hx_doctype_ods = {
+    .name = "ods", .exts = ods_exts, .sniff = sniff_ods, .extract = extract_ods, .chunk = HX_CHUNK_BLOCKS,
+};
+
+const hx_doctype hx_doctype_odp = {
+    .name = "odp", .exts = odp_exts, .sniff = sniff_odp, .extract = extract_odp, .chunk = HX_CHUNK_BLOCKS,
+};

@@ -1,0 +1,83 @@
+/* office.h: what the extractors of ZIP-based document formats share (docx.c, pptx.c, xlsx.c,
+ * odf.c, epub.c): the archive under the document limits, parts read as XML events, names matched
+ * by their local part (any namespace prefix), attribute values decoded, a text buffer for the runs
+ * of a paragraph, Dublin Core style properties into metadata, and package paths (OOXML
+ * relationships, EPUB hrefs) resolved as strings inside the archive, never as file paths.
+ * Spec: ECMA-376 Part 2 (Open Packaging Conventions), OASIS ODF 1.3 Part 2 (packages), EPUB 3.3
+ * (OCF). */
+#ifndef HX_OFFICE_H
+#define HX_OFFICE_H
+
+#include "doctype.h"
+#include "xml.h"
+#include "zip.h"
+
+#include <stdbool.h>
+
+#define HX_OFFICE_MAX_PARTS 4096   /* slides, sheets or chapters read from one package */
+
+/* A growing UTF-8 string; owned by whoever holds it, freed with free(b->s). */
+typedef struct hx_obuf {
+    char *s;
+    size_t len, cap;
+} hx_obuf;
+
+int hx_obuf_put(hx_obuf *b, const char *s, size_t n, hx_error *err);
+/* Appends XML text (references decoded unless raw). */
+int hx_obuf_xml(hx_obuf *b, const char *s, size_t n, int raw, hx_error *err);
+
+/* Opens the package raw[0..len) (borrowed) with hx_zip's default limits. A file that is not a ZIP
+ * archive is refused with HX_EFORMAT and the reason. The text stays within the contract's bound
+ * (HX_INGEST_MAX_GROWTH times the package's bytes, which the index checks): a package whose text
+ * grows past it is refused by the builder. */
+int hx_office_open(hx_zip *z, const uint8_t *raw, size_t len, hx_error *err);
+
+/* Reads the entry `name` as text (a UTF-8 BOM dropped): *xml NUL-terminated, caller frees.
+ * HX_ENOTFOUND (err filled) when the archive has no such entry. */
+int hx_office_part(hx_zip *z, const char *name, char **xml, size_t *len, hx_error *err);
+/* hx_office_part, then hx_xml_parse with h; a malformed part is HX_EFORMAT naming the part. */
+int hx_office_parse(hx_zip *z, const char *name, const hx_xml_handler *h, hx_error *err);
+
+/* Whether the element or attribute name[0..len) has the local part `local` (after any prefix). */
+bool hx_office_is(const char *name, size_t len, const char *local);
+/* The attribute with local part `local`, or NULL. */
+const hx_xml_attr *hx_office_attr(const hx_xml_attr *a, size_t n, const char *local);
+/* The decoded value of that attribute into buf (cut to cap - 1 bytes, NUL-terminated); false when
+ * there is none. */
+bool hx_office_attr_str(const hx_xml_attr *a, size_t n, const char *local, char *buf, size_t cap);
+
+/* Reads the properties part `name` (docProps/core.xml, meta.xml, an EPUB package document) and
+ * adds its Dublin Core and ODF properties to x's metadata: title (also x's title), creator and
+ * initial-creator as author, created / date as date, modified, language, description, subject and
+ * keywords as keywords. A missing part adds nothing. */
+int hx_office_properties(hx_zip *z, const char *name, hx_extract *x, hx_error *err);
+
+/* Resolves href (relative to the folder of the part `base`, or absolute from the package root
+ * when it starts with '/') into out: "." and ".." segments folded (never above the root),
+ * %XX decoded, a #fragment dropped. false when it does not fit in cap bytes. */
+bool hx_office_resolve(const char *base, const char *href, char *out, size_t cap);
+
+/* The relationships of an OOXML part: reads the .rels part beside `part` (folder/_rels/file.rels)
+ * and resolves each internal Target against `part`. Everything is owned by the hx_office_rels;
+ * free with hx_office_rels_free. A missing .rels part is empty. */
+typedef struct hx_office_rel {
+    char *id, *target, *type;
+} hx_office_rel;
+typedef struct hx_office_rels {
+    hx_office_rel *items;
+    size_t n, cap;
+} hx_office_rels;
+int hx_office_rels_read(hx_zip *z, const char *part, hx_office_rels *r, hx_error *err);
+/* The target of relationship id[0..len) (or, with type_suffix, of the first whose type ends so),
+ * or NULL. */
+const char *hx_office_rels_target(const hx_office_rels *r, const char *id, size_t len);
+const char *hx_office_rels_by_type(const hx_office_rels *r, const char *type_suffix);
+void hx_office_rels_free(hx_office_rels *r);
+
+/* Detection. A package whose first entry is a stored "mimetype" file holding `mimetype` (ODF,
+ * EPUB); a ZIP archive that names the part `part` in its last 256 KiB (OOXML's central
+ * directory). */
+bool hx_office_sniff_mimetype(const uint8_t *raw, size_t len, const char *mimetype);
+bool hx_office_sniff_part(const uint8_t *raw, size_t len, const char *part);
+
+#endif

@@ -1,0 +1,196 @@
+/* pptx.c: the PPTX row of the table of document types (Office Open XML presentations, ECMA-376
+ * Part 1 section 19), through the extraction builder (doctype.h) and office.h. Slides in
+ * presentation order, each a page; a title placeholder's text is the slide's heading; other
+ * shapes' paragraphs are blocks, table rows blocks with cells separated by " | "; the slide's
+ * speaker notes follow it (without the slide image, number, header, footer and date
+ * placeholders); docProps/core.xml gives the properties. Left out: slide masters and layouts
+ * (their template text), images, charts, hidden-slide status. */
+#include "office.h"
+
+#include "alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    hx_extract *x;
+    hx_error *err;
+    hx_office_rels *pres_rels;
+    const char **slides;   /* slide parts in presentation order (owned by the rels) */
+    size_t n_slides;
+    hx_obuf para, row;
+    bool title;            /* the open shape is a title placeholder */
+    int skip_shape;        /* depth of an open shape left out (notes' non-body placeholders) */
+    int depth, shape_depth;
+    int tbl;
+    size_t cell_at;
+    bool in_t, notes;
+} pptx;
+
+static int pres_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+{
+    pptx *p = ctx;
+    const hx_xml_attr *id = hx_office_attr(a, n, "id");
+    if (!hx_office_is(name, len, "sldId") || p->n_slides == HX_OFFICE_MAX_PARTS)
+        return 0;
+    for (size_t i = 0; i < n; i++)   /* r:id, not the numeric id */
+        if (a[i].name_len > 3 && hx_office_is(a[i].name, a[i].name_len, "id") && memchr(a[i].name, ':', a[i].name_len))
+            id = &a[i];
+    const char *t = id ? hx_office_rels_target(p->pres_rels, id->value, id->value_len) : NULL;
+    if (t)
+        p->slides[p->n_slides++] = t;
+    return 0;
+}
+
+static int nop_end(void *ctx, const char *name, size_t len)
+{
+    (void)ctx;
+    (void)name;
+    (void)len;
+    return 0;
+}
+
+static int nop_text(void *ctx, const char *s, size_t len, int raw)
+{
+    (void)ctx;
+    (void)s;
+    (void)len;
+    (void)raw;
+    return 0;
+}
+
+static int slide_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+{
+    pptx *p = ctx;
+    char v[32];
+    p->depth++;
+    if (hx_office_is(name, len, "sp") || hx_office_is(name, len, "graphicFrame")) {
+        p->shape_depth = p->depth;
+        p->title = false;
+    } else if (hx_office_is(name, len, "ph") && p->shape_depth) {
+        bool typed = hx_office_attr_str(a, n, "type", v, sizeof v);
+        p->title = typed && (!strcmp(v, "title") || !strcmp(v, "ctrTitle"));
+        if (p->notes && typed && strcmp(v, "body"))
+            p->skip_shape = p->shape_depth;
+    } else if (hx_office_is(name, len, "p")) {
+        p->para.len = 0;
+    } else if (hx_office_is(name, len, "t")) {
+        p->in_t = true;
+    } else if (hx_office_is(name, len, "br")) {
+        return hx_obuf_put(&p->para, " ", 1, p->err);
+    } else if (hx_office_is(name, len, "tbl")) {
+        p->tbl++;
+    } else if (hx_office_is(name, len, "tr") && p->tbl == 1) {
+        p->row.len = 0;
+    } else if (hx_office_is(name, len, "tc") && p->tbl == 1) {
+        p->cell_at = p->row.len;
+    }
+    return 0;
+}
+
+static int slide_end(void *ctx, const char *name, size_t len)
+{
+    pptx *p = ctx;
+    int rc = 0;
+    const char *s = p->para.s ? p->para.s : "";
+    if (p->skip_shape) {
+        if (p->depth == p->skip_shape)
+            p->skip_shape = 0;
+    } else if (hx_office_is(name, len, "t")) {
+        p->in_t = false;
+    } else if (hx_office_is(name, len, "p") && p->para.len) {
+        if (p->tbl) {
+            const char *sep = !p->row.len ? "" : p->row.len > p->cell_at ? " " : " | ";
+            rc = hx_obuf_put(&p->row, sep, strlen(sep), p->err);
+            if (!rc)
+                rc = hx_obuf_put(&p->row, s, p->para.len, p->err);
+        } else if (p->title) {
+            rc = hx_x_heading(p->x, 1, s, p->para.len, p->err);
+        } else {
+            rc = hx_x_block(p->x, HX_BLOCK_PROSE, p->err);
+            if (!rc)
+                rc = hx_x_words(p->x, s, p->para.len, p->err);
+        }
+    } else if (hx_office_is(name, len, "tr") && p->tbl == 1 && p->row.len) {
+        rc = hx_x_block(p->x, HX_BLOCK_PROSE, p->err);
+        if (!rc)
+            rc = hx_x_words(p->x, p->row.s, p->row.len, p->err);
+    } else if (hx_office_is(name, len, "tbl") && p->tbl) {
+        p->tbl--;
+    }
+    if (p->depth == p->shape_depth)
+        p->shape_depth = 0;
+    p->depth--;
+    return rc;
+}
+
+static int slide_text(void *ctx, const char *s, size_t len, int raw)
+{
+    pptx *p = ctx;
+    return p->in_t && !p->skip_shape ? hx_obuf_xml(&p->para, s, len, raw, p->err) : 0;
+}
+
+static int extract_pptx(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+{
+    hx_zip z;
+    int rc = hx_office_open(&z, raw, len, err);
+    if (rc)
+        return rc;
+    pptx p = {.x = x, .err = err};
+    hx_office_rels root = {0}, rels = {0};
+    const char *pres = "ppt/presentation.xml";
+    x->unit = HX_UNIT_PAGE;
+    if (!(rc = hx_office_rels_read(&z, "", &root, err))) {
+        const char *t = hx_office_rels_by_type(&root, "/officeDocument");
+        pres = t ? t : pres;
+        rc = hx_office_properties(&z, "docProps/core.xml", x, err);
+    }
+    if (!rc)
+        rc = hx_office_rels_read(&z, pres, &rels, err);
+    p.pres_rels = &rels;
+    if (!rc && !(p.slides = hx_calloc(HX_OFFICE_MAX_PARTS, sizeof *p.slides)))
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for the slide list");
+    hx_xml_handler ph = {&p, pres_start, nop_end, nop_text};
+    if (!rc)
+        rc = hx_office_parse(&z, pres, &ph, err);
+    hx_xml_handler h = {&p, slide_start, slide_end, slide_text};
+    for (size_t i = 0; !rc && i < p.n_slides; i++) {
+        if (!hx_zip_find(&z, p.slides[i]))
+            continue;
+        hx_x_source(x, (uint32_t)i + 1, (uint32_t)i + 1);
+        p.notes = false;
+        p.depth = p.shape_depth = p.skip_shape = p.tbl = 0;
+        rc = hx_office_parse(&z, p.slides[i], &h, err);
+        hx_office_rels srels;
+        if (!rc && !(rc = hx_office_rels_read(&z, p.slides[i], &srels, err))) {
+            const char *notes = hx_office_rels_by_type(&srels, "/notesSlide");
+            p.notes = true;
+            p.depth = p.shape_depth = p.skip_shape = p.tbl = 0;
+            if (notes && hx_zip_find(&z, notes))
+                rc = hx_office_parse(&z, notes, &h, err);
+            hx_office_rels_free(&srels);
+        }
+    }
+    if (!rc)
+        rc = hx_x_meta_uint(x, "page_count", p.n_slides, err);
+    if (!rc)
+        rc = hx_x_finish(x, err);
+    hx_office_rels_free(&root);
+    hx_office_rels_free(&rels);
+    free(p.slides);
+    free(p.para.s);
+    free(p.row.s);
+    hx_zip_close(&z);
+    return rc;
+}
+
+static bool sniff_pptx(const uint8_t *raw, size_t len)
+{
+    return hx_office_sniff_part(raw, len, "ppt/presentation.xml");
+}
+
+static const char *const pptx_exts[] = {"pptx", "pptm", "potx", NULL};
+
+const hx_doctype hx_doctype_pptx = {
+    .name = "pptx", .exts = pptx_exts, .sniff = sniff_pptx, .extract = extract_pptx, .chunk = HX_CHUNK_BLOCKS,
+};
