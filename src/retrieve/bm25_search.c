@@ -104,13 +104,15 @@ static int q_add_single(hx_bm25_query *q, int occur, int type, const char *s, si
 }
 
 /* Does a term of this kind score for an optional word? With English analysis an optional word scores
- * through the stems of its leaves only, as Lucene's english analyzer scores `three-dimensional` as
- * `three` and `dimension`; exact (a quoted single word): only exact terms score. */
+ * through the analysed terms of its leaves, as Lucene's english analyzer scores `three-dimensional`
+ * as `three` and `dimension`, and through the whole compound, as WordDelimiterGraphFilter's
+ * preserved original: `computeFibonacci` ranks a text holding the identifier above one holding
+ * only its parts. Exact (a quoted single word): only exact terms score. */
 static int q_scores(const hx_bm25_query *q, uint32_t kind, int exact)
 {
     if (kind == HX_TERM_STEM)
         return !exact;
-    return exact || q->analyzer != HX_ANALYZER_ENGLISH;
+    return exact || kind == HX_TERM_WHOLE || q->analyzer == HX_ANALYZER_EXACT;
 }
 
 static int q_word(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n, int exact)
