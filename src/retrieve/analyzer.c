@@ -249,39 +249,25 @@ static int emit_compound(hx_analysis *a, const cpinfo *cps, size_t n, int stem)
     return 0;
 }
 
-/* Emits a CJK run cps[0..n) as overlapping bigrams at consecutive positions (a lone character as
- * itself), as Lucene's CJKBigramFilter; `carried`: cps[0] ended the previous piece of a run cut at
- * HX_ANALYZER_MAX_COMPOUND, so it is not a unigram of its own. */
-static int emit_cjk(hx_analysis *a, const cpinfo *cps, size_t n, int stem, int carried)
+/* Emits a CJK or Southeast Asian run cps[0..n) as its overlapping character bigrams. CJK (sea 0):
+ * one position each, a lone character as itself (Lucene's CJKBigramFilter); Southeast Asian (sea
+ * 1): all at one position, a lone character not at all (NGramTokenFilter, 2..2). `carried`:
+ * cps[0] ended the previous piece of a run cut at HX_ANALYZER_MAX_COMPOUND, so it is no unigram. */
+static int emit_bigrams(hx_analysis *a, const cpinfo *cps, size_t n, int stem, int sea, int carried)
 {
-    if (n == 1 && carried)
+    if (n == 1 && (carried || sea))
         return 0;
+    uint32_t pos = a->n_positions;
     for (size_t i = 0; i + (n > 1) < n; i++) {
         size_t before = a->n_terms;
-        int rc = emit(a, cps, i, i + 1 + (n > 1), a->n_positions++, HX_TERM_LEAF);
+        int rc = emit(a, cps, i, i + 1 + (n > 1), sea ? pos : a->n_positions++, HX_TERM_LEAF);
         if (!rc && stem && a->n_terms > before)
             rc = emit_stem(a);
         if (rc)
             return rc;
     }
-    return 0;
-}
-
-/* Emits a Southeast Asian run cps[0..n) as its character bigrams, all at one position (Lucene's
- * NGramTokenFilter, 2..2); a run of one character gives nothing. */
-static int emit_sea(hx_analysis *a, const cpinfo *cps, size_t n, int stem)
-{
-    if (n < 2)
-        return 0;
-    uint32_t pos = a->n_positions++;
-    for (size_t i = 0; i + 1 < n; i++) {
-        size_t before = a->n_terms;
-        int rc = emit(a, cps, i, i + 2, pos, HX_TERM_LEAF);
-        if (!rc && stem && a->n_terms > before)
-            rc = emit_stem(a);
-        if (rc)
-            return rc;
-    }
+    if (sea)
+        a->n_positions = pos + 1;
     return 0;
 }
 
@@ -306,10 +292,8 @@ static int flush(hx_analysis *a, run_state *r)
     const cpinfo *cps = a->scratch;
     int rc = 0;
     if (n) {
-        if (r->type == RUN_CJK)
-            rc = emit_cjk(a, cps, n, r->english, r->carried);
-        else if (r->type == RUN_SEA)
-            rc = emit_sea(a, cps, n, r->english);
+        if (r->type == RUN_CJK || r->type == RUN_SEA)
+            rc = emit_bigrams(a, cps, n, r->english, r->type == RUN_SEA, r->carried);
         else
             rc = emit_compound(a, cps, n, r->english && !possessive_s(r->text, cps, n, r->prev_end));
         r->prev_end = cps[n - 1].end;
