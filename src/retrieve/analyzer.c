@@ -121,6 +121,13 @@ static size_t fold_term(const char *w, size_t n, char *out, int *latin)
 {
     size_t len = 0, pos = 0;
     *latin = 1;
+    while (len < n && (unsigned char)w[len] < 0x80)   /* ASCII leaves hold only a-z 0-9: fold to themselves */
+        len++;
+    if (len == n) {
+        memcpy(out, w, n);
+        return n;
+    }
+    len = 0;
     while (pos < n) {
         uint32_t cp, f[HX_UNICODE_FOLD_MAX];
         hx_utf8_next(w, n, &pos, &cp);
