@@ -98,15 +98,52 @@ static void english(void)
     CHECK(hx_analyzer_run(&a, longw, 64, NULL) == 0, "run long");
     CHECK(a.n_terms == 2 && a.terms[1].text_len == HX_ANALYZER_MAX_TERM, "long stem %u",
           a.n_terms == 2 ? a.terms[1].text_len : 0);
-    CHECK(!strcmp(hx_analyzer_name(HX_ANALYZER_ENGLISH), "english") &&
+    CHECK(!strcmp(hx_analyzer_name(HX_ANALYZER_ENGLISH), "unicode") && !strcmp(hx_analyzer_name(HX_ANALYZER_ENGLISH_ASCII), "english") &&
               !strcmp(hx_analyzer_name(HX_ANALYZER_EXACT), "exact") && !hx_analyzer_name(7),
           "names");
+    hx_analyzer_free(&a);
+}
+
+/* A CJK run longer than HX_ANALYZER_MAX_COMPOUND keeps its bigrams across the cut: n characters
+ * give n - 1 bigrams at consecutive positions, each the pair of characters at its position, and a
+ * Southeast Asian run cut there goes on with its pairs too. */
+static void long_runs(void)
+{
+    enum { N = HX_ANALYZER_MAX_COMPOUND * 2 + 37 };
+    static char text[N * 3];
+    for (size_t i = 0; i < N; i++) {   /* U+4E00 + i % 64: distinct neighbours */
+        uint32_t cp = 0x4E00 + (uint32_t)(i % 64);
+        text[3 * i] = (char)(0xE0 | cp >> 12);
+        text[3 * i + 1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        text[3 * i + 2] = (char)(0x80 | (cp & 0x3F));
+    }
+    hx_analysis a = {0};
+    CHECK(hx_analyzer_run(&a, text, sizeof text, NULL) == 0, "long CJK run");
+    CHECK(a.n_terms == N - 1 && a.n_positions == N - 1, "%zu terms, %u positions for %d characters", a.n_terms,
+          a.n_positions, N);
+    size_t bad = 0;
+    for (size_t i = 0; i < a.n_terms; i++)
+        bad += a.terms[i].pos != i || a.terms[i].text_len != 6 ||
+               memcmp(hx_analyzer_term(&a, i), text + 3 * i, 6) || a.terms[i].start != 3 * i;
+    CHECK(bad == 0, "%zu bigrams out of place", bad);
     hx_analyzer_free(&a);
 }
 
 int main(void)
 {
     test_long_word_memory();
+    long_runs();
+    /* Scripts (the Lucene goldens of test_words.c cover real text; these are the joins). */
+    {
+        hx_analysis s = {0};
+        expect(&s, "2024\xeb\x85\x84 3\xec\x9b\x94", "2024\xeb\x85\x84@0 3\xec\x9b\x94@1");   /* 2024년 3월 */
+        /* 日本 then 한국Korea: Hangul before a Latin word joins it, the Han before it stays bigrams */
+        expect(&s, "\xe6\x97\xa5\xe6\x9c\xac\xed\x95\x9c\xea\xb5\xad" "Korea",
+               "\xe6\x97\xa5\xe6\x9c\xac@0 \xed\x95\x9c\xea\xb5\xadkorea@1");
+        expect(&s, "\xe9\x87\x8f", "\xe9\x87\x8f@0");   /* a lone ideograph is its own term */
+        expect(&s, "\xe0\xb8\x81", "");                     /* a lone Thai letter is none */
+        hx_analyzer_free(&s);
+    }
     hx_analysis a = {0};
     expect(&a, "", "");
     expect(&a, "  ,;! ", "");

@@ -630,10 +630,19 @@ static void test_english(void)
     hx_bm25_hit h[8];
     size_t n = run_query(&s, 1, "kube-scheduler", NULL, 8, h, NULL);
     CHECK(n == 3 && h[0].doc_id == 10, "identifier first: [%s]", ids_of(h, n));
-    /* A compound scores through its leaves' stems, as Lucene's english analyzer splits it:
-     * kube-scheduler scores exactly as kube scheduler. */
+    /* A compound of hyphenated words scores through its leaves' stems, as Lucene's english analyzer
+     * splits it: kube-scheduler scores exactly as kube scheduler. An identifier (joined by _ . / :
+     * or split by case) scores as a whole too (WordDelimiterGraphFilter's preserved original):
+     * restartPolicy scores higher where the text has the identifier, as its words where not. */
     double joined = score_of(&s, "kube-scheduler", 10), apart = score_of(&s, "kube scheduler", 10);
     CHECK(joined > 0 && fabs(joined - apart) < 1e-12 * joined, "compound %.17g vs words %.17g", joined, apart);
+    joined = score_of(&s, "restartPolicy", 14);
+    apart = score_of(&s, "restart policy", 14);
+    CHECK(joined > apart && apart > 0, "identifier %.17g vs words %.17g", joined, apart);
+    joined = score_of(&s, "restartPolicy", 16);
+    apart = score_of(&s, "restart policy", 16);
+    CHECK(joined > 0 && fabs(joined - apart) < 1e-12 * joined, "parts only: identifier %.17g vs words %.17g", joined,
+          apart);
     /* Query term frequency: a word given twice weighs twice, as in Lucene and bm25s. */
     double once = score_of(&s, "policy", 14), twice = score_of(&s, "policy policies", 14);
     CHECK(once > 0 && fabs(twice - 2 * once) < 1e-12 * once, "qtf: %.17g vs 2 x %.17g", twice, once);

@@ -46,7 +46,7 @@ static const cli_opt options[] = {
     {"--progress-every", 0, "SECONDS", CMD_INDEX | CMD_SYNC,
      .help = "when stderr is not a terminal: a progress line (chunks embedded)\nevery SECONDS (default 5; 0 = after every batch)",
      WHOLE(0, 86400)},
-    {"--mode", 0, "M", CMD_SEARCH, .help = "hybrid (default: vector and keyword fused), vector, or keyword", .choices = hx_mode_names},
+    {"--mode", 0, "M", CMD_SEARCH, .help = "hybrid (default: vector and keyword fused), vector (English only),\nor keyword (any language)", .choices = hx_mode_names},
     {"--top-k", 'k', "N", CMD_SEARCH, .help = "results to print (default 10, at most 1000)", WHOLE(1, 1000)},
     {"--group", 0, "G", CMD_SEARCH,
      .help = "document (default): one result per document, its best chunk, with its\nother matching chunks as `more`, and k "

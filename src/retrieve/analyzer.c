@@ -17,7 +17,11 @@ typedef struct cpinfo {
     uint8_t kind;    /* CK_* */
 } cpinfo;
 
-enum { CK_JOIN = 1, CK_UPPER = 2, CK_LOWER = 3, CK_DIGIT = 4, CK_MARK = 5 };
+enum { CK_JOIN = 1, CK_UPPER = 2, CK_LOWER = 3, CK_DIGIT = 4, CK_MARK = 5, CK_ALPHA = 6 };
+
+/* What the compound being assembled is: words with identifiers (the rules of analyzer.h), a CJK
+ * run (bigrams) or a Southeast Asian run (n-grams at one position). */
+enum { RUN_NONE = 0, RUN_WORD, RUN_CJK, RUN_SEA };
 
 static int is_joiner(uint32_t cp)
 {
@@ -42,7 +46,9 @@ static int word_kind(uint32_t cp, uint32_t *lower)
     unsigned c = hx_unicode_class(cp);
     if (c & HX_UC_LETTER) {
         *lower = hx_unicode_lower(cp);
-        return *lower != cp ? CK_UPPER : CK_LOWER;
+        if (*lower != cp)
+            return CK_UPPER;
+        return hx_unicode_script(cp) == HX_US_HANGUL ? CK_ALPHA : CK_LOWER;
     }
     if (c & HX_UC_NUMBER)
         return CK_DIGIT;
@@ -89,7 +95,8 @@ static int emit(hx_analysis *a, const cpinfo *cps, size_t from, size_t to, uint3
 
 const char *hx_analyzer_name(uint32_t config)
 {
-    return config == HX_ANALYZER_EXACT ? "exact" : config == HX_ANALYZER_ENGLISH ? "english" : NULL;
+    static const char *const names[] = {"exact", "english", "unicode"};
+    return config < sizeof names / sizeof names[0] ? names[config] : NULL;
 }
 
 int hx_analyzer_is_stop(const char *w, size_t n)
@@ -108,17 +115,56 @@ int hx_analyzer_is_stop(const char *w, size_t n)
     return 0;
 }
 
-/* Appends the stemmed term of the leaf just emitted (the last term), unless it is a stop word. */
+/* ICU-folds the lowercased term w[0..n) into out (room HX_ANALYZER_MAX_TERM bytes), cut at a code
+ * point boundary within the cap; returns the length. *latin: every letter of it is Latin script. */
+static size_t fold_term(const char *w, size_t n, char *out, int *latin)
+{
+    size_t len = 0, pos = 0;
+    *latin = 1;
+    while (len < n && (unsigned char)w[len] < 0x80)   /* ASCII leaves hold only a-z 0-9: fold to themselves */
+        len++;
+    if (len == n) {
+        memcpy(out, w, n);
+        return n;
+    }
+    len = 0;
+    while (pos < n) {
+        uint32_t cp, f[HX_UNICODE_FOLD_MAX];
+        hx_utf8_next(w, n, &pos, &cp);
+        int k = hx_unicode_fold(cp, f);
+        for (int i = 0; i < k; i++) {
+            char enc[4];
+            int b = hx_utf8_put(f[i], enc);
+            if (len + (size_t)b > HX_ANALYZER_MAX_TERM)
+                return len;
+            if (f[i] >= 0x80 && (hx_unicode_class(f[i]) & HX_UC_LETTER) && hx_unicode_script(f[i]) != HX_US_LATIN)
+                *latin = 0;
+            memcpy(out + len, enc, (size_t)b);
+            len += (size_t)b;
+        }
+    }
+    return len;
+}
+
+/* Appends the analysed term of the leaf just emitted (the last term): its ICU folding, stemmed
+ * when all its letters are Latin; none for a stop word or a leaf that folds to nothing. */
 static int emit_stem(hx_analysis *a)
 {
     hx_term leaf = a->terms[a->n_terms - 1];
     const char *w = a->buf + leaf.text_off;
-    if (hx_analyzer_is_stop(w, leaf.text_len))
+    char folded[HX_ANALYZER_MAX_TERM];
+    int latin;
+    size_t fn = fold_term(w, leaf.text_len, folded, &latin);
+    if (fn == 0 || hx_analyzer_is_stop(folded, fn))
         return 0;
     char tmp[1 + HX_ANALYZER_MAX_TERM];
     tmp[0] = HX_STEM_MARK;
-    size_t n = hx_stem_english(w, leaf.text_len, tmp + 1);
-    while (1 + n > HX_ANALYZER_MAX_TERM) {  /* mark + stem within the cap: drop a code point */
+    size_t n = fn;
+    if (latin)
+        n = hx_stem_english(folded, fn, tmp + 1);
+    else
+        memcpy(tmp + 1, folded, fn);
+    while (1 + n > HX_ANALYZER_MAX_TERM) {  /* mark + term within the cap: drop a code point */
         n--;
         while (n && ((unsigned char)tmp[1 + n] & 0xC0) == 0x80)
             n--;
@@ -210,13 +256,112 @@ static int emit_compound(hx_analysis *a, const cpinfo *cps, size_t n, int stem)
     return 0;
 }
 
-/* Emits the compound of the n code points in a->scratch; the s of a possessive gets no stem. */
-static int flush(hx_analysis *a, const char *text, size_t n, int english, size_t *prev_end)
+/* Emits a CJK or Southeast Asian run cps[0..n) as its overlapping character bigrams. CJK (sea 0):
+ * one position each, a lone character as itself (Lucene's CJKBigramFilter); Southeast Asian (sea
+ * 1): all at one position, a lone character not at all (NGramTokenFilter, 2..2). `carried`:
+ * cps[0] ended the previous piece of a run cut at HX_ANALYZER_MAX_COMPOUND, so it is no unigram. */
+static int emit_bigrams(hx_analysis *a, const cpinfo *cps, size_t n, int stem, int sea, int carried)
 {
+    if (n == 1 && (carried || sea))
+        return 0;
+    uint32_t pos = a->n_positions;
+    for (size_t i = 0; i + (n > 1) < n; i++) {
+        size_t before = a->n_terms;
+        int rc = emit(a, cps, i, i + 1 + (n > 1), sea ? pos : a->n_positions++, HX_TERM_LEAF);
+        if (!rc && stem && a->n_terms > before)
+            rc = emit_stem(a);
+        if (rc)
+            return rc;
+    }
+    if (sea)
+        a->n_positions = pos + 1;
+    return 0;
+}
+
+/* State of one analysis: the compound being assembled in a->scratch. */
+typedef struct run_state {
+    const char *text;
+    size_t n;             /* code points in a->scratch */
+    int type;             /* RUN_* */
+    int english;
+    int carried;          /* scratch[0] was carried over a cut (CJK and SEA runs) */
+    size_t pending_join;  /* 1 + index of a joiner waiting for a word character, else 0 */
+    size_t prev_end;      /* end of the last compound (0: none yet) */
+} run_state;
+
+/* Emits the compound in a->scratch (a pending joiner dropped) and starts an empty one; the s of
+ * a possessive gets no analysed term. */
+static int flush(hx_analysis *a, run_state *r)
+{
+    if (r->pending_join)
+        r->n--;
+    size_t n = r->n;
     const cpinfo *cps = a->scratch;
-    int stem = english && !possessive_s(text, cps, n, *prev_end);
-    *prev_end = cps[n - 1].end;
-    return emit_compound(a, cps, n, stem);
+    int rc = 0;
+    if (n) {
+        if (r->type == RUN_CJK || r->type == RUN_SEA)
+            rc = emit_bigrams(a, cps, n, r->english, r->type == RUN_SEA, r->carried);
+        else
+            rc = emit_compound(a, cps, n, r->english && !possessive_s(r->text, cps, n, r->prev_end));
+        r->prev_end = cps[n - 1].end;
+    }
+    r->n = 0;
+    r->type = RUN_NONE;
+    r->carried = 0;
+    r->pending_join = 0;
+    return rc;
+}
+
+/* Appends one code point to the compound. */
+static int push(hx_analysis *a, run_state *r, uint32_t lower, size_t start, size_t end, int kind)
+{
+    if (hx_grow(&a->scratch, &a->scratch_cap, r->n + 1, sizeof(cpinfo), NULL))
+        return HX_ENOMEM;
+    cpinfo *c = (cpinfo *)a->scratch + r->n++;
+    c->lower = lower;
+    c->start = (uint32_t)start;
+    c->end = (uint32_t)end;
+    c->kind = (uint8_t)kind;
+    r->pending_join = kind == CK_JOIN ? r->n : 0;
+    return 0;
+}
+
+/* Makes the compound of type `type` ready for a word character of that type: a compound of
+ * another type is emitted first, except that Hangul letters ending a CJK run join a word that
+ * follows them (UAX #29 keeps 15일에 and 한국Korea whole). */
+static int switch_run(hx_analysis *a, run_state *r, int type)
+{
+    if (r->type == type || r->type == RUN_NONE) {
+        r->type = type;
+        return 0;
+    }
+    size_t keep = 0;
+    cpinfo *cps = a->scratch;
+    if (r->type == RUN_CJK && type == RUN_WORD)
+        while (keep < r->n && cps[r->n - 1 - keep].kind == CK_ALPHA)
+            keep++;
+    size_t from = r->n - keep;
+    r->n = from;
+    int rc = flush(a, r);   /* leaves the scratch contents in place */
+    memmove(cps, cps + from, keep * sizeof *cps);
+    r->n = keep;
+    r->type = type;
+    return rc;
+}
+
+/* The run type a word character of kind `kind` starts or continues (marks: the current one). */
+static int run_type(uint32_t cp, int kind, int current)
+{
+    unsigned sc = cp < 0x80 ? HX_US_LATIN : hx_unicode_script(cp);
+    if (sc == HX_US_SEA)
+        return RUN_SEA;
+    if (sc == HX_US_CJK)
+        return RUN_CJK;
+    if (kind == CK_MARK)
+        return current;
+    if (kind == CK_ALPHA)   /* Hangul: a word's letter after one, else a CJK run */
+        return current == RUN_WORD ? RUN_WORD : RUN_CJK;
+    return RUN_WORD;
 }
 
 int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
@@ -225,67 +370,51 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
     a->buf_len = 0;
     a->n_positions = 0;
     a->doc_len = 0;
-    int english = a->config == HX_ANALYZER_ENGLISH;
-    size_t prev_end = 0;  /* end of the last compound (0: none yet) */
+    run_state r = {.text = text, .english = a->config != HX_ANALYZER_EXACT};
     if (len >= UINT32_MAX)
         return hx_error_set(err, HX_ERANGE, -1, "analyzer: text of %zu bytes is over 4 GiB", len);
-    size_t pos = 0, n = 0;
-    int prev_word = 0;        /* the last code point was a word character */
-    size_t pending_join = 0;  /* 1 + index of a joiner waiting for a word character, else 0 */
-    while (pos < len) {
-        if (n == HX_ANALYZER_MAX_COMPOUND) {   /* cut here, so any run costs bounded memory */
-            if (pending_join)
-                n--;
-            if (flush(a, text, n, english, &prev_end))
-                return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
-            n = 0;
-            prev_word = 0;
-            pending_join = 0;
+    size_t pos = 0;
+    int rc = 0;
+    while (pos < len && !rc) {
+        if (r.n == HX_ANALYZER_MAX_COMPOUND) {   /* cut here, so any run costs bounded memory */
+            int type = r.type;
+            cpinfo last = ((cpinfo *)a->scratch)[r.n - 1];
+            if ((rc = flush(a, &r)))
+                break;
+            if (type == RUN_CJK || type == RUN_SEA) {   /* the next piece starts where this one ended */
+                *(cpinfo *)a->scratch = last;
+                r.n = 1;
+                r.type = type;
+                r.carried = 1;
+            }
         }
         size_t start = pos;
         uint32_t cp, lower;
         hx_utf8_next(text, len, &pos, &cp);
         int kind = word_kind(cp, &lower);
-        if (kind == CK_MARK && !prev_word)
+        int prev_word = r.n && !r.pending_join;
+        if (kind == CK_MARK && !prev_word && (cp < 0x80 || hx_unicode_script(cp) != HX_US_SEA))
             kind = 0;  /* a mark with nothing to attach to separates words */
         if (kind) {
-            if (hx_grow(&a->scratch, &a->scratch_cap, n + 1, sizeof(cpinfo), NULL))
-                return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
-            cpinfo *c = (cpinfo *)a->scratch + n++;
-            c->lower = lower;
-            c->start = (uint32_t)start;
-            c->end = (uint32_t)pos;
-            c->kind = (uint8_t)kind;
-            prev_word = 1;
-            pending_join = 0;
+            int type = run_type(cp, kind, r.type);
+            if (r.pending_join && type != RUN_WORD && (rc = flush(a, &r)))
+                break;
+            if (!(rc = switch_run(a, &r, type)))
+                rc = push(a, &r, lower, start, pos, kind);
             continue;
         }
-        if (prev_word && is_joiner(cp)) {
-            /* Tentatively part of the compound; dropped below unless a word character follows. */
-            if (hx_grow(&a->scratch, &a->scratch_cap, n + 1, sizeof(cpinfo), NULL))
-                return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
-            cpinfo *c = (cpinfo *)a->scratch + n++;
-            c->lower = cp;
-            c->start = (uint32_t)start;
-            c->end = (uint32_t)pos;
-            c->kind = CK_JOIN;
-            pending_join = n;
-            prev_word = 0;
+        if (prev_word && r.type == RUN_WORD && is_joiner(cp)) {
+            /* Tentatively part of the compound; dropped by flush unless a word character follows. */
+            rc = push(a, &r, cp, start, pos, CK_JOIN);
             continue;
         }
-        if (pending_join)
-            n--;  /* the joiner was not followed by a word character */
-        if (n && flush(a, text, n, english, &prev_end))
-            return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
-        n = 0;
-        prev_word = 0;
-        pending_join = 0;
+        rc = flush(a, &r);
     }
-    if (pending_join)
-        n--;
-    if (n && flush(a, text, n, english, &prev_end))
+    if (!rc)
+        rc = flush(a, &r);
+    if (rc)
         return hx_error_set(err, HX_ENOMEM, -1, "analyzer: out of memory");
-    if (!english)
+    if (!r.english)
         a->doc_len = a->n_positions;
     return 0;
 }

@@ -1,10 +1,20 @@
 /* analyzer.h: the BM25 analyzer, text -> terms with positions and byte offsets. Owns tokenisation
  * rules for keyword search only (the embedding model has its own tokenizer in wordpiece.c); uses
- * src/unicode.h for decoding, classes and lowercasing. Spec: this comment (the rules below).
+ * unicode.h for decoding, classes, scripts, lowercasing and folding. Spec: this comment.
  *
- * Rules, applied to UTF-8 text (invalid bytes decode to U+FFFD, which is not a word character):
+ * Rules, applied to UTF-8 text (invalid bytes decode to U+FFFD, which is not a word character).
+ * They are Lucene's StandardTokenizer (UAX #29 words) followed by WordDelimiterGraphFilter, written
+ * as one pass; tools/lucene_golden/LuceneGolden.java states them as a Lucene chain and
+ * tests/test_words.c holds hyrax to its output on real text in many scripts.
  * - Word characters: code points whose hx_unicode_class has HX_UC_LETTER, HX_UC_NUMBER or
- *   HX_UC_MARK. Everything else separates words.
+ *   HX_UC_MARK. Everything else separates words (emoji and symbols are not indexed).
+ * - Scripts (hx_unicode_script): a run of Han, Hiragana and Katakana characters (and Hangul
+ *   letters not joined to a word, below) is indexed as overlapping bigrams, one position each, a
+ *   lone character as itself (Lucene's CJKBigramFilter); a run of Thai, Lao, Khmer, Myanmar or other
+ *   Line_Break Complex_Context characters as its character bigrams, all at one position, a lone
+ *   character not at all (NGramTokenFilter 2..2: no dictionary). Such runs never join other words.
+ *   Hangul letters that touch digits or other letters form one word with them (UAX #29: 2024년,
+ *   15일에, 한국Korea), and Hangul letters are uncased (no camelCase split after them).
  * - Joiners: the ASCII characters  -  _  .  /  :  join identifiers when they stand between two word
  *   characters (exactly one joiner; "a--b" and "a. b" are two words). A compound is a maximal run
  *   of word characters linked by joiners: sig-api-machinery, memory.high, v1.2.3, pkg/kubelet/cm,
@@ -13,7 +23,9 @@
  *   boundaries: before an uppercase letter preceded by a lowercase letter or digit (restart|Policy,
  *   2|Server), and before the last uppercase letter of an uppercase run followed by a lowercase
  *   letter (HTTP|Server). No split at letter/digit changes otherwise: HTTP2Server -> http2, server;
- *   k8s and ipv6 stay whole. Marks never start a leaf.
+ *   k8s and ipv6 stay whole. Marks never start a leaf. (WordDelimiterGraphFilter makes the same
+ *   splits except the two after an uppercase run or a digit, HTTP|Server and IPv6|Address: there
+ *   hyrax's leaves are finer.)
  * - Emitted terms, all lowercased with hx_unicode_lower, in this order per compound: the whole
  *   compound (if it has more than one leaf), then for each segment the segment (if it has more than
  *   one leaf and the compound has more than one segment) followed by its leaves.
@@ -25,21 +37,25 @@
  * - Term length cap HX_ANALYZER_MAX_TERM (64) bytes after lowercasing: a leaf longer than that is
  *   cut to its longest prefix of whole code points within 64 bytes; a whole or a segment longer than
  *   that is not emitted (its leaves still are).
- * - Accents are kept (cafe and café are different terms).
- * - Scripts without spaces (CJK) come out as one leaf per run of letters (cut at 64 bytes).
+ * - The exact terms keep accents and compatibility forms (cafe and café are different exact terms);
+ *   the analysed terms below fold them.
  * - A compound ends after HX_ANALYZER_MAX_COMPOUND code points (joiners included) and the text
  *   after it is analyzed afresh, so a word of any length (a 50 MB run of letters) takes bounded
- *   memory; only such runs, far past the term cap, are affected.
+ *   memory; only such runs, far past the term cap, are affected (a CJK or Southeast Asian run goes
+ *   on with its bigrams across the cut).
  * The terms above form the exact field. Configurations (hx_analysis.config; an index records its
  * own by hx_analyzer_name and refuses another):
  * - HX_ANALYZER_EXACT: the exact field only; the BM25 document length is n_positions.
- * - HX_ANALYZER_ENGLISH: as Lucene's `english` analyzer, a stemmed field beside the exact one.
- *   Right after each leaf comes its stemmed term (kind HX_TERM_STEM): HX_STEM_MARK followed by the
- *   leaf's Snowball English stem (stem.h), same position and byte range; "~" never occurs in an
- *   exact term, so both fields share one dictionary. No stemmed term for a stop word (Lucene's
- *   EnglishAnalyzer default set, hx_analyzer_is_stop) or for the s of a possessive (a leaf "s" right
- *   after an apostrophe, ' or U+2019, that follows a word: user's). The BM25 document length is the
- *   number of stemmed terms, as Lucene counts the tokens of its stemmed field.
+ * - HX_ANALYZER_ENGLISH ("unicode"): an analysed field beside the exact one, as Lucene's ICU
+ *   folding and `english` analyzer. Right after each leaf comes its analysed term (kind
+ *   HX_TERM_STEM): HX_STEM_MARK followed by the leaf's ICU folding (hx_unicode_fold, UTR #30 as
+ *   ICUFoldingFilter: Préchauffez -> prechauffez, Straße -> strasse, ＡＢＣ -> abc, です -> てす),
+ *   then, when every letter of it is Latin script, its Snowball English stem (stem.h); same position
+ *   and byte range; "~" never occurs in an exact term, so both fields share one dictionary. No
+ *   analysed term for a stop word (Lucene's EnglishAnalyzer default set, hx_analyzer_is_stop, after
+ *   folding), a leaf that folds to nothing, or the s of a possessive (a leaf "s" right after an
+ *   apostrophe, ' or U+2019, that follows a word: user's). The BM25 document length is the number
+ *   of analysed terms, as Lucene counts the tokens of its stemmed field.
  */
 #ifndef HX_ANALYZER_H
 #define HX_ANALYZER_H
@@ -55,11 +71,15 @@
 /* Term kinds. */
 enum { HX_TERM_LEAF = 1, HX_TERM_SEGMENT = 2, HX_TERM_WHOLE = 4, HX_TERM_STEM = 8 };
 
-/* Configurations; the numbers are stored in BM25 segments, so they never change meaning. */
-enum { HX_ANALYZER_EXACT = 0, HX_ANALYZER_ENGLISH = 1 };
+/* Configurations; the numbers are stored in BM25 segments, so they never change meaning. 1
+ * ("english") is the English analysis of builds before Unicode words (no folding, CJK as whole
+ * runs): this build only recognises it, so that the writer rebuilds such keywords and readers
+ * refuse them; analyzing with it is analyzing with HX_ANALYZER_ENGLISH. */
+enum { HX_ANALYZER_EXACT = 0, HX_ANALYZER_ENGLISH_ASCII = 1, HX_ANALYZER_ENGLISH = 2 };
 #define HX_STEM_MARK '~'
 
-/* The name an index records for a configuration ("exact", "english"); NULL for an unknown one. */
+/* The name an index records for a configuration ("exact", "english", "unicode"); NULL for an
+ * unknown one. */
 const char *hx_analyzer_name(uint32_t config);
 
 /* Is the lowercased word w[0..n) an English stop word (Lucene's EnglishAnalyzer default set)? */

@@ -103,14 +103,37 @@ static int q_add_single(hx_bm25_query *q, int occur, int type, const char *s, si
     return 0;
 }
 
-/* Does a term of this kind score for an optional word? With English analysis an optional word scores
- * through the stems of its leaves only, as Lucene's english analyzer scores `three-dimensional` as
- * `three` and `dimension`; exact (a quoted single word): only exact terms score. */
-static int q_scores(const hx_bm25_query *q, uint32_t kind, int exact)
+/* Is the whole compound an.terms[i] an identifier: joined by _ . / or :, or split by case
+ * (parse_chunk_size, os.path.join, computeFibonacci, HTTPServer)? A compound of plain words joined
+ * by hyphens (two-dimensional, kube-scheduler) is not. */
+static int q_identifier(const hx_analysis *an, size_t i)
 {
+    const hx_term *w = &an->terms[i];
+    const char *s = hx_analyzer_term(an, i);
+    size_t hyphens = 0, leaves = 0;
+    for (uint32_t k = 0; k < w->text_len; k++) {
+        if (s[k] == '_' || s[k] == '.' || s[k] == '/' || s[k] == ':')
+            return 1;
+        hyphens += s[k] == '-';
+    }
+    for (size_t j = i + 1; j < an->n_terms && an->terms[j].start < w->end; j++)
+        leaves += an->terms[j].kind == HX_TERM_LEAF;
+    return leaves > hyphens + 1;
+}
+
+/* Does term i of an optional word score? With English analysis an optional word scores through the
+ * analysed terms of its leaves, as Lucene's english analyzer scores `three-dimensional` as `three`
+ * and `dimension`, and an identifier also as a whole, as WordDelimiterGraphFilter's preserved
+ * original: `computeFibonacci` ranks a text holding the identifier above one holding only its
+ * parts. Exact (a quoted single word): only exact terms score. */
+static int q_scores(const hx_bm25_query *q, const hx_analysis *an, size_t i, int exact)
+{
+    uint32_t kind = an->terms[i].kind;
     if (kind == HX_TERM_STEM)
         return !exact;
-    return exact || q->analyzer != HX_ANALYZER_ENGLISH;
+    if (exact || q->analyzer == HX_ANALYZER_EXACT)
+        return 1;
+    return kind == HX_TERM_WHOLE && q_identifier(an, i);
 }
 
 static int q_word(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n, int exact)
@@ -118,7 +141,7 @@ static int q_word(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, s
     if (hx_analyzer_run(an, s, n, NULL))
         return HX_ENOMEM;
     for (size_t i = 0; i < an->n_terms; i++) {
-        if (occur == OCC_SHOULD && !q_scores(q, an->terms[i].kind, exact))
+        if (occur == OCC_SHOULD && !q_scores(q, an, i, exact))
             continue;
         int rc = q_add_single(q, occur, CL_TERM, hx_analyzer_term(an, i), an->terms[i].text_len);
         if (rc)
@@ -177,7 +200,7 @@ static int q_prefix(hx_bm25_query *q, hx_analysis *an, int occur, const char *s,
         return 0;
     int occ = occur == OCC_NOT ? OCC_NOT : OCC_SHOULD;
     for (size_t i = 0; i < pick; i++) {
-        if (occ == OCC_SHOULD && !q_scores(q, an->terms[i].kind, 0))
+        if (occ == OCC_SHOULD && !q_scores(q, an, i, 0))
             continue;
         int rc = q_add_single(q, occ, CL_TERM, hx_analyzer_term(an, i), an->terms[i].text_len);
         if (rc)

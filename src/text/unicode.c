@@ -1,9 +1,13 @@
 /* unicode.c: UTF-8 decoding and the per-code-point Unicode lookups of unicode.h (classes, BERT
- * fold, simple lowercase). Owns no state; the tables live in the generated unicode_tables.h
- * (tools/gen_unicode.py, which documents where each one comes from). */
+ * fold, simple lowercase, scripts, ICU folding). Owns no state; the tables live in the generated
+ * unicode_tables.h (tools/gen_unicode.py) and unicode_words.h (tools/lucene_golden), whose
+ * generators document where each one comes from. */
 #include "unicode.h"
 
 #include "unicode_tables.h"
+#include "unicode_words.h"
+
+_Static_assert(HX_UW_FOLD_MAX == HX_UNICODE_FOLD_MAX, "regenerate unicode_words.h or update unicode.h");
 
 /* === UTF-8 === */
 
@@ -119,4 +123,45 @@ uint32_t hx_unicode_lower(uint32_t cp)
     if (cp >= 0x110000)
         return cp;
     return (uint32_t)((int32_t)cp + hx_ut_lower_delta[HX_UT_LOOKUP(lower, cp)]);
+}
+
+unsigned hx_unicode_script(uint32_t cp)
+{
+    if (cp < 0x80)
+        return (cp | 0x20) >= 'a' && (cp | 0x20) <= 'z' ? HX_US_LATIN : HX_US_OTHER;
+    size_t lo = 0, hi = sizeof hx_uw_class / sizeof hx_uw_class[0];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cp > hx_uw_class[mid].last)
+            lo = mid + 1;
+        else if (cp < hx_uw_class[mid].first)
+            hi = mid;
+        else
+            return hx_uw_class[mid].cls;
+    }
+    return HX_US_OTHER;
+}
+
+int hx_unicode_fold(uint32_t cp, uint32_t *out)
+{
+    if ((cp >= 'a' && cp <= 'z') || (cp >= '0' && cp <= '9')) {   /* the common case: not in the table */
+        out[0] = cp;
+        return 1;
+    }
+    size_t lo = 0, hi = sizeof hx_uw_fold / sizeof hx_uw_fold[0];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hx_uw_fold[mid].cp < cp) {
+            lo = mid + 1;
+        } else if (hx_uw_fold[mid].cp > cp) {
+            hi = mid;
+        } else {
+            const hx_uw_fold_entry *e = &hx_uw_fold[mid];
+            for (int i = 0; i < e->len; i++)
+                out[i] = hx_uw_fold_pool[e->off + i];
+            return e->len;
+        }
+    }
+    out[0] = cp;
+    return 1;
 }
