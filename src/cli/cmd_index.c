@@ -62,19 +62,21 @@ static int recorded_root(const char *db, char *root, size_t cap)
 
 /* "by type: html 3, markdown 12": the documents the index holds, per detected type (README
  * "Document types"), in order of first appearance. */
-static void print_types(const hx_index *ix)
+static void print_types(hx_session *s)
 {
     struct type_count { const char *name; size_t n; } t[32];
-    size_t nt = 0, other = 0, n = hx_index_doc_count(ix);
-    for (size_t i = 0; i < n; i++) {
-        hx_doc_info d;
-        if (hx_index_doc_at(ix, i, &d))
-            continue;
+    size_t nt = 0, other = 0;
+    hx_list_opts lo = {0};
+    hx_doc_list l = {0};
+    if (hx_session_list(s, &lo, &l, NULL))
+        return;
+    for (size_t i = 0; i < l.n; i++) {
+        const hx_doc_info *d = &l.docs[i];
         size_t k = 0;
-        while (k < nt && strcmp(t[k].name, d.type))
+        while (k < nt && strcmp(t[k].name, d->type))
             k++;
         if (k == nt && nt < sizeof t / sizeof *t)
-            t[nt++] = (struct type_count){d.type, 0};
+            t[nt++] = (struct type_count){d->type, 0};
         if (k < nt)
             t[k].n++;
         else
@@ -86,6 +88,7 @@ static void print_types(const hx_index *ix)
         printf(", other %zu", other);
     if (nt)
         putchar('\n');
+    hx_doc_list_free(&l);
 }
 
 int cmd_index(const cli_args *a)
@@ -200,7 +203,7 @@ int cmd_index(const cli_args *a)
            plural(w.stats.live_chunks, "chunk", "chunks"), (unsigned long long)w.stats.generation);
     put_text(stdout, w.root, SIZE_MAX, false);
     putchar('\n');
-    print_types(ix);
+    print_types(s);
     rc = 0;
 done:
     hx_session_write_clear(&w);
