@@ -1,4 +1,4 @@
-/* fuzz_http.c: libFuzzer target for the HTTP/1.1 request parser (src/server/http.c). The first
+/* fuzz_http.c: libFuzzer target for the HTTP/1.1 request parser (src/http/http.c). The first
  * byte picks the limits (small ones reach the 414/431/413 paths); the rest is a byte stream parsed
  * as pipelined requests, one after another. Checked for every request: consumed bytes lie within
  * the input, the target and every header lie within the bytes consumed, the body is within

@@ -1,4 +1,4 @@
-/* test_http.c: `hyrax serve --http` (src/server/http.c, http_server.c). First the request parser
+/* test_http.c: `hyrax serve --http` (src/http/http.c, http_server.c). First the request parser
  * on its own, against the rules RFC 9112 states (each expected status is the RFC's or http.h's
  * stated choice); then a started server over raw sockets: limits, keep-alive, pipelining, chunked
  * bodies, 100-continue, the token, Origin, seed 002's REST shapes, errors, /metrics, MCP
