@@ -13,7 +13,8 @@ if [ ! -x "$PY" ]; then
 fi
 
 # C programs the benchmarks link against build/libhyrax.a.
-make -s bench/embed_bench bench/chunks_bench bench/hnsw_bench bench/bm25_bench bench/query_bench bench/sig_bench
+make -s bench/embed_bench bench/chunks_bench bench/hnsw_bench bench/bm25_bench bench/query_bench bench/sig_bench \
+    bench/html_extract
 
 # Benchmarks, one line each (arguments after the script); add yours here.
 for b in \
@@ -27,6 +28,7 @@ for b in \
     "bench/mcp_bench.py --work bench/out/index-30" \
     "bench/sig_peers.py" \
     "bench/conformance_peers.py" \
+    "bench/html_bench.py" \
 ; do
     echo "== $b" >&2
     "$PY" $b

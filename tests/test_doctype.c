@@ -33,6 +33,7 @@ static void test_detection(void)
         {"notes.md", "\xef\xbb\xbf  <!-- c -->\n<!doctype HTML>\n<p>x</p>", "html"},
         {"feed.xml", "<?xml version=\"1.0\"?>\n<!-- c --><html><body/></html>", "html"},
         {"feed.xml", "<?xml version=\"1.0\"?>\n<rss/>", "xml"},
+        {"feed.txt", "\xef\xbb\xbf <?XML version=\"1.0\"?>\n<rss/>", "xml"},                   /* magic */
         {"a.md", "<htmlish>\n", "markdown"},                                      /* not an html tag */
         {"a.txt", "<html", "text"},                                               /* cut short */
     };

@@ -253,6 +253,8 @@ static void test_tools(server *s)
     r = tool(s, &d, 22, "document_status", "{\"path\":\"docs/bread.md\"}");
     const char *st = hx_json_str(get(r, "structuredContent.status"), NULL);
     CHECK(st && !strcmp(st, "complete"), "status complete: %s", st ? st : "-");
+    st = hx_json_str(get(r, "structuredContent.type"), NULL);
+    CHECK(st && !strcmp(st, "markdown"), "document_status gives the type: %s", st ? st : "-");
     hx_json_doc_free(d);
     r = tool(s, &d, 23, "document_status", "{\"path\":\"blob.bin\"}");
     st = hx_json_str(get(r, "structuredContent.status"), NULL);

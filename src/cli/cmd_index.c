@@ -17,7 +17,10 @@
 const char index_about[] =
     "Indexes the files under each PATH into one index file, or brings it up to date: new files are\n"
     "added, changed ones re-embedded, unchanged ones skipped (content hash), and indexed files\n"
-    "under PATH that are gone are removed. Prints what it added, updated, skipped and removed.\n"
+    "under PATH that are gone are removed. Prints what it added, updated, skipped and removed,\n"
+    "then the documents per type. A file's type comes from its content, then its name: HTML is\n"
+    "read as text without markup, scripts or navigation; Markdown, YAML, JSON, XML, code and\n"
+    "plain text as written (README \"Document types\").\n"
     "Stored documents (add_document with content) are kept as they are, --reindex included.\n"
     "Files removed with 'hyrax rm' or delete_document stay out unless PATH names that file.\n"
     "The first run records the indexed root: the PATH when it is a single folder, else the current\n"

@@ -179,7 +179,8 @@ const hx_doctype hx_doctype_json = {
     .name = "json", .exts = json_exts, .extract = extract_text, .chunk = HX_CHUNK_CODE, .check = check_json,
 };
 const hx_doctype hx_doctype_xml = {
-    .name = "xml", .exts = xml_exts, .extract = extract_text, .chunk = HX_CHUNK_PROSE, .check = check_xml,
+    .name = "xml", .exts = xml_exts, .magic = {{0, 5, true, "<?xml"}}, .extract = extract_text,
+    .chunk = HX_CHUNK_PROSE, .check = check_xml,
 };
 const hx_doctype hx_doctype_code = {
     .name = "code", .exts = code_exts, .names = code_names, .extract = extract_text, .chunk = HX_CHUNK_CODE,

@@ -335,6 +335,7 @@ static const mcp_field status_fields[] = {
     {"path", .type = MCP_JSON_STRING | MCP_JSON_NULL},
     {"filename", .type = MCP_JSON_STRING | MCP_JSON_NULL},
     {"source", MCP_JSON_STRING | MCP_JSON_NULL, DOC_SOURCE_CHOICES},
+    {"type", MCP_JSON_STRING | MCP_JSON_NULL, .description = "the detected document type (README \"Document types\")"},
     {"status", MCP_JSON_STRING, MCP_CHOICES("complete", "empty", "pending", "failed", "not_found")},
     {"indexed_at", .type = MCP_JSON_STRING | MCP_JSON_NULL},
     {"vectorized_at", .type = MCP_JSON_STRING | MCP_JSON_NULL},
@@ -397,6 +398,11 @@ int mcp_tool_document_status(mcp_session *s, const hx_json_val *args, hx_json_wr
     hx_json_write_key(w, "source");
     if (found)
         hx_json_write_cstr(w, hx_present_kind(d.kind));
+    else
+        hx_json_write_null(w);
+    hx_json_write_key(w, "type");
+    if (found)
+        hx_json_write_cstr(w, d.type);
     else
         hx_json_write_null(w);
     hx_json_write_key(w, "status");
