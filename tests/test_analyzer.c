@@ -142,6 +142,12 @@ int main(void)
                "\xe6\x97\xa5\xe6\x9c\xac@0 \xed\x95\x9c\xea\xb5\xadkorea@1");
         expect(&s, "\xe9\x87\x8f", "\xe9\x87\x8f@0");   /* a lone ideograph is its own term */
         expect(&s, "\xe0\xb8\x81", "");                     /* a lone Thai letter is none */
+        /* Before Unicode words (indexes that say "english"): a CJK run is one word, Hangul letters
+         * are lowercase (a camelCase break before Korea), nothing is folded. */
+        s.config = HX_ANALYZER_ENGLISH_ASCII;
+        expect(&s, "\xe9\x87\x8f\xe5\xad\x90 \xed\x95\x9c\xea\xb5\xad" "Korea \xc3\xa9t\xc3\xa9",
+               "\xe9\x87\x8f\xe5\xad\x90@0 ~\xe9\x87\x8f\xe5\xad\x90@0 \xed\x95\x9c\xea\xb5\xadkorea@1 "
+               "\xed\x95\x9c\xea\xb5\xad@1 ~\xed\x95\x9c\xea\xb5\xad@1 korea@2 ~korea@2 \xc3\xa9t\xc3\xa9@3 ~\xc3\xa9t\xc3\xa9@3");
         hx_analyzer_free(&s);
     }
     hx_analysis a = {0};

@@ -181,6 +181,7 @@ static void test_search(void)
     snprintf(db, sizeof db, "%s.hyx", root);
     check_put(root, "zh/quantum.md", "# 量子计算\n\n量子比特是量子信息的基本单位。量子计算机使用量子比特进行计算。\n");
     check_put(root, "zh/tokyo.md", "# 东京\n\n东京是日本的首都，人口约1400万。比特币不是货币。\n");
+    check_put(root, "zh/mechanics.md", "# 量子力学\n\n量子力学是物理学的分支。\n");
     check_put(root, "fr/tarte.md", "# Tarte aux pommes\n\nPréchauffez le four à 180 °C. Épluchez les pommes et "
                                    "coupez-les en quartiers.\n");
     check_put(root, "de/bruecke.md", "# Brückenbau\n\nGrößere Straßenbrücken führen über den Fluss; die "
@@ -201,7 +202,7 @@ static void test_search(void)
         hx_update_opts o = {0};
         o.encoder = enc;
         hx_update_report rep;
-        CHECK(hx_index_update(ix, paths, 1, &o, &rep, &err) == 0 && rep.added == 6, "index: %s", err.message);
+        CHECK(hx_index_update(ix, paths, 1, &o, &rep, &err) == 0 && rep.added == 7, "index: %s", err.message);
         hx_update_report_clear(&rep);
         static const struct {
             const char *q, *want;
@@ -220,9 +221,12 @@ static void test_search(void)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             CHECK(!strcmp(top(ix, enc, cases[i].q, &r), cases[i].want), "keyword '%s': top %s, want %s", cases[i].q,
                   r.n ? r.v[0].path : "-", cases[i].want);
+        /* +word and -word act on a CJK word's bigrams in order, not on its first bigram (量子) */
+        CHECK(!strcmp(top(ix, enc, "+量子比特", &r), "zh/quantum.md") && r.n == 1, "+量子比特: %zu results", r.n);
+        CHECK(!strcmp(top(ix, enc, "量子 -量子比特", &r), "zh/mechanics.md") && r.n == 1, "-量子比特: %zu results", r.n);
         top(ix, enc, "量子比特", &r);
-        CHECK(r.n == 2 && !strcmp(r.v[1].path, "zh/tokyo.md") && r.v[1].score < r.v[0].score,
-              "a note sharing one bigram (比特) ranks below: %zu results", r.n);
+        CHECK(r.n == 3 && !strcmp(r.v[0].path, "zh/quantum.md") && r.v[1].score < r.v[0].score,
+              "notes sharing one bigram (比特, 量子) rank below: %zu results", r.n);
         hx_results_free(&r);
     }
     hx_index_close(ix);

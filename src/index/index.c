@@ -317,9 +317,9 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
     if (rc || (rc = hx_hnsw_view_open(&s->hnsw, hn->data, (size_t)hn->length, (const float *)s->vectors->data,
                                 (size_t)n * ix->dim, hx_kernels_get()->dot, err)))
         return rc;
-    if (s->bm25.analyzer != IX_ANALYZER && !ix->stale_keywords)
+    if (s->bm25.analyzer != ix->analyzer && !ix->stale_keywords)
         return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment keywords analyzed as \"%s\", the index says \"%s\"",
-                            hx_analyzer_name(s->bm25.analyzer), hx_analyzer_name(IX_ANALYZER));
+                            hx_analyzer_name(s->bm25.analyzer), hx_analyzer_name(ix->analyzer));
     if (hx_hnsw_view_count(s->hnsw) != n)
         return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment graph and vectors disagree");
     /* both sides must answer with this segment's chunk ids, base .. base + n - 1, and nothing else
@@ -505,8 +505,14 @@ int ix_view_load(hx_index *ix, hx_error *err)
         return hx_error_set(err, HX_EINVAL, -1, "the index %s holds %s vectors and the model is %s: queries must be "
                             "embedded as the index was (to change its precision, index into a new file)",
                             ix->path ? ix->path : "", prec_name, hx_precision_name(hx_model_precision(ix->model)));
-    const char *want = hx_analyzer_name(IX_ANALYZER);
+    const char *want = hx_analyzer_name(IX_ANALYZER), *ascii = hx_analyzer_name(HX_ANALYZER_ENGLISH_ASCII);
+    ix->analyzer = IX_ANALYZER;
     ix->stale_keywords = rt.version == 1 || rt.analyzer_len != strlen(want) || memcmp(rt.analyzer, want, rt.analyzer_len);
+    if (ix->stale_keywords && !ix->writer && rt.version != 1 && rt.analyzer_len == strlen(ascii) &&
+        !memcmp(rt.analyzer, ascii, rt.analyzer_len)) {
+        ix->analyzer = HX_ANALYZER_ENGLISH_ASCII;   /* from before Unicode words: read with its own analysis */
+        ix->stale_keywords = false;
+    }
     if (ix->stale_keywords && !ix->writer && !ix->precision_only)
         return hx_error_set(err, HX_EVERSION, -1,
                             "the index %s was built with keyword analyzer \"%.*s\" and this build analyzes keywords "

@@ -77,7 +77,9 @@
  *                               the contextual header its header field, the body its body;
  *                               analyzed with IX_ANALYZER (its header says so; checked at open);
  *                               an older BM25 format is refused to readers with a message to
- *                               reindex and rebuilt by the writer, as another analyzer is
+ *                               reindex and rebuilt by the writer, as another analyzer is,
+ *                               except "english" (before Unicode words): readers search it with
+ *                               that analysis, the writer rebuilds it
  *   hnsw       raw              hx_hnsw graph over vectors, node i = chunk base + i (if n > 0)
  *
  * ix_view_load checks every range and id before anything reads them, so search and the tools
@@ -185,6 +187,8 @@ struct hx_index {
     char model_name[IX_MODEL_NAME_MAX];
     uint32_t dim;
     hx_precision precision;    /* of the vectors (the root's precision field) */
+    uint32_t analyzer;         /* keyword analysis of the open commit: IX_ANALYZER, or for a reader of an
+                                  index from before Unicode words HX_ANALYZER_ENGLISH_ASCII */
     bool precision_only;       /* opened by hx_index_precision: stale keywords are no refusal */
     bool stale_keywords;       /* the commit's keywords were made with another analyzer or an
                                   older BM25 format (writer only: hx_index_open compacts before

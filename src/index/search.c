@@ -497,7 +497,7 @@ int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const 
     if (o->mode != HX_MODE_KEYWORD && !vec)
         return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the query's vector");
     hx_bm25_query *q = NULL;
-    int rc = hx_bm25_query_parse(&q, IX_ANALYZER, query, len, err);   /* also drives snippets */
+    int rc = hx_bm25_query_parse(&q, ix->analyzer, query, len, err);   /* also drives snippets */
     if (!rc)   /* vector mode searches without the keyword side; its snippets are marked alike */
         rc = run_search(ix, o->mode == HX_MODE_KEYWORD ? NULL : vec, o->mode == HX_MODE_VECTOR ? NULL : q, o, out, err);
     if (!rc && o->snippets)

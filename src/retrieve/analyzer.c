@@ -28,8 +28,9 @@ static int is_joiner(uint32_t cp)
     return cp == '-' || cp == '_' || cp == '.' || cp == '/' || cp == ':';
 }
 
-/* 0 for a non-word character, else the CK_* kind of a word character. */
-static int word_kind(uint32_t cp, uint32_t *lower)
+/* 0 for a non-word character, else the CK_* kind of a word character (scripts: Hangul letters are
+ * uncased, as in every configuration but HX_ANALYZER_ENGLISH_ASCII). */
+static int word_kind(uint32_t cp, uint32_t *lower, int scripts)
 {
     *lower = cp;
     if (cp < 0x80) {
@@ -48,7 +49,7 @@ static int word_kind(uint32_t cp, uint32_t *lower)
         *lower = hx_unicode_lower(cp);
         if (*lower != cp)
             return CK_UPPER;
-        return hx_unicode_script(cp) == HX_US_HANGUL ? CK_ALPHA : CK_LOWER;
+        return scripts && hx_unicode_script(cp) == HX_US_HANGUL ? CK_ALPHA : CK_LOWER;
     }
     if (c & HX_UC_NUMBER)
         return CK_DIGIT;
@@ -153,8 +154,12 @@ static int emit_stem(hx_analysis *a)
     hx_term leaf = a->terms[a->n_terms - 1];
     const char *w = a->buf + leaf.text_off;
     char folded[HX_ANALYZER_MAX_TERM];
-    int latin;
-    size_t fn = fold_term(w, leaf.text_len, folded, &latin);
+    int latin = 1;
+    size_t fn = leaf.text_len;
+    if (a->config == HX_ANALYZER_ENGLISH_ASCII)   /* before Unicode words: no folding, all stemmed */
+        memcpy(folded, w, fn);
+    else
+        fn = fold_term(w, leaf.text_len, folded, &latin);
     if (fn == 0 || hx_analyzer_is_stop(folded, fn))
         return 0;
     char tmp[1 + HX_ANALYZER_MAX_TERM];
@@ -284,6 +289,7 @@ typedef struct run_state {
     size_t n;             /* code points in a->scratch */
     int type;             /* RUN_* */
     int english;
+    int scripts;          /* CJK and Southeast Asian runs (all configurations but ENGLISH_ASCII) */
     int carried;          /* scratch[0] was carried over a cut (CJK and SEA runs) */
     size_t pending_join;  /* 1 + index of a joiner waiting for a word character, else 0 */
     size_t prev_end;      /* end of the last compound (0: none yet) */
@@ -350,8 +356,10 @@ static int switch_run(hx_analysis *a, run_state *r, int type)
 }
 
 /* The run type a word character of kind `kind` starts or continues (marks: the current one). */
-static int run_type(uint32_t cp, int kind, int current)
+static int run_type(uint32_t cp, int kind, int current, int scripts)
 {
+    if (!scripts)
+        return RUN_WORD;
     unsigned sc = cp < 0x80 ? HX_US_LATIN : hx_unicode_script(cp);
     if (sc == HX_US_SEA)
         return RUN_SEA;
@@ -370,7 +378,8 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
     a->buf_len = 0;
     a->n_positions = 0;
     a->doc_len = 0;
-    run_state r = {.text = text, .english = a->config != HX_ANALYZER_EXACT};
+    run_state r = {.text = text, .english = a->config != HX_ANALYZER_EXACT,
+                   .scripts = a->config != HX_ANALYZER_ENGLISH_ASCII};
     if (len >= UINT32_MAX)
         return hx_error_set(err, HX_ERANGE, -1, "analyzer: text of %zu bytes is over 4 GiB", len);
     size_t pos = 0;
@@ -391,12 +400,12 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
         size_t start = pos;
         uint32_t cp, lower;
         hx_utf8_next(text, len, &pos, &cp);
-        int kind = word_kind(cp, &lower);
+        int kind = word_kind(cp, &lower, r.scripts);
         int prev_word = r.n && !r.pending_join;
-        if (kind == CK_MARK && !prev_word && (cp < 0x80 || hx_unicode_script(cp) != HX_US_SEA))
+        if (kind == CK_MARK && !prev_word && (!r.scripts || cp < 0x80 || hx_unicode_script(cp) != HX_US_SEA))
             kind = 0;  /* a mark with nothing to attach to separates words */
         if (kind) {
-            int type = run_type(cp, kind, r.type);
+            int type = run_type(cp, kind, r.type, r.scripts);
             if (r.pending_join && type != RUN_WORD && (rc = flush(a, &r)))
                 break;
             if (!(rc = switch_run(a, &r, type)))

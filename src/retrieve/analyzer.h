@@ -72,9 +72,9 @@
 enum { HX_TERM_LEAF = 1, HX_TERM_SEGMENT = 2, HX_TERM_WHOLE = 4, HX_TERM_STEM = 8 };
 
 /* Configurations; the numbers are stored in BM25 segments, so they never change meaning. 1
- * ("english") is the English analysis of builds before Unicode words (no folding, CJK as whole
- * runs): this build only recognises it, so that the writer rebuilds such keywords and readers
- * refuse them; analyzing with it is analyzing with HX_ANALYZER_ENGLISH. */
+ * ("english") is the English analysis of builds before Unicode words, kept so that their indexes
+ * are searched as they were made: the rules above without scripts (CJK and Southeast Asian runs
+ * are words like any other, Hangul letters lowercase), no folding, every leaf stemmed. */
 enum { HX_ANALYZER_EXACT = 0, HX_ANALYZER_ENGLISH_ASCII = 1, HX_ANALYZER_ENGLISH = 2 };
 #define HX_STEM_MARK '~'
 

@@ -136,10 +136,32 @@ static int q_scores(const hx_bm25_query *q, const hx_analysis *an, size_t i, int
     return kind == HX_TERM_WHOLE && q_identifier(an, i);
 }
 
+static int q_phrase(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n);
+
+/* Is the analysis a CJK run's bigrams: more than one leaf, each overlapping the one before and
+ * one position after it? */
+static int q_bigrams(const hx_analysis *an)
+{
+    size_t leaves = 0;
+    const hx_term *prev = NULL;
+    for (size_t i = 0; i < an->n_terms; i++) {
+        const hx_term *t = &an->terms[i];
+        if (t->kind != HX_TERM_LEAF)
+            continue;
+        if (prev && (t->start >= prev->end || t->pos != prev->pos + 1))
+            return 0;
+        prev = t;
+        leaves++;
+    }
+    return leaves > 1;
+}
+
 static int q_word(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n, int exact)
 {
     if (hx_analyzer_run(an, s, n, NULL))
         return HX_ENOMEM;
+    if (occur != OCC_SHOULD && q_bigrams(an))
+        return q_phrase(q, an, occur, s, n);   /* +量子比特 requires all its bigrams in order */
     for (size_t i = 0; i < an->n_terms; i++) {
         if (occur == OCC_SHOULD && !q_scores(q, an, i, exact))
             continue;
