@@ -155,7 +155,7 @@ int session_writer_encoder(hx_session *s, hx_precision p, const hx_model **m, hx
 
 /* hx_index_open for reading with the session's identity applied: the one way the session opens an
  * index to read, so no handle reads past the identity. The vectors' precision into *p. */
-static int open_reader(hx_session *s, const char *path, hx_index **ix, hx_precision *p, hx_error *err)
+static int open_tier(hx_session *s, const char *path, hx_index **ix, hx_precision *p, hx_error *err)
 {
     hx_index_stats st;
     int rc = hx_index_open(ix, path, HX_INDEX_READ, NULL, NULL, err);
@@ -182,7 +182,7 @@ int session_project(hx_session *s, const hx_read_context *ctx, hx_error *err)
         s->project = NULL;
     }
     hx_error oerr = {0};
-    int rc = open_reader(s, s->db, &s->project, &s->project_precision, &oerr);
+    int rc = open_tier(s, s->db, &s->project, &s->project_precision, &oerr);
     s->project_open_err = oerr;
     if (rc == HX_ENOTFOUND)
         return hx_error_set(err, rc, -1, "there is no index at %s yet", s->db);
@@ -198,7 +198,7 @@ int session_user(hx_session *s, const hx_read_context *ctx, char *why, size_t ca
     hx_error terr = {0};
     for (int attempt = 0; attempt < 2; attempt++) {
         if (!s->user_ix) {
-            int rc = open_reader(s, s->user_db, &s->user_ix, &s->user_precision, &terr);
+            int rc = open_tier(s, s->user_db, &s->user_ix, &s->user_precision, &terr);
             if (rc == HX_ENOTFOUND)   /* missing, or no commit yet */
                 return snprintf(why, cap, "no index at %s", s->user_db), 0;
             if (rc)
