@@ -216,6 +216,8 @@ typedef struct hx_index_stats {
     uint64_t file_bytes, generation;   /* generation: the commit the view shows (hx_index_read_at) */
     int64_t committed_ns;              /* time of that commit, unix nanoseconds */
     char model[64];
+    char writer[64];                   /* "hyrax 0.2.0": the program that made the commit the view
+                                          shows (hx_version); "" for commits made before 0.2.0 */
     int dim;
     hx_precision precision;            /* of the vectors; queries are embedded the same way */
 } hx_index_stats;

@@ -238,6 +238,7 @@ static void test_compact(hx_index *ix)
     hx_index_stats st;
     hx_index_stats_get(ix, &st, &err);
     CHECK(st.segments == 1 && st.tombstones == 0, "one segment, no tombstones");
+    CHECK(!strcmp(st.writer, "hyrax " HX_VERSION_STRING), "the commit names its writer: '%s'", st.writer);
     CHECK(hx_index_verify(ix, &err) == 0, "verify after compaction: %s", err.message);
     top(ix, "pods and nodes", HX_MODE_HYBRID, NULL, 0, &after);
     CHECK(n == after.n, "same answers after compaction");

@@ -630,6 +630,10 @@ static void test_v2_fixture(void)
               strstr(out, "\"tags\":\"[a, b]\""),
           "a version 2 document table reads as before: %s", out);
     free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --db '%s' --json", copy);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"writer\":\"\""),
+          "a commit made before 0.2.0 names no writer: %s", out);
+    free(out);
     unlink(copy);
 }
 

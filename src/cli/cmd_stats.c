@@ -92,12 +92,12 @@ static int run_stats(void *arg)
         fputs("\nroot        ", stdout);
         put_text(stdout, info.project.root, SIZE_MAX, false);
         printf("\ndocuments   %llu\nchunks      %llu (%llu stored, %llu deleted)\n"
-               "tokens      %llu\nsegments    %llu\nfile size   %.1f MiB\ngeneration  %llu, committed %s\n"
+               "tokens      %llu\nsegments    %llu\nfile size   %.1f MiB\ngeneration  %llu, committed %s%s%s\n"
                "model       %s (%d dimensions), %s vectors\n",
                (unsigned long long)st->documents, (unsigned long long)st->live_chunks,
                (unsigned long long)st->chunks, (unsigned long long)st->tombstones, (unsigned long long)st->tokens,
                (unsigned long long)st->segments, (double)st->file_bytes / 1048576.0,
-               (unsigned long long)st->generation, when, st->model, st->dim, hx_precision_name(info.precision));
+               (unsigned long long)st->generation, when, *st->writer ? " by " : "", st->writer, st->model, st->dim, hx_precision_name(info.precision));
         if (!act_rc)
             print_activity(&act);
     }

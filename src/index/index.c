@@ -46,6 +46,9 @@ int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, h
     }
     hx_store_ref_put(ref, audit);
     hx_buf_bytes(&b, ref, sizeof ref);
+    char writer[IX_WRITER_MAX];
+    snprintf(writer, sizeof writer, "hyrax %s", hx_version());
+    hx_buf_str(&b, writer);
     if (b.failed) {
         hx_buf_free(&b);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory encoding the index root");
@@ -451,6 +454,7 @@ int ix_root_decode(const uint8_t *root, size_t len, ix_root *out, hx_error *err)
     out->analyzer_len = 5;
     out->precision = "fp32";   /* layouts 1 and 2 had no precision field: fp32 */
     out->precision_len = 4;
+    out->writer = "";          /* commits before 0.2.0 name no writer */
     hx_rd_str(&r, &out->model, &out->model_len, IX_MODEL_NAME_MAX - 1);
     if (out->version >= 2)
         hx_rd_str(&r, &out->analyzer, &out->analyzer_len, 64);
@@ -471,6 +475,11 @@ int ix_root_decode(const uint8_t *root, size_t len, ix_root *out, hx_error *err)
         out->audit_at = (size_t)(r.p - root);
         if (!hx_rd_bytes(&r, HX_STORE_REF_SIZE))
             return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt (no audit reference)");
+        if (r.p < r.end) {
+            hx_rd_str(&r, &out->writer, &out->writer_len, IX_WRITER_MAX - 1);
+            if (!hx_rd_ok(&r))
+                return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt (writer field)");
+        }
     }
     return 0;
 }
@@ -528,6 +537,8 @@ int ix_view_load(hx_index *ix, hx_error *err)
     ix->dim = rt.dim;
     memcpy(ix->model_name, rt.model, rt.model_len);
     ix->model_name[rt.model_len] = 0;
+    memcpy(ix->made_by, rt.writer, rt.writer_len);
+    ix->made_by[rt.writer_len] = 0;
     if (!ix->root) {
         if (!(ix->root = hx_malloc(rt.root_len + 1)))
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -848,6 +859,7 @@ int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err)
     st->generation = ix->at.generation ? ix->at.generation : hx_store_generation(ix->store);
     st->committed_ns = ix->at.generation ? ix->at.committed_ns : hx_store_timestamp(ix->store);
     snprintf(st->model, sizeof st->model, "%s", ix->model_name);
+    snprintf(st->writer, sizeof st->writer, "%s", ix->made_by);
     st->dim = (int)ix->dim;
     st->precision = ix->precision;
     struct stat sb;

@@ -27,6 +27,10 @@
  *   tombstones       ref          bitmap blob, one bit per chunk id < next_chunk, 1 = deleted
  *   n_segments       u32          then n_segments refs to segment blobs
  *   audit            ref          the audit log blob (audit.h); length 0: empty (layout 4 on)
+ *   writer           str          "hyrax VERSION" (hx_version) of the program that made the commit;
+ *                                 written from 0.2.0 on and read when present: a commit of an
+ *                                 older program ends at the audit ref (readers ignore what follows
+ *                                 it, so this field needs no new layout version)
  * (str = u32 length + bytes; ref = HX_STORE_REF_SIZE bytes, hx_store_ref_put.)
  *
  * Document table blob, version 4 (written):
@@ -118,14 +122,15 @@
 #define IX_META_MAX 1024            /* most metadata pairs one document may carry */
 
 #define IX_MODEL_NAME_MAX 64      /* model name bytes + NUL */
+#define IX_WRITER_MAX 64          /* writer field bytes + NUL */
 
 /* A root record decoded by ix_root_decode: strings point into the root (not NUL-terminated); the
  * references stay where they are, at byte offsets into the root, so compaction can rewrite them
  * in a copy and leave every other byte as it was. */
 typedef struct ix_root {
     uint32_t version, dim, next_doc, next_chunk, n_segs;
-    const char *model, *analyzer, *precision, *root;
-    uint32_t model_len, analyzer_len, precision_len, root_len;
+    const char *model, *analyzer, *precision, *root, *writer;   /* writer: "" before 0.2.0 */
+    uint32_t model_len, analyzer_len, precision_len, root_len, writer_len;
     size_t docs_at;            /* the docs ref, then the tombstones ref */
     size_t segs_at;            /* n_segs refs */
     size_t audit_at;           /* the audit ref; 0 for layouts before 4, which have none */
@@ -185,6 +190,7 @@ struct hx_index {
     char *path;                /* owned: the index file */
     char *root;                /* owned: the indexed root */
     char model_name[IX_MODEL_NAME_MAX];
+    char made_by[IX_WRITER_MAX]; /* the view's commit's writer field, "" when it has none */
     uint32_t dim;
     hx_precision precision;    /* of the vectors (the root's precision field) */
     uint32_t analyzer;         /* keyword analysis of the open commit: IX_ANALYZER, or for a reader of an

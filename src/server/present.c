@@ -356,6 +356,8 @@ void hx_present_stats_members(hx_json_writer *w, const hx_index_stats *st, const
     hx_json_write_int(w, st->committed_ns);
     hx_json_write_key(w, "model");
     hx_json_write_cstr(w, st->model);
+    hx_json_write_key(w, "writer");   /* "hyrax VERSION" of the commit shown, "" before 0.2.0 */
+    hx_json_write_cstr(w, st->writer);
     hx_json_write_key(w, "dimension");
     hx_json_write_int(w, st->dim);
 }
