@@ -1,7 +1,7 @@
 #!/bin/sh
 # layers.sh: fails when a file under src/ includes a header from a higher layer, or from another
 # folder of its own rank. The layers, lowest first, are the folders of src/:
-#   base < crypto, text < model < store < vector, retrieve < ingest < index < service < session
+#   base < crypto, text < model < store < vector, retrieve < formats < ingest < index < service < session
 #   < server < mcp < http < cli
 # (a folder's subfolders, such as model/x86, belong to it). include/hyrax.h may be included
 # anywhere. The surfaces (server, mcp, http, cli) are clients of the public API (STYLE.md habit 18):
@@ -9,9 +9,9 @@
 # writer); the server's remaining internal includes are listed in `known` below, which may only
 # shrink. Run by `make test` from the repository root; prints one line per offending include and a
 # closing tally.
-LAYERS="base:0 crypto:1 text:1 model:2 store:3 vector:4 retrieve:4 ingest:5 index:6 service:7 session:8 server:9
-        mcp:10 http:11 cli:12"
-SURFACE=9   # the rank of the first surface folder
+LAYERS="base:0 crypto:1 text:1 model:2 store:3 vector:4 retrieve:4 formats:5 ingest:6 index:7 service:8 session:9 server:10
+        mcp:11 http:12 cli:13"
+SURFACE=10  # the rank of the first surface folder
 folder() { f=${1#src/}; echo "${f%%/*}"; }
 rank() {
     for l in $LAYERS; do [ "${l%:*}" = "$(folder "$1")" ] && { echo "${l#*:}"; return; }; done
