@@ -1,4 +1,4 @@
-/* doc_extract_bench.c: extracts documents through the table of document types (src/ingest/doctype.h)
+/* doc_extract_bench.c: extracts documents through the table of document types (src/formats/doctype.h)
  * as ingest does, for the agreement and speed benchmarks (bench/office_agreement.py). Usage:
  *   bench/doc_extract_bench OUTDIR FILE...
  * writes OUTDIR/<file name>.txt (the text, blocks separated by blank lines) and prints one line a

@@ -1,4 +1,4 @@
-/* fuzz_html.c: libFuzzer target for the HTML extractor (src/ingest/html.c) and the extraction
+/* fuzz_html.c: libFuzzer target for the HTML extractor (src/formats/html.c) and the extraction
  * builder it writes through (doctype.c): the html row's extractor on the bytes, whatever they
  * hold, must give text that is valid UTF-8 without NUL within the growth bound, blocks inside the
  * text in order and heading indexes inside the table, or fail with HX_EFORMAT (a NUL byte, an

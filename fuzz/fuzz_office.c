@@ -1,4 +1,4 @@
-/* fuzz_office.c: libFuzzer target for the extractors of ZIP-based documents (src/ingest/docx.c,
+/* fuzz_office.c: libFuzzer target for the extractors of ZIP-based documents (src/formats/docx.c,
  * xlsx.c, pptx.c, odf.c, epub.c over office.c, zip.c, inflate.c and xml.c). The first byte picks
  * the format; with its high bit set the rest is the XML of the format's main part (DOCX's
  * word/document.xml, ODF's content.xml), wrapped here in a stored ZIP entry so the mutations reach

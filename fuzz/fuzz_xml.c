@@ -1,5 +1,5 @@
 /* fuzz_xml.c: libFuzzer target for the XML well-formedness check (src/text/xml.c) and the YAML
- * structural check (src/ingest/yaml.c hx_yaml_check), both fed the same bytes: each must answer 0
+ * structural check (src/text/yaml.c hx_yaml_check), both fed the same bytes: each must answer 0
  * or a documented code with a message and an offset inside the input, never crash or read past
  * it. Corpus: fuzz/corpus/xml/. */
 #include "xml.h"

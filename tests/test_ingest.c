@@ -130,7 +130,7 @@ static void test_nul(void)
     char *text = NULL;
     size_t len;
     const char *enc;
-    rc = hx_ingest_decode(utf16_nul, sizeof utf16_nul, &text, &len, &enc, &err);
+    rc = hx_doc_decode(utf16_nul, sizeof utf16_nul, &text, &len, &enc, &err);
     CHECK(rc == HX_EFORMAT && err.offset == 6, "U+0000 in UTF-16 refused at byte 6: rc %d", rc);
     if (!rc)
         free(text);

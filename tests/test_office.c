@@ -1,4 +1,4 @@
-/* test_office.c: the DOCX, XLSX, PPTX, ODT, ODS, ODP and EPUB rows (src/ingest/docx.c ...) against
+/* test_office.c: the DOCX, XLSX, PPTX, ODT, ODS, ODP and EPUB rows (src/formats/docx.c ...) against
  * pandoc and LibreOffice. tests/golden/office/ (tools/gen_office_fixtures.py) holds documents
  * those tools made from a KEP and from Cranfield abstracts, each with the tools' own text of it
  * (NAME.ref.txt); hyrax's text must agree word for word (recall and precision of the multiset of

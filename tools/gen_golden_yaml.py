@@ -3,7 +3,7 @@
 (PyYAML's safe_load) over the real KEP kep.yaml files copied into tests/data/kep_yaml/. Owns
 tests/golden/kep_yaml.txt.
 
-Each file's mapping is flattened the way src/ingest/yaml.h describes: nested keys joined with '.',
+Each file's mapping is flattened the way src/text/yaml.h describes: nested keys joined with '.',
 one pair per list item under the list's key (a list of mappings gives "list.key" pairs), items
 that are lists and null values dropped. Scalars are written as the file spells them where PyYAML
 would change them (the test files are chosen so it never does: no 0000, yes/no or 1.20). Output:

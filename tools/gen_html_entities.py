@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Generates src/ingest/html_entities.h, the HTML5 named character references, from the WHATWG
+"""Generates src/formats/html_entities.h, the HTML5 named character references, from the WHATWG
 list as Python ships it (html.entities.html5, which is entities.json of the HTML standard).
-Usage: python3 tools/gen_html_entities.py > src/ingest/html_entities.h"""
+Usage: python3 tools/gen_html_entities.py > src/formats/html_entities.h"""
 import html.entities
 import sys
 

@@ -4,7 +4,6 @@
  * Must not know any format's syntax: each extractor, describer and check lives in its row's file. */
 #include "doctype.h"
 #include "alloc.h"
-#include "ingest.h"
 #include "unicode.h"
 
 #include <stdarg.h>

@@ -1,7 +1,8 @@
 /* doctype.h: the table of document types and the extraction contract every type fulfils. Owns
- * deciding what a file is (content first, then its name) and the shape of what an extractor hands
- * to the rest of ingest; the extractors themselves live one per file (doctype_text.c, html.c,
- * ...), the chunker in chunker.c, the gate's other validators in gate.c. README "Document types"
+ * deciding what a file is (content first, then its name), the shape of what an extractor hands
+ * to ingest, and the decoded document (hx_doc_source, document.c) ingest builds from it; the
+ * extractors themselves live one per file (doctype_text.c, html.c, ...), the chunker in
+ * src/ingest/chunker.c, the gate's other validators in src/ingest/gate.c. README "Document types"
  * lists what each type extracts; README "Hacking" says how to add one.
  *
  * Adding a format is one new file plus one row: write `int my_extract(const uint8_t *raw, size_t
@@ -58,6 +59,8 @@
 #define HX_INGEST_MAX_GROWTH 4   /* a document's text is at most this many times the bytes it came
                                     from (windows-1252 0x80 -> 3 bytes; U+FFFD for a bad byte); the
                                     index checks chunk ranges against it */
+#define HX_LABEL_MAX 200         /* bytes kept of a title, or of one heading in a chunk's heading
+                                    path (cut at a code point) */
 #define HX_X_MAX_WARNINGS 8      /* warnings kept per document */
 #define HX_X_MAX_DEPTH 6         /* heading levels */
 #define HX_DOCTYPE_MAX_MAGIC 4   /* magic patterns per row */
@@ -175,5 +178,51 @@ const hx_doctype *hx_doctype_find(const char *name, size_t len);
 /* The type of a file: the first row whose magic or sniff matches raw[0..len) wins; else the row
  * of the file name's extension (or whole name); else "text". Never NULL. */
 const hx_doctype *hx_doctype_detect(const char *path, const uint8_t *raw, size_t len);
+
+/* === The document === */
+
+/* A decoded document with its metadata: what ingest builds from a file through its type's row
+ * (document.c has the calls below). */
+typedef struct hx_doc_source {
+    char *path;            /* relative to the root, '/'-separated; owned */
+    char *text;            /* decoded UTF-8, NUL-terminated; owned */
+    size_t text_len;
+    char *title;           /* owned, never NULL */
+    const char *type;      /* static: its row's name */
+    const hx_doctype *dt;  /* static: its row in the table of document types */
+    const char *encoding;  /* static: "utf-8", "utf-8-bom", "utf-16le", "utf-16be", "latin-1", or
+                              the charset an extractor read ("windows-1252") */
+    hx_block *blocks;      /* owned: the extractor's blocks; n_blocks 0: none */
+    size_t n_blocks;
+    char **headings;       /* owned: heading paths the blocks point at */
+    size_t n_headings;
+    hx_source_unit unit;   /* what blocks' src_first/src_last count: lines or pages */
+    uint64_t size;         /* bytes on disk */
+    int64_t mtime_ns;
+    char sha256[65];       /* hex SHA-256 of the bytes on disk */
+    hx_kv *meta;           /* owned array of n_meta entries */
+    size_t n_meta;
+} hx_doc_source;
+
+/* Frees everything a document owns and zeroes it. */
+void hx_doc_source_clear(hx_doc_source *d);
+
+/* For describers: adds key = val to d's metadata. Within one source (the pairs from
+ * index `from` on) a repeated key gathers its values (a list); a key an earlier source gave (tool
+ * arguments before the content) keeps its values and this one is dropped. */
+int hx_doc_meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen, const char *val, size_t vlen,
+                    hx_error *err);
+/* Sets d's title to s[0..n) trimmed and cut at HX_LABEL_MAX bytes. */
+int hx_doc_set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err);
+/* Sets d's title, when it has none, to the first non-blank line at or after byte `from` (with
+ * skip_comments, lines starting with '#' do not count). */
+int hx_doc_title_from_lines(hx_doc_source *d, size_t from, bool skip_comments, hx_error *err);
+
+/* Decodes a file's bytes to UTF-8: UTF-8 (with or without BOM), UTF-16 with BOM (unpaired
+ * surrogates become U+FFFD), else Latin-1; *encoding (static) names which. *text is owned by the
+ * caller (free). A binary file (a NUL byte anywhere, or a U+0000 in UTF-16: decoded text never
+ * holds a NUL, so none of it is lost) fails with HX_EFORMAT, err->offset at its first NUL. */
+int hx_doc_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
+                  const char **encoding, hx_error *err);
 
 #endif

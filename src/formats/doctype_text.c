@@ -1,9 +1,8 @@
 /* doctype_text.c: the rows of the types read as text as they are (Markdown, YAML, JSON, XML, code,
  * plain text): their extractor (decode, drop harmless controls), their describers (front matter,
  * YAML pairs, first heading) and their gate rules (front matter closed, YAML, JSON and XML
- * well-formed). The table and the builder are doctype.c's; decoding is ingest.c's. */
+ * well-formed). The table and the builder are doctype.c's; decoding is document.c's. */
 #include "doctype.h"
-#include "ingest.h"
 #include "json.h"
 #include "xml.h"
 #include "yaml.h"
@@ -21,7 +20,7 @@ static int extract_text(const uint8_t *raw, size_t len, hx_extract *x, hx_error 
 {
     char *text;
     size_t n;
-    int rc = hx_ingest_decode(raw, len, &text, &n, &x->encoding, err);
+    int rc = hx_doc_decode(raw, len, &text, &n, &x->encoding, err);
     if (rc)
         return rc;
     if (!(rc = hx_x_block(x, HX_BLOCK_VERBATIM, err)))

@@ -17,7 +17,6 @@
 #include "doctype.h"
 #include "alloc.h"
 #include "html_entities.h"
-#include "ingest.h"
 #include "unicode.h"
 
 #include <stdlib.h>
@@ -244,7 +243,7 @@ static int decode(const uint8_t *raw, size_t len, hx_extract *x, char **out, siz
     bool bom16 = len >= 2 && ((raw[0] == 0xFF && raw[1] == 0xFE) || (raw[0] == 0xFE && raw[1] == 0xFF));
     bool bom8 = len >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF;
     if (bom16)
-        return hx_ingest_decode(raw, len, out, out_len, &x->encoding, err);
+        return hx_doc_decode(raw, len, out, out_len, &x->encoding, err);
     const uint8_t *nul = memchr(raw, 0, len);
     if (nul)
         return hx_error_set(err, HX_EFORMAT, nul - raw, "binary file (NUL at byte %zu)", (size_t)(nul - raw));

@@ -1,4 +1,5 @@
-/* ingest.c: walking, reading, decoding and describing documents (spec in ingest.h).
+/* ingest.c: walking, reading and describing documents (spec in ingest.h; decoding and the
+ * document's own calls are src/formats/document.c's).
  * Owns walking the file system for indexing; every file is opened by hx_fs_open_under (fsafe.h).
  * Must not chunk, embed or touch the index file. Every path it returns is relative to the root
  * and has been checked to resolve inside it. */
@@ -10,8 +11,6 @@
 #include "platform.h"
 #include "sha256.h"
 #include "store.h"
-#include "unicode.h"
-#include "yaml.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,48 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define META_KEY_MAX HX_YAML_KEY_MAX
-#define META_VALUE_MAX 512
-
-/* === Small helpers === */
-
-static char *dup_range(const char *s, size_t n)
-{
-    char *d = hx_malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
-/* Length of the longest prefix of s[0..n) that is at most `max` bytes and ends on a UTF-8
- * character boundary. */
-static size_t utf8_clip(const char *s, size_t n, size_t max)
-{
-    if (n <= max)
-        return n;
-    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
-        max--;
-    return max;
-}
-
-void hx_doc_source_clear(hx_doc_source *d)
-{
-    free(d->path);
-    free(d->text);
-    free(d->title);
-    free(d->blocks);
-    for (size_t i = 0; i < d->n_headings; i++)
-        free(d->headings[i]);
-    free(d->headings);
-    for (size_t i = 0; i < d->n_meta; i++) {
-        free(d->meta[i].key);
-        free(d->meta[i].value);
-    }
-    free(d->meta);
-    memset(d, 0, sizeof *d);
-}
+/* === File lists === */
 
 void hx_file_list_clear(hx_file_list *l)
 {
@@ -335,150 +293,7 @@ int hx_ingest_walk(const char *root, const char *const *targets, size_t n_target
     return 0;
 }
 
-/* === Decoding === */
-
-static bool valid_utf8(const uint8_t *s, size_t n)
-{
-    size_t pos = 0;
-    uint32_t cp;
-    while (pos < n)
-        if (!hx_utf8_next((const char *)s, n, &pos, &cp))
-            return false;
-    return true;
-}
-
-/* Decoded text never holds a NUL: it would end every C string made from it (chunk texts, the
- * tokenizer's input) and silently drop what follows. So one NUL anywhere makes a file binary. */
-static int binary_at(size_t offset, hx_error *err)
-{
-    return hx_error_set(err, HX_EFORMAT, (int64_t)offset, "binary file (NUL at byte %zu)", offset);
-}
-
-/* UTF-16 with BOM to UTF-8; unpaired surrogates become U+FFFD. A U+0000 makes the file binary,
- * as a NUL byte does in the other encodings (see hx_ingest_decode). `base` is the offset of
- * raw[0] in the file, for the error. */
-static int decode_utf16(const uint8_t *raw, size_t len, size_t base, bool big_endian, char **text,
-                        size_t *out_len, hx_error *err)
-{
-    size_t units = len / 2;
-    if (units > SIZE_MAX / 3 - 1)
-        return hx_error_set(err, HX_ERANGE, -1, "file too large to decode");
-    char *buf = hx_malloc(units * 3 + 1), *p = buf;   /* a unit yields at most 3 bytes; pairs 4 for 2 */
-    if (!buf)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory decoding UTF-16");
-    for (size_t i = 0; i < units; i++) {
-        const uint8_t *u = raw + 2 * i;
-        uint32_t c = big_endian ? (uint32_t)u[0] << 8 | u[1] : (uint32_t)u[1] << 8 | u[0];
-        if (c == 0) {
-            free(buf);
-            return binary_at(base + 2 * i, err);
-        }
-        if (c >= 0xD800 && c < 0xDC00 && i + 1 < units) {
-            const uint8_t *v = u + 2;
-            uint32_t lo = big_endian ? (uint32_t)v[0] << 8 | v[1] : (uint32_t)v[1] << 8 | v[0];
-            if (lo >= 0xDC00 && lo < 0xE000) {
-                c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
-                i++;
-            } else {
-                c = 0xFFFD;
-            }
-        } else if (c >= 0xD800 && c < 0xE000) {
-            c = 0xFFFD;
-        }
-        p += hx_utf8_put(c, p);
-    }
-    *p = 0;
-    *text = buf;
-    *out_len = (size_t)(p - buf);
-    return 0;
-}
-
-int hx_ingest_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
-                     const char **encoding, hx_error *err)
-{
-    if (len >= 2 && ((raw[0] == 0xFF && raw[1] == 0xFE) || (raw[0] == 0xFE && raw[1] == 0xFF))) {
-        bool be = raw[0] == 0xFE;
-        *encoding = be ? "utf-16be" : "utf-16le";
-        return decode_utf16(raw + 2, len - 2, 2, be, text, text_len, err);
-    }
-    const uint8_t *nul = memchr(raw, 0, len);
-    if (nul)
-        return binary_at((size_t)(nul - raw), err);
-    size_t skip = len >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF ? 3 : 0;
-    if (valid_utf8(raw + skip, len - skip)) {
-        *encoding = skip ? "utf-8-bom" : "utf-8";
-        if (!(*text = dup_range((const char *)raw + skip, len - skip)))
-            return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-        *text_len = len - skip;
-        return 0;
-    }
-    if (len > SIZE_MAX / 2 - 1)
-        return hx_error_set(err, HX_ERANGE, -1, "file too large to decode");
-    char *buf = hx_malloc(len * 2 + 1), *p = buf;     /* Latin-1: each byte is U+0000..U+00FF */
-    if (!buf)
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory decoding Latin-1");
-    for (size_t i = 0; i < len; i++)
-        p += hx_utf8_put(raw[i], p);
-    *p = 0;
-    *encoding = "latin-1";
-    *text = buf;
-    *text_len = (size_t)(p - buf);
-    return 0;
-}
-
-/* === Metadata === */
-
-int hx_doc_meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen, const char *val, size_t vlen,
-                    hx_error *err)
-{
-    for (size_t i = 0; i < from && i < d->n_meta; i++)
-        if (strlen(d->meta[i].key) == klen && !memcmp(d->meta[i].key, key, klen))
-            return 0;
-    if (d->n_meta == HX_META_MAX || klen == 0 || klen > META_KEY_MAX)
-        return 0;
-    if (!d->meta && !(d->meta = hx_calloc(HX_META_MAX, sizeof *d->meta)))
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    vlen = utf8_clip(val, vlen, META_VALUE_MAX);
-    hx_kv *kv = &d->meta[d->n_meta];
-    kv->key = dup_range(key, klen);
-    kv->value = dup_range(val, vlen);
-    if (!kv->key || !kv->value) {
-        free(kv->key);
-        free(kv->value);
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    }
-    d->n_meta++;
-    return 0;
-}
-
-int hx_doc_set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
-{
-    while (n && (*s == ' ' || *s == '\t'))
-        s++, n--;
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        n--;
-    n = utf8_clip(s, n, HX_LABEL_MAX);
-    free(d->title);
-    if (!(d->title = dup_range(s, n)))
-        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    return 0;
-}
-
-int hx_doc_title_from_lines(hx_doc_source *d, size_t from, bool skip_comments, hx_error *err)
-{
-    const char *text = d->text;
-    for (size_t pos = from, n = d->text_len; !d->title && pos < n;) {
-        const char *nl = memchr(text + pos, '\n', n - pos);
-        size_t l = nl ? (size_t)(nl - (text + pos)) : n - pos;
-        size_t k = 0;
-        while (k < l && (text[pos + k] == ' ' || text[pos + k] == '\t' || text[pos + k] == '\r'))
-            k++;
-        if (k < l && !(skip_comments && text[pos + k] == '#'))
-            return hx_doc_set_title(d, text + pos, l, err);
-        pos += l + (nl != NULL);
-    }
-    return 0;
-}
+/* === Describing === */
 
 static const char *meta_get(const hx_doc_source *d, const char *key)
 {

@@ -3,9 +3,8 @@
  * never following a symlink out of the root, leaving signature and key files out: gate.h
  * ix_gate_is_signature_file), reads each file under a size cap through
  * hx_fs_open_under (fsafe.h: no symlink is followed at read time, only regular files), rejects
- * binary files (a NUL byte anywhere, or a U+0000 in UTF-16: decoded text never holds a NUL, so
- * none of it is lost), decodes UTF-8 (with or without BOM), UTF-16 with BOM, else Latin-1, and
- * builds the document through its type's row (doctype.h: detection, extraction, describing):
+ * binary files and decodes the rest (doctype.h hx_doc_decode), and builds the document
+ * (doctype.h hx_doc_source) through its type's row (doctype.h: detection, extraction, describing):
  * text, title, blocks and metadata (a list is one entry per item), plus word_count for every
  * document. Knows nothing of chunks or indexes. */
 #ifndef HX_INGEST_H
@@ -16,44 +15,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define HX_LABEL_MAX 200                         /* bytes kept of a title, or of one heading in a
-                                                    chunk's heading path (cut at a code point) */
-
-typedef struct hx_doc_source {
-    char *path;            /* relative to the root, '/'-separated; owned */
-    char *text;            /* decoded UTF-8, NUL-terminated; owned */
-    size_t text_len;
-    char *title;           /* owned, never NULL */
-    const char *type;      /* static: its row's name (doctype.h) */
-    const hx_doctype *dt;  /* static: its row in the table of document types */
-    const char *encoding;  /* static: "utf-8", "utf-8-bom", "utf-16le", "utf-16be", "latin-1", or
-                              the charset an extractor read ("windows-1252") */
-    hx_block *blocks;      /* owned: the extractor's blocks (doctype.h); n_blocks 0: none */
-    size_t n_blocks;
-    char **headings;       /* owned: heading paths the blocks point at */
-    size_t n_headings;
-    hx_source_unit unit;   /* what blocks' src_first/src_last count: lines or pages */
-    uint64_t size;         /* bytes on disk */
-    int64_t mtime_ns;
-    char sha256[65];       /* hex SHA-256 of the bytes on disk */
-    hx_kv *meta;           /* owned array of n_meta entries */
-    size_t n_meta;
-} hx_doc_source;
-
-/* Frees everything a document owns and zeroes it. */
-void hx_doc_source_clear(hx_doc_source *d);
-
-/* For describers (doctype.h): adds key = val to d's metadata. Within one source (the pairs from
- * index `from` on) a repeated key gathers its values (a list); a key an earlier source gave (tool
- * arguments before the content) keeps its values and this one is dropped. */
-int hx_doc_meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen, const char *val, size_t vlen,
-                    hx_error *err);
-/* Sets d's title to s[0..n) trimmed and cut at HX_LABEL_MAX bytes. */
-int hx_doc_set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err);
-/* Sets d's title, when it has none, to the first non-blank line at or after byte `from` (with
- * skip_comments, lines starting with '#' do not count). */
-int hx_doc_title_from_lines(hx_doc_source *d, size_t from, bool skip_comments, hx_error *err);
 
 #define HX_WALK_MAX_DEPTH 64   /* folders below a target; deeper ones are rejected, not entered */
 
@@ -110,10 +71,5 @@ int hx_ingest_read(const char *root, const char *rel_path, const char *read_path
  * reason. */
 int hx_ingest_from_bytes(const char *name, const void *bytes, size_t len, const hx_kv *extra,
                          size_t n_extra, hx_doc_source *doc, hx_error *err);
-
-/* Decodes raw file bytes to UTF-8 as described above; *text is owned by the caller (free).
- * A binary file fails with HX_EFORMAT, err->offset at its first NUL. */
-int hx_ingest_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
-                     const char **encoding, hx_error *err);
 
 #endif

@@ -8,7 +8,7 @@
  * kep-number. Derived keys, taken from the document and winning over metadata of the same name:
  *   path        the root-relative path, matched as a glob (glob.h: `**` spans folders); each glob
  *               within glob.h's limits, a set's together at most HX_FILTER_GLOB_BYTES
- *   type        the document's type, a name in the table of document types (src/ingest/doctype.c)
+ *   type        the document's type, a name in the table of document types (src/formats/doctype.c)
  *   ext         the file name's extension, lowercase, without the dot ("" when none)
  *   dir         the folder part of the path ("" at the root): "keps/sig-auth/1314-foo"
  *   folder      each folder name of the path, a list: "keps", "sig-auth", "1314-foo"

@@ -1,6 +1,6 @@
 /* yaml.h: the YAML subset hyrax reads metadata from (YAML files and Markdown front matter). Owns
- * turning that text into (key, scalar) pairs; knows nothing of documents or filters (ingest.c keeps
- * the pairs, filter.c gives them types). Spec: YAML 1.2 block style, reduced to what metadata
+ * turning that text into (key, scalar) pairs; knows nothing of documents or filters (a document
+ * keeps the pairs: src/formats/document.c; filter.c gives them types). Spec: YAML 1.2 block style, reduced to what metadata
  * files use:
  *   - block mappings, nested by indentation; nested keys are flattened with '.' ("milestone.beta")
  *   - block lists ("- a") and flow lists ("[a, b]", also over several lines up to the line with
