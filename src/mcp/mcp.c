@@ -130,9 +130,10 @@ int mcp_session_open(mcp_session *s, hx_error *err)
     const hx_mcp_config *cfg = s->cfg;
     bool writes = s == &s->server->worker && !cfg->read_only;   /* write tools run on the worker only */
     hx_session_config sc = {.db = cfg->db, .root = cfg->root, .user_db = cfg->user_db, .no_user_tier = !cfg->user_db,
-                            .registry = cfg->registry, .registry_timeout_ms = cfg->registry_timeout_ms,
-                            .identity = cfg->identity, .model = s->model, .threads = cfg->threads,
-                            .read_only = !writes, .memory = cfg->memory_limits};
+                            .registry = cfg->registry, .registry_defaults = true,
+                            .registry_timeout_ms = cfg->registry_timeout_ms, .identity = cfg->identity,
+                            .model = s->model, .threads = cfg->threads, .read_only = !writes,
+                            .memory = cfg->memory_limits};
     return hx_session_open(&s->ses, &sc, err);
 }
 

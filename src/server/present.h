@@ -7,7 +7,6 @@
 #define HX_PRESENT_H
 
 #include "hyrax.h"
-#include "registry.h"
 #include "json.h"
 
 const char *hx_mode_name(hx_search_mode m);              /* "hybrid", "vector", "keyword" */
