@@ -151,12 +151,15 @@ int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, h
     return rc;
 }
 
-int mcp_session_encoder(mcp_session *s, hx_error *err)
+/* s->enc started (with s->enc_threads threads) when it was not yet: 0, or an HX_E* code. */
+static int session_encoder(mcp_session *s, hx_error *err)
 {
     return s->enc ? 0 : hx_encoder_new(&s->enc, s->model, s->enc_threads, err);
 }
 
-int mcp_index_open(mcp_session *s, hx_index **ix, unsigned flags, const char *root, hx_error *err)
+/* hx_index_open of the server's index with its reader identity applied: the one way the server
+ * opens an index, so no handle reads past the identity. */
+static int index_open(mcp_session *s, hx_index **ix, unsigned flags, const char *root, hx_error *err)
 {
     int rc = hx_index_open(ix, s->cfg->db, flags, s->model, root, err);
     if (!rc && s->cfg->identity && (rc = hx_index_set_identity(*ix, s->cfg->identity, err))) {
@@ -196,7 +199,7 @@ static int open_reader_at(mcp_session *s, const hx_read_context *ctx, hx_error *
     hx_error e = {0};
     if (mcp_session_model(s, err))
         return MCP_CODE(*err);
-    if (mcp_session_encoder(s, &e)) {
+    if (session_encoder(s, &e)) {
         mcp_error_wrap(err, &e, "cannot start the encoder: ");
         return MCP_CODE(*err);
     }
@@ -208,7 +211,7 @@ static int open_reader_at(mcp_session *s, const hx_read_context *ctx, hx_error *
         hx_index_close(s->reader);   /* replaced (compaction) or damaged: open afresh */
         s->reader = NULL;
     }
-    if (mcp_index_open(s, &s->reader, HX_INDEX_READ, NULL, &e)) {
+    if (index_open(s, &s->reader, HX_INDEX_READ, NULL, &e)) {
         if (e.code == HX_ENOTFOUND)
             hx_error_set(err, HX_EINVAL, -1, "there is no index at %s yet: call the reindex tool (or run 'hyrax "
                                              "index') first",
