@@ -969,7 +969,10 @@ typedef struct hx_session_config {
                                           "": none */
     bool registry_defaults;            /* registry NULL and $HYRAX_REGISTRY unset or empty: libpq's own
                                           defaults (the PG* variables, the service file) name the
-                                          registry, as `hyrax publish` takes them; false: none */
+                                          registry for the calls that address it alone (publish,
+                                          registry init, a search of HX_SEARCH_REGISTRY), as `hyrax
+                                          publish` takes them; a search of every tier consults only a
+                                          registry named so. false: none */
     int registry_timeout_ms;           /* a query's wait for the registry (0: HX_REGISTRY_TIMEOUT_MS);
                                           connecting for a publish or an init (0:
                                           HX_REGISTRY_CONNECT_TIMEOUT_MS) */

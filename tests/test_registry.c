@@ -1166,10 +1166,11 @@ static void test_mcp(void)
     snprintf(root, sizeof root, "%s/mcp", dir);
     mkdir(root, 0755);
     check_put(root, "notes/lynx.md", "---\nteam: cats\n---\n# Lynx\n\nThe lynx hunts snowshoe hares in winter.\n");
-    check_put(root, "notes/bell.md", "# Bell\n\nA bell \x07 rings.\n");   /* the gate refuses it (rule control) */
+    /* the gate refuses it (rule control: a bidi override; harmless C0 controls are dropped instead) */
+    check_put(root, "notes/rlo.md", "# Override\n\nA line \xe2\x80\xae reads backwards.\n");
     serve_call(root, "publish", "{\"paths\":[\"notes\"],\"allow_unsigned\":true}", &out);
     CHECK(strstr(out, "\\\"published\\\":1") || strstr(out, "\"published\":1"), "MCP publish: %.600s", out);
-    CHECK(strstr(out, "\"rejected\":[{\"path\":\"notes/bell.md\",\"reason\":\""),
+    CHECK(strstr(out, "\"rejected\":[{\"path\":\"notes/rlo.md\",\"reason\":\""),
           "MCP publish lists the refused document as {path, reason}: %.600s", out);
     free(out);
     CHECK(sql_is(NULL, "SELECT tenant FROM hyrax.documents WHERE path = 'notes/lynx.md'", "acme"),
@@ -1178,6 +1179,17 @@ static void test_mcp(void)
                &out);
     CHECK(strstr(out, "notes/lynx.md") && strstr(out, "tier") && strstr(out, "consulted"), "MCP search source registry: %.600s",
           strstr(out, "\"id\":1") ? strstr(out, "\"id\":1") : out);
+    free(out);
+    /* through the session as `hyrax publish` and `search --source registry`: a path outside the
+       root in the tools' words, and read_context.as_of reading what was published by then */
+    serve_call(root, "publish", "{\"paths\":[\"../x\"]}", &out);
+    CHECK(strstr(out, "argument 'paths': '../x' leaves the indexed root") && strstr(out, "\"isError\":true"),
+          "MCP publish outside the root: %.600s", strstr(out, "\"id\":1") ? strstr(out, "\"id\":1") : out);
+    free(out);
+    serve_call(root, "search", "{\"query\":\"lynx\",\"source\":\"registry\",\"read_context\":{\"as_of\":"
+               "\"2001-01-01T00:00:00Z\"}}", &out);
+    CHECK(strstr(out, "\"consulted\":true") && strstr(out, "\"total_results\":0"),
+          "MCP search source registry as of 2001: nothing: %.600s", strstr(out, "\"id\":1") ? strstr(out, "\"id\":1") : out);
     free(out);
 }
 

@@ -890,6 +890,21 @@ static void test_surface_calls(void)
     CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_status(s, &info, &err) == 0 && info.registry,
           "libpq's defaults name a registry");
     CHECK(hx_session_registry_init(s, NULL, &err) == HX_EPERM, "a read-only session changes no registry");
+    hx_session_answer ans;
+    hx_session_query q;
+    hx_session_query_init(&q, "aardvarks");
+    q.opts.mode = HX_MODE_KEYWORD;
+    CHECK(hx_session_search(s, &q, &ans, &err) == 0 && ans.n_tiers && !strcmp(ans.tiers[0].name, HX_TIER_PROJECT),
+          "a search of every tier: %s", err.message);
+    for (size_t i = 0; i < ans.n_tiers; i++)
+        CHECK(strcmp(ans.tiers[i].name, HX_TIER_REGISTRY), "it asks no registry libpq's defaults name: %s",
+              ans.tiers[i].reason ? ans.tiers[i].reason : "searched");
+    hx_session_answer_free(&ans);
+    q.source = HX_SEARCH_REGISTRY;
+    CHECK(hx_session_search(s, &q, &ans, &err) == 0 && ans.n_tiers == 1 && !strcmp(ans.tiers[0].name, HX_TIER_REGISTRY) &&
+              !(ans.tiers[0].reason && strstr(ans.tiers[0].reason, "no registry")),
+          "the registry alone is asked there: %s", ans.n_tiers && ans.tiers[0].reason ? ans.tiers[0].reason : err.message);
+    hx_session_answer_free(&ans);
     hx_session_close(s);
     c.registry_defaults = false;
     CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_status(s, &info, &err) == 0 && !info.registry,

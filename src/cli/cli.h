@@ -118,7 +118,6 @@ int filter_keys_check(const char *cmd, hx_session *s, const hx_session_query *q)
 /* === The terminal: colour, width, match markers (term.c) === */
 
 void term_setup(const cli_args *a);
-bool term_color(void);
 int term_width(void);
 void term_style(FILE *f, const char *style);
 void put_snippet(FILE *f, const char *snippet, int indent);

@@ -30,11 +30,6 @@ void term_setup(const cli_args *a)
         width = tty ? 20 : 0;
 }
 
-bool term_color(void)
-{
-    return color;
-}
-
 int term_width(void)
 {
     return width;

@@ -130,9 +130,10 @@ int mcp_session_open(mcp_session *s, hx_error *err)
     const hx_mcp_config *cfg = s->cfg;
     bool writes = s == &s->server->worker && !cfg->read_only;   /* write tools run on the worker only */
     hx_session_config sc = {.db = cfg->db, .root = cfg->root, .user_db = cfg->user_db, .no_user_tier = !cfg->user_db,
-                            .registry = cfg->registry, .registry_timeout_ms = cfg->registry_timeout_ms,
-                            .identity = cfg->identity, .model = s->model, .threads = cfg->threads,
-                            .read_only = !writes, .memory = cfg->memory_limits};
+                            .registry = cfg->registry, .registry_defaults = true,
+                            .registry_timeout_ms = cfg->registry_timeout_ms, .identity = cfg->identity,
+                            .model = s->model, .threads = cfg->threads, .read_only = !writes,
+                            .memory = cfg->memory_limits};
     return hx_session_open(&s->ses, &sc, err);
 }
 
@@ -150,12 +151,15 @@ int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, h
     return rc;
 }
 
-int mcp_session_encoder(mcp_session *s, hx_error *err)
+/* s->enc started (with s->enc_threads threads) when it was not yet: 0, or an HX_E* code. */
+static int session_encoder(mcp_session *s, hx_error *err)
 {
     return s->enc ? 0 : hx_encoder_new(&s->enc, s->model, s->enc_threads, err);
 }
 
-int mcp_index_open(mcp_session *s, hx_index **ix, unsigned flags, const char *root, hx_error *err)
+/* hx_index_open of the server's index with its reader identity applied: the one way the server
+ * opens an index, so no handle reads past the identity. */
+static int index_open(mcp_session *s, hx_index **ix, unsigned flags, const char *root, hx_error *err)
 {
     int rc = hx_index_open(ix, s->cfg->db, flags, s->model, root, err);
     if (!rc && s->cfg->identity && (rc = hx_index_set_identity(*ix, s->cfg->identity, err))) {
@@ -195,7 +199,7 @@ static int open_reader_at(mcp_session *s, const hx_read_context *ctx, hx_error *
     hx_error e = {0};
     if (mcp_session_model(s, err))
         return MCP_CODE(*err);
-    if (mcp_session_encoder(s, &e)) {
+    if (session_encoder(s, &e)) {
         mcp_error_wrap(err, &e, "cannot start the encoder: ");
         return MCP_CODE(*err);
     }
@@ -207,7 +211,7 @@ static int open_reader_at(mcp_session *s, const hx_read_context *ctx, hx_error *
         hx_index_close(s->reader);   /* replaced (compaction) or damaged: open afresh */
         s->reader = NULL;
     }
-    if (mcp_index_open(s, &s->reader, HX_INDEX_READ, NULL, &e)) {
+    if (index_open(s, &s->reader, HX_INDEX_READ, NULL, &e)) {
         if (e.code == HX_ENOTFOUND)
             hx_error_set(err, HX_EINVAL, -1, "there is no index at %s yet: call the reindex tool (or run 'hyrax "
                                              "index') first",

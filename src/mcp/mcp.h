@@ -17,8 +17,9 @@ typedef struct hx_mcp_config {
     const hx_identity *identity;   /* the reader's, fixed for the server's life (README "Tenants
                                       and visibility"); NULL: none, every document is seen.
                                       Borrowed for the duration of hx_mcp_serve */
-    const char *registry;      /* the registry tier (registry.h): its URL; NULL: $HYRAX_REGISTRY or
-                                  libpq's own variables */
+    const char *registry;      /* the registry tier (README "Registry"): its URL; NULL: $HYRAX_REGISTRY,
+                                  else libpq's own variables for publish and search {source:
+                                  registry} (hyrax.h hx_session_config.registry_defaults) */
     int registry_timeout_ms;   /* a query's wait for the registry; 0: HX_REGISTRY_TIMEOUT_MS */
     /* Conversation memory (mcp_tool_memory.c): turns are stamped with the reader identity and read back
      * by it; the retention limits. */

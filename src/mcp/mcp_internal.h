@@ -151,11 +151,6 @@ int mcp_session_open(mcp_session *s, hx_error *err);
 int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, hx_error *err);
 /* 0 with s->reader at the head (and the model and encoder started), or an HX_E* code with err set. */
 int mcp_session_reader(mcp_session *s, hx_error *err);
-/* s->enc started (with s->enc_threads threads) when it was not yet: 0, or an HX_E* code. */
-int mcp_session_encoder(mcp_session *s, hx_error *err);
-/* hx_index_open of the server's index with its reader identity applied: the one way the server
- * opens an index, so no handle reads past the identity. */
-int mcp_index_open(mcp_session *s, hx_index **ix, unsigned flags, const char *root, hx_error *err);
 
 /* Point-in-time reads (README "Point-in-time reads"). Every query tool puts MCP_ARG_READ_CONTEXT
  * in its table, opens the reader with mcp_open_reader_for (instead of mcp_session_reader) and ends

@@ -3,7 +3,6 @@
  * argument tables and output schemas. */
 #include "mcp_tools.h"
 #include "present.h"
-#include "publish.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,29 +118,16 @@ const mcp_field mcp_publish_out = {
 int mcp_tool_publish(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_publish_args, args};
-    const char *rel[MAX_PATHS];
-    size_t np = mcp_arg_list(&a, "paths", rel);
-    char (*names)[HX_RELPATH_MAX] = hx_malloc(sizeof *names * (np ? np : 1));
-    const char **targets = hx_malloc(sizeof *targets * (np ? np : 1));
-    hx_error e = {0};
-    hx_trust *trust = NULL;
-    hx_registry *r = NULL;
+    const char *paths[MAX_PATHS];
+    hx_publish_request p = {paths, mcp_arg_list(&a, "paths", paths), mcp_arg_str(&a, "visibility"),
+                            mcp_arg_bool(&a, "allow_unsigned"), 0};
+    hx_write_opts wo = {mcp_job_progress, s, false};
     hx_publish_report rep = {0};
-    int rc = names && targets ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    for (size_t i = 0; i < np && !rc; i++)
-        if (!(targets[i] = mcp_clean_name(s->cfg->root, "paths", rel[i], names[i], err)))
-            rc = MCP_CODE(*err);
-    if (!rc && mcp_session_model(s, err))
-        rc = MCP_CODE(*err);
-    if (!rc && mcp_session_encoder(s, &e))
-        rc = mcp_error_wrap(err, &e, "cannot start the encoder: ");
-    hx_registry_opts ro = mcp_registry_opts(s, 0);
-    if (!rc && (hx_trust_load(&trust, s->cfg->root, &e) || hx_registry_connect(&r, &ro, &e)))
-        rc = mcp_error_wrap(err, &e, "publish failed: ");
-    hx_publish_opts po = {s->cfg->root, targets, np, trust, mcp_arg_bool(&a, "allow_unsigned"),
-                          mcp_arg_str(&a, "visibility"), 0, mcp_job_progress, s};
-    if (!rc && hx_publish(r, s->enc, s->model, &po, &rep, &e))
-        rc = mcp_error_wrap(err, &e, "publish failed: ");
+    int rc = mcp_session_open(s, err);
+    if (!rc && (rc = hx_session_publish(s->ses, &p, &wo, &rep, err))) {
+        hx_error e = *err;
+        rc = rep.path_error ? mcp_path_error(err) : mcp_error_wrap(err, &e, "publish failed: ");
+    }
     if (!rc) {
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "published");
@@ -156,10 +142,6 @@ int mcp_tool_publish(mcp_session *s, const hx_json_val *args, hx_json_writer *w,
         hx_json_write_obj_end(w);
     }
     hx_publish_report_clear(&rep);
-    hx_registry_close(r);
-    hx_trust_free(trust);
-    free(names);
-    free(targets);
     return rc;
 }
 

@@ -229,44 +229,6 @@ static const mcp_field search_fields[] = {
 const mcp_field mcp_search_out = {
     NULL, MCP_JSON_OBJECT, .props = search_fields, MCP_REQUIRED("query", "mode", "results", "total_results")};
 
-/* search with source "registry" (issue 13): the query embedded here, the registry asked within
- * HX_REGISTRY_TIMEOUT_MS; a registry that cannot answer is an answer saying so, not an error.
- * read_context.as_of reads what was published by then (the registry has no baselines). */
-static int registry_search(mcp_session *s, const mcp_args *a, const char *query, const hx_search_opts *o,
-                           hx_json_writer *w, hx_error *err)
-{
-    hx_error e = {0};
-    mcp_args rctx = mcp_arg_object(a, "read_context");   /* as_of: what was published by then */
-    const char *as_of = mcp_arg_str(&rctx, "as_of");
-    int64_t as_of_ns = 0;
-    if (as_of && hx_time_parse(as_of, &as_of_ns, &e))
-        return mcp_error_wrap(err, &e, "read_context.as_of: ");
-    float vec[HX_EMBED_DIM];
-    size_t len = strlen(query);
-    bool use_vec = o->mode != HX_MODE_KEYWORD;
-    if (use_vec && (mcp_session_model(s, err) ||
-                    mcp_session_encoder(s, &e) ||
-                    hx_encoder_embed(s->enc, &query, &len, 1, vec, &e)))
-        return e.message[0] ? hx_error_set(err, MCP_CODE(e), -1, "%s", e.message) : MCP_CODE(*err);
-    hx_registry_opts ro =
-        mcp_registry_opts(s, s->cfg->registry_timeout_ms > 0 ? s->cfg->registry_timeout_ms : HX_REGISTRY_TIMEOUT_MS);
-    hx_registry_query q = {query, use_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters, o->min_score, as_of_ns};
-    hx_registry *r = NULL;
-    hx_registry_results res = {0};
-    int rc = hx_registry_connect(&r, &ro, &e);
-    if (!rc)
-        rc = hx_registry_search(r, &q, &res, &e);
-    if (rc == HX_ENOMEM || rc == HX_EINVAL) {
-        hx_registry_close(r);
-        return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
-    }
-    hx_present_registry_search(w, query, o->mode, &res.res, res.extra, rc ? e.message : NULL);
-    mcp_note_query(s, query);
-    hx_registry_results_free(&res);
-    hx_registry_close(r);
-    return 0;
-}
-
 static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
                            hx_error *err)
 {
@@ -284,8 +246,6 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
     hx_error werr = {0};
     if (hx_fusion_check_weights(o.vector_weight, o.text_weight, &werr))
         return hx_error_set(err, HX_EINVAL, -1, "%s", werr.message);
-    if (!strcmp(mcp_arg_str(&a, "source"), "registry"))
-        return registry_search(s, &a, query, &o, w, err);
     hx_session_query q = {.query = query, .opts = o};
     hx_search_source source = HX_SEARCH_ALL;
     hx_search_source_parse(mcp_arg_str(&a, "source"), &source);   /* the table checked the name */
@@ -296,14 +256,18 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
     int rc = mcp_session_open(s, err);
     if (rc || (rc = hx_session_search(s->ses, &q, &ans, err)))
         return mcp_session_error(s, rc, &q.at, err);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "query");
-    hx_json_write_cstr(w, query);
-    hx_json_write_key(w, "mode");
-    hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
-    write_results(w, &ans.results, &ans);
-    write_tiers(w, s, &ans);
-    hx_json_write_obj_end(w);
+    if (q.source == HX_SEARCH_REGISTRY) {   /* the registry alone: its own answer, as `hyrax search --json` */
+        hx_present_registry_search(w, query, o.mode, &ans.results, ans.registry, ans.tiers[0].reason);
+    } else {
+        hx_json_write_obj_begin(w);
+        hx_json_write_key(w, "query");
+        hx_json_write_cstr(w, query);
+        hx_json_write_key(w, "mode");
+        hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
+        write_results(w, &ans.results, &ans);
+        write_tiers(w, s, &ans);
+        hx_json_write_obj_end(w);
+    }
     mcp_note_query(s, query);
     hx_session_answer_free(&ans);
     return 0;

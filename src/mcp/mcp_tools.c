@@ -69,15 +69,6 @@ int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s,
     return rc;
 }
 
-/* How registry calls act (README "Registry"): as the reader identity's tenant and user, else as
- * the login; a query waits at most timeout_ms, publish only bounds the connection. */
-hx_registry_opts mcp_registry_opts(const mcp_session *s, int timeout_ms)
-{
-    const hx_identity *id = s->cfg->identity;
-    return (hx_registry_opts){s->cfg->registry, id ? id->tenant : NULL, id ? id->user : NULL, timeout_ms,
-                              timeout_ms ? 0 : HX_REGISTRY_CONNECT_TIMEOUT_MS};
-}
-
 const mcp_arg mcp_date_range_args[] = {
     {"from", MCP_STRING, .description = "ISO-8601 date or time, inclusive."},
     {"to", MCP_STRING, .description = "ISO-8601 date or time, inclusive."},

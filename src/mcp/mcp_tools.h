@@ -6,7 +6,6 @@
 #define HX_MCP_TOOLS_H
 
 #include "mcp_internal.h"
-#include "registry.h"
 
 /* === The table (mcp_tools.c) === */
 
@@ -100,9 +99,6 @@ const char *mcp_clean_name(const char *root, const char *key, const char *in, ch
 int mcp_session_doc(mcp_session *s, const mcp_args *a, const hx_read_context *at, bool chunks, hx_session_doc *d,
                     hx_error *err);
 void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns);
-/* How registry calls act (README "Registry"): as the reader identity's tenant and user, else as
- * the login; a query waits at most timeout_ms, publish only bounds the connection. */
-hx_registry_opts mcp_registry_opts(const mcp_session *s, int timeout_ms);
 /* err, from a session write that returned rc, in the tools' words: another writer, or what the
  * write itself failed at led by `what` (NULL: as it is); the code. */
 int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *err);

@@ -241,12 +241,6 @@ void hx_present_read_context(hx_json_writer *w, const hx_read_taken *t)
     hx_json_write_obj_end(w);
 }
 
-void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
-                       const hx_read_taken *t)
-{
-    hx_present_search_tiers(w, query, mode, r, t, NULL, 0);
-}
-
 void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, const hx_results *r)
 {
     hx_json_write_key(w, "tiers");
@@ -323,13 +317,6 @@ void hx_present_search_tiers(hx_json_writer *w, const char *query, hx_search_mod
 const char *hx_present_kind(hx_doc_kind k)
 {
     return k == HX_DOC_STORED ? "stored" : "file";
-}
-
-void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *root)
-{
-    hx_json_write_obj_begin(w);
-    hx_present_stats_members(w, st, root);
-    hx_json_write_obj_end(w);
 }
 
 void hx_present_stats_members(hx_json_writer *w, const hx_index_stats *st, const char *root)

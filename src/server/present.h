@@ -7,7 +7,6 @@
 #define HX_PRESENT_H
 
 #include "hyrax.h"
-#include "registry.h"
 #include "json.h"
 
 const char *hx_mode_name(hx_search_mode m);              /* "hybrid", "vector", "keyword" */
@@ -54,12 +53,6 @@ void hx_present_result_open(hx_json_writer *w, const hx_result *r, hx_group grou
  * matching chunks of a result's document, best first (every surface writes them so). */
 void hx_present_more(hx_json_writer *w, const hx_result *r);
 
-/* The search answer: {"query","mode","group","results":[...],"total_results","keyword_bound",
- * "search_time_ms","read_context"}; keyword_bound is the query's BM25 score bound (fusion.h
- * relevance), t the commit that answered. */
-void hx_present_search(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
-                       const hx_read_taken *t);
-
 /* === Tiers (README "Tiers") === */
 /* A tier as an answer reports it: searched (absent NULL) at a generation, or not consulted and why. */
 typedef struct hx_tier_status {
@@ -74,8 +67,9 @@ typedef struct hx_tier_status {
 void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, const hx_results *r);
 /* The commit that answered r: the generation of the tier r names among tiers[0..n), else def. */
 uint64_t hx_present_tier_generation(const hx_tier_status *tiers, size_t n, const hx_result *r, uint64_t def);
-/* hx_present_search with the "tiers" member after read_context (tiers NULL: none, as
- * hx_present_search). */
+/* The search answer: {"query","mode","group","results":[...],"total_results","keyword_bound",
+ * "search_time_ms","read_context"} and, when tiers is not NULL, "tiers" after read_context;
+ * keyword_bound is the query's BM25 score bound (fusion.h relevance), t the commit that answered. */
 void hx_present_search_tiers(hx_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
                              const hx_read_taken *t, const hx_tier_status *tiers, size_t n_tiers);
 
@@ -101,9 +95,8 @@ const char *hx_present_kind(hx_doc_kind k);
  * lag: {count, mean_ms, p50_ms, p95_ms, p99_ms}}: `hyrax stats --json`, index_health, /health. */
 void hx_present_activity(hx_json_writer *w, const hx_activity *a);
 
-/* The index statistics object; _members writes its members only, into an object the caller
- * opens and closes (`hyrax stats --json` adds the lasting statistics to it). */
-void hx_present_stats(hx_json_writer *w, const hx_index_stats *st, const char *root);
+/* The members of the index statistics object, into an object the caller opens and closes
+ * (`hyrax stats --json` adds the lasting statistics to it). */
 void hx_present_stats_members(hx_json_writer *w, const hx_index_stats *st, const char *root);
 
 #endif

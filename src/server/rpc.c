@@ -444,39 +444,3 @@ int hx_rpc_dispatch(const char *line, size_t len, const hx_json_limits *lim, hx_
     hx_rpc_msg_free(&msg);
     return rc;
 }
-
-int hx_rpc_serve(int in_fd, int out_fd, size_t max_line, hx_rpc_handler fn, void *ctx,
-                 hx_error *err)
-{
-    hx_rpc_reader r;
-    hx_json_writer w;
-    int rc = hx_rpc_reader_init(&r, in_fd, max_line, err);
-    if (rc)
-        return rc;
-    hx_json_writer_init(&w);
-    for (;;) {
-        const char *line;
-        size_t len;
-        hx_error lerr = {0};
-        rc = hx_rpc_reader_next(&r, &line, &len, &lerr);
-        if (rc == HX_ERANGE) {
-            char text[300];
-            snprintf(text, sizeof text, "Invalid Request: %s", lerr.message);
-            rc = hx_rpc_write_error(&w, NULL, 0, HX_RPC_INVALID_REQUEST, text, NULL, 0, err);
-        } else if (rc) {
-            hx_error_set(err, rc, lerr.offset, "%s", lerr.message);
-            break;
-        } else if (!line) {
-            break;
-        } else {
-            rc = hx_rpc_dispatch(line, len, NULL, fn, ctx, &w, err);
-        }
-        if (rc == 0 && w.len > 0)
-            rc = hx_rpc_write_line(out_fd, -1, w.buf, w.len, err);
-        if (rc)
-            break;
-    }
-    hx_json_writer_free(&w);
-    hx_rpc_reader_free(&r);
-    return rc;
-}

@@ -13,7 +13,7 @@
  *     with U+0000 in it is -32600 too, so C string compares of method names cannot be fooled.
  *     Members other than jsonrpc/id/method/params/result/error are ignored.
  *   - Invalid JSON is -32700 Parse error with id null; a line longer than the reader's limit is
- *     -32600 with id null (hx_rpc_serve), after the reader has skipped it.
+ *     -32600 with id null (the server's loop, mcp.c), after the reader has skipped it.
  *   - Empty and whitespace-only lines are skipped; a trailing CR is dropped (CR LF tolerated);
  *     a last line without a newline is still a message. */
 #ifndef HX_RPC_H
@@ -137,11 +137,5 @@ typedef int (*hx_rpc_handler)(void *ctx, const hx_rpc_msg *msg, hx_json_writer *
  * (notifications, responses). Returns 0, or HX_ENOMEM when even an error reply cannot be built. */
 int hx_rpc_dispatch(const char *line, size_t len, const hx_json_limits *lim, hx_rpc_handler fn,
                     void *ctx, hx_json_writer *out, hx_error *err);
-
-/* Reads lines from in_fd until end of input, dispatches each, writes each reply as one line to
- * out_fd. One message at a time: the next line is read when the handler has returned. Over-long lines (max_line, 0 for HX_RPC_MAX_LINE) get -32600 with id null. Returns 0
- * at end of input, or the HX_E* code of a failed read or write. */
-int hx_rpc_serve(int in_fd, int out_fd, size_t max_line, hx_rpc_handler fn, void *ctx,
-                 hx_error *err);
 
 #endif

@@ -244,7 +244,7 @@ static int search_run(hx_session *s, void *arg, hx_error *err)
             out->taken = s->user_taken;
     }
     hx_registry_tier *reg = NULL;
-    if (q->source == HX_SEARCH_ALL && s->registry) {
+    if (q->source == HX_SEARCH_ALL && s->registry && *s->registry) {   /* named: libpq's defaults are asked alone */
         if ((rc = open_registry(s, embeds, session_query_precision(s, p), &q->at, k, err)))
             return rc;
         reg = &k->reg;

@@ -1,5 +1,5 @@
 /* prom.h: the Prometheus text exposition format (version 0.0.4), written in one place for the
- * server's live metrics (server/metrics.c) and the lasting statistics (index/stats.c): a family's
+ * server's live metrics (server/metrics.c) and the lasting statistics (service/stats.c): a family's
  * HELP and TYPE lines, sample lines, one histogram series, and the escaping of a label value.
  * Appends to an hx_buf (wire.h), whose sticky `failed` says an allocation failed. Knows no metric;
  * the format: https://prometheus.io/docs/instrumenting/exposition_formats/ */
