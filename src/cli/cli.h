@@ -33,7 +33,8 @@ enum {
     CMD_REGISTRY = 1u << 14,   /* registry tier (issue 13): registry, publish */
     CMD_PUBLISH = 1u << 15,
     CMD_HISTORY = 1u << 16,
-    CMD_ALL = (1u << 17) - 1,
+    CMD_MODELS = 1u << 17,
+    CMD_ALL = (1u << 18) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
              CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC | CMD_HISTORY,
     CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC | CMD_PUBLISH,
@@ -132,6 +133,8 @@ typedef struct {
 
 /* === Commands (cmd_*.c): help texts and run functions === */
 
+extern const char models_about[];
+int cmd_models(const cli_args *a);
 extern const char tokenize_about[];
 int cmd_tokenize(const cli_args *a);
 extern const char embed_about[];

@@ -166,12 +166,17 @@ static int search_registry(const cli_args *a, const char *query, const hx_search
     hx_encoder *enc = NULL;
     hx_registry *r = NULL;
     hx_registry_results res = {0};
-    float vec[HX_EMBED_DIM];
+    float vec[HX_EMBED_DIM_MAX];
     int rc = 1, consulted = 0;
     if (o->mode != HX_MODE_KEYWORD) {
         size_t len = strlen(query);
         if (open_encoder(a, 1, HX_PRECISION_FP32, &model, &enc))
             return 1;
+        if (hx_model_dim(model) != HX_EMBED_DIM) {   /* the registry's vector(384) */
+            fprintf(stderr, "hyrax search: the registry holds all-MiniLM-L6-v2 vectors, not %s: use --model minilm\n",
+                    hx_model_name(model));
+            goto done;
+        }
         if (hx_encoder_embed(enc, &query, &len, 1, vec, &err)) {
             put_line(stderr, "hyrax search: ", err.message);
             goto done;

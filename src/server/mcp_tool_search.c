@@ -242,13 +242,16 @@ static int registry_search(mcp_session *s, const mcp_args *a, const char *query,
     int64_t as_of_ns = 0;
     if (as_of && hx_time_parse(as_of, &as_of_ns, &e))
         return mcp_error_wrap(err, &e, "read_context.as_of: ");
-    float vec[HX_EMBED_DIM];
+    float vec[HX_EMBED_DIM_MAX];
     size_t len = strlen(query);
     bool use_vec = o->mode != HX_MODE_KEYWORD;
     if (use_vec && (mcp_session_model(s, err) ||
                     mcp_session_encoder(s, &e) ||
                     hx_encoder_embed(s->enc, &query, &len, 1, vec, &e)))
         return e.message[0] ? hx_error_set(err, MCP_CODE(e), -1, "%s", e.message) : MCP_CODE(*err);
+    if (use_vec && hx_model_dim(s->model) != HX_EMBED_DIM)   /* the registry's vector(384) */
+        return hx_error_set(err, HX_EINVAL, -1, "the registry holds all-MiniLM-L6-v2 vectors, not %s",
+                            hx_model_name(s->model));
     hx_registry_opts ro =
         mcp_registry_opts(s, s->cfg->registry_timeout_ms > 0 ? s->cfg->registry_timeout_ms : HX_REGISTRY_TIMEOUT_MS);
     hx_registry_query q = {query, use_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters, o->min_score, as_of_ns};
