@@ -270,10 +270,91 @@ static void test_int8(const golden *g)
     hx_model_close(m);
 }
 
+/* The tokenizer spec (tokenizer.h) on a tiny vocabulary: roles and added tokens as stated, and
+ * every malformed spec refused. */
+static void test_spec(void)
+{
+    static const char vocab[] = "<s>\n<pad>\n</s>\n[UNK]\nhello\n<mask>\n";
+    static const char spec[] = "wordpiece-lower\n<s> </s> [UNK] <pad>\n<s> <pad> </s> [UNK] <mask>\n";
+    hx_error err = {0};
+    hx_tokenizer *t = NULL;
+    CHECK(hx_tokenizer_new_spec(&t, vocab, sizeof vocab - 1, spec, sizeof spec - 1, &err) == 0, "spec: %s",
+          err.message);
+    if (t) {
+        CHECK(hx_tokenizer_cls(t) == 0 && hx_tokenizer_sep(t) == 2 && hx_tokenizer_unk(t) == 3 &&
+              hx_tokenizer_pad(t) == 1, "roles from the spec's second line");
+        int32_t ids[8];
+        const char text[] = "Hello<mask>hello world";
+        size_t n = hx_tokenize_for_model(t, text, sizeof text - 1, ids, 8);
+        CHECK(n == 6 && ids[0] == 0 && ids[1] == 4 && ids[2] == 5 && ids[3] == 4 && ids[4] == 3 && ids[5] == 2,
+              "<s> hello <mask> hello [UNK] </s>: %zu ids", n);
+        hx_tokenizer_free(t);
+    }
+    static const struct {
+        const char *spec;
+        int rc;
+        const char *what;
+    } bad[] = {
+        {"bpe\n<s> </s> [UNK] <pad>\n", HX_EFORMAT, "an unknown kind"},
+        {"wordpiece-lower <s>\n<s> </s> [UNK] <pad>\n", HX_EFORMAT, "text after the kind"},
+        {"wordpiece-lower\n<s> </s> [UNK]\n", HX_EFORMAT, "three roles"},
+        {"wordpiece-lower\n<s> </s> [UNK] <pad> <mask>\n", HX_EFORMAT, "five roles"},
+        {"wordpiece-lower\n<s> </s> [CLS] <pad>\n", HX_EFORMAT, "a role the vocabulary lacks"},
+        {"wordpiece-lower\n<s> </s> [UNK] <pad>\na b c d e f g h i\n", HX_ERANGE, "nine added tokens"},
+        {"wordpiece-lower\n<s> </s> [UNK] <pad>\n<aaaaaaaaaaaaaaaaaaaaaaaaa>\n", HX_EFORMAT, "a 27-byte token"},
+        {"wordpiece-lower\n<s> </s> [UNK] <pad>\n<s>\nmore\n", HX_EFORMAT, "a fourth line"},
+        {"wordpiece-lower\n<s> </s> [UNK] <pad>\n<s>\x01\n", HX_EFORMAT, "a control byte"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        t = NULL;
+        int rc = hx_tokenizer_new_spec(&t, vocab, sizeof vocab - 1, bad[i].spec, strlen(bad[i].spec), &err);
+        CHECK(rc == bad[i].rc && !t, "%s refused (%d): %s", bad[i].what, rc, err.message);
+        hx_tokenizer_free(t);
+    }
+}
+
+/* The catalog: names, aliases, and a known model that is not installed said so. */
+static void test_catalog(void)
+{
+    hx_model_info info;
+    CHECK(hx_model_catalog_size() == 2, "two models known");
+    CHECK(hx_model_catalog(0, &info) == 0 && !strcmp(info.alias, "minilm") && info.dim == 384, "row 0 is minilm");
+    CHECK(hx_model_catalog(1, &info) == 0 && !strcmp(info.name, "all-mpnet-base-v2") && info.dim == DIM,
+          "row 1 is mpnet");
+    CHECK(hx_model_catalog(2, &info) == HX_EINVAL, "no row 2");
+    CHECK(hx_model_alias("ALL-MPNET-BASE-V2") && !strcmp(hx_model_alias("ALL-MPNET-BASE-V2"), "mpnet"), "alias");
+    CHECK(hx_model_alias("all-MiniLM-L6-v2") && !strcmp(hx_model_alias("all-MiniLM-L6-v2"), "minilm"), "alias");
+    CHECK(hx_model_alias("bert-base") == NULL, "unknown name");
+    char path[4096];
+    hx_error err = {0};
+    CHECK(hx_model_find("some/dir/x.hxw", path, sizeof path, &err) == 0 && !strcmp(path, "some/dir/x.hxw"),
+          "a file path is taken as it is");
+    const char *env = getenv("HYRAX_WEIGHTS");
+    char *saved = env ? strdup(env) : NULL;
+    setenv("HYRAX_WEIGHTS", "/nonexistent-hyrax-dir/all-minilm-l6-v2.hxw", 1);
+    CHECK(hx_model_find("mpnet", path, sizeof path, &err) == HX_ENOTFOUND && strstr(err.message, "make mpnet"),
+          "mpnet not installed: %s", err.message);
+    char cwd[2048];
+    if (access(WEIGHTS, R_OK) == 0 && getcwd(cwd, sizeof cwd)) {
+        char w[4096];
+        snprintf(w, sizeof w, "%s/weights/all-minilm-l6-v2.hxw", cwd);
+        setenv("HYRAX_WEIGHTS", w, 1);
+        CHECK(hx_model_find("mpnet", path, sizeof path, &err) == 0 && strstr(path, "weights/all-mpnet-base-v2.hxw"),
+              "mpnet found beside $HYRAX_WEIGHTS: %s", path);
+    }
+    if (saved)
+        setenv("HYRAX_WEIGHTS", saved, 1);
+    else
+        unsetenv("HYRAX_WEIGHTS");
+    free(saved);
+}
+
 int main(void)
 {
     golden g;
     test_buckets();
+    test_spec();
+    test_catalog();
     CHECK(load_golden(&g) == 0 && g.n >= 300, "golden fixtures load: %zu texts", g.n);
     if (access(WEIGHTS, R_OK) != 0) {
         printf("SKIP: %s is absent (make mpnet fetches it): tokenizer and embedding checks skipped\n",
