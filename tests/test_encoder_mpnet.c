@@ -1,7 +1,8 @@
 /* test_encoder_mpnet.c: the MPNet architecture (all-mpnet-base-v2) against the reference
  * implementation, on tests/golden/mpnet_* (written by tools/gen_golden_mpnet.py from
  * sentence-transformers, HF tokenizers and HF MPNetEncoder; layouts documented there):
- * relative position buckets always; with weights/all-mpnet-base-v2.hxw present (`make mpnet`),
+ * relative position buckets, the tokenizer spec, the catalog and the tiny synthetic MPNet always;
+ * with weights/all-mpnet-base-v2.hxw present (`make mpnet`),
  * our tokenizer's ids, fp32 embeddings at cosine >= 0.99999 from the golden ids and through our
  * tokenizer, 1 versus 2 threads, the scalar kernel table on short texts, and the int8 model at
  * cosine >= MIN_COSINE_INT8 on every text. Without the weights those parts are skipped, saying so. */
@@ -349,12 +350,50 @@ static void test_catalog(void)
     free(saved);
 }
 
+/* The tiny MPNet that tools/convert_weights.py --synthetic writes (fuzz/corpus/weights): the writer
+ * and this reader agree on the layout, and the scalar and SIMD tables give the same unit vector. */
+static void test_tiny(void)
+{
+    hx_error err = {0};
+    hx_model *m = NULL, *ms = NULL;
+    const char *path = "fuzz/corpus/weights/tiny_mpnet.hxw";
+    CHECK(hx_model_open(&m, path, &err) == 0, "%s: %s", path, err.message);
+    CHECK(hx_model_open_with(&ms, path, &hx_kernels_scalar, &err) == 0, "%s scalar: %s", path, err.message);
+    if (!m || !ms) {
+        hx_model_close(m);
+        hx_model_close(ms);
+        return;
+    }
+    const hx_tokenizer *t = hx_model_tokenizer(m);
+    CHECK(!strcmp(hx_model_name(m), "tiny-mpnet") && hx_model_dim(m) == 8, "tiny-mpnet, 8 dimensions");
+    CHECK(hx_tokenizer_cls(t) == 0 && hx_tokenizer_pad(t) == 1 && hx_tokenizer_sep(t) == 2 && hx_tokenizer_unk(t) == 6,
+          "roles from its tokenizer section");
+    hx_encoder *e = NULL, *es = NULL;
+    const char *text = "the hyrax search engine <pad> and a <mask>";
+    float v[8], vs[8];
+    CHECK(hx_encoder_new(&e, m, 2, &err) == 0 && hx_encoder_new(&es, ms, 1, &err) == 0, "encoders: %s", err.message);
+    if (e && es) {
+        CHECK(hx_encoder_embed(e, &text, NULL, 1, v, &err) == 0 && hx_encoder_embed(es, &text, NULL, 1, vs, &err) == 0,
+              "embed: %s", err.message);
+        double norm = 0;
+        for (int i = 0; i < 8; i++)
+            norm += (double)v[i] * v[i];
+        CHECK(fabs(norm - 1) < 1e-5 && max_abs_diff(v, vs, 8) < 1e-5, "unit vector, scalar agrees (%.2e)",
+              max_abs_diff(v, vs, 8));
+    }
+    hx_encoder_free(e);
+    hx_encoder_free(es);
+    hx_model_close(m);
+    hx_model_close(ms);
+}
+
 int main(void)
 {
     golden g;
     test_buckets();
     test_spec();
     test_catalog();
+    test_tiny();
     CHECK(load_golden(&g) == 0 && g.n >= 300, "golden fixtures load: %zu texts", g.n);
     if (access(WEIGHTS, R_OK) != 0) {
         printf("SKIP: %s is absent (make mpnet fetches it): tokenizer and embedding checks skipped\n",

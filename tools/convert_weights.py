@@ -324,12 +324,45 @@ def tiny_model(seed, hidden=8, heads=2, layers=1, ffn=16, max_pos=16, max_seq=12
     return write_model("tiny-bert", vocab, cfg, 1e-12, t)
 
 
+def tiny_mpnet(seed, hidden=8, heads=2, layers=2, ffn=16, max_pos=16, max_seq=12):
+    """A tiny MPNet: relative attention bias (8 buckets, max distance 16), positions from 2, the
+    tokenizer section with MPNet's roles."""
+    rng = np.random.default_rng(seed)
+    vocab_list = ["<s>", "<pad>", "</s>", "<unk>"] + TINY_VOCAB + ["<mask>"]
+    V = len(vocab_list)
+    cfg = {"vocab": V, "hidden": hidden, "layers": layers, "heads": heads, "ffn": ffn,
+           "max_pos": max_pos, "type_vocab": 1, "max_seq": max_seq, "pos_offset": 2,
+           "rel_buckets": 8, "rel_max_distance": 16}
+    r = lambda *shape: rng.standard_normal(shape).astype(np.float32) * 0.5
+    t = {"embeddings.word_embeddings.weight": r(V, hidden),
+         "embeddings.position_embeddings.weight": r(max_pos, hidden),
+         "embeddings.LayerNorm.weight": 1 + r(hidden) * 0.1,
+         "embeddings.LayerNorm.bias": r(hidden) * 0.1,
+         "encoder.relative_attention_bias.weight": r(8, heads)}
+    for i in range(layers):
+        p = "encoder.layer.%d." % i
+        for n in ("q", "k", "v", "o"):
+            t[p + "attention.attn.%s.weight" % n] = r(hidden, hidden)
+            t[p + "attention.attn.%s.bias" % n] = r(hidden)
+        t[p + "intermediate.dense.weight"] = r(ffn, hidden)
+        t[p + "intermediate.dense.bias"] = r(ffn)
+        t[p + "output.dense.weight"] = r(hidden, ffn)
+        t[p + "output.dense.bias"] = r(hidden)
+        for ln in ("attention.LayerNorm", "output.LayerNorm"):
+            t[p + ln + ".weight"] = 1 + r(hidden) * 0.1
+            t[p + ln + ".bias"] = r(hidden) * 0.1
+    vocab = ("\n".join(vocab_list) + "\n").encode("ascii")
+    tokenizer = "wordpiece-lower\n<s> </s> [UNK] <pad>\n<s> <pad> </s> <unk> [UNK] <mask>\n"
+    return write_model("tiny-mpnet", vocab, cfg, 1e-5, t, ARCH_MPNET, tokenizer)
+
+
 def synthetic(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     files = {
         "tiny_h8_l1.hxw": tiny_model(1),
         "tiny_h8_l2.hxw": tiny_model(2, layers=2),
         "tiny_h12_h3.hxw": tiny_model(3, hidden=12, heads=3, ffn=8, max_seq=16),
+        "tiny_mpnet.hxw": tiny_mpnet(4),
     }
     base = files["tiny_h8_l1.hxw"]
     files["trunc_header.hxw"] = base[:40]
