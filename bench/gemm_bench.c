@@ -261,7 +261,7 @@ static double attention_gflops(const hx_kernels *kt, int T, int hd)
     double best = 1e30, start = now();
     do {
         double t = now();
-        kt->attention(T, hd, qkv, qkv + hd, qkv + 2 * hd, ld, out, hd, 0.17f, scratch);
+        kt->attention(T, hd, qkv, qkv + hd, qkv + 2 * hd, ld, out, hd, 0.17f, NULL, scratch);
         t = now() - t;
         if (t < best)
             best = t;

@@ -98,7 +98,8 @@ HX_API int hx_platform_cpus(void);
 
 /* === Model and tokenizer === */
 
-#define HX_EMBED_DIM 384       /* output dimension of all-MiniLM-L6-v2 */
+#define HX_EMBED_DIM 384       /* output dimension of all-MiniLM-L6-v2, the default model */
+#define HX_EMBED_DIM_MAX 4096  /* the largest dimension of any model this build opens (hx_model_dim) */
 #define HX_MAX_SEQ_TOKENS 256  /* sentence-transformers max_seq_length, [CLS] and [SEP] included */
 #define HX_WEIGHTS_FILE "all-minilm-l6-v2.hxw"
 
@@ -129,7 +130,8 @@ HX_API const char *hx_precision_name(hx_precision p);   /* "fp32", "int8"; stati
 HX_API int hx_precision_parse(const char *s, hx_precision *out, hx_error *err);
 
 typedef struct hx_model_opts {
-    const char *path;          /* weights file; NULL = as hx_model_open_default finds it */
+    const char *path;          /* a model's name ("mpnet", "all-mpnet-base-v2": hx_model_find) or its
+                                  weights file; NULL = as hx_model_open_default finds it */
     hx_precision precision;
 } hx_model_opts;
 /* Opens a model as hx_model_open / hx_model_open_default do, at o->precision (o NULL: defaults). */
@@ -141,6 +143,31 @@ HX_API hx_precision hx_model_precision(const hx_model *m);
  * share/hyrax/ one folder above the shared library (an installed libhyrax.so), else
  * /usr/local/share/hyrax/ or /usr/share/hyrax/. Writes the path into buf. */
 HX_API int hx_model_default_path(char *buf, size_t cap, hx_error *err);
+
+/* === Models by name ===
+ * hyrax knows these models (`hyrax models`): all-MiniLM-L6-v2 ("minilm", the default, 384
+ * dimensions, committed in weights/ and linked in by `make static`) and all-mpnet-base-v2
+ * ("mpnet", 768 dimensions, fetched by `make mpnet`). A weights file states its architecture,
+ * dimension and tokenizer; an index records the model it was built with and refuses another. */
+typedef struct hx_model_info {
+    const char *alias;                 /* "minilm", "mpnet"; static */
+    const char *name;                  /* "all-MiniLM-L6-v2" as hx_model_name says it; static */
+    const char *file;                  /* its weights file's name; static */
+    const char *about;                 /* what it is for; static */
+    int dim;                           /* embedding dimension */
+    bool built_in;                     /* linked into this binary (`make static`) */
+    char path[4096];                   /* where its weights file is, "" when none is found */
+} hx_model_info;
+HX_API size_t hx_model_catalog_size(void);
+/* Row i (< hx_model_catalog_size()) of the catalog into *out, with where it is installed. */
+HX_API int hx_model_catalog(size_t i, hx_model_info *out);
+/* The weights file of a model name (alias or name, any case) into buf: its file name beside
+ * $HYRAX_WEIGHTS, else in the places hx_model_default_path searches ("(built in)" for the default
+ * model of a static binary); anything else is taken as a file path and copied. HX_ENOTFOUND,
+ * saying how to get it, for a known model that is not installed. */
+HX_API int hx_model_find(const char *name_or_file, char *buf, size_t cap, hx_error *err);
+/* The catalog's alias ("mpnet") of a model name ("all-mpnet-base-v2"), or NULL when unknown. */
+HX_API const char *hx_model_alias(const char *name);
 
 /* Opens the default model: $HYRAX_WEIGHTS when set, else the weights linked into the binary
  * (`make static`), else the file hx_model_default_path finds. Caller frees with hx_model_close. */

@@ -391,7 +391,7 @@ static void test_options(const char *idx)
     CHECK(check_run(cmd, &out) == 2 && strstr(out, "--top-k needs a value (N)"), "a missing value is named: %s", out);
     free(out);
     CHECK(check_run("\"$HYRAX_BIN\" search --help", &out) == 0 && strstr(out, "-k, --top-k N") &&
-              strstr(out, "--fusion-weights V,T") && strstr(out, "--model FILE") && strstr(out, "QUERY..."),
+              strstr(out, "--fusion-weights V,T") && strstr(out, "--model NAME|FILE") && strstr(out, "QUERY..."),
           "search --help is generated from the table: %s", out);
     free(out);
     CHECK(check_run("\"$HYRAX_BIN\" index -h", &out) == 0 && strstr(out, "--progress-every SECONDS") &&

@@ -243,7 +243,7 @@ static void test_exp_sweep(const hx_kernels *kt)
     for (int i = 0; i <= 200000; i++) {
         float x = -87.0f * (float)i / 200000.0f;
         float q[2] = {1, 1}, k[2] = {0, x}, v[2] = {0, 1}, out[2];
-        kt->attention(2, 1, q, k, v, 1, out, 1, 1.0f, scratch);
+        kt->attention(2, 1, q, k, v, 1, out, 1, 1.0f, NULL, scratch);
         double e = exp((double)x), want = e / (1.0 + e);
         float err = (float)(fabs(out[0] - want) / want);
         if (!(err <= worst))
@@ -261,9 +261,13 @@ static void test_attention(const hx_kernels *kt)
     static const int Ts[] = {1, 2, 7, 8, 9, 16, 33, 100};
     static const int hds[] = {1, 5, 8, 16, 31, 32, 33, 64, 70};
     float worst = 0;
+    for (int with_rel = 0; with_rel < 2; with_rel++)   /* without and with MPNet's relative bias */
     for (size_t a = 0; a < sizeof Ts / sizeof *Ts; a++)
         for (size_t b = 0; b < sizeof hds / sizeof *hds; b++) {
             int T = Ts[a], hd = hds[b], ld = 3 * hd + 2, ldo = hd + 3;
+            float *rel = malloc((size_t)(2 * T - 1) * sizeof *rel);
+            fill(rel, (size_t)(2 * T - 1), -2, 2);
+            const float *relc = with_rel ? rel + T - 1 : NULL;   /* rel[d] for -T < d < T */
             float *qkv = malloc((size_t)T * ld * sizeof *qkv);
             float *o1 = malloc((size_t)T * ldo * sizeof *o1), *o2 = malloc((size_t)T * ldo * sizeof *o2);
             float *scratch = malloc(hx_attention_scratch(T, hd) * sizeof *scratch);
@@ -271,8 +275,8 @@ static void test_attention(const hx_kernels *kt)
             for (size_t i = 0; i < (size_t)T * ldo; i++)
                 o1[i] = o2[i] = SENTINEL;
             float scale = 1.0f / sqrtf((float)hd);
-            hx_kernels_scalar.attention(T, hd, qkv, qkv + hd, qkv + 2 * hd, ld, o1, ldo, scale, scratch);
-            kt->attention(T, hd, qkv, qkv + hd, qkv + 2 * hd, ld, o2, ldo, scale, scratch);
+            hx_kernels_scalar.attention(T, hd, qkv, qkv + hd, qkv + 2 * hd, ld, o1, ldo, scale, relc, scratch);
+            kt->attention(T, hd, qkv, qkv + hd, qkv + 2 * hd, ld, o2, ldo, scale, relc, scratch);
             int bad = 0;
             for (int i = 0; i < T && bad < 3; i++)
                 for (int d = 0; d < ldo && bad < 3; d++) {
@@ -285,7 +289,7 @@ static void test_attention(const hx_kernels *kt)
                           want);
                     bad += !ok;
                 }
-            free(qkv), free(o1), free(o2), free(scratch);
+            free(qkv), free(o1), free(o2), free(scratch), free(rel);
         }
     printf("%s attention: max abs error %.3g\n", kt->name, (double)worst);
 }

@@ -40,7 +40,8 @@ enum {
     CMD_COMPLETION = 1u << 19,
     CMD_LS = 1u << 20,
     CMD_SHOW = 1u << 21,
-    CMD_ALL = (1u << 22) - 1,
+    CMD_MODELS = 1u << 22,
+    CMD_ALL = (1u << 23) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
              CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC | CMD_HISTORY | CMD_LS | CMD_SHOW,
     CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC | CMD_PUBLISH,
@@ -163,6 +164,8 @@ typedef struct {
 
 /* === Commands (cmd_*.c): help texts and run functions === */
 
+extern const char models_about[];
+int cmd_models(const cli_args *a);
 extern const char tokenize_about[];
 int cmd_tokenize(const cli_args *a);
 extern const char embed_about[];

@@ -14,8 +14,8 @@
 
 const char embed_about[] =
     "Reads UTF-8 text from stdin, one input per line, and prints for each line one JSON array of\n"
-    "384 floats: the L2-normalised all-MiniLM-L6-v2 embedding (inputs past 256 word pieces are\n"
-    "truncated, as sentence-transformers does). Lines are embedded in batches of up to 64 as they\n"
+    "floats: the L2-normalised embedding (all-MiniLM-L6-v2: 384 floats, inputs past 256 word pieces\n"
+    "truncated, as sentence-transformers does; --model mpnet: 768 floats, 384 word pieces). Lines are embedded in batches of up to 64 as they\n"
     "arrive, and each batch is printed as soon as it is done.\n";
 
 /* Embeds and prints n lines, then flushes stdout so output streams batch by batch. */

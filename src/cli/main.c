@@ -88,7 +88,10 @@ void catch_stop_signals(int fd)
 static const cli_cmd commands[] = {
     {"tokenize", CMD_TOKENIZE, "< LINES", 0, 0, "stdin lines -> one JSON array of token ids per line", tokenize_about,
      cmd_tokenize},
-    {"embed", CMD_EMBED, "< LINES", 0, 0, "stdin lines -> one JSON array of 384 floats per line", embed_about, cmd_embed},
+    {"embed", CMD_EMBED, "< LINES", 0, 0, "stdin lines -> one JSON array of floats (384 by default) per line",
+     embed_about, cmd_embed},
+    {"models", CMD_MODELS, "", 0, 0, "the models hyrax knows (--model NAME) and where they are installed", models_about,
+     cmd_models},
     {"index", CMD_INDEX, "[PATH...]", 0, -1, "index files and folders (incremental); no PATH: the recorded root again",
      index_about, cmd_index},
     {"search", CMD_SEARCH, "QUERY...", 1, -1, "hybrid, vector or keyword search over the index", search_about,

@@ -19,8 +19,8 @@ static const cli_opt options[] = {
     {"--help", 'h', NULL, CMD_ALL, .help = "print this help"},
     {"--db", 0, "FILE", CMD_DB,
      .help = "index file (default $" HX_DB_ENV ", else " DEFAULT_DB " in the current folder\nor the nearest folder above it that has one)"},
-    {"--model", 0, "FILE", CMD_MODEL,
-     .help = "weights file (default $HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE "\nbeside the executable or one folder above it)"},
+    {"--model", 0, "NAME|FILE", CMD_MODEL,
+     .help = "model by name (minilm, mpnet: 'hyrax models') or weights file (default\n$HYRAX_WEIGHTS, else weights/" HX_WEIGHTS_FILE " beside the executable\nor one folder above it); an index must be searched with the model it was built with"},
     {"--threads", 0, "N", CMD_EMBED | CMD_INDEX | CMD_SERVE | CMD_SYNC, .help = "embedding threads (default 0 = one per core)", WHOLE(0, 256)},
     {"--precision", 0, "P", CMD_EMBED,
      .help = "fp32 (default: sentence-transformers' vectors) or int8 (faster: 2.3x with\nAVX512-VNNI, "

@@ -43,7 +43,7 @@ void put_line(FILE *f, const char *prefix, const char *text)
 
 /* === Lines of numbers (tokenize, embed) === */
 
-#define NUMBERS_MAX (HX_EMBED_DIM > HX_MAX_SEQ_TOKENS ? HX_EMBED_DIM : HX_MAX_SEQ_TOKENS)
+#define NUMBERS_MAX (HX_EMBED_DIM_MAX > HX_MAX_SEQ_TOKENS ? HX_EMBED_DIM_MAX : HX_MAX_SEQ_TOKENS)
 
 /* n numbers as one JSON array line on stdout, in one write: ids[i] when ids is given (token ids),
  * else v[i] to 9 digits (a float reads back the same); at most NUMBERS_MAX of them. 0, or -1 on a

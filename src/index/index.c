@@ -546,8 +546,9 @@ int ix_view_load(hx_index *ix, hx_error *err)
         ix->root[rt.root_len] = 0;
     }
     if (ix->model && (strcmp(hx_model_name(ix->model), ix->model_name) || (uint32_t)hx_model_dim(ix->model) != rt.dim))
-        return hx_error_set(err, HX_EFORMAT, -1, "the index was built with model %s (%u dimensions), not %s",
-                            ix->model_name, rt.dim, hx_model_name(ix->model));
+        return hx_error_set(err, HX_EFORMAT, -1, "the index was built with model %s (%u dimensions), not %s: "
+                            "use --model %s", ix->model_name, rt.dim, hx_model_name(ix->model),
+                            hx_model_alias(ix->model_name) ? hx_model_alias(ix->model_name) : ix->model_name);
     v->segs = hx_calloc(n_segs ? n_segs : 1, sizeof *v->segs);
     if (!v->segs)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");

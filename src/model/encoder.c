@@ -1,4 +1,5 @@
-/* encoder.c: the MiniLM/BERT forward pass over unpadded batches, llama2.c style: buffers are
+/* encoder.c: the BERT (MiniLM) and MPNet forward pass over unpadded batches (MPNet adds its
+ * relative attention bias to the scores and starts positions at an offset: model.c), llama2.c style: buffers are
  * allocated once in hx_encoder_new and forward() never allocates. Must not read the weights file
  * (model.c) or implement kernels (kernels_*.c). Spec: include/hyrax.h "Model and tokenizer". */
 #include "model.h"
@@ -374,9 +375,10 @@ static void attention_task(void *ctx, int task, int worker)
     const hx_model_config *c = &e->m->cfg;
     const int H = c->hidden, hd = H / c->heads, b = e->n_seq - 1 - task / c->heads, h = task % c->heads;
     const float *q = e->big + (size_t)e->row0[b] * 3 * H + (size_t)h * hd;
+    const float *rel = e->m->rel ? e->m->rel + (size_t)h * (2 * (size_t)c->max_seq - 1) + (c->max_seq - 1) : NULL;
     e->kern->attention(e->seq_len[e->order[b]], hd, q, q + H, q + 2 * H, 3 * H,
                        e->tmp + (size_t)e->row0[b] * H + (size_t)h * hd, H,
-                       1.0f / sqrtf((float)hd), e->scratch + (size_t)worker * e->scratch_len);
+                       1.0f / sqrtf((float)hd), rel, e->scratch + (size_t)worker * e->scratch_len);
 }
 
 /* === Forward === */
@@ -398,12 +400,16 @@ static void forward(hx_encoder *e, int n, float *out)
         e->order[e->by_len[e->seq_len[s]]++] = s;
     int R = 0;
     e->n_seq = n;
+    /* Position rows (model.c pos_type): the token's index, or with a position offset (MPNet, as
+     * HF's create_position_ids_from_input_ids) row 0 for a pad token and the count of other
+     * tokens so far for the rest. */
+    const int32_t pad = c->pos_offset ? hx_tokenizer_pad(m->tok) : -1;
     for (int b = 0; b < n; b++) {
         const int s = e->order[b];
         e->row0[b] = R;
-        for (int t = 0; t < e->seq_len[s]; t++, R++) {
+        for (int t = 0, k = 0; t < e->seq_len[s]; t++, R++) {
             e->row_tok[R] = e->seq_ids[s][t];
-            e->row_pos[R] = t;
+            e->row_pos[R] = pad < 0 ? t : e->row_tok[R] == pad ? 0 : ++k;
         }
     }
 

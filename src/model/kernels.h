@@ -52,11 +52,12 @@ typedef struct hx_kernels {
                  const float *bias, float *C, int ldc, int gelu);
 
     /* One attention head of one sequence of T tokens, head width hd:
-     * out[i] = sum_j softmax_j(scale * q[i].k[j]) v[j]. Rows of q, k, v are `ld` floats apart,
-     * rows of out `ldo` apart. scratch holds hx_attention_scratch(T, hd) floats. No mask:
-     * sequences are unpadded. */
+     * out[i] = sum_j softmax_j(scale * q[i].k[j] + rel[j - i]) v[j], rel NULL: no bias (BERT);
+     * else rel[d] is the relative attention bias of key - query = d for |d| < T (MPNet). Rows of
+     * q, k, v are `ld` floats apart, rows of out `ldo` apart. scratch holds
+     * hx_attention_scratch(T, hd) floats. No mask: sequences are unpadded. */
     void (*attention)(int T, int hd, const float *q, const float *k, const float *v, int ld,
-                      float *out, int ldo, float scale, float *scratch);
+                      float *out, int ldo, float scale, const float *rel, float *scratch);
 
     /* x[r] = LayerNorm(x[r] + res[r]) * w + b for each of `rows` rows of `dim` floats. */
     void (*add_layernorm)(int rows, int dim, float *x, int ldx, const float *res, int ldr,

@@ -80,13 +80,13 @@ static float dot_lanes(const float *a, const float *b, size_t n)
 }
 
 static void attention_scalar(int T, int hd, const float *q, const float *k, const float *v, int ld,
-                             float *out, int ldo, float scale, float *scratch)
+                             float *out, int ldo, float scale, const float *rel, float *scratch)
 {
     for (int i = 0; i < T; i++) {
         const float *qi = q + (size_t)i * ld;
         float max = -INFINITY;
         for (int j = 0; j < T; j++) {
-            scratch[j] = scale * dot_scalar(qi, k + (size_t)j * ld, (size_t)hd);
+            scratch[j] = scale * dot_scalar(qi, k + (size_t)j * ld, (size_t)hd) + (rel ? rel[j - i] : 0.0f);
             if (scratch[j] > max)
                 max = scratch[j];
         }

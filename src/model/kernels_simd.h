@@ -329,6 +329,19 @@ static float ks_softmax_row(int T, int Tp, float *s, float scale)
     return 1.0f / vf_hsum(vsum);
 }
 
+/* s[j] = scale * s[j] + rel[j] for j < T (a row of scores with its relative attention bias, rel
+ * pointing at the bias of key 0); returns s. */
+static float *ks_add_rel(int T, float *s, float scale, const float *rel)
+{
+    const vf vscale = vf_set1(scale);
+    int j = 0;
+    for (; j + KS_VL <= T; j += KS_VL)
+        vf_store(s + j, vf_fma(vf_load(s + j), vscale, vf_load(rel + j)));
+    for (; j < T; j++)
+        s[j] = s[j] * scale + rel[j];
+    return s;
+}
+
 /* Up to this many rows of V are read in place by P V (when hd fills whole panels): so few rows at
  * a stride of ld floats stay in L1 whatever sets they map to, and a short sequence skips the copy. */
 #define KS_V_IN_PLACE 32
@@ -342,7 +355,7 @@ static float ks_softmax_row(int T, int Tp, float *s, float scale)
  * column walk onto a few L1 sets; a short sequence's V is read in place (KS_V_IN_PLACE). Scratch:
  * hx_attention_scratch(T, hd). */
 static void ks_attention(int T, int hd, const float *q, const float *k, const float *v, int ld,
-                         float *out, int ldo, float scale, float *scratch)
+                         float *out, int ldo, float scale, const float *rel, float *scratch)
 {
     const int Tp = (T + KS_NR - 1) / KS_NR * KS_NR, hdp = (hd + KS_NR - 1) / KS_NR * KS_NR;
     const int copy_v = T > KS_V_IN_PLACE || hd != hdp;
@@ -379,7 +392,8 @@ static void ks_attention(int T, int hd, const float *q, const float *k, const fl
         const int rows = T - i0 < HX_ATTENTION_ROWS ? T - i0 : HX_ATTENTION_ROWS;
         ks_gemm(rows, 0, Tp, hd, q + (size_t)i0 * ld, ld, kt, KS_NR, Tp, NULL, s, Tp, 0);
         for (int r = 0; r < rows; r++)
-            inv[r] = ks_softmax_row(T, Tp, s + (size_t)r * Tp, scale);
+            inv[r] = rel ? ks_softmax_row(T, Tp, ks_add_rel(T, s + (size_t)r * Tp, scale, rel - (i0 + r)), 1.0f)
+                         : ks_softmax_row(T, Tp, s + (size_t)r * Tp, scale);
         float *o = out + (size_t)i0 * ldo;
         ks_gemm(rows, 0, hd, T, s, Tp, copy_v ? vb : v, KS_NR, copy_v ? hdp : ld, NULL, o, ldo, 0);
         for (int r = 0; r < rows; r++) {

@@ -29,12 +29,16 @@ static int check_range(const char *what, uint32_t v, uint32_t lo, uint32_t hi, h
 static int read_config(hx_model *m, hx_error *err)
 {
     const hxf_section *s;
-    const uint32_t cdims[4] = {HX_MODEL_CONFIG_LEN, 0, 0, 0}, edims[4] = {1, 0, 0, 0};
+    const uint32_t edims[4] = {1, 0, 0, 0};
+    uint32_t cdims[4] = {HX_MODEL_CONFIG_LEN, 0, 0, 0};
+    const hxf_section *found = hxf_find(&m->view, "config");
+    if (found && found->rank == 1 && found->dims[0] == HX_MODEL_CONFIG_LEN_EXT)
+        cdims[0] = HX_MODEL_CONFIG_LEN_EXT;
     int rc = hxf_expect(&m->view, "config", HXF_U32, 1, cdims, &s, err);
     if (rc)
         return rc;
-    uint32_t c[HX_MODEL_CONFIG_LEN];
-    for (int i = 0; i < HX_MODEL_CONFIG_LEN; i++)
+    uint32_t c[HX_MODEL_CONFIG_LEN_EXT] = {0};
+    for (uint32_t i = 0; i < cdims[0]; i++)
         c[i] = hxf_le32(s->data + 4 * i);
     if ((rc = check_range("vocab size", c[0], 1, HX_MODEL_MAX_VOCAB, err)) ||
         (rc = check_range("hidden size", c[1], 1, HX_MODEL_MAX_HIDDEN, err)) ||
@@ -43,18 +47,29 @@ static int read_config(hx_model *m, hx_error *err)
         (rc = check_range("ffn size", c[4], 1, HX_MODEL_MAX_FFN, err)) ||
         (rc = check_range("max positions", c[5], 1, HX_MODEL_MAX_POS, err)) ||
         (rc = check_range("type vocab size", c[6], 1, HX_MODEL_MAX_TYPES, err)) ||
-        (rc = check_range("max_seq_len", c[7], 2, HX_MODEL_MAX_SEQ, err)))
+        (rc = check_range("max_seq_len", c[7], 2, HX_MODEL_MAX_SEQ, err)) ||
+        (rc = check_range("architecture", c[11], HX_ARCH_BERT, HX_ARCH_MPNET, err)) ||
+        (rc = check_range("position offset", c[12], 0, HX_MODEL_MAX_POS, err)) ||
+        (rc = check_range("relative buckets", c[13], 0, HX_MODEL_MAX_BUCKETS, err)) ||
+        (rc = check_range("relative max distance", c[14], 0, HX_MODEL_MAX_POS, err)))
         return rc;
     if (c[1] % c[3])
         return hx_error_set(err, HX_EFORMAT, -1, "weights config: hidden size %u is not a multiple of "
                             "the head count %u", c[1], c[3]);
-    if (c[7] > c[5])
-        return hx_error_set(err, HX_EFORMAT, -1, "weights config: max_seq_len %u exceeds the %u "
-                            "position embeddings", c[7], c[5]);
+    if (c[7] + c[12] > c[5])
+        return hx_error_set(err, HX_EFORMAT, -1, "weights config: max_seq_len %u from position %u "
+                            "exceeds the %u position embeddings", c[7], c[12], c[5]);
     if (c[8] != 1 || c[9] != 1 || c[10] != 1)
         return hx_error_set(err, HX_EFORMAT, -1, "weights config: activation %u, pooling %u, "
                             "normalize %u; this build supports only 1 (GELU erf, mean, L2)",
                             c[8], c[9], c[10]);
+    /* MPNet's relative attention: an even bucket count with 2+ exact distances on each side, and
+     * a max distance past them; BERT has none. */
+    if (c[11] == HX_ARCH_MPNET ? c[13] < 8 || c[13] % 2 || c[14] <= c[13] / 4 : c[13] != 0)
+        return hx_error_set(err, HX_EFORMAT, -1, "weights config: %u relative buckets, max distance "
+                            "%u do not fit architecture %u", c[13], c[14], c[11]);
+    if (c[15])
+        return hx_error_set(err, HX_EFORMAT, -1, "weights config: reserved entry 15 is %u, not 0", c[15]);
     if ((rc = hxf_expect(&m->view, "ln_eps", HXF_F32, 1, edims, &s, err)))
         return rc;
     float eps;
@@ -63,7 +78,7 @@ static int read_config(hx_model *m, hx_error *err)
         return hx_error_set(err, HX_ERANGE, -1, "weights config: LayerNorm epsilon %g is not in (0, 1)",
                             (double)eps);
     m->cfg = (hx_model_config){(int)c[0], (int)c[1], (int)c[2], (int)c[3], (int)c[4], (int)c[5],
-                               (int)c[6], (int)c[7], eps};
+                               (int)c[6], (int)c[7], eps, (int)c[11], (int)c[12], (int)c[13], (int)c[14]};
     return 0;
 }
 
@@ -167,6 +182,7 @@ typedef struct pack_ctx {
     float *rows;                 /* [threads x 2 row_len] scratch */
     int row_len;
     const hxf_section *vocab;
+    const hxf_section *spec;     /* "tokenizer" section, or NULL: BERT's */
     int tok_rc;
     hx_error tok_err;
 } pack_ctx;
@@ -220,8 +236,10 @@ static void pack_task(void *arg, int task, int worker)
 {
     pack_ctx *p = arg;
     if (task == p->n_jobs) {
-        p->tok_rc = hx_tokenizer_new(&p->m->tok, (const char *)p->vocab->data,
-                                     (size_t)p->vocab->length, &p->tok_err);
+        p->tok_rc = hx_tokenizer_new_spec(&p->m->tok, (const char *)p->vocab->data,
+                                          (size_t)p->vocab->length,
+                                          p->spec ? (const char *)p->spec->data : NULL,
+                                          p->spec ? (size_t)p->spec->length : 0, &p->tok_err);
         return;
     }
     const pack_job *j = &p->jobs[task];
@@ -271,7 +289,9 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
         int cpus = hx_platform_cpus();
         threads = cpus > 8 ? 8 : cpus;
     }
-    pack_ctx p = {m, NULL, 4 * c->layers, NULL, H > F ? H : F, vocab, 0, {0}};
+    pack_ctx p = {m, NULL, 4 * c->layers, NULL, H > F ? H : F, vocab, hxf_find(&m->view, "tokenizer"), 0, {0}};
+    if (p.spec && p.spec->dtype != HXF_RAW)
+        return hx_error_set(err, HX_EFORMAT, -1, "section 'tokenizer' is not raw bytes");
     m->layers = hx_calloc((size_t)c->layers, sizeof *m->layers);
     m->packed = packed_alloc(total, &m->packed_len);
     p.jobs = hx_calloc((size_t)p.n_jobs, sizeof *p.jobs);
@@ -349,6 +369,45 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
     return rc;
 }
 
+int hx_model_rel_bucket(int d, int buckets, int max_dist)
+{
+    /* HF: n = -d; half the buckets for n < 0; exact below max_exact, then logarithmic up to
+     * max_dist, in float32 as torch computes it (a tensor divided by a scalar is multiplied by
+     * the scalar's float reciprocal). */
+    const int half = buckets / 2, max_exact = half / 2, n = d > 0 ? d : -d;
+    const int ret = d > 0 ? half : 0;
+    if (n < max_exact)
+        return ret + n;
+    const float inv_log = 1.0f / (float)log((double)max_dist / max_exact);
+    const float scaled = logf((float)n * (1.0f / (float)max_exact)) * inv_log * (float)(half - max_exact);
+    const int large = max_exact + (int)scaled;
+    return ret + (large < half - 1 ? large : half - 1);
+}
+
+/* The relative attention bias [buckets x heads] spread into m->rel per head and distance. */
+static int load_rel_bias(hx_model *m, hx_error *err)
+{
+    const hx_model_config *c = &m->cfg;
+    const hxf_section *s;
+    const uint32_t dims[4] = {(uint32_t)c->rel_buckets, (uint32_t)c->heads, 0, 0};
+    int rc = hxf_expect(&m->view, "rel_bias", HXF_F32, 2, dims, &s, err);
+    if (rc)
+        return rc;
+    const size_t span = 2 * (size_t)c->max_seq - 1;
+    m->rel = hx_malloc((size_t)c->heads * span * sizeof *m->rel);
+    if (!m->rel)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory for the relative attention bias");
+    for (int d = -(c->max_seq - 1); d < c->max_seq; d++) {
+        const int b = hx_model_rel_bucket(d, c->rel_buckets, c->rel_max_dist);
+        for (int h = 0; h < c->heads; h++) {
+            float v;
+            memcpy(&v, s->data + 4 * ((size_t)b * c->heads + h), sizeof v);
+            m->rel[(size_t)h * span + (size_t)(d + c->max_seq - 1)] = v;
+        }
+    }
+    return 0;
+}
+
 static int load_embeddings(hx_model *m, hx_error *err)
 {
     const hx_model_config *c = &m->cfg;
@@ -361,21 +420,24 @@ static int load_embeddings(hx_model *m, hx_error *err)
         (rc = get_vec(m, "emb_ln_w", H, &m->emb_ln_w, err)) ||
         (rc = get_vec(m, "emb_ln_b", H, &m->emb_ln_b, err)))
         return rc;
-    m->pos_type = hx_malloc((size_t)c->max_seq * (size_t)H * sizeof(float));
+    /* With a position offset (MPNet, as RoBERTa), a pad token in the text takes the padding
+     * position offset - 1 and the others count from offset: row 0 is the padding position. */
+    const int rows = c->max_seq + (c->pos_offset > 0), first = c->pos_offset - (c->pos_offset > 0);
+    m->pos_type = hx_malloc((size_t)rows * (size_t)H * sizeof(float));
     float *t0 = hx_malloc((size_t)H * sizeof *t0);
     if (!m->pos_type || !t0) {
         free(t0);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for position embeddings");
     }
     m->kern->f16_to_f32(type, t0, (size_t)H);   /* token type 0: sentence-transformers' only one */
-    for (int t = 0; t < c->max_seq; t++) {
+    for (int t = 0; t < rows; t++) {
         float *dst = m->pos_type + (size_t)t * H;
-        m->kern->f16_to_f32(pos + (size_t)t * H, dst, (size_t)H);
+        m->kern->f16_to_f32(pos + (size_t)(t + first) * H, dst, (size_t)H);
         for (int i = 0; i < H; i++)
             dst[i] += t0[i];
     }
     free(t0);
-    return 0;
+    return c->rel_buckets ? load_rel_bias(m, err) : 0;
 }
 
 /* Checks the name and vocab sections; the tokenizer is built in load_layers. */
@@ -503,6 +565,7 @@ void hx_model_close(hx_model *m)
         munmap(m->packed, m->packed_len);
     free(m->layers);
     free(m->pos_type);
+    free(m->rel);
     hxf_view_free(&m->view);
     hxf_map_close(&m->map);
     free(m);
@@ -533,67 +596,21 @@ size_t hx_model_input_ids(const hx_model *m, const char *text, size_t len, int32
     return hx_tokenize_for_model(m->tok, text, len, ids, max_ids);
 }
 
-/* === Default path === */
-
-/* Weights linked into the binary by `make static` (src/weights_blob.S); both NULL otherwise. */
-extern const uint8_t hx_weights_blob[] __attribute__((weak));
-extern const uint8_t hx_weights_blob_end[] __attribute__((weak));
-
-static int try_path(char *buf, size_t cap, const char *dir, const char *sub)
-{
-    int n = snprintf(buf, cap, "%s%s%s", dir, sub, HX_WEIGHTS_FILE);
-    return n > 0 && (size_t)n < cap && access(buf, R_OK) == 0;
-}
-
-int hx_model_default_path(char *buf, size_t cap, hx_error *err)
-{
-    if (!buf || cap == 0)
-        return hx_error_set(err, HX_EINVAL, -1, "no buffer for the weights path");
-    const char *env = getenv("HYRAX_WEIGHTS");
-    if (env && *env) {
-        if (strlen(env) >= cap)
-            return hx_error_set(err, HX_ERANGE, -1, "HYRAX_WEIGHTS is longer than %zu bytes", cap - 1);
-        strcpy(buf, env);
-        return 0;
-    }
-    char exe[PATH_MAX];
-    if (hx_platform_exe_path(exe, sizeof exe) == 0) {
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            slash[1] = 0;
-            if (try_path(buf, cap, exe, "weights/") || try_path(buf, cap, exe, "../weights/") ||
-                try_path(buf, cap, exe, "../share/hyrax/"))
-                return 0;
-        }
-    }
-    char lib[PATH_MAX];   /* an installed libhyrax.so: PREFIX/lib/libhyrax.so.N, weights in PREFIX/share/hyrax */
-    if (hx_platform_lib_path(lib, sizeof lib) == 0) {
-        char *slash = strrchr(lib, '/');
-        slash[1] = 0;
-        if (try_path(buf, cap, lib, "../share/hyrax/"))
-            return 0;
-    }
-    if (try_path(buf, cap, "/usr/local/share/hyrax/", "") || try_path(buf, cap, "/usr/share/hyrax/", ""))
-        return 0;
-    buf[0] = 0;
-    return hx_error_set(err, HX_ENOTFOUND, -1, "cannot find %s: set HYRAX_WEIGHTS, or put it in "
-                        "weights/ beside the hyrax executable or in /usr/local/share/hyrax/",
-                        HX_WEIGHTS_FILE);
-}
+/* === Open by name or file (names and places: catalog.c) === */
 
 int hx_model_open_opts(hx_model **out, const hx_model_opts *o, hx_error *err)
 {
     const hx_precision precision = o ? o->precision : HX_PRECISION_FP32;
-    if (o && o->path)
-        return open_path(out, o->path, hx_kernels_get(), precision, err);
-    const char *env = getenv("HYRAX_WEIGHTS");
-    const uint8_t *blob = hx_weights_blob, *blob_end = hx_weights_blob_end;
-    if ((!env || !*env) && blob && blob_end > blob)
-        return hx_model_open_buffer_at(out, blob, (size_t)(blob_end - blob), hx_kernels_get(), precision, err);
+    const uint8_t *blob;
+    size_t blob_len;
     char path[4096];
     *out = NULL;
-    int rc = hx_model_default_path(path, sizeof path, err);
-    return rc ? rc : open_path(out, path, hx_kernels_get(), precision, err);
+    int rc = hx_model_locate(o ? o->path : NULL, path, sizeof path, &blob, &blob_len, err);
+    if (rc)
+        return rc;
+    if (blob)
+        return hx_model_open_buffer_at(out, blob, blob_len, hx_kernels_get(), precision, err);
+    return open_path(out, path, hx_kernels_get(), precision, err);
 }
 
 int hx_model_open_default(hx_model **out, hx_error *err)

@@ -14,18 +14,29 @@
 
 /* Limits on any weights file this build accepts (tiny synthetic models included). */
 #define HX_MODEL_MAX_VOCAB (1 << 20)
-#define HX_MODEL_MAX_HIDDEN 4096
+#define HX_MODEL_MAX_HIDDEN HX_EMBED_DIM_MAX
 #define HX_MODEL_MAX_HEADS 64
 #define HX_MODEL_MAX_LAYERS 64
 #define HX_MODEL_MAX_FFN 16384
 #define HX_MODEL_MAX_POS 8192
 #define HX_MODEL_MAX_TYPES 64
 #define HX_MODEL_MAX_SEQ 512
-#define HX_MODEL_CONFIG_LEN 12   /* u32 entries of the "config" section */
+#define HX_MODEL_CONFIG_LEN 12   /* u32 entries of a BERT "config" section */
+#define HX_MODEL_CONFIG_LEN_EXT 16   /* ... of one with position offset and relative attention */
+#define HX_MODEL_MAX_BUCKETS 256
+
+/* Architectures (config entry 11). */
+enum hx_arch {
+    HX_ARCH_BERT = 0,            /* all-MiniLM-L6-v2 */
+    HX_ARCH_MPNET = 1,           /* all-mpnet-base-v2: relative attention bias, position offset */
+};
 
 typedef struct hx_model_config {
     int vocab, hidden, layers, heads, ffn, max_pos, type_vocab, max_seq;
     float eps;                   /* LayerNorm epsilon */
+    int arch;                    /* enum hx_arch */
+    int pos_offset;              /* position-embedding row of token 0 (MPNet: 2) */
+    int rel_buckets, rel_max_dist;  /* relative attention (MPNet: 32, 128); 0: none */
 } hx_model_config;
 
 /* Weights at int8 (kernels.h "int8") for some output channels of a Linear layer, in the model's
@@ -72,7 +83,11 @@ struct hx_model {
     size_t i8_row_values;        /* int8: quantized input values one row of the forward pass needs,
                                   * the most over Linear layers of parts x roundup(K, 4); else 0 */
     const uint16_t *word_emb;    /* [vocab x hidden] fp16, in the map; rows converted on use */
-    float *pos_type;             /* owned, [max_seq x hidden]: position + token type 0 */
+    float *pos_type;             /* owned, [max_seq x hidden]: position + token type 0; with a
+                                  * position offset [max_seq + 1 x hidden], row 0 the padding
+                                  * position (encoder.c forward) */
+    float *rel;                  /* owned, [heads x (2 max_seq - 1)]: relative attention bias of
+                                  * key - query = d at [h][d + max_seq - 1], or NULL: none */
     const float *emb_ln_w, *emb_ln_b;  /* [hidden] */
     hx_layer *layers;            /* owned, [layers] */
     uint8_t *packed;             /* owned (mmap, packed_len bytes), every packed matrix */
@@ -80,6 +95,17 @@ struct hx_model {
     hx_tokenizer *tok;           /* owned */
     char name[64];
 };
+
+/* Bucket of relative position d = key - query, as HF MPNetEncoder.relative_position_bucket
+ * (bidirectional: half the buckets for keys after the query). */
+int hx_model_rel_bucket(int d, int buckets, int max_dist);
+
+/* Where the model that name_or_file names lives (catalog.c): NULL = the default model; a name from
+ * the catalog (hx_model_info's alias or name) = its weights file in the places hx_model_find
+ * searches; else a file path. *blob is set (and path left empty) when the weights linked into the
+ * binary serve (`make static`), else NULL and path holds the file. */
+int hx_model_locate(const char *name_or_file, char *path, size_t cap, const uint8_t **blob, size_t *blob_len,
+                    hx_error *err);
 
 /* The model's tokenizer, for the index layer's chunker; borrowed until hx_model_close. */
 const hx_tokenizer *hx_model_tokenizer(const hx_model *m);

@@ -1,5 +1,5 @@
-/* tokenizer.h: the BERT uncased WordPiece tokenizer of all-MiniLM-L6-v2, token ids identical to
- * HF tokenizers' BertTokenizerFast. The vocabulary comes from the weights file's "vocab" section
+/* tokenizer.h: the uncased WordPiece tokenizer of all-MiniLM-L6-v2 (BERT) and all-mpnet-base-v2
+ * (MPNet), token ids identical to HF tokenizers' (BertNormalizer + BertPreTokenizer + WordPiece). The vocabulary comes from the weights file's "vocab" section
  * (vocab.txt bytes verbatim: one token per line, id = line number, a trailing '\r' dropped).
  * Implemented in wordpiece.c, whose top comment gives the pipeline; tests/test_tokenizer.c checks
  * it against HF on tests/data/token_corpus.txt.
@@ -9,8 +9,15 @@
  *    sequence, > U+10FFFF) consumes one byte at a time, each reading as U+FFFD, which BERT
  *    clean-up removes like NUL and control characters. The ids are therefore those of the text
  *    with the invalid bytes deleted (letters on both sides of one join into one word).
- *  - As in HF, the literals [PAD] [UNK] [CLS] [SEP] [MASK] (exact case, contiguous bytes) are
- *    matched in the raw text and give their special ids; "[cls]" is ordinary text. */
+ *  - As in HF, the added tokens (BERT: [PAD] [UNK] [CLS] [SEP] [MASK]; MPNet: <s> <pad> </s>
+ *    <unk> [UNK] <mask>) are matched in the raw text (exact case, contiguous bytes) and give their
+ *    ids; "[cls]" is ordinary text. (HF matches MPNet's <unk> after lower-casing, so "<UNK>" is
+ *    id 3 there and word pieces here.)
+ *
+ * A tokenizer spec (the weights file's "tokenizer" section, tools/convert_weights.py) is three
+ * ASCII lines: the kind ("wordpiece-lower", the only one), the tokens that open, close, stand for
+ * an unknown word and pad a sequence, and the added tokens (at most 8, each under 24 bytes,
+ * starting with an ASCII byte), space-separated. */
 #ifndef HX_TOKENIZER_H
 #define HX_TOKENIZER_H
 
@@ -24,12 +31,16 @@ typedef struct hx_tokenizer hx_tokenizer;
 /* Builds a tokenizer from vocab bytes (copied; the caller keeps ownership of `vocab`).
  * Caller frees the result with hx_tokenizer_free. */
 int hx_tokenizer_new(hx_tokenizer **out, const char *vocab, size_t len, hx_error *err);
+/* Same with a tokenizer spec (above; NULL: BERT's, "wordpiece-lower", "[CLS] [SEP] [UNK] [PAD]",
+ * "[PAD] [UNK] [CLS] [SEP] [MASK]"); spec is read, not kept. */
+int hx_tokenizer_new_spec(hx_tokenizer **out, const char *vocab, size_t len, const char *spec,
+                          size_t spec_len, hx_error *err);
 void hx_tokenizer_free(hx_tokenizer *t);
 
-int32_t hx_tokenizer_cls(const hx_tokenizer *t);   /* id of [CLS] */
-int32_t hx_tokenizer_sep(const hx_tokenizer *t);   /* id of [SEP] */
+int32_t hx_tokenizer_cls(const hx_tokenizer *t);   /* id of [CLS] (MPNet: <s>) */
+int32_t hx_tokenizer_sep(const hx_tokenizer *t);   /* id of [SEP] (MPNet: </s>) */
 int32_t hx_tokenizer_unk(const hx_tokenizer *t);   /* id of [UNK] */
-int32_t hx_tokenizer_pad(const hx_tokenizer *t);   /* id of [PAD] */
+int32_t hx_tokenizer_pad(const hx_tokenizer *t);   /* id of [PAD] (MPNet: <pad>) */
 size_t hx_tokenizer_vocab_size(const hx_tokenizer *t);
 const char *hx_tokenizer_token(const hx_tokenizer *t, int32_t id, size_t *len);  /* borrowed */
 
@@ -52,7 +63,7 @@ size_t hx_tokenize(const hx_tokenizer *t, const char *text, size_t len, int32_t 
 size_t hx_tokenize_head(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
                         uint32_t *spans, size_t cap);
 
-/* Model input: [CLS] + pieces truncated to max_tokens - 2 + [SEP]. ids holds max_tokens;
+/* Model input: [CLS] + pieces truncated to max_tokens - 2 + [SEP] (MPNet: <s> ... </s>). ids holds max_tokens;
  * returns the number written (>= 2; 0 and nothing written when max_tokens < 2). Stops reading
  * the text once enough pieces are known, so a huge text costs no more than its first words. */
 size_t hx_tokenize_for_model(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,

@@ -4,8 +4,9 @@
  * tools/gen_unicode.py; parity is checked against HF goldens by tests/test_tokenizer.c.
  *
  * Pipeline, one pass over the bytes, no allocation:
- *   1. The literals "[PAD]" "[UNK]" "[CLS]" "[SEP]" "[MASK]" in the raw text are their special
- *      ids (HF matches these added tokens before normalisation, case-sensitively).
+ *   1. The added tokens of the tokenizer spec (tokenizer.h; BERT's: "[PAD]" "[UNK]" "[CLS]"
+ *      "[SEP]" "[MASK]") in the raw text are their ids (HF matches these added tokens before
+ *      normalisation, case-sensitively).
  *   2. Each code point is decoded; an invalid UTF-8 byte reads as U+FFFD. CONTROL characters
  *      (incl. NUL and U+FFFD, hence every invalid byte) vanish; SPACE ends the current word;
  *      CJK ideographs become words of their own.
@@ -25,7 +26,12 @@
 #define WP_MAX_WORD_CHARS 100                     /* HF max_input_chars_per_word */
 #define WP_WORD_BYTES (WP_MAX_WORD_CHARS * 4)     /* UTF-8 of the longest word kept */
 #define WP_MAX_VOCAB (1u << 24)
-#define WP_N_SPECIAL 5
+#define WP_MAX_SPECIAL 8                           /* added tokens a spec may name */
+#define WP_SPECIAL_BYTES 24                       /* longest added token, in bytes, plus one */
+#define WP_SPEC_MAX 512                           /* bytes of a tokenizer spec */
+
+/* BERT uncased's spec (tokenizer.h): kind; [CLS] [SEP] [UNK] [PAD]; the added tokens. */
+static const char wp_bert_spec[] = "wordpiece-lower\n[CLS] [SEP] [UNK] [PAD]\n[PAD] [UNK] [CLS] [SEP] [MASK]\n";
 
 /* === Tokenizer === */
 
@@ -38,11 +44,13 @@ struct hx_tokenizer {
     uint32_t mask;
     size_t max_len;       /* longest token in bytes: no longer candidate can match */
     int32_t cls, sep, unk, pad;
+    int n_special;
     struct {
-        const char *lit;
+        char lit[WP_SPECIAL_BYTES];
         size_t len;
         int32_t id;       /* -1 when the vocabulary lacks it */
-    } special[WP_N_SPECIAL];
+    } special[WP_MAX_SPECIAL];
+    uint8_t special_lead[128];  /* 1: some added token starts with this ASCII byte */
     uint8_t ascii_class[128];
     uint8_t ascii_fold[128];  /* 0: the character vanishes */
 };
@@ -85,9 +93,79 @@ static int32_t wp_find(const hx_tokenizer *t, const char *tok)
     return wp_lookup_h(t, tok, n, 0, wp_hash(WP_HASH_SEED, tok, n));
 }
 
+/* Next space- or line-separated word of spec[*at..end) into word (cap bytes with its NUL), stopping
+ * at a line end; returns its length, 0 at the end of the line (which it then skips) or -1 when a
+ * word does not fit. */
+static int wp_spec_word(const char *spec, size_t end, size_t *at, char *word, size_t cap)
+{
+    while (*at < end && spec[*at] == ' ')
+        (*at)++;
+    if (*at < end && spec[*at] == '\n') {
+        (*at)++;
+        return 0;
+    }
+    size_t n = 0;
+    for (; *at < end && spec[*at] != ' ' && spec[*at] != '\n'; (*at)++, n++) {
+        if (n + 1 >= cap || (unsigned char)spec[*at] < 0x21 || (unsigned char)spec[*at] > 0x7e)
+            return -1;
+        word[n] = spec[*at];
+    }
+    word[n] = 0;
+    return (int)n;
+}
+
+/* Reads the spec's roles and added tokens into t (after the vocabulary). */
+static int wp_read_spec(hx_tokenizer *t, const char *spec, size_t len, hx_error *err)
+{
+    char word[WP_SPECIAL_BYTES];
+    size_t at = 0;
+    if (len > WP_SPEC_MAX || wp_spec_word(spec, len, &at, word, sizeof word) <= 0 ||
+        strcmp(word, "wordpiece-lower") || wp_spec_word(spec, len, &at, word, sizeof word) != 0)
+        return hx_error_set(err, HX_EFORMAT, -1, "tokenizer spec: the only kind supported is "
+                            "'wordpiece-lower', on a line of its own");
+    int32_t *roles[4] = {&t->cls, &t->sep, &t->unk, &t->pad};
+    char names[4][WP_SPECIAL_BYTES];
+    for (int k = 0; k < 4; k++) {
+        if (wp_spec_word(spec, len, &at, names[k], sizeof names[k]) <= 0)
+            return hx_error_set(err, HX_EFORMAT, -1, "tokenizer spec: line 2 must name 4 tokens "
+                                "(open, close, unknown, pad)");
+        *roles[k] = wp_find(t, names[k]);
+    }
+    int w;
+    if (wp_spec_word(spec, len, &at, word, sizeof word) != 0)
+        return hx_error_set(err, HX_EFORMAT, -1, "tokenizer spec: line 2 has more than 4 tokens");
+    while ((w = wp_spec_word(spec, len, &at, word, sizeof word)) > 0) {
+        if (t->n_special == WP_MAX_SPECIAL)
+            return hx_error_set(err, HX_ERANGE, -1, "tokenizer spec: more than %d added tokens",
+                                WP_MAX_SPECIAL);
+        memcpy(t->special[t->n_special].lit, word, (size_t)w + 1);
+        t->special[t->n_special].len = (size_t)w;
+        t->special[t->n_special].id = wp_find(t, word);
+        t->special_lead[(unsigned char)word[0]] = 1;
+        t->n_special++;
+    }
+    if (w < 0 || at < len)
+        return hx_error_set(err, HX_EFORMAT, -1, "tokenizer spec: an added token is over %d bytes, "
+                            "or text follows line 3", WP_SPECIAL_BYTES - 1);
+    if (t->pad < 0 || t->unk < 0 || t->cls < 0 || t->sep < 0)
+        return hx_error_set(err, HX_EFORMAT, -1, "vocabulary lacks one of %s %s %s %s", names[0],
+                            names[1], names[2], names[3]);
+    return 0;
+}
+
 int hx_tokenizer_new(hx_tokenizer **out, const char *vocab, size_t len, hx_error *err)
 {
+    return hx_tokenizer_new_spec(out, vocab, len, NULL, 0, err);
+}
+
+int hx_tokenizer_new_spec(hx_tokenizer **out, const char *vocab, size_t len, const char *spec,
+                          size_t spec_len, hx_error *err)
+{
     *out = NULL;
+    if (!spec) {
+        spec = wp_bert_spec;
+        spec_len = sizeof wp_bert_spec - 1;
+    }
     size_t n = 0;
     for (size_t i = 0; i < len; i++)
         n += vocab[i] == '\n';
@@ -144,19 +222,10 @@ int hx_tokenizer_new(hx_tokenizer **out, const char *vocab, size_t len, hx_error
         t->slot_id[i] = k + 1;
         t->slot_hash[i] = h;
     }
-    static const char *const names[WP_N_SPECIAL] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
-    for (int k = 0; k < WP_N_SPECIAL; k++) {
-        t->special[k].lit = names[k];
-        t->special[k].len = strlen(names[k]);
-        t->special[k].id = wp_find(t, names[k]);
-    }
-    t->pad = t->special[0].id;
-    t->unk = t->special[1].id;
-    t->cls = t->special[2].id;
-    t->sep = t->special[3].id;
-    if (t->pad < 0 || t->unk < 0 || t->cls < 0 || t->sep < 0) {
+    int rc = wp_read_spec(t, spec, spec_len, err);
+    if (rc) {
         hx_tokenizer_free(t);
-        return hx_error_set(err, HX_EFORMAT, -1, "vocabulary lacks one of [PAD] [UNK] [CLS] [SEP]");
+        return rc;
     }
     for (uint32_t c = 0; c < 128; c++) {
         uint32_t f[4];
@@ -269,10 +338,10 @@ static void wp_append(wp_run *r, uint32_t cp, size_t at, size_t end)
         r->wbytes += (size_t)hx_utf8_put(cp, r->word + r->wbytes);
 }
 
-/* Length of the special-token literal at s (s[0] == '['), storing its id; 0 if none. */
+/* Length of the added token at s (s[0] leads one), storing its id; 0 if none. */
 static size_t wp_special(const hx_tokenizer *t, const char *s, size_t left, int32_t *id)
 {
-    for (int k = 0; k < WP_N_SPECIAL; k++) {
+    for (int k = 0; k < t->n_special; k++) {
         size_t n = t->special[k].len;
         if (t->special[k].id >= 0 && n <= left && !memcmp(s, t->special[k].lit, n)) {
             *id = t->special[k].id;
@@ -304,7 +373,7 @@ static size_t wp_tokenize(const hx_tokenizer *t, const char *text, size_t len, i
             unsigned k = t->ascii_class[b];
             int32_t sid;
             size_t sl;
-            if (b == '[' && (sl = wp_special(t, text + at, len - at, &sid))) {
+            if (t->special_lead[b] && (sl = wp_special(t, text + at, len - at, &sid))) {
                 wp_flush(&r);
                 wp_emit(&r, sid, at, at + sl);
                 pos = at + sl;

@@ -202,6 +202,9 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
                hx_publish_report *rep, hx_error *err)
 {
     memset(rep, 0, sizeof *rep);
+    if (hx_model_dim(model) != HX_EMBED_DIM)   /* registry.h: vector(384), MiniLM's */
+        return hx_error_set(err, HX_EINVAL, -1, "the registry holds all-MiniLM-L6-v2 vectors; publishing with "
+                            "%s is not supported yet: use --model minilm", hx_model_name(model));
     hx_file_list files = {0};
     hx_registry_known known = {0};
     size_t batch = o->batch ? o->batch : HX_PUBLISH_BATCH, n = 0;

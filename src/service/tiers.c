@@ -146,7 +146,7 @@ int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *r
     bool asks_registry = reg && reg->r && !reg->why[0];
     if (!n && !asks_registry)
         return hx_error_set(err, HX_EINVAL, -1, "no tier to search");
-    float vec[HX_EMBED_DIM];
+    float vec[HX_EMBED_DIM_MAX];
     bool want_vec = o->mode != HX_MODE_KEYWORD;
     if (want_vec && !enc)
         return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the embedding model");

@@ -50,7 +50,13 @@ static int embed(hx_session *s, const char *text, size_t len, float *vec, hx_err
     else if (!hx_index_precision(s->db, &found, NULL))
         p = found;
     hx_encoder *enc;
-    int rc = session_encoder(s, p, &enc, err);
+    const hx_model *m;
+    int rc = session_model(s, p, &m, err);
+    if (!rc && hx_model_dim(m) != HX_EMBED_DIM)   /* memory.h: the file holds MiniLM's vectors */
+        return hx_error_set(err, HX_EINVAL, -1, "the conversation memory holds all-MiniLM-L6-v2 vectors; this "
+                            "session's model is %s: use --model minilm", hx_model_name(m));
+    if (!rc)
+        rc = session_encoder(s, p, &enc, err);
     return rc ? rc : hx_encoder_embed(enc, &text, &len, 1, vec, err);
 }
 
@@ -96,7 +102,7 @@ int hx_session_record_turn(hx_session *s, const hx_turn *t, hx_turn *out, hx_err
     /* the embedding of the exchange: what a later question would be about */
     size_t lu = strlen(in.user_message), lr = strlen(in.agent_response);
     char *text = hx_malloc(lu + lr + 2);
-    float vec[HX_EMBED_DIM];
+    float vec[HX_EMBED_DIM_MAX];
     if (!text)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     memcpy(text, in.user_message, lu);
@@ -163,7 +169,7 @@ static int history_turns(hx_session *s, hx_memory *m, const char *tenant, const 
                          hx_error *err)
 {
     const hx_history_query *q = c->q;
-    float qvec[HX_EMBED_DIM];
+    float qvec[HX_EMBED_DIM_MAX];
     int rc = q->mode != HX_MODE_KEYWORD ? embed(s, q->query, strlen(q->query), qvec, err) : 0;
     hx_memory_hit *hits = NULL;
     size_t n = 0;

@@ -135,6 +135,17 @@ typedef struct {
     hx_session_answer *out;
 } search_call;
 
+/* The registry holds MiniLM's vectors (registry.h, vector(384)): with a model of another dimension
+ * its vector side cannot be asked. Writes why and returns 1 then. */
+static int registry_model_why(hx_session *s, hx_precision p, char *why, size_t cap)
+{
+    const hx_model *m;
+    if (session_model(s, p, &m, NULL) || hx_model_dim(m) == HX_EMBED_DIM)
+        return 0;
+    snprintf(why, cap, "the registry holds all-MiniLM-L6-v2 vectors and this session's model is %s", hx_model_name(m));
+    return 1;
+}
+
 /* The registry tier of a query of source all into k->reg: connected within the query's budget as
  * the identity's tenant and user, or its why saying why not. */
 static int open_registry(hx_session *s, bool embeds, hx_precision p, const hx_read_context *at, answer_keep *k,
@@ -145,6 +156,8 @@ static int open_registry(hx_session *s, bool embeds, hx_precision p, const hx_re
     if (embeds && p != HX_PRECISION_FP32)
         return snprintf(t->why, sizeof t->why, "the project index holds %s vectors and the registry fp32 ones",
                         hx_precision_name(p)), 0;
+    if (embeds && registry_model_why(s, p, t->why, sizeof t->why))
+        return 0;
     hx_error cerr = {0};
     int rc = session_registry_connect(s, false, s->registry_timeout_ms, 0, &t->r, &cerr);
     if (rc == HX_ENOMEM || rc == HX_EINVAL)
@@ -167,11 +180,15 @@ static int search_registry_alone(hx_session *s, const hx_session_query *q, hx_se
         t->reason = "no registry: name one (hx_session_config.registry or $" HX_REGISTRY_ENV ")";
         return 0;
     }
-    float vec[HX_EMBED_DIM];
+    float vec[HX_EMBED_DIM_MAX];
     bool embeds = o->mode != HX_MODE_KEYWORD;
     if (embeds && session_query_precision(s, HX_PRECISION_FP32) != HX_PRECISION_FP32) {
         snprintf(k->reg.why, sizeof k->reg.why, "the registry holds fp32 vectors and this session's model is %s",
                  hx_precision_name(session_query_precision(s, HX_PRECISION_FP32)));
+        t->reason = k->reg.why;
+        return 0;
+    }
+    if (embeds && registry_model_why(s, HX_PRECISION_FP32, k->reg.why, sizeof k->reg.why)) {
         t->reason = k->reg.why;
         return 0;
     }
@@ -202,6 +219,22 @@ static int search_registry_alone(hx_session *s, const hx_session_query *q, hx_se
     return 0;
 }
 
+/* The project index's vectors come from the model it was built with (hx_index_stats.model): a
+ * query embedded by another is refused, naming the model to use. */
+static int check_model(hx_session *s, hx_precision p, hx_error *err)
+{
+    const hx_model *m;
+    hx_index_stats st;
+    int rc = session_model(s, p, &m, err);
+    if (!rc)
+        rc = hx_index_stats_get(s->project, &st, err);
+    if (rc || !strcmp(st.model, hx_model_name(m)))
+        return rc;
+    const char *alias = hx_model_alias(st.model);
+    return hx_error_set(err, HX_EINVAL, -1, "the index %s was built with model %s, not %s: search it with --model %s",
+                        s->db, st.model, hx_model_name(m), alias ? alias : st.model);
+}
+
 static int search_run(hx_session *s, void *arg, hx_error *err)
 {
     search_call *c = arg;
@@ -222,6 +255,8 @@ static int search_run(hx_session *s, void *arg, hx_error *err)
         if (embeds && s->shared && hx_model_precision(s->shared) != p)
             return hx_error_set(err, HX_EINVAL, -1, "the index %s holds %s vectors and the model is %s", s->db,
                                 hx_precision_name(p), hx_precision_name(hx_model_precision(s->shared)));
+        if (embeds && (rc = check_model(s, p, err)))
+            return rc;
         tiers[nt++] = (hx_tier){HX_TIER_PROJECT, s->project};
         out->tiers[out->n_tiers++] = (hx_tier_report){HX_TIER_PROJECT, s->db, true, NULL,
                                                       s->project_taken.commit.generation, 0};
@@ -322,7 +357,7 @@ static int similar_run(hx_session *s, void *arg, hx_error *err)
     similar_call *c = arg;
     const hx_similar_query *q = c->q;
     hx_search_opts o = q->opts;
-    float vec[HX_EMBED_DIM];
+    float vec[HX_EMBED_DIM_MAX];
     int rc = session_project(s, &q->at, err);
     if (rc)
         return rc;

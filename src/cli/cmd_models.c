@@ -1,0 +1,28 @@
+/* cmd_models.c: `hyrax models`, the models hyrax knows by name and where each is installed: its help
+ * text and run function (the catalog is include/hyrax.h's hx_model_catalog). */
+#include "cli.h"
+
+/* === models === */
+
+const char models_about[] =
+    "Lists the models hyrax knows, for --model NAME: the name, dimension, what it is for and the\n"
+    "weights file found for it ('built in' for a static binary's default; '-' when not installed:\n"
+    "'make mpnet' fetches all-mpnet-base-v2). An index remembers its model: search and update it\n"
+    "with the same --model.\n";
+
+int cmd_models(const cli_args *a)
+{
+    (void)a;
+    for (size_t i = 0; i < hx_model_catalog_size(); i++) {
+        hx_model_info info;
+        if (hx_model_catalog(i, &info))
+            continue;
+        printf("%-7s %-18s %4d  %s\n        %s\n", info.alias, info.name, info.dim,
+               info.built_in ? "built in" : info.path[0] ? info.path : "-", info.about);
+    }
+    if (fflush(stdout)) {
+        fputs("hyrax models: writing stdout failed\n", stderr);
+        return 1;
+    }
+    return 0;
+}
