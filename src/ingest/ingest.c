@@ -29,16 +29,6 @@
 
 /* === Small helpers === */
 
-static char *dup_range(const char *s, size_t n)
-{
-    char *d = hx_malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
 /* Length of the longest prefix of s[0..n) that is at most `max` bytes and ends on a UTF-8
  * character boundary. */
 static size_t utf8_clip(const char *s, size_t n, size_t max)
@@ -59,11 +49,7 @@ void hx_doc_source_clear(hx_doc_source *d)
     for (size_t i = 0; i < d->n_headings; i++)
         free(d->headings[i]);
     free(d->headings);
-    for (size_t i = 0; i < d->n_meta; i++) {
-        free(d->meta[i].key);
-        free(d->meta[i].value);
-    }
-    free(d->meta);
+    hx_kv_free(d->meta, d->n_meta);
     memset(d, 0, sizeof *d);
 }
 
@@ -72,11 +58,7 @@ void hx_file_list_clear(hx_file_list *l)
     for (size_t i = 0; i < l->n; i++)
         free(l->paths[i]);
     free(l->paths);
-    for (size_t i = 0; i < l->n_rejected; i++) {
-        free(l->rejected[i].path);
-        free(l->rejected[i].reason);
-    }
-    free(l->rejected);
+    hx_rejected_free(l->rejected, l->n_rejected);
     memset(l, 0, sizeof *l);
 }
 
@@ -117,6 +99,15 @@ int hx_rejected_add(hx_rejected **v, size_t *n, const char *path, const char *re
     snprintf(r->reason, len, "%s%s%s", named ? path : "", named ? ": " : "", reason);
     (*n)++;
     return 0;
+}
+
+void hx_rejected_free(hx_rejected *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].path);
+        free(v[i].reason);
+    }
+    free(v);
 }
 
 /* Records that path was left out, once, with the reason "<path>: <why>". */
@@ -407,7 +398,7 @@ int hx_ingest_decode(const uint8_t *raw, size_t len, char **text, size_t *text_l
     size_t skip = len >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF ? 3 : 0;
     if (valid_utf8(raw + skip, len - skip)) {
         *encoding = skip ? "utf-8-bom" : "utf-8";
-        if (!(*text = dup_range((const char *)raw + skip, len - skip)))
+        if (!(*text = hx_strndup((const char *)raw + skip, len - skip)))
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         *text_len = len - skip;
         return 0;
@@ -440,8 +431,8 @@ int hx_doc_meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen,
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     vlen = utf8_clip(val, vlen, META_VALUE_MAX);
     hx_kv *kv = &d->meta[d->n_meta];
-    kv->key = dup_range(key, klen);
-    kv->value = dup_range(val, vlen);
+    kv->key = hx_strndup(key, klen);
+    kv->value = hx_strndup(val, vlen);
     if (!kv->key || !kv->value) {
         free(kv->key);
         free(kv->value);
@@ -459,7 +450,7 @@ int hx_doc_set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
         n--;
     n = utf8_clip(s, n, HX_LABEL_MAX);
     free(d->title);
-    if (!(d->title = dup_range(s, n)))
+    if (!(d->title = hx_strndup(s, n)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     return 0;
 }
