@@ -78,6 +78,12 @@ int ix_audit_read(hx_store *s, hx_store_ref ref, hx_audit_list *out, hx_error *e
     return 0;
 }
 
+/* A copy of s cut to what the log stores of a string. */
+static char *clip_dup(const char *s)
+{
+    return hx_strndup(s, AUDIT_STR_MAX);
+}
+
 int ix_audit_add(ix_audit_pending *p, const hx_audit_list *log, int64_t time_ns, const char *path,
                  const char *sha256, const char *rule, const char *reason, hx_error *err)
 {
@@ -94,10 +100,10 @@ int ix_audit_add(ix_audit_pending *p, const hx_audit_list *log, int64_t time_ns,
         return rc;
     hx_audit_entry *e = &p->v[p->n];
     e->time_ns = time_ns;
-    e->path = hx_strndup(path, AUDIT_STR_MAX);   /* clipped as the log stores them */
-    e->sha256 = hx_strndup(sha256, AUDIT_STR_MAX);
-    e->rule = hx_strndup(rule, AUDIT_STR_MAX);
-    e->reason = hx_strndup(reason, AUDIT_STR_MAX);
+    e->path = clip_dup(path);
+    e->sha256 = clip_dup(sha256);
+    e->rule = clip_dup(rule);
+    e->reason = clip_dup(reason);
     if (!e->path || !e->sha256 || !e->rule || !e->reason) {
         free((char *)e->path);
         free((char *)e->sha256);
