@@ -147,6 +147,16 @@ int index_progress(void *ctx, size_t done, size_t total, const char *path);
 int make_db_folder(const char *cmd, const char *db);
 int open_reader(hx_index **ix, const char *db, const hx_model *model, const hx_identity *id, hx_error *err);
 int registry_session(const cli_args *a, const hx_identity *id, const char *root, hx_session **s, hx_error *err);
+int read_session(const char *db, const hx_identity *id, hx_session **s, hx_error *err);
+int command_session(const cli_args *a, const char *cmd, hx_session **s);
+
+/* What a read command run under guarded() with its session reads: ls, show. */
+typedef struct {
+    const cli_args *a;
+    hx_session *s;               /* borrowed: the command's read session */
+} session_job;
+
+int guarded_session(const cli_args *a, const char *cmd, int (*fn)(void *));
 
 /* === Signals (main.c) === */
 

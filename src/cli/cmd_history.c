@@ -96,19 +96,11 @@ static int print_turns(const cli_args *a, hx_session *s, const char *session)
 
 int cmd_history(const cli_args *a)
 {
-    hx_identity id;
-    const hx_identity *identity;
-    if (identity_opt(a, "history", &id, &identity))
-        return 2;
-    hx_session_config cfg = {.db = db_opt(a), .no_user_tier = true, .registry = "", .identity = identity,
-                             .read_only = true};
     hx_session *s = NULL;
-    hx_error err = {0};
-    if (hx_session_open(&s, &cfg, &err)) {
-        fprintf(stderr, "hyrax history: %s\n", err.message);
-        return 1;
-    }
-    int rc = a->n_operands ? print_turns(a, s, a->operands[0]) : print_sessions(a, s);
+    int rc = command_session(a, "history", &s);
+    if (rc)
+        return rc;
+    rc = a->n_operands ? print_turns(a, s, a->operands[0]) : print_sessions(a, s);
     hx_session_close(s);
     return rc;
 }

@@ -9,15 +9,10 @@ const char ls_about[] =
     "whose path matches it (** spans folders: 'docs/**/*.md'). --long adds each one's chunks, size,\n"
     "time indexed and title. A GLOB that matches no document is an error (exit 1).\n";
 
-typedef struct {
-    const cli_args *a;
-    hx_session *s;
-} ls_job;
-
 /* Lists and prints under guarded(): the strings are read from the index file while printing. */
 static int run_ls(void *arg)
 {
-    const ls_job *j = arg;
+    const session_job *j = arg;
     const char *glob = j->a->n_operands ? j->a->operands[0] : NULL;
     hx_filter f = {.key = "path", .value = glob};
     hx_list_opts o = {.filters = glob ? &f : NULL, .n_filters = glob ? 1 : 0};
@@ -58,21 +53,6 @@ static int run_ls(void *arg)
 
 int cmd_ls(const cli_args *a)
 {
-    hx_identity id;
-    const hx_identity *identity;
-    if (identity_opt(a, "ls", &id, &identity))
-        return 2;
     term_setup(a);
-    hx_session_config cfg = {.db = db_opt(a), .no_user_tier = true, .registry = "", .identity = identity,
-                             .read_only = true};
-    hx_session *s = NULL;
-    hx_error err = {0};
-    if (hx_session_open(&s, &cfg, &err)) {
-        put_line(stderr, "hyrax ls: ", err.message);
-        return 1;
-    }
-    ls_job j = {a, s};
-    int rc = guarded("ls", run_ls, &j);
-    hx_session_close(s);
-    return rc;
+    return guarded_session(a, "ls", run_ls);
 }

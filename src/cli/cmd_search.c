@@ -199,11 +199,9 @@ static int fusion_weights_opt(const cli_args *a, hx_search_opts *o)
 int cmd_search(const cli_args *a)
 {
     const char *db = db_opt(a), *v;
-    hx_search_opts o;
-    hx_search_opts_default(&o);
-    o.snippets = 1;
-    o.group = HX_GROUP_DOCUMENT;
-    o.min_score = (float)HX_MIN_RELEVANCE;
+    hx_session_query q;   /* what search starts from, then the options */
+    hx_session_query_init(&q, NULL);
+    hx_search_opts *o = &q.opts;
     hx_filter_set filters = {0};
     char *query = NULL, *recency_key = NULL;   /* KEY of --recency KEY:DAYS, owned */
     size_t qlen = 0, pos = 0;
@@ -214,12 +212,12 @@ int cmd_search(const cli_args *a)
         goto done;
     term_setup(a);
     if ((v = opt_str(a, "--mode")))
-        hx_mode_parse(v, &o.mode);   /* the table checked the name */
+        hx_mode_parse(v, &o->mode);   /* the table checked the name */
     if ((v = opt_str(a, "--group")))
-        hx_group_parse(v, &o.group);
-    o.fusion = opt_str(a, "--fusion") && !strcmp(opt_str(a, "--fusion"), "weighted");
-    o.k = (uint32_t)opt_long(a, "--top-k", o.k);
-    o.ef = (uint32_t)opt_long(a, "--ef", o.ef);
+        hx_group_parse(v, &o->group);
+    o->fusion = opt_str(a, "--fusion") && !strcmp(opt_str(a, "--fusion"), "weighted");
+    o->k = (uint32_t)opt_long(a, "--top-k", o->k);
+    o->ef = (uint32_t)opt_long(a, "--ef", o->ef);
     while ((v = opt_next(a, "--filter", &pos))) {
         hx_error ferr = {0};
         if (hx_filter_parse_arg(&filters, v, &ferr)) {
@@ -230,13 +228,13 @@ int cmd_search(const cli_args *a)
     }
     if ((v = opt_str(a, "--min-score"))) {
         char *end;
-        o.min_score = strtof(v, &end);
-        if (*end || end == v || isnan(o.min_score)) {
+        o->min_score = strtof(v, &end);
+        if (*end || end == v || isnan(o->min_score)) {
             fprintf(stderr, "hyrax search: --min-score wants a number, not '%s'\n", v);
             goto done;
         }
     }
-    if (fusion_weights_opt(a, &o))
+    if (fusion_weights_opt(a, o))
         goto done;
     if ((v = opt_str(a, "--recency"))) {
         const char *colon = strrchr(v, ':');
@@ -251,8 +249,8 @@ int cmd_search(const cli_args *a)
             goto done;
         }
         recency_key[colon - v] = 0;
-        o.recency_key = recency_key;
-        o.recency_half_life_days = days;
+        o->recency_key = recency_key;
+        o->recency_half_life_days = days;
     }
     hx_read_context at = {HX_READ_HEAD, NULL, 0};
     if (opt_str(a, "--as-of") && opt_str(a, "--baseline")) {
@@ -273,19 +271,19 @@ int cmd_search(const cli_args *a)
     }
     for (size_t i = 0; i < a->n_operands; i++) {   /* the words of the query, joined by spaces */
         size_t l = strlen(a->operands[i]);
-        char *q = hx_realloc(query, qlen + l + 2);
-        if (!q) {
+        char *grown = hx_realloc(query, qlen + l + 2);
+        if (!grown) {
             rc = 1;
             goto done;
         }
-        query = q;
+        query = grown;
         if (qlen)
             query[qlen++] = ' ';
         memcpy(query + qlen, a->operands[i], l + 1);
         qlen += l;
     }
-    o.filters = filters.v;
-    o.n_filters = filters.n;
+    o->filters = filters.v;
+    o->n_filters = filters.n;
     hx_search_source source = HX_SEARCH_ALL;
     if ((v = opt_str(a, "--source")))
         hx_search_source_parse(v, &source);   /* the table checked the name */
@@ -311,9 +309,7 @@ int cmd_search(const cli_args *a)
         put_line(stderr, "hyrax search: ", serr.message);
         goto done;
     }
-    hx_session_query q;
-    hx_session_query_init(&q, query);
-    q.opts = o;
+    q.query = query;
     q.source = source;
     q.at = at;
     search_job job = {s, db, &q, opt_str(a, "--json") != NULL};

@@ -11,11 +11,6 @@ const char show_about[] =
     "its chunks (id, lines, heading); --text adds each chunk's text. PATH is root-relative or a path\n"
     "on disk inside the indexed root. A PATH the index does not hold is an error (exit 1).\n";
 
-typedef struct {
-    const cli_args *a;
-    hx_session *s;
-} show_job;
-
 /* A label in the first 12 columns. */
 static void label(const char *l)
 {
@@ -39,7 +34,7 @@ static void put_body(const char *text, size_t len)
 /* Reads and prints under guarded(): the strings are read from the index file while printing. */
 static int run_show(void *arg)
 {
-    const show_job *j = arg;
+    const session_job *j = arg;
     hx_session_doc d;
     hx_error err = {0};
     if (hx_session_get(j->s, -1, j->a->operands[0], NULL, true, &d, &err)) {
@@ -113,21 +108,6 @@ static int run_show(void *arg)
 
 int cmd_show(const cli_args *a)
 {
-    hx_identity id;
-    const hx_identity *identity;
-    if (identity_opt(a, "show", &id, &identity))
-        return 2;
     term_setup(a);
-    hx_session_config cfg = {.db = db_opt(a), .no_user_tier = true, .registry = "", .identity = identity,
-                             .read_only = true};
-    hx_session *s = NULL;
-    hx_error err = {0};
-    if (hx_session_open(&s, &cfg, &err)) {
-        put_line(stderr, "hyrax show: ", err.message);
-        return 1;
-    }
-    show_job j = {a, s};
-    int rc = guarded("show", run_show, &j);
-    hx_session_close(s);
-    return rc;
+    return guarded_session(a, "show", run_show);
 }

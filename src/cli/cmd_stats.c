@@ -41,12 +41,10 @@ static void print_activity(const hx_activity *act)
 static int run_stats(void *arg)
 {
     const db_job *j = arg;
-    hx_session_config cfg = {.db = j->db, .no_user_tier = true, .registry = "", .identity = j->identity,
-                             .read_only = true};
     hx_session *s = NULL;
     hx_error err = {0};
     hx_session_info info;
-    int rc = hx_session_open(&s, &cfg, &err);
+    int rc = read_session(j->db, j->identity, &s, &err);
     if (!rc && !(rc = hx_session_status(s, &info, &err)) && !info.project.present)
         rc = (err = info.project.error).code;
     if (rc) {

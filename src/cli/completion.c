@@ -25,17 +25,31 @@ static bool wants_path(const char *v)
     return v && (!strcmp(v, "FILE") || !strcmp(v, "DIR") || !strcmp(v, "PATH"));
 }
 
-/* The first help line of o, with the characters quote_chars names escaped by a backslash and
- * single quotes as the shell's '\''-style sequence `squote`. */
-static void put_help(FILE *f, const cli_opt *o, const char *quote_chars, const char *squote)
+/* The first line of s (an option's help, a command's summary), with the characters quote_chars
+ * names escaped by a backslash and single quotes as the shell's '\''-style sequence `squote`. */
+static void put_quoted(FILE *f, const char *s, const char *quote_chars, const char *squote)
 {
-    for (const char *h = o->help; *h && *h != '\n'; h++)
+    for (const char *h = s; *h && *h != '\n'; h++)
         if (*h == '\'')
             fputs(squote, f);
         else if (strchr(quote_chars, *h))
             fprintf(f, "\\%c", *h);
         else
             fputc(*h, f);
+}
+
+/* The names of the commands, separated by spaces. */
+static void put_commands(FILE *f, const cli_cmd *c, size_t nc)
+{
+    for (size_t i = 0; i < nc; i++)
+        fprintf(f, "%s%s", i ? " " : "", c[i].name);
+}
+
+/* The values of an option that takes one of a set, separated by spaces. */
+static void put_choices(FILE *f, const cli_opt *o)
+{
+    for (size_t v = 0; o->choices[v]; v++)
+        fprintf(f, "%s%s", v ? " " : "", o->choices[v]);
 }
 
 /* === bash === */
@@ -50,8 +64,7 @@ static void bash(FILE *f)
           "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" opts=\"\"\n"
           "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
           "        COMPREPLY=($(compgen -W \"", f);
-    for (size_t i = 0; i < nc; i++)
-        fprintf(f, "%s%s", i ? " " : "", c[i].name);
+    put_commands(f, c, nc);
     fputs(" --help --version\" -- \"$cur\"))\n"
           "        return\n"
           "    fi\n"
@@ -63,8 +76,7 @@ static void bash(FILE *f)
         if (!o[i].choices || !first)
             continue;
         fprintf(f, "        %s)\n            COMPREPLY=($(compgen -W \"", o[i].name);
-        for (size_t v = 0; o[i].choices[v]; v++)
-            fprintf(f, "%s%s", v ? " " : "", o[i].choices[v]);
+        put_choices(f, &o[i]);
         fputs("\" -- \"$cur\"))\n            return ;;\n", f);
     }
     fputs("    esac\n"
@@ -84,8 +96,7 @@ static void bash(FILE *f)
     fputs("    esac\n"
           "    case \"${COMP_WORDS[1]}\" in\n"
           "        help) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"", f);
-    for (size_t i = 0; i < nc; i++)
-        fprintf(f, "%s%s", i ? " " : "", c[i].name);
+    put_commands(f, c, nc);
     fputs("\" -- \"$cur\")) && return ;;\n"
           "        completion) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")) && "
           "return ;;\n"
@@ -110,8 +121,7 @@ static void zsh(FILE *f)
           "    commands=(\n", f);
     for (size_t i = 0; i < nc; i++) {
         fprintf(f, "        '%s:", c[i].name);
-        for (const char *h = c[i].summary; *h; h++)
-            fputs(*h == '\'' ? "'\\''" : *h == ':' ? "\\:" : (char[2]){*h, 0}, f);
+        put_quoted(f, c[i].summary, ":", "'\\''");
         fputs("'\n", f);
     }
     fputs("    )\n"
@@ -139,14 +149,13 @@ static void zsh(FILE *f)
                 else
                     fputs(o[k].name, f);
                 fputc('[', f);
-                put_help(f, &o[k], "[]:\\", "'\\''");
+                put_quoted(f, o[k].help, "[]:\\", "'\\''");
                 fputc(']', f);
                 if (o[k].value) {
                     fprintf(f, ":%s:", o[k].value);
                     if (o[k].choices) {
                         fputc('(', f);
-                        for (size_t v = 0; o[k].choices[v]; v++)
-                            fprintf(f, "%s%s", v ? " " : "", o[k].choices[v]);
+                        put_choices(f, &o[k]);
                         fputc(')', f);
                     } else if (wants_path(o[k].value)) {
                         fputs(!strcmp(o[k].value, "DIR") ? "_files -/" : "_files", f);
@@ -183,8 +192,7 @@ static void fish(FILE *f)
           "complete -c hyrax -f\n", f);
     for (size_t i = 0; i < nc; i++) {
         fprintf(f, "complete -c hyrax -n __fish_use_subcommand -a %s -d '", c[i].name);
-        for (const char *h = c[i].summary; *h; h++)
-            fputs(*h == '\'' ? "\\'" : *h == '\\' ? "\\\\" : (char[2]){*h, 0}, f);
+        put_quoted(f, c[i].summary, "\\", "\\'");
         fputs("'\n", f);
     }
     for (size_t i = 0; i < nc; i++)
@@ -196,19 +204,17 @@ static void fish(FILE *f)
                 fprintf(f, " -s %c", o[k].short_name);
             if (o[k].choices) {
                 fputs(" -x -a '", f);
-                for (size_t v = 0; o[k].choices[v]; v++)
-                    fprintf(f, "%s%s", v ? " " : "", o[k].choices[v]);
+                put_choices(f, &o[k]);
                 fputc('\'', f);
             } else if (o[k].value) {
                 fputs(wants_path(o[k].value) ? " -r -F" : " -x", f);
             }
             fputs(" -d '", f);
-            put_help(f, &o[k], "\\", "\\'");
+            put_quoted(f, o[k].help, "\\", "\\'");
             fputs("'\n", f);
         }
     fputs("complete -c hyrax -n '__fish_seen_subcommand_from help' -a '", f);
-    for (size_t i = 0; i < nc; i++)
-        fprintf(f, "%s%s", i ? " " : "", c[i].name);
+    put_commands(f, c, nc);
     fputs("'\n"
           "complete -c hyrax -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n"
           "complete -c hyrax -n '__fish_seen_subcommand_from index rm sync publish verify' -F\n", f);

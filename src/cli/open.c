@@ -1,6 +1,6 @@
 /* open.c: what several commands open the same way from their options: an index for reading as the
- * reader identity, a session on the registry, the index file's folder. Messages go to stderr; the
- * caller closes what it was given. */
+ * reader identity, a session on the registry, the read commands' session, the index file's folder.
+ * Messages go to stderr; the caller closes what it was given. */
 #include "cli.h"
 
 #include <errno.h>
@@ -44,4 +44,43 @@ int registry_session(const cli_args *a, const hx_identity *id, const char *root,
                              .registry_timeout_ms = (int)opt_long(a, "--registry-timeout", 0), .identity = id,
                              .weights = a->cmd->bit == CMD_PUBLISH ? opt_str(a, "--model") : NULL};
     return hx_session_open(s, &cfg, err);
+}
+
+/* A read-only session on the project index db as the identity id (NULL: none), without the user
+ * tier or a registry: the one way the read commands (ls, show, history, stats) open the index. */
+int read_session(const char *db, const hx_identity *id, hx_session **s, hx_error *err)
+{
+    hx_session_config cfg = {.db = db, .no_user_tier = true, .registry = "", .identity = id, .read_only = true};
+    return hx_session_open(s, &cfg, err);
+}
+
+/* read_session on the index the options name (db_opt) as their --tenant/--user identity: 0, else
+ * the exit status (2: a bad identity, 1: the index does not open) after the message. */
+int command_session(const cli_args *a, const char *cmd, hx_session **s)
+{
+    hx_identity id;
+    const hx_identity *identity;
+    if (identity_opt(a, cmd, &id, &identity))
+        return 2;
+    hx_error err = {0};
+    if (read_session(db_opt(a), identity, s, &err)) {
+        fprintf(stderr, "hyrax %s: ", cmd);
+        put_line(stderr, "", err.message);
+        return 1;
+    }
+    return 0;
+}
+
+/* Runs fn(session_job) under guarded() with the command's session (command_session); the exit
+ * status. */
+int guarded_session(const cli_args *a, const char *cmd, int (*fn)(void *))
+{
+    hx_session *s = NULL;
+    int rc = command_session(a, cmd, &s);
+    if (rc)
+        return rc;
+    session_job j = {a, s};
+    rc = guarded(cmd, fn, &j);
+    hx_session_close(s);
+    return rc;
 }

@@ -37,12 +37,17 @@ void hx_extract_clear(hx_extract *x)
     for (size_t i = 0; i < x->n_headings; i++)
         free(x->headings[i]);
     free(x->headings);
-    for (size_t i = 0; i < x->n_meta; i++) {
-        free(x->meta[i].key);
-        free(x->meta[i].value);
-    }
-    free(x->meta);
+    hx_kv_free(x->meta, x->n_meta);
     memset(x, 0, sizeof *x);
+}
+
+void hx_kv_free(hx_kv *kv, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(kv[i].key);
+        free(kv[i].value);
+    }
+    free(kv);
 }
 
 static int oom(hx_error *err)

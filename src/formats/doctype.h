@@ -106,6 +106,8 @@ typedef struct hx_extract {
 int hx_extract_init(hx_extract *x, size_t in_len, hx_error *err);
 /* Frees everything x owns (also after a failed extraction) and zeroes it. */
 void hx_extract_clear(hx_extract *x);
+/* Frees n metadata pairs (each key and value) and the array that holds them. */
+void hx_kv_free(hx_kv *kv, size_t n);
 
 /* Appends s[0..n) to the open block verbatim (a block of kind PROSE is opened when none is):
  * invalid UTF-8 becomes U+FFFD, harmless controls are dropped (see above). */

@@ -17,16 +17,6 @@
 
 /* === Small helpers === */
 
-static char *dup_range(const char *s, size_t n)
-{
-    char *d = hx_malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
 /* Length of the longest prefix of s[0..n) that is at most `max` bytes and ends on a UTF-8
  * character boundary. */
 static size_t utf8_clip(const char *s, size_t n, size_t max)
@@ -47,11 +37,7 @@ void hx_doc_source_clear(hx_doc_source *d)
     for (size_t i = 0; i < d->n_headings; i++)
         free(d->headings[i]);
     free(d->headings);
-    for (size_t i = 0; i < d->n_meta; i++) {
-        free(d->meta[i].key);
-        free(d->meta[i].value);
-    }
-    free(d->meta);
+    hx_kv_free(d->meta, d->n_meta);
     memset(d, 0, sizeof *d);
 }
 
@@ -127,7 +113,7 @@ int hx_doc_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
     size_t skip = len >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF ? 3 : 0;
     if (valid_utf8(raw + skip, len - skip)) {
         *encoding = skip ? "utf-8-bom" : "utf-8";
-        if (!(*text = dup_range((const char *)raw + skip, len - skip)))
+        if (!(*text = hx_strndup((const char *)raw + skip, len - skip)))
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         *text_len = len - skip;
         return 0;
@@ -160,8 +146,8 @@ int hx_doc_meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen,
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     vlen = utf8_clip(val, vlen, META_VALUE_MAX);
     hx_kv *kv = &d->meta[d->n_meta];
-    kv->key = dup_range(key, klen);
-    kv->value = dup_range(val, vlen);
+    kv->key = hx_strndup(key, klen);
+    kv->value = hx_strndup(val, vlen);
     if (!kv->key || !kv->value) {
         free(kv->key);
         free(kv->value);
@@ -179,7 +165,7 @@ int hx_doc_set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
         n--;
     n = utf8_clip(s, n, HX_LABEL_MAX);
     free(d->title);
-    if (!(d->title = dup_range(s, n)))
+    if (!(d->title = hx_strndup(s, n)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     return 0;
 }

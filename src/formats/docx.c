@@ -26,11 +26,10 @@ typedef struct {
     hx_error *err;
     style *styles;
     size_t n_styles;
-    hx_obuf para, row;
+    hx_obuf para;
+    hx_office_table table;
     int level;             /* heading level of the open paragraph */
     int pdepth;            /* paragraphs open (text boxes nest them) */
-    int tbl;               /* tables open */
-    size_t cell_at;        /* where the open cell's text starts in `row` */
     int skip;              /* elements open whose text is left out */
     bool in_t, in_ppr, note_skipped;
 } docx;
@@ -71,23 +70,6 @@ static int styles_start(void *ctx, const char *name, size_t len, const hx_xml_at
     return 0;
 }
 
-static int nop_end(void *ctx, const char *name, size_t len)
-{
-    (void)ctx;
-    (void)name;
-    (void)len;
-    return 0;
-}
-
-static int nop_text(void *ctx, const char *s, size_t len, int raw)
-{
-    (void)ctx;
-    (void)s;
-    (void)len;
-    (void)raw;
-    return 0;
-}
-
 /* === Document, notes, comments === */
 
 static int put(docx *d, const char *s, size_t n)
@@ -122,11 +104,11 @@ static int body_start(void *ctx, const char *name, size_t len, const hx_xml_attr
                               hx_office_is(name, len, "cr"))) {
         return put(d, " ", 1);
     } else if (hx_office_is(name, len, "tbl")) {
-        d->tbl++;
-    } else if (hx_office_is(name, len, "tr") && d->tbl == 1) {
-        d->row.len = 0;
-    } else if (hx_office_is(name, len, "tc") && d->tbl == 1) {
-        d->cell_at = d->row.len;
+        hx_office_table_start(&d->table, HX_OFFICE_TABLE);
+    } else if (hx_office_is(name, len, "tr")) {
+        hx_office_table_start(&d->table, HX_OFFICE_ROW);
+    } else if (hx_office_is(name, len, "tc")) {
+        hx_office_table_start(&d->table, HX_OFFICE_CELL);
     } else if (hx_office_is(name, len, "footnote") || hx_office_is(name, len, "endnote")) {
         d->note_skipped = hx_office_attr_str(a, n, "type", v, sizeof v) && strcmp(v, "normal");
     }
@@ -143,28 +125,20 @@ static int body_end(void *ctx, const char *name, size_t len)
     int rc = 0;
     if (hx_office_is(name, len, "p") && d->pdepth && !--d->pdepth && !d->note_skipped) {
         const char *s = d->para.s ? d->para.s : "";
-        if (d->tbl) {   /* a cell's paragraph: into the row */
-            const char *sep = !d->para.len || !d->row.len ? "" : d->row.len > d->cell_at ? " " : " | ";
-            rc = hx_obuf_put(&d->row, sep, strlen(sep), d->err);
-            if (!rc)
-                rc = hx_obuf_put(&d->row, s, d->para.len, d->err);
-        } else if (d->level) {
+        if (d->table.depth)   /* a cell's paragraph: into the row */
+            rc = hx_office_table_para(&d->table, s, d->para.len, d->err);
+        else if (d->level)
             rc = hx_x_heading(d->x, d->level, s, d->para.len, d->err);
-        } else if (d->para.len) {
-            rc = hx_x_block(d->x, HX_BLOCK_PROSE, d->err);
-            if (!rc)
-                rc = hx_x_words(d->x, s, d->para.len, d->err);
-        }
+        else if (d->para.len)
+            rc = hx_office_prose(d->x, s, d->para.len, d->err);
     } else if (hx_office_is(name, len, "pPr")) {
         d->in_ppr = false;
     } else if (hx_office_is(name, len, "t")) {
         d->in_t = false;
-    } else if (hx_office_is(name, len, "tbl") && d->tbl) {
-        d->tbl--;
-    } else if (hx_office_is(name, len, "tr") && d->tbl == 1 && d->row.len) {
-        rc = hx_x_block(d->x, HX_BLOCK_PROSE, d->err);
-        if (!rc)
-            rc = hx_x_words(d->x, d->row.s, d->row.len, d->err);
+    } else if (hx_office_is(name, len, "tbl")) {
+        hx_office_table_end(&d->table, HX_OFFICE_TABLE, d->x, d->err);
+    } else if (hx_office_is(name, len, "tr")) {
+        rc = hx_office_table_end(&d->table, HX_OFFICE_ROW, d->x, d->err);
     } else if (hx_office_is(name, len, "footnote") || hx_office_is(name, len, "endnote")) {
         d->note_skipped = false;
     }
@@ -179,47 +153,36 @@ static int body_text(void *ctx, const char *s, size_t len, int raw)
 
 static int extract_docx(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
 {
-    hx_zip z;
-    int rc = hx_office_open(&z, raw, len, err);
+    hx_office_ooxml p;
+    int rc = hx_office_ooxml_open(&p, raw, len, "word/document.xml", x, err);
     if (rc)
         return rc;
     docx d = {.x = x, .err = err};
-    hx_office_rels root = {0}, rels = {0};
-    const char *main_part = "word/document.xml";
-    if (!(rc = hx_office_rels_read(&z, "", &root, err))) {
-        const char *t = hx_office_rels_by_type(&root, "/officeDocument");
-        main_part = t ? t : main_part;
-        rc = hx_office_properties(&z, "docProps/core.xml", x, err);
-    }
-    if (!rc)
-        rc = hx_office_rels_read(&z, main_part, &rels, err);
-    const char *styles = hx_office_rels_by_type(&rels, "/styles");
-    if (!rc && styles && hx_zip_find(&z, styles)) {
+    const char *styles = hx_office_rels_by_type(&p.rels, "/styles");
+    if (styles && hx_zip_find(&p.zip, styles)) {
         if (!(d.styles = hx_calloc(MAX_STYLES, sizeof *d.styles)))
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for styles");
-        hx_xml_handler sh = {&d, styles_start, nop_end, nop_text};
+        hx_xml_handler sh = {&d, styles_start, NULL, NULL};
         if (!rc)
-            rc = hx_office_parse(&z, styles, &sh, err);
+            rc = hx_office_parse(&p.zip, styles, &sh, err);
     }
     hx_xml_handler h = {&d, body_start, body_end, body_text};
     if (!rc)
-        rc = hx_office_parse(&z, main_part, &h, err);
+        rc = hx_office_parse(&p.zip, p.main, &h, err);
     static const char *const extra[] = {"/footnotes", "/endnotes", "/comments"};
     for (size_t i = 0; !rc && i < sizeof extra / sizeof *extra; i++) {
-        const char *part = hx_office_rels_by_type(&rels, extra[i]);
-        if (part && hx_zip_find(&z, part)) {
-            d.pdepth = d.tbl = d.skip = 0;
-            rc = hx_office_parse(&z, part, &h, err);
+        const char *part = hx_office_rels_by_type(&p.rels, extra[i]);
+        if (part && hx_zip_find(&p.zip, part)) {
+            d.pdepth = d.table.depth = d.skip = 0;
+            rc = hx_office_parse(&p.zip, part, &h, err);
         }
     }
     if (!rc)
         rc = hx_x_finish(x, err);
-    hx_office_rels_free(&root);
-    hx_office_rels_free(&rels);
     free(d.styles);
     free(d.para.s);
-    free(d.row.s);
-    hx_zip_close(&z);
+    free(d.table.row.s);
+    hx_office_ooxml_close(&p);
     return rc;
 }
 

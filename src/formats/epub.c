@@ -23,23 +23,6 @@ typedef struct {
     bool has_opf;
 } epub;
 
-static int nop_end(void *ctx, const char *name, size_t len)
-{
-    (void)ctx;
-    (void)name;
-    (void)len;
-    return 0;
-}
-
-static int nop_text(void *ctx, const char *s, size_t len, int raw)
-{
-    (void)ctx;
-    (void)s;
-    (void)len;
-    (void)raw;
-    return 0;
-}
-
 static int container_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
 {
     epub *e = ctx;
@@ -84,14 +67,14 @@ static int extract_epub(const uint8_t *raw, size_t len, hx_extract *x, hx_error 
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for the EPUB manifest");
     if (!rc && hx_zip_find(&z, "META-INF/encryption.xml"))
         rc = hx_error_set(err, HX_EFORMAT, -1, "EPUB with encrypted content (DRM) cannot be read");
-    hx_xml_handler ch = {e, container_start, nop_end, nop_text};
+    hx_xml_handler ch = {e, container_start, NULL, NULL};
     if (!rc)
         rc = hx_office_parse(&z, "META-INF/container.xml", &ch, err);
     if (!rc && !e->has_opf)
         rc = hx_error_set(err, HX_EFORMAT, -1, "EPUB container names no package document");
     if (!rc)
         rc = hx_office_properties(&z, e->opf, x, err);
-    hx_xml_handler oh = {e, opf_start, nop_end, nop_text};
+    hx_xml_handler oh = {e, opf_start, NULL, NULL};
     if (!rc)
         rc = hx_office_parse(&z, e->opf, &oh, err);
     for (size_t i = 0; !rc && i < e->n_spine; i++) {

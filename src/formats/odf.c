@@ -16,11 +16,10 @@ typedef struct {
     hx_extract *x;
     hx_error *err;
     bool sheets, pages;    /* ODS: tables are sections; ODP: pages are pages */
-    hx_obuf para, row, notes;
+    hx_obuf para, notes;
+    hx_office_table table;
     int level;             /* heading level of the open paragraph (text:h) */
     int pdepth;            /* paragraphs open */
-    int tbl;               /* tables open */
-    size_t cell_at;        /* where the open cell's text starts in `row` */
     int skip;              /* elements open whose text is left out */
     int note;              /* note bodies open: text goes to `notes` */
     int title_frame;       /* depth of an open presentation title frame */
@@ -71,13 +70,13 @@ static int start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, 
     } else if (hx_office_is(name, len, "note-body")) {
         o->note++;
     } else if (hx_office_is(name, len, "table")) {
-        if (!o->tbl++ && o->sheets && hx_office_attr_str(a, n, "name", v, sizeof v))
+        hx_office_table_start(&o->table, HX_OFFICE_TABLE);
+        if (o->table.depth == 1 && o->sheets && hx_office_attr_str(a, n, "name", v, sizeof v))
             return hx_x_heading(o->x, 1, v, strlen(v), o->err);
-    } else if (hx_office_is(name, len, "table-row") && o->tbl == 1) {
-        o->row.len = 0;
-    } else if ((hx_office_is(name, len, "table-cell") || hx_office_is(name, len, "covered-table-cell")) &&
-               o->tbl == 1) {
-        o->cell_at = o->row.len;
+    } else if (hx_office_is(name, len, "table-row")) {
+        hx_office_table_start(&o->table, HX_OFFICE_ROW);
+    } else if (hx_office_is(name, len, "table-cell") || hx_office_is(name, len, "covered-table-cell")) {
+        hx_office_table_start(&o->table, HX_OFFICE_CELL);
     } else if (hx_office_is(name, len, "page") && o->pages) {
         o->page++;
         hx_x_source(o->x, o->page, o->page);
@@ -92,20 +91,11 @@ static int flush_para(odf *o)
 {
     const char *s = o->para.s ? o->para.s : "";
     size_t k = o->para.len;
-    int rc = 0;
-    if (o->tbl) {
-        if (!k)
-            return 0;
-        const char *sep = !o->row.len ? "" : o->row.len > o->cell_at ? " " : " | ";
-        rc = hx_obuf_put(&o->row, sep, strlen(sep), o->err);
-        return rc ? rc : hx_obuf_put(&o->row, s, k, o->err);
-    }
+    if (o->table.depth)
+        return hx_office_table_para(&o->table, s, k, o->err);
     if (o->level)
         return hx_x_heading(o->x, o->level, s, k, o->err);
-    if (!k)
-        return 0;
-    rc = hx_x_block(o->x, HX_BLOCK_PROSE, o->err);
-    return rc ? rc : hx_x_words(o->x, s, k, o->err);
+    return k ? hx_office_prose(o->x, s, k, o->err) : 0;
 }
 
 static int end(void *ctx, const char *name, size_t len)
@@ -126,14 +116,10 @@ static int end(void *ctx, const char *name, size_t len)
             rc = flush_para(o);
     } else if (hx_office_is(name, len, "note-body") && o->note) {
         o->note--;
-    } else if (hx_office_is(name, len, "table-row") && o->tbl == 1) {
-        if (o->row.len) {
-            rc = hx_x_block(o->x, HX_BLOCK_PROSE, o->err);
-            if (!rc)
-                rc = hx_x_words(o->x, o->row.s, o->row.len, o->err);
-        }
-    } else if (hx_office_is(name, len, "table") && o->tbl) {
-        o->tbl--;
+    } else if (hx_office_is(name, len, "table-row")) {
+        rc = hx_office_table_end(&o->table, HX_OFFICE_ROW, o->x, o->err);
+    } else if (hx_office_is(name, len, "table")) {
+        hx_office_table_end(&o->table, HX_OFFICE_TABLE, o->x, o->err);
     }
     return rc;
 }
@@ -161,11 +147,8 @@ static int extract_odf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *
         rc = hx_office_parse(&z, "content.xml", &h, err);
     for (size_t i = 0; !rc && i < o.notes.len;) {   /* notes, one block a paragraph */
         size_t k = strcspn(o.notes.s + i, "\n");
-        if (k) {
-            rc = hx_x_block(x, HX_BLOCK_PROSE, err);
-            if (!rc)
-                rc = hx_x_words(x, o.notes.s + i, k, err);
-        }
+        if (k)
+            rc = hx_office_prose(x, o.notes.s + i, k, err);
         i += k + 1;
     }
     if (!rc && pages)
@@ -173,7 +156,7 @@ static int extract_odf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *
     if (!rc)
         rc = hx_x_finish(x, err);
     free(o.para.s);
-    free(o.row.s);
+    free(o.table.row.s);
     free(o.notes.s);
     hx_zip_close(&z);
     return rc;

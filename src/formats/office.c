@@ -1,6 +1,7 @@
 /* office.c: the parts of ZIP-based document formats every such extractor shares (contract in
- * office.h): the package, XML parts, names, properties, relationships and package paths. Must not
- * use an entry name as a file path or know any one format's body. */
+ * office.h): the package, XML parts, names, paragraphs and table rows, properties, relationships,
+ * package paths and OOXML packages. Must not use an entry name as a file path or know any one
+ * format's body. */
 #include "office.h"
 
 #include "alloc.h"
@@ -117,6 +118,42 @@ bool hx_office_attr_str(const hx_xml_attr *a, size_t n, const char *local, char 
     buf[k] = 0;
     free(tmp);
     return true;
+}
+
+/* === Paragraphs and tables === */
+
+int hx_office_prose(hx_extract *x, const char *s, size_t n, hx_error *err)
+{
+    int rc = hx_x_block(x, HX_BLOCK_PROSE, err);
+    return rc ? rc : hx_x_words(x, s, n, err);
+}
+
+void hx_office_table_start(hx_office_table *t, hx_office_tpart part)
+{
+    if (part == HX_OFFICE_TABLE)
+        t->depth++;
+    else if (part == HX_OFFICE_ROW && t->depth == 1)
+        t->row.len = 0;
+    else if (part == HX_OFFICE_CELL && t->depth == 1)
+        t->cell_at = t->row.len;
+}
+
+int hx_office_table_end(hx_office_table *t, hx_office_tpart part, hx_extract *x, hx_error *err)
+{
+    if (part == HX_OFFICE_TABLE && t->depth)
+        t->depth--;
+    else if (part == HX_OFFICE_ROW && t->depth == 1 && t->row.len)
+        return hx_office_prose(x, t->row.s, t->row.len, err);
+    return 0;
+}
+
+int hx_office_table_para(hx_office_table *t, const char *s, size_t n, hx_error *err)
+{
+    if (!n)
+        return 0;
+    const char *sep = !t->row.len ? "" : t->row.len > t->cell_at ? " " : " | ";
+    int rc = hx_obuf_put(&t->row, sep, strlen(sep), err);
+    return rc ? rc : hx_obuf_put(&t->row, s, n, err);
 }
 
 /* === Properties === */
@@ -286,23 +323,6 @@ static int rels_start(void *ctx, const char *name, size_t len, const hx_xml_attr
     return 0;
 }
 
-static int rels_nop_end(void *ctx, const char *name, size_t len)
-{
-    (void)ctx;
-    (void)name;
-    (void)len;
-    return 0;
-}
-
-static int rels_nop_text(void *ctx, const char *s, size_t len, int raw)
-{
-    (void)ctx;
-    (void)s;
-    (void)len;
-    (void)raw;
-    return 0;
-}
-
 int hx_office_rels_read(hx_zip *z, const char *part, hx_office_rels *r, hx_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -314,7 +334,7 @@ int hx_office_rels_read(hx_zip *z, const char *part, hx_office_rels *r, hx_error
     if (!hx_zip_find(z, name))
         return 0;
     rels_ctx c = {r, part, err};
-    hx_xml_handler h = {&c, rels_start, rels_nop_end, rels_nop_text};
+    hx_xml_handler h = {&c, rels_start, NULL, NULL};
     int rc = hx_office_parse(z, name, &h, err);
     if (rc)
         hx_office_rels_free(r);
@@ -349,6 +369,35 @@ void hx_office_rels_free(hx_office_rels *r)
     }
     free(r->items);
     memset(r, 0, sizeof *r);
+}
+
+/* === OOXML packages === */
+
+int hx_office_ooxml_open(hx_office_ooxml *p, const uint8_t *raw, size_t len, const char *main_default, hx_extract *x,
+                         hx_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->main = main_default;
+    int rc = hx_office_open(&p->zip, raw, len, err);
+    if (rc)
+        return rc;
+    if (!(rc = hx_office_rels_read(&p->zip, "", &p->root, err))) {
+        const char *t = hx_office_rels_by_type(&p->root, "/officeDocument");
+        p->main = t ? t : main_default;
+        rc = hx_office_properties(&p->zip, "docProps/core.xml", x, err);
+    }
+    if (!rc)
+        rc = hx_office_rels_read(&p->zip, p->main, &p->rels, err);
+    if (rc)
+        hx_office_ooxml_close(p);
+    return rc;
+}
+
+void hx_office_ooxml_close(hx_office_ooxml *p)
+{
+    hx_office_rels_free(&p->root);
+    hx_office_rels_free(&p->rels);
+    hx_zip_close(&p->zip);
 }
 
 /* === Detection === */

@@ -46,6 +46,25 @@ const hx_xml_attr *hx_office_attr(const hx_xml_attr *a, size_t n, const char *lo
  * there is none. */
 bool hx_office_attr_str(const hx_xml_attr *a, size_t n, const char *local, char *buf, size_t cap);
 
+/* Adds s[0..n) as a paragraph of prose: a block of its own. */
+int hx_office_prose(hx_extract *x, const char *s, size_t n, hx_error *err);
+
+/* The rows of a document's tables, each a prose block with its cells' text separated by " | "
+ * (paragraphs within one cell by " "). Only the outermost table has rows and cells: a nested
+ * table's text joins the open cell. Zero-initialised; free with free(t->row.s). */
+typedef struct hx_office_table {
+    hx_obuf row;     /* the open row's text */
+    int depth;       /* tables open */
+    size_t cell_at;  /* where the open cell's text starts in row */
+} hx_office_table;
+typedef enum { HX_OFFICE_TABLE, HX_OFFICE_ROW, HX_OFFICE_CELL } hx_office_tpart;
+/* A table, row or cell element opens. */
+void hx_office_table_start(hx_office_table *t, hx_office_tpart part);
+/* One closes: the end of an outermost row adds the row to x (a row with no text adds nothing). */
+int hx_office_table_end(hx_office_table *t, hx_office_tpart part, hx_extract *x, hx_error *err);
+/* A paragraph of the open cell (an empty one adds nothing). */
+int hx_office_table_para(hx_office_table *t, const char *s, size_t n, hx_error *err);
+
 /* Reads the properties part `name` (docProps/core.xml, meta.xml, an EPUB package document) and
  * adds its Dublin Core and ODF properties to x's metadata: title (also x's title), creator and
  * initial-creator as author, created / date as date, modified, language, description, subject and
@@ -73,6 +92,19 @@ int hx_office_rels_read(hx_zip *z, const char *part, hx_office_rels *r, hx_error
 const char *hx_office_rels_target(const hx_office_rels *r, const char *id, size_t len);
 const char *hx_office_rels_by_type(const hx_office_rels *r, const char *type_suffix);
 void hx_office_rels_free(hx_office_rels *r);
+
+/* An OOXML package (DOCX, PPTX, XLSX) opened for reading: the archive, its package relationships
+ * and the main part they name as the office document (else `main_default`) with that part's
+ * relationships; docProps/core.xml's properties are added to x. On failure nothing is left open;
+ * else close with hx_office_ooxml_close. */
+typedef struct hx_office_ooxml {
+    hx_zip zip;
+    hx_office_rels root, rels;   /* the package's and the main part's relationships */
+    const char *main;            /* the main part's name (borrowed from root or main_default) */
+} hx_office_ooxml;
+int hx_office_ooxml_open(hx_office_ooxml *p, const uint8_t *raw, size_t len, const char *main_default, hx_extract *x,
+                         hx_error *err);
+void hx_office_ooxml_close(hx_office_ooxml *p);
 
 /* Detection. A package whose first entry is a stored "mimetype" file holding `mimetype` (ODF,
  * EPUB); a ZIP archive that names the part `part` in its last 256 KiB (OOXML's central

@@ -18,12 +18,11 @@ typedef struct {
     hx_office_rels *pres_rels;
     const char **slides;   /* slide parts in presentation order (owned by the rels) */
     size_t n_slides;
-    hx_obuf para, row;
+    hx_obuf para;
+    hx_office_table table;
     bool title;            /* the open shape is a title placeholder */
     int skip_shape;        /* depth of an open shape left out (notes' non-body placeholders) */
     int depth, shape_depth;
-    int tbl;
-    size_t cell_at;
     bool in_t, notes;
 } pptx;
 
@@ -39,23 +38,6 @@ static int pres_start(void *ctx, const char *name, size_t len, const hx_xml_attr
     const char *t = id ? hx_office_rels_target(p->pres_rels, id->value, id->value_len) : NULL;
     if (t)
         p->slides[p->n_slides++] = t;
-    return 0;
-}
-
-static int nop_end(void *ctx, const char *name, size_t len)
-{
-    (void)ctx;
-    (void)name;
-    (void)len;
-    return 0;
-}
-
-static int nop_text(void *ctx, const char *s, size_t len, int raw)
-{
-    (void)ctx;
-    (void)s;
-    (void)len;
-    (void)raw;
     return 0;
 }
 
@@ -79,11 +61,11 @@ static int slide_start(void *ctx, const char *name, size_t len, const hx_xml_att
     } else if (hx_office_is(name, len, "br")) {
         return hx_obuf_put(&p->para, " ", 1, p->err);
     } else if (hx_office_is(name, len, "tbl")) {
-        p->tbl++;
-    } else if (hx_office_is(name, len, "tr") && p->tbl == 1) {
-        p->row.len = 0;
-    } else if (hx_office_is(name, len, "tc") && p->tbl == 1) {
-        p->cell_at = p->row.len;
+        hx_office_table_start(&p->table, HX_OFFICE_TABLE);
+    } else if (hx_office_is(name, len, "tr")) {
+        hx_office_table_start(&p->table, HX_OFFICE_ROW);
+    } else if (hx_office_is(name, len, "tc")) {
+        hx_office_table_start(&p->table, HX_OFFICE_CELL);
     }
     return 0;
 }
@@ -99,24 +81,16 @@ static int slide_end(void *ctx, const char *name, size_t len)
     } else if (hx_office_is(name, len, "t")) {
         p->in_t = false;
     } else if (hx_office_is(name, len, "p") && p->para.len) {
-        if (p->tbl) {
-            const char *sep = !p->row.len ? "" : p->row.len > p->cell_at ? " " : " | ";
-            rc = hx_obuf_put(&p->row, sep, strlen(sep), p->err);
-            if (!rc)
-                rc = hx_obuf_put(&p->row, s, p->para.len, p->err);
-        } else if (p->title) {
+        if (p->table.depth)
+            rc = hx_office_table_para(&p->table, s, p->para.len, p->err);
+        else if (p->title)
             rc = hx_x_heading(p->x, 1, s, p->para.len, p->err);
-        } else {
-            rc = hx_x_block(p->x, HX_BLOCK_PROSE, p->err);
-            if (!rc)
-                rc = hx_x_words(p->x, s, p->para.len, p->err);
-        }
-    } else if (hx_office_is(name, len, "tr") && p->tbl == 1 && p->row.len) {
-        rc = hx_x_block(p->x, HX_BLOCK_PROSE, p->err);
-        if (!rc)
-            rc = hx_x_words(p->x, p->row.s, p->row.len, p->err);
-    } else if (hx_office_is(name, len, "tbl") && p->tbl) {
-        p->tbl--;
+        else
+            rc = hx_office_prose(p->x, s, p->para.len, p->err);
+    } else if (hx_office_is(name, len, "tr")) {
+        rc = hx_office_table_end(&p->table, HX_OFFICE_ROW, p->x, p->err);
+    } else if (hx_office_is(name, len, "tbl")) {
+        hx_office_table_end(&p->table, HX_OFFICE_TABLE, p->x, p->err);
     }
     if (p->depth == p->shape_depth)
         p->shape_depth = 0;
@@ -132,42 +106,33 @@ static int slide_text(void *ctx, const char *s, size_t len, int raw)
 
 static int extract_pptx(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
 {
-    hx_zip z;
-    int rc = hx_office_open(&z, raw, len, err);
+    x->unit = HX_UNIT_PAGE;
+    hx_office_ooxml pkg;
+    int rc = hx_office_ooxml_open(&pkg, raw, len, "ppt/presentation.xml", x, err);
     if (rc)
         return rc;
-    pptx p = {.x = x, .err = err};
-    hx_office_rels root = {0}, rels = {0};
-    const char *pres = "ppt/presentation.xml";
-    x->unit = HX_UNIT_PAGE;
-    if (!(rc = hx_office_rels_read(&z, "", &root, err))) {
-        const char *t = hx_office_rels_by_type(&root, "/officeDocument");
-        pres = t ? t : pres;
-        rc = hx_office_properties(&z, "docProps/core.xml", x, err);
-    }
-    if (!rc)
-        rc = hx_office_rels_read(&z, pres, &rels, err);
-    p.pres_rels = &rels;
-    if (!rc && !(p.slides = hx_calloc(HX_OFFICE_MAX_PARTS, sizeof *p.slides)))
+    hx_zip *z = &pkg.zip;
+    pptx p = {.x = x, .err = err, .pres_rels = &pkg.rels};
+    if (!(p.slides = hx_calloc(HX_OFFICE_MAX_PARTS, sizeof *p.slides)))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for the slide list");
-    hx_xml_handler ph = {&p, pres_start, nop_end, nop_text};
+    hx_xml_handler ph = {&p, pres_start, NULL, NULL};
     if (!rc)
-        rc = hx_office_parse(&z, pres, &ph, err);
+        rc = hx_office_parse(z, pkg.main, &ph, err);
     hx_xml_handler h = {&p, slide_start, slide_end, slide_text};
     for (size_t i = 0; !rc && i < p.n_slides; i++) {
-        if (!hx_zip_find(&z, p.slides[i]))
+        if (!hx_zip_find(z, p.slides[i]))
             continue;
         hx_x_source(x, (uint32_t)i + 1, (uint32_t)i + 1);
         p.notes = false;
-        p.depth = p.shape_depth = p.skip_shape = p.tbl = 0;
-        rc = hx_office_parse(&z, p.slides[i], &h, err);
+        p.depth = p.shape_depth = p.skip_shape = p.table.depth = 0;
+        rc = hx_office_parse(z, p.slides[i], &h, err);
         hx_office_rels srels;
-        if (!rc && !(rc = hx_office_rels_read(&z, p.slides[i], &srels, err))) {
+        if (!rc && !(rc = hx_office_rels_read(z, p.slides[i], &srels, err))) {
             const char *notes = hx_office_rels_by_type(&srels, "/notesSlide");
             p.notes = true;
-            p.depth = p.shape_depth = p.skip_shape = p.tbl = 0;
-            if (notes && hx_zip_find(&z, notes))
-                rc = hx_office_parse(&z, notes, &h, err);
+            p.depth = p.shape_depth = p.skip_shape = p.table.depth = 0;
+            if (notes && hx_zip_find(z, notes))
+                rc = hx_office_parse(z, notes, &h, err);
             hx_office_rels_free(&srels);
         }
     }
@@ -175,12 +140,10 @@ static int extract_pptx(const uint8_t *raw, size_t len, hx_extract *x, hx_error 
         rc = hx_x_meta_uint(x, "page_count", p.n_slides, err);
     if (!rc)
         rc = hx_x_finish(x, err);
-    hx_office_rels_free(&root);
-    hx_office_rels_free(&rels);
     free(p.slides);
     free(p.para.s);
-    free(p.row.s);
-    hx_zip_close(&z);
+    free(p.table.row.s);
+    hx_office_ooxml_close(&pkg);
     return rc;
 }
 

@@ -21,28 +21,12 @@ typedef struct {
     size_t *starts;        /* where each shared string starts in `strings` */
     size_t n_strings, cap_strings;
     int in_si, in_t, in_v, skip;
-    hx_obuf cell, row;
+    hx_obuf cell;
+    hx_office_table row;   /* a sheet is one table: its open row */
     char type[16];         /* the open cell's t attribute */
     char (*names)[128], (*ids)[128];   /* sheets in workbook order */
     size_t n_sheets;
 } xlsx;
-
-static int nop_end(void *ctx, const char *name, size_t len)
-{
-    (void)ctx;
-    (void)name;
-    (void)len;
-    return 0;
-}
-
-static int nop_text(void *ctx, const char *s, size_t len, int raw)
-{
-    (void)ctx;
-    (void)s;
-    (void)len;
-    (void)raw;
-    return 0;
-}
 
 /* === workbook.xml === */
 
@@ -105,7 +89,7 @@ static int sheet_start(void *ctx, const char *name, size_t len, const hx_xml_att
     xlsx *w = ctx;
     char r[16];
     if (hx_office_is(name, len, "row")) {
-        w->row.len = 0;
+        hx_office_table_start(&w->row, HX_OFFICE_ROW);
         unsigned long at = hx_office_attr_str(a, n, "r", r, sizeof r) ? strtoul(r, NULL, 10) : 0;
         if (at && at <= UINT32_MAX)   /* citations name the sheet's rows as lines */
             hx_x_source(w->x, (uint32_t)at, (uint32_t)at);
@@ -121,12 +105,11 @@ static int sheet_start(void *ctx, const char *name, size_t len, const hx_xml_att
     return 0;
 }
 
+/* The value of a cell, as a cell of the row (an empty one is left out). */
 static int put_cell(xlsx *w, const char *s, size_t n)
 {
-    if (!n)
-        return 0;
-    int rc = w->row.len ? hx_obuf_put(&w->row, " | ", 3, w->err) : 0;
-    return rc ? rc : hx_obuf_put(&w->row, s, n, w->err);
+    hx_office_table_start(&w->row, HX_OFFICE_CELL);
+    return hx_office_table_para(&w->row, s, n, w->err);
 }
 
 static int sheet_end(void *ctx, const char *name, size_t len)
@@ -148,9 +131,8 @@ static int sheet_end(void *ctx, const char *name, size_t len)
         if (!strcmp(w->type, "b") && w->cell.len)
             return put_cell(w, v[0] == '1' ? "TRUE" : "FALSE", v[0] == '1' ? 4 : 5);
         return put_cell(w, v, w->cell.len);
-    } else if (hx_office_is(name, len, "row") && w->row.len) {
-        int rc = hx_x_block(w->x, HX_BLOCK_PROSE, w->err);
-        return rc ? rc : hx_x_words(w->x, w->row.s, w->row.len, w->err);
+    } else if (hx_office_is(name, len, "row")) {
+        return hx_office_table_end(&w->row, HX_OFFICE_ROW, w->x, w->err);
     }
     return 0;
 }
@@ -163,52 +145,42 @@ static int sheet_text(void *ctx, const char *s, size_t len, int raw)
 
 static int extract_xlsx(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
 {
-    hx_zip z;
-    int rc = hx_office_open(&z, raw, len, err);
+    hx_office_ooxml pkg;
+    int rc = hx_office_ooxml_open(&pkg, raw, len, "xl/workbook.xml", x, err);
     if (rc)
         return rc;
-    xlsx w = {.x = x, .err = err};
-    hx_office_rels root = {0}, rels = {0};
-    const char *book = "xl/workbook.xml";
+    hx_zip *z = &pkg.zip;
+    xlsx w = {.x = x, .err = err, .row.depth = 1};
     w.names = hx_malloc(MAX_SHEETS * sizeof *w.names);
     w.ids = hx_malloc(MAX_SHEETS * sizeof *w.ids);
     if (!w.names || !w.ids)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for sheet names");
-    if (!rc && !(rc = hx_office_rels_read(&z, "", &root, err))) {
-        const char *t = hx_office_rels_by_type(&root, "/officeDocument");
-        book = t ? t : book;
-        rc = hx_office_properties(&z, "docProps/core.xml", x, err);
-    }
+    hx_xml_handler bh = {&w, book_start, NULL, NULL};
     if (!rc)
-        rc = hx_office_rels_read(&z, book, &rels, err);
-    hx_xml_handler bh = {&w, book_start, nop_end, nop_text};
-    if (!rc)
-        rc = hx_office_parse(&z, book, &bh, err);
-    const char *sst = hx_office_rels_by_type(&rels, "/sharedStrings");
+        rc = hx_office_parse(z, pkg.main, &bh, err);
+    const char *sst = hx_office_rels_by_type(&pkg.rels, "/sharedStrings");
     hx_xml_handler sh = {&w, sst_start, sst_end, sst_text};
-    if (!rc && sst && hx_zip_find(&z, sst))
-        rc = hx_office_parse(&z, sst, &sh, err);
+    if (!rc && sst && hx_zip_find(z, sst))
+        rc = hx_office_parse(z, sst, &sh, err);
     hx_xml_handler h = {&w, sheet_start, sheet_end, sheet_text};
     for (size_t i = 0; !rc && i < w.n_sheets; i++) {
-        const char *part = hx_office_rels_target(&rels, w.ids[i], strlen(w.ids[i]));
-        if (!part || !hx_zip_find(&z, part))
+        const char *part = hx_office_rels_target(&pkg.rels, w.ids[i], strlen(w.ids[i]));
+        if (!part || !hx_zip_find(z, part))
             continue;
         rc = hx_x_heading(x, 1, w.names[i], strlen(w.names[i]), err);
         w.skip = 0;
         if (!rc)
-            rc = hx_office_parse(&z, part, &h, err);
+            rc = hx_office_parse(z, part, &h, err);
     }
     if (!rc)
         rc = hx_x_finish(x, err);
-    hx_office_rels_free(&root);
-    hx_office_rels_free(&rels);
     free(w.strings.s);
     free(w.starts);
     free(w.cell.s);
-    free(w.row.s);
+    free(w.row.row.s);
     free(w.names);
     free(w.ids);
-    hx_zip_close(&z);
+    hx_office_ooxml_close(&pkg);
     return rc;
 }
 

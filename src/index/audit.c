@@ -78,17 +78,10 @@ int ix_audit_read(hx_store *s, hx_store_ref ref, hx_audit_list *out, hx_error *e
     return 0;
 }
 
+/* A copy of s cut to what the log stores of a string. */
 static char *clip_dup(const char *s)
 {
-    size_t n = strlen(s);
-    if (n > AUDIT_STR_MAX)
-        n = AUDIT_STR_MAX;
-    char *d = hx_malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
+    return hx_strndup(s, AUDIT_STR_MAX);
 }
 
 int ix_audit_add(ix_audit_pending *p, const hx_audit_list *log, int64_t time_ns, const char *path,

@@ -86,16 +86,6 @@ void ix_policy_free(ix_policy *p)
     free(p);
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = hx_malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
 static bool is_ws(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
@@ -202,7 +192,7 @@ static int add_deny(section *sec, const char *v, size_t n, const char *origin, s
     if (rc)
         return rc;
     deny_pat *d = &sec->deny[sec->n_deny];
-    d->text = dup_n(v, n);
+    d->text = hx_strndup(v, n);
     d->norm = hx_malloc(n + 1);
     if (!d->text || !d->norm) {
         free(d->text);
@@ -236,7 +226,7 @@ static int add_require(section *sec, const char *v, size_t n, const char *origin
         int rc = hx_grow((void **)&sec->req, &sec->cap_req, sec->n_req + 1, sizeof *sec->req, err);
         if (rc)
             return rc;
-        if (!(sec->req[sec->n_req].key = dup_n(item, klen)))
+        if (!(sec->req[sec->n_req].key = hx_strndup(item, klen)))
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         sec->req[sec->n_req++].type = type;
     }
@@ -318,7 +308,7 @@ static int set_rule(section *sec, const char *k, size_t kn, const char *v, size_
             int rc = hx_grow((void **)&sec->signers, &cap, sec->n_signers + 1, sizeof *sec->signers, err);
             if (rc)
                 return rc;
-            if (!(sec->signers[sec->n_signers] = dup_n(item, len)))
+            if (!(sec->signers[sec->n_signers] = hx_strndup(item, len)))
                 return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
             sec->n_signers++;
         }
@@ -336,7 +326,7 @@ static int set_rule(section *sec, const char *k, size_t kn, const char *v, size_
         if (!vn || vn > 128)
             return BAD("a tenant or owner is 1 to 128 bytes");
         free(*slot);
-        return (*slot = dup_n(v, vn)) ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        return (*slot = hx_strndup(v, vn)) ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     }
     return hx_error_set(err, HX_EPARSE, -1, "%s:%zu: unknown rule '%.*s' (max_size, types, encodings, require, "
                         "deny, signature, signers, tenant, owner, visibility)", origin, line, (int)(kn > 64 ? 64 : kn), k);
@@ -353,7 +343,7 @@ static int new_section(ix_policy *p, const char *glob, size_t n, hx_error *err)
     memset(s, 0, sizeof *s);
     s->signature = -1;
     s->visibility = -1;
-    if (glob && !(s->glob = dup_n(glob, n)))
+    if (glob && !(s->glob = hx_strndup(glob, n)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     p->n++;
     return 0;

@@ -30,11 +30,7 @@ void hx_file_list_clear(hx_file_list *l)
     for (size_t i = 0; i < l->n; i++)
         free(l->paths[i]);
     free(l->paths);
-    for (size_t i = 0; i < l->n_rejected; i++) {
-        free(l->rejected[i].path);
-        free(l->rejected[i].reason);
-    }
-    free(l->rejected);
+    hx_rejected_free(l->rejected, l->n_rejected);
     memset(l, 0, sizeof *l);
 }
 
@@ -75,6 +71,15 @@ int hx_rejected_add(hx_rejected **v, size_t *n, const char *path, const char *re
     snprintf(r->reason, len, "%s%s%s", named ? path : "", named ? ": " : "", reason);
     (*n)++;
     return 0;
+}
+
+void hx_rejected_free(hx_rejected *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].path);
+        free(v[i].reason);
+    }
+    free(v);
 }
 
 /* Records that path was left out, once, with the reason "<path>: <why>". */

@@ -22,6 +22,8 @@
  * array *v of *n rejected documents, growing it by one (rejections are rare). 0, or HX_ENOMEM
  * with nothing added. The one way the index layer lists a rejected document. */
 int hx_rejected_add(hx_rejected **v, size_t *n, const char *path, const char *reason, bool named, hx_error *err);
+/* Frees the n rejected documents of v and the array. */
+void hx_rejected_free(hx_rejected *v, size_t n);
 
 /* A walk's result: relative paths of candidate files, sorted bytewise, deduplicated, and the
  * folders and files it had to leave out, each with a reason. */

@@ -478,22 +478,10 @@ static int hit_worse(const hx_bm25_hit *a, const hx_bm25_hit *b)
     return a->score < b->score || (a->score == b->score && a->doc_id > b->doc_id);
 }
 
-static void heap_push(search *s, double score, uint32_t doc_id)
+/* Puts h in place of the top of the heap a[n] and sifts it down. */
+static void heap_sift_down(hx_bm25_hit *a, size_t n, hx_bm25_hit h)
 {
-    hx_bm25_hit h = {doc_id, s->seg, score};
-    hx_bm25_hit *a = s->heap;
-    if (s->n_heap < s->k) {
-        size_t i = s->n_heap++;
-        while (i && hit_worse(&h, &a[(i - 1) / 2])) {
-            a[i] = a[(i - 1) / 2];
-            i = (i - 1) / 2;
-        }
-        a[i] = h;
-        return;
-    }
-    if (!hit_worse(&a[0], &h))
-        return;
-    size_t i = 0, n = s->n_heap;
+    size_t i = 0;
     for (;;) {
         size_t l = 2 * i + 1, m = i;
         const hx_bm25_hit *best = &h;
@@ -511,28 +499,30 @@ static void heap_push(search *s, double score, uint32_t doc_id)
     a[i] = h;
 }
 
+static void heap_push(search *s, double score, uint32_t doc_id)
+{
+    hx_bm25_hit h = {doc_id, s->seg, score};
+    hx_bm25_hit *a = s->heap;
+    if (s->n_heap < s->k) {
+        size_t i = s->n_heap++;
+        while (i && hit_worse(&h, &a[(i - 1) / 2])) {
+            a[i] = a[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        a[i] = h;
+        return;
+    }
+    if (hit_worse(&a[0], &h))
+        heap_sift_down(a, s->n_heap, h);
+}
+
 /* Orders the heap a[n_hits] (worst on top) best first, in place: repeatedly moves the worst kept hit
  * to the end. */
 static void heap_sort_best_first(hx_bm25_hit *a, size_t n_hits)
 {
     for (size_t n = n_hits; n > 1; n--) {
-        hx_bm25_hit worst = a[0], last = a[n - 1];
-        size_t i = 0;
-        for (;;) {
-            size_t l = 2 * i + 1, m = i;
-            const hx_bm25_hit *best = &last;
-            if (l < n - 1 && hit_worse(&a[l], best)) {
-                m = l;
-                best = &a[l];
-            }
-            if (l + 1 < n - 1 && hit_worse(&a[l + 1], best))
-                m = l + 1;
-            if (m == i)
-                break;
-            a[i] = a[m];
-            i = m;
-        }
-        a[i] = last;
+        hx_bm25_hit worst = a[0];
+        heap_sift_down(a, n - 1, a[n - 1]);
         a[n - 1] = worst;
     }
 }

@@ -378,12 +378,7 @@ static void *own(hx_filter_set *fs, void *p)
 
 static const char *own_str(hx_filter_set *fs, const char *s, size_t n)
 {
-    char *c = hx_malloc(n + 1);
-    if (c) {
-        memcpy(c, s, n);
-        c[n] = 0;
-    }
-    return own(fs, c);
+    return own(fs, hx_strndup(s, n));
 }
 
 /* The bytes of f's path globs (0 when f is no path filter). */

@@ -39,11 +39,7 @@ static void pub_doc_clear(pub_doc *d)
 
 void hx_publish_report_clear(hx_publish_report *r)
 {
-    for (size_t i = 0; i < r->n_rejected; i++) {
-        free(r->rejected[i].path);
-        free(r->rejected[i].reason);
-    }
-    free(r->rejected);
+    hx_rejected_free(r->rejected, r->n_rejected);
     memset(r, 0, sizeof *r);
 }
 

@@ -167,12 +167,10 @@ int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *r
     if (!rc && asks_registry) {
         /* the registry is the farthest tier; one that fails is reported, never the search's failure */
         hx_error rerr = {0};
-        char *text = hx_malloc(len + 1);
+        char *text = hx_strndup(query, len);
         if (!text) {
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         } else {
-            memcpy(text, query, len);
-            text[len] = 0;
             hx_registry_query q = {text, want_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters,
                                    o->min_score, reg->as_of_ns};
             int sr = hx_registry_search(reg->r, &q, &reg->res, &rerr);

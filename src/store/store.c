@@ -141,9 +141,7 @@ void st_slot_encode(uint8_t b[SLOT_SIZE], const meta *m)
     memcpy(b, slot_magic, 8);
     hxf_put64(b + 8, m->gen);
     hxf_put64(b + 16, (uint64_t)m->ts);
-    hxf_put64(b + 24, m->rec.offset);
-    hxf_put64(b + 32, m->rec.length);
-    hxf_put32(b + 40, m->rec.crc32c);
+    hx_store_ref_put(b + 24, m->rec);
     hxf_put64(b + 48, m->committed);
     hxf_put32(b + 60, hxf_crc32c(0, b, 60));
 }
@@ -189,9 +187,7 @@ static int slot_decode(const uint8_t b[SLOT_SIZE], uint64_t off, uint64_t file_s
                             (unsigned long long)off);
     m->gen = hxf_le64(b + 8);
     m->ts = (int64_t)hxf_le64(b + 16);
-    m->rec.offset = hxf_le64(b + 24);
-    m->rec.length = hxf_le64(b + 32);
-    m->rec.crc32c = hxf_le32(b + 40);
+    m->rec = hx_store_ref_get(b + 24);
     m->committed = hxf_le64(b + 48);
     if (hxf_le32(b + 44) || hxf_le32(b + 56))
         return hx_error_set(err, HX_EFORMAT, (int64_t)off, "meta slot at %llu has reserved bytes set",
@@ -235,9 +231,7 @@ static int record_parse(const uint8_t *map, uint64_t size, hx_store_ref ref, rec
     r->self = ref;
     r->gen = hxf_le64(p + 8);
     r->ts = (int64_t)hxf_le64(p + 16);
-    r->prev.offset = hxf_le64(p + 24);
-    r->prev.length = hxf_le64(p + 32);
-    r->prev.crc32c = hxf_le32(p + 40);
+    r->prev = hx_store_ref_get(p + 24);
     r->n_blobs = hxf_le32(p + 44);
     r->root_len = hxf_le64(p + 48);
     unsigned name_len = p[56];
@@ -346,8 +340,9 @@ static int roll_forward(int fd, uint64_t size, const meta *m, const uint8_t bad[
     int found = 0;
     for (uint64_t off = st_align_up(m->committed); off <= size && size - off >= RECORD_HEAD; off += HX_STORE_ALIGN) {
         const uint8_t *p = map + off;
-        if (memcmp(p, st_record_magic, 8) || hxf_le64(p + 8) <= m->gen || hxf_le64(p + 24) != m->rec.offset ||
-            hxf_le64(p + 32) != m->rec.length || hxf_le32(p + 40) != m->rec.crc32c)
+        hx_store_ref prev = hx_store_ref_get(p + 24);
+        if (memcmp(p, st_record_magic, 8) || hxf_le64(p + 8) <= m->gen || prev.offset != m->rec.offset ||
+            prev.length != m->rec.length || prev.crc32c != m->rec.crc32c)
             continue;
         uint64_t root_len = hxf_le64(p + 48), n = hxf_le32(p + 44);
         if (root_len > MAX_ROOT || n > MAX_BLOBS_PER_COMMIT)
@@ -775,7 +770,7 @@ int hx_store_refresh(hx_store *s, hx_error *err)
 static int check_table_entry(const view *v, const record *r, uint32_t i, uint64_t *low, hx_error *err)
 {
     const uint8_t *e = r->table + (size_t)i * TABLE_ENTRY;
-    hx_store_ref b = {hxf_le64(e), hxf_le64(e + 8), hxf_le32(e + 16)};
+    hx_store_ref b = hx_store_ref_get(e);
     if (hxf_le32(e + 20) || b.offset < *low || b.offset % HX_STORE_ALIGN ||
         b.offset > r->self.offset || b.length > r->self.offset - b.offset)
         return hx_error_set(err, HX_EFORMAT, (int64_t)b.offset,

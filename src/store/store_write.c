@@ -62,9 +62,7 @@ int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref
     ref->length = len;
     ref->crc32c = len ? st_blob_crc32c(data, len) : 0;
     uint8_t *e = w->table + w->n_blobs * TABLE_ENTRY;
-    hxf_put64(e, ref->offset);
-    hxf_put64(e + 8, ref->length);
-    hxf_put32(e + 16, ref->crc32c);
+    hx_store_ref_put(e, *ref);
     hxf_put32(e + 20, 0);
     w->n_blobs++;
     w->pos = off + len;
@@ -96,9 +94,7 @@ static int commit_as(hx_store *w, const void *root, size_t len, const char *name
     hxf_put64(rec + 8, m.gen);
     hxf_put64(rec + 16, (uint64_t)m.ts);
     if (w->v.m.rec.offset) {
-        hxf_put64(rec + 24, w->v.m.rec.offset);
-        hxf_put64(rec + 32, w->v.m.rec.length);
-        hxf_put32(rec + 40, w->v.m.rec.crc32c);
+        hx_store_ref_put(rec + 24, w->v.m.rec);
     }
     hxf_put32(rec + 44, (uint32_t)w->n_blobs);
     hxf_put64(rec + 48, (uint64_t)len);

@@ -975,7 +975,7 @@ void hx_json_write_json(hx_json_writer *w, const char *text, size_t len)
     w->buf[w->len] = '\0';
 }
 
-void hx_json_write_arr_begin(hx_json_writer *w)
+static void begin_container(hx_json_writer *w, unsigned char kind, char open)
 {
     if (!pre_value(w))
         return;
@@ -983,23 +983,13 @@ void hx_json_write_arr_begin(hx_json_writer *w)
         fail(w, HX_EDEPTH);
         return;
     }
-    putc1(w, '[');
-    w->stack[w->depth++] = 'a';
+    putc1(w, open);
+    w->stack[w->depth++] = kind;
     w->comma = 0;
 }
 
-void hx_json_write_obj_begin(hx_json_writer *w)
-{
-    if (!pre_value(w))
-        return;
-    if (w->depth >= HX_JSON_WRITER_DEPTH) {
-        fail(w, HX_EDEPTH);
-        return;
-    }
-    putc1(w, '{');
-    w->stack[w->depth++] = 'o';
-    w->comma = 0;
-}
+void hx_json_write_arr_begin(hx_json_writer *w) { begin_container(w, 'a', '['); }
+void hx_json_write_obj_begin(hx_json_writer *w) { begin_container(w, 'o', '{'); }
 
 static void end_container(hx_json_writer *w, unsigned char kind, char close)
 {

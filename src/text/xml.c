@@ -175,8 +175,8 @@ static int start_tag(xr *x)
                     attrs[k].name = x->s + attr_at[k];
                     attrs[k].name_len = attr_len[k];
                 }
-                int rc = x->h->start(x->h->ctx, x->s + at, len, attrs, n_attr);
-                if (!rc && empty)
+                int rc = x->h->start ? x->h->start(x->h->ctx, x->s + at, len, attrs, n_attr) : 0;
+                if (!rc && empty && x->h->end)
                     rc = x->h->end(x->h->ctx, x->s + at, len);
                 if (rc)
                     return rc;
@@ -246,13 +246,13 @@ static int end_tag(xr *x)
     if (x->i >= x->n || x->s[x->i] != '>')
         return fail(x, "unterminated end tag");
     x->i++;
-    return x->h ? x->h->end(x->h->ctx, x->s + at, len) : 0;
+    return x->h && x->h->end ? x->h->end(x->h->ctx, x->s + at, len) : 0;
 }
 
 /* Hands text s[from..to) (references not yet decoded unless `raw`) to the handler. */
 static int text(xr *x, size_t from, size_t to, bool raw)
 {
-    return x->h && to > from ? x->h->text(x->h->ctx, x->s + from, to - from, raw) : 0;
+    return x->h && x->h->text && to > from ? x->h->text(x->h->ctx, x->s + from, to - from, raw) : 0;
 }
 
 int hx_xml_check(const char *s, size_t n, hx_error *err)

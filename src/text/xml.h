@@ -31,7 +31,8 @@ typedef struct hx_xml_attr {
 /* Events of hx_xml_parse, in document order; all pointers borrow the input, for the call only.
  * An empty-element tag is a start and an end. `text` gets character data inside the root element
  * in runs (a run ends at markup), with references not yet decoded, or verbatim (`raw`) from a CDATA
- * section. A handler returning non-zero stops the parse with that code (it fills err itself). */
+ * section. A NULL callback means that event is not wanted. A handler returning non-zero stops the
+ * parse with that code (it fills err itself). */
 typedef struct hx_xml_handler {
     void *ctx;
     int (*start)(void *ctx, const char *name, size_t len, const hx_xml_attr *attrs, size_t n_attrs);
