@@ -28,8 +28,10 @@ static int print_results_text(const hx_results *r)
         const char *title = heading_has_title ? "" : x->title;
         printf("%u. ", x->rank);
         put_text(stdout, x->path, SIZE_MAX, false);
-        printf(":%u-%u  (score %.4f%s%s)\n   ", x->line_start, x->line_end, (double)x->score, x->tier ? ", " : "",
-               x->tier ? x->tier : "");
+        printf(":%u-%u  (score %.4f", x->line_start, x->line_end, (double)x->score);
+        if (x->score != x->relevance)
+            printf(", relevance %.4f", (double)x->relevance);
+        printf("%s%s)\n   ", x->tier ? ", " : "", x->tier ? x->tier : "");
         put_text(stdout, title, SIZE_MAX, false);
         fputs(*title && *x->heading ? " > " : "", stdout);
         put_text(stdout, x->heading, SIZE_MAX, false);
@@ -178,7 +180,7 @@ static int search_registry(const cli_args *a, const char *query, const hx_search
         }
     }
     hx_registry_query q = {query, o->mode != HX_MODE_KEYWORD ? vec : NULL, o->mode, o->k, o->filters, o->n_filters,
-                           o->min_score, as_of_ns};
+                           o->min_score, as_of_ns, o->rank_window};
     int timeout = (int)opt_long(a, "--registry-timeout", HX_REGISTRY_TIMEOUT_MS);
     int src = registry_open(a, timeout, &r, &err);
     if (!src)
@@ -228,9 +230,11 @@ int cmd_search(const cli_args *a)
         hx_mode_parse(v, &o.mode);   /* the table checked the name */
     if ((v = opt_str(a, "--group")))
         hx_group_parse(v, &o.group);
-    o.fusion = opt_str(a, "--fusion") && !strcmp(opt_str(a, "--fusion"), "weighted");
+    if ((v = opt_str(a, "--fusion")))
+        hx_fusion_parse(v, &o.fusion);   /* the table checked the name */
     o.k = (uint32_t)opt_long(a, "--top-k", o.k);
     o.ef = (uint32_t)opt_long(a, "--ef", o.ef);
+    o.rank_window = (uint32_t)opt_long(a, "--rank-window", o.rank_window);
     while ((v = opt_next(a, "--filter", &pos))) {
         hx_error ferr = {0};
         if (hx_filter_parse_arg(&filters, v, &ferr)) {

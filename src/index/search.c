@@ -16,12 +16,12 @@
 
 #define DEFAULT_K 10
 #define MAX_K 1000
-#define CANDIDATE_FACTOR 4   /* each side returns 4 x k candidates (seed 002) */
 
 void hx_search_opts_default(hx_search_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->mode = HX_MODE_HYBRID;
+    o->fusion = HX_FUSION_RELEVANCE;
     o->k = DEFAULT_K;
     o->min_score = NAN;
     o->exclude_chunk = -1;
@@ -282,13 +282,14 @@ static int assemble(const ix_view *v, const hx_fused *f, size_t n, const hx_sear
     }
     for (size_t i = 0; i < n && !rc; i++) {
         if (!isnan(o->min_score) && f[i].relevance < o->min_score)
-            continue;   /* hybrid and recency order is not by relevance: later ones may pass */
+            continue;   /* a fused or recency order is not by relevance: later ones may pass */
         if (!grouped && out->n == k)
             break;
         hx_result r;
         if (fill_result(v, f[i].id, &r))
             continue;
-        r.score = f[i].relevance;
+        r.score = f[i].rank;
+        r.relevance = f[i].relevance;
         r.vector_score = f[i].vector_score;
         r.keyword_score = f[i].keyword_score;
         r.similarity = f[i].similarity;
@@ -358,39 +359,35 @@ static int64_t chunk_date(const ix_view *v, uint32_t id, const char *key)
 }
 
 /* Relevance and similarity of every candidate (fusion.h: x is BM25 over the query's bound, 0
- * where the keyword side missed), and the recency factor when asked. */
+ * where the keyword side missed), the recency factor when asked, and the rank the list is sorted
+ * by: the relevance (in hybrid mode under HX_FUSION_RELEVANCE with f's weights, hx_rank_score) or
+ * the fused score, times the recency factor. */
 static void score_candidates(hx_index *ix, const float *vec, double bound, hx_search_mode mode, const hx_search_opts *o,
-                             hx_fused *f, size_t n)
+                             const hx_fusion *f, hx_fused *c, size_t n)
 {
     int64_t now = (int64_t)time(NULL);
+    bool fused = mode == HX_MODE_HYBRID && o->fusion != HX_FUSION_RELEVANCE;
     for (size_t i = 0; i < n; i++) {
-        float c = !vec ? NAN : !isnan(f[i].vector_score) ? f[i].vector_score : cosine(&ix->v, ix->dim, vec, f[i].id);
-        float x = !isnan(f[i].keyword_score) && bound > 0 ? (float)(f[i].keyword_score / bound) : 0.0f;
-        f[i].similarity = c;
-        f[i].relevance = hx_relevance(mode, c, x);
-        f[i].recency = o->recency_key ? (float)hx_recency_factor(chunk_date(&ix->v, f[i].id, o->recency_key), now,
+        float cs = !vec ? NAN : !isnan(c[i].vector_score) ? c[i].vector_score : cosine(&ix->v, ix->dim, vec, c[i].id);
+        float x = !isnan(c[i].keyword_score) && bound > 0 ? (float)(c[i].keyword_score / bound) : 0.0f;
+        c[i].similarity = cs;
+        c[i].relevance = hx_relevance(mode, cs, x);
+        c[i].recency = o->recency_key ? (float)hx_recency_factor(chunk_date(&ix->v, c[i].id, o->recency_key), now,
                                                                  o->recency_half_life_days)
                                       : 1.0f;
+        float r = fused ? c[i].score : mode == HX_MODE_HYBRID ? hx_rank_score(f, cs, x) : c[i].relevance;
+        c[i].rank = o->recency_key ? r * c[i].recency : r;
     }
 }
 
-/* The ranking key: the side's own score or the fused one; with recency, the fused score in hybrid
- * mode and the relevance in a single one (a cosine may be negative), times the recency factor. */
-static float rank_key(const hx_fused *f, bool hybrid, bool recency)
-{
-    return recency ? (hybrid ? f->score : f->relevance) * f->recency : f->score;
-}
-
-/* Orders candidates by rank_key, ties by path then chunk index (insertion sort: at most 2 x n_cand). */
-static void sort_by_key(const ix_view *v, hx_fused *f, size_t n, bool hybrid, bool recency)
+/* Orders candidates by their rank (hx_fused.rank), ties by path then chunk index (insertion sort:
+ * at most 2 x the rank window). */
+static void sort_by_rank(const ix_view *v, hx_fused *f, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
         hx_fused x = f[i];
-        float kx = rank_key(&x, hybrid, recency);
         size_t j = i;
-        while (j > 0 && (kx > rank_key(&f[j - 1], hybrid, recency) ||
-                         (kx == rank_key(&f[j - 1], hybrid, recency) &&
-                          by_path_then_index(x.id, f[j - 1].id, (void *)v) < 0))) {
+        while (j > 0 && (x.rank > f[j - 1].rank || (x.rank == f[j - 1].rank && by_path_then_index(x.id, f[j - 1].id, (void *)v) < 0))) {
             f[j] = f[j - 1];
             j--;
         }
@@ -398,11 +395,10 @@ static void sort_by_key(const ix_view *v, hx_fused *f, size_t n, bool hybrid, bo
     }
 }
 
-/* One search with n_cand candidates per side: vec may be NULL (keyword only), q may be NULL
- * (vector only). *deeper says whether deeper candidates could still pass: a side filled all
- * n_cand, and the relevance of a chunk below both sides' last candidates can reach the floor. */
-static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
-                        uint32_t k, size_t n_cand, hx_results *out, bool *deeper, hx_error *err)
+/* One search with n_cand candidates per side (the rank window): vec may be NULL (keyword only), q
+ * may be NULL (vector only). */
+static int search_window(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
+                         uint32_t k, size_t n_cand, hx_results *out, hx_error *err)
 {
     const ix_view *v = &ix->v;
     hx_hit *vh = hx_malloc(sizeof *vh * n_cand), *kh = hx_malloc(sizeof *kh * n_cand);
@@ -423,7 +419,7 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
         goto done;
     if (q && (rc = keyword_side(v, q, &cf, n_cand, kh, &nk, &bound, err)))
         goto done;
-    hx_fusion f = {o->fusion == 1 ? HX_FUSE_WEIGHTED : HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K,
+    hx_fusion f = {o->fusion == HX_FUSION_WEIGHTED ? HX_FUSE_WEIGHTED : HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K,
                    HX_VECTOR_WEIGHT, HX_TEXT_WEIGHT};
     if (o->vector_weight > 0 || o->text_weight > 0) {
         f.vector_weight = o->vector_weight;
@@ -434,7 +430,7 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
         const hx_hit *h = vector_only ? vh : kh;
         nf = vector_only ? nv : nk;
         for (size_t i = 0; i < nf; i++) {
-            fused[i] = (hx_fused){h[i].id, h[i].score, NAN, NAN, 0, 0, 0, NAN, 1};
+            fused[i] = (hx_fused){h[i].id, h[i].score, NAN, NAN, 0, 0, 0, NAN, 1, 0};
             if (vector_only) {
                 fused[i].vector_score = h[i].score;
                 fused[i].vector_rank = (uint32_t)i + 1;
@@ -446,15 +442,10 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
     } else if ((rc = hx_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err))) {
         goto done;
     }
-    score_candidates(ix, vec, bound, mode, o, fused, nf);
-    if (!hybrid || o->recency_key)   /* single side: equal scores by path, then chunk index */
-        sort_by_key(v, fused, nf, hybrid, o->recency_key != NULL);
+    score_candidates(ix, vec, bound, mode, o, &f, fused, nf);
+    sort_by_rank(v, fused, nf);
     out->total_candidates = nf;
     out->keyword_bound = bound;
-    float last_c = nv ? vh[nv - 1].score : -1.0f;
-    float last_x = nk && bound > 0 ? (float)(kh[nk - 1].score / bound) : 0.0f;
-    *deeper = (nv == n_cand || nk == n_cand) &&
-              (isnan(o->min_score) || hx_relevance(mode, last_c, last_x) >= o->min_score);
     rc = assemble(v, fused, nf, o, k, hybrid, out, err);
 done:
     free(cf.owned);
@@ -464,23 +455,19 @@ done:
     return rc;
 }
 
-/* Searches with CANDIDATE_FACTOR x k candidates per side; grouped by document, twice as deep
- * again while fewer than k documents came back and a side had more to give. */
+/* Searches with the rank window (hyrax.h HX_RANK_WINDOW): the same candidates, hence the same
+ * order and scores, for every k up to it. */
 static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
                       hx_results *out, hx_error *err)
 {
     uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
-    size_t n_cand = (size_t)k * CANDIDATE_FACTOR;
+    uint32_t w = o->rank_window ? o->rank_window : HX_RANK_WINDOW;
+    if (w > HX_RANK_WINDOW_MAX)
+        return hx_error_set(err, HX_EINVAL, -1, "the rank window must be at most %u chunks, not %u",
+                            (unsigned)HX_RANK_WINDOW_MAX, w);
     if (o->recency_key && !(o->recency_half_life_days > 0 && isfinite(o->recency_half_life_days)))
         return hx_error_set(err, HX_EINVAL, -1, "recency needs a half-life > 0 days, got %g", o->recency_half_life_days);
-    for (;;) {
-        bool deeper = false;
-        int rc = search_depth(ix, vec, q, o, k, n_cand, out, &deeper, err);
-        if (rc || o->group != HX_GROUP_DOCUMENT || out->n == k || !deeper || n_cand >= ix->v.next_chunk)
-            return rc;
-        hx_results_free(out);
-        n_cand *= 2;
-    }
+    return search_window(ix, vec, q, o, k, w > k ? w : k, out, err);
 }
 
 int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const float *vec,

@@ -46,6 +46,12 @@ typedef struct hx_calibration {
  * `kw_norm` (ignored in vector mode; 0 where the keyword side missed it), in [0, 1]. */
 float hx_relevance(hx_search_mode mode, float cosine, float kw_norm);
 
+/* The hybrid ranking score of HX_FUSION_RELEVANCE: the hybrid relevance with the cosine's and the
+ * BM25's weights scaled by f's vector_weight and text_weight over their mean (the default 0.5 and
+ * 0.5 leave hx_relevance(HX_MODE_HYBRID, cosine, kw_norm) as it is). */
+struct hx_fusion;
+float hx_rank_score(const struct hx_fusion *f, float cosine, float kw_norm);
+
 typedef struct hx_hit {
     uint32_t id;        /* chunk id */
     float score;        /* the side's own score (cosine, BM25) */
@@ -57,7 +63,9 @@ typedef struct hx_fused {
     float vector_score, keyword_score;   /* each side's raw score, NAN when the side missed it */
     uint32_t vector_rank, keyword_rank;  /* 1-based, 0 when the side missed it */
     float relevance, similarity;         /* set by the caller (search.c): hx_relevance, cosine */
-    float recency;                       /* set by the caller: the factor applied to score */
+    float recency;                       /* set by the caller: the recency factor */
+    float rank;                          /* set by the caller: what the list is sorted by (hyrax.h
+                                            hx_result.score) */
 } hx_fused;
 
 typedef enum { HX_FUSE_RRF, HX_FUSE_WEIGHTED } hx_fusion_kind;

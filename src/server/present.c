@@ -32,6 +32,16 @@ int hx_group_parse(const char *s, hx_group *out)
     return HX_EINVAL;
 }
 
+const char *const hx_fusion_names[] = {"relevance", "rrf", "weighted", NULL};   /* indexed by hx_fusion_method */
+
+int hx_fusion_parse(const char *s, int *out)
+{
+    for (size_t i = 0; hx_fusion_names[i]; i++)
+        if (!strcmp(s, hx_fusion_names[i]))
+            return *out = (int)i, 0;
+    return HX_EINVAL;
+}
+
 const char *const hx_source_names[] = {"all", HX_TIER_PROJECT, HX_TIER_USER, "registry", NULL};   /* indexed by hx_source */
 
 int hx_source_parse(const char *s, hx_source *out)
@@ -82,6 +92,7 @@ void hx_present_rank(hx_json_writer *w, const hx_result *r)
     hx_json_write_key(w, "rank");
     hx_json_write_uint(w, r->rank);
     hx_present_score(w, "score", r->score);
+    hx_present_score(w, "relevance", r->relevance);
     hx_present_score(w, "similarity", r->similarity);
     hx_present_score(w, "vector_score", r->vector_score);
     hx_present_score(w, "keyword_score", r->keyword_score);

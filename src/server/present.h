@@ -18,12 +18,15 @@ int hx_mode_parse(const char *s, hx_search_mode *out);
 /* The grouping names, indexed by hx_group ("chunk", "document"; NULL-terminated). */
 extern const char *const hx_group_names[];
 int hx_group_parse(const char *s, hx_group *out);
+/* The fusion names, indexed by hx_fusion_method ("relevance", "rrf", "weighted"; NULL-terminated). */
+extern const char *const hx_fusion_names[];
+int hx_fusion_parse(const char *s, int *out);
 
 /* "key": score, or "key": null when the side that scores it missed the chunk (NAN). */
 void hx_present_score(hx_json_writer *w, const char *key, float s);
-/* "rank", "score" (relevance 0..1), "similarity" (cosine), "vector_score", "keyword_score" (BM25),
- * "fused_score" (hybrid ranking score), and "recency" when recency moved it: how every surface
- * ranks one. */
+/* "rank", "score" (what the list is sorted by), "relevance" (0..1), "similarity" (cosine),
+ * "vector_score", "keyword_score" (BM25), "fused_score" (hybrid RRF or weighted score), and
+ * "recency" when recency moved it: how every surface ranks one. */
 void hx_present_rank(hx_json_writer *w, const hx_result *r);
 /* "path", "reason" of a rejected or failed document, inside an object the caller opens. */
 void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);

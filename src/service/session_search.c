@@ -154,7 +154,7 @@ static int search_registry_alone(hx_session *s, const hx_session_query *q, hx_se
     hx_registry_opts ro = {s->registry, s->has_identity ? s->tenant : NULL, s->has_identity ? s->user : NULL,
                            s->registry_timeout_ms, 0};
     hx_registry_query rq = {q->query, embeds ? vec : NULL, o->mode, o->k ? o->k : 10, o->filters, o->n_filters,
-                            o->min_score, q->at.selector == HX_READ_AS_OF ? q->at.as_of_ns : 0};
+                            o->min_score, q->at.selector == HX_READ_AS_OF ? q->at.as_of_ns : 0, o->rank_window};
     hx_error rerr = {0};
     rc = hx_registry_connect(&k->reg.r, &ro, &rerr);
     if (!rc)
