@@ -8,10 +8,12 @@
 #include "alloc.h"
 #include "index_internal.h"
 #include "recency.h"
+#include "title.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define DEFAULT_K 10
@@ -358,24 +360,123 @@ static int64_t chunk_date(const ix_view *v, uint32_t id, const char *key)
     return d ? hx_recency_date(&d->info, key) : 0;
 }
 
+/* A document's best name match (title.h), kept for its other chunks. */
+typedef struct {
+    uint32_t doc;
+    float match;
+} doc_match;
+
+/* The match of a document's title (also without a leading label, a first word that ends in a
+ * colon: "KEP-753: Sidecar Containers" names "Sidecar Containers"), its file name (without its
+ * extension) and, for the document a folder opens with (README or index), the folder's name. */
+static float doc_names(hx_title_query *tq, const ix_doc *d)
+{
+    const char *path = d->info.path, *file = strrchr(path, '/'), *dot, *title = d->info.title;
+    file = file ? file + 1 : path;
+    dot = strrchr(file, '.');
+    float m = hx_title_match(tq, title, strlen(title)), f;
+    const char *label = title + strcspn(title, " :");
+    if (*label == ':' && label[1] == ' ' && (f = hx_title_match(tq, label + 2, strlen(label + 2))) > m)
+        m = f;
+    f = hx_title_match(tq, file, dot && dot > file ? (size_t)(dot - file) : strlen(file));
+    m = f > m ? f : m;
+    size_t stem = dot && dot > file ? (size_t)(dot - file) : strlen(file);
+    bool opens = (stem == 6 && !strncasecmp(file, "readme", 6)) || (stem == 5 && !strncasecmp(file, "index", 5));
+    if (opens && file > path + 1) {
+        const char *end = file - 1, *start = end;
+        while (start > path && start[-1] != '/')
+            start--;
+        f = hx_title_match(tq, start, (size_t)(end - start));
+        m = f > m ? f : m;
+    }
+    return m;
+}
+
+/* The name match of chunk id: its document's (kept in dm[0..*n_dm)) or HEADING_MATCH times its own
+ * heading's (the last part of its heading path), the better: a document that a query names outranks
+ * a section of another that has the name as its heading. */
+#define HEADING_MATCH 0.5f
+static float name_match(const ix_view *v, hx_title_query *tq, uint32_t id, doc_match *dm, size_t *n_dm)
+{
+    const ix_segment *s = ix_segment_of(v, id);
+    uint32_t doc = ix_chunk_field(s, id, IX_F_DOC);
+    size_t i = 0;
+    while (i < *n_dm && dm[i].doc != doc)
+        i++;
+    if (i == *n_dm) {
+        const ix_doc *d = ix_doc_by_id(v, doc);
+        dm[(*n_dm)++] = (doc_match){doc, d ? doc_names(tq, d) : 0};
+    }
+    size_t hl;
+    const char *h = ix_chunk_heading(s, id, &hl), *last = h;
+    for (const char *p = h; p + 3 <= h + hl; p++)
+        if (!memcmp(p, " > ", 3))
+            last = p + 3;
+    float m = HEADING_MATCH * hx_title_match(tq, last, hl - (size_t)(last - h));
+    return m > dm[i].match ? m : dm[i].match;
+}
+
+/* s[0..n) with ASCII letters lowercased and every byte that is not a letter, a digit or non-ASCII
+ * left out, into out (cap bytes at most); its length. */
+static size_t plain(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'A' && c <= 'Z')
+            out[k++] = (char)(c + 32);
+        else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80)
+            out[k++] = (char)c;
+    }
+    return k;
+}
+
+/* Whether chunk id is boilerplate (boiler.c) or says no more than its heading path's last part or
+ * its document's title (fusion.h HX_REPEAT_WEIGHT). */
+static bool repeats(const ix_view *v, uint32_t id)
+{
+    if (v->repeated && (v->repeated[id / 8] >> (id % 8) & 1))
+        return true;
+    const ix_segment *s = ix_segment_of(v, id);
+    size_t tlen, hl;
+    const char *text = ix_chunk_text(s, id, &tlen), *h = ix_chunk_heading(s, id, &hl), *last = h;
+    uint32_t body = ix_chunk_field(s, id, IX_F_BODY);
+    if (tlen - body > 256)
+        return false;
+    for (const char *p = h; p + 3 <= h + hl; p++)
+        if (!memcmp(p, " > ", 3))
+            last = p + 3;
+    char a[256], b[256];
+    size_t na = plain(text + body, tlen - body, a, sizeof a), nb = plain(last, hl - (size_t)(last - h), b, sizeof b);
+    if (!na || (na == nb && !memcmp(a, b, na)))
+        return true;
+    const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(s, id, IX_F_DOC));
+    nb = d ? plain(d->info.title, strlen(d->info.title), b, sizeof b) : 0;
+    return na == nb && !memcmp(a, b, na);
+}
+
 /* Relevance and similarity of every candidate (fusion.h: x is BM25 over the query's bound, 0
- * where the keyword side missed), the recency factor when asked, and the rank the list is sorted
- * by: the relevance (in hybrid mode under HX_FUSION_RELEVANCE with f's weights, hx_rank_score) or
- * the fused score, times the recency factor. */
-static void score_candidates(hx_index *ix, const float *vec, double bound, hx_search_mode mode, const hx_search_opts *o,
-                             const hx_fusion *f, hx_fused *c, size_t n)
+ * where the keyword side missed; the name match when tq is given, dm its scratch of n entries),
+ * the recency factor when asked, and the rank the list is sorted by: the relevance (in hybrid mode
+ * under HX_FUSION_RELEVANCE with f's weights, hx_rank_score) or the fused score, times the recency
+ * factor. */
+static void score_candidates(hx_index *ix, const float *vec, double bound, hx_title_query *tq, hx_search_mode mode,
+                             const hx_search_opts *o, const hx_fusion *f, hx_fused *c, size_t n, doc_match *dm)
 {
     int64_t now = (int64_t)time(NULL);
     bool fused = mode == HX_MODE_HYBRID && o->fusion != HX_FUSION_RELEVANCE;
+    size_t n_dm = 0;
     for (size_t i = 0; i < n; i++) {
         float cs = !vec ? NAN : !isnan(c[i].vector_score) ? c[i].vector_score : cosine(&ix->v, ix->dim, vec, c[i].id);
         float x = !isnan(c[i].keyword_score) && bound > 0 ? (float)(c[i].keyword_score / bound) : 0.0f;
+        float nm = tq ? name_match(&ix->v, tq, c[i].id, dm, &n_dm) : 0.0f;
+        float rp = repeats(&ix->v, c[i].id) ? 1.0f : 0.0f;
         c[i].similarity = cs;
-        c[i].relevance = hx_relevance(mode, cs, x);
+        c[i].relevance = hx_relevance_named(mode, cs, x, nm, rp);
         c[i].recency = o->recency_key ? (float)hx_recency_factor(chunk_date(&ix->v, c[i].id, o->recency_key), now,
                                                                  o->recency_half_life_days)
                                       : 1.0f;
-        float r = fused ? c[i].score : mode == HX_MODE_HYBRID ? hx_rank_score(f, cs, x) : c[i].relevance;
+        float r = fused ? c[i].score : mode == HX_MODE_HYBRID ? hx_rank_score(f, cs, x, nm, rp) : c[i].relevance;
         c[i].rank = o->recency_key ? r * c[i].recency : r;
     }
 }
@@ -397,17 +498,18 @@ static void sort_by_rank(const ix_view *v, hx_fused *f, size_t n)
 
 /* One search with n_cand candidates per side (the rank window): vec may be NULL (keyword only), q
  * may be NULL (vector only). */
-static int search_window(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
-                         uint32_t k, size_t n_cand, hx_results *out, hx_error *err)
+static int search_window(hx_index *ix, const float *vec, const hx_bm25_query *q, hx_title_query *tq,
+                         const hx_search_opts *o, uint32_t k, size_t n_cand, hx_results *out, hx_error *err)
 {
     const ix_view *v = &ix->v;
     hx_hit *vh = hx_malloc(sizeof *vh * n_cand), *kh = hx_malloc(sizeof *kh * n_cand);
     hx_fused *fused = hx_malloc(sizeof *fused * 2 * n_cand);
+    doc_match *dm = tq ? hx_malloc(sizeof *dm * 2 * n_cand) : NULL;
     chunk_filter cf = {0};
     size_t nv = 0, nk = 0, nf = 0;
     double bound = 0;
     int rc = 0;
-    if (!vh || !kh || !fused) {
+    if (!vh || !kh || !fused || (tq && !dm)) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         goto done;
     }
@@ -442,7 +544,7 @@ static int search_window(hx_index *ix, const float *vec, const hx_bm25_query *q,
     } else if ((rc = hx_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err))) {
         goto done;
     }
-    score_candidates(ix, vec, bound, mode, o, &f, fused, nf);
+    score_candidates(ix, vec, bound, tq, mode, o, &f, fused, nf, dm);
     sort_by_rank(v, fused, nf);
     out->total_candidates = nf;
     out->keyword_bound = bound;
@@ -452,13 +554,14 @@ done:
     free(vh);
     free(kh);
     free(fused);
+    free(dm);
     return rc;
 }
 
 /* Searches with the rank window (hyrax.h HX_RANK_WINDOW): the same candidates, hence the same
  * order and scores, for every k up to it. */
-static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
-                      hx_results *out, hx_error *err)
+static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, hx_title_query *tq,
+                      const hx_search_opts *o, hx_results *out, hx_error *err)
 {
     uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
     uint32_t w = o->rank_window ? o->rank_window : HX_RANK_WINDOW;
@@ -467,7 +570,7 @@ static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, co
                             (unsigned)HX_RANK_WINDOW_MAX, w);
     if (o->recency_key && !(o->recency_half_life_days > 0 && isfinite(o->recency_half_life_days)))
         return hx_error_set(err, HX_EINVAL, -1, "recency needs a half-life > 0 days, got %g", o->recency_half_life_days);
-    return search_window(ix, vec, q, o, k, w > k ? w : k, out, err);
+    return search_window(ix, vec, q, tq, o, k, w > k ? w : k, out, err);
 }
 
 int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const float *vec,
@@ -484,12 +587,20 @@ int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const 
     if (o->mode != HX_MODE_KEYWORD && !vec)
         return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the query's vector");
     hx_bm25_query *q = NULL;
-    int rc = hx_bm25_query_parse(&q, IX_ANALYZER, query, len, err);   /* also drives snippets */
+    hx_title_query *tq = hx_malloc(sizeof *tq);
+    if (!tq)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    int rc = hx_title_query_init(tq, query, len, err);
+    if (!rc)
+        rc = hx_bm25_query_parse(&q, IX_ANALYZER, query, len, err);   /* also drives snippets */
     if (!rc)   /* vector mode searches without the keyword side; its snippets are marked alike */
-        rc = run_search(ix, o->mode == HX_MODE_KEYWORD ? NULL : vec, o->mode == HX_MODE_VECTOR ? NULL : q, o, out, err);
+        rc = run_search(ix, o->mode == HX_MODE_KEYWORD ? NULL : vec, o->mode == HX_MODE_VECTOR ? NULL : q, tq, o, out,
+                        err);
     if (!rc && o->snippets)
         rc = add_snippets(out, q, err);
     hx_bm25_query_free(q);
+    hx_title_query_free(tq);
+    free(tq);
     if (rc)
         hx_results_free(out);
     else
@@ -524,7 +635,7 @@ int hx_index_search_vector(hx_index *ix, const float *vec, const hx_search_opts 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(out, 0, sizeof *out);
-    int rc = run_search(ix, vec, NULL, o, out, err);
+    int rc = run_search(ix, vec, NULL, NULL, o, out, err);
     if (rc)
         hx_results_free(out);
     else

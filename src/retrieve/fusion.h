@@ -46,11 +46,26 @@ typedef struct hx_calibration {
  * `kw_norm` (ignored in vector mode; 0 where the keyword side missed it), in [0, 1]. */
 float hx_relevance(hx_search_mode mode, float cosine, float kw_norm);
 
+/* === The named document first ===
+ * A search adds HX_NAME_WEIGHT x the candidate's name match (title.h: 1 when the query is, or holds
+ * as a phrase, its document's title, file or folder name or its heading; their overlap otherwise)
+ * to z in every mode, so the document a query names ranks first. Chosen on the KEP known items
+ * (bench/kep_golden.py, whose queries are KEP titles); Cranfield has no names to match (its titles
+ * are the first line of the text), and its queries barely move. */
+#define HX_NAME_WEIGHT 4.0f
+/* ... and subtracts HX_REPEAT_WEIGHT from z for a chunk that cannot answer on its own text: its body
+ * repeats in many documents (boilerplate: a template's instructions; src/index/boiler.c) or holds
+ * no more than its heading (a title alone), so it sinks below the chunks that say something. */
+#define HX_REPEAT_WEIGHT 10.0f
+
+/* hx_relevance with the name match `name` in [0, 1] and `repeat` 1 for such a chunk, else 0. */
+float hx_relevance_named(hx_search_mode mode, float cosine, float kw_norm, float name, float repeat);
+
 /* The hybrid ranking score of HX_FUSION_RELEVANCE: the hybrid relevance with the cosine's and the
  * BM25's weights scaled by f's vector_weight and text_weight over their mean (the default 0.5 and
  * 0.5 leave hx_relevance(HX_MODE_HYBRID, cosine, kw_norm) as it is). */
 struct hx_fusion;
-float hx_rank_score(const struct hx_fusion *f, float cosine, float kw_norm);
+float hx_rank_score(const struct hx_fusion *f, float cosine, float kw_norm, float name, float repeat);
 
 typedef struct hx_hit {
     uint32_t id;        /* chunk id */
