@@ -368,20 +368,25 @@ typedef struct {
 
 /* The match of a document's title (also without a leading label, a first word that ends in a
  * colon: "KEP-753: Sidecar Containers" names "Sidecar Containers"), its file name (without its
- * extension) and, for the document a folder opens with (README or index), the folder's name. */
-static float doc_names(hx_title_query *tq, const ix_doc *d)
+ * extension) and, for the document a folder opens with (README or index), the folder's name. A
+ * folder's metadata file (a --folder-meta name other than README, such as kep.yaml) names nothing:
+ * its title is its folder's, which the folder's README answers for. */
+static float doc_names(hx_title_query *tq, const ix_view *v, const ix_doc *d)
 {
     const char *path = d->info.path, *file = strrchr(path, '/'), *dot, *title = d->info.title;
     file = file ? file + 1 : path;
     dot = strrchr(file, '.');
+    size_t stem = dot && dot > file ? (size_t)(dot - file) : strlen(file);
+    bool opens = (stem == 6 && !strncasecmp(file, "readme", 6)) || (stem == 5 && !strncasecmp(file, "index", 5));
+    for (size_t i = 0; !opens && i < v->n_folder_meta; i++)
+        if (!strcmp(file, v->folder_meta[i]))
+            return 0;
     float m = hx_title_match(tq, title, strlen(title)), f;
     const char *label = title + strcspn(title, " :");
     if (*label == ':' && label[1] == ' ' && (f = hx_title_match(tq, label + 2, strlen(label + 2))) > m)
         m = f;
     f = hx_title_match(tq, file, dot && dot > file ? (size_t)(dot - file) : strlen(file));
     m = f > m ? f : m;
-    size_t stem = dot && dot > file ? (size_t)(dot - file) : strlen(file);
-    bool opens = (stem == 6 && !strncasecmp(file, "readme", 6)) || (stem == 5 && !strncasecmp(file, "index", 5));
     if (opens && file > path + 1) {
         const char *end = file - 1, *start = end;
         while (start > path && start[-1] != '/')
@@ -405,7 +410,7 @@ static float name_match(const ix_view *v, hx_title_query *tq, uint32_t id, doc_m
         i++;
     if (i == *n_dm) {
         const ix_doc *d = ix_doc_by_id(v, doc);
-        dm[(*n_dm)++] = (doc_match){doc, d ? doc_names(tq, d) : 0};
+        dm[(*n_dm)++] = (doc_match){doc, d ? doc_names(tq, v, d) : 0};
     }
     size_t hl;
     const char *h = ix_chunk_heading(s, id, &hl), *last = h;
