@@ -576,7 +576,7 @@ done:
     rc = sh(&out, "cd %s && $HYRAX_BIN search --db %s --registry '%s' --json -k 20 --min-score 0 pods", root, pdb, url);
     CHECK(rc == 0 && strstr(out, "{\"tier\":\"registry\",\"searched\":true,\"consulted\":true,\"results\":") &&
               strstr(out, "\"tier\":\"registry\"") && strstr(out, "reg/taints.md") && strstr(out, "proj/kubelet.md"),
-          "search --registry: one list of both: %.600s", out);
+          "search --registry: one list of both: %.4000s", out);
     const char *at = strstr(out, "\"filename\":\"shared/sched.md\"");
     CHECK(at && !strstr(at + 1, "\"filename\":\"shared/sched.md\"") && !strncmp(strstr(at, "\"tier\":"), "\"tier\":\"project\"", 16),
           "a shared document is answered once, by the project: %.600s", out);

@@ -436,13 +436,17 @@ static size_t plain(const char *s, size_t n, char *out, size_t cap)
     return k;
 }
 
-/* Whether chunk id is boilerplate (boiler.c) or says no more than its heading path's last part or
- * its document's title (fusion.h HX_REPEAT_WEIGHT). */
+/* Whether chunk id is boilerplate (boiler.c) or, in a document of several chunks, says no more than
+ * its heading path's last part or its document's title (fusion.h HX_REPEAT_WEIGHT); the only chunk
+ * of a one-line note is its answer, whatever its title. */
 static bool repeats(const ix_view *v, uint32_t id)
 {
     if (v->repeated && (v->repeated[id / 8] >> (id % 8) & 1))
         return true;
     const ix_segment *s = ix_segment_of(v, id);
+    const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(s, id, IX_F_DOC));
+    if (!d || d->info.n_chunks < 2)
+        return false;
     size_t tlen, hl;
     const char *text = ix_chunk_text(s, id, &tlen), *h = ix_chunk_heading(s, id, &hl), *last = h;
     uint32_t body = ix_chunk_field(s, id, IX_F_BODY);
@@ -455,8 +459,7 @@ static bool repeats(const ix_view *v, uint32_t id)
     size_t na = plain(text + body, tlen - body, a, sizeof a), nb = plain(last, hl - (size_t)(last - h), b, sizeof b);
     if (!na || (na == nb && !memcmp(a, b, na)))
         return true;
-    const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(s, id, IX_F_DOC));
-    nb = d ? plain(d->info.title, strlen(d->info.title), b, sizeof b) : 0;
+    nb = plain(d->info.title, strlen(d->info.title), b, sizeof b);
     return na == nb && !memcmp(a, b, na);
 }
 
