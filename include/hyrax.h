@@ -501,8 +501,10 @@ typedef enum { HX_GROUP_CHUNK = 0, HX_GROUP_DOCUMENT = 1 } hx_group;
  * results show and are sorted by (README "Scores"):
  *   HX_FUSION_RELEVANCE  the relevance itself (fusion.h hx_relevance: one calibrated logistic model of
  *                        the cosine and the normalised BM25, its two weights scaled by
- *                        vector_weight and text_weight); score == relevance (the default)
- *   HX_FUSION_RRF        reciprocal rank fusion, sum of weight / (rrf_k + rank)
+ *                        vector_weight and text_weight); score == relevance
+ *   HX_FUSION_RRF        reciprocal rank fusion, sum of weight / (rrf_k + rank), the ranks those each
+ *                        mode alone gives (by its relevance, the name match and repeat cut included);
+ *                        the default: it holds on Cranfield and CACM alike, the relevance order does not
  *   HX_FUSION_WEIGHTED   weighted sum of the sides' min-max normalised scores */
 typedef enum { HX_FUSION_RELEVANCE, HX_FUSION_RRF, HX_FUSION_WEIGHTED } hx_fusion_method;
 
@@ -555,9 +557,9 @@ HX_API void hx_search_opts_default(hx_search_opts *o);
 
 typedef struct hx_result {
     uint32_t rank;                     /* 1-based */
-    float score;                       /* what the list is sorted by (descending): the relevance,
-                                          times the recency factor when asked; in hybrid mode with
-                                          HX_FUSION_RRF or _WEIGHTED the fused score instead */
+    float score;                       /* what the list is sorted by (descending): the relevance in
+                                          vector and keyword mode, the fused score in hybrid mode
+                                          (hx_fusion_method), times the recency factor when asked */
     float relevance;                   /* in [0, 1]: the calibrated probability that the chunk is
                                           relevant to the query (fusion.h hx_relevance), in every
                                           mode; what min_score compares with */

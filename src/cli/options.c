@@ -63,14 +63,14 @@ static const cli_opt options[] = {
      .repeat = true},
     {"--min-score", 0, "X", CMD_SEARCH,
      .help = "drop results whose relevance (0..1 in every mode: the estimated\nprobability that the result is "
-     "relevant; the score unless --fusion rrf,\n--fusion weighted or --recency) is below X (default " HX_STRINGIFY(HX_MIN_RELEVANCE) ";\n0 keeps every candidate)"},
+     "relevant; the score in keyword and vector\nmode) is below X (default " HX_STRINGIFY(HX_MIN_RELEVANCE) "; 0 keeps every candidate)"},
     {"--recency", 0, "KEY:DAYS", CMD_SEARCH,
      .help = "newer first: multiply each result's ranking by 0.5^(age / DAYS), the age\nfrom the ISO-8601 date in metadata "
      "KEY, or KEY mtime for the file's\n(a document without the key ages from its mtime)"},
     {"--fusion", 0, "F", CMD_SEARCH,
-     .help = "how hybrid mode ranks: relevance (default: the calibrated relevance of\nboth sides' scores, so score = relevance), "
-     "rrf (reciprocal rank fusion,\nk = 60) or weighted (min-max normalised scores); results are always in\nthe order of the "
-     "score they show", .choices = hx_fusion_names},
+     .help = "how hybrid mode ranks: rrf (default: reciprocal rank fusion, k = 60, of\nthe rankings keyword and vector mode give; "
+     "score is the fused score,\nrelevance beside it), relevance (score = relevance) or weighted (min-max\nnormalised scores); "
+     "results are always in the order of the score they show", .choices = hx_fusion_names},
     {"--fusion-weights", 0, "V,T", CMD_SEARCH,
      .help = "weights of the vector and keyword sides, for every fusion (0.5,0.5);\neach finite and >= 0, not both 0"},
     {"--ef", 0, "N", CMD_SEARCH, .help = "HNSW search breadth (default 64)", WHOLE(1, 100000)},

@@ -23,7 +23,7 @@ void hx_search_opts_default(hx_search_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->mode = HX_MODE_HYBRID;
-    o->fusion = HX_FUSION_RELEVANCE;
+    o->fusion = HX_FUSION_RRF;
     o->k = DEFAULT_K;
     o->min_score = NAN;
     o->exclude_chunk = -1;
@@ -463,6 +463,32 @@ static bool repeats(const ix_view *v, uint32_t id)
     return na == nb && !memcmp(a, b, na);
 }
 
+/* Orders one side's hits (side: HX_MODE_VECTOR or HX_MODE_KEYWORD) as that side searched alone
+ * ranks them, by its relevance with the name match and the repeat cut, ties in the side's own
+ * order: the ranks reciprocal rank fusion takes. key: scratch of n floats. */
+static void rank_side(hx_index *ix, hx_title_query *tq, hx_search_mode side, double bound, hx_hit *h, size_t n,
+                      doc_match *dm, float *key)
+{
+    size_t n_dm = 0;
+    for (size_t i = 0; i < n; i++) {
+        float nm = tq ? name_match(&ix->v, tq, h[i].id, dm, &n_dm) : 0.0f, rp = repeats(&ix->v, h[i].id) ? 1.0f : 0.0f;
+        float x = side == HX_MODE_KEYWORD && bound > 0 ? (float)(h[i].score / bound) : 0.0f;
+        key[i] = hx_relevance_named(side, side == HX_MODE_VECTOR ? h[i].score : NAN, x, nm, rp);
+    }
+    for (size_t i = 1; i < n; i++) {   /* insertion sort, stable */
+        hx_hit x = h[i];
+        float kx = key[i];
+        size_t j = i;
+        while (j > 0 && kx > key[j - 1]) {
+            h[j] = h[j - 1];
+            key[j] = key[j - 1];
+            j--;
+        }
+        h[j] = x;
+        key[j] = kx;
+    }
+}
+
 /* Relevance and similarity of every candidate (fusion.h: x is BM25 over the query's bound, 0
  * where the keyword side missed; the name match when tq is given, dm its scratch of n entries),
  * the recency factor when asked, and the rank the list is sorted by: the relevance (in hybrid mode
@@ -549,8 +575,14 @@ static int search_window(hx_index *ix, const float *vec, const hx_bm25_query *q,
                 fused[i].keyword_rank = (uint32_t)i + 1;
             }
         }
-    } else if ((rc = hx_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err))) {
-        goto done;
+    } else {
+        if (f.kind == HX_FUSE_RRF && o->fusion == HX_FUSION_RRF) {   /* the ranks each mode alone gives */
+            float *key = (float *)fused;   /* scratch: fused is not filled yet */
+            rank_side(ix, tq, HX_MODE_VECTOR, bound, vh, nv, dm, key);
+            rank_side(ix, tq, HX_MODE_KEYWORD, bound, kh, nk, dm, key);
+        }
+        if ((rc = hx_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err)))
+            goto done;
     }
     score_candidates(ix, vec, bound, tq, mode, o, &f, fused, nf, dm);
     sort_by_rank(v, fused, nf);

@@ -32,8 +32,9 @@
  *            side's last candidate's): one logistic regression on both features together
  * The constants are fitted on the Cranfield judgements (1,400 abstracts, 225 queries; a document
  * judged 1..4 counts as relevant) by bench/calibrate.py, which prints this table: run it again
- * after a change to the model, the analyzer or BM25, and paste its output here. Ranking is not
- * touched: vector and keyword order by their own score (p is monotone in it), hybrid by fusion. */
+ * after a change to the model, the analyzer or BM25, and paste its output here. Vector and keyword
+ * mode rank by p (with the name match and repeat cut below); hybrid mode fuses those two rankings
+ * (hyrax.h hx_fusion_method). */
 typedef struct hx_calibration {
     float c, x, b;   /* weights of cosine and normalised BM25, and the intercept */
 } hx_calibration;

@@ -77,5 +77,5 @@ float hx_title_match(hx_title_query *tq, const char *name, size_t len)
     bool phrase = m == n;
     for (size_t i = 1; phrase && i < n; i++)
         phrase = at[i] == at[i - 1] + 1;
-    return phrase ? 1.0f : (float)((double)m / (double)n * (double)m / (double)tq->n);
+    return m < n ? 0.0f : (float)((double)n / (double)tq->n * (phrase ? 1.0 : 0.5));
 }

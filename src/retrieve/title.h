@@ -5,11 +5,16 @@
  * folder 753-sidecar-containers and the title "KEP-753: Sidecar containers". Never reads an index.
  *
  * For a name with distinct terms N and a query with distinct terms Q (m of N's in Q):
- *   match = 1                      when N's terms stand in the query in order, one after another
- *                                  (the query is the name, or holds it as a phrase), else
- *   match = (m / |N|) * (m / |Q|)  how much of the name the query says, times how much of the
- *                                  query the name says (a proximity-free overlap)
- * and 0 for a name or a query without terms. Each candidate takes the best match of its names. */
+ *   match = |N| / |Q|              when N's terms stand in the query in order, one after another
+ *                                  (1: the query is the name; less: it holds the name as a phrase,
+ *                                  the share of the query the name makes up), or
+ *   match = |N| / |Q| / 2          when the query holds every term of the name, in another order
+ *                                  or apart (half: no phrase, no proximity), else
+ *   match = 0                      a name the query says only in part names nothing (a long title
+ *                                  that shares a word with a question is not named by it)
+ * and 0 for a name or a query without terms. Each candidate takes the best match of its names, so
+ * the longest name the query says wins ("Seccomp by default" names 2413-seccomp-by-default, 1,
+ * above 135-seccomp, 1/2). */
 #ifndef HX_TITLE_H
 #define HX_TITLE_H
 

@@ -144,10 +144,10 @@ static void recency_opts(const mcp_args *a, hx_search_opts *o)
 /* === search === */
 
 static const mcp_arg fusion_args[] = {
-    {"method", MCP_STRING, .choices = hx_fusion_names, .def = "relevance",
-     .description = "how hybrid mode ranks: relevance (the calibrated relevance of both sides' scores; score = "
-                    "relevance), rrf (reciprocal rank fusion) or weighted (min-max normalised scores); results "
-                    "are always in the order of their score"},
+    {"method", MCP_STRING, .choices = hx_fusion_names, .def = "rrf",
+     .description = "how hybrid mode ranks: rrf (reciprocal rank fusion of the two modes' rankings; score is the "
+                    "fused score, relevance beside it), relevance (by the calibrated relevance; score = relevance) "
+                    "or weighted (min-max normalised scores); results are always in the order of their score"},
     {"k", MCP_INTEGER, RANGE(1, 1000), .description = "RRF's k; default 60"},
     {"semantic_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the semantic side (rrf or weighted); default 0.5"},
     {"text_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the keyword side; default 0.5"},
@@ -200,7 +200,7 @@ static const mcp_field citation_fields[] = {
 };
 static const mcp_field result_fields[] = {
     {"rank", .type = MCP_JSON_INTEGER},
-    {"score", MCP_JSON_NUMBER, .description = "what the results are sorted by: the relevance unless fusion or recency says otherwise"},
+    {"score", MCP_JSON_NUMBER, .description = "what the results are sorted by: the relevance in semantic and keyword mode, the fused score in hybrid mode (fusion.method), times the recency factor"},
     {"relevance", MCP_JSON_NUMBER, .description = "relevance 0..1: the estimated probability that the result is relevant; what min_score compares"},
     {"similarity", MCP_JSON_NUMBER | MCP_JSON_NULL, .description = "cosine of query and chunk"},
     {"vector_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
