@@ -436,31 +436,34 @@ static size_t plain(const char *s, size_t n, char *out, size_t cap)
     return k;
 }
 
-/* Whether chunk id is boilerplate (boiler.c) or, in a document of several chunks, says no more than
- * its heading path's last part or its document's title (fusion.h HX_REPEAT_WEIGHT); the only chunk
- * of a one-line note is its answer, whatever its title. */
-static bool repeats(const ix_view *v, uint32_t id)
+/* The repeat cut of chunk id (fusion.h HX_REPEAT_WEIGHT): 1 for boilerplate (boiler.c), half that
+ * for a chunk that, in a document of several chunks, says no more than its heading path's last part
+ * or its document's title (below the chunks that say something, still found when nothing else
+ * answers: a file of headings alone), else 0; the only chunk of a one-line note is its answer,
+ * whatever its title. */
+#define TITLE_ONLY_CUT 0.5f
+static float repeats(const ix_view *v, uint32_t id)
 {
     if (v->repeated && (v->repeated[id / 8] >> (id % 8) & 1))
-        return true;
+        return 1.0f;
     const ix_segment *s = ix_segment_of(v, id);
     const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(s, id, IX_F_DOC));
     if (!d || d->info.n_chunks < 2)
-        return false;
+        return 0.0f;
     size_t tlen, hl;
     const char *text = ix_chunk_text(s, id, &tlen), *h = ix_chunk_heading(s, id, &hl), *last = h;
     uint32_t body = ix_chunk_field(s, id, IX_F_BODY);
     if (tlen - body > 256)
-        return false;
+        return 0.0f;
     for (const char *p = h; p + 3 <= h + hl; p++)
         if (!memcmp(p, " > ", 3))
             last = p + 3;
     char a[256], b[256];
     size_t na = plain(text + body, tlen - body, a, sizeof a), nb = plain(last, hl - (size_t)(last - h), b, sizeof b);
     if (!na || (na == nb && !memcmp(a, b, na)))
-        return true;
+        return TITLE_ONLY_CUT;
     nb = plain(d->info.title, strlen(d->info.title), b, sizeof b);
-    return na == nb && !memcmp(a, b, na);
+    return na == nb && !memcmp(a, b, na) ? TITLE_ONLY_CUT : 0.0f;
 }
 
 /* Orders one side's hits (side: HX_MODE_VECTOR or HX_MODE_KEYWORD) as that side searched alone
@@ -471,7 +474,7 @@ static void rank_side(hx_index *ix, hx_title_query *tq, hx_search_mode side, dou
 {
     size_t n_dm = 0;
     for (size_t i = 0; i < n; i++) {
-        float nm = tq ? name_match(&ix->v, tq, h[i].id, dm, &n_dm) : 0.0f, rp = repeats(&ix->v, h[i].id) ? 1.0f : 0.0f;
+        float nm = tq ? name_match(&ix->v, tq, h[i].id, dm, &n_dm) : 0.0f, rp = repeats(&ix->v, h[i].id);
         float x = side == HX_MODE_KEYWORD && bound > 0 ? (float)(h[i].score / bound) : 0.0f;
         key[i] = hx_relevance_named(side, side == HX_MODE_VECTOR ? h[i].score : NAN, x, nm, rp);
     }
@@ -504,7 +507,7 @@ static void score_candidates(hx_index *ix, const float *vec, double bound, hx_ti
         float cs = !vec ? NAN : !isnan(c[i].vector_score) ? c[i].vector_score : cosine(&ix->v, ix->dim, vec, c[i].id);
         float x = !isnan(c[i].keyword_score) && bound > 0 ? (float)(c[i].keyword_score / bound) : 0.0f;
         float nm = tq ? name_match(&ix->v, tq, c[i].id, dm, &n_dm) : 0.0f;
-        float rp = repeats(&ix->v, c[i].id) ? 1.0f : 0.0f;
+        float rp = repeats(&ix->v, c[i].id);
         c[i].similarity = cs;
         c[i].relevance = hx_relevance_named(mode, cs, x, nm, rp);
         c[i].recency = o->recency_key ? (float)hx_recency_factor(chunk_date(&ix->v, c[i].id, o->recency_key), now,

@@ -59,7 +59,8 @@ float hx_relevance(hx_search_mode mode, float cosine, float kw_norm);
  * no more than its heading (a title alone), so it sinks below the chunks that say something. */
 #define HX_REPEAT_WEIGHT 10.0f
 
-/* hx_relevance with the name match `name` in [0, 1] and `repeat` 1 for such a chunk, else 0. */
+/* hx_relevance with the name match `name` in [0, 1] and `repeat` in [0, 1]: 1 for boilerplate, 0.5
+ * for a chunk that holds only its title or heading (search.c), else 0. */
 float hx_relevance_named(hx_search_mode mode, float cosine, float kw_norm, float name, float repeat);
 
 /* The hybrid ranking score of HX_FUSION_RELEVANCE: the hybrid relevance with the cosine's and the
