@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Retrieval quality of hyrax on the Cranfield collection: nDCG@10 and Recall@100 for keyword,
+"""Retrieval quality of hyrax on the Cranfield or CACM collection: nDCG@10 and Recall@100 for keyword,
 vector and hybrid search.
 
 Each of the 1,400 abstracts becomes a file (title on the first line, then the text); the files
@@ -9,7 +9,10 @@ chunk). Judgements: cranqrel codes 1 (most relevant) .. 4 (least) are relevant w
 5 - code for nDCG; -1 is not relevant. Queries are numbered 1..225 in file order, as cranqrel
 numbers them (cran.qry's own numbers have gaps).
 
-    python3 bench/cranfield.py [--corpus ../shared/corpora/cranfield] [--hyrax ./hyrax] [--precision int8]
+    python3 bench/cranfield.py [--collection cranfield|cacm] [--corpus DIR] [--hyrax ./hyrax] [--precision int8]
+
+--collection cacm runs the same on CACM (3,204 titles and abstracts, 64 queries of which 52 are
+judged, binary judgements; queries keep their .I numbers) and writes bench/out/cacm.json.
 
 Peers in the same run, on the same document texts and queries (when bm25s and PyStemmer are
 installed; bench/requirements.txt has them): bm25s with Lucene's BM25 (k1 1.2, b 0.75, as hyrax)
@@ -37,13 +40,13 @@ MODES = ("keyword", "vector", "hybrid")
 
 
 def parse_blocks(path):
-    """Yields (id, {field: text}) for the .I/.T/.A/.B/.W format."""
+    """Yields (id, {field: text}) for the SMART .I/.T/.A/.B/.W (CACM also .N/.X/.K/.C) format."""
     text = open(path, encoding="latin-1").read()
     for block in re.split(r"^\.I\s+", text, flags=re.M)[1:]:
         head, _, rest = block.partition("\n")
         fields, cur = {}, None
         for line in rest.split("\n"):
-            m = re.match(r"^\.([TABW])\s*$", line)
+            m = re.match(r"^\.([TABWNXKC])\s*$", line)
             if m:
                 cur = m.group(1)
                 fields[cur] = []
@@ -52,25 +55,48 @@ def parse_blocks(path):
         yield int(head.strip()), {k: " ".join(v).strip() for k, v in fields.items()}
 
 
-def write_docs(corpus, out_dir):
+# The collections: documents, queries and judgements in the SMART format each ships in.
+#   cranfield: 1,400 abstracts, 225 queries numbered 1..225 in file order (cran.qry's own numbers
+#              have gaps), cranqrel codes 1 (most relevant) .. 4 relevant with gain 5 - code
+#   cacm:      3,204 CACM titles and abstracts, 64 queries by their .I number (52 judged), qrels.text
+#              lines "query doc 0 0", each relevant with gain 1
+COLLECTIONS = {
+    "cranfield": {"docs": "cran.all.1400", "queries": "cran.qry", "qrels": "cranqrel", "number_queries": True},
+    "cacm": {"docs": "cacm.all", "queries": "query.text", "qrels": "qrels.text", "number_queries": False},
+}
+
+
+def write_docs(corpus, out_dir, spec):
+    """Each document as a file: title on the first line, then its text (.W)."""
     os.makedirs(out_dir, exist_ok=True)
     n = 0
-    for doc_id, f in parse_blocks(os.path.join(corpus, "cran.all.1400")):
+    for doc_id, f in parse_blocks(os.path.join(corpus, spec["docs"])):
         with open(os.path.join(out_dir, "%04d.txt" % doc_id), "w") as fh:
             fh.write((f.get("T", "") or "untitled") + "\n\n" + f.get("W", "") + "\n")
         n += 1
     return n
 
 
-def load_qrels(corpus):
+def load_queries(corpus, spec):
+    """{query number: text}."""
+    blocks = list(parse_blocks(os.path.join(corpus, spec["queries"])))
+    if spec["number_queries"]:
+        return {i + 1: f.get("W", "") for i, (_, f) in enumerate(blocks)}
+    return {qid: f.get("W", "") for qid, f in blocks}
+
+
+def load_qrels(corpus, spec):
     rel = {}
-    for line in open(os.path.join(corpus, "cranqrel")):
+    for line in open(os.path.join(corpus, spec["qrels"])):
         parts = line.split()
         if len(parts) < 3:
             continue
         q, d, code = int(parts[0]), int(parts[1]), int(parts[2])
-        if 1 <= code <= 4:
-            rel.setdefault(q, {})[d] = 5 - code
+        if spec["qrels"] == "cranqrel":
+            if 1 <= code <= 4:
+                rel.setdefault(q, {})[d] = 5 - code
+        else:
+            rel.setdefault(q, {})[d] = 1
     return rel
 
 
@@ -161,7 +187,8 @@ def search(hyrax, db, mode, query, k, extra=()):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpus", default=os.path.join(here, "..", "..", "shared", "corpora", "cranfield"))
+    ap.add_argument("--collection", default="cranfield", choices=sorted(COLLECTIONS))
+    ap.add_argument("--corpus", help="the collection's folder (default ../shared/corpora/COLLECTION)")
     ap.add_argument("--hyrax", default=os.path.join(here, "..", "hyrax"))
     ap.add_argument("--out", default=os.path.join(here, "out"))
     ap.add_argument("--reuse", action="store_true", help="keep an existing index")
@@ -169,9 +196,11 @@ def main():
     ap.add_argument("--extra", default="", help="extra flags for hybrid searches, e.g. '--fusion weighted'")
     ap.add_argument("--precision", default="fp32", choices=("fp32", "int8"), help="how the index embeds")
     args = ap.parse_args()
-    docs_dir = os.path.join(args.out, "cranfield", "docs")
-    db = os.path.join(args.out, "cranfield.hyx" if args.precision == "fp32" else "cranfield-%s.hyx" % args.precision)
-    n_docs = write_docs(args.corpus, docs_dir)
+    name, spec = args.collection, COLLECTIONS[args.collection]
+    corpus = args.corpus or os.path.join(here, "..", "..", "shared", "corpora", name)
+    docs_dir = os.path.join(args.out, name, "docs")
+    db = os.path.join(args.out, "%s.hyx" % name if args.precision == "fp32" else "%s-%s.hyx" % (name, args.precision))
+    n_docs = write_docs(corpus, docs_dir, spec)
     if not args.reuse and os.path.exists(db):
         os.unlink(db)
     t0 = time.time()
@@ -180,10 +209,13 @@ def main():
     index_s = time.time() - t0
     modes = args.modes.split(",")
     extra = args.extra.split()
-    queries = [f.get("W", "") for _, f in parse_blocks(os.path.join(args.corpus, "cran.qry"))]
-    qrels = load_qrels(args.corpus)
+    qtext = load_queries(corpus, spec)
+    qids = sorted(qtext)
+    queries = [qtext[i] for i in qids]
+    qrels = load_qrels(corpus, spec)
     scores, per_query = {}, {}
-    judged = [i for i in range(1, len(queries) + 1) if i in qrels]
+    judged = [i for i in qids if i in qrels and qtext[i].strip()]
+    at = {q: n for n, q in enumerate(qids)}   # query number -> position in queries
 
     def score(name, ranked_of):
         nd = [ndcg_at(ranked_of(i), qrels[i], 10) for i in judged]
@@ -192,15 +224,15 @@ def main():
         scores[name] = {"ndcg@10": sum(nd) / len(nd), "recall@100": sum(rc) / len(rc), "queries": len(nd)}
 
     for mode in modes:
-        score(mode, lambda i: search(args.hyrax, db, mode, queries[i - 1], 200, extra if mode == "hybrid" else ()))
+        score(mode, lambda i: search(args.hyrax, db, mode, qtext[i], 200, extra if mode == "hybrid" else ()))
     peers = peer_runs(docs_dir, queries, 200)
     peers.update(st_run(docs_dir, queries, 200))
     if "bm25s-stem" in peers and "st-exact" in peers:
         peers["rrf-peer"] = [rrf(a, b) for a, b in zip(peers["bm25s-stem"], peers["st-exact"])]
-    for name, ranked in peers.items():
-        score(name, lambda i: ranked[i - 1])
-    print("Cranfield: %d documents, %d judged queries, indexed (%s) in %.1f s%s" % (
-          n_docs, scores[modes[0]]["queries"], args.precision, index_s, " (hybrid with %s)" % args.extra if args.extra else ""))
+    for peer, ranked in peers.items():
+        score(peer, lambda i: ranked[at[i]])
+    print("%s: %d documents, %d judged queries, indexed (%s) in %.1f s%s" % (
+          name, n_docs, scores[modes[0]]["queries"], args.precision, index_s, " (hybrid with %s)" % args.extra if args.extra else ""))
     print("%-10s %9s %11s" % ("mode", "nDCG@10", "Recall@100"))
     for mode in modes + sorted(peers):
         print("%-10s %9.4f %11.4f" % (mode, scores[mode]["ndcg@10"], scores[mode]["recall@100"]))
@@ -209,17 +241,17 @@ def main():
             continue
         a, b = per_query[mode], per_query[peer]
         worst = sorted(judged, key=lambda i: (a[i] - b[i], i))[:10]
-        print("%s (%+.4f nDCG@10 against %s), worst 10 queries:" % (mode, scores[mode]["ndcg@10"] - scores[peer]["ndcg@10"], peer))
+        print("%s %s (%+.4f nDCG@10 against %s), worst 10 queries:" % (name, mode, scores[mode]["ndcg@10"] - scores[peer]["ndcg@10"], peer))
         print("%5s %8s %8s %8s  %s" % ("query", "hyrax", "peer", "diff", "text"))
         for i in worst:
-            print("%5d %8.4f %8.4f %+8.4f  %s" % (i, a[i], b[i], a[i] - b[i], queries[i - 1][:70]))
+            print("%5d %8.4f %8.4f %+8.4f  %s" % (i, a[i], b[i], a[i] - b[i], qtext[i][:70]))
     if all(m in scores for m in MODES):
         for metric in ("ndcg@10", "recall@100"):
             best = max(scores["keyword"][metric], scores["vector"][metric])
             print("hybrid vs best single mode (%s): %+.4f" % (metric, scores["hybrid"][metric] - best))
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "cranfield.json"), "w") as fh:
-        json.dump({"documents": n_docs, "precision": args.precision, "index_seconds": index_s, "scores": scores, "ndcg@10_per_query": per_query},
+    with open(os.path.join(args.out, "%s.json" % name), "w") as fh:
+        json.dump({"collection": name, "documents": n_docs, "precision": args.precision, "index_seconds": index_s, "scores": scores, "ndcg@10_per_query": per_query},
                   fh, indent=1)
 
 

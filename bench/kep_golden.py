@@ -8,7 +8,9 @@ the share of queries whose README is among the first five documents (`--group do
 no relevance floor (--min-score 0). For each floor of --floors it also prints what the floor keeps:
 recall@5 counting only documents whose score (relevance 0..1) reaches it, the mean number of the
 five kept, and how many results the off-topic query "chocolate cake recipe with strawberries"
-keeps. Standard library only; drives the hyrax command line.
+keeps. success_at_1 is the share whose README comes first. Last, for each run, the 10 queries
+whose known item it ranks worst against the best other run on the same query (rank 6: not in the
+first five). Standard library only; drives the hyrax command line.
 
   bench/kep_golden.py --hyrax ./hyrax --db KEP.hyx --corpus ../shared/corpora/keps \
       [--weights 0.7,0.3 0.5,0.5] [--jobs 8] [--chunks] [--floors 0.02,0.5]
@@ -121,12 +123,15 @@ def main():
     gold = golden(args.corpus)
     runs = [("keyword", None), ("vector", None), ("hybrid", None)]
     runs += [("hybrid", w) for w in args.weights]
+    ranks = {}   # run label -> the known item's rank per query (6: not in the first five)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         for mode, w in runs:
             tops = list(ex.map(lambda g: search(args.hyrax, args.db, g[0], mode, w, args.chunks), gold))
             hit = sum(rel in [d for d, _ in top] for (_, rel), top in zip(gold, tops))
             first = sum([d for d, _ in top[:1]] == [rel] for (_, rel), top in zip(gold, tops))
             label = mode + (f" {w}" if w else "")
+            ranks[label] = [next((i + 1 for i, (d, _) in enumerate(top) if d == rel), 6)
+                            for (_, rel), top in zip(gold, tops)]
             print(json.dumps({"run": label, "queries": len(gold),
                               "recall_at_5": round(hit / len(gold), 4),
                               "success_at_1": round(first / len(gold), 4)}), flush=True)
@@ -139,6 +144,20 @@ def main():
                                   "queries_keeping_none": sum(not k for k in kept),
                                   "off_topic_kept": sum(s >= f for _, s in off),
                                   "off_topic_best": round(max([s for _, s in off], default=0), 4)}), flush=True)
+    print_worst(gold, ranks)
+
+
+def print_worst(gold, ranks):
+    """For each run, the 10 queries whose known item it ranks worst (6: not in the first five),
+    against the best other run on the same query: the peers here are hyrax's other modes."""
+    for label, rk in ranks.items():
+        others = [o for o in ranks if o != label]
+        worst = sorted((i for i in range(len(gold)) if rk[i] > 1),
+                       key=lambda i: (-(rk[i] - min([ranks[o][i] for o in others], default=rk[i])), -rk[i], i))[:10]
+        for i in worst:
+            best = min(others, key=lambda o: (ranks[o][i], o)) if others else None
+            print(json.dumps({"worst": label, "query": gold[i][0], "expected": gold[i][1], "rank": rk[i],
+                              "best_other": best, "best_other_rank": ranks[best][i] if best else None}), flush=True)
 
 
 if __name__ == "__main__":

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
     for (int pass = 0; pass < 2; pass++) {
         size_t runs = pass ? n : (size_t)warm < n ? (size_t)warm : n;
         for (size_t i = 0; i < runs; i++) {
-            hx_registry_query q = {texts[i], mode == HX_MODE_KEYWORD ? NULL : vecs[i], mode, (uint32_t)k, NULL, 0, NAN, 0};
+            hx_registry_query q = {texts[i], mode == HX_MODE_KEYWORD ? NULL : vecs[i], mode, (uint32_t)k, NULL, 0, NAN, 0, 0};
             hx_registry_results res;
             double t0 = now_ms();
             if (hx_registry_search(r, &q, &res, &err)) {

@@ -649,17 +649,28 @@ HX_API int hx_filter_parse_arg(hx_filter_set *fs, const char *text, hx_error *er
 typedef enum { HX_GROUP_CHUNK = 0, HX_GROUP_DOCUMENT = 1 } hx_group;
 #define HX_GROUP_MORE_MAX 10           /* chunks kept in one result's `more` at the most */
 
+/* How hybrid mode orders its candidates (the two sides' windows, merged), and so the `score` its
+ * results show and are sorted by (README "Scores"):
+ *   HX_FUSION_RELEVANCE  the relevance itself (fusion.h hx_relevance: one calibrated logistic model of
+ *                        the cosine and the normalised BM25, its two weights scaled by
+ *                        vector_weight and text_weight); score == relevance
+ *   HX_FUSION_RRF        reciprocal rank fusion, sum of weight / (rrf_k + rank), the ranks those each
+ *                        mode alone gives (by its relevance, the name match and repeat cut included);
+ *                        the default: it holds on Cranfield and CACM alike, the relevance order does not
+ *   HX_FUSION_WEIGHTED   weighted sum of the sides' min-max normalised scores */
+typedef enum { HX_FUSION_RELEVANCE, HX_FUSION_RRF, HX_FUSION_WEIGHTED } hx_fusion_method;
+
 typedef struct hx_search_opts {
     hx_search_mode mode;
     uint32_t k;                        /* results wanted (documents when grouping); 0 = 10 */
     hx_group group;                    /* HX_GROUP_CHUNK by default; the surfaces choose */
     const hx_filter *filters;
     size_t n_filters;
-    float min_score;                   /* results whose relevance (hx_result.score, 0..1 in
+    float min_score;                   /* results whose relevance (hx_result.relevance, 0..1 in
                                           every mode) is below are dropped; NAN = no floor (the
                                           default here; the CLI and MCP tools use
                                           HX_MIN_RELEVANCE) */
-    int fusion;                        /* 0 = RRF, 1 = weighted */
+    int fusion;                        /* how hybrid mode ranks: hx_fusion_method */
     int rrf_k;                         /* 0 = 60 */
     float vector_weight, text_weight;  /* weight of each side, for RRF and weighted fusion alike;
                                           both 0 = the defaults, 0.5 and 0.5 */
@@ -674,7 +685,16 @@ typedef struct hx_search_opts {
        without a readable date ages from its mtime. NULL = off (the default). Borrowed. */
     const char *recency_key;
     double recency_half_life_days;     /* > 0 when recency_key is set */
+    uint32_t rank_window;              /* chunks each side (keyword, vector) hands to fusion, before
+                                          grouping and the cut to k; 0 = HX_RANK_WINDOW, at most
+                                          HX_RANK_WINDOW_MAX; a k above it widens it to k */
 } hx_search_opts;
+/* The rank window (Elasticsearch's rank_window_size): each side of a search ranks its best
+ * HX_RANK_WINDOW chunks whatever k is and however results are grouped, so the first k results and
+ * every score are the same for any larger k up to the window: k only cuts the list. A document-
+ * grouped list holds the documents of the window's chunks, fewer than k when they are fewer. */
+#define HX_RANK_WINDOW 100
+#define HX_RANK_WINDOW_MAX 1000
 HX_API void hx_search_opts_default(hx_search_opts *o);
 
 /* The names a mode is accepted under, NULL-terminated: hybrid; semantic and vector; keyword,
@@ -684,6 +704,10 @@ HX_API int hx_mode_parse(const char *s, hx_search_mode *out);
 /* The grouping names, indexed by hx_group ("chunk", "document"), NULL-terminated. */
 HX_API extern const char *const hx_group_names[];
 HX_API int hx_group_parse(const char *s, hx_group *out);
+/* The fusion names, indexed by hx_fusion_method ("relevance", "rrf", "weighted"), NULL-terminated;
+ * hx_fusion_parse reads one into *out (an hx_fusion_method): HX_EINVAL (out untouched) otherwise. */
+HX_API extern const char *const hx_fusion_names[];
+HX_API int hx_fusion_parse(const char *s, int *out);
 
 
 /* The relevance floor of `hyrax search` and the MCP query tools unless the caller gives one: it
@@ -710,9 +734,12 @@ HX_API int hx_fusion_check_weights(float vector_weight, float text_weight, hx_er
 
 typedef struct hx_result {
     uint32_t rank;                     /* 1-based */
-    float score;                       /* relevance in [0, 1]: the calibrated probability that the
-                                          chunk is relevant to the query (fusion.h hx_relevance),
-                                          in every mode; what min_score compares with */
+    float score;                       /* what the list is sorted by (descending): the relevance in
+                                          vector and keyword mode, the fused score in hybrid mode
+                                          (hx_fusion_method), times the recency factor when asked */
+    float relevance;                   /* in [0, 1]: the calibrated probability that the chunk is
+                                          relevant to the query (fusion.h hx_relevance), in every
+                                          mode; what min_score compares with */
     float vector_score, keyword_score; /* side scores (cosine, BM25), NAN when that side missed it */
     float similarity;                  /* cosine of query and chunk, also where the vector side
                                           missed it; NAN in keyword mode (no query vector) */
@@ -824,9 +851,10 @@ HX_API int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, 
 
 /* Searches tiers[0..n) as one index. The query is embedded once (enc; NULL in keyword mode) and
  * each tier searched with the same options (mode, filters, k, grouping, min_score on each result's
- * own relevance). The lists are fused by reciprocal rank fusion: an entry scores the sum over the
- * tiers that list it of 1 / (rrf_k + its rank there) (o->rrf_k, 0 = 60), ties going to the nearer
- * tier, then to the better rank. The same content in two tiers is one entry, answered by the
+ * own relevance), several tiers each to its whole rank window (HX_RANK_WINDOW), so k only cuts.
+ * The lists are merged by each result's score (one scale: the same mode and fusion everywhere),
+ * ties going to the nearer tier, then to the better rank. The same content in two tiers is one
+ * entry, answered by the
  * nearer tier: with HX_GROUP_CHUNK the same document version (doc_sha256) and chunk byte range;
  * with HX_GROUP_DOCUMENT the same document version. Each result's tier says which tier answered;
  * ranks are renumbered, the first k kept. total_candidates sums the tiers'; keyword_bound is the

@@ -431,9 +431,9 @@ static bool same_content(const hx_result *a, const hx_result *b, hx_group g)
            (g == HX_GROUP_DOCUMENT || (a->byte_start == b->byte_start && a->byte_end == b->byte_end));
 }
 
-/* Reciprocal rank fusion (k 60) of the project's list and the registry's (grouped by document
- * first when g says so: a document's best chunk, ranks renumbered), written out from the rule:
- * the same content scores once, under the project; ties go to the project, then the better rank.
+/* The project's list and the registry's (grouped by document first when g says so: a document's
+ * best chunk, ranks renumbered) merged by score, written out from the rule: the same content comes
+ * once, under the project; ties go to the project, then the better rank.
  * reg_kept[] gets the registry entries kept after grouping. Returns the entries, sorted. */
 static size_t brute_force(const hx_results *proj, const hx_results *reg, hx_group g, const hx_result **reg_kept,
                           bf_entry *out, size_t *merged)
@@ -447,14 +447,13 @@ static size_t brute_force(const hx_results *proj, const hx_results *reg, hx_grou
             reg_kept[nk++] = &reg->v[i];
     }
     for (size_t i = 0; i < proj->n; i++)
-        out[ne++] = (bf_entry){0, i, 1.0 / (60.0 + (double)proj->v[i].rank)};
+        out[ne++] = (bf_entry){0, i, proj->v[i].score};
     for (size_t i = 0; i < nk; i++) {
-        double sc = 1.0 / (60.0 + (double)(i + 1));
+        double sc = reg_kept[i]->score;
         size_t j = 0;
         while (j < proj->n && !same_content(&proj->v[j], reg_kept[i], g))
             j++;
         if (j < proj->n) {
-            out[j].score += sc;
             (*merged)++;
             /* the same chunk: the registry answers the same body over the same byte range */
             CHECK(g == HX_GROUP_DOCUMENT || (reg_kept[i]->text_len == proj->v[j].text_len &&
@@ -507,7 +506,7 @@ static void test_fused(void)
     CHECK(rc == 0 && strstr(out, "published 4,"), "published: %s", out);
     free(out);
 
-    /* the fused order against a brute-force RRF of each tier's own list, through the library */
+    /* the merged order against a brute-force merge of each tier's own list, through the library */
     hx_model *m = NULL;
     hx_encoder *enc = NULL;
     hx_index *pi = NULL;
@@ -537,9 +536,11 @@ static void test_fused(void)
                 float vec[HX_EMBED_DIM];
                 const char *qt = queries[q];
                 size_t len = strlen(qt);
-                hx_registry_query rq = {qt, mo == 2 ? NULL : vec, o.mode, o.k, NULL, 0, 0, 0};
+                hx_search_opts whole = o;   /* each tier's whole rank window, as the tiers are merged */
+                whole.k = HX_RANK_WINDOW;
+                hx_registry_query rq = {qt, mo == 2 ? NULL : vec, o.mode, whole.k, NULL, 0, 0, 0, 0};
                 reg.why[0] = 0;
-                if (hx_index_search(pi, enc, qt, len, &o, &proj, &err) || hx_encoder_embed(enc, &qt, &len, 1, vec, &err) ||
+                if (hx_index_search(pi, enc, qt, len, &whole, &proj, &err) || hx_encoder_embed(enc, &qt, &len, 1, vec, &err) ||
                     hx_registry_search(reg.r, &rq, &own, &err) ||
                     hx_tiers_search_registry(tiers, 1, &reg, enc, qt, len, &o, &fused, &err)) {
                     CHECK(0, "search: %s", err.message);
@@ -581,8 +582,9 @@ done:
     hx_model_close(m);
 
     /* the CLI: source all is the default when a registry is named; shared documents answered once,
-       by the project */
-    rc = sh(&out, "cd %s && $HYRAX_BIN search --db %s --registry '%s' --json -k 20 --min-score 0 pods", root, pdb, url);
+       by the project; -k 60: the lists are merged by score, and the registry's 40 short notes about
+       pods outscore its taints */
+    rc = sh(&out, "cd %s && $HYRAX_BIN search --db %s --registry '%s' --json -k 60 --min-score 0 pods", root, pdb, url);
     CHECK(rc == 0 && strstr(out, "{\"tier\":\"registry\",\"searched\":true,\"consulted\":true,\"results\":") &&
               strstr(out, "\"tier\":\"registry\"") && strstr(out, "reg/taints.md") && strstr(out, "proj/kubelet.md"),
           "search --registry: one list of both: %.600s", out);

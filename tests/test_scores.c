@@ -122,7 +122,7 @@ static void test_search(void)
     CHECK(hx_json_len(rs) >= 1 && !strcmp(first_path(d), "docs/network.md"), "hybrid --min-score 0.5 keeps the match: %s",
           first_path(d));
     for (size_t i = 0; i < hx_json_len(rs); i++)
-        CHECK(num(hx_json_arr_get(rs, i), "score") >= 0.5, "hybrid --min-score 0.5: only scores >= 0.5");
+        CHECK(num(hx_json_arr_get(rs, i), "relevance") >= 0.5, "hybrid --min-score 0.5: only relevance >= 0.5");
     hx_json_doc_free(d);
 }
 

@@ -379,9 +379,9 @@ typedef struct {
     double score;
 } bf_entry;
 
-/* RRF over each tier's own list, written out plainly: 1 / (60 + rank) summed over the tiers whose
- * list holds the same content (the document's hash, and in chunk grouping the byte range), the
- * nearer tier's result kept; best score first, then the nearer tier, then the better rank. */
+/* The tiers' lists merged by score, written out plainly: the same content (the document's hash,
+ * and in chunk grouping the byte range) once, the nearer tier's result kept; best score first,
+ * then the nearer tier, then the better rank. */
 static size_t brute_force(hx_results *lists, size_t n, hx_group g, bf_entry *out)
 {
     size_t ne = 0;
@@ -393,10 +393,8 @@ static size_t brute_force(hx_results *lists, size_t n, hx_group g, bf_entry *out
                 if (out[j].tier != t && !strcmp(out[j].r->doc_sha256, r->doc_sha256) &&
                     (g == HX_GROUP_DOCUMENT || (out[j].r->byte_start == r->byte_start && out[j].r->byte_end == r->byte_end)))
                     break;
-            if (j < ne)
-                out[j].score += 1.0 / (60.0 + (double)(i + 1));
-            else
-                out[ne++] = (bf_entry){r, t, 1.0 / (60.0 + (double)(i + 1))};
+            if (j == ne)
+                out[ne++] = (bf_entry){r, t, r->score};
         }
     for (size_t i = 1; i < ne; i++)   /* insertion sort */
         for (size_t j = i; j > 0; j--) {
@@ -437,10 +435,12 @@ static void test_fusion(void)
                 o.mode = modes[mo];
                 o.min_score = 0;
                 hx_results lists[2] = {{0}}, fused = {0};
-                bf_entry want[64];
+                bf_entry want[2 * HX_RANK_WINDOW];
                 size_t len = strlen(queries[q]);
-                if (hx_index_search(pi, enc, queries[q], len, &o, &lists[0], &err) ||
-                    hx_index_search(ui, enc, queries[q], len, &o, &lists[1], &err) ||
+                hx_search_opts whole = o;   /* each tier's whole rank window, as several tiers are merged */
+                whole.k = HX_RANK_WINDOW;
+                if (hx_index_search(pi, enc, queries[q], len, &whole, &lists[0], &err) ||
+                    hx_index_search(ui, enc, queries[q], len, &whole, &lists[1], &err) ||
                     hx_tiers_search(tiers, 2, enc, queries[q], len, &o, &fused, &err)) {
                     CHECK(0, "search: %s", err.message);
                     continue;

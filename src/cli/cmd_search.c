@@ -36,8 +36,10 @@ static int print_results_text(const hx_results *r)
         term_style(stdout, "1;35");
         put_text(stdout, x->path, SIZE_MAX, false);
         term_style(stdout, NULL);
-        printf(":%u-%u  (score %.4f%s%s)\n   ", x->line_start, x->line_end, (double)x->score, x->tier ? ", " : "",
-               x->tier ? x->tier : "");
+        printf(":%u-%u  (score %.4f", x->line_start, x->line_end, (double)x->score);
+        if (x->score != x->relevance)
+            printf(", relevance %.4f", (double)x->relevance);
+        printf("%s%s)\n   ", x->tier ? ", " : "", x->tier ? x->tier : "");
         put_text(stdout, title, SIZE_MAX, false);
         fputs(*title && *x->heading ? " > " : "", stdout);
         put_text(stdout, x->heading, SIZE_MAX, false);
@@ -215,9 +217,11 @@ int cmd_search(const cli_args *a)
         hx_mode_parse(v, &o->mode);   /* the table checked the name */
     if ((v = opt_str(a, "--group")))
         hx_group_parse(v, &o->group);
-    o->fusion = opt_str(a, "--fusion") && !strcmp(opt_str(a, "--fusion"), "weighted");
+    if ((v = opt_str(a, "--fusion")))
+        hx_fusion_parse(v, &o->fusion);   /* the table checked the name */
     o->k = (uint32_t)opt_long(a, "--top-k", o->k);
     o->ef = (uint32_t)opt_long(a, "--ef", o->ef);
+    o->rank_window = (uint32_t)opt_long(a, "--rank-window", o->rank_window);
     while ((v = opt_next(a, "--filter", &pos))) {
         hx_error ferr = {0};
         if (hx_filter_parse_arg(&filters, v, &ferr)) {

@@ -11,7 +11,6 @@
 
 #define WHOLE(a, b) .lo = (a), .hi = (b)
 
-static const char *const fusion_names[] = {"rrf", "weighted", NULL};
 static const char *const sync_tiers[] = {HX_TIER_USER, NULL};   /* sync --to: the tiers above a project */
 static const char *const color_names[] = {"auto", "always", "never", NULL};
 
@@ -59,15 +58,22 @@ static const cli_opt options[] = {
      "kep-number) or\npath=GLOB (** spans folders), type, ext, dir, folder, indexed_at, mtime",
      .repeat = true},
     {"--min-score", 0, "X", CMD_SEARCH,
-     .help = "drop results whose relevance (the score, 0..1 in every mode: the\nestimated probability that the result is "
-     "relevant) is below X\n(default " HX_STRINGIFY(HX_MIN_RELEVANCE) "; 0 keeps every candidate)"},
+     .help = "drop results whose relevance (0..1 in every mode: the estimated\nprobability that the result is "
+     "relevant; the score in keyword and vector\nmode) is below X (default " HX_STRINGIFY(HX_MIN_RELEVANCE) "; 0 keeps every candidate)"},
     {"--recency", 0, "KEY:DAYS", CMD_SEARCH,
      .help = "newer first: multiply each result's ranking by 0.5^(age / DAYS), the age\nfrom the ISO-8601 date in metadata "
      "KEY, or KEY mtime for the file's\n(a document without the key ages from its mtime)"},
-    {"--fusion", 0, "F", CMD_SEARCH, .help = "rrf (default, k = 60) or weighted (min-max normalised scores)", .choices = fusion_names},
+    {"--fusion", 0, "F", CMD_SEARCH,
+     .help = "how hybrid mode ranks: rrf (default: reciprocal rank fusion, k = 60, of\nthe rankings keyword and vector mode give; "
+     "score is the fused score,\nrelevance beside it), relevance (score = relevance) or weighted (min-max\nnormalised scores); "
+     "results are always in the order of the score they show", .choices = hx_fusion_names},
     {"--fusion-weights", 0, "V,T", CMD_SEARCH,
-     .help = "weights of the vector and keyword sides, for either fusion (0.5,0.5);\neach finite and >= 0, not both 0"},
+     .help = "weights of the vector and keyword sides, for every fusion (0.5,0.5);\neach finite and >= 0, not both 0"},
     {"--ef", 0, "N", CMD_SEARCH, .help = "HNSW search breadth (default 64)", WHOLE(1, 100000)},
+    {"--rank-window", 0, "N", CMD_SEARCH,
+     .help = "chunks each side (keyword, vector) ranks before fusion, grouping and the\ncut to -k (default "
+     HX_STRINGIFY(HX_RANK_WINDOW) "; a larger -k widens it): any -k up to it gives the\nsame first results with the same scores",
+     WHOLE(1, HX_RANK_WINDOW_MAX)},
     {"--as-of", 0, "TIME", CMD_SEARCH,
      .help = "search the index as it was at TIME: ISO-8601 (2026-01-31T12:00:00Z) or\nunix seconds; the commits kept are "
      "listed by 'hyrax baselines'"},

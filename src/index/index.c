@@ -271,6 +271,10 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
         return rc;
     if (n && (rc = hxf_expect(&s->file, "vectors", HXF_F32, 2, d_vec, &s->vectors, err)))
         return rc;
+    const uint32_t d_fps[4] = {n, 2, 0, 0};
+    if (n && hxf_find(&s->file, "fingerprints") &&
+        (rc = hxf_expect(&s->file, "fingerprints", HXF_U32, 2, d_fps, &s->fps, err)))
+        return rc;
     /* offsets must be non-decreasing and inside their blobs: checked once here */
     const hxf_section *offs[2] = {s->text_off, s->head_off}, *data[2] = {s->text, s->heads};
     for (int k = 0; k < 2; k++) {
@@ -406,6 +410,7 @@ void ix_view_free(ix_view *v)
     free(v->tomb);
     free(v->visible);
     free(v->visible_chunks);
+    free(v->repeated);
     memset(v, 0, sizeof *v);
 }
 
@@ -584,8 +589,9 @@ int ix_view_load(hx_index *ix, hx_error *err)
             v->segs[i].bm25_live_len = live.live_len;
         }
     }
-    rc = check_ownership(v, err);
-    return rc ? rc : ix_view_visibility(ix, err);
+    if ((rc = check_ownership(v, err)) || (rc = ix_view_repeats(v, err)))
+        return rc;
+    return ix_view_visibility(ix, err);
 }
 
 /* === Open and close === */
@@ -638,8 +644,11 @@ static int open_index(hx_index **out, const char *path, unsigned flags, const hx
     }
     if (!rc)
         rc = ix_view_load(ix, err);
-    if (!rc && ix->stale_keywords && ix->writer)
-        rc = hx_index_compact(ix, err);  /* rebuilds every keyword segment with IX_ANALYZER */
+    bool unprinted = false;   /* a segment written before body fingerprints (boiler.c) */
+    for (size_t i = 0; !rc && i < ix->v.n_segs; i++)
+        unprinted |= ix->v.segs[i].n && !ix->v.segs[i].fps;
+    if (!rc && (ix->stale_keywords || unprinted) && ix->writer)
+        rc = hx_index_compact(ix, err);  /* rebuilds every segment: keywords with IX_ANALYZER, fingerprints */
     if (rc) {
         hx_index_close(ix);
         return rc;

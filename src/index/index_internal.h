@@ -85,6 +85,10 @@
  *                               except "english" (before Unicode words): readers search it with
  *                               that analysis, the writer rebuilds it
  *   hnsw       raw              hx_hnsw graph over vectors, node i = chunk base + i (if n > 0)
+ *   fingerprints u32  [n, 2]    each chunk body's fingerprint (boiler.c ix_fingerprint), low then
+ *                               high 32 bits, 0 for a body too short to have one; absent from
+ *                               segments written before it, whose fingerprints readers compute
+ *                               from their text (compaction writes them)
  *
  * ix_view_load checks every range and id before anything reads them, so search and the tools
  * trust them: offsets ascend within their sections (each heading ends with its NUL); a chunk's
@@ -149,6 +153,7 @@ typedef struct ix_segment {
     hxf_view file;             /* sections borrow the store map */
     uint32_t base, n;
     const hxf_section *chunks, *text_off, *text, *head_off, *heads, *vectors;
+    const hxf_section *fps;    /* the body fingerprints; NULL in a segment written before them */
     hx_bm25_reader bm25;       /* valid when n > 0 */
     uint64_t bm25_live_docs;   /* with tombstones: live chunks and their BM25 length */
     uint64_t bm25_live_len;
@@ -181,7 +186,13 @@ typedef struct ix_view {
     size_t n_visible;
     uint8_t *visible_chunks;   /* owned; (next_chunk + 7) / 8 + 1 bytes, 1 = a chunk of such a document */
     uint64_t n_visible_chunks;
+    uint8_t *repeated;         /* owned; next_chunk / 8 + 1 bytes, 1 = a boilerplate chunk (boiler.c) */
 } ix_view;
+
+/* Marks the view's boilerplate chunks in v->repeated (boiler.c); 0 or HX_ENOMEM. */
+int ix_view_repeats(ix_view *v, hx_error *err);
+/* The fingerprint of a chunk body (boiler.c); 0 for one with too few letters to have one. */
+uint64_t ix_fingerprint(const char *body, size_t len);
 
 struct hx_index {
     hx_store *store;

@@ -53,7 +53,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
 {
     int rc = 0;
     hxf_writer w;
-    uint32_t *rows = NULL, *text_off = NULL, *head_off = NULL, *ids = NULL;
+    uint32_t *rows = NULL, *text_off = NULL, *head_off = NULL, *ids = NULL, *fps = NULL;
     char *text = NULL, *heads = NULL;
     uint8_t *bm25 = NULL, *graph = NULL;
     size_t bm25_len = 0, graph_len = 0, text_len = 0, heads_len = 0;
@@ -73,7 +73,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     ids = hx_malloc(sizeof *ids * (n ? n : 1));
     text = hx_malloc(text_len ? text_len : 1);
     heads = hx_malloc(heads_len ? heads_len : 1);
-    if (!rows || !text_off || !head_off || !ids || !text || !heads) {
+    fps = hx_malloc(sizeof *fps * 2 * (n ? n : 1));
+    if (!rows || !text_off || !head_off || !ids || !text || !heads || !fps) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory building a segment");
         goto done;
     }
@@ -97,6 +98,11 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
             goto done;
         for (size_t i = 0; i < n && !rc; i++)
             rc = hx_bm25_builder_add_chunk(bb, base + (uint32_t)i, c[i].text, c[i].text_len, c[i].f[IX_F_BODY], err);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t fp = ix_fingerprint(c[i].text + c[i].f[IX_F_BODY], c[i].text_len - c[i].f[IX_F_BODY]);
+            hxf_put32((uint8_t *)&fps[2 * i], (uint32_t)fp);
+            hxf_put32((uint8_t *)&fps[2 * i + 1], (uint32_t)(fp >> 32));
+        }
         if (rc || (rc = hx_bm25_builder_finish(bb, &bm25, &bm25_len, err)))
             goto done;
         hx_hnsw_params hp = {.dim = dim, .dot = hx_kernels_get()->dot, .seed = HNSW_SEED};
@@ -117,7 +123,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         hx_hnsw_view_close(check);
     }
     uint32_t info[4], d_info[4] = {4, 0, 0, 0}, d_rows[4] = {(uint32_t)n, IX_CHUNK_FIELDS, 0, 0},
-             d_off[4] = {(uint32_t)n + 1, 0, 0, 0}, d_vec[4] = {(uint32_t)n, dim, 0, 0};
+             d_off[4] = {(uint32_t)n + 1, 0, 0, 0}, d_vec[4] = {(uint32_t)n, dim, 0, 0},
+             d_fps[4] = {(uint32_t)n, 2, 0, 0};
     hxf_put32((uint8_t *)&info[0], base);
     hxf_put32((uint8_t *)&info[1], (uint32_t)n);
     hxf_put32((uint8_t *)&info[2], dim);
@@ -133,6 +140,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         hxf_writer_add(&w, "vectors", HXF_F32, 2, d_vec, vectors, sizeof *vectors * n * dim, err);
         hxf_writer_add(&w, "bm25", HXF_RAW, 0, NULL, bm25, bm25_len, err);
         hxf_writer_add(&w, "hnsw", HXF_RAW, 0, NULL, graph, graph_len, err);
+        hxf_writer_add(&w, "fingerprints", HXF_U32, 2, d_fps, fps, sizeof *fps * 2 * n, err);
     }
     rc = hxf_writer_finish(&w, image, image_len, err);
 done:
@@ -142,6 +150,7 @@ done:
     free(text_off);
     free(head_off);
     free(ids);
+    free(fps);
     free(text);
     free(heads);
     free(bm25);

@@ -8,20 +8,22 @@
 #include "alloc.h"
 #include "index_internal.h"
 #include "recency.h"
+#include "title.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define DEFAULT_K 10
 #define MAX_K 1000
-#define CANDIDATE_FACTOR 4   /* each side returns 4 x k candidates (seed 002) */
 
 void hx_search_opts_default(hx_search_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->mode = HX_MODE_HYBRID;
+    o->fusion = HX_FUSION_RRF;
     o->k = DEFAULT_K;
     o->min_score = NAN;
     o->exclude_chunk = -1;
@@ -282,13 +284,14 @@ static int assemble(const ix_view *v, const hx_fused *f, size_t n, const hx_sear
     }
     for (size_t i = 0; i < n && !rc; i++) {
         if (!isnan(o->min_score) && f[i].relevance < o->min_score)
-            continue;   /* hybrid and recency order is not by relevance: later ones may pass */
+            continue;   /* a fused or recency order is not by relevance: later ones may pass */
         if (!grouped && out->n == k)
             break;
         hx_result r;
         if (fill_result(v, f[i].id, &r))
             continue;
-        r.score = f[i].relevance;
+        r.score = f[i].rank;
+        r.relevance = f[i].relevance;
         r.vector_score = f[i].vector_score;
         r.keyword_score = f[i].keyword_score;
         r.similarity = f[i].similarity;
@@ -357,40 +360,172 @@ static int64_t chunk_date(const ix_view *v, uint32_t id, const char *key)
     return d ? hx_recency_date(&d->info, key) : 0;
 }
 
-/* Relevance and similarity of every candidate (fusion.h: x is BM25 over the query's bound, 0
- * where the keyword side missed), and the recency factor when asked. */
-static void score_candidates(hx_index *ix, const float *vec, double bound, hx_search_mode mode, const hx_search_opts *o,
-                             hx_fused *f, size_t n)
+/* A document's best name match (title.h), kept for its other chunks. */
+typedef struct {
+    uint32_t doc;
+    float match;
+} doc_match;
+
+/* The match of a document's title (also without a leading label, a first word that ends in a
+ * colon: "KEP-753: Sidecar Containers" names "Sidecar Containers"), its file name (without its
+ * extension) and, for the document a folder opens with (README or index), the folder's name. A
+ * folder's metadata file (a --folder-meta name other than README, such as kep.yaml) names nothing:
+ * its title is its folder's, which the folder's README answers for. */
+static float doc_names(hx_title_query *tq, const ix_view *v, const ix_doc *d)
 {
-    int64_t now = (int64_t)time(NULL);
+    const char *path = d->info.path, *file = strrchr(path, '/'), *dot, *title = d->info.title;
+    file = file ? file + 1 : path;
+    dot = strrchr(file, '.');
+    size_t stem = dot && dot > file ? (size_t)(dot - file) : strlen(file);
+    bool opens = (stem == 6 && !strncasecmp(file, "readme", 6)) || (stem == 5 && !strncasecmp(file, "index", 5));
+    for (size_t i = 0; !opens && i < v->n_folder_meta; i++)
+        if (!strcmp(file, v->folder_meta[i]))
+            return 0;
+    float m = hx_title_match(tq, title, strlen(title)), f;
+    const char *label = title + strcspn(title, " :");
+    if (*label == ':' && label[1] == ' ' && (f = hx_title_match(tq, label + 2, strlen(label + 2))) > m)
+        m = f;
+    f = hx_title_match(tq, file, dot && dot > file ? (size_t)(dot - file) : strlen(file));
+    m = f > m ? f : m;
+    if (opens && file > path + 1) {
+        const char *end = file - 1, *start = end;
+        while (start > path && start[-1] != '/')
+            start--;
+        f = hx_title_match(tq, start, (size_t)(end - start));
+        m = f > m ? f : m;
+    }
+    return m;
+}
+
+/* The name match of chunk id: its document's (kept in dm[0..*n_dm)) or HEADING_MATCH times its own
+ * heading's (the last part of its heading path), the better: a document that a query names outranks
+ * a section of another that has the name as its heading. */
+#define HEADING_MATCH 0.5f
+static float name_match(const ix_view *v, hx_title_query *tq, uint32_t id, doc_match *dm, size_t *n_dm)
+{
+    const ix_segment *s = ix_segment_of(v, id);
+    uint32_t doc = ix_chunk_field(s, id, IX_F_DOC);
+    size_t i = 0;
+    while (i < *n_dm && dm[i].doc != doc)
+        i++;
+    if (i == *n_dm) {
+        const ix_doc *d = ix_doc_by_id(v, doc);
+        dm[(*n_dm)++] = (doc_match){doc, d ? doc_names(tq, v, d) : 0};
+    }
+    size_t hl;
+    const char *h = ix_chunk_heading(s, id, &hl), *last = h;
+    for (const char *p = h; p + 3 <= h + hl; p++)
+        if (!memcmp(p, " > ", 3))
+            last = p + 3;
+    float m = HEADING_MATCH * hx_title_match(tq, last, hl - (size_t)(last - h));
+    return m > dm[i].match ? m : dm[i].match;
+}
+
+/* s[0..n) with ASCII letters lowercased and every byte that is not a letter, a digit or non-ASCII
+ * left out, into out (cap bytes at most); its length. */
+static size_t plain(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'A' && c <= 'Z')
+            out[k++] = (char)(c + 32);
+        else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80)
+            out[k++] = (char)c;
+    }
+    return k;
+}
+
+/* The repeat cut of chunk id (fusion.h HX_REPEAT_WEIGHT): 1 for boilerplate (boiler.c), half that
+ * for a chunk that, in a document of several chunks, says no more than its heading path's last part
+ * or its document's title (below the chunks that say something, still found when nothing else
+ * answers: a file of headings alone), else 0; the only chunk of a one-line note is its answer,
+ * whatever its title. */
+#define TITLE_ONLY_CUT 0.5f
+static float repeats(const ix_view *v, uint32_t id)
+{
+    if (v->repeated && (v->repeated[id / 8] >> (id % 8) & 1))
+        return 1.0f;
+    const ix_segment *s = ix_segment_of(v, id);
+    const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(s, id, IX_F_DOC));
+    if (!d || d->info.n_chunks < 2)
+        return 0.0f;
+    size_t tlen, hl;
+    const char *text = ix_chunk_text(s, id, &tlen), *h = ix_chunk_heading(s, id, &hl), *last = h;
+    uint32_t body = ix_chunk_field(s, id, IX_F_BODY);
+    if (tlen - body > 256)
+        return 0.0f;
+    for (const char *p = h; p + 3 <= h + hl; p++)
+        if (!memcmp(p, " > ", 3))
+            last = p + 3;
+    char a[256], b[256];
+    size_t na = plain(text + body, tlen - body, a, sizeof a), nb = plain(last, hl - (size_t)(last - h), b, sizeof b);
+    if (!na || (na == nb && !memcmp(a, b, na)))
+        return TITLE_ONLY_CUT;
+    nb = plain(d->info.title, strlen(d->info.title), b, sizeof b);
+    return na == nb && !memcmp(a, b, na) ? TITLE_ONLY_CUT : 0.0f;
+}
+
+/* Orders one side's hits (side: HX_MODE_VECTOR or HX_MODE_KEYWORD) as that side searched alone
+ * ranks them, by its relevance with the name match and the repeat cut, ties in the side's own
+ * order: the ranks reciprocal rank fusion takes. key: scratch of n floats. */
+static void rank_side(hx_index *ix, hx_title_query *tq, hx_search_mode side, double bound, hx_hit *h, size_t n,
+                      doc_match *dm, float *key)
+{
+    size_t n_dm = 0;
     for (size_t i = 0; i < n; i++) {
-        float c = !vec ? NAN : !isnan(f[i].vector_score) ? f[i].vector_score : cosine(&ix->v, ix->dim, vec, f[i].id);
-        float x = !isnan(f[i].keyword_score) && bound > 0 ? (float)(f[i].keyword_score / bound) : 0.0f;
-        f[i].similarity = c;
-        f[i].relevance = hx_relevance(mode, c, x);
-        f[i].recency = o->recency_key ? (float)hx_recency_factor(chunk_date(&ix->v, f[i].id, o->recency_key), now,
-                                                                 o->recency_half_life_days)
-                                      : 1.0f;
+        float nm = tq ? name_match(&ix->v, tq, h[i].id, dm, &n_dm) : 0.0f, rp = repeats(&ix->v, h[i].id);
+        float x = side == HX_MODE_KEYWORD && bound > 0 ? (float)(h[i].score / bound) : 0.0f;
+        key[i] = hx_relevance_named(side, side == HX_MODE_VECTOR ? h[i].score : NAN, x, nm, rp);
+    }
+    for (size_t i = 1; i < n; i++) {   /* insertion sort, stable */
+        hx_hit x = h[i];
+        float kx = key[i];
+        size_t j = i;
+        while (j > 0 && kx > key[j - 1]) {
+            h[j] = h[j - 1];
+            key[j] = key[j - 1];
+            j--;
+        }
+        h[j] = x;
+        key[j] = kx;
     }
 }
 
-/* The ranking key: the side's own score or the fused one; with recency, the fused score in hybrid
- * mode and the relevance in a single one (a cosine may be negative), times the recency factor. */
-static float rank_key(const hx_fused *f, bool hybrid, bool recency)
+/* Relevance and similarity of every candidate (fusion.h: x is BM25 over the query's bound, 0
+ * where the keyword side missed; the name match when tq is given, dm its scratch of n entries),
+ * the recency factor when asked, and the rank the list is sorted by: the relevance (in hybrid mode
+ * under HX_FUSION_RELEVANCE with f's weights, hx_rank_score) or the fused score, times the recency
+ * factor. */
+static void score_candidates(hx_index *ix, const float *vec, double bound, hx_title_query *tq, hx_search_mode mode,
+                             const hx_search_opts *o, const hx_fusion *f, hx_fused *c, size_t n, doc_match *dm)
 {
-    return recency ? (hybrid ? f->score : f->relevance) * f->recency : f->score;
+    int64_t now = (int64_t)time(NULL);
+    bool fused = mode == HX_MODE_HYBRID && o->fusion != HX_FUSION_RELEVANCE;
+    size_t n_dm = 0;
+    for (size_t i = 0; i < n; i++) {
+        float cs = !vec ? NAN : !isnan(c[i].vector_score) ? c[i].vector_score : cosine(&ix->v, ix->dim, vec, c[i].id);
+        float x = !isnan(c[i].keyword_score) && bound > 0 ? (float)(c[i].keyword_score / bound) : 0.0f;
+        float nm = tq ? name_match(&ix->v, tq, c[i].id, dm, &n_dm) : 0.0f;
+        float rp = repeats(&ix->v, c[i].id);
+        c[i].similarity = cs;
+        c[i].relevance = hx_relevance_named(mode, cs, x, nm, rp);
+        c[i].recency = o->recency_key ? (float)hx_recency_factor(chunk_date(&ix->v, c[i].id, o->recency_key), now,
+                                                                 o->recency_half_life_days)
+                                      : 1.0f;
+        float r = fused ? c[i].score : mode == HX_MODE_HYBRID ? hx_rank_score(f, cs, x, nm, rp) : c[i].relevance;
+        c[i].rank = o->recency_key ? r * c[i].recency : r;
+    }
 }
 
-/* Orders candidates by rank_key, ties by path then chunk index (insertion sort: at most 2 x n_cand). */
-static void sort_by_key(const ix_view *v, hx_fused *f, size_t n, bool hybrid, bool recency)
+/* Orders candidates by their rank (hx_fused.rank), ties by path then chunk index (insertion sort:
+ * at most 2 x the rank window). */
+static void sort_by_rank(const ix_view *v, hx_fused *f, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
         hx_fused x = f[i];
-        float kx = rank_key(&x, hybrid, recency);
         size_t j = i;
-        while (j > 0 && (kx > rank_key(&f[j - 1], hybrid, recency) ||
-                         (kx == rank_key(&f[j - 1], hybrid, recency) &&
-                          by_path_then_index(x.id, f[j - 1].id, (void *)v) < 0))) {
+        while (j > 0 && (x.rank > f[j - 1].rank || (x.rank == f[j - 1].rank && by_path_then_index(x.id, f[j - 1].id, (void *)v) < 0))) {
             f[j] = f[j - 1];
             j--;
         }
@@ -398,20 +533,20 @@ static void sort_by_key(const ix_view *v, hx_fused *f, size_t n, bool hybrid, bo
     }
 }
 
-/* One search with n_cand candidates per side: vec may be NULL (keyword only), q may be NULL
- * (vector only). *deeper says whether deeper candidates could still pass: a side filled all
- * n_cand, and the relevance of a chunk below both sides' last candidates can reach the floor. */
-static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
-                        uint32_t k, size_t n_cand, hx_results *out, bool *deeper, hx_error *err)
+/* One search with n_cand candidates per side (the rank window): vec may be NULL (keyword only), q
+ * may be NULL (vector only). */
+static int search_window(hx_index *ix, const float *vec, const hx_bm25_query *q, hx_title_query *tq,
+                         const hx_search_opts *o, uint32_t k, size_t n_cand, hx_results *out, hx_error *err)
 {
     const ix_view *v = &ix->v;
     hx_hit *vh = hx_malloc(sizeof *vh * n_cand), *kh = hx_malloc(sizeof *kh * n_cand);
     hx_fused *fused = hx_malloc(sizeof *fused * 2 * n_cand);
+    doc_match *dm = tq ? hx_malloc(sizeof *dm * 2 * n_cand) : NULL;
     chunk_filter cf = {0};
     size_t nv = 0, nk = 0, nf = 0;
     double bound = 0;
     int rc = 0;
-    if (!vh || !kh || !fused) {
+    if (!vh || !kh || !fused || (tq && !dm)) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         goto done;
     }
@@ -423,7 +558,7 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
         goto done;
     if (q && (rc = keyword_side(v, q, &cf, n_cand, kh, &nk, &bound, err)))
         goto done;
-    hx_fusion f = {o->fusion == 1 ? HX_FUSE_WEIGHTED : HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K,
+    hx_fusion f = {o->fusion == HX_FUSION_WEIGHTED ? HX_FUSE_WEIGHTED : HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K,
                    HX_VECTOR_WEIGHT, HX_TEXT_WEIGHT};
     if (o->vector_weight > 0 || o->text_weight > 0) {
         f.vector_weight = o->vector_weight;
@@ -434,7 +569,7 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
         const hx_hit *h = vector_only ? vh : kh;
         nf = vector_only ? nv : nk;
         for (size_t i = 0; i < nf; i++) {
-            fused[i] = (hx_fused){h[i].id, h[i].score, NAN, NAN, 0, 0, 0, NAN, 1};
+            fused[i] = (hx_fused){h[i].id, h[i].score, NAN, NAN, 0, 0, 0, NAN, 1, 0};
             if (vector_only) {
                 fused[i].vector_score = h[i].score;
                 fused[i].vector_rank = (uint32_t)i + 1;
@@ -443,44 +578,42 @@ static int search_depth(hx_index *ix, const float *vec, const hx_bm25_query *q, 
                 fused[i].keyword_rank = (uint32_t)i + 1;
             }
         }
-    } else if ((rc = hx_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err))) {
-        goto done;
+    } else {
+        if (f.kind == HX_FUSE_RRF && o->fusion == HX_FUSION_RRF) {   /* the ranks each mode alone gives */
+            float *key = (float *)fused;   /* scratch: fused is not filled yet */
+            rank_side(ix, tq, HX_MODE_VECTOR, bound, vh, nv, dm, key);
+            rank_side(ix, tq, HX_MODE_KEYWORD, bound, kh, nk, dm, key);
+        }
+        if ((rc = hx_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err)))
+            goto done;
     }
-    score_candidates(ix, vec, bound, mode, o, fused, nf);
-    if (!hybrid || o->recency_key)   /* single side: equal scores by path, then chunk index */
-        sort_by_key(v, fused, nf, hybrid, o->recency_key != NULL);
+    score_candidates(ix, vec, bound, tq, mode, o, &f, fused, nf, dm);
+    sort_by_rank(v, fused, nf);
     out->total_candidates = nf;
     out->keyword_bound = bound;
-    float last_c = nv ? vh[nv - 1].score : -1.0f;
-    float last_x = nk && bound > 0 ? (float)(kh[nk - 1].score / bound) : 0.0f;
-    *deeper = (nv == n_cand || nk == n_cand) &&
-              (isnan(o->min_score) || hx_relevance(mode, last_c, last_x) >= o->min_score);
     rc = assemble(v, fused, nf, o, k, hybrid, out, err);
 done:
     free(cf.owned);
     free(vh);
     free(kh);
     free(fused);
+    free(dm);
     return rc;
 }
 
-/* Searches with CANDIDATE_FACTOR x k candidates per side; grouped by document, twice as deep
- * again while fewer than k documents came back and a side had more to give. */
-static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, const hx_search_opts *o,
-                      hx_results *out, hx_error *err)
+/* Searches with the rank window (hyrax.h HX_RANK_WINDOW): the same candidates, hence the same
+ * order and scores, for every k up to it. */
+static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, hx_title_query *tq,
+                      const hx_search_opts *o, hx_results *out, hx_error *err)
 {
     uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
-    size_t n_cand = (size_t)k * CANDIDATE_FACTOR;
+    uint32_t w = o->rank_window ? o->rank_window : HX_RANK_WINDOW;
+    if (w > HX_RANK_WINDOW_MAX)
+        return hx_error_set(err, HX_EINVAL, -1, "the rank window must be at most %u chunks, not %u",
+                            (unsigned)HX_RANK_WINDOW_MAX, w);
     if (o->recency_key && !(o->recency_half_life_days > 0 && isfinite(o->recency_half_life_days)))
         return hx_error_set(err, HX_EINVAL, -1, "recency needs a half-life > 0 days, got %g", o->recency_half_life_days);
-    for (;;) {
-        bool deeper = false;
-        int rc = search_depth(ix, vec, q, o, k, n_cand, out, &deeper, err);
-        if (rc || o->group != HX_GROUP_DOCUMENT || out->n == k || !deeper || n_cand >= ix->v.next_chunk)
-            return rc;
-        hx_results_free(out);
-        n_cand *= 2;
-    }
+    return search_window(ix, vec, q, tq, o, k, w > k ? w : k, out, err);
 }
 
 int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const float *vec,
@@ -497,12 +630,20 @@ int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const 
     if (o->mode != HX_MODE_KEYWORD && !vec)
         return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the query's vector");
     hx_bm25_query *q = NULL;
-    int rc = hx_bm25_query_parse(&q, ix->analyzer, query, len, err);   /* also drives snippets */
+    hx_title_query *tq = hx_malloc(sizeof *tq);
+    if (!tq)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    int rc = hx_title_query_init(tq, query, len, err);
+    if (!rc)
+        rc = hx_bm25_query_parse(&q, ix->analyzer, query, len, err);   /* also drives snippets */
     if (!rc)   /* vector mode searches without the keyword side; its snippets are marked alike */
-        rc = run_search(ix, o->mode == HX_MODE_KEYWORD ? NULL : vec, o->mode == HX_MODE_VECTOR ? NULL : q, o, out, err);
+        rc = run_search(ix, o->mode == HX_MODE_KEYWORD ? NULL : vec, o->mode == HX_MODE_VECTOR ? NULL : q, tq, o, out,
+                        err);
     if (!rc && o->snippets)
         rc = add_snippets(out, q, err);
     hx_bm25_query_free(q);
+    hx_title_query_free(tq);
+    free(tq);
     if (rc)
         hx_results_free(out);
     else
@@ -537,7 +678,7 @@ int hx_index_search_vector(hx_index *ix, const float *vec, const hx_search_opts 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(out, 0, sizeof *out);
-    int rc = run_search(ix, vec, NULL, o, out, err);
+    int rc = run_search(ix, vec, NULL, NULL, o, out, err);
     if (rc)
         hx_results_free(out);
     else

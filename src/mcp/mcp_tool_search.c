@@ -78,6 +78,11 @@ static void write_tiers(hx_json_writer *w, const mcp_session *s, const hx_sessio
 /* Questions get the default floor; find_similar, which asks for neighbours, gets none. */
 #define ARG_MIN_SCORE {"min_score", MCP_NUMBER, .def = HX_STRINGIFY(HX_MIN_RELEVANCE), .description = MIN_SCORE_DOC}
 #define ARG_MIN_SCORE_NO_FLOOR {"min_score", MCP_NUMBER, .description = MIN_SCORE_DOC " No floor by default."}
+#define ARG_RANK_WINDOW                                                                                      \
+    {"rank_window", MCP_INTEGER, RANGE(1, HX_RANK_WINDOW_MAX), .def = HX_STRINGIFY(HX_RANK_WINDOW),           \
+     .description = "Chunks each side (keyword, semantic) ranks before fusion, grouping and the cut to "     \
+                    "top_k (a larger top_k widens it): any top_k up to it gives the same first results "     \
+                    "with the same scores."}
 #define ARG_THRESHOLD {"threshold", .alias_of = "min_score", .description = "The same as min_score (seed 003's name)."}
 static const mcp_arg recency_args[] = {
     {"key", MCP_STRING, .required = true, AT_LEAST(1),
@@ -122,6 +127,7 @@ static void search_opts(const mcp_args *a, hx_search_opts *o, const hx_filter_se
     o->n_filters = fs->n;
     o->min_score = (float)mcp_arg_num(a, "min_score");
     hx_group_parse(mcp_arg_str(a, "group_by"), &o->group);
+    o->rank_window = (uint32_t)mcp_arg_int(a, "rank_window");
 }
 
 /* The recency argument into o (left off when absent). */
@@ -136,10 +142,11 @@ static void recency_opts(const mcp_args *a, hx_search_opts *o)
 
 /* === search === */
 
-static const char *const fusion_methods[] = {"rrf", "weighted", NULL};
-
 static const mcp_arg fusion_args[] = {
-    {"method", MCP_STRING, .choices = fusion_methods, .def = "rrf"},
+    {"method", MCP_STRING, .choices = hx_fusion_names, .def = "rrf",
+     .description = "how hybrid mode ranks: rrf (reciprocal rank fusion of the two modes' rankings; score is the "
+                    "fused score, relevance beside it), relevance (by the calibrated relevance; score = relevance) "
+                    "or weighted (min-max normalised scores); results are always in the order of their score"},
     {"k", MCP_INTEGER, RANGE(1, 1000), .description = "RRF's k; default 60"},
     {"semantic_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the semantic side (rrf or weighted); default 0.5"},
     {"text_weight", MCP_NUMBER, AT_LEAST(0), .description = "weight of the keyword side; default 0.5"},
@@ -157,6 +164,7 @@ const mcp_arg mcp_search_args[] = {
     ARG_GROUP_BY,
     ARG_FILTERS,
     ARG_MIN_SCORE,
+    ARG_RANK_WINDOW,
     ARG_THRESHOLD,
     ARG_RECENCY,
     {"fusion", MCP_OBJECT, .props = fusion_args},
@@ -191,7 +199,8 @@ static const mcp_field citation_fields[] = {
 };
 static const mcp_field result_fields[] = {
     {"rank", .type = MCP_JSON_INTEGER},
-    {"score", MCP_JSON_NUMBER, .description = "relevance 0..1"},
+    {"score", MCP_JSON_NUMBER, .description = "what the results are sorted by: the relevance in semantic and keyword mode, the fused score in hybrid mode (fusion.method), times the recency factor"},
+    {"relevance", MCP_JSON_NUMBER, .description = "relevance 0..1: the estimated probability that the result is relevant; what min_score compares"},
     {"similarity", MCP_JSON_NUMBER | MCP_JSON_NULL, .description = "cosine of query and chunk"},
     {"vector_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
     {"keyword_score", .type = MCP_JSON_NUMBER | MCP_JSON_NULL},
@@ -238,7 +247,7 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
     search_opts(&a, &o, fs);
     recency_opts(&a, &o);
     hx_mode_parse(mcp_arg_str(&a, "mode"), &o.mode);
-    o.fusion = !strcmp(method, "weighted");
+    hx_fusion_parse(method, &o.fusion);   /* the table checked the name */
     o.rrf_k = (int)mcp_arg_int(&fusion, "k");
     double vw = mcp_arg_num(&fusion, "semantic_weight"), tw = mcp_arg_num(&fusion, "text_weight");
     o.vector_weight = isnan(vw) ? HX_VECTOR_WEIGHT : (float)vw;
@@ -435,6 +444,7 @@ const mcp_arg mcp_find_similar_args[] = {
     ARG_TOP_K,
     ARG_LIMIT,
     ARG_GROUP_BY,
+    ARG_RANK_WINDOW,
     ARG_FILTERS,
     ARG_MIN_SCORE_NO_FLOOR,
     ARG_THRESHOLD,

@@ -48,13 +48,32 @@ static void sort_fused(hx_fused *v, size_t n, hx_tiebreak_fn tiebreak, void *ctx
 static const hx_calibration cal_vector = HX_CALIBRATION_VECTOR, cal_keyword = HX_CALIBRATION_KEYWORD,
                             cal_hybrid = HX_CALIBRATION_HYBRID;
 
-float hx_relevance(hx_search_mode mode, float cosine, float kw_norm)
+/* sigmoid(b + wc * c * cosine + wx * x * kw_norm + HX_NAME_WEIGHT * name - HX_REPEAT_WEIGHT *
+ * repeat) of calibration k, a feature of weight 0 left out (a NaN cosine in keyword mode); 0 for NaN */
+static float logistic(const hx_calibration *k, double wc, double wx, float cosine, float kw_norm, float name,
+                      float repeat)
 {
-    const hx_calibration *k = mode == HX_MODE_VECTOR ? &cal_vector : mode == HX_MODE_KEYWORD ? &cal_keyword : &cal_hybrid;
-    double z = k->b + (mode != HX_MODE_KEYWORD ? (double)k->c * cosine : 0) +
-               (mode != HX_MODE_VECTOR ? (double)k->x * kw_norm : 0);
+    double z = k->b + (wc != 0 ? wc * k->c * cosine : 0) + (wx != 0 ? wx * k->x * kw_norm : 0) +
+               (double)HX_NAME_WEIGHT * name - (double)HX_REPEAT_WEIGHT * repeat;
     double p = 1.0 / (1.0 + exp(-z));
     return isnan(p) ? 0.0f : (float)p;
+}
+
+float hx_relevance_named(hx_search_mode mode, float cosine, float kw_norm, float name, float repeat)
+{
+    const hx_calibration *k = mode == HX_MODE_VECTOR ? &cal_vector : mode == HX_MODE_KEYWORD ? &cal_keyword : &cal_hybrid;
+    return logistic(k, mode != HX_MODE_KEYWORD, mode != HX_MODE_VECTOR, cosine, kw_norm, name, repeat);
+}
+
+float hx_relevance(hx_search_mode mode, float cosine, float kw_norm)
+{
+    return hx_relevance_named(mode, cosine, kw_norm, 0, 0);
+}
+
+float hx_rank_score(const hx_fusion *f, float cosine, float kw_norm, float name, float repeat)
+{
+    double mean = ((double)f->vector_weight + f->text_weight) / 2;
+    return logistic(&cal_hybrid, f->vector_weight / mean, f->text_weight / mean, cosine, kw_norm, name, repeat);
 }
 
 int hx_fusion_check_weights(float vector_weight, float text_weight, hx_error *err)
@@ -80,7 +99,7 @@ int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, 
     minmax(kw, nb, &klo, &khi);
     size_t n = 0;
     for (size_t i = 0; i < na; i++) {
-        out[n] = (hx_fused){vec[i].id, 0, vec[i].score, NAN, (uint32_t)i + 1, 0, 0, NAN, 1};
+        out[n] = (hx_fused){vec[i].id, 0, vec[i].score, NAN, (uint32_t)i + 1, 0, 0, NAN, 1, 0};
         n++;
     }
     for (size_t i = 0; i < nb; i++) {
@@ -88,7 +107,7 @@ int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, 
         while (j < na && out[j].id != kw[i].id)   /* lists are 4 x k long: a scan is cheap */
             j++;
         if (j == na)
-            out[n++] = (hx_fused){kw[i].id, 0, NAN, kw[i].score, 0, (uint32_t)i + 1, 0, NAN, 1};
+            out[n++] = (hx_fused){kw[i].id, 0, NAN, kw[i].score, 0, (uint32_t)i + 1, 0, NAN, 1, 0};
         else {
             out[j].keyword_score = kw[i].score;
             out[j].keyword_rank = (uint32_t)i + 1;

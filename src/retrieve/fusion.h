@@ -27,8 +27,9 @@
  *            side's last candidate's): one logistic regression on both features together
  * The constants are fitted on the Cranfield judgements (1,400 abstracts, 225 queries; a document
  * judged 1..4 counts as relevant) by bench/calibrate.py, which prints this table: run it again
- * after a change to the model, the analyzer or BM25, and paste its output here. Ranking is not
- * touched: vector and keyword order by their own score (p is monotone in it), hybrid by fusion. */
+ * after a change to the model, the analyzer or BM25, and paste its output here. Vector and keyword
+ * mode rank by p (with the name match and repeat cut below); hybrid mode fuses those two rankings
+ * (hyrax.h hx_fusion_method). */
 typedef struct hx_calibration {
     float c, x, b;   /* weights of cosine and normalised BM25, and the intercept */
 } hx_calibration;
@@ -41,6 +42,28 @@ typedef struct hx_calibration {
  * `kw_norm` (ignored in vector mode; 0 where the keyword side missed it), in [0, 1]. */
 float hx_relevance(hx_search_mode mode, float cosine, float kw_norm);
 
+/* === The named document first ===
+ * A search adds HX_NAME_WEIGHT x the candidate's name match (title.h: 1 when the query is, or holds
+ * as a phrase, its document's title, file or folder name or its heading; their overlap otherwise)
+ * to z in every mode, so the document a query names ranks first. Chosen on the KEP known items
+ * (bench/kep_golden.py, whose queries are KEP titles); Cranfield has no names to match (its titles
+ * are the first line of the text), and its queries barely move. */
+#define HX_NAME_WEIGHT 4.0f
+/* ... and subtracts HX_REPEAT_WEIGHT from z for a chunk that cannot answer on its own text: its body
+ * repeats in many documents (boilerplate: a template's instructions; src/index/boiler.c) or holds
+ * no more than its heading (a title alone), so it sinks below the chunks that say something. */
+#define HX_REPEAT_WEIGHT 10.0f
+
+/* hx_relevance with the name match `name` in [0, 1] and `repeat` in [0, 1]: 1 for boilerplate, 0.5
+ * for a chunk that holds only its title or heading (search.c), else 0. */
+float hx_relevance_named(hx_search_mode mode, float cosine, float kw_norm, float name, float repeat);
+
+/* The hybrid ranking score of HX_FUSION_RELEVANCE: the hybrid relevance with the cosine's and the
+ * BM25's weights scaled by f's vector_weight and text_weight over their mean (the default 0.5 and
+ * 0.5 leave hx_relevance(HX_MODE_HYBRID, cosine, kw_norm) as it is). */
+struct hx_fusion;
+float hx_rank_score(const struct hx_fusion *f, float cosine, float kw_norm, float name, float repeat);
+
 typedef struct hx_hit {
     uint32_t id;        /* chunk id */
     float score;        /* the side's own score (cosine, BM25) */
@@ -52,7 +75,9 @@ typedef struct hx_fused {
     float vector_score, keyword_score;   /* each side's raw score, NAN when the side missed it */
     uint32_t vector_rank, keyword_rank;  /* 1-based, 0 when the side missed it */
     float relevance, similarity;         /* set by the caller (search.c): hx_relevance, cosine */
-    float recency;                       /* set by the caller: the factor applied to score */
+    float recency;                       /* set by the caller: the recency factor */
+    float rank;                          /* set by the caller: what the list is sorted by (hyrax.h
+                                            hx_result.score) */
 } hx_fused;
 
 typedef enum { HX_FUSE_RRF, HX_FUSE_WEIGHTED } hx_fusion_kind;

@@ -50,6 +50,7 @@ void hx_present_rank(hx_json_writer *w, const hx_result *r)
     hx_json_write_key(w, "rank");
     hx_json_write_uint(w, r->rank);
     hx_present_score(w, "score", r->score);
+    hx_present_score(w, "relevance", r->relevance);
     hx_present_score(w, "similarity", r->similarity);
     hx_present_score(w, "vector_score", r->vector_score);
     hx_present_score(w, "keyword_score", r->keyword_score);

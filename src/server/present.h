@@ -14,9 +14,9 @@ const char *hx_mode_name(hx_search_mode m);              /* "hybrid", "vector", 
 
 /* "key": score, or "key": null when the side that scores it missed the chunk (NAN). */
 void hx_present_score(hx_json_writer *w, const char *key, float s);
-/* "rank", "score" (relevance 0..1), "similarity" (cosine), "vector_score", "keyword_score" (BM25),
- * "fused_score" (hybrid ranking score), and "recency" when recency moved it: how every surface
- * ranks one. */
+/* "rank", "score" (what the list is sorted by), "relevance" (0..1), "similarity" (cosine),
+ * "vector_score", "keyword_score" (BM25), "fused_score" (hybrid RRF or weighted score), and
+ * "recency" when recency moved it: how every surface ranks one. */
 void hx_present_rank(hx_json_writer *w, const hx_result *r);
 /* "path", "reason" of a rejected or failed document, inside an object the caller opens. */
 void hx_present_reason(hx_json_writer *w, const char *path, const char *reason);

@@ -907,7 +907,9 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
             at += (size_t)snprintf(vec + at, sizeof vec - at, "%s%.9g", j ? "," : "", (double)q->vec[j]);
         snprintf(vec + at, sizeof vec - at, "]");
     }
-    snprintf(limit, sizeof limit, "%u", 4 * k);
+    uint32_t window = q->window ? q->window : HX_RANK_WINDOW;   /* the local searches refuse more */
+    window = window > HX_RANK_WINDOW_MAX ? HX_RANK_WINDOW_MAX : window;
+    snprintf(limit, sizeof limit, "%u", window > k ? window : k);
     if (q->n_filters && (rc = filters_json(q, &fw, err)))
         goto out;
     char as_of[48];
@@ -957,17 +959,33 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
     }
     out->res.group = HX_GROUP_CHUNK;
     out->res.total_candidates = nf;
+    /* ranked by relevance, as a local search ranks by default (hyrax.h HX_FUSION_RELEVANCE) */
+    for (size_t i = 0; i < nf; i++) {
+        float cos = col_float(pq, res, (int)fused[i].id, COL_COS);
+        float kw = isnan(fused[i].keyword_score) ? 0.0f : fused[i].keyword_score;
+        fused[i].relevance = hx_relevance(mode, isnan(cos) ? 0.0f : cos, kw);
+    }
+    for (size_t i = 1; i < nf; i++) {   /* insertion sort, ties by path then chunk order */
+        hx_fused x = fused[i];
+        size_t j = i;
+        while (j > 0 && (x.relevance > fused[j - 1].relevance ||
+                         (x.relevance == fused[j - 1].relevance && row_tiebreak(x.id, fused[j - 1].id, out) < 0))) {
+            fused[j] = fused[j - 1];
+            j--;
+        }
+        fused[j] = x;
+    }
     for (size_t i = 0; i < nf && out->res.n < k; i++) {
         int row = (int)fused[i].id;
         float cos = col_float(pq, res, row, COL_COS);
-        float kw = isnan(fused[i].keyword_score) ? 0.0f : fused[i].keyword_score;
-        float score = hx_relevance(mode, isnan(cos) ? 0.0f : cos, kw);
+        float score = fused[i].relevance;
         if (!isnan(q->min_score) && score < q->min_score)
             continue;
         hx_result *x = &out->res.v[out->res.n];
         hx_registry_extra *e = &out->extra[out->res.n++];
         x->rank = (uint32_t)out->res.n;
         x->score = score;
+        x->relevance = score;
         x->vector_score = fused[i].vector_score;
         x->keyword_score = fused[i].keyword_score;
         x->similarity = cos;

@@ -98,12 +98,14 @@ typedef struct hx_registry_query {
     const char *text;            /* the query, NUL-terminated (keyword side: websearch_to_tsquery) */
     const float *vec;            /* the query embedding (HX_EMBED_DIM), NULL: keyword side only */
     hx_search_mode mode;
-    uint32_t k;                  /* results wanted; each side fetches 4 x k candidates */
+    uint32_t k;                  /* results wanted */
     const hx_filter *filters;    /* equality and any-of filters on metadata keys; others HX_EINVAL */
     size_t n_filters;
     float min_score;             /* NAN: no floor */
     int64_t as_of_ns;            /* read_context as_of: only documents published at or before
                                     (the registry keeps no older versions); 0: now */
+    uint32_t window;             /* candidates each side fetches, as hyrax.h HX_RANK_WINDOW (0: that),
+                                    at least k */
 } hx_registry_query;
 
 /* A registry result's own fields, beside its hx_result (hyrax.h hx_registry_fields). Strings

@@ -1,10 +1,9 @@
 /* tiers.c: searching several indexes as one (hyrax.h "Tiers"; README "Tiers"; DESIGN.md "Tiers
  * and trust"): where the user index lives, one query vector for every tier, each tier's own
- * search (search.c and the registry's hx_registry_search, untouched), and the fusion of their
- * lists by reciprocal rank with the same content answered once by the nearer tier. Never opens,
+ * search (search.c and the registry's hx_registry_search, untouched), and the merge of their
+ * lists by score with the same content answered once by the nearer tier. Never opens,
  * positions or writes an index, never connects to the registry. */
 #include "alloc.h"
-#include "fusion.h"
 #include "hyrax.h"
 #include "registry.h"
 
@@ -32,11 +31,11 @@ int hx_tier_user_path(char *buf, size_t cap, hx_error *err)
     return 0;
 }
 
-/* One entry of the fused list: the result of tier `tier` at list position `pos`. */
+/* One entry of the merged list: the result of tier `tier` at list position `pos`. */
 typedef struct {
     size_t tier, pos;
-    double score;   /* sum of 1 / (rrf_k + rank) over the tiers that list it */
-} fused_entry;
+    float score;   /* the result's own score (hyrax.h hx_result.score) */
+} merged_entry;
 
 /* Whether a and b are the same content (hyrax.h hx_tiers_search). */
 static bool same_content(const hx_result *a, const hx_result *b, hx_group group)
@@ -48,7 +47,7 @@ static bool same_content(const hx_result *a, const hx_result *b, hx_group group)
 
 static int compare_entry(const void *pa, const void *pb)
 {
-    const fused_entry *a = pa, *b = pb;
+    const merged_entry *a = pa, *b = pb;
     if (a->score != b->score)
         return a->score > b->score ? -1 : 1;
     if (a->tier != b->tier)
@@ -56,30 +55,28 @@ static int compare_entry(const void *pa, const void *pb)
     return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
-/* Fuses lists[0..n) (one per tier, nearest first) into out, moving each kept result (its snippet
- * and `more` with it) out of its list. */
-static int fuse(const char *const *names, hx_results *lists, size_t n, const hx_search_opts *o, hx_results *out,
-                hx_error *err)
+/* Merges lists[0..n) (one per tier, nearest first, each sorted by score) into out by score, the
+ * same content answered once by the nearer tier, and cut to k; moves each kept result (its
+ * snippet and `more` with it) out of its list. Every tier searched with the same mode and options,
+ * so their scores are on one scale: relevance by default, calibrated to be absolute. */
+static int merge(const char *const *names, hx_results *lists, size_t n, const hx_search_opts *o, hx_results *out,
+                 hx_error *err)
 {
     size_t total = 0;
     for (size_t t = 0; t < n; t++)
         total += lists[t].n;
-    fused_entry *e = hx_malloc(sizeof *e * (total ? total : 1));
+    merged_entry *e = hx_malloc(sizeof *e * (total ? total : 1));
     if (!e)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    double k = o->rrf_k > 0 ? o->rrf_k : HX_RRF_K;
     size_t ne = 0;
     for (size_t t = 0; t < n; t++)
         for (size_t i = 0; i < lists[t].n; i++) {
             const hx_result *r = &lists[t].v[i];
-            double s = 1.0 / (k + (double)r->rank);
-            size_t j = 0;   /* quadratic, but over at most tiers x k (k <= 1000) results */
+            size_t j = 0;   /* quadratic, but over at most tiers x the rank window */
             while (j < ne && !(e[j].tier < t && same_content(&lists[e[j].tier].v[e[j].pos], r, o->group)))
                 j++;
-            if (j < ne)
-                e[j].score += s;   /* the nearer tier's entry answers for both */
-            else
-                e[ne++] = (fused_entry){t, i, s};
+            if (j == ne)   /* else the nearer tier's entry answers for both */
+                e[ne++] = (merged_entry){t, i, r->score};
         }
     qsort(e, ne, sizeof *e, compare_entry);
     uint32_t kk = o->k ? o->k : 10;
@@ -155,10 +152,16 @@ int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *r
     const char **names = rc ? NULL : hx_calloc(n + 1, sizeof *names);
     if (!rc && (!lists || !names))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    /* several lists are fused whole, each the full rank window, then cut to k: a result's place and
+       score never depend on k (hyrax.h HX_RANK_WINDOW); a single list is already what k cuts */
+    hx_search_opts each = *o;
+    uint32_t window = o->rank_window ? o->rank_window : HX_RANK_WINDOW, k = o->k ? o->k : 10;
+    if (n + asks_registry > 1 && window > k)
+        each.k = window;
     /* one after another on this thread: a thread per tier waited 20 to 40 ms for a core on a loaded
        machine (bench/tiers_bench), far more than a second tier's search costs */
     for (size_t t = 0; t < n && !rc; t++) {
-        if ((rc = hx_index_search_embedded(tiers[t].ix, query, len, want_vec ? vec : NULL, o, &lists[t], err)))
+        if ((rc = hx_index_search_embedded(tiers[t].ix, query, len, want_vec ? vec : NULL, &each, &lists[t], err)))
             break;
         names[t] = tiers[t].name;
         out->total_candidates += lists[t].total_candidates;
@@ -171,8 +174,8 @@ int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *r
         if (!text) {
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         } else {
-            hx_registry_query q = {text, want_vec ? vec : NULL, o->mode, o->k, o->filters, o->n_filters,
-                                   o->min_score, reg->as_of_ns};
+            hx_registry_query q = {text, want_vec ? vec : NULL, o->mode, each.k, o->filters, o->n_filters,
+                                   o->min_score, reg->as_of_ns, window};
             int sr = hx_registry_search(reg->r, &q, &reg->res, &rerr);
             free(text);
             if (sr == HX_ENOMEM)
@@ -188,7 +191,7 @@ int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *r
     out->group = o->group;
     out->keyword_bound = lists && !rc && n ? lists[0].keyword_bound : 0;
     if (!rc)
-        rc = fuse(names, lists, nl, o, out, err);
+        rc = merge(names, lists, nl, o, out, err);
     for (size_t t = 0; lists && t < n; t++)
         hx_results_free(&lists[t]);
     if (lists && nl > n)

@@ -90,6 +90,16 @@ int hx_group_parse(const char *s, hx_group *out)
     return HX_EINVAL;
 }
 
+const char *const hx_fusion_names[] = {"relevance", "rrf", "weighted", NULL};   /* indexed by hx_fusion_method */
+
+int hx_fusion_parse(const char *s, int *out)
+{
+    for (size_t i = 0; s && hx_fusion_names[i]; i++)
+        if (!strcmp(s, hx_fusion_names[i]))
+            return *out = (int)i, 0;
+    return HX_EINVAL;
+}
+
 const char *const hx_search_source_names[] = {"all", HX_TIER_PROJECT, HX_TIER_USER, HX_TIER_REGISTRY, NULL};
 
 int hx_search_source_parse(const char *s, hx_search_source *out)
@@ -200,7 +210,7 @@ static int search_registry_alone(hx_session *s, const hx_session_query *q, hx_se
     if (rc)
         return rc;
     hx_registry_query rq = {q->query, embeds ? vec : NULL, o->mode, o->k ? o->k : 10, o->filters, o->n_filters,
-                            o->min_score, q->at.selector == HX_READ_AS_OF ? q->at.as_of_ns : 0};
+                            o->min_score, q->at.selector == HX_READ_AS_OF ? q->at.as_of_ns : 0, o->rank_window};
     hx_error rerr = {0};
     rc = session_registry_connect(s, false, s->registry_timeout_ms, 0, &k->reg.r, &rerr);
     if (!rc)

@@ -1,0 +1,135 @@
+/* test_rank.c: what a search ranks first, through $HYRAX_BIN (./hyrax) on a corpus built here:
+ * the document a query names (its title, folder name) comes first in every mode, above a document
+ * that only mentions the words, and above one with the name as a section heading; text that many
+ * documents repeat (a template's instructions) and a chunk that is only a title never answer first,
+ * and the template falls under the default relevance floor. The truth is the corpus's construction:
+ * which document holds the name, which paragraph every document repeats. Spec: src/retrieve/title.h,
+ * src/index/boiler.c, fusion.h "The named document first". */
+#include "check.h"
+#include "json.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const modes[] = {"keyword", "vector", "hybrid"};
+
+/* The template paragraph every proposal repeats (the KEP template's instructions). */
+#define TEMPLATE                                                                                               \
+    "Pick one or more of these and delete the rest. Check these off as they are completed for the release " \
+    "readiness review, and link to the pull requests and the documentation that cover each item."
+
+/* `hyrax search --json` of query; the parsed document (caller frees) or NULL. */
+static hx_json_doc *search(const char *db, const char *mode, const char *extra, const char *query)
+{
+    char cmd[2 * PATH_MAX], *out;
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --mode %s -k 5 %s --json -- '%s'", db, mode, extra, query);
+    int rc = check_run(cmd, &out);
+    hx_json_doc *d = NULL;
+    CHECK(rc == 0 && hx_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search %s: %.200s", query, out);
+    free(out);
+    return d;
+}
+
+static const hx_json_val *result(const hx_json_doc *d, size_t i)
+{
+    return d ? hx_json_arr_get(hx_json_obj_get(hx_json_doc_root(d), "results"), i) : NULL;
+}
+
+static const char *field(const hx_json_val *r, const char *key)
+{
+    const char *s = r ? hx_json_str(hx_json_obj_get(r, key), NULL) : NULL;
+    return s ? s : "";
+}
+
+/* Each query names the proposal whose folder and title it gives: that document first, in every
+ * mode; the others mention the words more often but are about something else. */
+static void test_named_first(const char *db)
+{
+    static const char *const cases[][2] = {
+        {"sidecar containers", "sig-node/753-sidecar-containers/README.md"},
+        {"how do sidecar containers start before the app", "sig-node/753-sidecar-containers/README.md"},
+        {"container restart policy", "sig-node/5307-container-restart-policy/README.md"},
+        {"dynamic resource allocation", "sig-node/3063-dynamic-resource-allocation/README.md"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int m = 0; m < 3; m++) {
+            hx_json_doc *d = search(db, modes[m], "", cases[c][0]);
+            const char *first = field(result(d, 0), "path");
+            CHECK(!strcmp(first, cases[c][1]), "%s \"%s\": %s first, not %s", modes[m], cases[c][0], first, cases[c][1]);
+            hx_json_doc_free(d);
+        }
+}
+
+/* The template's words answer with a proposal's own text, never with the template; by default
+ * (relevance floor) the template's chunks are not listed at all. A title alone never answers. */
+static void test_boilerplate(const char *db)
+{
+    for (int m = 0; m < 3; m++) {
+        hx_json_doc *d = search(db, modes[m], "--group chunk --min-score 0", "pick one or more of these and delete the rest");
+        const char *text = field(result(d, 0), "text");
+        CHECK(*text && !strstr(text, "Pick one or more"), "%s: the template answers first: %.80s", modes[m], text);
+        hx_json_doc_free(d);
+        d = search(db, modes[m], "--group chunk", "pick one or more of these and delete the rest");
+        for (size_t i = 0; i < 5; i++)
+            CHECK(!strstr(field(result(d, i), "text"), "Pick one or more"), "%s: the template passes the floor at rank %zu",
+                  modes[m], i + 1);
+        hx_json_doc_free(d);
+        d = search(db, modes[m], "--group chunk", "kubectl plugins");
+        const hx_json_val *r = result(d, 0);
+        CHECK(!strcmp(field(r, "path"), "sig-cli/1011-kubectl-plugins/README.md") && strlen(field(r, "text")) > 40,
+              "%s \"kubectl plugins\": a chunk with text of the named document first, not its title alone: %s '%s'",
+              modes[m], field(r, "path"), field(r, "text"));
+        hx_json_doc_free(d);
+    }
+}
+
+static void put_kep(const char *dir, const char *folder, const char *title, const char *body)
+{
+    char rel[512], text[8192];
+    snprintf(rel, sizeof rel, "%s/README.md", folder);
+    snprintf(text, sizeof text, "# %s\n\n## Summary\n\n%s\n\n## Release Signoff Checklist\n\n" TEMPLATE "\n", title, body);
+    check_put(dir, rel, text);
+}
+
+int main(void)
+{
+    char tmpl[] = "/tmp/hx_rank_XXXXXX", dir[PATH_MAX], db[PATH_MAX + 16], cmd[3 * PATH_MAX], *out;
+    char bin[PATH_MAX];
+    setenv("HYRAX_BIN", "./hyrax", 0);
+    CHECK(realpath(getenv("HYRAX_BIN"), bin) && setenv("HYRAX_BIN", bin, 1) == 0, "$HYRAX_BIN");
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
+    snprintf(db, sizeof db, "%s/keps.hyx", dir);
+    char docs[PATH_MAX + 8];
+    snprintf(docs, sizeof docs, "%s/keps", dir);
+    CHECK(mkdir(docs, 0755) == 0, "mkdir %s", docs);
+    put_kep(docs, "sig-node/753-sidecar-containers", "KEP-753: Sidecar Containers",
+            "Init containers that keep running beside the main containers of a pod for the pod's whole life, "
+            "started before the app and stopped after it.");
+    put_kep(docs, "sig-node/5307-container-restart-policy", "KEP-5307: Container Restart Policy",
+            "A restart policy per container: the kubelet restarts a container, a sidecar container or an "
+            "ordinary one, when it exits, following rules on its exit code. Sidecar containers keep their own "
+            "restart policy; containers without one follow the pod's. Containers, containers, containers.");
+    put_kep(docs, "sig-node/3063-dynamic-resource-allocation", "KEP-3063: Dynamic Resource Allocation",
+            "Claims for devices such as GPUs, which drivers prepare on the node before the pod starts.");
+    put_kep(docs, "sig-node/3573-device-plugin", "KEP-3573: Device Plugin Resource Allocation",
+            "Device plugins advertise resources; the kubelet's allocation of dynamic resource requests of "
+            "devices to containers, resource allocation at admission, allocation of dynamic resources.");
+    put_kep(docs, "sig-cli/1011-kubectl-plugins", "Kubectl Plugins",
+            "Executables named kubectl-something on the PATH extend kubectl with new subcommands.");
+    put_kep(docs, "sig-cli/2227-kubectl-delete-interactive", "Interactive Delete",
+            "kubectl delete asks before it deletes: pick the resources to delete from a list, or delete the "
+            "rest of what matched, one at a time.");
+    put_kep(docs, "sig-apps/961-maxunavailable", "MaxUnavailable for StatefulSets",
+            "Rolling updates of a StatefulSet take down more than one pod at a time.");
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db '%s' '%s' 2>&1", db, docs);
+    CHECK(check_run(cmd, &out) == 0, "index: %s", out);
+    free(out);
+    test_named_first(db);
+    test_boilerplate(db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+    return check_report("test_rank");
+}
