@@ -637,7 +637,9 @@ done:
           "a silent registry: the local answer: %.600s", out);
     CHECK(took < local + 0.8 + 1.5, "answered in %.2f s: the local search alone %.2f s, the timeout 0.8 s", took, local);
     free(out);
-    /* MCP: search (source all by default) fuses the registry; a silent one never hangs the call */
+    /* MCP: search (source all by default) fuses the registry (merged by score with the project tier, so
+       the 40 registry notes on pods come first: top_k 50 reaches the project document); a silent
+       one never hangs the call */
     setenv("HYRAX_REGISTRY", url, 1);
     server sv;
     CHECK(start_in(&sv, root, pdb, 1) == 0, "serve starts");
@@ -645,7 +647,7 @@ done:
                    "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
     free(read_line(&sv, 60000));
     send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\","
-                   "\"arguments\":{\"query\":\"taints keep pods off nodes\",\"top_k\":10,\"min_score\":0}}}");
+                   "\"arguments\":{\"query\":\"taints keep pods off nodes\",\"top_k\":50,\"min_score\":0}}}");
     char *line = read_line(&sv, 60000);
     CHECK(line && strstr(line, "reg/taints.md") && strstr(line, "\\\"consulted\\\":true") &&
               strstr(line, "proj/kubelet.md"), "MCP search fuses the registry: %.600s", line ? line : "(none)");
