@@ -192,8 +192,10 @@ static int srv_start(http_srv *s, const char *root, const char *db, const char *
     int errp[2];
     if (pipe(errp))
         return -1;
-    const char *argv[24] = {"hyrax", "serve", "--http", "127.0.0.1:0", "--db", db, "--root", root, "--threads", "1"};
-    int n = 10;
+    /* every tool served: the tests call them all */
+    const char *argv[26] = {"hyrax", "serve", "--http", "127.0.0.1:0", "--db", db, "--root", root, "--threads", "1",
+                            "--tools", "all"};
+    int n = 12;
     for (int i = 0; extra && extra[i]; i++)
         argv[n++] = extra[i];
     argv[n] = NULL;

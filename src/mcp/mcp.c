@@ -498,6 +498,8 @@ int mcp_server_start(mcp_server *s, const hx_mcp_config *cfg, int out_fd, hx_err
 {
     memset(s, 0, sizeof *s);
     s->cfg = cfg;
+    if (mcp_tools_select(cfg->tools, &s->listed, &s->full_schemas, err))
+        return err->code;
     s->out_fd = out_fd;
     s->started_ns = mcp_now_ns();
     s->transport = "stdio";
