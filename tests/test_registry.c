@@ -1156,7 +1156,7 @@ static int serve_call(const char *root, const char *tool, const char *arguments,
               "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}' "
               "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' "
               "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}' "
-              "| $HYRAX_BIN serve --registry '%s' --tenant acme --root %s --db %s/.hyrax/index.hyx",
+              "| $HYRAX_BIN serve --tools all --registry '%s' --tenant acme --root %s --db %s/.hyrax/index.hyx",
               tool, arguments, url, root, root);
 }
 
