@@ -476,9 +476,13 @@ static void write_page(hx_json_writer *out, const hx_json_val *root, int t, cons
             hx_json_write_val(out, v);
             continue;
         }
+        hx_json_iter items;
+        const hx_json_val *item;
+        hx_json_iter_init(&items, page);
         hx_json_write_arr_begin(out);
-        for (size_t i = b->skip; i < b->skip + keep; i++)
-            hx_json_write_val(out, hx_json_arr_get(page, i));
+        for (size_t i = 0; i < b->skip + keep && hx_json_iter_next(&items, NULL, &item); i++)
+            if (i >= b->skip)
+                hx_json_write_val(out, item);
         hx_json_write_arr_end(out);
     }
     if (left) {
@@ -486,11 +490,12 @@ static void write_page(hx_json_writer *out, const hx_json_val *root, int t, cons
         hx_json_write_uint(out, left);
         char next[48] = "";
         int64_t offset = 0;
-        if (pages_itself(t))
-            hx_json_num_int64(hx_json_obj_get(root, "offset"), &offset, NULL),
-                snprintf(next, sizeof next, "o%lld", (long long)offset + (long long)keep);
-        else if (!mcp_tools[t].writes)
+        if (pages_itself(t)) {
+            hx_json_num_int64(hx_json_obj_get(root, "offset"), &offset, NULL);
+            snprintf(next, sizeof next, "o%lld", (long long)offset + (long long)keep);
+        } else if (!mcp_tools[t].writes) {
             snprintf(next, sizeof next, "%zu.%08x", b->skip + keep, (unsigned)b->args_hash);
+        }
         if (next[0]) {
             hx_json_write_key(out, "next_cursor");
             hx_json_write_cstr(out, next);
