@@ -169,8 +169,8 @@ const mcp_field mcp_rejected_item = {NULL, MCP_JSON_OBJECT, .props = rejected_fi
 /* The core tools (listed by default) have short descriptions: an agent reads them all before its
  * first call; the README's "MCP tools" says the rest. */
 const mcp_tool mcp_tools[] = {
-    {"search", "Search the indexed documents (hybrid, semantic or keyword), with metadata filters. Returns "
-               "ranked results with snippets and citations (path, lines, version).",
+    {"search", "Search the indexed documents (hybrid, semantic or keyword) with metadata filters: ranked "
+               "results with snippets and citations.",
      mcp_search_args, &mcp_search_out, false, mcp_tool_search, NULL, .page = "results", .core = true},
     {"get_context", "One context block for a question within max_tokens: the most relevant passages, each "
                     "with a source header.",
@@ -353,12 +353,12 @@ static int runner_of(int t, const hx_json_val **args, hx_json_doc **doc, hx_erro
 
 #define BUDGET_ROW                                                                                          \
     {"max_bytes", MCP_INTEGER, RANGE(1024, 1 << 20), .def = "32768",                                      \
-     .description = "Answer budget: bytes of JSON, about 4 a token; results past it wait for next_cursor."}
+     .description = "Answer budget in bytes of JSON (about 4 a token)."}
 static const mcp_arg budget_args[] = {BUDGET_ROW, {.name = NULL}};
 static const mcp_arg budget_cursor_args[] = {
     BUDGET_ROW,
     {"cursor", MCP_STRING, RANGE(1, 64),
-     .description = "The next_cursor of the previous answer, with the same other arguments."},
+     .description = "A next_cursor, with the same other arguments."},
     {.name = NULL},
 };
 
