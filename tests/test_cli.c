@@ -395,7 +395,7 @@ static void test_options(const char *idx)
           "search --help is generated from the table: %s", out);
     free(out);
     CHECK(check_run("\"$HYRAX_BIN\" serve --help", &out) == 0 && strstr(out, "--tools SET") &&
-              strstr(out, "core (default:") && strstr(out, "--tools all adds") && strstr(out, "max_bytes"),
+              strstr(out, "core (default: the eight above") && strstr(out, "--tools all adds") && strstr(out, "max_bytes"),
           "serve --help: the tool sets and the answer budget: %s", out);
     free(out);
     CHECK(check_run("\"$HYRAX_BIN\" serve --tools core,nosuch </dev/null 2>&1", &out) == 1 &&
