@@ -24,8 +24,8 @@ typedef struct {
 #define SERVE_MAX_ARGS 30
 
 /* Starts `$HYRAX_BIN serve ARGS...` (args: at most SERVE_MAX_ARGS strings, then NULL; borrowed)
- * with its stdin and stdout on pipes; 0 or -1. */
-static inline int start_serve(server *s, const char *const *args)
+ * with its stdin and stdout on pipes, exactly those arguments; 0 or -1. */
+static inline int start_serve_as_is(server *s, const char *const *args)
 {
     const char *argv[SERVE_MAX_ARGS + 3] = {"hyrax", "serve"};
     int n = 0;
@@ -53,6 +53,21 @@ static inline int start_serve(server *s, const char *const *args)
     s->in = to[1];
     s->out = from[0];
     return 0;
+}
+
+/* The same with `--tools all` first, as the tests call every tool, unless args name --tools. */
+static inline int start_serve(server *s, const char *const *args)
+{
+    const char *all[SERVE_MAX_ARGS + 1] = {"--tools", "all"};
+    int n = 0;
+    for (; n < SERVE_MAX_ARGS && args[n]; n++)
+        if (!strcmp(args[n], "--tools"))
+            return start_serve_as_is(s, args);
+    if (n > SERVE_MAX_ARGS - 2)
+        return -1;
+    for (int i = 0; i <= n; i++)
+        all[2 + i] = args[i];
+    return start_serve_as_is(s, all);
 }
 
 /* Starts `hyrax serve --db at_db --root at_root` (read-only, or with one thread); 0 or -1. */

@@ -394,6 +394,13 @@ static void test_options(const char *idx)
               strstr(out, "--fusion-weights V,T") && strstr(out, "--model NAME|FILE") && strstr(out, "QUERY..."),
           "search --help is generated from the table: %s", out);
     free(out);
+    CHECK(check_run("\"$HYRAX_BIN\" serve --help", &out) == 0 && strstr(out, "--tools SET") &&
+              strstr(out, "core (default: the eight above") && strstr(out, "--tools all adds") && strstr(out, "max_bytes"),
+          "serve --help: the tool sets and the answer budget: %s", out);
+    free(out);
+    CHECK(check_run("\"$HYRAX_BIN\" serve --tools core,nosuch </dev/null 2>&1", &out) == 1 &&
+              strstr(out, "'nosuch' is not a tool"), "serve --tools with an unknown name: %s", out);
+    free(out);
     CHECK(check_run("\"$HYRAX_BIN\" index -h", &out) == 0 && strstr(out, "--progress-every SECONDS") &&
               strstr(out, "--exclude GLOB]...") && strstr(out, "PATH..."),
           "index -h: %s", out);

@@ -144,7 +144,7 @@ static void test_discovery(void)
     snprintf(reqs, sizeof reqs, "%s/reqs.jsonl", dir);
     FILE *f = fopen(reqs, "w");
     CHECK(f && fputs(mcp, f) >= 0 && fclose(f) == 0, "requests written");
-    CHECK(run(&out, "cd /tmp && HOME='%s' sh -c '\"$HYRAX_BIN\" serve --db ~/notes/.hyrax/index.hyx' < %s 2>/dev/null",
+    CHECK(run(&out, "cd /tmp && HOME='%s' sh -c '\"$HYRAX_BIN\" serve --tools core,record_turn --db ~/notes/.hyrax/index.hyx' < %s 2>/dev/null",
               dir, reqs) == 0 && strstr(out, "sub/quokka.md") && !strstr(out, "there is no index"),
           "serve --db ~/notes/.hyrax/index.hyx answers from it: %.600s", out);
     free(out);

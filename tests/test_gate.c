@@ -911,7 +911,7 @@ static void test_cli(void)
              "printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
              "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}' "
              "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"audit_log\","
-             "\"arguments\":{\"path\":\"h/json/**\",\"limit\":2}}}' | \"$HYRAX_BIN\" serve --db '%s' 2>/dev/null", db);
+             "\"arguments\":{\"path\":\"h/json/**\",\"limit\":2}}}' | \"$HYRAX_BIN\" serve --tools core,audit_log --db '%s' 2>/dev/null", db);
     CHECK(check_run(cmd, &out) == 0 && strstr(out, "\\\"count\\\":2") && strstr(out, "\\\"rule\\\":\\\"json\\\""),
           "MCP audit_log: %.400s", out ? out : "");
     free(out);

@@ -192,8 +192,10 @@ static int srv_start(http_srv *s, const char *root, const char *db, const char *
     int errp[2];
     if (pipe(errp))
         return -1;
-    const char *argv[24] = {"hyrax", "serve", "--http", "127.0.0.1:0", "--db", db, "--root", root, "--threads", "1"};
-    int n = 10;
+    /* every tool served: the tests call them all */
+    const char *argv[26] = {"hyrax", "serve", "--http", "127.0.0.1:0", "--db", db, "--root", root, "--threads", "1",
+                            "--tools", "all"};
+    int n = 12;
     for (int i = 0; extra && extra[i]; i++)
         argv[n++] = extra[i];
     argv[n] = NULL;
@@ -537,15 +539,46 @@ static void test_rest(int port)
     d = json_of(&resp);
     CHECK(resp.status == 200 && d, "search: %d %.300s", resp.status, resp.body ? resp.body : "");
     searches_ok += resp.status == 200;
-    CHECK(str_is(at(d, "query"), "zebras") && str_is(at(d, "search_type"), "keyword"), "query and search_type echoed");
+    CHECK(str_is(at(d, "query"), "zebras") && str_is(at(d, "mode"), "keyword") && str_is(at(d, "group"), "document"),
+          "query, mode and group (documents by default)");
     CHECK(int_of(at(d, "total_results")) == 1 && hx_json_len(at(d, "results")) == 1, "one document has zebras");
-    CHECK(str_is(at(d, "results.0.kep_id"), "zoo.md"), "the zebra document");
-    CHECK(hx_json_type_of(at(d, "results.0.chunk_id")) == HX_JSON_STRING &&
-          hx_json_type_of(at(d, "results.0.chunk_index")) == HX_JSON_NUMBER &&
+    CHECK(str_is(at(d, "results.0.path"), "zoo.md") && str_is(at(d, "results.0.citation.path"), "zoo.md"),
+          "the zebra document");
+    const char *snip = hx_json_str(at(d, "results.0.snippet"), NULL);
+    CHECK(hx_json_type_of(at(d, "results.0.chunk_id")) == HX_JSON_NUMBER &&
+          int_of(at(d, "results.0.chunk_id")) == int_of(at(d, "results.0.citation.chunk_id")) &&
+          hx_json_type_of(at(d, "results.0.doc_id")) == HX_JSON_NUMBER &&
+          hx_json_type_of(at(d, "results.0.rank")) == HX_JSON_NUMBER &&
           hx_json_type_of(at(d, "results.0.score")) == HX_JSON_NUMBER &&
-          hx_json_type_of(at(d, "results.0.metadata")) == HX_JSON_OBJECT &&
-          strstr(hx_json_str(at(d, "results.0.text"), NULL) ? hx_json_str(at(d, "results.0.text"), NULL) : "", "zebras") &&
-          hx_json_type_of(at(d, "search_time_ms")) == HX_JSON_NUMBER, "seed 002 SearchResultModel fields");
+          hx_json_type_of(at(d, "results.0.metadata")) == HX_JSON_OBJECT && snip && strstr(snip, "ebras") &&
+          !at(d, "results.0.kep_id") && hx_json_type_of(at(d, "search_time_ms")) == HX_JSON_NUMBER,
+          "the result object of search --json and MCP: numbers as numbers, a snippet");
+    hx_json_doc *rest = d;
+    char *rest_body = resp.body;
+    /* the same search as GET, and as MCP's search: the same result objects */
+    exchange(port, "GET /search?q=zebras&k=3&mode=keyword HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && d && hx_json_equal(at(d, "results"), at(rest, "results")),
+          "GET /search?q=&k=&mode= answers as POST: %d %.300s", resp.status, resp.body ? resp.body : "");
+    hx_json_doc_free(d);
+    free(resp.body);
+    post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n",
+         "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":"
+         "\"zebras\",\"mode\":\"keyword\",\"top_k\":3}}}", &resp);
+    d = json_of(&resp);
+    CHECK(d && hx_json_equal(at(d, "result.structuredContent.results"), at(rest, "results")),
+          "MCP's search gives the same result objects: %.300s", resp.body ? resp.body : "");
+    hx_json_doc_free(d);
+    free(resp.body);
+    exchange(port, "GET /search?q=containers+units&min_score=0&group_by=chunk&k=%35 HTTP/1.1\r\nHost: localhost\r\n\r\n",
+             &resp);
+    d = json_of(&resp);
+    CHECK(resp.status == 200 && str_is(at(d, "query"), "containers units") && str_is(at(d, "group"), "chunk") &&
+          str_is(at(d, "mode"), "hybrid"), "GET decodes + and %%XX: %d %.200s", resp.status, resp.body ? resp.body : "");
+    hx_json_doc_free(d);
+    free(resp.body);
+    d = rest;
+    resp.body = rest_body;
     hx_json_doc_free(d);
     free(resp.body);
 
@@ -559,10 +592,10 @@ static void test_rest(int port)
     CHECK(n >= 1, "pods.md found");
     for (size_t i = 0; i < n; i++) {
         char path[48];
-        snprintf(path, sizeof path, "results.%zu.kep_id", i);
+        snprintf(path, sizeof path, "results.%zu.path", i);
         CHECK(str_is(at(d, path), "pods.md"), "only sig-node documents");
     }
-    CHECK(str_is(at(d, "search_type"), "hybrid"), "hybrid by default");
+    CHECK(str_is(at(d, "mode"), "hybrid"), "hybrid by default");
     hx_json_doc_free(d);
     free(resp.body);
 
@@ -585,7 +618,10 @@ static void test_rest(int port)
         {"POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Length: 35\r\n\r\n"
          "{\"query\":\"a\",\"search_type\":\"fuzzy\"}", 400},
         {"GET /nowhere HTTP/1.1\r\nHost: localhost\r\n\r\n", 404},
-        {"GET /search HTTP/1.1\r\nHost: localhost\r\n\r\n", 405},
+        {"GET /search HTTP/1.1\r\nHost: localhost\r\n\r\n", 400},
+        {"GET /search?q=a&k=x HTTP/1.1\r\nHost: localhost\r\n\r\n", 400},
+        {"GET /search?q=%zz HTTP/1.1\r\nHost: localhost\r\n\r\n", 400},
+        {"PUT /search HTTP/1.1\r\nHost: localhost\r\n\r\n", 405},
         {"DELETE /health HTTP/1.1\r\nHost: localhost\r\n\r\n", 405},
         {"GET /mcp HTTP/1.1\r\nHost: localhost\r\n\r\n", 405},
         {"POST /search HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999\r\n\r\n", 413},

@@ -647,7 +647,7 @@ done:
                    "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
     free(read_line(&sv, 60000));
     send_line(&sv, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\","
-                   "\"arguments\":{\"query\":\"taints keep pods off nodes\",\"top_k\":50,\"min_score\":0}}}");
+                   "\"arguments\":{\"query\":\"taints keep pods off nodes\",\"top_k\":50,\"min_score\":0,\"max_bytes\":1048576}}}");
     char *line = read_line(&sv, 60000);
     CHECK(line && strstr(line, "reg/taints.md") && strstr(line, "\\\"consulted\\\":true") &&
               strstr(line, "proj/kubelet.md"), "MCP search fuses the registry: %.600s", line ? line : "(none)");
@@ -1160,7 +1160,7 @@ static int serve_call(const char *root, const char *tool, const char *arguments,
               "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}' "
               "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' "
               "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}' "
-              "| $HYRAX_BIN serve --registry '%s' --tenant acme --root %s --db %s/.hyrax/index.hyx",
+              "| $HYRAX_BIN serve --tools all --registry '%s' --tenant acme --root %s --db %s/.hyrax/index.hyx",
               tool, arguments, url, root, root);
 }
 

@@ -83,7 +83,7 @@ static hx_json_doc *call(server *s, const char *name, const char *args, const hx
 static int hits(server *s, const char *word)
 {
     char args[256];
-    snprintf(args, sizeof args, "{\"query\":\"%s\",\"mode\":\"keyword\",\"min_score\":0,\"top_k\":50}", word);
+    snprintf(args, sizeof args, "{\"query\":\"%s\",\"mode\":\"keyword\",\"min_score\":0,\"top_k\":50,\"max_bytes\":1048576}", word);
     const hx_json_val *r;
     hx_json_doc *d = call(s, "search", args, &r);
     int n = r ? (int)hx_json_len(get(r, "results")) : -1;

@@ -76,17 +76,6 @@ static int print_json(hx_json_writer *w)
     return rc ? 1 : 0;
 }
 
-/* The tiers an answer read, as the search presenter takes them. */
-static size_t tier_status(const hx_session_answer *ans, hx_tier_status *st)
-{
-    for (size_t i = 0; i < ans->n_tiers; i++) {
-        const hx_tier_report *t = &ans->tiers[i];
-        bool registry = !strcmp(t->name, HX_TIER_REGISTRY);
-        st[i] = (hx_tier_status){t->name, registry ? NULL : t->db ? t->db : "", t->reason, t->generation};
-    }
-    return ans->n_tiers;
-}
-
 typedef struct {
     hx_session *s;
     const char *db;
@@ -144,7 +133,7 @@ static int run_search(void *arg)
         hx_session_answer_free(&ans);
         return 1;
     }
-    size_t ns = tier_status(&ans, st), nt = 0;
+    size_t ns = hx_present_answer_tiers(&ans, st), nt = 0;
     for (size_t i = 0; i < ns; i++)
         nt += ans.tiers[i].searched && strcmp(st[i].name, HX_TIER_REGISTRY);
     hx_read_taken taken = {0};   /* the first local tier's commit; none read: the head */

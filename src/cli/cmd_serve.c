@@ -14,10 +14,13 @@
 const char serve_about[] =
     "Runs a Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message per line; logs\n"
     "on stderr), or with --http HOST:PORT an HTTP/1.1 server: REST (/search, /health, /stats),\n"
-    "/metrics and MCP Streamable HTTP on /mcp. Tools: search, get_context, find_similar,\n"
-    "list_documents, get_document, document_status, add_document, delete_document, reindex,\n"
-    "index_health, create_baseline, audit_log, publish, the conversation memory's record_turn,\n"
-    "get_session, search_history and list_sessions, and the seeds' names for the search tools.\n"
+    "/metrics and MCP Streamable HTTP on /mcp. Tools listed by default (--tools core): search,\n"
+    "get_context, find_similar, list_documents, get_document, document_status, reindex and\n"
+    "index_health; --tools all adds add_document, delete_document, create_baseline, audit_log,\n"
+    "publish, the conversation memory's record_turn, get_session, search_history and\n"
+    "list_sessions, and other servers' names for the search tools (semantic_search, ...). Every\n"
+    "answer fits max_bytes (default 32768, about 8,000 tokens): results past it are left out\n"
+    "whole and next_cursor continues.\n"
     "--tenant T [--user U] fixes the reader identity for the server's life; --watch follows the root.\n";
 
 /* serve --http: the address bound, once, on stderr (port 0 picked one). */
@@ -58,6 +61,7 @@ int cmd_serve(const cli_args *a)
     cfg.memory_limits.identities = (uint32_t)opt_long(a, "--memory-identities", 0);
     cfg.watch = opt_str(a, "--watch") != NULL || opt_str(a, "--watch-poll") != NULL;
     cfg.watch_poll_ms = (int)opt_long(a, "--watch-poll", 0);
+    cfg.tools = opt_str(a, "--tools");
     const char *root_arg = opt_str(a, "--root") ? opt_str(a, "--root") : ".";
     char root[4096];
     if (!realpath(root_arg, root)) {

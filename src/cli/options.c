@@ -104,6 +104,10 @@ static const cli_opt options[] = {
     {"--long", 'l', NULL, CMD_LS, .help = "one line per document: chunks, size, indexed time, path, title"},
     {"--text", 0, NULL, CMD_SHOW, .help = "print the text of every chunk too"},
     {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
+    {"--tools", 0, "SET", CMD_SERVE,
+     .help = "the MCP tools listed and served: core (default: the eight above, short\nschemas), all (every tool, "
+             "full schemas) or a comma list of names and those\ntwo words (core,add_document); a tool not listed is "
+             "not served"},
     {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse every write tool (add_document, delete_document, reindex,\ncreate_baseline, record_turn, publish)"},
     /* conversation memory (README "Conversation memory") */
     {"--json", 0, NULL, CMD_HISTORY, .help = "print one JSON object (get_session's or list_sessions' shape)"},

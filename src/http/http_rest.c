@@ -1,5 +1,6 @@
-/* http_rest.c: seed 002's REST routes of `hyrax serve --http` (POST /search, GET /health, GET /stats,
- * GET /metrics), answered through the request thread's session. Spec: README "HTTP server". */
+/* http_rest.c: the REST routes of `hyrax serve --http` (GET and POST /search, GET /health,
+ * GET /stats, GET /metrics), answered through the request thread's session. Spec: README "HTTP
+ * server". */
 #include "http_internal.h"
 #include "metrics.h"
 
@@ -8,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* === REST (seed 002) === */
-
-static const char *const rest_search_types[] = {"vector", "semantic", "keyword", "hybrid", NULL};
+/* === REST === */
 
 /* The REST routes answer through a session of their request thread (hyrax.h "Session"), opened
  * once the model has loaded, on the model the MCP server loaded; it never writes. */
@@ -28,64 +27,84 @@ static int rest_session(http_server *h, mcp_session *v, hx_session **ses, hx_err
     return hx_session_open(ses, &sc, err);
 }
 
-/* POST /search: seed 002's SearchRequest. The table checks it as the search tool's family would
- * (search_type is the tool's mode, results are chunks). */
+/* /search's arguments: POST's JSON body, or GET's query string (q, k, mode, group_by, min_score),
+ * both checked by this table. */
 static const mcp_arg rest_search_args[] = {
     {"query", MCP_STRING, .required = true, AT_LEAST(1), .description = "Search query text."},
-    {"search_type", MCP_STRING, .choices = rest_search_types, .def = "hybrid", .as = "mode",
-     .description = "vector (also semantic), keyword or hybrid."},
-    {"top_k", MCP_INTEGER, RANGE(1, 50), .def = "5", .description = "Number of results (chunks)."},
-    {"min_score", MCP_NUMBER, RANGE(0, 1),
-     .description = "Minimum relevance 0..1; default hyrax's floor (search's min_score)."},
+    {"q", .alias_of = "query"},
+    {"mode", MCP_STRING, .choices = hx_mode_names, .def = "hybrid",
+     .description = "hybrid (default), vector (also semantic) or keyword."},
+    {"search_type", .alias_of = "mode"},
+    {"top_k", MCP_INTEGER, RANGE(1, 50), .def = "5", .description = "Results: documents, or chunks with group_by chunk."},
+    {"k", .alias_of = "top_k"},
+    {"group_by", MCP_STRING, .choices = hx_group_names, .def = "document"},
+    {"min_score", MCP_NUMBER, RANGE(0, 1), .description = "Minimum relevance 0..1; default hyrax's floor."},
     {"filters", MCP_FILTERS, AT_MOST(32), .description = "Metadata filters, e.g. {\"sig_name\": \"sig-auth\"}."},
-    {"group_by", .fixed = "\"chunk\""},
     {.name = NULL},
 };
 
-/* One search result in seed 002's SearchResultModel; generation: the commit that answered it. */
-static void write_rest_result(hx_json_writer *w, const hx_result *r, uint64_t generation)
+/* The value of a hex digit, or -1. */
+static int hex_value(char c)
 {
-    char id[32];
-    snprintf(id, sizeof id, "%u", r->chunk_id);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "chunk_id");
-    hx_json_write_cstr(w, id);
-    hx_json_write_key(w, "kep_id");   /* seed 002's name for the document: its path here */
-    hx_json_write_cstr(w, r->path);
-    hx_json_write_key(w, "doc_id");
-    hx_json_write_uint(w, r->doc_id);
-    hx_json_write_key(w, "text");
-    hx_json_write_str(w, r->text, r->text_len);
-    hx_present_score(w, "score", r->score);
-    hx_json_write_key(w, "metadata");
-    hx_present_meta(w, r->meta, r->n_meta);
-    hx_json_write_key(w, "chunk_index");
-    hx_json_write_uint(w, r->chunk_index);
-    hx_present_citation(w, r, generation);
-    hx_json_write_obj_end(w);
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-/* The answer of a search that ran: {results, query, search_type, total_results, search_time_ms}. */
-static void write_rest_search(hx_json_writer *w, const char *query, const char *search_type,
-                              const hx_session_answer *a)
+/* s[0..n) of a query string percent-decoded ('+' is a space) into out (room for n + 1); its length,
+ * or -1 for a bad escape. */
+static long url_decode(const char *s, size_t n, char *out)
 {
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "results");
-    hx_json_write_arr_begin(w);
-    for (size_t i = 0; i < a->results.n; i++)
-        write_rest_result(w, &a->results.v[i], hx_session_answer_generation(a, &a->results.v[i]));
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "query");
-    hx_json_write_cstr(w, query);
-    hx_json_write_key(w, "search_type");
-    hx_json_write_cstr(w, search_type);
-    hx_json_write_key(w, "total_results");
-    hx_json_write_uint(w, a->results.n);
-    hx_json_write_key(w, "search_time_ms");
-    hx_json_write_double(w, a->results.search_ms);
-    hx_json_write_obj_end(w);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            int hi = i + 2 < n ? hex_value(s[i + 1]) : -1, lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
+            if (hi < 0 || lo < 0)
+                return -1;
+            out[o++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            out[o++] = s[i] == '+' ? ' ' : s[i];
+        }
+    }
+    out[o] = 0;
+    return (long)o;
 }
 
+/* GET /search's query string as the JSON object of POST's body into w: each parameter a string,
+ * k, top_k and min_score numbers when they read as one. 0, or -1 with msg set. */
+static int query_args(const hx_http_request *req, hx_json_writer *w, char *msg, size_t cap)
+{
+    const char *q = memchr(req->target, '?', req->target_len);
+    const char *end = req->target + req->target_len;
+    char *buf = hx_malloc(req->target_len + 1);
+    if (!buf)
+        return snprintf(msg, cap, "out of memory"), -1;
+    hx_json_write_obj_begin(w);
+    for (const char *p = q ? q + 1 : end; p < end;) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *stop = amp ? amp : end, *eq = memchr(p, '=', (size_t)(stop - p));
+        const char *vs = eq ? eq + 1 : stop;
+        long kl = url_decode(p, (size_t)((eq ? eq : stop) - p), buf);
+        bool numeric = kl > 0 && (!strcmp(buf, "k") || !strcmp(buf, "top_k") || !strcmp(buf, "min_score"));
+        if (kl > 0)
+            hx_json_write_keyn(w, buf, (size_t)kl);
+        long vl = kl > 0 ? url_decode(vs, (size_t)(stop - vs), buf) : kl;
+        if (vl < 0) {
+            free(buf);
+            return snprintf(msg, cap, "the query string has a bad %%-escape"), -1;
+        }
+        if (kl > 0 && numeric && vl > 0 && strspn(buf, "0123456789.eE-") == (size_t)vl)
+            hx_json_write_number_text(w, buf, (size_t)vl);
+        else if (kl > 0)
+            hx_json_write_str(w, buf, (size_t)vl);
+        p = stop + 1;
+    }
+    hx_json_write_obj_end(w);
+    free(buf);
+    return 0;
+}
+
+/* POST /search (a JSON body) and GET /search?q=&k=&mode=: the answer is `hyrax search --json`'s
+ * object (present.h hx_present_search_tiers), the result objects MCP's search gives. */
 void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
 {
     hx_json_doc *doc = NULL;
@@ -93,10 +112,24 @@ void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_htt
     char msg[1024];
     hx_error err = {0};
     double t0 = mono_s();
-    if (hx_json_parse(&doc, req->body ? req->body : "", req->body_len, NULL, &err)) {
+    hx_json_writer qw;
+    hx_json_writer_init(&qw);
+    const char *body = req->body ? req->body : "";
+    size_t body_len = req->body_len;
+    if (!strcmp(req->method, "GET")) {
+        if (query_args(req, &qw, msg, sizeof msg) || hx_json_writer_finish(&qw, &err)) {
+            reply_error(r, 400, err.message[0] ? err.message : msg);
+            hx_json_writer_free(&qw);
+            return;
+        }
+        body = qw.buf;
+        body_len = qw.len;
+    }
+    if (hx_json_parse(&doc, body, body_len, NULL, &err)) {
         snprintf(msg, sizeof msg, "the body must be a JSON object: %s", err.message);
         reply_error(r, 400, msg);
         hx_json_doc_free(doc);
+        hx_json_writer_free(&qw);
         return;
     }
     mcp_args a = {rest_search_args, hx_json_doc_root(doc)};
@@ -107,14 +140,14 @@ void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_htt
     } else if (mcp_arg_filters(&a, "filters", &fs, &err)) {
         reply_error(r, 400, err.message);
     } else {
-        const char *query = mcp_arg_str(&a, "query"), *search_type = mcp_arg_str(&a, "search_type");
+        const char *query = mcp_arg_str(&a, "query");
         double min_score = mcp_arg_num(&a, "min_score");
         hx_session_query q;
         hx_session_query_init(&q, query);
-        hx_mode_parse(search_type, &q.opts.mode);   /* the table checked the name */
+        hx_mode_parse(mcp_arg_str(&a, "mode"), &q.opts.mode);   /* the table checked the names */
+        hx_group_parse(mcp_arg_str(&a, "group_by"), &q.opts.group);
         q.opts.k = (uint32_t)mcp_arg_int(&a, "top_k");
-        q.opts.group = HX_GROUP_CHUNK;
-        q.opts.snippets = 0;   /* seed 002's results carry the chunk's text, no snippet */
+        q.opts.snippets = 1;
         q.opts.filters = fs.v;
         q.opts.n_filters = fs.n;
         if (!isnan(min_score))
@@ -125,8 +158,10 @@ void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_htt
             reply_error(r, rc == HX_ENOTFOUND ? 503 : 400, err.message);
         } else {
             hx_json_writer w;
+            hx_tier_status st[3];
+            size_t ns = hx_present_answer_tiers(&ans, st);
             hx_json_writer_init(&w);
-            write_rest_search(&w, query, search_type, &ans);
+            hx_present_search_tiers(&w, query, q.opts.mode, &ans.results, &ans.taken, st, ns);
             reply_json(r, 200, &w);
             hx_json_writer_free(&w);
             hx_stats_note_query(h->mcp.stats, query);
@@ -139,6 +174,7 @@ void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_htt
     }
     hx_filter_set_free(&fs);
     hx_json_doc_free(doc);
+    hx_json_writer_free(&qw);
 }
 
 /* The project index's counts through the thread's session, when the model has loaded (never waits). */

@@ -282,7 +282,8 @@ typedef struct route {
 } route;
 
 static const route routes[] = {
-    {"/search", "POST", route_search}, {"/health", "GET", route_health}, {"/stats", "GET", route_stats},
+    {"/search", "POST", route_search}, {"/search", "GET", route_search}, {"/health", "GET", route_health},
+    {"/stats", "GET", route_stats},
     {"/metrics", "GET", route_metrics}, {"/mcp", "POST", NULL},   /* route_mcp: needs the connection */
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])
@@ -313,10 +314,15 @@ static bool answer(http_server *h, mcp_session *v, hx_session **ses, conn *c, pe
     const char *q = memchr(req->target, '?', plen);
     if (q)
         plen = (size_t)(q - req->target);
-    const route *rt = NULL;
-    for (size_t i = 0; i < N_ROUTES && !rt; i++)
-        if (strlen(routes[i].path) == plen && !memcmp(routes[i].path, req->target, plen))
-            rt = &routes[i];
+    const route *rt = NULL;   /* the route of the path and method, else the path's first */
+    char allow[32] = "";
+    for (size_t i = 0; i < N_ROUTES; i++)
+        if (strlen(routes[i].path) == plen && !memcmp(routes[i].path, req->target, plen)) {
+            if (!rt || (!strcmp(routes[i].method, req->method) && strcmp(rt->method, req->method)))
+                rt = &routes[i];
+            size_t used = strlen(allow);
+            snprintf(allow + used, sizeof allow - used, "%s%s", used ? ", " : "", routes[i].method);
+        }
     reply r = {0};
     int host = host_status(h, c);
     if (host) {
@@ -330,10 +336,10 @@ static bool answer(http_server *h, mcp_session *v, hx_session **ses, conn *c, pe
         reply_error(&r, 403, "requests from a web page are accepted only from a page on a host this server answers "
                              "to (localhost, 127.0.0.1, [::1], its address or an --allow-host name)");
     } else if (!rt) {
-        reply_error(&r, 404, "no such route: POST /search, GET /health, GET /stats, GET /metrics, POST /mcp");
+        reply_error(&r, 404, "no such route: GET or POST /search, GET /health, GET /stats, GET /metrics, POST /mcp");
     } else if (strcmp(req->method, rt->method)) {
         reply_error(&r, 405, "method not allowed on this route (see Allow)");
-        snprintf(r.extra, sizeof r.extra, "Allow: %s\r\n", rt->method);
+        snprintf(r.extra, sizeof r.extra, "Allow: %s\r\n", allow);
     } else if (rt->run) {
         rt->run(h, v, ses, req, &r);
     } else {

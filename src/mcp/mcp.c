@@ -322,8 +322,9 @@ void mcp_write_result_tail(hx_json_writer *w, bool modern, int64_t ttl_ms)
 static const char instructions[] =
     "hyrax searches a local folder of documents. Use search for ranked passages with "
     "citations, get_context for a ready-to-use context block within a token budget, "
-    "find_similar for related passages, and the document tools to list, inspect, add, "
-    "delete or reindex documents. Paths are relative to the indexed root.";
+    "find_similar for related passages, and the document tools to list and inspect "
+    "documents and keep the index up to date. Paths are relative to the indexed root. "
+    "Answers fit max_bytes; next_cursor continues one that did not.";
 
 static int write_initialize(void *ctx, hx_json_writer *w, hx_error *err)
 {
@@ -502,6 +503,8 @@ int mcp_server_start(mcp_server *s, const hx_mcp_config *cfg, int out_fd, hx_err
 {
     memset(s, 0, sizeof *s);
     s->cfg = cfg;
+    if (mcp_tools_select(cfg->tools, &s->listed, &s->full_schemas, err))
+        return err->code;
     s->out_fd = out_fd;
     s->started_ns = mcp_now_ns();
     s->transport = "stdio";

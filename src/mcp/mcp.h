@@ -28,6 +28,9 @@ typedef struct hx_mcp_config {
      * the tree that often instead of using inotify */
     int watch;
     int watch_poll_ms;
+    /* serve --tools: the tools listed and served, "core" (NULL: the same), "all", or a comma list
+     * of tool names and those two words (mcp_tools.c) */
+    const char *tools;
 } hx_mcp_config;
 
 /* Serves requests from in_fd, answering on out_fd, until end of input or stop_fd. Writes that

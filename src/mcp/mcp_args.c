@@ -22,7 +22,8 @@ static const mcp_arg *rule_of(const mcp_arg *table, const mcp_arg *row)
 
 /* === Schema === */
 
-static void schema_members(hx_json_writer *w, const mcp_arg *table);
+/* brief: 0 writes every description; 1 an argument's first sentence, 2 none (its members'). */
+static void schema_members(hx_json_writer *w, const mcp_arg *table, const mcp_arg *extra, int brief);
 
 static const char *const type_names[] = {"string", "integer", "number", "boolean", "array", "object", "object", "object"};
 
@@ -103,8 +104,9 @@ static void write_value_schema(hx_json_writer *w, int64_t max_items, bool range)
     hx_json_write_obj_end(w);
 }
 
-static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_arg *row)
+static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_arg *row, int brief)
 {
+    int inner = brief ? 2 : 0;
     static const char *const bound_keys[][2] = {
         {"minLength", "maxLength"}, {"minimum", "maximum"}, {"minimum", "maximum"}, {NULL, NULL},
         {"minItems", "maxItems"}, {NULL, NULL}, {"minProperties", "maxProperties"}, {"minProperties", "maxProperties"}};
@@ -131,18 +133,20 @@ static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_ar
         hx_json_write_cstr(w, "string");
         hx_json_write_obj_end(w);
     } else if (r->type == MCP_OBJECT) {
-        schema_members(w, r->props);
+        schema_members(w, r->props, NULL, inner);
     } else if (r->type == MCP_FILTERS) {
         if (r->props) {
             hx_json_write_key(w, "properties");
             hx_json_write_obj_begin(w);
             for (const mcp_arg *p = r->props; p->name; p++)
                 if (!p->fixed)
-                    write_property(w, r->props, p);
+                    write_property(w, r->props, p, inner);
             hx_json_write_obj_end(w);
         }
-        hx_json_write_key(w, "additionalProperties");
-        write_value_schema(w, 0, true);
+        if (!brief) {   /* brief: the values' shapes are in the description */
+            hx_json_write_key(w, "additionalProperties");
+            write_value_schema(w, 0, true);
+        }
     } else if (r->type == MCP_METADATA) {
         hx_json_write_key(w, "additionalProperties");
         write_value_schema(w, MCP_METADATA_LIST_MAX, false);
@@ -151,43 +155,49 @@ static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_ar
         hx_json_write_key(w, "default");
         write_default(w, r);
     }
-    if (row->description) {
+    if (row->description && brief < 2) {   /* brief: up to the end of the first sentence */
+        const char *end = brief ? strstr(row->description, ". ") : NULL;
         hx_json_write_key(w, "description");
-        hx_json_write_cstr(w, row->description);
+        hx_json_write_str(w, row->description, end ? (size_t)(end + 1 - row->description) : strlen(row->description));
     }
     hx_json_write_obj_end(w);
 }
 
-/* "properties", "required" and "additionalProperties" of an object schema. */
-static void schema_members(hx_json_writer *w, const mcp_arg *table)
+/* "properties", "required" and "additionalProperties" of an object schema: the rows of table, then
+ * those of extra (NULL: none). */
+static void schema_members(hx_json_writer *w, const mcp_arg *table, const mcp_arg *extra, int brief)
 {
+    const mcp_arg *tables[2] = {table, extra};
     hx_json_write_key(w, "properties");
     hx_json_write_obj_begin(w);
-    for (const mcp_arg *r = table; r->name; r++)
-        if (!r->fixed)
-            write_property(w, table, r);
+    for (int t = 0; t < 2 && tables[t]; t++)
+        for (const mcp_arg *r = tables[t]; r->name; r++)
+            if (!r->fixed && !(brief && r->alias_of))   /* brief: other names accepted, not listed */
+                write_property(w, tables[t], r, brief);
     hx_json_write_obj_end(w);
     bool any = false;
-    for (const mcp_arg *r = table; r->name; r++)
-        any |= r->required && !r->fixed;
+    for (int t = 0; t < 2 && tables[t]; t++)
+        for (const mcp_arg *r = tables[t]; r->name; r++)
+            any |= r->required && !r->fixed;
     if (any) {
         hx_json_write_key(w, "required");
         hx_json_write_arr_begin(w);
-        for (const mcp_arg *r = table; r->name; r++)
-            if (r->required && !r->fixed)
-                hx_json_write_cstr(w, r->name);
+        for (int t = 0; t < 2 && tables[t]; t++)
+            for (const mcp_arg *r = tables[t]; r->name; r++)
+                if (r->required && !r->fixed)
+                    hx_json_write_cstr(w, r->name);
         hx_json_write_arr_end(w);
     }
     hx_json_write_key(w, "additionalProperties");
     hx_json_write_bool(w, 0);
 }
 
-void mcp_args_schema(hx_json_writer *w, const mcp_arg *table)
+void mcp_args_schema(hx_json_writer *w, const mcp_arg *table, const mcp_arg *extra, bool brief)
 {
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "type");
     hx_json_write_cstr(w, "object");
-    schema_members(w, table);
+    schema_members(w, table, extra, brief ? 1 : 0);
     hx_json_write_obj_end(w);
 }
 

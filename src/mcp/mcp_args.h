@@ -66,9 +66,12 @@ typedef struct mcp_arg {
 #define AT_LEAST(lo) .bounds = MCP_MIN, .min = (lo)
 #define AT_MOST(hi) .bounds = MCP_MAX, .max = (hi)
 
-/* The JSON Schema of a table: {"type":"object","properties":{...},"required":[...],
- * "additionalProperties":false}. */
-void mcp_args_schema(hx_json_writer *w, const mcp_arg *table);
+/* The JSON Schema of a table and the rows of extra (NULL: none; the arguments every tool of a kind
+ * takes, checked apart): {"type":"object","properties":{...},"required":[...],
+ * "additionalProperties":false}. brief (tools/list's short form): each argument's description up to
+ * the end of its first sentence, none for the members of an object argument, no other names
+ * (alias_of rows, still accepted) and no shape for the values of filters. */
+void mcp_args_schema(hx_json_writer *w, const mcp_arg *table, const mcp_arg *extra, bool brief);
 
 /* 0 when args (an object) passes every rule of the table; else HX_EINVAL with a sentence naming
  * the argument and what it must be in err. */

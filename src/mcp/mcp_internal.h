@@ -136,6 +136,8 @@ typedef struct mcp_server {
     size_t n_failures, next_failure;
     int64_t started_ns;
     const char *transport;        /* "stdio" or "http" (http_server.c sets it after start) */
+    uint64_t listed;              /* bit t: tool t is listed and served (cfg->tools) */
+    bool full_schemas;            /* --tools all: full input and output schemas in tools/list */
     struct hx_metrics *metrics;   /* borrowed; NULL: not kept (stdio) */
     pthread_t loader_thread, worker_thread;
 } mcp_server;
@@ -202,6 +204,9 @@ void mcp_send_line(mcp_server *s, const hx_json_writer *w);
  * tool's result: 0, or an HX_E* code for an isError answer. */
 int mcp_run_tool(mcp_session *s, int t, const hx_json_val *args, const char *id, size_t id_len, bool modern,
                  hx_json_writer *out);
+/* The tools a --tools value names (NULL: core) as bits of the tool table in *listed, and whether
+ * it asks for every tool (*all); 0, or HX_EINVAL with err naming the unknown word. */
+int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *err);
 /* tools/list's result (rpc.h hx_rpc_write_result_fn; ctx: the session). */
 int mcp_write_tools_list(void *ctx, hx_json_writer *w, hx_error *err);
 /* tools/call: answers in out, or queues a write job (*deferred: its answer goes to sink or out_fd). */

@@ -8,6 +8,7 @@
 #include "present.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The clean root-relative name of a client's path argument `in` (hyrax.h hx_fs_target, the one
@@ -156,84 +157,82 @@ const mcp_field mcp_rejected_item = {NULL, MCP_JSON_OBJECT, .props = rejected_fi
 
 /* === The table === */
 
+/* The core tools (listed by default) have short descriptions: an agent reads them all before its
+ * first call; the README's "MCP tools" says the rest. */
 const mcp_tool mcp_tools[] = {
-    {"search", "Search the indexed documents: hybrid (semantic + keyword), semantic, or keyword mode, with "
-               "filters. Returns ranked passages with snippets and citations (path, line range, version).",
-     mcp_search_args, &mcp_search_out, false, mcp_tool_search, NULL},
-    {"get_context", "Assemble one context block for a question within a token budget: the most relevant "
-                    "passages with a source header each, adjacent passages merged, least relevant dropped to fit.",
-     mcp_get_context_args, &mcp_get_context_out, false, mcp_tool_get_context, NULL},
-    {"find_similar", "Passages most similar to a document, a chunk, or a text (the source itself left out).",
-     mcp_find_similar_args, &mcp_find_similar_out, false, mcp_tool_find_similar, NULL},
-    {"list_documents", "List indexed documents with filters, sorting and paging. Each has a source: file (it "
-                       "mirrors a file under the root) or stored (text given to add_document).",
-     mcp_list_documents_args, &mcp_list_documents_out, false, mcp_tool_list_documents, NULL},
-    {"get_document", "A document's metadata, content hash and chunks (index, text, token count).", mcp_get_document_args,
-     &mcp_get_document_out, false, mcp_tool_get_document, NULL},
-    {"document_status", "Whether a document is indexed (complete, or empty: blank, no text to search), pending or "
-                        "failed (with the reason), when, and with which model.", mcp_document_status_args,
-     &mcp_document_status_out, false, mcp_tool_document_status, NULL},
+    {"search", "Search the indexed documents (hybrid, semantic or keyword) with metadata filters: ranked "
+               "results with snippets and citations.",
+     mcp_search_args, &mcp_search_out, false, mcp_tool_search, NULL, .page = "results", .core = true},
+    {"get_context", "One context block for a question within max_tokens: the most relevant passages, each "
+                    "with a source header.",
+     mcp_get_context_args, &mcp_get_context_out, false, mcp_tool_get_context, NULL, .core = true},
+    {"find_similar", "Passages most similar to a document, a chunk or a text.", mcp_find_similar_args,
+     &mcp_find_similar_out, false, mcp_tool_find_similar, NULL, .page = "results", .core = true},
+    {"list_documents", "List indexed documents with filters, sorting and paging.", mcp_list_documents_args,
+     &mcp_list_documents_out, false, mcp_tool_list_documents, NULL, .page = "documents", .core = true},
+    {"get_document", "A document's metadata, content hash and chunks.", mcp_get_document_args,
+     &mcp_get_document_out, false, mcp_tool_get_document, NULL, .page = "chunks", .core = true},
+    {"document_status", "Whether a document is indexed, pending or failed (with the reason).",
+     mcp_document_status_args, &mcp_document_status_out, false, mcp_tool_document_status, NULL, .core = true},
     {"add_document", "Index one file under the root now (path), or store text as a document (content + name, "
                      "with metadata). A stored document has no file behind it: it is addressed by its name, never "
                      "compared with the disk (reindex keeps it as it is) and removed only by delete_document; "
                      "storing under a stored document's name replaces it, under an indexed file's name is "
                      "refused. add_document with path also brings back a file removed by delete_document. "
                      "Answers once the document is searchable.",
-     mcp_add_document_args, &mcp_add_document_out, true, mcp_tool_add_document, NULL},
+     mcp_add_document_args, &mcp_add_document_out, true, mcp_tool_add_document, NULL, .page = "rejected"},
     {"delete_document", "Remove exactly one document, by doc_id or path; a folder, the root or an unknown name is "
                         "refused with the reason. The file itself is not touched, and the deletion is remembered: "
                         "reindex leaves the file out until add_document with its path indexes it again. A "
                         "stored document's text is gone for good.",
-     mcp_delete_document_args, &mcp_delete_document_out, true, mcp_tool_delete_document, NULL},
-    {"reindex", "Bring the file-backed documents up to date with the files under the root (or some paths): new "
-                "files added, changed ones re-embedded, deleted ones removed. Stored documents (add_document "
-                "with content) are never touched; files removed by delete_document stay out (kept_out). "
-                "Answers once the changes are searchable.",
-     mcp_reindex_args, &mcp_reindex_out, true, mcp_tool_reindex, NULL},
-    {"index_health", "Counts, pending work (jobs done, failed or cancelled, refused as busy), failures, last "
-                     "commit, file size, model, recent top queries and latency per tool.",
-     mcp_index_health_args, &mcp_index_health_out, false, mcp_tool_index_health, NULL},
+     mcp_delete_document_args, &mcp_delete_document_out, true, mcp_tool_delete_document, NULL, .page = NULL},
+    {"reindex", "Bring the index up to date with the files under the root (or some paths); answers once the "
+                "changes are searchable.",
+     mcp_reindex_args, &mcp_reindex_out, true, mcp_tool_reindex, NULL, .page = "rejected", .core = true},
+    {"index_health", "Index counts, pending and failed work, last commit, model, top queries and latency.",
+     mcp_index_health_args, &mcp_index_health_out, false, mcp_tool_index_health, NULL, .core = true},
     {"create_baseline", "Name the current state of the index (a baseline; nothing is copied), so query tools can "
                         "read it later with read_context {selector: baseline_id, baseline_id: name}, also after "
                         "compaction. The name published is what read_context {selector: published} reads.",
-     mcp_create_baseline_args, &mcp_create_baseline_out, true, mcp_tool_create_baseline, NULL},
+     mcp_create_baseline_args, &mcp_create_baseline_out, true, mcp_tool_create_baseline, NULL, .page = NULL},
     {"audit_log", "Documents the validation gate refused to index (README \"Validation gate and policy\"): "
                   "time, path, content hash, rule and reason, newest last; kept in the index file, the newest "
                   "10,000.",
-     mcp_audit_log_args, &mcp_audit_log_out, false, mcp_tool_audit_log, NULL},
-    {"semantic_search", "Seed 003: meaning-based retrieval. search in semantic mode, chunk by chunk, with limit, "
-                        "doc_filter and a similarity threshold (default 0.5).",
-     mcp_semantic_search_args, &mcp_search_out, false, NULL, "search"},
-    {"full_text_search", "Seed 003: keyword retrieval (BM25) with filters; matching documents with a snippet around "
-                         "the hits. search in keyword mode.",
-     mcp_full_text_search_args, &mcp_search_out, false, NULL, "search"},
-    {"hybrid_search", "Seed 003: semantic and keyword scores, each normalised to 0..1, combined with semantic_weight "
+     mcp_audit_log_args, &mcp_audit_log_out, false, mcp_tool_audit_log, NULL, .page = "entries"},
+    {"semantic_search", "Meaning-based retrieval under the name other document-search servers use: search in "
+                        "semantic mode, chunk by chunk, with limit, doc_filter and a similarity threshold.",
+     mcp_semantic_search_args, &mcp_search_out, false, NULL, "search", .page = "results"},
+    {"full_text_search", "Keyword retrieval (BM25) with filters under the name other document-search servers "
+                         "use; matching documents with a snippet around the hits. search in keyword mode.",
+     mcp_full_text_search_args, &mcp_search_out, false, NULL, "search", .page = "results"},
+    {"hybrid_search", "Semantic and keyword scores, each normalised to 0..1, combined with semantic_weight "
                       "and text_weight; one result per document. search in hybrid mode with weighted fusion.",
-     mcp_hybrid_search_args, &mcp_search_out, false, NULL, "search"},
-    {"document_details", "Seed 003: a document's metadata, hash and chunks. get_document under seed 003's name.",
-     mcp_document_details_args, &mcp_get_document_out, false, NULL, "get_document"},
-    {"semanticSearch", "Seed 001: passages related to a natural-language query, with top_k, min_score and filters. "
-                       "search in semantic mode.",
-     mcp_semanticSearch_args, &mcp_search_out, false, NULL, "search"},
-    {"getContext", "Seed 001: assembled context for answering a question, within max_tokens. get_context under "
-                   "seed 001's name.",
-     mcp_getContext_args, &mcp_get_context_out, false, NULL, "get_context"},
+     mcp_hybrid_search_args, &mcp_search_out, false, NULL, "search", .page = "results"},
+    {"document_details", "A document's metadata, hash and chunks: get_document under another name.",
+     mcp_document_details_args, &mcp_get_document_out, false, NULL, "get_document", .page = "chunks"},
+    {"semanticSearch", "Passages related to a natural-language query, with top_k, min_score and filters: "
+                       "search in semantic mode, in camelCase.",
+     mcp_semanticSearch_args, &mcp_search_out, false, NULL, "search", .page = "results"},
+    {"getContext", "Assembled context for answering a question, within max_tokens: get_context in camelCase.",
+     mcp_getContext_args, &mcp_get_context_out, false, NULL, "get_context", .page = NULL},
     {"publish", "Publish signed files under the root to the team's registry (PostgreSQL + pgvector) as this "
                 "server's tenant: embedded here, one transaction per batch; unchanged files are skipped and the "
                 "tenant's documents whose files are gone are removed. Search them with search {source: registry}.",
-     mcp_publish_args, &mcp_publish_out, true, mcp_tool_publish, NULL},
+     mcp_publish_args, &mcp_publish_out, true, mcp_tool_publish, NULL, .page = "rejected"},
     /* conversation memory (mcp_memory.c) */
-    {"record_turn", "Seed 003's conversation memory: store one turn of a session (user message, agent response, "
+    {"record_turn", "Conversation memory: store one turn of a session (user message, agent response, "
                     "retrieved document ids, search method, relevance). Answers once the turn is durable. Turns "
                     "belong to this server's tenant and user; the oldest are dropped past the retention limits.",
-     mcp_record_turn_args, &mcp_record_turn_out, true, mcp_tool_record_turn, NULL},
+     mcp_record_turn_args, &mcp_record_turn_out, true, mcp_tool_record_turn, NULL, .page = NULL},
     {"get_session", "The turns of one session, in order.", mcp_get_session_args, &mcp_get_session_out, false,
-     mcp_tool_get_session, NULL},
+     mcp_tool_get_session, NULL, .page = "turns"},
     {"search_history", "Past turns related to a query: hybrid (semantic over the turns' embeddings fused with "
                        "keyword BM25), semantic or keyword; optionally within one session.",
-     mcp_search_history_args, &mcp_search_history_out, false, mcp_tool_search_history, NULL},
+     mcp_search_history_args, &mcp_search_history_out, false, mcp_tool_search_history, NULL,
+     .page = "results"},
     {"list_sessions", "The sessions of the conversation memory, newest first, with their turn counts.",
-     mcp_list_sessions_args, &mcp_list_sessions_out, false, mcp_tool_list_sessions, NULL},
+     mcp_list_sessions_args, &mcp_list_sessions_out, false, mcp_tool_list_sessions, NULL,
+     .page = "sessions"},
     {.name = NULL},
 };
 
@@ -336,6 +335,220 @@ static int runner_of(int t, const hx_json_val **args, hx_json_doc **doc, hx_erro
     return f;
 }
 
+/* === Answer budget (README "Answer budget") ===
+ * Every answer's JSON (structuredContent; the text content repeats it) is at most max_bytes, about
+ * max_bytes / 4 tokens. Over it, the items of the tool's page member are left out whole from the
+ * end, "omitted" counts them and "next_cursor" continues: the same call with cursor set to it
+ * answers the items after the ones given. The rows below are every tool's besides its own table,
+ * checked apart and never passed to the tool. */
+
+#define BUDGET_ROW                                                                                          \
+    {"max_bytes", MCP_INTEGER, RANGE(1024, 1 << 20), .def = "32768",                                      \
+     .description = "Answer budget in bytes of JSON (about 4 a token)."}
+static const mcp_arg budget_args[] = {BUDGET_ROW, {.name = NULL}};
+static const mcp_arg budget_cursor_args[] = {
+    BUDGET_ROW,
+    {"cursor", MCP_STRING, RANGE(1, 64),
+     .description = "A next_cursor, with the same other arguments."},
+    {.name = NULL},
+};
+
+/* Whether tool t's own table has a `cursor` (list_documents pages itself: its answer's offset plus
+ * the items given is where its own cursor, "o<offset>", continues). */
+static bool pages_itself(int t)
+{
+    for (const mcp_arg *r = mcp_tools[t].args; r->name; r++)
+        if (!strcmp(r->name, "cursor"))
+            return true;
+    return false;
+}
+
+/* The budget rows tool t takes besides its table: a cursor where a call can be repeated to go on. */
+static const mcp_arg *budget_table(int t)
+{
+    return mcp_tools[t].page && !mcp_tools[t].writes && !pages_itself(t) ? budget_cursor_args : budget_args;
+}
+
+/* FNV-1a of n bytes, continuing h. */
+static uint32_t fnv1a(uint32_t h, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 16777619u;
+    return h;
+}
+
+typedef struct {
+    int64_t max_bytes;
+    size_t skip;          /* items of the page already given (the cursor) */
+    uint32_t args_hash;   /* of the other arguments, in any order: a cursor names its call */
+} budget;
+
+/* Splits args into the tool's own (*rest, NULL when args has no budget member: use args) and the
+ * budget's, checked against extra, into *b; 0 or HX_EINVAL with err set. */
+static int take_budget(const mcp_arg *extra, const hx_json_val *args, hx_json_doc **rest, budget *b, hx_error *err)
+{
+    hx_json_writer own, mine, one;
+    hx_json_writer_init(&own);
+    hx_json_writer_init(&mine);
+    hx_json_writer_init(&one);
+    hx_json_write_obj_begin(&own);
+    hx_json_write_obj_begin(&mine);
+    hx_json_iter it;
+    const hx_json_val *k, *v;
+    bool any = false;
+    b->args_hash = 0;
+    hx_json_iter_init(&it, args);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        size_t klen;
+        const char *key = hx_json_str(k, &klen);
+        bool is_budget = false;
+        for (const mcp_arg *r = extra; r->name; r++)
+            is_budget |= strlen(r->name) == klen && !memcmp(r->name, key, klen);
+        hx_json_writer *to = is_budget ? &mine : &own;
+        any |= is_budget;
+        hx_json_write_keyn(to, key, klen);
+        hx_json_write_val(to, v);
+        if (!is_budget) {   /* sum of the members' hashes: the same whatever their order */
+            hx_json_writer_reset(&one);
+            hx_json_write_val(&one, v);
+            b->args_hash += fnv1a(fnv1a(2166136261u, key, klen + 1), one.buf, one.len);
+        }
+    }
+    hx_json_write_obj_end(&own);
+    hx_json_write_obj_end(&mine);
+    hx_json_doc *bdoc = NULL;
+    hx_error e = {0};
+    int rc = 0;
+    *rest = NULL;
+    if (any && (hx_json_writer_finish(&own, &e) || hx_json_parse(rest, own.buf, own.len, NULL, &e) ||
+                hx_json_writer_finish(&mine, &e) || hx_json_parse(&bdoc, mine.buf, mine.len, NULL, &e)))
+        rc = hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
+    else if (any && mcp_args_validate(extra, hx_json_doc_root(bdoc), err))
+        rc = HX_EINVAL;
+    mcp_args a = {extra, bdoc ? hx_json_doc_root(bdoc) : NULL};
+    b->max_bytes = bdoc ? mcp_arg_int(&a, "max_bytes") : 0;
+    if (!b->max_bytes)
+        b->max_bytes = strtoll(extra[0].def, NULL, 10);
+    const char *cursor = bdoc && !rc ? mcp_arg_str(&a, "cursor") : NULL;
+    b->skip = 0;
+    if (cursor) {
+        char *end;
+        unsigned long long skip = strtoull(cursor, &end, 10);
+        if (end == cursor || *end != '.' || strtoul(end + 1, NULL, 16) != b->args_hash || strlen(end + 1) != 8)
+            rc = hx_error_set(err, HX_EINVAL, -1, "cursor: give the next_cursor of the previous answer, with the "
+                                                  "same other arguments as that call");
+        b->skip = (size_t)skip;
+    }
+    hx_json_doc_free(bdoc);
+    hx_json_writer_free(&own);
+    hx_json_writer_free(&mine);
+    hx_json_writer_free(&one);
+    return rc;
+}
+
+/* The answer root with items [skip, skip + keep) of its page array (n items) into out, and, when
+ * some are left, "omitted" and "next_cursor" (none for a write: it is not repeated). */
+static void write_page(hx_json_writer *out, const hx_json_val *root, int t, const hx_json_val *page, size_t n,
+                       size_t keep, const budget *b)
+{
+    size_t left = n - b->skip - keep;
+    hx_json_writer_reset(out);
+    hx_json_write_obj_begin(out);
+    hx_json_iter it;
+    const hx_json_val *k, *v;
+    hx_json_iter_init(&it, root);
+    while (hx_json_iter_next(&it, &k, &v)) {
+        size_t klen;
+        const char *key = hx_json_str(k, &klen);
+        if (left && ((klen == 11 && !memcmp(key, "next_cursor", 11)) || (klen == 7 && !memcmp(key, "omitted", 7))))
+            continue;
+        hx_json_write_keyn(out, key, klen);
+        if (v != page) {
+            hx_json_write_val(out, v);
+            continue;
+        }
+        hx_json_iter items;
+        const hx_json_val *item;
+        hx_json_iter_init(&items, page);
+        hx_json_write_arr_begin(out);
+        for (size_t i = 0; i < b->skip + keep && hx_json_iter_next(&items, NULL, &item); i++)
+            if (i >= b->skip)
+                hx_json_write_val(out, item);
+        hx_json_write_arr_end(out);
+    }
+    if (left) {
+        hx_json_write_key(out, "omitted");
+        hx_json_write_uint(out, left);
+        char next[48] = "";
+        int64_t offset = 0;
+        if (pages_itself(t)) {
+            hx_json_num_int64(hx_json_obj_get(root, "offset"), &offset, NULL);
+            snprintf(next, sizeof next, "o%lld", (long long)offset + (long long)keep);
+        } else if (!mcp_tools[t].writes) {
+            snprintf(next, sizeof next, "%zu.%08x", b->skip + keep, (unsigned)b->args_hash);
+        }
+        if (next[0]) {
+            hx_json_write_key(out, "next_cursor");
+            hx_json_write_cstr(out, next);
+        }
+    }
+    hx_json_write_obj_end(out);
+}
+
+/* Fits tool t's answer in sw to the budget b (a no-op for one that fits from its first item);
+ * 0, or HX_EINVAL with err saying how large a budget it needs when not even one item fits. */
+static int fit_budget(int t, hx_json_writer *sw, const budget *b, hx_error *err)
+{
+    if ((int64_t)sw->len <= b->max_bytes && !b->skip)
+        return 0;
+    hx_json_doc *doc = NULL;
+    hx_error e = {0};
+    if (hx_json_parse(&doc, sw->buf, sw->len, NULL, &e))
+        return hx_error_set(err, MCP_CODE(e), -1, "internal error reading the answer: %s", e.message);
+    const hx_json_val *root = hx_json_doc_root(doc);
+    const hx_json_val *page = mcp_tools[t].page ? hx_json_obj_get(root, mcp_tools[t].page) : NULL;
+    size_t n = hx_json_type_of(page) == HX_JSON_ARRAY ? hx_json_len(page) : 0;
+    int rc = 0;
+    if (b->skip > n) {
+        rc = hx_error_set(err, HX_EINVAL, -1, "cursor: the answer has %zu %s now; give the next_cursor of the "
+                                              "previous answer, with the same other arguments", n, mcp_tools[t].page);
+        goto done;
+    }
+    hx_json_writer out, one;
+    hx_json_writer_init(&out);
+    hx_json_writer_init(&one);
+    size_t keep = n - b->skip;
+    for (;;) {
+        write_page(&out, root, t, page, n, keep, b);
+        int64_t over = (int64_t)out.len - b->max_bytes;
+        if (over <= 0 && (keep || n == b->skip))
+            break;
+        if (!keep) {   /* not even the first item fits */
+            write_page(&out, root, t, page, n, n > b->skip ? 1 : 0, b);
+            rc = hx_error_set(err, HX_EINVAL, -1, "the answer needs %zu bytes%s, over max_bytes %lld: call again "
+                                                  "with max_bytes of at least %zu%s", out.len,
+                              n > b->skip ? " for its first item" : "", (long long)b->max_bytes, out.len,
+                              n > b->skip ? "" : ", or ask for less");
+            break;
+        }
+        while (keep && over > 0) {   /* the items from the end whose bytes cover the excess */
+            hx_json_writer_reset(&one);
+            hx_json_write_val(&one, hx_json_arr_get(page, b->skip + keep - 1));
+            over -= (int64_t)one.len + 1;
+            keep--;
+        }
+    }
+    if (!rc) {
+        hx_json_writer_reset(sw);
+        hx_json_write_json(sw, out.buf, out.len);
+    }
+    hx_json_writer_free(&out);
+    hx_json_writer_free(&one);
+done:
+    hx_json_doc_free(doc);
+    return rc;
+}
+
 /* Runs tool t on args and leaves the JSON-RPC response for `id` in out; returns the tool's
  * result: 0, or non-zero for an isError answer. */
 int mcp_run_tool(mcp_session *s, int t, const hx_json_val *args, const char *id, size_t id_len, bool modern,
@@ -344,16 +557,23 @@ int mcp_run_tool(mcp_session *s, int t, const hx_json_val *args, const char *id,
     double t0 = mcp_mono_ms();
     hx_json_writer sw;
     hx_error err = {0};
-    hx_json_doc *translated = NULL;
+    hx_json_doc *translated = NULL, *own = NULL;
+    budget b;
     hx_json_writer_init(&sw);
-    int r = mcp_args_validate(mcp_tools[t].args, args, &err) ? -1 : runner_of(t, &args, &translated, &err);
+    int r = take_budget(budget_table(t), args, &own, &b, &err) ? -1 : 0;
+    if (own)
+        args = hx_json_doc_root(own);
+    r = r < 0 || mcp_args_validate(mcp_tools[t].args, args, &err) ? -1 : runner_of(t, &args, &translated, &err);
     int rc = r < 0 ? MCP_CODE(err)
              : mcp_tools[r].writes ? mcp_tools[r].run(s, args, &sw, &err)
                                    : run_guarded(s, r, args, &sw, &err);
     hx_json_doc_free(translated);
+    hx_json_doc_free(own);
     hx_error e = {0};
     if (!rc && hx_json_writer_finish(&sw, &e))
         rc = hx_error_set(&err, MCP_CODE(e), -1, "internal error building the result: %s", e.message);
+    if (!rc)
+        rc = fit_budget(t, &sw, &b, &err);
     tool_outcome o = {&sw, rc ? err.message : NULL, modern};
     hx_json_writer_reset(out);
     if (hx_rpc_write_result_fn(out, id, id_len, write_tool_result, &o, &e))
@@ -363,24 +583,56 @@ int mcp_run_tool(mcp_session *s, int t, const hx_json_val *args, const char *id,
     return rc;
 }
 
-/* tools/list: always the table's order, so two lists compare equal byte for byte. */
+/* === Which tools a server serves (serve --tools) === */
+
+int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *err)
+{
+    *listed = 0;
+    *all = false;
+    const char *p = spec ? spec : "core";
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        bool core = len == 4 && !memcmp(p, "core", 4), every = len == 3 && !memcmp(p, "all", 3);
+        int t = core || every ? -1 : tool_index(p, len);
+        if (!core && !every && t < 0)
+            return hx_error_set(err, HX_EINVAL, -1, "--tools: '%.*s' is not a tool; give core, all, or a comma "
+                                                    "list of tool names (the README's \"MCP tools\" lists them)",
+                                (int)(len > 64 ? 64 : len), p);
+        *all |= every;
+        for (int u = 0; mcp_tools[u].name; u++)
+            if (every || (core && mcp_tools[u].core) || u == t)
+                *listed |= (uint64_t)1 << u;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+/* tools/list: the tools served, in the table's order, so two lists compare equal byte for byte.
+ * Short (the default, README "MCP tools"): brief argument schemas and no outputSchema (optional in
+ * MCP; the answer is the same); --tools all lists both in full. */
 int mcp_write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
 {
     (void)err;
     hx_json_write_obj_begin(w);
     hx_json_write_key(w, "tools");
     hx_json_write_arr_begin(w);
+    const mcp_server *server = ((const mcp_session *)ctx)->server;
     for (int t = 0; mcp_tools[t].name; t++) {
         const mcp_tool *tool = &mcp_tools[t];
+        if (!(server->listed >> t & 1))
+            continue;
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "name");
         hx_json_write_cstr(w, tool->name);
         hx_json_write_key(w, "description");
         hx_json_write_cstr(w, tool->description);
         hx_json_write_key(w, "inputSchema");
-        mcp_args_schema(w, tool->args);
-        hx_json_write_key(w, "outputSchema");
-        mcp_output_schema(w, tool->output);
+        mcp_args_schema(w, tool->args, budget_table(t), !server->full_schemas);
+        if (server->full_schemas) {
+            hx_json_write_key(w, "outputSchema");
+            mcp_output_schema(w, tool->output);
+        }
         hx_json_write_key(w, "annotations");
         hx_json_write_obj_begin(w);
         hx_json_write_key(w, "readOnlyHint");
@@ -412,9 +664,14 @@ void mcp_tools_call(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_js
         return;
     }
     int t = tool_index(name, name_len);
-    if (t < 0) {
-        char m[160];
-        snprintf(m, sizeof m, "Unknown tool: %.*s (tools/list names the tools)", (int)(name_len > 64 ? 64 : name_len), name);
+    if (t < 0 || !(s->server->listed >> t & 1)) {
+        char m[300];
+        int shown = (int)(name_len > 64 ? 64 : name_len);
+        if (t < 0)
+            snprintf(m, sizeof m, "Unknown tool: %.*s (tools/list names the tools)", shown, name);
+        else
+            snprintf(m, sizeof m, "Unknown tool: %.*s: this server does not serve it; 'hyrax serve --tools all' "
+                                  "(or --tools core,%.*s) does", shown, name, shown, name);
         hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS, m, NULL, 0, NULL);
         return;
     }

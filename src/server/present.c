@@ -242,6 +242,17 @@ void hx_present_read_context(hx_json_writer *w, const hx_read_taken *t)
     hx_json_write_obj_end(w);
 }
 
+size_t hx_present_answer_tiers(const hx_session_answer *ans, hx_tier_status st[3])
+{
+    size_t n = ans->n_tiers < 3 ? ans->n_tiers : 3;
+    for (size_t i = 0; i < n; i++) {
+        const hx_tier_report *t = &ans->tiers[i];
+        bool registry = !strcmp(t->name, HX_TIER_REGISTRY);
+        st[i] = (hx_tier_status){t->name, registry ? NULL : t->db ? t->db : "", t->reason, t->generation};
+    }
+    return n;
+}
+
 void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, const hx_results *r)
 {
     hx_json_write_key(w, "tiers");

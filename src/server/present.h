@@ -65,6 +65,9 @@ typedef struct hx_tier_status {
  * "generation", or "reason"}, ...]; each result's citation carries its own tier's generation. The
  * registry's entry (HX_TIER_REGISTRY) has no "db" nor "generation", and "consulted" (= searched). */
 void hx_present_tiers(hx_json_writer *w, const hx_tier_status *tiers, size_t n, const hx_results *r);
+/* The tiers a session answer read (hyrax.h hx_session_answer) as the presenters take them, into
+ * st (room for 3; strings borrowed from ans); their count. */
+size_t hx_present_answer_tiers(const hx_session_answer *ans, hx_tier_status st[3]);
 /* The commit that answered r: the generation of the tier r names among tiers[0..n), else def. */
 uint64_t hx_present_tier_generation(const hx_tier_status *tiers, size_t n, const hx_result *r, uint64_t def);
 /* The search answer: {"query","mode","group","results":[...],"total_results","keyword_bound",

@@ -18,7 +18,7 @@ passed=0; failed=0
 run() {
     local name=$1 js=$2; shift 2
     local out
-    out=$(timeout 120 "$inspector" --cli "$hyrax" serve --db "$root/.hyrax/index.hyx" --root "$root" "$@" 2>/dev/null)
+    out=$(timeout 120 "$inspector" --cli "$hyrax" serve ${TOOLS:---tools all} --db "$root/.hyrax/index.hyx" --root "$root" "$@" 2>/dev/null)
     if printf '%s' "$out" | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const r=JSON.parse(s);process.exit(($js)?0:1)})"; then
         passed=$((passed + 1))
     else
@@ -27,6 +27,7 @@ run() {
 }
 ok='!r.isError && r.structuredContent'
 run tools/list 'r.tools.length === 23 && r.tools.every(t => t.inputSchema && t.outputSchema)' --method tools/list
+TOOLS="--tools core" run core-list 'r.tools.length === 8 && JSON.stringify(r).length <= 12288' --method tools/list
 run search "$ok && r.structuredContent.results[0].citation.path === 'docs/b.md'" \
     --method tools/call --tool-name search --tool-arg query=bread
 run keyword "$ok && r.structuredContent.results.length === 1" \
@@ -48,7 +49,7 @@ run bad-argument 'r.isError === true' --method tools/call --tool-name search --t
 
 # The same server over HTTP (hyrax serve --http), through the inspector's Streamable HTTP transport.
 log=$(mktemp)   # outside the root, which reindex reads
-"$hyrax" serve --http 127.0.0.1:0 --db "$root/.hyrax/index.hyx" --root "$root" 2> "$log" &
+"$hyrax" serve --http 127.0.0.1:0 --tools all --db "$root/.hyrax/index.hyx" --root "$root" 2> "$log" &
 http_pid=$!
 for _ in $(seq 100); do grep -q 'listening on' "$log" && break; sleep 0.1; done
 url="http://$(sed -n 's/.*listening on http:\/\///p' "$log")/mcp"

@@ -104,8 +104,11 @@ def rest(base):
     check(st == 200 and h["status"] == "healthy" and h["indexed_documents"] == 2, f"/health {h}")
     st, s = call("POST", "/search", {"query": "persistent volumes", "search_type": "hybrid", "top_k": 2,
                                      "filters": {"sig_name": "sig-storage"}})
-    check(st == 200 and s["total_results"] >= 1 and s["results"][0]["kep_id"] == "docs/storage notes.md",
-          f"/search {s}")
+    check(st == 200 and s["total_results"] >= 1 and s["results"][0]["path"] == "docs/storage notes.md" and
+          isinstance(s["results"][0]["chunk_id"], int) and s["results"][0]["snippet"], f"/search {s}")
+    st, g = call("GET", "/search?q=persistent+volumes&k=2&mode=hybrid")
+    check(st == 200 and g["results"][0]["path"] == "docs/storage notes.md" and g["mode"] == "hybrid",
+          f"GET /search?q= {g}")
     st, e = call("POST", "/search", {"search_type": "hybrid"})
     check(st == 400 and "query" in e["detail"], f"/search without query: {st} {e}")
     st, s = call("GET", "/stats")
@@ -125,7 +128,7 @@ def main():
                 f.write(text)
         db = os.path.join(tmp, "i.hyx")
         subprocess.run([hyrax, "index", "--db", db, root], check=True, stdout=subprocess.DEVNULL)
-        srv = subprocess.Popen([hyrax, "serve", "--http", "127.0.0.1:0", "--db", db, "--root", root],
+        srv = subprocess.Popen([hyrax, "serve", "--http", "127.0.0.1:0", "--tools", "all", "--db", db, "--root", root],
                                stderr=subprocess.PIPE, text=True)
         try:
             line = srv.stderr.readline()

@@ -31,6 +31,9 @@ import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+# every tool, as `serve --tools all` lists them; CORE: the default list (`--tools core`)
+CORE = ["search", "get_context", "find_similar", "list_documents", "get_document", "document_status", "reindex",
+        "index_health"]
 TOOLS = ["search", "get_context", "find_similar", "list_documents", "get_document", "document_status",
          "add_document", "delete_document", "reindex", "index_health", "create_baseline", "audit_log", "semantic_search", "full_text_search",
          "hybrid_search", "document_details", "semanticSearch", "getContext", "publish", "record_turn",
@@ -65,6 +68,16 @@ def write_corpus(root):
 async def run(hyrax, root):
     db = os.path.join(root, ".hyrax", "index.hyx")
     params = StdioServerParameters(command=hyrax, args=["serve", "--db", db, "--root", root], cwd=root)
+    async with stdio_client(params) as (read, write):   # the default list: small, core tools only
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            size = len(json.dumps(listed.model_dump(mode="json", by_alias=True, exclude_none=True),
+                                  separators=(",", ":")))
+            check([t.name for t in listed.tools] == CORE and size <= 12288,
+                  "default tools/list: the core tools in %d bytes" % size)
+    params = StdioServerParameters(command=hyrax, args=["serve", "--tools", "all", "--db", db, "--root", root],
+                                   cwd=root)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
@@ -92,6 +105,12 @@ async def run(hyrax, root):
 
             r = await call("reindex", {})
             check(r["added"] == 3 and r["searchable"], "reindex added 3")
+            r = await call("search", {"query": "pods", "group_by": "chunk", "min_score": 0, "max_bytes": 2048})
+            check(len(json.dumps(r, separators=(",", ":"))) <= 2100 and r.get("next_cursor"),
+                  "max_bytes 2048: results left for next_cursor: %s" % json.dumps(r)[:200])
+            r = await call("search", {"query": "pods", "group_by": "chunk", "min_score": 0, "max_bytes": 2048,
+                                      "cursor": r.get("next_cursor")})
+            check(r["results"], "the cursor continues")
             r = await call("search", {"query": "where are pods placed", "top_k": 3})
             check(r["results"] and r["results"][0]["citation"]["path"] == "docs/scheduler.md", "semantic answer")
             r = await call("search", {"query": "memory.high", "mode": "keyword"})
@@ -225,7 +244,8 @@ async def run_seeds(hyrax, root):
                                   "document_status", "delete_document", "document_details"]), "seed 003 tools read")
     check(sorted(s001) == ["getContext", "semanticSearch"] and len(examples001) == 2, "seed 001 tools read")
     db = os.path.join(root, ".hyrax", "index.hyx")
-    params = StdioServerParameters(command=hyrax, args=["serve", "--db", db, "--root", root], cwd=root)
+    params = StdioServerParameters(command=hyrax, args=["serve", "--tools", "all", "--db", db, "--root", root],
+                                   cwd=root)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
