@@ -424,16 +424,21 @@ static int page_text(walk *w, pdf_obj *page, pdf_obj *res, hx_error *err)
     if (!rc && !r->len)
         w->empty++;
     if (!rc && r->len && !w->full) {
+        /* more text than the contract allows (forms drawn many times): keep what fits; the text is
+         * valid UTF-8 already, so hx_x_text does not grow it */
+        size_t room = w->x->limit > w->x->len + 4 ? w->x->limit - w->x->len - 4 : 0, n = r->len;
+        if (n > room) {
+            for (n = room; n && ((unsigned char)r->buf[n] & 0xC0) == 0x80;)
+                n--;
+            w->full = true;
+        }
         hx_x_source(w->x, w->pages, w->pages);
         rc = hx_x_block(w->x, HX_BLOCK_PROSE, err);
-        if (!rc)
-            rc = hx_x_text(w->x, r->buf, r->len, err);
-        if (rc == HX_ERANGE) {   /* more text than the contract allows: keep what fits */
-            w->full = true;
-            err->code = 0;
+        if (!rc && n)
+            rc = hx_x_text(w->x, r->buf, n, err);
+        if (!rc && w->full)
             rc = hx_x_warn(w->x, err, "text cut at page %u: more than %d times the file's size", w->pages,
                            HX_INGEST_MAX_GROWTH);
-        }
     }
     free(r->buf);
     free(r);

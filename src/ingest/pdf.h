@@ -6,7 +6,7 @@
  *
  * Bounds (hostile files): objects nest at most PDF_MAX_DEPTH deep; resolving references nests at
  * most PDF_MAX_RESOLVE deep (a loop of references ends there with an error); every stream decodes
- * to at most PDF_MAX_STREAM bytes and a document to at most pdf.budget bytes in all (a
+ * to at most PDF_MAX_STREAM bytes and a document to at most 8 MiB + 1100 times its size (a
  * decompression bomb stops there); the page tree is walked with a visited set; Form XObjects nest
  * at most PDF_MAX_FORMS deep; declared lengths and counts are checked against the file's size. */
 #ifndef HX_PDF_H

@@ -6,6 +6,7 @@
  * /DW of a Type0 font's descendant. Knows no content stream (pdf.c). */
 #include "pdf.h"
 #include "pdf_glyphs.h"
+#include "pdf_metrics.h"
 
 #include "alloc.h"
 #include "unicode.h"
@@ -320,15 +321,43 @@ static int simple_encoding(pdf_doc *d, pdf_font *f, pdf_obj *font)
     return 0;
 }
 
+/* Widths of a standard font named without /Widths: Courier's are all 600, Times' and Helvetica's
+ * (and their look-alikes Arial and TimesNewRoman) come from pdf_metrics.h, others are guessed at
+ * an average 500. */
+static void standard_widths(pdf_font *f, const pdf_obj *base)
+{
+    const char *name = base && base->kind == PDF_NAME ? (const char *)base->u.s.p : "";
+    if (strlen(name) > 7 && name[6] == '+')
+        name += 7;   /* a subset's tag */
+    bool bold = strstr(name, "Bold"), italic = strstr(name, "Italic") || strstr(name, "Oblique");
+    int row = strstr(name, "Times") ? 0 : strstr(name, "Helvetica") || strstr(name, "Arial") ? 4 : -1;
+    if (row >= 0)
+        row += (bold ? 1 : 0) + (italic ? 2 : 0);
+    for (int i = 0; i < 256; i++) {
+        f->widths[i] = strstr(name, "Courier") ? 600 : 500;
+        size_t lo = 0, hi = PDF_STD_GLYPHS;
+        while (row >= 0 && f->enc[i] && lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (pdf_std_cps[mid] == f->enc[i]) {
+                f->widths[i] = pdf_std_widths[row][mid];
+                break;
+            }
+            if (pdf_std_cps[mid] < f->enc[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+}
+
 static void simple_widths(pdf_doc *d, pdf_font *f, pdf_obj *font)
 {
     double first = 0, missing = 0;
     pdf_obj *w = pdf_get(d, font, "Widths");
     pdf_num(pdf_get(d, font, "FirstChar"), &first);
     pdf_num(pdf_get(d, pdf_get(d, font, "FontDescriptor"), "MissingWidth"), &missing);
-    if (!w || w->kind != PDF_ARRAY) {   /* a standard font without metrics: an average width */
-        for (int i = 0; i < 256; i++)
-            f->widths[i] = 500;
+    if (!w || w->kind != PDF_ARRAY) {
+        standard_widths(f, pdf_get(d, font, "BaseFont"));
         return;
     }
     for (int i = 0; i < 256; i++) {

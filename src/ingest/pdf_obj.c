@@ -914,7 +914,8 @@ int pdf_open(pdf_doc *d, const uint8_t *buf, size_t len, hx_error *err)
     d->arena.limit = (size_t)64 << 20;
     d->arena.limit += len < SIZE_MAX / 32 ? len * 32 : 0;
     d->scratch.limit = d->arena.limit;
-    d->budget = (size_t)256 << 20;
+    /* one deflate layer expands at most 1032 times; a document decodes at most 1100 times its size */
+    d->budget = len < ((size_t)248 << 20) / 1100 ? ((size_t)8 << 20) + len * 1100 : (size_t)256 << 20;
     size_t tail = len > 2048 ? len - 2048 : 0;
     const uint8_t *sx = NULL;
     for (const uint8_t *p = buf + tail; (p = find_bytes(p, buf + len, "startxref")) != NULL; p++)
