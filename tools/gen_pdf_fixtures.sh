@@ -1,8 +1,8 @@
 #!/bin/sh
 # gen_pdf_fixtures.sh: makes tests/data/pdf/: a few pages of real PDFs from Debian documentation
 # packages (bzip2's manual, pdfTeX; valgrind's manual, Apache FOP) cut out with MuPDF's
-# `mutool merge`, a KEP made into a PDF by pandoc and LibreOffice, and the two synthetic files of
-# tools/gen_pdf_synthetic.py; next to each NAME.pdf, NAME.txt: the reference text, poppler's
+# `mutool merge`, a KEP made into a PDF by pandoc and LibreOffice, the synthetic files of
+# tools/gen_pdf_synthetic.py and RC4/AES-encrypted copies of one made by `mutool clean -E`; next to each NAME.pdf, NAME.txt: the reference text, poppler's
 # `pdftotext` (default reading-order mode) with the ligatures U+FB00-FB06 spelled out, as hyrax
 # writes them. Needs: bzip2 and valgrind (their /usr/share/doc PDFs), mupdf-tools,
 # poppler-utils, pandoc, libreoffice-writer, python3.
@@ -20,6 +20,12 @@ head -c 5000 "$kep" > "$tmp/kep.md"
 pandoc "$tmp/kep.md" -o "$tmp/kep-libreoffice.odt"
 soffice --headless --convert-to pdf --outdir "$out" "$tmp/kep-libreoffice.odt" > /dev/null
 python3 tools/gen_pdf_synthetic.py "$out"
+# encrypted with the standard security handler by MuPDF: RC4 with the empty user password (read),
+# a user password and AES (refused, in hostile/)
+mutool clean -E rc4-40 -O owner "$out/synthetic.pdf" "$out/encrypted-rc4-40.pdf"
+mutool clean -E rc4-128 -O owner "$out/synthetic.pdf" "$out/encrypted-rc4-128.pdf"
+mutool clean -E rc4-128 -U secret -O owner "$out/synthetic.pdf" "$out/hostile/encrypted-password.pdf"
+mutool clean -E aes-128 -O owner "$out/synthetic.pdf" "$out/hostile/encrypted-aes.pdf"
 for f in "$out"/*.pdf; do
     pdftotext -enc UTF-8 "$f" - | python3 -c 'import sys
 lig = {0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl", 0xFB05: "st", 0xFB06: "st"}

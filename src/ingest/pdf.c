@@ -509,8 +509,17 @@ static int extract_pdf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *
     walk w = {.d = &d, .x = x, .ops_left = (uint64_t)len * 20 + (1u << 20)};
     if (rc)
         goto out;
-    if (pdf_get(&d, d.trailer, "Encrypt")) {
-        rc = hx_error_set(err, HX_EFORMAT, -1, "encrypted PDF: reading encrypted PDFs is not supported");
+    pdf_obj *enc = pdf_get(&d, d.trailer, "Encrypt");
+    if (enc) {
+        for (size_t i = 0; i < d.trailer->u.d.n; i++)
+            if (!strcmp(d.trailer->u.d.kv[i].key, "Encrypt") && d.trailer->u.d.kv[i].val.kind == PDF_REF)
+                d.encrypt_num = d.trailer->u.d.kv[i].val.u.ref.num;
+        if ((rc = pdf_crypt_open(&d, enc)))
+            goto out;
+        for (size_t i = 0; i < d.nx; i++)   /* objects read before the key was known are read again */
+            d.x[i].obj = NULL;
+    } else if (err->code) {
+        rc = err->code;
         goto out;
     }
     x->unit = HX_UNIT_PAGE;

@@ -81,6 +81,9 @@ typedef struct pdf_doc {
     hx_error *err;
     bool repaired;          /* the cross-reference was rebuilt by scanning */
     struct pdf_font *fonts; /* fonts loaded so far (a list in the arena) */
+    uint8_t key[16];        /* encrypted (keylen > 0): the file key of the standard security handler */
+    int keylen;
+    uint32_t encrypt_num;   /* the /Encrypt dictionary's object, whose strings are not encrypted */
 } pdf_doc;
 
 /* A lexer over bytes (a file, a content stream). */
@@ -114,6 +117,13 @@ int pdf_stream_data(pdf_doc *d, pdf_obj *stream, uint8_t **out, size_t *out_len)
 /* A text string (UTF-16BE with its BOM, UTF-8 with its BOM, or PDFDocEncoding) as UTF-8 into
  * out[0..cap): returns the length written. */
 size_t pdf_text_string(const uint8_t *s, size_t n, char *out, size_t cap);
+
+/* === pdf_crypt.c === */
+/* Reads the trailer's /Encrypt: 0 when the document opens with the empty user password (the key
+ * set in d), else HX_EFORMAT with the reason (another handler, a user password, AES). */
+int pdf_crypt_open(pdf_doc *d, pdf_obj *encrypt);
+/* Decrypts s[0..n) in place for object num/gen (RC4 keeps the length). */
+void pdf_crypt(const pdf_doc *d, uint32_t num, uint32_t gen, uint8_t *s, size_t n);
 
 /* === pdf_font.c === */
 typedef struct pdf_font pdf_font;

@@ -538,6 +538,21 @@ static const uint8_t *find_bytes(const uint8_t *p, const uint8_t *end, const cha
     return NULL;
 }
 
+/* Decrypts the strings of an encrypted file's object in place (their bytes are arena copies). */
+static void decrypt_strings(pdf_doc *d, pdf_obj *o, uint32_t num, uint32_t gen, int depth)
+{
+    if (depth > PDF_MAX_DEPTH)
+        return;
+    if (o->kind == PDF_STR)
+        pdf_crypt(d, num, gen, (uint8_t *)o->u.s.p, o->u.s.n);
+    else if (o->kind == PDF_ARRAY)
+        for (size_t i = 0; i < o->u.a.n; i++)
+            decrypt_strings(d, &o->u.a.v[i], num, gen, depth + 1);
+    else if (o->kind == PDF_DICT)
+        for (size_t i = 0; i < o->u.d.n; i++)
+            decrypt_strings(d, &o->u.d.kv[i].val, num, gen, depth + 1);
+}
+
 /* Parses `num gen obj value [stream ... endstream]` at offset off of buf[0..len). */
 static pdf_obj *parse_indirect(pdf_doc *d, const uint8_t *buf, size_t len, size_t off, uint32_t want)
 {
@@ -554,6 +569,8 @@ static pdf_obj *parse_indirect(pdf_doc *d, const uint8_t *buf, size_t len, size_
         return eof ? &null_obj : NULL;
     if (v->kind == PDF_KEYWORD)
         return &null_obj;
+    if (d->keylen && num != d->encrypt_num)
+        decrypt_strings(d, v, (uint32_t)num, (uint32_t)gen, 0);
     pdf_skip_ws(&lx);
     if (v->kind != PDF_DICT || !at_keyword(&lx, "stream"))
         return v;

@@ -1,0 +1,111 @@
+/* pdf_crypt.c: the PDF standard security handler with RC4 (ISO 32000-2 7.6.4: /V 1-2, /R 2-3),
+ * opened with the empty user password, which is how most "protected" PDFs are shipped (they open
+ * without asking, and only restrict printing or copying). Algorithm 2 computes the file key,
+ * algorithms 4 and 5 check it against /U, algorithm 1 derives each object's key. AES (/V 4-5) and
+ * documents that need a typed password are refused with the reason. MD5 is src/base/md5.c. */
+#include "pdf.h"
+
+#include "md5.h"
+
+#include <string.h>
+
+static const uint8_t pad[32] = {
+    0x28, 0xBF, 0x4E, 0x5E, 0x4E, 0x75, 0x8A, 0x41, 0x64, 0x00, 0x4E, 0x56, 0xFF, 0xFA, 0x01, 0x08,
+    0x2E, 0x2E, 0x00, 0xB6, 0xD0, 0x68, 0x3E, 0x80, 0x2F, 0x0C, 0xA9, 0xFE, 0x64, 0x53, 0x69, 0x7A,
+};
+
+static void rc4(const uint8_t *key, size_t klen, uint8_t *s, size_t n)
+{
+    uint8_t S[256];
+    for (int i = 0; i < 256; i++)
+        S[i] = (uint8_t)i;
+    for (int i = 0, j = 0; i < 256; i++) {
+        j = (j + S[i] + key[(size_t)i % klen]) & 255;
+        uint8_t t = S[i];
+        S[i] = S[j];
+        S[j] = t;
+    }
+    for (size_t k = 0, i = 0, j = 0; k < n; k++) {
+        i = (i + 1) & 255;
+        j = (j + S[i]) & 255;
+        uint8_t t = S[i];
+        S[i] = S[j];
+        S[j] = t;
+        s[k] ^= S[(S[i] + S[j]) & 255];
+    }
+}
+
+int pdf_crypt_open(pdf_doc *d, pdf_obj *enc)
+{
+    double v = 0, r = 0, len = 40, p = 0;
+    pdf_obj *filter = pdf_get(d, enc, "Filter"), *o = pdf_get(d, enc, "O"), *u = pdf_get(d, enc, "U");
+    pdf_num(pdf_get(d, enc, "V"), &v);
+    pdf_num(pdf_get(d, enc, "R"), &r);
+    pdf_num(pdf_get(d, enc, "Length"), &len);
+    pdf_num(pdf_get(d, enc, "P"), &p);
+    if (!pdf_is_name(filter, "Standard"))
+        return hx_error_set(d->err, HX_EFORMAT, -1, "encrypted PDF: security handler %s is not supported",
+                            filter && filter->kind == PDF_NAME ? (const char *)filter->u.s.p : "(none)");
+    if (v < 1 || v > 2 || r < 2 || r > 3)
+        return hx_error_set(d->err, HX_EFORMAT, -1,
+                            "encrypted PDF: AES encryption (/V %g /R %g) is not supported yet; only RC4", v, r);
+    if (!o || o->kind != PDF_STR || o->u.s.n < 32 || !u || u->kind != PDF_STR || u->u.s.n < 32)
+        return hx_error_set(d->err, HX_EFORMAT, -1, "encrypted PDF: damaged /Encrypt dictionary");
+    int n = r == 2 ? 5 : (int)len / 8;
+    if (n < 5 || n > 16)
+        return hx_error_set(d->err, HX_EFORMAT, -1, "encrypted PDF: key length %g is not valid", len);
+    pdf_obj *ids = pdf_get(d, d->trailer, "ID");
+    pdf_obj *id = ids && ids->kind == PDF_ARRAY && ids->u.a.n ? pdf_resolve(d, &ids->u.a.v[0]) : NULL;
+    /* algorithm 2: the file key from the empty password */
+    uint8_t key[16], P[4];
+    uint32_t pv = (uint32_t)(int32_t)p;
+    for (int i = 0; i < 4; i++)
+        P[i] = (uint8_t)(pv >> (8 * i));
+    hx_md5 m;
+    hx_md5_init(&m);
+    hx_md5_update(&m, pad, 32);
+    hx_md5_update(&m, o->u.s.p, 32);
+    hx_md5_update(&m, P, 4);
+    if (id && id->kind == PDF_STR)
+        hx_md5_update(&m, id->u.s.p, id->u.s.n);
+    hx_md5_final(&m, key);
+    for (int i = 0; r >= 3 && i < 50; i++)
+        hx_md5_digest(key, (size_t)n, key);
+    /* algorithms 4 (R 2) and 5 (R 3): the key must turn the padding into /U */
+    uint8_t check[32];
+    size_t clen = 32;
+    if (r == 2) {
+        memcpy(check, pad, 32);
+        rc4(key, (size_t)n, check, 32);
+    } else {
+        hx_md5_init(&m);
+        hx_md5_update(&m, pad, 32);
+        if (id && id->kind == PDF_STR)
+            hx_md5_update(&m, id->u.s.p, id->u.s.n);
+        hx_md5_final(&m, check);
+        for (int i = 0; i < 20; i++) {
+            uint8_t k2[16];
+            for (int j = 0; j < n; j++)
+                k2[j] = (uint8_t)(key[j] ^ i);
+            rc4(k2, (size_t)n, check, 16);
+        }
+        clen = 16;
+    }
+    if (memcmp(check, u->u.s.p, clen))
+        return hx_error_set(d->err, HX_EFORMAT, -1, "encrypted PDF: it needs a password to open");
+    memcpy(d->key, key, (size_t)n);
+    d->keylen = n;
+    return 0;
+}
+
+void pdf_crypt(const pdf_doc *d, uint32_t num, uint32_t gen, uint8_t *s, size_t n)
+{
+    uint8_t buf[21], k[16];   /* algorithm 1: the file key, the object number and generation */
+    memcpy(buf, d->key, (size_t)d->keylen);
+    for (int i = 0; i < 3; i++)
+        buf[d->keylen + i] = (uint8_t)(num >> (8 * i));
+    buf[d->keylen + 3] = (uint8_t)gen;
+    buf[d->keylen + 4] = (uint8_t)(gen >> 8);
+    hx_md5_digest(buf, (size_t)d->keylen + 5, k);
+    rc4(k, d->keylen + 5 < 16 ? (size_t)d->keylen + 5 : 16, s, n);
+}
