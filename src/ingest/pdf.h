@@ -75,6 +75,8 @@ typedef struct pdf_doc {
     bool use_scratch;       /* pdf_alloc takes from scratch */
     pdf_xent *x;            /* by object number */
     size_t nx;
+    uint64_t *offs;         /* the objects' file offsets, sorted (each object ends before the next) */
+    size_t noffs;
     pdf_obj *trailer;       /* the newest trailer (a dictionary) */
     size_t budget;          /* decoded stream bytes still allowed for the whole document */
     int resolving;          /* references resolved inside one another now */

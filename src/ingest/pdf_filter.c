@@ -225,6 +225,10 @@ int pdf_stream_data(pdf_doc *d, pdf_obj *st, uint8_t **out, size_t *out_len)
     if (d->err->code)
         return d->err->code;
     size_t nf = filt && filt->kind == PDF_ARRAY ? filt->u.a.n : filt ? 1 : 0;
+    if (st->u.st.len > d->budget)   /* the same stream read over and over counts each time */
+        return hx_error_set(d->err, HX_ERANGE, -1, "PDF: streams decode to more than %zu MiB in all",
+                            (size_t)(d->budget >> 20));
+    d->budget -= st->u.st.len;
     uint8_t *cur = hx_malloc(st->u.st.len + 1);
     if (!cur)
         return hx_error_set(d->err, HX_ENOMEM, -1, "out of memory");

@@ -553,9 +553,26 @@ static void decrypt_strings(pdf_doc *d, pdf_obj *o, uint32_t num, uint32_t gen, 
             decrypt_strings(d, &o->u.d.kv[i].val, num, gen, depth + 1);
 }
 
-/* Parses `num gen obj value [stream ... endstream]` at offset off of buf[0..len). */
-static pdf_obj *parse_indirect(pdf_doc *d, const uint8_t *buf, size_t len, size_t off, uint32_t want)
+/* Where the object at `off` must end: the next object's offset (objects do not overlap), so that
+ * no object is read past its neighbour, which keeps reading every object linear in the file. */
+static size_t window_end(const pdf_doc *d, size_t off)
 {
+    size_t lo = 0, hi = d->noffs;
+    while (lo < hi) {   /* the first offset past off */
+        size_t mid = (lo + hi) / 2;
+        if (d->offs[mid] <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < d->noffs ? (size_t)d->offs[lo] : d->len;
+}
+
+/* Parses `num gen obj value [stream ... endstream]` at offset off of the file. */
+static pdf_obj *parse_indirect(pdf_doc *d, size_t off, uint32_t want)
+{
+    const uint8_t *buf = d->buf;
+    size_t len = window_end(d, off);
     pdf_lex lx = {buf + off, buf + len, buf, d};
     uint64_t num, gen;
     pdf_skip_ws(&lx);
@@ -625,30 +642,41 @@ static int load_objstm(pdf_doc *d, uint32_t snum)
     size_t dlen;
     int rc = pdf_stream_data(d, st, &data, &dlen);
     if (rc == HX_ENOTFOUND)
-        return 0;
+        return d->err->code = 0;
     if (rc)
         return -1;
+    /* the header's pairs; offsets must increase, and each object is read up to the next one */
+    size_t cap = (size_t)n < dlen / 2 + 1 ? (size_t)n : dlen / 2 + 1, m = 0;
+    uint64_t(*pairs)[2] = hx_malloc((cap ? cap : 1) * sizeof *pairs);
+    if (!pairs) {
+        free(data);
+        return hx_error_set(d->err, HX_ENOMEM, -1, "out of memory");
+    }
     pdf_lex lx = {data, data + dlen, data, d};
-    for (uint64_t k = 0; k < (uint64_t)n && first < (double)dlen; k++) {
-        uint64_t num, off;
+    while (m < cap && first < (double)dlen) {
         pdf_skip_ws(&lx);
-        if (!lex_uint(&lx, &num))
+        if (!lex_uint(&lx, &pairs[m][0]) || (pdf_skip_ws(&lx), !lex_uint(&lx, &pairs[m][1])))
             break;
-        pdf_skip_ws(&lx);
-        if (!lex_uint(&lx, &off))
+        if (pairs[m][1] >= dlen - (size_t)first || (m && pairs[m][1] <= pairs[m - 1][1]))
             break;
-        if (num >= d->nx || d->x[num].type != 2 || d->x[num].off != snum || d->x[num].obj ||
-            off >= dlen - (size_t)first)
+        m++;
+    }
+    for (size_t k = 0; k < m; k++) {
+        uint64_t num = pairs[k][0];
+        if (num >= d->nx || d->x[num].type != 2 || d->x[num].off != snum || d->x[num].obj)
             continue;
-        pdf_lex v = {data + (size_t)first + off, data + dlen, data, d};
+        size_t stop = k + 1 < m ? (size_t)first + (size_t)pairs[k + 1][1] : dlen;
+        pdf_lex v = {data + (size_t)first + pairs[k][1], data + stop, data, d};
         bool eof;
         pdf_obj *o = pdf_parse(&v, 0, &eof);
         if (!o && !eof) {
+            free(pairs);
             free(data);
             return -1;
         }
         d->x[num].obj = o && o->kind != PDF_KEYWORD ? o : &null_obj;
     }
+    free(pairs);
     free(data);
     return 0;
 }
@@ -657,7 +685,7 @@ static pdf_obj *load_object(pdf_doc *d, uint32_t num)
 {
     pdf_xent *e = &d->x[num];
     if (e->type == 1)
-        return e->off < d->len ? parse_indirect(d, d->buf, d->len, (size_t)e->off, num) : &null_obj;
+        return e->off < d->len ? parse_indirect(d, (size_t)e->off, num) : &null_obj;
     if (e->type == 2 && e->off < d->nx && e->off != num) {
         if (load_objstm(d, (uint32_t)e->off))
             return NULL;
@@ -739,7 +767,7 @@ static uint64_t field(const uint8_t *p, int w, uint64_t dflt)
 
 static pdf_obj *read_xref_stream(pdf_doc *d, size_t off)
 {
-    pdf_obj *st = parse_indirect(d, d->buf, d->len, off, UINT32_MAX);
+    pdf_obj *st = parse_indirect(d, off, UINT32_MAX);
     if (!st || st->kind != PDF_STREAM)
         return NULL;
     pdf_obj *w = pdf_get(d, st, "W"), *index = pdf_get(d, st, "Index");
@@ -826,10 +854,13 @@ static int read_xref(pdf_doc *d, size_t off)
 static int rebuild(pdf_doc *d)
 {
     free(d->x);
+    free(d->offs);
     d->x = NULL;
-    d->nx = 0;
+    d->offs = NULL;
+    d->nx = d->noffs = 0;
     d->trailer = NULL;
     d->repaired = true;
+    size_t capoffs = 0;
     const uint8_t *b = d->buf, *end = b + d->len;
     for (const uint8_t *p = b; (p = find_bytes(p, end, "obj")) != NULL; p += 3) {
         if (p + 3 < end && is_regular(p[3]))
@@ -859,9 +890,15 @@ static int rebuild(pdf_doc *d)
             d->x[num].type = 1;
             d->x[num].off = (uint64_t)(s - b);
         }
+        if (hx_grow((void **)&d->offs, &capoffs, d->noffs + 1, sizeof *d->offs, d->err))
+            return -1;
+        d->offs[d->noffs++] = (uint64_t)(s - b);   /* found in file order: sorted */
     }
-    for (const uint8_t *p = b; (p = find_bytes(p, end, "trailer")) != NULL; p += 7) {
-        pdf_lex lx = {p + 7, end, b, d};
+    for (const uint8_t *p = b, *next; (p = find_bytes(p, end, "trailer")) != NULL; p = next) {
+        next = find_bytes(p + 7, end, "trailer");   /* each dictionary is read up to the next one */
+        pdf_lex lx = {p + 7, next ? next : end, b, d};
+        if (!next)
+            next = end;
         bool eof;
         pdf_obj *t = pdf_parse(&lx, 0, &eof);
         if (!t && !eof)
@@ -875,7 +912,7 @@ static int rebuild(pdf_doc *d)
     for (size_t i = 0; i < d->nx; i++) {
         if (d->x[i].type != 1)
             continue;
-        pdf_obj *o = parse_indirect(d, b, d->len, (size_t)d->x[i].off, (uint32_t)i);
+        pdf_obj *o = parse_indirect(d, (size_t)d->x[i].off, (uint32_t)i);
         if (!o)
             return -1;
         pdf_obj *type = pdf_get(d, o, "Type");
@@ -921,6 +958,28 @@ static int rebuild(pdf_doc *d)
     return d->trailer ? 0 : hx_error_set(d->err, HX_EFORMAT, -1, "PDF: no document catalog (not a PDF, or damaged)");
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The sorted offsets of the objects the cross-reference places in the file (window_end). */
+static int collect_offsets(pdf_doc *d)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->nx; i++)
+        n += d->x[i].type == 1 && d->x[i].off < d->len;
+    d->offs = hx_malloc((n ? n : 1) * sizeof *d->offs);
+    if (!d->offs)
+        return hx_error_set(d->err, HX_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < d->nx; i++)
+        if (d->x[i].type == 1 && d->x[i].off < d->len)
+            d->offs[d->noffs++] = d->x[i].off;
+    qsort(d->offs, d->noffs, sizeof *d->offs, cmp_u64);
+    return 0;
+}
+
 int pdf_open(pdf_doc *d, const uint8_t *buf, size_t len, hx_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -953,6 +1012,8 @@ int pdf_open(pdf_doc *d, const uint8_t *buf, size_t len, hx_error *err)
         if (!root || root->kind != PDF_DICT)
             ok = -1;
     }
+    if (!ok && collect_offsets(d))
+        return err->code;
     if (ok) {
         err->code = 0;
         if (rebuild(d))
@@ -968,6 +1029,7 @@ void pdf_close(pdf_doc *d)
     arena_free(&d->arena);
     arena_free(&d->scratch);
     free(d->x);
+    free(d->offs);
     memset(d, 0, sizeof *d);
 }
 
