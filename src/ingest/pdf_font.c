@@ -257,6 +257,16 @@ static const uint16_t *named_encoding(const pdf_obj *name)
     return NULL;
 }
 
+/* The Unicode of glyph `name` at `code`; a name the glyph list does not know reads as the code
+ * itself, as pdftotext does (TeX's `angbracketleft` at 0x68 is an `h` there too). */
+static uint16_t by_name(const char *name, int code)
+{
+    uint32_t cp = pdf_glyph_unicode(name);
+    if (!cp && code > 32 && code != 127)
+        cp = (uint32_t)code;
+    return cp <= 0xFFFF ? (uint16_t)cp : 0;
+}
+
 /* The encoding built into an embedded Type 1 font program: the `dup CODE /name put` lines of its
  * clear-text part (/Length1 bytes of /FontFile), which TeX's math and symbol fonts rely on. */
 static int builtin_encoding(pdf_doc *d, pdf_font *f, pdf_obj *font)
@@ -288,8 +298,7 @@ static int builtin_encoding(pdf_doc *d, pdf_font *f, pdf_obj *font)
         while (p < end && k < sizeof name - 1 && *p > ' ' && *p != '/' && *p != '[' && *p != '(')
             name[k++] = (char)*p++;
         name[k] = 0;
-        uint32_t cp = pdf_glyph_unicode(name);
-        f->enc[code] = cp <= 0xFFFF ? (uint16_t)cp : 0;
+        f->enc[code] = by_name(name, code);
     }
     free(data);
     return 0;
@@ -314,8 +323,8 @@ static int simple_encoding(pdf_doc *d, pdf_font *f, pdf_obj *font)
         if (v->kind == PDF_INT)
             code = v->u.i;
         else if (v->kind == PDF_NAME && code >= 0 && code < 256) {
-            uint32_t cp = pdf_glyph_unicode((const char *)v->u.s.p);
-            f->enc[code++] = cp <= 0xFFFF ? (uint16_t)cp : 0;
+            f->enc[code] = by_name((const char *)v->u.s.p, (int)code);
+            code++;
         }
     }
     return 0;
