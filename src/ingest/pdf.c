@@ -19,6 +19,7 @@
 #define PDF_MAX_OPERANDS 64      /* operands kept before an operator */
 #define PDF_SPACE_GAP 0.1        /* a gap wider than this many font sizes is a space */
 #define PDF_LINE_SHIFT 0.5       /* a baseline moved by more than this many font sizes is a new line */
+#define PDF_TOKENS(len) ((uint64_t)(len) * 8 + (256u << 10))   /* content tokens a file of len bytes may read */
 
 typedef struct gstate {
     double ctm[6];
@@ -36,7 +37,7 @@ typedef struct page_run {
     double tm[6], tlm[6];
     bool have_prev;
     double px, py, pend, psize;  /* the previous glyph: origin, end along the line, size */
-    uint64_t ops_left;           /* operators the document may still run (a bound on Form fan-out) */
+    uint64_t ops_left;           /* tokens the document may still read (a bound on Form fan-out) */
     int forms;                   /* Form XObjects open */
     bool cut;                    /* stopped at the operator bound */
 } page_run;
@@ -337,14 +338,18 @@ static int run_stream(page_run *r, pdf_obj *res, const uint8_t *data, size_t n)
             }
             return d->err->code;
         }
-        if (o->kind != PDF_KEYWORD) {
-            if (nops < PDF_MAX_OPERANDS)
-                ops[nops++] = o;
-            continue;
-        }
         if (!r->ops_left--) {
             r->cut = true;
             break;
+        }
+        if (o->kind != PDF_KEYWORD) {
+            if (nops < PDF_MAX_OPERANDS) {
+                ops[nops++] = o;
+            } else {   /* no operator takes this many: they are junk */
+                nops = 0;
+                pdf_scratch_reset(d);
+            }
+            continue;
         }
         const char *k = (const char *)o->u.s.p;
         size_t kl = o->u.s.n;
@@ -506,7 +511,7 @@ static int extract_pdf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *
 {
     pdf_doc d;
     int rc = pdf_open(&d, raw, len, err);
-    walk w = {.d = &d, .x = x, .ops_left = (uint64_t)len * 20 + (1u << 20)};
+    walk w = {.d = &d, .x = x, .ops_left = PDF_TOKENS(len)};
     if (rc)
         goto out;
     pdf_obj *enc = pdf_get(&d, d.trailer, "Encrypt");
@@ -551,7 +556,7 @@ static int extract_pdf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *
     if (w.empty)
         rc = hx_x_warn(x, err, "no text layer: %u of %u pages", w.empty, w.pages);
     if (!rc && w.cut)
-        rc = hx_x_warn(x, err, "content streams cut after %llu operators", (unsigned long long)len * 20 + (1u << 20));
+        rc = hx_x_warn(x, err, "content streams cut after %llu tokens", (unsigned long long)PDF_TOKENS(len));
     if (!rc && d.repaired)
         rc = hx_x_warn(x, err, "damaged cross-reference rebuilt by scanning the file");
 out:
