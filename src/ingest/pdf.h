@@ -85,6 +85,8 @@ typedef struct pdf_doc {
     struct pdf_font *fonts; /* fonts loaded so far (a list in the arena) */
     uint8_t key[16];        /* encrypted (keylen > 0): the file key of the standard security handler */
     int keylen;
+    bool aes;               /* AESV2 rather than RC4 */
+    bool plain_streams, plain_strings;   /* a crypt filter of /Identity leaves them as they are */
     uint32_t encrypt_num;   /* the /Encrypt dictionary's object, whose strings are not encrypted */
 } pdf_doc;
 
@@ -124,8 +126,9 @@ size_t pdf_text_string(const uint8_t *s, size_t n, char *out, size_t cap);
 /* Reads the trailer's /Encrypt: 0 when the document opens with the empty user password (the key
  * set in d), else HX_EFORMAT with the reason (another handler, a user password, AES). */
 int pdf_crypt_open(pdf_doc *d, pdf_obj *encrypt);
-/* Decrypts s[0..n) in place for object num/gen (RC4 keeps the length). */
-void pdf_crypt(const pdf_doc *d, uint32_t num, uint32_t gen, uint8_t *s, size_t n);
+/* Decrypts s[0..n) in place for object num/gen; returns the plain length (RC4 keeps it, AES
+ * drops the IV and the padding; 0 for AES data that is not whole blocks). */
+size_t pdf_crypt(const pdf_doc *d, uint32_t num, uint32_t gen, uint8_t *s, size_t n);
 
 /* === pdf_font.c === */
 typedef struct pdf_font pdf_font;

@@ -1,10 +1,12 @@
-/* pdf_crypt.c: the PDF standard security handler with RC4 (ISO 32000-2 7.6.4: /V 1-2, /R 2-3),
- * opened with the empty user password, which is how most "protected" PDFs are shipped (they open
- * without asking, and only restrict printing or copying). Algorithm 2 computes the file key,
- * algorithms 4 and 5 check it against /U, algorithm 1 derives each object's key. AES (/V 4-5) and
- * documents that need a typed password are refused with the reason. MD5 is src/base/md5.c. */
+/* pdf_crypt.c: the PDF standard security handler (ISO 32000-2 7.6.4) with RC4 (/V 1-2, /R 2-3)
+ * and with crypt filters (/V 4, /R 4: /V2 = RC4, /AESV2 = AES-128-CBC), opened with the empty user
+ * password, which is how most "protected" PDFs are shipped (they open without asking, and only
+ * restrict printing or copying). Algorithm 2 computes the file key, algorithms 4 and 5 check it
+ * against /U, algorithm 1 (1.A for AES) derives each object's key. AES-256 (/V 5) and documents
+ * that need a typed password are refused with the reason. MD5 and AES are src/base. */
 #include "pdf.h"
 
+#include "aes.h"
 #include "md5.h"
 
 #include <string.h>
@@ -46,9 +48,21 @@ int pdf_crypt_open(pdf_doc *d, pdf_obj *enc)
     if (!pdf_is_name(filter, "Standard"))
         return hx_error_set(d->err, HX_EFORMAT, -1, "encrypted PDF: security handler %s is not supported",
                             filter && filter->kind == PDF_NAME ? (const char *)filter->u.s.p : "(none)");
-    if (v < 1 || v > 2 || r < 2 || r > 3)
+    if (v == 4 && r == 4) {   /* crypt filters: the standard one names the cipher */
+        pdf_obj *cf = pdf_get(d, pdf_get(d, enc, "CF"), "StdCF"), *cfm = pdf_get(d, cf, "CFM");
+        pdf_obj *stmf = pdf_get(d, enc, "StmF"), *strf = pdf_get(d, enc, "StrF");
+        if (!pdf_is_name(cfm, "V2") && !pdf_is_name(cfm, "AESV2"))
+            return hx_error_set(d->err, HX_EFORMAT, -1, "encrypted PDF: crypt filter %s is not supported",
+                                cfm && cfm->kind == PDF_NAME ? (const char *)cfm->u.s.p : "(none)");
+        d->aes = pdf_is_name(cfm, "AESV2");
+        d->plain_streams = pdf_is_name(stmf, "Identity");
+        d->plain_strings = pdf_is_name(strf, "Identity");
+        len = 128;
+        pdf_num(pdf_get(d, enc, "Length"), &len);
+    } else if (v < 1 || v > 2 || r < 2 || r > 3) {
         return hx_error_set(d->err, HX_EFORMAT, -1,
-                            "encrypted PDF: AES encryption (/V %g /R %g) is not supported yet; only RC4", v, r);
+                            "encrypted PDF: AES-256 encryption (/V %g /R %g) is not supported yet", v, r);
+    }
     if (!o || o->kind != PDF_STR || o->u.s.n < 32 || !u || u->kind != PDF_STR || u->u.s.n < 32)
         return hx_error_set(d->err, HX_EFORMAT, -1, "encrypted PDF: damaged /Encrypt dictionary");
     int n = r == 2 ? 5 : (int)len / 8;
@@ -68,6 +82,9 @@ int pdf_crypt_open(pdf_doc *d, pdf_obj *enc)
     hx_md5_update(&m, P, 4);
     if (id && id->kind == PDF_STR)
         hx_md5_update(&m, id->u.s.p, id->u.s.n);
+    pdf_obj *meta = pdf_get(d, enc, "EncryptMetadata");
+    if (r >= 4 && meta && meta->kind == PDF_BOOL && !meta->u.b)
+        hx_md5_update(&m, "\xff\xff\xff\xff", 4);
     hx_md5_final(&m, key);
     for (int i = 0; r >= 3 && i < 50; i++)
         hx_md5_digest(key, (size_t)n, key);
@@ -98,14 +115,30 @@ int pdf_crypt_open(pdf_doc *d, pdf_obj *enc)
     return 0;
 }
 
-void pdf_crypt(const pdf_doc *d, uint32_t num, uint32_t gen, uint8_t *s, size_t n)
+size_t pdf_crypt(const pdf_doc *d, uint32_t num, uint32_t gen, uint8_t *s, size_t n)
 {
-    uint8_t buf[21], k[16];   /* algorithm 1: the file key, the object number and generation */
+    uint8_t buf[25], k[16];   /* algorithm 1: the file key, the object number and generation */
     memcpy(buf, d->key, (size_t)d->keylen);
     for (int i = 0; i < 3; i++)
         buf[d->keylen + i] = (uint8_t)(num >> (8 * i));
     buf[d->keylen + 3] = (uint8_t)gen;
     buf[d->keylen + 4] = (uint8_t)(gen >> 8);
-    hx_md5_digest(buf, (size_t)d->keylen + 5, k);
-    rc4(k, d->keylen + 5 < 16 ? (size_t)d->keylen + 5 : 16, s, n);
+    if (d->aes)
+        memcpy(buf + d->keylen + 5, "sAlT", 4);   /* algorithm 1.A */
+    hx_md5_digest(buf, (size_t)d->keylen + (d->aes ? 9 : 5), k);
+    size_t klen = d->keylen + 5 < 16 ? (size_t)d->keylen + 5 : 16;
+    if (!d->aes) {
+        rc4(k, klen, s, n);
+        return n;
+    }
+    /* AES-128-CBC: a 16-byte IV, then the data padded to whole blocks (PKCS #7) */
+    if (n < 32 || n % 16)
+        return 0;
+    hx_aes a;
+    hx_aes_init(&a, k, 16);
+    hx_aes_cbc_decrypt(&a, s, s + 16, n - 16);
+    n -= 16;
+    memmove(s, s + 16, n);
+    uint8_t pad_len = s[n - 1];
+    return pad_len >= 1 && pad_len <= 16 ? n - pad_len : n;
 }

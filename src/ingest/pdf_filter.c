@@ -234,8 +234,8 @@ int pdf_stream_data(pdf_doc *d, pdf_obj *st, uint8_t **out, size_t *out_len)
         return hx_error_set(d->err, HX_ENOMEM, -1, "out of memory");
     memcpy(cur, d->buf + st->u.st.off, st->u.st.len);
     size_t n = st->u.st.len;
-    if (d->keylen && !pdf_is_name(pdf_get(d, st, "Type"), "XRef"))
-        pdf_crypt(d, st->u.st.num, st->u.st.gen, cur, n);
+    if (d->keylen && !d->plain_streams && !pdf_is_name(pdf_get(d, st, "Type"), "XRef"))
+        n = pdf_crypt(d, st->u.st.num, st->u.st.gen, cur, n);
     for (size_t i = 0; i < nf && i < 8; i++) {
         pdf_obj *f = filt->kind == PDF_ARRAY ? pdf_resolve(d, &filt->u.a.v[i]) : filt;
         pdf_obj *p = parms && parms->kind == PDF_ARRAY ? (i < parms->u.a.n ? pdf_resolve(d, &parms->u.a.v[i]) : NULL)

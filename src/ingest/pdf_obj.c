@@ -544,7 +544,7 @@ static void decrypt_strings(pdf_doc *d, pdf_obj *o, uint32_t num, uint32_t gen, 
     if (depth > PDF_MAX_DEPTH)
         return;
     if (o->kind == PDF_STR)
-        pdf_crypt(d, num, gen, (uint8_t *)o->u.s.p, o->u.s.n);
+        o->u.s.n = pdf_crypt(d, num, gen, (uint8_t *)o->u.s.p, o->u.s.n);
     else if (o->kind == PDF_ARRAY)
         for (size_t i = 0; i < o->u.a.n; i++)
             decrypt_strings(d, &o->u.a.v[i], num, gen, depth + 1);
@@ -586,7 +586,7 @@ static pdf_obj *parse_indirect(pdf_doc *d, size_t off, uint32_t want)
         return eof ? &null_obj : NULL;
     if (v->kind == PDF_KEYWORD)
         return &null_obj;
-    if (d->keylen && num != d->encrypt_num)
+    if (d->keylen && !d->plain_strings && num != d->encrypt_num)
         decrypt_strings(d, v, (uint32_t)num, (uint32_t)gen, 0);
     pdf_skip_ws(&lx);
     if (v->kind != PDF_DICT || !at_keyword(&lx, "stream"))
