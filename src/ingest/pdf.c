@@ -19,7 +19,7 @@
 #define PDF_MAX_OPERANDS 64      /* operands kept before an operator */
 #define PDF_SPACE_GAP 0.1        /* a gap wider than this many font sizes is a space */
 #define PDF_LINE_SHIFT 0.5       /* a baseline moved by more than this many font sizes is a new line */
-#define PDF_TOKENS(len) ((uint64_t)(len) * 8 + (256u << 10))   /* content tokens a file of len bytes may read */
+#define PDF_TOKENS(len) ((uint64_t)(len) * 8 + (64u << 10))   /* content tokens a file of len bytes may read */
 
 typedef struct gstate {
     double ctm[6];
@@ -176,6 +176,13 @@ static int draw_form(page_run *r, pdf_obj *res, pdf_obj *name)
         return d->err->code;
     if (r->forms >= PDF_MAX_FORMS)
         return 0;   /* deeper forms (or a form drawing itself) are left out */
+    uint64_t cost = 64 + xo->u.st.len / 8;   /* a draw costs tokens too, so fan-out ends soon */
+    if (r->ops_left < cost) {
+        r->cut = true;
+        r->ops_left = 0;
+        return 0;
+    }
+    r->ops_left -= cost;
     uint8_t *data;
     size_t n;
     int rc = pdf_stream_data(d, xo, &data, &n);
