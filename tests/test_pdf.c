@@ -259,10 +259,30 @@ static void hostile(void)
     hx_extract_clear(&x);
 }
 
+/* XMP dc:title and dc:creator stand in for a missing information dictionary. */
+static void xmp(void)
+{
+    static const char xml[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF><rdf:Description>"
+                               "<dc:title><rdf:Alt><rdf:li xml:lang=\"x-default\">Fish &amp; Chips</rdf:li></rdf:Alt></dc:title>"
+                               "<dc:creator><rdf:Seq><rdf:li>Ann Author</rdf:li></rdf:Seq></dc:creator>"
+                               "</rdf:Description></rdf:RDF></x:xmpmeta>";
+    char stream[1024];
+    snprintf(stream, sizeof stream, "<< /Type /Metadata /Subtype /XML /Length %zu >>\nstream\n%s\nendstream",
+             strlen(xml), xml);
+    const char *bodies[] = {"<< /Type /Catalog /Pages 2 0 R /Metadata 3 0 R >>", "<< /Type /Pages /Kids [] >>", stream};
+    hx_extract x;
+    hx_error err = {0};
+    int rc = run(bodies, 3, &x, &err);
+    CHECK(rc == 0 && x.title && !strcmp(x.title, "Fish & Chips"), "XMP title: %s %s", err.message, x.title);
+    CHECK(rc == 0 && meta(&x, "author") && !strcmp(meta(&x, "author"), "Ann Author"), "XMP creator");
+    hx_extract_clear(&x);
+}
+
 int main(void)
 {
     goldens();
     details();
     hostile();
+    xmp();
     return check_report("pdf");
 }

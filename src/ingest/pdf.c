@@ -490,6 +490,14 @@ static int walk_tree(walk *w, pdf_obj *ref, pdf_obj *res, int depth, hx_error *e
 
 /* === Metadata === */
 
+static bool meta_has(const hx_extract *x, const char *key)
+{
+    for (size_t i = 0; i < x->n_meta; i++)
+        if (!strcmp(x->meta[i].key, key))
+            return true;
+    return false;
+}
+
 static int info_string(pdf_doc *d, hx_extract *x, pdf_obj *info, const char *key, const char *meta, hx_error *err)
 {
     pdf_obj *s = pdf_get(d, info, key);
@@ -512,6 +520,46 @@ static int info_string(pdf_doc *d, hx_extract *x, pdf_obj *info, const char *key
     if (!strcmp(meta, "title"))
         return hx_x_title(x, out, n, err) ? err->code : hx_x_meta(x, meta, out, n, err);
     return hx_x_meta(x, meta, out, n, err);
+}
+
+/* The first rdf:li of an XMP property (dc:title, dc:creator) as text, entities decoded. */
+static size_t xmp_first(const char *x, size_t n, const char *prop, char *out, size_t cap)
+{
+    const char *p = memmem(x, n, prop, strlen(prop));
+    const char *li = p ? memmem(p, n - (size_t)(p - x), "<rdf:li", 7) : NULL;
+    const char *gt = li ? memchr(li, '>', n - (size_t)(li - x)) : NULL;
+    const char *end = gt ? memmem(gt, n - (size_t)(gt - x), "</rdf:li>", 9) : NULL;
+    size_t o = 0;
+    for (const char *c = gt ? gt + 1 : NULL; c && c < end && o < cap; c++) {
+        static const char *const ents[][2] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}};
+        size_t k = 0;
+        while (k < 5 && strncmp(c, ents[k][0], strlen(ents[k][0])))
+            k++;
+        out[o++] = k < 5 ? ents[k][1][0] : *c;
+        c += k < 5 ? strlen(ents[k][0]) - 1 : 0;
+    }
+    return o;
+}
+
+/* Title and author from the catalog's XMP metadata when the information dictionary gave none. */
+static int xmp(pdf_doc *d, hx_extract *x, pdf_obj *st, hx_error *err)
+{
+    uint8_t *data;
+    size_t n;
+    if (!st || st->kind != PDF_STREAM || (x->title && meta_has(x, "author")))
+        return 0;
+    int rc = pdf_stream_data(d, st, &data, &n);
+    if (rc)
+        return rc == HX_ERANGE || rc == HX_ENOMEM ? rc : (err->code = 0);
+    char v[512];
+    size_t k = xmp_first((const char *)data, n, "<dc:title", v, sizeof v);
+    if (k && !x->title)
+        rc = hx_x_title(x, v, k, err) ? err->code : hx_x_meta(x, "title", v, k, err);
+    k = xmp_first((const char *)data, n, "<dc:creator", v, sizeof v);
+    if (!rc && k && !meta_has(x, "author"))
+        rc = hx_x_meta(x, "author", v, k, err);
+    free(data);
+    return rc;
 }
 
 static int extract_pdf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
@@ -542,6 +590,8 @@ static int extract_pdf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *
                  (rc = info_string(&d, x, info, "ModDate", "modified", err))))
         goto out;
     pdf_obj *root = pdf_get(&d, d.trailer, "Root");
+    if (root && (rc = xmp(&d, x, pdf_get(&d, root, "Metadata"), err)))
+        goto out;
     pdf_obj *pages = root ? pdf_get(&d, root, "Pages") : NULL;
     if (!pages) {
         rc = err->code ? err->code : hx_error_set(err, HX_EFORMAT, -1, "PDF: no page tree");
