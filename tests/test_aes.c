@@ -1,8 +1,10 @@
 /* test_aes.c: src/base/aes.c against FIPS 197 appendix C (AES-128 and AES-256 single blocks) and
- * NIST SP 800-38A F.2.2 (CBC-AES128 decryption, two blocks). */
+ * NIST SP 800-38A F.2.1/F.2.2 (CBC-AES128, two blocks); and SHA-384 (src/base/sha512.c) on FIPS
+ * 180-4's "abc". */
 #include "check.h"
 
 #include "aes.h"
+#include "sha512.h"
 
 static void unhex(const char *h, uint8_t *out)
 {
@@ -29,6 +31,8 @@ int main(void)
         CHECK(hx_aes_init(&a, key, strlen(v[i][0]) / 2) == 0, "key %zu", i);
         hx_aes_decrypt_block(&a, ct, out);
         CHECK(!memcmp(out, pt, 16), "FIPS 197 C.%zu", i ? (size_t)3 : (size_t)1);
+        hx_aes_encrypt_block(&a, pt, out);
+        CHECK(!memcmp(out, ct, 16), "FIPS 197 C.%zu encryption", i ? (size_t)3 : (size_t)1);
     }
     uint8_t key[16], iv[16], buf[32], want[32];
     unhex("2b7e151628aed2a6abf7158809cf4f3c", key);
@@ -39,6 +43,16 @@ int main(void)
     hx_aes_init(&a, key, 16);
     hx_aes_cbc_decrypt(&a, iv, buf, 32);
     CHECK(!memcmp(buf, want, 32), "SP 800-38A F.2.2");
+    hx_aes_cbc_encrypt(&a, iv, buf, 32);   /* F.2.1 is F.2.2 the other way */
+    unhex("7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2", want);
+    CHECK(!memcmp(buf, want, 32), "SP 800-38A F.2.1");
+    hx_sha512 h;   /* SHA-384 of "abc", FIPS 180-4's example (NIST's SHA-384 example values) */
+    uint8_t d[64], d384[48];
+    hx_sha384_init(&h);
+    hx_sha512_update(&h, "abc", 3);
+    hx_sha512_final(&h, d);
+    unhex("cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7", d384);
+    CHECK(!memcmp(d, d384, 48), "SHA-384 abc");
     CHECK(hx_aes_init(&a, key, 24) == -1, "AES-192 is not offered");
     return check_report("aes");
 }

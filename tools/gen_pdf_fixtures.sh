@@ -20,13 +20,13 @@ head -c 5000 "$kep" > "$tmp/kep.md"
 pandoc "$tmp/kep.md" -o "$tmp/kep-libreoffice.odt"
 soffice --headless --convert-to pdf --outdir "$out" "$tmp/kep-libreoffice.odt" > /dev/null
 python3 tools/gen_pdf_synthetic.py "$out"
-# encrypted with the standard security handler by MuPDF: RC4 and AES-128 with the empty user
-# password (read), a user password and AES-256 (refused, in hostile/)
+# encrypted with the standard security handler by MuPDF: RC4, AES-128 and AES-256 with the empty
+# user password (read), and a user password (refused, in hostile/)
 mutool clean -E rc4-40 -O owner "$out/synthetic.pdf" "$out/encrypted-rc4-40.pdf"
 mutool clean -E rc4-128 -O owner "$out/synthetic.pdf" "$out/encrypted-rc4-128.pdf"
 mutool clean -E aes-128 -O owner "$out/synthetic.pdf" "$out/encrypted-aes-128.pdf"
-mutool clean -E rc4-128 -U secret -O owner "$out/synthetic.pdf" "$out/hostile/encrypted-password.pdf"
-mutool clean -E aes-256 -O owner "$out/synthetic.pdf" "$out/hostile/encrypted-aes-256.pdf"
+mutool clean -E aes-256 -O owner "$out/synthetic.pdf" "$out/encrypted-aes-256.pdf"
+mutool clean -E aes-256 -U secret -O owner "$out/synthetic.pdf" "$out/hostile/encrypted-password.pdf"
 for f in "$out"/*.pdf; do
     pdftotext -enc UTF-8 "$f" - | python3 -c 'import sys
 lig = {0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl", 0xFB05: "st", 0xFB06: "st"}

@@ -1,4 +1,4 @@
-/* aes.c: AES decryption (FIPS 197 section 5.3, the inverse cipher) and CBC; see aes.h. The S-box
+/* aes.c: AES (FIPS 197 sections 5.1 and 5.3, the cipher and its inverse) and CBC; see aes.h. The S-box
  * is computed once from its definition (multiplicative inverse in GF(2^8) and the affine map of
  * section 5.1.1) rather than typed in. Tested against FIPS 197 appendix C (tests/test_aes.c). */
 #include "aes.h"
@@ -110,5 +110,38 @@ void hx_aes_cbc_decrypt(const hx_aes *a, const uint8_t iv[16], uint8_t *buf, siz
         for (int k = 0; k < 16; k++)
             buf[i + k] ^= prev[k];
         memcpy(prev, cur, 16);
+    }
+}
+
+void hx_aes_encrypt_block(const hx_aes *a, const uint8_t in[16], uint8_t out[16])
+{
+    uint8_t s[16], t[16];
+    for (int i = 0; i < 16; i++)
+        s[i] = in[i] ^ a->rk[0][i];
+    for (int r = 1; r <= a->rounds; r++) {
+        for (int c = 0; c < 4; c++)   /* SubBytes and ShiftRows: row k moves left by k */
+            for (int k = 0; k < 4; k++)
+                t[4 * c + k] = sbox[s[4 * ((c + k) % 4) + k]];
+        if (r < a->rounds)
+            for (int c = 0; c < 4; c++) {   /* MixColumns */
+                uint8_t *x = t + 4 * c, y[4];
+                for (int k = 0; k < 4; k++)
+                    y[k] = xt(x[k]) ^ xt(x[(k + 1) % 4]) ^ x[(k + 1) % 4] ^ x[(k + 2) % 4] ^ x[(k + 3) % 4];
+                memcpy(x, y, 4);
+            }
+        for (int i = 0; i < 16; i++)
+            s[i] = t[i] ^ a->rk[r][i];
+    }
+    memcpy(out, s, 16);
+}
+
+void hx_aes_cbc_encrypt(const hx_aes *a, const uint8_t iv[16], uint8_t *buf, size_t n)
+{
+    const uint8_t *prev = iv;
+    for (size_t i = 0; i + 16 <= n; i += 16) {
+        for (int k = 0; k < 16; k++)
+            buf[i + k] ^= prev[k];
+        hx_aes_encrypt_block(a, buf + i, buf + i);
+        prev = buf + i;
     }
 }

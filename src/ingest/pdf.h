@@ -83,7 +83,7 @@ typedef struct pdf_doc {
     hx_error *err;
     bool repaired;          /* the cross-reference was rebuilt by scanning */
     struct pdf_font *fonts; /* fonts loaded so far (a list in the arena) */
-    uint8_t key[16];        /* encrypted (keylen > 0): the file key of the standard security handler */
+    uint8_t key[32];        /* encrypted (keylen > 0): the file key of the standard security handler */
     int keylen;
     bool aes;               /* AESV2 rather than RC4 */
     bool plain_streams, plain_strings;   /* a crypt filter of /Identity leaves them as they are */
