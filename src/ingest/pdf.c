@@ -19,7 +19,7 @@
 #define PDF_MAX_OPERANDS 64      /* operands kept before an operator */
 #define PDF_SPACE_GAP 0.1        /* a gap wider than this many font sizes is a space */
 #define PDF_LINE_SHIFT 0.5       /* a baseline moved by more than this many font sizes is a new line */
-#define PDF_TOKENS(len) ((uint64_t)(len) * 8 + (64u << 10))   /* content tokens a file of len bytes may read */
+#define PDF_TOKENS(len) ((uint64_t)(len) * 8 + (16u << 10))   /* content tokens a file of len bytes may read */
 
 typedef struct gstate {
     double ctm[6];
@@ -345,10 +345,11 @@ static int run_stream(page_run *r, pdf_obj *res, const uint8_t *data, size_t n)
             }
             return d->err->code;
         }
-        if (!r->ops_left--) {
+        if (!r->ops_left) {
             r->cut = true;
             break;
         }
+        r->ops_left--;
         if (o->kind != PDF_KEYWORD) {
             if (nops < PDF_MAX_OPERANDS) {
                 ops[nops++] = o;
