@@ -126,8 +126,12 @@ static int show(page_run *r, const pdf_obj *s)
         double m[6];
         mat_mul(r->tm, g->ctm, m);
         double tx = (w / 1000 * g->fs + g->tc + (is_space ? g->tw : 0)) * g->th;
-        double x = m[4] + g->ts * m[2], y = m[5] + g->ts * m[3];
-        double size = fabs(g->fs) * hypot(m[2], m[3]), adv = tx * hypot(m[0], m[1]);
+        double px = m[4] + g->ts * m[2], py = m[5] + g->ts * m[3], len = hypot(m[0], m[1]);
+        /* positions along the baseline's direction and across it, so rotated text (a landscape
+         * table, a vertical label) reads in lines as upright text does */
+        double cx = len > 0 ? m[0] / len : 1, cy = len > 0 ? m[1] / len : 0;
+        double x = px * cx + py * cy, y = py * cx - px * cy;
+        double size = fabs(g->fs) * hypot(m[2], m[3]), adv = tx * len;
         bool blank = ulen == 1 && (u[0] == ' ' || u[0] == '\t' || u[0] == '\n' || u[0] == '\r');
         if ((ulen || is_space) && isfinite(x) && isfinite(y) && isfinite(adv) && isfinite(size)) {
             int rc = place(r, u, ulen, blank || (!ulen && is_space), x, y, adv, size);
