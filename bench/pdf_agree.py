@@ -16,8 +16,8 @@ def words(path):
 
 def agree(ref, got):
     common = sum((ref & got).values())
-    r = common / max(1, sum(ref.values()))
-    p = common / max(1, sum(got.values()))
+    r = common / sum(ref.values()) if ref else 1.0   # nothing to find: all of it found
+    p = common / sum(got.values()) if got else 1.0
     return r, p
 
 
