@@ -1,16 +1,16 @@
 #!/bin/sh
 # layers.sh: fails when a file under src/ includes a header from a higher layer, or from another
 # folder of its own rank. The layers, lowest first, are the folders of src/:
-#   base < crypto, text < model < store < vector, retrieve < formats < ingest < index < service < session
+#   base < crypto, text < model < store < vector, retrieve < formats < pdf < ingest < index < service < session
 #   < server < mcp < http < cli
 # (a folder's subfolders, such as model/x86, belong to it). include/hyrax.h may be included
 # anywhere. The surfaces (server, mcp, http, cli) are clients of the public API (STYLE.md habit 18):
 # they include only hyrax.h, the headers of the surface folders, and the text-format writers
 # src/text/json.h (JSON) and src/text/prom.h (the Prometheus text format). Run by `make test` from
 # the repository root; prints one line per offending include and a closing tally.
-LAYERS="base:0 crypto:1 text:1 model:2 store:3 vector:4 retrieve:4 formats:5 ingest:6 index:7 service:8 session:9 server:10
-        mcp:11 http:12 cli:13"
-SURFACE=10  # the rank of the first surface folder
+LAYERS="base:0 crypto:1 text:1 model:2 store:3 vector:4 retrieve:4 formats:5 pdf:6 ingest:7 index:8 service:9
+        session:10 server:11 mcp:12 http:13 cli:14"
+SURFACE=11  # the rank of the first surface folder
 folder() { f=${1#src/}; echo "${f%%/*}"; }
 rank() {
     for l in $LAYERS; do [ "${l%:*}" = "$(folder "$1")" ] && { echo "${l#*:}"; return; }; done

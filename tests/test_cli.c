@@ -467,6 +467,14 @@ static void test_first_index(void)
     CHECK(check_run(cmd, &out) == 0 && strstr(out, "deploy.html") && strstr(out, "Deploy guide") &&
               !strstr(out, "<") && !strstr(out, "var x"), "HTML as text: %s", out);
     free(out);
+    /* a PDF (pages of bzip2's manual, made by pdfTeX) is indexed by its text layer */
+    snprintf(cmd, sizeof cmd, "cp tests/data/pdf/bzip2-manual.pdf '%s/manual.pdf' && cd %s && \"$HYRAX_BIN\" index . 2>&1",
+             dir, dir);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "pdf 1"), "PDF indexed: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" search 'Burrows-Wheeler block sorting compression' 2>&1", dir);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "manual.pdf") && strstr(out, "Huffman"), "PDF searched: %s", out);
+    free(out);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0, "cleanup");
 }

@@ -738,7 +738,7 @@ static void test_policy_parser(void)
     CHECK(parse(policy) == 0, "the corpus policy");
     const char *bad[] = {
         "maxsize = 1\n", "max_size = 0\n", "max_size = 1G\n", "max_size = -1\n", "max_size = 99999999999999999999\n",
-        "types = pdf\n", "encodings = ebcdic\n", "require = a:float\n", "require = :number\n", "signature = maybe\n",
+        "types = rtf\n", "encodings = ebcdic\n", "require = a:float\n", "require = :number\n", "signature = maybe\n",
         "visibility = secret\n", "deny = *\n", "deny = a*b*c*d*e*f*g*h*i*j\n", "[]\n", "[unclosed\n", "key\n",
         "deny =\n", "signers = ,\n", "tenant = \n",
     };

@@ -68,6 +68,16 @@ void hx_sha512_init(hx_sha512 *s)
     s->used = 0;
 }
 
+void hx_sha384_init(hx_sha512 *s)
+{
+    static const uint64_t iv[8] = {0xcbbb9d5dc1059ed8, 0x629a292a367cd507, 0x9159015a3070dd17,
+                                   0x152fecd8f70e5939, 0x67332667ffc00b31, 0x8eb44a8768581511,
+                                   0xdb0c2e0d64f98fa7, 0x47b5481dbefa4fa4};   /* FIPS 180-4 5.3.4 */
+    memcpy(s->h, iv, sizeof iv);
+    s->length = 0;
+    s->used = 0;
+}
+
 void hx_sha512_update(hx_sha512 *s, const void *data, size_t len)
 {
     const uint8_t *p = data;

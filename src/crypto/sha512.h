@@ -1,5 +1,6 @@
 /* sha512.h: SHA-512 (FIPS 180-4), the hash inside Ed25519 (RFC 8032) and SSHSIG's default message
- * hash. Streaming or one-shot; owns no state beyond the caller's struct. Spec: FIPS 180-4 6.4. */
+ * hash; and SHA-384 (the same with its own initial value, cut to 48 bytes) for the PDF AES-256
+ * security handler. Streaming or one-shot; owns no state beyond the caller's struct. Spec: FIPS 180-4 6.4. */
 #ifndef HX_SHA512_H
 #define HX_SHA512_H
 
@@ -14,6 +15,8 @@ typedef struct hx_sha512 {
 } hx_sha512;
 
 void hx_sha512_init(hx_sha512 *s);
+/* Starts SHA-384 instead: update and final as for SHA-512; the digest is final's first 48 bytes. */
+void hx_sha384_init(hx_sha512 *s);
 void hx_sha512_update(hx_sha512 *s, const void *data, size_t len);
 void hx_sha512_final(hx_sha512 *s, uint8_t digest[64]);
 /* One-shot digest of data[0..len). */

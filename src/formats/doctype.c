@@ -347,11 +347,11 @@ int hx_x_finish(hx_extract *x, hx_error *err)
 
 extern const hx_doctype hx_doctype_markdown, hx_doctype_yaml, hx_doctype_json, hx_doctype_xml,
     hx_doctype_html, hx_doctype_code, hx_doctype_text, hx_doctype_docx, hx_doctype_xlsx, hx_doctype_pptx, hx_doctype_odt, hx_doctype_ods,
-    hx_doctype_odp, hx_doctype_epub;
+    hx_doctype_odp, hx_doctype_epub, hx_doctype_pdf;
 
 /* Detection order: magic is tried in this order over every row first, then names. */
 static const hx_doctype *const table[] = {
-    &hx_doctype_docx, &hx_doctype_xlsx, &hx_doctype_pptx, &hx_doctype_odt, &hx_doctype_ods, &hx_doctype_odp,
+    &hx_doctype_pdf, &hx_doctype_docx, &hx_doctype_xlsx, &hx_doctype_pptx, &hx_doctype_odt, &hx_doctype_ods, &hx_doctype_odp,
     &hx_doctype_epub,
     &hx_doctype_html, &hx_doctype_xml, &hx_doctype_markdown, &hx_doctype_yaml, &hx_doctype_json,
     &hx_doctype_code, &hx_doctype_text,
