@@ -88,18 +88,18 @@ static char *slurp(const char *path, size_t *len)
 
 /* The queries and what one timed pass needs. */
 typedef struct bench {
-    hx_bm25_segment seg;
-    hx_bm25_query **qs;
+    hxi_bm25_segment seg;
+    hxi_bm25_query **qs;
     size_t nq, k;
     double seconds;
-    hx_bm25_hit *hits;
+    hxi_bm25_hit *hits;
 } bench;
 
 /* Runs every query repeatedly for b->seconds in one mode and prints the pass's line. */
 static int pass(const bench *b, int exhaustive)
 {
-    hx_bm25_params p;
-    hx_bm25_params_default(&p);
+    hxi_bm25_params p;
+    hxi_bm25_params_default(&p);
     p.exhaustive = exhaustive;
     hx_error err;
     size_t runs = 0, total_hits = 0;
@@ -108,7 +108,7 @@ static int pass(const bench *b, int exhaustive)
     do {
         for (size_t i = 0; i < b->nq; i++) {
             size_t n;
-            if (hx_bm25_search(&b->seg, 1, b->qs[i], &p, b->k, b->hits, &n, &err)) {
+            if (hxi_bm25_search(&b->seg, 1, b->qs[i], &p, b->k, b->hits, &n, &err)) {
                 fprintf(stderr, "search: %s\n", err.message);
                 return 1;
             }
@@ -141,8 +141,8 @@ int main(int argc, char **argv)
     hx_error err;
     docs d = {0};
     walk(&d, dir);
-    hx_bm25_builder *b;
-    if (hx_bm25_builder_new(&b, HX_ANALYZER_EXACT, &err))
+    hxi_bm25_builder *b;
+    if (hxi_bm25_builder_new(&b, HX_ANALYZER_EXACT, &err))
         return 1;
     size_t bytes = 0;
     double t0 = now();
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
             size_t end = chunk && len - at > chunk ? at + chunk : len;
             while (end < len && text[end] != ' ' && text[end] != '\n')
                 end++;
-            if (hx_bm25_builder_add(b, next_id++, text + at, end - at, &err)) {
+            if (hxi_bm25_builder_add(b, next_id++, text + at, end - at, &err)) {
                 fprintf(stderr, "add %s: %s\n", d.path[i], err.message);
                 return 1;
             }
@@ -168,14 +168,14 @@ int main(int argc, char **argv)
     }
     uint8_t *blob;
     size_t blob_len;
-    if (hx_bm25_builder_finish(b, &blob, &blob_len, &err)) {
+    if (hxi_bm25_builder_finish(b, &blob, &blob_len, &err)) {
         fprintf(stderr, "finish: %s\n", err.message);
         return 1;
     }
     double t_build = now() - t0;
-    hx_bm25_builder_free(b);
-    hx_bm25_reader r;
-    if (hx_bm25_reader_open(&r, blob, blob_len, &err)) {
+    hxi_bm25_builder_free(b);
+    hxi_bm25_reader r;
+    if (hxi_bm25_reader_open(&r, blob, blob_len, &err)) {
         fprintf(stderr, "open: %s\n", err.message);
         return 1;
     }
@@ -188,12 +188,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot read %s\n", qfile);
         return 1;
     }
-    hx_bm25_query *qs[4096];
+    hxi_bm25_query *qs[4096];
     size_t nq = 0;
     for (char *line = qtext; *line && nq < 4096;) {
         char *nl = strchr(line, '\n');
         size_t n = nl ? (size_t)(nl - line) : strlen(line);
-        if (n && hx_bm25_query_parse(&qs[nq], HX_ANALYZER_EXACT, line, n, &err) == 0)
+        if (n && hxi_bm25_query_parse(&qs[nq], HX_ANALYZER_EXACT, line, n, &err) == 0)
             nq++;
         line += n + (nl != NULL);
     }
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
         return 1;
     }
     for (size_t i = 0; i < nq; i++)
-        hx_bm25_query_free(qs[i]);
+        hxi_bm25_query_free(qs[i]);
     free(run.hits);
     free(qtext);
     free(blob);

@@ -36,22 +36,22 @@ int main(int argc, char **argv)
     hx_model *m;
     if ((argc > 4 ? hx_model_open(&m, argv[4], &err) : hx_model_open_default(&m, &err)) < 0)
         die("model", &err);
-    hx_file_list files = {0};
+    hxi_file_list files = {0};
     const char *all = "";
-    if (hx_ingest_walk(root, &all, 1, NULL, 0, NULL, &files, &err) < 0)
+    if (hxi_ingest_walk(root, &all, 1, NULL, 0, NULL, &files, &err) < 0)
         die(root, &err);
     long chunks = 0, tokens = 0, used = 0;
     for (size_t i = 0; i < files.n && chunks < want; i += (size_t)stride) {
-        hx_doc_source doc = {0};
-        if (hx_ingest_load(root, files.paths[i], hx_file_list_real(&files, i), HX_MAX_FILE_BYTES, &doc,
-                           &err) < 0) {
+        hxi_doc_source doc = {0};
+        if (hxi_ingest_load(root, files.paths[i], hxi_file_list_real(&files, i), HX_MAX_FILE_BYTES, &doc,
+                            &err) < 0) {
             fprintf(stderr, "chunks_bench: skipped %s: %s\n", files.paths[i], err.message);
             continue;
         }
-        hx_chunk *c;
+        hxi_chunk *c;
         size_t n;
-        if (hx_chunk_document(hx_model_tokenizer(m), doc.title, doc.type, doc.text, doc.text_len, NULL, &c, &n,
-                              &err) < 0)
+        if (hxi_chunk_document(hxi_model_tokenizer(m), doc.title, doc.type, doc.text, doc.text_len, NULL, &c, &n,
+                               &err) < 0)
             die(files.paths[i], &err);
         used++;
         for (size_t j = 0; j < n && chunks < want; j++, chunks++) {
@@ -61,11 +61,11 @@ int main(int argc, char **argv)
             puts(c[j].text);
             tokens += c[j].n_tokens;
         }
-        hx_chunks_free(c, n);
-        hx_doc_source_clear(&doc);
+        hxi_chunks_free(c, n);
+        hxi_doc_source_clear(&doc);
     }
     fprintf(stderr, "files=%ld chunks=%ld tokens=%ld\n", used, chunks, tokens);
-    hx_file_list_clear(&files);
+    hxi_file_list_clear(&files);
     hx_model_close(m);
     return 0;
 }

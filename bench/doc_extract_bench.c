@@ -32,15 +32,15 @@ int main(int argc, char **argv)
             return 1;
         }
         fclose(f);
-        const hx_doctype *t = hx_doctype_detect(argv[i], raw, (size_t)n);
+        const hxi_doctype *t = hxi_doctype_detect(argv[i], raw, (size_t)n);
         double best = 1e30;
-        hx_extract x = {0};
+        hxi_extract x = {0};
         hx_error err = {0};
         int rc = 0;
         for (int r = 0; r < 3; r++) {
-            hx_extract_clear(&x);
+            hxi_extract_clear(&x);
             double t0 = clock_ms(CLOCK_MONOTONIC);
-            rc = hx_extract_init(&x, (size_t)n, &err);
+            rc = hxi_extract_init(&x, (size_t)n, &err);
             if (!rc)
                 rc = t->extract(raw, (size_t)n, &x, &err);
             double ms = clock_ms(CLOCK_MONOTONIC) - t0;
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
             fclose(o);
         }
         printf("%s %s %ld %.6f %s\n", base, t->name, n, best / 1e3, rc ? err.message : "ok");
-        hx_extract_clear(&x);
+        hxi_extract_clear(&x);
         free(raw);
     }
     return 0;

@@ -249,10 +249,10 @@ static void embed(engine *g, const texts *t, size_t i, size_t n, float *out)
 /* Model input tokens of every text ([CLS] + pieces + [SEP], truncated like the model). */
 static size_t count_tokens(const engine *g, const texts *t)
 {
-    const hx_tokenizer *tok = hx_model_tokenizer(g->m);
+    const hxi_tokenizer *tok = hxi_model_tokenizer(g->m);
     size_t total = 0;
     for (size_t i = 0; i < t->n; i++) {
-        size_t pieces = hx_tokenize(tok, t->text[i], t->len[i], NULL, NULL, 0);
+        size_t pieces = hxi_tokenize(tok, t->text[i], t->len[i], NULL, NULL, 0);
         total += 2 + (pieces < HX_MAX_SEQ_TOKENS - 2 ? pieces : HX_MAX_SEQ_TOKENS - 2);
     }
     return total;
@@ -261,7 +261,7 @@ static size_t count_tokens(const engine *g, const texts *t)
 static void print_common(const opts *o, const engine *g)
 {
     printf("\"engine\":\"hyrax\",\"mode\":\"%s\",\"threads\":%d,\"isa\":\"%s\",\"model\":\"%s\"",
-           o->mode, o->threads, hx_isa_name(hx_cpu_isa()), hx_model_name(g->m));
+           o->mode, o->threads, hxi_isa_name(hxi_cpu_isa()), hx_model_name(g->m));
 }
 
 /* === Modes === */

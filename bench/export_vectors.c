@@ -24,25 +24,25 @@ static int fail(const char *what, const hx_error *err)
 }
 
 /* One line of CHUNKS.jsonl for chunk c of document d. */
-static int write_chunk(FILE *f, hx_index *ix, const hx_doc_info *d, uint32_t c, hx_json_writer *w, hx_error *err)
+static int write_chunk(FILE *f, hx_index *ix, const hx_doc_info *d, uint32_t c, hxi_json_writer *w, hx_error *err)
 {
     hx_result r;
     if (hx_index_chunk(ix, c, &r, err))
         return -1;
-    hx_json_writer_reset(w);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "path");
-    hx_json_write_cstr(w, d->path);
-    hx_json_write_key(w, "title");
-    hx_json_write_cstr(w, d->title ? d->title : "");
-    hx_json_write_key(w, "chunk_index");
-    hx_json_write_uint(w, r.chunk_index);
-    hx_json_write_key(w, "size");
-    hx_json_write_uint(w, d->size);
-    hx_json_write_key(w, "text");
-    hx_json_write_str(w, r.text, r.text_len);
-    hx_json_write_obj_end(w);
-    if (hx_json_writer_finish(w, err))
+    hxi_json_writer_reset(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "path");
+    hxi_json_write_cstr(w, d->path);
+    hxi_json_write_key(w, "title");
+    hxi_json_write_cstr(w, d->title ? d->title : "");
+    hxi_json_write_key(w, "chunk_index");
+    hxi_json_write_uint(w, r.chunk_index);
+    hxi_json_write_key(w, "size");
+    hxi_json_write_uint(w, d->size);
+    hxi_json_write_key(w, "text");
+    hxi_json_write_str(w, r.text, r.text_len);
+    hxi_json_write_obj_end(w);
+    if (hxi_json_writer_finish(w, err))
         return -1;
     return fwrite(w->buf, 1, w->len, f) == w->len && fputc('\n', f) != EOF ? 0 : -1;
 }
@@ -66,8 +66,8 @@ int main(int argc, char **argv)
         perror("export_vectors");
         return 1;
     }
-    hx_json_writer w;
-    hx_json_writer_init(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
     size_t n_vectors = 0, n_titles = 0;
     for (size_t i = 0; i < hx_index_doc_count(ix); i++) {
         hx_doc_info d;
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("vectors=%zu dim=%d titles=%zu\n", n_vectors, st.dim, n_titles);
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
     free(vec);
     hx_index_close(ix);
     return 0;

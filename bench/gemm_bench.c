@@ -92,7 +92,7 @@ __attribute__((target("avx512f"))) static double fma_peak_avx512(float *sink)
     return 10.0 * 16 * 2 * PEAK_ITERS;
 }
 
-static double peak_gflops(enum hx_isa isa, float *sink)
+static double peak_gflops(enum hxi_isa isa, float *sink)
 {
     double best = 0, start = now();
     do {
@@ -116,9 +116,9 @@ static void fill(float *p, size_t n)
 /* Best GFLOP/s of single calls repeated for at least MIN_SECONDS. `cold`: each call reads other
  * weights, COLD_BYTES of them in turn, so they come from memory as in the forward pass (whose 42 MB
  * of float weights do not stay in cache from one layer to the same layer of the next batch). */
-static double gemm_gflops(const hx_kernels *kt, int M, int N, int K, int gelu, int cold)
+static double gemm_gflops(const hxi_kernels *kt, int M, int N, int K, int gelu, int cold)
 {
-    const size_t bn = hx_pack_size(N, K, kt->nr), copies = cold ? COLD_BYTES / (bn * sizeof(float)) + 1 : 1;
+    const size_t bn = hxi_pack_size(N, K, kt->nr), copies = cold ? COLD_BYTES / (bn * sizeof(float)) + 1 : 1;
     float *A = malloc((size_t)M * K * sizeof *A), *C = malloc((size_t)M * N * sizeof *C);
     float *Bp = malloc(copies * bn * sizeof *Bp), *bias = malloc((size_t)N * sizeof *bias);
     if (!A || !C || !Bp || !bias) {
@@ -146,21 +146,21 @@ static double gemm_gflops(const hx_kernels *kt, int M, int N, int K, int gelu, i
 
 /* Best GOP/s (2 M N K integer multiply-adds) of one int8 table's quantize + gemm, as the encoder
  * calls them for one Linear layer. */
-static double gemm_i8_gops(const hx_kernels_i8 *k8, int M, int N, int K)
+static double gemm_i8_gops(const hxi_kernels_i8 *k8, int M, int N, int K)
 {
-    const int Kp = hx_i8_row_len(K);
+    const int Kp = hxi_i8_row_len(K);
     float *A = malloc((size_t)M * K * sizeof *A), *C = malloc((size_t)M * N * sizeof *C);
     float *ascale = malloc((size_t)M * sizeof *ascale), *wscale = malloc((size_t)N * sizeof *wscale);
     int32_t *azero = malloc((size_t)M * sizeof *azero), *wsum = calloc((size_t)N, sizeof *wsum);
     void *Aq = malloc((size_t)M * Kp * (size_t)k8->in_bytes);
-    int8_t *Bp = malloc(hx_pack_i8_size(N, K));
+    int8_t *Bp = malloc(hxi_pack_i8_size(N, K));
     if (!A || !C || !ascale || !wscale || !azero || !wsum || !Aq || !Bp) {
         fprintf(stderr, "gemm_bench: out of memory\n");
         exit(1);
     }
     fill(A, (size_t)M * K);
     fill(wscale, (size_t)N);
-    for (size_t i = 0; i < hx_pack_i8_size(N, K); i++)
+    for (size_t i = 0; i < hxi_pack_i8_size(N, K); i++)
         Bp[i] = (int8_t)((i * 2654435761u) % 255 - 127);
     double best = 1e30, start = now();
     do {
@@ -248,11 +248,11 @@ static double bound_gops(double (*ops_fn)(int32_t *), int32_t *sink)
 /* === Attention === */
 
 /* Best GFLOP/s (4 T^2 hd: scores and weighted sum) of one head over a packed q|k|v buffer. */
-static double attention_gflops(const hx_kernels *kt, int T, int hd)
+static double attention_gflops(const hxi_kernels *kt, int T, int hd)
 {
     const int ld = 3 * hd;
     float *qkv = malloc((size_t)T * ld * sizeof *qkv), *out = malloc((size_t)T * hd * sizeof *out);
-    float *scratch = malloc(hx_attention_scratch(T, hd) * sizeof *scratch);
+    float *scratch = malloc(hxi_attention_scratch(T, hd) * sizeof *scratch);
     if (!qkv || !out || !scratch) {
         fprintf(stderr, "gemm_bench: out of memory\n");
         exit(1);
@@ -289,16 +289,16 @@ int main(int argc, char **argv)
     printf("clock ghz=%.3f\n", ghz);
     double peak[HX_ISA_COUNT] = {0};
     for (int isa = HX_ISA_AVX2; isa < HX_ISA_COUNT; isa++) {
-        if (!hx_kernels_for((enum hx_isa)isa))
+        if (!hxi_kernels_for((enum hxi_isa)isa))
             continue;
-        peak[isa] = peak_gflops((enum hx_isa)isa, &sink);
-        printf("peak isa=%s gflops=%.2f flops_per_cycle=%.1f\n", hx_isa_name((enum hx_isa)isa), peak[isa],
+        peak[isa] = peak_gflops((enum hxi_isa)isa, &sink);
+        printf("peak isa=%s gflops=%.2f flops_per_cycle=%.1f\n", hxi_isa_name((enum hxi_isa)isa), peak[isa],
                peak[isa] / ghz);
     }
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
         for (int i = 0; i < nM; i++)
             for (int isa = 0; isa < HX_ISA_COUNT; isa++) {
-                const hx_kernels *kt = hx_kernels_for((enum hx_isa)isa);
+                const hxi_kernels *kt = hxi_kernels_for((enum hxi_isa)isa);
                 if (!kt || (isa == HX_ISA_SCALAR && Ms[i] > 64) || Ms[i] < 1)
                     continue;
                 const double ref = peak[isa] > 0 ? peak[isa] : peak[HX_ISA_AVX2];
@@ -312,23 +312,23 @@ int main(int argc, char **argv)
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
         for (int i = 0; i < nM; i++)
             for (int isa = 0; isa < HX_I8_COUNT; isa++) {
-                const hx_kernels_i8 *k8 = hx_kernels_i8_for((enum hx_i8_isa)isa);
+                const hxi_kernels_i8 *k8 = hxi_kernels_i8_for((enum hxi_i8_isa)isa);
                 if (!k8 || (isa == HX_I8_SCALAR && Ms[i] > 64) || Ms[i] < 1)
                     continue;
                 printf("gemm_i8 isa=%s M=%d N=%d K=%d gops=%.2f\n", k8->name, Ms[i], shapes[s].N,
                        shapes[s].K, gemm_i8_gops(k8, Ms[i], shapes[s].N, shapes[s].K));
                 fflush(stdout);
             }
-    if (hx_kernels_for(HX_ISA_AVX2)) {
+    if (hxi_kernels_for(HX_ISA_AVX2)) {
         int32_t isink = 0;
         const double b = bound_gops(i8_bound_ops, &isink);
         printf("i8_bound isa=avx2 gops=%.2f ops_per_cycle=%.1f vs_fp32_peak=%.2f\n", b, b / ghz,
                b / peak[HX_ISA_AVX2]);
-        if (hx_kernels_for(HX_ISA_AVX512) && __builtin_cpu_supports("avx512vnni")) {
+        if (hxi_kernels_for(HX_ISA_AVX512) && __builtin_cpu_supports("avx512vnni")) {
             const double v = bound_gops(vpdpbusd_ops, &isink);
             printf("bound isa=avx512vnni op=vpdpbusd gops=%.2f vs_fp32_peak=%.2f\n", v, v / peak[HX_ISA_AVX512]);
         }
-        if (hx_kernels_for(HX_ISA_AVX512) && __builtin_cpu_supports("avx512bf16")) {
+        if (hxi_kernels_for(HX_ISA_AVX512) && __builtin_cpu_supports("avx512bf16")) {
             const double v = bound_gops(vdpbf16ps_ops, &isink);
             printf("bound isa=avx512bf16 op=vdpbf16ps gflops=%.2f vs_fp32_peak=%.2f\n", v, v / peak[HX_ISA_AVX512]);
         }
@@ -337,7 +337,7 @@ int main(int argc, char **argv)
     static const int Ts[] = {12, 128, 512};
     for (size_t t = 0; t < sizeof Ts / sizeof *Ts; t++)
         for (int isa = 0; isa < HX_ISA_COUNT; isa++) {
-            const hx_kernels *kt = hx_kernels_for((enum hx_isa)isa);
+            const hxi_kernels *kt = hxi_kernels_for((enum hxi_isa)isa);
             if (kt)
                 printf("attention isa=%s T=%d hd=32 gflops=%.2f\n", kt->name, Ts[t],
                        attention_gflops(kt, Ts[t], 32));

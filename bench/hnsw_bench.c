@@ -55,12 +55,12 @@ static void *slurp(const char *dir, const char *name, size_t *len)
 }
 
 typedef struct bench {
-    const hx_hnsw *h;
+    const hxi_hnsw *h;
     const float *query;
     const uint32_t *gt;
     size_t nq;
     unsigned dim, k;
-    hx_hnsw_hit *hits;
+    hxi_hnsw_hit *hits;
 } bench;
 
 /* Every query at this ef, `reps` times; prints one line with the fastest pass. */
@@ -73,10 +73,10 @@ static int pass(bench *b, unsigned ef, unsigned reps)
         found = visited = 0;
         double t1 = now(), c1 = cpu();
         for (size_t qi = 0; qi < b->nq; qi++) {
-            hx_hnsw_query q = {.vector = b->query + qi * b->dim, .k = b->k, .ef = ef, .exact_below = 1};
+            hxi_hnsw_query q = {.vector = b->query + qi * b->dim, .k = b->k, .ef = ef, .exact_below = 1};
             uint32_t got;
-            hx_hnsw_search_info info;
-            if (hx_hnsw_search(b->h, &q, b->hits, &got, &info, &err)) {
+            hxi_hnsw_search_info info;
+            if (hxi_hnsw_search(b->h, &q, b->hits, &got, &info, &err)) {
                 fprintf(stderr, "hnsw_bench: %s\n", err.message);
                 return 1;
             }
@@ -144,20 +144,20 @@ int main(int argc, char **argv)
         ids[i] = (uint32_t)i;
 
     hx_error err = {0};
-    hx_hnsw *h = NULL;
-    hx_hnsw_params p = {.dim = dim, .dot = hx_kernels_get()->dot, .M = M, .ef_construction = efc, .seed = seed};
-    if (hx_hnsw_new(&h, &p, &err)) {
+    hxi_hnsw *h = NULL;
+    hxi_hnsw_params p = {.dim = dim, .dot = hxi_kernels_get()->dot, .M = M, .ef_construction = efc, .seed = seed};
+    if (hxi_hnsw_new(&h, &p, &err)) {
         fprintf(stderr, "hnsw_bench: %s\n", err.message);
         return 1;
     }
     double t0 = now(), c0 = cpu();
-    if (hx_hnsw_add_batch(h, ids, base, n, (int)threads, &err)) {
+    if (hxi_hnsw_add_batch(h, ids, base, n, (int)threads, &err)) {
         fprintf(stderr, "hnsw_bench: %s\n", err.message);
         return 1;
     }
     double build_s = now() - t0, build_cpu_s = cpu() - c0;
     size_t graph_bytes;
-    hx_hnsw_serialize(h, NULL, 0, &graph_bytes, &err);
+    hxi_hnsw_serialize(h, NULL, 0, &graph_bytes, &err);
     printf("engine=hyrax n=%zu dim=%u M=%u efc=%u threads=%u build_s=%.3f build_cpu_s=%.3f graph_bytes_per_vec=%.1f "
            "bytes_per_vec=%.1f\n", n, dim, M, efc, threads, build_s, build_cpu_s, (double)graph_bytes / (double)n,
            (double)graph_bytes / (double)n + 4.0 * dim);
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
             return 1;
     }
     free(b.hits);
-    hx_hnsw_free(h);
+    hxi_hnsw_free(h);
     free(ids);
     free(base);
     free(query);

@@ -18,7 +18,7 @@ int main(int argc, char **argv)
     int n = argc - 2, failed = 0;
     uint8_t **raw = calloc((size_t)n, sizeof *raw);
     size_t *len = calloc((size_t)n, sizeof *len), bytes = 0;
-    hx_doc_source *docs = calloc((size_t)n, sizeof *docs);
+    hxi_doc_source *docs = calloc((size_t)n, sizeof *docs);
     int *ok = calloc((size_t)n, sizeof *ok);
     if (!raw || !len || !docs || !ok)
         return 1;
@@ -35,7 +35,7 @@ int main(int argc, char **argv)
     double t0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
     for (int i = 0; i < n; i++) {
         hx_error err = {0};
-        ok[i] = hx_ingest_from_bytes(argv[i + 2], raw[i], len[i], NULL, 0, &docs[i], &err) == 0;
+        ok[i] = hxi_ingest_from_bytes(argv[i + 2], raw[i], len[i], NULL, 0, &docs[i], &err) == 0;
         if (!ok[i]) {
             fprintf(stderr, "html_extract: %s: %s\n", argv[i + 2], err.message);
             failed++;
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         if (ok[i]) {
             fprintf(f, "%s\n\n", docs[i].title);
             fwrite(docs[i].text, 1, docs[i].text_len, f);
-            hx_doc_source_clear(&docs[i]);
+            hxi_doc_source_clear(&docs[i]);
         }
         fclose(f);
         free(raw[i]);

@@ -1,4 +1,4 @@
-/* inflate_bench.c: decompression speed of hx_inflate (src/base/inflate.c) on zlib streams, for
+/* inflate_bench.c: decompression speed of hxi_inflate (src/base/inflate.c) on zlib streams, for
  * bench/inflate_peers.py, which runs Python's zlib and pigz on the same files in the same run.
  * Usage: bench/inflate_bench FILE.zz...  prints `name output_bytes seconds` per file, best of 5.
  * Not part of the library. */
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
             uint8_t *out;
             hx_error err = {0};
             double t0 = clock_ms(CLOCK_MONOTONIC);
-            int rc = hx_inflate(in, (size_t)n, HX_INFLATE_ZLIB, (size_t)1 << 32, 0, &out, &out_len, NULL, &err);
+            int rc = hxi_inflate(in, (size_t)n, HX_INFLATE_ZLIB, (size_t)1 << 32, 0, &out, &out_len, NULL, &err);
             double ms = clock_ms(CLOCK_MONOTONIC) - t0;
             if (rc)
                 die(argv[i], &err);

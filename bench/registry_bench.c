@@ -1,6 +1,6 @@
 /* registry_bench.c: the hyrax side of bench/registry_bench.py (issue 13). Reads queries (one per
  * line: a pgvector text vector, a tab, the keyword text) from a file, connects to the registry at
- * URL and runs each query through hx_registry_search (one statement, RRF in hyrax) in MODE
+ * URL and runs each query through hxi_registry_search (one statement, RRF in hyrax) in MODE
  * (hybrid, vector or keyword), after `warm` untimed runs; prints one JSON line with the latency
  * percentiles and every query's latency in file order ("ms"). With "embed" it also times embedding
  * each query's text with the local encoder (what a search from a text pays before the registry is
@@ -104,9 +104,9 @@ int main(int argc, char **argv)
         return 1;
     }
     hx_error err = {0};
-    hx_registry *r = NULL;
-    hx_registry_opts ro = {.url = argv[1], .tenant = tenant};
-    if (hx_registry_connect(&r, &ro, &err)) {
+    hxi_registry *r = NULL;
+    hxi_registry_opts ro = {.url = argv[1], .tenant = tenant};
+    if (hxi_registry_connect(&r, &ro, &err)) {
         fprintf(stderr, "registry_bench: %s\n", err.message);
         return 1;
     }
@@ -114,23 +114,23 @@ int main(int argc, char **argv)
     for (int pass = 0; pass < 2; pass++) {
         size_t runs = pass ? n : (size_t)warm < n ? (size_t)warm : n;
         for (size_t i = 0; i < runs; i++) {
-            hx_registry_query q = {texts[i], mode == HX_MODE_KEYWORD ? NULL : vecs[i], mode, (uint32_t)k, NULL, 0, NAN, 0, 0};
-            hx_registry_results res;
+            hxi_registry_query q = {texts[i], mode == HX_MODE_KEYWORD ? NULL : vecs[i], mode, (uint32_t)k, NULL, 0, NAN, 0, 0};
+            hxi_registry_results res;
             double t0 = now_ms();
-            if (hx_registry_search(r, &q, &res, &err)) {
+            if (hxi_registry_search(r, &q, &res, &err)) {
                 fprintf(stderr, "registry_bench: %s\n", err.message);
-                hx_registry_close(r);
+                hxi_registry_close(r);
                 return 1;
             }
             if (pass) {
                 t[i] = now_ms() - t0;
                 total_results += res.res.n;
             }
-            hx_registry_results_free(&res);
+            hxi_registry_results_free(&res);
         }
     }
-    hx_registry_close(r);
-    report("hyrax hx_registry_search", argv[5], t, n);
+    hxi_registry_close(r);
+    report("hyrax hxi_registry_search", argv[5], t, n);
     fprintf(stderr, "registry_bench: %.1f results per query\n", (double)total_results / (double)n);
     if (embed) {
         hx_model *m = NULL;

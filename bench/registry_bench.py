@@ -3,7 +3,7 @@
 then in the same run:
 
   * latency (p50/p90/p99) of hybrid, vector-only and keyword-only queries through hyrax
-    (bench/registry_bench.c: hx_registry_search, RRF in hyrax) and, beside each, the same statement
+    (bench/registry_bench.c: hxi_registry_search, RRF in hyrax) and, beside each, the same statement
     hyrax sends (search_sql, read out of src/service/registry.c) run as plain SQL by pgbench,
     PostgreSQL's own client, with the same parameters;
   * recall@10 of the pgvector HNSW side against exact search (brute force over every vector, in
@@ -384,7 +384,7 @@ def search_sql(rev=None):
     return re.sub(r"\\(.)", lambda e: {"n": "\n", "t": "\t"}.get(e.group(1), e.group(1)), text)
 
 
-# What hyrax binds for each mode (registry.c hx_registry_search): $1 the vector, $2 the text, $3
+# What hyrax binds for each mode (registry.c hxi_registry_search): $1 the vector, $2 the text, $3
 # 4 x k candidates, $4 no filters, $5 whether the keyword side runs, $6 no read time.
 # pgbench's simple protocol writes the variables into the text (its extended protocol would take
 # the ":MI" and ":SS" inside the statement's to_char format for variables too), so the vector and
@@ -401,7 +401,7 @@ def pgbench_script(mode, k, rev=None):
             "\\gset\n" + body + ";\n")
 
 
-# The session settings hyrax's connection asks for (registry.c hx_registry_connect), for pgbench's.
+# The session settings hyrax's connection asks for (registry.c hxi_registry_connect), for pgbench's.
 HYRAX_OPTIONS = ("-c search_path=hyrax,public -c client_min_messages=error -c hnsw.iterative_scan=relaxed_order "
                  "-c hnsw.ef_search=100")
 
@@ -497,7 +497,7 @@ def measure(a, pg, env):
                 mine = json.loads(out.splitlines()[0])
                 peer = pgbench(pg, tmp, pgbench_script(mode, a.k), len(queries), a.warm)
                 lat.setdefault(mode, []).append((mine["ms"], peer))
-                print(json.dumps(dict(engine="hyrax hx_registry_search", mode=mode, round=rnd + 1,
+                print(json.dumps(dict(engine="hyrax hxi_registry_search", mode=mode, round=rnd + 1,
                                       **percentiles(mine["ms"]))), flush=True)
                 print(json.dumps(dict(engine="plain SQL via pgbench (same statement)", mode=mode, round=rnd + 1,
                                       **percentiles(peer))), flush=True)
@@ -572,7 +572,7 @@ def tenant(a, pg, env, queries):
     """The first --tenant-queries queries as each of READERS, each mode: with --baseline-rev first
     the statement of that revision as plain SQL (pgbench, SET ROLE by its startup options) on the
     schema as found; then `hyrax registry init` (migrating the schema to this build's version),
-    and hyrax (hx_registry_search) and the statement it sends (pgbench) as each reader, with the
+    and hyrax (hxi_registry_search) and the statement it sends (pgbench) as each reader, with the
     HNSW and GIN index scans per query as the server counted them."""
     data_tenant = pg.sql("SELECT tenant FROM hyrax.chunks LIMIT 1").strip()
     pg.sql("DO $$BEGIN CREATE ROLE bench_tenant; EXCEPTION WHEN duplicate_object THEN NULL; END$$",
@@ -606,7 +606,7 @@ def tenant(a, pg, env, queries):
                              zip(("hnsw", "gin", "btree", "sequential"), before, chunk_scans(pg))}
                 mine = json.loads(out.splitlines()[0])["ms"]
                 peer = pgbench(pg, tmp, pgbench_script(mode, a.k), n, warm, role)
-                print(json.dumps(dict(engine="hyrax hx_registry_search", reader=name, mode=mode, **percentiles(mine),
+                print(json.dumps(dict(engine="hyrax hxi_registry_search", reader=name, mode=mode, **percentiles(mine),
                                       **per_query)), flush=True)
                 print(json.dumps(dict(engine="plain SQL via pgbench (same statement)", reader=name, mode=mode,
                                       **percentiles(peer))), flush=True)

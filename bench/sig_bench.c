@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     for (int p = 0; p < passes; p++) {
         double t = now();
         for (int i = 0; i < n; i++)
-            if (hx_ed25519_verify(sig[i], msg[i], len[i], pk[i], NULL) != 0) {
+            if (hxi_ed25519_verify(sig[i], msg[i], len[i], pk[i], NULL) != 0) {
                 fprintf(stderr, "case %d does not verify\n", i);
                 return 1;
             }

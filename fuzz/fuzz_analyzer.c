@@ -21,19 +21,19 @@ static int valid_utf8(const char *s, size_t n)
     size_t pos = 0;
     while (pos < n) {
         uint32_t cp;
-        if (!hx_utf8_next(s, n, &pos, &cp))
+        if (!hxi_utf8_next(s, n, &pos, &cp))
             return 0;
     }
     return 1;
 }
 
-static void check(const hx_analysis *a, size_t len)
+static void check(const hxi_analysis *a, size_t len)
 {
     uint32_t last_leaf_pos = 0;
     size_t n_stem = 0;
     for (size_t i = 0; i < a->n_terms; i++) {
-        const hx_term *t = &a->terms[i];
-        const char *s = hx_analyzer_term(a, i);
+        const hxi_term *t = &a->terms[i];
+        const char *s = hxi_analyzer_term(a, i);
         REQUIRE(t->text_len >= 1 && t->text_len <= HX_ANALYZER_MAX_TERM);
         REQUIRE((size_t)t->text_off + t->text_len <= a->buf_len);
         REQUIRE(valid_utf8(s, t->text_len));
@@ -61,12 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static hx_analysis en, ex;
+    static hxi_analysis en, ex;
     en.config = HX_ANALYZER_ENGLISH;
     const char *text = (const char *)data;
-    REQUIRE(hx_analyzer_run(&en, text, size, NULL) == 0);
+    REQUIRE(hxi_analyzer_run(&en, text, size, NULL) == 0);
     check(&en, size);
-    REQUIRE(hx_analyzer_run(&ex, text, size, NULL) == 0);
+    REQUIRE(hxi_analyzer_run(&ex, text, size, NULL) == 0);
     check(&ex, size);
     REQUIRE(ex.n_positions == en.n_positions);
     size_t j = 0;
@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             continue;
         REQUIRE(j < ex.n_terms && ex.terms[j].pos == en.terms[i].pos && ex.terms[j].kind == en.terms[i].kind &&
                 ex.terms[j].text_len == en.terms[i].text_len &&
-                !memcmp(hx_analyzer_term(&ex, j), hx_analyzer_term(&en, i), en.terms[i].text_len));
+                !memcmp(hxi_analyzer_term(&ex, j), hxi_analyzer_term(&en, i), en.terms[i].text_len));
         j++;
     }
     REQUIRE(j == ex.n_terms);

@@ -9,28 +9,28 @@
 
 static const char *QUERIES[] = {"pods", "+kube-scheduler nodes -api", "\"api server\" sched*", "a* b* c*"};
 
-static void search_all(const hx_bm25_reader *r, const char *qtext, size_t qlen)
+static void search_all(const hxi_bm25_reader *r, const char *qtext, size_t qlen)
 {
-    hx_bm25_query *q;
-    if (hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, qtext, qlen, NULL))
+    hxi_bm25_query *q;
+    if (hxi_bm25_query_parse(&q, HX_ANALYZER_EXACT, qtext, qlen, NULL))
         return;
-    hx_bm25_segment seg = {.reader = r};
-    hx_bm25_hit hits[10];
+    hxi_bm25_segment seg = {.reader = r};
+    hxi_bm25_hit hits[10];
     size_t n;
-    hx_bm25_params p;
-    hx_bm25_params_default(&p);
-    hx_bm25_search(&seg, 1, q, &p, 10, hits, &n, NULL);
+    hxi_bm25_params p;
+    hxi_bm25_params_default(&p);
+    hxi_bm25_search(&seg, 1, q, &p, 10, hits, &n, NULL);
     p.exhaustive = 1;
-    hx_bm25_search(&seg, 1, q, &p, 3, hits, &n, NULL);
-    hx_bm25_query_free(q);
+    hxi_bm25_search(&seg, 1, q, &p, 3, hits, &n, NULL);
+    hxi_bm25_query_free(q);
 }
 
 static void fuzz_segment(const uint8_t *data, size_t size)
 {
-    hx_bm25_reader r;
-    if (hx_bm25_reader_open(&r, data, size, NULL))
+    hxi_bm25_reader r;
+    if (hxi_bm25_reader_open(&r, data, size, NULL))
         return;
-    hx_bm25_reader_check(&r, NULL);
+    hxi_bm25_reader_check(&r, NULL);
     for (size_t i = 0; i < sizeof QUERIES / sizeof QUERIES[0]; i++)
         search_all(&r, QUERIES[i], strlen(QUERIES[i]));
 }
@@ -46,35 +46,35 @@ static void fuzz_text(const uint8_t *data, size_t size)
         s = "the kube-scheduler assigns pods\nsig-api-machinery owns the api server\nrestartPolicy Always";
         docs_len = strlen(s);
     }
-    hx_bm25_builder *b;
-    if (hx_bm25_builder_new(&b, HX_ANALYZER_EXACT, NULL))
+    hxi_bm25_builder *b;
+    if (hxi_bm25_builder_new(&b, HX_ANALYZER_EXACT, NULL))
         return;
     uint32_t id = 0;
     for (size_t at = 0; at <= docs_len && id < 64;) {
         const char *nl = memchr(s + at, '\n', docs_len - at);
         size_t end = nl ? (size_t)(nl - s) : docs_len;
-        hx_bm25_builder_add(b, id * 7 % 64, s + at, end - at, NULL);
+        hxi_bm25_builder_add(b, id * 7 % 64, s + at, end - at, NULL);
         id++;
         at = end + 1;
     }
     uint8_t *blob;
     size_t len;
-    if (hx_bm25_builder_finish(b, &blob, &len, NULL) == 0) {
-        hx_bm25_reader r;
+    if (hxi_bm25_builder_finish(b, &blob, &len, NULL) == 0) {
+        hxi_bm25_reader r;
         /* The builder's own output must always validate. */
-        if (hx_bm25_reader_open(&r, blob, len, NULL) || hx_bm25_reader_check(&r, NULL))
+        if (hxi_bm25_reader_open(&r, blob, len, NULL) || hxi_bm25_reader_check(&r, NULL))
             abort();
         search_all(&r, qtext, qlen);
         free(blob);
     }
-    hx_bm25_builder_free(b);
-    hx_bm25_query *q;
-    if (hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, qtext, qlen, NULL) == 0) {
+    hxi_bm25_builder_free(b);
+    hxi_bm25_query *q;
+    if (hxi_bm25_query_parse(&q, HX_ANALYZER_EXACT, qtext, qlen, NULL) == 0) {
         char *out;
         size_t n;
-        if (hx_snippet_make(s, docs_len, q, 1 + qlen % 300, &out, &n, NULL) == 0)
+        if (hxi_snippet_make(s, docs_len, q, 1 + qlen % 300, &out, &n, NULL) == 0)
             free(out);
-        hx_bm25_query_free(q);
+        hxi_bm25_query_free(q);
     }
 }
 

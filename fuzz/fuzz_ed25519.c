@@ -13,14 +13,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 96)
         return 0;
     hx_error err = {0};
-    int rc = hx_ed25519_verify(data, data + 96, size - 96, data + 64, &err);
+    int rc = hxi_ed25519_verify(data, data + 96, size - 96, data + 64, &err);
     if (rc && ((rc != HX_EFORMAT && rc != HX_EPERM) || err.code != rc))
         abort();
     if (rc == 0 && size > 96) {
         uint8_t *m = malloc(size - 96);
         memcpy(m, data + 96, size - 96);
         m[0] ^= 1;
-        if (hx_ed25519_verify(data, m, size - 96, data + 64, NULL) != HX_EPERM)
+        if (hxi_ed25519_verify(data, m, size - 96, data + 64, NULL) != HX_EPERM)
             abort();
         free(m);
     }

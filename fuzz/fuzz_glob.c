@@ -3,7 +3,7 @@
  *   - the matcher takes more than 2 steps per (pattern byte + 1) x (path byte + 1), its bound;
  *   - on a short pattern and path it disagrees with the naive reference of tests/glob_ref.h;
  *   - the path, every byte escaped with a backslash, does not match the path itself;
- *   - hx_glob_check takes a glob past its limits. */
+ *   - hxi_glob_check takes a glob past its limits. */
 #include "glob.h"
 #include "../tests/glob_ref.h"
 
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     path[sl] = 0;
 
     uint64_t steps = 0;
-    bool got = hx_glob_match_steps(pat, path, &steps);
+    bool got = hxi_glob_match_steps(pat, path, &steps);
     if (steps > 2 * (uint64_t)(pl + 1) * (sl + 1))
         fail("more steps than the bound", pat, path);
     if (pl <= REF_MAX && sl <= REF_MAX && glob_ref_match(pat, path) != got)
@@ -48,14 +48,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         escaped[2 * i + 1] = path[i];
     }
     escaped[2 * sl] = 0;
-    if (!hx_glob_match(escaped, path))
+    if (!hxi_glob_match(escaped, path))
         fail("the escaped path does not match itself", escaped, path);
 
     hx_error err;
     size_t stars = 0;
     for (size_t i = 0; i < pl; i++)
         stars += pat[i] == '*';
-    if (!hx_glob_check(pat, "fuzz", &err) != (pl <= HX_GLOB_MAX_BYTES && stars <= HX_GLOB_MAX_STARS))
-        fail("hx_glob_check disagrees with the limits", pat, path);
+    if (!hxi_glob_check(pat, "fuzz", &err) != (pl <= HX_GLOB_MAX_BYTES && stars <= HX_GLOB_MAX_STARS))
+        fail("hxi_glob_check disagrees with the limits", pat, path);
     return 0;
 }

@@ -1,4 +1,4 @@
-/* fuzz_hnsw.c: feeds untrusted bytes to hx_hnsw_view_open (the serialized graph of src/hnsw.h).
+/* fuzz_hnsw.c: feeds untrusted bytes to hxi_hnsw_view_open (the serialized graph of src/hnsw.h).
  * Whatever it accepts must search without fault (graph and exact paths, with a filter), copy into a
  * builder, take one more vector and serialize to bytes that open again; anything else aborts. */
 #include "kernels.h"
@@ -46,43 +46,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         x ^= x << 5;
         vecs[i] = (float)(int32_t)x * 0x1p-31f;
     }
-    hx_hnsw_view *v = NULL;
+    hxi_hnsw_view *v = NULL;
     hx_error err;
-    if (hx_hnsw_view_open(&v, buf, size, vecs, n_floats, hx_kernels_get()->dot, &err) == 0) {
-        uint32_t dim = hx_hnsw_view_dim(v);
-        hx_hnsw_hit hits[8];
+    if (hxi_hnsw_view_open(&v, buf, size, vecs, n_floats, hxi_kernels_get()->dot, &err) == 0) {
+        uint32_t dim = hxi_hnsw_view_dim(v);
+        hxi_hnsw_hit hits[8];
         uint32_t n;
-        hx_hnsw_query q = {.vector = vecs, .k = 8, .ef = 16, .exact_below = 1};
-        if (hx_hnsw_view_search(v, &q, hits, &n, NULL, &err) != 0)
+        hxi_hnsw_query q = {.vector = vecs, .k = 8, .ef = 16, .exact_below = 1};
+        if (hxi_hnsw_view_search(v, &q, hits, &n, NULL, &err) != 0)
             abort();
         q.filter = odd_ids;
         q.filter_fraction = 0.5f;
-        if (hx_hnsw_view_search(v, &q, hits, &n, NULL, &err) != 0)
+        if (hxi_hnsw_view_search(v, &q, hits, &n, NULL, &err) != 0)
             abort();
         q.exact = true;
-        if (hx_hnsw_view_search(v, &q, hits, &n, NULL, &err) != 0)
+        if (hxi_hnsw_view_search(v, &q, hits, &n, NULL, &err) != 0)
             abort();
-        hx_hnsw *h = NULL;
-        if (hx_hnsw_from_view(&h, v, &err) == 0) {
-            if (hx_hnsw_count(h) > 0 && hx_hnsw_count(h) < 4096 && dim <= 1024 &&
-                hx_hnsw_add(h, 0xFFFFFFF0u, vecs, &err) != 0 && err.code != HX_EINVAL)
+        hxi_hnsw *h = NULL;
+        if (hxi_hnsw_from_view(&h, v, &err) == 0) {
+            if (hxi_hnsw_count(h) > 0 && hxi_hnsw_count(h) < 4096 && dim <= 1024 &&
+                hxi_hnsw_add(h, 0xFFFFFFF0u, vecs, &err) != 0 && err.code != HX_EINVAL)
                 abort();
             size_t len;
-            if (hx_hnsw_serialize(h, NULL, 0, &len, &err) != 0)
+            if (hxi_hnsw_serialize(h, NULL, 0, &len, &err) != 0)
                 abort();
             uint8_t *out = malloc(len);
-            hx_hnsw_view *w = NULL;
-            size_t nf = (size_t)hx_hnsw_count(h) * dim;
-            if (!out || hx_hnsw_serialize(h, out, len, &len, &err) != 0 ||
-                hx_hnsw_view_open(&w, out, len, hx_hnsw_vectors(h), nf, hx_kernels_get()->dot, &err) != 0)
+            hxi_hnsw_view *w = NULL;
+            size_t nf = (size_t)hxi_hnsw_count(h) * dim;
+            if (!out || hxi_hnsw_serialize(h, out, len, &len, &err) != 0 ||
+                hxi_hnsw_view_open(&w, out, len, hxi_hnsw_vectors(h), nf, hxi_kernels_get()->dot, &err) != 0)
                 abort();
-            hx_hnsw_view_close(w);
+            hxi_hnsw_view_close(w);
             free(out);
-            hx_hnsw_free(h);
+            hxi_hnsw_free(h);
         } else if (err.code != HX_EFORMAT && err.code != HX_ENOMEM) {
             abort();
         }
-        hx_hnsw_view_close(v);
+        hxi_hnsw_view_close(v);
     }
     free(vecs);
     free(buf);

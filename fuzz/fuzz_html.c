@@ -18,7 +18,7 @@ static void check_text(const char *s, size_t n)
     if (strlen(s) != n)
         abort();
     while (pos < n)
-        if (!hx_utf8_next(s, n, &pos, &cp))
+        if (!hxi_utf8_next(s, n, &pos, &cp))
             abort();
 }
 
@@ -29,10 +29,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!s)
         return 0;
     memcpy(s, data, size);
-    hx_extract x;
+    hxi_extract x;
     hx_error err = {0};
-    if (!hx_extract_init(&x, size, &err)) {
-        int rc = hx_doctype_find("html", 4)->extract(s, size, &x, &err);
+    if (!hxi_extract_init(&x, size, &err)) {
+        int rc = hxi_doctype_find("html", 4)->extract(s, size, &x, &err);
         if (rc && ((rc != HX_EFORMAT && rc != HX_ERANGE) || err.code != rc || !err.message[0]))
             abort();
         if (!rc) {
@@ -44,15 +44,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     x.blocks[i].heading >= x.n_headings || (i && x.blocks[i].start < x.blocks[i - 1].end))
                     abort();
         }
-        hx_extract_clear(&x);
+        hxi_extract_clear(&x);
     }
-    hx_doc_source d;
+    hxi_doc_source d;
     memset(&err, 0, sizeof err);
-    if (!hx_ingest_from_bytes("f.html", s, size, NULL, 0, &d, &err)) {
+    if (!hxi_ingest_from_bytes("f.html", s, size, NULL, 0, &d, &err)) {
         check_text(d.text, d.text_len);
         if (!d.title)
             abort();
-        hx_doc_source_clear(&d);
+        hxi_doc_source_clear(&d);
     } else if (!err.message[0]) {
         abort();
     }

@@ -4,7 +4,7 @@
  * the input, the target and every header lie within the bytes consumed, the body is within
  * max_body, every shorter prefix of a complete request is "need more bytes" (never an error and
  * never a different request), and every refusal carries a 4xx/5xx status. The Host and Origin values
- * of each request also go through hx_http_host_parse and hx_http_origin_parse: an accepted host lies
+ * of each request also go through hxi_http_host_parse and hxi_http_origin_parse: an accepted host lies
  * within its value, holds no userinfo, path or space, and is followed by nothing or a port 0 to
  * 65535. Corpus: fuzz/corpus/http/. */
 #include "http.h"
@@ -20,7 +20,7 @@ static void check_within(const char *p, size_t n, const char *lo, size_t len)
 }
 
 /* The authority parsed from [v, v+n) (skip: the scheme's bytes) obeys http.h's rules. */
-static void check_authority(const char *v, size_t n, size_t skip, const hx_http_authority *a)
+static void check_authority(const char *v, size_t n, size_t skip, const hxi_http_authority *a)
 {
     check_within(a->host, a->host_len, v, n);
     if (!a->host_len || a->host != v + skip || a->port < -1 || a->port > 65535)
@@ -38,30 +38,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    hx_http_limits lim = {0};
+    hxi_http_limits lim = {0};
     if (data[0] & 1)
-        lim = (hx_http_limits){.max_line = 64, .max_head = 256, .max_headers = 4, .max_body = 100};
+        lim = (hxi_http_limits){.max_line = 64, .max_head = 256, .max_headers = 4, .max_body = 100};
     data++;
     size--;
     const char *buf = (const char *)data;
     size_t at = 0;
     for (int requests = 0; at < size && requests < 64; requests++) {
-        hx_http_request req;
+        hxi_http_request req;
         size_t used = 0;
         int status = 0;
         hx_error err = {0};
-        int rc = hx_http_parse(buf + at, size - at, &lim, &req, &used, &status, &err);
+        int rc = hxi_http_parse(buf + at, size - at, &lim, &req, &used, &status, &err);
         if (rc == HX_ETRUNCATED) {
-            hx_http_request_free(&req);
+            hxi_http_request_free(&req);
             break;
         }
         if (rc) {
             if (status < 400 || status > 599 || !err.message[0])
                 abort();
-            hx_http_request_free(&req);
+            hxi_http_request_free(&req);
             break;
         }
-        hx_http_limits l = hx_http_limits_fill(&lim);
+        hxi_http_limits l = hxi_http_limits_fill(&lim);
         if (!used || used > size - at || req.body_len > l.max_body || req.n_headers > l.max_headers ||
             (req.body_len && (!req.body || req.body[req.body_len])) || !req.method[0] || req.minor > 1)
             abort();
@@ -71,22 +71,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_within(req.headers[i].value, req.headers[i].value_len, buf + at, used);
         }
         size_t n;
-        hx_http_authority a;
-        const char *v = hx_http_header_get(&req, "host", &n);
-        if (v && !hx_http_host_parse(v, n, &a))
+        hxi_http_authority a;
+        const char *v = hxi_http_header_get(&req, "host", &n);
+        if (v && !hxi_http_host_parse(v, n, &a))
             check_authority(v, n, 0, &a);
-        if ((v = hx_http_header_get(&req, "origin", &n)) && !hx_http_origin_parse(v, n, &a))
+        if ((v = hxi_http_header_get(&req, "origin", &n)) && !hxi_http_origin_parse(v, n, &a))
             check_authority(v, n, v[4] == 's' || v[4] == 'S' ? 8 : 7, &a);
         size_t cuts[2] = {used - 1, used / 2};
         for (int c = 0; c < 2; c++) {
-            hx_http_request part;
+            hxi_http_request part;
             size_t pu = 0;
             int ps = 0;
-            if (hx_http_parse(buf + at, cuts[c], &lim, &part, &pu, &ps, NULL) != HX_ETRUNCATED)
+            if (hxi_http_parse(buf + at, cuts[c], &lim, &part, &pu, &ps, NULL) != HX_ETRUNCATED)
                 abort();
-            hx_http_request_free(&part);
+            hxi_http_request_free(&part);
         }
-        hx_http_request_free(&req);
+        hxi_http_request_free(&req);
         at += used;
     }
     return 0;

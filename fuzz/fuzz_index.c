@@ -57,42 +57,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (docs_len > size || tomb_len > size - docs_len)
         return 0;
     char path[64];
-    snprintf(path, sizeof path, "/tmp/hx_fuzz_index_%d.hyx", (int)getpid());
+    snprintf(path, sizeof path, "/tmp/hxi_fuzz_index_%d.hyx", (int)getpid());
     unlink(path);
-    hx_store *w = NULL;
+    hxi_store *w = NULL;
     hx_error err;
-    if (hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err))
+    if (hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err))
         return 0;
-    hx_store_ref docs, tomb, seg;
+    hxi_store_ref docs, tomb, seg;
     size_t seg_len = size - docs_len - tomb_len;
-    hx_buf root = {0};
+    hxi_buf root = {0};
     uint8_t ref[HX_STORE_REF_SIZE];
-    int rc = hx_store_append(w, data, docs_len, &docs, &err) ||
-             hx_store_append(w, data + docs_len, tomb_len, &tomb, &err) ||
-             (seg_len && hx_store_append(w, data + docs_len + tomb_len, seg_len, &seg, &err));
+    int rc = hxi_store_append(w, data, docs_len, &docs, &err) ||
+             hxi_store_append(w, data + docs_len, tomb_len, &tomb, &err) ||
+             (seg_len && hxi_store_append(w, data + docs_len + tomb_len, seg_len, &seg, &err));
     if (!rc) {
-        hx_buf_bytes(&root, IX_MAGIC, 8);
-        hx_buf_u32(&root, IX_VERSION);
-        hx_buf_u32(&root, dim);
-        hx_buf_str(&root, "all-MiniLM-L6-v2");
-        hx_buf_str(&root, hx_analyzer_name(IX_ANALYZER));
-        hx_buf_str(&root, hx_precision_name(HX_PRECISION_FP32));
-        hx_buf_str(&root, "/");
-        hx_buf_u32(&root, next_doc);
-        hx_buf_u32(&root, next_chunk);
-        hx_store_ref_put(ref, docs);
-        hx_buf_bytes(&root, ref, sizeof ref);
-        hx_store_ref_put(ref, tomb);
-        hx_buf_bytes(&root, ref, sizeof ref);
-        hx_buf_u32(&root, seg_len ? 1 : 0);
+        hxi_buf_bytes(&root, IX_MAGIC, 8);
+        hxi_buf_u32(&root, IX_VERSION);
+        hxi_buf_u32(&root, dim);
+        hxi_buf_str(&root, "all-MiniLM-L6-v2");
+        hxi_buf_str(&root, hxi_analyzer_name(IX_ANALYZER));
+        hxi_buf_str(&root, hx_precision_name(HX_PRECISION_FP32));
+        hxi_buf_str(&root, "/");
+        hxi_buf_u32(&root, next_doc);
+        hxi_buf_u32(&root, next_chunk);
+        hxi_store_ref_put(ref, docs);
+        hxi_buf_bytes(&root, ref, sizeof ref);
+        hxi_store_ref_put(ref, tomb);
+        hxi_buf_bytes(&root, ref, sizeof ref);
+        hxi_buf_u32(&root, seg_len ? 1 : 0);
         if (seg_len) {
-            hx_store_ref_put(ref, seg);
-            hx_buf_bytes(&root, ref, sizeof ref);
+            hxi_store_ref_put(ref, seg);
+            hxi_buf_bytes(&root, ref, sizeof ref);
         }
-        rc = root.failed || hx_store_commit(w, root.data, root.len, NULL, &err);
+        rc = root.failed || hxi_store_commit(w, root.data, root.len, NULL, &err);
     }
-    hx_buf_free(&root);
-    hx_store_close(w);
+    hxi_buf_free(&root);
+    hxi_store_close(w);
     hx_index *ix = NULL;
     if (!rc && hx_index_open(&ix, path, HX_INDEX_READ, NULL, NULL, &err) == 0) {
         exercise(ix);

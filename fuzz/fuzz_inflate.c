@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *out = NULL;
     size_t len = 0, used = 0;
     hx_error err = {0};
-    int rc = hx_inflate(in, n, flags, limit, 0, &out, &len, &used, &err);
+    int rc = hxi_inflate(in, n, flags, limit, 0, &out, &len, &used, &err);
     if (len > limit || used > n)
         abort();
     if (rc && (err.code != rc || !err.message[0] || err.offset < -1 || err.offset > (int64_t)n))

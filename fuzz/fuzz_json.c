@@ -7,31 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void walk(const hx_json_val *v)
+static void walk(const hxi_json_val *v)
 {
-    hx_json_iter it;
-    const hx_json_val *k, *x;
+    hxi_json_iter it;
+    const hxi_json_val *k, *x;
     int64_t i;
     double d;
-    switch (hx_json_type_of(v)) {
+    switch (hxi_json_type_of(v)) {
     case HX_JSON_NUMBER:
-        hx_json_num_int64(v, &i, NULL);
-        hx_json_num_double(v, &d, NULL);
+        hxi_json_num_int64(v, &i, NULL);
+        hxi_json_num_double(v, &d, NULL);
         break;
     case HX_JSON_ARRAY:
     case HX_JSON_OBJECT:
-        hx_json_iter_init(&it, v);
-        while (hx_json_iter_next(&it, &k, &x)) {
+        hxi_json_iter_init(&it, v);
+        while (hxi_json_iter_next(&it, &k, &x)) {
             if (k) {
                 size_t n;
-                const char *s = hx_json_str(k, &n);
-                if (!s || hx_json_obj_getn(v, s, n) != x)
+                const char *s = hxi_json_str(k, &n);
+                if (!s || hxi_json_obj_getn(v, s, n) != x)
                     abort();  /* keys are unique, so lookup finds this very member */
             }
             walk(x);
         }
-        if (hx_json_type_of(v) == HX_JSON_ARRAY && hx_json_len(v) > 0 &&
-            !hx_json_arr_get(v, hx_json_len(v) - 1))
+        if (hxi_json_type_of(v) == HX_JSON_ARRAY && hxi_json_len(v) > 0 &&
+            !hxi_json_arr_get(v, hxi_json_len(v) - 1))
             abort();
         break;
     default:
@@ -39,14 +39,14 @@ static void walk(const hx_json_val *v)
     }
 }
 
-static char *write_doc(const hx_json_doc *doc, size_t *len)
+static char *write_doc(const hxi_json_doc *doc, size_t *len)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_val(&w, hx_json_doc_root(doc));
-    if (hx_json_writer_finish(&w, NULL) != 0)
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_val(&w, hxi_json_doc_root(doc));
+    if (hxi_json_writer_finish(&w, NULL) != 0)
         abort();
-    char *out = hx_json_writer_take(&w, len);
+    char *out = hxi_json_writer_take(&w, len);
     if (!out || memchr(out, '\n', *len) || memchr(out, '\r', *len))
         abort();
     return out;
@@ -56,47 +56,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     hx_error err = {0};
-    int rc = hx_json_parse(&doc, text, size, NULL, &err);
+    int rc = hxi_json_parse(&doc, text, size, NULL, &err);
     if (rc) {
         if (doc || err.code != rc || err.offset < 0 || (size_t)err.offset > size ||
             (rc != HX_EPARSE && rc != HX_EUTF8 && rc != HX_EDEPTH && rc != HX_ERANGE))
             abort();
     } else {
-        walk(hx_json_doc_root(doc));
+        walk(hxi_json_doc_root(doc));
         size_t n1, n2;
         char *out1 = write_doc(doc, &n1);
-        hx_json_doc *doc2 = NULL;
-        if (hx_json_parse(&doc2, out1, n1, NULL, NULL) != 0 ||
-            !hx_json_equal(hx_json_doc_root(doc), hx_json_doc_root(doc2)))
+        hxi_json_doc *doc2 = NULL;
+        if (hxi_json_parse(&doc2, out1, n1, NULL, NULL) != 0 ||
+            !hxi_json_equal(hxi_json_doc_root(doc), hxi_json_doc_root(doc2)))
             abort();
         char *out2 = write_doc(doc2, &n2);
         if (n1 != n2 || memcmp(out1, out2, n1) != 0)
             abort();
         free(out1);
         free(out2);
-        hx_json_doc_free(doc2);
-        hx_json_doc_free(doc);
+        hxi_json_doc_free(doc2);
+        hxi_json_doc_free(doc);
     }
 
     /* Arbitrary bytes as a string value always give valid JSON; pure ASCII comes back intact. */
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_str(&w, text, size);
-    if (hx_json_writer_finish(&w, NULL) != 0)
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_str(&w, text, size);
+    if (hxi_json_writer_finish(&w, NULL) != 0)
         abort();
-    hx_json_doc *sdoc = NULL;
-    if (hx_json_parse(&sdoc, w.buf, w.len, NULL, NULL) != 0)
+    hxi_json_doc *sdoc = NULL;
+    if (hxi_json_parse(&sdoc, w.buf, w.len, NULL, NULL) != 0)
         abort();
     size_t n;
-    const char *s = hx_json_str(hx_json_doc_root(sdoc), &n);
+    const char *s = hxi_json_str(hxi_json_doc_root(sdoc), &n);
     int ascii = 1;
     for (size_t i = 0; i < size; i++)
         ascii &= data[i] < 0x80;
     if (!s || (ascii && (n != size || memcmp(s, text, size) != 0)))
         abort();
-    hx_json_doc_free(sdoc);
-    hx_json_writer_free(&w);
+    hxi_json_doc_free(sdoc);
+    hxi_json_writer_free(&w);
     return 0;
 }

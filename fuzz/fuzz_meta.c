@@ -1,8 +1,8 @@
 /* fuzz_meta.c: libFuzzer target for metadata text: the YAML subset (yaml.h) and the filter parsers
- * (filter.h). Any bytes go through hx_yaml_pairs, whose pairs must keep yaml.h's limits (a
+ * (filter.h). Any bytes go through hxi_yaml_pairs, whose pairs must keep yaml.h's limits (a
  * non-empty key of at most HX_YAML_KEY_MAX bytes, a value of at most HX_YAML_VALUE_MAX), through
  * hx_filter_parse_arg (then matched against a document carrying the YAML's pairs) and, when they
- * parse as JSON, through hx_filter_parse_json. Nothing may crash, leak or break a limit.
+ * parse as JSON, through hxi_filter_parse_json. Nothing may crash, leak or break a limit.
  * Corpus: fuzz/corpus/meta/. */
 #include "filter.h"
 #include "yaml.h"
@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static sink s;
     s.n = 0;
-    if (hx_yaml_pairs((const char *)data, size, pair, &s))
+    if (hxi_yaml_pairs((const char *)data, size, pair, &s))
         abort();
     char *text = malloc(size + 1);
     if (!text)
@@ -53,18 +53,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hx_error err;
     if (strlen(text) == size && hx_filter_parse_arg(&fs, text, &err) == 0)
         hx_doc_matches(&d, fs.v, fs.n);
-    hx_json_doc *doc = NULL;
-    if (hx_json_parse(&doc, text, size, NULL, NULL) == 0) {
-        if (hx_filter_parse_json(&fs, hx_json_doc_root(doc), &err) == 0)
+    hxi_json_doc *doc = NULL;
+    if (hxi_json_parse(&doc, text, size, NULL, NULL) == 0) {
+        if (hxi_filter_parse_json(&fs, hxi_json_doc_root(doc), &err) == 0)
             hx_doc_matches(&d, fs.v, fs.n);
-        hx_json_doc_free(doc);
+        hxi_json_doc_free(doc);
     }
     for (size_t i = 0; i < s.n; i++) {
         double x;
         int64_t ns;
         bool day;
-        hx_meta_number(s.kv[i].value, &x);
-        hx_meta_date(s.kv[i].value, &ns, &day);
+        hxi_meta_number(s.kv[i].value, &x);
+        hxi_meta_date(s.kv[i].value, &ns, &day);
     }
     hx_filter_set_free(&fs);
     free(text);

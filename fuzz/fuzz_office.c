@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!size)
         return 0;
     const char *name = formats[data[0] % (sizeof formats / sizeof *formats)];
-    const hx_doctype *t = hx_doctype_find(name, strlen(name));
+    const hxi_doctype *t = hxi_doctype_find(name, strlen(name));
     if (!t)
         abort();
     size_t n = size - 1;
@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!in)
         return 0;
     if (part) {   /* one stored entry: local header, data, central directory, end record */
-        uint32_t crc = hx_crc32(0, data + 1, n);
+        uint32_t crc = hxi_crc32(0, data + 1, n);
         uint8_t *p = memset(in, 0, total);
         hxf_put32(p, 0x04034b50u);
         hxf_put32(p + 14, crc);
@@ -54,14 +54,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         memcpy(in, data + 1, n);
     }
-    hx_extract x;
+    hxi_extract x;
     hx_error err = {0};
-    int rc = hx_extract_init(&x, n, &err);
+    int rc = hxi_extract_init(&x, n, &err);
     if (!rc)
         rc = t->extract(in, n, &x, &err);
     if (rc ? err.code != rc || !err.message[0] : x.len > x.limit || strlen(x.text) != x.len)
         abort();
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
     free(in);
     return 0;
 }

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!size)
         return 0;
-    const hx_doctype *t = hx_doctype_find("pdf", 3);
+    const hxi_doctype *t = hxi_doctype_find("pdf", 3);
     if (!t)
         abort();
     size_t n = size - 1, cap = n + 2048;
@@ -78,16 +78,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     memcpy(exact, in, n);
     free(in);
-    hx_extract x;
+    hxi_extract x;
     hx_error err = {0};
-    int rc = hx_extract_init(&x, n, &err);
+    int rc = hxi_extract_init(&x, n, &err);
     if (!rc)
         rc = t->extract(exact, n, &x, &err);
     if (!rc)
-        rc = hx_x_finish(&x, &err);
+        rc = hxi_x_finish(&x, &err);
     if (rc ? err.code != rc || !err.message[0] : x.len > x.limit || strlen(x.text) != x.len)
         abort();
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
     free(exact);
     return 0;
 }

@@ -29,17 +29,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t dlen = size - plen - 2;
     hx_trust *t = NULL;
     ix_gate *g = NULL;
-    hx_doc_source d;
-    if (hx_trust_new(&t, NULL) || ix_gate_new(&g, "/nonexistent-fuzz-root", p, t, NULL))
+    hxi_doc_source d;
+    if (hxi_trust_new(&t, NULL) || ix_gate_new(&g, "/nonexistent-fuzz-root", p, t, NULL))
         return 0;
-    if (!hx_ingest_from_bytes(names[nul[1] % 6], doc, dlen, NULL, 0, &d, NULL)) {
+    if (!hxi_ingest_from_bytes(names[nul[1] % 6], doc, dlen, NULL, 0, &d, NULL)) {
         ix_verdict v;
         rc = ix_gate_check(g, &d, doc, dlen, NULL, 0, &v, &err);
         if (rc && rc != HX_ENOMEM)
             abort();
         if (!rc && v.rule && !v.reason[0])
             abort();
-        hx_doc_source_clear(&d);
+        hxi_doc_source_clear(&d);
     }
     ix_gate_free(g);
     return 0;

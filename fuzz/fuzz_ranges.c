@@ -166,17 +166,17 @@ static int encode_segment(const fz_index *x, uint32_t from, uint32_t to, uint8_t
     }
     uint8_t *bm25 = NULL, *graph = NULL;
     size_t bm25_len = 0, graph_len = 0;
-    hx_bm25_builder *bb = NULL;
-    hx_hnsw *hn = NULL;
-    hx_hnsw_params hp = {.dim = DIM, .dot = hx_kernels_get()->dot, .seed = 1};
+    hxi_bm25_builder *bb = NULL;
+    hxi_hnsw *hn = NULL;
+    hxi_hnsw_params hp = {.dim = DIM, .dot = hxi_kernels_get()->dot, .seed = 1};
     int rc = 0;
     if (n) {
-        rc = hx_bm25_builder_new(&bb, IX_ANALYZER, &err);
+        rc = hxi_bm25_builder_new(&bb, IX_ANALYZER, &err);
         for (uint32_t i = 0; i < n && !rc; i++)
-            rc = hx_bm25_builder_add(bb, ids[i] + x->bm25_shift, x->ch[from + i].text, x->ch[from + i].text_len, &err);
-        rc = rc || hx_bm25_builder_finish(bb, &bm25, &bm25_len, &err) || hx_hnsw_new(&hn, &hp, &err) ||
-             hx_hnsw_add_batch(hn, graph_ids, vecs, n, 1, &err) || hx_hnsw_serialize(hn, NULL, 0, &graph_len, &err) ||
-             !(graph = malloc(graph_len)) || hx_hnsw_serialize(hn, graph, graph_len, &graph_len, &err);
+            rc = hxi_bm25_builder_add(bb, ids[i] + x->bm25_shift, x->ch[from + i].text, x->ch[from + i].text_len, &err);
+        rc = rc || hxi_bm25_builder_finish(bb, &bm25, &bm25_len, &err) || hxi_hnsw_new(&hn, &hp, &err) ||
+             hxi_hnsw_add_batch(hn, graph_ids, vecs, n, 1, &err) || hxi_hnsw_serialize(hn, NULL, 0, &graph_len, &err) ||
+             !(graph = malloc(graph_len)) || hxi_hnsw_serialize(hn, graph, graph_len, &graph_len, &err);
     }
     if (!rc) {
         uint8_t info[16];
@@ -201,97 +201,97 @@ static int encode_segment(const fz_index *x, uint32_t from, uint32_t to, uint8_t
         }
         rc = hxf_writer_finish(&w, image, len, &err);
     }
-    hx_bm25_builder_free(bb);
-    hx_hnsw_free(hn);
+    hxi_bm25_builder_free(bb);
+    hxi_hnsw_free(hn);
     free(bm25);
     free(graph);
     return rc;
 }
 
-static void encode_docs(const fz_index *x, hx_buf *b)
+static void encode_docs(const fz_index *x, hxi_buf *b)
 {
-    hx_buf_bytes(b, IX_DOCS_MAGIC, 8);
-    hx_buf_u32(b, N_DOCS);
+    hxi_buf_bytes(b, IX_DOCS_MAGIC, 8);
+    hxi_buf_u32(b, N_DOCS);
     for (int i = 0; i < N_DOCS; i++) {
         const fz_doc *d = &x->docs[i];
-        hx_buf_u32(b, d->id);
-        hx_buf_u32(b, d->first);
-        hx_buf_u32(b, d->n);
-        hx_buf_u64(b, d->size);
-        hx_buf_u64(b, 60);
-        hx_buf_u64(b, 0);
-        hx_buf_u64(b, 0);
-        hx_buf_u32(b, HX_DOC_FILE);
-        hx_buf_str(b, d->path);
-        hx_buf_str(b, d->path);
-        hx_buf_str(b, "text");
-        hx_buf_str(b, "utf-8");
-        hx_buf_str(b, "0000000000000000000000000000000000000000000000000000000000000000");
-        hx_buf_str(b, "");   /* tenant, owner, signer: none; visibility public */
-        hx_buf_str(b, "");
-        hx_buf_str(b, "");
-        hx_buf_u32(b, HX_VIS_PUBLIC);
-        hx_buf_u32(b, 0);
+        hxi_buf_u32(b, d->id);
+        hxi_buf_u32(b, d->first);
+        hxi_buf_u32(b, d->n);
+        hxi_buf_u64(b, d->size);
+        hxi_buf_u64(b, 60);
+        hxi_buf_u64(b, 0);
+        hxi_buf_u64(b, 0);
+        hxi_buf_u32(b, HX_DOC_FILE);
+        hxi_buf_str(b, d->path);
+        hxi_buf_str(b, d->path);
+        hxi_buf_str(b, "text");
+        hxi_buf_str(b, "utf-8");
+        hxi_buf_str(b, "0000000000000000000000000000000000000000000000000000000000000000");
+        hxi_buf_str(b, "");   /* tenant, owner, signer: none; visibility public */
+        hxi_buf_str(b, "");
+        hxi_buf_str(b, "");
+        hxi_buf_u32(b, HX_VIS_PUBLIC);
+        hxi_buf_u32(b, 0);
     }
-    hx_buf_u32(b, 0);   /* no files deleted by request */
-    hx_buf_u32(b, 1);   /* folder metadata files: one */
-    hx_buf_str(b, "kep.yaml");
+    hxi_buf_u32(b, 0);   /* no files deleted by request */
+    hxi_buf_u32(b, 1);   /* folder metadata files: one */
+    hxi_buf_str(b, "kep.yaml");
 }
 
 /* Commits x into a fresh store at path; 0 when it was written. */
 static int commit(const fz_index *x, const char *path)
 {
     hx_error err;
-    hx_store *w = NULL;
+    hxi_store *w = NULL;
     unlink(path);
-    if (hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err))
+    if (hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err))
         return -1;
-    hx_buf docs = {0}, root = {0};
+    hxi_buf docs = {0}, root = {0};
     encode_docs(x, &docs);
     uint8_t tomb[4096] = {0};
     size_t tomb_len = ((size_t)x->next_chunk + 7) / 8;
     if (tomb_len > sizeof tomb)
         tomb_len = sizeof tomb;   /* a size index.c refuses, without a huge blob */
     tomb[0] = x->tomb[0];
-    hx_store_ref refs[4];
+    hxi_store_ref refs[4];
     bool two = x->split > 0 && x->split < N_CHUNKS;
     uint32_t bounds[3] = {0, two ? x->split : N_CHUNKS, N_CHUNKS}, n_segs = 0;
-    int rc = docs.failed || hx_store_append(w, docs.data, docs.len, &refs[0], &err) ||
-             hx_store_append(w, tomb, tomb_len, &refs[1], &err);
+    int rc = docs.failed || hxi_store_append(w, docs.data, docs.len, &refs[0], &err) ||
+             hxi_store_append(w, tomb, tomb_len, &refs[1], &err);
     for (int s = 0; s < 1 + two && !rc; s++) {
         uint8_t *image = NULL;
         size_t len = 0;
         rc = encode_segment(x, bounds[s], bounds[s + 1], &image, &len) ||
-             hx_store_append(w, image, len, &refs[2 + n_segs++], &err);
+             hxi_store_append(w, image, len, &refs[2 + n_segs++], &err);
         free(image);
     }
     if (!rc) {
         uint8_t ref[HX_STORE_REF_SIZE];
-        hx_buf_bytes(&root, IX_MAGIC, 8);
-        hx_buf_u32(&root, IX_VERSION);
-        hx_buf_u32(&root, DIM);
-        hx_buf_str(&root, "fuzz-model");
-        hx_buf_str(&root, hx_analyzer_name(IX_ANALYZER));
-        hx_buf_str(&root, hx_precision_name(HX_PRECISION_FP32));
-        hx_buf_str(&root, "/");
-        hx_buf_u32(&root, x->next_doc);
-        hx_buf_u32(&root, x->next_chunk);
+        hxi_buf_bytes(&root, IX_MAGIC, 8);
+        hxi_buf_u32(&root, IX_VERSION);
+        hxi_buf_u32(&root, DIM);
+        hxi_buf_str(&root, "fuzz-model");
+        hxi_buf_str(&root, hxi_analyzer_name(IX_ANALYZER));
+        hxi_buf_str(&root, hx_precision_name(HX_PRECISION_FP32));
+        hxi_buf_str(&root, "/");
+        hxi_buf_u32(&root, x->next_doc);
+        hxi_buf_u32(&root, x->next_chunk);
         for (int i = 0; i < 2; i++) {
-            hx_store_ref_put(ref, refs[i]);
-            hx_buf_bytes(&root, ref, sizeof ref);
+            hxi_store_ref_put(ref, refs[i]);
+            hxi_buf_bytes(&root, ref, sizeof ref);
         }
-        hx_buf_u32(&root, n_segs);
+        hxi_buf_u32(&root, n_segs);
         for (uint32_t i = 0; i < n_segs; i++) {
-            hx_store_ref_put(ref, refs[2 + i]);
-            hx_buf_bytes(&root, ref, sizeof ref);
+            hxi_store_ref_put(ref, refs[2 + i]);
+            hxi_buf_bytes(&root, ref, sizeof ref);
         }
-        hx_store_ref_put(ref, (hx_store_ref){0});   /* an empty audit log (layout 4) */
-        hx_buf_bytes(&root, ref, sizeof ref);
-        rc = root.failed || hx_store_commit(w, root.data, root.len, NULL, &err);
+        hxi_store_ref_put(ref, (hxi_store_ref){0});   /* an empty audit log (layout 4) */
+        hxi_buf_bytes(&root, ref, sizeof ref);
+        rc = root.failed || hxi_store_commit(w, root.data, root.len, NULL, &err);
     }
-    hx_buf_free(&docs);
-    hx_buf_free(&root);
-    hx_store_close(w);
+    hxi_buf_free(&docs);
+    hxi_buf_free(&root);
+    hxi_store_close(w);
     return rc ? -1 : 0;
 }
 
@@ -309,17 +309,17 @@ static void check_result(const hx_result *r, const char *where)
 /* Runs get_context's merge over res; returns how many chunks were merged into another's passage. */
 static size_t passages_of(const hx_results *res)
 {
-    hx_passages ps;
+    hxi_passages ps;
     hx_error err;
     for (size_t i = 0; i < res->n; i++)
         check_result(&res->v[i], "search result");
-    if (hx_passages_build(res, &ps, &err))
+    if (hxi_passages_build(res, &ps, &err))
         return 0;
     for (size_t i = 0; i < ps.n; i++)
         if (strlen(ps.v[i].text) > ps.v[i].end - ps.v[i].start)
             abort();
     size_t merged = res->n - ps.n;
-    hx_passages_free(&ps);
+    hxi_passages_free(&ps);
     return merged;
 }
 
@@ -384,7 +384,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i + 6 <= size && i < 6 * 16; i += 6)
         apply(&x, data[i], data[i + 1], hxf_le32(data + i + 2));
     char path[64];
-    snprintf(path, sizeof path, "/tmp/hx_fuzz_ranges_%d.hyx", (int)getpid());
+    snprintf(path, sizeof path, "/tmp/hxi_fuzz_ranges_%d.hyx", (int)getpid());
     hx_index *ix = NULL;
     hx_error err;
     if (!commit(&x, path)) {

@@ -1,6 +1,6 @@
 /* fuzz_rpc.c: libFuzzer target for the JSON-RPC framing (src/rpc.c). The input is a byte stream
  * fed through a pipe to the line reader (the first byte picks the line limit, to reach the
- * over-long path), and every line goes through hx_rpc_dispatch with a handler that answers with
+ * over-long path), and every line goes through hxi_rpc_dispatch with a handler that answers with
  * results, errors and echoed params. Every reply must be one line of JSON with "jsonrpc":"2.0" and
  * the request's id text; notifications and responses get none. Corpus: fuzz/corpus/rpc/. */
 #include "rpc.h"
@@ -9,18 +9,18 @@
 #include <string.h>
 #include <unistd.h>
 
-static int echo_params(void *ctx, hx_json_writer *w, hx_error *err)
+static int echo_params(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     (void)err;
-    const hx_json_val *params = ctx;
+    const hxi_json_val *params = ctx;
     if (params)
-        hx_json_write_val(w, params);
+        hxi_json_write_val(w, params);
     else
-        hx_json_write_null(w);
+        hxi_json_write_null(w);
     return 0;
 }
 
-static int handler(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
+static int handler(void *ctx, const hxi_rpc_msg *msg, hxi_json_writer *out)
 {
     int *kind = ctx;
     *kind = msg->kind;
@@ -28,39 +28,39 @@ static int handler(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
         return 0;
     switch (msg->method_len % 4) {
     case 0:
-        return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, echo_params,
-                                      (void *)msg->params, NULL);
+        return hxi_rpc_write_result_fn(out, msg->id_json, msg->id_len, echo_params,
+                                       (void *)msg->params, NULL);
     case 1:
-        return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_METHOD_NOT_FOUND,
-                                  msg->method, "[1,\"x\"]", 7, NULL);
+        return hxi_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_METHOD_NOT_FOUND,
+                                   msg->method, "[1,\"x\"]", 7, NULL);
     case 2:
-        return hx_rpc_write_result(out, msg->id_json, msg->id_len, msg->method, msg->method_len,
-                                   NULL) == HX_EINVAL ? HX_EINVAL : 0;
+        return hxi_rpc_write_result(out, msg->id_json, msg->id_len, msg->method, msg->method_len,
+                                    NULL) == HX_EINVAL ? HX_EINVAL : 0;
     default:
         return HX_ERANGE;  /* a failing method becomes -32603 */
     }
 }
 
-static void check_reply(const hx_json_writer *w, const hx_rpc_msg *msg)
+static void check_reply(const hxi_json_writer *w, const hxi_rpc_msg *msg)
 {
-    hx_json_doc *doc;
-    if (memchr(w->buf, '\n', w->len) || hx_json_parse(&doc, w->buf, w->len, NULL, NULL) != 0)
+    hxi_json_doc *doc;
+    if (memchr(w->buf, '\n', w->len) || hxi_json_parse(&doc, w->buf, w->len, NULL, NULL) != 0)
         abort();
-    const hx_json_val *root = hx_json_doc_root(doc);
+    const hxi_json_val *root = hxi_json_doc_root(doc);
     size_t n;
-    const char *v = hx_json_str(hx_json_obj_get(root, "jsonrpc"), &n);
+    const char *v = hxi_json_str(hxi_json_obj_get(root, "jsonrpc"), &n);
     if (!v || n != 3 || memcmp(v, "2.0", 3) != 0)
         abort();
-    const hx_json_val *id = hx_json_obj_get(root, "id");
+    const hxi_json_val *id = hxi_json_obj_get(root, "id");
     if (!id)
         abort();
     if (msg->id_json) {
         /* The reply's id text is the request's, byte for byte. */
-        size_t off = (size_t)hx_json_offset(id);
+        size_t off = (size_t)hxi_json_offset(id);
         if (off + msg->id_len > w->len || memcmp(w->buf + off, msg->id_json, msg->id_len) != 0)
             abort();
     }
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -81,17 +81,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     close(fds[1]);
 
-    hx_rpc_reader r;
-    hx_json_writer w;
-    if (hx_rpc_reader_init(&r, fds[0], max_line, NULL) != 0)
+    hxi_rpc_reader r;
+    hxi_json_writer w;
+    if (hxi_rpc_reader_init(&r, fds[0], max_line, NULL) != 0)
         abort();
-    hx_json_writer_init(&w);
+    hxi_json_writer_init(&w);
     size_t lines = 0;
     for (;;) {
         const char *line;
         size_t len;
         hx_error err = {0};
-        int rc = hx_rpc_reader_next(&r, &line, &len, &err);
+        int rc = hxi_rpc_reader_next(&r, &line, &len, &err);
         if (rc == HX_ERANGE) {
             if ((size_t)err.offset <= r.max_line)
                 abort();
@@ -103,11 +103,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         if (len > r.max_line || strlen(line) > len || memchr(line, '\n', len) || ++lines > size)
             abort();
-        hx_rpc_msg msg;
-        if (hx_rpc_msg_parse(&msg, line, len, NULL, NULL) != 0)
+        hxi_rpc_msg msg;
+        if (hxi_rpc_msg_parse(&msg, line, len, NULL, NULL) != 0)
             abort();
         int kind = 0;
-        if (hx_rpc_dispatch(line, len, NULL, handler, &kind, &w, NULL) != 0)
+        if (hxi_rpc_dispatch(line, len, NULL, handler, &kind, &w, NULL) != 0)
             abort();
         int want_reply = msg.kind == HX_RPC_REQUEST || msg.kind == HX_RPC_INVALID ||
                          msg.kind == HX_RPC_BATCH;
@@ -115,10 +115,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if (w.len)
             check_reply(&w, &msg);
-        hx_rpc_msg_free(&msg);
+        hxi_rpc_msg_free(&msg);
     }
-    hx_json_writer_free(&w);
-    hx_rpc_reader_free(&r);
+    hxi_json_writer_free(&w);
+    hxi_rpc_reader_free(&r);
     close(fds[0]);
     return 0;
 }

@@ -24,73 +24,73 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * a memory root. */
 static int make(const char *path, const uint8_t *root, size_t len, int blob)
 {
-    hx_store *w = NULL;
-    hx_store_ref ref;
+    hxi_store *w = NULL;
+    hxi_store_ref ref;
     unlink(path);
-    int rc = hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL);
+    int rc = hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL);
     if (!rc && blob) {
         uint8_t r[24 + HX_STORE_REF_SIZE] = "HXMEMRT1";
-        rc = hx_store_append(w, root, len, &ref, NULL);
+        rc = hxi_store_append(w, root, len, &ref, NULL);
         hxf_put64(r + 8, 2);
         hxf_put32(r + 16, 1);
         hxf_put32(r + 20, 0);
-        hx_store_ref_put(r + 24, ref);
+        hxi_store_ref_put(r + 24, ref);
         if (!rc)
-            rc = hx_store_commit(w, r, sizeof r, NULL, NULL);
+            rc = hxi_store_commit(w, r, sizeof r, NULL, NULL);
     } else if (!rc) {
-        rc = hx_store_commit(w, root, len, NULL, NULL);
+        rc = hxi_store_commit(w, root, len, NULL, NULL);
     }
-    hx_store_close(w);
+    hxi_store_close(w);
     return rc;
 }
 
 static void memory(const char *path)
 {
-    hx_memory *m = NULL;
+    hxi_memory *m = NULL;
     float q[HX_EMBED_DIM] = {1};
-    if (hx_memory_open(&m, path, HX_STORE_READ, NULL) == 0) {
+    if (hxi_memory_open(&m, path, HX_STORE_READ, NULL) == 0) {
         size_t sum = 0;
-        for (size_t i = 0; i < hx_memory_count(m); i++) {
-            const hx_turn *t = hx_memory_turn(m, i);
+        for (size_t i = 0; i < hxi_memory_count(m); i++) {
+            const hx_turn *t = hxi_memory_turn(m, i);
             sum += strlen(t->session) + strlen(t->user_message) + strlen(t->agent_response) + t->n_docs;
             for (size_t d = 0; d < t->n_docs; d++)
                 sum += strlen(t->docs[d]);
         }
-        hx_memory_hit *hits = NULL;
+        hxi_memory_hit *hits = NULL;
         size_t n = 0;
-        if (hx_memory_search(m, HX_MODE_HYBRID, "fuzz query", q, "", "", NULL, 5, &hits, &n, NULL) == 0)
+        if (hxi_memory_search(m, HX_MODE_HYBRID, "fuzz query", q, "", "", NULL, 5, &hits, &n, NULL) == 0)
             free(hits);
         if (sum == SIZE_MAX)
             abort();
     }
-    hx_memory_close(m);
-    if (hx_memory_open(&m, path, HX_STORE_WRITE, NULL) == 0) {
+    hxi_memory_close(m);
+    if (hxi_memory_open(&m, path, HX_STORE_WRITE, NULL) == 0) {
         hx_turn t = {0};
         t.session = "s";
         t.user_message = "one more";
         t.relevance = NAN;
         hx_memory_limits lim = {.per_session = 2, .total = 3, .identities = 2};
-        hx_memory_record(m, &t, &lim, NULL, NULL);
+        hxi_memory_record(m, &t, &lim, NULL, NULL);
     }
-    hx_memory_close(m);
+    hxi_memory_close(m);
 }
 
 static void stats(const char *db)
 {
     const hx_identity acme = {"acme", "ann"};
     for (int as = 0; as < 2; as++) {   /* the unscoped reader, then an identity */
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_json_write_obj_begin(&w);
+        hxi_json_writer w;
+        hxi_json_writer_init(&w);
+        hxi_json_write_obj_begin(&w);
         hx_activity act;
         if (!hx_stats_activity(NULL, db, as ? &acme : NULL, &act, NULL))
-            hx_present_activity(&w, &act);
+            hxi_present_activity(&w, &act);
         hx_activity_free(&act);
-        hx_json_write_obj_end(&w);
-        hx_json_writer_free(&w);
-        hx_buf b = {0};
-        hx_stats_prometheus(NULL, db, as ? &acme : NULL, &b, NULL);
-        hx_buf_free(&b);
+        hxi_json_write_obj_end(&w);
+        hxi_json_writer_free(&w);
+        hxi_buf b = {0};
+        hxi_stats_prometheus(NULL, db, as ? &acme : NULL, &b, NULL);
+        hxi_buf_free(&b);
     }
     for (int as = 0; as < 2; as++) {
         hx_stats *s = NULL;
@@ -107,12 +107,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!size)
         return 0;
     char db[64], path[96];
-    snprintf(db, sizeof db, "/tmp/hx_fuzz_sidecar_%d.hyx", (int)getpid());
+    snprintf(db, sizeof db, "/tmp/hxi_fuzz_sidecar_%d.hyx", (int)getpid());
     int kind = data[0] % 3;
     if (kind == 0)
-        hx_stats_path(db, path, sizeof path, NULL);
+        hxi_stats_path(db, path, sizeof path, NULL);
     else
-        hx_memory_path(db, path, sizeof path, NULL);
+        hxi_memory_path(db, path, sizeof path, NULL);
     if (make(path, data + 1, size - 1, kind == 2) == 0) {
         if (kind == 0)
             stats(db);

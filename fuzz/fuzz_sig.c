@@ -37,8 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static hx_trust *t;
-    if (!t && (hx_trust_new(&t, NULL) || hx_trust_add_minisign(t, KEY, strlen(KEY), "alice", NULL) ||
-               hx_trust_add_allowed_signers(t, ALLOWED, strlen(ALLOWED), "allowed", NULL)))
+    if (!t && (hxi_trust_new(&t, NULL) || hxi_trust_add_minisign(t, KEY, strlen(KEY), "alice", NULL) ||
+               hxi_trust_add_allowed_signers(t, ALLOWED, strlen(ALLOWED), "allowed", NULL)))
         abort();
     if (size < 1)
         return 0;

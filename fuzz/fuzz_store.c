@@ -21,34 +21,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * whether the reader reported damage, or -1 when open fails. */
 static int read_all(const char *path, uint64_t *gen, bool *damaged)
 {
-    hx_store *s;
+    hxi_store *s;
     hx_error err;
-    if (hx_store_open(&s, path, HX_STORE_READ, &err) != 0)
+    if (hxi_store_open(&s, path, HX_STORE_READ, &err) != 0)
         return -1;
-    *gen = hx_store_generation(s);
-    *damaged = *hx_store_damage(s) != 0;
-    hx_store_verify(s, &err);
-    hx_store_info *h = NULL;
+    *gen = hxi_store_generation(s);
+    *damaged = *hxi_store_damage(s) != 0;
+    hxi_store_verify(s, &err);
+    hxi_store_info *h = NULL;
     size_t n = 0;
-    if (hx_store_history(s, &h, &n, &err) == 0) {
+    if (hxi_store_history(s, &h, &n, &err) == 0) {
         for (size_t i = 0; i < n; i++) {
             const uint8_t *root;
             size_t len;
-            hx_store_info g;
-            hx_store_root_at(s, h[i].generation, &root, &len, &err);
-            hx_store_as_of(s, h[i].timestamp_ns, &g, &err);
-            hx_store_find_name(s, h[i].name, &g, &err);
+            hxi_store_info g;
+            hxi_store_root_at(s, h[i].generation, &root, &len, &err);
+            hxi_store_as_of(s, h[i].timestamp_ns, &g, &err);
+            hxi_store_find_name(s, h[i].name, &g, &err);
         }
         free(h);
     }
     /* Treat the root as a list of references, the way the index layer stores them. */
     const uint8_t *root, *blob;
     size_t len;
-    hx_store_root(s, &root, &len);
+    hxi_store_root(s, &root, &len);
     for (size_t o = 0; o + HX_STORE_REF_SIZE <= len && o < 64 * HX_STORE_REF_SIZE; o += HX_STORE_REF_SIZE)
-        hx_store_blob(s, hx_store_ref_get(root + o), &blob, &err);
-    hx_store_refresh(s, &err);
-    hx_store_close(s);
+        hxi_store_blob(s, hxi_store_ref_get(root + o), &blob, &err);
+    hxi_store_refresh(s, &err);
+    hxi_store_close(s);
     return 0;
 }
 
@@ -83,7 +83,7 @@ static void repair(uint8_t *b, size_t size)
 
 static void run_one(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("hx_fuzz_store", MFD_CLOEXEC);
+    int fd = memfd_create("hxi_fuzz_store", MFD_CLOEXEC);
     if (fd < 0)
         return;
     char path[64];
@@ -99,25 +99,25 @@ static void run_one(const uint8_t *data, size_t size)
     /* The writer accepts what the reader accepts -- a damaged file only with HX_STORE_RECOVER
      * when settling it would discard bytes -- takes the same commit, and leaves a sound file
      * whose next commit is readable (or refused at the last generation number). */
-    hx_store *w;
+    hxi_store *w;
     hx_error err;
-    int rc = hx_store_open(&w, path, HX_STORE_WRITE, &err);
+    int rc = hxi_store_open(&w, path, HX_STORE_WRITE, &err);
     if (rc != 0 && read_rc == 0 && damaged && (rc == HX_ECHECKSUM || rc == HX_ETRUNCATED))
-        rc = hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_RECOVER, &err);
+        rc = hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_RECOVER, &err);
     if ((rc == 0) != (read_rc == 0))
         abort();
     if (rc == 0) {
-        if (hx_store_generation(w) != gen)
+        if (hxi_store_generation(w) != gen)
             abort();
-        hx_store_ref ref;
+        hxi_store_ref ref;
         uint8_t enc[HX_STORE_REF_SIZE];
-        if (hx_store_append(w, "fuzz", 4, &ref, &err) != 0)
+        if (hxi_store_append(w, "fuzz", 4, &ref, &err) != 0)
             abort();
-        hx_store_ref_put(enc, ref);
-        int crc = hx_store_commit(w, enc, sizeof enc, "fuzz", &err);
+        hxi_store_ref_put(enc, ref);
+        int crc = hxi_store_commit(w, enc, sizeof enc, "fuzz", &err);
         if (crc != 0 && !(crc == HX_ERANGE && gen == UINT64_MAX))
             abort();
-        hx_store_close(w);
+        hxi_store_close(w);
         if (read_all(path, &gen2, &damaged2) != 0 || damaged2 || gen2 != (crc ? gen : gen + 1))
             abort();
     }

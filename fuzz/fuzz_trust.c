@@ -13,19 +13,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     hx_trust *t = NULL;
-    if (hx_trust_new(&t, NULL))
+    if (hxi_trust_new(&t, NULL))
         return 0;
     hx_error err = {0};
     const char *text = (const char *)data + 1;
     int rc;
     if (data[0] % 2 == 0) {
-        rc = hx_trust_add_minisign(t, text, size - 1, "key", &err);
-        if ((rc == 0) != (hx_trust_count(t) == 1))
+        rc = hxi_trust_add_minisign(t, text, size - 1, "key", &err);
+        if ((rc == 0) != (hxi_trust_count(t) == 1))
             abort();
         if (rc && rc != HX_EFORMAT && rc != HX_ERANGE && rc != HX_ENOMEM)
             abort();
     } else {
-        rc = hx_trust_add_allowed_signers(t, text, size - 1, "allowed", &err);
+        rc = hxi_trust_add_allowed_signers(t, text, size - 1, "allowed", &err);
         if (rc && rc != HX_EPARSE && rc != HX_ERANGE && rc != HX_ENOMEM)
             abort();
     }

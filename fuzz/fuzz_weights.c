@@ -1,4 +1,4 @@
-/* fuzz_weights.c: libFuzzer target for the weights loader (model.c via hx_model_open_buffer).
+/* fuzz_weights.c: libFuzzer target for the weights loader (model.c via hxi_model_open_buffer).
  * The input bytes are a weights file, loaded once as they are and once with every checksum
  * recomputed (so mutations reach config, shape and forward-pass code); when one loads, a tiny
  * forward pass runs. Seeds: fuzz/corpus/weights/ (tools/convert_weights.py --synthetic). */
@@ -35,10 +35,10 @@ static void try_load(const uint8_t *buf, size_t size)
 {
     hx_error err;
     hx_model *m = NULL;
-    if (hx_model_open_buffer(&m, buf, size, hx_kernels_get(), &err) != 0)
+    if (hxi_model_open_buffer(&m, buf, size, hxi_kernels_get(), &err) != 0)
         return;
     hx_encoder *e = NULL;
-    if (hx_encoder_new_rows(&e, m, 1, m->cfg.max_seq, &err) == 0) {
+    if (hxi_encoder_new_rows(&e, m, 1, m->cfg.max_seq, &err) == 0) {
         int32_t ids[HX_MODEL_MAX_SEQ];
         size_t n = (size_t)m->cfg.max_seq < 16 ? (size_t)m->cfg.max_seq : 16;
         for (size_t i = 0; i < n; i++)

@@ -14,10 +14,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!in)
         return 0;
     memcpy(in, data, size);
-    hx_zip_limits lim = {64, 256, 1 << 20, 4 << 20, 200};
-    hx_zip z;
+    hxi_zip_limits lim = {64, 256, 1 << 20, 4 << 20, 200};
+    hxi_zip z;
     hx_error err = {0};
-    int rc = hx_zip_open(&z, in, size, &lim, &err);
+    int rc = hxi_zip_open(&z, in, size, &lim, &err);
     if (rc && (err.code != rc || !err.message[0] || err.offset < -1 || err.offset > (int64_t)size))
         abort();
     uint64_t total = 0;
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t *out = NULL;
         size_t len = 0;
         memset(&err, 0, sizeof err);
-        int r = hx_zip_read(&z, &z.entries[i], &out, &len, &err);
+        int r = hxi_zip_read(&z, &z.entries[i], &out, &len, &err);
         if (r ? err.code != r || !err.message[0] || out : !out || len != z.entries[i].usize || out[len])
             abort();
         total += len;
@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (total > lim.max_total)
         abort();
     if (!rc)
-        hx_zip_close(&z);
+        hxi_zip_close(&z);
     free(in);
     return 0;
 }

@@ -367,7 +367,7 @@ HX_API void hx_update_report_clear(hx_update_report *r);
  * indexed files under those paths that no longer exist removed. Each path is a root-relative name
  * ("" or "." is the whole root) or an absolute path inside the root; anything else fails with
  * HX_EPERM (src/fsafe.h hx_fs_target: the one confinement rule). Files are read without following
- * symlinks at read time (src/fsafe.h hx_fs_open_under). Files that cannot be indexed (binary, too
+ * symlinks at read time (src/fsafe.h hxi_fs_open_under). Files that cannot be indexed (binary, too
  * large, unreadable, not a regular file, reached through a symlink at read time) and folders
  * nested too deep are listed in report->rejected. Every file read passes the validation gate
  * (README "Validation gate and policy"; the policy is ROOT/.hyrax/policy, and a malformed one
@@ -651,7 +651,7 @@ typedef enum { HX_GROUP_CHUNK = 0, HX_GROUP_DOCUMENT = 1 } hx_group;
 
 /* How hybrid mode orders its candidates (the two sides' windows, merged), and so the `score` its
  * results show and are sorted by (README "Scores"):
- *   HX_FUSION_RELEVANCE  the relevance itself (fusion.h hx_relevance: one calibrated logistic model of
+ *   HX_FUSION_RELEVANCE  the relevance itself (fusion.h hxi_relevance: one calibrated logistic model of
  *                        the cosine and the normalised BM25, its two weights scaled by
  *                        vector_weight and text_weight); score == relevance
  *   HX_FUSION_RRF        reciprocal rank fusion, sum of weight / (rrf_k + rank), the ranks those each
@@ -738,7 +738,7 @@ typedef struct hx_result {
                                           vector and keyword mode, the fused score in hybrid mode
                                           (hx_fusion_method), times the recency factor when asked */
     float relevance;                   /* in [0, 1]: the calibrated probability that the chunk is
-                                          relevant to the query (fusion.h hx_relevance), in every
+                                          relevant to the query (fusion.h hxi_relevance), in every
                                           mode; what min_score compares with */
     float vector_score, keyword_score; /* side scores (cosine, BM25), NAN when that side missed it */
     float similarity;                  /* cosine of query and chunk, also where the vector side
@@ -801,7 +801,7 @@ HX_API int hx_index_chunk(hx_index *ix, uint32_t chunk_id, hx_result *out, hx_er
 /* === Tiers (README "Tiers") === */
 
 /* One index of several searched as one, nearest first: the project index, then the user index
- * (the registry comes last: src/service/registry.h hx_tiers_search_registry). Every index must have
+ * (the registry comes last: src/service/registry.h hxi_tiers_search_registry). Every index must have
  * been opened with the same model (one query vector serves them all) and positioned by its caller
  * (hx_index_read_at). */
 typedef struct hx_tier {

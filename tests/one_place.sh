@@ -19,8 +19,8 @@ once '^static.* read_queries(' bench/bench_util.h "the benchmarks' query-file re
 once '^static.* die(const char \*what, const hx_error' bench/bench_util.h "the benchmarks' error exit" bench
 once 'dup2([^,]*, 0)' tests/serve_client.h "starting hyrax serve with its stdin on a pipe" tests
 once 'TYPE %s\|TYPE hyrax_\|%s_bucket' src/text/prom.c "the Prometheus text format (HELP/TYPE lines, histogram series)" src
-once 'reason = hx_' src/ingest/ingest.c "appending a rejected document (hx_rejected_add)" src/index
-once 'hx_json_val \*\(serve_\)\?request(server' tests/serve_client.h "sending a line to serve and parsing its answer" tests
+once 'reason = hx_' src/ingest/ingest.c "appending a rejected document (hxi_rejected_add)" src/index
+once 'hxi_json_val \*\(serve_\)\?request(server' tests/serve_client.h "sending a line to serve and parsing its answer" tests
 once '"tenant", "public"' src/service/publish.c "the visibilities publish accepts" src
 
 echo "one_place: $bad problems"

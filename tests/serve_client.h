@@ -126,7 +126,7 @@ static inline char *read_line(server *s, int timeout_ms)
 }
 
 /* The value at a dotted path of object keys ("structuredContent.status"), or NULL. */
-static inline const hx_json_val *get(const hx_json_val *v, const char *path)
+static inline const hxi_json_val *get(const hxi_json_val *v, const char *path)
 {
     char key[64];
     while (v && *path) {
@@ -134,33 +134,33 @@ static inline const hx_json_val *get(const hx_json_val *v, const char *path)
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
         memcpy(key, path, n);
         key[n] = 0;
-        v = hx_json_obj_get(v, key);
+        v = hxi_json_obj_get(v, key);
         path += n + (dot != NULL);
     }
     return v;
 }
 
 /* Sends one request line and parses the answer (caller frees *doc); CHECKs that it is JSON. */
-static inline const hx_json_val *serve_request(server *s, hx_json_doc **doc, const char *line)
+static inline const hxi_json_val *serve_request(server *s, hxi_json_doc **doc, const char *line)
 {
     send_line(s, line);
     char *out = read_line(s, 60000);
     *doc = NULL;
-    CHECK(out && hx_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "answer is JSON: %.200s", out ? out : "-");
+    CHECK(out && hxi_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "answer is JSON: %.200s", out ? out : "-");
     free(out);
-    return *doc ? hx_json_doc_root(*doc) : NULL;
+    return *doc ? hxi_json_doc_root(*doc) : NULL;
 }
 
 /* Calls a tool (request ids from 100 up); returns its result, borrowed from *doc (the caller frees
  * it), and CHECKs that there is one. */
-static inline const hx_json_val *serve_tool(server *s, hx_json_doc **doc, const char *name, const char *args)
+static inline const hxi_json_val *serve_tool(server *s, hxi_json_doc **doc, const char *name, const char *args)
 {
     static int id = 100;
     size_t cap = strlen(args) + strlen(name) + 128;
     char *line = malloc(cap);
     snprintf(line, cap, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
              id++, name, args);
-    const hx_json_val *r = get(serve_request(s, doc, line), "result");
+    const hxi_json_val *r = get(serve_request(s, doc, line), "result");
     free(line);
     CHECK(r != NULL, "%s: a result", name);
     return r;

@@ -27,11 +27,11 @@ int main(void)
         unhex(v[i][0], key);
         unhex(v[i][1], ct);
         unhex(v[i][2], pt);
-        hx_aes a;
-        CHECK(hx_aes_init(&a, key, strlen(v[i][0]) / 2) == 0, "key %zu", i);
-        hx_aes_decrypt_block(&a, ct, out);
+        hxi_aes a;
+        CHECK(hxi_aes_init(&a, key, strlen(v[i][0]) / 2) == 0, "key %zu", i);
+        hxi_aes_decrypt_block(&a, ct, out);
         CHECK(!memcmp(out, pt, 16), "FIPS 197 C.%zu", i ? (size_t)3 : (size_t)1);
-        hx_aes_encrypt_block(&a, pt, out);
+        hxi_aes_encrypt_block(&a, pt, out);
         CHECK(!memcmp(out, ct, 16), "FIPS 197 C.%zu encryption", i ? (size_t)3 : (size_t)1);
     }
     uint8_t key[16], iv[16], buf[32], want[32];
@@ -39,20 +39,20 @@ int main(void)
     unhex("000102030405060708090a0b0c0d0e0f", iv);
     unhex("7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2", buf);
     unhex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51", want);
-    hx_aes a;
-    hx_aes_init(&a, key, 16);
-    hx_aes_cbc_decrypt(&a, iv, buf, 32);
+    hxi_aes a;
+    hxi_aes_init(&a, key, 16);
+    hxi_aes_cbc_decrypt(&a, iv, buf, 32);
     CHECK(!memcmp(buf, want, 32), "SP 800-38A F.2.2");
-    hx_aes_cbc_encrypt(&a, iv, buf, 32);   /* F.2.1 is F.2.2 the other way */
+    hxi_aes_cbc_encrypt(&a, iv, buf, 32);   /* F.2.1 is F.2.2 the other way */
     unhex("7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2", want);
     CHECK(!memcmp(buf, want, 32), "SP 800-38A F.2.1");
-    hx_sha512 h;   /* SHA-384 of "abc", FIPS 180-4's example (NIST's SHA-384 example values) */
+    hxi_sha512 h;   /* SHA-384 of "abc", FIPS 180-4's example (NIST's SHA-384 example values) */
     uint8_t d[64], d384[48];
-    hx_sha384_init(&h);
-    hx_sha512_update(&h, "abc", 3);
-    hx_sha512_final(&h, d);
+    hxi_sha384_init(&h);
+    hxi_sha512_update(&h, "abc", 3);
+    hxi_sha512_final(&h, d);
     unhex("cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7", d384);
     CHECK(!memcmp(d, d384, 48), "SHA-384 abc");
-    CHECK(hx_aes_init(&a, key, 24) == -1, "AES-192 is not offered");
+    CHECK(hxi_aes_init(&a, key, 24) == -1, "AES-192 is not offered");
     return check_report("aes");
 }

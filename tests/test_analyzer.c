@@ -10,23 +10,23 @@
 #include <unistd.h>
 
 /* Renders an analysis as "term@pos term@pos ..." into out. */
-static void render(const hx_analysis *a, char *out, size_t cap)
+static void render(const hxi_analysis *a, char *out, size_t cap)
 {
     size_t n = 0;
     out[0] = 0;
     for (size_t i = 0; i < a->n_terms && n + 1 < cap; i++) {
         int w = snprintf(out + n, cap - n, "%s%.*s@%u", i ? " " : "", (int)a->terms[i].text_len,
-                         hx_analyzer_term(a, i), a->terms[i].pos);
+                         hxi_analyzer_term(a, i), a->terms[i].pos);
         if (w < 0)
             break;
         n += (size_t)w;
     }
 }
 
-static void expect(hx_analysis *a, const char *text, const char *want)
+static void expect(hxi_analysis *a, const char *text, const char *want)
 {
     char got[2048];
-    int rc = hx_analyzer_run(a, text, strlen(text), NULL);
+    int rc = hxi_analyzer_run(a, text, strlen(text), NULL);
     CHECK(rc == 0, "analyze '%s' rc=%d", text, rc);
     render(a, got, sizeof got);
     CHECK(strcmp(got, want) == 0, "analyze '%s':\n   got  '%s'\n   want '%s'", text, got, want);
@@ -50,15 +50,15 @@ static void test_long_word_memory(void)
     if (pid == 0) {
         struct rusage before, after;
         getrusage(RUSAGE_SELF, &before);
-        hx_analysis a = {0};
-        int rc = hx_analyzer_run(&a, text, LEN, NULL);
+        hxi_analysis a = {0};
+        int rc = hxi_analyzer_run(&a, text, LEN, NULL);
         getrusage(RUSAGE_SELF, &after);
         long grew_kb = after.ru_maxrss - before.ru_maxrss;
         int ok = rc == 0 && a.n_terms > 0 && grew_kb < 64 * 1024;
         if (!ok)
             fprintf(stderr, "analyzing a %d-byte word: rc %d, %zu terms, peak RSS grew by %ld kB\n", LEN, rc,
                     a.n_terms, grew_kb);
-        hx_analyzer_free(&a);
+        hxi_analyzer_free(&a);
         _exit(ok ? 0 : 1);
     }
     int status = 0;
@@ -72,7 +72,7 @@ static void test_long_word_memory(void)
  * s's; the exact terms and positions are those of the exact configuration. */
 static void english(void)
 {
-    hx_analysis a = {0};
+    hxi_analysis a = {0};
     a.config = HX_ANALYZER_ENGLISH;
     expect(&a, "The Nodes are running", "the@0 nodes@1 ~node@1 are@2 running@3 ~run@3");
     CHECK(a.doc_len == 2 && a.n_positions == 4, "doc_len %u positions %u", a.doc_len, a.n_positions);
@@ -91,17 +91,17 @@ static void english(void)
            "no@15 not@16 of@17 on@18 or@19 such@20 that@21 the@22 their@23 then@24 there@25 "
            "these@26 they@27 this@28 to@29 was@30 will@31 with@32");
     CHECK(a.doc_len == 0, "stop words count no length: %u", a.doc_len);
-    CHECK(!hx_analyzer_is_stop("those", 5) && hx_analyzer_is_stop("with", 4), "stop list");
+    CHECK(!hxi_analyzer_is_stop("those", 5) && hxi_analyzer_is_stop("with", 4), "stop list");
     /* A 64-byte leaf: its stemmed term is cut to the cap. */
     char longw[80];
     memset(longw, 'q', 64);
-    CHECK(hx_analyzer_run(&a, longw, 64, NULL) == 0, "run long");
+    CHECK(hxi_analyzer_run(&a, longw, 64, NULL) == 0, "run long");
     CHECK(a.n_terms == 2 && a.terms[1].text_len == HX_ANALYZER_MAX_TERM, "long stem %u",
           a.n_terms == 2 ? a.terms[1].text_len : 0);
-    CHECK(!strcmp(hx_analyzer_name(HX_ANALYZER_ENGLISH), "unicode") && !strcmp(hx_analyzer_name(HX_ANALYZER_ENGLISH_ASCII), "english") &&
-              !strcmp(hx_analyzer_name(HX_ANALYZER_EXACT), "exact") && !hx_analyzer_name(7),
+    CHECK(!strcmp(hxi_analyzer_name(HX_ANALYZER_ENGLISH), "unicode") && !strcmp(hxi_analyzer_name(HX_ANALYZER_ENGLISH_ASCII), "english") &&
+              !strcmp(hxi_analyzer_name(HX_ANALYZER_EXACT), "exact") && !hxi_analyzer_name(7),
           "names");
-    hx_analyzer_free(&a);
+    hxi_analyzer_free(&a);
 }
 
 /* A CJK run longer than HX_ANALYZER_MAX_COMPOUND keeps its bigrams across the cut: n characters
@@ -117,16 +117,16 @@ static void long_runs(void)
         text[3 * i + 1] = (char)(0x80 | (cp >> 6 & 0x3F));
         text[3 * i + 2] = (char)(0x80 | (cp & 0x3F));
     }
-    hx_analysis a = {0};
-    CHECK(hx_analyzer_run(&a, text, sizeof text, NULL) == 0, "long CJK run");
+    hxi_analysis a = {0};
+    CHECK(hxi_analyzer_run(&a, text, sizeof text, NULL) == 0, "long CJK run");
     CHECK(a.n_terms == N - 1 && a.n_positions == N - 1, "%zu terms, %u positions for %d characters", a.n_terms,
           a.n_positions, N);
     size_t bad = 0;
     for (size_t i = 0; i < a.n_terms; i++)
         bad += a.terms[i].pos != i || a.terms[i].text_len != 6 ||
-               memcmp(hx_analyzer_term(&a, i), text + 3 * i, 6) || a.terms[i].start != 3 * i;
+               memcmp(hxi_analyzer_term(&a, i), text + 3 * i, 6) || a.terms[i].start != 3 * i;
     CHECK(bad == 0, "%zu bigrams out of place", bad);
-    hx_analyzer_free(&a);
+    hxi_analyzer_free(&a);
 }
 
 int main(void)
@@ -135,7 +135,7 @@ int main(void)
     long_runs();
     /* Scripts (the Lucene goldens of test_words.c cover real text; these are the joins). */
     {
-        hx_analysis s = {0};
+        hxi_analysis s = {0};
         expect(&s, "2024\xeb\x85\x84 3\xec\x9b\x94", "2024\xeb\x85\x84@0 3\xec\x9b\x94@1");   /* 2024년 3월 */
         /* 日本 then 한국Korea: Hangul before a Latin word joins it, the Han before it stays bigrams */
         expect(&s, "\xe6\x97\xa5\xe6\x9c\xac\xed\x95\x9c\xea\xb5\xad" "Korea",
@@ -148,9 +148,9 @@ int main(void)
         expect(&s, "\xe9\x87\x8f\xe5\xad\x90 \xed\x95\x9c\xea\xb5\xad" "Korea \xc3\xa9t\xc3\xa9",
                "\xe9\x87\x8f\xe5\xad\x90@0 ~\xe9\x87\x8f\xe5\xad\x90@0 \xed\x95\x9c\xea\xb5\xadkorea@1 "
                "\xed\x95\x9c\xea\xb5\xad@1 ~\xed\x95\x9c\xea\xb5\xad@1 korea@2 ~korea@2 \xc3\xa9t\xc3\xa9@3 ~\xc3\xa9t\xc3\xa9@3");
-        hx_analyzer_free(&s);
+        hxi_analyzer_free(&s);
     }
-    hx_analysis a = {0};
+    hxi_analysis a = {0};
     expect(&a, "", "");
     expect(&a, "  ,;! ", "");
     expect(&a, "Hello, World", "hello@0 world@1");
@@ -181,7 +181,7 @@ int main(void)
 
     /* Byte offsets point at the original text. */
     const char *t = "see restartPolicy";
-    CHECK(hx_analyzer_run(&a, t, strlen(t), NULL) == 0, "run");
+    CHECK(hxi_analyzer_run(&a, t, strlen(t), NULL) == 0, "run");
     CHECK(a.n_terms == 4 && a.terms[1].start == 4 && a.terms[1].end == 17, "whole offsets");
     CHECK(a.terms[2].start == 4 && a.terms[2].end == 11, "leaf offsets %u %u", a.terms[2].start,
           a.terms[2].end);
@@ -193,13 +193,13 @@ int main(void)
     char longw[200];
     memset(longw, 'x', 100);
     longw[100] = 0;
-    CHECK(hx_analyzer_run(&a, longw, strlen(longw), NULL) == 0, "run long");
+    CHECK(hxi_analyzer_run(&a, longw, strlen(longw), NULL) == 0, "run long");
     CHECK(a.n_terms == 1 && a.terms[0].text_len == HX_ANALYZER_MAX_TERM, "cut leaf %zu", a.n_terms);
     memset(longw, 'y', 40);
     longw[40] = '-';
     memset(longw + 41, 'z', 40);
     longw[81] = 0;
-    CHECK(hx_analyzer_run(&a, longw, strlen(longw), NULL) == 0, "run long compound");
+    CHECK(hxi_analyzer_run(&a, longw, strlen(longw), NULL) == 0, "run long compound");
     CHECK(a.n_terms == 2 && a.terms[0].text_len == 40 && a.terms[1].pos == 1, "dropped whole %zu",
           a.n_terms);
     /* A cut never splits a UTF-8 sequence: 40 two-byte letters = 80 bytes -> 32 letters. */
@@ -208,7 +208,7 @@ int main(void)
         greek[2 * i] = (char)0xce;
         greek[2 * i + 1] = (char)0xb1;
     }
-    CHECK(hx_analyzer_run(&a, greek, 80, NULL) == 0, "run greek");
+    CHECK(hxi_analyzer_run(&a, greek, 80, NULL) == 0, "run greek");
     CHECK(a.n_terms == 1 && a.terms[0].text_len == 64, "greek cut %u", a.terms[0].text_len);
 
     /* Random bytes: never crash, offsets in range, terms non-empty. */
@@ -221,10 +221,10 @@ int main(void)
             rnd[i] = r < 3 ? (char)('a' + rand() % 26) : r < 4 ? (char)('A' + rand() % 26)
                    : r < 6 ? "-_./: \"*+"[rand() % 9] : (char)rand();
         }
-        int rc = hx_analyzer_run(&a, rnd, n, NULL);
+        int rc = hxi_analyzer_run(&a, rnd, n, NULL);
         CHECK(rc == 0, "random rc %d", rc);
         for (size_t i = 0; i < a.n_terms; i++) {
-            const hx_term *tm = &a.terms[i];
+            const hxi_term *tm = &a.terms[i];
             if (!(tm->text_len >= 1 && tm->text_len <= 64 && tm->start < tm->end && tm->end <= n &&
                   tm->pos < a.n_positions)) {
                 CHECK(0, "bad term %zu in round %d", i, round);
@@ -233,7 +233,7 @@ int main(void)
         }
     }
     /* The random rounds again with English analysis: stemmed terms within the cap too. */
-    hx_analyzer_free(&a);
+    hxi_analyzer_free(&a);
     a.config = HX_ANALYZER_ENGLISH;
     for (int round = 0; round < 2000; round++) {
         size_t n = (size_t)(rand() % 512);
@@ -242,16 +242,16 @@ int main(void)
             rnd[i] = r < 3 ? (char)('a' + rand() % 26) : r < 4 ? (char)('A' + rand() % 26)
                    : r < 6 ? "-_./: '\"*+"[rand() % 10] : (char)rand();
         }
-        CHECK(hx_analyzer_run(&a, rnd, n, NULL) == 0, "random english");
+        CHECK(hxi_analyzer_run(&a, rnd, n, NULL) == 0, "random english");
         for (size_t i = 0; i < a.n_terms; i++) {
-            const hx_term *tm = &a.terms[i];
+            const hxi_term *tm = &a.terms[i];
             if (!(tm->text_len >= 1 && tm->text_len <= 64 && tm->end <= n && tm->pos < a.n_positions)) {
                 CHECK(0, "bad english term %zu in round %d", i, round);
                 break;
             }
         }
     }
-    hx_analyzer_free(&a);
+    hxi_analyzer_free(&a);
     english();
     return check_report("test_analyzer");
 }

@@ -11,7 +11,7 @@
 typedef struct seg {
     uint8_t *blob;  /* owned */
     size_t len;
-    hx_bm25_reader r;
+    hxi_bm25_reader r;
 } seg;
 
 /* The analyzer configuration build, run_query and expect_snippet use (test_english sets it). */
@@ -21,45 +21,45 @@ static uint32_t cfg = HX_ANALYZER_EXACT;
  * up to its first '|' is its header field, the rest its body. */
 static int build(seg *s, const uint32_t *ids, char *const *texts, size_t n, const int *pick, int which)
 {
-    hx_bm25_builder *b;
+    hxi_bm25_builder *b;
     hx_error err;
     memset(s, 0, sizeof *s);
-    if (hx_bm25_builder_new(&b, cfg, &err))
+    if (hxi_bm25_builder_new(&b, cfg, &err))
         return -1;
     for (size_t i = 0; i < n; i++) {
         if (pick && pick[i] != which)
             continue;
         const char *bar = strchr(texts[i], '|');
-        if (hx_bm25_builder_add_chunk(b, ids[i], texts[i], strlen(texts[i]), bar ? (size_t)(bar - texts[i]) + 1 : 0,
-                                      &err)) {
-            hx_bm25_builder_free(b);
+        if (hxi_bm25_builder_add_chunk(b, ids[i], texts[i], strlen(texts[i]), bar ? (size_t)(bar - texts[i]) + 1 : 0,
+                                       &err)) {
+            hxi_bm25_builder_free(b);
             return -1;
         }
     }
-    int rc = hx_bm25_builder_finish(b, &s->blob, &s->len, &err);
-    hx_bm25_builder_free(b);
+    int rc = hxi_bm25_builder_finish(b, &s->blob, &s->len, &err);
+    hxi_bm25_builder_free(b);
     if (rc == 0)
-        rc = hx_bm25_reader_open(&s->r, s->blob, s->len, &err);
+        rc = hxi_bm25_reader_open(&s->r, s->blob, s->len, &err);
     if (rc == 0)
-        rc = hx_bm25_reader_check(&s->r, &err);
+        rc = hxi_bm25_reader_check(&s->r, &err);
     if (rc)
         fprintf(stderr, "build: %s\n", err.message);
     return rc;
 }
 
-static size_t run_query(const seg *segs, size_t n_segs, const char *query, const hx_bm25_params *p, size_t k,
-                        hx_bm25_hit *out, int *rc_out)
+static size_t run_query(const seg *segs, size_t n_segs, const char *query, const hxi_bm25_params *p, size_t k,
+                        hxi_bm25_hit *out, int *rc_out)
 {
-    hx_bm25_segment ss[8];
+    hxi_bm25_segment ss[8];
     for (size_t i = 0; i < n_segs; i++)
-        ss[i] = (hx_bm25_segment){.reader = &segs[i].r};
-    hx_bm25_query *q;
+        ss[i] = (hxi_bm25_segment){.reader = &segs[i].r};
+    hxi_bm25_query *q;
     size_t n = 0;
     hx_error err;
-    int rc = hx_bm25_query_parse(&q, cfg, query, strlen(query), &err);
+    int rc = hxi_bm25_query_parse(&q, cfg, query, strlen(query), &err);
     if (rc == 0) {
-        rc = hx_bm25_search(ss, n_segs, q, p, k, out, &n, &err);
-        hx_bm25_query_free(q);
+        rc = hxi_bm25_search(ss, n_segs, q, p, k, out, &n, &err);
+        hxi_bm25_query_free(q);
     }
     if (rc_out)
         *rc_out = rc;
@@ -67,7 +67,7 @@ static size_t run_query(const seg *segs, size_t n_segs, const char *query, const
 }
 
 /* "id id id" of the hits, for readable failures. */
-static const char *ids_of(const hx_bm25_hit *h, size_t n)
+static const char *ids_of(const hxi_bm25_hit *h, size_t n)
 {
     static char buf[1024];
     size_t at = 0;
@@ -79,14 +79,14 @@ static const char *ids_of(const hx_bm25_hit *h, size_t n)
 
 static void expect_ids(const seg *s, const char *query, const char *want)
 {
-    hx_bm25_hit h[32];
+    hxi_bm25_hit h[32];
     int rc;
     size_t n = run_query(s, 1, query, NULL, 32, h, &rc);
     CHECK(rc == 0, "query '%s' rc %d", query, rc);
     /* compare as sorted id lists: ranking is checked elsewhere */
     for (size_t i = 1; i < n; i++)
         for (size_t j = i; j > 0 && h[j - 1].doc_id > h[j].doc_id; j--) {
-            hx_bm25_hit t = h[j];
+            hxi_bm25_hit t = h[j];
             h[j] = h[j - 1];
             h[j - 1] = t;
         }
@@ -102,7 +102,7 @@ static void test_formula(void)
     char *texts[] = {"a b c", "a a d", "b e"};
     seg s;
     CHECK(build(&s, ids, texts, 3, NULL, 0) == 0, "build tiny");
-    hx_bm25_hit h[4];
+    hxi_bm25_hit h[4];
     size_t n = run_query(&s, 1, "a", NULL, 4, h, NULL);
     double N = 3, df = 2, avgdl = 8.0 / 3, idf = log(1 + (N - df + 0.5) / (df + 0.5));
     double s1 = idf * 1 / (1 + 1.2 * (0.25 + 0.75 * 3 / avgdl));
@@ -110,8 +110,8 @@ static void test_formula(void)
     CHECK(n == 2 && h[0].doc_id == 2 && h[1].doc_id == 1, "tiny ranking [%s]", ids_of(h, n));
     CHECK(n == 2 && fabs(h[0].score - s2) < 1e-12 && fabs(h[1].score - s1) < 1e-12, "tiny scores %f %f",
           n ? h[0].score : 0, n > 1 ? h[1].score : 0);
-    hx_bm25_params p;
-    hx_bm25_params_default(&p);
+    hxi_bm25_params p;
+    hxi_bm25_params_default(&p);
     p.k1 = 2.0;
     p.b = 0.0;
     n = run_query(&s, 1, "a", &p, 4, h, NULL);
@@ -120,23 +120,23 @@ static void test_formula(void)
     int rc;
     run_query(&s, 1, "a", &p, 4, h, &rc);
     CHECK(rc == HX_EINVAL, "b out of range rc %d", rc);
-    CHECK(hx_bm25_reader_find(&s.r, "e", 1) == 4 && hx_bm25_reader_find(&s.r, "f", 1) == -1, "find");
+    CHECK(hxi_bm25_reader_find(&s.r, "e", 1) == 4 && hxi_bm25_reader_find(&s.r, "f", 1) == -1, "find");
 
     /* Header checks name what is wrong. */
-    hx_bm25_reader r;
+    hxi_bm25_reader r;
     hx_error err;
     s.blob[8] = 9;
-    CHECK(hx_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EVERSION && strstr(err.message, "version 9"),
+    CHECK(hxi_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EVERSION && strstr(err.message, "version 9"),
           "version refused by name");
     s.blob[8] = 1;   /* the format before the header field */
-    CHECK(hx_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EVERSION && r.version == 1 &&
+    CHECK(hxi_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EVERSION && r.version == 1 &&
               strstr(err.message, "version 1"), "format 1 refused, its version reported");
     s.blob[8] = HX_BM25_VERSION;
     s.blob[0] = 'X';
-    CHECK(hx_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EFORMAT, "bad magic");
+    CHECK(hxi_bm25_reader_open(&r, s.blob, s.len, &err) == HX_EFORMAT, "bad magic");
     s.blob[0] = 'H';
-    CHECK(hx_bm25_reader_open(&r, s.blob, s.len - 1, &err) == HX_ETRUNCATED, "truncated");
-    CHECK(hx_bm25_reader_open(&r, s.blob, 10, &err) == HX_ETRUNCATED, "tiny");
+    CHECK(hxi_bm25_reader_open(&r, s.blob, s.len - 1, &err) == HX_ETRUNCATED, "truncated");
+    CHECK(hxi_bm25_reader_open(&r, s.blob, 10, &err) == HX_ETRUNCATED, "tiny");
     free(s.blob);
 
     /* Empty index, empty documents, duplicate ids. */
@@ -148,14 +148,14 @@ static void test_formula(void)
     CHECK(build(&s, two, none, 2, NULL, 0) == 0 && s.r.n_docs == 2 && s.r.total_len == 0, "empty docs");
     CHECK(run_query(&s, 1, "a", NULL, 4, h, &rc) == 0 && rc == 0, "search empty docs");
     free(s.blob);
-    hx_bm25_builder *b;
+    hxi_bm25_builder *b;
     uint8_t *blob;
     size_t len;
-    CHECK(hx_bm25_builder_new(&b, HX_ANALYZER_EXACT, NULL) == 0, "new");
-    hx_bm25_builder_add(b, 7, "x", 1, NULL);
-    hx_bm25_builder_add(b, 7, "y", 1, NULL);
-    CHECK(hx_bm25_builder_finish(b, &blob, &len, &err) == HX_EINVAL && strstr(err.message, "7"), "duplicate id");
-    hx_bm25_builder_free(b);
+    CHECK(hxi_bm25_builder_new(&b, HX_ANALYZER_EXACT, NULL) == 0, "new");
+    hxi_bm25_builder_add(b, 7, "x", 1, NULL);
+    hxi_bm25_builder_add(b, 7, "y", 1, NULL);
+    CHECK(hxi_bm25_builder_finish(b, &blob, &len, &err) == HX_EINVAL && strstr(err.message, "7"), "duplicate id");
+    hxi_bm25_builder_free(b);
 }
 
 /* === Query syntax === */
@@ -198,21 +198,21 @@ static void test_syntax(void)
     expect_ids(&s, "+nothere pods", "");
     expect_ids(&s, "nothere", "");
     /* Phrase ranking: the phrase counts like one term with the summed idf. */
-    hx_bm25_hit h[8];
+    hxi_bm25_hit h[8];
     size_t n = run_query(&s, 1, "\"kube scheduler\" plugins", NULL, 8, h, NULL);
     CHECK(n == 2 && h[0].score > 0 && h[1].score > 0, "phrase scores [%s]", ids_of(h, n));
     /* Filter inside the search. */
-    hx_bm25_params p;
-    hx_bm25_params_default(&p);
-    hx_bm25_query *q;
-    hx_bm25_segment ss = {.reader = &s.r};
-    CHECK(hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, "pods", 4, NULL) == 0, "parse");
+    hxi_bm25_params p;
+    hxi_bm25_params_default(&p);
+    hxi_bm25_query *q;
+    hxi_bm25_segment ss = {.reader = &s.r};
+    CHECK(hxi_bm25_query_parse(&q, HX_ANALYZER_EXACT, "pods", 4, NULL) == 0, "parse");
     size_t k = 1;
     p.allow = even;
-    CHECK(hx_bm25_search(&ss, 1, q, &p, k, h, &n, NULL) == 0 && n == 1 && h[0].doc_id % 2 == 0,
+    CHECK(hxi_bm25_search(&ss, 1, q, &p, k, h, &n, NULL) == 0 && n == 1 && h[0].doc_id % 2 == 0,
           "filter keeps recall: %u", n ? h[0].doc_id : 0);
-    CHECK(hx_bm25_query_clauses(q) == 1, "clauses");
-    hx_bm25_query_free(q);
+    CHECK(hxi_bm25_query_clauses(q) == 1, "clauses");
+    hxi_bm25_query_free(q);
     free(s.blob);
 }
 
@@ -279,7 +279,7 @@ static int deleted_set(void *ctx, uint32_t id)
     return del[id];
 }
 
-static int same_hits(const hx_bm25_hit *a, size_t na, const hx_bm25_hit *b, size_t nb, double tol)
+static int same_hits(const hxi_bm25_hit *a, size_t na, const hxi_bm25_hit *b, size_t nb, double tol)
 {
     if (na != nb)
         return 0;
@@ -314,18 +314,18 @@ static void test_random(void)
         CHECK(build(&three[g], ids, texts, ND, pick, g) == 0, "build part %d", g);
     CHECK(build(&live, ids, texts, ND, keep, 0) == 0, "build live");
 
-    hx_bm25_hit a[64], b[64], c[64];
+    hxi_bm25_hit a[64], b[64], c[64];
     int bad_seg = 0, bad_prune = 0, bad_del = 0, errors = 0;
-    hx_bm25_params ex;
-    hx_bm25_params_default(&ex);
+    hxi_bm25_params ex;
+    hxi_bm25_params_default(&ex);
     ex.exhaustive = 1;
     for (int round = 0; round < 600; round++) {
         char qs[512];
         random_query(qs, sizeof qs);
         size_t k = (size_t[]){1, 3, 10, 64}[round % 4];
         int rc1, rc2, rc3;
-        hx_bm25_params pr;
-        hx_bm25_params_default(&pr);
+        hxi_bm25_params pr;
+        hxi_bm25_params_default(&pr);
         ex.allow = pr.allow = round % 3 == 2 ? even : NULL;  /* filters inside both strategies */
         size_t na = run_query(&one, 1, qs, &pr, k, a, &rc1);
         size_t nb = run_query(three, 3, qs, &pr, k, b, &rc2);
@@ -341,18 +341,18 @@ static void test_random(void)
                         ids_of(a, na), ids_of(c, nc));
         }
         /* Tombstones in 3 segments == an index built from the live docs only. */
-        hx_bm25_segment ss[3];
+        hxi_bm25_segment ss[3];
         for (int g = 0; g < 3; g++) {
             ss[g].reader = &three[g].r;
             ss[g].is_deleted = deleted_set;
             ss[g].deleted_ctx = del;
-            hx_bm25_count_live(&ss[g]);
+            hxi_bm25_count_live(&ss[g]);
         }
-        hx_bm25_query *q;
+        hxi_bm25_query *q;
         size_t nd = 0;
-        if (hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, qs, strlen(qs), NULL) == 0) {
-            errors += hx_bm25_search(ss, 3, q, &pr, k, b, &nd, NULL) != 0;
-            hx_bm25_query_free(q);
+        if (hxi_bm25_query_parse(&q, HX_ANALYZER_EXACT, qs, strlen(qs), NULL) == 0) {
+            errors += hxi_bm25_search(ss, 3, q, &pr, k, b, &nd, NULL) != 0;
+            hxi_bm25_query_free(q);
         }
         size_t nl = run_query(&live, 1, qs, &pr, k, c, &rc1);
         /* (prefixes rank their expansions by stored df, tombstoned docs included, so over 128
@@ -378,19 +378,19 @@ static void test_random(void)
             copy[at < one.len ? at : one.len - 1] ^= (uint8_t)(1 + rnd() % 255);
         }
         size_t len = round % 11 == 0 ? rnd() % one.len : one.len;
-        hx_bm25_reader r;
-        if (hx_bm25_reader_open(&r, copy, len, NULL) != 0)
+        hxi_bm25_reader r;
+        if (hxi_bm25_reader_open(&r, copy, len, NULL) != 0)
             continue;
         opened++;
-        hx_bm25_reader_check(&r, NULL);
-        hx_bm25_segment ss = {.reader = &r};
-        hx_bm25_query *q;
+        hxi_bm25_reader_check(&r, NULL);
+        hxi_bm25_segment ss = {.reader = &r};
+        hxi_bm25_query *q;
         char qs[256];
         random_query(qs, sizeof qs);
         size_t n;
-        if (hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, qs, strlen(qs), NULL) == 0) {
-            hx_bm25_search(&ss, 1, q, NULL, 10, a, &n, NULL);
-            hx_bm25_query_free(q);
+        if (hxi_bm25_query_parse(&q, HX_ANALYZER_EXACT, qs, strlen(qs), NULL) == 0) {
+            hxi_bm25_search(&ss, 1, q, NULL, 10, a, &n, NULL);
+            hxi_bm25_query_free(q);
         }
     }
     CHECK(opened > 0, "some corrupt copies should still open");
@@ -414,23 +414,23 @@ static void test_golden(void)
     CHECK(corpus && queries && golden, "golden fixtures missing (run from the repo root)");
     if (!corpus || !queries || !golden)
         goto out;
-    hx_bm25_builder *b;
-    CHECK(hx_bm25_builder_new(&b, HX_ANALYZER_EXACT, NULL) == 0, "builder");
+    hxi_bm25_builder *b;
+    CHECK(hxi_bm25_builder_new(&b, HX_ANALYZER_EXACT, NULL) == 0, "builder");
     int n_docs = 0;
     for (char *line = corpus; *line;) {
         char *nl = strchr(line, '\n');
         char *tab = strchr(line, '\t');
         if (!nl || !tab)
             break;
-        CHECK(hx_bm25_builder_add(b, (uint32_t)atoi(line), tab + 1, (size_t)(nl - tab - 1), NULL) == 0, "add");
+        CHECK(hxi_bm25_builder_add(b, (uint32_t)atoi(line), tab + 1, (size_t)(nl - tab - 1), NULL) == 0, "add");
         n_docs++;
         line = nl + 1;
     }
     seg s;
     memset(&s, 0, sizeof s);
-    CHECK(hx_bm25_builder_finish(b, &s.blob, &s.len, NULL) == 0, "finish");
-    hx_bm25_builder_free(b);
-    CHECK(hx_bm25_reader_open(&s.r, s.blob, s.len, NULL) == 0 && s.r.n_docs == (uint32_t)n_docs, "open");
+    CHECK(hxi_bm25_builder_finish(b, &s.blob, &s.len, NULL) == 0, "finish");
+    hxi_bm25_builder_free(b);
+    CHECK(hxi_bm25_reader_open(&s.r, s.blob, s.len, NULL) == 0 && s.r.n_docs == (uint32_t)n_docs, "open");
     /* Queries: "qid<TAB>words". Golden: "qid rank doc score". */
     char *qtext[64] = {0};
     for (char *line = queries; *line;) {
@@ -445,7 +445,7 @@ static void test_golden(void)
     }
     int rows = 0, mismatches = 0, rank_errors = 0;
     double worst = 0;
-    hx_bm25_hit h[20];
+    hxi_bm25_hit h[20];
     size_t n = 0;
     int cur_q = -1;
     for (char *line = golden; *line;) {
@@ -467,7 +467,7 @@ static void test_golden(void)
                 if ((size_t)rank > n) {
                     mismatches++;
                 } else {
-                    const hx_bm25_hit *x = &h[rank - 1];
+                    const hxi_bm25_hit *x = &h[rank - 1];
                     double d = fabs(x->score - score);
                     if (d > worst)
                         worst = d;
@@ -496,15 +496,15 @@ out:
 
 static void expect_snippet(const char *text, const char *query, size_t target, const char *want)
 {
-    hx_bm25_query *q;
+    hxi_bm25_query *q;
     char *out = NULL;
     size_t n;
-    CHECK(hx_bm25_query_parse(&q, cfg, query, strlen(query), NULL) == 0, "parse");
-    CHECK(hx_snippet_make(text, strlen(text), q, target, &out, &n, NULL) == 0, "snippet");
+    CHECK(hxi_bm25_query_parse(&q, cfg, query, strlen(query), NULL) == 0, "parse");
+    CHECK(hxi_snippet_make(text, strlen(text), q, target, &out, &n, NULL) == 0, "snippet");
     CHECK(out && strcmp(out, want) == 0, "snippet for '%s':\n   got  '%s'\n   want '%s'", query, out ? out : "",
           want);
     free(out);
-    hx_bm25_query_free(q);
+    hxi_bm25_query_free(q);
 }
 
 static void test_snippets(void)
@@ -524,16 +524,16 @@ static void test_snippets(void)
     for (int i = 0; i < 100; i++)
         at += (size_t)sprintf(text + at, "filler%d ", i);
     sprintf(text + at, "pods and nodes together");
-    hx_bm25_query *q;
+    hxi_bm25_query *q;
     char *out;
     size_t n;
-    CHECK(hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, "pods nodes", 10, NULL) == 0, "parse");
-    CHECK(hx_snippet_make(text, strlen(text), q, 0, &out, &n, NULL) == 0, "snippet");
+    CHECK(hxi_bm25_query_parse(&q, HX_ANALYZER_EXACT, "pods nodes", 10, NULL) == 0, "parse");
+    CHECK(hxi_snippet_make(text, strlen(text), q, 0, &out, &n, NULL) == 0, "snippet");
     CHECK(strstr(out, "**pods** and **nodes** together") && n <= HX_SNIPPET_DEFAULT + 40 &&
               strncmp(out, "\xe2\x80\xa6", 3) == 0,
           "dense window: '%s'", out);
     free(out);
-    hx_bm25_query_free(q);
+    hxi_bm25_query_free(q);
 
     /* Random texts and queries: valid UTF-8 out, window near the target, markers balanced. */
     char rtext[1500], rq[64];
@@ -548,9 +548,9 @@ static void test_snippets(void)
         for (size_t i = 0; i < qn; i++)
             rq[i] = "ab cd*\"+-"[rnd() % 10];
         size_t target = 1 + rnd() % 300;
-        if (hx_bm25_query_parse(&q, HX_ANALYZER_EXACT, rq, qn, NULL))
+        if (hxi_bm25_query_parse(&q, HX_ANALYZER_EXACT, rq, qn, NULL))
             continue;
-        if (hx_snippet_make(rtext, tn, q, target, &out, &n, NULL) == 0) {
+        if (hxi_snippet_make(rtext, tn, q, target, &out, &n, NULL) == 0) {
             size_t plain = 0, stars = 0;
             for (size_t i = 0; i < n; i++) {
                 unsigned char ch = (unsigned char)out[i];
@@ -577,7 +577,7 @@ static void test_snippets(void)
             unbalanced += stars % 4 != 0 && !memchr(rtext, '*', tn);
             free(out);
         }
-        hx_bm25_query_free(q);
+        hxi_bm25_query_free(q);
     }
     CHECK(bad_utf8 == 0, "%d snippets with invalid UTF-8", bad_utf8);
     CHECK(too_long == 0, "%d snippets over the target", too_long);
@@ -588,7 +588,7 @@ static void test_snippets(void)
 
 static double score_of(const seg *s, const char *query, uint32_t id)
 {
-    hx_bm25_hit h[32];
+    hxi_bm25_hit h[32];
     size_t n = run_query(s, 1, query, NULL, 32, h, NULL);
     for (size_t i = 0; i < n; i++)
         if (h[i].doc_id == id)
@@ -627,7 +627,7 @@ static void test_english(void)
     expect_ids(&s, "pods -schedulers", "10 14");
     expect_ids(&s, "sig-api-machinery", "12");
     /* The identifier ranks the document that has it exactly first. */
-    hx_bm25_hit h[8];
+    hxi_bm25_hit h[8];
     size_t n = run_query(&s, 1, "kube-scheduler", NULL, 8, h, NULL);
     CHECK(n == 3 && h[0].doc_id == 10, "identifier first: [%s]", ids_of(h, n));
     /* A compound of hyphenated words scores through its leaves' stems, as Lucene's english analyzer
@@ -685,7 +685,7 @@ static void test_fields(void)
     expect_ids(&s, "grace*", "1 2");
     expect_ids(&s, "\"much longer\"", "");
     /* the header is not in the length: the same body scores alike under headers of any length */
-    hx_bm25_hit h[8];
+    hxi_bm25_hit h[8];
     size_t n = run_query(&s, 1, "run", NULL, 8, h, NULL);
     CHECK(n == 2 && h[0].score == h[1].score, "header length ignored: [%s]", ids_of(h, n));
     /* BM25F: idf of max(df body, df header), tf~ = tf body + w tf header B(d), one saturation */
@@ -704,8 +704,8 @@ static void test_fields(void)
     CHECK(n == 2 && h[0].doc_id == 5 && fabs(h[0].score - idf_k * t5 / (t5 + 1.2 * B5)) < 1e-12,
           "a word in both fields saturates once: %.17g", n ? h[0].score : 0);
     /* head_weight 0: the header still matches, and adds nothing */
-    hx_bm25_params p;
-    hx_bm25_params_default(&p);
+    hxi_bm25_params p;
+    hxi_bm25_params_default(&p);
     p.head_weight = 0;
     n = run_query(&s, 1, "graceful", &p, 8, h, NULL);
     CHECK(n == 2 && h[0].doc_id == 2 && fabs(h[0].score - idf_g * 1 / (1 + 1.2 * B2)) < 1e-12 && h[1].score == 0,

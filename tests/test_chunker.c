@@ -13,17 +13,17 @@
 
 #define WEIGHTS "weights/" HX_WEIGHTS_FILE
 
-static const hx_tokenizer *tok;
+static const hxi_tokenizer *tok;
 
 /* Checks the invariants every chunking must keep; returns the number of chunks. */
 static size_t check_chunks(const char *what, const char *title, const char *type, const char *text,
-                           int max_tokens, hx_chunk **out)
+                           int max_tokens, hxi_chunk **out)
 {
-    hx_chunk *c = NULL;
+    hxi_chunk *c = NULL;
     size_t n = 0, len = strlen(text);
     hx_error err = {0};
-    hx_chunk_opts o = {max_tokens, -1};
-    CHECK(hx_chunk_document(tok, title, type, text, len, &o, &c, &n, &err) == 0, "%s: %s", what, err.message);
+    hxi_chunk_opts o = {max_tokens, -1};
+    CHECK(hxi_chunk_document(tok, title, type, text, len, &o, &c, &n, &err) == 0, "%s: %s", what, err.message);
     int limit = max_tokens ? max_tokens : HX_MAX_SEQ_TOKENS;
     uint8_t *covered = calloc(len + 1, 1);
     uint32_t *line_at = malloc(sizeof *line_at * (len + 1));   /* 1-based line of each byte */
@@ -32,7 +32,7 @@ static size_t check_chunks(const char *what, const char *title, const char *type
         line_at[b + 1] = line_at[b] + (text[b] == '\n');
     for (size_t i = 0; i < n; i++) {
         size_t tl = strlen(c[i].text);
-        size_t counted = hx_tokenize(tok, c[i].text, tl, NULL, NULL, 0) + 2;
+        size_t counted = hxi_tokenize(tok, c[i].text, tl, NULL, NULL, 0) + 2;
         CHECK(counted <= (size_t)limit, "%s chunk %zu has %zu tokens > %d", what, i, counted, limit);
         CHECK(counted == c[i].n_tokens, "%s chunk %zu reports %u tokens, has %zu", what, i, c[i].n_tokens, counted);
         CHECK(c[i].index == i, "%s chunk index", what);
@@ -68,7 +68,7 @@ static size_t check_chunks(const char *what, const char *title, const char *type
     if (out)
         *out = c;
     else
-        hx_chunks_free(c, n);
+        hxi_chunks_free(c, n);
     return n;
 }
 
@@ -91,7 +91,7 @@ static void test_markdown(void)
              "# KEP-1: Scheduling\n\nIntro paragraph.\n\n## Summary\n\n%s\n\n%s\n\n### Details\n\n"
              "```go\n# not a heading\nfunc main() {}\n```\n\n## Motivation\n\nShort.\n",
              para, para);
-    hx_chunk *c;
+    hxi_chunk *c;
     size_t n = check_chunks("markdown", "KEP-1: Scheduling", "markdown", doc, 0, &c);
     CHECK(n >= 4, "markdown gives several chunks, got %zu", n);
     int saw_summary = 0, saw_details = 0, overlap = 0;
@@ -110,7 +110,7 @@ static void test_markdown(void)
     CHECK(saw_summary >= 2, "the long Summary section is split (%d chunks)", saw_summary);
     CHECK(saw_details, "nested heading path recorded");
     CHECK(overlap, "consecutive chunks of one section overlap");
-    hx_chunks_free(c, n);
+    hxi_chunks_free(c, n);
     free(doc);
     free(para);
 }
@@ -118,16 +118,16 @@ static void test_markdown(void)
 static void test_other_types(void)
 {
     const char *yaml = "title: Pod Security\nkep-number: 2579\nreviewers:\n  - alice\n  - bob\nstatus: implemented\n";
-    hx_chunk *c;
+    hxi_chunk *c;
     size_t n = check_chunks("yaml", "Pod Security", "yaml", yaml, 0, &c);
     CHECK(n == 1 && strstr(c[0].text, "reviewers:\n  - alice"), "small YAML is one readable chunk");
-    hx_chunks_free(c, n);
+    hxi_chunks_free(c, n);
     char *code = repeat("int add(int a, int b)\n{\n    return a + b;\n}\n\n", 40);
     n = check_chunks("code", "add.c", "code", code, 128, &c);
     CHECK(n > 1, "long code is split");
     for (size_t i = 0; i < n; i++)
         CHECK(!strncmp(code + c[i].byte_start, "int add", 7), "code chunks start at a blank-line boundary");
-    hx_chunks_free(c, n);
+    hxi_chunks_free(c, n);
     free(code);
     check_chunks("text", "notes", "text", "One sentence. Two sentences!\n\nNew paragraph?", 0, NULL);
 }
@@ -136,13 +136,13 @@ static void test_other_types(void)
  * Markdown with nothing but front matter. check_chunks proves every byte is covered. */
 static void test_no_text_lost(void)
 {
-    hx_chunk *c;
+    hxi_chunk *c;
     size_t n = check_chunks("headings only", "Alpha", "markdown", "# Alpha heading\n## Beta zebra\n### \n", 0, &c);
     CHECK(n >= 1 && strstr(c[n - 1].text, "zebra"), "headings are searchable text: %zu chunks", n);
-    hx_chunks_free(c, n);
+    hxi_chunks_free(c, n);
     n = check_chunks("front matter only", "Quokka", "markdown", "---\ntitle: Quokka notes\ntags: wombat\n---\n", 0, &c);
     CHECK(n == 1 && strstr(c[0].text, "tags: wombat"), "front matter is searchable text: %zu chunks", n);
-    hx_chunks_free(c, n);
+    hxi_chunks_free(c, n);
     n = check_chunks("front matter and body", "t", "markdown", "---\r\nsig: node\r\n...\r\n# H\r\n\r\nBody.\r\n", 0, NULL);
     CHECK(n >= 1, "front matter with CRLF and a body: %zu chunks", n);
     CHECK(check_chunks("yaml comments only", "t", "yaml", "# a note about narwhals\n", 0, NULL) == 1,
@@ -169,12 +169,12 @@ static void test_hostile(void)
     char *headings = repeat("# a\n## b\n### c\n#### d\n##### e\n###### f\ntext\n", 50);
     check_chunks("many headings", "t", "markdown", headings, 0, NULL);
     free(headings);
-    hx_chunk *c;
+    hxi_chunk *c;
     size_t n;
     hx_error err;
     test_no_text_lost();
-    hx_chunk_opts bad = {8, 0};
-    CHECK(hx_chunk_document(tok, "t", "text", "x", 1, &bad, &c, &n, &err) == HX_EINVAL, "tiny budget refused");
+    hxi_chunk_opts bad = {8, 0};
+    CHECK(hxi_chunk_document(tok, "t", "text", "x", 1, &bad, &c, &n, &err) == HX_EINVAL, "tiny budget refused");
 }
 
 /* Long runs without spaces or newlines: a 2 MB run of '!' used to take over 100 s (each cut
@@ -212,13 +212,13 @@ static void test_long_runs(void)
     memcpy(doc + 2, heading, hl);
     doc[2 + hl] = '\n';
     memcpy(doc + 3 + hl, sections, sl + 1);
-    hx_chunk *c;
+    hxi_chunk *c;
     size_t n = check_chunks("1 MB heading", "t", "markdown", doc, 0, &c);
     size_t longest = 0;
     for (size_t i = 0; i < n; i++)
         longest = strlen(c[i].heading) > longest ? strlen(c[i].heading) : longest;
     CHECK(n > 2000 && longest < 1000, "%zu chunks, the longest heading path has %zu bytes", n, longest);
-    hx_chunks_free(c, n);
+    hxi_chunks_free(c, n);
     free(doc);
     free(sections);
     free(heading);
@@ -233,7 +233,7 @@ int main(void)
         CHECK(0, "cannot open %s: %s", WEIGHTS, err.message);
         return check_report("test_chunker");
     }
-    tok = hx_model_tokenizer(m);
+    tok = hxi_model_tokenizer(m);
     test_markdown();
     test_other_types();
     test_hostile();

@@ -28,7 +28,7 @@ static char root[PATH_MAX], db[PATH_MAX + 32];
  * walk's limit is reported, and rm refuses the root and over-long names. */
 static void test_paths(void)
 {
-    char tmpl[] = "/tmp/hx_cli_paths_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 32], cmd[3 * PATH_MAX], *out;
+    char tmpl[] = "/tmp/hxi_cli_paths_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 32], cmd[3 * PATH_MAX], *out;
     CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
     snprintf(idx, sizeof idx, "%s/idx.hyx", dir);
     char bin[PATH_MAX];   /* the commands below run in dir */
@@ -81,17 +81,17 @@ static void test_paths(void)
 /* The paths of a search --json answer's results, "|"-separated, into buf; how many results. */
 static size_t result_paths(const char *json, char *buf, size_t cap, size_t *n_more_first)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     buf[0] = 0;
     *n_more_first = 0;
-    if (hx_json_parse(&doc, json, strlen(json), NULL, NULL))
+    if (hxi_json_parse(&doc, json, strlen(json), NULL, NULL))
         return 0;
-    const hx_json_val *res = hx_json_obj_get(hx_json_doc_root(doc), "results");
-    for (size_t i = 0; i < hx_json_len(res); i++)
-        snprintf(buf + strlen(buf), cap - strlen(buf), "%s|", hx_json_str(hx_json_obj_get(hx_json_arr_get(res, i), "path"), NULL));
-    *n_more_first = hx_json_len(hx_json_obj_get(hx_json_arr_get(res, 0), "more"));
-    size_t n = hx_json_len(res);
-    hx_json_doc_free(doc);
+    const hxi_json_val *res = hxi_json_obj_get(hxi_json_doc_root(doc), "results");
+    for (size_t i = 0; i < hxi_json_len(res); i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s|", hxi_json_str(hxi_json_obj_get(hxi_json_arr_get(res, i), "path"), NULL));
+    *n_more_first = hxi_json_len(hxi_json_obj_get(hxi_json_arr_get(res, 0), "more"));
+    size_t n = hxi_json_len(res);
+    hxi_json_doc_free(doc);
     return n;
 }
 
@@ -100,7 +100,7 @@ static size_t result_paths(const char *json, char *buf, size_t cap, size_t *n_mo
  * chunks are that one document's; --group chunk lists chunks as before. */
 static void test_group(void)
 {
-    char tmpl[] = "/tmp/hx_cli_group_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 32], cmd[3 * PATH_MAX], *out;
+    char tmpl[] = "/tmp/hxi_cli_group_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 32], cmd[3 * PATH_MAX], *out;
     char herd[4096] = "# Zebra herd\n\n", paths[1024];
     size_t more;
     CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
@@ -347,13 +347,13 @@ static void test_precision(void)
 /* The "query" of a search --json answer into buf ("" when the answer is not one); 0 or -1. */
 static int answer_query(const char *json, char *buf, size_t cap)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     buf[0] = 0;
-    if (hx_json_parse(&doc, json, strlen(json), NULL, NULL))
+    if (hxi_json_parse(&doc, json, strlen(json), NULL, NULL))
         return -1;
-    const char *q = hx_json_str(hx_json_obj_get(hx_json_doc_root(doc), "query"), NULL);
+    const char *q = hxi_json_str(hxi_json_obj_get(hxi_json_doc_root(doc), "query"), NULL);
     snprintf(buf, cap, "%s", q ? q : "");
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     return q ? 0 : -1;
 }
 
@@ -438,7 +438,7 @@ static void test_weights_flags(const char *idx)
  * outside the root the first run would record. */
 static void test_first_index(void)
 {
-    char tmpl[] = "/tmp/hx_cli_first_XXXXXX", dir[PATH_MAX], cmd[3 * PATH_MAX], hx[PATH_MAX + 16], *out;
+    char tmpl[] = "/tmp/hxi_cli_first_XXXXXX", dir[PATH_MAX], cmd[3 * PATH_MAX], hx[PATH_MAX + 16], *out;
     struct stat st;
     CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
     snprintf(hx, sizeof hx, "%s/.hyrax", dir);
@@ -480,15 +480,15 @@ static void test_first_index(void)
 }
 
 /* The keys of an object, sorted, ","-joined into buf. */
-static void key_set(const hx_json_val *obj, char *buf, size_t cap)
+static void key_set(const hxi_json_val *obj, char *buf, size_t cap)
 {
     const char *keys[64];
     size_t n = 0;
-    hx_json_iter it;
-    const hx_json_val *k, *v;
-    hx_json_iter_init(&it, obj);
-    while (n < 64 && hx_json_iter_next(&it, &k, &v))
-        keys[n++] = hx_json_str(k, NULL);
+    hxi_json_iter it;
+    const hxi_json_val *k, *v;
+    hxi_json_iter_init(&it, obj);
+    while (n < 64 && hxi_json_iter_next(&it, &k, &v))
+        keys[n++] = hxi_json_str(k, NULL);
     for (size_t i = 1; i < n; i++)   /* insertion sort: a few keys */
         for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
             const char *t = keys[j];
@@ -501,7 +501,7 @@ static void key_set(const hx_json_val *obj, char *buf, size_t cap)
 }
 
 /* A tools/call answer's structuredContent (NULL when the call failed); *doc owns it. */
-static const hx_json_val *mcp_call(server *s, hx_json_doc **doc, int id, const char *name, const char *args)
+static const hxi_json_val *mcp_call(server *s, hxi_json_doc **doc, int id, const char *name, const char *args)
 {
     char line[4096], *out;
     snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\","
@@ -509,13 +509,13 @@ static const hx_json_val *mcp_call(server *s, hx_json_doc **doc, int id, const c
     send_line(s, line);
     *doc = NULL;
     out = read_line(s, 60000);
-    if (!out || hx_json_parse(doc, out, strlen(out), NULL, NULL)) {
+    if (!out || hxi_json_parse(doc, out, strlen(out), NULL, NULL)) {
         free(out);
         return NULL;
     }
     free(out);
-    const hx_json_val *r = get(hx_json_doc_root(*doc), "result");
-    return r && hx_json_bool(get(r, "isError")) != 1 ? get(r, "structuredContent") : NULL;
+    const hxi_json_val *r = get(hxi_json_doc_root(*doc), "result");
+    return r && hxi_json_bool(get(r, "isError")) != 1 ? get(r, "structuredContent") : NULL;
 }
 
 /* Starts `hyrax serve` on idx and initializes it; 0 or -1. */
@@ -549,55 +549,55 @@ static void test_citation_and_status(const char *dir, const char *idx)
     char cmd[3 * PATH_MAX], cli_keys[1024], mcp_keys[1024], *out;
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --json -k 2 -- kube scheduler pods", idx);
     CHECK(check_run(cmd, &out) == 0, "cli search: %.200s", out);
-    hx_json_doc *cli = NULL, *mcp = NULL;
-    CHECK(hx_json_parse(&cli, out, strlen(out), NULL, NULL) == 0, "cli answer is JSON: %.200s", out);
+    hxi_json_doc *cli = NULL, *mcp = NULL;
+    CHECK(hxi_json_parse(&cli, out, strlen(out), NULL, NULL) == 0, "cli answer is JSON: %.200s", out);
     free(out);
     server s;
     CHECK(serve_on(&s, dir, idx) == 0, "serve starts");
-    const hx_json_val *m = mcp_call(&s, &mcp, 1, "search", "{\"query\":\"kube scheduler pods\",\"mode\":\"keyword\",\"top_k\":2}");
-    const hx_json_val *cr = cli ? hx_json_obj_get(hx_json_doc_root(cli), "results") : NULL;
-    const hx_json_val *mr = m ? hx_json_obj_get(m, "results") : NULL;
-    CHECK(hx_json_len(cr) >= 1 && hx_json_len(cr) == hx_json_len(mr), "both answer: cli %zu, mcp %zu results",
-          hx_json_len(cr), hx_json_len(mr));
-    for (size_t i = 0; i < hx_json_len(cr) && i < hx_json_len(mr); i++) {
-        const hx_json_val *c = hx_json_arr_get(cr, i), *x = hx_json_arr_get(mr, i);
+    const hxi_json_val *m = mcp_call(&s, &mcp, 1, "search", "{\"query\":\"kube scheduler pods\",\"mode\":\"keyword\",\"top_k\":2}");
+    const hxi_json_val *cr = cli ? hxi_json_obj_get(hxi_json_doc_root(cli), "results") : NULL;
+    const hxi_json_val *mr = m ? hxi_json_obj_get(m, "results") : NULL;
+    CHECK(hxi_json_len(cr) >= 1 && hxi_json_len(cr) == hxi_json_len(mr), "both answer: cli %zu, mcp %zu results",
+          hxi_json_len(cr), hxi_json_len(mr));
+    for (size_t i = 0; i < hxi_json_len(cr) && i < hxi_json_len(mr); i++) {
+        const hxi_json_val *c = hxi_json_arr_get(cr, i), *x = hxi_json_arr_get(mr, i);
         key_set(c, cli_keys, sizeof cli_keys);
         key_set(x, mcp_keys, sizeof mcp_keys);
         CHECK(!strcmp(cli_keys, mcp_keys), "result %zu: one shape: cli {%s} mcp {%s}", i, cli_keys, mcp_keys);
-        const hx_json_val *cc = hx_json_obj_get(c, "citation"), *mc = hx_json_obj_get(x, "citation");
+        const hxi_json_val *cc = hxi_json_obj_get(c, "citation"), *mc = hxi_json_obj_get(x, "citation");
         key_set(cc, cli_keys, sizeof cli_keys);
         CHECK(cc && !strcmp(cli_keys, "chunk_id,chunk_index,doc_id,generation,line_end,line_start,path,signer,tier,version") &&
-                  hx_json_equal(cc, mc),
+                  hxi_json_equal(cc, mc),
               "result %zu: the same citation: {%s}", i, cli_keys);
-        CHECK(hx_json_equal(hx_json_obj_get(cc, "path"), hx_json_obj_get(c, "path")) &&
-                  hx_json_equal(hx_json_obj_get(cc, "version"), hx_json_obj_get(c, "version")),
+        CHECK(hxi_json_equal(hxi_json_obj_get(cc, "path"), hxi_json_obj_get(c, "path")) &&
+                  hxi_json_equal(hxi_json_obj_get(cc, "version"), hxi_json_obj_get(c, "version")),
               "result %zu: the citation holds the result's own path and version", i);
     }
-    hx_json_doc_free(cli);
-    hx_json_doc_free(mcp);
+    hxi_json_doc_free(cli);
+    hxi_json_doc_free(mcp);
 
-    hx_json_doc *by_id = NULL, *by_path = NULL;
-    const hx_json_val *a = mcp_call(&s, &by_id, 2, "document_status", "{\"doc_id\":4000000}");
-    const hx_json_val *b = mcp_call(&s, &by_path, 3, "document_status", "{\"path\":\"no/such.md\"}");
+    hxi_json_doc *by_id = NULL, *by_path = NULL;
+    const hxi_json_val *a = mcp_call(&s, &by_id, 2, "document_status", "{\"doc_id\":4000000}");
+    const hxi_json_val *b = mcp_call(&s, &by_path, 3, "document_status", "{\"path\":\"no/such.md\"}");
     CHECK(a && b, "both answer rather than one failing: doc_id %s, path %s", a ? "answer" : "error", b ? "answer" : "error");
     if (a && b) {
         key_set(a, cli_keys, sizeof cli_keys);
         key_set(b, mcp_keys, sizeof mcp_keys);
         CHECK(!strcmp(cli_keys, mcp_keys), "the same keys: {%s} and {%s}", cli_keys, mcp_keys);
-        const char *sa = hx_json_str(get(a, "status"), NULL), *sb = hx_json_str(get(b, "status"), NULL);
+        const char *sa = hxi_json_str(get(a, "status"), NULL), *sb = hxi_json_str(get(b, "status"), NULL);
         CHECK(sa && sb && !strcmp(sa, "not_found") && !strcmp(sb, "not_found"), "not_found both: %s %s", sa, sb);
-        CHECK(hx_json_type_of(get(a, "found")) == HX_JSON_BOOL && !hx_json_bool(get(a, "found")) &&
-                  hx_json_type_of(get(b, "found")) == HX_JSON_BOOL && !hx_json_bool(get(b, "found")),
+        CHECK(hxi_json_type_of(get(a, "found")) == HX_JSON_BOOL && !hxi_json_bool(get(a, "found")) &&
+                  hxi_json_type_of(get(b, "found")) == HX_JSON_BOOL && !hxi_json_bool(get(b, "found")),
               "found false both");
         int64_t id = -1;
-        CHECK(hx_json_num_int64(get(a, "id"), &id, NULL) == 0 && id == 4000000 && hx_json_type_of(get(a, "path")) == HX_JSON_NULL,
+        CHECK(hxi_json_num_int64(get(a, "id"), &id, NULL) == 0 && id == 4000000 && hxi_json_type_of(get(a, "path")) == HX_JSON_NULL,
               "the doc_id asked is echoed, path null");
-        const char *p = hx_json_str(get(b, "path"), NULL);
-        CHECK(p && !strcmp(p, "no/such.md") && hx_json_type_of(get(b, "id")) == HX_JSON_NULL,
+        const char *p = hxi_json_str(get(b, "path"), NULL);
+        CHECK(p && !strcmp(p, "no/such.md") && hxi_json_type_of(get(b, "id")) == HX_JSON_NULL,
               "the path asked is echoed, id null");
     }
-    hx_json_doc_free(by_id);
-    hx_json_doc_free(by_path);
+    hxi_json_doc_free(by_id);
+    hxi_json_doc_free(by_path);
     serve_stop(&s);
 }
 
@@ -606,7 +606,7 @@ static void test_citation_and_status(const char *dir, const char *idx)
  * a few words are 130 short chunks (one per section): more than two embedding batches. */
 static void test_progress(void)
 {
-    char tmpl[] = "/tmp/hx_cli_prog_XXXXXX", dir[PATH_MAX], cmd[3 * PATH_MAX], *out;
+    char tmpl[] = "/tmp/hxi_cli_prog_XXXXXX", dir[PATH_MAX], cmd[3 * PATH_MAX], *out;
     static char doc[130 * 64];
     CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
     doc[0] = 0;
@@ -638,7 +638,7 @@ static void test_progress(void)
  * progress line is out, so at least three one-document parts were committed, whatever the timing. */
 static void test_interrupt(void)
 {
-    char tmpl[] = "/tmp/hx_cli_int_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 16], cmd[3 * PATH_MAX], *out;
+    char tmpl[] = "/tmp/hxi_cli_int_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 16], cmd[3 * PATH_MAX], *out;
     CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
     snprintf(idx, sizeof idx, "%s/idx.hyx", dir);
     enum { DOCS = 150 };
@@ -734,7 +734,7 @@ static char *search_out(const char *idx, const char *flags)
  * then says what is kept. Generations by hand: 1 creates the index, 2 indexes, 3 is the baseline. */
 static void test_baselines(void)
 {
-    char tmpl[] = "/tmp/hx_cli_pit_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 32], cmd[5 * PATH_MAX], *out;
+    char tmpl[] = "/tmp/hxi_cli_pit_XXXXXX", dir[PATH_MAX], idx[PATH_MAX + 32], cmd[5 * PATH_MAX], *out;
     CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
     snprintf(idx, sizeof idx, "%s/idx.hyx", dir);
     check_put(dir, "docs/herd.md", "# Herd\n\nA zebra herd crosses the plain at dawn.\n");
@@ -803,7 +803,7 @@ static void test_baselines(void)
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_cli_XXXXXX", cmd[3 * PATH_MAX], *out;
+    char tmpl[] = "/tmp/hxi_cli_XXXXXX", cmd[3 * PATH_MAX], *out;
     setenv("HYRAX_BIN", "./hyrax", 0);   /* make test sets it; sanitizer builds have their own */
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);
@@ -822,23 +822,23 @@ int main(void)
 
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --json -k 2 --min-score 0 where do pods run", db);
     CHECK(check_run(cmd, &out) == 0, "search --json exits 0");
-    hx_json_doc *doc = NULL;
-    CHECK(hx_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "one JSON object: %.200s", out);
-    const hx_json_val *r = doc ? hx_json_doc_root(doc) : NULL;
+    hxi_json_doc *doc = NULL;
+    CHECK(hxi_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "one JSON object: %.200s", out);
+    const hxi_json_val *r = doc ? hxi_json_doc_root(doc) : NULL;
     static const char *const top[] = {"query", "mode", "results", "total_results", "search_time_ms"};
     for (size_t i = 0; r && i < 5; i++)
-        CHECK(hx_json_obj_get(r, top[i]) != NULL, "key %s", top[i]);
-    const char *q = r ? hx_json_str(hx_json_obj_get(r, "query"), NULL) : NULL;
+        CHECK(hxi_json_obj_get(r, top[i]) != NULL, "key %s", top[i]);
+    const char *q = r ? hxi_json_str(hxi_json_obj_get(r, "query"), NULL) : NULL;
     CHECK(q && !strcmp(q, "where do pods run"), "query words joined: %s", q ? q : "-");
-    const hx_json_val *res = r ? hx_json_obj_get(r, "results") : NULL;
-    CHECK(res && hx_json_len(res) == 2, "k results");
+    const hxi_json_val *res = r ? hxi_json_obj_get(r, "results") : NULL;
+    CHECK(res && hxi_json_len(res) == 2, "k results");
     static const char *const keys[] = {"rank", "score", "chunk_id", "doc_id", "path", "title", "chunk_index", "text", "metadata"};
-    for (size_t i = 0; res && i < hx_json_len(res); i++)
+    for (size_t i = 0; res && i < hxi_json_len(res); i++)
         for (size_t k = 0; k < 9; k++)
-            CHECK(hx_json_obj_get(hx_json_arr_get(res, i), keys[k]) != NULL, "result %zu has %s", i, keys[k]);
-    const char *path = res ? hx_json_str(hx_json_obj_get(hx_json_arr_get(res, 0), "path"), NULL) : NULL;
+            CHECK(hxi_json_obj_get(hxi_json_arr_get(res, i), keys[k]) != NULL, "result %zu has %s", i, keys[k]);
+    const char *path = res ? hxi_json_str(hxi_json_obj_get(hxi_json_arr_get(res, 0), "path"), NULL) : NULL;
     CHECK(path && !strcmp(path, "docs/sched.md"), "root-relative path of the best chunk: %s", path ? path : "-");
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     free(out);
 
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --mode keyword --filter owning-sig=sig-node --json memory", db);

@@ -311,7 +311,7 @@ static void test_documents(void)
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_cli_ux_XXXXXX", *out;
+    char tmpl[] = "/tmp/hxi_cli_ux_XXXXXX", *out;
     setenv("HYRAX_BIN", "./hyrax", 0);   /* make test sets it; sanitizer builds have their own */
     char bin[PATH_MAX];                   /* the commands run in other folders */
     CHECK(realpath(getenv("HYRAX_BIN"), bin) != NULL, "HYRAX_BIN resolves");

@@ -32,16 +32,16 @@ static size_t search_folders(const char *db, const char *mode, const char *query
         q += *s == '\'' ? (size_t)sprintf(q, "'\\''") : (size_t)sprintf(q, "%c", *s);
     strcpy(q, "'");
     int rc = check_run(cmd, &out);
-    hx_json_doc *d = NULL;
+    hxi_json_doc *d = NULL;
     size_t n = 0;
-    if (rc != 0 || hx_json_parse(&d, out, strlen(out), NULL, NULL) != 0) {
+    if (rc != 0 || hxi_json_parse(&d, out, strlen(out), NULL, NULL) != 0) {
         CHECK(0, "%s search \"%s\" failed (exit %d): %.300s", mode, query, rc, out);
         free(out);
         return 0;
     }
-    const hx_json_val *rs = hx_json_obj_get(hx_json_doc_root(d), "results");
-    for (size_t i = 0; i < hx_json_len(rs) && n < TOP; i++) {
-        const char *path = hx_json_str(hx_json_obj_get(hx_json_arr_get(rs, i), "path"), NULL);
+    const hxi_json_val *rs = hxi_json_obj_get(hxi_json_doc_root(d), "results");
+    for (size_t i = 0; i < hxi_json_len(rs) && n < TOP; i++) {
+        const char *path = hxi_json_str(hxi_json_obj_get(hxi_json_arr_get(rs, i), "path"), NULL);
         const char *slash = path ? strrchr(path, '/') : NULL;
         size_t len = slash ? (size_t)(slash - path) : 0;
         if (!len || len >= 256)
@@ -54,7 +54,7 @@ static size_t search_folders(const char *db, const char *mode, const char *query
             folders[n++][len] = 0;
         }
     }
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(out);
     return n;
 }
@@ -299,7 +299,7 @@ static void flush_topic(const char *db, int *t_line, int t_k, const int t_need[3
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_conformance_XXXXXX", root[PATH_MAX], db[PATH_MAX + 16], cmd[3 * PATH_MAX], *out;
+    char tmpl[] = "/tmp/hxi_conformance_XXXXXX", root[PATH_MAX], db[PATH_MAX + 16], cmd[3 * PATH_MAX], *out;
     char bin[PATH_MAX];
     setenv("HYRAX_BIN", "./hyrax", 0);
     CHECK(realpath(getenv("HYRAX_BIN"), bin) != NULL, "HYRAX_BIN resolves");

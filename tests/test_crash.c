@@ -110,7 +110,7 @@ static int update(const char *db, const char *root)
 int main(void)
 {
     hx_error err = {0};
-    char tmpl[] = "/tmp/hx_crash_XXXXXX";
+    char tmpl[] = "/tmp/hxi_crash_XXXXXX";
     char resolved[PATH_MAX];
     if (!mkdtemp(tmpl) || !realpath(tmpl, resolved) || strlen(resolved) >= sizeof base ||
         hx_model_open(&model, WEIGHTS, &err)) {

@@ -12,7 +12,7 @@
 
 static const char *detect(const char *path, const char *content)
 {
-    return hx_doctype_detect(path, (const uint8_t *)content, strlen(content))->name;
+    return hxi_doctype_detect(path, (const uint8_t *)content, strlen(content))->name;
 }
 
 static void test_detection(void)
@@ -44,24 +44,24 @@ static void test_detection(void)
 
 static void test_table(void)
 {
-    size_t n = hx_doctype_count();
+    size_t n = hxi_doctype_count();
     CHECK(n >= 7 && n <= 32, "%zu rows (the policy keeps a bit per row)", n);
     for (size_t i = 0; i < n; i++) {
-        const hx_doctype *t = hx_doctype_at(i);
+        const hxi_doctype *t = hxi_doctype_at(i);
         CHECK(t->name && t->extract, "row %zu complete", i);
-        CHECK(hx_doctype_find(t->name, strlen(t->name)) == t, "%s found by name", t->name);
+        CHECK(hxi_doctype_find(t->name, strlen(t->name)) == t, "%s found by name", t->name);
         for (size_t k = 0; k < i; k++)
-            CHECK(strcmp(hx_doctype_at(k)->name, t->name), "%s named once", t->name);
+            CHECK(strcmp(hxi_doctype_at(k)->name, t->name), "%s named once", t->name);
         for (const char *const *e = t->exts; e && *e; e++)
             for (size_t k = 0; k < n; k++)
-                for (const char *const *f = hx_doctype_at(k)->exts; k != i && f && *f; f++)
-                    CHECK(strcmp(*e, *f), ".%s claimed by %s and %s", *e, t->name, hx_doctype_at(k)->name);
+                for (const char *const *f = hxi_doctype_at(k)->exts; k != i && f && *f; f++)
+                    CHECK(strcmp(*e, *f), ".%s claimed by %s and %s", *e, t->name, hxi_doctype_at(k)->name);
     }
-    CHECK(hx_doctype_at(n) == NULL && hx_doctype_find("pdfx", 4) == NULL, "out of the table");
+    CHECK(hxi_doctype_at(n) == NULL && hxi_doctype_find("pdfx", 4) == NULL, "out of the table");
     /* the policy's types come from the table: each row's name parses, others are refused naming them */
     for (size_t i = 0; i < n; i++) {
         char line[64];
-        snprintf(line, sizeof line, "types = %s\n", hx_doctype_at(i)->name);
+        snprintf(line, sizeof line, "types = %s\n", hxi_doctype_at(i)->name);
         ix_policy *p = NULL;
         hx_error err = {0};
         CHECK(ix_policy_parse(line, strlen(line), "p", &p, &err) == 0, "%s: %s", line, err.message);
@@ -75,18 +75,18 @@ static void test_table(void)
 
 static void test_builder(void)
 {
-    hx_extract x;
+    hxi_extract x;
     hx_error err = {0};
-    CHECK(hx_extract_init(&x, 100, &err) == 0, "init");
+    CHECK(hxi_extract_init(&x, 100, &err) == 0, "init");
     static const char first[] = "  one \x01 two\t\n three \xe2\x80\xae";
-    CHECK(hx_x_words(&x, first, sizeof first - 1, &err) == 0, "words");
-    CHECK(hx_x_heading(&x, 2, " A\n h ", 6, &err) == 0, "heading");
-    CHECK(hx_x_text(&x, "\x7f  keep\n  this", 14, &err) == 0, "text");
-    CHECK(hx_x_heading(&x, 1, "Top", 3, &err) == 0 && hx_x_heading(&x, 3, "Low", 3, &err) == 0, "headings");
-    hx_x_source(&x, 7, 9);
-    CHECK(hx_x_words(&x, "bad \xff byte", 10, &err) == 0, "invalid UTF-8");
-    CHECK(hx_x_block(&x, HX_BLOCK_VERBATIM, &err) == 0 && hx_x_block(&x, HX_BLOCK_PROSE, &err) == 0, "empty blocks");
-    CHECK(hx_x_finish(&x, &err) == 0, "finish");
+    CHECK(hxi_x_words(&x, first, sizeof first - 1, &err) == 0, "words");
+    CHECK(hxi_x_heading(&x, 2, " A\n h ", 6, &err) == 0, "heading");
+    CHECK(hxi_x_text(&x, "\x7f  keep\n  this", 14, &err) == 0, "text");
+    CHECK(hxi_x_heading(&x, 1, "Top", 3, &err) == 0 && hxi_x_heading(&x, 3, "Low", 3, &err) == 0, "headings");
+    hxi_x_source(&x, 7, 9);
+    CHECK(hxi_x_words(&x, "bad \xff byte", 10, &err) == 0, "invalid UTF-8");
+    CHECK(hxi_x_block(&x, HX_BLOCK_VERBATIM, &err) == 0 && hxi_x_block(&x, HX_BLOCK_PROSE, &err) == 0, "empty blocks");
+    CHECK(hxi_x_finish(&x, &err) == 0, "finish");
     const char *want = "one two three \xe2\x80\xae\n\nA h\n\n  keep\n  this\n\nTop\n\nLow\n\nbad \xef\xbf\xbd byte";
     CHECK(!strcmp(x.text, want) && x.len == strlen(want), "text '%s'", x.text);
     CHECK(x.n_blocks == 6, "%zu blocks", x.n_blocks);
@@ -98,23 +98,23 @@ static void test_builder(void)
     CHECK(x.blocks[5].src_first == 7 && x.blocks[5].src_last == 9 && x.blocks[0].src_first == 0, "sources");
     CHECK(x.title && !strcmp(x.title, "Top"), "the first level-1 heading is the title: %s", x.title);
     CHECK(x.n_meta == 1 && !strcmp(x.meta[0].value, "dropped 2 control characters"), "one warning for drops");
-    CHECK(hx_x_title(&x, "Real  title", 11, &err) == 0 && !strcmp(x.title, "Real title"), "a title replaces a heading's");
-    CHECK(hx_x_title(&x, "Other", 5, &err) == 0 && !strcmp(x.title, "Real title"), "the first title wins");
-    hx_extract_clear(&x);
+    CHECK(hxi_x_title(&x, "Real  title", 11, &err) == 0 && !strcmp(x.title, "Real title"), "a title replaces a heading's");
+    CHECK(hxi_x_title(&x, "Other", 5, &err) == 0 && !strcmp(x.title, "Real title"), "the first title wins");
+    hxi_extract_clear(&x);
 
-    CHECK(hx_extract_init(&x, 1, &err) == 0, "init");
+    CHECK(hxi_extract_init(&x, 1, &err) == 0, "init");
     char big[2048];
     memset(big, 'a', sizeof big);
-    CHECK(hx_x_text(&x, big, sizeof big, &err) == HX_ERANGE, "growth past the bound refused");
-    hx_extract_clear(&x);
+    CHECK(hxi_x_text(&x, big, sizeof big, &err) == HX_ERANGE, "growth past the bound refused");
+    hxi_extract_clear(&x);
 
-    CHECK(hx_extract_init(&x, 1, &err) == 0, "init");
+    CHECK(hxi_extract_init(&x, 1, &err) == 0, "init");
     for (int i = 0; i < 20; i++)
-        CHECK(hx_x_warn(&x, &err, "w%d", i) == 0, "warn");
-    CHECK(hx_x_finish(&x, &err) == 0, "finish");
+        CHECK(hxi_x_warn(&x, &err, "w%d", i) == 0, "warn");
+    CHECK(hxi_x_finish(&x, &err) == 0, "finish");
     CHECK(x.n_meta == HX_X_MAX_WARNINGS + 1 && !strcmp(x.meta[x.n_meta - 1].key, "warnings_not_shown") &&
               !strcmp(x.meta[x.n_meta - 1].value, "12"), "warnings capped, the rest counted");
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
 }
 
 /* A text with one U+0019 (CACM document 2857) is indexed with the control dropped; a bidi
@@ -125,28 +125,28 @@ static void test_controls_and_gate(void)
     hx_error err = {0};
     CHECK(ix_gate_new(&g, "/", NULL, NULL, &err) == 0, "gate: %s", err.message);
     static const char cacm[] = "Extraction of data\x19 from text\n";
-    hx_doc_source d;
-    CHECK(hx_ingest_from_bytes("cacm/2857.txt", cacm, sizeof cacm - 1, NULL, 0, &d, &err) == 0, "%s", err.message);
+    hxi_doc_source d;
+    CHECK(hxi_ingest_from_bytes("cacm/2857.txt", cacm, sizeof cacm - 1, NULL, 0, &d, &err) == 0, "%s", err.message);
     CHECK(!strcmp(d.text, "Extraction of data from text\n"), "control dropped: '%s'", d.text);
     ix_verdict v;
     CHECK(ix_gate_check(g, &d, (const uint8_t *)cacm, sizeof cacm - 1, NULL, 0, &v, &err) == 0 && !v.rule,
           "passes the gate: %s", v.reason);
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
     static const char bidi[] = "access \xe2\x80\xae level\n";
-    CHECK(hx_ingest_from_bytes("b.md", bidi, sizeof bidi - 1, NULL, 0, &d, &err) == 0, "%s", err.message);
+    CHECK(hxi_ingest_from_bytes("b.md", bidi, sizeof bidi - 1, NULL, 0, &d, &err) == 0, "%s", err.message);
     CHECK(ix_gate_check(g, &d, (const uint8_t *)bidi, sizeof bidi - 1, NULL, 0, &v, &err) == 0 && v.rule &&
               !strcmp(v.rule, "control"), "a bidi override is refused");
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
     static const char md[] = "---\ntitle: Front\n---\n\n# Head\n\n  body  \n\n";
-    CHECK(hx_ingest_from_bytes("m.md", md, sizeof md - 1, NULL, 0, &d, &err) == 0, "%s", err.message);
+    CHECK(hxi_ingest_from_bytes("m.md", md, sizeof md - 1, NULL, 0, &d, &err) == 0, "%s", err.message);
     CHECK(d.text_len == sizeof md - 1 && !memcmp(d.text, md, d.text_len), "Markdown text kept byte for byte");
     CHECK(!strcmp(d.title, "Front") && d.n_blocks == 0 && d.dt->chunk == HX_CHUNK_MARKDOWN, "title %s", d.title);
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
     static const char bad_json[] = "{\"a\": ";
-    CHECK(hx_ingest_from_bytes("x.json", bad_json, sizeof bad_json - 1, NULL, 0, &d, &err) == 0, "%s", err.message);
+    CHECK(hxi_ingest_from_bytes("x.json", bad_json, sizeof bad_json - 1, NULL, 0, &d, &err) == 0, "%s", err.message);
     CHECK(ix_gate_check(g, &d, (const uint8_t *)bad_json, sizeof bad_json - 1, NULL, 0, &v, &err) == 0 && v.rule &&
               !strcmp(v.rule, "json"), "the json row's rule runs");
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
     ix_gate_free(g);
 }
 

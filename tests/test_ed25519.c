@@ -22,7 +22,7 @@ static int verify_hex(const char *pk_hex, const uint8_t *msg, size_t len, const 
     uint8_t pk[32], sig[64];
     unhex(pk_hex, pk, 32);
     unhex(sig_hex, sig, 64);
-    return hx_ed25519_verify(sig, msg, len, pk, NULL);
+    return hxi_ed25519_verify(sig, msg, len, pk, NULL);
 }
 
 static const char MSG1024[] =
@@ -83,7 +83,7 @@ int main(void)
                      "0aab4c900501b3e24d7cdf4663326a3a87df5e4843b2cbdb67cbf6e460fec350aa5371b1508f9f4528ecea23c436d94b5e8fcd4f681e30a6ac00a9704a188a03") == 0,
           "TEST 1024");
     uint8_t abc[64];
-    hx_sha512_digest("abc", 3, abc);
+    hxi_sha512_digest("abc", 3, abc);
     CHECK(verify_hex("ec172b93ad5e563bf4932c70e1245034c35467ef2efd4d64ebf819683467e2bf", abc, 64,
                      "dc2a4459e7369633a52b1bf277839a00201009a3efbf3ecb69bea2186c26b58909351fc9ac90b3ecfdfbc7c66431e0303dca179c138ac17ad9bef1177331a704") == 0,
           "TEST SHA(abc)");
@@ -102,19 +102,19 @@ int main(void)
     for (int bit = 0; bit < 512; bit += 7) {
         unhex(sig1, sig, 64);
         sig[bit / 8] ^= (uint8_t)(1 << (bit % 8));
-        CHECK(hx_ed25519_verify(sig, NULL, 0, pk, NULL) != 0, "TEST 1, signature bit %d flipped", bit);
+        CHECK(hxi_ed25519_verify(sig, NULL, 0, pk, NULL) != 0, "TEST 1, signature bit %d flipped", bit);
     }
 
     /* S >= L: S + L is the same scalar mod L, so a lax verifier would accept it (malleability). */
     hx_error err = {0};
     unhex(sig1, sig, 64);
     add_le(sig + 32, L, 32);
-    CHECK(hx_ed25519_verify(sig, NULL, 0, pk, &err) == HX_EFORMAT && strstr(err.message, "below L"),
+    CHECK(hxi_ed25519_verify(sig, NULL, 0, pk, &err) == HX_EFORMAT && strstr(err.message, "below L"),
           "S + L refused: %s", err.message);
     memcpy(sig + 32, L, 32);
-    CHECK(hx_ed25519_verify(sig, NULL, 0, pk, NULL) == HX_EFORMAT, "S = L refused");
+    CHECK(hxi_ed25519_verify(sig, NULL, 0, pk, NULL) == HX_EFORMAT, "S = L refused");
     memset(sig + 32, 0xff, 32);
-    CHECK(hx_ed25519_verify(sig, NULL, 0, pk, NULL) == HX_EFORMAT, "S = 2^256 - 1 refused");
+    CHECK(hxi_ed25519_verify(sig, NULL, 0, pk, NULL) == HX_EFORMAT, "S = 2^256 - 1 refused");
 
     /* Points: y = 2 has no x on the curve ((y^2 - 1) / (d y^2 + 1) is not a square mod p, checked
      * with Python integers); y = p and y = p + 1 are not reduced; y = 1 with the sign bit set is
@@ -127,12 +127,12 @@ int main(void)
     bad[3][31] = 0x80;
     unhex(sig1, sig, 64);
     for (int i = 0; i < 4; i++) {
-        CHECK(hx_ed25519_verify(sig, NULL, 0, bad[i], &err) == HX_EFORMAT &&
+        CHECK(hxi_ed25519_verify(sig, NULL, 0, bad[i], &err) == HX_EFORMAT &&
               strstr(err.message, "public key"), "bad public key %d refused: %s", i, err.message);
         uint8_t s2[64];
         memcpy(s2, bad[i], 32);
         memcpy(s2 + 32, sig + 32, 32);
-        CHECK(hx_ed25519_verify(s2, NULL, 0, pk, &err) == HX_EFORMAT && strstr(err.message, "R "),
+        CHECK(hxi_ed25519_verify(s2, NULL, 0, pk, &err) == HX_EFORMAT && strstr(err.message, "R "),
               "bad R %d refused: %s", i, err.message);
     }
 
@@ -143,18 +143,18 @@ int main(void)
     memset(small[2] + 1, 0xff, 30);
     small[2][31] = 0x7f;
     for (int i = 0; i < 3; i++) {
-        CHECK(hx_ed25519_verify(sig, NULL, 0, small[i], &err) == HX_EFORMAT && strstr(err.message, "small order"),
+        CHECK(hxi_ed25519_verify(sig, NULL, 0, small[i], &err) == HX_EFORMAT && strstr(err.message, "small order"),
               "small-order public key %d refused: %s", i, err.message);
         uint8_t s2[64];
         memcpy(s2, small[i], 32);
         memcpy(s2 + 32, sig + 32, 32);
-        CHECK(hx_ed25519_verify(s2, NULL, 0, pk, &err) == HX_EFORMAT && strstr(err.message, "small order"),
+        CHECK(hxi_ed25519_verify(s2, NULL, 0, pk, &err) == HX_EFORMAT && strstr(err.message, "small order"),
               "small-order R %d refused: %s", i, err.message);
     }
     size_t clen;
     char *crash = check_read_file("fuzz/corpus/ed25519/small_order_key", &clen);
-    CHECK(crash && clen > 96 && hx_ed25519_verify((uint8_t *)crash, (uint8_t *)crash + 96, clen - 96,
-                                                  (uint8_t *)crash + 64, NULL) == HX_EFORMAT,
+    CHECK(crash && clen > 96 && hxi_ed25519_verify((uint8_t *)crash, (uint8_t *)crash + 96, clen - 96,
+                                                   (uint8_t *)crash + 64, NULL) == HX_EFORMAT,
           "the fuzzer's small-order key refused");
     free(crash);
 

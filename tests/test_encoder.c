@@ -197,7 +197,7 @@ static void test_ids(const golden *g, hx_model *m)
 
     /* A batch larger than one forward pass is split and still agrees. */
     hx_encoder *small = NULL;
-    CHECK(hx_encoder_new_rows(&small, m, 1, 300, &err) == 0, "small encoder: %s", err.message);
+    CHECK(hxi_encoder_new_rows(&small, m, 1, 300, &err) == 0, "small encoder: %s", err.message);
     float *out2 = calloc(g->n * g->dim, sizeof(float));
     size_t n2 = g->n < 200 ? g->n : 200;
     CHECK(small && hx_encoder_embed_ids(small, (const int32_t *const *)g->ids, g->lens, n2, out2, &err) == 0,
@@ -223,10 +223,10 @@ static void test_ids(const golden *g, hx_model *m)
     CHECK(q < g->n, "the golden set has a text of 8 to 12 tokens");
     if (two && q < g->n) {
         const int32_t *ids = g->ids[q];
-        hx_pool_counts before = hx_pool_get_counts(hx_encoder_pool(two));
+        hxi_pool_counts before = hxi_pool_get_counts(hxi_encoder_pool(two));
         CHECK(hx_encoder_embed_ids(two, &ids, &g->lens[q], 1, one, &err) == 0, "short query: %s",
               err.message);
-        hx_pool_counts after = hx_pool_get_counts(hx_encoder_pool(two));
+        hxi_pool_counts after = hxi_pool_get_counts(hxi_encoder_pool(two));
         printf("one %zu-token query on 2 threads: %lu parallel steps, %lu left a thread idle\n",
                g->lens[q], after.jobs - before.jobs, after.short_jobs - before.short_jobs);
         CHECK(after.jobs > before.jobs, "the short query ran no parallel step");
@@ -257,12 +257,12 @@ static void test_texts(const golden *g, hx_model *m)
 {
     hx_error err = {0};
     hx_encoder *e = NULL;
-    const hx_tokenizer *tok = hx_model_tokenizer(m);
+    const hxi_tokenizer *tok = hxi_model_tokenizer(m);
     const char **texts = calloc(g->n, sizeof *texts);
     size_t *lens = calloc(g->n, sizeof *lens), *idx = calloc(g->n, sizeof *idx), n = 0, differ = 0;
     int32_t ids[HX_MAX_SEQ_TOKENS];
     for (size_t i = 0; i < g->n; i++) {
-        size_t k = hx_tokenize_for_model(tok, g->texts[i], g->text_lens[i], ids, HX_MAX_SEQ_TOKENS);
+        size_t k = hxi_tokenize_for_model(tok, g->texts[i], g->text_lens[i], ids, HX_MAX_SEQ_TOKENS);
         int same = k == g->lens[i] && !memcmp(ids, g->ids[i], k * sizeof *ids);
         if (!same && differ++ < 5)
             fprintf(stderr, "text %zu: our ids differ from the reference: %.80s\n", i, g->texts[i]);
@@ -298,7 +298,7 @@ static void test_scalar(const golden *g)
 {
     hx_error err = {0};
     hx_model *m = NULL;
-    CHECK(hx_model_open_with(&m, WEIGHTS, &hx_kernels_scalar, &err) == 0, "open scalar: %s", err.message);
+    CHECK(hxi_model_open_with(&m, WEIGHTS, &hxi_kernels_scalar, &err) == 0, "open scalar: %s", err.message);
     if (!m)
         return;
     hx_encoder *e = NULL;
@@ -369,9 +369,9 @@ static void test_int8(const golden *g)
      * the attention output, LayerNorm, FFN-in gemm, GELU, FFN-out gemm, LayerNorm: 1 + 6 x 9 steps
      * (a separate quantize pass before each of the 4 Linear layers made it 1 + 6 x 11). */
     const int32_t *ids0 = g->ids[0];
-    hx_pool_counts before = hx_pool_get_counts(hx_encoder_pool(e2));
+    hxi_pool_counts before = hxi_pool_get_counts(hxi_encoder_pool(e2));
     CHECK(hx_encoder_embed_ids(e2, &ids0, &g->lens[0], 1, one, &err) == 0, "single: %s", err.message);
-    unsigned long steps = hx_pool_get_counts(hx_encoder_pool(e2)).jobs - before.jobs;
+    unsigned long steps = hxi_pool_get_counts(hxi_encoder_pool(e2)).jobs - before.jobs;
     CHECK(steps == 1 + 6 * 9, "an int8 forward pass runs %lu parallel steps, want 55", steps);
     free(out);
     free(out2);
@@ -404,7 +404,7 @@ int main(void)
         printf("kernels: %s\n", m->kern->name);
         CHECK(hx_model_dim(m) == HX_EMBED_DIM, "dim %d", hx_model_dim(m));
         CHECK(!strcmp(hx_model_name(m), "all-MiniLM-L6-v2"), "name %s", hx_model_name(m));
-        CHECK(hx_model_tokenizer(m) != NULL, "tokenizer");
+        CHECK(hxi_model_tokenizer(m) != NULL, "tokenizer");
         test_ids(&g, m);
         test_texts(&g, m);
         test_scalar(&g);

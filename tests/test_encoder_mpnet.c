@@ -180,7 +180,7 @@ static double max_abs_diff(const float *a, const float *b, size_t n)
     return m;
 }
 
-/* hx_model_rel_bucket against HF's relative_position_bucket for every distance of 384 tokens. */
+/* hxi_model_rel_bucket against HF's relative_position_bucket for every distance of 384 tokens. */
 static void test_buckets(void)
 {
     size_t size;
@@ -190,7 +190,7 @@ static void test_buckets(void)
         return;
     int n = 0, bad = 0, d, b;
     for (char *p = buf; sscanf(p, "%d %d", &d, &b) == 2; n++) {
-        int got = hx_model_rel_bucket(d, 32, 128);
+        int got = hxi_model_rel_bucket(d, 32, 128);
         if (got != b && bad++ < 5)
             fprintf(stderr, "distance %d: bucket %d, HF %d\n", d, got, b);
         p = strchr(p, '\n');
@@ -205,9 +205,9 @@ static void test_buckets(void)
 /* Our tokenizer (from the weights' vocab and tokenizer sections) against HF's ids on every text. */
 static void test_tokenizer(const golden *g, const hx_model *m)
 {
-    const hx_tokenizer *tok = hx_model_tokenizer(m);
-    CHECK(hx_tokenizer_cls(tok) == 0 && hx_tokenizer_pad(tok) == 1 && hx_tokenizer_sep(tok) == 2 &&
-          hx_tokenizer_unk(tok) == 104, "MPNet's <s> <pad> </s> [UNK] are 0 1 2 104");
+    const hxi_tokenizer *tok = hxi_model_tokenizer(m);
+    CHECK(hxi_tokenizer_cls(tok) == 0 && hxi_tokenizer_pad(tok) == 1 && hxi_tokenizer_sep(tok) == 2 &&
+          hxi_tokenizer_unk(tok) == 104, "MPNet's <s> <pad> </s> [UNK] are 0 1 2 104");
     int32_t ids[MAX_SEQ];
     size_t same = 0;
     for (size_t i = 0; i < g->n; i++) {
@@ -263,7 +263,7 @@ static void test_scalar(const golden *g)
     hx_error err = {0};
     hx_model *m = NULL;
     hx_encoder *e = NULL;
-    CHECK(hx_model_open_with(&m, WEIGHTS, &hx_kernels_scalar, &err) == 0, "open scalar: %s", err.message);
+    CHECK(hxi_model_open_with(&m, WEIGHTS, &hxi_kernels_scalar, &err) == 0, "open scalar: %s", err.message);
     const int32_t *ids[SCALAR_SUBSET];
     size_t lens[SCALAR_SUBSET], idx[SCALAR_SUBSET], n = 0;
     for (size_t i = 0; i < g->n && n < SCALAR_SUBSET; i++)
@@ -307,18 +307,18 @@ static void test_spec(void)
     static const char vocab[] = "<s>\n<pad>\n</s>\n[UNK]\nhello\n<mask>\n";
     static const char spec[] = "wordpiece-lower\n<s> </s> [UNK] <pad>\n<s> <pad> </s> [UNK] <mask>\n";
     hx_error err = {0};
-    hx_tokenizer *t = NULL;
-    CHECK(hx_tokenizer_new_spec(&t, vocab, sizeof vocab - 1, spec, sizeof spec - 1, &err) == 0, "spec: %s",
+    hxi_tokenizer *t = NULL;
+    CHECK(hxi_tokenizer_new_spec(&t, vocab, sizeof vocab - 1, spec, sizeof spec - 1, &err) == 0, "spec: %s",
           err.message);
     if (t) {
-        CHECK(hx_tokenizer_cls(t) == 0 && hx_tokenizer_sep(t) == 2 && hx_tokenizer_unk(t) == 3 &&
-              hx_tokenizer_pad(t) == 1, "roles from the spec's second line");
+        CHECK(hxi_tokenizer_cls(t) == 0 && hxi_tokenizer_sep(t) == 2 && hxi_tokenizer_unk(t) == 3 &&
+              hxi_tokenizer_pad(t) == 1, "roles from the spec's second line");
         int32_t ids[8];
         const char text[] = "Hello<mask>hello world";
-        size_t n = hx_tokenize_for_model(t, text, sizeof text - 1, ids, 8);
+        size_t n = hxi_tokenize_for_model(t, text, sizeof text - 1, ids, 8);
         CHECK(n == 6 && ids[0] == 0 && ids[1] == 4 && ids[2] == 5 && ids[3] == 4 && ids[4] == 3 && ids[5] == 2,
               "<s> hello <mask> hello [UNK] </s>: %zu ids", n);
-        hx_tokenizer_free(t);
+        hxi_tokenizer_free(t);
     }
     static const struct {
         const char *spec;
@@ -337,9 +337,9 @@ static void test_spec(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         t = NULL;
-        int rc = hx_tokenizer_new_spec(&t, vocab, sizeof vocab - 1, bad[i].spec, strlen(bad[i].spec), &err);
+        int rc = hxi_tokenizer_new_spec(&t, vocab, sizeof vocab - 1, bad[i].spec, strlen(bad[i].spec), &err);
         CHECK(rc == bad[i].rc && !t, "%s refused (%d): %s", bad[i].what, rc, err.message);
-        hx_tokenizer_free(t);
+        hxi_tokenizer_free(t);
     }
 }
 
@@ -387,15 +387,15 @@ static void test_tiny(void)
     hx_model *m = NULL, *ms = NULL;
     const char *path = "fuzz/corpus/weights/tiny_mpnet.hxw";
     CHECK(hx_model_open(&m, path, &err) == 0, "%s: %s", path, err.message);
-    CHECK(hx_model_open_with(&ms, path, &hx_kernels_scalar, &err) == 0, "%s scalar: %s", path, err.message);
+    CHECK(hxi_model_open_with(&ms, path, &hxi_kernels_scalar, &err) == 0, "%s scalar: %s", path, err.message);
     if (!m || !ms) {
         hx_model_close(m);
         hx_model_close(ms);
         return;
     }
-    const hx_tokenizer *t = hx_model_tokenizer(m);
+    const hxi_tokenizer *t = hxi_model_tokenizer(m);
     CHECK(!strcmp(hx_model_name(m), "tiny-mpnet") && hx_model_dim(m) == 8, "tiny-mpnet, 8 dimensions");
-    CHECK(hx_tokenizer_cls(t) == 0 && hx_tokenizer_pad(t) == 1 && hx_tokenizer_sep(t) == 2 && hx_tokenizer_unk(t) == 6,
+    CHECK(hxi_tokenizer_cls(t) == 0 && hxi_tokenizer_pad(t) == 1 && hxi_tokenizer_sep(t) == 2 && hxi_tokenizer_unk(t) == 6,
           "roles from its tokenizer section");
     hx_encoder *e = NULL, *es = NULL;
     const char *text = "the hyrax search engine <pad> and a <mask>";

@@ -64,13 +64,13 @@ static void test_target(void)
     snprintf(abs, sizeof abs, "%s-sibling/x.md", root);
     target_refused(abs, HX_TARGET_NAME, HX_EPERM);        /* a prefix of the root's name is not inside */
 
-    const char *in = hx_fs_inside("/a/b", "/a/b/c");
+    const char *in = hxi_fs_inside("/a/b", "/a/b/c");
     CHECK(in && !strcmp(in, "c"), "inside: /a/b/c");
-    in = hx_fs_inside("/a/b", "/a/b");
+    in = hxi_fs_inside("/a/b", "/a/b");
     CHECK(in && !*in, "inside: the root itself");
-    CHECK(!hx_fs_inside("/a/b", "/a/bc") && !hx_fs_inside("/a/b", "/a") && !hx_fs_inside("/a/b", "/x/a/b"),
+    CHECK(!hxi_fs_inside("/a/b", "/a/bc") && !hxi_fs_inside("/a/b", "/a") && !hxi_fs_inside("/a/b", "/x/a/b"),
           "not inside: a sibling sharing the prefix, the parent, elsewhere");
-    in = hx_fs_inside("/", "/etc/x");
+    in = hxi_fs_inside("/", "/etc/x");
     CHECK(in && !strcmp(in, "etc/x"), "inside the root /");
 
     CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
@@ -98,7 +98,7 @@ static void open_refused(const char *name, int code, const char *why)
     int fd = 123;
     struct stat st;
     hx_error err = {0};
-    int rc = hx_fs_open_under(root, name, &fd, &st, &err);
+    int rc = hxi_fs_open_under(root, name, &fd, &st, &err);
     CHECK(rc == code && fd == -1 && strstr(err.message, why), "open %s: rc %d fd %d, want %d '%s': %s", name, rc, fd,
           code, why, err.message);
 }
@@ -108,7 +108,7 @@ static void test_open(void)
     int fd;
     struct stat st;
     hx_error err = {0};
-    CHECK(hx_fs_open_under(root, "./docs/a.md", &fd, &st, &err) == 0 && S_ISREG(st.st_mode) && fd >= 0, "open a.md: %s",
+    CHECK(hxi_fs_open_under(root, "./docs/a.md", &fd, &st, &err) == 0 && S_ISREG(st.st_mode) && fd >= 0, "open a.md: %s",
           err.message);
     if (fd >= 0) {
         char buf[8] = "";
@@ -126,49 +126,49 @@ static void test_open(void)
     open_refused("", HX_EINVAL, "root");
     open_refused("../x", HX_EPERM, "..");
 
-    /* hx_fs_read_under: the whole file, NUL-terminated, under the same rule, and a size limit */
+    /* hxi_fs_read_under: the whole file, NUL-terminated, under the same rule, and a size limit */
     char *text = NULL;
     size_t len = 0;
     int64_t mtime = 0;
-    CHECK(hx_fs_read_under(root, "docs/a.md", 1000, &text, &len, &mtime, &err) == 0 && len == 15 && text &&
+    CHECK(hxi_fs_read_under(root, "docs/a.md", 1000, &text, &len, &mtime, &err) == 0 && len == 15 && text &&
               !strcmp(text, "# Alpha\n\nText.\n") && mtime > 0,
           "read a.md whole: %s", err.message);
     free(text);
-    CHECK(hx_fs_read_under(root, "docs/a.md", 14, &text, &len, NULL, &err) == HX_ERANGE && !text &&
+    CHECK(hxi_fs_read_under(root, "docs/a.md", 14, &text, &len, NULL, &err) == HX_ERANGE && !text &&
               strstr(err.message, "15 bytes, over the 14-byte limit"),
           "one byte over the limit is refused: %s", err.message);
-    CHECK(hx_fs_read_under(root, "escape.md", 1000, &text, &len, NULL, &err) == HX_EPERM && !text,
+    CHECK(hxi_fs_read_under(root, "escape.md", 1000, &text, &len, NULL, &err) == HX_EPERM && !text,
           "read through a symlink refused: %s", err.message);
-    CHECK(hx_fs_read_under(root, "docs/pipe.md", 1000, &text, &len, NULL, &err) == HX_EFORMAT && !text,
+    CHECK(hxi_fs_read_under(root, "docs/pipe.md", 1000, &text, &len, NULL, &err) == HX_EFORMAT && !text,
           "a FIFO is never read: %s", err.message);
 
-    hx_doc_source d;
-    CHECK(hx_ingest_load(root, "docs/pipe.md", NULL, 1000, &d, &err) == HX_EFORMAT, "load of a FIFO refused");
-    CHECK(hx_ingest_load(root, "escape.md", NULL, 1000, &d, &err) == HX_EPERM && strstr(err.message, "escape.md"),
+    hxi_doc_source d;
+    CHECK(hxi_ingest_load(root, "docs/pipe.md", NULL, 1000, &d, &err) == HX_EFORMAT, "load of a FIFO refused");
+    CHECK(hxi_ingest_load(root, "escape.md", NULL, 1000, &d, &err) == HX_EPERM && strstr(err.message, "escape.md"),
           "load through a symlink refused: %s", err.message);
-    CHECK(hx_ingest_load(root, "docs/alias.md", "docs/a.md", 1000, &d, &err) == 0 && !strcmp(d.path, "docs/alias.md") &&
+    CHECK(hxi_ingest_load(root, "docs/alias.md", "docs/a.md", 1000, &d, &err) == 0 && !strcmp(d.path, "docs/alias.md") &&
               !strcmp(d.title, "Alpha"),
           "load of a name through its real path: %s", err.message);
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
     alarm(0);
 }
 
-static bool listed(const hx_file_list *l, const char *path, const char *real)
+static bool listed(const hxi_file_list *l, const char *path, const char *real)
 {
     for (size_t i = 0; i < l->n; i++)
         if (!strcmp(l->paths[i], path))
-            return !strcmp(hx_file_list_real(l, i), real);
+            return !strcmp(hxi_file_list_real(l, i), real);
     return false;
 }
 
 static void test_walk(void)
 {
-    hx_file_list l;
+    hxi_file_list l;
     hx_error err = {0};
     char db[2 * PATH_MAX];
     snprintf(db, sizeof db, "%s/docs/idx.hyx", root);
     const char *all[] = {""}, *hidden[] = {"hidden"};   /* reached only through "linked" */
-    CHECK(hx_ingest_walk(root, all, 1, hidden, 1, db, &l, &err) == 0, "walk: %s", err.message);
+    CHECK(hxi_ingest_walk(root, all, 1, hidden, 1, db, &l, &err) == 0, "walk: %s", err.message);
     CHECK(listed(&l, "docs/a.md", "docs/a.md"), "a regular file is its own real path");
     CHECK(listed(&l, "docs/alias.md", "docs/a.md"), "a symlink inside the root: named as seen, read through its target");
     CHECK(listed(&l, "linked/b.md", "hidden/b.md"), "a symlinked folder inside the root: read through the real folder");
@@ -191,24 +191,24 @@ static void test_walk(void)
     char shallow[3 * 70 + 16];
     snprintf(shallow, sizeof shallow, "%.*s/f.md", (int)strlen(deep_folder) - 2, deep_folder);
     CHECK(listed(&l, shallow, shallow), "a file %d folders deep is still listed", HX_WALK_MAX_DEPTH);
-    hx_file_list_clear(&l);
+    hxi_file_list_clear(&l);
 
     const char *out_dir[] = {"out_dir"};
-    CHECK(hx_ingest_walk(root, out_dir, 1, NULL, 0, NULL, &l, &err) == HX_EPERM, "a target resolving outside refused");
+    CHECK(hxi_ingest_walk(root, out_dir, 1, NULL, 0, NULL, &l, &err) == HX_EPERM, "a target resolving outside refused");
     const char *pipe[] = {"docs/pipe.md"};
-    CHECK(hx_ingest_walk(root, pipe, 1, NULL, 0, NULL, &l, &err) == 0 && l.n == 0 && l.n_rejected == 1 &&
+    CHECK(hxi_ingest_walk(root, pipe, 1, NULL, 0, NULL, &l, &err) == 0 && l.n == 0 && l.n_rejected == 1 &&
               strstr(l.rejected[0].reason, "not a regular file"),
           "a FIFO named as the target is rejected with a reason");
-    hx_file_list_clear(&l);
+    hxi_file_list_clear(&l);
     const char *linked[] = {"linked"};
-    CHECK(hx_ingest_walk(root, linked, 1, NULL, 0, NULL, &l, &err) == 0 && listed(&l, "linked/b.md", "hidden/b.md"),
+    CHECK(hxi_ingest_walk(root, linked, 1, NULL, 0, NULL, &l, &err) == 0 && listed(&l, "linked/b.md", "hidden/b.md"),
           "a symlinked folder inside the root as the target: %s", err.message);
-    hx_file_list_clear(&l);
+    hxi_file_list_clear(&l);
 }
 
 int main(void)
 {
-    char t1[] = "/tmp/hx_fsafe_XXXXXX", t2[] = "/tmp/hx_fsafe_out_XXXXXX", path[2 * PATH_MAX];
+    char t1[] = "/tmp/hxi_fsafe_XXXXXX", t2[] = "/tmp/hxi_fsafe_out_XXXXXX", path[2 * PATH_MAX];
     CHECK(mkdtemp(t1) && realpath(t1, root) && mkdtemp(t2) && realpath(t2, outside), "temp folders");
     check_put(root, "docs/a.md", "# Alpha\n\nText.\n");
     check_put(root, "docs/idx.hyx", "index file");

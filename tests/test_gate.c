@@ -766,33 +766,33 @@ static void test_policy_parser(void)
 static void test_checkers(void)
 {
     hx_error err = {0};
-    CHECK(hx_xml_check("<a/>", 4, &err) == 0, "an empty element");
-    CHECK(hx_xml_check("<a>", 3, &err) == HX_EPARSE, "an unclosed element");
+    CHECK(hxi_xml_check("<a/>", 4, &err) == 0, "an empty element");
+    CHECK(hxi_xml_check("<a>", 3, &err) == HX_EPARSE, "an unclosed element");
     char deep[HX_XML_MAX_DEPTH * 3 + 8 + HX_XML_MAX_DEPTH * 4];
     size_t n = 0;
     for (int i = 0; i <= HX_XML_MAX_DEPTH; i++)
         n += (size_t)sprintf(deep + n, "<a>");
-    CHECK(hx_xml_check(deep, n, &err) == HX_EDEPTH, "depth past the limit: %s", err.message);
+    CHECK(hxi_xml_check(deep, n, &err) == HX_EDEPTH, "depth past the limit: %s", err.message);
     n = 0;
     for (int i = 0; i < HX_XML_MAX_DEPTH; i++)
         n += (size_t)sprintf(deep + n, "<a>");
     for (int i = 0; i < HX_XML_MAX_DEPTH; i++)
         n += (size_t)sprintf(deep + n, "</a>");
-    CHECK(hx_xml_check(deep, n, &err) == 0, "depth at the limit: %s", err.message);
+    CHECK(hxi_xml_check(deep, n, &err) == 0, "depth at the limit: %s", err.message);
     const char *ok = "a: &x 1\n";
-    CHECK(hx_yaml_check(ok, strlen(ok), &err) == 0, "an anchor");
+    CHECK(hxi_yaml_check(ok, strlen(ok), &err) == 0, "an anchor");
     char aliases[1024];
     n = (size_t)sprintf(aliases, "a: &x 1\n");
     for (int i = 0; i < HX_YAML_CHECK_MAX_ALIASES; i++)
         n += (size_t)sprintf(aliases + n, "b%d: *x\n", i);
-    CHECK(hx_yaml_check(aliases, n, &err) == 0, "aliases at the limit: %s", err.message);
+    CHECK(hxi_yaml_check(aliases, n, &err) == 0, "aliases at the limit: %s", err.message);
     n += (size_t)sprintf(aliases + n, "c: *x\n");
-    CHECK(hx_yaml_check(aliases, n, &err) == HX_ERANGE, "one alias past the limit");
+    CHECK(hxi_yaml_check(aliases, n, &err) == HX_ERANGE, "one alias past the limit");
     size_t at, len, body;
-    CHECK(hx_yaml_front_matter("---\na: 1\n---\nx", 14, &at, &len, &body) == 1 && at == 4 && len == 5 && body == 13,
+    CHECK(hxi_yaml_front_matter("---\na: 1\n---\nx", 14, &at, &len, &body) == 1 && at == 4 && len == 5 && body == 13,
           "front matter found");
-    CHECK(hx_yaml_front_matter("---\na: 1\n", 9, &at, &len, &body) == -1, "front matter never closed");
-    CHECK(hx_yaml_front_matter("# x\n", 4, &at, &len, &body) == 0, "no front matter");
+    CHECK(hxi_yaml_front_matter("---\na: 1\n", 9, &at, &len, &body) == -1, "front matter never closed");
+    CHECK(hxi_yaml_front_matter("# x\n", 4, &at, &len, &body) == 0, "no front matter");
 }
 
 /* Deny patterns through the gate: what matches and what must not. */
@@ -814,14 +814,14 @@ static void test_deny(void)
         {"exfiltrate secrets", true},
     };
     for (size_t i = 0; g && i < sizeof cases / sizeof *cases; i++) {
-        hx_doc_source d;
-        CHECK(hx_ingest_from_bytes("x.txt", cases[i].text, strlen(cases[i].text), NULL, 0, &d, &err) == 0, "ingest");
+        hxi_doc_source d;
+        CHECK(hxi_ingest_from_bytes("x.txt", cases[i].text, strlen(cases[i].text), NULL, 0, &d, &err) == 0, "ingest");
         ix_verdict v;
         CHECK(ix_gate_check(g, &d, (const uint8_t *)cases[i].text, strlen(cases[i].text), NULL, 0, &v, &err) == 0,
               "check");
         CHECK((v.rule && !strcmp(v.rule, "deny")) == cases[i].denied, "'%s' denied: %d, want %d", cases[i].text,
               v.rule != NULL, cases[i].denied);
-        hx_doc_source_clear(&d);
+        hxi_doc_source_clear(&d);
     }
     ix_gate_free(g);
     check_put(root, ".hyrax/policy", policy);
@@ -920,7 +920,7 @@ static void test_cli(void)
 int main(void)
 {
     hx_error err = {0};
-    char tmpl[] = "/tmp/hx_gate_XXXXXX";
+    char tmpl[] = "/tmp/hxi_gate_XXXXXX";
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s/.hyrax/index.hyx", root);
     if (hx_model_open(&model, WEIGHTS, &err) || hx_encoder_new(&enc, model, 1, &err)) {

@@ -125,7 +125,7 @@ static void test_step_bound(void)
             hostile(pat, path, CAP, shapes[i].unit, n / strlen(shapes[i].unit), shapes[i].tail, shapes[i].fill, n);
             size_t pl = strlen(pat), sl = strlen(path);
             uint64_t steps = 0, bound = 2 * (uint64_t)(pl + 1) * (sl + 1);
-            bool got = hx_glob_match_steps(pat, path, &steps);
+            bool got = hxi_glob_match_steps(pat, path, &steps);
             CHECK(!got, "shape '%s...%s' (%zu bytes) against '%s...' (%zu bytes) does not match", shapes[i].unit,
                   shapes[i].tail, pl, shapes[i].fill, sl);
             CHECK(steps > 0 && steps <= bound, "shape '%s...%s' (%zu bytes) against %zu bytes: %llu steps, bound %llu",
@@ -134,10 +134,10 @@ static void test_step_bound(void)
     /* and a long path matches where it should: no length past which nothing matches */
     hostile(pat, path, CAP, "**/", 1, "*.md", "abcd/", 4000);
     memcpy(path + 3995, "x.md", 5);
-    CHECK(hx_glob_match(pat, path), "**/*.md matches a 4,000-byte path ending in x.md");
+    CHECK(hxi_glob_match(pat, path), "**/*.md matches a 4,000-byte path ending in x.md");
     static char longer[10001];
     memset(longer, 'a', 10000);
-    CHECK(hx_glob_match("**", longer) && hx_glob_match("a*a", longer) && !hx_glob_match("*b", longer),
+    CHECK(hxi_glob_match("**", longer) && hxi_glob_match("a*a", longer) && !hxi_glob_match("*b", longer),
           "a 10,000-byte folder name is matched like a short one");
 }
 
@@ -161,9 +161,9 @@ static void test_against_reference(void)
             path[i] = path_bytes[(seed >> 16) % (sizeof path_bytes - 1)];
         }
         pat[pl] = path[sl] = 0;
-        bool want = glob_ref_match(pat, path), got = hx_glob_match(pat, path);
+        bool want = glob_ref_match(pat, path), got = hxi_glob_match(pat, path);
         if (want != got && mismatches++ < 10)
-            CHECK(0, "'%s' vs '%s': the reference says %d, hx_glob_match %d", pat, path, want, got);
+            CHECK(0, "'%s' vs '%s': the reference says %d, hxi_glob_match %d", pat, path, want, got);
     }
     CHECK(mismatches == 0, "%d random pairs disagree with the reference", mismatches);
 }
@@ -173,16 +173,16 @@ static void test_limits(void)
     hx_error err;
     static char pat[HX_GLOB_MAX_BYTES + 2];
     memset(pat, 'a', HX_GLOB_MAX_BYTES);
-    CHECK(hx_glob_check(pat, "--exclude", &err) == 0, "a glob of the longest length is taken");
+    CHECK(hxi_glob_check(pat, "--exclude", &err) == 0, "a glob of the longest length is taken");
     pat[HX_GLOB_MAX_BYTES] = 'a';
-    CHECK(hx_glob_check(pat, "--exclude", &err) == HX_EINVAL && strstr(err.message, "1024") &&
+    CHECK(hxi_glob_check(pat, "--exclude", &err) == HX_EINVAL && strstr(err.message, "1024") &&
           strstr(err.message, "--exclude"), "one byte more is refused, naming the limit: %s", err.message);
     memset(pat, 0, sizeof pat);
     for (int i = 0; i < HX_GLOB_MAX_STARS; i++)
         strcat(pat, "*a");
-    CHECK(hx_glob_check(pat, "filter 'path'", &err) == 0, "a glob with the most stars is taken");
+    CHECK(hxi_glob_check(pat, "filter 'path'", &err) == 0, "a glob with the most stars is taken");
     strcat(pat, "*");
-    CHECK(hx_glob_check(pat, "filter 'path'", &err) == HX_EINVAL && strstr(err.message, "64"),
+    CHECK(hxi_glob_check(pat, "filter 'path'", &err) == HX_EINVAL && strstr(err.message, "64"),
           "one star more is refused, naming the limit: %s", err.message);
 }
 
@@ -217,11 +217,11 @@ static void test_arrivals(void)
 
     hx_filter_set js = {0};
     snprintf(arg, sizeof arg, "{\"path\": [\"docs/**\", \"%sa\"]}", big);   /* the second one 1,025 bytes */
-    hx_json_doc *doc = NULL;
-    if (hx_json_parse(&doc, arg, strlen(arg), NULL, &err) == 0) {
-        CHECK(hx_filter_parse_json(&js, hx_json_doc_root(doc), &err) == HX_EINVAL && strstr(err.message, "1024"),
+    hxi_json_doc *doc = NULL;
+    if (hxi_json_parse(&doc, arg, strlen(arg), NULL, &err) == 0) {
+        CHECK(hxi_filter_parse_json(&js, hxi_json_doc_root(doc), &err) == HX_EINVAL && strstr(err.message, "1024"),
               "JSON filters: a 1,025-byte glob in a list: %s", err.message);
-        hx_json_doc_free(doc);
+        hxi_json_doc_free(doc);
     } else {
         CHECK(0, "the JSON filter parses: %s", err.message);
     }
@@ -229,8 +229,8 @@ static void test_arrivals(void)
 
     const char *ex[] = {"*.tmp", big};
     big[HX_GLOB_MAX_BYTES] = 'a';
-    hx_file_list files;
-    CHECK(hx_ingest_walk("/nonexistent-root", NULL, 0, ex, 2, NULL, &files, &err) == HX_EINVAL &&
+    hxi_file_list files;
+    CHECK(hxi_ingest_walk("/nonexistent-root", NULL, 0, ex, 2, NULL, &files, &err) == HX_EINVAL &&
           strstr(err.message, "exclude") && strstr(err.message, "1024"), "an exclude too long: %s", err.message);
 
     char policy[HX_GLOB_MAX_BYTES + 64];
@@ -248,7 +248,7 @@ static void test_arrivals(void)
 int main(void)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        CHECK(hx_glob_match(cases[i].pattern, cases[i].path) == cases[i].match, "'%s' vs '%s' should %s",
+        CHECK(hxi_glob_match(cases[i].pattern, cases[i].path) == cases[i].match, "'%s' vs '%s' should %s",
               cases[i].pattern, cases[i].path, cases[i].match ? "match" : "not match");
 
     char pat[200], path[300];
@@ -257,15 +257,15 @@ int main(void)
     pat[198] = 'b', pat[199] = 0;
     memset(path, 'a', 299);
     path[299] = 0;
-    CHECK(!hx_glob_match(pat, path), "a*a*...b against aaaa... finishes and fails");
+    CHECK(!hxi_glob_match(pat, path), "a*a*...b against aaaa... finishes and fails");
     strcpy(pat, "**/**/**/**/**/**/**/**/**/**/z");
     memset(path, 0, sizeof path);
     for (int i = 0; i < 100; i++)
         path[2 * i] = 'q', path[2 * i + 1] = '/';
-    CHECK(!hx_glob_match(pat, path), "nested ** against deep path finishes and fails");
+    CHECK(!hxi_glob_match(pat, path), "nested ** against deep path finishes and fails");
 
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
-        CHECK(hx_glob_match(more[i].pattern, more[i].path) == more[i].match, "'%s' vs '%s' should %s",
+        CHECK(hxi_glob_match(more[i].pattern, more[i].path) == more[i].match, "'%s' vs '%s' should %s",
               more[i].pattern, more[i].path, more[i].match ? "match" : "not match");
         CHECK(glob_ref_match(more[i].pattern, more[i].path) == more[i].match, "the reference: '%s' vs '%s'",
               more[i].pattern, more[i].path);

@@ -11,7 +11,7 @@
 
 #define DIM 384
 #define K 10
-#define DOT (hx_kernels_get()->dot)   /* the index's dot product, as src/index*.c pass it */
+#define DOT (hxi_kernels_get()->dot)   /* the index's dot product, as src/index*.c pass it */
 
 /* === Data: a mixture of clusters, each spread along its own few directions (like sentence
  * embeddings, whose neighbourhoods have low intrinsic dimension), plus a little isotropic noise. */
@@ -105,7 +105,7 @@ static float dot(const float *a, const float *b)
 }
 
 /* Same ids in the same order, scores equal up to the dot kernel's rounding. */
-static bool same_hits(const hx_hnsw_hit *a, uint32_t na, const hx_hnsw_hit *b, uint32_t nb)
+static bool same_hits(const hxi_hnsw_hit *a, uint32_t na, const hxi_hnsw_hit *b, uint32_t nb)
 {
     if (na != nb)
         return false;
@@ -119,13 +119,13 @@ typedef bool (*pred)(uint32_t id, void *ctx);
 
 /* Top-k ids of q among vecs[n] with ids[n] passing `ok` (NULL = all), score desc then id asc. */
 static uint32_t brute(const float *vecs, const uint32_t *ids, size_t n, const float *q, pred ok,
-                      void *ctx, uint32_t k, hx_hnsw_hit *out)
+                      void *ctx, uint32_t k, hxi_hnsw_hit *out)
 {
     uint32_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (ok && !ok(ids[i], ctx))
             continue;
-        hx_hnsw_hit h = {ids[i], dot(q, vecs + i * DIM)};
+        hxi_hnsw_hit h = {ids[i], dot(q, vecs + i * DIM)};
         uint32_t j = m < k ? m++ : k;
         while (j > 0 && (out[j - 1].score < h.score || (out[j - 1].score == h.score && out[j - 1].id > h.id))) {
             if (j < k)
@@ -138,7 +138,7 @@ static uint32_t brute(const float *vecs, const uint32_t *ids, size_t n, const fl
     return m;
 }
 
-static double overlap(const hx_hnsw_hit *a, uint32_t na, const hx_hnsw_hit *b, uint32_t nb)
+static double overlap(const hxi_hnsw_hit *a, uint32_t na, const hxi_hnsw_hit *b, uint32_t nb)
 {
     uint32_t hit = 0;
     for (uint32_t i = 0; i < na; i++)
@@ -158,31 +158,31 @@ static double overlap(const hx_hnsw_hit *a, uint32_t na, const hx_hnsw_hit *b, u
 static float *base, *queries;
 static uint32_t ids[N_BASE];
 
-static hx_hnsw *build(size_t n, int threads, uint64_t seed, uint32_t efc)
+static hxi_hnsw *build(size_t n, int threads, uint64_t seed, uint32_t efc)
 {
-    hx_hnsw_params p = {.dim = DIM, .dot = DOT, .seed = seed, .ef_construction = efc};
-    hx_hnsw *h = NULL;
+    hxi_hnsw_params p = {.dim = DIM, .dot = DOT, .seed = seed, .ef_construction = efc};
+    hxi_hnsw *h = NULL;
     hx_error err = {0};
-    int rc = hx_hnsw_new(&h, &p, &err);
+    int rc = hxi_hnsw_new(&h, &p, &err);
     CHECK(rc == 0, "new: %s", err.message);
-    rc = hx_hnsw_add_batch(h, ids, base, n, threads, &err);
+    rc = hxi_hnsw_add_batch(h, ids, base, n, threads, &err);
     CHECK(rc == 0, "add_batch: %s", err.message);
     return h;
 }
 
-typedef int (*search_fn)(const void *ix, const hx_hnsw_query *q, hx_hnsw_hit *out, uint32_t *n,
-                         hx_hnsw_search_info *info, hx_error *err);
+typedef int (*search_fn)(const void *ix, const hxi_hnsw_query *q, hxi_hnsw_hit *out, uint32_t *n,
+                         hxi_hnsw_search_info *info, hx_error *err);
 
-static int search_builder(const void *ix, const hx_hnsw_query *q, hx_hnsw_hit *out, uint32_t *n,
-                          hx_hnsw_search_info *info, hx_error *err)
+static int search_builder(const void *ix, const hxi_hnsw_query *q, hxi_hnsw_hit *out, uint32_t *n,
+                          hxi_hnsw_search_info *info, hx_error *err)
 {
-    return hx_hnsw_search(ix, q, out, n, info, err);
+    return hxi_hnsw_search(ix, q, out, n, info, err);
 }
 
-static int search_view(const void *ix, const hx_hnsw_query *q, hx_hnsw_hit *out, uint32_t *n,
-                       hx_hnsw_search_info *info, hx_error *err)
+static int search_view(const void *ix, const hxi_hnsw_query *q, hxi_hnsw_hit *out, uint32_t *n,
+                       hxi_hnsw_search_info *info, hx_error *err)
 {
-    return hx_hnsw_view_search(ix, q, out, n, info, err);
+    return hxi_hnsw_view_search(ix, q, out, n, info, err);
 }
 
 /* Mean recall@K over the queries, with an optional filter, against brute force over the first
@@ -190,7 +190,7 @@ static int search_view(const void *ix, const hx_hnsw_query *q, hx_hnsw_hit *out,
 static double recall(search_fn fn, const void *ix, size_t n_base, pred ok, void *ctx,
                      const bool *dead, uint32_t ef)
 {
-    static hx_hnsw_hit got[K], want[K];
+    static hxi_hnsw_hit got[K], want[K];
     static float live_vecs[(size_t)N_BASE * DIM];
     static uint32_t live_ids[N_BASE];
     size_t n_live = 0;
@@ -202,7 +202,7 @@ static double recall(search_fn fn, const void *ix, size_t n_base, pred ok, void 
     double sum = 0;
     for (int qi = 0; qi < N_QUERY; qi++) {
         const float *q = queries + (size_t)qi * DIM;
-        hx_hnsw_query hq = {.vector = q, .k = K, .ef = ef, .filter = ok, .filter_ctx = ctx};
+        hxi_hnsw_query hq = {.vector = q, .k = K, .ef = ef, .filter = ok, .filter_ctx = ctx};
         uint32_t n = 0;
         hx_error err = {0};
         int rc = fn(ix, &hq, got, &n, NULL, &err);
@@ -215,24 +215,24 @@ static double recall(search_fn fn, const void *ix, size_t n_base, pred ok, void 
 
 /* === Tests === */
 
-static void test_recall(const hx_hnsw *h, int threads)
+static void test_recall(const hxi_hnsw *h, int threads)
 {
     double r = recall(search_builder, h, N_BASE, NULL, NULL, NULL, 0);
     printf("recall@%d, %d build thread(s), ef %d: %.4f\n", K, threads, HX_HNSW_DEFAULT_EF, r);
     CHECK(r >= 0.98, "recall %.4f below 0.98 (%d build threads)", r, threads);
-    CHECK(hx_hnsw_count(h) == N_BASE, "count %u", hx_hnsw_count(h));
+    CHECK(hxi_hnsw_count(h) == N_BASE, "count %u", hxi_hnsw_count(h));
     r = recall(search_builder, h, N_BASE, NULL, NULL, NULL, 20);
     printf("recall@%d, %d build thread(s), ef 20: %.4f\n", K, threads, r);
     CHECK(r >= 0.95, "recall at ef 20 %.4f below 0.95 (%d build threads)", r, threads);
 }
 
-static uint8_t *serialize(const hx_hnsw *h, size_t *len)
+static uint8_t *serialize(const hxi_hnsw *h, size_t *len)
 {
     hx_error err = {0};
-    int rc = hx_hnsw_serialize(h, NULL, 0, len, &err);
+    int rc = hxi_hnsw_serialize(h, NULL, 0, len, &err);
     CHECK(rc == 0, "serialize size: %s", err.message);
     uint8_t *buf = malloc(*len ? *len : 1);
-    rc = hx_hnsw_serialize(h, buf, *len, len, &err);
+    rc = hxi_hnsw_serialize(h, buf, *len, len, &err);
     CHECK(rc == 0, "serialize: %s", err.message);
     return buf;
 }
@@ -243,7 +243,7 @@ static void test_reproducible(void)
     enum { RUNS = 5 };
     static const int threads[RUNS] = {1, 1, 2, 3, 2};
     static const uint64_t seeds[RUNS] = {7, 7, 7, 7, 8};
-    hx_hnsw *h[RUNS];
+    hxi_hnsw *h[RUNS];
     uint8_t *b[RUNS];
     size_t len[RUNS];
     for (int i = 0; i < RUNS; i++) {
@@ -255,37 +255,37 @@ static void test_reproducible(void)
               "seed 7: %d thread(s) gave other bytes than 1 thread", threads[i]);
     CHECK(len[RUNS - 1] != len[0] || memcmp(b[RUNS - 1], b[0], len[0]) != 0, "another seed gave the same graph");
     hx_error err = {0};
-    CHECK(hx_hnsw_serialize(h[0], b[0], len[0] - 1, &len[1], &err) == HX_ERANGE, "short buffer accepted");
+    CHECK(hxi_hnsw_serialize(h[0], b[0], len[0] - 1, &len[1], &err) == HX_ERANGE, "short buffer accepted");
     for (int i = 0; i < RUNS; i++) {
         free(b[i]);
-        hx_hnsw_free(h[i]);
+        hxi_hnsw_free(h[i]);
     }
 }
 
-static void test_tombstones(hx_hnsw *h)
+static void test_tombstones(hxi_hnsw *h)
 {
     static bool dead[N_BASE];
     hx_error err = {0};
     for (uint32_t i = 0; i < N_BASE; i++)
         if (i % 10 == 3 || i % 97 == 0) {
             dead[i] = true;
-            int rc = hx_hnsw_delete(h, ids[i], &err);
+            int rc = hxi_hnsw_delete(h, ids[i], &err);
             CHECK(rc == 0, "delete %u: %s", ids[i], err.message);
         }
-    CHECK(hx_hnsw_delete(h, ids[3], &err) == HX_ENOTFOUND, "deleting twice accepted");
+    CHECK(hxi_hnsw_delete(h, ids[3], &err) == HX_ENOTFOUND, "deleting twice accepted");
     int returned_dead = 0;
     for (int qi = 0; qi < N_QUERY; qi++) {
-        hx_hnsw_hit got[50];
+        hxi_hnsw_hit got[50];
         uint32_t n;
-        hx_hnsw_query q = {.vector = queries + (size_t)qi * DIM, .k = 50, .ef = 100};
-        CHECK(hx_hnsw_search(h, &q, got, &n, NULL, &err) == 0, "search: %s", err.message);
+        hxi_hnsw_query q = {.vector = queries + (size_t)qi * DIM, .k = 50, .ef = 100};
+        CHECK(hxi_hnsw_search(h, &q, got, &n, NULL, &err) == 0, "search: %s", err.message);
         CHECK(n == 50, "only %u results", n);
         for (uint32_t j = 0; j < n; j++)
             returned_dead += dead[got[j].id - 1000000];
     }
     CHECK(returned_dead == 0, "%d deleted nodes returned", returned_dead);
     double r = recall(search_builder, h, N_BASE, NULL, NULL, dead, 0);
-    printf("recall@%d with %.0f%% tombstoned: %.4f\n", K, 100.0 * (N_BASE - hx_hnsw_live_count(h)) / N_BASE, r);
+    printf("recall@%d with %.0f%% tombstoned: %.4f\n", K, 100.0 * (N_BASE - hxi_hnsw_live_count(h)) / N_BASE, r);
     CHECK(r >= 0.97, "recall with tombstones %.4f", r);
 }
 
@@ -315,11 +315,11 @@ static void test_filters(search_fn fn, const void *ix, const bool *dead)
         int mismatches = 0, exact = 0;
         for (int qi = 0; qi < 50; qi++) {
             const float *q = queries + (size_t)qi * DIM;
-            hx_hnsw_hit got[K], want[K];
+            hxi_hnsw_hit got[K], want[K];
             uint32_t n = 0;
             hx_error err = {0};
-            hx_hnsw_search_info info;
-            hx_hnsw_query hq = {.vector = q, .k = K, .filter = pass_mod, .filter_ctx = &sel[f]};
+            hxi_hnsw_search_info info;
+            hxi_hnsw_query hq = {.vector = q, .k = K, .filter = pass_mod, .filter_ctx = &sel[f]};
             CHECK(fn(ix, &hq, got, &n, &info, &err) == 0, "search: %s", err.message);
             uint32_t m = brute(live_vecs, live_ids, n_live, q, pass_mod, &sel[f], K, want);
             exact += info.exact;
@@ -337,47 +337,47 @@ static void test_filters(search_fn fn, const void *ix, const bool *dead)
         CHECK(r >= 0.97, "filter id %% %u: recall %.4f", broad[f].mod, r);
     }
     /* a caller's fraction forces the exact path */
-    hx_hnsw_search_info info;
-    hx_hnsw_hit got[K];
+    hxi_hnsw_search_info info;
+    hxi_hnsw_hit got[K];
     uint32_t n;
-    hx_hnsw_query hq = {.vector = queries, .k = K, .filter = pass_mod, .filter_ctx = &broad[0],
+    hxi_hnsw_query hq = {.vector = queries, .k = K, .filter = pass_mod, .filter_ctx = &broad[0],
                         .filter_fraction = 0.01f};
     CHECK(fn(ix, &hq, got, &n, &info, NULL) == 0 && info.exact && n == K, "given fraction ignored");
 }
 
-static void test_view(hx_hnsw *h, const bool *dead)
+static void test_view(hxi_hnsw *h, const bool *dead)
 {
     size_t len;
     uint8_t *buf = serialize(h, &len);
-    hx_hnsw_view *v = NULL;
+    hxi_hnsw_view *v = NULL;
     hx_error err = {0};
-    int rc = hx_hnsw_view_open(&v, buf, len, hx_hnsw_vectors(h), (size_t)N_BASE * DIM, DOT, &err);
+    int rc = hxi_hnsw_view_open(&v, buf, len, hxi_hnsw_vectors(h), (size_t)N_BASE * DIM, DOT, &err);
     CHECK(rc == 0, "view open: %s", err.message);
     if (rc)
         return;
-    CHECK(hx_hnsw_view_count(v) == N_BASE && hx_hnsw_view_dim(v) == DIM, "view count/dim");
+    CHECK(hxi_hnsw_view_count(v) == N_BASE && hxi_hnsw_view_dim(v) == DIM, "view count/dim");
     int differ = 0;
     for (int qi = 0; qi < N_QUERY; qi++) {
-        hx_hnsw_hit a[K], b[K];
+        hxi_hnsw_hit a[K], b[K];
         uint32_t na, nb;
-        hx_hnsw_query q = {.vector = queries + (size_t)qi * DIM, .k = K, .ef = 40 + qi % 50};
-        CHECK(hx_hnsw_search(h, &q, a, &na, NULL, &err) == 0, "search: %s", err.message);
-        CHECK(hx_hnsw_view_search(v, &q, b, &nb, NULL, &err) == 0, "view search: %s", err.message);
+        hxi_hnsw_query q = {.vector = queries + (size_t)qi * DIM, .k = K, .ef = 40 + qi % 50};
+        CHECK(hxi_hnsw_search(h, &q, a, &na, NULL, &err) == 0, "search: %s", err.message);
+        CHECK(hxi_hnsw_view_search(v, &q, b, &nb, NULL, &err) == 0, "view search: %s", err.message);
         differ += na != nb || memcmp(a, b, na * sizeof a[0]) != 0;
     }
     CHECK(differ == 0, "%d of %d queries differ between builder and view", differ, N_QUERY);
     test_filters(search_view, v, dead);
 
     /* fewer floats than n * dim */
-    hx_hnsw_view *w = NULL;
-    CHECK(hx_hnsw_view_open(&w, buf, len, hx_hnsw_vectors(h), (size_t)N_BASE * DIM - 1, DOT, &err) ==
+    hxi_hnsw_view *w = NULL;
+    CHECK(hxi_hnsw_view_open(&w, buf, len, hxi_hnsw_vectors(h), (size_t)N_BASE * DIM - 1, DOT, &err) ==
               HX_ERANGE, "short vector array accepted");
 
     /* incremental: copy, add, serialize, view again */
-    hx_hnsw *inc = NULL;
-    rc = hx_hnsw_from_view(&inc, v, &err);
+    hxi_hnsw *inc = NULL;
+    rc = hxi_hnsw_from_view(&inc, v, &err);
     CHECK(rc == 0, "from_view: %s", err.message);
-    hx_hnsw_view_close(v);
+    hxi_hnsw_view_close(v);
     if (rc == 0) {
         static float more[100 * DIM];
         static uint32_t more_ids[100];
@@ -387,26 +387,26 @@ static void test_view(hx_hnsw *h, const bool *dead)
         mixture_free(&m);
         for (uint32_t i = 0; i < 100; i++)
             more_ids[i] = 5000000 + i;
-        CHECK(hx_hnsw_add_batch(inc, ids + 1, more, 1, 1, &err) == HX_EINVAL, "live id added twice");
-        CHECK(hx_hnsw_add_batch(inc, more_ids, more, 100, 1, &err) == 0, "add: %s", err.message);
-        CHECK(hx_hnsw_add(inc, ids[3], more, &err) == 0, "re-adding a deleted id: %s", err.message);
+        CHECK(hxi_hnsw_add_batch(inc, ids + 1, more, 1, 1, &err) == HX_EINVAL, "live id added twice");
+        CHECK(hxi_hnsw_add_batch(inc, more_ids, more, 100, 1, &err) == 0, "add: %s", err.message);
+        CHECK(hxi_hnsw_add(inc, ids[3], more, &err) == 0, "re-adding a deleted id: %s", err.message);
         size_t l2;
         uint8_t *b2 = serialize(inc, &l2);
-        hx_hnsw_view *v2 = NULL;
-        rc = hx_hnsw_view_open(&v2, b2, l2, hx_hnsw_vectors(inc), (size_t)hx_hnsw_count(inc) * DIM, DOT, &err);
+        hxi_hnsw_view *v2 = NULL;
+        rc = hxi_hnsw_view_open(&v2, b2, l2, hxi_hnsw_vectors(inc), (size_t)hxi_hnsw_count(inc) * DIM, DOT, &err);
         CHECK(rc == 0, "view of the grown graph: %s", err.message);
         int found = 0;
         for (uint32_t i = 0; rc == 0 && i < 100; i++) {
-            hx_hnsw_hit got[1];
+            hxi_hnsw_hit got[1];
             uint32_t n;
-            hx_hnsw_query q = {.vector = more + (size_t)i * DIM, .k = 1};
-            hx_hnsw_view_search(v2, &q, got, &n, NULL, &err);
+            hxi_hnsw_query q = {.vector = more + (size_t)i * DIM, .k = 1};
+            hxi_hnsw_view_search(v2, &q, got, &n, NULL, &err);
             found += n == 1 && got[0].id == more_ids[i];
         }
         CHECK(found >= 99, "only %d of 100 added vectors find themselves", found);
-        hx_hnsw_view_close(v2);
+        hxi_hnsw_view_close(v2);
         free(b2);
-        hx_hnsw_free(inc);
+        hxi_hnsw_free(inc);
     }
     free(buf);
 }
@@ -415,47 +415,47 @@ static void test_view(hx_hnsw *h, const bool *dead)
  * crashes (the sanitizer build checks that). */
 static void test_corrupt(void)
 {
-    hx_hnsw *h = build(600, 1, 3, 40);
-    hx_hnsw_delete(h, ids[5], NULL);
+    hxi_hnsw *h = build(600, 1, 3, 40);
+    hxi_hnsw_delete(h, ids[5], NULL);
     size_t len;
     uint8_t *good = serialize(h, &len);
     uint8_t *buf = malloc(len);
-    const float *vecs = hx_hnsw_vectors(h);
+    const float *vecs = hxi_hnsw_vectors(h);
     size_t nf = (size_t)600 * DIM;
-    hx_hnsw_view *v = NULL;
+    hxi_hnsw_view *v = NULL;
     hx_error err = {0};
-    CHECK(hx_hnsw_view_open(&v, good, len, vecs, nf, DOT, &err) == 0, "good bytes refused: %s", err.message);
-    hx_hnsw_view_close(v);
+    CHECK(hxi_hnsw_view_open(&v, good, len, vecs, nf, DOT, &err) == 0, "good bytes refused: %s", err.message);
+    hxi_hnsw_view_close(v);
 
     int accepted = 0;
     for (size_t cut = 0; cut < len; cut += cut < 256 ? 1 : 37) {
         memcpy(buf, good, cut);
         v = NULL;
-        if (hx_hnsw_view_open(&v, buf, cut, vecs, nf, DOT, &err) == 0) {
+        if (hxi_hnsw_view_open(&v, buf, cut, vecs, nf, DOT, &err) == 0) {
             accepted++;
-            hx_hnsw_view_close(v);
+            hxi_hnsw_view_close(v);
         }
     }
     CHECK(accepted == 0, "%d truncations accepted", accepted);
     memcpy(buf, good, len);
-    CHECK(hx_hnsw_view_open(&v, buf, len - 1, vecs, nf, DOT, &err) == HX_ETRUNCATED, "code %d", err.code);
+    CHECK(hxi_hnsw_view_open(&v, buf, len - 1, vecs, nf, DOT, &err) == HX_ETRUNCATED, "code %d", err.code);
 
     /* every header field but the seed; the high byte of each u32 */
-    uint32_t n = hx_hnsw_count(h);
+    uint32_t n = hxi_hnsw_count(h);
     size_t uoff = 64 + ((4 * (size_t)n + 63) & ~(size_t)63);
     size_t strict[] = {0, 7, 11, 15, 19, 23, 27, 31, 35, 39, 43, 47, 56, 63};
     accepted = 0;
     for (size_t i = 0; i < sizeof strict / sizeof strict[0]; i++) {
         memcpy(buf, good, len);
         buf[strict[i]] ^= 0x80;
-        if (hx_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == 0) {
+        if (hxi_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == 0) {
             accepted++;
-            hx_hnsw_view_close(v);
+            hxi_hnsw_view_close(v);
         }
     }
     memcpy(buf, good, len);
     buf[8] = 2;
-    CHECK(hx_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == HX_EVERSION && strstr(err.message, "2"),
+    CHECK(hxi_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == HX_EVERSION && strstr(err.message, "2"),
           "version 2: %s", err.message);
     /* every u32 of upper_off, level0 and upper with its high byte set; levels, deleted, padding */
     for (size_t off = uoff; off < len; off += 4) {
@@ -463,9 +463,9 @@ static void test_corrupt(void)
             break;
         memcpy(buf, good, len);
         buf[off + 3] |= 0x80;
-        if (hx_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == 0) {
+        if (hxi_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == 0) {
             accepted++;
-            hx_hnsw_view_close(v);
+            hxi_hnsw_view_close(v);
         }
     }
     CHECK(accepted == 0, "%d damaged structural fields accepted", accepted);
@@ -478,80 +478,80 @@ static void test_corrupt(void)
         int flips = 1 + (int)(rng_next(&s) % 4);
         for (int f = 0; f < flips; f++)
             buf[rng_next(&s) % len] ^= (uint8_t)(1u << (rng_next(&s) % 8));
-        if (hx_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == 0) {
+        if (hxi_hnsw_view_open(&v, buf, len, vecs, nf, DOT, &err) == 0) {
             opened++;
-            hx_hnsw_hit got[K];
+            hxi_hnsw_hit got[K];
             uint32_t k;
-            hx_hnsw_query q = {.vector = queries + (size_t)(t % N_QUERY) * DIM, .k = K, .exact_below = 1};
-            CHECK(hx_hnsw_view_search(v, &q, got, &k, NULL, &err) == 0, "search of damaged graph");
-            hx_hnsw_view_close(v);
+            hxi_hnsw_query q = {.vector = queries + (size_t)(t % N_QUERY) * DIM, .k = K, .exact_below = 1};
+            CHECK(hxi_hnsw_view_search(v, &q, got, &k, NULL, &err) == 0, "search of damaged graph");
+            hxi_hnsw_view_close(v);
         }
     }
     printf("random damage: %d of 3000 opened (labels and unchecked fields)\n", opened);
     free(buf);
     free(good);
-    hx_hnsw_free(h);
+    hxi_hnsw_free(h);
 }
 
 static void test_small_and_edges(void)
 {
     hx_error err = {0};
-    hx_hnsw *h = NULL;
-    hx_hnsw_params bad = {.dim = 0, .dot = DOT};
-    CHECK(hx_hnsw_new(&h, &bad, &err) == HX_EINVAL, "dim 0 accepted");
-    hx_hnsw_params p = {.dim = DIM, .dot = DOT};
-    CHECK(hx_hnsw_new(&h, &p, &err) == 0, "new: %s", err.message);
+    hxi_hnsw *h = NULL;
+    hxi_hnsw_params bad = {.dim = 0, .dot = DOT};
+    CHECK(hxi_hnsw_new(&h, &bad, &err) == HX_EINVAL, "dim 0 accepted");
+    hxi_hnsw_params p = {.dim = DIM, .dot = DOT};
+    CHECK(hxi_hnsw_new(&h, &p, &err) == 0, "new: %s", err.message);
 
     /* empty */
-    hx_hnsw_hit got[K];
+    hxi_hnsw_hit got[K];
     uint32_t n = 99;
-    hx_hnsw_query q = {.vector = queries, .k = K};
-    CHECK(hx_hnsw_search(h, &q, got, &n, NULL, &err) == 0 && n == 0, "empty search gave %u", n);
+    hxi_hnsw_query q = {.vector = queries, .k = K};
+    CHECK(hxi_hnsw_search(h, &q, got, &n, NULL, &err) == 0 && n == 0, "empty search gave %u", n);
     size_t len;
     uint8_t *buf = serialize(h, &len);
-    hx_hnsw_view *v = NULL;
-    CHECK(len == 64 && hx_hnsw_view_open(&v, buf, len, NULL, 0, DOT, &err) == 0, "empty view: %s", err.message);
-    CHECK(v && hx_hnsw_view_search(v, &q, got, &n, NULL, &err) == 0 && n == 0, "empty view search");
-    hx_hnsw_view_close(v);
+    hxi_hnsw_view *v = NULL;
+    CHECK(len == 64 && hxi_hnsw_view_open(&v, buf, len, NULL, 0, DOT, &err) == 0, "empty view: %s", err.message);
+    CHECK(v && hxi_hnsw_view_search(v, &q, got, &n, NULL, &err) == 0 && n == 0, "empty view search");
+    hxi_hnsw_view_close(v);
     free(buf);
-    hx_hnsw_query zero_k = {.vector = queries, .k = 0};
-    CHECK(hx_hnsw_search(h, &zero_k, got, &n, NULL, &err) == HX_EINVAL, "k 0 accepted");
+    hxi_hnsw_query zero_k = {.vector = queries, .k = 0};
+    CHECK(hxi_hnsw_search(h, &zero_k, got, &n, NULL, &err) == HX_EINVAL, "k 0 accepted");
 
     /* small index: exact, equal to brute force; duplicate vectors rank by id */
-    CHECK(hx_hnsw_add_batch(h, ids, base, 1500, 1, &err) == 0, "add: %s", err.message);
-    CHECK(hx_hnsw_add(h, 7, base, &err) == 0 && hx_hnsw_add(h, 3, base, &err) == 0, "add twins");
-    CHECK(hx_hnsw_add(h, 7, base, &err) == HX_EINVAL, "live id 7 added twice");
+    CHECK(hxi_hnsw_add_batch(h, ids, base, 1500, 1, &err) == 0, "add: %s", err.message);
+    CHECK(hxi_hnsw_add(h, 7, base, &err) == 0 && hxi_hnsw_add(h, 3, base, &err) == 0, "add twins");
+    CHECK(hxi_hnsw_add(h, 7, base, &err) == HX_EINVAL, "live id 7 added twice");
     static uint32_t all_ids[1502];
     memcpy(all_ids, ids, sizeof(uint32_t) * 1500);
     all_ids[1500] = 7;
     all_ids[1501] = 3;
     int differ = 0;
     for (int qi = 0; qi < 20; qi++) {
-        hx_hnsw_hit want[K];
-        hx_hnsw_search_info info;
+        hxi_hnsw_hit want[K];
+        hxi_hnsw_search_info info;
         q.vector = qi ? queries + (size_t)qi * DIM : base;
-        CHECK(hx_hnsw_search(h, &q, got, &n, &info, &err) == 0 && info.exact, "small index not exact");
-        uint32_t m = brute(hx_hnsw_vectors(h), all_ids, 1502, q.vector, NULL, NULL, K, want);
+        CHECK(hxi_hnsw_search(h, &q, got, &n, &info, &err) == 0 && info.exact, "small index not exact");
+        uint32_t m = brute(hxi_hnsw_vectors(h), all_ids, 1502, q.vector, NULL, NULL, K, want);
         differ += !same_hits(got, n, want, m);
     }
     CHECK(differ == 0, "%d exact searches differ from brute force", differ);
     q.vector = base;
-    hx_hnsw_search(h, &q, got, &n, NULL, &err);
+    hxi_hnsw_search(h, &q, got, &n, NULL, &err);
     CHECK(n == K && got[0].id == 3 && got[1].id == 7 && got[2].id == ids[0], "ties: %u %u %u",
           got[0].id, got[1].id, got[2].id);
     /* the graph path on the same index also breaks ties by id */
     q.exact_below = 1;
-    hx_hnsw_search_info info;
-    hx_hnsw_search(h, &q, got, &n, &info, &err);
+    hxi_hnsw_search_info info;
+    hxi_hnsw_search(h, &q, got, &n, &info, &err);
     CHECK(!info.exact && n == K && got[0].id == 3 && got[1].id == 7, "graph ties: %u %u", got[0].id,
           got[1].id);
     /* k and ef beyond the node count */
-    static hx_hnsw_hit many[5000];
-    hx_hnsw_query big = {.vector = base, .k = 5000, .ef = 4000000000u, .exact_below = 1};
-    CHECK(hx_hnsw_search(h, &big, many, &n, &info, &err) == 0 && n == 1502, "k 5000 gave %u", n);
+    static hxi_hnsw_hit many[5000];
+    hxi_hnsw_query big = {.vector = base, .k = 5000, .ef = 4000000000u, .exact_below = 1};
+    CHECK(hxi_hnsw_search(h, &big, many, &n, &info, &err) == 0 && n == 1502, "k 5000 gave %u", n);
     big.exact = true;
-    CHECK(hx_hnsw_search(h, &big, many, &n, &info, &err) == 0 && n == 1502, "exact k 5000 gave %u", n);
-    hx_hnsw_free(h);
+    CHECK(hxi_hnsw_search(h, &big, many, &n, &info, &err) == 0 && n == 1502, "exact k 5000 gave %u", n);
+    hxi_hnsw_free(h);
 }
 
 /* Groups of near-duplicate vectors, 20 seeds: a graph built on two threads is accepted by the view
@@ -577,30 +577,30 @@ static void test_threaded_views(void)
     }
     int refused = 0, differ = 0;
     for (uint64_t round = 0; round < 20; round++) {
-        hx_hnsw_params p = {.dim = DIM, .dot = DOT, .seed = round, .ef_construction = 40};
-        hx_hnsw *h = NULL, *one = NULL;
-        hx_hnsw_view *view = NULL;
+        hxi_hnsw_params p = {.dim = DIM, .dot = DOT, .seed = round, .ef_construction = 40};
+        hxi_hnsw *h = NULL, *one = NULL;
+        hxi_hnsw_view *view = NULL;
         hx_error err = {0};
         size_t len = 0, len_one = 0;
-        if (hx_hnsw_new(&h, &p, &err) || hx_hnsw_add_batch(h, vid, v, NV, 2, &err) ||
-            hx_hnsw_new(&one, &p, &err) || hx_hnsw_add_batch(one, vid, v, NV, 1, &err) ||
-            hx_hnsw_serialize(h, NULL, 0, &len, &err) || hx_hnsw_serialize(one, NULL, 0, &len_one, &err)) {
+        if (hxi_hnsw_new(&h, &p, &err) || hxi_hnsw_add_batch(h, vid, v, NV, 2, &err) ||
+            hxi_hnsw_new(&one, &p, &err) || hxi_hnsw_add_batch(one, vid, v, NV, 1, &err) ||
+            hxi_hnsw_serialize(h, NULL, 0, &len, &err) || hxi_hnsw_serialize(one, NULL, 0, &len_one, &err)) {
             CHECK(0, "threaded build: %s", err.message);
-            hx_hnsw_free(h);
-            hx_hnsw_free(one);
+            hxi_hnsw_free(h);
+            hxi_hnsw_free(one);
             break;
         }
         uint8_t *buf = malloc(len), *buf_one = malloc(len_one);
-        hx_hnsw_serialize(h, buf, len, &len, &err);
-        hx_hnsw_serialize(one, buf_one, len_one, &len_one, &err);
-        if (hx_hnsw_view_open(&view, buf, len, hx_hnsw_vectors(h), (size_t)NV * DIM, DOT, &err))
+        hxi_hnsw_serialize(h, buf, len, &len, &err);
+        hxi_hnsw_serialize(one, buf_one, len_one, &len_one, &err);
+        if (hxi_hnsw_view_open(&view, buf, len, hxi_hnsw_vectors(h), (size_t)NV * DIM, DOT, &err))
             refused++;
         differ += len != len_one || memcmp(buf, buf_one, len) != 0;
-        hx_hnsw_view_close(view);
+        hxi_hnsw_view_close(view);
         free(buf);
         free(buf_one);
-        hx_hnsw_free(h);
-        hx_hnsw_free(one);
+        hxi_hnsw_free(h);
+        hxi_hnsw_free(one);
     }
     CHECK(refused == 0, "%d of 20 threaded builds serialized to a graph the view refuses", refused);
     CHECK(differ == 0, "%d of 20 two-thread builds differ from the one-thread build", differ);
@@ -626,9 +626,9 @@ int main(void)
     test_corrupt();
     {
         static bool dead[N_BASE];
-        hx_hnsw *h = build(N_BASE, 1, 42, 0);
+        hxi_hnsw *h = build(N_BASE, 1, 42, 0);
         test_recall(h, 1);
-        hx_hnsw_free(h);
+        hxi_hnsw_free(h);
         h = build(N_BASE, 2, 11, 0);
         test_recall(h, 2);
         test_filters(search_builder, h, NULL);
@@ -637,7 +637,7 @@ int main(void)
             dead[i] = i % 10 == 3 || i % 97 == 0;
         test_filters(search_builder, h, dead);
         test_view(h, dead);
-        hx_hnsw_free(h);
+        hxi_hnsw_free(h);
     }
     free(base);
     free(queries);

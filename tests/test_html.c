@@ -12,7 +12,7 @@
 
 #define DATA "tests/data/html/"
 
-static const char *meta(const hx_doc_source *d, const char *key)
+static const char *meta(const hxi_doc_source *d, const char *key)
 {
     for (size_t i = 0; i < d->n_meta; i++)
         if (!strcmp(d->meta[i].key, key))
@@ -20,10 +20,10 @@ static const char *meta(const hx_doc_source *d, const char *key)
     return NULL;
 }
 
-static int load(const char *name, const void *bytes, size_t len, hx_doc_source *d, hx_error *err)
+static int load(const char *name, const void *bytes, size_t len, hxi_doc_source *d, hx_error *err)
 {
     memset(err, 0, sizeof *err);
-    return hx_ingest_from_bytes(name, bytes, len, NULL, 0, d, err);
+    return hxi_ingest_from_bytes(name, bytes, len, NULL, 0, d, err);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -75,7 +75,7 @@ static void test_goldens(void)
         CHECK(html && want, "fixture %s", pages[p]);
         if (!html || !want)
             continue;
-        hx_doc_source d;
+        hxi_doc_source d;
         hx_error err;
         snprintf(path, sizeof path, "%s.html", pages[p]);
         CHECK(load(path, html, hl, &d, &err) == 0, "%s: %s", pages[p], err.message);
@@ -99,7 +99,7 @@ static void test_goldens(void)
         free(ref);
         free(hyp);
         free(text);
-        hx_doc_source_clear(&d);
+        hxi_doc_source_clear(&d);
         free(html);
         free(want);
     }
@@ -120,7 +120,7 @@ static void test_refs(void)
         *tab = 0;
         char html[256];
         int hl = snprintf(html, sizeof html, "<p>%s</p>", line);
-        hx_doc_source d;
+        hxi_doc_source d;
         hx_error err;
         if (load("r.html", html, (size_t)hl, &d, &err) != 0) {
             CHECK(0, "%s: %s", line, err.message);
@@ -129,7 +129,7 @@ static void test_refs(void)
         n++;
         if (strcmp(d.text, tab + 1) && bad++ < 10)
             CHECK(0, "%s decodes to '%s', html.unescape gives '%s'", line, d.text, tab + 1);
-        hx_doc_source_clear(&d);
+        hxi_doc_source_clear(&d);
     }
     CHECK(n > 2300 && !bad, "%zu references, %zu differ", n, bad);
     free(tsv);
@@ -137,7 +137,7 @@ static void test_refs(void)
 
 static void test_charsets(void)
 {
-    hx_doc_source d;
+    hxi_doc_source d;
     hx_error err;
     static const char sjis[] = "<html><head><meta charset=\"shift_jis\"></head><body>\x82\xa0</body></html>";
     CHECK(load("j.html", sjis, sizeof sjis - 1, &d, &err) == HX_EFORMAT && strstr(err.message, "shift_jis"),
@@ -150,15 +150,15 @@ static void test_charsets(void)
     CHECK(!strcmp(d.text, "caf\xc3\xa9 \xe2\x80\x9cq\xe2\x80\x9d") && !strcmp(d.encoding, "windows-1252"),
           "undeclared non-UTF-8 bytes read as windows-1252: '%s' (%s)", d.text, d.encoding);
     CHECK(meta(&d, "warning") && strstr(meta(&d, "warning"), "windows-1252"), "and a warning says so");
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
     static const char bom[] = "\xef\xbb\xbf<p>caf\xc3\xa9</p>";
     CHECK(load("b.html", bom, sizeof bom - 1, &d, &err) == 0 && !strcmp(d.text, "caf\xc3\xa9") &&
               !strcmp(d.encoding, "utf-8-bom"), "a UTF-8 BOM wins");
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
     static const unsigned char u16[] = {0xFF, 0xFE, '<', 0, 'p', 0, '>', 0, 0xE9, 0, '<', 0, '/', 0, 'p', 0, '>', 0};
     CHECK(load("w.html", u16, sizeof u16, &d, &err) == 0 && !strcmp(d.text, "\xc3\xa9") &&
               !strcmp(d.encoding, "utf-16le"), "UTF-16 with BOM: '%s'", d.text);
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
     static const char nul[] = "<html><p>a\0b</p></html>";
     CHECK(load("n.html", nul, sizeof nul - 1, &d, &err) == HX_EFORMAT && strstr(err.message, "NUL at byte 10"),
           "a NUL byte is binary: %s", err.message);
@@ -171,7 +171,7 @@ static void test_structure(void)
         "<meta name=\"Author\" content=\"Ada &amp; Bob\"><meta name=keywords content=\"a, b ,c\">\n"
         "</head><body>\n<h1>Top</h1>\n<p>one.\n two</p>\n<h2>Sub</h2><p>three</p>\n"
         "<h3>Deep</h3><p>four</p><h2>Next</h2><pre>\n  x  y\n</pre><p>bell\x07 five</p>\n</body></html>\n";
-    hx_doc_source d;
+    hxi_doc_source d;
     hx_error err;
     CHECK(load("s.html", page, sizeof page - 1, &d, &err) == 0, "%s", err.message);
     CHECK(!strcmp(d.title, "T"), "title from <title>, not h1: %s", d.title);
@@ -192,7 +192,7 @@ static void test_structure(void)
     };
     CHECK(d.n_blocks == sizeof want / sizeof *want, "%zu blocks", d.n_blocks);
     for (size_t i = 0; i < d.n_blocks && i < sizeof want / sizeof *want; i++) {
-        const hx_block *b = &d.blocks[i];
+        const hxi_block *b = &d.blocks[i];
         CHECK(b->end - b->start == strlen(want[i].text) && !memcmp(d.text + b->start, want[i].text, b->end - b->start),
               "block %zu: '%.*s', want '%s'", i, (int)(b->end - b->start), d.text + b->start, want[i].text);
         CHECK(!strcmp(d.headings[b->heading], want[i].heading), "block %zu heading '%s', want '%s'", i,
@@ -205,10 +205,10 @@ static void test_structure(void)
     hx_error merr = {0};
     CHECK(hx_model_open(&m, "weights/" HX_WEIGHTS_FILE, &merr) == 0, "model: %s", merr.message);
     if (m) {   /* chunks: heading paths and source lines */
-        hx_chunk *c;
+        hxi_chunk *c;
         size_t n;
-        hx_chunk_opts o = {.max_tokens = 16};
-        CHECK(hx_chunk_source(hx_model_tokenizer(m), &d, &o, &c, &n, &err) == 0, "%s", err.message);
+        hxi_chunk_opts o = {.max_tokens = 16};
+        CHECK(hxi_chunk_source(hxi_model_tokenizer(m), &d, &o, &c, &n, &err) == 0, "%s", err.message);
         for (size_t i = 0; i < n; i++) {
             CHECK(!strstr(c[i].text + c[i].body_offset, "Sub") || !strstr(c[i].text + c[i].body_offset, "Next"),
                   "no chunk runs across a heading: %s", c[i].text);
@@ -219,10 +219,10 @@ static void test_structure(void)
                 CHECK(c[i].line_start <= 10 && c[i].line_end >= 10 && c[i].line_end <= 11,
                       "pre chunk: source lines %u-%u, not the text's", c[i].line_start, c[i].line_end);
         }
-        hx_chunks_free(c, n);
+        hxi_chunks_free(c, n);
         hx_model_close(m);
     }
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
 }
 
 /* Hostile shapes finish, bounded, without tags leaking into the text. */
@@ -238,13 +238,13 @@ static void test_hostile(void)
             i += k;
         }
         memset(s + i, 'x', n - i);
-        hx_doc_source d;
+        hxi_doc_source d;
         hx_error err;
         int rc = load("h.html", s, n, &d, &err);
         CHECK(rc == 0, "%s x %zu: %s", unit[u], n / k, err.message);
         if (!rc) {
             CHECK(d.text_len <= 4 * n, "text bounded");
-            hx_doc_source_clear(&d);
+            hxi_doc_source_clear(&d);
         }
     }
     free(s);

@@ -20,28 +20,28 @@
 
 /* === The parser === */
 
-static int parse(const char *text, hx_http_request *req, size_t *used, int *status)
+static int parse(const char *text, hxi_http_request *req, size_t *used, int *status)
 {
     hx_error err = {0};
     *status = 0;
-    int rc = hx_http_parse(text, strlen(text), NULL, req, used, status, &err);
+    int rc = hxi_http_parse(text, strlen(text), NULL, req, used, status, &err);
     return rc;
 }
 
 /* The status a request is refused with (0 when it parses, -1 when it is incomplete). */
-static int refusal(const char *text, const hx_http_limits *lim)
+static int refusal(const char *text, const hxi_http_limits *lim)
 {
-    hx_http_request req;
+    hxi_http_request req;
     size_t used;
     int status = 0;
-    int rc = hx_http_parse(text, strlen(text), lim, &req, &used, &status, NULL);
-    hx_http_request_free(&req);
+    int rc = hxi_http_parse(text, strlen(text), lim, &req, &used, &status, NULL);
+    hxi_http_request_free(&req);
     return rc == 0 ? 0 : rc == HX_ETRUNCATED ? -1 : status;
 }
 
 static void test_parser(void)
 {
-    hx_http_request req;
+    hxi_http_request req;
     size_t used;
     int status;
     /* two pipelined requests: the first is consumed alone, to its last body byte */
@@ -50,9 +50,9 @@ static void test_parser(void)
     CHECK(used == strlen(two) - strlen("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"), "consumed %zu", used);
     CHECK(!strcmp(req.method, "POST") && req.target_len == 7 && !memcmp(req.target, "/search", 7), "request line");
     CHECK(req.body_len == 5 && !memcmp(req.body, "hello", 5) && req.keep_alive && req.minor == 1, "body, keep-alive");
-    hx_http_request_free(&req);
+    hxi_http_request_free(&req);
     CHECK(parse(two + used, &req, &used, &status) == 0 && !strcmp(req.method, "GET") && !req.body_len, "second");
-    hx_http_request_free(&req);
+    hxi_http_request_free(&req);
 
     /* chunked: extensions skipped, hex sizes, trailers dropped (RFC 9112 7.1) */
     const char *ch = "POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -60,7 +60,7 @@ static void test_parser(void)
     CHECK(parse(ch, &req, &used, &status) == 0, "chunked");
     CHECK(req.body_len == 15 && !memcmp(req.body, "hello, world!!!", 15), "chunked body %zu", req.body_len);
     CHECK(used == strlen(ch) - 4, "chunked consumed up to NEXT");
-    hx_http_request_free(&req);
+    hxi_http_request_free(&req);
 
     /* incomplete requests ask for more, at every cut */
     for (size_t cut = 0; cut < strlen(ch) - 4; cut += 7) {
@@ -78,13 +78,13 @@ static void test_parser(void)
           "1.0 keep-alive");
     CHECK(parse("GET / HTTP/1.1\nHost: x\n\n", &req, &used, &status) == 0, "bare LF line ends");
     CHECK(parse("\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n", &req, &used, &status) == 0, "empty lines first");
-    hx_http_request out;
+    hxi_http_request out;
     CHECK(parse("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n", &out, &used,
                 &status) == HX_ETRUNCATED && out.head_done && out.expect_continue, "100-continue awaits its body");
-    hx_http_request_free(&out);
+    hxi_http_request_free(&out);
     size_t vlen;
     CHECK(parse("GET / HTTP/1.1\r\nHost: x\r\nX-Pad:   spaced value \t\r\n\r\n", &req, &used, &status) == 0 &&
-              hx_http_header_get(&req, "x-pad", &vlen) && vlen == 12, "OWS trimmed, names case-insensitive");
+              hxi_http_header_get(&req, "x-pad", &vlen) && vlen == 12, "OWS trimmed, names case-insensitive");
 
     /* refusals, each with its status */
     CHECK(refusal("GET / HTTP/1.1\r\n\r\n", NULL) == 400, "no Host in 1.1");
@@ -133,7 +133,7 @@ static void test_parser(void)
 #undef CHUNKED
 
     /* limits: small ones, reached exactly */
-    hx_http_limits lim = {.max_line = 32, .max_head = 128, .max_headers = 3, .max_body = 10};
+    hxi_http_limits lim = {.max_line = 32, .max_head = 128, .max_headers = 3, .max_body = 10};
     CHECK(refusal("GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa HTTP/1.1\r\nHost: x\r\n\r\n", &lim) == 414, "line > 32");
     CHECK(refusal("GET / HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\n\r\n", &lim) == 0, "3 headers fit");
     CHECK(refusal("GET / HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", &lim) == 431, "4 headers");
@@ -151,8 +151,8 @@ static void test_parser(void)
 /* Host and Origin values taken apart: the port, -1 for none, -2 when refused; the host into out. */
 static int authority(const char *v, bool origin, char *out, size_t cap)
 {
-    hx_http_authority a;
-    if ((origin ? hx_http_origin_parse : hx_http_host_parse)(v, strlen(v), &a))
+    hxi_http_authority a;
+    if ((origin ? hxi_http_origin_parse : hxi_http_host_parse)(v, strlen(v), &a))
         return -2;
     snprintf(out, cap, "%.*s", (int)a.host_len, a.host);
     return a.port;
@@ -423,39 +423,39 @@ static void post(int port, const char *path, const char *headers, const char *bo
     free(raw);
 }
 
-static hx_json_doc *json_of(const response *resp)
+static hxi_json_doc *json_of(const response *resp)
 {
-    hx_json_doc *doc = NULL;
-    if (!resp->body || hx_json_parse(&doc, resp->body, resp->body_len, NULL, NULL))
+    hxi_json_doc *doc = NULL;
+    if (!resp->body || hxi_json_parse(&doc, resp->body, resp->body_len, NULL, NULL))
         return NULL;
     return doc;
 }
 
-static const hx_json_val *at(const hx_json_doc *d, const char *path)
+static const hxi_json_val *at(const hxi_json_doc *d, const char *path)
 {
-    const hx_json_val *v = d ? hx_json_doc_root(d) : NULL;
+    const hxi_json_val *v = d ? hxi_json_doc_root(d) : NULL;
     char key[64];
     while (v && *path) {
         const char *dot = strchr(path, '.');
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
         memcpy(key, path, n);
         key[n] = 0;
-        v = (key[0] >= '0' && key[0] <= '9') ? hx_json_arr_get(v, (size_t)atoi(key)) : hx_json_obj_get(v, key);
+        v = (key[0] >= '0' && key[0] <= '9') ? hxi_json_arr_get(v, (size_t)atoi(key)) : hxi_json_obj_get(v, key);
         path += n + (dot != NULL);
     }
     return v;
 }
 
-static bool str_is(const hx_json_val *v, const char *want)
+static bool str_is(const hxi_json_val *v, const char *want)
 {
-    const char *s = hx_json_str(v, NULL);
+    const char *s = hxi_json_str(v, NULL);
     return s && !strcmp(s, want);
 }
 
-static int64_t int_of(const hx_json_val *v)
+static int64_t int_of(const hxi_json_val *v)
 {
     int64_t x = -1;
-    hx_json_num_int64(v, &x, NULL);
+    hxi_json_num_int64(v, &x, NULL);
     return x;
 }
 
@@ -469,10 +469,10 @@ static int64_t keyword_total(int port, const char *word, char **body)
     snprintf(req, sizeof req, "{\"query\":\"%s\",\"search_type\":\"keyword\"}", word);
     response resp;
     post(port, "/search", "", req, &resp);
-    hx_json_doc *d = json_of(&resp);
+    hxi_json_doc *d = json_of(&resp);
     int64_t total = resp.status == 200 ? int_of(at(d, "total_results")) : -1;
     searches_ok += resp.status == 200;
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     *body = resp.body;
     return total;
 }
@@ -524,14 +524,14 @@ static void test_rest(int port)
 {
     response resp;
     exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
-    hx_json_doc *d = json_of(&resp);
+    hxi_json_doc *d = json_of(&resp);
     CHECK(resp.status == 200 && d, "health answers");
     CHECK(str_is(at(d, "status"), "healthy") || str_is(at(d, "status"), "starting"), "health status");
-    CHECK(hx_json_type_of(at(d, "model_loaded")) == HX_JSON_BOOL && hx_json_type_of(at(d, "indexed_chunks")) ==
+    CHECK(hxi_json_type_of(at(d, "model_loaded")) == HX_JSON_BOOL && hxi_json_type_of(at(d, "indexed_chunks")) ==
           HX_JSON_NUMBER, "seed 002 HealthResponse fields");
-    CHECK(hx_json_type_of(at(d, "activity.latency")) == HX_JSON_OBJECT &&
-          hx_json_type_of(at(d, "activity.index.lag")) == HX_JSON_OBJECT, "health carries the lasting activity");
-    hx_json_doc_free(d);
+    CHECK(hxi_json_type_of(at(d, "activity.latency")) == HX_JSON_OBJECT &&
+          hxi_json_type_of(at(d, "activity.index.lag")) == HX_JSON_OBJECT, "health carries the lasting activity");
+    hxi_json_doc_free(d);
     free(resp.body);
 
     /* a search waits for the model; the fixture's facts: 3 documents, "zebras" in zoo.md only */
@@ -541,45 +541,45 @@ static void test_rest(int port)
     searches_ok += resp.status == 200;
     CHECK(str_is(at(d, "query"), "zebras") && str_is(at(d, "mode"), "keyword") && str_is(at(d, "group"), "document"),
           "query, mode and group (documents by default)");
-    CHECK(int_of(at(d, "total_results")) == 1 && hx_json_len(at(d, "results")) == 1, "one document has zebras");
+    CHECK(int_of(at(d, "total_results")) == 1 && hxi_json_len(at(d, "results")) == 1, "one document has zebras");
     CHECK(str_is(at(d, "results.0.path"), "zoo.md") && str_is(at(d, "results.0.citation.path"), "zoo.md"),
           "the zebra document");
-    const char *snip = hx_json_str(at(d, "results.0.snippet"), NULL);
-    CHECK(hx_json_type_of(at(d, "results.0.chunk_id")) == HX_JSON_NUMBER &&
+    const char *snip = hxi_json_str(at(d, "results.0.snippet"), NULL);
+    CHECK(hxi_json_type_of(at(d, "results.0.chunk_id")) == HX_JSON_NUMBER &&
           int_of(at(d, "results.0.chunk_id")) == int_of(at(d, "results.0.citation.chunk_id")) &&
-          hx_json_type_of(at(d, "results.0.doc_id")) == HX_JSON_NUMBER &&
-          hx_json_type_of(at(d, "results.0.rank")) == HX_JSON_NUMBER &&
-          hx_json_type_of(at(d, "results.0.score")) == HX_JSON_NUMBER &&
-          hx_json_type_of(at(d, "results.0.metadata")) == HX_JSON_OBJECT && snip && strstr(snip, "ebras") &&
-          !at(d, "results.0.kep_id") && hx_json_type_of(at(d, "search_time_ms")) == HX_JSON_NUMBER,
+          hxi_json_type_of(at(d, "results.0.doc_id")) == HX_JSON_NUMBER &&
+          hxi_json_type_of(at(d, "results.0.rank")) == HX_JSON_NUMBER &&
+          hxi_json_type_of(at(d, "results.0.score")) == HX_JSON_NUMBER &&
+          hxi_json_type_of(at(d, "results.0.metadata")) == HX_JSON_OBJECT && snip && strstr(snip, "ebras") &&
+          !at(d, "results.0.kep_id") && hxi_json_type_of(at(d, "search_time_ms")) == HX_JSON_NUMBER,
           "the result object of search --json and MCP: numbers as numbers, a snippet");
-    hx_json_doc *rest = d;
+    hxi_json_doc *rest = d;
     char *rest_body = resp.body;
     /* the same search as GET, and as MCP's search: the same result objects */
     exchange(port, "GET /search?q=zebras&k=3&mode=keyword HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
     d = json_of(&resp);
-    CHECK(resp.status == 200 && d && hx_json_equal(at(d, "results"), at(rest, "results")),
+    CHECK(resp.status == 200 && d && hxi_json_equal(at(d, "results"), at(rest, "results")),
           "GET /search?q=&k=&mode= answers as POST: %d %.300s", resp.status, resp.body ? resp.body : "");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
     post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n",
          "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":"
          "\"zebras\",\"mode\":\"keyword\",\"top_k\":3}}}", &resp);
     d = json_of(&resp);
-    CHECK(d && hx_json_equal(at(d, "result.structuredContent.results"), at(rest, "results")),
+    CHECK(d && hxi_json_equal(at(d, "result.structuredContent.results"), at(rest, "results")),
           "MCP's search gives the same result objects: %.300s", resp.body ? resp.body : "");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
     exchange(port, "GET /search?q=containers+units&min_score=0&group_by=chunk&k=%35 HTTP/1.1\r\nHost: localhost\r\n\r\n",
              &resp);
     d = json_of(&resp);
     CHECK(resp.status == 200 && str_is(at(d, "query"), "containers units") && str_is(at(d, "group"), "chunk") &&
           str_is(at(d, "mode"), "hybrid"), "GET decodes + and %%XX: %d %.200s", resp.status, resp.body ? resp.body : "");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
     d = rest;
     resp.body = rest_body;
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
 
     /* filters, seed 002's example key (sig_name = owning-sig): only pods.md has sig-node */
@@ -588,7 +588,7 @@ static void test_rest(int port)
     d = json_of(&resp);
     CHECK(resp.status == 200 && d, "filtered search %d", resp.status);
     searches_ok += resp.status == 200;
-    size_t n = hx_json_len(at(d, "results"));
+    size_t n = hxi_json_len(at(d, "results"));
     CHECK(n >= 1, "pods.md found");
     for (size_t i = 0; i < n; i++) {
         char path[48];
@@ -596,15 +596,15 @@ static void test_rest(int port)
         CHECK(str_is(at(d, path), "pods.md"), "only sig-node documents");
     }
     CHECK(str_is(at(d, "mode"), "hybrid"), "hybrid by default");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
 
     exchange(port, "GET /stats HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
     d = json_of(&resp);
     CHECK(resp.status == 200 && int_of(at(d, "total_keps")) == 3 && int_of(at(d, "embedding_dimension")) == 384 &&
-          int_of(at(d, "total_chunks")) >= 3 && hx_json_len(at(d, "search_modes")) == 3, "stats %.200s",
+          int_of(at(d, "total_chunks")) >= 3 && hxi_json_len(at(d, "search_modes")) == 3, "stats %.200s",
           resp.body ? resp.body : "");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
 
     /* errors: JSON bodies with the HTTP status */
@@ -632,12 +632,12 @@ static void test_rest(int port)
     for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
         exchange(port, errs[i].raw, &resp);
         d = json_of(&resp);
-        CHECK(resp.status == errs[i].status && hx_json_type_of(at(d, "detail")) == HX_JSON_STRING &&
+        CHECK(resp.status == errs[i].status && hxi_json_type_of(at(d, "detail")) == HX_JSON_STRING &&
               int_of(at(d, "status")) == errs[i].status, "error %zu: %d (want %d) %.200s", i, resp.status,
               errs[i].status, resp.body ? resp.body : "");
         if (errs[i].status == 405)
             CHECK(strstr(resp.head, "Allow: "), "405 names what is allowed");
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         free(resp.body);
     }
     /* 414 and 431 */
@@ -818,14 +818,14 @@ static void test_big_body(int port)
 static void test_mcp_http(int port)
 {
     response resp;
-    hx_json_doc *d;
+    hxi_json_doc *d;
     post(port, "/mcp", "Accept: application/json, text/event-stream\r\n",
          "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
          "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", &resp);
     d = json_of(&resp);
     CHECK(resp.status == 200 && strstr(resp.head, "application/json") &&
           str_is(at(d, "result.protocolVersion"), "2025-11-25"), "initialize over HTTP: %d", resp.status);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
     post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n",
          "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", &resp);
@@ -834,7 +834,7 @@ static void test_mcp_http(int port)
     post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
          &resp);
     d = json_of(&resp);
-    CHECK(resp.status == 200 && hx_json_len(at(d, "result.tools")) >= 10 && !at(d, "result.resultType"),
+    CHECK(resp.status == 200 && hxi_json_len(at(d, "result.tools")) >= 10 && !at(d, "result.resultType"),
           "tools/list, no resultType before 2026");
     char *first = resp.body;
     post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
@@ -842,14 +842,14 @@ static void test_mcp_http(int port)
     CHECK(resp.body && first && !strcmp(first, resp.body), "tools/list is the same byte for byte");
     free(first);
     free(resp.body);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\n",
          "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":"
          "\"zebras\",\"mode\":\"keyword\"}}}", &resp);
     d = json_of(&resp);
-    CHECK(resp.status == 200 && hx_json_bool(at(d, "result.isError")) == 0 &&
+    CHECK(resp.status == 200 && hxi_json_bool(at(d, "result.isError")) == 0 &&
           str_is(at(d, "result.structuredContent.results.0.citation.path"), "zoo.md"), "tools/call search");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
 
     /* 2026-07-28: no initialize, _meta envelope, headers that agree, resultType */
@@ -860,15 +860,15 @@ static void test_mcp_http(int port)
     post(port, "/mcp", modern_hdr, modern, &resp);
     d = json_of(&resp);
     CHECK(resp.status == 200 && str_is(at(d, "result.resultType"), "complete") &&
-          hx_json_type_of(hx_json_obj_get(at(d, "result._meta"), "io.modelcontextprotocol/serverInfo")) == HX_JSON_OBJECT,
+          hxi_json_type_of(hxi_json_obj_get(at(d, "result._meta"), "io.modelcontextprotocol/serverInfo")) == HX_JSON_OBJECT,
           "2026-07-28 tools/call: %.300s", resp.body ? resp.body : "");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
     post(port, "/mcp", "MCP-Protocol-Version: 2025-11-25\r\nMcp-Method: tools/call\r\n", modern, &resp);
     d = json_of(&resp);
     CHECK(resp.status == 400 && int_of(at(d, "error.code")) == -32020, "header disagrees with the envelope: %d",
           resp.status);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
     post(port, "/mcp", "MCP-Protocol-Version: 2026-07-28\r\n",
          "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"server/discover\",\"params\":{\"_meta\":{"
@@ -876,8 +876,8 @@ static void test_mcp_http(int port)
          &resp);
     d = json_of(&resp);
     CHECK(resp.status == 200 && str_is(at(d, "result.supportedVersions.0"), "2026-07-28") &&
-          hx_json_type_of(at(d, "result.capabilities.tools")) == HX_JSON_OBJECT, "server/discover");
-    hx_json_doc_free(d);
+          hxi_json_type_of(at(d, "result.capabilities.tools")) == HX_JSON_OBJECT, "server/discover");
+    hxi_json_doc_free(d);
     free(resp.body);
     post(port, "/mcp", "MCP-Protocol-Version: 1999-01-01\r\n", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}",
          &resp);
@@ -889,7 +889,7 @@ static void test_mcp_http(int port)
     post(port, "/mcp", "", "{\"jsonrpc\":", &resp);
     d = json_of(&resp);
     CHECK(resp.status == 400 && int_of(at(d, "error.code")) == -32700, "parse error: %d", resp.status);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
     exchange(port, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}",
              &resp);
@@ -914,9 +914,9 @@ static void test_mcp_http(int port)
     post(port, "/mcp", "Accept: application/json, text/event-stream\r\n",
          "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{}}}", &resp);
     d = json_of(&resp);
-    CHECK(resp.status == 200 && strstr(resp.head, "application/json") && hx_json_bool(at(d, "result.isError")) == 0,
+    CHECK(resp.status == 200 && strstr(resp.head, "application/json") && hxi_json_bool(at(d, "result.isError")) == 0,
           "write tool, JSON answer: %d %.300s", resp.status, resp.body ? resp.body : "");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
 }
 
@@ -959,9 +959,9 @@ static bool job_running(int port, const char *session)
         response resp;
         post(port, "/mcp", hdr, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
              "\"index_health\",\"arguments\":{}}}", &resp);
-        hx_json_doc *d = json_of(&resp);
-        bool running = hx_json_str(at(d, "result.structuredContent.running_job"), NULL) != NULL;
-        hx_json_doc_free(d);
+        hxi_json_doc *d = json_of(&resp);
+        bool running = hxi_json_str(at(d, "result.structuredContent.running_job"), NULL) != NULL;
+        hxi_json_doc_free(d);
         free(resp.body);
         if (running)
             return true;
@@ -1050,16 +1050,16 @@ static void test_cancel(int port)
           "the cancelled request has no JSON-RPC answer: %d %.300s", resp.status, resp.body ? resp.body : "");
     free(resp.body);
     read_response(b, &resp);
-    hx_json_doc *d = json_of(&resp);
-    CHECK(resp.status == 200 && hx_json_bool(at(d, "result.isError")) == 0,
+    hxi_json_doc *d = json_of(&resp);
+    CHECK(resp.status == 200 && hxi_json_bool(at(d, "result.isError")) == 0,
           "session 2's request 5 runs: %d %.300s", resp.status, resp.body ? resp.body : "");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(resp.body);
     for (int i = 0, ok = 0; i < FILLERS; i++) {
         read_response(&fillers[i], &resp);
         d = json_of(&resp);
-        ok += resp.status == 200 && hx_json_bool(at(d, "result.isError")) == 0;
-        hx_json_doc_free(d);
+        ok += resp.status == 200 && hxi_json_bool(at(d, "result.isError")) == 0;
+        hxi_json_doc_free(d);
         free(resp.body);
         close(fillers[i].fd);
         if (i == FILLERS - 1)
@@ -1084,6 +1084,8 @@ static void test_metrics(int port)
     response resp;
     exchange(port, "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
     CHECK(resp.status == 200 && strstr(resp.head, "text/plain; version=0.0.4"), "metrics: %d", resp.status);
+    CHECK(strstr(resp.head, "Server: hyrax/" HX_VERSION_STRING) != NULL, "the Server header names the one "
+          "version (hx_version): %s", resp.head);
     const char *b = resp.body ? resp.body : "";
     CHECK(strstr(b, "# TYPE hyrax_http_request_duration_seconds histogram\n"), "histogram type");
     char want[160];
@@ -1332,7 +1334,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     test_parser();
     test_authority();
-    char tmpl[] = "/tmp/hx_http_XXXXXX", root[PATH_MAX], db[PATH_MAX + 16], cmd[4 * PATH_MAX];
+    char tmpl[] = "/tmp/hxi_http_XXXXXX", root[PATH_MAX], db[PATH_MAX + 16], cmd[4 * PATH_MAX];
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);
     check_put(root, "zoo.md", "# Zoo\n\nThe zebras graze beside the giraffes.\n");

@@ -518,40 +518,40 @@ static void open_other(uint32_t version, const char *analyzer, const char *preci
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s.other.hyx", root);
     unlink(path);
-    hx_store *w = NULL;
+    hxi_store *w = NULL;
     hx_error err = {0};
-    CHECK(hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "store: %s", err.message);
+    CHECK(hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "store: %s", err.message);
     if (!w)
         return;
     static const uint8_t empty_docs[16] = {'H', 'X', 'D', 'O', 'C', 'S', '0', '2'};
-    hx_store_ref docs, tomb;
+    hxi_store_ref docs, tomb;
     uint8_t ref[HX_STORE_REF_SIZE], zero = 0;
-    hx_buf b = {0};
-    CHECK(hx_store_append(w, empty_docs, sizeof empty_docs, &docs, &err) == 0 &&
-              hx_store_append(w, &zero, 0, &tomb, &err) == 0, "append");
-    hx_buf_bytes(&b, IX_MAGIC, 8);
-    hx_buf_u32(&b, version);
-    hx_buf_u32(&b, (uint32_t)hx_model_dim(model));
-    hx_buf_str(&b, hx_model_name(model));
+    hxi_buf b = {0};
+    CHECK(hxi_store_append(w, empty_docs, sizeof empty_docs, &docs, &err) == 0 &&
+              hxi_store_append(w, &zero, 0, &tomb, &err) == 0, "append");
+    hxi_buf_bytes(&b, IX_MAGIC, 8);
+    hxi_buf_u32(&b, version);
+    hxi_buf_u32(&b, (uint32_t)hx_model_dim(model));
+    hxi_buf_str(&b, hx_model_name(model));
     if (analyzer)
-        hx_buf_str(&b, analyzer);
+        hxi_buf_str(&b, analyzer);
     if (precision)
-        hx_buf_str(&b, precision);
-    hx_buf_str(&b, root);
-    hx_buf_u32(&b, 0);
-    hx_buf_u32(&b, 0);
-    hx_store_ref_put(ref, docs);
-    hx_buf_bytes(&b, ref, sizeof ref);
-    hx_store_ref_put(ref, tomb);
-    hx_buf_bytes(&b, ref, sizeof ref);
-    hx_buf_u32(&b, 0);
+        hxi_buf_str(&b, precision);
+    hxi_buf_str(&b, root);
+    hxi_buf_u32(&b, 0);
+    hxi_buf_u32(&b, 0);
+    hxi_store_ref_put(ref, docs);
+    hxi_buf_bytes(&b, ref, sizeof ref);
+    hxi_store_ref_put(ref, tomb);
+    hxi_buf_bytes(&b, ref, sizeof ref);
+    hxi_buf_u32(&b, 0);
     if (version >= 4) {   /* an empty audit log */
-        hx_store_ref_put(ref, (hx_store_ref){0});
-        hx_buf_bytes(&b, ref, sizeof ref);
+        hxi_store_ref_put(ref, (hxi_store_ref){0});
+        hxi_buf_bytes(&b, ref, sizeof ref);
     }
-    CHECK(!b.failed && hx_store_commit(w, b.data, b.len, NULL, &err) == 0, "commit: %s", err.message);
-    hx_buf_free(&b);
-    hx_store_close(w);
+    CHECK(!b.failed && hxi_store_commit(w, b.data, b.len, NULL, &err) == 0, "commit: %s", err.message);
+    hxi_buf_free(&b);
+    hxi_store_close(w);
     hx_index *ix = NULL;
     int rc = hx_index_open(&ix, path, HX_INDEX_READ, model, NULL, &err);
     if (named)
@@ -567,7 +567,7 @@ static void open_other(uint32_t version, const char *analyzer, const char *preci
 
 static void test_other_analyzer(void)
 {
-    const char *an = hx_analyzer_name(IX_ANALYZER);
+    const char *an = hxi_analyzer_name(IX_ANALYZER);
     open_other(IX_VERSION, an, "fp32", 0, NULL);
     open_other(IX_VERSION, "exact", "fp32", HX_EVERSION, "\"exact\"");
     open_other(IX_VERSION, "english", "fp32", 0, NULL);   /* before Unicode words: read with its own analysis */
@@ -793,7 +793,7 @@ static void test_parts(void)
 int main(void)
 {
     hx_error err = {0};
-    char tmpl[] = "/tmp/hx_index_XXXXXX";
+    char tmpl[] = "/tmp/hxi_index_XXXXXX";
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);
     snprintf(db2, sizeof db2, "%s.fresh.hyx", root);

@@ -20,7 +20,7 @@ static void sub(const char *rel)
     mkdir(path, 0755);
 }
 
-static const char *meta(const hx_doc_source *d, const char *key)
+static const char *meta(const hxi_doc_source *d, const char *key)
 {
     for (size_t i = 0; i < d->n_meta; i++)
         if (!strcmp(d->meta[i].key, key))
@@ -30,10 +30,10 @@ static const char *meta(const hx_doc_source *d, const char *key)
 
 static void build_tree(char *outside)
 {
-    char tmpl[] = "/tmp/hx_ingest_XXXXXX";
+    char tmpl[] = "/tmp/hxi_ingest_XXXXXX";
     CHECK(mkdtemp(tmpl) != NULL, "mkdtemp");
     CHECK(realpath(tmpl, root) != NULL, "realpath");
-    char tmpl2[] = "/tmp/hx_outside_XXXXXX";
+    char tmpl2[] = "/tmp/hxi_outside_XXXXXX";
     CHECK(mkdtemp(tmpl2) != NULL, "mkdtemp outside");
     strcpy(outside, tmpl2);
     sub("docs");
@@ -76,7 +76,7 @@ static void build_tree(char *outside)
     CHECK(symlink("..", link) == 0, "symlink cycle");
 }
 
-static int has(const hx_file_list *l, const char *p)
+static int has(const hxi_file_list *l, const char *p)
 {
     for (size_t i = 0; i < l->n; i++)
         if (!strcmp(l->paths[i], p))
@@ -86,11 +86,11 @@ static int has(const hx_file_list *l, const char *p)
 
 static void test_walk(void)
 {
-    hx_file_list l;
+    hxi_file_list l;
     hx_error err = {0};
     const char *targets[] = {""};
     const char *excludes[] = {"vendor/**", "*.bin"};
-    CHECK(hx_ingest_walk(root, targets, 1, excludes, 2, NULL, &l, &err) == 0, "walk: %s", err.message);
+    CHECK(hxi_ingest_walk(root, targets, 1, excludes, 2, NULL, &l, &err) == 0, "walk: %s", err.message);
     CHECK(has(&l, "docs/a.md") && has(&l, "docs/deep/b.md") && has(&l, "docs/kep.yaml"), "files found");
     CHECK(has(&l, "docs/alias.md"), "symlink inside the root followed");
     CHECK(!has(&l, "escape.md"), "symlink to a file outside the root not followed");
@@ -102,11 +102,11 @@ static void test_walk(void)
         if (i)
             CHECK(strcmp(l.paths[i - 1], l.paths[i]) < 0, "sorted and unique");
     }
-    hx_file_list_clear(&l);
+    hxi_file_list_clear(&l);
     const char *bad[] = {"escape_dir"};
-    CHECK(hx_ingest_walk(root, bad, 1, NULL, 0, NULL, &l, &err) == HX_EPERM, "target resolving outside the root refused");
+    CHECK(hxi_ingest_walk(root, bad, 1, NULL, 0, NULL, &l, &err) == HX_EPERM, "target resolving outside the root refused");
     const char *missing[] = {"nonexistent/hyrax"};
-    CHECK(hx_ingest_walk(root, missing, 1, NULL, 0, NULL, &l, &err) == HX_ENOTFOUND, "missing target reported");
+    CHECK(hxi_ingest_walk(root, missing, 1, NULL, 0, NULL, &l, &err) == HX_ENOTFOUND, "missing target reported");
 }
 
 /* A NUL anywhere (not only in the first 8 KiB) makes a file binary, refused with the NUL's offset:
@@ -118,19 +118,19 @@ static void test_nul(void)
     memset(late, 'a', sizeof late);
     late[AT] = 0;
     check_put_bytes(root, "late_nul.txt", late, sizeof late);
-    hx_doc_source d;
+    hxi_doc_source d;
     hx_error err = {0};
-    int rc = hx_ingest_load(root, "late_nul.txt", NULL, HX_MAX_FILE_BYTES, &d, &err);
+    int rc = hxi_ingest_load(root, "late_nul.txt", NULL, HX_MAX_FILE_BYTES, &d, &err);
     CHECK(rc == HX_EFORMAT, "NUL past 8 KiB refused, not accepted and cut there (rc %d)", rc);
     if (!rc)
-        hx_doc_source_clear(&d);
+        hxi_doc_source_clear(&d);
     CHECK(err.offset == AT && strstr(err.message, "late_nul.txt") && strstr(err.message, "NUL at byte 9000"),
           "reason names the file and the offset: %s (offset %lld)", err.message, (long long)err.offset);
     const uint8_t utf16_nul[] = {0xFF, 0xFE, 'o', 0, 'k', 0, 0, 0, 'x', 0};   /* "ok", U+0000, "x" */
     char *text = NULL;
     size_t len;
     const char *enc;
-    rc = hx_doc_decode(utf16_nul, sizeof utf16_nul, &text, &len, &enc, &err);
+    rc = hxi_doc_decode(utf16_nul, sizeof utf16_nul, &text, &len, &enc, &err);
     CHECK(rc == HX_EFORMAT && err.offset == 6, "U+0000 in UTF-16 refused at byte 6: rc %d", rc);
     if (!rc)
         free(text);
@@ -138,51 +138,51 @@ static void test_nul(void)
 
 static void test_load(void)
 {
-    hx_doc_source d;
+    hxi_doc_source d;
     hx_error err = {0};
-    CHECK(hx_ingest_load(root, "docs/a.md", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load: %s", err.message);
+    CHECK(hxi_ingest_load(root, "docs/a.md", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load: %s", err.message);
     CHECK(!strcmp(d.title, "Front Title"), "front matter title: %s", d.title);
     CHECK(meta(&d, "status") && !strcmp(meta(&d, "status"), "implementable"), "scalar without comment");
     CHECK(meta(&d, "owners") && !strcmp(meta(&d, "owners"), "a"), "a block list in front matter is kept (yaml.h)");
     CHECK(!strcmp(d.type, "markdown") && !strcmp(d.encoding, "utf-8"), "type and encoding");
     CHECK(strlen(d.sha256) == 64 && d.size == d.text_len, "hash and size");
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
 
-    CHECK(hx_ingest_load(root, "docs/deep/b.md", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load b");
+    CHECK(hxi_ingest_load(root, "docs/deep/b.md", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load b");
     CHECK(!strcmp(d.title, "KEP-42: Real Title"), "first heading is the title: %s", d.title);
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
 
-    CHECK(hx_ingest_load(root, "docs/kep.yaml", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load yaml");
+    CHECK(hxi_ingest_load(root, "docs/kep.yaml", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load yaml");
     CHECK(!strcmp(d.title, "Pod Security") && !strcmp(d.type, "yaml"), "yaml title: %s", d.title);
     CHECK(meta(&d, "kep-number") && !strcmp(meta(&d, "kep-number"), "2579"), "yaml scalar");
     CHECK(meta(&d, "owning-sig") && !strcmp(meta(&d, "owning-sig"), "sig-auth"), "yaml scalar 2");
     CHECK(!meta(&d, "empty") && !meta(&d, "block") && meta(&d, "reviewers") && !strcmp(meta(&d, "reviewers"), "x"),
           "null and block scalars skipped, a block list kept");
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
 
-    CHECK(hx_ingest_load(root, "utf16.txt", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load utf16");
+    CHECK(hxi_ingest_load(root, "utf16.txt", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load utf16");
     CHECK(!strcmp(d.encoding, "utf-16le") && !strcmp(d.text, "hi\xF0\x9F\x98\x80\n"), "utf-16 decoded");
-    hx_doc_source_clear(&d);
-    CHECK(hx_ingest_load(root, "latin1.txt", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load latin1");
+    hxi_doc_source_clear(&d);
+    CHECK(hxi_ingest_load(root, "latin1.txt", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load latin1");
     CHECK(!strcmp(d.encoding, "latin-1") && !strcmp(d.text, "caf\xC3\xA9\n"), "latin-1 decoded");
-    hx_doc_source_clear(&d);
-    CHECK(hx_ingest_load(root, "bom.txt", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load bom");
+    hxi_doc_source_clear(&d);
+    CHECK(hxi_ingest_load(root, "bom.txt", NULL, HX_MAX_FILE_BYTES, &d, &err) == 0, "load bom");
     CHECK(!strcmp(d.encoding, "utf-8-bom") && !strcmp(d.text, "ok\n") && !strcmp(d.title, "ok"), "BOM stripped");
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
 
-    CHECK(hx_ingest_load(root, "prog.bin", NULL, HX_MAX_FILE_BYTES, &d, &err) == HX_EFORMAT, "binary refused");
+    CHECK(hxi_ingest_load(root, "prog.bin", NULL, HX_MAX_FILE_BYTES, &d, &err) == HX_EFORMAT, "binary refused");
     CHECK(strstr(err.message, "prog.bin") && strstr(err.message, "binary"), "message: %s", err.message);
-    CHECK(hx_ingest_load(root, "docs/a.md", NULL, 10, &d, &err) == HX_ERANGE, "size cap");
+    CHECK(hxi_ingest_load(root, "docs/a.md", NULL, 10, &d, &err) == HX_ERANGE, "size cap");
     CHECK(strstr(err.message, "limit") != NULL, "size message: %s", err.message);
-    CHECK(hx_ingest_load(root, "nope.md", NULL, 100, &d, &err) == HX_ENOTFOUND, "missing file");
+    CHECK(hxi_ingest_load(root, "nope.md", NULL, 100, &d, &err) == HX_ENOTFOUND, "missing file");
 
     test_nul();
 
     hx_kv extra[] = {{"team", "storage"}};
     const char content[] = "# Added\nbody\n";
-    CHECK(hx_ingest_from_bytes("notes/x.md", content, sizeof content - 1, extra, 1, &d, &err) == 0, "from bytes");
+    CHECK(hxi_ingest_from_bytes("notes/x.md", content, sizeof content - 1, extra, 1, &d, &err) == 0, "from bytes");
     CHECK(!strcmp(d.title, "Added") && meta(&d, "team") && !strcmp(d.path, "notes/x.md"), "from-bytes document");
-    hx_doc_source_clear(&d);
+    hxi_doc_source_clear(&d);
 }
 
 int main(void)

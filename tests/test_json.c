@@ -35,23 +35,23 @@ static char *read_file(const char *path, size_t *len)
 }
 
 /* Writes the document back, checks it is one line and re-parses to an equal document. */
-static void check_round_trip(const hx_json_doc *doc, const char *name)
+static void check_round_trip(const hxi_json_doc *doc, const char *name)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_val(&w, hx_json_doc_root(doc));
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_val(&w, hxi_json_doc_root(doc));
     hx_error err = {0};
-    CHECK(hx_json_writer_finish(&w, &err) == 0, "%s: writer: %s", name, err.message);
+    CHECK(hxi_json_writer_finish(&w, &err) == 0, "%s: writer: %s", name, err.message);
     CHECK(w.len > 0 && !memchr(w.buf, '\n', w.len) && !memchr(w.buf, '\r', w.len),
           "%s: output is not one line", name);
-    hx_json_doc *back = NULL;
-    int rc = hx_json_parse(&back, w.buf, w.len, NULL, &err);
+    hxi_json_doc *back = NULL;
+    int rc = hxi_json_parse(&back, w.buf, w.len, NULL, &err);
     CHECK(rc == 0, "%s: output does not parse: %s", name, err.message);
     if (rc == 0)
-        CHECK(hx_json_equal(hx_json_doc_root(doc), hx_json_doc_root(back)), "%s: round trip differs",
+        CHECK(hxi_json_equal(hxi_json_doc_root(doc), hxi_json_doc_root(back)), "%s: round trip differs",
               name);
-    hx_json_doc_free(back);
-    hx_json_writer_free(&w);
+    hxi_json_doc_free(back);
+    hxi_json_writer_free(&w);
 }
 
 static void test_files(void)
@@ -74,9 +74,9 @@ static void test_files(void)
         CHECK(text != NULL, "cannot read %s", path);
         if (!text)
             continue;
-        hx_json_doc *doc = NULL;
+        hxi_json_doc *doc = NULL;
         hx_error err = {0};
-        int rc = hx_json_parse(&doc, text, len, NULL, &err);
+        int rc = hxi_json_parse(&doc, text, len, NULL, &err);
         files++;
         if (name[0] == 'y') {
             y++;
@@ -90,18 +90,18 @@ static void test_files(void)
         CHECK((rc == 0) == (doc != NULL), "%s: doc and return code disagree", name);
         if (rc == 0)
             check_round_trip(doc, name);
-        hx_json_doc_free(doc);
+        hxi_json_doc_free(doc);
         free(text);
     }
     closedir(d);
     CHECK(files >= 150 && y >= 50 && n >= 80, "only %d test files (%d y_, %d n_)", files, y, n);
 }
 
-static hx_json_doc *parse_ok(const char *text)
+static hxi_json_doc *parse_ok(const char *text)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     hx_error err = {0};
-    int rc = hx_json_parse(&doc, text, strlen(text), NULL, &err);
+    int rc = hxi_json_parse(&doc, text, strlen(text), NULL, &err);
     CHECK(rc == 0, "parse '%s': %s", text, err.message);
     return doc;
 }
@@ -109,15 +109,15 @@ static hx_json_doc *parse_ok(const char *text)
 /* Parses text (with explicit length, so NUL bytes count) expecting error `code` at `offset`. */
 static void expect_error(const char *text, size_t len, int code, int64_t offset)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     hx_error err = {0};
-    int rc = hx_json_parse(&doc, text, len, NULL, &err);
+    int rc = hxi_json_parse(&doc, text, len, NULL, &err);
     CHECK(rc == code && err.code == code, "'%.40s': code %d (%s), want %d", text, rc,
           err.message, code);
     CHECK(err.offset == offset, "'%.40s': offset %lld, want %lld (%s)", text,
           (long long)err.offset, (long long)offset, err.message);
     CHECK(doc == NULL, "'%.40s': doc set on error", text);
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
 }
 #define EXPECT_ERROR(lit, code, off) expect_error(lit, sizeof(lit) - 1, code, off)
 
@@ -153,65 +153,65 @@ static void test_error_offsets(void)
     memset(deep, '[', 65);
     memset(deep + 65, ']', 65);
     expect_error(deep, 130, HX_EDEPTH, 64);
-    hx_json_doc *doc = NULL;
-    CHECK(hx_json_parse(&doc, deep + 1, 128, NULL, NULL) == 0, "64 levels parse");
-    hx_json_doc_free(doc);
-    hx_json_limits lim = {.max_depth = 3};
+    hxi_json_doc *doc = NULL;
+    CHECK(hxi_json_parse(&doc, deep + 1, 128, NULL, NULL) == 0, "64 levels parse");
+    hxi_json_doc_free(doc);
+    hxi_json_limits lim = {.max_depth = 3};
     hx_error err = {0};
-    CHECK(hx_json_parse(&doc, "[[[1]]]", 7, &lim, &err) == 0, "depth 3 within limit 3");
-    hx_json_doc_free(doc);
-    CHECK(hx_json_parse(&doc, "[[{\"a\":[]}]]", 12, &lim, &err) == HX_EDEPTH && err.offset == 7,
+    CHECK(hxi_json_parse(&doc, "[[[1]]]", 7, &lim, &err) == 0, "depth 3 within limit 3");
+    hxi_json_doc_free(doc);
+    CHECK(hxi_json_parse(&doc, "[[{\"a\":[]}]]", 12, &lim, &err) == HX_EDEPTH && err.offset == 7,
           "depth 4 over limit 3: %s", err.message);
 }
 
 static void test_limits(void)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     hx_error err = {0};
-    hx_json_limits lim = {.max_values = 3};
-    CHECK(hx_json_parse(&doc, "[1,2]", 5, &lim, &err) == 0, "3 values within the limit");
-    hx_json_doc_free(doc);
-    CHECK(hx_json_parse(&doc, "[1,2,3]", 7, &lim, &err) == HX_ERANGE, "4 values over the limit");
-    CHECK(hx_json_parse(&doc, "{\"a\":1,\"b\":2}", 13, &lim, &err) == HX_ERANGE,
+    hxi_json_limits lim = {.max_values = 3};
+    CHECK(hxi_json_parse(&doc, "[1,2]", 5, &lim, &err) == 0, "3 values within the limit");
+    hxi_json_doc_free(doc);
+    CHECK(hxi_json_parse(&doc, "[1,2,3]", 7, &lim, &err) == HX_ERANGE, "4 values over the limit");
+    CHECK(hxi_json_parse(&doc, "{\"a\":1,\"b\":2}", 13, &lim, &err) == HX_ERANGE,
           "keys count as values");
-    lim = (hx_json_limits){.max_bytes = 4};
-    CHECK(hx_json_parse(&doc, "[1,2]", 5, &lim, &err) == HX_ERANGE, "5 bytes over a 4-byte limit");
-    CHECK(hx_json_parse(&doc, "[12]", 4, &lim, &err) == 0, "4 bytes within the limit");
-    hx_json_doc_free(doc);
-    CHECK(hx_json_parse(&doc, NULL, 1, NULL, &err) == HX_EINVAL, "NULL text");
+    lim = (hxi_json_limits){.max_bytes = 4};
+    CHECK(hxi_json_parse(&doc, "[1,2]", 5, &lim, &err) == HX_ERANGE, "5 bytes over a 4-byte limit");
+    CHECK(hxi_json_parse(&doc, "[12]", 4, &lim, &err) == 0, "4 bytes within the limit");
+    hxi_json_doc_free(doc);
+    CHECK(hxi_json_parse(&doc, NULL, 1, NULL, &err) == HX_EINVAL, "NULL text");
 }
 
 static void check_number_echo(const char *text)
 {
-    hx_json_doc *doc = parse_ok(text);
+    hxi_json_doc *doc = parse_ok(text);
     if (!doc)
         return;
     size_t n;
-    const char *t = hx_json_num_text(hx_json_doc_root(doc), &n);
+    const char *t = hxi_json_num_text(hxi_json_doc_root(doc), &n);
     CHECK(t && n == strlen(text) && strcmp(t, text) == 0, "number text of %s is %s", text, t);
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_val(&w, hx_json_doc_root(doc));
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_val(&w, hxi_json_doc_root(doc));
     CHECK(w.len == strlen(text) && memcmp(w.buf, text, w.len) == 0, "%s echoed as %s", text, w.buf);
-    hx_json_writer_reset(&w);
-    hx_json_write_number_text(&w, text, strlen(text));
+    hxi_json_writer_reset(&w);
+    hxi_json_write_number_text(&w, text, strlen(text));
     CHECK(w.status == 0 && strcmp(w.buf, text) == 0, "number text %s written as %s", text, w.buf);
-    hx_json_writer_free(&w);
-    hx_json_doc_free(doc);
+    hxi_json_writer_free(&w);
+    hxi_json_doc_free(doc);
 }
 
 static void check_int64(const char *text, int want_rc, int64_t want)
 {
-    hx_json_doc *doc = parse_ok(text);
+    hxi_json_doc *doc = parse_ok(text);
     if (!doc)
         return;
     int64_t x = 12345;
     hx_error err = {0};
-    int rc = hx_json_num_int64(hx_json_doc_root(doc), &x, &err);
+    int rc = hxi_json_num_int64(hxi_json_doc_root(doc), &x, &err);
     CHECK(rc == want_rc, "int64 of %s: rc %d (%s), want %d", text, rc, err.message, want_rc);
     if (rc == 0 && want_rc == 0)
         CHECK(x == want, "int64 of %s is %lld, want %lld", text, (long long)x, (long long)want);
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
 }
 
 static void test_numbers(void)
@@ -247,42 +247,42 @@ static void test_numbers(void)
     check_int64("1.00000000000000000000000000001", HX_ERANGE, 0);
     check_int64("100000000000000000000000000000e-29", 0, 1);
 
-    hx_json_doc *doc = parse_ok("[1.5, -0, 1e400, -1e400, 1e-400, 0.1, \"1\"]");
+    hxi_json_doc *doc = parse_ok("[1.5, -0, 1e400, -1e400, 1e-400, 0.1, \"1\"]");
     if (doc) {
-        const hx_json_val *a = hx_json_doc_root(doc);
+        const hxi_json_val *a = hxi_json_doc_root(doc);
         double d = 0;
         hx_error err = {0};
-        CHECK(hx_json_num_double(hx_json_arr_get(a, 0), &d, &err) == 0 && d == 1.5, "1.5");
-        CHECK(hx_json_num_double(hx_json_arr_get(a, 1), &d, &err) == 0 && d == 0 && signbit(d),
+        CHECK(hxi_json_num_double(hxi_json_arr_get(a, 0), &d, &err) == 0 && d == 1.5, "1.5");
+        CHECK(hxi_json_num_double(hxi_json_arr_get(a, 1), &d, &err) == 0 && d == 0 && signbit(d),
               "-0 is negative zero");
-        CHECK(hx_json_num_double(hx_json_arr_get(a, 2), &d, &err) == HX_ERANGE, "1e400 overflows");
-        CHECK(hx_json_num_double(hx_json_arr_get(a, 3), &d, &err) == HX_ERANGE, "-1e400 overflows");
-        CHECK(hx_json_num_double(hx_json_arr_get(a, 4), &d, &err) == 0 && d == 0, "1e-400 is 0");
-        CHECK(hx_json_num_double(hx_json_arr_get(a, 5), &d, &err) == 0 && d == 0.1, "0.1");
-        CHECK(hx_json_num_double(hx_json_arr_get(a, 6), &d, &err) == HX_EINVAL, "string");
-        CHECK(hx_json_num_int64(hx_json_arr_get(a, 6), NULL, &err) == HX_EINVAL, "string as int");
-        hx_json_doc_free(doc);
+        CHECK(hxi_json_num_double(hxi_json_arr_get(a, 2), &d, &err) == HX_ERANGE, "1e400 overflows");
+        CHECK(hxi_json_num_double(hxi_json_arr_get(a, 3), &d, &err) == HX_ERANGE, "-1e400 overflows");
+        CHECK(hxi_json_num_double(hxi_json_arr_get(a, 4), &d, &err) == 0 && d == 0, "1e-400 is 0");
+        CHECK(hxi_json_num_double(hxi_json_arr_get(a, 5), &d, &err) == 0 && d == 0.1, "0.1");
+        CHECK(hxi_json_num_double(hxi_json_arr_get(a, 6), &d, &err) == HX_EINVAL, "string");
+        CHECK(hxi_json_num_int64(hxi_json_arr_get(a, 6), NULL, &err) == HX_EINVAL, "string as int");
+        hxi_json_doc_free(doc);
     }
 
-    hx_json_writer w;
-    hx_json_writer_init(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
     const char *bad[] = {"01", "-", "1.", ".5", "1e", "+1", "1 ", "", "NaN", "0x10", "1e+"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        hx_json_writer_reset(&w);
-        hx_json_write_number_text(&w, bad[i], strlen(bad[i]));
+        hxi_json_writer_reset(&w);
+        hxi_json_write_number_text(&w, bad[i], strlen(bad[i]));
         CHECK(w.status == HX_EINVAL && w.len == 0, "number text '%s' accepted", bad[i]);
     }
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 static void check_double(double x, const char *want)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_double(&w, x);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_double(&w, x);
     CHECK(w.status == 0 && w.buf && strcmp(w.buf, want) == 0, "double %.17g written as %s, want %s",
           x, w.buf ? w.buf : "(none)", want);
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 static void test_write_scalars(void)
@@ -299,58 +299,58 @@ static void test_write_scalars(void)
     check_double(-INFINITY, "null");
     double samples[] = {3.14159, 1e21, 123456789.125, 2.2250738585072014e-308, 1.7976931348623157e308};
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_json_write_double(&w, samples[i]);
-        hx_json_doc *doc = parse_ok(w.buf);
+        hxi_json_writer w;
+        hxi_json_writer_init(&w);
+        hxi_json_write_double(&w, samples[i]);
+        hxi_json_doc *doc = parse_ok(w.buf);
         double d = 0;
-        CHECK(doc && hx_json_num_double(hx_json_doc_root(doc), &d, NULL) == 0 && d == samples[i],
+        CHECK(doc && hxi_json_num_double(hxi_json_doc_root(doc), &d, NULL) == 0 && d == samples[i],
               "double %.17g does not round-trip via %s", samples[i], w.buf);
-        hx_json_doc_free(doc);
-        hx_json_writer_free(&w);
+        hxi_json_doc_free(doc);
+        hxi_json_writer_free(&w);
     }
 
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_arr_begin(&w);
-    hx_json_write_int(&w, INT64_MIN);
-    hx_json_write_int(&w, INT64_MAX);
-    hx_json_write_uint(&w, UINT64_MAX);
-    hx_json_write_bool(&w, 1);
-    hx_json_write_bool(&w, 0);
-    hx_json_write_null(&w);
-    hx_json_write_cstr(&w, NULL);
-    hx_json_write_arr_begin(&w);
-    hx_json_write_arr_end(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_obj_end(&w);
-    hx_json_write_arr_end(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_arr_begin(&w);
+    hxi_json_write_int(&w, INT64_MIN);
+    hxi_json_write_int(&w, INT64_MAX);
+    hxi_json_write_uint(&w, UINT64_MAX);
+    hxi_json_write_bool(&w, 1);
+    hxi_json_write_bool(&w, 0);
+    hxi_json_write_null(&w);
+    hxi_json_write_cstr(&w, NULL);
+    hxi_json_write_arr_begin(&w);
+    hxi_json_write_arr_end(&w);
+    hxi_json_write_obj_begin(&w);
+    hxi_json_write_obj_end(&w);
+    hxi_json_write_arr_end(&w);
     const char *want = "[-9223372036854775808,9223372036854775807,18446744073709551615,true,false,"
                        "null,null,[],{}]";
-    CHECK(hx_json_writer_finish(&w, NULL) == 0 && strcmp(w.buf, want) == 0, "scalars: %s", w.buf);
+    CHECK(hxi_json_writer_finish(&w, NULL) == 0 && strcmp(w.buf, want) == 0, "scalars: %s", w.buf);
     size_t len;
-    char *taken = hx_json_writer_take(&w, &len);
+    char *taken = hxi_json_writer_take(&w, &len);
     CHECK(taken && len == strlen(want) && w.buf == NULL && w.len == 0, "take");
     free(taken);
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 static void test_escapes(void)
 {
-    hx_json_doc *doc = parse_ok("\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\u20ac\\ud83d\\ude00\\u0000z\"");
+    hxi_json_doc *doc = parse_ok("\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\u20ac\\ud83d\\ude00\\u0000z\"");
     if (doc) {
         size_t n;
-        const char *s = hx_json_str(hx_json_doc_root(doc), &n);
+        const char *s = hxi_json_str(hxi_json_doc_root(doc), &n);
         const char want[] = "\"\\/\b\f\n\r\tA\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\0z";
         CHECK(s && n == sizeof want - 1 && memcmp(s, want, n) == 0 && s[n] == '\0',
               "decoded escapes (%zu bytes)", n);
         check_round_trip(doc, "escapes");
-        hx_json_doc_free(doc);
+        hxi_json_doc_free(doc);
     }
 
     /* Every control character comes out escaped, and reads back as itself. */
-    hx_json_writer w;
-    hx_json_writer_init(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
     for (int c = 0; c < 0x20; c++) {
         char in = (char)c, want[16];
         const char *short_esc = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
@@ -359,14 +359,14 @@ static void test_escapes(void)
             snprintf(want, sizeof want, "\"%s\"", short_esc);
         else
             snprintf(want, sizeof want, "\"\\u%04x\"", c);
-        hx_json_writer_reset(&w);
-        hx_json_write_str(&w, &in, 1);
+        hxi_json_writer_reset(&w);
+        hxi_json_write_str(&w, &in, 1);
         CHECK(w.status == 0 && strcmp(w.buf, want) == 0, "control %#x written as %s", c, w.buf);
-        hx_json_doc *d = parse_ok(w.buf);
+        hxi_json_doc *d = parse_ok(w.buf);
         size_t n;
-        const char *s = d ? hx_json_str(hx_json_doc_root(d), &n) : NULL;
+        const char *s = d ? hxi_json_str(hxi_json_doc_root(d), &n) : NULL;
         CHECK(s && n == 1 && s[0] == in, "control %#x reads back", c);
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
     struct {
         const char *in;
@@ -388,8 +388,8 @@ static void test_escapes(void)
         {"", 0, "\"\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        hx_json_writer_reset(&w);
-        hx_json_write_str(&w, cases[i].in, cases[i].len);
+        hxi_json_writer_reset(&w);
+        hxi_json_write_str(&w, cases[i].in, cases[i].len);
         CHECK(w.status == 0 && strcmp(w.buf, cases[i].want) == 0, "case %zu written as %s", i, w.buf);
     }
 
@@ -397,204 +397,204 @@ static void test_escapes(void)
     char all[256];
     for (int i = 0; i < 256; i++)
         all[i] = (char)i;
-    hx_json_writer_reset(&w);
-    hx_json_write_str(&w, all, sizeof all);
+    hxi_json_writer_reset(&w);
+    hxi_json_write_str(&w, all, sizeof all);
     CHECK(w.status == 0 && !memchr(w.buf, '\n', w.len) && !memchr(w.buf, '\r', w.len),
           "all bytes: one line");
-    hx_json_doc *d = parse_ok(w.buf);
+    hxi_json_doc *d = parse_ok(w.buf);
     size_t n;
-    const char *s = d ? hx_json_str(hx_json_doc_root(d), &n) : NULL;
+    const char *s = d ? hxi_json_str(hxi_json_doc_root(d), &n) : NULL;
     CHECK(s && n == 128 + 128 * 3 && memcmp(s, all, 128) == 0, "all bytes read back (%zu)", n);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* Keys are escaped the same way. */
-    hx_json_writer_reset(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_keyn(&w, "k\n\"", 3);
-    hx_json_write_int(&w, 1);
-    hx_json_write_key(&w, "x");
-    hx_json_write_cstr(&w, "y");
-    hx_json_write_obj_end(&w);
+    hxi_json_writer_reset(&w);
+    hxi_json_write_obj_begin(&w);
+    hxi_json_write_keyn(&w, "k\n\"", 3);
+    hxi_json_write_int(&w, 1);
+    hxi_json_write_key(&w, "x");
+    hxi_json_write_cstr(&w, "y");
+    hxi_json_write_obj_end(&w);
     CHECK(w.status == 0 && strcmp(w.buf, "{\"k\\n\\\"\":1,\"x\":\"y\"}") == 0, "keys: %s", w.buf);
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 static void test_writer_misuse(void)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    CHECK(hx_json_writer_finish(&w, NULL) == HX_EINVAL, "empty writer is not complete");
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    CHECK(hxi_json_writer_finish(&w, NULL) == HX_EINVAL, "empty writer is not complete");
 
-    hx_json_write_obj_begin(&w);
-    hx_json_write_int(&w, 1);
+    hxi_json_write_obj_begin(&w);
+    hxi_json_write_int(&w, 1);
     CHECK(w.status == HX_EINVAL, "value without a key");
-    hx_json_write_null(&w);
+    hxi_json_write_null(&w);
     CHECK(w.status == HX_EINVAL && strcmp(w.buf, "{") == 0, "sticky: nothing written after failure");
 
-    hx_json_writer_reset(&w);
-    hx_json_write_key(&w, "a");
+    hxi_json_writer_reset(&w);
+    hxi_json_write_key(&w, "a");
     CHECK(w.status == HX_EINVAL, "key outside an object");
 
-    hx_json_writer_reset(&w);
-    hx_json_write_arr_begin(&w);
-    hx_json_write_obj_end(&w);
+    hxi_json_writer_reset(&w);
+    hxi_json_write_arr_begin(&w);
+    hxi_json_write_obj_end(&w);
     CHECK(w.status == HX_EINVAL, "mismatched end");
 
-    hx_json_writer_reset(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_key(&w, "a");
-    hx_json_write_key(&w, "b");
+    hxi_json_writer_reset(&w);
+    hxi_json_write_obj_begin(&w);
+    hxi_json_write_key(&w, "a");
+    hxi_json_write_key(&w, "b");
     CHECK(w.status == HX_EINVAL, "two keys in a row");
 
-    hx_json_writer_reset(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_key(&w, "a");
-    hx_json_write_obj_end(&w);
+    hxi_json_writer_reset(&w);
+    hxi_json_write_obj_begin(&w);
+    hxi_json_write_key(&w, "a");
+    hxi_json_write_obj_end(&w);
     CHECK(w.status == HX_EINVAL, "end after a key");
 
-    hx_json_writer_reset(&w);
-    hx_json_write_int(&w, 1);
-    hx_json_write_int(&w, 2);
+    hxi_json_writer_reset(&w);
+    hxi_json_write_int(&w, 1);
+    hxi_json_write_int(&w, 2);
     CHECK(w.status == HX_EINVAL, "two top-level values");
 
-    hx_json_writer_reset(&w);
-    hx_json_write_arr_begin(&w);
-    CHECK(hx_json_writer_finish(&w, NULL) == HX_EINVAL, "unclosed array");
+    hxi_json_writer_reset(&w);
+    hxi_json_write_arr_begin(&w);
+    CHECK(hxi_json_writer_finish(&w, NULL) == HX_EINVAL, "unclosed array");
 
-    hx_json_writer_reset(&w);
+    hxi_json_writer_reset(&w);
     for (int i = 0; i <= HX_JSON_WRITER_DEPTH; i++)
-        hx_json_write_arr_begin(&w);
+        hxi_json_write_arr_begin(&w);
     CHECK(w.status == HX_EDEPTH, "writer depth limit: %d", w.status);
-    CHECK(hx_json_writer_take(&w, NULL) == NULL, "take of a failed writer");
+    CHECK(hxi_json_writer_take(&w, NULL) == NULL, "take of a failed writer");
 
-    hx_json_writer_reset(&w);
-    hx_json_write_str(&w, NULL, 3);
+    hxi_json_writer_reset(&w);
+    hxi_json_write_str(&w, NULL, 3);
     CHECK(w.status == HX_EINVAL, "NULL string with a length");
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 static void test_write_json(void)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
     const char *pretty = "\r\n {\n  \"a\": [1,\r\n 2.50],\n  \"b\": \"x\\ny\"\n}\n\n";
-    hx_json_write_arr_begin(&w);
-    hx_json_write_json(&w, pretty, strlen(pretty));
-    hx_json_write_json(&w, "7", 1);
-    hx_json_write_arr_end(&w);
+    hxi_json_write_arr_begin(&w);
+    hxi_json_write_json(&w, pretty, strlen(pretty));
+    hxi_json_write_json(&w, "7", 1);
+    hxi_json_write_arr_end(&w);
     CHECK(w.status == 0 && strcmp(w.buf, "[{   \"a\": [1,   2.50],   \"b\": \"x\\ny\" },7]") == 0,
           "embedded JSON: %s", w.buf);
     const char *bad[] = {"", "[1,]", "{\"a\":1} x", "\"\xff\"", "[\"a\nb\"]"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        hx_json_writer_reset(&w);
-        hx_json_write_json(&w, bad[i], strlen(bad[i]));
+        hxi_json_writer_reset(&w);
+        hxi_json_write_json(&w, bad[i], strlen(bad[i]));
         CHECK(w.status == HX_EINVAL && w.len == 0, "invalid JSON text %zu accepted", i);
     }
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 static void test_dom(void)
 {
-    hx_json_doc *doc = parse_ok("{\"a\":[1,{\"x\":null},\"s\",true,false],\"b\\u0000c\":2,\"\":{},"
-                                "\"n\":-1.5e3}");
+    hxi_json_doc *doc = parse_ok("{\"a\":[1,{\"x\":null},\"s\",true,false],\"b\\u0000c\":2,\"\":{},"
+                                 "\"n\":-1.5e3}");
     if (!doc)
         return;
-    const hx_json_val *root = hx_json_doc_root(doc);
-    CHECK(hx_json_type_of(root) == HX_JSON_OBJECT && hx_json_len(root) == 4, "root object of 4");
-    const hx_json_val *a = hx_json_obj_get(root, "a");
-    CHECK(hx_json_type_of(a) == HX_JSON_ARRAY && hx_json_len(a) == 5, "a is an array of 5");
-    CHECK(hx_json_offset(a) == 5, "offset of a: %lld", (long long)hx_json_offset(a));
-    CHECK(hx_json_type_of(hx_json_obj_get(hx_json_arr_get(a, 1), "x")) == HX_JSON_NULL, "a[1].x");
-    CHECK(hx_json_bool(hx_json_arr_get(a, 3)) == 1 && hx_json_bool(hx_json_arr_get(a, 4)) == 0,
+    const hxi_json_val *root = hxi_json_doc_root(doc);
+    CHECK(hxi_json_type_of(root) == HX_JSON_OBJECT && hxi_json_len(root) == 4, "root object of 4");
+    const hxi_json_val *a = hxi_json_obj_get(root, "a");
+    CHECK(hxi_json_type_of(a) == HX_JSON_ARRAY && hxi_json_len(a) == 5, "a is an array of 5");
+    CHECK(hxi_json_offset(a) == 5, "offset of a: %lld", (long long)hxi_json_offset(a));
+    CHECK(hxi_json_type_of(hxi_json_obj_get(hxi_json_arr_get(a, 1), "x")) == HX_JSON_NULL, "a[1].x");
+    CHECK(hxi_json_bool(hxi_json_arr_get(a, 3)) == 1 && hxi_json_bool(hxi_json_arr_get(a, 4)) == 0,
           "booleans");
-    CHECK(hx_json_bool(hx_json_arr_get(a, 0)) == -1, "a number is not a boolean");
-    CHECK(hx_json_arr_get(a, 5) == NULL && hx_json_arr_get(root, 0) == NULL, "out of range");
+    CHECK(hxi_json_bool(hxi_json_arr_get(a, 0)) == -1, "a number is not a boolean");
+    CHECK(hxi_json_arr_get(a, 5) == NULL && hxi_json_arr_get(root, 0) == NULL, "out of range");
     size_t n;
-    const char *s = hx_json_str(hx_json_arr_get(a, 2), &n);
+    const char *s = hxi_json_str(hxi_json_arr_get(a, 2), &n);
     CHECK(s && n == 1 && s[0] == 's', "a[2]");
-    CHECK(hx_json_str(hx_json_arr_get(a, 0), &n) == NULL, "a number is not a string");
-    CHECK(hx_json_obj_get(root, "b") == NULL, "key with NUL does not match its prefix");
+    CHECK(hxi_json_str(hxi_json_arr_get(a, 0), &n) == NULL, "a number is not a string");
+    CHECK(hxi_json_obj_get(root, "b") == NULL, "key with NUL does not match its prefix");
     int64_t i = 0;
-    CHECK(hx_json_num_int64(hx_json_obj_getn(root, "b\0c", 3), &i, NULL) == 0 && i == 2,
+    CHECK(hxi_json_num_int64(hxi_json_obj_getn(root, "b\0c", 3), &i, NULL) == 0 && i == 2,
           "lookup of a key with NUL");
-    CHECK(hx_json_type_of(hx_json_obj_get(root, "")) == HX_JSON_OBJECT, "empty key");
-    CHECK(hx_json_num_int64(hx_json_obj_get(root, "n"), &i, NULL) == 0 && i == -1500, "n");
-    CHECK(hx_json_obj_get(root, "zz") == NULL && hx_json_obj_get(a, "a") == NULL, "missing");
-    CHECK(hx_json_type_of(NULL) == 0 && hx_json_len(NULL) == 0, "NULL value");
+    CHECK(hxi_json_type_of(hxi_json_obj_get(root, "")) == HX_JSON_OBJECT, "empty key");
+    CHECK(hxi_json_num_int64(hxi_json_obj_get(root, "n"), &i, NULL) == 0 && i == -1500, "n");
+    CHECK(hxi_json_obj_get(root, "zz") == NULL && hxi_json_obj_get(a, "a") == NULL, "missing");
+    CHECK(hxi_json_type_of(NULL) == 0 && hxi_json_len(NULL) == 0, "NULL value");
 
     const char *keys[] = {"a", "b", "", "n"};
-    hx_json_iter it;
-    const hx_json_val *k, *v;
+    hxi_json_iter it;
+    const hxi_json_val *k, *v;
     size_t count = 0;
-    hx_json_iter_init(&it, root);
-    while (hx_json_iter_next(&it, &k, &v)) {
-        const char *ks = hx_json_str(k, &n);
+    hxi_json_iter_init(&it, root);
+    while (hxi_json_iter_next(&it, &k, &v)) {
+        const char *ks = hxi_json_str(k, &n);
         CHECK(count < 4 && ks && strcmp(ks, keys[count]) == 0, "key %zu is %s", count, ks);
-        CHECK(hx_json_obj_getn(root, ks, n) == v, "iteration and lookup agree on %s", ks);
+        CHECK(hxi_json_obj_getn(root, ks, n) == v, "iteration and lookup agree on %s", ks);
         count++;
     }
     CHECK(count == 4, "iterated %zu members", count);
     count = 0;
-    hx_json_iter_init(&it, a);
-    while (hx_json_iter_next(&it, &k, &v)) {
-        CHECK(k == NULL && v == hx_json_arr_get(a, count), "element %zu", count);
+    hxi_json_iter_init(&it, a);
+    while (hxi_json_iter_next(&it, &k, &v)) {
+        CHECK(k == NULL && v == hxi_json_arr_get(a, count), "element %zu", count);
         count++;
     }
     CHECK(count == 5, "iterated %zu elements", count);
-    hx_json_iter_init(&it, hx_json_arr_get(a, 0));
-    CHECK(!hx_json_iter_next(&it, &k, &v), "a scalar has nothing to iterate");
+    hxi_json_iter_init(&it, hxi_json_arr_get(a, 0));
+    CHECK(!hxi_json_iter_next(&it, &k, &v), "a scalar has nothing to iterate");
 
-    hx_json_doc *other = parse_ok("{\"a\":[1,{\"x\":null},\"s\",true,false],\"b\\u0000c\":2,"
+    hxi_json_doc *other = parse_ok("{\"a\":[1,{\"x\":null},\"s\",true,false],\"b\\u0000c\":2,"
+                                   "\"\":{},\"n\":-1.5e3}");
+    hxi_json_doc *diff = parse_ok("{\"a\":[1,{\"x\":null},\"s\",true,true],\"b\\u0000c\":2,"
                                   "\"\":{},\"n\":-1.5e3}");
-    hx_json_doc *diff = parse_ok("{\"a\":[1,{\"x\":null},\"s\",true,true],\"b\\u0000c\":2,"
+    hxi_json_doc *num = parse_ok("{\"a\":[1.0,{\"x\":null},\"s\",true,false],\"b\\u0000c\":2,"
                                  "\"\":{},\"n\":-1.5e3}");
-    hx_json_doc *num = parse_ok("{\"a\":[1.0,{\"x\":null},\"s\",true,false],\"b\\u0000c\":2,"
-                                "\"\":{},\"n\":-1.5e3}");
-    CHECK(other && hx_json_equal(root, hx_json_doc_root(other)), "equal documents");
-    CHECK(diff && !hx_json_equal(root, hx_json_doc_root(diff)), "different booleans");
-    CHECK(num && !hx_json_equal(root, hx_json_doc_root(num)), "1 and 1.0 differ as text");
-    hx_json_doc_free(other);
-    hx_json_doc_free(diff);
-    hx_json_doc_free(num);
+    CHECK(other && hxi_json_equal(root, hxi_json_doc_root(other)), "equal documents");
+    CHECK(diff && !hxi_json_equal(root, hxi_json_doc_root(diff)), "different booleans");
+    CHECK(num && !hxi_json_equal(root, hxi_json_doc_root(num)), "1 and 1.0 differ as text");
+    hxi_json_doc_free(other);
+    hxi_json_doc_free(diff);
+    hxi_json_doc_free(num);
 
     /* A subtree copied into a writer. */
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_key(&w, "copy");
-    hx_json_write_val(&w, a);
-    hx_json_write_obj_end(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_obj_begin(&w);
+    hxi_json_write_key(&w, "copy");
+    hxi_json_write_val(&w, a);
+    hxi_json_write_obj_end(&w);
     CHECK(w.status == 0 && strcmp(w.buf, "{\"copy\":[1,{\"x\":null},\"s\",true,false]}") == 0,
           "subtree: %s", w.buf);
-    hx_json_writer_free(&w);
-    hx_json_doc_free(doc);
+    hxi_json_writer_free(&w);
+    hxi_json_doc_free(doc);
 }
 
 /* Duplicate detection in large objects (sorted path) reports the first repeat in the text. */
 static void test_duplicates(void)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_obj_begin(&w);
     char key[16];
     for (int i = 0; i < 100; i++) {
         snprintf(key, sizeof key, "k%d", 99 - i);
-        hx_json_write_key(&w, key);
-        hx_json_write_int(&w, i);
+        hxi_json_write_key(&w, key);
+        hxi_json_write_int(&w, i);
     }
-    hx_json_write_obj_end(&w);
-    hx_json_doc *doc = parse_ok(w.buf);
-    CHECK(doc && hx_json_len(hx_json_doc_root(doc)) == 100, "100 distinct keys");
-    hx_json_doc_free(doc);
+    hxi_json_write_obj_end(&w);
+    hxi_json_doc *doc = parse_ok(w.buf);
+    CHECK(doc && hxi_json_len(hxi_json_doc_root(doc)) == 100, "100 distinct keys");
+    hxi_json_doc_free(doc);
     /* Append "k5" then "k50": the first repeat in the text is "k5". */
     size_t at = w.len - 1;
     char text[2048];
     snprintf(text, sizeof text, "%.*s,\"k5\":0,\"k50\":0}", (int)at, w.buf);
     hx_error err = {0};
-    CHECK(hx_json_parse(&doc, text, strlen(text), NULL, &err) == HX_EPARSE &&
+    CHECK(hxi_json_parse(&doc, text, strlen(text), NULL, &err) == HX_EPARSE &&
               err.offset == (int64_t)at + 1,
           "duplicate at %lld, want %zu: %s", (long long)err.offset, at + 1, err.message);
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 int main(void)

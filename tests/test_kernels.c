@@ -108,23 +108,23 @@ static const float SENTINEL = 12345.0f;
 
 /* === GEMM === */
 
-static void test_gemm_shape(const hx_kernels *kt, int M, int N, int K, int n0, int n1, int bias_on,
+static void test_gemm_shape(const hxi_kernels *kt, int M, int N, int K, int n0, int n1, int bias_on,
                             int gelu, float *max_rel)
 {
     const int lda = K + 3, ldc = N + 5;
-    const hx_kernels *ref = &hx_kernels_scalar;
+    const hxi_kernels *ref = &hxi_kernels_scalar;
     uint16_t *W = malloc((size_t)N * K * sizeof *W);
     float *A = malloc((size_t)M * lda * sizeof *A), *bias = malloc((size_t)N * sizeof *bias);
     float *row = malloc((size_t)K * sizeof *row + sizeof *row);
-    float *Bref = malloc(hx_pack_size(N, K, ref->nr) * sizeof *Bref + sizeof *Bref);
-    float *Bt = malloc(hx_pack_size(N, K, kt->nr) * sizeof *Bt + sizeof *Bt);
+    float *Bref = malloc(hxi_pack_size(N, K, ref->nr) * sizeof *Bref + sizeof *Bref);
+    float *Bt = malloc(hxi_pack_size(N, K, kt->nr) * sizeof *Bt + sizeof *Bt);
     float *Cref = malloc((size_t)M * ldc * sizeof *Cref), *Ct = malloc((size_t)M * ldc * sizeof *Ct);
     for (size_t i = 0; i < (size_t)N * K; i++)
         W[i] = rand_half();
     fill(A, (size_t)M * lda, -1, 1);
     fill(bias, (size_t)N, -1, 1);
-    hx_pack_weights_f16(ref, W, N, K, row, Bref);
-    hx_pack_weights_f16(kt, W, N, K, row, Bt);
+    hxi_pack_weights_f16(ref, W, N, K, row, Bref);
+    hxi_pack_weights_f16(kt, W, N, K, row, Bt);
     for (size_t i = 0; i < (size_t)M * ldc; i++)
         Cref[i] = Ct[i] = SENTINEL;
     const float *b = bias_on ? bias : NULL;
@@ -142,7 +142,7 @@ static void test_gemm_shape(const hx_kernels *kt, int M, int N, int K, int n0, i
             }
             float mag = b ? fabsf(b[j]) : 0;
             for (int k = 0; k < K; k++)
-                mag += fabsf(A[(size_t)i * lda + k] * hx_half_to_float(W[(size_t)j * K + k]));
+                mag += fabsf(A[(size_t)i * lda + k] * hxi_half_to_float(W[(size_t)j * K + k]));
             float err = fabsf(got - want);
             float tol = TOL_GEMM_REL * mag + (gelu ? TOL_GELU_ABS * fmaxf(1, fabsf(want)) : 0);
             if (mag > 0 && err / mag > *max_rel)
@@ -155,7 +155,7 @@ static void test_gemm_shape(const hx_kernels *kt, int M, int N, int K, int n0, i
     free(W), free(A), free(bias), free(row), free(Bref), free(Bt), free(Cref), free(Ct);
 }
 
-static void test_gemm(const hx_kernels *kt)
+static void test_gemm(const hxi_kernels *kt)
 {
     static const int Ms[] = {1, 2, 3, 5, 6, 7, 8, 9, 11, 12, 13, 15, 25, 97, 130};
     static const int Ks[] = {1, 3, 64, 256, 257, 384, 600};
@@ -179,15 +179,15 @@ static void test_gemm(const hx_kernels *kt)
 }
 
 /* GELU through the gemm epilogue: K = 1, A = x, W = 1, no bias, so C = gelu(x), over [-10, 10]. */
-static void test_gelu_sweep(const hx_kernels *kt)
+static void test_gelu_sweep(const hxi_kernels *kt)
 {
     const int M = 2000001, nr = kt->nr;
     uint16_t *W = malloc((size_t)nr * sizeof *W);
     float *x = malloc((size_t)M * sizeof *x), *c = malloc((size_t)M * sizeof *c);
-    float *Bp = malloc(hx_pack_size(nr, 1, nr) * sizeof *Bp), row[1];
+    float *Bp = malloc(hxi_pack_size(nr, 1, nr) * sizeof *Bp), row[1];
     for (int j = 0; j < nr; j++)
         W[j] = 0x3C00;   /* 1.0 */
-    hx_pack_weights_f16(kt, W, nr, 1, row, Bp);
+    hxi_pack_weights_f16(kt, W, nr, 1, row, Bp);
     for (int i = 0; i < M; i++)
         x[i] = -10.0f + 20.0f * (float)i / (float)(M - 1);
     kt->gemm(M, 0, 1, 1, x, 1, Bp, NULL, c, 1, 1);
@@ -206,7 +206,7 @@ static void test_gelu_sweep(const hx_kernels *kt)
 
 /* The table's own GELU entry, which the int8 path applies after its gemm (kernels.h): every table
  * has one, against scalar's, over widths with vector tails, never past `cols`. */
-static void test_gelu_rows(const hx_kernels *kt)
+static void test_gelu_rows(const hxi_kernels *kt)
 {
     static const int widths[] = {1, 3, 4, 5, 8, 15, 16, 17, 33, 384};
     CHECK(kt->gelu != NULL, "%s: no gelu entry", kt->name);
@@ -221,7 +221,7 @@ static void test_gelu_rows(const hx_kernels *kt)
             for (int j = cols; j < ldc; j++)
                 x1[r * ldc + j] = SENTINEL;
         memcpy(x2, x1, (size_t)rows * ldc * sizeof *x1);
-        hx_kernels_scalar.gelu(rows, cols, x1, ldc);
+        hxi_kernels_scalar.gelu(rows, cols, x1, ldc);
         kt->gelu(rows, cols, x2, ldc);
         for (int i = 0; i < rows * ldc; i++) {
             float err = fabsf(x2[i] - x1[i]) / fmaxf(1, fabsf(x1[i]));
@@ -237,9 +237,9 @@ static void test_gelu_rows(const hx_kernels *kt)
 /* === Attention === */
 
 /* exp through the softmax: scores {0, x} and values {0, 1} give e^x / (1 + e^x). */
-static void test_exp_sweep(const hx_kernels *kt)
+static void test_exp_sweep(const hxi_kernels *kt)
 {
-    float worst = 0, worst_x = 0, *scratch = malloc(hx_attention_scratch(2, 1) * sizeof *scratch);
+    float worst = 0, worst_x = 0, *scratch = malloc(hxi_attention_scratch(2, 1) * sizeof *scratch);
     for (int i = 0; i <= 200000; i++) {
         float x = -87.0f * (float)i / 200000.0f;
         float q[2] = {1, 1}, k[2] = {0, x}, v[2] = {0, 1}, out[2];
@@ -256,7 +256,7 @@ static void test_exp_sweep(const hx_kernels *kt)
     free(scratch);
 }
 
-static void test_attention(const hx_kernels *kt)
+static void test_attention(const hxi_kernels *kt)
 {
     static const int Ts[] = {1, 2, 7, 8, 9, 16, 33, 100};
     static const int hds[] = {1, 5, 8, 16, 31, 32, 33, 64, 70};
@@ -270,12 +270,12 @@ static void test_attention(const hx_kernels *kt)
             const float *relc = with_rel ? rel + T - 1 : NULL;   /* rel[d] for -T < d < T */
             float *qkv = malloc((size_t)T * ld * sizeof *qkv);
             float *o1 = malloc((size_t)T * ldo * sizeof *o1), *o2 = malloc((size_t)T * ldo * sizeof *o2);
-            float *scratch = malloc(hx_attention_scratch(T, hd) * sizeof *scratch);
+            float *scratch = malloc(hxi_attention_scratch(T, hd) * sizeof *scratch);
             fill(qkv, (size_t)T * ld, -2, 2);
             for (size_t i = 0; i < (size_t)T * ldo; i++)
                 o1[i] = o2[i] = SENTINEL;
             float scale = 1.0f / sqrtf((float)hd);
-            hx_kernels_scalar.attention(T, hd, qkv, qkv + hd, qkv + 2 * hd, ld, o1, ldo, scale, relc, scratch);
+            hxi_kernels_scalar.attention(T, hd, qkv, qkv + hd, qkv + 2 * hd, ld, o1, ldo, scale, relc, scratch);
             kt->attention(T, hd, qkv, qkv + hd, qkv + 2 * hd, ld, o2, ldo, scale, relc, scratch);
             int bad = 0;
             for (int i = 0; i < T && bad < 3; i++)
@@ -296,7 +296,7 @@ static void test_attention(const hx_kernels *kt)
 
 /* === LayerNorm, dot, f16 === */
 
-static void test_layernorm(const hx_kernels *kt)
+static void test_layernorm(const hxi_kernels *kt)
 {
     static const int dims[] = {1, 5, 8, 16, 17, 31, 384, 385};
     float worst = 0;
@@ -314,7 +314,7 @@ static void test_layernorm(const hx_kernels *kt)
             for (int i = dim; i < ldx; i++)
                 x1[(size_t)r * ldx + i] = SENTINEL;
         memcpy(x2, x1, (size_t)rows * ldx * sizeof *x1);
-        hx_kernels_scalar.add_layernorm(rows, dim, x1, ldx, res, ldr, w, b, 1e-12f);
+        hxi_kernels_scalar.add_layernorm(rows, dim, x1, ldx, res, ldr, w, b, 1e-12f);
         kt->add_layernorm(rows, dim, x2, ldx, res, ldr, w, b, 1e-12f);
         for (int r = 0; r < rows; r++)
             for (int i = 0; i < ldx; i++) {
@@ -330,7 +330,7 @@ static void test_layernorm(const hx_kernels *kt)
     printf("%s layernorm: max abs error %.3g\n", kt->name, (double)worst);
 }
 
-static void test_dot(const hx_kernels *kt)
+static void test_dot(const hxi_kernels *kt)
 {
     static const size_t ns[] = {0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 100, 384, 1000};
     float a[1000], b[1000];
@@ -341,7 +341,7 @@ static void test_dot(const hx_kernels *kt)
         float mag = 0;
         for (size_t i = 0; i < n; i++)
             mag += fabsf(a[i] * b[i]);
-        float got = kt->dot(a, b, n), want = hx_kernels_scalar.dot(a, b, n);
+        float got = kt->dot(a, b, n), want = hxi_kernels_scalar.dot(a, b, n);
         CHECK(fabsf(got - want) <= TOL_DOT_REL * mag, "%s dot n=%zu: %g vs %g", kt->name, n, got, want);
     }
 }
@@ -351,7 +351,7 @@ static int same_bits(float a, float b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-static void test_f16(const hx_kernels *kt)
+static void test_f16(const hxi_kernels *kt)
 {
     uint16_t *h = malloc(65536 * sizeof *h);
     float *f = malloc(65536 * sizeof *f);
@@ -361,8 +361,8 @@ static void test_f16(const hx_kernels *kt)
     int bad = 0;
     for (int i = 0; i < 65536 && bad < 5; i++) {
         int nan = (i & 0x7C00) == 0x7C00 && (i & 0x3FF);
-        int ok = nan ? isnan(f[i]) : same_bits(f[i], hx_half_to_float((uint16_t)i));
-        CHECK(ok, "%s f16 0x%04x -> %g, want %g", kt->name, i, f[i], hx_half_to_float((uint16_t)i));
+        int ok = nan ? isnan(f[i]) : same_bits(f[i], hxi_half_to_float((uint16_t)i));
+        CHECK(ok, "%s f16 0x%04x -> %g, want %g", kt->name, i, f[i], hxi_half_to_float((uint16_t)i));
         bad += !ok;
     }
     for (size_t n = 0; n <= 40; n++) {   /* tails and odd starts, and nothing written past n */
@@ -371,7 +371,7 @@ static void test_f16(const hx_kernels *kt)
             out[i] = SENTINEL;
         kt->f16_to_f32(h + 0x3C00 + n, out, n);
         for (size_t i = 0; i < n; i++)
-            CHECK(same_bits(out[i], hx_half_to_float((uint16_t)(0x3C00 + n + i))), "%s f16 n=%zu [%zu]",
+            CHECK(same_bits(out[i], hxi_half_to_float((uint16_t)(0x3C00 + n + i))), "%s f16 n=%zu [%zu]",
                   kt->name, n, i);
         CHECK(out[n] == SENTINEL, "%s f16 n=%zu wrote past the end", kt->name, n);
     }
@@ -381,13 +381,13 @@ static void test_f16(const hx_kernels *kt)
 /* === int8 === */
 
 /* Value i of quantized inputs q as k8 stores them (kernels.h: in_bytes wide). */
-static unsigned q_at(const hx_kernels_i8 *k8, const void *q, size_t i)
+static unsigned q_at(const hxi_kernels_i8 *k8, const void *q, size_t i)
 {
     return k8->in_bytes == 2 ? ((const uint16_t *)q)[i] : ((const uint8_t *)q)[i];
 }
 
 /* The n quantized values q (bytes, as the reference stores them) in k8's width, in a new buffer. */
-static void *as_table_input(const hx_kernels_i8 *k8, const uint8_t *q, size_t n)
+static void *as_table_input(const hxi_kernels_i8 *k8, const uint8_t *q, size_t n)
 {
     void *out = malloc(n * (size_t)k8->in_bytes);
     for (size_t i = 0; i < n; i++) {
@@ -402,7 +402,7 @@ static void *as_table_input(const hx_kernels_i8 *k8, const uint8_t *q, size_t n)
 /* Known roundings: a row spanning [-127.5, 127.5] gets scale 1 and zero point 128 (127.5 rounds to
  * even), so q is x rounded to nearest even plus 128; a row of one sign keeps 0 in its range; a zero
  * row; a NaN is passed over by the range and quantizes to 0; and the smoothing multiplies first. */
-static void test_i8_quantize_known(const hx_kernels_i8 *k8)
+static void test_i8_quantize_known(const hxi_kernels_i8 *k8)
 {
     const float x[10] = {127.5f, 2.5f, -3.5f, 0.5f, -0.5f, 1.49f, -127.5f, 3.5f, 0, NAN};
     const unsigned want[12] = {255, 130, 124, 128, 128, 129, 0, 132, 128, 0, 0, 0};
@@ -459,12 +459,12 @@ static void test_i8_quantize_known(const hx_kernels_i8 *k8)
 
 /* A table's quantize against the reference: same values, scales and zero points, padding zero,
  * nothing past it; with and without smoothing, rows of mixed and of one sign. */
-static void test_i8_quantize(const hx_kernels_i8 *k8)
+static void test_i8_quantize(const hxi_kernels_i8 *k8)
 {
     static const int Ks[] = {1, 3, 4, 5, 8, 15, 16, 17, 31, 33, 384, 385, 1536};
     for (size_t t = 0; t < sizeof Ks / sizeof *Ks; t++) {
         for (int smooth = 0; smooth < 2; smooth++) {
-            const int K = Ks[t], rows = 6, ldx = K + 3, Kp = hx_i8_row_len(K), ldq = Kp + 8;
+            const int K = Ks[t], rows = 6, ldx = K + 3, Kp = hxi_i8_row_len(K), ldq = Kp + 8;
             float *x = malloc((size_t)rows * ldx * sizeof *x), *xinv = malloc((size_t)K * sizeof *xinv);
             float s1[6], s2[6];
             int32_t z1[6], z2[6];
@@ -480,7 +480,7 @@ static void test_i8_quantize(const hx_kernels_i8 *k8)
             memset(q2, 0x55, (size_t)rows * ldq * (size_t)k8->in_bytes);
             const unsigned untouched = k8->in_bytes == 2 ? 0x5555u : 0x55u;
             const float *xi = smooth ? xinv : NULL;
-            hx_kernels_i8_scalar.quantize(rows, K, x, ldx, xi, q1, ldq, s1, z1);
+            hxi_kernels_i8_scalar.quantize(rows, K, x, ldx, xi, q1, ldq, s1, z1);
             k8->quantize(rows, K, x, ldx, xi, q2, ldq, s2, z2);
             int differ = 0;
             for (int r = 0; r < rows; r++)
@@ -496,7 +496,7 @@ static void test_i8_quantize(const hx_kernels_i8 *k8)
                 for (int k = K; k < Kp; k++)
                     CHECK(q_at(k8, q2, (size_t)r * ldq + k) == 0, "%s quantize K=%d: padding not zero", k8->name, K);
             }
-            if (k8 == &hx_kernels_i8_scalar)   /* the reference against its definition (kernels.h) */
+            if (k8 == &hxi_kernels_i8_scalar)   /* the reference against its definition (kernels.h) */
                 for (int r = 0; r < rows; r++)
                     for (int k = 0; k < K; k++) {
                         const float y = smooth ? x[(size_t)r * ldx + k] * xinv[k] : x[(size_t)r * ldx + k];
@@ -509,27 +509,27 @@ static void test_i8_quantize(const hx_kernels_i8 *k8)
     }
 }
 
-/* W [N x K] times xs rounded to int8 per row as hx_pack_weights_i8 specifies (kernels.h): into Wq
+/* W [N x K] times xs rounded to int8 per row as hxi_pack_weights_i8 specifies (kernels.h): into Wq
  * [N x Kp], scales. */
 static void quantize_weights(const uint16_t *W, const float *xs, int N, int K, int Kp, int8_t *Wq, float *wscale)
 {
     for (int n = 0; n < N; n++) {
         float max = 0;
         for (int k = 0; k < K; k++)
-            max = fmaxf(max, fabsf(hx_half_to_float(W[(size_t)n * K + k]) * xs[k]));
+            max = fmaxf(max, fabsf(hxi_half_to_float(W[(size_t)n * K + k]) * xs[k]));
         wscale[n] = max / 127.0f;
         for (int k = 0; k < Kp; k++)
-            Wq[(size_t)n * Kp + k] = (int8_t)(k < K ? lrintf(hx_half_to_float(W[(size_t)n * K + k]) * xs[k] *
+            Wq[(size_t)n * Kp + k] = (int8_t)(k < K ? lrintf(hxi_half_to_float(W[(size_t)n * K + k]) * xs[k] *
                                                              (127.0f / max)) : 0);
     }
 }
 
 /* One shape: k8's gemm against the scalar one; for the scalar table itself, against int32 sums over
  * unpacked rows quantized here (which checks the packing, its sums and smoothing too). */
-static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int n0, int n1, int bias_on)
+static void test_i8_gemm_shape(const hxi_kernels_i8 *k8, int M, int N, int K, int n0, int n1, int bias_on)
 {
-    const int Kp = hx_i8_row_len(K), lda = Kp + 4, ldc = N + 5;
-    const hx_kernels_i8 *ref = &hx_kernels_i8_scalar;
+    const int Kp = hxi_i8_row_len(K), lda = Kp + 4, ldc = N + 5;
+    const hxi_kernels_i8 *ref = &hxi_kernels_i8_scalar;
     uint16_t *W = malloc((size_t)N * K * sizeof *W);
     float *A = malloc((size_t)M * K * sizeof *A), *bias = malloc((size_t)N * sizeof *bias);
     float *row = malloc((size_t)K * sizeof *row), *ascale = malloc((size_t)M * sizeof *ascale);
@@ -537,7 +537,7 @@ static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int
     float *wscale = malloc((size_t)N * sizeof *wscale), *wscale_ref = malloc((size_t)N * sizeof *wscale);
     int32_t *azero = malloc((size_t)M * sizeof *azero), *wsum = malloc((size_t)N * sizeof *wsum);
     uint8_t *Aq = malloc((size_t)M * lda);
-    int8_t *Wq = malloc((size_t)N * Kp), *Bp = malloc(hx_pack_i8_size(N, K));
+    int8_t *Wq = malloc((size_t)N * Kp), *Bp = malloc(hxi_pack_i8_size(N, K));
     float *Cref = malloc((size_t)M * ldc * sizeof *Cref), *Ct = malloc((size_t)M * ldc * sizeof *Ct);
     for (size_t i = 0; i < (size_t)N * K; i++)
         W[i] = rand_half();
@@ -548,7 +548,7 @@ static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int
     fill(bias, (size_t)N, -1, 1);
     fill(xs, (size_t)K, 0.25f, 4);
     ref->quantize(M, K, A, K, NULL, Aq, lda, ascale, azero);
-    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, xs, row, Bp, wscale, wsum);
+    hxi_pack_weights_i8(&hxi_kernels_scalar, W, N, K, xs, row, Bp, wscale, wsum);
     quantize_weights(W, xs, N, K, Kp, Wq, wscale_ref);
     for (int n = 0; n < N && k8 == ref; n++) {
         int32_t sum = 0;
@@ -607,7 +607,7 @@ static void test_i8_gemm_shape(const hx_kernels_i8 *k8, int M, int N, int K, int
     free(wsum), free(Aq), free(Wq), free(Bp), free(Cref), free(Ct);
 }
 
-static void test_i8_gemm(const hx_kernels_i8 *k8)
+static void test_i8_gemm(const hxi_kernels_i8 *k8)
 {
     static const int Ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 15, 16, 17, 25, 32, 97, 240};
     static const int Ks[] = {1, 3, 4, 5, 64, 257, 384, 1536, HX_I8_MAX_K};
@@ -631,7 +631,7 @@ static void test_i8_gemm(const hx_kernels_i8 *k8)
 /* The largest sums must not wrap: over K = HX_I8_MAX_K with every weight at 127, rows of one sign
  * give every input 255 (zero point 0: the sum is K 255 127) or 0 with zero point 255 (the
  * correction is -255 K 127), computed here in double. */
-static void test_i8_extreme(const hx_kernels_i8 *k8)
+static void test_i8_extreme(const hxi_kernels_i8 *k8)
 {
     const int K = HX_I8_MAX_K, M = 3, N = 17;
     float *A = malloc((size_t)M * K * sizeof *A), *row = malloc((size_t)K * sizeof *row);
@@ -639,7 +639,7 @@ static void test_i8_extreme(const hx_kernels_i8 *k8)
     int32_t azero[3], wsum[17];
     uint16_t *W = malloc((size_t)N * K * sizeof *W);
     void *Aq = malloc((size_t)M * K * (size_t)k8->in_bytes);
-    int8_t *Bp = malloc(hx_pack_i8_size(N, K));
+    int8_t *Bp = malloc(hxi_pack_i8_size(N, K));
     for (int i = 0; i < M; i++)
         for (int k = 0; k < K; k++)
             A[(size_t)i * K + k] = i == 1 ? -1.0f : 1.0f;
@@ -648,7 +648,7 @@ static void test_i8_extreme(const hx_kernels_i8 *k8)
     k8->quantize(M, K, A, K, NULL, Aq, K, ascale, azero);
     CHECK(azero[0] == 0 && azero[1] == 255 && q_at(k8, Aq, 0) == 255 && q_at(k8, Aq, (size_t)K) == 0,
           "%s quantize of one-sign rows: zero points %d %d", k8->name, azero[0], azero[1]);
-    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, NULL, row, Bp, wscale, wsum);
+    hxi_pack_weights_i8(&hxi_kernels_scalar, W, N, K, NULL, row, Bp, wscale, wsum);
     k8->gemm(M, 0, N, K, Aq, K, ascale, azero, Bp, wsum, wscale, NULL, C, N);
     for (int i = 0; i < M * N; i++) {
         const double want = (i / N == 1 ? -1 : 1) * (double)K * 255 * 127 * (double)ascale[0] * (double)wscale[0];
@@ -661,16 +661,16 @@ static void test_i8_extreme(const hx_kernels_i8 *k8)
 /* Smoothing end to end: inputs quantized with xinv = 1 / xs and weights packed with xs give x W^T
  * within the two quantizations' rounding (half a step of each, per product), as if unsmoothed;
  * inputs with outlier channels, as the LayerNorm outputs smoothing is for. */
-static void test_i8_smoothing(const hx_kernels_i8 *k8)
+static void test_i8_smoothing(const hxi_kernels_i8 *k8)
 {
-    const int M = 7, N = 33, K = 384, Kp = hx_i8_row_len(K);
+    const int M = 7, N = 33, K = 384, Kp = hxi_i8_row_len(K);
     float *x = malloc((size_t)M * K * sizeof *x), *xs = malloc((size_t)K * sizeof *xs);
     float *xinv = malloc((size_t)K * sizeof *xinv);
     float *row = malloc((size_t)K * sizeof *row), ascale[7], wscale[33], C[7 * 33];
     uint16_t *W = malloc((size_t)N * K * sizeof *W);
     int32_t azero[7], wsum[33];
     void *Aq = malloc((size_t)M * Kp * (size_t)k8->in_bytes);
-    int8_t *Bp = malloc(hx_pack_i8_size(N, K));
+    int8_t *Bp = malloc(hxi_pack_i8_size(N, K));
     fill(x, (size_t)M * K, -3, 3);
     for (int i = 0; i < M; i++)
         for (int k = 0; k < K; k += 37)
@@ -682,14 +682,14 @@ static void test_i8_smoothing(const hx_kernels_i8 *k8)
     for (size_t i = 0; i < (size_t)N * K; i++)
         W[i] = rand_half();
     k8->quantize(M, K, x, K, xinv, Aq, Kp, ascale, azero);
-    hx_pack_weights_i8(&hx_kernels_scalar, W, N, K, xs, row, Bp, wscale, wsum);
+    hxi_pack_weights_i8(&hxi_kernels_scalar, W, N, K, xs, row, Bp, wscale, wsum);
     k8->gemm(M, 0, N, K, Aq, Kp, ascale, azero, Bp, wsum, wscale, NULL, C, N);
     double worst = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             double want = 0, bound = 0;
             for (int k = 0; k < K; k++) {
-                const double w = hx_half_to_float(W[(size_t)j * K + k]), y = (double)x[(size_t)i * K + k] * xinv[k];
+                const double w = hxi_half_to_float(W[(size_t)j * K + k]), y = (double)x[(size_t)i * K + k] * xinv[k];
                 want += (double)x[(size_t)i * K + k] * w;
                 bound += 0.5 * ascale[i] * fabs(w * xs[k]) + 0.5 * wscale[j] * fabs(y) + 0.25 * ascale[i] * wscale[j];
             }
@@ -702,25 +702,25 @@ static void test_i8_smoothing(const hx_kernels_i8 *k8)
 
 static int test_int8(void)
 {
-    test_i8_extreme(&hx_kernels_i8_scalar);
-    test_i8_quantize_known(&hx_kernels_i8_scalar);
-    test_i8_quantize(&hx_kernels_i8_scalar);
-    test_i8_gemm(&hx_kernels_i8_scalar);
-    test_i8_smoothing(&hx_kernels_i8_scalar);
+    test_i8_extreme(&hxi_kernels_i8_scalar);
+    test_i8_quantize_known(&hxi_kernels_i8_scalar);
+    test_i8_quantize(&hxi_kernels_i8_scalar);
+    test_i8_gemm(&hxi_kernels_i8_scalar);
+    test_i8_smoothing(&hxi_kernels_i8_scalar);
 #if defined(__x86_64__)
     /* the AVX2 quantize into bytes serves only the VNNI and AMX tables: test it wherever AVX2 runs */
-    const hx_kernels_i8 avx2_bytes = {.name = "avx2 bytes", .in_bytes = 1, .quantize = hx_quantize_u8_avx2,
-                                      .gemm = hx_kernels_i8_scalar.gemm};
-    if (hx_kernels_for(HX_ISA_AVX2)) {
+    const hxi_kernels_i8 avx2_bytes = {.name = "avx2 bytes", .in_bytes = 1, .quantize = hxi_quantize_u8_avx2,
+                                      .gemm = hxi_kernels_i8_scalar.gemm};
+    if (hxi_kernels_for(HX_ISA_AVX2)) {
         test_i8_quantize_known(&avx2_bytes);
         test_i8_quantize(&avx2_bytes);
     }
 #endif
     int tested = 0;
     for (int isa = HX_I8_AVX2; isa < HX_I8_COUNT; isa++) {
-        const hx_kernels_i8 *k8 = hx_kernels_i8_for((enum hx_i8_isa)isa);
+        const hxi_kernels_i8 *k8 = hxi_kernels_i8_for((enum hxi_i8_isa)isa);
         if (!k8) {
-            printf("int8 %s: not available on this machine, skipped\n", hx_i8_isa_name((enum hx_i8_isa)isa));
+            printf("int8 %s: not available on this machine, skipped\n", hxi_i8_isa_name((enum hxi_i8_isa)isa));
             continue;
         }
         tested++;
@@ -730,38 +730,38 @@ static int test_int8(void)
         test_i8_extreme(k8);
         test_i8_smoothing(k8);
     }
-    CHECK(hx_kernels_i8_get() != NULL, "no int8 table");
+    CHECK(hxi_kernels_i8_get() != NULL, "no int8 table");
     return tested;
 }
 
 /* === HYRAX_ISA and selection === */
 
 /* HYRAX_ISA is read once, at the first detection: set before anything asks, it must select
- * scalar, while hx_kernels_for still hands out every table the machine runs. */
+ * scalar, while hxi_kernels_for still hands out every table the machine runs. */
 static void test_env_override(void)
 {
     setenv("HYRAX_ISA", "scalar", 1);
-    CHECK(hx_cpu_isa() == HX_ISA_SCALAR, "HYRAX_ISA=scalar: active ISA is %s", hx_isa_name(hx_cpu_isa()));
-    CHECK(hx_kernels_get() == &hx_kernels_scalar, "HYRAX_ISA=scalar: table %s", hx_kernels_get()->name);
-    CHECK(hx_kernels_i8_get() == &hx_kernels_i8_scalar, "HYRAX_ISA=scalar: int8 table %s",
-          hx_kernels_i8_get()->name);
+    CHECK(hxi_cpu_isa() == HX_ISA_SCALAR, "HYRAX_ISA=scalar: active ISA is %s", hxi_isa_name(hxi_cpu_isa()));
+    CHECK(hxi_kernels_get() == &hxi_kernels_scalar, "HYRAX_ISA=scalar: table %s", hxi_kernels_get()->name);
+    CHECK(hxi_kernels_i8_get() == &hxi_kernels_i8_scalar, "HYRAX_ISA=scalar: int8 table %s",
+          hxi_kernels_i8_get()->name);
 }
 
 /* The best ISA of this machine has a table in this build; on AArch64 that is NEON, for float and
  * int8. */
 static void test_selection(void)
 {
-    enum hx_isa best = hx_cpu_best_isa();
-    CHECK(hx_kernels_for(best) != NULL, "no table for this machine's best ISA %s", hx_isa_name(best));
+    enum hxi_isa best = hxi_cpu_best_isa();
+    CHECK(hxi_kernels_for(best) != NULL, "no table for this machine's best ISA %s", hxi_isa_name(best));
 #if defined(__aarch64__)
-    CHECK(best == HX_ISA_NEON && hx_kernels_for(HX_ISA_NEON) == &hx_kernels_neon,
-          "aarch64: best ISA %s, want neon", hx_isa_name(best));
-    CHECK(hx_kernels_i8_for(HX_I8_NEON) == &hx_kernels_i8_neon, "aarch64: no NEON int8 table");
+    CHECK(best == HX_ISA_NEON && hxi_kernels_for(HX_ISA_NEON) == &hxi_kernels_neon,
+          "aarch64: best ISA %s, want neon", hxi_isa_name(best));
+    CHECK(hxi_kernels_i8_for(HX_I8_NEON) == &hxi_kernels_i8_neon, "aarch64: no NEON int8 table");
 #endif
     for (int i = 0; i < HX_ISA_COUNT; i++) {
-        const hx_kernels *kt = hx_kernels_for((enum hx_isa)i);
-        CHECK(!kt || !strcmp(kt->name, hx_isa_name((enum hx_isa)i)), "table for %s is named %s",
-              hx_isa_name((enum hx_isa)i), kt ? kt->name : "");
+        const hxi_kernels *kt = hxi_kernels_for((enum hxi_isa)i);
+        CHECK(!kt || !strcmp(kt->name, hxi_isa_name((enum hxi_isa)i)), "table for %s is named %s",
+              hxi_isa_name((enum hxi_isa)i), kt ? kt->name : "");
     }
 }
 
@@ -769,13 +769,13 @@ int main(void)
 {
     test_env_override();
     test_selection();
-    const hx_kernels portable = {.name = "portable4", KS_TABLE_KERNELS,
-                                 .f16_to_f32 = hx_kernels_scalar.f16_to_f32};
+    const hxi_kernels portable = {.name = "portable4", KS_TABLE_KERNELS,
+                                 .f16_to_f32 = hxi_kernels_scalar.f16_to_f32};
     int tested = 0;
     for (int i = HX_ISA_SCALAR + 1; i <= HX_ISA_COUNT; i++) {
-        const hx_kernels *kt = i < HX_ISA_COUNT ? hx_kernels_for((enum hx_isa)i) : &portable;
+        const hxi_kernels *kt = i < HX_ISA_COUNT ? hxi_kernels_for((enum hxi_isa)i) : &portable;
         if (!kt) {
-            printf("%s: not in this build or not on this machine, skipped\n", hx_isa_name((enum hx_isa)i));
+            printf("%s: not in this build or not on this machine, skipped\n", hxi_isa_name((enum hxi_isa)i));
             continue;
         }
         tested++;

@@ -35,32 +35,32 @@ static int start(server *s, int read_only)
 
 /* Sends a request and returns its parsed response (caller frees), skipping nothing: the next
  * line must be the answer. */
-static hx_json_doc *call(server *s, const char *line, int timeout_ms)
+static hxi_json_doc *call(server *s, const char *line, int timeout_ms)
 {
     send_line(s, line);
     char *out = read_line(s, timeout_ms);
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     CHECK(out != NULL, "no answer to %.120s", line);
     if (out)
-        CHECK(hx_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "answer is JSON: %.200s", out);
+        CHECK(hxi_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "answer is JSON: %.200s", out);
     free(out);
     return doc;
 }
 
-static const hx_json_val *tool(server *s, hx_json_doc **doc, int id, const char *name, const char *args)
+static const hxi_json_val *tool(server *s, hxi_json_doc **doc, int id, const char *name, const char *args)
 {
     char line[24576];
     snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
              id, name, args);
     *doc = call(s, line, 60000);
-    const hx_json_val *r = *doc ? get(hx_json_doc_root(*doc), "result") : NULL;
+    const hxi_json_val *r = *doc ? get(hxi_json_doc_root(*doc), "result") : NULL;
     CHECK(r != NULL, "%s: a result", name);
     return r;
 }
 
-static bool is_error(const hx_json_val *r)
+static bool is_error(const hxi_json_val *r)
 {
-    return hx_json_bool(get(r, "isError")) == 1;
+    return hxi_json_bool(get(r, "isError")) == 1;
 }
 
 /* A "Vm...:" line of /proc/PID/status in kB: VmRSS now, VmHWM the peak. */
@@ -86,23 +86,23 @@ static long rss_kb(pid_t pid)
 
 static void initialize(server *s)
 {
-    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", 60000);
-    CHECK(d && get(hx_json_doc_root(d), "result.protocolVersion"), "initialize answered");
-    hx_json_doc_free(d);
+    hxi_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", 60000);
+    CHECK(d && get(hxi_json_doc_root(d), "result.protocolVersion"), "initialize answered");
+    hxi_json_doc_free(d);
     send_line(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
 }
 
 /* A number from index_health's structuredContent, -1 when absent. */
 static int64_t health(server *s, int id, const char *key)
 {
-    hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, id, "index_health", "{}");
+    hxi_json_doc *d;
+    const hxi_json_val *r = tool(s, &d, id, "index_health", "{}");
     char path[96];
     snprintf(path, sizeof path, "structuredContent.%s", key);
     int64_t v = -1;
-    if (!r || hx_json_num_int64(get(r, path), &v, NULL))
+    if (!r || hxi_json_num_int64(get(r, path), &v, NULL))
         v = -1;
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     return v;
 }
 
@@ -111,12 +111,12 @@ static int64_t health(server *s, int id, const char *key)
 static void wait_jobs_idle(server *s, int id)
 {
     for (int i = 0; i < 6000; i++) {
-        hx_json_doc *d;
-        const hx_json_val *r = tool(s, &d, id, "index_health", "{}");
+        hxi_json_doc *d;
+        const hxi_json_val *r = tool(s, &d, id, "index_health", "{}");
         int64_t pending = -1;
-        hx_json_num_int64(get(r, "structuredContent.pending_jobs"), &pending, NULL);
-        bool idle = pending == 0 && hx_json_type_of(get(r, "structuredContent.running_job")) == HX_JSON_NULL;
-        hx_json_doc_free(d);
+        hxi_json_num_int64(get(r, "structuredContent.pending_jobs"), &pending, NULL);
+        bool idle = pending == 0 && hxi_json_type_of(get(r, "structuredContent.running_job")) == HX_JSON_NULL;
+        hxi_json_doc_free(d);
         if (idle)
             return;
         usleep(100000);
@@ -141,157 +141,157 @@ static char *words(size_t n, unsigned seed)
 
 static void test_lifecycle(server *s)
 {
-    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", 60000);
-    const char *v = d ? hx_json_str(get(hx_json_doc_root(d), "result.protocolVersion"), NULL) : NULL;
+    hxi_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", 60000);
+    const char *v = d ? hxi_json_str(get(hxi_json_doc_root(d), "result.protocolVersion"), NULL) : NULL;
     CHECK(v && !strcmp(v, "2025-06-18"), "asked version kept: %s", v ? v : "-");
-    CHECK(d && get(hx_json_doc_root(d), "result.capabilities.tools"), "tools capability");
-    hx_json_doc_free(d);
+    CHECK(d && get(hxi_json_doc_root(d), "result.capabilities.tools"), "tools capability");
+    hxi_json_doc_free(d);
     send_line(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":\"again\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"1999-01-01\"}}", 60000);
-    v = d ? hx_json_str(get(hx_json_doc_root(d), "result.protocolVersion"), NULL) : NULL;
+    v = d ? hxi_json_str(get(hxi_json_doc_root(d), "result.protocolVersion"), NULL) : NULL;
     CHECK(v && !strcmp(v, "2025-11-25"), "unknown version answered with the latest: %s", v ? v : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", 60000);
-    CHECK(d && get(hx_json_doc_root(d), "result"), "ping");
-    hx_json_doc_free(d);
+    CHECK(d && get(hxi_json_doc_root(d), "result"), "ping");
+    hxi_json_doc_free(d);
 
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}", 60000);
-    const hx_json_val *tools = d ? get(hx_json_doc_root(d), "result.tools") : NULL;
+    const hxi_json_val *tools = d ? get(hxi_json_doc_root(d), "result.tools") : NULL;
     static const char *const names[] = {"search", "get_context", "find_similar", "list_documents", "get_document",
                                         "document_status", "add_document", "delete_document", "reindex", "index_health",
                                         "create_baseline", "audit_log", "semantic_search", "full_text_search", "hybrid_search",
                                         "document_details", "semanticSearch", "getContext", "publish", "record_turn",
                                         "get_session", "search_history", "list_sessions"};
-    CHECK(tools && hx_json_len(tools) == 23, "23 tools: hyrax's twelve, seed 003's, seed 001's, publish and conversation memory's");
+    CHECK(tools && hxi_json_len(tools) == 23, "23 tools: hyrax's twelve, seed 003's, seed 001's, publish and conversation memory's");
     for (size_t i = 0; tools && i < 23; i++) {
-        const hx_json_val *t = hx_json_arr_get(tools, i);
-        const char *n = hx_json_str(get(t, "name"), NULL);
+        const hxi_json_val *t = hxi_json_arr_get(tools, i);
+        const char *n = hxi_json_str(get(t, "name"), NULL);
         CHECK(n && !strcmp(n, names[i]), "tool %zu is %s", i, names[i]);
-        CHECK(hx_json_type_of(get(t, "inputSchema")) == HX_JSON_OBJECT, "%s inputSchema", names[i]);
-        CHECK(hx_json_type_of(get(t, "outputSchema")) == HX_JSON_OBJECT, "%s outputSchema", names[i]);
-        const char *type = hx_json_str(get(t, "outputSchema.type"), NULL);
+        CHECK(hxi_json_type_of(get(t, "inputSchema")) == HX_JSON_OBJECT, "%s inputSchema", names[i]);
+        CHECK(hxi_json_type_of(get(t, "outputSchema")) == HX_JSON_OBJECT, "%s outputSchema", names[i]);
+        const char *type = hxi_json_str(get(t, "outputSchema.type"), NULL);
         CHECK(type && !strcmp(type, "object"), "%s outputSchema is an object schema", names[i]);
     }
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 static void test_tools(server *s)
 {
-    hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, 10, "reindex", "{}");
+    hxi_json_doc *d;
+    const hxi_json_val *r = tool(s, &d, 10, "reindex", "{}");
     CHECK(r && !is_error(r), "reindex");
-    CHECK(hx_json_bool(get(r, "structuredContent.searchable")) == 1, "reindex says it is searchable");
+    CHECK(hxi_json_bool(get(r, "structuredContent.searchable")) == 1, "reindex says it is searchable");
     int64_t added = 0;
-    hx_json_num_int64(get(r, "structuredContent.added"), &added, NULL);
+    hxi_json_num_int64(get(r, "structuredContent.added"), &added, NULL);
     CHECK(added == 3, "reindex added 3, got %lld", (long long)added);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     r = tool(s, &d, 11, "search", "{\"query\":\"where are pods placed\",\"top_k\":2}");
-    const hx_json_val *res = get(r, "structuredContent.results");
-    CHECK(res && hx_json_len(res) >= 1, "search results");
-    const hx_json_val *first = hx_json_arr_get(res, 0);
-    const char *path = hx_json_str(get(first, "citation.path"), NULL);
+    const hxi_json_val *res = get(r, "structuredContent.results");
+    CHECK(res && hxi_json_len(res) >= 1, "search results");
+    const hxi_json_val *first = hxi_json_arr_get(res, 0);
+    const char *path = hxi_json_str(get(first, "citation.path"), NULL);
     CHECK(path && !strcmp(path, "docs/sched.md"), "best answer: %s", path ? path : "-");
     CHECK(get(first, "citation.version") && get(first, "citation.line_start") && get(first, "snippet") &&
               get(first, "citation.chunk_id"),
           "citation fields");
-    CHECK(hx_json_type_of(get(r, "content")) == HX_JSON_ARRAY, "text content too");
-    hx_json_doc_free(d);
+    CHECK(hxi_json_type_of(get(r, "content")) == HX_JSON_ARRAY, "text content too");
+    hxi_json_doc_free(d);
 
     r = tool(s, &d, 12, "search", "{\"query\":\"kube-scheduler\",\"mode\":\"keyword\",\"filters\":{\"path\":\"docs/**\"}}");
-    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.results")) == 1, "keyword + path filter");
-    hx_json_doc_free(d);
+    CHECK(r && !is_error(r) && hxi_json_len(get(r, "structuredContent.results")) == 1, "keyword + path filter");
+    hxi_json_doc_free(d);
     r = tool(s, &d, 13, "search", "{\"query\":\"x\",\"mode\":\"fuzzy\"}");
     CHECK(r && is_error(r), "bad mode is a tool error");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 14, "search", "{\"query\":\"x\",\"top_k\":500}");
     CHECK(r && is_error(r), "top_k over 50 is a tool error");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 15, "search", "{\"query\":\"bread\",\"fusion\":{\"method\":\"weighted\",\"semantic_weight\":0.8,\"text_weight\":0.2}}");
     CHECK(r && !is_error(r), "weighted fusion");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     /* 1e39 is a finite JSON number but an infinite float weight: the fusion layer's rule refuses it */
     r = tool(s, &d, 15, "search", "{\"query\":\"bread\",\"fusion\":{\"semantic_weight\":1e39,\"text_weight\":0.3}}");
     CHECK(r && is_error(r), "a weight that overflows a float is a tool error");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     r = tool(s, &d, 16, "get_context", "{\"query\":\"bread\",\"max_tokens\":200}");
-    const char *ctx = hx_json_str(get(r, "structuredContent.context"), NULL);
+    const char *ctx = hxi_json_str(get(r, "structuredContent.context"), NULL);
     CHECK(ctx && strstr(ctx, "[1] docs/bread.md"), "context starts with the best source: %.80s", ctx ? ctx : "-");
     int64_t used = 0;
-    hx_json_num_int64(get(r, "structuredContent.total_tokens"), &used, NULL);
+    hxi_json_num_int64(get(r, "structuredContent.total_tokens"), &used, NULL);
     CHECK(used > 0 && used <= 200, "within budget: %lld", (long long)used);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 17, "get_context", "{\"query\":\"bread\",\"max_tokens\":64,\"min_score\":0}");
-    CHECK(hx_json_bool(get(r, "structuredContent.truncated")) == 1, "small budget drops passages");
-    hx_json_doc_free(d);
+    CHECK(hxi_json_bool(get(r, "structuredContent.truncated")) == 1, "small budget drops passages");
+    hxi_json_doc_free(d);
 
     r = tool(s, &d, 18, "find_similar", "{\"path\":\"docs/sched.md\",\"top_k\":3}");
     res = get(r, "structuredContent.results");
     CHECK(res && !is_error(r), "find_similar by path");
-    for (size_t i = 0; res && i < hx_json_len(res); i++)
-        CHECK(strcmp(hx_json_str(get(hx_json_arr_get(res, i), "citation.path"), NULL), "docs/sched.md"), "itself excluded");
-    hx_json_doc_free(d);
+    for (size_t i = 0; res && i < hxi_json_len(res); i++)
+        CHECK(strcmp(hxi_json_str(get(hxi_json_arr_get(res, i), "citation.path"), NULL), "docs/sched.md"), "itself excluded");
+    hxi_json_doc_free(d);
     r = tool(s, &d, 19, "find_similar", "{\"text\":\"baking bread\"}");
     CHECK(r && !is_error(r), "find_similar by text");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     r = tool(s, &d, 20, "list_documents", "{\"sort_by\":\"size\",\"order\":\"desc\",\"limit\":2}");
     int64_t total = 0;
-    hx_json_num_int64(get(r, "structuredContent.total"), &total, NULL);
-    CHECK(total == 3 && hx_json_len(get(r, "structuredContent.documents")) == 2, "list: total 3, page of 2");
-    hx_json_doc_free(d);
+    hxi_json_num_int64(get(r, "structuredContent.total"), &total, NULL);
+    CHECK(total == 3 && hxi_json_len(get(r, "structuredContent.documents")) == 2, "list: total 3, page of 2");
+    hxi_json_doc_free(d);
     r = tool(s, &d, 21, "get_document", "{\"path\":\"docs/bread.md\"}");
-    CHECK(r && hx_json_len(get(r, "structuredContent.chunks")) == 1 && get(r, "structuredContent.hash"), "get_document");
+    CHECK(r && hxi_json_len(get(r, "structuredContent.chunks")) == 1 && get(r, "structuredContent.hash"), "get_document");
     int64_t words = 0;
-    const char *enc = hx_json_str(get(r, "structuredContent.encoding"), NULL), *type = hx_json_str(get(r, "structuredContent.type"), NULL);
-    CHECK(!hx_json_num_int64(get(r, "structuredContent.word_count"), &words, NULL) && words == BREAD_WORDS &&
-              get(r, "structuredContent.page_count") && hx_json_len(get(r, "structuredContent.warnings")) == 0 &&
+    const char *enc = hxi_json_str(get(r, "structuredContent.encoding"), NULL), *type = hxi_json_str(get(r, "structuredContent.type"), NULL);
+    CHECK(!hxi_json_num_int64(get(r, "structuredContent.word_count"), &words, NULL) && words == BREAD_WORDS &&
+              get(r, "structuredContent.page_count") && hxi_json_len(get(r, "structuredContent.warnings")) == 0 &&
               enc && !strcmp(enc, "utf-8") && type && !strcmp(type, "markdown"),
           "get_document: word_count %lld (want %d), encoding, type, no warnings", (long long)words, BREAD_WORDS);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 22, "document_status", "{\"path\":\"docs/bread.md\"}");
-    const char *st = hx_json_str(get(r, "structuredContent.status"), NULL);
+    const char *st = hxi_json_str(get(r, "structuredContent.status"), NULL);
     CHECK(st && !strcmp(st, "complete"), "status complete: %s", st ? st : "-");
-    st = hx_json_str(get(r, "structuredContent.type"), NULL);
+    st = hxi_json_str(get(r, "structuredContent.type"), NULL);
     CHECK(st && !strcmp(st, "markdown"), "document_status gives the type: %s", st ? st : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 23, "document_status", "{\"path\":\"blob.bin\"}");
-    st = hx_json_str(get(r, "structuredContent.status"), NULL);
-    CHECK(st && !strcmp(st, "failed") && hx_json_str(get(r, "structuredContent.last_error"), NULL),
+    st = hxi_json_str(get(r, "structuredContent.status"), NULL);
+    CHECK(st && !strcmp(st, "failed") && hxi_json_str(get(r, "structuredContent.last_error"), NULL),
           "a rejected binary file is failed with a reason: %s", st ? st : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     r = tool(s, &d, 24, "add_document", "{\"content\":\"# Quota\\n\\nResource quotas cap namespace usage.\",\"name\":\"notes/quota.md\",\"metadata\":{\"team\":\"ops\"}}");
-    CHECK(r && !is_error(r) && hx_json_bool(get(r, "structuredContent.searchable")) == 1, "add_document");
-    hx_json_doc_free(d);
+    CHECK(r && !is_error(r) && hxi_json_bool(get(r, "structuredContent.searchable")) == 1, "add_document");
+    hxi_json_doc_free(d);
     r = tool(s, &d, 25, "search", "{\"query\":\"quotas\",\"mode\":\"keyword\",\"filters\":{\"team\":\"ops\"}}");
-    CHECK(hx_json_len(get(r, "structuredContent.results")) == 1, "added document searchable right after");
-    hx_json_doc_free(d);
+    CHECK(hxi_json_len(get(r, "structuredContent.results")) == 1, "added document searchable right after");
+    hxi_json_doc_free(d);
     r = tool(s, &d, 26, "add_document", "{\"path\":\"../outside.md\"}");
     CHECK(r && is_error(r), "path outside the root refused");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 27, "reindex", "{\"paths\":[\"/etc\"]}");
     CHECK(r && is_error(r), "absolute path refused");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 28, "add_document", "{\"path\":\"escape.md\"}");
     CHECK(r && is_error(r), "symlink out of the root refused");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 29, "delete_document", "{\"path\":\"notes/quota.md\"}");
     int64_t dc = 0;
-    hx_json_num_int64(get(r, "structuredContent.deleted_chunks"), &dc, NULL);
+    hxi_json_num_int64(get(r, "structuredContent.deleted_chunks"), &dc, NULL);
     CHECK(dc == 1, "delete_document returns deleted_chunks: %lld", (long long)dc);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 30, "index_health", "{}");
     CHECK(r && !is_error(r) && get(r, "structuredContent.latency.search.p50_ms"), "index_health has latency per tool");
-    CHECK(hx_json_len(get(r, "structuredContent.top_queries")) > 0, "and top queries");
-    hx_json_doc_free(d);
+    CHECK(hxi_json_len(get(r, "structuredContent.top_queries")) > 0, "and top queries");
+    hxi_json_doc_free(d);
 }
 
 /* The text of a tool error (borrowed from the answer), or "" when there is none. */
-static const char *error_text(const hx_json_val *r)
+static const char *error_text(const hxi_json_val *r)
 {
-    const char *t = r ? hx_json_str(get(hx_json_arr_get(get(r, "content"), 0), "text"), NULL) : NULL;
+    const char *t = r ? hxi_json_str(get(hxi_json_arr_get(get(r, "content"), 0), "text"), NULL) : NULL;
     return t ? t : "";
 }
 
@@ -305,20 +305,20 @@ static bool printable(const char *t)
 }
 
 /* The answer's read_context: its selector and baseline_id (NULL for JSON null) and generation. */
-static bool read_context_is(const hx_json_val *r, const char *selector, const char *baseline, int64_t generation)
+static bool read_context_is(const hxi_json_val *r, const char *selector, const char *baseline, int64_t generation)
 {
-    const hx_json_val *rc = get(r, "structuredContent.read_context");
-    const char *sel = hx_json_str(get(rc, "selector"), NULL), *name = hx_json_str(get(rc, "baseline_id"), NULL);
+    const hxi_json_val *rc = get(r, "structuredContent.read_context");
+    const char *sel = hxi_json_str(get(rc, "selector"), NULL), *name = hxi_json_str(get(rc, "baseline_id"), NULL);
     int64_t g = -1;
-    hx_json_num_int64(get(rc, "generation"), &g, NULL);
+    hxi_json_num_int64(get(rc, "generation"), &g, NULL);
     return sel && !strcmp(sel, selector) && (baseline ? name && !strcmp(name, baseline) : !name) &&
-           g == generation && hx_json_str(get(rc, "committed_at"), NULL) && get(rc, "as_of");
+           g == generation && hxi_json_str(get(rc, "committed_at"), NULL) && get(rc, "as_of");
 }
 
-static int64_t int_at(const hx_json_val *r, const char *path)
+static int64_t int_at(const hxi_json_val *r, const char *path)
 {
     int64_t v = -1;
-    hx_json_num_int64(get(r, path), &v, NULL);
+    hxi_json_num_int64(get(r, path), &v, NULL);
     return v;
 }
 
@@ -329,109 +329,109 @@ static int64_t int_at(const hx_json_val *r, const char *path)
  * baseline has one document fewer and no "zanzibar". */
 static void test_read_context(server *s)
 {
-    hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, 2000, "create_baseline", "{\"name\":\"v1\"}");
+    hxi_json_doc *d;
+    const hxi_json_val *r = tool(s, &d, 2000, "create_baseline", "{\"name\":\"v1\"}");
     int64_t v1 = int_at(r, "structuredContent.generation");
     CHECK(r && !is_error(r) && v1 > 0, "create_baseline: %s", error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2001, "list_documents", "{}");
     int64_t docs_v1 = int_at(r, "structuredContent.total");
     CHECK(read_context_is(r, "head", "v1", v1), "list_documents echoes the head, now named v1");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2002, "add_document", "{\"content\":\"# Pit\\n\\nZanzibar cloves grow on the island.\",\"name\":\"notes/pit.md\"}");
     int64_t head = int_at(r, "structuredContent.generation");
     CHECK(r && !is_error(r) && head > v1, "a change after the baseline");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     const char *at_v1 = "\"read_context\":{\"selector\":\"baseline_id\",\"baseline_id\":\"v1\"}";
     char args[512];
     snprintf(args, sizeof args, "{\"query\":\"zanzibar cloves\",\"mode\":\"keyword\",%s}", at_v1);
     r = tool(s, &d, 2003, "search", args);
-    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.results")) == 0 &&
+    CHECK(r && !is_error(r) && hxi_json_len(get(r, "structuredContent.results")) == 0 &&
           read_context_is(r, "baseline_id", "v1", v1), "search at v1: no zanzibar yet: %s", error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2004, "search", "{\"query\":\"zanzibar cloves\",\"mode\":\"keyword\"}");
-    CHECK(hx_json_len(get(r, "structuredContent.results")) == 1 && read_context_is(r, "head", NULL, head) &&
-          int_at(hx_json_arr_get(get(r, "structuredContent.results"), 0), "citation.generation") == head,
+    CHECK(hxi_json_len(get(r, "structuredContent.results")) == 1 && read_context_is(r, "head", NULL, head) &&
+          int_at(hxi_json_arr_get(get(r, "structuredContent.results"), 0), "citation.generation") == head,
           "search at the head finds it, cited at the head's generation");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     snprintf(args, sizeof args, "{\"query\":\"where are pods placed\",%s}", at_v1);
     r = tool(s, &d, 2005, "search", args);
-    const hx_json_val *first = hx_json_arr_get(get(r, "structuredContent.results"), 0);
-    CHECK(first && int_at(first, "citation.generation") == v1 && hx_json_str(get(first, "citation.version"), NULL),
+    const hxi_json_val *first = hxi_json_arr_get(get(r, "structuredContent.results"), 0);
+    CHECK(first && int_at(first, "citation.generation") == v1 && hxi_json_str(get(first, "citation.version"), NULL),
           "a citation at v1 carries v1's generation and the content hash");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     snprintf(args, sizeof args, "{\"query\":\"bread\",\"max_tokens\":200,%s}", at_v1);
     r = tool(s, &d, 2006, "get_context", args);
     CHECK(read_context_is(r, "baseline_id", "v1", v1) &&
-          int_at(hx_json_arr_get(get(r, "structuredContent.sources"), 0), "generation") == v1, "get_context at v1");
-    hx_json_doc_free(d);
+          int_at(hxi_json_arr_get(get(r, "structuredContent.sources"), 0), "generation") == v1, "get_context at v1");
+    hxi_json_doc_free(d);
     snprintf(args, sizeof args, "{\"text\":\"baking bread\",%s}", at_v1);
     r = tool(s, &d, 2007, "find_similar", args);
     CHECK(r && !is_error(r) && read_context_is(r, "baseline_id", "v1", v1), "find_similar at v1");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     snprintf(args, sizeof args, "{%s}", at_v1);
     r = tool(s, &d, 2008, "list_documents", args);
     CHECK(int_at(r, "structuredContent.total") == docs_v1 && read_context_is(r, "baseline_id", "v1", v1),
           "list_documents at v1: %lld documents as then", (long long)docs_v1);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2009, "list_documents", "{}");
     CHECK(int_at(r, "structuredContent.total") == docs_v1 + 1, "one more at the head");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     snprintf(args, sizeof args, "{\"path\":\"notes/pit.md\",%s}", at_v1);
     r = tool(s, &d, 2010, "get_document", args);
     CHECK(r && is_error(r), "get_document at v1: the note did not exist");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2011, "get_document", "{\"path\":\"notes/pit.md\"}");
     CHECK(r && !is_error(r) && read_context_is(r, "head", NULL, head), "get_document at the head");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     snprintf(args, sizeof args, "{\"path\":\"notes/pit.md\",%s}", at_v1);
     r = tool(s, &d, 2012, "document_status", args);
-    const char *st = hx_json_str(get(r, "structuredContent.status"), NULL);
+    const char *st = hxi_json_str(get(r, "structuredContent.status"), NULL);
     CHECK(st && !strcmp(st, "not_found") && read_context_is(r, "baseline_id", "v1", v1), "document_status at v1: %s",
           st ? st : error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     r = tool(s, &d, 2013, "search", "{\"query\":\"bread\",\"read_context\":{\"selector\":\"published\"}}");
     CHECK(r && is_error(r) && strstr(error_text(r), "published") && strstr(error_text(r), "v1"),
           "published before anything is: an error naming what is kept: %s", error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2014, "create_baseline", "{\"name\":\"published\"}");
     int64_t pub = int_at(r, "structuredContent.generation");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2015, "search", "{\"query\":\"bread\",\"read_context\":{\"selector\":\"published\"}}");
     CHECK(r && !is_error(r) && read_context_is(r, "published", "published", pub) && pub > head, "published");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2016, "search", "{\"query\":\"bread\",\"read_context\":{\"as_of\":\"1\"}}");
     CHECK(r && is_error(r) && strstr(error_text(r), "keeps generations") && strstr(error_text(r), "v1"),
           "as_of before the first commit: says what is kept: %s", error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2017, "search", "{\"query\":\"bread\",\"read_context\":{\"as_of\":\"2100-01-01T00:00:00Z\"}}");
     CHECK(r && !is_error(r) && read_context_is(r, "as_of", "published", pub) &&
-          !strcmp(hx_json_str(get(r, "structuredContent.read_context.as_of"), NULL), "2100-01-01T00:00:00.000Z"),
+          !strcmp(hxi_json_str(get(r, "structuredContent.read_context.as_of"), NULL), "2100-01-01T00:00:00.000Z"),
           "as_of the future: the head, the time asked echoed");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2018, "search", "{\"query\":\"bread\",\"read_context\":{\"selector\":\"as_of\"}}");
     CHECK(r && is_error(r) && strstr(error_text(r), "as_of"), "selector as_of needs as_of");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2019, "search", "{\"query\":\"bread\",\"read_context\":{\"selector\":\"head\",\"baseline_id\":\"v1\"}}");
     CHECK(r && is_error(r), "head with a baseline_id is refused");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2020, "search", "{\"query\":\"bread\",\"read_context\":{\"baseline_id\":\"nope\"}}");
     CHECK(r && is_error(r) && strstr(error_text(r), "nope"), "an unknown baseline: %s", error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2021, "search", "{\"query\":\"bread\",\"read_context\":{\"as_of\":\"yesterday\"}}");
     CHECK(r && is_error(r) && strstr(error_text(r), "ISO-8601"), "a time that is not one");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 2022, "delete_document", "{\"path\":\"notes/pit.md\"}");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
-static const char *doc_status(server *s, int id, const char *path, hx_json_doc **d)
+static const char *doc_status(server *s, int id, const char *path, hxi_json_doc **d)
 {
     char args[256];
     snprintf(args, sizeof args, "{\"path\":\"%s\"}", path);
-    const char *st = hx_json_str(get(tool(s, d, id, "document_status", args), "structuredContent.status"), NULL);
+    const char *st = hxi_json_str(get(tool(s, d, id, "document_status", args), "structuredContent.status"), NULL);
     return st ? st : "-";
 }
 
@@ -440,8 +440,8 @@ static const char *doc_status(server *s, int id, const char *path, hx_json_doc *
  * a name, ./x deletes x, ./ names no document and a name over 4 KiB is refused, not truncated. */
 static void test_paths(server *s)
 {
-    hx_json_doc *d;
-    const hx_json_val *r;
+    hxi_json_doc *d;
+    const hxi_json_val *r;
     check_put(root, "later.md", "# Later\n\nA file written after the last reindex.\n");
     static const char *const bad[][2] = {
         {"{\"path\":\".\"}", "root"}, {"{\"path\":\"\"}", "root"}, {"{\"path\":\"./\"}", "root"},
@@ -454,30 +454,30 @@ static void test_paths(server *s)
         CHECK(r && is_error(r) && strstr(t, bad[i][1]), "add_document %s: an error naming '%s': %.200s", bad[i][0],
               bad[i][1], t);
         CHECK(printable(t), "add_document %s: a clean message: %.200s", bad[i][0], t);
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
     const char *st = doc_status(s, 70, "later.md", &d);
     CHECK(!strcmp(st, "not_found"), "no add_document above ran a reindex: later.md is %s", st);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     st = doc_status(s, 71, "docs/sched.md", &d);
     CHECK(!strcmp(st, "complete"), "nothing was removed either: docs/sched.md is %s", st);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     r = tool(s, &d, 72, "add_document", "{\"content\":\"# Dots\\n\\nA name with two dots inside.\",\"name\":\"notes/a..b.md\"}");
     CHECK(r && !is_error(r), "a..b.md is a legal name: %.200s", error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     st = doc_status(s, 73, "./notes//a..b.md", &d);
     CHECK(!strcmp(st, "complete"), "found under its clean name: %s", st);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 74, "delete_document", "{\"path\":\"./notes/a..b.md\"}");
-    const char *p = hx_json_str(get(r, "structuredContent.path"), NULL);
+    const char *p = hxi_json_str(get(r, "structuredContent.path"), NULL);
     CHECK(r && !is_error(r) && p && !strcmp(p, "notes/a..b.md"), "./ prefix deletes the named document: %.200s",
           p ? p : error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 75, "delete_document", "{\"path\":\"./\"}");
     CHECK(r && is_error(r) && strstr(error_text(r), "names the indexed root"), "./ names no document: %.200s",
           error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     char line[6000] = "{\"jsonrpc\":\"2.0\",\"id\":76,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_document\","
                       "\"arguments\":{\"path\":\"docs/sched.md";
@@ -485,35 +485,35 @@ static void test_paths(server *s)
         strcat(line, "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
     strcat(line, "\"}}}");
     d = call(s, line, 60000);
-    r = d ? get(hx_json_doc_root(d), "result") : NULL;
+    r = d ? get(hxi_json_doc_root(d), "result") : NULL;
     CHECK(r && is_error(r) && strstr(error_text(r), "longer than"), "a name over 4 KiB is refused: %.200s", error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     st = doc_status(s, 77, "docs/sched.md", &d);
     CHECK(!strcmp(st, "complete"), "its neighbour is still there: %s", st);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 78, "reindex", "{\"paths\":[\"./docs/\"]}");
     CHECK(r && !is_error(r), "reindex of ./docs/: %.200s", error_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 /* MCP lifecycle: before initialize only ping is answered; tools/list and tools/call get the
  * JSON-RPC error -32000 and nothing runs. */
 static void test_before_initialize(server *s)
 {
-    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", 60000);
+    hxi_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", 60000);
     int64_t code = 0;
-    CHECK(d && !get(hx_json_doc_root(d), "result") && !hx_json_num_int64(get(hx_json_doc_root(d), "error.code"), &code, NULL) &&
+    CHECK(d && !get(hxi_json_doc_root(d), "result") && !hxi_json_num_int64(get(hxi_json_doc_root(d), "error.code"), &code, NULL) &&
               code == -32000,
           "tools/list before initialize: error -32000, got %lld", (long long)code);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":\"bread\"}}}", 60000);
-    const char *m = d ? hx_json_str(get(hx_json_doc_root(d), "error.message"), NULL) : NULL;
-    CHECK(d && !get(hx_json_doc_root(d), "result") && m && strstr(m, "initialize"),
+    const char *m = d ? hxi_json_str(get(hxi_json_doc_root(d), "error.message"), NULL) : NULL;
+    CHECK(d && !get(hxi_json_doc_root(d), "result") && m && strstr(m, "initialize"),
           "tools/call before initialize: an error that says to initialize: %s", m ? m : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}", 60000);
-    CHECK(d && get(hx_json_doc_root(d), "result"), "ping before initialize is answered");
-    hx_json_doc_free(d);
+    CHECK(d && get(hxi_json_doc_root(d), "result"), "ping before initialize is answered");
+    hxi_json_doc_free(d);
 }
 
 /* index_health counts every job that did not take effect (a rejected add_document, a reindex
@@ -522,10 +522,10 @@ static void test_before_initialize(server *s)
 static void test_health_counts(server *s)
 {
     int64_t failed0 = health(s, 40, "jobs_failed"), done0 = health(s, 41, "jobs_done");
-    hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, 42, "add_document", "{\"path\":\"blob.bin\"}");
+    hxi_json_doc *d;
+    const hxi_json_val *r = tool(s, &d, 42, "add_document", "{\"path\":\"blob.bin\"}");
     CHECK(r && is_error(r), "binary file rejected");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(health(s, 43, "jobs_failed") == failed0 + 1, "a rejected add_document is a failed job");
 
     /* big/long.md takes seconds to embed: a reindex of it can be cancelled while it runs, and a
@@ -539,9 +539,9 @@ static void test_health_counts(server *s)
     bool running = false;
     for (int i = 0; i < 600 && !running; i++) {
         r = tool(s, &d, 46, "index_health", "{}");
-        const char *job = hx_json_str(get(r, "structuredContent.running_job"), NULL);
+        const char *job = hxi_json_str(get(r, "structuredContent.running_job"), NULL);
         running = job && !strcmp(job, "reindex");
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         if (!running)
             usleep(20000);
     }
@@ -552,26 +552,26 @@ static void test_health_counts(server *s)
           (long long)health(s, 49, "jobs_failed") - failed0);
     CHECK(health(s, 50, "jobs_done") == done0, "and none of them is done");
     r = tool(s, &d, 51, "document_status", "{\"path\":\"big/long.md\"}");
-    const char *st = hx_json_str(get(r, "structuredContent.status"), NULL);
+    const char *st = hxi_json_str(get(r, "structuredContent.status"), NULL);
     CHECK(st && strcmp(st, "complete"), "the cancelled reindex committed nothing: %s", st ? st : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* 300 distinct queries fill every counter; a query asked 8 times afterwards still leads */
     for (int i = 0; i < 300; i++) {
         char args[96];
         snprintf(args, sizeof args, "{\"query\":\"distinct query %d\",\"mode\":\"keyword\"}", i);
         tool(s, &d, 1000 + i, "search", args);
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
     for (int i = 0; i < 8; i++) {
         tool(s, &d, 1400 + i, "search", "{\"query\":\"late favourite\",\"mode\":\"keyword\"}");
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
     r = tool(s, &d, 52, "index_health", "{}");
-    const hx_json_val *top = get(r, "structuredContent.top_queries");
-    const char *q = hx_json_str(get(hx_json_arr_get(top, 0), "query"), NULL);
+    const hxi_json_val *top = get(r, "structuredContent.top_queries");
+    const char *q = hxi_json_str(get(hxi_json_arr_get(top, 0), "query"), NULL);
     CHECK(q && !strcmp(q, "late favourite"), "a query asked after 300 others leads top_queries: %s", q ? q : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 /* Text is never lost silently: a blank file is indexed as "empty", a NUL past the first 8 KiB
@@ -587,24 +587,24 @@ static void test_no_silent_loss(server *s)
     snprintf(path, sizeof path, "%s/late_nul.txt", root);
     FILE *f = fopen(path, "wb");
     CHECK(f && fwrite(late, 1, sizeof late, f) == sizeof late && fclose(f) == 0, "write %s", path);
-    hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, 40, "reindex", "{}");
+    hxi_json_doc *d;
+    const hxi_json_val *r = tool(s, &d, 40, "reindex", "{}");
     CHECK(r && !is_error(r), "reindex");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 41, "document_status", "{\"path\":\"blank.txt\"}");
-    const char *st = hx_json_str(get(r, "structuredContent.status"), NULL);
+    const char *st = hxi_json_str(get(r, "structuredContent.status"), NULL);
     CHECK(st && !strcmp(st, "empty"), "a blank file is indexed and says it is empty: %s", st ? st : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 42, "document_status", "{\"path\":\"late_nul.txt\"}");
-    st = hx_json_str(get(r, "structuredContent.status"), NULL);
-    const char *why = hx_json_str(get(r, "structuredContent.last_error"), NULL);
+    st = hxi_json_str(get(r, "structuredContent.status"), NULL);
+    const char *why = hxi_json_str(get(r, "structuredContent.last_error"), NULL);
     CHECK(st && !strcmp(st, "failed") && why && strstr(why, "NUL at byte 9000"),
           "a late NUL fails the file with the offset: %s, %s", st ? st : "-", why ? why : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 43, "search", "{\"query\":\"zebra\",\"mode\":\"keyword\"}");
-    const char *p = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
+    const char *p = hxi_json_str(get(hxi_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
     CHECK(p && !strcmp(p, "heads.md"), "a heading-only Markdown file is found by its headings: %s", p ? p : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 /* Appends one hostile message to buf; returns whether it is a request that must be answered
@@ -682,15 +682,15 @@ static void test_hostile(server *s)
             wrong++;
             break;
         }
-        hx_json_doc *doc = NULL;
-        if (hx_json_parse(&doc, line, strlen(line), NULL, NULL)) {
+        hxi_json_doc *doc = NULL;
+        if (hxi_json_parse(&doc, line, strlen(line), NULL, NULL)) {
             non_json++;
         } else {
-            const hx_json_val *id = get(hx_json_doc_root(doc), "id");
+            const hxi_json_val *id = get(hxi_json_doc_root(doc), "id");
             int64_t got = -1;
-            int ok = null_answer ? hx_json_type_of(id) == HX_JSON_NULL
-                                 : (hx_json_num_int64(id, &got, NULL) == 0 && got == 100000 + i) ||
-                                       hx_json_type_of(id) == HX_JSON_NULL;
+            int ok = null_answer ? hxi_json_type_of(id) == HX_JSON_NULL
+                                 : (hxi_json_num_int64(id, &got, NULL) == 0 && got == 100000 + i) ||
+                                       hxi_json_type_of(id) == HX_JSON_NULL;
             if (!ok) {
                 wrong++;
                 if (wrong < 5)
@@ -698,7 +698,7 @@ static void test_hostile(server *s)
             }
             answered++;
         }
-        hx_json_doc_free(doc);
+        hxi_json_doc_free(doc);
         free(line);
     }
     /* a 20 MB line: answered with an error, then the server goes on */
@@ -715,9 +715,9 @@ static void test_hostile(server *s)
     CHECK(line && strstr(line, "-32600") && strstr(line, "\"id\":null"), "20 MB line answered with -32600: %.120s",
           line ? line : "-");
     free(line);
-    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":\"alive\",\"method\":\"ping\"}", 60000);
-    CHECK(d && get(hx_json_doc_root(d), "result"), "still answering after the hostile run");
-    hx_json_doc_free(d);
+    hxi_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":\"alive\",\"method\":\"ping\"}", 60000);
+    CHECK(d && get(hxi_json_doc_root(d), "result"), "still answering after the hostile run");
+    hxi_json_doc_free(d);
     long after = rss_kb(s->pid);
     CHECK(sent >= 10000 && wrong == 0 && non_json == 0, "%d sent, %d answered, %d wrong, %d not JSON", sent, answered,
           wrong, non_json);
@@ -752,9 +752,9 @@ static void test_busy(void)
     if (start_in(&b, broot, bdb, 0))
         return;
     initialize(&b);
-    hx_json_doc *d;
+    hxi_json_doc *d;
     tool(&b, &d, 2, "search", "{\"query\":\"x\",\"mode\":\"keyword\"}");   /* waits for the model */
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     long base = status_kb(b.pid, "VmHWM");
 
     enum { FLOOD = 300, SLOW_ID = 3, PING_ID = 4, FIRST = 1000 };
@@ -802,9 +802,9 @@ static void test_busy(void)
             continue;
         char *line;
         while ((line = read_line(&b, 0))) {
-            hx_json_doc *a = NULL;
+            hxi_json_doc *a = NULL;
             int64_t id = -1;
-            if (hx_json_parse(&a, line, strlen(line), NULL, NULL) || hx_json_num_int64(get(hx_json_doc_root(a), "id"), &id, NULL) ||
+            if (hxi_json_parse(&a, line, strlen(line), NULL, NULL) || hxi_json_num_int64(get(hxi_json_doc_root(a), "id"), &id, NULL) ||
                 id < 0 || id >= FIRST + FLOOD) {
                 bad++;
                 fprintf(stderr, "unexpected line: %.300s\n", line);
@@ -812,9 +812,9 @@ static void test_busy(void)
                 answers[id]++;
                 got++;
                 order++;
-                const hx_json_val *root_v = hx_json_doc_root(a);
+                const hxi_json_val *root_v = hxi_json_doc_root(a);
                 int64_t code = 0, retry = 0;
-                hx_json_num_int64(get(root_v, "error.code"), &code, NULL);
+                hxi_json_num_int64(get(root_v, "error.code"), &code, NULL);
                 if (id == PING_ID)
                     ping_at = order;
                 else if (id == SLOW_ID) {
@@ -822,8 +822,8 @@ static void test_busy(void)
                     CHECK(get(root_v, "result") && !is_error(get(root_v, "result")), "the slow write succeeds: %.200s", line);
                 } else if (code == -32003) {
                     busy++;
-                    const char *m = hx_json_str(get(root_v, "error.message"), NULL);
-                    retry_hint &= hx_json_num_int64(get(root_v, "error.data.retry_after_ms"), &retry, NULL) == 0 &&
+                    const char *m = hxi_json_str(get(root_v, "error.message"), NULL);
+                    retry_hint &= hxi_json_num_int64(get(root_v, "error.data.retry_after_ms"), &retry, NULL) == 0 &&
                                   retry > 0 && m && strstr(m, "busy");
                 } else if (get(root_v, "result") && is_error(get(root_v, "result"))) {
                     refused++;
@@ -832,7 +832,7 @@ static void test_busy(void)
                     fprintf(stderr, "unexpected answer: %.300s\n", line);
                 }
             }
-            hx_json_doc_free(a);
+            hxi_json_doc_free(a);
             free(line);
         }
     }
@@ -964,11 +964,11 @@ static void test_overwritten_underneath(void)
         }
         for (int i = 0; i < 50; i++) {
             char *out = read_line(&s, 60000);
-            hx_json_doc *d = NULL;
-            const hx_json_val *r = out && !hx_json_parse(&d, out, strlen(out), NULL, NULL) ? get(hx_json_doc_root(d), "result") : NULL;
+            hxi_json_doc *d = NULL;
+            const hxi_json_val *r = out && !hxi_json_parse(&d, out, strlen(out), NULL, NULL) ? get(hxi_json_doc_root(d), "result") : NULL;
             answered += r && !is_error(r);
             errors += r && is_error(r);
-            hx_json_doc_free(d);
+            hxi_json_doc_free(d);
             free(out);
         }
     }
@@ -985,22 +985,22 @@ static void test_overwritten_underneath(void)
 }
 
 /* The text of a tool error, "" for an answer that is not one. */
-static const char *fault_text(const hx_json_val *r)
+static const char *fault_text(const hxi_json_val *r)
 {
     return r && is_error(r) ? error_text(r) : "";
 }
 
 /* A value valid for a property schema, as JSON text: the first choice, the largest allowed
  * integer (so a doc_id names no document), the smallest allowed number, an empty object or list. */
-static void valid_value(const hx_json_val *prop, char *buf, size_t cap)
+static void valid_value(const hxi_json_val *prop, char *buf, size_t cap)
 {
-    const char *type = hx_json_str(get(prop, "type"), NULL);
-    const hx_json_val *choices = get(prop, "enum"), *lo = get(prop, "minimum"), *hi = get(prop, "maximum");
+    const char *type = hxi_json_str(get(prop, "type"), NULL);
+    const hxi_json_val *choices = get(prop, "enum"), *lo = get(prop, "minimum"), *hi = get(prop, "maximum");
     size_t n;
     const char *t;
     if (!strcmp(type, "string"))
-        snprintf(buf, cap, "\"%s\"", choices ? hx_json_str(hx_json_arr_get(choices, 0), NULL) : "zz");
-    else if ((t = hx_json_num_text(hi ? hi : lo, &n)) && strcmp(type, "boolean"))
+        snprintf(buf, cap, "\"%s\"", choices ? hxi_json_str(hxi_json_arr_get(choices, 0), NULL) : "zz");
+    else if ((t = hxi_json_num_text(hi ? hi : lo, &n)) && strcmp(type, "boolean"))
         snprintf(buf, cap, "%.*s", (int)n, t);
     else if (!strcmp(type, "integer") || !strcmp(type, "number"))
         snprintf(buf, cap, "1");
@@ -1011,37 +1011,37 @@ static void valid_value(const hx_json_val *prop, char *buf, size_t cap)
 }
 
 /* A value of another type than the property's, as JSON text. */
-static const char *wrong_type(const hx_json_val *prop)
+static const char *wrong_type(const hxi_json_val *prop)
 {
-    const char *type = hx_json_str(get(prop, "type"), NULL);
+    const char *type = hxi_json_str(get(prop, "type"), NULL);
     return !strcmp(type, "string") ? "5" : !strcmp(type, "integer") || !strcmp(type, "number") ? "\"5\"" : !strcmp(type, "boolean") ? "\"yes\"" : "5";
 }
 
 /* Values just outside the property's bounds and choices, as JSON texts; how many. */
-static int out_of_bounds(const hx_json_val *prop, char out[4][4096])
+static int out_of_bounds(const hxi_json_val *prop, char out[4][4096])
 {
     int n = 0;
     int64_t x;
     double d;
-    const char *type = hx_json_str(get(prop, "type"), NULL);
+    const char *type = hxi_json_str(get(prop, "type"), NULL);
     bool integer = !strcmp(type, "integer");
-    if (!hx_json_num_double(get(prop, "minimum"), &d, NULL)) {
-        if (integer && !hx_json_num_int64(get(prop, "minimum"), &x, NULL))
+    if (!hxi_json_num_double(get(prop, "minimum"), &d, NULL)) {
+        if (integer && !hxi_json_num_int64(get(prop, "minimum"), &x, NULL))
             snprintf(out[n++], 4096, "%lld", (long long)x - 1);
         else
             snprintf(out[n++], 4096, "%.17g", d - 1);
     }
-    if (!hx_json_num_double(get(prop, "maximum"), &d, NULL)) {
-        if (integer && !hx_json_num_int64(get(prop, "maximum"), &x, NULL))
+    if (!hxi_json_num_double(get(prop, "maximum"), &d, NULL)) {
+        if (integer && !hxi_json_num_int64(get(prop, "maximum"), &x, NULL))
             snprintf(out[n++], 4096, "%lld", (long long)x + 1);
         else
             snprintf(out[n++], 4096, "%.17g", d + 1);
     }
-    if (!hx_json_num_int64(get(prop, "minLength"), &x, NULL) && x == 1)
+    if (!hxi_json_num_int64(get(prop, "minLength"), &x, NULL) && x == 1)
         snprintf(out[n++], 4096, "\"\"");
     if (get(prop, "enum"))
         snprintf(out[n++], 4096, "\"not-one-of-them\"");
-    if (!hx_json_num_int64(get(prop, "maxItems"), &x, NULL) || !hx_json_num_int64(get(prop, "maxProperties"), &x, NULL)) {
+    if (!hxi_json_num_int64(get(prop, "maxItems"), &x, NULL) || !hxi_json_num_int64(get(prop, "maxProperties"), &x, NULL)) {
         bool list = !strcmp(type, "array");
         size_t len = (size_t)snprintf(out[n], 4096, "%s", list ? "[" : "{");
         for (int64_t i = 0; i <= x && len < 4000; i++)
@@ -1054,7 +1054,7 @@ static int out_of_bounds(const hx_json_val *prop, char out[4][4096])
 }
 
 /* Calls tool `name` with its required arguments and `extra` ("" or "\"key\":value"). */
-static const hx_json_val *call_with(server *s, hx_json_doc **d, const char *name, const char *base, const char *extra)
+static const hxi_json_val *call_with(server *s, hxi_json_doc **d, const char *name, const char *base, const char *extra)
 {
     static int id = 5000;
     char args[20000];
@@ -1066,19 +1066,19 @@ static const hx_json_val *call_with(server *s, hx_json_doc **d, const char *name
  * a valid value is accepted, values outside its bounds or choices and of another type refused
  * with a message that names it. */
 static void check_property(server *s, const char *tool_name, const char *base, const char *outer, const char *key,
-                           const hx_json_val *prop)
+                           const hxi_json_val *prop)
 {
     char value[4096], extra[8192], bad[4][4096];
-    hx_json_doc *d;
+    hxi_json_doc *d;
     valid_value(prop, value, sizeof value);
     const char *fmt = outer ? "\"%s\":{\"%s\":%s}" : "\"%s%s\":%s";
     snprintf(extra, sizeof extra, fmt, outer ? outer : "", key, value);
-    const hx_json_val *r = call_with(s, &d, tool_name, base, extra);
+    const hxi_json_val *r = call_with(s, &d, tool_name, base, extra);
     char named[128];   /* the checks name an argument they refuse so */
     snprintf(named, sizeof named, "argument '%s%s%s'", outer ? outer : "", outer ? "." : "", key);
     CHECK(r && !strstr(fault_text(r), "unknown argument") && !strstr(fault_text(r), named),
           "%s: %s = %s is accepted by the checks: %s", tool_name, key, value, fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     int n = out_of_bounds(prop, bad);
     snprintf(bad[n++], 4096, "%s", wrong_type(prop));
     for (int i = 0; i < n; i++) {
@@ -1086,7 +1086,7 @@ static void check_property(server *s, const char *tool_name, const char *base, c
         r = call_with(s, &d, tool_name, base, extra);
         CHECK(r && is_error(r) && strstr(fault_text(r), key), "%s: %s = %.60s is refused, naming it: %s", tool_name, key,
               bad[i], fault_text(r));
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
 }
 
@@ -1096,7 +1096,7 @@ static void check_property(server *s, const char *tool_name, const char *base, c
  * values reach the write tools too (a reindex of that root is quick, also under sanitizers). */
 static void test_schema_agrees(void)
 {
-    char tmpl[] = "/tmp/hx_mcp_schema_XXXXXX", sroot[PATH_MAX], sdb[PATH_MAX + 16], cmd[3 * PATH_MAX];
+    char tmpl[] = "/tmp/hxi_mcp_schema_XXXXXX", sroot[PATH_MAX], sdb[PATH_MAX + 16], cmd[3 * PATH_MAX];
     CHECK(mkdtemp(tmpl) && realpath(tmpl, sroot), "temp folder");
     snprintf(sdb, sizeof sdb, "%s.hyx", sroot);
     check_put(sroot, "a.md", "# A\n\nOne small note about zebras.\n");
@@ -1104,62 +1104,62 @@ static void test_schema_agrees(void)
     if (start_in(s, sroot, sdb, 0))
         return;
     initialize(s);
-    hx_json_doc *list;
+    hxi_json_doc *list;
     CHECK(!is_error(tool(s, &list, 4998, "reindex", "{}")), "the one file indexed");   /* reads find an index */
-    hx_json_doc_free(list);
+    hxi_json_doc_free(list);
     list = call(s, "{\"jsonrpc\":\"2.0\",\"id\":4999,\"method\":\"tools/list\"}", 60000);
-    const hx_json_val *tools = list ? get(hx_json_doc_root(list), "result.tools") : NULL;
-    CHECK(tools && hx_json_len(tools) >= 10, "tools listed");
-    for (size_t t = 0; tools && t < hx_json_len(tools); t++) {
-        const hx_json_val *tl = hx_json_arr_get(tools, t), *props = get(tl, "inputSchema.properties");
-        const hx_json_val *required = get(tl, "inputSchema.required");
-        const char *name = hx_json_str(get(tl, "name"), NULL);
+    const hxi_json_val *tools = list ? get(hxi_json_doc_root(list), "result.tools") : NULL;
+    CHECK(tools && hxi_json_len(tools) >= 10, "tools listed");
+    for (size_t t = 0; tools && t < hxi_json_len(tools); t++) {
+        const hxi_json_val *tl = hxi_json_arr_get(tools, t), *props = get(tl, "inputSchema.properties");
+        const hxi_json_val *required = get(tl, "inputSchema.required");
+        const char *name = hxi_json_str(get(tl, "name"), NULL);
         char base[8192] = "", value[4096];
-        CHECK(hx_json_type_of(get(tl, "inputSchema.additionalProperties")) == HX_JSON_BOOL &&
-                  !hx_json_bool(get(tl, "inputSchema.additionalProperties")),
+        CHECK(hxi_json_type_of(get(tl, "inputSchema.additionalProperties")) == HX_JSON_BOOL &&
+                  !hxi_json_bool(get(tl, "inputSchema.additionalProperties")),
               "%s: additionalProperties false", name);
-        for (size_t i = 0; i < hx_json_len(required); i++) {
-            const char *key = hx_json_str(hx_json_arr_get(required, i), NULL);
-            valid_value(hx_json_obj_get(props, key), value, sizeof value);
+        for (size_t i = 0; i < hxi_json_len(required); i++) {
+            const char *key = hxi_json_str(hxi_json_arr_get(required, i), NULL);
+            valid_value(hxi_json_obj_get(props, key), value, sizeof value);
             snprintf(base + strlen(base), sizeof base - strlen(base), "%s\"%s\":%s", i ? "," : "", key, value);
         }
-        hx_json_doc *d;
-        const hx_json_val *r = call_with(s, &d, name, base, "\"no_such_argument\":1");
+        hxi_json_doc *d;
+        const hxi_json_val *r = call_with(s, &d, name, base, "\"no_such_argument\":1");
         CHECK(r && is_error(r) && strstr(fault_text(r), "unknown argument"), "%s: an unlisted argument is refused: %s",
               name, fault_text(r));
-        hx_json_doc_free(d);
-        for (size_t i = 0; i < hx_json_len(required); i++) {
-            const char *key = hx_json_str(hx_json_arr_get(required, i), NULL);
+        hxi_json_doc_free(d);
+        for (size_t i = 0; i < hxi_json_len(required); i++) {
+            const char *key = hxi_json_str(hxi_json_arr_get(required, i), NULL);
             r = call_with(s, &d, name, "", "");
             CHECK(r && is_error(r) && strstr(fault_text(r), key), "%s: %s is required: %s", name, key, fault_text(r));
-            hx_json_doc_free(d);
+            hxi_json_doc_free(d);
         }
-        hx_json_iter it;
-        const hx_json_val *k, *prop;
-        hx_json_iter_init(&it, props);
-        while (hx_json_iter_next(&it, &k, &prop)) {
-            const char *key = hx_json_str(k, NULL);
-            if (hx_json_obj_get(prop, "properties")) {   /* an object argument: each member alike */
-                hx_json_iter mi;
-                const hx_json_val *mk, *mprop;
+        hxi_json_iter it;
+        const hxi_json_val *k, *prop;
+        hxi_json_iter_init(&it, props);
+        while (hxi_json_iter_next(&it, &k, &prop)) {
+            const char *key = hxi_json_str(k, NULL);
+            if (hxi_json_obj_get(prop, "properties")) {   /* an object argument: each member alike */
+                hxi_json_iter mi;
+                const hxi_json_val *mk, *mprop;
                 char extra[256];
                 /* closed objects refuse an unlisted member; filter objects take any key, with a
                  * value additionalProperties allows (a nested object is not one) */
-                bool closed = hx_json_type_of(get(prop, "additionalProperties")) == HX_JSON_BOOL;
+                bool closed = hxi_json_type_of(get(prop, "additionalProperties")) == HX_JSON_BOOL;
                 snprintf(extra, sizeof extra, "\"%s\":{\"no_such_argument\":%s}", key, closed ? "1" : "{\"x\":{}}");
                 r = call_with(s, &d, name, base, extra);
                 CHECK(r && is_error(r) && strstr(fault_text(r), closed ? "unknown argument" : "no_such_argument"),
                       "%s: %s: an unlisted member is refused: %s", name, key, fault_text(r));
-                hx_json_doc_free(d);
-                hx_json_iter_init(&mi, hx_json_obj_get(prop, "properties"));
-                while (hx_json_iter_next(&mi, &mk, &mprop))
-                    check_property(s, name, base, key, hx_json_str(mk, NULL), mprop);
+                hxi_json_doc_free(d);
+                hxi_json_iter_init(&mi, hxi_json_obj_get(prop, "properties"));
+                while (hxi_json_iter_next(&mi, &mk, &mprop))
+                    check_property(s, name, base, key, hxi_json_str(mk, NULL), mprop);
             }
-            if (!hx_json_obj_get(required ? props : NULL, key) || !strstr(base, key))
+            if (!hxi_json_obj_get(required ? props : NULL, key) || !strstr(base, key))
                 check_property(s, name, base, NULL, key, prop);
         }
     }
-    hx_json_doc_free(list);
+    hxi_json_doc_free(list);
     int status = stop(s, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "schema server: clean exit (status %d)", status);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", sroot, sroot);
@@ -1171,7 +1171,7 @@ static void test_schema_agrees(void)
  * "chunk" still lists chunks. Seed 002's and 003's argument names stand for hyrax's own. */
 static void test_group(server *s)
 {
-    hx_json_doc *d;
+    hxi_json_doc *d;
     char body[4096] = "# Zebra herd\n\n";
     for (int i = 0; i < 4; i++)   /* four sections: four short chunks full of zebras */
         snprintf(body + strlen(body), sizeof body - strlen(body), "## Part %d\n\nZebra, zebra, zebra: the zebra herd.\n\n", i);
@@ -1180,98 +1180,98 @@ static void test_group(server *s)
     for (const char *p = body; *p; p++)
         e += (size_t)(*p == '\n' ? snprintf(esc + e, sizeof esc - e, "\\n") : snprintf(esc + e, sizeof esc - e, "%c", *p));
     snprintf(args, sizeof args, "{\"content\":\"%s\",\"name\":\"zoo/herd.md\"}", esc);
-    const hx_json_val *r = tool(s, &d, 3001, "add_document", args);
+    const hxi_json_val *r = tool(s, &d, 3001, "add_document", args);
     CHECK(r && !is_error(r), "herd stored: %s", fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 3002, "add_document", "{\"content\":\"One zebra at the zoo gate, among the visitors and their bags.\",\"name\":\"zoo/gate.md\"}");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 3003, "add_document", "{\"content\":\"Far away on the plain a zebra was seen once by the rangers.\",\"name\":\"zoo/plain.md\"}");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     static const char *const asks[] = {"{\"query\":\"zebra\",\"mode\":\"keyword\",\"top_k\":3}",
                                        "{\"query\":\"zebra\",\"top_k\":3}",
                                        "{\"query\":\"zebra\",\"mode\":\"keyword\",\"top_k\":3,\"group_by\":\"document\"}"};
     for (int a = 0; a < 3; a++) {
         r = tool(s, &d, 3010 + a, "search", asks[a]);
-        const hx_json_val *res = get(r, "structuredContent.results");
-        CHECK(res && hx_json_len(res) == 3, "%s: three results", asks[a]);
-        for (size_t i = 0; res && i < hx_json_len(res); i++)
+        const hxi_json_val *res = get(r, "structuredContent.results");
+        CHECK(res && hxi_json_len(res) == 3, "%s: three results", asks[a]);
+        for (size_t i = 0; res && i < hxi_json_len(res); i++)
             for (size_t j = 0; j < i; j++)
-                CHECK(strcmp(hx_json_str(get(hx_json_arr_get(res, i), "citation.path"), NULL),
-                             hx_json_str(get(hx_json_arr_get(res, j), "citation.path"), NULL)),
+                CHECK(strcmp(hxi_json_str(get(hxi_json_arr_get(res, i), "citation.path"), NULL),
+                             hxi_json_str(get(hxi_json_arr_get(res, j), "citation.path"), NULL)),
                       "%s: results %zu and %zu are different documents", asks[a], j + 1, i + 1);
         if (a != 1) {   /* keyword: the herd, with the most zebras, first; its other chunks as more */
-            const char *first = hx_json_str(get(hx_json_arr_get(res, 0), "citation.path"), NULL);
+            const char *first = hxi_json_str(get(hxi_json_arr_get(res, 0), "citation.path"), NULL);
             CHECK(first && !strcmp(first, "zoo/herd.md"), "%s: the herd first: %s", asks[a], first ? first : "-");
-            CHECK(hx_json_len(get(hx_json_arr_get(res, 0), "more")) >= 3, "%s: the herd's other chunks in more", asks[a]);
+            CHECK(hxi_json_len(get(hxi_json_arr_get(res, 0), "more")) >= 3, "%s: the herd's other chunks in more", asks[a]);
         }
-        const char *g = hx_json_str(get(r, "structuredContent.group_by"), NULL);
+        const char *g = hxi_json_str(get(r, "structuredContent.group_by"), NULL);
         CHECK(g && !strcmp(g, "document"), "%s: group_by document answered", asks[a]);
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
     r = tool(s, &d, 3020, "search", "{\"query\":\"zebra\",\"mode\":\"keyword\",\"top_k\":3,\"group_by\":\"chunk\"}");
-    const hx_json_val *res = get(r, "structuredContent.results");
-    CHECK(res && hx_json_len(res) == 3, "group_by chunk: three chunks");
-    for (size_t i = 0; res && i < hx_json_len(res); i++) {
-        const char *p = hx_json_str(get(hx_json_arr_get(res, i), "citation.path"), NULL);
-        CHECK(p && !strcmp(p, "zoo/herd.md") && !get(hx_json_arr_get(res, i), "more"),
+    const hxi_json_val *res = get(r, "structuredContent.results");
+    CHECK(res && hxi_json_len(res) == 3, "group_by chunk: three chunks");
+    for (size_t i = 0; res && i < hxi_json_len(res); i++) {
+        const char *p = hxi_json_str(get(hxi_json_arr_get(res, i), "citation.path"), NULL);
+        CHECK(p && !strcmp(p, "zoo/herd.md") && !get(hxi_json_arr_get(res, i), "more"),
               "group_by chunk: chunk %zu is the herd's, without more: %s", i + 1, p ? p : "-");
     }
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 3021, "find_similar", "{\"text\":\"zebra herd\",\"top_k\":2}");
     res = get(r, "structuredContent.results");
-    CHECK(res && hx_json_len(res) == 2 &&
-              strcmp(hx_json_str(get(hx_json_arr_get(res, 0), "citation.path"), NULL),
-                     hx_json_str(get(hx_json_arr_get(res, 1), "citation.path"), NULL)),
+    CHECK(res && hxi_json_len(res) == 2 &&
+              strcmp(hxi_json_str(get(hxi_json_arr_get(res, 0), "citation.path"), NULL),
+                     hxi_json_str(get(hxi_json_arr_get(res, 1), "citation.path"), NULL)),
           "find_similar: two different documents");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* seed 003 limit and threshold, seed 002 search_type: the same arguments under their names */
     r = tool(s, &d, 3030, "search", "{\"query\":\"zebra\",\"mode\":\"keyword\",\"limit\":1}");
-    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.results")) == 1, "limit is top_k: %s", fault_text(r));
-    hx_json_doc_free(d);
+    CHECK(r && !is_error(r) && hxi_json_len(get(r, "structuredContent.results")) == 1, "limit is top_k: %s", fault_text(r));
+    hxi_json_doc_free(d);
     r = tool(s, &d, 3031, "search", "{\"query\":\"zebra\",\"search_type\":\"keyword\",\"top_k\":2}");
-    const char *mode = hx_json_str(get(r, "structuredContent.mode"), NULL);
-    CHECK(mode && !strcmp(mode, "keyword") && hx_json_len(get(r, "structuredContent.results")) == 2,
+    const char *mode = hxi_json_str(get(r, "structuredContent.mode"), NULL);
+    CHECK(mode && !strcmp(mode, "keyword") && hxi_json_len(get(r, "structuredContent.results")) == 2,
           "search_type is mode: %s", fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 3032, "search", "{\"query\":\"zebra\",\"mode\":\"keyword\",\"threshold\":1e9}");
-    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.results")) == 0, "threshold is min_score: %s",
+    CHECK(r && !is_error(r) && hxi_json_len(get(r, "structuredContent.results")) == 0, "threshold is min_score: %s",
           fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 3033, "find_similar", "{\"text\":\"zebra\",\"limit\":1,\"threshold\":-1}");
-    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.results")) == 1, "find_similar: limit, threshold");
-    hx_json_doc_free(d);
+    CHECK(r && !is_error(r) && hxi_json_len(get(r, "structuredContent.results")) == 1, "find_similar: limit, threshold");
+    hxi_json_doc_free(d);
     r = tool(s, &d, 3034, "search", "{\"query\":\"zebra\",\"top_k\":1,\"limit\":2}");
     CHECK(r && is_error(r) && strstr(fault_text(r), "not both"), "top_k and limit at once refused: %s", fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 3035, "search", "{\"query\":\"zebra\",\"limit\":51}");
     CHECK(r && is_error(r) && strstr(fault_text(r), "limit"), "limit keeps top_k's bounds: %s", fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 /* The JSON text of v; caller frees. */
-static char *json_text(const hx_json_val *v)
+static char *json_text(const hxi_json_val *v)
 {
-    hx_json_writer w;
+    hxi_json_writer w;
     size_t n;
-    hx_json_writer_init(&w);
-    hx_json_write_val(&w, v);
-    char *t = hx_json_writer_take(&w, &n);
-    hx_json_writer_free(&w);
+    hxi_json_writer_init(&w);
+    hxi_json_write_val(&w, v);
+    char *t = hxi_json_writer_take(&w, &n);
+    hxi_json_writer_free(&w);
     return t ? t : strdup("");
 }
 
 /* Calls `seed_tool` with seed_args and `tool` with args (hyrax's names for the same request) and
  * checks that both answer the same `key` (results, context). Returns the seed tool's answer
  * (caller frees *d). */
-static const hx_json_val *same_answer(server *s, hx_json_doc **d, int id, const char *seed_tool, const char *seed_args,
-                                      const char *tool_name, const char *args, const char *key)
+static const hxi_json_val *same_answer(server *s, hxi_json_doc **d, int id, const char *seed_tool, const char *seed_args,
+                                       const char *tool_name, const char *args, const char *key)
 {
-    hx_json_doc *d2;
+    hxi_json_doc *d2;
     char path[64];
     snprintf(path, sizeof path, "structuredContent.%s", key);
-    const hx_json_val *r = tool(s, d, id, seed_tool, seed_args), *r2 = tool(s, &d2, id + 1, tool_name, args);
+    const hxi_json_val *r = tool(s, d, id, seed_tool, seed_args), *r2 = tool(s, &d2, id + 1, tool_name, args);
     CHECK(r && !is_error(r), "%s %s: %s", seed_tool, seed_args, fault_text(r));
     CHECK(r2 && !is_error(r2), "%s %s: %s", tool_name, args, fault_text(r2));
     char *a = json_text(get(r, path)), *b = json_text(get(r2, path));
@@ -1279,14 +1279,14 @@ static const hx_json_val *same_answer(server *s, hx_json_doc **d, int id, const 
           a, b);
     free(a);
     free(b);
-    hx_json_doc_free(d2);
+    hxi_json_doc_free(d2);
     return r;
 }
 
 /* The path of result i of an answer, or "-". */
-static const char *result_path(const hx_json_val *r, size_t i)
+static const char *result_path(const hxi_json_val *r, size_t i)
 {
-    const char *p = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.results"), i), "filename"), NULL);
+    const char *p = hxi_json_str(get(hxi_json_arr_get(get(r, "structuredContent.results"), i), "filename"), NULL);
     return p ? p : "-";
 }
 
@@ -1296,43 +1296,43 @@ static const char *result_path(const hx_json_val *r, size_t i)
  * cheese note the only one saying cheddar; documents are listed in path order. */
 static void test_seed_tools(server *s)
 {
-    hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, 6000, "add_document",
-                                "{\"content\":\"# Tides\\n\\nThe moon pulls the ocean tides twice a day.\",\"name\":\"seed/a.md\","
-                                "\"metadata\":{\"category\":\"science\",\"layer\":\"application\"}}");
+    hxi_json_doc *d;
+    const hxi_json_val *r = tool(s, &d, 6000, "add_document",
+                                 "{\"content\":\"# Tides\\n\\nThe moon pulls the ocean tides twice a day.\",\"name\":\"seed/a.md\","
+                                 "\"metadata\":{\"category\":\"science\",\"layer\":\"application\"}}");
     CHECK(r && !is_error(r), "tides stored: %s", fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 6001, "add_document",
              "{\"content\":\"# Cheese\\n\\nAged cheddar cheese is made from cow milk.\",\"name\":\"seed/b.md\","
              "\"metadata\":{\"category\":\"food\",\"tags\":\"dairy\"}}");
     CHECK(r && !is_error(r), "cheese stored: %s", fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* semantic_search: search in semantic mode, chunk by chunk; limit, doc_filter, threshold */
     r = same_answer(s, &d, 6010, "semantic_search", "{\"query\":\"why does the sea rise and fall\",\"limit\":2,\"threshold\":0}",
                     "search", "{\"query\":\"why does the sea rise and fall\",\"mode\":\"semantic\",\"group_by\":\"chunk\",\"top_k\":2,\"min_score\":0}",
                     "results");
-    const char *mode = hx_json_str(get(r, "structuredContent.mode"), NULL), *g = hx_json_str(get(r, "structuredContent.group_by"), NULL);
+    const char *mode = hxi_json_str(get(r, "structuredContent.mode"), NULL), *g = hxi_json_str(get(r, "structuredContent.group_by"), NULL);
     CHECK(mode && !strcmp(mode, "semantic") && g && !strcmp(g, "chunk"), "semantic_search: semantic mode, chunks");
     CHECK(!strcmp(result_path(r, 0), "seed/a.md"), "semantic_search: the tides first: %s", result_path(r, 0));
-    const hx_json_val *first = hx_json_arr_get(get(r, "structuredContent.results"), 0);
+    const hxi_json_val *first = hxi_json_arr_get(get(r, "structuredContent.results"), 0);
     CHECK(get(first, "text") && get(first, "score") && get(first, "title") && get(first, "chunk_index") &&
               get(first, "metadata.category"),
           "semantic_search: text, score, title, chunk_index and metadata (seed 003)");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 6012, "semantic_search", "{\"query\":\"why does the sea rise and fall\",\"threshold\":0,\"doc_filter\":{\"category\":\"food\"}}");
-    size_t n = hx_json_len(get(r, "structuredContent.results"));
+    size_t n = hxi_json_len(get(r, "structuredContent.results"));
     CHECK(n >= 1, "semantic_search doc_filter: results");
     for (size_t i = 0; i < n; i++)
         CHECK(!strcmp(result_path(r, i), "seed/b.md"), "semantic_search doc_filter category: only the cheese: %s", result_path(r, i));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     /* the defaults: the seed's limit 5 and hyrax's relevance floor (the seed's 0.5 keeps only
      * near-duplicates on the calibrated scale: a chunk at cosine 0.71 scores about 0.31) */
     r = same_answer(s, &d, 6013, "semantic_search", "{\"query\":\"ocean tides\"}", "search",
                 "{\"query\":\"ocean tides\",\"mode\":\"semantic\",\"group_by\":\"chunk\",\"top_k\":5,\"min_score\":" HX_STRINGIFY(HX_MIN_RELEVANCE) "}", "results");
     CHECK(!strcmp(result_path(r, 0), "seed/a.md"), "semantic_search at its defaults finds the tides note: %s",
           result_path(r, 0));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     static const char *const refused[][3] = {
         {"semantic_search", "{\"query\":\"x\",\"threshold\":1.5}", "threshold"},
         {"semantic_search", "{\"query\":\"x\",\"mode\":\"keyword\"}", "unknown argument 'mode'"},
@@ -1353,118 +1353,118 @@ static void test_seed_tools(server *s)
         r = tool(s, &d, 6020 + (int)i, refused[i][0], refused[i][1]);
         CHECK(r && is_error(r) && strstr(fault_text(r), refused[i][2]), "%s %s refused naming %s: %s", refused[i][0],
               refused[i][1], refused[i][2], fault_text(r));
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
 
     /* full_text_search: keyword mode, documents, a snippet marking the hit; filters */
     r = same_answer(s, &d, 6040, "full_text_search", "{\"query\":\"cheddar\",\"filters\":{\"category\":\"food\"}}", "search",
                     "{\"query\":\"cheddar\",\"mode\":\"keyword\",\"group_by\":\"document\",\"top_k\":10,\"filters\":{\"category\":\"food\"}}",
                     "results");
-    const char *snip = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.results"), 0), "snippet"), NULL);
-    CHECK(hx_json_len(get(r, "structuredContent.results")) == 1 && !strcmp(result_path(r, 0), "seed/b.md") && snip &&
+    const char *snip = hxi_json_str(get(hxi_json_arr_get(get(r, "structuredContent.results"), 0), "snippet"), NULL);
+    CHECK(hxi_json_len(get(r, "structuredContent.results")) == 1 && !strcmp(result_path(r, 0), "seed/b.md") && snip &&
               strstr(snip, "**cheddar**"),
           "full_text_search: the cheese, its snippet marking cheddar: %s", snip ? snip : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 6042, "full_text_search", "{\"query\":\"cheddar\",\"filters\":{\"category\":\"science\"}}");
-    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.results")) == 0, "full_text_search: filtered out");
-    hx_json_doc_free(d);
+    CHECK(r && !is_error(r) && hxi_json_len(get(r, "structuredContent.results")) == 0, "full_text_search: filtered out");
+    hxi_json_doc_free(d);
 
     /* hybrid_search: weighted fusion of the two sides with the seed's weights */
     r = same_answer(s, &d, 6050, "hybrid_search", "{\"query\":\"aged cheddar\",\"semantic_weight\":0.7,\"text_weight\":0.3,\"limit\":2}",
                     "search", "{\"query\":\"aged cheddar\",\"top_k\":2,\"fusion\":{\"method\":\"weighted\",\"semantic_weight\":0.7,\"text_weight\":0.3}}",
                     "results");
     CHECK(!strcmp(result_path(r, 0), "seed/b.md"), "hybrid_search: the cheese first: %s", result_path(r, 0));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* seed 001: semanticSearch (its example verbatim) and getContext */
     r = same_answer(s, &d, 6060, "semanticSearch", "{\"query\":\"order fulfillment handling\",\"top_k\":5,\"filters\":{\"layer\":\"application\"}}",
                     "search", "{\"query\":\"order fulfillment handling\",\"mode\":\"semantic\",\"top_k\":5,\"min_score\":" HX_STRINGIFY(HX_MIN_RELEVANCE) ",\"filters\":{\"layer\":\"application\"}}",
                     "results");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 6062, "semanticSearch", "{\"query\":\"the moon and the ocean\",\"min_score\":0,\"filters\":{\"layer\":\"application\"}}");
-    CHECK(hx_json_len(get(r, "structuredContent.results")) == 1 && !strcmp(result_path(r, 0), "seed/a.md"),
+    CHECK(hxi_json_len(get(r, "structuredContent.results")) == 1 && !strcmp(result_path(r, 0), "seed/a.md"),
           "semanticSearch filters: the one document in the application layer: %s", result_path(r, 0));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = same_answer(s, &d, 6063, "getContext", "{\"query\":\"customer authentication flow security\",\"max_tokens\":4000,\"include_relationships\":true}",
                     "get_context", "{\"query\":\"customer authentication flow security\",\"max_tokens\":4000}", "context");
     CHECK(get(r, "structuredContent.sources"), "getContext: sources");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* list_documents with seed 003's filters and sort keys */
     r = tool(s, &d, 6070, "list_documents", "{\"filters\":{\"category\":\"food\"}}");
-    const hx_json_val *doc = hx_json_arr_get(get(r, "structuredContent.documents"), 0);
-    const char *fn = hx_json_str(get(doc, "filename"), NULL), *cat = hx_json_str(get(doc, "category"), NULL);
-    CHECK(hx_json_len(get(r, "structuredContent.documents")) == 1 && fn && !strcmp(fn, "seed/b.md") && cat &&
+    const hxi_json_val *doc = hxi_json_arr_get(get(r, "structuredContent.documents"), 0);
+    const char *fn = hxi_json_str(get(doc, "filename"), NULL), *cat = hxi_json_str(get(doc, "category"), NULL);
+    CHECK(hxi_json_len(get(r, "structuredContent.documents")) == 1 && fn && !strcmp(fn, "seed/b.md") && cat &&
               !strcmp(cat, "food") && get(doc, "uploaded_at") && get(doc, "status") && get(doc, "chunks_count") &&
-              get(doc, "total_tokens") && hx_json_len(get(doc, "tags")) == 1,
+              get(doc, "total_tokens") && hxi_json_len(get(doc, "tags")) == 1,
           "list_documents: seed 003's fields (id, filename, category, tags, uploaded_at, status, chunks_count, total_tokens)");
     uint32_t cheese_id = 0;
     int64_t id64 = -1;
     char args0[128];
-    hx_json_num_int64(get(doc, "id"), &id64, NULL);
+    hxi_json_num_int64(get(doc, "id"), &id64, NULL);
     cheese_id = (uint32_t)id64;
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 6071, "list_documents", "{\"sort_by\":\"category\",\"limit\":3}");
-    const hx_json_val *docs = get(r, "structuredContent.documents");
-    const char *c0 = hx_json_str(get(hx_json_arr_get(docs, 0), "category"), NULL);
-    const char *c1 = hx_json_str(get(hx_json_arr_get(docs, 1), "category"), NULL);
+    const hxi_json_val *docs = get(r, "structuredContent.documents");
+    const char *c0 = hxi_json_str(get(hxi_json_arr_get(docs, 0), "category"), NULL);
+    const char *c1 = hxi_json_str(get(hxi_json_arr_get(docs, 1), "category"), NULL);
     CHECK(c0 && c1 && !strcmp(c0, "food") && !strcmp(c1, "science") &&
-              hx_json_type_of(get(hx_json_arr_get(docs, 2), "category")) == HX_JSON_NULL,
+              hxi_json_type_of(get(hxi_json_arr_get(docs, 2), "category")) == HX_JSON_NULL,
           "sort_by category: food, science, then documents without one");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     /* status: complete and empty split the documents; each listed with the status asked for */
     int64_t all = -1, complete = -1, empty = -1;
     r = tool(s, &d, 6072, "list_documents", "{}");
-    hx_json_num_int64(get(r, "structuredContent.total"), &all, NULL);
-    hx_json_doc_free(d);
+    hxi_json_num_int64(get(r, "structuredContent.total"), &all, NULL);
+    hxi_json_doc_free(d);
     static const char *const statuses[] = {"complete", "empty"};
     for (int k = 0; k < 2; k++) {
         snprintf(args0, sizeof args0, "{\"filters\":{\"status\":\"%s\"},\"limit\":1000}", statuses[k]);
         r = tool(s, &d, 6073 + k, "list_documents", args0);
-        hx_json_num_int64(get(r, "structuredContent.total"), k ? &empty : &complete, NULL);
+        hxi_json_num_int64(get(r, "structuredContent.total"), k ? &empty : &complete, NULL);
         docs = get(r, "structuredContent.documents");
-        for (size_t i = 0; i < hx_json_len(docs); i++) {
-            const char *st = hx_json_str(get(hx_json_arr_get(docs, i), "status"), NULL);
+        for (size_t i = 0; i < hxi_json_len(docs); i++) {
+            const char *st = hxi_json_str(get(hxi_json_arr_get(docs, i), "status"), NULL);
             int64_t nc = -1;
-            hx_json_num_int64(get(hx_json_arr_get(docs, i), "chunks_count"), &nc, NULL);
+            hxi_json_num_int64(get(hxi_json_arr_get(docs, i), "chunks_count"), &nc, NULL);
             CHECK(st && !strcmp(st, statuses[k]) && (k ? nc == 0 : nc > 0), "status %s: listed %s with %lld chunks",
                   statuses[k], st ? st : "-", (long long)nc);
         }
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
     CHECK(all > 0 && complete + empty == all, "complete %lld + empty %lld = %lld documents", (long long)complete,
           (long long)empty, (long long)all);
     r = tool(s, &d, 6076, "list_documents", "{\"sort_by\":\"uploaded_at\",\"order\":\"desc\",\"limit\":1}");
-    fn = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "filename"), NULL);
+    fn = hxi_json_str(get(hxi_json_arr_get(get(r, "structuredContent.documents"), 0), "filename"), NULL);
     CHECK(fn && !strcmp(fn, "seed/b.md"), "sort_by uploaded_at desc: the newest first: %s", fn ? fn : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 6075, "list_documents", "{\"sort_by\":\"filename\",\"order\":\"desc\",\"limit\":1}");
-    fn = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "filename"), NULL);
+    fn = hxi_json_str(get(hxi_json_arr_get(get(r, "structuredContent.documents"), 0), "filename"), NULL);
     CHECK(fn && !strcmp(fn, "zoo/plain.md"), "sort_by filename desc: the last path first: %s", fn ? fn : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* document_details (get_document), document_status, delete_document with seed 003's shapes */
     char args[128];
     snprintf(args, sizeof args, "{\"doc_id\":%u}", cheese_id);
     r = same_answer(s, &d, 6080, "document_details", args, "get_document", args, "chunks");
     doc = get(r, "structuredContent");
-    const hx_json_val *chunk = hx_json_arr_get(get(doc, "chunks"), 0);
+    const hxi_json_val *chunk = hxi_json_arr_get(get(doc, "chunks"), 0);
     CHECK(get(doc, "hash") && get(doc, "metadata.category") && get(doc, "filename") && get(doc, "title") &&
               get(doc, "uploaded_at") && get(doc, "status") && get(chunk, "index") && get(chunk, "text") &&
               get(chunk, "tokens"),
           "document_details: seed 003's fields");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 6082, "document_status", args);
-    fn = hx_json_str(get(r, "structuredContent.filename"), NULL);
+    fn = hxi_json_str(get(r, "structuredContent.filename"), NULL);
     CHECK(fn && !strcmp(fn, "seed/b.md"), "document_status: filename");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     snprintf(args, sizeof args, "{\"doc_id\":%u,\"purge_index\":true}", cheese_id);
     r = tool(s, &d, 6083, "delete_document", args);
     int64_t dc = -1;
-    hx_json_num_int64(get(r, "structuredContent.deleted_chunks"), &dc, NULL);
-    CHECK(hx_json_bool(get(r, "structuredContent.success")) == 1 && dc == 1, "delete_document: {success, deleted_chunks: 1}: %s",
+    hxi_json_num_int64(get(r, "structuredContent.deleted_chunks"), &dc, NULL);
+    CHECK(hxi_json_bool(get(r, "structuredContent.success")) == 1 && dc == 1, "delete_document: {success, deleted_chunks: 1}: %s",
           fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 /* Stores body under name with add_document (JSON-escaping newlines and quotes). */
@@ -1479,24 +1479,24 @@ static void add_doc(server *s, int id, const char *name, const char *body)
     }
     esc[e] = 0;
     snprintf(args, 2 * strlen(body) + 256, "{\"content\":\"%s\",\"name\":\"%s\"}", esc, name);
-    hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, id, "add_document", args);
+    hxi_json_doc *d;
+    const hxi_json_val *r = tool(s, &d, id, "add_document", args);
     CHECK(r && !is_error(r), "%s stored: %s", name, fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(esc);
     free(args);
 }
 
 /* Every source's "[index] path" opens a passage of the context, and the indexes run 1, 2, ... */
-static bool labels_agree(const hx_json_val *r)
+static bool labels_agree(const hxi_json_val *r)
 {
-    const char *ctx = hx_json_str(get(r, "structuredContent.context"), NULL);
-    const hx_json_val *src = get(r, "structuredContent.sources");
-    for (size_t i = 0; ctx && i < hx_json_len(src); i++) {
+    const char *ctx = hxi_json_str(get(r, "structuredContent.context"), NULL);
+    const hxi_json_val *src = get(r, "structuredContent.sources");
+    for (size_t i = 0; ctx && i < hxi_json_len(src); i++) {
         int64_t index = 0;
-        hx_json_num_int64(get(hx_json_arr_get(src, i), "index"), &index, NULL);
+        hxi_json_num_int64(get(hxi_json_arr_get(src, i), "index"), &index, NULL);
         char label[600];
-        snprintf(label, sizeof label, "[%lld] %s (", (long long)index, hx_json_str(get(hx_json_arr_get(src, i), "path"), NULL));
+        snprintf(label, sizeof label, "[%lld] %s (", (long long)index, hxi_json_str(get(hxi_json_arr_get(src, i), "path"), NULL));
         if (index != (int64_t)i + 1 || !strstr(ctx, label))
             return false;
     }
@@ -1516,30 +1516,30 @@ static void test_context(server *s)
         strcat(body, "Zeppelin mooring masts hold the zeppelin. ");
     add_doc(s, 4001, "air/long.md", body);
     add_doc(s, 4002, "air/short.md", "A zeppelin flew over the town at dawn.");
-    hx_json_doc *d;
-    const hx_json_val *r = tool(s, &d, 4003, "search", "{\"query\":\"zeppelin\",\"mode\":\"keyword\",\"min_score\":0}");
-    const char *first = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
+    hxi_json_doc *d;
+    const hxi_json_val *r = tool(s, &d, 4003, "search", "{\"query\":\"zeppelin\",\"mode\":\"keyword\",\"min_score\":0}");
+    const char *first = hxi_json_str(get(hxi_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
     CHECK(first && !strcmp(first, "air/long.md"), "the long passage ranks first: %s", first ? first : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 4004, "get_context", "{\"query\":\"zeppelin\",\"mode\":\"keyword\",\"max_tokens\":100}");
     int64_t dropped = 0;
-    hx_json_num_int64(get(r, "structuredContent.dropped"), &dropped, NULL);
-    const char *p0 = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.sources"), 0), "path"), NULL);
+    hxi_json_num_int64(get(r, "structuredContent.dropped"), &dropped, NULL);
+    const char *p0 = hxi_json_str(get(hxi_json_arr_get(get(r, "structuredContent.sources"), 0), "path"), NULL);
     CHECK(dropped >= 1 && p0 && !strcmp(p0, "air/short.md"), "the first passage is dropped, the short one kept: %s",
           fault_text(r));
     CHECK(labels_agree(r), "[n] labels agree with sources[].index after a drop: %s", fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* the relevance floor: an off-topic question gets no passages at the defaults */
     r = tool(s, &d, 4005, "get_context", "{\"query\":\"chocolate cake recipe with strawberries\"}");
-    CHECK(r && !is_error(r) && hx_json_len(get(r, "structuredContent.sources")) == 0 &&
-              !strcmp(hx_json_str(get(r, "structuredContent.context"), NULL), ""),
+    CHECK(r && !is_error(r) && hxi_json_len(get(r, "structuredContent.sources")) == 0 &&
+              !strcmp(hxi_json_str(get(r, "structuredContent.context"), NULL), ""),
           "off-topic: no context at the default floor: %s", fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 4006, "get_context", "{\"query\":\"zeppelin\"}");
-    CHECK(r && hx_json_len(get(r, "structuredContent.sources")) >= 1 && labels_agree(r),
+    CHECK(r && hxi_json_len(get(r, "structuredContent.sources")) >= 1 && labels_agree(r),
           "on-topic: context at the default floor: %s", fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* twelve passages on one subject: ten by default, within the budget */
     for (int i = 0; i < 12; i++) {
@@ -1549,12 +1549,12 @@ static void test_context(server *s)
         add_doc(s, 4010 + i, name, text);
     }
     r = tool(s, &d, 4030, "get_context", "{\"query\":\"kite flying on the beach wind\",\"max_tokens\":8000,\"min_score\":0}");
-    size_t n = hx_json_len(get(r, "structuredContent.sources"));
+    size_t n = hxi_json_len(get(r, "structuredContent.sources"));
     CHECK(n >= 5 && n <= 10 && labels_agree(r), "5 to 10 passages by default: %zu", n);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 4031, "get_context", "{\"query\":\"kite flying on the beach wind\",\"max_passages\":3,\"min_score\":0}");
-    CHECK(hx_json_len(get(r, "structuredContent.sources")) == 3, "max_passages 3: %s", fault_text(r));
-    hx_json_doc_free(d);
+    CHECK(hxi_json_len(get(r, "structuredContent.sources")) == 3, "max_passages 3: %s", fault_text(r));
+    hxi_json_doc_free(d);
 
     /* a section long enough for several chunks, "xylophone" in its middle, then another section */
     strcpy(body, "# Band\n\n");
@@ -1570,44 +1570,44 @@ static void test_context(server *s)
         snprintf(args, sizeof args, "{\"query\":\"xylophone\",\"mode\":\"keyword\",\"min_score\":0,\"include_relationships\":%s}",
                  rel ? "true" : "false");
         r = tool(s, &d, 4042 + rel, "get_context", args);
-        const hx_json_val *src = hx_json_arr_get(get(r, "structuredContent.sources"), 0);
-        const hx_json_val *ids = get(src, "chunk_ids"), *related = get(src, "related_chunk_ids");
-        const char *ctx = hx_json_str(get(r, "structuredContent.context"), NULL);
+        const hxi_json_val *src = hxi_json_arr_get(get(r, "structuredContent.sources"), 0);
+        const hxi_json_val *ids = get(src, "chunk_ids"), *related = get(src, "related_chunk_ids");
+        const char *ctx = hxi_json_str(get(r, "structuredContent.context"), NULL);
         len[rel] = ctx ? strlen(ctx) : 0;
         int64_t lo = INT64_MAX, hi = -1;
-        for (size_t i = 0; i < hx_json_len(ids); i++) {
+        for (size_t i = 0; i < hxi_json_len(ids); i++) {
             int64_t id = -1;
-            hx_json_num_int64(hx_json_arr_get(ids, i), &id, NULL);
+            hxi_json_num_int64(hxi_json_arr_get(ids, i), &id, NULL);
             lo = id < lo ? id : lo;
             hi = id > hi ? id : hi;
         }
-        size_t n_rel = hx_json_len(related);
+        size_t n_rel = hxi_json_len(related);
         CHECK(related && (rel ? n_rel >= 1 && n_rel <= 2 : n_rel == 0), "include_relationships %d: %zu related: %s", rel,
               n_rel, fault_text(r));
         for (size_t i = 0; i < n_rel; i++) {
             int64_t id = -1;
-            hx_json_num_int64(hx_json_arr_get(related, i), &id, NULL);
+            hxi_json_num_int64(hxi_json_arr_get(related, i), &id, NULL);
             CHECK(id == lo - 1 || id == hi + 1, "a related chunk is a neighbour: %lld of %lld..%lld", (long long)id,
                   (long long)lo, (long long)hi);
         }
         CHECK(!ctx || !strstr(ctx, "Ticket sales"), "the next section is not a relationship");
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
     CHECK(len[1] > len[0], "neighbours add text: %zu > %zu", len[1], len[0]);
     r = tool(s, &d, 4044, "get_context", "{\"query\":\"marimba solo\",\"mode\":\"keyword\",\"min_score\":0}");
-    const hx_json_val *src = hx_json_arr_get(get(r, "structuredContent.sources"), 0);
+    const hxi_json_val *src = hxi_json_arr_get(get(r, "structuredContent.sources"), 0);
     int64_t line_end = 0;
-    hx_json_num_int64(get(src, "line_end"), &line_end, NULL);
-    CHECK(get(src, "related_chunk_ids") && hx_json_len(get(src, "related_chunk_ids")) == 0 && line_end == 3,
+    hxi_json_num_int64(get(src, "line_end"), &line_end, NULL);
+    CHECK(get(src, "related_chunk_ids") && hxi_json_len(get(src, "related_chunk_ids")) == 0 && line_end == 3,
           "a neighbour of another section is left out (include_relationships defaults to true): %s", fault_text(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     /* recency (item 5): the older note matches better; with a one-year half-life the newer one leads */
     r = tool(s, &d, 4050, "add_document", "{\"content\":\"Glacier survey: the glacier retreated by forty metres this year.\","
                                           "\"name\":\"ice/old.md\",\"metadata\":{\"date\":\"2012-05-01\"}}");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 4051, "add_document", "{\"content\":\"Glacier survey notes: the glacier lost more ice again.\","
                                           "\"name\":\"ice/new.md\",\"metadata\":{\"date\":\"2025-05-01\"}}");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     static const char *const recency[2] = {"", ",\"recency\":{\"key\":\"date\",\"half_life_days\":365}"};
     static const char *const leader[2] = {"ice/old.md", "ice/new.md"};
     for (int i = 0; i < 2; i++) {
@@ -1615,9 +1615,9 @@ static void test_context(server *s)
         snprintf(args, sizeof args, "{\"query\":\"glacier survey retreated metres\",\"filters\":{\"path\":\"ice/**\"}%s}",
                  recency[i]);
         r = tool(s, &d, 4052 + i, "search", args);
-        const char *p = hx_json_str(get(hx_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
+        const char *p = hxi_json_str(get(hxi_json_arr_get(get(r, "structuredContent.results"), 0), "citation.path"), NULL);
         CHECK(p && !strcmp(p, leader[i]), "recency %d: %s leads: %s", i, leader[i], fault_text(r));
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
 }
 
@@ -1628,15 +1628,15 @@ static void test_context(server *s)
 #define META26 "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
 /* v is a string equal to want (false for a missing value, so a failed answer fails a CHECK). */
-static bool str_is(const hx_json_val *v, const char *want)
+static bool str_is(const hxi_json_val *v, const char *want)
 {
-    const char *got = hx_json_str(v, NULL);
+    const char *got = hxi_json_str(v, NULL);
     return got && !strcmp(got, want);
 }
 
 static void test_protocol_2026(void)
 {
-    char tmpl[] = "/tmp/hx_mcp_2026_XXXXXX", r26[PATH_MAX], db26[PATH_MAX + 16], cmd[4 * PATH_MAX];
+    char tmpl[] = "/tmp/hxi_mcp_2026_XXXXXX", r26[PATH_MAX], db26[PATH_MAX + 16], cmd[4 * PATH_MAX];
     CHECK(mkdtemp(tmpl) && realpath(tmpl, r26), "temp folder");
     snprintf(db26, sizeof db26, "%s.hyx", r26);
     const char *text = "# Otters\n\nSea otters hold hands while they sleep.\n";
@@ -1645,12 +1645,12 @@ static void test_protocol_2026(void)
     server srv, *s = &srv;
     if (start_in(s, r26, db26, 0))
         return;
-    hx_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" META26 "}}", 60000);
-    const hx_json_val *r = d ? hx_json_doc_root(d) : NULL;
-    CHECK(r && str_is(hx_json_arr_get(get(r, "result.supportedVersions"), 0), "2026-07-28") &&
+    hxi_json_doc *d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" META26 "}}", 60000);
+    const hxi_json_val *r = d ? hxi_json_doc_root(d) : NULL;
+    CHECK(r && str_is(hxi_json_arr_get(get(r, "result.supportedVersions"), 0), "2026-07-28") &&
               str_is(get(r, "result.resultType"), "complete") && get(r, "result.capabilities.tools"),
           "server/discover before any initialize");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* a write in 2026-07-28, with a progress token: notifications first, then the result */
     send_line(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"reindex\",\"arguments\":{},"
@@ -1662,101 +1662,101 @@ static void test_protocol_2026(void)
         char *line = read_line(s, 120000);
         if (!line)
             break;
-        hx_json_doc *m = NULL;
-        hx_json_parse(&m, line, strlen(line), NULL, NULL);
+        hxi_json_doc *m = NULL;
+        hxi_json_parse(&m, line, strlen(line), NULL, NULL);
         free(line);
-        const hx_json_val *root26 = m ? hx_json_doc_root(m) : NULL;
-        const char *method = hx_json_str(get(root26, "method"), NULL);
+        const hxi_json_val *root26 = m ? hxi_json_doc_root(m) : NULL;
+        const char *method = hxi_json_str(get(root26, "method"), NULL);
         if (method && !strcmp(method, "notifications/progress")) {
             int64_t tok = 0;
-            hx_json_num_int64(get(root26, "params.progressToken"), &tok, NULL);
-            hx_json_num_int64(get(root26, "params.progress"), &last, NULL);
-            hx_json_num_int64(get(root26, "params.total"), &total, NULL);
+            hxi_json_num_int64(get(root26, "params.progressToken"), &tok, NULL);
+            hxi_json_num_int64(get(root26, "params.progress"), &last, NULL);
+            hxi_json_num_int64(get(root26, "params.total"), &total, NULL);
             CHECK(tok == 77, "the request's token");
             notes++;
-            hx_json_doc_free(m);
+            hxi_json_doc_free(m);
             continue;
         }
-        CHECK(root26 && hx_json_bool(get(root26, "result.isError")) == 0 &&
+        CHECK(root26 && hxi_json_bool(get(root26, "result.isError")) == 0 &&
                   str_is(get(root26, "result.resultType"), "complete"),
               "reindex answered in 2026-07-28");
-        hx_json_doc_free(m);
+        hxi_json_doc_free(m);
         break;
     }
     CHECK(notes >= 1 && last == total && total >= 1, "progress notifications, the last one complete (%d, %lld/%lld)",
           notes, (long long)last, (long long)total);
 
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{" META26 "}}", 60000);
-    r = d ? hx_json_doc_root(d) : NULL;
-    CHECK(r && hx_json_len(get(r, "result.tools")) >= 10 && str_is(get(r, "result.resultType"), "complete"),
+    r = d ? hxi_json_doc_root(d) : NULL;
+    CHECK(r && hxi_json_len(get(r, "result.tools")) >= 10 && str_is(get(r, "result.resultType"), "complete"),
           "tools/list without initialize");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
                 "\"2099-01-01\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}", 60000);
-    r = d ? hx_json_doc_root(d) : NULL;
+    r = d ? hxi_json_doc_root(d) : NULL;
     int64_t code = 0;
-    hx_json_num_int64(get(r, "error.code"), &code, NULL);
-    CHECK(code == -32022 && str_is(hx_json_arr_get(get(r, "error.data.supported"), 0), "2026-07-28") &&
+    hxi_json_num_int64(get(r, "error.code"), &code, NULL);
+    CHECK(code == -32022 && str_is(hxi_json_arr_get(get(r, "error.data.supported"), 0), "2026-07-28") &&
               str_is(get(r, "error.data.requested"), "2099-01-01"),
           "unknown version: -32022 with the supported list, got %lld", (long long)code);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
                 "\"2026-07-28\"}}}", 60000);
     code = 0;
-    hx_json_num_int64(get(d ? hx_json_doc_root(d) : NULL, "error.code"), &code, NULL);
+    hxi_json_num_int64(get(d ? hxi_json_doc_root(d) : NULL, "error.code"), &code, NULL);
     CHECK(code == -32602, "no clientCapabilities: -32602, got %lld", (long long)code);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\"}", 60000);
     code = 0;
-    hx_json_num_int64(get(d ? hx_json_doc_root(d) : NULL, "error.code"), &code, NULL);
+    hxi_json_num_int64(get(d ? hxi_json_doc_root(d) : NULL, "error.code"), &code, NULL);
     CHECK(code == -32000, "without _meta and without initialize: still -32000, got %lld", (long long)code);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* resources: the two documents, paths percent-encoded; a read gives the file's bytes */
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\",\"params\":{" META26 "}}", 60000);
-    r = d ? hx_json_doc_root(d) : NULL;
-    const hx_json_val *list = get(r, "result.resources");
-    CHECK(hx_json_len(list) == 2 && str_is(get(hx_json_arr_get(list, 0), "uri"), "hyrax://doc/a%20b.md") &&
-              str_is(get(hx_json_arr_get(list, 1), "uri"), "hyrax://doc/c.md") && !get(r, "result.nextCursor"),
+    r = d ? hxi_json_doc_root(d) : NULL;
+    const hxi_json_val *list = get(r, "result.resources");
+    CHECK(hxi_json_len(list) == 2 && str_is(get(hxi_json_arr_get(list, 0), "uri"), "hyrax://doc/a%20b.md") &&
+              str_is(get(hxi_json_arr_get(list, 1), "uri"), "hyrax://doc/c.md") && !get(r, "result.nextCursor"),
           "resources/list");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"resources/read\",\"params\":{\"uri\":\"hyrax://doc/a%20b.md\"," META26 "}}", 60000);
-    r = d ? hx_json_doc_root(d) : NULL;
-    const char *got = hx_json_str(get(hx_json_arr_get(get(r, "result.contents"), 0), "text"), NULL);
+    r = d ? hxi_json_doc_root(d) : NULL;
+    const char *got = hxi_json_str(get(hxi_json_arr_get(get(r, "result.contents"), 0), "text"), NULL);
     CHECK(got && !strcmp(got, text), "resources/read gives the file: %s", got ? got : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/read\",\"params\":{\"uri\":\"hyrax://doc/nope.md\"," META26 "}}", 60000);
     code = 0;
-    hx_json_num_int64(get(d ? hx_json_doc_root(d) : NULL, "error.code"), &code, NULL);
+    hxi_json_num_int64(get(d ? hxi_json_doc_root(d) : NULL, "error.code"), &code, NULL);
     CHECK(code == -32002, "unknown resource: -32002, got %lld", (long long)code);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"resources/read\",\"params\":{\"uri\":\"hyrax://doc/..%2F..%2Fetc%2Fpasswd\"," META26 "}}", 60000);
-    r = d ? hx_json_doc_root(d) : NULL;
+    r = d ? hxi_json_doc_root(d) : NULL;
     CHECK(r && get(r, "error") && !get(r, "result"), "a path outside the index is not read");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = call(s, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"resources/templates/list\",\"params\":{" META26 "}}", 60000);
-    r = d ? hx_json_doc_root(d) : NULL;
-    CHECK(str_is(get(hx_json_arr_get(get(r, "result.resourceTemplates"), 0), "uriTemplate"), "hyrax://doc/{path}"),
+    r = d ? hxi_json_doc_root(d) : NULL;
+    CHECK(str_is(get(hxi_json_arr_get(get(r, "result.resourceTemplates"), 0), "uriTemplate"), "hyrax://doc/{path}"),
           "resources/templates/list");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* list_documents pages with a cursor: two documents, one per page (now after initialize) */
     initialize(s);
     r = tool(s, &d, 12, "list_documents", "{\"limit\":1}");
-    const char *next = hx_json_str(get(r, "structuredContent.next_cursor"), NULL);
-    CHECK(next && str_is(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), "a b.md"),
+    const char *next = hxi_json_str(get(r, "structuredContent.next_cursor"), NULL);
+    CHECK(next && str_is(get(hxi_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), "a b.md"),
           "first page and a cursor");
     char args[128];
     snprintf(args, sizeof args, "{\"limit\":1,\"cursor\":\"%s\"}", next ? next : "");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 13, "list_documents", args);
-    CHECK(r && !is_error(r) && hx_json_type_of(get(r, "structuredContent.next_cursor")) == HX_JSON_NULL &&
-              str_is(get(hx_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), "c.md"),
+    CHECK(r && !is_error(r) && hxi_json_type_of(get(r, "structuredContent.next_cursor")) == HX_JSON_NULL &&
+              str_is(get(hxi_json_arr_get(get(r, "structuredContent.documents"), 0), "path"), "c.md"),
           "second page, the last");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(s, &d, 14, "list_documents", "{\"cursor\":\"o1\",\"offset\":0}");
     CHECK(r && is_error(r), "cursor with offset is refused");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     stop(s, 0);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", r26, r26);
     CHECK(system(cmd) == 0, "cleanup");
@@ -1764,7 +1764,7 @@ static void test_protocol_2026(void)
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_mcp_XXXXXX";
+    char tmpl[] = "/tmp/hxi_mcp_XXXXXX";
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s/.hyrax/i.hyx", root);
     check_put(root, "docs/sched.md", "# Scheduling\n\nThe kube-scheduler places pods onto nodes with enough resources.\n");
@@ -1809,14 +1809,14 @@ int main(void)
     if (!start(&s, 1)) {
         test_before_initialize(&s);
         initialize(&s);
-        hx_json_doc *d;
-        const hx_json_val *r = tool(&s, &d, 1, "add_document", "{\"content\":\"x\",\"name\":\"y.md\"}");
-        CHECK(r && is_error(r) && strstr(hx_json_str(get(hx_json_arr_get(get(r, "content"), 0), "text"), NULL), "read-only"),
+        hxi_json_doc *d;
+        const hxi_json_val *r = tool(&s, &d, 1, "add_document", "{\"content\":\"x\",\"name\":\"y.md\"}");
+        CHECK(r && is_error(r) && strstr(hxi_json_str(get(hxi_json_arr_get(get(r, "content"), 0), "text"), NULL), "read-only"),
               "--read-only refuses writes");
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         r = tool(&s, &d, 2, "search", "{\"query\":\"bread\"}");
         CHECK(r && !is_error(r), "--read-only still searches");
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         status = stop(&s, SIGTERM);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "SIGTERM: clean exit (status %d)", status);
     }

@@ -25,14 +25,14 @@ int main(void)
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
         uint8_t d[16];
         char h[33];
-        hx_md5_digest(v[i][0], strlen(v[i][0]), d);
+        hxi_md5_digest(v[i][0], strlen(v[i][0]), d);
         hex(d, h);
         CHECK(!strcmp(h, v[i][1]), "md5(\"%s\") = %s, want %s", v[i][0], h, v[i][1]);
-        hx_md5 s;
-        hx_md5_init(&s);
+        hxi_md5 s;
+        hxi_md5_init(&s);
         for (size_t k = 0; k < strlen(v[i][0]); k += 7)
-            hx_md5_update(&s, v[i][0] + k, strlen(v[i][0]) - k < 7 ? strlen(v[i][0]) - k : 7);
-        hx_md5_final(&s, d);
+            hxi_md5_update(&s, v[i][0] + k, strlen(v[i][0]) - k < 7 ? strlen(v[i][0]) - k : 7);
+        hxi_md5_final(&s, d);
         hex(d, h);
         CHECK(!strcmp(h, v[i][1]), "md5 in pieces of \"%s\"", v[i][0]);
     }

@@ -30,7 +30,7 @@ static void path_in(char *buf, size_t cap, const char *name)
     snprintf(buf, cap, "%s/%s", dir, name);
 }
 
-static int record(hx_memory *m, const char *session, const char *tenant, const char *user, const char *msg,
+static int record(hxi_memory *m, const char *session, const char *tenant, const char *user, const char *msg,
                   const char *resp, const float *vec, const hx_memory_limits *lim, hx_turn *out)
 {
     hx_turn t = {0};
@@ -42,7 +42,7 @@ static int record(hx_memory *m, const char *session, const char *tenant, const c
     t.relevance = NAN;
     t.vec = vec;
     hx_error err = {0};
-    int rc = hx_memory_record(m, &t, lim, out, &err);
+    int rc = hxi_memory_record(m, &t, lim, out, &err);
     CHECK(rc == 0, "record %s/%s: %s", session, msg, err.message);
     return rc;
 }
@@ -53,10 +53,10 @@ static void test_reopen(void)
 {
     char path[PATH_MAX + 32];
     path_in(path, sizeof path, "a.memory.hyx");
-    hx_memory *m = NULL;
+    hxi_memory *m = NULL;
     hx_error err = {0};
-    CHECK(hx_memory_open(&m, path, HX_STORE_READ, &err) == HX_ENOTFOUND, "a missing file reads as not found");
-    CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_READ, &err) == HX_ENOTFOUND, "a missing file reads as not found");
+    CHECK(hxi_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
     if (!m)
         return;
     const char *docs[] = {"kep-1.md", "kep-2.md"};
@@ -68,7 +68,7 @@ static void test_reopen(void)
     t.relevance = 0.75;
     t.docs = docs;
     t.n_docs = 2;
-    CHECK(hx_memory_record(m, &t, NULL, &out, &err) == 0, "record: %s", err.message);
+    CHECK(hxi_memory_record(m, &t, NULL, &out, &err) == 0, "record: %s", err.message);
     CHECK(out.number == 1 && out.id == 1, "first turn is number 1, id 1 (got %u, %llu)", out.number,
           (unsigned long long)out.id);
     record(m, "s2", "", "", "other session", "x", NULL, NULL, &out);
@@ -76,14 +76,14 @@ static void test_reopen(void)
     record(m, "s1", "", "", "second question", "second answer", NULL, NULL, &out);
     CHECK(out.number == 2 && out.id == 3, "second turn of s1 is number 2, id 3 (got %u, %llu)", out.number,
           (unsigned long long)out.id);
-    hx_memory_close(m);
+    hxi_memory_close(m);
 
     m = NULL;
-    CHECK(hx_memory_open(&m, path, HX_STORE_READ, &err) == 0, "reopen: %s", err.message);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_READ, &err) == 0, "reopen: %s", err.message);
     if (!m)
         return;
-    CHECK(hx_memory_count(m) == 3, "3 turns kept (got %zu)", hx_memory_count(m));
-    const hx_turn *a = hx_memory_turn(m, 0), *c = hx_memory_turn(m, 2);
+    CHECK(hxi_memory_count(m) == 3, "3 turns kept (got %zu)", hxi_memory_count(m));
+    const hx_turn *a = hxi_memory_turn(m, 0), *c = hxi_memory_turn(m, 2);
     CHECK(a && !strcmp(a->session, "s1") && !strcmp(a->user_message, "first question") &&
               !strcmp(a->agent_response, "first answer") && !strcmp(a->search_method, "hybrid") &&
               a->relevance == 0.75 && a->n_docs == 2 && !strcmp(a->docs[1], "kep-2.md") && a->vec == NULL,
@@ -91,25 +91,25 @@ static void test_reopen(void)
     CHECK(c && !strcmp(c->user_message, "second question") && c->number == 2 && isnan(c->relevance),
           "third turn read back whole");
     CHECK(a && c && a->at_ns <= c->at_ns, "times in order");
-    hx_memory_close(m);
+    hxi_memory_close(m);
 
     /* the file is a store file whose chain verifies */
-    hx_store *st = NULL;
-    CHECK(hx_store_open(&st, path, HX_STORE_READ, &err) == 0 && hx_store_verify(st, &err) == 0 &&
-              hx_store_generation(st) == 3,
+    hxi_store *st = NULL;
+    CHECK(hxi_store_open(&st, path, HX_STORE_READ, &err) == 0 && hxi_store_verify(st, &err) == 0 &&
+              hxi_store_generation(st) == 3,
           "one commit per turn, every checksum holds: %s", err.message);
-    hx_store_close(st);
+    hxi_store_close(st);
 
     char mp[64];
-    CHECK(hx_memory_path(".hyrax/index.hyx", mp, sizeof mp, &err) == 0 && !strcmp(mp, ".hyrax/index.memory.hyx"),
+    CHECK(hxi_memory_path(".hyrax/index.hyx", mp, sizeof mp, &err) == 0 && !strcmp(mp, ".hyrax/index.memory.hyx"),
           "memory file beside the index: %s", mp);
     /* a walk of the index's folder (hyrax index, serve --watch) leaves it and its temporary files out */
-    CHECK(hx_store_owns_name("index.hyx", "index.memory.hyx") && hx_store_owns_name("index.hyx", "index.stats.hyx") &&
-              hx_store_owns_name("index.hyx", "index.memory.hyx.compact.tmp") &&
-              hx_store_owns_name("index.hyx", "index.memory.hyx.new-12-34"),
+    CHECK(hxi_store_owns_name("index.hyx", "index.memory.hyx") && hxi_store_owns_name("index.hyx", "index.stats.hyx") &&
+              hxi_store_owns_name("index.hyx", "index.memory.hyx.compact.tmp") &&
+              hxi_store_owns_name("index.hyx", "index.memory.hyx.new-12-34"),
           "the files beside the index belong to it");
-    CHECK(!hx_store_owns_name("index.hyx", "index.md") && !hx_store_owns_name("index.hyx", "index.a.b.hyx") &&
-              !hx_store_owns_name("index.hyx", "index..hyx") && !hx_store_owns_name("index.hyx", "indexes.memory.hyx"),
+    CHECK(!hxi_store_owns_name("index.hyx", "index.md") && !hxi_store_owns_name("index.hyx", "index.a.b.hyx") &&
+              !hxi_store_owns_name("index.hyx", "index..hyx") && !hxi_store_owns_name("index.hyx", "indexes.memory.hyx"),
           "other files do not");
 }
 
@@ -119,9 +119,9 @@ static void test_retention(void)
 {
     char path[PATH_MAX + 32];
     path_in(path, sizeof path, "r.memory.hyx");
-    hx_memory *m = NULL;
+    hxi_memory *m = NULL;
     hx_error err = {0};
-    CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
     if (!m)
         return;
     hx_memory_limits lim = {.per_session = 3, .total = 5};
@@ -131,35 +131,35 @@ static void test_retention(void)
         record(m, "A", "", "", msg, "", NULL, &lim, NULL);
     }
     /* per session 3: a1 dropped */
-    CHECK(hx_memory_count(m) == 3 && !strcmp(hx_memory_turn(m, 0)->user_message, "a2"),
-          "session A keeps its newest 3 turns (count %zu)", hx_memory_count(m));
+    CHECK(hxi_memory_count(m) == 3 && !strcmp(hxi_memory_turn(m, 0)->user_message, "a2"),
+          "session A keeps its newest 3 turns (count %zu)", hxi_memory_count(m));
     for (int i = 1; i <= 3; i++) {
         snprintf(msg, sizeof msg, "b%d", i);
         record(m, "B", "", "", msg, "", NULL, &lim, NULL);
     }
     /* 6 turns > total 5: the oldest of the file (a2) dropped */
-    hx_memory_close(m);
+    hxi_memory_close(m);
     m = NULL;
-    CHECK(hx_memory_open(&m, path, HX_STORE_READ, &err) == 0, "reopen: %s", err.message);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_READ, &err) == 0, "reopen: %s", err.message);
     if (!m)
         return;
     const char *want[] = {"a3", "a4", "b1", "b2", "b3"};
-    CHECK(hx_memory_count(m) == 5, "5 turns kept in all (got %zu)", hx_memory_count(m));
-    for (size_t i = 0; i < 5 && i < hx_memory_count(m); i++)
-        CHECK(!strcmp(hx_memory_turn(m, i)->user_message, want[i]), "turn %zu is %s (got %s)", i, want[i],
-              hx_memory_turn(m, i)->user_message);
-    CHECK(hx_memory_count(m) == 5 && hx_memory_turn(m, 1)->number == 4, "numbers go on past dropped turns");
-    hx_memory_close(m);
+    CHECK(hxi_memory_count(m) == 5, "5 turns kept in all (got %zu)", hxi_memory_count(m));
+    for (size_t i = 0; i < 5 && i < hxi_memory_count(m); i++)
+        CHECK(!strcmp(hxi_memory_turn(m, i)->user_message, want[i]), "turn %zu is %s (got %s)", i, want[i],
+              hxi_memory_turn(m, i)->user_message);
+    CHECK(hxi_memory_count(m) == 5 && hxi_memory_turn(m, 1)->number == 4, "numbers go on past dropped turns");
+    hxi_memory_close(m);
 }
 
 /* === Identities === */
 
 /* Turns of (tenant, user) kept in m. */
-static size_t count_of(const hx_memory *m, const char *tenant, const char *user)
+static size_t count_of(const hxi_memory *m, const char *tenant, const char *user)
 {
     size_t n = 0;
-    for (size_t i = 0; i < hx_memory_count(m); i++)
-        n += hx_memory_visible(hx_memory_turn(m, i), tenant, user);
+    for (size_t i = 0; i < hxi_memory_count(m); i++)
+        n += hxi_memory_visible(hxi_memory_turn(m, i), tenant, user);
     return n;
 }
 
@@ -169,9 +169,9 @@ static void test_flood(void)
 {
     char path[PATH_MAX + 32], msg[32];
     path_in(path, sizeof path, "f.memory.hyx");
-    hx_memory *m = NULL;
+    hxi_memory *m = NULL;
     hx_error err = {0};
-    CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
     if (!m)
         return;
     hx_memory_limits lim = {.total = 5, .identities = 3};
@@ -187,44 +187,44 @@ static void test_flood(void)
     }
     CHECK(count_of(m, "globex", "bob") == 5, "acme's 40 turns leave bob's 5 (bob has %zu)",
           count_of(m, "globex", "bob"));
-    CHECK(count_of(m, "acme", "") == 5 && hx_memory_count(m) == 10, "acme keeps its newest 5 (%zu of %zu)",
-          count_of(m, "acme", ""), hx_memory_count(m));
+    CHECK(count_of(m, "acme", "") == 5 && hxi_memory_count(m) == 10, "acme keeps its newest 5 (%zu of %zu)",
+          count_of(m, "acme", ""), hxi_memory_count(m));
     record(m, "local", NULL, NULL, "no identity", "", NULL, &lim, NULL);
     hx_turn t = {0};
     t.session = "x";
     t.tenant = "initech";
     t.user_message = "a fourth identity";
     t.relevance = NAN;
-    CHECK(hx_memory_record(m, &t, &lim, NULL, &err) == HX_ERANGE && strstr(err.message, "3 identities"),
+    CHECK(hxi_memory_record(m, &t, &lim, NULL, &err) == HX_ERANGE && strstr(err.message, "3 identities"),
           "a fourth identity is refused with the reason (%s)", err.message);
     record(m, "s1", "acme", NULL, "acme 41", "", NULL, &lim, NULL);
-    hx_memory_close(m);
+    hxi_memory_close(m);
     m = NULL;
-    CHECK(hx_memory_open(&m, path, HX_STORE_READ, &err) == 0, "reopen: %s", err.message);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_READ, &err) == 0, "reopen: %s", err.message);
     if (!m)
         return;
-    CHECK(hx_memory_count(m) == 11 && count_of(m, "initech", "") == 0, "the refused turn was not written (%zu turns)",
-          hx_memory_count(m));
+    CHECK(hxi_memory_count(m) == 11 && count_of(m, "initech", "") == 0, "the refused turn was not written (%zu turns)",
+          hxi_memory_count(m));
     size_t seen = 0;
-    for (size_t i = 0; i < hx_memory_count(m); i++) {
-        const hx_turn *bt = hx_memory_turn(m, i);
-        if (hx_memory_visible(bt, "globex", "bob")) {
+    for (size_t i = 0; i < hxi_memory_count(m); i++) {
+        const hx_turn *bt = hxi_memory_turn(m, i);
+        if (hxi_memory_visible(bt, "globex", "bob")) {
             snprintf(msg, sizeof msg, "bob %zu", ++seen);
             CHECK(!strcmp(bt->user_message, msg) && bt->number == seen, "bob's turn %zu is there, in order", seen);
         }
     }
-    CHECK(seen == 5 && count_of(m, "acme", "") == 5 && !strcmp(hx_memory_turn(m, 10)->user_message, "acme 41"),
+    CHECK(seen == 5 && count_of(m, "acme", "") == 5 && !strcmp(hxi_memory_turn(m, 10)->user_message, "acme 41"),
           "after reopening: bob 5, acme its newest 5");
-    hx_memory_close(m);
+    hxi_memory_close(m);
 }
 
 static void test_tenants(void)
 {
     char path[PATH_MAX + 32];
     path_in(path, sizeof path, "t.memory.hyx");
-    hx_memory *m = NULL;
+    hxi_memory *m = NULL;
     hx_error err = {0};
-    CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
     if (!m)
         return;
     record(m, "s", "acme", "ann", "acme secret budget", "", NULL, NULL, NULL);
@@ -233,20 +233,20 @@ static void test_tenants(void)
     hx_turn out;
     record(m, "s", "acme", "ann", "second budget", "", NULL, NULL, &out);
     CHECK(out.number == 2, "turn numbers count per identity's session (got %u)", out.number);
-    hx_memory_hit *hits = NULL;
+    hxi_memory_hit *hits = NULL;
     size_t n = 0;
-    CHECK(hx_memory_search(m, HX_MODE_KEYWORD, "budget", NULL, "acme", "ann", NULL, 10, &hits, &n, &err) == 0,
+    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "budget", NULL, "acme", "ann", NULL, 10, &hits, &n, &err) == 0,
           "search: %s", err.message);
     CHECK(n == 2, "acme/ann finds its 2 turns only (got %zu)", n);
     for (size_t i = 0; i < n; i++) {
-        const hx_turn *t = hx_memory_turn(m, hits[i].turn);
+        const hx_turn *t = hxi_memory_turn(m, hits[i].turn);
         CHECK(!strcmp(t->tenant, "acme") && !strcmp(t->user, "ann"), "hit %zu belongs to acme/ann", i);
     }
     free(hits);
-    CHECK(hx_memory_search(m, HX_MODE_KEYWORD, "budget", NULL, "", "", NULL, 10, &hits, &n, &err) == 0 && n == 0,
+    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "budget", NULL, "", "", NULL, 10, &hits, &n, &err) == 0 && n == 0,
           "no identity sees none of them (got %zu)", n);
     free(hits);
-    hx_memory_close(m);
+    hxi_memory_close(m);
 }
 
 /* === Search against brute force === */
@@ -277,9 +277,9 @@ static void test_search(hx_encoder *enc)
 {
     char path[PATH_MAX + 32];
     path_in(path, sizeof path, "s.memory.hyx");
-    hx_memory *m = NULL;
+    hxi_memory *m = NULL;
     hx_error err = {0};
-    CHECK(hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
     if (!m)
         return;
     static float vec[N_TURNS][HX_EMBED_DIM];
@@ -311,9 +311,9 @@ static void test_search(hx_encoder *enc)
                 order[j] = order[j - 1];
                 order[j - 1] = x;
             }
-        hx_memory_hit *hits = NULL;
+        hxi_memory_hit *hits = NULL;
         size_t n = 0;
-        CHECK(hx_memory_search(m, HX_MODE_VECTOR, queries[q], qv, "", "", NULL, N_TURNS, &hits, &n, &err) == 0,
+        CHECK(hxi_memory_search(m, HX_MODE_VECTOR, queries[q], qv, "", "", NULL, N_TURNS, &hits, &n, &err) == 0,
               "search: %s", err.message);
         CHECK(n == N_TURNS, "semantic search ranks every turn (got %zu)", n);
         for (size_t i = 0; i < n; i++)
@@ -324,12 +324,12 @@ static void test_search(hx_encoder *enc)
         CHECK(order[0] == about[q], "query '%s' is about turn %zu (brute force: %zu)", queries[q], about[q], order[0]);
         free(hits);
         /* hybrid's best is the semantic winner here too (it also shares a keyword or ranks first) */
-        CHECK(hx_memory_search(m, HX_MODE_HYBRID, queries[q], qv, "", "", NULL, 3, &hits, &n, &err) == 0 && n >= 1 &&
+        CHECK(hxi_memory_search(m, HX_MODE_HYBRID, queries[q], qv, "", "", NULL, 3, &hits, &n, &err) == 0 && n >= 1 &&
                   hits[0].turn == order[0],
               "hybrid query '%s' finds turn %zu first (got %zu)", queries[q], order[0], n ? hits[0].turn : 99);
         free(hits);
         /* session scope */
-        CHECK(hx_memory_search(m, HX_MODE_VECTOR, queries[q], qv, "", "", "odd", N_TURNS, &hits, &n, &err) == 0 &&
+        CHECK(hxi_memory_search(m, HX_MODE_VECTOR, queries[q], qv, "", "", "odd", N_TURNS, &hits, &n, &err) == 0 &&
                   n == N_TURNS / 2,
               "session 'odd' holds half the turns (got %zu)", n);
         for (size_t i = 0; i < n; i++)
@@ -337,17 +337,17 @@ static void test_search(hx_encoder *enc)
         free(hits);
     }
     /* keyword: "Canberra" occurs in turn 4 only, "token" in turn 5 only (twice) */
-    hx_memory_hit *hits = NULL;
+    hxi_memory_hit *hits = NULL;
     size_t n = 0;
-    CHECK(hx_memory_search(m, HX_MODE_KEYWORD, "canberra", NULL, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1 &&
+    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "canberra", NULL, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1 &&
               hits[0].turn == 4,
           "keyword 'canberra' finds turn 4 alone (got %zu)", n);
     free(hits);
-    CHECK(hx_memory_search(m, HX_MODE_KEYWORD, "tokens", NULL, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1 &&
+    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "tokens", NULL, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1 &&
               hits[0].turn == 5,
           "keyword 'tokens' (stemmed) finds turn 5 alone (got %zu)", n);
     free(hits);
-    hx_memory_close(m);
+    hxi_memory_close(m);
 }
 
 /* === Crash safety === */
@@ -368,8 +368,8 @@ static void test_crash(void)
         pid_t pid = fork();
         if (pid == 0) {
             close(fds[0]);
-            hx_memory *m = NULL;
-            if (hx_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL))
+            hxi_memory *m = NULL;
+            if (hxi_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL))
                 _exit(2);
             static char resp[3000];
             memset(resp, 'r', sizeof resp - 1);
@@ -379,7 +379,7 @@ static void test_crash(void)
                 t.user_message = "a question that will be asked again and again";
                 t.agent_response = resp;
                 t.relevance = NAN;
-                if (hx_memory_record(m, &t, NULL, &out, NULL))
+                if (hxi_memory_record(m, &t, NULL, &out, NULL))
                     _exit(3);
                 if (write(fds[1], &out.id, sizeof out.id) != sizeof out.id)
                     _exit(4);
@@ -396,28 +396,28 @@ static void test_crash(void)
             last_acked = id;
         close(fds[0]);
         CHECK(WIFSIGNALED(status), "round %d: the writer was killed (status %d)", round, status);
-        hx_memory *m = NULL;
+        hxi_memory *m = NULL;
         hx_error err = {0};
-        CHECK(hx_memory_open(&m, path, HX_STORE_WRITE, &err) == 0, "round %d: reopen after kill: %s", round,
+        CHECK(hxi_memory_open(&m, path, HX_STORE_WRITE, &err) == 0, "round %d: reopen after kill: %s", round,
               err.message);
         if (!m)
             return;
         bool found = false;
-        for (size_t i = 0; i < hx_memory_count(m) && !found; i++)
-            found = hx_memory_turn(m, i)->id == last_acked;
+        for (size_t i = 0; i < hxi_memory_count(m) && !found; i++)
+            found = hxi_memory_turn(m, i)->id == last_acked;
         CHECK(last_acked > 0 && found, "round %d: last acknowledged turn %llu is kept", round,
               (unsigned long long)last_acked);
-        uint64_t newest = hx_memory_count(m) ? hx_memory_turn(m, hx_memory_count(m) - 1)->id : 0;
+        uint64_t newest = hxi_memory_count(m) ? hxi_memory_turn(m, hxi_memory_count(m) - 1)->id : 0;
         CHECK(newest == last_acked || newest == last_acked + 1,
               "round %d: nothing but the acknowledged turns and at most one more (newest %llu, acked %llu)", round,
               (unsigned long long)newest, (unsigned long long)last_acked);
-        hx_memory_close(m);
+        hxi_memory_close(m);
     }
 }
 
 /* === MCP tools and the command line === */
 
-static const hx_json_val *call(server *s, hx_json_doc **doc, const char *name, const char *args)
+static const hxi_json_val *call(server *s, hxi_json_doc **doc, const char *name, const char *args)
 {
     static int id = 10;
     char line[8192];
@@ -427,12 +427,12 @@ static const hx_json_val *call(server *s, hx_json_doc **doc, const char *name, c
     send_line(s, line);
     char *out = read_line(s, 120000);
     *doc = NULL;
-    CHECK(out && hx_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "%s answers JSON: %.300s", name,
+    CHECK(out && hxi_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "%s answers JSON: %.300s", name,
           out ? out : "-");
     free(out);
-    const hx_json_val *r = *doc ? get(hx_json_doc_root(*doc), "result") : NULL;
-    CHECK(r && !hx_json_bool(get(r, "isError")), "%s succeeds: %.300s", name,
-          r ? hx_json_str(hx_json_arr_get(get(r, "content"), 0) ? get(hx_json_arr_get(get(r, "content"), 0), "text") : NULL, NULL) : "-");
+    const hxi_json_val *r = *doc ? get(hxi_json_doc_root(*doc), "result") : NULL;
+    CHECK(r && !hxi_json_bool(get(r, "isError")), "%s succeeds: %.300s", name,
+          r ? hxi_json_str(hxi_json_arr_get(get(r, "content"), 0) ? get(hxi_json_arr_get(get(r, "content"), 0), "text") : NULL, NULL) : "-");
     return r ? get(r, "structuredContent") : NULL;
 }
 
@@ -447,36 +447,36 @@ static void test_mcp(void)
                   "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
     free(read_line(&s, 60000));
     send_line(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
-    hx_json_doc *doc;
+    hxi_json_doc *doc;
     for (size_t i = 0; i < 3; i++) {
         char args[1024];
         snprintf(args, sizeof args,
                  "{\"session_id\":\"chat-1\",\"user_message\":\"%s\",\"agent_response\":\"%s\",\"retrieved_docs\":[\"d%zu.md\"],"
                  "\"search_method\":\"hybrid\",\"relevance_score\":0.5}",
                  turn_text[i][0], turn_text[i][1], i);
-        const hx_json_val *r = call(&s, &doc, "record_turn", args);
+        const hxi_json_val *r = call(&s, &doc, "record_turn", args);
         int64_t num = 0;
-        hx_json_num_int64(get(r, "turn_number"), &num, NULL);
+        hxi_json_num_int64(get(r, "turn_number"), &num, NULL);
         CHECK(num == (int64_t)i + 1, "record_turn %zu answers turn_number %zu (got %lld)", i, i + 1, (long long)num);
-        hx_json_doc_free(doc);
+        hxi_json_doc_free(doc);
     }
-    const hx_json_val *r = call(&s, &doc, "get_session", "{\"session_id\":\"chat-1\"}");
-    const hx_json_val *turns = get(r, "turns");
-    CHECK(hx_json_len(turns) == 3, "get_session lists 3 turns (got %zu)", hx_json_len(turns));
-    for (size_t i = 0; i < hx_json_len(turns); i++) {
-        const char *um = hx_json_str(get(hx_json_arr_get(turns, i), "user_message"), NULL);
+    const hxi_json_val *r = call(&s, &doc, "get_session", "{\"session_id\":\"chat-1\"}");
+    const hxi_json_val *turns = get(r, "turns");
+    CHECK(hxi_json_len(turns) == 3, "get_session lists 3 turns (got %zu)", hxi_json_len(turns));
+    for (size_t i = 0; i < hxi_json_len(turns); i++) {
+        const char *um = hxi_json_str(get(hxi_json_arr_get(turns, i), "user_message"), NULL);
         CHECK(um && !strcmp(um, turn_text[i][0]), "turn %zu in order", i);
     }
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     r = call(&s, &doc, "search_history", "{\"query\":\"pod placement in a cluster\",\"mode\":\"semantic\",\"top_k\":1}");
-    const char *best = hx_json_str(get(hx_json_arr_get(get(r, "results"), 0), "user_message"), NULL);
+    const char *best = hxi_json_str(get(hxi_json_arr_get(get(r, "results"), 0), "user_message"), NULL);
     CHECK(best && !strcmp(best, turn_text[1][0]), "search_history finds the scheduler turn (got %s)", best ? best : "-");
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     r = call(&s, &doc, "list_sessions", "{}");
     int64_t nt = 0;
-    hx_json_num_int64(get(hx_json_arr_get(get(r, "sessions"), 0), "turns"), &nt, NULL);
-    CHECK(hx_json_len(get(r, "sessions")) == 1 && nt == 3, "list_sessions: one session of 3 turns");
-    hx_json_doc_free(doc);
+    hxi_json_num_int64(get(hxi_json_arr_get(get(r, "sessions"), 0), "turns"), &nt, NULL);
+    CHECK(hxi_json_len(get(r, "sessions")) == 1 && nt == 3, "list_sessions: one session of 3 turns");
+    hxi_json_doc_free(doc);
     close(s.in);
     int status;
     waitpid(s.pid, &status, 0);
@@ -539,13 +539,13 @@ static void test_mcp_flood(void)
     char db[PATH_MAX + 32], args[256];
     path_in(db, sizeof db, "flood.hyx");
     server s;
-    hx_json_doc *doc;
+    hxi_json_doc *doc;
     if (start_as(&s, db, "globex", "bob", NULL))
         return;
     for (int i = 1; i <= 5; i++) {
         snprintf(args, sizeof args, "{\"session_id\":\"diary\",\"user_message\":\"bob entry %d\"}", i);
         call(&s, &doc, "record_turn", args);
-        hx_json_doc_free(doc);
+        hxi_json_doc_free(doc);
     }
     stop(&s);
     if (start_as(&s, db, "acme", NULL, "3"))
@@ -553,18 +553,18 @@ static void test_mcp_flood(void)
     for (int i = 1; i <= 6; i++) {
         snprintf(args, sizeof args, "{\"session_id\":\"diary\",\"user_message\":\"acme entry %d\"}", i);
         call(&s, &doc, "record_turn", args);
-        hx_json_doc_free(doc);
+        hxi_json_doc_free(doc);
     }
-    const hx_json_val *r = call(&s, &doc, "get_session", "{\"session_id\":\"diary\"}");
-    CHECK(hx_json_len(get(r, "turns")) == 3, "acme keeps its newest 3 (got %zu)", hx_json_len(get(r, "turns")));
-    hx_json_doc_free(doc);
+    const hxi_json_val *r = call(&s, &doc, "get_session", "{\"session_id\":\"diary\"}");
+    CHECK(hxi_json_len(get(r, "turns")) == 3, "acme keeps its newest 3 (got %zu)", hxi_json_len(get(r, "turns")));
+    hxi_json_doc_free(doc);
     stop(&s);
     if (start_as(&s, db, "globex", "bob", NULL))
         return;
     r = call(&s, &doc, "get_session", "{\"session_id\":\"diary\"}");
-    CHECK(hx_json_len(get(r, "turns")) == 5, "bob's 5 acknowledged turns outlive acme's flood (got %zu)",
-          hx_json_len(get(r, "turns")));
-    hx_json_doc_free(doc);
+    CHECK(hxi_json_len(get(r, "turns")) == 5, "bob's 5 acknowledged turns outlive acme's flood (got %zu)",
+          hxi_json_len(get(r, "turns")));
+    hxi_json_doc_free(doc);
     stop(&s);
     char cmd[3 * PATH_MAX], *out;
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" history --db '%s' --tenant globex --user bob --json diary", db);
@@ -575,7 +575,7 @@ static void test_mcp_flood(void)
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_memory_XXXXXX";
+    char tmpl[] = "/tmp/hxi_memory_XXXXXX";
     setenv("HYRAX_BIN", "./hyrax", 0);
     CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
     test_reopen();

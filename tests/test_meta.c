@@ -47,7 +47,7 @@ static const char *yaml(const char *text)
 {
     static pairs p;
     p.text[0] = 0;
-    CHECK(hx_yaml_pairs(text, strlen(text), add_pair, &p) == 0, "yaml parses");
+    CHECK(hxi_yaml_pairs(text, strlen(text), add_pair, &p) == 0, "yaml parses");
     return p.text;
 }
 
@@ -133,7 +133,7 @@ static void test_yaml_golden(void)
         size_t len;
         snprintf(path, sizeof path, "tests/data/kep_yaml/%s", name);
         char *text = check_read_file(path, &len);
-        CHECK(text && hx_yaml_pairs(text, len, add_line, &got) == 0, "%s parses", name);
+        CHECK(text && hxi_yaml_pairs(text, len, add_line, &got) == 0, "%s parses", name);
         CHECK(got.buf && want.buf && !strcmp(got.buf, want.buf), "%s: the pairs PyYAML gives:\n got:\n%s\n want:\n%s", name,
               got.buf ? got.buf : "", want.buf ? want.buf : "");
         free(text);
@@ -165,31 +165,31 @@ static void test_types(void)
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         int64_t ns = 0;
         bool day = !ok[i].day;
-        CHECK(hx_meta_date(ok[i].text, &ns, &day) && ns == ok[i].seconds * 1000000000LL && day == ok[i].day,
+        CHECK(hxi_meta_date(ok[i].text, &ns, &day) && ns == ok[i].seconds * 1000000000LL && day == ok[i].day,
               "date %s = %lld s (got %lld ns, day %d)", ok[i].text, (long long)ok[i].seconds, (long long)ns, day);
     }
     int64_t ns;
     bool day;
-    CHECK(hx_meta_date("2024-06-30T23:59:59.5-05:30", &ns, &day) && ns == 1719811799500000000LL,
+    CHECK(hxi_meta_date("2024-06-30T23:59:59.5-05:30", &ns, &day) && ns == 1719811799500000000LL,
           "fraction and negative offset (Python: 1719811799.5)");
-    CHECK(hx_meta_date("9999-12-31", &ns, &day) && ns == INT64_MAX && hx_meta_date("0001-01-01T00:00Z", &ns, &day) &&
+    CHECK(hxi_meta_date("9999-12-31", &ns, &day) && ns == INT64_MAX && hxi_meta_date("0001-01-01T00:00Z", &ns, &day) &&
               ns == INT64_MIN,
           "dates beyond int64 nanoseconds saturate (UBSan found the overflow)");
     int64_t secs;
     int32_t frac;
-    CHECK(hx_meta_time("9999-12-31T23:59:59.999999999Z", &secs, &frac, &day) && secs == 253402300799LL &&
-              frac == 999999999 && hx_meta_time("0001-01-01", &secs, &frac, &day) && secs == -62135596800LL &&
+    CHECK(hxi_meta_time("9999-12-31T23:59:59.999999999Z", &secs, &frac, &day) && secs == 253402300799LL &&
+              frac == 999999999 && hxi_meta_time("0001-01-01", &secs, &frac, &day) && secs == -62135596800LL &&
               frac == 0 && day,
-          "hx_meta_time is exact in any year (Python: 253402300799, -62135596800)");
+          "hxi_meta_time is exact in any year (Python: 253402300799, -62135596800)");
     static const char *const bad[] = {"2021-02-29", "2021-13-01", "2021-1-1", "2021-01-01T25:00", "2021-01-01x",
                                       "2021-01-01T10:00+5", "v1.22", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        CHECK(!hx_meta_date(bad[i], &ns, &day), "'%s' is not a date", bad[i]);
+        CHECK(!hxi_meta_date(bad[i], &ns, &day), "'%s' is not a date", bad[i]);
     double x;
-    CHECK(hx_meta_number("0034", &x) && x == 34, "0034 is 34");
-    CHECK(hx_meta_number("-1.5e3", &x) && x == -1500, "-1.5e3");
-    CHECK(!hx_meta_number("0x10", &x) && !hx_meta_number("inf", &x) && !hx_meta_number("1.2.3", &x) &&
-              !hx_meta_number("v1", &x) && !hx_meta_number("", &x),
+    CHECK(hxi_meta_number("0034", &x) && x == 34, "0034 is 34");
+    CHECK(hxi_meta_number("-1.5e3", &x) && x == -1500, "-1.5e3");
+    CHECK(!hxi_meta_number("0x10", &x) && !hxi_meta_number("inf", &x) && !hxi_meta_number("1.2.3", &x) &&
+              !hxi_meta_number("v1", &x) && !hxi_meta_number("", &x),
           "hex, inf, 1.2.3, v1 and empty are not numbers");
 }
 
@@ -212,16 +212,16 @@ static hx_doc_info kep_doc(void)
 /* Whether the document passes the JSON filters (which must parse). */
 static bool json_matches(const char *json)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     hx_filter_set fs = {0};
     hx_error err = {0};
-    bool ok = hx_json_parse(&doc, json, strlen(json), NULL, NULL) == 0 &&
-              hx_filter_parse_json(&fs, hx_json_doc_root(doc), &err) == 0;
+    bool ok = hxi_json_parse(&doc, json, strlen(json), NULL, NULL) == 0 &&
+              hxi_filter_parse_json(&fs, hxi_json_doc_root(doc), &err) == 0;
     CHECK(ok, "filters parse: %s (%s)", json, err.message);
     hx_doc_info d = kep_doc();
     bool m = ok && hx_doc_matches(&d, fs.v, fs.n);
     hx_filter_set_free(&fs);
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     return m;
 }
 
@@ -263,15 +263,15 @@ static const char *years_matching(const char *arg)
 static const char *json_refused(const char *json)
 {
     static char msg[256];
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     hx_filter_set fs = {0};
     hx_error err = {0};
     msg[0] = 0;
-    if (hx_json_parse(&doc, json, strlen(json), NULL, NULL) == 0 &&
-        hx_filter_parse_json(&fs, hx_json_doc_root(doc), &err) == HX_EINVAL)
+    if (hxi_json_parse(&doc, json, strlen(json), NULL, NULL) == 0 &&
+        hxi_filter_parse_json(&fs, hxi_json_doc_root(doc), &err) == HX_EINVAL)
         snprintf(msg, sizeof msg, "%s", err.message);
     hx_filter_set_free(&fs);
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     return msg;
 }
 
@@ -390,9 +390,9 @@ static int hyrax(char **out, const char *fmt, ...)
     return check_run(cmd, out);
 }
 
-static const char *text_of(const hx_json_val *r)
+static const char *text_of(const hxi_json_val *r)
 {
-    const char *t = hx_json_str(get(hx_json_arr_get(get(r, "content"), 0), "text"), NULL);
+    const char *t = hxi_json_str(get(hxi_json_arr_get(get(r, "content"), 0), "text"), NULL);
     return t ? t : "";
 }
 
@@ -403,20 +403,20 @@ static const char *search_paths(server *s, const char *mode, int k, const char *
 {
     static char out[4096];
     char args[4096];
-    hx_json_doc *d;
+    hxi_json_doc *d;
     snprintf(args, sizeof args, "{\"query\":\"%s\",\"mode\":\"%s\",\"top_k\":%d,\"group_by\":\"document\",\"min_score\":0,\"filters\":%s}",
              query, mode, k, filters);
-    const hx_json_val *r = serve_tool(s, &d, "search", args);
-    if (hx_json_bool(get(r, "isError")) == 1) {
+    const hxi_json_val *r = serve_tool(s, &d, "search", args);
+    if (hxi_json_bool(get(r, "isError")) == 1) {
         snprintf(out, sizeof out, "ERROR %s", text_of(r));
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         return out;
     }
-    const hx_json_val *res = get(r, "structuredContent.results");
+    const hxi_json_val *res = get(r, "structuredContent.results");
     const char *paths[64];
     size_t n = 0;
-    for (size_t i = 0; res && i < hx_json_len(res) && n < 64; i++)
-        paths[n++] = hx_json_str(get(hx_json_arr_get(res, i), "citation.path"), NULL);
+    for (size_t i = 0; res && i < hxi_json_len(res) && n < 64; i++)
+        paths[n++] = hxi_json_str(get(hxi_json_arr_get(res, i), "citation.path"), NULL);
     for (size_t i = 1; i < n; i++)   /* insertion sort: a handful of paths */
         for (size_t j = i; j > 0 && strcmp(paths[j - 1], paths[j]) > 0; j--) {
             const char *t = paths[j];
@@ -428,7 +428,7 @@ static const char *search_paths(server *s, const char *mode, int k, const char *
         size_t used = strlen(out);
         snprintf(out + used, sizeof out - used, "%s%s", i ? "|" : "", paths[i]);
     }
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     return out;
 }
 
@@ -474,26 +474,26 @@ static void test_search(server *s)
     got = search_paths(s, "keyword", 50, "memory", "{\"kep-number\":{\"from\":\"soon\"}}");
     CHECK(strstr(got, "neither a number nor an ISO-8601 date") != NULL, "bad bound is a tool error: %s", got);
 
-    hx_json_doc *d;
-    const hx_json_val *r = serve_tool(s, &d, "add_document",
+    hxi_json_doc *d;
+    const hxi_json_val *r = serve_tool(s, &d, "add_document",
                                 "{\"content\":\"# Rota\\n\\nThe on-call rota for the storage team.\",\"name\":\"notes/rota.md\","
                                 "\"metadata\":{\"tags\":[\"oncall\",\"storage\"],\"priority\":3,\"due\":\"2024-05-01\",\"public\":false}}");
-    CHECK(hx_json_bool(get(r, "isError")) != 1, "add_document with typed metadata: %s", text_of(r));
-    hx_json_doc_free(d);
+    CHECK(hxi_json_bool(get(r, "isError")) != 1, "add_document with typed metadata: %s", text_of(r));
+    hxi_json_doc_free(d);
     got = search_paths(s, "keyword", 50, "rota",
                        "{\"tags\":\"storage\",\"priority\":{\"gte\":2},\"due\":{\"from\":\"2024-01-01\"},\"public\":false}");
     CHECK(!strcmp(got, "notes/rota.md"), "typed tool metadata filters: %s", got);
     r = serve_tool(s, &d, "list_documents", "{\"filters\":{\"tags\":[\"oncall\"]}}");
-    const hx_json_val *docs = get(r, "structuredContent.documents");
-    const hx_json_val *tags = get(hx_json_arr_get(docs, 0), "metadata.tags");
-    CHECK(hx_json_len(docs) == 1 && hx_json_type_of(tags) == HX_JSON_ARRAY && hx_json_len(tags) == 2 &&
-              !strcmp(hx_json_str(hx_json_arr_get(tags, 1), NULL), "storage"),
+    const hxi_json_val *docs = get(r, "structuredContent.documents");
+    const hxi_json_val *tags = get(hxi_json_arr_get(docs, 0), "metadata.tags");
+    CHECK(hxi_json_len(docs) == 1 && hxi_json_type_of(tags) == HX_JSON_ARRAY && hxi_json_len(tags) == 2 &&
+              !strcmp(hxi_json_str(hxi_json_arr_get(tags, 1), NULL), "storage"),
           "list_documents filters; a list shows as an array: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(s, &d, "add_document", "{\"content\":\"x\",\"name\":\"notes/x.md\",\"metadata\":{\"tags\":[{\"a\":1}]}}");
-    CHECK(hx_json_bool(get(r, "isError")) == 1 && strstr(text_of(r), "string, number or boolean"),
+    CHECK(hxi_json_bool(get(r, "isError")) == 1 && strstr(text_of(r), "string, number or boolean"),
           "metadata of objects refused: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 static void test_cli(void)
@@ -570,10 +570,10 @@ static void test_stored_not_folder_meta(server *s)
     check_put(root, "real/kep.yaml", "owning-sig: sig-real\n");
     CHECK(hyrax(&out, "index --db '%s' .", db) == 0, "index misc/ and real/: %s", out);
     free(out);
-    hx_json_doc *d;
-    const hx_json_val *r = serve_tool(s, &d, "add_document", "{\"name\":\"misc/kep.yaml\",\"content\":\"owning-sig: sig-evil\\n\"}");
-    CHECK(hx_json_bool(get(r, "isError")) != 1, "add_document misc/kep.yaml: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc *d;
+    const hxi_json_val *r = serve_tool(s, &d, "add_document", "{\"name\":\"misc/kep.yaml\",\"content\":\"owning-sig: sig-evil\\n\"}");
+    CHECK(hxi_json_bool(get(r, "isError")) != 1, "add_document misc/kep.yaml: %s", text_of(r));
+    hxi_json_doc_free(d);
     const char *got = search_paths(s, "semantic", 50, "rollout plan", "{\"owning-sig\":\"sig-evil\"}");
     CHECK(!strcmp(got, "misc/kep.yaml"), "a stored kep.yaml passes nothing on: %s", got);
     got = search_paths(s, "semantic", 50, "rollout plan", "{\"owning-sig\":\"sig-real\"}");
@@ -583,7 +583,7 @@ static void test_stored_not_folder_meta(server *s)
 static void test_end_to_end(void)
 {
     char cmd[3 * PATH_MAX], *out;
-    char tmpl[] = "/tmp/hx_meta_XXXXXX";
+    char tmpl[] = "/tmp/hxi_meta_XXXXXX";
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);
     snprintf(cmd, sizeof cmd, "cp -R tests/data/keps/. '%s'", root);
@@ -593,12 +593,12 @@ static void test_end_to_end(void)
     test_cli();
     server s;
     if (start_in(&s, root, db, 0) == 0) {
-        hx_json_doc *d;
+        hxi_json_doc *d;
         CHECK(get(serve_request(&s, &d, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
                                   "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"),
                   "result") != NULL,
               "initialize");
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         send_line(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
         test_search(&s);
         test_inheritance_update(&s);

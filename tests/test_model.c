@@ -133,7 +133,7 @@ static int tiny_open(const tiny *t, hx_error *err)
     size_t size;
     uint8_t *buf = tiny_write(t, &size);
     hx_model *m = NULL;
-    int rc = hx_model_open_buffer(&m, buf, size, hx_kernels_get(), err);
+    int rc = hxi_model_open_buffer(&m, buf, size, hxi_kernels_get(), err);
     hx_model_close(m);
     free(buf);
     return rc;
@@ -148,7 +148,7 @@ static void test_tiny_embeds(void)
     uint8_t *buf = tiny_write(&t, &size);
     hx_error err = {0};
     hx_model *m = NULL;
-    CHECK(hx_model_open_buffer(&m, buf, size, hx_kernels_get(), &err) == 0, "tiny opens: %s", err.message);
+    CHECK(hxi_model_open_buffer(&m, buf, size, hxi_kernels_get(), &err) == 0, "tiny opens: %s", err.message);
     if (m) {
         CHECK(hx_model_dim(m) == 8, "tiny dim %d", hx_model_dim(m));
         CHECK(!strcmp(hx_model_name(m), "tiny-bert"), "tiny name %s", hx_model_name(m));
@@ -169,15 +169,15 @@ static void test_tiny_embeds(void)
         CHECK(hx_encoder_embed_ids(e, &p, &len, 1, out, &err) == HX_ERANGE, "past max_seq_len refused");
         CHECK(strstr(err.message, "12") != NULL, "message names the limit: %s", err.message);
         hx_encoder_free(e);
-        CHECK(hx_encoder_new_rows(&e, m, 1, 5, &err) == HX_EINVAL, "batch smaller than max_seq refused");
+        CHECK(hxi_encoder_new_rows(&e, m, 1, 5, &err) == HX_EINVAL, "batch smaller than max_seq refused");
     }
     hx_model_close(m);
 
     /* The scalar table packs with its own panel width and gives the same vectors. */
     hx_model *ms = NULL, *mf = NULL;
     hx_encoder *es = NULL, *ef = NULL;
-    CHECK(hx_model_open_buffer(&ms, buf, size, &hx_kernels_scalar, &err) == 0, "scalar: %s", err.message);
-    CHECK(hx_model_open_buffer(&mf, buf, size, hx_kernels_get(), &err) == 0, "fast: %s", err.message);
+    CHECK(hxi_model_open_buffer(&ms, buf, size, &hxi_kernels_scalar, &err) == 0, "scalar: %s", err.message);
+    CHECK(hxi_model_open_buffer(&mf, buf, size, hxi_kernels_get(), &err) == 0, "fast: %s", err.message);
     if (ms && mf && !hx_encoder_new(&es, ms, 1, &err) && !hx_encoder_new(&ef, mf, 1, &err)) {
         int32_t ids[12] = {3, 6, 10, 11, 13, 12, 14, 7, 8, 19, 15, 4};
         const int32_t *p = ids;
@@ -188,10 +188,10 @@ static void test_tiny_embeds(void)
         double diff = 0;
         for (int d = 0; d < 8; d++)
             diff = fmax(diff, fabs((double)a[d] - b[d]));
-        CHECK(diff < 1e-5, "scalar and %s tables agree on the tiny model (%g)", hx_kernels_get()->name, diff);
+        CHECK(diff < 1e-5, "scalar and %s tables agree on the tiny model (%g)", hxi_kernels_get()->name, diff);
     }
     hx_model *mu = NULL;
-    CHECK(hx_model_open_buffer(&mu, buf + 4, size - 4, hx_kernels_get(), &err) == HX_EINVAL && !mu,
+    CHECK(hxi_model_open_buffer(&mu, buf + 4, size - 4, hxi_kernels_get(), &err) == HX_EINVAL && !mu,
           "unaligned buffer refused");
     hx_encoder_free(es);
     hx_encoder_free(ef);
@@ -260,7 +260,7 @@ static void test_damage(void)
 
     int all_refused = 1;
     for (size_t n = 0; n < size; n += 7) {
-        int rc = hx_model_open_buffer(&m, buf, n, hx_kernels_get(), &err);
+        int rc = hxi_model_open_buffer(&m, buf, n, hxi_kernels_get(), &err);
         if (rc == 0) {
             hx_model_close(m);
             all_refused = 0;
@@ -285,7 +285,7 @@ static void test_damage(void)
             continue;
         memcpy(copy, buf, size);
         copy[i] ^= (uint8_t)(1u << (i % 8));
-        int rc = hx_model_open_buffer(&m, copy, size, hx_kernels_get(), &err);
+        int rc = hxi_model_open_buffer(&m, copy, size, hxi_kernels_get(), &err);
         flips++;
         if (rc != 0)
             flips_refused++;
@@ -298,7 +298,7 @@ static void test_damage(void)
     memcpy(copy, buf, size);
     hxf_put32(copy + 8, 2);
     hxf_put32(copy + 60, hxf_crc32c(0, copy, 60));
-    int rc = hx_model_open_buffer(&m, copy, size, hx_kernels_get(), &err);
+    int rc = hxi_model_open_buffer(&m, copy, size, hxi_kernels_get(), &err);
     CHECK(rc == HX_EVERSION && strstr(err.message, "version 2"), "version 2 refused: %d %s", rc, err.message);
     free(copy);
     free(buf);
@@ -314,7 +314,7 @@ static void test_files(void)
     CHECK(rc == HX_EFORMAT && strstr(err.message, "not a regular file"), "folder: %d %s", rc, err.message);
     /* a FIFO is refused at once; SIGALRM's default action ends the test if the open waits for a
      * writer that never comes */
-    char dir[] = "/tmp/hx_model_XXXXXX", fifo[64];
+    char dir[] = "/tmp/hxi_model_XXXXXX", fifo[64];
     CHECK(mkdtemp(dir) != NULL, "temp folder");
     snprintf(fifo, sizeof fifo, "%s/fifo.hxw", dir);
     CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
@@ -334,10 +334,10 @@ static void test_files(void)
     if (map.addr) {
         const size_t cuts[] = {0, 1, 63, 64, 4096, map.size / 2, map.size - 64, map.size - 1};
         for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
-            rc = hx_model_open_buffer(&m, map.addr, cuts[i], hx_kernels_get(), &err);
+            rc = hxi_model_open_buffer(&m, map.addr, cuts[i], hxi_kernels_get(), &err);
             CHECK(rc == HX_ETRUNCATED, "real file cut to %zu bytes: %d %s", cuts[i], rc, err.message);
         }
-        rc = hx_model_open_buffer(&m, map.addr, map.size, hx_kernels_get(), &err);
+        rc = hxi_model_open_buffer(&m, map.addr, map.size, hxi_kernels_get(), &err);
         CHECK(rc == 0, "real file from a buffer: %s", err.message);
         hx_model_close(m);
         hxf_map_close(&map);

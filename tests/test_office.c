@@ -37,8 +37,8 @@ static words split(const char *s)
         uint32_t cp;
         while (i < n) {
             size_t at = i;
-            hx_utf8_next(s, n, &i, &cp);
-            if (!(hx_unicode_class(cp) & (HX_UC_LETTER | HX_UC_NUMBER | HX_UC_MARK))) {
+            hxi_utf8_next(s, n, &i, &cp);
+            if (!(hxi_unicode_class(cp) & (HX_UC_LETTER | HX_UC_NUMBER | HX_UC_MARK))) {
                 if (at == a)
                     a = i;   /* leading separators */
                 else
@@ -83,7 +83,7 @@ static void agreement(const char *ours, const char *ref, double *recall, double 
     words_free(&b);
 }
 
-static const char *meta(const hx_extract *x, const char *key)
+static const char *meta(const hxi_extract *x, const char *key)
 {
     for (size_t i = 0; i < x->n_meta; i++)
         if (!strcmp(x->meta[i].key, key))
@@ -92,16 +92,16 @@ static const char *meta(const hx_extract *x, const char *key)
 }
 
 /* Extracts path as the table detects it under `as_name`. */
-static int extract(const char *path, const char *as_name, hx_extract *x, const char **type, hx_error *err)
+static int extract(const char *path, const char *as_name, hxi_extract *x, const char **type, hx_error *err)
 {
     size_t n;
     char *raw = check_read_file(path, &n);
     CHECK(raw, "cannot read %s", path);
     if (!raw)
         return -1;
-    const hx_doctype *t = hx_doctype_detect(as_name, (const uint8_t *)raw, n);
+    const hxi_doctype *t = hxi_doctype_detect(as_name, (const uint8_t *)raw, n);
     *type = t->name;
-    int rc = hx_extract_init(x, n, err);
+    int rc = hxi_extract_init(x, n, err);
     if (!rc)
         rc = t->extract((const uint8_t *)raw, n, x, err);
     free(raw);
@@ -114,7 +114,7 @@ static void golden(const char *name)
     snprintf(path, sizeof path, GOLDEN "%s", name);
     snprintf(ref_path, sizeof ref_path, "%s.ref.txt", path);
     const char *ext = strrchr(name, '.') + 1, *type;
-    hx_extract x;
+    hxi_extract x;
     hx_error err = {0};
     int rc = extract(path, "renamed.txt", &x, &type, &err);   /* content decides, not the name */
     CHECK(rc == 0, "%s: %s", name, err.message);
@@ -148,7 +148,7 @@ static void golden(const char *name)
                   "%s: title %s, author %s", name, x.title ? x.title : "-", meta(&x, "author") ? meta(&x, "author") : "-");
     }
     free(ref);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
 }
 
 static void hostile(void)
@@ -163,7 +163,7 @@ static void hostile(void)
         CHECK(sscanf(line, "%63s %15s %63s", name, outcome, word) == 3, "manifest line %s", line);
         char path[256];
         snprintf(path, sizeof path, GOLDEN "hostile/%s", name);
-        hx_extract x;
+        hxi_extract x;
         hx_error err = {0};
         const char *type;
         int rc = extract(path, name, &x, &type, &err);
@@ -172,7 +172,7 @@ static void hostile(void)
                   word);
         else
             CHECK(rc == 0 && strstr(x.text, word), "%s: %d %s / text %s", name, rc, err.message, rc ? "" : x.text);
-        hx_extract_clear(&x);
+        hxi_extract_clear(&x);
         cases++;
     }
     CHECK(cases >= 8, "only %d hostile cases", cases);
@@ -186,13 +186,13 @@ static void cuts(void)
     char *raw = check_read_file(GOLDEN "kep00.docx", &n);
     CHECK(raw, "kep00.docx");
     for (size_t cut = 0; raw && cut < n; cut += 41) {
-        hx_extract x;
+        hxi_extract x;
         hx_error err = {0};
-        int rc = hx_extract_init(&x, cut, &err);
+        int rc = hxi_extract_init(&x, cut, &err);
         if (!rc)
-            rc = hx_doctype_find("docx", 4)->extract((const uint8_t *)raw, cut, &x, &err);
+            rc = hxi_doctype_find("docx", 4)->extract((const uint8_t *)raw, cut, &x, &err);
         CHECK(rc == 0 || (rc < 0 && err.message[0]), "cut at %zu", cut);
-        hx_extract_clear(&x);
+        hxi_extract_clear(&x);
     }
     free(raw);
 }

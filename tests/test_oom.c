@@ -1,5 +1,5 @@
 /* test_oom.c: the out-of-memory paths (STYLE habit 16). For each operation it counts the
- * allocations a successful run makes (hx_alloc_fail_at(0, 0) returns the count), then runs it once
+ * allocations a successful run makes (hxi_alloc_fail_at(0, 0) returns the count), then runs it once
  * with each allocation failing in turn: the run must fail with HX_ENOMEM or, where the failed
  * allocation had a fallback, succeed with exactly the baseline result; the next run without
  * failures must succeed with the baseline result again. `make asan` runs this under
@@ -67,9 +67,9 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 static void run_oom(const char *name, op_fn op, unsigned long stride, void (*after)(const char *name))
 {
     uint64_t base = 0;
-    hx_alloc_fail_at(0, 0);
+    hxi_alloc_fail_at(0, 0);
     int rc = op(&base);
-    unsigned long count = hx_alloc_fail_at(0, 0);
+    unsigned long count = hxi_alloc_fail_at(0, 0);
     CHECK(rc == 0, "%s: baseline run: %s", name, hx_strerror(rc));
     if (rc)
         return;
@@ -77,9 +77,9 @@ static void run_oom(const char *name, op_fn op, unsigned long stride, void (*aft
     clock_t t0 = clock();
     for (unsigned long n = 1; n <= count; n += stride) {
         uint64_t d = 0;
-        hx_alloc_fail_at(n, 0);
+        hxi_alloc_fail_at(n, 0);
         rc = op(&d);
-        hx_alloc_fail_at(0, 0);
+        hxi_alloc_fail_at(0, 0);
         runs++;
         if (rc == 0) {
             recovered++;
@@ -92,7 +92,7 @@ static void run_oom(const char *name, op_fn op, unsigned long stride, void (*aft
             after(name);
         d = 0;
         rc = op(&d);
-        hx_alloc_fail_at(0, 0);
+        hxi_alloc_fail_at(0, 0);
         CHECK(rc == 0 && d == base, "%s: run after failing allocation %lu: %s", name, n, hx_strerror(rc));
     }
     printf("test_oom: %-22s %5lu allocations, %5lu runs (stride %lu): %lu failed, %lu fell back; %.1f s\n", name,
@@ -112,35 +112,35 @@ static const char json_text[] =
 
 static int op_json(uint64_t *digest)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     hx_error err = {0};
-    int rc = hx_json_parse(&doc, json_text, sizeof json_text - 1, NULL, &err);
+    int rc = hxi_json_parse(&doc, json_text, sizeof json_text - 1, NULL, &err);
     if (rc && rc != HX_ENOMEM)
         fprintf(stderr, "json: %s\n", err.message);
     if (rc)
         return rc;
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_key(&w, "echo");
-    hx_json_write_val(&w, hx_json_doc_root(doc));
-    hx_json_write_key(&w, "text");
-    hx_json_write_arr_begin(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_obj_begin(&w);
+    hxi_json_write_key(&w, "echo");
+    hxi_json_write_val(&w, hxi_json_doc_root(doc));
+    hxi_json_write_key(&w, "text");
+    hxi_json_write_arr_begin(&w);
     for (int i = 0; i < 40; i++)
-        hx_json_write_cstr(&w, "a line long enough to make the writer grow its buffer more than once\n");
-    hx_json_write_arr_end(&w);
-    hx_json_write_key(&w, "n");
-    hx_json_write_double(&w, 0.1);
-    hx_json_write_obj_end(&w);
-    hx_json_doc_free(doc);
-    rc = hx_json_writer_finish(&w, &err);
+        hxi_json_write_cstr(&w, "a line long enough to make the writer grow its buffer more than once\n");
+    hxi_json_write_arr_end(&w);
+    hxi_json_write_key(&w, "n");
+    hxi_json_write_double(&w, 0.1);
+    hxi_json_write_obj_end(&w);
+    hxi_json_doc_free(doc);
+    rc = hxi_json_writer_finish(&w, &err);
     size_t len = 0;
-    char *out = rc ? NULL : hx_json_writer_take(&w, &len);
-    hx_json_writer_free(&w);
+    char *out = rc ? NULL : hxi_json_writer_take(&w, &len);
+    hxi_json_writer_free(&w);
     if (out) {
-        hx_json_doc *back = NULL;   /* the output parses again */
-        rc = hx_json_parse(&back, out, len, NULL, &err);
-        hx_json_doc_free(back);
+        hxi_json_doc *back = NULL;   /* the output parses again */
+        rc = hxi_json_parse(&back, out, len, NULL, &err);
+        hxi_json_doc_free(back);
         *digest = fnv(14695981039346656037ull, out, len);
         free(out);
     }
@@ -163,34 +163,34 @@ static const char *const bm_docs[] = {
 static int op_bm25(uint64_t *digest)
 {
     hx_error err = {0};
-    hx_bm25_builder *b = NULL;
-    int rc = hx_bm25_builder_new(&b, HX_ANALYZER_ENGLISH, &err);
+    hxi_bm25_builder *b = NULL;
+    int rc = hxi_bm25_builder_new(&b, HX_ANALYZER_ENGLISH, &err);
     for (uint32_t round = 0; !rc && round < 8; round++)
         for (size_t i = 0; !rc && i < sizeof bm_docs / sizeof *bm_docs; i++)
-            rc = hx_bm25_builder_add(b, round * 100 + (uint32_t)i, bm_docs[i], strlen(bm_docs[i]), &err);
+            rc = hxi_bm25_builder_add(b, round * 100 + (uint32_t)i, bm_docs[i], strlen(bm_docs[i]), &err);
     uint8_t *blob = NULL;
     size_t len = 0;
     if (!rc)
-        rc = hx_bm25_builder_finish(b, &blob, &len, &err);
-    hx_bm25_builder_free(b);
+        rc = hxi_bm25_builder_finish(b, &blob, &len, &err);
+    hxi_bm25_builder_free(b);
     if (rc)
         return rc;
     uint64_t h = fnv(14695981039346656037ull, blob, len);
-    hx_bm25_reader r;
-    rc = hx_bm25_reader_open(&r, blob, len, &err);
+    hxi_bm25_reader r;
+    rc = hxi_bm25_reader_open(&r, blob, len, &err);
     if (!rc)
-        rc = hx_bm25_reader_check(&r, &err);
+        rc = hxi_bm25_reader_check(&r, &err);
     static const char *const queries[] = {"pods node", "\"service account\" tokens", "sched* -bread",
                                           "memory.high container*", "restart policy +kubelet"};
     for (size_t qi = 0; !rc && qi < sizeof queries / sizeof *queries; qi++) {
-        hx_bm25_query *q = NULL;
-        rc = hx_bm25_query_parse(&q, HX_ANALYZER_ENGLISH, queries[qi], strlen(queries[qi]), &err);
+        hxi_bm25_query *q = NULL;
+        rc = hxi_bm25_query_parse(&q, HX_ANALYZER_ENGLISH, queries[qi], strlen(queries[qi]), &err);
         if (rc)
             break;
-        hx_bm25_segment seg = {.reader = &r};
-        hx_bm25_hit hits[20];
+        hxi_bm25_segment seg = {.reader = &r};
+        hxi_bm25_hit hits[20];
         size_t n = 0;
-        rc = hx_bm25_search(&seg, 1, q, NULL, 20, hits, &n, &err);
+        rc = hxi_bm25_search(&seg, 1, q, NULL, 20, hits, &n, &err);
         for (size_t i = 0; !rc && i < n; i++) {
             h = fnv(h, &hits[i].doc_id, sizeof hits[i].doc_id);
             h = fnv(h, &hits[i].score, sizeof hits[i].score);
@@ -199,11 +199,11 @@ static int op_bm25(uint64_t *digest)
             const char *text = bm_docs[hits[i].doc_id % 100];
             char *snip = NULL;
             size_t slen = 0;
-            rc = hx_snippet_make(text, strlen(text), q, 40, &snip, &slen, &err);
+            rc = hxi_snippet_make(text, strlen(text), q, 40, &snip, &slen, &err);
             h = fnv_str(h, snip);
             free(snip);
         }
-        hx_bm25_query_free(q);
+        hxi_bm25_query_free(q);
     }
     free(blob);
     *digest = h;
@@ -243,7 +243,7 @@ static void hn_data(void)
     }
 }
 
-static uint64_t hn_hash(uint64_t h, const hx_hnsw_hit *hits, uint32_t n)
+static uint64_t hn_hash(uint64_t h, const hxi_hnsw_hit *hits, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         h = fnv(h, &hits[i].id, sizeof hits[i].id);
@@ -255,55 +255,55 @@ static uint64_t hn_hash(uint64_t h, const hx_hnsw_hit *hits, uint32_t n)
 static int op_hnsw(uint64_t *digest)
 {
     hx_error err = {0};
-    hx_hnsw_params p = {.dim = HN_DIM, .dot = dot, .M = 4, .ef_construction = 24, .seed = 7};
-    hx_hnsw *h = NULL, *copy = NULL;
-    hx_hnsw_view *v = NULL;
+    hxi_hnsw_params p = {.dim = HN_DIM, .dot = dot, .M = 4, .ef_construction = 24, .seed = 7};
+    hxi_hnsw *h = NULL, *copy = NULL;
+    hxi_hnsw_view *v = NULL;
     uint8_t *buf = NULL;
-    int rc = hx_hnsw_new(&h, &p, &err);
+    int rc = hxi_hnsw_new(&h, &p, &err);
     if (!rc)
-        rc = hx_hnsw_add_batch(h, hn_ids, hn_vecs, HN_N - 10, 1, &err);
+        rc = hxi_hnsw_add_batch(h, hn_ids, hn_vecs, HN_N - 10, 1, &err);
     for (size_t i = HN_N - 10; !rc && i < HN_N; i++)
-        rc = hx_hnsw_add(h, hn_ids[i], hn_vecs + i * HN_DIM, &err);
+        rc = hxi_hnsw_add(h, hn_ids[i], hn_vecs + i * HN_DIM, &err);
     if (!rc)
-        rc = hx_hnsw_delete(h, hn_ids[5], &err);
+        rc = hxi_hnsw_delete(h, hn_ids[5], &err);
     uint64_t d = 14695981039346656037ull;
-    hx_hnsw_query q = {.vector = hn_vecs + 17 * HN_DIM, .k = 10, .ef = 32, .exact_below = 1};
-    hx_hnsw_hit hits[10];
+    hxi_hnsw_query q = {.vector = hn_vecs + 17 * HN_DIM, .k = 10, .ef = 32, .exact_below = 1};
+    hxi_hnsw_hit hits[10];
     uint32_t n = 0;
     if (!rc)
-        rc = hx_hnsw_search(h, &q, hits, &n, NULL, &err);
+        rc = hxi_hnsw_search(h, &q, hits, &n, NULL, &err);
     d = hn_hash(d, hits, rc ? 0 : n);
     size_t len = 0;
     if (!rc)
-        rc = hx_hnsw_serialize(h, NULL, 0, &len, &err);
+        rc = hxi_hnsw_serialize(h, NULL, 0, &len, &err);
     if (!rc && !(buf = malloc(len)))
         rc = HX_EIO;   /* the test's own memory: not an injected failure */
     if (!rc)
-        rc = hx_hnsw_serialize(h, buf, len, &len, &err);
+        rc = hxi_hnsw_serialize(h, buf, len, &len, &err);
     if (!rc) {
         d = fnv(d, buf, len);
-        rc = hx_hnsw_view_open(&v, buf, len, hx_hnsw_vectors(h), (size_t)hx_hnsw_count(h) * HN_DIM, dot, &err);
+        rc = hxi_hnsw_view_open(&v, buf, len, hxi_hnsw_vectors(h), (size_t)hxi_hnsw_count(h) * HN_DIM, dot, &err);
     }
     if (!rc)
-        rc = hx_hnsw_view_search(v, &q, hits, &n, NULL, &err);
+        rc = hxi_hnsw_view_search(v, &q, hits, &n, NULL, &err);
     d = hn_hash(d, hits, rc ? 0 : n);
-    hx_hnsw_query qf = q;
+    hxi_hnsw_query qf = q;
     qf.exact = true;
     if (!rc)
-        rc = hx_hnsw_view_search(v, &qf, hits, &n, NULL, &err);
+        rc = hxi_hnsw_view_search(v, &qf, hits, &n, NULL, &err);
     d = hn_hash(d, hits, rc ? 0 : n);
     if (!rc)
-        rc = hx_hnsw_from_view(&copy, v, &err);
+        rc = hxi_hnsw_from_view(&copy, v, &err);
     float extra[HN_DIM] = {1};
     if (!rc)
-        rc = hx_hnsw_add(copy, 7, extra, &err);
+        rc = hxi_hnsw_add(copy, 7, extra, &err);
     if (!rc)
-        rc = hx_hnsw_search(copy, &q, hits, &n, NULL, &err);
+        rc = hxi_hnsw_search(copy, &q, hits, &n, NULL, &err);
     d = hn_hash(d, hits, rc ? 0 : n);
-    hx_hnsw_free(copy);
-    hx_hnsw_view_close(v);
+    hxi_hnsw_free(copy);
+    hxi_hnsw_view_close(v);
     free(buf);
-    hx_hnsw_free(h);
+    hxi_hnsw_free(h);
     *digest = d;
     return rc;
 }
@@ -315,56 +315,56 @@ static char store_path[PATH_MAX + 32];
 static int op_store(uint64_t *digest)
 {
     hx_error err = {0};
-    hx_store *w = NULL, *r = NULL;
+    hxi_store *w = NULL, *r = NULL;
     unlink(store_path);
     uint64_t d = 14695981039346656037ull;
-    int rc = hx_store_open(&w, store_path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
-    hx_store_ref ref[3];
+    int rc = hxi_store_open(&w, store_path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
+    hxi_store_ref ref[3];
     static const char blob[] = "a blob of bytes that lands on a 64-byte boundary";
     for (int i = 0; !rc && i < 3; i++)
-        rc = hx_store_append(w, blob, sizeof blob - (size_t)i, &ref[i], &err);
+        rc = hxi_store_append(w, blob, sizeof blob - (size_t)i, &ref[i], &err);
     if (!rc)
-        rc = hx_store_commit(w, "root-1", 6, "first", &err);
-    hx_store_close(w);
+        rc = hxi_store_commit(w, "root-1", 6, "first", &err);
+    hxi_store_close(w);
     w = NULL;
     if (!rc)
-        rc = hx_store_open(&w, store_path, HX_STORE_WRITE, &err);
+        rc = hxi_store_open(&w, store_path, HX_STORE_WRITE, &err);
     if (!rc)
-        rc = hx_store_open(&r, store_path, HX_STORE_READ, &err);
+        rc = hxi_store_open(&r, store_path, HX_STORE_READ, &err);
     if (!rc)
-        rc = hx_store_append(w, blob, 10, &ref[0], &err);
+        rc = hxi_store_append(w, blob, 10, &ref[0], &err);
     if (!rc)
-        rc = hx_store_commit(w, "root-2", 6, NULL, &err);
+        rc = hxi_store_commit(w, "root-2", 6, NULL, &err);
     if (!rc) {
-        rc = hx_store_refresh(r, &err);
+        rc = hxi_store_refresh(r, &err);
         rc = rc == 1 ? 0 : rc ? rc : HX_EINVAL;
     }
     const uint8_t *root = NULL, *data = NULL;
     size_t rlen = 0;
     if (!rc) {
-        hx_store_root(r, &root, &rlen);
+        hxi_store_root(r, &root, &rlen);
         d = fnv(d, root, rlen);
-        rc = hx_store_blob(r, ref[0], &data, &err);
+        rc = hxi_store_blob(r, ref[0], &data, &err);
     }
     if (!rc) {
         d = fnv(d, data, (size_t)ref[0].length);
-        rc = hx_store_verify(r, &err);
+        rc = hxi_store_verify(r, &err);
     }
-    hx_store_info *hist = NULL;
+    hxi_store_info *hist = NULL;
     size_t nh = 0;
     if (!rc)
-        rc = hx_store_history(r, &hist, &nh, &err);
+        rc = hxi_store_history(r, &hist, &nh, &err);
     for (size_t i = 0; !rc && i < nh; i++) {
         d = fnv(d, &hist[i].generation, sizeof hist[i].generation);
         d = fnv_str(d, hist[i].name);
     }
     free(hist);
-    hx_store_info named = {0};
+    hxi_store_info named = {0};
     if (!rc)
-        rc = hx_store_find_name(r, "first", &named, &err);
+        rc = hxi_store_find_name(r, "first", &named, &err);
     d = fnv(d, &named.generation, sizeof named.generation);
-    hx_store_close(r);
-    hx_store_close(w);
+    hxi_store_close(r);
+    hxi_store_close(w);
     *digest = d;
     return rc;
 }
@@ -373,13 +373,13 @@ static int op_store(uint64_t *digest)
 static void store_after(const char *name)
 {
     hx_error err = {0};
-    hx_store *s = NULL;
-    int rc = hx_store_open(&s, store_path, HX_STORE_READ, &err);
+    hxi_store *s = NULL;
+    int rc = hxi_store_open(&s, store_path, HX_STORE_READ, &err);
     if (rc == HX_ENOTFOUND)
         return;
-    CHECK(rc == 0 && hx_store_verify(s, &err) == 0, "%s: the file verifies after a failed run: %s", name,
+    CHECK(rc == 0 && hxi_store_verify(s, &err) == 0, "%s: the file verifies after a failed run: %s", name,
           err.message);
-    hx_store_close(s);
+    hxi_store_close(s);
 }
 
 /* === Chunking and tokenizing === */
@@ -402,11 +402,11 @@ static void make_doc(void)
 static int op_chunk(uint64_t *digest)
 {
     hx_error err = {0};
-    hx_chunk *chunks = NULL;
+    hxi_chunk *chunks = NULL;
     size_t n = 0;
-    hx_chunk_opts o = {.max_tokens = 64, .overlap_tokens = 8};
-    int rc = hx_chunk_document(hx_model_tokenizer(model), "Scheduler", "markdown", doc_text, strlen(doc_text), &o,
-                               &chunks, &n, &err);
+    hxi_chunk_opts o = {.max_tokens = 64, .overlap_tokens = 8};
+    int rc = hxi_chunk_document(hxi_model_tokenizer(model), "Scheduler", "markdown", doc_text, strlen(doc_text), &o,
+                                &chunks, &n, &err);
     uint64_t d = 14695981039346656037ull;
     for (size_t i = 0; !rc && i < n; i++) {
         d = fnv_str(d, chunks[i].text);
@@ -414,7 +414,7 @@ static int op_chunk(uint64_t *digest)
         d = fnv(d, &chunks[i].byte_start, sizeof chunks[i].byte_start);
     }
     if (!rc)
-        hx_chunks_free(chunks, n);
+        hxi_chunks_free(chunks, n);
     *digest = d;
     return rc;
 }
@@ -422,24 +422,24 @@ static int op_chunk(uint64_t *digest)
 static int op_tokenize(uint64_t *digest)
 {
     hx_error err = {0};
-    hx_analysis a = {0};
+    hxi_analysis a = {0};
     uint64_t d = 14695981039346656037ull;
-    int rc = hx_analyzer_run(&a, doc_text, strlen(doc_text), &err);
+    int rc = hxi_analyzer_run(&a, doc_text, strlen(doc_text), &err);
     for (size_t i = 0; !rc && i < a.n_terms; i++) {
         d = fnv(d, a.buf + a.terms[i].text_off, a.terms[i].text_len);
         d = fnv(d, &a.terms[i].pos, sizeof a.terms[i].pos);
     }
-    hx_analyzer_free(&a);
+    hxi_analyzer_free(&a);
     static const char vocab[] = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\nkube\n-\nschedul\n##er\npods\n";
-    hx_tokenizer *t = NULL;
+    hxi_tokenizer *t = NULL;
     if (!rc)
-        rc = hx_tokenizer_new(&t, vocab, sizeof vocab - 1, &err);
+        rc = hxi_tokenizer_new(&t, vocab, sizeof vocab - 1, &err);
     if (!rc) {
         int32_t ids[16];
-        size_t n = hx_tokenize(t, "the kube-scheduler pods", 23, ids, NULL, 16);
+        size_t n = hxi_tokenize(t, "the kube-scheduler pods", 23, ids, NULL, 16);
         d = fnv(d, ids, (n < 16 ? n : 16) * sizeof *ids);
     }
-    hx_tokenizer_free(t);
+    hxi_tokenizer_free(t);
     *digest = d;
     return rc;
 }
@@ -656,11 +656,11 @@ static int op_filters(uint64_t *digest)
 {
     static const char json[] = "{\"owning-sig\":\"sig-auth\",\"tags\":[\"a\",2,true],\"kep-number\":{\"gte\":1,"
                                "\"lt\":\"9\"},\"date_range\":{\"key\":\"created\",\"from\":\"2021-01-01\"}}";
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     hx_filter_set fs = {0};
-    int rc = hx_json_parse(&doc, json, sizeof json - 1, NULL, NULL);
+    int rc = hxi_json_parse(&doc, json, sizeof json - 1, NULL, NULL);
     if (!rc)
-        rc = hx_filter_parse_json(&fs, hx_json_doc_root(doc), NULL);
+        rc = hxi_filter_parse_json(&fs, hxi_json_doc_root(doc), NULL);
     if (!rc)
         rc = hx_filter_parse_arg(&fs, "sig=a,b\\,c", NULL);
     if (!rc)
@@ -673,7 +673,7 @@ static int op_filters(uint64_t *digest)
     }
     *digest = h;
     hx_filter_set_free(&fs);
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     return rc;
 }
 
@@ -690,9 +690,9 @@ static int op_memory(uint64_t *digest)
         for (int d = 0; d < HX_EMBED_DIM; d++)
             vec[i][d] = d == i ? 1.0f : 0.0f;
     unlink(memory_path);
-    hx_memory *m = NULL;
+    hxi_memory *m = NULL;
     hx_error err = {0};
-    int rc = hx_memory_open(&m, memory_path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
+    int rc = hxi_memory_open(&m, memory_path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
     const char *docs[] = {"a.md"};
     for (int i = 0; !rc && i < 3; i++) {
         hx_turn t = {0};
@@ -703,19 +703,19 @@ static int op_memory(uint64_t *digest)
         t.n_docs = 1;
         t.relevance = NAN;
         t.vec = vec[i];
-        rc = hx_memory_record(m, &t, NULL, NULL, &err);
+        rc = hxi_memory_record(m, &t, NULL, NULL, &err);
     }
-    hx_memory_close(m);
+    hxi_memory_close(m);
     m = NULL;
     if (!rc)
-        rc = hx_memory_open(&m, memory_path, HX_STORE_READ, &err);
-    hx_memory_hit *hits = NULL;
+        rc = hxi_memory_open(&m, memory_path, HX_STORE_READ, &err);
+    hxi_memory_hit *hits = NULL;
     size_t n = 0;
     if (!rc)
-        rc = hx_memory_search(m, HX_MODE_HYBRID, "scheduled pods", vec[0], "", "", NULL, 3, &hits, &n, &err);
+        rc = hxi_memory_search(m, HX_MODE_HYBRID, "scheduled pods", vec[0], "", "", NULL, 3, &hits, &n, &err);
     uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; !rc && i < hx_memory_count(m); i++) {
-        const hx_turn *t = hx_memory_turn(m, i);
+    for (size_t i = 0; !rc && i < hxi_memory_count(m); i++) {
+        const hx_turn *t = hxi_memory_turn(m, i);
         h = fnv_str(fnv_str(fnv_str(h, t->session), t->user_message), t->docs[0]);
         h = fnv(h, &t->number, sizeof t->number);
     }
@@ -723,7 +723,7 @@ static int op_memory(uint64_t *digest)
         h = fnv(h, &hits[i].turn, sizeof hits[i].turn);
     *digest = h;
     free(hits);
-    hx_memory_close(m);
+    hxi_memory_close(m);
     return rc;
 }
 
@@ -731,7 +731,7 @@ static int op_memory(uint64_t *digest)
 static int op_stats(uint64_t *digest)
 {
     char path[PATH_MAX + 64];
-    hx_stats_path(stats_db, path, sizeof path, NULL);
+    hxi_stats_path(stats_db, path, sizeof path, NULL);
     unlink(path);
     hx_stats *s = NULL;
     hx_error err = {0};
@@ -742,26 +742,26 @@ static int op_stats(uint64_t *digest)
         hx_stats_note_latency(s, "search", "stdio", 3);
         hx_stats_note_query(s, "hot query");
         hx_stats_note_update(s, &rep, NULL, 250);
-        rc = hx_stats_flush(s, &err);
+        rc = hxi_stats_flush(s, &err);
     }
     if (!rc)
         hx_stats_note_latency(s, "search", "cli", 7);   /* unflushed: the views add it */
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_buf b = {0};
-    hx_json_write_obj_begin(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_buf b = {0};
+    hxi_json_write_obj_begin(&w);
     hx_activity act = {0};
     if (!rc && !(rc = hx_stats_activity(s, stats_db, NULL, &act, &err)))
-        hx_present_activity(&w, &act);
+        hxi_present_activity(&w, &act);
     hx_activity_free(&act);
-    hx_json_write_obj_end(&w);
+    hxi_json_write_obj_end(&w);
     if (!rc)
-        rc = hx_json_writer_finish(&w, &err);
+        rc = hxi_json_writer_finish(&w, &err);
     if (!rc)
-        rc = hx_stats_prometheus(s, stats_db, NULL, &b, &err);
+        rc = hxi_stats_prometheus(s, stats_db, NULL, &b, &err);
     *digest = rc ? 0 : fnv(14695981039346656037ull, b.data, b.len);
-    hx_buf_free(&b);
-    hx_json_writer_free(&w);
+    hxi_buf_free(&b);
+    hxi_json_writer_free(&w);
     hx_stats_close(s);
     return rc;
 }
@@ -770,31 +770,31 @@ static int op_stats(uint64_t *digest)
 
 static int op_metrics(uint64_t *digest)
 {
-    hx_metrics *m = NULL;
-    int rc = hx_metrics_new(&m, NULL);
+    hxi_metrics *m = NULL;
+    int rc = hxi_metrics_new(&m, NULL);
     if (rc)
         return rc;
     for (int i = 0; i < 6; i++) {
-        hx_metrics_observe(m, HX_METRIC_HTTP, "/search", "POST", i % 2 ? "200" : "400", 0.0003 * (1 << (2 * i)));
-        hx_metrics_observe(m, HX_METRIC_TOOL, "search", "http", NULL, 0.001 * i);
+        hxi_metrics_observe(m, HX_METRIC_HTTP, "/search", "POST", i % 2 ? "200" : "400", 0.0003 * (1 << (2 * i)));
+        hxi_metrics_observe(m, HX_METRIC_TOOL, "search", "http", NULL, 0.001 * i);
     }
     char *buf = NULL;
     size_t len = 0, cap = 0;
-    rc = hx_metrics_write(m, &buf, &len, &cap);
+    rc = hxi_metrics_write(m, &buf, &len, &cap);
     if (!rc)
-        rc = hx_metrics_gauge(&buf, &len, &cap, "hyrax_up", "1 while serving", 1);
+        rc = hxi_metrics_gauge(&buf, &len, &cap, "hyrax_up", "1 while serving", 1);
     if (!rc)
-        rc = hx_metrics_append(&buf, &len, &cap, "hyrax_x 2\n", 10);
+        rc = hxi_metrics_append(&buf, &len, &cap, "hyrax_x 2\n", 10);
     *digest = rc ? 0 : fnv(14695981039346656037ull, buf, len);
     free(buf);
-    hx_metrics_free(m);
+    hxi_metrics_free(m);
     return rc;
 }
 
 int main(void)
 {
     hx_error err = {0};
-    char tmpl[] = "/tmp/hx_oom_XXXXXX";
+    char tmpl[] = "/tmp/hxi_oom_XXXXXX";
     CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
     snprintf(store_path, sizeof store_path, "%s/store.hxs", dir);
     snprintf(root, sizeof root, "%s/root", dir);

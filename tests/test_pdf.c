@@ -67,7 +67,7 @@ static void agreement(const char *ours, const char *ref, double *recall, double 
     free(b.w);
 }
 
-static const char *meta(const hx_extract *x, const char *key)
+static const char *meta(const hxi_extract *x, const char *key)
 {
     for (size_t i = 0; i < x->n_meta; i++)
         if (!strcmp(x->meta[i].key, key))
@@ -76,19 +76,19 @@ static const char *meta(const hx_extract *x, const char *key)
 }
 
 /* Extracts raw[0..n) as the table detects it under `name`. */
-static int extract_buf(const char *name, const uint8_t *raw, size_t n, hx_extract *x, hx_error *err)
+static int extract_buf(const char *name, const uint8_t *raw, size_t n, hxi_extract *x, hx_error *err)
 {
-    const hx_doctype *t = hx_doctype_detect(name, raw, n);
+    const hxi_doctype *t = hxi_doctype_detect(name, raw, n);
     CHECK(!strcmp(t->name, "pdf"), "%s detected as %s", name, t->name);
-    int rc = hx_extract_init(x, n, err);
+    int rc = hxi_extract_init(x, n, err);
     if (!rc)
         rc = t->extract(raw, n, x, err);
     if (!rc)
-        rc = hx_x_finish(x, err);
+        rc = hxi_x_finish(x, err);
     return rc;
 }
 
-static int extract_file(const char *path, hx_extract *x, hx_error *err)
+static int extract_file(const char *path, hxi_extract *x, hx_error *err)
 {
     size_t n;
     char *raw = check_read_file(path, &n);
@@ -118,7 +118,7 @@ static void goldens(void)
         size_t rl;
         char *ref = check_read_file(ref_path, &rl);
         CHECK(ref, "no reference text %s", ref_path);
-        hx_extract x;
+        hxi_extract x;
         hx_error err = {0};
         int rc = extract_file(path, &x, &err);
         CHECK(rc == 0, "%s: %s", path, err.message);
@@ -134,7 +134,7 @@ static void goldens(void)
                       "%s: block %zu is one page", path, b);
             seen++;
         }
-        hx_extract_clear(&x);
+        hxi_extract_clear(&x);
         free(ref);
     }
     closedir(dir);
@@ -143,7 +143,7 @@ static void goldens(void)
 
 static void details(void)
 {
-    hx_extract x;
+    hxi_extract x;
     hx_error err = {0};
     int rc = extract_file(DATA "synthetic.pdf", &x, &err);
     CHECK(rc == 0, "synthetic: %s", err.message);
@@ -158,29 +158,29 @@ static void details(void)
         CHECK(strstr(x.text, "came with the update"), "the incremental update wins");
         CHECK(!meta(&x, "warning"), "no warning: %s", meta(&x, "warning"));
     }
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
     rc = extract_file(DATA "broken.pdf", &x, &err);
     CHECK(rc == 0 && meta(&x, "warning") && strstr(meta(&x, "warning"), "rebuilt"), "broken: %s", err.message);
     CHECK(rc == 0 && strstr(x.text, "Hello world"), "a wrong /Length is found by `endstream`");
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
     rc = extract_file(DATA "encrypted-rc4-128.pdf", &x, &err);
     CHECK(rc == 0 && x.title && !strncmp(x.title, "Synthetic", 9) && strstr(x.text, "Hello world"),
           "RC4 with the empty password: %s", err.message);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
     rc = extract_file(DATA "hostile/encrypted-password.pdf", &x, &err);
     CHECK(rc == HX_EFORMAT && strstr(err.message, "needs a password"), "password: %s", err.message);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
     rc = extract_file(DATA "encrypted-aes-128.pdf", &x, &err);
     CHECK(rc == 0 && x.title && !strncmp(x.title, "Synthetic", 9) && strstr(x.text, "came with the update"),
           "AES-128 with the empty password: %s", err.message);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
     rc = extract_file(DATA "encrypted-aes-256.pdf", &x, &err);
     CHECK(rc == 0 && x.title && !strncmp(x.title, "Synthetic", 9) && strstr(x.text, "came with the update"),
           "AES-256 (R 6) with the empty password: %s", err.message);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
     rc = extract_file(DATA "hostile/bomb.pdf", &x, &err);
     CHECK(rc == HX_ERANGE && strstr(err.message, "inflates to more than"), "bomb: %d %s", rc, err.message);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
 }
 
 /* A PDF of objects 1..n with a correct classic cross-reference table. */
@@ -204,7 +204,7 @@ static size_t make_pdf(char *out, size_t cap, const char *const *bodies, int n, 
 #define FONT "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
 #define PAGE "<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> /XObject << /X 6 0 R >> >> /Contents 4 0 R >>"
 
-static int run(const char *const *bodies, int n, hx_extract *x, hx_error *err)
+static int run(const char *const *bodies, int n, hxi_extract *x, hx_error *err)
 {
     static char buf[1 << 16];
     size_t len = make_pdf(buf, sizeof buf, bodies, n, "");
@@ -217,18 +217,18 @@ static void hostile(void)
     memset(deep, '[', 300);
     memset(deep + 300, ']', 300);
     deep[600] = 0;
-    hx_extract x;
+    hxi_extract x;
     hx_error err = {0};
     const char *nested[] = {CATALOG, deep};
     int rc = run(nested, 2, &x, &err);
     CHECK(rc == HX_EDEPTH && strstr(err.message, "nest deeper"), "deep nesting: %d %s", rc, err.message);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
 
     const char *loop[] = {CATALOG, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", PAGE,
                           "<< /Length 4 0 R >>\nstream\nBT /F1 12 Tf (x) Tj ET\nendstream", FONT};
     rc = run(loop, 5, &x, &err);
     CHECK(rc == HX_EFORMAT && strstr(err.message, "reference loop at object 4"), "length loop: %d %s", rc, err.message);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
 
     const char *tree[] = {CATALOG, "<< /Type /Pages /Kids [2 0 R 3 0 R 3 0 R] /Count 99999999 >>", PAGE,
                           "<< /Length 999999999999 >>\nstream\nBT /F1 12 Tf (Tree) Tj ET\nendstream", FONT,
@@ -236,28 +236,28 @@ static void hostile(void)
     rc = run(tree, 6, &x, &err);
     CHECK(rc == 0, "tree loop, huge length and count: %s", err.message);
     CHECK(rc == 0 && !strcmp(x.text, "Tree") && !strcmp(meta(&x, "page_count"), "1"), "read once: %s", x.text);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
 
     const char *forms[] = {CATALOG, "<< /Type /Pages /Kids [3 0 R] >>", PAGE,
                            "<< /Length 33 >>\nstream\nBT /F1 12 Tf (A) Tj ET /X Do /X Do\nendstream", FONT,
                            "<< /Subtype /Form /Length 33 >>\nstream\n/X Do /X Do BT /F1 9 Tf (b) Tj ET\nendstream"};
     rc = run(forms, 6, &x, &err);   /* a form drawing itself twice: depth-bounded, operator-bounded */
     CHECK(rc == 0 && !strncmp(x.text, "A", 1), "self-drawing form: %d %s", rc, err.message);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
 
     static const char *const bad[] = {"%PDF-1.4\n", "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n",
                                       "%PDF-1.4\nxref\n0 99999999999\ntrailer << /Root 1 0 R >>\nstartxref\n9\n%%EOF"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rc = extract_buf("bad.pdf", (const uint8_t *)bad[i], strlen(bad[i]), &x, &err);
         CHECK(rc == HX_EFORMAT && err.message[0], "bad %zu: %d %s", i, rc, err.message);
-        hx_extract_clear(&x);
+        hxi_extract_clear(&x);
     }
     const char *enc_pdf[] = {CATALOG, "<< /Type /Pages /Kids [] >>", "<< /Filter /Standard /V 4 /R 4 >>"};
     static char buf[4096];
     size_t len = make_pdf(buf, sizeof buf, enc_pdf, 3, "/Encrypt 3 0 R");
     rc = extract_buf("enc.pdf", (const uint8_t *)buf, len, &x, &err);
     CHECK(rc == HX_EFORMAT && strstr(err.message, "encrypted"), "encrypted: %d %s", rc, err.message);
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
 }
 
 /* XMP dc:title and dc:creator stand in for a missing information dictionary. */
@@ -271,12 +271,12 @@ static void xmp(void)
     snprintf(stream, sizeof stream, "<< /Type /Metadata /Subtype /XML /Length %zu >>\nstream\n%s\nendstream",
              strlen(xml), xml);
     const char *bodies[] = {"<< /Type /Catalog /Pages 2 0 R /Metadata 3 0 R >>", "<< /Type /Pages /Kids [] >>", stream};
-    hx_extract x;
+    hxi_extract x;
     hx_error err = {0};
     int rc = run(bodies, 3, &x, &err);
     CHECK(rc == 0 && x.title && !strcmp(x.title, "Fish & Chips"), "XMP title: %s %s", err.message, x.title);
     CHECK(rc == 0 && meta(&x, "author") && !strcmp(meta(&x, "author"), "Ann Author"), "XMP creator");
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
 }
 
 int main(void)

@@ -22,7 +22,7 @@ static void test_cpus(void)
 static void test_exe_path(const char *argv0)
 {
     char buf[PATH_MAX], want[PATH_MAX], small[4] = "xyz";
-    int rc = hx_platform_exe_path(buf, sizeof buf);
+    int rc = hxi_platform_exe_path(buf, sizeof buf);
 #ifdef __linux__
     CHECK(rc == 0, "exe path: %d", rc);
 #endif
@@ -32,38 +32,38 @@ static void test_exe_path(const char *argv0)
     } else {
         CHECK(rc == HX_ENOTFOUND && buf[0] == 0, "exe path: %d", rc);
     }
-    CHECK(hx_platform_exe_path(small, sizeof small) == HX_ENOTFOUND && small[0] == 0,
+    CHECK(hxi_platform_exe_path(small, sizeof small) == HX_ENOTFOUND && small[0] == 0,
           "a path that does not fit is not found, and the buffer is empty");
 }
 
 static void test_sync_and_mtime(void)
 {
-    char path[] = "/tmp/hx_platform_XXXXXX";
+    char path[] = "/tmp/hxi_platform_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0, "mkstemp");
     if (fd < 0)
         return;
     CHECK(write(fd, "data", 4) == 4, "write");
-    CHECK(hx_platform_datasync(fd) == 0, "datasync: %s", strerror(errno));
+    CHECK(hxi_platform_datasync(fd) == 0, "datasync: %s", strerror(errno));
     struct timespec times[2] = {{1234567890, 123456789}, {1234567890, 987654321}};
     CHECK(futimens(fd, times) == 0, "futimens: %s", strerror(errno));
     struct stat st;
     CHECK(fstat(fd, &st) == 0, "fstat");
-    int64_t ns = hx_platform_mtime_ns(&st);
+    int64_t ns = hxi_platform_mtime_ns(&st);
     /* file systems keep at least microseconds; every one hyrax runs on here keeps nanoseconds */
     CHECK(ns == 1234567890987654321 || ns == 1234567890987654000, "mtime %lld ns",
           (long long)ns);
     close(fd);
     unlink(path);
     errno = 0;
-    CHECK(hx_platform_datasync(-1) == -1 && errno == EBADF, "datasync on a bad fd: errno %d", errno);
+    CHECK(hxi_platform_datasync(-1) == -1 && errno == EBADF, "datasync on a bad fd: errno %d", errno);
 }
 
 static void test_arm_features(void)
 {
-    unsigned f = hx_platform_arm_features();
+    unsigned f = hxi_platform_arm_features();
 #if defined(__aarch64__)
-    CHECK(hx_cpu_has_crc32c() == !!(f & HX_ARM_CRC32), "CRC32C dispatch follows HWCAP_CRC32");
+    CHECK(hxi_cpu_has_crc32c() == !!(f & HX_ARM_CRC32), "CRC32C dispatch follows HWCAP_CRC32");
     printf("aarch64 features: crc32 %s\n", f & HX_ARM_CRC32 ? "yes" : "no");
 #else
     CHECK(f == 0, "AArch64 features %#x on another architecture", f);

@@ -43,12 +43,12 @@ static void count_task(void *ctx, int task, int worker)
 }
 
 /* Runs n tasks on p and checks each ran once on a valid, unshared worker id. */
-static void run_and_check(hx_pool *p, int n, const char *what)
+static void run_and_check(hxi_pool *p, int n, const char *what)
 {
     static job j;
     memset(&j, 0, sizeof j);
-    j.threads = hx_pool_threads(p);
-    hx_pool_run(p, n, count_task, &j);
+    j.threads = hxi_pool_threads(p);
+    hxi_pool_run(p, n, count_task, &j);
     int wrong = 0;
     for (int t = 0; t < n; t++)
         wrong += atomic_load(&j.runs[t]) != 1;
@@ -61,30 +61,30 @@ static void test_run(void)
 {
     static const int sizes[] = {0, 1, 2, 3, 7, 64, 999};
     for (int threads = 1; threads <= 4; threads++) {
-        hx_pool *p = NULL;
+        hxi_pool *p = NULL;
         hx_error err = {0};
-        CHECK(hx_pool_new(&p, threads, &err) == 0, "pool of %d: %s", threads, err.message);
+        CHECK(hxi_pool_new(&p, threads, &err) == 0, "pool of %d: %s", threads, err.message);
         if (!p)
             continue;
-        CHECK(hx_pool_threads(p) == threads, "pool of %d has %d threads", threads, hx_pool_threads(p));
+        CHECK(hxi_pool_threads(p) == threads, "pool of %d has %d threads", threads, hxi_pool_threads(p));
         for (int rep = 0; rep < 50; rep++)   /* back to back: workers still spinning or asleep */
             for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
                 char what[64];
                 snprintf(what, sizeof what, "pool of %d, %d tasks", threads, sizes[i]);
                 run_and_check(p, sizes[i], what);
             }
-        hx_pool_counts c = hx_pool_get_counts(p);
+        hxi_pool_counts c = hxi_pool_get_counts(p);
         /* 0 tasks is no job; 1, 2, 3 tasks are short on pools larger than that */
         unsigned long short_each = (unsigned long)((threads > 1) + (threads > 2) + (threads > 3));
         CHECK(c.jobs == 50 * 6, "pool of %d: %lu jobs counted, want 300", threads, c.jobs);
         CHECK(c.short_jobs == 50 * short_each, "pool of %d: %lu short jobs counted, want %lu", threads,
               c.short_jobs, 50 * short_each);
-        hx_pool_free(p);
+        hxi_pool_free(p);
     }
     run_and_check(NULL, 999, "NULL pool");
-    CHECK(hx_pool_threads(NULL) == 1, "a NULL pool has %d threads", hx_pool_threads(NULL));
-    hx_pool *p = NULL;
-    CHECK(hx_pool_new(&p, 0, NULL) == HX_EINVAL && !p, "a pool of 0 threads was made");
+    CHECK(hxi_pool_threads(NULL) == 1, "a NULL pool has %d threads", hxi_pool_threads(NULL));
+    hxi_pool *p = NULL;
+    CHECK(hxi_pool_new(&p, 0, NULL) == HX_EINVAL && !p, "a pool of 0 threads was made");
 }
 
 /* Many tiny jobs on more threads than the machine has cores: most workers are not running when a
@@ -93,19 +93,19 @@ static void test_run(void)
  * as a task run twice or a clash. */
 static void test_late_workers(void)
 {
-    hx_pool *p = NULL;
-    CHECK(hx_pool_new(&p, 8, NULL) == 0, "pool of 8");
+    hxi_pool *p = NULL;
+    CHECK(hxi_pool_new(&p, 8, NULL) == 0, "pool of 8");
     if (!p)
         return;
     for (int rep = 0; rep < 5000; rep++)
         run_and_check(p, 2 + rep % 3, "pool of 8, tiny jobs back to back");
-    hx_pool_free(p);
+    hxi_pool_free(p);
 }
 
 /* === Concurrent callers === */
 
 typedef struct caller {
-    hx_pool *pool;
+    hxi_pool *pool;
     int sum_ok;
 } caller;
 
@@ -126,7 +126,7 @@ static void *caller_main(void *arg)
     for (int rep = 0; rep < 200; rep++) {
         sum_job s;
         atomic_init(&s.sum, 0);
-        hx_pool_run(c->pool, 100, add_task, &s);
+        hxi_pool_run(c->pool, 100, add_task, &s);
         c->sum_ok &= atomic_load(&s.sum) == 99 * 100 / 2;
     }
     return NULL;
@@ -134,13 +134,13 @@ static void *caller_main(void *arg)
 
 static void test_concurrent_callers(void)
 {
-    hx_pool *shared = hx_pool_shared();
+    hxi_pool *shared = hxi_pool_shared();
     CHECK(shared != NULL, "no process pool");
-    CHECK(hx_pool_shared() == shared, "the process pool changed between calls");
+    CHECK(hxi_pool_shared() == shared, "the process pool changed between calls");
     if (!shared)
         return;
-    CHECK(hx_pool_threads(shared) >= 1 && hx_pool_threads(shared) <= HX_POOL_SHARED_MAX,
-          "process pool of %d threads", hx_pool_threads(shared));
+    CHECK(hxi_pool_threads(shared) >= 1 && hxi_pool_threads(shared) <= HX_POOL_SHARED_MAX,
+          "process pool of %d threads", hxi_pool_threads(shared));
     pthread_t t[4];
     caller c[4];
     for (int i = 0; i < 4; i++) {
@@ -156,8 +156,8 @@ static void test_concurrent_callers(void)
 /* A child forked while the pool's workers exist has none of them: its jobs must still finish. */
 static void test_fork(void)
 {
-    hx_pool *shared = hx_pool_shared(), *own = NULL;
-    CHECK(hx_pool_new(&own, 2, NULL) == 0, "pool of 2");
+    hxi_pool *shared = hxi_pool_shared(), *own = NULL;
+    CHECK(hxi_pool_new(&own, 2, NULL) == 0, "pool of 2");
     pid_t pid = fork();
     CHECK(pid >= 0, "fork failed");
     if (pid == 0) {
@@ -165,24 +165,24 @@ static void test_fork(void)
         sum_job a, b;
         atomic_init(&a.sum, 0);
         atomic_init(&b.sum, 0);
-        hx_pool_run(shared, 100, add_task, &a);
-        hx_pool_run(own, 100, add_task, &b);
-        hx_pool_free(own);
+        hxi_pool_run(shared, 100, add_task, &a);
+        hxi_pool_run(own, 100, add_task, &b);
+        hxi_pool_free(own);
         _exit(atomic_load(&a.sum) == 4950 && atomic_load(&b.sum) == 4950 ? 0 : 1);
     }
     int status = 0;
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "waitpid failed");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "jobs in a forked child did not finish "
           "(status %d)", status);
-    hx_pool_free(own);
+    hxi_pool_free(own);
 }
 
 /* === Users of the process pool === */
 
 static void test_crc_uses_pool(void)
 {
-    hx_pool *shared = hx_pool_shared();
-    if (!shared || hx_pool_threads(shared) < 2) {
+    hxi_pool *shared = hxi_pool_shared();
+    if (!shared || hxi_pool_threads(shared) < 2) {
         printf("one CPU: threaded CRC runs on the caller, pool use not checked\n");
         return;
     }
@@ -190,18 +190,18 @@ static void test_crc_uses_pool(void)
     uint8_t *buf = malloc(len);
     for (size_t i = 0; i < len; i++)
         buf[i] = (uint8_t)(i * 2654435761u >> 13);
-    unsigned long before = hx_pool_get_counts(shared).jobs;
+    unsigned long before = hxi_pool_get_counts(shared).jobs;
     uint32_t got = hxf_crc32c_threads(buf, len, 2);
     CHECK(got == hxf_crc32c_soft(0, buf, len), "threaded CRC differs from the reference");
-    CHECK(hx_pool_get_counts(shared).jobs == before + 1, "threaded CRC did not run as one job of the "
-          "process pool (%lu jobs)", hx_pool_get_counts(shared).jobs - before);
+    CHECK(hxi_pool_get_counts(shared).jobs == before + 1, "threaded CRC did not run as one job of the "
+          "process pool (%lu jobs)", hxi_pool_get_counts(shared).jobs - before);
     free(buf);
 }
 
 static void test_hnsw_uses_pool(void)
 {
-    hx_pool *shared = hx_pool_shared();
-    if (!shared || hx_pool_threads(shared) < 2) {
+    hxi_pool *shared = hxi_pool_shared();
+    if (!shared || hxi_pool_threads(shared) < 2) {
         printf("one CPU: the HNSW build runs on the caller, pool use not checked\n");
         return;
     }
@@ -218,17 +218,17 @@ static void test_hnsw_uses_pool(void)
             vecs[i * D + d] /= sqrtf(norm);
         ids[i] = (uint32_t)i + 1;
     }
-    hx_hnsw_params p = {.dim = D, .dot = hx_kernels_scalar.dot, .seed = 7};
-    hx_hnsw *h = NULL;
+    hxi_hnsw_params p = {.dim = D, .dot = hxi_kernels_scalar.dot, .seed = 7};
+    hxi_hnsw *h = NULL;
     hx_error err = {0};
-    CHECK(hx_hnsw_new(&h, &p, &err) == 0, "hnsw new: %s", err.message);
+    CHECK(hxi_hnsw_new(&h, &p, &err) == 0, "hnsw new: %s", err.message);
     if (!h)
         return;
-    unsigned long before = hx_pool_get_counts(shared).jobs;
-    CHECK(hx_hnsw_add_batch(h, ids, vecs, N, 2, &err) == 0, "hnsw add: %s", err.message);
-    CHECK(hx_pool_get_counts(shared).jobs > before, "the HNSW build on 2 threads ran no job of the "
+    unsigned long before = hxi_pool_get_counts(shared).jobs;
+    CHECK(hxi_hnsw_add_batch(h, ids, vecs, N, 2, &err) == 0, "hnsw add: %s", err.message);
+    CHECK(hxi_pool_get_counts(shared).jobs > before, "the HNSW build on 2 threads ran no job of the "
           "process pool");
-    hx_hnsw_free(h);
+    hxi_hnsw_free(h);
 }
 
 int main(void)

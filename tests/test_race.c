@@ -60,7 +60,7 @@ int main(void)
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
     hx_index *ix = NULL;
-    char t1[] = "/tmp/hx_race_XXXXXX", t2[] = "/tmp/hx_race_out_XXXXXX", db[PATH_MAX + 16];
+    char t1[] = "/tmp/hxi_race_XXXXXX", t2[] = "/tmp/hxi_race_out_XXXXXX", db[PATH_MAX + 16];
     CHECK(mkdtemp(t1) && realpath(t1, root) && mkdtemp(t2) && realpath(t2, outside), "temp folders");
     snprintf(db, sizeof db, "%s.hyx", root);
     check_put(outside, "secret.md", "# Secret\n\nThe zebracorn password is outside the root.\n");

@@ -22,25 +22,25 @@ static const char *const modes[] = {"keyword", "vector", "hybrid"};
     "readiness review, and link to the pull requests and the documentation that cover each item."
 
 /* `hyrax search --json` of query; the parsed document (caller frees) or NULL. */
-static hx_json_doc *search(const char *db, const char *mode, const char *extra, const char *query)
+static hxi_json_doc *search(const char *db, const char *mode, const char *extra, const char *query)
 {
     char cmd[2 * PATH_MAX], *out;
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --mode %s -k 5 %s --json -- '%s'", db, mode, extra, query);
     int rc = check_run(cmd, &out);
-    hx_json_doc *d = NULL;
-    CHECK(rc == 0 && hx_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search %s: %.200s", query, out);
+    hxi_json_doc *d = NULL;
+    CHECK(rc == 0 && hxi_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search %s: %.200s", query, out);
     free(out);
     return d;
 }
 
-static const hx_json_val *result(const hx_json_doc *d, size_t i)
+static const hxi_json_val *result(const hxi_json_doc *d, size_t i)
 {
-    return d ? hx_json_arr_get(hx_json_obj_get(hx_json_doc_root(d), "results"), i) : NULL;
+    return d ? hxi_json_arr_get(hxi_json_obj_get(hxi_json_doc_root(d), "results"), i) : NULL;
 }
 
-static const char *field(const hx_json_val *r, const char *key)
+static const char *field(const hxi_json_val *r, const char *key)
 {
-    const char *s = r ? hx_json_str(hx_json_obj_get(r, key), NULL) : NULL;
+    const char *s = r ? hxi_json_str(hxi_json_obj_get(r, key), NULL) : NULL;
     return s ? s : "";
 }
 
@@ -56,10 +56,10 @@ static void test_named_first(const char *db)
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
         for (int m = 0; m < 3; m++) {
-            hx_json_doc *d = search(db, modes[m], "", cases[c][0]);
+            hxi_json_doc *d = search(db, modes[m], "", cases[c][0]);
             const char *first = field(result(d, 0), "path");
             CHECK(!strcmp(first, cases[c][1]), "%s \"%s\": %s first, not %s", modes[m], cases[c][0], first, cases[c][1]);
-            hx_json_doc_free(d);
+            hxi_json_doc_free(d);
         }
 }
 
@@ -68,21 +68,21 @@ static void test_named_first(const char *db)
 static void test_boilerplate(const char *db)
 {
     for (int m = 0; m < 3; m++) {
-        hx_json_doc *d = search(db, modes[m], "--group chunk --min-score 0", "pick one or more of these and delete the rest");
+        hxi_json_doc *d = search(db, modes[m], "--group chunk --min-score 0", "pick one or more of these and delete the rest");
         const char *text = field(result(d, 0), "text");
         CHECK(*text && !strstr(text, "Pick one or more"), "%s: the template answers first: %.80s", modes[m], text);
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         d = search(db, modes[m], "--group chunk", "pick one or more of these and delete the rest");
         for (size_t i = 0; i < 5; i++)
             CHECK(!strstr(field(result(d, i), "text"), "Pick one or more"), "%s: the template passes the floor at rank %zu",
                   modes[m], i + 1);
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         d = search(db, modes[m], "--group chunk", "kubectl plugins");
-        const hx_json_val *r = result(d, 0);
+        const hxi_json_val *r = result(d, 0);
         CHECK(!strcmp(field(r, "path"), "sig-cli/1011-kubectl-plugins/README.md") && strlen(field(r, "text")) > 40,
               "%s \"kubectl plugins\": a chunk with text of the named document first, not its title alone: %s '%s'",
               modes[m], field(r, "path"), field(r, "text"));
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
 }
 
@@ -96,7 +96,7 @@ static void put_kep(const char *dir, const char *folder, const char *title, cons
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_rank_XXXXXX", dir[PATH_MAX], db[PATH_MAX + 16], cmd[3 * PATH_MAX], *out;
+    char tmpl[] = "/tmp/hxi_rank_XXXXXX", dir[PATH_MAX], db[PATH_MAX + 16], cmd[3 * PATH_MAX], *out;
     char bin[PATH_MAX];
     setenv("HYRAX_BIN", "./hyrax", 0);
     CHECK(realpath(getenv("HYRAX_BIN"), bin) && setenv("HYRAX_BIN", bin, 1) == 0, "$HYRAX_BIN");

@@ -116,13 +116,13 @@ static void test_init(void)
 {
     char *out;
     /* a registry made by an older hyrax (schema version 1), holding a document */
-    hx_registry *r = NULL;
+    hxi_registry *r = NULL;
     hx_error err = {0};
     int before = -1;
-    hx_registry_opts ro = {url, NULL, NULL, 0, 0};
-    CHECK(!hx_registry_connect(&r, &ro, &err) && !hx_registry_migrate(r, 1, &before, &err) && before == 0,
+    hxi_registry_opts ro = {url, NULL, NULL, 0, 0};
+    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 1, &before, &err) && before == 0,
           "a version 1 schema: %s", err.message);
-    hx_registry_close(r);
+    hxi_registry_close(r);
     CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "1"), "version row 1");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_attribute WHERE attrelid = 'hyrax.documents'::regclass "
                        "AND attname = 'owner'", "0"), "version 1 has no owner column");
@@ -131,17 +131,17 @@ static void test_init(void)
                       "SELECT id, tenant, visibility, 0, 'old text', array_fill(0.05::real, ARRAY[384])::vector FROM d"));
     /* version 2, then libpq's own variables name the server when neither --registry nor
        HYRAX_REGISTRY does; init migrates the old schema */
-    CHECK(!hx_registry_connect(&r, &ro, &err) && !hx_registry_migrate(r, 2, &before, &err) && before == 1,
+    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 2, &before, &err) && before == 1,
           "version 1 -> 2: %s", err.message);
-    hx_registry_close(r);
+    hxi_registry_close(r);
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_proc WHERE proname = 'candidates'", "0"), "version 2 has no candidates");
     int rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json old", url);
     CHECK(strstr(out, "\"consulted\":false") && strstr(out, "run 'hyrax registry init'"),
           "a search of a version 2 registry says to migrate it: %s", out);
     free(out);
-    CHECK(!hx_registry_connect(&r, &ro, &err) && !hx_registry_migrate(r, 3, &before, &err) && before == 2,
+    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 3, &before, &err) && before == 2,
           "version 2 -> 3: %s", err.message);
-    hx_registry_close(r);
+    hxi_registry_close(r);
     rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
     CHECK(rc == 0 && strstr(out, "migrated to version 4 (was 3)"), "init through PG* variables migrates: %d %s", rc, out);
     free(out);
@@ -510,11 +510,11 @@ static void test_fused(void)
     hx_model *m = NULL;
     hx_encoder *enc = NULL;
     hx_index *pi = NULL;
-    hx_registry_tier reg = {0};
+    hxi_registry_tier reg = {0};
     hx_error err = {0};
-    hx_registry_opts ro = {url, NULL, NULL, 20000, 0};
+    hxi_registry_opts ro = {url, NULL, NULL, 20000, 0};
     if (hx_model_open_default(&m, &err) || hx_encoder_new(&enc, m, 1, &err) ||
-        hx_index_open(&pi, pdb, HX_INDEX_READ, m, NULL, &err) || hx_registry_connect(&reg.r, &ro, &err)) {
+        hx_index_open(&pi, pdb, HX_INDEX_READ, m, NULL, &err) || hxi_registry_connect(&reg.r, &ro, &err)) {
         CHECK(0, "open: %s", err.message);
         goto done;
     }
@@ -532,17 +532,17 @@ static void test_fused(void)
                 o.mode = modes[mo];
                 o.min_score = 0;
                 hx_results proj = {0}, fused = {0};
-                hx_registry_results own = {0};
+                hxi_registry_results own = {0};
                 float vec[HX_EMBED_DIM];
                 const char *qt = queries[q];
                 size_t len = strlen(qt);
                 hx_search_opts whole = o;   /* each tier's whole rank window, as the tiers are merged */
                 whole.k = HX_RANK_WINDOW;
-                hx_registry_query rq = {qt, mo == 2 ? NULL : vec, o.mode, whole.k, NULL, 0, 0, 0, 0};
+                hxi_registry_query rq = {qt, mo == 2 ? NULL : vec, o.mode, whole.k, NULL, 0, 0, 0, 0};
                 reg.why[0] = 0;
                 if (hx_index_search(pi, enc, qt, len, &whole, &proj, &err) || hx_encoder_embed(enc, &qt, &len, 1, vec, &err) ||
-                    hx_registry_search(reg.r, &rq, &own, &err) ||
-                    hx_tiers_search_registry(tiers, 1, &reg, enc, qt, len, &o, &fused, &err)) {
+                    hxi_registry_search(reg.r, &rq, &own, &err) ||
+                    hxi_tiers_search_registry(tiers, 1, &reg, enc, qt, len, &o, &fused, &err)) {
                     CHECK(0, "search: %s", err.message);
                     continue;
                 }
@@ -567,8 +567,8 @@ static void test_fused(void)
                 }
                 hx_results_free(&proj);
                 hx_results_free(&fused);
-                hx_registry_results_free(&own);
-                hx_registry_results_free(&reg.res);
+                hxi_registry_results_free(&own);
+                hxi_registry_results_free(&reg.res);
             }
     CHECK(compared >= 80 && from_registry >= 10 && merged >= 10,
           "fusion compared on %zu results, %zu from the registry, %zu registry entries answered by the project",
@@ -576,7 +576,7 @@ static void test_fused(void)
     printf("test_registry: fused order equals brute-force RRF on %zu results (%zu from the registry, %zu registry "
            "entries answered by the project)\n", compared, from_registry, merged);
 done:
-    hx_registry_close(reg.r);
+    hxi_registry_close(reg.r);
     hx_index_close(pi);
     hx_encoder_free(enc);
     hx_model_close(m);

@@ -19,25 +19,25 @@
 static char root[PATH_MAX];
 
 /* `hyrax search --json` over db; the parsed document (caller frees) or NULL. */
-static hx_json_doc *search(const char *db, const char *mode, const char *query)
+static hxi_json_doc *search(const char *db, const char *mode, const char *query)
 {
     char cmd[2 * PATH_MAX], *out;
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --mode %s -k 50 --group chunk --min-score 0 --json -- '%s'", db, mode, query);
     int rc = check_run(cmd, &out);
-    hx_json_doc *d = NULL;
-    CHECK(rc == 0 && hx_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search %s: %.200s", query, out);
+    hxi_json_doc *d = NULL;
+    CHECK(rc == 0 && hxi_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search %s: %.200s", query, out);
     free(out);
     return d;
 }
 
-static const hx_json_val *results(const hx_json_doc *d)
+static const hxi_json_val *results(const hxi_json_doc *d)
 {
-    return d ? hx_json_obj_get(hx_json_doc_root(d), "results") : NULL;
+    return d ? hxi_json_obj_get(hxi_json_doc_root(d), "results") : NULL;
 }
 
-static const char *field(const hx_json_val *r, const char *key)
+static const char *field(const hxi_json_val *r, const char *key)
 {
-    const char *s = hx_json_str(hx_json_obj_get(r, key), NULL);
+    const char *s = hxi_json_str(hxi_json_obj_get(r, key), NULL);
     return s ? s : "";
 }
 
@@ -80,11 +80,11 @@ static int has_ci(const char *s, const char *needle)
  * header starts with the title. */
 static void test_phrase_in_body(const char *db)
 {
-    hx_json_doc *d = search(db, "keyword", "\"graceful node shutdown\"");
-    const hx_json_val *rs = results(d);
-    size_t n = hx_json_len(rs), outside = 0, proposal = 0;
+    hxi_json_doc *d = search(db, "keyword", "\"graceful node shutdown\"");
+    const hxi_json_val *rs = results(d);
+    size_t n = hxi_json_len(rs), outside = 0, proposal = 0;
     for (size_t i = 0; i < n; i++) {
-        const hx_json_val *r = hx_json_arr_get(rs, i);
+        const hxi_json_val *r = hxi_json_arr_get(rs, i);
         const char *text = field(r, "text");
         outside += !holds_phrase(text, "graceful node shutdown");
         proposal += strstr(text, "inhibitor lock") != NULL;
@@ -93,36 +93,36 @@ static void test_phrase_in_body(const char *db)
     }
     CHECK(n == 2 && outside == 0 && proposal == 1,
           "\"graceful node shutdown\": %zu results, %zu without the phrase in their text", n, outside);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     /* the words, not quoted, still find every chunk of the KEP through its header */
     d = search(db, "keyword", "graceful node shutdown");
     size_t kep = 0;
     rs = results(d);
-    for (size_t i = 0; i < hx_json_len(rs); i++)
-        kep += strcmp(field(hx_json_arr_get(rs, i), "path"), "graceful-node-shutdown.md") == 0;
+    for (size_t i = 0; i < hxi_json_len(rs); i++)
+        kep += strcmp(field(hxi_json_arr_get(rs, i), "path"), "graceful-node-shutdown.md") == 0;
     CHECK(kep == 5, "the unquoted words match all 5 chunks of the KEP through the header: %zu", kep);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 /* Snippets: "scheduling" bolds "scheduled"; stop words of a natural-language query are never bold,
  * although "do" and "from" score (Lucene's stop set lacks them). */
 static void test_snippets(const char *db)
 {
-    hx_json_doc *d = search(db, "keyword", "scheduling");
-    const hx_json_val *rs = results(d);
+    hxi_json_doc *d = search(db, "keyword", "scheduling");
+    const hxi_json_val *rs = results(d);
     size_t stemmed = 0;
-    for (size_t i = 0; i < hx_json_len(rs); i++)
-        stemmed += has_ci(field(hx_json_arr_get(rs, i), "snippet"), "**scheduled**");
+    for (size_t i = 0; i < hxi_json_len(rs); i++)
+        stemmed += has_ci(field(hxi_json_arr_get(rs, i), "snippet"), "**scheduled**");
     CHECK(stemmed >= 2, "\"scheduling\" bolds \"scheduled\" in %zu snippets", stemmed);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     static const char *const stops[] = {"**the**", "**do**", "**from**", "**how**", "**they**", "**on**"};
     const char *modes[] = {"keyword", "hybrid"};
     for (int m = 0; m < 2; m++) {
         d = search(db, modes[m], "how do the pods get scheduled from the queue when they run on nodes");
         rs = results(d);
         size_t bold_stop = 0, bold = 0;
-        for (size_t i = 0; i < hx_json_len(rs); i++) {
-            const char *sn = field(hx_json_arr_get(rs, i), "snippet");
+        for (size_t i = 0; i < hxi_json_len(rs); i++) {
+            const char *sn = field(hxi_json_arr_get(rs, i), "snippet");
             bold += strstr(sn, "**") != NULL;
             for (size_t k = 0; k < sizeof stops / sizeof stops[0]; k++)
                 if (has_ci(sn, stops[k])) {
@@ -132,7 +132,7 @@ static void test_snippets(const char *db)
         }
         CHECK(bold > 0 && bold_stop == 0, "%s: %zu snippets with a bold stop word (%zu with bold)", modes[m],
               bold_stop, bold);
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
     }
 }
 
@@ -152,21 +152,21 @@ static void test_title_not_in_length(void)
     snprintf(cmd, sizeof cmd, "cd '%s' && \"$HYRAX_BIN\" index --db '%s' . 2>&1", dir, db);
     CHECK(check_run(cmd, &out) == 0, "index the titles corpus: %s", out);
     free(out);
-    hx_json_doc *d = search(db, "keyword", "stripes");
-    const hx_json_val *rs = results(d);
+    hxi_json_doc *d = search(db, "keyword", "stripes");
+    const hxi_json_val *rs = results(d);
     double s[2] = {0, 0};
     size_t n = 0;
-    for (size_t i = 0; i < hx_json_len(rs); i++) {
-        const hx_json_val *r = hx_json_arr_get(rs, i);
+    for (size_t i = 0; i < hxi_json_len(rs); i++) {
+        const hxi_json_val *r = hxi_json_arr_get(rs, i);
         if (!strstr(field(r, "text"), "Zebra stripes"))   /* not the title chunks */
             continue;
         if (n < 2)
-            hx_json_num_double(hx_json_obj_get(r, "score"), &s[n], NULL);
+            hxi_json_num_double(hxi_json_obj_get(r, "score"), &s[n], NULL);
         n++;
     }
     CHECK(n == 2 && s[0] > 0 && s[0] == s[1], "equal bodies score alike whatever their titles: %zu hits, %.17g vs %.17g",
           n, s[0], s[1]);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 /* An index from before the header field: readers are told to reindex, a write rebuilds it. */
@@ -190,7 +190,7 @@ static void test_old_format(void)
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_relevance_XXXXXX", db[PATH_MAX + 16], cmd[3 * PATH_MAX], *out;
+    char tmpl[] = "/tmp/hxi_relevance_XXXXXX", db[PATH_MAX + 16], cmd[3 * PATH_MAX], *out;
     char bin[PATH_MAX];
     setenv("HYRAX_BIN", "./hyrax", 0);
     CHECK(realpath(getenv("HYRAX_BIN"), bin) != NULL, "HYRAX_BIN resolves");

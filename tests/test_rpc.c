@@ -18,23 +18,23 @@ typedef struct calls {
     int notifications, responses;
 } calls;
 
-static int echo_params(void *ctx, hx_json_writer *w, hx_error *err)
+static int echo_params(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     (void)err;
-    const hx_json_val *params = ctx;
+    const hxi_json_val *params = ctx;
     if (params)
-        hx_json_write_val(w, params);
+        hxi_json_write_val(w, params);
     else
-        hx_json_write_null(w);
+        hxi_json_write_null(w);
     return 0;
 }
 
-static int handler(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
+static int handler(void *ctx, const hxi_rpc_msg *msg, hxi_json_writer *out)
 {
     calls *c = ctx;
     if (msg->kind == HX_RPC_NOTIFICATION) {
         c->notifications++;
-        hx_json_write_cstr(out, "ignored");  /* must be discarded */
+        hxi_json_write_cstr(out, "ignored");  /* must be discarded */
         return 0;
     }
     if (msg->kind == HX_RPC_RESPONSE) {
@@ -44,18 +44,18 @@ static int handler(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
     const char *id = msg->id_json;
     size_t idl = msg->id_len;
     if (strcmp(msg->method, "echo") == 0)
-        return hx_rpc_write_result_fn(out, id, idl, echo_params, (void *)msg->params, NULL);
+        return hxi_rpc_write_result_fn(out, id, idl, echo_params, (void *)msg->params, NULL);
     if (strcmp(msg->method, "ping") == 0)
-        return hx_rpc_write_result(out, id, idl, "{}", 2, NULL);
+        return hxi_rpc_write_result(out, id, idl, "{}", 2, NULL);
     if (strcmp(msg->method, "add") == 0) {
         int64_t a, b;
-        if (hx_json_num_int64(hx_json_arr_get(msg->params, 0), &a, NULL) ||
-            hx_json_num_int64(hx_json_arr_get(msg->params, 1), &b, NULL))
-            return hx_rpc_write_error(out, id, idl, HX_RPC_INVALID_PARAMS,
-                                      "Invalid params: add takes two integers", NULL, 0, NULL);
+        if (hxi_json_num_int64(hxi_json_arr_get(msg->params, 0), &a, NULL) ||
+            hxi_json_num_int64(hxi_json_arr_get(msg->params, 1), &b, NULL))
+            return hxi_rpc_write_error(out, id, idl, HX_RPC_INVALID_PARAMS,
+                                       "Invalid params: add takes two integers", NULL, 0, NULL);
         char sum[32];
         snprintf(sum, sizeof sum, "%lld", (long long)(a + b));
-        return hx_rpc_write_result(out, id, idl, sum, strlen(sum), NULL);
+        return hxi_rpc_write_result(out, id, idl, sum, strlen(sum), NULL);
     }
     if (strcmp(msg->method, "fail") == 0)
         return HX_EIO;
@@ -63,20 +63,20 @@ static int handler(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
         return 0;
     char text[300];
     snprintf(text, sizeof text, "Method not found: %s", msg->method);
-    return hx_rpc_write_error(out, id, idl, HX_RPC_METHOD_NOT_FOUND, text, NULL, 0, NULL);
+    return hxi_rpc_write_error(out, id, idl, HX_RPC_METHOD_NOT_FOUND, text, NULL, 0, NULL);
 }
 
 /* Dispatches `line` and returns the reply (empty string for none); caller frees. */
 static char *dispatch(const char *line, calls *c)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
     hx_error err = {0};
-    int rc = hx_rpc_dispatch(line, strlen(line), NULL, handler, c, &w, &err);
+    int rc = hxi_rpc_dispatch(line, strlen(line), NULL, handler, c, &w, &err);
     CHECK(rc == 0, "dispatch '%s': %s", line, err.message);
     CHECK(w.len == 0 || !memchr(w.buf, '\n', w.len), "reply is one line");
     size_t n;
-    char *out = hx_json_writer_take(&w, &n);
+    char *out = hxi_json_writer_take(&w, &n);
     return out;
 }
 
@@ -85,28 +85,28 @@ static void check_error_reply(const char *line, int code, const char *id)
 {
     calls c = {0};
     char *reply = dispatch(line, &c);
-    hx_json_doc *doc = NULL;
-    int rc = hx_json_parse(&doc, reply, strlen(reply), NULL, NULL);
+    hxi_json_doc *doc = NULL;
+    int rc = hxi_json_parse(&doc, reply, strlen(reply), NULL, NULL);
     CHECK(rc == 0, "'%s': reply '%s' is not JSON", line, reply);
     if (rc == 0) {
-        const hx_json_val *root = hx_json_doc_root(doc);
+        const hxi_json_val *root = hxi_json_doc_root(doc);
         int64_t got = 0;
-        const hx_json_val *e = hx_json_obj_get(root, "error");
-        CHECK(hx_json_num_int64(hx_json_obj_get(e, "code"), &got, NULL) == 0 && got == code,
+        const hxi_json_val *e = hxi_json_obj_get(root, "error");
+        CHECK(hxi_json_num_int64(hxi_json_obj_get(e, "code"), &got, NULL) == 0 && got == code,
               "'%s': code %lld, want %d (%s)", line, (long long)got, code, reply);
-        CHECK(hx_json_type_of(hx_json_obj_get(e, "message")) == HX_JSON_STRING, "'%s': message",
+        CHECK(hxi_json_type_of(hxi_json_obj_get(e, "message")) == HX_JSON_STRING, "'%s': message",
               line);
-        CHECK(hx_json_obj_get(root, "result") == NULL, "'%s': no result with an error", line);
-        const hx_json_val *idv = hx_json_obj_get(root, "id");
+        CHECK(hxi_json_obj_get(root, "result") == NULL, "'%s': no result with an error", line);
+        const hxi_json_val *idv = hxi_json_obj_get(root, "id");
         if (!id) {
-            CHECK(hx_json_type_of(idv) == HX_JSON_NULL, "'%s': id must be null: %s", line, reply);
+            CHECK(hxi_json_type_of(idv) == HX_JSON_NULL, "'%s': id must be null: %s", line, reply);
         } else {
-            size_t off = (size_t)hx_json_offset(idv);
+            size_t off = (size_t)hxi_json_offset(idv);
             CHECK(idv && strncmp(reply + off, id, strlen(id)) == 0, "'%s': id not echoed: %s",
                   line, reply);
         }
     }
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     free(reply);
 }
 
@@ -230,88 +230,88 @@ static void test_replies(void)
 
 static void test_parse_fields(void)
 {
-    hx_rpc_msg m;
+    hxi_rpc_msg m;
     hx_error err = {0};
     const char *req = "{\"jsonrpc\":\"2.0\",\"id\":\"r\\\"1\",\"method\":\"tools/call\","
                       "\"params\":{\"name\":\"search\"},\"extra\":true}";
-    CHECK(hx_rpc_msg_parse(&m, req, strlen(req), NULL, &err) == 0, "parse: %s", err.message);
+    CHECK(hxi_rpc_msg_parse(&m, req, strlen(req), NULL, &err) == 0, "parse: %s", err.message);
     CHECK(m.kind == HX_RPC_REQUEST, "kind %d", m.kind);
     CHECK(m.method && m.method_len == 10 && strcmp(m.method, "tools/call") == 0, "method");
     CHECK(m.id_json && strcmp(m.id_json, "\"r\\\"1\"") == 0 && m.id_len == 6, "id text %s",
           m.id_json);
     size_t n;
-    const char *idv = hx_json_str(m.id, &n);
+    const char *idv = hxi_json_str(m.id, &n);
     CHECK(idv && n == 3 && memcmp(idv, "r\"1", 3) == 0, "id value");
-    CHECK(hx_json_type_of(hx_json_obj_get(m.params, "name")) == HX_JSON_STRING, "params");
-    hx_rpc_msg_free(&m);
+    CHECK(hxi_json_type_of(hxi_json_obj_get(m.params, "name")) == HX_JSON_STRING, "params");
+    hxi_rpc_msg_free(&m);
 
     const char *note = "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":[]}";
-    CHECK(hx_rpc_msg_parse(&m, note, strlen(note), NULL, &err) == 0 &&
+    CHECK(hxi_rpc_msg_parse(&m, note, strlen(note), NULL, &err) == 0 &&
               m.kind == HX_RPC_NOTIFICATION && m.id == NULL && m.id_json == NULL &&
-              hx_json_type_of(m.params) == HX_JSON_ARRAY,
+              hxi_json_type_of(m.params) == HX_JSON_ARRAY,
           "notification");
-    hx_rpc_msg_free(&m);
+    hxi_rpc_msg_free(&m);
 
     const char *resp = "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-1,\"message\":\"m\"}}";
-    CHECK(hx_rpc_msg_parse(&m, resp, strlen(resp), NULL, &err) == 0 && m.kind == HX_RPC_RESPONSE &&
+    CHECK(hxi_rpc_msg_parse(&m, resp, strlen(resp), NULL, &err) == 0 && m.kind == HX_RPC_RESPONSE &&
               m.error && !m.result && m.id_json && strcmp(m.id_json, "5") == 0,
           "response");
-    hx_rpc_msg_free(&m);
+    hxi_rpc_msg_free(&m);
 
-    CHECK(hx_rpc_msg_parse(&m, "[1]", 3, NULL, &err) == 0 && m.kind == HX_RPC_BATCH &&
+    CHECK(hxi_rpc_msg_parse(&m, "[1]", 3, NULL, &err) == 0 && m.kind == HX_RPC_BATCH &&
               m.code == HX_RPC_INVALID_REQUEST && strstr(m.message, "batch"),
           "batch: %s", m.message);
-    hx_rpc_msg_free(&m);
-    CHECK(hx_rpc_msg_parse(&m, "{", 1, NULL, &err) == 0 && m.kind == HX_RPC_INVALID &&
+    hxi_rpc_msg_free(&m);
+    CHECK(hxi_rpc_msg_parse(&m, "{", 1, NULL, &err) == 0 && m.kind == HX_RPC_INVALID &&
               m.code == HX_RPC_PARSE_ERROR && m.doc == NULL,
           "parse error");
-    hx_rpc_msg_free(&m);
+    hxi_rpc_msg_free(&m);
 }
 
-static int write_bad(void *ctx, hx_json_writer *w, hx_error *err)
+static int write_bad(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     (void)ctx;
     (void)err;
-    hx_json_write_arr_begin(w);  /* left open */
+    hxi_json_write_arr_begin(w);  /* left open */
     return 0;
 }
 
-static int write_fail(void *ctx, hx_json_writer *w, hx_error *err)
+static int write_fail(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     (void)ctx;
-    hx_json_write_int(w, 1);
+    hxi_json_write_int(w, 1);
     return hx_error_set(err, HX_ENOTFOUND, -1, "no such thing");
 }
 
 static void test_writers(void)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
     hx_error err = {0};
-    CHECK(hx_rpc_write_error(&w, "\"a\"", 3, HX_RPC_INVALID_PARAMS, "bad \"k\"\n", "{\"field\":\n\"k\"}",
-                             14, &err) == 0 &&
+    CHECK(hxi_rpc_write_error(&w, "\"a\"", 3, HX_RPC_INVALID_PARAMS, "bad \"k\"\n", "{\"field\":\n\"k\"}",
+                              14, &err) == 0 &&
               strcmp(w.buf, "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"error\":{\"code\":-32602,"
                             "\"message\":\"bad \\\"k\\\"\\n\",\"data\":{\"field\": \"k\"}}}") == 0,
           "error with data: %s", w.buf);
-    CHECK(hx_rpc_write_error(&w, NULL, 0, HX_RPC_INTERNAL_ERROR, NULL, NULL, 0, &err) == 0 &&
+    CHECK(hxi_rpc_write_error(&w, NULL, 0, HX_RPC_INTERNAL_ERROR, NULL, NULL, 0, &err) == 0 &&
               strcmp(w.buf, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,"
                             "\"message\":\"\"}}") == 0,
           "error without message: %s", w.buf);
-    CHECK(hx_rpc_write_result(&w, "-7", 2, " [ true ] ", 10, &err) == 0 &&
+    CHECK(hxi_rpc_write_result(&w, "-7", 2, " [ true ] ", 10, &err) == 0 &&
               strcmp(w.buf, "{\"jsonrpc\":\"2.0\",\"id\":-7,\"result\":[ true ]}") == 0,
           "result: %s", w.buf);
-    CHECK(hx_rpc_write_result(&w, "1", 1, "[1,]", 4, &err) == HX_EINVAL && w.len == 0,
+    CHECK(hxi_rpc_write_result(&w, "1", 1, "[1,]", 4, &err) == HX_EINVAL && w.len == 0,
           "invalid result text refused");
     const char *bad_ids[] = {"null", "{}", "[1]", "true", "abc", "01", "\"x", "1 2", ""};
     for (size_t i = 0; i < sizeof bad_ids / sizeof *bad_ids; i++)
-        CHECK(hx_rpc_write_result(&w, bad_ids[i], strlen(bad_ids[i]), "1", 1, &err) == HX_EINVAL &&
+        CHECK(hxi_rpc_write_result(&w, bad_ids[i], strlen(bad_ids[i]), "1", 1, &err) == HX_EINVAL &&
                   w.len == 0,
               "id '%s' refused", bad_ids[i]);
-    CHECK(hx_rpc_write_result_fn(&w, "5", 1, write_bad, NULL, &err) == HX_EINVAL && w.len == 0,
+    CHECK(hxi_rpc_write_result_fn(&w, "5", 1, write_bad, NULL, &err) == HX_EINVAL && w.len == 0,
           "unclosed result refused");
-    CHECK(hx_rpc_write_result_fn(&w, "5", 1, write_fail, NULL, &err) == HX_ENOTFOUND && w.len == 0,
+    CHECK(hxi_rpc_write_result_fn(&w, "5", 1, write_fail, NULL, &err) == HX_ENOTFOUND && w.len == 0,
           "failing result writer");
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 /* === Line reader === */
@@ -352,15 +352,15 @@ static void read_all(const char *data, size_t len, size_t step, size_t max_line,
     feed f = {fds[1], data, len, step};
     pthread_t t;
     pthread_create(&t, NULL, feeder, &f);
-    hx_rpc_reader r;
+    hxi_rpc_reader r;
     hx_error err = {0};
-    CHECK(hx_rpc_reader_init(&r, fds[0], max_line, &err) == 0, "reader init");
+    CHECK(hxi_rpc_reader_init(&r, fds[0], max_line, &err) == 0, "reader init");
     size_t o = 0;
     out[0] = '\0';
     for (int guard = 0; guard < 10000; guard++) {
         const char *line;
         size_t n;
-        int rc = hx_rpc_reader_next(&r, &line, &n, &err);
+        int rc = hxi_rpc_reader_next(&r, &line, &n, &err);
         CHECK(r.cap <= r.max_line + 1, "reader buffer %zu past the limit %zu", r.cap, r.max_line);
         if (rc == HX_ERANGE) {
             o += (size_t)snprintf(out + o, cap - o, "%s<TOO LONG %lld>", o ? "|" : "",
@@ -376,7 +376,7 @@ static void read_all(const char *data, size_t len, size_t step, size_t max_line,
             break;
     }
     pthread_join(t, NULL);
-    hx_rpc_reader_free(&r);
+    hxi_rpc_reader_free(&r);
     close(fds[0]);
 }
 
@@ -414,8 +414,8 @@ static void test_reader(void)
     CHECK(strcmp(out, "<TOO LONG 1048576>|{}") == 0, "1 MiB line: %s", out);
     free(data);
 
-    hx_rpc_reader r;
-    CHECK(hx_rpc_reader_init(&r, -1, 0, NULL) == HX_EINVAL, "bad fd refused");
+    hxi_rpc_reader r;
+    CHECK(hxi_rpc_reader_init(&r, -1, 0, NULL) == HX_EINVAL, "bad fd refused");
 }
 
 static void test_write_line(void)
@@ -423,15 +423,15 @@ static void test_write_line(void)
     int fds[2];
     CHECK(pipe(fds) == 0, "pipe");
     hx_error err = {0};
-    CHECK(hx_rpc_write_line(fds[1], -1, "{\"a\":1}", 7, &err) == 0, "write: %s", err.message);
-    CHECK(hx_rpc_write_line(fds[1], -1, "a\nb", 3, &err) == HX_EINVAL, "newline refused");
-    CHECK(hx_rpc_write_line(fds[1], -1, "", 0, &err) == 0, "empty line");
+    CHECK(hxi_rpc_write_line(fds[1], -1, "{\"a\":1}", 7, &err) == 0, "write: %s", err.message);
+    CHECK(hxi_rpc_write_line(fds[1], -1, "a\nb", 3, &err) == HX_EINVAL, "newline refused");
+    CHECK(hxi_rpc_write_line(fds[1], -1, "", 0, &err) == 0, "empty line");
     close(fds[1]);
     char buf[64];
     ssize_t n = read(fds[0], buf, sizeof buf);
     CHECK(n == 9 && memcmp(buf, "{\"a\":1}\n\n", 9) == 0, "written bytes");
     close(fds[0]);
-    CHECK(hx_rpc_write_line(-1, -1, "x", 1, &err) == HX_EIO, "bad fd");
+    CHECK(hxi_rpc_write_line(-1, -1, "x", 1, &err) == HX_EIO, "bad fd");
 }
 
 typedef struct {
@@ -465,7 +465,7 @@ static void test_write_line_stop(void)
     drain_arg a = {out[0], 0, 0};
     pthread_t t;
     CHECK(pthread_create(&t, NULL, drain, &a) == 0, "reader thread");
-    CHECK(hx_rpc_write_line(out[1], stop[0], line, big, &err) == 0, "long line with a stop fd: %s", err.message);
+    CHECK(hxi_rpc_write_line(out[1], stop[0], line, big, &err) == 0, "long line with a stop fd: %s", err.message);
     close(out[1]);
     pthread_join(t, NULL);
     CHECK(a.got == big + 1 && a.last == '\n', "whole line and newline: %zu bytes", a.got);
@@ -478,7 +478,7 @@ static void test_write_line_stop(void)
         ;
     fcntl(out[1], F_SETFL, fl);
     CHECK(write(stop[1], "s", 1) == 1, "stop fired");
-    CHECK(hx_rpc_write_line(out[1], stop[0], line, 100, &err) == HX_ECANCELED, "full pipe + stop: cancelled");
+    CHECK(hxi_rpc_write_line(out[1], stop[0], line, 100, &err) == HX_ECANCELED, "full pipe + stop: cancelled");
     close(out[0]);
     close(out[1]);
     close(stop[0]);
@@ -490,38 +490,38 @@ static void test_write_line_stop(void)
  * from in_fd until end of input, dispatches each, writes each reply as one line to out_fd; an
  * over-long line gets -32600 with id null. 0 at end of input, or the HX_E* code of a failed read or
  * write. */
-static int serve(int in_fd, int out_fd, size_t max_line, hx_rpc_handler fn, void *ctx, hx_error *err)
+static int serve(int in_fd, int out_fd, size_t max_line, hxi_rpc_handler fn, void *ctx, hx_error *err)
 {
-    hx_rpc_reader r;
-    hx_json_writer w;
-    int rc = hx_rpc_reader_init(&r, in_fd, max_line, err);
+    hxi_rpc_reader r;
+    hxi_json_writer w;
+    int rc = hxi_rpc_reader_init(&r, in_fd, max_line, err);
     if (rc)
         return rc;
-    hx_json_writer_init(&w);
+    hxi_json_writer_init(&w);
     for (;;) {
         const char *line;
         size_t len;
         hx_error lerr = {0};
-        rc = hx_rpc_reader_next(&r, &line, &len, &lerr);
+        rc = hxi_rpc_reader_next(&r, &line, &len, &lerr);
         if (rc == HX_ERANGE) {
             char text[300];
             snprintf(text, sizeof text, "Invalid Request: %s", lerr.message);
-            rc = hx_rpc_write_error(&w, NULL, 0, HX_RPC_INVALID_REQUEST, text, NULL, 0, err);
+            rc = hxi_rpc_write_error(&w, NULL, 0, HX_RPC_INVALID_REQUEST, text, NULL, 0, err);
         } else if (rc) {
             hx_error_set(err, rc, lerr.offset, "%s", lerr.message);
             break;
         } else if (!line) {
             break;
         } else {
-            rc = hx_rpc_dispatch(line, len, NULL, fn, ctx, &w, err);
+            rc = hxi_rpc_dispatch(line, len, NULL, fn, ctx, &w, err);
         }
         if (rc == 0 && w.len > 0)
-            rc = hx_rpc_write_line(out_fd, -1, w.buf, w.len, err);
+            rc = hxi_rpc_write_line(out_fd, -1, w.buf, w.len, err);
         if (rc)
             break;
     }
-    hx_json_writer_free(&w);
-    hx_rpc_reader_free(&r);
+    hxi_json_writer_free(&w);
+    hxi_rpc_reader_free(&r);
     return rc;
 }
 

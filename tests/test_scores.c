@@ -22,22 +22,22 @@ static char root[PATH_MAX], db[PATH_MAX + 16];
 static void test_factor(void)
 {
     int64_t now = 1700000000;
-    CHECK(fabs(hx_recency_factor(now - 30 * 86400, now, 30) - 0.5) < 1e-12, "one half-life ago: 0.5");
-    CHECK(fabs(hx_recency_factor(now - 60 * 86400, now, 30) - 0.25) < 1e-12, "two half-lives ago: 0.25");
-    CHECK(hx_recency_factor(now, now, 30) == 1 && hx_recency_factor(now + 86400, now, 30) == 1, "now and later: 1");
+    CHECK(fabs(hxi_recency_factor(now - 30 * 86400, now, 30) - 0.5) < 1e-12, "one half-life ago: 0.5");
+    CHECK(fabs(hxi_recency_factor(now - 60 * 86400, now, 30) - 0.25) < 1e-12, "two half-lives ago: 0.25");
+    CHECK(hxi_recency_factor(now, now, 30) == 1 && hxi_recency_factor(now + 86400, now, 30) == 1, "now and later: 1");
     for (int m = 0; m < 3; m++)
         for (float c = -1; c <= 1; c += 0.25f)
             for (float x = 0; x <= 1; x += 0.25f) {
-                float p = hx_relevance((hx_search_mode)m, c, x);
+                float p = hxi_relevance((hx_search_mode)m, c, x);
                 CHECK(p >= 0 && p <= 1, "relevance within [0, 1]: mode %d, %g %g -> %g", m, (double)c, (double)x, (double)p);
                 if (m != HX_MODE_KEYWORD && c > -1)
-                    CHECK(p >= hx_relevance((hx_search_mode)m, c - 0.25f, x), "more similar, more relevant");
+                    CHECK(p >= hxi_relevance((hx_search_mode)m, c - 0.25f, x), "more similar, more relevant");
                 if (m != HX_MODE_VECTOR && x > 0)
-                    CHECK(p >= hx_relevance((hx_search_mode)m, c, x - 0.25f), "more BM25, more relevant");
+                    CHECK(p >= hxi_relevance((hx_search_mode)m, c, x - 0.25f), "more BM25, more relevant");
             }
 }
 
-/* hx_recency_date on a document built by hand: its key matched as a filter's (filter.h), the
+/* hxi_recency_date on a document built by hand: its key matched as a filter's (filter.h), the
  * date read to the second in any year, mtime for a missing key. */
 static void test_recency_date(void)
 {
@@ -47,42 +47,42 @@ static void test_recency_date(void)
                      .mtime_ns = 1700000000LL * 1000000000LL};
     static const char *const asked[] = {"creation-date", "creation_date", "Creation-Date", "CREATION_DATE"};
     for (size_t i = 0; i < sizeof asked / sizeof asked[0]; i++)
-        CHECK(hx_recency_date(&d, asked[i]) == 1539129600, "--recency %s:30 reads creation-date: %lld", asked[i],
-              (long long)hx_recency_date(&d, asked[i]));
-    CHECK(hx_recency_date(&d, "published") == 32504976000LL, "year 3000 to the second (GNU date: 32504976000): %lld",
-          (long long)hx_recency_date(&d, "published"));
-    CHECK(hx_recency_date(&d, "created") == 1700000000 && hx_recency_date(&d, "mtime") == 1700000000 &&
-              hx_recency_date(&d, "MTime") == 1700000000,
+        CHECK(hxi_recency_date(&d, asked[i]) == 1539129600, "--recency %s:30 reads creation-date: %lld", asked[i],
+              (long long)hxi_recency_date(&d, asked[i]));
+    CHECK(hxi_recency_date(&d, "published") == 32504976000LL, "year 3000 to the second (GNU date: 32504976000): %lld",
+          (long long)hxi_recency_date(&d, "published"));
+    CHECK(hxi_recency_date(&d, "created") == 1700000000 && hxi_recency_date(&d, "mtime") == 1700000000 &&
+              hxi_recency_date(&d, "MTime") == 1700000000,
           "no such key, or mtime: the mtime");
 }
 
 /* `hyrax search --json` with extra flags; the parsed answer (caller frees) or NULL. */
-static hx_json_doc *search(const char *flags, const char *query)
+static hxi_json_doc *search(const char *flags, const char *query)
 {
     char cmd[2 * PATH_MAX], *out;
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --json --group chunk %s -- '%s'", db, flags, query);
     int rc = check_run(cmd, &out);
-    hx_json_doc *d = NULL;
-    CHECK(rc == 0 && hx_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search %s %s: %.300s", flags, query, out);
+    hxi_json_doc *d = NULL;
+    CHECK(rc == 0 && hxi_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search %s %s: %.300s", flags, query, out);
     free(out);
     return d;
 }
 
-static const hx_json_val *results(const hx_json_doc *d)
+static const hxi_json_val *results(const hxi_json_doc *d)
 {
-    return d ? hx_json_obj_get(hx_json_doc_root(d), "results") : NULL;
+    return d ? hxi_json_obj_get(hxi_json_doc_root(d), "results") : NULL;
 }
 
-static double num(const hx_json_val *r, const char *key)
+static double num(const hxi_json_val *r, const char *key)
 {
     double v = NAN;
-    hx_json_num_double(hx_json_obj_get(r, key), &v, NULL);
+    hxi_json_num_double(hxi_json_obj_get(r, key), &v, NULL);
     return v;
 }
 
-static const char *first_path(const hx_json_doc *d)
+static const char *first_path(const hxi_json_doc *d)
 {
-    const char *p = hx_json_str(hx_json_obj_get(hx_json_arr_get(results(d), 0), "path"), NULL);
+    const char *p = hxi_json_str(hxi_json_obj_get(hxi_json_arr_get(results(d), 0), "path"), NULL);
     return p ? p : "-";
 }
 
@@ -91,55 +91,55 @@ static void test_search(void)
     static const char *const modes[] = {"--mode hybrid", "--mode vector", "--mode keyword"};
     static const char off_topic[] = "chocolate cake recipe with strawberries";
     for (int m = 0; m < 3; m++) {
-        hx_json_doc *d = search(modes[m], off_topic);
-        CHECK(d && hx_json_len(results(d)) == 0, "%s: off-topic query answers nothing at the defaults, got %zu (first %s)",
-              modes[m], hx_json_len(results(d)), first_path(d));
-        hx_json_doc_free(d);
+        hxi_json_doc *d = search(modes[m], off_topic);
+        CHECK(d && hxi_json_len(results(d)) == 0, "%s: off-topic query answers nothing at the defaults, got %zu (first %s)",
+              modes[m], hxi_json_len(results(d)), first_path(d));
+        hxi_json_doc_free(d);
         d = search(modes[m], "which component assigns pods to nodes in the kube-scheduler");
-        CHECK(d && hx_json_len(results(d)) >= 1 && !strcmp(first_path(d), "docs/scheduler.md"),
+        CHECK(d && hxi_json_len(results(d)) >= 1 && !strcmp(first_path(d), "docs/scheduler.md"),
               "%s: on-topic query keeps its answer at the defaults: %s", modes[m], first_path(d));
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         char flags[64];
         snprintf(flags, sizeof flags, "%s --min-score 0 -k 50", modes[m]);
         static const char *const queries[] = {off_topic, "persistent storage volumes", "pods"};
         for (size_t q = 0; q < 3; q++) {
             d = search(flags, queries[q]);
-            const hx_json_val *rs = results(d);
-            CHECK(hx_json_len(rs) >= 1 || (m == 2 && q == 0), "%s %s: every candidate at --min-score 0", modes[m],
+            const hxi_json_val *rs = results(d);
+            CHECK(hxi_json_len(rs) >= 1 || (m == 2 && q == 0), "%s %s: every candidate at --min-score 0", modes[m],
                   queries[q]);   /* no word of the off-topic query is in the corpus */
-            for (size_t i = 0; i < hx_json_len(rs); i++) {
-                double s = num(hx_json_arr_get(rs, i), "score"), c = num(hx_json_arr_get(rs, i), "similarity");
+            for (size_t i = 0; i < hxi_json_len(rs); i++) {
+                double s = num(hxi_json_arr_get(rs, i), "score"), c = num(hxi_json_arr_get(rs, i), "similarity");
                 CHECK(s >= 0 && s <= 1, "%s %s: score %g within [0, 1]", modes[m], queries[q], s);
                 CHECK(m == 2 ? isnan(c) : c >= -1.0001 && c <= 1.0001, "%s: similarity %g is a cosine", modes[m], c);
             }
-            hx_json_doc_free(d);
+            hxi_json_doc_free(d);
         }
     }
     /* min_score 0.5 in hybrid: a question in the words of a document keeps it, and only scores >= 0.5 */
-    hx_json_doc *d = search("--mode hybrid --min-score 0.5",
-                            "Network policies restrict which pods may talk to each other, egress and ingress rules");
-    const hx_json_val *rs = results(d);
-    CHECK(hx_json_len(rs) >= 1 && !strcmp(first_path(d), "docs/network.md"), "hybrid --min-score 0.5 keeps the match: %s",
+    hxi_json_doc *d = search("--mode hybrid --min-score 0.5",
+                             "Network policies restrict which pods may talk to each other, egress and ingress rules");
+    const hxi_json_val *rs = results(d);
+    CHECK(hxi_json_len(rs) >= 1 && !strcmp(first_path(d), "docs/network.md"), "hybrid --min-score 0.5 keeps the match: %s",
           first_path(d));
-    for (size_t i = 0; i < hx_json_len(rs); i++)
-        CHECK(num(hx_json_arr_get(rs, i), "relevance") >= 0.5, "hybrid --min-score 0.5: only relevance >= 0.5");
-    hx_json_doc_free(d);
+    for (size_t i = 0; i < hxi_json_len(rs); i++)
+        CHECK(num(hxi_json_arr_get(rs, i), "relevance") >= 0.5, "hybrid --min-score 0.5: only relevance >= 0.5");
+    hxi_json_doc_free(d);
 }
 
 static void test_recency(void)
 {
     static const char q[] = "how to upgrade the control plane of a cluster one minor version at a time";
-    hx_json_doc *d = search("--mode hybrid", q);
+    hxi_json_doc *d = search("--mode hybrid", q);
     CHECK(!strcmp(first_path(d), "ops/upgrade-2015.md"), "without recency the better match leads: %s", first_path(d));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = search("--mode hybrid --recency date:365", q);
-    const hx_json_val *r0 = hx_json_arr_get(results(d), 0);
+    const hxi_json_val *r0 = hxi_json_arr_get(results(d), 0);
     CHECK(!strcmp(first_path(d), "ops/upgrade-2025.md"), "--recency date:365: the newer document leads: %s", first_path(d));
     CHECK(num(r0, "recency") > 0 && num(r0, "recency") < 1, "each result shows its recency factor");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = search("--mode vector --recency date:365", q);
     CHECK(!strcmp(first_path(d), "ops/upgrade-2025.md"), "vector mode too: %s", first_path(d));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     char cmd[2 * PATH_MAX], *out;
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db '%s' --recency date:0 pods 2>&1", db);
     CHECK(check_run(cmd, &out) != 0 && strstr(out, "--recency"), "a half-life of 0 is refused: %s", out);
@@ -148,7 +148,7 @@ static void test_recency(void)
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_scores_XXXXXX", cmd[3 * PATH_MAX], *out;
+    char tmpl[] = "/tmp/hxi_scores_XXXXXX", cmd[3 * PATH_MAX], *out;
     setenv("HYRAX_BIN", "./hyrax", 0);
     test_factor();
     test_recency_date();

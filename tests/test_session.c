@@ -914,7 +914,7 @@ static void test_surface_calls(void)
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_session_XXXXXX";
+    char tmpl[] = "/tmp/hxi_session_XXXXXX";
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(proj, sizeof proj, "%s/proj", root);
     snprintf(userdir, sizeof userdir, "%s/mine", root);

@@ -9,7 +9,7 @@
 static void check_hex(const char *msg, size_t len, const char *want)
 {
     char hex[65];
-    hx_sha256_hex(msg, len, hex);
+    hxi_sha256_hex(msg, len, hex);
     CHECK(!strcmp(hex, want), "sha256 of %zu bytes: %s", len, hex);
 }
 
@@ -27,15 +27,15 @@ int main(void)
     char *a = malloc(n);
     memset(a, 'a', n);
     check_hex(a, n, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-    hx_sha256 s;
+    hxi_sha256 s;
     uint8_t d1[32], d2[32];
-    hx_sha256_init(&s);
+    hxi_sha256_init(&s);
     for (size_t off = 0, step = 1; off < n; off += step, step = step * 3 % 127 + 1)
-        hx_sha256_update(&s, a + off, off + step > n ? n - off : step);
-    hx_sha256_final(&s, d1);
-    hx_sha256_init(&s);
-    hx_sha256_update(&s, a, n);
-    hx_sha256_final(&s, d2);
+        hxi_sha256_update(&s, a + off, off + step > n ? n - off : step);
+    hxi_sha256_final(&s, d1);
+    hxi_sha256_init(&s);
+    hxi_sha256_update(&s, a, n);
+    hxi_sha256_final(&s, d2);
     CHECK(!memcmp(d1, d2, 32), "streamed in odd pieces equals one-shot");
     free(a);
     return check_report("test_sha256");

@@ -18,14 +18,14 @@ static void check_sha(const void *msg, size_t len, const char *want)
 {
     uint8_t d[64];
     char h[129];
-    hx_sha512_digest(msg, len, d);
+    hxi_sha512_digest(msg, len, d);
     hex(d, 64, h);
     CHECK(!strcmp(h, want), "sha512 of %zu bytes: %s", len, h);
-    hx_sha512 s;   /* streamed in pieces of 1, 2, 3, ... bytes */
-    hx_sha512_init(&s);
+    hxi_sha512 s;   /* streamed in pieces of 1, 2, 3, ... bytes */
+    hxi_sha512_init(&s);
     for (size_t off = 0, step = 1; off < len; off += step, step = step % 131 + 1)
-        hx_sha512_update(&s, (const uint8_t *)msg + off, off + step > len ? len - off : step);
-    hx_sha512_final(&s, d);
+        hxi_sha512_update(&s, (const uint8_t *)msg + off, off + step > len ? len - off : step);
+    hxi_sha512_final(&s, d);
     hex(d, 64, h);
     CHECK(!strcmp(h, want), "sha512 streamed, %zu bytes: %s", len, h);
 }
@@ -34,14 +34,14 @@ static void check_b2(const void *msg, size_t len, const char *want)
 {
     uint8_t d[64];
     char h[129];
-    hx_blake2b512(msg, len, d);
+    hxi_blake2b512(msg, len, d);
     hex(d, 64, h);
     CHECK(!strcmp(h, want), "blake2b-512 of %zu bytes: %s", len, h);
-    hx_blake2b s;
-    hx_blake2b_init(&s, 64);
+    hxi_blake2b s;
+    hxi_blake2b_init(&s, 64);
     for (size_t off = 0, step = 1; off < len; off += step, step = step % 131 + 1)
-        hx_blake2b_update(&s, (const uint8_t *)msg + off, off + step > len ? len - off : step);
-    hx_blake2b_final(&s, d);
+        hxi_blake2b_update(&s, (const uint8_t *)msg + off, off + step > len ? len - off : step);
+    hxi_blake2b_final(&s, d);
     hex(d, 64, h);
     CHECK(!strcmp(h, want), "blake2b-512 streamed, %zu bytes: %s", len, h);
 }

@@ -42,17 +42,17 @@ static hx_trust *trust_from(const char *minisign_pub, const char *allowed)
 {
     hx_trust *t = NULL;
     size_t len;
-    CHECK(hx_trust_new(&t, NULL) == 0, "hx_trust_new");
+    CHECK(hxi_trust_new(&t, NULL) == 0, "hxi_trust_new");
     if (minisign_pub) {
         char *k = load(minisign_pub, &len);
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)strcspn(minisign_pub, "."), minisign_pub);
-        CHECK(hx_trust_add_minisign(t, k, len, name, NULL) == 0, "add %s", minisign_pub);
+        CHECK(hxi_trust_add_minisign(t, k, len, name, NULL) == 0, "add %s", minisign_pub);
         free(k);
     }
     if (allowed) {
         hx_error err = {0};
-        CHECK(hx_trust_add_allowed_signers(t, allowed, strlen(allowed), "allowed", &err) == 0,
+        CHECK(hxi_trust_add_allowed_signers(t, allowed, strlen(allowed), "allowed", &err) == 0,
               "allowed_signers: %s", err.message);
     }
     return t;
@@ -146,16 +146,16 @@ static void test_minisign(void)
         "RVTv0Z8nb8tOxcw3odB8OnM0OAkJWxrShOnCRH6KY6bM+zJHHjniGk8d\n",
         "RWTv0Z8nb8tOxcw3odB8OnM0OAkJWxrShOnCRH6KY6bM+zJHHjniGk8d\nmore\n"};
     for (size_t i = 0; i < sizeof badkeys / sizeof badkeys[0]; i++)
-        CHECK(hx_trust_add_minisign(t, badkeys[i], strlen(badkeys[i]), "k", NULL) == HX_EFORMAT, "bad key %zu", i);
-    CHECK(hx_trust_count(t) == 1, "bad keys add nothing");
+        CHECK(hxi_trust_add_minisign(t, badkeys[i], strlen(badkeys[i]), "k", NULL) == HX_EFORMAT, "bad key %zu", i);
+    CHECK(hxi_trust_count(t) == 1, "bad keys add nothing");
     /* A second key under alice's key id (same id bytes, another key) is refused by name. */
     char clash[] = "RWTv0Z8nb8tOxcw3odB8OnM0OAkJWxrShOnCRH6KY6bM+zJHHjniGk8e\n";
     hx_error e2 = {0};
-    CHECK(hx_trust_add_minisign(t, clash, strlen(clash), "eve", &e2) == HX_EFORMAT &&
+    CHECK(hxi_trust_add_minisign(t, clash, strlen(clash), "eve", &e2) == HX_EFORMAT &&
           strstr(e2.message, "already names another trusted key (alice)"), "key id clash: %s", e2.message);
     size_t al;
     char *again = load("alice.pub", &al);
-    CHECK(hx_trust_add_minisign(t, again, al, "alice2", NULL) == 0, "the same key twice is fine");
+    CHECK(hxi_trust_add_minisign(t, again, al, "alice2", NULL) == 0, "the same key twice is fine");
     free(again);
     hx_trust_free(t);
 }
@@ -167,8 +167,8 @@ static void test_ssh(void)
     char *fp = load("alice_ssh.fp", &len);
     fp[strcspn(fp, "\n")] = 0;
     hx_trust *t = trust_from(NULL, allowed);
-    CHECK(hx_trust_count(t) == 2, "allowed_signers: 2 ed25519 keys (the RSA line skipped), got %zu",
-          hx_trust_count(t));
+    CHECK(hxi_trust_count(t) == 2, "allowed_signers: 2 ed25519 keys (the RSA line skipped), got %zu",
+          hxi_trust_count(t));
     hx_sig_result r;
     CHECK(verify(t, "doc.md", "doc.md.sig", &r) == 0, "ssh sha512: %s", r.reason);
     CHECK(r.format == HX_SIG_SSH && !strcmp(r.signer, "alice@example.com") && !strcmp(r.key_id, fp),
@@ -230,14 +230,14 @@ static void test_ssh(void)
         snprintf(line, sizeof line, badlines[i], klen, key);
         hx_trust *b = NULL;
         hx_error err = {0};
-        hx_trust_new(&b, NULL);
-        CHECK(hx_trust_add_allowed_signers(b, line, strlen(line), "f", &err) == HX_EPARSE &&
+        hxi_trust_new(&b, NULL);
+        CHECK(hxi_trust_add_allowed_signers(b, line, strlen(line), "f", &err) == HX_EPARSE &&
               strstr(err.message, "f:1"), "bad line %zu: %s", i, err.message);
         /* After a good line, the bad one still fails the whole file and adds nothing. */
         char two[700];
         snprintf(two, sizeof two, "ok %.*s\n%s", klen, key, line);
-        CHECK(hx_trust_add_allowed_signers(b, two, strlen(two), "f", &err) == HX_EPARSE &&
-              strstr(err.message, "f:2") && hx_trust_count(b) == 0, "bad line %zu second: %s", i, err.message);
+        CHECK(hxi_trust_add_allowed_signers(b, two, strlen(two), "f", &err) == HX_EPARSE &&
+              strstr(err.message, "f:2") && hxi_trust_count(b) == 0, "bad line %zu second: %s", i, err.message);
         hx_trust_free(b);
     }
     free(allowed);
@@ -247,10 +247,10 @@ static void test_ssh(void)
 /* hx_trust_load: ROOT/.hyrax/trusted/ *.pub and ROOT/.hyrax/allowed_signers, no symlinks. */
 static void test_load(void)
 {
-    char root[] = "/tmp/hx_sig_XXXXXX";
+    char root[] = "/tmp/hxi_sig_XXXXXX";
     CHECK(mkdtemp(root) != NULL, "mkdtemp");
     hx_trust *t = NULL;
-    CHECK(hx_trust_load(&t, root, NULL) == 0 && hx_trust_count(t) == 0, "no files: empty store");
+    CHECK(hx_trust_load(&t, root, NULL) == 0 && hxi_trust_count(t) == 0, "no files: empty store");
     hx_trust_free(t);
     size_t len;
     char *k = load("alice.pub", &len), *a = load("allowed_signers", &len);
@@ -258,7 +258,7 @@ static void test_load(void)
     check_put(root, ".hyrax/trusted/notes.txt", "not a key");
     check_put(root, ".hyrax/allowed_signers", a);
     hx_error err = {0};
-    CHECK(hx_trust_load(&t, root, &err) == 0 && hx_trust_count(t) == 3, "loaded: %s", err.message);
+    CHECK(hx_trust_load(&t, root, &err) == 0 && hxi_trust_count(t) == 3, "loaded: %s", err.message);
     hx_sig_result r;
     CHECK(verify(t, "doc.md", "doc.md.minisig", &r) == 0 && !strcmp(r.signer, "alice"),
           "minisign via the project store, signer named by the file: %s", r.signer);
@@ -285,7 +285,7 @@ static void test_load(void)
 /* Fresh keys and signatures from the installed tools, when there are any. */
 static void test_fresh(void)
 {
-    char root[] = "/tmp/hx_sigf_XXXXXX";
+    char root[] = "/tmp/hxi_sigf_XXXXXX";
     CHECK(mkdtemp(root) != NULL, "mkdtemp");
     char cmd[2048], *out = NULL;
     check_put(root, "doc.txt", "fresh document\nsecond line\n");
@@ -311,7 +311,7 @@ static void test_fresh(void)
         hx_sig_result r;
         if (key && doc && sig && leg) {
             CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == HX_ENOTFOUND, "fresh: untrusted");
-            CHECK(hx_trust_add_minisign(t, key, kl, "k", NULL) == 0, "fresh key");
+            CHECK(hxi_trust_add_minisign(t, key, kl, "k", NULL) == 0, "fresh key");
             CHECK(hx_sig_verify(t, doc, dl, sig, sl, &r, NULL) == 0 && !strcmp(r.signer, "k"),
                   "fresh minisign: %s", r.reason);
             CHECK(hx_sig_verify(t, doc, dl, leg, ll, &r, NULL) == 0, "fresh legacy minisign: %s", r.reason);
@@ -335,7 +335,7 @@ static void test_fresh(void)
         free(out);
         hx_trust *t = NULL;
         hx_error err = {0};
-        CHECK(hx_trust_load(&t, root, &err) == 0 && hx_trust_count(t) == 1, "fresh store: %s", err.message);
+        CHECK(hx_trust_load(&t, root, &err) == 0 && hxi_trust_count(t) == 1, "fresh store: %s", err.message);
         size_t dl, sl;
         char p[600];
         snprintf(p, sizeof p, "%s/doc.txt", root);
@@ -380,21 +380,21 @@ static int oom_run(const char *root)
 
 static void test_oom(void)
 {
-    char root[] = "/tmp/hx_sigo_XXXXXX";
+    char root[] = "/tmp/hxi_sigo_XXXXXX";
     CHECK(mkdtemp(root) != NULL, "mkdtemp");
     size_t len;
     char *k = load("alice.pub", &len), *a = load("allowed_signers", &len);
     check_put(root, ".hyrax/trusted/alice.pub", k);
     check_put(root, ".hyrax/allowed_signers", a);
     free(k), free(a);
-    hx_alloc_fail_at(0, 0);
+    hxi_alloc_fail_at(0, 0);
     CHECK(oom_run(root) == 0, "baseline");
-    unsigned long count = hx_alloc_fail_at(0, 0);
+    unsigned long count = hxi_alloc_fail_at(0, 0);
     CHECK(count >= 5, "allocations counted: %lu", count);
     for (unsigned long n = 1; n <= count; n++) {
-        hx_alloc_fail_at(n, 0);
+        hxi_alloc_fail_at(n, 0);
         int rc = oom_run(root);
-        hx_alloc_fail_at(0, 0);
+        hxi_alloc_fail_at(0, 0);
         CHECK(rc == HX_ENOMEM, "allocation %lu of %lu failing: %d", n, count, rc);
         CHECK(oom_run(root) == 0, "after allocation %lu failed", n);
     }
@@ -411,7 +411,7 @@ static void test_cli(void)
         printf("test_sig: HYRAX_BIN not set, hyrax verify FILE skipped\n");
         return;
     }
-    char root[] = "/tmp/hx_sigc_XXXXXX";
+    char root[] = "/tmp/hxi_sigc_XXXXXX";
     CHECK(mkdtemp(root) != NULL, "mkdtemp");
     static const char *const copies[][2] = {
         {"alice.pub", ".hyrax/trusted/alice.pub"}, {"allowed_signers", ".hyrax/allowed_signers"},

@@ -36,32 +36,32 @@ static char dir[PATH_MAX];
 
 /* The JSON view of the statistics of db (s: plus its unflushed counts) as `reader` sees them;
  * caller frees. */
-static hx_json_doc *view_as(hx_stats *s, const char *db, const hx_identity *reader)
+static hxi_json_doc *view_as(hx_stats *s, const char *db, const hx_identity *reader)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_obj_begin(&w);
     hx_error err = {0};
     hx_activity act;
     CHECK(hx_stats_activity(s, db, reader, &act, &err) == 0, "stats: %s", err.message);
-    hx_present_activity(&w, &act);
+    hxi_present_activity(&w, &act);
     hx_activity_free(&act);
-    hx_json_write_obj_end(&w);
-    hx_json_doc *d = NULL;
-    CHECK(hx_json_parse(&d, w.buf, w.len, NULL, NULL) == 0, "stats json parses: %s", w.buf);
-    hx_json_writer_free(&w);
+    hxi_json_write_obj_end(&w);
+    hxi_json_doc *d = NULL;
+    CHECK(hxi_json_parse(&d, w.buf, w.len, NULL, NULL) == 0, "stats json parses: %s", w.buf);
+    hxi_json_writer_free(&w);
     return d;
 }
 
-static hx_json_doc *view(hx_stats *s, const char *db)
+static hxi_json_doc *view(hx_stats *s, const char *db)
 {
     return view_as(s, db, NULL);
 }
 
-static double num(const hx_json_val *v)
+static double num(const hxi_json_val *v)
 {
     double x = NAN;
-    hx_json_num_double(v, &x, NULL);
+    hxi_json_num_double(v, &x, NULL);
     return x;
 }
 
@@ -75,8 +75,8 @@ static void test_percentiles(void)
         return;
     for (int i = 1; i <= 100; i++)
         hx_stats_note_latency(s, "search", "stdio", i);
-    hx_json_doc *d = view(s, db);
-    const hx_json_val *t = get(hx_json_doc_root(d), "latency.search");
+    hxi_json_doc *d = view(s, db);
+    const hxi_json_val *t = get(hxi_json_doc_root(d), "latency.search");
     /* bounds 0.25 * 2^i ms: 1..100 fill (0.5,1] 1, (1,2] 1, (2,4] 2, (4,8] 4, (8,16] 8, (16,32] 16,
      * (32,64] 32, (64,128] 36. Rank 50 lies 18 of 32 into (32,64]: 32 + 32 * 18/32 = 50. Rank 95
      * lies 31 of 36 into (64,128]: 64 + 64 * 31/36 = 119.11. Rank 99: 64 + 64 * 35/36 = 126.22. */
@@ -86,16 +86,16 @@ static void test_percentiles(void)
     CHECK(fabs(num(get(t, "p99_ms")) - (64 + 64.0 * 35 / 36)) < 1e-9, "p99 = 126.22 ms (got %g)", num(get(t, "p99_ms")));
     CHECK(fabs(num(get(t, "mean_ms")) - 50.5) < 1e-9, "mean 50.5 ms");
     CHECK(num(get(t, "transports.stdio.calls")) == 100, "per transport too");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     hx_stats_close(s);
 }
 
-static const char *top_query(hx_json_doc *d, size_t i, double *count)
+static const char *top_query(hxi_json_doc *d, size_t i, double *count)
 {
-    const hx_json_val *e = hx_json_arr_get(get(hx_json_doc_root(d), "top_queries"), i);
+    const hxi_json_val *e = hxi_json_arr_get(get(hxi_json_doc_root(d), "top_queries"), i);
     if (count)
         *count = num(get(e, "count"));
-    return hx_json_str(get(e, "query"), NULL);
+    return hxi_json_str(get(e, "query"), NULL);
 }
 
 static void test_hot_queries(void)
@@ -108,31 +108,31 @@ static void test_hot_queries(void)
         return;
     int64_t now = (int64_t)time(NULL);
     for (int i = 0; i < 50; i++)
-        hx_stats_note_query_at(s, "old favourite", now - 2 * 86400);   /* two days ago: outside the day */
+        hxi_stats_note_query_at(s, "old favourite", now - 2 * 86400);   /* two days ago: outside the day */
     for (int i = 0; i < 10; i++)
-        hx_stats_note_query_at(s, "an hour ago", now - 3600);
+        hxi_stats_note_query_at(s, "an hour ago", now - 3600);
     for (int i = 0; i < 3; i++)
-        hx_stats_note_query_at(s, "just now", now);
-    hx_json_doc *d = view(s, db);
+        hxi_stats_note_query_at(s, "just now", now);
+    hxi_json_doc *d = view(s, db);
     double c0, c1;
     const char *q0 = top_query(d, 0, &c0), *q1 = top_query(d, 1, &c1);
     CHECK(q0 && !strcmp(q0, "an hour ago") && c0 == 10, "the window's most frequent leads (%s, %g)", q0 ? q0 : "-", c0);
     CHECK(q1 && !strcmp(q1, "just now") && c1 == 3, "then the next (%s, %g)", q1 ? q1 : "-", c1);
-    CHECK(hx_json_len(get(hx_json_doc_root(d), "top_queries")) == 2, "a query of two days ago has left the window");
-    hx_json_doc_free(d);
+    CHECK(hxi_json_len(get(hxi_json_doc_root(d), "top_queries")) == 2, "a query of two days ago has left the window");
+    hxi_json_doc_free(d);
 
     /* 10,000 distinct queries in this hour, then one asked 20 times: it still gets counted and leads */
     for (int i = 0; i < 10000; i++) {
         char q[32];
         snprintf(q, sizeof q, "distinct %d", i);
-        hx_stats_note_query_at(s, q, now);
+        hxi_stats_note_query_at(s, q, now);
     }
     for (int i = 0; i < 20; i++)
-        hx_stats_note_query_at(s, "late favourite", now);
+        hxi_stats_note_query_at(s, "late favourite", now);
     d = view(s, db);
     q0 = top_query(d, 0, NULL);
     CHECK(q0 && !strcmp(q0, "late favourite"), "a query asked after 10,000 others leads (%s)", q0 ? q0 : "-");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     hx_stats_close(s);
 }
 
@@ -148,12 +148,12 @@ static void test_lasting(void)
         hx_stats_note_query(s, "persisted");
         hx_stats_close(s);
     }
-    hx_json_doc *d = view(NULL, db);
-    CHECK(num(get(hx_json_doc_root(d), "latency.search.calls")) == 2, "two processes' calls add up");
+    hxi_json_doc *d = view(NULL, db);
+    CHECK(num(get(hxi_json_doc_root(d), "latency.search.calls")) == 2, "two processes' calls add up");
     double c;
     const char *q = top_query(d, 0, &c);
     CHECK(q && !strcmp(q, "persisted") && c == 2, "and their queries");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     pid_t kids[4];
     for (int k = 0; k < 4; k++) {
@@ -164,7 +164,7 @@ static void test_lasting(void)
                 _exit(2);
             for (int i = 0; i < 25; i++) {
                 hx_stats_note_latency(s, "search", "http", 1);
-                if (hx_stats_flush(s, NULL))
+                if (hxi_stats_flush(s, NULL))
                     _exit(3);
             }
             hx_stats_close(s);
@@ -177,13 +177,13 @@ static void test_lasting(void)
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "flushing process %d (status %d)", k, status);
     }
     d = view(NULL, db);
-    CHECK(num(get(hx_json_doc_root(d), "latency.search.transports.http.calls")) == 100,
-          "4 processes x 25 flushes: 100 calls (got %g)", num(get(hx_json_doc_root(d), "latency.search.transports.http.calls")));
-    hx_json_doc_free(d);
+    CHECK(num(get(hxi_json_doc_root(d), "latency.search.transports.http.calls")) == 100,
+          "4 processes x 25 flushes: 100 calls (got %g)", num(get(hxi_json_doc_root(d), "latency.search.transports.http.calls")));
+    hxi_json_doc_free(d);
 
     /* a crash-safe store file: its chain verifies */
     char path[PATH_MAX + 64];
-    CHECK(hx_stats_path(db, path, sizeof path, NULL) == 0 && strstr(path, "l.stats.hyx"), "file beside the index");
+    CHECK(hxi_stats_path(db, path, sizeof path, NULL) == 0 && strstr(path, "l.stats.hyx"), "file beside the index");
 }
 
 static void test_prometheus(void)
@@ -202,10 +202,10 @@ static void test_prometheus(void)
     rep.added = 3;
     rep.removed = 1;
     hx_stats_note_update(s, &rep, NULL, 1500);
-    hx_buf b = {0};
+    hxi_buf b = {0};
     hx_error err = {0};
-    CHECK(hx_stats_prometheus(s, db, NULL, &b, &err) == 0, "prometheus: %s", err.message);
-    hx_buf_bytes(&b, "", 1);
+    CHECK(hxi_stats_prometheus(s, db, NULL, &b, &err) == 0, "prometheus: %s", err.message);
+    hxi_buf_bytes(&b, "", 1);
     const char *t = (const char *)b.data;
     CHECK(strstr(t, "# TYPE hyrax_request_duration_seconds histogram\n"), "histogram type line");
     CHECK(strstr(t, "hyrax_request_duration_seconds_bucket{tool=\"search\",transport=\"cli\",le=\"0.00025\"} 1\n"),
@@ -239,7 +239,7 @@ static void test_prometheus(void)
         p = nl + 1;
     }
     CHECK(bad == 0, "%d malformed sample lines", bad);
-    hx_buf_free(&b);
+    hxi_buf_free(&b);
     hx_stats_close(s);
 }
 
@@ -261,14 +261,14 @@ static void test_cli_and_serve(void)
     }
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" stats --json --db '%s'", db);
     CHECK(check_run(cmd, &out) == 0, "stats --json");
-    hx_json_doc *d = NULL;
-    CHECK(hx_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "stats --json parses: %s", out);
-    const hx_json_val *a = d ? get(hx_json_doc_root(d), "activity") : NULL;
+    hxi_json_doc *d = NULL;
+    CHECK(hxi_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "stats --json parses: %s", out);
+    const hxi_json_val *a = d ? get(hxi_json_doc_root(d), "activity") : NULL;
     CHECK(num(get(a, "latency.search.transports.cli.calls")) == 2, "two CLI searches counted: %s", out);
     CHECK(num(get(a, "index.files_added")) == 1 && num(get(a, "index.updates")) == 1, "the CLI index run counted");
-    const char *q = hx_json_str(get(hx_json_arr_get(get(a, "top_queries"), 0), "query"), NULL);
+    const char *q = hxi_json_str(get(hxi_json_arr_get(get(a, "top_queries"), 0), "query"), NULL);
     CHECK(q && !strcmp(q, "sourdough"), "the CLI query is hot");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(out);
 
     /* serve: three searches, exit; a second serve's index_health shows them with the CLI's */
@@ -288,15 +288,15 @@ static void test_cli_and_serve(void)
             send_line(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"index_health\","
                           "\"arguments\":{}}}");
             char *line = read_line(&s, 60000);
-            hx_json_doc *h = NULL;
-            CHECK(line && hx_json_parse(&h, line, strlen(line), NULL, NULL) == 0, "index_health answers");
-            const hx_json_val *r = h ? get(hx_json_doc_root(h), "result.structuredContent") : NULL;
+            hxi_json_doc *h = NULL;
+            CHECK(line && hxi_json_parse(&h, line, strlen(line), NULL, NULL) == 0, "index_health answers");
+            const hxi_json_val *r = h ? get(hxi_json_doc_root(h), "result.structuredContent") : NULL;
             CHECK(num(get(r, "latency.search.transports.stdio.calls")) == 3,
                   "the first serve's 3 searches outlive it: %.300s", line ? line : "-");
             CHECK(num(get(r, "latency.search.transports.cli.calls")) == 2, "beside the CLI's 2");
-            const char *top = hx_json_str(get(hx_json_arr_get(get(r, "top_queries"), 0), "query"), NULL);
+            const char *top = hxi_json_str(get(hxi_json_arr_get(get(r, "top_queries"), 0), "query"), NULL);
             CHECK(top && !strcmp(top, "starter dough"), "the hot query is the serve's (asked 3 times)");
-            hx_json_doc_free(h);
+            hxi_json_doc_free(h);
             free(line);
         }
         close(s.in);
@@ -315,17 +315,17 @@ static const char secret[] = "bob private diary password hint narwhal";
 /* The hot queries reader sees in db (s: plus unflushed), joined by '|' into buf. */
 static const char *hot_as(hx_stats *s, const char *db, const hx_identity *reader, char *buf, size_t cap)
 {
-    hx_json_doc *d = view_as(s, db, reader);
+    hxi_json_doc *d = view_as(s, db, reader);
     size_t len = 0;
     buf[0] = 0;
-    for (size_t i = 0; d && i < hx_json_len(get(hx_json_doc_root(d), "top_queries")); i++) {
+    for (size_t i = 0; d && i < hxi_json_len(get(hxi_json_doc_root(d), "top_queries")); i++) {
         double c;
         const char *q = top_query(d, i, &c);
         len += (size_t)snprintf(buf + len, cap - len, "%s%s=%g", i ? "|" : "", q ? q : "-", c);
         if (len >= cap)
             break;
     }
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     return buf;
 }
 
@@ -362,22 +362,22 @@ static void test_identities(void)
         CHECK(!strcmp(hot_as(s, db, &globex, got, sizeof got), ""), "globex without bob sees none of bob's: %s", got);
         CHECK(!strcmp(hot_as(s, db, NULL, got, sizeof got), "acme roadmap=2|bob private diary password hint narwhal=2"),
               "the unscoped reader sees all, counts added over identities: %s", got);
-        hx_json_doc *d = view_as(s, db, &acme);
-        CHECK(d && hx_json_type_of(get(hx_json_doc_root(d), "index.last_error")) == HX_JSON_NULL &&
-                  num(get(hx_json_doc_root(d), "index.update_failures")) == 1,
+        hxi_json_doc *d = view_as(s, db, &acme);
+        CHECK(d && hxi_json_type_of(get(hxi_json_doc_root(d), "index.last_error")) == HX_JSON_NULL &&
+                  num(get(hxi_json_doc_root(d), "index.update_failures")) == 1,
               "a reader identity gets the failure count but not the error naming a file");
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         d = view(s, db);
-        const char *e = hx_json_str(get(hx_json_doc_root(d), "index.last_error"), NULL);
+        const char *e = hxi_json_str(get(hxi_json_doc_root(d), "index.last_error"), NULL);
         CHECK(e && strstr(e, "bob-diary.md"), "the unscoped reader gets the error");
-        hx_json_doc_free(d);
-        hx_buf b = {0};
-        CHECK(hx_stats_prometheus(s, db, &acme, &b, NULL) == 0, "prometheus as acme");
-        hx_buf_bytes(&b, "", 1);
+        hxi_json_doc_free(d);
+        hxi_buf b = {0};
+        CHECK(hxi_stats_prometheus(s, db, &acme, &b, NULL) == 0, "prometheus as acme");
+        hxi_buf_bytes(&b, "", 1);
         CHECK(!strstr((const char *)b.data, "narwhal") && strstr((const char *)b.data, "{query=\"acme roadmap\"} 1\n"),
               "/metrics as acme: its own query only");
-        hx_buf_free(&b);
-        CHECK(hx_stats_flush(s, NULL) == 0, "flush");
+        hxi_buf_free(&b);
+        CHECK(hxi_stats_flush(s, NULL) == 0, "flush");
     }
     hx_stats_close(s);
     /* past HX_STATS_IDENTITIES identities (3 so far) newcomers are not counted, and no kept one
@@ -406,7 +406,7 @@ static void test_version1(void)
 {
     char db[PATH_MAX + 32], path[PATH_MAX + 64], got[1024];
     snprintf(db, sizeof db, "%s/v1.hyx", dir);
-    CHECK(hx_stats_path(db, path, sizeof path, NULL) == 0, "path");
+    CHECK(hxi_stats_path(db, path, sizeof path, NULL) == 0, "path");
     int64_t now = (int64_t)time(NULL);
     uint8_t root[512] = "HXSTATS1";
     size_t len = 72;
@@ -422,10 +422,10 @@ static void test_version1(void)
     len += 16 + strlen(secret);
     hxf_put64(root + len, 7);                       /* count 7, error 0 */
     len += 16;
-    hx_store *st = NULL;
-    CHECK(hx_store_open(&st, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL) == 0 &&
-              hx_store_commit(st, root, len, NULL, NULL) == 0, "a version 1 file");
-    hx_store_close(st);
+    hxi_store *st = NULL;
+    CHECK(hxi_store_open(&st, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL) == 0 &&
+              hxi_store_commit(st, root, len, NULL, NULL) == 0, "a version 1 file");
+    hxi_store_close(st);
     const hx_identity acme = {"acme", NULL};
     char want[128];
     snprintf(want, sizeof want, "%s=7", secret);
@@ -435,11 +435,11 @@ static void test_version1(void)
     st = NULL;
     const uint8_t *r;
     size_t rlen = 0;
-    CHECK(hx_store_open(&st, path, HX_STORE_READ, NULL) == 0, "reopen");
+    CHECK(hxi_store_open(&st, path, HX_STORE_READ, NULL) == 0, "reopen");
     if (st)
-        hx_store_root(st, &r, &rlen);
+        hxi_store_root(st, &r, &rlen);
     CHECK(rlen >= 8 && !memcmp(r, "HXSTATS2", 8), "the flush wrote version 2");
-    hx_store_close(st);
+    hxi_store_close(st);
     snprintf(want, sizeof want, "%s=7|acme roadmap=1", secret);
     CHECK(!strcmp(hot_as(NULL, db, NULL, got, sizeof got), want), "both, to the unscoped reader: %s", got);
     CHECK(!strcmp(hot_as(NULL, db, &acme, got, sizeof got), "acme roadmap=1"), "acme's own to acme: %s", got);
@@ -447,9 +447,9 @@ static void test_version1(void)
     memcpy(root, "HXSTATS9", 8);
     unlink(path);
     st = NULL;
-    CHECK(hx_store_open(&st, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL) == 0 &&
-              hx_store_commit(st, root, len, NULL, NULL) == 0, "a version 9 file");
-    hx_store_close(st);
+    CHECK(hxi_store_open(&st, path, HX_STORE_WRITE | HX_STORE_CREATE, NULL) == 0 &&
+              hxi_store_commit(st, root, len, NULL, NULL) == 0, "a version 9 file");
+    hxi_store_close(st);
     hx_activity act;
     hx_error err = {0};
     CHECK(hx_stats_activity(NULL, db, NULL, &act, &err) == HX_EVERSION && strstr(err.message, "version 9"),
@@ -612,18 +612,18 @@ static void test_texts(void)
     hx_stats_note_update(s, NULL, "failed: \"x\"", 12.5);
     char *p = NULL;
     size_t pn = 0;
-    hx_buf b = {0};
-    CHECK(hx_stats_prometheus(s, db, NULL, &b, NULL) == 0, "prometheus");
+    hxi_buf b = {0};
+    CHECK(hxi_stats_prometheus(s, db, NULL, &b, NULL) == 0, "prometheus");
     CHECK(hx_stats_prometheus_text(s, db, NULL, &p, &pn, NULL) == 0 && p, "prometheus text");
     CHECK(p && pn == b.len && pn > 0 && !memcmp(p, b.data, pn), "prometheus text is the writer's bytes");
-    hx_buf_free(&b);
+    hxi_buf_free(&b);
     free(p);
     hx_stats_close(s);
 }
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_stats_XXXXXX";
+    char tmpl[] = "/tmp/hxi_stats_XXXXXX";
     setenv("HYRAX_BIN", "./hyrax", 0);
     CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
     test_percentiles();

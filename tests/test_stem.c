@@ -21,7 +21,7 @@ int main(void)
             break;
         size_t wlen = (size_t)(sp - line), slen = line_len - wlen - 1;
         char out[HX_STEM_MAX];
-        size_t got = hx_stem_english(line, wlen, out);
+        size_t got = hxi_stem_english(line, wlen, out);
         n_words++;
         if (got != slen || memcmp(out, sp + 1, slen) != 0) {
             if (++n_wrong <= 20)
@@ -35,15 +35,15 @@ int main(void)
     free(text);
 
     char buf[HX_STEM_MAX + 8] = "generalizations";
-    size_t k = hx_stem_english(buf, strlen(buf), buf);
+    size_t k = hxi_stem_english(buf, strlen(buf), buf);
     CHECK(k == 7 && memcmp(buf, "general", 7) == 0, "in place: %.*s", (int)k, buf);
 
     char longw[HX_STEM_MAX + 8], out[HX_STEM_MAX + 8];
     memset(longw, 'a', sizeof longw);
     memcpy(longw + sizeof longw - 3, "ing", 3);
-    k = hx_stem_english(longw, sizeof longw, out);
+    k = hxi_stem_english(longw, sizeof longw, out);
     CHECK(k == sizeof longw && memcmp(out, longw, k) == 0, "a word over the cap is kept");
-    k = hx_stem_english("runs\xff", 5, out);
+    k = hxi_stem_english("runs\xff", 5, out);
     CHECK(k == 5 && memcmp(out, "runs\xff", 5) == 0, "invalid UTF-8 is kept");
     return check_report("test_stem");
 }

@@ -63,9 +63,9 @@ static void remove_dir(const char *d)
 }
 
 /* Opens a reader; returns its error code, *out NULL on failure. */
-static int open_reader(const char *path, hx_store **out, hx_error *err)
+static int open_reader(const char *path, hxi_store **out, hx_error *err)
 {
-    return hx_store_open(out, path, HX_STORE_READ, err);
+    return hxi_store_open(out, path, HX_STORE_READ, err);
 }
 
 /* === Deterministic content: what a writer of trial t puts in generation g === */
@@ -125,14 +125,14 @@ static uint64_t mono_us(void)
  * each committed generation on report_fd (when >= 0) as {generation, CLOCK_MONOTONIC us}. */
 static int write_gens(const char *path, uint64_t t, uint64_t upto, int report_fd, hx_error *err)
 {
-    hx_store *w = NULL;
+    hxi_store *w = NULL;
     uint8_t *root = NULL, *blob = malloc(MAX_BLOB);
-    int rc = hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, err);
+    int rc = hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, err);
     if (rc || !blob)
         goto done;
     const uint8_t *cur;
     size_t cur_len;
-    hx_store_root(w, &cur, &cur_len);
+    hxi_store_root(w, &cur, &cur_len);
     size_t len = cur_len ? cur_len : 12;
     root = malloc(len + 4 * ENTRY * (upto + 1));
     if (!root) {
@@ -143,26 +143,26 @@ static int write_gens(const char *path, uint64_t t, uint64_t upto, int report_fd
         memcpy(root, cur, cur_len);
     else
         memset(root, 0, 12);
-    for (uint64_t g = hx_store_generation(w) + 1; g <= upto; g++) {
+    for (uint64_t g = hxi_store_generation(w) + 1; g <= upto; g++) {
         uint32_t n = blob_count(t, g), total = hxf_le32(root + 8);
         for (uint32_t k = 0; k < n; k++) {
             size_t sz = blob_size(t, g, k);
             blob_fill(t, g, k, blob, sz);
-            hx_store_ref ref;
-            rc = hx_store_append(w, blob, sz, &ref, err);
+            hxi_store_ref ref;
+            rc = hxi_store_append(w, blob, sz, &ref, err);
             if (rc)
                 goto done;
             uint8_t *e = root + len;
             hxf_put64(e, g);
             hxf_put32(e + 8, k);
-            hx_store_ref_put(e + 12, ref);
+            hxi_store_ref_put(e + 12, ref);
             len += ENTRY;
             total++;
         }
         hxf_put64(root, g);
         hxf_put32(root + 8, total);
         char nb[32];
-        rc = hx_store_commit(w, root, len, gen_name(g, nb), err);
+        rc = hxi_store_commit(w, root, len, gen_name(g, nb), err);
         if (rc)
             goto done;
         uint64_t msg[2] = {g, mono_us()};
@@ -172,7 +172,7 @@ static int write_gens(const char *path, uint64_t t, uint64_t upto, int report_fd
         }
     }
 done:
-    hx_store_close(w);
+    hxi_store_close(w);
     free(root);
     free(blob);
     return rc;
@@ -180,7 +180,7 @@ done:
 
 /* Checks that root (of generation g, trial t) and every blob it names are exactly what
  * write_gens writes. Returns NULL or what differs. */
-static const char *check_content(hx_store *s, uint64_t t, uint64_t g, const uint8_t *root,
+static const char *check_content(hxi_store *s, uint64_t t, uint64_t g, const uint8_t *root,
                                  size_t len, char *why)
 {
     static uint8_t expect[MAX_BLOB];
@@ -196,13 +196,13 @@ static const char *check_content(hx_store *s, uint64_t t, uint64_t g, const uint
             if (i >= total)
                 return "too few blobs";
             const uint8_t *e = root + 12 + (size_t)i * ENTRY;
-            hx_store_ref ref = hx_store_ref_get(e + 12);
+            hxi_store_ref ref = hxi_store_ref_get(e + 12);
             size_t sz = blob_size(t, j, k);
             if (hxf_le64(e) != j || hxf_le32(e + 8) != k || ref.length != sz || ref.offset % 64)
                 return "blob entry";
             const uint8_t *data;
             hx_error err;
-            if (hx_store_blob(s, ref, &data, &err) != 0) {
+            if (hxi_store_blob(s, ref, &data, &err) != 0) {
                 snprintf(why, 300, "blob %llu/%u: %s", (unsigned long long)j, k, err.message);
                 return why;
             }
@@ -215,20 +215,20 @@ static const char *check_content(hx_store *s, uint64_t t, uint64_t g, const uint
 }
 
 /* Checks the current generation and every older one in the chain, names included. A file with
- * damage the handle reported (hx_store_damage) must fail verify with exactly that report; the
+ * damage the handle reported (hxi_store_damage) must fail verify with exactly that report; the
  * callers say whether they expect damage. */
-static const char *check_all(hx_store *s, uint64_t t, char *why)
+static const char *check_all(hxi_store *s, uint64_t t, char *why)
 {
-    uint64_t g = hx_store_generation(s);
+    uint64_t g = hxi_store_generation(s);
     hx_error err;
-    int vrc = hx_store_verify(s, &err);
-    if (*hx_store_damage(s) ? vrc == 0 || strcmp(err.message, hx_store_damage(s)) : vrc != 0) {
-        snprintf(why, 300, "verify: %s (damage: '%s')", vrc ? err.message : "ok", hx_store_damage(s));
+    int vrc = hxi_store_verify(s, &err);
+    if (*hxi_store_damage(s) ? vrc == 0 || strcmp(err.message, hxi_store_damage(s)) : vrc != 0) {
+        snprintf(why, 300, "verify: %s (damage: '%s')", vrc ? err.message : "ok", hxi_store_damage(s));
         return why;
     }
-    hx_store_info *h;
+    hxi_store_info *h;
     size_t n;
-    if (hx_store_history(s, &h, &n, &err) != 0)
+    if (hxi_store_history(s, &h, &n, &err) != 0)
         return "history fails";
     const char *bad = n == g ? NULL : "history length";
     for (size_t i = 0; !bad && i < n; i++) {
@@ -238,7 +238,7 @@ static const char *check_all(hx_store *s, uint64_t t, char *why)
         size_t len;
         if (h[i].generation != g - i || strcmp(h[i].name, name ? name : "") != 0)
             bad = "history entry";
-        else if (hx_store_root_at(s, g - i, &root, &len, &err) != 0)
+        else if (hxi_store_root_at(s, g - i, &root, &len, &err) != 0)
             bad = "root_at fails";
         else
             bad = check_content(s, t, g - i, root, len, why);
@@ -253,70 +253,70 @@ static void test_round_trip(void)
 {
     char path[600];
     path_of(path, sizeof path, "rt.hyx");
-    hx_store *w, *r;
+    hxi_store *w, *r;
     hx_error err;
     CHECK(open_reader(path, &r, &err) == HX_ENOTFOUND && !r, "missing file: %s", err.message);
-    CHECK(hx_store_open(&w, path, HX_STORE_CREATE, &err) == HX_EINVAL, "create without write");
-    int rc = hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
+    CHECK(hxi_store_open(&w, path, HX_STORE_CREATE, &err) == HX_EINVAL, "create without write");
+    int rc = hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
     CHECK(rc == 0, "create: %s", err.message);
     if (rc)
         return;
     const uint8_t *root, *data;
     size_t len;
-    hx_store_root(w, &root, &len);
-    CHECK(hx_store_generation(w) == 0 && len == 0 && hx_store_timestamp(w) == 0, "empty store");
-    CHECK(hx_store_verify(w, &err) == 0, "verify empty");
+    hxi_store_root(w, &root, &len);
+    CHECK(hxi_store_generation(w) == 0 && len == 0 && hxi_store_timestamp(w) == 0, "empty store");
+    CHECK(hxi_store_verify(w, &err) == 0, "verify empty");
     uint8_t big[5000];
     for (size_t i = 0; i < sizeof big; i++)
         big[i] = (uint8_t)(i * 31 + 7);
-    hx_store_ref a, b, c;
-    CHECK(hx_store_append(w, "abc", 3, &a, &err) == 0, "append: %s", err.message);
-    CHECK(hx_store_append(w, NULL, 0, &b, &err) == 0, "append empty: %s", err.message);
-    CHECK(hx_store_append(w, big, sizeof big, &c, &err) == 0, "append big: %s", err.message);
+    hxi_store_ref a, b, c;
+    CHECK(hxi_store_append(w, "abc", 3, &a, &err) == 0, "append: %s", err.message);
+    CHECK(hxi_store_append(w, NULL, 0, &b, &err) == 0, "append empty: %s", err.message);
+    CHECK(hxi_store_append(w, big, sizeof big, &c, &err) == 0, "append big: %s", err.message);
     CHECK(a.offset % 64 == 0 && b.offset % 64 == 0 && c.offset % 64 == 0 && a.offset >= HX_STORE_DATA_START,
           "alignment");
-    CHECK(hx_store_blob(w, a, &data, &err) == HX_ERANGE, "uncommitted blob must not be readable");
+    CHECK(hxi_store_blob(w, a, &data, &err) == HX_ERANGE, "uncommitted blob must not be readable");
     uint8_t refs[3 * HX_STORE_REF_SIZE];
-    hx_store_ref_put(refs, a);
-    hx_store_ref_put(refs + 20, b);
-    hx_store_ref_put(refs + 40, c);
-    CHECK(hx_store_commit(w, refs, sizeof refs, NULL, &err) == 0, "commit: %s", err.message);
-    CHECK(hx_store_generation(w) == 1 && hx_store_timestamp(w) > 0, "generation 1");
-    hx_store_close(w);
+    hxi_store_ref_put(refs, a);
+    hxi_store_ref_put(refs + 20, b);
+    hxi_store_ref_put(refs + 40, c);
+    CHECK(hxi_store_commit(w, refs, sizeof refs, NULL, &err) == 0, "commit: %s", err.message);
+    CHECK(hxi_store_generation(w) == 1 && hxi_store_timestamp(w) > 0, "generation 1");
+    hxi_store_close(w);
 
     rc = open_reader(path, &r, &err);
     CHECK(rc == 0, "reopen: %s", err.message);
     if (rc)
         return;
-    hx_store_root(r, &root, &len);
+    hxi_store_root(r, &root, &len);
     CHECK(len == sizeof refs && memcmp(root, refs, len) == 0, "root round trip");
     CHECK(((uintptr_t)root & 63) == 0, "root is 64-aligned in the map");
-    hx_store_ref ra = hx_store_ref_get(root), rb = hx_store_ref_get(root + 20), rcr = hx_store_ref_get(root + 40);
-    CHECK(hx_store_blob(r, ra, &data, &err) == 0 && memcmp(data, "abc", 3) == 0, "blob a");
-    CHECK(hx_store_blob(r, rb, &data, &err) == 0, "empty blob");
-    CHECK(hx_store_blob(r, rcr, &data, &err) == 0 && memcmp(data, big, sizeof big) == 0, "blob c");
-    hx_store_ref bad = ra;
+    hxi_store_ref ra = hxi_store_ref_get(root), rb = hxi_store_ref_get(root + 20), rcr = hxi_store_ref_get(root + 40);
+    CHECK(hxi_store_blob(r, ra, &data, &err) == 0 && memcmp(data, "abc", 3) == 0, "blob a");
+    CHECK(hxi_store_blob(r, rb, &data, &err) == 0, "empty blob");
+    CHECK(hxi_store_blob(r, rcr, &data, &err) == 0 && memcmp(data, big, sizeof big) == 0, "blob c");
+    hxi_store_ref bad = ra;
     bad.crc32c ^= 1;
-    CHECK(hx_store_blob(r, bad, &data, &err) == HX_ECHECKSUM && !data, "wrong crc in ref");
+    CHECK(hxi_store_blob(r, bad, &data, &err) == HX_ECHECKSUM && !data, "wrong crc in ref");
     bad = ra;
     bad.offset = UINT64_MAX - 63;
-    CHECK(hx_store_blob(r, bad, &data, &err) == HX_ERANGE, "ref past the end");
+    CHECK(hxi_store_blob(r, bad, &data, &err) == HX_ERANGE, "ref past the end");
     bad = ra;
     bad.length = UINT64_MAX;
-    CHECK(hx_store_blob(r, bad, &data, &err) == HX_ERANGE, "huge length");
-    CHECK(hx_store_verify(r, &err) == 0, "verify: %s", err.message);
-    CHECK(hx_store_append(r, "x", 1, &a, &err) == HX_EPERM, "reader cannot append");
-    CHECK(hx_store_commit(r, NULL, 0, NULL, &err) == HX_EPERM, "reader cannot commit");
-    hx_store_close(r);
+    CHECK(hxi_store_blob(r, bad, &data, &err) == HX_ERANGE, "huge length");
+    CHECK(hxi_store_verify(r, &err) == 0, "verify: %s", err.message);
+    CHECK(hxi_store_append(r, "x", 1, &a, &err) == HX_EPERM, "reader cannot append");
+    CHECK(hxi_store_commit(r, NULL, 0, NULL, &err) == HX_EPERM, "reader cannot commit");
+    hxi_store_close(r);
 }
 
 static void test_slots_and_chain(void)
 {
     char path[600];
     path_of(path, sizeof path, "chain.hyx");
-    hx_store *w;
+    hxi_store *w;
     hx_error err;
-    int rc = hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
+    int rc = hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
     CHECK(rc == 0, "create: %s", err.message);
     if (rc)
         return;
@@ -326,10 +326,10 @@ static void test_slots_and_chain(void)
     for (int g = 1; g <= 5; g++) {
         char root[32];
         int n = snprintf(root, sizeof root, "root of %d", g);
-        hx_store_ref ref;
-        CHECK(hx_store_append(w, root, (size_t)n, &ref, &err) == 0, "append");
-        CHECK(hx_store_commit(w, root, (size_t)n, names[g], &err) == 0, "commit %d: %s", g, err.message);
-        ts[g] = hx_store_timestamp(w);
+        hxi_store_ref ref;
+        CHECK(hxi_store_append(w, root, (size_t)n, &ref, &err) == 0, "append");
+        CHECK(hxi_store_commit(w, root, (size_t)n, names[g], &err) == 0, "commit %d: %s", g, err.message);
+        ts[g] = hxi_store_timestamp(w);
         /* Read the raw slots: generation g must sit in the slot generation g-1 did not. */
         size_t flen;
         uint8_t *f = (uint8_t *)check_read_file(path, &flen);
@@ -343,10 +343,10 @@ static void test_slots_and_chain(void)
         prev_slot = slot;
         free(f);
     }
-    CHECK(!strcmp(hx_store_name(w), "v2"), "current name");
-    hx_store_info *h;
+    CHECK(!strcmp(hxi_store_name(w), "v2"), "current name");
+    hxi_store_info *h;
     size_t n;
-    CHECK(hx_store_history(w, &h, &n, &err) == 0 && n == 5, "history: %s", err.message);
+    CHECK(hxi_store_history(w, &h, &n, &err) == 0 && n == 5, "history: %s", err.message);
     for (size_t i = 0; i < n && n == 5; i++) {
         int g = 5 - (int)i;
         CHECK(h[i].generation == (uint64_t)g && h[i].timestamp_ns == ts[g], "history %d", g);
@@ -358,68 +358,68 @@ static void test_slots_and_chain(void)
         size_t len;
         char want[32];
         int wn = snprintf(want, sizeof want, "root of %d", g);
-        CHECK(hx_store_root_at(w, (uint64_t)g, &root, &len, &err) == 0 && len == (size_t)wn &&
+        CHECK(hxi_store_root_at(w, (uint64_t)g, &root, &len, &err) == 0 && len == (size_t)wn &&
               !memcmp(root, want, len), "root_at %d", g);
-        hx_store_info at;
-        CHECK(hx_store_as_of(w, ts[g], &at, &err) == 0 && at.generation >= (uint64_t)g && at.timestamp_ns <= ts[g],
+        hxi_store_info at;
+        CHECK(hxi_store_as_of(w, ts[g], &at, &err) == 0 && at.generation >= (uint64_t)g && at.timestamp_ns <= ts[g],
               "as_of %d", g);
     }
     const uint8_t *root;
     size_t len;
-    hx_store_info at;
-    CHECK(hx_store_root_at(w, 9, &root, &len, &err) == HX_ENOTFOUND, "future generation");
-    CHECK(hx_store_as_of(w, ts[1] - 1, &at, &err) == HX_ENOTFOUND, "before the first commit");
-    CHECK(hx_store_as_of(w, INT64_MAX, &at, &err) == 0 && at.generation == 5, "as_of now");
-    CHECK(hx_store_find_name(w, "v2", &at, &err) == 0 && at.generation == 5 && at.timestamp_ns == ts[5],
+    hxi_store_info at;
+    CHECK(hxi_store_root_at(w, 9, &root, &len, &err) == HX_ENOTFOUND, "future generation");
+    CHECK(hxi_store_as_of(w, ts[1] - 1, &at, &err) == HX_ENOTFOUND, "before the first commit");
+    CHECK(hxi_store_as_of(w, INT64_MAX, &at, &err) == 0 && at.generation == 5, "as_of now");
+    CHECK(hxi_store_find_name(w, "v2", &at, &err) == 0 && at.generation == 5 && at.timestamp_ns == ts[5],
           "newest named v2");
-    CHECK(hx_store_find_name(w, "first", &at, &err) == 0 && at.generation == 1 && !strcmp(at.name, "first"),
+    CHECK(hxi_store_find_name(w, "first", &at, &err) == 0 && at.generation == 1 && !strcmp(at.name, "first"),
           "named first");
-    CHECK(hx_store_find_name(w, "nope", &at, &err) == HX_ENOTFOUND, "unknown name");
+    CHECK(hxi_store_find_name(w, "nope", &at, &err) == HX_ENOTFOUND, "unknown name");
     char long_name[80];
     memset(long_name, 'x', sizeof long_name - 1);
     long_name[79] = 0;
-    CHECK(hx_store_commit(w, NULL, 0, long_name, &err) == HX_EINVAL, "name too long");
+    CHECK(hxi_store_commit(w, NULL, 0, long_name, &err) == HX_EINVAL, "name too long");
 
     /* Abort drops the transaction; leftovers of a crashed writer are cut at the next open. */
-    hx_store_ref ref;
+    hxi_store_ref ref;
     uint64_t committed = file_size(path);
-    CHECK(hx_store_append(w, "junk", 4, &ref, &err) == 0 && file_size(path) > committed, "append");
-    CHECK(hx_store_abort(w, &err) == 0 && file_size(path) == committed, "abort truncates");
-    CHECK(hx_store_commit(w, "after", 5, NULL, &err) == 0 && hx_store_generation(w) == 6, "commit after abort");
+    CHECK(hxi_store_append(w, "junk", 4, &ref, &err) == 0 && file_size(path) > committed, "append");
+    CHECK(hxi_store_abort(w, &err) == 0 && file_size(path) == committed, "abort truncates");
+    CHECK(hxi_store_commit(w, "after", 5, NULL, &err) == 0 && hxi_store_generation(w) == 6, "commit after abort");
     committed = file_size(path);
-    CHECK(hx_store_append(w, "junk", 4, &ref, &err) == 0, "append");
-    hx_store_close(w);
+    CHECK(hxi_store_append(w, "junk", 4, &ref, &err) == 0, "append");
+    hxi_store_close(w);
     CHECK(file_size(path) == committed, "close drops the open transaction");
     int fd = open(path, O_WRONLY);
     CHECK(fd >= 0 && pwrite(fd, "leftover", 8, (off_t)committed + 100) == 8, "write leftovers");
     close(fd);
-    hx_store *r;
-    CHECK(open_reader(path, &r, &err) == 0 && hx_store_generation(r) == 6, "reader ignores leftovers");
-    hx_store_close(r);
-    CHECK(hx_store_open(&w, path, HX_STORE_WRITE, &err) == 0, "writer: %s", err.message);
+    hxi_store *r;
+    CHECK(open_reader(path, &r, &err) == 0 && hxi_store_generation(r) == 6, "reader ignores leftovers");
+    hxi_store_close(r);
+    CHECK(hxi_store_open(&w, path, HX_STORE_WRITE, &err) == 0, "writer: %s", err.message);
     CHECK(file_size(path) == committed, "writer open cuts leftovers");
-    hx_store_close(w);
+    hxi_store_close(w);
 }
 
 static void test_lock_and_refresh(void)
 {
     char path[600];
     path_of(path, sizeof path, "lock.hyx");
-    hx_store *w, *w2, *r;
+    hxi_store *w, *w2, *r;
     hx_error err;
-    int rc = hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
+    int rc = hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
     CHECK(rc == 0, "create: %s", err.message);
     if (rc)
         return;
-    CHECK(hx_store_commit(w, "one", 3, NULL, &err) == 0, "commit");
-    CHECK(hx_store_open(&w2, path, HX_STORE_WRITE, &err) == HX_EBUSY && !w2, "second writer here");
+    CHECK(hxi_store_commit(w, "one", 3, NULL, &err) == 0, "commit");
+    CHECK(hxi_store_open(&w2, path, HX_STORE_WRITE, &err) == HX_EBUSY && !w2, "second writer here");
     CHECK(strstr(err.message, "another") != NULL, "clear message: %s", err.message);
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        hx_store *cw;
+        hxi_store *cw;
         hx_error cerr;
-        int crc = hx_store_open(&cw, path, HX_STORE_WRITE, &cerr);
+        int crc = hxi_store_open(&cw, path, HX_STORE_WRITE, &cerr);
         _exit(crc == HX_EBUSY ? 0 : 1);
     }
     int status = 0;
@@ -428,62 +428,62 @@ static void test_lock_and_refresh(void)
 
     CHECK(open_reader(path, &r, &err) == 0, "reader beside the writer: %s", err.message);
     if (!r) {
-        hx_store_close(w);
+        hxi_store_close(w);
         return;
     }
     const uint8_t *root;
     size_t len;
-    CHECK(hx_store_refresh(r, &err) == 0, "nothing new");
+    CHECK(hxi_store_refresh(r, &err) == 0, "nothing new");
     uint8_t big[100000];
     memset(big, 7, sizeof big);
-    hx_store_ref ref;
-    CHECK(hx_store_append(w, big, sizeof big, &ref, &err) == 0, "append");
-    CHECK(hx_store_refresh(r, &err) == 0 && hx_store_generation(r) == 1, "uncommitted data is invisible");
+    hxi_store_ref ref;
+    CHECK(hxi_store_append(w, big, sizeof big, &ref, &err) == 0, "append");
+    CHECK(hxi_store_refresh(r, &err) == 0 && hxi_store_generation(r) == 1, "uncommitted data is invisible");
     uint8_t enc[HX_STORE_REF_SIZE];
-    hx_store_ref_put(enc, ref);
-    CHECK(hx_store_commit(w, enc, sizeof enc, "two", &err) == 0, "commit two");
-    CHECK(hx_store_refresh(r, &err) == 1 && hx_store_generation(r) == 2, "refresh sees generation 2");
-    CHECK(!strcmp(hx_store_name(r), "two"), "name after refresh");
-    hx_store_root(r, &root, &len);
+    hxi_store_ref_put(enc, ref);
+    CHECK(hxi_store_commit(w, enc, sizeof enc, "two", &err) == 0, "commit two");
+    CHECK(hxi_store_refresh(r, &err) == 1 && hxi_store_generation(r) == 2, "refresh sees generation 2");
+    CHECK(!strcmp(hxi_store_name(r), "two"), "name after refresh");
+    hxi_store_root(r, &root, &len);
     const uint8_t *data;
-    CHECK(len == sizeof enc && hx_store_blob(r, hx_store_ref_get(root), &data, &err) == 0 &&
+    CHECK(len == sizeof enc && hxi_store_blob(r, hxi_store_ref_get(root), &data, &err) == 0 &&
           data[99999] == 7, "grown file remapped: %s", err.message);
-    CHECK(hx_store_refresh(r, &err) == 0, "refresh again: nothing new");
-    hx_store_close(w);
-    CHECK(hx_store_open(&w, path, HX_STORE_WRITE, &err) == 0, "lock released on close: %s", err.message);
-    hx_store_close(w);
-    hx_store_close(r);
+    CHECK(hxi_store_refresh(r, &err) == 0, "refresh again: nothing new");
+    hxi_store_close(w);
+    CHECK(hxi_store_open(&w, path, HX_STORE_WRITE, &err) == 0, "lock released on close: %s", err.message);
+    hxi_store_close(w);
+    hxi_store_close(r);
 }
 
 /* Write failures without a hook in the library: a child process lowers its file-size limit
  * (RLIMIT_FSIZE, with SIGXFSZ ignored) so that pwrite fails like a full disk. */
 static void io_error_child(const char *path)
 {
-    hx_store *w, *r;
+    hxi_store *w, *r;
     hx_error err;
-    hx_store_ref ref;
+    hxi_store_ref ref;
     static uint8_t big[1 << 16];
     signal(SIGXFSZ, SIG_IGN);
-    if (hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) != 0)
+    if (hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) != 0)
         _exit(2);
-    CHECK(hx_store_commit(w, "one", 3, NULL, &err) == 0, "first commit");
+    CHECK(hxi_store_commit(w, "one", 3, NULL, &err) == 0, "first commit");
     struct rlimit lim = {(rlim_t)file_size(path) + 1000, RLIM_INFINITY};
     setrlimit(RLIMIT_FSIZE, &lim);
-    CHECK(hx_store_append(w, big, sizeof big, &ref, &err) == HX_EIO, "append past the limit");
-    CHECK(hx_store_append(w, "x", 1, &ref, &err) == HX_EIO, "error is sticky: %s", err.message);
+    CHECK(hxi_store_append(w, big, sizeof big, &ref, &err) == HX_EIO, "append past the limit");
+    CHECK(hxi_store_append(w, "x", 1, &ref, &err) == HX_EIO, "error is sticky: %s", err.message);
     CHECK(strstr(err.message, "earlier failure") != NULL, "says so: %s", err.message);
-    CHECK(hx_store_commit(w, "two", 3, NULL, &err) == HX_EIO, "commit refused after a failure");
-    CHECK(hx_store_abort(w, &err) == 0, "abort: %s", err.message);
-    CHECK(hx_store_append(w, "x", 1, &ref, &err) == 0, "append after abort");
-    CHECK(hx_store_commit(w, big, 2000, NULL, &err) == HX_EIO, "commit record past the limit");
-    CHECK(open_reader(path, &r, &err) == 0 && hx_store_generation(r) == 1, "failed commit invisible");
-    hx_store_close(r);
-    CHECK(hx_store_abort(w, &err) == 0, "abort again");
-    CHECK(hx_store_commit(w, "two", 3, "small", &err) == 0, "small commit fits: %s", err.message);
-    hx_store_close(w);
-    CHECK(open_reader(path, &r, &err) == 0 && hx_store_generation(r) == 2 &&
-          hx_store_verify(r, &err) == 0, "generation 2 after the errors");
-    hx_store_close(r);
+    CHECK(hxi_store_commit(w, "two", 3, NULL, &err) == HX_EIO, "commit refused after a failure");
+    CHECK(hxi_store_abort(w, &err) == 0, "abort: %s", err.message);
+    CHECK(hxi_store_append(w, "x", 1, &ref, &err) == 0, "append after abort");
+    CHECK(hxi_store_commit(w, big, 2000, NULL, &err) == HX_EIO, "commit record past the limit");
+    CHECK(open_reader(path, &r, &err) == 0 && hxi_store_generation(r) == 1, "failed commit invisible");
+    hxi_store_close(r);
+    CHECK(hxi_store_abort(w, &err) == 0, "abort again");
+    CHECK(hxi_store_commit(w, "two", 3, "small", &err) == 0, "small commit fits: %s", err.message);
+    hxi_store_close(w);
+    CHECK(open_reader(path, &r, &err) == 0 && hxi_store_generation(r) == 2 &&
+          hxi_store_verify(r, &err) == 0, "generation 2 after the errors");
+    hxi_store_close(r);
     _exit(check_failed ? 1 : 0);
 }
 
@@ -533,7 +533,7 @@ static void test_damage(void)
         free(f2);
         return;
     }
-    hx_store *s;
+    hxi_store *s;
     hx_error err;
     char why[300];
 
@@ -547,29 +547,29 @@ static void test_damage(void)
         int rc = open_reader(copy, &s, &err);
         uint64_t want = t >= L[3] ? 3 : t >= L[2] ? 2 : 0;
         /* cut inside generation 3: its slot's CRC holds, so that is damage, not a torn write */
-        bool damage_named = want != 2 || (s && strstr(hx_store_damage(s), "fell back to generation 2"));
-        if (want ? rc != 0 || hx_store_generation(s) != want || check_all(s, DAMAGE_TRIAL, why) || !damage_named
+        bool damage_named = want != 2 || (s && strstr(hxi_store_damage(s), "fell back to generation 2"));
+        if (want ? rc != 0 || hxi_store_generation(s) != want || check_all(s, DAMAGE_TRIAL, why) || !damage_named
                  : rc != HX_ETRUNCATED || s) {
             if (bad_trunc++ < 5)
                 CHECK(0, "truncated to %llu: rc %d gen %llu: %s", (unsigned long long)t, rc,
-                      s ? (unsigned long long)hx_store_generation(s) : 0ull, rc ? err.message : why);
+                      s ? (unsigned long long)hxi_store_generation(s) : 0ull, rc ? err.message : why);
         }
-        hx_store_close(s);
+        hxi_store_close(s);
     }
     close(fd);
     CHECK(bad_trunc == 0, "%d truncation lengths misbehave", bad_trunc);
 
     /* The blobs of the last transaction, to know what each byte of it belongs to. */
     CHECK(open_reader(path, &s, &err) == 0, "open");
-    hx_store_info *h = NULL;
+    hxi_store_info *h = NULL;
     size_t hn = 0;
-    CHECK(s && hx_store_history(s, &h, &hn, &err) == 0 && hn == 3, "history");
+    CHECK(s && hxi_store_history(s, &h, &hn, &err) == 0 && hn == 3, "history");
     const uint8_t *root;
     size_t root_len;
-    hx_store_root(s, &root, &root_len);
+    hxi_store_root(s, &root, &root_len);
     uint64_t rec_off = h ? h[0].record.offset : 0;
     free(h);
-    hx_store_close(s);
+    hxi_store_close(s);
 
     /* Every byte of the last transaction flipped: generation 2 when the record is hit, else
      * generation 3 whose verify names the damaged blob (or passes when it was padding). */
@@ -583,22 +583,22 @@ static void test_damage(void)
         const uint8_t *rt = f + rec_off + 128;
         uint32_t total = hxf_le32(rt + 8);
         for (uint32_t i = 0; i < total; i++) {
-            hx_store_ref ref = hx_store_ref_get(rt + 12 + (size_t)i * ENTRY + 12);
+            hxi_store_ref ref = hxi_store_ref_get(rt + 12 + (size_t)i * ENTRY + 12);
             if (o >= ref.offset && o < ref.offset + ref.length)
                 blob_at = (int64_t)ref.offset;
         }
         bool ok;
         if (o >= rec_off)   /* the newest record is damaged: generation 2, and the damage reported */
-            ok = rc == 0 && hx_store_generation(s) == 2 && *hx_store_damage(s) && !check_all(s, DAMAGE_TRIAL, why);
+            ok = rc == 0 && hxi_store_generation(s) == 2 && *hxi_store_damage(s) && !check_all(s, DAMAGE_TRIAL, why);
         else if (blob_at >= 0)
-            ok = rc == 0 && hx_store_generation(s) == 3 && hx_store_verify(s, &err) == HX_ECHECKSUM &&
+            ok = rc == 0 && hxi_store_generation(s) == 3 && hxi_store_verify(s, &err) == HX_ECHECKSUM &&
                  err.offset == blob_at;
         else
-            ok = rc == 0 && hx_store_generation(s) == 3 && !check_all(s, DAMAGE_TRIAL, why);
+            ok = rc == 0 && hxi_store_generation(s) == 3 && !check_all(s, DAMAGE_TRIAL, why);
         if (!ok && bad_flip++ < 5)
             CHECK(0, "flip at %llu (record at %llu, blob %lld): rc %d", (unsigned long long)o,
                   (unsigned long long)rec_off, (long long)blob_at, rc);
-        hx_store_close(s);
+        hxi_store_close(s);
     }
     CHECK(bad_flip == 0, "%d flipped bytes misbehave", bad_flip);
 
@@ -614,15 +614,15 @@ static void test_damage(void)
         memcpy(f + slot1, f2 + slot1, 64);
         write_file(copy, f, t);
         int rc = open_reader(copy, &s, &err);
-        if ((rc != 0 || hx_store_generation(s) != 2 || *hx_store_damage(s) || check_all(s, DAMAGE_TRIAL, why)) &&
+        if ((rc != 0 || hxi_store_generation(s) != 2 || *hxi_store_damage(s) || check_all(s, DAMAGE_TRIAL, why)) &&
             bad_state++ < 5)
             CHECK(0, "data cut at %llu before the meta write: rc %d", (unsigned long long)t, rc);
-        hx_store_close(s);
+        hxi_store_close(s);
     }
     CHECK(write_gens(copy, DAMAGE_TRIAL, 3, -1, &err) == 0, "writer recovers: %s", err.message);
-    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 3 && !check_all(s, DAMAGE_TRIAL, why),
+    CHECK(open_reader(copy, &s, &err) == 0 && hxi_store_generation(s) == 3 && !check_all(s, DAMAGE_TRIAL, why),
           "recommitted generation 3");
-    hx_store_close(s);
+    hxi_store_close(s);
     uint8_t new_slot[64];
     size_t orig_len;
     uint8_t *orig = (uint8_t *)check_read_file(path, &orig_len);
@@ -642,10 +642,10 @@ static void test_damage(void)
         bool names_new = !memcmp(f + slot1 + 40, new_slot + 40, 4);
         uint64_t want = old_slot || !names_new ? 2 : 3;
         int rc = open_reader(copy, &s, &err);
-        if ((rc != 0 || hx_store_generation(s) != want || (*hx_store_damage(s) != 0) != (!old_slot && !new_whole) ||
+        if ((rc != 0 || hxi_store_generation(s) != want || (*hxi_store_damage(s) != 0) != (!old_slot && !new_whole) ||
              check_all(s, DAMAGE_TRIAL, why)) && bad_state++ < 5)
             CHECK(0, "meta torn after %d bytes: rc %d", p, rc);
-        hx_store_close(s);
+        hxi_store_close(s);
     }
     memcpy(f + slot1, new_slot, 64);
     CHECK(bad_state == 0, "%d crash states misbehave", bad_state);
@@ -661,18 +661,18 @@ static void test_damage(void)
             write_file(copy, f, flen);
             f[o] ^= 0x01;
             int rc = open_reader(copy, &s, &err);
-            if ((rc != 0 || hx_store_generation(s) != 3 || !strstr(hx_store_damage(s), slot ? "meta slot 1" : "meta slot 0") ||
+            if ((rc != 0 || hxi_store_generation(s) != 3 || !strstr(hxi_store_damage(s), slot ? "meta slot 1" : "meta slot 0") ||
                  check_all(s, DAMAGE_TRIAL, why)) && bad_meta++ < 5)
                 CHECK(0, "meta slot %d byte %llu: rc %d", slot, (unsigned long long)(o - base), rc);
-            hx_store_close(s);
-            hx_store *w;
-            rc = hx_store_open(&w, copy, HX_STORE_WRITE, &err);
-            hx_store_close(w);
+            hxi_store_close(s);
+            hxi_store *w;
+            rc = hxi_store_open(&w, copy, HX_STORE_WRITE, &err);
+            hxi_store_close(w);
             rc = rc ? rc : open_reader(copy, &s, &err);
-            if ((rc != 0 || hx_store_generation(s) != 3 || *hx_store_damage(s) || file_size(copy) != flen ||
+            if ((rc != 0 || hxi_store_generation(s) != 3 || *hxi_store_damage(s) || file_size(copy) != flen ||
                  check_all(s, DAMAGE_TRIAL, why)) && bad_meta++ < 5)
                 CHECK(0, "meta slot %d byte %llu, after a writer: rc %d", slot, (unsigned long long)(o - base), rc);
-            hx_store_close(s);
+            hxi_store_close(s);
         }
     }
     CHECK(bad_meta == 0, "%d meta damages misbehave", bad_meta);
@@ -698,7 +698,7 @@ static void test_damage(void)
     write_file(copy, f, flen);
     CHECK(open_reader(copy, &s, &err) == HX_EVERSION && strstr(err.message, "version 7"),
           "version: %s", err.message);
-    CHECK(hx_store_open(&s, copy, HX_STORE_WRITE, &err) == HX_EVERSION, "writer refuses it too");
+    CHECK(hxi_store_open(&s, copy, HX_STORE_WRITE, &err) == HX_EVERSION, "writer refuses it too");
     write_file(copy, f, 0);
     CHECK(open_reader(copy, &s, &err) == HX_ETRUNCATED, "empty file");
     free(f);
@@ -710,9 +710,9 @@ static void test_damage(void)
 /* Opens a writer; returns its code and closes it. */
 static int writer_rc(const char *path, unsigned flags, hx_error *err)
 {
-    hx_store *w = NULL;
-    int rc = hx_store_open(&w, path, HX_STORE_WRITE | flags, err);
-    hx_store_close(w);
+    hxi_store *w = NULL;
+    int rc = hxi_store_open(&w, path, HX_STORE_WRITE | flags, err);
+    hxi_store_close(w);
     return rc;
 }
 
@@ -739,22 +739,22 @@ static void test_damage_is_not_a_crash(void)
         return;
     int newest = hxf_le64(f + 2 * HX_STORE_PAGE + 8) == 3 ? 1 : 0;
     uint64_t slot_at = (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + newest);
-    hx_store *s = NULL;
+    hxi_store *s = NULL;
     hx_error err;
 
     /* A flipped bit in the newest slot: its record is intact and synced, so nothing is lost. */
     f[slot_at + 20] ^= 0x10;
     write_file(copy, f, flen);
-    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 3, "readers keep generation 3");
-    CHECK(s && hx_store_verify(s, &err) == HX_ECHECKSUM && strstr(err.message, newest ? "meta slot 1" : "meta slot 0") &&
+    CHECK(open_reader(copy, &s, &err) == 0 && hxi_store_generation(s) == 3, "readers keep generation 3");
+    CHECK(s && hxi_store_verify(s, &err) == HX_ECHECKSUM && strstr(err.message, newest ? "meta slot 1" : "meta slot 0") &&
               strstr(err.message, "generation 3 recovered"),
           "verify names the damaged slot and the recovered generation: %s", err.message);
-    hx_store_close(s);
+    hxi_store_close(s);
     CHECK(writer_rc(copy, 0, &err) == 0 && file_size(copy) == flen, "the writer repairs the slot, cutting nothing: %s",
           err.message);
-    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 3 && !*hx_store_damage(s) &&
+    CHECK(open_reader(copy, &s, &err) == 0 && hxi_store_generation(s) == 3 && !*hxi_store_damage(s) &&
               !check_all(s, DAMAGE_TRIAL, why), "sound again at generation 3");
-    hx_store_close(s);
+    hxi_store_close(s);
     CHECK(write_gens(copy, DAMAGE_TRIAL, 4, -1, &err) == 0, "and commits on top: %s", err.message);
     f[slot_at + 20] ^= 0x10;
 
@@ -764,26 +764,26 @@ static void test_damage_is_not_a_crash(void)
     f[slot_at + 20] ^= 0x10;
     f[rec_off + 130] ^= 0x01;
     write_file(copy, f, flen);
-    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 2, "readers fall back to generation 2");
-    CHECK(s && hx_store_verify(s, &err) == HX_ECHECKSUM && strstr(err.message, "fell back to generation 2"),
+    CHECK(open_reader(copy, &s, &err) == 0 && hxi_store_generation(s) == 2, "readers fall back to generation 2");
+    CHECK(s && hxi_store_verify(s, &err) == HX_ECHECKSUM && strstr(err.message, "fell back to generation 2"),
           "verify fails and says so: %s", err.message);
-    hx_store_close(s);
+    hxi_store_close(s);
     CHECK(writer_rc(copy, 0, &err) == HX_ECHECKSUM && strstr(err.message, "hyrax recover"), "writer refuses: %s",
           err.message);
     CHECK(same_bytes(copy, f, flen), "the refused writer changed no byte");
     CHECK(writer_rc(copy, HX_STORE_RECOVER, &err) == 0 && file_size(copy) == L[2], "recover keeps generation 2: %s",
           err.message);
-    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 2 && !*hx_store_damage(s) &&
+    CHECK(open_reader(copy, &s, &err) == 0 && hxi_store_generation(s) == 2 && !*hxi_store_damage(s) &&
               !check_all(s, DAMAGE_TRIAL, why), "sound at generation 2 after recover");
-    hx_store_close(s);
+    hxi_store_close(s);
     f[slot_at + 20] ^= 0x10;
     f[rec_off + 130] ^= 0x01;
 
     /* Truncation past the newest commit: its slot's CRC holds, so this is damage too. */
     write_file(copy, f, flen - 100);
-    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 2 && hx_store_verify(s, &err) == HX_ETRUNCATED &&
+    CHECK(open_reader(copy, &s, &err) == 0 && hxi_store_generation(s) == 2 && hxi_store_verify(s, &err) == HX_ETRUNCATED &&
               strstr(err.message, "generation 3 needs"), "truncated: %s", err.message);
-    hx_store_close(s);
+    hxi_store_close(s);
     CHECK(writer_rc(copy, HX_STORE_CREATE, &err) == HX_ETRUNCATED && same_bytes(copy, f, flen - 100),
           "writer refuses a truncated file and leaves it: %s", err.message);
 
@@ -791,11 +791,11 @@ static void test_damage_is_not_a_crash(void)
      * writer rewrites the slot. */
     memset(f + (uint64_t)HX_STORE_PAGE * (uint64_t)(2 - newest), 0, 64);
     write_file(copy, f, flen);
-    CHECK(open_reader(copy, &s, &err) == 0 && hx_store_generation(s) == 3 && strstr(hx_store_damage(s), "zeroed"),
-          "zeroed slot reported: %s", s ? hx_store_damage(s) : err.message);
-    hx_store_close(s);
-    CHECK(writer_rc(copy, 0, &err) == 0 && open_reader(copy, &s, &err) == 0 && !*hx_store_damage(s), "repaired");
-    hx_store_close(s);
+    CHECK(open_reader(copy, &s, &err) == 0 && hxi_store_generation(s) == 3 && strstr(hxi_store_damage(s), "zeroed"),
+          "zeroed slot reported: %s", s ? hxi_store_damage(s) : err.message);
+    hxi_store_close(s);
+    CHECK(writer_rc(copy, 0, &err) == 0 && open_reader(copy, &s, &err) == 0 && !*hxi_store_damage(s), "repaired");
+    hxi_store_close(s);
     free(f);
     free(f2);
 }
@@ -811,9 +811,9 @@ static void test_not_a_regular_file(void)
     pid_t pid = fork();
     if (pid == 0) {   /* a hang is a failure: the alarm kills the child */
         alarm(10);
-        hx_store *s;
+        hxi_store *s;
         hx_error err;
-        int r = open_reader(path, &s, &err), w = hx_store_open(&s, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
+        int r = open_reader(path, &s, &err), w = hxi_store_open(&s, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
         _exit(r == HX_EFORMAT && w == HX_EFORMAT && strstr(err.message, "not a regular file") ? 0 : 1);
     }
     int status = 0;
@@ -829,7 +829,7 @@ static void on_fault(int sig)
 }
 
 /* Reads every blob of the current root under a guard: 0, 1 when it faulted, -1 on an error. */
-static int read_guarded(hx_store *s)
+static int read_guarded(hxi_store *s)
 {
     hx_fault_guard g;
     if (!HX_FAULT_GUARD(g))
@@ -838,9 +838,9 @@ static int read_guarded(hx_store *s)
     size_t len;
     hx_error err;
     int rc = 0;
-    hx_store_root(s, &root, &len);
+    hxi_store_root(s, &root, &len);
     for (size_t o = 12; o + ENTRY <= len && !rc; o += ENTRY)
-        rc = hx_store_blob(s, hx_store_ref_get(root + o + 12), &data, &err) ? -1 : 0;
+        rc = hxi_store_blob(s, hxi_store_ref_get(root + o + 12), &data, &err) ? -1 : 0;
     hx_fault_leave(&g);
     return rc;
 }
@@ -854,12 +854,12 @@ static void test_changed_underneath(void)
     CHECK(write_gens(path, 21, 3, -1, &err) == 0 && write_gens(other, 22, 2, -1, &err) == 0, "build");
     size_t len, olen;
     uint8_t *bytes = (uint8_t *)check_read_file(path, &len), *obytes = (uint8_t *)check_read_file(other, &olen);
-    hx_store *r = NULL;
+    hxi_store *r = NULL;
     CHECK(bytes && obytes && open_reader(path, &r, &err) == 0, "reader");
     if (!r || !bytes || !obytes) {
         free(bytes);
         free(obytes);
-        hx_store_close(r);
+        hxi_store_close(r);
         return;
     }
     struct sigaction sa, old_bus;
@@ -872,13 +872,13 @@ static void test_changed_underneath(void)
     CHECK(fd >= 0 && read_guarded(r) == 1, "a read of the truncated map comes back to the guard");
     CHECK(read_guarded(r) == 1, "and again: the guard is reusable");
     char why[300];
-    CHECK(hx_store_refresh(r, &err) < 0, "refresh of a half-written file fails cleanly");
+    CHECK(hxi_store_refresh(r, &err) < 0, "refresh of a half-written file fails cleanly");
     CHECK(fd >= 0 && write(fd, obytes, olen) == (ssize_t)olen && close(fd) == 0, "rewrite with another file");
-    CHECK(hx_store_refresh(r, &err) == 1 && hx_store_generation(r) == 2 && !check_all(r, 22, why),
+    CHECK(hxi_store_refresh(r, &err) == 1 && hxi_store_generation(r) == 2 && !check_all(r, 22, why),
           "refresh reads the overwritten file afresh: %s", err.message);
     CHECK(read_guarded(r) == 0, "reads work again");
     sigaction(SIGBUS, &old_bus, NULL);
-    hx_store_close(r);
+    hxi_store_close(r);
     free(bytes);
     free(obytes);
 }
@@ -891,12 +891,12 @@ static void test_compaction_leftovers(void)
     path_of(path, sizeof path, "leftover.hyx");
     snprintf(tmp, sizeof tmp, "%s.compact.tmp", path);
     hx_error err;
-    hx_store *w = NULL, *c = NULL;
-    CHECK(write_gens(path, 23, 2, -1, &err) == 0 && hx_store_open(&w, path, HX_STORE_WRITE, &err) == 0, "build");
-    CHECK(w && hx_store_compact_begin(w, &c, &err) == 0 && file_size(tmp) > 0, "begin");
-    hx_store_close(c);
+    hxi_store *w = NULL, *c = NULL;
+    CHECK(write_gens(path, 23, 2, -1, &err) == 0 && hxi_store_open(&w, path, HX_STORE_WRITE, &err) == 0, "build");
+    CHECK(w && hxi_store_compact_begin(w, &c, &err) == 0 && file_size(tmp) > 0, "begin");
+    hxi_store_close(c);
     CHECK(access(tmp, F_OK) != 0, "closing an unfinished compaction removes its file");
-    hx_store_close(w);
+    hxi_store_close(w);
     CHECK(write_file(tmp, (const uint8_t *)"stale", 5) == 0, "stale file");
     CHECK(writer_rc(path, 0, &err) == 0 && access(tmp, F_OK) != 0, "the next writer removes a stale one");
 }
@@ -910,9 +910,9 @@ static void test_compaction(void)
     hx_error err;
     char why[300];
     CHECK(write_gens(path, 5, 4, -1, &err) == 0, "build: %s", err.message);
-    hx_store *w, *r, *c;
+    hxi_store *w, *r, *c;
     CHECK(open_reader(path, &r, &err) == 0, "reader");
-    int rc = hx_store_open(&w, path, HX_STORE_WRITE, &err);
+    int rc = hxi_store_open(&w, path, HX_STORE_WRITE, &err);
     CHECK(rc == 0, "writer: %s", err.message);
     if (rc || !r)
         return;
@@ -920,8 +920,8 @@ static void test_compaction(void)
     /* Keep only the blobs of the newest generation, as an index dropping old segments would. */
     const uint8_t *root, *data;
     size_t len;
-    hx_store_root(w, &root, &len);
-    CHECK(hx_store_compact_begin(w, &c, &err) == 0, "begin: %s", err.message);
+    hxi_store_root(w, &root, &len);
+    CHECK(hxi_store_compact_begin(w, &c, &err) == 0, "begin: %s", err.message);
     uint8_t *nroot = malloc(len);
     size_t nlen = 12;
     memcpy(nroot, root, 12);
@@ -929,40 +929,40 @@ static void test_compaction(void)
     for (size_t o = 12; o + ENTRY <= len; o += ENTRY) {
         if (hxf_le64(root + o) != 4)
             continue;
-        hx_store_ref ref = hx_store_ref_get(root + o + 12), nref;
-        CHECK(hx_store_blob(w, ref, &data, &err) == 0, "read live blob");
-        CHECK(hx_store_append(c, data, (size_t)ref.length, &nref, &err) == 0, "copy blob");
+        hxi_store_ref ref = hxi_store_ref_get(root + o + 12), nref;
+        CHECK(hxi_store_blob(w, ref, &data, &err) == 0, "read live blob");
+        CHECK(hxi_store_append(c, data, (size_t)ref.length, &nref, &err) == 0, "copy blob");
         memcpy(nroot + nlen, root + o, 12);
-        hx_store_ref_put(nroot + nlen + 12, nref);
+        hxi_store_ref_put(nroot + nlen + 12, nref);
         nlen += ENTRY;
         kept++;
     }
     hxf_put32(nroot + 8, kept);
-    CHECK(hx_store_compact_finish(&w, c, &err) == HX_EINVAL, "finish needs a commit");
-    CHECK(hx_store_commit(c, nroot, nlen, "compacted", &err) == 0, "commit compacted");
-    CHECK(hx_store_generation(c) == 5, "generation continues: %llu", (unsigned long long)hx_store_generation(c));
-    hx_store *old = w;
-    CHECK(hx_store_compact_finish(&w, c, &err) == 0 && w == c && w != old, "finish: %s", err.message);
+    CHECK(hxi_store_compact_finish(&w, c, &err) == HX_EINVAL, "finish needs a commit");
+    CHECK(hxi_store_commit(c, nroot, nlen, "compacted", &err) == 0, "commit compacted");
+    CHECK(hxi_store_generation(c) == 5, "generation continues: %llu", (unsigned long long)hxi_store_generation(c));
+    hxi_store *old = w;
+    CHECK(hxi_store_compact_finish(&w, c, &err) == 0 && w == c && w != old, "finish: %s", err.message);
     CHECK(file_size(path) < before, "file shrank: %llu -> %llu", (unsigned long long)before,
           (unsigned long long)file_size(path));
     /* The old reader keeps its map of the old file, then moves to the new one. */
-    CHECK(hx_store_generation(r) == 4 && !check_all(r, 5, why), "old reader still works: %s", why);
-    CHECK(hx_store_refresh(r, &err) == 1 && hx_store_generation(r) == 5, "refresh follows the rename");
-    hx_store_info *h;
+    CHECK(hxi_store_generation(r) == 4 && !check_all(r, 5, why), "old reader still works: %s", why);
+    CHECK(hxi_store_refresh(r, &err) == 1 && hxi_store_generation(r) == 5, "refresh follows the rename");
+    hxi_store_info *h;
     size_t hn;
-    CHECK(hx_store_history(r, &h, &hn, &err) == 0 && hn == 1 && !strcmp(h[0].name, "compacted"), "chain restarts");
+    CHECK(hxi_store_history(r, &h, &hn, &err) == 0 && hn == 1 && !strcmp(h[0].name, "compacted"), "chain restarts");
     free(h);
-    CHECK(hx_store_root_at(r, 3, &root, &len, &err) == HX_ENOTFOUND, "older generations compacted away");
-    CHECK(hx_store_verify(r, &err) == 0, "verify compacted: %s", err.message);
-    hx_store_root(r, &root, &len);
+    CHECK(hxi_store_root_at(r, 3, &root, &len, &err) == HX_ENOTFOUND, "older generations compacted away");
+    CHECK(hxi_store_verify(r, &err) == 0, "verify compacted: %s", err.message);
+    hxi_store_root(r, &root, &len);
     CHECK(len == nlen && !memcmp(root, nroot, len), "compacted root");
     for (size_t o = 12; o + ENTRY <= len; o += ENTRY)
-        CHECK(hx_store_blob(r, hx_store_ref_get(root + o + 12), &data, &err) == 0, "compacted blob");
-    CHECK(hx_store_commit(w, "next", 4, NULL, &err) == 0 && hx_store_generation(w) == 6, "write on");
-    CHECK(hx_store_refresh(r, &err) == 1 && hx_store_generation(r) == 6, "reader sees it");
+        CHECK(hxi_store_blob(r, hxi_store_ref_get(root + o + 12), &data, &err) == 0, "compacted blob");
+    CHECK(hxi_store_commit(w, "next", 4, NULL, &err) == 0 && hxi_store_generation(w) == 6, "write on");
+    CHECK(hxi_store_refresh(r, &err) == 1 && hxi_store_generation(r) == 6, "reader sees it");
     free(nroot);
-    hx_store_close(w);
-    hx_store_close(r);
+    hxi_store_close(w);
+    hxi_store_close(r);
     char tmp[700];
     snprintf(tmp, sizeof tmp, "%s.compact.tmp", path);
     CHECK(access(tmp, F_OK) != 0, "no temporary left");
@@ -978,8 +978,8 @@ static void test_compaction_keeps(void)
     char path[600];
     path_of(path, sizeof path, "keep.hyx");
     hx_error err;
-    hx_store *w, *c, *r;
-    int rc = hx_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
+    hxi_store *w, *c, *r;
+    int rc = hxi_store_open(&w, path, HX_STORE_WRITE | HX_STORE_CREATE, &err);
     CHECK(rc == 0, "create: %s", err.message);
     if (rc)
         return;
@@ -987,74 +987,74 @@ static void test_compaction_keeps(void)
     for (int g = 1; g <= 5; g++) {
         char blob[32];
         int n = snprintf(blob, sizeof blob, "blob of %d", g);
-        hx_store_ref ref;
+        hxi_store_ref ref;
         uint8_t root[HX_STORE_REF_SIZE];
-        CHECK(hx_store_append(w, blob, (size_t)n, &ref, &err) == 0, "append");
-        hx_store_ref_put(root, ref);
-        CHECK(hx_store_commit(w, root, sizeof root, g == 2 ? "keep" : NULL, &err) == 0, "commit %d", g);
-        ts[g] = hx_store_timestamp(w);
+        CHECK(hxi_store_append(w, blob, (size_t)n, &ref, &err) == 0, "append");
+        hxi_store_ref_put(root, ref);
+        CHECK(hxi_store_commit(w, root, sizeof root, g == 2 ? "keep" : NULL, &err) == 0, "commit %d", g);
+        ts[g] = hxi_store_timestamp(w);
     }
-    hx_store_info *h;
+    hxi_store_info *h;
     size_t n;
-    CHECK(hx_store_history(w, &h, &n, &err) == 0 && n == 5, "history");
-    CHECK(hx_store_compact_begin(w, &c, &err) == 0, "begin: %s", err.message);
-    hx_store_info wrong = h[0];   /* generation 5: the head of the compacted file is 6 */
+    CHECK(hxi_store_history(w, &h, &n, &err) == 0 && n == 5, "history");
+    CHECK(hxi_store_compact_begin(w, &c, &err) == 0, "begin: %s", err.message);
+    hxi_store_info wrong = h[0];   /* generation 5: the head of the compacted file is 6 */
     wrong.generation = 6;
-    CHECK(hx_store_commit_copy(c, NULL, 0, &wrong, &err) == HX_EINVAL, "a copy below the head only");
+    CHECK(hxi_store_commit_copy(c, NULL, 0, &wrong, &err) == HX_EINVAL, "a copy below the head only");
     for (int k = 3; k >= 0; k -= k == 3 ? 2 : 1) {   /* h[3], h[1], h[0]: generations 2, 4, 5 */
         const uint8_t *root, *data;
         size_t len;
         uint8_t copy[HX_STORE_REF_SIZE];
-        hx_store_ref ref;
-        CHECK(hx_store_root_at(w, h[k].generation, &root, &len, &err) == 0 && len == sizeof copy, "root");
-        CHECK(hx_store_blob(w, hx_store_ref_get(root), &data, &err) == 0, "blob");
-        CHECK(hx_store_append(c, data, (size_t)hx_store_ref_get(root).length, &ref, &err) == 0, "copy blob");
-        hx_store_ref_put(copy, ref);
-        CHECK(hx_store_commit_copy(c, copy, sizeof copy, &h[k], &err) == 0, "copy %llu: %s",
+        hxi_store_ref ref;
+        CHECK(hxi_store_root_at(w, h[k].generation, &root, &len, &err) == 0 && len == sizeof copy, "root");
+        CHECK(hxi_store_blob(w, hxi_store_ref_get(root), &data, &err) == 0, "blob");
+        CHECK(hxi_store_append(c, data, (size_t)hxi_store_ref_get(root).length, &ref, &err) == 0, "copy blob");
+        hxi_store_ref_put(copy, ref);
+        CHECK(hxi_store_commit_copy(c, copy, sizeof copy, &h[k], &err) == 0, "copy %llu: %s",
               (unsigned long long)h[k].generation, err.message);
     }
-    CHECK(hx_store_commit_copy(c, NULL, 0, &h[2], &err) == HX_EINVAL, "copies go oldest first");
+    CHECK(hxi_store_commit_copy(c, NULL, 0, &h[2], &err) == HX_EINVAL, "copies go oldest first");
     wrong.generation = 7;
-    CHECK(hx_store_commit_copy(c, NULL, 0, &wrong, &err) == HX_EINVAL, "nothing at or above the head");
-    CHECK(hx_store_compact_finish(&w, c, &err) == HX_EINVAL, "finish needs the head");
-    CHECK(hx_store_commit(c, "head", 4, NULL, &err) == 0 && hx_store_generation(c) == 6, "head is 6");
-    CHECK(hx_store_compact_finish(&w, c, &err) == 0, "finish: %s", err.message);
+    CHECK(hxi_store_commit_copy(c, NULL, 0, &wrong, &err) == HX_EINVAL, "nothing at or above the head");
+    CHECK(hxi_store_compact_finish(&w, c, &err) == HX_EINVAL, "finish needs the head");
+    CHECK(hxi_store_commit(c, "head", 4, NULL, &err) == 0 && hxi_store_generation(c) == 6, "head is 6");
+    CHECK(hxi_store_compact_finish(&w, c, &err) == 0, "finish: %s", err.message);
     free(h);
     CHECK(open_reader(path, &r, &err) == 0, "reader: %s", err.message);
     if (r) {
-        hx_store_info at;
-        CHECK(hx_store_verify(r, &err) == 0, "verify across gaps: %s", err.message);
-        CHECK(hx_store_history(r, &h, &n, &err) == 0 && n == 4 && h[0].generation == 6 && h[1].generation == 5 &&
+        hxi_store_info at;
+        CHECK(hxi_store_verify(r, &err) == 0, "verify across gaps: %s", err.message);
+        CHECK(hxi_store_history(r, &h, &n, &err) == 0 && n == 4 && h[0].generation == 6 && h[1].generation == 5 &&
               h[2].generation == 4 && h[3].generation == 2 && h[3].timestamp_ns == ts[2] && h[2].timestamp_ns == ts[4],
               "kept 6, 5, 4, 2");
         free(h);
-        CHECK(hx_store_find_name(r, "keep", &at, &err) == 0 && at.generation == 2 && at.timestamp_ns == ts[2],
+        CHECK(hxi_store_find_name(r, "keep", &at, &err) == 0 && at.generation == 2 && at.timestamp_ns == ts[2],
               "the name survives");
-        CHECK(hx_store_as_of(r, ts[3], &at, &err) == HX_ENOTFOUND, "as_of a dropped commit is not kept");
-        CHECK(hx_store_as_of(r, ts[2], &at, &err) == HX_ENOTFOUND, "nor the commit before a gap");
-        CHECK(hx_store_as_of(r, ts[4], &at, &err) == 0 && at.generation == 4, "as_of a kept commit");
-        CHECK(hx_store_as_of(r, INT64_MAX, &at, &err) == 0 && at.generation == 6, "as_of now: the head");
-        CHECK(hx_store_as_of(r, ts[1], &at, &err) == HX_ENOTFOUND, "older than what is kept");
+        CHECK(hxi_store_as_of(r, ts[3], &at, &err) == HX_ENOTFOUND, "as_of a dropped commit is not kept");
+        CHECK(hxi_store_as_of(r, ts[2], &at, &err) == HX_ENOTFOUND, "nor the commit before a gap");
+        CHECK(hxi_store_as_of(r, ts[4], &at, &err) == 0 && at.generation == 4, "as_of a kept commit");
+        CHECK(hxi_store_as_of(r, INT64_MAX, &at, &err) == 0 && at.generation == 6, "as_of now: the head");
+        CHECK(hxi_store_as_of(r, ts[1], &at, &err) == HX_ENOTFOUND, "older than what is kept");
         const uint8_t *root, *data;
         size_t len;
-        CHECK(hx_store_root_at(r, 4, &root, &len, &err) == 0 && len == HX_STORE_REF_SIZE &&
-              hx_store_blob(r, hx_store_ref_get(root), &data, &err) == 0 && !memcmp(data, "blob of 4", 9),
+        CHECK(hxi_store_root_at(r, 4, &root, &len, &err) == 0 && len == HX_STORE_REF_SIZE &&
+              hxi_store_blob(r, hxi_store_ref_get(root), &data, &err) == 0 && !memcmp(data, "blob of 4", 9),
               "generation 4 reads as before");
-        hx_store_close(r);
+        hxi_store_close(r);
     }
     /* Compacted again keeping only "keep": the chain is 2 then the head, 7. */
-    hx_store_info keep;
+    hxi_store_info keep;
     const uint8_t *root, *data;
     size_t len;
     uint8_t copy[HX_STORE_REF_SIZE];
-    hx_store_ref ref;
-    CHECK(hx_store_find_name(w, "keep", &keep, &err) == 0 && hx_store_compact_begin(w, &c, &err) == 0 &&
-          hx_store_root_at(w, 2, &root, &len, &err) == 0 && hx_store_blob(w, hx_store_ref_get(root), &data, &err) == 0 &&
-          hx_store_append(c, data, (size_t)hx_store_ref_get(root).length, &ref, &err) == 0, "second compaction");
-    hx_store_ref_put(copy, ref);
-    CHECK(hx_store_commit_copy(c, copy, sizeof copy, &keep, &err) == 0 && hx_store_commit(c, "h7", 2, NULL, &err) == 0 &&
-          hx_store_generation(c) == 7 && hx_store_compact_finish(&w, c, &err) == 0, "kept 2, head 7: %s", err.message);
-    hx_store_close(w);
+    hxi_store_ref ref;
+    CHECK(hxi_store_find_name(w, "keep", &keep, &err) == 0 && hxi_store_compact_begin(w, &c, &err) == 0 &&
+          hxi_store_root_at(w, 2, &root, &len, &err) == 0 && hxi_store_blob(w, hxi_store_ref_get(root), &data, &err) == 0 &&
+          hxi_store_append(c, data, (size_t)hxi_store_ref_get(root).length, &ref, &err) == 0, "second compaction");
+    hxi_store_ref_put(copy, ref);
+    CHECK(hxi_store_commit_copy(c, copy, sizeof copy, &keep, &err) == 0 && hxi_store_commit(c, "h7", 2, NULL, &err) == 0 &&
+          hxi_store_generation(c) == 7 && hxi_store_compact_finish(&w, c, &err) == 0, "kept 2, head 7: %s", err.message);
+    hxi_store_close(w);
     /* The slot of the head zeroed: its record, chained to generation 2's, proves it across the gap. */
     int fd = open(path, O_RDWR);
     uint8_t g0[8], g1[8], zero[64] = {0};
@@ -1064,9 +1064,9 @@ static void test_compaction_keeps(void)
     CHECK(hxf_le64(head_slot ? g1 : g0) == 7 && hxf_le64(head_slot ? g0 : g1) == 2, "slots hold 7 and 2");
     CHECK(pwrite(fd, zero, sizeof zero, (off_t)HX_STORE_PAGE * (1 + head_slot)) == (ssize_t)sizeof zero, "zero slot");
     close(fd);
-    CHECK(open_reader(path, &r, &err) == 0 && hx_store_generation(r) == 7 && *hx_store_damage(r),
-          "rolled forward to 7 across the gap: %llu", r ? (unsigned long long)hx_store_generation(r) : 0ULL);
-    hx_store_close(r);
+    CHECK(open_reader(path, &r, &err) == 0 && hxi_store_generation(r) == 7 && *hxi_store_damage(r),
+          "rolled forward to 7 across the gap: %llu", r ? (unsigned long long)hxi_store_generation(r) : 0ULL);
+    hxi_store_close(r);
 }
 
 /* === The crash test === */
@@ -1157,7 +1157,7 @@ static void test_crash(void)
         if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
             CHECK(0, "trial %llu: the child failed on its own", (unsigned long long)t);
         uint64_t lo = rep >= 0 ? (uint64_t)rep : base;
-        hx_store *s;
+        hxi_store *s;
         int rc = open_reader(path, &s, &err);
         int kind;
         if (rc == HX_ENOTFOUND && base == 0 && rep < 0) {
@@ -1167,21 +1167,21 @@ static void test_crash(void)
                   (unsigned long long)delay, err.message);
             kind = 4;
         } else {
-            uint64_t g = hx_store_generation(s);
+            uint64_t g = hxi_store_generation(s);
             const char *bad = g == lo || g == lo + 1 ? check_all(s, t, why) : "generation out of range";
             CHECK(!bad, "trial %llu (delay %llu us, reported %lld): generation %llu: %s",
                   (unsigned long long)t, (unsigned long long)delay, (long long)rep,
                   (unsigned long long)g, bad);
             kind = bad ? 4 : WIFEXITED(status) ? 3 : g == lo ? 1 : 2;
-            hx_store_close(s);
+            hxi_store_close(s);
             /* A new writer picks up after the crash and finishes the sequence. */
             if (!bad && t % 4 == 0) {
                 rc = write_gens(path, t, base + GENS_PER_CHILD, -1, &err);
                 CHECK(rc == 0, "trial %llu: resume: %s", (unsigned long long)t, err.message);
                 if (rc == 0 && open_reader(path, &s, &err) == 0) {
-                    bad = hx_store_generation(s) == base + GENS_PER_CHILD ? check_all(s, t, why) : "resumed generation";
+                    bad = hxi_store_generation(s) == base + GENS_PER_CHILD ? check_all(s, t, why) : "resumed generation";
                     CHECK(!bad, "trial %llu: after resume: %s", (unsigned long long)t, bad);
-                    hx_store_close(s);
+                    hxi_store_close(s);
                 }
             }
         }
@@ -1207,8 +1207,8 @@ int main(void)
     const char *tmp = getenv("TMPDIR");
     struct stat st;
     bool shm = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0;
-    snprintf(disk_dir, sizeof disk_dir, "%s/hx_store_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    snprintf(dir, sizeof dir, "%s/hx_store_XXXXXX", shm ? "/dev/shm" : tmp && *tmp ? tmp : "/tmp");
+    snprintf(disk_dir, sizeof disk_dir, "%s/hxi_store_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    snprintf(dir, sizeof dir, "%s/hxi_store_XXXXXX", shm ? "/dev/shm" : tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir) || !mkdtemp(disk_dir)) {
         CHECK(0, "mkdtemp: %s", strerror(errno));
         return check_report("test_store");

@@ -58,28 +58,28 @@ static int start(server *s, const char *index)
     return start_in(s, root, index, 0);
 }
 
-static bool is_error(const hx_json_val *r)
+static bool is_error(const hxi_json_val *r)
 {
-    return hx_json_bool(get(r, "isError")) == 1;
+    return hxi_json_bool(get(r, "isError")) == 1;
 }
 
 /* The text of a tool's answer (its error message when isError); "" when absent. */
-static const char *text_of(const hx_json_val *r)
+static const char *text_of(const hxi_json_val *r)
 {
-    const char *t = hx_json_str(get(hx_json_arr_get(get(r, "content"), 0), "text"), NULL);
+    const char *t = hxi_json_str(get(hxi_json_arr_get(get(r, "content"), 0), "text"), NULL);
     return t ? t : "";
 }
 
-static const char *str_at(const hx_json_val *r, const char *path)
+static const char *str_at(const hxi_json_val *r, const char *path)
 {
-    const char *t = hx_json_str(get(r, path), NULL);
+    const char *t = hxi_json_str(get(r, path), NULL);
     return t ? t : "-";
 }
 
-static int64_t int_at(const hx_json_val *r, const char *path)
+static int64_t int_at(const hxi_json_val *r, const char *path)
 {
     int64_t x = -1;
-    hx_json_num_int64(get(r, path), &x, NULL);
+    hxi_json_num_int64(get(r, path), &x, NULL);
     return x;
 }
 
@@ -87,13 +87,13 @@ static int64_t int_at(const hx_json_val *r, const char *path)
 static bool mcp_finds(server *s, const char *query, const char *path)
 {
     char args[512];
-    hx_json_doc *d;
+    hxi_json_doc *d;
     snprintf(args, sizeof args, "{\"query\":\"%s\",\"mode\":\"keyword\",\"top_k\":50}", query);
-    const hx_json_val *res = get(serve_tool(s, &d, "search", args), "structuredContent.results");
+    const hxi_json_val *res = get(serve_tool(s, &d, "search", args), "structuredContent.results");
     bool found = false;
-    for (size_t i = 0; res && i < hx_json_len(res); i++)
-        found |= !strcmp(str_at(hx_json_arr_get(res, i), "citation.path"), path);
-    hx_json_doc_free(d);
+    for (size_t i = 0; res && i < hxi_json_len(res); i++)
+        found |= !strcmp(str_at(hxi_json_arr_get(res, i), "citation.path"), path);
+    hxi_json_doc_free(d);
     return found;
 }
 
@@ -101,11 +101,11 @@ static bool mcp_finds(server *s, const char *query, const char *path)
 static int64_t doc_id_of(server *s, const char *path)
 {
     char args[PATH_MAX + 64];
-    hx_json_doc *d;
+    hxi_json_doc *d;
     snprintf(args, sizeof args, "{\"path\":\"%s\",\"include_chunks\":false}", path);
-    const hx_json_val *r = serve_tool(s, &d, "get_document", args);
+    const hxi_json_val *r = serve_tool(s, &d, "get_document", args);
     int64_t id = is_error(r) ? -1 : int_at(r, "structuredContent.id");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     return id;
 }
 
@@ -121,12 +121,12 @@ static int stop(server *s)
 
 static void initialize(server *s)
 {
-    hx_json_doc *d;
+    hxi_json_doc *d;
     CHECK(get(serve_request(s, &d, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
                                  "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"),
               "result") != NULL,
           "initialize");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     const char *note = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
     send_raw(s, note, strlen(note));
 }
@@ -137,67 +137,67 @@ static void initialize(server *s)
 
 static void test_stored_mcp(server *s)
 {
-    hx_json_doc *d;
-    const hx_json_val *r = serve_tool(s, &d, "reindex", "{}");
+    hxi_json_doc *d;
+    const hxi_json_val *r = serve_tool(s, &d, "reindex", "{}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.added") == 5, "first reindex adds 5: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(s, &d, "add_document", STORED);
     CHECK(!is_error(r) && !strcmp(str_at(r, "structuredContent.document.source"), "stored"),
           "add_document content is stored: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     r = serve_tool(s, &d, "reindex", "{}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.removed") == 0, "reindex removes no stored document: %s",
           text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(mcp_finds(s, "marmalade", "notes/pantry.md"), "stored text searchable after reindex");
     r = serve_tool(s, &d, "reindex", "{\"force\":true}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.removed") == 0, "reindex with force removes nothing: %s",
           text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(mcp_finds(s, "marmalade", "notes/pantry.md"), "stored text searchable after reindex with force");
     r = serve_tool(s, &d, "reindex", "{\"paths\":[\"notes\"]}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.removed") == 0, "reindex of its folder removes nothing");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(mcp_finds(s, "marmalade", "notes/pantry.md"), "stored text searchable after reindex of its folder");
 
     r = serve_tool(s, &d, "list_documents", "{\"limit\":100}");
-    const hx_json_val *docs = get(r, "structuredContent.documents");
+    const hxi_json_val *docs = get(r, "structuredContent.documents");
     size_t stored = 0, files = 0;
-    for (size_t i = 0; docs && i < hx_json_len(docs); i++) {
-        const hx_json_val *doc = hx_json_arr_get(docs, i);
+    for (size_t i = 0; docs && i < hxi_json_len(docs); i++) {
+        const hxi_json_val *doc = hxi_json_arr_get(docs, i);
         bool is_pantry = !strcmp(str_at(doc, "path"), "notes/pantry.md");
         stored += is_pantry && !strcmp(str_at(doc, "source"), "stored");
         files += !is_pantry && !strcmp(str_at(doc, "source"), "file");
     }
     CHECK(stored == 1 && files == 5, "list_documents: source stored for the stored one (%zu), file for 5 (%zu)",
           stored, files);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(s, &d, "document_status", "{\"path\":\"./notes//pantry.md\"}");
     CHECK(!strcmp(str_at(r, "structuredContent.status"), "complete") &&
               !strcmp(str_at(r, "structuredContent.source"), "stored"),
           "document_status by an unclean name: %s %s", str_at(r, "structuredContent.status"),
           str_at(r, "structuredContent.source"));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(s, &d, "get_document", "{\"path\":\"x.md\"}");
     CHECK(!strcmp(str_at(r, "structuredContent.source"), "file"), "get_document: a file's source is file");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* the name of a file-backed document is not free for stored text */
     r = serve_tool(s, &d, "add_document", "{\"content\":\"replaced\",\"name\":\"./x.md\"}");
     CHECK(is_error(r) && strstr(text_of(r), "file"), "content under a file's name refused: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(mcp_finds(s, "xylophone", "x.md"), "the file's document is intact");
 
     /* a file that appears at a stored document's name is left out, with a reason */
     check_put(root, "notes/pantry.md", "Wombat burrows are cube shaped.\n");
     r = serve_tool(s, &d, "reindex", "{}");
-    const hx_json_val *rej = get(r, "structuredContent.rejected");
-    CHECK(!is_error(r) && rej && hx_json_len(rej) == 1 &&
-              !strcmp(str_at(hx_json_arr_get(rej, 0), "path"), "notes/pantry.md") &&
-              strstr(str_at(hx_json_arr_get(rej, 0), "reason"), "stored"),
+    const hxi_json_val *rej = get(r, "structuredContent.rejected");
+    CHECK(!is_error(r) && rej && hxi_json_len(rej) == 1 &&
+              !strcmp(str_at(hxi_json_arr_get(rej, 0), "path"), "notes/pantry.md") &&
+              strstr(str_at(hxi_json_arr_get(rej, 0), "reason"), "stored"),
           "a file at a stored name is rejected with a reason: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(mcp_finds(s, "marmalade", "notes/pantry.md") && !mcp_finds(s, "wombat", "notes/pantry.md"),
           "the stored text is kept, the file left out");
     char path[2 * PATH_MAX];
@@ -228,32 +228,32 @@ static void test_stored_cli(void)
 
 static void test_delete_mcp(server *s)
 {
-    hx_json_doc *d;
+    hxi_json_doc *d;
     int64_t x_id = doc_id_of(s, "x.md");
-    const hx_json_val *r = serve_tool(s, &d, "delete_document", "{\"path\":\"docs\"}");
+    const hxi_json_val *r = serve_tool(s, &d, "delete_document", "{\"path\":\"docs\"}");
     CHECK(is_error(r) && strstr(text_of(r), "folder"), "a folder name is refused: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(doc_id_of(s, "docs/a.md") >= 0 && doc_id_of(s, "docs/b.md") >= 0, "and nothing under it is deleted");
     r = serve_tool(s, &d, "delete_document", "{\"path\":\"./\"}");
     CHECK(is_error(r) && strstr(text_of(r), "root"), "the root is refused: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(s, &d, "delete_document", "{\"path\":\"\"}");
     CHECK(is_error(r) && strstr(text_of(r), "root"), "the empty name is refused: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(s, &d, "delete_document", "{\"path\":\"nope.md\"}");
     CHECK(is_error(r) && strstr(text_of(r), "no document"), "an unknown name is refused: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(s, &d, "delete_document", "{\"path\":\"docs/../x.md\"}");
     CHECK(is_error(r) && doc_id_of(s, "x.md") == x_id, "'..' is refused: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     r = serve_tool(s, &d, "delete_document", "{\"path\":\"./x.md\"}");
     CHECK(!is_error(r) && int_at(r, "structuredContent.doc_id") == x_id &&
               !strcmp(str_at(r, "structuredContent.path"), "x.md") && int_at(r, "structuredContent.deleted_chunks") == 1,
           "./x.md deletes x.md (doc_id %lld of %lld, %lld chunks): %s", (long long)int_at(r, "structuredContent.doc_id"),
           (long long)x_id, (long long)int_at(r, "structuredContent.deleted_chunks"), text_of(r));
-    CHECK(hx_json_bool(get(r, "structuredContent.remembered")) == 1, "a file's deletion is remembered");
-    hx_json_doc_free(d);
+    CHECK(hxi_json_bool(get(r, "structuredContent.remembered")) == 1, "a file's deletion is remembered");
+    hxi_json_doc_free(d);
     CHECK(doc_id_of(s, "x.md") < 0 && doc_id_of(s, "docs/a.md") >= 0, "exactly x.md is gone");
 
     /* remembered: reindex leaves the file out until it is named */
@@ -261,26 +261,26 @@ static void test_delete_mcp(server *s)
     CHECK(!is_error(r) && int_at(r, "structuredContent.added") == 0 && int_at(r, "structuredContent.kept_out") == 1,
           "reindex does not bring x.md back (added %lld, kept_out %lld)", (long long)int_at(r, "structuredContent.added"),
           (long long)int_at(r, "structuredContent.kept_out"));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(s, &d, "reindex", "{\"force\":true}");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(!mcp_finds(s, "xylophone", "x.md"), "nor does reindex with force");
     r = serve_tool(s, &d, "add_document", "{\"path\":\"x.md\"}");
     CHECK(!is_error(r) && !strcmp(str_at(r, "structuredContent.status"), "added"),
           "add_document {path} brings it back: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(s, &d, "reindex", "{}");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(mcp_finds(s, "xylophone", "x.md"), "and it stays back");
 
     /* a stored document is deleted for good, not remembered */
     r = serve_tool(s, &d, "add_document", "{\"content\":\"Ephemeral okapi note.\",\"name\":\"tmp/okapi.md\"}");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(s, &d, "delete_document", "{\"path\":\"tmp/okapi.md\"}");
-    CHECK(!is_error(r) && hx_json_bool(get(r, "structuredContent.remembered")) == 0 &&
+    CHECK(!is_error(r) && hxi_json_bool(get(r, "structuredContent.remembered")) == 0 &&
               !strcmp(str_at(r, "structuredContent.source"), "stored"),
           "deleting a stored document: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(!mcp_finds(s, "okapi", "tmp/okapi.md"), "stored document gone");
 
     /* a name past 4 KiB is refused whole, never cut down to a neighbour's name */
@@ -296,11 +296,11 @@ static void test_delete_mcp(server *s)
     snprintf(big, 12000, "{\"content\":\"Long-named narwhal.\",\"name\":\"%s\"}", neighbour);
     r = serve_tool(s, &d, "add_document", big);
     CHECK(!is_error(r), "a 4095-byte name is legal: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     snprintf(big, 12000, "{\"path\":\"%scc\"}", neighbour);
     r = serve_tool(s, &d, "delete_document", big);
     CHECK(is_error(r) && strstr(text_of(r), "longer"), "a name over 4 KiB is refused: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(mcp_finds(s, "narwhal", neighbour), "its neighbour survives");
     char cmd[20000], *out;
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" rm --db '%s' '%sxyz' 2>/dev/null", db, neighbour);
@@ -310,7 +310,7 @@ static void test_delete_mcp(server *s)
     snprintf(big, 12000, "{\"path\":\"%s\"}", neighbour);
     r = serve_tool(s, &d, "delete_document", big);
     CHECK(!is_error(r), "the neighbour deleted by its own name: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     free(big);
     free(neighbour);
 }
@@ -362,23 +362,23 @@ static void test_v1_fixture(void)
     if (start(&s, copy))
         return;
     initialize(&s);
-    hx_json_doc *d;
-    const hx_json_val *r = serve_tool(&s, &d, "add_document", STORED);
+    hxi_json_doc *d;
+    const hxi_json_val *r = serve_tool(&s, &d, "add_document", STORED);
     CHECK(!is_error(r), "a write to a version 1 index: %s", text_of(r));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = serve_tool(&s, &d, "list_documents", "{}");
-    const hx_json_val *docs = get(r, "structuredContent.documents");
-    CHECK(docs && hx_json_len(docs) == 3, "the fixture's two documents and the stored one");
+    const hxi_json_val *docs = get(r, "structuredContent.documents");
+    CHECK(docs && hxi_json_len(docs) == 3, "the fixture's two documents and the stored one");
     size_t n_file = 0;
-    for (size_t i = 0; docs && i < hx_json_len(docs); i++)
-        n_file += !strcmp(str_at(hx_json_arr_get(docs, i), "source"), "file");
+    for (size_t i = 0; docs && i < hxi_json_len(docs); i++)
+        n_file += !strcmp(str_at(hxi_json_arr_get(docs, i), "source"), "file");
     CHECK(n_file == 2, "version 1 documents are file-backed: %zu", n_file);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     CHECK(cli_finds(copy, "glacier", "notes/glacier.md") && cli_finds(copy, "lighthouse", "keeper.txt"),
           "the upgraded index is searchable");
     r = serve_tool(&s, &d, "delete_document", "{\"path\":\"keeper.txt\"}");
-    CHECK(!is_error(r) && hx_json_bool(get(r, "structuredContent.remembered")) == 1, "delete in it: %s", text_of(r));
-    hx_json_doc_free(d);
+    CHECK(!is_error(r) && hxi_json_bool(get(r, "structuredContent.remembered")) == 1, "delete in it: %s", text_of(r));
+    hxi_json_doc_free(d);
     stop(&s);
     CHECK(hyrax(&out, "verify --db '%s'", copy) == 0, "rewritten index verifies: %s", out);
     free(out);
@@ -390,7 +390,7 @@ static void test_v1_fixture(void)
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_stored_XXXXXX";
+    char tmpl[] = "/tmp/hxi_stored_XXXXXX";
     setenv("HYRAX_BIN", "./hyrax", 0);   /* make test sets it; sanitizer builds have their own */
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);

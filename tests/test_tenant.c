@@ -311,18 +311,18 @@ static void test_identity_oom(void)
     CHECK(hx_index_open(&r, db, HX_INDEX_READ, NULL, NULL, &err) == 0, "reader: %s", err.message);
     if (!r)
         return;
-    hx_alloc_fail_at(0, 0);
+    hxi_alloc_fail_at(0, 0);
     CHECK(hx_index_set_identity(r, &(hx_identity){"acme", NULL}, &err) == 0, "identity: %s", err.message);
-    unsigned long count = hx_alloc_fail_at(0, 0);
+    unsigned long count = hxi_alloc_fail_at(0, 0);
     hx_index_close(r);
     for (unsigned long n = 1; n <= count; n++) {
         r = NULL;
         CHECK(hx_index_open(&r, db, HX_INDEX_READ, NULL, NULL, &err) == 0, "reader: %s", err.message);
         if (!r)
             return;
-        hx_alloc_fail_at(n, 0);
+        hxi_alloc_fail_at(n, 0);
         int rc = hx_index_set_identity(r, &(hx_identity){"acme", NULL}, &err);
-        hx_alloc_fail_at(0, 0);
+        hxi_alloc_fail_at(0, 0);
         hx_search_opts o;
         hx_search_opts_default(&o);
         o.mode = HX_MODE_KEYWORD;
@@ -779,24 +779,24 @@ static void mcp_call(server *s, const reader *r, tally *t, int id)
     send_line(s, line);
     char *out = read_line(s, 60000);
     t->calls++;
-    hx_json_doc *doc = NULL;
-    CHECK(out && hx_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "%s answers JSON: %.200s", tool,
+    hxi_json_doc *doc = NULL;
+    CHECK(out && hxi_json_parse(&doc, out, strlen(out), NULL, NULL) == 0, "%s answers JSON: %.200s", tool,
           out ? out : "(nothing)");
-    const hx_json_val *res = doc ? get(hx_json_doc_root(doc), "result") : NULL;
-    bool error = res && hx_json_bool(get(res, "isError")) == 1;
+    const hxi_json_val *res = doc ? get(hxi_json_doc_root(doc), "result") : NULL;
+    bool error = res && hxi_json_bool(get(res, "isError")) == 1;
     CHECK(res != NULL, "%s: a result: %.300s", tool, out ? out : "");
     if (!strcmp(tool, "document_status")) {   /* answers found: false, as for a name never indexed */
         t->hidden_probes += !vis;
-        CHECK(!error && hx_json_bool(get(res, "structuredContent.found")) == vis, "document_status %s as %s/%s: %.200s",
+        CHECK(!error && hxi_json_bool(get(res, "structuredContent.found")) == vis, "document_status %s as %s/%s: %.200s",
               g->path, r->tenant ? r->tenant : "-", r->user ? r->user : "-", out ? out : "");
     } else if (kind == 1) {
         t->hidden_probes += chunk_doc[c] != UINT32_MAX && !chunk_vis;
-        const char *msg = hx_json_str(get(hx_json_arr_get(get(res, "content"), 0), "text"), NULL);
+        const char *msg = hxi_json_str(get(hxi_json_arr_get(get(res, "content"), 0), "text"), NULL);
         CHECK(error == !chunk_vis && (!error || (msg && strstr(msg, "no chunk"))), "find_similar chunk %u: %.200s", c,
               msg ? msg : "");
     } else if (kind == 0) {
         t->hidden_probes += !vis;
-        const char *msg = hx_json_str(get(hx_json_arr_get(get(res, "content"), 0), "text"), NULL);
+        const char *msg = hxi_json_str(get(hxi_json_arr_get(get(res, "content"), 0), "text"), NULL);
         CHECK(error == !vis && (!error || (msg && strstr(msg, "no document with"))),
               "%s %s as %s/%s: error %d, visible %d: %.200s", tool, args, r->tenant ? r->tenant : "-",
               r->user ? r->user : "-", error, vis, msg ? msg : "");
@@ -810,8 +810,8 @@ static void mcp_call(server *s, const reader *r, tally *t, int id)
             want += expect_visible(&gdocs[i], r);
         for (uint32_t k = 0; k < n_chunk_ids; k++)
             want_chunks += chunk_doc[k] != UINT32_MAX && expect_visible(&gdocs[chunk_doc[k]], r);
-        hx_json_num_int64(get(res, "structuredContent.documents"), &docs, NULL);
-        hx_json_num_int64(get(res, "structuredContent.chunks"), &chunks, NULL);
+        hxi_json_num_int64(get(res, "structuredContent.documents"), &docs, NULL);
+        hxi_json_num_int64(get(res, "structuredContent.chunks"), &chunks, NULL);
         CHECK(docs == want && chunks == want_chunks, "index_health counts %lld documents and %lld chunks, expected "
               "%lld and %lld", (long long)docs, (long long)chunks, (long long)want, (long long)want_chunks);
     }
@@ -829,7 +829,7 @@ static void mcp_call(server *s, const reader *r, tally *t, int id)
     }
     for (int i = 0; out && i < N_DOCS; i++)
         t->results += strstr(out, gdocs[i].path) != NULL;
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     free(out);
 }
 
@@ -917,7 +917,7 @@ int main(void)
 {
     setenv("HYRAX_BIN", "./hyrax", 0);
     hx_error err = {0};
-    char tmpl[] = "/tmp/hx_tenant_XXXXXX";
+    char tmpl[] = "/tmp/hxi_tenant_XXXXXX";
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);
     if (hx_model_open(&model, WEIGHTS, &err) || hx_encoder_new(&enc, model, 1, &err)) {

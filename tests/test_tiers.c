@@ -38,46 +38,46 @@ static int sh(char **out, const char *fmt, ...)
 }
 
 /* `hyrax search --json` in the project with HYRAX_USER_DB set; the parsed answer or NULL. */
-static hx_json_doc *search(const char *flags, const char *query)
+static hxi_json_doc *search(const char *flags, const char *query)
 {
     char *out;
-    hx_json_doc *d = NULL;
+    hxi_json_doc *d = NULL;
     int rc = sh(&out, "cd '%s' && HYRAX_USER_DB='%s' \"$HYRAX_BIN\" search --json --min-score 0 %s -- '%s'", proj,
                 user_db, flags, query);
-    CHECK(rc == 0 && hx_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search %s %s: %.300s", flags, query, out);
+    CHECK(rc == 0 && hxi_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search %s %s: %.300s", flags, query, out);
     free(out);
     return d;
 }
 
-static const hx_json_val *results(const hx_json_doc *d)
+static const hxi_json_val *results(const hxi_json_doc *d)
 {
-    return hx_json_obj_get(hx_json_doc_root(d), "results");
+    return hxi_json_obj_get(hxi_json_doc_root(d), "results");
 }
 
-static const char *field(const hx_json_val *o, const char *key)
+static const char *field(const hxi_json_val *o, const char *key)
 {
-    const char *s = hx_json_str(hx_json_obj_get(o, key), NULL);
+    const char *s = hxi_json_str(hxi_json_obj_get(o, key), NULL);
     return s ? s : "";
 }
 
 /* How many results have this path and tier. */
-static size_t count(const hx_json_doc *d, const char *path, const char *tier)
+static size_t count(const hxi_json_doc *d, const char *path, const char *tier)
 {
     size_t n = 0;
-    for (size_t i = 0; i < hx_json_len(results(d)); i++) {
-        const hx_json_val *r = hx_json_arr_get(results(d), i);
+    for (size_t i = 0; i < hxi_json_len(results(d)); i++) {
+        const hxi_json_val *r = hxi_json_arr_get(results(d), i);
         n += !strcmp(field(r, "path"), path) && !strcmp(field(r, "tier"), tier);
     }
     return n;
 }
 
 /* The tiers member of the answer for `tier`, or NULL. */
-static const hx_json_val *tier_of(const hx_json_doc *d, const char *tier)
+static const hxi_json_val *tier_of(const hxi_json_doc *d, const char *tier)
 {
-    const hx_json_val *ts = hx_json_obj_get(hx_json_doc_root(d), "tiers");
-    for (size_t i = 0; i < hx_json_len(ts); i++)
-        if (!strcmp(field(hx_json_arr_get(ts, i), "tier"), tier))
-            return hx_json_arr_get(ts, i);
+    const hxi_json_val *ts = hxi_json_obj_get(hxi_json_doc_root(d), "tiers");
+    for (size_t i = 0; i < hxi_json_len(ts); i++)
+        if (!strcmp(field(hxi_json_arr_get(ts, i), "tier"), tier))
+            return hxi_json_arr_get(ts, i);
     return NULL;
 }
 
@@ -85,13 +85,13 @@ static const hx_json_val *tier_of(const hx_json_doc *d, const char *tier)
 
 static void test_missing_user(void)
 {
-    hx_json_doc *d = search("", "scheduler places pods");
-    const hx_json_val *u = tier_of(d, "user"), *p = tier_of(d, "project");
-    CHECK(u && hx_json_bool(hx_json_obj_get(u, "searched")) == 0 && strstr(field(u, "reason"), "no index"),
+    hxi_json_doc *d = search("", "scheduler places pods");
+    const hxi_json_val *u = tier_of(d, "user"), *p = tier_of(d, "project");
+    CHECK(u && hxi_json_bool(hxi_json_obj_get(u, "searched")) == 0 && strstr(field(u, "reason"), "no index"),
           "a missing user index is reported, not searched");
-    CHECK(p && hx_json_bool(hx_json_obj_get(p, "searched")) == 1, "the project tier is searched");
-    CHECK(hx_json_len(results(d)) >= 1 && count(d, "shared.md", "project") == 1, "project results labelled project");
-    hx_json_doc_free(d);
+    CHECK(p && hxi_json_bool(hxi_json_obj_get(p, "searched")) == 1, "the project tier is searched");
+    CHECK(hxi_json_len(results(d)) >= 1 && count(d, "shared.md", "project") == 1, "project results labelled project");
+    hxi_json_doc_free(d);
 }
 
 /* sha256sum's hash of a file into hex[65]. */
@@ -119,20 +119,20 @@ static void test_sync(void)
           "the same bytes again: unchanged, nothing embedded: %s", out);
     free(out);
 
-    hx_json_doc *d = search("--source user", "scheduler places pods");
-    const hx_json_val *r = NULL;
-    for (size_t i = 0; i < hx_json_len(results(d)); i++)
-        if (!strcmp(field(hx_json_arr_get(results(d), i), "path"), "proj/shared.md"))
-            r = hx_json_arr_get(results(d), i);
+    hxi_json_doc *d = search("--source user", "scheduler places pods");
+    const hxi_json_val *r = NULL;
+    for (size_t i = 0; i < hxi_json_len(results(d)); i++)
+        if (!strcmp(field(hxi_json_arr_get(results(d), i), "path"), "proj/shared.md"))
+            r = hxi_json_arr_get(results(d), i);
     snprintf(path, sizeof path, "%s/shared.md", proj);
     sha256sum(path, want);
-    const hx_json_val *m = hx_json_obj_get(r, "metadata");
+    const hxi_json_val *m = hxi_json_obj_get(r, "metadata");
     CHECK(r && !strcmp(field(r, "tier"), "user"), "stored in the user tier as <project folder>/<path>");
     CHECK(!strcmp(field(m, "origin_root"), proj) && !strcmp(field(m, "origin_path"), "shared.md") &&
           !strcmp(field(m, "origin_sha256"), want) && !strcmp(field(r, "version"), want),
           "origin metadata: root %s, path %s, hash %s (sha256sum %s)", field(m, "origin_root"),
           field(m, "origin_path"), field(m, "origin_sha256"), want);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* changed bytes on disk are read again: updated */
     check_put(proj, "notes/changed.md", "# Draining\n\nDrain a node before maintenance so its pods move elsewhere.\n");
@@ -162,47 +162,47 @@ static void test_sync(void)
     free(out);
     d = search("--source user --mode keyword", "outside project");
     CHECK(d && count(d, "proj/outside.md", "user") == 0, "nothing outside was copied");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 static void test_sources(void)
 {
     /* content in both tiers comes once, from the project */
-    hx_json_doc *d = search("--group chunk -k 20", "scheduler places pods on nodes");
+    hxi_json_doc *d = search("--group chunk -k 20", "scheduler places pods on nodes");
     CHECK(count(d, "shared.md", "project") == 1 && count(d, "proj/shared.md", "user") == 0,
           "the same content in both tiers: once, the project's (%zu, %zu)", count(d, "shared.md", "project"),
           count(d, "proj/shared.md", "user"));
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     d = search("--group document -k 20", "scheduler places pods on nodes");
     CHECK(count(d, "shared.md", "project") == 1 && count(d, "proj/shared.md", "user") == 0,
           "grouped by document: once, the project's");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 
     /* labels: each result says its tier, in the result and in its citation */
     d = search("-k 20", "priority classes preempt pods");
     CHECK(count(d, "other/priority.md", "user") == 1, "user-only content comes from the user tier");
     CHECK(count(d, "shared.md", "project") <= 1, "project content labelled project");
-    bool cited = hx_json_len(results(d)) > 0;
-    for (size_t i = 0; i < hx_json_len(results(d)); i++) {
-        const hx_json_val *r = hx_json_arr_get(results(d), i);
-        cited = cited && !strcmp(field(hx_json_obj_get(r, "citation"), "tier"), field(r, "tier")) && *field(r, "tier");
+    bool cited = hxi_json_len(results(d)) > 0;
+    for (size_t i = 0; i < hxi_json_len(results(d)); i++) {
+        const hxi_json_val *r = hxi_json_arr_get(results(d), i);
+        cited = cited && !strcmp(field(hxi_json_obj_get(r, "citation"), "tier"), field(r, "tier")) && *field(r, "tier");
     }
     CHECK(cited, "every result's citation names its tier");
-    const hx_json_val *u = tier_of(d, "user");
-    CHECK(u && hx_json_bool(hx_json_obj_get(u, "searched")) == 1, "the user tier is searched when it exists");
-    hx_json_doc_free(d);
+    const hxi_json_val *u = tier_of(d, "user");
+    CHECK(u && hxi_json_bool(hxi_json_obj_get(u, "searched")) == 1, "the user tier is searched when it exists");
+    hxi_json_doc_free(d);
 
     /* --source project: the user tier is not read; --source user: only it */
     d = search("--source project -k 20", "priority classes preempt pods");
     CHECK(count(d, "other/priority.md", "user") == 0 && !tier_of(d, "user"), "--source project reads no user tier");
-    for (size_t i = 0; i < hx_json_len(results(d)); i++)
-        CHECK(!strcmp(field(hx_json_arr_get(results(d), i), "tier"), "project"), "--source project: project only");
-    hx_json_doc_free(d);
+    for (size_t i = 0; i < hxi_json_len(results(d)); i++)
+        CHECK(!strcmp(field(hxi_json_arr_get(results(d), i), "tier"), "project"), "--source project: project only");
+    hxi_json_doc_free(d);
     d = search("--source user -k 20", "scheduler places pods on nodes");
     CHECK(!tier_of(d, "project") && count(d, "proj/shared.md", "user") == 1, "--source user reads the user tier only");
-    for (size_t i = 0; i < hx_json_len(results(d)); i++)
-        CHECK(!strcmp(field(hx_json_arr_get(results(d), i), "tier"), "user"), "--source user: user only");
-    hx_json_doc_free(d);
+    for (size_t i = 0; i < hxi_json_len(results(d)); i++)
+        CHECK(!strcmp(field(hxi_json_arr_get(results(d), i), "tier"), "user"), "--source user: user only");
+    hxi_json_doc_free(d);
 
     /* text output: the tier after the score */
     char *out;
@@ -247,17 +247,17 @@ static void test_precision(void)
     CHECK(rc == 0, "an int8 index: %s", out);
     free(out);
     rc = sh(&out, "cd '%s' && HYRAX_USER_DB='%s' \"$HYRAX_BIN\" search --json --min-score 0 priority", proj, db8);
-    hx_json_doc *d = NULL;
-    CHECK(rc == 0 && hx_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search: %.300s", out);
+    hxi_json_doc *d = NULL;
+    CHECK(rc == 0 && hxi_json_parse(&d, out, strlen(out), NULL, NULL) == 0, "search: %.300s", out);
     free(out);
-    const hx_json_val *u = d ? tier_of(d, "user") : NULL;
+    const hxi_json_val *u = d ? tier_of(d, "user") : NULL;
     size_t total = 0;
-    CHECK(u && hx_json_bool(hx_json_obj_get(u, "searched")) == 0 && strstr(field(u, "reason"), "holds int8 vectors"),
+    CHECK(u && hxi_json_bool(hxi_json_obj_get(u, "searched")) == 0 && strstr(field(u, "reason"), "holds int8 vectors"),
           "a user index at int8 beside an fp32 project is not searched: %s", u ? field(u, "reason") : "-");
-    for (size_t i = 0; d && i < hx_json_len(results(d)); i++)
-        total += !strcmp(field(hx_json_arr_get(results(d), i), "tier"), "user");
-    CHECK(d && hx_json_len(results(d)) > 0 && total == 0, "only project results");
-    hx_json_doc_free(d);
+    for (size_t i = 0; d && i < hxi_json_len(results(d)); i++)
+        total += !strcmp(field(hxi_json_arr_get(results(d), i), "tier"), "user");
+    CHECK(d && hxi_json_len(results(d)) > 0 && total == 0, "only project results");
+    hxi_json_doc_free(d);
     rc = sh(&out, "cd '%s' && HYRAX_USER_DB='%s' \"$HYRAX_BIN\" sync --to user shared.md 2>&1", proj, db8);
     CHECK(rc != 0 && strstr(out, "precision"), "sync into it is refused: %s", out);
     free(out);
@@ -288,7 +288,7 @@ static void test_user_path(void)
 /* === MCP === */
 
 /* tools/call name args on s; the parsed answer's result (borrowed from *doc, caller frees). */
-static const hx_json_val *tool(server *s, hx_json_doc **doc, const char *name, const char *args)
+static const hxi_json_val *tool(server *s, hxi_json_doc **doc, const char *name, const char *args)
 {
     static int id = 10;
     char line[2048];
@@ -297,19 +297,19 @@ static const hx_json_val *tool(server *s, hx_json_doc **doc, const char *name, c
     send_line(s, line);
     char *out = read_line(s, 60000);
     *doc = NULL;
-    CHECK(out && hx_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "%s: JSON answer: %.200s", name, out ? out : "-");
+    CHECK(out && hxi_json_parse(doc, out, strlen(out), NULL, NULL) == 0, "%s: JSON answer: %.200s", name, out ? out : "-");
     free(out);
-    return *doc ? get(hx_json_doc_root(*doc), "result") : NULL;
+    return *doc ? get(hxi_json_doc_root(*doc), "result") : NULL;
 }
 
 /* How many results of a tool answer come from `tier`, and how many in all into *total. */
-static size_t tool_tier_count(const hx_json_val *r, const char *tier, size_t *total)
+static size_t tool_tier_count(const hxi_json_val *r, const char *tier, size_t *total)
 {
-    const hx_json_val *rs = get(r, "structuredContent.results");
+    const hxi_json_val *rs = get(r, "structuredContent.results");
     size_t n = 0;
-    *total = hx_json_len(rs);
+    *total = hxi_json_len(rs);
     for (size_t i = 0; i < *total; i++)
-        n += !strcmp(field(hx_json_arr_get(rs, i), "tier"), tier);
+        n += !strcmp(field(hxi_json_arr_get(rs, i), "tier"), tier);
     return n;
 }
 
@@ -325,45 +325,45 @@ static void test_mcp(void)
                   "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
     free(read_line(&s, 60000));
     send_line(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
-    hx_json_doc *d;
+    hxi_json_doc *d;
     size_t total;
-    const hx_json_val *r = tool(&s, &d, "search", "{\"query\":\"priority classes preempt pods\",\"top_k\":20,\"min_score\":0}");
+    const hxi_json_val *r = tool(&s, &d, "search", "{\"query\":\"priority classes preempt pods\",\"top_k\":20,\"min_score\":0}");
     CHECK(tool_tier_count(r, "user", &total) >= 1 && tool_tier_count(r, "project", &total) >= 1,
           "search reads both tiers by default");
-    const hx_json_val *ts = get(r, "structuredContent.tiers");
-    CHECK(hx_json_len(ts) == 2 && hx_json_bool(get(hx_json_arr_get(ts, 1), "searched")) == 1, "tiers in the answer");
-    hx_json_doc_free(d);
+    const hxi_json_val *ts = get(r, "structuredContent.tiers");
+    CHECK(hxi_json_len(ts) == 2 && hxi_json_bool(get(hxi_json_arr_get(ts, 1), "searched")) == 1, "tiers in the answer");
+    hxi_json_doc_free(d);
     r = tool(&s, &d, "search", "{\"query\":\"priority classes preempt pods\",\"top_k\":20,\"min_score\":0,\"source\":\"project\"}");
     CHECK(tool_tier_count(r, "project", &total) == total && total > 0, "source project: project results only");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(&s, &d, "search", "{\"query\":\"scheduler places pods\",\"top_k\":20,\"min_score\":0,\"source\":\"user\"}");
     CHECK(tool_tier_count(r, "user", &total) == total && total > 0, "source user: user results only");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(&s, &d, "semantic_search", "{\"query\":\"scheduler places pods\",\"threshold\":0,\"source\":\"user\"}");
     CHECK(tool_tier_count(r, "user", &total) == total && total > 0, "a seed's search tool takes source too");
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     /* get_context: passages from both tiers, each source naming its tier; neighbours from its own index */
     r = tool(&s, &d, "get_context", "{\"query\":\"priority classes preempt pods\",\"min_score\":0}");
-    const hx_json_val *src = get(r, "structuredContent.sources");
+    const hxi_json_val *src = get(r, "structuredContent.sources");
     size_t user_src = 0, proj_src = 0;
-    for (size_t i = 0; i < hx_json_len(src); i++) {
-        const hx_json_val *x = hx_json_arr_get(src, i);
+    for (size_t i = 0; i < hxi_json_len(src); i++) {
+        const hxi_json_val *x = hxi_json_arr_get(src, i);
         user_src += !strcmp(field(x, "tier"), "user") && !strcmp(field(x, "path"), "other/priority.md");
         proj_src += !strcmp(field(x, "tier"), "project");
     }
     CHECK(user_src == 1 && proj_src >= 1 && strstr(field(get(r, "structuredContent"), "context"), "Priority classes"),
           "get_context reads both tiers: %zu user, %zu project sources", user_src, proj_src);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     r = tool(&s, &d, "get_context", "{\"query\":\"priority classes preempt pods\",\"min_score\":0,\"source\":\"project\"}");
     src = get(r, "structuredContent.sources");
     user_src = 0;
-    for (size_t i = 0; i < hx_json_len(src); i++)
-        user_src += !strcmp(field(hx_json_arr_get(src, i), "tier"), "user");
-    CHECK(hx_json_len(src) >= 1 && user_src == 0, "get_context source project: no user passages");
-    hx_json_doc_free(d);
+    for (size_t i = 0; i < hxi_json_len(src); i++)
+        user_src += !strcmp(field(hxi_json_arr_get(src, i), "tier"), "user");
+    CHECK(hxi_json_len(src) >= 1 && user_src == 0, "get_context source project: no user passages");
+    hxi_json_doc_free(d);
     r = tool(&s, &d, "search", "{\"query\":\"pods\",\"source\":\"team\"}");
-    CHECK(hx_json_bool(get(r, "isError")) == 1, "an unknown source is refused");
-    hx_json_doc_free(d);
+    CHECK(hxi_json_bool(get(r, "isError")) == 1, "an unknown source is refused");
+    hxi_json_doc_free(d);
     close(s.in);
     int status;
     waitpid(s.pid, &status, 0);
@@ -485,7 +485,7 @@ done:
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_tiers_XXXXXX", *out;
+    char tmpl[] = "/tmp/hxi_tiers_XXXXXX", *out;
     char bin[PATH_MAX];   /* absolute: the commands run in the projects' folders */
     setenv("HYRAX_BIN", "./hyrax", 0);
     CHECK(realpath(getenv("HYRAX_BIN"), bin) && setenv("HYRAX_BIN", bin, 1) == 0, "$HYRAX_BIN");

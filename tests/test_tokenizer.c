@@ -13,10 +13,10 @@
 #define WEIGHTS_PATH "weights/" HX_WEIGHTS_FILE
 
 /* The vocabulary the product uses: the "vocab" section of the weights file. */
-static hx_tokenizer *load_tokenizer(void)
+static hxi_tokenizer *load_tokenizer(void)
 {
     hx_error err = {0};
-    hx_tokenizer *t = NULL;
+    hxi_tokenizer *t = NULL;
     hxf_map map;
     hxf_view v;
     CHECK(hxf_map_open(&map, WEIGHTS_PATH, &err) == 0, "%s", err.message);
@@ -27,7 +27,7 @@ static hx_tokenizer *load_tokenizer(void)
         const hxf_section *s = hxf_find(&v, "vocab");
         CHECK(s != NULL, "%s has no vocab section", WEIGHTS_PATH);
         if (s)
-            CHECK(hx_tokenizer_new(&t, (const char *)s->data, s->length, &err) == 0, "%s", err.message);
+            CHECK(hxi_tokenizer_new(&t, (const char *)s->data, s->length, &err) == 0, "%s", err.message);
         hxf_view_free(&v);
     }
     hxf_map_close(&map);
@@ -59,7 +59,7 @@ static void print_ids(const char *what, const int32_t *ids, size_t n)
 }
 
 /* Spans are inside the line, non-empty, in order, and a special token's span is its literal. */
-static int spans_ok(const hx_tokenizer *t, const char *line, size_t len, const int32_t *ids,
+static int spans_ok(const hxi_tokenizer *t, const char *line, size_t len, const int32_t *ids,
                     const uint32_t *spans, size_t n)
 {
     uint32_t prev = 0;
@@ -69,8 +69,8 @@ static int spans_ok(const hx_tokenizer *t, const char *line, size_t len, const i
             return 0;
         prev = a;
         size_t tl;
-        const char *tok = hx_tokenizer_token(t, ids[i], &tl);
-        if (tok && tl > 2 && tok[0] == '[' && tok[tl - 1] == ']' && ids[i] != hx_tokenizer_unk(t) &&
+        const char *tok = hxi_tokenizer_token(t, ids[i], &tl);
+        if (tok && tl > 2 && tok[0] == '[' && tok[tl - 1] == ']' && ids[i] != hxi_tokenizer_unk(t) &&
             b - a == tl && memcmp(line + a, tok, tl) != 0)
             return 0;
     }
@@ -79,7 +79,7 @@ static int spans_ok(const hx_tokenizer *t, const char *line, size_t len, const i
 
 /* === Golden parity === */
 
-static void test_golden(const hx_tokenizer *t)
+static void test_golden(const hxi_tokenizer *t)
 {
     size_t clen, glen;
     char *corpus = check_read_file("tests/data/token_corpus.txt", &clen);
@@ -114,10 +114,10 @@ static void test_golden(const hx_tokenizer *t)
             break;
 
         clock_t t0 = clock();
-        size_t m = hx_tokenize(t, c, len, got + 1, spans, cap - 2);
+        size_t m = hxi_tokenize(t, c, len, got + 1, spans, cap - 2);
         secs += (double)(clock() - t0) / CLOCKS_PER_SEC;
-        got[0] = hx_tokenizer_cls(t);
-        got[m + 1] = hx_tokenizer_sep(t);
+        got[0] = hxi_tokenizer_cls(t);
+        got[m + 1] = hxi_tokenizer_sep(t);
         if (m + 2 == (size_t)n && !memcmp(got, want, (size_t)n * sizeof *got)) {
             same++;
         } else if (shown++ < 3) {
@@ -129,7 +129,7 @@ static void test_golden(const hx_tokenizer *t)
             print_ids("want", want + (i > 5 ? i - 5 : 0), (size_t)n - (i > 5 ? i - 5 : 0));
             print_ids("got ", got + (i > 5 ? i - 5 : 0), m + 2 - (i > 5 ? i - 5 : 0));
         }
-        count_same += hx_tokenize(t, c, len, NULL, NULL, 0) == m;
+        count_same += hxi_tokenize(t, c, len, NULL, NULL, 0) == m;
         span_good += spans_ok(t, c, len, got + 1, spans, m);
 
         if (*g == 'T') {
@@ -139,7 +139,7 @@ static void test_golden(const hx_tokenizer *t)
             g = gnext + 1;
             n_long++;
         }
-        size_t k = hx_tokenize_for_model(t, c, len, model, HX_MAX_SEQ_TOKENS);
+        size_t k = hxi_tokenize_for_model(t, c, len, model, HX_MAX_SEQ_TOKENS);
         trunc_same += k == (size_t)n && !memcmp(model, want, k * sizeof *model);
     }
     printf("test_tokenizer: %zu/%zu lines identical to HF tokenizers, %zu/%zu truncated to %d "
@@ -161,24 +161,24 @@ static void test_golden(const hx_tokenizer *t)
 
 /* === Edge cases === */
 
-static size_t tok(const hx_tokenizer *t, const char *s, size_t len, int32_t *ids, size_t cap)
+static size_t tok(const hxi_tokenizer *t, const char *s, size_t len, int32_t *ids, size_t cap)
 {
-    return hx_tokenize(t, s, len, ids, NULL, cap);
+    return hxi_tokenize(t, s, len, ids, NULL, cap);
 }
 
-static void test_limits(const hx_tokenizer *t)
+static void test_limits(const hxi_tokenizer *t)
 {
     int32_t ids[300];
     size_t tl;
-    const char *s = hx_tokenizer_token(t, hx_tokenizer_cls(t), &tl);
+    const char *s = hxi_tokenizer_token(t, hxi_tokenizer_cls(t), &tl);
     CHECK(s && tl == 5 && !memcmp(s, "[CLS]", 5), "token of [CLS]");
-    CHECK(hx_tokenizer_cls(t) == 101 && hx_tokenizer_sep(t) == 102 && hx_tokenizer_unk(t) == 100 &&
-          hx_tokenizer_pad(t) == 0 && hx_tokenizer_vocab_size(t) == 30522, "special ids");
-    CHECK(hx_tokenizer_token(t, -1, NULL) == NULL && hx_tokenizer_token(t, 30522, NULL) == NULL,
+    CHECK(hxi_tokenizer_cls(t) == 101 && hxi_tokenizer_sep(t) == 102 && hxi_tokenizer_unk(t) == 100 &&
+          hxi_tokenizer_pad(t) == 0 && hxi_tokenizer_vocab_size(t) == 30522, "special ids");
+    CHECK(hxi_tokenizer_token(t, -1, NULL) == NULL && hxi_tokenizer_token(t, 30522, NULL) == NULL,
           "token out of range");
 
     /* Empty text: [CLS] [SEP]. */
-    CHECK(hx_tokenize_for_model(t, "", 0, ids, 256) == 2 && ids[0] == 101 && ids[1] == 102, "empty");
+    CHECK(hxi_tokenize_for_model(t, "", 0, ids, 256) == 2 && ids[0] == 101 && ids[1] == 102, "empty");
     CHECK(tok(t, "", 0, ids, 10) == 0, "empty pieces");
     /* Truncation keeps [CLS] first and [SEP] last at every limit. */
     char text[2000];
@@ -187,12 +187,12 @@ static void test_limits(const hx_tokenizer *t)
     size_t full = tok(t, text, 2000, NULL, 0);
     CHECK(full == 400, "400 words give %zu pieces", full);
     for (size_t max = 2; max <= 300; max += 7) {
-        size_t k = hx_tokenize_for_model(t, text, 2000, ids, max);
+        size_t k = hxi_tokenize_for_model(t, text, 2000, ids, max);
         CHECK(k == max && ids[0] == 101 && ids[k - 1] == 102 &&
               (k == 2 || ids[1] == ids[k - 2]),
               "max_tokens %zu gives %zu", max, k);
     }
-    CHECK(hx_tokenize_for_model(t, text, 2000, ids, 1) == 0, "max_tokens 1 writes nothing");
+    CHECK(hxi_tokenize_for_model(t, text, 2000, ids, 1) == 0, "max_tokens 1 writes nothing");
     /* cap smaller than the count: writes cap, returns the full count. */
     ids[3] = -7;
     CHECK(tok(t, text, 2000, ids, 3) == 400 && ids[3] == -7, "cap respected");
@@ -204,7 +204,7 @@ static void test_limits(const hx_tokenizer *t)
 
 /* Each invalid byte reads as U+FFFD, which clean-up removes: the ids equal those of the text with
  * the invalid bytes deleted (so the bytes around it may join into one word). */
-static void test_invalid_utf8(const hx_tokenizer *t)
+static void test_invalid_utf8(const hxi_tokenizer *t)
 {
     static const struct {
         const char *bad, *clean;
@@ -249,32 +249,32 @@ static void test_invalid_utf8(const hx_tokenizer *t)
 static void test_vocab(void)
 {
     static const char v[] = "[PAD]\r\n[UNK]\n[CLS]\n[SEP]\nab\n##c\nab\n##d";
-    hx_tokenizer *t = NULL;
+    hxi_tokenizer *t = NULL;
     hx_error err = {0};
-    CHECK(hx_tokenizer_new(&t, v, sizeof v - 1, &err) == 0, "%s", err.message);
+    CHECK(hxi_tokenizer_new(&t, v, sizeof v - 1, &err) == 0, "%s", err.message);
     if (!t)
         return;
     int32_t ids[8];
     size_t tl;
-    CHECK(hx_tokenizer_vocab_size(t) == 8 && hx_tokenizer_pad(t) == 0, "size, [PAD] with CR LF");
-    CHECK(hx_tokenize(t, "abc abd ab[CLS]", 15, ids, NULL, 8) == 6 && ids[0] == 6 && ids[1] == 5 &&
-              ids[2] == 6 && ids[3] == 7 && ids[4] == 6 && ids[5] == 2 && !strcmp(hx_tokenizer_token(t, 7, &tl), "##d"),
+    CHECK(hxi_tokenizer_vocab_size(t) == 8 && hxi_tokenizer_pad(t) == 0, "size, [PAD] with CR LF");
+    CHECK(hxi_tokenize(t, "abc abd ab[CLS]", 15, ids, NULL, 8) == 6 && ids[0] == 6 && ids[1] == 5 &&
+              ids[2] == 6 && ids[3] == 7 && ids[4] == 6 && ids[5] == 2 && !strcmp(hxi_tokenizer_token(t, 7, &tl), "##d"),
           "pieces with a duplicate token");
-    CHECK(hx_tokenize(t, "abe x", 5, ids, NULL, 8) == 2 && ids[0] == 1 && ids[1] == 1, "unknown rest");
-    hx_tokenizer_free(t);
-    CHECK(hx_tokenizer_new(&t, "a\nb\n", 4, &err) == HX_EFORMAT && !t, "no special tokens");
-    CHECK(hx_tokenizer_new(&t, "", 0, &err) == HX_EFORMAT && !t, "empty vocabulary");
+    CHECK(hxi_tokenize(t, "abe x", 5, ids, NULL, 8) == 2 && ids[0] == 1 && ids[1] == 1, "unknown rest");
+    hxi_tokenizer_free(t);
+    CHECK(hxi_tokenizer_new(&t, "a\nb\n", 4, &err) == HX_EFORMAT && !t, "no special tokens");
+    CHECK(hxi_tokenizer_new(&t, "", 0, &err) == HX_EFORMAT && !t, "empty vocabulary");
 }
 
 int main(void)
 {
     test_vocab();
-    hx_tokenizer *t = load_tokenizer();
+    hxi_tokenizer *t = load_tokenizer();
     if (t) {
         test_golden(t);
         test_limits(t);
         test_invalid_utf8(t);
     }
-    hx_tokenizer_free(t);
+    hxi_tokenizer_free(t);
     return check_report("test_tokenizer");
 }

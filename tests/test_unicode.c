@@ -14,10 +14,10 @@ static void test_utf8(void)
     for (uint32_t cp = 0; cp < 0x110000; cp++) {
         if (cp >= 0xD800 && cp <= 0xDFFF)
             continue;
-        int n = hx_utf8_put(cp, buf);
+        int n = hxi_utf8_put(cp, buf);
         size_t pos = 0;
         uint32_t got;
-        if (hx_utf8_next(buf, (size_t)n, &pos, &got) != 1 || got != cp || pos != (size_t)n)
+        if (hxi_utf8_next(buf, (size_t)n, &pos, &got) != 1 || got != cp || pos != (size_t)n)
             bad++;
     }
     CHECK(bad == 0, "%d code points do not round-trip", bad);
@@ -35,19 +35,19 @@ static void test_utf8(void)
     for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
         size_t pos = 0;
         uint32_t cp = 0;
-        int ok = hx_utf8_next(invalid[i].s, invalid[i].len, &pos, &cp);
+        int ok = hxi_utf8_next(invalid[i].s, invalid[i].len, &pos, &cp);
         CHECK(ok == 0 && cp == 0xFFFD && pos == 1, "invalid case %zu: ok %d cp %x pos %zu", i, ok,
               cp, pos);
     }
     size_t pos = 0;
     uint32_t cp;
-    CHECK(hx_utf8_next("\xf4\x8f\xbf\xbf", 4, &pos, &cp) == 1 && cp == 0x10FFFF && pos == 4, "max");
+    CHECK(hxi_utf8_next("\xf4\x8f\xbf\xbf", 4, &pos, &cp) == 1 && cp == 0x10FFFF && pos == 4, "max");
 }
 
 static int fold_is(uint32_t cp, int n, uint32_t a, uint32_t b, uint32_t c)
 {
     uint32_t out[4] = {0, 0, 0, 0};
-    int k = hx_unicode_bert_fold(cp, out);
+    int k = hxi_unicode_bert_fold(cp, out);
     return k == n && (n < 1 || out[0] == a) && (n < 2 || out[1] == b) && (n < 3 || out[2] == c);
 }
 
@@ -71,42 +71,42 @@ static void test_tables(void)
     CHECK(fold_is(0x1F82, 1, 0x3B1, 0, 0), "alpha with three marks");
     CHECK(fold_is(0xF900, 1, 0x8C48, 0, 0), "CJK compatibility ideograph");
 
-    CHECK(hx_unicode_class(' ') & HX_UC_SPACE, "space");
-    CHECK((hx_unicode_class('\t') & (HX_UC_SPACE | HX_UC_CONTROL)) == HX_UC_SPACE, "tab");
-    CHECK((hx_unicode_class('\r') & (HX_UC_SPACE | HX_UC_CONTROL)) == HX_UC_SPACE, "CR");
-    CHECK(hx_unicode_class(0x0B) & HX_UC_CONTROL, "VT is removed before whitespace mapping");
-    CHECK(hx_unicode_class(0) & HX_UC_CONTROL, "NUL");
-    CHECK(hx_unicode_class(0xFFFD) & HX_UC_CONTROL, "U+FFFD");
-    CHECK(hx_unicode_class(0x200B) & HX_UC_CONTROL, "zero width space (Cf)");
-    CHECK(hx_unicode_class(0xAD) & HX_UC_CONTROL, "soft hyphen (Cf)");
-    CHECK(hx_unicode_class(0xE000) & HX_UC_CONTROL, "private use (Co)");
-    CHECK(hx_unicode_class(0x110000) & HX_UC_CONTROL, "beyond Unicode");
-    CHECK(hx_unicode_class(0x3000) & HX_UC_SPACE, "ideographic space");
-    CHECK(hx_unicode_class(0xA0) & HX_UC_SPACE, "no-break space");
-    CHECK(!(hx_unicode_class(0x200B) & HX_UC_SPACE), "ZWSP is no White_Space");
+    CHECK(hxi_unicode_class(' ') & HX_UC_SPACE, "space");
+    CHECK((hxi_unicode_class('\t') & (HX_UC_SPACE | HX_UC_CONTROL)) == HX_UC_SPACE, "tab");
+    CHECK((hxi_unicode_class('\r') & (HX_UC_SPACE | HX_UC_CONTROL)) == HX_UC_SPACE, "CR");
+    CHECK(hxi_unicode_class(0x0B) & HX_UC_CONTROL, "VT is removed before whitespace mapping");
+    CHECK(hxi_unicode_class(0) & HX_UC_CONTROL, "NUL");
+    CHECK(hxi_unicode_class(0xFFFD) & HX_UC_CONTROL, "U+FFFD");
+    CHECK(hxi_unicode_class(0x200B) & HX_UC_CONTROL, "zero width space (Cf)");
+    CHECK(hxi_unicode_class(0xAD) & HX_UC_CONTROL, "soft hyphen (Cf)");
+    CHECK(hxi_unicode_class(0xE000) & HX_UC_CONTROL, "private use (Co)");
+    CHECK(hxi_unicode_class(0x110000) & HX_UC_CONTROL, "beyond Unicode");
+    CHECK(hxi_unicode_class(0x3000) & HX_UC_SPACE, "ideographic space");
+    CHECK(hxi_unicode_class(0xA0) & HX_UC_SPACE, "no-break space");
+    CHECK(!(hxi_unicode_class(0x200B) & HX_UC_SPACE), "ZWSP is no White_Space");
     static const char ascii_punct[] = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
     for (const char *p = ascii_punct; *p; p++)
-        CHECK(hx_unicode_class((uint32_t)*p) & HX_UC_PUNCT, "ASCII '%c' is punctuation", *p);
-    CHECK(hx_unicode_class(0xA7) & HX_UC_PUNCT, "section sign (Po)");
-    CHECK(hx_unicode_class(0x3001) & HX_UC_PUNCT, "ideographic comma");
-    CHECK(!(hx_unicode_class(0xB4) & HX_UC_PUNCT), "acute accent (Sk) is no punctuation");
-    CHECK(!(hx_unicode_class(0x20AC) & HX_UC_PUNCT), "euro sign (Sc) is no punctuation");
-    CHECK(hx_unicode_class(0x4E00) & HX_UC_CJK, "U+4E00");
-    CHECK(hx_unicode_class(0x20000) & HX_UC_CJK, "U+20000");
-    CHECK(!(hx_unicode_class(0x3042) & HX_UC_CJK), "hiragana is not padded");
-    CHECK(!(hx_unicode_class(0xAC00) & HX_UC_CJK), "Hangul is not padded");
-    CHECK(hx_unicode_class('a') & HX_UC_LETTER, "a");
-    CHECK(hx_unicode_class(0x4E00) & HX_UC_LETTER, "ideograph is Lo");
-    CHECK(hx_unicode_class(0x661) & HX_UC_NUMBER, "Arabic-Indic one");
-    CHECK(hx_unicode_class(0x301) & HX_UC_MARK, "combining acute");
+        CHECK(hxi_unicode_class((uint32_t)*p) & HX_UC_PUNCT, "ASCII '%c' is punctuation", *p);
+    CHECK(hxi_unicode_class(0xA7) & HX_UC_PUNCT, "section sign (Po)");
+    CHECK(hxi_unicode_class(0x3001) & HX_UC_PUNCT, "ideographic comma");
+    CHECK(!(hxi_unicode_class(0xB4) & HX_UC_PUNCT), "acute accent (Sk) is no punctuation");
+    CHECK(!(hxi_unicode_class(0x20AC) & HX_UC_PUNCT), "euro sign (Sc) is no punctuation");
+    CHECK(hxi_unicode_class(0x4E00) & HX_UC_CJK, "U+4E00");
+    CHECK(hxi_unicode_class(0x20000) & HX_UC_CJK, "U+20000");
+    CHECK(!(hxi_unicode_class(0x3042) & HX_UC_CJK), "hiragana is not padded");
+    CHECK(!(hxi_unicode_class(0xAC00) & HX_UC_CJK), "Hangul is not padded");
+    CHECK(hxi_unicode_class('a') & HX_UC_LETTER, "a");
+    CHECK(hxi_unicode_class(0x4E00) & HX_UC_LETTER, "ideograph is Lo");
+    CHECK(hxi_unicode_class(0x661) & HX_UC_NUMBER, "Arabic-Indic one");
+    CHECK(hxi_unicode_class(0x301) & HX_UC_MARK, "combining acute");
 
-    CHECK(hx_unicode_lower('A') == 'a' && hx_unicode_lower('a') == 'a' && hx_unicode_lower('1') == '1',
+    CHECK(hxi_unicode_lower('A') == 'a' && hxi_unicode_lower('a') == 'a' && hxi_unicode_lower('1') == '1',
           "ASCII lower");
-    CHECK(hx_unicode_lower(0x130) == 'i', "simple lowercase of I dot above");
-    CHECK(hx_unicode_lower(0x3A3) == 0x3C3 && hx_unicode_lower(0x410) == 0x430, "Greek, Cyrillic");
-    CHECK(hx_unicode_lower(0x1E9E) == 0xDF && hx_unicode_lower(0x212A) == 'k', "sharp s, Kelvin");
-    CHECK(hx_unicode_lower(0xC9) == 0xE9, "lower keeps accents");
-    CHECK(hx_unicode_lower(0x10400) == 0x10428, "Deseret");
+    CHECK(hxi_unicode_lower(0x130) == 'i', "simple lowercase of I dot above");
+    CHECK(hxi_unicode_lower(0x3A3) == 0x3C3 && hxi_unicode_lower(0x410) == 0x430, "Greek, Cyrillic");
+    CHECK(hxi_unicode_lower(0x1E9E) == 0xDF && hxi_unicode_lower(0x212A) == 'k', "sharp s, Kelvin");
+    CHECK(hxi_unicode_lower(0xC9) == 0xE9, "lower keeps accents");
+    CHECK(hxi_unicode_lower(0x10400) == 0x10428, "Deseret");
 }
 
 int main(void)

@@ -62,7 +62,7 @@ static void stop_server(server *s)
 }
 
 /* Calls a tool; the parsed answer (caller frees) and its structuredContent in *out. */
-static hx_json_doc *call(server *s, const char *name, const char *args, const hx_json_val **out)
+static hxi_json_doc *call(server *s, const char *name, const char *args, const hxi_json_val **out)
 {
     static int id = 10;
     char line[4096];
@@ -71,11 +71,11 @@ static hx_json_doc *call(server *s, const char *name, const char *args, const hx
              name, args);
     send_line(s, line);
     char *ans = read_line(s, 60000);
-    hx_json_doc *doc = NULL;
-    if (!ans || hx_json_parse(&doc, ans, strlen(ans), NULL, NULL))
+    hxi_json_doc *doc = NULL;
+    if (!ans || hxi_json_parse(&doc, ans, strlen(ans), NULL, NULL))
         doc = NULL;
     free(ans);
-    *out = doc ? get(hx_json_doc_root(doc), "result.structuredContent") : NULL;
+    *out = doc ? get(hxi_json_doc_root(doc), "result.structuredContent") : NULL;
     return doc;
 }
 
@@ -84,10 +84,10 @@ static int hits(server *s, const char *word)
 {
     char args[256];
     snprintf(args, sizeof args, "{\"query\":\"%s\",\"mode\":\"keyword\",\"min_score\":0,\"top_k\":50,\"max_bytes\":1048576}", word);
-    const hx_json_val *r;
-    hx_json_doc *d = call(s, "search", args, &r);
-    int n = r ? (int)hx_json_len(get(r, "results")) : -1;
-    hx_json_doc_free(d);
+    const hxi_json_val *r;
+    hxi_json_doc *d = call(s, "search", args, &r);
+    int n = r ? (int)hxi_json_len(get(r, "results")) : -1;
+    hxi_json_doc_free(d);
     return n;
 }
 
@@ -105,22 +105,22 @@ static bool wait_hits(server *s, const char *word, int want)
 
 static int64_t health_int(server *s, const char *path)
 {
-    const hx_json_val *r;
-    hx_json_doc *d = call(s, "index_health", "{}", &r);
+    const hxi_json_val *r;
+    hxi_json_doc *d = call(s, "index_health", "{}", &r);
     int64_t v = -1;
-    hx_json_num_int64(get(r, path), &v, NULL);
-    hx_json_doc_free(d);
+    hxi_json_num_int64(get(r, path), &v, NULL);
+    hxi_json_doc_free(d);
     return v;
 }
 
 static const char *watch_mode(server *s, char *buf, size_t cap)
 {
-    const hx_json_val *r;
-    hx_json_doc *d = call(s, "index_health", "{}", &r);
-    const char *m = hx_json_str(get(r, "watch.mode"), NULL);
+    const hxi_json_val *r;
+    hxi_json_doc *d = call(s, "index_health", "{}", &r);
+    const char *m = hxi_json_str(get(r, "watch.mode"), NULL);
     if (m)
         snprintf(buf, cap, "%s", m);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
     return m ? buf : NULL;
 }
 
@@ -152,18 +152,18 @@ static void test_burst(server *s)
         check_put(root, rel, text);
     }
     sleep_ms(350);   /* the batch is likely embedding now: an MCP write waits its turn instead of failing */
-    const hx_json_val *added;
-    hx_json_doc *ad = call(s, "add_document", "{\"name\":\"notes/x.md\",\"content\":\"# X\\n\\nA quokka smiles.\"}", &added);
-    CHECK(added && hx_json_bool(get(added, "searchable")), "add_document during a watch batch succeeds");
-    hx_json_doc_free(ad);
+    const hxi_json_val *added;
+    hxi_json_doc *ad = call(s, "add_document", "{\"name\":\"notes/x.md\",\"content\":\"# X\\n\\nA quokka smiles.\"}", &added);
+    CHECK(added && hxi_json_bool(get(added, "searchable")), "add_document during a watch batch succeeds");
+    hxi_json_doc_free(ad);
     CHECK(wait_hits(s, "round", 50), "the burst's 50 files become searchable");
     bool last = false;
     for (int waited = 0; waited < WAIT_MS && !last; waited += 100) {
-        const hx_json_val *r;
-        hx_json_doc *d = call(s, "search", "{\"query\":\"burstword49\",\"mode\":\"keyword\",\"min_score\":0}", &r);
-        const char *text = hx_json_str(get(hx_json_arr_get(get(r, "results"), 0), "text"), NULL);
+        const hxi_json_val *r;
+        hxi_json_doc *d = call(s, "search", "{\"query\":\"burstword49\",\"mode\":\"keyword\",\"min_score\":0}", &r);
+        const char *text = hxi_json_str(get(hxi_json_arr_get(get(r, "results"), 0), "text"), NULL);
         last = text && strstr(text, "round 3");
-        hx_json_doc_free(d);
+        hxi_json_doc_free(d);
         if (!last)
             sleep_ms(100);
     }
@@ -175,22 +175,22 @@ static void test_burst(server *s)
 
 static void test_health(server *s, const char *mode)
 {
-    const hx_json_val *r;
-    hx_json_doc *d = call(s, "index_health", "{}", &r);
-    const char *m = hx_json_str(get(r, "watch.mode"), NULL);
+    const hxi_json_val *r;
+    hxi_json_doc *d = call(s, "index_health", "{}", &r);
+    const char *m = hxi_json_str(get(r, "watch.mode"), NULL);
     CHECK(m && !strcmp(m, mode), "index_health says the watcher %s (got %s)", mode, m ? m : "-");
-    CHECK(hx_json_type_of(get(r, "watch.last_batch")) == HX_JSON_OBJECT, "and describes its last batch");
+    CHECK(hxi_json_type_of(get(r, "watch.last_batch")) == HX_JSON_OBJECT, "and describes its last batch");
     int64_t lag_n = 0;
-    hx_json_num_int64(get(r, "index.lag.count"), &lag_n, NULL);
+    hxi_json_num_int64(get(r, "index.lag.count"), &lag_n, NULL);
     double p50 = -1;
-    hx_json_num_double(get(r, "index.lag.p50_ms"), &p50, NULL);
+    hxi_json_num_double(get(r, "index.lag.p50_ms"), &p50, NULL);
     CHECK(lag_n >= 1 && p50 > 0, "index lag is measured (%lld batches, p50 %.1f ms)", (long long)lag_n, p50);
-    hx_json_doc_free(d);
+    hxi_json_doc_free(d);
 }
 
 int main(void)
 {
-    char tmpl[] = "/tmp/hx_watch_XXXXXX";
+    char tmpl[] = "/tmp/hxi_watch_XXXXXX";
     setenv("HYRAX_BIN", "./hyrax", 0);
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s/.hyrax/index.hyx", root);

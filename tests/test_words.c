@@ -40,17 +40,17 @@ static void put_term(char *out, size_t cap, const char *t, size_t n, long pos)
 
 /* A text record: the leaves with positions must be Lucene's exact chain, the analysed terms
  * (without their mark) its analysed chain. */
-static void check_text(hx_analysis *a, const char *text, const char *exact, const char *analysed)
+static void check_text(hxi_analysis *a, const char *text, const char *exact, const char *analysed)
 {
     static char got_exact[1 << 14], got_analysed[1 << 14];
-    CHECK(hx_analyzer_run(a, text, strlen(text), NULL) == 0, "analyze '%s'", text);
+    CHECK(hxi_analyzer_run(a, text, strlen(text), NULL) == 0, "analyze '%s'", text);
     got_exact[0] = got_analysed[0] = 0;
     for (size_t i = 0; i < a->n_terms; i++) {
-        const hx_term *t = &a->terms[i];
+        const hxi_term *t = &a->terms[i];
         if (t->kind == HX_TERM_LEAF)
-            put_term(got_exact, sizeof got_exact, hx_analyzer_term(a, i), t->text_len, t->pos);
+            put_term(got_exact, sizeof got_exact, hxi_analyzer_term(a, i), t->text_len, t->pos);
         else if (t->kind == HX_TERM_STEM)
-            put_term(got_analysed, sizeof got_analysed, hx_analyzer_term(a, i) + 1, t->text_len - 1, -1);
+            put_term(got_analysed, sizeof got_analysed, hxi_analyzer_term(a, i) + 1, t->text_len - 1, -1);
     }
     CHECK(!strcmp(got_exact, exact), "exact field of '%s':\n   got  %s\n   want %s", text, got_exact, exact);
     CHECK(!strcmp(got_analysed, analysed), "analysed field of '%s':\n   got  %s\n   want %s", text, got_analysed,
@@ -77,20 +77,20 @@ static size_t split_terms(char *s, char **terms, size_t max)
  * before a capitalised word (HTTP|Server) and a digit before an uppercase letter (IPv6|Address)
  * start a leaf in hyrax and not in Lucene. There the leaves must refine Lucene's parts: the same
  * characters, every Lucene boundary kept. Returns 1 when hyrax refined the parts. */
-static int check_ident(hx_analysis *a, const char *ident, const char *parts)
+static int check_ident(hxi_analysis *a, const char *ident, const char *parts)
 {
     char want[1024], *lw[64], *hl[64];
     snprintf(want, sizeof want, "%s", parts);
     size_t nl = split_terms(want, lw, 64);
-    CHECK(hx_analyzer_run(a, ident, strlen(ident), NULL) == 0, "analyze '%s'", ident);
+    CHECK(hxi_analyzer_run(a, ident, strlen(ident), NULL) == 0, "analyze '%s'", ident);
     char leaves[64][HX_ANALYZER_MAX_TERM + 1], whole[HX_ANALYZER_MAX_TERM + 1] = "";
     size_t nh = 0;
     for (size_t i = 0; i < a->n_terms && nh < 64; i++) {
-        const hx_term *t = &a->terms[i];
+        const hxi_term *t = &a->terms[i];
         if (t->kind == HX_TERM_WHOLE)
-            snprintf(whole, sizeof whole, "%.*s", (int)t->text_len, hx_analyzer_term(a, i));
+            snprintf(whole, sizeof whole, "%.*s", (int)t->text_len, hxi_analyzer_term(a, i));
         else if (t->kind == HX_TERM_LEAF)
-            snprintf(leaves[nh++], sizeof leaves[0], "%.*s", (int)t->text_len, hx_analyzer_term(a, i));
+            snprintf(leaves[nh++], sizeof leaves[0], "%.*s", (int)t->text_len, hxi_analyzer_term(a, i));
     }
     for (size_t i = 0; i < nh; i++)
         hl[i] = leaves[i];
@@ -125,7 +125,7 @@ static void test_golden(void)
     CHECK(text != NULL, "cannot read tests/golden/analyzer_words.txt");
     if (!text)
         return;
-    hx_analysis an = {0}, ex = {0};
+    hxi_analysis an = {0}, ex = {0};
     an.config = HX_ANALYZER_ENGLISH;
     size_t n_text = 0, n_ident = 0, n_refined = 0;
     char *input = NULL, *exact = NULL, *next;
@@ -155,8 +155,8 @@ static void test_golden(void)
     }
     CHECK(n_text >= 25 && n_ident >= 20, "golden records: %zu texts, %zu identifiers", n_text, n_ident);
     CHECK(n_refined > 0 && n_refined < n_ident / 2, "hyrax refines %zu of %zu identifiers", n_refined, n_ident);
-    hx_analyzer_free(&an);
-    hx_analyzer_free(&ex);
+    hxi_analyzer_free(&an);
+    hxi_analyzer_free(&ex);
     free(text);
 }
 
@@ -176,7 +176,7 @@ static const char *top(hx_index *ix, hx_encoder *enc, const char *q, hx_results 
 /* Keyword search over notes in Chinese, French and German, and an identifier against its parts. */
 static void test_search(void)
 {
-    char tmpl[] = "/tmp/hx_words_XXXXXX", root[PATH_MAX], db[PATH_MAX + 16];
+    char tmpl[] = "/tmp/hxi_words_XXXXXX", root[PATH_MAX], db[PATH_MAX + 16];
     CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
     snprintf(db, sizeof db, "%s.hyx", root);
     check_put(root, "zh/quantum.md", "# 量子计算\n\n量子比特是量子信息的基本单位。量子计算机使用量子比特进行计算。\n");

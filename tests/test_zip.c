@@ -30,9 +30,9 @@ static void check_line(char *line)
     CHECK(data, "cannot read %s", path);
     if (!data)
         return;
-    hx_zip z;
+    hxi_zip z;
     hx_error err = {0};
-    int rc = hx_zip_open(&z, data, n, NULL, &err);
+    int rc = hxi_zip_open(&z, data, n, NULL, &err);
     if (!strcmp(kind, "open_fail")) {
         CHECK(rc < 0 && strstr(err.message, word), "%s: opened (%s), want a refusal with \"%s\"", archive,
               err.message, word);
@@ -40,15 +40,15 @@ static void check_line(char *line)
         return;
     }
     CHECK(rc == 0, "%s: %s", archive, err.message);
-    const hx_zip_entry *e = rc ? NULL : hx_zip_find(&z, entry);
+    const hxi_zip_entry *e = rc ? NULL : hxi_zip_find(&z, entry);
     CHECK(e, "%s: no entry %s", archive, entry);
     uint8_t *out = NULL;
     size_t len = 0;
-    rc = e ? hx_zip_read(&z, e, &out, &len, &err) : -1;
+    rc = e ? hxi_zip_read(&z, e, &out, &len, &err) : -1;
     if (!strcmp(kind, "ok")) {
         char got[65] = "";
         if (!rc)
-            hx_sha256_hex(out, len, got);
+            hxi_sha256_hex(out, len, got);
         CHECK(rc == 0 && len == size && !strcmp(got, hex) && out[len] == 0, "%s %s: %s (%zu bytes, want %zu)",
               archive, entry, err.message, len, size);
     } else {
@@ -56,7 +56,7 @@ static void check_line(char *line)
               entry, err.message, word);
     }
     free(out);
-    hx_zip_close(&z);
+    hxi_zip_close(&z);
     free(data);
 }
 
@@ -67,43 +67,43 @@ static void limits(void)
     CHECK(data, "mixed.zip");
     if (!data)
         return;
-    hx_zip z;
+    hxi_zip z;
     hx_error err = {0};
-    hx_zip_limits lim = HX_ZIP_LIMITS_DEFAULT;
+    hxi_zip_limits lim = HX_ZIP_LIMITS_DEFAULT;
     lim.max_entries = 3;
-    CHECK(hx_zip_open(&z, data, n, &lim, &err) == HX_ERANGE && strstr(err.message, "entries"), "entry limit: %s",
+    CHECK(hxi_zip_open(&z, data, n, &lim, &err) == HX_ERANGE && strstr(err.message, "entries"), "entry limit: %s",
           err.message);
     lim.max_entries = 4;
     lim.max_name = 10;
-    CHECK(hx_zip_open(&z, data, n, &lim, &err) == HX_ERANGE && strstr(err.message, "name"), "name limit: %s",
+    CHECK(hxi_zip_open(&z, data, n, &lim, &err) == HX_ERANGE && strstr(err.message, "name"), "name limit: %s",
           err.message);
     lim.max_name = 1024;
     lim.max_total = 8000;   /* stored.md (6000) fits, deflated.md (3590) then does not */
-    CHECK(hx_zip_open(&z, data, n, &lim, &err) == 0, "%s", err.message);
+    CHECK(hxi_zip_open(&z, data, n, &lim, &err) == 0, "%s", err.message);
     uint8_t *out;
     size_t len;
-    CHECK(hx_zip_read(&z, hx_zip_find(&z, "stored.md"), &out, &len, &err) == 0, "%s", err.message);
+    CHECK(hxi_zip_read(&z, hxi_zip_find(&z, "stored.md"), &out, &len, &err) == 0, "%s", err.message);
     free(out);
-    CHECK(hx_zip_read(&z, hx_zip_find(&z, "deflated.md"), &out, &len, &err) == HX_ERANGE && !out &&
+    CHECK(hxi_zip_read(&z, hxi_zip_find(&z, "deflated.md"), &out, &len, &err) == HX_ERANGE && !out &&
               strstr(err.message, "in all"),
           "total limit: %s", err.message);
-    CHECK(!hx_zip_find(&z, "../stored.md") && !hx_zip_find(&z, "STORED.MD"), "names match exactly");
-    hx_zip_close(&z);
+    CHECK(!hxi_zip_find(&z, "../stored.md") && !hxi_zip_find(&z, "STORED.MD"), "names match exactly");
+    hxi_zip_close(&z);
     for (size_t cut = 0; cut < n; cut++) {   /* every cut opens cleanly or fails cleanly */
-        int rc = hx_zip_open(&z, data, cut, NULL, &err);
+        int rc = hxi_zip_open(&z, data, cut, NULL, &err);
         CHECK(rc == 0 || (rc < 0 && err.message[0]), "cut at %zu", cut);
         for (size_t i = 0; !rc && i < z.count; i++)
-            if (!hx_zip_read(&z, &z.entries[i], &out, &len, &err))
+            if (!hxi_zip_read(&z, &z.entries[i], &out, &len, &err))
                 free(out);
         if (!rc)
-            hx_zip_close(&z);
+            hxi_zip_close(&z);
     }
     free(data);
 }
 
 int main(void)
 {
-    CHECK(hx_crc32(0, "123456789", 9) == 0xCBF43926u, "CRC-32 check value");
+    CHECK(hxi_crc32(0, "123456789", 9) == 0xCBF43926u, "CRC-32 check value");
     size_t mlen;
     char *manifest = check_read_file(DIR "manifest.txt", &mlen);
     CHECK(manifest, "cannot read " DIR "manifest.txt");

@@ -59,7 +59,7 @@ CODE = [
     "<div class=\"note\"><a href=\"/docs/#install\">Install &amp; run</a></div>",
     "$ make -j2 && ./hyrax tokenize < input.txt > out.jsonl 2>&1",
     "@@ -12,7 +12,9 @@ static int parse(const char *s, size_t n)",
-    "git commit -m \"Fix off-by-one in hx_utf8_next (closes #42)\"",
+    "git commit -m \"Fix off-by-one in hxi_utf8_next (closes #42)\"",
     "λx.λy.x ≠ λx.λy.y; ∀ε>0 ∃δ>0: |x−a|<δ ⇒ |f(x)−f(a)|<ε",
 ]
 

@@ -17,7 +17,7 @@ Where each table comes from:
       fold           BertNormalizer(strip_accents + lowercase only) of the single character
                      (NFD, drop Mn, Rust char::to_lowercase), 0..3 code points; Hangul
                      syllables are checked against the algorithmic decomposition and flagged.
-  * HX_UC_LETTER/NUMBER/MARK and the simple lowercase of hx_unicode_lower come from Python's
+  * HX_UC_LETTER/NUMBER/MARK and the simple lowercase of hxi_unicode_lower come from Python's
     unicodedata (general categories L*/N*/M*; str.lower() when it yields one character, else
     the first character, which is the UnicodeData simple mapping, e.g. U+0130 -> U+0069).
   * Surrogates (not valid in UTF-8, never passed to the reference) are CONTROL with identity fold.
@@ -130,8 +130,8 @@ def emit_table(out, name, values):
             best = (cost, shift, s1, s2)
     _, shift, s1, s2 = best
     out.append("#define HX_UT_%s_SHIFT %d\n" % (name.upper(), shift))
-    out.append(c_array("hx_ut_%s_stage1" % name, ctype(max(s1)), s1))
-    out.append(c_array("hx_ut_%s_stage2" % name, ctype(max(s2)), s2))
+    out.append(c_array("hxi_ut_%s_stage1" % name, ctype(max(s1)), s1))
+    out.append(c_array("hxi_ut_%s_stage2" % name, ctype(max(s2)), s2))
 
 
 def main():
@@ -184,19 +184,19 @@ def main():
     out.append("#ifndef HX_UNICODE_TABLES_H\n#define HX_UNICODE_TABLES_H\n\n")
     out.append("/* Class bits (HX_UC_* of unicode.h) per code point. */\n")
     emit_table(out, "class", cls)
-    out.append("\n/* BERT fold: index into hx_ut_fold_map, or HX_UT_FOLD_HANGUL for the algorithmic\n"
+    out.append("\n/* BERT fold: index into hxi_ut_fold_map, or HX_UT_FOLD_HANGUL for the algorithmic\n"
                " * Hangul syllable decomposition. Rows are {n, a, b, c}: n == 1 maps cp to cp + a;\n"
                " * n == 0 drops the character; n == 2 or 3 maps it to a, b (, c). */\n")
     out.append("#define HX_UT_FOLD_HANGUL %d\n" % HANGUL)
     emit_table(out, "fold", fold_idx)
     map_rows = sorted(rows, key=rows.get)
-    out.append("static const int32_t hx_ut_fold_map[%d][4] = {\n" % len(map_rows))
+    out.append("static const int32_t hxi_ut_fold_map[%d][4] = {\n" % len(map_rows))
     for i in range(0, len(map_rows), 6):
         out.append("    " + " ".join("{%d,%d,%d,%d}," % r for r in map_rows[i:i + 6]) + "\n")
     out.append("};\n")
-    out.append("\n/* Simple lowercase: index into hx_ut_lower_delta (cp + delta). */\n")
+    out.append("\n/* Simple lowercase: index into hxi_ut_lower_delta (cp + delta). */\n")
     emit_table(out, "lower", lower_idx)
-    out.append(c_array("hx_ut_lower_delta", "int32_t",
+    out.append(c_array("hxi_ut_lower_delta", "int32_t",
                        [d for d, _ in sorted(lower_deltas.items(), key=lambda kv: kv[1])], 12))
     out.append("\n#endif\n")
     sys.stdout.write("".join(out))

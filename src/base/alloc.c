@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Atomic unsigned long alloc_count;   /* allocations since the last hx_alloc_fail_at */
+static _Atomic unsigned long alloc_count;   /* allocations since the last hxi_alloc_fail_at */
 static _Atomic unsigned long fail_at;       /* 0 = never fail */
 static _Atomic int fail_sticky;
 
@@ -18,7 +18,7 @@ static int should_fail(void)
     return at && (n == at || (n > at && atomic_load_explicit(&fail_sticky, memory_order_relaxed)));
 }
 
-unsigned long hx_alloc_fail_at(unsigned long n, int sticky)
+unsigned long hxi_alloc_fail_at(unsigned long n, int sticky)
 {
     unsigned long made = atomic_exchange(&alloc_count, 0);
     atomic_store(&fail_sticky, sticky);
@@ -57,7 +57,7 @@ char *hx_strdup(const char *s)
     return hx_strndup(s, SIZE_MAX);
 }
 
-size_t hx_mul_size(size_t n, size_t size)
+size_t hxi_mul_size(size_t n, size_t size)
 {
     return size && n > SIZE_MAX / size ? SIZE_MAX : n * size;
 }
@@ -69,7 +69,7 @@ int hx_grow(void **p, size_t *cap, size_t need, size_t elem, hx_error *err)
     size_t want = *cap < 8 ? 8 : *cap;
     while (want < need)
         want = want > SIZE_MAX / 2 ? need : want * 2;
-    size_t bytes = hx_mul_size(want, elem);
+    size_t bytes = hxi_mul_size(want, elem);
     void *q = bytes == SIZE_MAX ? NULL : hx_realloc(*p, bytes);
     if (!q)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory (growing to %zu elements of %zu bytes)", want, elem);

@@ -11,12 +11,12 @@
 #include <stddef.h>
 
 /* n * size, or SIZE_MAX when it overflows (so the allocation that follows fails). */
-size_t hx_mul_size(size_t n, size_t size);
+size_t hxi_mul_size(size_t n, size_t size);
 
 /* Tests only: the n-th allocation from now on fails (1 = the next one), and every one after it
  * too when `sticky`; 0 turns failures off. Returns how many allocations were made since the last
  * call, so a test can learn an operation's count and then fail each of them in turn. Not
  * thread-safe against allocations running on other threads. */
-unsigned long hx_alloc_fail_at(unsigned long n, int sticky);
+unsigned long hxi_alloc_fail_at(unsigned long n, int sticky);
 
 #endif

@@ -16,8 +16,8 @@
 #endif
 
 static struct {
-    enum hx_isa best, active;
-    unsigned supported;   /* bit i: this machine runs enum hx_isa i */
+    enum hxi_isa best, active;
+    unsigned supported;   /* bit i: this machine runs enum hxi_isa i */
     bool crc32c;
     bool avx512vnni, avxvnni;   /* VNNI forms of vpdpbusd, when their register state is on */
     bool amx_int8;              /* AMX-TILE + AMX-INT8 with their state on (not yet asked for) */
@@ -78,34 +78,34 @@ static void detect(void)
     /* Advanced SIMD (with FMA and fp16 conversion) is part of every AArch64 ABI. */
     cpu.supported |= 1u << HX_ISA_NEON;
     cpu.best = HX_ISA_NEON;
-    cpu.crc32c = hx_platform_arm_features() & HX_ARM_CRC32;
+    cpu.crc32c = hxi_platform_arm_features() & HX_ARM_CRC32;
 #endif
     cpu.active = cpu.best;
     const char *force = getenv("HYRAX_ISA");
     for (int i = 0; force && i < HX_ISA_COUNT; i++)
-        if (!strcmp(force, hx_isa_name((enum hx_isa)i)) && (cpu.supported >> i & 1))
-            cpu.active = (enum hx_isa)i;
+        if (!strcmp(force, hxi_isa_name((enum hxi_isa)i)) && (cpu.supported >> i & 1))
+            cpu.active = (enum hxi_isa)i;
 }
 
-enum hx_isa hx_cpu_best_isa(void)
+enum hxi_isa hxi_cpu_best_isa(void)
 {
     pthread_once(&cpu_once, detect);
     return cpu.best;
 }
 
-enum hx_isa hx_cpu_isa(void)
+enum hxi_isa hxi_cpu_isa(void)
 {
     pthread_once(&cpu_once, detect);
     return cpu.active;
 }
 
-bool hx_cpu_supports(enum hx_isa isa)
+bool hxi_cpu_supports(enum hxi_isa isa)
 {
     pthread_once(&cpu_once, detect);
     return isa >= 0 && isa < HX_ISA_COUNT && (cpu.supported >> isa & 1);
 }
 
-const char *hx_isa_name(enum hx_isa isa)
+const char *hxi_isa_name(enum hxi_isa isa)
 {
     switch (isa) {
     case HX_ISA_AVX2: return "avx2";
@@ -115,13 +115,13 @@ const char *hx_isa_name(enum hx_isa isa)
     }
 }
 
-bool hx_cpu_has_avx512vnni(void)
+bool hxi_cpu_has_avx512vnni(void)
 {
     pthread_once(&cpu_once, detect);
     return cpu.avx512vnni;
 }
 
-bool hx_cpu_has_avxvnni(void)
+bool hxi_cpu_has_avxvnni(void)
 {
     pthread_once(&cpu_once, detect);
     return cpu.avxvnni;
@@ -132,10 +132,10 @@ static bool amx_granted;
 
 static void ask_amx(void)
 {
-    amx_granted = hx_platform_amx_permit();
+    amx_granted = hxi_platform_amx_permit();
 }
 
-bool hx_cpu_has_amx_int8(void)
+bool hxi_cpu_has_amx_int8(void)
 {
     pthread_once(&cpu_once, detect);
     if (cpu.amx_int8)
@@ -143,7 +143,7 @@ bool hx_cpu_has_amx_int8(void)
     return cpu.amx_int8 && amx_granted;
 }
 
-bool hx_cpu_has_crc32c(void)
+bool hxi_cpu_has_crc32c(void)
 {
     pthread_once(&cpu_once, detect);
     return cpu.crc32c;

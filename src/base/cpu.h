@@ -11,24 +11,24 @@
 
 /* Instruction sets with a kernel table. Each architecture has its own chain above scalar
  * (x86-64: avx2 < avx512; aarch64: neon); "best" is the top of this machine's chain. */
-enum hx_isa { HX_ISA_SCALAR = 0, HX_ISA_AVX2 = 1, HX_ISA_AVX512 = 2, HX_ISA_NEON = 3, HX_ISA_COUNT = 4 };
+enum hxi_isa { HX_ISA_SCALAR = 0, HX_ISA_AVX2 = 1, HX_ISA_AVX512 = 2, HX_ISA_NEON = 3, HX_ISA_COUNT = 4 };
 
 /* Best ISA this machine supports (ignores HYRAX_ISA). */
-enum hx_isa hx_cpu_best_isa(void);
+enum hxi_isa hxi_cpu_best_isa(void);
 /* ISA in use: the best one, or the one HYRAX_ISA names if this machine supports it. */
-enum hx_isa hx_cpu_isa(void);
+enum hxi_isa hxi_cpu_isa(void);
 /* Whether this machine can run code built for `isa` (scalar: always). */
-bool hx_cpu_supports(enum hx_isa isa);
-const char *hx_isa_name(enum hx_isa isa);
+bool hxi_cpu_supports(enum hxi_isa isa);
+const char *hxi_isa_name(enum hxi_isa isa);
 /* Hardware CRC32C: SSE4.2 on x86-64, the ARMv8 CRC32 extension on aarch64. */
-bool hx_cpu_has_crc32c(void);
+bool hxi_cpu_has_crc32c(void);
 /* Whether the machine has AVX512-VNNI (and AVX-512) or AVX-VNNI (and AVX2): the int8 dot products
- * of model/kernels.h, which applies HYRAX_ISA's limit (ignored here, as in hx_cpu_best_isa). */
-bool hx_cpu_has_avx512vnni(void);
-bool hx_cpu_has_avxvnni(void);
+ * of model/kernels.h, which applies HYRAX_ISA's limit (ignored here, as in hxi_cpu_best_isa). */
+bool hxi_cpu_has_avx512vnni(void);
+bool hxi_cpu_has_avxvnni(void);
 /* Whether the machine has AMX-TILE and AMX-INT8, their register state is on, and the kernel lets
  * this process use them (asked once, at the first call: platform.h; only a caller about to use
  * them asks, since the grant enlarges every signal frame of the process). HYRAX_AMX=0 says no. */
-bool hx_cpu_has_amx_int8(void);
+bool hxi_cpu_has_amx_int8(void);
 
 #endif

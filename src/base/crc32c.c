@@ -79,11 +79,11 @@ uint32_t hxf_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
 uint32_t hxf_crc32c(uint32_t crc, const void *data, size_t len)
 {
 #if defined(__x86_64__)   /* the lanes the Makefile builds for this architecture */
-    if (hx_cpu_has_crc32c())
-        return hx_crc32c_sse42(crc, data, len);
+    if (hxi_cpu_has_crc32c())
+        return hxi_crc32c_sse42(crc, data, len);
 #elif defined(__aarch64__)
-    if (hx_cpu_has_crc32c())
-        return hx_crc32c_armcrc(crc, data, len);
+    if (hxi_cpu_has_crc32c())
+        return hxi_crc32c_armcrc(crc, data, len);
 #endif
     return hxf_crc32c_soft(crc, data, len);
 }
@@ -112,8 +112,8 @@ static void crc_task(void *ctx, int task, int worker)
 
 uint32_t hxf_crc32c_threads(const void *data, size_t len, int threads)
 {
-    hx_pool *pool = threads > 1 ? hx_pool_shared() : NULL;
-    size_t n = len / CRC_THREAD_MIN, most = (size_t)hx_pool_threads(pool);   /* 1 without a pool */
+    hxi_pool *pool = threads > 1 ? hxi_pool_shared() : NULL;
+    size_t n = len / CRC_THREAD_MIN, most = (size_t)hxi_pool_threads(pool);   /* 1 without a pool */
     if (pool && (size_t)threads < most)
         most = (size_t)threads;
     if (n > most)
@@ -123,7 +123,7 @@ uint32_t hxf_crc32c_threads(const void *data, size_t len, int threads)
     if (n < 2)
         return hxf_crc32c(0, data, len);
     crc_job j = {data, len, len / n, (int)n, {0}};
-    hx_pool_run(pool, j.n, crc_task, &j);
+    hxi_pool_run(pool, j.n, crc_task, &j);
     uint32_t crc = j.crc[0];
     for (int i = 1; i < j.n; i++)
         crc = hxf_crc32c_combine(crc, j.crc[i], crc_part_len(&j, i));

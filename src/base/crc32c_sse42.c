@@ -7,7 +7,7 @@
 #define CRC_STEP8(c, b) _mm_crc32_u8(c, b)
 #include "crc32c_lanes.h"
 
-uint32_t hx_crc32c_sse42(uint32_t crc, const void *data, size_t len)
+uint32_t hxi_crc32c_sse42(uint32_t crc, const void *data, size_t len)
 {
     return crc32c_lanes(crc, data, len);
 }

@@ -75,7 +75,7 @@ static int resolve(char *abs, const char *target, char resolved[PATH_MAX], hx_er
     return 0;
 }
 
-const char *hx_fs_inside(const char *root, const char *path)
+const char *hxi_fs_inside(const char *root, const char *path)
 {
     size_t rl = strlen(root);
     if (rl == 1 && root[0] == '/')
@@ -103,7 +103,7 @@ int hx_fs_target(const char *root, const char *target, int how, char *out, size_
     int rc = resolve(abs, target, resolved, err);
     if (rc)
         return rc;
-    const char *rel = hx_fs_inside(root, resolved);
+    const char *rel = hxi_fs_inside(root, resolved);
     if (!rel)
         return hx_error_set(err, HX_EPERM, -1, "'%.200s' is outside the indexed root %.200s", target, root);
     return hx_relpath_clean(rel, out, cap, err);
@@ -135,7 +135,7 @@ static int open_error(int dir, const char *comp, const char *path, bool is_folde
     return hx_error_set(err, HX_EIO, -1, "%.200s: cannot open: %s", path, strerror(e));
 }
 
-int hx_fs_open_under(const char *root, const char *name, int *fd, struct stat *st, hx_error *err)
+int hxi_fs_open_under(const char *root, const char *name, int *fd, struct stat *st, hx_error *err)
 {
     char clean[HX_RELPATH_MAX];
     *fd = -1;
@@ -180,14 +180,14 @@ int hx_fs_open_under(const char *root, const char *name, int *fd, struct stat *s
     return rc;
 }
 
-int hx_fs_read_under(const char *root, const char *name, size_t max, char **buf, size_t *len, int64_t *mtime_ns,
-                     hx_error *err)
+int hxi_fs_read_under(const char *root, const char *name, size_t max, char **buf, size_t *len, int64_t *mtime_ns,
+                      hx_error *err)
 {
     int fd;
     struct stat st;
     *buf = NULL;
     *len = 0;
-    int rc = hx_fs_open_under(root, name, &fd, &st, err);
+    int rc = hxi_fs_open_under(root, name, &fd, &st, err);
     if (rc)
         return rc;
     if ((uint64_t)st.st_size > max) {
@@ -220,6 +220,6 @@ int hx_fs_read_under(const char *root, const char *name, size_t max, char **buf,
     *buf = b;
     *len = got;
     if (mtime_ns)
-        *mtime_ns = hx_platform_mtime_ns(&st);
+        *mtime_ns = hxi_platform_mtime_ns(&st);
     return 0;
 }

@@ -187,7 +187,7 @@ static void step_set(const glob_nfa *g, uint8_t c, uint64_t *steps)
     }
 }
 
-bool hx_glob_match_steps(const char *pattern, const char *path, uint64_t *steps)
+bool hxi_glob_match_steps(const char *pattern, const char *path, uint64_t *steps)
 {
     glob_nfa g;
     if (compile(&g, pattern, strlen(pattern)))
@@ -211,15 +211,15 @@ bool hx_glob_match_steps(const char *pattern, const char *path, uint64_t *steps)
     return ok;
 }
 
-bool hx_glob_match(const char *pattern, const char *path)
+bool hxi_glob_match(const char *pattern, const char *path)
 {
     uint64_t steps = 0;
-    return hx_glob_match_steps(pattern, path, &steps);
+    return hxi_glob_match_steps(pattern, path, &steps);
 }
 
 /* === Bounds on users' globs === */
 
-int hx_glob_check(const char *pattern, const char *what, hx_error *err)
+int hxi_glob_check(const char *pattern, const char *what, hx_error *err)
 {
     size_t len = strlen(pattern), stars = 0;
     for (size_t i = 0; i < len; i++)

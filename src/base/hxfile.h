@@ -71,7 +71,7 @@ typedef struct hxf_view {
  * [base, base+size) and fills `out`. `expect_kind` 0 accepts any kind. */
 int hxf_parse(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *out, hx_error *err);
 /* Same checks, except the per-section checksums: for an image whose bytes were just checksummed
- * as a whole (an index segment read through hx_store_blob), where they would be read twice. */
+ * as a whole (an index segment read through hxi_store_blob), where they would be read twice. */
 int hxf_parse_verified(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *out, hx_error *err);
 void hxf_view_free(hxf_view *v);
 

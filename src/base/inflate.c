@@ -371,7 +371,7 @@ static int deflate_blocks(inflater *s)
     return 0;
 }
 
-uint32_t hx_adler32(uint32_t adler, const void *p, size_t len)
+uint32_t hxi_adler32(uint32_t adler, const void *p, size_t len)
 {
     const uint8_t *b = p;
     uint32_t a = adler & 0xffff, c = adler >> 16;
@@ -409,14 +409,14 @@ static int zlib_trailer(inflater *s)
     if (s->end - s->in < 4)
         return hx_error_set(s->err, HX_ETRUNCATED, (int64_t)(s->end - s->start), "zlib stream ends before its Adler-32");
     uint32_t want = (uint32_t)s->in[0] << 24 | (uint32_t)s->in[1] << 16 | (uint32_t)s->in[2] << 8 | s->in[3];
-    if (hx_adler32(1, s->out, s->pos) != want)
+    if (hxi_adler32(1, s->out, s->pos) != want)
         return hx_error_set(s->err, HX_ECHECKSUM, (int64_t)(s->in - s->start), "zlib Adler-32 does not match the data");
     s->in += 4;
     return 0;
 }
 
-int hx_inflate(const void *in, size_t n, int flags, size_t limit, size_t hint, uint8_t **out, size_t *out_len,
-               size_t *in_used, hx_error *err)
+int hxi_inflate(const void *in, size_t n, int flags, size_t limit, size_t hint, uint8_t **out, size_t *out_len,
+                size_t *in_used, hx_error *err)
 {
     *out = NULL;
     *out_len = 0;

@@ -26,10 +26,10 @@ enum {
  * and *out_len, and *in_used (may be NULL) the input bytes the stream took, trailer included.
  * On failure returns the code with err filled; *out is NULL, except with HX_INFLATE_PARTIAL when
  * some output was decoded (caller frees it then too). Output past `limit` is HX_ERANGE. */
-int hx_inflate(const void *in, size_t n, int flags, size_t limit, size_t hint, uint8_t **out, size_t *out_len,
-               size_t *in_used, hx_error *err);
+int hxi_inflate(const void *in, size_t n, int flags, size_t limit, size_t hint, uint8_t **out, size_t *out_len,
+                size_t *in_used, hx_error *err);
 
 /* Adler-32 of p[0..len) continuing from `adler` (start with 1). */
-uint32_t hx_adler32(uint32_t adler, const void *p, size_t len);
+uint32_t hxi_adler32(uint32_t adler, const void *p, size_t len);
 
 #endif

@@ -32,7 +32,7 @@ int hx_platform_cpus(void)
     return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
 }
 
-void hx_platform_huge_pages(void *p, size_t len)
+void hxi_platform_huge_pages(void *p, size_t len)
 {
 #ifdef MADV_HUGEPAGE
     madvise(p, len, MADV_HUGEPAGE);
@@ -41,7 +41,7 @@ void hx_platform_huge_pages(void *p, size_t len)
 #endif
 }
 
-int hx_platform_exe_path(char *buf, size_t cap)
+int hxi_platform_exe_path(char *buf, size_t cap)
 {
 #ifdef __linux__
     ssize_t n = cap > 1 ? readlink("/proc/self/exe", buf, cap - 1) : -1;
@@ -57,12 +57,12 @@ int hx_platform_exe_path(char *buf, size_t cap)
     return HX_ENOTFOUND;
 }
 
-int hx_platform_lib_path(char *buf, size_t cap)
+int hxi_platform_lib_path(char *buf, size_t cap)
 {
     Dl_info info;
     char exe[PATH_MAX];
-    if (cap && dladdr((void *)hx_platform_lib_path, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
-        strlen(info.dli_fname) < cap && !(hx_platform_exe_path(exe, sizeof exe) == 0 && !strcmp(exe, info.dli_fname))) {
+    if (cap && dladdr((void *)hxi_platform_lib_path, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
+        strlen(info.dli_fname) < cap && !(hxi_platform_exe_path(exe, sizeof exe) == 0 && !strcmp(exe, info.dli_fname))) {
         strcpy(buf, info.dli_fname);
         return 0;
     }
@@ -71,7 +71,7 @@ int hx_platform_lib_path(char *buf, size_t cap)
     return HX_ENOTFOUND;
 }
 
-int hx_platform_datasync(int fd)
+int hxi_platform_datasync(int fd)
 {
 #ifdef __linux__
     return fdatasync(fd);
@@ -80,7 +80,7 @@ int hx_platform_datasync(int fd)
 #endif
 }
 
-int64_t hx_platform_mtime_ns(const struct stat *st)
+int64_t hxi_platform_mtime_ns(const struct stat *st)
 {
 #ifdef __APPLE__
     return (int64_t)st->st_mtimespec.tv_sec * 1000000000 + st->st_mtimespec.tv_nsec;
@@ -89,7 +89,7 @@ int64_t hx_platform_mtime_ns(const struct stat *st)
 #endif
 }
 
-unsigned hx_platform_arm_features(void)
+unsigned hxi_platform_arm_features(void)
 {
     unsigned f = 0;
 #if defined(__linux__) && defined(__aarch64__)
@@ -100,7 +100,7 @@ unsigned hx_platform_arm_features(void)
     return f;
 }
 
-bool hx_platform_amx_permit(void)
+bool hxi_platform_amx_permit(void)
 {
 #if defined(__linux__) && defined(__x86_64__)
     return syscall(SYS_arch_prctl, HX_ARCH_REQ_XCOMP_PERM, HX_XFEATURE_XTILEDATA) == 0;
@@ -112,13 +112,13 @@ bool hx_platform_amx_permit(void)
 /* === Change notification === */
 
 #ifdef __linux__
-int hx_platform_notify_open(void)
+int hxi_platform_notify_open(void)
 {
     int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     return fd < 0 ? HX_ENOTFOUND : fd;
 }
 
-int hx_platform_notify_add(int fd, const char *path)
+int hxi_platform_notify_add(int fd, const char *path)
 {
     int wd = inotify_add_watch(fd, path, IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
                                              IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR |
@@ -128,7 +128,7 @@ int hx_platform_notify_add(int fd, const char *path)
     return errno == ENOSPC ? HX_ERANGE : HX_EIO;
 }
 
-int hx_platform_notify_read(int fd, void (*fn)(void *ctx, int wd, const char *name, unsigned flags), void *ctx)
+int hxi_platform_notify_read(int fd, void (*fn)(void *ctx, int wd, const char *name, unsigned flags), void *ctx)
 {
     /* aligned as the kernel's records are */
     char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -154,18 +154,18 @@ int hx_platform_notify_read(int fd, void (*fn)(void *ctx, int wd, const char *na
     }
 }
 #else
-int hx_platform_notify_open(void)
+int hxi_platform_notify_open(void)
 {
     return HX_ENOTFOUND;
 }
 
-int hx_platform_notify_add(int fd, const char *path)
+int hxi_platform_notify_add(int fd, const char *path)
 {
     (void)fd, (void)path;
     return HX_EIO;
 }
 
-int hx_platform_notify_read(int fd, void (*fn)(void *ctx, int wd, const char *name, unsigned flags), void *ctx)
+int hxi_platform_notify_read(int fd, void (*fn)(void *ctx, int wd, const char *name, unsigned flags), void *ctx)
 {
     (void)fd, (void)fn, (void)ctx;
     return HX_EIO;

@@ -15,31 +15,31 @@
 
 /* Advises the kernel to back [p, p + len) with transparent huge pages (p 2 MiB aligned). Only
  * advice: does nothing where the system has no such call. */
-void hx_platform_huge_pages(void *p, size_t len);
+void hxi_platform_huge_pages(void *p, size_t len);
 
 /* Absolute path of the running executable into buf (cap bytes): 0, or HX_ENOTFOUND when the
  * system does not tell (or the path does not fit). */
-int hx_platform_exe_path(char *buf, size_t cap);
+int hxi_platform_exe_path(char *buf, size_t cap);
 
 /* Absolute path of the shared library holding hyrax's code (an installed libhyrax.so) into buf:
  * 0, or HX_ENOTFOUND when the code is linked into the executable or the system does not tell. */
-int hx_platform_lib_path(char *buf, size_t cap);
+int hxi_platform_lib_path(char *buf, size_t cap);
 
 /* Makes fd's data durable (fdatasync on Linux, fsync elsewhere): 0, or -1 with errno set. */
-int hx_platform_datasync(int fd);
+int hxi_platform_datasync(int fd);
 
 /* A stat's modification time in nanoseconds since the epoch. */
-int64_t hx_platform_mtime_ns(const struct stat *st);
+int64_t hxi_platform_mtime_ns(const struct stat *st);
 
 /* AArch64 features that user space learns from the kernel (HWCAP), as HX_ARM_* bits; 0 on other
  * architectures and on systems that do not report them. */
 enum { HX_ARM_CRC32 = 1 << 0 };
-unsigned hx_platform_arm_features(void);
+unsigned hxi_platform_arm_features(void);
 
 /* Asks the kernel to let this process use the AMX tile data registers (Linux: arch_prctl
  * ARCH_REQ_XCOMP_PERM for XTILEDATA; a process that uses them unasked gets SIGILL): whether it
  * did; false where there is no such call. Call only where CPUID reports AMX. */
-bool hx_platform_amx_permit(void);
+bool hxi_platform_amx_permit(void);
 
 /* === Change notification (serve --watch) ===
  * A notifier of changes inside folders: inotify on Linux. Elsewhere there is none and callers poll
@@ -47,12 +47,12 @@ bool hx_platform_amx_permit(void);
 
 /* The notifier's descriptor (non-blocking, for poll()), or HX_ENOTFOUND where the system has none
  * or refuses one (inotify instance limit). */
-int hx_platform_notify_open(void);
+int hxi_platform_notify_open(void);
 
 /* Watches the folder `path` (not its subfolders) for entries created, deleted, moved in or out,
  * or written: the watch's id (>= 0); HX_ERANGE when the system's watch limit is reached (Linux
  * fs.inotify.max_user_watches); HX_EIO otherwise (errno kept). */
-int hx_platform_notify_add(int fd, const char *path);
+int hxi_platform_notify_add(int fd, const char *path);
 
 enum {
     HX_NOTIFY_DIR = 1,       /* the entry is a folder */
@@ -62,6 +62,6 @@ enum {
 /* Reads the events waiting on fd without blocking and calls fn(ctx, watch id, entry name, HX_NOTIFY_*
  * flags) for each (name "" for an event of the watched folder itself; watch id -1 with
  * HX_NOTIFY_OVERFLOW). Returns the number of events read, or HX_EIO. */
-int hx_platform_notify_read(int fd, void (*fn)(void *ctx, int wd, const char *name, unsigned flags), void *ctx);
+int hxi_platform_notify_read(int fd, void (*fn)(void *ctx, int wd, const char *name, unsigned flags), void *ctx);
 
 #endif

@@ -40,7 +40,7 @@ static void spin_pause(int i)
         sched_yield();
 }
 
-struct hx_pool {
+struct hxi_pool {
     int n_threads;
     pid_t owner;                 /* the process whose threads these are: fork copies none */
     pthread_t *threads;          /* owned; n_threads - 1 workers */
@@ -51,7 +51,7 @@ struct hx_pool {
     atomic_int active;           /* workers inside a job (joined, or checking whether they may) */
     atomic_int stop;
     atomic_flag in_use;          /* held by the caller whose job the workers run */
-    hx_pool_fn fn;               /* the current job; written before generation is bumped */
+    hxi_pool_fn fn;               /* the current job; written before generation is bumped */
     void *ctx;
     int n_tasks;
     atomic_int next;             /* next task to hand out */
@@ -59,11 +59,11 @@ struct hx_pool {
 };
 
 struct worker_arg {
-    hx_pool *pool;
+    hxi_pool *pool;
     int id;
 };
 
-static void pool_work(hx_pool *p, int worker)
+static void pool_work(hxi_pool *p, int worker)
 {
     for (;;) {
         int t = atomic_fetch_add(&p->next, 1);
@@ -74,7 +74,7 @@ static void pool_work(hx_pool *p, int worker)
 }
 
 /* Waits until a new job (generation != seen) or stop; returns the generation seen. */
-static unsigned long wait_job(hx_pool *p, unsigned long seen)
+static unsigned long wait_job(hxi_pool *p, unsigned long seen)
 {
     for (int i = 0; i < POOL_SPIN; i++) {
         unsigned long g = atomic_load(&p->generation);
@@ -93,7 +93,7 @@ static unsigned long wait_job(hx_pool *p, unsigned long seen)
 static void *pool_main(void *arg)
 {
     struct worker_arg *a = arg;
-    hx_pool *p = a->pool;
+    hxi_pool *p = a->pool;
     int id = a->id;
     free(a);
     unsigned long seen = 0;
@@ -115,13 +115,13 @@ static void *pool_main(void *arg)
     return NULL;
 }
 
-int hx_pool_new(hx_pool **out, int n_threads, hx_error *err)
+int hxi_pool_new(hxi_pool **out, int n_threads, hx_error *err)
 {
     *out = NULL;
     if (n_threads < 1 || n_threads > POOL_MAX_THREADS)
         return hx_error_set(err, HX_EINVAL, -1, "thread count %d is outside 1..%d", n_threads,
                             POOL_MAX_THREADS);
-    hx_pool *p = hx_calloc(1, sizeof *p);
+    hxi_pool *p = hx_calloc(1, sizeof *p);
     if (!p)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory creating the thread pool");
     p->threads = hx_calloc((size_t)n_threads, sizeof *p->threads);
@@ -145,14 +145,14 @@ int hx_pool_new(hx_pool **out, int n_threads, hx_error *err)
     for (int i = 1; i < n_threads; i++) {
         struct worker_arg *a = hx_malloc(sizeof *a);
         if (!a) {
-            hx_pool_free(p);
+            hxi_pool_free(p);
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory creating the thread pool");
         }
         a->pool = p;
         a->id = i;
         if (pthread_create(&p->threads[i - 1], NULL, pool_main, a) != 0) {
             free(a);
-            hx_pool_free(p);
+            hxi_pool_free(p);
             return hx_error_set(err, HX_ENOMEM, -1, "cannot start thread %d of %d", i, n_threads);
         }
         p->n_threads++;
@@ -161,7 +161,7 @@ int hx_pool_new(hx_pool **out, int n_threads, hx_error *err)
     return 0;
 }
 
-void hx_pool_free(hx_pool *p)
+void hxi_pool_free(hxi_pool *p)
 {
     if (!p)
         return;
@@ -178,18 +178,18 @@ void hx_pool_free(hx_pool *p)
     free(p);
 }
 
-int hx_pool_threads(const hx_pool *p)
+int hxi_pool_threads(const hxi_pool *p)
 {
     return p ? p->n_threads : 1;
 }
 
-hx_pool_counts hx_pool_get_counts(const hx_pool *p)
+hxi_pool_counts hxi_pool_get_counts(const hxi_pool *p)
 {
-    hx_pool_counts c = {atomic_load(&p->jobs), atomic_load(&p->short_jobs)};
+    hxi_pool_counts c = {atomic_load(&p->jobs), atomic_load(&p->short_jobs)};
     return c;
 }
 
-void hx_pool_run(hx_pool *p, int n_tasks, hx_pool_fn fn, void *ctx)
+void hxi_pool_run(hxi_pool *p, int n_tasks, hxi_pool_fn fn, void *ctx)
 {
     if (n_tasks <= 0)
         return;
@@ -228,10 +228,10 @@ void hx_pool_run(hx_pool *p, int n_tasks, hx_pool_fn fn, void *ctx)
 /* === The process pool === */
 
 static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
-static hx_pool *shared_pool;   /* owned by the process; never freed */
+static hxi_pool *shared_pool;   /* owned by the process; never freed */
 static atomic_int shared_ready;
 
-hx_pool *hx_pool_shared(void)
+hxi_pool *hxi_pool_shared(void)
 {
     if (atomic_load(&shared_ready))
         return shared_pool;
@@ -239,7 +239,7 @@ hx_pool *hx_pool_shared(void)
     if (!shared_pool) {
         int n = hx_platform_cpus();
         int threads = n > HX_POOL_SHARED_MAX ? HX_POOL_SHARED_MAX : n;
-        if (hx_pool_new(&shared_pool, threads, NULL) == 0)
+        if (hxi_pool_new(&shared_pool, threads, NULL) == 0)
             atomic_store(&shared_ready, 1);
     }
     pthread_mutex_unlock(&shared_mu);

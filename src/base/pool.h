@@ -6,23 +6,23 @@
  * and request worker (server/mcp.c) stay plain pthreads, since they block on I/O for their lifetime.
  *
  * Ownership: the encoder owns a pool of the size its caller asked for (hx_encoder_new); code that
- * has no pool of its own (HNSW build, checksums) borrows the process pool, hx_pool_shared(). */
+ * has no pool of its own (HNSW build, checksums) borrows the process pool, hxi_pool_shared(). */
 #ifndef HX_POOL_H
 #define HX_POOL_H
 
 #include "hyrax.h"
 
-typedef struct hx_pool hx_pool;
+typedef struct hxi_pool hxi_pool;
 
 /* fn(ctx, task, worker) runs once for each task in [0, n_tasks); `worker` in [0, n_threads) is
  * unique among concurrently running calls of one job (index per-thread scratch with it). */
-typedef void (*hx_pool_fn)(void *ctx, int task, int worker);
+typedef void (*hxi_pool_fn)(void *ctx, int task, int worker);
 
-/* n_threads >= 1 (the caller's thread counts as one). Caller frees with hx_pool_free. */
-int hx_pool_new(hx_pool **out, int n_threads, hx_error *err);
-void hx_pool_free(hx_pool *p);
+/* n_threads >= 1 (the caller's thread counts as one). Caller frees with hxi_pool_free. */
+int hxi_pool_new(hxi_pool **out, int n_threads, hx_error *err);
+void hxi_pool_free(hxi_pool *p);
 /* Threads a job may run on: p's size, or 1 for a NULL pool. */
-int hx_pool_threads(const hx_pool *p);
+int hxi_pool_threads(const hxi_pool *p);
 
 /* Runs all tasks and returns when every one has finished. p may be NULL: the caller runs them all.
  * Any number of callers may share a pool: while one job runs, another caller runs its own job
@@ -33,19 +33,19 @@ int hx_pool_threads(const hx_pool *p);
  * than cores, that one may not run for a whole time slice). Called from a task of the same pool's
  * job, it runs inline there. In a child process forked after the pool was made (fork copies no
  * workers), every job runs on the caller alone. */
-void hx_pool_run(hx_pool *p, int n_tasks, hx_pool_fn fn, void *ctx);
+void hxi_pool_run(hxi_pool *p, int n_tasks, hxi_pool_fn fn, void *ctx);
 
 /* The process pool: one thread per online CPU (at most HX_POOL_SHARED_MAX), started on first use
  * and kept for the life of the process. NULL when it cannot be started (out of memory, no threads); callers then
- * pass NULL to hx_pool_run, which runs the job on the calling thread. A later call tries again. */
+ * pass NULL to hxi_pool_run, which runs the job on the calling thread. A later call tries again. */
 #define HX_POOL_SHARED_MAX 64
-hx_pool *hx_pool_shared(void);
+hxi_pool *hxi_pool_shared(void);
 
 /* Jobs run since the pool was made, and how many of them had fewer tasks than the pool has
  * threads (so at least one thread had nothing to do): the encoder's split is tested with these. */
-typedef struct hx_pool_counts {
+typedef struct hxi_pool_counts {
     unsigned long jobs, short_jobs;
-} hx_pool_counts;
-hx_pool_counts hx_pool_get_counts(const hx_pool *p);
+} hxi_pool_counts;
+hxi_pool_counts hxi_pool_get_counts(const hxi_pool *p);
 
 #endif

@@ -9,11 +9,11 @@
 #include <string.h>
 
 static pthread_mutex_t pq_lock = PTHREAD_MUTEX_INITIALIZER;
-static hx_pq pq_table;
+static hxi_pq pq_table;
 static int pq_loaded;
 
-/* Each function of hx_pq by its libpq name and where its pointer goes. */
-#define PQ_FN(field, name) {name, offsetof(hx_pq, field)}
+/* Each function of hxi_pq by its libpq name and where its pointer goes. */
+#define PQ_FN(field, name) {name, offsetof(hxi_pq, field)}
 static const struct {
     const char *name;
     size_t offset;
@@ -40,7 +40,7 @@ static const struct {
     PQ_FN(getlength, "PQgetlength"),
 };
 
-int hx_pq_load(const hx_pq **out, hx_error *err)
+int hxi_pq_load(const hxi_pq **out, hx_error *err)
 {
     int rc = 0;
     pthread_mutex_lock(&pq_lock);
@@ -57,7 +57,7 @@ int hx_pq_load(const hx_pq **out, hx_error *err)
                               lib, why ? why : "unknown reason");
             goto out;
         }
-        hx_pq t;
+        hxi_pq t;
         for (size_t i = 0; i < sizeof pq_functions / sizeof pq_functions[0]; i++) {
             void *f = dlsym(h, pq_functions[i].name);
             if (!f) {

@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-typedef struct hx_pgconn hx_pgconn;       /* libpq's PGconn */
-typedef struct hx_pgresult hx_pgresult;   /* libpq's PGresult */
+typedef struct hxi_pgconn hxi_pgconn;       /* libpq's PGconn */
+typedef struct hxi_pgresult hxi_pgresult;   /* libpq's PGresult */
 
 enum { HX_PQ_CONNECTION_OK = 0, HX_PQ_CONNECTION_BAD = 1 };         /* ConnStatusType */
 enum { HX_PQ_POLLING_FAILED = 0, HX_PQ_POLLING_READING = 1,       /* PostgresPollingStatusType */
@@ -21,29 +21,29 @@ enum { HX_PQ_DIAG_SQLSTATE = 'C' };                                /* PQresultEr
 
 /* The functions hyrax uses, with libpq's signatures. Only the asynchronous calls: every wait for
  * the server is hyrax's own poll(), so it can end at a deadline (registry.c). */
-typedef struct hx_pq {
-    hx_pgconn *(*connect_start_params)(const char *const *keywords, const char *const *values, int expand_dbname);
-    int (*connect_poll)(hx_pgconn *conn);
-    int (*socket)(const hx_pgconn *conn);
-    int (*status)(const hx_pgconn *conn);
-    char *(*error_message)(const hx_pgconn *conn);
-    void (*finish)(hx_pgconn *conn);
-    int (*send_query)(hx_pgconn *conn, const char *sql);
-    int (*send_query_params)(hx_pgconn *conn, const char *sql, int n_params, const unsigned *types,
+typedef struct hxi_pq {
+    hxi_pgconn *(*connect_start_params)(const char *const *keywords, const char *const *values, int expand_dbname);
+    int (*connect_poll)(hxi_pgconn *conn);
+    int (*socket)(const hxi_pgconn *conn);
+    int (*status)(const hxi_pgconn *conn);
+    char *(*error_message)(const hxi_pgconn *conn);
+    void (*finish)(hxi_pgconn *conn);
+    int (*send_query)(hxi_pgconn *conn, const char *sql);
+    int (*send_query_params)(hxi_pgconn *conn, const char *sql, int n_params, const unsigned *types,
                              const char *const *values, const int *lengths, const int *formats, int result_format);
-    int (*consume_input)(hx_pgconn *conn);
-    int (*is_busy)(hx_pgconn *conn);
-    hx_pgresult *(*get_result)(hx_pgconn *conn);
-    int (*result_status)(const hx_pgresult *res);
-    char *(*result_error_message)(const hx_pgresult *res);
-    char *(*result_error_field)(const hx_pgresult *res, int field);
-    void (*clear)(hx_pgresult *res);
-    int (*ntuples)(const hx_pgresult *res);
-    int (*nfields)(const hx_pgresult *res);
-    char *(*getvalue)(const hx_pgresult *res, int row, int col);
-    int (*getisnull)(const hx_pgresult *res, int row, int col);
-    int (*getlength)(const hx_pgresult *res, int row, int col);
-} hx_pq;
+    int (*consume_input)(hxi_pgconn *conn);
+    int (*is_busy)(hxi_pgconn *conn);
+    hxi_pgresult *(*get_result)(hxi_pgconn *conn);
+    int (*result_status)(const hxi_pgresult *res);
+    char *(*result_error_message)(const hxi_pgresult *res);
+    char *(*result_error_field)(const hxi_pgresult *res, int field);
+    void (*clear)(hxi_pgresult *res);
+    int (*ntuples)(const hxi_pgresult *res);
+    int (*nfields)(const hxi_pgresult *res);
+    char *(*getvalue)(const hxi_pgresult *res, int row, int col);
+    int (*getisnull)(const hxi_pgresult *res, int row, int col);
+    int (*getlength)(const hxi_pgresult *res, int row, int col);
+} hxi_pq;
 
 /* The default library name, and the variable that overrides it with a file name or path. */
 #define HX_PQ_LIBRARY "libpq.so.5"
@@ -53,6 +53,6 @@ typedef struct hx_pq {
  * sets *out to its function table, valid until the process ends. HX_ENOTFOUND naming the library
  * (and the loader's reason) when it cannot be loaded or lacks one of the functions; a failed load
  * is retried by the next call. Thread-safe. */
-int hx_pq_load(const hx_pq **out, hx_error *err);
+int hxi_pq_load(const hxi_pq **out, hx_error *err);
 
 #endif

@@ -1,6 +1,6 @@
 /* relpath.h: the one rule for a document name, a path relative to the indexed root, wherever it
  * comes from (CLI arguments, MCP tool arguments, walks, stored documents). Lexical only: it never
- * touches the file system; opening a name safely is hx_fs_open_under (fsafe.h). */
+ * touches the file system; opening a name safely is hxi_fs_open_under (fsafe.h). */
 #ifndef HX_RELPATH_H
 #define HX_RELPATH_H
 

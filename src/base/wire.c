@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hx_buf_free(hx_buf *b)
+void hxi_buf_free(hxi_buf *b)
 {
     free(b->data);
     memset(b, 0, sizeof *b);
 }
 
-void hx_buf_bytes(hx_buf *b, const void *p, size_t n)
+void hxi_buf_bytes(hxi_buf *b, const void *p, size_t n)
 {
     if (b->failed || n == 0)
         return;
@@ -24,32 +24,32 @@ void hx_buf_bytes(hx_buf *b, const void *p, size_t n)
     b->len += n;
 }
 
-void hx_buf_u32(hx_buf *b, uint32_t v)
+void hxi_buf_u32(hxi_buf *b, uint32_t v)
 {
     uint8_t t[4];
     hxf_put32(t, v);
-    hx_buf_bytes(b, t, 4);
+    hxi_buf_bytes(b, t, 4);
 }
 
-void hx_buf_u64(hx_buf *b, uint64_t v)
+void hxi_buf_u64(hxi_buf *b, uint64_t v)
 {
     uint8_t t[8];
     hxf_put64(t, v);
-    hx_buf_bytes(b, t, 8);
+    hxi_buf_bytes(b, t, 8);
 }
 
-void hx_buf_str(hx_buf *b, const char *s)
+void hxi_buf_str(hxi_buf *b, const char *s)
 {
     size_t n = s ? strlen(s) : 0;
     if (n > UINT32_MAX) {
         b->failed = true;
         return;
     }
-    hx_buf_u32(b, (uint32_t)n);
-    hx_buf_bytes(b, s, n);
+    hxi_buf_u32(b, (uint32_t)n);
+    hxi_buf_bytes(b, s, n);
 }
 
-const uint8_t *hx_rd_bytes(hx_rd *r, size_t n)
+const uint8_t *hxi_rd_bytes(hxi_rd *r, size_t n)
 {
     if (r->failed || (size_t)(r->end - r->p) < n) {
         r->failed = true;
@@ -60,24 +60,24 @@ const uint8_t *hx_rd_bytes(hx_rd *r, size_t n)
     return p;
 }
 
-uint32_t hx_rd_u32(hx_rd *r)
+uint32_t hxi_rd_u32(hxi_rd *r)
 {
-    const uint8_t *p = hx_rd_bytes(r, 4);
+    const uint8_t *p = hxi_rd_bytes(r, 4);
     return p ? hxf_le32(p) : 0;
 }
 
-uint64_t hx_rd_u64(hx_rd *r)
+uint64_t hxi_rd_u64(hxi_rd *r)
 {
-    const uint8_t *p = hx_rd_bytes(r, 8);
+    const uint8_t *p = hxi_rd_bytes(r, 8);
     return p ? hxf_le64(p) : 0;
 }
 
-bool hx_rd_str(hx_rd *r, const char **s, uint32_t *len, uint32_t max)
+bool hxi_rd_str(hxi_rd *r, const char **s, uint32_t *len, uint32_t max)
 {
-    uint32_t n = hx_rd_u32(r);
+    uint32_t n = hxi_rd_u32(r);
     if (n > max)
         r->failed = true;
-    const uint8_t *p = hx_rd_bytes(r, n);
+    const uint8_t *p = hxi_rd_bytes(r, n);
     *s = (const char *)p;
     *len = p ? n : 0;
     return p != NULL;

@@ -31,7 +31,7 @@ static uint16_t le16(const uint8_t *p)
     return (uint16_t)(p[0] | p[1] << 8);
 }
 
-uint32_t hx_crc32(uint32_t crc, const void *p, size_t len)
+uint32_t hxi_crc32(uint32_t crc, const void *p, size_t len)
 {
     static const uint32_t nibble[16] = {0x00000000, 0x1DB71064, 0x3B6E20C8, 0x26D930AC, 0x76DC4190, 0x6B6B51F4,
                                         0x4DB26158, 0x5005713C, 0xEDB88320, 0xF00F9344, 0xD6D6A3E8, 0xCB61B38C,
@@ -53,7 +53,7 @@ typedef struct {
 } directory;
 
 /* The end of central directory record (and the ZIP64 one when there is a locator). */
-static int find_directory(const hx_zip *z, directory *d, hx_error *err)
+static int find_directory(const hxi_zip *z, directory *d, hx_error *err)
 {
     const uint8_t *p = z->data;
     size_t n = z->size;
@@ -132,12 +132,12 @@ static int zip64_extra(const uint8_t *x, size_t n, uint64_t *usize, uint64_t *cs
 
 static int by_data(const void *a, const void *b)
 {
-    const hx_zip_entry *x = *(const hx_zip_entry *const *)a, *y = *(const hx_zip_entry *const *)b;
+    const hxi_zip_entry *x = *(const hxi_zip_entry *const *)a, *y = *(const hxi_zip_entry *const *)b;
     return x->header_at < y->header_at ? -1 : x->header_at > y->header_at;
 }
 
 /* Local header of `e` at archive offset `off` (base already applied): checks, then e->data_at. */
-static int local_header(hx_zip *z, hx_zip_entry *e, uint64_t off, uint64_t limit, hx_error *err)
+static int local_header(hxi_zip *z, hxi_zip_entry *e, uint64_t off, uint64_t limit, hx_error *err)
 {
     const uint8_t *p = z->data;
     if (off > limit || limit - off < LOCAL_LEN || hxf_le32(p + off) != LOCAL_SIG)
@@ -166,7 +166,7 @@ static int local_header(hx_zip *z, hx_zip_entry *e, uint64_t off, uint64_t limit
     return 0;
 }
 
-static int read_directory(hx_zip *z, const directory *d, hx_error *err)
+static int read_directory(hxi_zip *z, const directory *d, hx_error *err)
 {
     const uint8_t *p = z->data;
     uint64_t at = d->cd_at, end = d->cd_at + d->cd_size;
@@ -190,7 +190,7 @@ static int read_directory(hx_zip *z, const directory *d, hx_error *err)
     }
     z->entries = hx_calloc(d->count ? d->count : 1, sizeof *z->entries);
     z->names = hx_malloc(name_bytes ? name_bytes : 1);
-    hx_zip_entry **order = hx_calloc(d->count ? d->count : 1, sizeof *order);
+    hxi_zip_entry **order = hx_calloc(d->count ? d->count : 1, sizeof *order);
     int rc = 0;
     if (!z->entries || !z->names || !order)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for %llu ZIP entries", (unsigned long long)d->count);
@@ -199,7 +199,7 @@ static int read_directory(hx_zip *z, const directory *d, hx_error *err)
     for (uint64_t i = 0; !rc && i < d->count; i++) {
         const uint8_t *c = p + at;
         size_t nlen = le16(c + 28), xlen = le16(c + 30), clen = le16(c + 32);
-        hx_zip_entry *e = &z->entries[z->count++];
+        hxi_zip_entry *e = &z->entries[z->count++];
         memcpy(names, c + CENTRAL_LEN, nlen);
         names[nlen] = 0;
         e->name = names;
@@ -232,9 +232,9 @@ static int read_directory(hx_zip *z, const directory *d, hx_error *err)
     return rc;
 }
 
-int hx_zip_open(hx_zip *z, const void *data, size_t size, const hx_zip_limits *limits, hx_error *err)
+int hxi_zip_open(hxi_zip *z, const void *data, size_t size, const hxi_zip_limits *limits, hx_error *err)
 {
-    static const hx_zip_limits defaults = HX_ZIP_LIMITS_DEFAULT;
+    static const hxi_zip_limits defaults = HX_ZIP_LIMITS_DEFAULT;
     memset(z, 0, sizeof *z);
     z->data = data;
     z->size = size;
@@ -244,18 +244,18 @@ int hx_zip_open(hx_zip *z, const void *data, size_t size, const hx_zip_limits *l
     if (!rc)
         rc = read_directory(z, &d, err);
     if (rc)
-        hx_zip_close(z);
+        hxi_zip_close(z);
     return rc;
 }
 
-void hx_zip_close(hx_zip *z)
+void hxi_zip_close(hxi_zip *z)
 {
     free(z->entries);
     free(z->names);
     memset(z, 0, sizeof *z);
 }
 
-const hx_zip_entry *hx_zip_find(const hx_zip *z, const char *name)
+const hxi_zip_entry *hxi_zip_find(const hxi_zip *z, const char *name)
 {
     for (size_t i = 0; i < z->count; i++)
         if (!strcmp(z->entries[i].name, name))
@@ -263,7 +263,7 @@ const hx_zip_entry *hx_zip_find(const hx_zip *z, const char *name)
     return NULL;
 }
 
-int hx_zip_read(hx_zip *z, const hx_zip_entry *e, uint8_t **out, size_t *len, hx_error *err)
+int hxi_zip_read(hxi_zip *z, const hxi_zip_entry *e, uint8_t **out, size_t *len, hx_error *err)
 {
     *out = NULL;
     *len = 0;
@@ -295,8 +295,8 @@ int hx_zip_read(hx_zip *z, const hx_zip_entry *e, uint8_t **out, size_t *len, hx
         memcpy(buf, src, (size_t)e->usize);
         n = (size_t)e->usize;
     } else {
-        rc = hx_inflate(src, (size_t)e->csize, HX_INFLATE_RAW, (size_t)e->usize + 1, (size_t)e->usize + 1, &buf, &n,
-                        NULL, err);
+        rc = hxi_inflate(src, (size_t)e->csize, HX_INFLATE_RAW, (size_t)e->usize + 1, (size_t)e->usize + 1, &buf, &n,
+                         NULL, err);
         if (rc == HX_ERANGE || (!rc && n != e->usize))
             rc = hx_error_set(err, HX_EFORMAT, at, "entry %s inflates to another size than declared", e->name);
         if (rc) {
@@ -304,7 +304,7 @@ int hx_zip_read(hx_zip *z, const hx_zip_entry *e, uint8_t **out, size_t *len, hx
             return rc;
         }
     }
-    if (hx_crc32(0, buf, n) != e->crc) {
+    if (hxi_crc32(0, buf, n) != e->crc) {
         free(buf);
         return hx_error_set(err, HX_EFORMAT, at, "entry %s: CRC-32 does not match its data", e->name);
     }

@@ -20,49 +20,49 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct hx_zip_limits {
+typedef struct hxi_zip_limits {
     size_t max_entries;        /* entries in the central directory */
     size_t max_name;           /* bytes of an entry name */
     uint64_t max_entry;        /* uncompressed bytes of one entry */
     uint64_t max_total;        /* uncompressed bytes read through one handle, all entries */
     uint32_t max_ratio;        /* uncompressed / compressed size, for entries past 1 MiB */
-} hx_zip_limits;
+} hxi_zip_limits;
 
 /* 10,000 entries, 1 KiB names, 64 MiB an entry, 256 MiB in all, a ratio of 200 (deflate reaches
  * 1032 at most; real documents stay under 100). */
 #define HX_ZIP_LIMITS_DEFAULT {10000, 1024, 64u << 20, 256u << 20, 200}
 
-typedef struct hx_zip_entry {
-    const char *name;          /* NUL-terminated, owned by the hx_zip */
+typedef struct hxi_zip_entry {
+    const char *name;          /* NUL-terminated, owned by the hxi_zip */
     size_t name_len;
     uint64_t csize, usize;     /* compressed and uncompressed sizes (central directory) */
     uint64_t header_at;        /* offset of the entry's local header in the archive */
     uint64_t data_at;          /* offset of the entry's data in the archive */
     uint32_t crc;
     uint16_t method, flags;
-} hx_zip_entry;
+} hxi_zip_entry;
 
-typedef struct hx_zip {
+typedef struct hxi_zip {
     const uint8_t *data;       /* the archive; borrowed, must outlive the handle */
     size_t size;
-    hx_zip_entry *entries;     /* owned; in central directory order */
+    hxi_zip_entry *entries;     /* owned; in central directory order */
     size_t count;
     char *names;               /* owned: every name, NUL-terminated */
-    hx_zip_limits limits;
+    hxi_zip_limits limits;
     uint64_t total;            /* uncompressed bytes read so far */
-} hx_zip;
+} hxi_zip;
 
 /* Opens the archive data[0..size) (borrowed) under `limits` (NULL: the defaults). On failure z
  * holds nothing to free. */
-int hx_zip_open(hx_zip *z, const void *data, size_t size, const hx_zip_limits *limits, hx_error *err);
+int hxi_zip_open(hxi_zip *z, const void *data, size_t size, const hxi_zip_limits *limits, hx_error *err);
 /* Frees what z owns (not the archive). */
-void hx_zip_close(hx_zip *z);
+void hxi_zip_close(hxi_zip *z);
 /* The entry named `name` exactly (first of duplicates), or NULL. */
-const hx_zip_entry *hx_zip_find(const hx_zip *z, const char *name);
+const hxi_zip_entry *hxi_zip_find(const hxi_zip *z, const char *name);
 /* Decompresses entry e into a buffer it allocates (caller frees; NUL-terminated past *len, so XML
  * can be read as a string). */
-int hx_zip_read(hx_zip *z, const hx_zip_entry *e, uint8_t **out, size_t *len, hx_error *err);
+int hxi_zip_read(hxi_zip *z, const hxi_zip_entry *e, uint8_t **out, size_t *len, hx_error *err);
 /* CRC-32 (ISO 3309, as ZIP and gzip use it) of p[0..len) continuing from `crc` (start with 0). */
-uint32_t hx_crc32(uint32_t crc, const void *p, size_t len);
+uint32_t hxi_crc32(uint32_t crc, const void *p, size_t len);
 
 #endif

@@ -34,12 +34,12 @@ static int run_audit(void *arg)
         return 1;
     }
     if (j->json) {
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_present_audit(&w, &l);
-        if (!hx_json_writer_finish(&w, &err))
+        hxi_json_writer w;
+        hxi_json_writer_init(&w);
+        hxi_present_audit(&w, &l);
+        if (!hxi_json_writer_finish(&w, &err))
             printf("%s\n", w.buf);
-        hx_json_writer_free(&w);
+        hxi_json_writer_free(&w);
     } else {
         char when[40];
         for (size_t i = 0; i < l.n; i++) {

@@ -15,15 +15,15 @@ const char history_about[] =
     "--user are shown (none given: the turns recorded without one).\n";
 
 /* w finished and printed as one line, then freed; 0, or 1 after the message. */
-static int print_json(hx_json_writer *w)
+static int print_json(hxi_json_writer *w)
 {
     hx_error err = {0};
-    int rc = hx_json_writer_finish(w, &err);
+    int rc = hxi_json_writer_finish(w, &err);
     if (rc)
         fprintf(stderr, "hyrax history: %s\n", err.message);
     else
         printf("%s\n", w->buf);
-    hx_json_writer_free(w);
+    hxi_json_writer_free(w);
     return rc ? 1 : 0;
 }
 
@@ -38,9 +38,9 @@ static int print_sessions(const cli_args *a, hx_session *s)
     }
     int rc = 0;
     if (opt_str(a, "--json")) {
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_present_conversations(&w, &l);
+        hxi_json_writer w;
+        hxi_json_writer_init(&w);
+        hxi_present_conversations(&w, &l);
         rc = print_json(&w);
     }
     for (size_t i = 0; !opt_str(a, "--json") && i < l.n; i++) {
@@ -70,9 +70,9 @@ static int print_turns(const cli_args *a, hx_session *s, const char *session)
         rc = 1;
     }
     if (opt_str(a, "--json")) {
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_present_turns(&w, session, &l);
+        hxi_json_writer w;
+        hxi_json_writer_init(&w);
+        hxi_present_turns(&w, session, &l);
         rc = print_json(&w) || rc;
     }
     for (size_t i = 0; !opt_str(a, "--json") && i < l.n; i++) {

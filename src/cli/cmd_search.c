@@ -62,17 +62,17 @@ static int print_results_text(const hx_results *r)
 }
 
 /* The answer of --json: w finished and printed as one line, then freed. 0, or 1 after the message. */
-static int print_json(hx_json_writer *w)
+static int print_json(hxi_json_writer *w)
 {
     hx_error err = {0};
-    int rc = hx_json_writer_finish(w, &err);
+    int rc = hxi_json_writer_finish(w, &err);
     if (rc) {
         put_line(stderr, "hyrax search: ", err.message);
     } else {
         fwrite(w->buf, 1, w->len, stdout);
         putchar('\n');
     }
-    hx_json_writer_free(w);
+    hxi_json_writer_free(w);
     return rc ? 1 : 0;
 }
 
@@ -92,9 +92,9 @@ static int print_registry(const search_job *j, const hx_session_answer *ans)
     if (why)
         put_line(stderr, "hyrax search: warning: registry not consulted: ", why);
     if (j->json) {
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_present_registry_search(&w, j->q->query, j->q->opts.mode, &ans->results, ans->registry, why);
+        hxi_json_writer w;
+        hxi_json_writer_init(&w);
+        hxi_present_registry_search(&w, j->q->query, j->q->opts.mode, &ans->results, ans->registry, why);
         if (print_json(&w))
             return 1;
     } else {
@@ -110,7 +110,7 @@ static int run_search(void *arg)
     const search_job *j = arg;
     hx_session_answer ans;
     hx_error err = {0};
-    hx_tier_status st[3];
+    hxi_tier_status st[3];
     hx_precision p;
     bool project = j->q->source == HX_SEARCH_ALL || j->q->source == HX_SEARCH_PROJECT;
     if (project && hx_index_precision(j->db, &p, &err) == HX_ENOTFOUND) {
@@ -133,7 +133,7 @@ static int run_search(void *arg)
         hx_session_answer_free(&ans);
         return 1;
     }
-    size_t ns = hx_present_answer_tiers(&ans, st), nt = 0;
+    size_t ns = hxi_present_answer_tiers(&ans, st), nt = 0;
     for (size_t i = 0; i < ns; i++)
         nt += ans.tiers[i].searched && strcmp(st[i].name, HX_TIER_REGISTRY);
     hx_read_taken taken = {0};   /* the first local tier's commit; none read: the head */
@@ -143,9 +143,9 @@ static int run_search(void *arg)
         put_line(stderr, "hyrax search: warning: registry not consulted: ", st[ns - 1].absent);
     int rc = 1;
     if (j->json) {
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_present_search_tiers(&w, j->q->query, j->q->opts.mode, &ans.results, &taken, st, ns);
+        hxi_json_writer w;
+        hxi_json_writer_init(&w);
+        hxi_present_search_tiers(&w, j->q->query, j->q->opts.mode, &ans.results, &taken, st, ns);
         if (print_json(&w))
             goto done;
     } else {

@@ -51,7 +51,7 @@ static int read_token(const char *path, char *tok, size_t cap)
 
 int cmd_serve(const cli_args *a)
 {
-    hx_mcp_config cfg = {.db = db_opt(a), .weights = opt_str(a, "--model"), .read_only = opt_str(a, "--read-only") != NULL,
+    hxi_mcp_config cfg = {.db = db_opt(a), .weights = opt_str(a, "--model"), .read_only = opt_str(a, "--read-only") != NULL,
                          .threads = (int)opt_long(a, "--threads", 0), .stop_fd = -1};
     hx_identity id;
     if (identity_opt(a, "serve", &id, &cfg.identity))
@@ -84,7 +84,7 @@ int cmd_serve(const cli_args *a)
     catch_stop_signals(stop_pipe[1]);
     hx_error err = {0};
     char token[512];
-    hx_http_config http = {.listen = opt_str(a, "--http"), .on_listen = on_listen,
+    hxi_http_config http = {.listen = opt_str(a, "--http"), .on_listen = on_listen,
                            .max_buffered = (size_t)opt_long(a, "--http-buffer", 0) << 20};
     const char **allow = hx_calloc(a->n + 1, sizeof *allow);   /* borrowed from argv */
     for (size_t pos = 0; allow && (allow[http.n_allow_hosts] = opt_next(a, "--allow-host", &pos));)
@@ -101,7 +101,7 @@ int cmd_serve(const cli_args *a)
         rc = -1;
     } else {
         http.token = opt_str(a, "--token-file") ? token : NULL;
-        rc = http.listen ? hx_http_serve(&cfg, &http, &err) : hx_mcp_serve(0, 1, &cfg, &err);
+        rc = http.listen ? hxi_http_serve(&cfg, &http, &err) : hxi_mcp_serve(0, 1, &cfg, &err);
         if (rc)
             fprintf(stderr, "hyrax serve: %s\n", err.message);
     }

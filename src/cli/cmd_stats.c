@@ -63,24 +63,24 @@ static int run_stats(void *arg)
     if (act_rc)
         fprintf(stderr, "hyrax stats: warning: %s\n", err.message);
     if (j->json) {
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_json_write_obj_begin(&w);
-        hx_present_stats_members(&w, st, info.project.root);
-        hx_json_write_key(&w, "precision");
-        hx_json_write_cstr(&w, hx_precision_name(info.precision));
-        hx_json_write_key(&w, "activity");
+        hxi_json_writer w;
+        hxi_json_writer_init(&w);
+        hxi_json_write_obj_begin(&w);
+        hxi_present_stats_members(&w, st, info.project.root);
+        hxi_json_write_key(&w, "precision");
+        hxi_json_write_cstr(&w, hx_precision_name(info.precision));
+        hxi_json_write_key(&w, "activity");
         if (act_rc) {
-            hx_json_write_null(&w);
+            hxi_json_write_null(&w);
         } else {
-            hx_json_write_obj_begin(&w);
-            hx_present_activity(&w, &act);
-            hx_json_write_obj_end(&w);
+            hxi_json_write_obj_begin(&w);
+            hxi_present_activity(&w, &act);
+            hxi_json_write_obj_end(&w);
         }
-        hx_json_write_obj_end(&w);
-        if (!hx_json_writer_finish(&w, &err))
+        hxi_json_write_obj_end(&w);
+        if (!hxi_json_writer_finish(&w, &err))
             printf("%s\n", w.buf);
-        hx_json_writer_free(&w);
+        hxi_json_writer_free(&w);
     } else {
         time_t t = (time_t)(st->committed_ns / 1000000000);
         char when[64];

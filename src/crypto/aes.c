@@ -45,7 +45,7 @@ static uint8_t mul(uint8_t x, uint8_t y)
     return r;
 }
 
-int hx_aes_init(hx_aes *a, const uint8_t *key, size_t key_len)
+int hxi_aes_init(hxi_aes *a, const uint8_t *key, size_t key_len)
 {
     if (key_len != 16 && key_len != 32)
         return -1;
@@ -75,7 +75,7 @@ int hx_aes_init(hx_aes *a, const uint8_t *key, size_t key_len)
     return 0;
 }
 
-void hx_aes_decrypt_block(const hx_aes *a, const uint8_t in[16], uint8_t out[16])
+void hxi_aes_decrypt_block(const hxi_aes *a, const uint8_t in[16], uint8_t out[16])
 {
     uint8_t s[16], t[16];
     for (int i = 0; i < 16; i++)
@@ -100,20 +100,20 @@ void hx_aes_decrypt_block(const hx_aes *a, const uint8_t in[16], uint8_t out[16]
     }
 }
 
-void hx_aes_cbc_decrypt(const hx_aes *a, const uint8_t iv[16], uint8_t *buf, size_t n)
+void hxi_aes_cbc_decrypt(const hxi_aes *a, const uint8_t iv[16], uint8_t *buf, size_t n)
 {
     uint8_t prev[16], cur[16];
     memcpy(prev, iv, 16);
     for (size_t i = 0; i + 16 <= n; i += 16) {
         memcpy(cur, buf + i, 16);
-        hx_aes_decrypt_block(a, cur, buf + i);
+        hxi_aes_decrypt_block(a, cur, buf + i);
         for (int k = 0; k < 16; k++)
             buf[i + k] ^= prev[k];
         memcpy(prev, cur, 16);
     }
 }
 
-void hx_aes_encrypt_block(const hx_aes *a, const uint8_t in[16], uint8_t out[16])
+void hxi_aes_encrypt_block(const hxi_aes *a, const uint8_t in[16], uint8_t out[16])
 {
     uint8_t s[16], t[16];
     for (int i = 0; i < 16; i++)
@@ -135,13 +135,13 @@ void hx_aes_encrypt_block(const hx_aes *a, const uint8_t in[16], uint8_t out[16]
     memcpy(out, s, 16);
 }
 
-void hx_aes_cbc_encrypt(const hx_aes *a, const uint8_t iv[16], uint8_t *buf, size_t n)
+void hxi_aes_cbc_encrypt(const hxi_aes *a, const uint8_t iv[16], uint8_t *buf, size_t n)
 {
     const uint8_t *prev = iv;
     for (size_t i = 0; i + 16 <= n; i += 16) {
         for (int k = 0; k < 16; k++)
             buf[i + k] ^= prev[k];
-        hx_aes_encrypt_block(a, buf + i, buf + i);
+        hxi_aes_encrypt_block(a, buf + i, buf + i);
         prev = buf + i;
     }
 }

@@ -9,18 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct hx_aes {
+typedef struct hxi_aes {
     uint8_t rk[15][16];   /* round keys */
     int rounds;           /* 10 or 14 */
-} hx_aes;
+} hxi_aes;
 
 /* key_len is 16 or 32 bytes; returns 0, or -1 for another length. */
-int hx_aes_init(hx_aes *a, const uint8_t *key, size_t key_len);
-void hx_aes_decrypt_block(const hx_aes *a, const uint8_t in[16], uint8_t out[16]);
-void hx_aes_encrypt_block(const hx_aes *a, const uint8_t in[16], uint8_t out[16]);
+int hxi_aes_init(hxi_aes *a, const uint8_t *key, size_t key_len);
+void hxi_aes_decrypt_block(const hxi_aes *a, const uint8_t in[16], uint8_t out[16]);
+void hxi_aes_encrypt_block(const hxi_aes *a, const uint8_t in[16], uint8_t out[16]);
 /* CBC: encrypts n bytes (a multiple of 16) in place, chaining from iv. */
-void hx_aes_cbc_encrypt(const hx_aes *a, const uint8_t iv[16], uint8_t *buf, size_t n);
+void hxi_aes_cbc_encrypt(const hxi_aes *a, const uint8_t iv[16], uint8_t *buf, size_t n);
 /* CBC: decrypts n bytes (a multiple of 16) in place, chaining from iv. */
-void hx_aes_cbc_decrypt(const hx_aes *a, const uint8_t iv[16], uint8_t *buf, size_t n);
+void hxi_aes_cbc_decrypt(const hxi_aes *a, const uint8_t iv[16], uint8_t *buf, size_t n);
 
 #endif

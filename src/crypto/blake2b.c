@@ -40,7 +40,7 @@ static uint64_t rotr(uint64_t x, int n) { return x >> n | x << (64 - n); }
     } while (0)
 
 /* RFC 7693 3.2: F, with `last` set for the final block. */
-static void compress(hx_blake2b *s, const uint8_t *p, int last)
+static void compress(hxi_blake2b *s, const uint8_t *p, int last)
 {
     uint64_t m[16], v[16];
     for (int i = 0; i < 16; i++)
@@ -68,14 +68,14 @@ static void compress(hx_blake2b *s, const uint8_t *p, int last)
         s->h[i] ^= v[i] ^ v[i + 8];
 }
 
-static void count(hx_blake2b *s, size_t n)
+static void count(hxi_blake2b *s, size_t n)
 {
     s->t[0] += n;
     if (s->t[0] < n)
         s->t[1]++;
 }
 
-void hx_blake2b_init(hx_blake2b *s, size_t outlen)
+void hxi_blake2b_init(hxi_blake2b *s, size_t outlen)
 {
     outlen = outlen < 1 ? 1 : outlen > 64 ? 64 : outlen;
     memcpy(s->h, IV, sizeof IV);
@@ -85,7 +85,7 @@ void hx_blake2b_init(hx_blake2b *s, size_t outlen)
     s->outlen = outlen;
 }
 
-void hx_blake2b_update(hx_blake2b *s, const void *data, size_t len)
+void hxi_blake2b_update(hxi_blake2b *s, const void *data, size_t len)
 {
     const uint8_t *p = data;
     while (len > 0) {
@@ -102,7 +102,7 @@ void hx_blake2b_update(hx_blake2b *s, const void *data, size_t len)
     }
 }
 
-void hx_blake2b_final(hx_blake2b *s, uint8_t *digest)
+void hxi_blake2b_final(hxi_blake2b *s, uint8_t *digest)
 {
     count(s, s->used);
     memset(s->block + s->used, 0, 128 - s->used);
@@ -113,10 +113,10 @@ void hx_blake2b_final(hx_blake2b *s, uint8_t *digest)
     memcpy(digest, full, s->outlen);
 }
 
-void hx_blake2b512(const void *data, size_t len, uint8_t digest[64])
+void hxi_blake2b512(const void *data, size_t len, uint8_t digest[64])
 {
-    hx_blake2b s;
-    hx_blake2b_init(&s, 64);
-    hx_blake2b_update(&s, data, len);
-    hx_blake2b_final(&s, digest);
+    hxi_blake2b s;
+    hxi_blake2b_init(&s, 64);
+    hxi_blake2b_update(&s, data, len);
+    hxi_blake2b_final(&s, digest);
 }

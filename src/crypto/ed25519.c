@@ -486,8 +486,8 @@ static void double_scalarmult(ge_p2 *r, const uint8_t a[32], const ge_p3 *A, con
 
 /* === Verification === */
 
-int hx_ed25519_verify(const uint8_t sig[64], const uint8_t *msg, size_t len, const uint8_t pk[32],
-                      hx_error *err)
+int hxi_ed25519_verify(const uint8_t sig[64], const uint8_t *msg, size_t len, const uint8_t pk[32],
+                       hx_error *err)
 {
     ge_p3 A, B, R;
     if (sc_ge_l(sig + 32))
@@ -503,12 +503,12 @@ int hx_ed25519_verify(const uint8_t sig[64], const uint8_t *msg, size_t len, con
     p3_frombytes(&B, B_BYTES);
 
     uint8_t h[64], k[32], check[32];
-    hx_sha512 s;
-    hx_sha512_init(&s);
-    hx_sha512_update(&s, sig, 32);
-    hx_sha512_update(&s, pk, 32);
-    hx_sha512_update(&s, msg, len);
-    hx_sha512_final(&s, h);
+    hxi_sha512 s;
+    hxi_sha512_init(&s);
+    hxi_sha512_update(&s, sig, 32);
+    hxi_sha512_update(&s, pk, 32);
+    hxi_sha512_update(&s, msg, len);
+    hxi_sha512_final(&s, h);
     sc_reduce(k, h);
 
     fe d2;

@@ -13,7 +13,7 @@
  * HX_EFORMAT (err says which) for a non-canonical S (S >= L), a public key or R that is not the
  * canonical encoding of a curve point or has small order (as libsodium refuses them), and
  * HX_EPERM when the equation [S]B = R + [k]A fails. */
-int hx_ed25519_verify(const uint8_t sig[64], const uint8_t *msg, size_t len, const uint8_t pk[32],
-                      hx_error *err);
+int hxi_ed25519_verify(const uint8_t sig[64], const uint8_t *msg, size_t len, const uint8_t pk[32],
+                       hx_error *err);
 
 #endif

@@ -54,7 +54,7 @@ static void block(uint32_t h[4], const uint8_t *p)
     h[3] += d;
 }
 
-void hx_md5_init(hx_md5 *s)
+void hxi_md5_init(hxi_md5 *s)
 {
     s->h[0] = 0x67452301;
     s->h[1] = 0xefcdab89;
@@ -64,7 +64,7 @@ void hx_md5_init(hx_md5 *s)
     s->used = 0;
 }
 
-void hx_md5_update(hx_md5 *s, const void *data, size_t len)
+void hxi_md5_update(hxi_md5 *s, const void *data, size_t len)
 {
     const uint8_t *p = data;
     s->length += len;
@@ -81,22 +81,22 @@ void hx_md5_update(hx_md5 *s, const void *data, size_t len)
     }
 }
 
-void hx_md5_final(hx_md5 *s, uint8_t digest[16])
+void hxi_md5_final(hxi_md5 *s, uint8_t digest[16])
 {
     uint64_t bits = s->length * 8;
     uint8_t pad[72] = {0x80};
     size_t n = s->used < 56 ? 56 - s->used : 120 - s->used;
     for (int i = 0; i < 8; i++)
         pad[n + (size_t)i] = (uint8_t)(bits >> (8 * i));
-    hx_md5_update(s, pad, n + 8);
+    hxi_md5_update(s, pad, n + 8);
     for (int i = 0; i < 16; i++)
         digest[i] = (uint8_t)(s->h[i / 4] >> (8 * (i % 4)));
 }
 
-void hx_md5_digest(const void *data, size_t len, uint8_t digest[16])
+void hxi_md5_digest(const void *data, size_t len, uint8_t digest[16])
 {
-    hx_md5 s;
-    hx_md5_init(&s);
-    hx_md5_update(&s, data, len);
-    hx_md5_final(&s, digest);
+    hxi_md5 s;
+    hxi_md5_init(&s);
+    hxi_md5_update(&s, data, len);
+    hxi_md5_final(&s, digest);
 }

@@ -6,16 +6,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct hx_md5 {
+typedef struct hxi_md5 {
     uint32_t h[4];
     uint64_t length;      /* bytes hashed so far */
     uint8_t block[64];
     size_t used;          /* bytes waiting in block */
-} hx_md5;
+} hxi_md5;
 
-void hx_md5_init(hx_md5 *s);
-void hx_md5_update(hx_md5 *s, const void *data, size_t len);
-void hx_md5_final(hx_md5 *s, uint8_t digest[16]);
-void hx_md5_digest(const void *data, size_t len, uint8_t digest[16]);
+void hxi_md5_init(hxi_md5 *s);
+void hxi_md5_update(hxi_md5 *s, const void *data, size_t len);
+void hxi_md5_final(hxi_md5 *s, uint8_t digest[16]);
+void hxi_md5_digest(const void *data, size_t len, uint8_t digest[16]);
 
 #endif

@@ -36,7 +36,7 @@ static void compress(uint32_t h[8], const uint8_t *p)
     h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
 }
 
-void hx_sha256_init(hx_sha256 *s)
+void hxi_sha256_init(hxi_sha256 *s)
 {
     static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -45,7 +45,7 @@ void hx_sha256_init(hx_sha256 *s)
     s->used = 0;
 }
 
-void hx_sha256_update(hx_sha256 *s, const void *data, size_t len)
+void hxi_sha256_update(hxi_sha256 *s, const void *data, size_t len)
 {
     const uint8_t *p = data;
     s->length += len;
@@ -66,18 +66,18 @@ void hx_sha256_update(hx_sha256 *s, const void *data, size_t len)
     s->used = len;
 }
 
-void hx_sha256_final(hx_sha256 *s, uint8_t digest[32])
+void hxi_sha256_final(hxi_sha256 *s, uint8_t digest[32])
 {
     uint64_t bits = s->length * 8;
     uint8_t pad = 0x80;
-    hx_sha256_update(s, &pad, 1);
+    hxi_sha256_update(s, &pad, 1);
     pad = 0;
     while (s->used != 56)
-        hx_sha256_update(s, &pad, 1);
+        hxi_sha256_update(s, &pad, 1);
     uint8_t len_be[8];
     for (int i = 0; i < 8; i++)
         len_be[i] = (uint8_t)(bits >> (56 - 8 * i));
-    hx_sha256_update(s, len_be, 8);
+    hxi_sha256_update(s, len_be, 8);
     for (int i = 0; i < 8; i++) {
         digest[4 * i] = (uint8_t)(s->h[i] >> 24);
         digest[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
@@ -86,14 +86,14 @@ void hx_sha256_final(hx_sha256 *s, uint8_t digest[32])
     }
 }
 
-void hx_sha256_hex(const void *data, size_t len, char hex[65])
+void hxi_sha256_hex(const void *data, size_t len, char hex[65])
 {
     static const char digits[] = "0123456789abcdef";
-    hx_sha256 s;
+    hxi_sha256 s;
     uint8_t d[32];
-    hx_sha256_init(&s);
-    hx_sha256_update(&s, data, len);
-    hx_sha256_final(&s, d);
+    hxi_sha256_init(&s);
+    hxi_sha256_update(&s, data, len);
+    hxi_sha256_final(&s, d);
     for (int i = 0; i < 32; i++) {
         hex[2 * i] = digits[d[i] >> 4];
         hex[2 * i + 1] = digits[d[i] & 15];

@@ -5,17 +5,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct hx_sha256 {
+typedef struct hxi_sha256 {
     uint32_t h[8];
     uint64_t length;      /* bytes hashed so far */
     uint8_t block[64];
     size_t used;          /* bytes waiting in block */
-} hx_sha256;
+} hxi_sha256;
 
-void hx_sha256_init(hx_sha256 *s);
-void hx_sha256_update(hx_sha256 *s, const void *data, size_t len);
-void hx_sha256_final(hx_sha256 *s, uint8_t digest[32]);
+void hxi_sha256_init(hxi_sha256 *s);
+void hxi_sha256_update(hxi_sha256 *s, const void *data, size_t len);
+void hxi_sha256_final(hxi_sha256 *s, uint8_t digest[32]);
 /* One-shot: writes 64 lowercase hex digits and a NUL into hex. */
-void hx_sha256_hex(const void *data, size_t len, char hex[65]);
+void hxi_sha256_hex(const void *data, size_t len, char hex[65]);
 
 #endif

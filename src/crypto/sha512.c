@@ -58,7 +58,7 @@ static void compress(uint64_t h[8], const uint8_t *p)
     h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
 }
 
-void hx_sha512_init(hx_sha512 *s)
+void hxi_sha512_init(hxi_sha512 *s)
 {
     static const uint64_t iv[8] = {0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b,
                                    0xa54ff53a5f1d36f1, 0x510e527fade682d1, 0x9b05688c2b3e6c1f,
@@ -68,7 +68,7 @@ void hx_sha512_init(hx_sha512 *s)
     s->used = 0;
 }
 
-void hx_sha384_init(hx_sha512 *s)
+void hxi_sha384_init(hxi_sha512 *s)
 {
     static const uint64_t iv[8] = {0xcbbb9d5dc1059ed8, 0x629a292a367cd507, 0x9159015a3070dd17,
                                    0x152fecd8f70e5939, 0x67332667ffc00b31, 0x8eb44a8768581511,
@@ -78,7 +78,7 @@ void hx_sha384_init(hx_sha512 *s)
     s->used = 0;
 }
 
-void hx_sha512_update(hx_sha512 *s, const void *data, size_t len)
+void hxi_sha512_update(hxi_sha512 *s, const void *data, size_t len)
 {
     const uint8_t *p = data;
     if (len == 0)
@@ -102,7 +102,7 @@ void hx_sha512_update(hx_sha512 *s, const void *data, size_t len)
     s->used = len;
 }
 
-void hx_sha512_final(hx_sha512 *s, uint8_t digest[64])
+void hxi_sha512_final(hxi_sha512 *s, uint8_t digest[64])
 {
     uint64_t bits = s->length * 8;
     /* Padding: 0x80, zeros to 112 mod 128, then the 128-bit big-endian length (high half 0). */
@@ -110,16 +110,16 @@ void hx_sha512_final(hx_sha512 *s, uint8_t digest[64])
     size_t zeros = (s->used < 112 ? 112 : 240) - s->used;
     for (int i = 0; i < 8; i++)
         pad[zeros + 8 + i] = (uint8_t)(bits >> (56 - 8 * i));
-    hx_sha512_update(s, pad, zeros + 16);
+    hxi_sha512_update(s, pad, zeros + 16);
     for (int i = 0; i < 8; i++)
         for (int j = 0; j < 8; j++)
             digest[8 * i + j] = (uint8_t)(s->h[i] >> (56 - 8 * j));
 }
 
-void hx_sha512_digest(const void *data, size_t len, uint8_t digest[64])
+void hxi_sha512_digest(const void *data, size_t len, uint8_t digest[64])
 {
-    hx_sha512 s;
-    hx_sha512_init(&s);
-    hx_sha512_update(&s, data, len);
-    hx_sha512_final(&s, digest);
+    hxi_sha512 s;
+    hxi_sha512_init(&s);
+    hxi_sha512_update(&s, data, len);
+    hxi_sha512_final(&s, digest);
 }

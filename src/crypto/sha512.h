@@ -7,19 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct hx_sha512 {
+typedef struct hxi_sha512 {
     uint64_t h[8];
     uint64_t length;      /* bytes hashed so far (messages over 2^61 bytes are not supported) */
     uint8_t block[128];
     size_t used;          /* bytes waiting in block */
-} hx_sha512;
+} hxi_sha512;
 
-void hx_sha512_init(hx_sha512 *s);
+void hxi_sha512_init(hxi_sha512 *s);
 /* Starts SHA-384 instead: update and final as for SHA-512; the digest is final's first 48 bytes. */
-void hx_sha384_init(hx_sha512 *s);
-void hx_sha512_update(hx_sha512 *s, const void *data, size_t len);
-void hx_sha512_final(hx_sha512 *s, uint8_t digest[64]);
+void hxi_sha384_init(hxi_sha512 *s);
+void hxi_sha512_update(hxi_sha512 *s, const void *data, size_t len);
+void hxi_sha512_final(hxi_sha512 *s, uint8_t digest[64]);
 /* One-shot digest of data[0..len). */
-void hx_sha512_digest(const void *data, size_t len, uint8_t digest[64]);
+void hxi_sha512_digest(const void *data, size_t len, uint8_t digest[64]);
 
 #endif

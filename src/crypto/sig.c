@@ -54,7 +54,7 @@ const char *hx_sig_suffix(int i)
     return i >= 0 && i < 2 ? suffixes[i] : NULL;
 }
 
-int hx_trust_new(hx_trust **out, hx_error *err)
+int hxi_trust_new(hx_trust **out, hx_error *err)
 {
     *out = hx_calloc(1, sizeof **out);
     return *out ? 0 : hx_error_set(err, HX_ENOMEM, -1, "trust store: out of memory");
@@ -72,7 +72,7 @@ void hx_trust_free(hx_trust *t)
     free(t);
 }
 
-size_t hx_trust_count(const hx_trust *t) { return t ? t->n : 0; }
+size_t hxi_trust_count(const hx_trust *t) { return t ? t->n : 0; }
 
 /* Takes ownership of principals and namespaces (freed on failure too). */
 static int trust_push(hx_trust *t, const trust_key *k, hx_error *err)
@@ -189,11 +189,11 @@ static void key_id_hex(const uint8_t id[8], char out[17])
 /* ssh-keygen -l's fingerprint of a key blob: "SHA256:" + unpadded base64 of SHA-256(blob). */
 static void ssh_fingerprint(const uint8_t *blob, size_t len, char *out, size_t cap)
 {
-    hx_sha256 s;
+    hxi_sha256 s;
     uint8_t d[32];
-    hx_sha256_init(&s);
-    hx_sha256_update(&s, blob, len);
-    hx_sha256_final(&s, d);
+    hxi_sha256_init(&s);
+    hxi_sha256_update(&s, blob, len);
+    hxi_sha256_final(&s, d);
     snprintf(out, cap, "SHA256:");
     b64_encode_nopad(d, 32, out + 7, cap - 7);
 }
@@ -247,7 +247,7 @@ static int ssh_key_blob(const uint8_t *blob, size_t len, uint8_t pk[32], const u
 
 /* === Loading keys === */
 
-int hx_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char *name, hx_error *err)
+int hxi_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char *name, hx_error *err)
 {
     const char *origin = name;
     const char *cur = text, *end = text + len;
@@ -431,8 +431,8 @@ static int add_signers(hx_trust *t, const char *text, size_t len, const char *or
     return 0;
 }
 
-int hx_trust_add_allowed_signers(hx_trust *t, const char *text, size_t len, const char *origin,
-                                 hx_error *err)
+int hxi_trust_add_allowed_signers(hx_trust *t, const char *text, size_t len, const char *origin,
+                                  hx_error *err)
 {
     size_t before = t->n;
     int rc = add_signers(t, text, len, origin, err);
@@ -452,7 +452,7 @@ static int cmp_names(const void *a, const void *b)
 int hx_trust_load(hx_trust **out, const char *root, hx_error *err)
 {
     hx_trust *t;
-    int rc = hx_trust_new(&t, err);
+    int rc = hxi_trust_new(&t, err);
     if (rc)
         return rc;
     char path[4096], name[512];
@@ -479,10 +479,10 @@ int hx_trust_load(hx_trust **out, const char *root, hx_error *err)
         qsort(names, n, sizeof *names, cmp_names);
     for (size_t i = 0; i < n; i++) {
         snprintf(name, sizeof name, ".hyrax/trusted/%s", names[i]);
-        if ((rc = hx_fs_read_under(root, name, HX_SIG_MAX_TRUST_FILE, &buf, &len, NULL, err)) != 0)
+        if ((rc = hxi_fs_read_under(root, name, HX_SIG_MAX_TRUST_FILE, &buf, &len, NULL, err)) != 0)
             goto done;
         names[i][strlen(names[i]) - 4] = 0;          /* the signer's name: the file's stem */
-        if ((rc = hx_trust_add_minisign(t, buf, len, names[i], err)) != 0) {
+        if ((rc = hxi_trust_add_minisign(t, buf, len, names[i], err)) != 0) {
             char why[256];
             snprintf(why, sizeof why, "%s", err ? err->message : "");
             hx_error_set(err, rc, -1, "%s: %s", name, why);
@@ -491,11 +491,11 @@ int hx_trust_load(hx_trust **out, const char *root, hx_error *err)
         free(buf);
         buf = NULL;
     }
-    rc = hx_fs_read_under(root, ".hyrax/allowed_signers", HX_SIG_MAX_TRUST_FILE, &buf, &len, NULL, err);
+    rc = hxi_fs_read_under(root, ".hyrax/allowed_signers", HX_SIG_MAX_TRUST_FILE, &buf, &len, NULL, err);
     if (rc == HX_ENOTFOUND)
         rc = 0;
     else if (rc == 0)
-        rc = hx_trust_add_allowed_signers(t, buf, len, ".hyrax/allowed_signers", err);
+        rc = hxi_trust_add_allowed_signers(t, buf, len, ".hyrax/allowed_signers", err);
 done:
     if (d)
         closedir(d);
@@ -577,12 +577,12 @@ static int verify_minisign(const hx_trust *t, const uint8_t *doc, size_t doc_len
     const uint8_t *msg = doc;
     size_t msg_len = doc_len;
     if (sig[1] == 'D') {
-        hx_blake2b512(doc, doc_len, prehash);
+        hxi_blake2b512(doc, doc_len, prehash);
         msg = prehash;
         msg_len = 64;
     }
     hx_error e = {0};
-    int rc = hx_ed25519_verify(sig + 10, msg, msg_len, k->pk, &e);
+    int rc = hxi_ed25519_verify(sig + 10, msg, msg_len, k->pk, &e);
     if (rc == HX_EPERM)
         return fail(res, err, HX_EPERM, "minisign: signature by %s (key %s) does not match the "
                     "document (changed after signing?)", k->principals, id);
@@ -594,7 +594,7 @@ static int verify_minisign(const hx_trust *t, const uint8_t *doc, size_t doc_len
         return fail(res, err, HX_ENOMEM, "minisign: out of memory");
     memcpy(both, sig + 10, 64);
     memcpy(both + 64, comment, clen);
-    rc = hx_ed25519_verify(global, both, 64 + clen, k->pk, &e);
+    rc = hxi_ed25519_verify(global, both, 64 + clen, k->pk, &e);
     free(both);
     if (rc)
         return fail(res, err, rc, "minisign: the trusted comment was changed after %s (key %s) "
@@ -712,13 +712,13 @@ static int verify_ssh(const hx_trust *t, const uint8_t *doc, size_t doc_len, con
     uint8_t digest[64];
     size_t dlen;
     if (str_is(hash, hash_len, "sha512")) {
-        hx_sha512_digest(doc, doc_len, digest);
+        hxi_sha512_digest(doc, doc_len, digest);
         dlen = 64;
     } else if (str_is(hash, hash_len, "sha256")) {
-        hx_sha256 s;
-        hx_sha256_init(&s);
-        hx_sha256_update(&s, doc, doc_len);
-        hx_sha256_final(&s, digest);
+        hxi_sha256 s;
+        hxi_sha256_init(&s);
+        hxi_sha256_update(&s, doc, doc_len);
+        hxi_sha256_final(&s, digest);
         dlen = 32;
     } else {
         rc = fail(res, err, HX_EFORMAT, "ssh: hash algorithm of the signature by %s is not sha512 "
@@ -778,7 +778,7 @@ static int verify_ssh(const hx_trust *t, const uint8_t *doc, size_t doc_len, con
         w += 4 + lens[i];
     }
     hx_error e = {0};
-    int vr = hx_ed25519_verify(raw, sd, signed_len, pk, &e);
+    int vr = hxi_ed25519_verify(raw, sd, signed_len, pk, &e);
     free(sd);
     if (vr == HX_EPERM)
         rc = fail(res, err, HX_EPERM, "ssh: signature by %s (%s) does not match the document "

@@ -23,13 +23,13 @@
  * hx_trust_free, hx_sig_result and hx_sig_verify are public: hyrax.h "Signatures". */
 
 /* An empty trust store, to add keys to; the keys it holds. */
-int hx_trust_new(hx_trust **out, hx_error *err);
-size_t hx_trust_count(const hx_trust *t);
+int hxi_trust_new(hx_trust **out, hx_error *err);
+size_t hxi_trust_count(const hx_trust *t);
 
 /* Adds the minisign public key in text[0..len): a minisign.pub file (an "untrusted comment:" line,
  * then the base64 line) or the base64 line alone. `name` (copied) is the signer's name in results
  * and messages (hx_trust_load uses the file name without .pub). HX_EFORMAT for anything else. */
-int hx_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char *name, hx_error *err);
+int hxi_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char *name, hx_error *err);
 
 /* Adds the lines of an allowed_signers file: `principals [options] keytype base64-key [comment]`,
  * '#' comments and blank lines skipped. Options: namespaces="p1,p2" (patterns with * and ?, ! to
@@ -37,8 +37,8 @@ int hx_trust_add_minisign(hx_trust *t, const char *text, size_t len, const char 
  * valid-after and valid-before (such lines are kept out: hyrax trusts plain keys for all time
  * only, so they fail closed). Lines with other key types are valid and skipped (such keys are
  * never trusted). A malformed line fails the whole file with HX_EPARSE naming origin:line. */
-int hx_trust_add_allowed_signers(hx_trust *t, const char *text, size_t len, const char *origin,
-                                 hx_error *err);
+int hxi_trust_add_allowed_signers(hx_trust *t, const char *text, size_t len, const char *origin,
+                                  hx_error *err);
 
 
 #endif

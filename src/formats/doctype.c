@@ -14,14 +14,14 @@
 
 /* === Builder === */
 
-int hx_extract_init(hx_extract *x, size_t in_len, hx_error *err)
+int hxi_extract_init(hxi_extract *x, size_t in_len, hx_error *err)
 {
     memset(x, 0, sizeof *x);
     x->encoding = "utf-8";
     x->limit = in_len > SIZE_MAX / HX_INGEST_MAX_GROWTH - 1 ? SIZE_MAX - 1 : in_len * HX_INGEST_MAX_GROWTH;
     if (hx_grow((void **)&x->text, &x->cap, 256, 1, NULL) ||
         hx_grow((void **)&x->headings, &x->cap_headings, 4, sizeof *x->headings, NULL) || !(x->headings[0] = hx_strdup(""))) {
-        hx_extract_clear(x);
+        hxi_extract_clear(x);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory extracting");
     }
     x->n_headings = 1;
@@ -29,7 +29,7 @@ int hx_extract_init(hx_extract *x, size_t in_len, hx_error *err)
     return 0;
 }
 
-void hx_extract_clear(hx_extract *x)
+void hxi_extract_clear(hxi_extract *x)
 {
     free(x->text);
     free(x->title);
@@ -37,11 +37,11 @@ void hx_extract_clear(hx_extract *x)
     for (size_t i = 0; i < x->n_headings; i++)
         free(x->headings[i]);
     free(x->headings);
-    hx_kv_free(x->meta, x->n_meta);
+    hxi_kv_free(x->meta, x->n_meta);
     memset(x, 0, sizeof *x);
 }
 
-void hx_kv_free(hx_kv *kv, size_t n)
+void hxi_kv_free(hx_kv *kv, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(kv[i].key);
@@ -66,7 +66,7 @@ static bool is_dropped(uint32_t c)
     return (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || c == 0x7F;
 }
 
-static int put_bytes(hx_extract *x, const char *s, size_t n, hx_error *err)
+static int put_bytes(hxi_extract *x, const char *s, size_t n, hx_error *err)
 {
     if (x->len + n > x->limit)
         return hx_error_set(err, HX_ERANGE, -1, "extracted text grows past %d times the file", HX_INGEST_MAX_GROWTH);
@@ -78,13 +78,13 @@ static int put_bytes(hx_extract *x, const char *s, size_t n, hx_error *err)
     return 0;
 }
 
-static hx_block *cur(hx_extract *x)
+static hxi_block *cur(hxi_extract *x)
 {
     return x->open ? &x->blocks[x->n_blocks - 1] : NULL;
 }
 
 /* Makes sure a block is open, separated from the text before it by a blank line. */
-static int ensure_block(hx_extract *x, hx_error *err)
+static int ensure_block(hxi_extract *x, hx_error *err)
 {
     if (x->open)
         return 0;
@@ -100,7 +100,7 @@ static int ensure_block(hx_extract *x, hx_error *err)
         return hx_error_set(err, HX_ERANGE, -1, "document too large to extract");
     if (hx_grow((void **)&x->blocks, &x->cap_blocks, x->n_blocks + 1, sizeof *x->blocks, NULL))
         return oom(err);
-    x->blocks[x->n_blocks++] = (hx_block){(uint32_t)x->len, (uint32_t)x->len,
+    x->blocks[x->n_blocks++] = (hxi_block){(uint32_t)x->len, (uint32_t)x->len,
                                           x->depth ? x->path[x->depth - 1] : 0, 0, 0, x->next_kind};
     x->open = true;
     x->space = false;
@@ -108,9 +108,9 @@ static int ensure_block(hx_extract *x, hx_error *err)
 }
 
 /* Ends the open block: trailing white space trimmed (but in VERBATIM), an empty block forgotten. */
-static void close_block(hx_extract *x)
+static void close_block(hxi_extract *x)
 {
-    hx_block *b = cur(x);
+    hxi_block *b = cur(x);
     if (!b)
         return;
     while (b->kind != HX_BLOCK_VERBATIM && b->end > b->start && (unsigned char)x->text[b->end - 1] < 0x80 &&
@@ -124,9 +124,9 @@ static void close_block(hx_extract *x)
         x->n_blocks--;
 }
 
-static void note_source(hx_extract *x)
+static void note_source(hxi_extract *x)
 {
-    hx_block *b = cur(x);
+    hxi_block *b = cur(x);
     if (!b || !x->src_first)
         return;
     if (!b->src_first || x->src_first < b->src_first)
@@ -137,12 +137,12 @@ static void note_source(hx_extract *x)
 
 /* Writes s[0..n) into the open block (opening one); collapse: each run of white space is one
  * space between words. Valid characters are copied in runs. */
-static int write_text(hx_extract *x, const char *s, size_t n, bool collapse, hx_error *err)
+static int write_text(hxi_extract *x, const char *s, size_t n, bool collapse, hx_error *err)
 {
     int rc = ensure_block(x, err);
     if (rc)
         return rc;
-    hx_block *b = cur(x);
+    hxi_block *b = cur(x);
     size_t pos = 0, run = 0;   /* s[run..pos) is still to be copied */
     char u[4];
     while (pos < n && !rc) {
@@ -152,7 +152,7 @@ static int write_text(hx_extract *x, const char *s, size_t n, bool collapse, hx_
         if (cp < 0x80)
             pos++;
         else
-            valid = hx_utf8_next(s, n, &pos, &cp);
+            valid = hxi_utf8_next(s, n, &pos, &cp);
         bool ws = collapse && is_ws(cp);
         if (valid && !is_dropped(cp) && !ws) {
             if (collapse && x->space) {
@@ -170,7 +170,7 @@ static int write_text(hx_extract *x, const char *s, size_t n, bool collapse, hx_
             if (collapse && x->space && (rc = put_bytes(x, " ", 1, err)))
                 break;
             x->space = false;
-            rc = put_bytes(x, u, (size_t)hx_utf8_put(0xFFFD, u), err);
+            rc = put_bytes(x, u, (size_t)hxi_utf8_put(0xFFFD, u), err);
         } else if (ws) {
             x->space = x->len > b->start;   /* never at a block's start */
         } else {
@@ -184,18 +184,18 @@ static int write_text(hx_extract *x, const char *s, size_t n, bool collapse, hx_
     return rc;
 }
 
-int hx_x_text(hx_extract *x, const char *s, size_t n, hx_error *err)
+int hxi_x_text(hxi_extract *x, const char *s, size_t n, hx_error *err)
 {
     x->space = false;
     return write_text(x, s, n, false, err);
 }
 
-int hx_x_words(hx_extract *x, const char *s, size_t n, hx_error *err)
+int hxi_x_words(hxi_extract *x, const char *s, size_t n, hx_error *err)
 {
     return write_text(x, s, n, true, err);
 }
 
-int hx_x_block(hx_extract *x, hx_block_kind kind, hx_error *err)
+int hxi_x_block(hxi_extract *x, hxi_block_kind kind, hx_error *err)
 {
     (void)err;
     close_block(x);
@@ -215,7 +215,7 @@ static char *clean_copy(const char *s, size_t n, size_t max)
     for (size_t pos = 0; pos < n;) {
         size_t at = pos;
         uint32_t cp;
-        bool valid = hx_utf8_next(s, n, &pos, &cp);
+        bool valid = hxi_utf8_next(s, n, &pos, &cp);
         if (is_dropped(cp))
             continue;
         if (is_ws(cp)) {
@@ -223,7 +223,7 @@ static char *clean_copy(const char *s, size_t n, size_t max)
             continue;
         }
         char u[4];
-        size_t k = valid ? pos - at : (size_t)hx_utf8_put(0xFFFD, u);
+        size_t k = valid ? pos - at : (size_t)hxi_utf8_put(0xFFFD, u);
         if ((size_t)(p - out) + space + k > cap)
             break;
         if (space)
@@ -236,7 +236,7 @@ static char *clean_copy(const char *s, size_t n, size_t max)
     return out;
 }
 
-int hx_x_title(hx_extract *x, const char *s, size_t n, hx_error *err)
+int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err)
 {
     if (x->title && !x->title_from_heading)
         return 0;
@@ -253,7 +253,7 @@ int hx_x_title(hx_extract *x, const char *s, size_t n, hx_error *err)
     return 0;
 }
 
-int hx_x_heading(hx_extract *x, int level, const char *s, size_t n, hx_error *err)
+int hxi_x_heading(hxi_extract *x, int level, const char *s, size_t n, hx_error *err)
 {
     level = level < 1 ? 1 : level > HX_X_MAX_DEPTH ? HX_X_MAX_DEPTH : level;
     char *words = clean_copy(s, n, HX_LABEL_MAX);
@@ -291,13 +291,13 @@ out:
     return rc;
 }
 
-void hx_x_source(hx_extract *x, uint32_t first, uint32_t last)
+void hxi_x_source(hxi_extract *x, uint32_t first, uint32_t last)
 {
     x->src_first = first;
     x->src_last = last < first ? first : last;
 }
 
-int hx_x_meta(hx_extract *x, const char *key, const char *value, size_t vlen, hx_error *err)
+int hxi_x_meta(hxi_extract *x, const char *key, const char *value, size_t vlen, hx_error *err)
 {
     if (hx_grow((void **)&x->meta, &x->cap_meta, x->n_meta + 1, sizeof *x->meta, NULL))
         return oom(err);
@@ -311,14 +311,14 @@ int hx_x_meta(hx_extract *x, const char *key, const char *value, size_t vlen, hx
     return 0;
 }
 
-int hx_x_meta_uint(hx_extract *x, const char *key, uint64_t value, hx_error *err)
+int hxi_x_meta_uint(hxi_extract *x, const char *key, uint64_t value, hx_error *err)
 {
     char buf[24];
     int n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)value);
-    return hx_x_meta(x, key, buf, (size_t)n, err);
+    return hxi_x_meta(x, key, buf, (size_t)n, err);
 }
 
-int hx_x_warn(hx_extract *x, hx_error *err, const char *fmt, ...)
+int hxi_x_warn(hxi_extract *x, hx_error *err, const char *fmt, ...)
 {
     if (x->n_warnings++ >= HX_X_MAX_WARNINGS)
         return 0;
@@ -327,48 +327,48 @@ int hx_x_warn(hx_extract *x, hx_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    return hx_x_meta(x, "warning", buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, err);
+    return hxi_x_meta(x, "warning", buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, err);
 }
 
-int hx_x_finish(hx_extract *x, hx_error *err)
+int hxi_x_finish(hxi_extract *x, hx_error *err)
 {
     close_block(x);
     x->len = x->n_blocks ? x->blocks[x->n_blocks - 1].end : 0;   /* no separator after the last block */
     x->text[x->len] = 0;
     int rc = 0;
     if (x->dropped)
-        rc = hx_x_warn(x, err, "dropped %u control character%s", x->dropped, x->dropped == 1 ? "" : "s");
+        rc = hxi_x_warn(x, err, "dropped %u control character%s", x->dropped, x->dropped == 1 ? "" : "s");
     if (!rc && x->n_warnings > HX_X_MAX_WARNINGS)
-        rc = hx_x_meta_uint(x, "warnings_not_shown", x->n_warnings - HX_X_MAX_WARNINGS, err);
+        rc = hxi_x_meta_uint(x, "warnings_not_shown", x->n_warnings - HX_X_MAX_WARNINGS, err);
     return rc;
 }
 
 /* === The table === */
 
-extern const hx_doctype hx_doctype_markdown, hx_doctype_yaml, hx_doctype_json, hx_doctype_xml,
-    hx_doctype_html, hx_doctype_code, hx_doctype_text, hx_doctype_docx, hx_doctype_xlsx, hx_doctype_pptx, hx_doctype_odt, hx_doctype_ods,
-    hx_doctype_odp, hx_doctype_epub, hx_doctype_pdf;
+extern const hxi_doctype hxi_doctype_markdown, hxi_doctype_yaml, hxi_doctype_json, hxi_doctype_xml,
+    hxi_doctype_html, hxi_doctype_code, hxi_doctype_text, hxi_doctype_docx, hxi_doctype_xlsx, hxi_doctype_pptx, hxi_doctype_odt, hxi_doctype_ods,
+    hxi_doctype_odp, hxi_doctype_epub, hxi_doctype_pdf;
 
 /* Detection order: magic is tried in this order over every row first, then names. */
-static const hx_doctype *const table[] = {
-    &hx_doctype_pdf, &hx_doctype_docx, &hx_doctype_xlsx, &hx_doctype_pptx, &hx_doctype_odt, &hx_doctype_ods, &hx_doctype_odp,
-    &hx_doctype_epub,
-    &hx_doctype_html, &hx_doctype_xml, &hx_doctype_markdown, &hx_doctype_yaml, &hx_doctype_json,
-    &hx_doctype_code, &hx_doctype_text,
+static const hxi_doctype *const table[] = {
+    &hxi_doctype_pdf, &hxi_doctype_docx, &hxi_doctype_xlsx, &hxi_doctype_pptx, &hxi_doctype_odt, &hxi_doctype_ods, &hxi_doctype_odp,
+    &hxi_doctype_epub,
+    &hxi_doctype_html, &hxi_doctype_xml, &hxi_doctype_markdown, &hxi_doctype_yaml, &hxi_doctype_json,
+    &hxi_doctype_code, &hxi_doctype_text,
 };
 #define N_TYPES (sizeof table / sizeof *table)
 
-const hx_doctype *hx_doctype_at(size_t i)
+const hxi_doctype *hxi_doctype_at(size_t i)
 {
     return i < N_TYPES ? table[i] : NULL;
 }
 
-size_t hx_doctype_count(void)
+size_t hxi_doctype_count(void)
 {
     return N_TYPES;
 }
 
-const hx_doctype *hx_doctype_find(const char *name, size_t len)
+const hxi_doctype *hxi_doctype_find(const char *name, size_t len)
 {
     for (size_t i = 0; i < N_TYPES; i++)
         if (strlen(table[i]->name) == len && !memcmp(table[i]->name, name, len))
@@ -376,7 +376,7 @@ const hx_doctype *hx_doctype_find(const char *name, size_t len)
     return NULL;
 }
 
-static bool magic_match(const hx_magic *m, const uint8_t *raw, size_t len)
+static bool magic_match(const hxi_magic *m, const uint8_t *raw, size_t len)
 {
     size_t at = m->offset;
     if (m->fold) {
@@ -390,7 +390,7 @@ static bool magic_match(const hx_magic *m, const uint8_t *raw, size_t len)
     return m->fold ? !strncasecmp((const char *)raw + at, m->bytes, m->len) : !memcmp(raw + at, m->bytes, m->len);
 }
 
-const hx_doctype *hx_doctype_detect(const char *path, const uint8_t *raw, size_t len)
+const hxi_doctype *hxi_doctype_detect(const char *path, const uint8_t *raw, size_t len)
 {
     for (size_t i = 0; i < N_TYPES; i++) {
         for (int k = 0; k < HX_DOCTYPE_MAX_MAGIC && table[i]->magic[k].len; k++)
@@ -409,5 +409,5 @@ const hx_doctype *hx_doctype_detect(const char *path, const uint8_t *raw, size_t
             if (!strcasecmp(dot + 1, *e))
                 return table[i];
     }
-    return &hx_doctype_text;
+    return &hxi_doctype_text;
 }

@@ -16,23 +16,23 @@
 /* === Extraction === */
 
 /* The whole decoded text as one verbatim block, so lines and bytes stay where they were. */
-static int extract_text(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+static int extract_text(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err)
 {
     char *text;
     size_t n;
-    int rc = hx_doc_decode(raw, len, &text, &n, &x->encoding, err);
+    int rc = hxi_doc_decode(raw, len, &text, &n, &x->encoding, err);
     if (rc)
         return rc;
-    if (!(rc = hx_x_block(x, HX_BLOCK_VERBATIM, err)))
-        rc = hx_x_text(x, text, n, err);
+    if (!(rc = hxi_x_block(x, HX_BLOCK_VERBATIM, err)))
+        rc = hxi_x_text(x, text, n, err);
     free(text);
-    return rc ? rc : hx_x_finish(x, err);
+    return rc ? rc : hxi_x_finish(x, err);
 }
 
 /* === Describers === */
 
 typedef struct {
-    hx_doc_source *d;
+    hxi_doc_source *d;
     size_t from;
     hx_error *err;
 } yaml_sink;
@@ -41,13 +41,13 @@ static int yaml_pair(void *ctx, const char *key, size_t klen, const char *val, s
 {
     yaml_sink *y = ctx;
     (void)quoted;
-    return hx_doc_meta_add(y->d, y->from, key, klen, val, vlen, y->err);
+    return hxi_doc_meta_add(y->d, y->from, key, klen, val, vlen, y->err);
 }
 
-static int yaml_meta(hx_doc_source *d, const char *s, size_t n, hx_error *err)
+static int yaml_meta(hxi_doc_source *d, const char *s, size_t n, hx_error *err)
 {
     yaml_sink y = {d, d->n_meta, err};
-    return hx_yaml_pairs(s, n, yaml_pair, &y);
+    return hxi_yaml_pairs(s, n, yaml_pair, &y);
 }
 
 /* First ATX heading ("# Title") outside fenced code, or NULL. */
@@ -80,23 +80,23 @@ static const char *first_heading(const char *s, size_t n, size_t *len)
 }
 
 /* Front matter pairs into metadata; the first heading of the body as title. */
-static int describe_markdown(hx_doc_source *d, hx_error *err)
+static int describe_markdown(hxi_doc_source *d, hx_error *err)
 {
     size_t at, len, body = 0, hlen;
     int rc;
-    if (hx_yaml_front_matter(d->text, d->text_len, &at, &len, &body) == 1 && (rc = yaml_meta(d, d->text + at, len, err)))
+    if (hxi_yaml_front_matter(d->text, d->text_len, &at, &len, &body) == 1 && (rc = yaml_meta(d, d->text + at, len, err)))
         return rc;
     const char *h = first_heading(d->text + body, d->text_len - body, &hlen);
     if (h)
-        return hx_doc_set_title(d, h, hlen, err);
-    return hx_doc_title_from_lines(d, body, false, err);
+        return hxi_doc_set_title(d, h, hlen, err);
+    return hxi_doc_title_from_lines(d, body, false, err);
 }
 
 /* Every pair into metadata; the first line that is not a comment as title. */
-static int describe_yaml(hx_doc_source *d, hx_error *err)
+static int describe_yaml(hxi_doc_source *d, hx_error *err)
 {
     int rc = yaml_meta(d, d->text, d->text_len, err);
-    return rc ? rc : hx_doc_title_from_lines(d, 0, true, err);
+    return rc ? rc : hxi_doc_title_from_lines(d, 0, true, err);
 }
 
 /* === Gate rules === */
@@ -108,35 +108,35 @@ static int fail(const char **rule, const char *name, char *why, size_t why_len, 
     return 0;
 }
 
-static int check_markdown(const hx_doc_source *d, const char **rule, char *why, size_t why_len, hx_error *err)
+static int check_markdown(const hxi_doc_source *d, const char **rule, char *why, size_t why_len, hx_error *err)
 {
     (void)err;
     size_t at, len, body;
     hx_error perr = {0};
-    int fm = hx_yaml_front_matter(d->text, d->text_len, &at, &len, &body);
+    int fm = hxi_yaml_front_matter(d->text, d->text_len, &at, &len, &body);
     if (fm < 0)
         return fail(rule, "front-matter", why, why_len, "the front matter opened by the first line '---' is never closed");
-    if (fm > 0 && hx_yaml_check(d->text + at, len, &perr)) {
+    if (fm > 0 && hxi_yaml_check(d->text + at, len, &perr)) {
         *rule = "yaml";
         snprintf(why, why_len, "front matter: %s", perr.message);
     }
     return 0;
 }
 
-static int check_yaml(const hx_doc_source *d, const char **rule, char *why, size_t why_len, hx_error *err)
+static int check_yaml(const hxi_doc_source *d, const char **rule, char *why, size_t why_len, hx_error *err)
 {
     (void)err;
     hx_error perr = {0};
-    return hx_yaml_check(d->text, d->text_len, &perr) ? fail(rule, "yaml", why, why_len, perr.message) : 0;
+    return hxi_yaml_check(d->text, d->text_len, &perr) ? fail(rule, "yaml", why, why_len, perr.message) : 0;
 }
 
-static int check_json(const hx_doc_source *d, const char **rule, char *why, size_t why_len, hx_error *err)
+static int check_json(const hxi_doc_source *d, const char **rule, char *why, size_t why_len, hx_error *err)
 {
-    hx_json_doc *doc = NULL;
-    hx_json_limits lim = {.max_depth = JSON_DEPTH};
+    hxi_json_doc *doc = NULL;
+    hxi_json_limits lim = {.max_depth = JSON_DEPTH};
     hx_error perr = {0};
-    int rc = hx_json_parse(&doc, d->text, d->text_len, &lim, &perr);
-    hx_json_doc_free(doc);
+    int rc = hxi_json_parse(&doc, d->text, d->text_len, &lim, &perr);
+    hxi_json_doc_free(doc);
     if (rc == HX_ENOMEM)
         return hx_error_set(err, rc, -1, "out of memory checking JSON");
     if (rc) {
@@ -146,11 +146,11 @@ static int check_json(const hx_doc_source *d, const char **rule, char *why, size
     return 0;
 }
 
-static int check_xml(const hx_doc_source *d, const char **rule, char *why, size_t why_len, hx_error *err)
+static int check_xml(const hxi_doc_source *d, const char **rule, char *why, size_t why_len, hx_error *err)
 {
     (void)err;
     hx_error perr = {0};
-    return hx_xml_check(d->text, d->text_len, &perr) ? fail(rule, "xml", why, why_len, perr.message) : 0;
+    return hxi_xml_check(d->text, d->text_len, &perr) ? fail(rule, "xml", why, why_len, perr.message) : 0;
 }
 
 /* === Rows === */
@@ -166,24 +166,24 @@ static const char *const code_exts[] = {
 };
 static const char *const code_names[] = {"Makefile", "Dockerfile", NULL};
 
-const hx_doctype hx_doctype_markdown = {
+const hxi_doctype hxi_doctype_markdown = {
     .name = "markdown", .exts = md_exts, .extract = extract_text, .describe = describe_markdown,
     .chunk = HX_CHUNK_MARKDOWN, .check = check_markdown,
 };
-const hx_doctype hx_doctype_yaml = {
+const hxi_doctype hxi_doctype_yaml = {
     .name = "yaml", .exts = yaml_exts, .extract = extract_text, .describe = describe_yaml,
     .chunk = HX_CHUNK_YAML, .check = check_yaml,
 };
-const hx_doctype hx_doctype_json = {
+const hxi_doctype hxi_doctype_json = {
     .name = "json", .exts = json_exts, .extract = extract_text, .chunk = HX_CHUNK_CODE, .check = check_json,
 };
-const hx_doctype hx_doctype_xml = {
+const hxi_doctype hxi_doctype_xml = {
     .name = "xml", .exts = xml_exts, .magic = {{0, 5, true, "<?xml"}}, .extract = extract_text,
     .chunk = HX_CHUNK_PROSE, .check = check_xml,
 };
-const hx_doctype hx_doctype_code = {
+const hxi_doctype hxi_doctype_code = {
     .name = "code", .exts = code_exts, .names = code_names, .extract = extract_text, .chunk = HX_CHUNK_CODE,
 };
-const hx_doctype hx_doctype_text = {
+const hxi_doctype hxi_doctype_text = {
     .name = "text", .extract = extract_text, .chunk = HX_CHUNK_PROSE,
 };

@@ -1,5 +1,5 @@
-/* document.c: the decoded document (hx_doc_source, doctype.h): decoding a file's bytes to UTF-8
- * (hx_doc_decode), its metadata pairs and its title. Shared by ingest, which fills documents from
+/* document.c: the decoded document (hxi_doc_source, doctype.h): decoding a file's bytes to UTF-8
+ * (hxi_doc_decode), its metadata pairs and its title. Shared by ingest, which fills documents from
  * files, and the types' describers (doctype_text.c), which read titles and metadata from the text.
  * Must not touch the file system. */
 #include "doctype.h"
@@ -28,7 +28,7 @@ static size_t utf8_clip(const char *s, size_t n, size_t max)
     return max;
 }
 
-void hx_doc_source_clear(hx_doc_source *d)
+void hxi_doc_source_clear(hxi_doc_source *d)
 {
     free(d->path);
     free(d->text);
@@ -37,7 +37,7 @@ void hx_doc_source_clear(hx_doc_source *d)
     for (size_t i = 0; i < d->n_headings; i++)
         free(d->headings[i]);
     free(d->headings);
-    hx_kv_free(d->meta, d->n_meta);
+    hxi_kv_free(d->meta, d->n_meta);
     memset(d, 0, sizeof *d);
 }
 
@@ -48,7 +48,7 @@ static bool valid_utf8(const uint8_t *s, size_t n)
     size_t pos = 0;
     uint32_t cp;
     while (pos < n)
-        if (!hx_utf8_next((const char *)s, n, &pos, &cp))
+        if (!hxi_utf8_next((const char *)s, n, &pos, &cp))
             return false;
     return true;
 }
@@ -61,7 +61,7 @@ static int binary_at(size_t offset, hx_error *err)
 }
 
 /* UTF-16 with BOM to UTF-8; unpaired surrogates become U+FFFD. A U+0000 makes the file binary,
- * as a NUL byte does in the other encodings (see hx_doc_decode). `base` is the offset of
+ * as a NUL byte does in the other encodings (see hxi_doc_decode). `base` is the offset of
  * raw[0] in the file, for the error. */
 static int decode_utf16(const uint8_t *raw, size_t len, size_t base, bool big_endian, char **text,
                         size_t *out_len, hx_error *err)
@@ -91,7 +91,7 @@ static int decode_utf16(const uint8_t *raw, size_t len, size_t base, bool big_en
         } else if (c >= 0xD800 && c < 0xE000) {
             c = 0xFFFD;
         }
-        p += hx_utf8_put(c, p);
+        p += hxi_utf8_put(c, p);
     }
     *p = 0;
     *text = buf;
@@ -99,8 +99,8 @@ static int decode_utf16(const uint8_t *raw, size_t len, size_t base, bool big_en
     return 0;
 }
 
-int hx_doc_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
-                  const char **encoding, hx_error *err)
+int hxi_doc_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
+                   const char **encoding, hx_error *err)
 {
     if (len >= 2 && ((raw[0] == 0xFF && raw[1] == 0xFE) || (raw[0] == 0xFE && raw[1] == 0xFF))) {
         bool be = raw[0] == 0xFE;
@@ -124,7 +124,7 @@ int hx_doc_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
     if (!buf)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory decoding Latin-1");
     for (size_t i = 0; i < len; i++)
-        p += hx_utf8_put(raw[i], p);
+        p += hxi_utf8_put(raw[i], p);
     *p = 0;
     *encoding = "latin-1";
     *text = buf;
@@ -134,8 +134,8 @@ int hx_doc_decode(const uint8_t *raw, size_t len, char **text, size_t *text_len,
 
 /* === Metadata === */
 
-int hx_doc_meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen, const char *val, size_t vlen,
-                    hx_error *err)
+int hxi_doc_meta_add(hxi_doc_source *d, size_t from, const char *key, size_t klen, const char *val, size_t vlen,
+                     hx_error *err)
 {
     for (size_t i = 0; i < from && i < d->n_meta; i++)
         if (strlen(d->meta[i].key) == klen && !memcmp(d->meta[i].key, key, klen))
@@ -157,7 +157,7 @@ int hx_doc_meta_add(hx_doc_source *d, size_t from, const char *key, size_t klen,
     return 0;
 }
 
-int hx_doc_set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
+int hxi_doc_set_title(hxi_doc_source *d, const char *s, size_t n, hx_error *err)
 {
     while (n && (*s == ' ' || *s == '\t'))
         s++, n--;
@@ -170,7 +170,7 @@ int hx_doc_set_title(hx_doc_source *d, const char *s, size_t n, hx_error *err)
     return 0;
 }
 
-int hx_doc_title_from_lines(hx_doc_source *d, size_t from, bool skip_comments, hx_error *err)
+int hxi_doc_title_from_lines(hxi_doc_source *d, size_t from, bool skip_comments, hx_error *err)
 {
     const char *text = d->text;
     for (size_t pos = from, n = d->text_len; !d->title && pos < n;) {
@@ -180,7 +180,7 @@ int hx_doc_title_from_lines(hx_doc_source *d, size_t from, bool skip_comments, h
         while (k < l && (text[pos + k] == ' ' || text[pos + k] == '\t' || text[pos + k] == '\r'))
             k++;
         if (k < l && !(skip_comments && text[pos + k] == '#'))
-            return hx_doc_set_title(d, text + pos, l, err);
+            return hxi_doc_set_title(d, text + pos, l, err);
         pos += l + (nl != NULL);
     }
     return 0;

@@ -22,12 +22,12 @@ typedef struct {
 } style;
 
 typedef struct {
-    hx_extract *x;
+    hxi_extract *x;
     hx_error *err;
     style *styles;
     size_t n_styles;
-    hx_obuf para;
-    hx_office_table table;
+    hxi_obuf para;
+    hxi_office_table table;
     int level;             /* heading level of the open paragraph */
     int pdepth;            /* paragraphs open (text boxes nest them) */
     int skip;              /* elements open whose text is left out */
@@ -46,23 +46,23 @@ static int level_of(const docx *d, const char *id)
 
 /* === styles.xml === */
 
-static int styles_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+static int styles_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     docx *d = ctx;
     char v[64];
-    if (hx_office_is(name, len, "style")) {
-        if (d->n_styles == MAX_STYLES || !hx_office_attr_str(a, n, "styleId", v, sizeof v))
+    if (hxi_office_is(name, len, "style")) {
+        if (d->n_styles == MAX_STYLES || !hxi_office_attr_str(a, n, "styleId", v, sizeof v))
             return 0;
         style *s = &d->styles[d->n_styles++];
         memcpy(s->id, v, sizeof v);
         s->level = 0;
-    } else if (d->n_styles && hx_office_is(name, len, "name") && hx_office_attr_str(a, n, "val", v, sizeof v)) {
+    } else if (d->n_styles && hxi_office_is(name, len, "name") && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
         style *s = &d->styles[d->n_styles - 1];
         if (!strncasecmp(v, "heading ", 8) && v[8] >= '1' && v[8] <= '9' && !v[9])
             s->level = v[8] - '0';
         else if (!strcasecmp(v, "Title"))
             s->level = 1;
-    } else if (d->n_styles && hx_office_is(name, len, "outlineLvl") && hx_office_attr_str(a, n, "val", v, sizeof v)) {
+    } else if (d->n_styles && hxi_office_is(name, len, "outlineLvl") && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
         int lvl = atoi(v);
         if (lvl >= 0 && lvl < 9 && !d->styles[d->n_styles - 1].level)
             d->styles[d->n_styles - 1].level = lvl + 1;
@@ -74,43 +74,43 @@ static int styles_start(void *ctx, const char *name, size_t len, const hx_xml_at
 
 static int put(docx *d, const char *s, size_t n)
 {
-    return hx_obuf_put(&d->para, s, n, d->err);
+    return hxi_obuf_put(&d->para, s, n, d->err);
 }
 
-static int body_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+static int body_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     docx *d = ctx;
     char v[64];
-    if (d->skip || hx_office_is(name, len, "Fallback") || hx_office_is(name, len, "del") ||
-        hx_office_is(name, len, "instrText")) {
+    if (d->skip || hxi_office_is(name, len, "Fallback") || hxi_office_is(name, len, "del") ||
+        hxi_office_is(name, len, "instrText")) {
         d->skip++;
         return 0;
     }
-    if (hx_office_is(name, len, "p")) {
+    if (hxi_office_is(name, len, "p")) {
         if (!d->pdepth++) {
             d->para.len = 0;
             d->level = 0;
         }
-    } else if (hx_office_is(name, len, "pPr")) {
+    } else if (hxi_office_is(name, len, "pPr")) {
         d->in_ppr = true;
-    } else if (hx_office_is(name, len, "pStyle") && hx_office_attr_str(a, n, "val", v, sizeof v)) {
+    } else if (hxi_office_is(name, len, "pStyle") && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
         d->level = level_of(d, v);
-    } else if (hx_office_is(name, len, "outlineLvl") && d->in_ppr && hx_office_attr_str(a, n, "val", v, sizeof v)) {
+    } else if (hxi_office_is(name, len, "outlineLvl") && d->in_ppr && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
         int lvl = atoi(v);
         d->level = lvl >= 0 && lvl < 9 ? lvl + 1 : d->level;
-    } else if (hx_office_is(name, len, "t")) {
+    } else if (hxi_office_is(name, len, "t")) {
         d->in_t = true;
-    } else if (!d->in_ppr && (hx_office_is(name, len, "tab") || hx_office_is(name, len, "br") ||
-                              hx_office_is(name, len, "cr"))) {
+    } else if (!d->in_ppr && (hxi_office_is(name, len, "tab") || hxi_office_is(name, len, "br") ||
+                              hxi_office_is(name, len, "cr"))) {
         return put(d, " ", 1);
-    } else if (hx_office_is(name, len, "tbl")) {
-        hx_office_table_start(&d->table, HX_OFFICE_TABLE);
-    } else if (hx_office_is(name, len, "tr")) {
-        hx_office_table_start(&d->table, HX_OFFICE_ROW);
-    } else if (hx_office_is(name, len, "tc")) {
-        hx_office_table_start(&d->table, HX_OFFICE_CELL);
-    } else if (hx_office_is(name, len, "footnote") || hx_office_is(name, len, "endnote")) {
-        d->note_skipped = hx_office_attr_str(a, n, "type", v, sizeof v) && strcmp(v, "normal");
+    } else if (hxi_office_is(name, len, "tbl")) {
+        hxi_office_table_start(&d->table, HX_OFFICE_TABLE);
+    } else if (hxi_office_is(name, len, "tr")) {
+        hxi_office_table_start(&d->table, HX_OFFICE_ROW);
+    } else if (hxi_office_is(name, len, "tc")) {
+        hxi_office_table_start(&d->table, HX_OFFICE_CELL);
+    } else if (hxi_office_is(name, len, "footnote") || hxi_office_is(name, len, "endnote")) {
+        d->note_skipped = hxi_office_attr_str(a, n, "type", v, sizeof v) && strcmp(v, "normal");
     }
     return 0;
 }
@@ -123,23 +123,23 @@ static int body_end(void *ctx, const char *name, size_t len)
         return 0;
     }
     int rc = 0;
-    if (hx_office_is(name, len, "p") && d->pdepth && !--d->pdepth && !d->note_skipped) {
+    if (hxi_office_is(name, len, "p") && d->pdepth && !--d->pdepth && !d->note_skipped) {
         const char *s = d->para.s ? d->para.s : "";
         if (d->table.depth)   /* a cell's paragraph: into the row */
-            rc = hx_office_table_para(&d->table, s, d->para.len, d->err);
+            rc = hxi_office_table_para(&d->table, s, d->para.len, d->err);
         else if (d->level)
-            rc = hx_x_heading(d->x, d->level, s, d->para.len, d->err);
+            rc = hxi_x_heading(d->x, d->level, s, d->para.len, d->err);
         else if (d->para.len)
-            rc = hx_office_prose(d->x, s, d->para.len, d->err);
-    } else if (hx_office_is(name, len, "pPr")) {
+            rc = hxi_office_prose(d->x, s, d->para.len, d->err);
+    } else if (hxi_office_is(name, len, "pPr")) {
         d->in_ppr = false;
-    } else if (hx_office_is(name, len, "t")) {
+    } else if (hxi_office_is(name, len, "t")) {
         d->in_t = false;
-    } else if (hx_office_is(name, len, "tbl")) {
-        hx_office_table_end(&d->table, HX_OFFICE_TABLE, d->x, d->err);
-    } else if (hx_office_is(name, len, "tr")) {
-        rc = hx_office_table_end(&d->table, HX_OFFICE_ROW, d->x, d->err);
-    } else if (hx_office_is(name, len, "footnote") || hx_office_is(name, len, "endnote")) {
+    } else if (hxi_office_is(name, len, "tbl")) {
+        hxi_office_table_end(&d->table, HX_OFFICE_TABLE, d->x, d->err);
+    } else if (hxi_office_is(name, len, "tr")) {
+        rc = hxi_office_table_end(&d->table, HX_OFFICE_ROW, d->x, d->err);
+    } else if (hxi_office_is(name, len, "footnote") || hxi_office_is(name, len, "endnote")) {
         d->note_skipped = false;
     }
     return rc;
@@ -148,51 +148,51 @@ static int body_end(void *ctx, const char *name, size_t len)
 static int body_text(void *ctx, const char *s, size_t len, int raw)
 {
     docx *d = ctx;
-    return d->in_t && !d->skip ? hx_obuf_xml(&d->para, s, len, raw, d->err) : 0;
+    return d->in_t && !d->skip ? hxi_obuf_xml(&d->para, s, len, raw, d->err) : 0;
 }
 
-static int extract_docx(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+static int extract_docx(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err)
 {
-    hx_office_ooxml p;
-    int rc = hx_office_ooxml_open(&p, raw, len, "word/document.xml", x, err);
+    hxi_office_ooxml p;
+    int rc = hxi_office_ooxml_open(&p, raw, len, "word/document.xml", x, err);
     if (rc)
         return rc;
     docx d = {.x = x, .err = err};
-    const char *styles = hx_office_rels_by_type(&p.rels, "/styles");
-    if (styles && hx_zip_find(&p.zip, styles)) {
+    const char *styles = hxi_office_rels_by_type(&p.rels, "/styles");
+    if (styles && hxi_zip_find(&p.zip, styles)) {
         if (!(d.styles = hx_calloc(MAX_STYLES, sizeof *d.styles)))
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for styles");
-        hx_xml_handler sh = {&d, styles_start, NULL, NULL};
+        hxi_xml_handler sh = {&d, styles_start, NULL, NULL};
         if (!rc)
-            rc = hx_office_parse(&p.zip, styles, &sh, err);
+            rc = hxi_office_parse(&p.zip, styles, &sh, err);
     }
-    hx_xml_handler h = {&d, body_start, body_end, body_text};
+    hxi_xml_handler h = {&d, body_start, body_end, body_text};
     if (!rc)
-        rc = hx_office_parse(&p.zip, p.main, &h, err);
+        rc = hxi_office_parse(&p.zip, p.main, &h, err);
     static const char *const extra[] = {"/footnotes", "/endnotes", "/comments"};
     for (size_t i = 0; !rc && i < sizeof extra / sizeof *extra; i++) {
-        const char *part = hx_office_rels_by_type(&p.rels, extra[i]);
-        if (part && hx_zip_find(&p.zip, part)) {
+        const char *part = hxi_office_rels_by_type(&p.rels, extra[i]);
+        if (part && hxi_zip_find(&p.zip, part)) {
             d.pdepth = d.table.depth = d.skip = 0;
-            rc = hx_office_parse(&p.zip, part, &h, err);
+            rc = hxi_office_parse(&p.zip, part, &h, err);
         }
     }
     if (!rc)
-        rc = hx_x_finish(x, err);
+        rc = hxi_x_finish(x, err);
     free(d.styles);
     free(d.para.s);
     free(d.table.row.s);
-    hx_office_ooxml_close(&p);
+    hxi_office_ooxml_close(&p);
     return rc;
 }
 
 static bool sniff_docx(const uint8_t *raw, size_t len)
 {
-    return hx_office_sniff_part(raw, len, "word/document.xml");
+    return hxi_office_sniff_part(raw, len, "word/document.xml");
 }
 
 static const char *const docx_exts[] = {"docx", "docm", "dotx", NULL};
 
-const hx_doctype hx_doctype_docx = {
+const hxi_doctype hxi_doctype_docx = {
     .name = "docx", .exts = docx_exts, .sniff = sniff_docx, .extract = extract_docx, .chunk = HX_CHUNK_BLOCKS,
 };

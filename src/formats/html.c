@@ -47,7 +47,7 @@ static int buf_put(buf *b, const char *s, size_t n)
 static int buf_cp(buf *b, uint32_t cp)
 {
     char u[4];
-    return buf_put(b, u, (size_t)hx_utf8_put(cp, u));
+    return buf_put(b, u, (size_t)hxi_utf8_put(cp, u));
 }
 
 static bool is_space(char c)
@@ -233,7 +233,7 @@ static const char *declared_charset(const char *s, size_t len, size_t *n)
 }
 
 /* The document's bytes as UTF-8 (*out, caller frees), *enc the charset read. */
-static int decode(const uint8_t *raw, size_t len, hx_extract *x, char **out, size_t *out_len, hx_error *err)
+static int decode(const uint8_t *raw, size_t len, hxi_extract *x, char **out, size_t *out_len, hx_error *err)
 {
     static const char *const utf8[] = {"utf-8", "utf8", "unicode-1-1-utf-8", NULL};
     static const char *const w1252[] = {
@@ -243,7 +243,7 @@ static int decode(const uint8_t *raw, size_t len, hx_extract *x, char **out, siz
     bool bom16 = len >= 2 && ((raw[0] == 0xFF && raw[1] == 0xFE) || (raw[0] == 0xFE && raw[1] == 0xFF));
     bool bom8 = len >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF;
     if (bom16)
-        return hx_doc_decode(raw, len, out, out_len, &x->encoding, err);
+        return hxi_doc_decode(raw, len, out, out_len, &x->encoding, err);
     const uint8_t *nul = memchr(raw, 0, len);
     if (nul)
         return hx_error_set(err, HX_EFORMAT, nul - raw, "binary file (NUL at byte %zu)", (size_t)(nul - raw));
@@ -258,11 +258,11 @@ static int decode(const uint8_t *raw, size_t len, hx_extract *x, char **out, siz
     } else if (!cs && !bom8) {
         size_t pos = 0;
         uint32_t cp;
-        while (pos < len && hx_utf8_next((const char *)raw, len, &pos, &cp))
+        while (pos < len && hxi_utf8_next((const char *)raw, len, &pos, &cp))
             ;
         if (pos < len) {
             latin = true;
-            int rc = hx_x_warn(x, err, "no charset declared and the bytes are not UTF-8: read as windows-1252");
+            int rc = hxi_x_warn(x, err, "no charset declared and the bytes are not UTF-8: read as windows-1252");
             if (rc)
                 return rc;
         }
@@ -279,7 +279,7 @@ static int decode(const uint8_t *raw, size_t len, hx_extract *x, char **out, siz
     if (len > SIZE_MAX / 3 - 1 || hx_grow((void **)&b.s, &b.cap, len * 3 + 1, 1, NULL))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory decoding HTML");
     for (size_t i = 0; i < len; i++)
-        b.n += (size_t)hx_utf8_put(raw[i] >= 0x80 && raw[i] < 0xA0 ? cp1252[raw[i] - 0x80] : raw[i], b.s + b.n);
+        b.n += (size_t)hxi_utf8_put(raw[i] >= 0x80 && raw[i] < 0xA0 ? cp1252[raw[i] - 0x80] : raw[i], b.s + b.n);
     b.s[b.n] = 0;
     *out = b.s;
     *out_len = b.n;
@@ -291,7 +291,7 @@ static int decode(const uint8_t *raw, size_t len, hx_extract *x, char **out, siz
 enum { CAP_NONE, CAP_TITLE, CAP_HEADING };
 
 typedef struct {
-    hx_extract *x;
+    hxi_extract *x;
     hx_error *err;
     const char *s;
     size_t n, pos;
@@ -351,8 +351,8 @@ static void text(html *h, size_t start, size_t end, bool raw)
     }
     if (h->cap)
         return;
-    hx_x_source(h->x, first, last);
-    h->rc = h->pre ? hx_x_text(h->x, h->tmp.s, h->tmp.n, h->err) : hx_x_words(h->x, h->tmp.s, h->tmp.n, h->err);
+    hxi_x_source(h->x, first, last);
+    h->rc = h->pre ? hxi_x_text(h->x, h->tmp.s, h->tmp.n, h->err) : hxi_x_words(h->x, h->tmp.s, h->tmp.n, h->err);
 }
 
 static bool name_is(const char *name, const char *const *list)
@@ -371,22 +371,22 @@ static const char *const blocks[] = {
 };
 static const char *const dropped[] = {"template", "nav", "noscript", NULL};
 
-static void block(html *h, hx_block_kind kind)
+static void block(html *h, hxi_block_kind kind)
 {
     if (!h->rc && !h->skip && !h->cap)
-        h->rc = hx_x_block(h->x, kind, h->err);
+        h->rc = hxi_x_block(h->x, kind, h->err);
 }
 
 static void end_capture(html *h)
 {
     if (h->rc || !h->cap)
         return;
-    hx_extract *x = h->x;
+    hxi_extract *x = h->x;
     if (h->cap == CAP_TITLE)
-        h->rc = hx_x_title(x, h->capbuf.s ? h->capbuf.s : "", h->capbuf.n, h->err);
+        h->rc = hxi_x_title(x, h->capbuf.s ? h->capbuf.s : "", h->capbuf.n, h->err);
     else {
-        hx_x_source(x, h->cap_first, h->cap_last);
-        h->rc = hx_x_heading(x, h->level, h->capbuf.s ? h->capbuf.s : "", h->capbuf.n, h->err);
+        hxi_x_source(x, h->cap_first, h->cap_last);
+        h->rc = hxi_x_heading(x, h->level, h->capbuf.s ? h->capbuf.s : "", h->capbuf.n, h->err);
     }
     h->cap = CAP_NONE;
     h->capbuf.n = 0;
@@ -423,7 +423,7 @@ static void meta(html *h, const attr *a, int n)
         end = at;
         while (end < h->tmp.n && !(key[0] == 'k' && v[end] == ','))
             end++;
-        h->rc = hx_x_meta(h->x, key, v + at, end - at, h->err);
+        h->rc = hxi_x_meta(h->x, key, v + at, end - at, h->err);
     }
 }
 
@@ -457,10 +457,10 @@ static void start_tag(html *h, const char *name, const attr *a, int n_attrs, boo
         h->pre_start = true;
     } else if (!strcmp(name, "td") || !strcmp(name, "th")) {
         if (h->cells++ && !h->rc && !h->cap)
-            h->rc = hx_x_words(h->x, " | ", 3, h->err);
+            h->rc = hxi_x_words(h->x, " | ", 3, h->err);
     } else if (!strcmp(name, "br")) {
         if (!h->rc && !h->cap)
-            h->rc = h->pre ? hx_x_text(h->x, "\n", 1, h->err) : hx_x_words(h->x, " ", 1, h->err);
+            h->rc = h->pre ? hxi_x_text(h->x, "\n", 1, h->err) : hxi_x_words(h->x, " ", 1, h->err);
     } else if (!strcmp(name, "meta")) {
         meta(h, a, n_attrs);
     } else if (!strcmp(name, "html")) {
@@ -468,7 +468,7 @@ static void start_tag(html *h, const char *name, const attr *a, int n_attrs, boo
         if (!lang)
             lang = attr_get(a, n_attrs, "xml:lang");
         if (lang && !h->rc)
-            h->rc = hx_x_meta(h->x, "language", lang->value, lang->value_len, h->err);
+            h->rc = hxi_x_meta(h->x, "language", lang->value, lang->value_len, h->err);
     } else if (name_is(name, blocks)) {
         block(h, h->pre ? HX_BLOCK_VERBATIM : HX_BLOCK_PROSE);
         if (!strcmp(name, "tr"))
@@ -597,7 +597,7 @@ static bool tag(html *h)
     return true;
 }
 
-static int extract_html(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+static int extract_html(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err)
 {
     char *s;
     size_t n;
@@ -621,7 +621,7 @@ static int extract_html(const uint8_t *raw, size_t len, hx_extract *x, hx_error 
     text(&h, run, n, false);
     if (h.cap == CAP_HEADING || h.cap == CAP_TITLE)
         end_capture(&h);
-    rc = h.rc ? h.rc : hx_x_finish(x, err);
+    rc = h.rc ? h.rc : hxi_x_finish(x, err);
     free(h.capbuf.s);
     free(h.tmp.s);
     free(s);
@@ -654,6 +654,6 @@ static bool sniff_html(const uint8_t *raw, size_t len)
 
 static const char *const html_exts[] = {"html", "htm", "xhtml", "xht", NULL};
 
-const hx_doctype hx_doctype_html = {
+const hxi_doctype hxi_doctype_html = {
     .name = "html", .exts = html_exts, .sniff = sniff_html, .extract = extract_html, .chunk = HX_CHUNK_BLOCKS,
 };

@@ -13,11 +13,11 @@
 #include <string.h>
 
 typedef struct {
-    hx_extract *x;
+    hxi_extract *x;
     hx_error *err;
     bool sheets, pages;    /* ODS: tables are sections; ODP: pages are pages */
-    hx_obuf para, notes;
-    hx_office_table table;
+    hxi_obuf para, notes;
+    hxi_office_table table;
     int level;             /* heading level of the open paragraph (text:h) */
     int pdepth;            /* paragraphs open */
     int skip;              /* elements open whose text is left out */
@@ -32,17 +32,17 @@ static bool skipped(const char *name, size_t len)
     static const char *const skip[] = {"tracked-changes", "note-citation", "creator", "date", "title", "desc",
                                        "sequence-decls", "forms", "automatic-styles", "font-face-decls"};
     for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
-        if (hx_office_is(name, len, skip[i]))
+        if (hxi_office_is(name, len, skip[i]))
             return true;
     return false;
 }
 
-static hx_obuf *target(odf *o)
+static hxi_obuf *target(odf *o)
 {
     return o->note ? &o->notes : &o->para;
 }
 
-static int start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+static int start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     odf *o = ctx;
     char v[256];
@@ -51,37 +51,37 @@ static int start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, 
         o->skip++;
         return 0;
     }
-    if (hx_office_is(name, len, "p") || hx_office_is(name, len, "h")) {
+    if (hxi_office_is(name, len, "p") || hxi_office_is(name, len, "h")) {
         if (o->note)
             return 0;
         if (!o->pdepth++) {
             o->para.len = 0;
             o->level = 0;
-            if (hx_office_is(name, len, "h"))
-                o->level = hx_office_attr_str(a, n, "outline-level", v, sizeof v) ? atoi(v) : 1;
+            if (hxi_office_is(name, len, "h"))
+                o->level = hxi_office_attr_str(a, n, "outline-level", v, sizeof v) ? atoi(v) : 1;
             if (o->title_frame)
                 o->level = 1;
         } else {
-            return hx_obuf_put(&o->para, " ", 1, o->err);
+            return hxi_obuf_put(&o->para, " ", 1, o->err);
         }
-    } else if (hx_office_is(name, len, "s") || hx_office_is(name, len, "tab") ||
-               hx_office_is(name, len, "line-break")) {
-        return hx_obuf_put(target(o), " ", 1, o->err);
-    } else if (hx_office_is(name, len, "note-body")) {
+    } else if (hxi_office_is(name, len, "s") || hxi_office_is(name, len, "tab") ||
+               hxi_office_is(name, len, "line-break")) {
+        return hxi_obuf_put(target(o), " ", 1, o->err);
+    } else if (hxi_office_is(name, len, "note-body")) {
         o->note++;
-    } else if (hx_office_is(name, len, "table")) {
-        hx_office_table_start(&o->table, HX_OFFICE_TABLE);
-        if (o->table.depth == 1 && o->sheets && hx_office_attr_str(a, n, "name", v, sizeof v))
-            return hx_x_heading(o->x, 1, v, strlen(v), o->err);
-    } else if (hx_office_is(name, len, "table-row")) {
-        hx_office_table_start(&o->table, HX_OFFICE_ROW);
-    } else if (hx_office_is(name, len, "table-cell") || hx_office_is(name, len, "covered-table-cell")) {
-        hx_office_table_start(&o->table, HX_OFFICE_CELL);
-    } else if (hx_office_is(name, len, "page") && o->pages) {
+    } else if (hxi_office_is(name, len, "table")) {
+        hxi_office_table_start(&o->table, HX_OFFICE_TABLE);
+        if (o->table.depth == 1 && o->sheets && hxi_office_attr_str(a, n, "name", v, sizeof v))
+            return hxi_x_heading(o->x, 1, v, strlen(v), o->err);
+    } else if (hxi_office_is(name, len, "table-row")) {
+        hxi_office_table_start(&o->table, HX_OFFICE_ROW);
+    } else if (hxi_office_is(name, len, "table-cell") || hxi_office_is(name, len, "covered-table-cell")) {
+        hxi_office_table_start(&o->table, HX_OFFICE_CELL);
+    } else if (hxi_office_is(name, len, "page") && o->pages) {
         o->page++;
-        hx_x_source(o->x, o->page, o->page);
-    } else if (hx_office_is(name, len, "frame") && o->pages && !o->title_frame &&
-               hx_office_attr_str(a, n, "class", v, sizeof v) && !strcmp(v, "title")) {
+        hxi_x_source(o->x, o->page, o->page);
+    } else if (hxi_office_is(name, len, "frame") && o->pages && !o->title_frame &&
+               hxi_office_attr_str(a, n, "class", v, sizeof v) && !strcmp(v, "title")) {
         o->title_frame = o->depth;
     }
     return 0;
@@ -92,10 +92,10 @@ static int flush_para(odf *o)
     const char *s = o->para.s ? o->para.s : "";
     size_t k = o->para.len;
     if (o->table.depth)
-        return hx_office_table_para(&o->table, s, k, o->err);
+        return hxi_office_table_para(&o->table, s, k, o->err);
     if (o->level)
-        return hx_x_heading(o->x, o->level, s, k, o->err);
-    return k ? hx_office_prose(o->x, s, k, o->err) : 0;
+        return hxi_x_heading(o->x, o->level, s, k, o->err);
+    return k ? hxi_office_prose(o->x, s, k, o->err) : 0;
 }
 
 static int end(void *ctx, const char *name, size_t len)
@@ -109,17 +109,17 @@ static int end(void *ctx, const char *name, size_t len)
         o->skip--;
         return 0;
     }
-    if (hx_office_is(name, len, "p") || hx_office_is(name, len, "h")) {
+    if (hxi_office_is(name, len, "p") || hxi_office_is(name, len, "h")) {
         if (o->note)
-            rc = hx_obuf_put(&o->notes, "\n", 1, o->err);
+            rc = hxi_obuf_put(&o->notes, "\n", 1, o->err);
         else if (o->pdepth && !--o->pdepth)
             rc = flush_para(o);
-    } else if (hx_office_is(name, len, "note-body") && o->note) {
+    } else if (hxi_office_is(name, len, "note-body") && o->note) {
         o->note--;
-    } else if (hx_office_is(name, len, "table-row")) {
-        rc = hx_office_table_end(&o->table, HX_OFFICE_ROW, o->x, o->err);
-    } else if (hx_office_is(name, len, "table")) {
-        hx_office_table_end(&o->table, HX_OFFICE_TABLE, o->x, o->err);
+    } else if (hxi_office_is(name, len, "table-row")) {
+        rc = hxi_office_table_end(&o->table, HX_OFFICE_ROW, o->x, o->err);
+    } else if (hxi_office_is(name, len, "table")) {
+        hxi_office_table_end(&o->table, HX_OFFICE_TABLE, o->x, o->err);
     }
     return rc;
 }
@@ -129,81 +129,81 @@ static int text(void *ctx, const char *s, size_t len, int raw)
     odf *o = ctx;
     if (o->skip || (!o->pdepth && !o->note))
         return 0;
-    return hx_obuf_xml(target(o), s, len, raw, o->err);
+    return hxi_obuf_xml(target(o), s, len, raw, o->err);
 }
 
-static int extract_odf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err, bool sheets, bool pages)
+static int extract_odf(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err, bool sheets, bool pages)
 {
-    hx_zip z;
-    int rc = hx_office_open(&z, raw, len, err);
+    hxi_zip z;
+    int rc = hxi_office_open(&z, raw, len, err);
     if (rc)
         return rc;
     odf o = {.x = x, .err = err, .sheets = sheets, .pages = pages};
     if (pages)
         x->unit = HX_UNIT_PAGE;
-    rc = hx_office_properties(&z, "meta.xml", x, err);
-    hx_xml_handler h = {&o, start, end, text};
+    rc = hxi_office_properties(&z, "meta.xml", x, err);
+    hxi_xml_handler h = {&o, start, end, text};
     if (!rc)
-        rc = hx_office_parse(&z, "content.xml", &h, err);
+        rc = hxi_office_parse(&z, "content.xml", &h, err);
     for (size_t i = 0; !rc && i < o.notes.len;) {   /* notes, one block a paragraph */
         size_t k = strcspn(o.notes.s + i, "\n");
         if (k)
-            rc = hx_office_prose(x, o.notes.s + i, k, err);
+            rc = hxi_office_prose(x, o.notes.s + i, k, err);
         i += k + 1;
     }
     if (!rc && pages)
-        rc = hx_x_meta_uint(x, "page_count", o.page, err);
+        rc = hxi_x_meta_uint(x, "page_count", o.page, err);
     if (!rc)
-        rc = hx_x_finish(x, err);
+        rc = hxi_x_finish(x, err);
     free(o.para.s);
     free(o.table.row.s);
     free(o.notes.s);
-    hx_zip_close(&z);
+    hxi_zip_close(&z);
     return rc;
 }
 
-static int extract_odt(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+static int extract_odt(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err)
 {
     return extract_odf(raw, len, x, err, false, false);
 }
 
-static int extract_ods(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+static int extract_ods(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err)
 {
     return extract_odf(raw, len, x, err, true, false);
 }
 
-static int extract_odp(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+static int extract_odp(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err)
 {
     return extract_odf(raw, len, x, err, false, true);
 }
 
 static bool sniff_odt(const uint8_t *raw, size_t len)
 {
-    return hx_office_sniff_mimetype(raw, len, "application/vnd.oasis.opendocument.text");
+    return hxi_office_sniff_mimetype(raw, len, "application/vnd.oasis.opendocument.text");
 }
 
 static bool sniff_ods(const uint8_t *raw, size_t len)
 {
-    return hx_office_sniff_mimetype(raw, len, "application/vnd.oasis.opendocument.spreadsheet");
+    return hxi_office_sniff_mimetype(raw, len, "application/vnd.oasis.opendocument.spreadsheet");
 }
 
 static bool sniff_odp(const uint8_t *raw, size_t len)
 {
-    return hx_office_sniff_mimetype(raw, len, "application/vnd.oasis.opendocument.presentation");
+    return hxi_office_sniff_mimetype(raw, len, "application/vnd.oasis.opendocument.presentation");
 }
 
 static const char *const odt_exts[] = {"odt", "ott", NULL};
 static const char *const ods_exts[] = {"ods", "ots", NULL};
 static const char *const odp_exts[] = {"odp", "otp", NULL};
 
-const hx_doctype hx_doctype_odt = {
+const hxi_doctype hxi_doctype_odt = {
     .name = "odt", .exts = odt_exts, .sniff = sniff_odt, .extract = extract_odt, .chunk = HX_CHUNK_BLOCKS,
 };
 
-const hx_doctype hx_doctype_ods = {
+const hxi_doctype hxi_doctype_ods = {
     .name = "ods", .exts = ods_exts, .sniff = sniff_ods, .extract = extract_ods, .chunk = HX_CHUNK_BLOCKS,
 };
 
-const hx_doctype hx_doctype_odp = {
+const hxi_doctype hxi_doctype_odp = {
     .name = "odp", .exts = odp_exts, .sniff = sniff_odp, .extract = extract_odp, .chunk = HX_CHUNK_BLOCKS,
 };

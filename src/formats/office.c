@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-int hx_obuf_put(hx_obuf *b, const char *s, size_t n, hx_error *err)
+int hxi_obuf_put(hxi_obuf *b, const char *s, size_t n, hx_error *err)
 {
     if (hx_grow((void **)&b->s, &b->cap, b->len + n + 1, 1, err))
         return HX_ENOMEM;
@@ -21,13 +21,13 @@ int hx_obuf_put(hx_obuf *b, const char *s, size_t n, hx_error *err)
     return 0;
 }
 
-int hx_obuf_xml(hx_obuf *b, const char *s, size_t n, int raw, hx_error *err)
+int hxi_obuf_xml(hxi_obuf *b, const char *s, size_t n, int raw, hx_error *err)
 {
     if (raw)
-        return hx_obuf_put(b, s, n, err);
+        return hxi_obuf_put(b, s, n, err);
     if (hx_grow((void **)&b->s, &b->cap, b->len + n + 1, 1, err))
         return HX_ENOMEM;
-    b->len += hx_xml_decode(s, n, b->s + b->len);
+    b->len += hxi_xml_decode(s, n, b->s + b->len);
     b->s[b->len] = 0;
     return 0;
 }
@@ -42,22 +42,22 @@ static int reword(hx_error *err, int code, const char *prefix)
     return hx_error_set(err, code, err->offset, "%s%s", prefix, msg);
 }
 
-int hx_office_open(hx_zip *z, const uint8_t *raw, size_t len, hx_error *err)
+int hxi_office_open(hxi_zip *z, const uint8_t *raw, size_t len, hx_error *err)
 {
-    int rc = hx_zip_open(z, raw, len, NULL, err);
+    int rc = hxi_zip_open(z, raw, len, NULL, err);
     if (rc)
         return rc == HX_ENOMEM ? rc : reword(err, HX_EFORMAT, "");
     return 0;
 }
 
-int hx_office_part(hx_zip *z, const char *name, char **xml, size_t *len, hx_error *err)
+int hxi_office_part(hxi_zip *z, const char *name, char **xml, size_t *len, hx_error *err)
 {
     *xml = NULL;
-    const hx_zip_entry *e = hx_zip_find(z, name);
+    const hxi_zip_entry *e = hxi_zip_find(z, name);
     if (!e)
         return hx_error_set(err, HX_ENOTFOUND, -1, "the package has no part %s", name);
     uint8_t *out;
-    int rc = hx_zip_read(z, e, &out, len, err);
+    int rc = hxi_zip_read(z, e, &out, len, err);
     if (rc)
         return rc == HX_ENOMEM || rc == HX_ERANGE ? rc : reword(err, HX_EFORMAT, "");
     if (*len >= 3 && out[0] == 0xEF && out[1] == 0xBB && out[2] == 0xBF) {
@@ -68,14 +68,14 @@ int hx_office_part(hx_zip *z, const char *name, char **xml, size_t *len, hx_erro
     return 0;
 }
 
-int hx_office_parse(hx_zip *z, const char *name, const hx_xml_handler *h, hx_error *err)
+int hxi_office_parse(hxi_zip *z, const char *name, const hxi_xml_handler *h, hx_error *err)
 {
     char *xml;
     size_t len;
-    int rc = hx_office_part(z, name, &xml, &len, err);
+    int rc = hxi_office_part(z, name, &xml, &len, err);
     if (rc)
         return rc;
-    rc = hx_xml_parse(xml, len, h, err);
+    rc = hxi_xml_parse(xml, len, h, err);
     if (rc == HX_EPARSE || rc == HX_EDEPTH) {
         char prefix[300];
         snprintf(prefix, sizeof prefix, "%s: ", name);
@@ -85,7 +85,7 @@ int hx_office_parse(hx_zip *z, const char *name, const hx_xml_handler *h, hx_err
     return rc;
 }
 
-bool hx_office_is(const char *name, size_t len, const char *local)
+bool hxi_office_is(const char *name, size_t len, const char *local)
 {
     const char *colon = memchr(name, ':', len);
     if (colon) {
@@ -95,23 +95,23 @@ bool hx_office_is(const char *name, size_t len, const char *local)
     return strlen(local) == len && !memcmp(name, local, len);
 }
 
-const hx_xml_attr *hx_office_attr(const hx_xml_attr *a, size_t n, const char *local)
+const hxi_xml_attr *hxi_office_attr(const hxi_xml_attr *a, size_t n, const char *local)
 {
     for (size_t i = 0; i < n; i++)
-        if (hx_office_is(a[i].name, a[i].name_len, local))
+        if (hxi_office_is(a[i].name, a[i].name_len, local))
             return &a[i];
     return NULL;
 }
 
-bool hx_office_attr_str(const hx_xml_attr *a, size_t n, const char *local, char *buf, size_t cap)
+bool hxi_office_attr_str(const hxi_xml_attr *a, size_t n, const char *local, char *buf, size_t cap)
 {
-    const hx_xml_attr *v = hx_office_attr(a, n, local);
+    const hxi_xml_attr *v = hxi_office_attr(a, n, local);
     if (!v || !cap)
         return false;
     char *tmp = hx_malloc(v->value_len + 1);
     if (!tmp)
         return false;
-    size_t k = hx_xml_decode(v->value, v->value_len, tmp);
+    size_t k = hxi_xml_decode(v->value, v->value_len, tmp);
     if (k >= cap)
         k = cap - 1;
     memcpy(buf, tmp, k);
@@ -122,13 +122,13 @@ bool hx_office_attr_str(const hx_xml_attr *a, size_t n, const char *local, char 
 
 /* === Paragraphs and tables === */
 
-int hx_office_prose(hx_extract *x, const char *s, size_t n, hx_error *err)
+int hxi_office_prose(hxi_extract *x, const char *s, size_t n, hx_error *err)
 {
-    int rc = hx_x_block(x, HX_BLOCK_PROSE, err);
-    return rc ? rc : hx_x_words(x, s, n, err);
+    int rc = hxi_x_block(x, HX_BLOCK_PROSE, err);
+    return rc ? rc : hxi_x_words(x, s, n, err);
 }
 
-void hx_office_table_start(hx_office_table *t, hx_office_tpart part)
+void hxi_office_table_start(hxi_office_table *t, hxi_office_tpart part)
 {
     if (part == HX_OFFICE_TABLE)
         t->depth++;
@@ -138,32 +138,32 @@ void hx_office_table_start(hx_office_table *t, hx_office_tpart part)
         t->cell_at = t->row.len;
 }
 
-int hx_office_table_end(hx_office_table *t, hx_office_tpart part, hx_extract *x, hx_error *err)
+int hxi_office_table_end(hxi_office_table *t, hxi_office_tpart part, hxi_extract *x, hx_error *err)
 {
     if (part == HX_OFFICE_TABLE && t->depth)
         t->depth--;
     else if (part == HX_OFFICE_ROW && t->depth == 1 && t->row.len)
-        return hx_office_prose(x, t->row.s, t->row.len, err);
+        return hxi_office_prose(x, t->row.s, t->row.len, err);
     return 0;
 }
 
-int hx_office_table_para(hx_office_table *t, const char *s, size_t n, hx_error *err)
+int hxi_office_table_para(hxi_office_table *t, const char *s, size_t n, hx_error *err)
 {
     if (!n)
         return 0;
     const char *sep = !t->row.len ? "" : t->row.len > t->cell_at ? " " : " | ";
-    int rc = hx_obuf_put(&t->row, sep, strlen(sep), err);
-    return rc ? rc : hx_obuf_put(&t->row, s, n, err);
+    int rc = hxi_obuf_put(&t->row, sep, strlen(sep), err);
+    return rc ? rc : hxi_obuf_put(&t->row, s, n, err);
 }
 
 /* === Properties === */
 
 typedef struct {
-    hx_extract *x;
+    hxi_extract *x;
     hx_error *err;
     const char *key;   /* the metadata key of the open property element, or NULL */
     int depth, key_depth;
-    hx_obuf val;
+    hxi_obuf val;
 } props;
 
 static const struct {
@@ -175,7 +175,7 @@ static const struct {
     {"subject", "keywords"},      {"keywords", "keywords"},   {"keyword", "keywords"},
 };
 
-static int props_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+static int props_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     props *p = ctx;
     (void)a;
@@ -184,7 +184,7 @@ static int props_start(void *ctx, const char *name, size_t len, const hx_xml_att
     if (p->key || p->depth > 3)   /* properties are children of the root or of its metadata element */
         return 0;
     for (size_t i = 0; i < sizeof prop_keys / sizeof *prop_keys; i++)
-        if (hx_office_is(name, len, prop_keys[i].local)) {
+        if (hxi_office_is(name, len, prop_keys[i].local)) {
             p->key = prop_keys[i].key;
             p->key_depth = p->depth;
             p->val.len = 0;
@@ -201,14 +201,14 @@ static int props_end(void *ctx, const char *name, size_t len)
     if (p->key && p->depth == p->key_depth) {
         const char *v = p->val.s ? p->val.s : "";
         if (!strcmp(p->key, "title") && p->val.len)
-            rc = hx_x_title(p->x, v, p->val.len, p->err);
+            rc = hxi_x_title(p->x, v, p->val.len, p->err);
         if (!rc && !strcmp(p->key, "keywords")) {   /* "a, b; c" as several keywords */
             for (const char *s = v, *e; !rc && *s; s = *e ? e + 1 : e) {
                 e = s + strcspn(s, ",;");
-                rc = hx_x_meta(p->x, "keywords", s, (size_t)(e - s), p->err);
+                rc = hxi_x_meta(p->x, "keywords", s, (size_t)(e - s), p->err);
             }
         } else if (!rc) {
-            rc = hx_x_meta(p->x, p->key, v, p->val.len, p->err);
+            rc = hxi_x_meta(p->x, p->key, v, p->val.len, p->err);
         }
         p->key = NULL;
     }
@@ -219,16 +219,16 @@ static int props_end(void *ctx, const char *name, size_t len)
 static int props_text(void *ctx, const char *s, size_t len, int raw)
 {
     props *p = ctx;
-    return p->key ? hx_obuf_xml(&p->val, s, len, raw, p->err) : 0;
+    return p->key ? hxi_obuf_xml(&p->val, s, len, raw, p->err) : 0;
 }
 
-int hx_office_properties(hx_zip *z, const char *name, hx_extract *x, hx_error *err)
+int hxi_office_properties(hxi_zip *z, const char *name, hxi_extract *x, hx_error *err)
 {
-    if (!hx_zip_find(z, name))
+    if (!hxi_zip_find(z, name))
         return 0;
     props p = {.x = x, .err = err};
-    hx_xml_handler h = {&p, props_start, props_end, props_text};
-    int rc = hx_office_parse(z, name, &h, err);
+    hxi_xml_handler h = {&p, props_start, props_end, props_text};
+    int rc = hxi_office_parse(z, name, &h, err);
     free(p.val.s);
     return rc;
 }
@@ -240,7 +240,7 @@ static int hexval(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-bool hx_office_resolve(const char *base, const char *href, char *out, size_t cap)
+bool hxi_office_resolve(const char *base, const char *href, char *out, size_t cap)
 {
     size_t o = 0;
     if (href[0] != '/') {   /* start from base's folder */
@@ -293,28 +293,28 @@ bool hx_office_resolve(const char *base, const char *href, char *out, size_t cap
 /* === OOXML relationships === */
 
 typedef struct {
-    hx_office_rels *r;
+    hxi_office_rels *r;
     const char *part;
     hx_error *err;
 } rels_ctx;
 
-static int rels_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+static int rels_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     rels_ctx *c = ctx;
     char id[256], target[1024], type[256] = "", mode[32] = "", path[1024];
-    if (!hx_office_is(name, len, "Relationship") || !hx_office_attr_str(a, n, "Id", id, sizeof id) ||
-        !hx_office_attr_str(a, n, "Target", target, sizeof target))
+    if (!hxi_office_is(name, len, "Relationship") || !hxi_office_attr_str(a, n, "Id", id, sizeof id) ||
+        !hxi_office_attr_str(a, n, "Target", target, sizeof target))
         return 0;
-    hx_office_attr_str(a, n, "Type", type, sizeof type);
-    hx_office_attr_str(a, n, "TargetMode", mode, sizeof mode);
-    if (!strcmp(mode, "External") || !hx_office_resolve(c->part, target, path, sizeof path))
+    hxi_office_attr_str(a, n, "Type", type, sizeof type);
+    hxi_office_attr_str(a, n, "TargetMode", mode, sizeof mode);
+    if (!strcmp(mode, "External") || !hxi_office_resolve(c->part, target, path, sizeof path))
         return 0;
-    hx_office_rels *r = c->r;
+    hxi_office_rels *r = c->r;
     if (r->n >= HX_OFFICE_MAX_PARTS)
         return 0;
     if (hx_grow((void **)&r->items, &r->cap, r->n + 1, sizeof *r->items, c->err))
         return HX_ENOMEM;
-    hx_office_rel *e = &r->items[r->n++];
+    hxi_office_rel *e = &r->items[r->n++];
     e->id = hx_strdup(id);
     e->target = hx_strdup(path);
     e->type = hx_strdup(type);
@@ -323,7 +323,7 @@ static int rels_start(void *ctx, const char *name, size_t len, const hx_xml_attr
     return 0;
 }
 
-int hx_office_rels_read(hx_zip *z, const char *part, hx_office_rels *r, hx_error *err)
+int hxi_office_rels_read(hxi_zip *z, const char *part, hxi_office_rels *r, hx_error *err)
 {
     memset(r, 0, sizeof *r);
     char name[1024];
@@ -331,17 +331,17 @@ int hx_office_rels_read(hx_zip *z, const char *part, hx_office_rels *r, hx_error
     size_t folder = slash ? (size_t)(slash - part) + 1 : 0;
     if (snprintf(name, sizeof name, "%.*s_rels/%s.rels", (int)folder, part, part + folder) >= (int)sizeof name)
         return 0;
-    if (!hx_zip_find(z, name))
+    if (!hxi_zip_find(z, name))
         return 0;
     rels_ctx c = {r, part, err};
-    hx_xml_handler h = {&c, rels_start, NULL, NULL};
-    int rc = hx_office_parse(z, name, &h, err);
+    hxi_xml_handler h = {&c, rels_start, NULL, NULL};
+    int rc = hxi_office_parse(z, name, &h, err);
     if (rc)
-        hx_office_rels_free(r);
+        hxi_office_rels_free(r);
     return rc;
 }
 
-const char *hx_office_rels_target(const hx_office_rels *r, const char *id, size_t len)
+const char *hxi_office_rels_target(const hxi_office_rels *r, const char *id, size_t len)
 {
     for (size_t i = 0; i < r->n; i++)
         if (strlen(r->items[i].id) == len && !memcmp(r->items[i].id, id, len))
@@ -349,7 +349,7 @@ const char *hx_office_rels_target(const hx_office_rels *r, const char *id, size_
     return NULL;
 }
 
-const char *hx_office_rels_by_type(const hx_office_rels *r, const char *type_suffix)
+const char *hxi_office_rels_by_type(const hxi_office_rels *r, const char *type_suffix)
 {
     size_t k = strlen(type_suffix);
     for (size_t i = 0; i < r->n; i++) {
@@ -360,7 +360,7 @@ const char *hx_office_rels_by_type(const hx_office_rels *r, const char *type_suf
     return NULL;
 }
 
-void hx_office_rels_free(hx_office_rels *r)
+void hxi_office_rels_free(hxi_office_rels *r)
 {
     for (size_t i = 0; i < r->n; i++) {
         free(r->items[i].id);
@@ -373,36 +373,36 @@ void hx_office_rels_free(hx_office_rels *r)
 
 /* === OOXML packages === */
 
-int hx_office_ooxml_open(hx_office_ooxml *p, const uint8_t *raw, size_t len, const char *main_default, hx_extract *x,
-                         hx_error *err)
+int hxi_office_ooxml_open(hxi_office_ooxml *p, const uint8_t *raw, size_t len, const char *main_default, hxi_extract *x,
+                          hx_error *err)
 {
     memset(p, 0, sizeof *p);
     p->main = main_default;
-    int rc = hx_office_open(&p->zip, raw, len, err);
+    int rc = hxi_office_open(&p->zip, raw, len, err);
     if (rc)
         return rc;
-    if (!(rc = hx_office_rels_read(&p->zip, "", &p->root, err))) {
-        const char *t = hx_office_rels_by_type(&p->root, "/officeDocument");
+    if (!(rc = hxi_office_rels_read(&p->zip, "", &p->root, err))) {
+        const char *t = hxi_office_rels_by_type(&p->root, "/officeDocument");
         p->main = t ? t : main_default;
-        rc = hx_office_properties(&p->zip, "docProps/core.xml", x, err);
+        rc = hxi_office_properties(&p->zip, "docProps/core.xml", x, err);
     }
     if (!rc)
-        rc = hx_office_rels_read(&p->zip, p->main, &p->rels, err);
+        rc = hxi_office_rels_read(&p->zip, p->main, &p->rels, err);
     if (rc)
-        hx_office_ooxml_close(p);
+        hxi_office_ooxml_close(p);
     return rc;
 }
 
-void hx_office_ooxml_close(hx_office_ooxml *p)
+void hxi_office_ooxml_close(hxi_office_ooxml *p)
 {
-    hx_office_rels_free(&p->root);
-    hx_office_rels_free(&p->rels);
-    hx_zip_close(&p->zip);
+    hxi_office_rels_free(&p->root);
+    hxi_office_rels_free(&p->rels);
+    hxi_zip_close(&p->zip);
 }
 
 /* === Detection === */
 
-bool hx_office_sniff_mimetype(const uint8_t *raw, size_t len, const char *mimetype)
+bool hxi_office_sniff_mimetype(const uint8_t *raw, size_t len, const char *mimetype)
 {
     size_t k = strlen(mimetype);
     if (len < 38 + k || memcmp(raw, "PK\3\4", 4) || raw[8] || raw[9] || raw[26] != 8 || raw[27])
@@ -411,7 +411,7 @@ bool hx_office_sniff_mimetype(const uint8_t *raw, size_t len, const char *mimety
     return !memcmp(raw + 30, "mimetype", 8) && len - at >= k && !memcmp(raw + at, mimetype, k);
 }
 
-bool hx_office_sniff_part(const uint8_t *raw, size_t len, const char *part)
+bool hxi_office_sniff_part(const uint8_t *raw, size_t len, const char *part)
 {
     if (len < 4 || memcmp(raw, "PK\3\4", 4))
         return false;

@@ -13,59 +13,59 @@
 #include <string.h>
 
 typedef struct {
-    hx_extract *x;
+    hxi_extract *x;
     hx_error *err;
-    hx_office_rels *pres_rels;
+    hxi_office_rels *pres_rels;
     const char **slides;   /* slide parts in presentation order (owned by the rels) */
     size_t n_slides;
-    hx_obuf para;
-    hx_office_table table;
+    hxi_obuf para;
+    hxi_office_table table;
     bool title;            /* the open shape is a title placeholder */
     int skip_shape;        /* depth of an open shape left out (notes' non-body placeholders) */
     int depth, shape_depth;
     bool in_t, notes;
 } pptx;
 
-static int pres_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+static int pres_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     pptx *p = ctx;
-    const hx_xml_attr *id = hx_office_attr(a, n, "id");
-    if (!hx_office_is(name, len, "sldId") || p->n_slides == HX_OFFICE_MAX_PARTS)
+    const hxi_xml_attr *id = hxi_office_attr(a, n, "id");
+    if (!hxi_office_is(name, len, "sldId") || p->n_slides == HX_OFFICE_MAX_PARTS)
         return 0;
     for (size_t i = 0; i < n; i++)   /* r:id, not the numeric id */
-        if (a[i].name_len > 3 && hx_office_is(a[i].name, a[i].name_len, "id") && memchr(a[i].name, ':', a[i].name_len))
+        if (a[i].name_len > 3 && hxi_office_is(a[i].name, a[i].name_len, "id") && memchr(a[i].name, ':', a[i].name_len))
             id = &a[i];
-    const char *t = id ? hx_office_rels_target(p->pres_rels, id->value, id->value_len) : NULL;
+    const char *t = id ? hxi_office_rels_target(p->pres_rels, id->value, id->value_len) : NULL;
     if (t)
         p->slides[p->n_slides++] = t;
     return 0;
 }
 
-static int slide_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+static int slide_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     pptx *p = ctx;
     char v[32];
     p->depth++;
-    if (hx_office_is(name, len, "sp") || hx_office_is(name, len, "graphicFrame")) {
+    if (hxi_office_is(name, len, "sp") || hxi_office_is(name, len, "graphicFrame")) {
         p->shape_depth = p->depth;
         p->title = false;
-    } else if (hx_office_is(name, len, "ph") && p->shape_depth) {
-        bool typed = hx_office_attr_str(a, n, "type", v, sizeof v);
+    } else if (hxi_office_is(name, len, "ph") && p->shape_depth) {
+        bool typed = hxi_office_attr_str(a, n, "type", v, sizeof v);
         p->title = typed && (!strcmp(v, "title") || !strcmp(v, "ctrTitle"));
         if (p->notes && typed && strcmp(v, "body"))
             p->skip_shape = p->shape_depth;
-    } else if (hx_office_is(name, len, "p")) {
+    } else if (hxi_office_is(name, len, "p")) {
         p->para.len = 0;
-    } else if (hx_office_is(name, len, "t")) {
+    } else if (hxi_office_is(name, len, "t")) {
         p->in_t = true;
-    } else if (hx_office_is(name, len, "br")) {
-        return hx_obuf_put(&p->para, " ", 1, p->err);
-    } else if (hx_office_is(name, len, "tbl")) {
-        hx_office_table_start(&p->table, HX_OFFICE_TABLE);
-    } else if (hx_office_is(name, len, "tr")) {
-        hx_office_table_start(&p->table, HX_OFFICE_ROW);
-    } else if (hx_office_is(name, len, "tc")) {
-        hx_office_table_start(&p->table, HX_OFFICE_CELL);
+    } else if (hxi_office_is(name, len, "br")) {
+        return hxi_obuf_put(&p->para, " ", 1, p->err);
+    } else if (hxi_office_is(name, len, "tbl")) {
+        hxi_office_table_start(&p->table, HX_OFFICE_TABLE);
+    } else if (hxi_office_is(name, len, "tr")) {
+        hxi_office_table_start(&p->table, HX_OFFICE_ROW);
+    } else if (hxi_office_is(name, len, "tc")) {
+        hxi_office_table_start(&p->table, HX_OFFICE_CELL);
     }
     return 0;
 }
@@ -78,19 +78,19 @@ static int slide_end(void *ctx, const char *name, size_t len)
     if (p->skip_shape) {
         if (p->depth == p->skip_shape)
             p->skip_shape = 0;
-    } else if (hx_office_is(name, len, "t")) {
+    } else if (hxi_office_is(name, len, "t")) {
         p->in_t = false;
-    } else if (hx_office_is(name, len, "p") && p->para.len) {
+    } else if (hxi_office_is(name, len, "p") && p->para.len) {
         if (p->table.depth)
-            rc = hx_office_table_para(&p->table, s, p->para.len, p->err);
+            rc = hxi_office_table_para(&p->table, s, p->para.len, p->err);
         else if (p->title)
-            rc = hx_x_heading(p->x, 1, s, p->para.len, p->err);
+            rc = hxi_x_heading(p->x, 1, s, p->para.len, p->err);
         else
-            rc = hx_office_prose(p->x, s, p->para.len, p->err);
-    } else if (hx_office_is(name, len, "tr")) {
-        rc = hx_office_table_end(&p->table, HX_OFFICE_ROW, p->x, p->err);
-    } else if (hx_office_is(name, len, "tbl")) {
-        hx_office_table_end(&p->table, HX_OFFICE_TABLE, p->x, p->err);
+            rc = hxi_office_prose(p->x, s, p->para.len, p->err);
+    } else if (hxi_office_is(name, len, "tr")) {
+        rc = hxi_office_table_end(&p->table, HX_OFFICE_ROW, p->x, p->err);
+    } else if (hxi_office_is(name, len, "tbl")) {
+        hxi_office_table_end(&p->table, HX_OFFICE_TABLE, p->x, p->err);
     }
     if (p->depth == p->shape_depth)
         p->shape_depth = 0;
@@ -101,59 +101,59 @@ static int slide_end(void *ctx, const char *name, size_t len)
 static int slide_text(void *ctx, const char *s, size_t len, int raw)
 {
     pptx *p = ctx;
-    return p->in_t && !p->skip_shape ? hx_obuf_xml(&p->para, s, len, raw, p->err) : 0;
+    return p->in_t && !p->skip_shape ? hxi_obuf_xml(&p->para, s, len, raw, p->err) : 0;
 }
 
-static int extract_pptx(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+static int extract_pptx(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err)
 {
     x->unit = HX_UNIT_PAGE;
-    hx_office_ooxml pkg;
-    int rc = hx_office_ooxml_open(&pkg, raw, len, "ppt/presentation.xml", x, err);
+    hxi_office_ooxml pkg;
+    int rc = hxi_office_ooxml_open(&pkg, raw, len, "ppt/presentation.xml", x, err);
     if (rc)
         return rc;
-    hx_zip *z = &pkg.zip;
+    hxi_zip *z = &pkg.zip;
     pptx p = {.x = x, .err = err, .pres_rels = &pkg.rels};
     if (!(p.slides = hx_calloc(HX_OFFICE_MAX_PARTS, sizeof *p.slides)))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for the slide list");
-    hx_xml_handler ph = {&p, pres_start, NULL, NULL};
+    hxi_xml_handler ph = {&p, pres_start, NULL, NULL};
     if (!rc)
-        rc = hx_office_parse(z, pkg.main, &ph, err);
-    hx_xml_handler h = {&p, slide_start, slide_end, slide_text};
+        rc = hxi_office_parse(z, pkg.main, &ph, err);
+    hxi_xml_handler h = {&p, slide_start, slide_end, slide_text};
     for (size_t i = 0; !rc && i < p.n_slides; i++) {
-        if (!hx_zip_find(z, p.slides[i]))
+        if (!hxi_zip_find(z, p.slides[i]))
             continue;
-        hx_x_source(x, (uint32_t)i + 1, (uint32_t)i + 1);
+        hxi_x_source(x, (uint32_t)i + 1, (uint32_t)i + 1);
         p.notes = false;
         p.depth = p.shape_depth = p.skip_shape = p.table.depth = 0;
-        rc = hx_office_parse(z, p.slides[i], &h, err);
-        hx_office_rels srels;
-        if (!rc && !(rc = hx_office_rels_read(z, p.slides[i], &srels, err))) {
-            const char *notes = hx_office_rels_by_type(&srels, "/notesSlide");
+        rc = hxi_office_parse(z, p.slides[i], &h, err);
+        hxi_office_rels srels;
+        if (!rc && !(rc = hxi_office_rels_read(z, p.slides[i], &srels, err))) {
+            const char *notes = hxi_office_rels_by_type(&srels, "/notesSlide");
             p.notes = true;
             p.depth = p.shape_depth = p.skip_shape = p.table.depth = 0;
-            if (notes && hx_zip_find(z, notes))
-                rc = hx_office_parse(z, notes, &h, err);
-            hx_office_rels_free(&srels);
+            if (notes && hxi_zip_find(z, notes))
+                rc = hxi_office_parse(z, notes, &h, err);
+            hxi_office_rels_free(&srels);
         }
     }
     if (!rc)
-        rc = hx_x_meta_uint(x, "page_count", p.n_slides, err);
+        rc = hxi_x_meta_uint(x, "page_count", p.n_slides, err);
     if (!rc)
-        rc = hx_x_finish(x, err);
+        rc = hxi_x_finish(x, err);
     free(p.slides);
     free(p.para.s);
     free(p.table.row.s);
-    hx_office_ooxml_close(&pkg);
+    hxi_office_ooxml_close(&pkg);
     return rc;
 }
 
 static bool sniff_pptx(const uint8_t *raw, size_t len)
 {
-    return hx_office_sniff_part(raw, len, "ppt/presentation.xml");
+    return hxi_office_sniff_part(raw, len, "ppt/presentation.xml");
 }
 
 static const char *const pptx_exts[] = {"pptx", "pptm", "potx", NULL};
 
-const hx_doctype hx_doctype_pptx = {
+const hxi_doctype hxi_doctype_pptx = {
     .name = "pptx", .exts = pptx_exts, .sniff = sniff_pptx, .extract = extract_pptx, .chunk = HX_CHUNK_BLOCKS,
 };

@@ -15,14 +15,14 @@
 #define MAX_SHEETS 1024
 
 typedef struct {
-    hx_extract *x;
+    hxi_extract *x;
     hx_error *err;
-    hx_obuf strings;       /* shared strings, each NUL-terminated */
+    hxi_obuf strings;       /* shared strings, each NUL-terminated */
     size_t *starts;        /* where each shared string starts in `strings` */
     size_t n_strings, cap_strings;
     int in_si, in_t, in_v, skip;
-    hx_obuf cell;
-    hx_office_table row;   /* a sheet is one table: its open row */
+    hxi_obuf cell;
+    hxi_office_table row;   /* a sheet is one table: its open row */
     char type[16];         /* the open cell's t attribute */
     char (*names)[128], (*ids)[128];   /* sheets in workbook order */
     size_t n_sheets;
@@ -30,12 +30,12 @@ typedef struct {
 
 /* === workbook.xml === */
 
-static int book_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+static int book_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     xlsx *w = ctx;
-    if (hx_office_is(name, len, "sheet") && w->n_sheets < MAX_SHEETS &&
-        hx_office_attr_str(a, n, "id", w->ids[w->n_sheets], sizeof *w->ids)) {
-        if (!hx_office_attr_str(a, n, "name", w->names[w->n_sheets], sizeof *w->names))
+    if (hxi_office_is(name, len, "sheet") && w->n_sheets < MAX_SHEETS &&
+        hxi_office_attr_str(a, n, "id", w->ids[w->n_sheets], sizeof *w->ids)) {
+        if (!hxi_office_attr_str(a, n, "name", w->names[w->n_sheets], sizeof *w->names))
             w->names[w->n_sheets][0] = 0;
         w->n_sheets++;
     }
@@ -44,19 +44,19 @@ static int book_start(void *ctx, const char *name, size_t len, const hx_xml_attr
 
 /* === sharedStrings.xml === */
 
-static int sst_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+static int sst_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     xlsx *w = ctx;
     (void)a;
     (void)n;
-    if (w->skip || hx_office_is(name, len, "rPh")) {
+    if (w->skip || hxi_office_is(name, len, "rPh")) {
         w->skip++;
-    } else if (hx_office_is(name, len, "si")) {
+    } else if (hxi_office_is(name, len, "si")) {
         if (hx_grow((void **)&w->starts, &w->cap_strings, w->n_strings + 1, sizeof *w->starts, w->err))
             return HX_ENOMEM;
         w->starts[w->n_strings++] = w->strings.len;
         w->in_si = 1;
-    } else if (hx_office_is(name, len, "t")) {
+    } else if (hxi_office_is(name, len, "t")) {
         w->in_t = 1;
     }
     return 0;
@@ -67,10 +67,10 @@ static int sst_end(void *ctx, const char *name, size_t len)
     xlsx *w = ctx;
     if (w->skip) {
         w->skip--;
-    } else if (hx_office_is(name, len, "si")) {
+    } else if (hxi_office_is(name, len, "si")) {
         w->in_si = 0;
-        return hx_obuf_put(&w->strings, "", 1, w->err);   /* the NUL ending the string */
-    } else if (hx_office_is(name, len, "t")) {
+        return hxi_obuf_put(&w->strings, "", 1, w->err);   /* the NUL ending the string */
+    } else if (hxi_office_is(name, len, "t")) {
         w->in_t = 0;
     }
     return 0;
@@ -79,27 +79,27 @@ static int sst_end(void *ctx, const char *name, size_t len)
 static int sst_text(void *ctx, const char *s, size_t len, int raw)
 {
     xlsx *w = ctx;
-    return w->in_si && w->in_t && !w->skip ? hx_obuf_xml(&w->strings, s, len, raw, w->err) : 0;
+    return w->in_si && w->in_t && !w->skip ? hxi_obuf_xml(&w->strings, s, len, raw, w->err) : 0;
 }
 
 /* === Sheets === */
 
-static int sheet_start(void *ctx, const char *name, size_t len, const hx_xml_attr *a, size_t n)
+static int sheet_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     xlsx *w = ctx;
     char r[16];
-    if (hx_office_is(name, len, "row")) {
-        hx_office_table_start(&w->row, HX_OFFICE_ROW);
-        unsigned long at = hx_office_attr_str(a, n, "r", r, sizeof r) ? strtoul(r, NULL, 10) : 0;
+    if (hxi_office_is(name, len, "row")) {
+        hxi_office_table_start(&w->row, HX_OFFICE_ROW);
+        unsigned long at = hxi_office_attr_str(a, n, "r", r, sizeof r) ? strtoul(r, NULL, 10) : 0;
         if (at && at <= UINT32_MAX)   /* citations name the sheet's rows as lines */
-            hx_x_source(w->x, (uint32_t)at, (uint32_t)at);
-    } else if (hx_office_is(name, len, "c")) {
+            hxi_x_source(w->x, (uint32_t)at, (uint32_t)at);
+    } else if (hxi_office_is(name, len, "c")) {
         w->cell.len = 0;
-        if (!hx_office_attr_str(a, n, "t", w->type, sizeof w->type))
+        if (!hxi_office_attr_str(a, n, "t", w->type, sizeof w->type))
             w->type[0] = 0;
-    } else if (hx_office_is(name, len, "v") || hx_office_is(name, len, "t")) {
+    } else if (hxi_office_is(name, len, "v") || hxi_office_is(name, len, "t")) {
         w->in_v = 1;
-    } else if (hx_office_is(name, len, "rPh")) {
+    } else if (hxi_office_is(name, len, "rPh")) {
         w->skip++;
     }
     return 0;
@@ -108,19 +108,19 @@ static int sheet_start(void *ctx, const char *name, size_t len, const hx_xml_att
 /* The value of a cell, as a cell of the row (an empty one is left out). */
 static int put_cell(xlsx *w, const char *s, size_t n)
 {
-    hx_office_table_start(&w->row, HX_OFFICE_CELL);
-    return hx_office_table_para(&w->row, s, n, w->err);
+    hxi_office_table_start(&w->row, HX_OFFICE_CELL);
+    return hxi_office_table_para(&w->row, s, n, w->err);
 }
 
 static int sheet_end(void *ctx, const char *name, size_t len)
 {
     xlsx *w = ctx;
     const char *v = w->cell.s ? w->cell.s : "";
-    if (hx_office_is(name, len, "rPh") && w->skip) {
+    if (hxi_office_is(name, len, "rPh") && w->skip) {
         w->skip--;
-    } else if (hx_office_is(name, len, "v") || hx_office_is(name, len, "t")) {
+    } else if (hxi_office_is(name, len, "v") || hxi_office_is(name, len, "t")) {
         w->in_v = 0;
-    } else if (hx_office_is(name, len, "c")) {
+    } else if (hxi_office_is(name, len, "c")) {
         if (!strcmp(w->type, "s")) {
             char *endp;
             unsigned long i = strtoul(v, &endp, 10);
@@ -131,8 +131,8 @@ static int sheet_end(void *ctx, const char *name, size_t len)
         if (!strcmp(w->type, "b") && w->cell.len)
             return put_cell(w, v[0] == '1' ? "TRUE" : "FALSE", v[0] == '1' ? 4 : 5);
         return put_cell(w, v, w->cell.len);
-    } else if (hx_office_is(name, len, "row")) {
-        return hx_office_table_end(&w->row, HX_OFFICE_ROW, w->x, w->err);
+    } else if (hxi_office_is(name, len, "row")) {
+        return hxi_office_table_end(&w->row, HX_OFFICE_ROW, w->x, w->err);
     }
     return 0;
 }
@@ -140,57 +140,57 @@ static int sheet_end(void *ctx, const char *name, size_t len)
 static int sheet_text(void *ctx, const char *s, size_t len, int raw)
 {
     xlsx *w = ctx;
-    return w->in_v && !w->skip ? hx_obuf_xml(&w->cell, s, len, raw, w->err) : 0;
+    return w->in_v && !w->skip ? hxi_obuf_xml(&w->cell, s, len, raw, w->err) : 0;
 }
 
-static int extract_xlsx(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+static int extract_xlsx(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err)
 {
-    hx_office_ooxml pkg;
-    int rc = hx_office_ooxml_open(&pkg, raw, len, "xl/workbook.xml", x, err);
+    hxi_office_ooxml pkg;
+    int rc = hxi_office_ooxml_open(&pkg, raw, len, "xl/workbook.xml", x, err);
     if (rc)
         return rc;
-    hx_zip *z = &pkg.zip;
+    hxi_zip *z = &pkg.zip;
     xlsx w = {.x = x, .err = err, .row.depth = 1};
     w.names = hx_malloc(MAX_SHEETS * sizeof *w.names);
     w.ids = hx_malloc(MAX_SHEETS * sizeof *w.ids);
     if (!w.names || !w.ids)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for sheet names");
-    hx_xml_handler bh = {&w, book_start, NULL, NULL};
+    hxi_xml_handler bh = {&w, book_start, NULL, NULL};
     if (!rc)
-        rc = hx_office_parse(z, pkg.main, &bh, err);
-    const char *sst = hx_office_rels_by_type(&pkg.rels, "/sharedStrings");
-    hx_xml_handler sh = {&w, sst_start, sst_end, sst_text};
-    if (!rc && sst && hx_zip_find(z, sst))
-        rc = hx_office_parse(z, sst, &sh, err);
-    hx_xml_handler h = {&w, sheet_start, sheet_end, sheet_text};
+        rc = hxi_office_parse(z, pkg.main, &bh, err);
+    const char *sst = hxi_office_rels_by_type(&pkg.rels, "/sharedStrings");
+    hxi_xml_handler sh = {&w, sst_start, sst_end, sst_text};
+    if (!rc && sst && hxi_zip_find(z, sst))
+        rc = hxi_office_parse(z, sst, &sh, err);
+    hxi_xml_handler h = {&w, sheet_start, sheet_end, sheet_text};
     for (size_t i = 0; !rc && i < w.n_sheets; i++) {
-        const char *part = hx_office_rels_target(&pkg.rels, w.ids[i], strlen(w.ids[i]));
-        if (!part || !hx_zip_find(z, part))
+        const char *part = hxi_office_rels_target(&pkg.rels, w.ids[i], strlen(w.ids[i]));
+        if (!part || !hxi_zip_find(z, part))
             continue;
-        rc = hx_x_heading(x, 1, w.names[i], strlen(w.names[i]), err);
+        rc = hxi_x_heading(x, 1, w.names[i], strlen(w.names[i]), err);
         w.skip = 0;
         if (!rc)
-            rc = hx_office_parse(z, part, &h, err);
+            rc = hxi_office_parse(z, part, &h, err);
     }
     if (!rc)
-        rc = hx_x_finish(x, err);
+        rc = hxi_x_finish(x, err);
     free(w.strings.s);
     free(w.starts);
     free(w.cell.s);
     free(w.row.row.s);
     free(w.names);
     free(w.ids);
-    hx_office_ooxml_close(&pkg);
+    hxi_office_ooxml_close(&pkg);
     return rc;
 }
 
 static bool sniff_xlsx(const uint8_t *raw, size_t len)
 {
-    return hx_office_sniff_part(raw, len, "xl/workbook.xml");
+    return hxi_office_sniff_part(raw, len, "xl/workbook.xml");
 }
 
 static const char *const xlsx_exts[] = {"xlsx", "xlsm", "xltx", NULL};
 
-const hx_doctype hx_doctype_xlsx = {
+const hxi_doctype hxi_doctype_xlsx = {
     .name = "xlsx", .exts = xlsx_exts, .sniff = sniff_xlsx, .extract = extract_xlsx, .chunk = HX_CHUNK_BLOCKS,
 };

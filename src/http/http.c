@@ -13,9 +13,9 @@
 #define DEFAULT_MAX_HEAD ((size_t)32 << 10)
 #define DEFAULT_MAX_BODY ((size_t)16 << 20)
 
-hx_http_limits hx_http_limits_fill(const hx_http_limits *lim)
+hxi_http_limits hxi_http_limits_fill(const hxi_http_limits *lim)
 {
-    hx_http_limits l = lim ? *lim : (hx_http_limits){0};
+    hxi_http_limits l = lim ? *lim : (hxi_http_limits){0};
     if (!l.max_line)
         l.max_line = DEFAULT_MAX_LINE;
     if (!l.max_head)
@@ -93,7 +93,7 @@ static int fail(fail_to f, int status, int code, size_t at, const char *why)
 
 /* === Head === */
 
-static int parse_request_line(const char *buf, size_t start, size_t end, hx_http_request *req, fail_to f)
+static int parse_request_line(const char *buf, size_t start, size_t end, hxi_http_request *req, fail_to f)
 {
     size_t i = start;
     while (i < end && is_tchar((unsigned char)buf[i]))
@@ -121,7 +121,7 @@ static int parse_request_line(const char *buf, size_t start, size_t end, hx_http
 }
 
 /* One header line [start, end) into h. */
-static int parse_field(const char *buf, size_t start, size_t end, hx_http_header *h, fail_to f)
+static int parse_field(const char *buf, size_t start, size_t end, hxi_http_header *h, fail_to f)
 {
     if (buf[start] == ' ' || buf[start] == '\t')
         return fail(f, 400, HX_EPARSE, start, "obsolete line folding is not accepted");
@@ -151,8 +151,8 @@ static int parse_field(const char *buf, size_t start, size_t end, hx_http_header
 /* Header lines from *at up to the empty line; *at is left after it. n: fields kept so far (into
  * out, which may be NULL for trailers: counted against the limits, not kept, and their lines end
  * in CR LF only, as chunked framing's do). 0, HX_ETRUNCATED, or an error. */
-static int parse_fields(const char *buf, size_t len, size_t head_start, size_t *at, const hx_http_limits *l,
-                        hx_http_header *out, size_t *n, fail_to f)
+static int parse_fields(const char *buf, size_t len, size_t head_start, size_t *at, const hxi_http_limits *l,
+                        hxi_http_header *out, size_t *n, fail_to f)
 {
     for (;;) {
         size_t end, next;
@@ -170,7 +170,7 @@ static int parse_fields(const char *buf, size_t len, size_t head_start, size_t *
         }
         if (*n >= l->max_headers)
             return fail(f, 431, HX_ERANGE, *at, "the request has more header fields than the server accepts");
-        hx_http_header scratch, *h = out ? &out[*n] : &scratch;
+        hxi_http_header scratch, *h = out ? &out[*n] : &scratch;
         int rc = parse_field(buf, *at, end, h, f);
         if (rc)
             return rc;
@@ -198,7 +198,7 @@ static bool has_token(const char *v, size_t n, const char *token)
     return false;
 }
 
-const char *hx_http_header_get(const hx_http_request *req, const char *name, size_t *len)
+const char *hxi_http_header_get(const hxi_http_request *req, const char *name, size_t *len)
 {
     for (size_t i = 0; i < req->n_headers; i++)
         if (ieq(req->headers[i].name, req->headers[i].name_len, name)) {
@@ -209,7 +209,7 @@ const char *hx_http_header_get(const hx_http_request *req, const char *name, siz
     return NULL;
 }
 
-static size_t header_count(const hx_http_request *req, const char *name)
+static size_t header_count(const hxi_http_request *req, const char *name)
 {
     size_t n = 0;
     for (size_t i = 0; i < req->n_headers; i++)
@@ -271,7 +271,7 @@ static bool chunk_ext_ok(const char *s, size_t n)
  * (the offset after the trailers), HX_ETRUNCATED, or an error; with out it copies the data. Every
  * line of the framing ends in CR LF and each chunk's data is followed by exactly CR LF (RFC 9112
  * 7.1): a bare LF or CR there is 400, never data. */
-static int walk_chunks(const char *buf, size_t len, size_t at, const hx_http_limits *l, char *out,
+static int walk_chunks(const char *buf, size_t len, size_t at, const hxi_http_limits *l, char *out,
                        size_t *body_len, size_t *done, fail_to f)
 {
     size_t total = 0;
@@ -325,7 +325,7 @@ static int walk_chunks(const char *buf, size_t len, size_t at, const hx_http_lim
     }
 }
 
-static int take_body(hx_http_request *req, const char *src, size_t n, hx_error *err)
+static int take_body(hxi_http_request *req, const char *src, size_t n, hx_error *err)
 {
     if (!n)
         return 0;
@@ -341,10 +341,10 @@ static int take_body(hx_http_request *req, const char *src, size_t n, hx_error *
 
 /* === Request === */
 
-int hx_http_parse(const char *buf, size_t len, const hx_http_limits *lim, hx_http_request *req, size_t *consumed,
-                  int *status, hx_error *err)
+int hxi_http_parse(const char *buf, size_t len, const hxi_http_limits *lim, hxi_http_request *req, size_t *consumed,
+                   int *status, hx_error *err)
 {
-    hx_http_limits l = hx_http_limits_fill(lim);
+    hxi_http_limits l = hxi_http_limits_fill(lim);
     fail_to f = {status, err};
     memset(req, 0, sizeof *req);
     *consumed = 0;
@@ -376,13 +376,13 @@ int hx_http_parse(const char *buf, size_t len, const hx_http_limits *lim, hx_htt
         return fail(f, 400, HX_EPARSE, head, "an HTTP/1.1 request needs exactly one Host header");
     if (n_cl > 1 || (n_cl && n_te))
         return fail(f, 400, HX_EPARSE, head, "a request body must be framed once: one Content-Length or chunked");
-    const char *v = hx_http_header_get(req, "connection", &vlen);
+    const char *v = hxi_http_header_get(req, "connection", &vlen);
     req->keep_alive = req->minor == 1 ? !(v && has_token(v, vlen, "close")) : v && has_token(v, vlen, "keep-alive");
-    v = hx_http_header_get(req, "expect", &vlen);
+    v = hxi_http_header_get(req, "expect", &vlen);
     req->expect_continue = req->minor == 1 && v && ieq(v, vlen, "100-continue");
 
     if (n_te) {
-        v = hx_http_header_get(req, "transfer-encoding", &vlen);
+        v = hxi_http_header_get(req, "transfer-encoding", &vlen);
         if (n_te > 1 || !ieq(v, vlen, "chunked"))
             return fail(f, 501, HX_EINVAL, head, "the only transfer coding accepted is chunked");
         if (req->minor == 0)
@@ -400,7 +400,7 @@ int hx_http_parse(const char *buf, size_t len, const hx_http_limits *lim, hx_htt
     }
     uint64_t cl = 0;
     if (n_cl) {
-        v = hx_http_header_get(req, "content-length", &vlen);
+        v = hxi_http_header_get(req, "content-length", &vlen);
         if (!vlen)
             return fail(f, 400, HX_EPARSE, head, "Content-Length must be a decimal number");
         for (size_t i = 0; i < vlen; i++) {
@@ -421,7 +421,7 @@ int hx_http_parse(const char *buf, size_t len, const hx_http_limits *lim, hx_htt
     return 0;
 }
 
-void hx_http_request_free(hx_http_request *req)
+void hxi_http_request_free(hxi_http_request *req)
 {
     free(req->body);
     req->body = NULL;
@@ -436,7 +436,7 @@ static bool is_reg_name(unsigned char c)
     return (c >= '0' && c <= '9') || (lower(c) >= 'a' && lower(c) <= 'z') || (c && strchr("-._~!$&'()*+,;=", c));
 }
 
-int hx_http_host_parse(const char *v, size_t n, hx_http_authority *out)
+int hxi_http_host_parse(const char *v, size_t n, hxi_http_authority *out)
 {
     size_t i = 0;
     if (n && v[0] == '[') {   /* IP-literal: an IPv6 address; IPvFuture is not served */
@@ -479,15 +479,15 @@ int hx_http_host_parse(const char *v, size_t n, hx_http_authority *out)
     return 0;
 }
 
-int hx_http_origin_parse(const char *v, size_t n, hx_http_authority *out)
+int hxi_http_origin_parse(const char *v, size_t n, hxi_http_authority *out)
 {
     size_t skip = n >= 7 && !strncasecmp(v, "http://", 7) ? 7 : n >= 8 && !strncasecmp(v, "https://", 8) ? 8 : 0;
-    return skip ? hx_http_host_parse(v + skip, n - skip, out) : HX_EPARSE;
+    return skip ? hxi_http_host_parse(v + skip, n - skip, out) : HX_EPARSE;
 }
 
 /* === Responses === */
 
-const char *hx_http_reason(int status)
+const char *hxi_http_reason(int status)
 {
     switch (status) {
     case 100: return "Continue";
@@ -514,16 +514,16 @@ const char *hx_http_reason(int status)
     }
 }
 
-size_t hx_http_head(char *buf, size_t cap, int status, const char *type, size_t body_len, bool keep_alive,
-                    const char *extra)
+size_t hxi_http_head(char *buf, size_t cap, int status, const char *type, size_t body_len, bool keep_alive,
+                     const char *extra)
 {
     char length[64];
     if (body_len == (size_t)-1)
         snprintf(length, sizeof length, "Transfer-Encoding: chunked\r\n");
     else
         snprintf(length, sizeof length, "Content-Length: %zu\r\n", body_len);
-    int n = snprintf(buf, cap, "HTTP/1.1 %d %s\r\n%s%s%s%sConnection: %s\r\n%s\r\n", status, hx_http_reason(status),
-                     type ? "Content-Type: " : "", type ? type : "", type ? "\r\n" : "", length,
-                     keep_alive ? "keep-alive" : "close", extra ? extra : "");
+    int n = snprintf(buf, cap, "HTTP/1.1 %d %s\r\nServer: hyrax/%s\r\n%s%s%s%sConnection: %s\r\n%s\r\n", status,
+                     hxi_http_reason(status), hx_version(), type ? "Content-Type: " : "", type ? type : "",
+                     type ? "\r\n" : "", length, keep_alive ? "keep-alive" : "close", extra ? extra : "");
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }

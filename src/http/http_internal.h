@@ -40,19 +40,19 @@ typedef struct conn {
     struct sockaddr_storage local;   /* the address and port the client connected to */
     int64_t active_ms;        /* last byte read or answer written; when lingering began */
     int64_t begun_ms;         /* first byte of the request being read; 0 when none */
-    hx_http_request req;      /* the request a thread answers (borrows from in) */
+    hxi_http_request req;      /* the request a thread answers (borrows from in) */
     size_t used;              /* its bytes */
     struct conn *next;        /* work or done queue */
 } conn;
 
 typedef struct http_server {
-    const hx_mcp_config *cfg;
-    hx_http_config hc;
-    hx_http_limits lim;
+    const hxi_mcp_config *cfg;
+    hxi_http_config hc;
+    hxi_http_limits lim;
     size_t max_buffer;        /* bytes a connection may hold unparsed */
     size_t buffered;          /* bytes of every connection's buffer (their capacity); loop thread only */
     mcp_server mcp;
-    hx_metrics *metrics;
+    hxi_metrics *metrics;
     int listen_fd, wake[2];
     conn **conns;             /* owned, n_conns of them */
     size_t n_conns;
@@ -91,16 +91,16 @@ typedef struct pending {
 bool stopping(http_server *h);
 int send_all(int fd, const char *buf, size_t len);
 int reply_put(reply *r, const char *data, size_t n);
-void reply_json(reply *r, int status, hx_json_writer *w);
+void reply_json(reply *r, int status, hxi_json_writer *w);
 void reply_error(reply *r, int status, const char *detail);
 int reply_send(int fd, const reply *r, bool keep_alive);
 
 /* http_rest.c: the REST routes, answered in r through the request thread's session *ses (opened on
  * first use, closed by the request thread). */
-void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r);
-void route_health(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r);
-void route_stats(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r);
-void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r);
+void route_search(http_server *h, mcp_session *v, hx_session **ses, const hxi_http_request *req, reply *r);
+void route_health(http_server *h, mcp_session *v, hx_session **ses, const hxi_http_request *req, reply *r);
+void route_stats(http_server *h, mcp_session *v, hx_session **ses, const hxi_http_request *req, reply *r);
+void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hxi_http_request *req, reply *r);
 
 /* http_mcp.c: a write job's answer awaited into r (or streamed); POST /mcp answered in r, or
  * *later set (owned by the awaiter then) when a write job was queued. */

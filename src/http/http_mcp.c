@@ -13,10 +13,10 @@
 #define SSE_WAIT_MS 200          /* how often a waiting request checks that its client is still there */
 
 /* Does the Accept header take this media type (or any)? A missing header takes everything. */
-static bool accepts(const hx_http_request *req, const char *type)
+static bool accepts(const hxi_http_request *req, const char *type)
 {
     size_t n;
-    const char *v = hx_http_header_get(req, "accept", &n);
+    const char *v = hxi_http_header_get(req, "accept", &n);
     if (!v)
         return true;
     size_t t = strlen(type);
@@ -33,12 +33,12 @@ static const char *const http_versions[] = {"2026-07-28", "2025-11-25", "2025-06
  * unknown method, 200 otherwise (errors of a tool are results). */
 static int rpc_status(const char *text, size_t len)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     int64_t code = 0;
-    if (!memmem(text, len, "\"error\"", 7) || hx_json_parse(&doc, text, len, NULL, NULL))
+    if (!memmem(text, len, "\"error\"", 7) || hxi_json_parse(&doc, text, len, NULL, NULL))
         return 200;
-    hx_json_num_int64(hx_json_obj_get(hx_json_obj_get(hx_json_doc_root(doc), "error"), "code"), &code, NULL);
-    hx_json_doc_free(doc);
+    hxi_json_num_int64(hxi_json_obj_get(hxi_json_obj_get(hxi_json_doc_root(doc), "error"), "code"), &code, NULL);
+    hxi_json_doc_free(doc);
     return code == HX_RPC_METHOD_NOT_FOUND ? 404
            : code == HX_RPC_PARSE_ERROR || code == HX_RPC_INVALID_REQUEST || code == HX_RPC_INVALID_PARAMS ||
                    code == -32020 || code == -32022
@@ -65,8 +65,8 @@ void await_job(http_server *h, const conn *c, mcp_sink *sink, bool stream, reply
     if (stream) {
         char head[512];
         bool last = c->eof && c->used == c->len;
-        size_t n = hx_http_head(head, sizeof head, 200, "text/event-stream", (size_t)-1, c->req.keep_alive && !last,
-                                "Cache-Control: no-cache\r\n");
+        size_t n = hxi_http_head(head, sizeof head, 200, "text/event-stream", (size_t)-1, c->req.keep_alive && !last,
+                                 "Cache-Control: no-cache\r\n");
         gone = !n || send_all(c->fd, head, n);
         r->streamed = true;
         r->status = 200;
@@ -117,10 +117,10 @@ void await_job(http_server *h, const conn *c, mcp_sink *sink, bool stream, reply
 
 /* The request's Mcp-Session-Id into out (NUL-terminated; "" when none); -1 when it is not 1 to
  * MCP_SESSION_MAX visible ASCII characters (MCP Streamable HTTP, "Session Management"). */
-static int session_of(const hx_http_request *req, char out[MCP_SESSION_MAX + 1])
+static int session_of(const hxi_http_request *req, char out[MCP_SESSION_MAX + 1])
 {
     size_t n;
-    const char *v = hx_http_header_get(req, "mcp-session-id", &n);
+    const char *v = hxi_http_header_get(req, "mcp-session-id", &n);
     out[0] = 0;
     if (!v)
         return 0;
@@ -158,9 +158,9 @@ static void new_session(reply *r)
 /* Answers a POST /mcp in r, or, for a write tool whose job was queued, sets *later and leaves r. */
 void route_mcp(http_server *h, mcp_session *v, conn *c, double t0, reply *r, pending **later)
 {
-    const hx_http_request *req = &c->req;
+    const hxi_http_request *req = &c->req;
     size_t n;
-    const char *type = hx_http_header_get(req, "content-type", &n);
+    const char *type = hxi_http_header_get(req, "content-type", &n);
     if (!type || n < 16 || strncasecmp(type, "application/json", 16) || (n > 16 && type[16] != ';' && type[16] != ' ')) {
         reply_error(r, 415, "POST /mcp takes one JSON-RPC message with Content-Type: application/json");
         return;
@@ -169,7 +169,7 @@ void route_mcp(http_server *h, mcp_session *v, conn *c, double t0, reply *r, pen
         reply_error(r, 406, "Accept must allow application/json or text/event-stream");
         return;
     }
-    const char *pv = hx_http_header_get(req, "mcp-protocol-version", &n);
+    const char *pv = hxi_http_header_get(req, "mcp-protocol-version", &n);
     size_t k = 0;
     while (pv && http_versions[k] && (strlen(http_versions[k]) != n || memcmp(http_versions[k], pv, n)))
         k++;
@@ -185,19 +185,19 @@ void route_mcp(http_server *h, mcp_session *v, conn *c, double t0, reply *r, pen
         reply_error(r, 400, m);
         return;
     }
-    hx_rpc_msg msg;
-    hx_json_writer out;
-    hx_json_writer_init(&out);
-    if (hx_rpc_msg_parse(&msg, req->body ? req->body : "", req->body_len, NULL, NULL)) {
+    hxi_rpc_msg msg;
+    hxi_json_writer out;
+    hxi_json_writer_init(&out);
+    if (hxi_rpc_msg_parse(&msg, req->body ? req->body : "", req->body_len, NULL, NULL)) {
         reply_error(r, 500, "out of memory");
         return;
     }
-    const hx_json_val *meta = hx_json_obj_get(msg.params, "_meta");
+    const hxi_json_val *meta = hxi_json_obj_get(msg.params, "_meta");
     size_t ev_len = 0, m_len = 0;
-    const char *ev = hx_json_str(hx_json_obj_get(meta, "io.modelcontextprotocol/protocolVersion"), &ev_len);
-    const char *mh = hx_http_header_get(req, "mcp-method", &m_len);
+    const char *ev = hxi_json_str(hxi_json_obj_get(meta, "io.modelcontextprotocol/protocolVersion"), &ev_len);
+    const char *mh = hxi_http_header_get(req, "mcp-method", &m_len);
     if (msg.kind == HX_RPC_INVALID || msg.kind == HX_RPC_BATCH) {
-        hx_rpc_write_error(&out, msg.id_json, msg.id_len, msg.code, msg.message, NULL, 0, NULL);
+        hxi_rpc_write_error(&out, msg.id_json, msg.id_len, msg.code, msg.message, NULL, 0, NULL);
         reply_json(r, 400, &out);
     } else if (msg.kind != HX_RPC_REQUEST) {
         mcp_sink sink;   /* notifications/cancelled names a job of this session */
@@ -208,9 +208,9 @@ void route_mcp(http_server *h, mcp_session *v, conn *c, double t0, reply *r, pen
         r->status = 202;   /* notifications and responses: accepted, nothing to answer */
     } else if (ev && (!pv || n != ev_len || memcmp(pv, ev, n) ||
                       (mh && (m_len != msg.method_len || memcmp(mh, msg.method, m_len))))) {
-        hx_rpc_write_error(&out, msg.id_json, msg.id_len, -32020,
-                           "MCP-Protocol-Version (and Mcp-Method, when sent) must match the request's _meta "
-                           "protocol version and method", NULL, 0, NULL);
+        hxi_rpc_write_error(&out, msg.id_json, msg.id_len, -32020,
+                            "MCP-Protocol-Version (and Mcp-Method, when sent) must match the request's _meta "
+                            "protocol version and method", NULL, 0, NULL);
         reply_json(r, 400, &out);
     } else if (!(*later = hx_calloc(1, sizeof **later))) {
         reply_error(r, 500, "out of memory");
@@ -221,7 +221,7 @@ void route_mcp(http_server *h, mcp_session *v, conn *c, double t0, reply *r, pen
         mcp_sink_init(&p->sink);
         p->sink.session = p->session[0] ? p->session : NULL;
         if (mcp_handle_msg(v, &msg, &p->sink, &out) == HX_RPC_DEFERRED) {
-            p->stream = hx_json_obj_get(meta, "progressToken") && accepts(req, "text/event-stream");
+            p->stream = hxi_json_obj_get(meta, "progressToken") && accepts(req, "text/event-stream");
         } else {
             reply_json(r, rpc_status(out.buf, out.len), &out);
             if (r->status == 200 && !strcmp(msg.method, "initialize") && !session[0])
@@ -231,6 +231,6 @@ void route_mcp(http_server *h, mcp_session *v, conn *c, double t0, reply *r, pen
             *later = NULL;
         }
     }
-    hx_json_writer_free(&out);
-    hx_rpc_msg_free(&msg);
+    hxi_json_writer_free(&out);
+    hxi_rpc_msg_free(&msg);
 }

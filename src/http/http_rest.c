@@ -20,7 +20,7 @@ static int rest_session(http_server *h, mcp_session *v, hx_session **ses, hx_err
     int rc = mcp_session_model(v, err);
     if (rc)
         return rc;
-    const hx_mcp_config *cfg = h->cfg;
+    const hxi_mcp_config *cfg = h->cfg;
     hx_session_config sc = {.db = cfg->db, .root = cfg->root, .user_db = cfg->user_db, .no_user_tier = !cfg->user_db,
                             .registry = cfg->registry, .registry_timeout_ms = cfg->registry_timeout_ms,
                             .identity = cfg->identity, .model = v->model, .read_only = true};
@@ -71,14 +71,14 @@ static long url_decode(const char *s, size_t n, char *out)
 
 /* GET /search's query string as the JSON object of POST's body into w: each parameter a string,
  * k, top_k and min_score numbers when they read as one. 0, or -1 with msg set. */
-static int query_args(const hx_http_request *req, hx_json_writer *w, char *msg, size_t cap)
+static int query_args(const hxi_http_request *req, hxi_json_writer *w, char *msg, size_t cap)
 {
     const char *q = memchr(req->target, '?', req->target_len);
     const char *end = req->target + req->target_len;
     char *buf = hx_malloc(req->target_len + 1);
     if (!buf)
         return snprintf(msg, cap, "out of memory"), -1;
-    hx_json_write_obj_begin(w);
+    hxi_json_write_obj_begin(w);
     for (const char *p = q ? q + 1 : end; p < end;) {
         const char *amp = memchr(p, '&', (size_t)(end - p));
         const char *stop = amp ? amp : end, *eq = memchr(p, '=', (size_t)(stop - p));
@@ -86,53 +86,53 @@ static int query_args(const hx_http_request *req, hx_json_writer *w, char *msg, 
         long kl = url_decode(p, (size_t)((eq ? eq : stop) - p), buf);
         bool numeric = kl > 0 && (!strcmp(buf, "k") || !strcmp(buf, "top_k") || !strcmp(buf, "min_score"));
         if (kl > 0)
-            hx_json_write_keyn(w, buf, (size_t)kl);
+            hxi_json_write_keyn(w, buf, (size_t)kl);
         long vl = kl > 0 ? url_decode(vs, (size_t)(stop - vs), buf) : kl;
         if (vl < 0) {
             free(buf);
             return snprintf(msg, cap, "the query string has a bad %%-escape"), -1;
         }
         if (kl > 0 && numeric && vl > 0 && strspn(buf, "0123456789.eE-") == (size_t)vl)
-            hx_json_write_number_text(w, buf, (size_t)vl);
+            hxi_json_write_number_text(w, buf, (size_t)vl);
         else if (kl > 0)
-            hx_json_write_str(w, buf, (size_t)vl);
+            hxi_json_write_str(w, buf, (size_t)vl);
         p = stop + 1;
     }
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     free(buf);
     return 0;
 }
 
 /* POST /search (a JSON body) and GET /search?q=&k=&mode=: the answer is `hyrax search --json`'s
- * object (present.h hx_present_search_tiers), the result objects MCP's search gives. */
-void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
+ * object (present.h hxi_present_search_tiers), the result objects MCP's search gives. */
+void route_search(http_server *h, mcp_session *v, hx_session **ses, const hxi_http_request *req, reply *r)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     hx_filter_set fs = {0};
     char msg[1024];
     hx_error err = {0};
     double t0 = mono_s();
-    hx_json_writer qw;
-    hx_json_writer_init(&qw);
+    hxi_json_writer qw;
+    hxi_json_writer_init(&qw);
     const char *body = req->body ? req->body : "";
     size_t body_len = req->body_len;
     if (!strcmp(req->method, "GET")) {
-        if (query_args(req, &qw, msg, sizeof msg) || hx_json_writer_finish(&qw, &err)) {
+        if (query_args(req, &qw, msg, sizeof msg) || hxi_json_writer_finish(&qw, &err)) {
             reply_error(r, 400, err.message[0] ? err.message : msg);
-            hx_json_writer_free(&qw);
+            hxi_json_writer_free(&qw);
             return;
         }
         body = qw.buf;
         body_len = qw.len;
     }
-    if (hx_json_parse(&doc, body, body_len, NULL, &err)) {
+    if (hxi_json_parse(&doc, body, body_len, NULL, &err)) {
         snprintf(msg, sizeof msg, "the body must be a JSON object: %s", err.message);
         reply_error(r, 400, msg);
-        hx_json_doc_free(doc);
-        hx_json_writer_free(&qw);
+        hxi_json_doc_free(doc);
+        hxi_json_writer_free(&qw);
         return;
     }
-    mcp_args a = {rest_search_args, hx_json_doc_root(doc)};
+    mcp_args a = {rest_search_args, hxi_json_doc_root(doc)};
     if (mcp_args_validate(rest_search_args, a.args, &err)) {
         reply_error(r, 400, err.message);
     } else if (rest_session(h, v, ses, &err)) {
@@ -157,24 +157,24 @@ void route_search(http_server *h, mcp_session *v, hx_session **ses, const hx_htt
         if (rc) {
             reply_error(r, rc == HX_ENOTFOUND ? 503 : 400, err.message);
         } else {
-            hx_json_writer w;
-            hx_tier_status st[3];
-            size_t ns = hx_present_answer_tiers(&ans, st);
-            hx_json_writer_init(&w);
-            hx_present_search_tiers(&w, query, q.opts.mode, &ans.results, &ans.taken, st, ns);
+            hxi_json_writer w;
+            hxi_tier_status st[3];
+            size_t ns = hxi_present_answer_tiers(&ans, st);
+            hxi_json_writer_init(&w);
+            hxi_present_search_tiers(&w, query, q.opts.mode, &ans.results, &ans.taken, st, ns);
             reply_json(r, 200, &w);
-            hx_json_writer_free(&w);
+            hxi_json_writer_free(&w);
             hx_stats_note_query(h->mcp.stats, query);
             hx_session_answer_free(&ans);
         }
         /* counted as the search tool over HTTP, as it always was (metrics.h, stats.h) */
         double s = mono_s() - t0;
-        hx_metrics_observe(h->metrics, HX_METRIC_TOOL, "search", "http", NULL, s);
+        hxi_metrics_observe(h->metrics, HX_METRIC_TOOL, "search", "http", NULL, s);
         hx_stats_note_latency(h->mcp.stats, "search", "http", s * 1e3);
     }
     hx_filter_set_free(&fs);
-    hx_json_doc_free(doc);
-    hx_json_writer_free(&qw);
+    hxi_json_doc_free(doc);
+    hxi_json_writer_free(&qw);
 }
 
 /* The project index's counts through the thread's session, when the model has loaded (never waits). */
@@ -190,38 +190,38 @@ static bool index_stats(http_server *h, mcp_session *v, hx_session **ses, hx_ind
 }
 
 /* GET /health: answers at once, also while the model loads (status "starting"). */
-void route_health(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
+void route_health(http_server *h, mcp_session *v, hx_session **ses, const hxi_http_request *req, reply *r)
 {
     (void)req;
     hx_index_stats st = {0};
     hx_error err = {0};
     bool ready = mcp_model_ready(v), have = ready && index_stats(h, v, ses, &st, &err);
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_key(&w, "status");
-    hx_json_write_cstr(&w, !ready ? "starting" : have ? "healthy" : "no_index");
-    hx_json_write_key(&w, "indexed_documents");
-    hx_json_write_uint(&w, st.documents);
-    hx_json_write_key(&w, "indexed_chunks");
-    hx_json_write_uint(&w, st.live_chunks);
-    hx_json_write_key(&w, "model_loaded");
-    hx_json_write_bool(&w, ready);
-    hx_json_write_key(&w, "activity");   /* hx_stats: latency, hot queries, updates and lag that last */
-    hx_json_write_obj_begin(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_obj_begin(&w);
+    hxi_json_write_key(&w, "status");
+    hxi_json_write_cstr(&w, !ready ? "starting" : have ? "healthy" : "no_index");
+    hxi_json_write_key(&w, "indexed_documents");
+    hxi_json_write_uint(&w, st.documents);
+    hxi_json_write_key(&w, "indexed_chunks");
+    hxi_json_write_uint(&w, st.live_chunks);
+    hxi_json_write_key(&w, "model_loaded");
+    hxi_json_write_bool(&w, ready);
+    hxi_json_write_key(&w, "activity");   /* hx_stats: latency, hot queries, updates and lag that last */
+    hxi_json_write_obj_begin(&w);
     hx_activity act;
     if (!hx_stats_activity(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &act, NULL))
-        hx_present_activity(&w, &act);
+        hxi_present_activity(&w, &act);
     hx_activity_free(&act);
-    hx_json_write_obj_end(&w);
-    hx_json_write_obj_end(&w);
+    hxi_json_write_obj_end(&w);
+    hxi_json_write_obj_end(&w);
     reply_json(r, 200, &w);
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 /* GET /stats: seed 002's StatsResponse (total_keps is the document count). 503 until the index
  * can be read. */
-void route_stats(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
+void route_stats(http_server *h, mcp_session *v, hx_session **ses, const hxi_http_request *req, reply *r)
 {
     (void)req;
     hx_index_stats st;
@@ -230,36 +230,36 @@ void route_stats(http_server *h, mcp_session *v, hx_session **ses, const hx_http
         reply_error(r, 503, err.message);
         return;
     }
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_key(&w, "total_keps");
-    hx_json_write_uint(&w, st.documents);
-    hx_json_write_key(&w, "total_documents");
-    hx_json_write_uint(&w, st.documents);
-    hx_json_write_key(&w, "total_chunks");
-    hx_json_write_uint(&w, st.live_chunks);
-    hx_json_write_key(&w, "total_vectors");
-    hx_json_write_uint(&w, st.live_chunks);
-    hx_json_write_key(&w, "embedding_model");
-    hx_json_write_cstr(&w, st.model);
-    hx_json_write_key(&w, "embedding_dimension");
-    hx_json_write_int(&w, st.dim);
-    hx_json_write_key(&w, "search_modes");
-    hx_json_write_json(&w, "[\"vector\",\"keyword\",\"hybrid\"]", 29);
-    hx_json_write_key(&w, "fusion_algorithm");
-    hx_json_write_cstr(&w, "Reciprocal Rank Fusion (RRF)");
-    hx_json_write_key(&w, "generation");
-    hx_json_write_uint(&w, st.generation);
-    hx_json_write_key(&w, "file_bytes");
-    hx_json_write_uint(&w, st.file_bytes);
-    hx_json_write_obj_end(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_obj_begin(&w);
+    hxi_json_write_key(&w, "total_keps");
+    hxi_json_write_uint(&w, st.documents);
+    hxi_json_write_key(&w, "total_documents");
+    hxi_json_write_uint(&w, st.documents);
+    hxi_json_write_key(&w, "total_chunks");
+    hxi_json_write_uint(&w, st.live_chunks);
+    hxi_json_write_key(&w, "total_vectors");
+    hxi_json_write_uint(&w, st.live_chunks);
+    hxi_json_write_key(&w, "embedding_model");
+    hxi_json_write_cstr(&w, st.model);
+    hxi_json_write_key(&w, "embedding_dimension");
+    hxi_json_write_int(&w, st.dim);
+    hxi_json_write_key(&w, "search_modes");
+    hxi_json_write_json(&w, "[\"vector\",\"keyword\",\"hybrid\"]", 29);
+    hxi_json_write_key(&w, "fusion_algorithm");
+    hxi_json_write_cstr(&w, "Reciprocal Rank Fusion (RRF)");
+    hxi_json_write_key(&w, "generation");
+    hxi_json_write_uint(&w, st.generation);
+    hxi_json_write_key(&w, "file_bytes");
+    hxi_json_write_uint(&w, st.file_bytes);
+    hxi_json_write_obj_end(&w);
     reply_json(r, 200, &w);
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 /* GET /metrics: the histograms, then gauges of the index, the model and the connections. */
-void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r)
+void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hxi_http_request *req, reply *r)
 {
     (void)req;
     hx_index_stats st = {0};
@@ -271,7 +271,7 @@ void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hx_ht
     pthread_mutex_lock(&h->mcp.lock);
     double jobs = (double)h->mcp.queued_jobs + (h->mcp.running != NULL);
     pthread_mutex_unlock(&h->mcp.lock);
-    int rc = hx_metrics_write(h->metrics, &r->body, &r->len, &r->cap);
+    int rc = hxi_metrics_write(h->metrics, &r->body, &r->len, &r->cap);
     struct {
         const char *name, *help;
         double value;
@@ -286,12 +286,12 @@ void route_metrics(http_server *h, mcp_session *v, hx_session **ses, const hx_ht
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0] && !rc; i++)
         if (have || i == 0 || i >= 5)
-            rc = hx_metrics_gauge(&r->body, &r->len, &r->cap, g[i].name, g[i].help, g[i].value);
+            rc = hxi_metrics_gauge(&r->body, &r->len, &r->cap, g[i].name, g[i].help, g[i].value);
     char *lasting = NULL;   /* what outlives this process: hx_stats, kept beside the index */
     size_t lasting_len = 0;
     if (!rc && !(rc = hx_stats_prometheus_text(h->mcp.stats, h->mcp.cfg->db, h->mcp.cfg->identity, &lasting,
                                                &lasting_len, NULL)))
-        rc = hx_metrics_append(&r->body, &r->len, &r->cap, lasting, lasting_len);
+        rc = hxi_metrics_append(&r->body, &r->len, &r->cap, lasting, lasting_len);
     free(lasting);
     if (rc) {
         reply_error(r, 500, "out of memory writing the metrics");

@@ -64,7 +64,7 @@ static void conn_close(http_server *h, size_t i)
     pthread_mutex_unlock(&h->lock);
     h->buffered -= c->cap;
     close(c->fd);
-    hx_http_request_free(&c->req);
+    hxi_http_request_free(&c->req);
     free(c->in);
     free(c);
 }
@@ -109,12 +109,12 @@ int reply_put(reply *r, const char *data, size_t n)
 }
 
 /* The finished JSON of w as the reply's body. */
-void reply_json(reply *r, int status, hx_json_writer *w)
+void reply_json(reply *r, int status, hxi_json_writer *w)
 {
     r->status = status;
     r->type = "application/json";
     r->len = 0;
-    if (hx_json_writer_finish(w, NULL) || reply_put(r, w->buf, w->len)) {
+    if (hxi_json_writer_finish(w, NULL) || reply_put(r, w->buf, w->len)) {
         r->status = 500;
         r->len = 0;
         reply_put(r, "{\"detail\":\"out of memory\",\"status\":500}", 39);
@@ -123,23 +123,23 @@ void reply_json(reply *r, int status, hx_json_writer *w)
 
 void reply_error(reply *r, int status, const char *detail)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
-    hx_json_write_key(&w, "detail");
-    hx_json_write_cstr(&w, detail);
-    hx_json_write_key(&w, "status");
-    hx_json_write_int(&w, status);
-    hx_json_write_obj_end(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_obj_begin(&w);
+    hxi_json_write_key(&w, "detail");
+    hxi_json_write_cstr(&w, detail);
+    hxi_json_write_key(&w, "status");
+    hxi_json_write_int(&w, status);
+    hxi_json_write_obj_end(&w);
     reply_json(r, status, &w);
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
 }
 
 /* Head and body of r on fd; -1 when the client is gone. */
 int reply_send(int fd, const reply *r, bool keep_alive)
 {
     char head[1024];
-    size_t n = hx_http_head(head, sizeof head, r->status, r->type, r->len, keep_alive, r->extra);
+    size_t n = hxi_http_head(head, sizeof head, r->status, r->type, r->len, keep_alive, r->extra);
     if (!n)
         return -1;
     if (r->len < 16384) {   /* one send for head and a small body */
@@ -177,19 +177,19 @@ static bool token_ok(const char *want, const char *got, size_t got_len)
     return diff == 0;
 }
 
-static bool authorized(const http_server *h, const hx_http_request *req)
+static bool authorized(const http_server *h, const hxi_http_request *req)
 {
     if (!h->hc.token)
         return true;
     size_t n;
-    const char *v = hx_http_header_get(req, "authorization", &n);
+    const char *v = hxi_http_header_get(req, "authorization", &n);
     if (!v || n < 7 || strncasecmp(v, "Bearer ", 7))
         return false;
     return token_ok(h->hc.token, v + 7, n - 7);
 }
 
 /* The IP address in a host as sent ("127.0.0.1", "[::1]") into ss (port 0); false for a name. */
-static bool host_address(const hx_http_authority *a, struct sockaddr_storage *ss)
+static bool host_address(const hxi_http_authority *a, struct sockaddr_storage *ss)
 {
     char text[INET6_ADDRSTRLEN];
     bool v6 = a->host[0] == '[';
@@ -224,7 +224,7 @@ static bool same_address(const struct sockaddr_storage *a, const struct sockaddr
 
 /* Is this a host the server answers to (from Host or Origin)? localhost, 127.0.0.1, [::1], the
  * address c connected to, and the --allow-host names; names without regard to case. */
-static bool host_known(const http_server *h, const conn *c, const hx_http_authority *a)
+static bool host_known(const http_server *h, const conn *c, const hxi_http_authority *a)
 {
     struct sockaddr_storage ss, loop;
     if (host_address(a, &ss)) {
@@ -251,11 +251,11 @@ static bool host_known(const http_server *h, const conn *c, const hx_http_author
 static int host_status(const http_server *h, const conn *c)
 {
     size_t n;
-    const char *v = hx_http_header_get(&c->req, "host", &n);
-    hx_http_authority a;
+    const char *v = hxi_http_header_get(&c->req, "host", &n);
+    hxi_http_authority a;
     if (!v)
         return 0;
-    if (hx_http_host_parse(v, n, &a))
+    if (hxi_http_host_parse(v, n, &a))
         return 400;
     int port = ntohs(c->local.ss_family == AF_INET ? ((const struct sockaddr_in *)&c->local)->sin_port
                                                    : ((const struct sockaddr_in6 *)&c->local)->sin6_port);
@@ -268,9 +268,9 @@ static int host_status(const http_server *h, const conn *c)
 static bool origin_ok(const http_server *h, const conn *c)
 {
     size_t n;
-    const char *v = hx_http_header_get(&c->req, "origin", &n);
-    hx_http_authority a;
-    return !v || (!hx_http_origin_parse(v, n, &a) && host_known(h, c, &a));
+    const char *v = hxi_http_header_get(&c->req, "origin", &n);
+    hxi_http_authority a;
+    return !v || (!hxi_http_origin_parse(v, n, &a) && host_known(h, c, &a));
 }
 
 
@@ -278,7 +278,7 @@ static bool origin_ok(const http_server *h, const conn *c)
 
 typedef struct route {
     const char *path, *method;
-    void (*run)(http_server *h, mcp_session *v, hx_session **ses, const hx_http_request *req, reply *r);
+    void (*run)(http_server *h, mcp_session *v, hx_session **ses, const hxi_http_request *req, reply *r);
 } route;
 
 static const route routes[] = {
@@ -292,13 +292,13 @@ static const route routes[] = {
  * the connection must close. Frees r's body. */
 static bool finish(http_server *h, conn *c, const char *route_path, reply *r, double t0)
 {
-    const hx_http_request *req = &c->req;
+    const hxi_http_request *req = &c->req;
     bool keep = req->keep_alive && !r->close;
     bool last = c->eof && c->used == c->len;   /* the client sent all it will, and this is the end of it */
     char code[8];
     snprintf(code, sizeof code, "%d", r->status);
     /* counted before the answer leaves, so a client that has it sees it in /metrics */
-    hx_metrics_observe(h->metrics, HX_METRIC_HTTP, route_path, req->method, code, mono_s() - t0);
+    hxi_metrics_observe(h->metrics, HX_METRIC_HTTP, route_path, req->method, code, mono_s() - t0);
     bool ok = r->streamed ? !r->close : reply_send(c->fd, r, keep && !last) == 0;
     free(r->body);
     return ok && keep;
@@ -309,7 +309,7 @@ static bool finish(http_server *h, conn *c, const char *route_path, reply *r, do
 static bool answer(http_server *h, mcp_session *v, hx_session **ses, conn *c, pending **later)
 {
     double t0 = mono_s();
-    const hx_http_request *req = &c->req;
+    const hxi_http_request *req = &c->req;
     size_t plen = req->target_len;
     const char *q = memchr(req->target, '?', plen);
     if (q)
@@ -354,7 +354,7 @@ static bool answer(http_server *h, mcp_session *v, hx_session **ses, conn *c, pe
  * connection to close or to read again. */
 static void hand_back(http_server *h, conn *c, bool keep)
 {
-    hx_http_request_free(&c->req);
+    hxi_http_request_free(&c->req);
     memmove(c->in, c->in + c->used, c->len - c->used);
     c->len -= c->used;
     c->closing = !keep;
@@ -492,13 +492,13 @@ static void take_request(http_server *h, size_t i)
     }
     int status = 0;
     hx_error err = {0};
-    int rc = hx_http_parse(c->in, c->len, &h->lim, &c->req, &c->used, &status, &err);
+    int rc = hxi_http_parse(c->in, c->len, &h->lim, &c->req, &c->used, &status, &err);
     if (rc == HX_ETRUNCATED) {
         if (c->req.head_done && c->req.expect_continue && !c->continue_sent && !c->eof) {
             c->continue_sent = true;
             send_all(c->fd, "HTTP/1.1 100 Continue\r\n\r\n", 25);
         }
-        hx_http_request_free(&c->req);
+        hxi_http_request_free(&c->req);
         if (c->eof) {
             status = 400;
             snprintf(err.message, sizeof err.message, "the client ended its side before the request was complete");
@@ -510,9 +510,9 @@ static void take_request(http_server *h, size_t i)
         }
     }
     if (rc) {
-        hx_http_request_free(&c->req);
-        hx_metrics_observe(h->metrics, HX_METRIC_HTTP, "other", "other", status == 413 ? "413" : status == 431 ? "431"
-                           : status == 414 ? "414" : status == 501 ? "501" : status == 505 ? "505" : "400", 0);
+        hxi_http_request_free(&c->req);
+        hxi_metrics_observe(h->metrics, HX_METRIC_HTTP, "other", "other", status == 413 ? "413" : status == 431 ? "431"
+                            : status == 414 ? "414" : status == 501 ? "501" : status == 505 ? "505" : "400", 0);
         refuse(c->fd, status, err.message);
         close_after_answer(h, i);
         return;
@@ -530,7 +530,7 @@ static void take_request(http_server *h, size_t i)
 }
 
 /* Room for more bytes in c's buffer: it doubles (READ_STEP at first), within the bytes all
- * connections may hold together (hx_http_config max_buffered); NULL, or the refusal to send. */
+ * connections may hold together (hxi_http_config max_buffered); NULL, or the refusal to send. */
 static const char *grow_buffer(http_server *h, conn *c)
 {
     size_t want = c->cap ? c->cap * 2 : READ_STEP;
@@ -776,14 +776,14 @@ static int threads_wanted(int asked)
     return n < 4 ? 4 : n > 16 ? 16 : n;
 }
 
-int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error *err)
+int hxi_http_serve(const hxi_mcp_config *cfg, const hxi_http_config *http, hx_error *err)
 {
     if (cfg->stop_fd < 0)
         return hx_error_set(err, HX_EINVAL, -1, "the HTTP server needs a stop descriptor");
     for (size_t i = 0; i < http->n_allow_hosts; i++) {
-        hx_http_authority a;
+        hxi_http_authority a;
         const char *name = http->allow_hosts[i];
-        if (hx_http_host_parse(name, strlen(name), &a) || a.host_len != strlen(name))
+        if (hxi_http_host_parse(name, strlen(name), &a) || a.host_len != strlen(name))
             return hx_error_set(err, HX_EINVAL, -1, "--allow-host %s: give a host name or address without a port "
                                 "(search.example.com, 192.0.2.7, [2001:db8::7])", name);
     }
@@ -796,7 +796,7 @@ int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error
     h->hc.idle_timeout_ms = http->idle_timeout_ms > 0 ? http->idle_timeout_ms : DEFAULT_IDLE_MS;
     h->hc.read_timeout_ms = http->read_timeout_ms > 0 ? http->read_timeout_ms : DEFAULT_READ_MS;
     h->hc.max_buffered = http->max_buffered > 0 ? http->max_buffered : DEFAULT_MAX_BUFFERED;
-    h->lim = hx_http_limits_fill(NULL);
+    h->lim = hxi_http_limits_fill(NULL);
     h->max_buffer = h->lim.max_head + 2 * h->lim.max_body + 65536;   /* chunked framing costs bytes too */
     h->listen_fd = -1;
     h->wake[0] = h->wake[1] = -1;
@@ -805,7 +805,7 @@ int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error
     int rc = 0, n_threads = threads_wanted(http->threads), started = 0;
     pthread_t *threads = hx_calloc((size_t)n_threads, sizeof *threads);
     h->conns = hx_calloc((size_t)h->hc.max_connections, sizeof *h->conns);
-    if (!threads || !h->conns || hx_metrics_new(&h->metrics, err))
+    if (!threads || !h->conns || hxi_metrics_new(&h->metrics, err))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     else if (pipe2(h->wake, O_NONBLOCK | O_CLOEXEC))
         rc = hx_error_set(err, HX_EIO, -1, "pipe: %s", strerror(errno));
@@ -851,7 +851,7 @@ int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error
     for (int i = 0; i < 2; i++)
         if (h->wake[i] >= 0)
             close(h->wake[i]);
-    hx_metrics_free(h->metrics);
+    hxi_metrics_free(h->metrics);
     pthread_cond_destroy(&h->cv);
     pthread_mutex_destroy(&h->lock);
     free(h->conns);

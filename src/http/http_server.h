@@ -6,7 +6,7 @@
 
 #include "mcp.h"
 
-typedef struct hx_http_config {
+typedef struct hxi_http_config {
     const char *listen;          /* "127.0.0.1:8000", "[::1]:8000", "0.0.0.0:8000"; port 0 picks one */
     const char *token;           /* bearer token every request must carry; NULL: none, and then only a
                                     loopback address may be bound */
@@ -23,11 +23,11 @@ typedef struct hx_http_config {
     /* Called once the socket listens, with the address bound ("127.0.0.1:8000"); NULL for none. */
     void (*on_listen)(void *ctx, const char *addr);
     void *ctx;
-} hx_http_config;
+} hxi_http_config;
 
 /* Serves until cfg->stop_fd is readable (required here). A write in progress is then abandoned
- * uncommitted, as in hx_mcp_serve. 0, or an HX_E* code for a socket that cannot be bound or a
+ * uncommitted, as in hxi_mcp_serve. 0, or an HX_E* code for a socket that cannot be bound or a
  * non-loopback address without a token (HX_EPERM). */
-int hx_http_serve(const hx_mcp_config *cfg, const hx_http_config *http, hx_error *err);
+int hxi_http_serve(const hxi_mcp_config *cfg, const hxi_http_config *http, hx_error *err);
 
 #endif

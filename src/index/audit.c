@@ -33,19 +33,19 @@ void ix_audit_pending_free(ix_audit_pending *p)
     memset(p, 0, sizeof *p);
 }
 
-int ix_audit_read(hx_store *s, hx_store_ref ref, hx_audit_list *out, hx_error *err)
+int ix_audit_read(hxi_store *s, hxi_store_ref ref, hx_audit_list *out, hx_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!ref.length)
         return 0;
     const uint8_t *blob;
-    int rc = hx_store_blob(s, ref, &blob, err);
+    int rc = hxi_store_blob(s, ref, &blob, err);
     if (rc)
         return rc;
-    hx_rd r = hx_rd_init(blob, (size_t)ref.length);
-    const uint8_t *magic = hx_rd_bytes(&r, 8);
-    uint32_t n = hx_rd_u32(&r);
-    if (!magic || memcmp(magic, IX_AUDIT_MAGIC, 8) || !hx_rd_ok(&r) || n > HX_AUDIT_MAX)
+    hxi_rd r = hxi_rd_init(blob, (size_t)ref.length);
+    const uint8_t *magic = hxi_rd_bytes(&r, 8);
+    uint32_t n = hxi_rd_u32(&r);
+    if (!magic || memcmp(magic, IX_AUDIT_MAGIC, 8) || !hxi_rd_ok(&r) || n > HX_AUDIT_MAX)
         return hx_error_set(err, HX_EFORMAT, (int64_t)ref.offset, "the audit log is corrupt (bad header)");
     /* every string fits in the blob, so the blob's length bounds their copies */
     out->entries = hx_calloc(n ? n : 1, sizeof *out->entries);
@@ -58,18 +58,18 @@ int ix_audit_read(hx_store *s, hx_store_ref ref, hx_audit_list *out, hx_error *e
     for (uint32_t i = 0; i < n; i++) {
         hx_audit_entry *e = &out->entries[i];
         const char **fields[4] = {&e->path, &e->sha256, &e->rule, &e->reason};
-        e->time_ns = (int64_t)hx_rd_u64(&r);
+        e->time_ns = (int64_t)hxi_rd_u64(&r);
         for (int f = 0; f < 4; f++) {
             const char *s_;
             uint32_t len;
-            if (!hx_rd_str(&r, &s_, &len, AUDIT_STR_MAX))
+            if (!hxi_rd_str(&r, &s_, &len, AUDIT_STR_MAX))
                 break;
             memcpy(p, s_, len);
             p[len] = 0;
             *fields[f] = p;
             p += len + 1;
         }
-        if (!hx_rd_ok(&r)) {
+        if (!hxi_rd_ok(&r)) {
             hx_audit_list_free(out);
             return hx_error_set(err, HX_EFORMAT, (int64_t)ref.offset, "the audit log is corrupt (entry %u)", i);
         }
@@ -115,26 +115,26 @@ int ix_audit_add(ix_audit_pending *p, const hx_audit_list *log, int64_t time_ns,
     return 0;
 }
 
-static void put_entry(hx_buf *b, const hx_audit_entry *e)
+static void put_entry(hxi_buf *b, const hx_audit_entry *e)
 {
-    hx_buf_u64(b, (uint64_t)e->time_ns);
-    hx_buf_str(b, e->path);
-    hx_buf_str(b, e->sha256);
-    hx_buf_str(b, e->rule);
-    hx_buf_str(b, e->reason);
+    hxi_buf_u64(b, (uint64_t)e->time_ns);
+    hxi_buf_str(b, e->path);
+    hxi_buf_str(b, e->sha256);
+    hxi_buf_str(b, e->rule);
+    hxi_buf_str(b, e->reason);
 }
 
 int ix_audit_encode(const hx_audit_list *log, const ix_audit_pending *p, uint8_t **out, size_t *len,
                     hx_error *err)
 {
     size_t old = log ? log->n : 0, total = old + p->n, skip = total > HX_AUDIT_MAX ? total - HX_AUDIT_MAX : 0;
-    hx_buf b = {0};
-    hx_buf_bytes(&b, IX_AUDIT_MAGIC, 8);
-    hx_buf_u32(&b, (uint32_t)(total - skip));
+    hxi_buf b = {0};
+    hxi_buf_bytes(&b, IX_AUDIT_MAGIC, 8);
+    hxi_buf_u32(&b, (uint32_t)(total - skip));
     for (size_t i = skip; i < total; i++)
         put_entry(&b, i < old ? &log->entries[i] : &p->v[i - old]);
     if (b.failed) {
-        hx_buf_free(&b);
+        hxi_buf_free(&b);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory encoding the audit log");
     }
     *out = b.data;
@@ -152,13 +152,13 @@ int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err)
 
 int hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit, hx_error *err)
 {
-    int rc = path_glob ? hx_glob_check(path_glob, "path", err) : 0;
+    int rc = path_glob ? hxi_glob_check(path_glob, "path", err) : 0;
     if (rc)
         return rc;
     size_t k = 0;
     for (size_t i = 0; i < l->n; i++) {
         const hx_audit_entry *e = &l->entries[i];
-        if (e->time_ns >= since_ns && (!path_glob || hx_glob_match(path_glob, e->path)))
+        if (e->time_ns >= since_ns && (!path_glob || hxi_glob_match(path_glob, e->path)))
             l->entries[k++] = *e;
     }
     size_t skip = limit && k > limit ? k - limit : 0;

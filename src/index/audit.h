@@ -32,7 +32,7 @@ void ix_audit_pending_free(ix_audit_pending *p);
 
 /* Decodes the audit blob at ref of s into out (caller frees with hx_audit_list_free); a zero-length
  * ref gives an empty list. HX_EFORMAT for a corrupt blob. */
-int ix_audit_read(hx_store *s, hx_store_ref ref, hx_audit_list *out, hx_error *err);
+int ix_audit_read(hxi_store *s, hxi_store_ref ref, hx_audit_list *out, hx_error *err);
 
 /* Queues a reject unless `log` (the committed entries, may be NULL) already ends its path's
  * history with the same hash and rule. */
@@ -40,7 +40,7 @@ int ix_audit_add(ix_audit_pending *p, const hx_audit_list *log, int64_t time_ns,
                  const char *sha256, const char *rule, const char *reason, hx_error *err);
 
 /* Encodes the committed entries `log` followed by the pending ones, the oldest dropped past
- * HX_AUDIT_MAX, into *out (caller frees with hx_buf_free). */
+ * HX_AUDIT_MAX, into *out (caller frees with hxi_buf_free). */
 int ix_audit_encode(const hx_audit_list *log, const ix_audit_pending *p, uint8_t **out, size_t *len,
                     hx_error *err);
 

@@ -7,7 +7,10 @@
  * A chunk body's fingerprint is a 64-bit FNV-1a hash of its letters alone, ASCII ones lowercased
  * (digits, punctuation, markup and spacing left out, so renumbered, reflowed or re-marked copies of
  * one text agree); a body of fewer than REPEAT_MIN_LETTERS letters has none. A chunk is
- * boilerplate when its fingerprint occurs in REPEAT_MIN_DOCS or more documents of the view. */
+ * boilerplate when its fingerprint occurs in REPEAT_MIN_DOCS or more documents of the view and its
+ * own document says something else too (a chunk no other document repeats): a template inside a
+ * proposal is boilerplate, a file copied whole into five folders is a copy, whose repeats the
+ * search's duplicate-body rule folds into one answer. */
 #include "alloc.h"
 #include "bytes.h"
 #include "index_internal.h"
@@ -54,18 +57,23 @@ int ix_view_repeats(ix_view *v, hx_error *err)
     while (slots < 2 * n)
         slots *= 2;
     uint64_t *fps = hx_calloc(n ? n : 1, sizeof *fps);
+    uint32_t *docs = hx_calloc(n ? n : 1, sizeof *docs);   /* each live chunk's document */
     repeat_slot *tab = hx_calloc(slots, sizeof *tab);
     v->repeated = hx_calloc(n / 8 + 1, 1);
     int rc = 0;
-    if (!fps || !tab || !v->repeated) {
+    if (!fps || !docs || !tab || !v->repeated) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         goto done;
     }
+    for (size_t id = 0; id < n; id++)
+        docs[id] = UINT32_MAX;   /* deleted or in no segment */
     for (size_t si = 0; si < v->n_segs; si++) {
         const ix_segment *s = &v->segs[si];
         for (uint32_t id = s->base; id < s->base + s->n; id++) {
             if (ix_is_deleted(v, id))
                 continue;
+            uint32_t doc = ix_chunk_field(s, id, IX_F_DOC);
+            docs[id] = doc;
             uint64_t fp;
             if (s->fps) {   /* written by the index */
                 const uint8_t *p = s->fps->data + (size_t)(id - s->base) * 8;
@@ -79,7 +87,6 @@ int ix_view_repeats(ix_view *v, hx_error *err)
             if (!fp)
                 continue;
             fps[id] = fp;
-            uint32_t doc = ix_chunk_field(s, id, IX_F_DOC);
             repeat_slot *e = slot_of(tab, slots - 1, fp);
             if (!e->fp)
                 *e = (repeat_slot){fp, doc, 1};
@@ -89,10 +96,18 @@ int ix_view_repeats(ix_view *v, hx_error *err)
             }
         }
     }
-    for (size_t id = 0; id < n; id++)
-        if (fps[id] && slot_of(tab, slots - 1, fps[id])->docs >= REPEAT_MIN_DOCS)
-            v->repeated[id / 8] |= (uint8_t)(1u << (id % 8));
+    /* a document's chunks are consecutive ids: per document, boilerplate only where it has its own text */
+    for (size_t a = 0, b; a < n; a = b) {
+        bool own = false;
+        for (b = a; b < n && docs[b] == docs[a]; b++)
+            if (fps[b] && slot_of(tab, slots - 1, fps[b])->docs < REPEAT_MIN_DOCS)
+                own = true;
+        for (size_t id = a; own && id < b; id++)
+            if (fps[id] && slot_of(tab, slots - 1, fps[id])->docs >= REPEAT_MIN_DOCS)
+                v->repeated[id / 8] |= (uint8_t)(1u << (id % 8));
+    }
 done:
+    free(docs);
     free(fps);
     free(tab);
     return rc;

@@ -20,37 +20,37 @@
 
 /* === Root record === */
 
-int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, hx_store_ref docs,
-                   hx_store_ref tomb, const hx_store_ref *segs, size_t n_segs, hx_store_ref audit,
+int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, hxi_store_ref docs,
+                   hxi_store_ref tomb, const hxi_store_ref *segs, size_t n_segs, hxi_store_ref audit,
                    uint8_t **out, size_t *len, hx_error *err)
 {
-    hx_buf b = {0};
+    hxi_buf b = {0};
     uint8_t ref[HX_STORE_REF_SIZE];
-    hx_buf_bytes(&b, IX_MAGIC, 8);
-    hx_buf_u32(&b, IX_VERSION);
-    hx_buf_u32(&b, ix->dim);
-    hx_buf_str(&b, ix->model_name);
-    hx_buf_str(&b, hx_analyzer_name(IX_ANALYZER));
-    hx_buf_str(&b, hx_precision_name(ix->precision));
-    hx_buf_str(&b, ix->root);
-    hx_buf_u32(&b, next_doc);
-    hx_buf_u32(&b, next_chunk);
-    hx_store_ref_put(ref, docs);
-    hx_buf_bytes(&b, ref, sizeof ref);
-    hx_store_ref_put(ref, tomb);
-    hx_buf_bytes(&b, ref, sizeof ref);
-    hx_buf_u32(&b, (uint32_t)n_segs);
+    hxi_buf_bytes(&b, IX_MAGIC, 8);
+    hxi_buf_u32(&b, IX_VERSION);
+    hxi_buf_u32(&b, ix->dim);
+    hxi_buf_str(&b, ix->model_name);
+    hxi_buf_str(&b, hxi_analyzer_name(IX_ANALYZER));
+    hxi_buf_str(&b, hx_precision_name(ix->precision));
+    hxi_buf_str(&b, ix->root);
+    hxi_buf_u32(&b, next_doc);
+    hxi_buf_u32(&b, next_chunk);
+    hxi_store_ref_put(ref, docs);
+    hxi_buf_bytes(&b, ref, sizeof ref);
+    hxi_store_ref_put(ref, tomb);
+    hxi_buf_bytes(&b, ref, sizeof ref);
+    hxi_buf_u32(&b, (uint32_t)n_segs);
     for (size_t i = 0; i < n_segs; i++) {
-        hx_store_ref_put(ref, segs[i]);
-        hx_buf_bytes(&b, ref, sizeof ref);
+        hxi_store_ref_put(ref, segs[i]);
+        hxi_buf_bytes(&b, ref, sizeof ref);
     }
-    hx_store_ref_put(ref, audit);
-    hx_buf_bytes(&b, ref, sizeof ref);
+    hxi_store_ref_put(ref, audit);
+    hxi_buf_bytes(&b, ref, sizeof ref);
     char writer[IX_WRITER_MAX];
     snprintf(writer, sizeof writer, "hyrax %s", hx_version());
-    hx_buf_str(&b, writer);
+    hxi_buf_str(&b, writer);
     if (b.failed) {
-        hx_buf_free(&b);
+        hxi_buf_free(&b);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory encoding the index root");
     }
     *out = b.data;
@@ -91,11 +91,11 @@ static int compare_path(const void *a, const void *b)
 static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *err)
 {
     ix_view *v = &ix->v;
-    hx_rd r = hx_rd_init(blob, len);
-    const uint8_t *magic = hx_rd_bytes(&r, 8);
-    uint32_t n = hx_rd_u32(&r);
+    hxi_rd r = hxi_rd_init(blob, len);
+    const uint8_t *magic = hxi_rd_bytes(&r, 8);
+    uint32_t n = hxi_rd_u32(&r);
     if (!magic || (memcmp(magic, IX_DOCS_MAGIC, 8) && memcmp(magic, IX_DOCS_MAGIC_V3, 8) &&
-                   memcmp(magic, IX_DOCS_MAGIC_V2, 8) && memcmp(magic, IX_DOCS_MAGIC_V1, 8)) || !hx_rd_ok(&r))
+                   memcmp(magic, IX_DOCS_MAGIC_V2, 8) && memcmp(magic, IX_DOCS_MAGIC_V1, 8)) || !hxi_rd_ok(&r))
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table has a bad header");
     bool v4 = !memcmp(magic, IX_DOCS_MAGIC, 8);           /* trust per document */
     bool v2 = memcmp(magic, IX_DOCS_MAGIC_V1, 8) != 0;   /* kind per document and the deleted list */
@@ -104,45 +104,45 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     if (n > len / 40)   /* each record takes at least 40 bytes */
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table claims %u documents", n);
     /* first pass: sizes, so strings and metadata get one allocation each */
-    hx_rd scan = r;
+    hxi_rd scan = r;
     size_t total_meta = 0, total_str = 0;
     uint32_t n_deleted = 0;
     const char *s;
     uint32_t l;
-    for (uint32_t i = 0; i < n && hx_rd_ok(&scan); i++) {
-        hx_rd_bytes(&scan, 4 * 3 + 8 * 4 + (v2 ? 4 : 0));
+    for (uint32_t i = 0; i < n && hxi_rd_ok(&scan); i++) {
+        hxi_rd_bytes(&scan, 4 * 3 + 8 * 4 + (v2 ? 4 : 0));
         for (int k = 0; k < n_str; k++) {
-            hx_rd_str(&scan, &s, &l, IX_STR_MAX);
+            hxi_rd_str(&scan, &s, &l, IX_STR_MAX);
             total_str += l + 1;
         }
         if (v4)
-            hx_rd_u32(&scan);   /* visibility */
-        uint32_t m = hx_rd_u32(&scan);
+            hxi_rd_u32(&scan);   /* visibility */
+        uint32_t m = hxi_rd_u32(&scan);
         if (m > IX_META_MAX)
             scan.failed = true;
         total_meta += m;
-        for (uint32_t k = 0; k < 2 * m && hx_rd_ok(&scan); k++) {
-            hx_rd_str(&scan, &s, &l, IX_STR_MAX);
+        for (uint32_t k = 0; k < 2 * m && hxi_rd_ok(&scan); k++) {
+            hxi_rd_str(&scan, &s, &l, IX_STR_MAX);
             total_str += l + 1;
         }
     }
     if (v2) {
-        n_deleted = hx_rd_u32(&scan);
+        n_deleted = hxi_rd_u32(&scan);
         if (n_deleted > (size_t)(scan.end - scan.p) / 4)   /* each entry takes at least 4 bytes */
             scan.failed = true;
-        for (uint32_t k = 0; k < n_deleted && hx_rd_ok(&scan); k++) {
-            hx_rd_str(&scan, &s, &l, IX_STR_MAX);
+        for (uint32_t k = 0; k < n_deleted && hxi_rd_ok(&scan); k++) {
+            hxi_rd_str(&scan, &s, &l, IX_STR_MAX);
             total_str += l + 1;
         }
     }
-    uint32_t n_fm = v3 ? hx_rd_u32(&scan) : 0;
+    uint32_t n_fm = v3 ? hxi_rd_u32(&scan) : 0;
     if (n_fm > IX_FOLDER_META_MAX)
         scan.failed = true;
-    for (uint32_t k = 0; k < n_fm && hx_rd_ok(&scan); k++) {
-        hx_rd_str(&scan, &s, &l, IX_STR_MAX);
+    for (uint32_t k = 0; k < n_fm && hxi_rd_ok(&scan); k++) {
+        hxi_rd_str(&scan, &s, &l, IX_STR_MAX);
         total_str += l + 1;
     }
-    if (!hx_rd_ok(&scan))
+    if (!hxi_rd_ok(&scan))
         return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document table is truncated or corrupt");
     v->docs = hx_calloc(n ? n : 1, sizeof *v->docs);
     v->by_id = hx_malloc(sizeof *v->by_id * (n ? n : 1));
@@ -156,14 +156,14 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     size_t meta_used = 0;
     for (uint32_t i = 0; i < n; i++) {
         hx_doc_info *d = &v->docs[i].info;
-        d->id = hx_rd_u32(&r);
-        d->first_chunk = hx_rd_u32(&r);
-        d->n_chunks = hx_rd_u32(&r);
-        d->size = hx_rd_u64(&r);
-        d->tokens = hx_rd_u64(&r);
-        d->mtime_ns = (int64_t)hx_rd_u64(&r);
-        d->indexed_ns = (int64_t)hx_rd_u64(&r);
-        uint32_t kind = v2 ? hx_rd_u32(&r) : HX_DOC_FILE;
+        d->id = hxi_rd_u32(&r);
+        d->first_chunk = hxi_rd_u32(&r);
+        d->n_chunks = hxi_rd_u32(&r);
+        d->size = hxi_rd_u64(&r);
+        d->tokens = hxi_rd_u64(&r);
+        d->mtime_ns = (int64_t)hxi_rd_u64(&r);
+        d->indexed_ns = (int64_t)hxi_rd_u64(&r);
+        uint32_t kind = v2 ? hxi_rd_u32(&r) : HX_DOC_FILE;
         if (kind != HX_DOC_FILE && kind != HX_DOC_STORED)
             return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document %u has unknown kind %u",
                                 d->id, kind);
@@ -172,10 +172,10 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
         const char **fields[8] = {&d->path, &d->title, &d->type, &d->encoding, &d->sha256,
                                   &d->trust.tenant, &d->trust.owner, &d->trust.signer};
         for (int k = 0; k < n_str; k++) {
-            hx_rd_str(&r, &s, &l, IX_STR_MAX);
+            hxi_rd_str(&r, &s, &l, IX_STR_MAX);
             *fields[k] = pool_add(&pool, s ? s : "", l);
         }
-        uint32_t vis = v4 ? hx_rd_u32(&r) : HX_VIS_PUBLIC;
+        uint32_t vis = v4 ? hxi_rd_u32(&r) : HX_VIS_PUBLIC;
         if (vis > HX_VIS_PRIVATE)
             return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
                                 "document %u has unknown visibility %u", d->id, vis);
@@ -183,12 +183,12 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
         char why[160];
         if (ix_trust_check(&d->trust, why, sizeof why))
             return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset, "document %u is corrupt: %s", d->id, why);
-        uint32_t m = hx_rd_u32(&r);
+        uint32_t m = hxi_rd_u32(&r);
         hx_kv *kv = v->meta + meta_used;
         for (uint32_t k = 0; k < m; k++) {
-            hx_rd_str(&r, &s, &l, IX_STR_MAX);
+            hxi_rd_str(&r, &s, &l, IX_STR_MAX);
             kv[k].key = (char *)pool_add(&pool, s ? s : "", l);
-            hx_rd_str(&r, &s, &l, IX_STR_MAX);
+            hxi_rd_str(&r, &s, &l, IX_STR_MAX);
             kv[k].value = (char *)pool_add(&pool, s ? s : "", l);
         }
         d->meta = kv;
@@ -199,9 +199,9 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
                                 "document %u refers to chunks or ids past the end of the index", d->id);
     }
     if (v2)
-        hx_rd_u32(&r);   /* n_deleted, read in the first pass */
+        hxi_rd_u32(&r);   /* n_deleted, read in the first pass */
     for (uint32_t k = 0; k < n_deleted; k++) {
-        hx_rd_str(&r, &s, &l, IX_STR_MAX);
+        hxi_rd_str(&r, &s, &l, IX_STR_MAX);
         v->deleted[k] = pool_add(&pool, s ? s : "", l);
         if (k && strcmp(v->deleted[k - 1], v->deleted[k]) >= 0)   /* binary search needs the order */
             return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
@@ -209,9 +209,9 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
     }
     v->n_deleted = n_deleted;
     if (v3) {
-        hx_rd_u32(&r);   /* n_fm, read in the first pass */
+        hxi_rd_u32(&r);   /* n_fm, read in the first pass */
         for (uint32_t k = 0; k < n_fm; k++) {
-            hx_rd_str(&r, &s, &l, IX_STR_MAX);
+            hxi_rd_str(&r, &s, &l, IX_STR_MAX);
             v->folder_meta[k] = pool_add(&pool, s ? s : "", l);
             if (!ix_folder_meta_name_ok(v->folder_meta[k]) || strlen(v->folder_meta[k]) != l)
                 return hx_error_set(err, HX_EFORMAT, (int64_t)v->docs_ref.offset,
@@ -246,7 +246,7 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
 static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
 {
     const uint8_t *blob;
-    int rc = hx_store_blob(ix->store, s->ref, &blob, err);
+    int rc = hxi_store_blob(ix->store, s->ref, &blob, err);
     if (rc)
         return rc;
     if ((rc = hxf_parse_verified(blob, (size_t)s->ref.length, HXF_KIND_SEGMENT, &s->file, err)))
@@ -310,7 +310,7 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
     if ((rc = hxf_expect(&s->file, "bm25", HXF_RAW, 0, NULL, &bm, err)) ||
         (rc = hxf_expect(&s->file, "hnsw", HXF_RAW, 0, NULL, &hn, err)))
         return rc;
-    rc = hx_bm25_reader_open(&s->bm25, bm->data, (size_t)bm->length, err);
+    rc = hxi_bm25_reader_open(&s->bm25, bm->data, (size_t)bm->length, err);
     if (rc == HX_EVERSION && s->bm25.version >= 1 && s->bm25.version < HX_BM25_VERSION) {
         /* an older keyword format (1: no header field): readers refuse, the writer rebuilds */
         if (!ix->writer && !ix->precision_only)
@@ -321,13 +321,13 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
         memset(&s->bm25, 0, sizeof s->bm25);
         rc = 0;
     }
-    if (rc || (rc = hx_hnsw_view_open(&s->hnsw, hn->data, (size_t)hn->length, (const float *)s->vectors->data,
-                                (size_t)n * ix->dim, hx_kernels_get()->dot, err)))
+    if (rc || (rc = hxi_hnsw_view_open(&s->hnsw, hn->data, (size_t)hn->length, (const float *)s->vectors->data,
+                                (size_t)n * ix->dim, hxi_kernels_get()->dot, err)))
         return rc;
     if (s->bm25.analyzer != ix->analyzer && !ix->stale_keywords)
         return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment keywords analyzed as \"%s\", the index says \"%s\"",
-                            hx_analyzer_name(s->bm25.analyzer), hx_analyzer_name(ix->analyzer));
-    if (hx_hnsw_view_count(s->hnsw) != n)
+                            hxi_analyzer_name(s->bm25.analyzer), hxi_analyzer_name(ix->analyzer));
+    if (hxi_hnsw_view_count(s->hnsw) != n)
         return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment graph and vectors disagree");
     /* both sides must answer with this segment's chunk ids, base .. base + n - 1, and nothing else
      * (BM25 doc ids are ascending, checked by the reader) */
@@ -336,7 +336,7 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
         (s->bm25.n_docs != n || hxf_le32(bm25_ids) != s->base || hxf_le32(bm25_ids + 4 * ((size_t)n - 1)) != s->base + n - 1))
         return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment BM25 ids are not its chunk ids");
     for (uint32_t i = 0; i < n; i++)
-        if (hx_hnsw_view_label(s->hnsw, i) != s->base + i)
+        if (hxi_hnsw_view_label(s->hnsw, i) != s->base + i)
             return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment graph node %u is not chunk %u", i,
                                 s->base + i);
     return 0;
@@ -396,7 +396,7 @@ int ix_bm25_deleted(void *view, uint32_t chunk_id)
 void ix_view_free(ix_view *v)
 {
     for (size_t i = 0; i < v->n_segs; i++) {
-        hx_hnsw_view_close(v->segs[i].hnsw);
+        hxi_hnsw_view_close(v->segs[i].hnsw);
         hxf_view_free(&v->segs[i].file);
     }
     free(v->segs);
@@ -446,43 +446,43 @@ static int check_ownership(const ix_view *v, hx_error *err)
 int ix_root_decode(const uint8_t *root, size_t len, ix_root *out, hx_error *err)
 {
     memset(out, 0, sizeof *out);
-    hx_rd r = hx_rd_init(root, len);
-    const uint8_t *magic = hx_rd_bytes(&r, 8);
+    hxi_rd r = hxi_rd_init(root, len);
+    const uint8_t *magic = hxi_rd_bytes(&r, 8);
     if (!magic || memcmp(magic, IX_MAGIC, 8))
         return hx_error_set(err, HX_EFORMAT, -1, "the index root record has a bad magic");
-    out->version = hx_rd_u32(&r);
-    if (hx_rd_ok(&r) && (out->version < 1 || out->version > IX_VERSION))
+    out->version = hxi_rd_u32(&r);
+    if (hxi_rd_ok(&r) && (out->version < 1 || out->version > IX_VERSION))
         return hx_error_set(err, HX_EVERSION, -1, "index layout version %u is not supported (this build reads %u)",
                             out->version, IX_VERSION);
-    out->dim = hx_rd_u32(&r);
+    out->dim = hxi_rd_u32(&r);
     out->analyzer = "exact";   /* layout 1 had no analyzer field: exact only */
     out->analyzer_len = 5;
     out->precision = "fp32";   /* layouts 1 and 2 had no precision field: fp32 */
     out->precision_len = 4;
     out->writer = "";          /* commits before 0.2.0 name no writer */
-    hx_rd_str(&r, &out->model, &out->model_len, IX_MODEL_NAME_MAX - 1);
+    hxi_rd_str(&r, &out->model, &out->model_len, IX_MODEL_NAME_MAX - 1);
     if (out->version >= 2)
-        hx_rd_str(&r, &out->analyzer, &out->analyzer_len, 64);
+        hxi_rd_str(&r, &out->analyzer, &out->analyzer_len, 64);
     if (out->version >= 3)
-        hx_rd_str(&r, &out->precision, &out->precision_len, 16);
-    hx_rd_str(&r, &out->root, &out->root_len, PATH_MAX);
-    out->next_doc = hx_rd_u32(&r);
-    out->next_chunk = hx_rd_u32(&r);
+        hxi_rd_str(&r, &out->precision, &out->precision_len, 16);
+    hxi_rd_str(&r, &out->root, &out->root_len, PATH_MAX);
+    out->next_doc = hxi_rd_u32(&r);
+    out->next_chunk = hxi_rd_u32(&r);
     out->docs_at = (size_t)(r.p - root);
-    hx_rd_bytes(&r, 2 * HX_STORE_REF_SIZE);   /* docs and tombstones */
-    out->n_segs = hx_rd_u32(&r);
+    hxi_rd_bytes(&r, 2 * HX_STORE_REF_SIZE);   /* docs and tombstones */
+    out->n_segs = hxi_rd_u32(&r);
     out->segs_at = (size_t)(r.p - root);
-    if (!hx_rd_ok(&r) || out->n_segs > (size_t)(r.end - r.p) / HX_STORE_REF_SIZE || out->dim == 0 ||
+    if (!hxi_rd_ok(&r) || out->n_segs > (size_t)(r.end - r.p) / HX_STORE_REF_SIZE || out->dim == 0 ||
         out->dim > 4096)
         return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt");
     if (out->version >= 4) {
-        hx_rd_bytes(&r, (size_t)out->n_segs * HX_STORE_REF_SIZE);
+        hxi_rd_bytes(&r, (size_t)out->n_segs * HX_STORE_REF_SIZE);
         out->audit_at = (size_t)(r.p - root);
-        if (!hx_rd_bytes(&r, HX_STORE_REF_SIZE))
+        if (!hxi_rd_bytes(&r, HX_STORE_REF_SIZE))
             return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt (no audit reference)");
         if (r.p < r.end) {
-            hx_rd_str(&r, &out->writer, &out->writer_len, IX_WRITER_MAX - 1);
-            if (!hx_rd_ok(&r))
+            hxi_rd_str(&r, &out->writer, &out->writer_len, IX_WRITER_MAX - 1);
+            if (!hxi_rd_ok(&r))
                 return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt (writer field)");
         }
     }
@@ -496,11 +496,11 @@ int ix_view_load(hx_index *ix, hx_error *err)
     size_t len;
     memset(v, 0, sizeof *v);
     if (ix->at.generation) {
-        int rc = hx_store_root_at(ix->store, ix->at.generation, &root, &len, err);
+        int rc = hxi_store_root_at(ix->store, ix->at.generation, &root, &len, err);
         if (rc)
             return rc;
     } else {
-        hx_store_root(ix->store, &root, &len);
+        hxi_store_root(ix->store, &root, &len);
     }
     if (len == 0) {   /* generation 0: an index being created */
         v->tomb = hx_calloc(1, 1);
@@ -519,7 +519,7 @@ int ix_view_load(hx_index *ix, hx_error *err)
         return hx_error_set(err, HX_EINVAL, -1, "the index %s holds %s vectors and the model is %s: queries must be "
                             "embedded as the index was (to change its precision, index into a new file)",
                             ix->path ? ix->path : "", prec_name, hx_precision_name(hx_model_precision(ix->model)));
-    const char *want = hx_analyzer_name(IX_ANALYZER), *ascii = hx_analyzer_name(HX_ANALYZER_ENGLISH_ASCII);
+    const char *want = hxi_analyzer_name(IX_ANALYZER), *ascii = hxi_analyzer_name(HX_ANALYZER_ENGLISH_ASCII);
     ix->analyzer = IX_ANALYZER;
     ix->stale_keywords = rt.version == 1 || rt.analyzer_len != strlen(want) || memcmp(rt.analyzer, want, rt.analyzer_len);
     if (ix->stale_keywords && !ix->writer && rt.version != 1 && rt.analyzer_len == strlen(ascii) &&
@@ -534,10 +534,10 @@ int ix_view_load(hx_index *ix, hx_error *err)
                             ix->path ? ix->path : "", (int)rt.analyzer_len, rt.analyzer, want);
     v->next_doc = rt.next_doc;
     v->next_chunk = rt.next_chunk;
-    v->docs_ref = hx_store_ref_get(root + rt.docs_at);
-    v->tomb_ref = hx_store_ref_get(root + rt.docs_at + HX_STORE_REF_SIZE);
+    v->docs_ref = hxi_store_ref_get(root + rt.docs_at);
+    v->tomb_ref = hxi_store_ref_get(root + rt.docs_at + HX_STORE_REF_SIZE);
     if (rt.audit_at)
-        v->audit_ref = hx_store_ref_get(root + rt.audit_at);
+        v->audit_ref = hxi_store_ref_get(root + rt.audit_at);
     uint32_t n_segs = rt.n_segs;
     ix->dim = rt.dim;
     memcpy(ix->model_name, rt.model, rt.model_len);
@@ -558,10 +558,10 @@ int ix_view_load(hx_index *ix, hx_error *err)
     if (!v->segs)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     for (uint32_t i = 0; i < n_segs; i++)
-        v->segs[i].ref = hx_store_ref_get(root + rt.segs_at + (size_t)i * HX_STORE_REF_SIZE);
+        v->segs[i].ref = hxi_store_ref_get(root + rt.segs_at + (size_t)i * HX_STORE_REF_SIZE);
 
     const uint8_t *blob;
-    rc = hx_store_blob(ix->store, v->tomb_ref, &blob, err);
+    rc = hxi_store_blob(ix->store, v->tomb_ref, &blob, err);
     if (rc)
         return rc;
     size_t tomb_bytes = ((size_t)v->next_chunk + 7) / 8;
@@ -573,7 +573,7 @@ int ix_view_load(hx_index *ix, hx_error *err)
     for (size_t i = 0; i < tomb_bytes; i++)
         v->n_tomb += (uint64_t)__builtin_popcount(v->tomb[i]);
 
-    if ((rc = hx_store_blob(ix->store, v->docs_ref, &blob, err)) ||
+    if ((rc = hxi_store_blob(ix->store, v->docs_ref, &blob, err)) ||
         (rc = load_docs(ix, blob, (size_t)v->docs_ref.length, err)))
         return rc;
     for (uint32_t i = 0; i < n_segs; i++) {
@@ -583,8 +583,8 @@ int ix_view_load(hx_index *ix, hx_error *err)
         if (i && v->segs[i].base < v->segs[i - 1].base + v->segs[i - 1].n)
             return hx_error_set(err, HX_EFORMAT, (int64_t)v->segs[i].ref.offset, "segments overlap");
         if (v->n_tomb && v->segs[i].n) {   /* BM25 statistics over live chunks, once per commit */
-            hx_bm25_segment live = {.reader = &v->segs[i].bm25, .is_deleted = ix_bm25_deleted, .deleted_ctx = v};
-            hx_bm25_count_live(&live);
+            hxi_bm25_segment live = {.reader = &v->segs[i].bm25, .is_deleted = ix_bm25_deleted, .deleted_ctx = v};
+            hxi_bm25_count_live(&live);
             v->segs[i].bm25_live_docs = live.live_docs;
             v->segs[i].bm25_live_len = live.live_len;
         }
@@ -613,10 +613,10 @@ static int open_index(hx_index **out, const char *path, unsigned flags, const hx
     unsigned sflags = (flags & HX_INDEX_WRITE ? HX_STORE_WRITE : HX_STORE_READ) |
                       (flags & HX_INDEX_CREATE ? HX_STORE_CREATE : 0) |
                       (flags & HX_INDEX_RECOVER ? HX_STORE_RECOVER : 0);
-    int rc = hx_store_open(&ix->store, path, sflags, err);
+    int rc = hxi_store_open(&ix->store, path, sflags, err);
     if (rc == HX_ENOTFOUND && !(flags & HX_INDEX_CREATE))
         hx_error_set(err, rc, -1, "no index at %s (run 'hyrax index' first)", path);
-    if (!rc && hx_store_generation(ix->store) == 0) {
+    if (!rc && hxi_store_generation(ix->store) == 0) {
         if (!(flags & HX_INDEX_CREATE) || !root || !model) {
             rc = hx_error_set(err, HX_ENOTFOUND, -1, "%s holds an empty index (run 'hyrax index' first)", path);
         } else {
@@ -626,19 +626,19 @@ static int open_index(hx_index **out, const char *path, unsigned flags, const hx
             ix->precision = hx_model_precision(model);
             if (!(ix->root = hx_strdup(root)))
                 rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-            hx_store_ref refs[2];
+            hxi_store_ref refs[2];
             uint8_t zero = 0;
             uint8_t *rec = NULL;
             size_t len = 0;
             if (!rc)
-                rc = hx_store_append(ix->store, IX_DOCS_MAGIC_V2 "\0\0\0\0\0\0\0\0", 16, &refs[0],
-                                     err);   /* version 2: no documents, the default folder_meta */
+                rc = hxi_store_append(ix->store, IX_DOCS_MAGIC_V2 "\0\0\0\0\0\0\0\0", 16, &refs[0],
+                                      err);   /* version 2: no documents, the default folder_meta */
             if (!rc)
-                rc = hx_store_append(ix->store, &zero, 0, &refs[1], err);
+                rc = hxi_store_append(ix->store, &zero, 0, &refs[1], err);
             if (!rc)
-                rc = ix_encode_root(ix, 0, 0, refs[0], refs[1], NULL, 0, (hx_store_ref){0}, &rec, &len, err);
+                rc = ix_encode_root(ix, 0, 0, refs[0], refs[1], NULL, 0, (hxi_store_ref){0}, &rec, &len, err);
             if (!rc)
-                rc = hx_store_commit(ix->store, rec, len, NULL, err);
+                rc = hxi_store_commit(ix->store, rec, len, NULL, err);
             free(rec);
         }
     }
@@ -662,7 +662,7 @@ void hx_index_close(hx_index *ix)
     if (!ix)
         return;
     ix_view_free(&ix->v);
-    hx_store_close(ix->store);
+    hxi_store_close(ix->store);
     free(ix->path);
     free(ix->root);
     free((char *)ix->identity.tenant);
@@ -672,7 +672,7 @@ void hx_index_close(hx_index *ix)
 
 int hx_index_refresh(hx_index *ix, hx_error *err)
 {
-    int rc = hx_store_refresh(ix->store, err);
+    int rc = hxi_store_refresh(ix->store, err);
     if (rc < 0 || (rc == 0 && !ix->at.generation))
         return rc;
     ix_view_free(&ix->v);   /* new commits, or a view pinned by a read context: back to the head */
@@ -688,7 +688,7 @@ const char *hx_index_root(const hx_index *ix)
 
 const char *hx_index_damage(const hx_index *ix)
 {
-    return hx_store_damage(ix->store);
+    return hxi_store_damage(ix->store);
 }
 
 /* === Identity === */
@@ -830,7 +830,7 @@ int hx_index_doc_text(hx_index *ix, const hx_doc_info *d, size_t max, char **tex
     *text = NULL;
     *len = 0;
     if (d->kind == HX_DOC_FILE)
-        return hx_fs_read_under(hx_index_root(ix), d->path, max, text, len, NULL, err);
+        return hxi_fs_read_under(hx_index_root(ix), d->path, max, text, len, NULL, err);
     size_t cap = 0;
     for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
         hx_result r;
@@ -866,8 +866,8 @@ int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err)
         st->chunks = st->live_chunks = v->n_visible_chunks;
     for (size_t i = 0; i < v->n_docs; i++)
         st->tokens += v->docs[i].hidden ? 0 : v->docs[i].info.tokens;
-    st->generation = ix->at.generation ? ix->at.generation : hx_store_generation(ix->store);
-    st->committed_ns = ix->at.generation ? ix->at.committed_ns : hx_store_timestamp(ix->store);
+    st->generation = ix->at.generation ? ix->at.generation : hxi_store_generation(ix->store);
+    st->committed_ns = ix->at.generation ? ix->at.committed_ns : hxi_store_timestamp(ix->store);
     snprintf(st->model, sizeof st->model, "%s", ix->model_name);
     snprintf(st->writer, sizeof st->writer, "%s", ix->made_by);
     st->dim = (int)ix->dim;
@@ -897,11 +897,11 @@ int hx_index_precision(const char *path, hx_precision *out, hx_error *err)
 
 int hx_index_verify(hx_index *ix, hx_error *err)
 {
-    int rc = hx_store_verify(ix->store, err);
+    int rc = hxi_store_verify(ix->store, err);
     for (size_t i = 0; !rc && i < ix->v.n_segs; i++) {
         const ix_segment *s = &ix->v.segs[i];
         if (s->n)
-            rc = hx_bm25_reader_check(&s->bm25, err);
+            rc = hxi_bm25_reader_check(&s->bm25, err);
         for (uint32_t c = 0; !rc && c < s->n; c++) {
             const float *vec = ix_chunk_vector(s, s->base + c);
             double norm = 0;

@@ -12,7 +12,7 @@
  *                                 without the audit ref (an empty audit log)
  *   dim              u32          embedding dimension of the model
  *   model            str          model name (e.g. "all-MiniLM-L6-v2")
- *   analyzer         str          keyword analyzer configuration, hx_analyzer_name(IX_ANALYZER)
+ *   analyzer         str          keyword analyzer configuration, hxi_analyzer_name(IX_ANALYZER)
  *                                 ("english"). A reader refuses an index made with another (or
  *                                 layout 1) with a message to reindex; a writer opening one
  *                                 compacts it at once, which rebuilds every BM25 segment from
@@ -31,7 +31,7 @@
  *                                 written from 0.2.0 on and read when present: a commit of an
  *                                 older program ends at the audit ref (readers ignore what follows
  *                                 it, so this field needs no new layout version)
- * (str = u32 length + bytes; ref = HX_STORE_REF_SIZE bytes, hx_store_ref_put.)
+ * (str = u32 length + bytes; ref = HX_STORE_REF_SIZE bytes, hxi_store_ref_put.)
  *
  * Document table blob, version 4 (written):
  *   FIELD            ENCODING     DESCRIPTION
@@ -77,14 +77,14 @@
  *   head_off   u32    [n + 1]   same for heading paths
  *   heads      raw              heading paths, each followed by a NUL
  *   vectors    f32    [n, dim]  L2-normalised embeddings, chunk order
- *   bm25       raw              hx_bm25 segment over chunk texts, doc id = chunk id (if n > 0),
+ *   bm25       raw              hxi_bm25 segment over chunk texts, doc id = chunk id (if n > 0),
  *                               the contextual header its header field, the body its body;
  *                               analyzed with IX_ANALYZER (its header says so; checked at open);
  *                               an older BM25 format is refused to readers with a message to
  *                               reindex and rebuilt by the writer, as another analyzer is,
  *                               except "english" (before Unicode words): readers search it with
  *                               that analysis, the writer rebuilds it
- *   hnsw       raw              hx_hnsw graph over vectors, node i = chunk base + i (if n > 0)
+ *   hnsw       raw              hxi_hnsw graph over vectors, node i = chunk base + i (if n > 0)
  *   fingerprints u32  [n, 2]    each chunk body's fingerprint (boiler.c ix_fingerprint), low then
  *                               high 32 bits, 0 for a body too short to have one; absent from
  *                               segments written before it, whose fingerprints readers compute
@@ -149,22 +149,22 @@ typedef struct ix_doc {
 } ix_doc;
 
 typedef struct ix_segment {
-    hx_store_ref ref;
+    hxi_store_ref ref;
     hxf_view file;             /* sections borrow the store map */
     uint32_t base, n;
     const hxf_section *chunks, *text_off, *text, *head_off, *heads, *vectors;
     const hxf_section *fps;    /* the body fingerprints; NULL in a segment written before them */
-    hx_bm25_reader bm25;       /* valid when n > 0 */
+    hxi_bm25_reader bm25;       /* valid when n > 0 */
     uint64_t bm25_live_docs;   /* with tombstones: live chunks and their BM25 length */
     uint64_t bm25_live_len;
-    hx_hnsw_view *hnsw;        /* owned; NULL when n == 0 */
+    hxi_hnsw_view *hnsw;        /* owned; NULL when n == 0 */
 } ix_segment;
 
 /* Everything read from one commit; rebuilt on refresh. */
 typedef struct ix_view {
     uint32_t next_doc, next_chunk;
-    hx_store_ref docs_ref, tomb_ref;
-    hx_store_ref audit_ref;    /* the audit log blob; length 0: none (audit.h) */
+    hxi_store_ref docs_ref, tomb_ref;
+    hxi_store_ref audit_ref;    /* the audit log blob; length 0: none (audit.h) */
     ix_doc *docs;              /* owned; sorted by path */
     size_t n_docs;
     uint32_t *by_id;           /* owned; indexes into docs, sorted by doc id */
@@ -195,7 +195,7 @@ int ix_view_repeats(ix_view *v, hx_error *err);
 uint64_t ix_fingerprint(const char *body, size_t len);
 
 struct hx_index {
-    hx_store *store;
+    hxi_store *store;
     bool writer;
     const hx_model *model;     /* borrowed; may be NULL */
     char *path;                /* owned: the index file */
@@ -254,7 +254,7 @@ static inline bool ix_is_deleted(const ix_view *v, uint32_t chunk_id)
 {
     return chunk_id >= v->next_chunk || (v->tomb[chunk_id / 8] >> (chunk_id % 8) & 1);
 }
-/* ix_is_deleted as an hx_bm25_pred over a const ix_view *. */
+/* ix_is_deleted as an hxi_bm25_pred over a const ix_view *. */
 int ix_bm25_deleted(void *view, uint32_t chunk_id);
 uint32_t ix_chunk_field(const ix_segment *s, uint32_t chunk_id, int field);
 /* Chunk text (header + "\n" + body, not NUL-terminated) and heading path (NUL-terminated);
@@ -264,8 +264,8 @@ const char *ix_chunk_heading(const ix_segment *s, uint32_t chunk_id, size_t *len
 const float *ix_chunk_vector(const ix_segment *s, uint32_t chunk_id);
 
 /* The root record for the writer to commit. */
-int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, hx_store_ref docs,
-                   hx_store_ref tomb, const hx_store_ref *segs, size_t n_segs, hx_store_ref audit,
+int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, hxi_store_ref docs,
+                   hxi_store_ref tomb, const hxi_store_ref *segs, size_t n_segs, hxi_store_ref audit,
                    uint8_t **out, size_t *len, hx_error *err);
 
 enum { IX_F_DOC, IX_F_INDEX, IX_F_BYTE_START, IX_F_BYTE_END, IX_F_LINE_START, IX_F_LINE_END,

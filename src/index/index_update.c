@@ -30,13 +30,13 @@
 
 void hx_update_report_clear(hx_update_report *r)
 {
-    hx_rejected_free(r->rejected, r->n_rejected);
+    hxi_rejected_free(r->rejected, r->n_rejected);
     memset(r, 0, sizeof *r);
 }
 
 static int reject(hx_update_report *rep, const char *path, const char *reason, hx_error *err)
 {
-    return hx_rejected_add(&rep->rejected, &rep->n_rejected, path, reason, false, err);
+    return hxi_rejected_add(&rep->rejected, &rep->n_rejected, path, reason, false, err);
 }
 
 /* Records a document the gate, or the reading before it, rejected: in the report and in the
@@ -73,7 +73,7 @@ static bool same_trust(const hx_doc_trust *t, const ix_verdict *vd)
  * document `old` it would replace dropped: an index never keeps an older version of a document
  * whose current bytes fail); a negative code when the write must stop. */
 static int load_gated(hx_index *ix, const ix_gate *gate, change_set *cs, const char *rel, const char *real,
-                      size_t max_bytes, const ix_doc *old, hx_doc_source *src, ix_verdict *vd, bool *passed,
+                      size_t max_bytes, const ix_doc *old, hxi_doc_source *src, ix_verdict *vd, bool *passed,
                       hx_update_report *rep, hx_error *err)
 {
     uint8_t *raw = NULL;
@@ -84,13 +84,13 @@ static int load_gated(hx_index *ix, const ix_gate *gate, change_set *cs, const c
     const char *rule = "read";
     *passed = false;
     memset(src, 0, sizeof *src);
-    int lrc = hx_ingest_read(ix->root, rel, real, max_bytes, &raw, &raw_len, &mtime, &load_err);
+    int lrc = hxi_ingest_read(ix->root, rel, real, max_bytes, &raw, &raw_len, &mtime, &load_err);
     if (lrc == HX_ERANGE)
         rule = "size";
     if (!lrc) {
-        hx_sha256_hex(raw, raw_len, sha);
+        hxi_sha256_hex(raw, raw_len, sha);
         rule = "binary";
-        if ((lrc = hx_ingest_from_bytes(rel, raw, raw_len, NULL, 0, src, &load_err))) {
+        if ((lrc = hxi_ingest_from_bytes(rel, raw, raw_len, NULL, 0, src, &load_err))) {
             char reason[sizeof load_err.message];
             memcpy(reason, load_err.message, sizeof reason);
             hx_error_set(&load_err, lrc, load_err.offset, "%s: %s", rel, reason);
@@ -107,7 +107,7 @@ static int load_gated(hx_index *ix, const ix_gate *gate, change_set *cs, const c
             rc = gate_reject(ix, cs, rep, rel, sha, vd->rule, vd->reason, true, err);
         *passed = !rc && !vd->rule;
         if (!*passed)
-            hx_doc_source_clear(src);
+            hxi_doc_source_clear(src);
     }
     free(raw);
     if (!rc && !*passed && old)
@@ -169,7 +169,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
     if (rc)
         return rc;
     size_t max_bytes = o->max_file_bytes ? o->max_file_bytes : HX_MAX_FILE_BYTES;
-    hx_file_list files = {0};
+    hxi_file_list files = {0};
     change_set cs = {0};
     char (*targets)[HX_RELPATH_MAX] = hx_malloc(sizeof *targets * (n_paths ? n_paths : 1));
     const char **names = hx_malloc(sizeof *names * (n_paths ? n_paths : 1));
@@ -184,11 +184,11 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
     if (!rc && o->folder_meta)
         rc = set_folder_meta(&ix->v, o, &cs, err);
     if (!rc)
-        rc = hx_ingest_walk(ix->root, names, n_paths, o->excludes, o->n_excludes, ix->path, &files, err);
+        rc = hxi_ingest_walk(ix->root, names, n_paths, o->excludes, o->n_excludes, ix->path, &files, err);
     for (size_t i = 0; i < files.n_rejected && !rc; i++)
         rc = reject(rep, files.rejected[i].path, files.rejected[i].reason, err);
     for (size_t i = 0; i < files.n && !rc; i++) {
-        const char *rel = files.paths[i], *real = hx_file_list_real(&files, i);
+        const char *rel = files.paths[i], *real = hxi_file_list_real(&files, i);
         const ix_doc *old = ix_doc_by_path(&ix->v, rel);
         if (old && old->info.kind == HX_DOC_STORED) {   /* never compared with the disk */
             char why[PATH_MAX + 200];
@@ -213,19 +213,19 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         snprintf(abs, sizeof abs, "%s/%s", ix->root, real);
         if (lstat(abs, &st) != 0)
             continue;   /* vanished since the walk */
-        int64_t mtime = hx_platform_mtime_ns(&st);
+        int64_t mtime = hxi_platform_mtime_ns(&st);
         if (old && !o->reindex && !ix_gate_has_policy(gate) && old->info.size == (uint64_t)st.st_size &&
             old->info.mtime_ns == mtime) {
             rep->unchanged++;
             continue;
         }
-        hx_doc_source src;
+        hxi_doc_source src;
         ix_verdict vd;
         bool passed;
         if ((rc = load_gated(ix, gate, &cs, rel, real, max_bytes, old, &src, &vd, &passed, rep, err)) || !passed)
             continue;
         if (old && !o->reindex && !strcmp(old->info.sha256, src.sha256) && same_trust(&old->info.trust, &vd)) {
-            hx_doc_source_clear(&src);
+            hxi_doc_source_clear(&src);
             rep->unchanged++;
             if (old->info.mtime_ns == mtime)
                 continue;   /* re-read for the gate (a policy), and nothing to write */
@@ -257,7 +257,7 @@ int hx_index_update(hx_index *ix, const char *const *paths, size_t n_paths,
         rc = ix_commit_changes(ix, &cs, o->encoder, o->commit_chunks, o->progress, o->progress_ctx, rep, err);
     ix_change_set_free(&cs);
     ix_gate_free(gate);
-    hx_file_list_clear(&files);
+    hxi_file_list_clear(&files);
     free(targets);
     free(names);
     rep->seconds = seconds_since(&t0);
@@ -299,14 +299,14 @@ int hx_index_add_signed(hx_index *ix, const char *name, const void *content, siz
         return hx_error_set(err, HX_EPERM, -1, "%.200s is indexed from the file under the root; a stored document "
                             "cannot take its name (store the text under another name, or change the file and "
                             "index it)", clean);
-    hx_doc_source src;
+    hxi_doc_source src;
     change_set cs = {0};
     ix_gate *gate = NULL;
     ix_verdict vd = {0};
     char sha[65];
-    hx_sha256_hex(content, len, sha);
+    hxi_sha256_hex(content, len, sha);
     hx_error why = {0};
-    int lrc = hx_ingest_from_bytes(clean, content, len, meta, n_meta, &src, &why);
+    int lrc = hxi_ingest_from_bytes(clean, content, len, meta, n_meta, &src, &why);
     if (lrc == HX_ENOMEM)
         return hx_error_set(err, lrc, -1, "%s", why.message);
     if ((rc = ix_gate_open(&gate, ix->root, err)))
@@ -319,7 +319,7 @@ int hx_index_add_signed(hx_index *ix, const char *name, const void *content, siz
         goto done;
     if (lrc || vd.rule) {   /* recorded, and an older version of the document is not kept */
         if (!lrc)
-            hx_doc_source_clear(&src);
+            hxi_doc_source_clear(&src);
         if (old && !(rc = ix_drop_doc(&cs, old->info.id, err)))
             rep->removed++;
         if (!rc)
@@ -332,7 +332,7 @@ int hx_index_add_signed(hx_index *ix, const char *name, const void *content, siz
     /* a writer with an identity stores into its own tenant, and private documents as its own user */
     if (ix->has_identity && ((*vd.trust.tenant && strcmp(vd.trust.tenant, ix->identity.tenant)) ||
                              (vd.trust.visibility == HX_VIS_PRIVATE && strcmp(vd.trust.owner, ix->identity.user)))) {
-        hx_doc_source_clear(&src);
+        hxi_doc_source_clear(&src);
         rc = hx_error_set(err, HX_EPERM, -1, "%.200s: a writer of tenant '%.128s'%s%.128s can store documents of its own "
                           "tenant only, private ones as its own user", clean, ix->identity.tenant,
                           *ix->identity.user ? " and user " : "", ix->identity.user);
@@ -352,7 +352,7 @@ int hx_index_add_signed(hx_index *ix, const char *name, const void *content, siz
     }
 done:
     if (rc && !lrc && !vd.rule && !gate)
-        hx_doc_source_clear(&src);
+        hxi_doc_source_clear(&src);
     ix_gate_free(gate);
     ix_change_set_free(&cs);
     rep->seconds = seconds_since(&t0);

@@ -57,8 +57,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     char *text = NULL, *heads = NULL;
     uint8_t *bm25 = NULL, *graph = NULL;
     size_t bm25_len = 0, graph_len = 0, text_len = 0, heads_len = 0;
-    hx_bm25_builder *bb = NULL;
-    hx_hnsw *hn = NULL;
+    hxi_bm25_builder *bb = NULL;
+    hxi_hnsw *hn = NULL;
     if (n > UINT32_MAX - 1 - base)
         return hx_error_set(err, HX_ERANGE, -1, "too many chunks");
     for (size_t i = 0; i < n; i++) {
@@ -94,33 +94,33 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     hxf_put32((uint8_t *)&text_off[n], (uint32_t)to);
     hxf_put32((uint8_t *)&head_off[n], (uint32_t)ho);
     if (n) {
-        if ((rc = hx_bm25_builder_new(&bb, IX_ANALYZER, err)))
+        if ((rc = hxi_bm25_builder_new(&bb, IX_ANALYZER, err)))
             goto done;
         for (size_t i = 0; i < n && !rc; i++)
-            rc = hx_bm25_builder_add_chunk(bb, base + (uint32_t)i, c[i].text, c[i].text_len, c[i].f[IX_F_BODY], err);
+            rc = hxi_bm25_builder_add_chunk(bb, base + (uint32_t)i, c[i].text, c[i].text_len, c[i].f[IX_F_BODY], err);
         for (size_t i = 0; i < n; i++) {
             uint64_t fp = ix_fingerprint(c[i].text + c[i].f[IX_F_BODY], c[i].text_len - c[i].f[IX_F_BODY]);
             hxf_put32((uint8_t *)&fps[2 * i], (uint32_t)fp);
             hxf_put32((uint8_t *)&fps[2 * i + 1], (uint32_t)(fp >> 32));
         }
-        if (rc || (rc = hx_bm25_builder_finish(bb, &bm25, &bm25_len, err)))
+        if (rc || (rc = hxi_bm25_builder_finish(bb, &bm25, &bm25_len, err)))
             goto done;
-        hx_hnsw_params hp = {.dim = dim, .dot = hx_kernels_get()->dot, .seed = HNSW_SEED};
-        if ((rc = hx_hnsw_new(&hn, &hp, err)) ||
-            (rc = hx_hnsw_add_batch(hn, ids, vectors, n, build_threads(), err)) ||
-            (rc = hx_hnsw_serialize(hn, NULL, 0, &graph_len, err)))
+        hxi_hnsw_params hp = {.dim = dim, .dot = hxi_kernels_get()->dot, .seed = HNSW_SEED};
+        if ((rc = hxi_hnsw_new(&hn, &hp, err)) ||
+            (rc = hxi_hnsw_add_batch(hn, ids, vectors, n, build_threads(), err)) ||
+            (rc = hxi_hnsw_serialize(hn, NULL, 0, &graph_len, err)))
             goto done;
         if (!(graph = hx_malloc(graph_len))) {
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory serializing the graph");
             goto done;
         }
-        if ((rc = hx_hnsw_serialize(hn, graph, graph_len, &graph_len, err)))
+        if ((rc = hxi_hnsw_serialize(hn, graph, graph_len, &graph_len, err)))
             goto done;
         /* read the graph back as index.c will: a graph that cannot be opened is never committed */
-        hx_hnsw_view *check = NULL;
-        if ((rc = hx_hnsw_view_open(&check, graph, graph_len, vectors, n * dim, hx_kernels_get()->dot, err)))
+        hxi_hnsw_view *check = NULL;
+        if ((rc = hxi_hnsw_view_open(&check, graph, graph_len, vectors, n * dim, hxi_kernels_get()->dot, err)))
             goto done;
-        hx_hnsw_view_close(check);
+        hxi_hnsw_view_close(check);
     }
     uint32_t info[4], d_info[4] = {4, 0, 0, 0}, d_rows[4] = {(uint32_t)n, IX_CHUNK_FIELDS, 0, 0},
              d_off[4] = {(uint32_t)n + 1, 0, 0, 0}, d_vec[4] = {(uint32_t)n, dim, 0, 0},
@@ -144,8 +144,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     }
     rc = hxf_writer_finish(&w, image, image_len, err);
 done:
-    hx_bm25_builder_free(bb);
-    hx_hnsw_free(hn);
+    hxi_bm25_builder_free(bb);
+    hxi_hnsw_free(hn);
     free(rows);
     free(text_off);
     free(head_off);
@@ -163,8 +163,8 @@ done:
 void ix_change_set_free(change_set *cs)
 {
     for (size_t i = 0; i < cs->n_add; i++) {
-        hx_doc_source_clear(&cs->add[i].src);
-        hx_chunks_free(cs->add[i].chunks, cs->add[i].n_chunks);
+        hxi_doc_source_clear(&cs->add[i].src);
+        hxi_chunks_free(cs->add[i].chunks, cs->add[i].n_chunks);
     }
     free(cs->add);
     free(cs->drop);
@@ -204,12 +204,12 @@ int ix_push_path(const char ***list, size_t *n, size_t *cap, const char *path, h
     return rc;
 }
 
-int ix_queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_verdict *vd, hx_doc_kind kind,
+int ix_queue_doc(hx_index *ix, change_set *cs, hxi_doc_source *src, const ix_verdict *vd, hx_doc_kind kind,
                  const ix_doc *old, hx_error *err)
 {
     int rc = hx_grow((void **)&cs->add, &cs->cap_add, cs->n_add + 1, sizeof *cs->add, err);
     if (rc) {
-        hx_doc_source_clear(src);
+        hxi_doc_source_clear(src);
         return rc;
     }
     pending_doc *p = &cs->add[cs->n_add];
@@ -220,7 +220,7 @@ int ix_queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_verd
     snprintf(p->signer, sizeof p->signer, "%s", vd->signer);
     memset(src, 0, sizeof *src);
     cs->n_add++;
-    rc = hx_chunk_source(hx_model_tokenizer(ix->model), &p->src, NULL, &p->chunks, &p->n_chunks, err);
+    rc = hxi_chunk_source(hxi_model_tokenizer(ix->model), &p->src, NULL, &p->chunks, &p->n_chunks, err);
     if (rc)
         return rc;
     if (old) {
@@ -247,29 +247,29 @@ int64_t ix_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void encode_doc(hx_buf *b, const hx_doc_info *d)
+static void encode_doc(hxi_buf *b, const hx_doc_info *d)
 {
-    hx_buf_u32(b, d->id);
-    hx_buf_u32(b, d->first_chunk);
-    hx_buf_u32(b, d->n_chunks);
-    hx_buf_u64(b, d->size);
-    hx_buf_u64(b, d->tokens);
-    hx_buf_u64(b, (uint64_t)d->mtime_ns);
-    hx_buf_u64(b, (uint64_t)d->indexed_ns);
-    hx_buf_u32(b, (uint32_t)d->kind);
-    hx_buf_str(b, d->path);
-    hx_buf_str(b, d->title);
-    hx_buf_str(b, d->type);
-    hx_buf_str(b, d->encoding);
-    hx_buf_str(b, d->sha256);
-    hx_buf_str(b, d->trust.tenant);
-    hx_buf_str(b, d->trust.owner);
-    hx_buf_str(b, d->trust.signer);
-    hx_buf_u32(b, (uint32_t)d->trust.visibility);
-    hx_buf_u32(b, (uint32_t)d->n_meta);
+    hxi_buf_u32(b, d->id);
+    hxi_buf_u32(b, d->first_chunk);
+    hxi_buf_u32(b, d->n_chunks);
+    hxi_buf_u64(b, d->size);
+    hxi_buf_u64(b, d->tokens);
+    hxi_buf_u64(b, (uint64_t)d->mtime_ns);
+    hxi_buf_u64(b, (uint64_t)d->indexed_ns);
+    hxi_buf_u32(b, (uint32_t)d->kind);
+    hxi_buf_str(b, d->path);
+    hxi_buf_str(b, d->title);
+    hxi_buf_str(b, d->type);
+    hxi_buf_str(b, d->encoding);
+    hxi_buf_str(b, d->sha256);
+    hxi_buf_str(b, d->trust.tenant);
+    hxi_buf_str(b, d->trust.owner);
+    hxi_buf_str(b, d->trust.signer);
+    hxi_buf_u32(b, (uint32_t)d->trust.visibility);
+    hxi_buf_u32(b, (uint32_t)d->n_meta);
     for (size_t k = 0; k < d->n_meta; k++) {
-        hx_buf_str(b, d->meta[k].key);
-        hx_buf_str(b, d->meta[k].value);
+        hxi_buf_str(b, d->meta[k].key);
+        hxi_buf_str(b, d->meta[k].value);
     }
 }
 
@@ -324,7 +324,7 @@ static bool listed(const char *const *list, size_t n, const char *path)
 
 /* The end of the document table: the deleted-by-request list after the change (the view's, less
  * lifted paths, plus remembered ones), sorted and without repeats. */
-static int encode_deleted(const ix_view *v, const change_set *cs, hx_buf *b)
+static int encode_deleted(const ix_view *v, const change_set *cs, hxi_buf *b)
 {
     const char **all = hx_malloc(sizeof *all * (v->n_deleted + cs->n_remember + 1));
     if (!all)
@@ -340,21 +340,21 @@ static int encode_deleted(const ix_view *v, const change_set *cs, hx_buf *b)
     for (size_t i = 0; i < n; i++)
         if (!m || strcmp(all[m - 1], all[i]))
             all[m++] = all[i];
-    hx_buf_u32(b, (uint32_t)m);
+    hxi_buf_u32(b, (uint32_t)m);
     for (size_t i = 0; i < m; i++)
-        hx_buf_str(b, all[i]);
+        hxi_buf_str(b, all[i]);
     free(all);
     return b->failed ? HX_ENOMEM : 0;
 }
 
 /* The folder_meta list closing the document table: the change's, or the view's. */
-static int encode_folder_meta(const ix_view *v, const change_set *cs, hx_buf *b)
+static int encode_folder_meta(const ix_view *v, const change_set *cs, hxi_buf *b)
 {
     const char *const *names = cs->folder_meta ? cs->folder_meta : v->folder_meta;
     size_t n = cs->folder_meta ? cs->n_folder_meta : v->n_folder_meta;
-    hx_buf_u32(b, (uint32_t)n);
+    hxi_buf_u32(b, (uint32_t)n);
     for (size_t i = 0; i < n; i++)
-        hx_buf_str(b, names[i]);
+        hxi_buf_str(b, names[i]);
     return b->failed ? HX_ENOMEM : 0;
 }
 
@@ -362,14 +362,14 @@ static int encode_folder_meta(const ix_view *v, const change_set *cs, hx_buf *b)
  * merged in path order, then the deleted-by-request list. `first` gives each pending document's
  * first chunk id. */
 static int encode_docs(const hx_index *ix, const change_set *cs, const uint32_t *first, int64_t now,
-                       hx_buf *b)
+                       hxi_buf *b)
 {
     const ix_view *v = &ix->v;
     size_t kept = 0;
     for (size_t i = 0; i < v->n_docs; i++)
         kept += !ix_is_dropped(cs, v->docs[i].info.id);
-    hx_buf_bytes(b, IX_DOCS_MAGIC, 8);
-    hx_buf_u32(b, (uint32_t)(kept + cs->n_add));
+    hxi_buf_bytes(b, IX_DOCS_MAGIC, 8);
+    hxi_buf_u32(b, (uint32_t)(kept + cs->n_add));
     size_t i = 0, j = 0;
     while (i < v->n_docs || j < cs->n_add) {
         if (i < v->n_docs && ix_is_dropped(cs, v->docs[i].info.id)) {
@@ -457,7 +457,7 @@ static void fill_rows(const change_set *cs, uint32_t base, seg_chunk *rows, uint
     for (size_t i = 0; i < cs->n_add; i++) {
         first[i] = base + (uint32_t)r;
         for (size_t c = 0; c < cs->add[i].n_chunks; c++, r++) {
-            const hx_chunk *ch = &cs->add[i].chunks[c];
+            const hxi_chunk *ch = &cs->add[i].chunks[c];
             seg_chunk *s = &rows[r];
             s->f[IX_F_DOC] = cs->add[i].id;
             s->f[IX_F_INDEX] = ch->index;
@@ -510,8 +510,8 @@ static int commit_part(hx_index *ix, change_set *cs, hx_encoder *enc, const writ
     uint32_t *first = NULL;
     uint8_t *image = NULL, *tomb = NULL, *root = NULL;
     size_t image_len = 0, root_len = 0;
-    hx_buf docs = {0};
-    hx_store_ref *segs = NULL;
+    hxi_buf docs = {0};
+    hxi_store_ref *segs = NULL;
     bool committed = false;
     uint32_t next_doc = v->next_doc, base = v->next_chunk;
     for (size_t i = 0; i < cs->n_add; i++) {
@@ -546,25 +546,25 @@ static int commit_part(hx_index *ix, change_set *cs, hx_encoder *enc, const writ
     for (size_t i = 0; i < v->n_segs; i++)
         segs[i] = v->segs[i].ref;
     size_t n_segs = v->n_segs;
-    hx_store_ref docs_ref, tomb_ref, audit_ref = v->audit_ref;
+    hxi_store_ref docs_ref, tomb_ref, audit_ref = v->audit_ref;
     if (cs->audit.n) {   /* the rejects of this write land with it */
         uint8_t *log = NULL;
         size_t log_len = 0;
         if ((rc = ix_audit_encode(&cs->log, &cs->audit, &log, &log_len, err)))
             goto done;
-        rc = hx_store_append(ix->store, log, log_len, &audit_ref, err);
+        rc = hxi_store_append(ix->store, log, log_len, &audit_ref, err);
         free(log);
         if (rc)
             goto done;
     }
     if (n_chunks) {
         if ((rc = build_segment(base, rows, n_chunks, vecs, ix->dim, &image, &image_len, err)) ||
-            (rc = hx_store_append(ix->store, image, image_len, &segs[n_segs], err)))
+            (rc = hxi_store_append(ix->store, image, image_len, &segs[n_segs], err)))
             goto done;
         n_segs++;
     }
-    if ((rc = hx_store_append(ix->store, docs.data, docs.len, &docs_ref, err)) ||
-        (rc = hx_store_append(ix->store, tomb, tomb_bytes, &tomb_ref, err)) ||
+    if ((rc = hxi_store_append(ix->store, docs.data, docs.len, &docs_ref, err)) ||
+        (rc = hxi_store_append(ix->store, tomb, tomb_bytes, &tomb_ref, err)) ||
         (rc = ix_encode_root(ix, next_doc, next_chunk, docs_ref, tomb_ref, segs, n_segs, audit_ref, &root, &root_len,
                              err)))
         goto done;
@@ -572,18 +572,18 @@ static int commit_part(hx_index *ix, change_set *cs, hx_encoder *enc, const writ
         rc = canceled(err);
         goto done;
     }
-    if ((rc = hx_store_commit(ix->store, root, root_len, NULL, err)))
+    if ((rc = hxi_store_commit(ix->store, root, root_len, NULL, err)))
         goto done;
     committed = true;
     rep->chunks_added += n_chunks;
     rep->commits++;
-    rep->generation = hx_store_generation(ix->store);
+    rep->generation = hxi_store_generation(ix->store);
     ix_view_free(&ix->v);
     if (!(rc = ix_view_load(ix, err)) && last)
         maybe_compact(ix, rep);
 done:
     if (rc && !committed)
-        hx_store_abort(ix->store, NULL);
+        hxi_store_abort(ix->store, NULL);
     free(first);
     free(rows);
     free(vecs);
@@ -591,7 +591,7 @@ done:
     free(image);
     free(tomb);
     free(root);
-    hx_buf_free(&docs);
+    hxi_buf_free(&docs);
     return rc;
 }
 
@@ -678,7 +678,7 @@ int ix_commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, size_t part
  * references, and its blobs byte for byte (a blob shared by several commits once), so a read of
  * it answers exactly as before. The compacted file thus holds the head plus the distinct blobs of
  * at most HX_KEEP_COMMITS + (number of names) commits. */
-static bool kept(const hx_store_info *h, size_t i)
+static bool kept(const hxi_store_info *h, size_t i)
 {
     if (i < HX_KEEP_COMMITS)
         return true;
@@ -689,7 +689,7 @@ static bool kept(const hx_store_info *h, size_t i)
 }
 
 typedef struct moved_blob {
-    hx_store_ref from, to;
+    hxi_store_ref from, to;
 } moved_blob;
 
 typedef struct blob_map {
@@ -699,33 +699,33 @@ typedef struct blob_map {
 
 /* Points the reference at `at`, in a root being copied, at the blob's copy in c; copies the blob
  * from w the first time it is seen. */
-static int move_blob(hx_store *w, hx_store *c, blob_map *m, uint8_t *at, hx_error *err)
+static int move_blob(hxi_store *w, hxi_store *c, blob_map *m, uint8_t *at, hx_error *err)
 {
-    hx_store_ref from = hx_store_ref_get(at), to;
+    hxi_store_ref from = hxi_store_ref_get(at), to;
     for (size_t i = 0; i < m->n; i++) {
-        const hx_store_ref *f = &m->v[i].from;
+        const hxi_store_ref *f = &m->v[i].from;
         if (f->offset == from.offset && f->length == from.length && f->crc32c == from.crc32c) {
-            hx_store_ref_put(at, m->v[i].to);
+            hxi_store_ref_put(at, m->v[i].to);
             return 0;
         }
     }
     const uint8_t *data;
     int rc;
-    if ((rc = hx_store_blob(w, from, &data, err)) || (rc = hx_store_append(c, data, (size_t)from.length, &to, err)))
+    if ((rc = hxi_store_blob(w, from, &data, err)) || (rc = hxi_store_append(c, data, (size_t)from.length, &to, err)))
         return rc;
     if (hx_grow((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v, NULL))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
     m->v[m->n++] = (moved_blob){from, to};
-    hx_store_ref_put(at, to);
+    hxi_store_ref_put(at, to);
     return 0;
 }
 
 /* Copies the kept commits of ix's chain into c, oldest first; m gathers the blobs copied. */
-static int copy_kept(hx_index *ix, hx_store *c, blob_map *mp, hx_error *err)
+static int copy_kept(hx_index *ix, hxi_store *c, blob_map *mp, hx_error *err)
 {
-    hx_store_info *h;
+    hxi_store_info *h;
     size_t n;
-    int rc = hx_store_history(ix->store, &h, &n, err);
+    int rc = hxi_store_history(ix->store, &h, &n, err);
     if (rc)
         return rc;
     blob_map m = *mp;
@@ -736,7 +736,7 @@ static int copy_kept(hx_index *ix, hx_store *c, blob_map *mp, hx_error *err)
         ix_root rt;
         if (!kept(h, k))
             continue;
-        if ((rc = hx_store_root_at(ix->store, h[k].generation, &root, &len, err)) ||
+        if ((rc = hxi_store_root_at(ix->store, h[k].generation, &root, &len, err)) ||
             (rc = ix_root_decode(root, len, &rt, err)))
             break;
         free(copy);
@@ -749,10 +749,10 @@ static int copy_kept(hx_index *ix, hx_store *c, blob_map *mp, hx_error *err)
             rc = move_blob(ix->store, c, &m, copy + rt.docs_at + i * HX_STORE_REF_SIZE, err);
         for (size_t i = 0; i < rt.n_segs && !rc; i++)
             rc = move_blob(ix->store, c, &m, copy + rt.segs_at + i * HX_STORE_REF_SIZE, err);
-        if (!rc && rt.audit_at && hx_store_ref_get(copy + rt.audit_at).length)
+        if (!rc && rt.audit_at && hxi_store_ref_get(copy + rt.audit_at).length)
             rc = move_blob(ix->store, c, &m, copy + rt.audit_at, err);
         if (!rc)
-            rc = hx_store_commit_copy(c, copy, len, &h[k], err);
+            rc = hxi_store_commit_copy(c, copy, len, &h[k], err);
     }
     free(copy);
     *mp = m;
@@ -773,11 +773,11 @@ int hx_index_compact(hx_index *ix, hx_error *err)
     uint32_t *first = hx_malloc(sizeof *first * (v->n_docs ? v->n_docs : 1));
     uint8_t *image = NULL, *tomb = NULL, *root = NULL;
     size_t image_len = 0, root_len = 0;
-    hx_buf docs = {0};
-    hx_store *c = NULL;
+    hxi_buf docs = {0};
+    hxi_store *c = NULL;
     blob_map moved = {0};
     uint8_t audit[HX_STORE_REF_SIZE];   /* the head's audit log, carried over (audit.h) */
-    hx_store_ref_put(audit, v->audit_ref);
+    hxi_store_ref_put(audit, v->audit_ref);
     int rc = 0;
     if (!rows || !vecs || !first || !(tomb = hx_calloc((n + 7) / 8 + 1, 1))) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
@@ -785,8 +785,8 @@ int hx_index_compact(hx_index *ix, hx_error *err)
     }
     /* live chunks renumbered 0 .. n - 1 in document path order */
     size_t r = 0;
-    hx_buf_bytes(&docs, IX_DOCS_MAGIC, 8);
-    hx_buf_u32(&docs, (uint32_t)v->n_docs);
+    hxi_buf_bytes(&docs, IX_DOCS_MAGIC, 8);
+    hxi_buf_u32(&docs, (uint32_t)v->n_docs);
     for (size_t i = 0; i < v->n_docs; i++) {
         hx_doc_info d = v->docs[i].info;
         d.meta = v->docs[i].own;
@@ -809,25 +809,25 @@ int hx_index_compact(hx_index *ix, hx_error *err)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting");
         goto done;
     }
-    hx_store_ref refs[3];
+    hxi_store_ref refs[3];
     size_t n_segs = n ? 1 : 0;
     if ((rc = build_segment(0, rows, n, vecs, ix->dim, &image, &image_len, err)) ||
-        (rc = hx_store_compact_begin(ix->store, &c, err)) || (rc = copy_kept(ix, c, &moved, err)) ||
+        (rc = hxi_store_compact_begin(ix->store, &c, err)) || (rc = copy_kept(ix, c, &moved, err)) ||
         (v->audit_ref.length && (rc = move_blob(ix->store, c, &moved, audit, err))))
         goto done;
-    if ((n_segs && (rc = hx_store_append(c, image, image_len, &refs[2], err))) ||
-        (rc = hx_store_append(c, docs.data, docs.len, &refs[0], err)) ||
-        (rc = hx_store_append(c, tomb, (n + 7) / 8, &refs[1], err)) ||
-        (rc = ix_encode_root(ix, v->next_doc, (uint32_t)n, refs[0], refs[1], &refs[2], n_segs, hx_store_ref_get(audit),
+    if ((n_segs && (rc = hxi_store_append(c, image, image_len, &refs[2], err))) ||
+        (rc = hxi_store_append(c, docs.data, docs.len, &refs[0], err)) ||
+        (rc = hxi_store_append(c, tomb, (n + 7) / 8, &refs[1], err)) ||
+        (rc = ix_encode_root(ix, v->next_doc, (uint32_t)n, refs[0], refs[1], &refs[2], n_segs, hxi_store_ref_get(audit),
                              &root, &root_len, err)) ||
-        (rc = hx_store_commit(c, root, root_len, NULL, err)) ||
-        (rc = hx_store_compact_finish(&ix->store, c, err)))
+        (rc = hxi_store_commit(c, root, root_len, NULL, err)) ||
+        (rc = hxi_store_compact_finish(&ix->store, c, err)))
         goto done;
     c = NULL;
     ix_view_free(&ix->v);
     rc = ix_view_load(ix, err);
 done:
-    hx_store_close(c);
+    hxi_store_close(c);
     free(moved.v);
     free(rows);
     free(vecs);
@@ -835,7 +835,7 @@ done:
     free(image);
     free(tomb);
     free(root);
-    hx_buf_free(&docs);
+    hxi_buf_free(&docs);
     return rc;
 }
 

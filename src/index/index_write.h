@@ -9,9 +9,9 @@
 #include "ingest.h"
 
 typedef struct pending_doc {
-    hx_doc_source src;        /* owned */
+    hxi_doc_source src;        /* owned */
     char signer[256];         /* the gate's verified signer, "" when unsigned: trust.signer */
-    hx_chunk *chunks;         /* owned */
+    hxi_chunk *chunks;         /* owned */
     size_t n_chunks;
     uint32_t id;              /* kept from the document it replaces, else assigned at commit */
     bool replaces;
@@ -48,7 +48,7 @@ int ix_push_path(const char ***list, size_t *n, size_t *cap, const char *path, h
 /* Chunks `src` (taking ownership of it) and queues it as a document of `kind` with the trust the
  * gate decided (vd: its strings borrow src's metadata, the gate's policy or, for the signer, the
  * pending document's copy), replacing `old` when not NULL. */
-int ix_queue_doc(hx_index *ix, change_set *cs, hx_doc_source *src, const ix_verdict *vd, hx_doc_kind kind,
+int ix_queue_doc(hx_index *ix, change_set *cs, hxi_doc_source *src, const ix_verdict *vd, hx_doc_kind kind,
                  const ix_doc *old, hx_error *err);
 bool ix_is_dropped(const change_set *cs, uint32_t id);
 /* Commits a change set, its new documents in parts of about `part_chunks` chunks (a document is

@@ -33,7 +33,7 @@ int hx_time_parse(const char *s, int64_t *ns, hx_error *err)
         }
     } else {   /* ISO-8601: the filter module's reader, the one date rule */
         bool day;
-        if (hx_meta_date(s, ns, &day))
+        if (hxi_meta_date(s, ns, &day))
             return 0;
     }
     return hx_error_set(err, HX_EINVAL, -1, "'%.64s' is not a time: give ISO-8601 (2026-01-31, 2026-01-31T12:00:05Z, "
@@ -56,7 +56,7 @@ void hx_time_format(int64_t ns, char *buf, size_t cap)
 
 /* === History === */
 
-static void commit_of(const hx_store_info *in, hx_commit_info *out)
+static void commit_of(const hxi_store_info *in, hx_commit_info *out)
 {
     out->generation = in->generation;
     out->committed_ns = in->timestamp_ns;
@@ -65,10 +65,10 @@ static void commit_of(const hx_store_info *in, hx_commit_info *out)
 
 int hx_index_history(hx_index *ix, hx_commit_info **out, size_t *n, hx_error *err)
 {
-    hx_store_info *h;
+    hxi_store_info *h;
     *out = NULL;
     *n = 0;
-    int rc = hx_store_history(ix->store, &h, n, err);
+    int rc = hxi_store_history(ix->store, &h, n, err);
     if (rc)
         return rc;
     hx_commit_info *c = hx_malloc(sizeof *c * (*n ? *n : 1));
@@ -117,21 +117,21 @@ static int what_is_kept(hx_index *ix, const char *missing, hx_error *err)
 /* The commit ctx selects, into *c. */
 static int resolve(hx_index *ix, const hx_read_context *ctx, hx_commit_info *c, hx_error *err)
 {
-    hx_store_info info;
+    hxi_store_info info;
     char missing[256];
     int rc;
     switch (ctx ? ctx->selector : HX_READ_HEAD) {
     case HX_READ_HEAD:
-        c->generation = hx_store_generation(ix->store);
-        c->committed_ns = hx_store_timestamp(ix->store);
-        snprintf(c->name, sizeof c->name, "%s", hx_store_name(ix->store));
+        c->generation = hxi_store_generation(ix->store);
+        c->committed_ns = hxi_store_timestamp(ix->store);
+        snprintf(c->name, sizeof c->name, "%s", hxi_store_name(ix->store));
         return 0;
     case HX_READ_PUBLISHED:
     case HX_READ_BASELINE: {
         const char *name = ctx->selector == HX_READ_PUBLISHED ? HX_PUBLISHED : ctx->baseline_id;
         if (!name || !*name)
             return hx_error_set(err, HX_EINVAL, -1, "selector baseline_id needs a baseline_id (a baseline's name)");
-        if ((rc = hx_store_find_name(ix->store, name, &info, err)) != HX_ENOTFOUND)
+        if ((rc = hxi_store_find_name(ix->store, name, &info, err)) != HX_ENOTFOUND)
             break;
         if (ctx->selector == HX_READ_PUBLISHED)
             snprintf(missing, sizeof missing, "nothing is published yet: no baseline is named '" HX_PUBLISHED
@@ -141,7 +141,7 @@ static int resolve(hx_index *ix, const hx_read_context *ctx, hx_commit_info *c, 
         return what_is_kept(ix, missing, err);
     }
     case HX_READ_AS_OF: {
-        if ((rc = hx_store_as_of(ix->store, ctx->as_of_ns, &info, err)) != HX_ENOTFOUND)
+        if ((rc = hxi_store_as_of(ix->store, ctx->as_of_ns, &info, err)) != HX_ENOTFOUND)
             break;
         char when[40];
         hx_time_format(ctx->as_of_ns, when, sizeof when);
@@ -160,13 +160,13 @@ int hx_index_read_at(hx_index *ix, const hx_read_context *ctx, hx_read_taken *ta
 {
     if (ix->writer && ctx && ctx->selector != HX_READ_HEAD)
         return hx_error_set(err, HX_EPERM, -1, "a writer reads only the head of the index");
-    int rc = hx_store_refresh(ix->store, err);
+    int rc = hxi_store_refresh(ix->store, err);
     if (rc < 0)
         return rc;
     bool moved = rc == 1;   /* the map changed: every pointer of the view is stale */
     hx_commit_info c = {0};
     int rrc = resolve(ix, ctx, &c, err);
-    uint64_t pin = rrc == 0 && c.generation != hx_store_generation(ix->store) ? c.generation : 0;
+    uint64_t pin = rrc == 0 && c.generation != hxi_store_generation(ix->store) ? c.generation : 0;
     if (moved || pin != ix->at.generation) {
         hx_error lerr = {0};
         ix_view_free(&ix->v);
@@ -210,19 +210,19 @@ int hx_index_baseline(hx_index *ix, const char *name, hx_commit_info *made, hx_e
                             "not '%.80s'", HX_BASELINE_NAME_MAX, name);
     const uint8_t *root;
     size_t len;
-    hx_store_root(ix->store, &root, &len);
-    int rc = hx_store_commit(ix->store, root, len, name, err);
+    hxi_store_root(ix->store, &root, &len);
+    int rc = hxi_store_commit(ix->store, root, len, name, err);
     if (rc) {
         hx_error ignored;
-        hx_store_abort(ix->store, &ignored);
+        hxi_store_abort(ix->store, &ignored);
         return rc;
     }
     ix_view_free(&ix->v);   /* the commit remapped the file: the view's pointers are stale */
     if ((rc = ix_view_load(ix, err)))
         return rc;
     if (made) {
-        made->generation = hx_store_generation(ix->store);
-        made->committed_ns = hx_store_timestamp(ix->store);
+        made->generation = hxi_store_generation(ix->store);
+        made->committed_ns = hxi_store_timestamp(ix->store);
         snprintf(made->name, sizeof made->name, "%s", name);
     }
     return 0;

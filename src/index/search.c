@@ -1,6 +1,6 @@
 /* search.c: answering queries over one index view: the keyword side (BM25 over every segment
  * with index-wide statistics), the vector side (HNSW per segment, merged), filters applied
- * inside both (with the reader identity's visibility, index.c ix_view_visibility), fusion, relevance (fusion.h hx_relevance) and its floor, recency (recency.h),
+ * inside both (with the reader identity's visibility, index.c ix_view_visibility), fusion, relevance (fusion.h hxi_relevance) and its floor, recency (recency.h),
  * duplicate removal, the deterministic tie-break (score, path, chunk index),
  * grouping by document (hyrax.h hx_group) and result assembly with snippets. Reads the view
  * built by index.c; never writes. */
@@ -95,12 +95,12 @@ static bool hnsw_allowed(uint32_t id, void *ctx)
 /* === The two sides === */
 
 /* The keyword side's best n_cand hits into out; *bound gets the query's BM25 score bound. */
-static int keyword_side(const ix_view *v, const hx_bm25_query *q, chunk_filter *cf, size_t n_cand,
-                        hx_hit *out, size_t *n_out, double *bound, hx_error *err)
+static int keyword_side(const ix_view *v, const hxi_bm25_query *q, chunk_filter *cf, size_t n_cand,
+                        hxi_hit *out, size_t *n_out, double *bound, hx_error *err)
 {
     *n_out = 0;
-    hx_bm25_segment *segs = hx_malloc(sizeof *segs * (v->n_segs ? v->n_segs : 1));
-    hx_bm25_hit *hits = hx_malloc(sizeof *hits * n_cand);
+    hxi_bm25_segment *segs = hx_malloc(sizeof *segs * (v->n_segs ? v->n_segs : 1));
+    hxi_bm25_hit *hits = hx_malloc(sizeof *hits * n_cand);
     int rc = 0;
     if (!segs || !hits) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -117,18 +117,18 @@ static int keyword_side(const ix_view *v, const hx_bm25_query *q, chunk_filter *
         segs[n_segs].live_len = v->segs[i].bm25_live_len;
         n_segs++;
     }
-    hx_bm25_params p;
-    hx_bm25_params_default(&p);
+    hxi_bm25_params p;
+    hxi_bm25_params_default(&p);
     p.bound = bound;
     if (cf->allowed) {
         p.allow = bm25_allowed;
         p.allow_ctx = cf;
     }
     size_t n = 0;
-    if ((rc = hx_bm25_search(segs, n_segs, q, &p, n_cand, hits, &n, err)))
+    if ((rc = hxi_bm25_search(segs, n_segs, q, &p, n_cand, hits, &n, err)))
         goto done;
     for (size_t i = 0; i < n; i++)
-        out[i] = (hx_hit){hits[i].doc_id, (float)hits[i].score};
+        out[i] = (hxi_hit){hits[i].doc_id, (float)hits[i].score};
     *n_out = n;
 done:
     free(segs);
@@ -138,14 +138,14 @@ done:
 
 static int compare_hit(const void *pa, const void *pb)
 {
-    const hx_hit *a = pa, *b = pb;
+    const hxi_hit *a = pa, *b = pb;
     if (a->score != b->score)
         return a->score > b->score ? -1 : 1;
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
 static int vector_side(const ix_view *v, const float *vec, chunk_filter *cf, uint32_t ef, size_t n_cand,
-                       hx_hit *out, size_t *n_out, hx_error *err)
+                       hxi_hit *out, size_t *n_out, hx_error *err)
 {
     *n_out = 0;
     size_t live = 0;
@@ -155,8 +155,8 @@ static int vector_side(const ix_view *v, const float *vec, chunk_filter *cf, uin
     float fraction = cf->allowed && live ? (float)cf->n_allowed / (float)live : 1.0f;
     if (fraction <= 0)
         return 0;
-    hx_hnsw_hit *hits = hx_malloc(sizeof *hits * n_cand);
-    hx_hit *all = hx_malloc(sizeof *all * n_cand * (v->n_segs ? v->n_segs : 1));
+    hxi_hnsw_hit *hits = hx_malloc(sizeof *hits * n_cand);
+    hxi_hit *all = hx_malloc(sizeof *all * n_cand * (v->n_segs ? v->n_segs : 1));
     int rc = 0;
     size_t n_all = 0;
     if (!hits || !all) {
@@ -166,13 +166,13 @@ static int vector_side(const ix_view *v, const float *vec, chunk_filter *cf, uin
     for (size_t i = 0; i < v->n_segs && !rc; i++) {
         if (!v->segs[i].n)
             continue;
-        hx_hnsw_query q = {.vector = vec, .k = (uint32_t)n_cand, .ef = ef, .filter = hnsw_allowed,
+        hxi_hnsw_query q = {.vector = vec, .k = (uint32_t)n_cand, .ef = ef, .filter = hnsw_allowed,
                            .filter_ctx = cf, .filter_fraction = fraction > 1 ? 1 : fraction};
         uint32_t n = 0;
-        if ((rc = hx_hnsw_view_search(v->segs[i].hnsw, &q, hits, &n, NULL, err)))
+        if ((rc = hxi_hnsw_view_search(v->segs[i].hnsw, &q, hits, &n, NULL, err)))
             break;
         for (uint32_t h = 0; h < n; h++)
-            all[n_all++] = (hx_hit){hits[h].id, hits[h].score};
+            all[n_all++] = (hxi_hit){hits[h].id, hits[h].score};
     }
     if (!rc) {
         qsort(all, n_all, sizeof *all, compare_hit);
@@ -266,7 +266,7 @@ static int add_more(hx_result *head, const hx_result *r, hx_error *err)
  * passage in two files), grouped by document when asked (every candidate is read, so `more`
  * holds all of a document's chunks among them), cut to k. Headings are not NUL-terminated in
  * the map, so result strings that come from chunk data carry lengths. */
-static int assemble(const ix_view *v, const hx_fused *f, size_t n, const hx_search_opts *o, uint32_t k,
+static int assemble(const ix_view *v, const hxi_fused *f, size_t n, const hx_search_opts *o, uint32_t k,
                     bool hybrid, hx_results *out, hx_error *err)
 {
     bool grouped = o->group == HX_GROUP_DOCUMENT;
@@ -323,11 +323,11 @@ done:
 }
 
 /* Marked-up snippets for the results (not for `more`). */
-static int add_snippets(hx_results *out, const hx_bm25_query *q, hx_error *err)
+static int add_snippets(hx_results *out, const hxi_bm25_query *q, hx_error *err)
 {
     for (size_t i = 0; i < out->n; i++) {
         size_t sl;
-        int rc = hx_snippet_make(out->v[i].text, out->v[i].text_len, q, 0, &out->v[i].snippet, &sl, err);
+        int rc = hxi_snippet_make(out->v[i].text, out->v[i].text_len, q, 0, &out->v[i].snippet, &sl, err);
         if (rc)
             return rc;
     }
@@ -357,7 +357,7 @@ static float cosine(const ix_view *v, uint32_t dim, const float *vec, uint32_t i
 static int64_t chunk_date(const ix_view *v, uint32_t id, const char *key)
 {
     const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(ix_segment_of(v, id), id, IX_F_DOC));
-    return d ? hx_recency_date(&d->info, key) : 0;
+    return d ? hxi_recency_date(&d->info, key) : 0;
 }
 
 /* A document's best name match (title.h), kept for its other chunks. */
@@ -371,7 +371,7 @@ typedef struct {
  * extension) and, for the document a folder opens with (README or index), the folder's name. A
  * folder's metadata file (a --folder-meta name other than README, such as kep.yaml) names nothing:
  * its title is its folder's, which the folder's README answers for. */
-static float doc_names(hx_title_query *tq, const ix_view *v, const ix_doc *d)
+static float doc_names(hxi_title_query *tq, const ix_view *v, const ix_doc *d)
 {
     const char *path = d->info.path, *file = strrchr(path, '/'), *dot, *title = d->info.title;
     file = file ? file + 1 : path;
@@ -381,17 +381,17 @@ static float doc_names(hx_title_query *tq, const ix_view *v, const ix_doc *d)
     for (size_t i = 0; !opens && i < v->n_folder_meta; i++)
         if (!strcmp(file, v->folder_meta[i]))
             return 0;
-    float m = hx_title_match(tq, title, strlen(title)), f;
+    float m = hxi_title_match(tq, title, strlen(title)), f;
     const char *label = title + strcspn(title, " :");
-    if (*label == ':' && label[1] == ' ' && (f = hx_title_match(tq, label + 2, strlen(label + 2))) > m)
+    if (*label == ':' && label[1] == ' ' && (f = hxi_title_match(tq, label + 2, strlen(label + 2))) > m)
         m = f;
-    f = hx_title_match(tq, file, dot && dot > file ? (size_t)(dot - file) : strlen(file));
+    f = hxi_title_match(tq, file, dot && dot > file ? (size_t)(dot - file) : strlen(file));
     m = f > m ? f : m;
     if (opens && file > path + 1) {
         const char *end = file - 1, *start = end;
         while (start > path && start[-1] != '/')
             start--;
-        f = hx_title_match(tq, start, (size_t)(end - start));
+        f = hxi_title_match(tq, start, (size_t)(end - start));
         m = f > m ? f : m;
     }
     return m;
@@ -401,7 +401,7 @@ static float doc_names(hx_title_query *tq, const ix_view *v, const ix_doc *d)
  * heading's (the last part of its heading path), the better: a document that a query names outranks
  * a section of another that has the name as its heading. */
 #define HEADING_MATCH 0.5f
-static float name_match(const ix_view *v, hx_title_query *tq, uint32_t id, doc_match *dm, size_t *n_dm)
+static float name_match(const ix_view *v, hxi_title_query *tq, uint32_t id, doc_match *dm, size_t *n_dm)
 {
     const ix_segment *s = ix_segment_of(v, id);
     uint32_t doc = ix_chunk_field(s, id, IX_F_DOC);
@@ -417,7 +417,7 @@ static float name_match(const ix_view *v, hx_title_query *tq, uint32_t id, doc_m
     for (const char *p = h; p + 3 <= h + hl; p++)
         if (!memcmp(p, " > ", 3))
             last = p + 3;
-    float m = HEADING_MATCH * hx_title_match(tq, last, hl - (size_t)(last - h));
+    float m = HEADING_MATCH * hxi_title_match(tq, last, hl - (size_t)(last - h));
     return m > dm[i].match ? m : dm[i].match;
 }
 
@@ -469,17 +469,17 @@ static float repeats(const ix_view *v, uint32_t id)
 /* Orders one side's hits (side: HX_MODE_VECTOR or HX_MODE_KEYWORD) as that side searched alone
  * ranks them, by its relevance with the name match and the repeat cut, ties in the side's own
  * order: the ranks reciprocal rank fusion takes. key: scratch of n floats. */
-static void rank_side(hx_index *ix, hx_title_query *tq, hx_search_mode side, double bound, hx_hit *h, size_t n,
+static void rank_side(hx_index *ix, hxi_title_query *tq, hx_search_mode side, double bound, hxi_hit *h, size_t n,
                       doc_match *dm, float *key)
 {
     size_t n_dm = 0;
     for (size_t i = 0; i < n; i++) {
         float nm = tq ? name_match(&ix->v, tq, h[i].id, dm, &n_dm) : 0.0f, rp = repeats(&ix->v, h[i].id);
         float x = side == HX_MODE_KEYWORD && bound > 0 ? (float)(h[i].score / bound) : 0.0f;
-        key[i] = hx_relevance_named(side, side == HX_MODE_VECTOR ? h[i].score : NAN, x, nm, rp);
+        key[i] = hxi_relevance_named(side, side == HX_MODE_VECTOR ? h[i].score : NAN, x, nm, rp);
     }
     for (size_t i = 1; i < n; i++) {   /* insertion sort, stable */
-        hx_hit x = h[i];
+        hxi_hit x = h[i];
         float kx = key[i];
         size_t j = i;
         while (j > 0 && kx > key[j - 1]) {
@@ -495,10 +495,10 @@ static void rank_side(hx_index *ix, hx_title_query *tq, hx_search_mode side, dou
 /* Relevance and similarity of every candidate (fusion.h: x is BM25 over the query's bound, 0
  * where the keyword side missed; the name match when tq is given, dm its scratch of n entries),
  * the recency factor when asked, and the rank the list is sorted by: the relevance (in hybrid mode
- * under HX_FUSION_RELEVANCE with f's weights, hx_rank_score) or the fused score, times the recency
+ * under HX_FUSION_RELEVANCE with f's weights, hxi_rank_score) or the fused score, times the recency
  * factor. */
-static void score_candidates(hx_index *ix, const float *vec, double bound, hx_title_query *tq, hx_search_mode mode,
-                             const hx_search_opts *o, const hx_fusion *f, hx_fused *c, size_t n, doc_match *dm)
+static void score_candidates(hx_index *ix, const float *vec, double bound, hxi_title_query *tq, hx_search_mode mode,
+                             const hx_search_opts *o, const hxi_fusion *f, hxi_fused *c, size_t n, doc_match *dm)
 {
     int64_t now = (int64_t)time(NULL);
     bool fused = mode == HX_MODE_HYBRID && o->fusion != HX_FUSION_RELEVANCE;
@@ -509,21 +509,21 @@ static void score_candidates(hx_index *ix, const float *vec, double bound, hx_ti
         float nm = tq ? name_match(&ix->v, tq, c[i].id, dm, &n_dm) : 0.0f;
         float rp = repeats(&ix->v, c[i].id);
         c[i].similarity = cs;
-        c[i].relevance = hx_relevance_named(mode, cs, x, nm, rp);
-        c[i].recency = o->recency_key ? (float)hx_recency_factor(chunk_date(&ix->v, c[i].id, o->recency_key), now,
-                                                                 o->recency_half_life_days)
+        c[i].relevance = hxi_relevance_named(mode, cs, x, nm, rp);
+        c[i].recency = o->recency_key ? (float)hxi_recency_factor(chunk_date(&ix->v, c[i].id, o->recency_key), now,
+                                                                  o->recency_half_life_days)
                                       : 1.0f;
-        float r = fused ? c[i].score : mode == HX_MODE_HYBRID ? hx_rank_score(f, cs, x, nm, rp) : c[i].relevance;
+        float r = fused ? c[i].score : mode == HX_MODE_HYBRID ? hxi_rank_score(f, cs, x, nm, rp) : c[i].relevance;
         c[i].rank = o->recency_key ? r * c[i].recency : r;
     }
 }
 
-/* Orders candidates by their rank (hx_fused.rank), ties by path then chunk index (insertion sort:
+/* Orders candidates by their rank (hxi_fused.rank), ties by path then chunk index (insertion sort:
  * at most 2 x the rank window). */
-static void sort_by_rank(const ix_view *v, hx_fused *f, size_t n)
+static void sort_by_rank(const ix_view *v, hxi_fused *f, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
-        hx_fused x = f[i];
+        hxi_fused x = f[i];
         size_t j = i;
         while (j > 0 && (x.rank > f[j - 1].rank || (x.rank == f[j - 1].rank && by_path_then_index(x.id, f[j - 1].id, (void *)v) < 0))) {
             f[j] = f[j - 1];
@@ -535,12 +535,12 @@ static void sort_by_rank(const ix_view *v, hx_fused *f, size_t n)
 
 /* One search with n_cand candidates per side (the rank window): vec may be NULL (keyword only), q
  * may be NULL (vector only). */
-static int search_window(hx_index *ix, const float *vec, const hx_bm25_query *q, hx_title_query *tq,
+static int search_window(hx_index *ix, const float *vec, const hxi_bm25_query *q, hxi_title_query *tq,
                          const hx_search_opts *o, uint32_t k, size_t n_cand, hx_results *out, hx_error *err)
 {
     const ix_view *v = &ix->v;
-    hx_hit *vh = hx_malloc(sizeof *vh * n_cand), *kh = hx_malloc(sizeof *kh * n_cand);
-    hx_fused *fused = hx_malloc(sizeof *fused * 2 * n_cand);
+    hxi_hit *vh = hx_malloc(sizeof *vh * n_cand), *kh = hx_malloc(sizeof *kh * n_cand);
+    hxi_fused *fused = hx_malloc(sizeof *fused * 2 * n_cand);
     doc_match *dm = tq ? hx_malloc(sizeof *dm * 2 * n_cand) : NULL;
     chunk_filter cf = {0};
     size_t nv = 0, nk = 0, nf = 0;
@@ -558,7 +558,7 @@ static int search_window(hx_index *ix, const float *vec, const hx_bm25_query *q,
         goto done;
     if (q && (rc = keyword_side(v, q, &cf, n_cand, kh, &nk, &bound, err)))
         goto done;
-    hx_fusion f = {o->fusion == HX_FUSION_WEIGHTED ? HX_FUSE_WEIGHTED : HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K,
+    hxi_fusion f = {o->fusion == HX_FUSION_WEIGHTED ? HX_FUSE_WEIGHTED : HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K,
                    HX_VECTOR_WEIGHT, HX_TEXT_WEIGHT};
     if (o->vector_weight > 0 || o->text_weight > 0) {
         f.vector_weight = o->vector_weight;
@@ -566,10 +566,10 @@ static int search_window(hx_index *ix, const float *vec, const hx_bm25_query *q,
     }
     if (!hybrid) {
         /* a single side keeps its own order: cosine or BM25 */
-        const hx_hit *h = vector_only ? vh : kh;
+        const hxi_hit *h = vector_only ? vh : kh;
         nf = vector_only ? nv : nk;
         for (size_t i = 0; i < nf; i++) {
-            fused[i] = (hx_fused){h[i].id, h[i].score, NAN, NAN, 0, 0, 0, NAN, 1, 0};
+            fused[i] = (hxi_fused){h[i].id, h[i].score, NAN, NAN, 0, 0, 0, NAN, 1, 0};
             if (vector_only) {
                 fused[i].vector_score = h[i].score;
                 fused[i].vector_rank = (uint32_t)i + 1;
@@ -584,7 +584,7 @@ static int search_window(hx_index *ix, const float *vec, const hx_bm25_query *q,
             rank_side(ix, tq, HX_MODE_VECTOR, bound, vh, nv, dm, key);
             rank_side(ix, tq, HX_MODE_KEYWORD, bound, kh, nk, dm, key);
         }
-        if ((rc = hx_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err)))
+        if ((rc = hxi_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err)))
             goto done;
     }
     score_candidates(ix, vec, bound, tq, mode, o, &f, fused, nf, dm);
@@ -603,7 +603,7 @@ done:
 
 /* Searches with the rank window (hyrax.h HX_RANK_WINDOW): the same candidates, hence the same
  * order and scores, for every k up to it. */
-static int run_search(hx_index *ix, const float *vec, const hx_bm25_query *q, hx_title_query *tq,
+static int run_search(hx_index *ix, const float *vec, const hxi_bm25_query *q, hxi_title_query *tq,
                       const hx_search_opts *o, hx_results *out, hx_error *err)
 {
     uint32_t k = o->k ? (o->k > MAX_K ? MAX_K : o->k) : DEFAULT_K;
@@ -629,20 +629,20 @@ int hx_index_search_embedded(hx_index *ix, const char *query, size_t len, const 
     }
     if (o->mode != HX_MODE_KEYWORD && !vec)
         return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid search need the query's vector");
-    hx_bm25_query *q = NULL;
-    hx_title_query *tq = hx_malloc(sizeof *tq);
+    hxi_bm25_query *q = NULL;
+    hxi_title_query *tq = hx_malloc(sizeof *tq);
     if (!tq)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    int rc = hx_title_query_init(tq, query, len, err);
+    int rc = hxi_title_query_init(tq, query, len, err);
     if (!rc)
-        rc = hx_bm25_query_parse(&q, ix->analyzer, query, len, err);   /* also drives snippets */
+        rc = hxi_bm25_query_parse(&q, ix->analyzer, query, len, err);   /* also drives snippets */
     if (!rc)   /* vector mode searches without the keyword side; its snippets are marked alike */
         rc = run_search(ix, o->mode == HX_MODE_KEYWORD ? NULL : vec, o->mode == HX_MODE_VECTOR ? NULL : q, tq, o, out,
                         err);
     if (!rc && o->snippets)
         rc = add_snippets(out, q, err);
-    hx_bm25_query_free(q);
-    hx_title_query_free(tq);
+    hxi_bm25_query_free(q);
+    hxi_title_query_free(tq);
     free(tq);
     if (rc)
         hx_results_free(out);

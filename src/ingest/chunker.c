@@ -28,7 +28,7 @@ typedef struct {
 } section;
 
 typedef struct {
-    const hx_tokenizer *tok;
+    const hxi_tokenizer *tok;
     const char *title, *text;
     size_t len;
     int limit;               /* tokens allowed for header + body (max_tokens - 2) */
@@ -51,7 +51,7 @@ static bool is_continuation(char ch)
 
 static uint32_t count_tokens(const chunker *c, const char *s, size_t n)
 {
-    return (uint32_t)hx_tokenize(c->tok, s, n, NULL, NULL, 0);
+    return (uint32_t)hxi_tokenize(c->tok, s, n, NULL, NULL, 0);
 }
 
 /* === Sections and headers === */
@@ -95,7 +95,7 @@ static int add_section(chunker *c, const char *heading, hx_error *err)
             free(s->header);
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
         }
-        hx_tokenize_head(c->tok, s->header, hl, ids, spans, cap + 1);
+        hxi_tokenize_head(c->tok, s->header, hl, ids, spans, cap + 1);
         s->header[spans[2 * cap]] = 0;          /* cut before the first piece past the cap */
         free(spans);
         free(ids);
@@ -158,7 +158,7 @@ static int split_word(chunker *c, size_t start, size_t end, uint32_t budget)
     }
     while (start < end && !c->error) {
         const char *s = c->text + start;
-        size_t n = hx_tokenize_head(c->tok, s, end - start, ids, spans, budget + 1);
+        size_t n = hxi_tokenize_head(c->tok, s, end - start, ids, spans, budget + 1);
         if (n <= budget) {      /* the rest fits */
             push_unit(c, start, end, (uint32_t)n);
             break;
@@ -397,7 +397,7 @@ static int scan_blocks(chunker *c, bool prose, hx_error *err)
 
 /* The extractor's blocks (doctype.h): a section per heading path, prose blocks by sentences,
  * verbatim and heading blocks whole (split at lines when too long). */
-static int scan_extracted(chunker *c, const hx_block *b, size_t n, char *const *headings, size_t n_headings,
+static int scan_extracted(chunker *c, const hxi_block *b, size_t n, char *const *headings, size_t n_headings,
                           hx_error *err)
 {
     uint32_t current = UINT32_MAX;
@@ -443,14 +443,14 @@ static uint32_t line_of(const uint32_t *starts, size_t n_lines, uint32_t off)
 }
 
 typedef struct {
-    hx_chunk *v;
+    hxi_chunk *v;
     size_t n, cap;
     uint32_t *line_starts;
     size_t n_lines;
 } chunk_list;
 
 /* Builds the chunk for units [i, j) and returns its exact token count (incl. [CLS]/[SEP]). */
-static int make_chunk(chunker *c, chunk_list *out, size_t i, size_t j, hx_chunk *ch)
+static int make_chunk(chunker *c, chunk_list *out, size_t i, size_t j, hxi_chunk *ch)
 {
     const section *s = &c->sections[c->units[i].section];
     uint32_t bs = c->units[i].start, be = c->units[j - 1].end;
@@ -478,7 +478,7 @@ static int make_chunk(chunker *c, chunk_list *out, size_t i, size_t j, hx_chunk 
 
 static int emit(chunker *c, chunk_list *out, size_t i, size_t *j)
 {
-    hx_chunk ch;
+    hxi_chunk ch;
     for (;;) {
         if (make_chunk(c, out, i, *j, &ch))
             return c->error;
@@ -531,7 +531,7 @@ static int pack(chunker *c, chunk_list *out, uint32_t overlap)
 
 /* === Entry point === */
 
-void hx_chunks_free(hx_chunk *chunks, size_t n)
+void hxi_chunks_free(hxi_chunk *chunks, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(chunks[i].text);
@@ -542,7 +542,7 @@ void hx_chunks_free(hx_chunk *chunks, size_t n)
 
 /* Source lines or pages of each chunk from the blocks it covers: the first and last of the
  * blocks overlapping its body. */
-static void map_sources(hx_chunk *v, size_t n, const hx_block *b, size_t nb)
+static void map_sources(hxi_chunk *v, size_t n, const hxi_block *b, size_t nb)
 {
     for (size_t i = 0; i < n; i++) {
         size_t k = 0, hi = nb;   /* the first block ending after the body's start (ends ascend) */
@@ -567,9 +567,9 @@ static void map_sources(hx_chunk *v, size_t n, const hx_block *b, size_t nb)
     }
 }
 
-static int chunk(const hx_tokenizer *tok, const char *title, hx_chunk_style style, const char *text, size_t len,
-                 const hx_block *blocks, size_t n_blocks, char *const *headings, size_t n_headings,
-                 const hx_chunk_opts *opts, hx_chunk **out, size_t *n_out, hx_error *err)
+static int chunk(const hxi_tokenizer *tok, const char *title, hxi_chunk_style style, const char *text, size_t len,
+                 const hxi_block *blocks, size_t n_blocks, char *const *headings, size_t n_headings,
+                 const hxi_chunk_opts *opts, hxi_chunk **out, size_t *n_out, hx_error *err)
 {
     int max_tokens = opts && opts->max_tokens ? opts->max_tokens : HX_MAX_SEQ_TOKENS;
     int overlap = opts ? opts->overlap_tokens : HX_CHUNK_DEFAULT_OVERLAP;
@@ -619,7 +619,7 @@ static int chunk(const hx_tokenizer *tok, const char *title, hx_chunk_style styl
     free(c.units);
     free(list.line_starts);
     if (rc) {
-        hx_chunks_free(list.v, list.n);
+        hxi_chunks_free(list.v, list.n);
         return rc;
     }
     if (style == HX_CHUNK_BLOCKS && n_blocks)
@@ -629,17 +629,17 @@ static int chunk(const hx_tokenizer *tok, const char *title, hx_chunk_style styl
     return 0;
 }
 
-int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *type, const char *text,
-                      size_t len, const hx_chunk_opts *opts, hx_chunk **out, size_t *n_out, hx_error *err)
+int hxi_chunk_document(const hxi_tokenizer *tok, const char *title, const char *type, const char *text,
+                       size_t len, const hxi_chunk_opts *opts, hxi_chunk **out, size_t *n_out, hx_error *err)
 {
-    const hx_doctype *dt = hx_doctype_find(type, strlen(type));
+    const hxi_doctype *dt = hxi_doctype_find(type, strlen(type));
     return chunk(tok, title, dt ? dt->chunk : HX_CHUNK_PROSE, text, len, NULL, 0, NULL, 0, opts, out, n_out, err);
 }
 
-int hx_chunk_source(const hx_tokenizer *tok, const hx_doc_source *d, const hx_chunk_opts *opts, hx_chunk **out,
-                    size_t *n_out, hx_error *err)
+int hxi_chunk_source(const hxi_tokenizer *tok, const hxi_doc_source *d, const hxi_chunk_opts *opts, hxi_chunk **out,
+                     size_t *n_out, hx_error *err)
 {
-    const hx_doctype *dt = d->dt ? d->dt : hx_doctype_find(d->type, strlen(d->type));
+    const hxi_doctype *dt = d->dt ? d->dt : hxi_doctype_find(d->type, strlen(d->type));
     return chunk(tok, d->title, dt ? dt->chunk : HX_CHUNK_PROSE, d->text, d->text_len, d->blocks, d->n_blocks,
                  d->headings, d->n_headings, opts, out, n_out, err);
 }

@@ -20,12 +20,12 @@
 
 #define HX_CHUNK_DEFAULT_OVERLAP 32
 
-typedef struct hx_chunk_opts {
+typedef struct hxi_chunk_opts {
     int max_tokens;       /* model input budget incl. [CLS]/[SEP]; 0 = HX_MAX_SEQ_TOKENS */
     int overlap_tokens;   /* 0 = no overlap; negative = HX_CHUNK_DEFAULT_OVERLAP */
-} hx_chunk_opts;
+} hxi_chunk_opts;
 
-typedef struct hx_chunk {
+typedef struct hxi_chunk {
     uint32_t index;                  /* position in the document, from 0 */
     uint32_t byte_start, byte_end;   /* body range in the document text */
     uint32_t line_start, line_end;   /* 1-based, inclusive */
@@ -33,20 +33,20 @@ typedef struct hx_chunk {
     uint32_t body_offset;            /* where the body starts within `text` */
     char *heading;                   /* heading path "A > B", "" when none; owned */
     char *text;                      /* header + "\n" + body; what is embedded and indexed; owned */
-} hx_chunk;
+} hxi_chunk;
 
 /* Chunks text[0..len) (NUL-terminated UTF-8) of a document of the given type (a name in the
  * table of document types, doctype.h, whose row says how its text is cut) and title. *out is
- * owned by the caller: free with hx_chunks_free. An empty or blank document yields zero chunks,
+ * owned by the caller: free with hxi_chunks_free. An empty or blank document yields zero chunks,
  * and only such a document. */
-int hx_chunk_document(const hx_tokenizer *tok, const char *title, const char *type, const char *text,
-                      size_t len, const hx_chunk_opts *opts, hx_chunk **out, size_t *n_out, hx_error *err);
-/* Chunks a loaded document: as hx_chunk_document, and for a type chunked by its extractor's blocks
+int hxi_chunk_document(const hxi_tokenizer *tok, const char *title, const char *type, const char *text,
+                       size_t len, const hxi_chunk_opts *opts, hxi_chunk **out, size_t *n_out, hx_error *err);
+/* Chunks a loaded document: as hxi_chunk_document, and for a type chunked by its extractor's blocks
  * (HX_CHUNK_BLOCKS) a section per heading path, no chunk across a heading, and line_start/line_end
  * the source lines (or pages, d->unit) of the blocks a chunk covers. */
-struct hx_doc_source;
-int hx_chunk_source(const hx_tokenizer *tok, const struct hx_doc_source *d, const hx_chunk_opts *opts,
-                    hx_chunk **out, size_t *n_out, hx_error *err);
-void hx_chunks_free(hx_chunk *chunks, size_t n);
+struct hxi_doc_source;
+int hxi_chunk_source(const hxi_tokenizer *tok, const struct hxi_doc_source *d, const hxi_chunk_opts *opts,
+                     hxi_chunk **out, size_t *n_out, hx_error *err);
+void hxi_chunks_free(hxi_chunk *chunks, size_t n);
 
 #endif

@@ -126,8 +126,8 @@ static int lookup(const char *const *names, size_t n, const char *s, size_t len)
 /* The row number of a document type named s[0..len) (any case), or -1. */
 static int type_index(const char *s, size_t len)
 {
-    for (size_t i = 0; i < hx_doctype_count(); i++)
-        if (strlen(hx_doctype_at(i)->name) == len && !strncasecmp(hx_doctype_at(i)->name, s, len))
+    for (size_t i = 0; i < hxi_doctype_count(); i++)
+        if (strlen(hxi_doctype_at(i)->name) == len && !strncasecmp(hxi_doctype_at(i)->name, s, len))
             return (int)i;
     return -1;
 }
@@ -154,7 +154,7 @@ static size_t normalize(const char *s, size_t n, char *out)
             if (c >= 'A' && c <= 'Z')
                 c = (unsigned char)(c + 32);
         } else {
-            if (!hx_utf8_next(s, n, &pos, &cp))
+            if (!hxi_utf8_next(s, n, &pos, &cp))
                 pos = at + 1;
             if (cp == 0x200B || cp == 0x200C || cp == 0x200D || cp == 0x2060 || cp == 0xFEFF || cp == 0xAD)
                 continue;
@@ -274,9 +274,9 @@ static int set_rule(section *sec, const char *k, size_t kn, const char *v, size_
                           : lookup((const char *const[]){"utf-8", "utf-16", "latin-1"}, 3, item, len);
             if (t < 0 && types) {
                 char names[256] = "";
-                for (size_t i = 0; i < hx_doctype_count(); i++)
+                for (size_t i = 0; i < hxi_doctype_count(); i++)
                     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-                             hx_doctype_at(i)->name);
+                             hxi_doctype_at(i)->name);
                 return hx_error_set(err, HX_EPARSE, -1, "%s:%zu: types are %s", origin, line, names);
             }
             if (t < 0)
@@ -391,7 +391,7 @@ int ix_policy_parse(const char *text, size_t len, const char *origin, ix_policy 
             if (s[n - 1] != ']' || !gn)
                 rc = hx_error_set(err, HX_EPARSE, -1, "%s:%zu: a section is [GLOB]", origin, line);
             else if (!(rc = new_section(p, g, gn, err)))
-                rc = hx_glob_check(p->s[p->n - 1].glob, what, err);
+                rc = hxi_glob_check(p->s[p->n - 1].glob, what, err);
             continue;
         }
         const char *eq = memchr(s, '=', n);
@@ -433,7 +433,7 @@ static void rules_for(const ix_policy *p, const char *path, rules *r)
     r->visibility = -1;
     for (size_t i = 0; p && i < p->n; i++) {
         const section *s = &p->s[i];
-        if (s->glob && !hx_glob_match(s->glob, path))
+        if (s->glob && !hxi_glob_match(s->glob, path))
             continue;
         r->max_size = s->max_size ? s->max_size : r->max_size;
         r->types = s->types ? s->types : r->types;
@@ -490,7 +490,7 @@ int ix_gate_open(ix_gate **out, const char *root, hx_error *err)
     size_t len = 0;
     ix_policy *policy = NULL;
     hx_trust *trust = NULL;
-    int rc = hx_fs_read_under(root, IX_POLICY_FILE, IX_POLICY_MAX_BYTES, &text, &len, NULL, err);
+    int rc = hxi_fs_read_under(root, IX_POLICY_FILE, IX_POLICY_MAX_BYTES, &text, &len, NULL, err);
     if (rc == HX_ENOTFOUND)
         rc = 0;
     else if (!rc)
@@ -539,7 +539,7 @@ static int64_t find_control(const char *s, size_t n, uint32_t *what)
         uint32_t cp = c;
         if (c < 0x80)
             pos++;
-        else if (!hx_utf8_next(s, n, &pos, &cp))
+        else if (!hxi_utf8_next(s, n, &pos, &cp))
             pos = at + 1;   /* ingest's text is valid UTF-8; never trust that */
         bool bad = (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r' && cp != '\f') || cp == 0x7F ||
                    (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
@@ -564,7 +564,7 @@ static int64_t malformed_utf8(const uint8_t *raw, size_t n)
         }
         size_t at = pos;
         uint32_t cp;
-        if (hx_utf8_next((const char *)raw, n, &pos, &cp)) {
+        if (hxi_utf8_next((const char *)raw, n, &pos, &cp)) {
             multi = true;
         } else {
             pos = at + 1;
@@ -577,7 +577,7 @@ static int64_t malformed_utf8(const uint8_t *raw, size_t n)
     return -1;
 }
 
-static const char *meta_value(const hx_doc_source *d, const char *key)
+static const char *meta_value(const hxi_doc_source *d, const char *key)
 {
     for (size_t i = 0; i < d->n_meta; i++)
         if (!strcmp(d->meta[i].key, key))
@@ -585,7 +585,7 @@ static const char *meta_value(const hx_doc_source *d, const char *key)
     return NULL;
 }
 
-static size_t meta_count(const hx_doc_source *d, const char *key)
+static size_t meta_count(const hxi_doc_source *d, const char *key)
 {
     size_t n = 0;
     for (size_t i = 0; i < d->n_meta; i++)
@@ -632,7 +632,7 @@ static bool signer_allowed(const rules *r, const hx_sig_result *res)
     return false;
 }
 
-static int check_signature(const ix_gate *g, const rules *r, const hx_doc_source *d, const uint8_t *raw,
+static int check_signature(const ix_gate *g, const rules *r, const hxi_doc_source *d, const uint8_t *raw,
                            size_t raw_len, const char *sig, size_t sig_len, ix_verdict *v, hx_error *err)
 {
     char *found = NULL;
@@ -642,7 +642,7 @@ static int check_signature(const ix_gate *g, const rules *r, const hx_doc_source
         for (int i = 0; hx_sig_suffix(i) && !found; i++) {
             snprintf(name, sizeof name, "%s%s", d->path, hx_sig_suffix(i));
             hx_error rerr = {0};
-            int rc = hx_fs_read_under(g->root, name, HX_SIG_MAX_FILE, &found, &sig_len, NULL, &rerr);
+            int rc = hxi_fs_read_under(g->root, name, HX_SIG_MAX_FILE, &found, &sig_len, NULL, &rerr);
             if (rc == HX_ENOMEM)
                 return hx_error_set(err, rc, -1, "%s", rerr.message);
             if (rc && rc != HX_ENOTFOUND)
@@ -701,7 +701,7 @@ static bool deny_match(const char *text, size_t n, const char *pat)
     return false;
 }
 
-int ix_gate_check(const ix_gate *g, const hx_doc_source *d, const uint8_t *raw, size_t raw_len, const char *sig,
+int ix_gate_check(const ix_gate *g, const hxi_doc_source *d, const uint8_t *raw, size_t raw_len, const char *sig,
                   size_t sig_len, ix_verdict *v, hx_error *err)
 {
     memset(v, 0, sizeof *v);
@@ -735,7 +735,7 @@ int ix_gate_check(const ix_gate *g, const hx_doc_source *d, const uint8_t *raw, 
     }
     const section *all = g->policy ? g->policy->s : NULL;
     for (size_t i = 0; g->policy && i < g->policy->n; i++) {
-        if (all[i].glob && !hx_glob_match(all[i].glob, d->path))
+        if (all[i].glob && !hxi_glob_match(all[i].glob, d->path))
             continue;
         for (size_t k = 0; k < all[i].n_req; k++) {
             const char *val = meta_value(d, all[i].req[k].key);
@@ -767,14 +767,14 @@ int ix_gate_check(const ix_gate *g, const hx_doc_source *d, const uint8_t *raw, 
         return reject(v, "trust", "%s (with the policy's rules for %s)", why, d->path);
     bool any_deny = false;
     for (size_t i = 0; g->policy && i < g->policy->n && !any_deny; i++)
-        any_deny = all[i].n_deny && (!all[i].glob || hx_glob_match(all[i].glob, d->path));
+        any_deny = all[i].n_deny && (!all[i].glob || hxi_glob_match(all[i].glob, d->path));
     if (any_deny) {
         char *norm = hx_malloc(d->text_len + 1);
         if (!norm)
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory checking deny patterns");
         size_t nn = normalize(d->text, d->text_len, norm);
         for (size_t i = 0; i < g->policy->n && !v->rule; i++) {
-            if (all[i].glob && !hx_glob_match(all[i].glob, d->path))
+            if (all[i].glob && !hxi_glob_match(all[i].glob, d->path))
                 continue;
             for (size_t k = 0; k < all[i].n_deny && !v->rule; k++)
                 if (deny_match(norm, nn, all[i].deny[k].norm))

@@ -14,7 +14,7 @@
  *               C0 control, no DEL, no C1 control (U+0080..U+009F), no bidirectional override or
  *               isolate (U+202A..U+202E, U+2066..U+2069: "Trojan Source")
  *   the type's own rule, from its row in the table of document types (doctype.h): for markdown,
- *               front-matter (a "---" front matter is closed) and yaml (it passes hx_yaml_check);
+ *               front-matter (a "---" front matter is closed) and yaml (it passes hxi_yaml_check);
  *               yaml (alias and nesting limits); json (parses, depth 64); xml (well-formed, xml.h:
  *               no DTD subset, no entity expansion, bounded depth)
  * Read failures found before the gate runs (binary, over the size cap, unreadable) are recorded
@@ -108,7 +108,7 @@ typedef struct ix_verdict {
  * sig is not NULL (add_document's argument), else read from root/PATH.minisig or root/PATH.sig.
  * Returns 0 with v->rule NULL (passed) or set (rejected); a negative code only when the check
  * itself failed (out of memory). */
-int ix_gate_check(const ix_gate *g, const hx_doc_source *doc, const uint8_t *raw, size_t raw_len,
+int ix_gate_check(const ix_gate *g, const hxi_doc_source *doc, const uint8_t *raw, size_t raw_len,
                   const char *sig, size_t sig_len, ix_verdict *v, hx_error *err);
 
 /* Whether a file is a signature or key file, which is never indexed as a document: *.minisig,

@@ -1,6 +1,6 @@
 /* ingest.c: walking, reading and describing documents (spec in ingest.h; decoding and the
  * document's own calls are src/formats/document.c's).
- * Owns walking the file system for indexing; every file is opened by hx_fs_open_under (fsafe.h).
+ * Owns walking the file system for indexing; every file is opened by hxi_fs_open_under (fsafe.h).
  * Must not chunk, embed or touch the index file. Every path it returns is relative to the root
  * and has been checked to resolve inside it. */
 #include "ingest.h"
@@ -25,22 +25,22 @@
 
 /* === File lists === */
 
-void hx_file_list_clear(hx_file_list *l)
+void hxi_file_list_clear(hxi_file_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
         free(l->paths[i]);
     free(l->paths);
-    hx_rejected_free(l->rejected, l->n_rejected);
+    hxi_rejected_free(l->rejected, l->n_rejected);
     memset(l, 0, sizeof *l);
 }
 
-const char *hx_file_list_real(const hx_file_list *l, size_t i)
+const char *hxi_file_list_real(const hxi_file_list *l, size_t i)
 {
     return l->paths[i] + strlen(l->paths[i]) + 1;
 }
 
-/* Adds path with its real path stored after its NUL (hx_file_list_real). */
-static int list_push(hx_file_list *l, const char *path, const char *real, hx_error *err)
+/* Adds path with its real path stored after its NUL (hxi_file_list_real). */
+static int list_push(hxi_file_list *l, const char *path, const char *real, hx_error *err)
 {
     if (hx_grow((void **)&l->paths, &l->cap, l->n + 1, sizeof *l->paths, NULL))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing files");
@@ -53,7 +53,7 @@ static int list_push(hx_file_list *l, const char *path, const char *real, hx_err
     return 0;
 }
 
-int hx_rejected_add(hx_rejected **v, size_t *n, const char *path, const char *reason, bool named, hx_error *err)
+int hxi_rejected_add(hx_rejected **v, size_t *n, const char *path, const char *reason, bool named, hx_error *err)
 {
     hx_rejected *grown = hx_realloc(*v, (*n + 1) * sizeof *grown);
     if (!grown)
@@ -73,7 +73,7 @@ int hx_rejected_add(hx_rejected **v, size_t *n, const char *path, const char *re
     return 0;
 }
 
-void hx_rejected_free(hx_rejected *v, size_t n)
+void hxi_rejected_free(hx_rejected *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(v[i].path);
@@ -83,24 +83,24 @@ void hx_rejected_free(hx_rejected *v, size_t n)
 }
 
 /* Records that path was left out, once, with the reason "<path>: <why>". */
-static int list_reject(hx_file_list *l, const char *path, const char *why, hx_error *err)
+static int list_reject(hxi_file_list *l, const char *path, const char *why, hx_error *err)
 {
     for (size_t i = 0; i < l->n_rejected; i++)
         if (!strcmp(l->rejected[i].path, path))
             return 0;
-    return hx_rejected_add(&l->rejected, &l->n_rejected, path, why, true, err);
+    return hxi_rejected_add(&l->rejected, &l->n_rejected, path, why, true, err);
 }
 
 /* === Walk === */
 
 /* Each entry is reached two ways: `abs`, the path the user sees (through any symlink the walk
  * followed inside the root), which names the document, and `real`, the same place with every
- * such symlink resolved, which is what is examined here and what hx_ingest_load opens. */
+ * such symlink resolved, which is what is examined here and what hxi_ingest_load opens. */
 typedef struct {
     const char *root;
     const char *const *excludes;
     size_t n_excludes;
-    hx_file_list *out;
+    hxi_file_list *out;
     struct { dev_t dev; ino_t ino; } *seen;   /* folders entered, to cut symlink cycles */
     size_t n_seen, cap_seen;
     const char *db_name;        /* file name of the index file, or NULL; borrowed */
@@ -116,7 +116,7 @@ static bool is_skipped_folder(const char *name)
 static bool is_excluded(const walker *w, const char *rel)
 {
     for (size_t i = 0; i < w->n_excludes; i++)
-        if (hx_glob_match(w->excludes[i], rel))
+        if (hxi_glob_match(w->excludes[i], rel))
             return true;
     return false;
 }
@@ -180,7 +180,7 @@ static int walk_folder(walker *w, const char *abs, const char *real, const struc
         char why[96];
         snprintf(why, sizeof why, "folder nested more than %d levels deep; nothing under it is indexed",
                  HX_WALK_MAX_DEPTH);
-        return list_reject(w->out, hx_fs_inside(w->root, abs), why, err);
+        return list_reject(w->out, hxi_fs_inside(w->root, abs), why, err);
     }
     int fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -195,12 +195,12 @@ static int walk_folder(walker *w, const char *abs, const char *real, const struc
     while (!rc && (e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || is_skipped_folder(e->d_name))
             continue;
-        if (db_folder && hx_store_owns_name(w->db_name, e->d_name))
+        if (db_folder && hxi_store_owns_name(w->db_name, e->d_name))
             continue;
         if (!join(child, abs, e->d_name) || !join(child_real, real, e->d_name)) {
             char why[64];
             snprintf(why, sizeof why, "path longer than %d bytes; not indexed", PATH_MAX - 1);
-            const char *rel = hx_fs_inside(w->root, abs);
+            const char *rel = hxi_fs_inside(w->root, abs);
             char shown[PATH_MAX];
             snprintf(shown, sizeof shown, "%s%s%.*s", rel, *rel ? "/" : "", 200, e->d_name);
             rc = list_reject(w->out, shown, why, err);
@@ -218,21 +218,21 @@ static int walk_path(walker *w, const char *abs, const char *real, int depth, hx
     struct stat st;
     if (lstat(real, &st) != 0)
         return 0;
-    const char *rel = hx_fs_inside(w->root, abs);
+    const char *rel = hxi_fs_inside(w->root, abs);
     if (!rel)
         return 0;
     if (*rel && is_excluded(w, rel))
         return 0;
     char resolved[PATH_MAX];
     if (S_ISLNK(st.st_mode)) {
-        if (!realpath(real, resolved) || !hx_fs_inside(w->root, resolved) || stat(resolved, &st) != 0)
+        if (!realpath(real, resolved) || !hxi_fs_inside(w->root, resolved) || stat(resolved, &st) != 0)
             return 0;   /* dangling, or pointing out of the root: never followed */
         real = resolved;
     }
     if (S_ISDIR(st.st_mode))
         return walk_folder(w, abs, real, &st, depth, err);
     if (S_ISREG(st.st_mode) && *rel && !(w->db_name && same_file(&st, &w->db)) && !ix_gate_is_signature_file(rel))
-        return list_push(w->out, rel, hx_fs_inside(w->root, real), err);
+        return list_push(w->out, rel, hxi_fs_inside(w->root, real), err);
     return 0;
 }
 
@@ -241,15 +241,15 @@ static int compare_paths(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int hx_ingest_walk(const char *root, const char *const *targets, size_t n_targets,
-                   const char *const *excludes, size_t n_excludes, const char *index_file,
-                   hx_file_list *out, hx_error *err)
+int hxi_ingest_walk(const char *root, const char *const *targets, size_t n_targets,
+                    const char *const *excludes, size_t n_excludes, const char *index_file,
+                    hxi_file_list *out, hx_error *err)
 {
     walker w = {.root = root, .excludes = excludes, .n_excludes = n_excludes, .out = out};
     int rc = 0;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < n_excludes; i++)
-        if ((rc = hx_glob_check(excludes[i], "exclude", err)))
+        if ((rc = hxi_glob_check(excludes[i], "exclude", err)))
             return rc;
     if (index_file)
         note_index_file(&w, index_file);
@@ -265,7 +265,7 @@ int hx_ingest_walk(const char *root, const char *const *targets, size_t n_target
                               *name ? name : root, strerror(errno));
             break;
         }
-        if (!hx_fs_inside(w.root, resolved)) {
+        if (!hxi_fs_inside(w.root, resolved)) {
             rc = hx_error_set(err, HX_EPERM, -1, "%.200s resolves outside the indexed root %.200s (symlink)", name,
                               root);
             break;
@@ -282,7 +282,7 @@ int hx_ingest_walk(const char *root, const char *const *targets, size_t n_target
     }
     free(w.seen);
     if (rc) {
-        hx_file_list_clear(out);
+        hxi_file_list_clear(out);
         return rc;
     }
     if (out->n > 1)   /* paths is NULL when nothing was found */
@@ -300,7 +300,7 @@ int hx_ingest_walk(const char *root, const char *const *targets, size_t n_target
 
 /* === Describing === */
 
-static const char *meta_get(const hx_doc_source *d, const char *key)
+static const char *meta_get(const hxi_doc_source *d, const char *key)
 {
     for (size_t i = 0; i < d->n_meta; i++)
         if (!strcmp(d->meta[i].key, key))
@@ -324,51 +324,51 @@ static uint64_t count_words(const char *s, size_t n)
 /* Metadata and title, in order of precedence: `extra` (tool arguments), the extractor's, the
  * type's describer (front matter); the title from metadata "title", else the extractor's or the
  * describer's, else the first non-blank line, else the file name. */
-static int describe(hx_doc_source *d, hx_extract *x, const hx_kv *extra, size_t n_extra, hx_error *err)
+static int describe(hxi_doc_source *d, hxi_extract *x, const hx_kv *extra, size_t n_extra, hx_error *err)
 {
     int rc = 0;
     for (size_t i = 0; i < n_extra && !rc; i++)
-        rc = hx_doc_meta_add(d, 0, extra[i].key, strlen(extra[i].key), extra[i].value, strlen(extra[i].value), err);
+        rc = hxi_doc_meta_add(d, 0, extra[i].key, strlen(extra[i].key), extra[i].value, strlen(extra[i].value), err);
     size_t from = d->n_meta;
     for (size_t i = 0; i < x->n_meta && !rc; i++)
-        rc = hx_doc_meta_add(d, from, x->meta[i].key, strlen(x->meta[i].key), x->meta[i].value,
-                             strlen(x->meta[i].value), err);
+        rc = hxi_doc_meta_add(d, from, x->meta[i].key, strlen(x->meta[i].key), x->meta[i].value,
+                              strlen(x->meta[i].value), err);
     if (!rc && x->title)
-        rc = hx_doc_set_title(d, x->title, strlen(x->title), err);
+        rc = hxi_doc_set_title(d, x->title, strlen(x->title), err);
     if (!rc && d->dt->describe)
         rc = d->dt->describe(d, err);
     char words[24];
     int wn = snprintf(words, sizeof words, "%llu", (unsigned long long)count_words(d->text, d->text_len));
     if (!rc)
-        rc = hx_doc_meta_add(d, d->n_meta, "word_count", 10, words, (size_t)wn, err);
+        rc = hxi_doc_meta_add(d, d->n_meta, "word_count", 10, words, (size_t)wn, err);
     const char *t = meta_get(d, "title");
     if (!rc && t)
-        rc = hx_doc_set_title(d, t, strlen(t), err);
+        rc = hxi_doc_set_title(d, t, strlen(t), err);
     if (!rc && !d->title)
-        rc = hx_doc_title_from_lines(d, 0, false, err);
+        rc = hxi_doc_title_from_lines(d, 0, false, err);
     if (rc || d->title)
         return rc;
     const char *slash = strrchr(d->path, '/');
     const char *base = slash ? slash + 1 : d->path;
-    return hx_doc_set_title(d, base, strlen(base), err);
+    return hxi_doc_set_title(d, base, strlen(base), err);
 }
 
 /* === Loading === */
 
-static int fill_from_bytes(hx_doc_source *d, const char *path, const uint8_t *raw, size_t len,
+static int fill_from_bytes(hxi_doc_source *d, const char *path, const uint8_t *raw, size_t len,
                            const hx_kv *extra, size_t n_extra, hx_error *err)
 {
     memset(d, 0, sizeof *d);
     if (!(d->path = hx_strdup(path)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     d->size = len;
-    d->dt = hx_doctype_detect(path, raw, len);
+    d->dt = hxi_doctype_detect(path, raw, len);
     d->type = d->dt->name;
-    hx_sha256_hex(raw, len, d->sha256);
-    hx_extract x;
-    int rc = hx_extract_init(&x, len, err);
+    hxi_sha256_hex(raw, len, d->sha256);
+    hxi_extract x;
+    int rc = hxi_extract_init(&x, len, err);
     if (rc) {
-        hx_doc_source_clear(d);
+        hxi_doc_source_clear(d);
         return rc;
     }
     rc = d->dt->extract(raw, len, &x, err);
@@ -389,24 +389,24 @@ static int fill_from_bytes(hx_doc_source *d, const char *path, const uint8_t *ra
         x.text = NULL;
         rc = describe(d, &x, extra, n_extra, err);
     }
-    hx_extract_clear(&x);
+    hxi_extract_clear(&x);
     if (rc)
-        hx_doc_source_clear(d);
+        hxi_doc_source_clear(d);
     return rc;
 }
 
-int hx_ingest_from_bytes(const char *name, const void *bytes, size_t len, const hx_kv *extra,
-                         size_t n_extra, hx_doc_source *doc, hx_error *err)
+int hxi_ingest_from_bytes(const char *name, const void *bytes, size_t len, const hx_kv *extra,
+                          size_t n_extra, hxi_doc_source *doc, hx_error *err)
 {
     return fill_from_bytes(doc, name, bytes, len, extra, n_extra, err);
 }
 
-int hx_ingest_read(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
-                   uint8_t **raw, size_t *len, int64_t *mtime_ns, hx_error *err)
+int hxi_ingest_read(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
+                    uint8_t **raw, size_t *len, int64_t *mtime_ns, hx_error *err)
 {
     const char *from = read_path ? read_path : rel_path;
     char *buf;
-    int rc = hx_fs_read_under(root, from, max_bytes, &buf, len, mtime_ns, err);
+    int rc = hxi_fs_read_under(root, from, max_bytes, &buf, len, mtime_ns, err);
     if (rc && err && strcmp(from, rel_path)) {   /* name the document, not the path it was read by */
         char reason[sizeof err->message];
         memcpy(reason, err->message, sizeof reason);
@@ -416,14 +416,14 @@ int hx_ingest_read(const char *root, const char *rel_path, const char *read_path
     return rc;
 }
 
-int hx_ingest_load(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
-                   hx_doc_source *doc, hx_error *err)
+int hxi_ingest_load(const char *root, const char *rel_path, const char *read_path, size_t max_bytes,
+                    hxi_doc_source *doc, hx_error *err)
 {
     memset(doc, 0, sizeof *doc);
     uint8_t *raw;
     size_t len;
     int64_t mtime;
-    int rc = hx_ingest_read(root, rel_path, read_path, max_bytes, &raw, &len, &mtime, err);
+    int rc = hxi_ingest_read(root, rel_path, read_path, max_bytes, &raw, &len, &mtime, err);
     if (rc)
         return rc;
     rc = fill_from_bytes(doc, rel_path, raw, len, NULL, 0, err);

@@ -45,13 +45,13 @@ double mcp_mono_ms(void)
 
 /* Writes one reply line; errors are logged (the peer may be gone), except the stop that
  * interrupts a write the peer is not reading. Takes out_lock. */
-void mcp_send_line(mcp_server *s, const hx_json_writer *w)
+void mcp_send_line(mcp_server *s, const hxi_json_writer *w)
 {
     if (!w->len)
         return;
     hx_error err = {0};
     pthread_mutex_lock(&s->out_lock);
-    int rc = hx_rpc_write_line(s->out_fd, s->cfg->stop_fd, w->buf, w->len, &err);
+    int rc = hxi_rpc_write_line(s->out_fd, s->cfg->stop_fd, w->buf, w->len, &err);
     pthread_mutex_unlock(&s->out_lock);
     if (rc && rc != HX_ECANCELED)
         fprintf(stderr, "hyrax serve: %s\n", err.message);
@@ -127,7 +127,7 @@ int mcp_session_open(mcp_session *s, hx_error *err)
         return 0;
     if (mcp_session_model(s, err))
         return MCP_CODE(*err);
-    const hx_mcp_config *cfg = s->cfg;
+    const hxi_mcp_config *cfg = s->cfg;
     bool writes = s == &s->server->worker && !cfg->read_only;   /* write tools run on the worker only */
     hx_session_config sc = {.db = cfg->db, .root = cfg->root, .user_db = cfg->user_db, .no_user_tier = !cfg->user_db,
                             .registry = cfg->registry, .registry_defaults = true,
@@ -286,9 +286,9 @@ int mcp_open_reader_for(mcp_session *s, const mcp_args *a, hx_error *err)
     return mcp_read_context(a, &ctx, err) ? MCP_CODE(*err) : open_reader_at(s, &ctx, err);
 }
 
-void mcp_write_read_context(hx_json_writer *w, const mcp_session *s)
+void mcp_write_read_context(hxi_json_writer *w, const mcp_session *s)
 {
-    hx_present_read_context(w, &s->read_taken);
+    hxi_present_read_context(w, &s->read_taken);
 }
 
 /* === Statistics === */
@@ -300,23 +300,23 @@ void mcp_note_query(mcp_session *s, const char *query)
 
 /* === Methods === */
 
-void mcp_write_result_tail(hx_json_writer *w, bool modern, int64_t ttl_ms)
+void mcp_write_result_tail(hxi_json_writer *w, bool modern, int64_t ttl_ms)
 {
     if (!modern)
         return;
-    hx_json_write_key(w, "resultType");
-    hx_json_write_cstr(w, "complete");
+    hxi_json_write_key(w, "resultType");
+    hxi_json_write_cstr(w, "complete");
     if (ttl_ms >= 0) {
-        hx_json_write_key(w, "ttlMs");
-        hx_json_write_int(w, ttl_ms);
-        hx_json_write_key(w, "cacheScope");
-        hx_json_write_cstr(w, "private");
+        hxi_json_write_key(w, "ttlMs");
+        hxi_json_write_int(w, ttl_ms);
+        hxi_json_write_key(w, "cacheScope");
+        hxi_json_write_cstr(w, "private");
     }
-    hx_json_write_key(w, "_meta");
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, META_SERVER_INFO);
-    hx_json_write_json(w, server_info, sizeof server_info - 1);
-    hx_json_write_obj_end(w);
+    hxi_json_write_key(w, "_meta");
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, META_SERVER_INFO);
+    hxi_json_write_json(w, server_info, sizeof server_info - 1);
+    hxi_json_write_obj_end(w);
 }
 
 static const char instructions[] =
@@ -326,98 +326,98 @@ static const char instructions[] =
     "documents and keep the index up to date. Paths are relative to the indexed root. "
     "Answers fit max_bytes; next_cursor continues one that did not.";
 
-static int write_initialize(void *ctx, hx_json_writer *w, hx_error *err)
+static int write_initialize(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     const mcp_session *s = ctx;
     (void)err;
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "protocolVersion");
-    hx_json_write_cstr(w, s->protocol);
-    hx_json_write_key(w, "capabilities");
-    hx_json_write_json(w, capabilities, sizeof capabilities - 1);
-    hx_json_write_key(w, "serverInfo");
-    hx_json_write_json(w, server_info, sizeof server_info - 1);
-    hx_json_write_key(w, "instructions");
-    hx_json_write_cstr(w, instructions);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "protocolVersion");
+    hxi_json_write_cstr(w, s->protocol);
+    hxi_json_write_key(w, "capabilities");
+    hxi_json_write_json(w, capabilities, sizeof capabilities - 1);
+    hxi_json_write_key(w, "serverInfo");
+    hxi_json_write_json(w, server_info, sizeof server_info - 1);
+    hxi_json_write_key(w, "instructions");
+    hxi_json_write_cstr(w, instructions);
+    hxi_json_write_obj_end(w);
     return 0;
 }
 
-static int initialize(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out)
+static int initialize(mcp_session *s, const hxi_rpc_msg *msg, hxi_json_writer *out)
 {
-    const char *asked = hx_json_str(hx_json_obj_get(msg->params, "protocolVersion"), NULL);
+    const char *asked = hxi_json_str(hxi_json_obj_get(msg->params, "protocolVersion"), NULL);
     const char *chosen = protocol_versions[0];
     for (size_t i = 0; asked && i < sizeof protocol_versions / sizeof *protocol_versions; i++)
         if (!strcmp(asked, protocol_versions[i]))
             chosen = protocol_versions[i];
     snprintf(s->protocol, sizeof s->protocol, "%s", chosen);
     s->initialized = true;
-    return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_initialize, s, NULL);
+    return hxi_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_initialize, s, NULL);
 }
 
 /* server/discover (2026-07-28): the versions a per-request client may name, capabilities and
  * instructions. Answered in every protocol version and before initialize. */
-static int write_discover(void *ctx, hx_json_writer *w, hx_error *err)
+static int write_discover(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     (void)ctx;
     (void)err;
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "supportedVersions");
-    hx_json_write_arr_begin(w);
-    hx_json_write_cstr(w, MODERN_VERSION);
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "capabilities");
-    hx_json_write_json(w, capabilities, sizeof capabilities - 1);
-    hx_json_write_key(w, "serverInfo");
-    hx_json_write_json(w, server_info, sizeof server_info - 1);
-    hx_json_write_key(w, "instructions");
-    hx_json_write_cstr(w, instructions);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "supportedVersions");
+    hxi_json_write_arr_begin(w);
+    hxi_json_write_cstr(w, MODERN_VERSION);
+    hxi_json_write_arr_end(w);
+    hxi_json_write_key(w, "capabilities");
+    hxi_json_write_json(w, capabilities, sizeof capabilities - 1);
+    hxi_json_write_key(w, "serverInfo");
+    hxi_json_write_json(w, server_info, sizeof server_info - 1);
+    hxi_json_write_key(w, "instructions");
+    hxi_json_write_cstr(w, instructions);
     mcp_write_result_tail(w, true, 0);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     return 0;
 }
 
 /* An empty result ({} or, in 2026-07-28, its tail alone). */
-static int write_empty(void *ctx, hx_json_writer *w, hx_error *err)
+static int write_empty(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     (void)err;
-    hx_json_write_obj_begin(w);
+    hxi_json_write_obj_begin(w);
     mcp_write_result_tail(w, ((const mcp_session *)ctx)->modern, -1);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     return 0;
 }
 
 /* Sets s->modern from params._meta: a request that names protocol 2026-07-28 there (with the
  * client's capabilities, which that version requires) needs no initialize, and its result says
  * resultType. 0, or -1 with the JSON-RPC error for a named version hyrax does not speak. */
-static int read_envelope(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out)
+static int read_envelope(mcp_session *s, const hxi_rpc_msg *msg, hxi_json_writer *out)
 {
-    const hx_json_val *meta = hx_json_obj_get(msg->params, "_meta");
-    const hx_json_val *v = hx_json_obj_get(meta, META_VERSION);
+    const hxi_json_val *meta = hxi_json_obj_get(msg->params, "_meta");
+    const hxi_json_val *v = hxi_json_obj_get(meta, META_VERSION);
     s->modern = false;
     if (!v)
         return 0;
     size_t n;
-    const char *version = hx_json_str(v, &n);
-    if (!version || !hx_json_obj_get(meta, META_CAPABILITIES)) {
-        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
-                           "params._meta must carry " META_VERSION " (a string) and " META_CAPABILITIES, NULL, 0,
-                           NULL);
+    const char *version = hxi_json_str(v, &n);
+    if (!version || !hxi_json_obj_get(meta, META_CAPABILITIES)) {
+        hxi_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
+                            "params._meta must carry " META_VERSION " (a string) and " META_CAPABILITIES, NULL, 0,
+                            NULL);
         return -1;
     }
     if (n != strlen(MODERN_VERSION) || memcmp(version, MODERN_VERSION, n)) {
-        hx_json_writer d;
-        hx_json_writer_init(&d);
-        hx_json_write_obj_begin(&d);
-        hx_json_write_key(&d, "supported");
-        hx_json_write_json(&d, "[\"" MODERN_VERSION "\"]", sizeof MODERN_VERSION + 3);
-        hx_json_write_key(&d, "requested");
-        hx_json_write_str(&d, version, n);
-        hx_json_write_obj_end(&d);
-        hx_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_UNSUPPORTED_VERSION,
-                           "Unsupported protocol version (initialize offers 2024-11-05 to 2025-11-25)", d.buf, d.len,
-                           NULL);
-        hx_json_writer_free(&d);
+        hxi_json_writer d;
+        hxi_json_writer_init(&d);
+        hxi_json_write_obj_begin(&d);
+        hxi_json_write_key(&d, "supported");
+        hxi_json_write_json(&d, "[\"" MODERN_VERSION "\"]", sizeof MODERN_VERSION + 3);
+        hxi_json_write_key(&d, "requested");
+        hxi_json_write_str(&d, version, n);
+        hxi_json_write_obj_end(&d);
+        hxi_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_UNSUPPORTED_VERSION,
+                            "Unsupported protocol version (initialize offers 2024-11-05 to 2025-11-25)", d.buf, d.len,
+                            NULL);
+        hxi_json_writer_free(&d);
         return -1;
     }
     s->modern = true;
@@ -426,7 +426,7 @@ static int read_envelope(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *
 
 /* One message: lifecycle, discovery, tools/list, tools/call, cancellation. sink: where a write
  * job answers, and whose session a cancellation names (NULL: stdio, out_fd). */
-static int handle_msg(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out)
+static int handle_msg(mcp_session *s, const hxi_rpc_msg *msg, mcp_sink *sink, hxi_json_writer *out)
 {
     if (msg->kind == HX_RPC_NOTIFICATION) {
         if (!strcmp(msg->method, "notifications/cancelled") && msg->params)
@@ -441,16 +441,16 @@ static int handle_msg(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_
     if (!strcmp(msg->method, "initialize"))
         return initialize(s, msg, out);
     if (!strcmp(msg->method, "server/discover"))
-        return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_discover, s, NULL);
+        return hxi_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_discover, s, NULL);
     if (!strcmp(msg->method, "ping"))
-        return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_empty, s, NULL);
+        return hxi_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_empty, s, NULL);
     if (!s->initialized && !s->modern) {
         snprintf(m, sizeof m, "Server not initialized: send initialize before %.64s (only ping and server/discover "
                  "may come first), or name protocol " MODERN_VERSION " in params._meta", msg->method);
-        return hx_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_NOT_INITIALIZED, m, NULL, 0, NULL);
+        return hxi_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_NOT_INITIALIZED, m, NULL, 0, NULL);
     }
     if (!strcmp(msg->method, "tools/list"))
-        return hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, mcp_write_tools_list, s, NULL);
+        return hxi_rpc_write_result_fn(out, msg->id_json, msg->id_len, mcp_write_tools_list, s, NULL);
     if (!strcmp(msg->method, "tools/call")) {
         bool deferred = false;
         mcp_tools_call(s, msg, sink, out, &deferred);
@@ -463,21 +463,21 @@ static int handle_msg(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_
     if (!strcmp(msg->method, "resources/templates/list"))
         return mcp_resource_templates(s, msg, out);
     snprintf(m, sizeof m, "Method not found: %.64s", msg->method);
-    return hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_METHOD_NOT_FOUND, m, NULL, 0, NULL);
+    return hxi_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_METHOD_NOT_FOUND, m, NULL, 0, NULL);
 }
 
 /* The JSON-RPC handler of the stdio loop (rpc.h). */
-static int handle(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out)
+static int handle(void *ctx, const hxi_rpc_msg *msg, hxi_json_writer *out)
 {
     return handle_msg(ctx, msg, NULL, out);
 }
 
-int mcp_handle_msg(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out)
+int mcp_handle_msg(mcp_session *s, const hxi_rpc_msg *msg, mcp_sink *sink, hxi_json_writer *out)
 {
-    hx_json_writer_reset(out);
+    hxi_json_writer_reset(out);
     int rc = handle_msg(s, msg, sink, out);
-    if (rc != HX_RPC_DEFERRED && msg->kind == HX_RPC_REQUEST && (rc || hx_json_writer_finish(out, NULL)))
-        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, "internal error", NULL, 0, NULL);
+    if (rc != HX_RPC_DEFERRED && msg->kind == HX_RPC_REQUEST && (rc || hxi_json_writer_finish(out, NULL)))
+        hxi_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, "internal error", NULL, 0, NULL);
     return rc == HX_RPC_DEFERRED ? rc : 0;
 }
 
@@ -499,7 +499,7 @@ static bool keep_going(int in_fd, int stop_fd, bool idle)
     }
 }
 
-int mcp_server_start(mcp_server *s, const hx_mcp_config *cfg, int out_fd, hx_error *err)
+int mcp_server_start(mcp_server *s, const hxi_mcp_config *cfg, int out_fd, hx_error *err)
 {
     memset(s, 0, sizeof *s);
     s->cfg = cfg;
@@ -590,7 +590,7 @@ void mcp_session_free(mcp_session *s)
     s->enc = NULL;
 }
 
-int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
+int hxi_mcp_serve(int in_fd, int out_fd, const hxi_mcp_config *cfg, hx_error *err)
 {
     mcp_server s;
     mcp_session conn;   /* the client's: it starts with initialize */
@@ -599,10 +599,10 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
         return rc;
     mcp_session_init(&conn, &s, "stdio");
     conn.initialized = false;
-    hx_rpc_reader r;
-    hx_json_writer out;
-    hx_json_writer_init(&out);
-    rc = hx_rpc_reader_init(&r, in_fd, 0, err);
+    hxi_rpc_reader r;
+    hxi_json_writer out;
+    hxi_json_writer_init(&out);
+    rc = hxi_rpc_reader_init(&r, in_fd, 0, err);
     bool now = false;
     while (!rc) {
         if (!keep_going(in_fd, cfg->stop_fd, r.start == r.len)) {
@@ -612,13 +612,13 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
         const char *line;
         size_t len;
         hx_error rerr = {0};
-        int rr = hx_rpc_reader_next(&r, &line, &len, &rerr);
+        int rr = hxi_rpc_reader_next(&r, &line, &len, &rerr);
         if (rr == HX_ERANGE) {
             char m[128];
             snprintf(m, sizeof m, "message of %lld bytes is longer than the %zu-byte limit", (long long)rerr.offset,
                      r.max_line);
-            hx_json_writer_reset(&out);
-            hx_rpc_write_error(&out, NULL, 0, HX_RPC_INVALID_REQUEST, m, NULL, 0, NULL);
+            hxi_json_writer_reset(&out);
+            hxi_rpc_write_error(&out, NULL, 0, HX_RPC_INVALID_REQUEST, m, NULL, 0, NULL);
             mcp_send_line(&s, &out);
             continue;
         }
@@ -628,12 +628,12 @@ int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err)
         }
         if (!line)
             break;   /* end of input */
-        hx_rpc_dispatch(line, len, NULL, handle, &conn, &out, NULL);
+        hxi_rpc_dispatch(line, len, NULL, handle, &conn, &out, NULL);
         mcp_send_line(&s, &out);
     }
     mcp_session_free(&conn);
     mcp_server_stop(&s, now);
-    hx_rpc_reader_free(&r);
-    hx_json_writer_free(&out);
+    hxi_rpc_reader_free(&r);
+    hxi_json_writer_free(&out);
     return rc;
 }

@@ -6,7 +6,7 @@
 
 #include "hyrax.h"
 
-typedef struct hx_mcp_config {
+typedef struct hxi_mcp_config {
     const char *db;            /* index file */
     const char *user_db;       /* the user tier's index file (hyrax.h hx_tier_user_path), NULL: none */
     const char *root;          /* root for a new index (absolute, resolved) */
@@ -16,7 +16,7 @@ typedef struct hx_mcp_config {
     int stop_fd;               /* readable when the server must stop (SIGTERM); -1 for none */
     const hx_identity *identity;   /* the reader's, fixed for the server's life (README "Tenants
                                       and visibility"); NULL: none, every document is seen.
-                                      Borrowed for the duration of hx_mcp_serve */
+                                      Borrowed for the duration of hxi_mcp_serve */
     const char *registry;      /* the registry tier (README "Registry"): its URL; NULL: $HYRAX_REGISTRY,
                                   else libpq's own variables for publish and search {source:
                                   registry} (hyrax.h hx_session_config.registry_defaults) */
@@ -31,11 +31,11 @@ typedef struct hx_mcp_config {
     /* serve --tools: the tools listed and served, "core" (NULL: the same), "all", or a comma list
      * of tool names and those two words (mcp_tools.c) */
     const char *tools;
-} hx_mcp_config;
+} hxi_mcp_config;
 
 /* Serves requests from in_fd, answering on out_fd, until end of input or stop_fd. Writes that
  * were requested before end of input are finished first; on stop_fd the server returns at
  * once (a write in progress is abandoned uncommitted, so the index keeps its last commit). */
-int hx_mcp_serve(int in_fd, int out_fd, const hx_mcp_config *cfg, hx_error *err);
+int hxi_mcp_serve(int in_fd, int out_fd, const hxi_mcp_config *cfg, hx_error *err);
 
 #endif

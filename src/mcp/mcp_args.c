@@ -23,29 +23,29 @@ static const mcp_arg *rule_of(const mcp_arg *table, const mcp_arg *row)
 /* === Schema === */
 
 /* brief: 0 writes every description; 1 an argument's first sentence, 2 none (its members'). */
-static void schema_members(hx_json_writer *w, const mcp_arg *table, const mcp_arg *extra, int brief);
+static void schema_members(hxi_json_writer *w, const mcp_arg *table, const mcp_arg *extra, int brief);
 
 static const char *const type_names[] = {"string", "integer", "number", "boolean", "array", "object", "object", "object"};
 
-static void write_bound(hx_json_writer *w, const mcp_arg *r, const char *key, double x)
+static void write_bound(hxi_json_writer *w, const mcp_arg *r, const char *key, double x)
 {
-    hx_json_write_key(w, key);
+    hxi_json_write_key(w, key);
     if (r->type == MCP_NUMBER)
-        hx_json_write_double(w, x);
+        hxi_json_write_double(w, x);
     else
-        hx_json_write_int(w, (int64_t)x);
+        hxi_json_write_int(w, (int64_t)x);
 }
 
-static void write_default(hx_json_writer *w, const mcp_arg *r)
+static void write_default(hxi_json_writer *w, const mcp_arg *r)
 {
     if (r->type == MCP_STRING)
-        hx_json_write_cstr(w, r->def);
+        hxi_json_write_cstr(w, r->def);
     else if (r->type == MCP_BOOLEAN)
-        hx_json_write_bool(w, !strcmp(r->def, "true"));
+        hxi_json_write_bool(w, !strcmp(r->def, "true"));
     else if (r->type == MCP_INTEGER)
-        hx_json_write_int(w, strtoll(r->def, NULL, 10));
+        hxi_json_write_int(w, strtoll(r->def, NULL, 10));
     else
-        hx_json_write_double(w, strtod(r->def, NULL));
+        hxi_json_write_double(w, strtod(r->def, NULL));
 }
 
 /* === Value schemas of MCP_FILTERS and MCP_METADATA members (README "Metadata and filters" says the rules) === */
@@ -54,166 +54,166 @@ static const mcp_field scalar = {.type = MCP_JSON_STRING | MCP_JSON_NUMBER | MCP
 static const mcp_field bound = {.type = MCP_JSON_STRING | MCP_JSON_NUMBER | MCP_JSON_NULL};
 static const char *const range_keys[] = {"from", "to", "gte", "gt", "lte", "lt"};
 
-static void write_int_member(hx_json_writer *w, const char *key, int64_t x)
+static void write_int_member(hxi_json_writer *w, const char *key, int64_t x)
 {
-    hx_json_write_key(w, key);
-    hx_json_write_int(w, x);
+    hxi_json_write_key(w, key);
+    hxi_json_write_int(w, x);
 }
 
 /* {"type":"object","description":...,"properties":{...},"additionalProperties":false}: a range. */
-static void write_range_schema(hx_json_writer *w)
+static void write_range_schema(hxi_json_writer *w)
 {
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "type");
-    hx_json_write_cstr(w, "object");
-    hx_json_write_key(w, "description");
-    hx_json_write_cstr(w, "a range: numbers or ISO-8601 dates");
-    hx_json_write_key(w, "properties");
-    hx_json_write_obj_begin(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "type");
+    hxi_json_write_cstr(w, "object");
+    hxi_json_write_key(w, "description");
+    hxi_json_write_cstr(w, "a range: numbers or ISO-8601 dates");
+    hxi_json_write_key(w, "properties");
+    hxi_json_write_obj_begin(w);
     for (size_t i = 0; i < sizeof range_keys / sizeof *range_keys; i++) {
-        hx_json_write_key(w, range_keys[i]);
+        hxi_json_write_key(w, range_keys[i]);
         mcp_output_schema(w, &bound);
     }
-    hx_json_write_key(w, "key");
+    hxi_json_write_key(w, "key");
     mcp_output_schema(w, &(const mcp_field){.type = MCP_JSON_STRING});
-    hx_json_write_obj_end(w);
-    hx_json_write_key(w, "additionalProperties");
-    hx_json_write_bool(w, 0);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
+    hxi_json_write_key(w, "additionalProperties");
+    hxi_json_write_bool(w, 0);
+    hxi_json_write_obj_end(w);
 }
 
 /* A member's value: a scalar, a list of 1..max_items scalars (0: no bound) or, for filters, a range. */
-static void write_value_schema(hx_json_writer *w, int64_t max_items, bool range)
+static void write_value_schema(hxi_json_writer *w, int64_t max_items, bool range)
 {
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "anyOf");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "anyOf");
+    hxi_json_write_arr_begin(w);
     mcp_output_schema(w, &scalar);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "type");
-    hx_json_write_cstr(w, "array");
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "type");
+    hxi_json_write_cstr(w, "array");
     write_int_member(w, "minItems", 1);
     if (max_items)
         write_int_member(w, "maxItems", max_items);
-    hx_json_write_key(w, "items");
+    hxi_json_write_key(w, "items");
     mcp_output_schema(w, &scalar);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     if (range)
         write_range_schema(w);
-    hx_json_write_arr_end(w);
-    hx_json_write_obj_end(w);
+    hxi_json_write_arr_end(w);
+    hxi_json_write_obj_end(w);
 }
 
-static void write_property(hx_json_writer *w, const mcp_arg *table, const mcp_arg *row, int brief)
+static void write_property(hxi_json_writer *w, const mcp_arg *table, const mcp_arg *row, int brief)
 {
     int inner = brief ? 2 : 0;
     static const char *const bound_keys[][2] = {
         {"minLength", "maxLength"}, {"minimum", "maximum"}, {"minimum", "maximum"}, {NULL, NULL},
         {"minItems", "maxItems"}, {NULL, NULL}, {"minProperties", "maxProperties"}, {"minProperties", "maxProperties"}};
     const mcp_arg *r = rule_of(table, row);
-    hx_json_write_key(w, row->name);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "type");
-    hx_json_write_cstr(w, type_names[r->type]);
+    hxi_json_write_key(w, row->name);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "type");
+    hxi_json_write_cstr(w, type_names[r->type]);
     if (r->bounds & MCP_MIN && bound_keys[r->type][0])
         write_bound(w, r, bound_keys[r->type][0], r->min);
     if (r->bounds & MCP_MAX && bound_keys[r->type][1])
         write_bound(w, r, bound_keys[r->type][1], r->max);
     if (r->choices) {
-        hx_json_write_key(w, "enum");
-        hx_json_write_arr_begin(w);
+        hxi_json_write_key(w, "enum");
+        hxi_json_write_arr_begin(w);
         for (const char *const *c = r->choices; *c; c++)
-            hx_json_write_cstr(w, *c);
-        hx_json_write_arr_end(w);
+            hxi_json_write_cstr(w, *c);
+        hxi_json_write_arr_end(w);
     }
     if (r->type == MCP_STRING_LIST) {
-        hx_json_write_key(w, "items");
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "type");
-        hx_json_write_cstr(w, "string");
-        hx_json_write_obj_end(w);
+        hxi_json_write_key(w, "items");
+        hxi_json_write_obj_begin(w);
+        hxi_json_write_key(w, "type");
+        hxi_json_write_cstr(w, "string");
+        hxi_json_write_obj_end(w);
     } else if (r->type == MCP_OBJECT) {
         schema_members(w, r->props, NULL, inner);
     } else if (r->type == MCP_FILTERS) {
         if (r->props) {
-            hx_json_write_key(w, "properties");
-            hx_json_write_obj_begin(w);
+            hxi_json_write_key(w, "properties");
+            hxi_json_write_obj_begin(w);
             for (const mcp_arg *p = r->props; p->name; p++)
                 if (!p->fixed)
                     write_property(w, r->props, p, inner);
-            hx_json_write_obj_end(w);
+            hxi_json_write_obj_end(w);
         }
         if (!brief) {   /* brief: the values' shapes are in the description */
-            hx_json_write_key(w, "additionalProperties");
+            hxi_json_write_key(w, "additionalProperties");
             write_value_schema(w, 0, true);
         }
     } else if (r->type == MCP_METADATA) {
-        hx_json_write_key(w, "additionalProperties");
+        hxi_json_write_key(w, "additionalProperties");
         write_value_schema(w, MCP_METADATA_LIST_MAX, false);
     }
     if (r->def) {
-        hx_json_write_key(w, "default");
+        hxi_json_write_key(w, "default");
         write_default(w, r);
     }
     if (row->description && brief < 2) {   /* brief: up to the end of the first sentence */
         const char *end = brief ? strstr(row->description, ". ") : NULL;
-        hx_json_write_key(w, "description");
-        hx_json_write_str(w, row->description, end ? (size_t)(end + 1 - row->description) : strlen(row->description));
+        hxi_json_write_key(w, "description");
+        hxi_json_write_str(w, row->description, end ? (size_t)(end + 1 - row->description) : strlen(row->description));
     }
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
 }
 
 /* "properties", "required" and "additionalProperties" of an object schema: the rows of table, then
  * those of extra (NULL: none). */
-static void schema_members(hx_json_writer *w, const mcp_arg *table, const mcp_arg *extra, int brief)
+static void schema_members(hxi_json_writer *w, const mcp_arg *table, const mcp_arg *extra, int brief)
 {
     const mcp_arg *tables[2] = {table, extra};
-    hx_json_write_key(w, "properties");
-    hx_json_write_obj_begin(w);
+    hxi_json_write_key(w, "properties");
+    hxi_json_write_obj_begin(w);
     for (int t = 0; t < 2 && tables[t]; t++)
         for (const mcp_arg *r = tables[t]; r->name; r++)
             if (!r->fixed && !(brief && r->alias_of))   /* brief: other names accepted, not listed */
                 write_property(w, tables[t], r, brief);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     bool any = false;
     for (int t = 0; t < 2 && tables[t]; t++)
         for (const mcp_arg *r = tables[t]; r->name; r++)
             any |= r->required && !r->fixed;
     if (any) {
-        hx_json_write_key(w, "required");
-        hx_json_write_arr_begin(w);
+        hxi_json_write_key(w, "required");
+        hxi_json_write_arr_begin(w);
         for (int t = 0; t < 2 && tables[t]; t++)
             for (const mcp_arg *r = tables[t]; r->name; r++)
                 if (r->required && !r->fixed)
-                    hx_json_write_cstr(w, r->name);
-        hx_json_write_arr_end(w);
+                    hxi_json_write_cstr(w, r->name);
+        hxi_json_write_arr_end(w);
     }
-    hx_json_write_key(w, "additionalProperties");
-    hx_json_write_bool(w, 0);
+    hxi_json_write_key(w, "additionalProperties");
+    hxi_json_write_bool(w, 0);
 }
 
-void mcp_args_schema(hx_json_writer *w, const mcp_arg *table, const mcp_arg *extra, bool brief)
+void mcp_args_schema(hxi_json_writer *w, const mcp_arg *table, const mcp_arg *extra, bool brief)
 {
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "type");
-    hx_json_write_cstr(w, "object");
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "type");
+    hxi_json_write_cstr(w, "object");
     schema_members(w, table, extra, brief ? 1 : 0);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
 }
 
 /* === Checks === */
 
 /* The filters of v (a JSON object, as the client sent it) added to fs by the library's one parser,
  * which takes them as JSON text (hyrax.h hx_filter_parse_json_text). */
-static int filters_of(hx_filter_set *fs, const hx_json_val *v, hx_error *err)
+static int filters_of(hx_filter_set *fs, const hxi_json_val *v, hx_error *err)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_val(&w, v);
-    int rc = hx_json_writer_finish(&w, err);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_val(&w, v);
+    int rc = hxi_json_writer_finish(&w, err);
     if (!rc)
         rc = hx_filter_parse_json_text(fs, w.buf, w.len, err);
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
     return rc;
 }
 
@@ -259,7 +259,7 @@ static bool out_of_bounds(const mcp_arg *r, double x)
     return (r->bounds & MCP_MIN && x < r->min) || (r->bounds & MCP_MAX && x > r->max);
 }
 
-static int check_table(const mcp_arg *table, const hx_json_val *args, const char *prefix, failure *f);
+static int check_table(const mcp_arg *table, const hxi_json_val *args, const char *prefix, failure *f);
 
 /* A row a client may give under `key` (kl bytes): not a fixed one. NULL when there is none. */
 static const mcp_arg *row_given(const mcp_arg *table, const char *key, size_t kl)
@@ -272,19 +272,19 @@ static const mcp_arg *row_given(const mcp_arg *table, const char *key, size_t kl
 
 /* An object argument whose member count r bounds: -1 with the failure set when v is no object
  * (`example` completes "must be an object ...") or has too many members. */
-static int check_members(const mcp_arg *r, const char *name, const hx_json_val *v, const char *example, failure *f)
+static int check_members(const mcp_arg *r, const char *name, const hxi_json_val *v, const char *example, failure *f)
 {
     char words[512];
-    if (hx_json_type_of(v) != HX_JSON_OBJECT)
+    if (hxi_json_type_of(v) != HX_JSON_OBJECT)
         return fail(f, "argument '%s' must be an object %s", name, example);
-    if (out_of_bounds(r, (double)hx_json_len(v)))
-        return fail(f, "argument '%s' has %zu members; it takes %s", name, hx_json_len(v),
+    if (out_of_bounds(r, (double)hxi_json_len(v)))
+        return fail(f, "argument '%s' has %zu members; it takes %s", name, hxi_json_len(v),
                     bounds_words(r, words, sizeof words));
     return 0;
 }
 
 /* One present argument named `name` (with prefix, for messages) against its rule r. */
-static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v, failure *f)
+static int check_value(const mcp_arg *r, const char *name, const hxi_json_val *v, failure *f)
 {
     char words[512];
     size_t n;
@@ -293,7 +293,7 @@ static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v,
     int64_t x;
     switch (r->type) {
     case MCP_STRING:
-        if (!(s = hx_json_str(v, &n)))
+        if (!(s = hxi_json_str(v, &n)))
             return fail(f, "argument '%s' must be a string", name);
         if (strlen(s) != n)
             return fail(f, "argument '%s' must not contain U+0000", name);
@@ -312,44 +312,44 @@ static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v,
         }
         return 0;
     case MCP_INTEGER:
-        if (hx_json_type_of(v) != HX_JSON_NUMBER || hx_json_num_double(v, &d, NULL) || d != floor(d) ||
-            hx_json_num_int64(v, &x, NULL))
+        if (hxi_json_type_of(v) != HX_JSON_NUMBER || hxi_json_num_double(v, &d, NULL) || d != floor(d) ||
+            hxi_json_num_int64(v, &x, NULL))
             return fail(f, "argument '%s' must be an integer %s", name, bounds_words(r, words, sizeof words));
         if (out_of_bounds(r, (double)x))
             return fail(f, "argument '%s' is %lld; it must be %s", name, (long long)x,
                         bounds_words(r, words, sizeof words));
         return 0;
     case MCP_NUMBER:
-        if (hx_json_type_of(v) != HX_JSON_NUMBER || hx_json_num_double(v, &d, NULL) || !isfinite(d))
+        if (hxi_json_type_of(v) != HX_JSON_NUMBER || hxi_json_num_double(v, &d, NULL) || !isfinite(d))
             return fail(f, "argument '%s' must be a finite number", name);
         if (out_of_bounds(r, d))
             return fail(f, "argument '%s' is %g; it must be %s", name, d, bounds_words(r, words, sizeof words));
         return 0;
     case MCP_BOOLEAN:
-        if (hx_json_type_of(v) != HX_JSON_BOOL)
+        if (hxi_json_type_of(v) != HX_JSON_BOOL)
             return fail(f, "argument '%s' must be true or false", name);
         return 0;
     case MCP_STRING_LIST:
-        if (hx_json_type_of(v) != HX_JSON_ARRAY || out_of_bounds(r, (double)hx_json_len(v)))
+        if (hxi_json_type_of(v) != HX_JSON_ARRAY || out_of_bounds(r, (double)hxi_json_len(v)))
             return fail(f, "argument '%s' must be an array of %s strings", name, bounds_words(r, words, sizeof words));
-        for (size_t i = 0; i < hx_json_len(v); i++) {
-            s = hx_json_str(hx_json_arr_get(v, i), &n);
+        for (size_t i = 0; i < hxi_json_len(v); i++) {
+            s = hxi_json_str(hxi_json_arr_get(v, i), &n);
             if (!s || strlen(s) != n)
                 return fail(f, "argument '%s' must hold strings only (without U+0000)", name);
         }
         return 0;
     case MCP_OBJECT:
-        if (hx_json_type_of(v) != HX_JSON_OBJECT)
+        if (hxi_json_type_of(v) != HX_JSON_OBJECT)
             return fail(f, "argument '%s' must be an object", name);
         return check_table(r->props, v, name, f);
     case MCP_FILTERS: {
         if (check_members(r, name, v, "of filters such as {\"category\": \"guides\"}", f))
             return -1;
-        hx_json_iter it;
-        const hx_json_val *k, *val;
-        hx_json_iter_init(&it, v);
-        while (hx_json_iter_next(&it, &k, &val)) {   /* the keys a seed documents, by their rows */
-            const char *key = hx_json_str(k, &n);
+        hxi_json_iter it;
+        const hxi_json_val *k, *val;
+        hxi_json_iter_init(&it, v);
+        while (hxi_json_iter_next(&it, &k, &val)) {   /* the keys a seed documents, by their rows */
+            const char *key = hxi_json_str(k, &n);
             char member[256];
             if (strlen(key) != n)
                 return fail(f, "argument '%s': a key must not contain U+0000", name);
@@ -367,22 +367,22 @@ static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v,
     case MCP_METADATA: {
         if (check_members(r, name, v, "such as {\"status\": \"draft\", \"tags\": [\"a\", \"b\"]}", f))
             return -1;
-        hx_json_iter it;
-        const hx_json_val *k, *val;
-        hx_json_iter_init(&it, v);
-        while (hx_json_iter_next(&it, &k, &val)) {
+        hxi_json_iter it;
+        const hxi_json_val *k, *val;
+        hxi_json_iter_init(&it, v);
+        while (hxi_json_iter_next(&it, &k, &val)) {
             size_t kl;
-            const char *key = hx_json_str(k, &kl);
-            bool list = hx_json_type_of(val) == HX_JSON_ARRAY;
-            size_t items = list ? hx_json_len(val) : 1;
+            const char *key = hxi_json_str(k, &kl);
+            bool list = hxi_json_type_of(val) == HX_JSON_ARRAY;
+            size_t items = list ? hxi_json_len(val) : 1;
             if (strlen(key) != kl || !kl)
                 return fail(f, "argument '%s': a key must be non-empty and must not contain U+0000", name);
             if (list && (items < 1 || items > MCP_METADATA_LIST_MAX))
                 return fail(f, "argument '%s': list '%.40s' takes 1 to %d values", name, key, MCP_METADATA_LIST_MAX);
             for (size_t i = 0; i < items; i++) {
-                const hx_json_val *item = list ? hx_json_arr_get(val, i) : val;
-                int t = hx_json_type_of(item);
-                s = hx_json_str(item, &n);
+                const hxi_json_val *item = list ? hxi_json_arr_get(val, i) : val;
+                int t = hxi_json_type_of(item);
+                s = hxi_json_str(item, &n);
                 if ((t != HX_JSON_STRING && t != HX_JSON_NUMBER && t != HX_JSON_BOOL) || (s && strlen(s) != n))
                     return fail(f, "argument '%s': '%.40s' must be a string, number or boolean, or a list of them",
                                 name, key);
@@ -394,15 +394,15 @@ static int check_value(const mcp_arg *r, const char *name, const hx_json_val *v,
     return fail(f, "argument '%s' has a type this server does not know", name);
 }
 
-static int check_table(const mcp_arg *table, const hx_json_val *args, const char *prefix, failure *f)
+static int check_table(const mcp_arg *table, const hxi_json_val *args, const char *prefix, failure *f)
 {
     char name[256], words[512];
-    hx_json_iter it;
-    const hx_json_val *k, *v;
-    hx_json_iter_init(&it, args);
-    while (hx_json_iter_next(&it, &k, &v)) {
+    hxi_json_iter it;
+    const hxi_json_val *k, *v;
+    hxi_json_iter_init(&it, args);
+    while (hxi_json_iter_next(&it, &k, &v)) {
         size_t kl;
-        const char *key = hx_json_str(k, &kl);
+        const char *key = hxi_json_str(k, &kl);
         const mcp_arg *row = row_given(table, key, kl);
         int nl = (int)(kl > 40 ? 40 : kl);
         if (!row) {
@@ -416,7 +416,7 @@ static int check_table(const mcp_arg *table, const hx_json_val *args, const char
         }
         snprintf(name, sizeof name, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", row->name);
         const mcp_arg *rule = rule_of(table, row);
-        if (row != rule && hx_json_obj_get(args, rule->name))
+        if (row != rule && hxi_json_obj_get(args, rule->name))
             return fail(f, "give '%s' or '%s', not both: they are the same argument", rule->name, name);
         if (check_value(rule, name, v, f))
             return -1;
@@ -424,9 +424,9 @@ static int check_table(const mcp_arg *table, const hx_json_val *args, const char
     char missing[512] = "";   /* every missing one is named, so one answer says all to add */
     size_t n_missing = 0, used = 0;
     for (const mcp_arg *r = table; r->name; r++) {
-        bool given = hx_json_obj_get(args, r->name) != NULL;
+        bool given = hxi_json_obj_get(args, r->name) != NULL;
         for (const mcp_arg *a = table; a->name && !given && r->required; a++)
-            given = a->alias_of && !strcmp(a->alias_of, r->name) && hx_json_obj_get(args, a->name);
+            given = a->alias_of && !strcmp(a->alias_of, r->name) && hxi_json_obj_get(args, a->name);
         if (r->required && !r->fixed && !given && used < sizeof missing) {
             int w = snprintf(missing + used, sizeof missing - used, "%s'%s%s%s'", n_missing ? ", " : "",
                              prefix ? prefix : "", prefix ? "." : "", r->name);
@@ -439,10 +439,10 @@ static int check_table(const mcp_arg *table, const hx_json_val *args, const char
     return 0;
 }
 
-int mcp_args_validate(const mcp_arg *table, const hx_json_val *args, hx_error *err)
+int mcp_args_validate(const mcp_arg *table, const hxi_json_val *args, hx_error *err)
 {
     failure f = {err->message, sizeof err->message};
-    if (hx_json_type_of(args) == HX_JSON_OBJECT ? !check_table(table, args, NULL, &f)
+    if (hxi_json_type_of(args) == HX_JSON_OBJECT ? !check_table(table, args, NULL, &f)
                                                  : fail(&f, "the arguments must be an object") == 0)
         return 0;
     err->code = HX_EINVAL;
@@ -458,24 +458,24 @@ static const char *target_of(const mcp_arg *r)
 }
 
 /* Row r's value under key: fixed, given, or its default; nothing when it has none. */
-static void write_translated(hx_json_writer *w, const mcp_args *a, const mcp_arg *r, const char *key, size_t kl)
+static void write_translated(hxi_json_writer *w, const mcp_args *a, const mcp_arg *r, const char *key, size_t kl)
 {
-    const hx_json_val *v = r->fixed ? NULL : mcp_arg_value(a, r->name);
+    const hxi_json_val *v = r->fixed ? NULL : mcp_arg_value(a, r->name);
     if (!r->fixed && !v && !r->def)
         return;
-    hx_json_write_keyn(w, key, kl);
+    hxi_json_write_keyn(w, key, kl);
     if (r->fixed)
-        hx_json_write_json(w, r->fixed, strlen(r->fixed));
+        hxi_json_write_json(w, r->fixed, strlen(r->fixed));
     else if (v)
-        hx_json_write_val(w, v);
+        hxi_json_write_val(w, v);
     else
         write_default(w, r);
 }
 
-void mcp_args_translate(const mcp_arg *table, const hx_json_val *args, hx_json_writer *w)
+void mcp_args_translate(const mcp_arg *table, const hxi_json_val *args, hxi_json_writer *w)
 {
     mcp_args a = {table, args};
-    hx_json_write_obj_begin(w);
+    hxi_json_write_obj_begin(w);
     for (const mcp_arg *r = table; r->name; r++)
         if (!r->alias_of && !strchr(target_of(r), '.'))
             write_translated(w, &a, r, target_of(r), strlen(target_of(r)));
@@ -487,14 +487,14 @@ void mcp_args_translate(const mcp_arg *table, const hx_json_val *args, hx_json_w
             first = q->alias_of || strncmp(target_of(q), t, pl + 1);
         if (!first)
             continue;
-        hx_json_write_keyn(w, t, pl);
-        hx_json_write_obj_begin(w);
+        hxi_json_write_keyn(w, t, pl);
+        hxi_json_write_obj_begin(w);
         for (const mcp_arg *q = r; q->name; q++)
             if (!q->alias_of && !strncmp(target_of(q), t, pl + 1))
                 write_translated(w, &a, q, target_of(q) + pl + 1, strlen(target_of(q) + pl + 1));
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_end(w);
     }
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
 }
 
 /* === Getters === */
@@ -507,12 +507,12 @@ static const mcp_arg *row_named(const mcp_arg *table, const char *name)
     return NULL;
 }
 
-const hx_json_val *mcp_arg_value(const mcp_args *a, const char *name)
+const hxi_json_val *mcp_arg_value(const mcp_args *a, const char *name)
 {
-    const hx_json_val *v = hx_json_obj_get(a->args, name);
+    const hxi_json_val *v = hxi_json_obj_get(a->args, name);
     for (const mcp_arg *r = a->table; r->name && !v; r++)
         if (r->alias_of && !strcmp(r->alias_of, name))
-            v = hx_json_obj_get(a->args, r->name);
+            v = hxi_json_obj_get(a->args, r->name);
     return v;
 }
 
@@ -524,17 +524,17 @@ static const char *default_of(const mcp_args *a, const char *name)
 
 const char *mcp_arg_str(const mcp_args *a, const char *name)
 {
-    const hx_json_val *v = mcp_arg_value(a, name);
-    return v ? hx_json_str(v, NULL) : default_of(a, name);
+    const hxi_json_val *v = mcp_arg_value(a, name);
+    return v ? hxi_json_str(v, NULL) : default_of(a, name);
 }
 
 int64_t mcp_arg_int(const mcp_args *a, const char *name)
 {
-    const hx_json_val *v = mcp_arg_value(a, name);
+    const hxi_json_val *v = mcp_arg_value(a, name);
     const char *def = default_of(a, name);
     int64_t x = 0;
     if (v)
-        hx_json_num_int64(v, &x, NULL);
+        hxi_json_num_int64(v, &x, NULL);
     else if (def)
         x = strtoll(def, NULL, 10);
     return x;
@@ -542,11 +542,11 @@ int64_t mcp_arg_int(const mcp_args *a, const char *name)
 
 double mcp_arg_num(const mcp_args *a, const char *name)
 {
-    const hx_json_val *v = mcp_arg_value(a, name);
+    const hxi_json_val *v = mcp_arg_value(a, name);
     const char *def = default_of(a, name);
     double d = NAN;
     if (v)
-        hx_json_num_double(v, &d, NULL);
+        hxi_json_num_double(v, &d, NULL);
     else if (def)
         d = strtod(def, NULL);
     return d;
@@ -554,46 +554,46 @@ double mcp_arg_num(const mcp_args *a, const char *name)
 
 bool mcp_arg_bool(const mcp_args *a, const char *name)
 {
-    const hx_json_val *v = mcp_arg_value(a, name);
+    const hxi_json_val *v = mcp_arg_value(a, name);
     const char *def = default_of(a, name);
-    return v ? hx_json_bool(v) == 1 : def && !strcmp(def, "true");
+    return v ? hxi_json_bool(v) == 1 : def && !strcmp(def, "true");
 }
 
 size_t mcp_arg_list(const mcp_args *a, const char *name, const char **out)
 {
-    const hx_json_val *list = mcp_arg_value(a, name);
-    size_t n = list ? hx_json_len(list) : 0;
+    const hxi_json_val *list = mcp_arg_value(a, name);
+    size_t n = list ? hxi_json_len(list) : 0;
     for (size_t i = 0; i < n; i++)
-        out[i] = hx_json_str(hx_json_arr_get(list, i), NULL);
+        out[i] = hxi_json_str(hxi_json_arr_get(list, i), NULL);
     return n;
 }
 
 int mcp_arg_filters(const mcp_args *a, const char *name, hx_filter_set *fs, hx_error *err)
 {
-    const hx_json_val *v = mcp_arg_value(a, name);
+    const hxi_json_val *v = mcp_arg_value(a, name);
     return v ? filters_of(fs, v, err) : 0;
 }
 
-static const char *meta_text(const hx_json_val *v)
+static const char *meta_text(const hxi_json_val *v)
 {
-    int t = hx_json_type_of(v);
-    return t == HX_JSON_STRING ? hx_json_str(v, NULL)
-           : t == HX_JSON_NUMBER ? hx_json_num_text(v, NULL)
-                                 : hx_json_bool(v) ? "true" : "false";
+    int t = hxi_json_type_of(v);
+    return t == HX_JSON_STRING ? hxi_json_str(v, NULL)
+           : t == HX_JSON_NUMBER ? hxi_json_num_text(v, NULL)
+                                 : hxi_json_bool(v) ? "true" : "false";
 }
 
 size_t mcp_arg_metadata(const mcp_args *a, const char *name, hx_kv *out, size_t cap)
 {
-    hx_json_iter it;
-    const hx_json_val *k, *v, *map = mcp_arg_value(a, name);
+    hxi_json_iter it;
+    const hxi_json_val *k, *v, *map = mcp_arg_value(a, name);
     size_t n = 0;
     if (!map)
         return 0;
-    hx_json_iter_init(&it, map);
-    while (hx_json_iter_next(&it, &k, &v)) {
-        bool list = hx_json_type_of(v) == HX_JSON_ARRAY;
-        for (size_t i = 0; i < (list ? hx_json_len(v) : 1) && n < cap; i++)
-            out[n++] = (hx_kv){(char *)hx_json_str(k, NULL), (char *)meta_text(list ? hx_json_arr_get(v, i) : v)};
+    hxi_json_iter_init(&it, map);
+    while (hxi_json_iter_next(&it, &k, &v)) {
+        bool list = hxi_json_type_of(v) == HX_JSON_ARRAY;
+        for (size_t i = 0; i < (list ? hxi_json_len(v) : 1) && n < cap; i++)
+            out[n++] = (hx_kv){(char *)hxi_json_str(k, NULL), (char *)meta_text(list ? hxi_json_arr_get(v, i) : v)};
     }
     return n;
 }

@@ -71,26 +71,26 @@ typedef struct mcp_arg {
  * "additionalProperties":false}. brief (tools/list's short form): each argument's description up to
  * the end of its first sentence, none for the members of an object argument, no other names
  * (alias_of rows, still accepted) and no shape for the values of filters. */
-void mcp_args_schema(hx_json_writer *w, const mcp_arg *table, const mcp_arg *extra, bool brief);
+void mcp_args_schema(hxi_json_writer *w, const mcp_arg *table, const mcp_arg *extra, bool brief);
 
 /* 0 when args (an object) passes every rule of the table; else HX_EINVAL with a sentence naming
  * the argument and what it must be in err. */
-int mcp_args_validate(const mcp_arg *table, const hx_json_val *args, hx_error *err);
+int mcp_args_validate(const mcp_arg *table, const hxi_json_val *args, hx_error *err);
 
 /* The arguments of the family tool for args (which passed mcp_args_validate against table) as one
  * JSON object into w: each given argument, or its default where the row has one, under its `as`
  * name, and every `fixed` value. Members named "obj.key" are gathered into the object "obj". */
-void mcp_args_translate(const mcp_arg *table, const hx_json_val *args, hx_json_writer *w);
+void mcp_args_translate(const mcp_arg *table, const hxi_json_val *args, hxi_json_writer *w);
 
 /* Arguments that passed mcp_args_validate, read through their table. A getter is named by the
  * argument's own name and also finds it given under an alias; absent, it gives the table's
  * default (strings: NULL, numbers: NAN, integers and booleans: 0 when there is none). */
 typedef struct {
     const mcp_arg *table;
-    const hx_json_val *args;
+    const hxi_json_val *args;
 } mcp_args;
 
-const hx_json_val *mcp_arg_value(const mcp_args *a, const char *name);   /* NULL when absent */
+const hxi_json_val *mcp_arg_value(const mcp_args *a, const char *name);   /* NULL when absent */
 const char *mcp_arg_str(const mcp_args *a, const char *name);            /* borrowed from args */
 int64_t mcp_arg_int(const mcp_args *a, const char *name);
 double mcp_arg_num(const mcp_args *a, const char *name);

@@ -85,7 +85,7 @@ bool mcp_sink_take(mcp_sink *k, char **buf, size_t *len, size_t *cap, int wait_m
  * it). Used by one thread at a time; what the connections share is its server's. */
 typedef struct mcp_session {
     struct mcp_server *server;    /* borrowed: the shared state */
-    const hx_mcp_config *cfg;     /* the server's */
+    const hxi_mcp_config *cfg;     /* the server's */
     const char *transport;        /* "stdio" or "http", for metrics; NULL: the server's */
     bool initialized;             /* initialize answered (stdio); HTTP requests stand alone */
     bool modern;                  /* the message being answered speaks 2026-07-28 */
@@ -103,7 +103,7 @@ typedef struct mcp_session {
 
 /* One `hyrax serve`: what its connections share. */
 typedef struct mcp_server {
-    const hx_mcp_config *cfg;
+    const hxi_mcp_config *cfg;
     int out_fd;
     pthread_mutex_t lock;
     pthread_mutex_t out_lock;     /* one message at a time on out_fd */
@@ -138,7 +138,7 @@ typedef struct mcp_server {
     const char *transport;        /* "stdio" or "http" (http_server.c sets it after start) */
     uint64_t listed;              /* bit t: tool t is listed and served (cfg->tools) */
     bool full_schemas;            /* --tools all: full input and output schemas in tools/list */
-    struct hx_metrics *metrics;   /* borrowed; NULL: not kept (stdio) */
+    struct hxi_metrics *metrics;   /* borrowed; NULL: not kept (stdio) */
     pthread_t loader_thread, worker_thread;
 } mcp_server;
 
@@ -170,7 +170,7 @@ int mcp_read_context(const mcp_args *a, hx_read_context *out, hx_error *err);
  * saying which), or an HX_E* code with err saying what is kept when there is no such commit. */
 int mcp_open_reader_for(mcp_session *s, const mcp_args *a, hx_error *err);
 /* "read_context": {selector, baseline_id, as_of, generation, committed_at} of s->read_taken. */
-void mcp_write_read_context(hx_json_writer *w, const mcp_session *s);
+void mcp_write_read_context(hxi_json_writer *w, const mcp_session *s);
 /* Its shape, a row of an output description's fields (mcp_output.h). */
 extern const mcp_field mcp_read_context_fields[];
 #define MCP_OUT_READ_CONTEXT                                                                                  \
@@ -180,8 +180,8 @@ extern const mcp_field mcp_read_context_fields[];
 void mcp_note_query(mcp_session *s, const char *query);
 void mcp_note_failure(mcp_server *s, const char *path, const char *reason);
 bool mcp_path_pending(mcp_server *s, const char *path);
-void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w);
-void mcp_write_failures(mcp_server *s, hx_json_writer *w);
+void mcp_write_health_jobs(mcp_server *s, hxi_json_writer *w);
+void mcp_write_failures(mcp_server *s, hxi_json_writer *w);
 bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap);
 bool mcp_should_stop(mcp_server *s);   /* the server stops, or the running job was cancelled */
 /* A write tool's progress: sends notifications/progress when its call asked for them (a
@@ -191,7 +191,7 @@ int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path);
 /* The members a 2026-07-28 result ends with: resultType, _meta.serverInfo and, for a cacheable
  * result (ttl_ms >= 0: discovery and the lists), ttlMs and cacheScope "private". Nothing when
  * !modern. */
-void mcp_write_result_tail(hx_json_writer *w, bool modern, int64_t ttl_ms);
+void mcp_write_result_tail(hxi_json_writer *w, bool modern, int64_t ttl_ms);
 
 /* === Between the server's files: mcp.c, mcp_jobs.c (the write queue), mcp_tools.c (tool calls) === */
 
@@ -199,38 +199,38 @@ int64_t mcp_now_ns(void);     /* wall clock */
 double mcp_mono_ms(void);     /* monotonic clock */
 /* Writes one reply line; errors are logged (the peer may be gone), except the stop that
  * interrupts a write the peer is not reading. Takes out_lock. */
-void mcp_send_line(mcp_server *s, const hx_json_writer *w);
+void mcp_send_line(mcp_server *s, const hxi_json_writer *w);
 /* Runs tool t on args in session s and leaves the JSON-RPC response for `id` in out; returns the
  * tool's result: 0, or an HX_E* code for an isError answer. */
-int mcp_run_tool(mcp_session *s, int t, const hx_json_val *args, const char *id, size_t id_len, bool modern,
-                 hx_json_writer *out);
+int mcp_run_tool(mcp_session *s, int t, const hxi_json_val *args, const char *id, size_t id_len, bool modern,
+                 hxi_json_writer *out);
 /* The tools a --tools value names (NULL: core) as bits of the tool table in *listed, and whether
  * it asks for every tool (*all); 0, or HX_EINVAL with err naming the unknown word. */
 int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *err);
-/* tools/list's result (rpc.h hx_rpc_write_result_fn; ctx: the session). */
-int mcp_write_tools_list(void *ctx, hx_json_writer *w, hx_error *err);
+/* tools/list's result (rpc.h hxi_rpc_write_result_fn; ctx: the session). */
+int mcp_write_tools_list(void *ctx, hxi_json_writer *w, hx_error *err);
 /* tools/call: answers in out, or queues a write job (*deferred: its answer goes to sink or out_fd). */
-void mcp_tools_call(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out, bool *deferred);
+void mcp_tools_call(mcp_session *s, const hxi_rpc_msg *msg, mcp_sink *sink, hxi_json_writer *out, bool *deferred);
 /* Queues a write job for the worker and returns true (the worker answers it), or leaves the
  * answer in out and returns false: busy over the queue bounds, or out of memory. */
-bool mcp_enqueue(mcp_session *s, int tool, const hx_rpc_msg *msg, const hx_json_val *args, mcp_sink *sink,
-                 hx_json_writer *out);
+bool mcp_enqueue(mcp_session *s, int tool, const hxi_rpc_msg *msg, const hxi_json_val *args, mcp_sink *sink,
+                 hxi_json_writer *out);
 /* The worker thread (arg: the server), and a job's end: its sink told done, its memory freed. */
 void *mcp_worker_main(void *arg);
 void mcp_job_free(mcp_job *j);
 /* notifications/cancelled (see mcp_jobs.c). */
-void mcp_cancel_request(mcp_server *s, const hx_json_val *params, const mcp_sink *sink);
+void mcp_cancel_request(mcp_server *s, const hxi_json_val *params, const mcp_sink *sink);
 
 /* mcp_resources.c: documents as resources (hyrax://doc/{path}); each writes the response. */
-int mcp_resources_list(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out);
-int mcp_resources_read(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out);
-int mcp_resource_templates(mcp_session *s, const hx_rpc_msg *msg, hx_json_writer *out);
+int mcp_resources_list(mcp_session *s, const hxi_rpc_msg *msg, hxi_json_writer *out);
+int mcp_resources_read(mcp_session *s, const hxi_rpc_msg *msg, hxi_json_writer *out);
+int mcp_resource_templates(mcp_session *s, const hxi_rpc_msg *msg, hxi_json_writer *out);
 
 /* === Serving over other transports (http_server.c) === */
 
 /* Starts the model loader and the write worker of s; the caller stops them with mcp_server_stop
  * (now: abandon the queue and cancel the running job; else finish the queue first). */
-int mcp_server_start(mcp_server *s, const hx_mcp_config *cfg, int out_fd, hx_error *err);
+int mcp_server_start(mcp_server *s, const hxi_mcp_config *cfg, int out_fd, hx_error *err);
 void mcp_server_stop(mcp_server *s, bool now);
 /* A session of server for one connection or thread (HTTP: "http"; every request stands alone, so
  * it needs no initialize); caller frees with mcp_session_free. */
@@ -238,11 +238,11 @@ void mcp_session_init(mcp_session *s, mcp_server *server, const char *transport)
 void mcp_session_free(mcp_session *s);
 /* Whether the model has loaded (without waiting); refreshes s->model. */
 bool mcp_model_ready(mcp_session *s);
-/* Answers one classified JSON-RPC message (hx_rpc_msg_parse) in session s. Leaves the response
+/* Answers one classified JSON-RPC message (hxi_rpc_msg_parse) in session s. Leaves the response
  * in out (empty for notifications and responses) and returns 0, or returns HX_RPC_DEFERRED when
  * a write job will answer through sink (which must stay until the sink says done). A
  * notifications/cancelled cancels the write job of sink's session with its requestId. */
-int mcp_handle_msg(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out);
+int mcp_handle_msg(mcp_session *s, const hxi_rpc_msg *msg, mcp_sink *sink, hxi_json_writer *out);
 /* Cancels the write job answering through sink: dropped when queued, told to stop when running
  * (HTTP: the client closed the connection). The sink then says done. */
 void mcp_cancel_sink(mcp_server *s, mcp_sink *sink);

@@ -55,28 +55,28 @@ bool mcp_failure_for(mcp_server *s, const char *path, char *reason, size_t cap)
  * compared in their clean form (hx_relpath_clean), as the tools will use them. */
 static bool job_touches(const mcp_job *j, const char *path)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     bool hit = false;
     char clean[HX_RELPATH_MAX];
-    if (hx_json_parse(&doc, j->args, j->args_len, NULL, NULL))
+    if (hxi_json_parse(&doc, j->args, j->args_len, NULL, NULL))
         return false;
-    const hx_json_val *a = hx_json_doc_root(doc);
+    const hxi_json_val *a = hxi_json_doc_root(doc);
     const char *keys[] = {"path", "name"};
     for (int k = 0; k < 2 && !hit; k++) {
-        const char *v = hx_json_str(hx_json_obj_get(a, keys[k]), NULL);
+        const char *v = hxi_json_str(hxi_json_obj_get(a, keys[k]), NULL);
         hit = v && !hx_relpath_clean(v, clean, sizeof clean, NULL) && !strcmp(clean, path);
     }
     if (!hit && !strcmp(mcp_tools[j->tool].name, "reindex")) {
-        const hx_json_val *paths = hx_json_obj_get(a, "paths");
-        if (!paths || !hx_json_len(paths))
+        const hxi_json_val *paths = hxi_json_obj_get(a, "paths");
+        if (!paths || !hxi_json_len(paths))
             hit = true;   /* everything */
-        for (size_t i = 0; !hit && paths && i < hx_json_len(paths); i++) {
-            const char *p = hx_json_str(hx_json_arr_get(paths, i), NULL);
+        for (size_t i = 0; !hit && paths && i < hxi_json_len(paths); i++) {
+            const char *p = hxi_json_str(hxi_json_arr_get(paths, i), NULL);
             size_t n = p && !hx_relpath_clean(p, clean, sizeof clean, NULL) ? strlen(clean) : SIZE_MAX;
             hit = n != SIZE_MAX && (!n || (!strncmp(path, clean, n) && (path[n] == 0 || path[n] == '/')));
         }
     }
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     return hit;
 }
 
@@ -92,38 +92,38 @@ bool mcp_path_pending(mcp_server *s, const char *path)
     return hit;
 }
 
-void mcp_write_health_jobs(mcp_server *s, hx_json_writer *w)
+void mcp_write_health_jobs(mcp_server *s, hxi_json_writer *w)
 {
     pthread_mutex_lock(&s->lock);
-    hx_json_write_key(w, "pending_jobs");
-    hx_json_write_uint(w, s->queued_jobs);
-    hx_json_write_key(w, "running_job");
+    hxi_json_write_key(w, "pending_jobs");
+    hxi_json_write_uint(w, s->queued_jobs);
+    hxi_json_write_key(w, "running_job");
     if (s->running)
-        hx_json_write_cstr(w, mcp_tools[s->running->tool].name);
+        hxi_json_write_cstr(w, mcp_tools[s->running->tool].name);
     else
-        hx_json_write_null(w);
-    hx_json_write_key(w, "jobs_done");
-    hx_json_write_uint(w, s->jobs_done);
-    hx_json_write_key(w, "jobs_failed");
-    hx_json_write_uint(w, s->jobs_failed);
-    hx_json_write_key(w, "jobs_busy");
-    hx_json_write_uint(w, s->jobs_busy);
+        hxi_json_write_null(w);
+    hxi_json_write_key(w, "jobs_done");
+    hxi_json_write_uint(w, s->jobs_done);
+    hxi_json_write_key(w, "jobs_failed");
+    hxi_json_write_uint(w, s->jobs_failed);
+    hxi_json_write_key(w, "jobs_busy");
+    hxi_json_write_uint(w, s->jobs_busy);
     pthread_mutex_unlock(&s->lock);
 }
 
-void mcp_write_failures(mcp_server *s, hx_json_writer *w)
+void mcp_write_failures(mcp_server *s, hxi_json_writer *w)
 {
     pthread_mutex_lock(&s->lock);
-    hx_json_write_arr_begin(w);
+    hxi_json_write_arr_begin(w);
     for (size_t k = 0; k < s->n_failures; k++) {
         size_t i = (s->next_failure + MCP_FAILURES - 1 - k) % MCP_FAILURES;
-        hx_json_write_obj_begin(w);
-        hx_present_reason(w, s->failures[i].path, s->failures[i].reason);
-        hx_json_write_key(w, "at_ns");
-        hx_json_write_int(w, s->failures[i].at_ns);
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_begin(w);
+        hxi_present_reason(w, s->failures[i].path, s->failures[i].reason);
+        hxi_json_write_key(w, "at_ns");
+        hxi_json_write_int(w, s->failures[i].at_ns);
+        hxi_json_write_obj_end(w);
     }
-    hx_json_write_arr_end(w);
+    hxi_json_write_arr_end(w);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -147,7 +147,7 @@ void mcp_sink_free(mcp_sink *k)
 
 /* Appends one message (when msg holds one) and a newline; with done, the job is over. A message
  * that finds no memory is lost (the waiting request then ends without it). */
-static void sink_put(mcp_sink *k, const hx_json_writer *msg, bool done)
+static void sink_put(mcp_sink *k, const hxi_json_writer *msg, bool done)
 {
     pthread_mutex_lock(&k->lock);
     if (msg && msg->len && !hx_grow((void **)&k->buf, &k->cap, k->len + msg->len + 1, 1, NULL)) {
@@ -186,7 +186,7 @@ bool mcp_sink_take(mcp_sink *k, char **buf, size_t *len, size_t *cap, int wait_m
 
 /* Sends a message of a job: to its sink, or to out_fd. With done (the answer) the sink is let go
  * at once: its owner may free it as soon as it sees done, so nothing may touch it after. */
-static void job_send(mcp_server *s, mcp_job *j, const hx_json_writer *w, bool done)
+static void job_send(mcp_server *s, mcp_job *j, const hxi_json_writer *w, bool done)
 {
     mcp_sink *k = j->sink;
     if (k && done)
@@ -210,8 +210,8 @@ void mcp_job_free(mcp_job *j)
 void *mcp_worker_main(void *arg)
 {
     mcp_server *s = arg;
-    hx_json_writer out;
-    hx_json_writer_init(&out);
+    hxi_json_writer out;
+    hxi_json_writer_init(&out);
     for (;;) {
         pthread_mutex_lock(&s->lock);
         while (!s->queue_head && !s->stopping)
@@ -230,16 +230,16 @@ void *mcp_worker_main(void *arg)
         pthread_mutex_unlock(&s->lock);
 
         double t0 = mcp_mono_ms();
-        hx_json_doc *doc = NULL;
+        hxi_json_doc *doc = NULL;
         hx_error err = {0};
         int rc = -1;
-        if (hx_json_parse(&doc, j->args, j->args_len, NULL, &err) == 0) {
+        if (hxi_json_parse(&doc, j->args, j->args_len, NULL, &err) == 0) {
             pthread_mutex_lock(&s->write_lock);   /* the watcher's batches wait meanwhile */
-            rc = mcp_run_tool(&s->worker, j->tool, hx_json_doc_root(doc), j->id, j->id_len, j->modern, &out);
+            rc = mcp_run_tool(&s->worker, j->tool, hxi_json_doc_root(doc), j->id, j->id_len, j->modern, &out);
             pthread_mutex_unlock(&s->write_lock);
-            hx_json_doc_free(doc);
+            hxi_json_doc_free(doc);
         } else {
-            hx_rpc_write_error(&out, j->id, j->id_len, HX_RPC_INTERNAL_ERROR, "arguments lost", NULL, 0, NULL);
+            hxi_rpc_write_error(&out, j->id, j->id_len, HX_RPC_INTERNAL_ERROR, "arguments lost", NULL, 0, NULL);
         }
         double ms = mcp_mono_ms() - t0;
         pthread_mutex_lock(&s->lock);
@@ -255,14 +255,14 @@ void *mcp_worker_main(void *arg)
             job_send(s, j, &out, true);
         mcp_job_free(j);
     }
-    hx_json_writer_free(&out);
+    hxi_json_writer_free(&out);
     return NULL;
 }
 
 /* Answers a write that finds the queue full: MCP_ERR_BUSY, with the queue's size and a retry
  * hint of about one job's time (a finished job makes room; 1 s before any job has finished),
  * 100 ms to 60 s. Under the lock. */
-static void write_busy(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out)
+static void write_busy(mcp_server *s, const hxi_rpc_msg *msg, hxi_json_writer *out)
 {
     double wait = s->job_ms > 0 ? (s->job_ms > 100 ? s->job_ms : 100) : 1000;
     uint64_t retry_ms = wait < 60000 ? (uint64_t)wait : 60000;
@@ -272,47 +272,47 @@ static void write_busy(mcp_server *s, const hx_rpc_msg *msg, hx_json_writer *out
              MCP_QUEUE_MAX_JOBS, MCP_QUEUE_MAX_BYTES >> 20, (double)retry_ms / 1000.0);
     snprintf(data, sizeof data, "{\"retry_after_ms\":%llu,\"pending_jobs\":%zu,\"pending_bytes\":%zu}",
              (unsigned long long)retry_ms, s->queued_jobs, s->queued_bytes);
-    hx_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_BUSY, m, data, strlen(data), NULL);
+    hxi_rpc_write_error(out, msg->id_json, msg->id_len, MCP_ERR_BUSY, m, data, strlen(data), NULL);
     s->jobs_busy++;
 }
 
 /* Queues a write job for the worker and returns true (the worker answers it), or leaves the
  * answer in out and returns false: busy over the queue bounds, or out of memory. */
-bool mcp_enqueue(mcp_session *session, int tool, const hx_rpc_msg *msg, const hx_json_val *args, mcp_sink *sink,
-                 hx_json_writer *out)
+bool mcp_enqueue(mcp_session *session, int tool, const hxi_rpc_msg *msg, const hxi_json_val *args, mcp_sink *sink,
+                 hxi_json_writer *out)
 {
     mcp_server *s = session->server;
     bool modern = session->modern;
     hx_error err = {0};
     mcp_job *j = hx_calloc(1, sizeof *j);
-    hx_json_writer aw;
-    hx_json_writer_init(&aw);
+    hxi_json_writer aw;
+    hxi_json_writer_init(&aw);
     if (args)
-        hx_json_write_val(&aw, args);
+        hxi_json_write_val(&aw, args);
     else {
-        hx_json_write_obj_begin(&aw);
-        hx_json_write_obj_end(&aw);
+        hxi_json_write_obj_begin(&aw);
+        hxi_json_write_obj_end(&aw);
     }
-    if (!j || hx_json_writer_finish(&aw, &err) || !(j->id = hx_malloc(msg->id_len + 1))) {
+    if (!j || hxi_json_writer_finish(&aw, &err) || !(j->id = hx_malloc(msg->id_len + 1))) {
         free(j);
-        hx_json_writer_free(&aw);
-        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, "out of memory queueing a write",
-                           NULL, 0, NULL);
+        hxi_json_writer_free(&aw);
+        hxi_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INTERNAL_ERROR, "out of memory queueing a write",
+                            NULL, 0, NULL);
         return false;
     }
     memcpy(j->id, msg->id_json, msg->id_len);
     j->id[msg->id_len] = 0;
     j->id_len = msg->id_len;
-    j->args = hx_json_writer_take(&aw, &j->args_len);
+    j->args = hxi_json_writer_take(&aw, &j->args_len);
     j->tool = tool;
     j->modern = modern;
-    const hx_json_val *token = hx_json_obj_get(hx_json_obj_get(msg->params, "_meta"), "progressToken");
-    if (token && (hx_json_type_of(token) == HX_JSON_STRING || hx_json_type_of(token) == HX_JSON_NUMBER)) {
-        hx_json_writer tw;
-        hx_json_writer_init(&tw);
-        hx_json_write_val(&tw, token);
-        j->progress = hx_json_writer_take(&tw, NULL);   /* NULL (no progress) when out of memory */
-        hx_json_writer_free(&tw);
+    const hxi_json_val *token = hxi_json_obj_get(hxi_json_obj_get(msg->params, "_meta"), "progressToken");
+    if (token && (hxi_json_type_of(token) == HX_JSON_STRING || hxi_json_type_of(token) == HX_JSON_NUMBER)) {
+        hxi_json_writer tw;
+        hxi_json_writer_init(&tw);
+        hxi_json_write_val(&tw, token);
+        j->progress = hxi_json_writer_take(&tw, NULL);   /* NULL (no progress) when out of memory */
+        hxi_json_writer_free(&tw);
     }
     pthread_mutex_lock(&s->lock);
     bool full = s->queued_jobs >= MCP_QUEUE_MAX_JOBS ||
@@ -387,17 +387,17 @@ static void cancel_jobs(mcp_server *s, const job_key *k)
  * (sink: the notification's request) one of the same Mcp-Session-Id, and without a session it is
  * ignored, since request ids are unique only within a session (a 2026-07-28 client cancels by
  * closing the request's stream: mcp_cancel_sink). */
-void mcp_cancel_request(mcp_server *s, const hx_json_val *params, const mcp_sink *sink)
+void mcp_cancel_request(mcp_server *s, const hxi_json_val *params, const mcp_sink *sink)
 {
-    const hx_json_val *rid = hx_json_obj_get(params, "requestId");
+    const hxi_json_val *rid = hxi_json_obj_get(params, "requestId");
     if (!rid || (sink && !sink->session))
         return;
-    hx_json_writer idw;
-    hx_json_writer_init(&idw);
-    hx_json_write_val(&idw, rid);
-    if (!hx_json_writer_finish(&idw, NULL))
+    hxi_json_writer idw;
+    hxi_json_writer_init(&idw);
+    hxi_json_write_val(&idw, rid);
+    if (!hxi_json_writer_finish(&idw, NULL))
         cancel_jobs(s, &(job_key){.session = sink ? sink->session : NULL, .id = idw.buf, .id_len = idw.len});
-    hx_json_writer_free(&idw);
+    hxi_json_writer_free(&idw);
 }
 
 void mcp_cancel_sink(mcp_server *s, mcp_sink *sink)
@@ -416,30 +416,30 @@ int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path)
     mcp_sink *sink = j ? j->sink : NULL;
     pthread_mutex_unlock(&s->lock);
     if (token) {   /* only the worker changes s->running, and it is the caller: j stays valid */
-        hx_json_writer w;
-        hx_json_writer_init(&w);
-        hx_json_write_obj_begin(&w);
-        hx_json_write_key(&w, "jsonrpc");
-        hx_json_write_cstr(&w, "2.0");
-        hx_json_write_key(&w, "method");
-        hx_json_write_cstr(&w, "notifications/progress");
-        hx_json_write_key(&w, "params");
-        hx_json_write_obj_begin(&w);
-        hx_json_write_key(&w, "progressToken");
-        hx_json_write_json(&w, token, strlen(token));
-        hx_json_write_key(&w, "progress");
-        hx_json_write_uint(&w, done);
-        hx_json_write_key(&w, "total");
-        hx_json_write_uint(&w, total);
-        hx_json_write_obj_end(&w);
-        hx_json_write_obj_end(&w);
-        if (!hx_json_writer_finish(&w, NULL)) {
+        hxi_json_writer w;
+        hxi_json_writer_init(&w);
+        hxi_json_write_obj_begin(&w);
+        hxi_json_write_key(&w, "jsonrpc");
+        hxi_json_write_cstr(&w, "2.0");
+        hxi_json_write_key(&w, "method");
+        hxi_json_write_cstr(&w, "notifications/progress");
+        hxi_json_write_key(&w, "params");
+        hxi_json_write_obj_begin(&w);
+        hxi_json_write_key(&w, "progressToken");
+        hxi_json_write_json(&w, token, strlen(token));
+        hxi_json_write_key(&w, "progress");
+        hxi_json_write_uint(&w, done);
+        hxi_json_write_key(&w, "total");
+        hxi_json_write_uint(&w, total);
+        hxi_json_write_obj_end(&w);
+        hxi_json_write_obj_end(&w);
+        if (!hxi_json_writer_finish(&w, NULL)) {
             if (sink)
                 sink_put(sink, &w, false);
             else
                 mcp_send_line(s, &w);
         }
-        hx_json_writer_free(&w);
+        hxi_json_writer_free(&w);
         free(token);
     }
     return mcp_should_stop(s);

@@ -39,6 +39,6 @@ typedef struct mcp_field {
 /* The JSON Schema of field f: {"type":..., "enum":[...], "description":..., "items":...,
  * "properties":{...}, "required":[...], "additionalProperties":...}, each key when the field has
  * it, or {"allOf":[also, f]}. */
-void mcp_output_schema(hx_json_writer *w, const mcp_field *f);
+void mcp_output_schema(hxi_json_writer *w, const mcp_field *f);
 
 #endif

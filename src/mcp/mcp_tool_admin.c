@@ -29,22 +29,22 @@ const mcp_field mcp_create_baseline_out = {
     NULL, MCP_JSON_OBJECT, .props = baseline_fields,
     MCP_REQUIRED("success", "baseline_id", "generation", "committed_at")};
 
-int mcp_tool_create_baseline(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_create_baseline(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_create_baseline_args, args};
     hx_commit_info made;
     int rc = mcp_session_open(s, err);
     if (rc || (rc = hx_session_baseline(s->ses, mcp_arg_str(&a, "name"), &made, err)))
         return mcp_write_error(s, rc, "cannot create the baseline: ", err);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "success");
-    hx_json_write_bool(w, 1);
-    hx_json_write_key(w, "baseline_id");
-    hx_json_write_cstr(w, made.name);
-    hx_json_write_key(w, "generation");
-    hx_json_write_uint(w, made.generation);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "success");
+    hxi_json_write_bool(w, 1);
+    hxi_json_write_key(w, "baseline_id");
+    hxi_json_write_cstr(w, made.name);
+    hxi_json_write_key(w, "generation");
+    hxi_json_write_uint(w, made.generation);
     mcp_write_time(w, "committed_at", made.committed_ns);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     return 0;
 }
 
@@ -60,7 +60,7 @@ const mcp_field mcp_reindex_out = {
     NULL, MCP_JSON_OBJECT, .props = reindex_fields,
     MCP_REQUIRED("added", "updated", "unchanged", "removed", "rejected", "seconds", "generation", "searchable")};
 
-int mcp_tool_reindex(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_reindex(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_reindex_args, args};
     const char *rel[MAX_PATHS], *excl[MAX_EXCLUDES];
@@ -82,10 +82,10 @@ int mcp_tool_reindex(mcp_session *s, const hx_json_val *args, hx_json_writer *w,
     } else {
         for (size_t i = 0; i < out.report.n_rejected; i++)
             mcp_note_failure(s->server, out.report.rejected[i].path, out.report.rejected[i].reason);
-        hx_json_write_obj_begin(w);
+        hxi_json_write_obj_begin(w);
         mcp_write_report(w, &out.report);
         mcp_write_committed(w, &out);
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_end(w);
     }
     hx_session_write_clear(&out);
     return rc;
@@ -115,7 +115,7 @@ static const mcp_field publish_fields[] = {
 const mcp_field mcp_publish_out = {
     NULL, MCP_JSON_OBJECT, .props = publish_fields, MCP_REQUIRED("published", "unchanged", "removed", "rejected")};
 
-int mcp_tool_publish(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_publish(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_publish_args, args};
     const char *paths[MAX_PATHS];
@@ -129,17 +129,17 @@ int mcp_tool_publish(mcp_session *s, const hx_json_val *args, hx_json_writer *w,
         rc = rep.path_error ? mcp_path_error(err) : mcp_error_wrap(err, &e, "publish failed: ");
     }
     if (!rc) {
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "published");
-        hx_json_write_uint(w, rep.published);
-        hx_json_write_key(w, "unchanged");
-        hx_json_write_uint(w, rep.unchanged);
-        hx_json_write_key(w, "removed");
-        hx_json_write_uint(w, rep.removed);
-        hx_json_write_key(w, "chunks");
-        hx_json_write_uint(w, rep.chunks);
-        hx_present_rejected(w, rep.rejected, rep.n_rejected);
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_begin(w);
+        hxi_json_write_key(w, "published");
+        hxi_json_write_uint(w, rep.published);
+        hxi_json_write_key(w, "unchanged");
+        hxi_json_write_uint(w, rep.unchanged);
+        hxi_json_write_key(w, "removed");
+        hxi_json_write_uint(w, rep.removed);
+        hxi_json_write_key(w, "chunks");
+        hxi_json_write_uint(w, rep.chunks);
+        hxi_present_rejected(w, rep.rejected, rep.n_rejected);
+        hxi_json_write_obj_end(w);
     }
     hx_publish_report_clear(&rep);
     return rc;
@@ -207,66 +207,66 @@ const mcp_field mcp_index_health_out = {
  * "last_batch": null | {"at", "paths", "added", "updated", "removed", "rejected": [{path, reason}],
  * "error", "generation", "seconds", "lag_ms"}}. `named` false (a reader identity's view) leaves
  * "rejected" empty and "error" null: they may name any file of the root. */
-static void write_watch(hx_json_writer *out, hx_watch *watch, bool named)
+static void write_watch(hxi_json_writer *out, hx_watch *watch, bool named)
 {
     hx_watch_health h;
     char when[64];
     hx_watch_health_get(watch, &h);
-    hx_json_write_obj_begin(out);
-    hx_json_write_key(out, "mode");
-    hx_json_write_cstr(out, h.mode);
-    hx_json_write_key(out, "root");
-    hx_json_write_cstr(out, h.root);
-    hx_json_write_key(out, "batches");
-    hx_json_write_uint(out, h.batches);
-    hx_json_write_key(out, "commits");
-    hx_json_write_uint(out, h.commits);
-    hx_json_write_key(out, "pending_paths");
-    hx_json_write_uint(out, h.pending_paths);
-    hx_json_write_key(out, "last_batch");
+    hxi_json_write_obj_begin(out);
+    hxi_json_write_key(out, "mode");
+    hxi_json_write_cstr(out, h.mode);
+    hxi_json_write_key(out, "root");
+    hxi_json_write_cstr(out, h.root);
+    hxi_json_write_key(out, "batches");
+    hxi_json_write_uint(out, h.batches);
+    hxi_json_write_key(out, "commits");
+    hxi_json_write_uint(out, h.commits);
+    hxi_json_write_key(out, "pending_paths");
+    hxi_json_write_uint(out, h.pending_paths);
+    hxi_json_write_key(out, "last_batch");
     if (!h.have_last) {
-        hx_json_write_null(out);
+        hxi_json_write_null(out);
     } else {
-        hx_json_write_obj_begin(out);
+        hxi_json_write_obj_begin(out);
         hx_time_format(h.last_at_ns, when, sizeof when);
-        hx_json_write_key(out, "at");
-        hx_json_write_cstr(out, when);
-        hx_json_write_key(out, "paths");
-        hx_json_write_uint(out, h.last_paths);
-        hx_json_write_key(out, "added");
-        hx_json_write_uint(out, h.last_added);
-        hx_json_write_key(out, "updated");
-        hx_json_write_uint(out, h.last_updated);
-        hx_json_write_key(out, "removed");
-        hx_json_write_uint(out, h.last_removed);
-        hx_json_write_key(out, "rejected");
-        hx_json_write_arr_begin(out);
+        hxi_json_write_key(out, "at");
+        hxi_json_write_cstr(out, when);
+        hxi_json_write_key(out, "paths");
+        hxi_json_write_uint(out, h.last_paths);
+        hxi_json_write_key(out, "added");
+        hxi_json_write_uint(out, h.last_added);
+        hxi_json_write_key(out, "updated");
+        hxi_json_write_uint(out, h.last_updated);
+        hxi_json_write_key(out, "removed");
+        hxi_json_write_uint(out, h.last_removed);
+        hxi_json_write_key(out, "rejected");
+        hxi_json_write_arr_begin(out);
         for (size_t i = 0; named && i < h.n_last_rejected; i++) {
-            hx_json_write_obj_begin(out);
-            hx_json_write_key(out, "path");
-            hx_json_write_cstr(out, h.last_rejected[i][0]);
-            hx_json_write_key(out, "reason");
-            hx_json_write_cstr(out, h.last_rejected[i][1]);
-            hx_json_write_obj_end(out);
+            hxi_json_write_obj_begin(out);
+            hxi_json_write_key(out, "path");
+            hxi_json_write_cstr(out, h.last_rejected[i][0]);
+            hxi_json_write_key(out, "reason");
+            hxi_json_write_cstr(out, h.last_rejected[i][1]);
+            hxi_json_write_obj_end(out);
         }
-        hx_json_write_arr_end(out);
-        hx_json_write_key(out, "error");
+        hxi_json_write_arr_end(out);
+        hxi_json_write_key(out, "error");
         if (h.last_error[0] && named)
-            hx_json_write_cstr(out, h.last_error);
+            hxi_json_write_cstr(out, h.last_error);
         else
-            hx_json_write_null(out);
-        hx_json_write_key(out, "generation");
-        hx_json_write_uint(out, h.last_generation);
-        hx_json_write_key(out, "seconds");
-        hx_json_write_double(out, h.last_seconds);
-        hx_json_write_key(out, "lag_ms");
-        hx_json_write_double(out, h.last_lag_ms);
-        hx_json_write_obj_end(out);
+            hxi_json_write_null(out);
+        hxi_json_write_key(out, "generation");
+        hxi_json_write_uint(out, h.last_generation);
+        hxi_json_write_key(out, "seconds");
+        hxi_json_write_double(out, h.last_seconds);
+        hxi_json_write_key(out, "lag_ms");
+        hxi_json_write_double(out, h.last_lag_ms);
+        hxi_json_write_obj_end(out);
     }
-    hx_json_write_obj_end(out);
+    hxi_json_write_obj_end(out);
 }
 
-int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_index_health(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     (void)args;
     (void)err;
@@ -274,72 +274,72 @@ int mcp_tool_index_health(mcp_session *s, const hx_json_val *args, hx_json_write
     int open_rc = mcp_session_reader(s, &why);
     hx_index_stats st = {0};
     bool have = !open_rc && !hx_index_stats_get(s->reader, &st, NULL);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "status");
-    hx_json_write_cstr(w, have ? (st.documents ? "ok" : "empty") : s->model ? "empty" : "error");
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "status");
+    hxi_json_write_cstr(w, have ? (st.documents ? "ok" : "empty") : s->model ? "empty" : "error");
     if (!have) {
-        hx_json_write_key(w, "message");
-        hx_json_write_cstr(w, why.message);
+        hxi_json_write_key(w, "message");
+        hxi_json_write_cstr(w, why.message);
     }
-    hx_json_write_key(w, "db");
-    hx_json_write_cstr(w, s->cfg->db);
-    hx_json_write_key(w, "root");
-    hx_json_write_cstr(w, have ? hx_index_root(s->reader) : s->cfg->root);
-    hx_json_write_key(w, "documents");
-    hx_json_write_uint(w, st.documents);
-    hx_json_write_key(w, "chunks");
-    hx_json_write_uint(w, st.live_chunks);
-    hx_json_write_key(w, "segments");
-    hx_json_write_uint(w, st.segments);
-    hx_json_write_key(w, "tombstones");
-    hx_json_write_uint(w, st.tombstones);
-    hx_json_write_key(w, "file_bytes");
-    hx_json_write_uint(w, st.file_bytes);
-    hx_json_write_key(w, "last_commit");
+    hxi_json_write_key(w, "db");
+    hxi_json_write_cstr(w, s->cfg->db);
+    hxi_json_write_key(w, "root");
+    hxi_json_write_cstr(w, have ? hx_index_root(s->reader) : s->cfg->root);
+    hxi_json_write_key(w, "documents");
+    hxi_json_write_uint(w, st.documents);
+    hxi_json_write_key(w, "chunks");
+    hxi_json_write_uint(w, st.live_chunks);
+    hxi_json_write_key(w, "segments");
+    hxi_json_write_uint(w, st.segments);
+    hxi_json_write_key(w, "tombstones");
+    hxi_json_write_uint(w, st.tombstones);
+    hxi_json_write_key(w, "file_bytes");
+    hxi_json_write_uint(w, st.file_bytes);
+    hxi_json_write_key(w, "last_commit");
     if (have) {
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "generation");
-        hx_json_write_uint(w, st.generation);
+        hxi_json_write_obj_begin(w);
+        hxi_json_write_key(w, "generation");
+        hxi_json_write_uint(w, st.generation);
         mcp_write_time(w, "committed_at", st.committed_ns);
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_end(w);
     } else {
-        hx_json_write_null(w);
+        hxi_json_write_null(w);
     }
-    hx_json_write_key(w, "model");
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "name");
-    hx_json_write_cstr(w, s->model ? hx_model_name(s->model) : "all-MiniLM-L6-v2");
-    hx_json_write_key(w, "dimension");
-    hx_json_write_int(w, s->model ? hx_model_dim(s->model) : HX_EMBED_DIM);
-    hx_json_write_key(w, "loaded");
-    hx_json_write_bool(w, s->model != NULL);
-    hx_json_write_obj_end(w);
+    hxi_json_write_key(w, "model");
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "name");
+    hxi_json_write_cstr(w, s->model ? hx_model_name(s->model) : "all-MiniLM-L6-v2");
+    hxi_json_write_key(w, "dimension");
+    hxi_json_write_int(w, s->model ? hx_model_dim(s->model) : HX_EMBED_DIM);
+    hxi_json_write_key(w, "loaded");
+    hxi_json_write_bool(w, s->model != NULL);
+    hxi_json_write_obj_end(w);
     mcp_write_health_jobs(s->server, w);
-    hx_json_write_key(w, "failures");
+    hxi_json_write_key(w, "failures");
     mcp_write_failures(s->server, w);
     hx_error serr = {0};
     hx_activity act;
     if (hx_stats_activity(s->server->stats, s->cfg->db, s->cfg->identity, &act, &serr)) {
-        hx_json_write_key(w, "stats_error");
-        hx_json_write_cstr(w, serr.message);
+        hxi_json_write_key(w, "stats_error");
+        hxi_json_write_cstr(w, serr.message);
     } else {
-        hx_present_activity(w, &act);   /* latency, top_queries, index */
+        hxi_present_activity(w, &act);   /* latency, top_queries, index */
     }
     hx_activity_free(&act);
-    hx_json_write_key(w, "watch");
+    hxi_json_write_key(w, "watch");
     if (s->server->watch)
         write_watch(w, s->server->watch, !s->cfg->identity);   /* its paths: the unscoped reader's only */
     else
-        hx_json_write_null(w);
+        hxi_json_write_null(w);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    hx_json_write_key(w, "uptime_s");
-    hx_json_write_double(w, (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - s->server->started_ns) / 1e9);
-    hx_json_write_key(w, "read_only");
-    hx_json_write_bool(w, s->cfg->read_only);
-    hx_json_write_key(w, "protocol_version");
-    hx_json_write_cstr(w, s->protocol);
-    hx_json_write_obj_end(w);
+    hxi_json_write_key(w, "uptime_s");
+    hxi_json_write_double(w, (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - s->server->started_ns) / 1e9);
+    hxi_json_write_key(w, "read_only");
+    hxi_json_write_bool(w, s->cfg->read_only);
+    hxi_json_write_key(w, "protocol_version");
+    hxi_json_write_cstr(w, s->protocol);
+    hxi_json_write_obj_end(w);
     return 0;
 }
 
@@ -367,7 +367,7 @@ static const mcp_field audit_fields[] = {
 };
 const mcp_field mcp_audit_log_out = {NULL, MCP_JSON_OBJECT, .props = audit_fields, MCP_REQUIRED("entries", "count")};
 
-int mcp_tool_audit_log(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_audit_log(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_audit_log_args, args};
     const char *since = mcp_arg_str(&a, "since");
@@ -384,7 +384,7 @@ int mcp_tool_audit_log(mcp_session *s, const hx_json_val *args, hx_json_writer *
         hx_audit_list_free(&l);
         return hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
     }
-    hx_present_audit(w, &l);
+    hxi_present_audit(w, &l);
     hx_audit_list_free(&l);
     return 0;
 }

@@ -57,52 +57,52 @@ static const mcp_field doc_summary_fields[] = {DOC_SUMMARY_ROWS, {.name = NULL}}
 
 /* Seed 003's names for a document (filename, uploaded_at) and its category, description and tags
  * metadata (null or [] when it has none; tags lists every value of the key). */
-static void write_seed_doc_fields(hx_json_writer *w, const hx_doc_info *d)
+static void write_seed_doc_fields(hxi_json_writer *w, const hx_doc_info *d)
 {
-    hx_json_write_key(w, "filename");
-    hx_json_write_cstr(w, d->path);
+    hxi_json_write_key(w, "filename");
+    hxi_json_write_cstr(w, d->path);
     mcp_write_time(w, "uploaded_at", d->indexed_ns);
-    hx_json_write_key(w, "category");
-    hx_json_write_cstr(w, meta_value(d->meta, d->n_meta, "category"));
-    hx_json_write_key(w, "description");
-    hx_json_write_cstr(w, meta_value(d->meta, d->n_meta, "description"));
-    hx_json_write_key(w, "tags");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_key(w, "category");
+    hxi_json_write_cstr(w, meta_value(d->meta, d->n_meta, "category"));
+    hxi_json_write_key(w, "description");
+    hxi_json_write_cstr(w, meta_value(d->meta, d->n_meta, "description"));
+    hxi_json_write_key(w, "tags");
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < d->n_meta; i++)
         if (!strcmp(d->meta[i].key, "tags"))
-            hx_json_write_cstr(w, d->meta[i].value);
-    hx_json_write_arr_end(w);
+            hxi_json_write_cstr(w, d->meta[i].value);
+    hxi_json_write_arr_end(w);
 }
 
-static void write_doc_summary(hx_json_writer *w, const hx_doc_info *d)
+static void write_doc_summary(hxi_json_writer *w, const hx_doc_info *d)
 {
-    hx_json_write_key(w, "id");
-    hx_json_write_uint(w, d->id);
-    hx_json_write_key(w, "path");
-    hx_json_write_cstr(w, d->path);
-    hx_json_write_key(w, "source");
-    hx_json_write_cstr(w, hx_present_kind(d->kind));
-    hx_json_write_key(w, "title");
-    hx_json_write_cstr(w, d->title);
-    hx_json_write_key(w, "type");
-    hx_json_write_cstr(w, d->type);
-    hx_json_write_key(w, "size");
-    hx_json_write_uint(w, d->size);
-    hx_json_write_key(w, "hash");
-    hx_json_write_cstr(w, d->sha256);
-    hx_json_write_key(w, "version");
-    hx_json_write_cstr(w, d->sha256);
+    hxi_json_write_key(w, "id");
+    hxi_json_write_uint(w, d->id);
+    hxi_json_write_key(w, "path");
+    hxi_json_write_cstr(w, d->path);
+    hxi_json_write_key(w, "source");
+    hxi_json_write_cstr(w, hxi_present_kind(d->kind));
+    hxi_json_write_key(w, "title");
+    hxi_json_write_cstr(w, d->title);
+    hxi_json_write_key(w, "type");
+    hxi_json_write_cstr(w, d->type);
+    hxi_json_write_key(w, "size");
+    hxi_json_write_uint(w, d->size);
+    hxi_json_write_key(w, "hash");
+    hxi_json_write_cstr(w, d->sha256);
+    hxi_json_write_key(w, "version");
+    hxi_json_write_cstr(w, d->sha256);
     mcp_write_time(w, "indexed_at", d->indexed_ns);
     mcp_write_time(w, "modified_at", d->mtime_ns);
-    hx_json_write_key(w, "status");
-    hx_json_write_cstr(w, doc_status_word(d));
-    hx_json_write_key(w, "chunks_count");
-    hx_json_write_uint(w, d->n_chunks);
-    hx_json_write_key(w, "total_tokens");
-    hx_json_write_uint(w, d->tokens);
-    hx_json_write_key(w, "metadata");
-    hx_present_meta(w, d->meta, d->n_meta);
-    hx_present_signer(w, d->trust.signer);
+    hxi_json_write_key(w, "status");
+    hxi_json_write_cstr(w, doc_status_word(d));
+    hxi_json_write_key(w, "chunks_count");
+    hxi_json_write_uint(w, d->n_chunks);
+    hxi_json_write_key(w, "total_tokens");
+    hxi_json_write_uint(w, d->tokens);
+    hxi_json_write_key(w, "metadata");
+    hxi_present_meta(w, d->meta, d->n_meta);
+    hxi_present_signer(w, d->trust.signer);
     write_seed_doc_fields(w, d);
 }
 
@@ -150,7 +150,7 @@ const mcp_field mcp_list_documents_out = {
 static const hx_doc_sort list_sort_keys[] = {HX_SORT_PATH, HX_SORT_TITLE, HX_SORT_INDEXED, HX_SORT_SIZE,
                                              HX_SORT_CHUNKS, HX_SORT_PATH, HX_SORT_INDEXED, HX_SORT_CATEGORY};
 
-static int list_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+static int list_filtered(mcp_session *s, const hxi_json_val *args, const hx_filter_set *fs, hxi_json_writer *w,
                          hx_error *err)
 {
     mcp_args a = {mcp_list_documents_args, args};
@@ -184,31 +184,31 @@ static int list_filtered(mcp_session *s, const hx_json_val *args, const hx_filte
     int rc = mcp_session_open(s, err);
     if (rc || (rc = hx_session_list(s->ses, &o, &l, err)))
         return mcp_session_error(s, rc, &o.at, err);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "documents");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "documents");
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < l.n; i++) {
-        hx_json_write_obj_begin(w);
+        hxi_json_write_obj_begin(w);
         write_doc_summary(w, &l.docs[i]);
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_end(w);
     }
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "total");
-    hx_json_write_uint(w, l.total);
-    hx_json_write_key(w, "limit");
-    hx_json_write_int(w, limit);
-    hx_json_write_key(w, "offset");
-    hx_json_write_int(w, offset);
-    hx_json_write_key(w, "next_cursor");
+    hxi_json_write_arr_end(w);
+    hxi_json_write_key(w, "total");
+    hxi_json_write_uint(w, l.total);
+    hxi_json_write_key(w, "limit");
+    hxi_json_write_int(w, limit);
+    hxi_json_write_key(w, "offset");
+    hxi_json_write_int(w, offset);
+    hxi_json_write_key(w, "next_cursor");
     if ((size_t)(offset + limit) < l.total) {
         char next[32];
         snprintf(next, sizeof next, "o%lld", (long long)(offset + limit));
-        hx_json_write_cstr(w, next);
+        hxi_json_write_cstr(w, next);
     } else {
-        hx_json_write_null(w);
+        hxi_json_write_null(w);
     }
-    hx_present_read_context(w, &l.taken);
-    hx_json_write_obj_end(w);
+    hxi_present_read_context(w, &l.taken);
+    hxi_json_write_obj_end(w);
     hx_doc_list_free(&l);
     return 0;
 }
@@ -257,26 +257,26 @@ const mcp_field mcp_get_document_out = {
 
 /* What extraction recorded in the document's metadata (README "Document types"): word_count,
  * page_count and the warnings, as numbers (null when absent) and a list. */
-static void write_extraction(hx_json_writer *w, const hx_doc_info *d)
+static void write_extraction(hxi_json_writer *w, const hx_doc_info *d)
 {
     static const char *const counts[] = {"word_count", "page_count"};
     for (int i = 0; i < 2; i++) {
         const char *v = meta_value(d->meta, d->n_meta, counts[i]);
-        hx_json_write_key(w, counts[i]);
+        hxi_json_write_key(w, counts[i]);
         if (v)
-            hx_json_write_uint(w, strtoull(v, NULL, 10));
+            hxi_json_write_uint(w, strtoull(v, NULL, 10));
         else
-            hx_json_write_null(w);
+            hxi_json_write_null(w);
     }
-    hx_json_write_key(w, "warnings");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_key(w, "warnings");
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < d->n_meta; i++)
         if (!strcmp(d->meta[i].key, "warning"))
-            hx_json_write_cstr(w, d->meta[i].value);
-    hx_json_write_arr_end(w);
+            hxi_json_write_cstr(w, d->meta[i].value);
+    hxi_json_write_arr_end(w);
 }
 
-int mcp_tool_get_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_get_document(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_get_document_args, args};
     hx_read_context at;
@@ -287,37 +287,37 @@ int mcp_tool_get_document(mcp_session *s, const hx_json_val *args, hx_json_write
     int rc = mcp_session_doc(s, &a, &at, chunks, &d, err);
     if (rc)
         return rc;
-    hx_json_write_obj_begin(w);
+    hxi_json_write_obj_begin(w);
     write_doc_summary(w, &d.info);
-    hx_json_write_key(w, "encoding");
-    hx_json_write_cstr(w, d.info.encoding);
+    hxi_json_write_key(w, "encoding");
+    hxi_json_write_cstr(w, d.info.encoding);
     write_extraction(w, &d.info);
     if (chunks) {
-        hx_json_write_key(w, "chunks");
-        hx_json_write_arr_begin(w);
+        hxi_json_write_key(w, "chunks");
+        hxi_json_write_arr_begin(w);
         for (size_t c = 0; c < d.n_chunks; c++) {
             const hx_result *r = &d.chunks[c];
-            hx_json_write_obj_begin(w);
-            hx_json_write_key(w, "chunk_id");
-            hx_json_write_uint(w, r->chunk_id);
-            hx_json_write_key(w, "index");
-            hx_json_write_uint(w, r->chunk_index);
-            hx_json_write_key(w, "heading");
-            hx_json_write_cstr(w, r->heading);
-            hx_json_write_key(w, "line_start");
-            hx_json_write_uint(w, r->line_start);
-            hx_json_write_key(w, "line_end");
-            hx_json_write_uint(w, r->line_end);
-            hx_json_write_key(w, "tokens");
-            hx_json_write_uint(w, r->n_tokens);
-            hx_json_write_key(w, "text");
-            hx_json_write_str(w, r->text, r->text_len);
-            hx_json_write_obj_end(w);
+            hxi_json_write_obj_begin(w);
+            hxi_json_write_key(w, "chunk_id");
+            hxi_json_write_uint(w, r->chunk_id);
+            hxi_json_write_key(w, "index");
+            hxi_json_write_uint(w, r->chunk_index);
+            hxi_json_write_key(w, "heading");
+            hxi_json_write_cstr(w, r->heading);
+            hxi_json_write_key(w, "line_start");
+            hxi_json_write_uint(w, r->line_start);
+            hxi_json_write_key(w, "line_end");
+            hxi_json_write_uint(w, r->line_end);
+            hxi_json_write_key(w, "tokens");
+            hxi_json_write_uint(w, r->n_tokens);
+            hxi_json_write_key(w, "text");
+            hxi_json_write_str(w, r->text, r->text_len);
+            hxi_json_write_obj_end(w);
         }
-        hx_json_write_arr_end(w);
+        hxi_json_write_arr_end(w);
     }
-    hx_present_read_context(w, &d.taken);
-    hx_json_write_obj_end(w);
+    hxi_present_read_context(w, &d.taken);
+    hxi_json_write_obj_end(w);
     hx_session_doc_free(&d);
     return 0;
 }
@@ -348,7 +348,7 @@ const mcp_field mcp_document_status_out = {
     NULL, MCP_JSON_OBJECT, .props = status_fields,
     MCP_REQUIRED("found", "id", "path", "status", "chunks_count", "last_error", "embeddings")};
 
-int mcp_tool_document_status(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_document_status(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_document_status_args, args};
     const char *path = mcp_arg_str(&a, "path");
@@ -376,64 +376,64 @@ int mcp_tool_document_status(mcp_session *s, const hx_json_val *args, hx_json_wr
                          : found                     ? doc_status_word(&d)
                          : failed                    ? "failed"
                                                      : "not_found";
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "found");
-    hx_json_write_bool(w, found);
-    hx_json_write_key(w, "id");
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "found");
+    hxi_json_write_bool(w, found);
+    hxi_json_write_key(w, "id");
     if (found || by_id)
-        hx_json_write_uint(w, found ? d.id : (uint64_t)id);
+        hxi_json_write_uint(w, found ? d.id : (uint64_t)id);
     else
-        hx_json_write_null(w);
-    hx_json_write_key(w, "path");
+        hxi_json_write_null(w);
+    hxi_json_write_key(w, "path");
     if (p)
-        hx_json_write_cstr(w, p);
+        hxi_json_write_cstr(w, p);
     else
-        hx_json_write_null(w);
-    hx_json_write_key(w, "filename");
+        hxi_json_write_null(w);
+    hxi_json_write_key(w, "filename");
     if (p)
-        hx_json_write_cstr(w, p);
+        hxi_json_write_cstr(w, p);
     else
-        hx_json_write_null(w);
-    hx_json_write_key(w, "source");
+        hxi_json_write_null(w);
+    hxi_json_write_key(w, "source");
     if (found)
-        hx_json_write_cstr(w, hx_present_kind(d.kind));
+        hxi_json_write_cstr(w, hxi_present_kind(d.kind));
     else
-        hx_json_write_null(w);
-    hx_json_write_key(w, "type");
+        hxi_json_write_null(w);
+    hxi_json_write_key(w, "type");
     if (found)
-        hx_json_write_cstr(w, d.type);
+        hxi_json_write_cstr(w, d.type);
     else
-        hx_json_write_null(w);
-    hx_json_write_key(w, "status");
-    hx_json_write_cstr(w, status);
+        hxi_json_write_null(w);
+    hxi_json_write_key(w, "status");
+    hxi_json_write_cstr(w, status);
     if (found) {
         mcp_write_time(w, "indexed_at", d.indexed_ns);
         mcp_write_time(w, "vectorized_at", d.indexed_ns);
     } else {
-        hx_json_write_key(w, "indexed_at");
-        hx_json_write_null(w);
-        hx_json_write_key(w, "vectorized_at");
-        hx_json_write_null(w);
+        hxi_json_write_key(w, "indexed_at");
+        hxi_json_write_null(w);
+        hxi_json_write_key(w, "vectorized_at");
+        hxi_json_write_null(w);
     }
-    hx_json_write_key(w, "chunks_count");
-    hx_json_write_uint(w, found ? d.n_chunks : 0);
-    hx_json_write_key(w, "last_error");
+    hxi_json_write_key(w, "chunks_count");
+    hxi_json_write_uint(w, found ? d.n_chunks : 0);
+    hxi_json_write_key(w, "last_error");
     if (failed)
-        hx_json_write_cstr(w, reason);
+        hxi_json_write_cstr(w, reason);
     else
-        hx_json_write_null(w);
-    hx_json_write_key(w, "embeddings");
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "model");
-    hx_json_write_cstr(w, hx_model_name(s->model));
-    hx_json_write_key(w, "dimension");
-    hx_json_write_int(w, hx_model_dim(s->model));
-    hx_json_write_key(w, "provider");
-    hx_json_write_cstr(w, "hyrax (local, in-process)");
-    hx_json_write_obj_end(w);
+        hxi_json_write_null(w);
+    hxi_json_write_key(w, "embeddings");
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "model");
+    hxi_json_write_cstr(w, hx_model_name(s->model));
+    hxi_json_write_key(w, "dimension");
+    hxi_json_write_int(w, hx_model_dim(s->model));
+    hxi_json_write_key(w, "provider");
+    hxi_json_write_cstr(w, "hyrax (local, in-process)");
+    hxi_json_write_obj_end(w);
     if (open)
         mcp_write_read_context(w, s);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     return 0;
 }
 
@@ -490,7 +490,7 @@ static int add_error(mcp_session *s, const hx_add_doc *d, const hx_session_write
     return mcp_write_error(s, rc, what, err);
 }
 
-int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_add_document(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_add_document_args, args};
     const char *path = mcp_arg_str(&a, "path"), *content = mcp_arg_str(&a, "content");
@@ -518,16 +518,16 @@ int mcp_tool_add_document(mcp_session *s, const hx_json_val *args, hx_json_write
     else if (!rc)   /* the document as the commit holds it, for its summary */
         rc = hx_session_get(s->ses, out.doc_id, NULL, NULL, false, &doc, err);
     if (!rc) {
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "document");
-        hx_json_write_obj_begin(w);
+        hxi_json_write_obj_begin(w);
+        hxi_json_write_key(w, "document");
+        hxi_json_write_obj_begin(w);
         write_doc_summary(w, &doc.info);
-        hx_json_write_obj_end(w);
-        hx_json_write_key(w, "status");
-        hx_json_write_cstr(w, out.report.added ? "added" : out.report.updated ? "updated" : "unchanged");
+        hxi_json_write_obj_end(w);
+        hxi_json_write_key(w, "status");
+        hxi_json_write_cstr(w, out.report.added ? "added" : out.report.updated ? "updated" : "unchanged");
         mcp_write_report(w, &out.report);
         mcp_write_committed(w, &out);
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_end(w);
     }
     hx_session_doc_free(&doc);
     hx_session_write_clear(&out);
@@ -558,7 +558,7 @@ const mcp_arg mcp_delete_document_args[] = {
     {.name = NULL},
 };
 
-int mcp_tool_delete_document(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_delete_document(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_delete_document_args, args};
     const char *path = mcp_arg_str(&a, "path");
@@ -580,30 +580,30 @@ int mcp_tool_delete_document(mcp_session *s, const hx_json_val *args, hx_json_wr
     }
     if (rc)
         return rc;
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "success");
-    hx_json_write_bool(w, 1);
-    hx_json_write_key(w, "doc_id");
-    hx_json_write_uint(w, out.doc_id);
-    hx_json_write_key(w, "path");
-    hx_json_write_cstr(w, out.path);
-    hx_json_write_key(w, "source");
-    hx_json_write_cstr(w, hx_present_kind(out.kind));
-    hx_json_write_key(w, "deleted_chunks");
-    hx_json_write_uint(w, out.report.chunks_removed);
-    hx_json_write_key(w, "remembered");
-    hx_json_write_bool(w, out.kind == HX_DOC_FILE);
-    hx_json_write_key(w, "note");
-    hx_json_write_cstr(w, out.kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "success");
+    hxi_json_write_bool(w, 1);
+    hxi_json_write_key(w, "doc_id");
+    hxi_json_write_uint(w, out.doc_id);
+    hxi_json_write_key(w, "path");
+    hxi_json_write_cstr(w, out.path);
+    hxi_json_write_key(w, "source");
+    hxi_json_write_cstr(w, hxi_present_kind(out.kind));
+    hxi_json_write_key(w, "deleted_chunks");
+    hxi_json_write_uint(w, out.report.chunks_removed);
+    hxi_json_write_key(w, "remembered");
+    hxi_json_write_bool(w, out.kind == HX_DOC_FILE);
+    hxi_json_write_key(w, "note");
+    hxi_json_write_cstr(w, out.kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
                                                     "add_document {path} indexes it again"
                                                   : "the stored text is gone from the index");
     mcp_write_committed(w, &out);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     hx_session_write_clear(&out);
     return 0;
 }
 
-int mcp_tool_list_documents(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_list_documents(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     return mcp_with_filters(list_filtered, mcp_list_documents_args, s, args, w, err);
 }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A turn (hx_present_turn). */
+/* A turn (hxi_present_turn). */
 static const mcp_field turn_fields[] = {
     {"session_id", .type = MCP_JSON_STRING},
     {"turn_number", .type = MCP_JSON_INTEGER},
@@ -49,7 +49,7 @@ const mcp_arg mcp_record_turn_args[] = {
 
 const mcp_field mcp_record_turn_out = {NULL, TURN_SHAPE};
 
-int mcp_tool_record_turn(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_record_turn(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_record_turn_args, args};
     const char *docs[HX_MEMORY_MAX_DOCS];
@@ -73,9 +73,9 @@ int mcp_tool_record_turn(mcp_session *s, const hx_json_val *args, hx_json_writer
         }
         return rc;
     }
-    hx_json_write_obj_begin(w);
-    hx_present_turn(w, &done);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_begin(w);
+    hxi_present_turn(w, &done);
+    hxi_json_write_obj_end(w);
     return 0;
 }
 
@@ -95,7 +95,7 @@ static const mcp_field session_fields[] = {
 const mcp_field mcp_get_session_out = {
     NULL, MCP_JSON_OBJECT, .props = session_fields, MCP_REQUIRED("session_id", "turns", "total")};
 
-int mcp_tool_get_session(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_get_session(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_get_session_args, args};
     const char *session = mcp_arg_str(&a, "session_id");
@@ -103,7 +103,7 @@ int mcp_tool_get_session(mcp_session *s, const hx_json_val *args, hx_json_writer
     int rc = mcp_session_open(s, err);
     if (rc || (rc = hx_session_get_session(s->ses, session, &l, err)))
         return rc;
-    hx_present_turns(w, session, &l);
+    hxi_present_turns(w, session, &l);
     hx_turn_list_free(&l);
     return 0;
 }
@@ -122,14 +122,14 @@ static const mcp_field sessions_fields[] = {
 };
 const mcp_field mcp_list_sessions_out = {NULL, MCP_JSON_OBJECT, .props = sessions_fields, MCP_REQUIRED("sessions")};
 
-int mcp_tool_list_sessions(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_list_sessions(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     (void)args;
     hx_conversation_list l;
     int rc = mcp_session_open(s, err);
     if (rc || (rc = hx_session_list_sessions(s->ses, &l, err)))
         return rc;
-    hx_present_conversations(w, &l);
+    hxi_present_conversations(w, &l);
     hx_conversation_list_free(&l);
     return 0;
 }
@@ -163,16 +163,16 @@ static const mcp_field history_fields[] = {
 const mcp_field mcp_search_history_out = {
     NULL, MCP_JSON_OBJECT, .props = history_fields, MCP_REQUIRED("query", "mode", "results", "total_results")};
 
-static void write_score(hx_json_writer *w, const char *key, float x)
+static void write_score(hxi_json_writer *w, const char *key, float x)
 {
-    hx_json_write_key(w, key);
+    hxi_json_write_key(w, key);
     if (isnan(x))
-        hx_json_write_null(w);
+        hxi_json_write_null(w);
     else
-        hx_json_write_double(w, x);
+        hxi_json_write_double(w, x);
 }
 
-int mcp_tool_search_history(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_search_history(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {mcp_search_history_args, args};
     hx_history_query q = {.query = mcp_arg_str(&a, "query"), .mode = HX_MODE_HYBRID,
@@ -182,25 +182,25 @@ int mcp_tool_search_history(mcp_session *s, const hx_json_val *args, hx_json_wri
     int rc = mcp_session_open(s, err);
     if (rc || (rc = hx_session_search_history(s->ses, &q, &l, err)))
         return rc;
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "query");
-    hx_json_write_cstr(w, q.query);
-    hx_json_write_key(w, "mode");
-    hx_json_write_cstr(w, hx_mode_names[q.mode]);
-    hx_json_write_key(w, "results");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "query");
+    hxi_json_write_cstr(w, q.query);
+    hxi_json_write_key(w, "mode");
+    hxi_json_write_cstr(w, hx_mode_names[q.mode]);
+    hxi_json_write_key(w, "results");
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < l.n; i++) {
-        hx_json_write_obj_begin(w);
-        hx_present_turn(w, &l.turns[i]);
+        hxi_json_write_obj_begin(w);
+        hxi_present_turn(w, &l.turns[i]);
         write_score(w, "score", l.scores[i].score);
         write_score(w, "similarity", l.scores[i].similarity);
         write_score(w, "keyword_score", l.scores[i].keyword_score);
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_end(w);
     }
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "total_results");
-    hx_json_write_uint(w, l.n);
-    hx_json_write_obj_end(w);
+    hxi_json_write_arr_end(w);
+    hxi_json_write_key(w, "total_results");
+    hxi_json_write_uint(w, l.n);
+    hxi_json_write_obj_end(w);
     hx_turn_list_free(&l);
     return 0;
 }

@@ -25,7 +25,7 @@
                     "answered; the answer's tiers say which were read. read_context's time applies to every " \
                     "tier, a baseline to the project only."}
 
-/* The answer's "tiers" (hx_present_tiers), a row of an output description's fields. */
+/* The answer's "tiers" (hxi_present_tiers), a row of an output description's fields. */
 static const mcp_field tier_fields[] = {
     {"tier", .type = MCP_JSON_STRING},
     {"db", .type = MCP_JSON_STRING},
@@ -40,19 +40,19 @@ static const mcp_field tier_item = {NULL, MCP_JSON_OBJECT, .props = tier_fields,
 #define MCP_OUT_TIERS {"tiers", MCP_JSON_ARRAY, .items = &tier_item}
 
 /* "read_context" of the first tier the answer a read, then "tiers": every tier its source names. */
-static void write_tiers(hx_json_writer *w, const mcp_session *s, const hx_session_answer *a)
+static void write_tiers(hxi_json_writer *w, const mcp_session *s, const hx_session_answer *a)
 {
-    hx_tier_status t[3];
+    hxi_tier_status t[3];
     size_t n = a->n_tiers < 3 ? a->n_tiers : 3;
     for (size_t i = 0; i < n; i++) {
         const hx_tier_report *r = &a->tiers[i];
         bool none = !strcmp(r->name, HX_TIER_USER) && !s->cfg->user_db;   /* the server names no user index */
-        t[i] = (hx_tier_status){r->name, r->db ? r->db : "",
+        t[i] = (hxi_tier_status){r->name, r->db ? r->db : "",
                                 none ? "no user index: set $" HX_USER_DB_ENV ", $XDG_DATA_HOME or $HOME" : r->reason,
                                 r->generation};
     }
-    hx_present_read_context(w, &a->taken);
-    hx_present_tiers(w, t, n, &a->results);
+    hxi_present_read_context(w, &a->taken);
+    hxi_present_tiers(w, t, n, &a->results);
 }
 
 /* === Arguments === */
@@ -80,9 +80,9 @@ static void write_tiers(hx_json_writer *w, const mcp_session *s, const hx_sessio
 #define ARG_MIN_SCORE_NO_FLOOR {"min_score", MCP_NUMBER, .description = MIN_SCORE_DOC " No floor by default."}
 #define ARG_RANK_WINDOW                                                                                      \
     {"rank_window", MCP_INTEGER, RANGE(1, HX_RANK_WINDOW_MAX), .def = HX_STRINGIFY(HX_RANK_WINDOW),           \
-     .description = "Chunks each side (keyword, semantic) ranks before fusion, grouping and the cut to "     \
-                    "top_k (a larger top_k widens it): any top_k up to it gives the same first results "     \
-                    "with the same scores."}
+     .description = "Chunks each side ranks before fusion and the cut to top_k. Each side (keyword, "       \
+                    "semantic) ranks this many before grouping (a larger top_k widens it), so any top_k up " \
+                    "to it gives the same first results with the same scores."}
 #define ARG_THRESHOLD {"threshold", .alias_of = "min_score", .description = "The same as min_score (seed 003's name)."}
 static const mcp_arg recency_args[] = {
     {"key", MCP_STRING, .required = true, AT_LEAST(1),
@@ -102,19 +102,19 @@ static const mcp_arg recency_args[] = {
      .description = "Budget for the assembled context, counted with the model's tokenizer."}
 
 /* The results of an answer a (res: a's, or results a holds), each with the commit that answered it. */
-static void write_results(hx_json_writer *w, const hx_results *res, const hx_session_answer *a)
+static void write_results(hxi_json_writer *w, const hx_results *res, const hx_session_answer *a)
 {
-    hx_json_write_key(w, "group_by");
-    hx_json_write_cstr(w, hx_group_names[res->group]);
-    hx_json_write_key(w, "results");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_key(w, "group_by");
+    hxi_json_write_cstr(w, hx_group_names[res->group]);
+    hxi_json_write_key(w, "results");
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < res->n; i++)
-        hx_present_result(w, &res->v[i], res->group, hx_session_answer_generation(a, &res->v[i]));
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "total_results");
-    hx_json_write_uint(w, res->n);
-    hx_json_write_key(w, "search_time_ms");
-    hx_json_write_double(w, res->search_ms);
+        hxi_present_result(w, &res->v[i], res->group, hx_session_answer_generation(a, &res->v[i]));
+    hxi_json_write_arr_end(w);
+    hxi_json_write_key(w, "total_results");
+    hxi_json_write_uint(w, res->n);
+    hxi_json_write_key(w, "search_time_ms");
+    hxi_json_write_double(w, res->search_ms);
 }
 
 /* Search options of search and find_similar, from their tables. */
@@ -173,9 +173,9 @@ const mcp_arg mcp_search_args[] = {
     {.name = NULL},
 };
 
-/* Who signed a document (hx_present_signer): in results, citations, context sources and documents. */
+/* Who signed a document (hxi_present_signer): in results, citations, context sources and documents. */
 
-/* A result of search and find_similar (hx_present_result). */
+/* A result of search and find_similar (hxi_present_result). */
 static const mcp_field more_fields[] = {
     {"score", .type = MCP_JSON_NUMBER},
     {"chunk_id", .type = MCP_JSON_INTEGER},
@@ -238,7 +238,7 @@ static const mcp_field search_fields[] = {
 const mcp_field mcp_search_out = {
     NULL, MCP_JSON_OBJECT, .props = search_fields, MCP_REQUIRED("query", "mode", "results", "total_results")};
 
-static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+static int search_filtered(mcp_session *s, const hxi_json_val *args, const hx_filter_set *fs, hxi_json_writer *w,
                            hx_error *err)
 {
     mcp_args a = {mcp_search_args, args}, fusion = mcp_arg_object(&a, "fusion");
@@ -266,16 +266,16 @@ static int search_filtered(mcp_session *s, const hx_json_val *args, const hx_fil
     if (rc || (rc = hx_session_search(s->ses, &q, &ans, err)))
         return mcp_session_error(s, rc, &q.at, err);
     if (q.source == HX_SEARCH_REGISTRY) {   /* the registry alone: its own answer, as `hyrax search --json` */
-        hx_present_registry_search(w, query, o.mode, &ans.results, ans.registry, ans.tiers[0].reason);
+        hxi_present_registry_search(w, query, o.mode, &ans.results, ans.registry, ans.tiers[0].reason);
     } else {
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "query");
-        hx_json_write_cstr(w, query);
-        hx_json_write_key(w, "mode");
-        hx_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hx_mode_name(o.mode));
+        hxi_json_write_obj_begin(w);
+        hxi_json_write_key(w, "query");
+        hxi_json_write_cstr(w, query);
+        hxi_json_write_key(w, "mode");
+        hxi_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hxi_mode_name(o.mode));
         write_results(w, &ans.results, &ans);
         write_tiers(w, s, &ans);
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_end(w);
     }
     mcp_note_query(s, query);
     hx_session_answer_free(&ans);
@@ -340,51 +340,51 @@ const mcp_field mcp_get_context_out = {
     MCP_REQUIRED("context", "sources", "total_tokens", "max_tokens", "truncated")};
 
 /* One of get_context's sources: the passage labelled [label] in the context (hx_context_source). */
-static void write_source(hx_json_writer *w, const hx_context_source *p)
+static void write_source(hxi_json_writer *w, const hx_context_source *p)
 {
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "index");
-    hx_json_write_uint(w, p->label);
-    hx_json_write_key(w, "doc_id");
-    hx_json_write_uint(w, p->first->doc_id);
-    hx_json_write_key(w, "path");
-    hx_json_write_cstr(w, p->first->path);
-    hx_json_write_key(w, "title");
-    hx_json_write_cstr(w, p->first->title);
-    hx_json_write_key(w, "heading");
-    hx_json_write_cstr(w, p->first->heading);
-    hx_json_write_key(w, "line_start");
-    hx_json_write_uint(w, p->line_start);
-    hx_json_write_key(w, "line_end");
-    hx_json_write_uint(w, p->line_end);
-    hx_json_write_key(w, "relevance");
-    hx_json_write_double(w, p->relevance);
-    hx_json_write_key(w, "tokens");
-    hx_json_write_uint(w, p->tokens);
-    hx_json_write_key(w, "chunk_ids");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "index");
+    hxi_json_write_uint(w, p->label);
+    hxi_json_write_key(w, "doc_id");
+    hxi_json_write_uint(w, p->first->doc_id);
+    hxi_json_write_key(w, "path");
+    hxi_json_write_cstr(w, p->first->path);
+    hxi_json_write_key(w, "title");
+    hxi_json_write_cstr(w, p->first->title);
+    hxi_json_write_key(w, "heading");
+    hxi_json_write_cstr(w, p->first->heading);
+    hxi_json_write_key(w, "line_start");
+    hxi_json_write_uint(w, p->line_start);
+    hxi_json_write_key(w, "line_end");
+    hxi_json_write_uint(w, p->line_end);
+    hxi_json_write_key(w, "relevance");
+    hxi_json_write_double(w, p->relevance);
+    hxi_json_write_key(w, "tokens");
+    hxi_json_write_uint(w, p->tokens);
+    hxi_json_write_key(w, "chunk_ids");
+    hxi_json_write_arr_begin(w);
     for (size_t c = 0; c < p->n_ranked; c++)
-        hx_json_write_uint(w, p->chunk_ids[c]);
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "related_chunk_ids");
-    hx_json_write_arr_begin(w);
+        hxi_json_write_uint(w, p->chunk_ids[c]);
+    hxi_json_write_arr_end(w);
+    hxi_json_write_key(w, "related_chunk_ids");
+    hxi_json_write_arr_begin(w);
     for (size_t c = p->n_ranked; c < p->n_chunks; c++)
-        hx_json_write_uint(w, p->chunk_ids[c]);
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "version");
-    hx_json_write_cstr(w, p->first->doc_sha256);
-    hx_present_signer(w, p->first->signer);
-    hx_json_write_key(w, "generation");
-    hx_json_write_uint(w, p->generation);
+        hxi_json_write_uint(w, p->chunk_ids[c]);
+    hxi_json_write_arr_end(w);
+    hxi_json_write_key(w, "version");
+    hxi_json_write_cstr(w, p->first->doc_sha256);
+    hxi_present_signer(w, p->first->signer);
+    hxi_json_write_key(w, "generation");
+    hxi_json_write_uint(w, p->generation);
     if (p->first->tier) {
-        hx_json_write_key(w, "tier");
-        hx_json_write_cstr(w, p->first->tier);
+        hxi_json_write_key(w, "tier");
+        hxi_json_write_cstr(w, p->first->tier);
     }
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
 }
 
 /* The session assembles the context (hx_session_context); this presents it. */
-static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+static int context_filtered(mcp_session *s, const hxi_json_val *args, const hx_filter_set *fs, hxi_json_writer *w,
                             hx_error *err)
 {
     mcp_args a = {mcp_get_context_args, args};
@@ -409,26 +409,26 @@ static int context_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
     int rc = mcp_session_open(s, err);
     if (rc || (rc = hx_session_context(s->ses, &q, &c, err)))
         return mcp_session_error(s, rc, &q.search.at, err);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "query");
-    hx_json_write_cstr(w, query);
-    hx_json_write_key(w, "context");
-    hx_json_write_str(w, c.text ? c.text : "", c.len);
-    hx_json_write_key(w, "sources");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "query");
+    hxi_json_write_cstr(w, query);
+    hxi_json_write_key(w, "context");
+    hxi_json_write_str(w, c.text ? c.text : "", c.len);
+    hxi_json_write_key(w, "sources");
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < c.n_sources; i++)
         write_source(w, &c.sources[i]);
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "total_tokens");
-    hx_json_write_uint(w, c.tokens);
-    hx_json_write_key(w, "max_tokens");
-    hx_json_write_uint(w, c.max_tokens);
-    hx_json_write_key(w, "dropped");
-    hx_json_write_uint(w, c.dropped);
-    hx_json_write_key(w, "truncated");
-    hx_json_write_bool(w, c.dropped > 0);
+    hxi_json_write_arr_end(w);
+    hxi_json_write_key(w, "total_tokens");
+    hxi_json_write_uint(w, c.tokens);
+    hxi_json_write_key(w, "max_tokens");
+    hxi_json_write_uint(w, c.max_tokens);
+    hxi_json_write_key(w, "dropped");
+    hxi_json_write_uint(w, c.dropped);
+    hxi_json_write_key(w, "truncated");
+    hxi_json_write_bool(w, c.dropped > 0);
     write_tiers(w, s, &c.answer);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     mcp_note_query(s, query);
     hx_context_free(&c);
     return 0;
@@ -464,7 +464,7 @@ static const mcp_field similar_fields[] = {
 const mcp_field mcp_find_similar_out = {
     NULL, MCP_JSON_OBJECT, .props = similar_fields, MCP_REQUIRED("source", "results", "total_results")};
 
-static int similar_filtered(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+static int similar_filtered(mcp_session *s, const hxi_json_val *args, const hx_filter_set *fs, hxi_json_writer *w,
                             hx_error *err)
 {
     mcp_args a = {mcp_find_similar_args, args};
@@ -497,27 +497,27 @@ static int similar_filtered(mcp_session *s, const hx_json_val *args, const hx_fi
     if (rc || (rc = hx_session_similar(s->ses, &q, &ans, err)))
         return rc == HX_ENOTFOUND && by_chunk ? (err->code = HX_EINVAL)   /* the tool's code for an unknown chunk */
                                               : mcp_session_error(s, rc, &q.at, err);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "source");
-    hx_json_write_cstr(w, source);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "source");
+    hxi_json_write_cstr(w, source);
     write_results(w, &ans.results, &ans);
-    hx_present_read_context(w, &ans.taken);
-    hx_json_write_obj_end(w);
+    hxi_present_read_context(w, &ans.taken);
+    hxi_json_write_obj_end(w);
     hx_session_answer_free(&ans);
     return 0;
 }
 
-int mcp_tool_search(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_search(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     return mcp_with_filters(search_filtered, mcp_search_args, s, args, w, err);
 }
 
-int mcp_tool_get_context(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_get_context(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     return mcp_with_filters(context_filtered, mcp_get_context_args, s, args, w, err);
 }
 
-int mcp_tool_find_similar(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+int mcp_tool_find_similar(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 {
     return mcp_with_filters(similar_filtered, mcp_find_similar_args, s, args, w, err);
 }

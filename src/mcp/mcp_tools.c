@@ -25,7 +25,7 @@ const char *mcp_clean_name(const char *root, const char *key, const char *in, ch
 int mcp_session_doc(mcp_session *s, const mcp_args *a, const hx_read_context *at, bool chunks, hx_session_doc *d,
                     hx_error *err)
 {
-    const hx_json_val *idv = mcp_arg_value(a, "doc_id");
+    const hxi_json_val *idv = mcp_arg_value(a, "doc_id");
     const char *path = mcp_arg_str(a, "path");
     if (!idv == !path)
         return hx_error_set(err, HX_EINVAL, -1, "give exactly one of 'doc_id' (a number from list_documents or "
@@ -49,17 +49,17 @@ int mcp_session_doc(mcp_session *s, const mcp_args *a, const hx_read_context *at
 
 /* === Shared pieces of results === */
 
-void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns)
+void mcp_write_time(hxi_json_writer *w, const char *key, int64_t ns)
 {
     char buf[64];
     hx_time_format(ns, buf, sizeof buf);
-    hx_json_write_key(w, key);
-    hx_json_write_cstr(w, buf);
+    hxi_json_write_key(w, key);
+    hxi_json_write_cstr(w, buf);
 }
 
 /* The tools that take `filters` run as fn with them parsed (hx_filter_parse_json_text), freed after the call. */
-int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hx_json_val *args,
-                        hx_json_writer *w, hx_error *err)
+int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hxi_json_val *args,
+                        hxi_json_writer *w, hx_error *err)
 {
     mcp_args a = {table, args};
     hx_filter_set fs = {0};
@@ -108,39 +108,39 @@ int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path)
     return mcp_progress(((mcp_session *)ctx)->server, done, total, path);
 }
 
-void mcp_write_report(hx_json_writer *w, const hx_update_report *r)
+void mcp_write_report(hxi_json_writer *w, const hx_update_report *r)
 {
-    hx_json_write_key(w, "added");
-    hx_json_write_uint(w, r->added);
-    hx_json_write_key(w, "updated");
-    hx_json_write_uint(w, r->updated);
-    hx_json_write_key(w, "unchanged");
-    hx_json_write_uint(w, r->unchanged);
-    hx_json_write_key(w, "removed");
-    hx_json_write_uint(w, r->removed);
-    hx_json_write_key(w, "kept_out");
-    hx_json_write_uint(w, r->kept_out);
-    hx_present_rejected(w, r->rejected, r->n_rejected);
-    hx_json_write_key(w, "chunks_added");
-    hx_json_write_uint(w, r->chunks_added);
-    hx_json_write_key(w, "chunks_removed");
-    hx_json_write_uint(w, r->chunks_removed);
-    hx_json_write_key(w, "seconds");
-    hx_json_write_double(w, r->seconds);
+    hxi_json_write_key(w, "added");
+    hxi_json_write_uint(w, r->added);
+    hxi_json_write_key(w, "updated");
+    hxi_json_write_uint(w, r->updated);
+    hxi_json_write_key(w, "unchanged");
+    hxi_json_write_uint(w, r->unchanged);
+    hxi_json_write_key(w, "removed");
+    hxi_json_write_uint(w, r->removed);
+    hxi_json_write_key(w, "kept_out");
+    hxi_json_write_uint(w, r->kept_out);
+    hxi_present_rejected(w, r->rejected, r->n_rejected);
+    hxi_json_write_key(w, "chunks_added");
+    hxi_json_write_uint(w, r->chunks_added);
+    hxi_json_write_key(w, "chunks_removed");
+    hxi_json_write_uint(w, r->chunks_removed);
+    hxi_json_write_key(w, "seconds");
+    hxi_json_write_double(w, r->seconds);
 }
 
 /* "searchable": the commit that holds the change, visible to every search from now on, and a
  * "warning" when something after that commit failed (the change itself is committed). */
-void mcp_write_committed(hx_json_writer *w, const hx_session_write *out)
+void mcp_write_committed(hxi_json_writer *w, const hx_session_write *out)
 {
     if (out->report.warning[0]) {
-        hx_json_write_key(w, "warning");
-        hx_json_write_cstr(w, out->report.warning);
+        hxi_json_write_key(w, "warning");
+        hxi_json_write_cstr(w, out->report.warning);
     }
-    hx_json_write_key(w, "generation");
-    hx_json_write_uint(w, out->commit.generation);
-    hx_json_write_key(w, "searchable");
-    hx_json_write_bool(w, 1);
+    hxi_json_write_key(w, "generation");
+    hxi_json_write_uint(w, out->commit.generation);
+    hxi_json_write_key(w, "searchable");
+    hxi_json_write_bool(w, 1);
     mcp_write_time(w, "searchable_at", out->commit.committed_ns);
 }
 
@@ -245,49 +245,49 @@ static void note_latency(mcp_session *s, int tool, double ms)
 {
     mcp_server *server = s->server;
     const char *transport = s->transport ? s->transport : server->transport;
-    hx_metrics_observe(server->metrics, HX_METRIC_TOOL, mcp_tools[tool].name, transport, NULL, ms / 1e3);
+    hxi_metrics_observe(server->metrics, HX_METRIC_TOOL, mcp_tools[tool].name, transport, NULL, ms / 1e3);
     hx_stats_note_latency(server->stats, mcp_tools[tool].name, transport, ms);
 }
 
 /* Result of a tool call: the structured JSON (sw) also given as text, or an isError message. */
 typedef struct {
-    const hx_json_writer *structured;
+    const hxi_json_writer *structured;
     const char *error;
     bool modern;
 } tool_outcome;
 
-static int write_tool_result(void *ctx, hx_json_writer *w, hx_error *err)
+static int write_tool_result(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     const tool_outcome *o = ctx;
     (void)err;
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "content");
-    hx_json_write_arr_begin(w);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "type");
-    hx_json_write_cstr(w, "text");
-    hx_json_write_key(w, "text");
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "content");
+    hxi_json_write_arr_begin(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "type");
+    hxi_json_write_cstr(w, "text");
+    hxi_json_write_key(w, "text");
     if (o->error)
-        hx_json_write_cstr(w, o->error);
+        hxi_json_write_cstr(w, o->error);
     else
-        hx_json_write_str(w, o->structured->buf, o->structured->len);
-    hx_json_write_obj_end(w);
-    hx_json_write_arr_end(w);
+        hxi_json_write_str(w, o->structured->buf, o->structured->len);
+    hxi_json_write_obj_end(w);
+    hxi_json_write_arr_end(w);
     if (!o->error) {
-        hx_json_write_key(w, "structuredContent");
-        hx_json_write_json(w, o->structured->buf, o->structured->len);
+        hxi_json_write_key(w, "structuredContent");
+        hxi_json_write_json(w, o->structured->buf, o->structured->len);
     }
-    hx_json_write_key(w, "isError");
-    hx_json_write_bool(w, o->error != NULL);
+    hxi_json_write_key(w, "isError");
+    hxi_json_write_bool(w, o->error != NULL);
     mcp_write_result_tail(w, o->modern, -1);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     return 0;
 }
 
 /* Runs a tool under a fault guard (hyrax.h): an index file truncated or overwritten while the tool
  * reads it gives a tool error, and the reader is closed so the next call opens the file afresh.
  * Write tools run unguarded: their writer holds the lock and is not abandoned halfway. */
-static int run_guarded(mcp_session *s, int t, const hx_json_val *args, hx_json_writer *sw, hx_error *err)
+static int run_guarded(mcp_session *s, int t, const hxi_json_val *args, hxi_json_writer *sw, hx_error *err)
 {
     hx_fault_guard g;
     if (!HX_FAULT_GUARD(g)) {
@@ -313,25 +313,25 @@ static int tool_index(const char *name, size_t len)
 /* The tool that runs tool t on *args: t itself, or its family with *args translated into the
  * family's arguments (*doc holds them; caller frees). -1 with err set when the translated
  * arguments fail the family's checks. */
-static int runner_of(int t, const hx_json_val **args, hx_json_doc **doc, hx_error *err)
+static int runner_of(int t, const hxi_json_val **args, hxi_json_doc **doc, hx_error *err)
 {
     const char *family = mcp_tools[t].family;
     if (!family)
         return t;
     int f = tool_index(family, strlen(family));
-    hx_json_writer w;
+    hxi_json_writer w;
     hx_error e = {0};
-    hx_json_writer_init(&w);
+    hxi_json_writer_init(&w);
     mcp_args_translate(mcp_tools[t].args, *args, &w);
     if (f < 0 || f == t)
         f = hx_error_set(err, HX_EINVAL, -1, "%s names no other tool to run it (%s)", mcp_tools[t].name, family);
-    else if (hx_json_writer_finish(&w, &e) || hx_json_parse(doc, w.buf, w.len, NULL, &e))
+    else if (hxi_json_writer_finish(&w, &e) || hxi_json_parse(doc, w.buf, w.len, NULL, &e))
         f = mcp_error_wrap(err, &e, "cannot pass the arguments on to %s: ", family);
-    else if (mcp_args_validate(mcp_tools[f].args, hx_json_doc_root(*doc), err))
+    else if (mcp_args_validate(mcp_tools[f].args, hxi_json_doc_root(*doc), err))
         f = -1;
     else
-        *args = hx_json_doc_root(*doc);
-    hx_json_writer_free(&w);
+        *args = hxi_json_doc_root(*doc);
+    hxi_json_writer_free(&w);
     return f;
 }
 
@@ -385,47 +385,47 @@ typedef struct {
 
 /* Splits args into the tool's own (*rest, NULL when args has no budget member: use args) and the
  * budget's, checked against extra, into *b; 0 or HX_EINVAL with err set. */
-static int take_budget(const mcp_arg *extra, const hx_json_val *args, hx_json_doc **rest, budget *b, hx_error *err)
+static int take_budget(const mcp_arg *extra, const hxi_json_val *args, hxi_json_doc **rest, budget *b, hx_error *err)
 {
-    hx_json_writer own, mine, one;
-    hx_json_writer_init(&own);
-    hx_json_writer_init(&mine);
-    hx_json_writer_init(&one);
-    hx_json_write_obj_begin(&own);
-    hx_json_write_obj_begin(&mine);
-    hx_json_iter it;
-    const hx_json_val *k, *v;
+    hxi_json_writer own, mine, one;
+    hxi_json_writer_init(&own);
+    hxi_json_writer_init(&mine);
+    hxi_json_writer_init(&one);
+    hxi_json_write_obj_begin(&own);
+    hxi_json_write_obj_begin(&mine);
+    hxi_json_iter it;
+    const hxi_json_val *k, *v;
     bool any = false;
     b->args_hash = 0;
-    hx_json_iter_init(&it, args);
-    while (hx_json_iter_next(&it, &k, &v)) {
+    hxi_json_iter_init(&it, args);
+    while (hxi_json_iter_next(&it, &k, &v)) {
         size_t klen;
-        const char *key = hx_json_str(k, &klen);
+        const char *key = hxi_json_str(k, &klen);
         bool is_budget = false;
         for (const mcp_arg *r = extra; r->name; r++)
             is_budget |= strlen(r->name) == klen && !memcmp(r->name, key, klen);
-        hx_json_writer *to = is_budget ? &mine : &own;
+        hxi_json_writer *to = is_budget ? &mine : &own;
         any |= is_budget;
-        hx_json_write_keyn(to, key, klen);
-        hx_json_write_val(to, v);
+        hxi_json_write_keyn(to, key, klen);
+        hxi_json_write_val(to, v);
         if (!is_budget) {   /* sum of the members' hashes: the same whatever their order */
-            hx_json_writer_reset(&one);
-            hx_json_write_val(&one, v);
+            hxi_json_writer_reset(&one);
+            hxi_json_write_val(&one, v);
             b->args_hash += fnv1a(fnv1a(2166136261u, key, klen + 1), one.buf, one.len);
         }
     }
-    hx_json_write_obj_end(&own);
-    hx_json_write_obj_end(&mine);
-    hx_json_doc *bdoc = NULL;
+    hxi_json_write_obj_end(&own);
+    hxi_json_write_obj_end(&mine);
+    hxi_json_doc *bdoc = NULL;
     hx_error e = {0};
     int rc = 0;
     *rest = NULL;
-    if (any && (hx_json_writer_finish(&own, &e) || hx_json_parse(rest, own.buf, own.len, NULL, &e) ||
-                hx_json_writer_finish(&mine, &e) || hx_json_parse(&bdoc, mine.buf, mine.len, NULL, &e)))
+    if (any && (hxi_json_writer_finish(&own, &e) || hxi_json_parse(rest, own.buf, own.len, NULL, &e) ||
+                hxi_json_writer_finish(&mine, &e) || hxi_json_parse(&bdoc, mine.buf, mine.len, NULL, &e)))
         rc = hx_error_set(err, MCP_CODE(e), -1, "%s", e.message);
-    else if (any && mcp_args_validate(extra, hx_json_doc_root(bdoc), err))
+    else if (any && mcp_args_validate(extra, hxi_json_doc_root(bdoc), err))
         rc = HX_EINVAL;
-    mcp_args a = {extra, bdoc ? hx_json_doc_root(bdoc) : NULL};
+    mcp_args a = {extra, bdoc ? hxi_json_doc_root(bdoc) : NULL};
     b->max_bytes = bdoc ? mcp_arg_int(&a, "max_bytes") : 0;
     if (!b->max_bytes)
         b->max_bytes = strtoll(extra[0].def, NULL, 10);
@@ -439,84 +439,84 @@ static int take_budget(const mcp_arg *extra, const hx_json_val *args, hx_json_do
                                                   "same other arguments as that call");
         b->skip = (size_t)skip;
     }
-    hx_json_doc_free(bdoc);
-    hx_json_writer_free(&own);
-    hx_json_writer_free(&mine);
-    hx_json_writer_free(&one);
+    hxi_json_doc_free(bdoc);
+    hxi_json_writer_free(&own);
+    hxi_json_writer_free(&mine);
+    hxi_json_writer_free(&one);
     return rc;
 }
 
 /* The answer root with items [skip, skip + keep) of its page array (n items) into out, and, when
  * some are left, "omitted" and "next_cursor" (none for a write: it is not repeated). */
-static void write_page(hx_json_writer *out, const hx_json_val *root, int t, const hx_json_val *page, size_t n,
+static void write_page(hxi_json_writer *out, const hxi_json_val *root, int t, const hxi_json_val *page, size_t n,
                        size_t keep, const budget *b)
 {
     size_t left = n - b->skip - keep;
-    hx_json_writer_reset(out);
-    hx_json_write_obj_begin(out);
-    hx_json_iter it;
-    const hx_json_val *k, *v;
-    hx_json_iter_init(&it, root);
-    while (hx_json_iter_next(&it, &k, &v)) {
+    hxi_json_writer_reset(out);
+    hxi_json_write_obj_begin(out);
+    hxi_json_iter it;
+    const hxi_json_val *k, *v;
+    hxi_json_iter_init(&it, root);
+    while (hxi_json_iter_next(&it, &k, &v)) {
         size_t klen;
-        const char *key = hx_json_str(k, &klen);
+        const char *key = hxi_json_str(k, &klen);
         if (left && ((klen == 11 && !memcmp(key, "next_cursor", 11)) || (klen == 7 && !memcmp(key, "omitted", 7))))
             continue;
-        hx_json_write_keyn(out, key, klen);
+        hxi_json_write_keyn(out, key, klen);
         if (v != page) {
-            hx_json_write_val(out, v);
+            hxi_json_write_val(out, v);
             continue;
         }
-        hx_json_iter items;
-        const hx_json_val *item;
-        hx_json_iter_init(&items, page);
-        hx_json_write_arr_begin(out);
-        for (size_t i = 0; i < b->skip + keep && hx_json_iter_next(&items, NULL, &item); i++)
+        hxi_json_iter items;
+        const hxi_json_val *item;
+        hxi_json_iter_init(&items, page);
+        hxi_json_write_arr_begin(out);
+        for (size_t i = 0; i < b->skip + keep && hxi_json_iter_next(&items, NULL, &item); i++)
             if (i >= b->skip)
-                hx_json_write_val(out, item);
-        hx_json_write_arr_end(out);
+                hxi_json_write_val(out, item);
+        hxi_json_write_arr_end(out);
     }
     if (left) {
-        hx_json_write_key(out, "omitted");
-        hx_json_write_uint(out, left);
+        hxi_json_write_key(out, "omitted");
+        hxi_json_write_uint(out, left);
         char next[48] = "";
         int64_t offset = 0;
         if (pages_itself(t)) {
-            hx_json_num_int64(hx_json_obj_get(root, "offset"), &offset, NULL);
+            hxi_json_num_int64(hxi_json_obj_get(root, "offset"), &offset, NULL);
             snprintf(next, sizeof next, "o%lld", (long long)offset + (long long)keep);
         } else if (!mcp_tools[t].writes) {
             snprintf(next, sizeof next, "%zu.%08x", b->skip + keep, (unsigned)b->args_hash);
         }
         if (next[0]) {
-            hx_json_write_key(out, "next_cursor");
-            hx_json_write_cstr(out, next);
+            hxi_json_write_key(out, "next_cursor");
+            hxi_json_write_cstr(out, next);
         }
     }
-    hx_json_write_obj_end(out);
+    hxi_json_write_obj_end(out);
 }
 
 /* Fits tool t's answer in sw to the budget b (a no-op for one that fits from its first item);
  * 0, or HX_EINVAL with err saying how large a budget it needs when not even one item fits. */
-static int fit_budget(int t, hx_json_writer *sw, const budget *b, hx_error *err)
+static int fit_budget(int t, hxi_json_writer *sw, const budget *b, hx_error *err)
 {
     if ((int64_t)sw->len <= b->max_bytes && !b->skip)
         return 0;
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     hx_error e = {0};
-    if (hx_json_parse(&doc, sw->buf, sw->len, NULL, &e))
+    if (hxi_json_parse(&doc, sw->buf, sw->len, NULL, &e))
         return hx_error_set(err, MCP_CODE(e), -1, "internal error reading the answer: %s", e.message);
-    const hx_json_val *root = hx_json_doc_root(doc);
-    const hx_json_val *page = mcp_tools[t].page ? hx_json_obj_get(root, mcp_tools[t].page) : NULL;
-    size_t n = hx_json_type_of(page) == HX_JSON_ARRAY ? hx_json_len(page) : 0;
+    const hxi_json_val *root = hxi_json_doc_root(doc);
+    const hxi_json_val *page = mcp_tools[t].page ? hxi_json_obj_get(root, mcp_tools[t].page) : NULL;
+    size_t n = hxi_json_type_of(page) == HX_JSON_ARRAY ? hxi_json_len(page) : 0;
     int rc = 0;
     if (b->skip > n) {
         rc = hx_error_set(err, HX_EINVAL, -1, "cursor: the answer has %zu %s now; give the next_cursor of the "
                                               "previous answer, with the same other arguments", n, mcp_tools[t].page);
         goto done;
     }
-    hx_json_writer out, one;
-    hx_json_writer_init(&out);
-    hx_json_writer_init(&one);
+    hxi_json_writer out, one;
+    hxi_json_writer_init(&out);
+    hxi_json_writer_init(&one);
     size_t keep = n - b->skip;
     for (;;) {
         write_page(&out, root, t, page, n, keep, b);
@@ -532,53 +532,53 @@ static int fit_budget(int t, hx_json_writer *sw, const budget *b, hx_error *err)
             break;
         }
         while (keep && over > 0) {   /* the items from the end whose bytes cover the excess */
-            hx_json_writer_reset(&one);
-            hx_json_write_val(&one, hx_json_arr_get(page, b->skip + keep - 1));
+            hxi_json_writer_reset(&one);
+            hxi_json_write_val(&one, hxi_json_arr_get(page, b->skip + keep - 1));
             over -= (int64_t)one.len + 1;
             keep--;
         }
     }
     if (!rc) {
-        hx_json_writer_reset(sw);
-        hx_json_write_json(sw, out.buf, out.len);
+        hxi_json_writer_reset(sw);
+        hxi_json_write_json(sw, out.buf, out.len);
     }
-    hx_json_writer_free(&out);
-    hx_json_writer_free(&one);
+    hxi_json_writer_free(&out);
+    hxi_json_writer_free(&one);
 done:
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     return rc;
 }
 
 /* Runs tool t on args and leaves the JSON-RPC response for `id` in out; returns the tool's
  * result: 0, or non-zero for an isError answer. */
-int mcp_run_tool(mcp_session *s, int t, const hx_json_val *args, const char *id, size_t id_len, bool modern,
-                    hx_json_writer *out)
+int mcp_run_tool(mcp_session *s, int t, const hxi_json_val *args, const char *id, size_t id_len, bool modern,
+                    hxi_json_writer *out)
 {
     double t0 = mcp_mono_ms();
-    hx_json_writer sw;
+    hxi_json_writer sw;
     hx_error err = {0};
-    hx_json_doc *translated = NULL, *own = NULL;
+    hxi_json_doc *translated = NULL, *own = NULL;
     budget b;
-    hx_json_writer_init(&sw);
+    hxi_json_writer_init(&sw);
     int r = take_budget(budget_table(t), args, &own, &b, &err) ? -1 : 0;
     if (own)
-        args = hx_json_doc_root(own);
+        args = hxi_json_doc_root(own);
     r = r < 0 || mcp_args_validate(mcp_tools[t].args, args, &err) ? -1 : runner_of(t, &args, &translated, &err);
     int rc = r < 0 ? MCP_CODE(err)
              : mcp_tools[r].writes ? mcp_tools[r].run(s, args, &sw, &err)
                                    : run_guarded(s, r, args, &sw, &err);
-    hx_json_doc_free(translated);
-    hx_json_doc_free(own);
+    hxi_json_doc_free(translated);
+    hxi_json_doc_free(own);
     hx_error e = {0};
-    if (!rc && hx_json_writer_finish(&sw, &e))
+    if (!rc && hxi_json_writer_finish(&sw, &e))
         rc = hx_error_set(&err, MCP_CODE(e), -1, "internal error building the result: %s", e.message);
     if (!rc)
         rc = fit_budget(t, &sw, &b, &err);
     tool_outcome o = {&sw, rc ? err.message : NULL, modern};
-    hx_json_writer_reset(out);
-    if (hx_rpc_write_result_fn(out, id, id_len, write_tool_result, &o, &e))
-        hx_rpc_write_error(out, id, id_len, HX_RPC_INTERNAL_ERROR, e.message, NULL, 0, NULL);
-    hx_json_writer_free(&sw);
+    hxi_json_writer_reset(out);
+    if (hxi_rpc_write_result_fn(out, id, id_len, write_tool_result, &o, &e))
+        hxi_rpc_write_error(out, id, id_len, HX_RPC_INTERNAL_ERROR, e.message, NULL, 0, NULL);
+    hxi_json_writer_free(&sw);
     note_latency(s, t, mcp_mono_ms() - t0);
     return rc;
 }
@@ -611,56 +611,56 @@ int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *er
 /* tools/list: the tools served, in the table's order, so two lists compare equal byte for byte.
  * Short (the default, README "MCP tools"): brief argument schemas and no outputSchema (optional in
  * MCP; the answer is the same); --tools all lists both in full. */
-int mcp_write_tools_list(void *ctx, hx_json_writer *w, hx_error *err)
+int mcp_write_tools_list(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     (void)err;
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "tools");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "tools");
+    hxi_json_write_arr_begin(w);
     const mcp_server *server = ((const mcp_session *)ctx)->server;
     for (int t = 0; mcp_tools[t].name; t++) {
         const mcp_tool *tool = &mcp_tools[t];
         if (!(server->listed >> t & 1))
             continue;
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "name");
-        hx_json_write_cstr(w, tool->name);
-        hx_json_write_key(w, "description");
-        hx_json_write_cstr(w, tool->description);
-        hx_json_write_key(w, "inputSchema");
+        hxi_json_write_obj_begin(w);
+        hxi_json_write_key(w, "name");
+        hxi_json_write_cstr(w, tool->name);
+        hxi_json_write_key(w, "description");
+        hxi_json_write_cstr(w, tool->description);
+        hxi_json_write_key(w, "inputSchema");
         mcp_args_schema(w, tool->args, budget_table(t), !server->full_schemas);
         if (server->full_schemas) {
-            hx_json_write_key(w, "outputSchema");
+            hxi_json_write_key(w, "outputSchema");
             mcp_output_schema(w, tool->output);
         }
-        hx_json_write_key(w, "annotations");
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "readOnlyHint");
-        hx_json_write_bool(w, !tool->writes);
-        hx_json_write_key(w, "openWorldHint");
-        hx_json_write_bool(w, 0);
-        hx_json_write_obj_end(w);
-        hx_json_write_obj_end(w);
+        hxi_json_write_key(w, "annotations");
+        hxi_json_write_obj_begin(w);
+        hxi_json_write_key(w, "readOnlyHint");
+        hxi_json_write_bool(w, !tool->writes);
+        hxi_json_write_key(w, "openWorldHint");
+        hxi_json_write_bool(w, 0);
+        hxi_json_write_obj_end(w);
+        hxi_json_write_obj_end(w);
     }
-    hx_json_write_arr_end(w);
+    hxi_json_write_arr_end(w);
     mcp_write_result_tail(w, ((const mcp_session *)ctx)->modern, TOOLS_TTL_MS);
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     return 0;
 }
 
-void mcp_tools_call(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_json_writer *out, bool *deferred)
+void mcp_tools_call(mcp_session *s, const hxi_rpc_msg *msg, mcp_sink *sink, hxi_json_writer *out, bool *deferred)
 {
     size_t name_len;
-    const char *name = hx_json_str(hx_json_obj_get(msg->params, "name"), &name_len);
-    const hx_json_val *args = hx_json_obj_get(msg->params, "arguments");
+    const char *name = hxi_json_str(hxi_json_obj_get(msg->params, "name"), &name_len);
+    const hxi_json_val *args = hxi_json_obj_get(msg->params, "arguments");
     if (!name) {
-        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
-                           "tools/call needs params.name, the name of a tool from tools/list", NULL, 0, NULL);
+        hxi_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
+                            "tools/call needs params.name, the name of a tool from tools/list", NULL, 0, NULL);
         return;
     }
-    if (args && hx_json_type_of(args) != HX_JSON_OBJECT) {
-        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
-                           "tools/call params.arguments must be an object", NULL, 0, NULL);
+    if (args && hxi_json_type_of(args) != HX_JSON_OBJECT) {
+        hxi_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS,
+                            "tools/call params.arguments must be an object", NULL, 0, NULL);
         return;
     }
     int t = tool_index(name, name_len);
@@ -672,29 +672,29 @@ void mcp_tools_call(mcp_session *s, const hx_rpc_msg *msg, mcp_sink *sink, hx_js
         else
             snprintf(m, sizeof m, "Unknown tool: %.*s: this server does not serve it; 'hyrax serve --tools all' "
                                   "(or --tools core,%.*s) does", shown, name, shown, name);
-        hx_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS, m, NULL, 0, NULL);
+        hxi_rpc_write_error(out, msg->id_json, msg->id_len, HX_RPC_INVALID_PARAMS, m, NULL, 0, NULL);
         return;
     }
     if (mcp_tools[t].writes && s->cfg->read_only) {
-        hx_json_writer empty;
-        hx_json_writer_init(&empty);
+        hxi_json_writer empty;
+        hxi_json_writer_init(&empty);
         char m[200];
         snprintf(m, sizeof m, "%s changes the index, and this server runs with --read-only: restart it without "
                               "--read-only to allow changes", mcp_tools[t].name);
         tool_outcome o = {&empty, m, s->modern};
-        hx_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_tool_result, &o, NULL);
-        hx_json_writer_free(&empty);
+        hxi_rpc_write_result_fn(out, msg->id_json, msg->id_len, write_tool_result, &o, NULL);
+        hxi_json_writer_free(&empty);
         return;
     }
     if (mcp_tools[t].writes) {
         *deferred = mcp_enqueue(s, t, msg, args, sink, out);
         return;
     }
-    hx_json_doc *empty_doc = NULL;
+    hxi_json_doc *empty_doc = NULL;
     if (!args) {
-        hx_json_parse(&empty_doc, "{}", 2, NULL, NULL);
-        args = hx_json_doc_root(empty_doc);
+        hxi_json_parse(&empty_doc, "{}", 2, NULL, NULL);
+        args = hxi_json_doc_root(empty_doc);
     }
     mcp_run_tool(s, t, args, msg->id_json, msg->id_len, s->modern, out);
-    hx_json_doc_free(empty_doc);
+    hxi_json_doc_free(empty_doc);
 }

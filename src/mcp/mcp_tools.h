@@ -20,7 +20,7 @@ typedef struct mcp_tool {
     bool writes;                  /* runs on the worker thread; refused with --read-only */
     /* Writes the structured result into w and returns 0, or returns an HX_E* code with err's
      * message (a sentence a person can act on) for an isError result. args passed the table. */
-    int (*run)(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err);
+    int (*run)(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err);
     /* NULL, or the name of the tool that runs this one: a call's arguments are translated by
      * this tool's table (mcp_args_translate), checked by the family's and run by its run. */
     const char *family;
@@ -52,12 +52,12 @@ extern const mcp_tool mcp_tools[];
 #define ARG_DOC_ID(what) {"doc_id", MCP_INTEGER, RANGE(0, UINT32_MAX), .description = what}
 #define ARG_DOC_PATH(what) {"path", MCP_STRING, .description = what}
 
-/* Who signed a document (hx_present_signer): in results, citations, context sources and documents. */
+/* Who signed a document (hxi_present_signer): in results, citations, context sources and documents. */
 #define MCP_OUT_SIGNER                                                                                        \
     {"signer", MCP_JSON_STRING | MCP_JSON_NULL,                                                               \
      .description = "the key id (minisign) or principal (SSH) whose signature the validation gate verified "  \
                     "before indexing the document; null: unsigned"}
-/* A document's metadata (hx_present_meta): each key's value, or values. */
+/* A document's metadata (hxi_present_meta): each key's value, or values. */
 extern const mcp_field mcp_metadata_value;
 #define MCP_OUT_METADATA {"metadata", MCP_JSON_OBJECT, .values = &mcp_metadata_value}
 /* What an update did (mcp_write_report) and when it is searchable (mcp_write_committed). */
@@ -91,10 +91,10 @@ extern const mcp_arg mcp_date_range_args[], mcp_seed_filters[];
 /* === Helpers (mcp_tools.c) === */
 
 /* The tools that take `filters` run as fn with them parsed (hx_filter_parse_json_text), freed after the call. */
-typedef int (*mcp_filtered_tool)(mcp_session *s, const hx_json_val *args, const hx_filter_set *fs, hx_json_writer *w,
+typedef int (*mcp_filtered_tool)(mcp_session *s, const hxi_json_val *args, const hx_filter_set *fs, hxi_json_writer *w,
                              hx_error *err);
-int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hx_json_val *args,
-                     hx_json_writer *w, hx_error *err);
+int mcp_with_filters(mcp_filtered_tool fn, const mcp_arg *table, mcp_session *s, const hxi_json_val *args,
+                     hxi_json_writer *w, hx_error *err);
 /* The clean root-relative name of a client's path argument `in` (hyrax.h hx_fs_target, the one
  * rule) in out, or NULL with err set when it is refused (absolute outside root, '..', too long). */
 const char *mcp_clean_name(const char *root, const char *key, const char *in, char out[HX_RELPATH_MAX], hx_error *err);
@@ -103,7 +103,7 @@ const char *mcp_clean_name(const char *root, const char *key, const char *in, ch
  * with hx_session_doc_free. */
 int mcp_session_doc(mcp_session *s, const mcp_args *a, const hx_read_context *at, bool chunks, hx_session_doc *d,
                     hx_error *err);
-void mcp_write_time(hx_json_writer *w, const char *key, int64_t ns);
+void mcp_write_time(hxi_json_writer *w, const char *key, int64_t ns);
 /* err, from a session write that returned rc, in the tools' words: another writer, or what the
  * write itself failed at led by `what` (NULL: as it is); the code. */
 int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *err);
@@ -112,18 +112,18 @@ int mcp_write_error(const mcp_session *s, int rc, const char *what, hx_error *er
 int mcp_path_error(hx_error *err);
 /* hx_index_update's progress callback for a write job (ctx: its session). */
 int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path);
-void mcp_write_report(hx_json_writer *w, const hx_update_report *r);
+void mcp_write_report(hxi_json_writer *w, const hx_update_report *r);
 /* "searchable": the commit that holds a session write's change (out->commit), visible to every
  * search from now on, and a "warning" when something after that commit failed (the change itself
  * is committed). */
-void mcp_write_committed(hx_json_writer *w, const hx_session_write *out);
+void mcp_write_committed(hxi_json_writer *w, const hx_session_write *out);
 
 /* === The families === */
 
 #define MCP_TOOL_DECL(tool)                                                                                   \
     extern const mcp_arg mcp_##tool##_args[];                                                                 \
     extern const mcp_field mcp_##tool##_out;                                                                  \
-    int mcp_tool_##tool(mcp_session *s, const hx_json_val *args, hx_json_writer *w, hx_error *err)
+    int mcp_tool_##tool(mcp_session *s, const hxi_json_val *args, hxi_json_writer *w, hx_error *err)
 /* search, get_context, find_similar and the seeds' names for them (mcp_tool_search.c) */
 MCP_TOOL_DECL(search);
 MCP_TOOL_DECL(get_context);

@@ -25,12 +25,12 @@ static const struct {
 #define N_MODELS (sizeof models / sizeof *models)
 
 /* Weights linked into the binary by `make static` (src/weights_blob.S); both NULL otherwise. */
-extern const uint8_t hx_weights_blob[] __attribute__((weak));
-extern const uint8_t hx_weights_blob_end[] __attribute__((weak));
+extern const uint8_t hxi_weights_blob[] __attribute__((weak));
+extern const uint8_t hxi_weights_blob_end[] __attribute__((weak));
 
 static int built_in(void)
 {
-    const uint8_t *blob = hx_weights_blob, *end = hx_weights_blob_end;
+    const uint8_t *blob = hxi_weights_blob, *end = hxi_weights_blob_end;
     return blob && end > blob;
 }
 
@@ -56,7 +56,7 @@ static int find_file(const char *file, char *buf, size_t cap)
         }
     }
     char exe[PATH_MAX];
-    if (hx_platform_exe_path(exe, sizeof exe) == 0) {
+    if (hxi_platform_exe_path(exe, sizeof exe) == 0) {
         char *slash = strrchr(exe, '/');
         if (slash) {
             slash[1] = 0;
@@ -66,7 +66,7 @@ static int find_file(const char *file, char *buf, size_t cap)
         }
     }
     char lib[PATH_MAX];   /* an installed libhyrax.so: PREFIX/lib/libhyrax.so.N, weights in PREFIX/share/hyrax */
-    if (hx_platform_lib_path(lib, sizeof lib) == 0) {
+    if (hxi_platform_lib_path(lib, sizeof lib) == 0) {
         char *slash = strrchr(lib, '/');
         slash[1] = 0;
         if (try_path(buf, cap, lib, "../share/hyrax/", file))
@@ -134,14 +134,14 @@ int hx_model_find(const char *name_or_file, char *buf, size_t cap, hx_error *err
     size_t len;
     if (!buf || cap == 0)
         return hx_error_set(err, HX_EINVAL, -1, "no buffer for the weights path");
-    int rc = hx_model_locate(name_or_file, buf, cap, &blob, &len, err);
+    int rc = hxi_model_locate(name_or_file, buf, cap, &blob, &len, err);
     if (!rc && blob)
         snprintf(buf, cap, "(built in)");
     return rc;
 }
 
-int hx_model_locate(const char *name_or_file, char *path, size_t cap, const uint8_t **blob, size_t *blob_len,
-                    hx_error *err)
+int hxi_model_locate(const char *name_or_file, char *path, size_t cap, const uint8_t **blob, size_t *blob_len,
+                     hx_error *err)
 {
     *blob = NULL;
     *blob_len = 0;
@@ -149,8 +149,8 @@ int hx_model_locate(const char *name_or_file, char *path, size_t cap, const uint
     const int row = row_of(name_or_file), is_default = !name_or_file || row == 0;
     const char *env = getenv("HYRAX_WEIGHTS");
     if (is_default && (!env || !*env) && built_in()) {
-        *blob = hx_weights_blob;
-        *blob_len = (size_t)(hx_weights_blob_end - hx_weights_blob);
+        *blob = hxi_weights_blob;
+        *blob_len = (size_t)(hxi_weights_blob_end - hxi_weights_blob);
         return 0;
     }
     if (is_default)

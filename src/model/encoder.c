@@ -18,15 +18,15 @@
 
 struct hx_encoder {
     const hx_model *m;           /* borrowed; must outlive the encoder */
-    const hx_kernels *kern;      /* the model's table */
-    hx_pool *pool;               /* owned */
+    const hxi_kernels *kern;      /* the model's table */
+    hxi_pool *pool;               /* owned */
     int max_rows;                /* tokens per forward pass, >= cfg.max_seq */
     /* Run state, allocated once (R = max_rows, H = hidden, F = ffn, T = max_seq): */
     float *x;                    /* [R x H] hidden state */
     float *tmp;                  /* [R x H] attention context, then FFN output */
     float *big;                  /* [R x max(3H, F)] QKV, then attention output, then FFN hidden */
     float *scratch;              /* [threads x scratch_len] attention scratch */
-    size_t scratch_len;          /* hx_attention_scratch(T, hidden / heads) */
+    size_t scratch_len;          /* hxi_attention_scratch(T, hidden / heads) */
     uint8_t *qa;                 /* int8 models: a Linear layer's input quantized for each of its parts:
                                   * [parts x R x roundup(K, 4)] values of k8->in_bytes (i8_job), at most
                                   * R x m->i8_row_values */
@@ -55,7 +55,7 @@ void hx_encoder_free(hx_encoder *e)
 {
     if (!e)
         return;
-    hx_pool_free(e->pool);
+    hxi_pool_free(e->pool);
     free(e->x);
     free(e->tmp);
     free(e->big);
@@ -80,8 +80,8 @@ static void *alloc_floats(size_t rows, size_t cols)
     return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
 }
 
-int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int max_rows,
-                        hx_error *err)
+int hxi_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int max_rows,
+                         hx_error *err)
 {
     *out = NULL;
     if (!m)
@@ -89,7 +89,7 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
     if (n_threads < 0 || n_threads > ENC_MAX_THREADS)
         return hx_error_set(err, HX_EINVAL, -1, "thread count %d is outside 0..%d", n_threads,
                             ENC_MAX_THREADS);
-    const hx_model_config *c = &m->cfg;
+    const hxi_model_config *c = &m->cfg;
     if (max_rows == 0)
         max_rows = ENC_DEFAULT_ROWS;
     if (max_rows < c->max_seq || max_rows > (1 << 20))
@@ -107,7 +107,7 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
     e->x = alloc_floats(R, H);
     e->tmp = alloc_floats(R, H);
     e->big = alloc_floats(R, wide);
-    e->scratch_len = hx_attention_scratch(c->max_seq, c->hidden / c->heads);
+    e->scratch_len = hxi_attention_scratch(c->max_seq, c->hidden / c->heads);
     e->scratch = alloc_floats((size_t)n_threads, e->scratch_len);
     e->tok_ids = hx_malloc(R * sizeof *e->tok_ids);
     e->row_tok = hx_malloc(R * sizeof *e->row_tok);
@@ -128,7 +128,7 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
         hx_encoder_free(e);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a batch of %d tokens", max_rows);
     }
-    int rc = hx_pool_new(&e->pool, n_threads, err);
+    int rc = hxi_pool_new(&e->pool, n_threads, err);
     if (rc) {
         hx_encoder_free(e);
         return rc;
@@ -139,10 +139,10 @@ int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int 
 
 int hx_encoder_new(hx_encoder **out, const hx_model *m, int n_threads, hx_error *err)
 {
-    return hx_encoder_new_rows(out, m, n_threads, 0, err);
+    return hxi_encoder_new_rows(out, m, n_threads, 0, err);
 }
 
-const hx_pool *hx_encoder_pool(const hx_encoder *e)
+const hxi_pool *hxi_encoder_pool(const hx_encoder *e)
 {
     return e->pool;
 }
@@ -150,7 +150,7 @@ const hx_pool *hx_encoder_pool(const hx_encoder *e)
 /* === Parallel steps === */
 
 typedef struct gemm_job {
-    const hx_kernels *kern;
+    const hxi_kernels *kern;
     int M, N, K, lda, ldc, gelu;
     const float *A, *Bp, *bias;
     float *C;
@@ -173,7 +173,7 @@ static void gemm_task(void *ctx, int task, int worker)
  * number of chunks. */
 static int column_chunks(const hx_encoder *e, int panels, int *per)
 {
-    const int threads = hx_pool_threads(e->pool);
+    const int threads = hxi_pool_threads(e->pool);
     int chunks = panels < threads ? panels : threads;
     *per = (panels + chunks - 1) / chunks;
     return (panels + *per - 1) / *per;
@@ -188,10 +188,10 @@ static void gemm(hx_encoder *e, int M, int N, int K, const float *A, int lda, co
     int per, chunks = column_chunks(e, (N + nr - 1) / nr, &per);
     gemm_job g = {e->kern, M, N, K, lda, ldc, gelu, A, Bp, bias, C, chunks, per * nr};
     int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
-    hx_pool_run(e->pool, row_blocks * chunks, gemm_task, &g);
+    hxi_pool_run(e->pool, row_blocks * chunks, gemm_task, &g);
 }
 
-/* int8 Linear layers: A quantized per row into qa/qs/qz, once per part of the layer (hx_qlinear),
+/* int8 Linear layers: A quantized per row into qa/qs/qz, once per part of the layer (hxi_qlinear),
  * then integer gemm tasks split as gemm()'s within each part, with GELU applied to each task's
  * block after its gemm (kernels.h "int8"). Part p's quantized rows lie p * max_rows rows into
  * qa, qs and qz. */
@@ -199,18 +199,18 @@ typedef struct i8_job {
     const hx_encoder *e;
     int M, N, K, gelu;             /* N: all parts' columns */
     const float *A, *bias;
-    const hx_qlinear *q;
+    const hxi_qlinear *q;
     float *C;
     int row_blocks, n_chunks, cols_per_chunk;   /* per part; cols_per_chunk a multiple of HX_I8_NR */
 } i8_job;
 
 /* Rows [r0, r0 + n) of x [. x dim] into qa/qs/qz for every part of the int8 layer q, when q is set. */
-static void quantize_rows(const hx_encoder *e, const hx_qlinear *q, int r0, int n, int dim, const float *x)
+static void quantize_rows(const hx_encoder *e, const hxi_qlinear *q, int r0, int n, int dim, const float *x)
 {
     if (!q)
         return;
-    const hx_kernels_i8 *k8 = e->m->k8;
-    const size_t Kp = (size_t)hx_i8_row_len(dim), R = (size_t)e->max_rows;
+    const hxi_kernels_i8 *k8 = e->m->k8;
+    const size_t Kp = (size_t)hxi_i8_row_len(dim), R = (size_t)e->max_rows;
     for (int p = 0; p < q->parts; p++)
         k8->quantize(n, dim, x + (size_t)r0 * dim, dim, q->part[p].xinv,
                      e->qa + (p * R + (size_t)r0) * Kp * k8->in_bytes, (int)Kp, e->qs + p * R + r0, e->qz + p * R + r0);
@@ -231,14 +231,14 @@ static void gemm_i8_task(void *ctx, int task, int worker)
     const hx_encoder *e = g->e;
     const int per_part = g->row_blocks * g->n_chunks, p = task / per_part, Np = g->N / g->q->parts;
     task %= per_part;
-    const size_t Kp = (size_t)hx_i8_row_len(g->K), q0 = (size_t)p * (size_t)e->max_rows;
+    const size_t Kp = (size_t)hxi_i8_row_len(g->K), q0 = (size_t)p * (size_t)e->max_rows;
     const int r0 = (task / g->n_chunks) * ENC_GEMM_ROW_BLOCK;
     const int rows = g->M - r0 < ENC_GEMM_ROW_BLOCK ? g->M - r0 : ENC_GEMM_ROW_BLOCK;
     const int n0 = (task % g->n_chunks) * g->cols_per_chunk;
     const int n1 = n0 + g->cols_per_chunk < Np ? n0 + g->cols_per_chunk : Np;
-    const hx_qmat *q = &g->q->part[p];
+    const hxi_qmat *q = &g->q->part[p];
     float *C = g->C + (size_t)r0 * g->N + (size_t)p * Np;
-    const hx_kernels_i8 *k8 = e->m->k8;
+    const hxi_kernels_i8 *k8 = e->m->k8;
     k8->gemm(rows, n0, n1, g->K, e->qa + (q0 + (size_t)r0) * Kp * k8->in_bytes, (int)Kp, e->qs + q0 + r0,
              e->qz + q0 + r0, q->w, q->wsum, q->wscale, g->bias ? g->bias + (size_t)p * Np : NULL, C, g->N);
     if (g->gelu)
@@ -248,7 +248,7 @@ static void gemm_i8_task(void *ctx, int task, int worker)
 /* C[M x N] = A[M x K] W^T + bias (GELU if asked) for one Linear layer, in float (Wp, packed for
  * the table) or in int8 (q->parts > 0). An int8 layer quantizes A into qa/qs/qz first, unless the
  * step that wrote A did so already (`quantized`: see quant_target). */
-static void linear(hx_encoder *e, int M, int N, int K, const float *A, const float *Wp, const hx_qlinear *q,
+static void linear(hx_encoder *e, int M, int N, int K, const float *A, const float *Wp, const hxi_qlinear *q,
                    const float *bias, float *C, int gelu, int quantized)
 {
     if (!q->parts) {
@@ -259,15 +259,15 @@ static void linear(hx_encoder *e, int M, int N, int K, const float *A, const flo
     int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
     i8_job g = {e, M, N, K, gelu, A, bias, q, C, row_blocks, chunks, per * HX_I8_NR};
     if (!quantized)
-        hx_pool_run(e->pool, row_blocks, quantize_task, &g);
-    hx_pool_run(e->pool, q->parts * row_blocks * chunks, gemm_i8_task, &g);
+        hxi_pool_run(e->pool, row_blocks, quantize_task, &g);
+    hxi_pool_run(e->pool, q->parts * row_blocks * chunks, gemm_i8_task, &g);
 }
 
 /* The Linear layer that reads a step's output when it runs in int8, else NULL: such a step
  * quantizes each row block it has just written into qa/qs/qz (kernels.h "int8": rows are quantized
  * independently, so this gives the bits a separate pass would) while the rows are still in cache,
  * and the Linear layer skips its own pass. */
-static const hx_qlinear *quant_target(const hx_qlinear *next)
+static const hxi_qlinear *quant_target(const hxi_qlinear *next)
 {
     return next && next->parts ? next : NULL;
 }
@@ -277,13 +277,13 @@ static const hx_qlinear *quant_target(const hx_qlinear *next)
  * the same bits. */
 static int row_block(const hx_encoder *e, int rows)
 {
-    int threads = hx_pool_threads(e->pool), per = (rows + threads - 1) / threads;
+    int threads = hxi_pool_threads(e->pool), per = (rows + threads - 1) / threads;
     return per < 1 ? 1 : per > ENC_LN_ROW_BLOCK ? ENC_LN_ROW_BLOCK : per;
 }
 
 typedef struct ln_job {
     const hx_encoder *e;
-    const hx_qlinear *next;    /* quant_target of the Linear layer that reads x next */
+    const hxi_qlinear *next;    /* quant_target of the Linear layer that reads x next */
     int rows, dim, block;
     float *x;
     const float *res, *w, *b;
@@ -304,16 +304,16 @@ static void ln_task(void *ctx, int task, int worker)
 /* x = LayerNorm(x + res) over `rows` rows of H floats; quantized into qa/qs/qz for `next` when it
  * runs in int8. */
 static void add_ln(hx_encoder *e, int rows, float *x, const float *res, const float *w, const float *b,
-                   const hx_qlinear *next)
+                   const hxi_qlinear *next)
 {
-    const hx_model_config *c = &e->m->cfg;
+    const hxi_model_config *c = &e->m->cfg;
     ln_job j = {e, quant_target(next), rows, c->hidden, row_block(e, rows), x, res, w, b, c->eps};
-    hx_pool_run(e->pool, (rows + j.block - 1) / j.block, ln_task, &j);
+    hxi_pool_run(e->pool, (rows + j.block - 1) / j.block, ln_task, &j);
 }
 
 typedef struct gelu_job {
     const hx_encoder *e;
-    const hx_qlinear *next;   /* the int8 Linear layer that reads x */
+    const hxi_qlinear *next;   /* the int8 Linear layer that reads x */
     int rows, dim, block;
     float *x;
 } gelu_job;
@@ -331,7 +331,7 @@ static void gelu_quant_task(void *ctx, int task, int worker)
 
 /* The FFN's first Linear layer, big [R x F] = GELU(x W1^T + b1). When the second one runs in int8,
  * GELU moves out of the gemm into a row pass that also quantizes its rows, still in cache. */
-static void ffn_in(hx_encoder *e, int R, const hx_layer *L)
+static void ffn_in(hx_encoder *e, int R, const hxi_layer *L)
 {
     const int H = e->m->cfg.hidden, F = e->m->cfg.ffn;
     const int quantized = quant_target(&L->ffn1_q) != NULL;
@@ -341,7 +341,7 @@ static void ffn_in(hx_encoder *e, int R, const hx_layer *L)
     }
     linear(e, R, F, H, e->x, L->ffn1_w, &L->ffn1_q, L->ffn1_b, e->big, 0, quantized);
     gelu_job j = {e, &L->ffn2_q, R, F, row_block(e, R), e->big};
-    hx_pool_run(e->pool, (R + j.block - 1) / j.block, gelu_quant_task, &j);
+    hxi_pool_run(e->pool, (R + j.block - 1) / j.block, gelu_quant_task, &j);
 }
 
 typedef struct embed_job {
@@ -372,7 +372,7 @@ static void embed_task(void *ctx, int task, int worker)
 static void attention_task(void *ctx, int task, int worker)
 {
     hx_encoder *e = ctx;
-    const hx_model_config *c = &e->m->cfg;
+    const hxi_model_config *c = &e->m->cfg;
     const int H = c->hidden, hd = H / c->heads, b = e->n_seq - 1 - task / c->heads, h = task % c->heads;
     const float *q = e->big + (size_t)e->row0[b] * 3 * H + (size_t)h * hd;
     const float *rel = e->m->rel ? e->m->rel + (size_t)h * (2 * (size_t)c->max_seq - 1) + (c->max_seq - 1) : NULL;
@@ -387,7 +387,7 @@ static void attention_task(void *ctx, int task, int worker)
 static void forward(hx_encoder *e, int n, float *out)
 {
     const hx_model *m = e->m;
-    const hx_model_config *c = &m->cfg;
+    const hxi_model_config *c = &m->cfg;
     const int H = c->hidden, F = c->ffn;
 
     /* Counting sort by length, stable: similar lengths share attention work evenly. */
@@ -403,7 +403,7 @@ static void forward(hx_encoder *e, int n, float *out)
     /* Position rows (model.c pos_type): the token's index, or with a position offset (MPNet, as
      * HF's create_position_ids_from_input_ids) row 0 for a pad token and the count of other
      * tokens so far for the rest. */
-    const int32_t pad = c->pos_offset ? hx_tokenizer_pad(m->tok) : -1;
+    const int32_t pad = c->pos_offset ? hxi_tokenizer_pad(m->tok) : -1;
     for (int b = 0; b < n; b++) {
         const int s = e->order[b];
         e->row0[b] = R;
@@ -414,13 +414,13 @@ static void forward(hx_encoder *e, int n, float *out)
     }
 
     embed_job ej = {e, R, row_block(e, R)};
-    hx_pool_run(e->pool, (R + ej.block - 1) / ej.block, embed_task, &ej);   /* x [R x H] */
+    hxi_pool_run(e->pool, (R + ej.block - 1) / ej.block, embed_task, &ej);   /* x [R x H] */
     for (int l = 0; l < c->layers; l++) {
-        const hx_layer *L = &m->layers[l];
-        const hx_qlinear *next_qkv = l + 1 < c->layers ? &m->layers[l + 1].qkv_q : NULL;
+        const hxi_layer *L = &m->layers[l];
+        const hxi_qlinear *next_qkv = l + 1 < c->layers ? &m->layers[l + 1].qkv_q : NULL;
         linear(e, R, 3 * H, H, e->x, L->qkv_w, &L->qkv_q, L->qkv_b, e->big, 0,   /* big [R x 3H] */
                quant_target(&L->qkv_q) != NULL);
-        hx_pool_run(e->pool, n * c->heads, attention_task, e);     /* tmp [R x H] */
+        hxi_pool_run(e->pool, n * c->heads, attention_task, e);     /* tmp [R x H] */
         linear(e, R, H, H, e->tmp, L->o_w, &L->o_q, L->o_b, e->big, 0, 0);     /* big [R x H] */
         add_ln(e, R, e->x, e->big, L->ln1_w, L->ln1_b, &L->ffn1_q); /* x = LN(x + attn) */
         ffn_in(e, R, L);                                            /* big [R x F] */
@@ -458,7 +458,7 @@ int hx_encoder_embed_ids(hx_encoder *e, const int32_t *const *ids, const size_t 
 {
     if (!e || (n && (!ids || !lens || !out)))
         return hx_error_set(err, HX_EINVAL, -1, "no encoder, ids, lengths or output");
-    const hx_model_config *c = &e->m->cfg;
+    const hxi_model_config *c = &e->m->cfg;
     for (size_t i = 0; i < n; i++) {
         if (lens[i] == 0 || !ids[i])
             return hx_error_set(err, HX_EINVAL, (int64_t)i, "sequence %zu is empty", i);
@@ -491,7 +491,7 @@ int hx_encoder_embed(hx_encoder *e, const char *const *texts, const size_t *lens
 {
     if (!e || (n && (!texts || !out)))
         return hx_error_set(err, HX_EINVAL, -1, "no encoder, texts or output");
-    const hx_tokenizer *tok = e->m->tok;
+    const hxi_tokenizer *tok = e->m->tok;
     const int T = e->m->cfg.max_seq;
     size_t i = 0;
     while (i < n) {
@@ -501,7 +501,7 @@ int hx_encoder_embed(hx_encoder *e, const char *const *texts, const size_t *lens
                 return hx_error_set(err, HX_EINVAL, (int64_t)i, "text %zu is NULL", i);
             size_t len = lens ? lens[i] : strlen(texts[i]);
             int32_t *dst = e->tok_ids + rows;
-            size_t k = hx_tokenize_for_model(tok, texts[i], len, dst, (size_t)T);
+            size_t k = hxi_tokenize_for_model(tok, texts[i], len, dst, (size_t)T);
             e->seq_ids[count] = dst;
             e->seq_len[count] = (int)k;
             e->seq_out[count] = i;

@@ -5,19 +5,19 @@
 
 #include <pthread.h>
 
-static const hx_kernels *selected;
+static const hxi_kernels *selected;
 static pthread_once_t select_once = PTHREAD_ONCE_INIT;
 
 /* The table built into this binary for `isa`, or NULL (another architecture's). */
-static const hx_kernels *table_for(enum hx_isa isa)
+static const hxi_kernels *table_for(enum hxi_isa isa)
 {
     switch (isa) {
-    case HX_ISA_SCALAR: return &hx_kernels_scalar;
+    case HX_ISA_SCALAR: return &hxi_kernels_scalar;
 #if defined(__x86_64__)
-    case HX_ISA_AVX2: return &hx_kernels_avx2;
-    case HX_ISA_AVX512: return &hx_kernels_avx512;
+    case HX_ISA_AVX2: return &hxi_kernels_avx2;
+    case HX_ISA_AVX512: return &hxi_kernels_avx512;
 #elif defined(__aarch64__)
-    case HX_ISA_NEON: return &hx_kernels_neon;
+    case HX_ISA_NEON: return &hxi_kernels_neon;
 #endif
     default: return NULL;
     }
@@ -25,21 +25,21 @@ static const hx_kernels *table_for(enum hx_isa isa)
 
 static void select_table(void)
 {
-    selected = table_for(hx_cpu_isa());   /* cpu.c reports only this architecture's ISAs */
+    selected = table_for(hxi_cpu_isa());   /* cpu.c reports only this architecture's ISAs */
 }
 
-const hx_kernels *hx_kernels_get(void)
+const hxi_kernels *hxi_kernels_get(void)
 {
     pthread_once(&select_once, select_table);
     return selected;
 }
 
-const hx_kernels *hx_kernels_for(enum hx_isa isa)
+const hxi_kernels *hxi_kernels_for(enum hxi_isa isa)
 {
-    return hx_cpu_supports(isa) ? table_for(isa) : NULL;
+    return hxi_cpu_supports(isa) ? table_for(isa) : NULL;
 }
 
-size_t hx_attention_scratch(int T, int hd)
+size_t hxi_attention_scratch(int T, int hd)
 {
     /* kernels_simd.h: K^T [hd x Tp], scores [rows x Tp], row sums [rows], V copied [T x hdp] */
     size_t Tp = ((size_t)T + HX_KERNELS_MAX_NR - 1) / HX_KERNELS_MAX_NR * HX_KERNELS_MAX_NR;

@@ -41,7 +41,7 @@
 
 /* Packed weights: a Linear layer's W [N rows of K] is stored as ceil(N/nr) panels; panel p holds,
  * for each k in 0..K-1, the nr values W[p*nr + j][k] for j in 0..nr-1 (zero past N). */
-typedef struct hx_kernels {
+typedef struct hxi_kernels {
     const char *name;
     int nr;   /* panel width of packed weights for this table's gemm */
 
@@ -55,7 +55,7 @@ typedef struct hx_kernels {
      * out[i] = sum_j softmax_j(scale * q[i].k[j] + rel[j - i]) v[j], rel NULL: no bias (BERT);
      * else rel[d] is the relative attention bias of key - query = d for |d| < T (MPNet). Rows of
      * q, k, v are `ld` floats apart, rows of out `ldo` apart. scratch holds
-     * hx_attention_scratch(T, hd) floats. No mask: sequences are unpadded. */
+     * hxi_attention_scratch(T, hd) floats. No mask: sequences are unpadded. */
     void (*attention)(int T, int hd, const float *q, const float *k, const float *v, int ld,
                       float *out, int ldo, float scale, const float *rel, float *scratch);
 
@@ -71,12 +71,12 @@ typedef struct hx_kernels {
     /* GELU (erf form) in place over rows x cols floats, rows ldc apart, as gemm's epilogue does it
      * (the int8 path applies it after its gemm). */
     void (*gelu)(int rows, int cols, float *c, int ldc);
-} hx_kernels;
+} hxi_kernels;
 
-extern const hx_kernels hx_kernels_scalar;
-extern const hx_kernels hx_kernels_avx2;     /* kernels_avx2.c: AVX2 + FMA + F16C */
-extern const hx_kernels hx_kernels_avx512;   /* kernels_avx512.c: AVX-512 F/BW/VL/DQ + FMA + F16C */
-extern const hx_kernels hx_kernels_neon;     /* arm/kernels_neon.c: AArch64 Advanced SIMD */
+extern const hxi_kernels hxi_kernels_scalar;
+extern const hxi_kernels hxi_kernels_avx2;     /* kernels_avx2.c: AVX2 + FMA + F16C */
+extern const hxi_kernels hxi_kernels_avx512;   /* kernels_avx512.c: AVX-512 F/BW/VL/DQ + FMA + F16C */
+extern const hxi_kernels hxi_kernels_neon;     /* arm/kernels_neon.c: AArch64 Advanced SIMD */
 
 /* === int8 ===
  * Weights are quantized per output channel to int8 (symmetric: W[n][k] xs[k] ~ wscale[n] Wq[n][k],
@@ -99,13 +99,13 @@ extern const hx_kernels hx_kernels_neon;     /* arm/kernels_neon.c: AArch64 Adva
 #define HX_I8_NR 16         /* panel width of packed int8 weights */
 #define HX_I8_MAX_K 4096    /* 4096 * 255 * 127 < 2^31; wider layers stay in float */
 
-typedef struct hx_kernels_i8 {
+typedef struct hxi_kernels_i8 {
     const char *name;
     int in_bytes;   /* bytes per quantized input value: 1 (uint8_t) or 2 (uint16_t) */
 
     /* For each row r: y[k] = x[r][k] * xinv[k] (xinv NULL: y = x; xinv holds 1 / xs), lo = min(0,
      * min_k y[k]), hi = max(0, max_k y[k]) (NaN passed over), then inv, scale[r] and zero[r] as
-     * hx_i8_row_range gives them; q[r][k] = clamp(round(y[k] * inv) + zero[r], 0, 255) (NaN: 0),
+     * hxi_i8_row_range gives them; q[r][k] = clamp(round(y[k] * inv) + zero[r], 0, 255) (NaN: 0),
      * rounding to nearest even, each product rounded to float on its own; q[r][K..roundup(K, 4)) =
      * 0. q holds in_bytes-wide values, rows ldq values apart. */
     void (*quantize)(int rows, int K, const float *x, int ldx, const float *xinv, void *q, int ldq,
@@ -118,38 +118,38 @@ typedef struct hx_kernels_i8 {
     void (*gemm)(int M, int n0, int n1, int K, const void *Aq, int lda, const float *ascale,
                  const int32_t *azero, const int8_t *Bp, const int32_t *wsum, const float *wscale,
                  const float *bias, float *C, int ldc);
-} hx_kernels_i8;
+} hxi_kernels_i8;
 
-enum hx_i8_isa { HX_I8_SCALAR, HX_I8_AVX2, HX_I8_AVXVNNI, HX_I8_AVX512VNNI, HX_I8_AMX, HX_I8_NEON, HX_I8_COUNT };
+enum hxi_i8_isa { HX_I8_SCALAR, HX_I8_AVX2, HX_I8_AVXVNNI, HX_I8_AVX512VNNI, HX_I8_AMX, HX_I8_NEON, HX_I8_COUNT };
 
-extern const hx_kernels_i8 hx_kernels_i8_scalar;      /* kernels_int8.c: the reference */
-extern const hx_kernels_i8 hx_kernels_i8_avx2;        /* x86/kernels_int8_avx2.c: vpmaddwd */
-extern const hx_kernels_i8 hx_kernels_i8_avxvnni;     /* x86/kernels_int8_avxvnni.c: VEX vpdpbusd */
-extern const hx_kernels_i8 hx_kernels_i8_avx512vnni;  /* x86/kernels_int8_avx512vnni.c: vpdpbusd */
-extern const hx_kernels_i8 hx_kernels_i8_amx;         /* x86/kernels_int8_amx.c: tdpbusd */
-extern const hx_kernels_i8 hx_kernels_i8_neon;        /* arm/kernels_int8_neon.c: smlal */
+extern const hxi_kernels_i8 hxi_kernels_i8_scalar;      /* kernels_int8.c: the reference */
+extern const hxi_kernels_i8 hxi_kernels_i8_avx2;        /* x86/kernels_int8_avx2.c: vpmaddwd */
+extern const hxi_kernels_i8 hxi_kernels_i8_avxvnni;     /* x86/kernels_int8_avxvnni.c: VEX vpdpbusd */
+extern const hxi_kernels_i8 hxi_kernels_i8_avx512vnni;  /* x86/kernels_int8_avx512vnni.c: vpdpbusd */
+extern const hxi_kernels_i8 hxi_kernels_i8_amx;         /* x86/kernels_int8_amx.c: tdpbusd */
+extern const hxi_kernels_i8 hxi_kernels_i8_neon;        /* arm/kernels_int8_neon.c: smlal */
 
 /* The best int8 table this machine runs, within HYRAX_ISA's limit (VNNI forms need the float ISA
  * level they extend: avx2 for AVX-VNNI, avx512 for AVX512-VNNI and AMX; NEON's needs neon). Never
  * NULL. */
-const hx_kernels_i8 *hx_kernels_i8_get(void);
+const hxi_kernels_i8 *hxi_kernels_i8_get(void);
 /* The table for one int8 ISA, or NULL when this machine cannot run it. */
-const hx_kernels_i8 *hx_kernels_i8_for(enum hx_i8_isa isa);
-const char *hx_i8_isa_name(enum hx_i8_isa isa);
+const hxi_kernels_i8 *hxi_kernels_i8_for(enum hxi_i8_isa isa);
+const char *hxi_i8_isa_name(enum hxi_i8_isa isa);
 
 /* Bytes of Wq [N x K] packed, and values in one input row. */
-size_t hx_pack_i8_size(int N, int K);
-static inline int hx_i8_row_len(int K) { return (K + 3) & ~3; }
+size_t hxi_pack_i8_size(int N, int K);
+static inline int hxi_i8_row_len(int K) { return (K + 3) & ~3; }
 /* The packed panel that holds column j of Wq [. x K]. */
-static inline const int8_t *hx_i8_panel(const int8_t *Bp, int j, int K)
+static inline const int8_t *hxi_i8_panel(const int8_t *Bp, int j, int K)
 {
-    return Bp + (size_t)(j / HX_I8_NR) * HX_I8_NR * (size_t)hx_i8_row_len(K);
+    return Bp + (size_t)(j / HX_I8_NR) * HX_I8_NR * (size_t)hxi_i8_row_len(K);
 }
 
 /* v rounded to the nearest integral value, ties to even, for |v| < 2^22: 1.5 * 2^23 added and taken
  * away (in the default rounding mode), without a call to lrintf, which costs more than the rest of
  * the weight packing. */
-static inline float hx_round_even(float v)
+static inline float hxi_round_even(float v)
 {
     return (v + 12582912.0f) - 12582912.0f;
 }
@@ -159,39 +159,39 @@ static inline float hx_round_even(float v)
  * lo), *scale = (hi - lo) / 255 and *zero = round(-lo * inv) to nearest even, in 0..255; otherwise
  * (a zero row, a row of values too small for 255 / range, an infinity, a NaN range) all three are 0
  * and so is every q of the row. */
-static inline void hx_i8_row_range(float lo, float hi, float *inv, float *scale, int32_t *zero)
+static inline void hxi_i8_row_range(float lo, float hi, float *inv, float *scale, int32_t *zero)
 {
     const float d = hi - lo, i = d > 0 && d <= FLT_MAX ? 255.0f / d : 0;
     const int ok = i > 0 && i <= FLT_MAX;
     *inv = ok ? i : 0;
     *scale = ok ? d / 255.0f : 0;
-    *zero = (int32_t)hx_round_even(ok ? -lo * i : 0);
+    *zero = (int32_t)hxi_round_even(ok ? -lo * i : 0);
 }
 /* Quantizes fp16 weights W [N x K], column k multiplied by xs[k] (NULL: none), per row (wscale[n] =
- * max_k |W[n][k] xs[k]| / 127) into `out` (hx_pack_i8_size bytes) and their sums into wsum[n].
+ * max_k |W[n][k] xs[k]| / 127) into `out` (hxi_pack_i8_size bytes) and their sums into wsum[n].
  * `row` is scratch of K floats. */
-void hx_pack_weights_i8(const hx_kernels *kern, const uint16_t *W, int N, int K, const float *xs,
-                        float *row, int8_t *out, float *wscale, int32_t *wsum);
+void hxi_pack_weights_i8(const hxi_kernels *kern, const uint16_t *W, int N, int K, const float *xs,
+                         float *row, int8_t *out, float *wscale, int32_t *wsum);
 
-/* Kernel table in use (kernels.c): the one for hx_cpu_isa(), selected on first call. Never NULL. */
-const hx_kernels *hx_kernels_get(void);
+/* Kernel table in use (kernels.c): the one for hxi_cpu_isa(), selected on first call. Never NULL. */
+const hxi_kernels *hxi_kernels_get(void);
 /* Table for a given ISA, or NULL when this machine cannot run it or this build (another
  * architecture's) lacks it; for tests and benchmarks. */
-const hx_kernels *hx_kernels_for(enum hx_isa isa);
+const hxi_kernels *hxi_kernels_for(enum hxi_isa isa);
 
 /* Widest panel (nr) of any table, and the query rows the SIMD attention takes per block. */
 #define HX_KERNELS_MAX_NR 64
 #define HX_ATTENTION_ROWS 48
 /* Floats of scratch any table's attention needs for T tokens of head width hd. */
-size_t hx_attention_scratch(int T, int hd);
+size_t hxi_attention_scratch(int T, int hd);
 
 /* Floats needed to hold W [N x K] packed with panel width nr. */
-size_t hx_pack_size(int N, int K, int nr);
-/* Packs fp16 weights W [N x K] (row-major) into `out` (hx_pack_size floats), converting with
+size_t hxi_pack_size(int N, int K, int nr);
+/* Packs fp16 weights W [N x K] (row-major) into `out` (hxi_pack_size floats), converting with
  * `kern->f16_to_f32`. `row` is scratch of K floats. */
-void hx_pack_weights_f16(const hx_kernels *kern, const uint16_t *W, int N, int K, float *row, float *out);
+void hxi_pack_weights_f16(const hxi_kernels *kern, const uint16_t *W, int N, int K, float *row, float *out);
 
 /* Portable binary16 -> binary32 for one value (used by the scalar table and tests). */
-float hx_half_to_float(uint16_t h);
+float hxi_half_to_float(uint16_t h);
 
 #endif

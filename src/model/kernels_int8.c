@@ -11,7 +11,7 @@
 /* x * inv rounded to nearest even (as cvtps2dq does) and clamped to [-qmax, qmax]; NaN gives -qmax. */
 static long quantize_one(float x, float inv, long qmax)
 {
-    const float q = (float)qmax, r = hx_round_even(x * inv);
+    const float q = (float)qmax, r = hxi_round_even(x * inv);
     return (long)(r >= -q ? (r <= q ? r : q) : -q);
 }
 
@@ -28,8 +28,8 @@ static void quantize_scalar(int rows, int K, const float *x, int ldx, const floa
             hi = y > hi ? y : hi;
         }
         float inv;
-        hx_i8_row_range(lo, hi, &inv, &scale[r], &zero[r]);
-        for (int k = 0; k < hx_i8_row_len(K); k++) {
+        hxi_i8_row_range(lo, hi, &inv, &scale[r], &zero[r]);
+        for (int k = 0; k < hxi_i8_row_len(K); k++) {
             const long v = k < K ? quantize_one(xinv ? xr[k] * xinv[k] : xr[k], inv, 255) + zero[r] : 0;
             qr[k] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
         }
@@ -43,7 +43,7 @@ static void gemm_scalar(int M, int n0, int n1, int K, const void *Aq, int lda, c
     for (int i = 0; i < M; i++) {
         const uint8_t *a = (const uint8_t *)Aq + (size_t)i * lda;
         for (int j = n0; j < n1; j++) {
-            const int8_t *panel = hx_i8_panel(Bp, j, K);
+            const int8_t *panel = hxi_i8_panel(Bp, j, K);
             int32_t s = 0;
             for (int k = 0; k < K; k++)
                 s += (int32_t)a[k] * panel[(size_t)(k / 4) * 4 * HX_I8_NR + 4 * (j % HX_I8_NR) + k % 4];
@@ -53,7 +53,7 @@ static void gemm_scalar(int M, int n0, int n1, int K, const void *Aq, int lda, c
     }
 }
 
-const hx_kernels_i8 hx_kernels_i8_scalar = {
+const hxi_kernels_i8 hxi_kernels_i8_scalar = {
     .name = "scalar",
     .in_bytes = 1,
     .quantize = quantize_scalar,
@@ -62,16 +62,16 @@ const hx_kernels_i8 hx_kernels_i8_scalar = {
 
 /* === Packing (shared by every table) === */
 
-size_t hx_pack_i8_size(int N, int K)
+size_t hxi_pack_i8_size(int N, int K)
 {
-    return (size_t)((N + HX_I8_NR - 1) / HX_I8_NR) * HX_I8_NR * (size_t)hx_i8_row_len(K);
+    return (size_t)((N + HX_I8_NR - 1) / HX_I8_NR) * HX_I8_NR * (size_t)hxi_i8_row_len(K);
 }
 
-void hx_pack_weights_i8(const hx_kernels *kern, const uint16_t *W, int N, int K, const float *xs,
-                        float *row, int8_t *out, float *wscale, int32_t *wsum)
+void hxi_pack_weights_i8(const hxi_kernels *kern, const uint16_t *W, int N, int K, const float *xs,
+                         float *row, int8_t *out, float *wscale, int32_t *wsum)
 {
-    const size_t panel_bytes = (size_t)hx_i8_row_len(K) * HX_I8_NR;
-    memset(out, 0, hx_pack_i8_size(N, K));
+    const size_t panel_bytes = (size_t)hxi_i8_row_len(K) * HX_I8_NR;
+    memset(out, 0, hxi_pack_i8_size(N, K));
     for (int n = 0; n < N; n++) {
         kern->f16_to_f32(W + (size_t)n * K, row, (size_t)K);
         float max = 0;
@@ -96,7 +96,7 @@ void hx_pack_weights_i8(const hx_kernels *kern, const uint16_t *W, int N, int K,
 
 /* === The table in use === */
 
-const char *hx_i8_isa_name(enum hx_i8_isa isa)
+const char *hxi_i8_isa_name(enum hxi_i8_isa isa)
 {
     switch (isa) {
     case HX_I8_AVX2: return "avx2";
@@ -109,46 +109,46 @@ const char *hx_i8_isa_name(enum hx_i8_isa isa)
 }
 
 /* The table for isa if this build has it and `limit` (an ISA level) allows it, else NULL. */
-static const hx_kernels_i8 *table_for(enum hx_i8_isa isa, enum hx_isa limit)
+static const hxi_kernels_i8 *table_for(enum hxi_i8_isa isa, enum hxi_isa limit)
 {
 #if !defined(__x86_64__) && !defined(__aarch64__)
     (void)limit;   /* scalar's is the only int8 table on this architecture */
 #endif
     switch (isa) {
-    case HX_I8_SCALAR: return &hx_kernels_i8_scalar;
+    case HX_I8_SCALAR: return &hxi_kernels_i8_scalar;
 #if defined(__x86_64__)
-    case HX_I8_AVX2: return limit >= HX_ISA_AVX2 ? &hx_kernels_i8_avx2 : NULL;
+    case HX_I8_AVX2: return limit >= HX_ISA_AVX2 ? &hxi_kernels_i8_avx2 : NULL;
     case HX_I8_AVXVNNI:
-        return limit >= HX_ISA_AVX2 && hx_cpu_has_avxvnni() ? &hx_kernels_i8_avxvnni : NULL;
+        return limit >= HX_ISA_AVX2 && hxi_cpu_has_avxvnni() ? &hxi_kernels_i8_avxvnni : NULL;
     case HX_I8_AVX512VNNI:
-        return limit >= HX_ISA_AVX512 && hx_cpu_has_avx512vnni() ? &hx_kernels_i8_avx512vnni : NULL;
+        return limit >= HX_ISA_AVX512 && hxi_cpu_has_avx512vnni() ? &hxi_kernels_i8_avx512vnni : NULL;
     case HX_I8_AMX:   /* its tails run on the AVX512-VNNI table */
-        return limit >= HX_ISA_AVX512 && hx_cpu_has_avx512vnni() && hx_cpu_has_amx_int8() ? &hx_kernels_i8_amx : NULL;
+        return limit >= HX_ISA_AVX512 && hxi_cpu_has_avx512vnni() && hxi_cpu_has_amx_int8() ? &hxi_kernels_i8_amx : NULL;
 #elif defined(__aarch64__)
-    case HX_I8_NEON: return limit >= HX_ISA_NEON ? &hx_kernels_i8_neon : NULL;
+    case HX_I8_NEON: return limit >= HX_ISA_NEON ? &hxi_kernels_i8_neon : NULL;
 #endif
     default: return NULL;
     }
 }
 
-static const hx_kernels_i8 *selected;
+static const hxi_kernels_i8 *selected;
 static pthread_once_t select_once = PTHREAD_ONCE_INIT;
 
 static void select_table(void)
 {
     int isa = HX_I8_COUNT - 1;
-    while (!table_for((enum hx_i8_isa)isa, hx_cpu_isa()))
+    while (!table_for((enum hxi_i8_isa)isa, hxi_cpu_isa()))
         isa--;   /* HX_I8_SCALAR always answers */
-    selected = table_for((enum hx_i8_isa)isa, hx_cpu_isa());
+    selected = table_for((enum hxi_i8_isa)isa, hxi_cpu_isa());
 }
 
-const hx_kernels_i8 *hx_kernels_i8_get(void)
+const hxi_kernels_i8 *hxi_kernels_i8_get(void)
 {
     pthread_once(&select_once, select_table);
     return selected;
 }
 
-const hx_kernels_i8 *hx_kernels_i8_for(enum hx_i8_isa isa)
+const hxi_kernels_i8 *hxi_kernels_i8_for(enum hxi_i8_isa isa)
 {
-    return table_for(isa, hx_cpu_best_isa());
+    return table_for(isa, hxi_cpu_best_isa());
 }

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-float hx_half_to_float(uint16_t h)
+float hxi_half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1F, mant = h & 0x3FF, bits;
     if (exp == 0x1F) {
@@ -31,7 +31,7 @@ float hx_half_to_float(uint16_t h)
 static void f16_to_f32_scalar(const uint16_t *src, float *dst, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        dst[i] = hx_half_to_float(src[i]);
+        dst[i] = hxi_half_to_float(src[i]);
 }
 
 static float gelu_erf(float x)
@@ -42,7 +42,7 @@ static float gelu_erf(float x)
 static void gemm_scalar(int M, int n0, int n1, int K, const float *A, int lda, const float *Bp,
                         const float *bias, float *C, int ldc, int gelu)
 {
-    const int nr = hx_kernels_scalar.nr;
+    const int nr = hxi_kernels_scalar.nr;
     for (int i = 0; i < M; i++) {
         const float *a = A + (size_t)i * lda;
         for (int j = n0; j < n1; j++) {
@@ -134,7 +134,7 @@ static void gelu_scalar(int rows, int cols, float *c, int ldc)
             c[(size_t)r * ldc + j] = gelu_erf(c[(size_t)r * ldc + j]);
 }
 
-const hx_kernels hx_kernels_scalar = {
+const hxi_kernels hxi_kernels_scalar = {
     .name = "scalar",
     .nr = 8,
     .gemm = gemm_scalar,
@@ -147,15 +147,15 @@ const hx_kernels hx_kernels_scalar = {
 
 /* === Packing (shared by every table) === */
 
-size_t hx_pack_size(int N, int K, int nr)
+size_t hxi_pack_size(int N, int K, int nr)
 {
     return (size_t)((N + nr - 1) / nr) * (size_t)nr * (size_t)K;
 }
 
-void hx_pack_weights_f16(const hx_kernels *kern, const uint16_t *W, int N, int K, float *row, float *out)
+void hxi_pack_weights_f16(const hxi_kernels *kern, const uint16_t *W, int N, int K, float *row, float *out)
 {
     const int nr = kern->nr;
-    memset(out, 0, hx_pack_size(N, K, nr) * sizeof *out);
+    memset(out, 0, hxi_pack_size(N, K, nr) * sizeof *out);
     for (int n = 0; n < N; n++) {
         kern->f16_to_f32(W + (size_t)n * K, row, (size_t)K);
         float *panel = out + (size_t)(n / nr) * nr * K;

@@ -353,7 +353,7 @@ static float *ks_add_rel(int T, float *s, float scale, const float *rel)
  * V (zero-padded to whole panels), each row of O scaled by its softmax 1 / sum. K and V are read
  * row by row: their rows lie ld floats apart (3 x hidden in the encoder), a stride that maps a
  * column walk onto a few L1 sets; a short sequence's V is read in place (KS_V_IN_PLACE). Scratch:
- * hx_attention_scratch(T, hd). */
+ * hxi_attention_scratch(T, hd). */
 static void ks_attention(int T, int hd, const float *q, const float *k, const float *v, int ld,
                          float *out, int ldo, float scale, const float *rel, float *scratch)
 {

@@ -77,7 +77,7 @@ static int read_config(hx_model *m, hx_error *err)
     if (!(eps > 0.0f && eps < 1.0f))
         return hx_error_set(err, HX_ERANGE, -1, "weights config: LayerNorm epsilon %g is not in (0, 1)",
                             (double)eps);
-    m->cfg = (hx_model_config){(int)c[0], (int)c[1], (int)c[2], (int)c[3], (int)c[4], (int)c[5],
+    m->cfg = (hxi_model_config){(int)c[0], (int)c[1], (int)c[2], (int)c[3], (int)c[4], (int)c[5],
                                (int)c[6], (int)c[7], eps, (int)c[11], (int)c[12], (int)c[13], (int)c[14]};
     return 0;
 }
@@ -119,7 +119,7 @@ static uint8_t *packed_alloc(size_t bytes, size_t *mapped)
     if (head)
         munmap(p, head);
     munmap(p + head + len, HUGE_PAGE - head);
-    hx_platform_huge_pages(p + head, len);
+    hxi_platform_huge_pages(p + head, len);
     *mapped = len;
     return p + head;
 }
@@ -139,7 +139,7 @@ enum ln_input {
 };
 
 /* The Linear layers of a layer, in the order of pack jobs: name, bias, N and K in units of the
- * hidden size (-1: the FFN size), the LayerNorm it reads, and its parts at int8 (hx_qlinear: QKV's
+ * hidden size (-1: the FFN size), the LayerNorm it reads, and its parts at int8 (hxi_qlinear: QKV's
  * query, key and value rows each get their own smoothing, which a shared one cannot match: min
  * cosine 0.99597 against 0.99359 in simulation, bench/RESULTS.md). Every Linear layer runs in
  * int8 in an int8 model. */
@@ -162,7 +162,7 @@ typedef struct pack_job {
     int N, K;
     int lin;                     /* index in linears[] */
     int parts;                   /* int8 parts, or 0: float */
-    uint8_t *dst;                /* in m->packed: hx_pack_size(N, K, nr) floats, or the int8 parts */
+    uint8_t *dst;                /* in m->packed: hxi_pack_size(N, K, nr) floats, or the int8 parts */
     const float *ln_w, *ln_b;    /* [K] the LayerNorm whose output the layer reads, or NULL */
 } pack_job;
 
@@ -190,13 +190,13 @@ typedef struct pack_ctx {
 /* Bytes of one int8 part [n x K]: packed weights, scales, sums and, when smoothed, 1 / smoothing. */
 static size_t part_bytes(int i, int n, int K)
 {
-    return align64(hx_pack_i8_size(n, K)) + 2 * align64((size_t)n * 4) +
+    return align64(hxi_pack_i8_size(n, K)) + 2 * align64((size_t)n * 4) +
            (linears[i].ln != LN_NONE ? align64((size_t)K * 4) : 0);
 }
 
 static part_layout part_at(int lin, int n, int K, uint8_t *base, int p)
 {
-    uint8_t *w = base + (size_t)p * part_bytes(lin, n, K), *at = w + align64(hx_pack_i8_size(n, K));
+    uint8_t *w = base + (size_t)p * part_bytes(lin, n, K), *at = w + align64(hxi_pack_i8_size(n, K));
     return (part_layout){(int8_t *)w, (float *)(void *)at, (int32_t *)(void *)(at + align64((size_t)n * 4)),
                          linears[lin].ln != LN_NONE ? (float *)(void *)(at + 2 * align64((size_t)n * 4)) : NULL};
 }
@@ -236,16 +236,16 @@ static void pack_task(void *arg, int task, int worker)
 {
     pack_ctx *p = arg;
     if (task == p->n_jobs) {
-        p->tok_rc = hx_tokenizer_new_spec(&p->m->tok, (const char *)p->vocab->data,
-                                          (size_t)p->vocab->length,
-                                          p->spec ? (const char *)p->spec->data : NULL,
-                                          p->spec ? (size_t)p->spec->length : 0, &p->tok_err);
+        p->tok_rc = hxi_tokenizer_new_spec(&p->m->tok, (const char *)p->vocab->data,
+                                           (size_t)p->vocab->length,
+                                           p->spec ? (const char *)p->spec->data : NULL,
+                                           p->spec ? (size_t)p->spec->length : 0, &p->tok_err);
         return;
     }
     const pack_job *j = &p->jobs[task];
     float *row = p->rows + (size_t)worker * 2 * p->row_len, *xs = row + p->row_len;
     if (!j->parts) {
-        hx_pack_weights_f16(p->m->kern, j->W, j->N, j->K, row, (float *)(void *)j->dst);
+        hxi_pack_weights_f16(p->m->kern, j->W, j->N, j->K, row, (float *)(void *)j->dst);
         return;
     }
     const int n = j->N / j->parts;
@@ -254,7 +254,7 @@ static void pack_task(void *arg, int task, int worker)
         const uint16_t *W = j->W + (size_t)i * n * j->K;
         if (q.xinv)
             smooth_input(p->m, j, W, n, row, xs, q.xinv);
-        hx_pack_weights_i8(p->m->kern, W, n, j->K, q.xinv ? xs : NULL, row, q.w, q.wscale, q.wsum);
+        hxi_pack_weights_i8(p->m->kern, W, n, j->K, q.xinv ? xs : NULL, row, q.w, q.wscale, q.wsum);
     }
 }
 
@@ -271,14 +271,14 @@ static size_t linear_bytes(const hx_model *m, int i, int N, int K)
     const int parts = int8_parts(m, i, N, K);
     if (parts)
         return (size_t)parts * part_bytes(i, N / parts, K);
-    return align64(hx_pack_size(N, K, m->kern->nr) * sizeof(float));
+    return align64(hxi_pack_size(N, K, m->kern->nr) * sizeof(float));
 }
 
 /* Checks every layer tensor, then converts and packs the matrices while the tokenizer is built,
  * on several threads when the model is big enough for that to pay. */
 static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
 {
-    const hx_model_config *c = &m->cfg;
+    const hxi_model_config *c = &m->cfg;
     const int H = c->hidden, F = c->ffn;
     size_t per_layer = 0;
     for (int i = 0; i < 4; i++)
@@ -301,10 +301,10 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory packing %zu MB of weights", total >> 20);
     uint8_t *dst = m->packed;
     for (int l = 0; l < c->layers && !rc; l++) {
-        hx_layer *L = &m->layers[l];
+        hxi_layer *L = &m->layers[l];
         const float **packed[4] = {&L->qkv_w, &L->o_w, &L->ffn1_w, &L->ffn2_w};
         const float **bias[4] = {&L->qkv_b, &L->o_b, &L->ffn1_b, &L->ffn2_b};
-        hx_qlinear *qlin[4] = {&L->qkv_q, &L->o_q, &L->ffn1_q, &L->ffn2_q};
+        hxi_qlinear *qlin[4] = {&L->qkv_q, &L->o_q, &L->ffn1_q, &L->ffn2_q};
         char name[HXF_NAME_MAX + 1];
         for (int i = 0; i < 4 && !rc; i++) {
             pack_job *j = &p.jobs[4 * l + i];
@@ -318,13 +318,13 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
                 break;
             j->lin = i;
             j->parts = int8_parts(m, i, j->N, j->K);
-            if ((size_t)j->parts * (size_t)hx_i8_row_len(j->K) > m->i8_row_values)
-                m->i8_row_values = (size_t)j->parts * (size_t)hx_i8_row_len(j->K);
+            if ((size_t)j->parts * (size_t)hxi_i8_row_len(j->K) > m->i8_row_values)
+                m->i8_row_values = (size_t)j->parts * (size_t)hxi_i8_row_len(j->K);
             j->dst = dst;
             qlin[i]->parts = j->parts;
             for (int q = 0; q < j->parts; q++) {
                 const part_layout pl = part_at(i, j->N / j->parts, j->K, dst, q);
-                qlin[i]->part[q] = (hx_qmat){pl.w, pl.wscale, pl.wsum, pl.xinv};
+                qlin[i]->part[q] = (hxi_qmat){pl.w, pl.wscale, pl.wsum, pl.xinv};
             }
             if (!j->parts)
                 *packed[i] = (float *)(void *)dst;
@@ -346,30 +346,30 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
                 j->ln_w = l ? m->layers[l - 1].ln2_w : m->emb_ln_w, j->ln_b = l ? m->layers[l - 1].ln2_b : m->emb_ln_b;
         }
     }
-    hx_pool *pool = NULL;
-    if (!rc && threads > 1 && hx_pool_new(&pool, threads, NULL) != 0)
+    hxi_pool *pool = NULL;
+    if (!rc && threads > 1 && hxi_pool_new(&pool, threads, NULL) != 0)
         threads = 1;   /* no threads to be had: pack on this one */
     if (!rc) {
         if (pool)
-            hx_pool_run(pool, p.n_jobs + 1, pack_task, &p);
+            hxi_pool_run(pool, p.n_jobs + 1, pack_task, &p);
         else
             for (int t = 0; t <= p.n_jobs; t++)
                 pack_task(&p, t, 0);
         if ((rc = p.tok_rc) != 0 && err)
             *err = p.tok_err;
     }
-    hx_pool_free(pool);
+    hxi_pool_free(pool);
     if (!rc)
         mprotect(m->packed, m->packed_len, PROT_READ);   /* read-only from here on */
     free(p.jobs);
     free(p.rows);
-    if (!rc && hx_tokenizer_vocab_size(m->tok) != (size_t)c->vocab)
+    if (!rc && hxi_tokenizer_vocab_size(m->tok) != (size_t)c->vocab)
         rc = hx_error_set(err, HX_EFORMAT, -1, "section 'vocab' has %zu tokens, config says %d",
-                          hx_tokenizer_vocab_size(m->tok), c->vocab);
+                          hxi_tokenizer_vocab_size(m->tok), c->vocab);
     return rc;
 }
 
-int hx_model_rel_bucket(int d, int buckets, int max_dist)
+int hxi_model_rel_bucket(int d, int buckets, int max_dist)
 {
     /* HF: n = -d; half the buckets for n < 0; exact below max_exact, then logarithmic up to
      * max_dist, in float32 as torch computes it (a tensor divided by a scalar is multiplied by
@@ -387,7 +387,7 @@ int hx_model_rel_bucket(int d, int buckets, int max_dist)
 /* The relative attention bias [buckets x heads] spread into m->rel per head and distance. */
 static int load_rel_bias(hx_model *m, hx_error *err)
 {
-    const hx_model_config *c = &m->cfg;
+    const hxi_model_config *c = &m->cfg;
     const hxf_section *s;
     const uint32_t dims[4] = {(uint32_t)c->rel_buckets, (uint32_t)c->heads, 0, 0};
     int rc = hxf_expect(&m->view, "rel_bias", HXF_F32, 2, dims, &s, err);
@@ -398,7 +398,7 @@ static int load_rel_bias(hx_model *m, hx_error *err)
     if (!m->rel)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for the relative attention bias");
     for (int d = -(c->max_seq - 1); d < c->max_seq; d++) {
-        const int b = hx_model_rel_bucket(d, c->rel_buckets, c->rel_max_dist);
+        const int b = hxi_model_rel_bucket(d, c->rel_buckets, c->rel_max_dist);
         for (int h = 0; h < c->heads; h++) {
             float v;
             memcpy(&v, s->data + 4 * ((size_t)b * c->heads + h), sizeof v);
@@ -410,7 +410,7 @@ static int load_rel_bias(hx_model *m, hx_error *err)
 
 static int load_embeddings(hx_model *m, hx_error *err)
 {
-    const hx_model_config *c = &m->cfg;
+    const hxi_model_config *c = &m->cfg;
     const int H = c->hidden;
     const uint16_t *pos, *type;
     int rc;
@@ -481,7 +481,7 @@ static int model_load(hx_model *m, const uint8_t *buf, size_t size, hx_error *er
 }
 
 /* A new model at `precision` for kern; caller frees with hx_model_close. */
-static int model_new(hx_model **out, const hx_kernels *kern, hx_precision precision, hx_error *err)
+static int model_new(hx_model **out, const hxi_kernels *kern, hx_precision precision, hx_error *err)
 {
     *out = NULL;
     if (precision != HX_PRECISION_FP32 && precision != HX_PRECISION_INT8)
@@ -490,14 +490,14 @@ static int model_new(hx_model **out, const hx_kernels *kern, hx_precision precis
     if (!m)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening the model");
     m->kern = kern;
-    m->k8 = precision == HX_PRECISION_INT8 ? hx_kernels_i8_get() : NULL;   /* AMX is asked for only then */
+    m->k8 = precision == HX_PRECISION_INT8 ? hxi_kernels_i8_get() : NULL;   /* AMX is asked for only then */
     m->precision = precision;
     *out = m;
     return 0;
 }
 
-int hx_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
-                            hx_precision precision, hx_error *err)
+int hxi_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, const hxi_kernels *kern,
+                             hx_precision precision, hx_error *err)
 {
     *out = NULL;
     if (!buf || !kern)
@@ -513,13 +513,13 @@ int hx_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, con
     return rc;
 }
 
-int hx_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
-                         hx_error *err)
+int hxi_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hxi_kernels *kern,
+                          hx_error *err)
 {
-    return hx_model_open_buffer_at(out, buf, size, kern, HX_PRECISION_FP32, err);
+    return hxi_model_open_buffer_at(out, buf, size, kern, HX_PRECISION_FP32, err);
 }
 
-static int open_path(hx_model **out, const char *path, const hx_kernels *kern, hx_precision precision,
+static int open_path(hx_model **out, const char *path, const hxi_kernels *kern, hx_precision precision,
                      hx_error *err)
 {
     *out = NULL;
@@ -545,14 +545,14 @@ static int open_path(hx_model **out, const char *path, const hx_kernels *kern, h
     return 0;
 }
 
-int hx_model_open_with(hx_model **out, const char *path, const hx_kernels *kern, hx_error *err)
+int hxi_model_open_with(hx_model **out, const char *path, const hxi_kernels *kern, hx_error *err)
 {
     return open_path(out, path, kern, HX_PRECISION_FP32, err);
 }
 
 int hx_model_open(hx_model **out, const char *path, hx_error *err)
 {
-    return open_path(out, path, hx_kernels_get(), HX_PRECISION_FP32, err);
+    return open_path(out, path, hxi_kernels_get(), HX_PRECISION_FP32, err);
 }
 
 void hx_model_close(hx_model *m)
@@ -560,7 +560,7 @@ void hx_model_close(hx_model *m)
     if (!m)
         return;
     if (m->tok)
-        hx_tokenizer_free(m->tok);
+        hxi_tokenizer_free(m->tok);
     if (m->packed)
         munmap(m->packed, m->packed_len);
     free(m->layers);
@@ -581,19 +581,19 @@ const char *hx_model_name(const hx_model *m)
     return m->name;
 }
 
-const hx_tokenizer *hx_model_tokenizer(const hx_model *m)
+const hxi_tokenizer *hxi_model_tokenizer(const hx_model *m)
 {
     return m->tok;
 }
 
 size_t hx_model_count_tokens(const hx_model *m, const char *text, size_t len)
 {
-    return hx_tokenize(m->tok, text, len, NULL, NULL, 0);
+    return hxi_tokenize(m->tok, text, len, NULL, NULL, 0);
 }
 
 size_t hx_model_input_ids(const hx_model *m, const char *text, size_t len, int32_t *ids, size_t max_ids)
 {
-    return hx_tokenize_for_model(m->tok, text, len, ids, max_ids);
+    return hxi_tokenize_for_model(m->tok, text, len, ids, max_ids);
 }
 
 /* === Open by name or file (names and places: catalog.c) === */
@@ -605,12 +605,12 @@ int hx_model_open_opts(hx_model **out, const hx_model_opts *o, hx_error *err)
     size_t blob_len;
     char path[4096];
     *out = NULL;
-    int rc = hx_model_locate(o ? o->path : NULL, path, sizeof path, &blob, &blob_len, err);
+    int rc = hxi_model_locate(o ? o->path : NULL, path, sizeof path, &blob, &blob_len, err);
     if (rc)
         return rc;
     if (blob)
-        return hx_model_open_buffer_at(out, blob, blob_len, hx_kernels_get(), precision, err);
-    return open_path(out, path, hx_kernels_get(), precision, err);
+        return hxi_model_open_buffer_at(out, blob, blob_len, hxi_kernels_get(), precision, err);
+    return open_path(out, path, hxi_kernels_get(), precision, err);
 }
 
 int hx_model_open_default(hx_model **out, hx_error *err)

@@ -26,40 +26,40 @@
 #define HX_MODEL_MAX_BUCKETS 256
 
 /* Architectures (config entry 11). */
-enum hx_arch {
+enum hxi_arch {
     HX_ARCH_BERT = 0,            /* all-MiniLM-L6-v2 */
     HX_ARCH_MPNET = 1,           /* all-mpnet-base-v2: relative attention bias, position offset */
 };
 
-typedef struct hx_model_config {
+typedef struct hxi_model_config {
     int vocab, hidden, layers, heads, ffn, max_pos, type_vocab, max_seq;
     float eps;                   /* LayerNorm epsilon */
-    int arch;                    /* enum hx_arch */
+    int arch;                    /* enum hxi_arch */
     int pos_offset;              /* position-embedding row of token 0 (MPNet: 2) */
     int rel_buckets, rel_max_dist;  /* relative attention (MPNet: 32, 128); 0: none */
-} hx_model_config;
+} hxi_model_config;
 
 /* Weights at int8 (kernels.h "int8") for some output channels of a Linear layer, in the model's
  * `packed` block. */
-typedef struct hx_qmat {
+typedef struct hxi_qmat {
     const int8_t *w;             /* packed int8 [N x K] */
     const float *wscale;         /* [N] per output channel */
     const int32_t *wsum;         /* [N] sums of the packed weights */
     const float *xinv;           /* [K] 1 / the smoothing of each input channel, or NULL (model.c) */
-} hx_qmat;
+} hxi_qmat;
 
 /* A Linear layer at int8: its output channels in `parts` equal parts (QKV: query, key, value), each
  * with its own smoothing and so its own quantization of the input. parts = 0: it runs in float. */
 #define HX_I8_MAX_PARTS 3
-typedef struct hx_qlinear {
+typedef struct hxi_qlinear {
     int parts;
-    hx_qmat part[HX_I8_MAX_PARTS];
-} hx_qlinear;
+    hxi_qmat part[HX_I8_MAX_PARTS];
+} hxi_qlinear;
 
 /* One encoder layer. Matrices are packed for the model's kernel table (owned by the model's
  * `packed` block); vectors point into the weights map. Each Linear layer has either its float
  * packing (*_w) or, in an int8 model, its int8 one (*_q); the other is NULL (0 parts). */
-typedef struct hx_layer {
+typedef struct hxi_layer {
     const float *qkv_w;          /* packed [3*hidden x hidden]: query, key, value rows */
     const float *qkv_b;          /* [3*hidden] */
     const float *o_w;            /* packed [hidden x hidden] */
@@ -70,16 +70,16 @@ typedef struct hx_layer {
     const float *ffn2_w;         /* packed [hidden x ffn] */
     const float *ffn2_b;         /* [hidden] */
     const float *ln2_w, *ln2_b;  /* [hidden] */
-    hx_qlinear qkv_q, o_q, ffn1_q, ffn2_q;
-} hx_layer;
+    hxi_qlinear qkv_q, o_q, ffn1_q, ffn2_q;
+} hxi_layer;
 
 struct hx_model {
     hxf_map map;                 /* owned when opened from a path; empty for a borrowed buffer */
     hxf_view view;               /* sections point into the map or the borrowed buffer */
-    const hx_kernels *kern;      /* static table the weights are packed for */
-    const hx_kernels_i8 *k8;     /* static int8 table (hx_kernels_i8_get()); NULL at fp32 */
+    const hxi_kernels *kern;      /* static table the weights are packed for */
+    const hxi_kernels_i8 *k8;     /* static int8 table (hxi_kernels_i8_get()); NULL at fp32 */
     hx_precision precision;
-    hx_model_config cfg;
+    hxi_model_config cfg;
     size_t i8_row_values;        /* int8: quantized input values one row of the forward pass needs,
                                   * the most over Linear layers of parts x roundup(K, 4); else 0 */
     const uint16_t *word_emb;    /* [vocab x hidden] fp16, in the map; rows converted on use */
@@ -89,44 +89,44 @@ struct hx_model {
     float *rel;                  /* owned, [heads x (2 max_seq - 1)]: relative attention bias of
                                   * key - query = d at [h][d + max_seq - 1], or NULL: none */
     const float *emb_ln_w, *emb_ln_b;  /* [hidden] */
-    hx_layer *layers;            /* owned, [layers] */
+    hxi_layer *layers;            /* owned, [layers] */
     uint8_t *packed;             /* owned (mmap, packed_len bytes), every packed matrix */
     size_t packed_len;
-    hx_tokenizer *tok;           /* owned */
+    hxi_tokenizer *tok;           /* owned */
     char name[64];
 };
 
 /* Bucket of relative position d = key - query, as HF MPNetEncoder.relative_position_bucket
  * (bidirectional: half the buckets for keys after the query). */
-int hx_model_rel_bucket(int d, int buckets, int max_dist);
+int hxi_model_rel_bucket(int d, int buckets, int max_dist);
 
 /* Where the model that name_or_file names lives (catalog.c): NULL = the default model; a name from
  * the catalog (hx_model_info's alias or name) = its weights file in the places hx_model_find
  * searches; else a file path. *blob is set (and path left empty) when the weights linked into the
  * binary serve (`make static`), else NULL and path holds the file. */
-int hx_model_locate(const char *name_or_file, char *path, size_t cap, const uint8_t **blob, size_t *blob_len,
-                    hx_error *err);
+int hxi_model_locate(const char *name_or_file, char *path, size_t cap, const uint8_t **blob, size_t *blob_len,
+                     hx_error *err);
 
 /* The model's tokenizer, for the index layer's chunker; borrowed until hx_model_close. */
-const hx_tokenizer *hx_model_tokenizer(const hx_model *m);
+const hxi_tokenizer *hxi_model_tokenizer(const hx_model *m);
 
 /* Opens `path` with the given kernel table (tests use the scalar one); hx_model_open uses
- * hx_kernels_get(). */
-int hx_model_open_with(hx_model **out, const char *path, const hx_kernels *kern, hx_error *err);
+ * hxi_kernels_get(). */
+int hxi_model_open_with(hx_model **out, const char *path, const hxi_kernels *kern, hx_error *err);
 
 /* Same from a weights file in memory (fuzzing, tests); `buf` must be 16-byte aligned (as malloc
  * gives) and is borrowed: it must outlive the model. */
-int hx_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
-                         hx_error *err);
+int hxi_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hxi_kernels *kern,
+                          hx_error *err);
 /* Same at a given precision. */
-int hx_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, const hx_kernels *kern,
-                            hx_precision precision, hx_error *err);
+int hxi_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, const hxi_kernels *kern,
+                             hx_precision precision, hx_error *err);
 
 /* Encoder whose batches hold at most max_rows tokens (>= the model's max_seq); 0 = default. */
-int hx_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int max_rows,
-                        hx_error *err);
+int hxi_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int max_rows,
+                         hx_error *err);
 
 /* The encoder's own pool (borrowed until hx_encoder_free), for its job counts in tests. */
-const hx_pool *hx_encoder_pool(const hx_encoder *e);
+const hxi_pool *hxi_encoder_pool(const hx_encoder *e);
 
 #endif

@@ -26,23 +26,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct hx_tokenizer hx_tokenizer;
+typedef struct hxi_tokenizer hxi_tokenizer;
 
 /* Builds a tokenizer from vocab bytes (copied; the caller keeps ownership of `vocab`).
- * Caller frees the result with hx_tokenizer_free. */
-int hx_tokenizer_new(hx_tokenizer **out, const char *vocab, size_t len, hx_error *err);
+ * Caller frees the result with hxi_tokenizer_free. */
+int hxi_tokenizer_new(hxi_tokenizer **out, const char *vocab, size_t len, hx_error *err);
 /* Same with a tokenizer spec (above; NULL: BERT's, "wordpiece-lower", "[CLS] [SEP] [UNK] [PAD]",
  * "[PAD] [UNK] [CLS] [SEP] [MASK]"); spec is read, not kept. */
-int hx_tokenizer_new_spec(hx_tokenizer **out, const char *vocab, size_t len, const char *spec,
-                          size_t spec_len, hx_error *err);
-void hx_tokenizer_free(hx_tokenizer *t);
+int hxi_tokenizer_new_spec(hxi_tokenizer **out, const char *vocab, size_t len, const char *spec,
+                           size_t spec_len, hx_error *err);
+void hxi_tokenizer_free(hxi_tokenizer *t);
 
-int32_t hx_tokenizer_cls(const hx_tokenizer *t);   /* id of [CLS] (MPNet: <s>) */
-int32_t hx_tokenizer_sep(const hx_tokenizer *t);   /* id of [SEP] (MPNet: </s>) */
-int32_t hx_tokenizer_unk(const hx_tokenizer *t);   /* id of [UNK] */
-int32_t hx_tokenizer_pad(const hx_tokenizer *t);   /* id of [PAD] (MPNet: <pad>) */
-size_t hx_tokenizer_vocab_size(const hx_tokenizer *t);
-const char *hx_tokenizer_token(const hx_tokenizer *t, int32_t id, size_t *len);  /* borrowed */
+int32_t hxi_tokenizer_cls(const hxi_tokenizer *t);   /* id of [CLS] (MPNet: <s>) */
+int32_t hxi_tokenizer_sep(const hxi_tokenizer *t);   /* id of [SEP] (MPNet: </s>) */
+int32_t hxi_tokenizer_unk(const hxi_tokenizer *t);   /* id of [UNK] */
+int32_t hxi_tokenizer_pad(const hxi_tokenizer *t);   /* id of [PAD] (MPNet: <pad>) */
+size_t hxi_tokenizer_vocab_size(const hxi_tokenizer *t);
+const char *hxi_tokenizer_token(const hxi_tokenizer *t, int32_t id, size_t *len);  /* borrowed */
 
 /* Word pieces of text[0..len) WITHOUT [CLS]/[SEP]. Writes at most `cap` ids (and, if `spans` is
  * not NULL, for each id the byte range [spans[2i], spans[2i+1]) of the source word it came
@@ -53,20 +53,20 @@ const char *hx_tokenizer_token(const hx_tokenizer *t, int32_t id, size_t *len); 
  * invalid UTF-8 bytes are read as U+FFFD, which BERT clean-up removes (see above). Spans are
  * 32-bit: texts over 4 GiB need splitting. Thread-safe: the tokenizer is read-only after
  * creation. */
-size_t hx_tokenize(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
-                   uint32_t *spans, size_t cap);
+size_t hxi_tokenize(const hxi_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                    uint32_t *spans, size_t cap);
 
-/* As hx_tokenize, but stops reading at the first word boundary once `cap` pieces are known:
+/* As hxi_tokenize, but stops reading at the first word boundary once `cap` pieces are known:
  * returns the pieces read, which is the total when that is below cap and at least cap otherwise
  * (ids and spans get the first cap). Costs time linear in the bytes read, not in len, so cutting
  * a long text into parts of cap pieces (chunker.c) stays linear however long the text is. */
-size_t hx_tokenize_head(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
-                        uint32_t *spans, size_t cap);
+size_t hxi_tokenize_head(const hxi_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                         uint32_t *spans, size_t cap);
 
 /* Model input: [CLS] + pieces truncated to max_tokens - 2 + [SEP] (MPNet: <s> ... </s>). ids holds max_tokens;
  * returns the number written (>= 2; 0 and nothing written when max_tokens < 2). Stops reading
  * the text once enough pieces are known, so a huge text costs no more than its first words. */
-size_t hx_tokenize_for_model(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
-                             size_t max_tokens);
+size_t hxi_tokenize_for_model(const hxi_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                              size_t max_tokens);
 
 #endif

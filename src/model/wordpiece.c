@@ -35,7 +35,7 @@ static const char wp_bert_spec[] = "wordpiece-lower\n[CLS] [SEP] [UNK] [PAD]\n[P
 
 /* === Tokenizer === */
 
-struct hx_tokenizer {
+struct hxi_tokenizer {
     char *strings;        /* owned: every token, NUL-terminated, in id order */
     uint32_t *offs;       /* owned: offs[id] = start of token id in strings; n + 1 entries */
     size_t n;             /* vocabulary size */
@@ -64,13 +64,13 @@ static uint32_t wp_hash(uint32_t h, const char *s, size_t n)
 
 #define WP_HASH_SEED 2166136261u
 
-static size_t wp_len(const hx_tokenizer *t, uint32_t id)
+static size_t wp_len(const hxi_tokenizer *t, uint32_t id)
 {
     return t->offs[id + 1] - t->offs[id] - 1;
 }
 
 /* Id of prefix + s[0..n) (prefix "##" when cont), whose hash is h, or -1. */
-static int32_t wp_lookup_h(const hx_tokenizer *t, const char *s, size_t n, int cont, uint32_t h)
+static int32_t wp_lookup_h(const hxi_tokenizer *t, const char *s, size_t n, int cont, uint32_t h)
 {
     size_t full = n + (cont ? 2 : 0);
     for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
@@ -87,7 +87,7 @@ static int32_t wp_lookup_h(const hx_tokenizer *t, const char *s, size_t n, int c
     }
 }
 
-static int32_t wp_find(const hx_tokenizer *t, const char *tok)
+static int32_t wp_find(const hxi_tokenizer *t, const char *tok)
 {
     size_t n = strlen(tok);
     return wp_lookup_h(t, tok, n, 0, wp_hash(WP_HASH_SEED, tok, n));
@@ -115,7 +115,7 @@ static int wp_spec_word(const char *spec, size_t end, size_t *at, char *word, si
 }
 
 /* Reads the spec's roles and added tokens into t (after the vocabulary). */
-static int wp_read_spec(hx_tokenizer *t, const char *spec, size_t len, hx_error *err)
+static int wp_read_spec(hxi_tokenizer *t, const char *spec, size_t len, hx_error *err)
 {
     char word[WP_SPECIAL_BYTES];
     size_t at = 0;
@@ -153,13 +153,13 @@ static int wp_read_spec(hx_tokenizer *t, const char *spec, size_t len, hx_error 
     return 0;
 }
 
-int hx_tokenizer_new(hx_tokenizer **out, const char *vocab, size_t len, hx_error *err)
+int hxi_tokenizer_new(hxi_tokenizer **out, const char *vocab, size_t len, hx_error *err)
 {
-    return hx_tokenizer_new_spec(out, vocab, len, NULL, 0, err);
+    return hxi_tokenizer_new_spec(out, vocab, len, NULL, 0, err);
 }
 
-int hx_tokenizer_new_spec(hx_tokenizer **out, const char *vocab, size_t len, const char *spec,
-                          size_t spec_len, hx_error *err)
+int hxi_tokenizer_new_spec(hxi_tokenizer **out, const char *vocab, size_t len, const char *spec,
+                           size_t spec_len, hx_error *err)
 {
     *out = NULL;
     if (!spec) {
@@ -176,7 +176,7 @@ int hx_tokenizer_new_spec(hx_tokenizer **out, const char *vocab, size_t len, con
                             WP_MAX_VOCAB);
     if (len > UINT32_MAX - n - 1)
         return hx_error_set(err, HX_ERANGE, -1, "vocabulary of %zu bytes is too large", len);
-    hx_tokenizer *t = hx_calloc(1, sizeof *t);
+    hxi_tokenizer *t = hx_calloc(1, sizeof *t);
     if (!t)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for the tokenizer");
     uint32_t slots = 1;
@@ -189,7 +189,7 @@ int hx_tokenizer_new_spec(hx_tokenizer **out, const char *vocab, size_t len, con
     t->slot_id = hx_calloc(slots, sizeof *t->slot_id);
     t->slot_hash = hx_malloc(slots * sizeof *t->slot_hash);
     if (!t->strings || !t->offs || !t->slot_id || !t->slot_hash) {
-        hx_tokenizer_free(t);
+        hxi_tokenizer_free(t);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a vocabulary of %zu tokens", n);
     }
     /* One token per line, id = line number; a trailing '\r' is dropped. */
@@ -224,19 +224,19 @@ int hx_tokenizer_new_spec(hx_tokenizer **out, const char *vocab, size_t len, con
     }
     int rc = wp_read_spec(t, spec, spec_len, err);
     if (rc) {
-        hx_tokenizer_free(t);
+        hxi_tokenizer_free(t);
         return rc;
     }
     for (uint32_t c = 0; c < 128; c++) {
         uint32_t f[4];
-        t->ascii_class[c] = (uint8_t)hx_unicode_class(c);
-        t->ascii_fold[c] = hx_unicode_bert_fold(c, f) == 1 && f[0] < 128 ? (uint8_t)f[0] : 0;
+        t->ascii_class[c] = (uint8_t)hxi_unicode_class(c);
+        t->ascii_fold[c] = hxi_unicode_bert_fold(c, f) == 1 && f[0] < 128 ? (uint8_t)f[0] : 0;
     }
     *out = t;
     return 0;
 }
 
-void hx_tokenizer_free(hx_tokenizer *t)
+void hxi_tokenizer_free(hxi_tokenizer *t)
 {
     if (!t)
         return;
@@ -247,13 +247,13 @@ void hx_tokenizer_free(hx_tokenizer *t)
     free(t);
 }
 
-int32_t hx_tokenizer_cls(const hx_tokenizer *t) { return t->cls; }
-int32_t hx_tokenizer_sep(const hx_tokenizer *t) { return t->sep; }
-int32_t hx_tokenizer_unk(const hx_tokenizer *t) { return t->unk; }
-int32_t hx_tokenizer_pad(const hx_tokenizer *t) { return t->pad; }
-size_t hx_tokenizer_vocab_size(const hx_tokenizer *t) { return t->n; }
+int32_t hxi_tokenizer_cls(const hxi_tokenizer *t) { return t->cls; }
+int32_t hxi_tokenizer_sep(const hxi_tokenizer *t) { return t->sep; }
+int32_t hxi_tokenizer_unk(const hxi_tokenizer *t) { return t->unk; }
+int32_t hxi_tokenizer_pad(const hxi_tokenizer *t) { return t->pad; }
+size_t hxi_tokenizer_vocab_size(const hxi_tokenizer *t) { return t->n; }
 
-const char *hx_tokenizer_token(const hx_tokenizer *t, int32_t id, size_t *len)
+const char *hxi_tokenizer_token(const hxi_tokenizer *t, int32_t id, size_t *len)
 {
     if (id < 0 || (size_t)id >= t->n)
         return NULL;
@@ -266,7 +266,7 @@ const char *hx_tokenizer_token(const hx_tokenizer *t, int32_t id, size_t *len)
 
 /* Run state of one call; lives on the caller's stack. */
 typedef struct wp_run {
-    const hx_tokenizer *t;
+    const hxi_tokenizer *t;
     int32_t *ids;          /* borrowed: cap entries */
     uint32_t *spans;       /* borrowed: 2 * cap entries, or NULL */
     size_t cap, n;         /* n counts every piece, written or not */
@@ -292,7 +292,7 @@ static void wp_flush(wp_run *r)
 {
     if (!r->wchars)
         return;
-    const hx_tokenizer *t = r->t;
+    const hxi_tokenizer *t = r->t;
     size_t first = r->n, nb = r->wbytes, start = 0;
     if (r->wchars > WP_MAX_WORD_CHARS)
         goto unk;
@@ -335,11 +335,11 @@ static void wp_append(wp_run *r, uint32_t cp, size_t at, size_t end)
         r->src_start = at;
     r->src_end = end;
     if (++r->wchars <= WP_MAX_WORD_CHARS)
-        r->wbytes += (size_t)hx_utf8_put(cp, r->word + r->wbytes);
+        r->wbytes += (size_t)hxi_utf8_put(cp, r->word + r->wbytes);
 }
 
 /* Length of the added token at s (s[0] leads one), storing its id; 0 if none. */
-static size_t wp_special(const hx_tokenizer *t, const char *s, size_t left, int32_t *id)
+static size_t wp_special(const hxi_tokenizer *t, const char *s, size_t left, int32_t *id)
 {
     for (int k = 0; k < t->n_special; k++) {
         size_t n = t->special[k].len;
@@ -353,7 +353,7 @@ static size_t wp_special(const hx_tokenizer *t, const char *s, size_t left, int3
 
 /* The pipeline of the file comment. With stop_at_cap, stops at the first word boundary once
  * cap pieces are known (the count returned is then a lower bound). */
-static size_t wp_tokenize(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
+static size_t wp_tokenize(const hxi_tokenizer *t, const char *text, size_t len, int32_t *ids,
                           uint32_t *spans, size_t cap, int stop_at_cap)
 {
     wp_run r;
@@ -391,8 +391,8 @@ static size_t wp_tokenize(const hx_tokenizer *t, const char *text, size_t len, i
             continue;
         }
         uint32_t cp, f[4];
-        hx_utf8_next(text, len, &pos, &cp);
-        unsigned k = hx_unicode_class(cp);
+        hxi_utf8_next(text, len, &pos, &cp);
+        unsigned k = hxi_unicode_class(cp);
         if (k & HX_UC_CONTROL)
             continue;
         if (k & HX_UC_SPACE) {
@@ -401,9 +401,9 @@ static size_t wp_tokenize(const hx_tokenizer *t, const char *text, size_t len, i
         }
         if (k & HX_UC_CJK)
             wp_flush(&r);
-        int nf = hx_unicode_bert_fold(cp, f);
+        int nf = hxi_unicode_bert_fold(cp, f);
         for (int i = 0; i < nf; i++) {
-            unsigned fk = f[i] < 128 ? t->ascii_class[f[i]] : hx_unicode_class(f[i]);
+            unsigned fk = f[i] < 128 ? t->ascii_class[f[i]] : hxi_unicode_class(f[i]);
             if (fk & HX_UC_SPACE) {
                 wp_flush(&r);
             } else if (fk & HX_UC_PUNCT) {
@@ -421,20 +421,20 @@ static size_t wp_tokenize(const hx_tokenizer *t, const char *text, size_t len, i
     return r.n;
 }
 
-size_t hx_tokenize(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
-                   uint32_t *spans, size_t cap)
+size_t hxi_tokenize(const hxi_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                    uint32_t *spans, size_t cap)
 {
     return wp_tokenize(t, text, len, ids, spans, cap, 0);
 }
 
-size_t hx_tokenize_head(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
-                        uint32_t *spans, size_t cap)
+size_t hxi_tokenize_head(const hxi_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                         uint32_t *spans, size_t cap)
 {
     return wp_tokenize(t, text, len, ids, spans, cap, 1);
 }
 
-size_t hx_tokenize_for_model(const hx_tokenizer *t, const char *text, size_t len, int32_t *ids,
-                             size_t max_tokens)
+size_t hxi_tokenize_for_model(const hxi_tokenizer *t, const char *text, size_t len, int32_t *ids,
+                              size_t max_tokens)
 {
     if (max_tokens < 2)
         return 0;

@@ -384,7 +384,7 @@ static int run_stream(page_run *r, pdf_obj *res, const uint8_t *data, size_t n)
 
 typedef struct walk {
     pdf_doc *d;
-    hx_extract *x;
+    hxi_extract *x;
     uint8_t *seen;               /* page-tree nodes visited, by object number */
     uint32_t pages, empty;
     uint64_t ops_left;
@@ -442,20 +442,20 @@ static int page_text(walk *w, pdf_obj *page, pdf_obj *res, hx_error *err)
         w->empty++;
     if (!rc && r->len && !w->full) {
         /* more text than the contract allows (forms drawn many times): keep what fits; the text is
-         * valid UTF-8 already, so hx_x_text does not grow it */
+         * valid UTF-8 already, so hxi_x_text does not grow it */
         size_t room = w->x->limit > w->x->len + 4 ? w->x->limit - w->x->len - 4 : 0, n = r->len;
         if (n > room) {
             for (n = room; n && ((unsigned char)r->buf[n] & 0xC0) == 0x80;)
                 n--;
             w->full = true;
         }
-        hx_x_source(w->x, w->pages, w->pages);
-        rc = hx_x_block(w->x, HX_BLOCK_PROSE, err);
+        hxi_x_source(w->x, w->pages, w->pages);
+        rc = hxi_x_block(w->x, HX_BLOCK_PROSE, err);
         if (!rc && n)
-            rc = hx_x_text(w->x, r->buf, n, err);
+            rc = hxi_x_text(w->x, r->buf, n, err);
         if (!rc && w->full)
-            rc = hx_x_warn(w->x, err, "text cut at page %u: more than %d times the file's size", w->pages,
-                           HX_INGEST_MAX_GROWTH);
+            rc = hxi_x_warn(w->x, err, "text cut at page %u: more than %d times the file's size", w->pages,
+                            HX_INGEST_MAX_GROWTH);
     }
     free(r->buf);
     free(r);
@@ -495,7 +495,7 @@ static int walk_tree(walk *w, pdf_obj *ref, pdf_obj *res, int depth, hx_error *e
 
 /* === Metadata === */
 
-static bool meta_has(const hx_extract *x, const char *key)
+static bool meta_has(const hxi_extract *x, const char *key)
 {
     for (size_t i = 0; i < x->n_meta; i++)
         if (!strcmp(x->meta[i].key, key))
@@ -503,7 +503,7 @@ static bool meta_has(const hx_extract *x, const char *key)
     return false;
 }
 
-static int info_string(pdf_doc *d, hx_extract *x, pdf_obj *info, const char *key, const char *meta, hx_error *err)
+static int info_string(pdf_doc *d, hxi_extract *x, pdf_obj *info, const char *key, const char *meta, hx_error *err)
 {
     pdf_obj *s = pdf_get(d, info, key);
     if (!s || s->kind != PDF_STR)
@@ -520,11 +520,11 @@ static int info_string(pdf_doc *d, hx_extract *x, pdf_obj *info, const char *key
         char iso[32];
         int k = digits >= 14 ? snprintf(iso, sizeof iso, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2s", p, p + 4, p + 6, p + 8, p + 10, p + 12)
                              : snprintf(iso, sizeof iso, "%.4s-%.2s-%.2s", p, p + 4, p + 6);
-        return hx_x_meta(x, meta, iso, (size_t)k, err);
+        return hxi_x_meta(x, meta, iso, (size_t)k, err);
     }
     if (!strcmp(meta, "title"))
-        return hx_x_title(x, out, n, err) ? err->code : hx_x_meta(x, meta, out, n, err);
-    return hx_x_meta(x, meta, out, n, err);
+        return hxi_x_title(x, out, n, err) ? err->code : hxi_x_meta(x, meta, out, n, err);
+    return hxi_x_meta(x, meta, out, n, err);
 }
 
 /* The first rdf:li of an XMP property (dc:title, dc:creator) as text, entities decoded. */
@@ -547,7 +547,7 @@ static size_t xmp_first(const char *x, size_t n, const char *prop, char *out, si
 }
 
 /* Title and author from the catalog's XMP metadata when the information dictionary gave none. */
-static int xmp(pdf_doc *d, hx_extract *x, pdf_obj *st, hx_error *err)
+static int xmp(pdf_doc *d, hxi_extract *x, pdf_obj *st, hx_error *err)
 {
     uint8_t *data;
     size_t n;
@@ -559,15 +559,15 @@ static int xmp(pdf_doc *d, hx_extract *x, pdf_obj *st, hx_error *err)
     char v[512];
     size_t k = xmp_first((const char *)data, n, "<dc:title", v, sizeof v);
     if (k && !x->title)
-        rc = hx_x_title(x, v, k, err) ? err->code : hx_x_meta(x, "title", v, k, err);
+        rc = hxi_x_title(x, v, k, err) ? err->code : hxi_x_meta(x, "title", v, k, err);
     k = xmp_first((const char *)data, n, "<dc:creator", v, sizeof v);
     if (!rc && k && !meta_has(x, "author"))
-        rc = hx_x_meta(x, "author", v, k, err);
+        rc = hxi_x_meta(x, "author", v, k, err);
     free(data);
     return rc;
 }
 
-static int extract_pdf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *err)
+static int extract_pdf(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err)
 {
     pdf_doc d;
     int rc = pdf_open(&d, raw, len, err);
@@ -613,14 +613,14 @@ static int extract_pdf(const uint8_t *raw, size_t len, hx_extract *x, hx_error *
             top = &root->u.d.kv[i].val;
     if ((rc = walk_tree(&w, top, NULL, 0, err)))
         goto out;
-    if ((rc = hx_x_meta_uint(x, "page_count", w.pages, err)))
+    if ((rc = hxi_x_meta_uint(x, "page_count", w.pages, err)))
         goto out;
     if (w.empty)
-        rc = hx_x_warn(x, err, "no text layer: %u of %u pages", w.empty, w.pages);
+        rc = hxi_x_warn(x, err, "no text layer: %u of %u pages", w.empty, w.pages);
     if (!rc && w.cut)
-        rc = hx_x_warn(x, err, "content streams cut after %llu tokens", (unsigned long long)PDF_TOKENS(len));
+        rc = hxi_x_warn(x, err, "content streams cut after %llu tokens", (unsigned long long)PDF_TOKENS(len));
     if (!rc && d.repaired)
-        rc = hx_x_warn(x, err, "damaged cross-reference rebuilt by scanning the file");
+        rc = hxi_x_warn(x, err, "damaged cross-reference rebuilt by scanning the file");
 out:
     free(w.seen);
     pdf_close(&d);
@@ -638,7 +638,7 @@ static bool sniff_pdf(const uint8_t *raw, size_t len)
 
 static const char *const pdf_exts[] = {"pdf", NULL};
 
-const hx_doctype hx_doctype_pdf = {
+const hxi_doctype hxi_doctype_pdf = {
     .name = "pdf", .exts = pdf_exts, .magic = {{.offset = 0, .len = 5, .bytes = "%PDF-"}}, .sniff = sniff_pdf,
     .extract = extract_pdf, .chunk = HX_CHUNK_BLOCKS,
 };

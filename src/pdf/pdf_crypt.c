@@ -46,30 +46,30 @@ static void hash_2b(int r, const uint8_t *salt, uint8_t out[32])
 {
     uint8_t k[64], e[64 * 64];
     size_t klen = 32;
-    hx_sha256 h;
-    hx_sha256_init(&h);
-    hx_sha256_update(&h, salt, 8);
-    hx_sha256_final(&h, k);
+    hxi_sha256 h;
+    hxi_sha256_init(&h);
+    hxi_sha256_update(&h, salt, 8);
+    hxi_sha256_final(&h, k);
     for (int i = 0; r == 6; i++) {
         size_t n = 64 * klen;   /* 64 copies of password (empty) + K */
         for (int j = 0; j < 64; j++)
             memcpy(e + (size_t)j * klen, k, klen);
-        hx_aes a;
-        hx_aes_init(&a, k, 16);
-        hx_aes_cbc_encrypt(&a, k + 16, e, n);
+        hxi_aes a;
+        hxi_aes_init(&a, k, 16);
+        hxi_aes_cbc_encrypt(&a, k + 16, e, n);
         unsigned sum = 0;
         for (int j = 0; j < 16; j++)
             sum += e[j];
         if (sum % 3 == 0) {
-            hx_sha256_init(&h);
-            hx_sha256_update(&h, e, n);
-            hx_sha256_final(&h, k);
+            hxi_sha256_init(&h);
+            hxi_sha256_update(&h, e, n);
+            hxi_sha256_final(&h, k);
             klen = 32;
         } else {
-            hx_sha512 h5;
-            (sum % 3 == 1 ? hx_sha384_init : hx_sha512_init)(&h5);
-            hx_sha512_update(&h5, e, n);
-            hx_sha512_final(&h5, k);
+            hxi_sha512 h5;
+            (sum % 3 == 1 ? hxi_sha384_init : hxi_sha512_init)(&h5);
+            hxi_sha512_update(&h5, e, n);
+            hxi_sha512_final(&h5, k);
             klen = sum % 3 == 1 ? 48 : 64;
         }
         if (i >= 63 && e[n - 1] <= i + 1 - 32)
@@ -90,10 +90,10 @@ static int open_aes256(pdf_doc *d, pdf_obj *enc, int r)
     if (memcmp(hash, u->u.s.p, 32))
         return hx_error_set(d->err, HX_EFORMAT, -1, "encrypted PDF: it needs a password to open");
     hash_2b(r, u->u.s.p + 40, hash);
-    hx_aes a;
-    hx_aes_init(&a, hash, 32);
+    hxi_aes a;
+    hxi_aes_init(&a, hash, 32);
     memcpy(d->key, ue->u.s.p, 32);
-    hx_aes_cbc_decrypt(&a, iv, d->key, 32);
+    hxi_aes_cbc_decrypt(&a, iv, d->key, 32);
     d->keylen = 32;
     d->aes = true;
     return 0;
@@ -142,19 +142,19 @@ int pdf_crypt_open(pdf_doc *d, pdf_obj *enc)
     uint32_t pv = (uint32_t)(int32_t)p;
     for (int i = 0; i < 4; i++)
         P[i] = (uint8_t)(pv >> (8 * i));
-    hx_md5 m;
-    hx_md5_init(&m);
-    hx_md5_update(&m, pad, 32);
-    hx_md5_update(&m, o->u.s.p, 32);
-    hx_md5_update(&m, P, 4);
+    hxi_md5 m;
+    hxi_md5_init(&m);
+    hxi_md5_update(&m, pad, 32);
+    hxi_md5_update(&m, o->u.s.p, 32);
+    hxi_md5_update(&m, P, 4);
     if (id && id->kind == PDF_STR)
-        hx_md5_update(&m, id->u.s.p, id->u.s.n);
+        hxi_md5_update(&m, id->u.s.p, id->u.s.n);
     pdf_obj *meta = pdf_get(d, enc, "EncryptMetadata");
     if (r >= 4 && meta && meta->kind == PDF_BOOL && !meta->u.b)
-        hx_md5_update(&m, "\xff\xff\xff\xff", 4);
-    hx_md5_final(&m, key);
+        hxi_md5_update(&m, "\xff\xff\xff\xff", 4);
+    hxi_md5_final(&m, key);
     for (int i = 0; r >= 3 && i < 50; i++)
-        hx_md5_digest(key, (size_t)n, key);
+        hxi_md5_digest(key, (size_t)n, key);
     /* algorithms 4 (R 2) and 5 (R 3): the key must turn the padding into /U */
     uint8_t check[32];
     size_t clen = 32;
@@ -162,11 +162,11 @@ int pdf_crypt_open(pdf_doc *d, pdf_obj *enc)
         memcpy(check, pad, 32);
         rc4(key, (size_t)n, check, 32);
     } else {
-        hx_md5_init(&m);
-        hx_md5_update(&m, pad, 32);
+        hxi_md5_init(&m);
+        hxi_md5_update(&m, pad, 32);
         if (id && id->kind == PDF_STR)
-            hx_md5_update(&m, id->u.s.p, id->u.s.n);
-        hx_md5_final(&m, check);
+            hxi_md5_update(&m, id->u.s.p, id->u.s.n);
+        hxi_md5_final(&m, check);
         for (int i = 0; i < 20; i++) {
             uint8_t k2[16];
             for (int j = 0; j < n; j++)
@@ -187,9 +187,9 @@ static size_t aes_cbc(const uint8_t *key, size_t klen, uint8_t *s, size_t n)
 {
     if (n < 32 || n % 16)
         return 0;
-    hx_aes a;
-    hx_aes_init(&a, key, klen);
-    hx_aes_cbc_decrypt(&a, s, s + 16, n - 16);
+    hxi_aes a;
+    hxi_aes_init(&a, key, klen);
+    hxi_aes_cbc_decrypt(&a, s, s + 16, n - 16);
     n -= 16;
     memmove(s, s + 16, n);
     uint8_t pad_len = s[n - 1];
@@ -208,7 +208,7 @@ size_t pdf_crypt(const pdf_doc *d, uint32_t num, uint32_t gen, uint8_t *s, size_
     buf[d->keylen + 4] = (uint8_t)(gen >> 8);
     if (d->aes)
         memcpy(buf + d->keylen + 5, "sAlT", 4);   /* algorithm 1.A */
-    hx_md5_digest(buf, (size_t)d->keylen + (d->aes ? 9 : 5), k);
+    hxi_md5_digest(buf, (size_t)d->keylen + (d->aes ? 9 : 5), k);
     size_t klen = d->keylen + 5 < 16 ? (size_t)d->keylen + 5 : 16;
     if (!d->aes) {
         rc4(k, klen, s, n);

@@ -251,9 +251,9 @@ int pdf_stream_data(pdf_doc *d, pdf_obj *st, uint8_t **out, size_t *out_len)
         int rc = 0;
         if (!strcmp(name, "FlateDecode") || !strcmp(name, "Fl")) {
             hx_error e2 = {0};
-            rc = hx_inflate(cur, n, HX_INFLATE_ZLIB | HX_INFLATE_PARTIAL, limit, n * 4, &o, &on, NULL, &e2);
+            rc = hxi_inflate(cur, n, HX_INFLATE_ZLIB | HX_INFLATE_PARTIAL, limit, n * 4, &o, &on, NULL, &e2);
             if (rc && !o && rc != HX_ERANGE)   /* some writers leave out the zlib header */
-                rc = hx_inflate(cur, n, HX_INFLATE_RAW | HX_INFLATE_PARTIAL, limit, n * 4, &o, &on, NULL, &e2);
+                rc = hxi_inflate(cur, n, HX_INFLATE_RAW | HX_INFLATE_PARTIAL, limit, n * 4, &o, &on, NULL, &e2);
             if (rc == HX_ERANGE) {
                 free(o);
                 free(cur);

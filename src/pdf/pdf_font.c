@@ -488,10 +488,10 @@ void pdf_font_next(const pdf_font *f, const uint8_t *s, size_t n, size_t *i, cha
         for (uint8_t k = 0; k < r->n; k++) {
             uint32_t cp = f->pool[r->off + k] + (k == r->n - 1 ? code - r->lo : 0);
             if (*ulen + 4 <= 16 && cp && (cp < 0xD800 || cp > 0xDFFF) && cp <= 0x10FFFF)
-                *ulen += (size_t)hx_utf8_put(cp, u + *ulen);
+                *ulen += (size_t)hxi_utf8_put(cp, u + *ulen);
         }
     } else if (!f->type0 && f->enc[code & 255]) {
-        *ulen = (size_t)hx_utf8_put(f->enc[code & 255], u);
+        *ulen = (size_t)hxi_utf8_put(f->enc[code & 255], u);
     }
     if (f->type0) {
         size_t lo = 0, hi = f->ncw;

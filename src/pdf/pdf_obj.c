@@ -1056,7 +1056,7 @@ size_t pdf_text_string(const uint8_t *s, size_t n, char *out, size_t cap)
                     i += 2;
                 }
             }
-            int k = hx_utf8_put(c, u);
+            int k = hxi_utf8_put(c, u);
             if (o + (size_t)k > cap)
                 break;
             memcpy(out + o, u, (size_t)k);
@@ -1071,7 +1071,7 @@ size_t pdf_text_string(const uint8_t *s, size_t n, char *out, size_t cap)
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t c = s[i] >= 0x80 && s[i] <= 0xA0 ? pdfdoc_80[s[i] - 0x80] : s[i];
-        int k = hx_utf8_put(c, u);
+        int k = hxi_utf8_put(c, u);
         if (o + (size_t)k > cap)
             break;
         memcpy(out + o, u, (size_t)k);

@@ -44,12 +44,12 @@ static int word_kind(uint32_t cp, uint32_t *lower, int scripts)
             return CK_DIGIT;
         return 0;
     }
-    unsigned c = hx_unicode_class(cp);
+    unsigned c = hxi_unicode_class(cp);
     if (c & HX_UC_LETTER) {
-        *lower = hx_unicode_lower(cp);
+        *lower = hxi_unicode_lower(cp);
         if (*lower != cp)
             return CK_UPPER;
-        return scripts && hx_unicode_script(cp) == HX_US_HANGUL ? CK_ALPHA : CK_LOWER;
+        return scripts && hxi_unicode_script(cp) == HX_US_HANGUL ? CK_ALPHA : CK_LOWER;
     }
     if (c & HX_UC_NUMBER)
         return CK_DIGIT;
@@ -60,13 +60,13 @@ static int word_kind(uint32_t cp, uint32_t *lower, int scripts)
 
 /* Appends the lowercased code points cps[from..to) (joiners included as themselves) as one term.
  * Leaves longer than the cap are cut at a code point boundary; other kinds are dropped. */
-static int emit(hx_analysis *a, const cpinfo *cps, size_t from, size_t to, uint32_t pos, uint32_t kind)
+static int emit(hxi_analysis *a, const cpinfo *cps, size_t from, size_t to, uint32_t pos, uint32_t kind)
 {
     char tmp[HX_ANALYZER_MAX_TERM];
     size_t n = 0;
     for (size_t i = from; i < to; i++) {
         char enc[4];
-        int k = hx_utf8_put(cps[i].lower, enc);
+        int k = hxi_utf8_put(cps[i].lower, enc);
         if (n + (size_t)k > HX_ANALYZER_MAX_TERM) {
             if (kind != HX_TERM_LEAF)
                 return 0;
@@ -81,7 +81,7 @@ static int emit(hx_analysis *a, const cpinfo *cps, size_t from, size_t to, uint3
         hx_grow((void **)&a->buf, &a->buf_cap, a->buf_len + n, 1, NULL))
         return HX_ENOMEM;
     memcpy(a->buf + a->buf_len, tmp, n);
-    hx_term *t = &a->terms[a->n_terms++];
+    hxi_term *t = &a->terms[a->n_terms++];
     t->text_off = (uint32_t)a->buf_len;
     t->text_len = (uint32_t)n;
     t->pos = pos;
@@ -94,13 +94,13 @@ static int emit(hx_analysis *a, const cpinfo *cps, size_t from, size_t to, uint3
 
 /* === English: stop words and stemmed terms === */
 
-const char *hx_analyzer_name(uint32_t config)
+const char *hxi_analyzer_name(uint32_t config)
 {
     static const char *const names[] = {"exact", "english", "unicode"};
     return config < sizeof names / sizeof names[0] ? names[config] : NULL;
 }
 
-int hx_analyzer_is_stop(const char *w, size_t n)
+int hxi_analyzer_is_stop(const char *w, size_t n)
 {
     /* Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, in order. */
     static const char *const stop[] = {
@@ -131,14 +131,14 @@ static size_t fold_term(const char *w, size_t n, char *out, int *latin)
     len = 0;
     while (pos < n) {
         uint32_t cp, f[HX_UNICODE_FOLD_MAX];
-        hx_utf8_next(w, n, &pos, &cp);
-        int k = hx_unicode_fold(cp, f);
+        hxi_utf8_next(w, n, &pos, &cp);
+        int k = hxi_unicode_fold(cp, f);
         for (int i = 0; i < k; i++) {
             char enc[4];
-            int b = hx_utf8_put(f[i], enc);
+            int b = hxi_utf8_put(f[i], enc);
             if (len + (size_t)b > HX_ANALYZER_MAX_TERM)
                 return len;
-            if (f[i] >= 0x80 && (hx_unicode_class(f[i]) & HX_UC_LETTER) && hx_unicode_script(f[i]) != HX_US_LATIN)
+            if (f[i] >= 0x80 && (hxi_unicode_class(f[i]) & HX_UC_LETTER) && hxi_unicode_script(f[i]) != HX_US_LATIN)
                 *latin = 0;
             memcpy(out + len, enc, (size_t)b);
             len += (size_t)b;
@@ -149,9 +149,9 @@ static size_t fold_term(const char *w, size_t n, char *out, int *latin)
 
 /* Appends the analysed term of the leaf just emitted (the last term): its ICU folding, stemmed
  * when all its letters are Latin; none for a stop word or a leaf that folds to nothing. */
-static int emit_stem(hx_analysis *a)
+static int emit_stem(hxi_analysis *a)
 {
-    hx_term leaf = a->terms[a->n_terms - 1];
+    hxi_term leaf = a->terms[a->n_terms - 1];
     const char *w = a->buf + leaf.text_off;
     char folded[HX_ANALYZER_MAX_TERM];
     int latin = 1;
@@ -160,13 +160,13 @@ static int emit_stem(hx_analysis *a)
         memcpy(folded, w, fn);
     else
         fn = fold_term(w, leaf.text_len, folded, &latin);
-    if (fn == 0 || hx_analyzer_is_stop(folded, fn))
+    if (fn == 0 || hxi_analyzer_is_stop(folded, fn))
         return 0;
     char tmp[1 + HX_ANALYZER_MAX_TERM];
     tmp[0] = HX_STEM_MARK;
     size_t n = fn;
     if (latin)
-        n = hx_stem_english(folded, fn, tmp + 1);
+        n = hxi_stem_english(folded, fn, tmp + 1);
     else
         memcpy(tmp + 1, folded, fn);
     while (1 + n > HX_ANALYZER_MAX_TERM) {  /* mark + term within the cap: drop a code point */
@@ -178,7 +178,7 @@ static int emit_stem(hx_analysis *a)
         hx_grow((void **)&a->buf, &a->buf_cap, a->buf_len + n + 1, 1, NULL))
         return HX_ENOMEM;
     memcpy(a->buf + a->buf_len, tmp, n + 1);
-    hx_term *t = &a->terms[a->n_terms++];
+    hxi_term *t = &a->terms[a->n_terms++];
     *t = leaf;
     t->text_off = (uint32_t)a->buf_len;
     t->text_len = (uint32_t)(n + 1);
@@ -221,7 +221,7 @@ static size_t count_leaves(const cpinfo *cps, size_t s, size_t e)
 
 /* Emits the terms of one compound cps[0..n) (n >= 1, no leading or trailing joiner); stem: also
  * the stemmed term after each leaf. */
-static int emit_compound(hx_analysis *a, const cpinfo *cps, size_t n, int stem)
+static int emit_compound(hxi_analysis *a, const cpinfo *cps, size_t n, int stem)
 {
     size_t n_segments = 1, n_leaves = 0;
     for (size_t i = 0; i < n; i++)
@@ -265,7 +265,7 @@ static int emit_compound(hx_analysis *a, const cpinfo *cps, size_t n, int stem)
  * one position each, a lone character as itself (Lucene's CJKBigramFilter); Southeast Asian (sea
  * 1): all at one position, a lone character not at all (NGramTokenFilter, 2..2). `carried`:
  * cps[0] ended the previous piece of a run cut at HX_ANALYZER_MAX_COMPOUND, so it is no unigram. */
-static int emit_bigrams(hx_analysis *a, const cpinfo *cps, size_t n, int stem, int sea, int carried)
+static int emit_bigrams(hxi_analysis *a, const cpinfo *cps, size_t n, int stem, int sea, int carried)
 {
     if (n == 1 && (carried || sea))
         return 0;
@@ -297,7 +297,7 @@ typedef struct run_state {
 
 /* Emits the compound in a->scratch (a pending joiner dropped) and starts an empty one; the s of
  * a possessive gets no analysed term. */
-static int flush(hx_analysis *a, run_state *r)
+static int flush(hxi_analysis *a, run_state *r)
 {
     if (r->pending_join)
         r->n--;
@@ -319,7 +319,7 @@ static int flush(hx_analysis *a, run_state *r)
 }
 
 /* Appends one code point to the compound. */
-static int push(hx_analysis *a, run_state *r, uint32_t lower, size_t start, size_t end, int kind)
+static int push(hxi_analysis *a, run_state *r, uint32_t lower, size_t start, size_t end, int kind)
 {
     if (hx_grow(&a->scratch, &a->scratch_cap, r->n + 1, sizeof(cpinfo), NULL))
         return HX_ENOMEM;
@@ -335,7 +335,7 @@ static int push(hx_analysis *a, run_state *r, uint32_t lower, size_t start, size
 /* Makes the compound of type `type` ready for a word character of that type: a compound of
  * another type is emitted first, except that Hangul letters ending a CJK run join a word that
  * follows them (UAX #29 keeps 15일에 and 한국Korea whole). */
-static int switch_run(hx_analysis *a, run_state *r, int type)
+static int switch_run(hxi_analysis *a, run_state *r, int type)
 {
     if (r->type == type || r->type == RUN_NONE) {
         r->type = type;
@@ -360,7 +360,7 @@ static int run_type(uint32_t cp, int kind, int current, int scripts)
 {
     if (!scripts)
         return RUN_WORD;
-    unsigned sc = cp < 0x80 ? HX_US_LATIN : hx_unicode_script(cp);
+    unsigned sc = cp < 0x80 ? HX_US_LATIN : hxi_unicode_script(cp);
     if (sc == HX_US_SEA)
         return RUN_SEA;
     if (sc == HX_US_CJK)
@@ -372,7 +372,7 @@ static int run_type(uint32_t cp, int kind, int current, int scripts)
     return RUN_WORD;
 }
 
-int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
+int hxi_analyzer_run(hxi_analysis *a, const char *text, size_t len, hx_error *err)
 {
     a->n_terms = 0;
     a->buf_len = 0;
@@ -399,10 +399,10 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
         }
         size_t start = pos;
         uint32_t cp, lower;
-        hx_utf8_next(text, len, &pos, &cp);
+        hxi_utf8_next(text, len, &pos, &cp);
         int kind = word_kind(cp, &lower, r.scripts);
         int prev_word = r.n && !r.pending_join;
-        if (kind == CK_MARK && !prev_word && (!r.scripts || cp < 0x80 || hx_unicode_script(cp) != HX_US_SEA))
+        if (kind == CK_MARK && !prev_word && (!r.scripts || cp < 0x80 || hxi_unicode_script(cp) != HX_US_SEA))
             kind = 0;  /* a mark with nothing to attach to separates words */
         if (kind) {
             int type = run_type(cp, kind, r.type, r.scripts);
@@ -428,7 +428,7 @@ int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err)
     return 0;
 }
 
-void hx_analyzer_free(hx_analysis *a)
+void hxi_analyzer_free(hxi_analysis *a)
 {
     free(a->terms);
     free(a->buf);

@@ -6,9 +6,9 @@
  * They are Lucene's StandardTokenizer (UAX #29 words) followed by WordDelimiterGraphFilter, written
  * as one pass; tools/lucene_golden/LuceneGolden.java states them as a Lucene chain and
  * tests/test_words.c holds hyrax to its output on real text in many scripts.
- * - Word characters: code points whose hx_unicode_class has HX_UC_LETTER, HX_UC_NUMBER or
+ * - Word characters: code points whose hxi_unicode_class has HX_UC_LETTER, HX_UC_NUMBER or
  *   HX_UC_MARK. Everything else separates words (emoji and symbols are not indexed).
- * - Scripts (hx_unicode_script): a run of Han, Hiragana and Katakana characters (and Hangul
+ * - Scripts (hxi_unicode_script): a run of Han, Hiragana and Katakana characters (and Hangul
  *   letters not joined to a word, below) is indexed as overlapping bigrams, one position each, a
  *   lone character as itself (Lucene's CJKBigramFilter); a run of Thai, Lao, Khmer, Myanmar or other
  *   Line_Break Complex_Context characters as its character bigrams, all at one position, a lone
@@ -26,7 +26,7 @@
  *   k8s and ipv6 stay whole. Marks never start a leaf. (WordDelimiterGraphFilter makes the same
  *   splits except the two after an uppercase run or a digit, HTTP|Server and IPv6|Address: there
  *   hyrax's leaves are finer.)
- * - Emitted terms, all lowercased with hx_unicode_lower, in this order per compound: the whole
+ * - Emitted terms, all lowercased with hxi_unicode_lower, in this order per compound: the whole
  *   compound (if it has more than one leaf), then for each segment the segment (if it has more than
  *   one leaf and the compound has more than one segment) followed by its leaves.
  *   `sig-api-machinery` -> sig-api-machinery, sig, api, machinery; `restartPolicy` ->
@@ -43,16 +43,16 @@
  *   after it is analyzed afresh, so a word of any length (a 50 MB run of letters) takes bounded
  *   memory; only such runs, far past the term cap, are affected (a CJK or Southeast Asian run goes
  *   on with its bigrams across the cut).
- * The terms above form the exact field. Configurations (hx_analysis.config; an index records its
- * own by hx_analyzer_name and refuses another):
+ * The terms above form the exact field. Configurations (hxi_analysis.config; an index records its
+ * own by hxi_analyzer_name and refuses another):
  * - HX_ANALYZER_EXACT: the exact field only; the BM25 document length is n_positions.
  * - HX_ANALYZER_ENGLISH ("unicode"): an analysed field beside the exact one, as Lucene's ICU
  *   folding and `english` analyzer. Right after each leaf comes its analysed term (kind
- *   HX_TERM_STEM): HX_STEM_MARK followed by the leaf's ICU folding (hx_unicode_fold, UTR #30 as
+ *   HX_TERM_STEM): HX_STEM_MARK followed by the leaf's ICU folding (hxi_unicode_fold, UTR #30 as
  *   ICUFoldingFilter: Préchauffez -> prechauffez, Straße -> strasse, ＡＢＣ -> abc, です -> てす),
  *   then, when every letter of it is Latin script, its Snowball English stem (stem.h); same position
  *   and byte range; "~" never occurs in an exact term, so both fields share one dictionary. No
- *   analysed term for a stop word (Lucene's EnglishAnalyzer default set, hx_analyzer_is_stop, after
+ *   analysed term for a stop word (Lucene's EnglishAnalyzer default set, hxi_analyzer_is_stop, after
  *   folding), a leaf that folds to nothing, or the s of a possessive (a leaf "s" right after an
  *   apostrophe, ' or U+2019, that follows a word: user's). The BM25 document length is the number
  *   of analysed terms, as Lucene counts the tokens of its stemmed field.
@@ -80,44 +80,44 @@ enum { HX_ANALYZER_EXACT = 0, HX_ANALYZER_ENGLISH_ASCII = 1, HX_ANALYZER_ENGLISH
 
 /* The name an index records for a configuration ("exact", "english", "unicode"); NULL for an
  * unknown one. */
-const char *hx_analyzer_name(uint32_t config);
+const char *hxi_analyzer_name(uint32_t config);
 
 /* Is the lowercased word w[0..n) an English stop word (Lucene's EnglishAnalyzer default set)? */
-int hx_analyzer_is_stop(const char *w, size_t n);
+int hxi_analyzer_is_stop(const char *w, size_t n);
 
-typedef struct hx_term {
-    uint32_t text_off;  /* offset of the lowercased term bytes in hx_analysis.buf */
+typedef struct hxi_term {
+    uint32_t text_off;  /* offset of the lowercased term bytes in hxi_analysis.buf */
     uint32_t text_len;  /* 1..HX_ANALYZER_MAX_TERM (stemmed terms: mark included) */
     uint32_t pos;       /* position (leaf ordinal in the text) */
     uint32_t start;     /* byte range [start, end) of the term in the input text */
     uint32_t end;
     uint32_t kind;      /* HX_TERM_* */
-} hx_term;
+} hxi_term;
 
 /* Result of one analysis; reusable across calls (buffers grow and are kept). Zero-initialise
  * before first use (that is HX_ANALYZER_EXACT; set config after for another); free with
- * hx_analyzer_free. */
-typedef struct hx_analysis {
-    uint32_t config;     /* HX_ANALYZER_*, read by hx_analyzer_run */
+ * hxi_analyzer_free. */
+typedef struct hxi_analysis {
+    uint32_t config;     /* HX_ANALYZER_*, read by hxi_analyzer_run */
     uint32_t doc_len;    /* BM25 document length (see the configurations above) */
-    hx_term *terms;      /* owned; n_terms entries in emission order */
+    hxi_term *terms;      /* owned; n_terms entries in emission order */
     size_t n_terms, cap_terms;
     char *buf;           /* owned; term bytes, not NUL-terminated */
     size_t buf_len, buf_cap;
     uint32_t n_positions;/* number of leaves = BM25 document length */
     void *scratch;       /* owned; per-compound work space */
     size_t scratch_cap;
-} hx_analysis;
+} hxi_analysis;
 
 /* Analyzes text[0..len) into a (previous content replaced). Inputs of 4 GiB or more are refused
  * with HX_ERANGE (offsets are 32-bit). Returns 0, HX_ENOMEM or HX_ERANGE. */
-int hx_analyzer_run(hx_analysis *a, const char *text, size_t len, hx_error *err);
+int hxi_analyzer_run(hxi_analysis *a, const char *text, size_t len, hx_error *err);
 
 /* Frees the buffers of a (not a itself) and zeroes it (config included). */
-void hx_analyzer_free(hx_analysis *a);
+void hxi_analyzer_free(hxi_analysis *a);
 
 /* Pointer to the bytes of term i (borrowed until the next run or free). */
-static inline const char *hx_analyzer_term(const hx_analysis *a, size_t i)
+static inline const char *hxi_analyzer_term(const hxi_analysis *a, size_t i)
 {
     return a->buf + a->terms[i].text_off;
 }

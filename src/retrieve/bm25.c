@@ -61,7 +61,7 @@ typedef struct bterm {
     uint32_t df;
 } bterm;
 
-struct hx_bm25_builder {
+struct hxi_bm25_builder {
     bterm *terms;                 /* owned */
     size_t n_terms, cap_terms;
     uint32_t *slots;              /* owned hash table of term index + 1; 0 = empty */
@@ -70,7 +70,7 @@ struct hx_bm25_builder {
     size_t arena_len, arena_cap;
     uint32_t *doc_ids, *doc_lens; /* owned, in add order */
     size_t n_docs, cap_docs, cap_lens;
-    hx_analysis an;
+    hxi_analysis an;
     int error;
 };
 
@@ -82,9 +82,9 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h;
 }
 
-int hx_bm25_builder_new(hx_bm25_builder **out, uint32_t analyzer, hx_error *err)
+int hxi_bm25_builder_new(hxi_bm25_builder **out, uint32_t analyzer, hx_error *err)
 {
-    if (!hx_analyzer_name(analyzer))
+    if (!hxi_analyzer_name(analyzer))
         return hx_error_set(err, HX_EINVAL, -1, "bm25: unknown analyzer configuration %u", analyzer);
     *out = hx_calloc(1, sizeof **out);
     if (!*out)
@@ -93,7 +93,7 @@ int hx_bm25_builder_new(hx_bm25_builder **out, uint32_t analyzer, hx_error *err)
     return 0;
 }
 
-void hx_bm25_builder_free(hx_bm25_builder *b)
+void hxi_bm25_builder_free(hxi_bm25_builder *b)
 {
     if (!b)
         return;
@@ -104,11 +104,11 @@ void hx_bm25_builder_free(hx_bm25_builder *b)
     free(b->arena);
     free(b->doc_ids);
     free(b->doc_lens);
-    hx_analyzer_free(&b->an);
+    hxi_analyzer_free(&b->an);
     free(b);
 }
 
-static int rehash(hx_bm25_builder *b)
+static int rehash(hxi_bm25_builder *b)
 {
     size_t n = b->n_slots ? b->n_slots * 2 : 1024;
     uint32_t *s = hx_calloc(n, sizeof *s);
@@ -127,7 +127,7 @@ static int rehash(hx_bm25_builder *b)
     return 0;
 }
 
-static int term_lookup(hx_bm25_builder *b, const char *text, size_t len, bterm **out)
+static int term_lookup(hxi_bm25_builder *b, const char *text, size_t len, bterm **out)
 {
     if ((b->n_terms + 1) * 2 > b->n_slots && rehash(b))
         return HX_ENOMEM;
@@ -156,13 +156,13 @@ static int term_lookup(hx_bm25_builder *b, const char *text, size_t len, bterm *
 }
 
 /* Adds the terms of b->an to document add (its postings), each prefixed with `mark` (0: none). */
-static int add_terms(hx_bm25_builder *b, uint32_t add, char mark)
+static int add_terms(hxi_bm25_builder *b, uint32_t add, char mark)
 {
     char tmp[1 + HX_ANALYZER_MAX_TERM];
     tmp[0] = mark;
     for (size_t i = 0; i < b->an.n_terms; i++) {
-        const hx_term *tm = &b->an.terms[i];
-        const char *txt = hx_analyzer_term(&b->an, i);
+        const hxi_term *tm = &b->an.terms[i];
+        const char *txt = hxi_analyzer_term(&b->an, i);
         size_t n = tm->text_len;
         bterm *t;
         if (mark) {
@@ -190,14 +190,14 @@ static int add_terms(hx_bm25_builder *b, uint32_t add, char mark)
     return 0;
 }
 
-int hx_bm25_builder_add_chunk(hx_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, size_t body,
-                              hx_error *err)
+int hxi_bm25_builder_add_chunk(hxi_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, size_t body,
+                               hx_error *err)
 {
     if (b->error)
         return hx_error_set(err, b->error, -1, "bm25: builder failed earlier");
     if (body > len)
         return hx_error_set(err, HX_EINVAL, -1, "bm25: body offset %zu past the text's %zu bytes", body, len);
-    int rc = hx_analyzer_run(&b->an, text + body, len - body, err);
+    int rc = hxi_analyzer_run(&b->an, text + body, len - body, err);
     if (rc)
         return b->error = rc;
     if (b->n_docs >= UINT32_MAX - 1 ||
@@ -208,7 +208,7 @@ int hx_bm25_builder_add_chunk(hx_bm25_builder *b, uint32_t doc_id, const char *t
     if (add_terms(b, add, 0))
         goto nomem;
     if (body) {
-        if ((rc = hx_analyzer_run(&b->an, text, body, err)))
+        if ((rc = hxi_analyzer_run(&b->an, text, body, err)))
             return b->error = rc;
         if (add_terms(b, add, HX_BM25_HEAD_MARK))
             goto nomem;
@@ -222,9 +222,9 @@ nomem:
     return hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
 }
 
-int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, hx_error *err)
+int hxi_bm25_builder_add(hxi_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, hx_error *err)
 {
-    return hx_bm25_builder_add_chunk(b, doc_id, text, len, 0, err);
+    return hxi_bm25_builder_add_chunk(b, doc_id, text, len, 0, err);
 }
 
 typedef struct pair32 {
@@ -257,9 +257,9 @@ static size_t align8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
-/* What hx_bm25_builder_finish builds, step by step, before it lays out the blob. */
+/* What hxi_bm25_builder_finish builds, step by step, before it lays out the blob. */
 typedef struct finish_state {
-    const hx_bm25_builder *b;
+    const hxi_bm25_builder *b;
     pair32 *order;                /* owned: (doc id, add index) by doc id */
     uint32_t *ord_of;             /* owned: add index -> ordinal */
     termref *refs;                /* owned: the terms in byte order */
@@ -286,7 +286,7 @@ static void finish_free(finish_state *f)
 /* Ordinals: documents sorted by id, which must be unique. 0 or HX_EINVAL. */
 static int order_docs(finish_state *f, hx_error *err)
 {
-    const hx_bm25_builder *b = f->b;
+    const hxi_bm25_builder *b = f->b;
     size_t nd = b->n_docs;
     for (size_t i = 0; i < nd; i++) {
         f->order[i].key = b->doc_ids[i];
@@ -304,7 +304,7 @@ static int order_docs(finish_state *f, hx_error *err)
 
 static void sort_terms(finish_state *f)
 {
-    const hx_bm25_builder *b = f->b;
+    const hxi_bm25_builder *b = f->b;
     for (size_t i = 0; i < b->n_terms; i++) {
         f->refs[i].text = b->arena + b->terms[i].text_off;
         f->refs[i].len = b->terms[i].text_len;
@@ -403,7 +403,7 @@ static int encode_term(finish_state *f, size_t r)
  * free()) holds *out_len bytes. 0 or HX_ENOMEM. */
 static int write_blob(const finish_state *f, uint8_t **out, size_t *out_len)
 {
-    const hx_bm25_builder *b = f->b;
+    const hxi_bm25_builder *b = f->b;
     size_t nd = b->n_docs, nt = b->n_terms;
     size_t term_bytes = 0;
     for (size_t i = 0; i < nt; i++)
@@ -454,7 +454,7 @@ static int write_blob(const finish_state *f, uint8_t **out, size_t *out_len)
     return 0;
 }
 
-int hx_bm25_builder_finish(hx_bm25_builder *b, uint8_t **out, size_t *out_len, hx_error *err)
+int hxi_bm25_builder_finish(hxi_bm25_builder *b, uint8_t **out, size_t *out_len, hx_error *err)
 {
     *out = NULL;
     *out_len = 0;
@@ -488,7 +488,7 @@ done:
 /* === Reader === */
 
 /* Byte ranges of term t's doc and position streams (validated monotone at open). */
-static void term_streams(const hx_bm25_reader *r, uint32_t t, uint64_t *d0, uint64_t *d1, uint64_t *p0,
+static void term_streams(const hxi_bm25_reader *r, uint32_t t, uint64_t *d0, uint64_t *d1, uint64_t *p0,
                          uint64_t *p1)
 {
     const uint8_t *ti = bm_term_info(r, t);
@@ -498,7 +498,7 @@ static void term_streams(const hx_bm25_reader *r, uint32_t t, uint64_t *d0, uint
     *p1 = t + 1 < r->n_terms ? hxf_le64(ti + TERM_INFO_SIZE + 24) : r->arr_len[A_POS];
 }
 
-int hx_bm25_reader_open(hx_bm25_reader *r, const void *data, size_t len, hx_error *err)
+int hxi_bm25_reader_open(hxi_bm25_reader *r, const void *data, size_t len, hx_error *err)
 {
     memset(r, 0, sizeof *r);
     const uint8_t *p = data;
@@ -519,7 +519,7 @@ int hx_bm25_reader_open(hx_bm25_reader *r, const void *data, size_t len, hx_erro
     r->n_terms = hxf_le32(p + 20);
     r->total_len = hxf_le64(p + 24);
     r->analyzer = hxf_le32(p + 40);
-    if (!hx_analyzer_name(r->analyzer))
+    if (!hxi_analyzer_name(r->analyzer))
         return hx_error_set(err, HX_EVERSION, 40, "bm25: unknown analyzer configuration %u", r->analyzer);
     uint64_t size = hxf_le64(p + 32);
     if (size > len)
@@ -579,7 +579,7 @@ int hx_bm25_reader_open(hx_bm25_reader *r, const void *data, size_t len, hx_erro
     return 0;
 }
 
-int64_t hx_bm25_reader_find(const hx_bm25_reader *r, const char *term, size_t len)
+int64_t hxi_bm25_reader_find(const hxi_bm25_reader *r, const char *term, size_t len)
 {
     uint32_t i = bm_lower_bound(r, term, len);
     const char *s;
@@ -591,7 +591,7 @@ int64_t hx_bm25_reader_find(const hx_bm25_reader *r, const char *term, size_t le
 }
 
 /* First term index whose text is >= key (lower bound). */
-uint32_t bm_lower_bound(const hx_bm25_reader *r, const char *key, size_t len)
+uint32_t bm_lower_bound(const hxi_bm25_reader *r, const char *key, size_t len)
 {
     uint32_t lo = 0, hi = r->n_terms;
     while (lo < hi) {
@@ -624,7 +624,7 @@ void bm_cur_next_long(bm_cursor *c)
 }
 
 /* Opens a cursor on term t of r, positioned on its first posting. */
-void bm_cur_open(bm_cursor *c, const hx_bm25_reader *r, uint32_t t)
+void bm_cur_open(bm_cursor *c, const hxi_bm25_reader *r, uint32_t t)
 {
     uint64_t d0, d1, p0, p1;
     term_streams(r, t, &d0, &d1, &p0, &p1);
@@ -740,7 +740,7 @@ bad:
     return -1;
 }
 
-int hx_bm25_reader_check(const hx_bm25_reader *r, hx_error *err)
+int hxi_bm25_reader_check(const hxi_bm25_reader *r, hx_error *err)
 {
     uint32_t *buf = NULL;
     size_t cap = 0;

@@ -5,7 +5,7 @@
  *
  * === Fields ===
  * A document has two fields: its body, and a header (hyrax puts a chunk's title and heading path
- * there, hx_bm25_builder_add_chunk). Both are analyzed alike; a header term is stored as
+ * there, hxi_bm25_builder_add_chunk). Both are analyzed alike; a header term is stored as
  * HX_BM25_HEAD_MARK ('^', never part of an analyzed term) followed by the term, in the same
  * dictionary, with its own positions (numbered from 0 within the header). Only the body counts in
  * the document length, so a title repeated in every chunk of a long document inflates neither the
@@ -30,13 +30,13 @@
  * default. dl is the analyzer's doc_len of the body (analyzer.h: the leaf count, or with English
  * analysis the count of stemmed terms).
  * N, avgdl and df are taken over the live (not deleted) documents of ALL segments passed to
- * hx_bm25_search, so scores do not depend on how documents are split into segments. A phrase scores
+ * hxi_bm25_search, so scores do not depend on how documents are split into segments. A phrase scores
  * like a Lucene PhraseQuery on the body: the sum of its terms' idf times the tf formula with tf =
  * the number of times the phrase occurs in the body. A clause given n times in a query scores n
  * times (Lucene sums repeated clauses; "cost cost" weighs cost twice). Computation is in double
  * precision.
  *
- * === Serialized segment (one blob, all integers little-endian, built by hx_bm25_builder_finish) ===
+ * === Serialized segment (one blob, all integers little-endian, built by hxi_bm25_builder_finish) ===
  * Header, 64 bytes at offset 0:
  *   OFFSET SIZE DESCRIPTION
  *        0    8 magic "HXBM25\0\0"
@@ -80,7 +80,7 @@
  * The reader checks the header and directory at open, the term table and skip table in full, and
  * every varint against the end of its stream while decoding, so corrupt bytes give HX_EFORMAT.
  *
- * === Keyword query syntax (hx_bm25_query_parse; it never fails on garbage) ===
+ * === Keyword query syntax (hxi_bm25_query_parse; it never fails on garbage) ===
  *   word        analyzed like documents; every term it yields is an optional (OR) scoring clause,
  *               so kube-scheduler scores kube-scheduler, kube and scheduler. With English
  *               analysis the leaves score through their stemmed terms only (stop words not at
@@ -138,32 +138,32 @@
 
 /* === Builder === */
 
-/* Accumulates documents in memory. Not thread-safe. Caller frees with hx_bm25_builder_free. */
-typedef struct hx_bm25_builder hx_bm25_builder;
+/* Accumulates documents in memory. Not thread-safe. Caller frees with hxi_bm25_builder_free. */
+typedef struct hxi_bm25_builder hxi_bm25_builder;
 /* analyzer: the HX_ANALYZER_* configuration documents are analyzed with (recorded in the blob). */
-int hx_bm25_builder_new(hx_bm25_builder **out, uint32_t analyzer, hx_error *err);
-void hx_bm25_builder_free(hx_bm25_builder *b);
+int hxi_bm25_builder_new(hxi_bm25_builder **out, uint32_t analyzer, hx_error *err);
+void hxi_bm25_builder_free(hxi_bm25_builder *b);
 
 /* Analyzes text[0..len) and adds it as doc_id (any order; a repeated id makes finish fail with
  * HX_EINVAL): text[0..body) is the document's header field, text[body..len) its body (body <= len;
  * 0: no header). A document with no terms still counts in N. Errors are sticky: later calls return
  * the first error. At most UINT32_MAX - 1 documents. */
-int hx_bm25_builder_add_chunk(hx_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, size_t body,
-                              hx_error *err);
+int hxi_bm25_builder_add_chunk(hxi_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, size_t body,
+                               hx_error *err);
 
-/* hx_bm25_builder_add_chunk with no header: all of text[0..len) is body. */
-int hx_bm25_builder_add(hx_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, hx_error *err);
+/* hxi_bm25_builder_add_chunk with no header: all of text[0..len) is body. */
+int hxi_bm25_builder_add(hxi_bm25_builder *b, uint32_t doc_id, const char *text, size_t len, hx_error *err);
 
 /* Serializes everything added so far into one blob (layout above). *out is malloc'ed; the caller
  * frees it with free(). The builder may be freed or added to afterwards. */
-int hx_bm25_builder_finish(hx_bm25_builder *b, uint8_t **out, size_t *out_len, hx_error *err);
+int hxi_bm25_builder_finish(hxi_bm25_builder *b, uint8_t **out, size_t *out_len, hx_error *err);
 
 /* === Reader === */
 
 /* A validated view of one serialized segment. Borrows `data`, which must stay mapped and
  * unchanged while the reader is used (it may be read-only and needs no alignment). Plain struct,
  * nothing to free. Safe for concurrent searches. */
-typedef struct hx_bm25_reader {
+typedef struct hxi_bm25_reader {
     const uint8_t *base;
     size_t size;
     uint32_t n_docs, n_terms;
@@ -172,82 +172,82 @@ typedef struct hx_bm25_reader {
     uint32_t version;        /* format version of the header, set even when open refuses it */
     const uint8_t *arr[8];   /* the 8 arrays of the directory, in order */
     uint64_t arr_len[8];
-} hx_bm25_reader;
+} hxi_bm25_reader;
 
-int hx_bm25_reader_open(hx_bm25_reader *r, const void *data, size_t len, hx_error *err);
+int hxi_bm25_reader_open(hxi_bm25_reader *r, const void *data, size_t len, hx_error *err);
 
 /* Decodes every posting and position (full structural check, O(size)); 0 or HX_EFORMAT. */
-int hx_bm25_reader_check(const hx_bm25_reader *r, hx_error *err);
+int hxi_bm25_reader_check(const hxi_bm25_reader *r, hx_error *err);
 
 /* Index of `term` in the dictionary, or -1. */
-int64_t hx_bm25_reader_find(const hx_bm25_reader *r, const char *term, size_t len);
+int64_t hxi_bm25_reader_find(const hxi_bm25_reader *r, const char *term, size_t len);
 
 /* === Queries === */
 
-typedef struct hx_bm25_query hx_bm25_query;  /* opaque; caller frees with hx_bm25_query_free */
+typedef struct hxi_bm25_query hxi_bm25_query;  /* opaque; caller frees with hxi_bm25_query_free */
 
 /* Parses text[0..len) with the syntax above, analyzing words with the HX_ANALYZER_* configuration
  * `analyzer` (that of the segments it will search). Fails only with HX_ENOMEM (or HX_ERANGE for
  * text of 4 GiB or more); an empty or all-garbage query parses to a query that matches nothing. */
-int hx_bm25_query_parse(hx_bm25_query **out, uint32_t analyzer, const char *text, size_t len,
-                        hx_error *err);
+int hxi_bm25_query_parse(hxi_bm25_query **out, uint32_t analyzer, const char *text, size_t len,
+                         hx_error *err);
 
 /* The analyzer configuration q was parsed with. */
-uint32_t hx_bm25_query_analyzer(const hx_bm25_query *q);
-void hx_bm25_query_free(hx_bm25_query *q);
+uint32_t hxi_bm25_query_analyzer(const hxi_bm25_query *q);
+void hxi_bm25_query_free(hxi_bm25_query *q);
 
 /* Number of clauses after parsing (prefixes count once, before expansion). */
-size_t hx_bm25_query_clauses(const hx_bm25_query *q);
+size_t hxi_bm25_query_clauses(const hxi_bm25_query *q);
 
 /* The i-th term a snippet should highlight (terms of optional and required words, stemmed terms
  * included, phrase leaves and prefixes; not exclusions): *term borrowed until the query is freed, *is_prefix nonzero for a
  * prefix. Returns 0, or HX_ENOTFOUND when i is past the last one. */
-int hx_bm25_query_highlight(const hx_bm25_query *q, size_t i, const char **term, size_t *len,
-                            int *is_prefix);
+int hxi_bm25_query_highlight(const hxi_bm25_query *q, size_t i, const char **term, size_t *len,
+                             int *is_prefix);
 
 /* === Search === */
 
 /* A yes/no predicate over external doc ids; returns nonzero for yes. */
-typedef int (*hx_bm25_pred)(void *ctx, uint32_t doc_id);
+typedef int (*hxi_bm25_pred)(void *ctx, uint32_t doc_id);
 
-typedef struct hx_bm25_segment {
-    const hx_bm25_reader *reader;  /* borrowed for the call */
-    hx_bm25_pred is_deleted;       /* tombstones; NULL = no deleted docs in this segment */
+typedef struct hxi_bm25_segment {
+    const hxi_bm25_reader *reader;  /* borrowed for the call */
+    hxi_bm25_pred is_deleted;       /* tombstones; NULL = no deleted docs in this segment */
     void *deleted_ctx;
-    uint64_t live_docs, live_len;  /* with is_deleted: hx_bm25_count_live's answer */
-} hx_bm25_segment;
+    uint64_t live_docs, live_len;  /* with is_deleted: hxi_bm25_count_live's answer */
+} hxi_bm25_segment;
 
 /* Counts the documents of seg->reader that seg->is_deleted leaves live, and their total length,
  * into seg->live_docs and seg->live_len: O(documents), so callers do it once per set of
  * tombstones, not per query. */
-void hx_bm25_count_live(hx_bm25_segment *seg);
+void hxi_bm25_count_live(hxi_bm25_segment *seg);
 
-typedef struct hx_bm25_params {
-    double k1, b;        /* BM25 parameters (1.2 and 0.75 in hx_bm25_params_default) */
+typedef struct hxi_bm25_params {
+    double k1, b;        /* BM25 parameters (1.2 and 0.75 in hxi_bm25_params_default) */
     double head_weight;  /* BM25F weight of the header field (HX_BM25_HEAD_WEIGHT), >= 0 */
-    hx_bm25_pred allow;  /* filter applied inside the search, before top-k; NULL = all */
+    hxi_bm25_pred allow;  /* filter applied inside the search, before top-k; NULL = all */
     void *allow_ctx;
     int exhaustive;      /* nonzero: score every candidate (no pruning); for tests */
     double *bound;       /* out, may be NULL: the query's score bound, the sum of its scoring
                             clauses' idf weights (idf over the live documents; a term no document
                             holds counts with df 0), which a document's score nears as every tf
-                            grows: what score / bound normalises by (fusion.h hx_relevance) */
-} hx_bm25_params;
+                            grows: what score / bound normalises by (fusion.h hxi_relevance) */
+} hxi_bm25_params;
 
-void hx_bm25_params_default(hx_bm25_params *p);
+void hxi_bm25_params_default(hxi_bm25_params *p);
 
-typedef struct hx_bm25_hit {
+typedef struct hxi_bm25_hit {
     uint32_t doc_id;   /* external doc id */
     uint32_t segment;  /* index into the segs array */
     double score;
-} hx_bm25_hit;
+} hxi_bm25_hit;
 
 /* Top-k live, allowed documents for q over segs[0..n_segs), best first: score descending, then
  * doc id ascending. Doc ids should be unique across segments. out has room for k hits; *n_out
  * gets the count. params NULL = defaults. HX_EFORMAT if a segment turns out to be corrupt. */
-int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_query *q,
-                   const hx_bm25_params *params, size_t k, hx_bm25_hit *out, size_t *n_out,
-                   hx_error *err);
+int hxi_bm25_search(const hxi_bm25_segment *segs, size_t n_segs, const hxi_bm25_query *q,
+                    const hxi_bm25_params *params, size_t k, hxi_bm25_hit *out, size_t *n_out,
+                    hx_error *err);
 
 /* === Snippets (snippet.c) === */
 
@@ -259,7 +259,7 @@ int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_que
  * match inside a compound marks only the matched part; "…" (U+2026) stands where the text was cut.
  * Invalid UTF-8 in the window is replaced by U+FFFD so the result is valid UTF-8. With no match the
  * snippet is the start of the text. *out is malloc'ed, NUL-terminated; caller frees with free(). */
-int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t target, char **out,
-                    size_t *out_len, hx_error *err);
+int hxi_snippet_make(const char *text, size_t len, const hxi_bm25_query *q, size_t target, char **out,
+                     size_t *out_len, hx_error *err);
 
 #endif

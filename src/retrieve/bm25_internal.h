@@ -19,12 +19,12 @@ enum { A_DOC_IDS, A_DOC_LENS, A_TERM_OFFS, A_TERM_BYTES, A_TERM_INFO, A_SKIPS, A
 
 /* === Dictionary === */
 
-static inline const uint8_t *bm_term_info(const hx_bm25_reader *r, uint32_t t)
+static inline const uint8_t *bm_term_info(const hxi_bm25_reader *r, uint32_t t)
 {
     return r->arr[A_TERM_INFO] + (size_t)t * TERM_INFO_SIZE;
 }
 
-static inline void bm_term_text(const hx_bm25_reader *r, uint32_t t, const char **s, size_t *n)
+static inline void bm_term_text(const hxi_bm25_reader *r, uint32_t t, const char **s, size_t *n)
 {
     uint32_t a = hxf_le32(r->arr[A_TERM_OFFS] + 4 * (size_t)t);
     uint32_t e = hxf_le32(r->arr[A_TERM_OFFS] + 4 * (size_t)t + 4);
@@ -34,13 +34,13 @@ static inline void bm_term_text(const hx_bm25_reader *r, uint32_t t, const char 
 
 
 /* First term index whose text is >= key (lower bound). */
-uint32_t bm_lower_bound(const hx_bm25_reader *r, const char *key, size_t len);
+uint32_t bm_lower_bound(const hxi_bm25_reader *r, const char *key, size_t len);
 
 /* === Postings cursors ===
  * A cursor walks one term's postings of one reader. Every read is bounded by the stream ends;
  * corrupt bytes set `bad` and end the cursor (doc = END_DOC), never read out of bounds. */
 typedef struct bm_cursor {
-    const hx_bm25_reader *r;
+    const hxi_bm25_reader *r;
     const uint8_t *dp, *dstart, *dend;  /* doc stream */
     const uint8_t *pp, *pstart, *pend;  /* position stream */
     uint64_t pskip;       /* position varints between pp and the current doc's positions */
@@ -58,7 +58,7 @@ typedef struct bm_cursor {
 
 
 /* Opens a cursor on term t of r, positioned on its first posting; or an empty one (doc END_DOC). */
-void bm_cur_open(bm_cursor *c, const hx_bm25_reader *r, uint32_t t);
+void bm_cur_open(bm_cursor *c, const hxi_bm25_reader *r, uint32_t t);
 void bm_cur_empty(bm_cursor *c);
 
 /* Puts the cursor on the posting `gap` ordinals past the current one, with term frequency tf; values

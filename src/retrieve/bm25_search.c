@@ -26,7 +26,7 @@ typedef struct qterm {
     uint32_t off, len;    /* bytes in text */
 } qterm;
 
-struct hx_bm25_query {
+struct hxi_bm25_query {
     qclause *cl;          /* owned */
     size_t n_cl, cap_cl;
     qterm *terms;         /* owned */
@@ -36,7 +36,7 @@ struct hx_bm25_query {
     uint32_t analyzer;    /* HX_ANALYZER_* the words were analyzed with */
 };
 
-void hx_bm25_query_free(hx_bm25_query *q)
+void hxi_bm25_query_free(hxi_bm25_query *q)
 {
     if (!q)
         return;
@@ -46,22 +46,22 @@ void hx_bm25_query_free(hx_bm25_query *q)
     free(q);
 }
 
-size_t hx_bm25_query_clauses(const hx_bm25_query *q)
+size_t hxi_bm25_query_clauses(const hxi_bm25_query *q)
 {
     return q->n_cl;
 }
 
-uint32_t hx_bm25_query_analyzer(const hx_bm25_query *q)
+uint32_t hxi_bm25_query_analyzer(const hxi_bm25_query *q)
 {
     return q->analyzer;
 }
 
-static const char *qterm_text(const hx_bm25_query *q, uint32_t i)
+static const char *qterm_text(const hxi_bm25_query *q, uint32_t i)
 {
     return q->text + q->terms[i].off;
 }
 
-static int q_add_term(hx_bm25_query *q, const char *s, size_t n)
+static int q_add_term(hxi_bm25_query *q, const char *s, size_t n)
 {
     if (hx_grow((void **)&q->terms, &q->cap_terms, q->n_terms + 1, sizeof *q->terms, NULL) ||
         hx_grow((void **)&q->text, &q->text_cap, q->text_len + n, 1, NULL))
@@ -76,7 +76,7 @@ static int q_add_term(hx_bm25_query *q, const char *s, size_t n)
 
 /* Adds a one-term clause, or counts it again when an equal one exists (a required clause upgrades
  * an optional one). */
-static int q_add_single(hx_bm25_query *q, int occur, int type, const char *s, size_t n)
+static int q_add_single(hxi_bm25_query *q, int occur, int type, const char *s, size_t n)
 {
     for (size_t i = 0; i < q->n_cl; i++) {
         qclause *c = &q->cl[i];
@@ -106,10 +106,10 @@ static int q_add_single(hx_bm25_query *q, int occur, int type, const char *s, si
 /* Is the whole compound an.terms[i] an identifier: joined by _ . / or :, or split by case
  * (parse_chunk_size, os.path.join, computeFibonacci, HTTPServer)? A compound of plain words joined
  * by hyphens (two-dimensional, kube-scheduler) is not. */
-static int q_identifier(const hx_analysis *an, size_t i)
+static int q_identifier(const hxi_analysis *an, size_t i)
 {
-    const hx_term *w = &an->terms[i];
-    const char *s = hx_analyzer_term(an, i);
+    const hxi_term *w = &an->terms[i];
+    const char *s = hxi_analyzer_term(an, i);
     size_t hyphens = 0, leaves = 0;
     for (uint32_t k = 0; k < w->text_len; k++) {
         if (s[k] == '_' || s[k] == '.' || s[k] == '/' || s[k] == ':')
@@ -126,7 +126,7 @@ static int q_identifier(const hx_analysis *an, size_t i)
  * and `dimension`, and an identifier also as a whole, as WordDelimiterGraphFilter's preserved
  * original: `computeFibonacci` ranks a text holding the identifier above one holding only its
  * parts. Exact (a quoted single word): only exact terms score. */
-static int q_scores(const hx_bm25_query *q, const hx_analysis *an, size_t i, int exact)
+static int q_scores(const hxi_bm25_query *q, const hxi_analysis *an, size_t i, int exact)
 {
     uint32_t kind = an->terms[i].kind;
     if (kind == HX_TERM_STEM)
@@ -136,16 +136,16 @@ static int q_scores(const hx_bm25_query *q, const hx_analysis *an, size_t i, int
     return kind == HX_TERM_WHOLE && q_identifier(an, i);
 }
 
-static int q_phrase(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n);
+static int q_phrase(hxi_bm25_query *q, hxi_analysis *an, int occur, const char *s, size_t n);
 
 /* Is the analysis a CJK run's bigrams: more than one leaf, each overlapping the one before and
  * one position after it? */
-static int q_bigrams(const hx_analysis *an)
+static int q_bigrams(const hxi_analysis *an)
 {
     size_t leaves = 0;
-    const hx_term *prev = NULL;
+    const hxi_term *prev = NULL;
     for (size_t i = 0; i < an->n_terms; i++) {
-        const hx_term *t = &an->terms[i];
+        const hxi_term *t = &an->terms[i];
         if (t->kind != HX_TERM_LEAF)
             continue;
         if (prev && (t->start >= prev->end || t->pos != prev->pos + 1))
@@ -156,16 +156,16 @@ static int q_bigrams(const hx_analysis *an)
     return leaves > 1;
 }
 
-static int q_word(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n, int exact)
+static int q_word(hxi_bm25_query *q, hxi_analysis *an, int occur, const char *s, size_t n, int exact)
 {
-    if (hx_analyzer_run(an, s, n, NULL))
+    if (hxi_analyzer_run(an, s, n, NULL))
         return HX_ENOMEM;
     if (occur != OCC_SHOULD && q_bigrams(an))
         return q_phrase(q, an, occur, s, n);   /* +量子比特 requires all its bigrams in order */
     for (size_t i = 0; i < an->n_terms; i++) {
         if (occur == OCC_SHOULD && !q_scores(q, an, i, exact))
             continue;
-        int rc = q_add_single(q, occur, CL_TERM, hx_analyzer_term(an, i), an->terms[i].text_len);
+        int rc = q_add_single(q, occur, CL_TERM, hxi_analyzer_term(an, i), an->terms[i].text_len);
         if (rc)
             return rc;
         if (occur != OCC_SHOULD)
@@ -174,9 +174,9 @@ static int q_word(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, s
     return 0;
 }
 
-static int q_phrase(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n)
+static int q_phrase(hxi_bm25_query *q, hxi_analysis *an, int occur, const char *s, size_t n)
 {
-    if (hx_analyzer_run(an, s, n, NULL))
+    if (hxi_analyzer_run(an, s, n, NULL))
         return HX_ENOMEM;
     size_t leaves = 0;
     for (size_t i = 0; i < an->n_terms; i++)
@@ -191,7 +191,7 @@ static int q_phrase(hx_bm25_query *q, hx_analysis *an, int occur, const char *s,
     for (size_t i = 0; i < an->n_terms && k < HX_BM25_MAX_PHRASE; i++) {
         if (an->terms[i].kind != HX_TERM_LEAF)
             continue;
-        if (q_add_term(q, hx_analyzer_term(an, i), an->terms[i].text_len))
+        if (q_add_term(q, hxi_analyzer_term(an, i), an->terms[i].text_len))
             return HX_ENOMEM;
         k++;
     }
@@ -206,9 +206,9 @@ static int q_phrase(hx_bm25_query *q, hx_analysis *an, int occur, const char *s,
 
 /* pre*: the first term of the text's last compound (the whole, or its only leaf) becomes the
  * prefix; compounds before it are plain words. */
-static int q_prefix(hx_bm25_query *q, hx_analysis *an, int occur, const char *s, size_t n)
+static int q_prefix(hxi_bm25_query *q, hxi_analysis *an, int occur, const char *s, size_t n)
 {
-    if (hx_analyzer_run(an, s, n, NULL))
+    if (hxi_analyzer_run(an, s, n, NULL))
         return HX_ENOMEM;
     size_t pick = 0;
     uint32_t max_end = 0;
@@ -224,11 +224,11 @@ static int q_prefix(hx_bm25_query *q, hx_analysis *an, int occur, const char *s,
     for (size_t i = 0; i < pick; i++) {
         if (occ == OCC_SHOULD && !q_scores(q, an, i, 0))
             continue;
-        int rc = q_add_single(q, occ, CL_TERM, hx_analyzer_term(an, i), an->terms[i].text_len);
+        int rc = q_add_single(q, occ, CL_TERM, hxi_analyzer_term(an, i), an->terms[i].text_len);
         if (rc)
             return rc;
     }
-    return q_add_single(q, occ, CL_PREFIX, hx_analyzer_term(an, pick), an->terms[pick].text_len);
+    return q_add_single(q, occ, CL_PREFIX, hxi_analyzer_term(an, pick), an->terms[pick].text_len);
 }
 
 static int is_space(char c)
@@ -236,16 +236,16 @@ static int is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-int hx_bm25_query_parse(hx_bm25_query **out, uint32_t analyzer, const char *text, size_t len,
-                        hx_error *err)
+int hxi_bm25_query_parse(hxi_bm25_query **out, uint32_t analyzer, const char *text, size_t len,
+                         hx_error *err)
 {
     *out = NULL;
     if (len >= UINT32_MAX)
         return hx_error_set(err, HX_ERANGE, -1, "bm25: query of %zu bytes is too long", len);
-    if (!hx_analyzer_name(analyzer))
+    if (!hxi_analyzer_name(analyzer))
         return hx_error_set(err, HX_EINVAL, -1, "bm25: unknown analyzer configuration %u", analyzer);
-    hx_bm25_query *q = hx_calloc(1, sizeof *q);
-    hx_analysis an = {0};
+    hxi_bm25_query *q = hx_calloc(1, sizeof *q);
+    hxi_analysis an = {0};
     if (!q)
         return hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
     q->analyzer = an.config = analyzer;
@@ -284,16 +284,16 @@ int hx_bm25_query_parse(hx_bm25_query **out, uint32_t analyzer, const char *text
         }
         i = j;
     }
-    hx_analyzer_free(&an);
+    hxi_analyzer_free(&an);
     if (rc) {
-        hx_bm25_query_free(q);
+        hxi_bm25_query_free(q);
         return hx_error_set(err, HX_ENOMEM, -1, "bm25: out of memory");
     }
     *out = q;
     return 0;
 }
 
-int hx_bm25_query_highlight(const hx_bm25_query *q, size_t i, const char **term, size_t *len, int *is_prefix)
+int hxi_bm25_query_highlight(const hxi_bm25_query *q, size_t i, const char **term, size_t *len, int *is_prefix)
 {
     for (size_t c = 0; c < q->n_cl; c++) {
         const qclause *cl = &q->cl[c];
@@ -332,8 +332,8 @@ typedef struct unit {
 } unit;
 
 typedef struct search {
-    const hx_bm25_query *q;
-    const hx_bm25_params *p;
+    const hxi_bm25_query *q;
+    const hxi_bm25_params *p;
     unit *u;             /* owned, n_units */
     size_t n_units;
     bm_cursor *pool;        /* owned, one cursor per unit term */
@@ -349,7 +349,7 @@ typedef struct search {
     double *contrib;     /* owned scratch, per unit */
     double k_base, k_per_len;  /* K(dl) = k_base + k_per_len * dl, Lucene's k1 (1 - b + b dl / avgdl) */
     double head_per_k;   /* head_weight / k1: a header occurrence weighs head_per_k * K body ones */
-    hx_bm25_hit *heap;   /* the caller's out array, used as a min-heap of the k best */
+    hxi_bm25_hit *heap;   /* the caller's out array, used as a min-heap of the k best */
     size_t n_heap, k;
     uint32_t seg;
     int nomem;
@@ -473,18 +473,18 @@ static void unit_advance(search *s, unit *u, uint32_t target)
 
 /* --- top-k heap: h[0] is the worst kept hit --- */
 
-static int hit_worse(const hx_bm25_hit *a, const hx_bm25_hit *b)
+static int hit_worse(const hxi_bm25_hit *a, const hxi_bm25_hit *b)
 {
     return a->score < b->score || (a->score == b->score && a->doc_id > b->doc_id);
 }
 
 /* Puts h in place of the top of the heap a[n] and sifts it down. */
-static void heap_sift_down(hx_bm25_hit *a, size_t n, hx_bm25_hit h)
+static void heap_sift_down(hxi_bm25_hit *a, size_t n, hxi_bm25_hit h)
 {
     size_t i = 0;
     for (;;) {
         size_t l = 2 * i + 1, m = i;
-        const hx_bm25_hit *best = &h;
+        const hxi_bm25_hit *best = &h;
         if (l < n && hit_worse(&a[l], best)) {
             m = l;
             best = &a[l];
@@ -501,8 +501,8 @@ static void heap_sift_down(hx_bm25_hit *a, size_t n, hx_bm25_hit h)
 
 static void heap_push(search *s, double score, uint32_t doc_id)
 {
-    hx_bm25_hit h = {doc_id, s->seg, score};
-    hx_bm25_hit *a = s->heap;
+    hxi_bm25_hit h = {doc_id, s->seg, score};
+    hxi_bm25_hit *a = s->heap;
     if (s->n_heap < s->k) {
         size_t i = s->n_heap++;
         while (i && hit_worse(&h, &a[(i - 1) / 2])) {
@@ -518,10 +518,10 @@ static void heap_push(search *s, double score, uint32_t doc_id)
 
 /* Orders the heap a[n_hits] (worst on top) best first, in place: repeatedly moves the worst kept hit
  * to the end. */
-static void heap_sort_best_first(hx_bm25_hit *a, size_t n_hits)
+static void heap_sort_best_first(hxi_bm25_hit *a, size_t n_hits)
 {
     for (size_t n = n_hits; n > 1; n--) {
-        hx_bm25_hit worst = a[0];
+        hxi_bm25_hit worst = a[0];
         heap_sift_down(a, n - 1, a[n - 1]);
         a[n - 1] = worst;
     }
@@ -538,7 +538,7 @@ static double threshold(const search *s)
 }
 
 /* Deleted, filtered out or excluded? */
-static int admissible(search *s, const hx_bm25_segment *seg, uint32_t d)
+static int admissible(search *s, const hxi_bm25_segment *seg, uint32_t d)
 {
     uint32_t ext = hxf_le32(seg->reader->arr[A_DOC_IDS] + 4 * (size_t)d);
     if (seg->is_deleted && seg->is_deleted(seg->deleted_ctx, ext))
@@ -567,7 +567,7 @@ static double take(search *s, uint32_t ui, double K, size_t *n_touched)
 
 /* Sums the contributions in unit order (untouched units hold 0), so every strategy and
  * segmentation gives the same rounding, and offers the doc to the heap. */
-static void finish_doc(search *s, const hx_bm25_segment *seg, uint32_t d)
+static void finish_doc(search *s, const hxi_bm25_segment *seg, uint32_t d)
 {
     double score = 0;
     for (size_t i = 0; i < s->n_units; i++)
@@ -633,9 +633,9 @@ static double bound_at(search *s, unit *u, uint32_t d, double K)
 }
 
 /* MaxScore over optional units only. */
-static void run_disjunction(search *s, const hx_bm25_segment *seg)
+static void run_disjunction(search *s, const hxi_bm25_segment *seg)
 {
-    const hx_bm25_reader *r = seg->reader;
+    const hxi_bm25_reader *r = seg->reader;
     uint32_t *ord = s->ord;
     size_t m = 0;
     for (size_t i = 0; i < s->n_units; i++)
@@ -688,9 +688,9 @@ static void run_disjunction(search *s, const hx_bm25_segment *seg)
 }
 
 /* Required units lead (the rarest drives); optional units are added while they can still matter. */
-static void run_conjunction(search *s, const hx_bm25_segment *seg)
+static void run_conjunction(search *s, const hxi_bm25_segment *seg)
 {
-    const hx_bm25_reader *r = seg->reader;
+    const hxi_bm25_reader *r = seg->reader;
     uint32_t *ord = s->ord;
     size_t nm = 0, ns = 0;
     double must_ub = 0;
@@ -757,9 +757,9 @@ static void run_conjunction(search *s, const hx_bm25_segment *seg)
 }
 
 /* Opens the cursors of every unit on segment g; 0 if a required unit cannot match there. */
-static int open_segment(search *s, const hx_bm25_segment *seg, size_t g)
+static int open_segment(search *s, const hxi_bm25_segment *seg, size_t g)
 {
-    const hx_bm25_reader *r = seg->reader;
+    const hxi_bm25_reader *r = seg->reader;
     bm_cursor *pool = s->pool;
     const int64_t *ids = s->term_ids + g * s->n_cursors;
     for (size_t i = 0; i < s->n_cursors; i++)
@@ -818,9 +818,9 @@ static int open_segment(search *s, const hx_bm25_segment *seg, size_t g)
     return 1;
 }
 
-void hx_bm25_count_live(hx_bm25_segment *seg)
+void hxi_bm25_count_live(hxi_bm25_segment *seg)
 {
-    const hx_bm25_reader *r = seg->reader;
+    const hxi_bm25_reader *r = seg->reader;
     seg->live_docs = seg->live_len = 0;
     for (uint32_t d = 0; d < r->n_docs; d++) {
         if (seg->is_deleted && seg->is_deleted(seg->deleted_ctx, hxf_le32(r->arr[A_DOC_IDS] + 4 * (size_t)d)))
@@ -831,7 +831,7 @@ void hx_bm25_count_live(hx_bm25_segment *seg)
 }
 
 /* Live documents of segment seg holding term ti (-1: absent); all of them without tombstones. */
-static uint64_t live_df(const hx_bm25_segment *seg, int64_t ti)
+static uint64_t live_df(const hxi_bm25_segment *seg, int64_t ti)
 {
     if (ti < 0)
         return 0;
@@ -892,9 +892,9 @@ static void add_unit(search *s, int occur, const char *text, size_t len, uint32_
 }
 
 /* Turns the query's clauses into units; prefixes expand over the segments' dictionaries. */
-static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
+static int resolve(search *s, const hxi_bm25_segment *segs, size_t n_segs)
 {
-    const hx_bm25_query *q = s->q;
+    const hxi_bm25_query *q = s->q;
     expansion *ex = NULL;
     size_t n_ex = 0, cap_ex = 0;
     for (size_t c = 0; c < q->n_cl; c++) {
@@ -919,7 +919,7 @@ static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
             memcpy(key + 1, pre, plen);
             n_ex = 0;
             for (size_t g = 0; g < n_segs; g++) {
-                const hx_bm25_reader *r = segs[g].reader;
+                const hxi_bm25_reader *r = segs[g].reader;
                 for (int field = 0; field < 2; field++) {
                     const char *k = field ? key : pre;
                     size_t klen = plen + (size_t)field;
@@ -960,28 +960,28 @@ static int resolve(search *s, const hx_bm25_segment *segs, size_t n_segs)
 
 /* Looks up every unit term (in cursor order: a term in the body, then in the header; a phrase's
  * leaves in the body) in reader r: ids[c] is its index there, or -1. */
-static void find_terms(const search *s, const hx_bm25_reader *r, int64_t *ids)
+static void find_terms(const search *s, const hxi_bm25_reader *r, int64_t *ids)
 {
     char head[1 + HX_ANALYZER_MAX_TERM];
     head[0] = HX_BM25_HEAD_MARK;
     for (size_t i = 0, c = 0; i < s->n_units; i++) {
         const unit *u = &s->u[i];
         if (!u->phrase) {
-            ids[c++] = hx_bm25_reader_find(r, u->text, u->len);
+            ids[c++] = hxi_bm25_reader_find(r, u->text, u->len);
             memcpy(head + 1, u->text, u->len);
-            ids[c++] = hx_bm25_reader_find(r, head, (size_t)u->len + 1);
+            ids[c++] = hxi_bm25_reader_find(r, head, (size_t)u->len + 1);
             continue;
         }
         for (uint32_t j = 0; j < u->n; j++, c++)
-            ids[c] = hx_bm25_reader_find(r, qterm_text(s->q, u->qfirst + j), s->q->terms[u->qfirst + j].len);
+            ids[c] = hxi_bm25_reader_find(r, qterm_text(s->q, u->qfirst + j), s->q->terms[u->qfirst + j].len);
     }
 }
 
-/* --- the steps of hx_bm25_search --- */
+/* --- the steps of hxi_bm25_search --- */
 
 /* Sets BM25's length normalisation from the live documents of all segments; returns their count
  * (0: nothing to search, and the normalisation is left unset). */
-static uint64_t set_length_norm(search *s, const hx_bm25_segment *segs, size_t n_segs)
+static uint64_t set_length_norm(search *s, const hxi_bm25_segment *segs, size_t n_segs)
 {
     uint64_t n_live = 0, total = 0;
     for (size_t g = 0; g < n_segs; g++) {
@@ -999,7 +999,7 @@ static uint64_t set_length_norm(search *s, const hx_bm25_segment *segs, size_t n
 
 /* Looks up the unit terms in every segment (s->term_ids) and weighs each scoring unit with the idf
  * of its terms over the n_live live documents. 0 or HX_ENOMEM. */
-static int weigh_units(search *s, const hx_bm25_segment *segs, size_t n_segs, uint64_t n_live)
+static int weigh_units(search *s, const hxi_bm25_segment *segs, size_t n_segs, uint64_t n_live)
 {
     size_t n_cursors = s->n_cursors;
     if (!(s->term_ids = hx_malloc(n_segs * n_cursors * sizeof *s->term_ids)))
@@ -1039,7 +1039,7 @@ static int alloc_scratch(search *s)
 
 /* Searches the segments in turn into the top-k heap. 0, HX_ENOMEM, or HX_EFORMAT with err set
  * when a segment's postings are corrupt. */
-static int search_segments(search *s, const hx_bm25_segment *segs, size_t n_segs, size_t n_must,
+static int search_segments(search *s, const hxi_bm25_segment *segs, size_t n_segs, size_t n_must,
                            hx_error *err)
 {
     for (size_t g = 0; g < n_segs && !s->nomem; g++) {
@@ -1057,7 +1057,7 @@ static int search_segments(search *s, const hx_bm25_segment *segs, size_t n_segs
     return s->nomem ? HX_ENOMEM : 0;
 }
 
-void hx_bm25_params_default(hx_bm25_params *p)
+void hxi_bm25_params_default(hxi_bm25_params *p)
 {
     memset(p, 0, sizeof *p);
     p->k1 = 1.2;
@@ -1065,13 +1065,13 @@ void hx_bm25_params_default(hx_bm25_params *p)
     p->head_weight = HX_BM25_HEAD_WEIGHT;
 }
 
-int hx_bm25_search(const hx_bm25_segment *segs, size_t n_segs, const hx_bm25_query *q,
-                   const hx_bm25_params *params, size_t k, hx_bm25_hit *out, size_t *n_out, hx_error *err)
+int hxi_bm25_search(const hxi_bm25_segment *segs, size_t n_segs, const hxi_bm25_query *q,
+                    const hxi_bm25_params *params, size_t k, hxi_bm25_hit *out, size_t *n_out, hx_error *err)
 {
     *n_out = 0;
-    hx_bm25_params defaults;
+    hxi_bm25_params defaults;
     if (!params) {
-        hx_bm25_params_default(&defaults);
+        hxi_bm25_params_default(&defaults);
         params = &defaults;
     }
     if (!(params->k1 >= 0 && params->k1 < 1e6) || !(params->b >= 0 && params->b <= 1) ||

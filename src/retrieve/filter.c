@@ -13,7 +13,7 @@
 
 /* === Typed values === */
 
-bool hx_meta_number(const char *s, double *out)
+bool hxi_meta_number(const char *s, double *out)
 {
     size_t n = strlen(s);
     if (!n || n > 64)
@@ -52,7 +52,7 @@ static int64_t days_from_civil(int64_t y, int m, int d)
     return era * 146097 + doe - 719468;
 }
 
-bool hx_meta_time(const char *s, int64_t *secs, int32_t *frac_ns, bool *date_only)
+bool hxi_meta_time(const char *s, int64_t *secs, int32_t *frac_ns, bool *date_only)
 {
     static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     int y, mo, d, h = 0, mi = 0, sec = 0;
@@ -105,11 +105,11 @@ bool hx_meta_time(const char *s, int64_t *secs, int32_t *frac_ns, bool *date_onl
     return true;
 }
 
-bool hx_meta_date(const char *s, int64_t *ns, bool *date_only)
+bool hxi_meta_date(const char *s, int64_t *ns, bool *date_only)
 {
     int64_t secs;
     int32_t frac;
-    if (!hx_meta_time(s, &secs, &frac, date_only))
+    if (!hxi_meta_time(s, &secs, &frac, date_only))
         return false;
     if (secs >= INT64_MAX / 1000000000)   /* past 2262 or before 1677: the nearest instant kept */
         *ns = INT64_MAX;
@@ -145,25 +145,25 @@ static const char *resolve_key(const char *key)
     return key;
 }
 
-bool hx_meta_key_matches(const char *meta_key, const char *asked)
+bool hxi_meta_key_matches(const char *meta_key, const char *asked)
 {
     return key_eq(meta_key, asked) || key_eq(meta_key, resolve_key(asked));   /* the key as written matches too */
 }
 
 bool hx_filter_key_matches(const char *key, const char *asked)
 {
-    return hx_meta_key_matches(key, asked);
+    return hxi_meta_key_matches(key, asked);
 }
 
 enum { K_META, K_PATH, K_TYPE, K_EXT, K_DIR, K_FOLDER, K_INDEXED_AT, K_MTIME };
 
-const char *const hx_filter_derived_keys[HX_FILTER_DERIVED + 1] = {"path", "type", "ext", "dir", "folder",
+const char *const hxi_filter_derived_keys[HX_FILTER_DERIVED + 1] = {"path", "type", "ext", "dir", "folder",
                                                                     "indexed_at", "mtime", NULL};
 
 static int derived(const char *key)
 {
     for (int i = 0; i < HX_FILTER_DERIVED; i++)
-        if (key_eq(key, hx_filter_derived_keys[i]))
+        if (key_eq(key, hxi_filter_derived_keys[i]))
             return i + 1;
     return K_META;
 }
@@ -173,7 +173,7 @@ static int derived(const char *key)
 static bool value_eq(const char *have, const char *want)
 {
     double a, b;
-    return !strcmp(have, want) || (hx_meta_number(have, &a) && hx_meta_number(want, &b) && a == b);
+    return !strcmp(have, want) || (hxi_meta_number(have, &a) && hxi_meta_number(want, &b) && a == b);
 }
 
 /* A value as a number (kind 1) or a date (kind 2: seconds since 1970 plus nanoseconds, exact in
@@ -188,9 +188,9 @@ typedef struct {
 static typed typed_of(const char *s, bool *date_only)
 {
     typed t = {0, 0, 0, 0};
-    if (hx_meta_time(s, &t.secs, &t.ns, date_only))
+    if (hxi_meta_time(s, &t.secs, &t.ns, date_only))
         t.kind = 2;
-    else if (hx_meta_number(s, &t.x))
+    else if (hxi_meta_number(s, &t.x))
         t.kind = 1;
     return t;
 }
@@ -282,9 +282,9 @@ static bool time_matches(const hx_filter *f, int64_t t_ns)
 static bool path_matches(const hx_filter *f, const char *path)
 {
     if (f->value)
-        return hx_glob_match(f->value, path);
+        return hxi_glob_match(f->value, path);
     for (size_t i = 0; i < f->n_any; i++)
-        if (hx_glob_match(f->any[i], path))
+        if (hxi_glob_match(f->any[i], path))
             return true;
     return false;
 }
@@ -342,7 +342,7 @@ static bool filter_matches(const hx_doc_info *d, const hx_filter *f)
         return time_matches(f, d->mtime_ns);
     }
     for (size_t k = 0; k < d->n_meta; k++)
-        if (hx_meta_key_matches(d->meta[k].key, f->key) && value_matches(f, d->meta[k].value))
+        if (hxi_meta_key_matches(d->meta[k].key, f->key) && value_matches(f, d->meta[k].value))
             return true;
     return false;
 }
@@ -400,7 +400,7 @@ static int check_globs(const hx_filter_set *fs, const hx_filter *f, hx_error *er
         return 0;
     size_t total = glob_bytes(f);
     for (size_t i = 0; i < (f->value ? 1 : f->n_any); i++) {
-        int rc = hx_glob_check(f->value ? f->value : f->any[i], "filter 'path'", err);
+        int rc = hxi_glob_check(f->value ? f->value : f->any[i], "filter 'path'", err);
         if (rc)
             return rc;
     }
@@ -442,7 +442,7 @@ static int add(hx_filter_set *fs, const hx_filter *f, hx_error *err)
             int64_t ns;
             bool day;
             const char *v = f->value ? f->value : f->any[i];
-            if (!hx_meta_date(v, &ns, &day))
+            if (!hxi_meta_date(v, &ns, &day))
                 return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s' takes ISO-8601 dates (YYYY-MM-DD), not '%.64s'",
                                     k, v);
         }
@@ -457,22 +457,22 @@ static int add(hx_filter_set *fs, const hx_filter *f, hx_error *err)
 
 /* A scalar condition value as owned text (string, number text, true/false); NULL with *bad set
  * when v is none of those, or ENOMEM (*bad false). */
-static const char *json_scalar(hx_filter_set *fs, const hx_json_val *v, bool *bad)
+static const char *json_scalar(hx_filter_set *fs, const hxi_json_val *v, bool *bad)
 {
     size_t n;
     const char *s;
     *bad = false;
-    switch (hx_json_type_of(v)) {
+    switch (hxi_json_type_of(v)) {
     case HX_JSON_STRING:
-        s = hx_json_str(v, &n);
+        s = hxi_json_str(v, &n);
         if (strlen(s) != n)
             return *bad = true, NULL;
         return own_str(fs, s, n);
     case HX_JSON_NUMBER:
-        s = hx_json_num_text(v, &n);
+        s = hxi_json_num_text(v, &n);
         return own_str(fs, s, n);
     case HX_JSON_BOOL:
-        s = hx_json_bool(v) ? "true" : "false";
+        s = hxi_json_bool(v) ? "true" : "false";
         return own_str(fs, s, strlen(s));
     }
     *bad = true;
@@ -485,18 +485,18 @@ static int oom(hx_error *err)
 }
 
 /* {"from", "to", "gte", "gt", "lte", "lt"} (and "key" when date_range) into f. */
-static int json_range(hx_filter_set *fs, const char *name, const hx_json_val *obj, bool date_range, hx_filter *f,
+static int json_range(hx_filter_set *fs, const char *name, const hxi_json_val *obj, bool date_range, hx_filter *f,
                       hx_error *err)
 {
-    hx_json_iter it;
-    const hx_json_val *k, *v;
-    hx_json_iter_init(&it, obj);
-    while (hx_json_iter_next(&it, &k, &v)) {
-        const char *m = hx_json_str(k, NULL);
+    hxi_json_iter it;
+    const hxi_json_val *k, *v;
+    hxi_json_iter_init(&it, obj);
+    while (hxi_json_iter_next(&it, &k, &v)) {
+        const char *m = hxi_json_str(k, NULL);
         bool bad;
         if (date_range && !strcmp(m, "key")) {
             size_t n;
-            const char *s = hx_json_str(v, &n);
+            const char *s = hxi_json_str(v, &n);
             if (!s || !n || strlen(s) != n)
                 return hx_error_set(err, HX_EINVAL, -1, "filter '%s': 'key' must name a date key", name);
             if (!(f->key = own_str(fs, s, n)))
@@ -509,13 +509,13 @@ static int json_range(hx_filter_set *fs, const char *name, const hx_json_val *ob
             return hx_error_set(err, HX_EINVAL, -1,
                                 "filter '%.64s': unknown member '%.40s'; a range takes from, to, gte, gt, lte, lt%s",
                                 name, m, date_range ? " and key" : "");
-        if (hx_json_type_of(v) == HX_JSON_NULL)
+        if (hxi_json_type_of(v) == HX_JSON_NULL)
             continue;   /* an open side, as seed 003's date_range may send it */
         const char **slot = lower ? &f->lo : &f->hi;
         if (*slot)
             return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s' has two %s bounds", name, lower ? "lower" : "upper");
         const char *s = json_scalar(fs, v, &bad);
-        if (!s || hx_json_type_of(v) == HX_JSON_BOOL)
+        if (!s || hxi_json_type_of(v) == HX_JSON_BOOL)
             return bad || s ? hx_error_set(err, HX_EINVAL, -1, "filter '%.64s': '%.40s' must be a number or an ISO-8601 date",
                                            name, m)
                             : oom(err);
@@ -530,7 +530,7 @@ static int json_range(hx_filter_set *fs, const char *name, const hx_json_val *ob
     return 0;
 }
 
-static int json_one(hx_filter_set *fs, const char *name, size_t nlen, const hx_json_val *v, hx_error *err)
+static int json_one(hx_filter_set *fs, const char *name, size_t nlen, const hxi_json_val *v, hx_error *err)
 {
     hx_filter f = {0};
     bool bad;
@@ -541,7 +541,7 @@ static int json_one(hx_filter_set *fs, const char *name, size_t nlen, const hx_j
     bool date_range = !strcmp(name, "date_range");
     if (date_range)
         f.key = "indexed_at";
-    int type = hx_json_type_of(v);
+    int type = hxi_json_type_of(v);
     if (date_range && type != HX_JSON_OBJECT)
         return hx_error_set(err, HX_EINVAL, -1, "filter 'date_range' must be an object {\"from\": ..., \"to\": ...}");
     if (type == HX_JSON_OBJECT) {
@@ -549,17 +549,17 @@ static int json_one(hx_filter_set *fs, const char *name, size_t nlen, const hx_j
         return rc ? rc : add(fs, &f, err);
     }
     if (type == HX_JSON_ARRAY) {
-        size_t n = hx_json_len(v);
+        size_t n = hxi_json_len(v);
         if (!n || n > HX_FILTER_ANY_MAX)
             return hx_error_set(err, HX_EINVAL, -1, "filter '%.64s': a list takes 1 to %d values, not %zu", name,
                                 HX_FILTER_ANY_MAX, n);
         const char **any = own(fs, hx_calloc(n, sizeof *any));
         if (!any)
             return oom(err);
-        hx_json_iter it;
-        const hx_json_val *k, *item;
-        hx_json_iter_init(&it, v);
-        for (size_t i = 0; hx_json_iter_next(&it, &k, &item); i++)
+        hxi_json_iter it;
+        const hxi_json_val *k, *item;
+        hxi_json_iter_init(&it, v);
+        for (size_t i = 0; hxi_json_iter_next(&it, &k, &item); i++)
             if (!(any[i] = json_scalar(fs, item, &bad)))
                 return bad ? hx_error_set(err, HX_EINVAL, -1,
                                           "filter '%.64s': list items must be strings, numbers or booleans", name)
@@ -576,17 +576,17 @@ static int json_one(hx_filter_set *fs, const char *name, size_t nlen, const hx_j
     return add(fs, &f, err);
 }
 
-int hx_filter_parse_json(hx_filter_set *fs, const hx_json_val *obj, hx_error *err)
+int hxi_filter_parse_json(hx_filter_set *fs, const hxi_json_val *obj, hx_error *err)
 {
-    if (hx_json_type_of(obj) != HX_JSON_OBJECT)
+    if (hxi_json_type_of(obj) != HX_JSON_OBJECT)
         return hx_error_set(err, HX_EINVAL, -1, "filters must be an object such as {\"owning-sig\": \"sig-auth\"}");
     size_t had = fs->n;
-    hx_json_iter it;
-    const hx_json_val *k, *v;
-    hx_json_iter_init(&it, obj);
-    while (hx_json_iter_next(&it, &k, &v)) {
+    hxi_json_iter it;
+    const hxi_json_val *k, *v;
+    hxi_json_iter_init(&it, obj);
+    while (hxi_json_iter_next(&it, &k, &v)) {
         size_t n;
-        const char *name = hx_json_str(k, &n);
+        const char *name = hxi_json_str(k, &n);
         int rc = json_one(fs, name, n, v, err);
         if (rc) {
             fs->n = had;
@@ -598,11 +598,11 @@ int hx_filter_parse_json(hx_filter_set *fs, const hx_json_val *obj, hx_error *er
 
 int hx_filter_parse_json_text(hx_filter_set *fs, const char *json, size_t len, hx_error *err)
 {
-    hx_json_doc *doc = NULL;
-    int rc = hx_json_parse(&doc, json, len, NULL, err);
+    hxi_json_doc *doc = NULL;
+    int rc = hxi_json_parse(&doc, json, len, NULL, err);
     if (!rc)
-        rc = hx_filter_parse_json(fs, hx_json_doc_root(doc), err);
-    hx_json_doc_free(doc);
+        rc = hxi_filter_parse_json(fs, hxi_json_doc_root(doc), err);
+    hxi_json_doc_free(doc);
     return rc;
 }
 

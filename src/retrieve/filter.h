@@ -4,7 +4,7 @@
  * search.c applies hx_doc_matches inside both searches, the tools and the CLI only parse.
  *
  * Keys. A filter key matches a metadata key with '_' and '-' alike and ASCII case ignored
- * (kep_number = kep-number); recency's key (recency.h) matches by the same rule (hx_meta_key_matches). Aliases (seed 002), matched beside the key as written: sig_name -> owning-sig; kep_id, kep_number ->
+ * (kep_number = kep-number); recency's key (recency.h) matches by the same rule (hxi_meta_key_matches). Aliases (seed 002), matched beside the key as written: sig_name -> owning-sig; kep_id, kep_number ->
  * kep-number. Derived keys, taken from the document and winning over metadata of the same name:
  *   path        the root-relative path, matched as a glob (glob.h: `**` spans folders); each glob
  *               within glob.h's limits, a set's together at most HX_FILTER_GLOB_BYTES
@@ -26,7 +26,7 @@
  * starts at its midnight, gt starts the next day, lt ends at its midnight. Equality on indexed_at
  * and mtime with a date-only value is that day.
  *
- * JSON (hx_filter_parse_json): an object of key -> condition, all ANDed:
+ * JSON (hxi_filter_parse_json): an object of key -> condition, all ANDed:
  *   "key": "text" | number | true/false        equality
  *   "key": ["a", "b", ...]                     any of (1..HX_FILTER_ANY_MAX strings or numbers)
  *   "key": {"from": x, "to": y}                range; also gte / gt / lte / lt (one lower and one
@@ -53,21 +53,21 @@
 
 /* Adds the filters of a JSON object (the forms above) to fs; strings are copied, so obj may go
  * away. HX_EINVAL with a message naming the key and what it must be; fs keeps what it had. */
-int hx_filter_parse_json(hx_filter_set *fs, const hx_json_val *obj, hx_error *err);
+int hxi_filter_parse_json(hx_filter_set *fs, const hxi_json_val *obj, hx_error *err);
 
-/* Typed reading of a metadata value: a number (true, *out set) or an ISO-8601 date. hx_meta_time
+/* Typed reading of a metadata value: a number (true, *out set) or an ISO-8601 date. hxi_meta_time
  * gives the exact instant, *secs since 1970 UTC and *frac_ns in [0, 1e9), for any year 0000..9999;
- * hx_meta_date gives *ns nanoseconds since 1970 UTC, INT64_MAX past 2262 and INT64_MIN before 1677
- * (compare with hx_meta_time). *date_only when the text has no time of day. */
-bool hx_meta_number(const char *s, double *out);
-bool hx_meta_time(const char *s, int64_t *secs, int32_t *frac_ns, bool *date_only);
-bool hx_meta_date(const char *s, int64_t *ns, bool *date_only);
+ * hxi_meta_date gives *ns nanoseconds since 1970 UTC, INT64_MAX past 2262 and INT64_MIN before 1677
+ * (compare with hxi_meta_time). *date_only when the text has no time of day. */
+bool hxi_meta_number(const char *s, double *out);
+bool hxi_meta_time(const char *s, int64_t *secs, int32_t *frac_ns, bool *date_only);
+bool hxi_meta_date(const char *s, int64_t *ns, bool *date_only);
 
 /* Whether metadata key meta_key is the key a filter or --recency asks for: '_' and '-' alike,
  * ASCII case ignored, and the aliases above (the key as written matches too). */
-bool hx_meta_key_matches(const char *meta_key, const char *asked);
+bool hxi_meta_key_matches(const char *meta_key, const char *asked);
 /* The derived keys, in the order the comment above lists them, NULL-terminated. */
 #define HX_FILTER_DERIVED 7
-extern const char *const hx_filter_derived_keys[HX_FILTER_DERIVED + 1];
+extern const char *const hxi_filter_derived_keys[HX_FILTER_DERIVED + 1];
 
 #endif

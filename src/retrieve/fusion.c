@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-static void minmax(const hx_hit *h, size_t n, float *lo, float *hi)
+static void minmax(const hxi_hit *h, size_t n, float *lo, float *hi)
 {
     *lo = INFINITY;
     *hi = -INFINITY;
@@ -23,7 +23,7 @@ static float normalise(float s, float lo, float hi)
 }
 
 /* True when a ranks before b: higher score, then the caller's tie-break, then lower id. */
-static int before(const hx_fused *a, const hx_fused *b, hx_tiebreak_fn tiebreak, void *ctx)
+static int before(const hxi_fused *a, const hxi_fused *b, hxi_tiebreak_fn tiebreak, void *ctx)
 {
     if (a->score != b->score)
         return a->score > b->score;
@@ -32,10 +32,10 @@ static int before(const hx_fused *a, const hx_fused *b, hx_tiebreak_fn tiebreak,
 }
 
 /* Insertion sort: the lists hold at most 2 x 4 x k entries, and it needs no global context. */
-static void sort_fused(hx_fused *v, size_t n, hx_tiebreak_fn tiebreak, void *ctx)
+static void sort_fused(hxi_fused *v, size_t n, hxi_tiebreak_fn tiebreak, void *ctx)
 {
     for (size_t i = 1; i < n; i++) {
-        hx_fused x = v[i];
+        hxi_fused x = v[i];
         size_t j = i;
         while (j > 0 && before(&x, &v[j - 1], tiebreak, ctx)) {
             v[j] = v[j - 1];
@@ -45,12 +45,12 @@ static void sort_fused(hx_fused *v, size_t n, hx_tiebreak_fn tiebreak, void *ctx
     }
 }
 
-static const hx_calibration cal_vector = HX_CALIBRATION_VECTOR, cal_keyword = HX_CALIBRATION_KEYWORD,
+static const hxi_calibration cal_vector = HX_CALIBRATION_VECTOR, cal_keyword = HX_CALIBRATION_KEYWORD,
                             cal_hybrid = HX_CALIBRATION_HYBRID;
 
 /* sigmoid(b + wc * c * cosine + wx * x * kw_norm + HX_NAME_WEIGHT * name - HX_REPEAT_WEIGHT *
  * repeat) of calibration k, a feature of weight 0 left out (a NaN cosine in keyword mode); 0 for NaN */
-static float logistic(const hx_calibration *k, double wc, double wx, float cosine, float kw_norm, float name,
+static float logistic(const hxi_calibration *k, double wc, double wx, float cosine, float kw_norm, float name,
                       float repeat)
 {
     double z = k->b + (wc != 0 ? wc * k->c * cosine : 0) + (wx != 0 ? wx * k->x * kw_norm : 0) +
@@ -59,18 +59,18 @@ static float logistic(const hx_calibration *k, double wc, double wx, float cosin
     return isnan(p) ? 0.0f : (float)p;
 }
 
-float hx_relevance_named(hx_search_mode mode, float cosine, float kw_norm, float name, float repeat)
+float hxi_relevance_named(hx_search_mode mode, float cosine, float kw_norm, float name, float repeat)
 {
-    const hx_calibration *k = mode == HX_MODE_VECTOR ? &cal_vector : mode == HX_MODE_KEYWORD ? &cal_keyword : &cal_hybrid;
+    const hxi_calibration *k = mode == HX_MODE_VECTOR ? &cal_vector : mode == HX_MODE_KEYWORD ? &cal_keyword : &cal_hybrid;
     return logistic(k, mode != HX_MODE_KEYWORD, mode != HX_MODE_VECTOR, cosine, kw_norm, name, repeat);
 }
 
-float hx_relevance(hx_search_mode mode, float cosine, float kw_norm)
+float hxi_relevance(hx_search_mode mode, float cosine, float kw_norm)
 {
-    return hx_relevance_named(mode, cosine, kw_norm, 0, 0);
+    return hxi_relevance_named(mode, cosine, kw_norm, 0, 0);
 }
 
-float hx_rank_score(const hx_fusion *f, float cosine, float kw_norm, float name, float repeat)
+float hxi_rank_score(const hxi_fusion *f, float cosine, float kw_norm, float name, float repeat)
 {
     double mean = ((double)f->vector_weight + f->text_weight) / 2;
     return logistic(&cal_hybrid, f->vector_weight / mean, f->text_weight / mean, cosine, kw_norm, name, repeat);
@@ -86,8 +86,8 @@ int hx_fusion_check_weights(float vector_weight, float text_weight, hx_error *er
     return 0;
 }
 
-int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, size_t nb,
-            hx_tiebreak_fn tiebreak, void *ctx, hx_fused *out, size_t *n_out, hx_error *err)
+int hxi_fuse(const hxi_fusion *f, const hxi_hit *vec, size_t na, const hxi_hit *kw, size_t nb,
+             hxi_tiebreak_fn tiebreak, void *ctx, hxi_fused *out, size_t *n_out, hx_error *err)
 {
     if (f->kind == HX_FUSE_RRF && f->rrf_k <= 0)
         return hx_error_set(err, HX_EINVAL, -1, "RRF k must be positive, got %d", f->rrf_k);
@@ -99,7 +99,7 @@ int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, 
     minmax(kw, nb, &klo, &khi);
     size_t n = 0;
     for (size_t i = 0; i < na; i++) {
-        out[n] = (hx_fused){vec[i].id, 0, vec[i].score, NAN, (uint32_t)i + 1, 0, 0, NAN, 1, 0};
+        out[n] = (hxi_fused){vec[i].id, 0, vec[i].score, NAN, (uint32_t)i + 1, 0, 0, NAN, 1, 0};
         n++;
     }
     for (size_t i = 0; i < nb; i++) {
@@ -107,14 +107,14 @@ int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, 
         while (j < na && out[j].id != kw[i].id)   /* lists are 4 x k long: a scan is cheap */
             j++;
         if (j == na)
-            out[n++] = (hx_fused){kw[i].id, 0, NAN, kw[i].score, 0, (uint32_t)i + 1, 0, NAN, 1, 0};
+            out[n++] = (hxi_fused){kw[i].id, 0, NAN, kw[i].score, 0, (uint32_t)i + 1, 0, NAN, 1, 0};
         else {
             out[j].keyword_score = kw[i].score;
             out[j].keyword_rank = (uint32_t)i + 1;
         }
     }
     for (size_t i = 0; i < n; i++) {
-        hx_fused *r = &out[i];
+        hxi_fused *r = &out[i];
         if (f->kind == HX_FUSE_RRF) {
             r->score = (r->vector_rank ? f->vector_weight / (float)(f->rrf_k + (int)r->vector_rank) : 0) +
                        (r->keyword_rank ? f->text_weight / (float)(f->rrf_k + (int)r->keyword_rank) : 0);

@@ -17,7 +17,7 @@
 /* === Relevance: scores a threshold can use ===
  * A result's `score` is P(relevant | features), an absolute 0..1 relevance, from a logistic
  * (Platt) map of two features: c, the cosine of query and chunk, and x = BM25 / the query's score
- * bound (bm25.h hx_bm25_params.bound: the sum of the query terms' idf, terms no chunk holds
+ * bound (bm25.h hxi_bm25_params.bound: the sum of the query terms' idf, terms no chunk holds
  * included), in [0, 1). Unlike min-max or rank normalisation it does not rescale each query's
  * list, so an off-topic query scores low throughout and the floor drops it whole.
  *   vector:  p = sigmoid(v.c * c + v.b)
@@ -30,9 +30,9 @@
  * after a change to the model, the analyzer or BM25, and paste its output here. Vector and keyword
  * mode rank by p (with the name match and repeat cut below); hybrid mode fuses those two rankings
  * (hyrax.h hx_fusion_method). */
-typedef struct hx_calibration {
+typedef struct hxi_calibration {
     float c, x, b;   /* weights of cosine and normalised BM25, and the intercept */
-} hx_calibration;
+} hxi_calibration;
 /* fitted by bench/calibrate.py on Cranfield (225 judged queries, 45000 chunks) */
 #define HX_CALIBRATION_VECTOR {9.9927f, 0, -7.8585f}
 #define HX_CALIBRATION_KEYWORD {0, 9.2469f, -4.7305f}
@@ -40,7 +40,7 @@ typedef struct hx_calibration {
 
 /* The relevance of a candidate with cosine `cosine` (ignored in keyword mode) and normalised BM25
  * `kw_norm` (ignored in vector mode; 0 where the keyword side missed it), in [0, 1]. */
-float hx_relevance(hx_search_mode mode, float cosine, float kw_norm);
+float hxi_relevance(hx_search_mode mode, float cosine, float kw_norm);
 
 /* === The named document first ===
  * A search adds HX_NAME_WEIGHT x the candidate's name match (title.h: 1 when the query is, or holds
@@ -54,47 +54,47 @@ float hx_relevance(hx_search_mode mode, float cosine, float kw_norm);
  * no more than its heading (a title alone), so it sinks below the chunks that say something. */
 #define HX_REPEAT_WEIGHT 10.0f
 
-/* hx_relevance with the name match `name` in [0, 1] and `repeat` in [0, 1]: 1 for boilerplate, 0.5
+/* hxi_relevance with the name match `name` in [0, 1] and `repeat` in [0, 1]: 1 for boilerplate, 0.5
  * for a chunk that holds only its title or heading (search.c), else 0. */
-float hx_relevance_named(hx_search_mode mode, float cosine, float kw_norm, float name, float repeat);
+float hxi_relevance_named(hx_search_mode mode, float cosine, float kw_norm, float name, float repeat);
 
 /* The hybrid ranking score of HX_FUSION_RELEVANCE: the hybrid relevance with the cosine's and the
  * BM25's weights scaled by f's vector_weight and text_weight over their mean (the default 0.5 and
- * 0.5 leave hx_relevance(HX_MODE_HYBRID, cosine, kw_norm) as it is). */
-struct hx_fusion;
-float hx_rank_score(const struct hx_fusion *f, float cosine, float kw_norm, float name, float repeat);
+ * 0.5 leave hxi_relevance(HX_MODE_HYBRID, cosine, kw_norm) as it is). */
+struct hxi_fusion;
+float hxi_rank_score(const struct hxi_fusion *f, float cosine, float kw_norm, float name, float repeat);
 
-typedef struct hx_hit {
+typedef struct hxi_hit {
     uint32_t id;        /* chunk id */
     float score;        /* the side's own score (cosine, BM25) */
-} hx_hit;
+} hxi_hit;
 
-typedef struct hx_fused {
+typedef struct hxi_fused {
     uint32_t id;
     float score;                 /* fused score */
     float vector_score, keyword_score;   /* each side's raw score, NAN when the side missed it */
     uint32_t vector_rank, keyword_rank;  /* 1-based, 0 when the side missed it */
-    float relevance, similarity;         /* set by the caller (search.c): hx_relevance, cosine */
+    float relevance, similarity;         /* set by the caller (search.c): hxi_relevance, cosine */
     float recency;                       /* set by the caller: the recency factor */
     float rank;                          /* set by the caller: what the list is sorted by (hyrax.h
                                             hx_result.score) */
-} hx_fused;
+} hxi_fused;
 
-typedef enum { HX_FUSE_RRF, HX_FUSE_WEIGHTED } hx_fusion_kind;
+typedef enum { HX_FUSE_RRF, HX_FUSE_WEIGHTED } hxi_fusion_kind;
 
-typedef struct hx_fusion {
-    hx_fusion_kind kind;
+typedef struct hxi_fusion {
+    hxi_fusion_kind kind;
     int rrf_k;                       /* RRF constant, > 0 (default HX_RRF_K) */
     float vector_weight, text_weight; /* per side, see hx_fusion_check_weights (RRF: 1 and 1 is plain RRF) */
-} hx_fusion;
+} hxi_fusion;
 
 /* Orders two chunk ids that tie on score; negative when a comes first. */
-typedef int (*hx_tiebreak_fn)(uint32_t a, uint32_t b, void *ctx);
+typedef int (*hxi_tiebreak_fn)(uint32_t a, uint32_t b, void *ctx);
 
 /* Fuses `vec` (best first, na hits) and `kw` (best first, nb hits) into `out`, which holds
  * na + nb entries; *n_out gets the number of distinct chunks, sorted best first. Each input
  * list must not repeat an id. HX_EINVAL for k <= 0 (RRF) or weights hx_fusion_check_weights refuses. */
-int hx_fuse(const hx_fusion *f, const hx_hit *vec, size_t na, const hx_hit *kw, size_t nb,
-            hx_tiebreak_fn tiebreak, void *ctx, hx_fused *out, size_t *n_out, hx_error *err);
+int hxi_fuse(const hxi_fusion *f, const hxi_hit *vec, size_t na, const hxi_hit *kw, size_t nb,
+             hxi_tiebreak_fn tiebreak, void *ctx, hxi_fused *out, size_t *n_out, hx_error *err);
 
 #endif

@@ -8,7 +8,7 @@
 
 /* Merges chunk r into p: p's text grows to cover [min start, max end); a gap between the two
  * (chunks that only touch never leave one) reads as spaces. */
-static int merge(hx_passage *p, const hx_result *r)
+static int merge(hxi_passage *p, const hx_result *r)
 {
     uint32_t start = r->byte_start < p->start ? r->byte_start : p->start;
     uint32_t end = r->byte_end > p->end ? r->byte_end : p->end;
@@ -37,7 +37,7 @@ static int merge(hx_passage *p, const hx_result *r)
     return 0;
 }
 
-int hx_passages_build(const hx_results *res, hx_passages *out, hx_error *err)
+int hxi_passages_build(const hx_results *res, hxi_passages *out, hx_error *err)
 {
     out->n = 0;
     if (!(out->v = hx_calloc(res->n ? res->n : 1, sizeof *out->v)))
@@ -49,10 +49,10 @@ int hx_passages_build(const hx_results *res, hx_passages *out, hx_error *err)
                                r->byte_start <= out->v[j].end && r->byte_end >= out->v[j].start))
             j++;
         if (j == out->n)
-            out->v[out->n++] = (hx_passage){r, r->byte_start, r->byte_start, r->line_start, r->line_end, r->score,
+            out->v[out->n++] = (hxi_passage){r, r->byte_start, r->byte_start, r->line_start, r->line_end, r->score,
                                             NULL, NULL, 0, 0};
         if (merge(&out->v[j], r)) {
-            hx_passages_free(out);
+            hxi_passages_free(out);
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling passages");
         }
         out->v[j].n_ranked++;
@@ -60,12 +60,12 @@ int hx_passages_build(const hx_results *res, hx_passages *out, hx_error *err)
     return 0;
 }
 
-int hx_passage_extend(hx_passage *p, const hx_result *r, hx_error *err)
+int hxi_passage_extend(hxi_passage *p, const hx_result *r, hx_error *err)
 {
     return merge(p, r) ? hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling passages") : 0;
 }
 
-void hx_passages_free(hx_passages *p)
+void hxi_passages_free(hxi_passages *p)
 {
     for (size_t i = 0; i < p->n; i++) {
         free(p->v[i].text);

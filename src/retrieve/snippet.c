@@ -1,6 +1,6 @@
 /* snippet.c: keyword snippets: the best window of a document's text for a parsed query, with
  * matched terms marked **like this** and "…" where the text was cut. Reads the query through
- * hx_bm25_query_highlight only and never touches an index. Spec: hx_snippet_make in bm25.h. */
+ * hxi_bm25_query_highlight only and never touches an index. Spec: hxi_snippet_make in bm25.h. */
 #include "analyzer.h"
 #include "alloc.h"
 #include "bm25.h"
@@ -58,14 +58,14 @@ static int emit_window(outbuf *o, const char *text, size_t from, size_t to, cons
             return HX_ENOMEM;
         uint32_t cp;
         size_t at = pos;
-        int ok = hx_utf8_next(text, to, &pos, &cp);
+        int ok = hxi_utf8_next(text, to, &pos, &cp);
         if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\f' || cp == '\v') {
             if (!in_space && put(o, " ", 1))
                 return HX_ENOMEM;
             in_space = 1;
         } else {
             char enc[4];
-            int k = ok ? (int)(pos - at) : hx_utf8_put(0xFFFD, enc);
+            int k = ok ? (int)(pos - at) : hxi_utf8_put(0xFFFD, enc);
             if (put(o, ok ? text + at : enc, (size_t)k))
                 return HX_ENOMEM;
             in_space = 0;
@@ -79,30 +79,30 @@ static int emit_window(outbuf *o, const char *text, size_t from, size_t to, cons
     return 0;
 }
 
-/* === Steps of hx_snippet_make === */
+/* === Steps of hxi_snippet_make === */
 
 /* The query's highlight terms, in query order: *out is malloc'ed (never NULL on success, caller
  * frees with free) and borrows the term bytes from q. */
-static int load_highlights(const hx_bm25_query *q, hlterm **out, size_t *n_out)
+static int load_highlights(const hxi_bm25_query *q, hlterm **out, size_t *n_out)
 {
     size_t n = 0;
     const char *h;
     size_t hl;
     int pre;
-    while (hx_bm25_query_highlight(q, n, &h, &hl, &pre) == 0)
+    while (hxi_bm25_query_highlight(q, n, &h, &hl, &pre) == 0)
         n++;
     hlterm *hls = hx_malloc((n ? n : 1) * sizeof *hls);
     if (!hls)
         return HX_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        hx_bm25_query_highlight(q, i, &hls[i].text, &hls[i].len, &hls[i].prefix);
+        hxi_bm25_query_highlight(q, i, &hls[i].text, &hls[i].len, &hls[i].prefix);
     *out = hls;
     *n_out = n;
     return 0;
 }
 
 /* Is the lowercased word w[0..n) a stop word for highlighting? PostgreSQL's english.stop (the
- * Snowball list, 127 words), wider than the scoring list (hx_analyzer_is_stop, Lucene's 33): a
+ * Snowball list, 127 words), wider than the scoring list (hxi_analyzer_is_stop, Lucene's 33): a
  * reader sees "do" or "from" in bold as noise even where they score. */
 static int is_display_stop(const char *w, size_t n)
 {
@@ -134,15 +134,15 @@ static int is_display_stop(const char *w, size_t n)
 /* Writes the analyzed terms that match a highlight term into m (room for an->n_terms), in text
  * order; returns how many. A leaf that is a stop word (is_display_stop) is never marked, nor its
  * stemmed term (which follows it, analyzer.h). */
-static size_t find_matches(const hx_analysis *an, const hlterm *hls, size_t n_hl, match *m)
+static size_t find_matches(const hxi_analysis *an, const hlterm *hls, size_t n_hl, match *m)
 {
     size_t n_m = 0;
     for (size_t i = 0; i < an->n_terms && n_hl; i++) {
-        const hx_term *t = &an->terms[i];
-        const hx_term *leaf = t->kind == HX_TERM_STEM ? t - 1 : t;
-        if ((leaf->kind == HX_TERM_LEAF) && is_display_stop(hx_analyzer_term(an, (size_t)(leaf - an->terms)), leaf->text_len))
+        const hxi_term *t = &an->terms[i];
+        const hxi_term *leaf = t->kind == HX_TERM_STEM ? t - 1 : t;
+        if ((leaf->kind == HX_TERM_LEAF) && is_display_stop(hxi_analyzer_term(an, (size_t)(leaf - an->terms)), leaf->text_len))
             continue;
-        int64_t w = which(hls, n_hl, hx_analyzer_term(an, i), an->terms[i].text_len);
+        int64_t w = which(hls, n_hl, hxi_analyzer_term(an, i), an->terms[i].text_len);
         if (w >= 0) {
             m[n_m].start = an->terms[i].start;
             m[n_m].end = an->terms[i].end;
@@ -179,7 +179,7 @@ static size_t best_run(const match *m, size_t n_m, uint32_t *count, size_t targe
 
 /* Where the window starts: on a token boundary before the run m[best, best + n_run), leaving a
  * third of the room the run does not use in front of it (0 when that reaches the text's start). */
-static size_t window_start(const hx_analysis *an, const match *m, size_t best, size_t n_run, size_t target)
+static size_t window_start(const hxi_analysis *an, const match *m, size_t best, size_t n_run, size_t target)
 {
     size_t last_end = m[best].end;
     for (size_t k = best; k < best + n_run; k++)
@@ -203,7 +203,7 @@ static size_t window_start(const hx_analysis *an, const match *m, size_t best, s
 /* Where the window ends: after the last whole token within target bytes of from, or at a code
  * point boundary when no whole token fits; then punctuation that closes the last word (a full
  * stop, a bracket) while it fits. */
-static size_t window_end(const hx_analysis *an, const char *text, size_t len, size_t from, size_t target)
+static size_t window_end(const hxi_analysis *an, const char *text, size_t len, size_t from, size_t target)
 {
     size_t to = from;
     for (size_t k = 0; k < an->n_terms; k++)
@@ -214,7 +214,7 @@ static size_t window_end(const hx_analysis *an, const char *text, size_t len, si
         while (p < len && p - from < target) {
             size_t prev = p;
             uint32_t cp;
-            hx_utf8_next(text, len, &p, &cp);
+            hxi_utf8_next(text, len, &p, &cp);
             if (p - from > target) {
                 p = prev;
                 break;
@@ -225,8 +225,8 @@ static size_t window_end(const hx_analysis *an, const char *text, size_t len, si
     while (to < len) {
         size_t p = to;
         uint32_t cp;
-        hx_utf8_next(text, len, &p, &cp);
-        unsigned c = hx_unicode_class(cp);
+        hxi_utf8_next(text, len, &p, &cp);
+        unsigned c = hxi_unicode_class(cp);
         if (p - from > target || (c & (HX_UC_SPACE | HX_UC_LETTER | HX_UC_NUMBER | HX_UC_MARK | HX_UC_CONTROL)))
             break;
         to = p;
@@ -252,23 +252,23 @@ static size_t merge_spans(match *m, size_t n_m, size_t from, size_t to)
     return n_s;
 }
 
-/* === hx_snippet_make === */
+/* === hxi_snippet_make === */
 
-int hx_snippet_make(const char *text, size_t len, const hx_bm25_query *q, size_t target, char **out,
-                    size_t *out_len, hx_error *err)
+int hxi_snippet_make(const char *text, size_t len, const hxi_bm25_query *q, size_t target, char **out,
+                     size_t *out_len, hx_error *err)
 {
     *out = NULL;
     *out_len = 0;
     if (target == 0)
         target = HX_SNIPPET_DEFAULT;
-    hx_analysis an = {0};
+    hxi_analysis an = {0};
     outbuf o = {0};
     match *m = NULL;
     uint32_t *count = NULL;
     hlterm *hls = NULL;
     size_t n_hl = 0;
-    an.config = hx_bm25_query_analyzer(q);  /* stemmed terms in the text meet the query's */
-    int rc = hx_analyzer_run(&an, text, len, err);
+    an.config = hxi_bm25_query_analyzer(q);  /* stemmed terms in the text meet the query's */
+    int rc = hxi_analyzer_run(&an, text, len, err);
     if (rc)
         goto fail;
     if (load_highlights(q, &hls, &n_hl))
@@ -298,6 +298,6 @@ done:
     free(m);
     free(count);
     free(hls);
-    hx_analyzer_free(&an);
+    hxi_analyzer_free(&an);
     return rc;
 }

@@ -325,7 +325,7 @@ static const char *exception1(const word *w)
     return NULL;
 }
 
-size_t hx_stem_english(const char *in, size_t len, char *out)
+size_t hxi_stem_english(const char *in, size_t len, char *out)
 {
     word w;
     size_t pos = 0;
@@ -334,7 +334,7 @@ size_t hx_stem_english(const char *in, size_t len, char *out)
         goto unchanged;
     while (pos < len) {
         uint32_t cp;
-        if (!hx_utf8_next(in, len, &pos, &cp))
+        if (!hxi_utf8_next(in, len, &pos, &cp))
             goto unchanged;  /* not UTF-8: the stem would not round-trip */
         w.c[w.n++] = cp;
     }
@@ -361,7 +361,7 @@ size_t hx_stem_english(const char *in, size_t len, char *out)
         if (y_found && c == 'Y')
             c = 'y';
         char enc[4];
-        int m = hx_utf8_put(c, enc);
+        int m = hxi_utf8_put(c, enc);
         memcpy(out + k, enc, (size_t)m);
         k += (size_t)m;
     }

@@ -16,6 +16,6 @@
 
 /* Stems word[0..len) into out (room for len bytes; the stem is never longer than the word) and
  * returns the stem's length. word and out may be the same buffer. */
-size_t hx_stem_english(const char *word, size_t len, char *out);
+size_t hxi_stem_english(const char *word, size_t len, char *out);
 
 #endif

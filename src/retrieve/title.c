@@ -7,12 +7,12 @@
 
 /* Whether term i of a is a stemmed term of a word that is not all digits (a KEP's number, a
  * version). */
-static int counts(const hx_analysis *a, size_t i)
+static int counts(const hxi_analysis *a, size_t i)
 {
-    const hx_term *t = &a->terms[i];
+    const hxi_term *t = &a->terms[i];
     if (t->kind != HX_TERM_STEM)
         return 0;
-    const char *s = hx_analyzer_term(a, i);
+    const char *s = hxi_analyzer_term(a, i);
     for (uint32_t j = 1; j < t->text_len; j++)   /* past the stem mark */
         if (s[j] < '0' || s[j] > '9')
             return 1;
@@ -20,7 +20,7 @@ static int counts(const hx_analysis *a, size_t i)
 }
 
 /* The index of term s[0..n) among the query's, or -1. */
-static int find(const hx_title_query *tq, const char *s, size_t n)
+static int find(const hxi_title_query *tq, const char *s, size_t n)
 {
     for (size_t i = 0; i < tq->n; i++)
         if (tq->len[i] == n && !memcmp(tq->text + tq->off[i], s, n))
@@ -28,14 +28,14 @@ static int find(const hx_title_query *tq, const char *s, size_t n)
     return -1;
 }
 
-int hx_title_query_init(hx_title_query *tq, const char *query, size_t len, hx_error *err)
+int hxi_title_query_init(hxi_title_query *tq, const char *query, size_t len, hx_error *err)
 {
     memset(tq, 0, sizeof *tq);
     tq->an.config = HX_ANALYZER_ENGLISH;
-    int rc = hx_analyzer_run(&tq->an, query, len, err);
+    int rc = hxi_analyzer_run(&tq->an, query, len, err);
     size_t used = 0;
     for (size_t i = 0; !rc && i < tq->an.n_terms && tq->n < HX_TITLE_MAX_TERMS; i++) {
-        const char *s = hx_analyzer_term(&tq->an, i);
+        const char *s = hxi_analyzer_term(&tq->an, i);
         uint32_t n = tq->an.terms[i].text_len;
         if (!counts(&tq->an, i) || find(tq, s, n) >= 0)
             continue;
@@ -47,26 +47,26 @@ int hx_title_query_init(hx_title_query *tq, const char *query, size_t len, hx_er
     return rc;
 }
 
-void hx_title_query_free(hx_title_query *tq)
+void hxi_title_query_free(hxi_title_query *tq)
 {
-    hx_analyzer_free(&tq->an);
+    hxi_analyzer_free(&tq->an);
 }
 
-float hx_title_match(hx_title_query *tq, const char *name, size_t len)
+float hxi_title_match(hxi_title_query *tq, const char *name, size_t len)
 {
     hx_error err;
-    if (!tq->n || !len || hx_analyzer_run(&tq->an, name, len, &err))
+    if (!tq->n || !len || hxi_analyzer_run(&tq->an, name, len, &err))
         return 0;
     int at[HX_TITLE_MAX_TERMS];   /* query index of each distinct name term, -1 when absent */
     size_t n = 0, m = 0;
     for (size_t i = 0; i < tq->an.n_terms && n < HX_TITLE_MAX_TERMS; i++) {
         if (!counts(&tq->an, i))
             continue;
-        const char *s = hx_analyzer_term(&tq->an, i);
+        const char *s = hxi_analyzer_term(&tq->an, i);
         uint32_t tl = tq->an.terms[i].text_len;
         bool dup = false;
         for (size_t j = 0; j < i && !dup; j++)
-            dup = counts(&tq->an, j) && tq->an.terms[j].text_len == tl && !memcmp(hx_analyzer_term(&tq->an, j), s, tl);
+            dup = counts(&tq->an, j) && tq->an.terms[j].text_len == tl && !memcmp(hxi_analyzer_term(&tq->an, j), s, tl);
         if (dup)
             continue;
         at[n] = find(tq, s, tl);

@@ -25,18 +25,18 @@
 
 #define HX_TITLE_MAX_TERMS 32   /* query terms that count; the rest are left out */
 
-typedef struct hx_title_query {
-    hx_analysis an;                          /* scratch for names (owned) */
+typedef struct hxi_title_query {
+    hxi_analysis an;                          /* scratch for names (owned) */
     size_t n;                                /* distinct query terms, in query order */
     uint32_t off[HX_TITLE_MAX_TERMS], len[HX_TITLE_MAX_TERMS];   /* into text */
     char text[HX_TITLE_MAX_TERMS * (HX_ANALYZER_MAX_TERM + 1)];
-} hx_title_query;
+} hxi_title_query;
 
-/* Analyzes the query; 0, HX_ENOMEM or HX_ERANGE. Free with hx_title_query_free (also after an error). */
-int hx_title_query_init(hx_title_query *tq, const char *query, size_t len, hx_error *err);
-void hx_title_query_free(hx_title_query *tq);
+/* Analyzes the query; 0, HX_ENOMEM or HX_ERANGE. Free with hxi_title_query_free (also after an error). */
+int hxi_title_query_init(hxi_title_query *tq, const char *query, size_t len, hx_error *err);
+void hxi_title_query_free(hxi_title_query *tq);
 
 /* The match of name[0..len) with the query, in [0, 1] (above); 0 when the name cannot be analyzed. */
-float hx_title_match(hx_title_query *tq, const char *name, size_t len);
+float hxi_title_match(hxi_title_query *tq, const char *name, size_t len);
 
 #endif

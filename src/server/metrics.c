@@ -30,15 +30,15 @@ typedef struct {
     double sum;
 } series;
 
-struct hx_metrics {
+struct hxi_metrics {
     pthread_mutex_t lock;
     series v[HX_METRICS_MAX_SERIES];
     size_t n;
 };
 
-int hx_metrics_new(hx_metrics **out, hx_error *err)
+int hxi_metrics_new(hxi_metrics **out, hx_error *err)
 {
-    hx_metrics *m = hx_calloc(1, sizeof *m);
+    hxi_metrics *m = hx_calloc(1, sizeof *m);
     if (!m)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for the metrics");
     pthread_mutex_init(&m->lock, NULL);
@@ -46,7 +46,7 @@ int hx_metrics_new(hx_metrics **out, hx_error *err)
     return 0;
 }
 
-void hx_metrics_free(hx_metrics *m)
+void hxi_metrics_free(hxi_metrics *m)
 {
     if (!m)
         return;
@@ -65,8 +65,8 @@ static const char *label_value(const char *v)
     return v;
 }
 
-void hx_metrics_observe(hx_metrics *m, hx_metric_family f, const char *a, const char *b, const char *c,
-                        double seconds)
+void hxi_metrics_observe(hxi_metrics *m, hxi_metric_family f, const char *a, const char *b, const char *c,
+                         double seconds)
 {
     if (!m || f >= HX_METRIC_FAMILIES)
         return;
@@ -108,10 +108,10 @@ static int append(char **buf, size_t *len, size_t *cap, const void *text, size_t
 }
 
 /* Appends b to *buf and frees it; HX_ENOMEM when b is incomplete or *buf cannot grow. */
-static int append_buf(char **buf, size_t *len, size_t *cap, hx_buf *b)
+static int append_buf(char **buf, size_t *len, size_t *cap, hxi_buf *b)
 {
     int rc = b->failed ? HX_ENOMEM : append(buf, len, cap, b->data, b->len);
-    hx_buf_free(b);
+    hxi_buf_free(b);
     return rc;
 }
 
@@ -126,36 +126,36 @@ static const char *series_labels(const series *s, char *out, size_t cap)
     return out;
 }
 
-int hx_metrics_write(hx_metrics *m, char **buf, size_t *len, size_t *cap)
+int hxi_metrics_write(hxi_metrics *m, char **buf, size_t *len, size_t *cap)
 {
-    hx_buf b = {0};
+    hxi_buf b = {0};
     char labels[256];
     pthread_mutex_lock(&m->lock);
     for (int f = 0; f < HX_METRIC_FAMILIES; f++) {
-        hx_prom_family(&b, families[f].name, "histogram", families[f].help);
+        hxi_prom_family(&b, families[f].name, "histogram", families[f].help);
         for (size_t i = 0; i < m->n; i++)
             if (m->v[i].family == f)
-                hx_prom_histogram(&b, families[f].name, series_labels(&m->v[i], labels, sizeof labels), bucket_le,
-                                  N_BUCKETS, m->v[i].buckets, m->v[i].sum, m->v[i].count);
+                hxi_prom_histogram(&b, families[f].name, series_labels(&m->v[i], labels, sizeof labels), bucket_le,
+                                   N_BUCKETS, m->v[i].buckets, m->v[i].sum, m->v[i].count);
     }
-    hx_prom_family(&b, "hyrax_http_requests_total", "counter", "HTTP requests by route, method and status");
+    hxi_prom_family(&b, "hyrax_http_requests_total", "counter", "HTTP requests by route, method and status");
     for (size_t i = 0; i < m->n; i++)
         if (m->v[i].family == HX_METRIC_HTTP)
-            hx_prom_printf(&b, "hyrax_http_requests_total{%s} %llu\n", series_labels(&m->v[i], labels, sizeof labels),
-                           (unsigned long long)m->v[i].count);
+            hxi_prom_printf(&b, "hyrax_http_requests_total{%s} %llu\n", series_labels(&m->v[i], labels, sizeof labels),
+                            (unsigned long long)m->v[i].count);
     pthread_mutex_unlock(&m->lock);
     return append_buf(buf, len, cap, &b);
 }
 
-int hx_metrics_gauge(char **buf, size_t *len, size_t *cap, const char *name, const char *help, double value)
+int hxi_metrics_gauge(char **buf, size_t *len, size_t *cap, const char *name, const char *help, double value)
 {
-    hx_buf b = {0};
-    hx_prom_family(&b, name, "gauge", help);
-    hx_prom_printf(&b, "%s %.17g\n", name, value);
+    hxi_buf b = {0};
+    hxi_prom_family(&b, name, "gauge", help);
+    hxi_prom_printf(&b, "%s %.17g\n", name, value);
     return append_buf(buf, len, cap, &b);
 }
 
-int hx_metrics_append(char **buf, size_t *len, size_t *cap, const char *text, size_t n)
+int hxi_metrics_append(char **buf, size_t *len, size_t *cap, const char *text, size_t n)
 {
     return append(buf, len, cap, text, n);
 }

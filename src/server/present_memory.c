@@ -5,74 +5,74 @@
 
 #include <math.h>
 
-void hx_present_turn(hx_json_writer *w, const hx_turn *t)
+void hxi_present_turn(hxi_json_writer *w, const hx_turn *t)
 {
     char when[64];
-    hx_json_write_key(w, "session_id");
-    hx_json_write_cstr(w, t->session);
-    hx_json_write_key(w, "turn_number");
-    hx_json_write_uint(w, t->number);
-    hx_json_write_key(w, "turn_id");
-    hx_json_write_uint(w, t->id);
-    hx_json_write_key(w, "user_message");
-    hx_json_write_cstr(w, t->user_message);
-    hx_json_write_key(w, "agent_response");
-    hx_json_write_cstr(w, t->agent_response);
-    hx_json_write_key(w, "retrieved_docs");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_key(w, "session_id");
+    hxi_json_write_cstr(w, t->session);
+    hxi_json_write_key(w, "turn_number");
+    hxi_json_write_uint(w, t->number);
+    hxi_json_write_key(w, "turn_id");
+    hxi_json_write_uint(w, t->id);
+    hxi_json_write_key(w, "user_message");
+    hxi_json_write_cstr(w, t->user_message);
+    hxi_json_write_key(w, "agent_response");
+    hxi_json_write_cstr(w, t->agent_response);
+    hxi_json_write_key(w, "retrieved_docs");
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < t->n_docs; i++)
-        hx_json_write_cstr(w, t->docs[i]);
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "search_method");
+        hxi_json_write_cstr(w, t->docs[i]);
+    hxi_json_write_arr_end(w);
+    hxi_json_write_key(w, "search_method");
     if (*t->search_method)
-        hx_json_write_cstr(w, t->search_method);
+        hxi_json_write_cstr(w, t->search_method);
     else
-        hx_json_write_null(w);
-    hx_json_write_key(w, "relevance_score");
+        hxi_json_write_null(w);
+    hxi_json_write_key(w, "relevance_score");
     if (isnan(t->relevance))
-        hx_json_write_null(w);
+        hxi_json_write_null(w);
     else
-        hx_json_write_double(w, t->relevance);
+        hxi_json_write_double(w, t->relevance);
     hx_time_format(t->at_ns, when, sizeof when);
-    hx_json_write_key(w, "created_at");
-    hx_json_write_cstr(w, when);
+    hxi_json_write_key(w, "created_at");
+    hxi_json_write_cstr(w, when);
 }
 
-void hx_present_conversations(hx_json_writer *w, const hx_conversation_list *l)
+void hxi_present_conversations(hxi_json_writer *w, const hx_conversation_list *l)
 {
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "sessions");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "sessions");
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < l->n; i++) {
         char when[64];
         hx_time_format(l->v[i].last_turn_ns, when, sizeof when);
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "session_id");
-        hx_json_write_cstr(w, l->v[i].session_id);
-        hx_json_write_key(w, "turns");
-        hx_json_write_uint(w, l->v[i].turns);
-        hx_json_write_key(w, "last_turn_at");
-        hx_json_write_cstr(w, when);
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_begin(w);
+        hxi_json_write_key(w, "session_id");
+        hxi_json_write_cstr(w, l->v[i].session_id);
+        hxi_json_write_key(w, "turns");
+        hxi_json_write_uint(w, l->v[i].turns);
+        hxi_json_write_key(w, "last_turn_at");
+        hxi_json_write_cstr(w, when);
+        hxi_json_write_obj_end(w);
     }
-    hx_json_write_arr_end(w);
-    hx_json_write_obj_end(w);
+    hxi_json_write_arr_end(w);
+    hxi_json_write_obj_end(w);
 }
 
-void hx_present_turns(hx_json_writer *w, const char *session, const hx_turn_list *l)
+void hxi_present_turns(hxi_json_writer *w, const char *session, const hx_turn_list *l)
 {
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "session_id");
-    hx_json_write_cstr(w, session);
-    hx_json_write_key(w, "turns");
-    hx_json_write_arr_begin(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "session_id");
+    hxi_json_write_cstr(w, session);
+    hxi_json_write_key(w, "turns");
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < l->n; i++) {
-        hx_json_write_obj_begin(w);
-        hx_present_turn(w, &l->turns[i]);
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_begin(w);
+        hxi_present_turn(w, &l->turns[i]);
+        hxi_json_write_obj_end(w);
     }
-    hx_json_write_arr_end(w);
-    hx_json_write_key(w, "total");
-    hx_json_write_uint(w, l->n);
-    hx_json_write_obj_end(w);
+    hxi_json_write_arr_end(w);
+    hxi_json_write_key(w, "total");
+    hxi_json_write_uint(w, l->n);
+    hxi_json_write_obj_end(w);
 }

@@ -1,6 +1,6 @@
 /* rpc.c: JSON-RPC 2.0 framing over lines: the bounded line reader, message classification,
  * response writers, dispatch and the serve loop. Must not know MCP or any method name, and
- * never prints: replies go through hx_json_writer and hx_rpc_write_line. Spec: src/rpc.h. */
+ * never prints: replies go through hxi_json_writer and hxi_rpc_write_line. Spec: src/rpc.h. */
 #include "rpc.h"
 
 #include <errno.h>
@@ -16,7 +16,7 @@
 
 #define READ_CHUNK ((size_t)64 << 10)
 
-int hx_rpc_reader_init(hx_rpc_reader *r, int fd, size_t max_line, hx_error *err)
+int hxi_rpc_reader_init(hxi_rpc_reader *r, int fd, size_t max_line, hx_error *err)
 {
     memset(r, 0, sizeof *r);
     if (max_line == 0)
@@ -33,7 +33,7 @@ int hx_rpc_reader_init(hx_rpc_reader *r, int fd, size_t max_line, hx_error *err)
     return 0;
 }
 
-void hx_rpc_reader_free(hx_rpc_reader *r)
+void hxi_rpc_reader_free(hxi_rpc_reader *r)
 {
     free(r->buf);
     memset(r, 0, sizeof *r);
@@ -48,7 +48,7 @@ static int is_blank(const char *s, size_t n)
     return 1;
 }
 
-static int too_long(hx_rpc_reader *r, size_t n, hx_error *err)
+static int too_long(hxi_rpc_reader *r, size_t n, hx_error *err)
 {
     r->skipped = 0;
     return hx_error_set(err, HX_ERANGE, (int64_t)n, "line of %zu bytes exceeds the limit of %zu",
@@ -56,7 +56,7 @@ static int too_long(hx_rpc_reader *r, size_t n, hx_error *err)
 }
 
 /* Hands out buf[s..end) as a line (end indexes the LF or the end of data); 1 if it is blank. */
-static int take_line(hx_rpc_reader *r, size_t s, size_t end, const char **line, size_t *len)
+static int take_line(hxi_rpc_reader *r, size_t s, size_t end, const char **line, size_t *len)
 {
     size_t n = end - s;
     if (n > 0 && r->buf[end - 1] == '\r')
@@ -67,7 +67,7 @@ static int take_line(hx_rpc_reader *r, size_t s, size_t end, const char **line, 
     return is_blank(*line, n);
 }
 
-int hx_rpc_reader_next(hx_rpc_reader *r, const char **line, size_t *len, hx_error *err)
+int hxi_rpc_reader_next(hxi_rpc_reader *r, const char **line, size_t *len, hx_error *err)
 {
     *line = NULL;
     *len = 0;
@@ -147,7 +147,7 @@ static int wait_writable(int fd, int stop_fd, hx_error *err)
     }
 }
 
-int hx_rpc_write_line(int fd, int stop_fd, const char *buf, size_t len, hx_error *err)
+int hxi_rpc_write_line(int fd, int stop_fd, const char *buf, size_t len, hx_error *err)
 {
     if ((!buf && len) || (len && memchr(buf, '\n', len)))
         return hx_error_set(err, HX_EINVAL, -1, "a message line must not contain a newline");
@@ -187,7 +187,7 @@ int hx_rpc_write_line(int fd, int stop_fd, const char *buf, size_t len, hx_error
 
 /* === Messages === */
 
-static int invalid(hx_rpc_msg *msg, int code, const char *message)
+static int invalid(hxi_rpc_msg *msg, int code, const char *message)
 {
     msg->kind = HX_RPC_INVALID;
     msg->code = code;
@@ -195,18 +195,18 @@ static int invalid(hx_rpc_msg *msg, int code, const char *message)
     return 0;
 }
 
-static int is_id(const hx_json_val *v)
+static int is_id(const hxi_json_val *v)
 {
-    int t = hx_json_type_of(v);
+    int t = hxi_json_type_of(v);
     return t == HX_JSON_STRING || t == HX_JSON_NUMBER;
 }
 
 /* Copies the exact source text of a string or number id. */
-static int copy_id(hx_rpc_msg *msg, const hx_json_val *id, const char *text, hx_error *err)
+static int copy_id(hxi_rpc_msg *msg, const hxi_json_val *id, const char *text, hx_error *err)
 {
-    size_t s = (size_t)hx_json_offset(id), e;
-    if (hx_json_type_of(id) == HX_JSON_NUMBER) {
-        e = s + hx_json_len(id);
+    size_t s = (size_t)hxi_json_offset(id), e;
+    if (hxi_json_type_of(id) == HX_JSON_NUMBER) {
+        e = s + hxi_json_len(id);
     } else {
         /* The string was validated by the parser: its end is the first unescaped quote. */
         e = s + 1;
@@ -224,21 +224,21 @@ static int copy_id(hx_rpc_msg *msg, const hx_json_val *id, const char *text, hx_
     return 0;
 }
 
-static int classify_response(hx_rpc_msg *msg, const hx_json_val *root)
+static int classify_response(hxi_rpc_msg *msg, const hxi_json_val *root)
 {
-    const hx_json_val *result = hx_json_obj_get(root, "result");
-    const hx_json_val *error = hx_json_obj_get(root, "error");
-    const hx_json_val *id = hx_json_obj_get(root, "id");
-    if (!id || (!is_id(id) && hx_json_type_of(id) != HX_JSON_NULL))
+    const hxi_json_val *result = hxi_json_obj_get(root, "result");
+    const hxi_json_val *error = hxi_json_obj_get(root, "error");
+    const hxi_json_val *id = hxi_json_obj_get(root, "id");
+    if (!id || (!is_id(id) && hxi_json_type_of(id) != HX_JSON_NULL))
         return invalid(msg, HX_RPC_INVALID_REQUEST, "Invalid Request: a response needs an id");
     if (result && error)
         return invalid(msg, HX_RPC_INVALID_REQUEST,
                        "Invalid Request: a response has either result or error, not both");
     if (error) {
         int64_t code;
-        if (hx_json_type_of(error) != HX_JSON_OBJECT ||
-            hx_json_num_int64(hx_json_obj_get(error, "code"), &code, NULL) != 0 ||
-            hx_json_type_of(hx_json_obj_get(error, "message")) != HX_JSON_STRING)
+        if (hxi_json_type_of(error) != HX_JSON_OBJECT ||
+            hxi_json_num_int64(hxi_json_obj_get(error, "code"), &code, NULL) != 0 ||
+            hxi_json_type_of(hxi_json_obj_get(error, "message")) != HX_JSON_STRING)
             return invalid(msg, HX_RPC_INVALID_REQUEST,
                            "Invalid Request: error must be an object with an integer code and a "
                            "string message");
@@ -249,12 +249,12 @@ static int classify_response(hx_rpc_msg *msg, const hx_json_val *root)
     return 0;
 }
 
-int hx_rpc_msg_parse(hx_rpc_msg *msg, const char *text, size_t len, const hx_json_limits *lim,
-                     hx_error *err)
+int hxi_rpc_msg_parse(hxi_rpc_msg *msg, const char *text, size_t len, const hxi_json_limits *lim,
+                      hx_error *err)
 {
     memset(msg, 0, sizeof *msg);
     hx_error jerr = {0};
-    int rc = hx_json_parse(&msg->doc, text, len, lim, &jerr);
+    int rc = hxi_json_parse(&msg->doc, text, len, lim, &jerr);
     if (rc == HX_ENOMEM)
         return hx_error_set(err, rc, jerr.offset, "%s", jerr.message);
     if (rc) {
@@ -262,8 +262,8 @@ int hx_rpc_msg_parse(hx_rpc_msg *msg, const char *text, size_t len, const hx_jso
         snprintf(msg->message, sizeof msg->message, "Parse error: %.230s", jerr.message);
         return 0;
     }
-    const hx_json_val *root = hx_json_doc_root(msg->doc);
-    if (hx_json_type_of(root) == HX_JSON_ARRAY) {
+    const hxi_json_val *root = hxi_json_doc_root(msg->doc);
+    if (hxi_json_type_of(root) == HX_JSON_ARRAY) {
         msg->kind = HX_RPC_BATCH;
         msg->code = HX_RPC_INVALID_REQUEST;
         snprintf(msg->message, sizeof msg->message, "%s",
@@ -271,24 +271,24 @@ int hx_rpc_msg_parse(hx_rpc_msg *msg, const char *text, size_t len, const hx_jso
                  "batching); send one message per line");
         return 0;
     }
-    if (hx_json_type_of(root) != HX_JSON_OBJECT)
+    if (hxi_json_type_of(root) != HX_JSON_OBJECT)
         return invalid(msg, HX_RPC_INVALID_REQUEST, "Invalid Request: a message must be an object");
-    const hx_json_val *id = hx_json_obj_get(root, "id");
+    const hxi_json_val *id = hxi_json_obj_get(root, "id");
     if (is_id(id) && (rc = copy_id(msg, id, text, err))) {
-        hx_rpc_msg_free(msg);
+        hxi_rpc_msg_free(msg);
         return rc;
     }
     size_t vlen;
-    const char *version = hx_json_str(hx_json_obj_get(root, "jsonrpc"), &vlen);
+    const char *version = hxi_json_str(hxi_json_obj_get(root, "jsonrpc"), &vlen);
     if (!version || vlen != 3 || memcmp(version, "2.0", 3) != 0)
         return invalid(msg, HX_RPC_INVALID_REQUEST, "Invalid Request: \"jsonrpc\" must be \"2.0\"");
-    const hx_json_val *method = hx_json_obj_get(root, "method");
+    const hxi_json_val *method = hxi_json_obj_get(root, "method");
     if (!method) {
-        if (hx_json_obj_get(root, "result") || hx_json_obj_get(root, "error"))
+        if (hxi_json_obj_get(root, "result") || hxi_json_obj_get(root, "error"))
             return classify_response(msg, root);
         return invalid(msg, HX_RPC_INVALID_REQUEST, "Invalid Request: \"method\" is missing");
     }
-    msg->method = hx_json_str(method, &msg->method_len);
+    msg->method = hxi_json_str(method, &msg->method_len);
     if (!msg->method)
         return invalid(msg, HX_RPC_INVALID_REQUEST, "Invalid Request: \"method\" must be a string");
     if (memchr(msg->method, '\0', msg->method_len))
@@ -297,8 +297,8 @@ int hx_rpc_msg_parse(hx_rpc_msg *msg, const char *text, size_t len, const hx_jso
     if (id && !is_id(id))
         return invalid(msg, HX_RPC_INVALID_REQUEST,
                        "Invalid Request: \"id\" must be a string or a number");
-    const hx_json_val *params = hx_json_obj_get(root, "params");
-    int pt = hx_json_type_of(params);
+    const hxi_json_val *params = hxi_json_obj_get(root, "params");
+    int pt = hxi_json_type_of(params);
     if (params && pt != HX_JSON_OBJECT && pt != HX_JSON_ARRAY)
         return invalid(msg, HX_RPC_INVALID_REQUEST,
                        "Invalid Request: \"params\" must be an object or an array");
@@ -307,10 +307,10 @@ int hx_rpc_msg_parse(hx_rpc_msg *msg, const char *text, size_t len, const hx_jso
     return 0;
 }
 
-void hx_rpc_msg_free(hx_rpc_msg *msg)
+void hxi_rpc_msg_free(hxi_rpc_msg *msg)
 {
     if (msg) {
-        hx_json_doc_free(msg->doc);
+        hxi_json_doc_free(msg->doc);
         free(msg->id_json);
         memset(msg, 0, sizeof *msg);
     }
@@ -319,128 +319,128 @@ void hx_rpc_msg_free(hx_rpc_msg *msg)
 /* === Responses === */
 
 /* Resets w and writes {"jsonrpc":"2.0","id":ID, leaving the object open. */
-static int begin_response(hx_json_writer *w, const char *id, size_t id_len, hx_error *err)
+static int begin_response(hxi_json_writer *w, const char *id, size_t id_len, hx_error *err)
 {
-    hx_json_writer_reset(w);
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "jsonrpc");
-    hx_json_write_cstr(w, "2.0");
-    hx_json_write_key(w, "id");
+    hxi_json_writer_reset(w);
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "jsonrpc");
+    hxi_json_write_cstr(w, "2.0");
+    hxi_json_write_key(w, "id");
     if (!id) {
-        hx_json_write_null(w);
+        hxi_json_write_null(w);
     } else if (id_len > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))) {
-        hx_json_write_json(w, id, id_len);
+        hxi_json_write_json(w, id, id_len);
     } else {
-        hx_json_writer_reset(w);
+        hxi_json_writer_reset(w);
         return hx_error_set(err, HX_EINVAL, -1, "an id must be a JSON string or number");
     }
     if (w->status) {
         int code = w->status;
-        hx_json_writer_reset(w);
+        hxi_json_writer_reset(w);
         return hx_error_set(err, code == HX_ENOMEM ? HX_ENOMEM : HX_EINVAL, -1,
                             "cannot write the id: %s", hx_strerror(code));
     }
     return 0;
 }
 
-static int end_response(hx_json_writer *w, hx_error *err)
+static int end_response(hxi_json_writer *w, hx_error *err)
 {
-    hx_json_write_obj_end(w);
-    int rc = hx_json_writer_finish(w, err);
+    hxi_json_write_obj_end(w);
+    int rc = hxi_json_writer_finish(w, err);
     if (rc)
-        hx_json_writer_reset(w);
+        hxi_json_writer_reset(w);
     return rc;
 }
 
-int hx_rpc_write_result(hx_json_writer *w, const char *id, size_t id_len, const char *result,
-                        size_t result_len, hx_error *err)
+int hxi_rpc_write_result(hxi_json_writer *w, const char *id, size_t id_len, const char *result,
+                         size_t result_len, hx_error *err)
 {
     int rc = begin_response(w, id, id_len, err);
     if (rc)
         return rc;
-    hx_json_write_key(w, "result");
-    hx_json_write_json(w, result, result_len);
+    hxi_json_write_key(w, "result");
+    hxi_json_write_json(w, result, result_len);
     return end_response(w, err);
 }
 
-int hx_rpc_write_result_fn(hx_json_writer *w, const char *id, size_t id_len, hx_rpc_write_fn fn,
-                           void *ctx, hx_error *err)
+int hxi_rpc_write_result_fn(hxi_json_writer *w, const char *id, size_t id_len, hxi_rpc_write_fn fn,
+                            void *ctx, hx_error *err)
 {
     int rc = begin_response(w, id, id_len, err);
     if (rc)
         return rc;
-    hx_json_write_key(w, "result");
+    hxi_json_write_key(w, "result");
     size_t before = w->len;
     rc = fn(ctx, w, err);
     if (rc == 0 && (w->status || w->depth != 1 || w->after_key || w->len == before))
         rc = hx_error_set(err, w->status ? w->status : HX_EINVAL, -1,
                           "result writer did not write exactly one value");
     if (rc) {
-        hx_json_writer_reset(w);
+        hxi_json_writer_reset(w);
         return rc;
     }
     return end_response(w, err);
 }
 
-int hx_rpc_write_error(hx_json_writer *w, const char *id, size_t id_len, int code,
-                       const char *message, const char *data, size_t data_len, hx_error *err)
+int hxi_rpc_write_error(hxi_json_writer *w, const char *id, size_t id_len, int code,
+                        const char *message, const char *data, size_t data_len, hx_error *err)
 {
     int rc = begin_response(w, id, id_len, err);
     if (rc)
         return rc;
-    hx_json_write_key(w, "error");
-    hx_json_write_obj_begin(w);
-    hx_json_write_key(w, "code");
-    hx_json_write_int(w, code);
-    hx_json_write_key(w, "message");
-    hx_json_write_cstr(w, message ? message : "");
+    hxi_json_write_key(w, "error");
+    hxi_json_write_obj_begin(w);
+    hxi_json_write_key(w, "code");
+    hxi_json_write_int(w, code);
+    hxi_json_write_key(w, "message");
+    hxi_json_write_cstr(w, message ? message : "");
     if (data) {
-        hx_json_write_key(w, "data");
-        hx_json_write_json(w, data, data_len);
+        hxi_json_write_key(w, "data");
+        hxi_json_write_json(w, data, data_len);
     }
-    hx_json_write_obj_end(w);
+    hxi_json_write_obj_end(w);
     return end_response(w, err);
 }
 
 /* === Dispatch === */
 
-int hx_rpc_dispatch(const char *line, size_t len, const hx_json_limits *lim, hx_rpc_handler fn,
-                    void *ctx, hx_json_writer *out, hx_error *err)
+int hxi_rpc_dispatch(const char *line, size_t len, const hxi_json_limits *lim, hxi_rpc_handler fn,
+                     void *ctx, hxi_json_writer *out, hx_error *err)
 {
-    hx_rpc_msg msg;
+    hxi_rpc_msg msg;
     char text[128];
     if (!fn || !out || (!line && len))
-        return hx_error_set(err, HX_EINVAL, -1, "hx_rpc_dispatch: NULL argument");
-    hx_json_writer_reset(out);
-    int rc = hx_rpc_msg_parse(&msg, line, len, lim, err);
+        return hx_error_set(err, HX_EINVAL, -1, "hxi_rpc_dispatch: NULL argument");
+    hxi_json_writer_reset(out);
+    int rc = hxi_rpc_msg_parse(&msg, line, len, lim, err);
     if (rc)
-        return hx_rpc_write_error(out, NULL, 0, HX_RPC_INTERNAL_ERROR,
-                                  "Internal error: out of memory", NULL, 0, err) ? rc : 0;
+        return hxi_rpc_write_error(out, NULL, 0, HX_RPC_INTERNAL_ERROR,
+                                   "Internal error: out of memory", NULL, 0, err) ? rc : 0;
     switch (msg.kind) {
     case HX_RPC_INVALID:
     case HX_RPC_BATCH:
-        rc = hx_rpc_write_error(out, msg.id_json, msg.id_len, msg.code, msg.message, NULL, 0, err);
+        rc = hxi_rpc_write_error(out, msg.id_json, msg.id_len, msg.code, msg.message, NULL, 0, err);
         break;
     case HX_RPC_REQUEST:
         rc = fn(ctx, &msg, out);
         if (rc == HX_RPC_DEFERRED) {
-            hx_json_writer_reset(out);
+            hxi_json_writer_reset(out);
             rc = 0;
             break;
         }
-        if (rc == 0 && hx_json_writer_finish(out, NULL) == 0)
+        if (rc == 0 && hxi_json_writer_finish(out, NULL) == 0)
             break;
         snprintf(text, sizeof text, "Internal error: %s",
                  rc ? hx_strerror(rc) : "the method wrote no complete reply");
-        rc = hx_rpc_write_error(out, msg.id_json, msg.id_len, HX_RPC_INTERNAL_ERROR, text, NULL, 0,
-                                err);
+        rc = hxi_rpc_write_error(out, msg.id_json, msg.id_len, HX_RPC_INTERNAL_ERROR, text, NULL, 0,
+                                 err);
         break;
     default:
         fn(ctx, &msg, out);
-        hx_json_writer_reset(out);
+        hxi_json_writer_reset(out);
         rc = 0;
         break;
     }
-    hx_rpc_msg_free(&msg);
+    hxi_rpc_msg_free(&msg);
     return rc;
 }

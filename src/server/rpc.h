@@ -38,26 +38,26 @@ enum {
 /* === Line reader === */
 
 /* Reads lines from fd with at most max_line bytes each (newline excluded). Memory stays within
- * max_line + 1 bytes whatever the input. Initialise with hx_rpc_reader_init; caller frees with
- * hx_rpc_reader_free. The fd stays the caller's. */
-typedef struct hx_rpc_reader {
+ * max_line + 1 bytes whatever the input. Initialise with hxi_rpc_reader_init; caller frees with
+ * hxi_rpc_reader_free. The fd stays the caller's. */
+typedef struct hxi_rpc_reader {
     int fd;
     size_t max_line;
     char *buf;           /* owned */
     size_t cap, start, len, scan;  /* unread bytes are buf[start..len); scan: searched so far */
     size_t skipped;      /* bytes dropped so far of an over-long line; 0 when not skipping */
     int eof;
-} hx_rpc_reader;
+} hxi_rpc_reader;
 
 /* max_line 0 means HX_RPC_MAX_LINE. */
-int hx_rpc_reader_init(hx_rpc_reader *r, int fd, size_t max_line, hx_error *err);
-void hx_rpc_reader_free(hx_rpc_reader *r);
+int hxi_rpc_reader_init(hxi_rpc_reader *r, int fd, size_t max_line, hx_error *err);
+void hxi_rpc_reader_free(hxi_rpc_reader *r);
 
 /* Next non-blank line, without its LF or CR LF, NUL-terminated. Returns 0 with *line and *len
  * set (borrowed until the next call); 0 with *line NULL at end of input; HX_ERANGE for a line
  * longer than max_line, which has been read to its end and dropped (the next call goes on after
  * it; err->offset holds its length); HX_EIO if read(2) fails. */
-int hx_rpc_reader_next(hx_rpc_reader *r, const char **line, size_t *len, hx_error *err);
+int hxi_rpc_reader_next(hxi_rpc_reader *r, const char **line, size_t *len, hx_error *err);
 
 /* Writes buf[0..len) and a newline to fd, retrying short writes and EINTR. HX_EINVAL if buf
  * holds a newline (it would split the message), HX_EIO if write(2) fails (with SIGPIPE ignored
@@ -66,7 +66,7 @@ int hx_rpc_reader_next(hx_rpc_reader *r, const char **line, size_t *len, hx_erro
  * a pipe reported writable takes without blocking), and returns HX_ECANCELED, the line perhaps
  * half written, once stop_fd is readable; so a peer that stops reading cannot keep a stop
  * request waiting. stop_fd -1 writes with plain blocking writes. */
-int hx_rpc_write_line(int fd, int stop_fd, const char *buf, size_t len, hx_error *err);
+int hxi_rpc_write_line(int fd, int stop_fd, const char *buf, size_t len, hx_error *err);
 
 /* === Messages === */
 
@@ -78,64 +78,64 @@ enum {
     HX_RPC_INVALID,       /* answered with `code`/`message` (-32700 or -32600), id_json as id */
 };
 
-/* One classified message. Every pointer is borrowed from the message until hx_rpc_msg_free;
+/* One classified message. Every pointer is borrowed from the message until hxi_rpc_msg_free;
  * the message owns its document and id text and does not keep the input line. */
-typedef struct hx_rpc_msg {
+typedef struct hxi_rpc_msg {
     int kind;                   /* HX_RPC_REQUEST ... HX_RPC_INVALID */
-    hx_json_doc *doc;           /* owned; NULL when the line was not JSON */
+    hxi_json_doc *doc;           /* owned; NULL when the line was not JSON */
     const char *method;         /* requests and notifications: NUL-terminated method name */
     size_t method_len;
-    const hx_json_val *params;  /* object or array, or NULL when absent */
-    const hx_json_val *id;      /* string or number for requests and responses; else NULL */
+    const hxi_json_val *params;  /* object or array, or NULL when absent */
+    const hxi_json_val *id;      /* string or number for requests and responses; else NULL */
     char *id_json;              /* owned: exact source text of a valid id; NULL means null */
     size_t id_len;
-    const hx_json_val *result;  /* responses */
-    const hx_json_val *error;   /* responses: object with integer code and string message */
+    const hxi_json_val *result;  /* responses */
+    const hxi_json_val *error;   /* responses: object with integer code and string message */
     int code;                   /* BATCH and INVALID: the JSON-RPC error to answer with */
     char message[256];          /* and its message, for a person */
-} hx_rpc_msg;
+} hxi_rpc_msg;
 
 /* Classifies text[0..len). Returns 0 for every input, however malformed (see msg->kind), or
- * HX_ENOMEM. `lim` may be NULL for the JSON defaults. Caller frees with hx_rpc_msg_free. */
-int hx_rpc_msg_parse(hx_rpc_msg *msg, const char *text, size_t len, const hx_json_limits *lim,
-                     hx_error *err);
-void hx_rpc_msg_free(hx_rpc_msg *msg);
+ * HX_ENOMEM. `lim` may be NULL for the JSON defaults. Caller frees with hxi_rpc_msg_free. */
+int hxi_rpc_msg_parse(hxi_rpc_msg *msg, const char *text, size_t len, const hxi_json_limits *lim,
+                      hx_error *err);
+void hxi_rpc_msg_free(hxi_rpc_msg *msg);
 
 /* === Responses ===
  * Each writer resets w first and leaves exactly one response object in it, no newline. `id` is
  * the exact JSON text of the id (a string or number, e.g. msg->id_json); NULL writes null. */
 
 /* {"jsonrpc":"2.0","id":ID,"result":RESULT} with RESULT given as JSON text (validated, kept byte
- * for byte; see hx_json_write_json). HX_EINVAL for an invalid id or result. */
-int hx_rpc_write_result(hx_json_writer *w, const char *id, size_t id_len, const char *result,
-                        size_t result_len, hx_error *err);
+ * for byte; see hxi_json_write_json). HX_EINVAL for an invalid id or result. */
+int hxi_rpc_write_result(hxi_json_writer *w, const char *id, size_t id_len, const char *result,
+                         size_t result_len, hx_error *err);
 
 /* Same, with the result written by fn, which must write exactly one value into w and return 0.
  * If fn fails (non-zero return or a failed writer), w is left empty and the error is returned,
- * so the caller can answer with hx_rpc_write_error instead. */
-typedef int (*hx_rpc_write_fn)(void *ctx, hx_json_writer *w, hx_error *err);
-int hx_rpc_write_result_fn(hx_json_writer *w, const char *id, size_t id_len, hx_rpc_write_fn fn,
-                           void *ctx, hx_error *err);
+ * so the caller can answer with hxi_rpc_write_error instead. */
+typedef int (*hxi_rpc_write_fn)(void *ctx, hxi_json_writer *w, hx_error *err);
+int hxi_rpc_write_result_fn(hxi_json_writer *w, const char *id, size_t id_len, hxi_rpc_write_fn fn,
+                            void *ctx, hx_error *err);
 
 /* {"jsonrpc":"2.0","id":ID,"error":{"code":CODE,"message":MESSAGE,"data":DATA}}; `data` is JSON
  * text or NULL to leave it out. */
-int hx_rpc_write_error(hx_json_writer *w, const char *id, size_t id_len, int code,
-                       const char *message, const char *data, size_t data_len, hx_error *err);
+int hxi_rpc_write_error(hxi_json_writer *w, const char *id, size_t id_len, int code,
+                        const char *message, const char *data, size_t data_len, hx_error *err);
 
 /* === Dispatch === */
 
 /* Called for every request, notification and response. For a request it writes the response
- * into `out` (empty on entry) with hx_rpc_write_result* or hx_rpc_write_error and msg->id_json,
+ * into `out` (empty on entry) with hxi_rpc_write_result* or hxi_rpc_write_error and msg->id_json,
  * and returns 0, or returns HX_RPC_DEFERRED when the answer will be sent later by other means (a
  * queued job); any other non-zero return or an incomplete response becomes -32603 Internal
  * error. Whatever it writes for a notification or a response is discarded. */
-typedef int (*hx_rpc_handler)(void *ctx, const hx_rpc_msg *msg, hx_json_writer *out);
+typedef int (*hxi_rpc_handler)(void *ctx, const hxi_rpc_msg *msg, hxi_json_writer *out);
 #define HX_RPC_DEFERRED 1
 
 /* Handles one line: classifies it, answers invalid messages and batches itself, and calls fn for
  * the rest. On return `out` holds the one-line reply (no newline), or is empty when none is due
  * (notifications, responses). Returns 0, or HX_ENOMEM when even an error reply cannot be built. */
-int hx_rpc_dispatch(const char *line, size_t len, const hx_json_limits *lim, hx_rpc_handler fn,
-                    void *ctx, hx_json_writer *out, hx_error *err);
+int hxi_rpc_dispatch(const char *line, size_t len, const hxi_json_limits *lim, hxi_rpc_handler fn,
+                     void *ctx, hxi_json_writer *out, hx_error *err);
 
 #endif

@@ -31,11 +31,11 @@
 typedef struct {
     hx_turn t;
     void *mem;                       /* owned */
-    hx_store_ref ref;
+    hxi_store_ref ref;
 } turn_rec;
 
-struct hx_memory {
-    hx_store *st;                    /* owned */
+struct hxi_memory {
+    hxi_store *st;                    /* owned */
     char *path;                      /* owned */
     turn_rec *v;                     /* owned; n kept turns, oldest first */
     size_t n, cap;
@@ -44,12 +44,12 @@ struct hx_memory {
 
 /* === Encoding === */
 
-static void put_str(hx_buf *b, const char *s)
+static void put_str(hxi_buf *b, const char *s)
 {
-    hx_buf_str(b, s ? s : "");
+    hxi_buf_str(b, s ? s : "");
 }
 
-static int encode_turn(const hx_turn *t, hx_buf *b, hx_error *err)
+static int encode_turn(const hx_turn *t, hxi_buf *b, hx_error *err)
 {
     uint8_t head[TURN_HEAD];
     memcpy(head, TURN_MAGIC, 8);
@@ -61,7 +61,7 @@ static int encode_turn(const hx_turn *t, hx_buf *b, hx_error *err)
     hxf_put64(head + 28, bits);
     hxf_put32(head + 36, (uint32_t)t->n_docs);
     hxf_put32(head + 40, t->vec ? HX_EMBED_DIM : 0);
-    hx_buf_bytes(b, head, sizeof head);
+    hxi_buf_bytes(b, head, sizeof head);
     const char *s[6] = {t->session, t->tenant, t->user, t->search_method, t->user_message, t->agent_response};
     for (int i = 0; i < 6; i++)
         put_str(b, s[i]);
@@ -70,16 +70,16 @@ static int encode_turn(const hx_turn *t, hx_buf *b, hx_error *err)
     for (size_t i = 0; t->vec && i < HX_EMBED_DIM; i++) {
         uint32_t x;
         memcpy(&x, &t->vec[i], 4);
-        hx_buf_u32(b, x);
+        hxi_buf_u32(b, x);
     }
     return b->failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory encoding a turn") : 0;
 }
 
 /* Decodes a turn blob into r (its own allocation); HX_EFORMAT naming the offset on bad input. */
-static int decode_turn(const uint8_t *p, size_t len, hx_store_ref ref, turn_rec *r, hx_error *err)
+static int decode_turn(const uint8_t *p, size_t len, hxi_store_ref ref, turn_rec *r, hx_error *err)
 {
-    hx_rd rd = hx_rd_init(p, len);
-    const uint8_t *head = hx_rd_bytes(&rd, TURN_HEAD);
+    hxi_rd rd = hxi_rd_init(p, len);
+    const uint8_t *head = hxi_rd_bytes(&rd, TURN_HEAD);
     if (!head || memcmp(head, TURN_MAGIC, 8))
         return hx_error_set(err, HX_EFORMAT, (int64_t)ref.offset, "memory: turn at offset %llu has no turn magic",
                             (unsigned long long)ref.offset);
@@ -92,11 +92,11 @@ static int decode_turn(const uint8_t *p, size_t len, hx_store_ref ref, turn_rec 
     uint32_t sl[6 + HX_MEMORY_MAX_DOCS];
     size_t total = 0;
     for (uint32_t i = 0; i < 6 + n_docs; i++) {
-        hx_rd_str(&rd, &s[i], &sl[i], i >= 4 && i < 6 ? HX_MEMORY_MAX_TEXT : HX_MEMORY_MAX_ID);
+        hxi_rd_str(&rd, &s[i], &sl[i], i >= 4 && i < 6 ? HX_MEMORY_MAX_TEXT : HX_MEMORY_MAX_ID);
         total += (size_t)sl[i] + 1;
     }
-    const uint8_t *vec = hx_rd_bytes(&rd, (size_t)dim * 4);
-    if (!hx_rd_ok(&rd) || rd.p != rd.end)
+    const uint8_t *vec = hxi_rd_bytes(&rd, (size_t)dim * 4);
+    if (!hxi_rd_ok(&rd) || rd.p != rd.end)
         return hx_error_set(err, HX_EFORMAT, (int64_t)ref.offset, "memory: turn at offset %llu is malformed",
                             (unsigned long long)ref.offset);
     /* one block: [vector][doc pointers][strings] */
@@ -141,38 +141,38 @@ static int decode_turn(const uint8_t *p, size_t len, hx_store_ref ref, turn_rec 
 }
 
 /* The root listing v[i] for every i < n with keep[i] (keep NULL: all), `kept` of them. */
-static void encode_root(const turn_rec *v, size_t n, const bool *keep, size_t kept, uint64_t next_id, hx_buf *b)
+static void encode_root(const turn_rec *v, size_t n, const bool *keep, size_t kept, uint64_t next_id, hxi_buf *b)
 {
     uint8_t head[ROOT_HEAD] = {0};
     memcpy(head, ROOT_MAGIC, 8);
     hxf_put64(head + 8, next_id);
     hxf_put32(head + 16, (uint32_t)kept);
-    hx_buf_bytes(b, head, sizeof head);
+    hxi_buf_bytes(b, head, sizeof head);
     for (size_t i = 0; i < n; i++) {
         if (keep && !keep[i])
             continue;
         uint8_t r[HX_STORE_REF_SIZE];
-        hx_store_ref_put(r, v[i].ref);
-        hx_buf_bytes(b, r, sizeof r);
+        hxi_store_ref_put(r, v[i].ref);
+        hxi_buf_bytes(b, r, sizeof r);
     }
 }
 
 /* === Open, load === */
 
-static void drop_turns(hx_memory *m)
+static void drop_turns(hxi_memory *m)
 {
     for (size_t i = 0; i < m->n; i++)
         free(m->v[i].mem);
     m->n = 0;
 }
 
-static int load(hx_memory *m, hx_error *err)
+static int load(hxi_memory *m, hx_error *err)
 {
     drop_turns(m);
     m->next_id = 1;
     const uint8_t *root;
     size_t len;
-    hx_store_root(m->st, &root, &len);
+    hxi_store_root(m->st, &root, &len);
     if (!len)
         return 0;
     if (len < ROOT_HEAD || memcmp(root, ROOT_MAGIC, 8))
@@ -184,9 +184,9 @@ static int load(hx_memory *m, hx_error *err)
     if (hx_grow((void **)&m->v, &m->cap, n, sizeof *m->v, err))
         return HX_ENOMEM;
     for (uint32_t i = 0; i < n; i++) {
-        hx_store_ref ref = hx_store_ref_get(root + ROOT_HEAD + (size_t)i * HX_STORE_REF_SIZE);
+        hxi_store_ref ref = hxi_store_ref_get(root + ROOT_HEAD + (size_t)i * HX_STORE_REF_SIZE);
         const uint8_t *p;
-        int rc = hx_store_blob(m->st, ref, &p, err);
+        int rc = hxi_store_blob(m->st, ref, &p, err);
         if (!rc)
             rc = decode_turn(p, (size_t)ref.length, ref, &m->v[m->n], err);
         if (rc)
@@ -196,52 +196,52 @@ static int load(hx_memory *m, hx_error *err)
     return 0;
 }
 
-int hx_memory_path(const char *db, char *buf, size_t cap, hx_error *err)
+int hxi_memory_path(const char *db, char *buf, size_t cap, hx_error *err)
 {
-    return hx_store_beside(db, "memory", buf, cap, err);
+    return hxi_store_beside(db, "memory", buf, cap, err);
 }
 
-int hx_memory_open(hx_memory **out, const char *path, unsigned store_flags, hx_error *err)
+int hxi_memory_open(hxi_memory **out, const char *path, unsigned store_flags, hx_error *err)
 {
     *out = NULL;
-    hx_memory *m = hx_calloc(1, sizeof *m);
+    hxi_memory *m = hx_calloc(1, sizeof *m);
     if (!m || !(m->path = hx_strdup(path))) {
         free(m);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory opening %s", path);
     }
-    int rc = hx_store_open(&m->st, path, store_flags, err);
+    int rc = hxi_store_open(&m->st, path, store_flags, err);
     if (!rc)
         rc = load(m, err);
     if (rc) {
-        hx_memory_close(m);
+        hxi_memory_close(m);
         return rc;
     }
     *out = m;
     return 0;
 }
 
-void hx_memory_close(hx_memory *m)
+void hxi_memory_close(hxi_memory *m)
 {
     if (!m)
         return;
     drop_turns(m);
     free(m->v);
-    hx_store_close(m->st);
+    hxi_store_close(m->st);
     free(m->path);
     free(m);
 }
 
-size_t hx_memory_count(const hx_memory *m)
+size_t hxi_memory_count(const hxi_memory *m)
 {
     return m->n;
 }
 
-const hx_turn *hx_memory_turn(const hx_memory *m, size_t i)
+const hx_turn *hxi_memory_turn(const hxi_memory *m, size_t i)
 {
     return i < m->n ? &m->v[i].t : NULL;
 }
 
-int hx_memory_visible(const hx_turn *t, const char *tenant, const char *user)
+int hxi_memory_visible(const hx_turn *t, const char *tenant, const char *user)
 {
     return !strcmp(t->tenant, tenant ? tenant : "") && !strcmp(t->user, user ? user : "");
 }
@@ -258,7 +258,7 @@ static bool same_session(const hx_turn *a, const hx_turn *b)
 
 /* *full when t's identity has no turn kept and `cap` other identities have: its turn is refused
  * rather than taking room from theirs. 0 or HX_ENOMEM. */
-static int identities_full(const hx_memory *m, const hx_turn *t, uint32_t cap, bool *full, hx_error *err)
+static int identities_full(const hxi_memory *m, const hx_turn *t, uint32_t cap, bool *full, hx_error *err)
 {
     *full = false;
     for (size_t i = 0; i < m->n; i++)
@@ -285,7 +285,7 @@ static int identities_full(const hx_memory *m, const hx_turn *t, uint32_t cap, b
 /* Rewrites the file with the kept turns only (store.h compaction), when it has grown past
  * three times their size. The commit before it is durable either way: a failure here only
  * leaves the file larger. */
-static int maybe_compact(hx_memory *m, hx_error *err)
+static int maybe_compact(hxi_memory *m, hx_error *err)
 {
     struct stat sb;
     uint64_t live = 0;
@@ -293,20 +293,20 @@ static int maybe_compact(hx_memory *m, hx_error *err)
         live += m->v[i].ref.length + HX_STORE_REF_SIZE;
     if (stat(m->path, &sb) || (uint64_t)sb.st_size < COMPACT_MIN_BYTES || (uint64_t)sb.st_size < 3 * live)
         return 0;
-    hx_store *c = NULL;
-    int rc = hx_store_compact_begin(m->st, &c, err);
-    hx_store_ref *moved = rc ? NULL : hx_malloc(sizeof *moved * (m->n ? m->n : 1));
+    hxi_store *c = NULL;
+    int rc = hxi_store_compact_begin(m->st, &c, err);
+    hxi_store_ref *moved = rc ? NULL : hx_malloc(sizeof *moved * (m->n ? m->n : 1));
     if (!rc && !moved)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting %s", m->path);
     for (size_t i = 0; !rc && i < m->n; i++) {
         const uint8_t *p;
-        rc = hx_store_blob(m->st, m->v[i].ref, &p, err);
+        rc = hxi_store_blob(m->st, m->v[i].ref, &p, err);
         if (!rc)
-            rc = hx_store_append(c, p, (size_t)m->v[i].ref.length, &moved[i], err);
+            rc = hxi_store_append(c, p, (size_t)m->v[i].ref.length, &moved[i], err);
     }
-    hx_buf root = {0};
+    hxi_buf root = {0};
     if (!rc) {
-        hx_store_ref *old = hx_malloc(sizeof *old * (m->n ? m->n : 1));
+        hxi_store_ref *old = hx_malloc(sizeof *old * (m->n ? m->n : 1));
         if (!old)
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting %s", m->path);
         for (size_t i = 0; !rc && i < m->n; i++) {
@@ -316,9 +316,9 @@ static int maybe_compact(hx_memory *m, hx_error *err)
         if (!rc) {
             encode_root(m->v, m->n, NULL, m->n, m->next_id, &root);
             rc = root.failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting %s", m->path)
-                             : hx_store_commit(c, root.data, root.len, NULL, err);
+                             : hxi_store_commit(c, root.data, root.len, NULL, err);
             if (!rc)
-                rc = hx_store_compact_finish(&m->st, c, err);
+                rc = hxi_store_compact_finish(&m->st, c, err);
             if (!rc)
                 c = NULL;
             for (size_t i = 0; rc && i < m->n; i++)
@@ -326,13 +326,13 @@ static int maybe_compact(hx_memory *m, hx_error *err)
         }
         free(old);
     }
-    hx_buf_free(&root);
+    hxi_buf_free(&root);
     free(moved);
-    hx_store_close(c);
+    hxi_store_close(c);
     return rc;
 }
 
-int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim, hx_turn *out, hx_error *err)
+int hxi_memory_record(hxi_memory *m, const hx_turn *t, const hx_memory_limits *lim, hx_turn *out, hx_error *err)
 {
     uint32_t per_session = lim && lim->per_session ? lim->per_session : HX_MEMORY_PER_SESSION;
     uint32_t total = lim && lim->total ? lim->total : HX_MEMORY_TOTAL;
@@ -382,17 +382,17 @@ int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim
     if (rc)
         return rc;
 
-    hx_buf blob = {0}, root = {0};
-    hx_store_ref ref;
+    hxi_buf blob = {0}, root = {0};
+    hxi_store_ref ref;
     rc = encode_turn(&nt, &blob, err);
     if (!rc)
-        rc = hx_store_append(m->st, blob.data, blob.len, &ref, err);
+        rc = hxi_store_append(m->st, blob.data, blob.len, &ref, err);
     turn_rec rec;
     if (!rc)   /* the turn as it will be read back */
         rc = decode_turn(blob.data, blob.len, ref, &rec, err);
     if (rc) {
-        hx_buf_free(&blob);
-        hx_store_abort(m->st, NULL);
+        hxi_buf_free(&blob);
+        hxi_store_abort(m->st, NULL);
         return rc;
     }
     m->v[m->n] = rec;
@@ -401,8 +401,8 @@ int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim
     bool *keep = hx_malloc(n);
     if (!keep) {
         free(rec.mem);
-        hx_buf_free(&blob);
-        hx_store_abort(m->st, NULL);
+        hxi_buf_free(&blob);
+        hxi_store_abort(m->st, NULL);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory recording a turn");
     }
     size_t in_session = 0, in_identity = 0, kept = n;
@@ -426,13 +426,13 @@ int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim
         }
     encode_root(m->v, n, keep, kept, m->next_id + 1, &root);
     rc = root.failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory recording a turn")
-                     : hx_store_commit(m->st, root.data, root.len, NULL, err);
-    hx_buf_free(&root);
-    hx_buf_free(&blob);
+                     : hxi_store_commit(m->st, root.data, root.len, NULL, err);
+    hxi_buf_free(&root);
+    hxi_buf_free(&blob);
     if (rc) {
         free(rec.mem);
         free(keep);
-        hx_store_abort(m->st, NULL);
+        hxi_store_abort(m->st, NULL);
         return rc;
     }
     size_t w = 0;
@@ -461,15 +461,15 @@ typedef struct {
 } qterm;
 
 /* Distinct stemmed terms of the query (English analysis). */
-static int query_terms(hx_analysis *a, const char *query, qterm *q, size_t *nq, hx_error *err)
+static int query_terms(hxi_analysis *a, const char *query, qterm *q, size_t *nq, hx_error *err)
 {
     *nq = 0;
-    int rc = hx_analyzer_run(a, query, strlen(query), err);
+    int rc = hxi_analyzer_run(a, query, strlen(query), err);
     for (size_t i = 0; !rc && i < a->n_terms && *nq < QUERY_TERMS_MAX; i++) {
         if (a->terms[i].kind != HX_TERM_STEM)
             continue;
         size_t len = a->terms[i].text_len;
-        const char *s = hx_analyzer_term(a, i);
+        const char *s = hxi_analyzer_term(a, i);
         bool dup = false;
         for (size_t j = 0; j < *nq && !dup; j++)
             dup = strlen(q[j].term) == len && !memcmp(q[j].term, s, len);
@@ -485,7 +485,7 @@ static int query_terms(hx_analysis *a, const char *query, qterm *q, size_t *nq, 
 
 static int hit_cmp(const void *pa, const void *pb)
 {
-    const hx_hit *a = pa, *b = pb;
+    const hxi_hit *a = pa, *b = pb;
     if (a->score != b->score)
         return a->score > b->score ? -1 : 1;
     return a->id < b->id ? 1 : a->id > b->id ? -1 : 0;   /* newer turn first */
@@ -499,10 +499,10 @@ static int tiebreak_newer(uint32_t a, uint32_t b, void *ctx)
 
 /* BM25 (k1 1.2, b 0.75, Lucene's idf) of the query's stemmed terms over the candidates' user
  * message and agent response; only candidates holding a term are ranked. */
-static int keyword_side(const hx_memory *m, const size_t *cand, size_t nc, const char *query, hx_hit *out, size_t *nout,
+static int keyword_side(const hxi_memory *m, const size_t *cand, size_t nc, const char *query, hxi_hit *out, size_t *nout,
                         hx_error *err)
 {
-    hx_analysis a = {0};
+    hxi_analysis a = {0};
     a.config = HX_ANALYZER_ENGLISH;
     qterm q[QUERY_TERMS_MAX];
     size_t nq = 0;
@@ -511,7 +511,7 @@ static int keyword_side(const hx_memory *m, const size_t *cand, size_t nc, const
     size_t cells;
     float *tf = NULL, *dl = NULL;
     if (!rc && nq && nc) {
-        cells = hx_mul_size(nc, nq);
+        cells = hxi_mul_size(nc, nq);
         if (!(tf = hx_calloc(cells, sizeof *tf)) || !(dl = hx_calloc(nc, sizeof *dl)))
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory searching conversation memory");
     }
@@ -526,7 +526,7 @@ static int keyword_side(const hx_memory *m, const size_t *cand, size_t nc, const
         memcpy(text, t->user_message, lu);
         text[lu] = '\n';
         memcpy(text + lu + 1, t->agent_response, lr);
-        if ((rc = hx_analyzer_run(&a, text, lu + 1 + lr, err)))
+        if ((rc = hxi_analyzer_run(&a, text, lu + 1 + lr, err)))
             break;
         dl[c] = (float)a.doc_len;
         sum_dl += a.doc_len;
@@ -535,7 +535,7 @@ static int keyword_side(const hx_memory *m, const size_t *cand, size_t nc, const
                 continue;
             for (size_t j = 0; j < nq; j++)
                 if (strlen(q[j].term) == a.terms[i].text_len &&
-                    !memcmp(q[j].term, hx_analyzer_term(&a, i), a.terms[i].text_len)) {
+                    !memcmp(q[j].term, hxi_analyzer_term(&a, i), a.terms[i].text_len)) {
                     q[j].df += tf[c * nq + j] == 0;
                     tf[c * nq + j] += 1;
                 }
@@ -553,20 +553,20 @@ static int keyword_side(const hx_memory *m, const size_t *cand, size_t nc, const
                 s += idf * f * (BM25_K1 + 1) / (f + BM25_K1 * (1 - BM25_B + BM25_B * dl[c] / avg));
             }
             if (s > 0)
-                out[(*nout)++] = (hx_hit){(uint32_t)cand[c], s};
+                out[(*nout)++] = (hxi_hit){(uint32_t)cand[c], s};
         }
         qsort(out, *nout, sizeof *out, hit_cmp);
     }
     free(text);
     free(tf);
     free(dl);
-    hx_analyzer_free(&a);
+    hxi_analyzer_free(&a);
     return rc;
 }
 
-int hx_memory_search(const hx_memory *m, hx_search_mode mode, const char *query, const float *qvec,
-                     const char *tenant, const char *user, const char *session, size_t k,
-                     hx_memory_hit **hits, size_t *n, hx_error *err)
+int hxi_memory_search(const hxi_memory *m, hx_search_mode mode, const char *query, const float *qvec,
+                      const char *tenant, const char *user, const char *session, size_t k,
+                      hxi_memory_hit **hits, size_t *n, hx_error *err)
 {
     *hits = NULL;
     *n = 0;
@@ -574,14 +574,14 @@ int hx_memory_search(const hx_memory *m, hx_search_mode mode, const char *query,
         return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid memory search need the query's embedding");
     size_t cap = m->n ? m->n : 1;
     size_t *cand = hx_malloc(sizeof *cand * cap);
-    hx_hit *vec = hx_malloc(sizeof *vec * cap), *kw = hx_malloc(sizeof *kw * cap);
-    hx_fused *fused = hx_malloc(sizeof *fused * 2 * cap);
-    hx_memory_hit *out = hx_malloc(sizeof *out * cap);
+    hxi_hit *vec = hx_malloc(sizeof *vec * cap), *kw = hx_malloc(sizeof *kw * cap);
+    hxi_fused *fused = hx_malloc(sizeof *fused * 2 * cap);
+    hxi_memory_hit *out = hx_malloc(sizeof *out * cap);
     int rc = cand && vec && kw && fused && out ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory searching conversation memory");
     size_t nc = 0, nv = 0, nk = 0, nf = 0;
     for (size_t i = 0; !rc && i < m->n; i++) {
         const hx_turn *t = &m->v[i].t;
-        if (hx_memory_visible(t, tenant, user) && (!session || !strcmp(t->session, session)))
+        if (hxi_memory_visible(t, tenant, user) && (!session || !strcmp(t->session, session)))
             cand[nc++] = i;
     }
     if (!rc && mode != HX_MODE_KEYWORD) {
@@ -592,25 +592,25 @@ int hx_memory_search(const hx_memory *m, hx_search_mode mode, const char *query,
             double dot = 0;
             for (size_t d = 0; d < HX_EMBED_DIM; d++)
                 dot += (double)v[d] * qvec[d];
-            vec[nv++] = (hx_hit){(uint32_t)cand[c], (float)dot};
+            vec[nv++] = (hxi_hit){(uint32_t)cand[c], (float)dot};
         }
         qsort(vec, nv, sizeof *vec, hit_cmp);
     }
     if (!rc && mode != HX_MODE_VECTOR)
         rc = keyword_side(m, cand, nc, query, kw, &nk, err);
     if (!rc && mode == HX_MODE_HYBRID) {
-        hx_fusion f = {HX_FUSE_RRF, HX_RRF_K, 1.0f, 1.0f};
-        rc = hx_fuse(&f, vec, nv, kw, nk, tiebreak_newer, NULL, fused, &nf, err);
+        hxi_fusion f = {HX_FUSE_RRF, HX_RRF_K, 1.0f, 1.0f};
+        rc = hxi_fuse(&f, vec, nv, kw, nk, tiebreak_newer, NULL, fused, &nf, err);
     }
     if (!rc) {
         size_t total = mode == HX_MODE_HYBRID ? nf : mode == HX_MODE_VECTOR ? nv : nk;
         for (size_t i = 0; i < total && *n < k; i++) {
-            hx_memory_hit *h = &out[(*n)++];
+            hxi_memory_hit *h = &out[(*n)++];
             if (mode == HX_MODE_HYBRID) {
-                *h = (hx_memory_hit){fused[i].id, fused[i].score, fused[i].vector_score, fused[i].keyword_score};
+                *h = (hxi_memory_hit){fused[i].id, fused[i].score, fused[i].vector_score, fused[i].keyword_score};
             } else {
-                const hx_hit *s = mode == HX_MODE_VECTOR ? &vec[i] : &kw[i];
-                *h = (hx_memory_hit){s->id, s->score, mode == HX_MODE_VECTOR ? s->score : NAN,
+                const hxi_hit *s = mode == HX_MODE_VECTOR ? &vec[i] : &kw[i];
+                *h = (hxi_memory_hit){s->id, s->score, mode == HX_MODE_VECTOR ? s->score : NAN,
                                      mode == HX_MODE_KEYWORD ? s->score : NAN};
             }
         }

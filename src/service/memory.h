@@ -1,7 +1,7 @@
 /* memory.h: conversation memory (seed 003 "Conversation Memory"): sessions of turns (user message,
  * agent response, retrieved document ids, search method, relevance, time), each turn stamped with
  * the recording identity (tenant, user) and its embedding, kept crash-safely in a file of its own
- * beside the index ("<index stem>.memory.hyx", hx_memory_path) on store.h: the same commit
+ * beside the index ("<index stem>.memory.hyx", hxi_memory_path) on store.h: the same commit
  * discipline (append, sync, meta slot) and the same one-writer lock. Owns the turn and root
  * layouts below; knows nothing of MCP. Searching is brute force (the retention limit bounds the
  * turns): cosine over the stored embeddings, BM25 over the turns' text, fused by RRF (fusion.h).
@@ -23,7 +23,7 @@
  *        8    8 next turn id
  *       16    4 n, turns kept
  *       20    4 reserved, zero
- *       24 20*n the turns' blob references (hx_store_ref_put), oldest first
+ *       24 20*n the turns' blob references (hxi_store_ref_put), oldest first
  * Retention (README "Conversation memory"): recording a turn drops the oldest turns of its session
  * beyond per_session, then the oldest turns of its identity (tenant, user) beyond total; never a
  * turn of another identity. A turn of a new identity is refused (HX_ERANGE) while the file holds
@@ -41,40 +41,40 @@
 
 /* A handle on the memory file: a reader (HX_STORE_READ) or the one writer (HX_STORE_WRITE,
  * with HX_STORE_CREATE to create it). Holds every kept turn decoded in memory. One thread at a
- * time. Caller frees with hx_memory_close. A missing file opened for reading gives HX_ENOTFOUND. */
-typedef struct hx_memory hx_memory;
-int hx_memory_open(hx_memory **out, const char *path, unsigned store_flags, hx_error *err);
-void hx_memory_close(hx_memory *m);
+ * time. Caller frees with hxi_memory_close. A missing file opened for reading gives HX_ENOTFOUND. */
+typedef struct hxi_memory hxi_memory;
+int hxi_memory_open(hxi_memory **out, const char *path, unsigned store_flags, hx_error *err);
+void hxi_memory_close(hxi_memory *m);
 
 /* The memory file of the index at db into buf: "<db minus .hyx>.memory.hyx". HX_ERANGE when it
  * does not fit. */
-int hx_memory_path(const char *db, char *buf, size_t cap, hx_error *err);
+int hxi_memory_path(const char *db, char *buf, size_t cap, hx_error *err);
 
 /* Turns kept, oldest first; *t borrowed until the next record or close. */
-size_t hx_memory_count(const hx_memory *m);
-const hx_turn *hx_memory_turn(const hx_memory *m, size_t i);
+size_t hxi_memory_count(const hxi_memory *m);
+const hx_turn *hxi_memory_turn(const hxi_memory *m, size_t i);
 
 /* Records t (its session, identity, texts, docs, relevance and vec; id, number and time are
  * assigned and written back into *out when non-NULL), applies the retention limits to t's session
  * and identity, commits. Returns once the turn is durable. HX_ERANGE, nothing written, when t's
  * identity is new and the file already holds turns of lim->identities. Writer handles only. */
-int hx_memory_record(hx_memory *m, const hx_turn *t, const hx_memory_limits *lim, hx_turn *out, hx_error *err);
+int hxi_memory_record(hxi_memory *m, const hx_turn *t, const hx_memory_limits *lim, hx_turn *out, hx_error *err);
 
 /* True when a turn belongs to the identity (tenant, user): both equal, "" matching "". */
-int hx_memory_visible(const hx_turn *t, const char *tenant, const char *user);
+int hxi_memory_visible(const hx_turn *t, const char *tenant, const char *user);
 
-typedef struct hx_memory_hit {
-    size_t turn;                     /* index for hx_memory_turn */
+typedef struct hxi_memory_hit {
+    size_t turn;                     /* index for hxi_memory_turn */
     float score;                     /* fused (hybrid) or the side's own score */
     float cosine, bm25;              /* NAN where that side did not rank it */
-} hx_memory_hit;
+} hxi_memory_hit;
 
 /* The k best turns visible to (tenant, user), of `session` only when non-NULL, for the query:
  * mode vector (cosine with qvec), keyword (BM25 of `query` over user message + agent response) or
  * hybrid (both fused by RRF). qvec may be NULL in keyword mode. *hits (caller frees with free())
  * gets up to k hits, best first. */
-int hx_memory_search(const hx_memory *m, hx_search_mode mode, const char *query, const float *qvec,
-                     const char *tenant, const char *user, const char *session, size_t k,
-                     hx_memory_hit **hits, size_t *n, hx_error *err);
+int hxi_memory_search(const hxi_memory *m, hx_search_mode mode, const char *query, const float *qvec,
+                      const char *tenant, const char *user, const char *session, size_t k,
+                      hxi_memory_hit **hits, size_t *n, hx_error *err);
 
 #endif

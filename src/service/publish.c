@@ -21,8 +21,8 @@ const char *const hx_publish_visibilities[] = {"tenant", "public", "private", NU
 
 /* One document of the batch being built, with what it owns. */
 typedef struct {
-    hx_doc_source src;
-    hx_chunk *chunks;
+    hxi_doc_source src;
+    hxi_chunk *chunks;
     size_t n_chunks;
     char *metadata_json;
     char signer[64];
@@ -31,15 +31,15 @@ typedef struct {
 
 static void pub_doc_clear(pub_doc *d)
 {
-    hx_doc_source_clear(&d->src);
-    hx_chunks_free(d->chunks, d->n_chunks);
+    hxi_doc_source_clear(&d->src);
+    hxi_chunks_free(d->chunks, d->n_chunks);
     free(d->metadata_json);
     memset(d, 0, sizeof *d);
 }
 
 void hx_publish_report_clear(hx_publish_report *r)
 {
-    hx_rejected_free(r->rejected, r->n_rejected);
+    hxi_rejected_free(r->rejected, r->n_rejected);
     memset(r, 0, sizeof *r);
 }
 
@@ -52,13 +52,13 @@ static double now_s(void)
 
 static int reject(hx_publish_report *rep, const char *path, const char *reason, hx_error *err)
 {
-    return hx_rejected_add(&rep->rejected, &rep->n_rejected, path, reason, false, err);
+    return hxi_rejected_add(&rep->rejected, &rep->n_rejected, path, reason, false, err);
 }
 
 /* The detached signature of root/path (path.minisig, else path.sig) verified over the file's bytes.
  * 0 with the key id in d->signer; HX_ENOTFOUND when there is no signature file; another code with
  * the reason in err when it does not verify. */
-static int check_signature(const hx_publish_opts *o, pub_doc *d, hx_error *err)
+static int check_signature(const hxi_publish_opts *o, pub_doc *d, hx_error *err)
 {
     char *doc = NULL, *sig = NULL;
     size_t dlen, slen;
@@ -66,11 +66,11 @@ static int check_signature(const hx_publish_opts *o, pub_doc *d, hx_error *err)
     int rc = HX_ENOTFOUND;
     for (int k = 0; rc == HX_ENOTFOUND && hx_sig_suffix(k); k++) {
         snprintf(name, sizeof name, "%s%s", d->src.path, hx_sig_suffix(k));
-        rc = hx_fs_read_under(o->root, name, HX_SIG_MAX_FILE, &sig, &slen, NULL, err);
+        rc = hxi_fs_read_under(o->root, name, HX_SIG_MAX_FILE, &sig, &slen, NULL, err);
     }
     if (rc == HX_ENOTFOUND)
         return hx_error_set(err, HX_ENOTFOUND, -1, "not signed (no %s.minisig or .sig)", d->src.path);
-    if (rc || (rc = hx_fs_read_under(o->root, d->src.path, HX_MAX_FILE_BYTES, &doc, &dlen, NULL, err)))
+    if (rc || (rc = hxi_fs_read_under(o->root, d->src.path, HX_MAX_FILE_BYTES, &doc, &dlen, NULL, err)))
         goto out;
     hx_sig_result res;
     if (!(rc = hx_sig_verify(o->trust, doc, dlen, sig, slen, &res, err))) {
@@ -85,12 +85,12 @@ out:
 
 /* The validation gate (gate.h), as `hyrax index` applies it: every document passes here after its
  * signature and before it is embedded. 0 admits it; HX_EINVAL with the rule and reason refuses it. */
-static int publish_gate(const hx_publish_opts *o, const ix_gate *gate, const pub_doc *d, hx_error *err)
+static int publish_gate(const hxi_publish_opts *o, const ix_gate *gate, const pub_doc *d, hx_error *err)
 {
     char *raw = NULL;
     size_t len = 0;
     ix_verdict v = {0};
-    int rc = hx_fs_read_under(o->root, d->src.path, HX_MAX_FILE_BYTES, &raw, &len, NULL, err);
+    int rc = hxi_fs_read_under(o->root, d->src.path, HX_MAX_FILE_BYTES, &raw, &len, NULL, err);
     if (!rc && !(rc = ix_gate_check(gate, &d->src, (const uint8_t *)raw, len, NULL, 0, &v, err)) && v.rule)
         rc = hx_error_set(err, HX_EINVAL, -1, "refused by the gate (%s): %s", v.rule, v.reason);
     free(raw);
@@ -101,9 +101,9 @@ static int publish_gate(const hx_publish_opts *o, const ix_gate *gate, const pub
  * times (a list) an array of its values in order. */
 static int metadata_json(pub_doc *d, hx_error *err)
 {
-    hx_json_writer w;
-    hx_json_writer_init(&w);
-    hx_json_write_obj_begin(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
+    hxi_json_write_obj_begin(&w);
     for (size_t i = 0; i < d->src.n_meta; i++) {
         const char *key = d->src.meta[i].key;
         bool seen = false;
@@ -115,35 +115,35 @@ static int metadata_json(pub_doc *d, hx_error *err)
             }
         if (seen)
             continue;
-        hx_json_write_key(&w, key);
+        hxi_json_write_key(&w, key);
         if (count > 1)
-            hx_json_write_arr_begin(&w);
+            hxi_json_write_arr_begin(&w);
         for (size_t j = i; j < d->src.n_meta; j++)
             if (!strcmp(d->src.meta[j].key, key))
-                hx_json_write_cstr(&w, d->src.meta[j].value);
+                hxi_json_write_cstr(&w, d->src.meta[j].value);
         if (count > 1)
-            hx_json_write_arr_end(&w);
+            hxi_json_write_arr_end(&w);
     }
-    hx_json_write_obj_end(&w);
-    int rc = hx_json_writer_finish(&w, err);
-    if (!rc && !(d->metadata_json = hx_json_writer_take(&w, NULL)))
+    hxi_json_write_obj_end(&w);
+    int rc = hxi_json_writer_finish(&w, err);
+    if (!rc && !(d->metadata_json = hxi_json_writer_take(&w, NULL)))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
     return rc;
 }
 
 /* Embeds and stores one batch (docs[0..n)) with the removals, in one transaction. */
-static int flush(hx_registry *r, hx_encoder *enc, const hx_publish_opts *o, pub_doc *docs, size_t n,
+static int flush(hxi_registry *r, hx_encoder *enc, const hxi_publish_opts *o, pub_doc *docs, size_t n,
                  const char *const *removed, size_t n_removed, hx_publish_report *rep, hx_error *err)
 {
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += docs[i].n_chunks;
-    float *vecs = hx_calloc(hx_mul_size(total ? total : 1, HX_EMBED_DIM), sizeof(float));
+    float *vecs = hx_calloc(hxi_mul_size(total ? total : 1, HX_EMBED_DIM), sizeof(float));
     const char **texts = hx_calloc(total ? total : 1, sizeof *texts);
     size_t *lens = hx_calloc(total ? total : 1, sizeof *lens);
-    hx_registry_chunk *chunks = hx_calloc(total ? total : 1, sizeof *chunks);
-    hx_registry_doc *rd = hx_calloc(n ? n : 1, sizeof *rd);
+    hxi_registry_chunk *chunks = hx_calloc(total ? total : 1, sizeof *chunks);
+    hxi_registry_doc *rd = hx_calloc(n ? n : 1, sizeof *rd);
     int rc = 0;
     if (!vecs || !texts || !lens || !chunks || !rd) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -151,14 +151,14 @@ static int flush(hx_registry *r, hx_encoder *enc, const hx_publish_opts *o, pub_
     }
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
-        rd[i] = (hx_registry_doc){docs[i].src.path, docs[i].src.title, docs[i].metadata_json, docs[i].src.sha256,
+        rd[i] = (hxi_registry_doc){docs[i].src.path, docs[i].src.title, docs[i].metadata_json, docs[i].src.sha256,
                                   docs[i].signed_ ? docs[i].signer : NULL,
                                   o->visibility ? o->visibility : "tenant", chunks + at, docs[i].n_chunks};
         for (size_t c = 0; c < docs[i].n_chunks; c++, at++) {
-            const hx_chunk *ch = &docs[i].chunks[c];
+            const hxi_chunk *ch = &docs[i].chunks[c];
             texts[at] = ch->text;
             lens[at] = strlen(ch->text);
-            chunks[at] = (hx_registry_chunk){ch->index,      ch->line_start, ch->line_end, ch->byte_start,
+            chunks[at] = (hxi_registry_chunk){ch->index,      ch->line_start, ch->line_end, ch->byte_start,
                                              ch->byte_end,   ch->heading,    ch->text,     vecs + at * HX_EMBED_DIM};
         }
     }
@@ -166,7 +166,7 @@ static int flush(hx_registry *r, hx_encoder *enc, const hx_publish_opts *o, pub_
     if (total && (rc = hx_encoder_embed(enc, texts, lens, total, vecs, err)))
         goto out;
     double t1 = now_s();
-    rc = hx_registry_put(r, rd, n, removed, n_removed, err);
+    rc = hxi_registry_put(r, rd, n, removed, n_removed, err);
     rep->embed_s += t1 - t0;
     rep->store_s += now_s() - t1;
     if (!rc) {
@@ -184,7 +184,7 @@ out:
 }
 
 /* Whether the registry path p lies at a target or under a target folder. */
-static bool covered(const hx_publish_opts *o, const char *p)
+static bool covered(const hxi_publish_opts *o, const char *p)
 {
     for (size_t i = 0; i < o->n_targets; i++) {
         size_t l = strlen(o->targets[i]);
@@ -194,15 +194,15 @@ static bool covered(const hx_publish_opts *o, const char *p)
     return false;
 }
 
-int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_publish_opts *o,
-               hx_publish_report *rep, hx_error *err)
+int hxi_publish(hxi_registry *r, hx_encoder *enc, const hx_model *model, const hxi_publish_opts *o,
+                hx_publish_report *rep, hx_error *err)
 {
     memset(rep, 0, sizeof *rep);
     if (hx_model_dim(model) != HX_EMBED_DIM)   /* registry.h: vector(384), MiniLM's */
         return hx_error_set(err, HX_EINVAL, -1, "the registry holds all-MiniLM-L6-v2 vectors; publishing with "
                             "%s is not supported yet: use --model minilm", hx_model_name(model));
-    hx_file_list files = {0};
-    hx_registry_known known = {0};
+    hxi_file_list files = {0};
+    hxi_registry_known known = {0};
     size_t batch = o->batch ? o->batch : HX_PUBLISH_BATCH, n = 0;
     pub_doc *docs = hx_calloc(batch, sizeof *docs);
     const char **removed = NULL;
@@ -210,8 +210,8 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
     int rc = docs ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     ix_gate *gate = NULL;
     if (rc || (rc = ix_gate_open(&gate, o->root, err)) ||
-        (rc = hx_ingest_walk(o->root, o->targets, o->n_targets, NULL, 0, NULL, &files, err)) ||
-        (rc = hx_registry_list(r, &known, err)))
+        (rc = hxi_ingest_walk(o->root, o->targets, o->n_targets, NULL, 0, NULL, &files, err)) ||
+        (rc = hxi_registry_list(r, &known, err)))
         goto out;
     for (size_t i = 0; i < files.n_rejected; i++)
         if ((rc = reject(rep, files.rejected[i].path, files.rejected[i].reason, err)))
@@ -231,9 +231,9 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
     for (size_t i = 0; i < files.n; i++) {
         pub_doc *d = &docs[n];
         hx_error e = {0};
-        int lr = hx_ingest_load(o->root, files.paths[i], hx_file_list_real(&files, i), HX_MAX_FILE_BYTES,
-                                &d->src, &e);
-        long at = lr ? -1 : hx_registry_known_find(&known, d->src.path);
+        int lr = hxi_ingest_load(o->root, files.paths[i], hxi_file_list_real(&files, i), HX_MAX_FILE_BYTES,
+                                 &d->src, &e);
+        long at = lr ? -1 : hxi_registry_known_find(&known, d->src.path);
         if (!lr && at >= 0 && !strcmp(known.hashes[at], d->src.sha256)) {
             rep->unchanged++;
             pub_doc_clear(d);
@@ -244,7 +244,7 @@ int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_
         if (!lr)
             lr = publish_gate(o, gate, d, &e);
         if (!lr)
-            lr = hx_chunk_source(hx_model_tokenizer(model), &d->src, NULL, &d->chunks, &d->n_chunks, &e);
+            lr = hxi_chunk_source(hxi_model_tokenizer(model), &d->src, NULL, &d->chunks, &d->n_chunks, &e);
         if (!lr)
             lr = metadata_json(d, &e);
         if (lr) {
@@ -282,7 +282,7 @@ out:
     free(docs);
     free(removed);
     ix_gate_free(gate);
-    hx_registry_known_free(&known);
-    hx_file_list_clear(&files);
+    hxi_registry_known_free(&known);
+    hxi_file_list_clear(&files);
     return rc;
 }

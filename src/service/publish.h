@@ -15,7 +15,7 @@
 /* HX_PUBLISH_BATCH, hx_publish_visibilities and hx_publish_report are hyrax.h's ("Session:
  * publishing to the registry"). */
 
-typedef struct hx_publish_opts {
+typedef struct hxi_publish_opts {
     const char *root;                  /* absolute, resolved folder the paths are relative to */
     const char *const *targets;        /* root-relative files and folders ("" = the root) */
     size_t n_targets;
@@ -28,7 +28,7 @@ typedef struct hx_publish_opts {
                                           once at the end (all, all, NULL); non-zero stops before
                                           the next batch (HX_ECANCELED; committed batches stay) */
     void *progress_ctx;
-} hx_publish_opts;
+} hxi_publish_opts;
 
 /* Publishes the files under the targets to r for the acting tenant: a document whose content hash
  * the registry already has costs nothing; a changed one is replaced; a document the tenant has in
@@ -36,7 +36,7 @@ typedef struct hx_publish_opts {
  * fail to load, lack a valid signature or are refused by the gate go to rep->rejected and are
  * left as they are in the registry. Each batch commits on its own, so a stopped run leaves every
  * document either at its old or at its new version. */
-int hx_publish(hx_registry *r, hx_encoder *enc, const hx_model *model, const hx_publish_opts *o,
-               hx_publish_report *rep, hx_error *err);
+int hxi_publish(hxi_registry *r, hx_encoder *enc, const hx_model *model, const hxi_publish_opts *o,
+                hx_publish_report *rep, hx_error *err);
 
 #endif

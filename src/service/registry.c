@@ -32,7 +32,7 @@
  * administrator's login). Searches pick their candidates through hyrax.candidates, which applies
  * hyrax.can_read itself so that the indexes serve tenants too (CANDIDATES_FUNCTION). A tenant is
  * acted as with SET ROLE tenant, a user of a tenant with SET ROLE user, a role that is a member of
- * the tenant's (registry.h hx_registry_opts): the server checks the login may, so nothing a query
+ * the tenant's (registry.h hxi_registry_opts): the server checks the login may, so nothing a query
  * says can change who reads. What decides what a reader reads, and what runs as another role than
  * the caller's, resolves no name through a schema a tenant can create objects in (MIGRATION_4). */
 #include "registry.h"
@@ -53,13 +53,13 @@
 
 #define HNSW_EF_SEARCH 100   /* pgvector's hnsw.ef_search for every query (its default is 40) */
 
-struct hx_registry {
-    const hx_pq *pq;
-    hx_pgconn *conn;
-    char *tenant;           /* the tenant acted for (hx_registry_opts.tenant); NULL: current_user */
-    bool user;              /* acting as a user inside the tenant (hx_registry_opts.user) */
+struct hxi_registry {
+    const hxi_pq *pq;
+    hxi_pgconn *conn;
+    char *tenant;           /* the tenant acted for (hxi_registry_opts.tenant); NULL: current_user */
+    bool user;              /* acting as a user inside the tenant (hxi_registry_opts.user) */
     int64_t deadline_ms;    /* monotonic ms every wait for the server ends at; 0: none */
-    int budget_ms;          /* hx_registry_opts.timeout_ms, for messages */
+    int budget_ms;          /* hxi_registry_opts.timeout_ms, for messages */
     bool broken;            /* a wait ended at a deadline: the connection is mid-answer */
 };
 
@@ -72,7 +72,7 @@ static int64_t mono_ms(void)
 
 /* Waits until the connection's socket is readable (or writable) or `deadline` (monotonic ms,
  * 0: none) passes: 1 ready, 0 timed out, -1 poll failed. */
-static int wait_socket(const hx_registry *r, bool write, int64_t deadline)
+static int wait_socket(const hxi_registry *r, bool write, int64_t deadline)
 {
     struct pollfd p = {.fd = r->pq->socket(r->conn), .events = write ? POLLOUT : POLLIN};
     if (p.fd < 0)
@@ -318,10 +318,10 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
 /* Runs sql with n text parameters; *out (may be NULL: the result is dropped) gets the result,
  * owned by the caller (PQclear). HX_EIO with the server's message (and SQLSTATE) on failure;
  * what names a missing schema says to run `hyrax registry init`. */
-static int run(hx_registry *r, const char *sql, int n, const char *const *params, hx_pgresult **out,
+static int run(hxi_registry *r, const char *sql, int n, const char *const *params, hxi_pgresult **out,
                hx_error *err)
 {
-    const hx_pq *pq = r->pq;
+    const hxi_pq *pq = r->pq;
     if (r->broken)
         return hx_error_set(err, HX_EIO, -1, "registry: the connection timed out earlier");
     int64_t deadline = r->deadline_ms;
@@ -329,7 +329,7 @@ static int run(hx_registry *r, const char *sql, int n, const char *const *params
         return hx_error_set(err, HX_EIO, -1, "registry: %.200s", pq->error_message(r->conn));
     /* every result of the command (one per statement of a multi-statement text): the first that
        failed, else the last */
-    hx_pgresult *res = NULL, *x;
+    hxi_pgresult *res = NULL, *x;
     bool bad = false;
     for (;;) {
         while (pq->is_busy(r->conn)) {
@@ -386,7 +386,7 @@ static int run(hx_registry *r, const char *sql, int n, const char *const *params
     return rc;
 }
 
-static void rollback(hx_registry *r)
+static void rollback(hxi_registry *r)
 {
     run(r, "ROLLBACK", -1, NULL, NULL, NULL);
 }
@@ -394,10 +394,10 @@ static void rollback(hx_registry *r)
 /* === Connection === */
 
 /* Connects r->conn with keys/vals, waiting at most until `deadline` (monotonic ms, 0: none). */
-static int start_connection(hx_registry *r, const char *const *keys, const char *const *vals, int64_t deadline,
+static int start_connection(hxi_registry *r, const char *const *keys, const char *const *vals, int64_t deadline,
                             int limit_ms, hx_error *err)
 {
-    const hx_pq *pq = r->pq;
+    const hxi_pq *pq = r->pq;
     if (!(r->conn = pq->connect_start_params(keys, vals, 1)))
         return hx_error_set(err, HX_ENOMEM, -1, "registry: libpq could not allocate a connection");
     int ps = HX_PQ_POLLING_WRITING;   /* libpq: behave as if the first poll asked to write */
@@ -420,14 +420,14 @@ static int start_connection(hx_registry *r, const char *const *keys, const char 
     return hx_error_set(err, HX_EIO, -1, "registry: cannot connect: %s", line);
 }
 
-int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *err)
+int hxi_registry_connect(hxi_registry **out, const hxi_registry_opts *o, hx_error *err)
 {
     *out = NULL;
-    const hx_pq *pq;
+    const hxi_pq *pq;
     int64_t start = mono_ms();
     if (o->user && !o->tenant)
         return hx_error_set(err, HX_EINVAL, -1, "registry: a user (%s) acts inside a tenant: name the tenant too", o->user);
-    int rc = hx_pq_load(&pq, err);
+    int rc = hxi_pq_load(&pq, err);
     if (rc)
         return rc;
     const char *url = o->url && *o->url ? o->url : getenv(HX_REGISTRY_ENV);
@@ -458,7 +458,7 @@ int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *
     keys[n] = "options";
     vals[n++] = options;
     keys[n] = vals[n] = NULL;
-    hx_registry *r = hx_calloc(1, sizeof *r);
+    hxi_registry *r = hx_calloc(1, sizeof *r);
     if (!r || (o->tenant && !(r->tenant = hx_strdup(o->tenant)))) {
         free(r);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -478,7 +478,7 @@ int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *
     if (p[0] && (rc = run(r, "SELECT pg_catalog.set_config('role', $1, false)", 1, p, NULL, err)))
         goto fail;
     if (o->user) {   /* a user acts inside its tenant only: its role must be a member of the tenant's */
-        hx_pgresult *res = NULL;
+        hxi_pgresult *res = NULL;
         p[0] = o->tenant;
         if ((rc = run(r, "SELECT pg_catalog.pg_has_role(current_user, $1, 'MEMBER')", 1, p, &res, err)))
             goto fail;
@@ -492,11 +492,11 @@ int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *
     *out = r;
     return 0;
 fail:
-    hx_registry_close(r);
+    hxi_registry_close(r);
     return rc;
 }
 
-void hx_registry_close(hx_registry *r)
+void hxi_registry_close(hxi_registry *r)
 {
     if (!r)
         return;
@@ -508,9 +508,9 @@ void hx_registry_close(hx_registry *r)
 
 /* === Schema === */
 
-int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err)
+int hxi_registry_migrate(hxi_registry *r, int to, int *before, hx_error *err)
 {
-    hx_pgresult *res = NULL;
+    hxi_pgresult *res = NULL;
     int rc, version = 0;
     *before = 0;
     if ((rc = run(r, "BEGIN", -1, NULL, NULL, err)))
@@ -590,7 +590,7 @@ fail:
 
 /* === Publishing === */
 
-void hx_registry_known_free(hx_registry_known *k)
+void hxi_registry_known_free(hxi_registry_known *k)
 {
     for (size_t i = 0; i < k->n; i++) {
         free(k->paths[i]);
@@ -601,7 +601,7 @@ void hx_registry_known_free(hx_registry_known *k)
     memset(k, 0, sizeof *k);
 }
 
-long hx_registry_known_find(const hx_registry_known *k, const char *path)
+long hxi_registry_known_find(const hxi_registry_known *k, const char *path)
 {
     for (size_t i = 0; i < k->n; i++)
         if (!strcmp(k->paths[i], path))
@@ -609,10 +609,10 @@ long hx_registry_known_find(const hx_registry_known *k, const char *path)
     return -1;
 }
 
-int hx_registry_list(hx_registry *r, hx_registry_known *out, hx_error *err)
+int hxi_registry_list(hxi_registry *r, hxi_registry_known *out, hx_error *err)
 {
     memset(out, 0, sizeof *out);
-    hx_pgresult *res = NULL;
+    hxi_pgresult *res = NULL;
     const char *p[1] = {r->tenant};
     int rc = run(r, "SELECT path, content_hash FROM hyrax.documents WHERE tenant = coalesce($1, current_user::text) "
                  "ORDER BY path", 1, p, &res, err);
@@ -635,34 +635,34 @@ int hx_registry_list(hx_registry *r, hx_registry_known *out, hx_error *err)
     return 0;
 oom:
     r->pq->clear(res);
-    hx_registry_known_free(out);
+    hxi_registry_known_free(out);
     return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
 }
 
 /* The chunks of d as the JSON array jsonb_to_recordset reads (the vectors as pgvector's text). */
-static int chunks_json(const hx_registry_doc *d, hx_json_writer *w, hx_error *err)
+static int chunks_json(const hxi_registry_doc *d, hxi_json_writer *w, hx_error *err)
 {
     char num[32];
-    hx_json_writer_reset(w);
-    hx_json_write_arr_begin(w);
+    hxi_json_writer_reset(w);
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < d->n_chunks; i++) {
-        const hx_registry_chunk *c = &d->chunks[i];
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "ord");
-        hx_json_write_uint(w, c->ord);
-        hx_json_write_key(w, "heading");
-        hx_json_write_cstr(w, c->heading ? c->heading : "");
-        hx_json_write_key(w, "line_start");
-        hx_json_write_uint(w, c->line_start);
-        hx_json_write_key(w, "line_end");
-        hx_json_write_uint(w, c->line_end);
-        hx_json_write_key(w, "byte_start");
-        hx_json_write_uint(w, c->byte_start);
-        hx_json_write_key(w, "byte_end");
-        hx_json_write_uint(w, c->byte_end);
-        hx_json_write_key(w, "text");
-        hx_json_write_cstr(w, c->text);
-        hx_json_write_key(w, "embedding");
+        const hxi_registry_chunk *c = &d->chunks[i];
+        hxi_json_write_obj_begin(w);
+        hxi_json_write_key(w, "ord");
+        hxi_json_write_uint(w, c->ord);
+        hxi_json_write_key(w, "heading");
+        hxi_json_write_cstr(w, c->heading ? c->heading : "");
+        hxi_json_write_key(w, "line_start");
+        hxi_json_write_uint(w, c->line_start);
+        hxi_json_write_key(w, "line_end");
+        hxi_json_write_uint(w, c->line_end);
+        hxi_json_write_key(w, "byte_start");
+        hxi_json_write_uint(w, c->byte_start);
+        hxi_json_write_key(w, "byte_end");
+        hxi_json_write_uint(w, c->byte_end);
+        hxi_json_write_key(w, "text");
+        hxi_json_write_cstr(w, c->text);
+        hxi_json_write_key(w, "embedding");
         char vec[HX_EMBED_DIM * 18 + 2];   /* "%.9g," at most 16 bytes each */
         size_t at = 0;
         vec[at++] = '[';
@@ -674,15 +674,15 @@ static int chunks_json(const hx_registry_doc *d, hx_json_writer *w, hx_error *er
             at += (size_t)l;
         }
         vec[at++] = ']';
-        hx_json_write_str(w, vec, at);
-        hx_json_write_obj_end(w);
+        hxi_json_write_str(w, vec, at);
+        hxi_json_write_obj_end(w);
     }
-    hx_json_write_arr_end(w);
-    return hx_json_writer_finish(w, err);
+    hxi_json_write_arr_end(w);
+    return hxi_json_writer_finish(w, err);
 }
 
-int hx_registry_put(hx_registry *r, const hx_registry_doc *docs, size_t n_docs, const char *const *removed,
-                    size_t n_removed, hx_error *err)
+int hxi_registry_put(hxi_registry *r, const hxi_registry_doc *docs, size_t n_docs, const char *const *removed,
+                     size_t n_removed, hx_error *err)
 {
     /* $2: the acting tenant (NULL: current_user); a private document's owner is current_user */
     static const char remove_sql[] =
@@ -708,8 +708,8 @@ int hx_registry_put(hx_registry *r, const hx_registry_doc *docs, size_t n_docs, 
             return hx_error_set(err, HX_EINVAL, -1,
                                 "registry: %s: visibility private belongs to a user: publish with a user (--user) "
                                 "inside the tenant", docs[i].path);
-    hx_json_writer w;
-    hx_json_writer_init(&w);
+    hxi_json_writer w;
+    hxi_json_writer_init(&w);
     int rc = run(r, "BEGIN", -1, NULL, NULL, err);
     if (rc)
         goto out;
@@ -719,7 +719,7 @@ int hx_registry_put(hx_registry *r, const hx_registry_doc *docs, size_t n_docs, 
             goto fail;
     }
     for (size_t i = 0; i < n_docs; i++) {
-        const hx_registry_doc *d = &docs[i];
+        const hxi_registry_doc *d = &docs[i];
         if ((rc = chunks_json(d, &w, err)))
             goto fail;
         const char *p[8] = {d->path, d->title, d->metadata_json, d->content_hash, d->signer, d->visibility, w.buf,
@@ -734,7 +734,7 @@ int hx_registry_put(hx_registry *r, const hx_registry_doc *docs, size_t n_docs, 
 fail:
     rollback(r);
 out:
-    hx_json_writer_free(&w);
+    hxi_json_writer_free(&w);
     return rc;
 }
 
@@ -773,7 +773,7 @@ static void kv_free(hx_kv *kv, size_t n)
     free(kv);
 }
 
-void hx_registry_results_free(hx_registry_results *r)
+void hxi_registry_results_free(hxi_registry_results *r)
 {
     for (size_t i = 0; r->res.v && i < r->res.n; i++)
         kv_free((hx_kv *)r->res.v[i].meta, r->res.v[i].n_meta);
@@ -785,53 +785,53 @@ void hx_registry_results_free(hx_registry_results *r)
 }
 
 /* The filters as search_sql's $4: equality and any-of only (HX_EINVAL for ranges). */
-static int filters_json(const hx_registry_query *q, hx_json_writer *w, hx_error *err)
+static int filters_json(const hxi_registry_query *q, hxi_json_writer *w, hx_error *err)
 {
-    hx_json_write_arr_begin(w);
+    hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < q->n_filters; i++) {
         const hx_filter *f = &q->filters[i];
         if (!f->value && !f->any)
             return hx_error_set(err, HX_EINVAL, -1,
                                 "registry: filter '%s': the registry takes equality (KEY=VALUE, KEY=A,B) filters only",
                                 f->key);
-        hx_json_write_obj_begin(w);
-        hx_json_write_key(w, "k");
-        hx_json_write_cstr(w, f->key);
-        hx_json_write_key(w, "v");
-        hx_json_write_arr_begin(w);
+        hxi_json_write_obj_begin(w);
+        hxi_json_write_key(w, "k");
+        hxi_json_write_cstr(w, f->key);
+        hxi_json_write_key(w, "v");
+        hxi_json_write_arr_begin(w);
         if (f->value)
-            hx_json_write_cstr(w, f->value);
+            hxi_json_write_cstr(w, f->value);
         for (size_t j = 0; j < f->n_any; j++)
-            hx_json_write_cstr(w, f->any[j]);
-        hx_json_write_arr_end(w);
-        hx_json_write_obj_end(w);
+            hxi_json_write_cstr(w, f->any[j]);
+        hxi_json_write_arr_end(w);
+        hxi_json_write_obj_end(w);
     }
-    hx_json_write_arr_end(w);
-    return hx_json_writer_finish(w, err);
+    hxi_json_write_arr_end(w);
+    return hxi_json_writer_finish(w, err);
 }
 
 /* The documents.metadata object as hx_kv pairs (an array value gives one pair per string item,
  * as ingest.h lists them); *out owned by the caller. */
 static int meta_from_json(const char *json, hx_kv **out, size_t *n, hx_error *err)
 {
-    hx_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL;
     *out = NULL;
     *n = 0;
-    int rc = hx_json_parse(&doc, json, strlen(json), NULL, err);
+    int rc = hxi_json_parse(&doc, json, strlen(json), NULL, err);
     if (rc)
         return rc;
-    hx_json_iter it, jt;
-    const hx_json_val *k, *v, *item;
+    hxi_json_iter it, jt;
+    const hxi_json_val *k, *v, *item;
     size_t cap = 0;
-    hx_json_iter_init(&it, hx_json_doc_root(doc));
-    while (!rc && hx_json_iter_next(&it, &k, &v)) {
-        bool list = hx_json_type_of(v) == HX_JSON_ARRAY;
-        hx_json_iter_init(&jt, v);
-        for (item = v; !rc && (!list || hx_json_iter_next(&jt, NULL, &item)); item = NULL) {
-            const char *val = hx_json_str(item, NULL);
+    hxi_json_iter_init(&it, hxi_json_doc_root(doc));
+    while (!rc && hxi_json_iter_next(&it, &k, &v)) {
+        bool list = hxi_json_type_of(v) == HX_JSON_ARRAY;
+        hxi_json_iter_init(&jt, v);
+        for (item = v; !rc && (!list || hxi_json_iter_next(&jt, NULL, &item)); item = NULL) {
+            const char *val = hxi_json_str(item, NULL);
             if (val && !(rc = hx_grow((void **)out, &cap, *n + 1, sizeof **out, err))) {
                 hx_kv *x = &(*out)[(*n)++];
-                x->key = hx_strdup(hx_json_str(k, NULL));
+                x->key = hx_strdup(hxi_json_str(k, NULL));
                 x->value = hx_strdup(val);
                 if (!x->key || !x->value)
                     rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -840,7 +840,7 @@ static int meta_from_json(const char *json, hx_kv **out, size_t *n, hx_error *er
                 break;
         }
     }
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     if (rc) {
         kv_free(*out, *n);
         *out = NULL;
@@ -852,8 +852,8 @@ static int meta_from_json(const char *json, hx_kv **out, size_t *n, hx_error *er
 /* Orders rows that tie on fused score by path, then chunk order. */
 static int row_tiebreak(uint32_t a, uint32_t b, void *ctx)
 {
-    hx_registry_results *out = ctx;
-    const hx_pq *pq = out->owner->pq;
+    hxi_registry_results *out = ctx;
+    const hxi_pq *pq = out->owner->pq;
     int c = strcmp(pq->getvalue(out->pg, (int)a, COL_PATH), pq->getvalue(out->pg, (int)b, COL_PATH));
     return c ? c : atoi(pq->getvalue(out->pg, (int)a, COL_ORD)) - atoi(pq->getvalue(out->pg, (int)b, COL_ORD));
 }
@@ -862,7 +862,7 @@ static int row_tiebreak(uint32_t a, uint32_t b, void *ctx)
  * byte_start, which passages rely on): the stored text is the chunker's header + "\n" + body, so
  * the body is its last byte_end - byte_start bytes. A row without a usable range (published by
  * schema version 1, or not fitting its text) answers its whole text as [0, its length). */
-static void body_of(const hx_pq *pq, hx_pgresult *res, int row, hx_result *x)
+static void body_of(const hxi_pq *pq, hxi_pgresult *res, int row, hx_result *x)
 {
     const char *text = pq->getvalue(res, row, COL_TEXT);
     size_t len = (size_t)pq->getlength(res, row, COL_TEXT);
@@ -881,24 +881,24 @@ static void body_of(const hx_pq *pq, hx_pgresult *res, int row, hx_result *x)
     }
 }
 
-static float col_float(const hx_pq *pq, hx_pgresult *res, int row, int col)
+static float col_float(const hxi_pq *pq, hxi_pgresult *res, int row, int col)
 {
     return pq->getisnull(res, row, col) ? NAN : strtof(pq->getvalue(res, row, col), NULL);
 }
 
-int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_results *out, hx_error *err)
+int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_registry_results *out, hx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->owner = r;
-    const hx_pq *pq = r->pq;
+    const hxi_pq *pq = r->pq;
     uint32_t k = q->k ? q->k : 10;
     bool use_vec = q->vec && q->mode != HX_MODE_KEYWORD, use_kw = q->mode != HX_MODE_VECTOR;
     hx_search_mode mode = use_vec && use_kw ? HX_MODE_HYBRID : use_vec ? HX_MODE_VECTOR : HX_MODE_KEYWORD;
     char vec[HX_EMBED_DIM * 18 + 2], limit[16];
-    hx_json_writer fw;
-    hx_json_writer_init(&fw);
-    hx_hit *hits = NULL;
-    hx_fused *fused = NULL;
+    hxi_json_writer fw;
+    hxi_json_writer_init(&fw);
+    hxi_hit *hits = NULL;
+    hxi_fused *fused = NULL;
     int rc = 0;
     if (use_vec) {
         size_t at = 0;
@@ -917,7 +917,7 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
         hx_time_format(q->as_of_ns, as_of, sizeof as_of);
     const char *p[6] = {use_vec ? vec : NULL, q->text ? q->text : "", limit, q->n_filters ? fw.buf : NULL,
                         use_kw ? "true" : "false", q->as_of_ns ? as_of : NULL};
-    hx_pgresult *res;
+    hxi_pgresult *res;
     if ((rc = run(r, search_sql, 6, p, &res, err)))
         goto out;
     out->pg = res;
@@ -929,27 +929,27 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
         goto out;
     }
     /* each side's hits in its rank order: rank r (1-based) goes to slot r - 1 */
-    hx_hit *vh = hits, *kh = hits + n;
+    hxi_hit *vh = hits, *kh = hits + n;
     for (size_t i = 0; i < n; i++) {
         int row = (int)i;
         if (!pq->getisnull(res, row, COL_VRANK)) {
             long rk = atol(pq->getvalue(res, row, COL_VRANK));
             if (rk >= 1 && (size_t)rk <= n) {
-                vh[rk - 1] = (hx_hit){(uint32_t)i, col_float(pq, res, row, COL_COS)};
+                vh[rk - 1] = (hxi_hit){(uint32_t)i, col_float(pq, res, row, COL_COS)};
                 na++;
             }
         }
         if (!pq->getisnull(res, row, COL_KRANK)) {
             long rk = atol(pq->getvalue(res, row, COL_KRANK));
             if (rk >= 1 && (size_t)rk <= n) {
-                kh[rk - 1] = (hx_hit){(uint32_t)i, col_float(pq, res, row, COL_KSCORE)};
+                kh[rk - 1] = (hxi_hit){(uint32_t)i, col_float(pq, res, row, COL_KSCORE)};
                 nb++;
             }
         }
     }
-    hx_fusion fu = {HX_FUSE_RRF, HX_RRF_K, 1.0f, 1.0f};
+    hxi_fusion fu = {HX_FUSE_RRF, HX_RRF_K, 1.0f, 1.0f};
     size_t nf = 0;
-    if ((rc = hx_fuse(&fu, vh, na, kh, nb, row_tiebreak, out, fused, &nf, err)))
+    if ((rc = hxi_fuse(&fu, vh, na, kh, nb, row_tiebreak, out, fused, &nf, err)))
         goto out;
     out->res.v = hx_calloc(nf ? nf : 1, sizeof *out->res.v);
     out->extra = hx_calloc(nf ? nf : 1, sizeof *out->extra);
@@ -963,10 +963,10 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
     for (size_t i = 0; i < nf; i++) {
         float cos = col_float(pq, res, (int)fused[i].id, COL_COS);
         float kw = isnan(fused[i].keyword_score) ? 0.0f : fused[i].keyword_score;
-        fused[i].relevance = hx_relevance(mode, isnan(cos) ? 0.0f : cos, kw);
+        fused[i].relevance = hxi_relevance(mode, isnan(cos) ? 0.0f : cos, kw);
     }
     for (size_t i = 1; i < nf; i++) {   /* insertion sort, ties by path then chunk order */
-        hx_fused x = fused[i];
+        hxi_fused x = fused[i];
         size_t j = i;
         while (j > 0 && (x.relevance > fused[j - 1].relevance ||
                          (x.relevance == fused[j - 1].relevance && row_tiebreak(x.id, fused[j - 1].id, out) < 0))) {
@@ -982,7 +982,7 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
         if (!isnan(q->min_score) && score < q->min_score)
             continue;
         hx_result *x = &out->res.v[out->res.n];
-        hx_registry_extra *e = &out->extra[out->res.n++];
+        hxi_registry_extra *e = &out->extra[out->res.n++];
         x->rank = (uint32_t)out->res.n;
         x->score = score;
         x->relevance = score;
@@ -1010,13 +1010,13 @@ int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_r
         hx_kv *kv;
         if ((rc = meta_from_json(e->metadata_json, &kv, &x->n_meta, err)))
             goto out;
-        x->meta = kv;   /* owned by the result set: hx_registry_results_free */
+        x->meta = kv;   /* owned by the result set: hxi_registry_results_free */
     }
 out:
     free(hits);
     free(fused);
-    hx_json_writer_free(&fw);
+    hxi_json_writer_free(&fw);
     if (rc)
-        hx_registry_results_free(out);
+        hxi_registry_results_free(out);
     return rc;
 }

@@ -15,9 +15,9 @@
 
 #define HX_REGISTRY_KEYWORD_CANDIDATES 2000 /* chunks a search's keyword side ranks at most */
 
-typedef struct hx_registry hx_registry;
+typedef struct hxi_registry hxi_registry;
 
-typedef struct hx_registry_opts {
+typedef struct hxi_registry_opts {
     const char *url;      /* a libpq connection URL or "key=value ..." string; NULL or "": the
                              $HYRAX_REGISTRY variable, else libpq's own defaults (PGHOST,
                              PGDATABASE, PGSERVICE and the service file ...); sslmode and the
@@ -35,14 +35,14 @@ typedef struct hx_registry_opts {
                              (statement_timeout); 0: no limit */
     int connect_timeout_ms; /* > 0: connecting alone ends within it (publish, init); 0: no limit
                                but timeout_ms */
-} hx_registry_opts;
+} hxi_registry_opts;
 
 /* Connects (loading libpq first: HX_ENOTFOUND naming it when it cannot be loaded), then sets the
  * tenant's role for the session. HX_EIO with libpq's message when the server cannot be reached
  * or refuses; HX_EPERM when the login role may not act as the tenant. *out: free with
- * hx_registry_close. */
-int hx_registry_connect(hx_registry **out, const hx_registry_opts *o, hx_error *err);
-void hx_registry_close(hx_registry *r);
+ * hxi_registry_close. */
+int hxi_registry_connect(hxi_registry **out, const hxi_registry_opts *o, hx_error *err);
+void hxi_registry_close(hxi_registry *r);
 
 /* Creates the schema, or migrates it to version `to` (1..HX_REGISTRY_SCHEMA_VERSION; `hyrax
  * registry init` asks for HX_REGISTRY_SCHEMA_VERSION), in one transaction under an advisory lock.
@@ -50,51 +50,51 @@ void hx_registry_close(hx_registry *r);
  * a registry at or past `to` is left as it is. Needs the rights to create the extension vector
  * (or it already exists) and a schema; HX_EPERM when schema hyrax exists and another role than
  * current_user owns it (that role could replace what the registry runs). */
-int hx_registry_migrate(hx_registry *r, int to, int *before, hx_error *err);
+int hxi_registry_migrate(hxi_registry *r, int to, int *before, hx_error *err);
 
 /* === Publishing === */
 
-typedef struct hx_registry_chunk {
+typedef struct hxi_registry_chunk {
     uint32_t ord, line_start, line_end;
     uint32_t byte_start, byte_end;   /* the body's byte range in the document (chunker.h) */
     const char *heading;    /* heading path "A > B"; borrowed */
     const char *text;       /* the chunk as embedded; borrowed */
     const float *vec;       /* HX_EMBED_DIM floats; borrowed */
-} hx_registry_chunk;
+} hxi_registry_chunk;
 
-typedef struct hx_registry_doc {
+typedef struct hxi_registry_doc {
     const char *path;           /* root-relative; borrowed, like every field */
     const char *title;
     const char *metadata_json;  /* a JSON object */
     const char *content_hash;   /* hex SHA-256 of the file's bytes */
     const char *signer;         /* the signing key's id; NULL: unsigned */
     const char *visibility;     /* "public", "tenant" or "private" (readable by the publishing
-                                   user only: needs a handle with hx_registry_opts.user) */
-    const hx_registry_chunk *chunks;
+                                   user only: needs a handle with hxi_registry_opts.user) */
+    const hxi_registry_chunk *chunks;
     size_t n_chunks;
-} hx_registry_doc;
+} hxi_registry_doc;
 
 /* The documents of the acting tenant this handle sees in the registry (a user's own private ones
  * included, other users' not): paths[i] has content hash hashes[i]. Both
- * arrays and their strings are owned by the caller: free with hx_registry_known_free. */
-typedef struct hx_registry_known {
+ * arrays and their strings are owned by the caller: free with hxi_registry_known_free. */
+typedef struct hxi_registry_known {
     char **paths, **hashes;
     size_t n;
-} hx_registry_known;
-int hx_registry_list(hx_registry *r, hx_registry_known *out, hx_error *err);
-void hx_registry_known_free(hx_registry_known *k);
+} hxi_registry_known;
+int hxi_registry_list(hxi_registry *r, hxi_registry_known *out, hx_error *err);
+void hxi_registry_known_free(hxi_registry_known *k);
 /* The index in k of path, or -1. */
-long hx_registry_known_find(const hx_registry_known *k, const char *path);
+long hxi_registry_known_find(const hxi_registry_known *k, const char *path);
 
 /* In one transaction: replaces each of docs (by path, for the acting tenant; a private one owned
  * by the acting user) with its new version and chunks, deletes the documents named by removed, and writes one audit row per
  * document. Nothing of the batch is visible until it commits; on any failure it is rolled back. */
-int hx_registry_put(hx_registry *r, const hx_registry_doc *docs, size_t n_docs, const char *const *removed,
-                    size_t n_removed, hx_error *err);
+int hxi_registry_put(hxi_registry *r, const hxi_registry_doc *docs, size_t n_docs, const char *const *removed,
+                     size_t n_removed, hx_error *err);
 
 /* === Searching === */
 
-typedef struct hx_registry_query {
+typedef struct hxi_registry_query {
     const char *text;            /* the query, NUL-terminated (keyword side: websearch_to_tsquery) */
     const float *vec;            /* the query embedding (HX_EMBED_DIM), NULL: keyword side only */
     hx_search_mode mode;
@@ -106,55 +106,55 @@ typedef struct hx_registry_query {
                                     (the registry keeps no older versions); 0: now */
     uint32_t window;             /* candidates each side fetches, as hyrax.h HX_RANK_WINDOW (0: that),
                                     at least k */
-} hx_registry_query;
+} hxi_registry_query;
 
 /* A registry result's own fields, beside its hx_result (hyrax.h hx_registry_fields). Strings
  * borrowed from the result set. */
-typedef hx_registry_fields hx_registry_extra;
+typedef hx_registry_fields hxi_registry_extra;
 
 /* Results of a registry search, shaped like a local one: res.v[i] is result i (path, title,
  * heading, text -- the chunk's body over its byte range, as a local result's --, scores, metadata,
  * doc_sha256, signer -- "" when unsigned --; chunk_id and doc_id are the registry's ids, cut to 32
  * bits),
- * extra[i] its registry fields. Free with hx_registry_results_free (never hx_results_free alone:
+ * extra[i] its registry fields. Free with hxi_registry_results_free (never hx_results_free alone:
  * the metadata pairs are owned here). */
-typedef struct hx_registry_results {
+typedef struct hxi_registry_results {
     hx_results res;
-    hx_registry_extra *extra;
-    hx_registry *owner;          /* the strings live in a libpq result of this connection's library */
+    hxi_registry_extra *extra;
+    hxi_registry *owner;          /* the strings live in a libpq result of this connection's library */
     void *pg;                    /* that result */
-} hx_registry_results;
-void hx_registry_results_free(hx_registry_results *r);
+} hxi_registry_results;
+void hxi_registry_results_free(hxi_registry_results *r);
 
 /* Vector top-4k by pgvector and keyword top-4k by ts_rank_cd (English configuration, text search
  * query from websearch_to_tsquery) in one statement, fused by RRF (fusion.h), scored by
- * hx_relevance with ts_rank_cd normalised to [0, 1) as the keyword feature, cut to k. */
-int hx_registry_search(hx_registry *r, const hx_registry_query *q, hx_registry_results *out, hx_error *err);
+ * hxi_relevance with ts_rank_cd normalised to [0, 1) as the keyword feature, cut to k. */
+int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_registry_results *out, hx_error *err);
 
 /* === The registry fused with the local tiers (tiers.c; README "Registry") === */
 
-/* The registry as the farthest tier of a search. The caller connects (hx_registry_connect, with
+/* The registry as the farthest tier of a search. The caller connects (hxi_registry_connect, with
  * the reader's tenant and a timeout) and keeps this alive until the answer is written: the fused
  * results borrow their strings and metadata from res. */
-typedef struct hx_registry_tier {
-    hx_registry *r;            /* borrowed; NULL: not consulted (why says so, else "no registry
+typedef struct hxi_registry_tier {
+    hxi_registry *r;            /* borrowed; NULL: not consulted (why says so, else "no registry
                                   connection") */
-    int64_t as_of_ns;          /* read_context as_of (hx_registry_query.as_of_ns); 0: now */
-    hx_registry_results res;   /* out: the registry's own list; free with hx_registry_results_free
+    int64_t as_of_ns;          /* read_context as_of (hxi_registry_query.as_of_ns); 0: now */
+    hxi_registry_results res;   /* out: the registry's own list; free with hxi_registry_results_free
                                   after the fused results are done with */
     char why[320];             /* in/out: "" when the registry answered; else why it was not
                                   consulted (set by the caller when it could not connect, or by
                                   the search when the registry failed or timed out) */
-} hx_registry_tier;
+} hxi_registry_tier;
 
 /* hx_tiers_search (hyrax.h) over tiers[0..n) and the registry after them: the query embedded once,
- * the registry asked by hx_registry_search with that vector and o's mode, k, filters and min_score,
+ * the registry asked by hxi_registry_search with that vector and o's mode, k, filters and min_score,
  * its list grouped by document as a local tier's is when o->group asks (its best chunk answers),
  * and fused with the local lists by the same reciprocal rank fusion, the same content (content
  * hash and chunk byte range, or the hash when grouped by document) answered by the nearer tier.
  * Its results say tier HX_TIER_REGISTRY. A registry that fails is not an error: reg->why says why
  * and the answer is the local tiers'. reg NULL: hx_tiers_search. */
-int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *reg, hx_encoder *enc,
-                             const char *query, size_t len, const hx_search_opts *o, hx_results *out, hx_error *err);
+int hxi_tiers_search_registry(const hx_tier *tiers, size_t n, hxi_registry_tier *reg, hx_encoder *enc,
+                              const char *query, size_t len, const hx_search_opts *o, hx_results *out, hx_error *err);
 
 #endif

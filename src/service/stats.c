@@ -271,10 +271,10 @@ void hx_stats_note_latency(hx_stats *s, const char *tool, const char *transport,
 
 void hx_stats_note_query(hx_stats *s, const char *query)
 {
-    hx_stats_note_query_at(s, query, now_s());
+    hxi_stats_note_query_at(s, query, now_s());
 }
 
-void hx_stats_note_query_at(hx_stats *s, const char *query, int64_t unix_s)
+void hxi_stats_note_query_at(hx_stats *s, const char *query, int64_t unix_s)
 {
     if (!s || strlen(query) > HX_STATS_QUERY_MAX || unix_s <= 0)
         return;
@@ -378,28 +378,28 @@ static int merge(counts *into, const counts *from)
 
 /* === Encoding === */
 
-static void put_hist(hx_buf *b, const histogram *h)
+static void put_hist(hxi_buf *b, const histogram *h)
 {
     uint64_t bits;
     memcpy(&bits, &h->sum_ms, 8);
-    hx_buf_u64(b, h->count);
-    hx_buf_u64(b, bits);
+    hxi_buf_u64(b, h->count);
+    hxi_buf_u64(b, bits);
     for (int i = 0; i < HX_STATS_HIST; i++)
-        hx_buf_u64(b, h->b[i]);
+        hxi_buf_u64(b, h->b[i]);
 }
 
-static void put_bucket(hx_buf *b, const qbucket *q)
+static void put_bucket(hxi_buf *b, const qbucket *q)
 {
-    hx_buf_u64(b, (uint64_t)q->start_s);
-    hx_buf_u32(b, q->n);
+    hxi_buf_u64(b, (uint64_t)q->start_s);
+    hxi_buf_u32(b, q->n);
     for (uint32_t i = 0; i < q->n; i++) {
-        hx_buf_str(b, q->c[i].q);
-        hx_buf_u64(b, q->c[i].count);
-        hx_buf_u64(b, q->c[i].err);
+        hxi_buf_str(b, q->c[i].q);
+        hxi_buf_u64(b, q->c[i].count);
+        hxi_buf_u64(b, q->c[i].err);
     }
 }
 
-static void encode(const counts *c, hx_buf *b)
+static void encode(const counts *c, hxi_buf *b)
 {
     uint8_t head[STATS_HEAD] = {0};
     memcpy(head, STATS_MAGIC, 8);
@@ -413,57 +413,57 @@ static void encode(const counts *c, hx_buf *b)
         nt += table_live(c->qt[t], oldest);
     hxf_put32(head + 64, c->n_series);
     hxf_put32(head + 68, nt);
-    hx_buf_bytes(b, head, sizeof head);
-    hx_buf_str(b, c->last_error);
+    hxi_buf_bytes(b, head, sizeof head);
+    hxi_buf_str(b, c->last_error);
     put_hist(b, &c->lag);
     for (uint32_t i = 0; i < c->n_series; i++) {
-        hx_buf_str(b, c->s[i].tool);
-        hx_buf_str(b, c->s[i].transport);
+        hxi_buf_str(b, c->s[i].tool);
+        hxi_buf_str(b, c->s[i].transport);
         put_hist(b, &c->s[i].h);
     }
     for (uint32_t t = 0; t < c->n_qt; t++) {
         const qtable *qt = c->qt[t];
         if (!table_live(qt, oldest))
             continue;
-        hx_buf_str(b, qt->tenant);
-        hx_buf_str(b, qt->user);
+        hxi_buf_str(b, qt->tenant);
+        hxi_buf_str(b, qt->user);
         uint32_t nb = 0;
         for (int k = 0; k < HX_STATS_WINDOW; k++)
             nb += qt->qb[k].start_s >= oldest;
-        hx_buf_u32(b, nb);
+        hxi_buf_u32(b, nb);
         for (int k = 0; k < HX_STATS_WINDOW; k++)
             if (qt->qb[k].start_s >= oldest)
                 put_bucket(b, &qt->qb[k]);
     }
 }
 
-static bool get_str(hx_rd *r, char *out, uint32_t max)
+static bool get_str(hxi_rd *r, char *out, uint32_t max)
 {
     const char *s;
     uint32_t n;
-    if (!hx_rd_str(r, &s, &n, max) || memchr(s, 0, n))
+    if (!hxi_rd_str(r, &s, &n, max) || memchr(s, 0, n))
         return false;
     memcpy(out, s, n);
     out[n] = 0;
     return true;
 }
 
-static void get_hist(hx_rd *r, histogram *h)
+static void get_hist(hxi_rd *r, histogram *h)
 {
-    h->count = hx_rd_u64(r);
-    uint64_t bits = hx_rd_u64(r);
+    h->count = hxi_rd_u64(r);
+    uint64_t bits = hxi_rd_u64(r);
     memcpy(&h->sum_ms, &bits, 8);
     for (int i = 0; i < HX_STATS_HIST; i++)
-        h->b[i] = hx_rd_u64(r);
+        h->b[i] = hxi_rd_u64(r);
 }
 
 /* b buckets into q (empty); false when malformed. */
-static bool get_buckets(hx_rd *r, qtable *q, uint32_t nb)
+static bool get_buckets(hxi_rd *r, qtable *q, uint32_t nb)
 {
     for (uint32_t k = 0; k < nb; k++) {
-        int64_t start = (int64_t)hx_rd_u64(r);
-        uint32_t n = hx_rd_u32(r);
-        if (!hx_rd_ok(r) || start <= 0 || start % HX_STATS_BUCKET_S || n > HX_STATS_TOP)
+        int64_t start = (int64_t)hxi_rd_u64(r);
+        uint32_t n = hxi_rd_u32(r);
+        if (!hxi_rd_ok(r) || start <= 0 || start % HX_STATS_BUCKET_S || n > HX_STATS_TOP)
             return false;
         qbucket *b = &q->qb[(start / HX_STATS_BUCKET_S) % HX_STATS_WINDOW];
         if (b->start_s)
@@ -473,8 +473,8 @@ static bool get_buckets(hx_rd *r, qtable *q, uint32_t nb)
         for (uint32_t i = 0; i < n; i++) {
             if (!get_str(r, b->c[i].q, HX_STATS_QUERY_MAX))
                 return false;
-            b->c[i].count = hx_rd_u64(r);
-            b->c[i].err = hx_rd_u64(r);
+            b->c[i].count = hxi_rd_u64(r);
+            b->c[i].err = hxi_rd_u64(r);
         }
     }
     return true;
@@ -499,7 +499,7 @@ static int decode(const uint8_t *p, size_t len, counts *c, const char *path, hx_
     if (ns > HX_STATS_SERIES || nt > (v1 ? HX_STATS_WINDOW : HX_STATS_IDENTITIES))
         return hx_error_set(err, HX_EFORMAT, 64, "%s: %u series and %u query %s are more than allowed", path, ns, nt,
                             v1 ? "buckets" : "tables");
-    hx_rd r = hx_rd_init(p + STATS_HEAD, len - STATS_HEAD);
+    hxi_rd r = hxi_rd_init(p + STATS_HEAD, len - STATS_HEAD);
     bool ok = get_str(&r, c->last_error, ERROR_MAX);
     get_hist(&r, &c->lag);
     for (uint32_t i = 0; ok && i < ns; i++) {
@@ -516,60 +516,60 @@ static int decode(const uint8_t *p, size_t len, counts *c, const char *path, hx_
         uint32_t nb = nt;
         if (!v1) {
             ok = get_str(&r, q->tenant, IX_TRUST_VALUE_MAX) && get_str(&r, q->user, IX_TRUST_VALUE_MAX);
-            nb = hx_rd_u32(&r);
+            nb = hxi_rd_u32(&r);
             for (uint32_t i = 0; ok && i + 1 < c->n_qt; i++)
                 ok = strcmp(c->qt[i]->tenant, q->tenant) || strcmp(c->qt[i]->user, q->user);   /* one per identity */
         }
-        ok = ok && hx_rd_ok(&r) && nb <= HX_STATS_WINDOW && get_buckets(&r, q, nb);
+        ok = ok && hxi_rd_ok(&r) && nb <= HX_STATS_WINDOW && get_buckets(&r, q, nb);
     }
-    if (!ok || !hx_rd_ok(&r) || r.p != r.end)
+    if (!ok || !hxi_rd_ok(&r) || r.p != r.end)
         return hx_error_set(err, HX_EFORMAT, 0, "%s: the statistics root is malformed", path);
     return 0;
 }
 
 /* === The file === */
 
-int hx_stats_path(const char *db, char *buf, size_t cap, hx_error *err)
+int hxi_stats_path(const char *db, char *buf, size_t cap, hx_error *err)
 {
-    return hx_store_beside(db, "stats", buf, cap, err);
+    return hxi_store_beside(db, "stats", buf, cap, err);
 }
 
 /* The file's counts into c (fresh from counts_new; left empty when the file does not exist). */
 static int load_file(const char *path, counts *c, hx_error *err)
 {
-    hx_store *st = NULL;
-    int rc = hx_store_open(&st, path, HX_STORE_READ, err);
+    hxi_store *st = NULL;
+    int rc = hxi_store_open(&st, path, HX_STORE_READ, err);
     if (rc == HX_ENOTFOUND)
         return 0;
     const uint8_t *root;
     size_t len;
     if (!rc) {
-        hx_store_root(st, &root, &len);
+        hxi_store_root(st, &root, &len);
         rc = decode(root, len, c, path, err);
     }
-    hx_store_close(st);
+    hxi_store_close(st);
     return rc;
 }
 
 /* Adds d to the file under its writer lock (waiting out another writer for about a second). */
 static int add_to_file(const char *path, const counts *d, hx_error *err)
 {
-    hx_store *st = NULL;
+    hxi_store *st = NULL;
     int rc = HX_EBUSY;
     for (int i = 0; i < BUSY_TRIES && rc == HX_EBUSY; i++) {
         if (i) {
             struct timespec ts = {0, BUSY_SLEEP_MS * 1000000L};
             nanosleep(&ts, NULL);
         }
-        rc = hx_store_open(&st, path, HX_STORE_WRITE | HX_STORE_CREATE, err);
+        rc = hxi_store_open(&st, path, HX_STORE_WRITE | HX_STORE_CREATE, err);
     }
     if (rc)
         return rc;
     counts *c = counts_new(NULL);
-    hx_buf b = {0};
+    hxi_buf b = {0};
     const uint8_t *root;
     size_t len;
-    hx_store_root(st, &root, &len);
+    hxi_store_root(st, &root, &len);
     rc = c ? decode(root, len, c, path, err) : HX_ENOMEM;
     if (!rc)
         rc = merge(c, d);
@@ -578,24 +578,24 @@ static int add_to_file(const char *path, const counts *d, hx_error *err)
     if (!rc) {
         encode(c, &b);
         rc = b.failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory flushing statistics")
-                      : hx_store_commit(st, b.data, b.len, NULL, err);
+                      : hxi_store_commit(st, b.data, b.len, NULL, err);
     }
     struct stat sb;
     if (!rc && !stat(path, &sb) && sb.st_size > COMPACT_BYTES) {
-        hx_store *cs = NULL;   /* a fresh file holding the new root only; failing keeps the larger one */
+        hxi_store *cs = NULL;   /* a fresh file holding the new root only; failing keeps the larger one */
         hx_error cerr = {0};
-        if (!hx_store_compact_begin(st, &cs, &cerr) && !hx_store_commit(cs, b.data, b.len, NULL, &cerr) &&
-            !hx_store_compact_finish(&st, cs, &cerr))
+        if (!hxi_store_compact_begin(st, &cs, &cerr) && !hxi_store_commit(cs, b.data, b.len, NULL, &cerr) &&
+            !hxi_store_compact_finish(&st, cs, &cerr))
             cs = NULL;
-        hx_store_close(cs);
+        hxi_store_close(cs);
     }
-    hx_buf_free(&b);
+    hxi_buf_free(&b);
     counts_free(c);
-    hx_store_close(st);
+    hxi_store_close(st);
     return rc;
 }
 
-int hx_stats_flush(hx_stats *s, hx_error *err)
+int hxi_stats_flush(hx_stats *s, hx_error *err)
 {
     counts *d = counts_new(s);
     if (!d)
@@ -629,7 +629,7 @@ static void *flusher(void *arg)
             continue;
         if (n != 0)
             break;
-        hx_stats_flush(s, NULL);
+        hxi_stats_flush(s, NULL);
     }
     return NULL;
 }
@@ -638,7 +638,7 @@ int hx_stats_open(hx_stats **out, const char *db, const hx_identity *id, int flu
 {
     *out = NULL;
     char path[4096];
-    int rc = hx_stats_path(db, path, sizeof path, err);
+    int rc = hxi_stats_path(db, path, sizeof path, err);
     if (rc)
         return rc;
     const char *tenant = id && id->tenant ? id->tenant : "", *user = id && id->user ? id->user : "";
@@ -679,7 +679,7 @@ void hx_stats_close(hx_stats *s)
         close(s->stop_pipe[0]);
         close(s->stop_pipe[1]);
     }
-    hx_stats_flush(s, NULL);
+    hxi_stats_flush(s, NULL);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->flush_lock);
     counts_free(s->delta);
@@ -694,7 +694,7 @@ static int current(hx_stats *s, const char *db, counts **out, hx_error *err)
     *out = counts_new(NULL);
     if (!*out)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading statistics");
-    int rc = s ? 0 : hx_stats_path(db, path, sizeof path, err);
+    int rc = s ? 0 : hxi_stats_path(db, path, sizeof path, err);
     if (!rc)
         rc = load_file(s ? s->path : path, *out, err);
     if (!rc && s) {
@@ -825,40 +825,40 @@ int hx_stats_activity(hx_stats *s, const char *db, const hx_identity *reader, hx
 
 /* === Prometheus === */
 
-static void prom_hist(hx_buf *b, const char *name, const char *labels, const histogram *h)
+static void prom_hist(hxi_buf *b, const char *name, const char *labels, const histogram *h)
 {
     double le[HX_STATS_HIST - 1];
     for (int i = 0; i < HX_STATS_HIST - 1; i++)
         le[i] = bound_ms(i) / 1e3;
-    hx_prom_histogram(b, name, labels, le, HX_STATS_HIST - 1, h->b, h->sum_ms / 1e3, h->count);
+    hxi_prom_histogram(b, name, labels, le, HX_STATS_HIST - 1, h->b, h->sum_ms / 1e3, h->count);
 }
 
-int hx_stats_prometheus(hx_stats *s, const char *db, const hx_identity *reader, hx_buf *out, hx_error *err)
+int hxi_stats_prometheus(hx_stats *s, const char *db, const hx_identity *reader, hxi_buf *out, hx_error *err)
 {
     counts *c;
     int rc = current(s, db, &c, err);
     if (rc)
         return rc;
     char l1[64], l2[32], labels[256];
-    hx_prom_family(out, "hyrax_request_duration_seconds", "histogram", "Time to answer a tool call or command.");
+    hxi_prom_family(out, "hyrax_request_duration_seconds", "histogram", "Time to answer a tool call or command.");
     for (uint32_t i = 0; i < c->n_series; i++) {
-        snprintf(labels, sizeof labels, "tool=\"%s\",transport=\"%s\"", hx_prom_label(c->s[i].tool, l1, sizeof l1),
-                 hx_prom_label(c->s[i].transport, l2, sizeof l2));
+        snprintf(labels, sizeof labels, "tool=\"%s\",transport=\"%s\"", hxi_prom_label(c->s[i].tool, l1, sizeof l1),
+                 hxi_prom_label(c->s[i].transport, l2, sizeof l2));
         prom_hist(out, "hyrax_request_duration_seconds", labels, &c->s[i].h);
     }
-    hx_prom_family(out, "hyrax_index_lag_seconds", "histogram",
-                   "Time from a changed file's mtime to the commit that makes it searchable.");
+    hxi_prom_family(out, "hyrax_index_lag_seconds", "histogram",
+                    "Time from a changed file's mtime to the commit that makes it searchable.");
     prom_hist(out, "hyrax_index_lag_seconds", "", &c->lag);
-    hx_prom_family(out, "hyrax_index_updates_total", "counter", "Index updates run (watch batches and hyrax index).");
-    hx_prom_printf(out, "hyrax_index_updates_total %llu\n", (unsigned long long)c->updates);
-    hx_prom_family(out, "hyrax_index_update_failures_total", "counter", "Index updates that failed (embedding, I/O).");
-    hx_prom_printf(out, "hyrax_index_update_failures_total %llu\n", (unsigned long long)c->failures);
-    hx_prom_family(out, "hyrax_index_files_total", "counter",
-                   "Files by what an update did with them (rejected: by the gate or unreadable).");
-    hx_prom_printf(out, "hyrax_index_files_total{change=\"added\"} %llu\nhyrax_index_files_total{change=\"updated\"} %llu\n",
-                   (unsigned long long)c->added, (unsigned long long)c->updated);
-    hx_prom_printf(out, "hyrax_index_files_total{change=\"removed\"} %llu\nhyrax_index_files_total{change=\"rejected\"} %llu\n",
-                   (unsigned long long)c->removed, (unsigned long long)c->rejected);
+    hxi_prom_family(out, "hyrax_index_updates_total", "counter", "Index updates run (watch batches and hyrax index).");
+    hxi_prom_printf(out, "hyrax_index_updates_total %llu\n", (unsigned long long)c->updates);
+    hxi_prom_family(out, "hyrax_index_update_failures_total", "counter", "Index updates that failed (embedding, I/O).");
+    hxi_prom_printf(out, "hyrax_index_update_failures_total %llu\n", (unsigned long long)c->failures);
+    hxi_prom_family(out, "hyrax_index_files_total", "counter",
+                    "Files by what an update did with them (rejected: by the gate or unreadable).");
+    hxi_prom_printf(out, "hyrax_index_files_total{change=\"added\"} %llu\nhyrax_index_files_total{change=\"updated\"} %llu\n",
+                    (unsigned long long)c->added, (unsigned long long)c->updated);
+    hxi_prom_printf(out, "hyrax_index_files_total{change=\"removed\"} %llu\nhyrax_index_files_total{change=\"rejected\"} %llu\n",
+                    (unsigned long long)c->removed, (unsigned long long)c->rejected);
     counter top[HX_STATS_TOP_SHOWN];
     size_t nt;
     if ((rc = top_queries(c, reader, top, &nt, err))) {
@@ -868,11 +868,11 @@ int hx_stats_prometheus(hx_stats *s, const char *db, const hx_identity *reader, 
     char help[96];
     snprintf(help, sizeof help, "Estimated count of the most frequent queries of the last %d s.",
              HX_STATS_WINDOW * HX_STATS_BUCKET_S);
-    hx_prom_family(out, "hyrax_hot_query_count", "gauge", help);
+    hxi_prom_family(out, "hyrax_hot_query_count", "gauge", help);
     for (size_t i = 0; i < nt; i++) {
         char q[2 * HX_STATS_QUERY_MAX + 8];
-        hx_prom_printf(out, "hyrax_hot_query_count{query=\"%s\"} %llu\n", hx_prom_label(top[i].q, q, sizeof q),
-                       (unsigned long long)top[i].count);
+        hxi_prom_printf(out, "hyrax_hot_query_count{query=\"%s\"} %llu\n", hxi_prom_label(top[i].q, q, sizeof q),
+                        (unsigned long long)top[i].count);
     }
     counts_free(c);
     return out->failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory writing metrics") : 0;
@@ -881,12 +881,12 @@ int hx_stats_prometheus(hx_stats *s, const char *db, const hx_identity *reader, 
 int hx_stats_prometheus_text(hx_stats *s, const char *db, const hx_identity *reader, char **text, size_t *len,
                              hx_error *err)
 {
-    hx_buf b = {0};
-    int rc = hx_stats_prometheus(s, db, reader, &b, err);
+    hxi_buf b = {0};
+    int rc = hxi_stats_prometheus(s, db, reader, &b, err);
     if (!rc && b.failed)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory writing the statistics");
     if (rc) {
-        hx_buf_free(&b);
+        hxi_buf_free(&b);
         return rc;
     }
     *text = (char *)b.data;

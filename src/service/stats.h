@@ -5,7 +5,7 @@
  * hx_stats and flushes what it counted into one file beside the index, "<index stem>.stats.hyx"
  * (store.h: the same crash-safe commit and one-writer lock), where it is added to what other
  * processes flushed; nothing is lost on restart. Shown by `hyrax stats`, index_health, and (at
- * merge) /health and /metrics through hx_stats_activity and hx_stats_prometheus.
+ * merge) /health and /metrics through hx_stats_activity and hxi_stats_prometheus.
  *
  * Hot queries: each reader identity (tenant, user; hyrax.h hx_identity, as the process fixed it
  * at start) has a table of its own, and no identity (the unscoped local reader) one more. A table
@@ -68,22 +68,22 @@
 
 /* The statistics file of the index at db: "<db minus .hyx>.stats.hyx". HX_ERANGE when it does
  * not fit. */
-int hx_stats_path(const char *db, char *buf, size_t cap, hx_error *err);
+int hxi_stats_path(const char *db, char *buf, size_t cap, hx_error *err);
 
 
 /* Adds what s counted since the last flush to the file (created when missing) and clears it.
  * On failure the counts stay in s for the next flush. HX_EBUSY when another process held the
  * file for the whole of about a second. */
-int hx_stats_flush(hx_stats *s, hx_error *err);
+int hxi_stats_flush(hx_stats *s, hx_error *err);
 
 /* A query asked at `unix_s` (seconds) instead of now (hx_stats_note_query): a client that reports
  * its own times. */
-void hx_stats_note_query_at(hx_stats *s, const char *query, int64_t unix_s);
+void hxi_stats_note_query_at(hx_stats *s, const char *query, int64_t unix_s);
 
 /* hx_stats_activity (the counts as a struct) is public: hyrax.h. */
 
 /* The same counts, as `reader` sees them, in the Prometheus text exposition format (version 0.0.4)
  * appended to out. */
-int hx_stats_prometheus(hx_stats *s, const char *db, const hx_identity *reader, hx_buf *out, hx_error *err);
+int hxi_stats_prometheus(hx_stats *s, const char *db, const hx_identity *reader, hxi_buf *out, hx_error *err);
 
 #endif

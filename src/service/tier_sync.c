@@ -26,7 +26,7 @@ static bool covers(const char *name, const char *path)
 /* Appends "path: reason" to rep->rejected. */
 static int add_rejected(hx_update_report *rep, const char *path, const char *reason, hx_error *err)
 {
-    return hx_rejected_add(&rep->rejected, &rep->n_rejected, path, reason, true, err);
+    return hxi_rejected_add(&rep->rejected, &rep->n_rejected, path, reason, true, err);
 }
 
 typedef struct {
@@ -58,12 +58,12 @@ static int sync_one(hx_index *from, hx_index *to, const hx_doc_info *d, const ch
     char *buf = NULL;
     size_t len = 0;
     hx_error ferr = {0};
-    int rc = hx_fs_read_under(hx_index_root(from), d->path, HX_MAX_FILE_BYTES, &buf, &len, NULL, &ferr);
+    int rc = hxi_fs_read_under(hx_index_root(from), d->path, HX_MAX_FILE_BYTES, &buf, &len, NULL, &ferr);
     if (rc == HX_ENOMEM)
         return hx_error_set(err, rc, -1, "%s", ferr.message);
     if (rc)
         return add_rejected(rep, d->path, ferr.message, err);
-    hx_sha256_hex(buf, len, sha);
+    hxi_sha256_hex(buf, len, sha);
     hx_doc_info have;
     if (hx_index_doc_by_path(to, name, &have) == 0 && have.kind == HX_DOC_STORED && !strcmp(have.sha256, sha)) {
         rep->unchanged++;

@@ -1,6 +1,6 @@
 /* tiers.c: searching several indexes as one (hyrax.h "Tiers"; README "Tiers"; DESIGN.md "Tiers
  * and trust"): where the user index lives, one query vector for every tier, each tier's own
- * search (search.c and the registry's hx_registry_search, untouched), and the merge of their
+ * search (search.c and the registry's hxi_registry_search, untouched), and the merge of their
  * lists by score with the same content answered once by the nearer tier. Never opens,
  * positions or writes an index, never connects to the registry. */
 #include "alloc.h"
@@ -103,7 +103,7 @@ static int merge(const char *const *names, hx_results *lists, size_t n, const hx
 /* The registry's list as one tier's list (res.v copied, strings and metadata still owned by
  * reg->res); with HX_GROUP_DOCUMENT one entry per document (its best chunk), ranks renumbered, as
  * a local tier groups. *out: free its v only. */
-static int registry_list(const hx_registry_tier *reg, hx_group group, hx_results *out, hx_error *err)
+static int registry_list(const hxi_registry_tier *reg, hx_group group, hx_results *out, hx_error *err)
 {
     const hx_results *src = &reg->res.res;
     memset(out, 0, sizeof *out);
@@ -124,8 +124,8 @@ static int registry_list(const hx_registry_tier *reg, hx_group group, hx_results
     return 0;
 }
 
-int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *reg, hx_encoder *enc,
-                             const char *query, size_t len, const hx_search_opts *o, hx_results *out, hx_error *err)
+int hxi_tiers_search_registry(const hx_tier *tiers, size_t n, hxi_registry_tier *reg, hx_encoder *enc,
+                              const char *query, size_t len, const hx_search_opts *o, hx_results *out, hx_error *err)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -174,9 +174,9 @@ int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *r
         if (!text) {
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         } else {
-            hx_registry_query q = {text, want_vec ? vec : NULL, o->mode, each.k, o->filters, o->n_filters,
+            hxi_registry_query q = {text, want_vec ? vec : NULL, o->mode, each.k, o->filters, o->n_filters,
                                    o->min_score, reg->as_of_ns, window};
-            int sr = hx_registry_search(reg->r, &q, &reg->res, &rerr);
+            int sr = hxi_registry_search(reg->r, &q, &reg->res, &rerr);
             free(text);
             if (sr == HX_ENOMEM)
                 rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -201,7 +201,7 @@ int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *r
     if (rc) {
         hx_results_free(out);
         if (reg)
-            hx_registry_results_free(&reg->res);
+            hxi_registry_results_free(&reg->res);
         return rc;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -212,7 +212,7 @@ int hx_tiers_search_registry(const hx_tier *tiers, size_t n, hx_registry_tier *r
 int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
                     const hx_search_opts *o, hx_results *out, hx_error *err)
 {
-    return hx_tiers_search_registry(tiers, n, NULL, enc, query, len, o, out, err);
+    return hxi_tiers_search_registry(tiers, n, NULL, enc, query, len, o, out, err);
 }
 
 int hx_tier_open(hx_index **out, const char *path, const hx_model *model, const hx_identity *id, char *why,

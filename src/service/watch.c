@@ -75,7 +75,7 @@ static int64_t now_ns(void)
 
 /* === What is not followed === */
 
-/* The folders `hyrax index` skips (ingest.c) and the index's own files (hx_store_owns_name: the
+/* The folders `hyrax index` skips (ingest.c) and the index's own files (hxi_store_owns_name: the
  * index, the files beside it -- memory, statistics -- and their temporary files). */
 static bool ignored(const hx_watch *w, const char *rel)
 {
@@ -90,7 +90,7 @@ static bool ignored(const hx_watch *w, const char *rel)
     snprintf(abs, sizeof abs, "%s/%s", w->root, rel);
     char *slash = strrchr(abs, '/');
     *slash = 0;
-    return !strcmp(abs, w->db_dir) && hx_store_owns_name(w->db_name, slash + 1);
+    return !strcmp(abs, w->db_dir) && hxi_store_owns_name(w->db_name, slash + 1);
 }
 
 static int join(char *out, size_t cap, const char *a, const char *b)
@@ -158,7 +158,7 @@ static void add_watches(hx_watch *w, const char *rel, int depth)
     char abs[2 * PATH_MAX];
     if (w->notify_fd < 0 || depth > WALK_DEPTH_MAX || join(abs, sizeof abs, w->root, rel))
         return;
-    int wd = hx_platform_notify_add(w->notify_fd, abs);
+    int wd = hxi_platform_notify_add(w->notify_fd, abs);
     if (wd == HX_ERANGE) {
         to_polling(w);
         return;
@@ -244,7 +244,7 @@ static int walk(hx_watch *w, snapshot *s, const char *rel, int depth)
             if (hx_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v, NULL) || !(p = hx_strdup(child)))
                 rc = -1;
             else
-                s->v[s->n++] = (file_stamp){p, hx_platform_mtime_ns(&st), (int64_t)st.st_size};
+                s->v[s->n++] = (file_stamp){p, hxi_platform_mtime_ns(&st), (int64_t)st.st_size};
         }
     }
     if (d)
@@ -309,7 +309,7 @@ static int64_t oldest_change(hx_watch *w)
         char abs[2 * PATH_MAX];
         struct stat st;
         if (!join(abs, sizeof abs, w->root, w->pending[i]) && !lstat(abs, &st) && S_ISREG(st.st_mode)) {
-            int64_t m = hx_platform_mtime_ns(&st);
+            int64_t m = hxi_platform_mtime_ns(&st);
             if (!oldest || m < oldest)
                 oldest = m;
         }
@@ -425,7 +425,7 @@ static int run_batch(hx_watch *w)
 static void *watch_main(void *arg)
 {
     hx_watch *w = arg;
-    w->notify_fd = w->cfg.force_poll ? -1 : hx_platform_notify_open();
+    w->notify_fd = w->cfg.force_poll ? -1 : hxi_platform_notify_open();
     add_watches(w, "", 0);
     if (w->notify_fd < 0 && walk(w, &w->snap, "", 0) == 0)
         qsort(w->snap.v, w->snap.n, sizeof *w->snap.v, stamp_cmp);
@@ -454,7 +454,7 @@ static void *watch_main(void *arg)
             break;
         if (n > 0 && p[0].revents)
             break;
-        if (w->notify_fd >= 0 && n > 0 && p[1].revents && hx_platform_notify_read(w->notify_fd, on_event, w) < 0)
+        if (w->notify_fd >= 0 && n > 0 && p[1].revents && hxi_platform_notify_read(w->notify_fd, on_event, w) < 0)
             to_polling(w);
         now = mono_ms();
         if (w->notify_fd < 0 && now >= next_poll) {

@@ -43,7 +43,7 @@ int hx_session_open(hx_session **out, const hx_session_config *cfg, hx_error *er
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     const char *registry = cfg->registry ? cfg->registry : getenv(HX_REGISTRY_ENV);
     if (!cfg->registry && (!registry || !*registry) && cfg->registry_defaults)
-        registry = "";   /* s->registry "": hx_registry_connect's libpq defaults */
+        registry = "";   /* s->registry "": hxi_registry_connect's libpq defaults */
     else if (registry && !*registry)
         registry = NULL;
     bool ok = copy(&s->db, cfg->db) && copy(&s->root, cfg->root) && copy(&s->weights, cfg->weights) &&

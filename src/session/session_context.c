@@ -28,9 +28,9 @@ void hx_context_free(hx_context *c)
 {
     if (!c)
         return;
-    hx_passages *ps = c->keep;
+    hxi_passages *ps = c->keep;
     if (ps)
-        hx_passages_free(ps);
+        hxi_passages_free(ps);
     free(ps);
     free(c->text);
     free(c->sources);
@@ -50,7 +50,7 @@ static hx_index *tier_reader(const hx_session *s, const hx_result *r)
 }
 
 /* True when chunk id of the tier named `tier` is in a passage of ps already. */
-static bool taken(const hx_passages *ps, const char *tier, uint32_t id)
+static bool taken(const hxi_passages *ps, const char *tier, uint32_t id)
 {
     for (size_t i = 0; i < ps->n; i++)
         for (size_t c = 0; ps->v[i].first->tier == tier && c < ps->v[i].n_chunks; c++)
@@ -61,7 +61,7 @@ static bool taken(const hx_passages *ps, const char *tier, uint32_t id)
 
 /* Widens passage p by the chunk before its first and the one after its last, when they are of its
  * document and section (the same heading) and in no passage yet. */
-static int add_neighbours(hx_index *ix, hx_passages *ps, hx_passage *p, hx_error *err)
+static int add_neighbours(hx_index *ix, hxi_passages *ps, hxi_passage *p, hx_error *err)
 {
     hx_doc_info d;
     if (hx_index_doc_by_id(ix, p->first->doc_id, &d))
@@ -78,7 +78,7 @@ static int add_neighbours(hx_index *ix, hx_passages *ps, hx_passage *p, hx_error
         if (!inside || taken(ps, p->first->tier, next[side]) || hx_index_chunk(ix, edge[side], &at, NULL) ||
             hx_index_chunk(ix, next[side], &nb, NULL) || strcmp(at.heading, nb.heading))
             continue;
-        int rc = hx_passage_extend(p, &nb, err);
+        int rc = hxi_passage_extend(p, &nb, err);
         if (rc)
             return rc;
     }
@@ -89,7 +89,7 @@ static int add_neighbours(hx_index *ix, hx_passages *ps, hx_passage *p, hx_error
 
 /* "[label] path (lines a-b) title > heading\n" into buf; the title is left out when the heading
  * path starts with it already. Its length. */
-static size_t header(char *buf, size_t cap, size_t label, const hx_passage *p)
+static size_t header(char *buf, size_t cap, size_t label, const hxi_passage *p)
 {
     const char *title = p->first->title, *heading = p->first->heading;
     size_t tl = strlen(title);
@@ -120,18 +120,18 @@ static int context_run(hx_session *s, void *arg, hx_error *err)
 {
     context_call *c = arg;
     hx_context *out = c->out;
-    hx_passages *ps = out->keep;
+    hxi_passages *ps = out->keep;
     const hx_model *m;
-    int rc = hx_passages_build(&out->answer.results, ps, err);
+    int rc = hxi_passages_build(&out->answer.results, ps, err);
     if (!rc)
         rc = counting_model(s, &out->answer, &m, err);
     if (rc)
         return rc;
     if (ps->n && !(out->sources = hx_calloc(ps->n, sizeof *out->sources)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling the context");
-    hx_buf text = {0};
+    hxi_buf text = {0};
     for (size_t i = 0; i < ps->n && out->n_sources < c->q->max_passages; i++) {
-        hx_passage *p = &ps->v[i];
+        hxi_passage *p = &ps->v[i];
         hx_index *ix = tier_reader(s, p->first);
         if (c->q->neighbours && ix && (rc = add_neighbours(ix, ps, p, err)))
             break;
@@ -143,21 +143,21 @@ static int context_run(hx_session *s, void *arg, hx_error *err)
             continue;
         }
         if (text.len)
-            hx_buf_bytes(&text, "\n", 1);
-        hx_buf_bytes(&text, head, hl);
-        hx_buf_bytes(&text, p->text, tl);
-        hx_buf_bytes(&text, "\n", 1);
+            hxi_buf_bytes(&text, "\n", 1);
+        hxi_buf_bytes(&text, head, hl);
+        hxi_buf_bytes(&text, p->text, tl);
+        hxi_buf_bytes(&text, "\n", 1);
         out->tokens += n_tok;
         out->sources[out->n_sources] = (hx_context_source){
             out->n_sources + 1, p->first, p->line_start, p->line_end, p->relevance, n_tok, p->chunk_ids, p->n_ranked,
             p->n_chunks, hx_session_answer_generation(&out->answer, p->first)};
         out->n_sources++;
     }
-    hx_buf_bytes(&text, "", 1);   /* the NUL */
+    hxi_buf_bytes(&text, "", 1);   /* the NUL */
     if (!rc && text.failed)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory assembling the context");
     if (rc) {
-        hx_buf_free(&text);
+        hxi_buf_free(&text);
         return rc;
     }
     out->text = (char *)text.data;
@@ -188,7 +188,7 @@ int hx_session_context(hx_session *s, const hx_context_query *q, hx_context *out
     cq.search.opts.snippets = 0;
     out->max_tokens = budget;
     int rc = session_search(s, &cq.search, "get_context", &out->answer, err);
-    if (!rc && !(out->keep = hx_calloc(1, sizeof(hx_passages))))
+    if (!rc && !(out->keep = hx_calloc(1, sizeof(hxi_passages))))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     context_call c = {&cq, out};
     if (!rc)

@@ -220,8 +220,8 @@ int hx_session_filter_keys(hx_session *s, const hx_read_context *at, hx_key_list
         return rc;
     if (!(out->keys = hx_calloc(HX_FILTER_KEYS_MAX, sizeof *out->keys)))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory listing the filter keys");
-    for (size_t i = 0; !rc && hx_filter_derived_keys[i]; i++)
-        rc = key_add(out, hx_filter_derived_keys[i], err);
+    for (size_t i = 0; !rc && hxi_filter_derived_keys[i]; i++)
+        rc = key_add(out, hxi_filter_derived_keys[i], err);
     for (size_t d = 0; !rc && d < l.n; d++)
         for (size_t k = 0; !rc && k < l.docs[d].n_meta; k++)
             rc = key_add(out, l.docs[d].meta[k].key, err);

@@ -35,10 +35,10 @@ struct hx_session {
 
 /* Connects to the session's registry as its identity's tenant and user (as_login, or no identity:
  * the login role itself), everything within timeout_ms (0: no limit) and connecting within
- * connect_timeout_ms (0: no limit but timeout_ms): hx_registry_connect's answers. */
-struct hx_registry;
+ * connect_timeout_ms (0: no limit but timeout_ms): hxi_registry_connect's answers. */
+struct hxi_registry;
 int session_registry_connect(hx_session *s, bool as_login, int timeout_ms, int connect_timeout_ms,
-                             struct hx_registry **r, hx_error *err);
+                             struct hxi_registry **r, hx_error *err);
 /* The model at precision p (the shared one whatever p, when there is one) into *m. */
 int session_model(hx_session *s, hx_precision p, const hx_model **m, hx_error *err);
 /* The precision queries are embedded at when the index read holds vectors at p. */

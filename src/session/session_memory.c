@@ -25,14 +25,14 @@ static void identity(const hx_session *s, const char **tenant, const char **user
 
 /* Opens the memory file beside the project index; *m NULL (and 0) when reading one that does not
  * exist yet. */
-static int open_memory(hx_session *s, hx_memory **m, unsigned flags, hx_error *err)
+static int open_memory(hx_session *s, hxi_memory **m, unsigned flags, hx_error *err)
 {
     char path[4096];
     hx_error merr = {0};
     *m = NULL;
-    int rc = hx_memory_path(s->db, path, sizeof path, &merr);
+    int rc = hxi_memory_path(s->db, path, sizeof path, &merr);
     if (!rc)
-        rc = hx_memory_open(m, path, flags, &merr);
+        rc = hxi_memory_open(m, path, flags, &merr);
     if (rc == HX_ENOTFOUND && !(flags & HX_STORE_CREATE))
         return 0;
     if (rc == HX_EBUSY)
@@ -113,14 +113,14 @@ int hx_session_record_turn(hx_session *s, const hx_turn *t, hx_turn *out, hx_err
     if (rc)
         return rc;
     in.vec = vec;
-    hx_memory *m = NULL;
+    hxi_memory *m = NULL;
     hx_turn done;
     if ((rc = open_memory(s, &m, HX_STORE_WRITE | HX_STORE_CREATE, err)) ||
-        (rc = hx_memory_record(m, &in, &s->memory_limits, &done, err))) {
-        hx_memory_close(m);
+        (rc = hxi_memory_record(m, &in, &s->memory_limits, &done, err))) {
+        hxi_memory_close(m);
         return rc;
     }
-    hx_memory_close(m);
+    hxi_memory_close(m);
     if (out) {   /* done's strings lie in the closed handle; in's are the caller's and the session's */
         *out = in;
         out->id = done.id;
@@ -139,7 +139,7 @@ void hx_turn_list_free(hx_turn_list *l)
         return;
     free(l->turns);
     free(l->scores);
-    hx_memory_close(l->keep);
+    hxi_memory_close(l->keep);
     memset(l, 0, sizeof *l);
 }
 
@@ -150,14 +150,14 @@ typedef struct {
 } turns_call;
 
 /* The turns of one conversation visible to the session's identity, oldest first. */
-static int session_turns(hx_memory *m, const char *tenant, const char *user, turns_call *c, hx_error *err)
+static int session_turns(hxi_memory *m, const char *tenant, const char *user, turns_call *c, hx_error *err)
 {
-    size_t n = 0, count = hx_memory_count(m);
+    size_t n = 0, count = hxi_memory_count(m);
     if (!(c->out->turns = hx_calloc(count ? count : 1, sizeof *c->out->turns)))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < count; i++) {
-        const hx_turn *t = hx_memory_turn(m, i);
-        if (hx_memory_visible(t, tenant, user) && !strcmp(t->session, c->session_id))
+        const hx_turn *t = hxi_memory_turn(m, i);
+        if (hxi_memory_visible(t, tenant, user) && !strcmp(t->session, c->session_id))
             c->out->turns[n++] = *t;
     }
     c->out->n = n;
@@ -165,23 +165,23 @@ static int session_turns(hx_memory *m, const char *tenant, const char *user, tur
 }
 
 /* The query's best turns visible to the session's identity, with their scores. */
-static int history_turns(hx_session *s, hx_memory *m, const char *tenant, const char *user, turns_call *c,
+static int history_turns(hx_session *s, hxi_memory *m, const char *tenant, const char *user, turns_call *c,
                          hx_error *err)
 {
     const hx_history_query *q = c->q;
     float qvec[HX_EMBED_DIM_MAX];
     int rc = q->mode != HX_MODE_KEYWORD ? embed(s, q->query, strlen(q->query), qvec, err) : 0;
-    hx_memory_hit *hits = NULL;
+    hxi_memory_hit *hits = NULL;
     size_t n = 0;
     if (!rc)
-        rc = hx_memory_search(m, q->mode, q->query, q->mode != HX_MODE_KEYWORD ? qvec : NULL, tenant, user,
-                              q->session_id, q->k ? q->k : HX_HISTORY_K, &hits, &n, err);
+        rc = hxi_memory_search(m, q->mode, q->query, q->mode != HX_MODE_KEYWORD ? qvec : NULL, tenant, user,
+                               q->session_id, q->k ? q->k : HX_HISTORY_K, &hits, &n, err);
     hx_turn_list *out = c->out;
     if (!rc && (!(out->turns = hx_calloc(n ? n : 1, sizeof *out->turns)) ||
                 !(out->scores = hx_calloc(n ? n : 1, sizeof *out->scores))))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     for (size_t i = 0; !rc && i < n; i++) {
-        out->turns[i] = *hx_memory_turn(m, hits[i].turn);
+        out->turns[i] = *hxi_memory_turn(m, hits[i].turn);
         out->scores[i] = (hx_history_score){hits[i].score, hits[i].cosine, hits[i].bm25};
     }
     if (!rc)
@@ -195,7 +195,7 @@ static int turns_run(hx_session *s, void *arg, hx_error *err)
     turns_call *c = arg;
     const char *tenant, *user;
     identity(s, &tenant, &user);
-    hx_memory *m;
+    hxi_memory *m;
     int rc = open_memory(s, &m, HX_STORE_READ, err);
     if (rc || !m)   /* no memory yet: no turns */
         return rc;
@@ -246,7 +246,7 @@ void hx_conversation_list_free(hx_conversation_list *l)
     if (!l)
         return;
     free(l->v);
-    hx_memory_close(l->keep);
+    hxi_memory_close(l->keep);
     memset(l, 0, sizeof *l);
 }
 
@@ -276,12 +276,12 @@ static int sessions_run(hx_session *s, void *arg, hx_error *err)
     hx_conversation_list *out = arg;
     const char *tenant, *user;
     identity(s, &tenant, &user);
-    hx_memory *m;
+    hxi_memory *m;
     int rc = open_memory(s, &m, HX_STORE_READ, err);
     if (rc || !m)
         return rc;
     out->keep = m;
-    size_t count = hx_memory_count(m), nv = 0, nc = 0;
+    size_t count = hxi_memory_count(m), nv = 0, nc = 0;
     const hx_turn **v = hx_malloc(sizeof *v * (count ? count : 1));
     conversation_at *cs = hx_malloc(sizeof *cs * (count ? count : 1));
     if (!v || !cs || !(out->v = hx_calloc(count ? count : 1, sizeof *out->v))) {
@@ -290,8 +290,8 @@ static int sessions_run(hx_session *s, void *arg, hx_error *err)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     }
     for (size_t i = 0; i < count; i++)
-        if (hx_memory_visible(hx_memory_turn(m, i), tenant, user))
-            v[nv++] = hx_memory_turn(m, i);
+        if (hxi_memory_visible(hxi_memory_turn(m, i), tenant, user))
+            v[nv++] = hxi_memory_turn(m, i);
     qsort(v, nv, sizeof *v, by_conversation);
     for (size_t i = 0; i < nv; i++) {
         if (!nc || strcmp(cs[nc - 1].c.session_id, v[i]->session))

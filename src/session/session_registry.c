@@ -17,13 +17,13 @@
 
 /* === Connecting === */
 
-int session_registry_connect(hx_session *s, bool as_login, int timeout_ms, int connect_timeout_ms, hx_registry **r,
+int session_registry_connect(hx_session *s, bool as_login, int timeout_ms, int connect_timeout_ms, hxi_registry **r,
                              hx_error *err)
 {
     bool tenant = s->has_identity && !as_login;
-    hx_registry_opts ro = {s->registry, tenant ? s->tenant : NULL, tenant ? s->user : NULL, timeout_ms,
+    hxi_registry_opts ro = {s->registry, tenant ? s->tenant : NULL, tenant ? s->user : NULL, timeout_ms,
                            connect_timeout_ms};
-    return hx_registry_connect(r, &ro, err);
+    return hxi_registry_connect(r, &ro, err);
 }
 
 int hx_session_registry_init(hx_session *s, int *before, hx_error *err)
@@ -37,11 +37,11 @@ int hx_session_registry_init(hx_session *s, int *before, hx_error *err)
     if (!s->registry)
         return hx_error_set(err, HX_EINVAL, -1, "no registry: name one (hx_session_config.registry or $"
                             HX_REGISTRY_ENV ")");
-    hx_registry *r = NULL;
+    hxi_registry *r = NULL;
     int was = 0, rc = session_registry_connect(s, true, 0, s->connect_timeout_ms, &r, err);
     if (!rc)
-        rc = hx_registry_migrate(r, HX_REGISTRY_SCHEMA_VERSION, &was, err);
-    hx_registry_close(r);
+        rc = hxi_registry_migrate(r, HX_REGISTRY_SCHEMA_VERSION, &was, err);
+    hxi_registry_close(r);
     if (!rc && before)
         *before = was;
     return rc;
@@ -132,14 +132,14 @@ int hx_session_publish(hx_session *s, const hx_publish_request *p, const hx_writ
         rc = hx_error_set(err, HX_EINVAL, -1, "the registry holds fp32 vectors and this session's model is %s",
                           hx_precision_name(hx_model_precision(m)));
     hx_trust *trust = NULL;
-    hx_registry *r = NULL;
+    hxi_registry *r = NULL;
     if (!rc && !(rc = hx_trust_load(&trust, root, err)))
         rc = session_registry_connect(s, false, 0, s->connect_timeout_ms, &r, err);
-    hx_publish_opts po = {root, targets, n, trust, p->allow_unsigned, p->visibility, p->batch,
+    hxi_publish_opts po = {root, targets, n, trust, p->allow_unsigned, p->visibility, p->batch,
                           wo ? wo->progress : NULL, wo ? wo->progress_ctx : NULL};
     if (!rc)
-        rc = hx_publish(r, enc, m, &po, out, err);
-    hx_registry_close(r);
+        rc = hxi_publish(r, enc, m, &po, out, err);
+    hxi_registry_close(r);
     hx_trust_free(trust);
     free(names);
     free(targets);

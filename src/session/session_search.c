@@ -3,7 +3,7 @@
  * query reads and at which commit, the precision its vector is made at (the first tier's; a tier at
  * another precision is not consulted, nor the registry's fp32 under int8), the registry as the
  * farthest tier or alone, and what each tier reports. The searching itself is tiers.c's
- * (hx_tiers_search_registry) and search.c's. */
+ * (hxi_tiers_search_registry) and search.c's. */
 #include "session_internal.h"
 
 #include "alloc.h"
@@ -19,7 +19,7 @@
 /* What an answer keeps for its results to borrow: the registry's list and connection, and the
  * tiers' reasons. */
 typedef struct answer_keep {
-    hx_registry_tier reg;              /* reg.r owned here; reg.res the registry's list */
+    hxi_registry_tier reg;              /* reg.r owned here; reg.res the registry's list */
     bool alone;                        /* source registry: results are reg.res.res itself */
     char why[2][SESSION_WHY];          /* the project's and the user's reasons */
 } answer_keep;
@@ -32,8 +32,8 @@ void hx_session_answer_free(hx_session_answer *a)
     if (!k || !k->alone)
         hx_results_free(&a->results);
     if (k) {
-        hx_registry_results_free(&k->reg.res);
-        hx_registry_close(k->reg.r);
+        hxi_registry_results_free(&k->reg.res);
+        hxi_registry_close(k->reg.r);
         free(k);
     }
     memset(a, 0, sizeof *a);
@@ -161,7 +161,7 @@ static int registry_model_why(hx_session *s, hx_precision p, char *why, size_t c
 static int open_registry(hx_session *s, bool embeds, hx_precision p, const hx_read_context *at, answer_keep *k,
                          hx_error *err)
 {
-    hx_registry_tier *t = &k->reg;
+    hxi_registry_tier *t = &k->reg;
     t->as_of_ns = at->selector == HX_READ_AS_OF ? at->as_of_ns : 0;   /* the registry has no baselines */
     if (embeds && p != HX_PRECISION_FP32)
         return snprintf(t->why, sizeof t->why, "the project index holds %s vectors and the registry fp32 ones",
@@ -209,12 +209,12 @@ static int search_registry_alone(hx_session *s, const hx_session_query *q, hx_se
         rc = hx_encoder_embed(enc, &q->query, &len, 1, vec, err);
     if (rc)
         return rc;
-    hx_registry_query rq = {q->query, embeds ? vec : NULL, o->mode, o->k ? o->k : 10, o->filters, o->n_filters,
+    hxi_registry_query rq = {q->query, embeds ? vec : NULL, o->mode, o->k ? o->k : 10, o->filters, o->n_filters,
                             o->min_score, q->at.selector == HX_READ_AS_OF ? q->at.as_of_ns : 0, o->rank_window};
     hx_error rerr = {0};
     rc = session_registry_connect(s, false, s->registry_timeout_ms, 0, &k->reg.r, &rerr);
     if (!rc)
-        rc = hx_registry_search(k->reg.r, &rq, &k->reg.res, &rerr);
+        rc = hxi_registry_search(k->reg.r, &rq, &k->reg.res, &rerr);
     if (rc == HX_ENOMEM || rc == HX_EINVAL)
         return hx_error_set(err, rc, -1, "%s", rerr.message);
     if (rc) {
@@ -288,7 +288,7 @@ static int search_run(hx_session *s, void *arg, hx_error *err)
         if (q->source == HX_SEARCH_USER && !why[0])
             out->taken = s->user_taken;
     }
-    hx_registry_tier *reg = NULL;
+    hxi_registry_tier *reg = NULL;
     if (q->source == HX_SEARCH_ALL && s->registry && *s->registry) {   /* named: libpq's defaults are asked alone */
         if ((rc = open_registry(s, embeds, session_query_precision(s, p), &q->at, k, err)))
             return rc;
@@ -299,7 +299,7 @@ static int search_run(hx_session *s, void *arg, hx_error *err)
         return rc;
     out->results.group = q->opts.group;
     if ((nt || (reg && reg->r)) &&
-        (rc = hx_tiers_search_registry(tiers, nt, reg, enc, q->query, strlen(q->query), &q->opts, &out->results, err)))
+        (rc = hxi_tiers_search_registry(tiers, nt, reg, enc, q->query, strlen(q->query), &q->opts, &out->results, err)))
         return rc;
     if (reg)
         out->tiers[out->n_tiers++] = (hx_tier_report){HX_TIER_REGISTRY, NULL, !reg->why[0],

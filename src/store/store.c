@@ -109,16 +109,16 @@ int st_sync_dir_of(const char *path, hx_error *err)
     return 0;
 }
 
-void hx_store_ref_put(uint8_t out[HX_STORE_REF_SIZE], hx_store_ref ref)
+void hxi_store_ref_put(uint8_t out[HX_STORE_REF_SIZE], hxi_store_ref ref)
 {
     hxf_put64(out, ref.offset);
     hxf_put64(out + 8, ref.length);
     hxf_put32(out + 16, ref.crc32c);
 }
 
-hx_store_ref hx_store_ref_get(const uint8_t in[HX_STORE_REF_SIZE])
+hxi_store_ref hxi_store_ref_get(const uint8_t in[HX_STORE_REF_SIZE])
 {
-    hx_store_ref r = {hxf_le64(in), hxf_le64(in + 8), hxf_le32(in + 16)};
+    hxi_store_ref r = {hxf_le64(in), hxf_le64(in + 8), hxf_le32(in + 16)};
     return r;
 }
 
@@ -141,7 +141,7 @@ void st_slot_encode(uint8_t b[SLOT_SIZE], const meta *m)
     memcpy(b, slot_magic, 8);
     hxf_put64(b + 8, m->gen);
     hxf_put64(b + 16, (uint64_t)m->ts);
-    hx_store_ref_put(b + 24, m->rec);
+    hxi_store_ref_put(b + 24, m->rec);
     hxf_put64(b + 48, m->committed);
     hxf_put32(b + 60, hxf_crc32c(0, b, 60));
 }
@@ -187,7 +187,7 @@ static int slot_decode(const uint8_t b[SLOT_SIZE], uint64_t off, uint64_t file_s
                             (unsigned long long)off);
     m->gen = hxf_le64(b + 8);
     m->ts = (int64_t)hxf_le64(b + 16);
-    m->rec = hx_store_ref_get(b + 24);
+    m->rec = hxi_store_ref_get(b + 24);
     m->committed = hxf_le64(b + 48);
     if (hxf_le32(b + 44) || hxf_le32(b + 56))
         return hx_error_set(err, HX_EFORMAT, (int64_t)off, "meta slot at %llu has reserved bytes set",
@@ -214,7 +214,7 @@ static int slot_decode(const uint8_t b[SLOT_SIZE], uint64_t off, uint64_t file_s
 }
 
 /* Parses the commit record `ref` of a map of `size` bytes; checks bounds, CRC and every field. */
-static int record_parse(const uint8_t *map, uint64_t size, hx_store_ref ref, record *r, hx_error *err)
+static int record_parse(const uint8_t *map, uint64_t size, hxi_store_ref ref, record *r, hx_error *err)
 {
     int64_t at = (int64_t)ref.offset;
     if (ref.offset < HX_STORE_DATA_START || ref.offset % HX_STORE_ALIGN || ref.length < RECORD_HEAD ||
@@ -231,7 +231,7 @@ static int record_parse(const uint8_t *map, uint64_t size, hx_store_ref ref, rec
     r->self = ref;
     r->gen = hxf_le64(p + 8);
     r->ts = (int64_t)hxf_le64(p + 16);
-    r->prev = hx_store_ref_get(p + 24);
+    r->prev = hxi_store_ref_get(p + 24);
     r->n_blobs = hxf_le32(p + 44);
     r->root_len = hxf_le64(p + 48);
     unsigned name_len = p[56];
@@ -340,7 +340,7 @@ static int roll_forward(int fd, uint64_t size, const meta *m, const uint8_t bad[
     int found = 0;
     for (uint64_t off = st_align_up(m->committed); off <= size && size - off >= RECORD_HEAD; off += HX_STORE_ALIGN) {
         const uint8_t *p = map + off;
-        hx_store_ref prev = hx_store_ref_get(p + 24);
+        hxi_store_ref prev = hxi_store_ref_get(p + 24);
         if (memcmp(p, st_record_magic, 8) || hxf_le64(p + 8) <= m->gen || prev.offset != m->rec.offset ||
             prev.length != m->rec.length || prev.crc32c != m->rec.crc32c)
             continue;
@@ -350,7 +350,7 @@ static int roll_forward(int fd, uint64_t size, const meta *m, const uint8_t bad[
         uint64_t len = RECORD_HEAD + ((root_len + 7) & ~(uint64_t)7) + n * TABLE_ENTRY;
         if (len > size - off)
             continue;
-        hx_store_ref ref = {off, len, hxf_crc32c(0, p, (size_t)len)};
+        hxi_store_ref ref = {off, len, hxf_crc32c(0, p, (size_t)len)};
         record r;
         if (record_parse(map, size, ref, &r, NULL) != 0)
             continue;
@@ -526,7 +526,7 @@ static int open_regular(const char *path, bool write, hx_error *err)
 
 /* Opens the writer's descriptor: locks it and makes sure it is still the file at `path` (a
  * compaction may have renamed a new file over it between open and lock). */
-static int open_locked(hx_store *s, unsigned flags, hx_error *err)
+static int open_locked(hxi_store *s, unsigned flags, hx_error *err)
 {
     for (int attempt = 0; attempt < OPEN_RETRIES; attempt++) {
         hx_error oe;
@@ -578,7 +578,7 @@ char *st_compact_tmp_path(const char *path)
  * when nothing past that commit could be lost (it was rolled forward from its record, or the file
  * ends there); otherwise it refuses unless `recover` says to keep that commit and discard the
  * rest. A compaction file left by a killed compaction is removed: the lock proves none runs. */
-static int writer_settle(hx_store *s, bool recover, hx_error *err)
+static int writer_settle(hxi_store *s, bool recover, hx_error *err)
 {
     health *h = &s->h;
     uint64_t end = s->v.m.committed;
@@ -591,7 +591,7 @@ static int writer_settle(hx_store *s, bool recover, hx_error *err)
         uint8_t slot[SLOT_SIZE];
         st_slot_encode(slot, &s->v.m);
         if (st_pwrite_all(s->fd, slot, SLOT_SIZE, (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + h->bad_slot)) != 0 ||
-            hx_platform_datasync(s->fd) != 0)
+            hxi_platform_datasync(s->fd) != 0)
             return hx_error_set(err, HX_EIO, -1, "cannot repair the meta slot of %s: %s", s->path, strerror(errno));
         h->damaged = false;
     }
@@ -605,14 +605,14 @@ static int writer_settle(hx_store *s, bool recover, hx_error *err)
     return 0;
 }
 
-int hx_store_open(hx_store **out, const char *path, unsigned flags, hx_error *err)
+int hxi_store_open(hxi_store **out, const char *path, unsigned flags, hx_error *err)
 {
     *out = NULL;
     if (!path || (flags & ~(unsigned)(HX_STORE_WRITE | HX_STORE_CREATE | HX_STORE_RECOVER)) ||
         ((flags & (HX_STORE_CREATE | HX_STORE_RECOVER)) && !(flags & HX_STORE_WRITE)))
-        return hx_error_set(err, HX_EINVAL, -1, "bad arguments to hx_store_open");
+        return hx_error_set(err, HX_EINVAL, -1, "bad arguments to hxi_store_open");
     int rc;
-    hx_store *s = hx_calloc(1, sizeof *s);
+    hxi_store *s = hx_calloc(1, sizeof *s);
     if (!s || !(s->path = hx_strdup(path))) {
         free(s);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -644,11 +644,11 @@ int hx_store_open(hx_store **out, const char *path, unsigned flags, hx_error *er
     *out = s;
     return 0;
 err:
-    hx_store_close(s);
+    hxi_store_close(s);
     return rc;
 }
 
-void hx_store_close(hx_store *s)
+void hxi_store_close(hxi_store *s)
 {
     if (!s)
         return;
@@ -667,28 +667,28 @@ void hx_store_close(hx_store *s)
 
 /* === Reading === */
 
-uint64_t hx_store_generation(const hx_store *s)
+uint64_t hxi_store_generation(const hxi_store *s)
 {
     return s->v.m.gen;
 }
 
-int64_t hx_store_timestamp(const hx_store *s)
+int64_t hxi_store_timestamp(const hxi_store *s)
 {
     return s->v.m.rec.offset ? s->v.m.ts : 0;
 }
 
-const char *hx_store_name(const hx_store *s)
+const char *hxi_store_name(const hxi_store *s)
 {
     return s->v.m.rec.offset ? s->v.r.name : "";
 }
 
-void hx_store_root(const hx_store *s, const uint8_t **root, size_t *len)
+void hxi_store_root(const hxi_store *s, const uint8_t **root, size_t *len)
 {
     *root = s->v.m.rec.offset ? s->v.r.root : s->v.map + HX_STORE_DATA_START;
     *len = s->v.m.rec.offset ? (size_t)s->v.r.root_len : 0;
 }
 
-int hx_store_blob(hx_store *s, hx_store_ref ref, const uint8_t **data, hx_error *err)
+int hxi_store_blob(hxi_store *s, hxi_store_ref ref, const uint8_t **data, hx_error *err)
 {
     uint64_t size = s->v.m.committed;
     *data = NULL;
@@ -706,7 +706,7 @@ int hx_store_blob(hx_store *s, hx_store_ref ref, const uint8_t **data, hx_error 
 }
 
 /* Reads `fd` afresh as the file at the handle's path: header, newest commit, identity. */
-static int reload(hx_store *s, int fd, hx_error *err)
+static int reload(hxi_store *s, int fd, hx_error *err)
 {
     struct stat st;
     int64_t created;
@@ -730,7 +730,7 @@ static int reload(hx_store *s, int fd, hx_error *err)
     return 1;
 }
 
-int hx_store_refresh(hx_store *s, hx_error *err)
+int hxi_store_refresh(hxi_store *s, hx_error *err)
 {
     if (s->writer)
         return 0;  /* the writer's own commits update its view as they happen */
@@ -770,7 +770,7 @@ int hx_store_refresh(hx_store *s, hx_error *err)
 static int check_table_entry(const view *v, const record *r, uint32_t i, uint64_t *low, hx_error *err)
 {
     const uint8_t *e = r->table + (size_t)i * TABLE_ENTRY;
-    hx_store_ref b = hx_store_ref_get(e);
+    hxi_store_ref b = hxi_store_ref_get(e);
     if (hxf_le32(e + 20) || b.offset < *low || b.offset % HX_STORE_ALIGN ||
         b.offset > r->self.offset || b.length > r->self.offset - b.offset)
         return hx_error_set(err, HX_EFORMAT, (int64_t)b.offset,
@@ -785,12 +785,12 @@ static int check_table_entry(const view *v, const record *r, uint32_t i, uint64_
     return 0;
 }
 
-const char *hx_store_damage(const hx_store *s)
+const char *hxi_store_damage(const hxi_store *s)
 {
     return s->h.note;
 }
 
-int hx_store_verify(hx_store *s, hx_error *err)
+int hxi_store_verify(hxi_store *s, hx_error *err)
 {
     if (s->h.damaged)
         return hx_error_set(err, s->h.truncated ? HX_ETRUNCATED : HX_ECHECKSUM,
@@ -819,7 +819,7 @@ int hx_store_verify(hx_store *s, hx_error *err)
 /* Walks the chain newest first and stops at the first record for which `stop` says true. */
 typedef bool (*chain_pred)(const record *r, void *arg);
 
-static int chain_find(hx_store *s, chain_pred stop, void *arg, record *found, hx_error *err)
+static int chain_find(hxi_store *s, chain_pred stop, void *arg, record *found, hx_error *err)
 {
     if (!s->v.m.rec.offset)
         return HX_ENOTFOUND;
@@ -861,7 +861,7 @@ static bool stop_name(const record *r, void *arg)
     return strcmp(r->name, *(const char **)arg) == 0;
 }
 
-static void info_of(const record *r, hx_store_info *out)
+static void info_of(const record *r, hxi_store_info *out)
 {
     out->generation = r->gen;
     out->timestamp_ns = r->ts;
@@ -869,14 +869,14 @@ static void info_of(const record *r, hx_store_info *out)
     out->record = r->self;
 }
 
-int hx_store_history(hx_store *s, hx_store_info **out, size_t *n, hx_error *err)
+int hxi_store_history(hxi_store *s, hxi_store_info **out, size_t *n, hx_error *err)
 {
     *out = NULL;
     *n = 0;
     if (!s->v.m.rec.offset)
         return 0;
     size_t cap = 0, count = 0;
-    hx_store_info *list = NULL;
+    hxi_store_info *list = NULL;
     record r = s->v.r;
     int rc;
     for (;;) {
@@ -901,11 +901,11 @@ err:
     return rc;
 }
 
-int hx_store_root_at(hx_store *s, uint64_t generation, const uint8_t **root, size_t *len,
-                     hx_error *err)
+int hxi_store_root_at(hxi_store *s, uint64_t generation, const uint8_t **root, size_t *len,
+                      hx_error *err)
 {
     if (generation == s->v.m.gen) {
-        hx_store_root(s, root, len);
+        hxi_store_root(s, root, len);
         return 0;
     }
     record r;
@@ -920,7 +920,7 @@ int hx_store_root_at(hx_store *s, uint64_t generation, const uint8_t **root, siz
     return 0;
 }
 
-int hx_store_as_of(hx_store *s, int64_t time_ns, hx_store_info *out, hx_error *err)
+int hxi_store_as_of(hxi_store *s, int64_t time_ns, hxi_store_info *out, hx_error *err)
 {
     record r;
     time_walk t = {time_ns, 0};
@@ -939,7 +939,7 @@ int hx_store_as_of(hx_store *s, int64_t time_ns, hx_store_info *out, hx_error *e
     return rc;
 }
 
-int hx_store_find_name(hx_store *s, const char *name, hx_store_info *out, hx_error *err)
+int hxi_store_find_name(hxi_store *s, const char *name, hxi_store_info *out, hx_error *err)
 {
     record r;
     int rc = chain_find(s, stop_name, &name, &r, err);
@@ -984,7 +984,7 @@ static size_t stem_len(const char *name)
     return n >= 4 && !strcmp(name + n - 4, ".hyx") ? n - 4 : n;
 }
 
-bool hx_store_owns_name(const char *store_name, const char *name)
+bool hxi_store_owns_name(const char *store_name, const char *name)
 {
     size_t n = strlen(store_name);
     if (strncmp(name, store_name, n) != 0) {
@@ -996,14 +996,14 @@ bool hx_store_owns_name(const char *store_name, const char *name)
             return false;
         char own[HX_STORE_NAME_MAX * 4];
         snprintf(own, sizeof own, "%.*s", (int)(end + 4 - name), name);
-        return strlen(own) == (size_t)(end + 4 - name) && hx_store_owns_name(own, name);
+        return strlen(own) == (size_t)(end + 4 - name) && hxi_store_owns_name(own, name);
     }
     const char *rest = name + n;
     return !*rest || !strncmp(rest, HX_STORE_TMP_NEW, strlen(HX_STORE_TMP_NEW)) ||
            !strncmp(rest, HX_STORE_TMP_COMPACT, strlen(HX_STORE_TMP_COMPACT));
 }
 
-int hx_store_beside(const char *path, const char *kind, char *buf, size_t cap, hx_error *err)
+int hxi_store_beside(const char *path, const char *kind, char *buf, size_t cap, hx_error *err)
 {
     int w = snprintf(buf, cap, "%.*s.%s.hyx", (int)stem_len(path), path, kind);
     if (w < 0 || (size_t)w >= cap)

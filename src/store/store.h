@@ -35,8 +35,8 @@
  *       60    4 CRC32C of bytes 0..59
  *
  * From offset 12288 on: blobs, each starting on a 64-byte boundary, zero (or hole) padding between.
- * A blob has no header; it is named by a reference {offset, length, CRC32C} (hx_store_ref, encoded
- * in HX_STORE_REF_SIZE bytes by hx_store_ref_put). A commit appends one more blob, its record:
+ * A blob has no header; it is named by a reference {offset, length, CRC32C} (hxi_store_ref, encoded
+ * in HX_STORE_REF_SIZE bytes by hxi_store_ref_put). A commit appends one more blob, its record:
  *   OFFSET SIZE DESCRIPTION
  *        0    8 magic "HXCOMMIT"
  *        8    8 generation
@@ -53,12 +53,12 @@
  *   128+R  24*n blob table: offset u64, length u64, CRC32C u32, reserved u32 zero
  * The record is exactly 128 + R + 24 n bytes (R = r rounded up to 8). The previous-record links
  * form the chain (generations strictly decreasing, offsets strictly decreasing); the blob tables
- * of the chain list every blob in the file, which is what hx_store_verify walks. Commits made
+ * of the chain list every blob in the file, which is what hxi_store_verify walks. Commits made
  * through a file's writer number by one; a compacted file starts with the commits compaction
- * kept, copied oldest first with their own generation, time and name (hx_store_commit_copy), so
+ * kept, copied oldest first with their own generation, time and name (hxi_store_commit_copy), so
  * its chain has gaps where commits were dropped, then its head, one above the old file's.
  *
- * Writes: append blobs (pwrite), append the record, sync its data (hx_platform_datasync), write the
+ * Writes: append blobs (pwrite), append the record, sync its data (hxi_platform_datasync), write the
  * meta slot, sync again.
  * A crash at any byte leaves the previous commit intact. Compaction writes a fresh file
  * "<path>.compact.tmp" and renames it over the old one. Which commits it keeps is the caller's
@@ -73,7 +73,7 @@
  *     damage. When a complete record of the next generation lies past the other slot's committed
  *     length, chains to that slot's record (offset, length, CRC) and every blob of its table lies
  *     between the two and passes its CRC, that record proves the commit: open rolls forward to it.
- * Readers take the newest provable commit and report the damage (hx_store_damage; verify fails).
+ * Readers take the newest provable commit and report the damage (hxi_store_damage; verify fails).
  * A writer rewrites the damaged slot with that commit when nothing past it can be lost (rolled
  * forward, or the file ends at it) -- readers already show that commit, so the writer must build
  * on it -- and otherwise refuses (HX_ECHECKSUM / HX_ETRUNCATED) unless opened with
@@ -92,7 +92,7 @@
 #define HX_STORE_ALIGN 64
 #define HX_STORE_DATA_START (3 * HX_STORE_PAGE)
 #define HX_STORE_NAME_MAX 64
-#define HX_STORE_REF_SIZE 20  /* encoded hx_store_ref: offset u64, length u64, CRC32C u32 */
+#define HX_STORE_REF_SIZE 20  /* encoded hxi_store_ref: offset u64, length u64, CRC32C u32 */
 
 enum {
     HX_STORE_READ = 0,    /* reader: maps the file read-only, takes no lock */
@@ -103,23 +103,23 @@ enum {
 };
 
 /* A blob in the file. */
-typedef struct hx_store_ref {
+typedef struct hxi_store_ref {
     uint64_t offset;
     uint64_t length;
     uint32_t crc32c;
-} hx_store_ref;
+} hxi_store_ref;
 
 /* One entry of the chain of commits. */
-typedef struct hx_store_info {
+typedef struct hxi_store_info {
     uint64_t generation;
     int64_t timestamp_ns;                 /* unix nanoseconds */
     char name[HX_STORE_NAME_MAX + 1];     /* NUL-terminated, "" when unnamed */
-    hx_store_ref record;                  /* where the commit record lies */
-} hx_store_info;
+    hxi_store_ref record;                  /* where the commit record lies */
+} hxi_store_info;
 
 /* A handle on one index file: a reader or the writer. Not thread-safe: one thread at a time per
- * handle (open one reader per thread). Caller frees with hx_store_close. */
-typedef struct hx_store hx_store;
+ * handle (open one reader per thread). Caller frees with hxi_store_close. */
+typedef struct hxi_store hxi_store;
 
 /* Opens `path` with HX_STORE_* flags and takes the newest provable commit (see "Damage" above).
  * Anything but a regular file is refused with HX_EFORMAT, without blocking (a FIFO). A writer
@@ -129,27 +129,27 @@ typedef struct hx_store hx_store;
  * offset. A missing file without HX_STORE_CREATE gives HX_ENOTFOUND. Creation is atomic (written
  * beside the path, then linked into place), so a crash while creating leaves no file or an empty
  * store, plus at worst a stray "<path>.new-*" file. */
-int hx_store_open(hx_store **out, const char *path, unsigned flags, hx_error *err);
-void hx_store_close(hx_store *s);  /* NULL is fine; an open transaction is aborted */
+int hxi_store_open(hxi_store **out, const char *path, unsigned flags, hx_error *err);
+void hxi_store_close(hxi_store *s);  /* NULL is fine; an open transaction is aborted */
 
 /* The current commit. 0 / 0 / "" for the empty store of a new file. */
-uint64_t hx_store_generation(const hx_store *s);
-int64_t hx_store_timestamp(const hx_store *s);
-const char *hx_store_name(const hx_store *s);  /* borrowed until the next refresh/commit/close */
+uint64_t hxi_store_generation(const hxi_store *s);
+int64_t hxi_store_timestamp(const hxi_store *s);
+const char *hxi_store_name(const hxi_store *s);  /* borrowed until the next refresh/commit/close */
 
 /* Root bytes of the current commit (len 0 for generation 0). *root points into the map: borrowed
- * until the next hx_store_refresh, hx_store_commit or hx_store_close on this handle. Root bytes
+ * until the next hxi_store_refresh, hxi_store_commit or hxi_store_close on this handle. Root bytes
  * start on a 64-byte boundary of the file. */
-void hx_store_root(const hx_store *s, const uint8_t **root, size_t *len);
+void hxi_store_root(const hxi_store *s, const uint8_t **root, size_t *len);
 
 /* Checks that `ref` lies inside the committed part of the file and that its checksum matches
  * (every call computes the checksum: call once per blob and keep the pointer), then points *data
- * at its bytes in the map, borrowed like hx_store_root. */
-int hx_store_blob(hx_store *s, hx_store_ref ref, const uint8_t **data, hx_error *err);
+ * at its bytes in the map, borrowed like hxi_store_root. */
+int hxi_store_blob(hxi_store *s, hxi_store_ref ref, const uint8_t **data, hx_error *err);
 
 /* What open (or the last refresh) found damaged and which commit it took instead, or "" when the
  * file was sound; for a writer, what it repaired. Borrowed until the next refresh or close. */
-const char *hx_store_damage(const hx_store *s);
+const char *hxi_store_damage(const hxi_store *s);
 
 /* Picks up commits made since open or the last refresh: re-reads the meta slots, follows a file
  * renamed over the path (compaction), reads afresh a file overwritten in place (new creation time
@@ -157,60 +157,60 @@ const char *hx_store_damage(const hx_store *s);
  * sees a different commit (all borrowed pointers are then invalid), 0 when nothing changed (they
  * stay valid), or a negative code (the handle keeps its previous view). A writer's view is always
  * current, so for a writer it returns 0. */
-int hx_store_refresh(hx_store *s, hx_error *err);
+int hxi_store_refresh(hxi_store *s, hx_error *err);
 
-/* Fails with the damage open found (hx_store_damage) while the file still holds it; then walks
+/* Fails with the damage open found (hxi_store_damage) while the file still holds it; then walks
  * the chain from the current commit: checks every commit record and the checksum of every blob
  * each one lists. Reports the first failure with its file offset in err->offset. */
-int hx_store_verify(hx_store *s, hx_error *err);
+int hxi_store_verify(hxi_store *s, hx_error *err);
 
 /* === Generations === */
 
 /* The chain, newest first, from the current commit back to the first commit of this file (the
  * empty generation 0 is not listed). Caller frees *out with free(). */
-int hx_store_history(hx_store *s, hx_store_info **out, size_t *n, hx_error *err);
+int hxi_store_history(hxi_store *s, hxi_store_info **out, size_t *n, hx_error *err);
 
 /* Root bytes of an older (or the current) generation still in the chain; HX_ENOTFOUND when it was
- * compacted away or never existed. Borrowed like hx_store_root. */
-int hx_store_root_at(hx_store *s, uint64_t generation, const uint8_t **root, size_t *len,
-                     hx_error *err);
+ * compacted away or never existed. Borrowed like hxi_store_root. */
+int hxi_store_root_at(hxi_store *s, uint64_t generation, const uint8_t **root, size_t *len,
+                      hx_error *err);
 
 /* as_of: the newest commit committed at or before `time_ns` (unix nanoseconds), into *out;
  * HX_ENOTFOUND when the chain holds none that old, or when compaction dropped commits right after
  * the one found (one of them may have been the newest at that time). */
-int hx_store_as_of(hx_store *s, int64_t time_ns, hx_store_info *out, hx_error *err);
+int hxi_store_as_of(hxi_store *s, int64_t time_ns, hxi_store_info *out, hx_error *err);
 
 /* Named baselines: the newest commit of the chain with this name, into *out. */
-int hx_store_find_name(hx_store *s, const char *name, hx_store_info *out, hx_error *err);
+int hxi_store_find_name(hxi_store *s, const char *name, hxi_store_info *out, hx_error *err);
 
 /* === Writing (HX_STORE_WRITE handles only) === */
 
 /* Appends len bytes (copied; any len, 0 included) on a 64-byte boundary and fills *ref. The blob
- * becomes readable once committed. Errors are sticky until hx_store_abort. */
-int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref, hx_error *err);
+ * becomes readable once committed. Errors are sticky until hxi_store_abort. */
+int hxi_store_append(hxi_store *w, const void *data, size_t len, hxi_store_ref *ref, hx_error *err);
 
 /* Commits the transaction: root (len bytes, copied; may be NULL when len is 0) and an optional
  * name (NULL or "" = unnamed, at most HX_STORE_NAME_MAX bytes, no NUL). Generation + 1. Once it
- * returns 0 the commit is durable. On error nothing new is visible; call hx_store_abort. */
-int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name, hx_error *err);
+ * returns 0 the commit is durable. On error nothing new is visible; call hxi_store_abort. */
+int hxi_store_commit(hxi_store *w, const void *root, size_t len, const char *name, hx_error *err);
 
 /* Drops everything appended since the last commit and clears a sticky error. Fails (and the
  * handle stays unusable for writing: close and reopen) when the I/O error came from the meta
  * write itself, whose outcome is unknown. */
-int hx_store_abort(hx_store *w, hx_error *err);
+int hxi_store_abort(hxi_store *w, hx_error *err);
 
 /* Compaction, step 1: creates a writer *out on "<path>.compact.tmp" (a stale one is removed),
- * empty. The caller may first copy older commits it keeps (hx_store_commit_copy), then appends
- * what is still live (reading it through w) and commits the head with hx_store_commit, which
- * gets generation hx_store_generation(w) + 1. Caller owns *out; closing it without a successful
- * hx_store_compact_finish removes the file. */
-int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err);
+ * empty. The caller may first copy older commits it keeps (hxi_store_commit_copy), then appends
+ * what is still live (reading it through w) and commits the head with hxi_store_commit, which
+ * gets generation hxi_store_generation(w) + 1. Caller owns *out; closing it without a successful
+ * hxi_store_compact_finish removes the file. */
+int hxi_store_compact_begin(hxi_store *w, hxi_store **out, hx_error *err);
 
 /* Compaction, step 1b: commits the blobs appended to c since its last commit with `root` (len
  * bytes, copied) as a copy of an older commit `as` of the old file: its generation, time and name.
  * Copies go oldest first, each above c's last generation and below the head; anything else is
  * HX_EINVAL. */
-int hx_store_commit_copy(hx_store *c, const void *root, size_t len, const hx_store_info *as, hx_error *err);
+int hxi_store_commit_copy(hxi_store *c, const void *root, size_t len, const hxi_store_info *as, hx_error *err);
 
 /* Step 2: c must have committed its head. Syncs c's file, renames it over w's path and syncs the folder.
  * On success *w is closed and replaced by c, which is now the writer of the path; readers that
@@ -218,7 +218,7 @@ int hx_store_commit_copy(hx_store *c, const void *root, size_t len, const hx_sto
  * open and unchanged (the caller still owns c). Failure is only possible before the rename: the
  * folder sync after it is best effort, since a power loss that undid the rename would bring back
  * the old file, which holds the same content one generation earlier. */
-int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err);
+int hxi_store_compact_finish(hxi_store **w, hxi_store *c, hx_error *err);
 
 /* === Files beside the store === */
 
@@ -229,17 +229,17 @@ int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err);
 #define HX_STORE_TMP_COMPACT ".compact.tmp"
 
 /* True when `name`, a file name in the store's folder, is the store whose file name is
- * `store_name`, one of its temporary files, or a file beside it (hx_store_beside) or one of
+ * `store_name`, one of its temporary files, or a file beside it (hxi_store_beside) or one of
  * theirs: a walk of the folder skips these. */
-bool hx_store_owns_name(const char *store_name, const char *name);
+bool hxi_store_owns_name(const char *store_name, const char *name);
 
 /* The file beside the store at `path` that holds `kind` (conversation memory, statistics):
  * "<path minus .hyx>.<kind>.hyx", e.g. ".hyrax/index.memory.hyx". HX_ERANGE when it does not fit. */
-int hx_store_beside(const char *path, const char *kind, char *buf, size_t cap, hx_error *err);
+int hxi_store_beside(const char *path, const char *kind, char *buf, size_t cap, hx_error *err);
 
 /* === References inside roots === */
 
-void hx_store_ref_put(uint8_t out[HX_STORE_REF_SIZE], hx_store_ref ref);
-hx_store_ref hx_store_ref_get(const uint8_t in[HX_STORE_REF_SIZE]);
+void hxi_store_ref_put(uint8_t out[HX_STORE_REF_SIZE], hxi_store_ref ref);
+hxi_store_ref hxi_store_ref_get(const uint8_t in[HX_STORE_REF_SIZE]);
 
 #endif

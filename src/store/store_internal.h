@@ -24,16 +24,16 @@
 typedef struct meta {
     uint64_t gen;
     int64_t ts;
-    hx_store_ref rec;        /* offset 0: generation without a record (empty store) */
+    hxi_store_ref rec;        /* offset 0: generation without a record (empty store) */
     uint64_t committed;
 } meta;
 
 /* A decoded commit record; pointers borrowed from the map it was parsed from. */
 typedef struct record {
-    hx_store_ref self;
+    hxi_store_ref self;
     uint64_t gen;
     int64_t ts;
-    hx_store_ref prev;       /* offset 0: none */
+    hxi_store_ref prev;       /* offset 0: none */
     uint32_t n_blobs;
     const uint8_t *root;
     uint64_t root_len;
@@ -61,7 +61,7 @@ typedef struct health {
     char note[sizeof ((hx_error *)0)->message];   /* what is damaged and what was taken, or "" */
 } health;
 
-struct hx_store {
+struct hxi_store {
     char *path;              /* owned */
     int fd;
     bool writer;

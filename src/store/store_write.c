@@ -18,9 +18,9 @@
 
 /* Records a failure as the transaction's sticky error (code and message) and, when err is not
  * NULL, reports it there too; returns code. Every failure of a write goes through here. */
-static int stick(hx_store *w, hx_error *err, int code, int64_t offset, const char *fmt, ...)
+static int stick(hxi_store *w, hx_error *err, int code, int64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-static int stick(hx_store *w, hx_error *err, int code, int64_t offset, const char *fmt, ...)
+static int stick(hxi_store *w, hx_error *err, int code, int64_t offset, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -31,12 +31,12 @@ static int stick(hx_store *w, hx_error *err, int code, int64_t offset, const cha
 }
 
 /* stick() for a failed system call: the message names the file and errno. */
-static int fail(hx_store *w, hx_error *err, int code, const char *what)
+static int fail(hxi_store *w, hx_error *err, int code, const char *what)
 {
     return stick(w, err, code, -1, "%s %s: %s", what, w->path, strerror(errno));
 }
 
-static int writable(hx_store *w, hx_error *err)
+static int writable(hxi_store *w, hx_error *err)
 {
     if (!w->writer)
         return hx_error_set(err, HX_EPERM, -1, "%s is open read-only", w->path);
@@ -45,7 +45,7 @@ static int writable(hx_store *w, hx_error *err)
     return 0;
 }
 
-int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref, hx_error *err)
+int hxi_store_append(hxi_store *w, const void *data, size_t len, hxi_store_ref *ref, hx_error *err)
 {
     int rc = writable(w, err);
     if (rc)
@@ -62,15 +62,15 @@ int hx_store_append(hx_store *w, const void *data, size_t len, hx_store_ref *ref
     ref->length = len;
     ref->crc32c = len ? st_blob_crc32c(data, len) : 0;
     uint8_t *e = w->table + w->n_blobs * TABLE_ENTRY;
-    hx_store_ref_put(e, *ref);
+    hxi_store_ref_put(e, *ref);
     hxf_put32(e + 20, 0);
     w->n_blobs++;
     w->pos = off + len;
     return 0;
 }
 
-/* Commits the transaction as generation `gen` at time `ts` (hx_store_commit, hx_store_commit_copy). */
-static int commit_as(hx_store *w, const void *root, size_t len, const char *name, uint64_t gen, int64_t ts,
+/* Commits the transaction as generation `gen` at time `ts` (hxi_store_commit, hxi_store_commit_copy). */
+static int commit_as(hxi_store *w, const void *root, size_t len, const char *name, uint64_t gen, int64_t ts,
                      hx_error *err)
 {
     int rc = writable(w, err);
@@ -94,7 +94,7 @@ static int commit_as(hx_store *w, const void *root, size_t len, const char *name
     hxf_put64(rec + 8, m.gen);
     hxf_put64(rec + 16, (uint64_t)m.ts);
     if (w->v.m.rec.offset) {
-        hx_store_ref_put(rec + 24, w->v.m.rec);
+        hxi_store_ref_put(rec + 24, w->v.m.rec);
     }
     hxf_put32(rec + 44, (uint32_t)w->n_blobs);
     hxf_put64(rec + 48, (uint64_t)len);
@@ -106,7 +106,7 @@ static int commit_as(hx_store *w, const void *root, size_t len, const char *name
     if (w->n_blobs)
         memcpy(rec + RECORD_HEAD + padded, w->table, w->n_blobs * TABLE_ENTRY);
     m.rec.crc32c = hxf_crc32c(0, rec, (size_t)rec_len);
-    if (st_pwrite_all(w->fd, rec, (size_t)rec_len, off) != 0 || hx_platform_datasync(w->fd) != 0) {
+    if (st_pwrite_all(w->fd, rec, (size_t)rec_len, off) != 0 || hxi_platform_datasync(w->fd) != 0) {
         rc = fail(w, err, HX_EIO, "cannot write the commit record to");
         free(rec);
         return rc;
@@ -118,7 +118,7 @@ static int commit_as(hx_store *w, const void *root, size_t len, const char *name
     int target = 1 - w->v.slot;
     st_slot_encode(slot, &m);
     if (st_pwrite_all(w->fd, slot, SLOT_SIZE, (uint64_t)HX_STORE_PAGE * (uint64_t)(1 + target)) != 0 ||
-        hx_platform_datasync(w->fd) != 0) {
+        hxi_platform_datasync(w->fd) != 0) {
         w->fatal = true;
         return fail(w, err, HX_EIO, "cannot write the meta slot of");
     }
@@ -136,7 +136,7 @@ static int commit_as(hx_store *w, const void *root, size_t len, const char *name
     return 0;
 }
 
-int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name, hx_error *err)
+int hxi_store_commit(hxi_store *w, const void *root, size_t len, const char *name, hx_error *err)
 {
     if (w->v.m.gen == UINT64_MAX)
         return hx_error_set(err, HX_ERANGE, -1, "%s has used up its generation numbers", w->path);
@@ -144,7 +144,7 @@ int hx_store_commit(hx_store *w, const void *root, size_t len, const char *name,
     return commit_as(w, root, len, name, gen < w->compact_head ? w->compact_head : gen, st_now_ns(), err);
 }
 
-int hx_store_commit_copy(hx_store *c, const void *root, size_t len, const hx_store_info *as, hx_error *err)
+int hxi_store_commit_copy(hxi_store *c, const void *root, size_t len, const hxi_store_info *as, hx_error *err)
 {
     if (!c->compact_tmp || as->generation <= c->v.m.gen || as->generation >= c->compact_head)
         return hx_error_set(err, HX_EINVAL, -1, "a copied commit goes into a compaction file, oldest first, below "
@@ -153,7 +153,7 @@ int hx_store_commit_copy(hx_store *c, const void *root, size_t len, const hx_sto
     return commit_as(c, root, len, as->name, as->generation, as->timestamp_ns, err);
 }
 
-int hx_store_abort(hx_store *w, hx_error *err)
+int hxi_store_abort(hxi_store *w, hx_error *err)
 {
     if (!w->writer)
         return hx_error_set(err, HX_EPERM, -1, "%s is open read-only", w->path);
@@ -170,7 +170,7 @@ int hx_store_abort(hx_store *w, hx_error *err)
 
 /* === Compaction === */
 
-int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err)
+int hxi_store_compact_begin(hxi_store *w, hxi_store **out, hx_error *err)
 {
     *out = NULL;
     int rc = writable(w, err);
@@ -190,7 +190,7 @@ int hx_store_compact_begin(hx_store *w, hx_store **out, hx_error *err)
         goto err;
     }
     rc = st_create_file(tmp, 0, err);
-    if (rc == 0 && (rc = hx_store_open(out, tmp, HX_STORE_WRITE, err)) != 0)
+    if (rc == 0 && (rc = hxi_store_open(out, tmp, HX_STORE_WRITE, err)) != 0)
         unlink(tmp);
     if (rc == 0) {
         (*out)->compact_tmp = true;
@@ -201,7 +201,7 @@ err:
     return rc;
 }
 
-int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err)
+int hxi_store_compact_finish(hxi_store **w, hxi_store *c, hx_error *err)
 {
     if (!(*w)->writer || !c->writer || !c->compact_tmp || c->error || c->pos != c->v.m.committed ||
         c->v.m.gen != c->compact_head)
@@ -219,7 +219,7 @@ int hx_store_compact_finish(hx_store **w, hx_store *c, hx_error *err)
     free(c->path);
     c->path = path;
     c->compact_tmp = false;
-    hx_store_close(*w);
+    hxi_store_close(*w);
     *w = c;
     /* Past the rename there is no going back, so this step cannot fail the call (store.h). */
     st_sync_dir_of(path, NULL);

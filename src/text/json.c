@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct hx_json_val {
+struct hxi_json_val {
     int type;        /* HX_JSON_* */
     size_t n;        /* elements/members of a container, bytes of a string/number, 0/1 of a bool */
     size_t span;     /* values in the subtree, this one included (1 for scalars) */
@@ -24,8 +24,8 @@ struct hx_json_val {
     size_t off;      /* byte offset in the parsed text */
 };
 
-struct hx_json_doc {
-    hx_json_val *vals;  /* owned; vals[0] is the root */
+struct hxi_json_doc {
+    hxi_json_val *vals;  /* owned; vals[0] is the root */
     size_t n_vals;
     char text[];        /* string arena */
 };
@@ -140,14 +140,14 @@ static const char *number_scan(const char *p, size_t len, size_t pos, size_t *en
 typedef struct parser {
     const char *p;        /* input, borrowed for the call */
     size_t len, pos;
-    hx_json_val *vals;    /* grows; indices, not pointers, are kept across pushes */
+    hxi_json_val *vals;    /* grows; indices, not pointers, are kept across pushes */
     size_t n, cap, max_values;
     char *arena;          /* the document's text arena */
     size_t arena_len;
     size_t *stack;        /* indices of open containers */
     size_t stack_cap;
     int depth, max_depth;
-    const hx_json_val **keys;  /* scratch for the duplicate-key check */
+    const hxi_json_val **keys;  /* scratch for the duplicate-key check */
     size_t keys_cap;
     hx_error *err;
 } parser;
@@ -175,7 +175,7 @@ static int push_val(parser *ps, int type, int member)
         return perr(ps, HX_ERANGE, ps->pos, "too many values");
     if (hx_grow((void **)&ps->vals, &ps->cap, ps->n + 1, sizeof *ps->vals, NULL))
         return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
-    hx_json_val *v = &ps->vals[ps->n++];
+    hxi_json_val *v = &ps->vals[ps->n++];
     memset(v, 0, sizeof *v);
     v->type = type;
     v->span = 1;
@@ -271,7 +271,7 @@ static int parse_string(parser *ps, int member)
         o += utf8_put(cp, o);
     }
     *o = '\0';
-    hx_json_val *v = &ps->vals[idx];
+    hxi_json_val *v = &ps->vals[idx];
     v->s = out;
     v->n = (size_t)(o - out);
     ps->arena_len += v->n + 1;
@@ -288,7 +288,7 @@ static int parse_number(parser *ps)
     int rc = push_val(ps, HX_JSON_NUMBER, 1);
     if (rc)
         return rc;
-    hx_json_val *v = &ps->vals[ps->n - 1];
+    hxi_json_val *v = &ps->vals[ps->n - 1];
     v->n = end - ps->pos;
     v->s = ps->arena + ps->arena_len;
     memcpy(ps->arena + ps->arena_len, ps->p + ps->pos, v->n);
@@ -313,7 +313,7 @@ static int parse_literal(parser *ps, const char *word, int type, size_t b)
 
 static int key_cmp(const void *a, const void *b)
 {
-    const hx_json_val *x = *(const hx_json_val *const *)a, *y = *(const hx_json_val *const *)b;
+    const hxi_json_val *x = *(const hxi_json_val *const *)a, *y = *(const hxi_json_val *const *)b;
     if (x->n != y->n)
         return x->n < y->n ? -1 : 1;
     int c = memcmp(x->s, y->s, x->n);
@@ -322,7 +322,7 @@ static int key_cmp(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
-static int same_key(const hx_json_val *x, const hx_json_val *y)
+static int same_key(const hxi_json_val *x, const hxi_json_val *y)
 {
     return x->n == y->n && memcmp(x->s, y->s, x->n) == 0;
 }
@@ -337,13 +337,13 @@ static int check_dup_keys(parser *ps, size_t obj)
     if (members > ps->keys_cap) {
         if (members > SIZE_MAX / sizeof *ps->keys)
             return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
-        const hx_json_val **k = hx_realloc(ps->keys, members * sizeof *k);
+        const hxi_json_val **k = hx_realloc(ps->keys, members * sizeof *k);
         if (!k)
             return perr(ps, HX_ENOMEM, ps->pos, "out of memory");
         ps->keys = k;
         ps->keys_cap = members;
     }
-    const hx_json_val *v = &ps->vals[obj + 1];
+    const hxi_json_val *v = &ps->vals[obj + 1];
     for (size_t i = 0; i < members; i++) {
         ps->keys[i] = v;
         v = v + 1 + v[1].span;
@@ -481,19 +481,19 @@ static int parse_all(parser *ps)
     }
 }
 
-int hx_json_parse(hx_json_doc **out, const char *text, size_t len, const hx_json_limits *lim,
-                  hx_error *err)
+int hxi_json_parse(hxi_json_doc **out, const char *text, size_t len, const hxi_json_limits *lim,
+                   hx_error *err)
 {
     if (!out || (!text && len))
-        return hx_error_set(err, HX_EINVAL, -1, "hx_json_parse: NULL argument");
+        return hx_error_set(err, HX_EINVAL, -1, "hxi_json_parse: NULL argument");
     *out = NULL;
     size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : HX_JSON_MAX_BYTES;
     if (len > max_bytes)
         return hx_error_set(err, HX_ERANGE, (int64_t)max_bytes,
                             "JSON text of %zu bytes exceeds the limit of %zu", len, max_bytes);
-    if (len > SIZE_MAX - sizeof(hx_json_doc) - 1)
+    if (len > SIZE_MAX - sizeof(hxi_json_doc) - 1)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
-    hx_json_doc *doc = hx_malloc(sizeof *doc + len + 1);
+    hxi_json_doc *doc = hx_malloc(sizeof *doc + len + 1);
     if (!doc)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     parser ps = {
@@ -518,7 +518,7 @@ int hx_json_parse(hx_json_doc **out, const char *text, size_t len, const hx_json
     return 0;
 }
 
-void hx_json_doc_free(hx_json_doc *doc)
+void hxi_json_doc_free(hxi_json_doc *doc)
 {
     if (doc) {
         free(doc->vals);
@@ -528,18 +528,18 @@ void hx_json_doc_free(hx_json_doc *doc)
 
 /* === Accessors === */
 
-const hx_json_val *hx_json_doc_root(const hx_json_doc *doc) { return doc ? doc->vals : NULL; }
+const hxi_json_val *hxi_json_doc_root(const hxi_json_doc *doc) { return doc ? doc->vals : NULL; }
 
-int hx_json_type_of(const hx_json_val *v) { return v ? v->type : 0; }
+int hxi_json_type_of(const hxi_json_val *v) { return v ? v->type : 0; }
 
-int64_t hx_json_offset(const hx_json_val *v) { return v ? (int64_t)v->off : -1; }
+int64_t hxi_json_offset(const hxi_json_val *v) { return v ? (int64_t)v->off : -1; }
 
-size_t hx_json_len(const hx_json_val *v)
+size_t hxi_json_len(const hxi_json_val *v)
 {
     return v && v->type != HX_JSON_BOOL && v->type != HX_JSON_NULL ? v->n : 0;
 }
 
-const char *hx_json_str(const hx_json_val *v, size_t *len)
+const char *hxi_json_str(const hxi_json_val *v, size_t *len)
 {
     if (!v || v->type != HX_JSON_STRING)
         return NULL;
@@ -548,7 +548,7 @@ const char *hx_json_str(const hx_json_val *v, size_t *len)
     return v->s;
 }
 
-const char *hx_json_num_text(const hx_json_val *v, size_t *len)
+const char *hxi_json_num_text(const hxi_json_val *v, size_t *len)
 {
     if (!v || v->type != HX_JSON_NUMBER)
         return NULL;
@@ -557,13 +557,13 @@ const char *hx_json_num_text(const hx_json_val *v, size_t *len)
     return v->s;
 }
 
-int hx_json_bool(const hx_json_val *v)
+int hxi_json_bool(const hxi_json_val *v)
 {
     return v && v->type == HX_JSON_BOOL ? (int)v->n : -1;
 }
 
 /* Exact: the value is digits x 10^exp; it is whole when no nonzero digit falls after the point. */
-int hx_json_num_int64(const hx_json_val *v, int64_t *out, hx_error *err)
+int hxi_json_num_int64(const hxi_json_val *v, int64_t *out, hx_error *err)
 {
     if (!v || v->type != HX_JSON_NUMBER || !out)
         return hx_error_set(err, HX_EINVAL, -1, "not a number");
@@ -630,7 +630,7 @@ range:
                         v->s);
 }
 
-int hx_json_num_double(const hx_json_val *v, double *out, hx_error *err)
+int hxi_json_num_double(const hxi_json_val *v, double *out, hx_error *err)
 {
     if (!v || v->type != HX_JSON_NUMBER || !out)
         return hx_error_set(err, HX_EINVAL, -1, "not a number");
@@ -642,11 +642,11 @@ int hx_json_num_double(const hx_json_val *v, double *out, hx_error *err)
     return 0;
 }
 
-const hx_json_val *hx_json_obj_getn(const hx_json_val *obj, const char *key, size_t key_len)
+const hxi_json_val *hxi_json_obj_getn(const hxi_json_val *obj, const char *key, size_t key_len)
 {
     if (!obj || obj->type != HX_JSON_OBJECT || (!key && key_len))
         return NULL;
-    const hx_json_val *k = obj + 1;
+    const hxi_json_val *k = obj + 1;
     for (size_t i = 0; i < obj->n; i++) {
         if (k->n == key_len && memcmp(k->s, key, key_len) == 0)
             return k + 1;
@@ -655,22 +655,22 @@ const hx_json_val *hx_json_obj_getn(const hx_json_val *obj, const char *key, siz
     return NULL;
 }
 
-const hx_json_val *hx_json_obj_get(const hx_json_val *obj, const char *key)
+const hxi_json_val *hxi_json_obj_get(const hxi_json_val *obj, const char *key)
 {
-    return key ? hx_json_obj_getn(obj, key, strlen(key)) : NULL;
+    return key ? hxi_json_obj_getn(obj, key, strlen(key)) : NULL;
 }
 
-const hx_json_val *hx_json_arr_get(const hx_json_val *arr, size_t i)
+const hxi_json_val *hxi_json_arr_get(const hxi_json_val *arr, size_t i)
 {
     if (!arr || arr->type != HX_JSON_ARRAY || i >= arr->n)
         return NULL;
-    const hx_json_val *v = arr + 1;
+    const hxi_json_val *v = arr + 1;
     while (i--)
         v += v->span;
     return v;
 }
 
-void hx_json_iter_init(hx_json_iter *it, const hx_json_val *c)
+void hxi_json_iter_init(hxi_json_iter *it, const hxi_json_val *c)
 {
     int container = c && (c->type == HX_JSON_ARRAY || c->type == HX_JSON_OBJECT);
     it->next = container ? c + 1 : NULL;
@@ -678,12 +678,12 @@ void hx_json_iter_init(hx_json_iter *it, const hx_json_val *c)
     it->is_object = container && c->type == HX_JSON_OBJECT;
 }
 
-int hx_json_iter_next(hx_json_iter *it, const hx_json_val **key, const hx_json_val **val)
+int hxi_json_iter_next(hxi_json_iter *it, const hxi_json_val **key, const hxi_json_val **val)
 {
     if (!it->left)
         return 0;
     it->left--;
-    const hx_json_val *k = NULL, *v = it->next;
+    const hxi_json_val *k = NULL, *v = it->next;
     if (it->is_object) {
         k = v;
         v = v + 1;
@@ -696,7 +696,7 @@ int hx_json_iter_next(hx_json_iter *it, const hx_json_val **key, const hx_json_v
     return 1;
 }
 
-int hx_json_equal(const hx_json_val *a, const hx_json_val *b)
+int hxi_json_equal(const hxi_json_val *a, const hxi_json_val *b)
 {
     if (!a || !b)
         return a == b;
@@ -714,7 +714,7 @@ int hx_json_equal(const hx_json_val *a, const hx_json_val *b)
         if (a->span != b->span)
             return 0;
         for (size_t i = 1; i < a->span; i++) {
-            const hx_json_val *x = a + i, *y = b + i;
+            const hxi_json_val *x = a + i, *y = b + i;
             if (x->type != y->type || x->n != y->n || x->span != y->span)
                 return 0;
             if ((x->type == HX_JSON_STRING || x->type == HX_JSON_NUMBER) &&
@@ -727,31 +727,31 @@ int hx_json_equal(const hx_json_val *a, const hx_json_val *b)
 
 /* === Writer === */
 
-void hx_json_writer_init(hx_json_writer *w)
+void hxi_json_writer_init(hxi_json_writer *w)
 {
     memset(w, 0, sizeof *w);
 }
 
-void hx_json_writer_free(hx_json_writer *w)
+void hxi_json_writer_free(hxi_json_writer *w)
 {
     if (w) {
         free(w->buf);
-        hx_json_writer_init(w);
+        hxi_json_writer_init(w);
     }
 }
 
-void hx_json_writer_reset(hx_json_writer *w)
+void hxi_json_writer_reset(hxi_json_writer *w)
 {
     char *buf = w->buf;
     size_t cap = w->cap;
-    hx_json_writer_init(w);
+    hxi_json_writer_init(w);
     w->buf = buf;
     w->cap = cap;
     if (buf)
         buf[0] = '\0';
 }
 
-int hx_json_writer_finish(const hx_json_writer *w, hx_error *err)
+int hxi_json_writer_finish(const hxi_json_writer *w, hx_error *err)
 {
     if (w->status)
         return hx_error_set(err, w->status, (int64_t)w->len, "JSON writer failed: %s",
@@ -761,7 +761,7 @@ int hx_json_writer_finish(const hx_json_writer *w, hx_error *err)
     return 0;
 }
 
-char *hx_json_writer_take(hx_json_writer *w, size_t *len)
+char *hxi_json_writer_take(hxi_json_writer *w, size_t *len)
 {
     if (w->status)
         return NULL;
@@ -776,11 +776,11 @@ char *hx_json_writer_take(hx_json_writer *w, size_t *len)
     }
     if (len)
         *len = w->len;
-    hx_json_writer_init(w);
+    hxi_json_writer_init(w);
     return buf;
 }
 
-static int fail(hx_json_writer *w, int code)
+static int fail(hxi_json_writer *w, int code)
 {
     if (!w->status)
         w->status = code;
@@ -788,7 +788,7 @@ static int fail(hx_json_writer *w, int code)
 }
 
 /* Makes room for n more bytes plus the NUL; 0 (and a sticky error) if it cannot. */
-static int reserve(hx_json_writer *w, size_t n)
+static int reserve(hxi_json_writer *w, size_t n)
 {
     if (w->status)
         return 0;
@@ -799,7 +799,7 @@ static int reserve(hx_json_writer *w, size_t n)
     return 1;
 }
 
-static void put(hx_json_writer *w, const char *s, size_t n)
+static void put(hxi_json_writer *w, const char *s, size_t n)
 {
     if (!reserve(w, n))
         return;
@@ -808,13 +808,13 @@ static void put(hx_json_writer *w, const char *s, size_t n)
     w->buf[w->len] = '\0';
 }
 
-static void putc1(hx_json_writer *w, char c)
+static void putc1(hxi_json_writer *w, char c)
 {
     put(w, &c, 1);
 }
 
 /* Checks that a value may come next and writes the comma before it; 0 if it may not. */
-static int pre_value(hx_json_writer *w)
+static int pre_value(hxi_json_writer *w)
 {
     if (w->status)
         return 0;
@@ -827,7 +827,7 @@ static int pre_value(hx_json_writer *w)
     return !w->status;
 }
 
-static void put_str_body(hx_json_writer *w, const char *s, size_t len)
+static void put_str_body(hxi_json_writer *w, const char *s, size_t len)
 {
     static const char hexd[] = "0123456789abcdef";
     const unsigned char *u = (const unsigned char *)s;
@@ -878,19 +878,19 @@ static void put_str_body(hx_json_writer *w, const char *s, size_t len)
     putc1(w, '"');
 }
 
-void hx_json_write_null(hx_json_writer *w)
+void hxi_json_write_null(hxi_json_writer *w)
 {
     if (pre_value(w))
         put(w, "null", 4);
 }
 
-void hx_json_write_bool(hx_json_writer *w, int b)
+void hxi_json_write_bool(hxi_json_writer *w, int b)
 {
     if (pre_value(w))
         put(w, b ? "true" : "false", b ? 4 : 5);
 }
 
-void hx_json_write_int(hx_json_writer *w, int64_t x)
+void hxi_json_write_int(hxi_json_writer *w, int64_t x)
 {
     char tmp[24];
     int n = snprintf(tmp, sizeof tmp, "%lld", (long long)x);
@@ -898,7 +898,7 @@ void hx_json_write_int(hx_json_writer *w, int64_t x)
         put(w, tmp, (size_t)n);
 }
 
-void hx_json_write_uint(hx_json_writer *w, uint64_t x)
+void hxi_json_write_uint(hxi_json_writer *w, uint64_t x)
 {
     char tmp[24];
     int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)x);
@@ -906,10 +906,10 @@ void hx_json_write_uint(hx_json_writer *w, uint64_t x)
         put(w, tmp, (size_t)n);
 }
 
-void hx_json_write_double(hx_json_writer *w, double x)
+void hxi_json_write_double(hxi_json_writer *w, double x)
 {
     if (!isfinite(x)) {
-        hx_json_write_null(w);
+        hxi_json_write_null(w);
         return;
     }
     char tmp[32];
@@ -923,7 +923,7 @@ void hx_json_write_double(hx_json_writer *w, double x)
         put(w, tmp, (size_t)n);
 }
 
-void hx_json_write_str(hx_json_writer *w, const char *s, size_t len)
+void hxi_json_write_str(hxi_json_writer *w, const char *s, size_t len)
 {
     if (!s && len) {
         fail(w, HX_EINVAL);
@@ -933,15 +933,15 @@ void hx_json_write_str(hx_json_writer *w, const char *s, size_t len)
         put_str_body(w, s ? s : "", len);
 }
 
-void hx_json_write_cstr(hx_json_writer *w, const char *s)
+void hxi_json_write_cstr(hxi_json_writer *w, const char *s)
 {
     if (s)
-        hx_json_write_str(w, s, strlen(s));
+        hxi_json_write_str(w, s, strlen(s));
     else
-        hx_json_write_null(w);
+        hxi_json_write_null(w);
 }
 
-void hx_json_write_number_text(hx_json_writer *w, const char *s, size_t len)
+void hxi_json_write_number_text(hxi_json_writer *w, const char *s, size_t len)
 {
     size_t end, bad;
     if (!s || number_scan(s, len, 0, &end, &bad) || end != len) {
@@ -952,17 +952,17 @@ void hx_json_write_number_text(hx_json_writer *w, const char *s, size_t len)
         put(w, s, len);
 }
 
-void hx_json_write_json(hx_json_writer *w, const char *text, size_t len)
+void hxi_json_write_json(hxi_json_writer *w, const char *text, size_t len)
 {
     if (w->status)
         return;
-    hx_json_doc *doc;
-    if (hx_json_parse(&doc, text, len, NULL, NULL)) {
+    hxi_json_doc *doc;
+    if (hxi_json_parse(&doc, text, len, NULL, NULL)) {
         fail(w, HX_EINVAL);
         return;
     }
     size_t start = doc->vals[0].off;
-    hx_json_doc_free(doc);
+    hxi_json_doc_free(doc);
     while (len > start && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\n' ||
                            text[len - 1] == '\r'))
         len--;
@@ -975,7 +975,7 @@ void hx_json_write_json(hx_json_writer *w, const char *text, size_t len)
     w->buf[w->len] = '\0';
 }
 
-static void begin_container(hx_json_writer *w, unsigned char kind, char open)
+static void begin_container(hxi_json_writer *w, unsigned char kind, char open)
 {
     if (!pre_value(w))
         return;
@@ -988,10 +988,10 @@ static void begin_container(hx_json_writer *w, unsigned char kind, char open)
     w->comma = 0;
 }
 
-void hx_json_write_arr_begin(hx_json_writer *w) { begin_container(w, 'a', '['); }
-void hx_json_write_obj_begin(hx_json_writer *w) { begin_container(w, 'o', '{'); }
+void hxi_json_write_arr_begin(hxi_json_writer *w) { begin_container(w, 'a', '['); }
+void hxi_json_write_obj_begin(hxi_json_writer *w) { begin_container(w, 'o', '{'); }
 
-static void end_container(hx_json_writer *w, unsigned char kind, char close)
+static void end_container(hxi_json_writer *w, unsigned char kind, char close)
 {
     if (w->status)
         return;
@@ -1004,10 +1004,10 @@ static void end_container(hx_json_writer *w, unsigned char kind, char close)
     w->comma = 1;
 }
 
-void hx_json_write_arr_end(hx_json_writer *w) { end_container(w, 'a', ']'); }
-void hx_json_write_obj_end(hx_json_writer *w) { end_container(w, 'o', '}'); }
+void hxi_json_write_arr_end(hxi_json_writer *w) { end_container(w, 'a', ']'); }
+void hxi_json_write_obj_end(hxi_json_writer *w) { end_container(w, 'o', '}'); }
 
-void hx_json_write_keyn(hx_json_writer *w, const char *key, size_t len)
+void hxi_json_write_keyn(hxi_json_writer *w, const char *key, size_t len)
 {
     if (w->status)
         return;
@@ -1022,14 +1022,14 @@ void hx_json_write_keyn(hx_json_writer *w, const char *key, size_t len)
     w->after_key = 1;
 }
 
-void hx_json_write_key(hx_json_writer *w, const char *key)
+void hxi_json_write_key(hxi_json_writer *w, const char *key)
 {
-    hx_json_write_keyn(w, key, key ? strlen(key) : 0);
+    hxi_json_write_keyn(w, key, key ? strlen(key) : 0);
 }
 
 /* Recursion depth is bounded by HX_JSON_WRITER_DEPTH: past it the writer has failed and every
  * nested call returns at once. */
-void hx_json_write_val(hx_json_writer *w, const hx_json_val *v)
+void hxi_json_write_val(hxi_json_writer *w, const hxi_json_val *v)
 {
     if (w->status)
         return;
@@ -1037,31 +1037,31 @@ void hx_json_write_val(hx_json_writer *w, const hx_json_val *v)
         fail(w, HX_EINVAL);
         return;
     }
-    hx_json_iter it;
-    const hx_json_val *k, *x;
+    hxi_json_iter it;
+    const hxi_json_val *k, *x;
     switch (v->type) {
-    case HX_JSON_NULL: hx_json_write_null(w); return;
-    case HX_JSON_BOOL: hx_json_write_bool(w, (int)v->n); return;
+    case HX_JSON_NULL: hxi_json_write_null(w); return;
+    case HX_JSON_BOOL: hxi_json_write_bool(w, (int)v->n); return;
     case HX_JSON_NUMBER:
         if (pre_value(w))
             put(w, v->s, v->n);
         return;
-    case HX_JSON_STRING: hx_json_write_str(w, v->s, v->n); return;
+    case HX_JSON_STRING: hxi_json_write_str(w, v->s, v->n); return;
     case HX_JSON_ARRAY:
-        hx_json_write_arr_begin(w);
-        hx_json_iter_init(&it, v);
-        while (hx_json_iter_next(&it, NULL, &x))
-            hx_json_write_val(w, x);
-        hx_json_write_arr_end(w);
+        hxi_json_write_arr_begin(w);
+        hxi_json_iter_init(&it, v);
+        while (hxi_json_iter_next(&it, NULL, &x))
+            hxi_json_write_val(w, x);
+        hxi_json_write_arr_end(w);
         return;
     default:
-        hx_json_write_obj_begin(w);
-        hx_json_iter_init(&it, v);
-        while (hx_json_iter_next(&it, &k, &x)) {
-            hx_json_write_keyn(w, k->s, k->n);
-            hx_json_write_val(w, x);
+        hxi_json_write_obj_begin(w);
+        hxi_json_iter_init(&it, v);
+        while (hxi_json_iter_next(&it, &k, &x)) {
+            hxi_json_write_keyn(w, k->s, k->n);
+            hxi_json_write_val(w, x);
         }
-        hx_json_write_obj_end(w);
+        hxi_json_write_obj_end(w);
         return;
     }
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-void hx_prom_printf(hx_buf *b, const char *fmt, ...)
+void hxi_prom_printf(hxi_buf *b, const char *fmt, ...)
 {
     if (b->failed)
         return;
@@ -26,29 +26,29 @@ void hx_prom_printf(hx_buf *b, const char *fmt, ...)
     va_end(again);
 }
 
-void hx_prom_family(hx_buf *b, const char *name, const char *type, const char *help)
+void hxi_prom_family(hxi_buf *b, const char *name, const char *type, const char *help)
 {
-    hx_prom_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+    hxi_prom_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-void hx_prom_histogram(hx_buf *b, const char *name, const char *labels, const double *le, size_t n,
-                       const uint64_t *per_bucket, double sum, uint64_t count)
+void hxi_prom_histogram(hxi_buf *b, const char *name, const char *labels, const double *le, size_t n,
+                        const uint64_t *per_bucket, double sum, uint64_t count)
 {
     const char *comma = *labels ? "," : "";
     uint64_t cum = 0;
     for (size_t i = 0; i <= n; i++) {
         cum += per_bucket[i];
         if (i < n)
-            hx_prom_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, comma, le[i], (unsigned long long)cum);
+            hxi_prom_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, comma, le[i], (unsigned long long)cum);
         else
-            hx_prom_printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, comma, (unsigned long long)cum);
+            hxi_prom_printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, comma, (unsigned long long)cum);
     }
     const char *open = *labels ? "{" : "", *close = *labels ? "}" : "";
-    hx_prom_printf(b, "%s_sum%s%s%s %.9g\n", name, open, labels, close, sum);
-    hx_prom_printf(b, "%s_count%s%s%s %llu\n", name, open, labels, close, (unsigned long long)count);
+    hxi_prom_printf(b, "%s_sum%s%s%s %.9g\n", name, open, labels, close, sum);
+    hxi_prom_printf(b, "%s_count%s%s%s %llu\n", name, open, labels, close, (unsigned long long)count);
 }
 
-const char *hx_prom_label(const char *s, char *out, size_t cap)
+const char *hxi_prom_label(const char *s, char *out, size_t cap)
 {
     size_t o = 0;
     for (; *s && o + 3 < cap; s++) {

@@ -11,7 +11,7 @@ _Static_assert(HX_UW_FOLD_MAX == HX_UNICODE_FOLD_MAX, "regenerate unicode_words.
 
 /* === UTF-8 === */
 
-int hx_utf8_next(const char *s, size_t len, size_t *pos, uint32_t *cp)
+int hxi_utf8_next(const char *s, size_t len, size_t *pos, uint32_t *cp)
 {
     const unsigned char *p = (const unsigned char *)s + *pos;
     size_t left = len - *pos;
@@ -50,7 +50,7 @@ bad:
     return 0;
 }
 
-int hx_utf8_put(uint32_t cp, char *out)
+int hxi_utf8_put(uint32_t cp, char *out)
 {
     unsigned char *o = (unsigned char *)out;
     if (cp < 0x80) {
@@ -78,21 +78,21 @@ int hx_utf8_put(uint32_t cp, char *out)
 /* === Lookups === */
 
 #define HX_UT_LOOKUP(name, cp)                                                               \
-    hx_ut_##name##_stage2[(size_t)hx_ut_##name##_stage1[(cp) >> HX_UT_##name##_SHIFT_]      \
+    hxi_ut_##name##_stage2[(size_t)hxi_ut_##name##_stage1[(cp) >> HX_UT_##name##_SHIFT_]      \
                               << HX_UT_##name##_SHIFT_ |                                     \
                           ((cp) & ((1u << HX_UT_##name##_SHIFT_) - 1))]
 #define HX_UT_class_SHIFT_ HX_UT_CLASS_SHIFT
 #define HX_UT_fold_SHIFT_ HX_UT_FOLD_SHIFT
 #define HX_UT_lower_SHIFT_ HX_UT_LOWER_SHIFT
 
-unsigned hx_unicode_class(uint32_t cp)
+unsigned hxi_unicode_class(uint32_t cp)
 {
     if (cp >= 0x110000)
         return HX_UC_CONTROL;
     return HX_UT_LOOKUP(class, cp);
 }
 
-int hx_unicode_bert_fold(uint32_t cp, uint32_t out[4])
+int hxi_unicode_bert_fold(uint32_t cp, uint32_t out[4])
 {
     if (cp >= 0x110000) {
         out[0] = cp;
@@ -108,7 +108,7 @@ int hx_unicode_bert_fold(uint32_t cp, uint32_t out[4])
         out[2] = 0x11A7 + s % 28;
         return 3;
     }
-    const int32_t *row = hx_ut_fold_map[idx];
+    const int32_t *row = hxi_ut_fold_map[idx];
     if (row[0] == 1) {
         out[0] = (uint32_t)((int32_t)cp + row[1]);
         return 1;
@@ -118,47 +118,47 @@ int hx_unicode_bert_fold(uint32_t cp, uint32_t out[4])
     return row[0];
 }
 
-uint32_t hx_unicode_lower(uint32_t cp)
+uint32_t hxi_unicode_lower(uint32_t cp)
 {
     if (cp >= 0x110000)
         return cp;
-    return (uint32_t)((int32_t)cp + hx_ut_lower_delta[HX_UT_LOOKUP(lower, cp)]);
+    return (uint32_t)((int32_t)cp + hxi_ut_lower_delta[HX_UT_LOOKUP(lower, cp)]);
 }
 
-unsigned hx_unicode_script(uint32_t cp)
+unsigned hxi_unicode_script(uint32_t cp)
 {
     if (cp < 0x80)
         return (cp | 0x20) >= 'a' && (cp | 0x20) <= 'z' ? HX_US_LATIN : HX_US_OTHER;
-    size_t lo = 0, hi = sizeof hx_uw_class / sizeof hx_uw_class[0];
+    size_t lo = 0, hi = sizeof hxi_uw_class / sizeof hxi_uw_class[0];
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (cp > hx_uw_class[mid].last)
+        if (cp > hxi_uw_class[mid].last)
             lo = mid + 1;
-        else if (cp < hx_uw_class[mid].first)
+        else if (cp < hxi_uw_class[mid].first)
             hi = mid;
         else
-            return hx_uw_class[mid].cls;
+            return hxi_uw_class[mid].cls;
     }
     return HX_US_OTHER;
 }
 
-int hx_unicode_fold(uint32_t cp, uint32_t *out)
+int hxi_unicode_fold(uint32_t cp, uint32_t *out)
 {
     if ((cp >= 'a' && cp <= 'z') || (cp >= '0' && cp <= '9')) {   /* the common case: not in the table */
         out[0] = cp;
         return 1;
     }
-    size_t lo = 0, hi = sizeof hx_uw_fold / sizeof hx_uw_fold[0];
+    size_t lo = 0, hi = sizeof hxi_uw_fold / sizeof hxi_uw_fold[0];
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (hx_uw_fold[mid].cp < cp) {
+        if (hxi_uw_fold[mid].cp < cp) {
             lo = mid + 1;
-        } else if (hx_uw_fold[mid].cp > cp) {
+        } else if (hxi_uw_fold[mid].cp > cp) {
             hi = mid;
         } else {
-            const hx_uw_fold_entry *e = &hx_uw_fold[mid];
+            const hxi_uw_fold_entry *e = &hxi_uw_fold[mid];
             for (int i = 0; i < e->len; i++)
-                out[i] = hx_uw_fold_pool[e->off + i];
+                out[i] = hxi_uw_fold_pool[e->off + i];
             return e->len;
         }
     }

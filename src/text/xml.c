@@ -15,7 +15,7 @@ typedef struct {
     hx_error *err;
     size_t open_at[HX_XML_MAX_DEPTH], open_len[HX_XML_MAX_DEPTH];
     int depth;
-    const hx_xml_handler *h;   /* NULL: check only */
+    const hxi_xml_handler *h;   /* NULL: check only */
 } xr;
 
 static int fail(xr *x, const char *what)
@@ -157,7 +157,7 @@ static int doctype(xr *x)
 static int start_tag(xr *x)
 {
     size_t attr_at[HX_XML_MAX_ATTRS], attr_len[HX_XML_MAX_ATTRS], n_attr = 0;
-    hx_xml_attr attrs[HX_XML_MAX_ATTRS];
+    hxi_xml_attr attrs[HX_XML_MAX_ATTRS];
     x->i++;
     size_t at = x->i, len = name(x);
     if (!len)
@@ -255,12 +255,12 @@ static int text(xr *x, size_t from, size_t to, bool raw)
     return x->h && x->h->text && to > from ? x->h->text(x->h->ctx, x->s + from, to - from, raw) : 0;
 }
 
-int hx_xml_check(const char *s, size_t n, hx_error *err)
+int hxi_xml_check(const char *s, size_t n, hx_error *err)
 {
-    return hx_xml_parse(s, n, NULL, err);
+    return hxi_xml_parse(s, n, NULL, err);
 }
 
-int hx_xml_parse(const char *s, size_t n, const hx_xml_handler *h, hx_error *err)
+int hxi_xml_parse(const char *s, size_t n, const hxi_xml_handler *h, hx_error *err)
 {
     xr x = {.s = s, .n = n, .err = err, .h = h};
     bool root_done = false, in_root = false;
@@ -314,7 +314,7 @@ int hx_xml_parse(const char *s, size_t n, const hx_xml_handler *h, hx_error *err
     return root_done ? 0 : fail(&x, "no root element");
 }
 
-size_t hx_xml_decode(const char *s, size_t n, char *out)
+size_t hxi_xml_decode(const char *s, size_t n, char *out)
 {
     static const struct {
         const char *name;
@@ -331,7 +331,7 @@ size_t hx_xml_decode(const char *s, size_t n, char *out)
         if (i + 1 < n && s[i + 1] == '#') {
             bool hex = i + 2 < n && s[i + 2] == 'x';
             uint32_t cp = (uint32_t)strtoul(s + i + 2 + hex, NULL, hex ? 16 : 10);
-            o += (size_t)hx_utf8_put(cp, out + o);
+            o += (size_t)hxi_utf8_put(cp, out + o);
         } else {
             for (size_t p = 0; p < sizeof predefined / sizeof *predefined; p++)
                 if (end - i - 1 == strlen(predefined[p].name) && !memcmp(s + i + 1, predefined[p].name, end - i - 1))

@@ -20,32 +20,32 @@
 
 /* 0 when s[0..n) is well-formed; else HX_EPARSE (HX_EDEPTH past the depth limit) with the reason
  * and byte offset in err. */
-int hx_xml_check(const char *s, size_t n, hx_error *err);
+int hxi_xml_check(const char *s, size_t n, hx_error *err);
 
-/* An attribute as written: value without its quotes, references not decoded (hx_xml_decode). */
-typedef struct hx_xml_attr {
+/* An attribute as written: value without its quotes, references not decoded (hxi_xml_decode). */
+typedef struct hxi_xml_attr {
     const char *name, *value;   /* borrowed from the input */
     size_t name_len, value_len;
-} hx_xml_attr;
+} hxi_xml_attr;
 
-/* Events of hx_xml_parse, in document order; all pointers borrow the input, for the call only.
+/* Events of hxi_xml_parse, in document order; all pointers borrow the input, for the call only.
  * An empty-element tag is a start and an end. `text` gets character data inside the root element
  * in runs (a run ends at markup), with references not yet decoded, or verbatim (`raw`) from a CDATA
  * section. A NULL callback means that event is not wanted. A handler returning non-zero stops the
  * parse with that code (it fills err itself). */
-typedef struct hx_xml_handler {
+typedef struct hxi_xml_handler {
     void *ctx;
-    int (*start)(void *ctx, const char *name, size_t len, const hx_xml_attr *attrs, size_t n_attrs);
+    int (*start)(void *ctx, const char *name, size_t len, const hxi_xml_attr *attrs, size_t n_attrs);
     int (*end)(void *ctx, const char *name, size_t len);
     int (*text)(void *ctx, const char *s, size_t len, int raw);
-} hx_xml_handler;
+} hxi_xml_handler;
 
-/* hx_xml_check that hands each event to h as it is read (h NULL: check only). Events come before
+/* hxi_xml_check that hands each event to h as it is read (h NULL: check only). Events come before
  * the parse finds a later error, so a handler must not trust a document until this returns 0. */
-int hx_xml_parse(const char *s, size_t n, const hx_xml_handler *h, hx_error *err);
+int hxi_xml_parse(const char *s, size_t n, const hxi_xml_handler *h, hx_error *err);
 
-/* Decodes the references in s[0..n) (text or an attribute value that hx_xml_parse accepted) into
+/* Decodes the references in s[0..n) (text or an attribute value that hxi_xml_parse accepted) into
  * out, which has room for n bytes (decoding never lengthens); returns the decoded length. */
-size_t hx_xml_decode(const char *s, size_t n, char *out);
+size_t hxi_xml_decode(const char *s, size_t n, char *out);
 
 #endif

@@ -14,7 +14,7 @@ typedef struct {
 typedef struct {
     ym_level st[HX_YAML_MAX_DEPTH];
     int depth;
-    hx_yaml_fn fn;
+    hxi_yaml_fn fn;
     void *ctx;
     char key[HX_YAML_KEY_MAX + 1];
     char val[HX_YAML_VALUE_MAX];
@@ -232,7 +232,7 @@ static int flow_line(ym *p, const char *line, size_t len)
     return p->flow_full ? 0 : emit_flow_list(p, p->flow_key, p->flow_klen, p->flow, p->flow_len);
 }
 
-int hx_yaml_pairs(const char *s, size_t n, hx_yaml_fn fn, void *ctx)
+int hxi_yaml_pairs(const char *s, size_t n, hxi_yaml_fn fn, void *ctx)
 {
     ym p = {.fn = fn, .ctx = ctx};
     size_t pos = 0, skip_from = SIZE_MAX;
@@ -287,7 +287,7 @@ int hx_yaml_pairs(const char *s, size_t n, hx_yaml_fn fn, void *ctx)
 
 /* === Front matter and the structural check === */
 
-int hx_yaml_front_matter(const char *s, size_t n, size_t *yaml_at, size_t *yaml_len, size_t *body)
+int hxi_yaml_front_matter(const char *s, size_t n, size_t *yaml_at, size_t *yaml_len, size_t *body)
 {
     if (n < 4 || memcmp(s, "---", 3) != 0 || (s[3] != '\n' && s[3] != '\r'))
         return 0;
@@ -321,7 +321,7 @@ static bool anchor_char(char c)
            c != '}';
 }
 
-int hx_yaml_check(const char *s, size_t n, hx_error *err)
+int hxi_yaml_check(const char *s, size_t n, hx_error *err)
 {
     char flow[HX_YAML_CHECK_MAX_NEST];     /* the open brackets */
     size_t indents[HX_YAML_CHECK_MAX_NEST];

@@ -30,17 +30,17 @@
 /* One pair: key[0..klen) is the flattened key, val[0..vlen) the scalar with quotes removed and
  * escapes decoded; quoted says it was quoted (so a string, even when it reads as a number).
  * Both are borrowed for the call. A non-zero return stops the parse and is returned. */
-typedef int (*hx_yaml_fn)(void *ctx, const char *key, size_t klen, const char *val, size_t vlen, bool quoted);
+typedef int (*hxi_yaml_fn)(void *ctx, const char *key, size_t klen, const char *val, size_t vlen, bool quoted);
 
 /* Calls fn for each pair of s[0..n), in document order. Returns 0 or fn's first non-zero return. */
-int hx_yaml_pairs(const char *s, size_t n, hx_yaml_fn fn, void *ctx);
+int hxi_yaml_pairs(const char *s, size_t n, hxi_yaml_fn fn, void *ctx);
 
 /* Markdown front matter: when s[0..n) opens with a "---" line, *yaml_at and *yaml_len get the YAML
  * between it and the closing "---" or "..." line, *body the offset past that line, and it returns
  * 1; 0 when the text has no front matter; -1 when it opens one that never closes. */
-int hx_yaml_front_matter(const char *s, size_t n, size_t *yaml_at, size_t *yaml_len, size_t *body);
+int hxi_yaml_front_matter(const char *s, size_t n, size_t *yaml_at, size_t *yaml_len, size_t *body);
 
-/* What hx_yaml_check accepts beyond hx_yaml_pairs's leniency (the gate's YAML validator). */
+/* What hxi_yaml_check accepts beyond hxi_yaml_pairs's leniency (the gate's YAML validator). */
 #define HX_YAML_CHECK_MAX_ALIASES 16   /* "*name" references in one text (alias bombs) */
 #define HX_YAML_CHECK_MAX_NEST 32      /* open flow brackets, and distinct block indentation levels */
 
@@ -50,6 +50,6 @@ int hx_yaml_front_matter(const char *s, size_t n, size_t *yaml_at, size_t *yaml_
  * exponentially with its aliases, is refused before anything expands it; hyrax never expands
  * aliases anyway). Block scalars (| and >) are passed over. 0, or HX_EPARSE, HX_EDEPTH or
  * HX_ERANGE with the line in the message and the byte offset in err. Linear time, no allocation. */
-int hx_yaml_check(const char *s, size_t n, hx_error *err);
+int hxi_yaml_check(const char *s, size_t n, hx_error *err);
 
 #endif

@@ -163,7 +163,7 @@ void hn_pool_destroy(hn_pool *p)
 /* === Layer search === */
 
 struct hn_allow {
-    hx_hnsw_filter_fn fn;      /* NULL: everything passes */
+    hxi_hnsw_filter_fn fn;      /* NULL: everything passes */
     void *ctx;
     bool skip_deleted;
 };
@@ -300,7 +300,7 @@ static int exact_scan(const hn_graph *g, hn_scratch *s, const float *q, uint32_t
 }
 
 /* Share of nodes that are live and pass the filter: given, or sampled evenly over the nodes. */
-static float pass_fraction(const hn_graph *g, const hx_hnsw_query *q, const hn_allow *al)
+static float pass_fraction(const hn_graph *g, const hxi_hnsw_query *q, const hn_allow *al)
 {
     float live = (float)(g->n - g->n_deleted) / (float)g->n;
     if (!q->filter)
@@ -313,8 +313,8 @@ static float pass_fraction(const hn_graph *g, const hx_hnsw_query *q, const hn_a
     return (float)pass / (float)samples;
 }
 
-int hn_graph_search(const hn_graph *g, hn_pool *pl, const hx_hnsw_query *q, hx_hnsw_hit *out,
-                    uint32_t *n_out, hx_hnsw_search_info *info, hx_error *err)
+int hn_graph_search(const hn_graph *g, hn_pool *pl, const hxi_hnsw_query *q, hxi_hnsw_hit *out,
+                    uint32_t *n_out, hxi_hnsw_search_info *info, hx_error *err)
 {
     if (!q || !q->vector || q->k == 0 || !out || !n_out)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw search: query vector, k >= 1 and outputs needed");
@@ -322,7 +322,7 @@ int hn_graph_search(const hn_graph *g, hn_pool *pl, const hx_hnsw_query *q, hx_h
         return hx_error_set(err, HX_EINVAL, -1, "hnsw search: filter_fraction %g outside [0, 1]",
                             (double)q->filter_fraction);
     *n_out = 0;
-    hx_hnsw_search_info local = {false, 0};
+    hxi_hnsw_search_info local = {false, 0};
     if (g->n == 0) {
         if (info)
             *info = local;

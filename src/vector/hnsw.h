@@ -7,7 +7,7 @@
  * uint32 id (the chunk id); nodes are numbered 0..count-1 in the order they were added, and that is
  * the order of the vector array the view is given.
  *
- * Serialized graph (hx_hnsw_serialize; all integers little-endian, arrays start at offsets that are
+ * Serialized graph (hxi_hnsw_serialize; all integers little-endian, arrays start at offsets that are
  * multiples of 64 from the start of the blob, gaps are zero). The blob ends with the last array.
  *   Header, 64 bytes:
  *   OFFSET SIZE DESCRIPTION
@@ -27,7 +27,7 @@
  *   Arrays, in this order, each at the next multiple of 64 after the previous one:
  *   SIZE             DESCRIPTION
  *   4 * n            labels: u32 id of each node (search does not need them unique;
- *                    hx_hnsw_from_view refuses repeated ids among live nodes)
+ *                    hxi_hnsw_from_view refuses repeated ids among live nodes)
  *   4 * n            upper_off: where node i's upper links start in the upper array, in u32s;
  *                    equals the sum over j < i of levels[j] * (1 + M)
  *   4 * n * (1 + M0) level0: per node, a u32 count (<= M0) then M0 u32 node indexes (< n, not i);
@@ -39,7 +39,7 @@
  * The view checks every field and every link when it opens (O(n * M0)); the container that holds
  * the blob (hxfile.h) carries its checksum. Deleted nodes are traversed but never returned.
  *
- * Threads: a builder is used by one caller at a time; hx_hnsw_add_batch spreads the insertions
+ * Threads: a builder is used by one caller at a time; hxi_hnsw_add_batch spreads the insertions
  * over its own pthreads, in rounds whose outcome does not depend on thread timing (hnsw_build.c).
  * The same vectors, ids, parameters and seed give a byte-identical serialized graph on a given
  * machine (the dot product passed in sets the rounding) whatever the number of threads. A view (and
@@ -66,101 +66,101 @@
 #define HX_HNSW_FILTER_EXACT_FRACTION 0.1f /* filters passing fewer nodes than this use an exact scan */
 
 /* Inner product of two vectors of n floats. The index never picks one itself: callers pass the
- * kernel table's, hx_kernels_get()->dot (cpu.h), and its rounding is the graph's. */
-typedef float (*hx_hnsw_dot_fn)(const float *a, const float *b, size_t n);
+ * kernel table's, hxi_kernels_get()->dot (cpu.h), and its rounding is the graph's. */
+typedef float (*hxi_hnsw_dot_fn)(const float *a, const float *b, size_t n);
 
-typedef struct hx_hnsw_params {
+typedef struct hxi_hnsw_params {
     uint32_t dim;             /* vector dimension, required */
-    hx_hnsw_dot_fn dot;       /* inner product, required */
+    hxi_hnsw_dot_fn dot;       /* inner product, required */
     uint32_t M;               /* links per node on levels >= 1, 2*M on level 0; 0 = 16 */
     uint32_t ef_construction; /* candidate list size while building, <= 65536; 0 = 200 */
     uint64_t seed;            /* level generator seed: level of node i is a function of (seed, i) */
-} hx_hnsw_params;
+} hxi_hnsw_params;
 
 /* Filter: true when the node with this id may be returned. Called during the search, from the
  * searching thread, possibly more than once per id. */
-typedef bool (*hx_hnsw_filter_fn)(uint32_t id, void *ctx);
+typedef bool (*hxi_hnsw_filter_fn)(uint32_t id, void *ctx);
 
-typedef struct hx_hnsw_query {
+typedef struct hxi_hnsw_query {
     const float *vector;         /* dim floats, L2-normalised; borrowed for the call */
     uint32_t k;                  /* results wanted, >= 1 */
     uint32_t ef;                 /* candidate list size; 0 = 64; raised to k when smaller */
-    hx_hnsw_filter_fn filter;    /* NULL = every live node is allowed */
+    hxi_hnsw_filter_fn filter;    /* NULL = every live node is allowed */
     void *filter_ctx;            /* passed to filter */
     float filter_fraction;       /* expected share of nodes passing the filter, in (0, 1];
                                   * 0 = estimate it by sampling up to 256 nodes */
     uint32_t exact_below;        /* fewer live nodes than this: exact scan; 0 = HX_HNSW_EXACT_BELOW */
     bool exact;                  /* force an exact scan */
-} hx_hnsw_query;
+} hxi_hnsw_query;
 
-typedef struct hx_hnsw_hit {
+typedef struct hxi_hnsw_hit {
     uint32_t id;
     float score;                 /* inner product with the query */
-} hx_hnsw_hit;
+} hxi_hnsw_hit;
 
 /* What a search did (optional output). */
-typedef struct hx_hnsw_search_info {
+typedef struct hxi_hnsw_search_info {
     bool exact;                  /* answered by an exact scan (small index, selective filter,
                                   * or a graph search that found fewer than k allowed nodes) */
     uint32_t visited;            /* nodes whose similarity was computed */
-} hx_hnsw_search_info;
+} hxi_hnsw_search_info;
 
 /* === Builder === */
 
-typedef struct hx_hnsw hx_hnsw;
+typedef struct hxi_hnsw hxi_hnsw;
 
-/* New empty builder. Caller frees with hx_hnsw_free. */
-int hx_hnsw_new(hx_hnsw **out, const hx_hnsw_params *p, hx_error *err);
-void hx_hnsw_free(hx_hnsw *h);
+/* New empty builder. Caller frees with hxi_hnsw_free. */
+int hxi_hnsw_new(hxi_hnsw **out, const hxi_hnsw_params *p, hx_error *err);
+void hxi_hnsw_free(hxi_hnsw *h);
 
 /* Adds one vector (copied) with id `id`; an id that is live already is refused (HX_EINVAL). */
-int hx_hnsw_add(hx_hnsw *h, uint32_t id, const float *vec, hx_error *err);
+int hxi_hnsw_add(hxi_hnsw *h, uint32_t id, const float *vec, hx_error *err);
 
 /* Adds n vectors vecs[n * dim] (copied) with ids[n], using n_threads threads (0 or 1 = the
  * calling thread only). Nodes get indexes count..count+n-1 in input order whatever the threads.
  * Ids are checked (live or repeated ids are refused) before anything is added. */
-int hx_hnsw_add_batch(hx_hnsw *h, const uint32_t *ids, const float *vecs, size_t n, int n_threads,
-                      hx_error *err);
+int hxi_hnsw_add_batch(hxi_hnsw *h, const uint32_t *ids, const float *vecs, size_t n, int n_threads,
+                       hx_error *err);
 
 /* Tombstones the live node with this id (HX_ENOTFOUND if none). */
-int hx_hnsw_delete(hx_hnsw *h, uint32_t id, hx_error *err);
+int hxi_hnsw_delete(hxi_hnsw *h, uint32_t id, hx_error *err);
 
-uint32_t hx_hnsw_count(const hx_hnsw *h);        /* nodes, tombstoned ones included */
-uint32_t hx_hnsw_live_count(const hx_hnsw *h);   /* nodes not tombstoned */
-/* The vectors in node order, count * dim floats; borrowed until the next add or hx_hnsw_free. */
-const float *hx_hnsw_vectors(const hx_hnsw *h);
+uint32_t hxi_hnsw_count(const hxi_hnsw *h);        /* nodes, tombstoned ones included */
+uint32_t hxi_hnsw_live_count(const hxi_hnsw *h);   /* nodes not tombstoned */
+/* The vectors in node order, count * dim floats; borrowed until the next add or hxi_hnsw_free. */
+const float *hxi_hnsw_vectors(const hxi_hnsw *h);
 
 /* Top-k of the query: out[k] receives *n_out <= k hits, score descending then id ascending. */
-int hx_hnsw_search(const hx_hnsw *h, const hx_hnsw_query *q, hx_hnsw_hit *out, uint32_t *n_out,
-                   hx_hnsw_search_info *info, hx_error *err);
+int hxi_hnsw_search(const hxi_hnsw *h, const hxi_hnsw_query *q, hxi_hnsw_hit *out, uint32_t *n_out,
+                    hxi_hnsw_search_info *info, hx_error *err);
 
 /* Writes the serialized graph (format above) into buf[cap] and its size into *len. With buf NULL,
  * only *len is set; cap smaller than the size is HX_ERANGE. */
-int hx_hnsw_serialize(const hx_hnsw *h, uint8_t *buf, size_t cap, size_t *len, hx_error *err);
+int hxi_hnsw_serialize(const hxi_hnsw *h, uint8_t *buf, size_t cap, size_t *len, hx_error *err);
 
 /* === View of a serialized graph === */
 
-typedef struct hx_hnsw_view hx_hnsw_view;
+typedef struct hxi_hnsw_view hxi_hnsw_view;
 
 /* Validates the blob base[len] (4-byte aligned, e.g. a section of a read-only map) and opens a view
  * on it without copying. `vectors` holds n_floats floats, at least n * dim, in node order. Both
- * are borrowed until hx_hnsw_view_close. `dot` (required) scores the searches, as in
- * hx_hnsw_params. Corrupt bytes give HX_EFORMAT / HX_ETRUNCATED / HX_EVERSION / HX_ERANGE with the
+ * are borrowed until hxi_hnsw_view_close. `dot` (required) scores the searches, as in
+ * hxi_hnsw_params. Corrupt bytes give HX_EFORMAT / HX_ETRUNCATED / HX_EVERSION / HX_ERANGE with the
  * offending byte offset in err. */
-int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const float *vectors,
-                      size_t n_floats, hx_hnsw_dot_fn dot, hx_error *err);
-void hx_hnsw_view_close(hx_hnsw_view *v);
-uint32_t hx_hnsw_view_count(const hx_hnsw_view *v);
-uint32_t hx_hnsw_view_dim(const hx_hnsw_view *v);
-uint32_t hx_hnsw_view_label(const hx_hnsw_view *v, uint32_t node);   /* id of node < count */
+int hxi_hnsw_view_open(hxi_hnsw_view **out, const uint8_t *base, size_t len, const float *vectors,
+                       size_t n_floats, hxi_hnsw_dot_fn dot, hx_error *err);
+void hxi_hnsw_view_close(hxi_hnsw_view *v);
+uint32_t hxi_hnsw_view_count(const hxi_hnsw_view *v);
+uint32_t hxi_hnsw_view_dim(const hxi_hnsw_view *v);
+uint32_t hxi_hnsw_view_label(const hxi_hnsw_view *v, uint32_t node);   /* id of node < count */
 
-/* Same contract as hx_hnsw_search. */
-int hx_hnsw_view_search(const hx_hnsw_view *v, const hx_hnsw_query *q, hx_hnsw_hit *out,
-                        uint32_t *n_out, hx_hnsw_search_info *info, hx_error *err);
+/* Same contract as hxi_hnsw_search. */
+int hxi_hnsw_view_search(const hxi_hnsw_view *v, const hxi_hnsw_query *q, hxi_hnsw_hit *out,
+                         uint32_t *n_out, hxi_hnsw_search_info *info, hx_error *err);
 
 /* New builder holding a copy of the view's graph and vectors, to add to and serialize again
  * (incremental indexing). Parameters, seed and dot product come from the view. Caller frees with
- * hx_hnsw_free; the view may be closed afterwards. Repeated live ids are refused (HX_EFORMAT). */
-int hx_hnsw_from_view(hx_hnsw **out, const hx_hnsw_view *v, hx_error *err);
+ * hxi_hnsw_free; the view may be closed afterwards. Repeated live ids are refused (HX_EFORMAT). */
+int hxi_hnsw_from_view(hxi_hnsw **out, const hxi_hnsw_view *v, hx_error *err);
 
 #endif

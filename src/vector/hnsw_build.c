@@ -14,7 +14,7 @@
 
 /* === Builder === */
 
-static void sync_graph(hx_hnsw *h)
+static void sync_graph(hxi_hnsw *h)
 {
     h->g.vecs = h->vecs;
     h->g.labels = h->labels;
@@ -34,7 +34,7 @@ static uint64_t splitmix64(uint64_t x)
 }
 
 /* hnswlib's getRandomLevel, with the uniform draw a function of (seed, node index). */
-static uint32_t level_for(const hx_hnsw *h, uint32_t i)
+static uint32_t level_for(const hxi_hnsw *h, uint32_t i)
 {
     uint64_t x = splitmix64(h->g.seed ^ splitmix64(i));
     double u = ((double)(x >> 11) + 0.5) * 0x1p-53;
@@ -55,7 +55,7 @@ static inline uint32_t map_slot(uint32_t id, uint32_t mask)
     return x & mask;
 }
 
-static uint32_t map_find(const hx_hnsw *h, uint32_t id)
+static uint32_t map_find(const hxi_hnsw *h, uint32_t id)
 {
     if (!h->map_cap)
         return NONE;
@@ -76,7 +76,7 @@ static void map_insert_raw(uint32_t *map, uint32_t mask, const uint32_t *labels,
 }
 
 /* Room for `need` live ids at load factor <= 1/2. */
-static int map_reserve(hx_hnsw *h, uint32_t need)
+static int map_reserve(hxi_hnsw *h, uint32_t need)
 {
     uint64_t want = 16;
     while (want < 2 * (uint64_t)need)
@@ -99,7 +99,7 @@ static int map_reserve(hx_hnsw *h, uint32_t need)
 }
 
 /* Removes `node` (linear probing with backward shift, no tombstones). */
-static void map_remove(hx_hnsw *h, uint32_t node)
+static void map_remove(hxi_hnsw *h, uint32_t node)
 {
     uint32_t mask = h->map_cap - 1, i = map_slot(h->labels[node], mask);
     while (h->map[i] != node)
@@ -118,10 +118,10 @@ static void map_remove(hx_hnsw *h, uint32_t node)
 
 /* --- lifecycle --- */
 
-static int builder_alloc(hx_hnsw **out, uint32_t dim, uint32_t M, uint32_t M0, uint32_t efc,
-                         uint64_t seed, hx_hnsw_dot_fn dot, hx_error *err)
+static int builder_alloc(hxi_hnsw **out, uint32_t dim, uint32_t M, uint32_t M0, uint32_t efc,
+                         uint64_t seed, hxi_hnsw_dot_fn dot, hx_error *err)
 {
-    hx_hnsw *h = hx_calloc(1, sizeof *h);
+    hxi_hnsw *h = hx_calloc(1, sizeof *h);
     if (!h)
         return hx_error_set(err, HX_ENOMEM, -1, "hnsw: out of memory");
     h->g.dim = dim;
@@ -137,7 +137,7 @@ static int builder_alloc(hx_hnsw **out, uint32_t dim, uint32_t M, uint32_t M0, u
     return 0;
 }
 
-int hx_hnsw_new(hx_hnsw **out, const hx_hnsw_params *p, hx_error *err)
+int hxi_hnsw_new(hxi_hnsw **out, const hxi_hnsw_params *p, hx_error *err)
 {
     if (!out || !p)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw: output and params needed");
@@ -155,7 +155,7 @@ int hx_hnsw_new(hx_hnsw **out, const hx_hnsw_params *p, hx_error *err)
     return builder_alloc(out, p->dim, M, 2 * M, efc, p->seed, p->dot, err);
 }
 
-void hx_hnsw_free(hx_hnsw *h)
+void hxi_hnsw_free(hxi_hnsw *h)
 {
     if (!h)
         return;
@@ -171,15 +171,15 @@ void hx_hnsw_free(hx_hnsw *h)
     free(h);
 }
 
-uint32_t hx_hnsw_count(const hx_hnsw *h) { return h->g.n; }
-uint32_t hx_hnsw_live_count(const hx_hnsw *h) { return h->g.n - h->g.n_deleted; }
-const float *hx_hnsw_vectors(const hx_hnsw *h) { return h->vecs; }
+uint32_t hxi_hnsw_count(const hxi_hnsw *h) { return h->g.n; }
+uint32_t hxi_hnsw_live_count(const hxi_hnsw *h) { return h->g.n - h->g.n_deleted; }
+const float *hxi_hnsw_vectors(const hxi_hnsw *h) { return h->vecs; }
 
 /* Grows *p from old_n to exactly new_n elements of elem bytes, zeroing the new ones. The parallel
  * arrays of reserve() share one capacity, so hx_grow's own capacity does not fit them. */
 static int grow(void **p, size_t elem, uint64_t old_n, uint64_t new_n)
 {
-    size_t bytes = new_n > SIZE_MAX ? SIZE_MAX : hx_mul_size((size_t)new_n, elem);
+    size_t bytes = new_n > SIZE_MAX ? SIZE_MAX : hxi_mul_size((size_t)new_n, elem);
     void *q = bytes == SIZE_MAX ? NULL : hx_realloc(*p, bytes ? bytes : 1);
     if (!q)
         return HX_ENOMEM;
@@ -190,7 +190,7 @@ static int grow(void **p, size_t elem, uint64_t old_n, uint64_t new_n)
 }
 
 /* Room for n_nodes nodes and n_upper upper-link u32s. */
-static int reserve(hx_hnsw *h, uint32_t n_nodes, uint32_t n_upper)
+static int reserve(hxi_hnsw *h, uint32_t n_nodes, uint32_t n_upper)
 {
     int rc = 0;
     if (n_nodes > h->cap) {
@@ -200,10 +200,10 @@ static int reserve(hx_hnsw *h, uint32_t n_nodes, uint32_t n_upper)
         if (c > NONE)
             c = NONE;
         uint64_t s0 = 1 + (uint64_t)h->g.M0, old = h->cap;
-        if ((rc = grow((void **)&h->vecs, hx_mul_size(sizeof(float), h->g.dim), old, c)) ||
+        if ((rc = grow((void **)&h->vecs, hxi_mul_size(sizeof(float), h->g.dim), old, c)) ||
             (rc = grow((void **)&h->labels, 4, old, c)) ||
             (rc = grow((void **)&h->upper_off, 4, old, c)) ||
-            (rc = grow((void **)&h->level0, hx_mul_size(4, s0), old, c)) ||
+            (rc = grow((void **)&h->level0, hxi_mul_size(4, s0), old, c)) ||
             (rc = grow((void **)&h->levels, 1, old, c)) ||
             (rc = grow((void **)&h->deleted, 1, old, c))) {
             sync_graph(h);
@@ -274,9 +274,9 @@ static void connect(const hn_graph *g, hn_scratch *s, uint32_t nb, uint32_t node
     ln[0] = (uint32_t)kept;
 }
 
-/* One batch being linked, shared by the threads of hx_hnsw_add_batch. */
+/* One batch being linked, shared by the threads of hxi_hnsw_add_batch. */
 typedef struct rounds {
-    hx_hnsw *h;
+    hxi_hnsw *h;
     uint32_t *order;           /* owned: the batch's nodes in insertion order */
     uint32_t *pos;             /* owned: pos[node - batch_first] = its place in order */
     uint32_t batch_first, n;   /* the batch: nodes batch_first .. batch_first + n - 1 */
@@ -452,10 +452,10 @@ static void insertion_order(rounds *r)
 
 /* Links r's batch on `pool` (NULL: this thread alone): rounds of choose (nodes handed out one at a
  * time), then link, then the next round set up here. The graph does not depend on the pool. */
-static int run_rounds(rounds *r, hx_pool *pool)
+static int run_rounds(rounds *r, hxi_pool *pool)
 {
     insertion_order(r);
-    const int workers = hx_pool_threads(pool);
+    const int workers = hxi_pool_threads(pool);
     for (int w = 0; w < workers; w++) {
         hn_scratch *s = r->scratch[w] = hn_pool_get(&r->h->pool, r->h->g.n);
         if (!s || hx_grow((void **)&s->sorted, &s->sorted_cap, (size_t)r->h->g.efc + 1, sizeof *s->sorted,
@@ -463,9 +463,9 @@ static int run_rounds(rounds *r, hx_pool *pool)
             atomic_store(&r->rc, HX_ENOMEM);
     }
     while (!atomic_load(&r->rc) && next_round(r)) {
-        hx_pool_run(pool, (int)(r->end - r->first), choose_task, r);
+        hxi_pool_run(pool, (int)(r->end - r->first), choose_task, r);
         if (!atomic_load(&r->rc))
-            hx_pool_run(pool, (int)r->n_threads, link_task, r);
+            hxi_pool_run(pool, (int)r->n_threads, link_task, r);
     }
     for (int w = 0; w < workers; w++)
         if (r->scratch[w])
@@ -473,14 +473,14 @@ static int run_rounds(rounds *r, hx_pool *pool)
     return atomic_load(&r->rc);
 }
 
-static int link_batch(hx_hnsw *h, uint32_t first, uint32_t end, int n_threads)
+static int link_batch(hxi_hnsw *h, uint32_t first, uint32_t end, int n_threads)
 {
     uint32_t want = n_threads < 1 ? 1 : n_threads > HX_POOL_SHARED_MAX ? HX_POOL_SHARED_MAX : (uint32_t)n_threads;
     if (want > end - first)
         want = end - first;
-    hx_pool *pool = want > 1 ? hx_pool_shared() : NULL;
-    if ((uint32_t)hx_pool_threads(pool) < want)
-        want = (uint32_t)hx_pool_threads(pool);
+    hxi_pool *pool = want > 1 ? hxi_pool_shared() : NULL;
+    if ((uint32_t)hxi_pool_threads(pool) < want)
+        want = (uint32_t)hxi_pool_threads(pool);
     hn_scratch *scratch[HX_POOL_SHARED_MAX] = {0};
     rounds r = {.h = h, .batch_first = first, .n = end - first, .n_threads = want, .scratch = scratch};
     atomic_init(&r.rc, 0);
@@ -500,8 +500,8 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int hx_hnsw_add_batch(hx_hnsw *h, const uint32_t *ids, const float *vecs, size_t n, int n_threads,
-                      hx_error *err)
+int hxi_hnsw_add_batch(hxi_hnsw *h, const uint32_t *ids, const float *vecs, size_t n, int n_threads,
+                       hx_error *err)
 {
     if (!h || (n && (!ids || !vecs)))
         return hx_error_set(err, HX_EINVAL, -1, "hnsw add: builder, ids and vectors needed");
@@ -554,12 +554,12 @@ int hx_hnsw_add_batch(hx_hnsw *h, const uint32_t *ids, const float *vecs, size_t
     return 0;
 }
 
-int hx_hnsw_add(hx_hnsw *h, uint32_t id, const float *vec, hx_error *err)
+int hxi_hnsw_add(hxi_hnsw *h, uint32_t id, const float *vec, hx_error *err)
 {
-    return hx_hnsw_add_batch(h, &id, vec, 1, 1, err);
+    return hxi_hnsw_add_batch(h, &id, vec, 1, 1, err);
 }
 
-int hx_hnsw_delete(hx_hnsw *h, uint32_t id, hx_error *err)
+int hxi_hnsw_delete(hxi_hnsw *h, uint32_t id, hx_error *err)
 {
     if (!h)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw delete: builder needed");
@@ -572,8 +572,8 @@ int hx_hnsw_delete(hx_hnsw *h, uint32_t id, hx_error *err)
     return 0;
 }
 
-int hx_hnsw_search(const hx_hnsw *h, const hx_hnsw_query *q, hx_hnsw_hit *out, uint32_t *n_out,
-                   hx_hnsw_search_info *info, hx_error *err)
+int hxi_hnsw_search(const hxi_hnsw *h, const hxi_hnsw_query *q, hxi_hnsw_hit *out, uint32_t *n_out,
+                    hxi_hnsw_search_info *info, hx_error *err)
 {
     if (!h)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw search: builder needed");
@@ -582,18 +582,18 @@ int hx_hnsw_search(const hx_hnsw *h, const hx_hnsw_query *q, hx_hnsw_hit *out, u
 
 /* === Builder from a view === */
 
-int hx_hnsw_from_view(hx_hnsw **out, const hx_hnsw_view *v, hx_error *err)
+int hxi_hnsw_from_view(hxi_hnsw **out, const hxi_hnsw_view *v, hx_error *err)
 {
     if (!out || !v)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw: output and view needed");
     *out = NULL;
     const hn_graph *s = &v->g;
-    hx_hnsw *h;
+    hxi_hnsw *h;
     int rc = builder_alloc(&h, s->dim, s->M, s->M0, s->efc, s->seed, s->dot, err);
     if (rc)
         return rc;
     if ((rc = reserve(h, s->n, s->U)) || (rc = map_reserve(h, s->n - s->n_deleted))) {
-        hx_hnsw_free(h);
+        hxi_hnsw_free(h);
         return hx_error_set(err, rc, -1, "hnsw: cannot copy %u nodes", s->n);
     }
     size_t n = s->n;
@@ -614,7 +614,7 @@ int hx_hnsw_from_view(hx_hnsw **out, const hx_hnsw_view *v, hx_error *err)
             continue;
         if (map_find(h, h->labels[i]) != NONE) {
             uint32_t id = h->labels[i];
-            hx_hnsw_free(h);
+            hxi_hnsw_free(h);
             return hx_error_set(err, HX_EFORMAT, -1, "hnsw: id %u appears twice among live nodes", id);
         }
         map_insert_raw(h->map, h->map_cap - 1, h->labels, i);

@@ -36,7 +36,7 @@ typedef struct hn_graph {
     const uint32_t *upper;     /* U */
     const uint8_t *levels;     /* n */
     const uint8_t *deleted;    /* n */
-    hx_hnsw_dot_fn dot;        /* the caller's, from hx_hnsw_params or hx_hnsw_view_open */
+    hxi_hnsw_dot_fn dot;        /* the caller's, from hxi_hnsw_params or hxi_hnsw_view_open */
 } hn_graph;
 
 static inline const uint32_t *hn_links_of(const hn_graph *g, uint32_t i, uint32_t l)
@@ -120,13 +120,13 @@ int hn_search_layer(const hn_graph *g, hn_scratch *s, const float *q, uint32_t e
                     const hn_allow *al, uint32_t *visited);
 /* The neighbour heuristic: keeps at most m of c[n] (best first) in place; returns how many. */
 size_t hn_select_neighbors(const hn_graph *g, hn_cand *c, size_t n, size_t m);
-/* hx_hnsw_search and hx_hnsw_view_search over a graph and its scratch pool. */
-int hn_graph_search(const hn_graph *g, hn_pool *pl, const hx_hnsw_query *q, hx_hnsw_hit *out,
-                    uint32_t *n_out, hx_hnsw_search_info *info, hx_error *err);
+/* hxi_hnsw_search and hxi_hnsw_view_search over a graph and its scratch pool. */
+int hn_graph_search(const hn_graph *g, hn_pool *pl, const hxi_hnsw_query *q, hxi_hnsw_hit *out,
+                    uint32_t *n_out, hxi_hnsw_search_info *info, hx_error *err);
 
 /* === The handles: builder (hnsw_build.c) and view (hnsw_view.c) === */
 
-struct hx_hnsw {
+struct hxi_hnsw {
     hn_graph g;                /* const view of the arrays below */
     uint32_t cap;              /* nodes the arrays hold */
     uint32_t cap_upper;        /* u32s `upper` holds */
@@ -139,7 +139,7 @@ struct hx_hnsw {
     hn_pool pool;
 };
 
-struct hx_hnsw_view {
+struct hxi_hnsw_view {
     hn_graph g;                /* arrays borrowed from the blob and the caller's vectors */
     hn_pool pool;
 };

@@ -30,7 +30,7 @@ static layout layout_for(uint32_t n, uint32_t M0, uint32_t U)
     return L;
 }
 
-int hx_hnsw_serialize(const hx_hnsw *h, uint8_t *buf, size_t cap, size_t *len, hx_error *err)
+int hxi_hnsw_serialize(const hxi_hnsw *h, uint8_t *buf, size_t cap, size_t *len, hx_error *err)
 {
     if (!h || !len)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw serialize: builder and length needed");
@@ -64,9 +64,9 @@ int hx_hnsw_serialize(const hx_hnsw *h, uint8_t *buf, size_t cap, size_t *len, h
 
 /* === View === */
 
-uint32_t hx_hnsw_view_count(const hx_hnsw_view *v) { return v->g.n; }
-uint32_t hx_hnsw_view_dim(const hx_hnsw_view *v) { return v->g.dim; }
-uint32_t hx_hnsw_view_label(const hx_hnsw_view *v, uint32_t node) { return v->g.labels[node]; }
+uint32_t hxi_hnsw_view_count(const hxi_hnsw_view *v) { return v->g.n; }
+uint32_t hxi_hnsw_view_dim(const hxi_hnsw_view *v) { return v->g.dim; }
+uint32_t hxi_hnsw_view_label(const hxi_hnsw_view *v, uint32_t node) { return v->g.labels[node]; }
 
 static bool zero_bytes(const uint8_t *p, uint64_t from, uint64_t to, uint64_t *bad)
 {
@@ -236,8 +236,8 @@ static int validate(hn_graph *g, const uint8_t *b, size_t len, const float *vect
     return 0;
 }
 
-int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const float *vectors,
-                      size_t n_floats, hx_hnsw_dot_fn dot, hx_error *err)
+int hxi_hnsw_view_open(hxi_hnsw_view **out, const uint8_t *base, size_t len, const float *vectors,
+                       size_t n_floats, hxi_hnsw_dot_fn dot, hx_error *err)
 {
     if (!out || (!base && len))
         return hx_error_set(err, HX_EINVAL, -1, "hnsw view: output and bytes needed");
@@ -250,7 +250,7 @@ int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const
     int rc = validate(&g, base ? base : (const uint8_t *)"", base ? len : 0, vectors, n_floats, err);
     if (rc)
         return rc;
-    hx_hnsw_view *v = hx_calloc(1, sizeof *v);
+    hxi_hnsw_view *v = hx_calloc(1, sizeof *v);
     if (!v)
         return hx_error_set(err, HX_ENOMEM, -1, "hnsw view: out of memory");
     g.dot = dot;
@@ -260,7 +260,7 @@ int hx_hnsw_view_open(hx_hnsw_view **out, const uint8_t *base, size_t len, const
     return 0;
 }
 
-void hx_hnsw_view_close(hx_hnsw_view *v)
+void hxi_hnsw_view_close(hxi_hnsw_view *v)
 {
     if (!v)
         return;
@@ -268,8 +268,8 @@ void hx_hnsw_view_close(hx_hnsw_view *v)
     free(v);
 }
 
-int hx_hnsw_view_search(const hx_hnsw_view *v, const hx_hnsw_query *q, hx_hnsw_hit *out,
-                        uint32_t *n_out, hx_hnsw_search_info *info, hx_error *err)
+int hxi_hnsw_view_search(const hxi_hnsw_view *v, const hxi_hnsw_query *q, hxi_hnsw_hit *out,
+                         uint32_t *n_out, hxi_hnsw_search_info *info, hx_error *err)
 {
     if (!v)
         return hx_error_set(err, HX_EINVAL, -1, "hnsw search: view needed");

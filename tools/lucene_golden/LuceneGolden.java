@@ -97,9 +97,9 @@ public class LuceneGolden {
                 + " * included by src/text/unicode.c only. ICU ").append(com.ibm.icu.util.VersionInfo.ICU_VERSION)
                 .append(" (Unicode ").append(UCharacter.getUnicodeVersion())
                 .append(") as shipped with lucene-analysis-icu 9.12.3.\n"
-                + " * hx_uw_fold: code points whose ICUFoldingFilter folding (UTR #30) of the single character is not\n"
-                + " * the character itself, sorted; each maps to len code points at hx_uw_fold_pool[off] (len 0: removed).\n"
-                + " * hx_uw_class: ranges [first, last] of the script classes of unicode.h (HX_US_*), sorted. */\n"
+                + " * hxi_uw_fold: code points whose ICUFoldingFilter folding (UTR #30) of the single character is not\n"
+                + " * the character itself, sorted; each maps to len code points at hxi_uw_fold_pool[off] (len 0: removed).\n"
+                + " * hxi_uw_class: ranges [first, last] of the script classes of unicode.h (HX_US_*), sorted. */\n"
                 + "#ifndef HX_UNICODE_WORDS_H\n#define HX_UNICODE_WORDS_H\n\n");
         List<int[]> entries = new ArrayList<>();
         List<Integer> pool = new ArrayList<>();
@@ -118,12 +118,12 @@ public class LuceneGolden {
                 pool.add(c);
         }
         out.append("#define HX_UW_FOLD_MAX ").append(max).append("  /* longest folding */\n\n");
-        out.append("typedef struct hx_uw_fold_entry {\n    uint32_t cp;\n    uint16_t off;  /* into hx_uw_fold_pool */\n"
-                + "    uint8_t len;\n} hx_uw_fold_entry;\n\n");
-        out.append("static const uint32_t hx_uw_fold_pool[").append(pool.size()).append("] = {");
+        out.append("typedef struct hxi_uw_fold_entry {\n    uint32_t cp;\n    uint16_t off;  /* into hxi_uw_fold_pool */\n"
+                + "    uint8_t len;\n} hxi_uw_fold_entry;\n\n");
+        out.append("static const uint32_t hxi_uw_fold_pool[").append(pool.size()).append("] = {");
         for (int i = 0; i < pool.size(); i++)
             out.append(i % 16 == 0 ? "\n    " : " ").append(String.format("0x%X,", pool.get(i)));
-        out.append("\n};\n\nstatic const hx_uw_fold_entry hx_uw_fold[").append(entries.size()).append("] = {");
+        out.append("\n};\n\nstatic const hxi_uw_fold_entry hxi_uw_fold[").append(entries.size()).append("] = {");
         for (int i = 0; i < entries.size(); i++) {
             int[] e = entries.get(i);
             out.append(i % 8 == 0 ? "\n    " : " ").append(String.format("{0x%X, %d, %d},", e[0], e[1], e[2]));
@@ -142,8 +142,8 @@ public class LuceneGolden {
                 cls = c;
             }
         }
-        out.append("typedef struct hx_uw_range {\n    uint32_t first, last;\n    uint8_t cls;\n} hx_uw_range;\n\n");
-        out.append("static const hx_uw_range hx_uw_class[").append(ranges.size()).append("] = {");
+        out.append("typedef struct hxi_uw_range {\n    uint32_t first, last;\n    uint8_t cls;\n} hxi_uw_range;\n\n");
+        out.append("static const hxi_uw_range hxi_uw_class[").append(ranges.size()).append("] = {");
         for (int i = 0; i < ranges.size(); i++) {
             int[] r = ranges.get(i);
             out.append(i % 6 == 0 ? "\n    " : " ").append(String.format("{0x%X, 0x%X, %d},", r[0], r[1], r[2]));

@@ -1,4 +1,4 @@
-/* kernels_int8_neon.c: the AArch64 Advanced SIMD int8 table hx_kernels_i8_neon (interface and
+/* kernels_int8_neon.c: the AArch64 Advanced SIMD int8 table hxi_kernels_i8_neon (interface and
  * packed layout in kernels.h "int8", reference in kernels_int8.c, tests in tests/test_kernels.c).
  * Inputs are stored zero-extended to 16 bits (in_bytes 2) and weights sign-extended, and multiplied
  * into 32-bit sums by smlal (vmlal_lane_s16), which is exact. SDOT is not used: it multiplies signed bytes on both
@@ -34,7 +34,7 @@ HX_INLINE uint16x4_t quantize4(float32x4_t y, float32x4_t inv, int32x4_t z)
 static void quantize_neon(int rows, int K, const float *x, int ldx, const float *xinv, void *q, int ldq,
                           float *scale, int32_t *zero)
 {
-    const int Kp = hx_i8_row_len(K);
+    const int Kp = hxi_i8_row_len(K);
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * ldx;
         uint16_t *qr = (uint16_t *)q + (size_t)r * ldq;
@@ -53,7 +53,7 @@ static void quantize_neon(int rows, int K, const float *x, int ldx, const float 
         vlo = vminnmq_f32(vlo, ytail);
         vhi = vmaxnmq_f32(vhi, ytail);
         float inv;
-        hx_i8_row_range(vminnmvq_f32(vlo), vmaxnmvq_f32(vhi), &inv, &scale[r], &zero[r]);
+        hxi_i8_row_range(vminnmvq_f32(vlo), vmaxnmvq_f32(vhi), &inv, &scale[r], &zero[r]);
         const float32x4_t vinv = vdupq_n_f32(inv);
         const int32x4_t vz = vdupq_n_s32(zero[r]);
         for (k = 0; k + 4 <= K; k += 4)
@@ -126,10 +126,10 @@ static void gemm_neon(int M, int n0, int n1, int K, const void *Aq, int lda, con
                       const int32_t *azero, const int8_t *Bp, const int32_t *wsum, const float *wscale,
                       const float *bias, float *C, int ldc)
 {
-    const int G = hx_i8_row_len(K) / 4;
+    const int G = hxi_i8_row_len(K) / 4;
     for (int j = n0; j < n1; j += HX_I8_NR) {   /* a panel's weights (16 x K bytes) stay in L1 */
         const int cols = n1 - j < HX_I8_NR ? n1 - j : HX_I8_NR;
-        const int8_t *b = hx_i8_panel(Bp, j, K);
+        const int8_t *b = hxi_i8_panel(Bp, j, K);
         const float *bj = bias ? bias + j : NULL;
         int i = 0;
         const uint16_t *A = Aq;
@@ -140,7 +140,7 @@ static void gemm_neon(int M, int n0, int n1, int K, const void *Aq, int lda, con
     }
 }
 
-const hx_kernels_i8 hx_kernels_i8_neon = {
+const hxi_kernels_i8 hxi_kernels_i8_neon = {
     .name = "neon",
     .in_bytes = 2,
     .quantize = quantize_neon,

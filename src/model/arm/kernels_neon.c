@@ -1,4 +1,4 @@
-/* kernels_neon.c: the AArch64 Advanced SIMD (NEON) kernel table hx_kernels_neon: the vector
+/* kernels_neon.c: the AArch64 Advanced SIMD (NEON) kernel table hxi_kernels_neon: the vector
  * vocabulary of kernels_simd.h in NEON intrinsics (the kernels themselves are written once there)
  * and the f16 conversion. NEON, FMA and fp16 conversion are baseline AArch64, so this file needs no
  * extra flags; the Makefile builds it for aarch64 targets only. Interface: kernels.h; tests:
@@ -94,7 +94,7 @@ static void f16_to_f32_neon(const uint16_t *src, float *dst, size_t n)
     }
 }
 
-const hx_kernels hx_kernels_neon = {
+const hxi_kernels hxi_kernels_neon = {
     .name = "neon",
     KS_TABLE_KERNELS,
     .f16_to_f32 = f16_to_f32_neon,

@@ -76,7 +76,7 @@ static void gemm_vnni(int M, int n0, int n1, int K, const void *Aq, int lda, con
                       const int32_t *azero, const int8_t *Bp, const int32_t *wsum, const float *wscale,
                       const float *bias, float *C, int ldc)
 {
-    const int G = hx_i8_row_len(K) / 4;
+    const int G = hxi_i8_row_len(K) / 4;
     /* Rows per block: their inputs (rows x lda bytes) stay in L2 while every column tile passes
      * over them; a column tile's weights (2 VN x K bytes) stay in L1 across the block's rows. */
     int mc = MC_BYTES / lda / MR * MR;
@@ -85,7 +85,7 @@ static void gemm_vnni(int M, int n0, int n1, int K, const void *Aq, int lda, con
         const int i1 = M - i0 < mc ? M : i0 + mc;
         for (int j = n0; j < n1; j += 2 * VN) {
             const int cols = n1 - j < 2 * VN ? n1 - j : 2 * VN;
-            const int8_t *b = hx_i8_panel(Bp, j, K) + 4 * (j % HX_I8_NR);
+            const int8_t *b = hxi_i8_panel(Bp, j, K) + 4 * (j % HX_I8_NR);
             const float *bj = bias ? bias + j : NULL;
             const uint8_t *A = Aq;
             if (cols > VN)

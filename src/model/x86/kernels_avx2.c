@@ -1,4 +1,4 @@
-/* kernels_avx2.c: the AVX2 + FMA + F16C kernel table hx_kernels_avx2: the vector vocabulary of
+/* kernels_avx2.c: the AVX2 + FMA + F16C kernel table hxi_kernels_avx2: the vector vocabulary of
  * kernels_simd.h in AVX2 intrinsics (the kernels themselves are written once there) and the f16
  * conversion. Built with -mavx2 -mfma -mf16c only; cpu.c hands it out only when CPUID and XGETBV
  * allow it. Interface: kernels.h; tests: tests/test_kernels.c. */
@@ -31,8 +31,8 @@ static inline __m256 exp2i8(__m256 y, __m256 n)
 #define vf_bcast(p) _mm256_broadcast_ss(p)
 #define vf_load(p) _mm256_loadu_ps(p)
 #define vf_store(p, v) _mm256_storeu_ps(p, v)
-#define vf_load_n(p, n) _mm256_maskload_ps(p, hx_ymm_lanes(n))
-#define vf_store_n(p, n, v) _mm256_maskstore_ps(p, hx_ymm_lanes(n), v)
+#define vf_load_n(p, n) _mm256_maskload_ps(p, hxi_ymm_lanes(n))
+#define vf_store_n(p, n, v) _mm256_maskstore_ps(p, hxi_ymm_lanes(n), v)
 #define vf_add _mm256_add_ps
 #define vf_sub _mm256_sub_ps
 #define vf_mul _mm256_mul_ps
@@ -42,8 +42,8 @@ static inline __m256 exp2i8(__m256 y, __m256 n)
 #define vf_abs(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x)
 #define vf_signbit(x) _mm256_and_ps(x, _mm256_set1_ps(-0.0f))
 #define vf_or _mm256_or_ps
-#define vf_hsum hx_ymm_hsum
-#define vf_hmax hx_ymm_hmax
+#define vf_hsum hxi_ymm_hsum
+#define vf_hmax hxi_ymm_hmax
 #define vf_trunc_vi _mm256_cvttps_epi32
 #define vi_to_vf _mm256_cvtepi32_ps
 #define vf_lut8(t, i) _mm256_permutevar8x32_ps(_mm256_loadu_ps(t), i)
@@ -61,7 +61,7 @@ static void f16_to_f32_avx2(const uint16_t *src, float *dst, size_t n)
         dst[i] = _cvtsh_ss(src[i]);
 }
 
-const hx_kernels hx_kernels_avx2 = {
+const hxi_kernels hxi_kernels_avx2 = {
     .name = "avx2",
     KS_TABLE_KERNELS,
     .f16_to_f32 = f16_to_f32_avx2,

@@ -1,4 +1,4 @@
-/* kernels_avx512.c: the AVX-512 (F, BW, VL, DQ) + FMA + F16C kernel table hx_kernels_avx512: the
+/* kernels_avx512.c: the AVX-512 (F, BW, VL, DQ) + FMA + F16C kernel table hxi_kernels_avx512: the
  * vector vocabulary of kernels_simd.h in AVX-512 intrinsics (the kernels themselves are written
  * once there) and the f16 conversion. Built with its ISA's flags only; cpu.c hands it out only when
  * allowed. Interface: kernels.h; tests: tests/test_kernels.c. */
@@ -19,8 +19,8 @@ typedef __m512i vi;
 #define vf_bcast(p) _mm512_set1_ps(*(p))
 #define vf_load(p) _mm512_loadu_ps(p)
 #define vf_store(p, v) _mm512_storeu_ps(p, v)
-#define vf_load_n(p, n) _mm512_maskz_loadu_ps(hx_zmm_lanes(n), p)
-#define vf_store_n(p, n, v) _mm512_mask_storeu_ps(p, hx_zmm_lanes(n), v)
+#define vf_load_n(p, n) _mm512_maskz_loadu_ps(hxi_zmm_lanes(n), p)
+#define vf_store_n(p, n, v) _mm512_mask_storeu_ps(p, hxi_zmm_lanes(n), v)
 #define vf_add _mm512_add_ps
 #define vf_sub _mm512_sub_ps
 #define vf_mul _mm512_mul_ps
@@ -46,12 +46,12 @@ static void f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
     for (; i + 16 <= n; i += 16)
         _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(src + i))));
     if (i < n) {
-        __mmask16 m = hx_zmm_lanes((int)(n - i));
+        __mmask16 m = hxi_zmm_lanes((int)(n - i));
         _mm512_mask_storeu_ps(dst + i, m, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, src + i)));
     }
 }
 
-const hx_kernels hx_kernels_avx512 = {
+const hxi_kernels hxi_kernels_avx512 = {
     .name = "avx512",
     KS_TABLE_KERNELS,
     .f16_to_f32 = f16_to_f32_avx512,

@@ -1,4 +1,4 @@
-/* kernels_int8_amx.c: the AMX-INT8 int8 table hx_kernels_i8_amx (Intel Sapphire Rapids and later):
+/* kernels_int8_amx.c: the AMX-INT8 int8 table hxi_kernels_i8_amx (Intel Sapphire Rapids and later):
  * tdpbusd multiplies a 16-row x 64-byte tile of u8 inputs by a 16 x 64-byte tile of s8 weights into
  * 16 x 16 int32 sums, and the packed layout of kernels.h "int8" is already the B tile's (a panel's
  * 16 groups of 4 k for 16 columns are 16 rows of 64 bytes), so weights load straight from the
@@ -45,7 +45,7 @@ static void configure(int rows)
 static void epilogue(int rows, int cols, const int32_t *s, const float *ascale, const int32_t *azero,
                      const int32_t *wsum, const float *wscale, const float *bias, float *c, int ldc)
 {
-    const __mmask16 m = hx_zmm_lanes(cols);
+    const __mmask16 m = hxi_zmm_lanes(cols);
     const __m512i wz = _mm512_maskz_loadu_epi32(m, wsum);
     const __m512 ws = _mm512_maskz_loadu_ps(m, wscale);
     const __m512 bv = bias ? _mm512_maskz_loadu_ps(m, bias) : _mm512_setzero_ps();
@@ -112,7 +112,7 @@ static void row_range(int i0, int i1, int rows, int n0, int n1, int KT, const ui
         for (int j = n0; j < n1; j += 32) {
             const int cols = n1 - j < 32 ? n1 - j : 32;
             block(rows, two_rows, cols > 16, cols, KT, Aq + (size_t)i * lda, lda, ascale + i, azero + i,
-                  hx_i8_panel(Bp, j, KT * KB), panel_bytes, wsum + j, wscale + j, bias ? bias + j : NULL,
+                  hxi_i8_panel(Bp, j, KT * KB), panel_bytes, wsum + j, wscale + j, bias ? bias + j : NULL,
                   C + (size_t)i * ldc + j, ldc);
         }
     }
@@ -122,9 +122,9 @@ static void gemm_amx(int M, int n0, int n1, int K, const void *Aq, int lda, cons
                      const int32_t *azero, const int8_t *Bp, const int32_t *wsum, const float *wscale,
                      const float *bias, float *C, int ldc)
 {
-    const int Kp = hx_i8_row_len(K);
+    const int Kp = hxi_i8_row_len(K);
     if (Kp % KB) {
-        hx_kernels_i8_avx512vnni.gemm(M, n0, n1, K, Aq, lda, ascale, azero, Bp, wsum, wscale, bias, C, ldc);
+        hxi_kernels_i8_avx512vnni.gemm(M, n0, n1, K, Aq, lda, ascale, azero, Bp, wsum, wscale, bias, C, ldc);
         return;
     }
     const uint8_t *A = Aq;
@@ -140,9 +140,9 @@ static void gemm_amx(int M, int n0, int n1, int K, const void *Aq, int lda, cons
     _tile_release();
 }
 
-const hx_kernels_i8 hx_kernels_i8_amx = {
+const hxi_kernels_i8 hxi_kernels_i8_amx = {
     .name = "amx",
     .in_bytes = 1,
-    .quantize = hx_quantize_u8_avx2,
+    .quantize = hxi_quantize_u8_avx2,
     .gemm = gemm_amx,
 };

@@ -1,4 +1,4 @@
-/* kernels_int8_avx2.c: the AVX2 int8 table hx_kernels_i8_avx2 (interface and packed layout in
+/* kernels_int8_avx2.c: the AVX2 int8 table hxi_kernels_i8_avx2 (interface and packed layout in
  * kernels.h "int8", reference in kernels_int8.c, tests in tests/test_kernels.c). Products go
  * through vpmaddwd on inputs stored zero-extended to 16 bits (in_bytes 2: widening them in the
  * tile cost 28 % of its speed) and sign-extended weights, which is exact. vpmaddubsw (MLAS's u8 x
@@ -27,7 +27,7 @@
 /* y = x * xinv (xinv NULL: x) for 8 floats, lanes at or past n read as 0. */
 static inline __attribute__((always_inline)) __m256 load_y(const float *x, const float *xinv, int n)
 {
-    const __m256i m = hx_ymm_lanes(n);
+    const __m256i m = hxi_ymm_lanes(n);
     __m256 y = n >= 8 ? _mm256_loadu_ps(x) : _mm256_maskload_ps(x, m);
     if (xinv)
         y = _mm256_mul_ps(y, n >= 8 ? _mm256_loadu_ps(xinv) : _mm256_maskload_ps(xinv, m));
@@ -50,7 +50,7 @@ static inline __attribute__((always_inline)) void quantize(int rows, int K, cons
                                                            const float *xinv, void *q, int ldq, float *scale,
                                                            int32_t *zero, int wide)
 {
-    const int Kp = hx_i8_row_len(K);
+    const int Kp = hxi_i8_row_len(K);
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * ldx;
         uint8_t *qr = (uint8_t *)q + (size_t)r * ldq * (wide ? 2 : 1);
@@ -61,7 +61,7 @@ static inline __attribute__((always_inline)) void quantize(int rows, int K, cons
             vhi = _mm256_max_ps(y, vhi);
         }
         float inv;
-        hx_i8_row_range(hx_ymm_hmin(vlo), hx_ymm_hmax(vhi), &inv, &scale[r], &zero[r]);
+        hxi_i8_row_range(hxi_ymm_hmin(vlo), hxi_ymm_hmax(vhi), &inv, &scale[r], &zero[r]);
         const __m256 vinv = _mm256_set1_ps(inv);
         const __m256i vz = _mm256_set1_epi32(zero[r]);
         int k = 0;
@@ -85,8 +85,8 @@ static inline __attribute__((always_inline)) void quantize(int rows, int K, cons
     }
 }
 
-void hx_quantize_u8_avx2(int rows, int K, const float *x, int ldx, const float *xinv, void *q, int ldq,
-                         float *scale, int32_t *zero)
+void hxi_quantize_u8_avx2(int rows, int K, const float *x, int ldx, const float *xinv, void *q, int ldq,
+                          float *scale, int32_t *zero)
 {
     quantize(rows, K, x, ldx, xinv, q, ldq, scale, zero, 0);
 }
@@ -132,7 +132,7 @@ gemm_tile(int rows, int cols, int G, const uint16_t *a, int lda, const float *as
 #undef ROW
 #undef DOT
     }
-    const __m256i m = hx_ymm_lanes(cols);
+    const __m256i m = hxi_ymm_lanes(cols);
     const __m256 ws = cols == TN ? _mm256_loadu_ps(wscale) : _mm256_maskload_ps(wscale, m);
     const __m256i wz = cols == TN ? _mm256_loadu_si256((const __m256i *)wsum) : _mm256_maskload_epi32(wsum, m);
     const __m256 bv = !bias ? _mm256_setzero_ps() : cols == TN ? _mm256_loadu_ps(bias) : _mm256_maskload_ps(bias, m);
@@ -156,7 +156,7 @@ static void gemm_avx2(int M, int n0, int n1, int K, const void *Aq, int lda, con
                       const int32_t *azero, const int8_t *Bp, const int32_t *wsum, const float *wscale,
                       const float *bias, float *C, int ldc)
 {
-    const int G = hx_i8_row_len(K) / 4;
+    const int G = hxi_i8_row_len(K) / 4;
     /* Rows per block: their inputs (rows x lda 16-bit values) stay in L2 while every column tile
      * passes over them. Without it the K = 1536 layer's 240-row task came from L3 for each column
      * tile (bench/gemm_bench: 135 against 150 GOP/s for the K = 384 layers on Zen 3). */
@@ -166,7 +166,7 @@ static void gemm_avx2(int M, int n0, int n1, int K, const void *Aq, int lda, con
         const int i1 = M - i0 < mc ? M : i0 + mc;
         for (int j = n0; j < n1; j += TN) {   /* a column tile's weights (TN x K bytes) stay in L1 */
             const int cols = n1 - j < TN ? n1 - j : TN;
-            const int8_t *b = hx_i8_panel(Bp, j, K) + 4 * (j % HX_I8_NR);
+            const int8_t *b = hxi_i8_panel(Bp, j, K) + 4 * (j % HX_I8_NR);
             const float *bj = bias ? bias + j : NULL;
             const uint16_t *A = Aq;
             int i = i0;
@@ -178,7 +178,7 @@ static void gemm_avx2(int M, int n0, int n1, int K, const void *Aq, int lda, con
     }
 }
 
-const hx_kernels_i8 hx_kernels_i8_avx2 = {
+const hxi_kernels_i8 hxi_kernels_i8_avx2 = {
     .name = "avx2",
     .in_bytes = 2,
     .quantize = quantize_u16,

@@ -1,4 +1,4 @@
-/* kernels_int8_avxvnni.c: the AVX-VNNI int8 table hx_kernels_i8_avxvnni: the VNNI gemm of
+/* kernels_int8_avxvnni.c: the AVX-VNNI int8 table hxi_kernels_i8_avxvnni: the VNNI gemm of
  * gemm_vnni.h on ymm (VEX vpdpbusd; a vector is half a packed panel, 8 columns) and the AVX2
  * quantize. Interface and layout in kernels.h "int8", reference in kernels_int8.c, tests in
  * tests/test_kernels.c. Built with -mavx2 -mfma -mf16c -mavxvnni only; kernels_int8.c hands it
@@ -24,9 +24,9 @@ typedef __m256 vf;
 /* vpdpbusd written as an in-place instruction: from the intrinsic, gcc 12 copies each accumulator
  * through a spare register and stores it to the stack every step. */
 #define DPBUSD(acc, x, w) __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(x), "x"(w))
-#define vi_load_n(p, n) _mm256_maskload_epi32(p, hx_ymm_lanes(n))
-#define vf_load_n(p, n) _mm256_maskload_ps(p, hx_ymm_lanes(n))
-#define vf_store_n(p, n, v) _mm256_maskstore_ps(p, hx_ymm_lanes(n), v)
+#define vi_load_n(p, n) _mm256_maskload_epi32(p, hxi_ymm_lanes(n))
+#define vf_load_n(p, n) _mm256_maskload_ps(p, hxi_ymm_lanes(n))
+#define vf_store_n(p, n, v) _mm256_maskstore_ps(p, hxi_ymm_lanes(n), v)
 #define vi_set1 _mm256_set1_epi32
 #define vi_sub _mm256_sub_epi32
 #define vi_mullo _mm256_mullo_epi32
@@ -38,9 +38,9 @@ typedef __m256 vf;
 
 #include "gemm_vnni.h"
 
-const hx_kernels_i8 hx_kernels_i8_avxvnni = {
+const hxi_kernels_i8 hxi_kernels_i8_avxvnni = {
     .name = "avxvnni",
     .in_bytes = 1,
-    .quantize = hx_quantize_u8_avx2,
+    .quantize = hxi_quantize_u8_avx2,
     .gemm = gemm_vnni,
 };

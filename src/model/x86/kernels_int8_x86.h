@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-void hx_quantize_u8_avx2(int rows, int K, const float *x, int ldx, const float *xinv, void *q, int ldq,
-                         float *scale, int32_t *zero);
+void hxi_quantize_u8_avx2(int rows, int K, const float *x, int ldx, const float *xinv, void *q, int ldq,
+                          float *scale, int32_t *zero);
 
 #endif

@@ -5,13 +5,13 @@
 #define HX_X86_SIMD_H
 
 /* Lanes [0, n) of 8, as a vector mask, for any n (saturates outside 0..8). */
-static inline __m256i hx_ymm_lanes(int n)
+static inline __m256i hxi_ymm_lanes(int n)
 {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 /* Lanes [0, n) of 16, as an AVX-512 mask, for any n (clamped to 0..16). */
-static inline __mmask16 hx_zmm_lanes(int n)
+static inline __mmask16 hxi_zmm_lanes(int n)
 {
     return n <= 0 ? 0 : n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
 }
@@ -24,9 +24,9 @@ static inline __mmask16 hx_zmm_lanes(int n)
         s = op##_ps(s, _mm_movehl_ps(s, s));                                            \
         return _mm_cvtss_f32(op##_ss(s, _mm_movehdup_ps(s)));                           \
     }
-HX_YMM_REDUCE(hx_ymm_hsum, _mm_add)
-HX_YMM_REDUCE(hx_ymm_hmin, _mm_min)
-HX_YMM_REDUCE(hx_ymm_hmax, _mm_max)
+HX_YMM_REDUCE(hxi_ymm_hsum, _mm_add)
+HX_YMM_REDUCE(hxi_ymm_hmin, _mm_min)
+HX_YMM_REDUCE(hxi_ymm_hmax, _mm_max)
 #undef HX_YMM_REDUCE
 
 #endif
