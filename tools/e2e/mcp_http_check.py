@@ -50,7 +50,7 @@ DOCS = {
 # about 120 chunks: seconds to embed
 BIG = "# Quokkabig\n\n" + "".join(f"Paragraph {i} of the quokkabig notes: the island's marsupials forage at dusk, rest "
                                    f"in the shade by day, and number {i * 37 % 1000} in the survey of year {1900 + i % 120}."
-                                   "\n\n" for i in range(400))
+                                   "\n\n" for i in range(1600))   # seconds of embedding on any CPU: the cancel lands first
 
 
 async def session(url, mode, root):
