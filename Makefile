@@ -3,8 +3,8 @@
 # targets (clang); `make bench` runs the peer benchmarks (needs bench/.venv, see bench/README.md);
 # `make static` builds hyrax-static, one static binary with the weights inside it; `make lib` builds
 # libhyrax.a and libhyrax.so; `make install PREFIX=...` installs bin/hyrax, share/hyrax/<weights>
-# (where the binary and the shared library look for them), include/hyrax.h, lib/libhyrax.{a,so}
-# and lib/pkgconfig/hyrax.pc.
+# (where the binary and the shared library look for them), include/hyrax.h, lib/libhyrax.{a,so},
+# lib/pkgconfig/hyrax.pc and the bash, zsh and fish completions (made by `hyrax completion`).
 # src/ has one folder per layer, lowest first: base < crypto, text < model < store < vector, retrieve < formats < pdf < ingest < index < service <
 # session < server < mcp < http < cli (tests/layers.sh, run by `make test`, fails when a file includes a header from a higher layer). New .c files under
 # src/, tests/test_*.c and fuzz/fuzz_*.c are picked up without editing this file; *_avx2.c,
@@ -154,6 +154,11 @@ install: $(BIN) $(BUILD)/libhyrax.a $(BUILD)/libhyrax.so
 	    'Description: local hybrid search: MiniLM embeddings, HNSW, BM25, one crash-safe index file' \
 	    'Version: $(VERSION)' 'Libs: -L$${libdir} -lhyrax' 'Libs.private: -lpthread -lm -ldl' \
 	    'Cflags: -I$${includedir}' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hyrax.pc
+	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	$(abspath $(BIN)) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/hyrax
+	$(abspath $(BIN)) completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hyrax
+	$(abspath $(BIN)) completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hyrax.fish
 
 # Tests that run the command line find it through HYRAX_BIN, and it finds the weights through
 # HYRAX_WEIGHTS (a sanitizer build's binary is not beside weights/).
