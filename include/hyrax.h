@@ -747,6 +747,9 @@ typedef struct hx_result {
                                           single mode */
     float recency;                     /* the recency factor applied to the ranking, 1 when off */
     uint32_t chunk_id, doc_id, chunk_index, line_start, line_end, n_tokens;
+    const char *unit;                  /* what line_start/line_end count: "page" for a paged
+                                          document (PDF, PPTX, ODP: the pages or slides its text
+                                          is on), "line" (source lines) otherwise; static */
     uint32_t byte_start, byte_end;     /* the body's byte range in the document */
     const char *path, *title, *heading, *doc_sha256;   /* borrowed from the index view */
     const char *signer;                /* the document's trust.signer: who signed the bytes it was

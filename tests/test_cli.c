@@ -566,7 +566,7 @@ static void test_citation_and_status(const char *dir, const char *idx)
         CHECK(!strcmp(cli_keys, mcp_keys), "result %zu: one shape: cli {%s} mcp {%s}", i, cli_keys, mcp_keys);
         const hxi_json_val *cc = hxi_json_obj_get(c, "citation"), *mc = hxi_json_obj_get(x, "citation");
         key_set(cc, cli_keys, sizeof cli_keys);
-        CHECK(cc && !strcmp(cli_keys, "chunk_id,chunk_index,doc_id,generation,line_end,line_start,path,signer,tier,version") &&
+        CHECK(cc && !strcmp(cli_keys, "chunk_id,chunk_index,doc_id,generation,line_end,line_start,path,signer,tier,unit,version") &&
                   hxi_json_equal(cc, mc),
               "result %zu: the same citation: {%s}", i, cli_keys);
         CHECK(hxi_json_equal(hxi_json_obj_get(cc, "path"), hxi_json_obj_get(c, "path")) &&
@@ -801,6 +801,57 @@ static void test_baselines(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* Issue 28 item 2: a PDF's citation counts pages. The expected page is the one pdftotext's reference
+ * text (tests/data/pdf/kep-libreoffice.txt, pages ended by form feeds) has the phrase on. */
+static void test_pages(void)
+{
+    char tmpl[] = "/tmp/hxi_cli_pages_XXXXXX", dir[PATH_MAX], pdf[PATH_MAX + 32], cmd[3 * PATH_MAX], *out;
+    const char *phrase = "conformance profiles";
+    size_t len = 0;
+    char *ref = check_read_file("tests/data/pdf/kep-libreoffice.txt", &len);
+    const char *at = ref ? strstr(ref, phrase) : NULL;
+    unsigned page = 1;
+    for (const char *c = ref; at && c < at; c++)
+        page += *c == '\f';
+    CHECK(at && page > 1, "the phrase is past page 1 of the reference (page %u)", page);
+    CHECK(mkdtemp(tmpl) && realpath(tmpl, dir), "temp folder");
+    snprintf(pdf, sizeof pdf, "%s/docs/kep.pdf", dir);
+    check_put(dir, "docs/notes.md", "# Notes\n\nNothing about profiles of conformance here, only notes.\n");
+    CHECK(check_copy_file("tests/data/pdf/kep-libreoffice.pdf", pdf) == 0, "copy the PDF");
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s/idx.hyx %s/docs 2>&1", dir, dir);
+    CHECK(check_run(cmd, &out) == 0, "index: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s/idx.hyx --mode keyword --group chunk -k 1 '\"%s\"'", dir, phrase);
+    unsigned first = 0, last = 0;
+    const char *line = check_run(cmd, &out) == 0 ? strstr(out, "kep.pdf: page ") : NULL;
+    CHECK(line && sscanf(line, "kep.pdf: page %u-%u", &first, &last) == 2 && first <= page && page <= last &&
+              last - first <= 1,
+          "text cites page %u (%u-%u): %s", page, first, last, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s/idx.hyx --mode keyword --group chunk --json -k 2 '\"%s\"'", dir, phrase);
+    CHECK(check_run(cmd, &out) == 0, "search --json: %s", out);
+    const char *cite = strstr(out, "\"citation\":");
+    CHECK(cite && strstr(cite, "\"path\":\"kep.pdf\"") &&
+              sscanf(strstr(cite, "\"line_start\":"), "\"line_start\":%u,\"line_end\":%u", &first, &last) == 2 &&
+              first <= page && page <= last && last - first <= 1 && strstr(cite, "\"line_end\":") < strstr(cite, "\"unit\":\"page\""),
+          "citation of page %u with unit page (%u-%u): %.400s", page, first, last, out);
+    free(out);
+    unsigned pages = 0;   /* pdftotext ends every page with a form feed */
+    for (const char *c = ref; c && *c; c++)
+        pages += *c == '\f';
+    char want[64];
+    snprintf(want, sizeof want, "kep.pdf: page 1-%u (", pages);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" show --db %s/idx.hyx kep.pdf", dir);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, want) && strstr(out, "  #0  pages 1-1"), "show cites %s: %s", want, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s/idx.hyx --mode keyword --group chunk --json -k 1 rangers notes", dir);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"path\":\"notes.md\"") && strstr(out, "\"unit\":\"line\"") &&
+              !strstr(out, "\"unit\":\"page\""),
+          "a Markdown citation counts lines: %.300s", out);
+    free(out);
+    free(ref);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hxi_cli_XXXXXX", cmd[3 * PATH_MAX], *out;
@@ -819,6 +870,7 @@ int main(void)
     test_options(db);
     test_weights_flags(db);
     test_citation_and_status(root, db);
+    test_pages();
 
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s --json -k 2 --min-score 0 where do pods run", db);
     CHECK(check_run(cmd, &out) == 0, "search --json exits 0");

@@ -139,7 +139,9 @@ static void golden(const char *name)
               "%s: rows with cells %zu, first section %s", name, rows, x.n_headings > 1 ? x.headings[1] : "none");
         CHECK(strcmp(ext, "xlsx") || (x.n_blocks && x.blocks[x.n_blocks - 1].src_first == 13),
               "%s: the last row (13) is its block's line: %u", name, x.n_blocks ? x.blocks[x.n_blocks - 1].src_first : 0);
-        CHECK(!deck || (x.unit == HX_UNIT_PAGE && meta(&x, "page_count") && atoi(meta(&x, "page_count")) > 1 &&
+        const hxi_doctype *row = hxi_doctype_find(ext, strlen(ext));
+        CHECK(row && (row->unit == HX_UNIT_PAGE) == deck, "%s: a deck's row counts pages, another's lines", name);
+        CHECK(!deck || (meta(&x, "page_count") && atoi(meta(&x, "page_count")) > 1 &&
                         x.blocks[x.n_blocks - 1].src_first > 1),
               "%s: slides as pages", name);
         if (!strcmp(name, "kep00.docx") || !strcmp(name, "kep00.epub"))

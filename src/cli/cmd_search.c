@@ -36,7 +36,8 @@ static int print_results_text(const hx_results *r)
         term_style(stdout, "1;35");
         put_text(stdout, x->path, SIZE_MAX, false);
         term_style(stdout, NULL);
-        printf(":%u-%u  (score %.4f", x->line_start, x->line_end, (double)x->score);
+        bool paged = x->unit && !strcmp(x->unit, "page");   /* a PDF's numbers are its pages */
+        printf("%s%u-%u  (score %.4f", paged ? ": page " : ":", x->line_start, x->line_end, (double)x->score);
         if (x->score != x->relevance)
             printf(", relevance %.4f", (double)x->relevance);
         printf("%s%s)\n   ", x->tier ? ", " : "", x->tier ? x->tier : "");
@@ -54,7 +55,7 @@ static int print_results_text(const hx_results *r)
         if (x->n_more)   /* the answer is printed once: its order is ours */
             qsort(x->more, x->n_more, sizeof *x->more, by_line);
         for (size_t m = 0; m < x->n_more; m++)
-            printf("%s%u-%u%s", m ? ", " : "   also lines ", x->more[m].line_start, x->more[m].line_end,
+            printf("%s%u-%u%s", m ? ", " : paged ? "   also pages " : "   also lines ", x->more[m].line_start, x->more[m].line_end,
                    m + 1 == x->n_more ? "\n" : "");
     }
     printf("%zu %s in %.1f ms\n", r->n, plural(r->n, "result", "results"), r->search_ms);

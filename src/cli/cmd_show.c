@@ -8,8 +8,9 @@
 const char show_about[] =
     "Prints one document of the index: path, title, type, size, times, version (SHA-256 of its\n"
     "bytes), trust, its metadata (the keys --filter takes), the citation an answer gives for it, and\n"
-    "its chunks (id, lines, heading); --text adds each chunk's text. PATH is root-relative or a path\n"
-    "on disk inside the indexed root. A PATH the index does not hold is an error (exit 1).\n";
+    "its chunks (id, lines or, for a PDF, PPTX or ODP, pages, heading); --text adds each chunk's\n"
+    "text. PATH is root-relative or a path on disk inside the indexed root. A PATH the index does not\n"
+    "hold is an error (exit 1).\n";
 
 /* A label in the first 12 columns. */
 static void label(const char *l)
@@ -88,15 +89,16 @@ static int run_show(void *arg)
     }
     label("citation");
     put_text(stdout, x->path, SIZE_MAX, false);
+    bool paged = d.n_chunks && d.chunks[0].unit && !strcmp(d.chunks[0].unit, "page");
     if (d.n_chunks)
-        printf(":%u-%u", d.chunks[0].line_start, d.chunks[d.n_chunks - 1].line_end);
+        printf("%s%u-%u", paged ? ": page " : ":", d.chunks[0].line_start, d.chunks[d.n_chunks - 1].line_end);
     printf(" (doc %u, version %.12s, generation %llu)\n", x->id, x->sha256,
            (unsigned long long)d.taken.commit.generation);
     label("chunks");
     printf("%zu\n", d.n_chunks);
     for (size_t i = 0; i < d.n_chunks; i++) {
         const hx_result *c = &d.chunks[i];
-        printf("  #%u  lines %u-%u%s", c->chunk_id, c->line_start, c->line_end, *c->heading ? "  " : "");
+        printf("  #%u  %s %u-%u%s", c->chunk_id, paged ? "pages" : "lines", c->line_start, c->line_end, *c->heading ? "  " : "");
         put_text(stdout, c->heading, 200, true);
         putchar('\n');
         if (opt_str(j->a, "--text"))

@@ -27,8 +27,8 @@
  *             are a block of their own. The first level-1 heading is the title unless hxi_x_title
  *             set one (an HTML <title>, a document property).
  *   source    hxi_x_source(first, last) says where the following text came from: 1-based lines of
- *             the source file (x->unit HX_UNIT_LINE, the default), or pages (HX_UNIT_PAGE, set by
- *             a paged format, which also calls hxi_x_meta_uint("page_count")). Each block records
+ *             the source file (the row's unit HX_UNIT_LINE, the default), or pages (HX_UNIT_PAGE:
+ *             a paged format's row, whose extractor also calls hxi_x_meta_uint("page_count")). Each block records
  *             the span of sources its text came from; a chunk's line_start/line_end are the first
  *             and last source of its blocks, so a citation says `lines 12-20` or `page 7`.
  *   metadata  hxi_x_meta(key, value) adds to the document's metadata (the same model as front
@@ -87,7 +87,6 @@ typedef struct hxi_extract {
     hx_kv *meta;               /* owned pairs, in order */
     size_t n_meta, cap_meta;
     const char *encoding;      /* static: the charset the bytes were read as ("utf-8", "windows-1252") */
-    hxi_source_unit unit;
     /* builder state */
     size_t limit;              /* text bytes allowed (HX_INGEST_MAX_GROWTH * input) */
     uint32_t src_first, src_last;
@@ -170,6 +169,8 @@ typedef struct hxi_doctype {
     hxi_describe_fn describe;   /* may be NULL */
     hxi_chunk_style chunk;
     hxi_check_fn check;         /* the type's gate rule; may be NULL */
+    hxi_source_unit unit;       /* what its hxi_x_source numbers count: lines (0, the default) or
+                                   pages; search reads it by the document's type (hx_result.unit) */
 } hxi_doctype;
 
 /* The table, in detection order, and its size. */

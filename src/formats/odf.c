@@ -139,8 +139,6 @@ static int extract_odf(const uint8_t *raw, size_t len, hxi_extract *x, hx_error 
     if (rc)
         return rc;
     odf o = {.x = x, .err = err, .sheets = sheets, .pages = pages};
-    if (pages)
-        x->unit = HX_UNIT_PAGE;
     rc = hxi_office_properties(&z, "meta.xml", x, err);
     hxi_xml_handler h = {&o, start, end, text};
     if (!rc)
@@ -206,4 +204,5 @@ const hxi_doctype hxi_doctype_ods = {
 
 const hxi_doctype hxi_doctype_odp = {
     .name = "odp", .exts = odp_exts, .sniff = sniff_odp, .extract = extract_odp, .chunk = HX_CHUNK_BLOCKS,
+    .unit = HX_UNIT_PAGE,
 };

@@ -106,7 +106,6 @@ static int slide_text(void *ctx, const char *s, size_t len, int raw)
 
 static int extract_pptx(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err)
 {
-    x->unit = HX_UNIT_PAGE;
     hxi_office_ooxml pkg;
     int rc = hxi_office_ooxml_open(&pkg, raw, len, "ppt/presentation.xml", x, err);
     if (rc)
@@ -156,4 +155,5 @@ static const char *const pptx_exts[] = {"pptx", "pptm", "potx", NULL};
 
 const hxi_doctype hxi_doctype_pptx = {
     .name = "pptx", .exts = pptx_exts, .sniff = sniff_pptx, .extract = extract_pptx, .chunk = HX_CHUNK_BLOCKS,
+    .unit = HX_UNIT_PAGE,
 };

@@ -6,6 +6,7 @@
  * built by index.c; never writes. */
 #include "fusion.h"
 #include "alloc.h"
+#include "doctype.h"
 #include "index_internal.h"
 #include "recency.h"
 #include "title.h"
@@ -217,6 +218,8 @@ static int fill_result(const ix_view *v, uint32_t chunk_id, hx_result *r)
     r->chunk_index = ix_chunk_field(s, chunk_id, IX_F_INDEX);
     r->line_start = ix_chunk_field(s, chunk_id, IX_F_LINE_START);
     r->line_end = ix_chunk_field(s, chunk_id, IX_F_LINE_END);
+    const hxi_doctype *dt = hxi_doctype_find(d->info.type, strlen(d->info.type));
+    r->unit = dt && dt->unit == HX_UNIT_PAGE ? "page" : "line";
     r->n_tokens = ix_chunk_field(s, chunk_id, IX_F_TOKENS);
     r->byte_start = ix_chunk_field(s, chunk_id, IX_F_BYTE_START);
     r->byte_end = ix_chunk_field(s, chunk_id, IX_F_BYTE_END);

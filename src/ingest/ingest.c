@@ -376,7 +376,7 @@ static int fill_from_bytes(hxi_doc_source *d, const char *path, const uint8_t *r
         d->text = x.text;
         d->text_len = x.len;
         d->encoding = x.encoding;
-        d->unit = x.unit;
+        d->unit = d->dt->unit;
         if (d->dt->chunk == HX_CHUNK_BLOCKS) {
             d->blocks = x.blocks;
             d->n_blocks = x.n_blocks;

@@ -587,7 +587,6 @@ static int extract_pdf(const uint8_t *raw, size_t len, hxi_extract *x, hx_error 
         rc = err->code;
         goto out;
     }
-    x->unit = HX_UNIT_PAGE;
     pdf_obj *info = pdf_get(&d, d.trailer, "Info");
     if (info && ((rc = info_string(&d, x, info, "Title", "title", err)) ||
                  (rc = info_string(&d, x, info, "Author", "author", err)) ||
@@ -640,5 +639,5 @@ static const char *const pdf_exts[] = {"pdf", NULL};
 
 const hxi_doctype hxi_doctype_pdf = {
     .name = "pdf", .exts = pdf_exts, .magic = {{.offset = 0, .len = 5, .bytes = "%PDF-"}}, .sniff = sniff_pdf,
-    .extract = extract_pdf, .chunk = HX_CHUNK_BLOCKS,
+    .extract = extract_pdf, .chunk = HX_CHUNK_BLOCKS, .unit = HX_UNIT_PAGE,
 };

@@ -134,6 +134,8 @@ void hxi_present_citation(hxi_json_writer *w, const hx_result *r, uint64_t gener
     hxi_json_write_uint(w, r->line_start);
     hxi_json_write_key(w, "line_end");
     hxi_json_write_uint(w, r->line_end);
+    hxi_json_write_key(w, "unit");
+    hxi_json_write_cstr(w, r->unit ? r->unit : "line");
     hxi_json_write_key(w, "version");
     hxi_json_write_cstr(w, r->doc_sha256);
     hxi_json_write_key(w, "generation");

@@ -36,7 +36,7 @@ void hxi_present_meta(hxi_json_writer *w, const hx_kv *meta, size_t n);
  * every result, citation, context source and document object. */
 void hxi_present_signer(hxi_json_writer *w, const char *signer);
 
-/* "citation": {"doc_id","path","chunk_id","chunk_index","line_start","line_end","version",
+/* "citation": {"doc_id","path","chunk_id","chunk_index","line_start","line_end","unit","version",
  * "generation","signer"}: where a result's text is, down to the document's content hash (version) and the
  * commit that answered (generation), so a read_context {selector: as_of} or a baseline replays it. */
 void hxi_present_citation(hxi_json_writer *w, const hx_result *r, uint64_t generation);

@@ -996,6 +996,7 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
         x->chunk_index = (uint32_t)atoi(pq->getvalue(res, row, COL_ORD));
         x->line_start = (uint32_t)atoi(pq->getvalue(res, row, COL_LINE_START));
         x->line_end = (uint32_t)atoi(pq->getvalue(res, row, COL_LINE_END));
+        x->unit = "line";   /* the registry keeps no document type: a paged one reads as lines */
         x->path = pq->getvalue(res, row, COL_PATH);
         x->title = pq->getvalue(res, row, COL_TITLE);
         x->heading = pq->getvalue(res, row, COL_HEADING);

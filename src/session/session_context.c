@@ -87,16 +87,17 @@ static int add_neighbours(hx_index *ix, hxi_passages *ps, hxi_passage *p, hx_err
 
 /* === Assembly === */
 
-/* "[label] path (lines a-b) title > heading\n" into buf; the title is left out when the heading
- * path starts with it already. Its length. */
+/* "[label] path (lines a-b) title > heading\n" ("pages a-b" for a paged document) into buf; the
+ * title is left out when the heading path starts with it already. Its length. */
 static size_t header(char *buf, size_t cap, size_t label, const hxi_passage *p)
 {
     const char *title = p->first->title, *heading = p->first->heading;
     size_t tl = strlen(title);
     if (!strncmp(heading, title, tl) && (!heading[tl] || !strncmp(heading + tl, " > ", 3)))
         title = "";
-    int n = snprintf(buf, cap, "[%zu] %s (lines %u-%u) %s%s%s\n", label, p->first->path, p->line_start, p->line_end,
-                     title, *title && *heading ? " > " : "", heading);
+    bool paged = p->first->unit && !strcmp(p->first->unit, "page");
+    int n = snprintf(buf, cap, "[%zu] %s (%s %u-%u) %s%s%s\n", label, p->first->path, paged ? "pages" : "lines",
+                     p->line_start, p->line_end, title, *title && *heading ? " > " : "", heading);
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : strlen(buf);
 }
 
