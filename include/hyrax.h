@@ -111,6 +111,10 @@ HX_API int hx_model_open(hx_model **out, const char *path, hx_error *err);
 HX_API void hx_model_close(hx_model *m);
 HX_API int hx_model_dim(const hx_model *m);                      /* embedding dimension (384) */
 HX_API const char *hx_model_name(const hx_model *m);             /* "all-MiniLM-L6-v2"; borrowed */
+/* The weights' digest, 64 hex digits: SHA-256 of the file's 64-byte header and its section table
+ * (src/base/hxfile.h), which holds every section's shape and CRC32C, so a re-converted or altered
+ * weights file differs; computed at open over a few KB, not the whole file. Borrowed. */
+HX_API const char *hx_model_hash(const hx_model *m);
 /* Word pieces of text[0..len) as the model's tokenizer (BERT uncased WordPiece) cuts them,
  * without [CLS] and [SEP]. Never fails; invalid UTF-8 reads as removed characters. */
 HX_API size_t hx_model_count_tokens(const hx_model *m, const char *text, size_t len);
@@ -243,6 +247,8 @@ typedef struct hx_index_stats {
     uint64_t file_bytes, generation;   /* generation: the commit the view shows (hx_index_read_at) */
     int64_t committed_ns;              /* time of that commit, unix nanoseconds */
     char model[64];
+    char model_hash[65];               /* hx_model_hash of the weights the commit was made with; ""
+                                          for commits made before hyrax recorded it */
     char writer[64];                   /* "hyrax 0.2.0": the program that made the commit the view
                                           shows (hx_version); "" for commits made before 0.2.0 */
     int dim;

@@ -5,11 +5,16 @@
  * commits, one writer at a time, documents from bytes, removal, cancels heard after each embedding
  * batch and before the commit, a long write committed in parts (a cancel keeps the parts before),
  * damaged files refused, a compaction that fails on a full disk after its commit landed (a warning,
- * no stray file), and an index made with another keyword analyzer refused with a message that says
- * to reindex. */
+ * no stray file), an index made with another keyword analyzer refused with a message that says
+ * to reindex, and the model hash each commit records (SHA-256 of the weights file's header and
+ * section table, computed here from the file) checked at open: another hash of the same model
+ * name is refused, none (an older commit, tests/data/hxdocs03.hyx) is not. */
 #include "check.h"
 #include "hyrax.h"
+#include "bytes.h"
+#include "hxfile.h"
 #include "index_internal.h"
+#include "sha256.h"
 #include "wire.h"
 
 #include <limits.h>
@@ -511,9 +516,10 @@ static void test_compact_fails_after_commit(void)
  * `version`, keyword analyzer `analyzer` (NULL: no field, as in layout 1), vector precision
  * `precision` (NULL: no field, as in layouts 1 and 2), no documents. With `named` the open must
  * fail with code `want` and a message naming it (and, for HX_EVERSION, saying to reindex); without,
- * it must succeed (so the refusals come from the analyzer or precision alone). */
-static void open_other(uint32_t version, const char *analyzer, const char *precision, int want,
-                       const char *named)
+ * it must succeed (so the refusals come from the analyzer or precision alone). `hash` (layout 4
+ * on): a writer field and this model_hash follow the audit ref, and a refusal names it too. */
+static void open_other(uint32_t version, const char *analyzer, const char *precision, const char *hash,
+                       int want, const char *named)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s.other.hyx", root);
@@ -548,6 +554,10 @@ static void open_other(uint32_t version, const char *analyzer, const char *preci
     if (version >= 4) {   /* an empty audit log */
         hxi_store_ref_put(ref, (hxi_store_ref){0});
         hxi_buf_bytes(&b, ref, sizeof ref);
+        if (hash) {
+            hxi_buf_str(&b, "hyrax test");
+            hxi_buf_str(&b, hash);
+        }
     }
     CHECK(!b.failed && hxi_store_commit(w, b.data, b.len, NULL, &err) == 0, "commit: %s", err.message);
     hxi_buf_free(&b);
@@ -555,7 +565,8 @@ static void open_other(uint32_t version, const char *analyzer, const char *preci
     hx_index *ix = NULL;
     int rc = hx_index_open(&ix, path, HX_INDEX_READ, model, NULL, &err);
     if (named)
-        CHECK(rc == want && strstr(err.message, named) && (want != HX_EVERSION || strstr(err.message, "reindex")),
+        CHECK(rc == want && strstr(err.message, named) && (want != HX_EVERSION || strstr(err.message, "reindex")) &&
+                  (!hash || strstr(err.message, hash)),
               "layout %u analyzer %s precision %s: rc %d, %s", version, analyzer ? analyzer : "-",
               precision ? precision : "-", rc, err.message);
     else
@@ -568,15 +579,86 @@ static void open_other(uint32_t version, const char *analyzer, const char *preci
 static void test_other_analyzer(void)
 {
     const char *an = hxi_analyzer_name(IX_ANALYZER);
-    open_other(IX_VERSION, an, "fp32", 0, NULL);
-    open_other(IX_VERSION, "exact", "fp32", HX_EVERSION, "\"exact\"");
-    open_other(IX_VERSION, "english", "fp32", 0, NULL);   /* before Unicode words: read with its own analysis */
-    open_other(IX_VERSION, "klingon", "fp32", HX_EVERSION, "\"klingon\"");
-    open_other(1, NULL, NULL, HX_EVERSION, "\"exact\"");
+    open_other(IX_VERSION, an, "fp32", NULL, 0, NULL);
+    open_other(IX_VERSION, "exact", "fp32", NULL, HX_EVERSION, "\"exact\"");
+    open_other(IX_VERSION, "english", "fp32", NULL, 0, NULL);   /* before Unicode words: read with its own analysis */
+    open_other(IX_VERSION, "klingon", "fp32", NULL, HX_EVERSION, "\"klingon\"");
+    open_other(1, NULL, NULL, NULL, HX_EVERSION, "\"exact\"");
     /* precision: layout 2 had none (fp32 vectors); an fp32 model cannot query int8 vectors */
-    open_other(2, an, NULL, 0, NULL);
-    open_other(IX_VERSION, an, "int8", HX_EINVAL, "holds int8 vectors and the model is fp32");
-    open_other(IX_VERSION, an, "int4", HX_EFORMAT, "\"int4\"");
+    open_other(2, an, NULL, NULL, 0, NULL);
+    open_other(IX_VERSION, an, "int8", NULL, HX_EINVAL, "holds int8 vectors and the model is fp32");
+    open_other(IX_VERSION, an, "int4", NULL, HX_EFORMAT, "\"int4\"");
+    /* model hash: the loaded model's is accepted, another of the same model name refused naming
+     * both, none (and an empty one) accepted */
+    open_other(IX_VERSION, an, "fp32", hx_model_hash(model), 0, NULL);
+    open_other(IX_VERSION, an, "fp32", "", 0, NULL);
+    char other[65];
+    snprintf(other, sizeof other, "%.63s%c", hx_model_hash(model), hx_model_hash(model)[63] == '0' ? '1' : '0');
+    open_other(IX_VERSION, an, "fp32", other, HX_EFORMAT, hx_model_hash(model));
+}
+
+/* The weights file's digest computed here from its bytes: SHA-256 of the 64-byte header and the
+ * section table (offset at header byte 16, count at 24, 64 bytes an entry; src/base/hxfile.h). */
+static void weights_digest(char hex[65])
+{
+    size_t len = 0;
+    char *f = check_read_file(WEIGHTS, &len);
+    hex[0] = 0;
+    CHECK(f && len >= HXF_HEADER_SIZE, "read %s", WEIGHTS);
+    if (!f || len < HXF_HEADER_SIZE) {
+        free(f);
+        return;
+    }
+    const uint8_t *b = (const uint8_t *)f;
+    uint64_t at = hxf_le64(b + 16), n = hxf_le32(b + 24) * (uint64_t)HXF_ENTRY_SIZE;
+    CHECK(at <= len && n <= len - at, "section table inside the file");
+    if (at <= len && n <= len - at) {
+        uint8_t *buf = malloc(HXF_HEADER_SIZE + n);
+        memcpy(buf, b, HXF_HEADER_SIZE);
+        memcpy(buf + HXF_HEADER_SIZE, b + at, n);
+        hxi_sha256_hex(buf, HXF_HEADER_SIZE + n, hex);
+        free(buf);
+    }
+    free(f);
+}
+
+/* A fresh commit records the loaded model's hash; the version 3 fixture (made before the field)
+ * reads "" and opens with the model, and its next commit records the hash. */
+static void test_model_hash(hx_index *ix)
+{
+    char want[65];
+    weights_digest(want);
+    CHECK(strlen(want) == 64 && !strcmp(hx_model_hash(model), want), "hx_model_hash %s, the file's %s",
+          hx_model_hash(model), want);
+    hx_index_stats st;
+    hx_error err = {0};
+    CHECK(hx_index_stats_get(ix, &st, &err) == 0 && !strcmp(st.model_hash, want), "the commit records %s: '%s'",
+          want, st.model_hash);
+    char copy[PATH_MAX + 32];
+    snprintf(copy, sizeof copy, "%s.v3.hyx", root);
+    CHECK(check_copy_file("tests/data/hxdocs03.hyx", copy) == 0, "copy the version 3 fixture");
+    hx_index *old = NULL;
+    CHECK(hx_index_open(&old, copy, HX_INDEX_READ, model, NULL, &err) == 0, "open the fixture: %s", err.message);
+    if (old) {
+        CHECK(hx_index_stats_get(old, &st, &err) == 0 && !strcmp(st.model_hash, ""), "no hash recorded: '%s'",
+              st.model_hash);
+        hx_index_close(old);
+    }
+    old = NULL;
+    CHECK(hx_index_open(&old, copy, HX_INDEX_WRITE, model, NULL, &err) == 0, "writer on the fixture: %s",
+          err.message);
+    if (old) {
+        hx_update_report rep;
+        const char *text = "# New\n\nA new note.\n";
+        uint32_t id;
+        CHECK(hx_index_add_bytes(old, "notes/new.md", text, strlen(text), NULL, 0, enc, NULL, NULL, &id, &rep,
+                                 &err) == 0, "add: %s", err.message);
+        hx_update_report_clear(&rep);
+        CHECK(hx_index_stats_get(old, &st, &err) == 0 && !strcmp(st.model_hash, want),
+              "its next commit records the hash: '%s'", st.model_hash);
+        hx_index_close(old);
+    }
+    unlink(copy);
 }
 
 /* Times of read contexts. Goldens from Python's datetime (fromisoformat, then the difference from
@@ -818,6 +900,7 @@ int main(void)
             hx_index_close(reader);
         }
         test_compact(ix);
+        test_model_hash(ix);
         test_bytes_and_remove(ix);
         test_cancel(ix);
         test_read_at(ix);

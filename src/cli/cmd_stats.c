@@ -91,11 +91,12 @@ static int run_stats(void *arg)
         put_text(stdout, info.project.root, SIZE_MAX, false);
         printf("\ndocuments   %llu\nchunks      %llu (%llu stored, %llu deleted)\n"
                "tokens      %llu\nsegments    %llu\nfile size   %.1f MiB\ngeneration  %llu, committed %s%s%s\n"
-               "model       %s (%d dimensions), %s vectors\n",
+               "model       %s (%d dimensions), %s vectors\nmodel hash  %s\n",
                (unsigned long long)st->documents, (unsigned long long)st->live_chunks,
                (unsigned long long)st->chunks, (unsigned long long)st->tombstones, (unsigned long long)st->tokens,
                (unsigned long long)st->segments, (double)st->file_bytes / 1048576.0,
-               (unsigned long long)st->generation, when, *st->writer ? " by " : "", st->writer, st->model, st->dim, hx_precision_name(info.precision));
+               (unsigned long long)st->generation, when, *st->writer ? " by " : "", st->writer, st->model, st->dim, hx_precision_name(info.precision),
+               *st->model_hash ? st->model_hash : "(not recorded)");
         if (!act_rc)
             print_activity(&act);
     }

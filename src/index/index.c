@@ -49,6 +49,7 @@ int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, h
     char writer[IX_WRITER_MAX];
     snprintf(writer, sizeof writer, "hyrax %s", hx_version());
     hxi_buf_str(&b, writer);
+    hxi_buf_str(&b, ix->model ? hx_model_hash(ix->model) : ix->model_hash);
     if (b.failed) {
         hxi_buf_free(&b);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory encoding the index root");
@@ -460,6 +461,7 @@ int ix_root_decode(const uint8_t *root, size_t len, ix_root *out, hx_error *err)
     out->precision = "fp32";   /* layouts 1 and 2 had no precision field: fp32 */
     out->precision_len = 4;
     out->writer = "";          /* commits before 0.2.0 name no writer */
+    out->model_hash = "";      /* nor did commits before the model hash */
     hxi_rd_str(&r, &out->model, &out->model_len, IX_MODEL_NAME_MAX - 1);
     if (out->version >= 2)
         hxi_rd_str(&r, &out->analyzer, &out->analyzer_len, 64);
@@ -484,6 +486,11 @@ int ix_root_decode(const uint8_t *root, size_t len, ix_root *out, hx_error *err)
             hxi_rd_str(&r, &out->writer, &out->writer_len, IX_WRITER_MAX - 1);
             if (!hxi_rd_ok(&r))
                 return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt (writer field)");
+        }
+        if (r.p < r.end) {
+            hxi_rd_str(&r, &out->model_hash, &out->model_hash_len, IX_MODEL_HASH_MAX - 1);
+            if (!hxi_rd_ok(&r))
+                return hx_error_set(err, HX_EFORMAT, -1, "the index root record is corrupt (model_hash field)");
         }
     }
     return 0;
@@ -544,6 +551,8 @@ int ix_view_load(hx_index *ix, hx_error *err)
     ix->model_name[rt.model_len] = 0;
     memcpy(ix->made_by, rt.writer, rt.writer_len);
     ix->made_by[rt.writer_len] = 0;
+    memcpy(ix->model_hash, rt.model_hash, rt.model_hash_len);
+    ix->model_hash[rt.model_hash_len] = 0;
     if (!ix->root) {
         if (!(ix->root = hx_malloc(rt.root_len + 1)))
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -554,6 +563,11 @@ int ix_view_load(hx_index *ix, hx_error *err)
         return hx_error_set(err, HX_EFORMAT, -1, "the index was built with model %s (%u dimensions), not %s: "
                             "use --model %s", ix->model_name, rt.dim, hx_model_name(ix->model),
                             hx_model_alias(ix->model_name) ? hx_model_alias(ix->model_name) : ix->model_name);
+    if (ix->model && ix->model_hash[0] && strcmp(hx_model_hash(ix->model), ix->model_hash))
+        return hx_error_set(err, HX_EFORMAT, -1, "the index was built with model %s weights of hash %s, but the "
+                            "loaded %s weights have hash %s (re-converted or altered): use the weights it was "
+                            "built with, or reindex into a new file", ix->model_name, ix->model_hash,
+                            hx_model_name(ix->model), hx_model_hash(ix->model));
     v->segs = hx_calloc(n_segs ? n_segs : 1, sizeof *v->segs);
     if (!v->segs)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -870,6 +884,7 @@ int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err)
     st->committed_ns = ix->at.generation ? ix->at.committed_ns : hxi_store_timestamp(ix->store);
     snprintf(st->model, sizeof st->model, "%s", ix->model_name);
     snprintf(st->writer, sizeof st->writer, "%s", ix->made_by);
+    snprintf(st->model_hash, sizeof st->model_hash, "%s", ix->model_hash);
     st->dim = (int)ix->dim;
     st->precision = ix->precision;
     struct stat sb;

@@ -31,6 +31,11 @@
  *                                 written from 0.2.0 on and read when present: a commit of an
  *                                 older program ends at the audit ref (readers ignore what follows
  *                                 it, so this field needs no new layout version)
+ *   model_hash       str          hx_model_hash (64 hex digits: SHA-256 of the weights file's header
+ *                                 and section table) of the model the commit was made with, the
+ *                                 same compatible way after writer; "" when absent (older
+ *                                 commits). A model of the same name with another hash is refused
+ *                                 (re-converted or altered weights); an absent hash refuses none
  * (str = u32 length + bytes; ref = HX_STORE_REF_SIZE bytes, hxi_store_ref_put.)
  *
  * Document table blob, version 4 (written):
@@ -127,6 +132,7 @@
 
 #define IX_MODEL_NAME_MAX 64      /* model name bytes + NUL */
 #define IX_WRITER_MAX 64          /* writer field bytes + NUL */
+#define IX_MODEL_HASH_MAX 65      /* model_hash field bytes + NUL */
 
 /* A root record decoded by ix_root_decode: strings point into the root (not NUL-terminated); the
  * references stay where they are, at byte offsets into the root, so compaction can rewrite them
@@ -134,7 +140,8 @@
 typedef struct ix_root {
     uint32_t version, dim, next_doc, next_chunk, n_segs;
     const char *model, *analyzer, *precision, *root, *writer;   /* writer: "" before 0.2.0 */
-    uint32_t model_len, analyzer_len, precision_len, root_len, writer_len;
+    const char *model_hash;    /* "" in a commit without it */
+    uint32_t model_len, analyzer_len, precision_len, root_len, writer_len, model_hash_len;
     size_t docs_at;            /* the docs ref, then the tombstones ref */
     size_t segs_at;            /* n_segs refs */
     size_t audit_at;           /* the audit ref; 0 for layouts before 4, which have none */
@@ -202,6 +209,7 @@ struct hx_index {
     char *root;                /* owned: the indexed root */
     char model_name[IX_MODEL_NAME_MAX];
     char made_by[IX_WRITER_MAX]; /* the view's commit's writer field, "" when it has none */
+    char model_hash[IX_MODEL_HASH_MAX]; /* the view's commit's model_hash, "" when it has none */
     uint32_t dim;
     hx_precision precision;    /* of the vectors (the root's precision field) */
     uint32_t analyzer;         /* keyword analysis of the open commit: IX_ANALYZER, or for a reader of an

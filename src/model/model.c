@@ -7,6 +7,7 @@
 #include "kernels.h"
 #include "platform.h"
 #include "pool.h"
+#include "sha256.h"
 
 #include <limits.h>
 #include <math.h>
@@ -465,6 +466,22 @@ static int load_text(hx_model *m, const hxf_section **vocab, hx_error *err)
 
 /* === Open and close === */
 
+/* hx_model_hash: SHA-256 of the 64-byte header and the section table (n x 64 bytes). The table
+ * holds every section's name, shape, place and CRC32C, so any change to the weights changes it,
+ * without reading 100s of MB at each open (hxf_parse has checked the CRCs against the data). */
+static void model_digest(hx_model *m)
+{
+    const uint8_t *b = m->view.base;
+    hxi_sha256 s;
+    uint8_t d[32];
+    hxi_sha256_init(&s);
+    hxi_sha256_update(&s, b, HXF_HEADER_SIZE);
+    hxi_sha256_update(&s, b + hxf_le64(b + 16), (size_t)m->view.n_sections * HXF_ENTRY_SIZE);
+    hxi_sha256_final(&s, d);
+    for (int i = 0; i < 32; i++)
+        snprintf(m->hash + 2 * i, 3, "%02x", d[i]);
+}
+
 static int model_load(hx_model *m, const uint8_t *buf, size_t size, hx_error *err)
 {
     const hxf_section *vocab = NULL;
@@ -477,6 +494,8 @@ static int model_load(hx_model *m, const uint8_t *buf, size_t size, hx_error *er
         rc = load_embeddings(m, err);
     if (!rc)
         rc = load_layers(m, vocab, err);
+    if (!rc)
+        model_digest(m);
     return rc;
 }
 
@@ -579,6 +598,11 @@ int hx_model_dim(const hx_model *m)
 const char *hx_model_name(const hx_model *m)
 {
     return m->name;
+}
+
+const char *hx_model_hash(const hx_model *m)
+{
+    return m->hash;
 }
 
 const hxi_tokenizer *hxi_model_tokenizer(const hx_model *m)

@@ -94,6 +94,7 @@ struct hx_model {
     size_t packed_len;
     hxi_tokenizer *tok;           /* owned */
     char name[64];
+    char hash[65];               /* hx_model_hash: SHA-256 hex of the header and section table */
 };
 
 /* Bucket of relative position d = key - query, as HF MPNetEncoder.relative_position_bucket

@@ -357,6 +357,8 @@ void hxi_present_stats_members(hxi_json_writer *w, const hx_index_stats *st, con
     hxi_json_write_int(w, st->committed_ns);
     hxi_json_write_key(w, "model");
     hxi_json_write_cstr(w, st->model);
+    hxi_json_write_key(w, "model_hash");   /* hx_model_hash of the commit's model, "" when not recorded */
+    hxi_json_write_cstr(w, st->model_hash);
     hxi_json_write_key(w, "writer");   /* "hyrax VERSION" of the commit shown, "" before 0.2.0 */
     hxi_json_write_cstr(w, st->writer);
     hxi_json_write_key(w, "dimension");
