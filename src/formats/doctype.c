@@ -347,12 +347,12 @@ int hxi_x_finish(hxi_extract *x, hx_error *err)
 
 extern const hxi_doctype hxi_doctype_markdown, hxi_doctype_yaml, hxi_doctype_json, hxi_doctype_xml,
     hxi_doctype_html, hxi_doctype_code, hxi_doctype_text, hxi_doctype_docx, hxi_doctype_xlsx, hxi_doctype_pptx, hxi_doctype_odt, hxi_doctype_ods,
-    hxi_doctype_odp, hxi_doctype_epub, hxi_doctype_pdf;
+    hxi_doctype_odp, hxi_doctype_epub, hxi_doctype_pdf, hxi_doctype_directive;
 
 /* Detection order: magic is tried in this order over every row first, then names. */
 static const hxi_doctype *const table[] = {
     &hxi_doctype_pdf, &hxi_doctype_docx, &hxi_doctype_xlsx, &hxi_doctype_pptx, &hxi_doctype_odt, &hxi_doctype_ods, &hxi_doctype_odp,
-    &hxi_doctype_epub,
+    &hxi_doctype_epub, &hxi_doctype_directive,
     &hxi_doctype_html, &hxi_doctype_xml, &hxi_doctype_markdown, &hxi_doctype_yaml, &hxi_doctype_json,
     &hxi_doctype_code, &hxi_doctype_text,
 };
@@ -396,7 +396,7 @@ const hxi_doctype *hxi_doctype_detect(const char *path, const uint8_t *raw, size
         for (int k = 0; k < HX_DOCTYPE_MAX_MAGIC && table[i]->magic[k].len; k++)
             if (magic_match(&table[i]->magic[k], raw, len))
                 return table[i];
-        if (table[i]->sniff && table[i]->sniff(raw, len))
+        if ((table[i]->sniff && table[i]->sniff(raw, len)) || (table[i]->sniff_path && table[i]->sniff_path(path, raw, len)))
             return table[i];
     }
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;

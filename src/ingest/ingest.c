@@ -8,6 +8,7 @@
 #include "fsafe.h"
 #include "gate.h"
 #include "glob.h"
+#include "kiwi.h"
 #include "platform.h"
 #include "sha256.h"
 #include "store.h"
@@ -322,7 +323,7 @@ static uint64_t count_words(const char *s, size_t n)
 }
 
 /* Metadata and title, in order of precedence: `extra` (tool arguments), the extractor's, the
- * type's describer (front matter); the title from metadata "title", else the extractor's or the
+ * type's describer (front matter), the Kiwi item type (kiwi.h); the title from metadata "title", else the extractor's or the
  * describer's, else the first non-blank line, else the file name. */
 static int describe(hxi_doc_source *d, hxi_extract *x, const hx_kv *extra, size_t n_extra, hx_error *err)
 {
@@ -337,6 +338,8 @@ static int describe(hxi_doc_source *d, hxi_extract *x, const hx_kv *extra, size_
         rc = hxi_doc_set_title(d, x->title, strlen(x->title), err);
     if (!rc && d->dt->describe)
         rc = d->dt->describe(d, err);
+    if (!rc)
+        rc = hxi_kiwi_describe(d, err);
     char words[24];
     int wn = snprintf(words, sizeof words, "%llu", (unsigned long long)count_words(d->text, d->text_len));
     if (!rc)
