@@ -9,6 +9,7 @@
 #include "doctype.h"
 #include "gate.h"
 #include "ingest.h"
+#include "json.h"
 #include "kiwi.h"
 
 #include <stdint.h>
@@ -277,6 +278,62 @@ static void test_script_and_knowledge(void)
     }
 }
 
+/* "path=item_type|..." of a search --json answer's results. */
+static size_t result_types(const char *json, char *buf, size_t cap)
+{
+    hxi_json_doc *doc = NULL;
+    buf[0] = 0;
+    if (hxi_json_parse(&doc, json, strlen(json), NULL, NULL))
+        return 0;
+    const hxi_json_val *res = hxi_json_obj_get(hxi_json_doc_root(doc), "results");
+    for (size_t i = 0; i < hxi_json_len(res); i++) {
+        const hxi_json_val *r = hxi_json_arr_get(res, i), *t = hxi_json_obj_get(r, "item_type");
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s=%s|", hxi_json_str(hxi_json_obj_get(r, "path"), NULL),
+                 t ? hxi_json_str(t, NULL) : "-");
+    }
+    size_t n = hxi_json_len(res);
+    hxi_json_doc_free(doc);
+    return n;
+}
+
+/* The command line on the fixture tree: the malformed directive is rejected naming its line and
+ * column, item_type is a filter and a result field (JSON and text), relationships are metadata. */
+static void test_cli(void)
+{
+    char tmpl[] = "/tmp/hx_kiwi_cli_XXXXXX", cmd[1024], got[2048], *out;
+    CHECK(mkdtemp(tmpl) != NULL, "temp folder");
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db %s/idx.hyx " ROOT " 2>&1", tmpl);
+    CHECK(check_run(cmd, &out) == 0 &&
+              strstr(out, "rejected .ai/directives/broken/broken_directive.md: refused by the validation gate (rule directive): directive XML is not well-formed at line 8, column 5"),
+          "index rejects the malformed directive: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s/idx.hyx --mode keyword --json -k 10 deploy", tmpl);
+    CHECK(check_run(cmd, &out) == 0 && result_types(out, got, sizeof got) >= 3 &&
+              strstr(got, ".ai/directives/deployment/deploy_app.md=directive|") &&
+              strstr(got, ".ai/knowledge/deployment-checklist.md=knowledge|") &&
+              strstr(got, ".ai/directives/testing/smoke_test.xml=directive|"),
+          "items of each type answer, each with its item_type: %s", got);
+    CHECK(strstr(out, "\"rel_requires\":\"build_image\"") && strstr(out, "\"item_id\":\"deploy_app\""),
+          "relationships in the result's metadata: %.300s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s/idx.hyx --mode keyword --json -k 10 example", tmpl);
+    CHECK(check_run(cmd, &out) == 0 && result_types(out, got, sizeof got) == 1 && !strcmp(got, "docs/directive_guide.md=-|"),
+          "a document that is no Kiwi item has no item_type: %s", got);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s/idx.hyx --mode keyword --json -k 10 --filter item_type=directive deploy", tmpl);
+    CHECK(check_run(cmd, &out) == 0 && result_types(out, got, sizeof got) >= 1 && !strstr(got, "=knowledge") &&
+              !strstr(got, "=-") && !strstr(got, "=script"),
+          "--filter item_type=directive: directives only: %s", got);
+    free(out);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s/idx.hyx --mode keyword -k 10 --filter item_type=script checksum", tmpl);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "1. .ai/scripts/checksum.py:") && strstr(out, ", script)") &&
+              strstr(out, "1 result"),
+          "text output names the item type: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpl);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
     test_detection();
@@ -284,5 +341,6 @@ int main(void)
     test_directive();
     test_gate();
     test_script_and_knowledge();
+    test_cli();
     return check_report("kiwi");
 }

@@ -40,7 +40,12 @@ static int print_results_text(const hx_results *r)
         printf("%s%u-%u  (score %.4f", paged ? ": page " : ":", x->line_start, x->line_end, (double)x->score);
         if (x->score != x->relevance)
             printf(", relevance %.4f", (double)x->relevance);
-        printf("%s%s)\n   ", x->tier ? ", " : "", x->tier ? x->tier : "");
+        printf("%s%s", x->tier ? ", " : "", x->tier ? x->tier : "");
+        if (hxi_present_item_type(x)) {   /* a Kiwi item: directive, script or knowledge */
+            fputs(", ", stdout);
+            put_text(stdout, hxi_present_item_type(x), SIZE_MAX, false);
+        }
+        fputs(")\n   ", stdout);
         put_text(stdout, title, SIZE_MAX, false);
         fputs(*title && *x->heading ? " > " : "", stdout);
         put_text(stdout, x->heading, SIZE_MAX, false);

@@ -220,6 +220,7 @@ static const mcp_field result_fields[] = {
      MCP_REQUIRED("doc_id", "path", "chunk_id", "line_start", "line_end", "unit", "version", "generation")},
     MCP_OUT_SIGNER,
     MCP_OUT_METADATA,
+    {"item_type", MCP_JSON_STRING, .description = "a Kiwi item's type (directive, script or knowledge), when its document has one; a filter key like any metadata"},
     {.name = NULL},
 };
 static const mcp_field result_item = {

@@ -154,6 +154,14 @@ void hxi_present_result(hxi_json_writer *w, const hx_result *r, hx_group group, 
     hxi_json_write_obj_end(w);
 }
 
+const char *hxi_present_item_type(const hx_result *r)
+{
+    for (size_t i = 0; i < r->n_meta; i++)
+        if (!strcmp(r->meta[i].key, "item_type"))
+            return r->meta[i].value;
+    return NULL;
+}
+
 void hxi_present_result_open(hxi_json_writer *w, const hx_result *r, hx_group group, uint64_t generation)
 {
     hxi_json_write_obj_begin(w);
@@ -183,6 +191,10 @@ void hxi_present_result_open(hxi_json_writer *w, const hx_result *r, hx_group gr
     hxi_present_citation(w, r, generation);
     hxi_json_write_key(w, "metadata");
     hxi_present_meta(w, r->meta, r->n_meta);
+    if (hxi_present_item_type(r)) {
+        hxi_json_write_key(w, "item_type");
+        hxi_json_write_cstr(w, hxi_present_item_type(r));
+    }
     hxi_json_write_key(w, "version");
     hxi_json_write_cstr(w, r->doc_sha256);
     hxi_present_signer(w, r->signer);
