@@ -11,8 +11,10 @@
 #include "ingest.h"
 #include "json.h"
 #include "kiwi.h"
+#include "serve_client.h"
 
 #include <stdint.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define ROOT "tests/data/kiwi"
@@ -296,6 +298,51 @@ static size_t result_types(const char *json, char *buf, size_t cap)
     return n;
 }
 
+/* "path=item_type|..." of an MCP search answer (structuredContent). */
+static void mcp_types(const hxi_json_val *answer, char *buf, size_t cap)
+{
+    const hxi_json_val *res = get(answer, "structuredContent.results");
+    buf[0] = 0;
+    for (size_t i = 0; i < hxi_json_len(res); i++) {
+        const hxi_json_val *r = hxi_json_arr_get(res, i), *t = hxi_json_obj_get(r, "item_type");
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s=%s|", hxi_json_str(hxi_json_obj_get(r, "path"), NULL),
+                 t ? hxi_json_str(t, NULL) : "-");
+    }
+}
+
+/* MCP: search and the seeds' search tools filter by item_type and answer it. */
+static void test_mcp(const char *db)
+{
+    server s;
+    hxi_json_doc *doc = NULL;
+    char got[2048];
+    if (start_in(&s, ROOT, db, 1))
+        return;
+    serve_request(&s, &doc, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                            "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    hxi_json_doc_free(doc);
+    send_line(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    static const struct { const char *tool, *args, *want, *not; } calls[] = {
+        {"search", "{\"query\":\"deploy\",\"mode\":\"keyword\",\"top_k\":10,\"filters\":{\"item_type\":\"directive\"}}",
+         ".ai/directives/deployment/deploy_app.md=directive|", "=knowledge"},
+        {"search", "{\"query\":\"deploy\",\"mode\":\"keyword\",\"top_k\":10,\"min_score\":0}",
+         ".ai/knowledge/deployment-checklist.md=knowledge|", "=-"},
+        {"full_text_search", "{\"query\":\"checksum\",\"filters\":{\"item_type\":\"script\"}}",
+         ".ai/scripts/checksum.py=script|", "=directive"},
+        {"semantic_search", "{\"query\":\"verify file checksums\",\"threshold\":0,\"doc_filter\":{\"item_type\":\"script\"}}",
+         ".ai/scripts/checksum.py=script|", "=knowledge"},
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+        mcp_types(serve_tool(&s, &doc, calls[i].tool, calls[i].args), got, sizeof got);
+        CHECK(strstr(got, calls[i].want) && !strstr(got, calls[i].not), "%s %s: %s", calls[i].tool, calls[i].args, got);
+        hxi_json_doc_free(doc);
+    }
+    close(s.in);
+    close(s.out);
+    waitpid(s.pid, NULL, 0);
+    free(s.buf);
+}
+
 /* The command line on the fixture tree: the malformed directive is rejected naming its line and
  * column, item_type is a filter and a result field (JSON and text), relationships are metadata. */
 static void test_cli(void)
@@ -330,6 +377,8 @@ static void test_cli(void)
               strstr(out, "1 result"),
           "text output names the item type: %s", out);
     free(out);
+    snprintf(cmd, sizeof cmd, "%s/idx.hyx", tmpl);
+    test_mcp(cmd);
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpl);
     CHECK(system(cmd) == 0, "cleanup");
 }

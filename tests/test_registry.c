@@ -1424,6 +1424,40 @@ static void test_session_publish(void)
     hx_model_close(model);
 }
 
+/* Kiwi items published (tests/data/kiwi): a document keeps its item_type and relationships, a
+ * malformed directive is refused as hyrax index refuses it, and registry search filters by the
+ * item type and answers it with each result. */
+static void test_kiwi(void)
+{
+    char *out;
+    int rc = sh(&out, "rm -rf %s/kiwi && cp -r tests/data/kiwi %s/kiwi && cd %s/kiwi && "
+                "$HYRAX_BIN publish --registry '%s' --allow-unsigned .ai docs", dir, dir, dir, url);
+    CHECK(rc == 1 && strstr(out, ".ai/directives/broken/broken_directive.md: rejected") && strstr(out, "line 8, column 5") &&
+              strstr(out, "published 7,"),
+          "Kiwi items published, the malformed directive refused: %s", out);
+    free(out);
+    CHECK(sql_is(NULL, "SELECT string_agg((metadata->>'item_type') || ' ' || path, ',' ORDER BY path) FROM hyrax.documents "
+                       "WHERE path LIKE '.ai/%'",
+                 "directive .ai/directives/build/build_image.md,directive .ai/directives/deployment/deploy_app.md,"
+                 "directive .ai/directives/testing/smoke_test.xml,knowledge .ai/knowledge/deployment-checklist.md,"
+                 "script .ai/scripts/checksum.py,script .ai/tools/cleanup.sh"),
+          "published documents keep item_type");
+    CHECK(sql_is(NULL, "SELECT (metadata->>'rel_requires') || ' ' || (metadata->>'item_id') FROM hyrax.documents "
+                       "WHERE path = '.ai/directives/deployment/deploy_app.md'", "build_image deploy_app"),
+          "and relationships");
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0 -k 10 --mode keyword "
+                  "--filter item_type=directive deploy", url);
+    CHECK(rc == 0 && strstr(out, "\"path\":\".ai/directives/deployment/deploy_app.md\"") &&
+              strstr(out, "\"item_type\":\"directive\"") && !strstr(out, "deployment-checklist") &&
+              !strstr(out, "\"item_type\":\"knowledge\""),
+          "registry search filters by item_type and answers it: %.600s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0 -k 10 --mode keyword "
+                  "--filter item_type=knowledge deploy", url);
+    CHECK(rc == 0 && strstr(out, "deployment-checklist") && !strstr(out, "deploy_app.md"), "knowledge only: %.600s", out);
+    free(out);
+}
+
 int main(void)
 {
     char *out;
@@ -1464,6 +1498,7 @@ int main(void)
     test_mcp_progress();
     test_keyword_bound();
     test_session_publish();
+    test_kiwi();
     sh(&out, "sh tests/pg_cluster.sh stop %s", dir);
     free(out);
     return check_report("test_registry");

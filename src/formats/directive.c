@@ -263,10 +263,10 @@ static int on_start(void *ctx, const char *name, size_t len, const hxi_xml_attr 
            : named(name, len, "inputs")   ? E_INPUTS   : named(name, len, "outputs") ? E_OUTPUTS : E_OTHER;
     } else if (parent == E_METADATA) {
         me = named(name, len, "permissions") ? E_PERMISSIONS : named(name, len, "relationships") ? E_RELATIONSHIPS : E_OTHER;
-        field_kind k = named(name, len, "description") ? F_DESCRIPTION : named(name, len, "category") ? F_CATEGORY
-                     : named(name, len, "author")      ? F_AUTHOR      : F_PERMISSION;
-        if (k != F_PERMISSION)
-            f = add_field(r, k, name);
+        int k = named(name, len, "description") ? F_DESCRIPTION : named(name, len, "category") ? F_CATEGORY
+              : named(name, len, "author")      ? F_AUTHOR      : -1;
+        if (k >= 0)
+            f = add_field(r, (field_kind)k, name);
     } else if (parent == E_PERMISSIONS) {   /* <read resource="filesystem" path="**" />: "read filesystem **" */
         if ((f = add_field(r, F_PERMISSION, name))) {
             f->label_len = put(r, name, len, true);

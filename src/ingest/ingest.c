@@ -323,8 +323,9 @@ static uint64_t count_words(const char *s, size_t n)
 }
 
 /* Metadata and title, in order of precedence: `extra` (tool arguments), the extractor's, the
- * type's describer (front matter), the Kiwi item type (kiwi.h); the title from metadata "title", else the extractor's or the
- * describer's, else the first non-blank line, else the file name. */
+ * type's describer (front matter), then the Kiwi item type and script header (kiwi.h); the title
+ * from metadata "title", else the extractor's or the describer's, else the first non-blank line,
+ * else the file name. */
 static int describe(hxi_doc_source *d, hxi_extract *x, const hx_kv *extra, size_t n_extra, hx_error *err)
 {
     int rc = 0;
