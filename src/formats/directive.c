@@ -160,7 +160,7 @@ static bool next_block(const char *s, size_t n, size_t *pos, fence *b)
 
 /* === Reading a directive === */
 
-typedef enum { F_DESCRIPTION, F_CATEGORY, F_AUTHOR, F_REL, F_STEP, F_INPUT, F_OUTPUT, F_PERMISSION } field_kind;
+typedef enum { F_DESCRIPTION, F_CATEGORY, F_AUTHOR, F_REL, F_STEP, F_INPUT, F_OUTPUT, F_PERMISSION, N_KINDS } field_kind;
 
 /* A field of the directive: label and text are ranges of the reader's buffer. */
 typedef struct field {
@@ -495,7 +495,7 @@ static int read_directive(hxi_extract *x, const char *s, size_t n, const fence *
         rc = hxi_x_meta(x, "name", r.buf ? r.buf + r.name : "", r.name_len, err);
     if (!rc)
         rc = hxi_x_meta(x, "version", r.buf ? r.buf + r.version : "", r.version_len, err);
-    static const char *const labels[] = {
+    static const char *const labels[N_KINDS] = {   /* the kinds written as text */
         [F_DESCRIPTION] = "Description", [F_CATEGORY] = "Category", [F_STEP] = "Step", [F_INPUT] = "Input",
         [F_OUTPUT] = "Output",
     };
