@@ -5,22 +5,10 @@
  * .ai/directives/f.md (detection with its folder, front matter, the item type, a script's header
  * rules through the folder's siblings) and the row's gate check, which either passes or names a
  * rule and a reason. Never a crash, a read past the input or a leak. Corpus: fuzz/corpus/directive/. */
-#include "ingest.h"
-#include "unicode.h"
+#include "fuzz_extract.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void check_text(const char *s, size_t n)
-{
-    size_t pos = 0;
-    uint32_t cp;
-    if (strlen(s) != n)
-        abort();
-    while (pos < n)
-        if (!hxi_utf8_next(s, n, &pos, &cp))
-            abort();
-}
 
 static void check_doc(const char *name, const uint8_t *s, size_t size)
 {
@@ -31,7 +19,7 @@ static void check_doc(const char *name, const uint8_t *s, size_t size)
             abort();
         return;
     }
-    check_text(d.text, d.text_len);
+    fuzz_check_text(d.text, d.text_len);
     for (size_t i = 0; i < d.n_blocks; i++)
         if (d.blocks[i].end > d.text_len || d.blocks[i].heading >= d.n_headings)
             abort();
@@ -49,23 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!s)
         return 0;
     memcpy(s, data, size);
-    hxi_extract x;
-    hx_error err = {0};
-    if (!hxi_extract_init(&x, size, &err)) {
-        int rc = hxi_doctype_find("directive", 9)->extract(s, size, &x, &err);
-        if (rc && (err.code != rc || !err.message[0]))
-            abort();
-        if (!rc) {
-            check_text(x.text, x.len);
-            if (x.len > size * HX_INGEST_MAX_GROWTH)
-                abort();
-            for (size_t i = 0; i < x.n_blocks; i++)
-                if (x.blocks[i].start > x.blocks[i].end || x.blocks[i].end > x.len ||
-                    x.blocks[i].heading >= x.n_headings || (i && x.blocks[i].start < x.blocks[i - 1].end))
-                    abort();
-        }
-        hxi_extract_clear(&x);
-    }
+    fuzz_check_extract("directive", s, size);
     check_doc(".ai/directives/f.md", s, size);
     check_doc(".ai/scripts/f.py", s, size);
     free(s);

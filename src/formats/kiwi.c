@@ -115,29 +115,41 @@ static int header_line(const char *line, size_t n, const char **v, size_t *vlen)
     return -1;
 }
 
-/* The first paragraph of a Python module docstring (the file's first statement, after comment
- * lines), up to a blank line or a "Usage:", "Args:" or "Dependencies:" line, as Kiwi reads a
- * script's description: its span in *at, *len (lines joined later: white space collapses). */
+/* The line of s[0..end) at *pos: its first character after spaces and tabs in *first, its end
+ * (without the newline) in *last; *pos moves past it. False at the end. */
+static bool next_line(const char *s, size_t end, size_t *pos, size_t *first, size_t *last)
+{
+    if (*pos >= end)
+        return false;
+    size_t e = *pos;
+    while (e < end && s[e] != '\n')
+        e++;
+    size_t i = *pos;
+    while (i < e && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+        i++;
+    *first = i;
+    *last = e;
+    *pos = e + 1;
+    return true;
+}
+
+static bool starts_with(const char *s, size_t n, const char *lit)
+{
+    return n >= strlen(lit) && !memcmp(s, lit, strlen(lit));
+}
+
+/* The first paragraph of a Python module docstring (the file's first statement, after blank and
+ * comment lines: a shebang, Kiwi's signature line), up to a blank line or a "Usage:", "Args:" or
+ * "Dependencies:" line, as Kiwi reads a script's description: its span in *at, *len. */
 static bool docstring(const char *s, size_t n, size_t *at, size_t *len)
 {
-    size_t pos = 0;
-    while (pos < n) {   /* skip blank and comment lines (a shebang, Kiwi's signature line) */
-        size_t e = pos;
-        while (e < n && s[e] != '\n')
-            e++;
-        size_t i = pos;
-        while (i < e && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
-            i++;
-        if (i < e && s[i] != '#') {
-            pos = i;
-            break;
-        }
-        pos = e + 1;
-    }
-    if (pos + 3 > n || (memcmp(s + pos, "\"\"\"", 3) && memcmp(s + pos, "'''", 3)))
+    size_t pos = 0, i = n, e;
+    while (next_line(s, n, &pos, &i, &e) && (i == e || s[i] == '#'))
+        i = n;
+    if (i + 3 > n || (memcmp(s + i, "\"\"\"", 3) && memcmp(s + i, "'''", 3)))
         return false;
-    const char q[3] = {s[pos], s[pos], s[pos]};
-    size_t from = pos + 3, end = from;
+    const char q[3] = {s[i], s[i], s[i]};
+    size_t from = i + 3, end = from;
     while (end + 3 <= n && memcmp(s + end, q, 3))
         end++;
     if (end + 3 > n)
@@ -145,18 +157,10 @@ static bool docstring(const char *s, size_t n, size_t *at, size_t *len)
     while (from < end && (s[from] == ' ' || s[from] == '\n' || s[from] == '\r' || s[from] == '\t'))
         from++;
     size_t stop = from;
-    while (stop < end) {   /* line by line until a blank or a section line */
-        size_t e = stop;
-        while (e < end && s[e] != '\n')
-            e++;
-        size_t i = stop;
-        while (i < e && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
-            i++;
-        if (i == e || (e - i >= 6 && !memcmp(s + i, "Usage:", 6)) || (e - i >= 5 && !memcmp(s + i, "Args:", 5)) ||
-            (e - i >= 13 && !memcmp(s + i, "Dependencies:", 13)))
+    for (pos = from; next_line(s, end, &pos, &i, &e); stop = pos < end ? pos : end)
+        if (i == e || starts_with(s + i, e - i, "Usage:") || starts_with(s + i, e - i, "Args:") ||
+            starts_with(s + i, e - i, "Dependencies:"))
             break;
-        stop = e + (e < end);
-    }
     *at = from;
     *len = stop - from;
     return stop > from;
