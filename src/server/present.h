@@ -31,9 +31,13 @@ void hxi_present_audit(hxi_json_writer *w, const hx_audit_list *l);
 /* {"key": "value", "list": ["a", "b"], ...} of a document's metadata: a key with several values
  * (a list, hyrax.h hx_doc_info) is an array of them, in order. */
 void hxi_present_meta(hxi_json_writer *w, const hx_kv *meta, size_t n);
+/* The same object of a chunk's metadata: its unit's pairs (hx_result.chunk_meta) first, then the
+ * document's under keys the unit does not have (the unit's pair wins): every surface's result
+ * "metadata" and get_context's sources. */
+void hxi_present_meta_merged(hxi_json_writer *w, const hx_kv *chunk, size_t n_chunk, const hx_kv *doc, size_t n_doc);
 
-/* The Kiwi item type a result's document has (its metadata "item_type": directive, script,
- * knowledge; README "Kiwi items"), or NULL: the result field "item_type" and the CLI's text. */
+/* The Kiwi item type of a result (its metadata "item_type", the unit's pair first: directive,
+ * script, knowledge; README "Kiwi items"), or NULL: the result field "item_type" and the CLI's text. */
 const char *hxi_present_item_type(const hx_result *r);
 
 /* "signer": who signed the document (hyrax.h hx_doc_trust.signer), null when it is unsigned: in
@@ -46,8 +50,9 @@ void hxi_present_signer(hxi_json_writer *w, const char *signer);
 void hxi_present_citation(hxi_json_writer *w, const hx_result *r, uint64_t generation);
 /* One result object, the same in the CLI's `search --json` and every MCP answer that lists results:
  * rank, score, side scores, chunk_id, doc_id, path, title, heading, chunk_index, line_start,
- * line_end, text, snippet ("" when none was built), citation, metadata, "item_type" when the
- * document has one (hxi_present_item_type), version (hash), "tier" when
+ * line_end, text, snippet ("" when none was built), citation, metadata (the chunk's merged with its
+ * document's, hxi_present_meta_merged), "item_type" when it has one (hxi_present_item_type),
+ * version (hash), "tier" when
  * the result has one (also in the citation), and when grouped by document its "more". The flat location keys are DESIGN.md's command-line contract;
  * the citation object is seed 001's, and holds the same values. */
 void hxi_present_result(hxi_json_writer *w, const hx_result *r, hx_group group, uint64_t generation);
