@@ -55,7 +55,8 @@ static const cli_opt options[] = {
      .help = "a metadata value (numbers compare as numbers); KEY=A,B any of them;\nKEY>=X, KEY>X, KEY<=X, KEY<X, KEY=X..Y a "
      "number or ISO-8601 date range\n(a date-only upper bound takes its whole day); repeatable (AND). Keys:\nmetadata "
      "(front matter, YAML, the folder's kep.yaml and README front\nmatter; _ and - alike; sig_name = owning-sig, kep_id = "
-     "kep-number) or\npath=GLOB (** spans folders), type, ext, dir, folder, indexed_at, mtime",
+     "kep-number;\nitem_type = directive, script or knowledge for Kiwi's items) or\npath=GLOB (** spans folders), type, ext, "
+     "dir, folder, indexed_at, mtime",
      .repeat = true},
     {"--min-score", 0, "X", CMD_SEARCH,
      .help = "drop results whose relevance (0..1 in every mode: the estimated\nprobability that the result is "
