@@ -160,7 +160,9 @@ static bool next_block(const char *s, size_t n, size_t *pos, fence *b)
 
 /* === Reading a directive === */
 
-typedef enum { F_DESCRIPTION, F_CATEGORY, F_AUTHOR, F_REL, F_STEP, F_INPUT, F_OUTPUT, F_PERMISSION, N_KINDS } field_kind;
+typedef enum {
+    F_DESCRIPTION, F_CATEGORY, F_AUTHOR, F_REL, F_STEP, F_INPUT, F_OUTPUT, F_PERMISSION, N_KINDS
+} field_kind;
 
 /* A field of the directive: label and text are ranges of the reader's buffer. */
 typedef struct field {
@@ -171,7 +173,9 @@ typedef struct field {
 } field;
 
 /* Where an element stands, so a start tag knows its parent. */
-typedef enum { E_OTHER, E_ROOT, E_METADATA, E_PERMISSIONS, E_RELATIONSHIPS, E_PROCESS, E_STEP, E_INPUTS, E_OUTPUTS } elem;
+typedef enum {
+    E_OTHER, E_ROOT, E_METADATA, E_PERMISSIONS, E_RELATIONSHIPS, E_PROCESS, E_STEP, E_INPUTS, E_OUTPUTS
+} elem;
 
 typedef struct reader {
     const char *xml;           /* the block; borrowed */
@@ -262,7 +266,9 @@ static int on_start(void *ctx, const char *name, size_t len, const hxi_xml_attr 
         me = named(name, len, "metadata") ? E_METADATA : named(name, len, "process") ? E_PROCESS
            : named(name, len, "inputs")   ? E_INPUTS   : named(name, len, "outputs") ? E_OUTPUTS : E_OTHER;
     } else if (parent == E_METADATA) {
-        me = named(name, len, "permissions") ? E_PERMISSIONS : named(name, len, "relationships") ? E_RELATIONSHIPS : E_OTHER;
+        me = named(name, len, "permissions")     ? E_PERMISSIONS
+           : named(name, len, "relationships") ? E_RELATIONSHIPS
+                                               : E_OTHER;
         int k = named(name, len, "description") ? F_DESCRIPTION : named(name, len, "category") ? F_CATEGORY
               : named(name, len, "author")      ? F_AUTHOR      : -1;
         if (k >= 0)
@@ -302,7 +308,7 @@ static int on_start(void *ctx, const char *name, size_t len, const hxi_xml_attr 
             size_t bare = f->label_len;
             put_attr(r, a, na, "type", " (", &f->label_len);
             if (req && named(req->value, req->value_len, "true"))
-                f->label_len += f->label_len > bare ? put(r, ", required", 10, true) : put(r, " (required", 10, true);
+                f->label_len += put(r, f->label_len > bare ? ", required" : " (required", 10, true);
             if (f->label_len > bare)
                 f->label_len += put(r, ")", 1, true);
         }
@@ -397,7 +403,9 @@ static int put_meta(hxi_extract *x, const reader *r, const field *f, hx_error *e
     case F_PERMISSION:
         return hxi_x_meta(x, "permissions", r->buf + f->label, f->label_len, err);
     case F_REL:
-        return rel_key(r->buf + f->label, f->label_len, key) ? hxi_x_meta(x, key, r->buf + f->text, f->text_len, err) : 0;
+        if (!rel_key(r->buf + f->label, f->label_len, key))
+            return 0;
+        return hxi_x_meta(x, key, r->buf + f->text, f->text_len, err);
     default:
         return 0;
     }
@@ -422,7 +430,8 @@ static int put_markdown(hxi_extract *x, const char *s, size_t n, size_t from, si
         } else if (fence_at(s, n, p, e, q, &f)) {
             next = f.to;
             hxi_x_source(x, line, line + newlines(s, f.from, f.to) - (s[f.to - 1] == '\n'));
-            if (!(rc = hxi_x_block(x, HX_BLOCK_VERBATIM, err)) && !(rc = hxi_x_text(x, s + f.from, f.to - f.from, err)))
+            rc = hxi_x_block(x, HX_BLOCK_VERBATIM, err);
+            if (!rc && !(rc = hxi_x_text(x, s + f.from, f.to - f.from, err)))
                 rc = hxi_x_block(x, HX_BLOCK_PROSE, err);
         } else if (h >= 1 && h <= 6 && (p + h == e || s[p + h] == ' ' || s[p + h] == '\t')) {
             size_t end = e;
@@ -564,7 +573,8 @@ static int check_directive(const hxi_doc_source *d, const char **rule, char *why
         hx_error perr = {0};
         if (!hxi_xml_check(d->text + b.at, b.len, &perr))
             continue;
-        size_t off = b.at + (perr.offset < 0 ? 0 : (size_t)perr.offset < b.len ? (size_t)perr.offset : b.len), bol = off;
+        size_t rel = perr.offset < 0 ? 0 : (size_t)perr.offset < b.len ? (size_t)perr.offset : b.len;
+        size_t off = b.at + rel, bol = off;
         while (bol > 0 && d->text[bol - 1] != '\n')
             bol--;
         uint32_t col = 1, cp;

@@ -437,7 +437,8 @@ const hxi_doctype *hxi_doctype_detect(const char *path, const uint8_t *raw, size
         for (int k = 0; k < HX_DOCTYPE_MAX_MAGIC && table[i]->magic[k].len; k++)
             if (magic_match(&table[i]->magic[k], raw, len))
                 return table[i];
-        if ((table[i]->sniff && table[i]->sniff(raw, len)) || (table[i]->sniff_path && table[i]->sniff_path(path, raw, len)))
+        if ((table[i]->sniff && table[i]->sniff(raw, len)) ||
+            (table[i]->sniff_path && table[i]->sniff_path(path, raw, len)))
             return table[i];
     }
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;

@@ -188,8 +188,9 @@ typedef struct hxi_doctype {
     const char *const *names;  /* whole file names (Makefile), NULL-terminated; may be NULL */
     hxi_magic magic[HX_DOCTYPE_MAX_MAGIC];   /* content signatures; len 0 ends the list */
     bool (*sniff)(const uint8_t *raw, size_t len);   /* content test beyond fixed bytes; may be NULL */
-    bool (*sniff_path)(const char *path, const uint8_t *raw, size_t len);   /* the same, for a type that
-                                   also asks where the file is (root-relative); may be NULL */
+    bool (*sniff_path)(const char *path, const uint8_t *raw, size_t len);   /* the same for a type
+                                   whose content counts only in some places (path root-relative):
+                                   a Markdown directive; may be NULL */
     hxi_extract_fn extract;     /* bytes -> hxi_extract */
     hxi_describe_fn describe;   /* may be NULL */
     hxi_chunk_style chunk;
@@ -203,7 +204,7 @@ const hxi_doctype *hxi_doctype_at(size_t i);
 size_t hxi_doctype_count(void);
 /* The row named `name` (case-sensitive), or NULL. */
 const hxi_doctype *hxi_doctype_find(const char *name, size_t len);
-/* The type of a file: the first row whose magic or sniff (or sniff_path) matches raw[0..len) wins; else the row
+/* The type of a file: the first row whose magic, sniff or sniff_path matches raw[0..len) wins; else the row
  * of the file name's extension (or whole name); else "text". Never NULL. */
 const hxi_doctype *hxi_doctype_detect(const char *path, const uint8_t *raw, size_t len);
 
