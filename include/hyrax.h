@@ -95,6 +95,9 @@ HX_API int hx_grow(void **p, size_t *cap, size_t need, size_t elem, hx_error *er
 
 /* Online CPUs, at least 1: what "one per core" means wherever a thread count defaults to it. */
 HX_API int hx_platform_cpus(void);
+/* Absolute path of the running executable into buf (cap bytes): 0, or HX_ENOTFOUND when the
+ * system does not tell (or the path does not fit). */
+HX_API int hx_platform_exe_path(char *buf, size_t cap);
 
 /* === Model and tokenizer === */
 

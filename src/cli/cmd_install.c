@@ -130,12 +130,10 @@ static int server_command(const cli_args *a, char exe[PATH_MAX], char db[PATH_MA
                         "index FOLDER') or name the index with --db FILE\n", DEFAULT_DB);
         return 1;
     }
-    ssize_t len = readlink("/proc/self/exe", exe, PATH_MAX - 1);
-    if (len <= 0) {
-        fprintf(stderr, "hyrax install: cannot tell where this executable is (/proc/self/exe: %s)\n", strerror(errno));
+    if (hx_platform_exe_path(exe, PATH_MAX)) {
+        fputs("hyrax install: this system does not tell where this executable is; add the server by hand\n", stderr);
         return 1;
     }
-    exe[len] = 0;
     if (absolute(path, db, PATH_MAX)) {
         fprintf(stderr, "hyrax install: cannot resolve the index path %s: %s\n", path, strerror(errno));
         return 1;
