@@ -1389,6 +1389,9 @@ typedef struct hx_context_source {
                                           neighbours added; borrowed */
     size_t n_ranked, n_chunks;         /* chunk_ids[0..n_ranked) were found, the rest added */
     uint64_t generation;               /* the commit of its tier that answered */
+    size_t bytes;                      /* of its block in hx_context.text: the header line, the passage
+                                          and a '\n'; the blocks, in label order, are separated by
+                                          one more '\n' */
 } hx_context_source;
 
 typedef struct hx_context {
