@@ -122,6 +122,14 @@ static void test_fresh(void)
     free(out);
     CHECK(count(".", ".claude.json") == 1, "no backup when nothing changes");
     CHECK(holds(".claude.json", "claude-code-fresh.json"), "unchanged");
+    put_fixture("claude-code-env-before.json", ".claude.json");
+    CHECK(run(&out, "install claude-code") == 0 && strstr(out, "updated"), "claude-code over an older entry: %s", out);
+    free(out);
+    CHECK(holds(".claude.json", "claude-code-env-after.json"),
+          "the entry's env keeps the variables a user set (\"env\": {} is only a default), project scopes untouched");
+    CHECK(run(&out, "install claude-code") == 0 && strstr(out, "nothing to change"), "then nothing to change: %s",
+          out);
+    free(out);
 }
 
 static void test_merge(void)

@@ -33,7 +33,7 @@ const char install_about[] =
     "FILE.bak-YYYYMMDD-HHMMSS, then replaced at once (written beside it and renamed); a second run\n"
     "changes nothing and says so. A file that does not parse is refused with the line and column,\n"
     "never overwritten (JSON with comments included: remove them or add the entry by hand).\n"
-    "Restart the client afterwards.\n";
+    "Close the client first, or restart it afterwards (a running client may write its file again).\n";
 
 /* === The clients === */
 
@@ -213,6 +213,14 @@ static void indent_of(const char *text, size_t len, char out[16])
     snprintf(out, 16, "%.*s", (int)(n ? n : 2), n ? nl + 1 : "  ");
 }
 
+/* The value entry `old` keeps for want's member k = v: old's own where v is only a default (an
+ * empty object, such as "env": {}, which must not wipe the variables a user set), else v. */
+static const hxi_json_val *member_value(const hxi_json_val *old, const hxi_json_val *k, const hxi_json_val *v)
+{
+    const hxi_json_val *mine = hxi_json_obj_get(old, hxi_json_str(k, NULL));
+    return mine && hxi_json_type_of(v) == HX_JSON_OBJECT && !hxi_json_len(v) ? mine : v;
+}
+
 /* Whether entry `old` already holds every member of `want` with the same value. */
 static bool entry_holds(const hxi_json_val *old, const hxi_json_val *want)
 {
@@ -220,7 +228,7 @@ static bool entry_holds(const hxi_json_val *old, const hxi_json_val *want)
     const hxi_json_val *k, *v;
     hxi_json_iter_init(&it, want);
     while (hxi_json_iter_next(&it, &k, &v))
-        if (!hxi_json_equal(hxi_json_obj_get(old, hxi_json_str(k, NULL)), v))
+        if (!hxi_json_equal(hxi_json_obj_get(old, hxi_json_str(k, NULL)), member_value(old, k, v)))
             return false;
     return hxi_json_type_of(old) == HX_JSON_OBJECT;
 }
@@ -234,7 +242,7 @@ static void merged_entry(hxi_json_writer *w, const hxi_json_val *old, const hxi_
     hxi_json_iter_init(&it, want);
     while (hxi_json_iter_next(&it, &k, &v)) {
         hxi_json_write_key(w, hxi_json_str(k, NULL));
-        hxi_json_write_val(w, v);
+        hxi_json_write_val(w, member_value(old, k, v));
     }
     hxi_json_iter_init(&it, old);   /* nothing when old is not an object */
     while (hxi_json_iter_next(&it, &k, &v))
