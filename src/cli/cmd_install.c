@@ -206,7 +206,7 @@ void install_position(const char *text, size_t len, size_t off, char *buf, size_
  * out one member a line), else two spaces. */
 static void indent_of(const char *text, size_t len, char out[16])
 {
-    const char *nl = memchr(text, '\n', len);
+    const char *nl = len ? memchr(text, '\n', len) : NULL;
     size_t n = nl ? strspn(nl + 1, " \t") : 0;
     if (!n || n > 8 || nl + 1 + n >= text + len || nl[1 + n] == '\n' || nl[1 + n] == '\r')
         n = 0;

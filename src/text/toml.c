@@ -225,7 +225,14 @@ int hxi_toml_set_table(const char *text, size_t len, const char *name, const cha
             }
             if (in_mine)
                 mine = start;
-            scan_value(&s);   /* the comment after it, if any */
+            while (s.i < s.len && (s.text[s.i] == ' ' || s.text[s.i] == '\t' || s.text[s.i] == '\r'))
+                s.i++;
+            if (s.i < s.len && s.text[s.i] != '\n' && s.text[s.i] != '#') {
+                s.open_at = s.i;
+                s.bad = "text after a table header";
+                break;
+            }
+            s.i = line_end(&s, s.i) < s.len ? line_end(&s, s.i) + 1 : s.len;   /* its comment, if any */
             continue;
         }
         size_t key_at = s.i;
