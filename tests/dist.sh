@@ -82,7 +82,7 @@ mcp_check() {
             esac
         fi
     fi
-    exec {MCP[1]}>&-
+    [ -z "${MCP[1]:-}" ] || exec {MCP[1]}>&-
     wait "$MCP_PID" 2>/dev/null
 }
 

@@ -40,7 +40,7 @@ def build(version, mcpb_paths, out_dir):
                                                                      "mounted at /data")}}]},
     ]
     packages += [{"registryType": "mcpb", "identifier": meta.release_url(version, os.path.basename(p)),
-                  "version": version, "fileSha256": meta.sha256_file(p), "transport": stdio}
+                  "fileSha256": meta.sha256_file(p), "transport": stdio}
                  for p in sorted(mcpb_paths)]
     server = {"$schema": SCHEMA, "name": meta.MCP_NAME, "title": meta.COMMAND,
               "description": meta.SUMMARY, "version": version,
