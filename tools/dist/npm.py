@@ -53,7 +53,7 @@ def build(version, binaries, work_dir, out_dir):
                                       ("bin/hyrax", meta.read(binary), 0o755)])
         tarballs.append(_pack(folder, out_dir))
     with open(os.path.join(meta.HERE, "npm", "hyrax.js"), encoding="utf-8") as f:
-        launcher = f.read().replace("@PLATFORMS@", json.dumps(platforms, sort_keys=True))
+        launcher = f.read().replace("{} /* @PLATFORMS@ */", json.dumps(platforms, sort_keys=True))
     package = {"name": meta.NPM_NAME, **_common(version), "description": meta.SUMMARY,
                "keywords": ["search", "bm25", "embeddings", "mcp", "rag"], "mcpName": meta.MCP_NAME,
                "bin": {meta.COMMAND: "bin/hyrax.js"}, "engines": {"node": ">=16"},

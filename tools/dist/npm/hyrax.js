@@ -7,7 +7,7 @@
 "use strict";
 const { spawn } = require("child_process");
 
-const PLATFORMS = @PLATFORMS@;
+const PLATFORMS = {} /* @PLATFORMS@ */;
 
 function binaryPath() {
   const key = `${process.platform} ${process.arch}`;
@@ -19,8 +19,10 @@ function binaryPath() {
   try {
     return require.resolve(`${pkg}/bin/hyrax`);
   } catch (e) {
-    console.error(`hyrax: the package ${pkg} is not installed (installs that leave out optional ` +
-                  `dependencies, e.g. --omit=optional, leave it out): reinstall hyrax without that option`);
+    const version = require("../package.json").version;
+    console.error(`hyrax: ${pkg}, the package with the binary for ${key}, is not installed (npm leaves ` +
+                  `optional dependencies out with --omit=optional, or when it cannot fetch them): ` +
+                  `npm install ${pkg}@${version}`);
     process.exit(1);
   }
 }
