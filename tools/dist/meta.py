@@ -57,7 +57,8 @@ def description(version):
     """The long description (PyPI, npm, the .mcpb), with the registry's mcp-name marker."""
     with open(DESCRIPTION_FILE, encoding="utf-8") as f:
         text = f.read()
-    for key, value in (("VERSION", version), ("MCP_NAME", MCP_NAME), ("REPOSITORY", REPOSITORY)):
+    for key, value in (("VERSION", version), ("MCP_NAME", MCP_NAME), ("REPOSITORY", REPOSITORY),
+                       ("PYPI_NAME", PYPI_NAME), ("NPM_NAME", NPM_NAME)):
         text = text.replace(f"@{key}@", value)
     return text
 
