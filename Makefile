@@ -4,7 +4,8 @@
 # `make static` builds hyrax-static, one static binary with the weights inside it; `make lib` builds
 # libhyrax.a and libhyrax.so; `make install PREFIX=...` installs bin/hyrax, share/hyrax/<weights>
 # (where the binary and the shared library look for them), include/hyrax.h, lib/libhyrax.{a,so},
-# lib/pkgconfig/hyrax.pc and the bash, zsh and fish completions (made by `hyrax completion`).
+# lib/pkgconfig/hyrax.pc and the bash, zsh and fish completions (made by `hyrax completion`);
+# `make dist` builds every package (PyPI, npm, .mcpb, .deb, OCI, Homebrew) into build/dist/.
 # src/ has one folder per layer, lowest first: base < crypto, text < model < store < vector, retrieve < formats < pdf < ingest < index < service <
 # session < server < mcp < http < cli (tests/layers.sh, run by `make test`, fails when a file includes a header from a higher layer). New .c files under
 # src/, tests/test_*.c and fuzz/fuzz_*.c are picked up without editing this file; *_avx2.c,
