@@ -322,8 +322,8 @@ static int classify(const finder *f, bool members, bool body, cand *c)
             c->name = ident(h, k) ? k : -1;
         } else if (c->kind == HXI_DEF_IMPL) {
             c->name = impl_name(f, h, kw);
-        } else if (kw >= 2 && ident(h, kw - 1) && is(f, &h->t[kw - 2], "type")) {   /* Go: type Name struct */
-            c->name = kw - 1;
+        } else if (ident(h, i) && is(f, &h->t[i], "type") && ident(h, i + 1) && i + 1 < kw) {   /* Go: type Name[T] struct */
+            c->name = i + 1;
         } else {
             c->name = name_after(f, h, kw);
         }
