@@ -35,10 +35,17 @@ int main(int argc, char **argv)
             hxi_code_defs defs;
             const hxi_code_lang *l = hxi_code_lang_of(argv[i], text, n);
             if (marks && hxi_code_definitions(l, text, n, marks, lines, &defs, &err) == 0)
-                for (size_t d = 0; d < defs.n; d++)
-                    printf("%s\t%.*s\t%s\t%u\t%u\t%u\n", argv[i], (int)defs.v[d].name_len, text + defs.v[d].name,
-                           hxi_def_kind_name(defs.v[d].kind), defs.v[d].first_line, defs.v[d].last_line,
-                           defs.v[d].depth);
+                for (size_t d = 0; d < defs.n; d++) {
+                    printf("%s\t", argv[i]);
+                    for (uint32_t k = 0; k < defs.v[d].name_len; k++) {   /* white space as one space */
+                        char c = text[defs.v[d].name + k];
+                        bool ws = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+                        if (!ws || (k + 1 < defs.v[d].name_len && !strchr(" \t\n\r", text[defs.v[d].name + k + 1])))
+                            putchar(ws ? ' ' : c);
+                    }
+                    printf("\t%s\t%u\t%u\t%u\n", hxi_def_kind_name(defs.v[d].kind), defs.v[d].first_line,
+                           defs.v[d].last_line, defs.v[d].depth);
+                }
             free(defs.v);
             free(marks);
             free(text);

@@ -67,10 +67,13 @@ def _text(node):
 
 
 def _simple(name):
-    """The last path segment without template arguments: `a::B<T>` -> `B`."""
-    name = re.sub(r"<.*", "", name.strip(), flags=re.S)
-    name = re.sub(r"^[&*\s]*(mut\s+|dyn\s+)?", "", name)
-    return name.split("::")[-1].split(".")[-1].strip()
+    """The last path segment without template arguments and references: `&'a mut a::B<T>` -> `B`;
+    a type that is no path (`[T]`, `()`) as written."""
+    name = re.sub(r"^(\s*(&|'\w+|mut\b|dyn\b|const\b))*\s*", "", name.strip())
+    if not re.match(r"[A-Za-z_$~]", name):
+        return re.sub(r"\s+", " ", name)
+    name = re.sub(r"<.*", "", name, flags=re.S)
+    return re.split(r"\s", name.split("::")[-1].split(".")[-1].strip())[0]
 
 
 def _declarator_name(node):

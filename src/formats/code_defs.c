@@ -106,7 +106,13 @@ static bool in_words(const finder *f, const htok *t, const char *const *w)
     return t->kind == HXI_TK_IDENT && word_in(f->s + t->start, t->end - t->start, w);
 }
 
-/* Index after the bracket group opening at i ('(', '[' or '<' counted by depth, '<' by angles). */
+/* A '>' that closes an angle bracket (not the end of an arrow `->`, `=>`). */
+static bool closes_angle(const finder *f, const header *h, int i)
+{
+    return punct(f, h, i, '>') && !((punct(f, h, i - 1, '-') || punct(f, h, i - 1, '=')) && h->t[i - 1].end == h->t[i].start);
+}
+
+/* Index after the bracket group opening at i: '(', '[' or '<'. */
 static int skip_group(const finder *f, const header *h, int i)
 {
     char open = f->s[h->t[i].start], close = open == '(' ? ')' : open == '[' ? ']' : '>';
@@ -114,7 +120,7 @@ static int skip_group(const finder *f, const header *h, int i)
     for (; i < h->n; i++) {
         if (punct(f, h, i, open))
             depth++;
-        else if (punct(f, h, i, close) && --depth == 0)
+        else if ((open == '<' ? closes_angle(f, h, i) : punct(f, h, i, close)) && --depth == 0)
             return i + 1;
     }
     return h->n;
@@ -126,6 +132,8 @@ static int skip_decorations(const finder *f, const header *h, int i)
     for (;;) {
         if (punct(f, h, i, '#') && punct(f, h, i + 1, '['))
             i = skip_group(f, h, i + 1);
+        else if (punct(f, h, i, '#') && punct(f, h, i + 1, '!') && punct(f, h, i + 2, '['))
+            i = skip_group(f, h, i + 2);   /* Rust #![inner] */
         else if (punct(f, h, i, '[') && punct(f, h, i + 1, '['))
             i = skip_group(f, h, i);
         else if (punct(f, h, i, '@') && ident(h, i + 1) && !is(f, &h->t[i + 1], "interface")) {
@@ -164,26 +172,36 @@ static int name_after(const finder *f, const header *h, int k)
     return name;
 }
 
-/* Rust `impl<T> Trait for Type<T>`: the type's last path segment. */
-static int impl_name(const finder *f, const header *h, int k)
+/* Rust `impl<T> Trait for &'a path::Type<T>`: the type's last path segment (Type), or for a type
+ * that is no path (`[T]`, `()`) its text. */
+static void impl_name(const finder *f, const header *h, int k, cand *c)
 {
-    int i = k + 1, angle = 0, name = -1;
+    int i = k + 1, angle = 0, type = i;
     if (punct(f, h, i, '<'))
-        i = skip_group(f, h, i);
+        type = i = skip_group(f, h, i);
+    int end = h->n;
     for (; i < h->n; i++) {
         if (punct(f, h, i, '<'))
             angle++;
-        else if (punct(f, h, i, '>') && angle)
+        else if (closes_angle(f, h, i) && angle)
             angle--;
-        else if (!angle && ident(h, i) && is(f, &h->t[i], "for"))
-            name = -1;
-        else if (!angle && ident(h, i) && is(f, &h->t[i], "where"))
-            break;
-        else if (!angle && ident(h, i) && !is(f, &h->t[i], "dyn") && !is(f, &h->t[i], "mut") &&
-                 (name < 0 || punct(f, h, i - 1, ':')))
-            name = i;
+        else if (!angle && !h->t[i].depth && ident(h, i) && is(f, &h->t[i], "for"))
+            type = i + 1;
+        else if (!angle && !h->t[i].depth && ident(h, i) && is(f, &h->t[i], "where"))
+            end = i;
     }
-    return name;
+    while (type < end && (punct(f, h, type, '&') || (punct(f, h, type, '\'') && ident(h, type + 1)) ||
+                          (ident(h, type) && (is(f, &h->t[type], "mut") || is(f, &h->t[type], "dyn") ||
+                                              is(f, &h->t[type], "const")))))
+        type += punct(f, h, type, '\'') ? 2 : 1;
+    if (type >= end)
+        return;
+    c->name = c->name_end = type;
+    if (ident(h, type))
+        while (punct(f, h, c->name + 1, ':') && punct(f, h, c->name + 2, ':') && ident(h, c->name + 3))
+            c->name = c->name_end = c->name + 3;
+    else
+        c->name_end = end - 1;
 }
 
 /* A function by its parameter list: the identifier before the first '(' outside brackets that
@@ -295,7 +313,7 @@ static int classify(const finder *f, bool members, bool body, cand *c)
             continue;
         }
         angle += kw >= 0 && punct(f, h, k, '<');
-        angle -= angle && punct(f, h, k, '>');
+        angle -= angle && closes_angle(f, h, k);
         eq = !angle && punct(f, h, k, '=') && !punct(f, h, k + 1, '>');
         parens |= punct(f, h, k, '(');
         tdef |= ident(h, k) && is(f, &h->t[k], "typedef");
@@ -321,13 +339,14 @@ static int classify(const finder *f, bool members, bool body, cand *c)
             int k = kw + 1 + punct(f, h, kw + 1, '*');
             c->name = ident(h, k) ? k : -1;
         } else if (c->kind == HXI_DEF_IMPL) {
-            c->name = impl_name(f, h, kw);
+            impl_name(f, h, kw, c);
         } else if (ident(h, i) && is(f, &h->t[i], "type") && ident(h, i + 1) && i + 1 < kw) {   /* Go: type Name[T] struct */
             c->name = i + 1;
         } else {
             c->name = name_after(f, h, kw);
         }
-        c->name_end = c->name;
+        if (c->kind != HXI_DEF_IMPL)
+            c->name_end = c->name;
         if (tdef && l->typedef_name) {
             c->typedef_name = true;
             return body ? 1 : 0;
