@@ -179,7 +179,7 @@ static void impl_name(const finder *f, const header *h, int k, cand *c)
     int i = k + 1, angle = 0, type = i;
     if (punct(f, h, i, '<'))
         type = i = skip_group(f, h, i);
-    int end = h->n;
+    int end;
     for (; i < h->n; i++) {
         if (punct(f, h, i, '<'))
             angle++;
@@ -188,8 +188,9 @@ static void impl_name(const finder *f, const header *h, int k, cand *c)
         else if (!angle && !h->t[i].depth && ident(h, i) && is(f, &h->t[i], "for"))
             type = i + 1;
         else if (!angle && !h->t[i].depth && ident(h, i) && is(f, &h->t[i], "where"))
-            end = i;
+            break;
     }
+    end = i;
     while (type < end && (punct(f, h, type, '&') || (punct(f, h, type, '\'') && ident(h, type + 1)) ||
                           (ident(h, type) && (is(f, &h->t[type], "mut") || is(f, &h->t[type], "dyn") ||
                                               is(f, &h->t[type], "const")))))
@@ -230,7 +231,13 @@ static bool by_parens(const finder *f, const header *h, int i, cand *c)
             break;
         else if (ch == '-' && punct(f, h, k + 1, '>') && name >= 0)
             break;
-        else if (ch == '(' && k > i && !angle) {
+        else if (ch == '(' && punct(f, h, k + 1, '*') && !angle) {   /* int (*name(args))(int) */
+            for (int j = k + 1, e = skip_group(f, h, k); j + 1 < e; j++)
+                if (ident(h, j) && punct(f, h, j + 1, '(')) {
+                    name = j;
+                    break;
+                }
+        } else if (ch == '(' && k > i && !angle) {
             int p = k - 1;
             if (ident(h, p) && !in_words(f, &h->t[p], not_names) && !in_words(f, &h->t[p], control_words)) {
                 name = p;
