@@ -365,6 +365,12 @@ static int classify(const finder *f, bool members, bool body, cand *c)
     }
     if (l->assign_fn && by_assignment(f, h, i, members, c))
         return 1;
+    if (!body && l->c_like && h->n > 2 && punct(f, h, h->n - 2, '=') && ident(h, h->n - 1) &&
+        (is(f, &h->t[h->n - 1], "default") || is(f, &h->t[h->n - 1], "delete"))) {
+        header fn = *h;   /* C++ `Type::~Type() = default;` defines it */
+        fn.n -= 2;
+        return (members && l->paren_members) || !members ? by_parens(f, &fn, i, c) : 0;
+    }
     if (!body)
         return 0;
     if (!l->c_like && !l->paren_members && !l->line_stmts)

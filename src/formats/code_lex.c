@@ -385,8 +385,8 @@ bool hxi_lex_next(hxi_lexer *lx, hxi_tok *t)
             } else {
                 quoted(lx, q, false, false);
             }
-        } else if ((f & HXI_LX_RUST) && (q == '"' || q == '#') && (!memcmp(lx->s + start, "r", len) ||
-                                                                    !memcmp(lx->s + start, "br", len)) && rust_raw(lx)) {
+        } else if ((f & HXI_LX_RUST) && (q == '"' || q == '#') &&
+                   ((len == 1 && lx->s[start] == 'r') || (len == 2 && !memcmp(lx->s + start, "br", 2))) && rust_raw(lx)) {
         } else if ((f & HXI_LX_RUST) && len == 1 && lx->s[start] == 'b' && (q == '"' || q == '\'')) {
             lx->pos++;
             quoted(lx, q, false, q == '"');
