@@ -7,6 +7,7 @@
 #include "check.h"
 #include "json.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -78,13 +79,15 @@ int main(void)
     static query q[MAX_Q];
     size_t n = load(q);
     CHECK(n >= 15, "%zu src/ queries", n);
-    char dir[] = "/tmp/hx_code_search_XXXXXX", cmd[1024];
+    char dir[] = "/tmp/hx_code_search_XXXXXX", cmd[1024], bin[PATH_MAX];
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    CHECK(realpath(getenv("HYRAX_BIN"), bin) != NULL, "HYRAX_BIN resolves");   /* the commands run in dir */
+    setenv("HYRAX_BIN", bin, 1);
     for (size_t i = 0; i < n; i++) {
         snprintf(cmd, sizeof cmd, "mkdir -p %s/$(dirname %s) && cp %s %s/%s", dir, q[i].file, q[i].file, dir, q[i].file);
         CHECK(system(cmd) == 0, "%s", cmd);
     }
-    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index --db idx.hyx src >/dev/null 2>&1", dir);
+    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index --db idx.hyx . >/dev/null 2>&1", dir);
     CHECK(system(cmd) == 0, "index the sources");
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
