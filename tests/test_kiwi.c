@@ -377,6 +377,14 @@ static void test_cli(void)
               strstr(out, "1 result"),
           "text output names the item type: %s", out);
     free(out);
+    /* a script is source code: a chunk per definition, its symbol beside Kiwi's header */
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" search --db %s/idx.hyx --mode keyword --json --group chunk "
+             "--filter item_type=script --filter symbol=verify_checksum checksum", tmpl);
+    CHECK(check_run(cmd, &out) == 0 && strstr(out, "\"heading\":\"checksum.py > verify_checksum\"") &&
+              strstr(out, "\"line_start\":23,\"line_end\":25") && strstr(out, "\"version\":\"2.1.0\"") &&
+              strstr(out, "\"total_results\":1"),
+          "the script's function, lines 23-25, with the script's header: %.600s", out);
+    free(out);
     snprintf(cmd, sizeof cmd, "%s/idx.hyx", tmpl);
     test_mcp(cmd);
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpl);
