@@ -294,7 +294,8 @@ const float *ix_chunk_vector(const ix_segment *s, uint32_t chunk_id);
 void ix_embed_key(const hx_model *m, const char *text, size_t len, uint8_t key[IX_EMBED_KEY]);
 enum { IX_EMBED = -1, IX_REUSED = -2 };
 /* Plans the embedding of n pending chunks with keys[i * IX_EMBED_KEY]: from[i] = IX_REUSED when
- * vecs[i * dim] was filled from a chunk of view v with that key, j < i when pending chunk j has
+ * vecs[i * dim] was filled from a chunk of view v with that key (one the handle's identity may
+ * read, when it has one), j < i when pending chunk j has
  * the same key (copy its vector once made), IX_EMBED when it must be embedded. */
 int ix_reuse_plan(const ix_view *v, const uint8_t *keys, size_t n, uint32_t dim, float *vecs, int64_t *from,
                   hx_error *err);

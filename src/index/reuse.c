@@ -4,7 +4,8 @@
  * embed_keys section, index_internal.h). Before a write embeds its new chunks, the chunks whose
  * key the index already holds (a moved, renamed or copied document; the unchanged units of a
  * changed one) take the stored vector instead, and a text the write holds twice is embedded once.
- * No key is shared across models or precisions, so nothing is reused across them. */
+ * No key is shared across models or precisions, so nothing is reused across them; a writer with a
+ * reader identity reuses only what that identity may read. */
 #include "alloc.h"
 #include "index_internal.h"
 #include "sha256.h"
@@ -58,11 +59,14 @@ int ix_reuse_plan(const ix_view *v, const uint8_t *keys, size_t n, uint32_t dim,
     for (size_t s = 0; s < v->n_segs; s++) {   /* deleted chunks too: their vectors are still there */
         const ix_segment *seg = &v->segs[s];
         for (uint32_t c = 0; seg->keys && c < seg->n; c++) {
+            uint32_t id = seg->base + c;
+            if (v->restricted && !(v->visible_chunks && (v->visible_chunks[id / 8] >> (id % 8) & 1)))
+                continue;   /* a count of reused chunks must not tell of text this writer may not read */
             size_t *at = slot_of(tab, slots - 1, keys, seg->keys->data + (size_t)c * IX_EMBED_KEY);
             if (!*at || from[*at - 1] == IX_REUSED)
                 continue;
             from[*at - 1] = IX_REUSED;
-            memcpy(vecs + (*at - 1) * dim, ix_chunk_vector(seg, seg->base + c), sizeof *vecs * dim);
+            memcpy(vecs + (*at - 1) * dim, ix_chunk_vector(seg, id), sizeof *vecs * dim);
         }
     }
     free(tab);
