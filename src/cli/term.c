@@ -35,6 +35,11 @@ int term_width(void)
     return width;
 }
 
+bool term_colored(void)
+{
+    return color;
+}
+
 /* Starts (style "1;35": SGR parameters) or ends (NULL) a style, when colour is on. */
 void term_style(FILE *f, const char *style)
 {
