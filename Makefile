@@ -186,7 +186,7 @@ TEST_RUN := $(TESTS:%=$(BUILD)/tests/test_%)
 test: $(BIN) $(BUILD)/libhyrax.so $(TEST_RUN) $(FUZZ_REPLAY)
 	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw HX_EMU="$(EMU)" HX_BUILD=$(BUILD) \
 	    HX_NM="$(shell $(CC) -print-prog-name=nm)" \
-	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh tests/one_place.sh tests/exports.sh \
+	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh tests/one_place.sh tests/exports.sh tests/help.sh \
 	    $(TEST_RUN) -- $(FUZZ_REPLAY)
 
 check: test
