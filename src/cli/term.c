@@ -1,4 +1,4 @@
-/* term.c: how text results look on stdout (README "Commands"): on a terminal, colour (paths) and
+/* term.c: how text results look on stdout (`hyrax help cli`): on a terminal, colour (paths) and
  * bold (matched words, in place of the library's **markers**) and snippets wrapped to its width;
  * piped, plain text without markers or wrapping. --color=auto|always|never and $NO_COLOR decide;
  * what is written is escaped by put_text. Also the one singular/plural rule. */

@@ -154,7 +154,7 @@ int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, h
 /* 0 with s->reader at the head (and the model and encoder started), or an HX_E* code with err set. */
 int mcp_session_reader(mcp_session *s, hx_error *err);
 
-/* Point-in-time reads (README "Point-in-time reads"). Every query tool puts MCP_ARG_READ_CONTEXT
+/* Point-in-time reads (`hyrax help baselines`). Every query tool puts MCP_ARG_READ_CONTEXT
  * in its table, opens the reader with mcp_open_reader_for (instead of mcp_session_reader) and ends
  * its answer with mcp_write_read_context. A tool with no read_context reads the head, the default
  * of every tool. */

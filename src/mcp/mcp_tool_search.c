@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* === Tiers (README "Tiers") === */
+/* === Tiers (`hyrax help tiers`) === */
 
 /* The `source` argument of the query tools that search tiers: one row, as MCP_ARG_READ_CONTEXT. */
 #define MCP_ARG_SOURCE                                                                                        \

@@ -25,7 +25,7 @@ typedef struct mcp_tool {
      * this tool's table (mcp_args_translate), checked by the family's and run by its run. */
     const char *family;
     /* The answer's member (an array) whose items an answer over its budget leaves out from the
-     * end (README "Answer budget"); NULL: none, such an answer is refused with the size it needs. */
+     * end (`hyrax help mcp`); NULL: none, such an answer is refused with the size it needs. */
     const char *page;
     /* Listed by default (hyrax serve --tools core); the rest are listed with --tools all or by name. */
     bool core;
