@@ -60,6 +60,11 @@ int cmd_help(const cli_args *a)
     term_setup(a);
     if (opt_str(a, "--man")) {
         const help_topic *t = help_topic_find(name);
+        if (!t && name && cli_command(name)) {
+            fprintf(stderr, "hyrax help: the command '%s' has no topic of its own; hyrax(1) ('hyrax help --man') "
+                            "holds its options\n", name);
+            return 2;
+        }
         if (!t)
             return unknown(name);
         help_put_man(stdout, t);
