@@ -161,7 +161,7 @@ int mcp_session_reader(mcp_session *s, hx_error *err);
 extern const mcp_arg mcp_read_context_args[];
 #define MCP_ARG_READ_CONTEXT                                                                                  \
     {"read_context", MCP_OBJECT, .props = mcp_read_context_args,                                              \
-     .description = "Which state of the index to read (seed 001 5.2); default the head (the last commit). "   \
+     .description = "Which state of the index to read; default the head (the last commit). "   \
                     "The answer's read_context says which commit answered."}
 /* The arguments' read_context as a hx_read_context (strings borrowed from the arguments); 0, or
  * HX_EINVAL with err set when it is not a valid one. */

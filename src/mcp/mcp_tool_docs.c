@@ -554,7 +554,7 @@ const mcp_arg mcp_delete_document_args[] = {
     ARG_DOC_ID(NULL),
     ARG_DOC_PATH("root-relative path"),
     {"purge_index", MCP_BOOLEAN, .def = "true",
-     .description = "Seed 003's flag; hyrax keeps one index, so the document leaves both searches either way."},
+     .description = "Document-store servers' flag; hyrax keeps one index, so the document leaves both searches either way."},
     {.name = NULL},
 };
 

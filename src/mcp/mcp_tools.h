@@ -84,7 +84,7 @@ extern const mcp_field mcp_rejected_item;
     {"category", MCP_STRING, .description = "The category metadata."},                                        \
     {"tags", MCP_STRING_LIST, AT_MOST(MAX_FILTERS), .description = "Documents tagged with any of these."},    \
     {"date_range", MCP_OBJECT, .props = mcp_date_range_args, .description = "Dates from .. to, inclusive."}
-#define SEED_FILTERS_DOC "Seed 003's category, tags and date_range, and any other metadata key. " FILTERS_DOC
+#define SEED_FILTERS_DOC "category, tags and date_range (as document-store servers name them), and any other metadata key. " FILTERS_DOC
 
 extern const mcp_arg mcp_date_range_args[], mcp_seed_filters[];
 
