@@ -940,8 +940,8 @@ static int extract(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err
         if (!m.r.c[i].relation)
             rc = element_unit(x, &m, (uint32_t)i, err);
     if (!rc && m.dangling)
-        rc = hxi_x_warn(x, err, "%zu relationship%s name an element the model does not define; left out", m.dangling,
-                        m.dangling == 1 ? "" : "s");
+        rc = hxi_x_warn(x, err, "left out %zu relationship%s naming an element the model does not define",
+                        m.dangling, m.dangling == 1 ? "" : "s");
     model_free(&m);
     free(text);
     return rc ? rc : hxi_x_finish(x, err);
