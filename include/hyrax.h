@@ -1375,6 +1375,7 @@ HX_API int hx_session_baseline(hx_session *s, const char *name, hx_commit_info *
 #define HX_CONTEXT_TOKENS_MIN 64
 #define HX_CONTEXT_TOKENS_MAX 100000
 #define HX_CONTEXT_PASSAGES 10         /* the default most passages */
+#define HX_CONTEXT_RELATED 50          /* the most items relationships add to a context */
 
 typedef struct hx_context_query {
     hx_session_query search;           /* query, mode, filters, floor, fusion, tiers (not the registry
@@ -1385,9 +1386,15 @@ typedef struct hx_context_query {
     bool neighbours;                   /* add to each passage the chunk just before and just after it
                                           in its document when they are of the same section (same
                                           heading) and in no passage yet; they count in the budget */
+    bool relationships;                /* after the passages, add the items their chunks' rel_<verb>
+                                          pairs name (README "Relationships"): each item, found by its
+                                          item_id in the same index (a unit of the same document first,
+                                          else a document), once, as a passage of its own labelled with
+                                          the relationship, while the budget lasts */
 } hx_context_query;
 /* What get_context starts from: hx_session_query_init's query (the floor HX_MIN_RELEVANCE, every
- * tier, the head) with k HX_CONTEXT_CANDIDATES, the default budget and passages, neighbours. */
+ * tier, the head) with k HX_CONTEXT_CANDIDATES, the default budget and passages, neighbours and
+ * relationships. */
 HX_API void hx_context_query_init(hx_context_query *q, const char *query);
 
 /* A passage of the context. */
@@ -1402,6 +1409,10 @@ typedef struct hx_context_source {
                                           neighbours added; borrowed */
     size_t n_ranked, n_chunks;         /* chunk_ids[0..n_ranked) were found, the rest added */
     uint64_t generation;               /* the commit of its tier that answered */
+    const char *relation;              /* NULL for a passage the search found; for an item added by
+                                          relationships, the relationship in words ("is served by"),
+                                          borrowed from the context */
+    size_t related_to;                 /* then the label of the passage whose chunk names it */
 } hx_context_source;
 
 typedef struct hx_context {

@@ -681,7 +681,9 @@ static void str_bytes(hxi_buf *b, const char *s)
     hxi_buf_bytes(b, s, strlen(s));
 }
 
-/* "Name (Type)", "an unnamed Type", or for a relationship "the Type relationship from A to B". */
+/* How prose names concept i: an element by its name ("an unnamed Or Junction" without one; not by
+ * its type, which is its own unit's to say: a question naming a type then finds the element of that
+ * type, not its neighbours), a relationship by its ends ("the Serving relationship from A to B"). */
 static void mention(hxi_buf *b, const model *m, uint32_t i, bool nested)
 {
     const reader *r = &m->r;
@@ -706,9 +708,6 @@ static void mention(hxi_buf *b, const model *m, uint32_t i, bool nested)
         return;
     }
     name_words(b, r, c);
-    str_bytes(b, " (");
-    type_words(b, r, c);
-    str_bytes(b, ")");
 }
 
 /* "rel_" + the phrase, '_' for spaces. */
@@ -822,14 +821,10 @@ static int element_unit(hxi_extract *x, const model *m, uint32_t e, hx_error *er
     hxi_buf b = {0};
     size_t from = x->len;
     hxi_x_source(x, c->line_first, c->line_last);
-    mention(&b, m, e, false);
-    if (!rc && !b.failed)
-        rc = hxi_x_heading(x, 1, (const char *)b.data, b.len, err);
-    b.len = 0;
     if (c->name.len)
         name_words(&b, r, c);
     else
-        str_bytes(&b, "This");
+        str_bytes(&b, "It");
     str_bytes(&b, " is ");
     article(&b, r, c);
     type_words(&b, r, c);
