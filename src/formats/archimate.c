@@ -108,6 +108,83 @@ static const struct {
     {"Write", "for writing"}, {"Read", "for reading"}, {"Access", NULL}, {"ReadWrite", "for reading and writing"},
 };
 
+/* === Names === */
+
+static bool is(const char *s, size_t n, const char *word)
+{
+    return strlen(word) == n && !memcmp(s, word, n);
+}
+
+static bool has_suffix(const char *s, size_t n, const char *suffix, size_t *stem)
+{
+    size_t k = strlen(suffix);
+    *stem = n >= k ? n - k : 0;
+    return n > k && !memcmp(s + n - k, suffix, k);
+}
+
+/* The part of a qualified name after its prefix ("xsi:type" -> "type"). */
+static const char *local_name(const char *s, size_t n, size_t *len)
+{
+    const char *colon = memchr(s, ':', n);
+    *len = colon ? n - (size_t)(colon + 1 - s) : n;
+    return colon ? colon + 1 : s;
+}
+
+/* === Detection === */
+
+enum { FMT_NONE, FMT_EXCHANGE, FMT_ARCHI };
+
+/* Whether the root start tag is an ArchiMate model: local name "model" in the exchange format's
+ * namespace (any version) or in Archi's. */
+static int root_format(const char *name, size_t len, const hxi_xml_attr *a, size_t na)
+{
+    size_t ll;
+    const char *l = local_name(name, len, &ll);
+    if (!is(l, ll, "model"))
+        return FMT_NONE;
+    size_t plen = ll == len ? 0 : len - ll - 1;
+    for (size_t i = 0; i < na; i++) {
+        bool decl = plen ? a[i].name_len == 6 + plen && !memcmp(a[i].name, "xmlns:", 6) &&
+                               !memcmp(a[i].name + 6, name, plen)
+                         : is(a[i].name, a[i].name_len, "xmlns");
+        if (!decl)
+            continue;
+        static const char exchange[] = "http://www.opengroup.org/xsd/archimate", archi[] = "http://www.archimatetool.com/archimate";
+        if (a[i].value_len >= sizeof exchange - 1 && !memcmp(a[i].value, exchange, sizeof exchange - 1))
+            return FMT_EXCHANGE;
+        if (is(a[i].value, a[i].value_len, archi))
+            return FMT_ARCHI;
+    }
+    return FMT_NONE;
+}
+
+static int sniff_root(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t na)
+{
+    *(int *)ctx = root_format(name, len, a, na);
+    return 1;   /* the root is all it needs: stop */
+}
+
+/* The format of a model whose text is s[0..n), FMT_NONE when it is none. */
+static int model_format(const char *s, size_t n)
+{
+    if (n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+        s += 3;
+        n -= 3;
+    }
+    if (!memmem(s, n < SNIFF_BYTES ? n : SNIFF_BYTES, "archimate", 9))
+        return FMT_NONE;
+    int fmt = FMT_NONE;
+    hxi_xml_handler h = {.ctx = &fmt, .start = sniff_root};
+    hx_error err = {0};
+    hxi_xml_parse(s, n, &h, &err);
+    return fmt;
+}
+
+static bool sniff(const uint8_t *raw, size_t len)
+{
+    return model_format((const char *)raw, len) != FMT_NONE;
+}
+
 /* === The model read === */
 
 typedef struct {
@@ -137,7 +214,7 @@ enum { T_SKIP, T_ROOT, T_ELEMENTS, T_RELATIONS, T_FOLDER, T_CONCEPT, T_PROPS, T_
 enum { F_MODEL_NAME, F_MODEL_DOC, F_NAME, F_DOC, F_VALUE, F_DEF_NAME };
 
 typedef struct reader {
-    bool archi;                 /* Archi's own format */
+    bool archi;                 /* Archi's own format (read from the root) */
     char *arena;                /* owned: every string read, decoded */
     size_t arena_len, arena_cap;
     concept *c;                 /* owned */
@@ -161,26 +238,6 @@ typedef struct reader {
 static int oom(hx_error *err)
 {
     return hx_error_set(err, HX_ENOMEM, -1, "out of memory reading the ArchiMate model");
-}
-
-static bool is(const char *s, size_t n, const char *word)
-{
-    return strlen(word) == n && !memcmp(s, word, n);
-}
-
-static bool has_suffix(const char *s, size_t n, const char *suffix, size_t *stem)
-{
-    size_t k = strlen(suffix);
-    *stem = n >= k ? n - k : 0;
-    return n > k && !memcmp(s + n - k, suffix, k);
-}
-
-/* The part of a qualified name after its prefix ("xsi:type" -> "type"). */
-static const char *local_name(const char *s, size_t n, size_t *len)
-{
-    const char *colon = memchr(s, ':', n);
-    *len = colon ? n - (size_t)(colon + 1 - s) : n;
-    return colon ? colon + 1 : s;
 }
 
 static const char *str(const reader *r, span v)
@@ -359,6 +416,13 @@ static int on_start(void *ctx, const char *name, size_t len, const hxi_xml_attr 
     if (r->depth > HX_XML_MAX_DEPTH)   /* xml.c refuses the element after this call */
         return hx_error_set(r->err, HX_EFORMAT, -1, "XML nests deeper than %d elements", HX_XML_MAX_DEPTH);
     line_of(r, name);
+    if (!r->depth) {
+        int fmt = root_format(name, len, a, na);
+        if (fmt == FMT_NONE)
+            return hx_error_set(r->err, HX_EFORMAT, -1, "not an ArchiMate model: the root element is not the "
+                                "exchange format's or Archi's <model>");
+        r->archi = fmt == FMT_ARCHI;
+    }
     size_t ll;
     const char *l = local_name(name, len, &ll);
     uint8_t parent = r->depth ? r->tags[r->depth - 1] : T_SKIP, tag = r->depth ? T_SKIP : T_ROOT;
@@ -458,61 +522,6 @@ static void reader_free(reader *r)
     free(r->c);
     free(r->p);
     free(r->d);
-}
-
-/* === Detection === */
-
-enum { FMT_NONE, FMT_EXCHANGE, FMT_ARCHI };
-
-/* Whether the root start tag is an ArchiMate model: local name "model" in the exchange format's
- * namespace (any version) or in Archi's. */
-static int root_format(const char *name, size_t len, const hxi_xml_attr *a, size_t na)
-{
-    size_t ll;
-    const char *l = local_name(name, len, &ll);
-    if (!is(l, ll, "model"))
-        return FMT_NONE;
-    size_t plen = ll == len ? 0 : len - ll - 1;
-    for (size_t i = 0; i < na; i++) {
-        bool decl = plen ? a[i].name_len == 6 + plen && !memcmp(a[i].name, "xmlns:", 6) &&
-                               !memcmp(a[i].name + 6, name, plen)
-                         : is(a[i].name, a[i].name_len, "xmlns");
-        if (!decl)
-            continue;
-        static const char exchange[] = "http://www.opengroup.org/xsd/archimate", archi[] = "http://www.archimatetool.com/archimate";
-        if (a[i].value_len >= sizeof exchange - 1 && !memcmp(a[i].value, exchange, sizeof exchange - 1))
-            return FMT_EXCHANGE;
-        if (is(a[i].value, a[i].value_len, archi))
-            return FMT_ARCHI;
-    }
-    return FMT_NONE;
-}
-
-static int sniff_root(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t na)
-{
-    *(int *)ctx = root_format(name, len, a, na);
-    return 1;   /* the root is all it needs: stop */
-}
-
-/* The format of a model whose text is s[0..n), FMT_NONE when it is none. */
-static int model_format(const char *s, size_t n)
-{
-    if (n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
-        s += 3;
-        n -= 3;
-    }
-    if (!memmem(s, n < SNIFF_BYTES ? n : SNIFF_BYTES, "archimate", 9))
-        return FMT_NONE;
-    int fmt = FMT_NONE;
-    hxi_xml_handler h = {.ctx = &fmt, .start = sniff_root};
-    hx_error err = {0};
-    hxi_xml_parse(s, n, &h, &err);
-    return fmt;
-}
-
-static bool sniff(const uint8_t *raw, size_t len)
-{
-    return model_format((const char *)raw, len) != FMT_NONE;
 }
 
 /* === Resolution === */
@@ -911,7 +920,6 @@ static int extract(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err
     if (rc)
         return rc;
     model m = {.r = {.line = 1, .line_at = text, .field_at = -1, .cur = -1, .cur_prop = -1, .cur_def = -1, .err = err}};
-    m.r.archi = model_format(text, n) == FMT_ARCHI;
     rc = reserve(&m.r, 256);   /* the arena is never NULL: empty spans point into it */
     hxi_xml_handler h = {.ctx = &m.r, .start = on_start, .end = on_end, .text = on_text};
     hx_error perr = {0};
