@@ -399,7 +399,7 @@ static void test_malformed(void)
     CHECK(rc == HX_EFORMAT && strstr(err.message, "not well-formed"), "a cut model is refused: %d %s", rc,
           err.message);
     free(xml);
-    const char *other = "<?xml version=\"1.0\"?>\n<catalog><book/></catalog>\n";
+    const char *other = "<catalog><book/></catalog>\n";   /* no XML declaration: typed by its name */
     rc = hxi_ingest_from_bytes("books.archimate", other, strlen(other), NULL, 0, &d, &err);
     CHECK(rc == HX_EFORMAT && strstr(err.message, "not an ArchiMate model"), "a .archimate of another XML: %s",
           err.message);
