@@ -181,7 +181,7 @@ typedef struct {
 } item_at;
 
 /* The items one index holds, read as they are asked for: the units of the documents looked into,
- * then (once) every document that has an item_id of its own. */
+ * then (once) every document that has an item_id of its own; sorted by item_id. */
 typedef struct {
     hx_index *ix;
     item_at *v;
@@ -212,6 +212,13 @@ static int item_put(item_table *t, const char *id, uint32_t doc, uint32_t chunk,
     return 0;
 }
 
+static int item_cmp(const void *a, const void *b)
+{
+    const item_at *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->doc > y->doc) - (x->doc < y->doc);
+}
+
 /* Lists the units of document d (its chunks with an item_id pair), once. */
 static int read_units(item_table *t, const hx_doc_info *d, hx_error *err)
 {
@@ -228,6 +235,7 @@ static int read_units(item_table *t, const hx_doc_info *d, hx_error *err)
         if (id)
             rc = item_put(t, id, d->id, c, 1, err);
     }
+    qsort(t->v, t->n, sizeof *t->v, item_cmp);
     return rc;
 }
 
@@ -244,19 +252,25 @@ static int read_documents(item_table *t, hx_error *err)
         if (id && d.n_chunks)
             rc = item_put(t, id, d.id, d.first_chunk, d.n_chunks, err);
     }
+    qsort(t->v, t->n, sizeof *t->v, item_cmp);
     return rc;
 }
 
 /* The item `id`: a unit of document `doc` first, else any listed; NULL when the index has none. */
 static const item_at *item_find(const item_table *t, const char *id, uint32_t doc)
 {
-    const item_at *any = NULL;
-    for (size_t i = 0; i < t->n; i++)
-        if (!strcmp(t->v[i].id, id)) {
-            if (t->v[i].doc == doc)
-                return &t->v[i];
-            any = any ? any : &t->v[i];
-        }
+    size_t lo = 0, hi = t->n;   /* the first entry not below id */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(t->v[mid].id, id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const item_at *any = lo < t->n && !strcmp(t->v[lo].id, id) ? &t->v[lo] : NULL;
+    for (size_t i = lo; any && i < t->n && !strcmp(t->v[i].id, id); i++)
+        if (t->v[i].doc == doc)
+            return &t->v[i];
     return any;
 }
 
