@@ -235,7 +235,8 @@ static int read_units(item_table *t, const hx_doc_info *d, hx_error *err)
         if (id)
             rc = item_put(t, id, d->id, c, 1, err);
     }
-    qsort(t->v, t->n, sizeof *t->v, item_cmp);
+    if (t->n)
+        qsort(t->v, t->n, sizeof *t->v, item_cmp);
     return rc;
 }
 
@@ -252,7 +253,8 @@ static int read_documents(item_table *t, hx_error *err)
         if (id && d.n_chunks)
             rc = item_put(t, id, d.id, d.first_chunk, d.n_chunks, err);
     }
-    qsort(t->v, t->n, sizeof *t->v, item_cmp);
+    if (t->n)
+        qsort(t->v, t->n, sizeof *t->v, item_cmp);
     return rc;
 }
 
