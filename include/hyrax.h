@@ -1385,7 +1385,8 @@ typedef struct hx_context_query {
     uint32_t max_passages;             /* 0: HX_CONTEXT_PASSAGES; at most HX_CONTEXT_CANDIDATES */
     bool neighbours;                   /* add to each passage the chunk just before and just after it
                                           in its document when they are of the same section (same
-                                          heading) and in no passage yet; they count in the budget */
+                                          heading and unit) and in no passage yet; they count in the
+                                          budget */
     bool relationships;                /* after the passages, add the items their chunks' rel_<verb>
                                           pairs name (README "Relationships"): each item, found by its
                                           item_id in the same index (a unit of the same document first,

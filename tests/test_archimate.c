@@ -9,12 +9,14 @@
 #include "check.h"
 #include "hyrax.h"
 #include "ingest.h"
+#include "serve_client.h"
 
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define DATA "tests/data/archimate/"
@@ -533,11 +535,53 @@ static void related_context(hx_session *s)
     q.relationships = false;
     CHECK(hx_session_context(s, &q, &c, &err) == 0 && c.n_sources == 1, "without relationships: %zu", c.n_sources);
     hx_context_free(&c);
+    q.neighbours = true;   /* the elements before and after are other units: no neighbours of its section */
+    CHECK(hx_session_context(s, &q, &c, &err) == 0 && c.n_sources == 1 && c.sources[0].n_chunks == 1,
+          "neighbours stay within the element: %zu chunks", c.n_sources ? c.sources[0].n_chunks : 0);
+    hx_context_free(&c);
+    q.neighbours = false;
     q.relationships = true;
     q.max_tokens = HX_CONTEXT_TOKENS_MIN;
     CHECK(hx_session_context(s, &q, &c, &err) == 0 && c.tokens <= HX_CONTEXT_TOKENS_MIN && c.dropped > 0,
           "within a small budget: %zu tokens, %zu dropped", c.tokens, c.dropped);
     hx_context_free(&c);
+}
+
+/* The same through MCP: get_context's sources say how an added item is related; a search filtered by
+ * layer answers only that layer's elements, with their metadata. */
+static void over_mcp(void)
+{
+    server srv;
+    if (start_in(&srv, proj, db, 1)) {
+        CHECK(0, "serve");
+        return;
+    }
+    hxi_json_doc *d = NULL;
+    send_line(&srv, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                    "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    free(read_line(&srv, 60000));
+    send_line(&srv, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    const hxi_json_val *r = serve_tool(&srv, &d, "get_context", "{\"query\":\"BIBIT Server device\",\"mode\":\"keyword\","
+                                                               "\"max_passages\":1,\"min_score\":0}");
+    const hxi_json_val *src = hxi_json_arr_get(get(r, "structuredContent.sources"), 1);
+    const char *how = hxi_json_str(get(src, "relationship"), NULL);
+    int64_t to = 0;
+    CHECK(how && !strcmp(how, "realizes") && !hxi_json_num_int64(get(src, "related_to"), &to, NULL) && to == 1,
+          "get_context's second source realizes the first: %s", how ? how : "-");
+    hxi_json_doc_free(d);
+    r = serve_tool(&srv, &d, "search", "{\"query\":\"claim\",\"filters\":{\"layer\":\"application\"},"
+                                       "\"group_by\":\"chunk\",\"min_score\":0}");
+    size_t n = 0, right = 0;
+    for (const hxi_json_val *v; (v = hxi_json_arr_get(get(r, "structuredContent.results"), n)); n++) {
+        const char *layer = hxi_json_str(get(v, "metadata.layer"), NULL);
+        right += layer && !strcmp(layer, "application");
+    }
+    CHECK(n > 0 && right == n, "MCP search by layer: %zu of %zu application", right, n);
+    hxi_json_doc_free(d);
+    close(srv.in);
+    waitpid(srv.pid, NULL, 0);
+    close(srv.out);
+    free(srv.buf);
 }
 
 /* Items of other documents: a document's own item_id, named by another document's rel_ pair. */
@@ -598,6 +642,7 @@ static void test_search(void)
     filtered(s, "element_type=Device", "element_type", "Device");
     related_context(s);
     hx_session_close(s);
+    over_mcp();
 }
 
 int main(void)

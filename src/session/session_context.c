@@ -83,8 +83,19 @@ static bool taken(const hxi_passages *ps, const char *tier, uint32_t id)
     return false;
 }
 
+/* Whether two chunks of a document are text of the same unit (a model's element): the same pairs. */
+static bool same_unit(const hx_result *a, const hx_result *b)
+{
+    if (a->n_chunk_meta != b->n_chunk_meta)
+        return false;
+    for (size_t i = 0; i < a->n_chunk_meta; i++)
+        if (strcmp(a->chunk_meta[i].key, b->chunk_meta[i].key) || strcmp(a->chunk_meta[i].value, b->chunk_meta[i].value))
+            return false;
+    return true;
+}
+
 /* Widens passage p by the chunk before its first and the one after its last, when they are of its
- * document and section (the same heading) and in no passage yet. */
+ * document and section (the same heading and unit) and in no passage yet. */
 static int add_neighbours(hx_index *ix, hxi_passages *ps, hxi_passage *p, hx_error *err)
 {
     hx_doc_info d;
@@ -100,7 +111,7 @@ static int add_neighbours(hx_index *ix, hxi_passages *ps, hxi_passage *p, hx_err
         hx_result at, nb;
         bool inside = next[side] >= d.first_chunk && next[side] - d.first_chunk < d.n_chunks;
         if (!inside || taken(ps, p->first->tier, next[side]) || hx_index_chunk(ix, edge[side], &at, NULL) ||
-            hx_index_chunk(ix, next[side], &nb, NULL) || strcmp(at.heading, nb.heading))
+            hx_index_chunk(ix, next[side], &nb, NULL) || strcmp(at.heading, nb.heading) || !same_unit(&at, &nb))
             continue;
         int rc = hxi_passage_extend(p, &nb, err);
         if (rc)
