@@ -571,12 +571,17 @@ static void over_mcp(void)
     hxi_json_doc_free(d);
     r = serve_tool(&srv, &d, "search", "{\"query\":\"claim\",\"filters\":{\"layer\":\"application\"},"
                                        "\"group_by\":\"chunk\",\"min_score\":0}");
-    size_t n = 0, right = 0;
+    size_t n = 0, right = 0, cited = 0;
     for (const hxi_json_val *v; (v = hxi_json_arr_get(get(r, "structuredContent.results"), n)); n++) {
         const char *layer = hxi_json_str(get(v, "metadata.layer"), NULL);
+        const char *id = hxi_json_str(get(v, "citation.item_id"), NULL), *ver = hxi_json_str(get(v, "citation.version_id"), NULL);
+        const char *meta_id = hxi_json_str(get(v, "metadata.element_id"), NULL);
+        const char *meta_ver = hxi_json_str(get(v, "metadata.version_id"), NULL);
         right += layer && !strcmp(layer, "application");
+        cited += id && ver && meta_id && meta_ver && !strcmp(id, meta_id) && !strcmp(ver, meta_ver);
     }
     CHECK(n > 0 && right == n, "MCP search by layer: %zu of %zu application", right, n);
+    CHECK(cited == n, "each citation names the element and its version_id: %zu of %zu", cited, n);
     hxi_json_doc_free(d);
     close(srv.in);
     waitpid(srv.pid, NULL, 0);

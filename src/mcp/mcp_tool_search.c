@@ -196,6 +196,8 @@ static const mcp_field citation_fields[] = {
     {"version", .type = MCP_JSON_STRING},
     {"generation", .type = MCP_JSON_INTEGER},
     MCP_OUT_SIGNER,
+    {"item_id", MCP_JSON_STRING, .description = "the cited item of a structured document: an ArchiMate element's identifier"},
+    {"version_id", MCP_JSON_STRING, .description = "that item's version: a hash of its unit's text, which changes when the item or its relationships do"},
     {.name = NULL},
 };
 static const mcp_field result_fields[] = {
