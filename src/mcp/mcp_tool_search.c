@@ -196,8 +196,8 @@ static const mcp_field citation_fields[] = {
     {"version", .type = MCP_JSON_STRING},
     {"generation", .type = MCP_JSON_INTEGER},
     MCP_OUT_SIGNER,
-    {"item_id", MCP_JSON_STRING, .description = "the cited item of a structured document: an ArchiMate element's identifier"},
-    {"version_id", MCP_JSON_STRING, .description = "that item's version: a hash of its unit's text, which changes when the item or its relationships do"},
+    {"item_id", MCP_JSON_STRING, .description = "the cited unit's item (an ArchiMate element)"},
+    {"version_id", MCP_JSON_STRING, .description = "a hash of that unit's text"},
     {.name = NULL},
 };
 static const mcp_field result_fields[] = {
@@ -294,10 +294,9 @@ const mcp_arg mcp_get_context_args[] = {
      .description = "At most this many passages (seed 003: 5 to 10 per query); fewer when the relevance "
                     "floor or the token budget ends the list first."},
     {"include_relationships", MCP_BOOLEAN, .def = "true",
-     .description = "Add to each passage the chunks just before and after it in the same section (same "
-                    "heading) of its document, so it reads in context; then, after the passages, the items "
-                    "their relationships name (an ArchiMate element's neighbours, a directive's requires), "
-                    "each labelled with the relationship. All count in the budget (seed 001)."},
+     .description = "Add to each passage the chunks just before and after it in the same section of its "
+                    "document; then the items its relationships name (rel_ metadata), labelled. All count in "
+                    "the budget (seed 001)."},
     ARG_MIN_SCORE,
     ARG_FILTERS,
     ARG_MODE,
@@ -324,9 +323,8 @@ static const mcp_field source_fields[] = {
     MCP_OUT_SIGNER,
     {"tier", .type = MCP_JSON_STRING},
     MCP_OUT_METADATA,
-    {"relationship", .type = MCP_JSON_STRING,
-     .description = "an item added by include_relationships: how the passage related_to names it (\"serves\")"},
-    {"related_to", .type = MCP_JSON_INTEGER, .description = "the index of the passage whose relationship added it"},
+    {"relationship", MCP_JSON_STRING, .description = "added by include_relationships: how passage related_to names it"},
+    {"related_to", .type = MCP_JSON_INTEGER},
     {.name = NULL},
 };
 static const mcp_field context_fields[] = {
