@@ -95,6 +95,9 @@ HX_API int hx_grow(void **p, size_t *cap, size_t need, size_t elem, hx_error *er
 
 /* Online CPUs, at least 1: what "one per core" means wherever a thread count defaults to it. */
 HX_API int hx_platform_cpus(void);
+/* Absolute path of the running executable into buf (cap bytes): 0, or HX_ENOTFOUND when the
+ * system does not tell (or the path does not fit). */
+HX_API int hx_platform_exe_path(char *buf, size_t cap);
 
 /* === Model and tokenizer === */
 
@@ -1410,6 +1413,9 @@ typedef struct hx_context_source {
                                           neighbours added; borrowed */
     size_t n_ranked, n_chunks;         /* chunk_ids[0..n_ranked) were found, the rest added */
     uint64_t generation;               /* the commit of its tier that answered */
+    size_t bytes;                      /* of its block in hx_context.text: the header line, the passage
+                                          and a '\n'; the blocks, in label order, are separated by
+                                          one more '\n' */
     const char *relation;              /* NULL for a passage the search found; for an item added by
                                           relationships, the relationship in words ("is served by"),
                                           borrowed from the context */

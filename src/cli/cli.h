@@ -41,7 +41,8 @@ enum {
     CMD_LS = 1u << 20,
     CMD_SHOW = 1u << 21,
     CMD_MODELS = 1u << 22,
-    CMD_ALL = (1u << 23) - 1,
+    CMD_INSTALL = 1u << 23,
+    CMD_ALL = (1u << 24) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
              CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC | CMD_HISTORY | CMD_LS | CMD_SHOW,
     CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC | CMD_PUBLISH,
@@ -104,6 +105,7 @@ void cli_cmd_help(const cli_cmd *c, FILE *f);
 
 const cli_cmd *cli_commands(size_t *n);
 const cli_cmd *cli_command(const char *name);
+const char *cli_operand_choice(const cli_cmd *c, size_t i);
 void cli_usage(FILE *f);
 
 /* === The index file: --db, $HYRAX_DB, else found upward (discover.c) === */
@@ -220,5 +222,16 @@ extern const char ls_about[];
 int cmd_ls(const cli_args *a);
 extern const char show_about[];
 int cmd_show(const cli_args *a);
+extern const char install_about[];
+int cmd_install(const cli_args *a);
+const char *install_client(size_t i);
+void install_position(const char *text, size_t len, size_t off, char *buf, size_t cap);
+
+/* install_toml.c: the [mcp_servers.hyrax] table for the command line argv[0..n) (argv[0] the
+ * executable), and the file text old[0..len) (NULL: none) with it replaced or appended: *out
+ * (caller frees; NULL when the text has it already), 0, or 1 after a message naming path. */
+void install_toml_table(FILE *f, const char *const *argv, size_t n);
+int install_toml_merge(const char *path, const char *old, size_t len, const char *const *argv, size_t n, char **out,
+                       size_t *out_len);
 
 #endif

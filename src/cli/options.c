@@ -159,6 +159,13 @@ static const cli_opt options[] = {
     {"--http-buffer", 0, "MB", CMD_SERVE,
      .help = "with --http: request bytes all connections may hold together, in MiB\n(default 256); a read past it is "
              "answered 503", WHOLE(1, 1048576)},
+    /* install (README "Plug into an AI client") */
+    {"--db", 0, "FILE", CMD_INSTALL,
+     .help = "the index the client's server serves (default $" HX_DB_ENV ", else " DEFAULT_DB "\nhere or in the nearest folder above)"},
+    {"--model", 0, "NAME|FILE", CMD_INSTALL,
+     .help = "the model the index was built with, when not the default ('hyrax models')"},
+    {"--print", 0, NULL, CMD_INSTALL, .help = "print the server entry and the file it goes into; write nothing"},
+    {"--list", 0, NULL, CMD_INSTALL, .help = "list the clients and the file each one's entry goes into here"},
     {"--weights", 0, "V,T", CMD_SEARCH, .renamed = "--fusion-weights V,T (--weights also meant the weights file)"},
     {"--weights", 0, "FILE", CMD_EMBED | CMD_SERVE,
      .renamed = "--model FILE (--weights also meant search's fusion weights)"},

@@ -315,6 +315,8 @@ static const mcp_field source_fields[] = {
     {"line_end", .type = MCP_JSON_INTEGER},
     {"relevance", .type = MCP_JSON_NUMBER},
     {"tokens", .type = MCP_JSON_INTEGER},
+    {"bytes", MCP_JSON_INTEGER,
+     .description = "of its block in context (header line and passage); blocks are separated by a newline"},
     {"chunk_ids", MCP_JSON_ARRAY, MCP_ITEMS(MCP_JSON_INTEGER)},
     {"related_chunk_ids", MCP_JSON_ARRAY, .description = "neighbouring chunks added by include_relationships",
      MCP_ITEMS(MCP_JSON_INTEGER)},
@@ -368,6 +370,8 @@ static void write_source(hxi_json_writer *w, const hx_context_source *p)
     hxi_json_write_double(w, p->relevance);
     hxi_json_write_key(w, "tokens");
     hxi_json_write_uint(w, p->tokens);
+    hxi_json_write_key(w, "bytes");
+    hxi_json_write_uint(w, p->bytes);
     hxi_json_write_key(w, "chunk_ids");
     hxi_json_write_arr_begin(w);
     for (size_t c = 0; c < p->n_ranked; c++)

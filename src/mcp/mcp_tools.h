@@ -27,6 +27,10 @@ typedef struct mcp_tool {
     /* The answer's member (an array) whose items an answer over its budget leaves out from the
      * end (README "Answer budget"); NULL: none, such an answer is refused with the size it needs. */
     const char *page;
+    /* NULL, or the answer's string member made of one block per page item, in order, each item's
+     * "bytes" long, separated by one '\n' (get_context's context): an answer that leaves items out
+     * leaves their blocks out too. */
+    const char *page_text;
     /* Listed by default (hyrax serve --tools core); the rest are listed with --tools all or by name. */
     bool core;
 } mcp_tool;

@@ -177,7 +177,7 @@ static bool append(context_call *c, hxi_passage *p, const hx_context_source *rel
     out->tokens += n_tok;
     out->sources[out->n_sources] = (hx_context_source){
         out->n_sources + 1, p->first, p->line_start, p->line_end, p->relevance, n_tok, p->chunk_ids, p->n_ranked,
-        p->n_chunks, hx_session_answer_generation(&out->answer, p->first), rel ? rel->relation : NULL,
+        p->n_chunks, hx_session_answer_generation(&out->answer, p->first), hl + tl + 1, rel ? rel->relation : NULL,
         rel ? rel->related_to : 0};
     out->n_sources++;
     return true;
