@@ -1,4 +1,4 @@
-/* test_archimate.c: ArchiMate models (src/formats/archimate.c, README "ArchiMate models"). The
+/* test_archimate.c: ArchiMate models (src/formats/archimate.c, `hyrax help formats`). The
  * Archisurance model (tests/data/archimate, MIT, The Open Group): detected by its root and
  * namespace; one unit per element and nothing for views; every relationship the XML holds, counted
  * here by a plain scan of the file (not the reader), named in the units of both of its ends with
@@ -109,7 +109,7 @@ static long scan_find(const scan_elem *el, size_t n, const char *id)
 }
 
 /* ArchiMate's relationship names as a reader says them from the source and from the target
- * (README "ArchiMate models"). */
+ * (`hyrax help formats`). */
 static const char *verb(const char *type, bool from_source)
 {
     static const char *const table[][3] = {
@@ -549,6 +549,34 @@ static void related_context(hx_session *s)
     hx_context_free(&c);
 }
 
+/* The model edited (Bank System renamed): only the units whose text changed are embedded again, its
+ * own and its two neighbours' (the plain scan's count, test_versions); the others' vectors are reused. */
+static void reembedded(hx_session *s)
+{
+    size_t len;
+    char *xml = check_read_file(DATA "archisurance.xml", &len), *at = xml ? strstr(xml, ">Bank System</name>") : NULL;
+    if (!at) {
+        free(xml);
+        return;
+    }
+    memcpy(at + 1, "Bank Gatewy", 11);
+    check_put_bytes(proj, "archisurance.xml", xml, len);
+    free(xml);
+    hx_session_doc doc;
+    hx_error err = {0};
+    CHECK(hx_session_get(s, -1, "archisurance.xml", NULL, false, &doc, &err) == 0 && doc.info.n_chunks == 121,
+          "one chunk per element and the model's: %u", doc.info.n_chunks);
+    hx_session_doc_free(&doc);
+    hx_session_write w;
+    CHECK(hx_session_reindex(s, &(hx_reindex_opts){0}, NULL, &w, &err) == 0 && w.report.updated == 1 &&
+          w.report.chunks_embedded == 3 && w.report.chunks_reused == w.report.chunks_added - 3,
+          "3 chunks embedded again: %zu of %zu (%zu reused)", w.report.chunks_embedded, w.report.chunks_added,
+          w.report.chunks_reused);
+    printf("archimate: the edited model embeds %zu of its %zu chunks again, reuses %zu\n", w.report.chunks_embedded,
+           w.report.chunks_added, w.report.chunks_reused);
+    hx_session_write_clear(&w);
+}
+
 /* The same through MCP: get_context's sources say how an added item is related; a search filtered by
  * layer answers only that layer's elements, with their metadata. */
 static void over_mcp(void)
@@ -648,6 +676,7 @@ static void test_search(void)
     filtered(s, "layer=application", "layer", "application");
     filtered(s, "element_type=Device", "element_type", "Device");
     related_context(s);
+    reembedded(s);
     hx_session_close(s);
     over_mcp();
 }

@@ -1,7 +1,7 @@
 /* test_mcp_fit.c: what `hyrax serve` ($HYRAX_BIN, default ./hyrax) costs an agent, over pipes: the
  * default tools/list (the core tools, at most 12,288 bytes), --tools naming more, a tool not
  * listed not served, and every answer within max_bytes on a corpus of long chunks, next_cursor
- * giving the rest in order (README "MCP tools and answer budget"). */
+ * giving the rest in order (`hyrax help mcp`). */
 #include "check.h"
 #include "serve_client.h"
 #include "json.h"

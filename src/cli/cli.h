@@ -1,8 +1,8 @@
 /* cli.h: what the files of the command line share (DESIGN.md "Command line"): the command bits and
  * rows, the option table's types and lookups (options.c), terminal-safe output and progress
  * (output.c), colour and wrapping (term.c), the openers (open.c), the index file found upward
- * (discover.c), "did you mean" (suggest.c) and what main.c keeps for the commands. Not part of the
- * library. */
+ * (discover.c), the help topics (help.c), "did you mean" (suggest.c) and what main.c keeps for the
+ * commands. Not part of the library. */
 #ifndef HX_CLI_H
 #define HX_CLI_H
 
@@ -108,6 +108,21 @@ const cli_cmd *cli_command(const char *name);
 const char *cli_operand_choice(const cli_cmd *c, size_t i);
 void cli_usage(FILE *f);
 
+/* === Help topics (help.c; the text of src/cli/help/NAME.md, compiled in by topics.awk) === */
+
+typedef struct {
+    const char *name;                /* "search": the file's name */
+    const char *page;                /* its man page: "hyrax-search", or "hyrax" for the main page */
+    const char *summary;             /* its title line after "# PAGE: " */
+    const char *text;                /* the whole Markdown file */
+} help_topic;
+
+extern const help_topic help_topics[];   /* by name */
+extern const size_t help_n_topics;
+const help_topic *help_topic_find(const char *name);   /* NULL: the main page's */
+void help_put_text(FILE *f, const help_topic *t);
+void help_put_man(FILE *f, const help_topic *t);
+
 /* === The index file: --db, $HYRAX_DB, else found upward (discover.c) === */
 
 #define HX_DB_ENV "HYRAX_DB"
@@ -123,6 +138,7 @@ int filter_keys_check(const char *cmd, hx_session *s, const hx_session_query *q)
 void term_setup(const cli_args *a);
 int term_width(void);
 void term_style(FILE *f, const char *style);
+bool term_colored(void);
 void put_snippet(FILE *f, const char *snippet, int indent);
 const char *plural(size_t n, const char *one, const char *many);
 

@@ -1,7 +1,8 @@
 /* cmd_install.c: `hyrax install CLIENT`, which adds this hyrax as an MCP server to an AI client's
  * configuration: the table of clients (where each keeps its servers and in which form), the index
  * the server will serve, the JSON merge, and the file written with a backup by an atomic rename.
- * The TOML form (Codex) is install_toml.c's. Spec: README "Plug into an AI client". */
+ * The TOML form (Codex) is install_toml.c's. Spec: `hyrax help mcp`, "Plugging into a
+ * client". */
 #include "cli.h"
 #include "json.h"
 

@@ -45,6 +45,15 @@ static void put_commands(FILE *f, const cli_cmd *c, size_t nc)
         fprintf(f, "%s%s", i ? " " : "", c[i].name);
 }
 
+/* What `hyrax help` takes: the commands and the topics of the manual (help.c), space-separated. */
+static void put_help_names(FILE *f, const cli_cmd *c, size_t nc)
+{
+    put_commands(f, c, nc);
+    for (size_t i = 0; i < help_n_topics; i++)
+        if (!cli_command(help_topics[i].name))
+            fprintf(f, " %s", help_topics[i].name);
+}
+
 /* The values command c's first operand takes (cli_operand_choice), separated by spaces. */
 static void put_operand_choices(FILE *f, const cli_cmd *c)
 {
@@ -104,7 +113,7 @@ static void bash(FILE *f)
     fputs("    esac\n"
           "    case \"${COMP_WORDS[1]}\" in\n"
           "        help) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"", f);
-    put_commands(f, c, nc);
+    put_help_names(f, c, nc);
     fputs("\" -- \"$cur\")) && return ;;\n"
           "        completion) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")) && "
           "return ;;\n", f);
@@ -179,9 +188,11 @@ static void zsh(FILE *f)
                 fputc('\'', f);
             }
         }
-        if (c[i].bit == CMD_HELP)
-            fputs(" \\\n                '1:command:compadd -- ${commands%%:*}'", f);
-        else if (c[i].bit == CMD_COMPLETION)
+        if (c[i].bit == CMD_HELP) {
+            fputs(" \\\n                '1:command or topic:(", f);
+            put_help_names(f, c, nc);
+            fputs(")'", f);
+        } else if (c[i].bit == CMD_COMPLETION)
             fputs(" \\\n                '1:shell:(bash zsh fish)'", f);
         else if (cli_operand_choice(&c[i], 0)) {
             fputs(" \\\n                '1:value:(", f);
@@ -234,7 +245,7 @@ static void fish(FILE *f)
             fputs("'\n", f);
         }
     fputs("complete -c hyrax -n '__fish_seen_subcommand_from help' -a '", f);
-    put_commands(f, c, nc);
+    put_help_names(f, c, nc);
     fputs("'\n"
           "complete -c hyrax -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n", f);
     for (size_t i = 0; i < nc; i++)

@@ -1,7 +1,7 @@
 /* install_toml.c: the TOML form of `hyrax install` (Codex's config.toml): the [mcp_servers.hyrax]
  * table's command and args, written as TOML, and set in the file's text by hxi_toml_set_table
  * (src/text/toml.h), every other line left byte for byte; its refusals in the command's words.
- * Spec: README "Plug into an AI client". */
+ * Spec: `hyrax help mcp`, "Plugging into a client". */
 #include "cli.h"
 #include "json.h"
 #include "toml.h"

@@ -1,8 +1,8 @@
 /* archimate.c: the "archimate" row: ArchiMate models (The Open Group's Model Exchange File Format,
  * versions 2.1 and 3.x, and Archi's own .archimate files) read as one unit per element, whose text
  * is the element's contextual description: its type and layer, each of its relationships in the
- * direction it reads from the element ("It serves Customer Data Access (Application Service)."),
- * the capability it belongs to, its properties and its documentation (README "ArchiMate models").
+ * direction it reads from the element ("It serves Customer Data Access."), the capability it
+ * belongs to, its properties and its documentation (`hyrax help formats`, "ArchiMate models").
  * Owns reading the format, the layer table (ArchiMate 3.1) and the verb table; XML syntax is
  * xml.c's, the builder doctype.c's. Relationships and views are not units of their own. Spec: The
  * Open Group, ArchiMate Model Exchange File Format 3.1 (C19C) and 2.1; ArchiMate 3.1 (C197) for

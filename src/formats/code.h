@@ -10,7 +10,8 @@
  *                (C, C++, Go, JavaScript/TypeScript, Rust, Java, shell) and indentation (Python)
  * Every loop is bounded by the input: each token advances, nesting is capped (HXI_CODE_MAX_*),
  * an unterminated string or comment ends at the end of the input (or of its line where the
- * language's strings cannot span lines). README "Document types" says what becomes a chunk. */
+ * language's strings cannot span lines). `hyrax help formats` ("Source code") says what
+ * becomes a chunk. */
 #ifndef HX_CODE_H
 #define HX_CODE_H
 

@@ -2,8 +2,8 @@
  * deciding what a file is (content first, then its name), the shape of what an extractor hands
  * to ingest, and the decoded document (hxi_doc_source, document.c) ingest builds from it; the
  * extractors themselves live one per file (doctype_text.c, html.c, ...), the chunker in
- * src/ingest/chunker.c, the gate's other validators in src/ingest/gate.c. README "Document types"
- * lists what each type extracts; README "Hacking" says how to add one.
+ * src/ingest/chunker.c, the gate's other validators in src/ingest/gate.c. `hyrax help formats`
+ * lists what each type extracts; `hyrax help hacking` says how to add one.
  *
  * Adding a format is one new file plus one row: write `int my_extract(const uint8_t *raw, size_t
  * len, hxi_extract *x, hx_error *err)` against the builder below, then add a row to the table in

@@ -1,6 +1,5 @@
 /* http_rest.c: the REST routes of `hyrax serve --http` (GET and POST /search, GET /health,
- * GET /stats, GET /metrics), answered through the request thread's session. Spec: README "HTTP
- * server". */
+ * GET /stats, GET /metrics), answered through the request thread's session. Spec: `hyrax help http`. */
 #include "http_internal.h"
 #include "metrics.h"
 

@@ -154,14 +154,14 @@ int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, h
 /* 0 with s->reader at the head (and the model and encoder started), or an HX_E* code with err set. */
 int mcp_session_reader(mcp_session *s, hx_error *err);
 
-/* Point-in-time reads (README "Point-in-time reads"). Every query tool puts MCP_ARG_READ_CONTEXT
+/* Point-in-time reads (`hyrax help baselines`). Every query tool puts MCP_ARG_READ_CONTEXT
  * in its table, opens the reader with mcp_open_reader_for (instead of mcp_session_reader) and ends
  * its answer with mcp_write_read_context. A tool with no read_context reads the head, the default
  * of every tool. */
 extern const mcp_arg mcp_read_context_args[];
 #define MCP_ARG_READ_CONTEXT                                                                                  \
     {"read_context", MCP_OBJECT, .props = mcp_read_context_args,                                              \
-     .description = "Which state of the index to read (seed 001 5.2); default the head (the last commit). "   \
+     .description = "Which state of the index to read; default the head (the last commit). "   \
                     "The answer's read_context says which commit answered."}
 /* The arguments' read_context as a hx_read_context (strings borrowed from the arguments); 0, or
  * HX_EINVAL with err set when it is not a valid one. */
@@ -204,7 +204,7 @@ void mcp_send_line(mcp_server *s, const hxi_json_writer *w);
  * tool's result: 0, or an HX_E* code for an isError answer. */
 int mcp_run_tool(mcp_session *s, int t, const hxi_json_val *args, const char *id, size_t id_len, bool modern,
                  hxi_json_writer *out);
-/* The answer budget (mcp_tools.c, README "Answer budget"), the one rule for every tool answer and
+/* The answer budget (mcp_tools.c, `hyrax help mcp`), the one rule for every tool answer and
  * every REST answer that can be large: how an answer is paged, the budget a call asked for, the
  * rows that ask (max_bytes; with cursor where a call can be repeated to go on). */
 typedef struct mcp_page {

@@ -125,6 +125,10 @@ void mcp_write_report(hxi_json_writer *w, const hx_update_report *r)
     hxi_json_write_uint(w, r->chunks_added);
     hxi_json_write_key(w, "chunks_removed");
     hxi_json_write_uint(w, r->chunks_removed);
+    hxi_json_write_key(w, "chunks_embedded");
+    hxi_json_write_uint(w, r->chunks_embedded);
+    hxi_json_write_key(w, "chunks_reused");
+    hxi_json_write_uint(w, r->chunks_reused);
     hxi_json_write_key(w, "seconds");
     hxi_json_write_double(w, r->seconds);
 }
@@ -158,7 +162,7 @@ const mcp_field mcp_rejected_item = {NULL, MCP_JSON_OBJECT, .props = rejected_fi
 /* === The table === */
 
 /* The core tools (listed by default) have short descriptions: an agent reads them all before its
- * first call; the README's "MCP tools" says the rest. */
+ * first call; the the help topic mcp says the rest. */
 const mcp_tool mcp_tools[] = {
     {"search", "Search the indexed documents (hybrid, semantic or keyword) with metadata filters: ranked "
                "results with snippets and citations.",
@@ -196,7 +200,7 @@ const mcp_tool mcp_tools[] = {
                         "read it later with read_context {selector: baseline_id, baseline_id: name}, also after "
                         "compaction. The name published is what read_context {selector: published} reads.",
      mcp_create_baseline_args, &mcp_create_baseline_out, true, mcp_tool_create_baseline, NULL, .page = NULL},
-    {"audit_log", "Documents the validation gate refused to index (README \"Validation gate and policy\"): "
+    {"audit_log", "Documents the validation gate refused to index (hyrax help policy): "
                   "time, path, content hash, rule and reason, newest last; kept in the index file, the newest "
                   "10,000.",
      mcp_audit_log_args, &mcp_audit_log_out, false, mcp_tool_audit_log, NULL, .page = "entries"},
@@ -337,7 +341,7 @@ static int runner_of(int t, const hxi_json_val **args, hxi_json_doc **doc, hx_er
     return f;
 }
 
-/* === Answer budget (README "Answer budget") ===
+/* === Answer budget (`hyrax help mcp`) ===
  * Every answer's JSON (structuredContent; the text content repeats it; REST's body) is at most
  * max_bytes, about max_bytes / 4 tokens. Over it, the items of the answer's page member are left
  * out whole from the end (and their blocks of its page text), "omitted" counts them and
@@ -632,7 +636,7 @@ int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *er
         int t = core || every ? -1 : tool_index(p, len);
         if (!core && !every && t < 0)
             return hx_error_set(err, HX_EINVAL, -1, "--tools: '%.*s' is not a tool; give core, all, or a comma "
-                                                    "list of tool names (the README's \"MCP tools\" lists them)",
+                                                    "list of tool names (hyrax help mcp lists them)",
                                 (int)(len > 64 ? 64 : len), p);
         *all |= every;
         for (int u = 0; mcp_tools[u].name; u++)
@@ -645,7 +649,7 @@ int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *er
 }
 
 /* tools/list: the tools served, in the table's order, so two lists compare equal byte for byte.
- * Short (the default, README "MCP tools"): brief argument schemas and no outputSchema (optional in
+ * Short (the default, `hyrax help mcp`): brief argument schemas and no outputSchema (optional in
  * MCP; the answer is the same); --tools all lists both in full. */
 int mcp_write_tools_list(void *ctx, hxi_json_writer *w, hx_error *err)
 {

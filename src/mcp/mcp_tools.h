@@ -25,7 +25,7 @@ typedef struct mcp_tool {
      * this tool's table (mcp_args_translate), checked by the family's and run by its run. */
     const char *family;
     /* The answer's member (an array) whose items an answer over its budget leaves out from the
-     * end (README "Answer budget"); NULL: none, such an answer is refused with the size it needs. */
+     * end (`hyrax help mcp`); NULL: none, such an answer is refused with the size it needs. */
     const char *page;
     /* NULL, or the answer's string member made of one block per page item, in order, each item's
      * "bytes" long, separated by one '\n' (get_context's context): an answer that leaves items out
@@ -76,6 +76,9 @@ extern const mcp_field mcp_rejected_item;
     {"rejected", MCP_JSON_ARRAY, .items = &mcp_rejected_item},                                                \
     {"chunks_added", .type = MCP_JSON_INTEGER},                                                               \
     {"chunks_removed", .type = MCP_JSON_INTEGER},                                                             \
+    {"chunks_embedded", MCP_JSON_INTEGER, .description = "of chunks_added, those the model embedded"},        \
+    {"chunks_reused", MCP_JSON_INTEGER,                                                                       \
+     .description = "of chunks_added, those given the vector the index held for the same text and model"},    \
     {"seconds", .type = MCP_JSON_NUMBER}
 #define MCP_OUT_SEARCHABLE_ROWS                                                                               \
     {"generation", .type = MCP_JSON_INTEGER},                                                                 \
@@ -88,7 +91,7 @@ extern const mcp_field mcp_rejected_item;
     {"category", MCP_STRING, .description = "The category metadata."},                                        \
     {"tags", MCP_STRING_LIST, AT_MOST(MAX_FILTERS), .description = "Documents tagged with any of these."},    \
     {"date_range", MCP_OBJECT, .props = mcp_date_range_args, .description = "Dates from .. to, inclusive."}
-#define SEED_FILTERS_DOC "Seed 003's category, tags and date_range, and any other metadata key. " FILTERS_DOC
+#define SEED_FILTERS_DOC "category, tags and date_range (as document-store servers name them), and any other metadata key. " FILTERS_DOC
 
 extern const mcp_arg mcp_date_range_args[], mcp_seed_filters[];
 

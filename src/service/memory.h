@@ -24,7 +24,7 @@
  *       16    4 n, turns kept
  *       20    4 reserved, zero
  *       24 20*n the turns' blob references (hxi_store_ref_put), oldest first
- * Retention (README "Conversation memory"): recording a turn drops the oldest turns of its session
+ * Retention (`hyrax help memory`): recording a turn drops the oldest turns of its session
  * beyond per_session, then the oldest turns of its identity (tenant, user) beyond total; never a
  * turn of another identity. A turn of a new identity is refused (HX_ERANGE) while the file holds
  * turns of `identities` others, so the file keeps at most identities x total turns. A commit that

@@ -1,4 +1,4 @@
-/* tier_sync.c: `hyrax sync --to user` (hyrax.h hx_tier_sync; README "Tiers"; seed 000's flow
+/* tier_sync.c: `hyrax sync --to user` (hyrax.h hx_tier_sync; `hyrax help tiers`; seed 000's flow
  * from a project up to the user tier): picks the project's documents under the names given,
  * re-reads each file from disk under the project root (fsafe.h, no symlink followed) and stores
  * it in the user index through hx_index_add_bytes, the write path every document takes, so the
@@ -88,6 +88,8 @@ static int sync_one(hx_index *from, hx_index *to, const hx_doc_info *d, const ch
     rep->updated += one.updated;
     rep->chunks_added += one.chunks_added;
     rep->chunks_removed += one.chunks_removed;
+    rep->chunks_embedded += one.chunks_embedded;
+    rep->chunks_reused += one.chunks_reused;
     prog->done += one.chunks_added;
     prog->total += one.chunks_added;
     if (one.generation)

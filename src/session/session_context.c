@@ -2,7 +2,7 @@
  * answers: a search's chunks merged into passages (passage.h), each passage widened by its
  * neighbours in the same section when asked, and as many passages as fit the token budget
  * assembled under "[n]" headers; then, when asked, the items those passages' rel_<verb> pairs name
- * (README "Relationships"), each under a header saying the relationship. The search is
+ * (`hyrax help filters`, "Relationships"), each under a header saying the relationship. The search is
  * session_search.c's; no JSON here. */
 #include "session_internal.h"
 
