@@ -98,7 +98,6 @@ HX_API int hx_platform_cpus(void);
 
 /* === Model and tokenizer === */
 
-#define HX_EMBED_DIM 384       /* output dimension of all-MiniLM-L6-v2, the default model */
 #define HX_EMBED_DIM_MAX 4096  /* the largest dimension of any model this build opens (hx_model_dim) */
 #define HX_MAX_SEQ_TOKENS 256  /* sentence-transformers max_seq_length, [CLS] and [SEP] included */
 #define HX_WEIGHTS_FILE "all-minilm-l6-v2.hxw"
@@ -109,7 +108,7 @@ HX_API int hx_platform_cpus(void);
 typedef struct hx_model hx_model;
 HX_API int hx_model_open(hx_model **out, const char *path, hx_error *err);
 HX_API void hx_model_close(hx_model *m);
-HX_API int hx_model_dim(const hx_model *m);                      /* embedding dimension (384) */
+HX_API int hx_model_dim(const hx_model *m);                      /* embedding dimension (hx_model_info.dim) */
 HX_API const char *hx_model_name(const hx_model *m);             /* "all-MiniLM-L6-v2"; borrowed */
 /* The weights' digest, 64 hex digits: SHA-256 of the file's 64-byte header and its section table
  * (src/base/hxfile.h), which holds every section's shape and CRC32C, so a re-converted or altered
@@ -183,6 +182,7 @@ HX_API int hx_model_open_default(hx_model **out, hx_error *err);
 typedef struct hx_encoder hx_encoder;
 HX_API int hx_encoder_new(hx_encoder **out, const hx_model *m, int n_threads, hx_error *err);
 HX_API void hx_encoder_free(hx_encoder *e);
+HX_API const hx_model *hx_encoder_model(const hx_encoder *e);   /* the model it runs; borrowed */
 
 /* Embeds n texts into out[n * dim], L2-normalised, exactly as sentence-transformers would
  * (truncated to HX_MAX_SEQ_TOKENS word pieces). Any batch size; sorted by length internally. */
@@ -899,7 +899,7 @@ typedef struct hx_turn {
     const char *user_message, *agent_response;
     const char *const *docs;         /* ids or paths of the documents retrieved for the turn */
     size_t n_docs;
-    const float *vec;                /* HX_EMBED_DIM floats (the exchange's embedding), or NULL */
+    const float *vec;                /* the exchange's embedding (hx_model_dim floats), or NULL */
 } hx_turn;
 
 /* The search methods a turn may name (hx_turn.search_method), NULL-terminated. */
@@ -1470,7 +1470,10 @@ HX_API int hx_session_list_sessions(hx_session *s, hx_conversation_list *out, hx
 /* === Session: the registry (README "Registry") === */
 
 /* Creates the registry's schema, or migrates an older one to HX_REGISTRY_SCHEMA_VERSION (`hyrax
- * registry init`), connected as the login role (the session's identity is not taken: the role that
+ * registry init`), for the vectors of the session's model (hx_session_config.weights): a new
+ * registry's vector column takes its dimension and the registry records its name; publishing or
+ * searching with another model is then refused naming it (HX_EINVAL, as is init with another
+ * model once one is recorded). Connected as the login role (the session's identity is not taken: the role that
  * runs it owns the tables) within hx_session_config.registry_timeout_ms (0:
  * HX_REGISTRY_CONNECT_TIMEOUT_MS). *before (may be NULL) gets the version found (0: none).
  * HX_EINVAL without a registry, HX_EPERM in a read-only session, HX_EVERSION for a registry newer

@@ -51,6 +51,11 @@ static int online_cpus(void)
     return n > ENC_MAX_THREADS ? ENC_MAX_THREADS : n;
 }
 
+const hx_model *hx_encoder_model(const hx_encoder *e)
+{
+    return e->m;
+}
+
 void hx_encoder_free(hx_encoder *e)
 {
     if (!e)
