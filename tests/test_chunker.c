@@ -2,9 +2,11 @@
  * hostile ones: every chunk fits the model whole (counted by the model's tokenizer), bodies are
  * exact byte ranges of the document with the right line numbers, headings follow the Markdown
  * structure, consecutive chunks of a section overlap, every word of the document lands in some
- * chunk, and megabyte runs without spaces chunk in linear time. */
+ * chunk, and megabyte runs without spaces chunk in linear time. A document an extractor made of
+ * units (doctype.h) is cut at every unit boundary, expected boundaries written by hand. */
 #include "check.h"
 #include "chunker.h"
+#include "doctype.h"
 #include "model.h"
 
 #include <stdlib.h>
@@ -225,6 +227,75 @@ static void test_long_runs(void)
     alarm(0);
 }
 
+/* An extractor-built document of four units (a preamble, then units with pairs, as a code file's
+ * definitions): without units all of it fits one chunk; with them each unit is its own chunk,
+ * even for a type whose row does not chunk by blocks ("text"), and a long unit splits by its
+ * blocks' kind (VERBATIM at lines) without taking text of its neighbours. */
+static void test_units(void)
+{
+    hxi_extract x;
+    hx_error err = {0};
+    CHECK(hxi_extract_init(&x, 4096, &err) == 0, "init");
+    static const char gamma[] = "gamma line one\ngamma line two\ngamma line three\ngamma line four\n"
+                                "gamma line five\ngamma line six\n";
+    int rc = hxi_x_text(&x, "Preamble sentence one.", 22, &err);
+    rc |= hxi_x_unit(&x, &err) | hxi_x_unit_meta(&x, "symbol", " alpha\n", 7, &err);
+    rc |= hxi_x_unit_meta(&x, "empty", "  ", 2, &err);   /* empty after collapsing: skipped */
+    rc |= hxi_x_block(&x, HX_BLOCK_VERBATIM, &err) | hxi_x_text(&x, "def alpha():\n    return 1\n", 26, &err);
+    rc |= hxi_x_unit(&x, &err) | hxi_x_unit_meta(&x, "symbol", "beta", 4, &err);
+    rc |= hxi_x_unit_meta(&x, "rel_serves", "alpha", 5, &err) | hxi_x_unit_meta(&x, "rel_serves", "gamma", 5, &err);
+    rc |= hxi_x_text(&x, "Beta does this. Beta does that.", 31, &err);
+    rc |= hxi_x_unit(&x, &err) | hxi_x_unit(&x, &err);   /* an empty unit: no chunk */
+    rc |= hxi_x_unit_meta(&x, "symbol", "gamma", 5, &err);
+    rc |= hxi_x_block(&x, HX_BLOCK_VERBATIM, &err) | hxi_x_text(&x, gamma, sizeof gamma - 1, &err);
+    rc |= hxi_x_finish(&x, &err);
+    CHECK(rc == 0, "build: %s", err.message);
+    CHECK(x.n_units == 5 && x.units[1].n_meta == 1 && !strcmp(x.units[1].meta[0].value, "alpha") &&
+              x.units[2].n_meta == 3 && !strcmp(x.units[2].meta[2].key, "rel_serves") && x.units[3].n_meta == 0,
+          "unit pairs: %zu units", x.n_units);
+    CHECK(x.n_blocks == 4 && x.blocks[0].unit == 0 && x.blocks[1].unit == 1 && x.blocks[2].unit == 2 &&
+              x.blocks[3].unit == 4, "blocks' units");
+    hxi_chunk *c;
+    size_t n;
+    hxi_chunk_opts o = {0, -1};
+    CHECK(hxi_chunk_document(tok, "t", "text", x.text, x.len, &o, &c, &n, &err) == 0 && n == 1,
+          "the same text without units is one chunk: %zu", n);
+    hxi_chunks_free(c, n);
+
+    hxi_doc_source d = {.title = "t", .type = "text", .dt = hxi_doctype_find("text", 4)};
+    hxi_doc_take_extract(&d, &x);
+    hxi_extract_clear(&x);
+    CHECK(d.n_units == 5 && d.n_blocks == 4, "units and blocks move into the document");
+    static const struct { const char *body; uint32_t unit; } want[] = {
+        {"Preamble sentence one.", 0},
+        {"def alpha():\n    return 1", 1},
+        {"Beta does this. Beta does that.", 2},
+        {"gamma line one\ngamma line two\ngamma line three\ngamma line four\ngamma line five\ngamma line six", 4},
+    };
+    CHECK(hxi_chunk_source(tok, &d, &o, &c, &n, &err) == 0, "%s", err.message);
+    CHECK(n == 4, "one chunk per unit with text: %zu", n);
+    for (size_t i = 0; i < n && i < 4; i++)
+        CHECK(!strcmp(c[i].text + c[i].body_offset, want[i].body) && c[i].unit == want[i].unit,
+              "chunk %zu: unit %u '%s'", i, c[i].unit, c[i].text + c[i].body_offset);
+    hxi_chunks_free(c, n);
+
+    o.max_tokens = 16;   /* "t\n" + two gamma lines fill the budget: gamma splits at lines */
+    CHECK(hxi_chunk_source(tok, &d, &o, &c, &n, &err) == 0, "%s", err.message);
+    size_t n_gamma = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *body = c[i].text + c[i].body_offset;
+        CHECK(c[i].unit != 4 || (!strncmp(body, "gamma line", 10) && !strstr(body, "Beta")),
+              "a gamma chunk holds gamma's lines only: '%s'", body);
+        CHECK(c[i].unit == 4 || !strstr(body, "gamma"), "gamma's text in unit %u", c[i].unit);
+        CHECK(c[i].unit != 2 || !strstr(body, "def alpha"), "beta's chunk holds alpha's text");
+        n_gamma += c[i].unit == 4;
+    }
+    CHECK(n_gamma >= 2, "the long unit splits by its lines: %zu chunks", n_gamma);
+    hxi_chunks_free(c, n);
+    d.title = NULL;
+    hxi_doc_source_clear(&d);
+}
+
 int main(void)
 {
     hx_model *m = NULL;
@@ -238,6 +309,7 @@ int main(void)
     test_other_types();
     test_hostile();
     test_long_runs();
+    test_units();
     hx_model_close(m);
     return check_report("test_chunker");
 }

@@ -8,9 +8,10 @@
 const char show_about[] =
     "Prints one document of the index: path, title, type, size, times, version (SHA-256 of its\n"
     "bytes), trust, its metadata (the keys --filter takes), the citation an answer gives for it, and\n"
-    "its chunks (id, lines or, for a PDF, PPTX or ODP, pages, heading); --text adds each chunk's\n"
-    "text. PATH is root-relative or a path on disk inside the indexed root. A PATH the index does not\n"
-    "hold is an error (exit 1).\n";
+    "its chunks (id, lines or, for a PDF, PPTX or ODP, pages, heading, and the metadata of the unit\n"
+    "it is text of: a code definition's, a model element's); --text adds each chunk's text. PATH\n"
+    "is root-relative or a path on disk inside the indexed root. A PATH the index does not hold is\n"
+    "an error (exit 1).\n";
 
 /* A label in the first 12 columns. */
 static void label(const char *l)
@@ -101,6 +102,13 @@ static int run_show(void *arg)
         printf("  #%u  %s %u-%u%s", c->chunk_id, paged ? "pages" : "lines", c->line_start, c->line_end, *c->heading ? "  " : "");
         put_text(stdout, c->heading, 200, true);
         putchar('\n');
+        for (size_t k = 0; k < c->n_chunk_meta; k++) {   /* its unit's pairs (a definition's, an element's) */
+            fputs("      ", stdout);
+            put_text(stdout, c->chunk_meta[k].key, 200, false);
+            fputs(": ", stdout);
+            put_text(stdout, c->chunk_meta[k].value, 400, true);
+            putchar('\n');
+        }
         if (opt_str(j->a, "--text"))
             put_body(c->text, c->text_len);
     }

@@ -5,6 +5,7 @@
 #include "doctype.h"
 #include "alloc.h"
 #include "unicode.h"
+#include "yaml.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,11 +21,14 @@ int hxi_extract_init(hxi_extract *x, size_t in_len, hx_error *err)
     x->encoding = "utf-8";
     x->limit = in_len > SIZE_MAX / HX_INGEST_MAX_GROWTH - 1 ? SIZE_MAX - 1 : in_len * HX_INGEST_MAX_GROWTH;
     if (hx_grow((void **)&x->text, &x->cap, 256, 1, NULL) ||
-        hx_grow((void **)&x->headings, &x->cap_headings, 4, sizeof *x->headings, NULL) || !(x->headings[0] = hx_strdup(""))) {
+        hx_grow((void **)&x->headings, &x->cap_headings, 4, sizeof *x->headings, NULL) || !(x->headings[0] = hx_strdup("")) ||
+        hx_grow((void **)&x->units, &x->cap_units, 1, sizeof *x->units, NULL)) {
         hxi_extract_clear(x);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory extracting");
     }
     x->n_headings = 1;
+    x->units[0] = (hxi_unit){0};
+    x->n_units = 1;
     x->text[0] = 0;
     return 0;
 }
@@ -38,7 +42,15 @@ void hxi_extract_clear(hxi_extract *x)
         free(x->headings[i]);
     free(x->headings);
     hxi_kv_free(x->meta, x->n_meta);
+    hxi_units_free(x->units, x->n_units);
     memset(x, 0, sizeof *x);
+}
+
+void hxi_units_free(hxi_unit *u, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        hxi_kv_free(u[i].meta, u[i].n_meta);
+    free(u);
 }
 
 void hxi_kv_free(hx_kv *kv, size_t n)
@@ -101,7 +113,8 @@ static int ensure_block(hxi_extract *x, hx_error *err)
     if (hx_grow((void **)&x->blocks, &x->cap_blocks, x->n_blocks + 1, sizeof *x->blocks, NULL))
         return oom(err);
     x->blocks[x->n_blocks++] = (hxi_block){(uint32_t)x->len, (uint32_t)x->len,
-                                          x->depth ? x->path[x->depth - 1] : 0, 0, 0, x->next_kind};
+                                          x->depth ? x->path[x->depth - 1] : 0, 0, 0,
+                                          (uint32_t)x->n_units - 1, x->next_kind};
     x->open = true;
     x->space = false;
     return 0;
@@ -297,9 +310,12 @@ void hxi_x_source(hxi_extract *x, uint32_t first, uint32_t last)
     x->src_last = last < first ? first : last;
 }
 
-int hxi_x_meta(hxi_extract *x, const char *key, const char *value, size_t vlen, hx_error *err)
+/* Appends key = value (white space collapsed, cut at a code point) to a list of pairs; an empty
+ * value adds nothing. */
+static int add_pair(hx_kv **kv, size_t *n, size_t *cap, const char *key, const char *value, size_t vlen,
+                    hx_error *err)
 {
-    if (hx_grow((void **)&x->meta, &x->cap_meta, x->n_meta + 1, sizeof *x->meta, NULL))
+    if (hx_grow((void **)kv, cap, *n + 1, sizeof **kv, NULL))
         return oom(err);
     char *v = clean_copy(value, vlen, 512), *k = v && *v ? hx_strdup(key) : NULL;
     if (!k) {
@@ -307,8 +323,33 @@ int hxi_x_meta(hxi_extract *x, const char *key, const char *value, size_t vlen, 
         free(v);
         return empty ? 0 : oom(err);
     }
-    x->meta[x->n_meta++] = (hx_kv){k, v};
+    (*kv)[(*n)++] = (hx_kv){k, v};
     return 0;
+}
+
+int hxi_x_meta(hxi_extract *x, const char *key, const char *value, size_t vlen, hx_error *err)
+{
+    return add_pair(&x->meta, &x->n_meta, &x->cap_meta, key, value, vlen, err);
+}
+
+int hxi_x_unit(hxi_extract *x, hx_error *err)
+{
+    close_block(x);
+    if (x->n_units >= UINT32_MAX)
+        return hx_error_set(err, HX_ERANGE, -1, "too many units to extract");
+    if (hx_grow((void **)&x->units, &x->cap_units, x->n_units + 1, sizeof *x->units, NULL))
+        return oom(err);
+    x->units[x->n_units++] = (hxi_unit){0};
+    return 0;
+}
+
+int hxi_x_unit_meta(hxi_extract *x, const char *key, const char *value, size_t vlen, hx_error *err)
+{
+    hxi_unit *u = &x->units[x->n_units - 1];
+    size_t klen = strlen(key);
+    if (u->n_meta >= HX_META_MAX || klen == 0 || klen > HX_YAML_KEY_MAX)
+        return 0;
+    return add_pair(&u->meta, &u->n_meta, &u->cap_meta, key, value, vlen, err);
 }
 
 int hxi_x_meta_uint(hxi_extract *x, const char *key, uint64_t value, hx_error *err)

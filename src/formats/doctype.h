@@ -36,6 +36,14 @@
  *             title, author (repeatable), date (YYYY-MM-DD[Thh:mm:ss]), modified, language
  *             (BCP 47), description, keywords (repeatable), page_count. word_count and encoding
  *             are set by ingest for every type. A key given by add_document's arguments wins.
+ *   units     a structured document (a code file's definitions, a model's elements) is a sequence
+ *             of units: hxi_x_unit closes the open block and starts the next unit, and
+ *             hxi_x_unit_meta adds key=value to the current unit's metadata (the rules of
+ *             hxi_x_meta; keys of 1..HX_YAML_KEY_MAX bytes, at most HX_META_MAX pairs a unit, the rest
+ *             dropped; a repeated key is a list). Text before the first hxi_x_unit is unit 0. The chunker never puts text of two
+ *             units into one chunk (a long unit is still split by its blocks' kinds), and a chunk's
+ *             metadata is its unit's pairs: filters match a chunk by them or by its document's.
+ *             A document with units is chunked by its blocks whatever its row's chunk style.
  *   warnings  hxi_x_warn: something was left out or guessed (dropped controls, an unknown entity, a
  *             page without a text layer); the file is still indexed. Kept in metadata as
  *             "warning" entries (at most HX_X_MAX_WARNINGS, the rest counted in the last one).
@@ -46,7 +54,7 @@
  * linear in the input (cap nesting depths; hxi_x_text refuses growth past the bound with HX_ERANGE).
  *
  * Ownership: everything an hxi_extract holds is owned by it until hxi_extract_clear; ingest moves
- * text, title, blocks and metadata into the hxi_doc_source. */
+ * text, title, blocks, units and metadata into the hxi_doc_source. */
 #ifndef HX_DOCTYPE_H
 #define HX_DOCTYPE_H
 
@@ -72,8 +80,15 @@ typedef struct hxi_block {
     uint32_t start, end;       /* byte range of the block in the text, [start, end) */
     uint32_t heading;          /* index into hxi_extract.headings of its heading path */
     uint32_t src_first, src_last;   /* lines or pages it came from (1-based; 0: unknown) */
+    uint32_t unit;             /* index into the units (hxi_extract.units) it belongs to */
     hxi_block_kind kind;
 } hxi_block;
+
+/* A unit's metadata (see "units" above). */
+typedef struct hxi_unit {
+    hx_kv *meta;               /* owned pairs, in order; a repeated key is a list */
+    size_t n_meta, cap_meta;
+} hxi_unit;
 
 /* What an extractor produces. Fill it only through the hxi_x_* calls; read it freely. */
 typedef struct hxi_extract {
@@ -86,6 +101,9 @@ typedef struct hxi_extract {
     size_t n_headings, cap_headings;
     hx_kv *meta;               /* owned pairs, in order */
     size_t n_meta, cap_meta;
+    hxi_unit *units;           /* owned; n_units >= 1 entries: units[0] holds the text before the
+                                  first hxi_x_unit, the last is the current one */
+    size_t n_units, cap_units;
     const char *encoding;      /* static: the charset the bytes were read as ("utf-8", "windows-1252") */
     /* builder state */
     size_t limit;              /* text bytes allowed (HX_INGEST_MAX_GROWTH * input) */
@@ -126,6 +144,11 @@ void hxi_x_source(hxi_extract *x, uint32_t first, uint32_t last);
 /* One metadata pair (value white space collapsed, cut at a code point; empty values are skipped). */
 int hxi_x_meta(hxi_extract *x, const char *key, const char *value, size_t vlen, hx_error *err);
 int hxi_x_meta_uint(hxi_extract *x, const char *key, uint64_t value, hx_error *err);
+/* Closes the open block and starts a new unit: the chunker never puts text of two units into one
+ * chunk (a long unit is still split by its blocks' kinds). Text before the first call is unit 0. */
+int hxi_x_unit(hxi_extract *x, hx_error *err);
+/* Adds key=value to the current unit's metadata (same rules as hxi_x_meta). */
+int hxi_x_unit_meta(hxi_extract *x, const char *key, const char *value, size_t vlen, hx_error *err);
 /* A warning (printf format), kept as metadata "warning". */
 int hxi_x_warn(hxi_extract *x, hx_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Closes the open block and records the dropped-controls warning; extractors call it last. */
@@ -199,6 +222,9 @@ typedef struct hxi_doc_source {
     size_t n_blocks;
     char **headings;       /* owned: heading paths the blocks point at */
     size_t n_headings;
+    hxi_unit *units;        /* owned: the extractor's units (blocks' `unit` index them); n_units
+                              0: none (the document is one unit without pairs) */
+    size_t n_units;
     hxi_source_unit unit;   /* what blocks' src_first/src_last count: lines or pages */
     uint64_t size;         /* bytes on disk */
     int64_t mtime_ns;
@@ -209,6 +235,12 @@ typedef struct hxi_doc_source {
 
 /* Frees everything a document owns and zeroes it. */
 void hxi_doc_source_clear(hxi_doc_source *d);
+/* Moves a finished extraction's text, encoding and (when d's row chunks by blocks or the
+ * extractor made units) its blocks, heading paths and units into d; x keeps its title and
+ * metadata for the describing that follows. */
+void hxi_doc_take_extract(hxi_doc_source *d, hxi_extract *x);
+/* Frees n units (each one's pairs) and the array that holds them. */
+void hxi_units_free(hxi_unit *u, size_t n);
 
 /* For describers: adds key = val to d's metadata. Within one source (the pairs from
  * index `from` on) a repeated key gathers its values (a list); a key an earlier source gave (tool

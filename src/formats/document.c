@@ -38,7 +38,32 @@ void hxi_doc_source_clear(hxi_doc_source *d)
         free(d->headings[i]);
     free(d->headings);
     hxi_kv_free(d->meta, d->n_meta);
+    hxi_units_free(d->units, d->n_units);
     memset(d, 0, sizeof *d);
+}
+
+void hxi_doc_take_extract(hxi_doc_source *d, hxi_extract *x)
+{
+    d->text = x->text;
+    d->text_len = x->len;
+    d->encoding = x->encoding;
+    x->text = NULL;
+    bool units = x->n_units > 1 || (x->n_units == 1 && x->units[0].n_meta);
+    if (!units && (!d->dt || d->dt->chunk != HX_CHUNK_BLOCKS))
+        return;
+    d->blocks = x->blocks;
+    d->n_blocks = x->n_blocks;
+    d->headings = x->headings;
+    d->n_headings = x->n_headings;
+    x->blocks = NULL;
+    x->headings = NULL;
+    x->n_headings = 0;
+    if (!units)
+        return;
+    d->units = x->units;
+    d->n_units = x->n_units;
+    x->units = NULL;
+    x->n_units = 0;
 }
 
 /* === Decoding === */

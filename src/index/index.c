@@ -276,6 +276,8 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
     if (n && hxf_find(&s->file, "fingerprints") &&
         (rc = hxf_expect(&s->file, "fingerprints", HXF_U32, 2, d_fps, &s->fps, err)))
         return rc;
+    if ((rc = ix_unit_meta_load(s, err)))
+        return rc;
     /* offsets must be non-decreasing and inside their blobs: checked once here */
     const hxf_section *offs[2] = {s->text_off, s->head_off}, *data[2] = {s->text, s->heads};
     for (int k = 0; k < 2; k++) {
@@ -398,6 +400,7 @@ void ix_view_free(ix_view *v)
 {
     for (size_t i = 0; i < v->n_segs; i++) {
         hxi_hnsw_view_close(v->segs[i].hnsw);
+        ix_unit_meta_free(&v->segs[i]);
         hxf_view_free(&v->segs[i].file);
     }
     free(v->segs);

@@ -94,6 +94,13 @@
  *                               high 32 bits, 0 for a body too short to have one; absent from
  *                               segments written before it, whose fingerprints readers compute
  *                               from their text (compaction writes them)
+ *   unit_off   u32    [n + 1]   chunk i's unit pairs (doctype.h "units": a code file's definition,
+ *                               a model's element) are unit_meta[unit_off[i] .. unit_off[i + 1])
+ *   unit_meta  raw              the pairs, each key NUL value NUL, in the unit's order (a repeated
+ *                               key is a list); keys 1..HX_YAML_KEY_MAX bytes, at most HX_META_MAX
+ *                               pairs a chunk. Both sections are absent from a segment none of
+ *                               whose chunks has pairs, and from segments written before units:
+ *                               their chunks have none (no new layout version; chunk_meta.c)
  *
  * ix_view_load checks every range and id before anything reads them, so search and the tools
  * trust them: offsets ascend within their sections (each heading ends with its NUL); a chunk's
@@ -161,6 +168,9 @@ typedef struct ix_segment {
     uint32_t base, n;
     const hxf_section *chunks, *text_off, *text, *head_off, *heads, *vectors;
     const hxf_section *fps;    /* the body fingerprints; NULL in a segment written before them */
+    hx_kv *unit_kv;            /* owned: the chunks' unit pairs, strings in the map (chunk_meta.c);
+                                  NULL when the segment has none */
+    uint32_t *unit_kv_at;      /* owned: chunk i's pairs are unit_kv[unit_kv_at[i] .. unit_kv_at[i + 1]) */
     hxi_bm25_reader bm25;       /* valid when n > 0 */
     uint64_t bm25_live_docs;   /* with tombstones: live chunks and their BM25 length */
     uint64_t bm25_live_len;
@@ -270,6 +280,16 @@ uint32_t ix_chunk_field(const ix_segment *s, uint32_t chunk_id, int field);
 const char *ix_chunk_text(const ix_segment *s, uint32_t chunk_id, size_t *len);
 const char *ix_chunk_heading(const ix_segment *s, uint32_t chunk_id, size_t *len);
 const float *ix_chunk_vector(const ix_segment *s, uint32_t chunk_id);
+
+/* chunk_meta.c: chunks' unit pairs (the unit_off and unit_meta sections above). */
+/* Reads and checks a loaded segment's pairs into s->unit_kv (nothing when it has none). */
+int ix_unit_meta_load(ix_segment *s, hx_error *err);
+void ix_unit_meta_free(ix_segment *s);
+/* The pairs of chunk chunk_id of segment s (*n 0 and NULL when it has none); borrowed from the view. */
+const hx_kv *ix_chunk_meta(const ix_segment *s, uint32_t chunk_id, size_t *n);
+/* Appends the two sections for chunks' pairs (meta[i], n_meta[i] of chunk i, n chunks) to an
+ * open segment writer; nothing when no chunk has pairs. */
+int ix_unit_meta_write(hxf_writer *w, const hx_kv *const *meta, const size_t *n_meta, size_t n, hx_error *err);
 
 /* The root record for the writer to commit. */
 int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, hxi_store_ref docs,

@@ -39,6 +39,8 @@ typedef struct seg_chunk {
     uint32_t f[IX_CHUNK_FIELDS];           /* the row of the chunks section */
     const char *text, *heading;            /* borrowed */
     size_t text_len, heading_len;
+    const hx_kv *meta;                     /* its unit's pairs (chunk_meta.c); borrowed */
+    size_t n_meta;
 } seg_chunk;
 
 static int build_threads(void)
@@ -55,6 +57,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     hxf_writer w;
     uint32_t *rows = NULL, *text_off = NULL, *head_off = NULL, *ids = NULL, *fps = NULL;
     char *text = NULL, *heads = NULL;
+    const hx_kv **meta = NULL;
+    size_t *n_meta = NULL;
     uint8_t *bm25 = NULL, *graph = NULL;
     size_t bm25_len = 0, graph_len = 0, text_len = 0, heads_len = 0;
     hxi_bm25_builder *bb = NULL;
@@ -74,7 +78,9 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     text = hx_malloc(text_len ? text_len : 1);
     heads = hx_malloc(heads_len ? heads_len : 1);
     fps = hx_malloc(sizeof *fps * 2 * (n ? n : 1));
-    if (!rows || !text_off || !head_off || !ids || !text || !heads || !fps) {
+    meta = hx_malloc(sizeof *meta * (n ? n : 1));
+    n_meta = hx_malloc(sizeof *n_meta * (n ? n : 1));
+    if (!rows || !text_off || !head_off || !ids || !text || !heads || !fps || !meta || !n_meta) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory building a segment");
         goto done;
     }
@@ -90,6 +96,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         to += c[i].text_len;
         ho += c[i].heading_len + 1;
         ids[i] = base + (uint32_t)i;
+        meta[i] = c[i].meta;
+        n_meta[i] = c[i].n_meta;
     }
     hxf_put32((uint8_t *)&text_off[n], (uint32_t)to);
     hxf_put32((uint8_t *)&head_off[n], (uint32_t)ho);
@@ -142,6 +150,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         hxf_writer_add(&w, "hnsw", HXF_RAW, 0, NULL, graph, graph_len, err);
         hxf_writer_add(&w, "fingerprints", HXF_U32, 2, d_fps, fps, sizeof *fps * 2 * n, err);
     }
+    if ((rc = ix_unit_meta_write(&w, meta, n_meta, n, err)))
+        w.error = rc;   /* finish releases the writer and answers it */
     rc = hxf_writer_finish(&w, image, image_len, err);
 done:
     hxi_bm25_builder_free(bb);
@@ -151,6 +161,8 @@ done:
     free(head_off);
     free(ids);
     free(fps);
+    free(meta);
+    free(n_meta);
     free(text);
     free(heads);
     free(bm25);
@@ -471,6 +483,9 @@ static void fill_rows(const change_set *cs, uint32_t base, seg_chunk *rows, uint
             s->text_len = strlen(ch->text);
             s->heading = ch->heading;
             s->heading_len = strlen(ch->heading);
+            const hxi_doc_source *src = &cs->add[i].src;
+            s->meta = ch->unit < src->n_units ? src->units[ch->unit].meta : NULL;
+            s->n_meta = ch->unit < src->n_units ? src->units[ch->unit].n_meta : 0;
         }
     }
 }
@@ -799,6 +814,7 @@ int hx_index_compact(hx_index *ix, hx_error *err)
                 rows[r].f[f] = ix_chunk_field(s, id, f);
             rows[r].text = ix_chunk_text(s, id, &rows[r].text_len);
             rows[r].heading = ix_chunk_heading(s, id, &rows[r].heading_len);
+            rows[r].meta = ix_chunk_meta(s, id, &rows[r].n_meta);
             memcpy(vecs + r * ix->dim, ix_chunk_vector(s, id), sizeof *vecs * ix->dim);
         }
         d.first_chunk = first[i];

@@ -5,6 +5,8 @@
 #define HX_INDEX_WRITE_H
 
 #include "audit.h"
+#include "chunker.h"
+#include "gate.h"
 #include "index_internal.h"
 #include "ingest.h"
 

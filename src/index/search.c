@@ -7,6 +7,7 @@
 #include "fusion.h"
 #include "alloc.h"
 #include "doctype.h"
+#include "filter.h"
 #include "index_internal.h"
 #include "recency.h"
 #include "title.h"
@@ -44,7 +45,8 @@ void hx_results_free(hx_results *r)
 /* === Filters === */
 
 /* The chunks both sides may return: those of documents the handle's identity sees (the view's
- * visible_chunks) that pass the filters and exclusions. */
+ * visible_chunks) that pass the filters (a chunk by its document or its unit's pairs, filter.h)
+ * and exclusions. */
 typedef struct {
     const ix_view *v;
     const uint8_t *allowed;   /* NULL when every live chunk is allowed */
@@ -68,11 +70,14 @@ static int filter_build(chunk_filter *cf, const ix_view *v, const hx_search_opts
     cf->n_allowed = 0;
     for (size_t i = 0; i < v->n_docs; i++) {
         const hx_doc_info *d = &v->docs[i].info;
-        if (v->docs[i].hidden || (o->exclude_doc >= 0 && d->id == (uint32_t)o->exclude_doc) ||
-            !hx_doc_matches(d, o->filters, o->n_filters))
+        if (v->docs[i].hidden || (o->exclude_doc >= 0 && d->id == (uint32_t)o->exclude_doc))
             continue;
+        bool whole = hx_doc_matches(d, o->filters, o->n_filters);
         for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
-            if (o->exclude_chunk >= 0 && c == (uint32_t)o->exclude_chunk)
+            size_t nm = 0;
+            const hx_kv *m = whole ? NULL : ix_chunk_meta(ix_segment_of(v, c), c, &nm);
+            if ((o->exclude_chunk >= 0 && c == (uint32_t)o->exclude_chunk) ||
+                (!whole && (!nm || !hxi_chunk_matches(d, m, nm, o->filters, o->n_filters))))
                 continue;
             cf->owned[c / 8] |= (uint8_t)(1u << (c % 8));
             cf->n_allowed++;
@@ -232,6 +237,7 @@ static int fill_result(const ix_view *v, uint32_t chunk_id, hx_result *r)
     r->text_len = tlen - body;
     r->meta = d->info.meta;
     r->n_meta = d->info.n_meta;
+    r->chunk_meta = ix_chunk_meta(s, chunk_id, &r->n_chunk_meta);
     r->vector_score = r->keyword_score = r->similarity = r->fused = NAN;
     r->recency = 1;
     return 0;

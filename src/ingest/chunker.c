@@ -1,7 +1,8 @@
 /* chunker.c: document -> chunks, as specified in chunker.h. Works in two passes: first the text
  * is cut into small "units" (sentences, lines, YAML blocks, code blocks) that each fit the
  * budget, tagged with their section; then units are packed greedily into chunks per section with
- * a sentence overlap. Token counts come from the model's own tokenizer; the final count of every
+ * a sentence overlap. (An extractor's units, doctype.h, are called xunits here: each starts a
+ * section of its own.) Token counts come from the model's own tokenizer; the final count of every
  * chunk is measured again on its exact text, so the budget holds even where counts don't add up. */
 #include "chunker.h"
 #include "ingest.h"
@@ -25,6 +26,7 @@ typedef struct {
     char *heading;           /* "A > B"; owned */
     char *header;            /* title + heading path, as prepended to each chunk; owned */
     uint32_t budget;         /* body tokens allowed in this section's chunks */
+    uint32_t unit;           /* the extractor's unit (xunit) its text belongs to (0: none) */
 } section;
 
 typedef struct {
@@ -58,7 +60,7 @@ static uint32_t count_tokens(const chunker *c, const char *s, size_t n)
 
 /* The header for a heading path: "title > h1 > h2", leaving out a first heading equal to the
  * title; shortened to the last heading, then cut, when it would take too much of the budget. */
-static int add_section(chunker *c, const char *heading, hx_error *err)
+static int add_section(chunker *c, const char *heading, uint32_t xunit, hx_error *err)
 {
     if (hx_grow((void **)&c->sections, &c->cap_sections, c->n_sections + 1, sizeof *c->sections, NULL))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory chunking");
@@ -102,6 +104,7 @@ static int add_section(chunker *c, const char *heading, hx_error *err)
         n = count_tokens(c, s->header, strlen(s->header));
     }
     s->budget = (uint32_t)c->limit - n;
+    s->unit = xunit;
     c->n_sections++;
     return 0;
 }
@@ -314,7 +317,7 @@ static int scan_markdown(chunker *c, hx_error *err)
     bool fenced = false;
     size_t para = SIZE_MAX, para_end = 0, fm_from = 0, fm_to = 0, pos = front_matter(c, &fm_from, &fm_to);
     line l;
-    int rc = add_section(c, "", err);
+    int rc = add_section(c, "", 0, err);
     if (!rc && pos)
         add_yaml_units(c, fm_from, fm_to);   /* front matter is text too, besides metadata */
     while (!rc && next_line(c, pos, &l)) {
@@ -362,7 +365,7 @@ static int scan_markdown(chunker *c, hx_error *err)
             p += stack[i].n;
         }
         *p = 0;
-        rc = add_section(c, path, err);
+        rc = add_section(c, path, 0, err);
         free(path);
         if (!rc)   /* the heading's words are text of its section, not only of its header */
             add_unit(c, (size_t)(htext - c->text), (size_t)(htext - c->text) + hlen);
@@ -377,7 +380,7 @@ static int scan_blocks(chunker *c, bool prose, hx_error *err)
 {
     size_t block = SIZE_MAX, block_end = 0, pos = 0;
     line l;
-    int rc = add_section(c, "", err);
+    int rc = add_section(c, "", 0, err);
     while (!rc && !c->error && next_line(c, pos, &l)) {
         pos = l.next;
         if (!is_blank(c, &l)) {
@@ -395,33 +398,35 @@ static int scan_blocks(chunker *c, bool prose, hx_error *err)
     return rc;
 }
 
-/* The extractor's blocks (doctype.h): a section per heading path, prose blocks by sentences,
- * verbatim and heading blocks whole (split at lines when too long). */
+/* The extractor's blocks (doctype.h): a section per heading path and unit (so no chunk holds text
+ * of two units), prose blocks by sentences, verbatim and heading blocks whole (split at lines when
+ * too long). */
 static int scan_extracted(chunker *c, const hxi_block *b, size_t n, char *const *headings, size_t n_headings,
-                          hx_error *err)
+                          size_t n_xunits, hx_error *err)
 {
-    uint32_t current = UINT32_MAX;
+    uint32_t current = UINT32_MAX, current_unit = 0;
     int rc = 0;
     for (size_t i = 0; i < n && !rc && !c->error; i++) {
         if (b[i].end > c->len || b[i].start > b[i].end)
             continue;
-        uint32_t h = b[i].heading < n_headings ? b[i].heading : 0;
-        if (h != current && (rc = add_section(c, headings[h], err)))
+        uint32_t h = b[i].heading < n_headings ? b[i].heading : 0, u = b[i].unit < n_xunits ? b[i].unit : 0;
+        if ((h != current || u != current_unit) && (rc = add_section(c, headings[h], u, err)))
             break;
         current = h;
+        current_unit = u;
         if (b[i].kind == HX_BLOCK_PROSE)
             add_sentences(c, b[i].start, b[i].end);
         else
             add_unit(c, b[i].start, b[i].end);
     }
     if (!rc && current == UINT32_MAX)
-        rc = add_section(c, "", err);
+        rc = add_section(c, "", 0, err);
     return rc;
 }
 
 static int scan_yaml(chunker *c, hx_error *err)
 {
-    int rc = add_section(c, "", err);
+    int rc = add_section(c, "", 0, err);
     if (!rc)
         add_yaml_units(c, 0, c->len);
     return rc;
@@ -470,6 +475,7 @@ static int make_chunk(chunker *c, chunk_list *out, size_t i, size_t j, hxi_chunk
     ch->byte_start = bs;
     ch->byte_end = be;
     ch->body_offset = (uint32_t)hl + 1;
+    ch->unit = s->unit;
     ch->line_start = line_of(out->line_starts, out->n_lines, bs);
     ch->line_end = line_of(out->line_starts, out->n_lines, be ? be - 1 : 0);
     ch->n_tokens = count_tokens(c, ch->text, hl + 1 + bl) + 2;
@@ -568,9 +574,10 @@ static void map_sources(hxi_chunk *v, size_t n, const hxi_block *b, size_t nb)
 }
 
 static int chunk(const hxi_tokenizer *tok, const char *title, hxi_chunk_style style, const char *text, size_t len,
-                 const hxi_block *blocks, size_t n_blocks, char *const *headings, size_t n_headings,
+                 const hxi_block *blocks, size_t n_blocks, char *const *headings, size_t n_headings, size_t n_xunits,
                  const hxi_chunk_opts *opts, hxi_chunk **out, size_t *n_out, hx_error *err)
 {
+    bool by_blocks = (style == HX_CHUNK_BLOCKS || n_xunits) && n_blocks;
     int max_tokens = opts && opts->max_tokens ? opts->max_tokens : HX_MAX_SEQ_TOKENS;
     int overlap = opts ? opts->overlap_tokens : HX_CHUNK_DEFAULT_OVERLAP;
     *out = NULL;
@@ -584,12 +591,12 @@ static int chunk(const hxi_tokenizer *tok, const char *title, hxi_chunk_style st
     chunker c = {.tok = tok, .title = title, .text = text, .len = len, .limit = max_tokens - 2};
     chunk_list list = {0};
     int rc;
-    if (style == HX_CHUNK_MARKDOWN)
+    if (by_blocks)
+        rc = scan_extracted(&c, blocks, n_blocks, headings, n_headings, n_xunits, err);
+    else if (style == HX_CHUNK_MARKDOWN)
         rc = scan_markdown(&c, err);
     else if (style == HX_CHUNK_YAML)
         rc = scan_yaml(&c, err);
-    else if (style == HX_CHUNK_BLOCKS && n_blocks)
-        rc = scan_extracted(&c, blocks, n_blocks, headings, n_headings, err);
     else
         rc = scan_blocks(&c, style != HX_CHUNK_CODE, err);
     if (!rc && c.error)
@@ -622,7 +629,7 @@ static int chunk(const hxi_tokenizer *tok, const char *title, hxi_chunk_style st
         hxi_chunks_free(list.v, list.n);
         return rc;
     }
-    if (style == HX_CHUNK_BLOCKS && n_blocks)
+    if (by_blocks)
         map_sources(list.v, list.n, blocks, n_blocks);
     *out = list.v;
     *n_out = list.n;
@@ -633,7 +640,7 @@ int hxi_chunk_document(const hxi_tokenizer *tok, const char *title, const char *
                        size_t len, const hxi_chunk_opts *opts, hxi_chunk **out, size_t *n_out, hx_error *err)
 {
     const hxi_doctype *dt = hxi_doctype_find(type, strlen(type));
-    return chunk(tok, title, dt ? dt->chunk : HX_CHUNK_PROSE, text, len, NULL, 0, NULL, 0, opts, out, n_out, err);
+    return chunk(tok, title, dt ? dt->chunk : HX_CHUNK_PROSE, text, len, NULL, 0, NULL, 0, 0, opts, out, n_out, err);
 }
 
 int hxi_chunk_source(const hxi_tokenizer *tok, const hxi_doc_source *d, const hxi_chunk_opts *opts, hxi_chunk **out,
@@ -641,5 +648,5 @@ int hxi_chunk_source(const hxi_tokenizer *tok, const hxi_doc_source *d, const hx
 {
     const hxi_doctype *dt = d->dt ? d->dt : hxi_doctype_find(d->type, strlen(d->type));
     return chunk(tok, d->title, dt ? dt->chunk : HX_CHUNK_PROSE, d->text, d->text_len, d->blocks, d->n_blocks,
-                 d->headings, d->n_headings, opts, out, n_out, err);
+                 d->headings, d->n_headings, d->n_units, opts, out, n_out, err);
 }

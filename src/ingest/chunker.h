@@ -31,6 +31,7 @@ typedef struct hxi_chunk {
     uint32_t line_start, line_end;   /* 1-based, inclusive */
     uint32_t n_tokens;               /* word pieces of `text` incl. [CLS] and [SEP] */
     uint32_t body_offset;            /* where the body starts within `text` */
+    uint32_t unit;                   /* the document's unit it is text of (doctype.h; 0: none) */
     char *heading;                   /* heading path "A > B", "" when none; owned */
     char *text;                      /* header + "\n" + body; what is embedded and indexed; owned */
 } hxi_chunk;
@@ -42,8 +43,9 @@ typedef struct hxi_chunk {
 int hxi_chunk_document(const hxi_tokenizer *tok, const char *title, const char *type, const char *text,
                        size_t len, const hxi_chunk_opts *opts, hxi_chunk **out, size_t *n_out, hx_error *err);
 /* Chunks a loaded document: as hxi_chunk_document, and for a type chunked by its extractor's blocks
- * (HX_CHUNK_BLOCKS) a section per heading path, no chunk across a heading, and line_start/line_end
- * the source lines (or pages, d->unit) of the blocks a chunk covers. */
+ * (HX_CHUNK_BLOCKS, or any document whose extractor made units) a section per heading path and
+ * unit, no chunk across a heading or a unit boundary (each chunk's `unit` says which), and
+ * line_start/line_end the source lines (or pages, d->unit) of the blocks a chunk covers. */
 struct hxi_doc_source;
 int hxi_chunk_source(const hxi_tokenizer *tok, const struct hxi_doc_source *d, const hxi_chunk_opts *opts,
                      hxi_chunk **out, size_t *n_out, hx_error *err);

@@ -373,20 +373,8 @@ static int fill_from_bytes(hxi_doc_source *d, const char *path, const uint8_t *r
     }
     rc = d->dt->extract(raw, len, &x, err);
     if (!rc) {
-        d->text = x.text;
-        d->text_len = x.len;
-        d->encoding = x.encoding;
+        hxi_doc_take_extract(d, &x);
         d->unit = d->dt->unit;
-        if (d->dt->chunk == HX_CHUNK_BLOCKS) {
-            d->blocks = x.blocks;
-            d->n_blocks = x.n_blocks;
-            d->headings = x.headings;
-            d->n_headings = x.n_headings;
-            x.blocks = NULL;
-            x.headings = NULL;
-            x.n_headings = 0;
-        }
-        x.text = NULL;
         rc = describe(d, &x, extra, n_extra, err);
     }
     hxi_extract_clear(&x);

@@ -319,6 +319,7 @@ static const mcp_field source_fields[] = {
     {"generation", .type = MCP_JSON_INTEGER},
     MCP_OUT_SIGNER,
     {"tier", .type = MCP_JSON_STRING},
+    MCP_OUT_METADATA,
     {.name = NULL},
 };
 static const mcp_field context_fields[] = {
@@ -374,6 +375,8 @@ static void write_source(hxi_json_writer *w, const hx_context_source *p)
     hxi_json_write_arr_end(w);
     hxi_json_write_key(w, "version");
     hxi_json_write_cstr(w, p->first->doc_sha256);
+    hxi_json_write_key(w, "metadata");
+    hxi_present_meta_merged(w, p->first->chunk_meta, p->first->n_chunk_meta, p->first->meta, p->first->n_meta);
     hxi_present_signer(w, p->first->signer);
     hxi_json_write_key(w, "generation");
     hxi_json_write_uint(w, p->generation);

@@ -1,5 +1,6 @@
-/* filter.c: document filters: parsing (JSON and command line), typed values and matching (spec in
- * filter.h). Reads hx_doc_info only; never touches the index file. */
+/* filter.c: document filters: parsing (JSON and command line), typed values and matching of a
+ * document and of a chunk by its unit's pairs (spec in filter.h). Reads hx_doc_info and pairs
+ * only; never touches the index file. */
 #include "filter.h"
 #include "alloc.h"
 #include "glob.h"
@@ -304,6 +305,15 @@ static bool next_folder(const char **p, char *buf, size_t cap)
     return true;
 }
 
+/* Whether one of the pairs has the filter's key and a matching value. */
+static bool pairs_match(const hx_kv *kv, size_t n, const hx_filter *f)
+{
+    for (size_t k = 0; k < n; k++)
+        if (hxi_meta_key_matches(kv[k].key, f->key) && value_matches(f, kv[k].value))
+            return true;
+    return false;
+}
+
 static bool filter_matches(const hx_doc_info *d, const hx_filter *f)
 {
     const char *base = strrchr(d->path, '/');
@@ -341,16 +351,22 @@ static bool filter_matches(const hx_doc_info *d, const hx_filter *f)
     case K_MTIME:
         return time_matches(f, d->mtime_ns);
     }
-    for (size_t k = 0; k < d->n_meta; k++)
-        if (hxi_meta_key_matches(d->meta[k].key, f->key) && value_matches(f, d->meta[k].value))
-            return true;
-    return false;
+    return pairs_match(d->meta, d->n_meta, f);
 }
 
 bool hx_doc_matches(const hx_doc_info *d, const hx_filter *filters, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!filter_matches(d, &filters[i]))
+            return false;
+    return true;
+}
+
+bool hxi_chunk_matches(const hx_doc_info *d, const hx_kv *unit, size_t n_unit, const hx_filter *filters, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(derived(filters[i].key) == K_META && pairs_match(unit, n_unit, &filters[i])) &&
+            !filter_matches(d, &filters[i]))
             return false;
     return true;
 }

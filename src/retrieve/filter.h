@@ -1,7 +1,13 @@
 /* filter.h: document filters (hyrax.h hx_filter): parsing them from JSON (MCP `filters`, seed
  * 003's `doc_filter`, seed 002's `filters`) and from the command line (`--filter`), typing
- * metadata values, and matching a document (hx_doc_matches). The one place these rules live:
- * search.c applies hx_doc_matches inside both searches, the tools and the CLI only parse.
+ * metadata values, and matching a document (hx_doc_matches) or a chunk (hxi_chunk_matches). The
+ * one place these rules live: search.c applies them inside both searches, the tools and the CLI
+ * only parse.
+ *
+ * Chunks. A chunk of a structured document carries its unit's pairs (doctype.h "units": a code
+ * file's definition, a model's element). A chunk matches a filter when its unit's pairs match it
+ * OR its document does (its metadata, or a derived key); all filters of a set are ANDed, so
+ * `symbol=verify` and `lang=python` find the chunk of that function in Python files.
  *
  * Keys. A filter key matches a metadata key with '_' and '-' alike and ASCII case ignored
  * (kep_number = kep-number); recency's key (recency.h) matches by the same rule (hxi_meta_key_matches). Aliases (seed 002), matched beside the key as written: sig_name -> owning-sig; kep_id, kep_number ->
@@ -54,6 +60,10 @@
 /* Adds the filters of a JSON object (the forms above) to fs; strings are copied, so obj may go
  * away. HX_EINVAL with a message naming the key and what it must be; fs keeps what it had. */
 int hxi_filter_parse_json(hx_filter_set *fs, const hxi_json_val *obj, hx_error *err);
+
+/* Whether a chunk whose unit has the pairs unit[0..n_unit) and whose document is d passes every
+ * filter (the rule above). */
+bool hxi_chunk_matches(const hx_doc_info *d, const hx_kv *unit, size_t n_unit, const hx_filter *filters, size_t n);
 
 /* Typed reading of a metadata value: a number (true, *out set) or an ISO-8601 date. hxi_meta_time
  * gives the exact instant, *secs since 1970 UTC and *frac_ns in [0, 1e9), for any year 0000..9999;

@@ -10,18 +10,23 @@ const char *hxi_mode_name(hx_search_mode m)
     return m == HX_MODE_VECTOR ? "vector" : m == HX_MODE_KEYWORD ? "keyword" : "hybrid";
 }
 
-void hxi_present_meta(hxi_json_writer *w, const hx_kv *meta, size_t n)
+static bool has_key(const hx_kv *meta, size_t n, const char *key)
 {
-    hxi_json_write_obj_begin(w);
+    for (size_t j = 0; j < n; j++)
+        if (!strcmp(meta[j].key, key))
+            return true;
+    return false;
+}
+
+/* The members of meta[0..n) whose keys `over` does not hold, a repeated key as an array. */
+static void write_pairs(hxi_json_writer *w, const hx_kv *meta, size_t n, const hx_kv *over, size_t n_over)
+{
     for (size_t i = 0; i < n; i++) {
+        if (has_key(meta, i, meta[i].key) || has_key(over, n_over, meta[i].key))
+            continue;   /* written with its first value, or shadowed */
         size_t count = 0;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(meta[j].key, meta[i].key);
-        for (size_t j = i; j < n && !seen; j++)
+        for (size_t j = i; j < n; j++)
             count += !strcmp(meta[j].key, meta[i].key);
-        if (seen)
-            continue;   /* written with its first value */
         hxi_json_write_key(w, meta[i].key);
         if (count == 1) {
             hxi_json_write_cstr(w, meta[i].value);
@@ -33,6 +38,18 @@ void hxi_present_meta(hxi_json_writer *w, const hx_kv *meta, size_t n)
                 hxi_json_write_cstr(w, meta[j].value);
         hxi_json_write_arr_end(w);
     }
+}
+
+void hxi_present_meta(hxi_json_writer *w, const hx_kv *meta, size_t n)
+{
+    hxi_present_meta_merged(w, NULL, 0, meta, n);
+}
+
+void hxi_present_meta_merged(hxi_json_writer *w, const hx_kv *chunk, size_t n_chunk, const hx_kv *doc, size_t n_doc)
+{
+    hxi_json_write_obj_begin(w);
+    write_pairs(w, chunk, n_chunk, NULL, 0);
+    write_pairs(w, doc, n_doc, chunk, n_chunk);
     hxi_json_write_obj_end(w);
 }
 
@@ -182,7 +199,7 @@ void hxi_present_result_open(hxi_json_writer *w, const hx_result *r, hx_group gr
     hxi_json_write_cstr(w, r->snippet ? r->snippet : "");
     hxi_present_citation(w, r, generation);
     hxi_json_write_key(w, "metadata");
-    hxi_present_meta(w, r->meta, r->n_meta);
+    hxi_present_meta_merged(w, r->chunk_meta, r->n_chunk_meta, r->meta, r->n_meta);
     hxi_json_write_key(w, "version");
     hxi_json_write_cstr(w, r->doc_sha256);
     hxi_present_signer(w, r->signer);

@@ -31,6 +31,10 @@ void hxi_present_audit(hxi_json_writer *w, const hx_audit_list *l);
 /* {"key": "value", "list": ["a", "b"], ...} of a document's metadata: a key with several values
  * (a list, hyrax.h hx_doc_info) is an array of them, in order. */
 void hxi_present_meta(hxi_json_writer *w, const hx_kv *meta, size_t n);
+/* The same object of a chunk's metadata: its unit's pairs (hx_result.chunk_meta) first, then the
+ * document's under keys the unit does not have (the unit's pair wins): every surface's result
+ * "metadata" and get_context's sources. */
+void hxi_present_meta_merged(hxi_json_writer *w, const hx_kv *chunk, size_t n_chunk, const hx_kv *doc, size_t n_doc);
 
 /* "signer": who signed the document (hyrax.h hx_doc_trust.signer), null when it is unsigned: in
  * every result, citation, context source and document object. */
@@ -42,7 +46,8 @@ void hxi_present_signer(hxi_json_writer *w, const char *signer);
 void hxi_present_citation(hxi_json_writer *w, const hx_result *r, uint64_t generation);
 /* One result object, the same in the CLI's `search --json` and every MCP answer that lists results:
  * rank, score, side scores, chunk_id, doc_id, path, title, heading, chunk_index, line_start,
- * line_end, text, snippet ("" when none was built), citation, metadata, version (hash), "tier" when
+ * line_end, text, snippet ("" when none was built), citation, metadata (the chunk's merged with its
+ * document's, hxi_present_meta_merged), version (hash), "tier" when
  * the result has one (also in the citation), and when grouped by document its "more". The flat location keys are DESIGN.md's command-line contract;
  * the citation object is seed 001's, and holds the same values. */
 void hxi_present_result(hxi_json_writer *w, const hx_result *r, hx_group group, uint64_t generation);

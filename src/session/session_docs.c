@@ -131,7 +131,7 @@ static int list_run(hx_session *s, void *arg, hx_error *err)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory listing documents");
     }
     for (size_t i = 0; i < n; i++)
-        if (!hx_index_doc_at(s->project, i, &docs[m]) && hx_doc_matches(&docs[m], o->filters, o->n_filters) &&
+        if (!hx_index_doc_at(s->project, i, &docs[m]) && hx_index_doc_matches(s->project, &docs[m], o->filters, o->n_filters) &&
             (o->state == HX_DOCS_ALL || (o->state == HX_DOCS_COMPLETE) == (docs[m].n_chunks > 0)))
             m++;
     if (o->sort != HX_SORT_PATH)
@@ -225,6 +225,13 @@ int hx_session_filter_keys(hx_session *s, const hx_read_context *at, hx_key_list
     for (size_t d = 0; !rc && d < l.n; d++)
         for (size_t k = 0; !rc && k < l.docs[d].n_meta; k++)
             rc = key_add(out, l.docs[d].meta[k].key, err);
+    const char **unit = rc ? NULL : hx_malloc(sizeof *unit * HX_FILTER_KEYS_MAX);
+    if (!rc && !unit)
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory listing the filter keys");
+    size_t n_unit = unit ? hx_index_unit_keys(s->project, unit, HX_FILTER_KEYS_MAX) : 0;
+    for (size_t k = 0; !rc && k < n_unit; k++)   /* the chunks' unit pairs (code symbols, model elements) */
+        rc = key_add(out, unit[k], err);
+    free(unit);
     hx_doc_list_free(&l);
     if (rc)
         hx_key_list_free(out);

@@ -1,0 +1,166 @@
+/* chunk_meta.c: chunks' unit pairs (doctype.h "units"; the segment sections unit_off and unit_meta,
+ * index_internal.h): writing them with a segment, reading and checking them at load, looking a
+ * chunk's up, and the index-wide answers made of them (the unit keys a filter can name, whether a
+ * document matches by its chunks' pairs). How a filter matches pairs is filter.c's. */
+#include "alloc.h"
+#include "bytes.h"
+#include "filter.h"
+#include "index_internal.h"
+#include "yaml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ix_unit_meta_write(hxf_writer *w, const hx_kv *const *meta, const size_t *n_meta, size_t n, hx_error *err)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < n_meta[i]; k++)
+            bytes += strlen(meta[i][k].key) + strlen(meta[i][k].value) + 2;
+    if (!bytes)
+        return 0;
+    if (bytes >= UINT32_MAX)
+        return hx_error_set(err, HX_ERANGE, -1, "segment unit metadata exceeds 4 GiB");
+    uint32_t *off = hx_malloc(sizeof *off * (n + 1));
+    char *data = hx_malloc(bytes);
+    if (!off || !data) {
+        free(off);
+        free(data);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory building a segment");
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        hxf_put32((uint8_t *)&off[i], (uint32_t)at);
+        for (size_t k = 0; k < n_meta[i]; k++) {
+            size_t kl = strlen(meta[i][k].key) + 1, vl = strlen(meta[i][k].value) + 1;
+            memcpy(data + at, meta[i][k].key, kl);
+            memcpy(data + at + kl, meta[i][k].value, vl);
+            at += kl + vl;
+        }
+    }
+    hxf_put32((uint8_t *)&off[n], (uint32_t)at);
+    const uint32_t d_off[4] = {(uint32_t)n + 1, 0, 0, 0};
+    int rc = hxf_writer_add(w, "unit_off", HXF_U32, 1, d_off, off, sizeof *off * (n + 1), err);
+    if (!rc)
+        rc = hxf_writer_add(w, "unit_meta", HXF_RAW, 0, NULL, data, bytes, err);
+    free(off);
+    free(data);
+    return rc;
+}
+
+void ix_unit_meta_free(ix_segment *s)
+{
+    free(s->unit_kv);
+    free(s->unit_kv_at);
+    s->unit_kv = NULL;
+    s->unit_kv_at = NULL;
+}
+
+static int corrupt(const ix_segment *s, uint32_t i, const char *why, hx_error *err)
+{
+    return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment chunk %u's unit metadata is corrupt: %s",
+                        s->base + i, why);
+}
+
+int ix_unit_meta_load(ix_segment *s, hx_error *err)
+{
+    const hxf_section *off = hxf_find(&s->file, "unit_off"), *data = hxf_find(&s->file, "unit_meta");
+    if (!off && !data)
+        return 0;
+    const uint32_t d_off[4] = {s->n + 1, 0, 0, 0};
+    int rc;
+    if ((rc = hxf_expect(&s->file, "unit_off", HXF_U32, 1, d_off, &off, err)) ||
+        (rc = hxf_expect(&s->file, "unit_meta", HXF_RAW, 0, NULL, &data, err)))
+        return rc;
+    /* every range is whole pairs: key NUL value NUL, the key 1..HX_YAML_KEY_MAX bytes */
+    size_t pairs = 0;
+    for (uint32_t i = 0, prev = 0; i <= s->n; i++) {
+        uint32_t o = hxf_le32(off->data + 4 * (size_t)i);
+        if (o < prev || o > data->length)
+            return corrupt(s, i, "its offsets are out of order", err);
+        if (i && o > prev && data->data[o - 1])
+            return corrupt(s, i - 1, "it does not end a pair", err);
+        size_t nuls = 0, here = 0;
+        for (uint32_t b = prev, start = prev; i && b < o; b++) {
+            if (data->data[b])
+                continue;
+            if (nuls++ % 2 == 0 && (b == start || b - start > HX_YAML_KEY_MAX))
+                return corrupt(s, i - 1, "a key is empty or too long", err);
+            here += nuls % 2 == 0;
+            start = b + 1;
+        }
+        if (nuls % 2 || here > HX_META_MAX)
+            return corrupt(s, i ? i - 1 : 0, nuls % 2 ? "a key has no value" : "too many pairs", err);
+        pairs += here;
+        prev = o;
+    }
+    s->unit_kv = hx_malloc(sizeof *s->unit_kv * (pairs ? pairs : 1));
+    s->unit_kv_at = hx_malloc(sizeof *s->unit_kv_at * ((size_t)s->n + 1));
+    if (!s->unit_kv || !s->unit_kv_at) {
+        ix_unit_meta_free(s);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory loading unit metadata");
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        s->unit_kv_at[i] = (uint32_t)k;
+        char *p = (char *)data->data + hxf_le32(off->data + 4 * (size_t)i),
+             *end = (char *)data->data + hxf_le32(off->data + 4 * ((size_t)i + 1));
+        while (p < end) {
+            char *value = p + strlen(p) + 1;
+            s->unit_kv[k++] = (hx_kv){p, value};
+            p = value + strlen(value) + 1;
+        }
+    }
+    s->unit_kv_at[s->n] = (uint32_t)k;
+    return 0;
+}
+
+const hx_kv *ix_chunk_meta(const ix_segment *s, uint32_t chunk_id, size_t *n)
+{
+    *n = 0;
+    if (!s || !s->unit_kv)
+        return NULL;
+    uint32_t i = chunk_id - s->base;
+    *n = s->unit_kv_at[i + 1] - s->unit_kv_at[i];
+    return *n ? s->unit_kv + s->unit_kv_at[i] : NULL;
+}
+
+/* Whether the handle may read the chunk: live, and of a document its identity sees. */
+static bool readable(const ix_view *v, uint32_t c)
+{
+    return !ix_is_deleted(v, c) && (!v->restricted || (v->visible_chunks && (v->visible_chunks[c / 8] >> (c % 8) & 1)));
+}
+
+size_t hx_index_unit_keys(hx_index *ix, const char **keys, size_t max)
+{
+    const ix_view *v = &ix->v;
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_segs; i++) {
+        const ix_segment *s = &v->segs[i];
+        for (uint32_t c = 0; s->unit_kv && c < s->n && n < max; c++) {
+            if (!readable(v, s->base + c))
+                continue;
+            for (uint32_t k = s->unit_kv_at[c]; k < s->unit_kv_at[c + 1] && n < max; k++) {
+                size_t j = 0;
+                while (j < n && strcmp(keys[j], s->unit_kv[k].key))
+                    j++;
+                if (j == n)
+                    keys[n++] = s->unit_kv[k].key;
+            }
+        }
+    }
+    return n;
+}
+
+bool hx_index_doc_matches(hx_index *ix, const hx_doc_info *d, const hx_filter *filters, size_t n)
+{
+    if (hx_doc_matches(d, filters, n))
+        return true;
+    for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
+        size_t nm;
+        const hx_kv *m = ix_chunk_meta(ix_segment_of(&ix->v, c), c, &nm);
+        if (nm && hxi_chunk_matches(d, m, nm, filters, n))
+            return true;
+    }
+    return false;
+}
