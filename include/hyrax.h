@@ -103,8 +103,10 @@ HX_API int hx_platform_cpus(void);
 #define HX_WEIGHTS_FILE "all-minilm-l6-v2.hxw"
 
 /* The weights file, mapped read-only and validated (every checksum) at open; weights are
- * converted and packed for the selected kernels once, here. Read-only afterwards, so one model
- * may serve many encoders. Caller frees with hx_model_close. */
+ * converted and packed for the selected kernels once, here, and the packed block is kept in a
+ * cache file that later opens map instead (README "Models": $HYRAX_CACHE; they then check the
+ * cache's checksum in place of the packed matrices'). Read-only afterwards, so one model may serve
+ * many encoders. Caller frees with hx_model_close. */
 typedef struct hx_model hx_model;
 HX_API int hx_model_open(hx_model **out, const char *path, hx_error *err);
 HX_API void hx_model_close(hx_model *m);
