@@ -4,7 +4,8 @@
 # `make static` builds hyrax-static, one static binary with the weights inside it; `make lib` builds
 # libhyrax.a and libhyrax.so; `make install PREFIX=...` installs bin/hyrax, share/hyrax/<weights>
 # (where the binary and the shared library look for them), include/hyrax.h, lib/libhyrax.{a,so},
-# lib/pkgconfig/hyrax.pc and the bash, zsh and fish completions (made by `hyrax completion`);
+# lib/pkgconfig/hyrax.pc, the bash, zsh and fish completions (made by `hyrax completion`) and the
+# man pages hyrax.1 and hyrax-TOPIC.1 (made by `hyrax help --man` from src/cli/help/TOPIC.md);
 # `make dist` builds every package (PyPI, npm, .mcpb, .deb, OCI, Homebrew) into build/dist/.
 # src/ has one folder per layer, lowest first: base < crypto, text < model < store < vector, retrieve < formats < pdf < ingest < index < service <
 # session < server < mcp < http < cli (tests/layers.sh, run by `make test`, fails when a file includes a header from a higher layer). New .c files under
@@ -61,8 +62,11 @@ ISA_neon    :=
 ISA_armcrc  := -march=armv8-a+crc
 
 LIB_SRC  := $(filter-out src/cli/%.c $(ISA_OFF:%=\%_%.c),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
-# src/cli is the program around the library: its files link into the binary, not into libhyrax.
-CLI_OBJ  := $(patsubst src/%.c,$(BUILD)/src/%.o,$(wildcard src/cli/*.c))
+# src/cli is the program around the library: its files link into the binary, not into libhyrax,
+# with the help topics (src/cli/help/NAME.md) made into C by topics.awk.
+HELP_MD  := $(sort $(wildcard src/cli/help/*.md))
+HELP_TOPICS := $(HELP_MD:src/cli/help/%.md=%)
+CLI_OBJ  := $(patsubst src/%.c,$(BUILD)/src/%.o,$(wildcard src/cli/*.c)) $(BUILD)/gen/help_topics.o
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -116,6 +120,12 @@ $(BUILD)/src/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -c $< -o $@
 
+$(BUILD)/gen/help_topics.c: $(HELP_MD) src/cli/help/topics.awk
+	@mkdir -p $(@D)
+	awk -f src/cli/help/topics.awk $(HELP_MD) > $@.tmp && mv $@.tmp $@
+$(BUILD)/gen/help_topics.o: $(BUILD)/gen/help_topics.c
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -c $< -o $@
+
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libhyrax.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS) $(WARN) -o $@ $< $(BUILD)/libhyrax.a $(LDLIBS)
@@ -141,7 +151,7 @@ $(BUILD)/weights_blob$(MODEL:%=-%).o: src/model/weights_blob.S $(BLOB_MODELS)
 	$(CC) -DHX_WEIGHTS_PATH='"$(WEIGHTS)"' $(if $(filter mpnet,$(MODEL)),-DHX_MPNET_PATH='"$(MPNET_WEIGHTS)"') -c $< -o $@
 
 # Packages: `make dist` builds the static binary for x86-64 and, with Debian's cross gcc, for
-# ARM64, then every package into build/dist/ (tools/dist/dist.py; README "Packages"): PyPI wheels,
+# ARM64, then every package into build/dist/ (tools/dist/dist.py; `hyrax help build`): PyPI wheels,
 # npm packages, .mcpb extensions, .deb, an OCI image layout, release tarballs, the Homebrew formula
 # and server.json. The completions and man pages come from `make install` into build/dist/stage.
 # tests/dist.sh installs and runs each.
@@ -181,6 +191,11 @@ install: $(BIN) $(BUILD)/libhyrax.a $(BUILD)/libhyrax.so
 	$(abspath $(BIN)) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/hyrax
 	$(abspath $(BIN)) completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hyrax
 	$(abspath $(BIN)) completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hyrax.fish
+	mkdir -p $(DESTDIR)$(PREFIX)/share/man/man1
+	for t in $(HELP_TOPICS); do \
+	    page=$$(sed -n '1s/^# \([a-z0-9-]*\):.*/\1/p' src/cli/help/$$t.md); \
+	    $(abspath $(BIN)) help --man $$t > $(DESTDIR)$(PREFIX)/share/man/man1/$$page.1 || exit 1; \
+	done
 
 # Tests that run the command line find it through HYRAX_BIN, and it finds the weights through
 # HYRAX_WEIGHTS (a sanitizer build's binary is not beside weights/).
@@ -194,7 +209,7 @@ test: $(BIN) $(BUILD)/libhyrax.so $(TEST_RUN) $(FUZZ_REPLAY)
 	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw HYRAX_CACHE=$(CURDIR)/$(BUILD)/cache \
 	HX_EMU="$(EMU)" HX_BUILD=$(BUILD) \
 	    HX_NM="$(shell $(CC) -print-prog-name=nm)" \
-	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh tests/one_place.sh tests/exports.sh \
+	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh tests/one_place.sh tests/exports.sh tests/help.sh \
 	    $(TEST_RUN) -- $(FUZZ_REPLAY)
 
 check: test

@@ -1,4 +1,4 @@
-/* tiers_bench.c: the cost of a second tier (README "Tiers"; issue 12: two tiers at most 1.3x one
+/* tiers_bench.c: the cost of a second tier (`hyrax help tiers`; issue 12: two tiers at most 1.3x one
  * tier's query time). Each query of a file is searched through hx_tiers_search over the project
  * index alone and over the project and user indexes, the two alternating which goes first, for
  * ROUNDS rounds after a warm-up, one thread, with the CLI's defaults (k 10, grouped by document,

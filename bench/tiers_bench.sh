@@ -1,5 +1,5 @@
 #!/bin/sh
-# tiers_bench.sh: one tier against two on the KEP corpus (README "Tiers"; issue 12's target: two
+# tiers_bench.sh: one tier against two on the KEP corpus (`hyrax help tiers`; issue 12's target: two
 # tiers at most 1.3x one tier's query time). Builds, once, under bench/out/tiers: the project index
 # of every KEP and a user index of a sizeable subset (sig-node, about a fifth of the chunks; the
 # same files, so the same content hashes as a sync would give), both at --precision int8 (the

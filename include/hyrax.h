@@ -95,6 +95,9 @@ HX_API int hx_grow(void **p, size_t *cap, size_t need, size_t elem, hx_error *er
 
 /* Online CPUs, at least 1: what "one per core" means wherever a thread count defaults to it. */
 HX_API int hx_platform_cpus(void);
+/* Absolute path of the running executable into buf (cap bytes): 0, or HX_ENOTFOUND when the
+ * system does not tell (or the path does not fit). */
+HX_API int hx_platform_exe_path(char *buf, size_t cap);
 
 /* === Model and tokenizer === */
 
@@ -261,7 +264,7 @@ HX_API int hx_index_stats_get(hx_index *ix, hx_index_stats *st, hx_error *err);
 /* Checks every checksum of the index file and the consistency of its tables. */
 HX_API int hx_index_verify(hx_index *ix, hx_error *err);
 
-/* === Point-in-time reads (README "Point-in-time reads"; seed 001 section 5.2) === */
+/* === Point-in-time reads (`hyrax help baselines`; seed 001 section 5.2) === */
 
 /* Which commit a read sees: the head (the last commit, the default everywhere), the newest commit
  * named HX_PUBLISHED, the newest commit with a given name (a baseline), or the newest commit made
@@ -335,7 +338,7 @@ typedef struct hx_update_opts {
     hx_progress_fn progress;           /* may be NULL */
     void *progress_ctx;
     /* The file names whose metadata the other documents of their folder inherit, first wins
-     * (README "Metadata and filters"); plain file names, at most 8. NULL keeps the index's list
+     * (`hyrax help filters`); plain file names, at most 8. NULL keeps the index's list
      * (a new index: kep.yaml, README.md); n_folder_meta 0 with a non-NULL pointer turns
      * inheritance off. The list is kept in the index; a change commits even with no file changed. */
     const char *const *folder_meta;
@@ -378,7 +381,7 @@ HX_API void hx_update_report_clear(hx_update_report *r);
  * symlinks at read time (src/fsafe.h hxi_fs_open_under). Files that cannot be indexed (binary, too
  * large, unreadable, not a regular file, reached through a symlink at read time) and folders
  * nested too deep are listed in report->rejected. Every file read passes the validation gate
- * (README "Validation gate and policy"; the policy is ROOT/.hyrax/policy, and a malformed one
+ * (`hyrax help policy`; the policy is ROOT/.hyrax/policy, and a malformed one
  * fails the call with HX_EPARSE): a file it refuses is listed in report->rejected with its rule,
  * recorded in the audit log (hx_index_audit) by this call's commit, and removed from the index if
  * an earlier version was indexed. With a policy, unchanged files are re-read and re-checked too.
@@ -399,9 +402,9 @@ HX_API int hx_index_add_bytes(hx_index *ix, const char *name, const void *conten
                               const hx_kv *meta, size_t n_meta, hx_encoder *enc, hx_progress_fn progress,
                               void *progress_ctx, uint32_t *doc_id, hx_update_report *report, hx_error *err);
 /* hx_index_add_bytes with a detached signature over content: sig[0..sig_len) is the text of a
- * .minisig or SSHSIG .sig file (README "Signatures"), verified by the validation gate against the
+ * .minisig or SSHSIG .sig file (`hyrax help signatures`), verified by the validation gate against the
  * project's trust store before anything is embedded (sig may be NULL). Every document stored
- * passes the gate (README "Validation gate and policy"); one it rejects fails with HX_EINVAL
+ * passes the gate (`hyrax help policy`); one it rejects fails with HX_EINVAL
  * naming the rule, is recorded in the audit log (committed), and an earlier version of the
  * stored document of that name is removed. */
 HX_API int hx_index_add_signed(hx_index *ix, const char *name, const void *content, size_t len, const char *sig,
@@ -429,7 +432,7 @@ HX_API int hx_index_compact(hx_index *ix, hx_error *err);
  * is addressed by its name only. */
 typedef enum { HX_DOC_FILE = 0, HX_DOC_STORED = 1 } hx_doc_kind;
 
-/* Who may read a document (README "Tenants and visibility"): everyone, the readers of its tenant,
+/* Who may read a document (`hyrax help tenants`): everyone, the readers of its tenant,
  * or its owner alone. */
 typedef enum { HX_VIS_PUBLIC = 0, HX_VIS_TENANT = 1, HX_VIS_PRIVATE = 2 } hx_visibility;
 
@@ -487,7 +490,7 @@ enum {
  * 200 bytes of the target. The one confinement rule for what a user or client typed. */
 HX_API int hx_fs_target(const char *root, const char *target, int how, char *out, size_t cap, hx_error *err);
 
-/* === Reader identity (README "Tenants and visibility") === */
+/* === Reader identity (`hyrax help tenants`) === */
 
 /* Who reads: fixed when the process starts (`--tenant T [--user U]`), never by a tool argument.
  * tenant and user are 1..128 bytes without control characters; user may be NULL (none). */
@@ -526,7 +529,7 @@ HX_API int hx_index_doc_by_path(const hx_index *ix, const char *path, hx_doc_inf
  * a newline. */
 HX_API int hx_index_doc_text(hx_index *ix, const hx_doc_info *d, size_t max, char **text, size_t *len, hx_error *err);
 
-/* === Audit log (README "Audit log") === */
+/* === Audit log (`hyrax help policy`) === */
 
 /* Every document the validation gate rejects is recorded in the index file with the commit that
  * rejected it; the newest HX_AUDIT_MAX entries are kept, the oldest dropped. */
@@ -557,7 +560,7 @@ HX_API int hx_index_audit(const hx_index *ix, hx_audit_list *out, hx_error *err)
 HX_API int hx_audit_list_select(hx_audit_list *l, int64_t since_ns, const char *path_glob, size_t limit,
                                 hx_error *err);
 
-/* === Signatures (README "Signatures") === */
+/* === Signatures (`hyrax help signatures`) === */
 
 /* Detached signatures in the formats people already make: minisign (`minisign -S`: FILE.minisig)
  * and OpenSSH SSHSIG (`ssh-keygen -Y sign -n hyrax`: FILE.sig, trusted through an allowed_signers
@@ -639,7 +642,7 @@ HX_API bool hx_index_doc_matches(hx_index *ix, const hx_doc_info *d, const hx_fi
 HX_API size_t hx_index_unit_keys(hx_index *ix, const char **keys, size_t max);
 
 /* Filters plus the memory their strings live in, as a user or client writes them (the forms of
- * README "Metadata and filters"). Zero-initialise; free with hx_filter_set_free. `v` is what
+ * `hyrax help filters`). Zero-initialise; free with hx_filter_set_free. `v` is what
  * hx_search_opts.filters takes (o.filters = fs.v; o.n_filters = fs.n). */
 typedef struct hx_filter_set {
     hx_filter *v;                 /* owned */
@@ -652,7 +655,7 @@ HX_API void hx_filter_set_free(hx_filter_set *fs);
  * value, [any of], {from, to} ranges, date_range) to fs; strings are copied. HX_EINVAL with a
  * message naming the key and what it must be (or the JSON error); fs keeps what it had. */
 HX_API int hx_filter_parse_json_text(hx_filter_set *fs, const char *json, size_t len, hx_error *err);
-/* Adds one filter written as `hyrax search --filter` takes it (README "Metadata and filters"):
+/* Adds one filter written as `hyrax search --filter` takes it (`hyrax help filters`):
  * KEY=VALUE, KEY=A,B (any of them; \, is a comma), KEY>=X, KEY>X, KEY<=X, KEY<X or KEY=X..Y (a
  * range of numbers or ISO-8601 dates), path=GLOB. The strings are copied. HX_EINVAL with a message
  * naming what is wrong (fs keeps what it had). */
@@ -666,7 +669,7 @@ typedef enum { HX_GROUP_CHUNK = 0, HX_GROUP_DOCUMENT = 1 } hx_group;
 #define HX_GROUP_MORE_MAX 10           /* chunks kept in one result's `more` at the most */
 
 /* How hybrid mode orders its candidates (the two sides' windows, merged), and so the `score` its
- * results show and are sorted by (README "Scores"):
+ * results show and are sorted by (`hyrax help search`):
  *   HX_FUSION_RELEVANCE  the relevance itself (fusion.h hxi_relevance: one calibrated logistic model of
  *                        the cosine and the normalised BM25, its two weights scaled by
  *                        vector_weight and text_weight); score == relevance
@@ -825,7 +828,7 @@ HX_API int hx_index_doc_vector(hx_index *ix, uint32_t doc_id, float *out, hx_err
 /* One chunk by id, as a result (score fields 0). */
 HX_API int hx_index_chunk(hx_index *ix, uint32_t chunk_id, hx_result *out, hx_error *err);
 
-/* === Tiers (README "Tiers") === */
+/* === Tiers (`hyrax help tiers`) === */
 
 /* One index of several searched as one, nearest first: the project index, then the user index
  * (the registry comes last: src/service/registry.h hxi_tiers_search_registry). Every index must have
@@ -889,7 +892,7 @@ HX_API int hx_tier_sync(hx_index *from, hx_index *to, const char *const *names, 
 HX_API int hx_tiers_search(const hx_tier *tiers, size_t n, hx_encoder *enc, const char *query, size_t len,
                            const hx_search_opts *o, hx_results *out, hx_error *err);
 
-/* === Conversation memory (README "Conversation memory") === */
+/* === Conversation memory (`hyrax help memory`) === */
 
 /* An agent's conversations (sessions of turns: user message, agent response, the documents
  * retrieved, how), kept in a file beside the index (src/service/memory.h), each turn stamped with
@@ -923,7 +926,7 @@ typedef struct hx_turn {
 /* The search methods a turn may name (hx_turn.search_method), NULL-terminated. */
 HX_API extern const char *const hx_turn_methods[];
 
-/* === Activity statistics (README "Observability") === */
+/* === Activity statistics (`hyrax help observability`) === */
 
 /* What lasts across restarts: latency per tool and transport, hot queries, index updates and lag,
  * counted by each process into its own hx_stats and flushed into one file beside the index
@@ -951,7 +954,7 @@ HX_API void hx_stats_note_update(hx_stats *s, const hx_update_report *r, const c
 HX_API int hx_stats_prometheus_text(hx_stats *s, const char *db, const hx_identity *reader, char **text, size_t *len,
                                     hx_error *err);
 
-/* === Watching a root (README "Watching") === */
+/* === Watching a root (`hyrax help watch`) === */
 
 /* A server that keeps itself current (`hyrax serve --watch`, and the HTTP server): one thread
  * follows the indexed root with the platform's change notification (inotify), or by polling the
@@ -1014,7 +1017,7 @@ typedef struct hx_watch_health {
 /* A copy of the watcher's health record, taken under its lock. */
 HX_API void hx_watch_health_get(hx_watch *w, hx_watch_health *out);
 
-/* === Session (README "Library") === */
+/* === Session (`hyrax help library`) === */
 
 /* The product's API: what `hyrax search`, the MCP tools and the REST routes do, as calls that
  * return C structs. A session is opened once with what the command line and `serve` are told (the
@@ -1047,7 +1050,7 @@ typedef struct hx_session_config {
                                           hx_session_publish reads, when given */
     const char *user_db;               /* the user index file; NULL: hx_tier_user_path's */
     bool no_user_tier;                 /* true: no user tier (its status says so) */
-    const char *registry;              /* the registry's URL (README "Registry"); NULL: $HYRAX_REGISTRY;
+    const char *registry;              /* the registry's URL (`hyrax help registry`); NULL: $HYRAX_REGISTRY;
                                           "": none */
     bool registry_defaults;            /* registry NULL and $HYRAX_REGISTRY unset or empty: libpq's own
                                           defaults (the PG* variables, the service file) name the
@@ -1128,7 +1131,7 @@ HX_API void hx_session_answer_free(hx_session_answer *a);
 /* The commit that answered result r of a (its tier's generation; 0 for the registry's). */
 HX_API uint64_t hx_session_answer_generation(const hx_session_answer *a, const hx_result *r);
 
-/* Searches the tiers q->source names (README "Tiers") at q->at and counts the query (with
+/* Searches the tiers q->source names (`hyrax help tiers`) at q->at and counts the query (with
  * stats_transport). HX_EINVAL with a message for an empty query, bad weights, a baseline with the
  * user or the registry alone; HX_ENOTFOUND when the project index is read and there is none, or
  * no kept commit matches q->at. A tier that cannot be read otherwise (no user index, another
@@ -1236,7 +1239,7 @@ typedef struct hx_session_info {
  * borrowed from the session's readers until its next call. */
 HX_API int hx_session_status(hx_session *s, hx_session_info *out, hx_error *err);
 
-/* === Session: what the index's users did (README "Observability") === */
+/* === Session: what the index's users did (`hyrax help observability`) === */
 
 /* A series of calls (or of updates) measured: percentiles interpolate linearly inside the
  * histogram's buckets (as Prometheus' histogram_quantile). */
@@ -1404,6 +1407,9 @@ typedef struct hx_context_source {
                                           neighbours added; borrowed */
     size_t n_ranked, n_chunks;         /* chunk_ids[0..n_ranked) were found, the rest added */
     uint64_t generation;               /* the commit of its tier that answered */
+    size_t bytes;                      /* of its block in hx_context.text: the header line, the passage
+                                          and a '\n'; the blocks, in label order, are separated by
+                                          one more '\n' */
 } hx_context_source;
 
 typedef struct hx_context {
@@ -1425,7 +1431,7 @@ HX_API void hx_context_free(hx_context *c);
  * *out: free with hx_context_free. */
 HX_API int hx_session_context(hx_session *s, const hx_context_query *q, hx_context *out, hx_error *err);
 
-/* === Session: conversation memory (README "Conversation memory") === */
+/* === Session: conversation memory (`hyrax help memory`) === */
 
 /* The memory file lies beside the project index (hx_session_config.db). Every turn is stamped with
  * the session's reader identity (none: tenant and user ""), and each call reads, and retention
@@ -1485,7 +1491,7 @@ typedef struct hx_conversation_list {
 HX_API void hx_conversation_list_free(hx_conversation_list *l);
 HX_API int hx_session_list_sessions(hx_session *s, hx_conversation_list *out, hx_error *err);
 
-/* === Session: the registry (README "Registry") === */
+/* === Session: the registry (`hyrax help registry`) === */
 
 /* Creates the registry's schema, or migrates an older one to HX_REGISTRY_SCHEMA_VERSION (`hyrax
  * registry init`), for the vectors of the session's model (hx_session_config.weights): a new

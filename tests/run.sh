@@ -8,7 +8,7 @@
 # four kinds of text, long ones included; test_encoder.c) unless HX_GOLDEN_STRIDE says otherwise.
 build=$1; shift
 # No user index of whoever runs the tests: `hyrax search` and `serve` read one beside the project
-# (README "Tiers"); the tests that want one name their own.
+# (`hyrax help tiers`); the tests that want one name their own.
 HYRAX_USER_DB=$build/no-user-index.hyx; export HYRAX_USER_DB
 passed=0; failed=0; failures=""
 if [ -n "$HX_EMU" ]; then

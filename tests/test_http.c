@@ -582,6 +582,50 @@ static void test_rest(int port)
     hxi_json_doc_free(d);
     free(resp.body);
 
+    /* the answer budget of MCP's answers: max_bytes and a cursor, on GET and POST; results left out
+     * whole from the end, the cursor giving the rest in order */
+    exchange(port, "GET /search?q=containers+units&min_score=0&group_by=chunk&k=6&max_bytes=1048576 HTTP/1.1\r\n"
+                   "Host: localhost\r\n\r\n", &resp);
+    d = json_of(&resp);
+    const hxi_json_val *full = at(d, "results");
+    size_t n_full = full ? hxi_json_len(full) : 0, budget = resp.body_len * 2 / 3, given = 0, pages = 0;
+    CHECK(resp.status == 200 && n_full >= 3 && !at(d, "next_cursor"), "a whole answer: %zu results in %zu bytes",
+          n_full, resp.body_len);
+    char cursor[80] = "", body[512];
+    bool in_order = true;
+    for (; pages < 10; pages++) {
+        snprintf(body, sizeof body, "{\"query\":\"containers units\",\"min_score\":0,\"group_by\":\"chunk\",\"top_k\":6,"
+                 "\"max_bytes\":%zu%s%s%s}", budget < 1024 ? 1024 : budget, *cursor ? ",\"cursor\":\"" : "", cursor,
+                 *cursor ? "\"" : "");
+        response page;
+        post(port, "/search", "", body, &page);
+        hxi_json_doc *pd = json_of(&page);
+        const hxi_json_val *res = at(pd, "results");
+        searches_ok += page.status == 200;
+        CHECK(page.status == 200 && pd && page.body_len <= (budget < 1024 ? 1024 : budget),
+              "page %zu within max_bytes: %d, %zu bytes", pages, page.status, page.body_len);
+        for (size_t i = 0; res && i < hxi_json_len(res); i++, given++)
+            in_order &= given < n_full && hxi_json_equal(hxi_json_arr_get(res, i), hxi_json_arr_get(full, given));
+        const char *next = hxi_json_str(at(pd, "next_cursor"), NULL);
+        CHECK(!next || int_of(at(pd, "omitted")) == (int64_t)(n_full - given), "omitted counts the rest");
+        snprintf(cursor, sizeof cursor, "%s", next ? next : "");
+        hxi_json_doc_free(pd);
+        free(page.body);
+        if (!next)
+            break;
+    }
+    CHECK(given == n_full && in_order && pages >= 1, "the cursor gives every result once, in order: %zu of %zu in %zu "
+          "pages", given, n_full, pages + 1);
+    hxi_json_doc_free(d);
+    free(resp.body);
+    exchange(port, "GET /search?q=zebras&cursor=1.00000000 HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
+    CHECK(resp.status == 400 && resp.body && strstr(resp.body, "next_cursor"), "a cursor of another query: %d %.200s",
+          resp.status, resp.body ? resp.body : "");
+    free(resp.body);
+    exchange(port, "GET /search?q=zebras&max_bytes=12 HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
+    CHECK(resp.status == 400, "max_bytes below 1024: %d", resp.status);
+    free(resp.body);
+
     /* filters, seed 002's example key (sig_name = owning-sig): only pods.md has sig-node */
     post(port, "/search", "", "{\"query\": \"containers units\", \"min_score\": 0, \"filters\": {\"sig_name\": \"sig-node\"}}",
          &resp);

@@ -597,8 +597,31 @@ static void test_duplicates(void)
     hxi_json_writer_free(&w);
 }
 
+/* hxi_json_pretty: the layout JavaScript's JSON.stringify(JSON.parse(in), null, indent) gives
+ * (each expected string printed by node v20): brackets, commas and colons inside strings untouched. */
+static void test_pretty(void)
+{
+    static const struct {
+        const char *in, *indent, *want;
+    } cases[] = {
+        {"{}", "  ", "{}"},
+        {"[]", "  ", "[]"},
+        {"1.0", "  ", "1.0"},
+        {"{\"a\":[]}", "  ", "{\n  \"a\": []\n}"},
+        {"{\"a\":{},\"b\":[1,{\"c\":null}]}", "  ", "{\n  \"a\": {},\n  \"b\": [\n    1,\n    {\n      \"c\": null\n    }\n  ]\n}"},
+        {"{\"k,{[:\":\"v\\\"},]\\\\\"}", "\t", "{\n\t\"k,{[:\": \"v\\\"},]\\\\\"\n}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = 0;
+        char *got = hxi_json_pretty(cases[i].in, strlen(cases[i].in), cases[i].indent, &n);
+        CHECK(got && n == strlen(got) && !strcmp(got, cases[i].want), "pretty %s: %s", cases[i].in, got ? got : "NULL");
+        free(got);
+    }
+}
+
 int main(void)
 {
+    test_pretty();
     test_files();
     test_error_offsets();
     test_limits();

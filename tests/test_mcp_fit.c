@@ -1,7 +1,7 @@
 /* test_mcp_fit.c: what `hyrax serve` ($HYRAX_BIN, default ./hyrax) costs an agent, over pipes: the
  * default tools/list (the core tools, at most 12,288 bytes), --tools naming more, a tool not
  * listed not served, and every answer within max_bytes on a corpus of long chunks, next_cursor
- * giving the rest in order (README "MCP tools and answer budget"). */
+ * giving the rest in order (`hyrax help mcp`). */
 #include "check.h"
 #include "serve_client.h"
 #include "json.h"
@@ -122,6 +122,71 @@ static const char *answer_text(const hxi_json_val *r, size_t *len)
     return hxi_json_str(get(hxi_json_arr_get(get(r, "content"), 0), "text"), len);
 }
 
+/* get_context pages its passages as search pages its results: over max_bytes the last sources are
+ * left out with their blocks of the context, and next_cursor gives the rest; each page's context
+ * is its sources' blocks of the whole context (each source's bytes long, one newline between). */
+static void test_context_pages(server *s)
+{
+    size_t len = 0;
+    hxi_json_doc *d = NULL;
+    const char *q = "\"query\":\"harvest ledger\",\"mode\":\"keyword\",\"min_score\":0,\"max_tokens\":60000,"
+                    "\"max_passages\":50,\"include_relationships\":false";
+    char a[1024];
+    snprintf(a, sizeof a, "{%s,\"max_bytes\":1048576}", q);
+    const hxi_json_val *r = tool(s, &d, 200, "get_context", a);
+    hxi_json_doc *big = d;
+    const hxi_json_val *all = r ? get(r, "structuredContent.sources") : NULL;
+    size_t n_all = all ? hxi_json_len(all) : 0, whole_len = 0, at = 0;
+    const char *whole = r ? hxi_json_str(get(r, "structuredContent.context"), &whole_len) : NULL;
+    for (size_t i = 0; i < n_all; i++) {
+        int64_t b = 0;
+        hxi_json_num_int64(get(hxi_json_arr_get(all, i), "bytes"), &b, NULL);
+        at += (size_t)b + (i + 1 < n_all);
+    }
+    CHECK(whole && n_all > 10 && at == whole_len && answer_text(r, &len) && len > 32768,
+          "the whole context: %zu sources whose blocks make its %zu bytes (%zu), %zu bytes of answer", n_all,
+          whole_len, at, len);
+    char *rebuilt = calloc(1, whole_len + 1);
+    size_t got = 0, pages = 0, rebuilt_len = 0;
+    char cursor[80] = "";
+    bool same = true;
+    for (int id = 210; rebuilt && pages < 60; id++, pages++) {
+        snprintf(a, sizeof a, "{%s,\"max_bytes\":16384%s%s%s}", q, cursor[0] ? ",\"cursor\":\"" : "", cursor,
+                 cursor[0] ? "\"" : "");
+        r = tool(s, &d, id, "get_context", a);
+        const char *t = r ? answer_text(r, &len) : NULL;
+        CHECK(t && !is_error(r) && len <= 16384, "context page %zu: %zu bytes <= 16384 (%.200s)", pages, len,
+              t ? t : "-");
+        const hxi_json_val *src = r ? get(r, "structuredContent.sources") : NULL;
+        for (size_t i = 0; src && i < hxi_json_len(src); i++, got++)
+            same &= got < n_all && hxi_json_equal(hxi_json_arr_get(src, i), hxi_json_arr_get(all, got));
+        size_t cl = 0;
+        const char *c = r ? hxi_json_str(get(r, "structuredContent.context"), &cl) : NULL;
+        if (c && rebuilt_len + cl <= whole_len) {
+            memcpy(rebuilt + rebuilt_len, c, cl);
+            rebuilt_len += cl;
+            if (rebuilt_len < whole_len)
+                rebuilt[rebuilt_len++] = '\n';
+        } else {
+            same = false;
+        }
+        const char *next = r ? hxi_json_str(get(r, "structuredContent.next_cursor"), NULL) : NULL;
+        snprintf(cursor, sizeof cursor, "%s", next ? next : "");
+        hxi_json_doc_free(d);
+        if (!next || !r)
+            break;
+    }
+    CHECK(got == n_all && same && pages > 2 && rebuilt && rebuilt_len == whole_len && !memcmp(rebuilt, whole, whole_len),
+          "the cursor gives every source once in order, and the pages' contexts joined are the whole: %zu of %zu in "
+          "%zu pages", got, n_all, pages + 1);
+    free(rebuilt);
+    hxi_json_doc_free(big);
+    r = tool(s, &d, 290, "getContext", "{\"query\":\"harvest ledger\",\"max_tokens\":60000,\"max_bytes\":4096}");
+    CHECK(r && !is_error(r) && answer_text(r, &len) && len <= 4096 && get(r, "structuredContent.next_cursor"),
+          "getContext pages too: %zu bytes", len);
+    hxi_json_doc_free(d);
+}
+
 /* Every answer fits max_bytes (default 32768): on a corpus of long chunks, results are left out
  * whole from the end, and following next_cursor gives the rest, in order, once each. */
 static void test_budget(void)
@@ -215,6 +280,7 @@ static void test_budget(void)
     CHECK(first > 0 && first < 24 && next && !strcmp(next, want_next) && answer_text(r, &len) && len <= 2048,
           "list_documents over its budget continues with its own cursor: %s after %zu", next ? next : "-", first);
     hxi_json_doc_free(d);
+    test_context_pages(&s);
     stop(&s);
 }
 

@@ -22,7 +22,7 @@ static void test_cpus(void)
 static void test_exe_path(const char *argv0)
 {
     char buf[PATH_MAX], want[PATH_MAX], small[4] = "xyz";
-    int rc = hxi_platform_exe_path(buf, sizeof buf);
+    int rc = hx_platform_exe_path(buf, sizeof buf);
 #ifdef __linux__
     CHECK(rc == 0, "exe path: %d", rc);
 #endif
@@ -32,7 +32,7 @@ static void test_exe_path(const char *argv0)
     } else {
         CHECK(rc == HX_ENOTFOUND && buf[0] == 0, "exe path: %d", rc);
     }
-    CHECK(hxi_platform_exe_path(small, sizeof small) == HX_ENOTFOUND && small[0] == 0,
+    CHECK(hx_platform_exe_path(small, sizeof small) == HX_ENOTFOUND && small[0] == 0,
           "a path that does not fit is not found, and the buffer is empty");
 }
 

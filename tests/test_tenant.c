@@ -1,4 +1,4 @@
-/* test_tenant.c: tenants and visibility (README "Tenants and visibility"). A document's trust
+/* test_tenant.c: tenants and visibility (`hyrax help tenants`). A document's trust
  * attributes come from its own metadata (ix_trust_from_meta: every refusal checked by hand), are
  * stored in the document table (version 4) and kept by updates and compaction, and an index with
  * a version 3 table (tests/data/hxdocs03.hyx, made by hyrax at commit b368c26 from one
@@ -442,7 +442,7 @@ static uint32_t below(uint32_t n)
     return (uint32_t)(rnd() % n);
 }
 
-/* The rule as this test states it (README "Tenants and visibility"), from what it generated. */
+/* The rule as this test states it (`hyrax help tenants`), from what it generated. */
 static bool expect_visible(const gen_doc *d, const reader *r)
 {
     if (!r->tenant || d->vis == HX_VIS_PUBLIC)

@@ -1,4 +1,4 @@
-/* test_tiers.c: a project index and a user index searched as one (README "Tiers"; hyrax.h
+/* test_tiers.c: a project index and a user index searched as one (`hyrax help tiers`; hyrax.h
  * hx_tiers_search, hx_tier_sync). Through $HYRAX_BIN: `hyrax sync --to user` round trip (origin
  * metadata checked against sha256sum and realpath, unchanged bytes left alone, changed bytes
  * updated, a path outside the project refused), the user index found at $HYRAX_USER_DB, then

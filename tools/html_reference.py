@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The reference HTML text extractor for hyrax's HTML goldens and benchmark: Python's html.parser
 (the standard library's HTML5 tokenizer and html.unescape for character references) with the
-extraction rules README "Document types" states for HTML: script, style, template, nav and
+extraction rules `hyrax help formats` states for HTML: script, style, template, nav and
 noscript dropped with their content; title apart; h1-h6, p, li, table rows and the other block
 elements on lines of their own; table cells separated by " | "; pre verbatim. The charset is
 read as a browser would: BOM, then <meta charset> / http-equiv / XML declaration, else UTF-8

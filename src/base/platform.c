@@ -15,6 +15,11 @@
 #include <sys/inotify.h>
 #endif
 
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#include <stdlib.h>
+#endif
+
 #if defined(__linux__) && defined(__aarch64__)
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
@@ -41,7 +46,7 @@ void hxi_platform_huge_pages(void *p, size_t len)
 #endif
 }
 
-int hxi_platform_exe_path(char *buf, size_t cap)
+int hx_platform_exe_path(char *buf, size_t cap)
 {
 #ifdef __linux__
     ssize_t n = cap > 1 ? readlink("/proc/self/exe", buf, cap - 1) : -1;
@@ -49,6 +54,11 @@ int hxi_platform_exe_path(char *buf, size_t cap)
         buf[n] = 0;
         return 0;
     }
+#elif defined(__APPLE__)
+    char tmp[PATH_MAX];
+    uint32_t size = sizeof tmp;
+    if (cap >= PATH_MAX && _NSGetExecutablePath(tmp, &size) == 0 && realpath(tmp, buf))
+        return 0;
 #else
     (void)cap;
 #endif
@@ -62,7 +72,7 @@ int hxi_platform_lib_path(char *buf, size_t cap)
     Dl_info info;
     char exe[PATH_MAX];
     if (cap && dladdr((void *)hxi_platform_lib_path, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
-        strlen(info.dli_fname) < cap && !(hxi_platform_exe_path(exe, sizeof exe) == 0 && !strcmp(exe, info.dli_fname))) {
+        strlen(info.dli_fname) < cap && !(hx_platform_exe_path(exe, sizeof exe) == 0 && !strcmp(exe, info.dli_fname))) {
         strcpy(buf, info.dli_fname);
         return 0;
     }

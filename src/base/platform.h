@@ -11,15 +11,12 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* hx_platform_cpus, the online CPUs, is public (hyrax.h "Memory and machine"). */
+/* hx_platform_cpus, the online CPUs, and hx_platform_exe_path, the executable's path, are public
+ * (hyrax.h "Memory and machine"). */
 
 /* Advises the kernel to back [p, p + len) with transparent huge pages (p 2 MiB aligned). Only
  * advice: does nothing where the system has no such call. */
 void hxi_platform_huge_pages(void *p, size_t len);
-
-/* Absolute path of the running executable into buf (cap bytes): 0, or HX_ENOTFOUND when the
- * system does not tell (or the path does not fit). */
-int hxi_platform_exe_path(char *buf, size_t cap);
 
 /* Absolute path of the shared library holding hyrax's code (an installed libhyrax.so) into buf:
  * 0, or HX_ENOTFOUND when the code is linked into the executable or the system does not tell. */

@@ -1,8 +1,8 @@
 /* cli.h: what the files of the command line share (DESIGN.md "Command line"): the command bits and
  * rows, the option table's types and lookups (options.c), terminal-safe output and progress
  * (output.c), colour and wrapping (term.c), the openers (open.c), the index file found upward
- * (discover.c), "did you mean" (suggest.c) and what main.c keeps for the commands. Not part of the
- * library. */
+ * (discover.c), the help topics (help.c), "did you mean" (suggest.c) and what main.c keeps for the
+ * commands. Not part of the library. */
 #ifndef HX_CLI_H
 #define HX_CLI_H
 
@@ -41,7 +41,8 @@ enum {
     CMD_LS = 1u << 20,
     CMD_SHOW = 1u << 21,
     CMD_MODELS = 1u << 22,
-    CMD_ALL = (1u << 23) - 1,
+    CMD_INSTALL = 1u << 23,
+    CMD_ALL = (1u << 24) - 1,
     CMD_DB = CMD_INDEX | CMD_SEARCH | CMD_STATS | CMD_VERIFY | CMD_RM | CMD_RECOVER | CMD_SERVE | CMD_BASELINE |
              CMD_BASELINES | CMD_COMPACT | CMD_AUDIT | CMD_SYNC | CMD_HISTORY | CMD_LS | CMD_SHOW,
     CMD_MODEL = CMD_TOKENIZE | CMD_EMBED | CMD_INDEX | CMD_SEARCH | CMD_SERVE | CMD_SYNC | CMD_PUBLISH | CMD_REGISTRY,
@@ -104,7 +105,23 @@ void cli_cmd_help(const cli_cmd *c, FILE *f);
 
 const cli_cmd *cli_commands(size_t *n);
 const cli_cmd *cli_command(const char *name);
+const char *cli_operand_choice(const cli_cmd *c, size_t i);
 void cli_usage(FILE *f);
+
+/* === Help topics (help.c; the text of src/cli/help/NAME.md, compiled in by topics.awk) === */
+
+typedef struct {
+    const char *name;                /* "search": the file's name */
+    const char *page;                /* its man page: "hyrax-search", or "hyrax" for the main page */
+    const char *summary;             /* its title line after "# PAGE: " */
+    const char *text;                /* the whole Markdown file */
+} help_topic;
+
+extern const help_topic help_topics[];   /* by name */
+extern const size_t help_n_topics;
+const help_topic *help_topic_find(const char *name);   /* NULL: the main page's */
+void help_put_text(FILE *f, const help_topic *t);
+void help_put_man(FILE *f, const help_topic *t);
 
 /* === The index file: --db, $HYRAX_DB, else found upward (discover.c) === */
 
@@ -121,6 +138,7 @@ int filter_keys_check(const char *cmd, hx_session *s, const hx_session_query *q)
 void term_setup(const cli_args *a);
 int term_width(void);
 void term_style(FILE *f, const char *style);
+bool term_colored(void);
 void put_snippet(FILE *f, const char *snippet, int indent);
 const char *plural(size_t n, const char *one, const char *many);
 
@@ -220,5 +238,16 @@ extern const char ls_about[];
 int cmd_ls(const cli_args *a);
 extern const char show_about[];
 int cmd_show(const cli_args *a);
+extern const char install_about[];
+int cmd_install(const cli_args *a);
+const char *install_client(size_t i);
+void install_position(const char *text, size_t len, size_t off, char *buf, size_t cap);
+
+/* install_toml.c: the [mcp_servers.hyrax] table for the command line argv[0..n) (argv[0] the
+ * executable), and the file text old[0..len) (NULL: none) with it replaced or appended: *out
+ * (caller frees; NULL when the text has it already), 0, or 1 after a message naming path. */
+void install_toml_table(FILE *f, const char *const *argv, size_t n);
+int install_toml_merge(const char *path, const char *old, size_t len, const char *const *argv, size_t n, char **out,
+                       size_t *out_len);
 
 #endif

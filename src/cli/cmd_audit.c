@@ -1,5 +1,5 @@
-/* cmd_audit.c: `hyrax audit`, the documents the validation gate rejected (README "Validation
- * gate and policy"): its help text and run function. */
+/* cmd_audit.c: `hyrax audit`, the documents the validation gate rejected (`hyrax help
+ * policy`): its help text and run function. */
 #include "cli.h"
 #include "json.h"
 #include "present.h"
@@ -9,7 +9,7 @@
 
 const char audit_about[] =
     "Lists the documents the validation gate refused to index, oldest first: when, path, content\n"
-    "hash, rule and reason (README \"Validation gate and policy\"). The log is kept in the index\n"
+    "hash, rule and reason ('hyrax help policy'). The log is kept in the index\n"
     "file with the commit that rejected each document, survives compaction, and holds the newest\n"
     "10,000 entries.\n";
 

@@ -1,5 +1,5 @@
 /* cmd_history.c: `hyrax history`, the conversation memory's sessions, or one session's turns
- * (README "Conversation memory"): its help text and run function. */
+ * (`hyrax help memory`): its help text and run function. */
 #include "cli.h"
 #include "json.h"
 #include "present_memory.h"

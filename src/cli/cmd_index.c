@@ -16,7 +16,7 @@ const char index_about[] =
     "under PATH that are gone are removed. Prints what it added, updated, skipped and removed,\n"
     "then the documents per type. A file's type comes from its content, then its name: HTML is\n"
     "read as text without markup, scripts or navigation; Markdown, YAML, JSON, XML, code and\n"
-    "plain text as written (README \"Document types\").\n"
+    "plain text as written ('hyrax help formats').\n"
     "Stored documents (add_document with content) are kept as they are, --reindex included.\n"
     "Files removed with 'hyrax rm' or delete_document stay out unless PATH names that file.\n"
     "The first run records the indexed root: the PATH when it is a single folder, else the current\n"
@@ -60,8 +60,8 @@ static int recorded_root(const char *db, char *root, size_t cap)
     return 0;
 }
 
-/* "by type: html 3, markdown 12": the documents the index holds, per detected type (README
- * "Document types"), in order of first appearance. */
+/* "by type: html 3, markdown 12": the documents the index holds, per detected type (`hyrax help
+ * formats`), in order of first appearance. */
 static void print_types(hx_session *s)
 {
     struct type_count { const char *name; size_t n; } t[32];

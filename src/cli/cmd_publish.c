@@ -1,5 +1,5 @@
-/* cmd_publish.c: `hyrax publish`, signed documents published to the registry (README
- * "Registry"): its help text and run function. */
+/* cmd_publish.c: `hyrax publish`, signed documents published to the registry (`hyrax help
+ * registry`): its help text and run function. */
 #include "cli.h"
 
 #include <errno.h>

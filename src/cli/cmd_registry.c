@@ -1,5 +1,5 @@
-/* cmd_registry.c: `hyrax registry init`, the registry's schema created or migrated (README
- * "Registry"): its help text and run function. */
+/* cmd_registry.c: `hyrax registry init`, the registry's schema created or migrated (`hyrax help
+ * registry`): its help text and run function. */
 #include "cli.h"
 
 #include <string.h>

@@ -1,5 +1,5 @@
 /* cmd_search.c: `hyrax search`: the project index, the user index and the registry searched as
- * one (README "Tiers", "Registry"), or one of them alone; results as text or as MCP's search JSON.
+ * one (`hyrax help tiers`, "Registry"), or one of them alone; results as text or as MCP's search JSON.
  * Its help text and run function; its options are rows of options.c. */
 #include "cli.h"
 #include "json.h"
@@ -289,7 +289,7 @@ int cmd_search(const cli_args *a)
         fputs("hyrax search: --baseline names a commit of the project index; with --source user give --as-of\n", stderr);
         goto done;
     }
-    /* the session embeds the query as the first tier's vectors were and counts it (README "Tiers");
+    /* the session embeds the query as the first tier's vectors were and counts it (`hyrax help tiers`);
      * the registry alone is found as publish finds it, by libpq's defaults too */
     hx_session_config cfg = {.db = db, .registry = opt_str(a, "--registry"),
                              .registry_defaults = source == HX_SEARCH_REGISTRY,

@@ -69,7 +69,7 @@ int cmd_serve(const cli_args *a)
         return 1;
     }
     cfg.root = root;
-    char user_db[4096];   /* the user tier, searched with the project (README "Tiers") */
+    char user_db[4096];   /* the user tier, searched with the project (`hyrax help tiers`) */
     cfg.user_db = hx_tier_user_path(user_db, sizeof user_db, NULL) == 0 ? user_db : NULL;
     cfg.registry = opt_str(a, "--registry");
     cfg.registry_timeout_ms = (int)opt_long(a, "--registry-timeout", 0);

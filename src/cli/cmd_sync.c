@@ -1,10 +1,10 @@
-/* cmd_sync.c: `hyrax sync` (README "Tiers"), project documents copied up to the user index: its
+/* cmd_sync.c: `hyrax sync` (`hyrax help tiers`), project documents copied up to the user index: its
  * help text and run function. */
 #include "cli.h"
 
 #include <unistd.h>
 
-/* === sync (README "Tiers") === */
+/* === sync (`hyrax help tiers`) === */
 
 const char sync_about[] =
     "Copies documents of the project index up to the user index: each file under PATH that the\n"

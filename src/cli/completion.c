@@ -45,6 +45,23 @@ static void put_commands(FILE *f, const cli_cmd *c, size_t nc)
         fprintf(f, "%s%s", i ? " " : "", c[i].name);
 }
 
+/* What `hyrax help` takes: the commands and the topics of the manual (help.c), space-separated. */
+static void put_help_names(FILE *f, const cli_cmd *c, size_t nc)
+{
+    put_commands(f, c, nc);
+    for (size_t i = 0; i < help_n_topics; i++)
+        if (!cli_command(help_topics[i].name))
+            fprintf(f, " %s", help_topics[i].name);
+}
+
+/* The values command c's first operand takes (cli_operand_choice), separated by spaces. */
+static void put_operand_choices(FILE *f, const cli_cmd *c)
+{
+    const char *v;
+    for (size_t i = 0; (v = cli_operand_choice(c, i)); i++)
+        fprintf(f, "%s%s", i ? " " : "", v);
+}
+
 /* The values of an option that takes one of a set, separated by spaces. */
 static void put_choices(FILE *f, const cli_opt *o)
 {
@@ -96,11 +113,18 @@ static void bash(FILE *f)
     fputs("    esac\n"
           "    case \"${COMP_WORDS[1]}\" in\n"
           "        help) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"", f);
-    put_commands(f, c, nc);
+    put_help_names(f, c, nc);
     fputs("\" -- \"$cur\")) && return ;;\n"
           "        completion) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")) && "
-          "return ;;\n"
-          "    esac\n"
+          "return ;;\n", f);
+    for (size_t i = 0; i < nc; i++)
+        if (cli_operand_choice(&c[i], 0)) {
+            fprintf(f, "        %s) [ \"$COMP_CWORD\" -eq 2 ] && [[ \"$cur\" != -* ]] && COMPREPLY=($(compgen -W \"",
+                    c[i].name);
+            put_operand_choices(f, &c[i]);
+            fputs("\" -- \"$cur\")) && return ;;\n", f);
+        }
+    fputs("    esac\n"
           "    if [[ \"$cur\" == -* ]]; then\n"
           "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
           "    fi\n"
@@ -164,10 +188,17 @@ static void zsh(FILE *f)
                 fputc('\'', f);
             }
         }
-        if (c[i].bit == CMD_HELP)
-            fputs(" \\\n                '1:command:compadd -- ${commands%%:*}'", f);
-        else if (c[i].bit == CMD_COMPLETION)
+        if (c[i].bit == CMD_HELP) {
+            fputs(" \\\n                '1:command or topic:(", f);
+            put_help_names(f, c, nc);
+            fputs(")'", f);
+        } else if (c[i].bit == CMD_COMPLETION)
             fputs(" \\\n                '1:shell:(bash zsh fish)'", f);
+        else if (cli_operand_choice(&c[i], 0)) {
+            fputs(" \\\n                '1:value:(", f);
+            put_operand_choices(f, &c[i]);
+            fputs(")'", f);
+        }
         else if (c[i].max_operands)
             fputs(" \\\n                '*:file:_files'", f);
         fputs(" ;;\n", f);
@@ -214,10 +245,16 @@ static void fish(FILE *f)
             fputs("'\n", f);
         }
     fputs("complete -c hyrax -n '__fish_seen_subcommand_from help' -a '", f);
-    put_commands(f, c, nc);
+    put_help_names(f, c, nc);
     fputs("'\n"
-          "complete -c hyrax -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n"
-          "complete -c hyrax -n '__fish_seen_subcommand_from index rm sync publish verify' -F\n", f);
+          "complete -c hyrax -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n", f);
+    for (size_t i = 0; i < nc; i++)
+        if (cli_operand_choice(&c[i], 0)) {
+            fprintf(f, "complete -c hyrax -n '__fish_seen_subcommand_from %s' -a '", c[i].name);
+            put_operand_choices(f, &c[i]);
+            fputs("'\n", f);
+        }
+    fputs("complete -c hyrax -n '__fish_seen_subcommand_from index rm sync publish verify' -F\n", f);
 }
 
 /* === completion === */

@@ -1,6 +1,6 @@
 /* discover.c: which index file a command uses when neither --db nor $HYRAX_DB names one:
  * .hyrax/index.hyx in the starting folder or the nearest folder above it that has one, as git
- * finds .git (README "Commands"). Looks at the file system only; opens nothing. */
+ * finds .git (`hyrax help cli`). Looks at the file system only; opens nothing. */
 #include "cli.h"
 
 #include <limits.h>

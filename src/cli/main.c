@@ -119,16 +119,37 @@ static const cli_cmd commands[] = {
     {"publish", CMD_PUBLISH, "PATH...", 1, -1, "publish signed documents to the registry", publish_about, cmd_publish},
     {"ls", CMD_LS, "[GLOB]", 0, 1, "list the indexed documents (whose path matches GLOB)", ls_about, cmd_ls},
     {"show", CMD_SHOW, "PATH", 1, 1, "one document: its metadata, chunks and citation", show_about, cmd_show},
-    {"help", CMD_HELP, "[COMMAND]", 0, 1, "this list, or the options of a command", help_about, cmd_help},
+    {"help", CMD_HELP, "[NAME]", 0, 1, "this list, a command's options, or a topic of the manual", help_about,
+     cmd_help},
     {"version", CMD_VERSION, "", 0, 0, "print the version", version_about, cmd_version},
     {"completion", CMD_COMPLETION, "SHELL", 1, 1, "a completion script for bash, zsh or fish", completion_about,
      cmd_completion},
+    {"install", CMD_INSTALL, "CLIENT", 0, 1, "add hyrax to an AI client's MCP servers (Claude, Cursor, VS Code, ...)",
+     install_about, cmd_install},
 };
 
 const cli_cmd *cli_commands(size_t *n)
 {
     *n = sizeof commands / sizeof commands[0];
     return commands;
+}
+
+/* The commands whose first operand is one of a set: the i-th value (NULL past the last). */
+static const struct {
+    unsigned bit;
+    const char *(*choice)(size_t i);
+} operand_choices[] = {
+    {CMD_INSTALL, install_client},
+};
+
+/* The i-th value command c's first operand takes, NULL past the last or when it takes any:
+ * what completion offers there. */
+const char *cli_operand_choice(const cli_cmd *c, size_t i)
+{
+    for (size_t k = 0; k < sizeof operand_choices / sizeof operand_choices[0]; k++)
+        if (operand_choices[k].bit == c->bit)
+            return operand_choices[k].choice(i);
+    return NULL;
 }
 
 /* The command called name, or NULL. */

@@ -83,13 +83,13 @@ static const cli_opt options[] = {
     {"--to", 0, "TIER", CMD_SYNC, .help = "the tier to copy to: user (required)", .choices = sync_tiers},
     {"--source", 0, "S", CMD_SEARCH,
      .help = "the tiers to search: all (default: the project index, the user index\nwhen it exists, the registry "
-     "when one is named), project, user (README\n\"Tiers\") or registry alone (README \"Registry\")", .choices = hx_search_source_names},
+     "when one is named), project, user ('hyrax\nhelp tiers') or registry alone ('hyrax help registry')", .choices = hx_search_source_names},
     {"--json", 0, NULL, CMD_SEARCH,
      .help = "print one JSON object (query, mode, group, results, total_results,\nsearch_time_ms); a result's fields and "
      "its citation are those MCP's\nsearch answers with"},
     {"--json", 0, NULL, CMD_STATS, .help = "print one JSON object"},
     {"--tenant", 0, "T", CMD_READER | CMD_PUBLISH,
-     .help = "read as tenant T (README \"Tenants and visibility\"): public documents,\nT's tenant documents and, with "
+     .help = "read as tenant T ('hyrax help tenants'): public documents,\nT's tenant documents and, with "
      "--user, U's private ones of T; without\nit every document is read (the local user of a local index). In the\n"
      "registry: act as tenant T, a PostgreSQL role the login may SET ROLE to"},
     {"--user", 0, "U", CMD_READER | CMD_PUBLISH,
@@ -98,7 +98,9 @@ static const cli_opt options[] = {
     {"--limit", 0, "N", CMD_AUDIT, .help = "the newest N entries (default: all kept)", WHOLE(1, HX_AUDIT_MAX)},
     {"--since", 0, "TIME", CMD_AUDIT, .help = "entries at or after TIME: ISO-8601 (2026-01-31T12:00:00Z) or unix seconds"},
     {"--path", 0, "GLOB", CMD_AUDIT, .help = "entries of documents whose root-relative path matches GLOB"},
-    {"--color", 0, "WHEN", CMD_SEARCH | CMD_LS | CMD_SHOW,
+    {"--man", 0, NULL, CMD_HELP,
+     .help = "print the topic as a man page (roff): hyrax(1) without TOPIC, else\nhyrax-TOPIC(1); 'man -l -' reads it"},
+    {"--color", 0, "WHEN", CMD_SEARCH | CMD_LS | CMD_SHOW | CMD_HELP,
      .help = "auto (default: colour, bold matches and wrapping on a terminal unless\n$NO_COLOR is set), always or never",
      .choices = color_names},
     {"--long", 'l', NULL, CMD_LS, .help = "one line per document: chunks, size, indexed time, path, title"},
@@ -109,7 +111,7 @@ static const cli_opt options[] = {
              "full schemas) or a comma list of names and those\ntwo words (core,add_document); a tool not listed is "
              "not served"},
     {"--read-only", 0, NULL, CMD_SERVE, .help = "refuse every write tool (add_document, delete_document, reindex,\ncreate_baseline, record_turn, publish)"},
-    /* conversation memory (README "Conversation memory") */
+    /* conversation memory (`hyrax help memory`) */
     {"--json", 0, NULL, CMD_HISTORY, .help = "print one JSON object (get_session's or list_sessions' shape)"},
     {"--watch", 0, NULL, CMD_SERVE,
      .help = "follow the indexed root (inotify) and reindex what changes, " HX_STRINGIFY(HX_WATCH_DEBOUNCE_MS) " ms\nafter the last change of a burst"},
@@ -145,7 +147,7 @@ static const cli_opt options[] = {
     {"--batch", 0, "N", CMD_PUBLISH, .help = "documents per transaction (default " HX_STRINGIFY(HX_PUBLISH_BATCH) ")",
      WHOLE(1, 100000)},
     /* --- end registry tier --- */
-    /* serve --http (README "HTTP server") */
+    /* serve --http (`hyrax help http`) */
     {"--http", 0, "HOST:PORT", CMD_SERVE,
      .help = "serve HTTP instead of stdio: REST (/search, /health, /stats), /metrics and\nMCP on /mcp, e.g. "
              "127.0.0.1:8000 (port 0 picks a free one)"},
@@ -159,6 +161,13 @@ static const cli_opt options[] = {
     {"--http-buffer", 0, "MB", CMD_SERVE,
      .help = "with --http: request bytes all connections may hold together, in MiB\n(default 256); a read past it is "
              "answered 503", WHOLE(1, 1048576)},
+    /* install (`hyrax help mcp`, "Plugging into a client") */
+    {"--db", 0, "FILE", CMD_INSTALL,
+     .help = "the index the client's server serves (default $" HX_DB_ENV ", else " DEFAULT_DB "\nhere or in the nearest folder above)"},
+    {"--model", 0, "NAME|FILE", CMD_INSTALL,
+     .help = "the model the index was built with, when not the default ('hyrax models')"},
+    {"--print", 0, NULL, CMD_INSTALL, .help = "print the server entry and the file it goes into; write nothing"},
+    {"--list", 0, NULL, CMD_INSTALL, .help = "list the clients and the file each one's entry goes into here"},
     {"--weights", 0, "V,T", CMD_SEARCH, .renamed = "--fusion-weights V,T (--weights also meant the weights file)"},
     {"--weights", 0, "FILE", CMD_EMBED | CMD_SERVE,
      .renamed = "--model FILE (--weights also meant search's fusion weights)"},

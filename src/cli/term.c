@@ -1,4 +1,4 @@
-/* term.c: how text results look on stdout (README "Commands"): on a terminal, colour (paths) and
+/* term.c: how text results look on stdout (`hyrax help cli`): on a terminal, colour (paths) and
  * bold (matched words, in place of the library's **markers**) and snippets wrapped to its width;
  * piped, plain text without markers or wrapping. --color=auto|always|never and $NO_COLOR decide;
  * what is written is escaped by put_text. Also the one singular/plural rule. */
@@ -33,6 +33,11 @@ void term_setup(const cli_args *a)
 int term_width(void)
 {
     return width;
+}
+
+bool term_colored(void)
+{
+    return color;
 }
 
 /* Starts (style "1;35": SGR parameters) or ends (NULL) a style, when colour is on. */

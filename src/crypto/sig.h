@@ -3,7 +3,7 @@
  * (`ssh-keygen -Y sign -n hyrax`: FILE.sig, trusted through an allowed_signers file as git does).
  * Ed25519 keys only. Owns parsing and policy of those formats; the arithmetic is ed25519.c, and
  * what to do with an unsigned or rejected document is the caller's (the gate's). Specs: minisign's
- * README ("Signature format"), OpenSSH PROTOCOL.sshsig, ssh-keygen(1) "ALLOWED SIGNERS". */
+ * `hyrax help signatures`, OpenSSH PROTOCOL.sshsig, ssh-keygen(1) "ALLOWED SIGNERS". */
 #ifndef HX_SIG_H
 #define HX_SIG_H
 

@@ -266,7 +266,9 @@ int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err)
     return 0;
 }
 
-int hxi_x_heading(hxi_extract *x, int level, const char *s, size_t n, hx_error *err)
+/* Opens a section under a heading of `level` whose words are s[0..n); write: its words are also
+ * a HEADING block of the text. */
+static int open_section(hxi_extract *x, int level, const char *s, size_t n, bool write, hx_error *err)
 {
     level = level < 1 ? 1 : level > HX_X_MAX_DEPTH ? HX_X_MAX_DEPTH : level;
     char *words = clean_copy(s, n, HX_LABEL_MAX);
@@ -295,13 +297,25 @@ int hxi_x_heading(hxi_extract *x, int level, const char *s, size_t n, hx_error *
         words = NULL;
     }
     close_block(x);
-    x->next_kind = HX_BLOCK_HEADING;
-    rc = write_text(x, s, n, true, err);
-    close_block(x);
+    if (write) {
+        x->next_kind = HX_BLOCK_HEADING;
+        rc = write_text(x, s, n, true, err);
+        close_block(x);
+    }
     x->next_kind = HX_BLOCK_PROSE;
 out:
     free(words);
     return rc;
+}
+
+int hxi_x_heading(hxi_extract *x, int level, const char *s, size_t n, hx_error *err)
+{
+    return open_section(x, level, s, n, true, err);
+}
+
+int hxi_x_section(hxi_extract *x, int level, const char *s, size_t n, hx_error *err)
+{
+    return open_section(x, level, s, n, false, err);
 }
 
 void hxi_x_source(hxi_extract *x, uint32_t first, uint32_t last)

@@ -2,8 +2,8 @@
  * deciding what a file is (content first, then its name), the shape of what an extractor hands
  * to ingest, and the decoded document (hxi_doc_source, document.c) ingest builds from it; the
  * extractors themselves live one per file (doctype_text.c, html.c, ...), the chunker in
- * src/ingest/chunker.c, the gate's other validators in src/ingest/gate.c. README "Document types"
- * lists what each type extracts; README "Hacking" says how to add one.
+ * src/ingest/chunker.c, the gate's other validators in src/ingest/gate.c. `hyrax help formats`
+ * lists what each type extracts; `hyrax help hacking` says how to add one.
  *
  * Adding a format is one new file plus one row: write `int my_extract(const uint8_t *raw, size_t
  * len, hxi_extract *x, hx_error *err)` against the builder below, then add a row to the table in
@@ -105,6 +105,9 @@ typedef struct hxi_extract {
                                   first hxi_x_unit, the last is the current one */
     size_t n_units, cap_units;
     const char *encoding;      /* static: the charset the bytes were read as ("utf-8", "windows-1252") */
+    const char *name;          /* the file's path, borrowed from whoever set it (ingest); NULL when
+                                  unknown: for a type whose reading depends on it (code: the language
+                                  by extension) */
     /* builder state */
     size_t limit;              /* text bytes allowed (HX_INGEST_MAX_GROWTH * input) */
     uint32_t src_first, src_last;
@@ -137,6 +140,9 @@ int hxi_x_block(hxi_extract *x, hxi_block_kind kind, hx_error *err);
 /* Opens a section under a heading of level 1..6 (deeper levels count as 6) whose words are
  * s[0..n) (white space collapsed); the words are a HEADING block. */
 int hxi_x_heading(hxi_extract *x, int level, const char *s, size_t n, hx_error *err);
+/* The same section without writing its words: for a label the text already holds (a code
+ * definition's name, which its own line spells out). */
+int hxi_x_section(hxi_extract *x, int level, const char *s, size_t n, hx_error *err);
 /* The document's title (white space collapsed, cut at HX_LABEL_MAX bytes); the first call wins. */
 int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err);
 /* Text written from now on came from lines (or pages) first..last of the source. */

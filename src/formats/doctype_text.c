@@ -1,5 +1,5 @@
-/* doctype_text.c: the rows of the types read as text as they are (Markdown, YAML, JSON, XML, code,
- * plain text): their extractor (decode, drop harmless controls), their describers (front matter,
+/* doctype_text.c: the rows of the types read as text as they are (Markdown, YAML, JSON, XML,
+ * plain text; code is doctype_code.c's): their extractor (decode, drop harmless controls), their describers (front matter,
  * YAML pairs, first heading) and their gate rules (front matter closed, YAML, JSON and XML
  * well-formed). The table and the builder are doctype.c's; decoding is document.c's. */
 #include "doctype.h"
@@ -159,13 +159,6 @@ static const char *const md_exts[] = {"md", "markdown", "mdx", NULL};
 static const char *const yaml_exts[] = {"yaml", "yml", NULL};
 static const char *const json_exts[] = {"json", NULL};
 static const char *const xml_exts[] = {"xml", "xsd", "xsl", "xslt", "svg", "rss", "atom", "plist", NULL};
-static const char *const code_exts[] = {
-    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "py", "go", "rs", "js", "mjs", "ts", "tsx", "jsx",
-    "java", "kt", "scala", "rb", "php", "cs", "swift", "sh", "bash", "zsh", "pl", "lua", "sql",
-    "proto", "toml", "ini", "cfg", "mk", "cmake", "r", "m", "ex", "exs", "erl", "hs", "ml", "vim", NULL,
-};
-static const char *const code_names[] = {"Makefile", "Dockerfile", NULL};
-
 const hxi_doctype hxi_doctype_markdown = {
     .name = "markdown", .exts = md_exts, .extract = extract_text, .describe = describe_markdown,
     .chunk = HX_CHUNK_MARKDOWN, .check = check_markdown,
@@ -180,9 +173,6 @@ const hxi_doctype hxi_doctype_json = {
 const hxi_doctype hxi_doctype_xml = {
     .name = "xml", .exts = xml_exts, .magic = {{0, 5, true, "<?xml"}}, .extract = extract_text,
     .chunk = HX_CHUNK_PROSE, .check = check_xml,
-};
-const hxi_doctype hxi_doctype_code = {
-    .name = "code", .exts = code_exts, .names = code_names, .extract = extract_text, .chunk = HX_CHUNK_CODE,
 };
 const hxi_doctype hxi_doctype_text = {
     .name = "text", .extract = extract_text, .chunk = HX_CHUNK_PROSE,

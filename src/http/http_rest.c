@@ -1,6 +1,5 @@
 /* http_rest.c: the REST routes of `hyrax serve --http` (GET and POST /search, GET /health,
- * GET /stats, GET /metrics), answered through the request thread's session. Spec: README "HTTP
- * server". */
+ * GET /stats, GET /metrics), answered through the request thread's session. Spec: `hyrax help http`. */
 #include "http_internal.h"
 #include "metrics.h"
 
@@ -27,8 +26,8 @@ static int rest_session(http_server *h, mcp_session *v, hx_session **ses, hx_err
     return hx_session_open(ses, &sc, err);
 }
 
-/* /search's arguments: POST's JSON body, or GET's query string (q, k, mode, group_by, min_score),
- * both checked by this table. */
+/* /search's arguments: POST's JSON body, or GET's query string (q, k, mode, group_by, min_score,
+ * max_bytes, cursor), both checked by this table and the answer budget's (max_bytes, cursor). */
 static const mcp_arg rest_search_args[] = {
     {"query", MCP_STRING, .required = true, AT_LEAST(1), .description = "Search query text."},
     {"q", .alias_of = "query"},
@@ -84,7 +83,8 @@ static int query_args(const hxi_http_request *req, hxi_json_writer *w, char *msg
         const char *stop = amp ? amp : end, *eq = memchr(p, '=', (size_t)(stop - p));
         const char *vs = eq ? eq + 1 : stop;
         long kl = url_decode(p, (size_t)((eq ? eq : stop) - p), buf);
-        bool numeric = kl > 0 && (!strcmp(buf, "k") || !strcmp(buf, "top_k") || !strcmp(buf, "min_score"));
+        bool numeric = kl > 0 && (!strcmp(buf, "k") || !strcmp(buf, "top_k") || !strcmp(buf, "min_score") ||
+                                  !strcmp(buf, "max_bytes"));
         if (kl > 0)
             hxi_json_write_keyn(w, buf, (size_t)kl);
         long vl = kl > 0 ? url_decode(vs, (size_t)(stop - vs), buf) : kl;
@@ -104,11 +104,14 @@ static int query_args(const hxi_http_request *req, hxi_json_writer *w, char *msg
 }
 
 /* POST /search (a JSON body) and GET /search?q=&k=&mode=: the answer is `hyrax search --json`'s
- * object (present.h hxi_present_search_tiers), the result objects MCP's search gives. */
+ * object (present.h hxi_present_search_tiers), the result objects MCP's search gives, within
+ * max_bytes as MCP's answers are (mcp_budget_fit: results left out from the end, omitted and
+ * next_cursor; a cursor of another query is a 400). */
 void route_search(http_server *h, mcp_session *v, hx_session **ses, const hxi_http_request *req, reply *r)
 {
-    hxi_json_doc *doc = NULL;
+    hxi_json_doc *doc = NULL, *own = NULL;
     hx_filter_set fs = {0};
+    mcp_budget b = {.max_bytes = INT64_MAX};
     char msg[1024];
     hx_error err = {0};
     double t0 = mono_s();
@@ -133,7 +136,11 @@ void route_search(http_server *h, mcp_session *v, hx_session **ses, const hxi_ht
         return;
     }
     mcp_args a = {rest_search_args, hxi_json_doc_root(doc)};
-    if (mcp_args_validate(rest_search_args, a.args, &err)) {
+    bool object = hxi_json_type_of(a.args) == HX_JSON_OBJECT;
+    int budget_rc = object ? mcp_budget_take(mcp_budget_cursor_args, a.args, &own, &b, &err) : 0;
+    if (own)
+        a.args = hxi_json_doc_root(own);   /* the arguments less max_bytes and cursor */
+    if (budget_rc || mcp_args_validate(rest_search_args, a.args, &err)) {
         reply_error(r, 400, err.message);
     } else if (rest_session(h, v, ses, &err)) {
         reply_error(r, 503, err.message);
@@ -162,7 +169,11 @@ void route_search(http_server *h, mcp_session *v, hx_session **ses, const hxi_ht
             size_t ns = hxi_present_answer_tiers(&ans, st);
             hxi_json_writer_init(&w);
             hxi_present_search_tiers(&w, query, q.opts.mode, &ans.results, &ans.taken, st, ns);
-            reply_json(r, 200, &w);
+            static const mcp_page page = {"results", NULL, false, true};
+            if (hxi_json_writer_finish(&w, &err) || mcp_budget_fit(&page, &w, &b, &err))
+                reply_error(r, 400, err.message);
+            else
+                reply_json(r, 200, &w);
             hxi_json_writer_free(&w);
             hx_stats_note_query(h->mcp.stats, query);
             hx_session_answer_free(&ans);
@@ -174,6 +185,7 @@ void route_search(http_server *h, mcp_session *v, hx_session **ses, const hxi_ht
     }
     hx_filter_set_free(&fs);
     hxi_json_doc_free(doc);
+    hxi_json_doc_free(own);
     hxi_json_writer_free(&qw);
 }
 

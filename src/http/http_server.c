@@ -6,7 +6,7 @@
  * thread at once. A connection is handled by one thread at a time and its next pipelined request is
  * parsed only once the answer is written, so answers keep the order of requests. This file owns the
  * connections, the checks every request passes, routing and the loop; the REST routes are
- * http_rest.c's, POST /mcp http_mcp.c's. Spec: README "HTTP server", seed 002 (REST shapes), MCP
+ * http_rest.c's, POST /mcp http_mcp.c's. Spec: `hyrax help http`, seed 002 (REST shapes), MCP
  * Streamable HTTP (2025-06-18, 2025-11-25, 2026-07-28).
  *
  *   POST /search    seed 002: {query, search_type, top_k, min_score, filters} -> {results, ...}

@@ -1,5 +1,5 @@
 /* http_server.h: `hyrax serve --http ADDR`: the MCP server's tools, seed 002's REST routes and
- * Prometheus metrics over HTTP/1.1 (README "HTTP server"). The routes, limits and timeouts are
+ * Prometheus metrics over HTTP/1.1 (`hyrax help http`). The routes, limits and timeouts are
  * listed in http_server.c's opening comment; the framing rules in http.h. */
 #ifndef HX_HTTP_SERVER_H
 #define HX_HTTP_SERVER_H

@@ -1,4 +1,4 @@
-/* boiler.c: which chunks of a view are boilerplate (README "Scores"): text that many documents
+/* boiler.c: which chunks of a view are boilerplate (`hyrax help search`): text that many documents
  * repeat verbatim or nearly (a template's instructions, a licence header), recognised from the
  * chunk bodies' fingerprints, made when a segment is written (index_write.c) and counted when a
  * view is loaded, so both searches can rank it down (search.c). Reads the view's segments; writes

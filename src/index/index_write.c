@@ -687,7 +687,7 @@ int ix_commit_changes(hx_index *ix, change_set *cs, hx_encoder *enc, size_t part
 /* === Compaction === */
 
 /* Compaction rewrites the head into one segment without tombstones and keeps, before it, these
- * commits of the chain (README "Point-in-time reads"): the last HX_KEEP_COMMITS, and the newest
+ * commits of the chain (`hyrax help baselines`): the last HX_KEEP_COMMITS, and the newest
  * commit of each name (baselines, "published"; an older commit of a name is found by no name).
  * A kept commit is copied with its generation, time and name, its root byte for byte but for the
  * references, and its blobs byte for byte (a blob shared by several commits once), so a read of

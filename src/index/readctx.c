@@ -1,7 +1,7 @@
 /* readctx.c: point-in-time reads: resolving a read context (head, published, a baseline, as_of)
  * to a commit of the chain and pointing a reader's view at it, naming baselines, the history of
  * kept commits, and the times read contexts take. Which commits compaction keeps is decided in
- * index_write.c "Compaction"; the chain itself is store.h's. Spec: README "Point-in-time reads",
+ * index_write.c "Compaction"; the chain itself is store.h's. Spec: `hyrax help baselines`,
  * seed 001 section 5.2. */
 #include "alloc.h"
 #include "filter.h"

@@ -4,7 +4,7 @@
  * searchable, and the writer records the reject in the audit log (audit.h). Owns the policy file
  * (its grammar and its bounded parser), the validators and the deny-pattern language; the
  * signature formats are sig.h's, the audit log audit.h's, and what a reject does to the index is
- * index_write.c's. The policy format is specified here and in README "Validation gate and policy".
+ * index_write.c's. The policy format is specified here and in `hyrax help policy`.
  *
  * Built-in validators (always on, with or without a policy):
  *   encoding    the file decodes (ingest.h) and, when it fell back to Latin-1, holds no valid
@@ -28,7 +28,7 @@
  *   key = value                      one rule; keys:
  *     max_size = N[K|M]              largest document in bytes (K = 1024, M = 1048576)
  *     types = T, ...                 document types allowed: the names in the table of document
- *                                    types (doctype.h; README "Document types")
+ *                                    types (doctype.h; `hyrax help formats`)
  *     encodings = E, ...             utf-8 (with or without BOM), utf-16, latin-1
  *     require = KEY[:TYPE], ...      metadata keys the document must carry (front matter, YAML
  *                                    keys or add_document metadata), TYPE one of text (default),

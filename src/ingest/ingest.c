@@ -371,6 +371,7 @@ static int fill_from_bytes(hxi_doc_source *d, const char *path, const uint8_t *r
         hxi_doc_source_clear(d);
         return rc;
     }
+    x.name = path;
     rc = d->dt->extract(raw, len, &x, err);
     if (!rc) {
         hxi_doc_take_extract(d, &x);

@@ -14,10 +14,10 @@ typedef struct hxi_mcp_config {
     int read_only;             /* refuse every write tool */
     int threads;               /* embedding threads for writes (0 = one per core) */
     int stop_fd;               /* readable when the server must stop (SIGTERM); -1 for none */
-    const hx_identity *identity;   /* the reader's, fixed for the server's life (README "Tenants
-                                      and visibility"); NULL: none, every document is seen.
+    const hx_identity *identity;   /* the reader's, fixed for the server's life (`hyrax help
+                                      tenants`); NULL: none, every document is seen.
                                       Borrowed for the duration of hxi_mcp_serve */
-    const char *registry;      /* the registry tier (README "Registry"): its URL; NULL: $HYRAX_REGISTRY,
+    const char *registry;      /* the registry tier (`hyrax help registry`): its URL; NULL: $HYRAX_REGISTRY,
                                   else libpq's own variables for publish and search {source:
                                   registry} (hyrax.h hx_session_config.registry_defaults) */
     int registry_timeout_ms;   /* a query's wait for the registry; 0: HX_REGISTRY_TIMEOUT_MS */

@@ -48,7 +48,7 @@ static void write_default(hxi_json_writer *w, const mcp_arg *r)
         hxi_json_write_double(w, strtod(r->def, NULL));
 }
 
-/* === Value schemas of MCP_FILTERS and MCP_METADATA members (README "Metadata and filters" says the rules) === */
+/* === Value schemas of MCP_FILTERS and MCP_METADATA members (`hyrax help filters` says the rules) === */
 
 static const mcp_field scalar = {.type = MCP_JSON_STRING | MCP_JSON_NUMBER | MCP_JSON_BOOLEAN};
 static const mcp_field bound = {.type = MCP_JSON_STRING | MCP_JSON_NUMBER | MCP_JSON_NULL};

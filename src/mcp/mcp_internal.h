@@ -154,14 +154,14 @@ int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, h
 /* 0 with s->reader at the head (and the model and encoder started), or an HX_E* code with err set. */
 int mcp_session_reader(mcp_session *s, hx_error *err);
 
-/* Point-in-time reads (README "Point-in-time reads"). Every query tool puts MCP_ARG_READ_CONTEXT
+/* Point-in-time reads (`hyrax help baselines`). Every query tool puts MCP_ARG_READ_CONTEXT
  * in its table, opens the reader with mcp_open_reader_for (instead of mcp_session_reader) and ends
  * its answer with mcp_write_read_context. A tool with no read_context reads the head, the default
  * of every tool. */
 extern const mcp_arg mcp_read_context_args[];
 #define MCP_ARG_READ_CONTEXT                                                                                  \
     {"read_context", MCP_OBJECT, .props = mcp_read_context_args,                                              \
-     .description = "Which state of the index to read (seed 001 5.2); default the head (the last commit). "   \
+     .description = "Which state of the index to read; default the head (the last commit). "   \
                     "The answer's read_context says which commit answered."}
 /* The arguments' read_context as a hx_read_context (strings borrowed from the arguments); 0, or
  * HX_EINVAL with err set when it is not a valid one. */
@@ -204,6 +204,29 @@ void mcp_send_line(mcp_server *s, const hxi_json_writer *w);
  * tool's result: 0, or an HX_E* code for an isError answer. */
 int mcp_run_tool(mcp_session *s, int t, const hxi_json_val *args, const char *id, size_t id_len, bool modern,
                  hxi_json_writer *out);
+/* The answer budget (mcp_tools.c, `hyrax help mcp`), the one rule for every tool answer and
+ * every REST answer that can be large: how an answer is paged, the budget a call asked for, the
+ * rows that ask (max_bytes; with cursor where a call can be repeated to go on). */
+typedef struct mcp_page {
+    const char *member;           /* the array whose items are left out from the end; NULL: none */
+    const char *text;             /* NULL, or the string member made of the items' blocks (mcp_tool) */
+    bool own_cursor;              /* the answer pages itself: next_cursor "o<offset + items given>" */
+    bool repeatable;              /* a call can be repeated: next_cursor "<items given>.<args hash>" */
+} mcp_page;
+typedef struct mcp_budget {
+    int64_t max_bytes;
+    size_t skip;                  /* items of the page already given (the cursor) */
+    uint32_t args_hash;           /* of the other arguments, in any order: a cursor names its call */
+} mcp_budget;
+extern const mcp_arg mcp_budget_args[], mcp_budget_cursor_args[];
+/* Splits args into the call's own (*rest: caller frees; NULL when args has no budget member: use
+ * args) and the budget's, checked against extra (one of the two tables above), into *b; 0 or
+ * HX_EINVAL with err set (a cursor of another call). */
+int mcp_budget_take(const mcp_arg *extra, const hxi_json_val *args, hxi_json_doc **rest, mcp_budget *b, hx_error *err);
+/* Fits the answer in sw (a finished JSON object) to b as p pages it (a no-op for one that fits
+ * from its first item); 0, or HX_EINVAL with err saying how large a budget it needs when not even
+ * one item fits, or that the cursor is past the items there are now. */
+int mcp_budget_fit(const mcp_page *p, hxi_json_writer *sw, const mcp_budget *b, hx_error *err);
 /* The tools a --tools value names (NULL: core) as bits of the tool table in *listed, and whether
  * it asks for every tool (*all); 0, or HX_EINVAL with err naming the unknown word. */
 int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *err);

@@ -255,7 +255,7 @@ static const mcp_field get_fields[] = {
 const mcp_field mcp_get_document_out = {
     NULL, MCP_JSON_OBJECT, .props = get_fields, MCP_REQUIRED("id", "path", "hash", "chunks_count")};
 
-/* What extraction recorded in the document's metadata (README "Document types"): word_count,
+/* What extraction recorded in the document's metadata (`hyrax help formats`): word_count,
  * page_count and the warnings, as numbers (null when absent) and a list. */
 static void write_extraction(hxi_json_writer *w, const hx_doc_info *d)
 {
@@ -334,7 +334,7 @@ static const mcp_field status_fields[] = {
     {"path", .type = MCP_JSON_STRING | MCP_JSON_NULL},
     {"filename", .type = MCP_JSON_STRING | MCP_JSON_NULL},
     {"source", MCP_JSON_STRING | MCP_JSON_NULL, DOC_SOURCE_CHOICES},
-    {"type", MCP_JSON_STRING | MCP_JSON_NULL, .description = "the detected document type (README \"Document types\")"},
+    {"type", MCP_JSON_STRING | MCP_JSON_NULL, .description = "the detected document type (hyrax help formats)"},
     {"status", MCP_JSON_STRING, MCP_CHOICES("complete", "empty", "pending", "failed", "not_found")},
     {"indexed_at", .type = MCP_JSON_STRING | MCP_JSON_NULL},
     {"vectorized_at", .type = MCP_JSON_STRING | MCP_JSON_NULL},
@@ -554,7 +554,7 @@ const mcp_arg mcp_delete_document_args[] = {
     ARG_DOC_ID(NULL),
     ARG_DOC_PATH("root-relative path"),
     {"purge_index", MCP_BOOLEAN, .def = "true",
-     .description = "Seed 003's flag; hyrax keeps one index, so the document leaves both searches either way."},
+     .description = "Document-store servers' flag; hyrax keeps one index, so the document leaves both searches either way."},
     {.name = NULL},
 };
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* === Tiers (README "Tiers") === */
+/* === Tiers (`hyrax help tiers`) === */
 
 /* The `source` argument of the query tools that search tiers: one row, as MCP_ARG_READ_CONTEXT. */
 #define MCP_ARG_SOURCE                                                                                        \
@@ -65,7 +65,7 @@ static void write_tiers(hxi_json_writer *w, const mcp_session *s, const hx_sessi
 #define ARG_TOP_K                                                                                            \
     {"top_k", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "5",                                                  \
      .description = "Results wanted: documents when group_by is document, chunks when it is chunk."}
-#define ARG_LIMIT {"limit", .alias_of = "top_k", .description = "The same as top_k (seed 003's name)."}
+#define ARG_LIMIT {"limit", .alias_of = "top_k", .description = "The same as top_k (document-store servers' name)."}
 #define ARG_GROUP_BY                                                                                         \
     {"group_by", MCP_STRING, .choices = hx_group_names, .def = "document",                                  \
      .description = "document: one result per document, its best chunk, ranked by it, with the document's "  \
@@ -83,7 +83,7 @@ static void write_tiers(hxi_json_writer *w, const mcp_session *s, const hx_sessi
      .description = "Chunks each side ranks before fusion and the cut to top_k. Each side (keyword, "       \
                     "semantic) ranks this many before grouping (a larger top_k widens it), so any top_k up " \
                     "to it gives the same first results with the same scores."}
-#define ARG_THRESHOLD {"threshold", .alias_of = "min_score", .description = "The same as min_score (seed 003's name)."}
+#define ARG_THRESHOLD {"threshold", .alias_of = "min_score", .description = "The same as min_score (document-store servers' name)."}
 static const mcp_arg recency_args[] = {
     {"key", MCP_STRING, .required = true, AT_LEAST(1),
      .description = "metadata key holding an ISO-8601 date (e.g. last-updated), or mtime for the file's"},
@@ -158,7 +158,7 @@ const mcp_arg mcp_search_args[] = {
      .description = "Natural-language question, keywords or identifiers. Keyword syntax: \"exact phrase\", "
                     "-exclude, +require, prefix*."},
     ARG_MODE,
-    {"search_type", .alias_of = "mode", .description = "The same as mode (seed 002's name)."},
+    {"search_type", .alias_of = "mode", .description = "The same as mode (the KEP server's name)."},
     ARG_TOP_K,
     ARG_LIMIT,
     ARG_GROUP_BY,
@@ -210,7 +210,7 @@ static const mcp_field result_fields[] = {
     {"title", .type = MCP_JSON_STRING},
     {"heading", .type = MCP_JSON_STRING},
     {"text", .type = MCP_JSON_STRING},
-    {"filename", MCP_JSON_STRING, .description = "the document's root-relative path (seed 003)"},
+    {"filename", MCP_JSON_STRING, .description = "the document's root-relative path (document-store servers' name)"},
     {"chunk_index", .type = MCP_JSON_INTEGER},
     {"snippet", .type = MCP_JSON_STRING},
     {"tier", MCP_JSON_STRING, .description = "the tier that answered: project or user"},
@@ -289,11 +289,11 @@ const mcp_arg mcp_get_context_args[] = {
     ARG_QUERY(NULL),
     ARG_MAX_TOKENS,
     {"max_passages", MCP_INTEGER, RANGE(1, HX_CONTEXT_CANDIDATES), .def = "10",
-     .description = "At most this many passages (seed 003: 5 to 10 per query); fewer when the relevance "
+     .description = "At most this many passages (5 to 10 per query suits most agents); fewer when the relevance "
                     "floor or the token budget ends the list first."},
     {"include_relationships", MCP_BOOLEAN, .def = "true",
      .description = "Add to each passage the chunks just before and after it in the same section (same "
-                    "heading) of its document, so it reads in context; they count in the budget (seed 001)."},
+                    "heading) of its document, so it reads in context; they count in the budget."},
     ARG_MIN_SCORE,
     ARG_FILTERS,
     ARG_MODE,
@@ -312,6 +312,8 @@ static const mcp_field source_fields[] = {
     {"line_end", .type = MCP_JSON_INTEGER},
     {"relevance", .type = MCP_JSON_NUMBER},
     {"tokens", .type = MCP_JSON_INTEGER},
+    {"bytes", MCP_JSON_INTEGER,
+     .description = "of its block in context (header line and passage); blocks are separated by a newline"},
     {"chunk_ids", MCP_JSON_ARRAY, MCP_ITEMS(MCP_JSON_INTEGER)},
     {"related_chunk_ids", MCP_JSON_ARRAY, .description = "neighbouring chunks added by include_relationships",
      MCP_ITEMS(MCP_JSON_INTEGER)},
@@ -363,6 +365,8 @@ static void write_source(hxi_json_writer *w, const hx_context_source *p)
     hxi_json_write_double(w, p->relevance);
     hxi_json_write_key(w, "tokens");
     hxi_json_write_uint(w, p->tokens);
+    hxi_json_write_key(w, "bytes");
+    hxi_json_write_uint(w, p->bytes);
     hxi_json_write_key(w, "chunk_ids");
     hxi_json_write_arr_begin(w);
     for (size_t c = 0; c < p->n_ranked; c++)
@@ -541,7 +545,7 @@ const mcp_arg mcp_semantic_search_args[] = {
      * matches (a chunk at cosine 0.71 scores 0.31): the default is hyrax's floor */
     {"threshold", MCP_NUMBER, RANGE(0, 1), .def = HX_STRINGIFY(HX_MIN_RELEVANCE), .as = "min_score",
      .description = "Relevance threshold 0..1: results scoring below are left out (search's min_score, semantic "
-                    "mode); default hyrax's floor, not the seed's 0.5."},
+                    "mode); default hyrax's floor, not that server's 0.5."},
     {"mode", .fixed = "\"semantic\""},
     {"group_by", .fixed = "\"chunk\""},
     MCP_ARG_READ_CONTEXT,
@@ -577,7 +581,7 @@ const mcp_arg mcp_hybrid_search_args[] = {
 
 /* seed 001's filters name an architecture model's keys; here they are metadata keys like any other */
 static const mcp_arg seed001_filters[] = {
-    {"layer", MCP_STRING, .description = "strategy, business, application or technology in seed 001"},
+    {"layer", MCP_STRING, .description = "strategy, business, application or technology (ArchiMate layers)"},
     {"element_type", MCP_STRING, .description = "metadata key element_type"},
     {"capability", MCP_STRING, .description = "metadata key capability"},
     {.name = NULL},
@@ -587,7 +591,7 @@ const mcp_arg mcp_semanticSearch_args[] = {
     ARG_QUERY("Natural language query."),
     {"top_k", MCP_INTEGER, RANGE(1, MAX_TOP_K), .def = "10", .description = "Number of results."},
     {"min_score", MCP_NUMBER, RANGE(0, 1), .def = HX_STRINGIFY(HX_MIN_RELEVANCE),
-     .description = "Minimum relevance 0..1 (search's min_score); default hyrax's floor, not the seed's 0.5."},
+     .description = "Minimum relevance 0..1 (search's min_score); default hyrax's floor, not that server's 0.5."},
     {"filters", MCP_FILTERS, AT_MOST(MAX_FILTERS), .props = seed001_filters, .description = FILTERS_DOC},
     /* read_context: issue 11 item 1 adds its shared row to every query table, this one included */
     {"mode", .fixed = "\"semantic\""},

@@ -158,14 +158,15 @@ const mcp_field mcp_rejected_item = {NULL, MCP_JSON_OBJECT, .props = rejected_fi
 /* === The table === */
 
 /* The core tools (listed by default) have short descriptions: an agent reads them all before its
- * first call; the README's "MCP tools" says the rest. */
+ * first call; the the help topic mcp says the rest. */
 const mcp_tool mcp_tools[] = {
     {"search", "Search the indexed documents (hybrid, semantic or keyword) with metadata filters: ranked "
                "results with snippets and citations.",
      mcp_search_args, &mcp_search_out, false, mcp_tool_search, NULL, .page = "results", .core = true},
     {"get_context", "One context block for a question within max_tokens: the most relevant passages, each "
                     "with a source header.",
-     mcp_get_context_args, &mcp_get_context_out, false, mcp_tool_get_context, NULL, .core = true},
+     mcp_get_context_args, &mcp_get_context_out, false, mcp_tool_get_context, NULL, .page = "sources",
+     .page_text = "context", .core = true},
     {"find_similar", "Passages most similar to a document, a chunk or a text.", mcp_find_similar_args,
      &mcp_find_similar_out, false, mcp_tool_find_similar, NULL, .page = "results", .core = true},
     {"list_documents", "List indexed documents with filters, sorting and paging.", mcp_list_documents_args,
@@ -195,7 +196,7 @@ const mcp_tool mcp_tools[] = {
                         "read it later with read_context {selector: baseline_id, baseline_id: name}, also after "
                         "compaction. The name published is what read_context {selector: published} reads.",
      mcp_create_baseline_args, &mcp_create_baseline_out, true, mcp_tool_create_baseline, NULL, .page = NULL},
-    {"audit_log", "Documents the validation gate refused to index (README \"Validation gate and policy\"): "
+    {"audit_log", "Documents the validation gate refused to index (hyrax help policy): "
                   "time, path, content hash, rule and reason, newest last; kept in the index file, the newest "
                   "10,000.",
      mcp_audit_log_args, &mcp_audit_log_out, false, mcp_tool_audit_log, NULL, .page = "entries"},
@@ -214,7 +215,8 @@ const mcp_tool mcp_tools[] = {
                        "search in semantic mode, in camelCase.",
      mcp_semanticSearch_args, &mcp_search_out, false, NULL, "search", .page = "results"},
     {"getContext", "Assembled context for answering a question, within max_tokens: get_context in camelCase.",
-     mcp_getContext_args, &mcp_get_context_out, false, NULL, "get_context", .page = NULL},
+     mcp_getContext_args, &mcp_get_context_out, false, NULL, "get_context", .page = "sources",
+     .page_text = "context"},
     {"publish", "Publish signed files under the root to the team's registry (PostgreSQL + pgvector) as this "
                 "server's tenant: embedded here, one transaction per batch; unchanged files are skipped and the "
                 "tenant's documents whose files are gone are removed. Search them with search {source: registry}.",
@@ -335,21 +337,22 @@ static int runner_of(int t, const hxi_json_val **args, hxi_json_doc **doc, hx_er
     return f;
 }
 
-/* === Answer budget (README "Answer budget") ===
- * Every answer's JSON (structuredContent; the text content repeats it) is at most max_bytes, about
- * max_bytes / 4 tokens. Over it, the items of the tool's page member are left out whole from the
- * end, "omitted" counts them and "next_cursor" continues: the same call with cursor set to it
- * answers the items after the ones given. The rows below are every tool's besides its own table,
- * checked apart and never passed to the tool. */
+/* === Answer budget (`hyrax help mcp`) ===
+ * Every answer's JSON (structuredContent; the text content repeats it; REST's body) is at most
+ * max_bytes, about max_bytes / 4 tokens. Over it, the items of the answer's page member are left
+ * out whole from the end (and their blocks of its page text), "omitted" counts them and
+ * "next_cursor" continues: the same call with cursor set to it answers the items after the ones
+ * given. The rows below are every tool's besides its own table, checked apart and never passed to
+ * the tool. */
 
 #define BUDGET_ROW                                                                                          \
     {"max_bytes", MCP_INTEGER, RANGE(1024, 1 << 20), .def = "32768",                                      \
      .description = "Answer budget in bytes of JSON (about 4 a token)."}
-static const mcp_arg budget_args[] = {BUDGET_ROW, {.name = NULL}};
-static const mcp_arg budget_cursor_args[] = {
+const mcp_arg mcp_budget_args[] = {BUDGET_ROW, {.name = NULL}};
+const mcp_arg mcp_budget_cursor_args[] = {
     BUDGET_ROW,
     {"cursor", MCP_STRING, RANGE(1, 64),
-     .description = "A next_cursor, with the same other arguments."},
+     .description = "A next_cursor. The other arguments must be those of the call that gave it."},
     {.name = NULL},
 };
 
@@ -363,10 +366,17 @@ static bool pages_itself(int t)
     return false;
 }
 
+/* How tool t's answer is paged. */
+static mcp_page page_of(int t)
+{
+    return (mcp_page){mcp_tools[t].page, mcp_tools[t].page_text, pages_itself(t), !mcp_tools[t].writes};
+}
+
 /* The budget rows tool t takes besides its table: a cursor where a call can be repeated to go on. */
 static const mcp_arg *budget_table(int t)
 {
-    return mcp_tools[t].page && !mcp_tools[t].writes && !pages_itself(t) ? budget_cursor_args : budget_args;
+    mcp_page p = page_of(t);
+    return p.member && p.repeatable && !p.own_cursor ? mcp_budget_cursor_args : mcp_budget_args;
 }
 
 /* FNV-1a of n bytes, continuing h. */
@@ -377,15 +387,7 @@ static uint32_t fnv1a(uint32_t h, const char *p, size_t n)
     return h;
 }
 
-typedef struct {
-    int64_t max_bytes;
-    size_t skip;          /* items of the page already given (the cursor) */
-    uint32_t args_hash;   /* of the other arguments, in any order: a cursor names its call */
-} budget;
-
-/* Splits args into the tool's own (*rest, NULL when args has no budget member: use args) and the
- * budget's, checked against extra, into *b; 0 or HX_EINVAL with err set. */
-static int take_budget(const mcp_arg *extra, const hxi_json_val *args, hxi_json_doc **rest, budget *b, hx_error *err)
+int mcp_budget_take(const mcp_arg *extra, const hxi_json_val *args, hxi_json_doc **rest, mcp_budget *b, hx_error *err)
 {
     hxi_json_writer own, mine, one;
     hxi_json_writer_init(&own);
@@ -446,10 +448,40 @@ static int take_budget(const mcp_arg *extra, const hxi_json_val *args, hxi_json_
     return rc;
 }
 
+/* Item i's block length in the page text: its "bytes". */
+static size_t block_bytes(const hxi_json_val *item)
+{
+    int64_t n = 0;
+    hxi_json_num_int64(hxi_json_obj_get(item, "bytes"), &n, NULL);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* The page text `text` for items [skip, skip + keep) of page (n items): their blocks, and what
+ * follows the last block when no item is left out after them. */
+static void write_page_text(hxi_json_writer *out, const hxi_json_val *text, const hxi_json_val *page, size_t n,
+                            size_t skip, size_t keep)
+{
+    size_t len, at = 0, from = SIZE_MAX, to = SIZE_MAX;
+    const char *s = hxi_json_str(text, &len);
+    hxi_json_iter items;
+    const hxi_json_val *item;
+    hxi_json_iter_init(&items, page);
+    for (size_t i = 0; hxi_json_iter_next(&items, NULL, &item); i++) {
+        if (i == skip)
+            from = at;
+        if (i == skip + keep && i < n)
+            to = at ? at - 1 : 0;   /* before the '\n' between two blocks */
+        at += block_bytes(item) + 1;
+    }
+    from = from < len ? from : len;
+    to = to < len ? to : len;
+    hxi_json_write_str(out, s + from, to > from ? to - from : 0);
+}
+
 /* The answer root with items [skip, skip + keep) of its page array (n items) into out, and, when
  * some are left, "omitted" and "next_cursor" (none for a write: it is not repeated). */
-static void write_page(hxi_json_writer *out, const hxi_json_val *root, int t, const hxi_json_val *page, size_t n,
-                       size_t keep, const budget *b)
+static void write_page(hxi_json_writer *out, const hxi_json_val *root, const mcp_page *p, const hxi_json_val *page,
+                       size_t n, size_t keep, const mcp_budget *b)
 {
     size_t left = n - b->skip - keep;
     hxi_json_writer_reset(out);
@@ -463,6 +495,10 @@ static void write_page(hxi_json_writer *out, const hxi_json_val *root, int t, co
         if (left && ((klen == 11 && !memcmp(key, "next_cursor", 11)) || (klen == 7 && !memcmp(key, "omitted", 7))))
             continue;
         hxi_json_write_keyn(out, key, klen);
+        if (p->text && hxi_json_type_of(v) == HX_JSON_STRING && !strcmp(key, p->text)) {
+            write_page_text(out, v, page, n, b->skip, keep);
+            continue;
+        }
         if (v != page) {
             hxi_json_write_val(out, v);
             continue;
@@ -481,10 +517,10 @@ static void write_page(hxi_json_writer *out, const hxi_json_val *root, int t, co
         hxi_json_write_uint(out, left);
         char next[48] = "";
         int64_t offset = 0;
-        if (pages_itself(t)) {
+        if (p->own_cursor) {
             hxi_json_num_int64(hxi_json_obj_get(root, "offset"), &offset, NULL);
             snprintf(next, sizeof next, "o%lld", (long long)offset + (long long)keep);
-        } else if (!mcp_tools[t].writes) {
+        } else if (p->repeatable) {
             snprintf(next, sizeof next, "%zu.%08x", b->skip + keep, (unsigned)b->args_hash);
         }
         if (next[0]) {
@@ -495,9 +531,7 @@ static void write_page(hxi_json_writer *out, const hxi_json_val *root, int t, co
     hxi_json_write_obj_end(out);
 }
 
-/* Fits tool t's answer in sw to the budget b (a no-op for one that fits from its first item);
- * 0, or HX_EINVAL with err saying how large a budget it needs when not even one item fits. */
-static int fit_budget(int t, hxi_json_writer *sw, const budget *b, hx_error *err)
+int mcp_budget_fit(const mcp_page *p, hxi_json_writer *sw, const mcp_budget *b, hx_error *err)
 {
     if ((int64_t)sw->len <= b->max_bytes && !b->skip)
         return 0;
@@ -506,12 +540,12 @@ static int fit_budget(int t, hxi_json_writer *sw, const budget *b, hx_error *err
     if (hxi_json_parse(&doc, sw->buf, sw->len, NULL, &e))
         return hx_error_set(err, MCP_CODE(e), -1, "internal error reading the answer: %s", e.message);
     const hxi_json_val *root = hxi_json_doc_root(doc);
-    const hxi_json_val *page = mcp_tools[t].page ? hxi_json_obj_get(root, mcp_tools[t].page) : NULL;
+    const hxi_json_val *page = p->member ? hxi_json_obj_get(root, p->member) : NULL;
     size_t n = hxi_json_type_of(page) == HX_JSON_ARRAY ? hxi_json_len(page) : 0;
     int rc = 0;
     if (b->skip > n) {
         rc = hx_error_set(err, HX_EINVAL, -1, "cursor: the answer has %zu %s now; give the next_cursor of the "
-                                              "previous answer, with the same other arguments", n, mcp_tools[t].page);
+                                              "previous answer, with the same other arguments", n, p->member);
         goto done;
     }
     hxi_json_writer out, one;
@@ -519,22 +553,23 @@ static int fit_budget(int t, hxi_json_writer *sw, const budget *b, hx_error *err
     hxi_json_writer_init(&one);
     size_t keep = n - b->skip;
     for (;;) {
-        write_page(&out, root, t, page, n, keep, b);
+        write_page(&out, root, p, page, n, keep, b);
         int64_t over = (int64_t)out.len - b->max_bytes;
         if (over <= 0 && (keep || n == b->skip))
             break;
         if (!keep) {   /* not even the first item fits */
-            write_page(&out, root, t, page, n, n > b->skip ? 1 : 0, b);
+            write_page(&out, root, p, page, n, n > b->skip ? 1 : 0, b);
             rc = hx_error_set(err, HX_EINVAL, -1, "the answer needs %zu bytes%s, over max_bytes %lld: call again "
                                                   "with max_bytes of at least %zu%s", out.len,
                               n > b->skip ? " for its first item" : "", (long long)b->max_bytes, out.len,
                               n > b->skip ? "" : ", or ask for less");
             break;
         }
-        while (keep && over > 0) {   /* the items from the end whose bytes cover the excess */
+        while (keep && over > 0) {   /* the items from the end whose bytes (and blocks) cover the excess */
+            const hxi_json_val *item = hxi_json_arr_get(page, b->skip + keep - 1);
             hxi_json_writer_reset(&one);
-            hxi_json_write_val(&one, hxi_json_arr_get(page, b->skip + keep - 1));
-            over -= (int64_t)one.len + 1;
+            hxi_json_write_val(&one, item);
+            over -= (int64_t)(one.len + 1 + (p->text ? block_bytes(item) : 0));
             keep--;
         }
     }
@@ -558,9 +593,10 @@ int mcp_run_tool(mcp_session *s, int t, const hxi_json_val *args, const char *id
     hxi_json_writer sw;
     hx_error err = {0};
     hxi_json_doc *translated = NULL, *own = NULL;
-    budget b;
+    mcp_budget b;
+    mcp_page p = page_of(t);
     hxi_json_writer_init(&sw);
-    int r = take_budget(budget_table(t), args, &own, &b, &err) ? -1 : 0;
+    int r = mcp_budget_take(budget_table(t), args, &own, &b, &err) ? -1 : 0;
     if (own)
         args = hxi_json_doc_root(own);
     r = r < 0 || mcp_args_validate(mcp_tools[t].args, args, &err) ? -1 : runner_of(t, &args, &translated, &err);
@@ -573,7 +609,7 @@ int mcp_run_tool(mcp_session *s, int t, const hxi_json_val *args, const char *id
     if (!rc && hxi_json_writer_finish(&sw, &e))
         rc = hx_error_set(&err, MCP_CODE(e), -1, "internal error building the result: %s", e.message);
     if (!rc)
-        rc = fit_budget(t, &sw, &b, &err);
+        rc = mcp_budget_fit(&p, &sw, &b, &err);
     tool_outcome o = {&sw, rc ? err.message : NULL, modern};
     hxi_json_writer_reset(out);
     if (hxi_rpc_write_result_fn(out, id, id_len, write_tool_result, &o, &e))
@@ -596,7 +632,7 @@ int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *er
         int t = core || every ? -1 : tool_index(p, len);
         if (!core && !every && t < 0)
             return hx_error_set(err, HX_EINVAL, -1, "--tools: '%.*s' is not a tool; give core, all, or a comma "
-                                                    "list of tool names (the README's \"MCP tools\" lists them)",
+                                                    "list of tool names (hyrax help mcp lists them)",
                                 (int)(len > 64 ? 64 : len), p);
         *all |= every;
         for (int u = 0; mcp_tools[u].name; u++)
@@ -609,7 +645,7 @@ int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *er
 }
 
 /* tools/list: the tools served, in the table's order, so two lists compare equal byte for byte.
- * Short (the default, README "MCP tools"): brief argument schemas and no outputSchema (optional in
+ * Short (the default, `hyrax help mcp`): brief argument schemas and no outputSchema (optional in
  * MCP; the answer is the same); --tools all lists both in full. */
 int mcp_write_tools_list(void *ctx, hxi_json_writer *w, hx_error *err)
 {

@@ -25,8 +25,12 @@ typedef struct mcp_tool {
      * this tool's table (mcp_args_translate), checked by the family's and run by its run. */
     const char *family;
     /* The answer's member (an array) whose items an answer over its budget leaves out from the
-     * end (README "Answer budget"); NULL: none, such an answer is refused with the size it needs. */
+     * end (`hyrax help mcp`); NULL: none, such an answer is refused with the size it needs. */
     const char *page;
+    /* NULL, or the answer's string member made of one block per page item, in order, each item's
+     * "bytes" long, separated by one '\n' (get_context's context): an answer that leaves items out
+     * leaves their blocks out too. */
+    const char *page_text;
     /* Listed by default (hyrax serve --tools core); the rest are listed with --tools all or by name. */
     bool core;
 } mcp_tool;
@@ -84,7 +88,7 @@ extern const mcp_field mcp_rejected_item;
     {"category", MCP_STRING, .description = "The category metadata."},                                        \
     {"tags", MCP_STRING_LIST, AT_MOST(MAX_FILTERS), .description = "Documents tagged with any of these."},    \
     {"date_range", MCP_OBJECT, .props = mcp_date_range_args, .description = "Dates from .. to, inclusive."}
-#define SEED_FILTERS_DOC "Seed 003's category, tags and date_range, and any other metadata key. " FILTERS_DOC
+#define SEED_FILTERS_DOC "category, tags and date_range (as document-store servers name them), and any other metadata key. " FILTERS_DOC
 
 extern const mcp_arg mcp_date_range_args[], mcp_seed_filters[];
 

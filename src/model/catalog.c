@@ -63,7 +63,7 @@ static int find_file(const char *file, char *buf, size_t cap)
         }
     }
     char exe[PATH_MAX];
-    if (hxi_platform_exe_path(exe, sizeof exe) == 0) {
+    if (hx_platform_exe_path(exe, sizeof exe) == 0) {
         char *slash = strrchr(exe, '/');
         if (slash) {
             slash[1] = 0;

@@ -1,4 +1,4 @@
-/* title.h: the name-match signal of a search (README "Scores"): how far a query is, or contains, a
+/* title.h: the name-match signal of a search (`hyrax help search`): how far a query is, or contains, a
  * name a document goes by -- its title, its file or folder name, a chunk's heading -- so the
  * document a query names ranks first in every mode. Terms are the keyword side's stemmed terms
  * (analyzer.h, English: stop words and numbers do not count), so "Sidecar Containers" names the

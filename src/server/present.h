@@ -58,7 +58,7 @@ void hxi_present_result_open(hxi_json_writer *w, const hx_result *r, hx_group gr
  * matching chunks of a result's document, best first (every surface writes them so). */
 void hxi_present_more(hxi_json_writer *w, const hx_result *r);
 
-/* === Tiers (README "Tiers") === */
+/* === Tiers (`hyrax help tiers`) === */
 /* A tier as an answer reports it: searched (absent NULL) at a generation, or not consulted and why. */
 typedef struct hxi_tier_status {
     const char *name;                  /* HX_TIER_PROJECT, HX_TIER_USER; borrowed */

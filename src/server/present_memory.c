@@ -1,6 +1,6 @@
 /* present_memory.c: the JSON shapes of conversation memory, shared by the MCP tools (mcp_tool_memory.c)
  * and `hyrax history --json`: a turn's members and the session list. Spec: seed 003's
- * conversation_history columns, README "Conversation memory". */
+ * conversation_history columns, `hyrax help memory`. */
 #include "present_memory.h"
 
 #include <math.h>

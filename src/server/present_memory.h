@@ -1,5 +1,5 @@
 /* present_memory.h: JSON of conversation memory for MCP and the command line (one shape in one
- * place). Spec: README "Conversation memory". */
+ * place). Spec: `hyrax help memory`. */
 #ifndef HX_PRESENT_MEMORY_H
 #define HX_PRESENT_MEMORY_H
 

@@ -1,6 +1,6 @@
 /* memory.c: conversation memory on its own store file: turn and root encoding, retention,
  * compaction and brute-force hybrid search over the kept turns. Owns the layouts in memory.h and
- * nothing of the index file. Spec: memory.h, README "Conversation memory". */
+ * nothing of the index file. Spec: memory.h, `hyrax help memory`. */
 #include "memory.h"
 
 #include "alloc.h"

@@ -28,7 +28,7 @@
  *        .    . when dim > 0: the model's name, u32 length (1..HX_MEMORY_MODEL_MAX) + bytes
  * The file holds the vectors of one model: a turn or a query embedded by another is refused
  * (hxi_memory_check_model), and the first commit with a vector records its model.
- * Retention (README "Conversation memory"): recording a turn drops the oldest turns of its session
+ * Retention (`hyrax help memory`): recording a turn drops the oldest turns of its session
  * beyond per_session, then the oldest turns of its identity (tenant, user) beyond total; never a
  * turn of another identity. A turn of a new identity is refused (HX_ERANGE) while the file holds
  * turns of `identities` others, so the file keeps at most identities x total turns. A commit that

@@ -2,7 +2,7 @@
  * embeds locally and publishes documents there; searches ask it for vector (pgvector HNSW) and
  * keyword (tsvector, ts_rank_cd) candidates in one round trip. Tenants are PostgreSQL roles and
  * row-level security keeps them apart (the schema and its policies: the comment at the top of
- * registry.c, README "Registry"). Every value reaches SQL as a bound parameter. libpq is loaded
+ * registry.c, `hyrax help registry`). Every value reaches SQL as a bound parameter. libpq is loaded
  * at run time (base/pq.h). */
 #ifndef HX_REGISTRY_H
 #define HX_REGISTRY_H
@@ -150,7 +150,7 @@ void hxi_registry_results_free(hxi_registry_results *r);
  * hxi_relevance with ts_rank_cd normalised to [0, 1) as the keyword feature, cut to k. */
 int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_registry_results *out, hx_error *err);
 
-/* === The registry fused with the local tiers (tiers.c; README "Registry") === */
+/* === The registry fused with the local tiers (tiers.c; `hyrax help registry`) === */
 
 /* The registry as the farthest tier of a search. The caller connects (hxi_registry_connect, with
  * the reader's tenant and a timeout) and keeps this alive until the answer is written: the fused

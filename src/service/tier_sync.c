@@ -1,4 +1,4 @@
-/* tier_sync.c: `hyrax sync --to user` (hyrax.h hx_tier_sync; README "Tiers"; seed 000's flow
+/* tier_sync.c: `hyrax sync --to user` (hyrax.h hx_tier_sync; `hyrax help tiers`; seed 000's flow
  * from a project up to the user tier): picks the project's documents under the names given,
  * re-reads each file from disk under the project root (fsafe.h, no symlink followed) and stores
  * it in the user index through hx_index_add_bytes, the write path every document takes, so the

@@ -1,4 +1,4 @@
-/* tiers.c: searching several indexes as one (hyrax.h "Tiers"; README "Tiers"; DESIGN.md "Tiers
+/* tiers.c: searching several indexes as one (hyrax.h "Tiers"; `hyrax help tiers`; DESIGN.md "Tiers
  * and trust"): where the user index lives, one query vector for every tier, each tier's own
  * search (search.c and the registry's hxi_registry_search, untouched), and the merge of their
  * lists by score with the same content answered once by the nearer tier. Never opens,

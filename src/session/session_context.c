@@ -151,7 +151,7 @@ static int context_run(hx_session *s, void *arg, hx_error *err)
         out->tokens += n_tok;
         out->sources[out->n_sources] = (hx_context_source){
             out->n_sources + 1, p->first, p->line_start, p->line_end, p->relevance, n_tok, p->chunk_ids, p->n_ranked,
-            p->n_chunks, hx_session_answer_generation(&out->answer, p->first)};
+            p->n_chunks, hx_session_answer_generation(&out->answer, p->first), hl + tl + 1};
         out->n_sources++;
     }
     hxi_buf_bytes(&text, "", 1);   /* the NUL */

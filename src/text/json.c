@@ -1065,3 +1065,62 @@ void hxi_json_write_val(hxi_json_writer *w, const hxi_json_val *v)
         return;
     }
 }
+
+/* === Layout === */
+
+/* Appends n bytes to *out (cap, len); false when out of memory. */
+static bool pretty_put(char **out, size_t *cap, size_t *len, const char *p, size_t n)
+{
+    if (hx_grow((void **)out, cap, *len + n + 1, 1, NULL))
+        return false;
+    memcpy(*out + *len, p, n);
+    *len += n;
+    (*out)[*len] = 0;
+    return true;
+}
+
+/* A newline and depth copies of indent. */
+static bool pretty_line(char **out, size_t *cap, size_t *len, const char *indent, int depth)
+{
+    bool ok = pretty_put(out, cap, len, "\n", 1);
+    for (int d = 0; ok && d < depth; d++)
+        ok = pretty_put(out, cap, len, indent, strlen(indent));
+    return ok;
+}
+
+char *hxi_json_pretty(const char *s, size_t len, const char *indent, size_t *out_len)
+{
+    char *out = NULL;
+    size_t cap = 0, n = 0;
+    int depth = 0;
+    bool ok = pretty_put(&out, &cap, &n, "", 0);
+    for (size_t i = 0; ok && i < len; i++) {
+        char c = s[i];
+        if (c == '"') {   /* a string, escapes and all, as it is */
+            size_t j = i + 1;
+            while (j < len && s[j] != '"')
+                j += s[j] == '\\' ? 2 : 1;
+            ok = pretty_put(&out, &cap, &n, s + i, (j < len ? j + 1 : len) - i);
+            i = j;
+        } else if ((c == '{' || c == '[') && i + 1 < len && (s[i + 1] == '}' || s[i + 1] == ']')) {
+            ok = pretty_put(&out, &cap, &n, s + i, 2);   /* {} and [] stay as they are */
+            i++;
+        } else if (c == '{' || c == '[') {
+            ok = pretty_put(&out, &cap, &n, &c, 1) && pretty_line(&out, &cap, &n, indent, ++depth);
+        } else if (c == '}' || c == ']') {
+            ok = pretty_line(&out, &cap, &n, indent, --depth) && pretty_put(&out, &cap, &n, &c, 1);
+        } else if (c == ',') {
+            ok = pretty_put(&out, &cap, &n, ",", 1) && pretty_line(&out, &cap, &n, indent, depth);
+        } else if (c == ':') {
+            ok = pretty_put(&out, &cap, &n, ": ", 2);
+        } else {
+            ok = pretty_put(&out, &cap, &n, &c, 1);
+        }
+    }
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    *out_len = n;
+    return out;
+}

@@ -181,4 +181,13 @@ void hxi_json_write_obj_end(hxi_json_writer *w);
 void hxi_json_write_key(hxi_json_writer *w, const char *key);  /* NUL-terminated */
 void hxi_json_write_keyn(hxi_json_writer *w, const char *key, size_t len);
 
+/* === Layout === */
+
+/* The JSON text s[0..len) as the writer makes it (no whitespace outside strings) laid out for a
+ * person: one member or element a line, each level indented by one more `indent` ("  ", "\t"),
+ * ": " after a key, empty containers as {} and [] -- the layout of JavaScript's
+ * JSON.stringify(v, null, indent), so a file an editor or a client wrote that way reads back the
+ * same. No newline at the end. Caller frees with free(); NULL when out of memory. */
+char *hxi_json_pretty(const char *s, size_t len, const char *indent, size_t *out_len);
+
 #endif

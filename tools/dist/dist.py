@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""dist.py: builds every package of hyrax into one folder (`make dist` runs it; README
-"Packages"): the static binary of each architecture, stripped, goes unchanged into PyPI wheels,
+"""dist.py: builds every package of hyrax into one folder (`make dist` runs it; `hyrax
+help build`, "Packages"): the static binary of each architecture, stripped, goes unchanged into PyPI wheels,
 npm packages, .mcpb Claude Desktop extensions, Debian packages, release tarballs, and one OCI image
 layout; then the Homebrew formula and server.json, which name those files by SHA-256. Every
 package carries the model inside the binary: nothing is downloaded at install or run time.
