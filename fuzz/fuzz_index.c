@@ -1,8 +1,8 @@
 /* fuzz_index.c: the index layer's readers (root record, document table, tombstones, segment
- * images with their BM25 and HNSW parts) on hostile bytes. The input is not a whole file: the
- * store's checksums would stop nearly every mutation at the door. Instead the input carries
- * the blobs and the root fields, and the harness commits them into a fresh store file, so the
- * index-level parsers see the mutated bytes. Input layout (little-endian):
+ * images with their BM25 and HNSW parts, chunks' unit pairs and embedding keys) on hostile
+ * bytes. The input is not a whole file: the store's checksums would stop nearly every mutation at
+ * the door. Instead the input carries the blobs and the root fields, and the harness commits them
+ * into a fresh store file, so the index-level parsers see the mutated bytes. Input layout (little-endian):
  *   u32 dim (taken modulo 4096, plus 1), u32 next_doc, u32 next_chunk, u32 docs length,
  *   u32 tombstones length, then the docs blob, the tombstone blob, and the rest is one segment
  *   (no segment when empty). tools/gen_fuzz_index_seeds.py cuts seeds from real index files. */
@@ -27,7 +27,11 @@ static void exercise(hx_index *ix)
         hx_index_doc_by_path(ix, d.path, &d);
         for (uint32_t c = d.first_chunk; c < d.first_chunk + d.n_chunks && c < d.first_chunk + 64; c++) {
             hx_result r;
-            hx_index_chunk(ix, c, &r, &err);
+            size_t bytes = 0;
+            if (!hx_index_chunk(ix, c, &r, &err))
+                for (size_t k = 0; k < r.n_chunk_meta; k++)   /* a unit's pairs are read whole */
+                    bytes += strlen(r.chunk_meta[k].key) + strlen(r.chunk_meta[k].value);
+            (void)bytes;
         }
     }
     hx_search_opts o;
@@ -40,6 +44,12 @@ static void exercise(hx_index *ix)
     hx_filter f = {.key = "path", .value = "**/*.md"};
     o.filters = &f;
     o.n_filters = 1;
+    if (!hx_index_search(ix, NULL, "a", 1, &o, &res, &err))
+        hx_results_free(&res);
+    const char *keys[16];   /* chunks' unit pairs: the keys, and a filter that matches by them */
+    size_t nk = hx_index_unit_keys(ix, keys, 16);
+    hx_filter u = {.key = nk ? keys[0] : "symbol", .value = "verify_signature"};
+    o.filters = &u;
     if (!hx_index_search(ix, NULL, "a", 1, &o, &res, &err))
         hx_results_free(&res);
 }
@@ -89,6 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             hxi_store_ref_put(ref, seg);
             hxi_buf_bytes(&root, ref, sizeof ref);
         }
+        hxi_store_ref_put(ref, (hxi_store_ref){0});   /* an empty audit log: layout 4 refuses a root without one */
+        hxi_buf_bytes(&root, ref, sizeof ref);
         rc = root.failed || hxi_store_commit(w, root.data, root.len, NULL, &err);
     }
     hxi_buf_free(&root);

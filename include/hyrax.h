@@ -363,6 +363,10 @@ typedef struct hx_update_report {
     hx_rejected *rejected;             /* owned: free with hx_update_report_clear */
     size_t n_rejected;
     size_t chunks_added, chunks_removed;   /* committed */
+    size_t chunks_embedded, chunks_reused; /* of chunks_added: embedded by the model, and given a
+                                          vector the index already held for the same text, model
+                                          and precision (a moved, renamed or copied document, the
+                                          unchanged parts of a changed one; README "Reuse") */
     size_t commits;                    /* commits this write made (parts, hx_update_opts.commit_chunks) */
     uint64_t generation;               /* the commit that made the changes searchable */
     double seconds;

@@ -260,6 +260,14 @@ static void test_identity(void)
         CHECK(hx_index_add_bytes(w, "notes/stored.md", text, strlen(text), own, 3, enc, NULL, NULL, &id, &rep, &err) == 0,
               "bob replaces his own note: %s", err.message);
         hx_update_report_clear(&rep);
+        /* the text of team.md's section, which only acme reads: reusing its vector would tell bob
+         * (through chunks_reused) that another tenant holds this text */
+        const char *rota = "# Team\n\nLighthouse rota for acme.\n";
+        CHECK(hx_index_add_bytes(w, "notes/rota.md", rota, strlen(rota), own, 3, enc, NULL, NULL, &id, &rep, &err) == 0 &&
+                  rep.chunks_embedded == 1 && rep.chunks_reused == 0,
+              "a text only another tenant reads is embedded, not reused: %zu embedded, %zu reused (%s)",
+              rep.chunks_embedded, rep.chunks_reused, err.message);
+        hx_update_report_clear(&rep);
         CHECK(hx_index_add_bytes(w, "acme.md", text, strlen(text), other, 2, enc, NULL, NULL, &id, &rep, &err) == HX_EPERM,
               "a globex writer cannot store into acme: %s", err.message);
         hx_update_report_clear(&rep);
@@ -271,10 +279,11 @@ static void test_identity(void)
         hx_update_report_clear(&rep);
         hx_index_close(w);
     }
-    CHECK(hx_index_refresh(r, &err) == 1 && hx_index_doc_count(r) == 3 &&
+    CHECK(hx_index_refresh(r, &err) == 1 && hx_index_doc_count(r) == 4 &&
               hx_index_doc_by_path(r, "plan.md", &(hx_doc_info){0}) == 0 &&
+              hx_index_doc_by_path(r, "notes/rota.md", &(hx_doc_info){0}) == 0 &&
               hx_index_doc_by_path(r, "team.md", &(hx_doc_info){0}) == HX_ENOTFOUND,
-          "after refresh: the new globex document, still not acme's: %zu", hx_index_doc_count(r));
+          "after refresh: the new globex documents, still not acme's: %zu", hx_index_doc_count(r));
     hx_read_taken taken;
     hx_read_context at = {HX_READ_BASELINE, "before", 0};
     CHECK(hx_index_read_at(r, &at, &taken, &err) == 0 && hx_index_doc_count(r) == 2 &&

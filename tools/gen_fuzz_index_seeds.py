@@ -35,7 +35,7 @@ def main(path, out_dir):
     pos = 8
     version, dim = struct.unpack_from("<II", root, pos)
     pos += 8
-    for _ in range(2 if version == 1 else 3):   # model name, [keyword analyzer,] root path
+    for _ in range({1: 2, 2: 3}.get(version, 4)):   # model name, [keyword analyzer, [precision,]] root path
         n = struct.unpack_from("<I", root, pos)[0]
         pos += 4 + n
     next_doc, next_chunk = struct.unpack_from("<II", root, pos)

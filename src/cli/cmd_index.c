@@ -27,7 +27,10 @@ const char index_about[] =
     "is made there (ROOT/.hyrax/index.hyx), and the last line names it.\n"
     "Progress goes to stderr: a bar on a terminal, else a line every few seconds.\n"
     "A long run commits every 8,192 chunks or so, at a file boundary: Ctrl-C keeps what was\n"
-    "committed (exit 130), and running the same command again embeds only the rest.\n";
+    "committed (exit 130), and running the same command again embeds only the rest.\n"
+    "A chunk whose exact text the index already holds for this model and precision (a moved,\n"
+    "renamed or copied file, the unchanged sections of a changed one) is not embedded again: its\n"
+    "vector is reused, and the line 'embedded N chunks, reused M' says how many of each.\n";
 
 /* The message of a first run refused for a path outside the root says what the first run records
  * ("; no index created" ends the library's message for a path it refused before creating anything;
@@ -194,6 +197,9 @@ int cmd_index(const cli_args *a)
     printf("added %zu, updated %zu, unchanged %zu, removed %zu, rejected %zu (+%zu/-%zu chunks) in %.2f s\n",
            rep->added, rep->updated, rep->unchanged, rep->removed, rep->n_rejected, rep->chunks_added,
            rep->chunks_removed, rep->seconds);
+    if (rep->chunks_added)   /* reused: the index held a vector for the same text, model and precision */
+        printf("embedded %zu %s, reused %zu\n", rep->chunks_embedded, plural(rep->chunks_embedded, "chunk", "chunks"),
+               rep->chunks_reused);
     if (rep->kept_out)
         printf("%zu %s deleted by request %s out (index one by its own name to bring it back)\n", rep->kept_out,
                plural(rep->kept_out, "file", "files"), plural(rep->kept_out, "stays", "stay"));

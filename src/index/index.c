@@ -276,6 +276,10 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
     if (n && hxf_find(&s->file, "fingerprints") &&
         (rc = hxf_expect(&s->file, "fingerprints", HXF_U32, 2, d_fps, &s->fps, err)))
         return rc;
+    const uint32_t d_keys[4] = {n, IX_EMBED_KEY, 0, 0};
+    if (n && hxf_find(&s->file, "embed_keys") &&
+        (rc = hxf_expect(&s->file, "embed_keys", HXF_U8, 2, d_keys, &s->keys, err)))
+        return rc;
     if ((rc = ix_unit_meta_load(s, err)))
         return rc;
     /* offsets must be non-decreasing and inside their blobs: checked once here */

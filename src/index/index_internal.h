@@ -101,6 +101,12 @@
  *                               pairs a chunk. Both sections are absent from a segment none of
  *                               whose chunks has pairs, and from segments written before units:
  *                               their chunks have none (no new layout version; chunk_meta.c)
+ *   embed_keys u8     [n, 16]   each chunk's embedding key (reuse.c): the first 16 bytes of the
+ *                               SHA-256 of "hyrax embedding key 1", the model's name, weights hash
+ *                               and precision name (each with its NUL) and the chunk's text;
+ *                               16 zero bytes: unknown. A later write reuses the vector of a chunk
+ *                               whose key it would embed. Absent from segments written before it,
+ *                               whose vectors are never reused (compaction carries keys over)
  *
  * ix_view_load checks every range and id before anything reads them, so search and the tools
  * trust them: offsets ascend within their sections (each heading ends with its NUL); a chunk's
@@ -168,6 +174,7 @@ typedef struct ix_segment {
     uint32_t base, n;
     const hxf_section *chunks, *text_off, *text, *head_off, *heads, *vectors;
     const hxf_section *fps;    /* the body fingerprints; NULL in a segment written before them */
+    const hxf_section *keys;   /* the embedding keys; NULL in a segment written before them */
     hx_kv *unit_kv;            /* owned: the chunks' unit pairs, strings in the map (chunk_meta.c);
                                   NULL when the segment has none */
     uint32_t *unit_kv_at;      /* owned: chunk i's pairs are unit_kv[unit_kv_at[i] .. unit_kv_at[i + 1]) */
@@ -280,6 +287,18 @@ uint32_t ix_chunk_field(const ix_segment *s, uint32_t chunk_id, int field);
 const char *ix_chunk_text(const ix_segment *s, uint32_t chunk_id, size_t *len);
 const char *ix_chunk_heading(const ix_segment *s, uint32_t chunk_id, size_t *len);
 const float *ix_chunk_vector(const ix_segment *s, uint32_t chunk_id);
+
+/* reuse.c: vectors reused by their embedding keys (the embed_keys section above). */
+#define IX_EMBED_KEY 16
+/* The key of text[0..len) embedded by model m. */
+void ix_embed_key(const hx_model *m, const char *text, size_t len, uint8_t key[IX_EMBED_KEY]);
+enum { IX_EMBED = -1, IX_REUSED = -2 };
+/* Plans the embedding of n pending chunks with keys[i * IX_EMBED_KEY]: from[i] = IX_REUSED when
+ * vecs[i * dim] was filled from a chunk of view v with that key (one the handle's identity may
+ * read, when it has one), j < i when pending chunk j has
+ * the same key (copy its vector once made), IX_EMBED when it must be embedded. */
+int ix_reuse_plan(const ix_view *v, const uint8_t *keys, size_t n, uint32_t dim, float *vecs, int64_t *from,
+                  hx_error *err);
 
 /* chunk_meta.c: chunks' unit pairs (the unit_off and unit_meta sections above). */
 /* Reads and checks a loaded segment's pairs into s->unit_kv (nothing when it has none). */

@@ -41,6 +41,7 @@ typedef struct seg_chunk {
     size_t text_len, heading_len;
     const hx_kv *meta;                     /* its unit's pairs (chunk_meta.c); borrowed */
     size_t n_meta;
+    const uint8_t *key;                    /* its embedding key (reuse.c), NULL when unknown; borrowed */
 } seg_chunk;
 
 static int build_threads(void)
@@ -57,6 +58,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     hxf_writer w;
     uint32_t *rows = NULL, *text_off = NULL, *head_off = NULL, *ids = NULL, *fps = NULL;
     char *text = NULL, *heads = NULL;
+    uint8_t *keys = NULL;
+    bool keyed = false;
     const hx_kv **meta = NULL;
     size_t *n_meta = NULL;
     uint8_t *bm25 = NULL, *graph = NULL;
@@ -80,7 +83,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     fps = hx_malloc(sizeof *fps * 2 * (n ? n : 1));
     meta = hx_malloc(sizeof *meta * (n ? n : 1));
     n_meta = hx_malloc(sizeof *n_meta * (n ? n : 1));
-    if (!rows || !text_off || !head_off || !ids || !text || !heads || !fps || !meta || !n_meta) {
+    keys = hx_calloc(n ? n : 1, IX_EMBED_KEY);
+    if (!rows || !text_off || !head_off || !ids || !text || !heads || !fps || !meta || !n_meta || !keys) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory building a segment");
         goto done;
     }
@@ -98,6 +102,9 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         ids[i] = base + (uint32_t)i;
         meta[i] = c[i].meta;
         n_meta[i] = c[i].n_meta;
+        if (c[i].key)
+            memcpy(keys + i * IX_EMBED_KEY, c[i].key, IX_EMBED_KEY);
+        keyed |= c[i].key != NULL;
     }
     hxf_put32((uint8_t *)&text_off[n], (uint32_t)to);
     hxf_put32((uint8_t *)&head_off[n], (uint32_t)ho);
@@ -132,7 +139,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     }
     uint32_t info[4], d_info[4] = {4, 0, 0, 0}, d_rows[4] = {(uint32_t)n, IX_CHUNK_FIELDS, 0, 0},
              d_off[4] = {(uint32_t)n + 1, 0, 0, 0}, d_vec[4] = {(uint32_t)n, dim, 0, 0},
-             d_fps[4] = {(uint32_t)n, 2, 0, 0};
+             d_fps[4] = {(uint32_t)n, 2, 0, 0}, d_keys[4] = {(uint32_t)n, IX_EMBED_KEY, 0, 0};
     hxf_put32((uint8_t *)&info[0], base);
     hxf_put32((uint8_t *)&info[1], (uint32_t)n);
     hxf_put32((uint8_t *)&info[2], dim);
@@ -149,6 +156,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         hxf_writer_add(&w, "bm25", HXF_RAW, 0, NULL, bm25, bm25_len, err);
         hxf_writer_add(&w, "hnsw", HXF_RAW, 0, NULL, graph, graph_len, err);
         hxf_writer_add(&w, "fingerprints", HXF_U32, 2, d_fps, fps, sizeof *fps * 2 * n, err);
+        if (keyed)
+            hxf_writer_add(&w, "embed_keys", HXF_U8, 2, d_keys, keys, (uint64_t)n * IX_EMBED_KEY, err);
     }
     if ((rc = ix_unit_meta_write(&w, meta, n_meta, n, err)))
         w.error = rc;   /* finish releases the writer and answers it */
@@ -163,6 +172,7 @@ done:
     free(fps);
     free(meta);
     free(n_meta);
+    free(keys);
     free(text);
     free(heads);
     free(bm25);
@@ -436,29 +446,57 @@ typedef struct write_progress {
     size_t before, total;
 } write_progress;
 
-/* Embeds the pending chunks into vecs (n_chunks x dim), EMBED_BATCH at a time, asking the progress
- * callback after each batch, so a cancel stops the write within one batch, not one document. */
-static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *vecs, size_t n_chunks,
-                         const write_progress *pg, hx_error *err)
+/* Fills vecs (n_chunks x dim) for the pending chunks, whose embedding keys it writes to keys
+ * (n_chunks x IX_EMBED_KEY): vectors the index already holds under a chunk's key are reused
+ * (reuse.c), a text this write holds twice is embedded once, the rest is embedded EMBED_BATCH at a
+ * time, asking the progress callback after each batch, so a cancel stops the write within one
+ * batch, not one document. Counts both kinds into rep. */
+static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *vecs, uint8_t *keys,
+                         size_t n_chunks, const write_progress *pg, hx_update_report *rep, hx_error *err)
 {
+    const hx_model *m = hxi_encoder_model(enc);
+    int64_t *from = hx_malloc(sizeof *from * n_chunks);
+    float *out = hx_malloc(sizeof *out * ix->dim * EMBED_BATCH);   /* one batch's vectors */
+    if (!from || !out) {
+        free(from);
+        free(out);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory for %zu chunks", n_chunks);
+    }
+    for (size_t d = 0, r = 0; d < cs->n_add; d++)
+        for (size_t c = 0; c < cs->add[d].n_chunks; c++, r++)
+            ix_embed_key(m, cs->add[d].chunks[c].text, strlen(cs->add[d].chunks[c].text), keys + r * IX_EMBED_KEY);
+    int rc = ix_reuse_plan(&ix->v, keys, n_chunks, ix->dim, vecs, from, err);
     const char *texts[EMBED_BATCH];
-    size_t lens[EMBED_BATCH], n = 0, done = 0;
-    for (size_t d = 0; d < cs->n_add; d++) {
-        for (size_t c = 0; c < cs->add[d].n_chunks; c++) {
-            texts[n] = cs->add[d].chunks[c].text;
-            lens[n] = strlen(texts[n]);
-            if (++n < EMBED_BATCH && done + n < n_chunks)
+    size_t lens[EMBED_BATCH], at[EMBED_BATCH], n = 0, embedded = 0;
+    for (size_t d = 0, r = 0; !rc && d < cs->n_add; d++) {
+        for (size_t c = 0; !rc && c < cs->add[d].n_chunks; c++, r++) {
+            if (from[r] == IX_EMBED) {
+                texts[n] = cs->add[d].chunks[c].text;
+                lens[n] = strlen(texts[n]);
+                at[n++] = r;
+            }
+            if (n < EMBED_BATCH && r + 1 < n_chunks)
                 continue;
-            int rc = hx_encoder_embed(enc, texts, lens, n, vecs + done * ix->dim, err);
-            if (rc)
-                return rc;
-            done += n;
+            if (n && !(rc = hx_encoder_embed(enc, texts, lens, n, out, err)))
+                for (size_t k = 0; k < n; k++)
+                    memcpy(vecs + at[k] * ix->dim, out + k * ix->dim, sizeof *vecs * ix->dim);
+            embedded += n;
+            bool asked = n > 0;
             n = 0;
-            if (pg->fn && pg->fn(pg->ctx, pg->before + done, pg->total, cs->add[d].src.path))
-                return canceled(err);
+            if (!rc && asked && pg->fn && pg->fn(pg->ctx, pg->before + r + 1, pg->total, cs->add[d].src.path))
+                rc = canceled(err);
         }
     }
-    return 0;
+    for (size_t r = 0; !rc && r < n_chunks; r++)   /* a text held twice: its first copy's vector */
+        if (from[r] >= 0)
+            memcpy(vecs + r * ix->dim, vecs + (size_t)from[r] * ix->dim, sizeof *vecs * ix->dim);
+    free(from);
+    free(out);
+    if (!rc) {
+        rep->chunks_embedded += embedded;
+        rep->chunks_reused += n_chunks - embedded;
+    }
+    return rc;
 }
 
 /* The new segment's rows, chunk by chunk of the queued documents in order; first[i] is the chunk
@@ -521,6 +559,7 @@ static int commit_part(hx_index *ix, change_set *cs, hx_encoder *enc, const writ
     int rc = 0;
     size_t n_chunks = 0;
     float *vecs = NULL;
+    uint8_t *keys = NULL;
     seg_chunk *rows = NULL;
     uint32_t *first = NULL;
     uint8_t *image = NULL, *tomb = NULL, *root = NULL;
@@ -542,13 +581,16 @@ static int commit_part(hx_index *ix, change_set *cs, hx_encoder *enc, const writ
     rows = hx_malloc(sizeof *rows * (n_chunks ? n_chunks : 1));
     vecs = hx_malloc(sizeof *vecs * ix->dim * (n_chunks ? n_chunks : 1));
     segs = hx_malloc(sizeof *segs * (v->n_segs + 1));
-    if (!first || !rows || !vecs || !segs) {
+    keys = hx_malloc((n_chunks ? n_chunks : 1) * IX_EMBED_KEY);
+    if (!first || !rows || !vecs || !segs || !keys) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory for %zu chunks", n_chunks);
         goto done;
     }
     fill_rows(cs, base, rows, first);
-    if (n_chunks && (rc = embed_pending(ix, cs, enc, vecs, n_chunks, pg, err)))
+    if (n_chunks && (rc = embed_pending(ix, cs, enc, vecs, keys, n_chunks, pg, rep, err)))
         goto done;
+    for (size_t r = 0; r < n_chunks; r++)
+        rows[r].key = keys + r * IX_EMBED_KEY;
     uint32_t next_chunk = base + (uint32_t)n_chunks;
     size_t tomb_bytes = ((size_t)next_chunk + 7) / 8;
     if ((rc = tombstones_after(v, cs, tomb_bytes, &tomb, rep, err)))
@@ -602,6 +644,7 @@ done:
     free(first);
     free(rows);
     free(vecs);
+    free(keys);
     free(segs);
     free(image);
     free(tomb);
@@ -815,6 +858,7 @@ int hx_index_compact(hx_index *ix, hx_error *err)
             rows[r].text = ix_chunk_text(s, id, &rows[r].text_len);
             rows[r].heading = ix_chunk_heading(s, id, &rows[r].heading_len);
             rows[r].meta = ix_chunk_meta(s, id, &rows[r].n_meta);
+            rows[r].key = s->keys ? s->keys->data + (size_t)(id - s->base) * IX_EMBED_KEY : NULL;
             memcpy(vecs + r * ix->dim, ix_chunk_vector(s, id), sizeof *vecs * ix->dim);
         }
         d.first_chunk = first[i];

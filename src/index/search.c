@@ -73,6 +73,9 @@ static int filter_build(chunk_filter *cf, const ix_view *v, const hx_search_opts
         if (v->docs[i].hidden || (o->exclude_doc >= 0 && d->id == (uint32_t)o->exclude_doc))
             continue;
         bool whole = hx_doc_matches(d, o->filters, o->n_filters);
+        const ix_segment *s0 = d->n_chunks ? ix_segment_of(v, d->first_chunk) : NULL;
+        if (!whole && (!s0 || (!s0->unit_kv && s0 == ix_segment_of(v, d->first_chunk + d->n_chunks - 1))))
+            continue;   /* no chunk of it has unit pairs */
         for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
             size_t nm = 0;
             const hx_kv *m = whole ? NULL : ix_chunk_meta(ix_segment_of(v, c), c, &nm);

@@ -125,6 +125,10 @@ void mcp_write_report(hxi_json_writer *w, const hx_update_report *r)
     hxi_json_write_uint(w, r->chunks_added);
     hxi_json_write_key(w, "chunks_removed");
     hxi_json_write_uint(w, r->chunks_removed);
+    hxi_json_write_key(w, "chunks_embedded");
+    hxi_json_write_uint(w, r->chunks_embedded);
+    hxi_json_write_key(w, "chunks_reused");
+    hxi_json_write_uint(w, r->chunks_reused);
     hxi_json_write_key(w, "seconds");
     hxi_json_write_double(w, r->seconds);
 }

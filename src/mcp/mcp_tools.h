@@ -76,6 +76,9 @@ extern const mcp_field mcp_rejected_item;
     {"rejected", MCP_JSON_ARRAY, .items = &mcp_rejected_item},                                                \
     {"chunks_added", .type = MCP_JSON_INTEGER},                                                               \
     {"chunks_removed", .type = MCP_JSON_INTEGER},                                                             \
+    {"chunks_embedded", MCP_JSON_INTEGER, .description = "of chunks_added, those the model embedded"},        \
+    {"chunks_reused", MCP_JSON_INTEGER,                                                                       \
+     .description = "of chunks_added, those given the vector the index held for the same text and model"},    \
     {"seconds", .type = MCP_JSON_NUMBER}
 #define MCP_OUT_SEARCHABLE_ROWS                                                                               \
     {"generation", .type = MCP_JSON_INTEGER},                                                                 \

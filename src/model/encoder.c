@@ -168,6 +168,11 @@ const hxi_pool *hxi_encoder_pool(const hx_encoder *e)
     return e->pool;
 }
 
+const hx_model *hxi_encoder_model(const hx_encoder *e)
+{
+    return e->m;
+}
+
 /* === Parallel steps === */
 
 typedef struct gemm_job {

@@ -146,5 +146,7 @@ int hxi_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int
 
 /* The encoder's own pool (borrowed until hx_encoder_free), for its job counts in tests. */
 const hxi_pool *hxi_encoder_pool(const hx_encoder *e);
+/* The model the encoder runs (borrowed): what its vectors are keyed by when reused (index reuse.c). */
+const hx_model *hxi_encoder_model(const hx_encoder *e);
 
 #endif

@@ -88,6 +88,8 @@ static int sync_one(hx_index *from, hx_index *to, const hx_doc_info *d, const ch
     rep->updated += one.updated;
     rep->chunks_added += one.chunks_added;
     rep->chunks_removed += one.chunks_removed;
+    rep->chunks_embedded += one.chunks_embedded;
+    rep->chunks_reused += one.chunks_reused;
     prog->done += one.chunks_added;
     prog->total += one.chunks_added;
     if (one.generation)
