@@ -101,18 +101,19 @@ HX_API int hx_platform_exe_path(char *buf, size_t cap);
 
 /* === Model and tokenizer === */
 
-#define HX_EMBED_DIM 384       /* output dimension of all-MiniLM-L6-v2, the default model */
 #define HX_EMBED_DIM_MAX 4096  /* the largest dimension of any model this build opens (hx_model_dim) */
 #define HX_MAX_SEQ_TOKENS 256  /* sentence-transformers max_seq_length, [CLS] and [SEP] included */
 #define HX_WEIGHTS_FILE "all-minilm-l6-v2.hxw"
 
 /* The weights file, mapped read-only and validated (every checksum) at open; weights are
- * converted and packed for the selected kernels once, here. Read-only afterwards, so one model
- * may serve many encoders. Caller frees with hx_model_close. */
+ * converted and packed for the selected kernels once, here, and the packed block is kept in a
+ * cache file that later opens map instead (README "Models": $HYRAX_CACHE; they then check the
+ * cache's checksum in place of the packed matrices'). Read-only afterwards, so one model may serve
+ * many encoders. Caller frees with hx_model_close. */
 typedef struct hx_model hx_model;
 HX_API int hx_model_open(hx_model **out, const char *path, hx_error *err);
 HX_API void hx_model_close(hx_model *m);
-HX_API int hx_model_dim(const hx_model *m);                      /* embedding dimension (384) */
+HX_API int hx_model_dim(const hx_model *m);                      /* embedding dimension (hx_model_info.dim) */
 HX_API const char *hx_model_name(const hx_model *m);             /* "all-MiniLM-L6-v2"; borrowed */
 /* The weights' digest, 64 hex digits: SHA-256 of the file's 64-byte header and its section table
  * (src/base/hxfile.h), which holds every section's shape and CRC32C, so a re-converted or altered
@@ -186,6 +187,7 @@ HX_API int hx_model_open_default(hx_model **out, hx_error *err);
 typedef struct hx_encoder hx_encoder;
 HX_API int hx_encoder_new(hx_encoder **out, const hx_model *m, int n_threads, hx_error *err);
 HX_API void hx_encoder_free(hx_encoder *e);
+HX_API const hx_model *hx_encoder_model(const hx_encoder *e);   /* the model it runs; borrowed */
 
 /* Embeds n texts into out[n * dim], L2-normalised, exactly as sentence-transformers would
  * (truncated to HX_MAX_SEQ_TOKENS word pieces). Any batch size; sorted by length internally. */
@@ -922,7 +924,7 @@ typedef struct hx_turn {
     const char *user_message, *agent_response;
     const char *const *docs;         /* ids or paths of the documents retrieved for the turn */
     size_t n_docs;
-    const float *vec;                /* HX_EMBED_DIM floats (the exchange's embedding), or NULL */
+    const float *vec;                /* the exchange's embedding (hx_model_dim floats), or NULL */
 } hx_turn;
 
 /* The search methods a turn may name (hx_turn.search_method), NULL-terminated. */
@@ -1508,7 +1510,10 @@ HX_API int hx_session_list_sessions(hx_session *s, hx_conversation_list *out, hx
 /* === Session: the registry (`hyrax help registry`) === */
 
 /* Creates the registry's schema, or migrates an older one to HX_REGISTRY_SCHEMA_VERSION (`hyrax
- * registry init`), connected as the login role (the session's identity is not taken: the role that
+ * registry init`), for the vectors of the session's model (hx_session_config.weights): a new
+ * registry's vector column takes its dimension and the registry records its name; publishing or
+ * searching with another model is then refused naming it (HX_EINVAL, as is init with another
+ * model once one is recorded). Connected as the login role (the session's identity is not taken: the role that
  * runs it owns the tables) within hx_session_config.registry_timeout_ms (0:
  * HX_REGISTRY_CONNECT_TIMEOUT_MS). *before (may be NULL) gets the version found (0: none).
  * HX_EINVAL without a registry, HX_EPERM in a read-only session, HX_EVERSION for a registry newer
