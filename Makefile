@@ -135,15 +135,20 @@ $(BUILD)/fuzz/%_replay: fuzz/%.c fuzz/replay_driver.c $(BUILD)/libhyrax.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -o $@ $< fuzz/replay_driver.c $(BUILD)/libhyrax.a $(LDLIBS)
 
-# One static binary with the weights linked in (src/model/weights_blob.S), nothing needed beside it.
+# One static binary with the weights linked in (src/model/weights_blob.S), nothing needed beside it:
+# the default model's, and with MODEL=mpnet all-mpnet-base-v2's too (`make mpnet` first; --model
+# mpnet then needs no file).
 WEIGHTS := weights/all-minilm-l6-v2.hxw
+MPNET_WEIGHTS := weights/all-mpnet-base-v2.hxw
 STATIC  ?= hyrax-static
+BLOB_MODELS := $(WEIGHTS) $(if $(filter mpnet,$(MODEL)),$(MPNET_WEIGHTS))
 static: $(STATIC)
-$(STATIC): $(CLI_OBJ) $(BUILD)/libhyrax.a $(BUILD)/weights_blob.o
+$(STATIC): $(CLI_OBJ) $(BUILD)/libhyrax.a $(BUILD)/weights_blob$(MODEL:%=-%).o
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $^ $(LDLIBS)
-$(BUILD)/weights_blob.o: src/model/weights_blob.S $(WEIGHTS)
+$(BUILD)/weights_blob$(MODEL:%=-%).o: src/model/weights_blob.S $(BLOB_MODELS)
 	@mkdir -p $(@D)
-	$(CC) -DHX_WEIGHTS_PATH='"$(WEIGHTS)"' -c $< -o $@
+	@case "$(MODEL)" in ""|mpnet) ;; *) echo "make static: MODEL is mpnet or nothing, not $(MODEL)"; exit 1;; esac
+	$(CC) -DHX_WEIGHTS_PATH='"$(WEIGHTS)"' $(if $(filter mpnet,$(MODEL)),-DHX_MPNET_PATH='"$(MPNET_WEIGHTS)"') -c $< -o $@
 
 # Packages: `make dist` builds the static binary for x86-64 and, with Debian's cross gcc, for
 # ARM64, then every package into build/dist/ (tools/dist/dist.py; `hyrax help build`): PyPI wheels,
@@ -201,7 +206,8 @@ install: $(BIN) $(BUILD)/libhyrax.a $(BUILD)/libhyrax.so
 TESTS   ?= $(TEST_SRC:tests/test_%.c=%)
 TEST_RUN := $(TESTS:%=$(BUILD)/tests/test_%)
 test: $(BIN) $(BUILD)/libhyrax.so $(TEST_RUN) $(FUZZ_REPLAY)
-	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw HX_EMU="$(EMU)" HX_BUILD=$(BUILD) \
+	@HYRAX_BIN=./$(BIN) HYRAX_WEIGHTS=$(CURDIR)/weights/all-minilm-l6-v2.hxw HYRAX_CACHE=$(CURDIR)/$(BUILD)/cache \
+	HX_EMU="$(EMU)" HX_BUILD=$(BUILD) \
 	    HX_NM="$(shell $(CC) -print-prog-name=nm)" \
 	    sh tests/run.sh $(BUILD) tests/layers.sh tests/portability.sh tests/one_place.sh tests/exports.sh tests/help.sh \
 	    $(TEST_RUN) -- $(FUZZ_REPLAY)

@@ -51,8 +51,8 @@ def num(text, after=""):
 def panels():
     emb = row(table("RESULTS.md", ["", "hyrax fp32", "ORT fp32", "hyrax int8", "ORT int8"]),
               "256-token texts/s, 2 threads")
-    cran = table("RESULTS-index.md", ["Cranfield nDCG@10 (Recall@100)", "hyrax", "peer (same run)"])
-    kw, hy = row(cran, "keyword"), row(cran, "hybrid")
+    cran = table("RESULTS-index.md", ["nDCG@10 (Recall@100), same run", "hyrax", "peer"])
+    kw, hy = row(cran, "Cranfield keyword"), row(cran, "Cranfield hybrid")
     pdf = table("RESULTS-pdf.md", ["extractor", "seconds", "MB/s"])
     html = row(table("RESULTS-documents.md", ["measure", "hyrax", "reference"]), "extraction speed")
     w3m = row(table("RESULTS-documents.md", ["measure", "hyrax", "html.parser reference"]), "w3m speed")

@@ -281,7 +281,7 @@ static void run_throughput(const opts *o)
 {
     texts t = read_texts(o->texts);
     engine g = engine_open(o);
-    float *out = malloc((size_t)o->batch * HX_EMBED_DIM * sizeof *out);
+    float *out = malloc((size_t)o->batch * (size_t)hx_model_dim(g.m) * sizeof *out);
     double *secs = malloc((size_t)o->reps * sizeof *secs), *cpus = malloc((size_t)o->reps * sizeof *cpus);
     if (!out || !secs || !cpus)
         die("out of memory", NULL);
@@ -311,7 +311,7 @@ static void run_throughput(const opts *o)
 static void run_serve(const opts *o)
 {
     engine g = engine_open(o);
-    float *out = malloc((size_t)o->batch * HX_EMBED_DIM * sizeof *out);
+    float *out = malloc((size_t)o->batch * (size_t)hx_model_dim(g.m) * sizeof *out);
     char line[4096];
     if (!out)
         die("out of memory", NULL);
@@ -338,7 +338,7 @@ static void run_latency(const opts *o)
 {
     texts t = read_texts(o->texts);
     engine g = engine_open(o);
-    float out[HX_EMBED_DIM];
+    float out[HX_EMBED_DIM_MAX];
     /* ms: wall time per call; cpu: the calling thread's CPU time per call, which at 1 thread is the
      * whole call's work without the time a loaded machine kept it descheduled. */
     double *ms = malloc((size_t)o->calls * sizeof *ms), *cpu = malloc((size_t)o->calls * sizeof *cpu), sum = 0;
@@ -371,7 +371,7 @@ static void run_load(const opts *o)
     long rss0 = rss_now_kb();
     double t0 = now_s();
     engine g = engine_open(o);
-    float out[HX_EMBED_DIM];
+    float out[HX_EMBED_DIM_MAX];
     double t1 = now_s();
     embed(&g, &t, 0, 1, out);
     double t2 = now_s();
@@ -389,14 +389,15 @@ static void run_embed(const opts *o)
 {
     texts t = read_texts(o->texts);
     engine g = engine_open(o);
-    float *out = malloc(t.n * HX_EMBED_DIM * sizeof *out);
+    const size_t dim = (size_t)hx_model_dim(g.m);
+    float *out = malloc(t.n * dim * sizeof *out);
     FILE *f = o->out ? fopen(o->out, "wb") : NULL;
     if (!out || !f)
         die(o->out ? o->out : "--out is required", o->out ? strerror(errno) : NULL);
     for (size_t i = 0; i < t.n; i += (size_t)o->batch)
         embed(&g, &t, i, t.n - i < (size_t)o->batch ? t.n - i : (size_t)o->batch,
-              out + i * HX_EMBED_DIM);
-    if (fwrite(out, sizeof *out, t.n * HX_EMBED_DIM, f) != t.n * HX_EMBED_DIM || fclose(f))
+              out + i * dim);
+    if (fwrite(out, sizeof *out, t.n * dim, f) != t.n * dim || fclose(f))
         die(o->out, strerror(errno));
     printf("{");
     print_common(o, &g);

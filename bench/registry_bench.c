@@ -82,7 +82,8 @@ int main(int argc, char **argv)
         perror(argv[2]);
         return 1;
     }
-    static float vecs[MAX_QUERIES][HX_EMBED_DIM];
+    enum { DIM = 384 };   /* the queries file's vectors: all-MiniLM-L6-v2's */
+    static float vecs[MAX_QUERIES][DIM];
     static char texts[MAX_QUERIES][256];
     static double t[MAX_QUERIES];
     size_t n = 0;
@@ -92,7 +93,7 @@ int main(int argc, char **argv)
         char *tab = strchr(line, '\t'), *p = line + 1;
         if (!tab || line[0] != '[')
             continue;
-        for (int j = 0; j < HX_EMBED_DIM; j++, p++)
+        for (int j = 0; j < DIM; j++, p++)
             vecs[n][j] = strtof(p, &p);
         snprintf(texts[n], sizeof texts[n], "%.*s", (int)strcspn(tab + 1, "\n"), tab + 1);
         n++;
@@ -114,7 +115,8 @@ int main(int argc, char **argv)
     for (int pass = 0; pass < 2; pass++) {
         size_t runs = pass ? n : (size_t)warm < n ? (size_t)warm : n;
         for (size_t i = 0; i < runs; i++) {
-            hxi_registry_query q = {texts[i], mode == HX_MODE_KEYWORD ? NULL : vecs[i], mode, (uint32_t)k, NULL, 0, NAN, 0, 0};
+            hxi_registry_query q = {texts[i], mode == HX_MODE_KEYWORD ? NULL : vecs[i], mode, (uint32_t)k, NULL, 0, NAN, 0, 0,
+                                    "all-MiniLM-L6-v2", DIM};
             hxi_registry_results res;
             double t0 = now_ms();
             if (hxi_registry_search(r, &q, &res, &err)) {
@@ -139,7 +141,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "registry_bench: %s\n", err.message);
             return 1;
         }
-        float v[HX_EMBED_DIM];
+        float v[HX_EMBED_DIM_MAX];
         for (size_t i = 0; i < n; i++) {
             const char *s = texts[i];
             size_t len = strlen(s);

@@ -47,7 +47,7 @@ static int make(const char *path, const uint8_t *root, size_t len, int blob)
 static void memory(const char *path)
 {
     hxi_memory *m = NULL;
-    float q[HX_EMBED_DIM] = {1};
+    float q[4] = {1};
     if (hxi_memory_open(&m, path, HX_STORE_READ, NULL) == 0) {
         size_t sum = 0;
         for (size_t i = 0; i < hxi_memory_count(m); i++) {
@@ -58,7 +58,7 @@ static void memory(const char *path)
         }
         hxi_memory_hit *hits = NULL;
         size_t n = 0;
-        if (hxi_memory_search(m, HX_MODE_HYBRID, "fuzz query", q, "", "", NULL, 5, &hits, &n, NULL) == 0)
+        if (hxi_memory_search(m, HX_MODE_HYBRID, "fuzz query", q, "fuzz-model", 4, "", "", NULL, 5, &hits, &n, NULL) == 0)
             free(hits);
         if (sum == SIZE_MAX)
             abort();
@@ -70,7 +70,8 @@ static void memory(const char *path)
         t.user_message = "one more";
         t.relevance = NAN;
         hx_memory_limits lim = {.per_session = 2, .total = 3, .identities = 2};
-        hxi_memory_record(m, &t, &lim, NULL, NULL);
+        t.vec = q;
+        hxi_memory_record(m, &t, "fuzz-model", 4, &lim, NULL, NULL);
     }
     hxi_memory_close(m);
 }

@@ -101,18 +101,19 @@ HX_API int hx_platform_exe_path(char *buf, size_t cap);
 
 /* === Model and tokenizer === */
 
-#define HX_EMBED_DIM 384       /* output dimension of all-MiniLM-L6-v2, the default model */
 #define HX_EMBED_DIM_MAX 4096  /* the largest dimension of any model this build opens (hx_model_dim) */
 #define HX_MAX_SEQ_TOKENS 256  /* sentence-transformers max_seq_length, [CLS] and [SEP] included */
 #define HX_WEIGHTS_FILE "all-minilm-l6-v2.hxw"
 
 /* The weights file, mapped read-only and validated (every checksum) at open; weights are
- * converted and packed for the selected kernels once, here. Read-only afterwards, so one model
- * may serve many encoders. Caller frees with hx_model_close. */
+ * converted and packed for the selected kernels once, here, and the packed block is kept in a
+ * cache file that later opens map instead (README "Models": $HYRAX_CACHE; they then check the
+ * cache's checksum in place of the packed matrices'). Read-only afterwards, so one model may serve
+ * many encoders. Caller frees with hx_model_close. */
 typedef struct hx_model hx_model;
 HX_API int hx_model_open(hx_model **out, const char *path, hx_error *err);
 HX_API void hx_model_close(hx_model *m);
-HX_API int hx_model_dim(const hx_model *m);                      /* embedding dimension (384) */
+HX_API int hx_model_dim(const hx_model *m);                      /* embedding dimension (hx_model_info.dim) */
 HX_API const char *hx_model_name(const hx_model *m);             /* "all-MiniLM-L6-v2"; borrowed */
 /* The weights' digest, 64 hex digits: SHA-256 of the file's 64-byte header and its section table
  * (src/base/hxfile.h), which holds every section's shape and CRC32C, so a re-converted or altered
@@ -186,6 +187,7 @@ HX_API int hx_model_open_default(hx_model **out, hx_error *err);
 typedef struct hx_encoder hx_encoder;
 HX_API int hx_encoder_new(hx_encoder **out, const hx_model *m, int n_threads, hx_error *err);
 HX_API void hx_encoder_free(hx_encoder *e);
+HX_API const hx_model *hx_encoder_model(const hx_encoder *e);   /* the model it runs; borrowed */
 
 /* Embeds n texts into out[n * dim], L2-normalised, exactly as sentence-transformers would
  * (truncated to HX_MAX_SEQ_TOKENS word pieces). Any batch size; sorted by length internally. */
@@ -922,7 +924,7 @@ typedef struct hx_turn {
     const char *user_message, *agent_response;
     const char *const *docs;         /* ids or paths of the documents retrieved for the turn */
     size_t n_docs;
-    const float *vec;                /* HX_EMBED_DIM floats (the exchange's embedding), or NULL */
+    const float *vec;                /* the exchange's embedding (hx_model_dim floats), or NULL */
 } hx_turn;
 
 /* The search methods a turn may name (hx_turn.search_method), NULL-terminated. */
@@ -1382,6 +1384,7 @@ HX_API int hx_session_baseline(hx_session *s, const char *name, hx_commit_info *
 #define HX_CONTEXT_TOKENS_MIN 64
 #define HX_CONTEXT_TOKENS_MAX 100000
 #define HX_CONTEXT_PASSAGES 10         /* the default most passages */
+#define HX_CONTEXT_RELATED 50          /* the most items relationships add to a context */
 
 typedef struct hx_context_query {
     hx_session_query search;           /* query, mode, filters, floor, fusion, tiers (not the registry
@@ -1391,10 +1394,17 @@ typedef struct hx_context_query {
     uint32_t max_passages;             /* 0: HX_CONTEXT_PASSAGES; at most HX_CONTEXT_CANDIDATES */
     bool neighbours;                   /* add to each passage the chunk just before and just after it
                                           in its document when they are of the same section (same
-                                          heading) and in no passage yet; they count in the budget */
+                                          heading and unit) and in no passage yet; they count in the
+                                          budget */
+    bool relationships;                /* after the passages, add the items their chunks' rel_<verb>
+                                          pairs name (`hyrax help filters`, "Relationships"): each item, found by its
+                                          item_id in the same index (a unit of the same document first,
+                                          else a document), once, as a passage of its own labelled with
+                                          the relationship, while the budget lasts */
 } hx_context_query;
 /* What get_context starts from: hx_session_query_init's query (the floor HX_MIN_RELEVANCE, every
- * tier, the head) with k HX_CONTEXT_CANDIDATES, the default budget and passages, neighbours. */
+ * tier, the head) with k HX_CONTEXT_CANDIDATES, the default budget and passages, neighbours and
+ * relationships. */
 HX_API void hx_context_query_init(hx_context_query *q, const char *query);
 
 /* A passage of the context. */
@@ -1412,6 +1422,10 @@ typedef struct hx_context_source {
     size_t bytes;                      /* of its block in hx_context.text: the header line, the passage
                                           and a '\n'; the blocks, in label order, are separated by
                                           one more '\n' */
+    const char *relation;              /* NULL for a passage the search found; for an item added by
+                                          relationships, the relationship in words ("is served by"),
+                                          borrowed from the context */
+    size_t related_to;                 /* then the label of the passage whose chunk names it */
 } hx_context_source;
 
 typedef struct hx_context {
@@ -1496,7 +1510,10 @@ HX_API int hx_session_list_sessions(hx_session *s, hx_conversation_list *out, hx
 /* === Session: the registry (`hyrax help registry`) === */
 
 /* Creates the registry's schema, or migrates an older one to HX_REGISTRY_SCHEMA_VERSION (`hyrax
- * registry init`), connected as the login role (the session's identity is not taken: the role that
+ * registry init`), for the vectors of the session's model (hx_session_config.weights): a new
+ * registry's vector column takes its dimension and the registry records its name; publishing or
+ * searching with another model is then refused naming it (HX_EINVAL, as is init with another
+ * model once one is recorded). Connected as the login role (the session's identity is not taken: the role that
  * runs it owns the tables) within hx_session_config.registry_timeout_ms (0:
  * HX_REGISTRY_CONNECT_TIMEOUT_MS). *before (may be NULL) gets the version found (0: none).
  * HX_EINVAL without a registry, HX_EPERM in a read-only session, HX_EVERSION for a registry newer

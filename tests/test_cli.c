@@ -291,21 +291,25 @@ static void test_file_safety(void)
 /* Cosine of the first two JSON arrays of floats in s (hyrax embed's output lines). */
 static double cosine_of_lines(const char *s)
 {
-    double a[HX_EMBED_DIM], b[HX_EMBED_DIM], ab = 0, aa = 0, bb = 0;
+    static double a[HX_EMBED_DIM_MAX], b[HX_EMBED_DIM_MAX];
+    double ab = 0, aa = 0, bb = 0;
     const char *p = s;
+    int dim[2] = {0, 0};
     for (int v = 0; v < 2; v++) {
         if (!(p = strchr(p, '[')))
             return -2;
         p++;
-        for (int i = 0; i < HX_EMBED_DIM; i++) {
+        for (int i = 0; i < HX_EMBED_DIM_MAX && *p != ']'; i++, dim[v]++) {
             char *end;
             (v ? b : a)[i] = strtod(p, &end);
             if (end == p)
                 return -2;
-            p = *end ? end + 1 : end;
+            p = *end == ',' ? end + 1 : end;
         }
     }
-    for (int i = 0; i < HX_EMBED_DIM; i++)
+    if (dim[0] != dim[1] || !dim[0])
+        return -2;
+    for (int i = 0; i < dim[0]; i++)
         ab += a[i] * b[i], aa += a[i] * a[i], bb += b[i] * b[i];
     return ab / sqrt(aa * bb);
 }

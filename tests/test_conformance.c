@@ -230,7 +230,7 @@ static void k_invariance(const char *db, const char *user_db, char **queries, si
     hx_encoder *enc = NULL;
     hx_index *pi = NULL, *ui = NULL;
     hx_error err = {0};
-    float vec[HX_EMBED_DIM];
+    float vec[HX_EMBED_DIM_MAX];
     if (hx_model_open_default(&m, &err) || hx_encoder_new(&enc, m, 1, &err) ||
         hx_index_open(&pi, db, HX_INDEX_READ, m, NULL, &err) || hx_index_open(&ui, user_db, HX_INDEX_READ, m, NULL, &err)) {
         CHECK(0, "open: %s", err.message);

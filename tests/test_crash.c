@@ -67,7 +67,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 static uint64_t fingerprint(hx_index *ix)
 {
     uint64_t h = 1469598103934665603u;
-    float vec[HX_EMBED_DIM];
+    float vec[HX_EMBED_DIM_MAX] = {0};   /* past the model's dimension: zeros in every hash */
     for (size_t i = 0; i < hx_index_doc_count(ix); i++) {
         hx_doc_info d;
         hx_index_doc_at(ix, i, &d);

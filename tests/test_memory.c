@@ -5,9 +5,11 @@
  * each identity sees only its own turns; search_history's semantic ranking equals a brute-force cosine
  * ranking computed here, and keyword search finds the one turn holding a word; a process killed
  * at random moments while recording keeps every turn it acknowledged; the MCP tools and the
- * command line show what was recorded. */
+ * command line show what was recorded; the file records the model of its vectors and refuses
+ * another's. */
 #include "check.h"
 #include "serve_client.h"
+#include "bytes.h"
 #include "json.h"
 #include "memory.h"
 #include "store.h"
@@ -24,6 +26,8 @@
 #include <unistd.h>
 
 static char dir[PATH_MAX];
+static const char *vec_model;   /* the model of the vectors record() passes, and their dimension */
+static int vec_dim;
 
 static void path_in(char *buf, size_t cap, const char *name)
 {
@@ -42,7 +46,7 @@ static int record(hxi_memory *m, const char *session, const char *tenant, const 
     t.relevance = NAN;
     t.vec = vec;
     hx_error err = {0};
-    int rc = hxi_memory_record(m, &t, lim, out, &err);
+    int rc = hxi_memory_record(m, &t, vec ? vec_model : NULL, vec ? vec_dim : 0, lim, out, &err);
     CHECK(rc == 0, "record %s/%s: %s", session, msg, err.message);
     return rc;
 }
@@ -68,7 +72,7 @@ static void test_reopen(void)
     t.relevance = 0.75;
     t.docs = docs;
     t.n_docs = 2;
-    CHECK(hxi_memory_record(m, &t, NULL, &out, &err) == 0, "record: %s", err.message);
+    CHECK(hxi_memory_record(m, &t, NULL, 0, NULL, &out, &err) == 0, "record: %s", err.message);
     CHECK(out.number == 1 && out.id == 1, "first turn is number 1, id 1 (got %u, %llu)", out.number,
           (unsigned long long)out.id);
     record(m, "s2", "", "", "other session", "x", NULL, NULL, &out);
@@ -195,7 +199,7 @@ static void test_flood(void)
     t.tenant = "initech";
     t.user_message = "a fourth identity";
     t.relevance = NAN;
-    CHECK(hxi_memory_record(m, &t, &lim, NULL, &err) == HX_ERANGE && strstr(err.message, "3 identities"),
+    CHECK(hxi_memory_record(m, &t, NULL, 0, &lim, NULL, &err) == HX_ERANGE && strstr(err.message, "3 identities"),
           "a fourth identity is refused with the reason (%s)", err.message);
     record(m, "s1", "acme", NULL, "acme 41", "", NULL, &lim, NULL);
     hxi_memory_close(m);
@@ -235,7 +239,7 @@ static void test_tenants(void)
     CHECK(out.number == 2, "turn numbers count per identity's session (got %u)", out.number);
     hxi_memory_hit *hits = NULL;
     size_t n = 0;
-    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "budget", NULL, "acme", "ann", NULL, 10, &hits, &n, &err) == 0,
+    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "budget", NULL, NULL, 0, "acme", "ann", NULL, 10, &hits, &n, &err) == 0,
           "search: %s", err.message);
     CHECK(n == 2, "acme/ann finds its 2 turns only (got %zu)", n);
     for (size_t i = 0; i < n; i++) {
@@ -243,7 +247,7 @@ static void test_tenants(void)
         CHECK(!strcmp(t->tenant, "acme") && !strcmp(t->user, "ann"), "hit %zu belongs to acme/ann", i);
     }
     free(hits);
-    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "budget", NULL, "", "", NULL, 10, &hits, &n, &err) == 0 && n == 0,
+    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "budget", NULL, NULL, 0, "", "", NULL, 10, &hits, &n, &err) == 0 && n == 0,
           "no identity sees none of them (got %zu)", n);
     free(hits);
     hxi_memory_close(m);
@@ -273,8 +277,10 @@ static const char *const queries[] = {
 };
 static const size_t about[] = {0, 1, 3, 5, 7, 6};   /* the turn each query was written for */
 
-static void test_search(hx_encoder *enc)
+static void test_search(hx_encoder *enc, const hx_model *model)
 {
+    vec_model = hx_model_name(model);
+    vec_dim = hx_model_dim(model);
     char path[PATH_MAX + 32];
     path_in(path, sizeof path, "s.memory.hyx");
     hxi_memory *m = NULL;
@@ -282,7 +288,7 @@ static void test_search(hx_encoder *enc)
     CHECK(hxi_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
     if (!m)
         return;
-    static float vec[N_TURNS][HX_EMBED_DIM];
+    static float vec[N_TURNS][HX_EMBED_DIM_MAX];
     for (size_t i = 0; i < N_TURNS; i++) {
         char text[512];
         snprintf(text, sizeof text, "%s\n%s", turn_text[i][0], turn_text[i][1]);
@@ -292,7 +298,7 @@ static void test_search(hx_encoder *enc)
         record(m, i % 2 ? "odd" : "even", "", "", turn_text[i][0], turn_text[i][1], vec[i], NULL, NULL);
     }
     for (size_t q = 0; q < sizeof queries / sizeof queries[0]; q++) {
-        float qv[HX_EMBED_DIM];
+        float qv[HX_EMBED_DIM_MAX];
         const char *tx = queries[q];
         size_t len = strlen(tx);
         CHECK(hx_encoder_embed(enc, &tx, &len, 1, qv, &err) == 0, "embed: %s", err.message);
@@ -301,7 +307,7 @@ static void test_search(hx_encoder *enc)
         size_t order[N_TURNS];
         for (size_t i = 0; i < N_TURNS; i++) {
             cos[i] = 0;
-            for (size_t d = 0; d < HX_EMBED_DIM; d++)
+            for (int d = 0; d < vec_dim; d++)
                 cos[i] += (double)vec[i][d] * qv[d];
             order[i] = i;
         }
@@ -313,7 +319,7 @@ static void test_search(hx_encoder *enc)
             }
         hxi_memory_hit *hits = NULL;
         size_t n = 0;
-        CHECK(hxi_memory_search(m, HX_MODE_VECTOR, queries[q], qv, "", "", NULL, N_TURNS, &hits, &n, &err) == 0,
+        CHECK(hxi_memory_search(m, HX_MODE_VECTOR, queries[q], qv, vec_model, vec_dim, "", "", NULL, N_TURNS, &hits, &n, &err) == 0,
               "search: %s", err.message);
         CHECK(n == N_TURNS, "semantic search ranks every turn (got %zu)", n);
         for (size_t i = 0; i < n; i++)
@@ -324,12 +330,12 @@ static void test_search(hx_encoder *enc)
         CHECK(order[0] == about[q], "query '%s' is about turn %zu (brute force: %zu)", queries[q], about[q], order[0]);
         free(hits);
         /* hybrid's best is the semantic winner here too (it also shares a keyword or ranks first) */
-        CHECK(hxi_memory_search(m, HX_MODE_HYBRID, queries[q], qv, "", "", NULL, 3, &hits, &n, &err) == 0 && n >= 1 &&
+        CHECK(hxi_memory_search(m, HX_MODE_HYBRID, queries[q], qv, vec_model, vec_dim, "", "", NULL, 3, &hits, &n, &err) == 0 && n >= 1 &&
                   hits[0].turn == order[0],
               "hybrid query '%s' finds turn %zu first (got %zu)", queries[q], order[0], n ? hits[0].turn : 99);
         free(hits);
         /* session scope */
-        CHECK(hxi_memory_search(m, HX_MODE_VECTOR, queries[q], qv, "", "", "odd", N_TURNS, &hits, &n, &err) == 0 &&
+        CHECK(hxi_memory_search(m, HX_MODE_VECTOR, queries[q], qv, vec_model, vec_dim, "", "", "odd", N_TURNS, &hits, &n, &err) == 0 &&
                   n == N_TURNS / 2,
               "session 'odd' holds half the turns (got %zu)", n);
         for (size_t i = 0; i < n; i++)
@@ -339,14 +345,87 @@ static void test_search(hx_encoder *enc)
     /* keyword: "Canberra" occurs in turn 4 only, "token" in turn 5 only (twice) */
     hxi_memory_hit *hits = NULL;
     size_t n = 0;
-    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "canberra", NULL, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1 &&
+    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "canberra", NULL, NULL, 0, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1 &&
               hits[0].turn == 4,
           "keyword 'canberra' finds turn 4 alone (got %zu)", n);
     free(hits);
-    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "tokens", NULL, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1 &&
+    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "tokens", NULL, NULL, 0, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1 &&
               hits[0].turn == 5,
           "keyword 'tokens' (stemmed) finds turn 5 alone (got %zu)", n);
     free(hits);
+    hxi_memory_close(m);
+}
+
+/* === The model of the vectors === */
+
+/* The file records the model of its vectors (name and dimension) and refuses another; a file from
+ * before models were recorded (root dimension 0, no name) takes its dimension from its turns and
+ * records the first model of that dimension that writes to it. */
+static void test_models(void)
+{
+    char path[PATH_MAX + 32];
+    path_in(path, sizeof path, "m.memory.hyx");
+    hxi_memory *m = NULL;
+    hx_error err = {0};
+    const float v4[4] = {1, 0, 0, 0}, v8[8] = {0, 1};
+    CHECK(hxi_memory_open(&m, path, HX_STORE_WRITE | HX_STORE_CREATE, &err) == 0, "create: %s", err.message);
+    if (!m)
+        return;
+    CHECK(hxi_memory_check_model(m, "any-model", 8, &err) == 0, "an empty file takes any model");
+    vec_model = "model-a";
+    vec_dim = 4;
+    record(m, "s", "", "", "about pods", "scheduling", v4, NULL, NULL);
+    hxi_memory_close(m);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_WRITE, &err) == 0, "reopen: %s", err.message);
+    if (!m)
+        return;
+    hx_turn t = {.session = "s", .user_message = "more", .relevance = NAN, .vec = v8};
+    CHECK(hxi_memory_record(m, &t, "model-b", 8, NULL, NULL, &err) == HX_EINVAL && strstr(err.message, "model-a") &&
+              strstr(err.message, "model-b"),
+          "a turn of another model is refused naming the file's: %s", err.message);
+    t.vec = v4;
+    CHECK(hxi_memory_record(m, &t, "model-b", 4, NULL, NULL, &err) == HX_EINVAL && strstr(err.message, "model-a"),
+          "so is one of the same dimension: %s", err.message);
+    hxi_memory_hit *hits = NULL;
+    size_t n = 0;
+    CHECK(hxi_memory_search(m, HX_MODE_HYBRID, "pods", v8, "model-b", 8, "", "", NULL, 5, &hits, &n, &err) == HX_EINVAL &&
+              strstr(err.message, "model-a") && !hits,
+          "a query of another model is refused: %s", err.message);
+    CHECK(hxi_memory_search(m, HX_MODE_KEYWORD, "pods", NULL, NULL, 0, "", "", NULL, 5, &hits, &n, &err) == 0 && n == 1,
+          "keyword search needs no model: %s", err.message);
+    free(hits);
+    CHECK(hxi_memory_search(m, HX_MODE_VECTOR, "pods", v4, "model-a", 4, "", "", NULL, 5, &hits, &n, &err) == 0 &&
+              n == 1 && fabsf(hits[0].cosine - 1.0f) < 1e-6f,
+          "its own model searches: %s", err.message);
+    free(hits);
+    /* the file as hyrax wrote it before models were recorded: the root's dimension 0, no name */
+    hxi_memory_close(m);
+    hxi_store *w = NULL;
+    const uint8_t *root;
+    size_t len = 0;
+    uint8_t old[24 + HX_STORE_REF_SIZE];
+    CHECK(hxi_store_open(&w, path, HX_STORE_WRITE, &err) == 0, "the store: %s", err.message);
+    if (w)
+        hxi_store_root(w, &root, &len);
+    CHECK(len == sizeof old + 4 + strlen("model-a") && !memcmp(root + sizeof old + 4, "model-a", 7),
+          "the root records the model after the turn (%zu bytes)", len);
+    if (len > sizeof old) {
+        memcpy(old, root, sizeof old);
+        hxf_put32(old + 20, 0);
+        CHECK(hxi_store_commit(w, old, sizeof old, NULL, &err) == 0, "an old root: %s", err.message);
+    }
+    hxi_store_close(w);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_WRITE, &err) == 0, "an old file opens: %s", err.message);
+    if (!m)
+        return;
+    CHECK(hxi_memory_check_model(m, "model-b", 8, &err) == HX_EINVAL && strstr(err.message, "4 dimensions"),
+          "its turns' dimension decides: %s", err.message);
+    CHECK(hxi_memory_record(m, &t, "model-b", 4, NULL, NULL, &err) == 0, "a model of that dimension records: %s",
+          err.message);
+    hxi_memory_close(m);
+    CHECK(hxi_memory_open(&m, path, HX_STORE_READ, &err) == 0 && m, "reopen: %s", err.message);
+    CHECK(m && hxi_memory_check_model(m, "model-a", 4, &err) == HX_EINVAL && strstr(err.message, "model-b"),
+          "and is the file's model from then on: %s", err.message);
     hxi_memory_close(m);
 }
 
@@ -379,7 +458,7 @@ static void test_crash(void)
                 t.user_message = "a question that will be asked again and again";
                 t.agent_response = resp;
                 t.relevance = NAN;
-                if (hxi_memory_record(m, &t, NULL, &out, NULL))
+                if (hxi_memory_record(m, &t, NULL, 0, NULL, &out, NULL))
                     _exit(3);
                 if (write(fds[1], &out.id, sizeof out.id) != sizeof out.id)
                     _exit(4);
@@ -583,13 +662,14 @@ int main(void)
     test_flood();
     test_tenants();
     test_crash();
+    test_models();
     hx_model *model = NULL;
     hx_encoder *enc = NULL;
     hx_error err = {0};
     CHECK(hx_model_open_default(&model, &err) == 0 && hx_encoder_new(&enc, model, 1, &err) == 0, "model: %s",
           err.message);
     if (enc)
-        test_search(enc);
+        test_search(enc, model);
     hx_encoder_free(enc);
     hx_model_close(model);
     test_mcp();

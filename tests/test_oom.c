@@ -685,9 +685,10 @@ static char memory_path[PATH_MAX + 32], stats_db[PATH_MAX + 32];
 static int op_memory(uint64_t *digest)
 {
     static const char *const msg[] = {"how do pods get scheduled", "bake sourdough bread", "rotate tls certificates"};
-    static float vec[3][HX_EMBED_DIM];
+    enum { DIM = 8 };   /* a model of its own: the memory file records it */
+    static float vec[3][DIM];
     for (int i = 0; i < 3; i++)
-        for (int d = 0; d < HX_EMBED_DIM; d++)
+        for (int d = 0; d < DIM; d++)
             vec[i][d] = d == i ? 1.0f : 0.0f;
     unlink(memory_path);
     hxi_memory *m = NULL;
@@ -703,7 +704,7 @@ static int op_memory(uint64_t *digest)
         t.n_docs = 1;
         t.relevance = NAN;
         t.vec = vec[i];
-        rc = hxi_memory_record(m, &t, NULL, NULL, &err);
+        rc = hxi_memory_record(m, &t, "oom-model", DIM, NULL, NULL, &err);
     }
     hxi_memory_close(m);
     m = NULL;
@@ -712,7 +713,7 @@ static int op_memory(uint64_t *digest)
     hxi_memory_hit *hits = NULL;
     size_t n = 0;
     if (!rc)
-        rc = hxi_memory_search(m, HX_MODE_HYBRID, "scheduled pods", vec[0], "", "", NULL, 3, &hits, &n, &err);
+        rc = hxi_memory_search(m, HX_MODE_HYBRID, "scheduled pods", vec[0], "oom-model", DIM, "", "", NULL, 3, &hits, &n, &err);
     uint64_t h = 14695981039346656037ull;
     for (size_t i = 0; !rc && i < hxi_memory_count(m); i++) {
         const hx_turn *t = hxi_memory_turn(m, i);

@@ -11,7 +11,8 @@
  * objects they make (temporary types, their own operators, functions in public), errors that
  * depend on others' rows, the audit log or a schema hyrax made first; the keyword side ranks at
  * most HX_REGISTRY_KEYWORD_CANDIDATES matching chunks; hx_session_publish publishes as the session's
- * tenant and keeps the batches committed before its progress callback stops it. */
+ * tenant and keeps the batches committed before its progress callback stops it; a registry holds
+ * one model's vectors (vector(N) sized at init) and refuses another's. */
 #include "check.h"
 #include "hyrax.h"
 #include "registry.h"
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 static char url[512], psql[PATH_MAX], dir[256], sockdir[256];
+static hx_model_info mini;   /* all-MiniLM-L6-v2, the default model (hx_model_catalog) */
 
 /* Runs a shell command made from fmt; output (stdout and stderr together) into *out. */
 static int sh(char **out, const char *fmt, ...)
@@ -120,7 +122,7 @@ static void test_init(void)
     hx_error err = {0};
     int before = -1;
     hxi_registry_opts ro = {url, NULL, NULL, 0, 0};
-    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 1, &before, &err) && before == 0,
+    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 1, mini.name, mini.dim, &before, &err) && before == 0,
           "a version 1 schema: %s", err.message);
     hxi_registry_close(r);
     CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "1"), "version row 1");
@@ -131,7 +133,7 @@ static void test_init(void)
                       "SELECT id, tenant, visibility, 0, 'old text', array_fill(0.05::real, ARRAY[384])::vector FROM d"));
     /* version 2, then libpq's own variables name the server when neither --registry nor
        HYRAX_REGISTRY does; init migrates the old schema */
-    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 2, &before, &err) && before == 1,
+    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 2, mini.name, mini.dim, &before, &err) && before == 1,
           "version 1 -> 2: %s", err.message);
     hxi_registry_close(r);
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_proc WHERE proname = 'candidates'", "0"), "version 2 has no candidates");
@@ -139,7 +141,7 @@ static void test_init(void)
     CHECK(strstr(out, "\"consulted\":false") && strstr(out, "run 'hyrax registry init'"),
           "a search of a version 2 registry says to migrate it: %s", out);
     free(out);
-    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 3, &before, &err) && before == 2,
+    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 3, mini.name, mini.dim, &before, &err) && before == 2,
           "version 2 -> 3: %s", err.message);
     hxi_registry_close(r);
     rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
@@ -147,6 +149,9 @@ static void test_init(void)
     free(out);
     CHECK(sql_is(NULL, "SELECT path || ' ' || coalesce(owner, 'null') || ' ' || visibility FROM hyrax.documents",
                  "old.md null tenant"), "the old document survives the migration");
+    CHECK(sql_is(NULL, "SELECT string_agg(key || '=' || value, ',' ORDER BY key) FROM hyrax.meta WHERE key <> 'schema_version'",
+                 "dimension=384,model=all-MiniLM-L6-v2"),
+          "init records the model of the old registry's vectors (its dimension is the default model's)");
     CHECK(sql_is(NULL, "SELECT text || ' ' || coalesce(byte_start::text, 'null') FROM hyrax.chunks", "old text null"),
           "its chunk too, with no byte range");
     CHECK(sql_is(NULL, "SELECT string_agg(tablename || '.' || policyname, ',' ORDER BY tablename, policyname) FROM "
@@ -533,12 +538,13 @@ static void test_fused(void)
                 o.min_score = 0;
                 hx_results proj = {0}, fused = {0};
                 hxi_registry_results own = {0};
-                float vec[HX_EMBED_DIM];
+                float vec[HX_EMBED_DIM_MAX];
                 const char *qt = queries[q];
                 size_t len = strlen(qt);
                 hx_search_opts whole = o;   /* each tier's whole rank window, as the tiers are merged */
                 whole.k = HX_RANK_WINDOW;
-                hxi_registry_query rq = {qt, mo == 2 ? NULL : vec, o.mode, whole.k, NULL, 0, 0, 0, 0};
+                hxi_registry_query rq = {qt, mo == 2 ? NULL : vec, o.mode, whole.k, NULL, 0, 0, 0, 0,
+                                         hx_model_name(hx_encoder_model(enc)), hx_model_dim(hx_encoder_model(enc))};
                 reg.why[0] = 0;
                 if (hx_index_search(pi, enc, qt, len, &whole, &proj, &err) || hx_encoder_embed(enc, &qt, &len, 1, vec, &err) ||
                     hxi_registry_search(reg.r, &rq, &own, &err) ||
@@ -1359,6 +1365,152 @@ static void test_mcp_progress(void)
     free(out);
 }
 
+/* === The model of the vectors === */
+
+/* Publishes root's docs folder (unsigned) to the registry at u with model (NULL: the default). */
+static int publish_with(const char *root, const char *u, const char *model, char **out)
+{
+    return sh(out, "cd %s && $HYRAX_BIN publish --registry '%s' %s%s --allow-unsigned docs", root, u, model ? "--model " : "",
+              model ? model : "");
+}
+
+/* The embedding column's type and hyrax.meta's rows of the registry at u, a line each. */
+static char *column_and_meta(const char *u)
+{
+    char *got;
+    sh(&got, "'%s' -X -Atq '%s' -c \"SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = "
+             "'hyrax.chunks'::regclass AND attname = 'embedding'\" -c \"SELECT string_agg(key || '=' || value, ',' ORDER BY "
+             "key) FROM hyrax.meta\"", psql, u);
+    return got;
+}
+
+/* A registry at version 3 (made by an older hyrax: no model recorded) in a new database `name`;
+ * its URL into u. */
+static void old_registry(const char *name, char *u, size_t cap)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
+    free(sql_as(NULL, sql));
+    snprintf(u, cap, "postgresql://hyrax@/%s?host=%s", name, sockdir);
+    hxi_registry *r = NULL;
+    hx_error err = {0};
+    int before;
+    hxi_registry_opts ro = {u, NULL, NULL, 0, 0};
+    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 3, mini.name, mini.dim, &before, &err),
+          "a version 3 registry: %s", err.message);
+    hxi_registry_close(r);
+}
+
+/* A registry holds the vectors of the model it was made with: init sizes vector(N) from it and
+ * records it, publish and search with another are refused naming it, a registry from before models
+ * were recorded takes the model init names when it holds no chunk (its column then changes
+ * dimension) or its dimension matches. Another model without the mpnet weights: the tiny synthetic
+ * MPNet of the weights fuzz corpus (8 dimensions); all-mpnet-base-v2 itself when installed. */
+static void test_models(void)
+{
+    char *out, *got, root[512], u[600], tiny[PATH_MAX];
+    CHECK(realpath("fuzz/corpus/weights/tiny_mpnet.hxw", tiny) != NULL, "the tiny model");
+    snprintf(root, sizeof root, "%s/models", dir);
+    mkdir(root, 0755);
+    check_put(root, "docs/tides.md", "# Tides\n\nThe moon's gravity pulls the oceans, raising high tide twice a day.\n");
+    check_put(root, "docs/bread.md", "# Bread\n\nSourdough rises slowly: wild yeast ferments the dough overnight.\n");
+    check_put(root, "docs/chess.md", "# Chess\n\nCastling moves the king two squares towards a rook.\n");
+    /* the default model's registry (test_init made it): another model is refused, naming it */
+    int rc = publish_with(root, url, tiny, &out);
+    CHECK(rc == 1 && strstr(out, "model all-MiniLM-L6-v2 (384 dimensions), not tiny-mpnet") && strstr(out, "--model minilm"),
+          "publishing with another model is refused naming the registry's: %s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --model %s pods", url, tiny);
+    CHECK(rc == 1 && strstr(out, "all-MiniLM-L6-v2") && strstr(out, "--model minilm"),
+          "so is searching with it: %d %s", rc, out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --model %s --mode keyword --json kube-scheduler", url,
+            tiny);
+    CHECK(rc == 0 && strstr(out, "\"consulted\":true"), "keyword search embeds nothing: any model: %d %.300s", rc, out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN registry init --registry '%s' --model %s", url, tiny);
+    CHECK(rc == 1 && strstr(out, "all-MiniLM-L6-v2"), "init with another model is refused: %s", out);
+    free(out);
+
+    /* an empty registry from before models were recorded: init with a model of another dimension
+       gives its column that dimension */
+    old_registry("models", u, sizeof u);
+    rc = sh(&out, "$HYRAX_BIN registry init --registry '%s' --model %s", u, tiny);
+    got = column_and_meta(u);
+    CHECK(rc == 0 && !strcmp(got, "vector(8)\ndimension=8,model=tiny-mpnet,schema_version=4\n"),
+          "the empty registry takes the tiny model: %s / %s", out, got);
+    free(out);
+    free(got);
+    rc = publish_with(root, u, tiny, &out);
+    CHECK(rc == 0 && strstr(out, "published 3,"), "the tiny model publishes: %s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --model %s --json tide", u, tiny);
+    CHECK(rc == 0 && strstr(out, "\"consulted\":true") && strstr(out, "docs/tides.md"), "and searches: %.300s", out);
+    free(out);
+    rc = publish_with(root, u, NULL, &out);
+    CHECK(rc == 1 && strstr(out, "model tiny-mpnet (8 dimensions), not all-MiniLM-L6-v2") && strstr(out, "--model tiny-mpnet"),
+          "the default model is refused there: %s", out);
+    free(out);
+    free(sql_as(NULL, "DROP DATABASE models"));
+
+    /* one from before holding chunks keeps their dimension */
+    old_registry("models", u, sizeof u);
+    sh(&got, "'%s' -X -Atq '%s' -c \"WITH d AS (INSERT INTO hyrax.documents (path, content_hash) VALUES ('old.md', 'h') "
+             "RETURNING id, tenant, visibility) INSERT INTO hyrax.chunks (document_id, tenant, visibility, ord, text, "
+             "embedding) SELECT id, tenant, visibility, 0, 'old', array_fill(0.05::real, ARRAY[%d])::vector FROM d\"",
+       psql, u, mini.dim);
+    free(got);
+    rc = sh(&out, "$HYRAX_BIN registry init --registry '%s' --model %s", u, tiny);
+    CHECK(rc == 1 && strstr(out, "vectors of 384 dimensions and model tiny-mpnet makes 8"), "its chunks keep it: %s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", u);
+    got = column_and_meta(u);
+    CHECK(rc == 0 && strstr(out, "migrated to version 4 (was 3)") &&
+              !strcmp(got, "vector(384)\ndimension=384,model=all-MiniLM-L6-v2,schema_version=4\n"),
+          "the default model, of that dimension, takes it: %s / %s", out, got);
+    free(out);
+    free(got);
+    free(sql_as(NULL, "DROP DATABASE models"));
+
+    /* all-mpnet-base-v2, the large registries' model, end to end */
+    char path[PATH_MAX];
+    if (hx_model_find("mpnet", path, sizeof path, NULL)) {
+        printf("test_registry: all-mpnet-base-v2 is not installed (make mpnet): its registry is not tested\n");
+        return;
+    }
+    free(sql_as(NULL, "CREATE DATABASE mpnet"));
+    snprintf(u, sizeof u, "postgresql://hyrax@/mpnet?host=%s", sockdir);
+    rc = sh(&out, "$HYRAX_BIN registry init --registry '%s' --model mpnet", u);
+    got = column_and_meta(u);
+    CHECK(rc == 0 && !strcmp(got, "vector(768)\ndimension=768,model=all-mpnet-base-v2,schema_version=4\n"),
+          "init with mpnet: vector(768), the model recorded: %s / %s", out, got);
+    free(out);
+    free(got);
+    rc = publish_with(root, u, "mpnet", &out);
+    CHECK(rc == 0 && strstr(out, "published 3,"), "mpnet publishes: %s", out);
+    free(out);
+    /* each question is about one note, by their texts */
+    static const char *const ask[3][2] = {{"why does the sea rise and fall", "docs/tides.md"},
+                                          {"baking with a starter culture", "docs/bread.md"},
+                                          {"which board game piece protects the monarch", "docs/chess.md"}};
+    for (int i = 0; i < 3; i++) {
+        rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --model mpnet --mode vector --json -k 1 '%s'", u,
+                ask[i][0]);
+        char want[64];
+        snprintf(want, sizeof want, "\"path\":\"%s\"", ask[i][1]);
+        CHECK(rc == 0 && strstr(out, want), "mpnet's query vector finds %s first: %.300s", ask[i][1], out);
+        free(out);
+    }
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry pods", u);
+    CHECK(rc == 1 && strstr(out, "all-mpnet-base-v2") && strstr(out, "--model mpnet"),
+          "the default model's query is refused, saying --model mpnet: %s", out);
+    free(out);
+    rc = publish_with(root, u, NULL, &out);
+    CHECK(rc == 1 && strstr(out, "all-mpnet-base-v2") && strstr(out, "--model mpnet"), "so is its publish: %s", out);
+    free(out);
+    free(sql_as(NULL, "DROP DATABASE mpnet"));
+}
+
 /* === hx_session_publish (hyrax.h) === */
 
 typedef struct {
@@ -1482,6 +1634,7 @@ int main(void)
     char abs[PATH_MAX];
     CHECK(realpath(getenv("HYRAX_BIN"), abs) != NULL, "HYRAX_BIN resolves");
     setenv("HYRAX_BIN", abs, 1);
+    hx_model_catalog(0, &mini);
     test_loader();
     test_init();
     test_publish();
@@ -1498,6 +1651,7 @@ int main(void)
     test_mcp_progress();
     test_keyword_bound();
     test_session_publish();
+    test_models();
     test_kiwi();
     sh(&out, "sh tests/pg_cluster.sh stop %s", dir);
     free(out);

@@ -349,7 +349,7 @@ static void test_documents(void)
 
     hx_session_info st;
     CHECK(hx_session_status(s, &st, &err) == 0 && st.project.present && st.project.stats.documents == 7 &&
-          !st.user.present && st.user.reason[0] && st.model_loaded && st.dim == HX_EMBED_DIM &&
+          !st.user.present && st.user.reason[0] && st.model_loaded && st.dim == 384 &&
           st.precision == HX_PRECISION_FP32, "status: %s", st.user.reason);
 
     hx_session_write w;

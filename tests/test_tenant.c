@@ -638,7 +638,7 @@ static void library_call(hx_index *ix, hx_index *all, const reader *r, tally *t)
         CHECK(hx_index_search(ix, enc, q, strlen(q), &o, &res, &err) == 0, "search: %s", err.message);
         see_results(t, r, &res, o.mode == HX_MODE_HYBRID ? "hybrid search" : "vector search");
     } else if (op < 50) {   /* vector search from any chunk's vector (taken without an identity) */
-        float vec[HX_EMBED_DIM];
+        float vec[HX_EMBED_DIM_MAX];
         uint32_t c = below(n_chunk_ids);
         if (chunk_doc[c] == UINT32_MAX || hx_index_chunk_vector(all, c, vec, &err))
             return;
@@ -679,7 +679,7 @@ static void library_call(hx_index *ix, hx_index *all, const reader *r, tally *t)
         if (!rc)
             see(t, r, x.path, "chunk");
     } else if (op < 92) {   /* find_similar's sources: a chunk's or a document's vector */
-        float vec[HX_EMBED_DIM];
+        float vec[HX_EMBED_DIM_MAX];
         if (below(2)) {
             uint32_t c = below(n_chunk_ids);
             bool want = chunk_doc[c] != UINT32_MAX && expect_visible(&gdocs[chunk_doc[c]], r);

@@ -68,8 +68,14 @@ static int parse_entry(const uint8_t *base, size_t size, const uint8_t *e, uint3
         return hx_error_set(err, HX_ETRUNCATED, (int64_t)off, "section '%s' ends past the end of the file",
                             s->name);
     s->data = base + off;
-    if (check_crc && hxf_crc32c(0, s->data, s->length) != hxf_le32(e + 60))
-        return hx_error_set(err, HX_ECHECKSUM, (int64_t)off, "section '%s' fails its checksum", s->name);
+    s->crc = hxf_le32(e + 60);
+    return check_crc ? hxf_section_check(s, err) : 0;
+}
+
+int hxf_section_check(const hxf_section *s, hx_error *err)
+{
+    if (hxf_crc32c(0, s->data, s->length) != s->crc)
+        return hx_error_set(err, HX_ECHECKSUM, -1, "section '%s' fails its checksum", s->name);
     return 0;
 }
 

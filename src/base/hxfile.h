@@ -56,6 +56,7 @@ typedef struct hxf_section {
     uint32_t dims[4];
     const uint8_t *data;          /* borrowed from the view's buffer */
     uint64_t length;
+    uint32_t crc;                 /* the CRC32C its table entry states */
 } hxf_section;
 
 /* A validated file in memory. Sections point into `base`, which the view borrows. */
@@ -73,6 +74,10 @@ int hxf_parse(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *
 /* Same checks, except the per-section checksums: for an image whose bytes were just checksummed
  * as a whole (an index segment read through hxi_store_blob), where they would be read twice. */
 int hxf_parse_verified(const uint8_t *base, size_t size, uint32_t expect_kind, hxf_view *out, hx_error *err);
+/* HX_ECHECKSUM when section s of a view from hxf_parse_verified fails its checksum: for a reader
+ * that checks only the sections it reads (the model, whose packed-weights cache stands in for
+ * most of its file). */
+int hxf_section_check(const hxf_section *s, hx_error *err);
 void hxf_view_free(hxf_view *v);
 
 /* Section by name, or NULL. */

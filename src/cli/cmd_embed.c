@@ -14,9 +14,10 @@
 
 const char embed_about[] =
     "Reads UTF-8 text from stdin, one input per line, and prints for each line one JSON array of\n"
-    "floats: the L2-normalised embedding (all-MiniLM-L6-v2: 384 floats, inputs past 256 word pieces\n"
-    "truncated, as sentence-transformers does; --model mpnet: 768 floats, 384 word pieces). Lines are embedded in batches of up to 64 as they\n"
-    "arrive, and each batch is printed as soon as it is done.\n";
+    "floats: the L2-normalised embedding, as many floats as the model has dimensions, inputs past\n"
+    "its word-piece limit truncated as sentence-transformers does ('hyrax models' lists both for\n"
+    "each model). Lines are embedded in batches of up to 64 as they arrive, and each batch is\n"
+    "printed as soon as it is done.\n";
 
 /* Embeds and prints n lines, then flushes stdout so output streams batch by batch. */
 static int embed_batch(hx_encoder *enc, const char **texts, const size_t *lens, size_t n, float *out,

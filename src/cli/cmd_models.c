@@ -6,9 +6,10 @@
 
 const char models_about[] =
     "Lists the models hyrax knows, for --model NAME: the name, dimension, what it is for and the\n"
-    "weights file found for it ('built in' for a static binary's default; '-' when not installed:\n"
-    "'make mpnet' fetches all-mpnet-base-v2). An index remembers its model: search and update it\n"
-    "with the same --model.\n";
+    "weights file found for it ('built in' for the models linked into a static binary: the default,\n"
+    "and mpnet with 'make static MODEL=mpnet'; '-' when not installed: 'make mpnet' fetches\n"
+    "all-mpnet-base-v2). An index, a registry and conversation memory remember their model: use\n"
+    "them with the same --model.\n";
 
 int cmd_models(const cli_args *a)
 {

@@ -7,7 +7,11 @@
 const char registry_about[] =
     "Creates the registry's schema in a PostgreSQL database with pgvector (schema hyrax: tables\n"
     "documents, chunks, audit, meta; HNSW and GIN indexes; row-level security per tenant), or\n"
-    "migrates an older one. Run it once as the role that is to own the tables.\n";
+    "migrates an older one. Run it once as the role that is to own the tables. The registry holds\n"
+    "the vectors of one model, the one init is run with (--model; default all-MiniLM-L6-v2): its\n"
+    "chunks' column is vector(N), N that model's dimension, and publishing or searching with\n"
+    "another model is refused naming it. A registry made before models were recorded takes the\n"
+    "model init names when its dimension matches, or when it holds no chunk yet.\n";
 
 int cmd_registry(const cli_args *a)
 {

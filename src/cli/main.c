@@ -88,7 +88,7 @@ void catch_stop_signals(int fd)
 static const cli_cmd commands[] = {
     {"tokenize", CMD_TOKENIZE, "< LINES", 0, 0, "stdin lines -> one JSON array of token ids per line", tokenize_about,
      cmd_tokenize},
-    {"embed", CMD_EMBED, "< LINES", 0, 0, "stdin lines -> one JSON array of floats (384 by default) per line",
+    {"embed", CMD_EMBED, "< LINES", 0, 0, "stdin lines -> one JSON array of floats (the model's dimension) per line",
      embed_about, cmd_embed},
     {"models", CMD_MODELS, "", 0, 0, "the models hyrax knows (--model NAME) and where they are installed", models_about,
      cmd_models},

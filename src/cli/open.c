@@ -42,7 +42,7 @@ int registry_session(const cli_args *a, const hx_identity *id, const char *root,
     hx_session_config cfg = {.db = DEFAULT_DB, .root = root, .no_user_tier = true, .registry = url && *url ? url : NULL,
                              .registry_defaults = true,
                              .registry_timeout_ms = (int)opt_long(a, "--registry-timeout", 0), .identity = id,
-                             .weights = a->cmd->bit == CMD_PUBLISH ? opt_str(a, "--model") : NULL};
+                             .weights = opt_str(a, "--model")};
     return hx_session_open(s, &cfg, err);
 }
 

@@ -401,14 +401,14 @@ int hxi_x_finish(hxi_extract *x, hx_error *err)
 /* === The table === */
 
 extern const hxi_doctype hxi_doctype_markdown, hxi_doctype_yaml, hxi_doctype_json, hxi_doctype_xml,
-    hxi_doctype_html, hxi_doctype_code, hxi_doctype_text, hxi_doctype_docx, hxi_doctype_xlsx, hxi_doctype_pptx, hxi_doctype_odt, hxi_doctype_ods,
+    hxi_doctype_archimate, hxi_doctype_html, hxi_doctype_code, hxi_doctype_text, hxi_doctype_docx, hxi_doctype_xlsx, hxi_doctype_pptx, hxi_doctype_odt, hxi_doctype_ods,
     hxi_doctype_odp, hxi_doctype_epub, hxi_doctype_pdf, hxi_doctype_directive;
 
 /* Detection order: magic is tried in this order over every row first, then names. */
 static const hxi_doctype *const table[] = {
     &hxi_doctype_pdf, &hxi_doctype_docx, &hxi_doctype_xlsx, &hxi_doctype_pptx, &hxi_doctype_odt, &hxi_doctype_ods, &hxi_doctype_odp,
     &hxi_doctype_epub, &hxi_doctype_directive,
-    &hxi_doctype_html, &hxi_doctype_xml, &hxi_doctype_markdown, &hxi_doctype_yaml, &hxi_doctype_json,
+    &hxi_doctype_html, &hxi_doctype_archimate, &hxi_doctype_xml, &hxi_doctype_markdown, &hxi_doctype_yaml, &hxi_doctype_json,
     &hxi_doctype_code, &hxi_doctype_text,
 };
 #define N_TYPES (sizeof table / sizeof *table)

@@ -307,10 +307,13 @@ int mcp_tool_index_health(mcp_session *s, const hxi_json_val *args, hxi_json_wri
     }
     hxi_json_write_key(w, "model");
     hxi_json_write_obj_begin(w);
+    hx_model_info def;   /* not loaded yet: the index's model, else the default */
+    hx_model_catalog(0, &def);
+    const bool indexed = have && st.model[0] && st.dim > 0;
     hxi_json_write_key(w, "name");
-    hxi_json_write_cstr(w, s->model ? hx_model_name(s->model) : "all-MiniLM-L6-v2");
+    hxi_json_write_cstr(w, s->model ? hx_model_name(s->model) : indexed ? st.model : def.name);
     hxi_json_write_key(w, "dimension");
-    hxi_json_write_int(w, s->model ? hx_model_dim(s->model) : HX_EMBED_DIM);
+    hxi_json_write_int(w, s->model ? hx_model_dim(s->model) : indexed ? st.dim : def.dim);
     hxi_json_write_key(w, "loaded");
     hxi_json_write_bool(w, s->model != NULL);
     hxi_json_write_obj_end(w);

@@ -196,6 +196,8 @@ static const mcp_field citation_fields[] = {
     {"version", .type = MCP_JSON_STRING},
     {"generation", .type = MCP_JSON_INTEGER},
     MCP_OUT_SIGNER,
+    {"item_id", MCP_JSON_STRING, .description = "the cited unit's item (an ArchiMate element)"},
+    {"version_id", MCP_JSON_STRING, .description = "a hash of that unit's text"},
     {.name = NULL},
 };
 static const mcp_field result_fields[] = {
@@ -293,8 +295,9 @@ const mcp_arg mcp_get_context_args[] = {
      .description = "At most this many passages (5 to 10 per query suits most agents); fewer when the relevance "
                     "floor or the token budget ends the list first."},
     {"include_relationships", MCP_BOOLEAN, .def = "true",
-     .description = "Add to each passage the chunks just before and after it in the same section (same "
-                    "heading) of its document, so it reads in context; they count in the budget."},
+     .description = "Add to each passage the chunks just before and after it in the same section of its "
+                    "document; then the items its relationships name (rel_ metadata), labelled. All count in "
+                    "the budget."},
     ARG_MIN_SCORE,
     ARG_FILTERS,
     ARG_MODE,
@@ -323,6 +326,8 @@ static const mcp_field source_fields[] = {
     MCP_OUT_SIGNER,
     {"tier", .type = MCP_JSON_STRING},
     MCP_OUT_METADATA,
+    {"relationship", MCP_JSON_STRING, .description = "added by include_relationships: how passage related_to names it"},
+    {"related_to", .type = MCP_JSON_INTEGER},
     {.name = NULL},
 };
 static const mcp_field context_fields[] = {
@@ -389,6 +394,12 @@ static void write_source(hxi_json_writer *w, const hx_context_source *p)
         hxi_json_write_key(w, "tier");
         hxi_json_write_cstr(w, p->first->tier);
     }
+    if (p->relation) {
+        hxi_json_write_key(w, "relationship");
+        hxi_json_write_cstr(w, p->relation);
+        hxi_json_write_key(w, "related_to");
+        hxi_json_write_uint(w, p->related_to);
+    }
     hxi_json_write_obj_end(w);
 }
 
@@ -402,7 +413,7 @@ static int context_filtered(mcp_session *s, const hxi_json_val *args, const hx_f
     hx_context_query_init(&q, query);
     q.max_tokens = (uint32_t)mcp_arg_int(&a, "max_tokens");
     q.max_passages = (uint32_t)mcp_arg_int(&a, "max_passages");
-    q.neighbours = mcp_arg_bool(&a, "include_relationships");
+    q.neighbours = q.relationships = mcp_arg_bool(&a, "include_relationships");
     q.search.opts.filters = fs->v;
     q.search.opts.n_filters = fs->n;
     q.search.opts.min_score = (float)mcp_arg_num(&a, "min_score");
@@ -604,7 +615,8 @@ const mcp_arg mcp_semanticSearch_args[] = {
 const mcp_arg mcp_getContext_args[] = {
     ARG_QUERY(NULL),
     ARG_MAX_TOKENS,
-    {"include_relationships", MCP_BOOLEAN, .def = "true", .description = "Also the neighbouring chunks of the same section."},
+    {"include_relationships", MCP_BOOLEAN, .def = "true",
+     .description = "Also the neighbouring chunks of the same section and the items the passages' relationships name."},
     MCP_ARG_READ_CONTEXT,
     MCP_ARG_SOURCE,
     {.name = NULL},

@@ -12,26 +12,33 @@
 
 #include "platform.h"
 
-/* One row per model: add a model here (and to tools/get_model.py, which fetches it). The first
- * row is the default, built in by `make static`. */
+/* Weights linked into the binary by `make static` (src/model/weights_blob.S: the default model's
+ * always, mpnet's with MODEL=mpnet); NULL when not linked in. */
+extern const uint8_t hxi_weights_minilm[] __attribute__((weak));
+extern const uint8_t hxi_weights_minilm_end[] __attribute__((weak));
+extern const uint8_t hxi_weights_mpnet[] __attribute__((weak));
+extern const uint8_t hxi_weights_mpnet_end[] __attribute__((weak));
+
+/* One row per model: add a model here (and to tools/get_model.py, which fetches it, and to
+ * weights_blob.S and the Makefile's static target, which link it in). The first row is the
+ * default, always built in by `make static`. */
 static const struct {
     const char *alias, *name, *file, *about;
     int dim;
+    const uint8_t *blob, *blob_end;   /* linked in by `make static`, or NULL */
 } models[] = {
-    {"minilm", "all-MiniLM-L6-v2", HX_WEIGHTS_FILE, "default: fast, 384 dimensions, 256 tokens", 384},
+    {"minilm", "all-MiniLM-L6-v2", HX_WEIGHTS_FILE, "default: fast, 384 dimensions, 256 tokens", 384,
+     hxi_weights_minilm, hxi_weights_minilm_end},
     {"mpnet", "all-mpnet-base-v2", "all-mpnet-base-v2.hxw",
-     "better quality for large registries: about 5x the compute, 768 dimensions, 384 tokens; make mpnet", 768},
+     "better quality for large registries: about 5x the compute, 768 dimensions, 384 tokens; make mpnet", 768,
+     hxi_weights_mpnet, hxi_weights_mpnet_end},
 };
 #define N_MODELS (sizeof models / sizeof *models)
 
-/* Weights linked into the binary by `make static` (src/weights_blob.S); both NULL otherwise. */
-extern const uint8_t hxi_weights_blob[] __attribute__((weak));
-extern const uint8_t hxi_weights_blob_end[] __attribute__((weak));
-
-static int built_in(void)
+/* Whether row i's weights are linked into the binary. */
+static int built_in(size_t i)
 {
-    const uint8_t *blob = hxi_weights_blob, *end = hxi_weights_blob_end;
-    return blob && end > blob;
+    return models[i].blob && models[i].blob_end > models[i].blob;
 }
 
 static int try_path(char *buf, size_t cap, const char *dir, const char *sub, const char *file)
@@ -118,7 +125,7 @@ int hx_model_catalog(size_t i, hx_model_info *out)
     out->file = models[i].file;
     out->about = models[i].about;
     out->dim = models[i].dim;
-    out->built_in = i == 0 && built_in();
+    out->built_in = built_in(i);
     if (i == 0) {
         if (hx_model_default_path(out->path, sizeof out->path, NULL))
             out->path[0] = 0;
@@ -148,9 +155,14 @@ int hxi_model_locate(const char *name_or_file, char *path, size_t cap, const uin
     path[0] = 0;
     const int row = row_of(name_or_file), is_default = !name_or_file || row == 0;
     const char *env = getenv("HYRAX_WEIGHTS");
-    if (is_default && (!env || !*env) && built_in()) {
-        *blob = hxi_weights_blob;
-        *blob_len = (size_t)(hxi_weights_blob_end - hxi_weights_blob);
+    if (row >= 0 && !is_default && built_in((size_t)row)) {
+        *blob = models[row].blob;
+        *blob_len = (size_t)(models[row].blob_end - models[row].blob);
+        return 0;
+    }
+    if (is_default && (!env || !*env) && built_in(0)) {
+        *blob = models[0].blob;
+        *blob_len = (size_t)(models[0].blob_end - models[0].blob);
         return 0;
     }
     if (is_default)

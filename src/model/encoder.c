@@ -32,6 +32,11 @@ struct hx_encoder {
                                   * R x m->i8_row_values */
     float *qs;                   /* int8 models: [HX_I8_MAX_PARTS x R] its per-row scales */
     int32_t *qz;                 /* int8 models: [HX_I8_MAX_PARTS x R] its per-row zero points */
+    uint8_t *qa2;                /* fine int8 layers (hxi_qlinear.fine): the rounding error of qa's */
+    float *qs2;                  /* rows, quantized as qa/qs/qz are, same layout */
+    int32_t *qz2;
+    float *fine;                 /* fine int8 layers: [R x max N] the second gemm's output, and before
+                                  * it the rounding error of the rows being quantized */
     int32_t *tok_ids;            /* [R] word pieces of the texts being embedded */
     int32_t *row_tok, *row_pos;  /* [R] per row of x in the current batch: token id, position */
     const int32_t **seq_ids;     /* [R] per sequence of the batch: its ids (borrowed) */
@@ -51,6 +56,11 @@ static int online_cpus(void)
     return n > ENC_MAX_THREADS ? ENC_MAX_THREADS : n;
 }
 
+const hx_model *hx_encoder_model(const hx_encoder *e)
+{
+    return e->m;
+}
+
 void hx_encoder_free(hx_encoder *e)
 {
     if (!e)
@@ -63,6 +73,10 @@ void hx_encoder_free(hx_encoder *e)
     free(e->qa);
     free(e->qs);
     free(e->qz);
+    free(e->qa2);
+    free(e->qs2);
+    free(e->qz2);
+    free(e->fine);
     free(e->tok_ids);
     free(e->row_tok);
     free(e->row_pos);
@@ -122,9 +136,16 @@ int hxi_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int
         e->qs = hx_malloc(HX_I8_MAX_PARTS * R * sizeof *e->qs);
         e->qz = hx_malloc(HX_I8_MAX_PARTS * R * sizeof *e->qz);
     }
+    if (m->i8_fine_values) {
+        e->qa2 = hx_malloc(R * m->i8_fine_values * (size_t)m->k8->in_bytes);
+        e->qs2 = hx_malloc(HX_I8_MAX_PARTS * R * sizeof *e->qs2);
+        e->qz2 = hx_malloc(HX_I8_MAX_PARTS * R * sizeof *e->qz2);
+        e->fine = alloc_floats(R, wide);
+    }
     if (!e->x || !e->tmp || !e->big || !e->scratch || !e->tok_ids || !e->row_tok || !e->row_pos ||
         !e->seq_ids || !e->seq_len || !e->seq_out || !e->order || !e->row0 ||
-        (m->i8_row_values && (!e->qa || !e->qs || !e->qz))) {
+        (m->i8_row_values && (!e->qa || !e->qs || !e->qz)) ||
+        (m->i8_fine_values && (!e->qa2 || !e->qs2 || !e->qz2 || !e->fine))) {
         hx_encoder_free(e);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for a batch of %d tokens", max_rows);
     }
@@ -207,6 +228,11 @@ typedef struct i8_job {
     const hxi_qlinear *q;
     float *C;
     int row_blocks, n_chunks, cols_per_chunk;   /* per part; cols_per_chunk a multiple of HX_I8_NR */
+    const uint8_t *qa;             /* the quantized rows: e->qa, or e->qa2 for a fine layer's second
+                                    * gemm, which writes into `fine` and adds that to C */
+    const float *qs;
+    const int32_t *qz;
+    float *fine;                   /* NULL: the first gemm */
 } i8_job;
 
 /* Rows [r0, r0 + n) of x [. x dim] into qa/qs/qz for every part of the int8 layer q, when q is set. */
@@ -216,9 +242,27 @@ static void quantize_rows(const hx_encoder *e, const hxi_qlinear *q, int r0, int
         return;
     const hxi_kernels_i8 *k8 = e->m->k8;
     const size_t Kp = (size_t)hxi_i8_row_len(dim), R = (size_t)e->max_rows;
-    for (int p = 0; p < q->parts; p++)
-        k8->quantize(n, dim, x + (size_t)r0 * dim, dim, q->part[p].xinv,
-                     e->qa + (p * R + (size_t)r0) * Kp * k8->in_bytes, (int)Kp, e->qs + p * R + r0, e->qz + p * R + r0);
+    for (int p = 0; p < q->parts; p++) {
+        const size_t at = (p * R + (size_t)r0) * Kp * k8->in_bytes;
+        const float *xinv = q->part[p].xinv;
+        k8->quantize(n, dim, x + (size_t)r0 * dim, dim, xinv, e->qa + at, (int)Kp, e->qs + p * R + r0,
+                     e->qz + p * R + r0);
+        if (!q->fine)
+            continue;
+        /* the rows' rounding error, y - scale (q - zero) with y as quantize saw it, quantized again */
+        float *err = e->fine + (size_t)r0 * dim;
+        for (int r = 0; r < n; r++) {
+            const float *xr = x + (size_t)(r0 + r) * dim, s = e->qs[p * R + r0 + r];
+            const int32_t z = e->qz[p * R + r0 + r];
+            const uint8_t *q8 = e->qa + at + (size_t)r * Kp * k8->in_bytes;
+            const uint16_t *q16 = (const uint16_t *)(const void *)q8;
+            for (int k = 0; k < dim; k++) {
+                const int32_t v = k8->in_bytes == 1 ? q8[k] : q16[k];
+                err[(size_t)r * dim + k] = (xinv ? xr[k] * xinv[k] : xr[k]) - s * (float)(v - z);
+            }
+        }
+        k8->quantize(n, dim, err, dim, NULL, e->qa2 + at, (int)Kp, e->qs2 + p * R + r0, e->qz2 + p * R + r0);
+    }
 }
 
 static void quantize_task(void *ctx, int task, int worker)
@@ -244,8 +288,13 @@ static void gemm_i8_task(void *ctx, int task, int worker)
     const hxi_qmat *q = &g->q->part[p];
     float *C = g->C + (size_t)r0 * g->N + (size_t)p * Np;
     const hxi_kernels_i8 *k8 = e->m->k8;
-    k8->gemm(rows, n0, n1, g->K, e->qa + (q0 + (size_t)r0) * Kp * k8->in_bytes, (int)Kp, e->qs + q0 + r0,
-             e->qz + q0 + r0, q->w, q->wsum, q->wscale, g->bias ? g->bias + (size_t)p * Np : NULL, C, g->N);
+    float *F = g->fine ? g->fine + (size_t)r0 * g->N + (size_t)p * Np : NULL;
+    k8->gemm(rows, n0, n1, g->K, g->qa + (q0 + (size_t)r0) * Kp * k8->in_bytes, (int)Kp, g->qs + q0 + r0,
+             g->qz + q0 + r0, q->w, q->wsum, q->wscale, F ? NULL : g->bias ? g->bias + (size_t)p * Np : NULL,
+             F ? F : C, g->N);
+    for (int i = 0; F && i < rows; i++)
+        for (int j = n0; j < n1; j++)
+            C[(size_t)i * g->N + j] += F[(size_t)i * g->N + j];
     if (g->gelu)
         e->kern->gelu(rows, n1 - n0, C + n0, g->N);
 }
@@ -262,10 +311,16 @@ static void linear(hx_encoder *e, int M, int N, int K, const float *A, const flo
     }
     int per, chunks = column_chunks(e, (N / q->parts + HX_I8_NR - 1) / HX_I8_NR, &per);
     int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
-    i8_job g = {e, M, N, K, gelu, A, bias, q, C, row_blocks, chunks, per * HX_I8_NR};
+    i8_job g = {e, M, N, K, q->fine ? 0 : gelu, A, bias, q, C, row_blocks, chunks, per * HX_I8_NR, e->qa, e->qs, e->qz,
+                NULL};
     if (!quantized)
         hxi_pool_run(e->pool, row_blocks, quantize_task, &g);
     hxi_pool_run(e->pool, q->parts * row_blocks * chunks, gemm_i8_task, &g);
+    if (q->fine) {   /* the second gemm, on the rounding error, added in (then GELU) */
+        i8_job f = {e, M, N, K, gelu, A, bias, q, C, row_blocks, chunks, per * HX_I8_NR, e->qa2, e->qs2, e->qz2,
+                    e->fine};
+        hxi_pool_run(e->pool, q->parts * row_blocks * chunks, gemm_i8_task, &f);
+    }
 }
 
 /* The Linear layer that reads a step's output when it runs in int8, else NULL: such a step

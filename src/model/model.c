@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,13 +97,15 @@ static int get_vec(const hx_model *m, const char *name, int n, const float **out
 }
 
 static int get_mat(const hx_model *m, const char *name, int rows, int cols, const uint16_t **out,
-                   hx_error *err)
+                   const hxf_section **sec, hx_error *err)
 {
     const hxf_section *s;
     const uint32_t dims[4] = {(uint32_t)rows, (uint32_t)cols, 0, 0};
     int rc = hxf_expect(&m->view, name, HXF_F16, 2, dims, &s, err);
     if (!rc)
         *out = (const uint16_t *)(const void *)s->data;
+    if (!rc && sec)
+        *sec = s;
     return rc;
 }
 
@@ -156,10 +159,27 @@ static const struct {
     {"ffn2_w", "ffn2_b", 1, -1, LN_NONE, 1},
 };
 
+/* The int8 recipe of each architecture (enum hxi_arch), measured against sentence-transformers on
+ * the golden texts (tests/test_encoder*.c; bench/RESULTS.md "int8 per architecture"): `fine` runs
+ * every Linear layer fine (hxi_qlinear.fine: about 16-bit inputs, twice the integer work);
+ * `balance` > 0 also smooths every layer's input channels by (mean_k c_k / c_k)^balance, c_k the
+ * largest weight of column k (after the LayerNorm smoothing), which evens out the weights' columns
+ * for their 8-bit rows at the cost of wider inputs, which fine layers can afford. MiniLM: plain
+ * (min cosine 0.9965); MPNet: plain 0.9885, fine alone 0.9920, fine and balance 0.2 0.9984 (0.1:
+ * 0.9962, 0.3: 0.9973, 0.5: 0.9942 on every third text; without fine, balance 0.3 gives 0.968). */
+static const struct {
+    int fine;
+    float balance;
+} int8_recipe[] = {
+    [HX_ARCH_BERT] = {0, 0.0f},
+    [HX_ARCH_MPNET] = {1, 0.2f},
+};
+
 /* One matrix to convert and pack (task i < n_jobs; task n_jobs builds the tokenizer): into float
  * panels (dst) or int8 ones (q, part by part). */
 typedef struct pack_job {
     const uint16_t *W;           /* [N x K] fp16 in the map */
+    const hxf_section *sec;      /* its section, checksummed only when packed (packed_sections) */
     int N, K;
     int lin;                     /* index in linears[] */
     int parts;                   /* int8 parts, or 0: float */
@@ -180,7 +200,7 @@ typedef struct pack_ctx {
     hx_model *m;
     pack_job *jobs;              /* [n_jobs] */
     int n_jobs;
-    float *rows;                 /* [threads x 2 row_len] scratch */
+    float *rows;                 /* [threads x 3 row_len] scratch */
     int row_len;
     const hxf_section *vocab;
     const hxf_section *spec;     /* "tokenizer" section, or NULL: BERT's */
@@ -188,18 +208,24 @@ typedef struct pack_ctx {
     hx_error tok_err;
 } pack_ctx;
 
-/* Bytes of one int8 part [n x K]: packed weights, scales, sums and, when smoothed, 1 / smoothing. */
-static size_t part_bytes(int i, int n, int K)
+/* Whether Linear layer i's input is smoothed in m at int8: when it reads a LayerNorm, or the
+ * architecture balances every layer's columns. */
+static int smoothed(const hx_model *m, int i)
 {
-    return align64(hxi_pack_i8_size(n, K)) + 2 * align64((size_t)n * 4) +
-           (linears[i].ln != LN_NONE ? align64((size_t)K * 4) : 0);
+    return linears[i].ln != LN_NONE || int8_recipe[m->cfg.arch].balance > 0;
 }
 
-static part_layout part_at(int lin, int n, int K, uint8_t *base, int p)
+/* Bytes of one int8 part [n x K]: packed weights, scales, sums and, when smoothed, 1 / smoothing. */
+static size_t part_bytes(const hx_model *m, int i, int n, int K)
 {
-    uint8_t *w = base + (size_t)p * part_bytes(lin, n, K), *at = w + align64(hxi_pack_i8_size(n, K));
+    return align64(hxi_pack_i8_size(n, K)) + 2 * align64((size_t)n * 4) + (smoothed(m, i) ? align64((size_t)K * 4) : 0);
+}
+
+static part_layout part_at(const hx_model *m, int lin, int n, int K, uint8_t *base, int p)
+{
+    uint8_t *w = base + (size_t)p * part_bytes(m, lin, n, K), *at = w + align64(hxi_pack_i8_size(n, K));
     return (part_layout){(int8_t *)w, (float *)(void *)at, (int32_t *)(void *)(at + align64((size_t)n * 4)),
-                         linears[lin].ln != LN_NONE ? (float *)(void *)(at + 2 * align64((size_t)n * 4)) : NULL};
+                         smoothed(m, lin) ? (float *)(void *)(at + 2 * align64((size_t)n * 4)) : NULL};
 }
 
 /* int8 smoothing of a layer that reads a LayerNorm's output x_k = beta_k + gamma_k n_k (SmoothQuant
@@ -209,26 +235,42 @@ static part_layout part_at(int lin, int n, int K, uint8_t *base, int p)
  * simulation (bench/RESULTS.md, "u8 inputs"): min cosine 0.99597 over the golden texts against
  * 0.99190 unsmoothed (hyrax itself: 0.99650 against 0.99292), spread 2..8 within 1e-4 of each
  * other; calibrated maxima gave 0.99689 but need texts and a weights section. The attention
- * output's and FFN down's inputs stay unsmoothed: the same kind of estimate lost cosine there.
- * Writes xs and xinv (K floats each). */
+ * output's and FFN down's inputs stay unsmoothed (MiniLM): the same kind of estimate lost cosine
+ * there. An architecture with a balance (int8_recipe) smooths every layer's input, multiplying xs_k
+ * by (mean_k c_k / c_k)^balance, c_k = w_k xs_k (1 for a layer without a LayerNorm before it).
+ * Writes xs and xinv (K floats each); wmax: K floats of scratch. */
 #define SMOOTH_SPREAD 4.0f
 #define SMOOTH_FLOOR 1e-5f
 
 static void smooth_input(const hx_model *m, const pack_job *j, const uint16_t *W, int N, float *row, float *xs,
-                         float *xinv)
+                         float *xinv, float *wmax)
 {
     const int K = j->K;
+    const float balance = int8_recipe[m->cfg.arch].balance;
     for (int k = 0; k < K; k++)
-        xs[k] = 0;
+        wmax[k] = 0;
     for (int n = 0; n < N; n++) {
         m->kern->f16_to_f32(W + (size_t)n * K, row, (size_t)K);
         for (int k = 0; k < K; k++)
-            xs[k] = fabsf(row[k]) > xs[k] ? fabsf(row[k]) : xs[k];
+            wmax[k] = fabsf(row[k]) > wmax[k] ? fabsf(row[k]) : wmax[k];
     }
+    double mean = 0;   /* of the columns' largest weights after the LayerNorm smoothing (balance) */
     for (int k = 0; k < K; k++) {
-        const float r = fabsf(j->ln_b[k]) + SMOOTH_SPREAD * fabsf(j->ln_w[k]);
-        const float s = sqrtf((r > SMOOTH_FLOOR ? r : SMOOTH_FLOOR) / (xs[k] > SMOOTH_FLOOR ? xs[k] : SMOOTH_FLOOR));
+        float s = 1.0f;
+        if (j->ln_w) {
+            const float r = fabsf(j->ln_b[k]) + SMOOTH_SPREAD * fabsf(j->ln_w[k]);
+            s = sqrtf((r > SMOOTH_FLOOR ? r : SMOOTH_FLOOR) / (wmax[k] > SMOOTH_FLOOR ? wmax[k] : SMOOTH_FLOOR));
+        }
         xs[k] = s >= SMOOTH_FLOOR && s <= 1.0f / SMOOTH_FLOOR ? s : 1.0f;   /* out of range or NaN: none */
+        wmax[k] *= xs[k];
+        mean += wmax[k];
+    }
+    mean /= K;
+    for (int k = 0; k < K; k++) {
+        if (balance > 0 && wmax[k] > SMOOTH_FLOOR) {
+            const float s = xs[k] * powf((float)mean / wmax[k], balance);
+            xs[k] = s >= SMOOTH_FLOOR && s <= 1.0f / SMOOTH_FLOOR ? s : xs[k];
+        }
         xinv[k] = 1.0f / xs[k];
     }
 }
@@ -244,17 +286,17 @@ static void pack_task(void *arg, int task, int worker)
         return;
     }
     const pack_job *j = &p->jobs[task];
-    float *row = p->rows + (size_t)worker * 2 * p->row_len, *xs = row + p->row_len;
+    float *row = p->rows + (size_t)worker * 3 * p->row_len, *xs = row + p->row_len, *wmax = xs + p->row_len;
     if (!j->parts) {
         hxi_pack_weights_f16(p->m->kern, j->W, j->N, j->K, row, (float *)(void *)j->dst);
         return;
     }
     const int n = j->N / j->parts;
     for (int i = 0; i < j->parts; i++) {
-        const part_layout q = part_at(j->lin, n, j->K, j->dst, i);
+        const part_layout q = part_at(p->m, j->lin, n, j->K, j->dst, i);
         const uint16_t *W = j->W + (size_t)i * n * j->K;
         if (q.xinv)
-            smooth_input(p->m, j, W, n, row, xs, q.xinv);
+            smooth_input(p->m, j, W, n, row, xs, q.xinv, wmax);
         hxi_pack_weights_i8(p->m->kern, W, n, j->K, q.xinv ? xs : NULL, row, q.w, q.wscale, q.wsum);
     }
 }
@@ -271,7 +313,7 @@ static size_t linear_bytes(const hx_model *m, int i, int N, int K)
 {
     const int parts = int8_parts(m, i, N, K);
     if (parts)
-        return (size_t)parts * part_bytes(i, N / parts, K);
+        return (size_t)parts * part_bytes(m, i, N / parts, K);
     return align64(hxi_pack_size(N, K, m->kern->nr) * sizeof(float));
 }
 
@@ -294,9 +336,11 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
     if (p.spec && p.spec->dtype != HXF_RAW)
         return hx_error_set(err, HX_EFORMAT, -1, "section 'tokenizer' is not raw bytes");
     m->layers = hx_calloc((size_t)c->layers, sizeof *m->layers);
-    m->packed = packed_alloc(total, &m->packed_len);
+    const bool cached = m->cached && !hxi_pack_cache_map(m, total, &m->packed, &m->packed_map, &m->packed_map_len);
+    if (!cached)
+        m->packed = packed_alloc(total, &m->packed_len);
     p.jobs = hx_calloc((size_t)p.n_jobs, sizeof *p.jobs);
-    p.rows = hx_malloc((size_t)threads * 2 * (size_t)p.row_len * sizeof(float));
+    p.rows = hx_malloc((size_t)threads * 3 * (size_t)p.row_len * sizeof(float));
     int rc = 0;
     if (!m->layers || !m->packed || !p.jobs || !p.rows)
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory packing %zu MB of weights", total >> 20);
@@ -312,19 +356,22 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
             j->N = linears[i].n < 0 ? F : linears[i].n * H;
             j->K = linears[i].k < 0 ? F : H;
             snprintf(name, sizeof name, "L%d.%s", l, linears[i].w);
-            if ((rc = get_mat(m, name, j->N, j->K, &j->W, err)))
+            if ((rc = get_mat(m, name, j->N, j->K, &j->W, &j->sec, err)))
                 break;
             snprintf(name, sizeof name, "L%d.%s", l, linears[i].b);
             if ((rc = get_vec(m, name, j->N, bias[i], err)))
                 break;
             j->lin = i;
             j->parts = int8_parts(m, i, j->N, j->K);
-            if ((size_t)j->parts * (size_t)hxi_i8_row_len(j->K) > m->i8_row_values)
-                m->i8_row_values = (size_t)j->parts * (size_t)hxi_i8_row_len(j->K);
+            const size_t values = (size_t)j->parts * (size_t)hxi_i8_row_len(j->K);
+            m->i8_row_values = values > m->i8_row_values ? values : m->i8_row_values;
+            qlin[i]->fine = j->parts && int8_recipe[c->arch].fine;
+            if (qlin[i]->fine && values > m->i8_fine_values)
+                m->i8_fine_values = values;
             j->dst = dst;
             qlin[i]->parts = j->parts;
             for (int q = 0; q < j->parts; q++) {
-                const part_layout pl = part_at(i, j->N / j->parts, j->K, dst, q);
+                const part_layout pl = part_at(m, i, j->N / j->parts, j->K, dst, q);
                 qlin[i]->part[q] = (hxi_qmat){pl.w, pl.wscale, pl.wsum, pl.xinv};
             }
             if (!j->parts)
@@ -347,21 +394,28 @@ static int load_layers(hx_model *m, const hxf_section *vocab, hx_error *err)
                 j->ln_w = l ? m->layers[l - 1].ln2_w : m->emb_ln_w, j->ln_b = l ? m->layers[l - 1].ln2_b : m->emb_ln_b;
         }
     }
+    for (int t = 0; !rc && !cached && t < p.n_jobs; t++)   /* the matrices, read only when packing */
+        rc = hxf_section_check(p.jobs[t].sec, err);
     hxi_pool *pool = NULL;
-    if (!rc && threads > 1 && hxi_pool_new(&pool, threads, NULL) != 0)
+    if (!rc && !cached && threads > 1 && hxi_pool_new(&pool, threads, NULL) != 0)
         threads = 1;   /* no threads to be had: pack on this one */
-    if (!rc) {
+    if (!rc && cached) {   /* the packed block is mapped: only the tokenizer to build */
+        pack_task(&p, p.n_jobs, 0);
+    } else if (!rc) {
         if (pool)
             hxi_pool_run(pool, p.n_jobs + 1, pack_task, &p);
         else
             for (int t = 0; t <= p.n_jobs; t++)
                 pack_task(&p, t, 0);
-        if ((rc = p.tok_rc) != 0 && err)
-            *err = p.tok_err;
     }
+    if (!rc && (rc = p.tok_rc) != 0 && err)
+        *err = p.tok_err;
     hxi_pool_free(pool);
-    if (!rc)
+    if (!rc && !cached) {
         mprotect(m->packed, m->packed_len, PROT_READ);   /* read-only from here on */
+        if (m->cached)
+            hxi_pack_cache_store(m, m->packed, total);
+    }
     free(p.jobs);
     free(p.rows);
     if (!rc && hxi_tokenizer_vocab_size(m->tok) != (size_t)c->vocab)
@@ -415,9 +469,9 @@ static int load_embeddings(hx_model *m, hx_error *err)
     const int H = c->hidden;
     const uint16_t *pos, *type;
     int rc;
-    if ((rc = get_mat(m, "word_emb", c->vocab, H, &m->word_emb, err)) ||
-        (rc = get_mat(m, "pos_emb", c->max_pos, H, &pos, err)) ||
-        (rc = get_mat(m, "type_emb", c->type_vocab, H, &type, err)) ||
+    if ((rc = get_mat(m, "word_emb", c->vocab, H, &m->word_emb, NULL, err)) ||
+        (rc = get_mat(m, "pos_emb", c->max_pos, H, &pos, NULL, err)) ||
+        (rc = get_mat(m, "type_emb", c->type_vocab, H, &type, NULL, err)) ||
         (rc = get_vec(m, "emb_ln_w", H, &m->emb_ln_w, err)) ||
         (rc = get_vec(m, "emb_ln_b", H, &m->emb_ln_b, err)))
         return rc;
@@ -482,10 +536,26 @@ static void model_digest(hx_model *m)
         snprintf(m->hash + 2 * i, 3, "%02x", d[i]);
 }
 
+/* Whether section s holds a Linear layer's matrix ("L<n>.<linears[i].w>"): load_layers checks
+ * those only when it packs them, not when the packed-weights cache stands in for them. */
+static bool packed_section(const hxf_section *s)
+{
+    const char *dot = strchr(s->name, '.');
+    for (int i = 0; dot && s->name[0] == 'L' && i < 4; i++)
+        if (!strcmp(dot + 1, linears[i].w))
+            return true;
+    return false;
+}
+
 static int model_load(hx_model *m, const uint8_t *buf, size_t size, hx_error *err)
 {
     const hxf_section *vocab = NULL;
-    int rc = hxf_parse(buf, size, HXF_KIND_WEIGHTS, &m->view, err);
+    int rc = hxf_parse_verified(buf, size, HXF_KIND_WEIGHTS, &m->view, err);
+    for (uint32_t i = 0; !rc && i < m->view.n_sections; i++)   /* the rest: load_layers */
+        if (!packed_section(&m->view.sections[i]))
+            rc = hxf_section_check(&m->view.sections[i], err);
+    if (!rc)
+        model_digest(m);   /* the packed-weights cache is keyed by it */
     if (!rc)
         rc = read_config(m, err);
     if (!rc)
@@ -494,8 +564,6 @@ static int model_load(hx_model *m, const uint8_t *buf, size_t size, hx_error *er
         rc = load_embeddings(m, err);
     if (!rc)
         rc = load_layers(m, vocab, err);
-    if (!rc)
-        model_digest(m);
     return rc;
 }
 
@@ -515,8 +583,9 @@ static int model_new(hx_model **out, const hxi_kernels *kern, hx_precision preci
     return 0;
 }
 
-int hxi_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, const hxi_kernels *kern,
-                             hx_precision precision, hx_error *err)
+/* hxi_model_open_buffer_at, with the packed-weights cache when `cache`. */
+static int open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hxi_kernels *kern, hx_precision precision,
+                       bool cache, hx_error *err)
 {
     *out = NULL;
     if (!buf || !kern)
@@ -525,11 +594,19 @@ int hxi_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, co
         return hx_error_set(err, HX_EINVAL, -1, "weights buffer is not 16-byte aligned");
     hx_model *m;
     int rc = model_new(&m, kern, precision, err);
+    if (!rc)
+        m->cached = cache;
     if (!rc && (rc = model_load(m, buf, size, err)) != 0)
         hx_model_close(m);
     else if (!rc)
         *out = m;
     return rc;
+}
+
+int hxi_model_open_buffer_at(hx_model **out, const uint8_t *buf, size_t size, const hxi_kernels *kern,
+                             hx_precision precision, hx_error *err)
+{
+    return open_buffer(out, buf, size, kern, precision, false, err);
 }
 
 int hxi_model_open_buffer(hx_model **out, const uint8_t *buf, size_t size, const hxi_kernels *kern,
@@ -548,6 +625,7 @@ static int open_path(hx_model **out, const char *path, const hxi_kernels *kern, 
     int rc = model_new(&m, kern, precision, err);
     if (rc)
         return rc;
+    m->cached = kern == hxi_kernels_get();   /* not a table a test forces */
     rc = hxf_map_open(&m->map, path, err);
     if (!rc)
         rc = model_load(m, m->map.addr, m->map.size, err);
@@ -580,7 +658,9 @@ void hx_model_close(hx_model *m)
         return;
     if (m->tok)
         hxi_tokenizer_free(m->tok);
-    if (m->packed)
+    if (m->packed_map)
+        munmap(m->packed_map, m->packed_map_len);
+    else if (m->packed)
         munmap(m->packed, m->packed_len);
     free(m->layers);
     free(m->pos_type);
@@ -633,7 +713,7 @@ int hx_model_open_opts(hx_model **out, const hx_model_opts *o, hx_error *err)
     if (rc)
         return rc;
     if (blob)
-        return hxi_model_open_buffer_at(out, blob, blob_len, hxi_kernels_get(), precision, err);
+        return open_buffer(out, blob, blob_len, hxi_kernels_get(), precision, true, err);
     return open_path(out, path, hxi_kernels_get(), precision, err);
 }
 

@@ -10,6 +10,7 @@
 #include "pool.h"
 #include "tokenizer.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Limits on any weights file this build accepts (tiny synthetic models included). */
@@ -49,10 +50,14 @@ typedef struct hxi_qmat {
 } hxi_qmat;
 
 /* A Linear layer at int8: its output channels in `parts` equal parts (QKV: query, key, value), each
- * with its own smoothing and so its own quantization of the input. parts = 0: it runs in float. */
+ * with its own smoothing and so its own quantization of the input. parts = 0: it runs in float.
+ * fine: the input's rounding error (each row's value less its 8-bit approximation) is quantized per
+ * row too and multiplied by the same int8 weights in a second gemm added to the first, so the input
+ * keeps about 16 bits at twice the integer work (model.c chooses the layers). */
 #define HX_I8_MAX_PARTS 3
 typedef struct hxi_qlinear {
     int parts;
+    int fine;
     hxi_qmat part[HX_I8_MAX_PARTS];
 } hxi_qlinear;
 
@@ -82,6 +87,7 @@ struct hx_model {
     hxi_model_config cfg;
     size_t i8_row_values;        /* int8: quantized input values one row of the forward pass needs,
                                   * the most over Linear layers of parts x roundup(K, 4); else 0 */
+    size_t i8_fine_values;       /* the same over the fine Linear layers (hxi_qlinear.fine); 0: none */
     const uint16_t *word_emb;    /* [vocab x hidden] fp16, in the map; rows converted on use */
     float *pos_type;             /* owned, [max_seq x hidden]: position + token type 0; with a
                                   * position offset [max_seq + 1 x hidden], row 0 the padding
@@ -90,8 +96,12 @@ struct hx_model {
                                   * key - query = d at [h][d + max_seq - 1], or NULL: none */
     const float *emb_ln_w, *emb_ln_b;  /* [hidden] */
     hxi_layer *layers;            /* owned, [layers] */
-    uint8_t *packed;             /* owned (mmap, packed_len bytes), every packed matrix */
+    uint8_t *packed;             /* owned (mmap, packed_len bytes), every packed matrix; or into */
     size_t packed_len;
+    uint8_t *packed_map;         /* owned: the cache file mapped read-only (pack_cache.c), or NULL */
+    size_t packed_map_len;
+    bool cached;                 /* whether the packed-weights cache serves (models opened by path or
+                                  * built in; not buffers from tests and fuzzers) */
     hxi_tokenizer *tok;           /* owned */
     char name[64];
     char hash[65];               /* hx_model_hash: SHA-256 hex of the header and section table */
@@ -107,6 +117,13 @@ int hxi_model_rel_bucket(int d, int buckets, int max_dist);
  * binary serve (`make static`), else NULL and path holds the file. */
 int hxi_model_locate(const char *name_or_file, char *path, size_t cap, const uint8_t **blob, size_t *blob_len,
                      hx_error *err);
+
+/* The packed-weights cache (pack_cache.c): m's packed block of len bytes from its cache file,
+ * mapped read-only (*packed into *map of *map_len bytes, unmapped by the caller): 0, or -1 when
+ * there is none that checks out (off, missing, another build's, corrupt). */
+int hxi_pack_cache_map(const hx_model *m, size_t len, uint8_t **packed, uint8_t **map, size_t *map_len);
+/* Writes m's packed block (len bytes) to its cache file; best effort, silent. */
+void hxi_pack_cache_store(const hx_model *m, const uint8_t *packed, size_t len);
 
 /* The model's tokenizer, for the index layer's chunker; borrowed until hx_model_close. */
 const hxi_tokenizer *hxi_model_tokenizer(const hx_model *m);

@@ -162,6 +162,14 @@ void hxi_present_citation(hxi_json_writer *w, const hx_result *r, uint64_t gener
         hxi_json_write_key(w, "tier");
         hxi_json_write_cstr(w, r->tier);
     }
+    static const char *const item_keys[] = {"item_id", "version_id"};   /* the unit's item and its version */
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < r->n_chunk_meta; i++)
+            if (!strcmp(r->chunk_meta[i].key, item_keys[k])) {
+                hxi_json_write_key(w, item_keys[k]);
+                hxi_json_write_cstr(w, r->chunk_meta[i].value);
+                break;
+            }
     hxi_json_write_obj_end(w);
 }
 

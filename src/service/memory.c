@@ -40,6 +40,8 @@ struct hxi_memory {
     turn_rec *v;                     /* owned; n kept turns, oldest first */
     size_t n, cap;
     uint64_t next_id;
+    char model[HX_MEMORY_MODEL_MAX + 1];  /* the model its vectors come from; "": none recorded */
+    uint32_t dim;                    /* their dimension; 0: no vector yet */
 };
 
 /* === Encoding === */
@@ -49,7 +51,7 @@ static void put_str(hxi_buf *b, const char *s)
     hxi_buf_str(b, s ? s : "");
 }
 
-static int encode_turn(const hx_turn *t, hxi_buf *b, hx_error *err)
+static int encode_turn(const hx_turn *t, uint32_t dim, hxi_buf *b, hx_error *err)
 {
     uint8_t head[TURN_HEAD];
     memcpy(head, TURN_MAGIC, 8);
@@ -60,14 +62,14 @@ static int encode_turn(const hx_turn *t, hxi_buf *b, hx_error *err)
     memcpy(&bits, &t->relevance, 8);
     hxf_put64(head + 28, bits);
     hxf_put32(head + 36, (uint32_t)t->n_docs);
-    hxf_put32(head + 40, t->vec ? HX_EMBED_DIM : 0);
+    hxf_put32(head + 40, t->vec ? dim : 0);
     hxi_buf_bytes(b, head, sizeof head);
     const char *s[6] = {t->session, t->tenant, t->user, t->search_method, t->user_message, t->agent_response};
     for (int i = 0; i < 6; i++)
         put_str(b, s[i]);
     for (size_t i = 0; i < t->n_docs; i++)
         put_str(b, t->docs[i]);
-    for (size_t i = 0; t->vec && i < HX_EMBED_DIM; i++) {
+    for (size_t i = 0; t->vec && i < dim; i++) {
         uint32_t x;
         memcpy(&x, &t->vec[i], 4);
         hxi_buf_u32(b, x);
@@ -75,8 +77,9 @@ static int encode_turn(const hx_turn *t, hxi_buf *b, hx_error *err)
     return b->failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory encoding a turn") : 0;
 }
 
-/* Decodes a turn blob into r (its own allocation); HX_EFORMAT naming the offset on bad input. */
-static int decode_turn(const uint8_t *p, size_t len, hxi_store_ref ref, turn_rec *r, hx_error *err)
+/* Decodes a turn blob into r (its own allocation) and its vector's dimension into *dim_out (0: none);
+ * HX_EFORMAT naming the offset on bad input. */
+static int decode_turn(const uint8_t *p, size_t len, hxi_store_ref ref, turn_rec *r, uint32_t *dim_out, hx_error *err)
 {
     hxi_rd rd = hxi_rd_init(p, len);
     const uint8_t *head = hxi_rd_bytes(&rd, TURN_HEAD);
@@ -84,7 +87,7 @@ static int decode_turn(const uint8_t *p, size_t len, hxi_store_ref ref, turn_rec
         return hx_error_set(err, HX_EFORMAT, (int64_t)ref.offset, "memory: turn at offset %llu has no turn magic",
                             (unsigned long long)ref.offset);
     uint32_t n_docs = hxf_le32(head + 36), dim = hxf_le32(head + 40);
-    if (n_docs > HX_MEMORY_MAX_DOCS || (dim && dim != HX_EMBED_DIM))
+    if (n_docs > HX_MEMORY_MAX_DOCS || dim > HX_EMBED_DIM_MAX)
         return hx_error_set(err, HX_EFORMAT, (int64_t)ref.offset,
                             "memory: turn at offset %llu declares %u document ids and dimension %u",
                             (unsigned long long)ref.offset, n_docs, dim);
@@ -137,16 +140,20 @@ static int decode_turn(const uint8_t *p, size_t len, hxi_store_ref ref, turn_rec
     r->t.vec = dim ? v : NULL;
     r->mem = mem;
     r->ref = ref;
+    *dim_out = dim;
     return 0;
 }
 
-/* The root listing v[i] for every i < n with keep[i] (keep NULL: all), `kept` of them. */
-static void encode_root(const turn_rec *v, size_t n, const bool *keep, size_t kept, uint64_t next_id, hxi_buf *b)
+/* The root listing v[i] for every i < n with keep[i] (keep NULL: all), `kept` of them, and the
+ * model of their vectors (model "": none recorded). */
+static void encode_root(const char *model, uint32_t dim, const turn_rec *v, size_t n, const bool *keep, size_t kept,
+                        uint64_t next_id, hxi_buf *b)
 {
     uint8_t head[ROOT_HEAD] = {0};
     memcpy(head, ROOT_MAGIC, 8);
     hxf_put64(head + 8, next_id);
     hxf_put32(head + 16, (uint32_t)kept);
+    hxf_put32(head + 20, model[0] ? dim : 0);
     hxi_buf_bytes(b, head, sizeof head);
     for (size_t i = 0; i < n; i++) {
         if (keep && !keep[i])
@@ -155,6 +162,8 @@ static void encode_root(const turn_rec *v, size_t n, const bool *keep, size_t ke
         hxi_store_ref_put(r, v[i].ref);
         hxi_buf_bytes(b, r, sizeof r);
     }
+    if (model[0])
+        hxi_buf_str(b, model);
 }
 
 /* === Open, load === */
@@ -181,18 +190,46 @@ static int load(hxi_memory *m, hx_error *err)
     if ((len - ROOT_HEAD) / HX_STORE_REF_SIZE < n)
         return hx_error_set(err, HX_ETRUNCATED, 0, "%s: root lists %u turns but holds fewer", m->path, n);
     m->next_id = hxf_le64(root + 8);
+    m->dim = hxf_le32(root + 20);
+    if (m->dim) {   /* the model recorded after the references */
+        const size_t at = ROOT_HEAD + (size_t)n * HX_STORE_REF_SIZE;
+        hxi_rd rd = hxi_rd_init(root + at, len - at);
+        const char *name;
+        uint32_t name_len;
+        if (!hxi_rd_str(&rd, &name, &name_len, HX_MEMORY_MODEL_MAX) || !name_len || m->dim > HX_EMBED_DIM_MAX)
+            return hx_error_set(err, HX_EFORMAT, (int64_t)at, "%s: root records no valid model", m->path);
+        memcpy(m->model, name, name_len);
+        m->model[name_len] = 0;
+    }
     if (hx_grow((void **)&m->v, &m->cap, n, sizeof *m->v, err))
         return HX_ENOMEM;
     for (uint32_t i = 0; i < n; i++) {
         hxi_store_ref ref = hxi_store_ref_get(root + ROOT_HEAD + (size_t)i * HX_STORE_REF_SIZE);
         const uint8_t *p;
+        uint32_t dim;
         int rc = hxi_store_blob(m->st, ref, &p, err);
         if (!rc)
-            rc = decode_turn(p, (size_t)ref.length, ref, &m->v[m->n], err);
+            rc = decode_turn(p, (size_t)ref.length, ref, &m->v[m->n], &dim, err);
+        if (!rc && dim && m->dim && dim != m->dim)
+            rc = hx_error_set(err, HX_EFORMAT, (int64_t)ref.offset, "%s: a turn holds a vector of %u dimensions, "
+                              "the file's model %u", m->path, dim, m->dim);
         if (rc)
             return rc;
+        m->dim = dim ? dim : m->dim;   /* a file from before models were recorded: its turns say */
         m->n++;
     }
+    return 0;
+}
+
+int hxi_memory_check_model(const hxi_memory *m, const char *model, int dim, hx_error *err)
+{
+    const char *alias = m->model[0] ? hx_model_alias(m->model) : NULL;
+    if (m->model[0] && strcmp(m->model, model))
+        return hx_error_set(err, HX_EINVAL, -1, "%s holds the vectors of model %s, not %s: use --model %s", m->path,
+                            m->model, model, alias ? alias : m->model);
+    if (m->dim && (uint32_t)dim != m->dim)
+        return hx_error_set(err, HX_EINVAL, -1, "%s holds vectors of %u dimensions and model %s makes %d: use a model "
+                            "of %u dimensions", m->path, m->dim, model, dim, m->dim);
     return 0;
 }
 
@@ -314,7 +351,7 @@ static int maybe_compact(hxi_memory *m, hx_error *err)
             m->v[i].ref = moved[i];
         }
         if (!rc) {
-            encode_root(m->v, m->n, NULL, m->n, m->next_id, &root);
+            encode_root(m->model, m->dim, m->v, m->n, NULL, m->n, m->next_id, &root);
             rc = root.failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory compacting %s", m->path)
                              : hxi_store_commit(c, root.data, root.len, NULL, err);
             if (!rc)
@@ -332,8 +369,17 @@ static int maybe_compact(hxi_memory *m, hx_error *err)
     return rc;
 }
 
-int hxi_memory_record(hxi_memory *m, const hx_turn *t, const hx_memory_limits *lim, hx_turn *out, hx_error *err)
+int hxi_memory_record(hxi_memory *m, const hx_turn *t, const char *model, int dim, const hx_memory_limits *lim,
+                      hx_turn *out, hx_error *err)
 {
+    if (t->vec && (!model || !*model || strlen(model) > HX_MEMORY_MODEL_MAX || dim < 1 || dim > HX_EMBED_DIM_MAX))
+        return hx_error_set(err, HX_EINVAL, -1, "a turn's vector needs its model's name (1 to %d bytes) and dimension",
+                            HX_MEMORY_MODEL_MAX);
+    int rc = t->vec ? hxi_memory_check_model(m, model, dim, err) : 0;
+    if (rc)
+        return rc;
+    const char *file_model = t->vec ? model : m->model;   /* what the file records from this commit */
+    const uint32_t file_dim = t->vec ? (uint32_t)dim : m->dim;
     uint32_t per_session = lim && lim->per_session ? lim->per_session : HX_MEMORY_PER_SESSION;
     uint32_t total = lim && lim->total ? lim->total : HX_MEMORY_TOTAL;
     uint32_t identities = lim && lim->identities ? lim->identities : HX_MEMORY_IDENTITIES;
@@ -373,7 +419,7 @@ int hxi_memory_record(hxi_memory *m, const hx_turn *t, const hx_memory_limits *l
             break;
         }
     bool full;
-    int rc = identities_full(m, &nt, identities, &full, err);
+    rc = identities_full(m, &nt, identities, &full, err);
     if (!rc && full)
         rc = hx_error_set(err, HX_ERANGE, -1,
                           "conversation memory keeps the turns of %u identities, its limit "
@@ -384,12 +430,12 @@ int hxi_memory_record(hxi_memory *m, const hx_turn *t, const hx_memory_limits *l
 
     hxi_buf blob = {0}, root = {0};
     hxi_store_ref ref;
-    rc = encode_turn(&nt, &blob, err);
+    rc = encode_turn(&nt, file_dim, &blob, err);
     if (!rc)
         rc = hxi_store_append(m->st, blob.data, blob.len, &ref, err);
     turn_rec rec;
     if (!rc)   /* the turn as it will be read back */
-        rc = decode_turn(blob.data, blob.len, ref, &rec, err);
+        rc = decode_turn(blob.data, blob.len, ref, &rec, &(uint32_t){0}, err);
     if (rc) {
         hxi_buf_free(&blob);
         hxi_store_abort(m->st, NULL);
@@ -424,7 +470,7 @@ int hxi_memory_record(hxi_memory *m, const hx_turn *t, const hx_memory_limits *l
             in_identity--;
             kept--;
         }
-    encode_root(m->v, n, keep, kept, m->next_id + 1, &root);
+    encode_root(file_model, file_dim, m->v, n, keep, kept, m->next_id + 1, &root);
     rc = root.failed ? hx_error_set(err, HX_ENOMEM, -1, "out of memory recording a turn")
                      : hxi_store_commit(m->st, root.data, root.len, NULL, err);
     hxi_buf_free(&root);
@@ -444,6 +490,9 @@ int hxi_memory_record(hxi_memory *m, const hx_turn *t, const hx_memory_limits *l
     }
     m->n = w;
     m->next_id++;
+    if (file_model != m->model)
+        snprintf(m->model, sizeof m->model, "%s", file_model);
+    m->dim = file_dim;
     free(keep);
     if (out)
         *out = m->v[m->n - 1].t;   /* the newest turn is always kept: both limits are at least 1 */
@@ -565,19 +614,22 @@ static int keyword_side(const hxi_memory *m, const size_t *cand, size_t nc, cons
 }
 
 int hxi_memory_search(const hxi_memory *m, hx_search_mode mode, const char *query, const float *qvec,
-                      const char *tenant, const char *user, const char *session, size_t k,
+                      const char *model, int dim, const char *tenant, const char *user, const char *session, size_t k,
                       hxi_memory_hit **hits, size_t *n, hx_error *err)
 {
     *hits = NULL;
     *n = 0;
-    if (mode != HX_MODE_KEYWORD && !qvec)
-        return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid memory search need the query's embedding");
+    if (mode != HX_MODE_KEYWORD && (!qvec || !model))
+        return hx_error_set(err, HX_EINVAL, -1, "vector and hybrid memory search need the query's embedding and model");
+    int rc = mode != HX_MODE_KEYWORD ? hxi_memory_check_model(m, model, dim, err) : 0;
+    if (rc)
+        return rc;
     size_t cap = m->n ? m->n : 1;
     size_t *cand = hx_malloc(sizeof *cand * cap);
     hxi_hit *vec = hx_malloc(sizeof *vec * cap), *kw = hx_malloc(sizeof *kw * cap);
     hxi_fused *fused = hx_malloc(sizeof *fused * 2 * cap);
     hxi_memory_hit *out = hx_malloc(sizeof *out * cap);
-    int rc = cand && vec && kw && fused && out ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory searching conversation memory");
+    rc = cand && vec && kw && fused && out ? 0 : hx_error_set(err, HX_ENOMEM, -1, "out of memory searching conversation memory");
     size_t nc = 0, nv = 0, nk = 0, nf = 0;
     for (size_t i = 0; !rc && i < m->n; i++) {
         const hx_turn *t = &m->v[i].t;
@@ -590,7 +642,7 @@ int hxi_memory_search(const hxi_memory *m, hx_search_mode mode, const char *quer
             if (!v)
                 continue;
             double dot = 0;
-            for (size_t d = 0; d < HX_EMBED_DIM; d++)
+            for (size_t d = 0; d < m->dim; d++)
                 dot += (double)v[d] * qvec[d];
             vec[nv++] = (hxi_hit){(uint32_t)cand[c], (float)dot};
         }

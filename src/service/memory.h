@@ -14,7 +14,7 @@
  *       24    4 turn number within its session (1, 2, ...)
  *       28    8 relevance, IEEE-754 binary64 bits (NaN: none given)
  *       36    4 d, number of retrieved document ids (<= HX_MEMORY_MAX_DOCS)
- *       40    4 dim, embedding dimension (HX_EMBED_DIM, or 0: no embedding)
+ *       40    4 dim, embedding dimension (the file's model's, or 0: no embedding)
  *       44    . six strings, each u32 length + bytes (no NUL): session, tenant, user,
  *               search_method, user_message, agent_response; then d strings (document ids);
  *               then dim binary32 values (the L2-normalised embedding)
@@ -22,8 +22,12 @@
  *        0    8 magic "HXMEMRT1"
  *        8    8 next turn id
  *       16    4 n, turns kept
- *       20    4 reserved, zero
+ *       20    4 dim, the dimension of the model the turns' vectors come from; 0: none recorded (a
+ *               file from before models were recorded: its turns' vectors say the dimension)
  *       24 20*n the turns' blob references (hxi_store_ref_put), oldest first
+ *        .    . when dim > 0: the model's name, u32 length (1..HX_MEMORY_MODEL_MAX) + bytes
+ * The file holds the vectors of one model: a turn or a query embedded by another is refused
+ * (hxi_memory_check_model), and the first commit with a vector records its model.
  * Retention (`hyrax help memory`): recording a turn drops the oldest turns of its session
  * beyond per_session, then the oldest turns of its identity (tenant, user) beyond total; never a
  * turn of another identity. A turn of a new identity is refused (HX_ERANGE) while the file holds
@@ -36,6 +40,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#define HX_MEMORY_MODEL_MAX 63   /* bytes of the model name the root records */
 
 /* The limits (HX_MEMORY_*), hx_turn and hx_memory_limits are hyrax.h's ("Conversation memory"). */
 
@@ -54,11 +60,17 @@ int hxi_memory_path(const char *db, char *buf, size_t cap, hx_error *err);
 size_t hxi_memory_count(const hxi_memory *m);
 const hx_turn *hxi_memory_turn(const hxi_memory *m, size_t i);
 
-/* Records t (its session, identity, texts, docs, relevance and vec; id, number and time are
+/* Records t (its session, identity, texts, docs, relevance and vec, `dim` floats of model `model`,
+ * which must be the file's (hxi_memory_check_model); id, number and time are
  * assigned and written back into *out when non-NULL), applies the retention limits to t's session
  * and identity, commits. Returns once the turn is durable. HX_ERANGE, nothing written, when t's
  * identity is new and the file already holds turns of lim->identities. Writer handles only. */
-int hxi_memory_record(hxi_memory *m, const hx_turn *t, const hx_memory_limits *lim, hx_turn *out, hx_error *err);
+int hxi_memory_record(hxi_memory *m, const hx_turn *t, const char *model, int dim, const hx_memory_limits *lim,
+                      hx_turn *out, hx_error *err);
+
+/* HX_EINVAL naming the file's model (and its --model alias) when the file holds the vectors of
+ * another model than `model` of `dim` dimensions; 0 when they are its, or it holds none yet. */
+int hxi_memory_check_model(const hxi_memory *m, const char *model, int dim, hx_error *err);
 
 /* True when a turn belongs to the identity (tenant, user): both equal, "" matching "". */
 int hxi_memory_visible(const hx_turn *t, const char *tenant, const char *user);
@@ -71,10 +83,11 @@ typedef struct hxi_memory_hit {
 
 /* The k best turns visible to (tenant, user), of `session` only when non-NULL, for the query:
  * mode vector (cosine with qvec), keyword (BM25 of `query` over user message + agent response) or
- * hybrid (both fused by RRF). qvec may be NULL in keyword mode. *hits (caller frees with free())
+ * hybrid (both fused by RRF). qvec (dim floats of `model`, the file's: else HX_EINVAL) and model may
+ * be NULL in keyword mode. *hits (caller frees with free())
  * gets up to k hits, best first. */
 int hxi_memory_search(const hxi_memory *m, hx_search_mode mode, const char *query, const float *qvec,
-                      const char *tenant, const char *user, const char *session, size_t k,
+                      const char *model, int dim, const char *tenant, const char *user, const char *session, size_t k,
                       hxi_memory_hit **hits, size_t *n, hx_error *err);
 
 #endif

@@ -136,10 +136,12 @@ static int metadata_json(pub_doc *d, hx_error *err)
 static int flush(hxi_registry *r, hx_encoder *enc, const hxi_publish_opts *o, pub_doc *docs, size_t n,
                  const char *const *removed, size_t n_removed, hx_publish_report *rep, hx_error *err)
 {
+    const hx_model *model = hx_encoder_model(enc);
+    const size_t dim = (size_t)hx_model_dim(model);
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += docs[i].n_chunks;
-    float *vecs = hx_calloc(hxi_mul_size(total ? total : 1, HX_EMBED_DIM), sizeof(float));
+    float *vecs = hx_calloc(hxi_mul_size(total ? total : 1, dim), sizeof(float));
     const char **texts = hx_calloc(total ? total : 1, sizeof *texts);
     size_t *lens = hx_calloc(total ? total : 1, sizeof *lens);
     hxi_registry_chunk *chunks = hx_calloc(total ? total : 1, sizeof *chunks);
@@ -159,14 +161,14 @@ static int flush(hxi_registry *r, hx_encoder *enc, const hxi_publish_opts *o, pu
             texts[at] = ch->text;
             lens[at] = strlen(ch->text);
             chunks[at] = (hxi_registry_chunk){ch->index,      ch->line_start, ch->line_end, ch->byte_start,
-                                             ch->byte_end,   ch->heading,    ch->text,     vecs + at * HX_EMBED_DIM};
+                                             ch->byte_end,   ch->heading,    ch->text,     vecs + at * dim};
         }
     }
     double t0 = now_s();
     if (total && (rc = hx_encoder_embed(enc, texts, lens, total, vecs, err)))
         goto out;
     double t1 = now_s();
-    rc = hxi_registry_put(r, rd, n, removed, n_removed, err);
+    rc = hxi_registry_put(r, hx_model_name(model), (int)dim, rd, n, removed, n_removed, err);
     rep->embed_s += t1 - t0;
     rep->store_s += now_s() - t1;
     if (!rc) {
@@ -198,9 +200,9 @@ int hxi_publish(hxi_registry *r, hx_encoder *enc, const hx_model *model, const h
                 hx_publish_report *rep, hx_error *err)
 {
     memset(rep, 0, sizeof *rep);
-    if (hx_model_dim(model) != HX_EMBED_DIM)   /* registry.h: vector(384), MiniLM's */
-        return hx_error_set(err, HX_EINVAL, -1, "the registry holds all-MiniLM-L6-v2 vectors; publishing with "
-                            "%s is not supported yet: use --model minilm", hx_model_name(model));
+    int mrc = hxi_registry_check_model(r, hx_model_name(model), hx_model_dim(model), err);   /* before any work */
+    if (mrc)
+        return mrc;
     hxi_file_list files = {0};
     hxi_registry_known known = {0};
     size_t batch = o->batch ? o->batch : HX_PUBLISH_BATCH, n = 0;

