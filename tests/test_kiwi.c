@@ -310,7 +310,8 @@ static void mcp_types(const hxi_json_val *answer, char *buf, size_t cap)
     }
 }
 
-/* MCP: search and the seeds' search tools filter by item_type and answer it. */
+/* MCP: search and the seeds' search tools filter by item_type and answer it; get_context follows a
+ * directive's relationships. */
 static void test_mcp(const char *db)
 {
     server s;
@@ -337,6 +338,27 @@ static void test_mcp(const char *db)
         CHECK(strstr(got, calls[i].want) && !strstr(got, calls[i].not), "%s %s: %s", calls[i].tool, calls[i].args, got);
         hxi_json_doc_free(doc);
     }
+    /* get_context follows the directive's relationships to the directives it names that are in the
+       index (it requires build_image and suggests smoke_test; base_deploy and rollback_release are
+       no items here), each once, labelled */
+    const hxi_json_val *c = serve_tool(&s, &doc, "get_context", "{\"query\":\"render the Kubernetes manifests\","
+                                                                "\"mode\":\"keyword\",\"max_passages\":1,\"min_score\":0}");
+    const hxi_json_val *src = get(c, "structuredContent.sources");
+    got[0] = 0;
+    for (size_t i = 0; i < hxi_json_len(src); i++) {
+        const hxi_json_val *v = hxi_json_arr_get(src, i), *rel = hxi_json_obj_get(v, "relationship");
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s %s|", rel ? hxi_json_str(rel, NULL) : "-",
+                 hxi_json_str(hxi_json_obj_get(v, "path"), NULL));
+    }
+    const char *text = hxi_json_str(get(c, "structuredContent.context"), NULL);
+    CHECK(hxi_json_len(src) == 3 && !strncmp(got, "- .ai/directives/deployment/deploy_app.md|", 42) &&
+              strstr(got, "|requires .ai/directives/build/build_image.md|") &&
+              strstr(got, "|suggests .ai/directives/testing/smoke_test.xml|"),
+          "get_context adds the directives deploy_app requires and suggests: %s", got);
+    CHECK(text && strstr(text, "requires [1]: .ai/directives/build/build_image.md") &&
+              strstr(text, "Directive: build_image"),
+          "labelled in the context: %.900s", text ? text : "-");
+    hxi_json_doc_free(doc);
     close(s.in);
     close(s.out);
     waitpid(s.pid, NULL, 0);
