@@ -150,6 +150,11 @@ static void test_discovery(void)
               dir, reqs) == 0 && strstr(out, "sub/quokka.md") && !strstr(out, "there is no index"),
           "serve --db ~/notes/.hyrax/index.hyx answers from it: %.600s", out);
     free(out);
+    CHECK(run(&out, "cd /tmp && HOME='%s' sh -c 'HYRAX_DB= \"$HYRAX_BIN\" serve --read-only --root ~/notes' < %s 2>/dev/null",
+              dir, reqs) == 0 && strstr(out, "sub/quokka.md") && !strstr(out, "there is no index"),
+          "serve --root ~/notes (no --db) answers from ~/notes/.hyrax/index.hyx: %.600s", out);
+    free(out);
+    CHECK(stat("/tmp/.hyrax", &st) != 0, "serve --root made no /tmp/.hyrax");
 
     CHECK(run(&out, "cd %s/notes/sub && \"$HYRAX_BIN\" search --mode keyword quokka", dir) == 0 &&
               strstr(out, "1. sub/quokka.md:"), "search from a sub-folder finds the index above: %s", out);

@@ -94,6 +94,7 @@ void args_free(cli_args *a);
 const char *opt_str(const cli_args *a, const char *name);
 long opt_long(const cli_args *a, const char *name, long def);
 const char *db_opt(const cli_args *a);
+const char *db_opt_from(const cli_args *a, const char *from);
 const char *opt_next(const cli_args *a, const char *name, size_t *pos);
 int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a);
 int precision_opt(const cli_args *a, hx_precision *out);

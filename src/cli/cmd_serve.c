@@ -51,7 +51,7 @@ static int read_token(const char *path, char *tok, size_t cap)
 
 int cmd_serve(const cli_args *a)
 {
-    hxi_mcp_config cfg = {.db = db_opt(a), .weights = opt_str(a, "--model"), .read_only = opt_str(a, "--read-only") != NULL,
+    hxi_mcp_config cfg = {.weights = opt_str(a, "--model"), .read_only = opt_str(a, "--read-only") != NULL,
                          .threads = (int)opt_long(a, "--threads", 0), .stop_fd = -1};
     hx_identity id;
     if (identity_opt(a, "serve", &id, &cfg.identity))
@@ -69,6 +69,7 @@ int cmd_serve(const cli_args *a)
         return 1;
     }
     cfg.root = root;
+    cfg.db = db_opt_from(a, opt_str(a, "--root") ? root : NULL);   /* serve --root F: F's index */
     char user_db[4096];   /* the user tier, searched with the project (`hyrax help tiers`) */
     cfg.user_db = hx_tier_user_path(user_db, sizeof user_db, NULL) == 0 ? user_db : NULL;
     cfg.registry = opt_str(a, "--registry");

@@ -106,7 +106,9 @@ static const cli_opt options[] = {
      .choices = color_names},
     {"--long", 'l', NULL, CMD_LS, .help = "one line per document: chunks, size, indexed time, path, title"},
     {"--text", 0, NULL, CMD_SHOW, .help = "print the text of every chunk too"},
-    {"--root", 0, "DIR", CMD_SERVE, .help = "indexed root when the index does not exist yet (default: the current folder)"},
+    {"--root", 0, "DIR", CMD_SERVE, .help = "the indexed folder: without --db or $HYRAX_DB the index is DIR/.hyrax/index.hyx "
+                                           "(or the nearest above DIR), and a new index records DIR as its root "
+                                           "(default: the current folder)"},
     {"--tools", 0, "SET", CMD_SERVE,
      .help = "the MCP tools listed and served: core (default: the eight above, short\nschemas), all (every tool, "
              "full schemas) or a comma list of names and those\ntwo words (core,add_document); a tool not listed is "
@@ -227,12 +229,18 @@ long opt_long(const cli_args *a, const char *name, long def)
     return v ? strtol(v, NULL, 10) : def;
 }
 
-/* --db, else $HYRAX_DB, else the index file found from the current folder upward (db_find). */
-const char *db_opt(const cli_args *a)
+/* --db, else $HYRAX_DB, else the index file found from folder `from` (NULL: the current folder)
+ * upward (db_find). */
+const char *db_opt_from(const cli_args *a, const char *from)
 {
     const char *db = opt_str(a, "--db"), *env = getenv(HX_DB_ENV);
     bool found;
-    return db ? db : env && *env ? env : db_find(NULL, &found);
+    return db ? db : env && *env ? env : db_find(from, &found);
+}
+
+const char *db_opt(const cli_args *a)
+{
+    return db_opt_from(a, NULL);
 }
 
 /* The values of a repeatable option in order: start with *pos = 0; NULL after the last. */
