@@ -216,6 +216,29 @@ static void test_output(void)
     }
     CHECK(n >= 1, "also lines: %s", out);
     free(out);
+    /* chunks cut from one long line share its range: listed once, never the answer's own */
+    char *one = malloc(20000);
+    size_t used = (size_t)snprintf(one, 20000, "# Wombats\n\n");
+    for (int i = 0; i < 600; i++)
+        used += (size_t)snprintf(one + used, 20000 - used, "The wombat digs burrow number %d. ", i);
+    one[used++] = '\n';
+    one[used] = 0;
+    check_put(dir, "long/one.md", one);
+    free(one);
+    unsigned s0 = 0, e0 = 0;
+    CHECK(run(&out, "cd %s/long && \"$HYRAX_BIN\" index . >/dev/null 2>&1 && \"$HYRAX_BIN\" search --mode keyword -k 1 wombat",
+              dir) == 0 && sscanf(out, "1. one.md:%u-%u", &s0, &e0) == 2, "one long line: %s", out);
+    also = strstr(out, "also lines ");
+    n = 0;
+    unsigned pa = 0, pb = 0;
+    for (const char *p = also ? also + 11 : ""; sscanf(p, "%u-%u%n", &a, &b, &len) == 2; p += len + (p[len] == ',' ? 2 : 0)) {
+        CHECK(!(a == s0 && b == e0) && !(a == pa && b == pb), "each range once, not the answer's own: %s", out);
+        pa = a;
+        pb = b;
+        n++;
+    }
+    CHECK(n >= 1, "the long line's other chunks are listed: %s", out);
+    free(out);
     CHECK(run(&out, "cd %s/notes && NO_COLOR=1 \"$HYRAX_BIN\" search --mode keyword --color=always zebra", dir) == 0 &&
               strstr(out, "\033[1;31mzebra\033[0m") && strstr(out, "\033[1;35mzebra.md\033[0m") && !strstr(out, "**"),
           "--color=always: %s", out);

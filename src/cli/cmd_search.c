@@ -59,9 +59,21 @@ static int print_results_text(const hx_results *r)
         putchar('\n');
         if (x->n_more)   /* the answer is printed once: its order is ours */
             qsort(x->more, x->n_more, sizeof *x->more, by_line);
-        for (size_t m = 0; m < x->n_more; m++)
-            printf("%s%u-%u%s", m ? ", " : paged ? "   also pages " : "   also lines ", x->more[m].line_start, x->more[m].line_end,
-                   m + 1 == x->n_more ? "\n" : "");
+        /* Each range once: chunks cut from the same lines (a long line, a split definition) and
+         * the answer's own range are not repeated. */
+        uint32_t last_start = x->line_start, last_end = x->line_end;
+        size_t shown = 0;
+        for (size_t m = 0; m < x->n_more; m++) {
+            const hx_result *o = &x->more[m];
+            if ((o->line_start == last_start && o->line_end == last_end) ||
+                (o->line_start == x->line_start && o->line_end == x->line_end))
+                continue;
+            printf("%s%u-%u", shown++ ? ", " : paged ? "   also pages " : "   also lines ", o->line_start, o->line_end);
+            last_start = o->line_start;
+            last_end = o->line_end;
+        }
+        if (shown)
+            putchar('\n');
     }
     printf("%zu %s in %.1f ms\n", r->n, plural(r->n, "result", "results"), r->search_ms);
     return 0;
