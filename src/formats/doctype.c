@@ -20,13 +20,15 @@ int hxi_extract_init(hxi_extract *x, size_t in_len, hx_error *err)
     memset(x, 0, sizeof *x);
     x->encoding = "utf-8";
     x->limit = in_len > SIZE_MAX / HX_INGEST_MAX_GROWTH - 1 ? SIZE_MAX - 1 : in_len * HX_INGEST_MAX_GROWTH;
-    if (hx_grow((void **)&x->text, &x->cap, 256, 1, NULL) ||
-        hx_grow((void **)&x->headings, &x->cap_headings, 4, sizeof *x->headings, NULL) || !(x->headings[0] = hx_strdup("")) ||
-        hx_grow((void **)&x->units, &x->cap_units, 1, sizeof *x->units, NULL)) {
+    bool ok = !hx_grow((void **)&x->text, &x->cap, 256, 1, NULL) &&
+              !hx_grow((void **)&x->headings, &x->cap_headings, 4, sizeof *x->headings, NULL) &&
+              (x->headings[0] = hx_strdup("")) != NULL;
+    if (ok)
+        x->n_headings = 1;   /* counted at once, so that clearing frees it when what follows fails */
+    if (!ok || hx_grow((void **)&x->units, &x->cap_units, 1, sizeof *x->units, NULL)) {
         hxi_extract_clear(x);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory extracting");
     }
-    x->n_headings = 1;
     x->units[0] = (hxi_unit){0};
     x->n_units = 1;
     x->text[0] = 0;
