@@ -217,10 +217,11 @@ static void test_output(void)
     CHECK(n >= 1, "also lines: %s", out);
     free(out);
     /* chunks cut from one long line share its range: listed once, never the answer's own */
-    char *one = malloc(20000);
-    size_t used = (size_t)snprintf(one, 20000, "# Wombats\n\n");
+    enum { ONE_CAP = 40000 };   /* 600 sentences of at most 36 bytes, the heading, the newline */
+    char *one = malloc(ONE_CAP);
+    size_t used = (size_t)snprintf(one, ONE_CAP, "# Wombats\n\n");
     for (int i = 0; i < 600; i++)
-        used += (size_t)snprintf(one + used, 20000 - used, "The wombat digs burrow number %d. ", i);
+        used += (size_t)snprintf(one + used, ONE_CAP - used, "The wombat digs burrow number %d. ", i);
     one[used++] = '\n';
     one[used] = 0;
     check_put(dir, "long/one.md", one);
