@@ -8,11 +8,14 @@ bench/cranfield.py built (`--model mpnet` for all-mpnet-base-v2):
   whole-exact     (--whole) hyrax's encoder (fp32) on each whole document, exact cosine: the peer
                   up to the encoder's difference (min cosine 0.99999 on the golden texts)
   split-docs-whole  the documents the index split into chunks embedded whole by hyrax's encoder,
-                  the others by their one stored chunk (the same text as the peer's), exact cosine
+                  the others by their one stored chunk, exact cosine: against whole-exact, what the
+                  contextual header changes (a chunk embeds the document title, then its body,
+                  which for these collections begins with the title again)
   chunks-exact    the index's stored chunk vectors (bench/export_vectors), exact cosine, a document
-                  ranked by its best chunk: what chunking changes
+                  ranked by its best chunk: against split-docs-whole, what splitting long
+                  documents into chunks of the model's budget changes
   hnsw            hyrax search --mode vector (the index's HNSW graph), from --json: what the
-                  approximate search changes
+                  search changes (the approximate graph, and results of identical text collapsed)
   hnsw-ef         the same with --ef N (--ef): whether a wider search closes that
 
 Queries are embedded by hyrax's encoder (bench/embed_bench embed, fp32, one text a line), as
