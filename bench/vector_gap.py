@@ -14,6 +14,8 @@ bench/cranfield.py built (`--model mpnet` for all-mpnet-base-v2):
   chunks-exact    the index's stored chunk vectors (bench/export_vectors), exact cosine, a document
                   ranked by its best chunk: against split-docs-whole, what splitting long
                   documents into chunks of the model's budget changes
+  chunks-exact-long-index  (--long-index IDX) the same with the split documents' chunk vectors from
+                  IDX, an index of just those documents made another way (another chunk budget)
   hnsw            hyrax search --mode vector (the index's HNSW graph), from --json: what the
                   search changes (the approximate graph, and results of identical text collapsed)
   hnsw-ef         the same with --ef N (--ef): whether a wider search closes that
@@ -83,6 +85,8 @@ def main():
     ap.add_argument("--model", default="mpnet", help="hyrax's name of the index's model (hyrax models)")
     ap.add_argument("--ef", type=int, default=0, help="also search the HNSW graph with this breadth")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--long-index", help="an index of just the split documents, chunked another way "
+                    "(another chunk budget): their chunk vectors replace the stored ones")
     ap.add_argument("--whole", action="store_true", help="also embed every document whole (slow)")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
@@ -123,6 +127,20 @@ def main():
     whole = dict(zip(long_ids, lv))
     mixed = np.stack([whole[d] if d in whole else by_doc[d][0] for d in ids])
     score("split-docs-whole", ranked_docs(qv @ mixed.T, ids, 200))
+    if args.long_index:   # the split documents as another index chunked them, the others as stored
+        other = os.path.join(OUT, name + "-long-index")
+        subprocess.run([os.path.join(HERE, "export_vectors"), args.long_index, other + ".f32", other + "-titles.txt",
+                        other + "-chunks.jsonl"], check=True, stdout=subprocess.DEVNULL)
+        oc = [json.loads(line) for line in open(other + "-chunks.jsonl")]
+        ov = np.fromfile(other + ".f32", dtype=np.float32).reshape(len(oc), -1)
+        odoc = [int(c["path"].split(".")[0]) for c in oc]
+        if sorted(set(odoc)) != long_ids:
+            raise SystemExit("--long-index must hold exactly the %d split documents" % len(long_ids))
+        keep = [j for j, d in enumerate(doc_of) if d not in whole]
+        score("chunks-exact-long-index", ranked_docs(qv @ np.concatenate([cv[keep], ov]).T,
+                                                     [doc_of[j] for j in keep] + odoc, 200))
+        print("--long-index: %d chunks for the %d split documents (the index: %d)" % (
+            len(oc), len(long_ids), sum(len(by_doc[d]) for d in long_ids)))
     if args.whole:
         texts = [open(os.path.join(docs_dir, n)).read() for n in names]
         dv = embed(texts, args.weights, args.threads, name + "-docs")

@@ -242,7 +242,8 @@ int ix_queue_doc(hx_index *ix, change_set *cs, hxi_doc_source *src, const ix_ver
     snprintf(p->signer, sizeof p->signer, "%s", vd->signer);
     memset(src, 0, sizeof *src);
     cs->n_add++;
-    rc = hxi_chunk_source(hxi_model_tokenizer(ix->model), &p->src, NULL, &p->chunks, &p->n_chunks, err);
+    const hxi_chunk_opts co = hxi_chunk_opts_for(ix->model);
+    rc = hxi_chunk_source(hxi_model_tokenizer(ix->model), &p->src, &co, &p->chunks, &p->n_chunks, err);
     if (rc)
         return rc;
     if (old) {

@@ -203,6 +203,7 @@ int hxi_publish(hxi_registry *r, hx_encoder *enc, const hx_model *model, const h
     int mrc = hxi_registry_check_model(r, hx_model_name(model), hx_model_dim(model), err);   /* before any work */
     if (mrc)
         return mrc;
+    const hxi_chunk_opts co = hxi_chunk_opts_for(model);
     hxi_file_list files = {0};
     hxi_registry_known known = {0};
     size_t batch = o->batch ? o->batch : HX_PUBLISH_BATCH, n = 0;
@@ -246,7 +247,7 @@ int hxi_publish(hxi_registry *r, hx_encoder *enc, const hx_model *model, const h
         if (!lr)
             lr = publish_gate(o, gate, d, &e);
         if (!lr)
-            lr = hxi_chunk_source(hxi_model_tokenizer(model), &d->src, NULL, &d->chunks, &d->n_chunks, &e);
+            lr = hxi_chunk_source(hxi_model_tokenizer(model), &d->src, &co, &d->chunks, &d->n_chunks, &e);
         if (!lr)
             lr = metadata_json(d, &e);
         if (lr) {
