@@ -251,6 +251,19 @@ static char *clean_copy(const char *s, size_t n, size_t max)
     return out;
 }
 
+/* Whether title t only repeats the file's name, with or without its extension ("README" for
+ * README.html: what pandoc and other converters write when they know no title). */
+static bool names_file(const hxi_extract *x, const char *t)
+{
+    const char *base = x->name ? strrchr(x->name, '/') : NULL;
+    base = base ? base + 1 : x->name;
+    if (!base)
+        return false;
+    const char *dot = strrchr(base, '.');
+    size_t tl = strlen(t), stem = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    return !strcasecmp(t, base) || (tl == stem && !strncasecmp(t, base, stem));
+}
+
 int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err)
 {
     if (x->title && !x->title_from_heading)
@@ -258,7 +271,7 @@ int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err)
     char *t = clean_copy(s, n, HX_LABEL_MAX);
     if (!t)
         return oom(err);
-    if (!*t) {
+    if (!*t || names_file(x, t)) {
         free(t);
         return 0;
     }

@@ -25,7 +25,8 @@
  *   headings  hxi_x_heading(level, words) opens a section: the heading path ("H1 > H2 > H3") of
  *             every later block until a heading of the same or a higher level; the heading's words
  *             are a block of their own. The first level-1 heading is the title unless hxi_x_title
- *             set one (an HTML <title>, a document property).
+ *             set one (an HTML <title>, a document property); a title that only repeats the file's
+ *             name (pandoc's <title>README</title> for README.html) is none.
  *   source    hxi_x_source(first, last) says where the following text came from: 1-based lines of
  *             the source file (the row's unit HX_UNIT_LINE, the default), or pages (HX_UNIT_PAGE:
  *             a paged format's row, whose extractor also calls hxi_x_meta_uint("page_count")). Each block records
@@ -143,7 +144,8 @@ int hxi_x_heading(hxi_extract *x, int level, const char *s, size_t n, hx_error *
 /* The same section without writing its words: for a label the text already holds (a code
  * definition's name, which its own line spells out). */
 int hxi_x_section(hxi_extract *x, int level, const char *s, size_t n, hx_error *err);
-/* The document's title (white space collapsed, cut at HX_LABEL_MAX bytes); the first call wins. */
+/* The document's title (white space collapsed, cut at HX_LABEL_MAX bytes); the first call wins. A
+ * title that only repeats the file's name (x->name, with or without its extension) is ignored. */
 int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err);
 /* Text written from now on came from lines (or pages) first..last of the source. */
 void hxi_x_source(hxi_extract *x, uint32_t first, uint32_t last);

@@ -3,7 +3,9 @@
  * Tc/Tw/Tz/TL/Ts, Tj/TJ/'/", q/Q, cm, Form XObjects through Do) and turns the glyphs' positions
  * into words and lines in content order: a space where the gap exceeds a fraction of the font
  * size, a new line where the baseline moves, a line-end hyphen joined. One block per page with its
- * page number (citations say `page 7`); the document information dictionary into metadata.
+ * page number (citations say `page 7`), split where a line spells an entry of the document outline
+ * (pdf_outline.c): that line opens a section of the outline entry's depth, so chunks keep a heading
+ * path; the document information dictionary into metadata.
  * Objects, filters and fonts are pdf_obj.c, pdf_filter.c and pdf_font.c (spec: ISO 32000-2). */
 #include "doctype.h"
 #include "pdf.h"
@@ -388,8 +390,38 @@ typedef struct walk {
     uint8_t *seen;               /* page-tree nodes visited, by object number */
     uint32_t pages, empty;
     uint64_t ops_left;
+    pdf_outline outline;         /* the document's outline: which lines are headings */
     bool full, cut;
 } walk;
+
+/* One page's text s[0..n) into the extraction: a block of its own, lines that spell the next
+ * outline entries as headings, the rest as prose. Entries passed over on the way to a heading (their
+ * words are on no page: a part title drawn as an image, a chapter number on a line of its own)
+ * still open their sections when they are above it, so the heading path follows the outline. */
+static int page_blocks(walk *w, const char *s, size_t n, hx_error *err)
+{
+    pdf_outline *o = &w->outline;
+    size_t start = 0;   /* s[start..i) is prose not yet written */
+    int rc = hxi_x_block(w->x, HX_BLOCK_PROSE, err);
+    for (size_t i = 0; !rc && i < n;) {
+        size_t from = o->next, j = 0;
+        size_t h = o->next < o->n ? pdf_outline_match(o, s + i, n - i, &j) : 0;
+        if (!h) {
+            const char *eol = memchr(s + i, '\n', n - i);
+            i = eol ? (size_t)(eol - s) + 1 : n;
+            continue;
+        }
+        if (i > start)
+            rc = hxi_x_text(w->x, s + start, i - start, err);
+        for (size_t k = from; !rc && k < j; k++)
+            if (o->h[k].level < o->h[j].level)
+                rc = hxi_x_section(w->x, o->h[k].level, o->h[k].title, o->h[k].tlen, err);
+        if (!rc)
+            rc = hxi_x_heading(w->x, o->h[j].level, s + i, h, err);
+        start = i += h;
+    }
+    return !rc && start < n ? hxi_x_text(w->x, s + start, n - start, err) : rc;
+}
 
 static int page_text(walk *w, pdf_obj *page, pdf_obj *res, hx_error *err)
 {
@@ -450,9 +482,7 @@ static int page_text(walk *w, pdf_obj *page, pdf_obj *res, hx_error *err)
             w->full = true;
         }
         hxi_x_source(w->x, w->pages, w->pages);
-        rc = hxi_x_block(w->x, HX_BLOCK_PROSE, err);
-        if (!rc && n)
-            rc = hxi_x_text(w->x, r->buf, n, err);
+        rc = page_blocks(w, r->buf, n, err);
         if (!rc && w->full)
             rc = hxi_x_warn(w->x, err, "text cut at page %u: more than %d times the file's size", w->pages,
                             HX_INGEST_MAX_GROWTH);
@@ -595,6 +625,8 @@ static int extract_pdf(const uint8_t *raw, size_t len, hxi_extract *x, hx_error 
         goto out;
     pdf_obj *root = pdf_get(&d, d.trailer, "Root");
     if (root && (rc = xmp(&d, x, pdf_get(&d, root, "Metadata"), err)))
+        goto out;
+    if (root && (rc = pdf_outline_read(&d, root, &w.outline)))
         goto out;
     pdf_obj *pages = root ? pdf_get(&d, root, "Pages") : NULL;
     if (!pages) {
