@@ -325,6 +325,32 @@ static void hostile(void)
     hxi_extract_clear(&x);
 }
 
+/* A CID font's /W as `c [w1 w2 ...]` lists of more codes than the array has items: every code keeps
+ * its width (the 1000 default for the later ones ran words into each other). Codes 0x5A 0x5B show
+ * "ab" at 0.25 em each, so two words 0.3 em apart read "ab ab". */
+static void cid_widths(void)
+{
+    static char font[2048], cmap[512];
+    size_t at = (size_t)snprintf(font, sizeof font, "<< /Type /Font /Subtype /Type0 /Encoding /Identity-H /ToUnicode 7 0 R "
+                                                    "/DescendantFonts [<< /Subtype /CIDFontType2 /W [0 [");
+    for (int i = 0; i < 100; i++)
+        at += (size_t)snprintf(font + at, sizeof font - at, "250 ");
+    snprintf(font + at, sizeof font - at, "]] >>] >>");
+    static const char map[] = "begincmap 1 begincodespacerange <0000> <FFFF> endcodespacerange 1 beginbfrange <005A> "
+                              "<005B> <0061> endbfrange endcmap";
+    snprintf(cmap, sizeof cmap, "<< /Length %zu >>\nstream\n%s\nendstream", sizeof map - 1, map);
+    const char *bodies[] = {CATALOG, "<< /Type /Pages /Kids [3 0 R] >>", PAGE,
+                            "<< /Length 76 >>\nstream\nBT /F1 10 Tf 1 0 0 1 100 700 Tm <005A005B> Tj 1 0 0 1 108 700 Tm "
+                            "<005A005B> Tj ET\nendstream",
+                            font, "<< /Subtype /Form /Length 0 >>\nstream\n\nendstream", cmap};
+    hxi_extract x;
+    hx_error err = {0};
+    int rc = run(bodies, 7, &x, &err);
+    CHECK(rc == 0 && !strcmp(x.text, "ab ab"), "CID widths past the array's item count: %d %s '%s'", rc, err.message,
+          rc ? "" : x.text);
+    hxi_extract_clear(&x);
+}
+
 /* XMP dc:title and dc:creator stand in for a missing information dictionary. */
 static void xmp(void)
 {
@@ -350,6 +376,7 @@ int main(void)
     outlines();
     details();
     hostile();
+    cid_widths();
     xmp();
     return check_report("pdf");
 }
