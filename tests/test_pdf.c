@@ -351,6 +351,28 @@ static void cid_widths(void)
     hxi_extract_clear(&x);
 }
 
+/* An accent drawn as a glyph of its own over a letter, before it (TeX's \\"o) or after it, is the
+ * letter's combining mark: "Scho\u0308pf", one word, as pdftotext's "Schöpf" in NFC. Helvetica with
+ * StandardEncoding: 0xC8 is dieresis; S c h are 6.67, 5, 5.56 wide at 10 pt. */
+static void accents(void)
+{
+    static const char *const streams[] = {
+        "BT /F1 10 Tf 1 0 0 1 100 700 Tm (Sch\\310) Tj 1 0 0 1 117.23 700 Tm (opf) Tj ET",
+        "BT /F1 10 Tf 1 0 0 1 100 700 Tm (Scho) Tj 1 0 0 1 118 700 Tm (\\310) Tj 1 0 0 1 122.79 700 Tm (pf) Tj ET",
+    };
+    for (size_t i = 0; i < sizeof streams / sizeof *streams; i++) {
+        char content[256];
+        snprintf(content, sizeof content, "<< /Length %zu >>\nstream\n%s\nendstream", strlen(streams[i]), streams[i]);
+        const char *bodies[] = {CATALOG, "<< /Type /Pages /Kids [3 0 R] >>", PAGE, content, FONT,
+                                "<< /Subtype /Form /Length 0 >>\nstream\n\nendstream"};
+        hxi_extract x;
+        hx_error err = {0};
+        int rc = run(bodies, 6, &x, &err);
+        CHECK(rc == 0 && !strcmp(x.text, "Scho\xcc\x88pf"), "accent %zu: %d %s '%s'", i, rc, err.message, rc ? "" : x.text);
+        hxi_extract_clear(&x);
+    }
+}
+
 /* XMP dc:title and dc:creator stand in for a missing information dictionary. */
 static void xmp(void)
 {
@@ -377,6 +399,7 @@ int main(void)
     details();
     hostile();
     cid_widths();
+    accents();
     xmp();
     return check_report("pdf");
 }

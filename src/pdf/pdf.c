@@ -11,6 +11,7 @@
 #include "pdf.h"
 
 #include "alloc.h"
+#include "unicode.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +40,9 @@ typedef struct page_run {
     double tm[6], tlm[6];
     bool have_prev;
     double px, py, pend, psize;  /* the previous glyph: origin, end along the line, size */
+    size_t pstart;               /* where the previous glyph's text starts in buf */
+    uint32_t pmark;              /* the previous glyph is a spacing accent: its combining mark; else 0 */
+    bool pletter;                /* the previous glyph is a letter */
     uint64_t ops_left;           /* tokens the document may still read (a bound on Form fan-out) */
     int forms;                   /* Form XObjects open */
     bool cut;                    /* stopped at the operator bound */
@@ -77,11 +81,60 @@ static bool is_letter(char c)
     return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (unsigned char)c >= 0x80;
 }
 
-/* Places one glyph's text u[0..n) at (x, y) with its advance and size, all in device space. */
+/* The combining mark (U+0300..U+0328) of a spacing accent TeX and others draw over a letter as a
+ * glyph of its own (U+00A8 diaeresis, U+00B4 acute, ...), or 0. */
+static uint32_t accent_mark(const char *u, size_t n)
+{
+    static const uint32_t pairs[][2] = {
+        {0x0060, 0x0300}, {0x005E, 0x0302}, {0x007E, 0x0303}, {0x00A8, 0x0308}, {0x00AF, 0x0304}, {0x00B4, 0x0301},
+        {0x00B8, 0x0327}, {0x02C6, 0x0302}, {0x02C7, 0x030C}, {0x02C9, 0x0304}, {0x02D8, 0x0306}, {0x02D9, 0x0307},
+        {0x02DA, 0x030A}, {0x02DB, 0x0328}, {0x02DC, 0x0303}, {0x02DD, 0x030B},
+    };
+    size_t pos = 0;
+    uint32_t cp;
+    if (!hxi_utf8_next(u, n, &pos, &cp) || pos != n)
+        return 0;
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if (pairs[i][0] == cp)
+            return pairs[i][1];
+    return 0;
+}
+
+/* Emits combining mark `mark` (2 bytes of UTF-8). */
+static int emit_mark(page_run *r, uint32_t mark)
+{
+    char m[4];
+    return emit(r, m, (size_t)hxi_utf8_put(mark, m));
+}
+
+/* Places one glyph's text u[0..n) at (x, y) with its advance and size, all in device space. A
+ * spacing accent drawn over the letter before or after it (they overlap along the line) becomes
+ * that letter's combining mark, so "Scho\u0308pf" reads as one word as pdftotext's "Schöpf" does. */
 static int place(page_run *r, const char *u, size_t n, bool blank, double x, double y, double adv, double size)
 {
     if (size <= 0)
         size = 1;
+    uint32_t mark = blank ? 0 : accent_mark(u, n);
+    bool letter = !blank && n && is_letter(u[0]) && !mark;
+    if (r->have_prev && !blank && fabs(y - r->py) <= PDF_LINE_SHIFT * size && x < r->pend - 0.1 * size &&
+        x > r->px - 0.5 * size) {
+        if (mark && r->pletter) {   /* letter, then its accent drawn back over it */
+            r->pmark = 0;
+            r->pletter = false;
+            return emit_mark(r, mark);
+        }
+        if (letter && r->pmark) {   /* accent, then the letter drawn under it */
+            uint32_t pm = r->pmark;
+            r->len = r->pstart;
+            r->pstart = r->len;
+            r->pmark = 0;
+            r->pletter = false;
+            r->pend = x + adv;
+            r->px = x;
+            int rc = emit(r, u, n);
+            return rc ? rc : emit_mark(r, pm);
+        }
+    }
     if (r->have_prev) {
         double ref = size > r->psize ? size : r->psize;
         bool newline = fabs(y - r->py) > PDF_LINE_SHIFT * ref || x < r->px - ref;
@@ -103,6 +156,9 @@ static int place(page_run *r, const char *u, size_t n, bool blank, double x, dou
     r->py = y;
     r->pend = x + adv;
     r->psize = size;
+    r->pstart = r->len;
+    r->pmark = mark;
+    r->pletter = letter;
     if (blank)
         return ends_blank(r) ? 0 : emit(r, " ", 1);
     if (n == 3 && (unsigned char)u[0] == 0xEF && (unsigned char)u[1] == 0xAC && (unsigned char)u[2] <= 0x86) {
