@@ -351,24 +351,32 @@ static void cid_widths(void)
     hxi_extract_clear(&x);
 }
 
-/* An accent drawn as a glyph of its own over a letter, before it (TeX's \\"o) or after it, is the
- * letter's combining mark: "Scho\u0308pf", one word, as pdftotext's "Schöpf" in NFC. Helvetica with
- * StandardEncoding: 0xC8 is dieresis; S c h are 6.67, 5, 5.56 wide at 10 pt. */
-static void accents(void)
+/* Layouts of one Helvetica line (StandardEncoding; a, b, c are 5.56 wide at 10 pt, S c h 6.67, 5,
+ * 5.56), expected as read by hand:
+ *   - an accent drawn as a glyph of its own over a letter, before it (TeX's \\"o) or after it, is
+ *     the letter's combining mark: "Scho\u0308pf", one word, as pdftotext's "Schöpf" in NFC
+ *     (0xC8 is dieresis);
+ *   - a space is measured from a glyph's own width, without Tc: with 5 units of character spacing
+ *     that a TJ offset takes back between a and b, b and c stand 5 units apart, a space. */
+static void layouts(void)
 {
-    static const char *const streams[] = {
-        "BT /F1 10 Tf 1 0 0 1 100 700 Tm (Sch\\310) Tj 1 0 0 1 117.23 700 Tm (opf) Tj ET",
-        "BT /F1 10 Tf 1 0 0 1 100 700 Tm (Scho) Tj 1 0 0 1 118 700 Tm (\\310) Tj 1 0 0 1 122.79 700 Tm (pf) Tj ET",
+    static const struct { const char *stream, *want; } cases[] = {
+        {"BT /F1 10 Tf 1 0 0 1 100 700 Tm (Sch\\310) Tj 1 0 0 1 117.23 700 Tm (opf) Tj ET", "Scho\xcc\x88pf"},
+        {"BT /F1 10 Tf 1 0 0 1 100 700 Tm (Scho) Tj 1 0 0 1 118 700 Tm (\\310) Tj 1 0 0 1 122.79 700 Tm (pf) Tj ET",
+         "Scho\xcc\x88pf"},
+        {"BT /F1 10 Tf 1 0 0 1 100 700 Tm 5 Tc [(a) 500 (bc)] TJ ET", "ab c"},
     };
-    for (size_t i = 0; i < sizeof streams / sizeof *streams; i++) {
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char content[256];
-        snprintf(content, sizeof content, "<< /Length %zu >>\nstream\n%s\nendstream", strlen(streams[i]), streams[i]);
+        snprintf(content, sizeof content, "<< /Length %zu >>\nstream\n%s\nendstream", strlen(cases[i].stream),
+                 cases[i].stream);
         const char *bodies[] = {CATALOG, "<< /Type /Pages /Kids [3 0 R] >>", PAGE, content, FONT,
                                 "<< /Subtype /Form /Length 0 >>\nstream\n\nendstream"};
         hxi_extract x;
         hx_error err = {0};
         int rc = run(bodies, 6, &x, &err);
-        CHECK(rc == 0 && !strcmp(x.text, "Scho\xcc\x88pf"), "accent %zu: %d %s '%s'", i, rc, err.message, rc ? "" : x.text);
+        CHECK(rc == 0 && !strcmp(x.text, cases[i].want), "layout %zu: %d %s '%s', want '%s'", i, rc, err.message,
+              rc ? "" : x.text, cases[i].want);
         hxi_extract_clear(&x);
     }
 }
@@ -399,7 +407,7 @@ int main(void)
     details();
     hostile();
     cid_widths();
-    accents();
+    layouts();
     xmp();
     return check_report("pdf");
 }

@@ -189,7 +189,9 @@ static int show(page_run *r, const pdf_obj *s)
          * table, a vertical label) reads in lines as upright text does */
         double cx = len > 0 ? m[0] / len : 1, cy = len > 0 ? m[1] / len : 0;
         double x = px * cx + py * cy, y = py * cx - px * cy;
-        double size = fabs(g->fs) * hypot(m[2], m[3]), adv = tx * len;
+        /* the glyph's own width, without character and word spacing (as pdftotext): a line set with
+         * a large Tc that TJ offsets take back still shows its spaces */
+        double size = fabs(g->fs) * hypot(m[2], m[3]), adv = w / 1000 * g->fs * g->th * len;
         bool blank = ulen == 1 && (u[0] == ' ' || u[0] == '\t' || u[0] == '\n' || u[0] == '\r');
         if ((ulen || is_space) && isfinite(x) && isfinite(y) && isfinite(adv) && isfinite(size)) {
             int rc = place(r, u, ulen, blank || (!ulen && is_space), x, y, adv, size);
