@@ -251,9 +251,7 @@ static char *clean_copy(const char *s, size_t n, size_t max)
     return out;
 }
 
-/* Whether title t only repeats the file's name, with or without its extension ("README" for
- * README.html: what pandoc and other converters write when they know no title). */
-static bool names_file(const hxi_extract *x, const char *t)
+bool hxi_x_names_file(const hxi_extract *x, const char *t)
 {
     const char *base = x->name ? strrchr(x->name, '/') : NULL;
     base = base ? base + 1 : x->name;
@@ -271,7 +269,7 @@ int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err)
     char *t = clean_copy(s, n, HX_LABEL_MAX);
     if (!t)
         return oom(err);
-    if (!*t || names_file(x, t)) {
+    if (!*t) {
         free(t);
         return 0;
     }

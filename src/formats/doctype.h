@@ -25,8 +25,7 @@
  *   headings  hxi_x_heading(level, words) opens a section: the heading path ("H1 > H2 > H3") of
  *             every later block until a heading of the same or a higher level; the heading's words
  *             are a block of their own. The first level-1 heading is the title unless hxi_x_title
- *             set one (an HTML <title>, a document property); a title that only repeats the file's
- *             name (pandoc's <title>README</title> for README.html) is none.
+ *             set one (an HTML <title>, a document property).
  *   source    hxi_x_source(first, last) says where the following text came from: 1-based lines of
  *             the source file (the row's unit HX_UNIT_LINE, the default), or pages (HX_UNIT_PAGE:
  *             a paged format's row, whose extractor also calls hxi_x_meta_uint("page_count")). Each block records
@@ -144,9 +143,12 @@ int hxi_x_heading(hxi_extract *x, int level, const char *s, size_t n, hx_error *
 /* The same section without writing its words: for a label the text already holds (a code
  * definition's name, which its own line spells out). */
 int hxi_x_section(hxi_extract *x, int level, const char *s, size_t n, hx_error *err);
-/* The document's title (white space collapsed, cut at HX_LABEL_MAX bytes); the first call wins. A
- * title that only repeats the file's name (x->name, with or without its extension) is ignored. */
+/* The document's title (white space collapsed, cut at HX_LABEL_MAX bytes); the first call wins. */
 int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err);
+/* Whether title t (white space collapsed) only repeats the file's name (x->name), with or without
+ * its extension: "README" for README.html, what pandoc writes as an HTML page's <title> when it
+ * knows none. A format whose title field converters fill so calls it no title. */
+bool hxi_x_names_file(const hxi_extract *x, const char *t);
 /* Text written from now on came from lines (or pages) first..last of the source. */
 void hxi_x_source(hxi_extract *x, uint32_t first, uint32_t last);
 /* One metadata pair (value white space collapsed, cut at a code point; empty values are skipped). */
