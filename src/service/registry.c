@@ -3,8 +3,8 @@
  * waits for it with its own poll() so a handle's deadline holds; every value goes as a bound
  * parameter of PQsendQueryParams (the migrations, constant text, go through PQsendQuery). Knows
  * nothing of files, the gate or the encoder: publish.c brings documents and vectors. The schema
- * (version 4), in schema hyrax:
- *   meta       key text primary key, value text          the rows ('schema_version', '4'), ('model',
+ * (version 5; the migrations' SQL: registry_schema.c), in schema hyrax:
+ *   meta       key text primary key, value text          the rows ('schema_version', '5'), ('model',
  *                                                        the name of the model whose vectors the
  *                                                        registry holds), ('dimension', N); written
  *                                                        by the owner only
@@ -12,12 +12,15 @@
  *              role for a private document, else NULL), path text, title text, metadata jsonb,
  *              content_hash text (hex SHA-256 of the file), signer text (key id, NULL unsigned),
  *              visibility text ('public' | 'tenant' | 'private', private needs an owner),
- *              published_at timestamptz; unique (tenant, path)
+ *              published_at timestamptz, type text (its row in the table of document types: what
+ *              its line numbers count; NULL in rows published before version 5); unique (tenant, path)
  *   chunks     id bigserial, document_id -> documents on delete cascade, tenant, visibility, owner
  *              (copies of the document's, so policies and filters need no join), ord int,
  *              heading_path text, line_start int, line_end int, byte_start int, byte_end int
  *              (the body's byte range in the document; NULL in rows published by version 1),
  *              text text, embedding vector(N) (N: the dimension of the model named at init),
+ *              metadata jsonb (the pairs of the unit it is text of, as hx_result.chunk_meta: a code
+ *              file's definition, a model's element; NULL: none, or published before version 5),
  *              tsv tsvector generated always as to_tsvector('english', heading_path || ' ' || text)
  *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text,
  *              action text ('publish' | 'remove'), path, content_hash, signer; appended to only
@@ -41,6 +44,7 @@
 #include "registry_schema.h"
 
 #include "alloc.h"
+#include "doctype.h"
 #include "fusion.h"
 #include "json.h"
 #include "pq.h"
@@ -66,6 +70,7 @@ struct hxi_registry {
     bool broken;            /* a wait ended at a deadline: the connection is mid-answer */
     char model[HX_REGISTRY_MODEL_MAX + 1];   /* hxi_registry_model's answer, once asked; "" */
     int dim;                /* its dimension; 0: not asked yet */
+    int version;            /* the schema's version (schema_version), once asked; 0: not yet */
 };
 
 static int64_t mono_ms(void)
@@ -332,6 +337,28 @@ static int read_model(hxi_registry *r, hx_error *err)
     return 0;
 }
 
+/* The schema's version as hyrax.meta records it (asked once per handle): which columns the
+ * statements may name (version 5 added documents.type and chunks.metadata). */
+static int schema_version(hxi_registry *r, hx_error *err)
+{
+    if (r->version)
+        return 0;
+    hxi_pgresult *res = NULL;
+    int rc = run(r, "SELECT value FROM hyrax.meta WHERE key OPERATOR(pg_catalog.=) 'schema_version'", 0, NULL, &res,
+                 err);
+    if (rc)
+        return rc;
+    const char *v = r->pq->ntuples(res) == 1 ? r->pq->getvalue(res, 0, 0) : "";
+    char *end;
+    long x = strtol(v, &end, 10);
+    r->pq->clear(res);
+    if (*end || end == v || x < 1 || x > HX_REGISTRY_SCHEMA_VERSION)
+        return hx_error_set(err, HX_EVERSION, -1, "registry: schema version '%.20s' is not one this hyrax reads (1 to "
+                            "%d): run 'hyrax registry init', or use a newer hyrax", v, HX_REGISTRY_SCHEMA_VERSION);
+    r->version = (int)x;
+    return 0;
+}
+
 int hxi_registry_model(hxi_registry *r, const char **name, int *dim, hx_error *err)
 {
     int rc = r->dim ? 0 : read_model(r, err);
@@ -475,11 +502,13 @@ int hxi_registry_migrate(hxi_registry *r, int to, const char *model, int dim, in
                   1, p, NULL, err)) ||
         (rc = run(r, "COMMIT", -1, NULL, NULL, err)))
         goto fail;
+    r->version = 0;
     return 0;
 fail:
     r->pq->clear(res);
     rollback(r);
     r->dim = 0;   /* what read_model saw may be rolled back */
+    r->version = 0;
     return rc;
 }
 
@@ -509,9 +538,15 @@ int hxi_registry_list(hxi_registry *r, hxi_registry_known *out, hx_error *err)
     memset(out, 0, sizeof *out);
     hxi_pgresult *res = NULL;
     const char *p[1] = {r->tenant};
-    int rc = run(r, "SELECT path, content_hash FROM hyrax.documents WHERE tenant = coalesce($1, current_user::text) "
-                 "ORDER BY path", 1, p, &res, err);
-    if (rc)
+    /* a document published before schema version 5 (no type) has no unit pairs: its hash is given
+       as "", so that the next publish sends it again with them */
+    int rc = schema_version(r, err);
+    if (rc || (rc = run(r, r->version >= 5 ? "SELECT path, CASE WHEN type IS NULL THEN '' ELSE content_hash END "
+                                            "FROM hyrax.documents WHERE tenant = coalesce($1, current_user::text) "
+                                            "ORDER BY path"
+                                          : "SELECT path, content_hash FROM hyrax.documents "
+                                            "WHERE tenant = coalesce($1, current_user::text) ORDER BY path",
+                        1, p, &res, err)))
         return rc;
     size_t n = (size_t)r->pq->ntuples(res);
     out->paths = hx_calloc(n ? n : 1, sizeof *out->paths);
@@ -581,6 +616,11 @@ static int chunks_json(const hxi_registry_doc *d, int dim, char *vec, hxi_json_w
         if (!at)
             return hx_error_set(err, HX_EINVAL, -1, "registry: %s chunk %u has a non-finite vector", d->path, c->ord);
         hxi_json_write_str(w, vec, at);
+        hxi_json_write_key(w, "metadata");
+        if (c->metadata_json)
+            hxi_json_write_json(w, c->metadata_json, strlen(c->metadata_json));
+        else
+            hxi_json_write_null(w);
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
@@ -598,25 +638,30 @@ int hxi_registry_put(hxi_registry *r, const char *model, int dim, const hxi_regi
         "SELECT tenant, 'remove', path, content_hash, signer FROM d";
     static const char replace_sql[] =
         "DELETE FROM hyrax.documents WHERE tenant = coalesce($2, current_user::text) AND path = $1";
-    static const char insert_sql[] =
-        "WITH d AS (INSERT INTO hyrax.documents (tenant, owner, path, title, metadata, content_hash, signer, visibility) "
-        "  VALUES (coalesce($8, current_user::text), CASE WHEN $6 = 'private' THEN current_user::text END, "
-        "  $1, $2, $3::jsonb, $4, $5, $6) RETURNING id, tenant, visibility, owner), "
-        "c AS (INSERT INTO hyrax.chunks (document_id, tenant, visibility, owner, ord, heading_path, line_start, "
-        "  line_end, byte_start, byte_end, text, embedding) "
-        "  SELECT d.id, d.tenant, d.visibility, d.owner, u.ord, u.heading, u.line_start, u.line_end, u.byte_start, "
-        "  u.byte_end, u.text, u.embedding::vector "
-        "  FROM d, pg_catalog.jsonb_to_recordset($7::jsonb) AS u (ord int, heading text, line_start int, line_end int, "
-        "  byte_start int, byte_end int, text text, embedding text)) "
-        "INSERT INTO hyrax.audit (tenant, action, path, content_hash, signer) SELECT tenant, 'publish', $1, $4, $5 FROM d";
+    /* $9: the document's type; the chunks' unit pairs in $7 (schema version 5; before it, neither) */
+#define INSERT_SQL(doc_cols, doc_vals, chunk_cols, chunk_vals, chunk_defs) \
+    "WITH d AS (INSERT INTO hyrax.documents (tenant, owner, path, title, metadata, content_hash, signer, visibility" \
+    doc_cols ") VALUES (coalesce($8, current_user::text), CASE WHEN $6 = 'private' THEN current_user::text END, " \
+    "  $1, $2, $3::jsonb, $4, $5, $6" doc_vals ") RETURNING id, tenant, visibility, owner), " \
+    "c AS (INSERT INTO hyrax.chunks (document_id, tenant, visibility, owner, ord, heading_path, line_start, " \
+    "  line_end, byte_start, byte_end, text, embedding" chunk_cols ") " \
+    "  SELECT d.id, d.tenant, d.visibility, d.owner, u.ord, u.heading, u.line_start, u.line_end, u.byte_start, " \
+    "  u.byte_end, u.text, u.embedding::vector" chunk_vals " " \
+    "  FROM d, pg_catalog.jsonb_to_recordset($7::jsonb) AS u (ord int, heading text, line_start int, line_end int, " \
+    "  byte_start int, byte_end int, text text, embedding text" chunk_defs ")) " \
+    "INSERT INTO hyrax.audit (tenant, action, path, content_hash, signer) SELECT tenant, 'publish', $1, $4, $5 FROM d"
+    static const char insert_sql[] = INSERT_SQL(", type", ", $9", ", metadata", ", u.metadata", ", metadata jsonb");
+    static const char insert_sql_4[] = INSERT_SQL("", "", "", "", "");
+#undef INSERT_SQL
     for (size_t i = 0; i < n_docs; i++)
         if (!r->user && docs[i].visibility && !strcmp(docs[i].visibility, "private"))
             return hx_error_set(err, HX_EINVAL, -1,
                                 "registry: %s: visibility private belongs to a user: publish with a user (--user) "
                                 "inside the tenant", docs[i].path);
     int rc = hxi_registry_check_model(r, model, dim, err);
-    if (rc)
+    if (rc || (rc = schema_version(r, err)))
         return rc;
+    const bool units = r->version >= 5;
     char *vec = hx_malloc(VEC_TEXT_SIZE(dim));
     if (!vec)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -633,10 +678,11 @@ int hxi_registry_put(hxi_registry *r, const char *model, int dim, const hxi_regi
         const hxi_registry_doc *d = &docs[i];
         if ((rc = chunks_json(d, dim, vec, &w, err)))
             goto fail;
-        const char *p[8] = {d->path, d->title, d->metadata_json, d->content_hash, d->signer, d->visibility, w.buf,
-                            r->tenant};
+        const char *p[9] = {d->path, d->title, d->metadata_json, d->content_hash, d->signer, d->visibility, w.buf,
+                            r->tenant, d->type};
         const char *rp[2] = {d->path, r->tenant};
-        if ((rc = run(r, replace_sql, 2, rp, NULL, err)) || (rc = run(r, insert_sql, 8, p, NULL, err)))
+        if ((rc = run(r, replace_sql, 2, rp, NULL, err)) ||
+            (rc = run(r, units ? insert_sql : insert_sql_4, units ? 9 : 8, p, NULL, err)))
             goto fail;
     }
     if ((rc = run(r, "COMMIT", -1, NULL, NULL, err)))
@@ -661,20 +707,24 @@ out:
  * The keyword side ranks (ts_rank_cd) at most HX_REGISTRY_KEYWORD_CANDIDATES of the chunks that
  * match every word, the first the scan yields, so a query of common words costs a bounded amount
  * instead of ranking most of the table (bench/RESULTS-registry.md).
- * A filter holds when the document's metadata value under k (a string, or an array of them)
- * contains one of v (jsonb's ? operator). */
-static const char search_sql[] =
-    "SELECT c.id, c.document_id, hit.vrank, hit.krank, hit.kscore, "
-    "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, "
-    "  d.path, d.title, c.heading_path, c.text, c.ord, c.line_start, c.line_end, d.tenant, d.visibility, "
-    "  d.signer, pg_catalog.to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
-    "  d.metadata::text, "
-    "  d.content_hash, c.byte_start, c.byte_end "
-    "FROM hyrax.candidates($1, $2, $3::int, $4::jsonb, $6::timestamptz, $5::bool) hit "
-    "JOIN hyrax.chunks c ON c.id = hit.id JOIN hyrax.documents d ON d.id = c.document_id";
+ * A filter holds when the document's metadata, or (schema version 5) the chunk's unit pairs, hold
+ * it (registry_schema.c IN_ALLOWED_CHUNK). Before version 5 the registry keeps no type or pairs: the
+ * statement answers NULL for them. */
+#define SEARCH_SQL(units) \
+    "SELECT c.id, c.document_id, hit.vrank, hit.krank, hit.kscore, " \
+    "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, " \
+    "  d.path, d.title, c.heading_path, c.text, c.ord, c.line_start, c.line_end, d.tenant, d.visibility, " \
+    "  d.signer, pg_catalog.to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), " \
+    "  d.metadata::text, " \
+    "  d.content_hash, c.byte_start, c.byte_end, " units " " \
+    "FROM hyrax.candidates($1, $2, $3::int, $4::jsonb, $6::timestamptz, $5::bool) hit " \
+    "JOIN hyrax.chunks c ON c.id = hit.id JOIN hyrax.documents d ON d.id = c.document_id"
+static const char search_sql[] = SEARCH_SQL("d.type, c.metadata::text");
+static const char search_sql_4[] = SEARCH_SQL("NULL::text, NULL::text");
+#undef SEARCH_SQL
 enum { COL_ID, COL_DOC, COL_VRANK, COL_KRANK, COL_KSCORE, COL_COS, COL_PATH, COL_TITLE, COL_HEADING, COL_TEXT,
        COL_ORD, COL_LINE_START, COL_LINE_END, COL_TENANT, COL_VIS, COL_SIGNER, COL_PUBLISHED, COL_META, COL_HASH,
-       COL_BYTE_START, COL_BYTE_END };
+       COL_BYTE_START, COL_BYTE_END, COL_TYPE, COL_UNIT_META };
 
 static void kv_free(hx_kv *kv, size_t n)
 {
@@ -687,8 +737,10 @@ static void kv_free(hx_kv *kv, size_t n)
 
 void hxi_registry_results_free(hxi_registry_results *r)
 {
-    for (size_t i = 0; r->res.v && i < r->res.n; i++)
+    for (size_t i = 0; r->res.v && i < r->res.n; i++) {
         kv_free((hx_kv *)r->res.v[i].meta, r->res.v[i].n_meta);
+        kv_free((hx_kv *)r->res.v[i].chunk_meta, r->res.v[i].n_chunk_meta);
+    }
     hx_results_free(&r->res);
     free(r->extra);
     if (r->pg)
@@ -812,7 +864,7 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
     hxi_hit *hits = NULL;
     hxi_fused *fused = NULL;
     int rc = use_vec ? hxi_registry_check_model(r, q->model ? q->model : "", q->dim, err) : 0;
-    if (rc)
+    if (rc || (rc = schema_version(r, err)))
         return rc;
     if (use_vec && !(vec = hx_malloc(VEC_TEXT_SIZE(q->dim))))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -831,7 +883,7 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
     const char *p[6] = {use_vec ? vec : NULL, q->text ? q->text : "", limit, q->n_filters ? fw.buf : NULL,
                         use_kw ? "true" : "false", q->as_of_ns ? as_of : NULL};
     hxi_pgresult *res;
-    if ((rc = run(r, search_sql, 6, p, &res, err)))
+    if ((rc = run(r, r->version >= 5 ? search_sql : search_sql_4, 6, p, &res, err)))
         goto out;
     out->pg = res;
     size_t n = (size_t)pq->ntuples(res), na = 0, nb = 0;
@@ -909,7 +961,7 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
         x->chunk_index = (uint32_t)atoi(pq->getvalue(res, row, COL_ORD));
         x->line_start = (uint32_t)atoi(pq->getvalue(res, row, COL_LINE_START));
         x->line_end = (uint32_t)atoi(pq->getvalue(res, row, COL_LINE_END));
-        x->unit = "line";   /* the registry keeps no document type: a paged one reads as lines */
+        x->unit = hxi_doctype_unit_name(pq->getisnull(res, row, COL_TYPE) ? NULL : pq->getvalue(res, row, COL_TYPE));
         x->path = pq->getvalue(res, row, COL_PATH);
         x->title = pq->getvalue(res, row, COL_TITLE);
         x->heading = pq->getvalue(res, row, COL_HEADING);
@@ -925,6 +977,11 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
         if ((rc = meta_from_json(e->metadata_json, &kv, &x->n_meta, err)))
             goto out;
         x->meta = kv;   /* owned by the result set: hxi_registry_results_free */
+        if (!pq->getisnull(res, row, COL_UNIT_META)) {
+            if ((rc = meta_from_json(pq->getvalue(res, row, COL_UNIT_META), &kv, &x->n_chunk_meta, err)))
+                goto out;
+            x->chunk_meta = kv;
+        }
     }
 out:
     free(vec);

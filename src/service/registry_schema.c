@@ -37,7 +37,7 @@
  * documents' metadata would tell the caller what rows it cannot read hold (version 3: a second
  * filter whose "v" was no array failed only when a document matched the first, of any tenant);
  * version 4 refuses filters of another shape first (check). */
-#define CANDIDATES_FUNCTION(create, search_path, english, chunks_oid, check) \
+#define CANDIDATES_FUNCTION(create, search_path, english, chunks_oid, check, allowed, in_allowed) \
     create " FUNCTION hyrax.candidates(qvec text, qtext text, n int, filters jsonb, as_of timestamptz, keyword boolean)" \
     "  RETURNS TABLE (id bigint, vrank bigint, krank bigint, kscore real)" \
     "  LANGUAGE plpgsql STABLE SECURITY DEFINER" \
@@ -53,23 +53,39 @@
     "  sees_all := coalesce(sees_all, false);" \
     "  roles := CASE WHEN sees_all THEN '{}' ELSE hyrax.acting_roles(reader) END;" \
     "  RETURN QUERY " \
-    "  WITH allowed AS (SELECT d.id FROM hyrax.documents d WHERE (as_of IS NULL OR d.published_at <= as_of)" \
-    "    AND (filters IS NULL OR NOT EXISTS (" \
-    "      SELECT 1 FROM jsonb_array_elements(filters) f WHERE NOT EXISTS (" \
-    "        SELECT 1 FROM jsonb_array_elements_text(f->'v') want WHERE d.metadata->(f->>'k') ? want)))), " \
+    "  WITH allowed AS " allowed ", " \
     "  vs AS (SELECT c.id, c.embedding <#> qvec::vector AS dist FROM hyrax.chunks c" \
     "    WHERE qvec IS NOT NULL AND (sees_all OR hyrax.can_read(c.tenant, c.visibility, c.owner, reader, roles))" \
-    "    AND ((filters IS NULL AND as_of IS NULL) OR c.document_id IN (SELECT a.id FROM allowed a))" \
+    "    AND ((filters IS NULL AND as_of IS NULL) OR " in_allowed ")" \
     "    ORDER BY c.embedding <#> qvec::vector LIMIT n), " \
     "  v AS (SELECT vs.id, row_number() OVER (ORDER BY vs.dist, vs.id) AS r FROM vs), " \
     "  q AS (SELECT websearch_to_tsquery(" english ", qtext) AS q), " \
     "  ks AS (SELECT mm.id, ts_rank_cd(mm.tsv, mm.q, 32) AS rank FROM (SELECT c.id, c.tsv, q.q FROM hyrax.chunks c, q" \
     "    WHERE keyword AND c.tsv @@ q.q AND (sees_all OR hyrax.can_read(c.tenant, c.visibility, c.owner, reader, roles))" \
-    "    AND ((filters IS NULL AND as_of IS NULL) OR c.document_id IN (SELECT a.id FROM allowed a))" \
+    "    AND ((filters IS NULL AND as_of IS NULL) OR " in_allowed ")" \
     "    LIMIT " HX_STRINGIFY(HX_REGISTRY_KEYWORD_CANDIDATES) ") mm ORDER BY rank DESC, mm.id LIMIT n), " \
     "  k AS (SELECT ks.id, ks.rank, row_number() OVER (ORDER BY ks.rank DESC, ks.id) AS r FROM ks) " \
     "  SELECT coalesce(v.id, k.id), v.r, k.r, k.rank FROM v FULL JOIN k ON k.id = v.id;" \
     "END $f$;"
+
+/* Versions 3 and 4 (CANDIDATES_FUNCTION's allowed and in_allowed): a filter holds when the
+ * document's metadata value under k (a string, or an array of them) contains one of v (jsonb's ?). */
+#define ALLOWED_BY_DOCUMENT \
+    "(SELECT d.id FROM hyrax.documents d WHERE (as_of IS NULL OR d.published_at <= as_of)" \
+    "    AND (filters IS NULL OR NOT EXISTS (" \
+    "      SELECT 1 FROM jsonb_array_elements(filters) f WHERE NOT EXISTS (" \
+    "        SELECT 1 FROM jsonb_array_elements_text(f->'v') want WHERE d.metadata->(f->>'k') ? want))))"
+#define IN_ALLOWED_DOCUMENT "c.document_id IN (SELECT a.id FROM allowed a)"
+
+/* Version 5: filter by filter, the chunk's unit pairs (chunks.metadata) or its document's metadata
+ * hold it, as a local index matches (hyrax.h hx_index_doc_matches). */
+#define ALLOWED_BY_TIME \
+    "(SELECT d.id, d.metadata FROM hyrax.documents d WHERE as_of IS NULL OR d.published_at <= as_of)"
+#define IN_ALLOWED_CHUNK \
+    "EXISTS (SELECT 1 FROM allowed a WHERE a.id = c.document_id AND (filters IS NULL OR NOT EXISTS (" \
+    "      SELECT 1 FROM jsonb_array_elements(filters) f WHERE NOT EXISTS (" \
+    "        SELECT 1 FROM jsonb_array_elements_text(f->'v') want" \
+    "        WHERE a.metadata->(f->>'k') ? want OR c.metadata->(f->>'k') ? want))))"
 
 /* Version 4's candidates refuse filters of another shape than search_sql's $4 before reading a row
  * (CANDIDATES_FUNCTION). */
@@ -95,6 +111,16 @@
  * the owner only (a tenant could set schema_version and make the next init fail). hyrax.audit:
  * appended to, never changed (a role could delete its tenant's records, or write one naming
  * another login as the actor). */
+/* hyrax.candidates finds pgvector's operators where the extension lives when that is not schema hyrax
+ * (MIGRATION_4). */
+#define CANDIDATES_VECTOR_PATH \
+    "DO $d$ DECLARE s pg_catalog.text := (SELECT n.nspname FROM pg_catalog.pg_extension e" \
+    "  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace" \
+    "  WHERE e.extname OPERATOR(pg_catalog.=) 'vector');" \
+    "BEGIN IF s OPERATOR(pg_catalog.<>) 'hyrax' THEN EXECUTE pg_catalog.format('ALTER FUNCTION hyrax.candidates(text," \
+    "  text, int, jsonb, timestamptz, boolean) SET search_path = pg_catalog, hyrax, %I, pg_temp', s);" \
+    "END IF; END $d$;"
+
 #define MIGRATION_4 \
     "CREATE OR REPLACE FUNCTION hyrax.acting_roles(reader text) RETURNS text[] LANGUAGE sql STABLE PARALLEL SAFE" \
     "  SET search_path = pg_catalog, pg_temp" \
@@ -105,13 +131,9 @@
     "  AS $$SELECT visibility OPERATOR(pg_catalog.=) 'public' OR (tenant OPERATOR(pg_catalog.=) ANY (roles)" \
     "  AND (visibility OPERATOR(pg_catalog.=) 'tenant' OR owner OPERATOR(pg_catalog.=) reader))$$;" \
     CANDIDATES_FUNCTION("CREATE OR REPLACE", "pg_catalog, hyrax, pg_temp", "'english'::pg_catalog.regconfig", \
-                        "'hyrax.chunks'::pg_catalog.regclass::pg_catalog.oid", CANDIDATES_CHECK) \
-    "DO $d$ DECLARE s pg_catalog.text := (SELECT n.nspname FROM pg_catalog.pg_extension e" \
-    "  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace" \
-    "  WHERE e.extname OPERATOR(pg_catalog.=) 'vector');" \
-    "BEGIN IF s OPERATOR(pg_catalog.<>) 'hyrax' THEN EXECUTE pg_catalog.format('ALTER FUNCTION hyrax.candidates(text," \
-    "  text, int, jsonb, timestamptz, boolean) SET search_path = pg_catalog, hyrax, %I, pg_temp', s);" \
-    "END IF; END $d$;" \
+                        "'hyrax.chunks'::pg_catalog.regclass::pg_catalog.oid", CANDIDATES_CHECK, ALLOWED_BY_DOCUMENT, \
+                        IN_ALLOWED_DOCUMENT) \
+    CANDIDATES_VECTOR_PATH \
     "ALTER TABLE hyrax.meta ENABLE ROW LEVEL SECURITY;" \
     "CREATE POLICY reader ON hyrax.meta FOR SELECT USING (true);" \
     "DROP POLICY tenant_own ON hyrax.audit;" \
@@ -223,9 +245,22 @@ static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
     "  FOR EACH ROW EXECUTE FUNCTION hyrax.chunk_matches_document();"
     "CREATE INDEX chunks_tenant ON hyrax.chunks (tenant);"
     "CREATE INDEX chunks_visibility ON hyrax.chunks (visibility);"
-    CANDIDATES_FUNCTION("CREATE", "hyrax, public, pg_temp", "'english'", "'hyrax.chunks'::regclass", "")
+    CANDIDATES_FUNCTION("CREATE", "hyrax, public, pg_temp", "'english'", "'hyrax.chunks'::regclass", "",
+                        ALLOWED_BY_DOCUMENT, IN_ALLOWED_DOCUMENT)
     "GRANT EXECUTE ON FUNCTION hyrax.candidates(text, text, int, jsonb, timestamptz, boolean) TO PUBLIC;",
     MIGRATION_4,
+    /* 4 -> 5: the units of structured documents: each chunk's unit pairs (a code file's definition:
+       symbol, kind; a model's element: element_id, layer, ...) as chunks.metadata, a JSON object
+       as documents.metadata is (NULL: none), and the document's type (the table of document types'
+       row: "pdf", "code", ...; NULL in rows published before), which says what its line numbers
+       count; filters match a chunk by its pairs or its document's (IN_ALLOWED_CHUNK). Columns only
+       added: a hyrax of version 4 still reads and publishes (without them). */
+    "ALTER TABLE hyrax.documents ADD COLUMN type text;"
+    "ALTER TABLE hyrax.chunks ADD COLUMN metadata jsonb;"
+    CANDIDATES_FUNCTION("CREATE OR REPLACE", "pg_catalog, hyrax, pg_temp", "'english'::pg_catalog.regconfig",
+                        "'hyrax.chunks'::pg_catalog.regclass::pg_catalog.oid", CANDIDATES_CHECK, ALLOWED_BY_TIME,
+                        IN_ALLOWED_CHUNK)
+    CANDIDATES_VECTOR_PATH,
 };
 
 const char *hxi_registry_migration(int v)
