@@ -547,33 +547,32 @@ static void sort_by_rank(const ix_view *v, hxi_fused *f, size_t n)
 /* A declaration answers for its definition: where a candidate is the chunk of a C or C++ prototype
  * (a unit of kind `declaration`, often the one with the doc comment), the first chunk of the
  * definition of its symbol that the search may answer (ix_definition_of) takes its place and its
- * scores, the declaration right after it; the definition's own lower place is given up, one above is
- * kept. At most DECLARATION_LOOKUPS declarations are looked up per search (each reads the C-family
- * documents' unit pairs). The one place of that rule; f[0..*n) sorted, cap entries. */
+ * scores, and the definition's own lower place is given up; a declaration whose definition ranks
+ * above it already leaves the list. The prototype is not listed beside its definition (a filter
+ * that excludes the definition, such as kind=declaration, lists it). At most DECLARATION_LOOKUPS
+ * declarations are looked up per search (each reads the C-family documents' unit pairs). The one
+ * place of that rule; f[0..*n) sorted. */
 #define DECLARATION_LOOKUPS 16
-static void defer_declarations(const ix_view *v, chunk_filter *cf, hxi_fused *f, size_t *n, size_t cap)
+static void defer_declarations(const ix_view *v, chunk_filter *cf, hxi_fused *f, size_t *n)
 {
-    for (size_t i = 0, looked = 0; i < *n && looked < DECLARATION_LOOKUPS; i++) {
-        if (!ix_chunk_declares(v, f[i].id))
+    for (size_t i = 0, looked = 0; i < *n && looked < DECLARATION_LOOKUPS;) {
+        bool declares = ix_chunk_declares(v, f[i].id);
+        uint32_t def = declares ? ix_definition_of(v, f[i].id, hnsw_allowed, cf) : UINT32_MAX;
+        looked += declares;
+        if (def == UINT32_MAX) {
+            i++;
             continue;
-        uint32_t def = ix_definition_of(v, f[i].id, hnsw_allowed, cf);
-        looked++;
-        if (def == UINT32_MAX)
-            continue;
+        }
         size_t j = 0;
         while (j < *n && f[j].id != def)
             j++;
-        if (j < i)
-            continue;
-        if (j < *n) {   /* its own place below: given up */
-            memmove(f + j, f + j + 1, sizeof *f * (*n - j - 1));
+        size_t gone = j < i ? i : j;   /* the declaration, or the definition's lower place */
+        if (j > i)
+            f[i++].id = def;
+        if (gone < *n) {
+            memmove(f + gone, f + gone + 1, sizeof *f * (*n - gone - 1));
             (*n)--;
         }
-        size_t keep = *n < cap ? *n : cap - 1;   /* a full list drops its last */
-        memmove(f + i + 1, f + i, sizeof *f * (keep - i));
-        f[i].id = def;
-        *n = keep + 1;
-        i++;
     }
 }
 
@@ -633,7 +632,7 @@ static int search_window(hx_index *ix, const float *vec, const hxi_bm25_query *q
     }
     score_candidates(ix, vec, bound, tq, mode, o, &f, fused, nf, dm);
     sort_by_rank(v, fused, nf);
-    defer_declarations(v, &cf, fused, &nf, 2 * n_cand);
+    defer_declarations(v, &cf, fused, &nf);
     out->total_candidates = nf;
     out->keyword_bound = bound;
     rc = assemble(v, fused, nf, o, k, hybrid, out, err);
