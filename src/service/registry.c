@@ -338,7 +338,8 @@ static int read_model(hxi_registry *r, hx_error *err)
 }
 
 /* The schema's version as hyrax.meta records it (asked once per handle): which columns the
- * statements may name (version 5 added documents.type and chunks.metadata). */
+ * statements may name (version 5 added documents.type and chunks.metadata; a newer schema is read
+ * as this one, as it has been so far: migrations only add). */
 static int schema_version(hxi_registry *r, hx_error *err)
 {
     if (r->version)
@@ -348,14 +349,15 @@ static int schema_version(hxi_registry *r, hx_error *err)
                  err);
     if (rc)
         return rc;
-    const char *v = r->pq->ntuples(res) == 1 ? r->pq->getvalue(res, 0, 0) : "";
+    char v[24];
+    snprintf(v, sizeof v, "%s", r->pq->ntuples(res) == 1 ? r->pq->getvalue(res, 0, 0) : "");
+    r->pq->clear(res);
     char *end;
     long x = strtol(v, &end, 10);
-    r->pq->clear(res);
-    if (*end || end == v || x < 1 || x > HX_REGISTRY_SCHEMA_VERSION)
-        return hx_error_set(err, HX_EVERSION, -1, "registry: schema version '%.20s' is not one this hyrax reads (1 to "
-                            "%d): run 'hyrax registry init', or use a newer hyrax", v, HX_REGISTRY_SCHEMA_VERSION);
-    r->version = (int)x;
+    if (*end || end == v || x < 1)
+        return hx_error_set(err, HX_EFORMAT, -1, "registry: hyrax.meta holds schema_version '%.20s', not a version: "
+                            "run 'hyrax registry init'", v);
+    r->version = x > HX_REGISTRY_SCHEMA_VERSION ? HX_REGISTRY_SCHEMA_VERSION : (int)x;   /* a newer one: its columns */
     return 0;
 }
 
