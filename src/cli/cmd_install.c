@@ -172,12 +172,9 @@ static int server_command(const cli_args *a, char exe[PATH_MAX], char db[PATH_MA
 static void write_entry(hxi_json_writer *w, const client *c, const char *const *argv, size_t n)
 {
     hxi_json_write_obj_begin(w);
-    if (c->type) {
-        hxi_json_write_key(w, "type");
-        hxi_json_write_cstr(w, c->type);
-    }
-    hxi_json_write_key(w, "command");
-    hxi_json_write_cstr(w, argv[0]);
+    if (c->type)
+        hxi_json_kv_cstr(w, "type", c->type);
+    hxi_json_kv_cstr(w, "command", argv[0]);
     hxi_json_write_key(w, "args");
     hxi_json_write_arr_begin(w);
     for (size_t i = 1; i < n; i++)

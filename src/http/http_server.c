@@ -126,10 +126,8 @@ void reply_error(reply *r, int status, const char *detail)
     hxi_json_writer w;
     hxi_json_writer_init(&w);
     hxi_json_write_obj_begin(&w);
-    hxi_json_write_key(&w, "detail");
-    hxi_json_write_cstr(&w, detail);
-    hxi_json_write_key(&w, "status");
-    hxi_json_write_int(&w, status);
+    hxi_json_kv_cstr(&w, "detail", detail);
+    hxi_json_kv_int(&w, "status", status);
     hxi_json_write_obj_end(&w);
     reply_json(r, status, &w);
     hxi_json_writer_free(&w);

@@ -33,10 +33,8 @@ static void write_shape(hxi_json_writer *w, const mcp_field *f)
             hxi_json_write_null(w);
         hxi_json_write_arr_end(w);
     }
-    if (f->description) {
-        hxi_json_write_key(w, "description");
-        hxi_json_write_cstr(w, f->description);
-    }
+    if (f->description)
+        hxi_json_kv_cstr(w, "description", f->description);
     if (f->items) {
         hxi_json_write_key(w, "items");
         mcp_output_schema(w, f->items);

@@ -1027,6 +1027,20 @@ void hxi_json_write_key(hxi_json_writer *w, const char *key)
     hxi_json_write_keyn(w, key, key ? strlen(key) : 0);
 }
 
+/* The members: write_key, then the write of the value's type. */
+#define JSON_KV(name, type)                                                   \
+    void hxi_json_kv_##name(hxi_json_writer *w, const char *key, type value) \
+    {                                                                         \
+        hxi_json_write_key(w, key);                                           \
+        hxi_json_write_##name(w, value);                                      \
+    }
+JSON_KV(cstr, const char *)
+JSON_KV(uint, uint64_t)
+JSON_KV(int, int64_t)
+JSON_KV(double, double)
+JSON_KV(bool, int)
+#undef JSON_KV
+
 /* Recursion depth is bounded by HX_JSON_WRITER_DEPTH: past it the writer has failed and every
  * nested call returns at once. */
 void hxi_json_write_val(hxi_json_writer *w, const hxi_json_val *v)
