@@ -1,6 +1,6 @@
 /* mcp_args.c: the argument tables of the MCP tools turned into JSON Schemas and into checks, and
  * the getters tools read checked arguments with (spec in mcp_args.h). Knows no tool: the tables
- * are in mcp_tool_*.c. */
+ * are in src/mcp/mcp_tool_*.c and src/http/http_rest.c. */
 #include "mcp_args.h"
 
 #include <math.h>

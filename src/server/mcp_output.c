@@ -1,5 +1,5 @@
 /* mcp_output.c: a tool's output description turned into its JSON Schema (spec in mcp_output.h).
- * Knows no tool: the descriptions are in mcp_tool_*.c. */
+ * Knows no tool: the descriptions are in src/mcp/mcp_tool_*.c. */
 #include "mcp_output.h"
 
 static const char *const type_names[] = {"string", "integer", "number", "boolean", "array", "object", "null"};
