@@ -1,7 +1,7 @@
 /* store.c: the index file specified in store.h: creation, open and validation (damage versus a
- * crash), readers and refresh, verify, and the fault guard for maps of files changed underneath a
- * reader. The chain of generations read back is store_chain.c's; the writer (append, commit,
- * abort, compaction) store_write.c's.
+ * crash), readers and refresh, verify, and the names of the files beside an index. The chain of
+ * generations read back is store_chain.c's; the writer (append, commit, abort, compaction)
+ * store_write.c's; the fault guard for maps of files changed underneath a reader src/base/fault.c's.
  * Must not interpret blob or root contents (the index layer owns them); never writes through a map.
  * Every offset and length read from the file is checked against the committed length first. */
 #include "store_internal.h"
@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -812,31 +811,6 @@ int hxi_store_verify(hxi_store *s, hx_error *err)
             return 0;
         r = prev;
     }
-}
-
-/* === Maps that change underneath (hyrax.h "Index files changed underneath a reader") === */
-
-static _Thread_local hx_fault_guard *fault_top;   /* this thread's innermost guard */
-
-sigjmp_buf *hx_fault_enter(hx_fault_guard *g)
-{
-    g->outer = fault_top;
-    fault_top = g;
-    return &g->env;
-}
-
-void hx_fault_leave(hx_fault_guard *g)
-{
-    fault_top = g->outer;
-}
-
-void hx_fault_jump(void)
-{
-    hx_fault_guard *g = fault_top;
-    if (!g)
-        return;
-    fault_top = g->outer;
-    siglongjmp(g->env, 1);
 }
 
 /* === Files beside the store === */
