@@ -170,8 +170,6 @@ const mcp_arg mcp_search_args[] = {
     {.name = NULL},
 };
 
-/* Who signed a document (hxi_present_signer): in results, citations, context sources and documents. */
-
 /* A result of search and find_similar (hxi_present_result). */
 static const mcp_field more_fields[] = {
     {"score", .type = MCP_JSON_NUMBER},
