@@ -98,7 +98,7 @@
     "  END IF;"
 
 /* 3 -> 4: no SQL that decides what a reader reads, or that runs as another role than the caller's,
- * resolves a name through a schema a tenant can create objects in (tests/test_registry.c
+ * resolves a name through a schema a tenant can create objects in (tests/test_registry_tenants.c
  * test_hostile). The policies call hyrax.can_read and hyrax.acting_roles, SQL functions whose
  * bodies PostgreSQL parses with the caller's search_path: every session may make a type `text` in
  * its temporary schema (searched first for types) with a cast from name, and a role with a schema

@@ -1,6 +1,6 @@
 /* mcp_args.c: the argument tables of the MCP tools turned into JSON Schemas and into checks, and
  * the getters tools read checked arguments with (spec in mcp_args.h). Knows no tool: the tables
- * are in mcp_tool_*.c. */
+ * are in src/mcp/mcp_tool_*.c and src/http/http_rest.c. */
 #include "mcp_args.h"
 
 #include <math.h>
@@ -56,18 +56,15 @@ static const char *const range_keys[] = {"from", "to", "gte", "gt", "lte", "lt"}
 
 static void write_int_member(hxi_json_writer *w, const char *key, int64_t x)
 {
-    hxi_json_write_key(w, key);
-    hxi_json_write_int(w, x);
+    hxi_json_kv_int(w, key, x);
 }
 
 /* {"type":"object","description":...,"properties":{...},"additionalProperties":false}: a range. */
 static void write_range_schema(hxi_json_writer *w)
 {
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "type");
-    hxi_json_write_cstr(w, "object");
-    hxi_json_write_key(w, "description");
-    hxi_json_write_cstr(w, "a range: numbers or ISO-8601 dates");
+    hxi_json_kv_cstr(w, "type", "object");
+    hxi_json_kv_cstr(w, "description", "a range: numbers or ISO-8601 dates");
     hxi_json_write_key(w, "properties");
     hxi_json_write_obj_begin(w);
     for (size_t i = 0; i < sizeof range_keys / sizeof *range_keys; i++) {
@@ -77,8 +74,7 @@ static void write_range_schema(hxi_json_writer *w)
     hxi_json_write_key(w, "key");
     mcp_output_schema(w, &(const mcp_field){.type = MCP_JSON_STRING});
     hxi_json_write_obj_end(w);
-    hxi_json_write_key(w, "additionalProperties");
-    hxi_json_write_bool(w, 0);
+    hxi_json_kv_bool(w, "additionalProperties", 0);
     hxi_json_write_obj_end(w);
 }
 
@@ -90,8 +86,7 @@ static void write_value_schema(hxi_json_writer *w, int64_t max_items, bool range
     hxi_json_write_arr_begin(w);
     mcp_output_schema(w, &scalar);
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "type");
-    hxi_json_write_cstr(w, "array");
+    hxi_json_kv_cstr(w, "type", "array");
     write_int_member(w, "minItems", 1);
     if (max_items)
         write_int_member(w, "maxItems", max_items);
@@ -113,8 +108,7 @@ static void write_property(hxi_json_writer *w, const mcp_arg *table, const mcp_a
     const mcp_arg *r = rule_of(table, row);
     hxi_json_write_key(w, row->name);
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "type");
-    hxi_json_write_cstr(w, type_names[r->type]);
+    hxi_json_kv_cstr(w, "type", type_names[r->type]);
     if (r->bounds & MCP_MIN && bound_keys[r->type][0])
         write_bound(w, r, bound_keys[r->type][0], r->min);
     if (r->bounds & MCP_MAX && bound_keys[r->type][1])
@@ -129,8 +123,7 @@ static void write_property(hxi_json_writer *w, const mcp_arg *table, const mcp_a
     if (r->type == MCP_STRING_LIST) {
         hxi_json_write_key(w, "items");
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "type");
-        hxi_json_write_cstr(w, "string");
+        hxi_json_kv_cstr(w, "type", "string");
         hxi_json_write_obj_end(w);
     } else if (r->type == MCP_OBJECT) {
         schema_members(w, r->props, NULL, inner);
@@ -188,15 +181,13 @@ static void schema_members(hxi_json_writer *w, const mcp_arg *table, const mcp_a
                     hxi_json_write_cstr(w, r->name);
         hxi_json_write_arr_end(w);
     }
-    hxi_json_write_key(w, "additionalProperties");
-    hxi_json_write_bool(w, 0);
+    hxi_json_kv_bool(w, "additionalProperties", 0);
 }
 
 void mcp_args_schema(hxi_json_writer *w, const mcp_arg *table, const mcp_arg *extra, bool brief)
 {
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "type");
-    hxi_json_write_cstr(w, "object");
+    hxi_json_kv_cstr(w, "type", "object");
     schema_members(w, table, extra, brief ? 1 : 0);
     hxi_json_write_obj_end(w);
 }

@@ -1,5 +1,5 @@
 /* mcp_output.c: a tool's output description turned into its JSON Schema (spec in mcp_output.h).
- * Knows no tool: the descriptions are in mcp_tool_*.c. */
+ * Knows no tool: the descriptions are in src/mcp/mcp_tool_*.c. */
 #include "mcp_output.h"
 
 static const char *const type_names[] = {"string", "integer", "number", "boolean", "array", "object", "null"};
@@ -33,10 +33,8 @@ static void write_shape(hxi_json_writer *w, const mcp_field *f)
             hxi_json_write_null(w);
         hxi_json_write_arr_end(w);
     }
-    if (f->description) {
-        hxi_json_write_key(w, "description");
-        hxi_json_write_cstr(w, f->description);
-    }
+    if (f->description)
+        hxi_json_kv_cstr(w, "description", f->description);
     if (f->items) {
         hxi_json_write_key(w, "items");
         mcp_output_schema(w, f->items);

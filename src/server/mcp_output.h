@@ -1,7 +1,7 @@
 /* mcp_output.h: the shape of an MCP tool's structured result as data (STYLE.md 20): a table of
  * fields (name, JSON type, nullable, description, members, items) from which tools/list writes
  * the tool's outputSchema (mcp_output_schema), so no JSON Schema is escaped by hand and a shape
- * several tools share is described once. Tables live beside their tools in mcp_tool_*.c. */
+ * several tools share is described once. Tables live beside their tools in src/mcp/mcp_tool_*.c. */
 #ifndef HX_MCP_OUTPUT_H
 #define HX_MCP_OUTPUT_H
 

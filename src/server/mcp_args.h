@@ -8,7 +8,8 @@
  * also inside an object argument: "fusion.text_weight") and which values it always gives
  * (`fixed`); mcp_args_translate rewrites a call's arguments into the family tool's, whose own
  * table then checks them again, so one implementation serves both names.
- * Tables live beside their tools in mcp_tool_*.c; this file owns the machinery only. */
+ * Tables live beside their tools in src/mcp/mcp_tool_*.c (and REST's POST /search, src/http/
+ * http_rest.c, checks its body with one); this file owns the machinery only. */
 #ifndef HX_MCP_ARGS_H
 #define HX_MCP_ARGS_H
 
