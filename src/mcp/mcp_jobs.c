@@ -1,7 +1,7 @@
 /* mcp_jobs.c: the write jobs of `hyrax serve`: the bounded queue and its worker thread, which runs
  * write tools in order; the sinks an HTTP request waits on; cancellation; progress notifications;
  * and what index_health and document_status say of them (pending paths, recent failures).
- * Locking in mcp_internal.h. */
+ * Locking in mcp_state.h. */
 #include "mcp_tools.h"
 #include "present.h"
 

@@ -1,4 +1,4 @@
-/* mcp_internal.h: the state of the MCP server (mcp.c, mcp_jobs.c) and its tools (mcp_tools.c,
+/* mcp_state.h: the state of the MCP server (mcp.c, mcp_jobs.c) and its tools (mcp_tools.c,
  * mcp_tool_*.c): an mcp_server shared by every connection, and an mcp_session per connection.
  * Threads: stdio's main thread (or each HTTP request thread) reads messages and answers reads in
  * its session, with its own index reader and encoder; one worker thread runs write tools
@@ -6,8 +6,8 @@
  * opened per job, so queries keep being answered from the last commit meanwhile. The server's
  * `lock` guards the job queue and the statistics; `out_lock` the output descriptor (a write to a
  * peer that reads slowly never holds up the queue). */
-#ifndef HX_MCP_INTERNAL_H
-#define HX_MCP_INTERNAL_H
+#ifndef HX_MCP_STATE_H
+#define HX_MCP_STATE_H
 
 #include "json.h"
 #include "mcp.h"
