@@ -1,4 +1,4 @@
-/* mcp_state.h: the state of the MCP server (mcp.c, mcp_jobs.c) and its tools (mcp_tools.c,
+/* mcp_state.h: the state of the MCP server (mcp_state.c; mcp.c, mcp_jobs.c) and its tools (mcp_tools.c,
  * mcp_tool_*.c): an mcp_server shared by every connection, and an mcp_session per connection.
  * Threads: stdio's main thread (or each HTTP request thread) reads messages and answers reads in
  * its session, with its own index reader and encoder; one worker thread runs write tools
@@ -192,6 +192,15 @@ int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path);
  * result (ttl_ms >= 0: discovery and the lists), ttlMs and cacheScope "private". Nothing when
  * !modern. */
 void mcp_write_result_tail(hxi_json_writer *w, bool modern, int64_t ttl_ms);
+/* The serverInfo object (name, title, the one version) as one JSON value. */
+void mcp_write_server_info(hxi_json_writer *w);
+/* The model loader thread (arg: the mcp_server): loads the model at the index's precision, sets
+ * model, model_done (and model_error) under lock and wakes waiters. */
+void *mcp_load_model(void *arg);
+/* hx_watch_config's hooks for `serve --watch` (ctx: the mcp_server): the server's write_lock
+ * taken or released, and the model once the loader is done (NULL when loading failed). */
+void mcp_watch_write_lock(void *ctx, int take);
+const hx_model *mcp_watch_model(void *ctx);
 
 /* === Between the server's files: mcp.c, mcp_jobs.c (the write queue), mcp_tools.c (tool calls) === */
 
