@@ -46,8 +46,16 @@ enum {
 };
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
 
+struct mcp_session;
+/* What a write job runs: tool `tool` on args, leaving the response for request id in out
+ * (mcp_run_tool); 0 or the HX_E* code of an isError answer. */
+typedef int (*mcp_job_run)(struct mcp_session *s, int tool, const hxi_json_val *args, const char *id, size_t id_len,
+                           bool modern, hxi_json_writer *out);
+
 typedef struct mcp_job {
     int tool;                     /* index into the tool table */
+    const char *name;             /* borrowed from the tool table: the tool's name */
+    mcp_job_run run;              /* what the worker runs */
     char *id;                     /* owned: exact JSON text of the request id */
     size_t id_len;
     char *args;                   /* owned: JSON text of the arguments object */
@@ -243,10 +251,11 @@ int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *er
 int mcp_write_tools_list(void *ctx, hxi_json_writer *w, hx_error *err);
 /* tools/call: answers in out, or queues a write job (*deferred: its answer goes to sink or out_fd). */
 void mcp_tools_call(mcp_session *s, const hxi_rpc_msg *msg, mcp_sink *sink, hxi_json_writer *out, bool *deferred);
-/* Queues a write job for the worker and returns true (the worker answers it), or leaves the
- * answer in out and returns false: busy over the queue bounds, or out of memory. */
-bool mcp_enqueue(mcp_session *s, int tool, const hxi_rpc_msg *msg, const hxi_json_val *args, mcp_sink *sink,
-                 hxi_json_writer *out);
+/* Queues a write job for the worker, which answers it with run (the queue knows no tool: the
+ * caller names it) and returns true, or leaves the answer in out and returns false: busy over
+ * the queue bounds, or out of memory. */
+bool mcp_enqueue(mcp_session *s, int tool, const char *name, mcp_job_run run, const hxi_rpc_msg *msg,
+                 const hxi_json_val *args, mcp_sink *sink, hxi_json_writer *out);
 /* The worker thread (arg: the server), and a job's end: its sink told done, its memory freed. */
 void *mcp_worker_main(void *arg);
 void mcp_job_free(mcp_job *j);

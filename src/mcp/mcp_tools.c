@@ -703,7 +703,7 @@ void mcp_tools_call(mcp_session *s, const hxi_rpc_msg *msg, mcp_sink *sink, hxi_
         return;
     }
     if (mcp_tools[t].writes) {
-        *deferred = mcp_enqueue(s, t, msg, args, sink, out);
+        *deferred = mcp_enqueue(s, t, mcp_tools[t].name, mcp_run_tool, msg, args, sink, out);
         return;
     }
     hxi_json_doc *empty_doc = NULL;
