@@ -6,7 +6,7 @@
 
 #include "http_server.h"
 #include "http.h"
-#include "mcp_internal.h"
+#include "mcp_state.h"
 
 #include <netinet/in.h>
 #include <stdint.h>

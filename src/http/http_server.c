@@ -1,6 +1,6 @@
 /* http_server.c: the loop of `hyrax serve --http` (http_server.h). One thread polls the listening
  * socket and every idle connection, reads, and parses requests (http.h); a complete request goes to
- * a fixed set of request threads, each answering through its own MCP view (mcp_internal.h: its own
+ * a fixed set of request threads, each answering through its own MCP view (mcp_state.h: its own
  * index reader and encoder), so queries run side by side and never wait for the write worker: a
  * write tool's answer is awaited on a small thread of its own (an awaiter), which frees the request
  * thread at once. A connection is handled by one thread at a time and its next pipelined request is

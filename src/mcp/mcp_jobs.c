@@ -1,8 +1,8 @@
 /* mcp_jobs.c: the write jobs of `hyrax serve`: the bounded queue and its worker thread, which runs
  * write tools in order; the sinks an HTTP request waits on; cancellation; progress notifications;
  * and what index_health and document_status say of them (pending paths, recent failures).
- * Locking in mcp_internal.h. */
-#include "mcp_tools.h"
+ * Locking in mcp_state.h. */
+#include "mcp_state.h"
 #include "present.h"
 
 #include <stdio.h>
@@ -66,7 +66,7 @@ static bool job_touches(const mcp_job *j, const char *path)
         const char *v = hxi_json_str(hxi_json_obj_get(a, keys[k]), NULL);
         hit = v && !hx_relpath_clean(v, clean, sizeof clean, NULL) && !strcmp(clean, path);
     }
-    if (!hit && !strcmp(mcp_tools[j->tool].name, "reindex")) {
+    if (!hit && !strcmp(j->name, "reindex")) {
         const hxi_json_val *paths = hxi_json_obj_get(a, "paths");
         if (!paths || !hxi_json_len(paths))
             hit = true;   /* everything */
@@ -98,7 +98,7 @@ void mcp_write_health_jobs(mcp_server *s, hxi_json_writer *w)
     hxi_json_kv_uint(w, "pending_jobs", s->queued_jobs);
     hxi_json_write_key(w, "running_job");
     if (s->running)
-        hxi_json_write_cstr(w, mcp_tools[s->running->tool].name);
+        hxi_json_write_cstr(w, s->running->name);
     else
         hxi_json_write_null(w);
     hxi_json_kv_uint(w, "jobs_done", s->jobs_done);
@@ -230,7 +230,7 @@ void *mcp_worker_main(void *arg)
         int rc = -1;
         if (hxi_json_parse(&doc, j->args, j->args_len, NULL, &err) == 0) {
             pthread_mutex_lock(&s->write_lock);   /* the watcher's batches wait meanwhile */
-            rc = mcp_run_tool(&s->worker, j->tool, hxi_json_doc_root(doc), j->id, j->id_len, j->modern, &out);
+            rc = j->run(&s->worker, j->tool, hxi_json_doc_root(doc), j->id, j->id_len, j->modern, &out);
             pthread_mutex_unlock(&s->write_lock);
             hxi_json_doc_free(doc);
         } else {
@@ -273,8 +273,8 @@ static void write_busy(mcp_server *s, const hxi_rpc_msg *msg, hxi_json_writer *o
 
 /* Queues a write job for the worker and returns true (the worker answers it), or leaves the
  * answer in out and returns false: busy over the queue bounds, or out of memory. */
-bool mcp_enqueue(mcp_session *session, int tool, const hxi_rpc_msg *msg, const hxi_json_val *args, mcp_sink *sink,
-                 hxi_json_writer *out)
+bool mcp_enqueue(mcp_session *session, int tool, const char *name, mcp_job_run run, const hxi_rpc_msg *msg,
+                 const hxi_json_val *args, mcp_sink *sink, hxi_json_writer *out)
 {
     mcp_server *s = session->server;
     bool modern = session->modern;
@@ -300,6 +300,8 @@ bool mcp_enqueue(mcp_session *session, int tool, const hxi_rpc_msg *msg, const h
     j->id_len = msg->id_len;
     j->args = hxi_json_writer_take(&aw, &j->args_len);
     j->tool = tool;
+    j->name = name;
+    j->run = run;
     j->modern = modern;
     const hxi_json_val *token = hxi_json_obj_get(hxi_json_obj_get(msg->params, "_meta"), "progressToken");
     if (token && (hxi_json_type_of(token) == HX_JSON_STRING || hxi_json_type_of(token) == HX_JSON_NUMBER)) {

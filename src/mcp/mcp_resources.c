@@ -4,7 +4,7 @@
  * hx_index_doc_text's: a file-backed one's file under the root as it is now (no symbolic link
  * followed), a stored one's chunks in order. Reads go through the session's reader like the query
  * tools. */
-#include "mcp_internal.h"
+#include "mcp_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * description, argument table (mcp_args.h: a table makes the tool's inputSchema and the checks
  * every call passes before the tool runs), output schema, handler; and what the tool families
  * (mcp_tool_*.c) share. Read tools run on the main thread with its reader; write tools run on the
- * worker thread with a writer opened per job (mcp_internal.h). A bad argument is a tool error
+ * worker thread with a writer opened per job (mcp_state.h). A bad argument is a tool error
  * (isError) whose message says what to change. */
 #include "mcp_tools.h"
 #include "present.h"
@@ -703,7 +703,7 @@ void mcp_tools_call(mcp_session *s, const hxi_rpc_msg *msg, mcp_sink *sink, hxi_
         return;
     }
     if (mcp_tools[t].writes) {
-        *deferred = mcp_enqueue(s, t, msg, args, sink, out);
+        *deferred = mcp_enqueue(s, t, mcp_tools[t].name, mcp_run_tool, msg, args, sink, out);
         return;
     }
     hxi_json_doc *empty_doc = NULL;

@@ -53,7 +53,7 @@ typedef struct mcp_arg {
     /* Another name for the argument `alias_of` of the same table (seed 003's `limit` for
      * `top_k`): type, bounds, choices and default are that argument's; giving both is refused. */
     const char *alias_of;
-    /* Tables of a tool with a family (mcp_internal.h): the family's argument this row fills
+    /* Tables of a tool with a family (mcp_state.h): the family's argument this row fills
      * ("top_k"; "fusion.text_weight" for a member of its object argument `fusion`); NULL = the
      * same name. */
     const char *as;

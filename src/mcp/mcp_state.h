@@ -1,4 +1,4 @@
-/* mcp_internal.h: the state of the MCP server (mcp.c, mcp_jobs.c) and its tools (mcp_tools.c,
+/* mcp_state.h: the state of the MCP server (mcp_state.c; mcp.c, mcp_jobs.c) and its tools (mcp_tools.c,
  * mcp_tool_*.c): an mcp_server shared by every connection, and an mcp_session per connection.
  * Threads: stdio's main thread (or each HTTP request thread) reads messages and answers reads in
  * its session, with its own index reader and encoder; one worker thread runs write tools
@@ -6,8 +6,8 @@
  * opened per job, so queries keep being answered from the last commit meanwhile. The server's
  * `lock` guards the job queue and the statistics; `out_lock` the output descriptor (a write to a
  * peer that reads slowly never holds up the queue). */
-#ifndef HX_MCP_INTERNAL_H
-#define HX_MCP_INTERNAL_H
+#ifndef HX_MCP_STATE_H
+#define HX_MCP_STATE_H
 
 #include "json.h"
 #include "mcp.h"
@@ -46,8 +46,16 @@ enum {
 };
 #define MCP_FAILURES 64           /* recent rejected files kept for document_status */
 
+struct mcp_session;
+/* What a write job runs: tool `tool` on args, leaving the response for request id in out
+ * (mcp_run_tool); 0 or the HX_E* code of an isError answer. */
+typedef int (*mcp_job_run)(struct mcp_session *s, int tool, const hxi_json_val *args, const char *id, size_t id_len,
+                           bool modern, hxi_json_writer *out);
+
 typedef struct mcp_job {
     int tool;                     /* index into the tool table */
+    const char *name;             /* borrowed from the tool table: the tool's name */
+    mcp_job_run run;              /* what the worker runs */
     char *id;                     /* owned: exact JSON text of the request id */
     size_t id_len;
     char *args;                   /* owned: JSON text of the arguments object */
@@ -192,6 +200,15 @@ int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path);
  * result (ttl_ms >= 0: discovery and the lists), ttlMs and cacheScope "private". Nothing when
  * !modern. */
 void mcp_write_result_tail(hxi_json_writer *w, bool modern, int64_t ttl_ms);
+/* The serverInfo object (name, title, the one version) as one JSON value. */
+void mcp_write_server_info(hxi_json_writer *w);
+/* The model loader thread (arg: the mcp_server): loads the model at the index's precision, sets
+ * model, model_done (and model_error) under lock and wakes waiters. */
+void *mcp_load_model(void *arg);
+/* hx_watch_config's hooks for `serve --watch` (ctx: the mcp_server): the server's write_lock
+ * taken or released, and the model once the loader is done (NULL when loading failed). */
+void mcp_watch_write_lock(void *ctx, int take);
+const hx_model *mcp_watch_model(void *ctx);
 
 /* === Between the server's files: mcp.c, mcp_jobs.c (the write queue), mcp_tools.c (tool calls) === */
 
@@ -234,10 +251,11 @@ int mcp_tools_select(const char *spec, uint64_t *listed, bool *all, hx_error *er
 int mcp_write_tools_list(void *ctx, hxi_json_writer *w, hx_error *err);
 /* tools/call: answers in out, or queues a write job (*deferred: its answer goes to sink or out_fd). */
 void mcp_tools_call(mcp_session *s, const hxi_rpc_msg *msg, mcp_sink *sink, hxi_json_writer *out, bool *deferred);
-/* Queues a write job for the worker and returns true (the worker answers it), or leaves the
- * answer in out and returns false: busy over the queue bounds, or out of memory. */
-bool mcp_enqueue(mcp_session *s, int tool, const hxi_rpc_msg *msg, const hxi_json_val *args, mcp_sink *sink,
-                 hxi_json_writer *out);
+/* Queues a write job for the worker, which answers it with run (the queue knows no tool: the
+ * caller names it) and returns true, or leaves the answer in out and returns false: busy over
+ * the queue bounds, or out of memory. */
+bool mcp_enqueue(mcp_session *s, int tool, const char *name, mcp_job_run run, const hxi_rpc_msg *msg,
+                 const hxi_json_val *args, mcp_sink *sink, hxi_json_writer *out);
 /* The worker thread (arg: the server), and a job's end: its sink told done, its memory freed. */
 void *mcp_worker_main(void *arg);
 void mcp_job_free(mcp_job *j);
