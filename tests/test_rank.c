@@ -153,8 +153,8 @@ static void test_boiler_keps(const char *dir)
         hxi_json_doc *d = search(db, modes[m], "--group chunk", "Pick one more of these and delete the rest");
         for (size_t i = 0; i < 5 && result(d, i); i++) {
             const char *text = field(result(d, i), "text");
-            CHECK(own_line_with(tmpl, text, instruction), "%s: rank %zu answers with the template's instruction: %.160s",
-                  modes[m], i + 1, text);
+            CHECK(own_line_with(tmpl, text, instruction),
+                  "%s: rank %zu answers with the template's instruction: %.160s", modes[m], i + 1, text);
         }
         hxi_json_doc_free(d);
     }

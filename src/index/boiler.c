@@ -6,16 +6,16 @@
  * writes only v->repeated. Layout of the sections: index_internal.h "lines_at", "line_prints".
  *
  * A line's print is a 64-bit FNV-1a hash of its letters alone, ASCII ones lowercased (digits,
- * punctuation, markup, a Markdown link's destination and spacing left out, so renumbered,
- * re-marked or re-indented copies of one line agree, and a table of contents' entry agrees with
- * the heading it links to; bytes past ASCII count as letters). A line of fewer than
- * LINE_MIN_LETTERS letters is not printed, nor is a body's first line that says the chunk's own
- * heading (the section's title, which the section answers, though every proposal asks it). The
- * letters of short lines count as the chunk's own; the title's count for neither side. A line is boilerplate when its print occurs in
- * REPEAT_MIN_DOCS or more documents of the view, and a chunk's boilerplate share is the part of its
- * body's letters in such lines, counted only in documents that say something else too (a printed
- * line no other four documents repeat): a template inside a proposal is boilerplate, while a file
- * copied whole into five folders (the template itself) is a copy, whose repeats the search's
+ * punctuation, markup, a Markdown link's destination and spacing left out, so renumbered, re-marked
+ * or re-indented copies of one line agree, and a table of contents' entry agrees with the heading
+ * it links to; bytes past ASCII count as letters). A line of fewer than LINE_MIN_LETTERS letters is
+ * not printed, nor is a body's first line that says the chunk's own heading (the section's title,
+ * which the section answers, though every proposal asks it). The letters of short lines count as
+ * the chunk's own; the title's count for neither side. A line is boilerplate when its print occurs
+ * in REPEAT_MIN_DOCS or more documents of the view, and a chunk's boilerplate share is the part of
+ * its body's letters in such lines, counted only in documents that say something else too (a
+ * printed line no other four documents repeat): a template inside a proposal is boilerplate, while
+ * a file copied whole into five folders (the template itself) is a copy, whose repeats the search's
  * duplicate-body rule folds into one answer.
  *
  * The cut a keyword search gives a chunk is the query's: of the query's words found in the body
@@ -236,24 +236,36 @@ done:
 
 /* === The cut for a query === */
 
-/* Does a word of line[0..n) start with w (ASCII letters compared lowercased)? */
-static bool word_in(const char *line, size_t n, const ix_word *w)
+static bool alnum(unsigned char c)
 {
-    for (size_t i = 0; i + w->n <= n; i++) {
-        unsigned char p = i ? (unsigned char)line[i - 1] : ' ';
-        if ((p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z') || (p >= '0' && p <= '9') || p >= 0x80)
-            continue;
-        size_t j = 0;
-        while (j < w->n) {
-            unsigned char c = (unsigned char)line[i + j];
-            if ((c >= 'A' && c <= 'Z' ? c + 32 : c) != (unsigned char)w->s[j])
-                break;
-            j++;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+}
+
+/* The words of w[0..n_w) that a word of line[0..n) starts with (ASCII letters compared lowercased),
+ * as bits, leaving out those of `skip`. */
+static uint64_t words_in(const char *line, size_t n, const ix_word *w, size_t n_w, uint64_t skip)
+{
+    uint64_t found = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!alnum((unsigned char)line[i]) || (i && alnum((unsigned char)line[i - 1])))
+            continue;   /* not where a word starts */
+        unsigned char c0 = (unsigned char)line[i];
+        c0 = (unsigned char)(c0 >= 'A' && c0 <= 'Z' ? c0 + 32 : c0);
+        for (size_t t = 0; t < n_w; t++) {
+            if ((skip | found) >> t & 1 || (unsigned char)w[t].s[0] != c0 || i + w[t].n > n)
+                continue;
+            size_t j = 1;
+            while (j < w[t].n) {
+                unsigned char c = (unsigned char)line[i + j];
+                if ((c >= 'A' && c <= 'Z' ? c + 32 : c) != (unsigned char)w[t].s[j])
+                    break;
+                j++;
+            }
+            if (j == w[t].n)
+                found |= 1ull << t;
         }
-        if (j == w->n)
-            return true;
     }
-    return false;
+    return found;
 }
 
 float ix_repeat_cut(const ix_view *v, uint32_t id, const ix_word *w, size_t n_w)
@@ -277,9 +289,7 @@ float ix_repeat_cut(const ix_view *v, uint32_t id, const ix_word *w, size_t n_w)
         at += p;
         size_t end = i > len ? len : i;
         uint64_t *found = boiler ? &rep : &own;
-        for (size_t t = 0; t < n_w; t++)
-            if (!(*found >> t & 1) && word_in(text + start, end - start, &w[t]))
-                *found |= 1ull << t;
+        *found |= words_in(text + start, end - start, w, n_w, *found);
     }
     int any = __builtin_popcountll(own | rep);
     return any ? (float)__builtin_popcountll(rep & ~own) / (float)any : cut;

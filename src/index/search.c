@@ -461,7 +461,8 @@ static void query_words_of(const hxi_bm25_query *q, query_words *qw)
     size_t len;
     int prefix;
     qw->n = 0;
-    for (size_t i = 0; qw->n < sizeof qw->w / sizeof *qw->w && hxi_bm25_query_highlight(q, i, &t, &len, &prefix) == 0; i++) {
+    size_t cap = sizeof qw->w / sizeof *qw->w;
+    for (size_t i = 0; qw->n < cap && hxi_bm25_query_highlight(q, i, &t, &len, &prefix) == 0; i++) {
         if (len && *t == HX_STEM_MARK) {
             t++;
             len--;
