@@ -46,8 +46,9 @@ static const char *field(const hxi_json_val *r, const char *key)
     return s ? s : "";
 }
 
-/* Each query names the proposal whose folder and title it gives: that document first, in every
- * mode; the others mention the words more often but are about something else. */
+/* Each query names the proposal whose folder and title it gives (its heading, or the title its
+ * folder's kep.yaml gives it): that document first, in every mode; the others mention the words
+ * more often but are about something else. */
 static void test_named_first(const char *db)
 {
     static const char *const cases[][2] = {
@@ -55,6 +56,7 @@ static void test_named_first(const char *db)
         {"how do sidecar containers start before the app", "sig-node/753-sidecar-containers/README.md"},
         {"container restart policy", "sig-node/5307-container-restart-policy/README.md"},
         {"dynamic resource allocation", "sig-node/3063-dynamic-resource-allocation/README.md"},
+        {"CSI Snapshot Webhook", "sig-storage/1900-volume-snapshot-validation-webhook/README.md"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
         for (int m = 0; m < 3; m++) {
@@ -207,6 +209,13 @@ int main(void)
             "rest of what matched, one at a time.");
     put_kep(docs, "sig-apps/961-maxunavailable", "MaxUnavailable for StatefulSets",
             "Rolling updates of a StatefulSet take down more than one pod at a time.");
+    put_kep(docs, "sig-storage/1900-volume-snapshot-validation-webhook", "KEP-1900: Volume Snapshot Validation Webhook",
+            "A validating webhook rejects invalid VolumeSnapshot objects before the controller sees them.");
+    check_put(docs, "sig-storage/1900-volume-snapshot-validation-webhook/kep.yaml",
+              "title: CSI Snapshot Webhook\nkep-number: 1900\nowning-sig: sig-storage\n");
+    put_kep(docs, "sig-storage/177-volume-snapshot", "KEP-177: Volume Snapshots",
+            "Snapshots of CSI volumes: the CSI snapshot controller, the CSI snapshotter sidecar and the snapshot "
+            "webhook it deploys; CSI drivers take the snapshot, the webhook checks it, CSI snapshot classes.");
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db '%s' '%s' 2>&1", db, docs);
     CHECK(check_run(cmd, &out) == 0, "index: %s", out);
     free(out);

@@ -379,7 +379,8 @@ typedef struct {
 } doc_match;
 
 /* The match of a document's title (also without a leading label, a first word that ends in a
- * colon: "KEP-753: Sidecar Containers" names "Sidecar Containers"), its file name (without its
+ * colon: "KEP-753: Sidecar Containers" names "Sidecar Containers"), the title its metadata gives
+ * (front matter, or a folder's metadata file such as kep.yaml), its file name (without its
  * extension) and, for the document a folder opens with (README or index), the folder's name. A
  * folder's metadata file (a --folder-meta name other than README, such as kep.yaml) names nothing:
  * its title is its folder's, which the folder's README answers for. */
@@ -397,6 +398,12 @@ static float doc_names(hxi_title_query *tq, const ix_view *v, const ix_doc *d)
     const char *label = title + strcspn(title, " :");
     if (*label == ':' && label[1] == ' ' && (f = hxi_title_match(tq, label + 2, strlen(label + 2))) > m)
         m = f;
+    for (size_t i = 0; i < d->info.n_meta; i++)
+        if (!strcmp(d->info.meta[i].key, "title")) {
+            f = hxi_title_match(tq, d->info.meta[i].value, strlen(d->info.meta[i].value));
+            m = f > m ? f : m;
+            break;
+        }
     f = hxi_title_match(tq, file, dot && dot > file ? (size_t)(dot - file) : strlen(file));
     m = f > m ? f : m;
     if (opens && file > path + 1) {
