@@ -1043,7 +1043,7 @@ typedef struct hx_session hx_session;
 #define HX_REGISTRY_ENV "HYRAX_REGISTRY"     /* the registry URL when the caller names none */
 #define HX_REGISTRY_TIMEOUT_MS 3000          /* a search's default wait for the registry */
 #define HX_REGISTRY_CONNECT_TIMEOUT_MS 10000 /* publish's and init's default wait to connect */
-#define HX_REGISTRY_SCHEMA_VERSION 4         /* the schema this build creates and reads */
+#define HX_REGISTRY_SCHEMA_VERSION 5         /* the schema this build creates and reads */
 #define HX_TIER_REGISTRY "registry"          /* the tier name of a registry result */
 
 typedef struct hx_session_config {

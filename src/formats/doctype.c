@@ -433,6 +433,12 @@ const hxi_doctype *hxi_doctype_find(const char *name, size_t len)
     return NULL;
 }
 
+const char *hxi_doctype_unit_name(const char *name)
+{
+    const hxi_doctype *t = name ? hxi_doctype_find(name, strlen(name)) : NULL;
+    return t && t->unit == HX_UNIT_PAGE ? "page" : "line";
+}
+
 static bool magic_match(const hxi_magic *m, const uint8_t *raw, size_t len)
 {
     size_t at = m->offset;

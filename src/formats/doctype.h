@@ -210,6 +210,9 @@ const hxi_doctype *hxi_doctype_at(size_t i);
 size_t hxi_doctype_count(void);
 /* The row named `name` (case-sensitive), or NULL. */
 const hxi_doctype *hxi_doctype_find(const char *name, size_t len);
+/* What the line numbers of a document of type `name` count, as hx_result.unit says it: "page"
+ * for a row whose unit is HX_UNIT_PAGE, else "line" (also for NULL or an unknown name). Static. */
+const char *hxi_doctype_unit_name(const char *name);
 /* The type of a file: the first row whose magic, sniff or sniff_path matches raw[0..len) wins; else the row
  * of the file name's extension (or whole name); else "text". Never NULL. */
 const hxi_doctype *hxi_doctype_detect(const char *path, const uint8_t *raw, size_t len);

@@ -226,8 +226,7 @@ static int fill_result(const ix_view *v, uint32_t chunk_id, hx_result *r)
     r->chunk_index = ix_chunk_field(s, chunk_id, IX_F_INDEX);
     r->line_start = ix_chunk_field(s, chunk_id, IX_F_LINE_START);
     r->line_end = ix_chunk_field(s, chunk_id, IX_F_LINE_END);
-    const hxi_doctype *dt = hxi_doctype_find(d->info.type, strlen(d->info.type));
-    r->unit = dt && dt->unit == HX_UNIT_PAGE ? "page" : "line";
+    r->unit = hxi_doctype_unit_name(d->info.type);
     r->n_tokens = ix_chunk_field(s, chunk_id, IX_F_TOKENS);
     r->byte_start = ix_chunk_field(s, chunk_id, IX_F_BYTE_START);
     r->byte_end = ix_chunk_field(s, chunk_id, IX_F_BYTE_END);
@@ -581,6 +580,38 @@ static void sort_by_rank(const ix_view *v, hxi_fused *f, size_t n)
     }
 }
 
+/* A declaration answers for its definition: where a candidate is the chunk of a C or C++ prototype
+ * (a unit of kind `declaration`, often the one with the doc comment), the first chunk of the
+ * definition of its symbol that the search may answer (ix_definition_of) takes its place and its
+ * scores, and the definition's own lower place is given up; a declaration whose definition ranks
+ * above it already leaves the list. The prototype is not listed beside its definition (a filter
+ * that excludes the definition, such as kind=declaration, lists it). At most DECLARATION_LOOKUPS
+ * declarations are looked up per search (each reads the C-family documents' unit pairs). The one
+ * place of that rule; f[0..*n) sorted. */
+#define DECLARATION_LOOKUPS 16
+static void defer_declarations(const ix_view *v, chunk_filter *cf, hxi_fused *f, size_t *n)
+{
+    for (size_t i = 0, looked = 0; i < *n && looked < DECLARATION_LOOKUPS;) {
+        bool declares = ix_chunk_declares(v, f[i].id);
+        uint32_t def = declares ? ix_definition_of(v, f[i].id, hnsw_allowed, cf) : UINT32_MAX;
+        looked += declares;
+        if (def == UINT32_MAX) {
+            i++;
+            continue;
+        }
+        size_t j = 0;
+        while (j < *n && f[j].id != def)
+            j++;
+        size_t gone = j < i ? i : j;   /* the declaration, or the definition's lower place */
+        if (j > i)
+            f[i++].id = def;
+        if (gone < *n) {
+            memmove(f + gone, f + gone + 1, sizeof *f * (*n - gone - 1));
+            (*n)--;
+        }
+    }
+}
+
 /* One search with n_cand candidates per side (the rank window): vec may be NULL (keyword only), q
  * may be NULL (vector only). */
 static int search_window(hx_index *ix, const float *vec, const hxi_bm25_query *q, hxi_title_query *tq,
@@ -640,6 +671,7 @@ static int search_window(hx_index *ix, const float *vec, const hxi_bm25_query *q
     }
     score_candidates(ix, vec, bound, tq, &qw, mode, o, &f, fused, nf, dm);
     sort_by_rank(v, fused, nf);
+    defer_declarations(v, &cf, fused, &nf);
     out->total_candidates = nf;
     out->keyword_bound = bound;
     rc = assemble(v, fused, nf, o, k, hybrid, out, err);

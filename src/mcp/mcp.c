@@ -304,13 +304,10 @@ void mcp_write_result_tail(hxi_json_writer *w, bool modern, int64_t ttl_ms)
 {
     if (!modern)
         return;
-    hxi_json_write_key(w, "resultType");
-    hxi_json_write_cstr(w, "complete");
+    hxi_json_kv_cstr(w, "resultType", "complete");
     if (ttl_ms >= 0) {
-        hxi_json_write_key(w, "ttlMs");
-        hxi_json_write_int(w, ttl_ms);
-        hxi_json_write_key(w, "cacheScope");
-        hxi_json_write_cstr(w, "private");
+        hxi_json_kv_int(w, "ttlMs", ttl_ms);
+        hxi_json_kv_cstr(w, "cacheScope", "private");
     }
     hxi_json_write_key(w, "_meta");
     hxi_json_write_obj_begin(w);
@@ -326,19 +323,23 @@ static const char instructions[] =
     "documents and keep the index up to date. Paths are relative to the indexed root. "
     "Answers fit max_bytes; next_cursor continues one that did not.";
 
+/* What initialize and server/discover both tell: capabilities, serverInfo, instructions. */
+static void write_server_card(hxi_json_writer *w)
+{
+    hxi_json_write_key(w, "capabilities");
+    hxi_json_write_json(w, capabilities, sizeof capabilities - 1);
+    hxi_json_write_key(w, "serverInfo");
+    hxi_json_write_json(w, server_info, sizeof server_info - 1);
+    hxi_json_kv_cstr(w, "instructions", instructions);
+}
+
 static int write_initialize(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     const mcp_session *s = ctx;
     (void)err;
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "protocolVersion");
-    hxi_json_write_cstr(w, s->protocol);
-    hxi_json_write_key(w, "capabilities");
-    hxi_json_write_json(w, capabilities, sizeof capabilities - 1);
-    hxi_json_write_key(w, "serverInfo");
-    hxi_json_write_json(w, server_info, sizeof server_info - 1);
-    hxi_json_write_key(w, "instructions");
-    hxi_json_write_cstr(w, instructions);
+    hxi_json_kv_cstr(w, "protocolVersion", s->protocol);
+    write_server_card(w);
     hxi_json_write_obj_end(w);
     return 0;
 }
@@ -366,12 +367,7 @@ static int write_discover(void *ctx, hxi_json_writer *w, hx_error *err)
     hxi_json_write_arr_begin(w);
     hxi_json_write_cstr(w, MODERN_VERSION);
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "capabilities");
-    hxi_json_write_json(w, capabilities, sizeof capabilities - 1);
-    hxi_json_write_key(w, "serverInfo");
-    hxi_json_write_json(w, server_info, sizeof server_info - 1);
-    hxi_json_write_key(w, "instructions");
-    hxi_json_write_cstr(w, instructions);
+    write_server_card(w);
     mcp_write_result_tail(w, true, 0);
     hxi_json_write_obj_end(w);
     return 0;

@@ -95,19 +95,15 @@ bool mcp_path_pending(mcp_server *s, const char *path)
 void mcp_write_health_jobs(mcp_server *s, hxi_json_writer *w)
 {
     pthread_mutex_lock(&s->lock);
-    hxi_json_write_key(w, "pending_jobs");
-    hxi_json_write_uint(w, s->queued_jobs);
+    hxi_json_kv_uint(w, "pending_jobs", s->queued_jobs);
     hxi_json_write_key(w, "running_job");
     if (s->running)
         hxi_json_write_cstr(w, mcp_tools[s->running->tool].name);
     else
         hxi_json_write_null(w);
-    hxi_json_write_key(w, "jobs_done");
-    hxi_json_write_uint(w, s->jobs_done);
-    hxi_json_write_key(w, "jobs_failed");
-    hxi_json_write_uint(w, s->jobs_failed);
-    hxi_json_write_key(w, "jobs_busy");
-    hxi_json_write_uint(w, s->jobs_busy);
+    hxi_json_kv_uint(w, "jobs_done", s->jobs_done);
+    hxi_json_kv_uint(w, "jobs_failed", s->jobs_failed);
+    hxi_json_kv_uint(w, "jobs_busy", s->jobs_busy);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -119,8 +115,7 @@ void mcp_write_failures(mcp_server *s, hxi_json_writer *w)
         size_t i = (s->next_failure + MCP_FAILURES - 1 - k) % MCP_FAILURES;
         hxi_json_write_obj_begin(w);
         hxi_present_reason(w, s->failures[i].path, s->failures[i].reason);
-        hxi_json_write_key(w, "at_ns");
-        hxi_json_write_int(w, s->failures[i].at_ns);
+        hxi_json_kv_int(w, "at_ns", s->failures[i].at_ns);
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
@@ -419,18 +414,14 @@ int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path)
         hxi_json_writer w;
         hxi_json_writer_init(&w);
         hxi_json_write_obj_begin(&w);
-        hxi_json_write_key(&w, "jsonrpc");
-        hxi_json_write_cstr(&w, "2.0");
-        hxi_json_write_key(&w, "method");
-        hxi_json_write_cstr(&w, "notifications/progress");
+        hxi_json_kv_cstr(&w, "jsonrpc", "2.0");
+        hxi_json_kv_cstr(&w, "method", "notifications/progress");
         hxi_json_write_key(&w, "params");
         hxi_json_write_obj_begin(&w);
         hxi_json_write_key(&w, "progressToken");
         hxi_json_write_json(&w, token, strlen(token));
-        hxi_json_write_key(&w, "progress");
-        hxi_json_write_uint(&w, done);
-        hxi_json_write_key(&w, "total");
-        hxi_json_write_uint(&w, total);
+        hxi_json_kv_uint(&w, "progress", done);
+        hxi_json_kv_uint(&w, "total", total);
         hxi_json_write_obj_end(&w);
         hxi_json_write_obj_end(&w);
         if (!hxi_json_writer_finish(&w, NULL)) {
