@@ -251,6 +251,17 @@ static char *clean_copy(const char *s, size_t n, size_t max)
     return out;
 }
 
+bool hxi_x_names_file(const hxi_extract *x, const char *t)
+{
+    const char *base = x->name ? strrchr(x->name, '/') : NULL;
+    base = base ? base + 1 : x->name;
+    if (!base)
+        return false;
+    const char *dot = strrchr(base, '.');
+    size_t tl = strlen(t), stem = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    return !strcasecmp(t, base) || (tl == stem && !strncasecmp(t, base, stem));
+}
+
 int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err)
 {
     if (x->title && !x->title_from_heading)
