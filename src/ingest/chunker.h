@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #define HX_CHUNK_DEFAULT_OVERLAP 32
+#define HX_CHUNK_MIN_TOKENS 16   /* the smallest chunk budget */
 
 typedef struct hxi_chunk_opts {
     int max_tokens;       /* model input budget incl. [CLS]/[SEP], at most HX_MODEL_MAX_SEQ;
@@ -28,7 +29,8 @@ typedef struct hxi_chunk_opts {
 
 /* The options an index chunks with for model m: its maximum input length (the weights file's, 256
  * for all-MiniLM-L6-v2, 384 for all-mpnet-base-v2) as the budget, so that a chunk fills what the
- * model reads, and the default overlap. */
+ * model reads, and the default overlap; a model that reads fewer than HX_CHUNK_MIN_TOKENS tokens
+ * (the tests' tiny models) gets the smallest budget and reads each chunk's beginning. */
 hxi_chunk_opts hxi_chunk_opts_for(const hx_model *m);
 
 typedef struct hxi_chunk {
