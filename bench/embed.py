@@ -672,6 +672,10 @@ def main():
     ap.add_argument("--reps", type=int, default=5, help="timed repetitions (median reported)")
     ap.add_argument("--quick", action="store_true", help="fewer texts and reps (development)")
     ap.add_argument("--no-hyrax", action="store_true", help="measure the peers only")
+    ap.add_argument("--no-st", action="store_true", help="leave sentence-transformers out (agreement is then "
+                    "against ONNX Runtime fp32; make test checks hyrax against its goldens)")
+    ap.add_argument("--scale", type=float, default=1, help="texts per pass times this, in whole batches "
+                    "(a shorter run on a busy machine)")
     ap.add_argument("--before", help="another build's embed_bench, measured beside this one "
                     "(native tables) as hyrax-before / hyrax-int8-before")
     ap.add_argument("--child", choices=("st", "ort"), help=argparse.SUPPRESS)
@@ -683,6 +687,8 @@ def main():
     counts = dict(COUNTS)
     if args.quick:
         counts = {k: v // 4 for k, v in counts.items()}
+    if args.scale != 1:   # whole batches: a pass stays batches of BATCH texts
+        counts = {k: max(BATCH, int(v * args.scale) // BATCH * BATCH) for k, v in counts.items()}
         args.reps = min(args.reps, 2)
 
     import numpy as np
@@ -700,7 +706,8 @@ def main():
     for name, texts in sets.items():
         (OUT / f"texts-{name}.txt").write_text("".join(t + "\n" for t in texts), encoding="utf-8")
 
-    kep = kep_chunks(tok, KEP_CHUNKS // (4 if args.quick else 1))
+    kep = kep_chunks(tok, KEP_CHUNKS // (4 if args.quick else 1) if args.scale == 1 else
+                     max(BATCH, int(KEP_CHUNKS * args.scale) // BATCH * BATCH))
 
     rec = []
     hy = None if args.no_hyrax else Hyrax()
@@ -714,7 +721,7 @@ def main():
         if args.before:
             extra += [Hyrax("fp32", binary=args.before, tag="-before"),
                       Hyrax("int8", binary=args.before, tag="-before")]
-    st = SentenceTransformers() if model_dir() else None   # needs torch and the model package
+    st = SentenceTransformers() if model_dir() and not args.no_st else None   # needs torch and the model package
     ort_, ort8 = OnnxRuntime(), OnnxRuntime(ONNX_INT8, "onnxruntime-int8")
     peers = tuple(p for p in (st, ort_, ort8) if p)
     hyraxes = [h for h in (hy, hy8) if h] + extra
