@@ -687,9 +687,9 @@ def main():
     counts = dict(COUNTS)
     if args.quick:
         counts = {k: v // 4 for k, v in counts.items()}
+        args.reps = min(args.reps, 2)
     if args.scale != 1:   # whole batches: a pass stays batches of BATCH texts
         counts = {k: max(BATCH, int(v * args.scale) // BATCH * BATCH) for k, v in counts.items()}
-        args.reps = min(args.reps, 2)
 
     import numpy as np
     from tokenizers import Tokenizer
