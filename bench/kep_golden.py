@@ -108,6 +108,7 @@ def main():
                     help="the folder that was indexed (paths in the index are relative to it)")
     ap.add_argument("--weights", nargs="*", default=[], help="hybrid weights V,T to try")
     ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--modes", default="keyword,vector,hybrid", help="comma-separated modes to run")
     ap.add_argument("--chunks", action="store_true",
                     help="the build has no --group: dedupe a chunk list instead")
     ap.add_argument("--subset", nargs="+", metavar=("DEST", "FOLDER"),
@@ -121,7 +122,7 @@ def main():
         ap.error("--db is required")
 
     gold = golden(args.corpus)
-    runs = [("keyword", None), ("vector", None), ("hybrid", None)]
+    runs = [(m, None) for m in args.modes.split(",")]
     runs += [("hybrid", w) for w in args.weights]
     ranks = {}   # run label -> the known item's rank per query (6: not in the first five)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:

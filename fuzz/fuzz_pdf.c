@@ -1,7 +1,8 @@
 /* fuzz_pdf.c: libFuzzer target for the PDF reader (src/pdf/pdf.c, pdf_obj.c, pdf_filter.c,
  * pdf_font.c). The first byte picks what the rest is: a whole PDF file (objects, cross-reference,
  * filters); a page's content stream (text operators, inline images, Form XObjects), wrapped here
- * in a small PDF; or a ToUnicode CMap of the Type0 font that a fixed content stream shows. Each
+ * in a small PDF with an outline (whose titles the stream's lines may spell as headings); or a
+ * ToUnicode CMap of the Type0 font that a fixed content stream shows. Each
  * call must give 0 or a code with a message, text within the contract's bound, and never crash,
  * hang or read past the input. Seeds: tests/data/pdf/. Corpus: fuzz/corpus/pdf/. */
 #include "doctype.h"
@@ -13,7 +14,7 @@
 /* A PDF of objects 1..n (bodies[i] for object i+1, `stream` its data or NULL) with a classic table. */
 static size_t wrap(uint8_t *out, size_t cap, const char *const *bodies, const uint8_t *stream, size_t slen, int sobj, int n)
 {
-    size_t at = (size_t)snprintf((char *)out, cap, "%%PDF-1.7\n"), offs[8];
+    size_t at = (size_t)snprintf((char *)out, cap, "%%PDF-1.7\n"), offs[16];
     for (int i = 0; i < n; i++) {
         offs[i] = at;
         at += (size_t)snprintf((char *)out + at, cap - at, "%d 0 obj\n%s", i + 1, bodies[i]);
@@ -54,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char shown[160];
         snprintf(shown, sizeof shown, "<< /Length %zu >>\nstream\n%s\nendstream", strlen(content), content);
         const char *bodies[] = {
-            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Catalog /Pages 2 0 R /Outlines 7 0 R >>",
             "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
             "<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> /XObject << /X 4 0 R >> >> "
             "/Contents 4 0 R >>",
@@ -63,9 +64,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       : "<< /Type /Font /Subtype /Type0 /Encoding /Identity-H /ToUnicode 6 0 R /DescendantFonts "
                         "[<< /Subtype /CIDFontType2 /W [65 [500 600] 67 69 400] >>] >>",
             "",
+            "<< /First 8 0 R /Count 3 >>",
+            "<< /Title (Intro) /First 9 0 R /Next 10 0 R >>",
+            "<< /Title (1.1 Goals and non goals) >>",
+            "<< /Title <FEFF0032002E00A0004D006F00720065> >>",
         };
         if (mode == 1)
-            n = wrap(in, cap, bodies, data + 1, n, 4, 5);
+            n = wrap(in, cap, bodies, data + 1, n, 4, 10);
         else {
             bodies[3] = shown;
             n = wrap(in, cap, bodies, data + 1, n, 6, 6);

@@ -223,7 +223,9 @@ typedef struct hx_kv {
  * index records the model's precision; HX_EINVAL for a model at another precision, so open the
  * model at hx_index_precision's answer). `root` is the
  * indexed root (absolute, resolved): required with HX_INDEX_CREATE for a new file, ignored
- * otherwise (the root is recorded in the index). */
+ * otherwise (the root is recorded in the index). A reader (HX_INDEX_READ) never writes the file
+ * (it may be read-only): it reads segments of an older layout as they are, or refuses with
+ * HX_EVERSION and a hint to reindex those it cannot read; a writer's open upgrades them. */
 HX_API int hx_index_open(hx_index **out, const char *path, unsigned flags, const hx_model *model,
                          const char *root, hx_error *err);
 HX_API void hx_index_close(hx_index *ix);
@@ -1043,7 +1045,7 @@ typedef struct hx_session hx_session;
 #define HX_REGISTRY_ENV "HYRAX_REGISTRY"     /* the registry URL when the caller names none */
 #define HX_REGISTRY_TIMEOUT_MS 3000          /* a search's default wait for the registry */
 #define HX_REGISTRY_CONNECT_TIMEOUT_MS 10000 /* publish's and init's default wait to connect */
-#define HX_REGISTRY_SCHEMA_VERSION 4         /* the schema this build creates and reads */
+#define HX_REGISTRY_SCHEMA_VERSION 5         /* the schema this build creates and reads */
 #define HX_TIER_REGISTRY "registry"          /* the tier name of a registry result */
 
 typedef struct hx_session_config {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # layers.sh: fails when a file under src/ includes a header from a higher layer, or from another
 # folder of its own rank. The layers, lowest first, are the folders of src/:
-#   base < crypto, text < model < store < vector, retrieve < formats < pdf < ingest < index < service < session
+#   base, unicode < crypto, text < model < store < vector, retrieve < formats < pdf < ingest < index < service < session
 #   < server < mcp < http < cli
 # (a folder's subfolders, such as model/x86, belong to it). include/hyrax.h may be included
 # anywhere. The surfaces (server, mcp, http, cli) are clients of the public API (STYLE.md habit 18):
@@ -9,7 +9,7 @@
 # src/text/json.h (JSON), src/text/prom.h (the Prometheus text format) and src/text/toml.h (a
 # TOML table set in a client's configuration by `hyrax install`). Run by `make test` from
 # the repository root; prints one line per offending include and a closing tally.
-LAYERS="base:0 crypto:1 text:1 model:2 store:3 vector:4 retrieve:4 formats:5 pdf:6 ingest:7 index:8 service:9
+LAYERS="base:0 unicode:0 crypto:1 text:1 model:2 store:3 vector:4 retrieve:4 formats:5 pdf:6 ingest:7 index:8 service:9
         session:10 server:11 mcp:12 http:13 cli:14"
 SURFACE=11  # the rank of the first surface folder
 folder() { f=${1#src/}; echo "${f%%/*}"; }

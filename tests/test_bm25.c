@@ -649,6 +649,19 @@ static void test_english(void)
     once = score_of(&s, "shutdown", 13);
     twice = score_of(&s, "shutdown graceful shutdown", 13) - score_of(&s, "graceful", 13);
     CHECK(once > 0 && fabs(twice - 2 * once) < 1e-9 * once, "qtf in a longer query: %g vs %g", twice, once);
+    /* A single letter is not a query word (bm25s's \w\w+), unless the query has nothing else:
+     * "I" and "e.g." add nothing to caching, and a letter alone matches where it stands. */
+    uint32_t lids[] = {20, 21, 22};
+    char *ltexts[] = {"I think e.g. caching helps", "caching layers for caching", "plan e and plan g"};
+    seg l;
+    CHECK(build(&l, lids, ltexts, 3, NULL, 0) == 0, "build the letters corpus");
+    once = score_of(&l, "caching", 20);
+    CHECK(once > 0 && score_of(&l, "I want caching e.g.", 20) == once, "letters add nothing: %g vs %g",
+          score_of(&l, "I want caching e.g.", 20), once);
+    expect_ids(&l, "I want caching e.g.", "20 21");
+    expect_ids(&l, "e", "20 22");
+    expect_ids(&l, "\"e\" caching", "20 21 22");
+    free(l.blob);
     /* Snippets bold stemmed matches, not stop words. */
     expect_snippet("The policies of the nodes", "the policy of nodes", 0,
                    "The **policies** of the **nodes**");

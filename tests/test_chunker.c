@@ -196,6 +196,8 @@ static void test_long_runs(void)
         {"CJK without spaces", "\xE6\xBC\xA2\xE5\xAD\x97", 1u << 20, 0},
         {"one emoji repeated", "\xF0\x9F\x98\x80", 1u << 20, 0},
         {"one line with spaces", "lorem ipsum dolor! ", 1u << 20, 0},
+        /* all-mpnet-base-v2's budget (hxi_chunk_opts_for: the model's max length), past MiniLM's 256 */
+        {"one line with spaces, 384-token budget", "lorem ipsum dolor! ", 256u << 10, 384},
         /* words of more pieces than a 16-token budget, which are cut in half */
         {"words over the budget", "xqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzjxqzj!", 64u << 10, 16},
     };
@@ -205,6 +207,12 @@ static void test_long_runs(void)
         CHECK(check_chunks(runs[i].what, "t", "text", text, runs[i].max_tokens, NULL) > 0, "%s: chunks", runs[i].what);
         free(text);
     }
+    hxi_chunk *none = NULL;
+    size_t n_none = 0;
+    hx_error err = {0};
+    hxi_chunk_opts too_long = {HX_MODEL_MAX_SEQ + 1, -1};
+    CHECK(hxi_chunk_document(tok, "t", "text", "some text", 9, &too_long, &none, &n_none, &err) == HX_EINVAL && !none,
+          "a budget past the longest model input is refused: %s", err.message);
     /* a 1 MB heading above 2000 sections was copied into every header and chunk below it */
     alarm(60);
     char *heading = repeat("long heading ", 80000), *sections = repeat("## part\n\nSome text.\n\n", 2000);

@@ -168,6 +168,26 @@ static void test_units(void)
     };
     check_units("add.c", c, "c", "add.c", c_units, 3);
 
+    /* a header: each prototype is a unit of kind declaration with its doc comment; a typedef of a
+       function pointer, a pointer to a function, a macro's call and a variable are not */
+    static const char h[] = "#ifndef ADD_H\n#define ADD_H\n#include <stddef.h>\n\n/* Adds two numbers. */\n"
+                            "int add(int a, int b);\n/* Sums n numbers. */\nHX_API long sum(const int *v,\n"
+                            "                size_t n);\ntypedef int (*binop)(int, int);\nint (*pick)(int);\n"
+                            "DECLARE_THING(add);\nextern int counter;\nstatic const int zero = add(0, 0);\n#endif\n";
+    static const want_unit h_units[] = {
+        {"add", "declaration", "add.h > add", 5},
+        {"sum", "declaration", "add.h > sum", 7},
+    };
+    check_units("add.h", h, "c", "add.h", h_units, 2);
+    hxi_doc_source hd;
+    hx_error herr = {0};
+    CHECK(hxi_ingest_from_bytes("add.h", h, strlen(h), NULL, 0, &hd, &herr) == 0, "add.h: %s", herr.message);
+    size_t symbols = 0;
+    for (size_t u = 0; u < hd.n_units; u++)
+        symbols += pair(hd.units[u].meta, hd.units[u].n_meta, "symbol") != NULL;
+    CHECK(symbols == 2, "add.h: the two prototypes only are units with a symbol: %zu", symbols);
+    hxi_doc_source_clear(&hd);
+
     static const char go[] = "package srv\n\n// Server serves.\ntype Server struct {\n\taddr string\n}\n\n"
                              "// Handle answers one request.\nfunc (s *Server) Handle(r string) error {\n"
                              "\tx := `raw { string`\n\treturn nil\n}\n";

@@ -2,8 +2,10 @@
  * src/ files that tests/data/code_queries.txt names into a folder, indexes it with $HYRAX_BIN
  * (the code row: one chunk per definition), runs each src/ query as a hybrid search of chunks and
  * checks that the expected definition (its path and `symbol`) is in the top 3 for at least 80 %
- * of them. The queries and their answers were written by reading the code, not from hyrax's
- * output; bench/code_search.py runs the whole set on all of src/ and CPython's Lib/. */
+ * of them, with each file's header beside it (whose prototypes, with their doc comments, answer
+ * for the definitions). The queries and their answers were written by reading the code, not from
+ * hyrax's output; bench/code_search.py runs the whole set on all of src/ and CPython's Lib/. Then
+ * the rule that a C declaration answers for its definition, on a small project written here. */
 #include "check.h"
 #include "json.h"
 
@@ -74,6 +76,80 @@ static bool found(const query *q, const char *json)
     return hit;
 }
 
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0, "write %s", path);
+}
+
+/* The "path:symbol:kind" of the first n results of a keyword search for words (with args), ", "
+ * between, into out. */
+static void firsts(const char *dir, const char *args, const char *words, size_t n, char *out, size_t cap)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" search --db idx.hyx --json --group chunk --mode keyword "
+             "--min-score 0 -k %zu %s -- '%s'", dir, n, args, words);
+    char *json = output(cmd);
+    hxi_json_doc *doc = NULL;
+    hx_error err = {0};
+    out[0] = 0;
+    if (!json || hxi_json_parse(&doc, json, strlen(json), NULL, &err)) {
+        free(json);
+        return;
+    }
+    const hxi_json_val *results = hxi_json_obj_get(hxi_json_doc_root(doc), "results"), *r;
+    for (size_t i = 0; (r = hxi_json_arr_get(results, i)); i++) {
+        const hxi_json_val *m = hxi_json_obj_get(r, "metadata");
+        const char *path = hxi_json_str(hxi_json_obj_get(r, "path"), NULL);
+        const char *sym = hxi_json_str(hxi_json_obj_get(m, "symbol"), NULL), *kind = hxi_json_str(hxi_json_obj_get(m, "kind"), NULL);
+        size_t at = strlen(out);
+        snprintf(out + at, cap - at, "%s%s:%s:%s", i ? ", " : "", path ? path : "-", sym ? sym : "-", kind ? kind : "-");
+    }
+    hxi_json_doc_free(doc);
+    free(json);
+}
+
+/* A C header's prototype carries the doc comment; the definition in the .c file of its name, the
+ * code. A search that finds the prototype answers the definition in its place;
+ * a filter that excludes the definition leaves the prototype alone; a prototype defined nowhere, or
+ * only in two unrelated files, stays where it ranked. */
+static void test_declarations(void)
+{
+    char dir[] = "/tmp/hx_code_decl_XXXXXX", cmd[600], got[2048];
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/lib %s/a %s/b", dir, dir, dir);
+    CHECK(system(cmd) == 0, "folders");
+    put(dir, "lib/ring.h",
+        "/* ring.h: a fixed queue. */\n#include <stddef.h>\n\n"
+        "/* Appends x to the circular queue, overwriting the oldest entry when it is full. */\n"
+        "int ring_push(int *v, size_t cap, size_t *head, int x);\n\n"
+        "/* Removes the oldest entry of the circular queue into *x. */\n"
+        "int ring_pop(int *v, size_t cap, size_t *tail, int *x);\n\n"
+        "/* Counts the entries of the circular queue, the cheap way. */\n"
+        "size_t ring_count(size_t head, size_t tail);\n");
+    put(dir, "lib/ring.c",
+        "#include \"ring.h\"\n\nint ring_push(int *v, size_t cap, size_t *head, int x)\n{\n"
+        "    v[*head % cap] = x;\n    (*head)++;\n    return 0;\n}\n");
+    put(dir, "a/count.c", "#include <stddef.h>\n\nsize_t ring_count(size_t head, size_t tail)\n{\n    return head - tail;\n}\n");
+    put(dir, "b/count.c", "#include <stddef.h>\n\nsize_t ring_count(size_t head, size_t tail)\n{\n    return tail - head;\n}\n");
+    snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index --db idx.hyx . >/dev/null 2>&1", dir);
+    CHECK(system(cmd) == 0, "index the project");
+    firsts(dir, "", "appends to the circular queue overwriting the oldest entry", 4, got, sizeof got);
+    CHECK(!strncmp(got, "lib/ring.c:ring_push:function, ", 31) && !strstr(got, "ring.h:ring_push"),
+          "the definition in its prototype's place, the prototype not beside it: %s", got);
+    firsts(dir, "--filter kind=declaration", "appends to the circular queue overwriting the oldest entry", 1, got,
+           sizeof got);
+    CHECK(!strcmp(got, "lib/ring.h:ring_push:declaration"), "a filter that excludes the definition: %s", got);
+    firsts(dir, "", "removes the oldest entry", 1, got, sizeof got);
+    CHECK(!strcmp(got, "lib/ring.h:ring_pop:declaration"), "a prototype defined nowhere: %s", got);
+    firsts(dir, "", "counts the entries the cheap way", 1, got, sizeof got);
+    CHECK(!strcmp(got, "lib/ring.h:ring_count:declaration"), "one defined in two unrelated files: %s", got);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0, "clean up");
+}
+
 int main(void)
 {
     static query q[MAX_Q];
@@ -85,6 +161,9 @@ int main(void)
     setenv("HYRAX_BIN", bin, 1);
     for (size_t i = 0; i < n; i++) {
         snprintf(cmd, sizeof cmd, "mkdir -p %s/$(dirname %s) && cp %s %s/%s", dir, q[i].file, q[i].file, dir, q[i].file);
+        CHECK(system(cmd) == 0, "%s", cmd);
+        size_t stem = strlen(q[i].file) - 2;   /* x.c: its header x.h, when there is one */
+        snprintf(cmd, sizeof cmd, "h=%.*s.h; [ ! -f $h ] || cp $h %s/$h", (int)stem, q[i].file, dir);
         CHECK(system(cmd) == 0, "%s", cmd);
     }
     snprintf(cmd, sizeof cmd, "cd %s && \"$HYRAX_BIN\" index --db idx.hyx . >/dev/null 2>&1", dir);
@@ -104,5 +183,6 @@ int main(void)
     CHECK(hits * 100 >= n * 80, "%zu of %zu queries in the top 3 (target 80 %%)", hits, n);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0, "clean up");
+    test_declarations();
     return check_report("test_code_search");
 }

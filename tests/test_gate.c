@@ -155,6 +155,40 @@ static void copy_office(bool hostile)
     free(manifest);
 }
 
+/* PDFs: real and synthetic files of tests/data/pdf (tools/gen_pdf_fixtures.sh) as clean items; as
+ * hostile ones (the extractor's refusal, the "binary" rule) its decompression bomb and a file that
+ * needs a password, and two built here with their token in a comment: arrays nested 300 deep (past
+ * the reader's depth limit) and a stream whose /Length is a reference to its own object. */
+static void copy_pdf(bool hostile)
+{
+    static const char *const clean_docs[] = {"kep-libreoffice.pdf", "synthetic.pdf", "encrypted-aes-256.pdf"};
+    static const char *const refused[] = {"hostile/bomb.pdf", "hostile/encrypted-password.pdf"};
+    const char *const *names = hostile ? refused : clean_docs;
+    size_t n = hostile ? sizeof refused / sizeof *refused : sizeof clean_docs / sizeof *clean_docs;
+    char from[PATH_MAX], to[PATH_MAX * 2];
+    mkdir(strcat(strcpy(to, root), "/pdf"), 0755);
+    for (size_t k = 0; k < n; k++) {
+        item *it = add_item(hostile ? "binary" : NULL, "pdf/%s", strchr(names[k], '/') ? strchr(names[k], '/') + 1 : names[k]);
+        it->token[0] = 0;
+        snprintf(from, sizeof from, "tests/data/pdf/%s", names[k]);
+        snprintf(to, sizeof to, "%s/%s", root, it->path);
+        CHECK(check_copy_file(from, to) == 0, "copy %s", from);
+    }
+    if (!hostile)
+        return;
+    char deep[1024];
+    int at = snprintf(deep, sizeof deep, "\n1 0 obj\n");
+    for (int i = 0; i < 300; i++)
+        deep[at++] = '[';
+    for (int i = 0; i < 300; i++)
+        deep[at++] = ']';
+    at += snprintf(deep + at, sizeof deep - (size_t)at, "\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%%%EOF\n");
+    put_item("binary", "pdf/deep.pdf", "%PDF-1.4\n% ", deep, (size_t)at);
+    put_text_item("binary", "pdf/length-loop.pdf", "%PDF-1.4\n% ",
+                  "\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [3 0 R] >>\n"
+                  "endobj\n3 0 obj\n<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>\nendobj\n4 0 obj\n"
+                  "<< /Length 4 0 R >>\nstream\nBT ET\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n");
+}
 
 static void write_clean(void)
 {
@@ -225,11 +259,13 @@ static void write_clean(void)
     static const unsigned char u16[] = {0xFF, 0xFE, 'h', 0, 'i', 0, ' ', 0, 0xE9, 0, '\n', 0};
     check_put_bytes(root, it->path, u16, sizeof u16);
     copy_office(false);
+    copy_pdf(false);
 }
 
 static void write_hostile(void)
 {
     copy_office(true);
+    copy_pdf(true);
     char path[256], buf[4096];
     size_t k;
     /* encoding: valid UTF-8 (é) beside a malformed sequence, so the bytes are broken UTF-8, not Latin-1 */

@@ -175,6 +175,7 @@ static void test_structure(void)
     hx_error err;
     CHECK(load("s.html", page, sizeof page - 1, &d, &err) == 0, "%s", err.message);
     CHECK(!strcmp(d.title, "T"), "title from <title>, not h1: %s", d.title);
+
     CHECK(meta(&d, "author") && !strcmp(meta(&d, "author"), "Ada & Bob"), "author %s", meta(&d, "author"));
     CHECK(meta(&d, "language") && !strcmp(meta(&d, "language"), "de"), "language");
     size_t kw = 0;
@@ -222,6 +223,18 @@ static void test_structure(void)
         hxi_chunks_free(c, n);
         hx_model_close(m);
     }
+    hxi_doc_source_clear(&d);
+    /* pandoc's standalone HTML without a title says <title>README</title> for README.md: the
+     * file's own name is no title, the first h1 is */
+    static const char named[] = "<html><head><title>README</title></head><body><h1>Node swap</h1><p>x</p></body></html>";
+    CHECK(load("docs/README.html", named, sizeof named - 1, &d, &err) == 0 && !strcmp(d.title, "Node swap"),
+          "a <title> repeating the file's name gives way to h1: %s", d.title);
+    hxi_doc_source_clear(&d);
+    CHECK(load("docs/readme.HTML", named, sizeof named - 1, &d, &err) == 0 && !strcmp(d.title, "Node swap"),
+          "the name compared without case and extension: %s", d.title);
+    hxi_doc_source_clear(&d);
+    CHECK(load("docs/notes.html", named, sizeof named - 1, &d, &err) == 0 && !strcmp(d.title, "README"),
+          "another file's name is a title: %s", d.title);
     hxi_doc_source_clear(&d);
 }
 

@@ -1,302 +1,13 @@
 /* test_http.c: `hyrax serve --http` (src/http/http.c, http_server.c) as a started server over raw
- * sockets: limits, keep-alive, pipelining, chunked bodies, 100-continue, the token, Origin, seed
- * 002's REST shapes, errors, /metrics, MCP Streamable HTTP in protocol 2025-11-25 and 2026-07-28,
- * and concurrent clients. The request parser on its own: test_http_parser.c. */
-#include "check.h"
-#include "http.h"
-#include "json.h"
+ * sockets (the fixture of http_client.h): limits, keep-alive, pipelining, chunked bodies,
+ * 100-continue, Origin, seed 002's REST shapes, errors, /metrics, MCP Streamable HTTP in protocol
+ * 2025-11-25 and 2026-07-28, and concurrent clients, all on one server whose /metrics counts what
+ * the others asked. Host names, the token, --allow-host and the buffer bound: test_http_guard.c.
+ * The request parser on its own: test_http_parser.c. */
+#include "http_client.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <unistd.h>
 
-/* === A started server === */
-
-typedef struct {
-    pid_t pid;
-    int port;
-    int err_fd;
-} http_srv;
-
-/* Starts hyrax serve --http 127.0.0.1:0 (plus extra arguments) and reads the port it prints. */
-static int srv_start(http_srv *s, const char *root, const char *db, const char *const *extra)
-{
-    int errp[2];
-    if (pipe(errp))
-        return -1;
-    /* every tool served: the tests call them all */
-    const char *argv[26] = {"hyrax", "serve", "--http", "127.0.0.1:0", "--db", db, "--root", root, "--threads", "1",
-                            "--tools", "all"};
-    int n = 12;
-    for (int i = 0; extra && extra[i]; i++)
-        argv[n++] = extra[i];
-    argv[n] = NULL;
-    s->pid = fork();
-    if (s->pid == 0) {
-        dup2(errp[1], 2);
-        close(errp[0]);
-        const char *bin = getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax";
-        execv(bin, (char *const *)argv);
-        _exit(127);
-    }
-    close(errp[1]);
-    s->err_fd = errp[0];
-    char buf[512];
-    size_t len = 0;
-    s->port = 0;
-    while (len < sizeof buf - 1) {
-        struct pollfd p = {s->err_fd, POLLIN, 0};
-        if (poll(&p, 1, 20000) <= 0)
-            break;
-        ssize_t r = read(s->err_fd, buf + len, sizeof buf - 1 - len);
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-        buf[len] = 0;
-        char *at = strstr(buf, "http://"), *nl = at ? strchr(at, '\n') : NULL;
-        if (nl) {   /* "listening on http://ADDR:PORT" */
-            *nl = 0;
-            s->port = atoi(strrchr(at, ':') + 1);
-            break;
-        }
-    }
-    return s->port > 0 ? 0 : -1;
-}
-
-static int srv_stop(http_srv *s)
-{
-    int status = 0;
-    kill(s->pid, SIGTERM);
-    waitpid(s->pid, &status, 0);
-    close(s->err_fd);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* A connection to ip:port (IPv4). */
-static int connect_ip(const char *ip, int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    inet_pton(AF_INET, ip, &a.sin_addr);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a)) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    struct timeval tv = {60, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    return fd;
-}
-
-static int connect_to(int port)
-{
-    return connect_ip("127.0.0.1", port);
-}
-
-/* Sends s[0..n); -1 when the connection fails first (EPIPE, ECONNRESET). */
-static int send_str(int fd, const char *s, size_t n)
-{
-    while (n) {
-        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-        if (w <= 0)
-            return -1;
-        s += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static void send_cstr(int fd, const char *s)
-{
-    send_str(fd, s, strlen(s));
-}
-
-/* One response read from a connection: status, headers (raw), body (dechunked). */
-typedef struct {
-    int status;
-    char head[4096];
-    char *body;
-    size_t body_len;
-} response;
-
-typedef struct {
-    int fd;
-    char buf[1 << 16];
-    size_t len;
-} reader;
-
-static int fill(reader *r)
-{
-    if (r->len == sizeof r->buf)
-        return -1;
-    ssize_t n = recv(r->fd, r->buf + r->len, sizeof r->buf - r->len, 0);
-    if (n <= 0)
-        return -1;
-    r->len += (size_t)n;
-    return 0;
-}
-
-static void drop(reader *r, size_t n)
-{
-    memmove(r->buf, r->buf + n, r->len - n);
-    r->len -= n;
-}
-
-/* Reads a line (without CR LF) into out; -1 at end of stream. */
-static int read_line_r(reader *r, char *out, size_t cap)
-{
-    for (;;) {
-        char *nl = memchr(r->buf, '\n', r->len);
-        if (nl) {
-            size_t n = (size_t)(nl - r->buf);
-            size_t k = n && r->buf[n - 1] == '\r' ? n - 1 : n;
-            if (k >= cap)
-                k = cap - 1;
-            memcpy(out, r->buf, k);
-            out[k] = 0;
-            drop(r, n + 1);
-            return 0;
-        }
-        if (fill(r))
-            return -1;
-    }
-}
-
-static int read_bytes(reader *r, char *out, size_t n)
-{
-    while (n) {   /* a body may be longer than the buffer: take it a bufferful at a time */
-        if (!r->len && fill(r))
-            return -1;
-        size_t k = r->len < n ? r->len : n;
-        memcpy(out, r->buf, k);
-        drop(r, k);
-        out += k;
-        n -= k;
-    }
-    return 0;
-}
-
-/* The next response (the 100 Continue interim one too); status -1 when the stream ends first. */
-static void read_response(reader *r, response *resp)
-{
-    memset(resp, 0, sizeof *resp);
-    resp->status = -1;
-    char line[8192];
-    if (read_line_r(r, line, sizeof line) || sscanf(line, "HTTP/1.1 %d", &resp->status) != 1)
-        return;
-    size_t hl = 0;
-    long clen = -1;
-    bool chunked = false;
-    while (!read_line_r(r, line, sizeof line) && line[0]) {
-        hl += (size_t)snprintf(resp->head + hl, sizeof resp->head - hl, "%s\n", line);
-        if (!strncasecmp(line, "Content-Length:", 15))
-            clen = atol(line + 15);
-        if (!strncasecmp(line, "Transfer-Encoding: chunked", 26))
-            chunked = true;
-        if (hl >= sizeof resp->head - 1)
-            break;
-    }
-    if (resp->status == 100)
-        return;
-    if (chunked) {
-        for (;;) {
-            if (read_line_r(r, line, sizeof line))
-                return;
-            size_t n = strtoul(line, NULL, 16);
-            if (!n) {
-                read_line_r(r, line, sizeof line);
-                break;
-            }
-            resp->body = realloc(resp->body, resp->body_len + n + 1);
-            if (read_bytes(r, resp->body + resp->body_len, n))
-                return;
-            resp->body_len += n;
-            read_line_r(r, line, sizeof line);
-        }
-    } else if (clen > 0) {
-        resp->body = malloc((size_t)clen + 1);
-        if (read_bytes(r, resp->body, (size_t)clen))
-            return;
-        resp->body_len = (size_t)clen;
-    }
-    if (!resp->body)
-        resp->body = malloc(1);
-    resp->body[resp->body_len] = 0;
-}
-
-/* One request on a fresh connection to ip:port; the response in *resp (caller frees resp->body). */
-static void exchange_at(const char *ip, int port, const char *raw, response *resp)
-{
-    reader *r = calloc(1, sizeof *r);
-    r->fd = connect_ip(ip, port);
-    memset(resp, 0, sizeof *resp);
-    resp->status = -1;
-    if (r->fd >= 0) {
-        send_str(r->fd, raw, strlen(raw));
-        read_response(r, resp);
-        close(r->fd);
-    }
-    free(r);
-}
-
-static void exchange(int port, const char *raw, response *resp)
-{
-    exchange_at("127.0.0.1", port, raw, resp);
-}
-
-/* POST path with a JSON body and extra header lines (each ending CR LF). */
-static void post(int port, const char *path, const char *headers, const char *body, response *resp)
-{
-    size_t n = strlen(body) + strlen(headers) + 512;
-    char *raw = malloc(n);
-    snprintf(raw, n, "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n%sContent-Length: %zu\r\n\r\n%s",
-             path, headers, strlen(body), body);
-    exchange(port, raw, resp);
-    free(raw);
-}
-
-static hxi_json_doc *json_of(const response *resp)
-{
-    hxi_json_doc *doc = NULL;
-    if (!resp->body || hxi_json_parse(&doc, resp->body, resp->body_len, NULL, NULL))
-        return NULL;
-    return doc;
-}
-
-static const hxi_json_val *at(const hxi_json_doc *d, const char *path)
-{
-    const hxi_json_val *v = d ? hxi_json_doc_root(d) : NULL;
-    char key[64];
-    while (v && *path) {
-        const char *dot = strchr(path, '.');
-        size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        memcpy(key, path, n);
-        key[n] = 0;
-        v = (key[0] >= '0' && key[0] <= '9') ? hxi_json_arr_get(v, (size_t)atoi(key)) : hxi_json_obj_get(v, key);
-        path += n + (dot != NULL);
-    }
-    return v;
-}
-
-static bool str_is(const hxi_json_val *v, const char *want)
-{
-    const char *s = hxi_json_str(v, NULL);
-    return s && !strcmp(s, want);
-}
-
-static int64_t int_of(const hxi_json_val *v)
-{
-    int64_t x = -1;
-    hxi_json_num_int64(v, &x, NULL);
-    return x;
-}
 
 static int searches_ok;   /* POST /search answered 200, counted to check /metrics */
 
@@ -314,49 +25,6 @@ static int64_t keyword_total(int port, const char *word, char **body)
     hxi_json_doc_free(d);
     *body = resp.body;
     return total;
-}
-
-/* The status of a request (line: "GET /health") on a connection to ip with this Host value and
- * more header lines (each ending CR LF). */
-static int with_host_and(const char *ip, int port, const char *line, const char *host, const char *more)
-{
-    char raw[768];
-    response resp;
-    snprintf(raw, sizeof raw, "%s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\n"
-             "Content-Length: 0\r\n\r\n", line, host, more);
-    exchange_at(ip, port, raw, &resp);
-    CHECK(resp.status < 400 || !strstr(resp.body ? resp.body : "", "top_queries"), "a refusal carries no data");
-    free(resp.body);
-    return resp.status;
-}
-
-static int with_host(const char *ip, int port, const char *line, const char *host)
-{
-    return with_host_and(ip, port, line, host, "");
-}
-
-/* DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 sends same-origin
- * requests with no Origin header and Host: evil.example:PORT. Every route refuses them before it
- * runs (421); the loopback names with the server's port or none are served. */
-static void test_hosts(int port)
-{
-    char host[64];
-    const char *lines[] = {"GET /health", "GET /metrics", "GET /stats", "POST /mcp", "POST /search", "GET /nowhere"};
-    snprintf(host, sizeof host, "evil.example:%d", port);
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
-        CHECK(with_host("127.0.0.1", port, lines[i], host) == 421, "%s with Host %s", lines[i], host);
-    const char *ok[] = {"localhost:%d", "127.0.0.1:%d", "[::1]:%d", "LocalHost:%d", "[0:0::1]:%d", "localhost"};
-    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-        snprintf(host, sizeof host, ok[i], port);
-        CHECK(with_host("127.0.0.1", port, "GET /health", host) == 200, "Host %s is served", host);
-    }
-    const char *misdirected[] = {"evil.example", "localhost:%d", "127.0.0.2:%d", "localhost.:%d", "127.1:%d"};
-    for (size_t i = 0; i < sizeof misdirected / sizeof misdirected[0]; i++) {
-        snprintf(host, sizeof host, misdirected[i], i == 1 ? (port == 65535 ? 1 : port + 1) : port);
-        CHECK(with_host("127.0.0.1", port, "GET /health", host) == 421, "Host %s: 421", host);
-    }
-    snprintf(host, sizeof host, "localhost:%d@evil.example", port);
-    CHECK(with_host("127.0.0.1", port, "GET /health", host) == 400, "Host with userinfo: 400");
 }
 
 static void test_rest(int port)
@@ -561,7 +229,6 @@ static void test_rest(int port)
     exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\nOrigin: null\r\n\r\n", &resp);
     CHECK(resp.status == 403, "an opaque origin: %d", resp.status);
     free(resp.body);
-    test_hosts(port);
 }
 
 /* Keep-alive, pipelining, chunked bodies, 100-continue, Connection: close, HTTP/1.0. */
@@ -1032,109 +699,6 @@ static void test_concurrent(int port)
     searches_ok += ok;
 }
 
-/* The token: required on every request when given, and to bind a non-loopback address. */
-static void test_token(const char *root, const char *db)
-{
-    char tokfile[PATH_MAX + 32], cmd[4 * PATH_MAX], *out = NULL;
-    snprintf(tokfile, sizeof tokfile, "%s.tok", db);
-    FILE *f = fopen(tokfile, "w");
-    fputs("s3cret-token-0123456789\n", f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "%s serve --http 0.0.0.0:0 --db %s --root %s 2>&1",
-             getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax", db, root);
-    CHECK(check_run(cmd, &out) != 0 && strstr(out, "--token-file"), "0.0.0.0 without a token is refused: %s", out);
-    free(out);
-    http_srv s;
-    const char *extra[] = {"--token-file", tokfile, NULL};
-    if (srv_start(&s, root, db, extra)) {
-        CHECK(0, "server with a token started");
-        return;
-    }
-    response resp;
-    exchange(s.port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
-    CHECK(resp.status == 401 && strstr(resp.head, "WWW-Authenticate: Bearer"), "no token: %d", resp.status);
-    free(resp.body);
-    exchange(s.port, "GET /health HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer s3cret-token-012345678\r\n\r\n",
-             &resp);
-    CHECK(resp.status == 401, "a prefix of the token: %d", resp.status);
-    free(resp.body);
-    exchange(s.port, "GET /health HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer s3cret-token-0123456789x\r\n"
-             "\r\n", &resp);
-    CHECK(resp.status == 401, "the token and more: %d", resp.status);
-    free(resp.body);
-    exchange(s.port, "GET /health HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer s3cret-token-0123456789\r\n\r\n",
-             &resp);
-    CHECK(resp.status == 200, "the token: %d", resp.status);
-    free(resp.body);
-    post(s.port, "/mcp", "", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", &resp);
-    CHECK(resp.status == 401, "MCP needs it too: %d", resp.status);
-    free(resp.body);
-    CHECK(srv_stop(&s) == 0, "stops cleanly on SIGTERM");
-    unlink(tokfile);
-}
-
-/* Bound to every address (0.0.0.0, so with a token): the address a client connected to is a Host
- * served too (127.0.0.2 here, loopback's other addresses), as are the --allow-host names, in any
- * case, with no port or the server's, and pages on them as origins. A name given with a port is
- * refused at the start. */
-static void test_allow_host(const char *root, const char *db)
-{
-    char tokfile[PATH_MAX + 32], cmd[4 * PATH_MAX], *out = NULL, host[64];
-    snprintf(tokfile, sizeof tokfile, "%s.tok", db);
-    FILE *f = fopen(tokfile, "w");
-    fputs("s3cret-token-0123456789\n", f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "%s serve --http 127.0.0.1:0 --allow-host search.example:80 --db %s --root %s 2>&1",
-             getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax", db, root);
-    CHECK(check_run(cmd, &out) != 0 && strstr(out, "--allow-host search.example:80"), "a name with a port: %s", out);
-    free(out);
-    http_srv s;
-    const char *extra[] = {"--http", "0.0.0.0:0", "--token-file", tokfile, "--allow-host", "Search.Example",
-                           "--allow-host", "[2001:db8::7]", NULL};
-    if (srv_start(&s, root, db, extra)) {
-        CHECK(0, "server on 0.0.0.0 started");
-        unlink(tokfile);
-        return;
-    }
-    const char *auth = "Authorization: Bearer s3cret-token-0123456789\r\n";
-    struct {
-        const char *ip, *host;
-        int status;
-    } cases[] = {
-        {"127.0.0.1", "127.0.0.1:%d", 200}, {"127.0.0.1", "search.example:%d", 200},
-        {"127.0.0.1", "SEARCH.EXAMPLE", 200}, {"127.0.0.1", "[2001:db8::7]:%d", 200},
-        {"127.0.0.1", "other.example:%d", 421},
-        {"127.0.0.2", "127.0.0.2:%d", 200}, {"127.0.0.2", "127.0.0.3:%d", 421}, {"127.0.0.1", "127.0.0.2:%d", 421},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        snprintf(host, sizeof host, cases[i].host, s.port);
-        int got = with_host_and(cases[i].ip, s.port, "GET /health", host, auth);
-        CHECK(got == cases[i].status, "to %s, Host %s: %d (want %d)", cases[i].ip, host, got, cases[i].status);
-    }
-    CHECK(with_host("127.0.0.1", s.port, "GET /health", "evil.example") == 421, "a Host is checked before the token");
-    char more[256];
-    snprintf(more, sizeof more, "%sOrigin: https://search.example\r\n", auth);
-    CHECK(with_host_and("127.0.0.1", s.port, "GET /health", "localhost", more) == 200,
-          "a page on an --allow-host name");
-    snprintf(more, sizeof more, "%sOrigin: http://other.example\r\n", auth);
-    CHECK(with_host_and("127.0.0.1", s.port, "GET /health", "localhost", more) == 403, "a page elsewhere");
-    CHECK(srv_stop(&s) == 0, "stops cleanly on SIGTERM");
-    unlink(tokfile);
-}
-
-/* GET /health until it is answered 200, for at most 5 s: room the server makes after an answer or
- * a close comes a moment after the client sees them. */
-static void health_until_ok(int port, response *resp)
-{
-    for (int tries = 0;; tries++) {
-        exchange(port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", resp);
-        if (resp->status == 200 || tries == 50)
-            return;
-        free(resp->body);
-        usleep(100000);
-    }
-}
-
 /* Over max connections: the next one is answered 503 (default cap 256). */
 static void test_connection_cap(int port)
 {
@@ -1152,46 +716,6 @@ static void test_connection_cap(int port)
     health_until_ok(port, &resp);
     CHECK(resp.status == 200, "room again: %d", resp.status);
     free(resp.body);
-}
-
-/* The bytes all connections hold together are bounded (--http-buffer 1: 1 MiB): a connection
- * holding 600,000 bytes of a request has a 1 MiB buffer (16 KiB doubled), so the next one cannot
- * get its first 16 KiB and is answered 503; once the big request is answered its buffer goes back
- * and a new connection is served (within 5 s). */
-static void test_buffer_cap(const char *root, const char *db)
-{
-    http_srv s;
-    const char *extra[] = {"--http-buffer", "1", NULL};
-    if (srv_start(&s, root, db, extra)) {
-        CHECK(0, "server with --http-buffer 1 started");
-        return;
-    }
-    size_t body = 700000, first = 600000;
-    char *raw = malloc(body + 256);
-    int head = snprintf(raw, 256, "POST /nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Length: %zu\r\n\r\n", body);
-    memset(raw + head, 'x', body);
-    reader *big = calloc(1, sizeof *big);
-    big->fd = connect_to(s.port);
-    send_str(big->fd, raw, (size_t)head + first);
-    usleep(1000000);   /* read by the server (a request before that would hold the bytes it needs) */
-    response resp;
-    exchange(s.port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", &resp);
-    CHECK(resp.status == 503 && strstr(resp.body ? resp.body : "", "request bytes"),
-          "over the bytes held across connections: %d %s", resp.status, resp.body ? resp.body : "");
-    free(resp.body);
-    send_str(big->fd, raw + head + first, body - first);
-    read_response(big, &resp);
-    CHECK(resp.status == 404, "the big request is answered whole: %d", resp.status);
-    free(resp.body);
-    /* the loop takes the buffer back once the request thread hands the connection back, just
-       after the answer went out: a new connection may come a moment before that */
-    health_until_ok(s.port, &resp);
-    CHECK(resp.status == 200, "its buffer went back: %d %s", resp.status, resp.body ? resp.body : "");
-    free(resp.body);
-    close(big->fd);
-    free(big);
-    free(raw);
-    CHECK(srv_stop(&s) == 0, "stops cleanly on SIGTERM");
 }
 
 /* A request that stops halfway gets 408 after the read timeout (10 s), run beside the other tests. */
@@ -1215,16 +739,8 @@ static void *slow_client(void *p)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
-    char tmpl[] = "/tmp/hxi_http_XXXXXX", root[PATH_MAX], db[PATH_MAX + 16], cmd[4 * PATH_MAX];
-    CHECK(mkdtemp(tmpl) && realpath(tmpl, root), "temp folder");
-    snprintf(db, sizeof db, "%s.hyx", root);
-    check_put(root, "zoo.md", "# Zoo\n\nThe zebras graze beside the giraffes.\n");
-    check_put(root, "pods.md", "---\ntitle: Pods\nowning-sig: sig-node\n---\n# Pods\n\nA pod runs containers, the "
-                               "smallest deployable units of Kubernetes.\n");
-    check_put(root, "auth.md", "---\nowning-sig: sig-auth\n---\n# Auth\n\nBearer tokens authenticate API requests.\n");
-    snprintf(cmd, sizeof cmd, "%s index --db %s %s >/dev/null", getenv("HYRAX_BIN") ? getenv("HYRAX_BIN") : "./hyrax",
-             db, root);
-    CHECK(system(cmd) == 0, "index the fixture");
+    char root[PATH_MAX], db[PATH_MAX + 16];
+    http_fixture(root, db, sizeof db);
     http_srv s;
     if (srv_start(&s, root, db, NULL) == 0) {
         pthread_t slow;
@@ -1245,10 +761,6 @@ int main(void)
     } else {
         CHECK(0, "server started");
     }
-    test_token(root, db);
-    test_allow_host(root, db);
-    test_buffer_cap(root, db);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", root, root);
-    CHECK(system(cmd) == 0, "cleanup");
+    http_fixture_remove(root);
     return check_report("test_http");
 }

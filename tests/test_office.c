@@ -144,6 +144,17 @@ static void golden(const char *name)
         CHECK(!deck || (meta(&x, "page_count") && atoi(meta(&x, "page_count")) > 1 &&
                         x.blocks[x.n_blocks - 1].src_first > 1),
               "%s: slides as pages", name);
+        /* the page count the document records (NAME.pages.txt, read by Python's zipfile and
+         * ElementTree); a word processor's document that records none has none */
+        char pages_path[640];
+        snprintf(pages_path, sizeof pages_path, "%s.pages.txt", path);
+        size_t pn;
+        char *pages = access(pages_path, R_OK) == 0 ? check_read_file(pages_path, &pn) : NULL;
+        if (!deck)
+            CHECK(pages ? meta(&x, "page_count") && atoi(meta(&x, "page_count")) == atoi(pages) : !meta(&x, "page_count"),
+                  "%s: page_count %s, the document records %s", name, meta(&x, "page_count") ? meta(&x, "page_count") : "none",
+                  pages ? pages : "none");
+        free(pages);
         if (!strcmp(name, "kep00.docx") || !strcmp(name, "kep00.epub"))
             CHECK(x.title && !strcmp(x.title, "kep00") && meta(&x, "author") &&
                       !strcmp(meta(&x, "author"), "Kubernetes authors"),

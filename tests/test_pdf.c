@@ -4,9 +4,10 @@
  * synthetic files (xref stream, object stream, incremental update, LZW/ASCII85/RunLength/ASCIIHex,
  * Type0 with ToUnicode; a broken cross-reference; RC4-, AES-128- and AES-256-encrypted copies), each with pdftotext's text (NAME.txt): hyrax's
  * words must agree (recall and precision of the multiset of white-space separated words >=
- * MIN_AGREEMENT). Also pages as sources, metadata, and hostile files built here (deep nesting,
- * reference loops, page-tree loops, huge lengths and counts, self-drawing forms) and a
- * decompression bomb (tests/data/pdf/hostile/). */
+ * MIN_AGREEMENT). Heading paths against the document outline as MuPDF prints it (NAME.outline,
+ * `mutool show NAME.pdf outline`). Also pages as sources, metadata, and hostile files built here
+ * (deep nesting, reference loops, page-tree and outline loops, huge lengths and counts,
+ * self-drawing forms) and a decompression bomb (tests/data/pdf/hostile/). */
 #include "check.h"
 
 #include "doctype.h"
@@ -130,8 +131,8 @@ static void goldens(void)
             CHECK(hxi_doctype_find("pdf", 3)->unit == HX_UNIT_PAGE && meta(&x, "page_count"), "%s: pages", path);
             for (size_t b = 0; b < x.n_blocks; b++)
                 CHECK(x.blocks[b].src_first >= 1 && x.blocks[b].src_first == x.blocks[b].src_last &&
-                          (b == 0 || x.blocks[b].src_first > x.blocks[b - 1].src_first),
-                      "%s: block %zu is one page", path, b);
+                          (b == 0 || x.blocks[b].src_first >= x.blocks[b - 1].src_first),
+                      "%s: block %zu is one page, in page order", path, b);
             seen++;
         }
         hxi_extract_clear(&x);
@@ -181,6 +182,60 @@ static void details(void)
     rc = extract_file(DATA "hostile/bomb.pdf", &x, &err);
     CHECK(rc == HX_ERANGE && strstr(err.message, "inflates to more than"), "bomb: %d %s", rc, err.message);
     hxi_extract_clear(&x);
+}
+
+/* s's ASCII letters and digits, lowercased, and its " > " separators as '>', into out: heading
+ * paths compared by their words (an outline spells a space as U+00A0 where the page has U+0020). */
+static void path_key(const char *s, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (; *s && o + 1 < cap; s++)
+        if ((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') || *s == '>')
+            out[o++] = *s;
+        else if (*s >= 'A' && *s <= 'Z')
+            out[o++] = (char)(*s | 0x20);
+    out[o] = 0;
+}
+
+/* The heading paths of every fixture with an outline are the outline's entries, in its order: each
+ * line of MuPDF's `mutool show outline` is [-+|], one tab per level, "title", a tab, the target. */
+static void outlines(void)
+{
+    static const char *const names[] = {"kep-libreoffice", "valgrind-manual"};
+    for (size_t f = 0; f < sizeof names / sizeof *names; f++) {
+        char path[256], want[HX_X_MAX_DEPTH][256], key[1024], got[1024];
+        size_t len, n = 0, depth = 0;
+        snprintf(path, sizeof path, DATA "%s.outline", names[f]);
+        char *ref = check_read_file(path, &len);
+        CHECK(ref, "no outline %s", path);
+        snprintf(path, sizeof path, DATA "%s.pdf", names[f]);
+        hxi_extract x;
+        hx_error err = {0};
+        int rc = extract_file(path, &x, &err);
+        CHECK(rc == 0, "%s: %s", path, err.message);
+        for (char *line = ref, *next; !rc && ref && line && *line; line = next) {
+            next = strchr(line, '\n');
+            if (next)
+                *next++ = 0;
+            size_t level = strspn(line + 1, "\t");
+            char *q = strchr(line, '"'), *e = q ? strstr(q + 1, "\"\t") : NULL;
+            if (!e || level < 1 || level > HX_X_MAX_DEPTH)
+                continue;
+            snprintf(want[level - 1], sizeof want[0], "%.*s", (int)(e - q - 1), q + 1);
+            depth = level;
+            size_t at = 0;
+            for (size_t l = 0; l < depth; l++)
+                at += (size_t)snprintf(path + at, sizeof path - at, "%s%s", l ? " > " : "", want[l]);
+            path_key(path, key, sizeof key);
+            n++;
+            path_key(n < x.n_headings ? x.headings[n] : "", got, sizeof got);
+            CHECK(!strcmp(key, got), "%s: heading %zu is %s, the outline says %s", names[f], n,
+                  n < x.n_headings ? x.headings[n] : "(none)", path);
+        }
+        CHECK(n >= 4 && x.n_headings == n + 1, "%s: %zu headings, the outline has %zu", names[f], x.n_headings - 1, n);
+        hxi_extract_clear(&x);
+        free(ref);
+    }
 }
 
 /* A PDF of objects 1..n with a correct classic cross-reference table. */
@@ -245,6 +300,16 @@ static void hostile(void)
     CHECK(rc == 0 && !strncmp(x.text, "A", 1), "self-drawing form: %d %s", rc, err.message);
     hxi_extract_clear(&x);
 
+    /* an outline whose items name themselves as /Next and /First: read once, then the walk ends */
+    const char *olo[] = {"<< /Type /Catalog /Pages 2 0 R /Outlines 7 0 R >>", "<< /Type /Pages /Kids [3 0 R] >>", PAGE,
+                         "<< /Length 63 >>\nstream\nBT /F1 12 Tf 0 -20 Td (Intro) Tj 0 -20 Td (Text here.) Tj ET\nendstream",
+                         FONT, "<< /Subtype /Form /Length 0 >>\nstream\n\nendstream", "<< /First 8 0 R /Last 8 0 R >>",
+                         "<< /Title (Intro) /Parent 7 0 R /Next 8 0 R /First 8 0 R >>"};
+    rc = run(olo, 8, &x, &err);
+    CHECK(rc == 0 && x.n_headings == 2 && !strcmp(x.headings[1], "Intro"), "outline loop: %d %s %zu", rc, err.message,
+          x.n_headings);
+    hxi_extract_clear(&x);
+
     static const char *const bad[] = {"%PDF-1.4\n", "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n",
                                       "%PDF-1.4\nxref\n0 99999999999\ntrailer << /Root 1 0 R >>\nstartxref\n9\n%%EOF"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -258,6 +323,62 @@ static void hostile(void)
     rc = extract_buf("enc.pdf", (const uint8_t *)buf, len, &x, &err);
     CHECK(rc == HX_EFORMAT && strstr(err.message, "encrypted"), "encrypted: %d %s", rc, err.message);
     hxi_extract_clear(&x);
+}
+
+/* A CID font's /W as `c [w1 w2 ...]` lists of more codes than the array has items: every code keeps
+ * its width (the 1000 default for the later ones ran words into each other). Codes 0x5A 0x5B show
+ * "ab" at 0.25 em each, so two words 0.3 em apart read "ab ab". */
+static void cid_widths(void)
+{
+    static char font[2048], cmap[512];
+    size_t at = (size_t)snprintf(font, sizeof font, "<< /Type /Font /Subtype /Type0 /Encoding /Identity-H /ToUnicode 7 0 R "
+                                                    "/DescendantFonts [<< /Subtype /CIDFontType2 /W [0 [");
+    for (int i = 0; i < 100; i++)
+        at += (size_t)snprintf(font + at, sizeof font - at, "250 ");
+    snprintf(font + at, sizeof font - at, "]] >>] >>");
+    static const char map[] = "begincmap 1 begincodespacerange <0000> <FFFF> endcodespacerange 1 beginbfrange <005A> "
+                              "<005B> <0061> endbfrange endcmap";
+    snprintf(cmap, sizeof cmap, "<< /Length %zu >>\nstream\n%s\nendstream", sizeof map - 1, map);
+    const char *bodies[] = {CATALOG, "<< /Type /Pages /Kids [3 0 R] >>", PAGE,
+                            "<< /Length 76 >>\nstream\nBT /F1 10 Tf 1 0 0 1 100 700 Tm <005A005B> Tj 1 0 0 1 108 700 Tm "
+                            "<005A005B> Tj ET\nendstream",
+                            font, "<< /Subtype /Form /Length 0 >>\nstream\n\nendstream", cmap};
+    hxi_extract x;
+    hx_error err = {0};
+    int rc = run(bodies, 7, &x, &err);
+    CHECK(rc == 0 && !strcmp(x.text, "ab ab"), "CID widths past the array's item count: %d %s '%s'", rc, err.message,
+          rc ? "" : x.text);
+    hxi_extract_clear(&x);
+}
+
+/* Layouts of one Helvetica line (StandardEncoding; a, b, c are 5.56 wide at 10 pt, S c h 6.67, 5,
+ * 5.56), expected as read by hand:
+ *   - an accent drawn as a glyph of its own over a letter, before it (TeX's \\"o) or after it, is
+ *     the letter's combining mark: "Scho\u0308pf", one word, as pdftotext's "Schöpf" in NFC
+ *     (0xC8 is dieresis);
+ *   - a space is measured from a glyph's own width, without Tc: with 5 units of character spacing
+ *     that a TJ offset takes back between a and b, b and c stand 5 units apart, a space. */
+static void layouts(void)
+{
+    static const struct { const char *stream, *want; } cases[] = {
+        {"BT /F1 10 Tf 1 0 0 1 100 700 Tm (Sch\\310) Tj 1 0 0 1 117.23 700 Tm (opf) Tj ET", "Scho\xcc\x88pf"},
+        {"BT /F1 10 Tf 1 0 0 1 100 700 Tm (Scho) Tj 1 0 0 1 118 700 Tm (\\310) Tj 1 0 0 1 122.79 700 Tm (pf) Tj ET",
+         "Scho\xcc\x88pf"},
+        {"BT /F1 10 Tf 1 0 0 1 100 700 Tm 5 Tc [(a) 500 (bc)] TJ ET", "ab c"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char content[256];
+        snprintf(content, sizeof content, "<< /Length %zu >>\nstream\n%s\nendstream", strlen(cases[i].stream),
+                 cases[i].stream);
+        const char *bodies[] = {CATALOG, "<< /Type /Pages /Kids [3 0 R] >>", PAGE, content, FONT,
+                                "<< /Subtype /Form /Length 0 >>\nstream\n\nendstream"};
+        hxi_extract x;
+        hx_error err = {0};
+        int rc = run(bodies, 6, &x, &err);
+        CHECK(rc == 0 && !strcmp(x.text, cases[i].want), "layout %zu: %d %s '%s', want '%s'", i, rc, err.message,
+              rc ? "" : x.text, cases[i].want);
+        hxi_extract_clear(&x);
+    }
 }
 
 /* XMP dc:title and dc:creator stand in for a missing information dictionary. */
@@ -282,8 +403,11 @@ static void xmp(void)
 int main(void)
 {
     goldens();
+    outlines();
     details();
     hostile();
+    cid_widths();
+    layouts();
     xmp();
     return check_report("pdf");
 }

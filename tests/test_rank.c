@@ -8,10 +8,12 @@
 #include "check.h"
 #include "json.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static const char *const modes[] = {"keyword", "vector", "hybrid"};
@@ -44,8 +46,9 @@ static const char *field(const hxi_json_val *r, const char *key)
     return s ? s : "";
 }
 
-/* Each query names the proposal whose folder and title it gives: that document first, in every
- * mode; the others mention the words more often but are about something else. */
+/* Each query names the proposal whose folder and title it gives (its heading, or the title its
+ * folder's kep.yaml gives it): that document first, in every mode; the others mention the words
+ * more often but are about something else. */
 static void test_named_first(const char *db)
 {
     static const char *const cases[][2] = {
@@ -53,6 +56,7 @@ static void test_named_first(const char *db)
         {"how do sidecar containers start before the app", "sig-node/753-sidecar-containers/README.md"},
         {"container restart policy", "sig-node/5307-container-restart-policy/README.md"},
         {"dynamic resource allocation", "sig-node/3063-dynamic-resource-allocation/README.md"},
+        {"CSI Snapshot Webhook", "sig-storage/1900-volume-snapshot-validation-webhook/README.md"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
         for (int m = 0; m < 3; m++) {
@@ -84,6 +88,87 @@ static void test_boilerplate(const char *db)
               modes[m], field(r, "path"), field(r, "text"));
         hxi_json_doc_free(d);
     }
+}
+
+/* === Real KEPs: the template beside the authors' answers (tests/data/boiler, tools/gen_boiler_fixture.py) === */
+
+#define BOILER "tests/data/boiler"
+
+/* Is line[0..n), without its leading and trailing spaces, a line of the KEP template (tmpl)? */
+static bool template_line(const char *tmpl, const char *line, size_t n)
+{
+    while (n && (*line == ' ' || *line == '\t'))
+        line++, n--;
+    while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+        n--;
+    if (!n)
+        return true;
+    for (const char *p = tmpl; (p = strstr(p, "\n")) != NULL; p++) {
+        const char *l = p + 1;
+        while (*l == ' ' || *l == '\t')
+            l++;
+        const char *e = strchr(l, '\n');
+        size_t ln = e ? (size_t)(e - l) : strlen(l);
+        while (ln && (l[ln - 1] == ' ' || l[ln - 1] == '\t'))
+            ln--;
+        if (ln == n && !memcmp(l, line, n))
+            return true;
+    }
+    return false;
+}
+
+/* Does text hold a line that is not the template's and has a word that starts with one of words
+ * (lowercase, matched without regard to case)? */
+static bool own_line_with(const char *tmpl, const char *text, const char *const *words)
+{
+    for (const char *l = text; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        if (!template_line(tmpl, l, n))
+            for (const char *const *w = words; *w; w++)
+                for (size_t i = 0; i + strlen(*w) <= n; i++)
+                    if ((!i || !isalnum((unsigned char)l[i - 1])) && !strncasecmp(l + i, *w, strlen(*w)))
+                        return true;
+        l += n + (e != NULL);
+    }
+    return false;
+}
+
+/* Six real KEPs keep the template's instructions and questions beside their own answers; the
+ * template itself (not indexed) says which lines are its. The template's instruction answers,
+ * above the floor in keyword and hybrid mode, only where a KEP's own lines hold its words (a
+ * proposal about deleting); a question of the questionnaire is answered by the section that
+ * answers it, not by the instructions of another. */
+static void test_boiler_keps(const char *dir)
+{
+    char db[PATH_MAX + 16], cmd[3 * PATH_MAX], *out = NULL, *tmpl = NULL;
+    size_t tl;
+    snprintf(db, sizeof db, "%s/boiler.hyx", dir);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db '%s' " BOILER "/keps 2>&1", db);
+    CHECK(check_run(cmd, &out) == 0, "index: %s", out);
+    free(out);
+    CHECK((tmpl = check_read_file(BOILER "/template.md", &tl)) != NULL, "read the template");
+    static const char *const instruction[] = {"pick", "one", "more", "delet", "rest", NULL};
+    for (int m = 0; tmpl && m < 3; m++) {
+        if (!strcmp(modes[m], "vector"))
+            continue;   /* the cosine cannot say which lines matched: a chunk mostly of its own is kept */
+        hxi_json_doc *d = search(db, modes[m], "--group chunk", "Pick one more of these and delete the rest");
+        for (size_t i = 0; i < 5 && result(d, i); i++) {
+            const char *text = field(result(d, i), "text");
+            CHECK(own_line_with(tmpl, text, instruction),
+                  "%s: rank %zu answers with the template's instruction: %.160s", modes[m], i + 1, text);
+        }
+        hxi_json_doc_free(d);
+    }
+    for (int m = 0; tmpl && m < 3; m++) {
+        hxi_json_doc *d = search(db, modes[m], "--group chunk --min-score 0",
+                                 "will enabling this feature result in any new API calls");
+        const char *h = field(result(d, 0), "heading");
+        CHECK(strstr(h, "Will enabling / using this feature result in any new API calls?"),
+              "%s: the question's own section first, not '%s' (%.120s)", modes[m], h, field(result(d, 0), "text"));
+        hxi_json_doc_free(d);
+    }
+    free(tmpl);
 }
 
 static void put_kep(const char *dir, const char *folder, const char *title, const char *body)
@@ -124,11 +209,19 @@ int main(void)
             "rest of what matched, one at a time.");
     put_kep(docs, "sig-apps/961-maxunavailable", "MaxUnavailable for StatefulSets",
             "Rolling updates of a StatefulSet take down more than one pod at a time.");
+    put_kep(docs, "sig-storage/1900-volume-snapshot-validation-webhook", "KEP-1900: Volume Snapshot Validation Webhook",
+            "A validating webhook rejects invalid VolumeSnapshot objects before the controller sees them.");
+    check_put(docs, "sig-storage/1900-volume-snapshot-validation-webhook/kep.yaml",
+              "title: CSI Snapshot Webhook\nkep-number: 1900\nowning-sig: sig-storage\n");
+    put_kep(docs, "sig-storage/177-volume-snapshot", "KEP-177: Volume Snapshots",
+            "Snapshots of CSI volumes: the CSI snapshot controller, the CSI snapshotter sidecar and the snapshot "
+            "webhook it deploys; CSI drivers take the snapshot, the webhook checks it, CSI snapshot classes.");
     snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db '%s' '%s' 2>&1", db, docs);
     CHECK(check_run(cmd, &out) == 0, "index: %s", out);
     free(out);
     test_named_first(db);
     test_boilerplate(db);
+    test_boiler_keps(dir);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_rank");

@@ -104,7 +104,7 @@ static void test_init(void)
           "version 2 -> 3: %s", err.message);
     hxi_registry_close(r);
     rc = sh(&out, "env -u HYRAX_REGISTRY PGHOST=%s PGUSER=hyrax PGDATABASE=postgres $HYRAX_BIN registry init", sockdir);
-    CHECK(rc == 0 && strstr(out, "migrated to version 4 (was 3)"), "init through PG* variables migrates: %d %s", rc, out);
+    CHECK(rc == 0 && strstr(out, "migrated to version 5 (was 3)"), "init through PG* variables migrates: %d %s", rc, out);
     free(out);
     CHECK(sql_is(NULL, "SELECT path || ' ' || coalesce(owner, 'null') || ' ' || visibility FROM hyrax.documents",
                  "old.md null tenant"), "the old document survives the migration");
@@ -132,9 +132,9 @@ static void test_init(void)
                        "WHERE proname = 'can_read'", "t"), "can_read names pg_catalog's operators (it is inlined)");
     free(sql_as(NULL, "DELETE FROM hyrax.documents"));
     rc = sh(&out, "HYRAX_REGISTRY='%s' $HYRAX_BIN registry init", url);
-    CHECK(rc == 0 && strstr(out, "is at version 4"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
+    CHECK(rc == 0 && strstr(out, "is at version 5"), "init again through HYRAX_REGISTRY is a no-op: %d %s", rc, out);
     free(out);
-    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "4"), "version row");
+    CHECK(sql_is(NULL, "SELECT value FROM hyrax.meta WHERE key = 'schema_version'", "5"), "version row");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
                        "AND indexdef LIKE '%USING hnsw (embedding vector_ip_ops)%'", "1"), "HNSW index");
     CHECK(sql_is(NULL, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'hyrax' AND tablename = 'chunks' "
@@ -150,7 +150,7 @@ static void test_init(void)
     /* a registry newer than this build is refused, naming both versions */
     free(sql_as(NULL, "UPDATE hyrax.meta SET value = '7' WHERE key = 'schema_version'"));
     rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", url);
-    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 4"), "newer schema refused: %s", out);
+    CHECK(rc == 1 && strstr(out, "version 7") && strstr(out, "version 5"), "newer schema refused: %s", out);
     free(out);
     /* the same through the session (hx_session_registry_init), which connects as the login role */
     hx_identity acme = {"acme", NULL};
@@ -159,9 +159,9 @@ static void test_init(void)
     before = -1;
     CHECK(hx_session_open(&s, &c, &err) == 0 && hx_session_registry_init(s, &before, &err) == HX_EVERSION &&
           strstr(err.message, "version 7") && before == 0, "the session refuses it too: %s", err.message);
-    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '4' WHERE key = 'schema_version'"));
+    free(sql_as(NULL, "UPDATE hyrax.meta SET value = '5' WHERE key = 'schema_version'"));
     CHECK(hx_session_registry_init(s, &before, &err) == 0 && before == HX_REGISTRY_SCHEMA_VERSION,
-          "at version 4 it is a no-op (the migrations above ran through it: `registry init`): %s", err.message);
+          "at version 5 it is a no-op (the migrations above ran through it: `registry init`): %s", err.message);
     hx_session_close(s);
 }
 
@@ -888,7 +888,7 @@ static void test_models(void)
     old_registry("models", u, sizeof u);
     rc = sh(&out, "$HYRAX_BIN registry init --registry '%s' --model %s", u, tiny);
     got = column_and_meta(u);
-    CHECK(rc == 0 && !strcmp(got, "vector(8)\ndimension=8,model=tiny-mpnet,schema_version=4\n"),
+    CHECK(rc == 0 && !strcmp(got, "vector(8)\ndimension=8,model=tiny-mpnet,schema_version=5\n"),
           "the empty registry takes the tiny model: %s / %s", out, got);
     free(out);
     free(got);
@@ -916,8 +916,8 @@ static void test_models(void)
     free(out);
     rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", u);
     got = column_and_meta(u);
-    CHECK(rc == 0 && strstr(out, "migrated to version 4 (was 3)") &&
-              !strcmp(got, "vector(384)\ndimension=384,model=all-MiniLM-L6-v2,schema_version=4\n"),
+    CHECK(rc == 0 && strstr(out, "migrated to version 5 (was 3)") &&
+              !strcmp(got, "vector(384)\ndimension=384,model=all-MiniLM-L6-v2,schema_version=5\n"),
           "the default model, of that dimension, takes it: %s / %s", out, got);
     free(out);
     free(got);
@@ -933,7 +933,7 @@ static void test_models(void)
     snprintf(u, sizeof u, "postgresql://hyrax@/mpnet?host=%s", sockdir);
     rc = sh(&out, "$HYRAX_BIN registry init --registry '%s' --model mpnet", u);
     got = column_and_meta(u);
-    CHECK(rc == 0 && !strcmp(got, "vector(768)\ndimension=768,model=all-mpnet-base-v2,schema_version=4\n"),
+    CHECK(rc == 0 && !strcmp(got, "vector(768)\ndimension=768,model=all-mpnet-base-v2,schema_version=5\n"),
           "init with mpnet: vector(768), the model recorded: %s / %s", out, got);
     free(out);
     free(got);
@@ -997,6 +997,119 @@ static void test_kiwi(void)
     free(out);
 }
 
+/* === Units (schema version 5) === */
+
+/* Searches the registry at u and the local index of root for the same query; both outputs (--json,
+ * keyword mode, one result) into *reg and *loc. */
+static void both(const char *u, const char *root, const char *args, char **reg, char **loc)
+{
+    sh(reg, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0 -k 1 --mode keyword %s", u, args);
+    sh(loc, "$HYRAX_BIN search --db %s/local.hyx --json --min-score 0 -k 1 --mode keyword %s", root, args);
+}
+
+/* A registry of schema version 4 (as a hyrax of that version made it: its model recorded) still
+ * answers searches and takes publishing (without unit pairs); init migrates it to version 5, after
+ * which publish sends its documents again with their type and unit pairs, and a registry result
+ * carries what a local one does: the chunk's unit pairs (a definition's symbol and kind, an
+ * element's type and layer), the citation unit ("page" for a PDF); filters match unit keys. */
+static void test_units(void)
+{
+    char *out, *loc, root[512], u[600];
+    snprintf(root, sizeof root, "%s/units", dir);
+    mkdir(root, 0755);
+    check_put(root, "docs/ring.c",
+              "#include <stddef.h>\n\n/* Appends x to the ring buffer, overwriting the oldest entry when full. */\n"
+              "int ring_push(int *ring, size_t cap, size_t *head, int x)\n{\n    ring[*head % cap] = x;\n"
+              "    (*head)++;\n    return 0;\n}\n");
+    char *xml = check_read_file("tests/data/archimate/sample1.xml", &(size_t){0}), *pdf;
+    size_t pdf_len = 0;
+    pdf = check_read_file("tests/data/pdf/synthetic.pdf", &pdf_len);
+    CHECK(xml && pdf, "the fixtures");
+    if (!xml || !pdf) {
+        free(xml);
+        free(pdf);
+        return;
+    }
+    check_put(root, "docs/shop.xml", xml);
+    char pp[600];
+    snprintf(pp, sizeof pp, "%s/docs/synthetic.pdf", root);
+    FILE *f = fopen(pp, "wb");
+    CHECK(f && fwrite(pdf, 1, pdf_len, f) == pdf_len && fclose(f) == 0, "the PDF");
+    free(xml);
+    free(pdf);
+    free(sql_as(NULL, "CREATE DATABASE units"));
+    snprintf(u, sizeof u, "postgresql://hyrax@/units?host=%s", sockdir);
+    hxi_registry *r = NULL;
+    hx_error err = {0};
+    int before;
+    hxi_registry_opts ro = {u, NULL, NULL, 0, 0};
+    CHECK(!hxi_registry_connect(&r, &ro, &err) && !hxi_registry_migrate(r, 4, mini.name, mini.dim, &before, &err),
+          "a version 4 registry: %s", err.message);
+    hxi_registry_close(r);
+    sh(&out, "'%s' -X -Atq '%s' -c \"INSERT INTO hyrax.meta VALUES ('model', '%s'), ('dimension', '%d')\"", psql, u,
+       mini.name, mini.dim);
+    free(out);
+    int rc = publish_with(root, u, NULL, &out);
+    CHECK(rc == 0 && strstr(out, "published 3,"), "this hyrax publishes to a version 4 registry: %s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0 -k 1 --mode keyword "
+                  "'ring buffer oldest'", u);
+    CHECK(rc == 0 && strstr(out, "\"consulted\":true") && strstr(out, "docs/ring.c") && !strstr(out, "\"symbol\""),
+          "and searches it (no unit pairs there): %.400s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", u);
+    CHECK(rc == 0 && strstr(out, "migrated to version 5 (was 4)"), "init migrates it: %s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0 -k 1 --mode keyword "
+                  "'ring buffer oldest'", u);
+    CHECK(rc == 0 && strstr(out, "docs/ring.c") && !strstr(out, "\"symbol\""), "its rows read as before: %.400s", out);
+    free(out);
+    rc = publish_with(root, u, NULL, &out);
+    CHECK(rc == 0 && strstr(out, "published 3,"), "the next publish sends them again, with their units: %s", out);
+    free(out);
+    sh(&out, "'%s' -X -Atq '%s' -c \"SELECT string_agg(d.type || ':' || coalesce(c.metadata->>'symbol', "
+             "c.metadata->>'element_name', '-'), ',' ORDER BY d.path, c.ord) FROM hyrax.chunks c JOIN hyrax.documents d "
+             "ON d.id = c.document_id\"", psql, u);
+    CHECK(strstr(out, "code:ring_push") && strstr(out, "archimate:Sales Person") && strstr(out, "archimate:Sell Product") &&
+              strstr(out, "pdf:-"),
+          "each chunk's unit pairs and each document's type: %s", out);
+    free(out);
+    /* a registry result equals a local one */
+    rc = sh(&out, "cd %s && $HYRAX_BIN index --db local.hyx docs", root);
+    CHECK(rc == 0, "the local index: %s", out);
+    free(out);
+    both(u, root, "'ring buffer oldest'", &out, &loc);
+    CHECK(strstr(out, "\"symbol\":\"ring_push\"") && strstr(out, "\"kind\":\"function\"") &&
+              strstr(loc, "\"symbol\":\"ring_push\"") && strstr(loc, "\"kind\":\"function\""),
+          "a definition's symbol and kind, in the registry as locally: %.500s / %.500s", out, loc);
+    free(out);
+    free(loc);
+    both(u, root, "'Third line quote operator'", &out, &loc);
+    CHECK(strstr(out, "synthetic.pdf") && strstr(out, "\"unit\":\"page\"") && strstr(loc, "\"unit\":\"page\""),
+          "a PDF cites pages, in the registry as locally: %.500s / %.500s", out, loc);
+    free(out);
+    free(loc);
+    both(u, root, "--filter layer=business --filter element_type=BusinessRole 'sales person description'", &out, &loc);
+    CHECK(strstr(out, "\"element_name\":\"Sales Person\"") && strstr(loc, "\"element_name\":\"Sales Person\"") &&
+              strstr(out, "\"layer\":\"business\"") && strstr(out, "\"item_id\":\"id-37d5bc4b\""),
+          "filters on unit keys, and the element's pairs: %.1500s / %.1500s", out, loc);
+    free(out);
+    free(loc);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0 -k 10 --mode keyword "
+                  "--filter kind=function 'ring or person'", u);
+    CHECK(rc == 0 && strstr(out, "ring_push") && !strstr(out, "Sales Person"), "a unit key filters chunks: %.500s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0 -k 10 --mode keyword "
+                  "'ring or person'", u);
+    CHECK(rc == 0 && strstr(out, "ring_push") && strstr(out, "Sales Person"), "which both match unfiltered: %.500s", out);
+    free(out);
+    rc = sh(&out, "$HYRAX_BIN search --registry '%s' --source registry --json --min-score 0 -k 10 --mode keyword "
+                  "--filter lang=c 'ring buffer'", u);
+    CHECK(rc == 0 && strstr(out, "ring_push"), "a document key still does: %.500s", out);
+    free(out);
+    free(sql_as(NULL, "DROP DATABASE units"));
+}
+
 int main(void)
 {
     int skip, rc = registry_cluster_start("registry", &skip);
@@ -1013,6 +1126,7 @@ int main(void)
     test_keyword_bound();
     test_models();
     test_kiwi();
+    test_units();
     registry_cluster_stop();
     return check_report("test_registry");
 }

@@ -438,7 +438,7 @@ static void test_hostile_init(void)
     CHECK(rc == 0, "globex plants functions in public of a new database: %s", got);
     free(got);
     rc = sh(&out, "$HYRAX_BIN registry init --registry '%s'", lurl);
-    CHECK(rc == 0 && strstr(out, "version 4 (was 0)"), "init creates the registry: %s", out);
+    CHECK(rc == 0 && strstr(out, "version 5 (was 0)"), "init creates the registry: %s", out);
     free(out);
     CHECK(!sh(&got, "'%s' -X -Atq '%s' -c \"SELECT array_to_string(proconfig, ' ') FROM pg_proc WHERE proname = "
                     "'candidates'\"", psql, lurl) &&

@@ -2,7 +2,7 @@
 """check_tokens_exhaustive.py: compares `./hyrax tokenize` with HF tokenizers on every Unicode
 code point (surrogates and '\\n' excepted), each in five contexts on one line: alone, inside a
 word, after a word, before a word, doubled around an accented letter. A manual check after
-regenerating src/text/unicode_tables.h or upgrading tokenizers (about 30 s of CPU; too big for
+regenerating src/unicode/unicode_tables.h or upgrading tokenizers (about 30 s of CPU; too big for
 a fixture).
 
     make hyrax && HF_HUB_OFFLINE=1 bench/.venv/bin/python tools/check_tokens_exhaustive.py

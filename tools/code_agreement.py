@@ -30,7 +30,7 @@ LANG = {"py": "python", "c": "c", "h": "c", "cc": "cpp", "cpp": "cpp", "cxx": "c
 
 def build_probe():
     out = os.path.join(ROOT, "build", "code_defs")
-    inc = [f"-I{os.path.join(ROOT, d)}" for d in ("include", "src/base", "src/text", "src/formats")]
+    inc = [f"-I{os.path.join(ROOT, d)}" for d in ("include", "src/base", "src/unicode", "src/text", "src/formats")]
     subprocess.run(["cc", "-std=c11", "-D_GNU_SOURCE", "-O2", *inc, "-o", out,
                     os.path.join(ROOT, "tools", "code_defs.c"), os.path.join(ROOT, "build", "libhyrax.a"),
                     "-lm", "-lpthread"], check=True)

@@ -6,12 +6,18 @@ small ones, committed under tests/golden/office/) and bench/office_agreement.py 
 For each of COUNT Kubernetes Enhancement Proposals (Markdown, the smallest first):
   NAME.docx, NAME.odt, NAME.epub, NAME.pptx   pandoc from the Markdown
   NAME.lo.docx, NAME.odp                       LibreOffice from pandoc's .odt and .pptx
+  NAME.lo.odt                                  LibreOffice's own save of pandoc's .odt (its meta.xml
+                                               records a page count)
+and for each document that records a page count (docProps/app.xml's Pages, meta.xml's
+meta:page-count), NAME.EXT.pages.txt: that count as Python's zipfile and ElementTree read it (the
+writer's count: pandoc's DOCX template says 1 whatever the length, LibreOffice's own PDF export
+of a file may have more pages than its meta.xml says).
 and for each group of Cranfield abstracts a table (id, title, author, source, abstract) as
   NAME.xlsx, NAME.ods                          LibreOffice from a CSV
 References (NAME.EXT.ref.txt): `pandoc -t plain` of the document (docx, odt, epub); LibreOffice's
 text export of the document (lo.docx); `pandoc -t plain` of the Markdown the deck was made from
 (pptx, odp: pandoc cannot read presentations); LibreOffice's CSV export of the spreadsheet
-(xlsx, ods).
+(xlsx, ods); LibreOffice's text export of the document (lo.odt).
 
 Usage: tools/gen_office_fixtures.py OUTDIR COUNT [KEP folder] [Cranfield file]
   tests/golden/office: tools/gen_office_fixtures.py tests/golden/office 1
@@ -23,6 +29,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
+from xml.etree import ElementTree
+
+NS = {"meta": "urn:oasis:names:tc:opendocument:xmlns:meta:1.0",
+      "ep": "http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"}
 
 
 def run(args, **kw):
@@ -39,6 +50,19 @@ def soffice(fmt, files, outdir):
 def plain(path, fmt=None):
     args = ["pandoc", path, "-t", "plain", "--wrap=none"] + (["-f", fmt] if fmt else [])
     return run(args).stdout
+
+
+def recorded_pages(path):
+    """The page count a DOCX (docProps/app.xml Pages) or ODT (meta.xml meta:page-count) records, or None."""
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        if "docProps/app.xml" in names:
+            node = ElementTree.fromstring(z.read("docProps/app.xml")).find("ep:Pages", NS)
+            return node.text.strip() if node is not None and node.text else None
+        if "meta.xml" in names:
+            node = ElementTree.fromstring(z.read("meta.xml")).find(".//meta:document-statistic", NS)
+            return node.get(f"{{{NS['meta']}}}page-count") if node is not None else None
+    return None
 
 
 def keps(folder, count):
@@ -97,6 +121,14 @@ def main():
         for p in odts:
             name = os.path.basename(p)[:-4]
             shutil.move(os.path.join(tmp, name + ".lo.txt"), os.path.join(out, name + ".lo.docx.ref.txt"))
+        soffice("odt:writer8", odts, os.path.join(tmp, "lo"))
+        for p in odts:
+            name = os.path.basename(p)[:-4]
+            lo = os.path.join(out, name + ".lo.odt")
+            shutil.move(os.path.join(tmp, "lo", name + ".odt"), lo)
+            soffice("txt:Text (encoded):UTF8", [lo], os.path.join(tmp, "lotxt"))
+            shutil.move(os.path.join(tmp, "lotxt", name + ".lo.txt"), lo + ".ref.txt")
+
         soffice("odp", pptxs, out)
         csvs = []
         for g, docs in enumerate(cranfield(cran, max(1, count // 2))):
@@ -115,6 +147,11 @@ def main():
             soffice("csv:Text - txt - csv (StarCalc):44,34,76", [b], os.path.join(tmp, "csv"))
             stem = os.path.basename(b).rsplit(".", 1)[0]
             shutil.move(os.path.join(tmp, "csv", stem + ".csv"), b + ".ref.txt")
+    for doc in sorted(glob.glob(os.path.join(out, "*.docx")) + glob.glob(os.path.join(out, "*.odt"))):
+        pages = recorded_pages(doc)
+        if pages:
+            with open(doc + ".pages.txt", "w") as f:
+                f.write(pages + "\n")
     print(f"{len(os.listdir(out))} files in {out}")
 
 

@@ -4,7 +4,8 @@
 # `mutool merge`, a KEP made into a PDF by pandoc and LibreOffice, the synthetic files of
 # tools/gen_pdf_synthetic.py and RC4/AES-encrypted copies of one made by `mutool clean -E`; next to each NAME.pdf, NAME.txt: the reference text, poppler's
 # `pdftotext` (default reading-order mode) with the ligatures U+FB00-FB06 spelled out, as hyrax
-# writes them. Needs: bzip2 and valgrind (their /usr/share/doc PDFs), mupdf-tools,
+# writes them; for the fixtures with a document outline, NAME.outline: MuPDF's `mutool show NAME.pdf
+# outline` (the heading paths test_pdf.c expects). Needs: bzip2 and valgrind (their /usr/share/doc PDFs), mupdf-tools,
 # poppler-utils, pandoc, libreoffice-writer, python3.
 set -eu
 out=tests/data/pdf
@@ -31,5 +32,8 @@ for f in "$out"/*.pdf; do
     pdftotext -enc UTF-8 "$f" - | python3 -c 'import sys
 lig = {0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl", 0xFB05: "st", 0xFB06: "st"}
 sys.stdout.write(sys.stdin.read().translate(lig))' > "${f%.pdf}.txt"
+done
+for f in kep-libreoffice valgrind-manual; do
+    mutool show "$out/$f.pdf" outline > "$out/$f.outline"
 done
 ls -l "$out"

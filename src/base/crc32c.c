@@ -1,6 +1,6 @@
-/* crc32c.c: the CRC32C of crc32c.h: table-driven reference, dispatch to the hardware lanes, the
- * polynomial arithmetic that joins partial CRCs, and the threaded variant built on it (its parts run
- * on the process pool, pool.h).
+/* crc32c.c: the CRC32C of crc32c.h: table-driven reference, dispatch to the hardware lanes, and
+ * the threaded variant (its parts run on the process pool, pool.h, and are joined by the
+ * polynomial arithmetic of crc32c_join.c).
  * Must equal tools/convert_weights.py's crc32c bit for bit; tests/test_hxfile.c checks each path. */
 #include "crc32c.h"
 
@@ -43,37 +43,6 @@ uint32_t hxf_crc32c_soft(uint32_t crc, const uint8_t *p, size_t len)
     while (len--)
         crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xFF];
     return ~crc;
-}
-
-/* As zlib's multmodp. */
-uint32_t hxf_crc32c_mul(uint32_t a, uint32_t b)
-{
-    uint32_t m = 1u << 31, p = 0;
-    for (;;) {
-        if (a & m) {
-            p ^= b;
-            if ((a & (m - 1)) == 0)
-                return p;
-        }
-        m >>= 1;
-        b = b & 1 ? (b >> 1) ^ 0x82F63B78u : b >> 1;
-    }
-}
-
-uint32_t hxf_crc32c_x8n(uint64_t len)
-{
-    uint32_t result = 1u << 31, power = 1u << 30;   /* x^0; x^1, squared along the bits of 8 len */
-    for (uint64_t bits = len * 8; bits; bits >>= 1) {
-        if (bits & 1)
-            result = hxf_crc32c_mul(power, result);
-        power = hxf_crc32c_mul(power, power);
-    }
-    return result;
-}
-
-uint32_t hxf_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
-{
-    return hxf_crc32c_mul(hxf_crc32c_x8n(len_b), crc_a) ^ crc_b;
 }
 
 uint32_t hxf_crc32c(uint32_t crc, const void *data, size_t len)

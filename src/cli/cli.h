@@ -157,6 +157,8 @@ typedef struct {
 
 void put_text(FILE *f, const char *s, size_t max, bool fold_lines);
 void put_line(FILE *f, const char *prefix, const char *text);
+/* "line L, column C" of byte offset off in text[0..len), into buf (a message about a file). */
+void text_position(const char *text, size_t len, size_t off, char *buf, size_t cap);
 int put_numbers(const int32_t *ids, const float *v, size_t n);
 double now_seconds(void);
 int index_progress(void *ctx, size_t done, size_t total, const char *path);
@@ -242,7 +244,6 @@ int cmd_show(const cli_args *a);
 extern const char install_about[];
 int cmd_install(const cli_args *a);
 const char *install_client(size_t i);
-void install_position(const char *text, size_t len, size_t off, char *buf, size_t cap);
 
 /* install_toml.c: the [mcp_servers.hyrax] table for the command line argv[0..n) (argv[0] the
  * executable), and the file text old[0..len) (NULL: none) with it replaced or appended: *out

@@ -172,12 +172,9 @@ static int server_command(const cli_args *a, char exe[PATH_MAX], char db[PATH_MA
 static void write_entry(hxi_json_writer *w, const client *c, const char *const *argv, size_t n)
 {
     hxi_json_write_obj_begin(w);
-    if (c->type) {
-        hxi_json_write_key(w, "type");
-        hxi_json_write_cstr(w, c->type);
-    }
-    hxi_json_write_key(w, "command");
-    hxi_json_write_cstr(w, argv[0]);
+    if (c->type)
+        hxi_json_kv_cstr(w, "type", c->type);
+    hxi_json_kv_cstr(w, "command", argv[0]);
     hxi_json_write_key(w, "args");
     hxi_json_write_arr_begin(w);
     for (size_t i = 1; i < n; i++)
@@ -192,16 +189,6 @@ static void write_entry(hxi_json_writer *w, const client *c, const char *const *
 }
 
 /* === JSON files === */
-
-/* "line L, column C" of byte offset off in text, into buf. */
-void install_position(const char *text, size_t len, size_t off, char *buf, size_t cap)
-{
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < off && i < len; i++, col++)
-        if (text[i] == '\n')
-            line++, col = 0;
-    snprintf(buf, cap, "line %zu, column %zu", line, col);
-}
 
 /* The indentation of one level in text: the white space that starts its second line (a file laid
  * out one member a line), else two spaces. */
@@ -267,7 +254,7 @@ static int json_merge(const client *c, const char *path, const char *old, size_t
         blank++;
     *out = NULL;
     if (hxi_json_parse(&doc, blank == len ? "{}" : old, blank == len ? 2 : len, NULL, &err)) {
-        install_position(old, len, (size_t)(err.offset < 0 ? 0 : err.offset), where, sizeof where);
+        text_position(old, len, (size_t)(err.offset < 0 ? 0 : err.offset), where, sizeof where);
         fprintf(stderr, "hyrax install: %s is not valid JSON (%s: %s); nothing was written: fix it (or move it away) "
                         "and run this again\n", path, where, err.message);
         return 1;

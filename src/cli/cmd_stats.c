@@ -67,8 +67,7 @@ static int run_stats(void *arg)
         hxi_json_writer_init(&w);
         hxi_json_write_obj_begin(&w);
         hxi_present_stats_members(&w, st, info.project.root);
-        hxi_json_write_key(&w, "precision");
-        hxi_json_write_cstr(&w, hx_precision_name(info.precision));
+        hxi_json_kv_cstr(&w, "precision", hx_precision_name(info.precision));
         hxi_json_write_key(&w, "activity");
         if (act_rc) {
             hxi_json_write_null(&w);

@@ -51,7 +51,7 @@ int install_toml_merge(const char *path, const char *old, size_t len, const char
     free(keys);
     if (!rc)
         return 0;
-    install_position(old, len, err.offset < 0 ? 0 : (size_t)err.offset, where, sizeof where);
+    text_position(old, len, err.offset < 0 ? 0 : (size_t)err.offset, where, sizeof where);
     if (rc == HX_EPARSE)
         fprintf(stderr, "hyrax install: %s is not TOML hyrax can edit (%s: %s); nothing was written: fix it and run "
                         "this again\n", path, where, err.message);

@@ -41,6 +41,16 @@ void put_line(FILE *f, const char *prefix, const char *text)
     fputc('\n', f);
 }
 
+/* "line L, column C" of byte offset off in text, into buf. */
+void text_position(const char *text, size_t len, size_t off, char *buf, size_t cap)
+{
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < off && i < len; i++, col++)
+        if (text[i] == '\n')
+            line++, col = 0;
+    snprintf(buf, cap, "line %zu, column %zu", line, col);
+}
+
 /* === Lines of numbers (tokenize, embed) === */
 
 #define NUMBERS_MAX (HX_EMBED_DIM_MAX > HX_MAX_SEQ_TOKENS ? HX_EMBED_DIM_MAX : HX_MAX_SEQ_TOKENS)

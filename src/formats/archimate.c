@@ -692,7 +692,12 @@ static void str_bytes(hxi_buf *b, const char *s)
 
 /* How prose names concept i: an element by its name ("an unnamed Or Junction" without one; not by
  * its type, which is its own unit's to say: a question naming a type then finds the element of that
- * type, not its neighbours), a relationship by its ends ("the Serving relationship from A to B"). */
+ * type, not its neighbours), a relationship by its ends ("the Serving relationship from A to B").
+ * On Archisurance's element questions (tests/data/archimate_queries.txt, all-MiniLM-L6-v2, right
+ * element first in keyword / vector / hybrid mode) this text answers 14 / 4 / 8 of 20; the other
+ * end's type after its name ("It serves Insurant (Business Role).") 11 / 2 / 5 (in the element's
+ * outgoing sentences only 16 / 3 / 9: within noise, and one direction's), the element's name
+ * instead of "It" 8 / 3 / 3, and "Name (Type)" as the unit's heading 10 / 4 / 6. */
 static void mention(hxi_buf *b, const model *m, uint32_t i, bool nested)
 {
     const reader *r = &m->r;

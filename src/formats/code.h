@@ -84,6 +84,7 @@ typedef enum {
     HXI_DEF_NONE, HXI_DEF_FUNCTION, HXI_DEF_METHOD, HXI_DEF_CLASS, HXI_DEF_STRUCT, HXI_DEF_UNION,
     HXI_DEF_ENUM, HXI_DEF_INTERFACE, HXI_DEF_TRAIT, HXI_DEF_IMPL, HXI_DEF_MODULE, HXI_DEF_TYPE,
     HXI_DEF_RECORD, HXI_DEF_NAMESPACE, /* a namespace is transparent: what it holds is top-level */
+    HXI_DEF_DECLARATION,           /* C/C++: a function's prototype without its body (`int f(void);`) */
 } hxi_def_kind;
 
 /* The metadata word of a kind ("function", "class", ...). */
@@ -142,6 +143,10 @@ typedef struct hxi_code_lang {
 const hxi_code_lang *hxi_code_lang_of(const char *name, const char *s, size_t n);
 /* Whether raw[0..n) starts with a `#!` line naming an interpreter of the table. */
 bool hxi_code_shebang(const uint8_t *raw, size_t n);
+/* Whether a document of language `lang` (a row's name, the `lang` metadata) can hold what a
+ * declaration (HXI_DEF_DECLARATION) stands for: the C family, whose headers declare what its other
+ * files define. */
+bool hxi_code_lang_declares(const char *lang);
 /* The table, for tests: the i-th language or NULL. */
 const hxi_code_lang *hxi_code_lang_at(size_t i);
 

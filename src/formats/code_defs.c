@@ -27,7 +27,7 @@ static int add_def(hxi_code_defs *out, const hxi_code_def *d, hx_error *err)
 
 static bool holds_members(hxi_def_kind k)
 {
-    return k != HXI_DEF_FUNCTION && k != HXI_DEF_METHOD && k != HXI_DEF_TYPE;
+    return k != HXI_DEF_FUNCTION && k != HXI_DEF_METHOD && k != HXI_DEF_TYPE && k != HXI_DEF_DECLARATION;
 }
 
 static bool word_in(const char *s, uint32_t n, const char *const *words)
@@ -370,6 +370,13 @@ static int classify(const finder *f, bool members, bool body, cand *c)
         header fn = *h;   /* C++ `Type::~Type() = default;` defines it */
         fn.n -= 2;
         return (members && l->paren_members) || !members ? by_parens(f, &fn, i, c) : 0;
+    }
+    /* `int f(void);`: a return type before the name (not a macro's call), no typedef, initializer or
+       pointer declarator (`int (*fp)(void);`) */
+    if (!body && l->c_like && !members && !tdef && !eq && by_parens(f, h, i, c) && c->name > i && c->owner < 0 &&
+        !punct(f, h, c->name_end + 2, '*')) {
+        c->kind = HXI_DEF_DECLARATION;
+        return 1;
     }
     if (!body)
         return 0;

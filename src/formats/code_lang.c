@@ -12,6 +12,7 @@ static const char *const kind_names[] = {
     [HXI_DEF_STRUCT] = "struct", [HXI_DEF_UNION] = "union", [HXI_DEF_ENUM] = "enum", [HXI_DEF_INTERFACE] = "interface",
     [HXI_DEF_TRAIT] = "trait", [HXI_DEF_IMPL] = "impl", [HXI_DEF_MODULE] = "module", [HXI_DEF_TYPE] = "type",
     [HXI_DEF_RECORD] = "record", [HXI_DEF_NAMESPACE] = "namespace",
+    [HXI_DEF_DECLARATION] = "declaration",
 };
 
 const char *hxi_def_kind_name(hxi_def_kind k)
@@ -139,6 +140,14 @@ static const hxi_code_lang *by_interpreter(const char *s, size_t n)
 bool hxi_code_shebang(const uint8_t *raw, size_t n)
 {
     return by_interpreter((const char *)raw, n) != NULL;
+}
+
+bool hxi_code_lang_declares(const char *lang)
+{
+    for (size_t i = 0; lang && i < N_LANGS; i++)
+        if (!strcmp(langs[i].name, lang))
+            return langs[i].c_like;
+    return false;
 }
 
 const hxi_code_lang *hxi_code_lang_of(const char *name, const char *s, size_t n)

@@ -251,6 +251,17 @@ static char *clean_copy(const char *s, size_t n, size_t max)
     return out;
 }
 
+bool hxi_x_names_file(const hxi_extract *x, const char *t)
+{
+    const char *base = x->name ? strrchr(x->name, '/') : NULL;
+    base = base ? base + 1 : x->name;
+    if (!base)
+        return false;
+    const char *dot = strrchr(base, '.');
+    size_t tl = strlen(t), stem = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    return !strcasecmp(t, base) || (tl == stem && !strncasecmp(t, base, stem));
+}
+
 int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err)
 {
     if (x->title && !x->title_from_heading)
@@ -431,6 +442,12 @@ const hxi_doctype *hxi_doctype_find(const char *name, size_t len)
         if (strlen(table[i]->name) == len && !memcmp(table[i]->name, name, len))
             return table[i];
     return NULL;
+}
+
+const char *hxi_doctype_unit_name(const char *name)
+{
+    const hxi_doctype *t = name ? hxi_doctype_find(name, strlen(name)) : NULL;
+    return t && t->unit == HX_UNIT_PAGE ? "page" : "line";
 }
 
 static bool magic_match(const hxi_magic *m, const uint8_t *raw, size_t len)

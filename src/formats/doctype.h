@@ -145,6 +145,10 @@ int hxi_x_heading(hxi_extract *x, int level, const char *s, size_t n, hx_error *
 int hxi_x_section(hxi_extract *x, int level, const char *s, size_t n, hx_error *err);
 /* The document's title (white space collapsed, cut at HX_LABEL_MAX bytes); the first call wins. */
 int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err);
+/* Whether title t (white space collapsed) only repeats the file's name (x->name), with or without
+ * its extension: "README" for README.html, what pandoc writes as an HTML page's <title> when it
+ * knows none. A format whose title field converters fill so calls it no title. */
+bool hxi_x_names_file(const hxi_extract *x, const char *t);
 /* Text written from now on came from lines (or pages) first..last of the source. */
 void hxi_x_source(hxi_extract *x, uint32_t first, uint32_t last);
 /* One metadata pair (value white space collapsed, cut at a code point; empty values are skipped). */
@@ -210,6 +214,9 @@ const hxi_doctype *hxi_doctype_at(size_t i);
 size_t hxi_doctype_count(void);
 /* The row named `name` (case-sensitive), or NULL. */
 const hxi_doctype *hxi_doctype_find(const char *name, size_t len);
+/* What the line numbers of a document of type `name` count, as hx_result.unit says it: "page"
+ * for a row whose unit is HX_UNIT_PAGE, else "line" (also for NULL or an unknown name). Static. */
+const char *hxi_doctype_unit_name(const char *name);
 /* The type of a file: the first row whose magic, sniff or sniff_path matches raw[0..len) wins; else the row
  * of the file name's extension (or whole name); else "text". Never NULL. */
 const hxi_doctype *hxi_doctype_detect(const char *path, const uint8_t *raw, size_t len);

@@ -7,7 +7,8 @@
  *     is refused; none declared: UTF-8 when the bytes are valid UTF-8, else windows-1252
  *   - tags, comments, doctype and processing instructions removed; CDATA sections kept as text
  *   - script and style (raw text) and template, nav, noscript (with everything inside) dropped
- *   - title -> the title; h1..h6 -> heading paths; p, div, li, tr and the other block elements
+ *   - title -> the title (unless it only repeats the file's name: then the first h1); h1..h6 ->
+ *     heading paths; p, div, li, tr and the other block elements
  *     -> blocks; table cells separated by " | "; pre kept verbatim (a first newline dropped)
  *   - character references: every named one of HTML5 (html_entities.h, generated), decimal and
  *     hex, with the standard's replacements (0, surrogates, past U+10FFFF -> U+FFFD; 0x80..0x9F
@@ -377,13 +378,30 @@ static void block(html *h, hxi_block_kind kind)
         h->rc = hxi_x_block(h->x, kind, h->err);
 }
 
+/* The captured <title>, unless it only repeats the file's name (pandoc's <title>README</title>
+ * for README.html): then the first h1 is the title. */
+static int title_of(html *h)
+{
+    char t[HX_LABEL_MAX + 1];
+    size_t o = 0;
+    for (size_t i = 0; h->capbuf.s && i < h->capbuf.n && o < HX_LABEL_MAX; i++) {
+        bool sp = strchr(" \t\r\n\f", h->capbuf.s[i]) != NULL;
+        if (!sp || (o && t[o - 1] != ' '))
+            t[o++] = sp ? ' ' : h->capbuf.s[i];
+    }
+    while (o && t[o - 1] == ' ')
+        o--;
+    t[o] = 0;
+    return hxi_x_names_file(h->x, t) ? 0 : hxi_x_title(h->x, h->capbuf.s ? h->capbuf.s : "", h->capbuf.n, h->err);
+}
+
 static void end_capture(html *h)
 {
     if (h->rc || !h->cap)
         return;
     hxi_extract *x = h->x;
     if (h->cap == CAP_TITLE)
-        h->rc = hxi_x_title(x, h->capbuf.s ? h->capbuf.s : "", h->capbuf.n, h->err);
+        h->rc = title_of(h);
     else {
         hxi_x_source(x, h->cap_first, h->cap_last);
         h->rc = hxi_x_heading(x, h->level, h->capbuf.s ? h->capbuf.s : "", h->capbuf.n, h->err);

@@ -149,7 +149,10 @@ static int extract_odf(const uint8_t *raw, size_t len, hxi_extract *x, hx_error 
             rc = hxi_office_prose(x, o.notes.s + i, k, err);
         i += k + 1;
     }
-    if (!rc && pages)
+    bool counted = false;   /* meta.xml gave a page count; else a presentation counts its pages */
+    for (size_t i = 0; i < x->n_meta && !counted; i++)
+        counted = !strcmp(x->meta[i].key, "page_count");
+    if (!rc && pages && !counted)
         rc = hxi_x_meta_uint(x, "page_count", o.page, err);
     if (!rc)
         rc = hxi_x_finish(x, err);

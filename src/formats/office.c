@@ -173,16 +173,26 @@ static const struct {
     {"created", "date"},          {"creation-date", "date"},  {"date", "date"},
     {"modified", "modified"},     {"language", "language"},   {"description", "description"},
     {"subject", "keywords"},      {"keywords", "keywords"},   {"keyword", "keywords"},
+    {"Pages", "page_count"},
 };
+
+/* A page count the writer recorded (app.xml's Pages, meta.xml's meta:page-count): digits only. */
+static int page_count(props *p, const char *v, size_t n)
+{
+    if (!n || n > 9 || strspn(v, "0123456789") < n)
+        return 0;
+    return hxi_x_meta(p->x, "page_count", v, n, p->err);
+}
 
 static int props_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     props *p = ctx;
-    (void)a;
-    (void)n;
+    char v[32];
     p->depth++;
     if (p->key || p->depth > 3)   /* properties are children of the root or of its metadata element */
         return 0;
+    if (hxi_office_is(name, len, "document-statistic") && hxi_office_attr_str(a, n, "page-count", v, sizeof v))
+        return page_count(p, v, strlen(v));
     for (size_t i = 0; i < sizeof prop_keys / sizeof *prop_keys; i++)
         if (hxi_office_is(name, len, prop_keys[i].local)) {
             p->key = prop_keys[i].key;
@@ -202,7 +212,9 @@ static int props_end(void *ctx, const char *name, size_t len)
         const char *v = p->val.s ? p->val.s : "";
         if (!strcmp(p->key, "title") && p->val.len)
             rc = hxi_x_title(p->x, v, p->val.len, p->err);
-        if (!rc && !strcmp(p->key, "keywords")) {   /* "a, b; c" as several keywords */
+        if (!rc && !strcmp(p->key, "page_count")) {
+            rc = page_count(p, v, p->val.len);
+        } else if (!rc && !strcmp(p->key, "keywords")) {   /* "a, b; c" as several keywords */
             for (const char *s = v, *e; !rc && *s; s = *e ? e + 1 : e) {
                 e = s + strcspn(s, ",;");
                 rc = hxi_x_meta(p->x, "keywords", s, (size_t)(e - s), p->err);
@@ -385,6 +397,8 @@ int hxi_office_ooxml_open(hxi_office_ooxml *p, const uint8_t *raw, size_t len, c
         const char *t = hxi_office_rels_by_type(&p->root, "/officeDocument");
         p->main = t ? t : main_default;
         rc = hxi_office_properties(&p->zip, "docProps/core.xml", x, err);
+        if (!rc)
+            rc = hxi_office_properties(&p->zip, "docProps/app.xml", x, err);
     }
     if (!rc)
         rc = hxi_office_rels_read(&p->zip, p->main, &p->rels, err);

@@ -68,7 +68,8 @@ int hxi_office_table_para(hxi_office_table *t, const char *s, size_t n, hx_error
 /* Reads the properties part `name` (docProps/core.xml, meta.xml, an EPUB package document) and
  * adds its Dublin Core and ODF properties to x's metadata: title (also x's title), creator and
  * initial-creator as author, created / date as date, modified, language, description, subject and
- * keywords as keywords. A missing part adds nothing. */
+ * keywords as keywords; the page count the writer recorded (docProps/app.xml's Pages, meta.xml's
+ * meta:page-count) as page_count. A missing part adds nothing. */
 int hxi_office_properties(hxi_zip *z, const char *name, hxi_extract *x, hx_error *err);
 
 /* Resolves href (relative to the folder of the part `base`, or absolute from the package root

@@ -1,11 +1,12 @@
 /* http_internal.h: what the files of `hyrax serve --http` share (http_server.c: connections, checks,
- * routing and the loop; http_rest.c: the REST routes; http_mcp.c: POST /mcp). Not for other surfaces. */
+ * routing and the loop; http_reply.c: the answers; http_rest.c: the REST routes; http_mcp.c: POST
+ * /mcp). Not for other surfaces. */
 #ifndef HX_HTTP_INTERNAL_H
 #define HX_HTTP_INTERNAL_H
 
 #include "http_server.h"
 #include "http.h"
-#include "mcp_internal.h"
+#include "mcp_state.h"
 
 #include <netinet/in.h>
 #include <stdint.h>
@@ -86,7 +87,7 @@ typedef struct pending {
     double t0;                    /* when the request was taken, for its duration in /metrics */
 } pending;
 
-/* http_server.c: whether the server stops; all of buf on fd (-1 when the client is gone); bytes,
+/* http_reply.c: whether the server stops; all of buf on fd (-1 when the client is gone); bytes,
  * a finished JSON writer or a {"detail", "status"} error as r's body (r owns it); r on fd. */
 bool stopping(http_server *h);
 int send_all(int fd, const char *buf, size_t len);

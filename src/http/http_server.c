@@ -1,12 +1,12 @@
 /* http_server.c: the loop of `hyrax serve --http` (http_server.h). One thread polls the listening
  * socket and every idle connection, reads, and parses requests (http.h); a complete request goes to
- * a fixed set of request threads, each answering through its own MCP view (mcp_internal.h: its own
+ * a fixed set of request threads, each answering through its own MCP view (mcp_state.h: its own
  * index reader and encoder), so queries run side by side and never wait for the write worker: a
  * write tool's answer is awaited on a small thread of its own (an awaiter), which frees the request
  * thread at once. A connection is handled by one thread at a time and its next pipelined request is
  * parsed only once the answer is written, so answers keep the order of requests. This file owns the
- * connections, the checks every request passes, routing and the loop; the REST routes are
- * http_rest.c's, POST /mcp http_mcp.c's. Spec: `hyrax help http`, seed 002 (REST shapes), MCP
+ * connections, the checks every request passes, routing and the loop; writing an answer is
+ * http_reply.c's, the REST routes http_rest.c's, POST /mcp http_mcp.c's. Spec: `hyrax help http`, seed 002 (REST shapes), MCP
  * Streamable HTTP (2025-06-18, 2025-11-25, 2026-07-28).
  *
  *   POST /search    seed 002: {query, search_type, top_k, min_score, filters} -> {results, ...}
@@ -49,7 +49,6 @@
 #define DEFAULT_MAX_BUFFERED ((size_t)256 << 20)
 #define READ_STEP 16384          /* a connection's buffer starts at this and doubles */
 #define KEEP_BUFFER 65536        /* an idle connection keeps a buffer up to this size */
-#define WRITE_TIMEOUT_MS 10000   /* a client that reads nothing for this long loses its connection */
 #define AWAITER_STACK ((size_t)1 << 20)   /* an awaiter's stack: await_job and a reply, no encoder */
 #define LINGER_MS 5000           /* a connection closing reads and drops what comes for at most this */
 #define LINGER_BYTES ((size_t)64 << 20)   /* ... and at most this many bytes (a refused body and more) */
@@ -67,93 +66,6 @@ static void conn_close(http_server *h, size_t i)
     hxi_http_request_free(&c->req);
     free(c->in);
     free(c);
-}
-
-bool stopping(http_server *h)
-{
-    pthread_mutex_lock(&h->lock);
-    bool stop = h->stopping;
-    pthread_mutex_unlock(&h->lock);
-    return stop;
-}
-
-/* Writes all of buf to the non-blocking fd, waiting at most WRITE_TIMEOUT_MS for room each time. */
-int send_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-        if (n > 0) {
-            buf += n;
-            len -= (size_t)n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd p = {fd, POLLOUT, 0};
-            if (poll(&p, 1, WRITE_TIMEOUT_MS) > 0 && !(p.revents & (POLLERR | POLLHUP)))
-                continue;
-        }
-        return -1;
-    }
-    return 0;
-}
-
-int reply_put(reply *r, const char *data, size_t n)
-{
-    if (hx_grow((void **)&r->body, &r->cap, r->len + n + 1, 1, NULL))
-        return HX_ENOMEM;
-    memcpy(r->body + r->len, data, n);
-    r->len += n;
-    return 0;
-}
-
-/* The finished JSON of w as the reply's body. */
-void reply_json(reply *r, int status, hxi_json_writer *w)
-{
-    r->status = status;
-    r->type = "application/json";
-    r->len = 0;
-    if (hxi_json_writer_finish(w, NULL) || reply_put(r, w->buf, w->len)) {
-        r->status = 500;
-        r->len = 0;
-        reply_put(r, "{\"detail\":\"out of memory\",\"status\":500}", 39);
-    }
-}
-
-void reply_error(reply *r, int status, const char *detail)
-{
-    hxi_json_writer w;
-    hxi_json_writer_init(&w);
-    hxi_json_write_obj_begin(&w);
-    hxi_json_write_key(&w, "detail");
-    hxi_json_write_cstr(&w, detail);
-    hxi_json_write_key(&w, "status");
-    hxi_json_write_int(&w, status);
-    hxi_json_write_obj_end(&w);
-    reply_json(r, status, &w);
-    hxi_json_writer_free(&w);
-}
-
-/* Head and body of r on fd; -1 when the client is gone. */
-int reply_send(int fd, const reply *r, bool keep_alive)
-{
-    char head[1024];
-    size_t n = hxi_http_head(head, sizeof head, r->status, r->type, r->len, keep_alive, r->extra);
-    if (!n)
-        return -1;
-    if (r->len < 16384) {   /* one send for head and a small body */
-        char *both = hx_malloc(n + r->len);
-        if (both) {
-            memcpy(both, head, n);
-            if (r->len)
-                memcpy(both + n, r->body, r->len);
-            int rc = send_all(fd, both, n + r->len);
-            free(both);
-            return rc;
-        }
-    }
-    return send_all(fd, head, n) || (r->len && send_all(fd, r->body, r->len)) ? -1 : 0;
 }
 
 /* A refusal from the loop thread (parse errors, over capacity): best effort, then the caller closes. */

@@ -1,9 +1,11 @@
 /* chunk_meta.c: chunks' unit pairs (doctype.h "units"; the segment sections unit_off and unit_meta,
  * index_internal.h): writing them with a segment, reading and checking them at load, looking a
  * chunk's up, and the index-wide answers made of them (the unit keys a filter can name, whether a
- * document matches by its chunks' pairs). How a filter matches pairs is filter.c's. */
+ * document matches by its chunks' pairs, where a declaration's definition is). How a filter matches
+ * pairs is filter.c's. */
 #include "alloc.h"
 #include "bytes.h"
+#include "code.h"
 #include "filter.h"
 #include "index_internal.h"
 #include "yaml.h"
@@ -163,4 +165,65 @@ bool hx_index_doc_matches(hx_index *ix, const hx_doc_info *d, const hx_filter *f
             return true;
     }
     return false;
+}
+
+/* === Definitions of declarations === */
+
+static const char *pair(const hx_kv *m, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(m[i].key, key))
+            return m[i].value;
+    return NULL;
+}
+
+/* The length of path's file name without its extension, and where it starts. */
+static size_t stem(const char *path, const char **at)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path, *dot = strrchr(base, '.');
+    *at = base;
+    return dot && dot > base ? (size_t)(dot - base) : strlen(base);
+}
+
+bool ix_chunk_declares(const ix_view *v, uint32_t c)
+{
+    size_t nm;
+    const hx_kv *m = ix_chunk_meta(ix_segment_of(v, c), c, &nm);
+    const char *kind = pair(m, nm, "kind");
+    return kind && !strcmp(kind, hxi_def_kind_name(HXI_DEF_DECLARATION)) && pair(m, nm, "symbol");
+}
+
+uint32_t ix_definition_of(const ix_view *v, uint32_t decl, bool (*allowed)(uint32_t id, void *ctx), void *ctx)
+{
+    size_t nm;
+    const hx_kv *m = ix_chunk_meta(ix_segment_of(v, decl), decl, &nm);
+    const char *kind = pair(m, nm, "kind"), *symbol = pair(m, nm, "symbol");
+    const ix_doc *home = ix_doc_by_id(v, ix_chunk_field(ix_segment_of(v, decl), decl, IX_F_DOC));
+    if (!ix_chunk_declares(v, decl) || !home)
+        return UINT32_MAX;
+    const char *home_base, *base;
+    size_t home_stem = stem(home->info.path, &home_base);
+    uint32_t best = UINT32_MAX;
+    int best_rank = -1, n_best = 0;   /* 2: the declaration's document, 1: a file of its stem, 0: another */
+    for (size_t i = 0; i < v->n_docs; i++) {
+        const ix_doc *d = &v->docs[i];
+        if (d->hidden || !hxi_code_lang_declares(pair(d->info.meta, d->info.n_meta, "lang")))
+            continue;
+        size_t st = stem(d->info.path, &base);
+        int rank = d == home ? 2 : st == home_stem && !memcmp(base, home_base, st) ? 1 : 0;
+        if (rank < best_rank)
+            continue;
+        for (uint32_t c = d->info.first_chunk; c < d->info.first_chunk + d->info.n_chunks; c++) {
+            const hx_kv *cm = ix_chunk_meta(ix_segment_of(v, c), c, &nm);
+            const char *ck = pair(cm, nm, "kind"), *cs = pair(cm, nm, "symbol");
+            if (!ck || !cs || !strcmp(ck, kind) || strcmp(cs, symbol) || !allowed(c, ctx))
+                continue;
+            n_best = rank > best_rank ? 1 : n_best + 1;
+            if (rank > best_rank)
+                best = c;
+            best_rank = rank;
+            break;   /* a document's first such chunk */
+        }
+    }
+    return best_rank > 0 || n_best == 1 ? best : UINT32_MAX;
 }

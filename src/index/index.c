@@ -244,6 +244,40 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
 
 /* === Segments === */
 
+/* The segment's line prints (index_internal.h "lines_at", boiler.c), checked: offsets ascend to the
+ * number of lines, each print is not 0 and a chunk's lines hold no more letters than its body. */
+static int load_line_prints(ix_segment *s, hx_error *err)
+{
+    const uint32_t d_at[4] = {s->n + 1, 2, 0, 0}, d_lines[4] = {0, 3, 0, 0};
+    int rc;
+    if ((rc = hxf_expect(&s->file, "lines_at", HXF_U32, 2, d_at, &s->lines_at, err)) ||
+        (rc = hxf_expect(&s->file, "line_prints", HXF_U32, 2, d_lines, &s->line_prints, err)))
+        return rc;
+    const uint8_t *at = s->lines_at->data, *lp = s->line_prints->data;
+    uint32_t m = s->line_prints->dims[0], prev = 0;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < s->n; i++) {
+        uint32_t a = hxf_le32(at + 8 * (size_t)i), b = hxf_le32(at + 8 * (size_t)i + 8);
+        uint64_t sum = 0;
+        if (a != prev || b < a || b > m) {
+            ok = false;
+            break;
+        }
+        for (uint32_t j = a; j < b; j++) {
+            uint32_t k = hxf_le32(lp + 12 * (size_t)j + 8);
+            if (!hxf_le64(lp + 12 * (size_t)j) || !k)
+                sum = UINT64_MAX;
+            else
+                sum += k;
+        }
+        ok = sum <= hxf_le32(at + 8 * (size_t)i + 4);
+        prev = b;
+    }
+    if (!ok || prev != m || hxf_le32(at + 8 * (size_t)s->n) != m)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment line prints are corrupt");
+    return 0;
+}
+
 static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
 {
     const uint8_t *blob;
@@ -272,9 +306,7 @@ static int load_segment(hx_index *ix, ix_segment *s, hx_error *err)
         return rc;
     if (n && (rc = hxf_expect(&s->file, "vectors", HXF_F32, 2, d_vec, &s->vectors, err)))
         return rc;
-    const uint32_t d_fps[4] = {n, 2, 0, 0};
-    if (n && hxf_find(&s->file, "fingerprints") &&
-        (rc = hxf_expect(&s->file, "fingerprints", HXF_U32, 2, d_fps, &s->fps, err)))
+    if (n && hxf_find(&s->file, "lines_at") && (rc = load_line_prints(s, err)))
         return rc;
     const uint32_t d_keys[4] = {n, IX_EMBED_KEY, 0, 0};
     if (n && hxf_find(&s->file, "embed_keys") &&
@@ -419,6 +451,8 @@ void ix_view_free(ix_view *v)
     free(v->visible);
     free(v->visible_chunks);
     free(v->repeated);
+    free(v->line_at);
+    free(v->line_rep);
     memset(v, 0, sizeof *v);
 }
 
@@ -665,11 +699,11 @@ static int open_index(hx_index **out, const char *path, unsigned flags, const hx
     }
     if (!rc)
         rc = ix_view_load(ix, err);
-    bool unprinted = false;   /* a segment written before body fingerprints (boiler.c) */
+    bool unprinted = false;   /* a segment written before line prints (boiler.c) */
     for (size_t i = 0; !rc && i < ix->v.n_segs; i++)
-        unprinted |= ix->v.segs[i].n && !ix->v.segs[i].fps;
+        unprinted |= ix->v.segs[i].n && !ix->v.segs[i].lines_at;
     if (!rc && (ix->stale_keywords || unprinted) && ix->writer)
-        rc = hx_index_compact(ix, err);  /* rebuilds every segment: keywords with IX_ANALYZER, fingerprints */
+        rc = hx_index_compact(ix, err);  /* rebuilds every segment: keywords with IX_ANALYZER, line prints */
     if (rc) {
         hx_index_close(ix);
         return rc;

@@ -90,10 +90,15 @@
  *                               except "english" (before Unicode words): readers search it with
  *                               that analysis, the writer rebuilds it
  *   hnsw       raw              hxi_hnsw graph over vectors, node i = chunk base + i (if n > 0)
- *   fingerprints u32  [n, 2]    each chunk body's fingerprint (boiler.c ix_fingerprint), low then
- *                               high 32 bits, 0 for a body too short to have one; absent from
- *                               segments written before it, whose fingerprints readers compute
- *                               from their text (compaction writes them)
+ *   lines_at   u32    [n + 1, 2] chunk i's line prints are line_prints[lines_at[i][0] ..
+ *                               lines_at[i + 1][0]); lines_at[i][1] is its body's letters (boiler.c
+ *                               ix_line_prints), row n is (m, 0)
+ *   line_prints u32   [m, 3]    each printed line of the bodies, in order: its print's low and
+ *                               high 32 bits (never 0) and its letters (>= 1, their sum within its
+ *                               chunk's). Both absent from segments written before them, whose
+ *                               prints readers compute from their text (compaction writes them);
+ *                               older segments may hold a "fingerprints" section (a whole body's
+ *                               print), which readers ignore
  *   unit_off   u32    [n + 1]   chunk i's unit pairs (doctype.h "units": a code file's definition,
  *                               a model's element) are unit_meta[unit_off[i] .. unit_off[i + 1])
  *   unit_meta  raw              the pairs, each key NUL value NUL, in the unit's order (a repeated
@@ -173,7 +178,8 @@ typedef struct ix_segment {
     hxf_view file;             /* sections borrow the store map */
     uint32_t base, n;
     const hxf_section *chunks, *text_off, *text, *head_off, *heads, *vectors;
-    const hxf_section *fps;    /* the body fingerprints; NULL in a segment written before them */
+    const hxf_section *lines_at, *line_prints;   /* the bodies' line prints; NULL in a segment
+                                                    written before them */
     const hxf_section *keys;   /* the embedding keys; NULL in a segment written before them */
     hx_kv *unit_kv;            /* owned: the chunks' unit pairs, strings in the map (chunk_meta.c);
                                   NULL when the segment has none */
@@ -210,13 +216,35 @@ typedef struct ix_view {
     size_t n_visible;
     uint8_t *visible_chunks;   /* owned; (next_chunk + 7) / 8 + 1 bytes, 1 = a chunk of such a document */
     uint64_t n_visible_chunks;
-    uint8_t *repeated;         /* owned; next_chunk / 8 + 1 bytes, 1 = a boilerplate chunk (boiler.c) */
+    uint8_t *repeated;         /* owned; next_chunk bytes: each chunk's boilerplate share x 255 (boiler.c) */
+    size_t *line_at;           /* owned; next_chunk + 1: chunk id's printed lines are the view's
+                                  lines line_at[id] .. line_at[id + 1] - 1, in order */
+    uint8_t *line_rep;         /* owned; one bit a printed line of the view: 1 = boilerplate */
 } ix_view;
 
-/* Marks the view's boilerplate chunks in v->repeated (boiler.c); 0 or HX_ENOMEM. */
+/* Sets v->repeated, each chunk's boilerplate share (boiler.c); 0 or HX_ENOMEM. */
 int ix_view_repeats(ix_view *v, hx_error *err);
-/* The fingerprint of a chunk body (boiler.c); 0 for one with too few letters to have one. */
-uint64_t ix_fingerprint(const char *body, size_t len);
+
+/* One printed line of a chunk body (boiler.c). */
+typedef struct ix_line_print {
+    uint64_t print;            /* never 0 */
+    uint32_t letters;
+} ix_line_print;
+/* The prints of body[0..len)'s printed lines (boiler.c: enough letters, not the title that the
+ * heading path heading[0..hl) ends with), the first cap of them into out (NULL when cap is 0);
+ * returns how many it has, and the body's letters in *letters. */
+size_t ix_line_prints(const char *body, size_t len, const char *heading, size_t hl, ix_line_print *out, size_t cap,
+                      uint32_t *letters);
+
+/* A word of a query, lowercased (its bytes borrowed). */
+typedef struct ix_word {
+    const char *s;
+    size_t n;
+} ix_word;
+/* The repeat cut of chunk id (boiler.c) for a query whose words are w[0..n_w) (the first 64 count):
+ * of those found where a word of its body starts, the share found only in its boilerplate lines;
+ * with none found, or no words, 1 for a chunk nearly all boilerplate, else 0. */
+float ix_repeat_cut(const ix_view *v, uint32_t id, const ix_word *w, size_t n_w);
 
 struct hx_index {
     hxi_store *store;
@@ -309,6 +337,14 @@ const hx_kv *ix_chunk_meta(const ix_segment *s, uint32_t chunk_id, size_t *n);
 /* Appends the two sections for chunks' pairs (meta[i], n_meta[i] of chunk i, n chunks) to an
  * open segment writer; nothing when no chunk has pairs. */
 int ix_unit_meta_write(hxf_writer *w, const hx_kv *const *meta, const size_t *n_meta, size_t n, hx_error *err);
+/* Whether chunk c's unit is a declaration with a symbol (code.h HXI_DEF_DECLARATION). */
+bool ix_chunk_declares(const ix_view *v, uint32_t c);
+/* Where chunk decl, when its unit is a declaration (code.h HXI_DEF_DECLARATION: a C or C++
+ * prototype), finds its definition: the first chunk `allowed` accepts of a unit of the same
+ * `symbol` and another kind, in a document of the C family (hxi_code_lang_declares), the
+ * declaration's own document first, then a file of its name's stem (ed25519.h, ed25519.c), else
+ * the only document that defines it. UINT32_MAX: none, or not a declaration. */
+uint32_t ix_definition_of(const ix_view *v, uint32_t decl, bool (*allowed)(uint32_t id, void *ctx), void *ctx);
 
 /* The root record for the writer to commit. */
 int ix_encode_root(const hx_index *ix, uint32_t next_doc, uint32_t next_chunk, hxi_store_ref docs,

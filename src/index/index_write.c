@@ -50,20 +50,60 @@ static int build_threads(void)
     return n > 16 ? 16 : n;
 }
 
+/* The line prints of chunks c[0..n) (index_internal.h "lines_at", "line_prints"): lines_at (n + 1
+ * rows of 2, the caller's) and *prints (*n_lines rows of 3; caller frees), little-endian. */
+static int line_prints(const seg_chunk *c, size_t n, uint32_t *lines_at, uint32_t **prints, size_t *n_lines,
+                       hx_error *err)
+{
+    size_t m = 0, cap = 0;
+    uint32_t letters;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = ix_line_prints(c[i].text + c[i].f[IX_F_BODY], c[i].text_len - c[i].f[IX_F_BODY], c[i].heading,
+                                  c[i].heading_len, NULL, 0, &letters);
+        cap = k > cap ? k : cap;
+        m += k;
+    }
+    ix_line_print *one = hx_malloc(sizeof *one * (cap ? cap : 1));
+    uint32_t *out = hx_malloc(sizeof *out * 3 * (m ? m : 1));
+    if (!one || !out || m >= UINT32_MAX) {
+        free(one);
+        free(out);
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory building a segment's line prints");
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = ix_line_prints(c[i].text + c[i].f[IX_F_BODY], c[i].text_len - c[i].f[IX_F_BODY], c[i].heading,
+                                  c[i].heading_len, one, cap, &letters);
+        hxf_put32((uint8_t *)&lines_at[2 * i], (uint32_t)at);
+        hxf_put32((uint8_t *)&lines_at[2 * i + 1], letters);
+        for (size_t j = 0; j < k; j++, at++) {
+            hxf_put32((uint8_t *)&out[3 * at], (uint32_t)one[j].print);
+            hxf_put32((uint8_t *)&out[3 * at + 1], (uint32_t)(one[j].print >> 32));
+            hxf_put32((uint8_t *)&out[3 * at + 2], one[j].letters);
+        }
+    }
+    hxf_put32((uint8_t *)&lines_at[2 * n], (uint32_t)at);
+    hxf_put32((uint8_t *)&lines_at[2 * n + 1], 0);
+    free(one);
+    *prints = out;
+    *n_lines = m;
+    return 0;
+}
+
 /* Builds the segment image for chunks base .. base + n - 1 (vectors: n x dim, borrowed). */
 static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const float *vectors, uint32_t dim,
                          uint8_t **image, size_t *image_len, hx_error *err)
 {
     int rc = 0;
     hxf_writer w;
-    uint32_t *rows = NULL, *text_off = NULL, *head_off = NULL, *ids = NULL, *fps = NULL;
+    uint32_t *rows = NULL, *text_off = NULL, *head_off = NULL, *ids = NULL, *lines_at = NULL, *prints = NULL;
     char *text = NULL, *heads = NULL;
     uint8_t *keys = NULL;
     bool keyed = false;
     const hx_kv **meta = NULL;
     size_t *n_meta = NULL;
     uint8_t *bm25 = NULL, *graph = NULL;
-    size_t bm25_len = 0, graph_len = 0, text_len = 0, heads_len = 0;
+    size_t bm25_len = 0, graph_len = 0, text_len = 0, heads_len = 0, n_lines = 0;
     hxi_bm25_builder *bb = NULL;
     hxi_hnsw *hn = NULL;
     if (n > UINT32_MAX - 1 - base)
@@ -80,11 +120,11 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     ids = hx_malloc(sizeof *ids * (n ? n : 1));
     text = hx_malloc(text_len ? text_len : 1);
     heads = hx_malloc(heads_len ? heads_len : 1);
-    fps = hx_malloc(sizeof *fps * 2 * (n ? n : 1));
+    lines_at = hx_malloc(sizeof *lines_at * 2 * (n + 1));
     meta = hx_malloc(sizeof *meta * (n ? n : 1));
     n_meta = hx_malloc(sizeof *n_meta * (n ? n : 1));
     keys = hx_calloc(n ? n : 1, IX_EMBED_KEY);
-    if (!rows || !text_off || !head_off || !ids || !text || !heads || !fps || !meta || !n_meta || !keys) {
+    if (!rows || !text_off || !head_off || !ids || !text || !heads || !lines_at || !meta || !n_meta || !keys) {
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory building a segment");
         goto done;
     }
@@ -113,11 +153,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
             goto done;
         for (size_t i = 0; i < n && !rc; i++)
             rc = hxi_bm25_builder_add_chunk(bb, base + (uint32_t)i, c[i].text, c[i].text_len, c[i].f[IX_F_BODY], err);
-        for (size_t i = 0; i < n; i++) {
-            uint64_t fp = ix_fingerprint(c[i].text + c[i].f[IX_F_BODY], c[i].text_len - c[i].f[IX_F_BODY]);
-            hxf_put32((uint8_t *)&fps[2 * i], (uint32_t)fp);
-            hxf_put32((uint8_t *)&fps[2 * i + 1], (uint32_t)(fp >> 32));
-        }
+        if (!rc)
+            rc = line_prints(c, n, lines_at, &prints, &n_lines, err);
         if (rc || (rc = hxi_bm25_builder_finish(bb, &bm25, &bm25_len, err)))
             goto done;
         hxi_hnsw_params hp = {.dim = dim, .dot = hxi_kernels_get()->dot, .seed = HNSW_SEED};
@@ -139,7 +176,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     }
     uint32_t info[4], d_info[4] = {4, 0, 0, 0}, d_rows[4] = {(uint32_t)n, IX_CHUNK_FIELDS, 0, 0},
              d_off[4] = {(uint32_t)n + 1, 0, 0, 0}, d_vec[4] = {(uint32_t)n, dim, 0, 0},
-             d_fps[4] = {(uint32_t)n, 2, 0, 0}, d_keys[4] = {(uint32_t)n, IX_EMBED_KEY, 0, 0};
+             d_at[4] = {(uint32_t)n + 1, 2, 0, 0}, d_lines[4] = {(uint32_t)n_lines, 3, 0, 0},
+             d_keys[4] = {(uint32_t)n, IX_EMBED_KEY, 0, 0};
     hxf_put32((uint8_t *)&info[0], base);
     hxf_put32((uint8_t *)&info[1], (uint32_t)n);
     hxf_put32((uint8_t *)&info[2], dim);
@@ -155,7 +193,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         hxf_writer_add(&w, "vectors", HXF_F32, 2, d_vec, vectors, sizeof *vectors * n * dim, err);
         hxf_writer_add(&w, "bm25", HXF_RAW, 0, NULL, bm25, bm25_len, err);
         hxf_writer_add(&w, "hnsw", HXF_RAW, 0, NULL, graph, graph_len, err);
-        hxf_writer_add(&w, "fingerprints", HXF_U32, 2, d_fps, fps, sizeof *fps * 2 * n, err);
+        hxf_writer_add(&w, "lines_at", HXF_U32, 2, d_at, lines_at, sizeof *lines_at * 2 * (n + 1), err);
+        hxf_writer_add(&w, "line_prints", HXF_U32, 2, d_lines, prints, sizeof *prints * 3 * n_lines, err);
         if (keyed)
             hxf_writer_add(&w, "embed_keys", HXF_U8, 2, d_keys, keys, (uint64_t)n * IX_EMBED_KEY, err);
     }
@@ -169,7 +208,8 @@ done:
     free(text_off);
     free(head_off);
     free(ids);
-    free(fps);
+    free(lines_at);
+    free(prints);
     free(meta);
     free(n_meta);
     free(keys);
@@ -242,7 +282,8 @@ int ix_queue_doc(hx_index *ix, change_set *cs, hxi_doc_source *src, const ix_ver
     snprintf(p->signer, sizeof p->signer, "%s", vd->signer);
     memset(src, 0, sizeof *src);
     cs->n_add++;
-    rc = hxi_chunk_source(hxi_model_tokenizer(ix->model), &p->src, NULL, &p->chunks, &p->n_chunks, err);
+    const hxi_chunk_opts co = hxi_chunk_opts_for(ix->model);
+    rc = hxi_chunk_source(hxi_model_tokenizer(ix->model), &p->src, &co, &p->chunks, &p->n_chunks, err);
     if (rc)
         return rc;
     if (old) {

@@ -226,8 +226,7 @@ static int fill_result(const ix_view *v, uint32_t chunk_id, hx_result *r)
     r->chunk_index = ix_chunk_field(s, chunk_id, IX_F_INDEX);
     r->line_start = ix_chunk_field(s, chunk_id, IX_F_LINE_START);
     r->line_end = ix_chunk_field(s, chunk_id, IX_F_LINE_END);
-    const hxi_doctype *dt = hxi_doctype_find(d->info.type, strlen(d->info.type));
-    r->unit = dt && dt->unit == HX_UNIT_PAGE ? "page" : "line";
+    r->unit = hxi_doctype_unit_name(d->info.type);
     r->n_tokens = ix_chunk_field(s, chunk_id, IX_F_TOKENS);
     r->byte_start = ix_chunk_field(s, chunk_id, IX_F_BYTE_START);
     r->byte_end = ix_chunk_field(s, chunk_id, IX_F_BYTE_END);
@@ -379,7 +378,8 @@ typedef struct {
 } doc_match;
 
 /* The match of a document's title (also without a leading label, a first word that ends in a
- * colon: "KEP-753: Sidecar Containers" names "Sidecar Containers"), its file name (without its
+ * colon: "KEP-753: Sidecar Containers" names "Sidecar Containers"), the title its metadata gives
+ * (front matter, or a folder's metadata file such as kep.yaml), its file name (without its
  * extension) and, for the document a folder opens with (README or index), the folder's name. A
  * folder's metadata file (a --folder-meta name other than README, such as kep.yaml) names nothing:
  * its title is its folder's, which the folder's README answers for. */
@@ -397,6 +397,12 @@ static float doc_names(hxi_title_query *tq, const ix_view *v, const ix_doc *d)
     const char *label = title + strcspn(title, " :");
     if (*label == ':' && label[1] == ' ' && (f = hxi_title_match(tq, label + 2, strlen(label + 2))) > m)
         m = f;
+    for (size_t i = 0; i < d->info.n_meta; i++)
+        if (!strcmp(d->info.meta[i].key, "title")) {
+            f = hxi_title_match(tq, d->info.meta[i].value, strlen(d->info.meta[i].value));
+            m = f > m ? f : m;
+            break;
+        }
     f = hxi_title_match(tq, file, dot && dot > file ? (size_t)(dot - file) : strlen(file));
     m = f > m ? f : m;
     if (opens && file > path + 1) {
@@ -448,25 +454,52 @@ static size_t plain(const char *s, size_t n, char *out, size_t cap)
     return k;
 }
 
-/* The repeat cut of chunk id (fusion.h HX_REPEAT_WEIGHT): 1 for boilerplate (boiler.c), half that
- * for a chunk that, in a document of several chunks, says no more than its heading path's last part
- * or its document's title (below the chunks that say something, still found when nothing else
- * answers: a file of headings alone), else 0; the only chunk of a one-line note is its answer,
- * whatever its title. */
-#define TITLE_ONLY_CUT 0.5f
-static float repeats(const ix_view *v, uint32_t id)
+/* The words of a keyword query that say whether a chunk's own lines answer it (boiler.c
+ * ix_repeat_cut): its terms, stemmed ones without their mark, stop words left out. */
+typedef struct query_words {
+    ix_word w[64];
+    size_t n;
+} query_words;
+
+static void query_words_of(const hxi_bm25_query *q, query_words *qw)
 {
-    if (v->repeated && (v->repeated[id / 8] >> (id % 8) & 1))
-        return 1.0f;
+    const char *t;
+    size_t len;
+    int prefix;
+    qw->n = 0;
+    size_t cap = sizeof qw->w / sizeof *qw->w;
+    for (size_t i = 0; qw->n < cap && hxi_bm25_query_highlight(q, i, &t, &len, &prefix) == 0; i++) {
+        if (len && *t == HX_STEM_MARK) {
+            t++;
+            len--;
+        } else if (hxi_analyzer_is_stop(t, len))
+            continue;
+        if (len)
+            qw->w[qw->n++] = (ix_word){t, len};
+    }
+}
+
+/* The repeat cut of chunk id (fusion.h HX_REPEAT_WEIGHT) for the keyword words qw (NULL: the
+ * vector side): the share of its body, or of the query's words found in it, that is boilerplate
+ * (boiler.c ix_repeat_cut), at least TITLE_ONLY_CUT for a chunk that, in a document of several
+ * chunks, says no more than its heading path's last part or its document's title (below the chunks
+ * that say something, still found when nothing else answers: a file of headings alone); the only
+ * chunk of a one-line note is its answer, whatever its title. */
+#define TITLE_ONLY_CUT 0.5f
+static float repeats(const ix_view *v, uint32_t id, const query_words *qw)
+{
+    float share = ix_repeat_cut(v, id, qw ? qw->w : NULL, qw ? qw->n : 0);
+    if (share >= TITLE_ONLY_CUT)
+        return share;
     const ix_segment *s = ix_segment_of(v, id);
     const ix_doc *d = ix_doc_by_id(v, ix_chunk_field(s, id, IX_F_DOC));
     if (!d || d->info.n_chunks < 2)
-        return 0.0f;
+        return share;
     size_t tlen, hl;
     const char *text = ix_chunk_text(s, id, &tlen), *h = ix_chunk_heading(s, id, &hl), *last = h;
     uint32_t body = ix_chunk_field(s, id, IX_F_BODY);
     if (tlen - body > 256)
-        return 0.0f;
+        return share;
     for (const char *p = h; p + 3 <= h + hl; p++)
         if (!memcmp(p, " > ", 3))
             last = p + 3;
@@ -475,18 +508,19 @@ static float repeats(const ix_view *v, uint32_t id)
     if (!na || (na == nb && !memcmp(a, b, na)))
         return TITLE_ONLY_CUT;
     nb = plain(d->info.title, strlen(d->info.title), b, sizeof b);
-    return na == nb && !memcmp(a, b, na) ? TITLE_ONLY_CUT : 0.0f;
+    return na == nb && !memcmp(a, b, na) ? TITLE_ONLY_CUT : share;
 }
 
 /* Orders one side's hits (side: HX_MODE_VECTOR or HX_MODE_KEYWORD) as that side searched alone
  * ranks them, by its relevance with the name match and the repeat cut, ties in the side's own
  * order: the ranks reciprocal rank fusion takes. key: scratch of n floats. */
-static void rank_side(hx_index *ix, hxi_title_query *tq, hx_search_mode side, double bound, hxi_hit *h, size_t n,
-                      doc_match *dm, float *key)
+static void rank_side(hx_index *ix, hxi_title_query *tq, const query_words *qw, hx_search_mode side, double bound,
+                      hxi_hit *h, size_t n, doc_match *dm, float *key)
 {
     size_t n_dm = 0;
     for (size_t i = 0; i < n; i++) {
-        float nm = tq ? name_match(&ix->v, tq, h[i].id, dm, &n_dm) : 0.0f, rp = repeats(&ix->v, h[i].id);
+        float nm = tq ? name_match(&ix->v, tq, h[i].id, dm, &n_dm) : 0.0f;
+        float rp = repeats(&ix->v, h[i].id, side == HX_MODE_KEYWORD ? qw : NULL);
         float x = side == HX_MODE_KEYWORD && bound > 0 ? (float)(h[i].score / bound) : 0.0f;
         key[i] = hxi_relevance_named(side, side == HX_MODE_VECTOR ? h[i].score : NAN, x, nm, rp);
     }
@@ -509,8 +543,9 @@ static void rank_side(hx_index *ix, hxi_title_query *tq, hx_search_mode side, do
  * the recency factor when asked, and the rank the list is sorted by: the relevance (in hybrid mode
  * under HX_FUSION_RELEVANCE with f's weights, hxi_rank_score) or the fused score, times the recency
  * factor. */
-static void score_candidates(hx_index *ix, const float *vec, double bound, hxi_title_query *tq, hx_search_mode mode,
-                             const hx_search_opts *o, const hxi_fusion *f, hxi_fused *c, size_t n, doc_match *dm)
+static void score_candidates(hx_index *ix, const float *vec, double bound, hxi_title_query *tq, const query_words *qw,
+                             hx_search_mode mode, const hx_search_opts *o, const hxi_fusion *f, hxi_fused *c, size_t n,
+                             doc_match *dm)
 {
     int64_t now = (int64_t)time(NULL);
     bool fused = mode == HX_MODE_HYBRID && o->fusion != HX_FUSION_RELEVANCE;
@@ -519,7 +554,7 @@ static void score_candidates(hx_index *ix, const float *vec, double bound, hxi_t
         float cs = !vec ? NAN : !isnan(c[i].vector_score) ? c[i].vector_score : cosine(&ix->v, ix->dim, vec, c[i].id);
         float x = !isnan(c[i].keyword_score) && bound > 0 ? (float)(c[i].keyword_score / bound) : 0.0f;
         float nm = tq ? name_match(&ix->v, tq, c[i].id, dm, &n_dm) : 0.0f;
-        float rp = repeats(&ix->v, c[i].id);
+        float rp = repeats(&ix->v, c[i].id, isnan(c[i].keyword_score) ? NULL : qw);
         c[i].similarity = cs;
         c[i].relevance = hxi_relevance_named(mode, cs, x, nm, rp);
         c[i].recency = o->recency_key ? (float)hxi_recency_factor(chunk_date(&ix->v, c[i].id, o->recency_key), now,
@@ -542,6 +577,38 @@ static void sort_by_rank(const ix_view *v, hxi_fused *f, size_t n)
             j--;
         }
         f[j] = x;
+    }
+}
+
+/* A declaration answers for its definition: where a candidate is the chunk of a C or C++ prototype
+ * (a unit of kind `declaration`, often the one with the doc comment), the first chunk of the
+ * definition of its symbol that the search may answer (ix_definition_of) takes its place and its
+ * scores, and the definition's own lower place is given up; a declaration whose definition ranks
+ * above it already leaves the list. The prototype is not listed beside its definition (a filter
+ * that excludes the definition, such as kind=declaration, lists it). At most DECLARATION_LOOKUPS
+ * declarations are looked up per search (each reads the C-family documents' unit pairs). The one
+ * place of that rule; f[0..*n) sorted. */
+#define DECLARATION_LOOKUPS 16
+static void defer_declarations(const ix_view *v, chunk_filter *cf, hxi_fused *f, size_t *n)
+{
+    for (size_t i = 0, looked = 0; i < *n && looked < DECLARATION_LOOKUPS;) {
+        bool declares = ix_chunk_declares(v, f[i].id);
+        uint32_t def = declares ? ix_definition_of(v, f[i].id, hnsw_allowed, cf) : UINT32_MAX;
+        looked += declares;
+        if (def == UINT32_MAX) {
+            i++;
+            continue;
+        }
+        size_t j = 0;
+        while (j < *n && f[j].id != def)
+            j++;
+        size_t gone = j < i ? i : j;   /* the declaration, or the definition's lower place */
+        if (j > i)
+            f[i++].id = def;
+        if (gone < *n) {
+            memmove(f + gone, f + gone + 1, sizeof *f * (*n - gone - 1));
+            (*n)--;
+        }
     }
 }
 
@@ -570,6 +637,9 @@ static int search_window(hx_index *ix, const float *vec, const hxi_bm25_query *q
         goto done;
     if (q && (rc = keyword_side(v, q, &cf, n_cand, kh, &nk, &bound, err)))
         goto done;
+    query_words qw = {.n = 0};
+    if (q)
+        query_words_of(q, &qw);
     hxi_fusion f = {o->fusion == HX_FUSION_WEIGHTED ? HX_FUSE_WEIGHTED : HX_FUSE_RRF, o->rrf_k ? o->rrf_k : HX_RRF_K,
                    HX_VECTOR_WEIGHT, HX_TEXT_WEIGHT};
     if (o->vector_weight > 0 || o->text_weight > 0) {
@@ -593,14 +663,15 @@ static int search_window(hx_index *ix, const float *vec, const hxi_bm25_query *q
     } else {
         if (f.kind == HX_FUSE_RRF && o->fusion == HX_FUSION_RRF) {   /* the ranks each mode alone gives */
             float *key = (float *)fused;   /* scratch: fused is not filled yet */
-            rank_side(ix, tq, HX_MODE_VECTOR, bound, vh, nv, dm, key);
-            rank_side(ix, tq, HX_MODE_KEYWORD, bound, kh, nk, dm, key);
+            rank_side(ix, tq, &qw, HX_MODE_VECTOR, bound, vh, nv, dm, key);
+            rank_side(ix, tq, &qw, HX_MODE_KEYWORD, bound, kh, nk, dm, key);
         }
         if ((rc = hxi_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err)))
             goto done;
     }
-    score_candidates(ix, vec, bound, tq, mode, o, &f, fused, nf, dm);
+    score_candidates(ix, vec, bound, tq, &qw, mode, o, &f, fused, nf, dm);
     sort_by_rank(v, fused, nf);
+    defer_declarations(v, &cf, fused, &nf);
     out->total_candidates = nf;
     out->keyword_bound = bound;
     rc = assemble(v, fused, nf, o, k, hybrid, out, err);

@@ -7,6 +7,7 @@
 #include "chunker.h"
 #include "ingest.h"
 #include "alloc.h"
+#include "model.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -584,8 +585,8 @@ static int chunk(const hxi_tokenizer *tok, const char *title, hxi_chunk_style st
     *n_out = 0;
     if (overlap < 0)
         overlap = HX_CHUNK_DEFAULT_OVERLAP;
-    if (max_tokens < 16 || max_tokens > HX_MAX_SEQ_TOKENS)
-        return hx_error_set(err, HX_EINVAL, -1, "chunk budget %d is outside 16..%d", max_tokens, HX_MAX_SEQ_TOKENS);
+    if (max_tokens < 16 || max_tokens > HX_MODEL_MAX_SEQ)
+        return hx_error_set(err, HX_EINVAL, -1, "chunk budget %d is outside 16..%d", max_tokens, HX_MODEL_MAX_SEQ);
     if (len >= UINT32_MAX)
         return hx_error_set(err, HX_ERANGE, -1, "document of %zu bytes is too large to chunk", len);
     chunker c = {.tok = tok, .title = title, .text = text, .len = len, .limit = max_tokens - 2};
@@ -634,6 +635,11 @@ static int chunk(const hxi_tokenizer *tok, const char *title, hxi_chunk_style st
     *out = list.v;
     *n_out = list.n;
     return 0;
+}
+
+hxi_chunk_opts hxi_chunk_opts_for(const hx_model *m)
+{
+    return (hxi_chunk_opts){m->cfg.max_seq, -1};
 }
 
 int hxi_chunk_document(const hxi_tokenizer *tok, const char *title, const char *type, const char *text,

@@ -21,9 +21,15 @@
 #define HX_CHUNK_DEFAULT_OVERLAP 32
 
 typedef struct hxi_chunk_opts {
-    int max_tokens;       /* model input budget incl. [CLS]/[SEP]; 0 = HX_MAX_SEQ_TOKENS */
+    int max_tokens;       /* model input budget incl. [CLS]/[SEP], at most HX_MODEL_MAX_SEQ;
+                           * 0 = HX_MAX_SEQ_TOKENS */
     int overlap_tokens;   /* 0 = no overlap; negative = HX_CHUNK_DEFAULT_OVERLAP */
 } hxi_chunk_opts;
+
+/* The options an index chunks with for model m: its maximum input length (the weights file's, 256
+ * for all-MiniLM-L6-v2, 384 for all-mpnet-base-v2) as the budget, so that a chunk fills what the
+ * model reads, and the default overlap. */
+hxi_chunk_opts hxi_chunk_opts_for(const hx_model *m);
 
 typedef struct hxi_chunk {
     uint32_t index;                  /* position in the document, from 0 */

@@ -1,7 +1,8 @@
 /* mcp.c: the MCP lifecycle and message loop of `hyrax serve`: initialize with version
  * negotiation (every request but ping before it is refused), ping, server/discover, tools/list
- * and tools/call (mcp_tools.c), resources (mcp_resources.c), notifications/cancelled; the model
- * loader; the reader and read contexts the query tools use. Write jobs are mcp_jobs.c's. Only
+ * and tools/call (mcp_tools.c), resources (mcp_resources.c), notifications/cancelled; starting and
+ * stopping the server. The model loader, readers and read contexts are mcp_state.c's, write jobs
+ * mcp_jobs.c's. Only
  * JSON reaches out_fd, one message per line, written whole under out_lock and abandoned when
  * stop_fd fires. Spec: DESIGN.md "MCP server" and the MCP specification (2024-11-05 .. 2025-11-25). */
 #include "mcp_tools.h"
@@ -10,12 +11,10 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 /* Protocol 2026-07-28: no initialize; each request names its version and the client's capabilities
@@ -23,301 +22,10 @@ static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18", "202
 #define MODERN_VERSION "2026-07-28"
 #define META_VERSION "io.modelcontextprotocol/protocolVersion"
 #define META_CAPABILITIES "io.modelcontextprotocol/clientCapabilities"
-#define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
 #define MCP_ERR_UNSUPPORTED_VERSION (-32022)
-static const char server_info[] = "{\"name\":\"hyrax\",\"title\":\"hyrax local hybrid search\",\"version\":\""
-                                  HX_VERSION_STRING "\"}";
 static const char capabilities[] = "{\"tools\":{\"listChanged\":false},\"resources\":{\"listChanged\":false}}";
 
-int64_t mcp_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-double mcp_mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Writes one reply line; errors are logged (the peer may be gone), except the stop that
- * interrupts a write the peer is not reading. Takes out_lock. */
-void mcp_send_line(mcp_server *s, const hxi_json_writer *w)
-{
-    if (!w->len)
-        return;
-    hx_error err = {0};
-    pthread_mutex_lock(&s->out_lock);
-    int rc = hxi_rpc_write_line(s->out_fd, s->cfg->stop_fd, w->buf, w->len, &err);
-    pthread_mutex_unlock(&s->out_lock);
-    if (rc && rc != HX_ECANCELED)
-        fprintf(stderr, "hyrax serve: %s\n", err.message);
-}
-
-int mcp_error_wrap(hx_error *err, const hx_error *inner, const char *fmt, ...)
-{
-    char prefix[sizeof err->message];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(prefix, sizeof prefix, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n + strlen(inner->message) >= sizeof err->message)
-        prefix[0] = 0;
-    return hx_error_set(err, MCP_CODE(*inner), -1, "%s%s", prefix, inner->message);
-}
-
-/* === Model loading === */
-
-/* The precision the index at db records into *out (fp32 for a new one), under a fault guard
- * (hyrax.h): the file may be truncated or overwritten while this thread reads it, and then the
- * model is loaded at fp32 and the first tool call reports the damaged file. */
-static void read_precision(const char *db, hx_precision *out)
-{
-    hx_fault_guard g;
-    *out = HX_PRECISION_FP32;
-    if (HX_FAULT_GUARD(g)) {
-        hx_index_precision(db, out, NULL);
-        hx_fault_leave(&g);
-    }
-}
-
-static void *load_model(void *arg)
-{
-    mcp_server *s = arg;
-    hx_model *m = NULL;
-    hx_error err = {0};
-    hx_model_opts o = {s->cfg->weights, HX_PRECISION_FP32};
-    read_precision(s->cfg->db, &o.precision);
-    int rc = hx_model_open_opts(&m, &o, &err);
-    pthread_mutex_lock(&s->lock);
-    s->model = m;
-    s->model_done = true;
-    if (rc)
-        snprintf(s->model_error, sizeof s->model_error, "the embedding model could not be loaded: %s", err.message);
-    pthread_cond_broadcast(&s->wake);
-    pthread_mutex_unlock(&s->lock);
-    return NULL;
-}
-
-/* The model once the loader is done: NULL, with err set, when loading failed. */
-static hx_model *loaded_model(mcp_server *h, hx_error *err)
-{
-    pthread_mutex_lock(&h->lock);
-    while (!h->model_done)
-        pthread_cond_wait(&h->wake, &h->lock);
-    hx_model *m = h->model;
-    if (!m)
-        hx_error_set(err, HX_EINVAL, -1, "%s", h->model_error);
-    pthread_mutex_unlock(&h->lock);
-    return m;
-}
-
-int mcp_session_model(mcp_session *s, hx_error *err)
-{
-    s->model = loaded_model(s->server, err);
-    return s->model ? 0 : MCP_CODE(*err);
-}
-
-int mcp_session_open(mcp_session *s, hx_error *err)
-{
-    if (s->ses)
-        return 0;
-    if (mcp_session_model(s, err))
-        return MCP_CODE(*err);
-    const hxi_mcp_config *cfg = s->cfg;
-    bool writes = s == &s->server->worker && !cfg->read_only;   /* write tools run on the worker only */
-    hx_session_config sc = {.db = cfg->db, .root = cfg->root, .user_db = cfg->user_db, .no_user_tier = !cfg->user_db,
-                            .registry = cfg->registry, .registry_defaults = true,
-                            .registry_timeout_ms = cfg->registry_timeout_ms, .identity = cfg->identity,
-                            .model = s->model, .threads = cfg->threads, .read_only = !writes,
-                            .memory = cfg->memory_limits};
-    return hx_session_open(&s->ses, &sc, err);
-}
-
-int mcp_session_error(const mcp_session *s, int rc, const hx_read_context *at, hx_error *err)
-{
-    if (rc == HX_ENOTFOUND && !strncmp(err->message, "there is no index", 17))
-        return hx_error_set(err, HX_EINVAL, -1, "there is no index at %s yet: call the reindex tool (or run 'hyrax "
-                                                "index') first",
-                            s->cfg->db);
-    bool missed = strstr(err->message, " kept") || !strncmp(err->message, "nothing is published", 20);
-    if (rc == HX_ENOTFOUND && at && at->selector != HX_READ_HEAD && missed) {   /* no commit matches read_context */
-        hx_error inner = *err;
-        return mcp_error_wrap(err, &inner, "read_context: ");
-    }
-    return rc;
-}
-
-/* s->enc started (with s->enc_threads threads) when it was not yet: 0, or an HX_E* code. */
-static int session_encoder(mcp_session *s, hx_error *err)
-{
-    return s->enc ? 0 : hx_encoder_new(&s->enc, s->model, s->enc_threads, err);
-}
-
-/* hx_index_open of the server's index with its reader identity applied: the one way the server
- * opens an index, so no handle reads past the identity. */
-static int index_open(mcp_session *s, hx_index **ix, unsigned flags, const char *root, hx_error *err)
-{
-    int rc = hx_index_open(ix, s->cfg->db, flags, s->model, root, err);
-    if (!rc && s->cfg->identity && (rc = hx_index_set_identity(*ix, s->cfg->identity, err))) {
-        hx_index_close(*ix);
-        *ix = NULL;
-    }
-    return rc;
-}
-
-bool mcp_model_ready(mcp_session *s)
-{
-    pthread_mutex_lock(&s->server->lock);
-    s->model = s->server->model;
-    pthread_mutex_unlock(&s->server->lock);
-    return s->model != NULL;
-}
-
-static void watch_write_lock(void *ctx, int take)
-{
-    mcp_server *s = ctx;
-    if (take)
-        pthread_mutex_lock(&s->write_lock);
-    else
-        pthread_mutex_unlock(&s->write_lock);
-}
-
-/* The watcher's model: waits for the loader; NULL when loading failed. */
-static const hx_model *watch_model(void *ctx)
-{
-    hx_error err = {0};
-    return loaded_model(ctx, &err);
-}
-
-/* Opens (or refreshes) the reader and points it at the commit ctx selects (NULL = head). */
-static int open_reader_at(mcp_session *s, const hx_read_context *ctx, hx_error *err)
-{
-    hx_error e = {0};
-    if (mcp_session_model(s, err))
-        return MCP_CODE(*err);
-    if (session_encoder(s, &e)) {
-        mcp_error_wrap(err, &e, "cannot start the encoder: ");
-        return MCP_CODE(*err);
-    }
-    if (s->reader) {
-        if (hx_index_read_at(s->reader, ctx, &s->read_taken, &e) == 0)
-            return 0;
-        if (e.code == HX_ENOTFOUND || e.code == HX_EINVAL)   /* no such commit: the reader is fine */
-            return mcp_error_wrap(err, &e, "read_context: ");
-        hx_index_close(s->reader);   /* replaced (compaction) or damaged: open afresh */
-        s->reader = NULL;
-    }
-    if (index_open(s, &s->reader, HX_INDEX_READ, NULL, &e)) {
-        if (e.code == HX_ENOTFOUND)
-            hx_error_set(err, HX_EINVAL, -1, "there is no index at %s yet: call the reindex tool (or run 'hyrax "
-                                             "index') first",
-                     s->cfg->db);
-        else
-            mcp_error_wrap(err, &e, "cannot open the index %s: ", s->cfg->db);
-        s->reader = NULL;
-        return MCP_CODE(*err);
-    }
-    if (hx_index_read_at(s->reader, ctx, &s->read_taken, &e))
-        return mcp_error_wrap(err, &e, "read_context: ");
-    return 0;
-}
-
-int mcp_session_reader(mcp_session *s, hx_error *err)
-{
-    return open_reader_at(s, NULL, err);
-}
-
-/* === Read contexts === */
-
-const mcp_arg mcp_read_context_args[] = {
-    {"selector", MCP_STRING, .choices = hx_read_selector_names,
-     .description = "head: the last commit (the default); published: the newest baseline named published; "
-                    "baseline_id: the newest commit named baseline_id; as_of: the index as it was at as_of. "
-                    "Left out, it follows from baseline_id or as_of when one is given."},
-    {"baseline_id", MCP_STRING, RANGE(1, HX_BASELINE_NAME_MAX),
-     .description = "A baseline's name (create_baseline, or 'hyrax baseline NAME')."},
-    {"as_of", MCP_STRING, AT_LEAST(1),
-     .description = "ISO-8601 time (2026-01-31T12:00:00Z; no zone = UTC) or unix seconds."},
-    {.name = NULL},
-};
-
-const mcp_field mcp_read_context_fields[] = {
-    {"selector", MCP_JSON_STRING, .choices = hx_read_selector_names},
-    {"baseline_id", .type = MCP_JSON_STRING | MCP_JSON_NULL},
-    {"as_of", .type = MCP_JSON_STRING | MCP_JSON_NULL},
-    {"generation", .type = MCP_JSON_INTEGER},
-    {"committed_at", .type = MCP_JSON_STRING},
-    {.name = NULL},
-};
-
-int mcp_read_context(const mcp_args *a, hx_read_context *out, hx_error *err)
-{
-    mcp_args rc = mcp_arg_object(a, "read_context");
-    const char *sel = mcp_arg_str(&rc, "selector"), *name = mcp_arg_str(&rc, "baseline_id");
-    const char *as_of = mcp_arg_str(&rc, "as_of");
-    hx_read_context ctx = {HX_READ_HEAD, name, 0};
-    if (!sel)
-        sel = name && as_of ? "both" : name ? "baseline_id" : as_of ? "as_of" : "head";
-    while (hx_read_selector_names[ctx.selector] && strcmp(hx_read_selector_names[ctx.selector], sel))
-        ctx.selector++;
-    if (!hx_read_selector_names[ctx.selector] || (name && ctx.selector != HX_READ_BASELINE) ||
-        (as_of && ctx.selector != HX_READ_AS_OF))
-        return hx_error_set(err, HX_EINVAL, -1, "read_context: give baseline_id with selector baseline_id, as_of with "
-                                                "selector as_of, and neither with head or published");
-    if (ctx.selector == HX_READ_BASELINE && !name)
-        return hx_error_set(err, HX_EINVAL, -1, "read_context: selector baseline_id needs 'baseline_id' (a baseline's "
-                                                "name)");
-    hx_error e = {0};
-    if (ctx.selector == HX_READ_AS_OF &&
-        (!as_of ? hx_error_set(&e, HX_EINVAL, -1, "selector as_of needs 'as_of' (a time)")
-                : hx_time_parse(as_of, &ctx.as_of_ns, &e)))
-        return mcp_error_wrap(err, &e, "read_context: ");
-    *out = ctx;
-    return 0;
-}
-
-int mcp_open_reader_for(mcp_session *s, const mcp_args *a, hx_error *err)
-{
-    hx_read_context ctx;
-    return mcp_read_context(a, &ctx, err) ? MCP_CODE(*err) : open_reader_at(s, &ctx, err);
-}
-
-void mcp_write_read_context(hxi_json_writer *w, const mcp_session *s)
-{
-    hxi_present_read_context(w, &s->read_taken);
-}
-
-/* === Statistics === */
-
-void mcp_note_query(mcp_session *s, const char *query)
-{
-    hx_stats_note_query(s->server->stats, query);
-}
-
 /* === Methods === */
-
-void mcp_write_result_tail(hxi_json_writer *w, bool modern, int64_t ttl_ms)
-{
-    if (!modern)
-        return;
-    hxi_json_write_key(w, "resultType");
-    hxi_json_write_cstr(w, "complete");
-    if (ttl_ms >= 0) {
-        hxi_json_write_key(w, "ttlMs");
-        hxi_json_write_int(w, ttl_ms);
-        hxi_json_write_key(w, "cacheScope");
-        hxi_json_write_cstr(w, "private");
-    }
-    hxi_json_write_key(w, "_meta");
-    hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, META_SERVER_INFO);
-    hxi_json_write_json(w, server_info, sizeof server_info - 1);
-    hxi_json_write_obj_end(w);
-}
 
 static const char instructions[] =
     "hyrax searches a local folder of documents. Use search for ranked passages with "
@@ -326,19 +34,23 @@ static const char instructions[] =
     "documents and keep the index up to date. Paths are relative to the indexed root. "
     "Answers fit max_bytes; next_cursor continues one that did not.";
 
+/* What initialize and server/discover both tell: capabilities, serverInfo, instructions. */
+static void write_server_card(hxi_json_writer *w)
+{
+    hxi_json_write_key(w, "capabilities");
+    hxi_json_write_json(w, capabilities, sizeof capabilities - 1);
+    hxi_json_write_key(w, "serverInfo");
+    mcp_write_server_info(w);
+    hxi_json_kv_cstr(w, "instructions", instructions);
+}
+
 static int write_initialize(void *ctx, hxi_json_writer *w, hx_error *err)
 {
     const mcp_session *s = ctx;
     (void)err;
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "protocolVersion");
-    hxi_json_write_cstr(w, s->protocol);
-    hxi_json_write_key(w, "capabilities");
-    hxi_json_write_json(w, capabilities, sizeof capabilities - 1);
-    hxi_json_write_key(w, "serverInfo");
-    hxi_json_write_json(w, server_info, sizeof server_info - 1);
-    hxi_json_write_key(w, "instructions");
-    hxi_json_write_cstr(w, instructions);
+    hxi_json_kv_cstr(w, "protocolVersion", s->protocol);
+    write_server_card(w);
     hxi_json_write_obj_end(w);
     return 0;
 }
@@ -366,12 +78,7 @@ static int write_discover(void *ctx, hxi_json_writer *w, hx_error *err)
     hxi_json_write_arr_begin(w);
     hxi_json_write_cstr(w, MODERN_VERSION);
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "capabilities");
-    hxi_json_write_json(w, capabilities, sizeof capabilities - 1);
-    hxi_json_write_key(w, "serverInfo");
-    hxi_json_write_json(w, server_info, sizeof server_info - 1);
-    hxi_json_write_key(w, "instructions");
-    hxi_json_write_cstr(w, instructions);
+    write_server_card(w);
     mcp_write_result_tail(w, true, 0);
     hxi_json_write_obj_end(w);
     return 0;
@@ -516,7 +223,7 @@ int mcp_server_start(mcp_server *s, const hxi_mcp_config *cfg, int out_fd, hx_er
     pthread_cond_init(&s->wake, NULL);
     if (hx_stats_open(&s->stats, cfg->db, cfg->identity, HX_STATS_FLUSH_MS, err))
         return err->code;
-    if (pthread_create(&s->loader_thread, NULL, load_model, s)) {
+    if (pthread_create(&s->loader_thread, NULL, mcp_load_model, s)) {
         hx_stats_close(s->stats);
         return hx_error_set(err, HX_ENOMEM, -1, "cannot start the model loader thread");
     }
@@ -526,10 +233,10 @@ int mcp_server_start(mcp_server *s, const hxi_mcp_config *cfg, int out_fd, hx_er
         return hx_error_set(err, HX_ENOMEM, -1, "cannot start the worker thread");
     }
     if (cfg->watch) {
-        hx_watch_config wc = {.db = cfg->db, .root = cfg->root, .model = watch_model, .model_ctx = s,
+        hx_watch_config wc = {.db = cfg->db, .root = cfg->root, .model = mcp_watch_model, .model_ctx = s,
                               .threads = cfg->threads, .poll_ms = cfg->watch_poll_ms,
                               .force_poll = cfg->watch_poll_ms > 0, .stats = s->stats,
-                              .write_lock = watch_write_lock, .write_ctx = s};
+                              .write_lock = mcp_watch_write_lock, .write_ctx = s};
         hx_error werr = {0};
         if (hx_watch_start(&s->watch, &wc, &werr))
             fprintf(stderr, "hyrax serve: not watching: %s\n", werr.message);

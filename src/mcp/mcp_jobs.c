@@ -1,8 +1,8 @@
 /* mcp_jobs.c: the write jobs of `hyrax serve`: the bounded queue and its worker thread, which runs
  * write tools in order; the sinks an HTTP request waits on; cancellation; progress notifications;
  * and what index_health and document_status say of them (pending paths, recent failures).
- * Locking in mcp_internal.h. */
-#include "mcp_tools.h"
+ * Locking in mcp_state.h. */
+#include "mcp_state.h"
 #include "present.h"
 
 #include <stdio.h>
@@ -66,7 +66,7 @@ static bool job_touches(const mcp_job *j, const char *path)
         const char *v = hxi_json_str(hxi_json_obj_get(a, keys[k]), NULL);
         hit = v && !hx_relpath_clean(v, clean, sizeof clean, NULL) && !strcmp(clean, path);
     }
-    if (!hit && !strcmp(mcp_tools[j->tool].name, "reindex")) {
+    if (!hit && !strcmp(j->name, "reindex")) {
         const hxi_json_val *paths = hxi_json_obj_get(a, "paths");
         if (!paths || !hxi_json_len(paths))
             hit = true;   /* everything */
@@ -95,19 +95,15 @@ bool mcp_path_pending(mcp_server *s, const char *path)
 void mcp_write_health_jobs(mcp_server *s, hxi_json_writer *w)
 {
     pthread_mutex_lock(&s->lock);
-    hxi_json_write_key(w, "pending_jobs");
-    hxi_json_write_uint(w, s->queued_jobs);
+    hxi_json_kv_uint(w, "pending_jobs", s->queued_jobs);
     hxi_json_write_key(w, "running_job");
     if (s->running)
-        hxi_json_write_cstr(w, mcp_tools[s->running->tool].name);
+        hxi_json_write_cstr(w, s->running->name);
     else
         hxi_json_write_null(w);
-    hxi_json_write_key(w, "jobs_done");
-    hxi_json_write_uint(w, s->jobs_done);
-    hxi_json_write_key(w, "jobs_failed");
-    hxi_json_write_uint(w, s->jobs_failed);
-    hxi_json_write_key(w, "jobs_busy");
-    hxi_json_write_uint(w, s->jobs_busy);
+    hxi_json_kv_uint(w, "jobs_done", s->jobs_done);
+    hxi_json_kv_uint(w, "jobs_failed", s->jobs_failed);
+    hxi_json_kv_uint(w, "jobs_busy", s->jobs_busy);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -119,8 +115,7 @@ void mcp_write_failures(mcp_server *s, hxi_json_writer *w)
         size_t i = (s->next_failure + MCP_FAILURES - 1 - k) % MCP_FAILURES;
         hxi_json_write_obj_begin(w);
         hxi_present_reason(w, s->failures[i].path, s->failures[i].reason);
-        hxi_json_write_key(w, "at_ns");
-        hxi_json_write_int(w, s->failures[i].at_ns);
+        hxi_json_kv_int(w, "at_ns", s->failures[i].at_ns);
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
@@ -235,7 +230,7 @@ void *mcp_worker_main(void *arg)
         int rc = -1;
         if (hxi_json_parse(&doc, j->args, j->args_len, NULL, &err) == 0) {
             pthread_mutex_lock(&s->write_lock);   /* the watcher's batches wait meanwhile */
-            rc = mcp_run_tool(&s->worker, j->tool, hxi_json_doc_root(doc), j->id, j->id_len, j->modern, &out);
+            rc = j->run(&s->worker, j->tool, hxi_json_doc_root(doc), j->id, j->id_len, j->modern, &out);
             pthread_mutex_unlock(&s->write_lock);
             hxi_json_doc_free(doc);
         } else {
@@ -278,8 +273,8 @@ static void write_busy(mcp_server *s, const hxi_rpc_msg *msg, hxi_json_writer *o
 
 /* Queues a write job for the worker and returns true (the worker answers it), or leaves the
  * answer in out and returns false: busy over the queue bounds, or out of memory. */
-bool mcp_enqueue(mcp_session *session, int tool, const hxi_rpc_msg *msg, const hxi_json_val *args, mcp_sink *sink,
-                 hxi_json_writer *out)
+bool mcp_enqueue(mcp_session *session, int tool, const char *name, mcp_job_run run, const hxi_rpc_msg *msg,
+                 const hxi_json_val *args, mcp_sink *sink, hxi_json_writer *out)
 {
     mcp_server *s = session->server;
     bool modern = session->modern;
@@ -305,6 +300,8 @@ bool mcp_enqueue(mcp_session *session, int tool, const hxi_rpc_msg *msg, const h
     j->id_len = msg->id_len;
     j->args = hxi_json_writer_take(&aw, &j->args_len);
     j->tool = tool;
+    j->name = name;
+    j->run = run;
     j->modern = modern;
     const hxi_json_val *token = hxi_json_obj_get(hxi_json_obj_get(msg->params, "_meta"), "progressToken");
     if (token && (hxi_json_type_of(token) == HX_JSON_STRING || hxi_json_type_of(token) == HX_JSON_NUMBER)) {
@@ -419,18 +416,14 @@ int mcp_progress(mcp_server *s, size_t done, size_t total, const char *path)
         hxi_json_writer w;
         hxi_json_writer_init(&w);
         hxi_json_write_obj_begin(&w);
-        hxi_json_write_key(&w, "jsonrpc");
-        hxi_json_write_cstr(&w, "2.0");
-        hxi_json_write_key(&w, "method");
-        hxi_json_write_cstr(&w, "notifications/progress");
+        hxi_json_kv_cstr(&w, "jsonrpc", "2.0");
+        hxi_json_kv_cstr(&w, "method", "notifications/progress");
         hxi_json_write_key(&w, "params");
         hxi_json_write_obj_begin(&w);
         hxi_json_write_key(&w, "progressToken");
         hxi_json_write_json(&w, token, strlen(token));
-        hxi_json_write_key(&w, "progress");
-        hxi_json_write_uint(&w, done);
-        hxi_json_write_key(&w, "total");
-        hxi_json_write_uint(&w, total);
+        hxi_json_kv_uint(&w, "progress", done);
+        hxi_json_kv_uint(&w, "total", total);
         hxi_json_write_obj_end(&w);
         hxi_json_write_obj_end(&w);
         if (!hxi_json_writer_finish(&w, NULL)) {

@@ -4,7 +4,7 @@
  * hx_index_doc_text's: a file-backed one's file under the root as it is now (no symbolic link
  * followed), a stored one's chunks in order. Reads go through the session's reader like the query
  * tools. */
-#include "mcp_internal.h"
+#include "mcp_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,24 +77,18 @@ static int write_list(void *ctx, hxi_json_writer *w, hx_error *err)
         hxi_json_write_obj_begin(w);
         hxi_json_write_key(w, "uri");
         write_uri(w, d.path);
-        hxi_json_write_key(w, "name");
-        hxi_json_write_cstr(w, d.path);
-        if (d.title && *d.title) {
-            hxi_json_write_key(w, "title");
-            hxi_json_write_cstr(w, d.title);
-        }
-        hxi_json_write_key(w, "mimeType");
-        hxi_json_write_cstr(w, d.type && !strcmp(d.type, "markdown") ? "text/markdown" : "text/plain");
-        hxi_json_write_key(w, "size");
-        hxi_json_write_uint(w, d.size);
+        hxi_json_kv_cstr(w, "name", d.path);
+        if (d.title && *d.title)
+            hxi_json_kv_cstr(w, "title", d.title);
+        hxi_json_kv_cstr(w, "mimeType", d.type && !strcmp(d.type, "markdown") ? "text/markdown" : "text/plain");
+        hxi_json_kv_uint(w, "size", d.size);
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
     if (from + PAGE < n) {
         char cursor[32];
         snprintf(cursor, sizeof cursor, "p%zu", from + PAGE);
-        hxi_json_write_key(w, "nextCursor");
-        hxi_json_write_cstr(w, cursor);
+        hxi_json_kv_cstr(w, "nextCursor", cursor);
     }
     mcp_write_result_tail(w, s->modern, 0);
     hxi_json_write_obj_end(w);
@@ -155,8 +149,7 @@ static int write_read(void *ctx, hxi_json_writer *w, hx_error *err)
     hxi_json_write_obj_begin(w);
     hxi_json_write_key(w, "uri");
     hxi_json_write_str(w, o->uri, o->uri_len);
-    hxi_json_write_key(w, "mimeType");
-    hxi_json_write_cstr(w, o->mime);
+    hxi_json_kv_cstr(w, "mimeType", o->mime);
     hxi_json_write_key(w, "text");
     hxi_json_write_str(w, o->text ? o->text : "", o->len);
     hxi_json_write_obj_end(w);

@@ -37,12 +37,9 @@ int mcp_tool_create_baseline(mcp_session *s, const hxi_json_val *args, hxi_json_
     if (rc || (rc = hx_session_baseline(s->ses, mcp_arg_str(&a, "name"), &made, err)))
         return mcp_write_error(s, rc, "cannot create the baseline: ", err);
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "success");
-    hxi_json_write_bool(w, 1);
-    hxi_json_write_key(w, "baseline_id");
-    hxi_json_write_cstr(w, made.name);
-    hxi_json_write_key(w, "generation");
-    hxi_json_write_uint(w, made.generation);
+    hxi_json_kv_bool(w, "success", 1);
+    hxi_json_kv_cstr(w, "baseline_id", made.name);
+    hxi_json_kv_uint(w, "generation", made.generation);
     mcp_write_time(w, "committed_at", made.committed_ns);
     hxi_json_write_obj_end(w);
     return 0;
@@ -130,14 +127,10 @@ int mcp_tool_publish(mcp_session *s, const hxi_json_val *args, hxi_json_writer *
     }
     if (!rc) {
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "published");
-        hxi_json_write_uint(w, rep.published);
-        hxi_json_write_key(w, "unchanged");
-        hxi_json_write_uint(w, rep.unchanged);
-        hxi_json_write_key(w, "removed");
-        hxi_json_write_uint(w, rep.removed);
-        hxi_json_write_key(w, "chunks");
-        hxi_json_write_uint(w, rep.chunks);
+        hxi_json_kv_uint(w, "published", rep.published);
+        hxi_json_kv_uint(w, "unchanged", rep.unchanged);
+        hxi_json_kv_uint(w, "removed", rep.removed);
+        hxi_json_kv_uint(w, "chunks", rep.chunks);
         hxi_present_rejected(w, rep.rejected, rep.n_rejected);
         hxi_json_write_obj_end(w);
     }
@@ -213,40 +206,28 @@ static void write_watch(hxi_json_writer *out, hx_watch *watch, bool named)
     char when[64];
     hx_watch_health_get(watch, &h);
     hxi_json_write_obj_begin(out);
-    hxi_json_write_key(out, "mode");
-    hxi_json_write_cstr(out, h.mode);
-    hxi_json_write_key(out, "root");
-    hxi_json_write_cstr(out, h.root);
-    hxi_json_write_key(out, "batches");
-    hxi_json_write_uint(out, h.batches);
-    hxi_json_write_key(out, "commits");
-    hxi_json_write_uint(out, h.commits);
-    hxi_json_write_key(out, "pending_paths");
-    hxi_json_write_uint(out, h.pending_paths);
+    hxi_json_kv_cstr(out, "mode", h.mode);
+    hxi_json_kv_cstr(out, "root", h.root);
+    hxi_json_kv_uint(out, "batches", h.batches);
+    hxi_json_kv_uint(out, "commits", h.commits);
+    hxi_json_kv_uint(out, "pending_paths", h.pending_paths);
     hxi_json_write_key(out, "last_batch");
     if (!h.have_last) {
         hxi_json_write_null(out);
     } else {
         hxi_json_write_obj_begin(out);
         hx_time_format(h.last_at_ns, when, sizeof when);
-        hxi_json_write_key(out, "at");
-        hxi_json_write_cstr(out, when);
-        hxi_json_write_key(out, "paths");
-        hxi_json_write_uint(out, h.last_paths);
-        hxi_json_write_key(out, "added");
-        hxi_json_write_uint(out, h.last_added);
-        hxi_json_write_key(out, "updated");
-        hxi_json_write_uint(out, h.last_updated);
-        hxi_json_write_key(out, "removed");
-        hxi_json_write_uint(out, h.last_removed);
+        hxi_json_kv_cstr(out, "at", when);
+        hxi_json_kv_uint(out, "paths", h.last_paths);
+        hxi_json_kv_uint(out, "added", h.last_added);
+        hxi_json_kv_uint(out, "updated", h.last_updated);
+        hxi_json_kv_uint(out, "removed", h.last_removed);
         hxi_json_write_key(out, "rejected");
         hxi_json_write_arr_begin(out);
         for (size_t i = 0; named && i < h.n_last_rejected; i++) {
             hxi_json_write_obj_begin(out);
-            hxi_json_write_key(out, "path");
-            hxi_json_write_cstr(out, h.last_rejected[i][0]);
-            hxi_json_write_key(out, "reason");
-            hxi_json_write_cstr(out, h.last_rejected[i][1]);
+            hxi_json_kv_cstr(out, "path", h.last_rejected[i][0]);
+            hxi_json_kv_cstr(out, "reason", h.last_rejected[i][1]);
             hxi_json_write_obj_end(out);
         }
         hxi_json_write_arr_end(out);
@@ -255,12 +236,9 @@ static void write_watch(hxi_json_writer *out, hx_watch *watch, bool named)
             hxi_json_write_cstr(out, h.last_error);
         else
             hxi_json_write_null(out);
-        hxi_json_write_key(out, "generation");
-        hxi_json_write_uint(out, h.last_generation);
-        hxi_json_write_key(out, "seconds");
-        hxi_json_write_double(out, h.last_seconds);
-        hxi_json_write_key(out, "lag_ms");
-        hxi_json_write_double(out, h.last_lag_ms);
+        hxi_json_kv_uint(out, "generation", h.last_generation);
+        hxi_json_kv_double(out, "seconds", h.last_seconds);
+        hxi_json_kv_double(out, "lag_ms", h.last_lag_ms);
         hxi_json_write_obj_end(out);
     }
     hxi_json_write_obj_end(out);
@@ -275,31 +253,20 @@ int mcp_tool_index_health(mcp_session *s, const hxi_json_val *args, hxi_json_wri
     hx_index_stats st = {0};
     bool have = !open_rc && !hx_index_stats_get(s->reader, &st, NULL);
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "status");
-    hxi_json_write_cstr(w, have ? (st.documents ? "ok" : "empty") : s->model ? "empty" : "error");
-    if (!have) {
-        hxi_json_write_key(w, "message");
-        hxi_json_write_cstr(w, why.message);
-    }
-    hxi_json_write_key(w, "db");
-    hxi_json_write_cstr(w, s->cfg->db);
-    hxi_json_write_key(w, "root");
-    hxi_json_write_cstr(w, have ? hx_index_root(s->reader) : s->cfg->root);
-    hxi_json_write_key(w, "documents");
-    hxi_json_write_uint(w, st.documents);
-    hxi_json_write_key(w, "chunks");
-    hxi_json_write_uint(w, st.live_chunks);
-    hxi_json_write_key(w, "segments");
-    hxi_json_write_uint(w, st.segments);
-    hxi_json_write_key(w, "tombstones");
-    hxi_json_write_uint(w, st.tombstones);
-    hxi_json_write_key(w, "file_bytes");
-    hxi_json_write_uint(w, st.file_bytes);
+    hxi_json_kv_cstr(w, "status", have ? (st.documents ? "ok" : "empty") : s->model ? "empty" : "error");
+    if (!have)
+        hxi_json_kv_cstr(w, "message", why.message);
+    hxi_json_kv_cstr(w, "db", s->cfg->db);
+    hxi_json_kv_cstr(w, "root", have ? hx_index_root(s->reader) : s->cfg->root);
+    hxi_json_kv_uint(w, "documents", st.documents);
+    hxi_json_kv_uint(w, "chunks", st.live_chunks);
+    hxi_json_kv_uint(w, "segments", st.segments);
+    hxi_json_kv_uint(w, "tombstones", st.tombstones);
+    hxi_json_kv_uint(w, "file_bytes", st.file_bytes);
     hxi_json_write_key(w, "last_commit");
     if (have) {
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "generation");
-        hxi_json_write_uint(w, st.generation);
+        hxi_json_kv_uint(w, "generation", st.generation);
         mcp_write_time(w, "committed_at", st.committed_ns);
         hxi_json_write_obj_end(w);
     } else {
@@ -310,12 +277,9 @@ int mcp_tool_index_health(mcp_session *s, const hxi_json_val *args, hxi_json_wri
     hx_model_info def;   /* not loaded yet: the index's model, else the default */
     hx_model_catalog(0, &def);
     const bool indexed = have && st.model[0] && st.dim > 0;
-    hxi_json_write_key(w, "name");
-    hxi_json_write_cstr(w, s->model ? hx_model_name(s->model) : indexed ? st.model : def.name);
-    hxi_json_write_key(w, "dimension");
-    hxi_json_write_int(w, s->model ? hx_model_dim(s->model) : indexed ? st.dim : def.dim);
-    hxi_json_write_key(w, "loaded");
-    hxi_json_write_bool(w, s->model != NULL);
+    hxi_json_kv_cstr(w, "name", s->model ? hx_model_name(s->model) : indexed ? st.model : def.name);
+    hxi_json_kv_int(w, "dimension", s->model ? hx_model_dim(s->model) : indexed ? st.dim : def.dim);
+    hxi_json_kv_bool(w, "loaded", s->model != NULL);
     hxi_json_write_obj_end(w);
     mcp_write_health_jobs(s->server, w);
     hxi_json_write_key(w, "failures");
@@ -323,8 +287,7 @@ int mcp_tool_index_health(mcp_session *s, const hxi_json_val *args, hxi_json_wri
     hx_error serr = {0};
     hx_activity act;
     if (hx_stats_activity(s->server->stats, s->cfg->db, s->cfg->identity, &act, &serr)) {
-        hxi_json_write_key(w, "stats_error");
-        hxi_json_write_cstr(w, serr.message);
+        hxi_json_kv_cstr(w, "stats_error", serr.message);
     } else {
         hxi_present_activity(w, &act);   /* latency, top_queries, index */
     }
@@ -338,10 +301,8 @@ int mcp_tool_index_health(mcp_session *s, const hxi_json_val *args, hxi_json_wri
     clock_gettime(CLOCK_REALTIME, &ts);
     hxi_json_write_key(w, "uptime_s");
     hxi_json_write_double(w, (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - s->server->started_ns) / 1e9);
-    hxi_json_write_key(w, "read_only");
-    hxi_json_write_bool(w, s->cfg->read_only);
-    hxi_json_write_key(w, "protocol_version");
-    hxi_json_write_cstr(w, s->protocol);
+    hxi_json_kv_bool(w, "read_only", s->cfg->read_only);
+    hxi_json_kv_cstr(w, "protocol_version", s->protocol);
     hxi_json_write_obj_end(w);
     return 0;
 }

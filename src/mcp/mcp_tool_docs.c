@@ -59,13 +59,10 @@ static const mcp_field doc_summary_fields[] = {DOC_SUMMARY_ROWS, {.name = NULL}}
  * metadata (null or [] when it has none; tags lists every value of the key). */
 static void write_seed_doc_fields(hxi_json_writer *w, const hx_doc_info *d)
 {
-    hxi_json_write_key(w, "filename");
-    hxi_json_write_cstr(w, d->path);
+    hxi_json_kv_cstr(w, "filename", d->path);
     mcp_write_time(w, "uploaded_at", d->indexed_ns);
-    hxi_json_write_key(w, "category");
-    hxi_json_write_cstr(w, meta_value(d->meta, d->n_meta, "category"));
-    hxi_json_write_key(w, "description");
-    hxi_json_write_cstr(w, meta_value(d->meta, d->n_meta, "description"));
+    hxi_json_kv_cstr(w, "category", meta_value(d->meta, d->n_meta, "category"));
+    hxi_json_kv_cstr(w, "description", meta_value(d->meta, d->n_meta, "description"));
     hxi_json_write_key(w, "tags");
     hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < d->n_meta; i++)
@@ -76,30 +73,19 @@ static void write_seed_doc_fields(hxi_json_writer *w, const hx_doc_info *d)
 
 static void write_doc_summary(hxi_json_writer *w, const hx_doc_info *d)
 {
-    hxi_json_write_key(w, "id");
-    hxi_json_write_uint(w, d->id);
-    hxi_json_write_key(w, "path");
-    hxi_json_write_cstr(w, d->path);
-    hxi_json_write_key(w, "source");
-    hxi_json_write_cstr(w, hxi_present_kind(d->kind));
-    hxi_json_write_key(w, "title");
-    hxi_json_write_cstr(w, d->title);
-    hxi_json_write_key(w, "type");
-    hxi_json_write_cstr(w, d->type);
-    hxi_json_write_key(w, "size");
-    hxi_json_write_uint(w, d->size);
-    hxi_json_write_key(w, "hash");
-    hxi_json_write_cstr(w, d->sha256);
-    hxi_json_write_key(w, "version");
-    hxi_json_write_cstr(w, d->sha256);
+    hxi_json_kv_uint(w, "id", d->id);
+    hxi_json_kv_cstr(w, "path", d->path);
+    hxi_json_kv_cstr(w, "source", hxi_present_kind(d->kind));
+    hxi_json_kv_cstr(w, "title", d->title);
+    hxi_json_kv_cstr(w, "type", d->type);
+    hxi_json_kv_uint(w, "size", d->size);
+    hxi_json_kv_cstr(w, "hash", d->sha256);
+    hxi_json_kv_cstr(w, "version", d->sha256);
     mcp_write_time(w, "indexed_at", d->indexed_ns);
     mcp_write_time(w, "modified_at", d->mtime_ns);
-    hxi_json_write_key(w, "status");
-    hxi_json_write_cstr(w, doc_status_word(d));
-    hxi_json_write_key(w, "chunks_count");
-    hxi_json_write_uint(w, d->n_chunks);
-    hxi_json_write_key(w, "total_tokens");
-    hxi_json_write_uint(w, d->tokens);
+    hxi_json_kv_cstr(w, "status", doc_status_word(d));
+    hxi_json_kv_uint(w, "chunks_count", d->n_chunks);
+    hxi_json_kv_uint(w, "total_tokens", d->tokens);
     hxi_json_write_key(w, "metadata");
     hxi_present_meta(w, d->meta, d->n_meta);
     hxi_present_signer(w, d->trust.signer);
@@ -193,12 +179,9 @@ static int list_filtered(mcp_session *s, const hxi_json_val *args, const hx_filt
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "total");
-    hxi_json_write_uint(w, l.total);
-    hxi_json_write_key(w, "limit");
-    hxi_json_write_int(w, limit);
-    hxi_json_write_key(w, "offset");
-    hxi_json_write_int(w, offset);
+    hxi_json_kv_uint(w, "total", l.total);
+    hxi_json_kv_int(w, "limit", limit);
+    hxi_json_kv_int(w, "offset", offset);
     hxi_json_write_key(w, "next_cursor");
     if ((size_t)(offset + limit) < l.total) {
         char next[32];
@@ -289,8 +272,7 @@ int mcp_tool_get_document(mcp_session *s, const hxi_json_val *args, hxi_json_wri
         return rc;
     hxi_json_write_obj_begin(w);
     write_doc_summary(w, &d.info);
-    hxi_json_write_key(w, "encoding");
-    hxi_json_write_cstr(w, d.info.encoding);
+    hxi_json_kv_cstr(w, "encoding", d.info.encoding);
     write_extraction(w, &d.info);
     if (chunks) {
         hxi_json_write_key(w, "chunks");
@@ -298,18 +280,12 @@ int mcp_tool_get_document(mcp_session *s, const hxi_json_val *args, hxi_json_wri
         for (size_t c = 0; c < d.n_chunks; c++) {
             const hx_result *r = &d.chunks[c];
             hxi_json_write_obj_begin(w);
-            hxi_json_write_key(w, "chunk_id");
-            hxi_json_write_uint(w, r->chunk_id);
-            hxi_json_write_key(w, "index");
-            hxi_json_write_uint(w, r->chunk_index);
-            hxi_json_write_key(w, "heading");
-            hxi_json_write_cstr(w, r->heading);
-            hxi_json_write_key(w, "line_start");
-            hxi_json_write_uint(w, r->line_start);
-            hxi_json_write_key(w, "line_end");
-            hxi_json_write_uint(w, r->line_end);
-            hxi_json_write_key(w, "tokens");
-            hxi_json_write_uint(w, r->n_tokens);
+            hxi_json_kv_uint(w, "chunk_id", r->chunk_id);
+            hxi_json_kv_uint(w, "index", r->chunk_index);
+            hxi_json_kv_cstr(w, "heading", r->heading);
+            hxi_json_kv_uint(w, "line_start", r->line_start);
+            hxi_json_kv_uint(w, "line_end", r->line_end);
+            hxi_json_kv_uint(w, "tokens", r->n_tokens);
             hxi_json_write_key(w, "text");
             hxi_json_write_str(w, r->text, r->text_len);
             hxi_json_write_obj_end(w);
@@ -377,8 +353,7 @@ int mcp_tool_document_status(mcp_session *s, const hxi_json_val *args, hxi_json_
                          : failed                    ? "failed"
                                                      : "not_found";
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "found");
-    hxi_json_write_bool(w, found);
+    hxi_json_kv_bool(w, "found", found);
     hxi_json_write_key(w, "id");
     if (found || by_id)
         hxi_json_write_uint(w, found ? d.id : (uint64_t)id);
@@ -404,8 +379,7 @@ int mcp_tool_document_status(mcp_session *s, const hxi_json_val *args, hxi_json_
         hxi_json_write_cstr(w, d.type);
     else
         hxi_json_write_null(w);
-    hxi_json_write_key(w, "status");
-    hxi_json_write_cstr(w, status);
+    hxi_json_kv_cstr(w, "status", status);
     if (found) {
         mcp_write_time(w, "indexed_at", d.indexed_ns);
         mcp_write_time(w, "vectorized_at", d.indexed_ns);
@@ -415,8 +389,7 @@ int mcp_tool_document_status(mcp_session *s, const hxi_json_val *args, hxi_json_
         hxi_json_write_key(w, "vectorized_at");
         hxi_json_write_null(w);
     }
-    hxi_json_write_key(w, "chunks_count");
-    hxi_json_write_uint(w, found ? d.n_chunks : 0);
+    hxi_json_kv_uint(w, "chunks_count", found ? d.n_chunks : 0);
     hxi_json_write_key(w, "last_error");
     if (failed)
         hxi_json_write_cstr(w, reason);
@@ -424,12 +397,9 @@ int mcp_tool_document_status(mcp_session *s, const hxi_json_val *args, hxi_json_
         hxi_json_write_null(w);
     hxi_json_write_key(w, "embeddings");
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "model");
-    hxi_json_write_cstr(w, hx_model_name(s->model));
-    hxi_json_write_key(w, "dimension");
-    hxi_json_write_int(w, hx_model_dim(s->model));
-    hxi_json_write_key(w, "provider");
-    hxi_json_write_cstr(w, "hyrax (local, in-process)");
+    hxi_json_kv_cstr(w, "model", hx_model_name(s->model));
+    hxi_json_kv_int(w, "dimension", hx_model_dim(s->model));
+    hxi_json_kv_cstr(w, "provider", "hyrax (local, in-process)");
     hxi_json_write_obj_end(w);
     if (open)
         mcp_write_read_context(w, s);
@@ -523,8 +493,7 @@ int mcp_tool_add_document(mcp_session *s, const hxi_json_val *args, hxi_json_wri
         hxi_json_write_obj_begin(w);
         write_doc_summary(w, &doc.info);
         hxi_json_write_obj_end(w);
-        hxi_json_write_key(w, "status");
-        hxi_json_write_cstr(w, out.report.added ? "added" : out.report.updated ? "updated" : "unchanged");
+        hxi_json_kv_cstr(w, "status", out.report.added ? "added" : out.report.updated ? "updated" : "unchanged");
         mcp_write_report(w, &out.report);
         mcp_write_committed(w, &out);
         hxi_json_write_obj_end(w);
@@ -581,18 +550,12 @@ int mcp_tool_delete_document(mcp_session *s, const hxi_json_val *args, hxi_json_
     if (rc)
         return rc;
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "success");
-    hxi_json_write_bool(w, 1);
-    hxi_json_write_key(w, "doc_id");
-    hxi_json_write_uint(w, out.doc_id);
-    hxi_json_write_key(w, "path");
-    hxi_json_write_cstr(w, out.path);
-    hxi_json_write_key(w, "source");
-    hxi_json_write_cstr(w, hxi_present_kind(out.kind));
-    hxi_json_write_key(w, "deleted_chunks");
-    hxi_json_write_uint(w, out.report.chunks_removed);
-    hxi_json_write_key(w, "remembered");
-    hxi_json_write_bool(w, out.kind == HX_DOC_FILE);
+    hxi_json_kv_bool(w, "success", 1);
+    hxi_json_kv_uint(w, "doc_id", out.doc_id);
+    hxi_json_kv_cstr(w, "path", out.path);
+    hxi_json_kv_cstr(w, "source", hxi_present_kind(out.kind));
+    hxi_json_kv_uint(w, "deleted_chunks", out.report.chunks_removed);
+    hxi_json_kv_bool(w, "remembered", out.kind == HX_DOC_FILE);
     hxi_json_write_key(w, "note");
     hxi_json_write_cstr(w, out.kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
                                                     "add_document {path} indexes it again"

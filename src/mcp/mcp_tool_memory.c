@@ -183,10 +183,8 @@ int mcp_tool_search_history(mcp_session *s, const hxi_json_val *args, hxi_json_w
     if (rc || (rc = hx_session_search_history(s->ses, &q, &l, err)))
         return rc;
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "query");
-    hxi_json_write_cstr(w, q.query);
-    hxi_json_write_key(w, "mode");
-    hxi_json_write_cstr(w, hx_mode_names[q.mode]);
+    hxi_json_kv_cstr(w, "query", q.query);
+    hxi_json_kv_cstr(w, "mode", hx_mode_names[q.mode]);
     hxi_json_write_key(w, "results");
     hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < l.n; i++) {
@@ -198,8 +196,7 @@ int mcp_tool_search_history(mcp_session *s, const hxi_json_val *args, hxi_json_w
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "total_results");
-    hxi_json_write_uint(w, l.n);
+    hxi_json_kv_uint(w, "total_results", l.n);
     hxi_json_write_obj_end(w);
     hx_turn_list_free(&l);
     return 0;

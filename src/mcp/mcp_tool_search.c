@@ -104,17 +104,14 @@ static const mcp_arg recency_args[] = {
 /* The results of an answer a (res: a's, or results a holds), each with the commit that answered it. */
 static void write_results(hxi_json_writer *w, const hx_results *res, const hx_session_answer *a)
 {
-    hxi_json_write_key(w, "group_by");
-    hxi_json_write_cstr(w, hx_group_names[res->group]);
+    hxi_json_kv_cstr(w, "group_by", hx_group_names[res->group]);
     hxi_json_write_key(w, "results");
     hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < res->n; i++)
         hxi_present_result(w, &res->v[i], res->group, hx_session_answer_generation(a, &res->v[i]));
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "total_results");
-    hxi_json_write_uint(w, res->n);
-    hxi_json_write_key(w, "search_time_ms");
-    hxi_json_write_double(w, res->search_ms);
+    hxi_json_kv_uint(w, "total_results", res->n);
+    hxi_json_kv_double(w, "search_time_ms", res->search_ms);
 }
 
 /* Search options of search and find_similar, from their tables. */
@@ -172,8 +169,6 @@ const mcp_arg mcp_search_args[] = {
     MCP_ARG_SOURCE,
     {.name = NULL},
 };
-
-/* Who signed a document (hxi_present_signer): in results, citations, context sources and documents. */
 
 /* A result of search and find_similar (hxi_present_result). */
 static const mcp_field more_fields[] = {
@@ -273,10 +268,8 @@ static int search_filtered(mcp_session *s, const hxi_json_val *args, const hx_fi
         hxi_present_registry_search(w, query, o.mode, &ans.results, ans.registry, ans.tiers[0].reason);
     } else {
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "query");
-        hxi_json_write_cstr(w, query);
-        hxi_json_write_key(w, "mode");
-        hxi_json_write_cstr(w, o.mode == HX_MODE_VECTOR ? "semantic" : hxi_mode_name(o.mode));
+        hxi_json_kv_cstr(w, "query", query);
+        hxi_json_kv_cstr(w, "mode", o.mode == HX_MODE_VECTOR ? "semantic" : hxi_mode_name(o.mode));
         write_results(w, &ans.results, &ans);
         write_tiers(w, s, &ans);
         hxi_json_write_obj_end(w);
@@ -353,26 +346,16 @@ const mcp_field mcp_get_context_out = {
 static void write_source(hxi_json_writer *w, const hx_context_source *p)
 {
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "index");
-    hxi_json_write_uint(w, p->label);
-    hxi_json_write_key(w, "doc_id");
-    hxi_json_write_uint(w, p->first->doc_id);
-    hxi_json_write_key(w, "path");
-    hxi_json_write_cstr(w, p->first->path);
-    hxi_json_write_key(w, "title");
-    hxi_json_write_cstr(w, p->first->title);
-    hxi_json_write_key(w, "heading");
-    hxi_json_write_cstr(w, p->first->heading);
-    hxi_json_write_key(w, "line_start");
-    hxi_json_write_uint(w, p->line_start);
-    hxi_json_write_key(w, "line_end");
-    hxi_json_write_uint(w, p->line_end);
-    hxi_json_write_key(w, "relevance");
-    hxi_json_write_double(w, p->relevance);
-    hxi_json_write_key(w, "tokens");
-    hxi_json_write_uint(w, p->tokens);
-    hxi_json_write_key(w, "bytes");
-    hxi_json_write_uint(w, p->bytes);
+    hxi_json_kv_uint(w, "index", p->label);
+    hxi_json_kv_uint(w, "doc_id", p->first->doc_id);
+    hxi_json_kv_cstr(w, "path", p->first->path);
+    hxi_json_kv_cstr(w, "title", p->first->title);
+    hxi_json_kv_cstr(w, "heading", p->first->heading);
+    hxi_json_kv_uint(w, "line_start", p->line_start);
+    hxi_json_kv_uint(w, "line_end", p->line_end);
+    hxi_json_kv_double(w, "relevance", p->relevance);
+    hxi_json_kv_uint(w, "tokens", p->tokens);
+    hxi_json_kv_uint(w, "bytes", p->bytes);
     hxi_json_write_key(w, "chunk_ids");
     hxi_json_write_arr_begin(w);
     for (size_t c = 0; c < p->n_ranked; c++)
@@ -383,22 +366,16 @@ static void write_source(hxi_json_writer *w, const hx_context_source *p)
     for (size_t c = p->n_ranked; c < p->n_chunks; c++)
         hxi_json_write_uint(w, p->chunk_ids[c]);
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "version");
-    hxi_json_write_cstr(w, p->first->doc_sha256);
+    hxi_json_kv_cstr(w, "version", p->first->doc_sha256);
     hxi_json_write_key(w, "metadata");
     hxi_present_meta_merged(w, p->first->chunk_meta, p->first->n_chunk_meta, p->first->meta, p->first->n_meta);
     hxi_present_signer(w, p->first->signer);
-    hxi_json_write_key(w, "generation");
-    hxi_json_write_uint(w, p->generation);
-    if (p->first->tier) {
-        hxi_json_write_key(w, "tier");
-        hxi_json_write_cstr(w, p->first->tier);
-    }
+    hxi_json_kv_uint(w, "generation", p->generation);
+    if (p->first->tier)
+        hxi_json_kv_cstr(w, "tier", p->first->tier);
     if (p->relation) {
-        hxi_json_write_key(w, "relationship");
-        hxi_json_write_cstr(w, p->relation);
-        hxi_json_write_key(w, "related_to");
-        hxi_json_write_uint(w, p->related_to);
+        hxi_json_kv_cstr(w, "relationship", p->relation);
+        hxi_json_kv_uint(w, "related_to", p->related_to);
     }
     hxi_json_write_obj_end(w);
 }
@@ -430,8 +407,7 @@ static int context_filtered(mcp_session *s, const hxi_json_val *args, const hx_f
     if (rc || (rc = hx_session_context(s->ses, &q, &c, err)))
         return mcp_session_error(s, rc, &q.search.at, err);
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "query");
-    hxi_json_write_cstr(w, query);
+    hxi_json_kv_cstr(w, "query", query);
     hxi_json_write_key(w, "context");
     hxi_json_write_str(w, c.text ? c.text : "", c.len);
     hxi_json_write_key(w, "sources");
@@ -439,14 +415,10 @@ static int context_filtered(mcp_session *s, const hxi_json_val *args, const hx_f
     for (size_t i = 0; i < c.n_sources; i++)
         write_source(w, &c.sources[i]);
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "total_tokens");
-    hxi_json_write_uint(w, c.tokens);
-    hxi_json_write_key(w, "max_tokens");
-    hxi_json_write_uint(w, c.max_tokens);
-    hxi_json_write_key(w, "dropped");
-    hxi_json_write_uint(w, c.dropped);
-    hxi_json_write_key(w, "truncated");
-    hxi_json_write_bool(w, c.dropped > 0);
+    hxi_json_kv_uint(w, "total_tokens", c.tokens);
+    hxi_json_kv_uint(w, "max_tokens", c.max_tokens);
+    hxi_json_kv_uint(w, "dropped", c.dropped);
+    hxi_json_kv_bool(w, "truncated", c.dropped > 0);
     write_tiers(w, s, &c.answer);
     hxi_json_write_obj_end(w);
     mcp_note_query(s, query);
@@ -518,8 +490,7 @@ static int similar_filtered(mcp_session *s, const hxi_json_val *args, const hx_f
         return rc == HX_ENOTFOUND && by_chunk ? (err->code = HX_EINVAL)   /* the tool's code for an unknown chunk */
                                               : mcp_session_error(s, rc, &q.at, err);
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "source");
-    hxi_json_write_cstr(w, source);
+    hxi_json_kv_cstr(w, "source", source);
     write_results(w, &ans.results, &ans);
     hxi_present_read_context(w, &ans.taken);
     hxi_json_write_obj_end(w);

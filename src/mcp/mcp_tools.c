@@ -2,7 +2,7 @@
  * description, argument table (mcp_args.h: a table makes the tool's inputSchema and the checks
  * every call passes before the tool runs), output schema, handler; and what the tool families
  * (mcp_tool_*.c) share. Read tools run on the main thread with its reader; write tools run on the
- * worker thread with a writer opened per job (mcp_internal.h). A bad argument is a tool error
+ * worker thread with a writer opened per job (mcp_state.h). A bad argument is a tool error
  * (isError) whose message says what to change. */
 #include "mcp_tools.h"
 #include "present.h"
@@ -53,8 +53,7 @@ void mcp_write_time(hxi_json_writer *w, const char *key, int64_t ns)
 {
     char buf[64];
     hx_time_format(ns, buf, sizeof buf);
-    hxi_json_write_key(w, key);
-    hxi_json_write_cstr(w, buf);
+    hxi_json_kv_cstr(w, key, buf);
 }
 
 /* The tools that take `filters` run as fn with them parsed (hx_filter_parse_json_text), freed after the call. */
@@ -110,41 +109,27 @@ int mcp_job_progress(void *ctx, size_t done, size_t total, const char *path)
 
 void mcp_write_report(hxi_json_writer *w, const hx_update_report *r)
 {
-    hxi_json_write_key(w, "added");
-    hxi_json_write_uint(w, r->added);
-    hxi_json_write_key(w, "updated");
-    hxi_json_write_uint(w, r->updated);
-    hxi_json_write_key(w, "unchanged");
-    hxi_json_write_uint(w, r->unchanged);
-    hxi_json_write_key(w, "removed");
-    hxi_json_write_uint(w, r->removed);
-    hxi_json_write_key(w, "kept_out");
-    hxi_json_write_uint(w, r->kept_out);
+    hxi_json_kv_uint(w, "added", r->added);
+    hxi_json_kv_uint(w, "updated", r->updated);
+    hxi_json_kv_uint(w, "unchanged", r->unchanged);
+    hxi_json_kv_uint(w, "removed", r->removed);
+    hxi_json_kv_uint(w, "kept_out", r->kept_out);
     hxi_present_rejected(w, r->rejected, r->n_rejected);
-    hxi_json_write_key(w, "chunks_added");
-    hxi_json_write_uint(w, r->chunks_added);
-    hxi_json_write_key(w, "chunks_removed");
-    hxi_json_write_uint(w, r->chunks_removed);
-    hxi_json_write_key(w, "chunks_embedded");
-    hxi_json_write_uint(w, r->chunks_embedded);
-    hxi_json_write_key(w, "chunks_reused");
-    hxi_json_write_uint(w, r->chunks_reused);
-    hxi_json_write_key(w, "seconds");
-    hxi_json_write_double(w, r->seconds);
+    hxi_json_kv_uint(w, "chunks_added", r->chunks_added);
+    hxi_json_kv_uint(w, "chunks_removed", r->chunks_removed);
+    hxi_json_kv_uint(w, "chunks_embedded", r->chunks_embedded);
+    hxi_json_kv_uint(w, "chunks_reused", r->chunks_reused);
+    hxi_json_kv_double(w, "seconds", r->seconds);
 }
 
 /* "searchable": the commit that holds the change, visible to every search from now on, and a
  * "warning" when something after that commit failed (the change itself is committed). */
 void mcp_write_committed(hxi_json_writer *w, const hx_session_write *out)
 {
-    if (out->report.warning[0]) {
-        hxi_json_write_key(w, "warning");
-        hxi_json_write_cstr(w, out->report.warning);
-    }
-    hxi_json_write_key(w, "generation");
-    hxi_json_write_uint(w, out->commit.generation);
-    hxi_json_write_key(w, "searchable");
-    hxi_json_write_bool(w, 1);
+    if (out->report.warning[0])
+        hxi_json_kv_cstr(w, "warning", out->report.warning);
+    hxi_json_kv_uint(w, "generation", out->commit.generation);
+    hxi_json_kv_bool(w, "searchable", 1);
     mcp_write_time(w, "searchable_at", out->commit.committed_ns);
 }
 
@@ -270,8 +255,7 @@ static int write_tool_result(void *ctx, hxi_json_writer *w, hx_error *err)
     hxi_json_write_key(w, "content");
     hxi_json_write_arr_begin(w);
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "type");
-    hxi_json_write_cstr(w, "text");
+    hxi_json_kv_cstr(w, "type", "text");
     hxi_json_write_key(w, "text");
     if (o->error)
         hxi_json_write_cstr(w, o->error);
@@ -283,8 +267,7 @@ static int write_tool_result(void *ctx, hxi_json_writer *w, hx_error *err)
         hxi_json_write_key(w, "structuredContent");
         hxi_json_write_json(w, o->structured->buf, o->structured->len);
     }
-    hxi_json_write_key(w, "isError");
-    hxi_json_write_bool(w, o->error != NULL);
+    hxi_json_kv_bool(w, "isError", o->error != NULL);
     mcp_write_result_tail(w, o->modern, -1);
     hxi_json_write_obj_end(w);
     return 0;
@@ -517,8 +500,7 @@ static void write_page(hxi_json_writer *out, const hxi_json_val *root, const mcp
         hxi_json_write_arr_end(out);
     }
     if (left) {
-        hxi_json_write_key(out, "omitted");
-        hxi_json_write_uint(out, left);
+        hxi_json_kv_uint(out, "omitted", left);
         char next[48] = "";
         int64_t offset = 0;
         if (p->own_cursor) {
@@ -527,10 +509,8 @@ static void write_page(hxi_json_writer *out, const hxi_json_val *root, const mcp
         } else if (p->repeatable) {
             snprintf(next, sizeof next, "%zu.%08x", b->skip + keep, (unsigned)b->args_hash);
         }
-        if (next[0]) {
-            hxi_json_write_key(out, "next_cursor");
-            hxi_json_write_cstr(out, next);
-        }
+        if (next[0])
+            hxi_json_kv_cstr(out, "next_cursor", next);
     }
     hxi_json_write_obj_end(out);
 }
@@ -663,10 +643,8 @@ int mcp_write_tools_list(void *ctx, hxi_json_writer *w, hx_error *err)
         if (!(server->listed >> t & 1))
             continue;
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "name");
-        hxi_json_write_cstr(w, tool->name);
-        hxi_json_write_key(w, "description");
-        hxi_json_write_cstr(w, tool->description);
+        hxi_json_kv_cstr(w, "name", tool->name);
+        hxi_json_kv_cstr(w, "description", tool->description);
         hxi_json_write_key(w, "inputSchema");
         mcp_args_schema(w, tool->args, budget_table(t), !server->full_schemas);
         if (server->full_schemas) {
@@ -675,10 +653,8 @@ int mcp_write_tools_list(void *ctx, hxi_json_writer *w, hx_error *err)
         }
         hxi_json_write_key(w, "annotations");
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "readOnlyHint");
-        hxi_json_write_bool(w, !tool->writes);
-        hxi_json_write_key(w, "openWorldHint");
-        hxi_json_write_bool(w, 0);
+        hxi_json_kv_bool(w, "readOnlyHint", !tool->writes);
+        hxi_json_kv_bool(w, "openWorldHint", 0);
         hxi_json_write_obj_end(w);
         hxi_json_write_obj_end(w);
     }
@@ -727,7 +703,7 @@ void mcp_tools_call(mcp_session *s, const hxi_rpc_msg *msg, mcp_sink *sink, hxi_
         return;
     }
     if (mcp_tools[t].writes) {
-        *deferred = mcp_enqueue(s, t, msg, args, sink, out);
+        *deferred = mcp_enqueue(s, t, mcp_tools[t].name, mcp_run_tool, msg, args, sink, out);
         return;
     }
     hxi_json_doc *empty_doc = NULL;

@@ -5,7 +5,7 @@
 #ifndef HX_MCP_TOOLS_H
 #define HX_MCP_TOOLS_H
 
-#include "mcp_internal.h"
+#include "mcp_state.h"
 
 /* === The table (mcp_tools.c) === */
 

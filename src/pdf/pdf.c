@@ -3,12 +3,15 @@
  * Tc/Tw/Tz/TL/Ts, Tj/TJ/'/", q/Q, cm, Form XObjects through Do) and turns the glyphs' positions
  * into words and lines in content order: a space where the gap exceeds a fraction of the font
  * size, a new line where the baseline moves, a line-end hyphen joined. One block per page with its
- * page number (citations say `page 7`); the document information dictionary into metadata.
+ * page number (citations say `page 7`), split where a line spells an entry of the document outline
+ * (pdf_outline.c): that line opens a section of the outline entry's depth, so chunks keep a heading
+ * path; the document information dictionary into metadata.
  * Objects, filters and fonts are pdf_obj.c, pdf_filter.c and pdf_font.c (spec: ISO 32000-2). */
 #include "doctype.h"
 #include "pdf.h"
 
 #include "alloc.h"
+#include "unicode.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +40,9 @@ typedef struct page_run {
     double tm[6], tlm[6];
     bool have_prev;
     double px, py, pend, psize;  /* the previous glyph: origin, end along the line, size */
+    size_t pstart;               /* where the previous glyph's text starts in buf */
+    uint32_t pmark;              /* the previous glyph is a spacing accent: its combining mark; else 0 */
+    bool pletter;                /* the previous glyph is a letter */
     uint64_t ops_left;           /* tokens the document may still read (a bound on Form fan-out) */
     int forms;                   /* Form XObjects open */
     bool cut;                    /* stopped at the operator bound */
@@ -75,11 +81,60 @@ static bool is_letter(char c)
     return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (unsigned char)c >= 0x80;
 }
 
-/* Places one glyph's text u[0..n) at (x, y) with its advance and size, all in device space. */
+/* The combining mark (U+0300..U+0328) of a spacing accent TeX and others draw over a letter as a
+ * glyph of its own (U+00A8 diaeresis, U+00B4 acute, ...), or 0. */
+static uint32_t accent_mark(const char *u, size_t n)
+{
+    static const uint32_t pairs[][2] = {
+        {0x0060, 0x0300}, {0x005E, 0x0302}, {0x007E, 0x0303}, {0x00A8, 0x0308}, {0x00AF, 0x0304}, {0x00B4, 0x0301},
+        {0x00B8, 0x0327}, {0x02C6, 0x0302}, {0x02C7, 0x030C}, {0x02C9, 0x0304}, {0x02D8, 0x0306}, {0x02D9, 0x0307},
+        {0x02DA, 0x030A}, {0x02DB, 0x0328}, {0x02DC, 0x0303}, {0x02DD, 0x030B},
+    };
+    size_t pos = 0;
+    uint32_t cp;
+    if (!hxi_utf8_next(u, n, &pos, &cp) || pos != n)
+        return 0;
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if (pairs[i][0] == cp)
+            return pairs[i][1];
+    return 0;
+}
+
+/* Emits combining mark `mark` (2 bytes of UTF-8). */
+static int emit_mark(page_run *r, uint32_t mark)
+{
+    char m[4];
+    return emit(r, m, (size_t)hxi_utf8_put(mark, m));
+}
+
+/* Places one glyph's text u[0..n) at (x, y) with its advance and size, all in device space. A
+ * spacing accent drawn over the letter before or after it (they overlap along the line) becomes
+ * that letter's combining mark, so "Scho\u0308pf" reads as one word as pdftotext's "Schöpf" does. */
 static int place(page_run *r, const char *u, size_t n, bool blank, double x, double y, double adv, double size)
 {
     if (size <= 0)
         size = 1;
+    uint32_t mark = blank ? 0 : accent_mark(u, n);
+    bool letter = !blank && n && is_letter(u[0]) && !mark;
+    if (r->have_prev && !blank && fabs(y - r->py) <= PDF_LINE_SHIFT * size && x < r->pend - 0.1 * size &&
+        x > r->px - 0.5 * size) {
+        if (mark && r->pletter) {   /* letter, then its accent drawn back over it */
+            r->pmark = 0;
+            r->pletter = false;
+            return emit_mark(r, mark);
+        }
+        if (letter && r->pmark) {   /* accent, then the letter drawn under it */
+            uint32_t pm = r->pmark;
+            r->len = r->pstart;
+            r->pstart = r->len;
+            r->pmark = 0;
+            r->pletter = false;
+            r->pend = x + adv;
+            r->px = x;
+            int rc = emit(r, u, n);
+            return rc ? rc : emit_mark(r, pm);
+        }
+    }
     if (r->have_prev) {
         double ref = size > r->psize ? size : r->psize;
         bool newline = fabs(y - r->py) > PDF_LINE_SHIFT * ref || x < r->px - ref;
@@ -101,6 +156,9 @@ static int place(page_run *r, const char *u, size_t n, bool blank, double x, dou
     r->py = y;
     r->pend = x + adv;
     r->psize = size;
+    r->pstart = r->len;
+    r->pmark = mark;
+    r->pletter = letter;
     if (blank)
         return ends_blank(r) ? 0 : emit(r, " ", 1);
     if (n == 3 && (unsigned char)u[0] == 0xEF && (unsigned char)u[1] == 0xAC && (unsigned char)u[2] <= 0x86) {
@@ -131,7 +189,9 @@ static int show(page_run *r, const pdf_obj *s)
          * table, a vertical label) reads in lines as upright text does */
         double cx = len > 0 ? m[0] / len : 1, cy = len > 0 ? m[1] / len : 0;
         double x = px * cx + py * cy, y = py * cx - px * cy;
-        double size = fabs(g->fs) * hypot(m[2], m[3]), adv = tx * len;
+        /* the glyph's own width, without character and word spacing (as pdftotext): a line set with
+         * a large Tc that TJ offsets take back still shows its spaces */
+        double size = fabs(g->fs) * hypot(m[2], m[3]), adv = w / 1000 * g->fs * g->th * len;
         bool blank = ulen == 1 && (u[0] == ' ' || u[0] == '\t' || u[0] == '\n' || u[0] == '\r');
         if ((ulen || is_space) && isfinite(x) && isfinite(y) && isfinite(adv) && isfinite(size)) {
             int rc = place(r, u, ulen, blank || (!ulen && is_space), x, y, adv, size);
@@ -388,8 +448,38 @@ typedef struct walk {
     uint8_t *seen;               /* page-tree nodes visited, by object number */
     uint32_t pages, empty;
     uint64_t ops_left;
+    pdf_outline outline;         /* the document's outline: which lines are headings */
     bool full, cut;
 } walk;
+
+/* One page's text s[0..n) into the extraction: a block of its own, lines that spell the next
+ * outline entries as headings, the rest as prose. Entries passed over on the way to a heading (their
+ * words are on no page: a part title drawn as an image, a chapter number on a line of its own)
+ * still open their sections when they are above it, so the heading path follows the outline. */
+static int page_blocks(walk *w, const char *s, size_t n, hx_error *err)
+{
+    pdf_outline *o = &w->outline;
+    size_t start = 0;   /* s[start..i) is prose not yet written */
+    int rc = hxi_x_block(w->x, HX_BLOCK_PROSE, err);
+    for (size_t i = 0; !rc && i < n;) {
+        size_t from = o->next, j = 0;
+        size_t h = o->next < o->n ? pdf_outline_match(o, s + i, n - i, &j) : 0;
+        if (!h) {
+            const char *eol = memchr(s + i, '\n', n - i);
+            i = eol ? (size_t)(eol - s) + 1 : n;
+            continue;
+        }
+        if (i > start)
+            rc = hxi_x_text(w->x, s + start, i - start, err);
+        for (size_t k = from; !rc && k < j; k++)
+            if (o->h[k].level < o->h[j].level)
+                rc = hxi_x_section(w->x, o->h[k].level, o->h[k].title, o->h[k].tlen, err);
+        if (!rc)
+            rc = hxi_x_heading(w->x, o->h[j].level, s + i, h, err);
+        start = i += h;
+    }
+    return !rc && start < n ? hxi_x_text(w->x, s + start, n - start, err) : rc;
+}
 
 static int page_text(walk *w, pdf_obj *page, pdf_obj *res, hx_error *err)
 {
@@ -450,9 +540,7 @@ static int page_text(walk *w, pdf_obj *page, pdf_obj *res, hx_error *err)
             w->full = true;
         }
         hxi_x_source(w->x, w->pages, w->pages);
-        rc = hxi_x_block(w->x, HX_BLOCK_PROSE, err);
-        if (!rc && n)
-            rc = hxi_x_text(w->x, r->buf, n, err);
+        rc = page_blocks(w, r->buf, n, err);
         if (!rc && w->full)
             rc = hxi_x_warn(w->x, err, "text cut at page %u: more than %d times the file's size", w->pages,
                             HX_INGEST_MAX_GROWTH);
@@ -595,6 +683,8 @@ static int extract_pdf(const uint8_t *raw, size_t len, hxi_extract *x, hx_error 
         goto out;
     pdf_obj *root = pdf_get(&d, d.trailer, "Root");
     if (root && (rc = xmp(&d, x, pdf_get(&d, root, "Metadata"), err)))
+        goto out;
+    if (root && (rc = pdf_outline_read(&d, root, &w.outline)))
         goto out;
     pdf_obj *pages = root ? pdf_get(&d, root, "Pages") : NULL;
     if (!pages) {

@@ -1,8 +1,8 @@
 /* pdf.h: the PDF reader's internal interface, shared by its files: pdf_obj.c (the object syntax,
  * cross-reference tables and streams, object streams: ISO 32000-2 7.2-7.5), pdf_filter.c (stream
- * filters: 7.4), pdf_font.c (fonts, encodings, ToUnicode CMaps: 9.6-9.10) and pdf.c (the page
- * tree, content streams, text layout, metadata and the document-type row). Nothing outside src/pdf/pdf*.c
- * includes it.
+ * filters: 7.4), pdf_font.c (fonts, encodings, ToUnicode CMaps: 9.6-9.10), pdf_outline.c (the
+ * outline as headings: 12.3.3) and pdf.c (the page tree, content streams, text layout, metadata and
+ * the document-type row). Nothing outside src/pdf/pdf*.c includes it.
  *
  * Bounds (hostile files): objects nest at most PDF_MAX_DEPTH deep; resolving references nests at
  * most PDF_MAX_RESOLVE deep (a loop of references ends there with an error); every stream decodes
@@ -140,5 +140,26 @@ void pdf_font_next(const pdf_font *f, const uint8_t *s, size_t n, size_t *i, cha
                    bool *is_space);
 /* Unicode code point of a glyph name (Adobe Glyph List, uniXXXX, uXXXX[XX]); 0 when unknown. */
 uint32_t pdf_glyph_unicode(const char *name);
+
+/* === pdf_outline.c === */
+typedef struct pdf_heading {
+    const char *key;        /* the title's words as a comparison key (arena), klen bytes */
+    size_t klen;
+    const char *title;      /* the title as UTF-8 (arena), tlen bytes */
+    size_t tlen;
+    int level;              /* 1 for the outline's top items */
+} pdf_heading;
+typedef struct pdf_outline {
+    pdf_heading *h;         /* in document order (arena) */
+    size_t n;
+    size_t next;            /* the first entry no line has matched yet */
+} pdf_outline;
+/* The catalog's outline into o (empty when there is none or it is damaged); 0 or the document's
+ * error (the arena's limit). */
+int pdf_outline_read(pdf_doc *d, pdf_obj *root, pdf_outline *o);
+/* Whether the line at s (up to n bytes of a page's text) is one of the next outline entries: the
+ * bytes its heading spans (it may wrap over a few lines, newline included) with *entry set to its
+ * index, and the entries up to it passed (o->next moves past it); 0 when it is not. */
+size_t pdf_outline_match(pdf_outline *o, const char *s, size_t n, size_t *entry);
 
 #endif

@@ -391,7 +391,13 @@ static int cid_widths(pdf_doc *d, pdf_font *f, pdf_obj *desc)
     pdf_obj *w = pdf_get(d, desc, "W");
     if (!w || w->kind != PDF_ARRAY)
         return 0;
-    size_t cap = w->u.a.n * 2 + 1, n = 0;
+    size_t cap = 1, n = 0;   /* one entry per code of a `c [w1 w2 ...]` list, one per `c1 c2 w` range */
+    for (size_t i = 0; i < w->u.a.n; i++) {
+        pdf_obj *v = pdf_resolve(d, &w->u.a.v[i]);
+        if (!v)
+            return d->err->code;
+        cap += v->kind == PDF_ARRAY ? v->u.a.n : 1;
+    }
     cid_width *cw = pdf_alloc(d, cap * sizeof *cw);
     if (!cw)
         return d->err->code;

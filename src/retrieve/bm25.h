@@ -86,7 +86,9 @@
  *               analysis the leaves score through their stemmed terms only (stop words not at
  *               all) and wholes and segments through the exact field: kube-scheduler scores
  *               kube-scheduler, ~kube and ~schedul. So no leaf counts in both fields; the
- *               whole (like a phrase) adds that the leaves stand joined
+ *               whole (like a phrase) adds that the leaves stand joined. A leaf of one ASCII
+ *               letter does not score (the I of "I am", e.g.), nor does a whole of such leaves,
+ *               unless the query would have no scoring or required clause without them
  *   "word"      a quoted single word: its terms in the exact field only
  *   +word       the document must contain the word's first term (the whole compound, exact
  *               field); scores too

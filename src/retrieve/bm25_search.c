@@ -34,6 +34,7 @@ struct hxi_bm25_query {
     char *text;           /* owned term bytes */
     size_t text_len, text_cap;
     uint32_t analyzer;    /* HX_ANALYZER_* the words were analyzed with */
+    int letters;          /* single letters score (q_letter): a query of nothing else */
 };
 
 void hxi_bm25_query_free(hxi_bm25_query *q)
@@ -103,22 +104,37 @@ static int q_add_single(hxi_bm25_query *q, int occur, int type, const char *s, s
     return 0;
 }
 
+/* Is term i a single ASCII letter (its analysed term: the mark and one letter)? With English
+ * analysis such a leaf is not a query word (the I of "I am interested in", the e and g of "e.g.",
+ * the s of "one's"), as the \w\w+ token pattern of bm25s and scikit-learn leaves it out, unless
+ * the query holds nothing else. */
+static int q_letter(const hxi_analysis *an, size_t i)
+{
+    const char *s = hxi_analyzer_term(an, i);
+    size_t n = an->terms[i].text_len, k = an->terms[i].kind == HX_TERM_STEM;
+    return n == k + 1 && ((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z'));
+}
+
 /* Is the whole compound an.terms[i] an identifier: joined by _ . / or :, or split by case
  * (parse_chunk_size, os.path.join, computeFibonacci, HTTPServer)? A compound of plain words joined
- * by hyphens (two-dimensional, kube-scheduler) is not. */
-static int q_identifier(const hxi_analysis *an, size_t i)
+ * by hyphens (two-dimensional, kube-scheduler) is not, nor is one of single letters (e.g., i.e.)
+ * where those do not score. */
+static int q_identifier(const hxi_bm25_query *q, const hxi_analysis *an, size_t i)
 {
     const hxi_term *w = &an->terms[i];
     const char *s = hxi_analyzer_term(an, i);
-    size_t hyphens = 0, leaves = 0;
+    size_t hyphens = 0, leaves = 0, words = 0;
+    int joined = 0;
     for (uint32_t k = 0; k < w->text_len; k++) {
-        if (s[k] == '_' || s[k] == '.' || s[k] == '/' || s[k] == ':')
-            return 1;
+        joined |= s[k] == '_' || s[k] == '.' || s[k] == '/' || s[k] == ':';
         hyphens += s[k] == '-';
     }
     for (size_t j = i + 1; j < an->n_terms && an->terms[j].start < w->end; j++)
-        leaves += an->terms[j].kind == HX_TERM_LEAF;
-    return leaves > hyphens + 1;
+        if (an->terms[j].kind == HX_TERM_LEAF) {
+            leaves++;
+            words += q->letters || !q_letter(an, j);
+        }
+    return words && (joined || leaves > hyphens + 1);
 }
 
 /* Does term i of an optional word score? With English analysis an optional word scores through the
@@ -130,10 +146,10 @@ static int q_scores(const hxi_bm25_query *q, const hxi_analysis *an, size_t i, i
 {
     uint32_t kind = an->terms[i].kind;
     if (kind == HX_TERM_STEM)
-        return !exact;
+        return !exact && (q->letters || !q_letter(an, i));
     if (exact || q->analyzer == HX_ANALYZER_EXACT)
         return 1;
-    return kind == HX_TERM_WHOLE && q_identifier(an, i);
+    return kind == HX_TERM_WHOLE && q_identifier(q, an, i);
 }
 
 static int q_phrase(hxi_bm25_query *q, hxi_analysis *an, int occur, const char *s, size_t n);
@@ -231,6 +247,15 @@ static int q_prefix(hxi_bm25_query *q, hxi_analysis *an, int occur, const char *
     return q_add_single(q, occ, CL_PREFIX, hxi_analyzer_term(an, pick), an->terms[pick].text_len);
 }
 
+/* Does q hold a clause that scores or requires? */
+static int q_scoring(const hxi_bm25_query *q)
+{
+    for (size_t c = 0; c < q->n_cl; c++)
+        if (q->cl[c].occur != OCC_NOT)
+            return 1;
+    return 0;
+}
+
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -251,6 +276,7 @@ int hxi_bm25_query_parse(hxi_bm25_query **out, uint32_t analyzer, const char *te
     q->analyzer = an.config = analyzer;
     size_t i = 0;
     int rc = 0;
+again:
     while (i < len && !rc && q->n_cl < HX_BM25_MAX_CLAUSES) {
         while (i < len && is_space(text[i]))
             i++;
@@ -283,6 +309,12 @@ int hxi_bm25_query_parse(hxi_bm25_query **out, uint32_t analyzer, const char *te
             rc = q_word(q, &an, occur, text + i, j - i, 0);
         }
         i = j;
+    }
+    if (!rc && !q->letters && analyzer != HX_ANALYZER_EXACT && !q_scoring(q)) {
+        q->letters = 1;   /* nothing but single letters: they are the query */
+        q->n_cl = q->n_terms = q->text_len = 0;
+        i = 0;
+        goto again;
     }
     hxi_analyzer_free(&an);
     if (rc) {

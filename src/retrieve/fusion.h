@@ -49,13 +49,16 @@ float hxi_relevance(hx_search_mode mode, float cosine, float kw_norm);
  * (bench/kep_golden.py, whose queries are KEP titles); Cranfield has no names to match (its titles
  * are the first line of the text), and its queries barely move. */
 #define HX_NAME_WEIGHT 4.0f
-/* ... and subtracts HX_REPEAT_WEIGHT from z for a chunk that cannot answer on its own text: its body
- * repeats in many documents (boilerplate: a template's instructions; src/index/boiler.c) or holds
- * no more than its heading (a title alone), so it sinks below the chunks that say something. */
+/* ... and subtracts HX_REPEAT_WEIGHT x its repeat cut from z, for a chunk that cannot answer on its
+ * own text: the share of its body in lines that many documents repeat (boilerplate: a template's
+ * instructions and questions, its table of contents; src/index/boiler.c), or a half for a body
+ * that holds no more than its heading (a title alone), so it sinks below the chunks that say
+ * something. */
 #define HX_REPEAT_WEIGHT 10.0f
 
-/* hxi_relevance with the name match `name` in [0, 1] and `repeat` in [0, 1]: 1 for boilerplate, 0.5
- * for a chunk that holds only its title or heading (search.c), else 0. */
+/* hxi_relevance with the name match `name` in [0, 1] and the repeat cut `repeat` in [0, 1]: the
+ * chunk's boilerplate share, at least 0.5 for a chunk that holds only its title or heading
+ * (search.c). */
 float hxi_relevance_named(hx_search_mode mode, float cosine, float kw_norm, float name, float repeat);
 
 /* The hybrid ranking score of HX_FUSION_RELEVANCE: the hybrid relevance with the cosine's and the

@@ -64,26 +64,21 @@ void hxi_present_score(hxi_json_writer *w, const char *key, float s)
 
 void hxi_present_rank(hxi_json_writer *w, const hx_result *r)
 {
-    hxi_json_write_key(w, "rank");
-    hxi_json_write_uint(w, r->rank);
+    hxi_json_kv_uint(w, "rank", r->rank);
     hxi_present_score(w, "score", r->score);
     hxi_present_score(w, "relevance", r->relevance);
     hxi_present_score(w, "similarity", r->similarity);
     hxi_present_score(w, "vector_score", r->vector_score);
     hxi_present_score(w, "keyword_score", r->keyword_score);
     hxi_present_score(w, "fused_score", r->fused);
-    if (r->recency != 1) {
-        hxi_json_write_key(w, "recency");
-        hxi_json_write_double(w, (double)r->recency);
-    }
+    if (r->recency != 1)
+        hxi_json_kv_double(w, "recency", (double)r->recency);
 }
 
 void hxi_present_reason(hxi_json_writer *w, const char *path, const char *reason)
 {
-    hxi_json_write_key(w, "path");
-    hxi_json_write_cstr(w, path);
-    hxi_json_write_key(w, "reason");
-    hxi_json_write_cstr(w, reason);
+    hxi_json_kv_cstr(w, "path", path);
+    hxi_json_kv_cstr(w, "reason", reason);
 }
 
 void hxi_present_rejected(hxi_json_writer *w, const hx_rejected *v, size_t n)
@@ -108,21 +103,15 @@ void hxi_present_audit(hxi_json_writer *w, const hx_audit_list *l)
         const hx_audit_entry *e = &l->entries[i];
         hx_time_format(e->time_ns, when, sizeof when);
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "time");
-        hxi_json_write_cstr(w, when);
-        hxi_json_write_key(w, "path");
-        hxi_json_write_cstr(w, e->path);
-        hxi_json_write_key(w, "sha256");
-        hxi_json_write_cstr(w, e->sha256);
-        hxi_json_write_key(w, "rule");
-        hxi_json_write_cstr(w, e->rule);
-        hxi_json_write_key(w, "reason");
-        hxi_json_write_cstr(w, e->reason);
+        hxi_json_kv_cstr(w, "time", when);
+        hxi_json_kv_cstr(w, "path", e->path);
+        hxi_json_kv_cstr(w, "sha256", e->sha256);
+        hxi_json_kv_cstr(w, "rule", e->rule);
+        hxi_json_kv_cstr(w, "reason", e->reason);
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "count");
-    hxi_json_write_uint(w, l->n);
+    hxi_json_kv_uint(w, "count", l->n);
     hxi_json_write_obj_end(w);
 }
 
@@ -139,35 +128,23 @@ void hxi_present_citation(hxi_json_writer *w, const hx_result *r, uint64_t gener
 {
     hxi_json_write_key(w, "citation");
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "doc_id");
-    hxi_json_write_uint(w, r->doc_id);
-    hxi_json_write_key(w, "path");
-    hxi_json_write_cstr(w, r->path);
-    hxi_json_write_key(w, "chunk_id");
-    hxi_json_write_uint(w, r->chunk_id);
-    hxi_json_write_key(w, "chunk_index");
-    hxi_json_write_uint(w, r->chunk_index);
-    hxi_json_write_key(w, "line_start");
-    hxi_json_write_uint(w, r->line_start);
-    hxi_json_write_key(w, "line_end");
-    hxi_json_write_uint(w, r->line_end);
-    hxi_json_write_key(w, "unit");
-    hxi_json_write_cstr(w, r->unit ? r->unit : "line");
-    hxi_json_write_key(w, "version");
-    hxi_json_write_cstr(w, r->doc_sha256);
-    hxi_json_write_key(w, "generation");
-    hxi_json_write_uint(w, generation);
+    hxi_json_kv_uint(w, "doc_id", r->doc_id);
+    hxi_json_kv_cstr(w, "path", r->path);
+    hxi_json_kv_uint(w, "chunk_id", r->chunk_id);
+    hxi_json_kv_uint(w, "chunk_index", r->chunk_index);
+    hxi_json_kv_uint(w, "line_start", r->line_start);
+    hxi_json_kv_uint(w, "line_end", r->line_end);
+    hxi_json_kv_cstr(w, "unit", r->unit ? r->unit : "line");
+    hxi_json_kv_cstr(w, "version", r->doc_sha256);
+    hxi_json_kv_uint(w, "generation", generation);
     hxi_present_signer(w, r->signer);
-    if (r->tier) {
-        hxi_json_write_key(w, "tier");
-        hxi_json_write_cstr(w, r->tier);
-    }
+    if (r->tier)
+        hxi_json_kv_cstr(w, "tier", r->tier);
     static const char *const item_keys[] = {"item_id", "version_id"};   /* the unit's item and its version */
     for (size_t k = 0; k < 2; k++)
         for (size_t i = 0; i < r->n_chunk_meta; i++)
             if (!strcmp(r->chunk_meta[i].key, item_keys[k])) {
-                hxi_json_write_key(w, item_keys[k]);
-                hxi_json_write_cstr(w, r->chunk_meta[i].value);
+                hxi_json_kv_cstr(w, item_keys[k], r->chunk_meta[i].value);
                 break;
             }
     hxi_json_write_obj_end(w);
@@ -194,42 +171,28 @@ void hxi_present_result_open(hxi_json_writer *w, const hx_result *r, hx_group gr
 {
     hxi_json_write_obj_begin(w);
     hxi_present_rank(w, r);
-    hxi_json_write_key(w, "chunk_id");
-    hxi_json_write_uint(w, r->chunk_id);
-    hxi_json_write_key(w, "doc_id");
-    hxi_json_write_uint(w, r->doc_id);
-    hxi_json_write_key(w, "path");
-    hxi_json_write_cstr(w, r->path);
+    hxi_json_kv_uint(w, "chunk_id", r->chunk_id);
+    hxi_json_kv_uint(w, "doc_id", r->doc_id);
+    hxi_json_kv_cstr(w, "path", r->path);
     hxi_json_write_key(w, "filename");   /* seed 003's name for the path */
     hxi_json_write_cstr(w, r->path);
-    hxi_json_write_key(w, "title");
-    hxi_json_write_cstr(w, r->title);
-    hxi_json_write_key(w, "heading");
-    hxi_json_write_cstr(w, r->heading);
-    hxi_json_write_key(w, "chunk_index");
-    hxi_json_write_uint(w, r->chunk_index);
-    hxi_json_write_key(w, "line_start");
-    hxi_json_write_uint(w, r->line_start);
-    hxi_json_write_key(w, "line_end");
-    hxi_json_write_uint(w, r->line_end);
+    hxi_json_kv_cstr(w, "title", r->title);
+    hxi_json_kv_cstr(w, "heading", r->heading);
+    hxi_json_kv_uint(w, "chunk_index", r->chunk_index);
+    hxi_json_kv_uint(w, "line_start", r->line_start);
+    hxi_json_kv_uint(w, "line_end", r->line_end);
     hxi_json_write_key(w, "text");
     hxi_json_write_str(w, r->text, r->text_len);
-    hxi_json_write_key(w, "snippet");
-    hxi_json_write_cstr(w, r->snippet ? r->snippet : "");
+    hxi_json_kv_cstr(w, "snippet", r->snippet ? r->snippet : "");
     hxi_present_citation(w, r, generation);
     hxi_json_write_key(w, "metadata");
     hxi_present_meta_merged(w, r->chunk_meta, r->n_chunk_meta, r->meta, r->n_meta);
-    if (hxi_present_item_type(r)) {
-        hxi_json_write_key(w, "item_type");
-        hxi_json_write_cstr(w, hxi_present_item_type(r));
-    }
-    hxi_json_write_key(w, "version");
-    hxi_json_write_cstr(w, r->doc_sha256);
+    if (hxi_present_item_type(r))
+        hxi_json_kv_cstr(w, "item_type", hxi_present_item_type(r));
+    hxi_json_kv_cstr(w, "version", r->doc_sha256);
     hxi_present_signer(w, r->signer);
-    if (r->tier) {
-        hxi_json_write_key(w, "tier");
-        hxi_json_write_cstr(w, r->tier);
-    }
+    if (r->tier)
+        hxi_json_kv_cstr(w, "tier", r->tier);
     if (group == HX_GROUP_DOCUMENT)
         hxi_present_more(w, r);
 }
@@ -242,16 +205,11 @@ void hxi_present_more(hxi_json_writer *w, const hx_result *r)
         const hx_result *m = &r->more[i];
         hxi_json_write_obj_begin(w);
         hxi_present_score(w, "score", m->score);
-        hxi_json_write_key(w, "chunk_id");
-        hxi_json_write_uint(w, m->chunk_id);
-        hxi_json_write_key(w, "chunk_index");
-        hxi_json_write_uint(w, m->chunk_index);
-        hxi_json_write_key(w, "heading");
-        hxi_json_write_cstr(w, m->heading);
-        hxi_json_write_key(w, "line_start");
-        hxi_json_write_uint(w, m->line_start);
-        hxi_json_write_key(w, "line_end");
-        hxi_json_write_uint(w, m->line_end);
+        hxi_json_kv_uint(w, "chunk_id", m->chunk_id);
+        hxi_json_kv_uint(w, "chunk_index", m->chunk_index);
+        hxi_json_kv_cstr(w, "heading", m->heading);
+        hxi_json_kv_uint(w, "line_start", m->line_start);
+        hxi_json_kv_uint(w, "line_end", m->line_end);
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
@@ -262,8 +220,7 @@ void hxi_present_read_context(hxi_json_writer *w, const hx_read_taken *t)
     char when[40];
     hxi_json_write_key(w, "read_context");
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "selector");
-    hxi_json_write_cstr(w, hx_read_selector_names[t->selector]);
+    hxi_json_kv_cstr(w, "selector", hx_read_selector_names[t->selector]);
     hxi_json_write_key(w, "baseline_id");
     if (t->commit.name[0])
         hxi_json_write_cstr(w, t->commit.name);
@@ -276,8 +233,7 @@ void hxi_present_read_context(hxi_json_writer *w, const hx_read_taken *t)
     } else {
         hxi_json_write_null(w);
     }
-    hxi_json_write_key(w, "generation");
-    hxi_json_write_uint(w, t->commit.generation);
+    hxi_json_kv_uint(w, "generation", t->commit.generation);
     hxi_json_write_key(w, "committed_at");
     hx_time_format(t->commit.committed_ns, when, sizeof when);
     hxi_json_write_cstr(w, when);
@@ -301,32 +257,22 @@ void hxi_present_tiers(hxi_json_writer *w, const hxi_tier_status *tiers, size_t 
     hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < n; i++) {
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "tier");
-        hxi_json_write_cstr(w, tiers[i].name);
+        hxi_json_kv_cstr(w, "tier", tiers[i].name);
         bool registry = !strcmp(tiers[i].name, HX_TIER_REGISTRY);   /* no file, no generation */
-        if (!registry) {
-            hxi_json_write_key(w, "db");
-            hxi_json_write_cstr(w, tiers[i].db);
-        }
-        hxi_json_write_key(w, "searched");
-        hxi_json_write_bool(w, !tiers[i].absent);
-        if (registry) {
-            hxi_json_write_key(w, "consulted");
-            hxi_json_write_bool(w, !tiers[i].absent);
-        }
+        if (!registry)
+            hxi_json_kv_cstr(w, "db", tiers[i].db);
+        hxi_json_kv_bool(w, "searched", !tiers[i].absent);
+        if (registry)
+            hxi_json_kv_bool(w, "consulted", !tiers[i].absent);
         if (tiers[i].absent) {
-            hxi_json_write_key(w, "reason");
-            hxi_json_write_cstr(w, tiers[i].absent);
+            hxi_json_kv_cstr(w, "reason", tiers[i].absent);
         } else {
             size_t count = 0;
             for (size_t j = 0; j < r->n; j++)
                 count += r->v[j].tier && !strcmp(r->v[j].tier, tiers[i].name);
-            hxi_json_write_key(w, "results");
-            hxi_json_write_uint(w, count);
-            if (!registry) {
-                hxi_json_write_key(w, "generation");
-                hxi_json_write_uint(w, tiers[i].generation);
-            }
+            hxi_json_kv_uint(w, "results", count);
+            if (!registry)
+                hxi_json_kv_uint(w, "generation", tiers[i].generation);
         }
         hxi_json_write_obj_end(w);
     }
@@ -345,23 +291,17 @@ void hxi_present_search_tiers(hxi_json_writer *w, const char *query, hx_search_m
                               const hx_read_taken *t, const hxi_tier_status *tiers, size_t n_tiers)
 {
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "query");
-    hxi_json_write_cstr(w, query);
-    hxi_json_write_key(w, "mode");
-    hxi_json_write_cstr(w, hxi_mode_name(mode));
-    hxi_json_write_key(w, "group");
-    hxi_json_write_cstr(w, hx_group_names[r->group]);
+    hxi_json_kv_cstr(w, "query", query);
+    hxi_json_kv_cstr(w, "mode", hxi_mode_name(mode));
+    hxi_json_kv_cstr(w, "group", hx_group_names[r->group]);
     hxi_json_write_key(w, "results");
     hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < r->n; i++)
         hxi_present_result(w, &r->v[i], r->group, hxi_present_tier_generation(tiers, n_tiers, &r->v[i], t->commit.generation));
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "total_results");
-    hxi_json_write_uint(w, r->n);
-    hxi_json_write_key(w, "keyword_bound");
-    hxi_json_write_double(w, r->keyword_bound);
-    hxi_json_write_key(w, "search_time_ms");
-    hxi_json_write_double(w, r->search_ms);
+    hxi_json_kv_uint(w, "total_results", r->n);
+    hxi_json_kv_double(w, "keyword_bound", r->keyword_bound);
+    hxi_json_kv_double(w, "search_time_ms", r->search_ms);
     hxi_present_read_context(w, t);
     if (tiers)
         hxi_present_tiers(w, tiers, n_tiers, r);
@@ -375,34 +315,22 @@ const char *hxi_present_kind(hx_doc_kind k)
 
 void hxi_present_stats_members(hxi_json_writer *w, const hx_index_stats *st, const char *root)
 {
-    hxi_json_write_key(w, "root");
-    hxi_json_write_cstr(w, root);
-    hxi_json_write_key(w, "documents");
-    hxi_json_write_uint(w, st->documents);
-    hxi_json_write_key(w, "chunks");
-    hxi_json_write_uint(w, st->live_chunks);
-    hxi_json_write_key(w, "stored_chunks");
-    hxi_json_write_uint(w, st->chunks);
-    hxi_json_write_key(w, "tombstones");
-    hxi_json_write_uint(w, st->tombstones);
-    hxi_json_write_key(w, "segments");
-    hxi_json_write_uint(w, st->segments);
-    hxi_json_write_key(w, "tokens");
-    hxi_json_write_uint(w, st->tokens);
-    hxi_json_write_key(w, "file_bytes");
-    hxi_json_write_uint(w, st->file_bytes);
-    hxi_json_write_key(w, "generation");
-    hxi_json_write_uint(w, st->generation);
-    hxi_json_write_key(w, "committed_ns");
-    hxi_json_write_int(w, st->committed_ns);
-    hxi_json_write_key(w, "model");
-    hxi_json_write_cstr(w, st->model);
+    hxi_json_kv_cstr(w, "root", root);
+    hxi_json_kv_uint(w, "documents", st->documents);
+    hxi_json_kv_uint(w, "chunks", st->live_chunks);
+    hxi_json_kv_uint(w, "stored_chunks", st->chunks);
+    hxi_json_kv_uint(w, "tombstones", st->tombstones);
+    hxi_json_kv_uint(w, "segments", st->segments);
+    hxi_json_kv_uint(w, "tokens", st->tokens);
+    hxi_json_kv_uint(w, "file_bytes", st->file_bytes);
+    hxi_json_kv_uint(w, "generation", st->generation);
+    hxi_json_kv_int(w, "committed_ns", st->committed_ns);
+    hxi_json_kv_cstr(w, "model", st->model);
     hxi_json_write_key(w, "model_hash");   /* hx_model_hash of the commit's model, "" when not recorded */
     hxi_json_write_cstr(w, st->model_hash);
     hxi_json_write_key(w, "writer");   /* "hyrax VERSION" of the commit shown, "" before 0.2.0 */
     hxi_json_write_cstr(w, st->writer);
-    hxi_json_write_key(w, "dimension");
-    hxi_json_write_int(w, st->dim);
+    hxi_json_kv_int(w, "dimension", st->dim);
 }
 
 void hxi_present_registry_search(hxi_json_writer *w, const char *query, hx_search_mode mode, const hx_results *r,
@@ -410,20 +338,14 @@ void hxi_present_registry_search(hxi_json_writer *w, const char *query, hx_searc
 {
     size_t n = r ? r->n : 0;
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "query");
-    hxi_json_write_cstr(w, query);
-    hxi_json_write_key(w, "mode");
-    hxi_json_write_cstr(w, hxi_mode_name(mode));
-    hxi_json_write_key(w, "source");
-    hxi_json_write_cstr(w, "registry");
+    hxi_json_kv_cstr(w, "query", query);
+    hxi_json_kv_cstr(w, "mode", hxi_mode_name(mode));
+    hxi_json_kv_cstr(w, "source", "registry");
     hxi_json_write_key(w, "registry");
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "consulted");
-    hxi_json_write_bool(w, !not_consulted);
-    if (not_consulted) {
-        hxi_json_write_key(w, "reason");
-        hxi_json_write_cstr(w, not_consulted);
-    }
+    hxi_json_kv_bool(w, "consulted", !not_consulted);
+    if (not_consulted)
+        hxi_json_kv_cstr(w, "reason", not_consulted);
     hxi_json_write_obj_end(w);
     hxi_json_write_key(w, "results");
     hxi_json_write_arr_begin(w);
@@ -432,17 +354,13 @@ void hxi_present_registry_search(hxi_json_writer *w, const char *query, hx_searc
         hx_result x = r->v[i];   /* tier as every result writes it */
         x.tier = "registry";
         hxi_present_result_open(w, &x, HX_GROUP_CHUNK, 0);
-        hxi_json_write_key(w, "tenant");
-        hxi_json_write_cstr(w, e->tenant);
-        hxi_json_write_key(w, "visibility");
-        hxi_json_write_cstr(w, e->visibility);
-        hxi_json_write_key(w, "published_at");
-        hxi_json_write_cstr(w, e->published_at);
+        hxi_json_kv_cstr(w, "tenant", e->tenant);
+        hxi_json_kv_cstr(w, "visibility", e->visibility);
+        hxi_json_kv_cstr(w, "published_at", e->published_at);
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "total_results");
-    hxi_json_write_uint(w, n);
+    hxi_json_kv_uint(w, "total_results", n);
     hxi_json_write_obj_end(w);
 }
 
@@ -450,16 +368,11 @@ void hxi_present_registry_search(hxi_json_writer *w, const char *query, hx_searc
 
 static void present_latency(hxi_json_writer *w, const hx_latency *l, const char *count_key)
 {
-    hxi_json_write_key(w, count_key);
-    hxi_json_write_uint(w, l->count);
-    hxi_json_write_key(w, "mean_ms");
-    hxi_json_write_double(w, l->mean_ms);
-    hxi_json_write_key(w, "p50_ms");
-    hxi_json_write_double(w, l->p50_ms);
-    hxi_json_write_key(w, "p95_ms");
-    hxi_json_write_double(w, l->p95_ms);
-    hxi_json_write_key(w, "p99_ms");
-    hxi_json_write_double(w, l->p99_ms);
+    hxi_json_kv_uint(w, count_key, l->count);
+    hxi_json_kv_double(w, "mean_ms", l->mean_ms);
+    hxi_json_kv_double(w, "p50_ms", l->p50_ms);
+    hxi_json_kv_double(w, "p95_ms", l->p95_ms);
+    hxi_json_kv_double(w, "p99_ms", l->p99_ms);
 }
 
 void hxi_present_activity(hxi_json_writer *w, const hx_activity *a)
@@ -489,24 +402,19 @@ void hxi_present_activity(hxi_json_writer *w, const hx_activity *a)
     hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < a->n_top; i++) {
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "query");
-        hxi_json_write_cstr(w, a->top[i].query);
-        hxi_json_write_key(w, "count");
-        hxi_json_write_uint(w, a->top[i].count);
+        hxi_json_kv_cstr(w, "query", a->top[i].query);
+        hxi_json_kv_uint(w, "count", a->top[i].count);
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "top_queries_window_s");
-    hxi_json_write_uint(w, a->window_s);
+    hxi_json_kv_uint(w, "top_queries_window_s", a->window_s);
     hxi_json_write_key(w, "index");
     hxi_json_write_obj_begin(w);
     const char *keys[] = {"updates", "files_added", "files_updated", "files_removed", "files_rejected", "update_failures"};
     const uint64_t vals[] = {a->updates, a->files_added, a->files_updated, a->files_removed, a->files_rejected,
                              a->update_failures};
-    for (int i = 0; i < 6; i++) {
-        hxi_json_write_key(w, keys[i]);
-        hxi_json_write_uint(w, vals[i]);
-    }
+    for (int i = 0; i < 6; i++)
+        hxi_json_kv_uint(w, keys[i], vals[i]);
     hxi_json_write_key(w, "last_update_at");
     if (a->last_update_ns) {
         char when[64];
@@ -515,8 +423,7 @@ void hxi_present_activity(hxi_json_writer *w, const hx_activity *a)
     } else {
         hxi_json_write_null(w);
     }
-    hxi_json_write_key(w, "last_error");
-    hxi_json_write_cstr(w, a->last_error);
+    hxi_json_kv_cstr(w, "last_error", a->last_error);
     hxi_json_write_key(w, "lag");
     hxi_json_write_obj_begin(w);
     present_latency(w, &a->lag, "count");

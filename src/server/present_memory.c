@@ -8,16 +8,11 @@
 void hxi_present_turn(hxi_json_writer *w, const hx_turn *t)
 {
     char when[64];
-    hxi_json_write_key(w, "session_id");
-    hxi_json_write_cstr(w, t->session);
-    hxi_json_write_key(w, "turn_number");
-    hxi_json_write_uint(w, t->number);
-    hxi_json_write_key(w, "turn_id");
-    hxi_json_write_uint(w, t->id);
-    hxi_json_write_key(w, "user_message");
-    hxi_json_write_cstr(w, t->user_message);
-    hxi_json_write_key(w, "agent_response");
-    hxi_json_write_cstr(w, t->agent_response);
+    hxi_json_kv_cstr(w, "session_id", t->session);
+    hxi_json_kv_uint(w, "turn_number", t->number);
+    hxi_json_kv_uint(w, "turn_id", t->id);
+    hxi_json_kv_cstr(w, "user_message", t->user_message);
+    hxi_json_kv_cstr(w, "agent_response", t->agent_response);
     hxi_json_write_key(w, "retrieved_docs");
     hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < t->n_docs; i++)
@@ -34,8 +29,7 @@ void hxi_present_turn(hxi_json_writer *w, const hx_turn *t)
     else
         hxi_json_write_double(w, t->relevance);
     hx_time_format(t->at_ns, when, sizeof when);
-    hxi_json_write_key(w, "created_at");
-    hxi_json_write_cstr(w, when);
+    hxi_json_kv_cstr(w, "created_at", when);
 }
 
 void hxi_present_conversations(hxi_json_writer *w, const hx_conversation_list *l)
@@ -47,12 +41,9 @@ void hxi_present_conversations(hxi_json_writer *w, const hx_conversation_list *l
         char when[64];
         hx_time_format(l->v[i].last_turn_ns, when, sizeof when);
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "session_id");
-        hxi_json_write_cstr(w, l->v[i].session_id);
-        hxi_json_write_key(w, "turns");
-        hxi_json_write_uint(w, l->v[i].turns);
-        hxi_json_write_key(w, "last_turn_at");
-        hxi_json_write_cstr(w, when);
+        hxi_json_kv_cstr(w, "session_id", l->v[i].session_id);
+        hxi_json_kv_uint(w, "turns", l->v[i].turns);
+        hxi_json_kv_cstr(w, "last_turn_at", when);
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
@@ -62,8 +53,7 @@ void hxi_present_conversations(hxi_json_writer *w, const hx_conversation_list *l
 void hxi_present_turns(hxi_json_writer *w, const char *session, const hx_turn_list *l)
 {
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "session_id");
-    hxi_json_write_cstr(w, session);
+    hxi_json_kv_cstr(w, "session_id", session);
     hxi_json_write_key(w, "turns");
     hxi_json_write_arr_begin(w);
     for (size_t i = 0; i < l->n; i++) {
@@ -72,7 +62,6 @@ void hxi_present_turns(hxi_json_writer *w, const char *session, const hx_turn_li
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
-    hxi_json_write_key(w, "total");
-    hxi_json_write_uint(w, l->n);
+    hxi_json_kv_uint(w, "total", l->n);
     hxi_json_write_obj_end(w);
 }

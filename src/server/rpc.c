@@ -323,8 +323,7 @@ static int begin_response(hxi_json_writer *w, const char *id, size_t id_len, hx_
 {
     hxi_json_writer_reset(w);
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "jsonrpc");
-    hxi_json_write_cstr(w, "2.0");
+    hxi_json_kv_cstr(w, "jsonrpc", "2.0");
     hxi_json_write_key(w, "id");
     if (!id) {
         hxi_json_write_null(w);
@@ -390,10 +389,8 @@ int hxi_rpc_write_error(hxi_json_writer *w, const char *id, size_t id_len, int c
         return rc;
     hxi_json_write_key(w, "error");
     hxi_json_write_obj_begin(w);
-    hxi_json_write_key(w, "code");
-    hxi_json_write_int(w, code);
-    hxi_json_write_key(w, "message");
-    hxi_json_write_cstr(w, message ? message : "");
+    hxi_json_kv_int(w, "code", code);
+    hxi_json_kv_cstr(w, "message", message ? message : "");
     if (data) {
         hxi_json_write_key(w, "data");
         hxi_json_write_json(w, data, data_len);

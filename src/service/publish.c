@@ -25,15 +25,19 @@ typedef struct {
     hxi_chunk *chunks;
     size_t n_chunks;
     char *metadata_json;
+    char **unit_json;       /* per unit of src (n_units): its pairs as a JSON object, NULL: none */
     char signer[64];
     bool signed_;
 } pub_doc;
 
 static void pub_doc_clear(pub_doc *d)
 {
-    hxi_doc_source_clear(&d->src);
     hxi_chunks_free(d->chunks, d->n_chunks);
     free(d->metadata_json);
+    for (size_t i = 0; d->unit_json && i < d->src.n_units; i++)
+        free(d->unit_json[i]);
+    free(d->unit_json);
+    hxi_doc_source_clear(&d->src);
     memset(d, 0, sizeof *d);
 }
 
@@ -97,19 +101,19 @@ static int publish_gate(const hxi_publish_opts *o, const ix_gate *gate, const pu
     return rc;
 }
 
-/* The document's metadata as a JSON object: a key given once is a string, a key given several
- * times (a list) an array of its values in order. */
-static int metadata_json(pub_doc *d, hx_error *err)
+/* Pairs m[0..n) as a JSON object into *out (caller frees): a key given once is a string, a key
+ * given several times (a list) an array of its values in order. */
+static int pairs_json(const hx_kv *m, size_t n, char **out, hx_error *err)
 {
     hxi_json_writer w;
     hxi_json_writer_init(&w);
     hxi_json_write_obj_begin(&w);
-    for (size_t i = 0; i < d->src.n_meta; i++) {
-        const char *key = d->src.meta[i].key;
+    for (size_t i = 0; i < n; i++) {
+        const char *key = m[i].key;
         bool seen = false;
         size_t count = 0;
-        for (size_t j = 0; j < d->src.n_meta; j++)
-            if (!strcmp(d->src.meta[j].key, key)) {
+        for (size_t j = 0; j < n; j++)
+            if (!strcmp(m[j].key, key)) {
                 seen |= j < i;
                 count++;
             }
@@ -118,17 +122,29 @@ static int metadata_json(pub_doc *d, hx_error *err)
         hxi_json_write_key(&w, key);
         if (count > 1)
             hxi_json_write_arr_begin(&w);
-        for (size_t j = i; j < d->src.n_meta; j++)
-            if (!strcmp(d->src.meta[j].key, key))
-                hxi_json_write_cstr(&w, d->src.meta[j].value);
+        for (size_t j = i; j < n; j++)
+            if (!strcmp(m[j].key, key))
+                hxi_json_write_cstr(&w, m[j].value);
         if (count > 1)
             hxi_json_write_arr_end(&w);
     }
     hxi_json_write_obj_end(&w);
     int rc = hxi_json_writer_finish(&w, err);
-    if (!rc && !(d->metadata_json = hxi_json_writer_take(&w, NULL)))
+    if (!rc && !(*out = hxi_json_writer_take(&w, NULL)))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     hxi_json_writer_free(&w);
+    return rc;
+}
+
+/* The document's metadata and each unit's pairs (those with any) as JSON objects. */
+static int metadata_json(pub_doc *d, hx_error *err)
+{
+    int rc = pairs_json(d->src.meta, d->src.n_meta, &d->metadata_json, err);
+    if (!rc && d->src.n_units && !(d->unit_json = hx_calloc(d->src.n_units, sizeof *d->unit_json)))
+        rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; !rc && i < d->src.n_units; i++)
+        if (d->src.units[i].n_meta)
+            rc = pairs_json(d->src.units[i].meta, d->src.units[i].n_meta, &d->unit_json[i], err);
     return rc;
 }
 
@@ -155,13 +171,15 @@ static int flush(hxi_registry *r, hx_encoder *enc, const hxi_publish_opts *o, pu
     for (size_t i = 0; i < n; i++) {
         rd[i] = (hxi_registry_doc){docs[i].src.path, docs[i].src.title, docs[i].metadata_json, docs[i].src.sha256,
                                   docs[i].signed_ ? docs[i].signer : NULL,
-                                  o->visibility ? o->visibility : "tenant", chunks + at, docs[i].n_chunks};
+                                  o->visibility ? o->visibility : "tenant", chunks + at, docs[i].n_chunks,
+                                  docs[i].src.type};
         for (size_t c = 0; c < docs[i].n_chunks; c++, at++) {
             const hxi_chunk *ch = &docs[i].chunks[c];
             texts[at] = ch->text;
             lens[at] = strlen(ch->text);
             chunks[at] = (hxi_registry_chunk){ch->index,      ch->line_start, ch->line_end, ch->byte_start,
-                                             ch->byte_end,   ch->heading,    ch->text,     vecs + at * dim};
+                                             ch->byte_end,   ch->heading,    ch->text,     vecs + at * dim,
+                                             ch->unit < docs[i].src.n_units ? docs[i].unit_json[ch->unit] : NULL};
         }
     }
     double t0 = now_s();
@@ -203,6 +221,7 @@ int hxi_publish(hxi_registry *r, hx_encoder *enc, const hx_model *model, const h
     int mrc = hxi_registry_check_model(r, hx_model_name(model), hx_model_dim(model), err);   /* before any work */
     if (mrc)
         return mrc;
+    const hxi_chunk_opts co = hxi_chunk_opts_for(model);
     hxi_file_list files = {0};
     hxi_registry_known known = {0};
     size_t batch = o->batch ? o->batch : HX_PUBLISH_BATCH, n = 0;
@@ -246,7 +265,7 @@ int hxi_publish(hxi_registry *r, hx_encoder *enc, const hx_model *model, const h
         if (!lr)
             lr = publish_gate(o, gate, d, &e);
         if (!lr)
-            lr = hxi_chunk_source(hxi_model_tokenizer(model), &d->src, NULL, &d->chunks, &d->n_chunks, &e);
+            lr = hxi_chunk_source(hxi_model_tokenizer(model), &d->src, &co, &d->chunks, &d->n_chunks, &e);
         if (!lr)
             lr = metadata_json(d, &e);
         if (lr) {

@@ -3,8 +3,8 @@
  * waits for it with its own poll() so a handle's deadline holds; every value goes as a bound
  * parameter of PQsendQueryParams (the migrations, constant text, go through PQsendQuery). Knows
  * nothing of files, the gate or the encoder: publish.c brings documents and vectors. The schema
- * (version 4), in schema hyrax:
- *   meta       key text primary key, value text          the rows ('schema_version', '4'), ('model',
+ * (version 5; the migrations' SQL: registry_schema.c), in schema hyrax:
+ *   meta       key text primary key, value text          the rows ('schema_version', '5'), ('model',
  *                                                        the name of the model whose vectors the
  *                                                        registry holds), ('dimension', N); written
  *                                                        by the owner only
@@ -12,12 +12,15 @@
  *              role for a private document, else NULL), path text, title text, metadata jsonb,
  *              content_hash text (hex SHA-256 of the file), signer text (key id, NULL unsigned),
  *              visibility text ('public' | 'tenant' | 'private', private needs an owner),
- *              published_at timestamptz; unique (tenant, path)
+ *              published_at timestamptz, type text (its row in the table of document types: what
+ *              its line numbers count; NULL in rows published before version 5); unique (tenant, path)
  *   chunks     id bigserial, document_id -> documents on delete cascade, tenant, visibility, owner
  *              (copies of the document's, so policies and filters need no join), ord int,
  *              heading_path text, line_start int, line_end int, byte_start int, byte_end int
  *              (the body's byte range in the document; NULL in rows published by version 1),
  *              text text, embedding vector(N) (N: the dimension of the model named at init),
+ *              metadata jsonb (the pairs of the unit it is text of, as hx_result.chunk_meta: a code
+ *              file's definition, a model's element; NULL: none, or published before version 5),
  *              tsv tsvector generated always as to_tsvector('english', heading_path || ' ' || text)
  *   audit      id bigserial, at timestamptz, actor text (session_user), tenant text,
  *              action text ('publish' | 'remove'), path, content_hash, signer; appended to only
@@ -36,10 +39,12 @@
  * acted as with SET ROLE tenant, a user of a tenant with SET ROLE user, a role that is a member of
  * the tenant's (registry.h hxi_registry_opts): the server checks the login may, so nothing a query
  * says can change who reads. What decides what a reader reads, and what runs as another role than
- * the caller's, resolves no name through a schema a tenant can create objects in (MIGRATION_4). */
+ * the caller's, resolves no name through a schema a tenant can create objects in (MIGRATION_4 in registry_schema.c). */
 #include "registry.h"
+#include "registry_schema.h"
 
 #include "alloc.h"
+#include "doctype.h"
 #include "fusion.h"
 #include "json.h"
 #include "pq.h"
@@ -65,6 +70,7 @@ struct hxi_registry {
     bool broken;            /* a wait ended at a deadline: the connection is mid-answer */
     char model[HX_REGISTRY_MODEL_MAX + 1];   /* hxi_registry_model's answer, once asked; "" */
     int dim;                /* its dimension; 0: not asked yet */
+    int version;            /* the schema's version (schema_version), once asked; 0: not yet */
 };
 
 static int64_t mono_ms(void)
@@ -92,233 +98,6 @@ static int wait_socket(const hxi_registry *r, bool write, int64_t deadline)
             return -1;
     }
 }
-
-/* === Migrations: entry i takes the schema from version i to i + 1 === */
-
-/* The roles current_user acts for: itself and every role it is a member of (directly or not). */
-#define ACTING_ROLES "(SELECT rolname FROM pg_catalog.pg_roles WHERE pg_catalog.pg_has_role(current_user, oid, 'MEMBER'))"
-
-/* hyrax.candidates (schema version 3, hardened in version 4): a search's candidates, read as the
- * schema's owner (SECURITY DEFINER: row-level security does not apply), filtered by hyrax.can_read
- * for the caller. The caller is who row-level security would see as current_user: the role SET ROLE
- * set (the setting 'role', which the server lets a session set only to roles its login may become:
- * SET ROLE, set_config and the startup options all check it), else the session's login
- * (session_user); inside the function current_user is the owner, so it is not asked, and nothing
- * the caller passes names the reader. A caller that bypasses row-level security (superuser,
- * BYPASSRLS, or with the table owner's privileges, as PostgreSQL decides for the table) reads every
- * row, as it would. Arguments as search_sql's $1-$6 (vector as pgvector text, NULL: none; query
- * text; candidates per side; filters; read time; whether the keyword side runs). Returns each
- * candidate's chunk id with its rank on each side (NULL: not a candidate there) and its ts_rank_cd.
- * Why not the plain statement under the policies: ts_match_vq (tsvector @@ tsquery) is not
- * leakproof, so it runs after the policy and never as a GIN index condition, and for a reader of
- * few rows the planner sorted a sequential scan for the vector side. Here the rule is a plain
- * condition: each plan is made for the actual reader and values (plan_cache_mode), so a reader of
- * many rows filters the HNSW and GIN scans, and a reader of few finds its rows by the btree indexes
- * on tenant and visibility (bench/RESULTS-registry.md).
- * The function runs as the owner, so no name in it may reach an object a tenant made: version 3's
- * search_path put public before pg_temp, where a tenant may create in databases made before
- * PostgreSQL 15, and websearch_to_tsquery('english', ...) chose a websearch_to_tsquery(text, text)
- * there over pg_catalog's (regconfig, text). Version 4 (the macro's arguments; version 3's text
- * stays as it shipped) searches pg_catalog first and no schema but hyrax's and pgvector's
- * (MIGRATION_4), and every other call in it passes its arguments' own types, or a quoted literal as
- * text, to a pg_catalog function or operator that takes them, so no overload elsewhere matches
- * better. It reads every document to apply the filters, so a filter that could fail on some
- * documents' metadata would tell the caller what rows it cannot read hold (version 3: a second
- * filter whose "v" was no array failed only when a document matched the first, of any tenant);
- * version 4 refuses filters of another shape first (check). */
-#define CANDIDATES_FUNCTION(create, search_path, english, chunks_oid, check) \
-    create " FUNCTION hyrax.candidates(qvec text, qtext text, n int, filters jsonb, as_of timestamptz, keyword boolean)" \
-    "  RETURNS TABLE (id bigint, vrank bigint, krank bigint, kscore real)" \
-    "  LANGUAGE plpgsql STABLE SECURITY DEFINER" \
-    "  SET search_path = " search_path " SET plan_cache_mode = force_custom_plan AS $f$" \
-    "DECLARE" \
-    "  reader text := CASE current_setting('role') WHEN 'none' THEN session_user::text ELSE current_setting('role') END;" \
-    "  sees_all boolean;" \
-    "  roles text[];" \
-    "BEGIN" \
-    check \
-    "  SELECT r.rolsuper OR r.rolbypassrls OR (pg_has_role(r.oid, t.relowner, 'USAGE') AND NOT t.relforcerowsecurity)" \
-    "    INTO sees_all FROM pg_roles r, pg_class t WHERE r.rolname = reader AND t.oid = " chunks_oid ";" \
-    "  sees_all := coalesce(sees_all, false);" \
-    "  roles := CASE WHEN sees_all THEN '{}' ELSE hyrax.acting_roles(reader) END;" \
-    "  RETURN QUERY " \
-    "  WITH allowed AS (SELECT d.id FROM hyrax.documents d WHERE (as_of IS NULL OR d.published_at <= as_of)" \
-    "    AND (filters IS NULL OR NOT EXISTS (" \
-    "      SELECT 1 FROM jsonb_array_elements(filters) f WHERE NOT EXISTS (" \
-    "        SELECT 1 FROM jsonb_array_elements_text(f->'v') want WHERE d.metadata->(f->>'k') ? want)))), " \
-    "  vs AS (SELECT c.id, c.embedding <#> qvec::vector AS dist FROM hyrax.chunks c" \
-    "    WHERE qvec IS NOT NULL AND (sees_all OR hyrax.can_read(c.tenant, c.visibility, c.owner, reader, roles))" \
-    "    AND ((filters IS NULL AND as_of IS NULL) OR c.document_id IN (SELECT a.id FROM allowed a))" \
-    "    ORDER BY c.embedding <#> qvec::vector LIMIT n), " \
-    "  v AS (SELECT vs.id, row_number() OVER (ORDER BY vs.dist, vs.id) AS r FROM vs), " \
-    "  q AS (SELECT websearch_to_tsquery(" english ", qtext) AS q), " \
-    "  ks AS (SELECT mm.id, ts_rank_cd(mm.tsv, mm.q, 32) AS rank FROM (SELECT c.id, c.tsv, q.q FROM hyrax.chunks c, q" \
-    "    WHERE keyword AND c.tsv @@ q.q AND (sees_all OR hyrax.can_read(c.tenant, c.visibility, c.owner, reader, roles))" \
-    "    AND ((filters IS NULL AND as_of IS NULL) OR c.document_id IN (SELECT a.id FROM allowed a))" \
-    "    LIMIT " HX_STRINGIFY(HX_REGISTRY_KEYWORD_CANDIDATES) ") mm ORDER BY rank DESC, mm.id LIMIT n), " \
-    "  k AS (SELECT ks.id, ks.rank, row_number() OVER (ORDER BY ks.rank DESC, ks.id) AS r FROM ks) " \
-    "  SELECT coalesce(v.id, k.id), v.r, k.r, k.rank FROM v FULL JOIN k ON k.id = v.id;" \
-    "END $f$;"
-
-/* Version 4's candidates refuse filters of another shape than search_sql's $4 before reading a row
- * (CANDIDATES_FUNCTION). */
-#define CANDIDATES_CHECK \
-    "  IF filters IS NOT NULL AND (CASE WHEN pg_catalog.jsonb_typeof(filters) OPERATOR(pg_catalog.=) 'array'" \
-    "      THEN EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(filters) f" \
-    "        WHERE pg_catalog.jsonb_typeof(f->'k') IS DISTINCT FROM 'string'" \
-    "        OR pg_catalog.jsonb_typeof(f->'v') IS DISTINCT FROM 'array') ELSE true END) THEN" \
-    "    RAISE EXCEPTION 'filters: an array of {\"k\": key, \"v\": [values]}' USING ERRCODE = '22023';" \
-    "  END IF;"
-
-/* 3 -> 4: no SQL that decides what a reader reads, or that runs as another role than the caller's,
- * resolves a name through a schema a tenant can create objects in (tests/test_registry.c
- * test_hostile). The policies call hyrax.can_read and hyrax.acting_roles, SQL functions whose
- * bodies PostgreSQL parses with the caller's search_path: every session may make a type `text` in
- * its temporary schema (searched first for types) with a cast from name, and a role with a schema
- * of its own may put an operator = (text, text) before pg_catalog; the first made acting_roles
- * answer another tenant's role, the second made can_read answer true. acting_roles now pins its
- * search_path; can_read names pg_catalog's operators instead, as a SET clause would keep the
- * planner from inlining it, which the policies and hyrax.candidates need (bench/RESULTS-registry.md).
- * hyrax.candidates as CANDIDATES_FUNCTION says, with pgvector's schema after hyrax's where the
- * extension lives elsewhere (it was there before init). hyrax.meta: readable by all, written by
- * the owner only (a tenant could set schema_version and make the next init fail). hyrax.audit:
- * appended to, never changed (a role could delete its tenant's records, or write one naming
- * another login as the actor). */
-#define MIGRATION_4 \
-    "CREATE OR REPLACE FUNCTION hyrax.acting_roles(reader text) RETURNS text[] LANGUAGE sql STABLE PARALLEL SAFE" \
-    "  SET search_path = pg_catalog, pg_temp" \
-    "  AS $$SELECT pg_catalog.array_agg(rolname::pg_catalog.text) FROM pg_catalog.pg_roles" \
-    "  WHERE pg_catalog.pg_has_role(reader, oid, 'MEMBER')$$;" \
-    "CREATE OR REPLACE FUNCTION hyrax.can_read(tenant text, visibility text, owner text, reader text, roles text[])" \
-    "  RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE" \
-    "  AS $$SELECT visibility OPERATOR(pg_catalog.=) 'public' OR (tenant OPERATOR(pg_catalog.=) ANY (roles)" \
-    "  AND (visibility OPERATOR(pg_catalog.=) 'tenant' OR owner OPERATOR(pg_catalog.=) reader))$$;" \
-    CANDIDATES_FUNCTION("CREATE OR REPLACE", "pg_catalog, hyrax, pg_temp", "'english'::pg_catalog.regconfig", \
-                        "'hyrax.chunks'::pg_catalog.regclass::pg_catalog.oid", CANDIDATES_CHECK) \
-    "DO $d$ DECLARE s pg_catalog.text := (SELECT n.nspname FROM pg_catalog.pg_extension e" \
-    "  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace" \
-    "  WHERE e.extname OPERATOR(pg_catalog.=) 'vector');" \
-    "BEGIN IF s OPERATOR(pg_catalog.<>) 'hyrax' THEN EXECUTE pg_catalog.format('ALTER FUNCTION hyrax.candidates(text," \
-    "  text, int, jsonb, timestamptz, boolean) SET search_path = pg_catalog, hyrax, %I, pg_temp', s);" \
-    "END IF; END $d$;" \
-    "ALTER TABLE hyrax.meta ENABLE ROW LEVEL SECURITY;" \
-    "CREATE POLICY reader ON hyrax.meta FOR SELECT USING (true);" \
-    "DROP POLICY tenant_own ON hyrax.audit;" \
-    "CREATE POLICY reader ON hyrax.audit FOR SELECT USING (tenant IN " ACTING_ROLES ");" \
-    "CREATE POLICY writer ON hyrax.audit FOR INSERT WITH CHECK (tenant IN " ACTING_ROLES \
-    "  AND actor = session_user AND at = now());"
-
-/* Where a migration names the dimension of the vectors: hxi_registry_migrate writes the model's. */
-#define DIM_MARK "@DIM@"
-
-static const char *const migrations[HX_REGISTRY_SCHEMA_VERSION] = {
-    "CREATE EXTENSION IF NOT EXISTS vector SCHEMA hyrax;"
-    "CREATE TABLE hyrax.documents ("
-    "  id bigserial PRIMARY KEY,"
-    "  tenant text NOT NULL DEFAULT current_user,"
-    "  path text NOT NULL,"
-    "  title text NOT NULL DEFAULT '',"
-    "  metadata jsonb NOT NULL DEFAULT '{}',"
-    "  content_hash text NOT NULL,"
-    "  signer text,"
-    "  visibility text NOT NULL DEFAULT 'tenant' CHECK (visibility IN ('public', 'tenant')),"
-    "  published_at timestamptz NOT NULL DEFAULT now(),"
-    "  UNIQUE (tenant, path));"
-    "CREATE TABLE hyrax.chunks ("
-    "  id bigserial PRIMARY KEY,"
-    "  document_id bigint NOT NULL REFERENCES hyrax.documents (id) ON DELETE CASCADE,"
-    "  tenant text NOT NULL,"
-    "  visibility text NOT NULL,"
-    "  ord int NOT NULL,"
-    "  heading_path text NOT NULL DEFAULT '',"
-    "  line_start int NOT NULL DEFAULT 0,"
-    "  line_end int NOT NULL DEFAULT 0,"
-    "  text text NOT NULL,"
-    "  embedding vector(" DIM_MARK ") NOT NULL,"
-    /* regconfig named: with 'english' alone a to_tsvector(text, text) a tenant made in public
-       beforehand would match better than pg_catalog's (test_hostile_init) */
-    "  tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::pg_catalog.regconfig, heading_path || ' ' || text))"
-    "  STORED);"
-    "CREATE INDEX chunks_document ON hyrax.chunks (document_id);"
-    "CREATE INDEX chunks_embedding ON hyrax.chunks USING hnsw (embedding vector_ip_ops);"
-    "CREATE INDEX chunks_tsv ON hyrax.chunks USING gin (tsv);"
-    "CREATE TABLE hyrax.audit ("
-    "  id bigserial PRIMARY KEY,"
-    "  at timestamptz NOT NULL DEFAULT now(),"
-    "  actor text NOT NULL DEFAULT session_user,"
-    "  tenant text NOT NULL DEFAULT current_user,"
-    "  action text NOT NULL,"
-    "  path text NOT NULL,"
-    "  content_hash text,"
-    "  signer text);"
-    "ALTER TABLE hyrax.documents ENABLE ROW LEVEL SECURITY;"
-    "ALTER TABLE hyrax.chunks ENABLE ROW LEVEL SECURITY;"
-    "ALTER TABLE hyrax.audit ENABLE ROW LEVEL SECURITY;"
-    "CREATE POLICY tenant_read ON hyrax.documents FOR SELECT USING (visibility = 'public' OR tenant = current_user);"
-    "CREATE POLICY tenant_write ON hyrax.documents FOR ALL USING (tenant = current_user)"
-    "  WITH CHECK (tenant = current_user);"
-    "CREATE POLICY tenant_read ON hyrax.chunks FOR SELECT USING (visibility = 'public' OR tenant = current_user);"
-    "CREATE POLICY tenant_write ON hyrax.chunks FOR ALL USING (tenant = current_user)"
-    "  WITH CHECK (tenant = current_user);"
-    "CREATE POLICY tenant_own ON hyrax.audit FOR ALL USING (tenant = current_user)"
-    "  WITH CHECK (tenant = current_user);"
-    "GRANT USAGE ON SCHEMA hyrax TO PUBLIC;"
-    "GRANT SELECT ON hyrax.meta, hyrax.documents, hyrax.chunks, hyrax.audit TO PUBLIC;",
-    /* 1 -> 2: private visibility (owner = the publishing user's role), chunk byte ranges (the
-       same content answered once across tiers), and policies that let a user act inside its
-       tenant: a row's tenant must be a role current_user is a member of */
-    "ALTER TABLE hyrax.documents ADD COLUMN owner text;"
-    "ALTER TABLE hyrax.documents DROP CONSTRAINT documents_visibility_check;"
-    "ALTER TABLE hyrax.documents ADD CONSTRAINT documents_visibility_check"
-    "  CHECK (visibility IN ('public', 'tenant', 'private') AND (visibility <> 'private' OR owner IS NOT NULL));"
-    "ALTER TABLE hyrax.chunks ADD COLUMN owner text, ADD COLUMN byte_start int, ADD COLUMN byte_end int;"
-    "DROP POLICY tenant_read ON hyrax.documents; DROP POLICY tenant_write ON hyrax.documents;"
-    "DROP POLICY tenant_read ON hyrax.chunks; DROP POLICY tenant_write ON hyrax.chunks;"
-    "DROP POLICY tenant_own ON hyrax.audit;"
-    "CREATE POLICY reader ON hyrax.documents FOR SELECT USING (visibility = 'public' OR (tenant IN " ACTING_ROLES
-    "  AND (visibility = 'tenant' OR owner = current_user)));"
-    "CREATE POLICY writer ON hyrax.documents FOR ALL USING (tenant IN " ACTING_ROLES
-    "  AND (visibility <> 'private' OR owner = current_user))"
-    "  WITH CHECK (tenant IN " ACTING_ROLES " AND (visibility <> 'private' OR owner = current_user));"
-    "CREATE POLICY reader ON hyrax.chunks FOR SELECT USING (visibility = 'public' OR (tenant IN " ACTING_ROLES
-    "  AND (visibility = 'tenant' OR owner = current_user)));"
-    "CREATE POLICY writer ON hyrax.chunks FOR ALL USING (tenant IN " ACTING_ROLES
-    "  AND (visibility <> 'private' OR owner = current_user))"
-    "  WITH CHECK (tenant IN " ACTING_ROLES " AND (visibility <> 'private' OR owner = current_user));"
-    "CREATE POLICY tenant_own ON hyrax.audit FOR ALL USING (tenant IN " ACTING_ROLES ")"
-    "  WITH CHECK (tenant IN " ACTING_ROLES ");",
-    /* 2 -> 3: the reading rule in one function the policies and the search both use, and the
-       search's candidates through a SECURITY DEFINER function that applies it (a tenant's
-       search could use neither index under row-level security: bench/RESULTS-registry.md); a
-       chunk must carry its document's tenant, visibility and owner (checked after the statement,
-       as the foreign key is, which ignores the policies: a tenant could otherwise hang a chunk of
-       its own under another tenant's document, where that tenant's readers would find it) */
-    "CREATE FUNCTION hyrax.acting_roles(reader text) RETURNS text[] LANGUAGE sql STABLE PARALLEL SAFE"
-    "  AS $$SELECT pg_catalog.array_agg(rolname::text) FROM pg_catalog.pg_roles"
-    "  WHERE pg_catalog.pg_has_role(reader, oid, 'MEMBER')$$;"
-    "CREATE FUNCTION hyrax.can_read(tenant text, visibility text, owner text, reader text, roles text[])"
-    "  RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE"
-    "  AS $$SELECT visibility = 'public' OR (tenant = ANY (roles) AND (visibility = 'tenant' OR owner = reader))$$;"
-    "DROP POLICY reader ON hyrax.documents; DROP POLICY reader ON hyrax.chunks;"
-    "CREATE POLICY reader ON hyrax.documents FOR SELECT USING (hyrax.can_read(tenant, visibility, owner, current_user,"
-    "  (SELECT hyrax.acting_roles(current_user))));"
-    "CREATE POLICY reader ON hyrax.chunks FOR SELECT USING (hyrax.can_read(tenant, visibility, owner, current_user,"
-    "  (SELECT hyrax.acting_roles(current_user))));"
-    "CREATE FUNCTION hyrax.chunk_matches_document() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
-    "  SET search_path = hyrax, pg_temp AS $f$ BEGIN"
-    "  IF NOT EXISTS (SELECT 1 FROM hyrax.documents d WHERE d.id = NEW.document_id AND d.tenant = NEW.tenant"
-    "      AND d.visibility = NEW.visibility AND d.owner IS NOT DISTINCT FROM NEW.owner) THEN"
-    "    RAISE EXCEPTION 'a chunk takes the tenant, visibility and owner of its document' USING ERRCODE = '42501';"
-    "  END IF;"
-    "  RETURN NULL; END $f$;"
-    "CREATE TRIGGER chunk_matches_document AFTER INSERT OR UPDATE ON hyrax.chunks"
-    "  FOR EACH ROW EXECUTE FUNCTION hyrax.chunk_matches_document();"
-    "CREATE INDEX chunks_tenant ON hyrax.chunks (tenant);"
-    "CREATE INDEX chunks_visibility ON hyrax.chunks (visibility);"
-    CANDIDATES_FUNCTION("CREATE", "hyrax, public, pg_temp", "'english'", "'hyrax.chunks'::regclass", "")
-    "GRANT EXECUTE ON FUNCTION hyrax.candidates(text, text, int, jsonb, timestamptz, boolean) TO PUBLIC;",
-    MIGRATION_4,
-};
 
 /* === Statements === */
 
@@ -515,16 +294,16 @@ void hxi_registry_close(hxi_registry *r)
 
 /* === Schema === */
 
-/* sql with DIM_MARK replaced by dim; caller frees. NULL: out of memory. */
+/* sql with HXI_REGISTRY_DIM_MARK replaced by dim; caller frees. NULL: out of memory. */
 static char *with_dim(const char *sql, int dim)
 {
-    const char *at = strstr(sql, DIM_MARK);
+    const char *at = strstr(sql, HXI_REGISTRY_DIM_MARK);
     if (!at)
         return hx_strdup(sql);
     size_t head = (size_t)(at - sql), len = strlen(sql) + 16;
     char *out = hx_malloc(len);
     if (out)
-        snprintf(out, len, "%.*s%d%s", (int)head, sql, dim, at + strlen(DIM_MARK));
+        snprintf(out, len, "%.*s%d%s", (int)head, sql, dim, at + strlen(HXI_REGISTRY_DIM_MARK));
     return out;
 }
 
@@ -555,6 +334,30 @@ static int read_model(hxi_registry *r, hx_error *err)
     snprintf(r->model, sizeof r->model, "%s", named ? pq->getvalue(res, 0, 0) : "");
     r->dim = (int)dim;
     pq->clear(res);
+    return 0;
+}
+
+/* The schema's version as hyrax.meta records it (asked once per handle): which columns the
+ * statements may name (version 5 added documents.type and chunks.metadata; a newer schema is read
+ * as this one, as it has been so far: migrations only add). */
+static int schema_version(hxi_registry *r, hx_error *err)
+{
+    if (r->version)
+        return 0;
+    hxi_pgresult *res = NULL;
+    int rc = run(r, "SELECT value FROM hyrax.meta WHERE key OPERATOR(pg_catalog.=) 'schema_version'", 0, NULL, &res,
+                 err);
+    if (rc)
+        return rc;
+    char v[24];
+    snprintf(v, sizeof v, "%s", r->pq->ntuples(res) == 1 ? r->pq->getvalue(res, 0, 0) : "");
+    r->pq->clear(res);
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end || end == v || x < 1)
+        return hx_error_set(err, HX_EFORMAT, -1, "registry: hyrax.meta holds schema_version '%.20s', not a version: "
+                            "run 'hyrax registry init'", v);
+    r->version = x > HX_REGISTRY_SCHEMA_VERSION ? HX_REGISTRY_SCHEMA_VERSION : (int)x;   /* a newer one: its columns */
     return 0;
 }
 
@@ -600,7 +403,7 @@ static int record_model(hxi_registry *r, const char *model, int dim, bool *wrote
         if (rows)
             return hx_error_set(err, HX_EINVAL, -1, "registry: it holds vectors of %d dimensions and model %s makes "
                                 "%d: use a model of %d dimensions", r->dim, model, dim, r->dim);
-        char *sql = with_dim("ALTER TABLE hyrax.chunks ALTER COLUMN embedding TYPE vector(" DIM_MARK ")", dim);
+        char *sql = with_dim("ALTER TABLE hyrax.chunks ALTER COLUMN embedding TYPE vector(" HXI_REGISTRY_DIM_MARK ")", dim);
         rc = sql ? run(r, sql, -1, NULL, NULL, err) : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         free(sql);
         if (rc)
@@ -678,7 +481,7 @@ int hxi_registry_migrate(hxi_registry *r, int to, const char *model, int dim, in
     r->pq->clear(res);
     res = NULL;
     for (int v = version; v < to; v++) {
-        char *sql = with_dim(migrations[v], dim);
+        char *sql = with_dim(hxi_registry_migration(v), dim);
         rc = sql ? run(r, sql, -1, NULL, NULL, err) : hx_error_set(err, HX_ENOMEM, -1, "out of memory");
         free(sql);
         if (rc)
@@ -701,11 +504,13 @@ int hxi_registry_migrate(hxi_registry *r, int to, const char *model, int dim, in
                   1, p, NULL, err)) ||
         (rc = run(r, "COMMIT", -1, NULL, NULL, err)))
         goto fail;
+    r->version = 0;
     return 0;
 fail:
     r->pq->clear(res);
     rollback(r);
     r->dim = 0;   /* what read_model saw may be rolled back */
+    r->version = 0;
     return rc;
 }
 
@@ -735,9 +540,15 @@ int hxi_registry_list(hxi_registry *r, hxi_registry_known *out, hx_error *err)
     memset(out, 0, sizeof *out);
     hxi_pgresult *res = NULL;
     const char *p[1] = {r->tenant};
-    int rc = run(r, "SELECT path, content_hash FROM hyrax.documents WHERE tenant = coalesce($1, current_user::text) "
-                 "ORDER BY path", 1, p, &res, err);
-    if (rc)
+    /* a document published before schema version 5 (no type) has no unit pairs: its hash is given
+       as "", so that the next publish sends it again with them */
+    int rc = schema_version(r, err);
+    if (rc || (rc = run(r, r->version >= 5 ? "SELECT path, CASE WHEN type IS NULL THEN '' ELSE content_hash END "
+                                            "FROM hyrax.documents WHERE tenant = coalesce($1, current_user::text) "
+                                            "ORDER BY path"
+                                          : "SELECT path, content_hash FROM hyrax.documents "
+                                            "WHERE tenant = coalesce($1, current_user::text) ORDER BY path",
+                        1, p, &res, err)))
         return rc;
     size_t n = (size_t)r->pq->ntuples(res);
     out->paths = hx_calloc(n ? n : 1, sizeof *out->paths);
@@ -807,6 +618,11 @@ static int chunks_json(const hxi_registry_doc *d, int dim, char *vec, hxi_json_w
         if (!at)
             return hx_error_set(err, HX_EINVAL, -1, "registry: %s chunk %u has a non-finite vector", d->path, c->ord);
         hxi_json_write_str(w, vec, at);
+        hxi_json_write_key(w, "metadata");
+        if (c->metadata_json)
+            hxi_json_write_json(w, c->metadata_json, strlen(c->metadata_json));
+        else
+            hxi_json_write_null(w);
         hxi_json_write_obj_end(w);
     }
     hxi_json_write_arr_end(w);
@@ -824,25 +640,30 @@ int hxi_registry_put(hxi_registry *r, const char *model, int dim, const hxi_regi
         "SELECT tenant, 'remove', path, content_hash, signer FROM d";
     static const char replace_sql[] =
         "DELETE FROM hyrax.documents WHERE tenant = coalesce($2, current_user::text) AND path = $1";
-    static const char insert_sql[] =
-        "WITH d AS (INSERT INTO hyrax.documents (tenant, owner, path, title, metadata, content_hash, signer, visibility) "
-        "  VALUES (coalesce($8, current_user::text), CASE WHEN $6 = 'private' THEN current_user::text END, "
-        "  $1, $2, $3::jsonb, $4, $5, $6) RETURNING id, tenant, visibility, owner), "
-        "c AS (INSERT INTO hyrax.chunks (document_id, tenant, visibility, owner, ord, heading_path, line_start, "
-        "  line_end, byte_start, byte_end, text, embedding) "
-        "  SELECT d.id, d.tenant, d.visibility, d.owner, u.ord, u.heading, u.line_start, u.line_end, u.byte_start, "
-        "  u.byte_end, u.text, u.embedding::vector "
-        "  FROM d, pg_catalog.jsonb_to_recordset($7::jsonb) AS u (ord int, heading text, line_start int, line_end int, "
-        "  byte_start int, byte_end int, text text, embedding text)) "
-        "INSERT INTO hyrax.audit (tenant, action, path, content_hash, signer) SELECT tenant, 'publish', $1, $4, $5 FROM d";
+    /* $9: the document's type; the chunks' unit pairs in $7 (schema version 5; before it, neither) */
+#define INSERT_SQL(doc_cols, doc_vals, chunk_cols, chunk_vals, chunk_defs) \
+    "WITH d AS (INSERT INTO hyrax.documents (tenant, owner, path, title, metadata, content_hash, signer, visibility" \
+    doc_cols ") VALUES (coalesce($8, current_user::text), CASE WHEN $6 = 'private' THEN current_user::text END, " \
+    "  $1, $2, $3::jsonb, $4, $5, $6" doc_vals ") RETURNING id, tenant, visibility, owner), " \
+    "c AS (INSERT INTO hyrax.chunks (document_id, tenant, visibility, owner, ord, heading_path, line_start, " \
+    "  line_end, byte_start, byte_end, text, embedding" chunk_cols ") " \
+    "  SELECT d.id, d.tenant, d.visibility, d.owner, u.ord, u.heading, u.line_start, u.line_end, u.byte_start, " \
+    "  u.byte_end, u.text, u.embedding::vector" chunk_vals " " \
+    "  FROM d, pg_catalog.jsonb_to_recordset($7::jsonb) AS u (ord int, heading text, line_start int, line_end int, " \
+    "  byte_start int, byte_end int, text text, embedding text" chunk_defs ")) " \
+    "INSERT INTO hyrax.audit (tenant, action, path, content_hash, signer) SELECT tenant, 'publish', $1, $4, $5 FROM d"
+    static const char insert_sql[] = INSERT_SQL(", type", ", $9", ", metadata", ", u.metadata", ", metadata jsonb");
+    static const char insert_sql_4[] = INSERT_SQL("", "", "", "", "");
+#undef INSERT_SQL
     for (size_t i = 0; i < n_docs; i++)
         if (!r->user && docs[i].visibility && !strcmp(docs[i].visibility, "private"))
             return hx_error_set(err, HX_EINVAL, -1,
                                 "registry: %s: visibility private belongs to a user: publish with a user (--user) "
                                 "inside the tenant", docs[i].path);
     int rc = hxi_registry_check_model(r, model, dim, err);
-    if (rc)
+    if (rc || (rc = schema_version(r, err)))
         return rc;
+    const bool units = r->version >= 5;
     char *vec = hx_malloc(VEC_TEXT_SIZE(dim));
     if (!vec)
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -859,10 +680,11 @@ int hxi_registry_put(hxi_registry *r, const char *model, int dim, const hxi_regi
         const hxi_registry_doc *d = &docs[i];
         if ((rc = chunks_json(d, dim, vec, &w, err)))
             goto fail;
-        const char *p[8] = {d->path, d->title, d->metadata_json, d->content_hash, d->signer, d->visibility, w.buf,
-                            r->tenant};
+        const char *p[9] = {d->path, d->title, d->metadata_json, d->content_hash, d->signer, d->visibility, w.buf,
+                            r->tenant, d->type};
         const char *rp[2] = {d->path, r->tenant};
-        if ((rc = run(r, replace_sql, 2, rp, NULL, err)) || (rc = run(r, insert_sql, 8, p, NULL, err)))
+        if ((rc = run(r, replace_sql, 2, rp, NULL, err)) ||
+            (rc = run(r, units ? insert_sql : insert_sql_4, units ? 9 : 8, p, NULL, err)))
             goto fail;
     }
     if ((rc = run(r, "COMMIT", -1, NULL, NULL, err)))
@@ -887,20 +709,24 @@ out:
  * The keyword side ranks (ts_rank_cd) at most HX_REGISTRY_KEYWORD_CANDIDATES of the chunks that
  * match every word, the first the scan yields, so a query of common words costs a bounded amount
  * instead of ranking most of the table (bench/RESULTS-registry.md).
- * A filter holds when the document's metadata value under k (a string, or an array of them)
- * contains one of v (jsonb's ? operator). */
-static const char search_sql[] =
-    "SELECT c.id, c.document_id, hit.vrank, hit.krank, hit.kscore, "
-    "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, "
-    "  d.path, d.title, c.heading_path, c.text, c.ord, c.line_start, c.line_end, d.tenant, d.visibility, "
-    "  d.signer, pg_catalog.to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
-    "  d.metadata::text, "
-    "  d.content_hash, c.byte_start, c.byte_end "
-    "FROM hyrax.candidates($1, $2, $3::int, $4::jsonb, $6::timestamptz, $5::bool) hit "
-    "JOIN hyrax.chunks c ON c.id = hit.id JOIN hyrax.documents d ON d.id = c.document_id";
+ * A filter holds when the document's metadata, or (schema version 5) the chunk's unit pairs, hold
+ * it (registry_schema.c IN_ALLOWED_CHUNK). Before version 5 the registry keeps no type or pairs: the
+ * statement answers NULL for them. */
+#define SEARCH_SQL(units) \
+    "SELECT c.id, c.document_id, hit.vrank, hit.krank, hit.kscore, " \
+    "  CASE WHEN $1::text IS NULL THEN NULL ELSE -(c.embedding <#> $1::vector) END, " \
+    "  d.path, d.title, c.heading_path, c.text, c.ord, c.line_start, c.line_end, d.tenant, d.visibility, " \
+    "  d.signer, pg_catalog.to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), " \
+    "  d.metadata::text, " \
+    "  d.content_hash, c.byte_start, c.byte_end, " units " " \
+    "FROM hyrax.candidates($1, $2, $3::int, $4::jsonb, $6::timestamptz, $5::bool) hit " \
+    "JOIN hyrax.chunks c ON c.id = hit.id JOIN hyrax.documents d ON d.id = c.document_id"
+static const char search_sql[] = SEARCH_SQL("d.type, c.metadata::text");
+static const char search_sql_4[] = SEARCH_SQL("NULL::text, NULL::text");
+#undef SEARCH_SQL
 enum { COL_ID, COL_DOC, COL_VRANK, COL_KRANK, COL_KSCORE, COL_COS, COL_PATH, COL_TITLE, COL_HEADING, COL_TEXT,
        COL_ORD, COL_LINE_START, COL_LINE_END, COL_TENANT, COL_VIS, COL_SIGNER, COL_PUBLISHED, COL_META, COL_HASH,
-       COL_BYTE_START, COL_BYTE_END };
+       COL_BYTE_START, COL_BYTE_END, COL_TYPE, COL_UNIT_META };
 
 static void kv_free(hx_kv *kv, size_t n)
 {
@@ -913,8 +739,10 @@ static void kv_free(hx_kv *kv, size_t n)
 
 void hxi_registry_results_free(hxi_registry_results *r)
 {
-    for (size_t i = 0; r->res.v && i < r->res.n; i++)
+    for (size_t i = 0; r->res.v && i < r->res.n; i++) {
         kv_free((hx_kv *)r->res.v[i].meta, r->res.v[i].n_meta);
+        kv_free((hx_kv *)r->res.v[i].chunk_meta, r->res.v[i].n_chunk_meta);
+    }
     hx_results_free(&r->res);
     free(r->extra);
     if (r->pg)
@@ -1038,7 +866,7 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
     hxi_hit *hits = NULL;
     hxi_fused *fused = NULL;
     int rc = use_vec ? hxi_registry_check_model(r, q->model ? q->model : "", q->dim, err) : 0;
-    if (rc)
+    if (rc || (rc = schema_version(r, err)))
         return rc;
     if (use_vec && !(vec = hx_malloc(VEC_TEXT_SIZE(q->dim))))
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
@@ -1057,7 +885,7 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
     const char *p[6] = {use_vec ? vec : NULL, q->text ? q->text : "", limit, q->n_filters ? fw.buf : NULL,
                         use_kw ? "true" : "false", q->as_of_ns ? as_of : NULL};
     hxi_pgresult *res;
-    if ((rc = run(r, search_sql, 6, p, &res, err)))
+    if ((rc = run(r, r->version >= 5 ? search_sql : search_sql_4, 6, p, &res, err)))
         goto out;
     out->pg = res;
     size_t n = (size_t)pq->ntuples(res), na = 0, nb = 0;
@@ -1135,7 +963,7 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
         x->chunk_index = (uint32_t)atoi(pq->getvalue(res, row, COL_ORD));
         x->line_start = (uint32_t)atoi(pq->getvalue(res, row, COL_LINE_START));
         x->line_end = (uint32_t)atoi(pq->getvalue(res, row, COL_LINE_END));
-        x->unit = "line";   /* the registry keeps no document type: a paged one reads as lines */
+        x->unit = hxi_doctype_unit_name(pq->getisnull(res, row, COL_TYPE) ? NULL : pq->getvalue(res, row, COL_TYPE));
         x->path = pq->getvalue(res, row, COL_PATH);
         x->title = pq->getvalue(res, row, COL_TITLE);
         x->heading = pq->getvalue(res, row, COL_HEADING);
@@ -1151,6 +979,11 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
         if ((rc = meta_from_json(e->metadata_json, &kv, &x->n_meta, err)))
             goto out;
         x->meta = kv;   /* owned by the result set: hxi_registry_results_free */
+        if (!pq->getisnull(res, row, COL_UNIT_META)) {
+            if ((rc = meta_from_json(pq->getvalue(res, row, COL_UNIT_META), &kv, &x->n_chunk_meta, err)))
+                goto out;
+            x->chunk_meta = kv;
+        }
     }
 out:
     free(vec);

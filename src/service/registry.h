@@ -75,6 +75,8 @@ typedef struct hxi_registry_chunk {
     const char *heading;    /* heading path "A > B"; borrowed */
     const char *text;       /* the chunk as embedded; borrowed */
     const float *vec;       /* the model's dimension of floats (hxi_registry_put); borrowed */
+    const char *metadata_json;   /* its unit's pairs as a JSON object (hx_result.chunk_meta); NULL:
+                                    none; borrowed */
 } hxi_registry_chunk;
 
 typedef struct hxi_registry_doc {
@@ -87,10 +89,13 @@ typedef struct hxi_registry_doc {
                                    user only: needs a handle with hxi_registry_opts.user) */
     const hxi_registry_chunk *chunks;
     size_t n_chunks;
+    const char *type;           /* its row in the table of document types ("pdf", "code"): what its
+                                   line numbers count (hx_result.unit); NULL: unknown */
 } hxi_registry_doc;
 
 /* The documents of the acting tenant this handle sees in the registry (a user's own private ones
- * included, other users' not): paths[i] has content hash hashes[i]. Both
+ * included, other users' not): paths[i] has content hash hashes[i] ("" for one published before
+ * schema version 5, which publishing sends again with its unit pairs). Both
  * arrays and their strings are owned by the caller: free with hxi_registry_known_free. */
 typedef struct hxi_registry_known {
     char **paths, **hashes;

@@ -1,6 +1,7 @@
-/* store_internal.h: what store.c (open, validation, reading, the chain of generations) and
- * store_write.c (the one writer: append, commit, abort, compaction) share: the on-disk sizes of
- * store.h's tables, the decoded forms of slots and records, the handle, and the helpers both use.
+/* store_internal.h: what store.c (open, validation, reading), store_chain.c (the chain of
+ * generations read back) and store_write.c (the one writer: append, commit, abort, compaction)
+ * share: the on-disk sizes of store.h's tables, the decoded forms of slots and records, the
+ * handle, and the helpers they use.
  * Nothing outside src/store includes it. */
 #ifndef HX_STORE_INTERNAL_H
 #define HX_STORE_INTERNAL_H
@@ -93,6 +94,9 @@ void st_slot_encode(uint8_t b[SLOT_SIZE], const meta *m);
 /* Maps the file up to m's committed length and parses its record into v. */
 int st_view_load(int fd, const meta *m, int slot, view *v, hx_error *err);
 void st_view_drop(view *v);
+/* The commit before r in the chain: 1 and *prev filled, 0 at the first commit of the file, or a
+ * negative error (a damaged record). */
+int st_chain_prev(const view *v, const record *r, record *prev, hx_error *err);
 /* A new store file at path whose first generation is gen0. */
 int st_create_file(const char *path, uint64_t gen0, hx_error *err);
 /* The compaction file's path beside `path`; NULL when out of memory. */

@@ -180,6 +180,12 @@ void hxi_json_write_obj_end(hxi_json_writer *w);
 /* Member name inside an object; the next write is its value. */
 void hxi_json_write_key(hxi_json_writer *w, const char *key);  /* NUL-terminated */
 void hxi_json_write_keyn(hxi_json_writer *w, const char *key, size_t len);
+/* A member: its name (NUL-terminated) and its value, as write_key then the write of that type. */
+void hxi_json_kv_cstr(hxi_json_writer *w, const char *key, const char *s);
+void hxi_json_kv_uint(hxi_json_writer *w, const char *key, uint64_t x);
+void hxi_json_kv_int(hxi_json_writer *w, const char *key, int64_t x);
+void hxi_json_kv_double(hxi_json_writer *w, const char *key, double x);
+void hxi_json_kv_bool(hxi_json_writer *w, const char *key, int b);
 
 /* === Layout === */
 
