@@ -230,21 +230,35 @@ def kep_chunks(tok, count):
 
 # === Engines ===
 
+# Kernel tables hyrax can be held to on a machine that has more (HYRAX_ISA, HYRAX_VNNI: the
+# models help topic): the name suffix of the engine, its environment, and the CPU flags it needs
+# beyond the native table's (an AVX2 machine without VNNI is run where AVX-512 exists; AVX-VNNI,
+# Alder Lake's VEX form, where the CPU has it). ONNX Runtime cannot be held so (MLAS reads CPUID):
+# against these rows its figures are those of the machine's best ISA, so the ratio is a lower bound
+# of what an AVX2 machine would show.
+FORCED = {"avx2": ({"HYRAX_ISA": "avx2", "HYRAX_VNNI": "0"}, "avx512f"),
+          "avxvnni": ({"HYRAX_ISA": "avx2"}, "avx_vnni")}
+
+
 class Hyrax:
     """bench/embed_bench: a `serve` process per thread count for throughput passes, and
-    one process per latency, load or embed measurement."""
+    one process per latency, load or embed measurement. `forced`: a key of FORCED (the kernel
+    table held lower), `binary`: another build's embed_bench (--before), named `tag`."""
 
-    def __init__(self, precision="fp32"):
+    def __init__(self, precision="fp32", forced=None, binary=EMBED_BENCH, tag=""):
         self.proc = None
         self.precision = precision
-        self.name = "hyrax" if precision == "fp32" else f"hyrax-{precision}"
+        self.binary = binary
+        self.forced = FORCED[forced][0] if forced else {}
+        self.name = ("hyrax" if precision == "fp32" else f"hyrax-{precision}") + \
+            (f"@{forced}" if forced else "") + tag
 
     def run(self, mode, texts_file, threads, env=None, **kw):
-        cmd = [str(EMBED_BENCH), mode, "--texts", str(texts_file), "--threads", str(threads),
+        cmd = [str(self.binary), mode, "--texts", str(texts_file), "--threads", str(threads),
                "--weights", str(WEIGHTS), "--precision", self.precision]
         for k, v in kw.items():
             cmd += ["--" + k, str(v)]
-        res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        res = subprocess.run(cmd, capture_output=True, text=True, env=dict(env or os.environ, **self.forced))
         if res.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed: {res.stderr.strip()}")
         return json.loads(res.stdout)
@@ -252,9 +266,9 @@ class Hyrax:
     def set_threads(self, n):
         self.close()
         self.proc = subprocess.Popen(
-            [str(EMBED_BENCH), "serve", "--threads", str(n), "--batch", str(BATCH),
+            [str(self.binary), "serve", "--threads", str(n), "--batch", str(BATCH),
              "--weights", str(WEIGHTS), "--precision", self.precision], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, text=True, env=dict(os.environ, **self.forced))
 
     def close(self):
         if self.proc:
@@ -338,25 +352,33 @@ class OnnxRuntime:
 
 
 def py_pass(engine, texts):
-    t0 = time.perf_counter()
+    """Wall and process CPU seconds of one pass."""
+    t0, c0 = time.perf_counter(), time.process_time()
     engine.encode(texts)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def throughput(engines, name, texts, reps):
-    """Median seconds per pass for each engine. One warm-up pass each (excluded), then the
-    engines take turns repetition by repetition, so a burst of load hits all of them alike."""
-    passes = {e.name: (lambda e=e: e.timed_pass(name)) if isinstance(e, Hyrax)
-              else (lambda e=e: (py_pass(e, texts), None)) for e in engines}
-    extra, secs = {}, {k: [] for k in passes}
+    """(median wall seconds, hyrax's reply or None, median process CPU seconds) per pass for each
+    engine. One warm-up pass each (excluded), then the engines take turns repetition by
+    repetition, so a burst of load hits all of them alike. CPU seconds (every thread of the
+    process) are what a pass costs whatever else the machine runs; at 1 thread they are its work."""
+    def hyrax_pass(e):
+        t, r = e.timed_pass(name)
+        return t, r["cpu_s"], r
+
+    passes = {e.name: (lambda e=e: hyrax_pass(e)) if isinstance(e, Hyrax)
+              else (lambda e=e: (*py_pass(e, texts), None)) for e in engines}
+    extra, secs, cpus = {}, {k: [] for k in passes}, {k: [] for k in passes}
     for k, f in passes.items():
         f()
     for _ in range(reps):
         for k, f in passes.items():
-            t, info = f()
+            t, c, info = f()
             secs[k].append(t)
+            cpus[k].append(c)
             extra[k] = info or extra.get(k)
-    return {k: (statistics.median(v), extra.get(k)) for k, v in secs.items()}
+    return {k: (statistics.median(v), extra.get(k), statistics.median(cpus[k])) for k, v in secs.items()}
 
 
 def py_latency(engine, texts):
@@ -432,8 +454,8 @@ def machine_info():
     cpu = (f"{first.get('model name', 'unknown CPU')} (family {first.get('cpu family', '?')}, "
            f"model {first.get('model', '?')}, stepping {first.get('stepping', '?')}"
            f"{', virtual machine' if 'hypervisor' in flags else ''})")
-    return {"cpu": cpu, "cores": os.cpu_count(), "kernel": platform.release(),
-            "isa": [f for f in ("avx512f", "avx2", "fma") if f in flags],
+    return {"cpu": cpu, "cores": os.cpu_count(), "kernel": platform.release(), "flags": flags,
+            "isa": [f for f in ("avx512f", "avx512_vnni", "avx_vnni", "avx2", "fma") if f in flags],
             "load_before": os.getloadavg()}
 
 
@@ -514,7 +536,7 @@ def report(args, info, vers, rec, sets):
              f"{', '.join(f'{x:.2f}' for x in info['load_before'])}; after: "
              f"{', '.join(f'{x:.2f}' for x in info['load_after'])}.\n")
     L.append("Versions: " + ", ".join(f"{k} {v}" for k, v in vers.items()) + ". "
-             f"hyrax kernels: {info.get('hyrax_isa', 'n/a')}.\n")
+             f"hyrax kernels: {info.get('hyrax_isa', 'n/a')} (int8: {info.get('hyrax_i8', 'n/a')}).\n")
     L.append(f"Method: the same texts for every engine, text in and normalised embedding out "
              f"(tokenisation included; HF tokenizers single-threaded). Throughput: "
              f"{', '.join(f'{len(sets[n])} {n} ({LENGTHS[n]}-token)' for n in sets)} texts "
@@ -632,6 +654,7 @@ def report(args, info, vers, rec, sets):
                  + " | ".join(fmt(v, 6) for v in worst) + " | | |")
     L.append(f"| load + first embedding | {fmt(get('load_first_ms', H), 1, ' ms')} | | "
              f"{fmt(get('load_first_ms', H8), 1, ' ms')} | | | |")
+    L += forced_report(get, args, info)
     if info.get("kep"):
         k = info["kep"]
         L.append(f"\nKEP ingest: {k['chunks']} chunks ({k['tokens']:,} tokens, {k['tokens'] / k['chunks']:.0f} "
@@ -647,6 +670,65 @@ def report(args, info, vers, rec, sets):
     return "\n".join(L)
 
 
+def forced_report(get, args, info):
+    """The issue's table for the lower kernel tables (FORCED) and, with --before, the native tables
+    before and after; lines of Markdown, none for engines that did not run."""
+    O, O8 = "onnxruntime", "onnxruntime-int8"
+    ran = lambda e: get("texts_per_s", e, length="short", threads=args.threads[0]) is not None  # noqa: E731
+    L = []
+
+    def rows(engines, peers):
+        """(label, decimals, [engine values], [peer values], [ratios: > 1 when the engine is faster])
+        for every throughput row, the KEP ingest and the single-query latency."""
+        specs = [(f"{LENGTHS[nm]}-token texts/s", "texts_per_s", {"length": nm}) for nm in LENGTHS]
+        specs += [("KEP ingest chunks/s", "chunks_per_s", {"length": "kep"}),
+                  ("one short query p50 ms", "latency_p50_ms", {})]
+        specs += [(f"{LENGTHS[nm]}-token texts per CPU second", "texts_per_cpu_s", {"length": nm}) for nm in LENGTHS]
+        specs += [("one short query CPU p50 ms", "latency_cpu_p50_ms", {})]
+        out = []
+        for label, metric, kw in specs:
+            for n in args.threads if "CPU" not in label else [1]:   # CPU time is the work only at 1 thread
+                v = [get(metric, e, threads=n, **kw) for e in engines]
+                p = [get(metric, e, threads=n, **kw) for e in peers]
+                if all(x is None for x in v):
+                    continue   # the KEP row runs at KEP_MIN_THREADS and up
+                lat = metric.startswith("latency")
+                out.append((f"{label}, {n} thread{'s' * (n > 1)}", 2 if lat else 1, v, p,
+                            [ratio(y, x) if lat else ratio(x, y) for x, y in zip(v, p)]))
+        return out
+
+    cols = [e for e in ("hyrax@avx2", "hyrax-int8@avx2", "hyrax-int8@avxvnni") if ran(e)]
+    if cols:
+        L.append("\n## hyrax held to AVX2 (no VNNI) and to AVX-VNNI, against ONNX Runtime at its best\n")
+        L.append("hyrax@avx2: `HYRAX_ISA=avx2 HYRAX_VNNI=0` (the AVX2 + FMA float table and the vpmaddwd int8 "
+                 "table, what a CPU with AVX2 and no VNNI runs: AMD Zen 3 and older); hyrax-int8@avxvnni: "
+                 "`HYRAX_ISA=avx2` on a CPU with AVX-VNNI (the VEX vpdpbusd int8 table of Intel's Alder Lake and "
+                 "later). ONNX Runtime cannot be held to a lower ISA (MLAS reads CPUID) and runs its best kernels "
+                 f"here ({', '.join(info['isa'])}): **every ratio in this table is a lower bound** of the ratio "
+                 "on a machine whose best ISA is AVX2, where ONNX Runtime would run its AVX2 kernels too. "
+                 "Ratio: hyrax / ORT (ORT fp32 for fp32, ORT int8 for int8); for latency ORT p50 / hyrax p50. "
+                 "Same run, same texts and threads as the tables above; the CPU rows (1 thread: process CPU time "
+                 "per pass, the calling thread's per query) are what the work costs, however loaded the "
+                 "machine was.\n")
+        L.append("| | " + " | ".join(cols) + " | ORT fp32 | ORT int8 | " + " | ".join(f"{e} / ORT" for e in cols) + " |")
+        L.append("|---|" + "---|" * (2 * len(cols) + 2))
+        peers = [O8 if "int8" in e else O for e in cols]
+        for label, nd, v, _, rt in rows(cols, peers):
+            ort = [r[2] for r in rows([O, O8], [O, O8]) if r[0] == label][0]
+            L.append(f"| {label} | " + " | ".join(fmt(x, nd) for x in v) + " | " + " | ".join(fmt(x, nd) for x in ort)
+                     + " | " + " | ".join(fmt(x, 2, "x") for x in rt) + " |")
+    if ran("hyrax-before"):
+        L.append(f"\n## Native tables ({info.get('hyrax_isa', 'n/a')}): the build before (--before) and this one, "
+                 "same run\n")
+        L.append("| | hyrax before | hyrax | after / before | hyrax-int8 before | hyrax-int8 | after / before |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|")
+        for label, nd, v, b, rt in rows(["hyrax", "hyrax-int8"], ["hyrax-before", "hyrax-int8-before"]):
+            L.append(f"| {label} | {fmt(b[0], nd)} | {fmt(v[0], nd)} | {fmt(rt[0], 2, 'x')} | {fmt(b[1], nd)} | "
+                     f"{fmt(v[1], nd)} | {fmt(rt[1], 2, 'x')} |")
+        L.append("\nafter / before > 1: faster now (for latency: before p50 / after p50).")
+    return L
+
+
 # === Main ===
 
 def main():
@@ -657,6 +739,12 @@ def main():
     ap.add_argument("--small", action="store_true",
                     help="a quarter of the texts, reps as given (a 12-layer model on a busy machine)")
     ap.add_argument("--no-hyrax", action="store_true", help="measure the peers only")
+    ap.add_argument("--no-st", action="store_true", help="leave sentence-transformers out (agreement is then "
+                    "against ONNX Runtime fp32; make test checks hyrax against its goldens)")
+    ap.add_argument("--scale", type=float, default=1, help="texts per pass times this, in whole batches "
+                    "(a shorter run on a busy machine)")
+    ap.add_argument("--before", help="another build's embed_bench, measured beside this one "
+                    "(native tables) as hyrax-before / hyrax-int8-before")
     ap.add_argument("--model", default="minilm", choices=sorted(MODELS), help="the model (default minilm)")
     ap.add_argument("--st-model", help="the model's sentence-transformers folder (mpnet)")
     ap.add_argument("--lengths", default=",".join(LENGTHS) + ",kep",
@@ -675,6 +763,8 @@ def main():
         counts = {k: v // 4 for k, v in counts.items()}
     if args.quick:
         args.reps = min(args.reps, 2)
+    if args.scale != 1:   # whole batches: a pass stays batches of BATCH texts
+        counts = {k: max(BATCH, int(v * args.scale) // BATCH * BATCH) for k, v in counts.items()}
 
     import numpy as np
     from tokenizers import Tokenizer
@@ -693,15 +783,26 @@ def main():
         (OUT / f"texts-{name}.txt").write_text("".join(t + "\n" for t in texts), encoding="utf-8")
     sets = {k: v for k, v in all_sets.items() if k in args.lengths.split(",")}   # timed and compared
 
-    kep = kep_chunks(tok, KEP_CHUNKS // (4 if args.quick else 1)) if "kep" in args.lengths.split(",") else None
+    kep_count = (KEP_CHUNKS // (4 if args.quick else 1) if args.scale == 1 else
+                 max(BATCH, int(KEP_CHUNKS * args.scale) // BATCH * BATCH))
+    kep = kep_chunks(tok, kep_count) if "kep" in args.lengths.split(",") else None
 
     rec = []
     hy = None if args.no_hyrax else Hyrax()
     hy8 = None if args.no_hyrax else Hyrax("int8")
-    st = SentenceTransformers() if model_dir() else None   # needs torch and the model package
+    extra = []   # the lower tables this machine can hold hyrax to, and the build before
+    if not args.no_hyrax:
+        if FORCED["avx2"][1] in info["flags"]:
+            extra += [Hyrax("fp32", "avx2"), Hyrax("int8", "avx2")]
+        if FORCED["avxvnni"][1] in info["flags"]:
+            extra += [Hyrax("int8", "avxvnni")]
+        if args.before:
+            extra += [Hyrax("fp32", binary=args.before, tag="-before"),
+                      Hyrax("int8", binary=args.before, tag="-before")]
+    st = SentenceTransformers() if model_dir() and not args.no_st else None   # needs torch and the model package
     ort_, ort8 = OnnxRuntime(), OnnxRuntime(ONNX_INT8, "onnxruntime-int8")
     peers = tuple(p for p in (st, ort_, ort8) if p)
-    hyraxes = [h for h in (hy, hy8) if h]
+    hyraxes = [h for h in (hy, hy8) if h] + extra
     engines = hyraxes + list(peers)
 
     if hy:
@@ -716,20 +817,24 @@ def main():
         for name, texts in sets.items():
             tokens = len(texts) * LENGTHS[name]
             fl = flops_per_token(LENGTHS[name])
-            for engine, (secs, r) in throughput(engines, name, texts, args.reps).items():
+            for engine, (secs, r, cpu) in throughput(engines, name, texts, args.reps).items():
                 base = dict(engine=engine, length=name, threads=n, batch=BATCH, texts=len(texts))
                 emit(rec, metric="texts_per_s", value=len(texts) / secs, unit="texts/s", **base)
+                emit(rec, metric="texts_per_cpu_s", value=len(texts) / cpu, unit="texts/CPU s", **base)
                 emit(rec, metric="tokens_per_s", value=tokens / secs, unit="tokens/s", **base)
                 emit(rec, metric="gflops", value=tokens * fl / secs / 1e9, unit="GFLOP/s", **base)
-                if r:
+                if r and engine == "hyrax":
                     info["hyrax_isa"] = r["isa"]
+                if r and engine == "hyrax-int8":
+                    info["hyrax_i8"] = r.get("i8")
+                if r:
                     if r["tokens"] != tokens:
                         print(f"warning: hyrax counts {r['tokens']} tokens in {name}, "
                               f"HF tokenizers {tokens}", file=sys.stderr)
                     emit(rec, metric="rss_peak_kb", value=r["rss_peak_kb"], unit="KiB", **base)
         if kep and n >= KEP_MIN_THREADS:   # the real ingest: hyrax and the ONNX Runtime pipelines, sentence-transformers left out
             kep_engines = hyraxes + [ort_, ort8]
-            for engine, (secs, r) in throughput(kep_engines, "kep", kep["texts"], args.reps).items():
+            for engine, (secs, r, cpu) in throughput(kep_engines, "kep", kep["texts"], args.reps).items():
                 emit(rec, metric="chunks_per_s", engine=engine, length="kep", threads=n, batch=BATCH,
                      value=len(kep["texts"]) / secs, unit="chunks/s", chunks=len(kep["texts"]),
                      tokens=kep["tokens"])

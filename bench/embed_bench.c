@@ -260,8 +260,8 @@ static size_t count_tokens(const engine *g, const texts *t)
 
 static void print_common(const opts *o, const engine *g)
 {
-    printf("\"engine\":\"hyrax\",\"mode\":\"%s\",\"threads\":%d,\"isa\":\"%s\",\"model\":\"%s\"",
-           o->mode, o->threads, hxi_isa_name(hxi_cpu_isa()), hx_model_name(g->m));
+    printf("\"engine\":\"hyrax\",\"mode\":\"%s\",\"threads\":%d,\"isa\":\"%s\",\"i8\":\"%s\",\"model\":\"%s\"",
+           o->mode, o->threads, hxi_isa_name(hxi_cpu_isa()), hxi_kernels_i8_get()->name, hx_model_name(g->m));
 }
 
 /* === Modes === */

@@ -7,6 +7,7 @@
  *   attention isa=avx2 T=128 hd=32 gflops=X
  *   gemm_i8 isa=avx512vnni M=256 N=1536 K=384 gops=X   (quantize + integer gemm, int8 tables)
  *   i8_bound isa=avx2 gops=X ops_per_cycle=Y vs_fp32_peak=Z   (see below)
+ *   bound isa=avx2 op=vpmaddubsw+vpmaddwd(inexact) gops=X vs_i8_bound=Y   (and its exact form)
  *   bound isa=avx512vnni op=vpdpbusd gops=X vs_fp32_peak=Y   (and avx512bf16 vdpbf16ps; see below)
  * pct_peak is of that ISA's pure-FMA peak (scalar: of the AVX2 one). Times are this thread's CPU
  * time, best single call over MIN_SECONDS, so a busy shared machine skews them less.
@@ -202,6 +203,43 @@ __attribute__((target("avx2"))) static double i8_bound_ops(int32_t *sink)
 }
 #undef BOUND_PAIR
 
+/* The u8 x s8 form MLAS uses on AVX2: vpmaddubsw (pairs of u8 x s8 products summed to int16), vpmaddwd by
+ * ones (to int32), vpaddd: three instructions per 32 multiply-adds, but a pair sum needs 17 bits
+ * (2 x 255 x 127) and saturates at 16, so it is not exact on hyrax's 8-bit inputs. Its exact form
+ * shifts inputs to a - 128 and moves their signs onto the weights (vpsignb per input and weight
+ * vector: |a - 128| x +-w pairs stay within 2 x 128 x 127, and 128 x sum(w) is added back). These
+ * bound what an AVX2 table built on either could reach, beside i8_bound_ops. Not hyrax kernels. */
+#define UB_STEP(acc, sign)                                                                         \
+    do {                                                                                           \
+        if (sign)                                                                                  \
+            __asm__ volatile("vpsignb %2, %1, %0" : "=x"(u) : "x"(w), "x"(x));                     \
+        __asm__ volatile("vpmaddubsw %2, %1, %0" : "=x"(t) : "x"(x), "x"(sign ? u : w));          \
+        __asm__ volatile("vpmaddwd %2, %1, %0" : "=x"(t) : "x"(t), "x"(ones));                     \
+        __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(t));                                        \
+    } while (0)
+#define UB_BOUND(name, sign)                                                                       \
+    __attribute__((target("avx2"))) static double name(int32_t *sink)                             \
+    {                                                                                              \
+        __m256i x = _mm256_set1_epi8(3), w = _mm256_set1_epi8(5), ones = _mm256_set1_epi16(1), t, u, \
+                c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,  \
+                c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0;                                     \
+        (void)u;                                                                                   \
+        for (long i = 0; i < BOUND_ITERS; i++) {                                                   \
+            UB_STEP(c0, sign); UB_STEP(c1, sign); UB_STEP(c2, sign); UB_STEP(c3, sign);            \
+            UB_STEP(c4, sign); UB_STEP(c5, sign); UB_STEP(c6, sign); UB_STEP(c7, sign);            \
+            UB_STEP(c8, sign); UB_STEP(c9, sign); UB_STEP(c10, sign); UB_STEP(c11, sign);          \
+        }                                                                                          \
+        __m256i s = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(c0, c1), _mm256_add_epi32(c2, c3)), \
+                                     _mm256_add_epi32(_mm256_add_epi32(c4, c5), _mm256_add_epi32(c6, c7))); \
+        s = _mm256_add_epi32(s, _mm256_add_epi32(_mm256_add_epi32(c8, c9), _mm256_add_epi32(c10, c11))); \
+        *sink += _mm256_extract_epi32(s, 0);                                                       \
+        return 12.0 * 32 * 2 * BOUND_ITERS;   /* 32 multiply-adds per vpmaddubsw */                \
+    }
+UB_BOUND(maddubs_ops, 0)
+UB_BOUND(maddubs_exact_ops, 1)
+#undef UB_BOUND
+#undef UB_STEP
+
 /* === One-instruction bounds on zmm (issue 15 items 1 and 2) ===
  * Ten independent chains of one multiply-accumulate instruction with every operand in a register:
  * the most a gemm built on it can reach on this core. vpdpbusd (u8 x s8, 64 multiply-adds: the
@@ -324,6 +362,9 @@ int main(int argc, char **argv)
         const double b = bound_gops(i8_bound_ops, &isink);
         printf("i8_bound isa=avx2 gops=%.2f ops_per_cycle=%.1f vs_fp32_peak=%.2f\n", b, b / ghz,
                b / peak[HX_ISA_AVX2]);
+        const double u = bound_gops(maddubs_ops, &isink), ux = bound_gops(maddubs_exact_ops, &isink);
+        printf("bound isa=avx2 op=vpmaddubsw+vpmaddwd(inexact) gops=%.2f vs_i8_bound=%.2f\n", u, u / b);
+        printf("bound isa=avx2 op=vpsignb+vpmaddubsw+vpmaddwd(exact) gops=%.2f vs_i8_bound=%.2f\n", ux, ux / b);
         if (hxi_kernels_for(HX_ISA_AVX512) && __builtin_cpu_supports("avx512vnni")) {
             const double v = bound_gops(vpdpbusd_ops, &isink);
             printf("bound isa=avx512vnni op=vpdpbusd gops=%.2f vs_fp32_peak=%.2f\n", v, v / peak[HX_ISA_AVX512]);

@@ -365,15 +365,31 @@ static void test_int8(const golden *g)
         worst = fmax(worst, max_abs_diff(one, out + i * g->dim, g->dim));
     }
     CHECK(worst <= 1e-6, "int8: 1 thread batched and 2 threads single agree within 1e-6 (%.2e)", worst);
-    /* The step that writes an int8 Linear layer's input quantizes it (encoder.c quant_target): a
-     * forward pass is the embedding step, then per layer QKV gemm, attention, quantize + gemm of
-     * the attention output, LayerNorm, FFN-in gemm, GELU, FFN-out gemm, LayerNorm: 1 + 6 x 9 steps
-     * (a separate quantize pass before each of the 4 Linear layers made it 1 + 6 x 11). */
+    /* The step that writes an int8 Linear layer's input quantizes it, and LayerNorm runs in the
+     * gemm task that finishes a row block (encoder.c quant_target, row_step): a forward pass of
+     * one row block is the embedding step, then per layer QKV gemm, attention (quantizing for the
+     * output layer), attention output gemm (+ LayerNorm), FFN-in gemm (+ GELU), FFN-out gemm (+
+     * LayerNorm): 1 + 6 x 5 steps (a separate pass for each LayerNorm, GELU and quantization made
+     * it 1 + 6 x 11). With more row blocks, a quantization into rows of another width (FFN-out's
+     * input, the next QKV's) cannot run while the other blocks' gemm tasks read theirs: one more
+     * step in each layer, and one more in each but the first (its QKV input comes from the
+     * embedding step): 1 + 6 x 6 + 5. */
     const int32_t *ids0 = g->ids[0];
     hxi_pool_counts before = hxi_pool_get_counts(hxi_encoder_pool(e2));
     CHECK(hx_encoder_embed_ids(e2, &ids0, &g->lens[0], 1, one, &err) == 0, "single: %s", err.message);
     unsigned long steps = hxi_pool_get_counts(hxi_encoder_pool(e2)).jobs - before.jobs;
-    CHECK(steps == 1 + 6 * 9, "an int8 forward pass runs %lu parallel steps, want 55", steps);
+    CHECK(steps == 1 + 6 * 5, "an int8 forward pass of one row block runs %lu parallel steps, want 31", steps);
+    size_t nb = 0, rows = 0;
+    while (nb < g->n && rows <= 600)
+        rows += g->lens[nb++];
+    before = hxi_pool_get_counts(hxi_encoder_pool(e2));
+    CHECK(hx_encoder_embed_ids(e2, (const int32_t *const *)g->ids, g->lens, nb, out2, &err) == 0, "batch: %s",
+          err.message);
+    steps = hxi_pool_get_counts(hxi_encoder_pool(e2)).jobs - before.jobs;
+    CHECK(steps == 1 + 6 * 6 + 5, "an int8 forward pass of %zu rows runs %lu parallel steps, want 42",
+          rows, steps);
+    CHECK(max_abs_diff(out2, out, nb * g->dim) <= 1e-6, "int8: %zu texts in one pass agree with the batched "
+          "ones", nb);
     free(out);
     free(out2);
     hx_encoder_free(e1);

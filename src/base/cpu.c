@@ -57,14 +57,18 @@ static void detect_x86(void)
             cpu.best = HX_ISA_AVX512;
         }
     }
-    cpu.avx512vnni = cpu.best == HX_ISA_AVX512 && (c & (1u << 11));
+    /* HYRAX_VNNI=0 leaves both VNNI forms (and so AMX's table) alone: int8 then runs as on a CPU
+     * without them (comparisons: an AVX2 machine without VNNI is HYRAX_ISA=avx2 HYRAX_VNNI=0). */
+    const char *vnni_env = getenv("HYRAX_VNNI");
+    const bool vnni_off = vnni_env && !strcmp(vnni_env, "0");
+    cpu.avx512vnni = cpu.best == HX_ISA_AVX512 && (c & (1u << 11)) && !vnni_off;
     /* AMX-TILE and AMX-INT8, with XTILECFG and XTILEDATA on; HYRAX_AMX=0 leaves AMX alone (for
      * comparisons, or a machine it slows). The kernel's permission is asked only when used. */
     const char *amx_env = getenv("HYRAX_AMX");
     cpu.amx_int8 = (d & (1u << 24)) && (d & (1u << 25)) && (xcr0 & 0x60000) == 0x60000 &&
                    !(amx_env && !strcmp(amx_env, "0"));
     if (cpu.best >= HX_ISA_AVX2 && a >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d))
-        cpu.avxvnni = a & (1u << 4);
+        cpu.avxvnni = (a & (1u << 4)) && !vnni_off;
 }
 #endif
 

@@ -23,7 +23,8 @@ const char *hxi_isa_name(enum hxi_isa isa);
 /* Hardware CRC32C: SSE4.2 on x86-64, the ARMv8 CRC32 extension on aarch64. */
 bool hxi_cpu_has_crc32c(void);
 /* Whether the machine has AVX512-VNNI (and AVX-512) or AVX-VNNI (and AVX2): the int8 dot products
- * of model/kernels.h, which applies HYRAX_ISA's limit (ignored here, as in hxi_cpu_best_isa). */
+ * of model/kernels.h, which applies HYRAX_ISA's limit (ignored here, as in hxi_cpu_best_isa).
+ * HYRAX_VNNI=0 says no to both. */
 bool hxi_cpu_has_avx512vnni(void);
 bool hxi_cpu_has_avxvnni(void);
 /* Whether the machine has AMX-TILE and AMX-INT8, their register state is on, and the kernel lets

@@ -8,6 +8,7 @@
 #include "pool.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,11 @@ struct hx_encoder {
     int *order;                  /* [R] batch position -> sequence, shortest first */
     int *row0;                   /* [R] batch position -> first row in x */
     int n_seq;                   /* sequences in the current batch */
+    atomic_int *block_done;      /* [R / ENC_GEMM_ROW_BLOCK + 1] a gemm's tasks finished per row
+                                  * block (row_step) */
+    atomic_int *seq_done;        /* [R] heads finished per sequence of the batch (attention_task) */
+    const hxi_qlinear *attn_q;   /* the int8 attention output layer whose input attention_task
+                                  * quantizes, or NULL */
     int by_len[HX_MODEL_MAX_SEQ + 2];  /* counting-sort buckets */
 };
 
@@ -85,6 +91,8 @@ void hx_encoder_free(hx_encoder *e)
     free(e->seq_out);
     free(e->order);
     free(e->row0);
+    free(e->block_done);
+    free(e->seq_done);
     free(e);
 }
 
@@ -131,6 +139,8 @@ int hxi_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int
     e->seq_out = hx_malloc(R * sizeof *e->seq_out);
     e->order = hx_malloc(R * sizeof *e->order);
     e->row0 = hx_malloc(R * sizeof *e->row0);
+    e->block_done = hx_malloc((R / ENC_GEMM_ROW_BLOCK + 1) * sizeof *e->block_done);
+    e->seq_done = hx_malloc(R * sizeof *e->seq_done);
     if (m->i8_row_values) {   /* some Linear layer runs in int8 */
         e->qa = hx_malloc(R * m->i8_row_values * (size_t)m->k8->in_bytes);   /* bounded by the model caps */
         e->qs = hx_malloc(HX_I8_MAX_PARTS * R * sizeof *e->qs);
@@ -143,7 +153,7 @@ int hxi_encoder_new_rows(hx_encoder **out, const hx_model *m, int n_threads, int
         e->fine = alloc_floats(R, wide);
     }
     if (!e->x || !e->tmp || !e->big || !e->scratch || !e->tok_ids || !e->row_tok || !e->row_pos ||
-        !e->seq_ids || !e->seq_len || !e->seq_out || !e->order || !e->row0 ||
+        !e->seq_ids || !e->seq_len || !e->seq_out || !e->order || !e->row0 || !e->block_done || !e->seq_done ||
         (m->i8_row_values && (!e->qa || !e->qs || !e->qz)) ||
         (m->i8_fine_values && (!e->qa2 || !e->qs2 || !e->qz2 || !e->fine))) {
         hx_encoder_free(e);
@@ -175,12 +185,32 @@ const hx_model *hxi_encoder_model(const hx_encoder *e)
 
 /* === Parallel steps === */
 
+/* A per-row step (LayerNorm, the next int8 layer's quantization) that runs on a gemm's output as
+ * soon as every task of a row block has finished, in the task that finishes it: the rows are still
+ * in cache, and the step costs no job of its own (no wait for every thread between the two). Rows
+ * are independent, so the bits are those of a separate pass. linear() sets `tasks` and zeroes
+ * e->block_done. */
+typedef struct row_step {
+    void (*fn)(const void *ctx, int r0, int rows);
+    const void *ctx;
+    atomic_int *done;   /* [row blocks] tasks finished */
+    int tasks;          /* tasks per row block */
+} row_step;
+
+/* Task done on row block `block` (rows [r0, r0 + rows)): the last one runs the step. */
+static void row_step_done(const row_step *s, int block, int r0, int rows)
+{
+    if (s && atomic_fetch_add(&s->done[block], 1) + 1 == s->tasks)
+        s->fn(s->ctx, r0, rows);
+}
+
 typedef struct gemm_job {
     const hxi_kernels *kern;
     int M, N, K, lda, ldc, gelu;
     const float *A, *Bp, *bias;
     float *C;
     int n_chunks, cols_per_chunk;   /* column split, cols_per_chunk a multiple of nr */
+    const row_step *after;          /* NULL: none */
 } gemm_job;
 
 static void gemm_task(void *ctx, int task, int worker)
@@ -193,6 +223,7 @@ static void gemm_task(void *ctx, int task, int worker)
     int n1 = n0 + g->cols_per_chunk < g->N ? n0 + g->cols_per_chunk : g->N;
     g->kern->gemm(rows, n0, n1, g->K, g->A + (size_t)r0 * g->lda, g->lda, g->Bp, g->bias,
                   g->C + (size_t)r0 * g->ldc, g->ldc, g->gelu);
+    row_step_done(g->after, task / g->n_chunks, r0, rows);
 }
 
 /* Splits `panels` column panels into at most one chunk per thread, *per panels each; returns the
@@ -205,14 +236,28 @@ static int column_chunks(const hx_encoder *e, int panels, int *per)
     return (panels + *per - 1) / *per;
 }
 
-/* C[M x N] = A[M x K] W^T + bias (GELU if asked), split into tasks by rows and column panels.
- * Row blocks are the same whatever the thread count, so every thread count gives the same bits. */
+/* Readies `after` (may be NULL) for a job of `tasks` tasks per row block over M rows. */
+static const row_step *row_step_arm(hx_encoder *e, row_step *after, int M, int tasks)
+{
+    if (!after)
+        return NULL;
+    after->done = e->block_done;
+    after->tasks = tasks;
+    for (int b = 0; b * ENC_GEMM_ROW_BLOCK < M; b++)
+        atomic_init(&e->block_done[b], 0);
+    return after;
+}
+
+/* C[M x N] = A[M x K] W^T + bias (GELU if asked), split into tasks by rows and column panels, then
+ * `after` on each row block (may be NULL). Row blocks are the same whatever the thread count, so
+ * every thread count gives the same bits. */
 static void gemm(hx_encoder *e, int M, int N, int K, const float *A, int lda, const float *Bp,
-                 const float *bias, float *C, int ldc, int gelu)
+                 const float *bias, float *C, int ldc, int gelu, row_step *after)
 {
     const int nr = e->kern->nr;
     int per, chunks = column_chunks(e, (N + nr - 1) / nr, &per);
-    gemm_job g = {e->kern, M, N, K, lda, ldc, gelu, A, Bp, bias, C, chunks, per * nr};
+    gemm_job g = {e->kern, M, N, K, lda, ldc, gelu, A, Bp, bias, C, chunks, per * nr,
+                  row_step_arm(e, after, M, chunks)};
     int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
     hxi_pool_run(e->pool, row_blocks * chunks, gemm_task, &g);
 }
@@ -233,6 +278,7 @@ typedef struct i8_job {
     const float *qs;
     const int32_t *qz;
     float *fine;                   /* NULL: the first gemm */
+    const row_step *after;         /* NULL: none */
 } i8_job;
 
 /* Rows [r0, r0 + n) of x [. x dim] into qa/qs/qz for every part of the int8 layer q, when q is set. */
@@ -297,28 +343,31 @@ static void gemm_i8_task(void *ctx, int task, int worker)
             C[(size_t)i * g->N + j] += F[(size_t)i * g->N + j];
     if (g->gelu)
         e->kern->gelu(rows, n1 - n0, C + n0, g->N);
+    row_step_done(g->after, task / g->n_chunks, r0, rows);
 }
 
 /* C[M x N] = A[M x K] W^T + bias (GELU if asked) for one Linear layer, in float (Wp, packed for
- * the table) or in int8 (q->parts > 0). An int8 layer quantizes A into qa/qs/qz first, unless the
- * step that wrote A did so already (`quantized`: see quant_target). */
+ * the table) or in int8 (q->parts > 0), then `after` on each row block of C (may be NULL). An int8
+ * layer quantizes A into qa/qs/qz first, unless the step that wrote A did so already (`quantized`:
+ * see quant_target). */
 static void linear(hx_encoder *e, int M, int N, int K, const float *A, const float *Wp, const hxi_qlinear *q,
-                   const float *bias, float *C, int gelu, int quantized)
+                   const float *bias, float *C, int gelu, int quantized, row_step *after)
 {
     if (!q->parts) {
-        gemm(e, M, N, K, A, K, Wp, bias, C, N, gelu);
+        gemm(e, M, N, K, A, K, Wp, bias, C, N, gelu, after);
         return;
     }
     int per, chunks = column_chunks(e, (N / q->parts + HX_I8_NR - 1) / HX_I8_NR, &per);
     int row_blocks = (M + ENC_GEMM_ROW_BLOCK - 1) / ENC_GEMM_ROW_BLOCK;
+    const row_step *last = row_step_arm(e, after, M, q->parts * chunks);   /* on the last gemm */
     i8_job g = {e, M, N, K, q->fine ? 0 : gelu, A, bias, q, C, row_blocks, chunks, per * HX_I8_NR, e->qa, e->qs, e->qz,
-                NULL};
+                NULL, q->fine ? NULL : last};
     if (!quantized)
         hxi_pool_run(e->pool, row_blocks, quantize_task, &g);
     hxi_pool_run(e->pool, q->parts * row_blocks * chunks, gemm_i8_task, &g);
     if (q->fine) {   /* the second gemm, on the rounding error, added in (then GELU) */
         i8_job f = {e, M, N, K, gelu, A, bias, q, C, row_blocks, chunks, per * HX_I8_NR, e->qa2, e->qs2, e->qz2,
-                    e->fine};
+                    e->fine, last};
         hxi_pool_run(e->pool, q->parts * row_blocks * chunks, gemm_i8_task, &f);
     }
 }
@@ -341,67 +390,33 @@ static int row_block(const hx_encoder *e, int rows)
     return per < 1 ? 1 : per > ENC_LN_ROW_BLOCK ? ENC_LN_ROW_BLOCK : per;
 }
 
-typedef struct ln_job {
+/* Whether a step after the gemm of a Linear layer `cur` with input width K may quantize rows for
+ * an int8 layer of input width K2 while the gemm's other row blocks still run: when `cur` reads no
+ * quantized rows (float), when there is no other row block, or when the rows it writes lie where
+ * those blocks read none (qa holds rows of roundup(K, 4) values: the same width, the same places). */
+static int may_quantize_after(const hxi_qlinear *cur, int M, int K, int K2)
+{
+    return !cur->parts || M <= ENC_GEMM_ROW_BLOCK || hxi_i8_row_len(K) == hxi_i8_row_len(K2);
+}
+
+/* A row step's work on rows of x [. x dim]: x = LayerNorm(x + res) (when w is set), then their
+ * quantization for the int8 layer `next` (when set). */
+typedef struct rows_job {
     const hx_encoder *e;
-    const hxi_qlinear *next;    /* quant_target of the Linear layer that reads x next */
-    int rows, dim, block;
+    const hxi_qlinear *next;
+    int dim;
     float *x;
     const float *res, *w, *b;
     float eps;
-} ln_job;
+} rows_job;
 
-static void ln_task(void *ctx, int task, int worker)
+static void rows_step(const void *ctx, int r0, int n)
 {
-    (void)worker;
-    const ln_job *j = ctx;
-    int r0 = task * j->block;
-    int n = j->rows - r0 < j->block ? j->rows - r0 : j->block;
-    j->e->kern->add_layernorm(n, j->dim, j->x + (size_t)r0 * j->dim, j->dim,
-                              j->res + (size_t)r0 * j->dim, j->dim, j->w, j->b, j->eps);
+    const rows_job *j = ctx;
+    if (j->w)
+        j->e->kern->add_layernorm(n, j->dim, j->x + (size_t)r0 * j->dim, j->dim, j->res + (size_t)r0 * j->dim,
+                                  j->dim, j->w, j->b, j->eps);
     quantize_rows(j->e, j->next, r0, n, j->dim, j->x);
-}
-
-/* x = LayerNorm(x + res) over `rows` rows of H floats; quantized into qa/qs/qz for `next` when it
- * runs in int8. */
-static void add_ln(hx_encoder *e, int rows, float *x, const float *res, const float *w, const float *b,
-                   const hxi_qlinear *next)
-{
-    const hxi_model_config *c = &e->m->cfg;
-    ln_job j = {e, quant_target(next), rows, c->hidden, row_block(e, rows), x, res, w, b, c->eps};
-    hxi_pool_run(e->pool, (rows + j.block - 1) / j.block, ln_task, &j);
-}
-
-typedef struct gelu_job {
-    const hx_encoder *e;
-    const hxi_qlinear *next;   /* the int8 Linear layer that reads x */
-    int rows, dim, block;
-    float *x;
-} gelu_job;
-
-/* GELU over a row block of x [rows x dim], then its quantization for the int8 Linear layer after. */
-static void gelu_quant_task(void *ctx, int task, int worker)
-{
-    (void)worker;
-    const gelu_job *j = ctx;
-    int r0 = task * j->block;
-    int n = j->rows - r0 < j->block ? j->rows - r0 : j->block;
-    j->e->kern->gelu(n, j->dim, j->x + (size_t)r0 * j->dim, j->dim);
-    quantize_rows(j->e, j->next, r0, n, j->dim, j->x);
-}
-
-/* The FFN's first Linear layer, big [R x F] = GELU(x W1^T + b1). When the second one runs in int8,
- * GELU moves out of the gemm into a row pass that also quantizes its rows, still in cache. */
-static void ffn_in(hx_encoder *e, int R, const hxi_layer *L)
-{
-    const int H = e->m->cfg.hidden, F = e->m->cfg.ffn;
-    const int quantized = quant_target(&L->ffn1_q) != NULL;
-    if (!quant_target(&L->ffn2_q)) {
-        linear(e, R, F, H, e->x, L->ffn1_w, &L->ffn1_q, L->ffn1_b, e->big, 1, quantized);
-        return;
-    }
-    linear(e, R, F, H, e->x, L->ffn1_w, &L->ffn1_q, L->ffn1_b, e->big, 0, quantized);
-    gelu_job j = {e, &L->ffn2_q, R, F, row_block(e, R), e->big};
-    hxi_pool_run(e->pool, (R + j.block - 1) / j.block, gelu_quant_task, &j);
 }
 
 typedef struct embed_job {
@@ -427,8 +442,9 @@ static void embed_task(void *ctx, int task, int worker)
     quantize_rows(e, quant_target(&m->layers[0].qkv_q), r0, r1 - r0, H, e->x);
 }
 
-/* Self-attention of one (sequence, head) pair: big holds Q|K|V rows, the context goes to tmp.
- * Tasks run longest sequence first, so the threads finish together. */
+/* Self-attention of one (sequence, head) pair: big holds Q|K|V rows, the context goes to tmp (and,
+ * when attn_q is set, once all heads are done, into qa/qs/qz for it). Tasks run longest sequence
+ * first, so the threads finish together. */
 static void attention_task(void *ctx, int task, int worker)
 {
     hx_encoder *e = ctx;
@@ -436,9 +452,12 @@ static void attention_task(void *ctx, int task, int worker)
     const int H = c->hidden, hd = H / c->heads, b = e->n_seq - 1 - task / c->heads, h = task % c->heads;
     const float *q = e->big + (size_t)e->row0[b] * 3 * H + (size_t)h * hd;
     const float *rel = e->m->rel ? e->m->rel + (size_t)h * (2 * (size_t)c->max_seq - 1) + (c->max_seq - 1) : NULL;
-    e->kern->attention(e->seq_len[e->order[b]], hd, q, q + H, q + 2 * H, 3 * H,
-                       e->tmp + (size_t)e->row0[b] * H + (size_t)h * hd, H,
+    const int T = e->seq_len[e->order[b]];
+    e->kern->attention(T, hd, q, q + H, q + 2 * H, 3 * H, e->tmp + (size_t)e->row0[b] * H + (size_t)h * hd, H,
                        1.0f / sqrtf((float)hd), rel, e->scratch + (size_t)worker * e->scratch_len);
+    /* The sequence's last head quantizes its rows for the int8 output layer (no job of its own). */
+    if (e->attn_q && atomic_fetch_add(&e->seq_done[b], 1) + 1 == c->heads)
+        quantize_rows(e, e->attn_q, e->row0[b], T, H, e->tmp);
 }
 
 /* === Forward === */
@@ -478,15 +497,30 @@ static void forward(hx_encoder *e, int n, float *out)
     for (int l = 0; l < c->layers; l++) {
         const hxi_layer *L = &m->layers[l];
         const hxi_qlinear *next_qkv = l + 1 < c->layers ? &m->layers[l + 1].qkv_q : NULL;
+        /* Each Linear layer's input is quantized (int8) by the step that writes it where it can
+         * (may_quantize_after), else by the layer itself; LayerNorm runs as a row step. */
+        const int qkv_ready = l == 0 || may_quantize_after(&m->layers[l - 1].ffn2_q, R, F, H);
         linear(e, R, 3 * H, H, e->x, L->qkv_w, &L->qkv_q, L->qkv_b, e->big, 0,   /* big [R x 3H] */
-               quant_target(&L->qkv_q) != NULL);
+               quant_target(&L->qkv_q) && qkv_ready, NULL);
+        e->attn_q = quant_target(&L->o_q);
+        for (int b = 0; e->attn_q && b < n; b++)
+            atomic_init(&e->seq_done[b], 0);
         hxi_pool_run(e->pool, n * c->heads, attention_task, e);     /* tmp [R x H] */
-        linear(e, R, H, H, e->tmp, L->o_w, &L->o_q, L->o_b, e->big, 0, 0);     /* big [R x H] */
-        add_ln(e, R, e->x, e->big, L->ln1_w, L->ln1_b, &L->ffn1_q); /* x = LN(x + attn) */
-        ffn_in(e, R, L);                                            /* big [R x F] */
-        linear(e, R, H, F, e->big, L->ffn2_w, &L->ffn2_q, L->ffn2_b, e->tmp, 0,  /* tmp [R x H] */
-               quant_target(&L->ffn2_q) != NULL);
-        add_ln(e, R, e->x, e->tmp, L->ln2_w, L->ln2_b, next_qkv);   /* x = LN(x + ffn) */
+        const int ffn1_ready = may_quantize_after(&L->o_q, R, H, H);
+        rows_job ln1 = {e, ffn1_ready ? quant_target(&L->ffn1_q) : NULL, H, e->x, e->big, L->ln1_w, L->ln1_b, c->eps};
+        row_step s1 = {rows_step, &ln1, NULL, 0};
+        linear(e, R, H, H, e->tmp, L->o_w, &L->o_q, L->o_b, e->big, 0, e->attn_q != NULL, &s1);  /* big [R x H], */
+                                                                    /* then x = LN(x + big) */
+        const int ffn2_ready = may_quantize_after(&L->ffn1_q, R, H, F);
+        rows_job q2 = {e, ffn2_ready ? quant_target(&L->ffn2_q) : NULL, F, e->big, NULL, NULL, NULL, 0};
+        row_step s2 = {rows_step, &q2, NULL, 0};
+        linear(e, R, F, H, e->x, L->ffn1_w, &L->ffn1_q, L->ffn1_b, e->big, 1,    /* big [R x F] */
+               quant_target(&L->ffn1_q) && ffn1_ready, q2.next ? &s2 : NULL);
+        rows_job ln2 = {e, may_quantize_after(&L->ffn2_q, R, F, H) ? quant_target(next_qkv) : NULL, H, e->x,
+                        e->tmp, L->ln2_w, L->ln2_b, c->eps};
+        row_step s3 = {rows_step, &ln2, NULL, 0};
+        linear(e, R, H, F, e->big, L->ffn2_w, &L->ffn2_q, L->ffn2_b, e->tmp, 0,  /* tmp [R x H], */
+               q2.next != NULL, &s3);                               /* then x = LN(x + tmp) */
     }
 
     /* Mean over each sequence's tokens, then L2 normalisation (eps as torch's F.normalize). */
