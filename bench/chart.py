@@ -49,7 +49,7 @@ def num(text, after=""):
 
 
 def panels():
-    emb = row(table("RESULTS.md", ["", "hyrax fp32", "ORT fp32", "hyrax int8", "ORT int8"]),
+    emb = row(table("RESULTS.md", ["", "hyrax", "onnxruntime", "hyrax-int8", "onnxruntime-int8"]),
               "256-token texts/s, 2 threads")
     cran = table("RESULTS-index.md", ["nDCG@10 (Recall@100), same run", "hyrax", "peer"])
     kw, hy = row(cran, "Cranfield keyword"), row(cran, "Cranfield hybrid")
@@ -58,7 +58,7 @@ def panels():
     w3m = row(table("RESULTS-documents.md", ["measure", "hyrax", "html.parser reference"]), "w3m speed")
     http = row(table("RESULTS-http.md", ["64 clients, 60 s, hybrid top 5, full KEP"]), "queries/s")
     return [
-        ("Embedding: 256-token texts/s, 2 threads (Zen 4)", "", [
+        ("Embedding: 256-token texts/s, 2 threads (Zen 5)", "", [
             ("hyrax int8", num(emb[3]), True), ("ONNX Runtime int8", num(emb[4]), False),
             ("hyrax fp32", num(emb[1]), True), ("ONNX Runtime fp32", num(emb[2]), False)]),
         ("Search quality: Cranfield nDCG@10", "", [
