@@ -304,6 +304,45 @@ static void test_units(void)
     hxi_doc_source_clear(&d);
 }
 
+/* A unit named by an identifier (a code definition) has the identifier's words in its header,
+ * split at '_', case changes and digits followed by letters; a heading with spaces, a unit under
+ * the file's name alone and text outside units keep the plain header. Expected headers by hand. */
+static void test_identifier_words(void)
+{
+    hxi_extract x;
+    hx_error err = {0};
+    CHECK(hxi_extract_init(&x, 4096, &err) == 0, "init");
+    static const char *const names[] = {"rgb_to_hsv", "HTTPServer", "b32encode", "parseURLQuery", "plain",
+                                        "Order Service"};
+    static const char *const want[] = {
+        "m.py", "m.py", "m.py > rgb_to_hsv (rgb to hsv)", "m.py > HTTPServer (HTTP Server)",
+        "m.py > b32encode (b32 encode)", "m.py > parseURLQuery (parse URL Query)", "m.py > plain",
+        "m.py > Order Service",
+    };
+    int rc = hxi_x_section(&x, 1, "m.py", 4, &err) | hxi_x_text(&x, "import os\n", 10, &err);
+    rc |= hxi_x_unit(&x, &err) | hxi_x_text(&x, "X = 1\n", 6, &err);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        rc |= hxi_x_unit(&x, &err) | hxi_x_section(&x, 2, names[i], strlen(names[i]), &err);
+        rc |= hxi_x_block(&x, HX_BLOCK_VERBATIM, &err) | hxi_x_text(&x, "body\n", 5, &err);
+    }
+    rc |= hxi_x_finish(&x, &err);
+    CHECK(rc == 0, "build: %s", err.message);
+    hxi_doc_source d = {.title = "m.py", .type = "code", .dt = hxi_doctype_find("py", 2)};
+    hxi_doc_take_extract(&d, &x);
+    hxi_extract_clear(&x);
+    hxi_chunk *c;
+    size_t n;
+    hxi_chunk_opts o = {0, -1};
+    CHECK(hxi_chunk_source(tok, &d, &o, &c, &n, &err) == 0, "%s", err.message);
+    CHECK(n == sizeof want / sizeof *want, "one chunk per unit: %zu", n);
+    for (size_t i = 0; i < n && i < sizeof want / sizeof *want; i++)
+        CHECK(c[i].body_offset == strlen(want[i]) + 1 && !strncmp(c[i].text, want[i], strlen(want[i])),
+              "chunk %zu header '%.*s', want '%s'", i, (int)c[i].body_offset - 1, c[i].text, want[i]);
+    hxi_chunks_free(c, n);
+    d.title = NULL;
+    hxi_doc_source_clear(&d);
+}
+
 int main(void)
 {
     hx_model *m = NULL;
@@ -318,6 +357,7 @@ int main(void)
     test_hostile();
     test_long_runs();
     test_units();
+    test_identifier_words();
     hx_model_close(m);
     return check_report("test_chunker");
 }

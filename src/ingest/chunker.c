@@ -59,8 +59,47 @@ static uint32_t count_tokens(const chunker *c, const char *s, size_t n)
 
 /* === Sections and headers === */
 
+static bool is_lower(char ch) { return ch >= 'a' && ch <= 'z'; }
+static bool is_upper(char ch) { return ch >= 'A' && ch <= 'Z'; }
+static bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+
+/* Writes the words of identifier s[0..n) to out (room for 2 * n + 1 bytes) and returns how many
+ * there are; 0 when s is not an identifier (anything but ASCII letters, digits, '_', '-', '.').
+ * Words break at '_', '-' and '.', at a lower-to-upper case change (hsvToRgb), before the last
+ * capital of a capital run followed by a lower-case letter (HTTPServer) and after digits followed
+ * by a letter (b32encode: "b32 encode"), as the embedding model reads words, not identifiers. */
+static int ident_words(const char *s, size_t n, char *out)
+{
+    size_t k = 0;
+    int words = 0;
+    bool open = false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (ch == '_' || ch == '-' || ch == '.') {
+            open = false;
+            continue;
+        }
+        if (!is_lower(ch) && !is_upper(ch) && !is_digit(ch))
+            return 0;
+        bool brk = open && ((is_upper(ch) && is_lower(s[i - 1])) ||
+                            (is_upper(ch) && is_upper(s[i - 1]) && i + 1 < n && is_lower(s[i + 1])) ||
+                            (!is_digit(ch) && is_digit(s[i - 1])));
+        if (!open || brk) {
+            if (words)
+                out[k++] = ' ';
+            words++;
+        }
+        out[k++] = ch;
+        open = true;
+    }
+    out[k] = 0;
+    return words;
+}
+
 /* The header for a heading path: "title > h1 > h2", leaving out a first heading equal to the
- * title; shortened to the last heading, then cut, when it would take too much of the budget. */
+ * title; shortened to the last heading, then cut, when it would take too much of the budget. An
+ * extractor's unit named by an identifier (a code definition) adds the identifier's words:
+ * "colorsys.py > rgb_to_hsv (rgb to hsv)". */
 static int add_section(chunker *c, const char *heading, uint32_t xunit, hx_error *err)
 {
     if (hx_grow((void **)&c->sections, &c->cap_sections, c->n_sections + 1, sizeof *c->sections, NULL))
@@ -68,7 +107,7 @@ static int add_section(chunker *c, const char *heading, uint32_t xunit, hx_error
     section *s = &c->sections[c->n_sections];
     size_t tlen = strlen(c->title), hlen = strlen(heading);
     s->heading = hx_strdup(heading);
-    s->header = hx_malloc(tlen + hlen + 4);
+    s->header = hx_malloc(tlen + 3 * hlen + 8);
     if (!s->heading || !s->header) {
         free(s->heading);
         free(s->header);
@@ -81,6 +120,12 @@ static int add_section(chunker *c, const char *heading, uint32_t xunit, hx_error
         sprintf(s->header, "%s > %s", c->title, path);
     else
         strcpy(s->header, c->title);
+    const char *name = strrchr(heading, '>');   /* a unit under the file's name alone has none */
+    size_t hdr = strlen(s->header);
+    if (xunit && name && ident_words(name + 2, strlen(name + 2), s->header + hdr + 2) > 1) {
+        memcpy(s->header + hdr, " (", 2);
+        strcat(s->header + hdr, ")");
+    }
     uint32_t cap = (uint32_t)c->limit / HEADER_SHARE, n = count_tokens(c, s->header, strlen(s->header));
     if (n > cap) {
         const char *last = strrchr(heading, '>');
