@@ -5,7 +5,8 @@
  * in some chunk's body, except Markdown markup (the #s of a heading line, whose words open its
  * section's body, and the --- lines around front matter, which is chunked as YAML).
  * Every chunk's text is a contextual header
- * (document title and heading path, as seed 001's contextual chunks) plus a body that is one
+ * (document title and heading path, as seed 001's contextual chunks; an extractor's unit named
+ * by an identifier, a code definition, adds the identifier's words) plus a body that is one
  * contiguous byte range of the document, and counts at most max_tokens word pieces including
  * [CLS] and [SEP], so nothing is ever truncated at embedding time. Consecutive chunks of one
  * section overlap by whole sentences up to overlap_tokens. */
