@@ -313,11 +313,11 @@ static void test_identifier_words(void)
     hx_error err = {0};
     CHECK(hxi_extract_init(&x, 4096, &err) == 0, "init");
     static const char *const names[] = {"rgb_to_hsv", "HTTPServer", "b32encode", "parseURLQuery", "plain",
-                                        "Order Service"};
+                                        "Order Service", "operator>"};
     static const char *const want[] = {
         "m.py", "m.py", "m.py > rgb_to_hsv (rgb to hsv)", "m.py > HTTPServer (HTTP Server)",
         "m.py > b32encode (b32 encode)", "m.py > parseURLQuery (parse URL Query)", "m.py > plain",
-        "m.py > Order Service",
+        "m.py > Order Service", "m.py > operator>",
     };
     int rc = hxi_x_section(&x, 1, "m.py", 4, &err) | hxi_x_text(&x, "import os\n", 10, &err);
     rc |= hxi_x_unit(&x, &err) | hxi_x_text(&x, "X = 1\n", 6, &err);

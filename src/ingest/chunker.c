@@ -96,6 +96,15 @@ static int ident_words(const char *s, size_t n, char *out)
     return words;
 }
 
+/* The last part of heading path h ("A > B" -> "B"); NULL when it has one part only. */
+static const char *last_heading(const char *h)
+{
+    const char *last = NULL;
+    for (const char *p = strstr(h, " > "); p; p = strstr(p + 1, " > "))
+        last = p + 3;
+    return last;
+}
+
 /* The header for a heading path: "title > h1 > h2", leaving out a first heading equal to the
  * title; shortened to the last heading, then cut, when it would take too much of the budget. An
  * extractor's unit named by an identifier (a code definition) adds the identifier's words:
@@ -120,16 +129,16 @@ static int add_section(chunker *c, const char *heading, uint32_t xunit, hx_error
         sprintf(s->header, "%s > %s", c->title, path);
     else
         strcpy(s->header, c->title);
-    const char *name = strrchr(heading, '>');   /* a unit under the file's name alone has none */
+    const char *name = last_heading(heading);   /* a unit under the file's name alone has none */
     size_t hdr = strlen(s->header);
-    if (xunit && name && ident_words(name + 2, strlen(name + 2), s->header + hdr + 2) > 1) {
+    if (xunit && name && ident_words(name, strlen(name), s->header + hdr + 2) > 1) {
         memcpy(s->header + hdr, " (", 2);
         strcat(s->header + hdr, ")");
     }
     uint32_t cap = (uint32_t)c->limit / HEADER_SHARE, n = count_tokens(c, s->header, strlen(s->header));
     if (n > cap) {
-        const char *last = strrchr(heading, '>');
-        strcpy(s->header, last ? last + 2 : heading);
+        const char *last = last_heading(heading);
+        strcpy(s->header, last ? last : heading);
         n = count_tokens(c, s->header, strlen(s->header));
     }
     if (n > cap) {
