@@ -190,11 +190,13 @@ HX_API void hx_encoder_free(hx_encoder *e);
 HX_API const hx_model *hx_encoder_model(const hx_encoder *e);   /* the model it runs; borrowed */
 
 /* Embeds n texts into out[n * dim], L2-normalised, exactly as sentence-transformers would
- * (truncated to HX_MAX_SEQ_TOKENS word pieces). Any batch size; sorted by length internally. */
+ * (truncated to the model's maximum input: 256 word pieces for MiniLM, 384 for MPNet). Any batch
+ * size; sorted by length internally. */
 HX_API int hx_encoder_embed(hx_encoder *e, const char *const *texts, const size_t *lens, size_t n,
                             float *out, hx_error *err);
 
-/* Same from token ids that already include [CLS] and [SEP] (ids[i] has lens[i] <= 256 ids). */
+/* Same from token ids that already include the model's start and end tokens (lens[i] at most the
+ * model's maximum input). */
 HX_API int hx_encoder_embed_ids(hx_encoder *e, const int32_t *const *ids, const size_t *lens, size_t n,
                                 float *out, hx_error *err);
 

@@ -7,12 +7,15 @@
  * our tokenizer's ids, fp32 embeddings at cosine >= 0.99999 from the golden ids and through our
  * tokenizer, 1 versus 2 threads, the scalar kernel table on short texts, and the int8 model at
  * cosine >= MIN_COSINE_INT8 on every text. Without the weights those parts are skipped, saying so. */
+#include "bytes.h"
 #include "check.h"
+#include "crc32c.h"
 #include "model.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define WEIGHTS "weights/all-mpnet-base-v2.hxw"
@@ -445,8 +448,9 @@ static void test_tiny(void)
 }
 
 /* The packed-weights cache (pack_cache.c) in a folder of its own, on the tiny MPNet at fp32 and
- * int8: the first open packs and writes the file, the next maps it and gives the same vector bit
- * for bit; a file whose packed block was altered is ignored (packed again) and replaced. */
+ * int8: the first open packs and writes the file, the next maps it (checking its block and stamping
+ * it) and gives the same vector bit for bit; a stamped file whose packed block was altered is
+ * ignored (packed again) and replaced. */
 static hx_model *cache_open(const char *path, hx_precision p, float v[8], int want_mapped, const char *what)
 {
     hx_error err = {0};
@@ -460,6 +464,23 @@ static hx_model *cache_open(const char *path, hx_precision p, float v[8], int wa
     CHECK(m && (m->packed_map != NULL) == want_mapped, "%s: %s", what, want_mapped ? "mapped" : "packed");
     hx_encoder_free(e);
     return m;
+}
+
+/* The second open checked the block and stamped the file (pack_cache.c "Stamp"): the stamp names
+ * this file's inode and size, so the alteration that follows, which moves its ctime, is caught. */
+static void stamp_check(const char *file)
+{
+    char ok[600];
+    unsigned char s[64];
+    struct stat st;
+    snprintf(ok, sizeof ok, "%s.ok", file);
+    FILE *f = fopen(ok, "rb");
+    const size_t n = f ? fread(s, 1, sizeof s, f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(n == 56 && !memcmp(s, "HXPKOK01", 8) && !stat(file, &st) && hxf_le64(s + 16) == (uint64_t)st.st_ino &&
+              hxf_le64(s + 24) == (uint64_t)st.st_size && hxf_le32(s + 52) == hxf_crc32c(0, s, 52),
+          "stamp %s: %zu bytes for the file's inode and size", ok, n);
 }
 
 static void test_cache(void)
@@ -479,6 +500,7 @@ static void test_cache(void)
                  m && m->k8 ? m->k8->name : "fp32");
         size_t len = m ? m->packed_map_len : 0;
         hx_model_close(m);
+        stamp_check(file);
         FILE *f = fopen(file, "r+b");
         CHECK(f && len > 4096 && !fseek(f, 4096 + (long)(len - 4096) / 2, SEEK_SET) && fputc(0x5a, f) != EOF, "alter %s",
               file);

@@ -99,6 +99,15 @@ int64_t hxi_platform_mtime_ns(const struct stat *st)
 #endif
 }
 
+int64_t hxi_platform_ctime_ns(const struct stat *st)
+{
+#ifdef __APPLE__
+    return (int64_t)st->st_ctimespec.tv_sec * 1000000000 + st->st_ctimespec.tv_nsec;
+#else
+    return (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+#endif
+}
+
 unsigned hxi_platform_arm_features(void)
 {
     unsigned f = 0;

@@ -27,6 +27,8 @@ int hxi_platform_datasync(int fd);
 
 /* A stat's modification time in nanoseconds since the epoch. */
 int64_t hxi_platform_mtime_ns(const struct stat *st);
+/* Its status-change time (ctime: set by the kernel at every write, rename or chmod), ns. */
+int64_t hxi_platform_ctime_ns(const struct stat *st);
 
 /* AArch64 features that user space learns from the kernel (HWCAP), as HX_ARM_* bits; 0 on other
  * architectures and on systems that do not report them. */

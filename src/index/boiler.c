@@ -285,7 +285,7 @@ float ix_repeat_cut(const ix_view *v, uint32_t id, const ix_word *w, size_t n_w)
         uint64_t print;
         uint32_t k = scan_line(text, len, &i, &print);
         bool p = printed(k, print, line, title);
-        bool boiler = p && (v->line_rep[at / 8] >> (at % 8) & 1);
+        bool boiler = p && at < v->line_at[id + 1] && (v->line_rep[at / 8] >> (at % 8) & 1);
         at += p;
         size_t end = i > len ? len : i;
         uint64_t *found = boiler ? &rep : &own;

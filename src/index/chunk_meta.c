@@ -197,7 +197,7 @@ uint32_t ix_definition_of(const ix_view *v, uint32_t decl, bool (*allowed)(uint3
 {
     size_t nm;
     const hx_kv *m = ix_chunk_meta(ix_segment_of(v, decl), decl, &nm);
-    const char *kind = pair(m, nm, "kind"), *symbol = pair(m, nm, "symbol");
+    const char *symbol = pair(m, nm, "symbol");
     const ix_doc *home = ix_doc_by_id(v, ix_chunk_field(ix_segment_of(v, decl), decl, IX_F_DOC));
     if (!ix_chunk_declares(v, decl) || !home)
         return UINT32_MAX;
@@ -216,7 +216,9 @@ uint32_t ix_definition_of(const ix_view *v, uint32_t decl, bool (*allowed)(uint3
         for (uint32_t c = d->info.first_chunk; c < d->info.first_chunk + d->info.n_chunks; c++) {
             const hx_kv *cm = ix_chunk_meta(ix_segment_of(v, c), c, &nm);
             const char *ck = pair(cm, nm, "kind"), *cs = pair(cm, nm, "symbol");
-            if (!ck || !cs || !strcmp(ck, kind) || strcmp(cs, symbol) || !allowed(c, ctx))
+            bool callable = ck && (!strcmp(ck, hxi_def_kind_name(HXI_DEF_FUNCTION)) ||
+                                   !strcmp(ck, hxi_def_kind_name(HXI_DEF_METHOD)));   /* not `struct stat` */
+            if (!callable || !cs || strcmp(cs, symbol) || !allowed(c, ctx))
                 continue;
             n_best = rank > best_rank ? 1 : n_best + 1;
             if (rank > best_rank)

@@ -341,9 +341,10 @@ int ix_unit_meta_write(hxf_writer *w, const hx_kv *const *meta, const size_t *n_
 bool ix_chunk_declares(const ix_view *v, uint32_t c);
 /* Where chunk decl, when its unit is a declaration (code.h HXI_DEF_DECLARATION: a C or C++
  * prototype), finds its definition: the first chunk `allowed` accepts of a unit of the same
- * `symbol` and another kind, in a document of the C family (hxi_code_lang_declares), the
- * declaration's own document first, then a file of its name's stem (ed25519.h, ed25519.c), else
- * the only document that defines it. UINT32_MAX: none, or not a declaration. */
+ * `symbol` and kind function or method (never a `struct stat`), in a document of the C family
+ * (hxi_code_lang_declares), the declaration's own document first, then a file of its name's stem
+ * (ed25519.h, ed25519.c), else the only document that defines it. UINT32_MAX: none, or not a
+ * declaration. */
 uint32_t ix_definition_of(const ix_view *v, uint32_t decl, bool (*allowed)(uint32_t id, void *ctx), void *ctx);
 
 /* The root record for the writer to commit. */

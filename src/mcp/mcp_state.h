@@ -150,7 +150,7 @@ typedef struct mcp_server {
     pthread_t loader_thread, worker_thread;
 } mcp_server;
 
-/* mcp.c: helpers the tools use */
+/* mcp_state.c: helpers the tools use */
 /* 0 with s->model once the loader is done, or an HX_E* code with err set when loading failed. */
 int mcp_session_model(mcp_session *s, hx_error *err);
 /* 0 with s->ses open (hyrax.h "Session") on the server's model once it has loaded, or an HX_E*
@@ -210,7 +210,7 @@ void *mcp_load_model(void *arg);
 void mcp_watch_write_lock(void *ctx, int take);
 const hx_model *mcp_watch_model(void *ctx);
 
-/* === Between the server's files: mcp.c, mcp_jobs.c (the write queue), mcp_tools.c (tool calls) === */
+/* === Between the server's files: mcp.c, mcp_state.c, mcp_jobs.c (the write queue), mcp_tools.c (tool calls) === */
 
 int64_t mcp_now_ns(void);     /* wall clock */
 double mcp_mono_ms(void);     /* monotonic clock */

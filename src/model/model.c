@@ -160,7 +160,7 @@ static const struct {
 };
 
 /* The int8 recipe of each architecture (enum hxi_arch), measured against sentence-transformers on
- * the golden texts (tests/test_encoder*.c; bench/RESULTS-mpnet.md "int8 recipe"): `fine_last` runs
+ * the golden texts (tests/test_encoder*.c; bench/RESULTS-mpnet.md "int8 per architecture"): `fine_last` runs
  * the Linear layers of the last fine_last layers fine (hxi_qlinear.fine: about 16-bit inputs, twice
  * the integer work); `balance` > 0 also smooths every layer's input channels by
  * (mean_k c_k / c_k)^balance, c_k the largest weight of column k (after the LayerNorm smoothing),

@@ -404,7 +404,7 @@ static int cid_widths(pdf_doc *d, pdf_font *f, pdf_obj *desc)
     for (size_t i = 0; i + 1 < w->u.a.n;) {
         double c1, c2, v;
         pdf_obj *next = pdf_resolve(d, &w->u.a.v[i + 1]);
-        if (!pdf_num(&w->u.a.v[i], &c1) || c1 < 0 || !next)
+        if (!pdf_num(&w->u.a.v[i], &c1) || !(c1 >= 0 && c1 <= UINT32_MAX) || !next)   /* NaN too */
             break;
         if (next->kind == PDF_ARRAY) {   /* c [w1 w2 ...] */
             for (size_t k = 0; k < next->u.a.n && n < cap; k++)
@@ -412,7 +412,7 @@ static int cid_widths(pdf_doc *d, pdf_font *f, pdf_obj *desc)
                     cw[n++] = (cid_width){(uint32_t)c1 + (uint32_t)k, (uint32_t)c1 + (uint32_t)k, (float)v};
             i += 2;
         } else if (i + 2 < w->u.a.n && pdf_num(next, &c2) && pdf_num(&w->u.a.v[i + 2], &v)) {   /* c1 c2 w */
-            if (c2 >= c1 && n < cap)
+            if (c2 >= c1 && c2 <= UINT32_MAX && n < cap)
                 cw[n++] = (cid_width){(uint32_t)c1, (uint32_t)c2, (float)v};
             i += 3;
         } else {
