@@ -28,6 +28,7 @@
  * otherwise. */
 #include "alloc.h"
 #include "bytes.h"
+#include "chunker.h"
 #include "index_internal.h"
 
 #include <stdlib.h>
@@ -67,10 +68,7 @@ static uint32_t scan_line(const char *s, size_t n, size_t *i, uint64_t *print)
  * is its section's title, not boilerplate, whatever other documents repeat it. */
 static uint64_t title_print(const char *heading, size_t hl)
 {
-    const char *last = heading;
-    for (const char *p = heading; p + 3 <= heading + hl; p++)
-        if (!memcmp(p, " > ", 3))
-            last = p + 3;
+    const char *last = hxi_heading_last(heading, hl);
     size_t i = 0;
     uint64_t h;
     scan_line(last, hl - (size_t)(last - heading), &i, &h);

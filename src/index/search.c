@@ -6,6 +6,7 @@
  * built by index.c; never writes. */
 #include "fusion.h"
 #include "alloc.h"
+#include "chunker.h"
 #include "doctype.h"
 #include "filter.h"
 #include "index_internal.h"
@@ -431,10 +432,7 @@ static float name_match(const ix_view *v, hxi_title_query *tq, uint32_t id, doc_
         dm[(*n_dm)++] = (doc_match){doc, d ? doc_names(tq, v, d) : 0};
     }
     size_t hl;
-    const char *h = ix_chunk_heading(s, id, &hl), *last = h;
-    for (const char *p = h; p + 3 <= h + hl; p++)
-        if (!memcmp(p, " > ", 3))
-            last = p + 3;
+    const char *h = ix_chunk_heading(s, id, &hl), *last = hxi_heading_last(h, hl);
     float m = HEADING_MATCH * hxi_title_match(tq, last, hl - (size_t)(last - h));
     return m > dm[i].match ? m : dm[i].match;
 }
@@ -496,13 +494,11 @@ static float repeats(const ix_view *v, uint32_t id, const query_words *qw)
     if (!d || d->info.n_chunks < 2)
         return share;
     size_t tlen, hl;
-    const char *text = ix_chunk_text(s, id, &tlen), *h = ix_chunk_heading(s, id, &hl), *last = h;
+    const char *text = ix_chunk_text(s, id, &tlen), *h = ix_chunk_heading(s, id, &hl);
+    const char *last = hxi_heading_last(h, hl);
     uint32_t body = ix_chunk_field(s, id, IX_F_BODY);
     if (tlen - body > 256)
         return share;
-    for (const char *p = h; p + 3 <= h + hl; p++)
-        if (!memcmp(p, " > ", 3))
-            last = p + 3;
     char a[256], b[256];
     size_t na = plain(text + body, tlen - body, a, sizeof a), nb = plain(last, hl - (size_t)(last - h), b, sizeof b);
     if (!na || (na == nb && !memcmp(a, b, na)))

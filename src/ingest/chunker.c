@@ -96,13 +96,20 @@ static int ident_words(const char *s, size_t n, char *out)
     return words;
 }
 
-/* The last part of heading path h ("A > B" -> "B"); NULL when it has one part only. */
+const char *hxi_heading_last(const char *h, size_t hl)
+{
+    const char *last = h;
+    for (const char *p = h; p + 3 <= h + hl; p++)
+        if (!memcmp(p, " > ", 3))
+            last = p + 3;
+    return last;
+}
+
+/* The last part of heading path h when it has more than one part, else NULL. */
 static const char *last_heading(const char *h)
 {
-    const char *last = NULL;
-    for (const char *p = strstr(h, " > "); p; p = strstr(p + 1, " > "))
-        last = p + 3;
-    return last;
+    const char *last = hxi_heading_last(h, strlen(h));
+    return last == h ? NULL : last;
 }
 
 /* The header for a heading path: "title > h1 > h2", leaving out a first heading equal to the

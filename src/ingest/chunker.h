@@ -33,6 +33,9 @@ typedef struct hxi_chunk_opts {
  * model reads, and the default overlap; a model that reads fewer than HX_CHUNK_MIN_TOKENS tokens
  * (the tests' tiny models) gets the smallest budget and reads each chunk's beginning. */
 hxi_chunk_opts hxi_chunk_opts_for(const hx_model *m);
+/* The last part of heading path h[0..hl) ("A > B" -> "B"; h itself when it has one part): a
+ * section's own title, wherever a heading path is read. */
+const char *hxi_heading_last(const char *h, size_t hl);
 
 typedef struct hxi_chunk {
     uint32_t index;                  /* position in the document, from 0 */
