@@ -64,6 +64,14 @@ void hxi_kv_free(hx_kv *kv, size_t n)
     free(kv);
 }
 
+const char *hxi_kv_get(const hx_kv *kv, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(kv[i].key, key))
+            return kv[i].value;
+    return NULL;
+}
+
 static int oom(hx_error *err)
 {
     return hx_error_set(err, HX_ENOMEM, -1, "out of memory extracting");

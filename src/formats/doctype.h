@@ -128,6 +128,8 @@ int hxi_extract_init(hxi_extract *x, size_t in_len, hx_error *err);
 void hxi_extract_clear(hxi_extract *x);
 /* Frees n metadata pairs (each key and value) and the array that holds them. */
 void hxi_kv_free(hx_kv *kv, size_t n);
+/* The value of the first of n pairs whose key is key, or NULL. */
+const char *hxi_kv_get(const hx_kv *kv, size_t n, const char *key);
 
 /* Appends s[0..n) to the open block verbatim (a block of kind PROSE is opened when none is):
  * invalid UTF-8 becomes U+FFFD, harmless controls are dropped (see above). */

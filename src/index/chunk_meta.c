@@ -6,6 +6,7 @@
 #include "alloc.h"
 #include "bytes.h"
 #include "code.h"
+#include "doctype.h"
 #include "filter.h"
 #include "index_internal.h"
 #include "yaml.h"
@@ -169,14 +170,6 @@ bool hx_index_doc_matches(hx_index *ix, const hx_doc_info *d, const hx_filter *f
 
 /* === Definitions of declarations === */
 
-static const char *pair(const hx_kv *m, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(m[i].key, key))
-            return m[i].value;
-    return NULL;
-}
-
 /* The length of path's file name without its extension, and where it starts. */
 static size_t stem(const char *path, const char **at)
 {
@@ -189,15 +182,15 @@ bool ix_chunk_declares(const ix_view *v, uint32_t c)
 {
     size_t nm;
     const hx_kv *m = ix_chunk_meta(ix_segment_of(v, c), c, &nm);
-    const char *kind = pair(m, nm, "kind");
-    return kind && !strcmp(kind, hxi_def_kind_name(HXI_DEF_DECLARATION)) && pair(m, nm, "symbol");
+    const char *kind = hxi_kv_get(m, nm, "kind");
+    return kind && !strcmp(kind, hxi_def_kind_name(HXI_DEF_DECLARATION)) && hxi_kv_get(m, nm, "symbol");
 }
 
 uint32_t ix_definition_of(const ix_view *v, uint32_t decl, bool (*allowed)(uint32_t id, void *ctx), void *ctx)
 {
     size_t nm;
     const hx_kv *m = ix_chunk_meta(ix_segment_of(v, decl), decl, &nm);
-    const char *symbol = pair(m, nm, "symbol");
+    const char *symbol = hxi_kv_get(m, nm, "symbol");
     const ix_doc *home = ix_doc_by_id(v, ix_chunk_field(ix_segment_of(v, decl), decl, IX_F_DOC));
     if (!ix_chunk_declares(v, decl) || !home)
         return UINT32_MAX;
@@ -207,7 +200,7 @@ uint32_t ix_definition_of(const ix_view *v, uint32_t decl, bool (*allowed)(uint3
     int best_rank = -1, n_best = 0;   /* 2: the declaration's document, 1: a file of its stem, 0: another */
     for (size_t i = 0; i < v->n_docs; i++) {
         const ix_doc *d = &v->docs[i];
-        if (d->hidden || !hxi_code_lang_declares(pair(d->info.meta, d->info.n_meta, "lang")))
+        if (d->hidden || !hxi_code_lang_declares(hxi_kv_get(d->info.meta, d->info.n_meta, "lang")))
             continue;
         size_t st = stem(d->info.path, &base);
         int rank = d == home ? 2 : st == home_stem && !memcmp(base, home_base, st) ? 1 : 0;
@@ -215,7 +208,7 @@ uint32_t ix_definition_of(const ix_view *v, uint32_t decl, bool (*allowed)(uint3
             continue;
         for (uint32_t c = d->info.first_chunk; c < d->info.first_chunk + d->info.n_chunks; c++) {
             const hx_kv *cm = ix_chunk_meta(ix_segment_of(v, c), c, &nm);
-            const char *ck = pair(cm, nm, "kind"), *cs = pair(cm, nm, "symbol");
+            const char *ck = hxi_kv_get(cm, nm, "kind"), *cs = hxi_kv_get(cm, nm, "symbol");
             bool callable = ck && (!strcmp(ck, hxi_def_kind_name(HXI_DEF_FUNCTION)) ||
                                    !strcmp(ck, hxi_def_kind_name(HXI_DEF_METHOD)));   /* not `struct stat` */
             if (!callable || !cs || strcmp(cs, symbol) || !allowed(c, ctx))

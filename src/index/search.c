@@ -398,12 +398,9 @@ static float doc_names(hxi_title_query *tq, const ix_view *v, const ix_doc *d)
     const char *label = title + strcspn(title, " :");
     if (*label == ':' && label[1] == ' ' && (f = hxi_title_match(tq, label + 2, strlen(label + 2))) > m)
         m = f;
-    for (size_t i = 0; i < d->info.n_meta; i++)
-        if (!strcmp(d->info.meta[i].key, "title")) {
-            f = hxi_title_match(tq, d->info.meta[i].value, strlen(d->info.meta[i].value));
-            m = f > m ? f : m;
-            break;
-        }
+    const char *meta_title = hxi_kv_get(d->info.meta, d->info.n_meta, "title");
+    if (meta_title && (f = hxi_title_match(tq, meta_title, strlen(meta_title))) > m)
+        m = f;
     f = hxi_title_match(tq, file, dot && dot > file ? (size_t)(dot - file) : strlen(file));
     m = f > m ? f : m;
     if (opens && file > path + 1) {

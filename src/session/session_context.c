@@ -7,6 +7,7 @@
 #include "session_internal.h"
 
 #include "alloc.h"
+#include "doctype.h"
 #include "passage.h"
 #include "wire.h"
 
@@ -202,14 +203,6 @@ typedef struct {
     bool documents_read;
 } item_table;
 
-static const char *meta_value(const hx_kv *kv, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(kv[i].key, key))
-            return kv[i].value;
-    return NULL;
-}
-
 static int item_put(item_table *t, const char *id, uint32_t doc, uint32_t chunk, uint32_t n, hx_error *err)
 {
     item_at *last = t->n ? &t->v[t->n - 1] : NULL;
@@ -242,7 +235,7 @@ static int read_units(item_table *t, const hx_doc_info *d, hx_error *err)
     int rc = 0;
     for (uint32_t c = d->first_chunk; !rc && c - d->first_chunk < d->n_chunks; c++) {
         hx_result r;
-        const char *id = hx_index_chunk(t->ix, c, &r, NULL) ? NULL : meta_value(r.chunk_meta, r.n_chunk_meta, "item_id");
+        const char *id = hx_index_chunk(t->ix, c, &r, NULL) ? NULL : hxi_kv_get(r.chunk_meta, r.n_chunk_meta, "item_id");
         if (id)
             rc = item_put(t, id, d->id, c, 1, err);
     }
@@ -260,7 +253,7 @@ static int read_documents(item_table *t, hx_error *err)
     int rc = 0;
     for (size_t i = 0; !rc && i < hx_index_doc_count(t->ix); i++) {
         hx_doc_info d;
-        const char *id = hx_index_doc_at(t->ix, i, &d) ? NULL : meta_value(d.meta, d.n_meta, "item_id");
+        const char *id = hx_index_doc_at(t->ix, i, &d) ? NULL : hxi_kv_get(d.meta, d.n_meta, "item_id");
         if (id && d.n_chunks)
             rc = item_put(t, id, d.id, d.first_chunk, d.n_chunks, err);
     }
