@@ -433,13 +433,16 @@ static void test_models(void)
 
 /* A child records turns and reports each acknowledged id on a pipe; it is killed at a random
  * moment, mid-write or between writes. Every id it acknowledged must be in the file, which a
- * new writer opens without recovery. */
+ * new writer opens without recovery, and each killed writer may leave at most one turn it did
+ * not acknowledge (a round whose writer acknowledged nothing, as a slow start under a sanitizer
+ * can make it, adds its one to the previous rounds'). */
 static void test_crash(void)
 {
     char path[PATH_MAX + 32];
     path_in(path, sizeof path, "c.memory.hyx");
     srand((unsigned)time(NULL));
     uint64_t last_acked = 0;
+    int unacked = 0;   /* killed writers since the last acknowledged turn, this round's included */
     for (int round = 0; round < 6; round++) {
         int fds[2];
         if (pipe(fds))
@@ -470,10 +473,11 @@ static void test_crash(void)
         kill(pid, SIGKILL);
         int status;
         waitpid(pid, &status, 0);
-        uint64_t id;
+        uint64_t id, acked_before = last_acked;
         while (read(fds[0], &id, sizeof id) == sizeof id)
             last_acked = id;
         close(fds[0]);
+        unacked = last_acked == acked_before ? unacked + 1 : 1;
         CHECK(WIFSIGNALED(status), "round %d: the writer was killed (status %d)", round, status);
         hxi_memory *m = NULL;
         hx_error err = {0};
@@ -487,9 +491,10 @@ static void test_crash(void)
         CHECK(last_acked > 0 && found, "round %d: last acknowledged turn %llu is kept", round,
               (unsigned long long)last_acked);
         uint64_t newest = hxi_memory_count(m) ? hxi_memory_turn(m, hxi_memory_count(m) - 1)->id : 0;
-        CHECK(newest == last_acked || newest == last_acked + 1,
-              "round %d: nothing but the acknowledged turns and at most one more (newest %llu, acked %llu)", round,
-              (unsigned long long)newest, (unsigned long long)last_acked);
+        CHECK(newest >= last_acked && newest <= last_acked + (uint64_t)unacked,
+              "round %d: nothing but the acknowledged turns and at most one more per killed writer since "
+              "(newest %llu, acked %llu, writers %d)", round, (unsigned long long)newest,
+              (unsigned long long)last_acked, unacked);
         hxi_memory_close(m);
     }
 }
