@@ -653,24 +653,32 @@ static int layer(const reader *r, const concept *c)
     return L_OTHER;
 }
 
-/* "ApplicationComponent" -> "Application Component". */
-static void type_words(hxi_buf *b, const reader *r, const concept *c)
+static void str_bytes(hxi_buf *b, const char *s)
+{
+    hxi_buf_bytes(b, s, strlen(s));
+}
+
+/* "ApplicationComponent" -> "Application Component" ("application component" when lower). */
+static void type_words(hxi_buf *b, const reader *r, const concept *c, bool lower)
 {
     const char *t = str(r, c->type);
     for (uint32_t i = 0; i < c->type.len; i++) {
-        if (i && t[i] >= 'A' && t[i] <= 'Z' && t[i - 1] >= 'a' && t[i - 1] <= 'z')
+        char ch = t[i];
+        if (i && ch >= 'A' && ch <= 'Z' && t[i - 1] >= 'a' && t[i - 1] <= 'z')
             hxi_buf_bytes(b, " ", 1);
-        hxi_buf_bytes(b, t + i, 1);
+        if (lower && ch >= 'A' && ch <= 'Z')
+            ch = (char)(ch + 32);
+        hxi_buf_bytes(b, &ch, 1);
     }
     if (!c->type.len)
-        hxi_buf_bytes(b, "Element", 7);
+        hxi_buf_bytes(b, lower ? "element" : "Element", 7);
 }
 
-static void article(hxi_buf *b, const reader *r, const concept *c)
+static void article(hxi_buf *b, const reader *r, const concept *c, bool capital)
 {
     char first = c->type.len ? str(r, c->type)[0] : 'E';
     bool vowel = first && strchr("AEIOU", first);
-    hxi_buf_bytes(b, vowel ? "an " : "a ", vowel ? 3 : 2);
+    str_bytes(b, vowel ? (capital ? "An " : "an ") : (capital ? "A " : "a "));
 }
 
 /* A name as prose mentions it: cut at HX_LABEL_MAX bytes on a code point. */
@@ -686,28 +694,19 @@ static void name_words(hxi_buf *b, const reader *r, const concept *c)
     hxi_buf_bytes(b, s, n);
 }
 
-static void str_bytes(hxi_buf *b, const char *s)
-{
-    hxi_buf_bytes(b, s, strlen(s));
-}
-
-/* How prose names concept i: an element by its name ("an unnamed Or Junction" without one; not by
- * its type, which is its own unit's to say: a question naming a type then finds the element of that
- * type, not its neighbours), a relationship by its ends ("the Serving relationship from A to B").
- * On Archisurance's element questions (tests/data/archimate_queries.txt, all-MiniLM-L6-v2, right
- * element first in keyword / vector / hybrid mode) this text answers 14 / 4 / 8 of 20; the other
- * end's type after its name ("It serves Insurant (Business Role).") 11 / 2 / 5 (in the element's
- * outgoing sentences only 16 / 3 / 9: within noise, and one direction's), the element's name
- * instead of "It" 8 / 3 / 3, and "Name (Type)" as the unit's heading 10 / 4 / 6 (figures without
- * element_section's heading, which the element's own name would undo: the question names its
- * neighbour). */
+/* How prose names concept i: an element by its name and its type in lower case ("the Insurant
+ * business role"; "an unnamed Or Junction" without a name), a relationship by its ends ("the
+ * Serving relationship from A to B", whose ends are named by their names alone). The other end's
+ * type in a relationship sentence is what a question about the element says of it ("which actor
+ * plays the Insurant role?"): with it the element's relationships part answers that question in
+ * keyword mode where the other end's own unit would (see element_unit for the figures). */
 static void mention(hxi_buf *b, const model *m, uint32_t i, bool nested)
 {
     const reader *r = &m->r;
     const concept *c = &r->c[i];
     if (c->relation) {
         str_bytes(b, nested ? "a " : "the ");
-        type_words(b, r, c);
+        type_words(b, r, c, false);
         str_bytes(b, " relationship");
         long s = find(m->ids, m->n_ids, str(r, c->source), c->source.len);
         long t = find(m->ids, m->n_ids, str(r, c->target), c->target.len);
@@ -721,10 +720,16 @@ static void mention(hxi_buf *b, const model *m, uint32_t i, bool nested)
     }
     if (!c->name.len) {
         str_bytes(b, "an unnamed ");
-        type_words(b, r, c);
+        type_words(b, r, c, false);
         return;
     }
+    if (!nested)
+        str_bytes(b, "the ");
     name_words(b, r, c);
+    if (!nested) {
+        hxi_buf_bytes(b, " ", 1);
+        type_words(b, r, c, true);
+    }
 }
 
 /* "rel_" + the phrase, '_' for spaces. */
@@ -829,13 +834,11 @@ static int properties(hxi_extract *x, hxi_buf *b, const model *m, const concept 
     return rc ? rc : flush(x, b, err);
 }
 
-/* The heading path of an element's unit: its layer and its type ("Business layer > Business
- * Process"), not its name. The heading is the chunk's header: keyword search weighs it as a field
- * (BM25F) and the vector embeds it with the text, so a question's type word ("which business
- * process ...") meets the element of that type, while the names a question gives, those of the
- * element at the other end, stay body text of both units. Archisurance's element questions (see
- * mention) are answered right first in keyword / vector / hybrid mode 16 / 7 / 10 of 20 with it,
- * 14 / 4 / 8 without a heading, 15 / 7 / 9 with the type alone. */
+/* Opens a section headed by the element's layer and type ("Business layer > Business Process"),
+ * not its name. The heading is the chunk's header: keyword search weighs it as a field (BM25F) and
+ * the vector embeds it with the text, so a question's type word ("which business process ...")
+ * meets the element of that type, while the names a question gives, those of the element at the
+ * other end, stay body text. */
 static int element_section(hxi_extract *x, hxi_buf *b, const reader *r, const concept *c, int lay, hx_error *err)
 {
     int rc = 0;
@@ -845,15 +848,64 @@ static int element_section(hxi_extract *x, hxi_buf *b, const reader *r, const co
         rc = b->failed ? oom(err) : hxi_x_section(x, 2, (const char *)b->data, b->len, err);
         b->len = 0;
     }
-    type_words(b, r, c);
+    type_words(b, r, c, false);
     if (!rc)
         rc = b->failed ? oom(err) : hxi_x_section(x, layers[lay].words ? 3 : 2, (const char *)b->data, b->len, err);
     b->len = 0;
     return rc;
 }
 
-/* One element's unit: its heading (element_section), the description, its metadata and its
- * version. */
+/* "a Business Process in the Business layer" (capitalised: "A Business ..."). */
+static void kind_words(hxi_buf *b, const reader *r, const concept *c, int lay, bool capital)
+{
+    article(b, r, c, capital);
+    type_words(b, r, c, false);
+    if (layers[lay].words) {
+        str_bytes(b, " in the ");
+        str_bytes(b, layers[lay].words);
+        str_bytes(b, " layer");
+    }
+    hxi_buf_bytes(b, ".", 1);
+}
+
+/* The relationships part of an element's unit: its kind without its name ("A Business Actor in the
+ * Business layer."), each link's sentence and the capabilities it belongs to, a section (so a chunk)
+ * of its own under the same heading. An element's own name in the text its relationships are
+ * embedded with makes a question that names its neighbour find the neighbour: the vector of a unit
+ * is pulled toward the name it opens with, and the question names the neighbour, whose own unit
+ * opens with that name. */
+static int relationships_part(hxi_extract *x, hxi_buf *b, const model *m, uint32_t e, int lay, hx_error *err)
+{
+    const reader *r = &m->r;
+    const concept *c = &r->c[e];
+    int rc = element_section(x, b, r, c, lay, err);
+    if (!rc) {
+        kind_words(b, r, c, lay, true);
+        rc = flush(x, b, err);
+    }
+    for (uint32_t i = m->first_link[e]; !rc && i < m->first_link[e + 1]; i++)
+        rc = link_sentence(x, b, m, &m->links[i], err);
+    for (uint32_t i = m->first_link[e]; !rc && i < m->first_link[e + 1]; i++) {
+        const concept *cap = &r->c[m->links[i].other];
+        if (!belongs(m, &m->links[i]))
+            continue;
+        str_bytes(b, " It belongs to the ");
+        name_words(b, r, cap);
+        str_bytes(b, " capability.");
+        if (!(rc = flush(x, b, err)))
+            rc = unit_meta(x, "capability", r, cap->name, err);
+    }
+    return rc;
+}
+
+/* One element's unit in two sections, each a chunk of the unit: what it is (its name, type and
+ * layer: "Client is a Business Actor in the Business layer.", its properties and documentation),
+ * which a question naming the element finds, and its relationships (relationships_part), which a
+ * question naming a neighbour and asking for an element of its type finds; then its metadata and
+ * version. On Archisurance's element questions (tests/data/archimate_queries.txt, 20, and the
+ * held-out tests/data/archimate_heldout.txt, 10; all-MiniLM-L6-v2; right element first in keyword /
+ * vector / hybrid mode) one section naming the element first answered 16 / 7 / 10 and 6 / 1 / 2:
+ * the vector side ranked the neighbour the question names first. */
 static int element_unit(hxi_extract *x, const model *m, uint32_t e, hx_error *err)
 {
     const reader *r = &m->r;
@@ -869,28 +921,9 @@ static int element_unit(hxi_extract *x, const model *m, uint32_t e, hx_error *er
     else
         str_bytes(&b, "It");
     str_bytes(&b, " is ");
-    article(&b, r, c);
-    type_words(&b, r, c);
-    if (layers[lay].words) {
-        str_bytes(&b, " in the ");
-        str_bytes(&b, layers[lay].words);
-        str_bytes(&b, " layer");
-    }
-    hxi_buf_bytes(&b, ".", 1);
+    kind_words(&b, r, c, lay, false);
     if (!rc)
         rc = flush(x, &b, err);
-    for (uint32_t i = m->first_link[e]; !rc && i < m->first_link[e + 1]; i++)
-        rc = link_sentence(x, &b, m, &m->links[i], err);
-    for (uint32_t i = m->first_link[e]; !rc && i < m->first_link[e + 1]; i++) {
-        const concept *cap = &r->c[m->links[i].other];
-        if (!belongs(m, &m->links[i]))
-            continue;
-        str_bytes(&b, " It belongs to the ");
-        name_words(&b, r, cap);
-        str_bytes(&b, " capability.");
-        if (!(rc = flush(x, &b, err)))
-            rc = unit_meta(x, "capability", r, cap->name, err);
-    }
     if (!rc && is(str(r, c->type), c->type.len, "Capability"))
         rc = unit_meta(x, "capability", r, c->name, err);
     if (!rc)
@@ -900,6 +933,8 @@ static int element_unit(hxi_extract *x, const model *m, uint32_t e, hx_error *er
         hxi_buf_bytes(&b, str(r, c->doc), c->doc.len);
         rc = flush(x, &b, err);
     }
+    if (!rc && m->first_link[e] < m->first_link[e + 1])
+        rc = relationships_part(x, &b, m, e, lay, err);
     hxi_buf_free(&b);
     if (!rc)
         rc = hxi_x_block(x, HX_BLOCK_PROSE, err);
