@@ -40,10 +40,13 @@ int hxi_title_query_init(hxi_title_query *tq, const char *query, size_t len, hx_
         if (!counts(&tq->an, i) || find(tq, s, n) >= 0)
             continue;
         memcpy(tq->text + used, s, n);
+        unsigned char c = (unsigned char)s[1];   /* a counted term is a mark and at least one byte */
+        tq->first[c / 8] |= (uint8_t)(1u << (c % 8));
         tq->off[tq->n] = (uint32_t)used;
         tq->len[tq->n++] = n;
         used += n;
     }
+    tq->an.stem_first = tq->first;   /* a name word that starts otherwise is in no query term */
     return rc;
 }
 

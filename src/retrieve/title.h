@@ -30,6 +30,8 @@ typedef struct hxi_title_query {
     size_t n;                                /* distinct query terms, in query order */
     uint32_t off[HX_TITLE_MAX_TERMS], len[HX_TITLE_MAX_TERMS];   /* into text */
     char text[HX_TITLE_MAX_TERMS * (HX_ANALYZER_MAX_TERM + 1)];
+    uint8_t first[32];                       /* the bytes query terms start with (past the mark):
+                                                names are analysed with it as stem_first */
 } hxi_title_query;
 
 /* Analyzes the query; 0, HX_ENOMEM or HX_ERANGE. Free with hxi_title_query_free (also after an error). */
