@@ -24,6 +24,15 @@
 #include <stddef.h>
 
 #define HX_TITLE_MAX_TERMS 32   /* query terms that count; the rest are left out */
+#define HX_TITLE_MEMO 64        /* names whose match a query remembers */
+#define HX_TITLE_MEMO_NAME 48   /* longest name remembered, in bytes */
+
+/* A remembered answer of hxi_title_match. */
+typedef struct hxi_title_memo {
+    uint8_t len;                             /* 0: empty */
+    char name[HX_TITLE_MEMO_NAME];
+    float match;
+} hxi_title_memo;
 
 typedef struct hxi_title_query {
     hxi_analysis an;                          /* scratch for names (owned) */
@@ -32,6 +41,8 @@ typedef struct hxi_title_query {
     char text[HX_TITLE_MAX_TERMS * (HX_ANALYZER_MAX_TERM + 1)];
     uint8_t first[32];                       /* the bytes query terms start with (past the mark):
                                                 names are analysed with it as stem_first */
+    hxi_title_memo memo[HX_TITLE_MEMO];      /* answers for short names, which repeat (README,
+                                                Summary, Motivation): direct-mapped by hash */
 } hxi_title_query;
 
 /* Analyzes the query; 0, HX_ENOMEM or HX_ERANGE. Free with hxi_title_query_free (also after an error). */
