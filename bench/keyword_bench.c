@@ -2,8 +2,8 @@
  * model): every query of a file searched in keyword mode (k results, snippets, as `hyrax search`
  * asks for them) once untimed, then ROUNDS timed passes; prints one JSON line with the p50, p95
  * and mean of wall and thread CPU time per query. With --dump FILE it writes each query's results
- * (path, chunk index, score, relevance and BM25 score as hex floats) so two builds' answers can be
- * compared byte for byte. Run it under `valgrind --tool=callgrind` with --rounds 1 for instruction
+ * (path, chunk index, score, relevance and BM25 score as hex floats, snippet) so two builds'
+ * answers can be compared byte for byte. Run it under `valgrind --tool=callgrind` with --rounds 1 for instruction
  * counts, which a loaded machine does not move.
  * usage: bench/keyword_bench DB QUERIES [--k K] [--rounds N] [--dump FILE] */
 #define BENCH_NAME "keyword_bench"
@@ -20,9 +20,13 @@ static void search(hx_index *ix, const char *query, uint32_t k, FILE *dump)
     hx_error err;
     if (hx_index_search(ix, NULL, query, strlen(query), &o, &res, &err))
         die(query, &err);
-    for (size_t i = 0; dump && i < res.n; i++)
-        fprintf(dump, "%s\t%zu\t%s\t%u\t%a\t%a\t%a\n", query, i + 1, res.v[i].path, res.v[i].chunk_index,
+    for (size_t i = 0; dump && i < res.n; i++) {
+        fprintf(dump, "%s\t%zu\t%s\t%u\t%a\t%a\t%a\t", query, i + 1, res.v[i].path, res.v[i].chunk_index,
                 (double)res.v[i].score, (double)res.v[i].relevance, (double)res.v[i].keyword_score);
+        for (const char *c = res.v[i].snippet ? res.v[i].snippet : ""; *c; c++)
+            fputc(*c == '\n' || *c == '\t' ? ' ' : *c, dump);
+        fputc('\n', dump);
+    }
     hx_results_free(&res);
 }
 
