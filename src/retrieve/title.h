@@ -45,7 +45,8 @@ typedef struct hxi_title_query {
                                                 Summary, Motivation): direct-mapped by hash */
 } hxi_title_query;
 
-/* Analyzes the query; 0, HX_ENOMEM or HX_ERANGE. Free with hxi_title_query_free (also after an error). */
+/* Analyzes the query; 0, HX_ENOMEM or HX_ERANGE. Free with hxi_title_query_free (also after an error).
+ * The query is used where it was initialised, never copied (its analysis points into it). */
 int hxi_title_query_init(hxi_title_query *tq, const char *query, size_t len, hx_error *err);
 void hxi_title_query_free(hxi_title_query *tq);
 
