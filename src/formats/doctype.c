@@ -4,6 +4,7 @@
  * Must not know any format's syntax: each extractor, describer and check lives in its row's file. */
 #include "doctype.h"
 #include "alloc.h"
+#include "relpath.h"
 #include "unicode.h"
 #include "yaml.h"
 
@@ -261,12 +262,10 @@ static char *clean_copy(const char *s, size_t n, size_t max)
 
 bool hxi_x_names_file(const hxi_extract *x, const char *t)
 {
-    const char *base = x->name ? strrchr(x->name, '/') : NULL;
-    base = base ? base + 1 : x->name;
-    if (!base)
+    if (!x->name)
         return false;
-    const char *dot = strrchr(base, '.');
-    size_t tl = strlen(t), stem = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    const char *base;
+    size_t tl = strlen(t), stem = hxi_path_stem(x->name, &base);
     return !strcasecmp(t, base) || (tl == stem && !strncasecmp(t, base, stem));
 }
 

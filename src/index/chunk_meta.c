@@ -9,6 +9,7 @@
 #include "doctype.h"
 #include "filter.h"
 #include "index_internal.h"
+#include "relpath.h"
 #include "yaml.h"
 
 #include <stdlib.h>
@@ -170,14 +171,6 @@ bool hx_index_doc_matches(hx_index *ix, const hx_doc_info *d, const hx_filter *f
 
 /* === Definitions of declarations === */
 
-/* The length of path's file name without its extension, and where it starts. */
-static size_t stem(const char *path, const char **at)
-{
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path, *dot = strrchr(base, '.');
-    *at = base;
-    return dot && dot > base ? (size_t)(dot - base) : strlen(base);
-}
-
 bool ix_chunk_declares(const ix_view *v, uint32_t c)
 {
     size_t nm;
@@ -195,14 +188,14 @@ uint32_t ix_definition_of(const ix_view *v, uint32_t decl, bool (*allowed)(uint3
     if (!ix_chunk_declares(v, decl) || !home)
         return UINT32_MAX;
     const char *home_base, *base;
-    size_t home_stem = stem(home->info.path, &home_base);
+    size_t home_stem = hxi_path_stem(home->info.path, &home_base);
     uint32_t best = UINT32_MAX;
     int best_rank = -1, n_best = 0;   /* 2: the declaration's document, 1: a file of its stem, 0: another */
     for (size_t i = 0; i < v->n_docs; i++) {
         const ix_doc *d = &v->docs[i];
         if (d->hidden || !hxi_code_lang_declares(hxi_kv_get(d->info.meta, d->info.n_meta, "lang")))
             continue;
-        size_t st = stem(d->info.path, &base);
+        size_t st = hxi_path_stem(d->info.path, &base);
         int rank = d == home ? 2 : st == home_stem && !memcmp(base, home_base, st) ? 1 : 0;
         if (rank < best_rank)
             continue;

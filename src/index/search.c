@@ -11,6 +11,7 @@
 #include "filter.h"
 #include "index_internal.h"
 #include "recency.h"
+#include "relpath.h"
 #include "title.h"
 
 #include <math.h>
@@ -386,10 +387,8 @@ typedef struct {
  * its title is its folder's, which the folder's README answers for. */
 static float doc_names(hxi_title_query *tq, const ix_view *v, const ix_doc *d)
 {
-    const char *path = d->info.path, *file = strrchr(path, '/'), *dot, *title = d->info.title;
-    file = file ? file + 1 : path;
-    dot = strrchr(file, '.');
-    size_t stem = dot && dot > file ? (size_t)(dot - file) : strlen(file);
+    const char *path = d->info.path, *file, *title = d->info.title;
+    size_t stem = hxi_path_stem(path, &file);
     bool opens = (stem == 6 && !strncasecmp(file, "readme", 6)) || (stem == 5 && !strncasecmp(file, "index", 5));
     for (size_t i = 0; !opens && i < v->n_folder_meta; i++)
         if (!strcmp(file, v->folder_meta[i]))
@@ -401,7 +400,7 @@ static float doc_names(hxi_title_query *tq, const ix_view *v, const ix_doc *d)
     const char *meta_title = hxi_kv_get(d->info.meta, d->info.n_meta, "title");
     if (meta_title && (f = hxi_title_match(tq, meta_title, strlen(meta_title))) > m)
         m = f;
-    f = hxi_title_match(tq, file, dot && dot > file ? (size_t)(dot - file) : strlen(file));
+    f = hxi_title_match(tq, file, stem);
     m = f > m ? f : m;
     if (opens && file > path + 1) {
         const char *end = file - 1, *start = end;
