@@ -453,6 +453,8 @@ void ix_view_free(ix_view *v)
     free(v->repeated);
     free(v->line_at);
     free(v->line_rep);
+    free(v->defs);
+    free(v->def_slot);
     memset(v, 0, sizeof *v);
 }
 
@@ -644,7 +646,7 @@ int ix_view_load(hx_index *ix, hx_error *err)
             v->segs[i].bm25_live_len = live.live_len;
         }
     }
-    if ((rc = check_ownership(v, err)) || (rc = ix_view_repeats(v, err)))
+    if ((rc = check_ownership(v, err)) || (rc = ix_view_repeats(v, err)) || (rc = ix_view_definitions(v, err)))
         return rc;
     return ix_view_visibility(ix, err);
 }

@@ -191,6 +191,13 @@ typedef struct ix_segment {
 } ix_segment;
 
 /* Everything read from one commit; rebuilt on refresh. */
+/* A definition a declaration may answer for (ix_definition_of): a function or method chunk. */
+typedef struct ix_def {
+    const char *symbol;        /* borrowed from its segment's unit pairs */
+    uint32_t doc;              /* its document's position in the view's docs */
+    uint32_t chunk;
+} ix_def;
+
 typedef struct ix_view {
     uint32_t next_doc, next_chunk;
     hxi_store_ref docs_ref, tomb_ref;
@@ -220,7 +227,16 @@ typedef struct ix_view {
     size_t *line_at;           /* owned; next_chunk + 1: chunk id's printed lines are the view's
                                   lines line_at[id] .. line_at[id + 1] - 1, in order */
     uint8_t *line_rep;         /* owned; one bit a printed line of the view: 1 = boilerplate */
+    ix_def *defs;              /* owned; n_defs: the function and method chunks of the C family's
+                                  documents (ix_view_definitions), by symbol, then document, then chunk */
+    size_t n_defs;
+    uint32_t *def_slot;        /* owned; def_cap (a power of two) slots: 1 + a symbol's first place
+                                  in defs, 0 = empty */
+    size_t def_cap;
 } ix_view;
+
+/* Sets v->defs and v->def_slot, the view's table of definitions by symbol (chunk_meta.c); 0 or HX_ENOMEM. */
+int ix_view_definitions(ix_view *v, hx_error *err);
 
 /* Sets v->repeated, each chunk's boilerplate share (boiler.c); 0 or HX_ENOMEM. */
 int ix_view_repeats(ix_view *v, hx_error *err);

@@ -578,7 +578,7 @@ static void sort_by_rank(const ix_view *v, hxi_fused *f, size_t n)
  * scores, and the definition's own lower place is given up; a declaration whose definition ranks
  * above it already leaves the list. The prototype is not listed beside its definition (a filter
  * that excludes the definition, such as kind=declaration, lists it). At most DECLARATION_LOOKUPS
- * declarations are looked up per search (each reads the C-family documents' unit pairs). The one
+ * declarations are looked up per search (each in the view's table of definitions). The one
  * place of that rule; f[0..*n) sorted. */
 #define DECLARATION_LOOKUPS 16
 static void defer_declarations(const ix_view *v, chunk_filter *cf, hxi_fused *f, size_t *n)
