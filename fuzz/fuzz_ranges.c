@@ -15,7 +15,7 @@
 #include "bytes.h"
 #include "kernels.h"
 #include "hxfile.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "passage.h"
 #include "wire.h"
 

@@ -11,7 +11,7 @@
 #include "bytes.h"
 #include "doctype.h"
 #include "hxfile.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "index_write.h"
 #include "present.h"
 #include "sha256.h"

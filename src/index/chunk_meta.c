@@ -1,5 +1,5 @@
 /* chunk_meta.c: chunks' unit pairs (doctype.h "units"; the segment sections unit_off and unit_meta,
- * index_internal.h): writing them with a segment, reading and checking them at load, looking a
+ * ix.h): writing them with a segment, reading and checking them at load, looking a
  * chunk's up, and the index-wide answers made of them (the unit keys a filter can name, whether a
  * document matches by its chunks' pairs, where a declaration's definition is). How a filter matches
  * pairs is filter.c's. */
@@ -8,7 +8,7 @@
 #include "code.h"
 #include "doctype.h"
 #include "filter.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "relpath.h"
 #include "yaml.h"
 

@@ -1,12 +1,12 @@
 /* index.c: opening an index file and reading one commit into a view (root record, document table,
  * tombstones, segments), document lookups, stats and verify. Formats are specified in
- * index_internal.h. Every byte read from the file is validated before use; writing lives in
+ * ix.h. Every byte read from the file is validated before use; writing lives in
  * index_write.c and searching in search.c. */
 #include "bytes.h"
 #include "alloc.h"
 #include "fsafe.h"
 #include "kernels.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "ingest.h"
 #include "trust.h"
 #include "wire.h"
@@ -244,7 +244,7 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
 
 /* === Segments === */
 
-/* The segment's line prints (index_internal.h "lines_at", boiler.c), checked: offsets ascend to the
+/* The segment's line prints (ix.h "lines_at", boiler.c), checked: offsets ascend to the
  * number of lines, each print is not 0 and a chunk's lines hold no more letters than its body. */
 static int load_line_prints(ix_segment *s, hx_error *err)
 {

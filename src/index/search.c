@@ -9,7 +9,7 @@
 #include "chunker.h"
 #include "doctype.h"
 #include "filter.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "recency.h"
 #include "relpath.h"
 #include "title.h"

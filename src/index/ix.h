@@ -1,4 +1,4 @@
-/* index_internal.h: the index layer's in-memory view of one commit and its on-disk records,
+/* ix.h: the index layer's in-memory view of one commit and its on-disk records,
  * shared by index.c (open, view, documents, verify), index_write.c (update, remove, compact) and
  * search.c. Everything here lives on top of store.h (the file and its commits), hxfile.h
  * (segments are container images stored as blobs), bm25.h and hnsw.h.
