@@ -187,7 +187,7 @@ static void test_present(void)
     hxi_json_writer_free(&w);
 }
 
-/* A segment image of n chunks with the given unit sections, loaded as index.c does. */
+/* A segment image of n chunks with the given unit sections, loaded as view_load.c does. */
 static int load_sections(uint32_t n, const uint32_t *off, const char *data, size_t len)
 {
     hxf_writer w;

@@ -1,9 +1,9 @@
 /* search.c: answering queries over one index view: the keyword side (BM25 over every segment
  * with index-wide statistics), the vector side (HNSW per segment, merged), filters applied
- * inside both (with the reader identity's visibility, index.c ix_view_visibility), fusion, relevance (fusion.h hxi_relevance) and its floor, recency (recency.h),
+ * inside both (with the reader identity's visibility, view_load.c ix_view_visibility), fusion, relevance (fusion.h hxi_relevance) and its floor, recency (recency.h),
  * duplicate removal, the deterministic tie-break (score, path, chunk index),
  * grouping by document (hyrax.h hx_group) and result assembly with snippets. Reads the view
- * built by index.c; never writes. */
+ * built by view_load.c; never writes. */
 #include "fusion.h"
 #include "alloc.h"
 #include "chunker.h"
