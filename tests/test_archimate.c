@@ -159,31 +159,18 @@ static int load(const char *path, hxi_doc_source *d, hx_error *err)
     return rc;
 }
 
-/* The text of unit u (its blocks, from the first's start to the last's end) into *len. */
-static const char *unit_text(const hxi_doc_source *d, size_t u, size_t *len)
-{
-    const char *from = NULL;
-    *len = 0;
-    for (size_t b = 0; b < d->n_blocks; b++) {
-        if (d->blocks[b].unit != u)
-            continue;
-        from = from ? from : d->text + d->blocks[b].start;
-        *len = (size_t)(d->text + d->blocks[b].end - from);
-    }
-    return from;
-}
-
-/* The text of the last section of unit u (its blocks under the last heading it has: an element's
- * relationships part, a chunk of its own) into *len. */
-static const char *part_text(const hxi_doc_source *d, size_t u, size_t *len)
+/* The text of unit u (its blocks, from the first's start to the last's end), or with last_part only
+ * the blocks under the last heading it has (an element's relationships part, a chunk of its own),
+ * into *len. */
+static const char *unit_part(const hxi_doc_source *d, size_t u, bool last_part, size_t *len)
 {
     uint32_t last = UINT32_MAX;
-    for (size_t b = 0; b < d->n_blocks; b++)
+    for (size_t b = 0; last_part && b < d->n_blocks; b++)
         last = d->blocks[b].unit == u ? d->blocks[b].heading : last;
     const char *from = NULL;
     *len = 0;
     for (size_t b = 0; b < d->n_blocks; b++) {
-        if (d->blocks[b].unit != u || d->blocks[b].heading != last)
+        if (d->blocks[b].unit != u || (last_part && d->blocks[b].heading != last))
             continue;
         from = from ? from : d->text + d->blocks[b].start;
         *len = (size_t)(d->text + d->blocks[b].end - from);
@@ -291,7 +278,7 @@ static void test_archisurance_units(void)
     size_t named = 0, expected = 0;
     for (size_t i = 0; i < n_el; i++) {
         size_t sl;
-        const char *sec = unit_text(&d, i + 1, &sl), *id = unit_meta(&d, i + 1, "element_id");
+        const char *sec = unit_part(&d, i + 1, false, &sl), *id = unit_meta(&d, i + 1, "element_id");
         const char *name = unit_meta(&d, i + 1, "element_name"), *type = unit_meta(&d, i + 1, "element_type");
         CHECK(sec && id && !strcmp(id, el[i].id) && name && !strcmp(name, el[i].name) && type &&
               !strcmp(type, el[i].type), "unit %zu is %s %s", i + 1, el[i].id, el[i].name);
@@ -313,7 +300,7 @@ static void test_archisurance_units(void)
                 break;
             }
         size_t links = 0, pl;
-        const char *part = part_text(&d, i + 1, &pl);   /* every relationship in one part, one chunk */
+        const char *part = unit_part(&d, i + 1, true, &pl);   /* every relationship in one part, one chunk */
         for (size_t r = 0; r < n_rel; r++) {
             for (int side = 0; side < 2; side++) {
                 const char *me = side ? rel[r].target : rel[r].source, *other = side ? rel[r].source : rel[r].target;
