@@ -141,7 +141,8 @@ static bool odd_chunk(uint32_t id, void *ctx)
 static uint32_t scan_definition(const ix_view *v, uint32_t decl, bool (*allowed)(uint32_t id, void *ctx))
 {
     size_t nm;
-    const char *symbol = hxi_kv_get(ix_chunk_meta(ix_segment_of(v, decl), decl, &nm), nm, "symbol");
+    const hx_kv *m = ix_chunk_meta(ix_segment_of(v, decl), decl, &nm);
+    const char *symbol = hxi_kv_get(m, nm, "symbol");
     const ix_doc *home = ix_doc_by_id(v, ix_chunk_field(ix_segment_of(v, decl), decl, IX_F_DOC));
     const char *home_base, *base;
     size_t home_stem = hxi_path_stem(home->info.path, &home_base);
