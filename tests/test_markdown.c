@@ -26,7 +26,8 @@ static void test_inlines(void)
     expect("[link](</my uri>)\n", "link\n");                           /* 489 */
     expect("[link](foo(and(bar)))\n", "link\n");                        /* 495 */
     expect("[link] (/uri)\n", "[link] (/uri)\n");                     /* 524 */
-    expect("- [ ] a task, [x] done\n", "- [ ] a task, [x] done\n");
+    expect("- [ ] a task, [x] done\n", "a task, [x] done\n");
+    expect("Steps:\n* one\n  + [x] two\n3. three\n-not a bullet\n", "Steps:\none\n  two\n3. three\n-not a bullet\n");
     expect("[![CI](https://ci/badge.svg)](https://ci/job) ok\n", "CI ok\n");
     expect("see [the\nguide](http://x) now\n", "see the\nguide now\n");
     expect("[a](b \"one\ntwo\") c\n", "a\n c\n");
@@ -39,7 +40,7 @@ static void test_inlines(void)
     expect("foo*bar*\n", "foobar\n");                                   /* 355 */
     expect("foo_bar_\n", "foo_bar_\n");                                 /* 366 */
     expect("snake_case_name and 2 * 3 * 4\n", "snake_case_name and 2 * 3 * 4\n");
-    expect("* item *one*\n", "* item one\n");
+    expect("* item *one*\n", "item one\n");
     expect("\\*not emphasized*\n", "*not emphasized*\n");             /* 14 */
     expect("<https://foo.bar/baz?q=1> <me@example.com>\n", "https://foo.bar/baz?q=1 me@example.com\n");   /* 594, 606 */
     expect("a <span class=\"x>\">b</span> c\n", "a b c\n");
@@ -54,7 +55,7 @@ static void test_blocks(void)
     expect("  ~~~ sh\n  echo `x`\n  ~~~\n", "  ~~~ sh\n  echo `x`\n  ~~~\n");
     expect("---\ntitle: \"[a](b)\"\n---\n[x](y)\n", "---\ntitle: \"[a](b)\"\n---\nx\n");
     expect("<!--\nhidden [a](b)\n\nstill hidden\n-->\nafter\n", "\n\n\n\n\nafter\n");   /* 179 */
-    expect("<!-- toc -->\n- [Summary](#summary)\n<!-- /toc -->\n", "\n- Summary\n\n");
+    expect("<!-- toc -->\n- [Summary](#summary)\n<!-- /toc -->\n", "\nSummary\n\n");
     expect("<!-- a --> shown\n", " shown\n");
     expect("<!-- never closed\n[a](b)\n", "\n\n");
     expect("[a]\n\n[a]: /url\n", "[a]\n\n\n");   /* a shortcut reference stays text */

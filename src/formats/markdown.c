@@ -13,9 +13,10 @@
  *   - autolinks `<https://x>` -> `https://x`; raw HTML tags and comments -> removed (an HTML
  *     comment block that never closes runs to the end, as CommonMark says)
  *   - backslash escapes of ASCII punctuation -> the character
+ *   - bullet list markers (`*`, `-`, `+`) and task list boxes (`[ ]`, `[x]`) -> removed, as a
+ *     rendered page draws them (an ordered list's `1.` is kept: its number is text)
  * What is kept as written: front matter, fenced code (a line starting, after spaces, with ``` or
- * ~~~ opens and closes a fence, as the chunker reads it), headings' `#`s, list markers, tables'
- * `|`s, character references, indented code (read as text). Removing markup never removes a line
+ * ~~~ opens and closes a fence, as the chunker reads it), headings' `#`s, tables' `|`s, character references, indented code (read as text). Removing markup never removes a line
  * break, so line numbers are the file's. Time linear in the input: link tails (`(dest "title")`)
  * and tags are read at most MD_TAIL_MAX bytes far, code spans' closing runs are searched once per
  * run length. */
@@ -242,6 +243,23 @@ static void emphasis_run(md *m, const char *p, size_t n, size_t i, size_t j)
     put(m, p + i, j - i);
 }
 
+/* At the start of a paragraph's line p[i..]: its indentation into the output, then past a bullet
+ * list item's marker (`*`, `-`, `+` and a space) and a task list item's box (`[ ]`, `[x]`), which
+ * a rendered page draws rather than spells. Where the line's text starts. */
+static size_t line_start(md *m, const char *p, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && (p[j] == ' ' || p[j] == '\t'))
+        j++;
+    put(m, p + i, j - i);
+    if (j + 1 < n && strchr("*-+", p[j]) && (p[j + 1] == ' ' || p[j + 1] == '\t')) {
+        j += 2;
+        if (j + 3 < n && p[j] == '[' && strchr(" xX", p[j + 1]) && p[j + 2] == ']' && p[j + 3] == ' ')
+            j += 4;
+    }
+    return j;
+}
+
 /* Reads the inline markup of paragraph p[0..n) into the output (the brackets and emphasis runs
  * it may drop as delims, resolved by end_paragraph). */
 static void inlines(md *m, const char *p, size_t n)
@@ -253,6 +271,10 @@ static void inlines(md *m, const char *p, size_t n)
             comment_end = k;
     size_t i = 0;
     while (i < n && !m->oom) {
+        if (!i || p[i - 1] == '\n')
+            i = line_start(m, p, n, i);
+        if (i >= n)
+            break;
         char c = p[i];
         size_t j = i + 1, e;
         if (c == '\\' && j < n && is_punct(p[j])) {
@@ -304,7 +326,7 @@ static void inlines(md *m, const char *p, size_t n)
             put_breaks(m, p + i, e - i);
             i = e;
         } else {
-            while (j < n && !strchr("\\`*_~[]!<", p[j]))
+            while (c != '\n' && j < n && !strchr("\\`*_~[]!<\n", p[j]))   /* a line's end: see line_start */
                 j++;
             put(m, p + i, j - i);
             i = j;
