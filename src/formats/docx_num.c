@@ -1,8 +1,11 @@
 /* docx_num.c: the list numbers of a DOCX (ECMA-376 Part 1 section 17.9, numbering.xml), as Word
  * and LibreOffice draw them before a numbered paragraph: abstract numbering definitions (per level
  * its start, number format and level text such as "%1.%2."), numbering instances (w:num) that point
- * at one and may override a level's start, and one counter per level of each instance (a list is
- * its w:num, as LibreOffice reads it; a paragraph at a level restarts every deeper level). Formats:
+ * at one and may override a level's start, and one counter per level of each definition: the
+ * instances of one definition continue one count, except that an instance's first paragraph at a
+ * level whose start it overrides restarts it there (as Word and LibreOffice number them: LibreOffice
+ * writes a list's first item with an instance that overrides, the rest with one that does not); a
+ * paragraph at a level restarts every deeper level. Formats:
  * decimal, decimalZero, lowerLetter / upperLetter (a..z, aa..zz, ...), lowerRoman / upperRoman;
  * bullet and none give no label (a bullet is drawn, not text); any other format is read as
  * decimal. Bounded: at most MAX_DEFS definitions and MAX_NUMS instances are read. */
@@ -30,13 +33,14 @@ typedef struct {
 typedef struct {
     long id;
     level lvl[LEVELS];
+    int count[LEVELS];      /* the level's last number; INT32_MIN: not counted yet */
 } def;
 
 typedef struct {
     long id, def_id;
     int start[LEVELS];      /* an override's start; INT32_MIN none */
-    int count[LEVELS];      /* the level's last number; INT32_MIN: not counted yet */
-    const def *d;           /* resolved on first use */
+    bool used[LEVELS];      /* a paragraph of this instance was counted at the level */
+    def *d;                 /* resolved on first use */
     bool resolved;
 } num;
 
@@ -93,6 +97,7 @@ static int on_start(void *ctx, const char *name, size_t len, const hxi_xml_attr 
         for (int l = 0; l < LEVELS; l++) {
             d->lvl[l].start = 1;
             snprintf(d->lvl[l].text, TEXT_MAX, "%%%d.", l + 1);
+            d->count[l] = INT32_MIN;
         }
         nb->ilvl = -1;
     } else if (is(name, len, "num")) {
@@ -107,7 +112,7 @@ static int on_start(void *ctx, const char *name, size_t len, const hxi_xml_attr 
         u->id = attr_long(a, n, "numId", -1);
         u->def_id = -1;
         for (int l = 0; l < LEVELS; l++)
-            u->start[l] = u->count[l] = INT32_MIN;
+            u->start[l] = INT32_MIN;
     } else if (is(name, len, "lvl") || is(name, len, "lvlOverride")) {
         long l = attr_long(a, n, "ilvl", -1);
         nb->ilvl = l >= 0 && l < LEVELS ? (int)l : -1;
@@ -208,13 +213,13 @@ size_t hxi_docx_numbering_next(hxi_docx_numbering *nb, long num_id, int ilvl, ch
     num *u = nb && cap ? find_num(nb, num_id) : NULL;
     if (!u || ilvl < 0 || ilvl >= LEVELS)
         return 0;
-    for (int l = 0; l < LEVELS; l++) {
-        int start = u->start[l] != INT32_MIN ? u->start[l] : u->d->lvl[l].start;
-        if (l == ilvl)
-            u->count[l] = u->count[l] == INT32_MIN || u->count[l] == INT32_MAX ? start : u->count[l] + 1;
-        else if (l > ilvl)
-            u->count[l] = INT32_MIN;
-    }
+    int *count = u->d->count;
+    bool restart = u->start[ilvl] != INT32_MIN && !u->used[ilvl];
+    u->used[ilvl] = true;
+    count[ilvl] = restart ? u->start[ilvl]
+                  : count[ilvl] == INT32_MIN || count[ilvl] == INT32_MAX ? u->d->lvl[ilvl].start : count[ilvl] + 1;
+    for (int l = ilvl + 1; l < LEVELS; l++)
+        count[l] = INT32_MIN;
     const level *lv = &u->d->lvl[ilvl];
     if (lv->format == F_NONE)
         return 0;
@@ -222,8 +227,7 @@ size_t hxi_docx_numbering_next(hxi_docx_numbering *nb, long num_id, int ilvl, ch
     for (const char *t = lv->text; *t && n + 1 < cap; t++) {
         if (t[0] == '%' && t[1] >= '1' && t[1] <= '9') {
             int l = t[1] - '1';
-            int v = u->count[l] != INT32_MIN ? u->count[l]
-                    : u->start[l] != INT32_MIN ? u->start[l] : u->d->lvl[l].start;
+            int v = count[l] != INT32_MIN ? count[l] : u->start[l] != INT32_MIN ? u->start[l] : u->d->lvl[l].start;
             char one[24];
             format_number(v, u->d->lvl[l].format == F_NONE ? F_DECIMAL : u->d->lvl[l].format, one, sizeof one);
             n += (size_t)snprintf(buf + n, cap - n, "%s", one);
