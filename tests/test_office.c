@@ -283,6 +283,8 @@ int main(void)
     CHECK(docs >= 8, "only %d golden documents", docs);
     lists("lists.docx");
     lists("lists.lo.docx");
+    lists("lists.odt");
+    lists("lists.lo.odt");
     hostile();
     cuts();
     return check_report("test_office");

@@ -10,6 +10,7 @@ override and bullet levels.
   lists.docx       pandoc from that Markdown
   lists.lo.docx    LibreOffice's own DOCX of it (its numbering.xml is LibreOffice's)
   lists.odt        pandoc from that Markdown
+  lists.lo.odt     LibreOffice's own ODT of it
 References (NAME.ref.txt): LibreOffice's text export of each document (`--convert-to txt`), which
 writes each paragraph on a line with its list number as the document draws it; NAME.pages.txt
 the page count the document records, as tools/gen_office_fixtures.py writes it.
@@ -77,7 +78,10 @@ def main():
         os.makedirs(os.path.join(tmp, "lo"))
         soffice("docx:MS Word 2007 XML", [os.path.join(tmp, "lists.lo.docx")], os.path.join(tmp, "lo"))
         shutil.copyfile(os.path.join(tmp, "lo", "lists.lo.docx"), os.path.join(out, "lists.lo.docx"))
-        docs = [os.path.join(out, n) for n in ("lists.docx", "lists.lo.docx", "lists.odt")]
+        shutil.copyfile(os.path.join(out, "lists.odt"), os.path.join(tmp, "lists.lo.odt"))
+        soffice("odt:writer8", [os.path.join(tmp, "lists.lo.odt")], os.path.join(tmp, "lo"))
+        shutil.copyfile(os.path.join(tmp, "lo", "lists.lo.odt"), os.path.join(out, "lists.lo.odt"))
+        docs = [os.path.join(out, n) for n in ("lists.docx", "lists.lo.docx", "lists.odt", "lists.lo.odt")]
         txt = os.path.join(tmp, "txt")
         for d in docs:   # one run per document: the exports share a base name
             shutil.rmtree(txt, ignore_errors=True)

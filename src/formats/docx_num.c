@@ -22,7 +22,9 @@
 #define MAX_NUMS 4096
 #define TEXT_MAX 32         /* bytes kept of a level's text */
 
-typedef enum { F_DECIMAL, F_DECIMAL_ZERO, F_LOWER_LETTER, F_UPPER_LETTER, F_LOWER_ROMAN, F_UPPER_ROMAN, F_NONE } fmt;
+typedef char fmt;   /* hxi_office_list_number's format: '1', '0', 'a', 'A', 'i', 'I'; 0 none */
+#define F_DECIMAL '1'
+#define F_NONE 0
 
 typedef struct {
     int start;
@@ -71,9 +73,8 @@ static long attr_long(const hxi_xml_attr *a, size_t n, const char *local, long d
 static fmt format_of(const char *v)
 {
     static const struct { const char *name; fmt f; } names[] = {
-        {"decimalZero", F_DECIMAL_ZERO}, {"lowerLetter", F_LOWER_LETTER}, {"upperLetter", F_UPPER_LETTER},
-        {"lowerRoman", F_LOWER_ROMAN},   {"upperRoman", F_UPPER_ROMAN},   {"bullet", F_NONE},
-        {"none", F_NONE},
+        {"decimalZero", '0'}, {"lowerLetter", 'a'}, {"upperLetter", 'A'}, {"lowerRoman", 'i'},
+        {"upperRoman", 'I'},  {"bullet", F_NONE}, {"none", F_NONE},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(v, names[i].name))
@@ -96,6 +97,7 @@ static int on_start(void *ctx, const char *name, size_t len, const hxi_xml_attr 
         d->id = attr_long(a, n, "abstractNumId", -1);
         for (int l = 0; l < LEVELS; l++) {
             d->lvl[l].start = 1;
+            d->lvl[l].format = F_DECIMAL;
             snprintf(d->lvl[l].text, TEXT_MAX, "%%%d.", l + 1);
             d->count[l] = INT32_MIN;
         }
@@ -168,31 +170,6 @@ void hxi_docx_numbering_free(hxi_docx_numbering *nb)
     free(nb);
 }
 
-/* One number in a level's format into out (cap > 0), NUL-terminated. */
-static void format_number(int v, fmt f, char *out, size_t cap)
-{
-    static const char *const ones[] = {"", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"};
-    static const char *const tens[] = {"", "x", "xx", "xxx", "xl", "l", "lx", "lxx", "lxxx", "xc"};
-    static const char *const hundreds[] = {"", "c", "cc", "ccc", "cd", "d", "dc", "dcc", "dccc", "cm"};
-    out[0] = 0;
-    if ((f == F_LOWER_ROMAN || f == F_UPPER_ROMAN) && v > 0 && v < 4000) {
-        size_t n = 0;
-        for (int m = 0; m < v / 1000 && n + 1 < cap; m++)
-            out[n++] = 'm';
-        snprintf(out + n, cap - n, "%s%s%s", hundreds[v / 100 % 10], tens[v / 10 % 10], ones[v % 10]);
-    } else if ((f == F_LOWER_LETTER || f == F_UPPER_LETTER) && v > 0) {
-        size_t reps = (size_t)(v - 1) / 26 + 1, n;   /* 27 is "aa", as Word and LibreOffice write it */
-        for (n = 0; n < reps && n + 1 < cap && n < 16; n++)
-            out[n] = (char)('a' + (v - 1) % 26);
-        out[n] = 0;
-    } else {
-        snprintf(out, cap, f == F_DECIMAL_ZERO && v >= 0 && v < 10 ? "0%d" : "%d", v);
-    }
-    if (f == F_UPPER_ROMAN || f == F_UPPER_LETTER)
-        for (char *p = out; *p; p++)
-            *p = (char)(*p - 'a' + 'A');
-}
-
 static num *find_num(hxi_docx_numbering *nb, long id)
 {
     for (size_t i = 0; i < nb->n_nums; i++)
@@ -229,7 +206,7 @@ size_t hxi_docx_numbering_next(hxi_docx_numbering *nb, long num_id, int ilvl, ch
             int l = t[1] - '1';
             int v = count[l] != INT32_MIN ? count[l] : u->start[l] != INT32_MIN ? u->start[l] : u->d->lvl[l].start;
             char one[24];
-            format_number(v, u->d->lvl[l].format == F_NONE ? F_DECIMAL : u->d->lvl[l].format, one, sizeof one);
+            hxi_office_list_number(v, u->d->lvl[l].format == F_NONE ? F_DECIMAL : u->d->lvl[l].format, one, sizeof one);
             n += (size_t)snprintf(buf + n, cap - n, "%s", one);
             n = n < cap ? n : cap - 1;
             t++;
