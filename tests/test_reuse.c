@@ -8,7 +8,7 @@
  * so nothing is reused across them. */
 #include "check.h"
 #include "hyrax.h"
-#include "index_internal.h"
+#include "ix.h"
 
 #include <limits.h>
 #include <math.h>
