@@ -107,6 +107,10 @@ static void english(void)
            "pr\xc3\xa9" "chauffez@4 ~prechauffez@4");
     set['p' / 8] |= (uint8_t)(1u << ('p' % 8));
     expect(&a, "Pr\xc3\xa9" "chauffez policies", "pr\xc3\xa9" "chauffez@0 ~prechauffez@0 policies@1 ~polici@1");
+    /* an accented first letter is tested on its folded form: "etudes" stems to "etud" (PyStemmer) */
+    expect(&a, "\xc3\x89tudes", "\xc3\xa9tudes@0 ~etudes@0");
+    set['e' / 8] |= (uint8_t)(1u << ('e' % 8));
+    expect(&a, "\xc3\x89tudes", "\xc3\xa9tudes@0 ~etud@0");
     a.stem_first = NULL;
     CHECK(!strcmp(hxi_analyzer_name(HX_ANALYZER_ENGLISH), "unicode") && !strcmp(hxi_analyzer_name(HX_ANALYZER_ENGLISH_ASCII), "english") &&
               !strcmp(hxi_analyzer_name(HX_ANALYZER_EXACT), "exact") && !hxi_analyzer_name(7),

@@ -15,7 +15,8 @@ static void clean_is(const char *in, const char *want)
 }
 
 /* hxi_path_stem: the file name without its extension; the expected stems are Python's
- * os.path.splitext(os.path.basename(path))[0]. */
+ * os.path.splitext(os.path.basename(path))[0] for these paths (names that start with several dots,
+ * such as "..foo", are cut at their last dot by relpath.h's rule, unlike Python's). */
 static void stem_is(const char *path, const char *want)
 {
     const char *base;

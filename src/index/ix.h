@@ -191,7 +191,6 @@ typedef struct ix_segment {
     hxi_hnsw_view *hnsw;        /* owned; NULL when n == 0 */
 } ix_segment;
 
-/* Everything read from one commit; rebuilt on refresh. */
 /* A definition a declaration may answer for (ix_definition_of): a function or method chunk. */
 typedef struct ix_def {
     const char *symbol;        /* borrowed from its segment's unit pairs */
@@ -199,6 +198,7 @@ typedef struct ix_def {
     uint32_t chunk;
 } ix_def;
 
+/* Everything read from one commit; rebuilt on refresh. */
 typedef struct ix_view {
     uint32_t next_doc, next_chunk;
     hxi_store_ref docs_ref, tomb_ref;

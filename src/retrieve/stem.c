@@ -329,7 +329,7 @@ static const char *exception1(const word *w)
         {"gently", "gentl"}, {"howe", NULL}, {"idly", "idl"},  {"news", NULL},   {"only", "onli"},
         {"singly", "singl"}, {"skies", "sky"}, {"skis", "ski"}, {"sky", NULL},   {"ugly", "ugli"}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (w->n >= 3 && w->n <= 6 && w->c[0] == (uint32_t)(unsigned char)t[i].word[0] && strlen(t[i].word) == w->n &&
+        if (w->c[0] == (uint32_t)(unsigned char)t[i].word[0] && strlen(t[i].word) == w->n &&
             ends_at(w, w->n, t[i].word))
             return t[i].stem ? t[i].stem : t[i].word;
     return NULL;

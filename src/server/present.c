@@ -174,7 +174,7 @@ void hxi_present_result_open(hxi_json_writer *w, const hx_result *r, hx_group gr
     hxi_json_kv_uint(w, "chunk_id", r->chunk_id);
     hxi_json_kv_uint(w, "doc_id", r->doc_id);
     hxi_json_kv_cstr(w, "path", r->path);
-    hxi_json_kv_cstr(w, "filename", r->path);   /* seed 003's name for the path */
+    hxi_json_kv_cstr(w, "filename", r->path);   /* the name document tools elsewhere give the path */
     hxi_json_kv_cstr(w, "title", r->title);
     hxi_json_kv_cstr(w, "heading", r->heading);
     hxi_json_kv_uint(w, "chunk_index", r->chunk_index);

@@ -312,9 +312,8 @@ static int status_run(hx_session *s, void *arg, hx_error *err)
 
 int hx_session_status(hx_session *s, hx_session_info *out, hx_error *err)
 {
-    if (!s || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_status needs a session and an answer");
-    memset(out, 0, sizeof *out);
+    if (session_enter(out, sizeof *out, s && out, __func__, "a session and an answer", err))
+        return -1;
     out->project.name = HX_TIER_PROJECT;
     out->user.name = HX_TIER_USER;
     int rc = session_guarded(s, status_run, out, err);

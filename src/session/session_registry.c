@@ -28,10 +28,8 @@ int session_registry_connect(hx_session *s, bool as_login, int timeout_ms, int c
 
 int hx_session_registry_init(hx_session *s, int *before, hx_error *err)
 {
-    if (before)
-        *before = 0;
-    if (!s)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_registry_init needs a session");
+    if (session_enter(before, sizeof *before, s != NULL, __func__, "a session", err))
+        return -1;
     if (s->read_only)
         return hx_error_set(err, HX_EPERM, -1, "the session is read-only: it changes no registry");
     if (!s->registry)

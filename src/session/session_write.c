@@ -355,8 +355,8 @@ int hx_session_sync(hx_session *s, const char *const *paths, size_t n, const hx_
 
 int hx_session_baseline(hx_session *s, const char *name, hx_commit_info *made, hx_error *err)
 {
-    if (!s || !name)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_baseline needs a session and a name");
+    if (session_enter(made, sizeof *made, s && name, __func__, "a session and a name", err))
+        return -1;
     hx_index *ix = NULL;
     hx_encoder *enc;
     int rc = open_writer(s, true, &ix, &enc, err);
