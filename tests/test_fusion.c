@@ -1,6 +1,5 @@
 /* test_fusion.c: RRF and weighted fusion against scores worked out by hand from their formulas,
- * merging of chunks found by both sides, deterministic tie-breaks, refused parameters, and RRF over
- * document ranks (a document's second chunk on a side does not push the next document down). */
+ * merging of chunks found by both sides, deterministic tie-breaks, and refused parameters. */
 #include "check.h"
 #include "fusion.h"
 
@@ -15,8 +14,8 @@ static int by_reverse_id(uint32_t a, uint32_t b, void *ctx)
 
 static void test_rrf(void)
 {
-    hxi_hit vec[] = {{10, 0.9f, 0}, {20, 0.8f, 0}, {30, 0.7f, 0}};
-    hxi_hit kw[] = {{30, 12.0f, 0}, {40, 9.0f, 0}};
+    hxi_hit vec[] = {{10, 0.9f}, {20, 0.8f}, {30, 0.7f}};
+    hxi_hit kw[] = {{30, 12.0f}, {40, 9.0f}};
     hxi_fused out[5];
     size_t n = 0;
     hxi_fusion f = {HX_FUSE_RRF, 60, 1, 1};
@@ -40,42 +39,10 @@ static void test_rrf(void)
     CHECK(out[1].id == 10 && out[2].id == 20 && out[3].id == 40, "vector side outranks keyword side at equal rank");
 }
 
-/* Document ranks, worked out by hand. Vector side: chunks 1 and 2 of document A, then chunk 3 of
- * B, chunk 4 of A again, chunk 5 of C. Ranks: 1 (A), 1 (A: no other document above), 2 (B: A
- * above), 2 (A: B above), 3 (C: A and B above). Keyword side: chunk 5 of C, then chunk 3 of B. By
- * chunk places, B's chunk 3 would fuse to 1/63 + 1/62 (0.03200) above C's chunk 5 at 1/65 + 1/61
- * (0.03178); by document ranks C's is 1/63 + 1/61 (0.03227), above B's 1/62 + 1/62 (0.03226). */
-static void test_document_ranks(void)
-{
-    hxi_hit vec[] = {{1, 0.9f, 0}, {2, 0.8f, 0}, {3, 0.7f, 0}, {4, 0.6f, 0}, {5, 0.5f, 0}};
-    const uint32_t vdoc[] = {100, 100, 200, 100, 300};
-    hxi_hit kw[] = {{5, 9.0f, 0}, {3, 8.0f, 0}};
-    const uint32_t kdoc[] = {300, 200};
-    hxi_document_ranks(vec, 5, vdoc);
-    hxi_document_ranks(kw, 2, kdoc);
-    const uint32_t want[] = {1, 1, 2, 2, 3};
-    for (size_t i = 0; i < 5; i++)
-        CHECK(vec[i].rank == want[i], "vector hit %zu: document rank %u, want %u", i, vec[i].rank, want[i]);
-    CHECK(kw[0].rank == 1 && kw[1].rank == 2, "keyword ranks %u %u, want 1 2", kw[0].rank, kw[1].rank);
-    hxi_fused out[7];
-    size_t n = 0;
-    hxi_fusion f = {HX_FUSE_RRF, 60, 1, 1};
-    hx_error err;
-    CHECK(hxi_fuse(&f, vec, 5, kw, 2, NULL, NULL, out, &n, &err) == 0 && n == 5, "fuse: %zu chunks", n);
-    float b = 0, c = 0;
-    for (size_t i = 0; i < n; i++) {
-        b = out[i].id == 3 ? out[i].score : b;
-        c = out[i].id == 5 ? out[i].score : c;
-    }
-    CHECK(fabsf(b - (1.0f / 62 + 1.0f / 62)) < 1e-7f, "B's chunk fuses to 2/62, got %g", b);
-    CHECK(fabsf(c - (1.0f / 63 + 1.0f / 61)) < 1e-7f, "C's chunk fuses to 1/63 + 1/61, got %g", c);
-    CHECK(out[0].id == 5 && out[1].id == 3, "C (1/63 + 1/61) then B (2/62), got %u %u", out[0].id, out[1].id);
-}
-
 static void test_weighted(void)
 {
-    hxi_hit vec[] = {{1, 0.9f, 0}, {2, 0.5f, 0}, {3, 0.1f, 0}};
-    hxi_hit kw[] = {{3, 20.0f, 0}, {4, 10.0f, 0}, {1, 0.0f, 0}};
+    hxi_hit vec[] = {{1, 0.9f}, {2, 0.5f}, {3, 0.1f}};
+    hxi_hit kw[] = {{3, 20.0f}, {4, 10.0f}, {1, 0.0f}};
     hxi_fused out[6];
     size_t n = 0;
     hxi_fusion f = {HX_FUSE_WEIGHTED, 0, 0.7f, 0.3f};
@@ -88,7 +55,7 @@ static void test_weighted(void)
         CHECK(fabsf(out[i].score - want[out[i].id]) < 1e-6f, "chunk %u score %g want %g", out[i].id,
               out[i].score, want[out[i].id]);
     CHECK(out[0].id == 1 && out[1].id == 2 && out[2].id == 3 && out[3].id == 4, "order by score");
-    hxi_hit same[] = {{7, 0.5f, 0}, {8, 0.5f, 0}};
+    hxi_hit same[] = {{7, 0.5f}, {8, 0.5f}};
     CHECK(hxi_fuse(&f, same, 2, NULL, 0, NULL, NULL, out, &n, &err) == 0 && fabsf(out[0].score - 0.7f) < 1e-6f,
           "equal scores normalise to 1");
 }
@@ -122,7 +89,6 @@ static void test_refused(void)
 int main(void)
 {
     test_rrf();
-    test_document_ranks();
     test_weighted();
     test_refused();
     return check_report("test_fusion");

@@ -138,7 +138,7 @@ static int keyword_side(const ix_view *v, const hxi_bm25_query *q, chunk_filter 
     if ((rc = hxi_bm25_search(segs, n_segs, q, &p, n_cand, hits, &n, err)))
         goto done;
     for (size_t i = 0; i < n; i++)
-        out[i] = (hxi_hit){hits[i].doc_id, (float)hits[i].score, 0};
+        out[i] = (hxi_hit){hits[i].doc_id, (float)hits[i].score};
     *n_out = n;
 done:
     free(segs);
@@ -182,7 +182,7 @@ static int vector_side(const ix_view *v, const float *vec, chunk_filter *cf, uin
         if ((rc = hxi_hnsw_view_search(v->segs[i].hnsw, &q, hits, &n, NULL, err)))
             break;
         for (uint32_t h = 0; h < n; h++)
-            all[n_all++] = (hxi_hit){hits[h].id, hits[h].score, 0};
+            all[n_all++] = (hxi_hit){hits[h].id, hits[h].score};
     }
     if (!rc) {
         qsort(all, n_all, sizeof *all, compare_hit);
@@ -531,14 +531,6 @@ static void rank_side(hx_index *ix, hxi_title_query *tq, const query_words *qw, 
     }
 }
 
-/* Gives each hit of one side its document rank (hxi_document_ranks); doc is scratch for n entries. */
-static void document_ranks(const ix_view *v, hxi_hit *h, size_t n, uint32_t *doc)
-{
-    for (size_t i = 0; i < n; i++)
-        doc[i] = ix_chunk_field(ix_segment_of(v, h[i].id), h[i].id, IX_F_DOC);
-    hxi_document_ranks(h, n, doc);
-}
-
 /* Relevance and similarity of every candidate (fusion.h: x is BM25 over the query's bound, 0
  * where the keyword side missed; the name match when tq is given, dm its scratch of n entries),
  * the recency factor when asked, and the rank the list is sorted by: the relevance (in hybrid mode
@@ -666,8 +658,6 @@ static int search_window(hx_index *ix, const float *vec, const hxi_bm25_query *q
             float *key = (float *)fused;   /* scratch: fused is not filled yet */
             rank_side(ix, tq, &qw, HX_MODE_VECTOR, bound, vh, nv, dm, key);
             rank_side(ix, tq, &qw, HX_MODE_KEYWORD, bound, kh, nk, dm, key);
-            document_ranks(v, vh, nv, (uint32_t *)(void *)fused);
-            document_ranks(v, kh, nk, (uint32_t *)(void *)fused);
         }
         if ((rc = hxi_fuse(&f, vh, nv, kh, nk, by_path_then_index, (void *)v, fused, &nf, err)))
             goto done;

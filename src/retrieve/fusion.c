@@ -2,8 +2,6 @@
  * knows nothing of indexes or documents. */
 #include "fusion.h"
 
-#include <stdbool.h>
-
 #include <math.h>
 
 static void minmax(const hxi_hit *h, size_t n, float *lo, float *hi)
@@ -88,18 +86,6 @@ int hx_fusion_check_weights(float vector_weight, float text_weight, hx_error *er
     return 0;
 }
 
-void hxi_document_ranks(hxi_hit *h, size_t n, const uint32_t *doc)
-{
-    uint32_t distinct = 0;   /* documents among h[0..i) */
-    for (size_t i = 0; i < n; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)   /* a side holds at most the rank window: a scan */
-            seen = doc[j] == doc[i];
-        h[i].rank = distinct - seen + 1;
-        distinct += !seen;
-    }
-}
-
 int hxi_fuse(const hxi_fusion *f, const hxi_hit *vec, size_t na, const hxi_hit *kw, size_t nb,
              hxi_tiebreak_fn tiebreak, void *ctx, hxi_fused *out, size_t *n_out, hx_error *err)
 {
@@ -113,7 +99,7 @@ int hxi_fuse(const hxi_fusion *f, const hxi_hit *vec, size_t na, const hxi_hit *
     minmax(kw, nb, &klo, &khi);
     size_t n = 0;
     for (size_t i = 0; i < na; i++) {
-        out[n] = (hxi_fused){vec[i].id, 0, vec[i].score, NAN, vec[i].rank ? vec[i].rank : (uint32_t)i + 1, 0, 0, NAN, 1, 0};
+        out[n] = (hxi_fused){vec[i].id, 0, vec[i].score, NAN, (uint32_t)i + 1, 0, 0, NAN, 1, 0};
         n++;
     }
     for (size_t i = 0; i < nb; i++) {
@@ -121,10 +107,10 @@ int hxi_fuse(const hxi_fusion *f, const hxi_hit *vec, size_t na, const hxi_hit *
         while (j < na && out[j].id != kw[i].id)   /* lists are 4 x k long: a scan is cheap */
             j++;
         if (j == na)
-            out[n++] = (hxi_fused){kw[i].id, 0, NAN, kw[i].score, 0, kw[i].rank ? kw[i].rank : (uint32_t)i + 1, 0, NAN, 1, 0};
+            out[n++] = (hxi_fused){kw[i].id, 0, NAN, kw[i].score, 0, (uint32_t)i + 1, 0, NAN, 1, 0};
         else {
             out[j].keyword_score = kw[i].score;
-            out[j].keyword_rank = kw[i].rank ? kw[i].rank : (uint32_t)i + 1;
+            out[j].keyword_rank = (uint32_t)i + 1;
         }
     }
     for (size_t i = 0; i < n; i++) {

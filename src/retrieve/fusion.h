@@ -1,6 +1,5 @@
 /* fusion.h: merges a vector ranking and a keyword ranking into one. Reciprocal rank fusion
- * (score = sum of weight / (k + rank), ranks from 1 or as the caller gives them, weights 1 and 1
- * by default) or a
+ * (score = sum of weight / (k + rank), ranks from 1, weights 1 and 1 by default: seed 002) or a
  * weighted sum of min-max normalised scores (seed 003). A chunk found by both sides appears once. Ties are broken by
  * the caller's comparator (hyrax uses path, then chunk index), so output order is deterministic. */
 #ifndef HX_FUSION_H
@@ -71,10 +70,6 @@ float hxi_rank_score(const struct hxi_fusion *f, float cosine, float kw_norm, fl
 typedef struct hxi_hit {
     uint32_t id;        /* chunk id */
     float score;        /* the side's own score (cosine, BM25) */
-    uint32_t rank;      /* its 1-based rank on its side for RRF; 0: its place in the list. A caller
-                         * whose lists hold several chunks of one document gives document ranks
-                         * (search.c), so a document's other chunks do not push the next document
-                         * down, as RRF over documents ranks them */
 } hxi_hit;
 
 typedef struct hxi_fused {
@@ -95,12 +90,6 @@ typedef struct hxi_fusion {
     int rrf_k;                       /* RRF constant, > 0 (default HX_RRF_K) */
     float vector_weight, text_weight; /* per side, see hx_fusion_check_weights (RRF: 1 and 1 is plain RRF) */
 } hxi_fusion;
-
-/* Sets the RRF rank of each of a side's hits h[0..n) (best first; doc[i] the document of h[i]) to
- * its document rank: 1 + the documents other than its own with a hit above it. RRF then fuses
- * the documents each side ranks, as the rankings are judged: a document's several chunks on one
- * side do not push the next document down. */
-void hxi_document_ranks(hxi_hit *h, size_t n, const uint32_t *doc);
 
 /* Orders two chunk ids that tie on score; negative when a comes first. */
 typedef int (*hxi_tiebreak_fn)(uint32_t a, uint32_t b, void *ctx);

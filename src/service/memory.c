@@ -602,7 +602,7 @@ static int keyword_side(const hxi_memory *m, const size_t *cand, size_t nc, cons
                 s += idf * f * (BM25_K1 + 1) / (f + BM25_K1 * (1 - BM25_B + BM25_B * dl[c] / avg));
             }
             if (s > 0)
-                out[(*nout)++] = (hxi_hit){(uint32_t)cand[c], s, 0};
+                out[(*nout)++] = (hxi_hit){(uint32_t)cand[c], s};
         }
         qsort(out, *nout, sizeof *out, hit_cmp);
     }
@@ -644,7 +644,7 @@ int hxi_memory_search(const hxi_memory *m, hx_search_mode mode, const char *quer
             double dot = 0;
             for (size_t d = 0; d < m->dim; d++)
                 dot += (double)v[d] * qvec[d];
-            vec[nv++] = (hxi_hit){(uint32_t)cand[c], (float)dot, 0};
+            vec[nv++] = (hxi_hit){(uint32_t)cand[c], (float)dot};
         }
         qsort(vec, nv, sizeof *vec, hit_cmp);
     }

@@ -902,14 +902,14 @@ int hxi_registry_search(hxi_registry *r, const hxi_registry_query *q, hxi_regist
         if (!pq->getisnull(res, row, COL_VRANK)) {
             long rk = atol(pq->getvalue(res, row, COL_VRANK));
             if (rk >= 1 && (size_t)rk <= n) {
-                vh[rk - 1] = (hxi_hit){(uint32_t)i, col_float(pq, res, row, COL_COS), 0};
+                vh[rk - 1] = (hxi_hit){(uint32_t)i, col_float(pq, res, row, COL_COS)};
                 na++;
             }
         }
         if (!pq->getisnull(res, row, COL_KRANK)) {
             long rk = atol(pq->getvalue(res, row, COL_KRANK));
             if (rk >= 1 && (size_t)rk <= n) {
-                kh[rk - 1] = (hxi_hit){(uint32_t)i, col_float(pq, res, row, COL_KSCORE), 0};
+                kh[rk - 1] = (hxi_hit){(uint32_t)i, col_float(pq, res, row, COL_KSCORE)};
                 nb++;
             }
         }
