@@ -10,7 +10,7 @@
  * later section with its header (expected texts written by hand). */
 #include "check.h"
 #include "hyrax.h"
-#include "index_internal.h"
+#include "ix.h"
 
 #include <limits.h>
 #include <math.h>
