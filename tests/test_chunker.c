@@ -3,7 +3,8 @@
  * exact byte ranges of the document with the right line numbers, headings follow the Markdown
  * structure, consecutive chunks of a section overlap, every word of the document lands in some
  * chunk, and megabyte runs without spaces chunk in linear time. A document an extractor made of
- * units (doctype.h) is cut at every unit boundary, expected boundaries written by hand. */
+ * units (doctype.h) is cut at every unit boundary, expected boundaries written by hand. The model
+ * is not given a header whose words the body already begins with (expected cases by hand). */
 #include "check.h"
 #include "chunker.h"
 #include "doctype.h"
@@ -132,6 +133,47 @@ static void test_other_types(void)
     hxi_chunks_free(c, n);
     free(code);
     check_chunks("text", "notes", "text", "One sentence. Two sentences!\n\nNew paragraph?", 0, NULL);
+}
+
+/* Where what the model embeds starts: after the header only when the body opens with the header's
+ * words (white space runs alike, ending at a word's end); every case written by hand. */
+static void test_embed_offset(void)
+{
+    static const struct {
+        const char *title, *type, *text;
+        int body_only;
+    } cases[] = {
+        {"experimental study of a wing .", "text", "experimental study of a wing .\n\nthe lift was measured .\n", 1},
+        {"Two Square-Root Approximations", "text", "Two Square-Root\n  Approximations\n\nNewton's method.\n", 1},
+        {"Tide tables", "markdown", "# Tide tables\n\nSpring tides follow the new moon.\n", 1},
+        {"Foo", "text", "Foobar is a word.\n", 0},
+        {"Sidecar Containers", "markdown", "# KEP-753: Sidecar Containers\n\nInit containers.\n", 0},
+        {"Pod Security", "yaml", "title: Pod Security\nkep-number: 2579\n", 0},
+        {"title: Pod Security", "yaml", "title: Pod Security\nkep-number: 2579\n", 1},
+        {"wing study .", "text", "wing study\n\nthe lift was measured .\n", 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        hxi_chunk *c;
+        size_t n = check_chunks(cases[k].title, cases[k].title, cases[k].type, cases[k].text, 0, &c);
+        CHECK(n == 1 && c[0].embed_offset == (cases[k].body_only ? c[0].body_offset : 0),
+              "'%s': embedded from %u (body at %u), want the %s", cases[k].title, n ? c[0].embed_offset : 0,
+              n ? c[0].body_offset : 0, cases[k].body_only ? "body alone" : "header too");
+        hxi_chunks_free(c, n);
+    }
+    /* a split document: its first chunk opens with the title, the others do not */
+    char *para = repeat("The lift of the wing was measured at many angles of attack. ", 40);
+    size_t cap = strlen(para) + 64;
+    char *doc = malloc(cap);
+    snprintf(doc, cap, "wing lift\n\n%s\n", para);
+    hxi_chunk *c;
+    size_t n = check_chunks("split", "wing lift", "text", doc, 128, &c);
+    CHECK(n > 1, "a long text is split (%zu chunks)", n);
+    for (size_t i = 0; i < n; i++)
+        CHECK(c[i].embed_offset == (i ? 0 : c[i].body_offset), "split chunk %zu embedded from %u", i,
+              c[i].embed_offset);
+    hxi_chunks_free(c, n);
+    free(doc);
+    free(para);
 }
 
 /* Documents whose text used to land in no chunk at all: Markdown made only of headings, and
@@ -354,6 +396,7 @@ int main(void)
     tok = hxi_model_tokenizer(m);
     test_markdown();
     test_other_types();
+    test_embed_offset();
     test_hostile();
     test_long_runs();
     test_units();

@@ -5,7 +5,9 @@
  * A reused vector is the stored one bit for bit, and agrees with what a fresh index of the same
  * files embeds within the encoder's batch tolerance (1e-6, test_encoder: a text's vector may move
  * in its last bits with the texts batched beside it). Keys differ across precisions of one model,
- * so nothing is reused across them. */
+ * so nothing is reused across them. What is embedded is the chunk's text, less a header whose words
+ * its body already opens with (chunker.h): a title's section is embedded as its body alone, a
+ * later section with its header (expected texts written by hand). */
 #include "check.h"
 #include "hyrax.h"
 #include "ix.h"
@@ -99,6 +101,24 @@ static void same_vectors(hx_index *a, hx_index *b)
     free(vb);
 }
 
+/* The stored vector of chunk c of the document at path is the encoder's vector of text (1e-6). */
+static void embedded_as(hx_index *ix, const char *path, uint32_t c, const char *text)
+{
+    size_t dim = (size_t)hx_model_dim(model), len = strlen(text);
+    float *got = malloc(sizeof *got * dim), *want = malloc(sizeof *want * dim);
+    hx_doc_info info;
+    hx_error err = {0};
+    double worst = 0;
+    CHECK(chunks_of(ix, path, &info) > c && hx_index_chunk_vector(ix, info.first_chunk + c, got, &err) == 0 &&
+              hx_encoder_embed(enc, &text, &len, 1, want, &err) == 0,
+          "%s chunk %u: %s", path, c, err.message);
+    for (size_t k = 0; k < dim; k++)
+        worst = fabs((double)got[k] - want[k]) > worst ? fabs((double)got[k] - want[k]) : worst;
+    CHECK(worst <= 1e-6, "%s chunk %u is the vector of '%.40s' (max abs diff %.2e)", path, c, text, worst);
+    free(got);
+    free(want);
+}
+
 static void test_keys(void)
 {
     hx_model *q = NULL;
@@ -144,6 +164,10 @@ int main(void)
     CHECK(e == 7 && r == 0, "first build: embedded %zu (want 3 + 4), reused %zu", e, r);
     CHECK(chunks_of(ix, "a/x.md", &info) == 3 && chunks_of(ix, "a/z.md", &info) == 4,
           "a chunk per section: x.md 3 (its title's section holds its first paragraph), z.md 4 (its title alone)");
+    embedded_as(ix, "a/x.md", 0, "Quokka field notes\n\nQuokkas live on Rottnest Island and feed at night on grasses.");
+    embedded_as(ix, "a/x.md", 1, "Quokka field notes > Diet\nDiet\n\nThey eat leaves, stems and bark, and can go "
+                                 "without water for weeks.");
+    embedded_as(ix, "a/z.md", 0, "Tide tables");
     size_t dim = (size_t)hx_model_dim(model);
     float *before = calloc(3 * dim, sizeof *before), *after = calloc(3 * dim, sizeof *after);
     for (uint32_t c = 0; c < 3 && chunks_of(ix, "a/x.md", &info); c++)

@@ -504,15 +504,17 @@ static int embed_pending(hx_index *ix, change_set *cs, hx_encoder *enc, float *v
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory for %zu chunks", n_chunks);
     }
     for (size_t d = 0, r = 0; d < cs->n_add; d++)
-        for (size_t c = 0; c < cs->add[d].n_chunks; c++, r++)
-            ix_embed_key(m, cs->add[d].chunks[c].text, strlen(cs->add[d].chunks[c].text), keys + r * IX_EMBED_KEY);
+        for (size_t c = 0; c < cs->add[d].n_chunks; c++, r++) {
+            const char *t = cs->add[d].chunks[c].text + cs->add[d].chunks[c].embed_offset;
+            ix_embed_key(m, t, strlen(t), keys + r * IX_EMBED_KEY);
+        }
     int rc = ix_reuse_plan(&ix->v, keys, n_chunks, ix->dim, vecs, from, err);
     const char *texts[EMBED_BATCH];
     size_t lens[EMBED_BATCH], at[EMBED_BATCH], n = 0, embedded = 0;
     for (size_t d = 0, r = 0; !rc && d < cs->n_add; d++) {
         for (size_t c = 0; !rc && c < cs->add[d].n_chunks; c++, r++) {
             if (from[r] == IX_EMBED) {
-                texts[n] = cs->add[d].chunks[c].text;
+                texts[n] = cs->add[d].chunks[c].text + cs->add[d].chunks[c].embed_offset;
                 lens[n] = strlen(texts[n]);
                 at[n++] = r;
             }

@@ -1,5 +1,5 @@
 /* reuse.c: never embedding the same text twice. Each chunk's embedding key is a hash of what the
- * encoder is given (the chunk's whole text, contextual header included) and of who embeds it (the
+ * encoder is given (the chunk's text from its embed_offset, chunker.h) and of who embeds it (the
  * model's name, weights hash and precision); segments keep the keys of their vectors (the
  * embed_keys section, ix.h). Before a write embeds its new chunks, the chunks whose
  * key the index already holds (a moved, renamed or copied document; the unchanged units of a

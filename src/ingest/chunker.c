@@ -509,6 +509,33 @@ static uint32_t line_of(const uint32_t *starts, size_t n_lines, uint32_t off)
     return (uint32_t)lo + 1;
 }
 
+/* Whether body b[0..bl) begins with the words of header h (white space runs match white space
+ * runs; the header's last word ends where a body word ends), so that embedding both would read
+ * the same words twice. */
+static bool body_repeats(const char *h, const char *b, size_t bl)
+{
+    size_t j = 0;
+    if (!*h)
+        return false;
+    for (const char *p = h; *p;) {
+        if (is_space(*p)) {
+            while (is_space(*p))
+                p++;
+            if (j == bl || !is_space(b[j]))
+                return false;
+            while (j < bl && is_space(b[j]))
+                j++;
+        } else if (j < bl && b[j] == *p) {
+            p++;
+            j++;
+        } else {
+            return false;
+        }
+    }
+    unsigned char next = j < bl ? (unsigned char)b[j] : ' ';
+    return !(next >= 0x80 || is_lower((char)next) || is_upper((char)next) || is_digit((char)next) || next == '_');
+}
+
 typedef struct {
     hxi_chunk *v;
     size_t n, cap;
@@ -537,6 +564,7 @@ static int make_chunk(chunker *c, chunk_list *out, size_t i, size_t j, hxi_chunk
     ch->byte_start = bs;
     ch->byte_end = be;
     ch->body_offset = (uint32_t)hl + 1;
+    ch->embed_offset = body_repeats(s->header, c->text + bs, bl) ? ch->body_offset : 0;
     ch->unit = s->unit;
     ch->line_start = line_of(out->line_starts, out->n_lines, bs);
     ch->line_end = line_of(out->line_starts, out->n_lines, be ? be - 1 : 0);

@@ -9,7 +9,10 @@
  * by an identifier, a code definition, adds the identifier's words) plus a body that is one
  * contiguous byte range of the document, and counts at most max_tokens word pieces including
  * [CLS] and [SEP], so nothing is ever truncated at embedding time. Consecutive chunks of one
- * section overlap by whole sentences up to overlap_tokens. */
+ * section overlap by whole sentences up to overlap_tokens. The model embeds the whole text, except
+ * where the body already begins with the header's words (a plain-text file whose first line is its
+ * title, a YAML file whose title is its first line): then it embeds the body alone, so the same
+ * words are not read twice in a row; the keyword side still has the header (embed_offset). */
 #ifndef HX_CHUNKER_H
 #define HX_CHUNKER_H
 
@@ -43,6 +46,8 @@ typedef struct hxi_chunk {
     uint32_t line_start, line_end;   /* 1-based, inclusive */
     uint32_t n_tokens;               /* word pieces of `text` incl. [CLS] and [SEP] */
     uint32_t body_offset;            /* where the body starts within `text` */
+    uint32_t embed_offset;           /* where what the model embeds starts within `text`: 0, or
+                                      * body_offset when the body begins with the header */
     uint32_t unit;                   /* the document's unit it is text of (doctype.h; 0: none) */
     char *heading;                   /* heading path "A > B", "" when none; owned */
     char *text;                      /* header + "\n" + body; what is embedded and indexed; owned */

@@ -175,8 +175,8 @@ static int flush(hxi_registry *r, hx_encoder *enc, const hxi_publish_opts *o, pu
                                   docs[i].src.type};
         for (size_t c = 0; c < docs[i].n_chunks; c++, at++) {
             const hxi_chunk *ch = &docs[i].chunks[c];
-            texts[at] = ch->text;
-            lens[at] = strlen(ch->text);
+            texts[at] = ch->text + ch->embed_offset;
+            lens[at] = strlen(texts[at]);
             chunks[at] = (hxi_registry_chunk){ch->index,      ch->line_start, ch->line_end, ch->byte_start,
                                              ch->byte_end,   ch->heading,    ch->text,     vecs + at * dim,
                                              ch->unit < docs[i].src.n_units ? docs[i].unit_json[ch->unit] : NULL};
