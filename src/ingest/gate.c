@@ -768,22 +768,27 @@ int ix_gate_check(const ix_gate *g, const hxi_doc_source *d, const uint8_t *raw,
     bool any_deny = false;
     for (size_t i = 0; g->policy && i < g->policy->n && !any_deny; i++)
         any_deny = all[i].n_deny && (!all[i].glob || hxi_glob_match(all[i].glob, d->path));
-    if (any_deny) {
-        char *norm = hx_malloc(d->text_len + 1);
+    /* The extracted text is what search shows; the file's own bytes are what a reader of the
+     * document gets (a Markdown comment is left out of the text, not out of the file): the deny
+     * patterns are matched in both. */
+    const struct { const char *s; size_t n; } seen[] = {{d->text, d->text_len}, {(const char *)raw, raw ? raw_len : 0}};
+    for (int t = 0; any_deny && t < 2 && !v->rule; t++) {
+        char *norm = hx_malloc(seen[t].n + 1);
         if (!norm)
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory checking deny patterns");
-        size_t nn = normalize(d->text, d->text_len, norm);
+        size_t nn = normalize(seen[t].s, seen[t].n, norm);
         for (size_t i = 0; i < g->policy->n && !v->rule; i++) {
             if (all[i].glob && !hxi_glob_match(all[i].glob, d->path))
                 continue;
             for (size_t k = 0; k < all[i].n_deny && !v->rule; k++)
                 if (deny_match(norm, nn, all[i].deny[k].norm))
-                    reject(v, "deny", "the text matches the deny pattern \"%s\"", all[i].deny[k].text);
+                    reject(v, "deny", "the %s matches the deny pattern \"%s\"", t ? "file" : "text",
+                           all[i].deny[k].text);
         }
         free(norm);
-        if (v->rule)
-            return 0;
     }
+    if (v->rule)
+        return 0;
     if (r.signature == 1)
         return check_signature(g, &r, d, raw, raw_len, sig, sig_len, v, err);
     if (sig)   /* offered though not required: it must verify all the same */
