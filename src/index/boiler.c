@@ -200,6 +200,21 @@ static int reserve(view_lines *vl, size_t more)
     return rc;
 }
 
+/* The first row of a line_paras section (ix.h) that does not end before the segment's line j. */
+static size_t first_paragraph(const hxf_section *paras, uint32_t j)
+{
+    size_t lo = 0, hi = paras->dims[0];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const uint8_t *row = paras->data + 16 * mid;
+        if ((uint64_t)hxf_le32(row) + hxf_le32(row + 4) <= j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Appends chunk id of segment s: from its line_prints section (and line_paras, when it has
  * them), or from its text in a segment written before them (lines alone, as it was searched). */
 static int add_chunk(view_lines *vl, const ix_segment *s, uint32_t id)
@@ -209,10 +224,16 @@ static int add_chunk(view_lines *vl, const ix_segment *s, uint32_t id)
         uint32_t a = hxf_le32(s->lines_at->data + 8 * (size_t)i), b = hxf_le32(s->lines_at->data + 8 * (size_t)i + 8);
         if (reserve(vl, b - a))
             return HX_ENOMEM;
+        size_t r = s->line_paras ? first_paragraph(s->line_paras, a) : 0;
         for (uint32_t j = a; j < b; j++) {
-            const uint8_t *p = s->line_prints->data + 12 * (size_t)j;
-            uint64_t para = s->line_paras ? hxf_le64(s->line_paras->data + 8 * (size_t)j) : 0;
-            vl->lines[vl->n++] = (ix_line_print){hxf_le64(p), para, hxf_le32(p + 8)};
+            const uint8_t *p = s->line_prints->data + 12 * (size_t)j, *row = NULL;
+            for (; s->line_paras && r < s->line_paras->dims[0]; r++) {
+                row = s->line_paras->data + 16 * r;
+                if ((uint64_t)hxf_le32(row) + hxf_le32(row + 4) > j)
+                    break;   /* the first row that does not end before line j */
+            }
+            bool in = row && r < s->line_paras->dims[0] && hxf_le32(row) <= j;
+            vl->lines[vl->n++] = (ix_line_print){hxf_le64(p), in ? hxf_le64(row + 8) : 0, hxf_le32(p + 8)};
         }
         vl->letters[id] = hxf_le32(s->lines_at->data + 8 * (size_t)i + 4);
         return 0;

@@ -52,10 +52,10 @@ static int build_threads(void)
 }
 
 /* The line prints of chunks c[0..n) (ix.h "lines_at", "line_prints", "line_paras"): lines_at (n + 1
- * rows of 2, the caller's), *prints (*n_lines rows of 3) and *paras (*n_lines rows of 2; caller
+ * rows of 2, the caller's), *prints (*n_lines rows of 3) and *paras (*n_paras rows of 4; caller
  * frees both), little-endian. */
-static int line_prints(const seg_chunk *c, size_t n, uint32_t *lines_at, uint32_t **prints, uint32_t **paras,
-                       size_t *n_lines, hx_error *err)
+static int line_prints(const seg_chunk *c, size_t n, uint32_t *lines_at, uint32_t **prints, size_t *n_lines,
+                       uint32_t **paras, size_t *n_paras, hx_error *err)
 {
     size_t m = 0, cap = 0;
     uint32_t letters;
@@ -66,14 +66,14 @@ static int line_prints(const seg_chunk *c, size_t n, uint32_t *lines_at, uint32_
         m += k;
     }
     ix_line_print *one = hx_malloc(sizeof *one * (cap ? cap : 1));
-    uint32_t *out = hx_malloc(sizeof *out * 3 * (m ? m : 1)), *para = hx_malloc(sizeof *para * 2 * (m ? m : 1));
+    uint32_t *out = hx_malloc(sizeof *out * 3 * (m ? m : 1)), *para = hx_malloc(sizeof *para * 4 * (m ? m : 1));
     if (!one || !out || !para || m >= UINT32_MAX) {
         free(one);
         free(out);
         free(para);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory building a segment's line prints");
     }
-    size_t at = 0;
+    size_t at = 0, p = 0;
     for (size_t i = 0; i < n; i++) {
         size_t k = ix_line_prints(c[i].text + c[i].f[IX_F_BODY], c[i].text_len - c[i].f[IX_F_BODY], c[i].heading,
                                   c[i].heading_len, c[i].prose, one, cap, &letters);
@@ -83,8 +83,17 @@ static int line_prints(const seg_chunk *c, size_t n, uint32_t *lines_at, uint32_
             hxf_put32((uint8_t *)&out[3 * at], (uint32_t)one[j].print);
             hxf_put32((uint8_t *)&out[3 * at + 1], (uint32_t)(one[j].print >> 32));
             hxf_put32((uint8_t *)&out[3 * at + 2], one[j].letters);
-            hxf_put32((uint8_t *)&para[2 * at], (uint32_t)one[j].para);
-            hxf_put32((uint8_t *)&para[2 * at + 1], (uint32_t)(one[j].para >> 32));
+            if (!one[j].para)
+                continue;
+            if (j && one[j].para == one[j - 1].para && hxf_le32((uint8_t *)&para[4 * p - 3]) < UINT32_MAX) {
+                hxf_put32((uint8_t *)&para[4 * p - 3], hxf_le32((uint8_t *)&para[4 * p - 3]) + 1);
+                continue;   /* the paragraph's row holds this line too */
+            }
+            hxf_put32((uint8_t *)&para[4 * p], (uint32_t)at);
+            hxf_put32((uint8_t *)&para[4 * p + 1], 1);
+            hxf_put32((uint8_t *)&para[4 * p + 2], (uint32_t)one[j].para);
+            hxf_put32((uint8_t *)&para[4 * p + 3], (uint32_t)(one[j].para >> 32));
+            p++;
         }
     }
     hxf_put32((uint8_t *)&lines_at[2 * n], (uint32_t)at);
@@ -92,6 +101,7 @@ static int line_prints(const seg_chunk *c, size_t n, uint32_t *lines_at, uint32_
     free(one);
     *prints = out;
     *paras = para;
+    *n_paras = p;
     *n_lines = m;
     return 0;
 }
@@ -109,7 +119,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     const hx_kv **meta = NULL;
     size_t *n_meta = NULL;
     uint8_t *bm25 = NULL, *graph = NULL;
-    size_t bm25_len = 0, graph_len = 0, text_len = 0, heads_len = 0, n_lines = 0;
+    size_t bm25_len = 0, graph_len = 0, text_len = 0, heads_len = 0, n_lines = 0, n_paras = 0;
     hxi_bm25_builder *bb = NULL;
     hxi_hnsw *hn = NULL;
     if (n > UINT32_MAX - 1 - base)
@@ -160,7 +170,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         for (size_t i = 0; i < n && !rc; i++)
             rc = hxi_bm25_builder_add_chunk(bb, base + (uint32_t)i, c[i].text, c[i].text_len, c[i].f[IX_F_BODY], err);
         if (!rc)
-            rc = line_prints(c, n, lines_at, &prints, &paras, &n_lines, err);
+            rc = line_prints(c, n, lines_at, &prints, &n_lines, &paras, &n_paras, err);
         if (rc || (rc = hxi_bm25_builder_finish(bb, &bm25, &bm25_len, err)))
             goto done;
         hxi_hnsw_params hp = {.dim = dim, .dot = hxi_kernels_get()->dot, .seed = HNSW_SEED};
@@ -182,7 +192,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     }
     uint32_t info[4], d_info[4] = {4, 0, 0, 0}, d_rows[4] = {(uint32_t)n, IX_CHUNK_FIELDS, 0, 0},
              d_off[4] = {(uint32_t)n + 1, 0, 0, 0}, d_vec[4] = {(uint32_t)n, dim, 0, 0},
-             d_at[4] = {(uint32_t)n + 1, 2, 0, 0}, d_lines[4] = {(uint32_t)n_lines, 3, 0, 0}, d_paras[4] = {(uint32_t)n_lines, 2, 0, 0},
+             d_at[4] = {(uint32_t)n + 1, 2, 0, 0}, d_lines[4] = {(uint32_t)n_lines, 3, 0, 0},
+             d_paras[4] = {(uint32_t)n_paras, 4, 0, 0},
              d_keys[4] = {(uint32_t)n, IX_EMBED_KEY, 0, 0};
     hxf_put32((uint8_t *)&info[0], base);
     hxf_put32((uint8_t *)&info[1], (uint32_t)n);
@@ -201,7 +212,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         hxf_writer_add(&w, "hnsw", HXF_RAW, 0, NULL, graph, graph_len, err);
         hxf_writer_add(&w, "lines_at", HXF_U32, 2, d_at, lines_at, sizeof *lines_at * 2 * (n + 1), err);
         hxf_writer_add(&w, "line_prints", HXF_U32, 2, d_lines, prints, sizeof *prints * 3 * n_lines, err);
-        hxf_writer_add(&w, "line_paras", HXF_U32, 2, d_paras, paras, sizeof *paras * 2 * n_lines, err);
+        hxf_writer_add(&w, "line_paras", HXF_U32, 2, d_paras, paras, sizeof *paras * 4 * n_paras, err);
         if (keyed)
             hxf_writer_add(&w, "embed_keys", HXF_U8, 2, d_keys, keys, (uint64_t)n * IX_EMBED_KEY, err);
     }

@@ -100,11 +100,14 @@
  *                               prints readers compute from their text (compaction writes them);
  *                               older segments may hold a "fingerprints" section (a whole body's
  *                               print), which readers ignore
- *   line_paras u32    [m, 2]    each printed line's paragraph print (boiler.c; the letters of its
- *                               run of non-blank lines), low and high 32 bits; 0 for a paragraph of
- *                               one line and for a document that is not prose (ix_prose_type).
- *                               Absent from segments written before it (and from those without
- *                               line_prints): their lines have no paragraph print
+ *   line_paras u32    [p, 4]    the paragraph prints of printed lines (boiler.c; the letters of a
+ *                               run of non-blank lines), one row a run of lines of one paragraph:
+ *                               its first line (an index into line_prints), how many (>= 1), the
+ *                               print's low and high 32 bits (never 0); rows ascend and do not
+ *                               overlap. A line in no row has none: a paragraph of one line, a
+ *                               document that is not prose (ix_prose_type). Absent from segments
+ *                               written before it (and from those without line_prints): their
+ *                               lines have no paragraph print
  *   unit_off   u32    [n + 1]   chunk i's unit pairs (doctype.h "units": a code file's definition,
  *                               a model's element) are unit_meta[unit_off[i] .. unit_off[i + 1])
  *   unit_meta  raw              the pairs, each key NUL value NUL, in the unit's order (a repeated
