@@ -113,9 +113,11 @@ def write_results(path, rows, meta):
         same = sum(r["same_top_n"] for r in rows if r["format"] == fmt)
         totals.append(f"{fmt} {same} of {len(MODES) * meta['queries']} ({same / (len(MODES) * meta['queries']):.1%})")
     lines += ["", f"Same top over the three modes: {', '.join(totals)}. Lowest: {worst['format']} {worst['mode']}, "
-              f"{worst['same_top']:.1%} ({worst['same_top_n']} of {meta['queries']}). The Markdown index also holds "
-              "what its markup spells (link targets, code spans), which the converted documents do not show, so "
-              "queries whose first two folders are close can swap.", ""]
+              f"{worst['same_top']:.1%} ({worst['same_top_n']} of {meta['queries']}). Markdown is read as its rendered "
+              "page (link targets, code span backticks, emphasis, bullets, HTML comments left out), so what still "
+              "differs is where chunks end (a list right after a paragraph is one Markdown paragraph but separate "
+              "HTML and DOCX blocks), image alt text (kept by Markdown and DOCX, not by HTML) and the list numbers "
+              "DOCX draws; queries whose first two folders are that close can swap.", ""]
     text = pathlib.Path(path).read_text(encoding="utf-8")
     start = text.find(SECTION)
     if start >= 0:

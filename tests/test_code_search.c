@@ -5,9 +5,14 @@
  * of them, with each file's header beside it (whose prototypes, with their doc comments, answer
  * for the definitions). The queries and their answers were written by reading the code, not from
  * hyrax's output; bench/code_search.py runs the whole set on all of src/ and CPython's Lib/. Then
- * the rule that a C declaration answers for its definition, on a small project written here. */
+ * the rule that a C declaration answers for its definition, on a small project written here, and
+ * the view's table of definitions against a scan of every chunk, on the sources' index. */
 #include "check.h"
+#include "code.h"
+#include "doctype.h"
+#include "ix.h"
 #include "json.h"
+#include "relpath.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -115,6 +120,85 @@ static void firsts(const char *dir, const char *args, const char *words, size_t 
  * code. A search that finds the prototype answers the definition in its place;
  * a filter that excludes the definition leaves the prototype alone; a prototype defined nowhere, or
  * only in two unrelated files, stays where it ranked. */
+/* === The table of definitions against a scan === */
+
+static bool any_chunk(uint32_t id, void *ctx)
+{
+    (void)id;
+    (void)ctx;
+    return true;
+}
+
+static bool odd_chunk(uint32_t id, void *ctx)
+{
+    (void)ctx;
+    return id % 2;
+}
+
+/* ix_definition_of by brute force, the rule as ix.h states it: every document of the C family
+ * scanned for the first allowed function or method chunk of the symbol, the declaration's own
+ * document first, then a file of its stem, else the only one. */
+static uint32_t scan_definition(const ix_view *v, uint32_t decl, bool (*allowed)(uint32_t id, void *ctx))
+{
+    size_t nm;
+    const hx_kv *m = ix_chunk_meta(ix_segment_of(v, decl), decl, &nm);
+    const char *symbol = hxi_kv_get(m, nm, "symbol");
+    const ix_doc *home = ix_doc_by_id(v, ix_chunk_field(ix_segment_of(v, decl), decl, IX_F_DOC));
+    const char *home_base, *base;
+    size_t home_stem = hxi_path_stem(home->info.path, &home_base);
+    uint32_t best = UINT32_MAX;
+    int best_rank = -1, n_best = 0;
+    for (size_t i = 0; i < v->n_docs; i++) {
+        const ix_doc *d = &v->docs[i];
+        if (d->hidden || !hxi_code_lang_declares(hxi_kv_get(d->info.meta, d->info.n_meta, "lang")))
+            continue;
+        size_t st = hxi_path_stem(d->info.path, &base);
+        int rank = d == home ? 2 : st == home_stem && !memcmp(base, home_base, st) ? 1 : 0;
+        for (uint32_t c = d->info.first_chunk; c < d->info.first_chunk + d->info.n_chunks; c++) {
+            const hx_kv *cm = ix_chunk_meta(ix_segment_of(v, c), c, &nm);
+            const char *ck = hxi_kv_get(cm, nm, "kind"), *cs = hxi_kv_get(cm, nm, "symbol");
+            if (!ck || (strcmp(ck, "function") && strcmp(ck, "method")) || !cs || strcmp(cs, symbol) ||
+                !allowed(c, NULL))
+                continue;
+            if (rank > best_rank) {
+                best = c;
+                best_rank = rank;
+                n_best = 1;
+            } else if (rank == best_rank) {
+                n_best++;
+            }
+            break;
+        }
+    }
+    return best_rank > 0 || n_best == 1 ? best : UINT32_MAX;
+}
+
+/* Every declaration of the index at db finds, through the view's table, what a scan finds. */
+static void test_definition_table(const char *db)
+{
+    hx_index *ix = NULL;
+    hx_error err = {0};
+    CHECK(hx_index_open(&ix, db, HX_INDEX_READ, NULL, NULL, &err) == 0, "open %s: %s", db, err.message);
+    if (!ix)
+        return;
+    const ix_view *v = &ix->v;
+    size_t decls = 0, defined = 0;
+    for (uint32_t c = 0; c < v->next_chunk; c++) {
+        if (ix_is_deleted(v, c) || !ix_segment_of(v, c) || !ix_chunk_declares(v, c))
+            continue;
+        decls++;
+        uint32_t all = ix_definition_of(v, c, any_chunk, NULL), odd = ix_definition_of(v, c, odd_chunk, NULL);
+        defined += all != UINT32_MAX;
+        CHECK(all == scan_definition(v, c, any_chunk), "chunk %u: table %u, scan %u", c, all,
+              scan_definition(v, c, any_chunk));
+        CHECK(odd == scan_definition(v, c, odd_chunk), "chunk %u (odd chunks allowed): table %u, scan %u", c, odd,
+              scan_definition(v, c, odd_chunk));
+    }
+    printf("  definitions: %zu declarations, %zu with a definition, as a scan finds them\n", decls, defined);
+    CHECK(decls >= 20 && defined >= 10, "%zu declarations, %zu defined", decls, defined);
+    hx_index_close(ix);
+}
+
 static void test_declarations(void)
 {
     char dir[] = "/tmp/hx_code_decl_XXXXXX", cmd[600], got[2048];
@@ -181,6 +265,8 @@ int main(void)
     }
     printf("  code search: %zu of %zu src/ queries find their definition in the top 3\n", hits, n);
     CHECK(hits * 100 >= n * 80, "%zu of %zu queries in the top 3 (target 80 %%)", hits, n);
+    snprintf(cmd, sizeof cmd, "%s/idx.hyx", dir);
+    test_definition_table(cmd);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0, "clean up");
     test_declarations();

@@ -164,6 +164,61 @@ static void golden(const char *name)
     hxi_extract_clear(&x);
 }
 
+/* The next line of s at *at without its leading white space, a UTF-8 BOM and a bullet glyph
+ * LibreOffice draws (•, ◦, ▪ and a space), cut at its end; NULL at the end. Skips empty lines. */
+static char *next_line(char *s, size_t *at)
+{
+    static const char *const drawn[] = {"\xef\xbb\xbf", "\xe2\x80\xa2 ", "\xe2\x97\xa6 ", "\xe2\x96\xaa "};
+    while (s[*at]) {
+        char *line = s + *at, *nl = strchr(line, '\n');
+        *at += nl ? (size_t)(nl - line) + 1 : strlen(line);
+        if (nl)
+            *nl = 0;
+        for (size_t k = 0; k < sizeof drawn / sizeof *drawn; k++) {
+            while (*line == ' ' || *line == '\t' || *line == '\r')
+                line++;
+            if (!strncmp(line, drawn[k], strlen(drawn[k])))
+                line += strlen(drawn[k]);
+        }
+        line[strcspn(line, "\r")] = 0;
+        if (*line)
+            return line;
+    }
+    return NULL;
+}
+
+/* Numbered lists (tools/gen_list_fixtures.py): every paragraph, list numbers included, reads as
+ * LibreOffice's text export of the document writes it, line for line (bullets are drawn, not
+ * text: the reference's are dropped). */
+static void lists(const char *name)
+{
+    char path[512], ref_path[600];
+    snprintf(path, sizeof path, GOLDEN "%s", name);
+    snprintf(ref_path, sizeof ref_path, "%s.ref.txt", path);
+    hxi_extract x;
+    hx_error err = {0};
+    const char *type;
+    int rc = extract(path, name, &x, &type, &err);
+    size_t rn, ours_at = 0, ref_at = 0, lines = 0, numbered = 0;
+    char *ref = check_read_file(ref_path, &rn), *ours = rc ? NULL : strdup(x.text);
+    CHECK(rc == 0 && ref && ours, "%s: %s", name, rc ? err.message : "cannot read the reference");
+    while (ours && ref) {
+        char *a = next_line(ours, &ours_at), *b = next_line(ref, &ref_at);
+        if (!a && !b)
+            break;
+        bool same = a && b && !strcmp(a, b);
+        CHECK(same, "%s line %zu: hyrax [%s], LibreOffice [%s]", name, lines + 1, a ? a : "(end)", b ? b : "(end)");
+        if (!same)
+            break;
+        lines++;
+        numbered += strspn(a, "0123456789abcdefghiABC") && strchr(".)", a[strspn(a, "0123456789abcdefghiABC")]);
+    }
+    CHECK(lines >= 25 && numbered >= 20, "%s: %zu lines, %zu numbered", name, lines, numbered);
+    free(ours);
+    free(ref);
+    hxi_extract_clear(&x);
+}
+
 static void hostile(void)
 {
     size_t mlen;
@@ -226,6 +281,10 @@ int main(void)
     if (d)
         closedir(d);
     CHECK(docs >= 8, "only %d golden documents", docs);
+    lists("lists.docx");
+    lists("lists.lo.docx");
+    lists("lists.odt");
+    lists("lists.lo.odt");
     hostile();
     cuts();
     return check_report("test_office");

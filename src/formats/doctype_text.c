@@ -1,9 +1,10 @@
-/* doctype_text.c: the rows of the types read as text as they are (Markdown, YAML, JSON, XML,
- * plain text; code is doctype_code.c's): their extractor (decode, drop harmless controls), their describers (front matter,
- * YAML pairs, first heading) and their gate rules (front matter closed, YAML, JSON and XML
+/* doctype_text.c: the rows of the types read as text (Markdown, whose extractor is markdown.c's,
+ * YAML, JSON, XML, plain text; code is doctype_code.c's): their extractor (decode, drop harmless
+ * controls), their describers (front matter, YAML pairs, first heading) and their gate rules (front matter closed, YAML, JSON and XML
  * well-formed). The table and the builder are doctype.c's; decoding is document.c's. */
 #include "doctype.h"
 #include "json.h"
+#include "markdown.h"
 #include "xml.h"
 #include "yaml.h"
 
@@ -160,7 +161,7 @@ static const char *const yaml_exts[] = {"yaml", "yml", NULL};
 static const char *const json_exts[] = {"json", NULL};
 static const char *const xml_exts[] = {"xml", "xsd", "xsl", "xslt", "svg", "rss", "atom", "plist", NULL};
 const hxi_doctype hxi_doctype_markdown = {
-    .name = "markdown", .exts = md_exts, .extract = extract_text, .describe = describe_markdown,
+    .name = "markdown", .exts = md_exts, .extract = hxi_markdown_extract, .describe = describe_markdown,
     .chunk = HX_CHUNK_MARKDOWN, .check = check_markdown,
 };
 const hxi_doctype hxi_doctype_yaml = {

@@ -3,9 +3,11 @@
  * Reads the main document part named by the package relationships, then footnotes, endnotes and
  * comments; paragraphs in a heading style (styles.xml: a name "heading N" or "Title", or an
  * outline level; else style ids "HeadingN") open sections; table rows are blocks with their cells
- * separated by " | "; docProps/core.xml gives title, author, dates, language, keywords. Text of
+ * separated by " | "; a numbered paragraph opens with its list number as Word draws it (docx_num.c);
+ * docProps/core.xml gives title, author, dates, language, keywords. Text of
  * deleted runs, field codes and the fallback copy of alternate content is left out; headers,
  * footers, text in images and embedded objects are not read. */
+#include "docx_num.h"
 #include "office.h"
 
 #include "alloc.h"
@@ -19,6 +21,8 @@
 typedef struct {
     char id[64];
     int level;             /* 1..9 heading level; 0 none */
+    long num_id;           /* the list its paragraphs are items of (0: none) */
+    int ilvl;              /* and their level in it */
 } style;
 
 typedef struct {
@@ -26,6 +30,10 @@ typedef struct {
     hx_error *err;
     style *styles;
     size_t n_styles;
+    hxi_docx_numbering *numbering;   /* NULL: the package has no numbering part */
+    long num_id;           /* the open paragraph's list (0: none): its own numPr's, else its style's */
+    int ilvl;              /* and its level there */
+    bool own_num;          /* the paragraph's numPr named its list */
     hxi_obuf para;
     hxi_office_table table;
     int level;             /* heading level of the open paragraph */
@@ -34,11 +42,19 @@ typedef struct {
     bool in_t, in_ppr, note_skipped;
 } docx;
 
-static int level_of(const docx *d, const char *id)
+static const style *style_of(const docx *d, const char *id)
 {
     for (size_t i = 0; i < d->n_styles; i++)
         if (!strcmp(d->styles[i].id, id))
-            return d->styles[i].level;
+            return &d->styles[i];
+    return NULL;
+}
+
+static int level_of(const docx *d, const char *id)
+{
+    const style *s = style_of(d, id);
+    if (s)
+        return s->level;
     if (!strncasecmp(id, "Heading", 7) && id[7] >= '1' && id[7] <= '9' && !id[8])
         return id[7] - '0';
     return !strcasecmp(id, "Title") ? 1 : 0;
@@ -55,13 +71,18 @@ static int styles_start(void *ctx, const char *name, size_t len, const hxi_xml_a
             return 0;
         style *s = &d->styles[d->n_styles++];
         memcpy(s->id, v, sizeof v);
-        s->level = 0;
+        s->level = s->ilvl = 0;
+        s->num_id = 0;
     } else if (d->n_styles && hxi_office_is(name, len, "name") && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
         style *s = &d->styles[d->n_styles - 1];
         if (!strncasecmp(v, "heading ", 8) && v[8] >= '1' && v[8] <= '9' && !v[9])
             s->level = v[8] - '0';
         else if (!strcasecmp(v, "Title"))
             s->level = 1;
+    } else if (d->n_styles && hxi_office_is(name, len, "numId") && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
+        d->styles[d->n_styles - 1].num_id = atol(v);
+    } else if (d->n_styles && hxi_office_is(name, len, "ilvl") && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
+        d->styles[d->n_styles - 1].ilvl = atoi(v);
     } else if (d->n_styles && hxi_office_is(name, len, "outlineLvl") && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
         int lvl = atoi(v);
         if (lvl >= 0 && lvl < 9 && !d->styles[d->n_styles - 1].level)
@@ -77,12 +98,23 @@ static int put(docx *d, const char *s, size_t n)
     return hxi_obuf_put(&d->para, s, n, d->err);
 }
 
+/* A numbered paragraph's label ("2.", "b)") and a space open its text, as the reader sees it. */
+static int list_label(docx *d)
+{
+    char label[64];
+    size_t n = d->num_id > 0 ? hxi_docx_numbering_next(d->numbering, d->num_id, d->ilvl, label, sizeof label - 1) : 0;
+    if (!n)
+        return 0;
+    label[n++] = ' ';
+    return put(d, label, n);
+}
+
 static int body_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
 {
     docx *d = ctx;
     char v[64];
     if (d->skip || hxi_office_is(name, len, "Fallback") || hxi_office_is(name, len, "del") ||
-        hxi_office_is(name, len, "instrText")) {
+        hxi_office_is(name, len, "instrText") || hxi_office_is(name, len, "pPrChange")) {
         d->skip++;
         return 0;
     }
@@ -90,11 +122,24 @@ static int body_start(void *ctx, const char *name, size_t len, const hxi_xml_att
         if (!d->pdepth++) {
             d->para.len = 0;
             d->level = 0;
+            d->num_id = 0;
+            d->ilvl = 0;
+            d->own_num = false;
         }
     } else if (hxi_office_is(name, len, "pPr")) {
         d->in_ppr = true;
     } else if (hxi_office_is(name, len, "pStyle") && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
         d->level = level_of(d, v);
+        const style *s = style_of(d, v);
+        if (s && s->num_id && !d->own_num) {
+            d->num_id = s->num_id;
+            d->ilvl = s->ilvl;
+        }
+    } else if (d->in_ppr && hxi_office_is(name, len, "numId") && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
+        d->num_id = atol(v);
+        d->own_num = true;
+    } else if (d->in_ppr && hxi_office_is(name, len, "ilvl") && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
+        d->ilvl = atoi(v);
     } else if (hxi_office_is(name, len, "outlineLvl") && d->in_ppr && hxi_office_attr_str(a, n, "val", v, sizeof v)) {
         int lvl = atoi(v);
         d->level = lvl >= 0 && lvl < 9 ? lvl + 1 : d->level;
@@ -133,6 +178,8 @@ static int body_end(void *ctx, const char *name, size_t len)
             rc = hxi_office_prose(d->x, s, d->para.len, d->err);
     } else if (hxi_office_is(name, len, "pPr")) {
         d->in_ppr = false;
+        if (d->pdepth == 1)
+            rc = list_label(d);
     } else if (hxi_office_is(name, len, "t")) {
         d->in_t = false;
     } else if (hxi_office_is(name, len, "tbl")) {
@@ -166,6 +213,9 @@ static int extract_docx(const uint8_t *raw, size_t len, hxi_extract *x, hx_error
         if (!rc)
             rc = hxi_office_parse(&p.zip, styles, &sh, err);
     }
+    const char *numbering = hxi_office_rels_by_type(&p.rels, "/numbering");
+    if (!rc && numbering && hxi_zip_find(&p.zip, numbering))
+        rc = hxi_docx_numbering_read(&p.zip, numbering, &d.numbering, err);
     hxi_xml_handler h = {&d, body_start, body_end, body_text};
     if (!rc)
         rc = hxi_office_parse(&p.zip, p.main, &h, err);
@@ -180,6 +230,7 @@ static int extract_docx(const uint8_t *raw, size_t len, hxi_extract *x, hx_error
     if (!rc)
         rc = hxi_x_finish(x, err);
     free(d.styles);
+    hxi_docx_numbering_free(d.numbering);
     free(d.para.s);
     free(d.table.row.s);
     hxi_office_ooxml_close(&p);

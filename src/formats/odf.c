@@ -5,12 +5,36 @@
  * table is a section named by the sheet; each presentation page is a page (its title frame a
  * heading) and its speaker notes are kept; footnotes and endnotes follow the body; comments
  * (office:annotation) are kept without their author and date lines; meta.xml gives title,
- * author, dates, language, description and keywords. Left out: tracked deletions, image
- * descriptions, headers, footers and styles; formulas give their cached values only. */
+ * author, dates, language, description and keywords. A numbered list item's first paragraph opens
+ * with its number as LibreOffice draws it: the list style (text:list-style, in content.xml's
+ * automatic styles or styles.xml) of its list, or of the list it is nested in, gives per level the
+ * format, prefix, suffix, start value and how many levels the label shows ("2.1."); the outermost
+ * list counts, a new one restarts, an item's text:start-value restarts it; bullets give no label.
+ * Left out: tracked deletions, image descriptions, headers, footers and other styles; formulas give
+ * their cached values only. */
 #include "office.h"
 
+#include "alloc.h"
+
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define LIST_LEVELS 10          /* ODF's list levels */
+#define MAX_LIST_STYLES 1024    /* list styles read; more are ignored (their lists unnumbered) */
+#define LABEL_MAX 64            /* bytes of a list label */
+
+typedef struct {
+    char format;                /* hxi_office_list_number's; 0: a bullet or an image, no label */
+    char prefix[16], suffix[16];
+    int start, display;         /* text:start-value, text:display-levels */
+} list_level;
+
+typedef struct {
+    char name[64];
+    list_level lvl[LIST_LEVELS];
+} list_style;
 
 typedef struct {
     hxi_extract *x;
@@ -25,6 +49,13 @@ typedef struct {
     int title_frame;       /* depth of an open presentation title frame */
     int depth;
     uint32_t page;
+    list_style *styles;    /* the list styles read so far */
+    size_t n_styles, cap_styles;
+    list_style *style_open;          /* the text:list-style being read */
+    int lists;                       /* text:list elements open */
+    const list_style *list_style_at[LIST_LEVELS];   /* the style of each open list level */
+    int count[LIST_LEVELS];          /* the outermost list's counters (INT_MIN: not counted) */
+    int item;                        /* the level (1-based) of an item whose label is due; 0 none */
 } odf;
 
 static bool skipped(const char *name, size_t len)
@@ -36,6 +67,124 @@ static bool skipped(const char *name, size_t len)
             return true;
     return false;
 }
+
+/* === Lists === */
+
+/* Reads a list style's elements (in content.xml's automatic styles or styles.xml); whether the
+ * element was one. */
+static bool list_style_start(odf *o, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
+{
+    char v[64];
+    if (hxi_office_is(name, len, "list-style")) {
+        o->style_open = NULL;
+        if (o->n_styles < MAX_LIST_STYLES &&
+            !hx_grow((void **)&o->styles, &o->cap_styles, o->n_styles + 1, sizeof *o->styles, NULL)) {
+            o->style_open = &o->styles[o->n_styles++];
+            memset(o->style_open, 0, sizeof *o->style_open);
+            hxi_office_attr_str(a, n, "name", o->style_open->name, sizeof o->style_open->name);
+        }
+        return true;
+    }
+    bool number = hxi_office_is(name, len, "list-level-style-number");
+    if (!o->style_open || !(number || hxi_office_is(name, len, "list-level-style-bullet") ||
+                            hxi_office_is(name, len, "list-level-style-image")))
+        return false;
+    int level = hxi_office_attr_str(a, n, "level", v, sizeof v) ? atoi(v) : 0;
+    if (level < 1 || level > LIST_LEVELS)
+        return true;
+    list_level *l = &o->style_open->lvl[level - 1];
+    memset(l, 0, sizeof *l);
+    l->start = hxi_office_attr_str(a, n, "start-value", v, sizeof v) ? atoi(v) : 1;
+    l->display = hxi_office_attr_str(a, n, "display-levels", v, sizeof v) ? atoi(v) : 1;
+    if (number && hxi_office_attr_str(a, n, "num-format", v, sizeof v) && v[0] && !v[1] && strchr("1aAiI", v[0]))
+        l->format = v[0];
+    if (number) {
+        hxi_office_attr_str(a, n, "num-prefix", l->prefix, sizeof l->prefix);
+        hxi_office_attr_str(a, n, "num-suffix", l->suffix, sizeof l->suffix);
+    }
+    return true;
+}
+
+static const list_style *list_style_named(const odf *o, const char *name)
+{
+    for (size_t i = 0; i < o->n_styles; i++)
+        if (!strcmp(o->styles[i].name, name))
+            return &o->styles[i];
+    return NULL;
+}
+
+/* A text:list, text:list-item or text:list-header opens; whether it was one of them. */
+static bool list_start(odf *o, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
+{
+    char v[64];
+    if (hxi_office_is(name, len, "list")) {
+        int l = o->lists++;
+        if (l >= LIST_LEVELS)
+            return true;
+        if (!l)
+            for (int k = 0; k < LIST_LEVELS; k++)
+                o->count[k] = INT_MIN;
+        const list_style *s = hxi_office_attr_str(a, n, "style-name", v, sizeof v) ? list_style_named(o, v) : NULL;
+        o->list_style_at[l] = s ? s : l ? o->list_style_at[l - 1] : NULL;
+        return true;
+    }
+    bool header = hxi_office_is(name, len, "list-header");
+    if (!header && !hxi_office_is(name, len, "list-item"))
+        return false;
+    o->item = 0;
+    int l = o->lists - 1;
+    if (l < 0 || l >= LIST_LEVELS || header || !o->list_style_at[l])
+        return true;
+    const list_level *lv = &o->list_style_at[l]->lvl[l];
+    if (hxi_office_attr_str(a, n, "start-value", v, sizeof v))
+        o->count[l] = atoi(v);
+    else
+        o->count[l] = o->count[l] == INT_MIN || o->count[l] == INT_MAX ? lv->start : o->count[l] + 1;
+    for (int k = l + 1; k < LIST_LEVELS; k++)
+        o->count[k] = INT_MIN;
+    o->item = l + 1;
+    return true;
+}
+
+/* The due label of a list item ("2.1.", "b)") and a space, before its first paragraph's text. */
+static int list_label(odf *o)
+{
+    int l = o->item - 1;
+    o->item = 0;
+    const list_style *s = o->list_style_at[l];
+    const list_level *lv = &s->lvl[l];
+    if (!lv->format)
+        return 0;
+    char label[LABEL_MAX], one[24];
+    size_t n = (size_t)snprintf(label, sizeof label, "%s", lv->prefix);
+    int from = lv->display > 1 && lv->display <= l + 1 ? l + 1 - lv->display : l;
+    for (int k = from; k <= l && n < sizeof label; k++) {
+        int v = o->count[k] != INT_MIN ? o->count[k] : s->lvl[k].start;
+        hxi_office_list_number(v, s->lvl[k].format ? s->lvl[k].format : '1', one, sizeof one);
+        n += (size_t)snprintf(label + n, sizeof label - n, k < l ? "%s." : "%s", one);
+    }
+    if (n < sizeof label)
+        n += (size_t)snprintf(label + n, sizeof label - n, "%s ", lv->suffix);
+    n = n < sizeof label ? n : sizeof label - 1;
+    return hxi_obuf_put(&o->para, label, n, o->err);
+}
+
+/* styles.xml: only its list styles are read. */
+static int styles_start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
+{
+    list_style_start(ctx, name, len, a, n);
+    return 0;
+}
+
+static int styles_end(void *ctx, const char *name, size_t len)
+{
+    odf *o = ctx;
+    if (hxi_office_is(name, len, "list-style"))
+        o->style_open = NULL;
+    return 0;
+}
+
+/* === Body === */
 
 static hxi_obuf *target(odf *o)
 {
@@ -51,6 +200,8 @@ static int start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a,
         o->skip++;
         return 0;
     }
+    if (list_style_start(o, name, len, a, n) || list_start(o, name, len, a, n))
+        return 0;
     if (hxi_office_is(name, len, "p") || hxi_office_is(name, len, "h")) {
         if (o->note)
             return 0;
@@ -61,6 +212,8 @@ static int start(void *ctx, const char *name, size_t len, const hxi_xml_attr *a,
                 o->level = hxi_office_attr_str(a, n, "outline-level", v, sizeof v) ? atoi(v) : 1;
             if (o->title_frame)
                 o->level = 1;
+            if (o->item)
+                return list_label(o);
         } else {
             return hxi_obuf_put(&o->para, " ", 1, o->err);
         }
@@ -109,7 +262,12 @@ static int end(void *ctx, const char *name, size_t len)
         o->skip--;
         return 0;
     }
-    if (hxi_office_is(name, len, "p") || hxi_office_is(name, len, "h")) {
+    if (hxi_office_is(name, len, "list-style")) {
+        o->style_open = NULL;
+    } else if (hxi_office_is(name, len, "list")) {
+        o->lists -= o->lists > 0;
+        o->item = 0;
+    } else if (hxi_office_is(name, len, "p") || hxi_office_is(name, len, "h")) {
         if (o->note)
             rc = hxi_obuf_put(&o->notes, "\n", 1, o->err);
         else if (o->pdepth && !--o->pdepth)
@@ -140,7 +298,9 @@ static int extract_odf(const uint8_t *raw, size_t len, hxi_extract *x, hx_error 
         return rc;
     odf o = {.x = x, .err = err, .sheets = sheets, .pages = pages};
     rc = hxi_office_properties(&z, "meta.xml", x, err);
-    hxi_xml_handler h = {&o, start, end, text};
+    hxi_xml_handler sh = {&o, styles_start, styles_end, NULL}, h = {&o, start, end, text};
+    if (!rc && hxi_zip_find(&z, "styles.xml"))
+        rc = hxi_office_parse(&z, "styles.xml", &sh, err);
     if (!rc)
         rc = hxi_office_parse(&z, "content.xml", &h, err);
     for (size_t i = 0; !rc && i < o.notes.len;) {   /* notes, one block a paragraph */
@@ -159,6 +319,7 @@ static int extract_odf(const uint8_t *raw, size_t len, hxi_extract *x, hx_error 
     free(o.para.s);
     free(o.table.row.s);
     free(o.notes.s);
+    free(o.styles);
     hxi_zip_close(&z);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* office.c: the parts of ZIP-based document formats every such extractor shares (contract in
  * office.h): the package, XML parts, names, paragraphs and table rows, properties, relationships,
- * package paths and OOXML packages. Must not use an entry name as a file path or know any one
+ * package paths, OOXML packages and list numbers' formats. Must not use an entry name as a file path or know any one
  * format's body. */
 #include "office.h"
 
@@ -431,4 +431,30 @@ bool hxi_office_sniff_part(const uint8_t *raw, size_t len, const char *part)
         return false;
     size_t tail = len < (256u << 10) ? len : 256u << 10;   /* the central directory's usual place */
     return memmem(raw + len - tail, tail, part, strlen(part)) != NULL;
+}
+
+void hxi_office_list_number(int v, char f, char *out, size_t cap)
+{
+    static const char *const ones[] = {"", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"};
+    static const char *const tens[] = {"", "x", "xx", "xxx", "xl", "l", "lx", "lxx", "lxxx", "xc"};
+    static const char *const hundreds[] = {"", "c", "cc", "ccc", "cd", "d", "dc", "dcc", "dccc", "cm"};
+    if (!cap)
+        return;
+    out[0] = 0;
+    if ((f == 'i' || f == 'I') && v > 0 && v < 4000) {
+        size_t n = 0;
+        for (int m = 0; m < v / 1000 && n + 1 < cap; m++)
+            out[n++] = 'm';
+        snprintf(out + n, cap - n, "%s%s%s", hundreds[v / 100 % 10], tens[v / 10 % 10], ones[v % 10]);
+    } else if ((f == 'a' || f == 'A') && v > 0) {
+        size_t reps = (size_t)(v - 1) / 26 + 1, n;   /* 27 is "aa", as Word and LibreOffice write it */
+        for (n = 0; n < reps && n + 1 < cap && n < 16; n++)
+            out[n] = (char)('a' + (v - 1) % 26);
+        out[n] = 0;
+    } else {
+        snprintf(out, cap, f == '0' && v >= 0 && v < 10 ? "0%d" : "%d", v);
+    }
+    if (f == 'I' || f == 'A')
+        for (char *p = out; *p; p++)
+            *p = *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
 }

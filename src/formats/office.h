@@ -72,6 +72,12 @@ int hxi_office_table_para(hxi_office_table *t, const char *s, size_t n, hx_error
  * meta:page-count) as page_count. A missing part adds nothing. */
 int hxi_office_properties(hxi_zip *z, const char *name, hxi_extract *x, hx_error *err);
 
+/* List number v in a list format into out (NUL-terminated, cut to cap): '1' decimal, '0' decimal
+ * with a leading zero below 10, 'a' / 'A' letters (27 is "aa", 28 "bb", as Word and LibreOffice
+ * write them), 'i' / 'I' roman numbers (1..3999; others decimal). The one rule of DOCX and ODF list
+ * labels. */
+void hxi_office_list_number(int v, char format, char *out, size_t cap);
+
 /* Resolves href (relative to the folder of the part `base`, or absolute from the package root
  * when it starts with '/') into out: "." and ".." segments folded (never above the root),
  * %XX decoded, a #fragment dropped. false when it does not fit in cap bytes. */
