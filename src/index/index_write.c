@@ -112,7 +112,8 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
 {
     int rc = 0;
     hxf_writer w;
-    uint32_t *rows = NULL, *text_off = NULL, *head_off = NULL, *ids = NULL, *lines_at = NULL, *prints = NULL, *paras = NULL;
+    uint32_t *rows = NULL, *text_off = NULL, *head_off = NULL, *ids = NULL, *lines_at = NULL, *prints = NULL;
+    uint32_t *paras = NULL;
     char *text = NULL, *heads = NULL;
     uint8_t *keys = NULL;
     bool keyed = false;
