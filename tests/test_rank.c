@@ -2,9 +2,10 @@
  * the document a query names (its title, folder name) comes first in every mode, above a document
  * that only mentions the words, and above one with the name as a section heading; text that many
  * documents repeat (a template's instructions) and a chunk that is only a title never answer first,
- * and the template falls under the default relevance floor. The truth is the corpus's construction:
- * which document holds the name, which paragraph every document repeats. Spec: src/retrieve/title.h,
- * src/index/boiler.c, fusion.h "The named document first". */
+ * and the template falls under the default relevance floor, also where each copy wraps it at other
+ * places. The truth is the corpus's construction: which document holds the name, which paragraph
+ * every document repeats. Spec: src/retrieve/title.h, src/index/boiler.c, fusion.h "The named
+ * document first". */
 #include "check.h"
 #include "json.h"
 
@@ -171,6 +172,43 @@ static void test_boiler_keps(const char *dir)
     free(tmpl);
 }
 
+/* === A template paragraph wrapped at other places (tests/data/neardup, written by hand) === */
+
+#define NEARDUP "tests/data/neardup"
+#define NEARDUP_QUERY "I/we understand the owners of the involved components may require updates to existing tests"
+
+/* Does a search of the template's test plan paragraph answer with a Test Plan section? */
+static bool test_plan_answers(const char *db, const char *mode, const char *extra)
+{
+    hxi_json_doc *d = search(db, mode, extra, NEARDUP_QUERY);
+    bool found = false;
+    for (size_t i = 0; i < 5 && result(d, i); i++)
+        found |= strstr(field(result(d, i), "heading"), "> Test Plan") != NULL;
+    hxi_json_doc_free(d);
+    return found;
+}
+
+/* Six proposals each keep the KEP template's "[x] I/we understand the owners ..." paragraph as
+ * their whole Test Plan, each wrapped at other places (no line of it in five of them), beside a
+ * Summary of their own: the paragraph is boilerplate in every mode and passes no floor. An index
+ * written before paragraph prints (tests/data/neardup_v0.hyx, made by hyrax at commit 4316c946
+ * from tests/data/neardup/keps) still opens and ranks as it did: its lines alone are compared,
+ * so the paragraph answers first. */
+static void test_neardup(const char *dir)
+{
+    char db[PATH_MAX + 16], old[PATH_MAX + 16], cmd[3 * PATH_MAX], *out = NULL;
+    snprintf(db, sizeof db, "%s/neardup.hyx", dir);
+    snprintf(cmd, sizeof cmd, "\"$HYRAX_BIN\" index --db '%s' " NEARDUP "/keps 2>&1", db);
+    CHECK(check_run(cmd, &out) == 0, "index: %s", out);
+    free(out);
+    for (int m = 0; m < 3; m++)
+        CHECK(!test_plan_answers(db, modes[m], "--group chunk"), "%s: the re-wrapped template paragraph answers",
+              modes[m]);
+    snprintf(old, sizeof old, "%s/neardup_v0.hyx", dir);
+    CHECK(check_copy_file("tests/data/neardup_v0.hyx", old) == 0, "copy the fixture without paragraph prints");
+    CHECK(test_plan_answers(old, "keyword", "--group chunk"), "an index without paragraph prints ranks otherwise");
+}
+
 static void put_kep(const char *dir, const char *folder, const char *title, const char *body)
 {
     char rel[512], text[8192];
@@ -222,6 +260,7 @@ int main(void)
     test_named_first(db);
     test_boilerplate(db);
     test_boiler_keps(dir);
+    test_neardup(dir);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0, "cleanup");
     return check_report("test_rank");

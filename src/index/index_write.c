@@ -42,6 +42,7 @@ typedef struct seg_chunk {
     const hx_kv *meta;                     /* its unit's pairs (chunk_meta.c); borrowed */
     size_t n_meta;
     const uint8_t *key;                    /* its embedding key (reuse.c), NULL when unknown; borrowed */
+    bool prose;                            /* its document's paragraphs are printed (ix_prose_type) */
 } seg_chunk;
 
 static int build_threads(void)
@@ -50,42 +51,57 @@ static int build_threads(void)
     return n > 16 ? 16 : n;
 }
 
-/* The line prints of chunks c[0..n) (ix.h "lines_at", "line_prints"): lines_at (n + 1
- * rows of 2, the caller's) and *prints (*n_lines rows of 3; caller frees), little-endian. */
+/* The line prints of chunks c[0..n) (ix.h "lines_at", "line_prints", "line_paras"): lines_at (n + 1
+ * rows of 2, the caller's), *prints (*n_lines rows of 3) and *paras (*n_paras rows of 4; caller
+ * frees both), little-endian. */
 static int line_prints(const seg_chunk *c, size_t n, uint32_t *lines_at, uint32_t **prints, size_t *n_lines,
-                       hx_error *err)
+                       uint32_t **paras, size_t *n_paras, hx_error *err)
 {
     size_t m = 0, cap = 0;
     uint32_t letters;
     for (size_t i = 0; i < n; i++) {
         size_t k = ix_line_prints(c[i].text + c[i].f[IX_F_BODY], c[i].text_len - c[i].f[IX_F_BODY], c[i].heading,
-                                  c[i].heading_len, NULL, 0, &letters);
+                                  c[i].heading_len, c[i].prose, NULL, 0, &letters);
         cap = k > cap ? k : cap;
         m += k;
     }
     ix_line_print *one = hx_malloc(sizeof *one * (cap ? cap : 1));
-    uint32_t *out = hx_malloc(sizeof *out * 3 * (m ? m : 1));
-    if (!one || !out || m >= UINT32_MAX) {
+    uint32_t *out = hx_malloc(sizeof *out * 3 * (m ? m : 1)), *para = hx_malloc(sizeof *para * 4 * (m ? m : 1));
+    if (!one || !out || !para || m >= UINT32_MAX) {
         free(one);
         free(out);
+        free(para);
         return hx_error_set(err, HX_ENOMEM, -1, "out of memory building a segment's line prints");
     }
-    size_t at = 0;
+    size_t at = 0, p = 0;
     for (size_t i = 0; i < n; i++) {
         size_t k = ix_line_prints(c[i].text + c[i].f[IX_F_BODY], c[i].text_len - c[i].f[IX_F_BODY], c[i].heading,
-                                  c[i].heading_len, one, cap, &letters);
+                                  c[i].heading_len, c[i].prose, one, cap, &letters);
         hxf_put32((uint8_t *)&lines_at[2 * i], (uint32_t)at);
         hxf_put32((uint8_t *)&lines_at[2 * i + 1], letters);
         for (size_t j = 0; j < k; j++, at++) {
             hxf_put32((uint8_t *)&out[3 * at], (uint32_t)one[j].print);
             hxf_put32((uint8_t *)&out[3 * at + 1], (uint32_t)(one[j].print >> 32));
             hxf_put32((uint8_t *)&out[3 * at + 2], one[j].letters);
+            if (!one[j].para)
+                continue;
+            if (j && one[j].para == one[j - 1].para && hxf_le32((uint8_t *)&para[4 * p - 3]) < UINT32_MAX) {
+                hxf_put32((uint8_t *)&para[4 * p - 3], hxf_le32((uint8_t *)&para[4 * p - 3]) + 1);
+                continue;   /* the paragraph's row holds this line too */
+            }
+            hxf_put32((uint8_t *)&para[4 * p], (uint32_t)at);
+            hxf_put32((uint8_t *)&para[4 * p + 1], 1);
+            hxf_put32((uint8_t *)&para[4 * p + 2], (uint32_t)one[j].para);
+            hxf_put32((uint8_t *)&para[4 * p + 3], (uint32_t)(one[j].para >> 32));
+            p++;
         }
     }
     hxf_put32((uint8_t *)&lines_at[2 * n], (uint32_t)at);
     hxf_put32((uint8_t *)&lines_at[2 * n + 1], 0);
     free(one);
     *prints = out;
+    *paras = para;
+    *n_paras = p;
     *n_lines = m;
     return 0;
 }
@@ -97,13 +113,14 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     int rc = 0;
     hxf_writer w;
     uint32_t *rows = NULL, *text_off = NULL, *head_off = NULL, *ids = NULL, *lines_at = NULL, *prints = NULL;
+    uint32_t *paras = NULL;
     char *text = NULL, *heads = NULL;
     uint8_t *keys = NULL;
     bool keyed = false;
     const hx_kv **meta = NULL;
     size_t *n_meta = NULL;
     uint8_t *bm25 = NULL, *graph = NULL;
-    size_t bm25_len = 0, graph_len = 0, text_len = 0, heads_len = 0, n_lines = 0;
+    size_t bm25_len = 0, graph_len = 0, text_len = 0, heads_len = 0, n_lines = 0, n_paras = 0;
     hxi_bm25_builder *bb = NULL;
     hxi_hnsw *hn = NULL;
     if (n > UINT32_MAX - 1 - base)
@@ -154,7 +171,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         for (size_t i = 0; i < n && !rc; i++)
             rc = hxi_bm25_builder_add_chunk(bb, base + (uint32_t)i, c[i].text, c[i].text_len, c[i].f[IX_F_BODY], err);
         if (!rc)
-            rc = line_prints(c, n, lines_at, &prints, &n_lines, err);
+            rc = line_prints(c, n, lines_at, &prints, &n_lines, &paras, &n_paras, err);
         if (rc || (rc = hxi_bm25_builder_finish(bb, &bm25, &bm25_len, err)))
             goto done;
         hxi_hnsw_params hp = {.dim = dim, .dot = hxi_kernels_get()->dot, .seed = HNSW_SEED};
@@ -177,6 +194,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
     uint32_t info[4], d_info[4] = {4, 0, 0, 0}, d_rows[4] = {(uint32_t)n, IX_CHUNK_FIELDS, 0, 0},
              d_off[4] = {(uint32_t)n + 1, 0, 0, 0}, d_vec[4] = {(uint32_t)n, dim, 0, 0},
              d_at[4] = {(uint32_t)n + 1, 2, 0, 0}, d_lines[4] = {(uint32_t)n_lines, 3, 0, 0},
+             d_paras[4] = {(uint32_t)n_paras, 4, 0, 0},
              d_keys[4] = {(uint32_t)n, IX_EMBED_KEY, 0, 0};
     hxf_put32((uint8_t *)&info[0], base);
     hxf_put32((uint8_t *)&info[1], (uint32_t)n);
@@ -195,6 +213,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         hxf_writer_add(&w, "hnsw", HXF_RAW, 0, NULL, graph, graph_len, err);
         hxf_writer_add(&w, "lines_at", HXF_U32, 2, d_at, lines_at, sizeof *lines_at * 2 * (n + 1), err);
         hxf_writer_add(&w, "line_prints", HXF_U32, 2, d_lines, prints, sizeof *prints * 3 * n_lines, err);
+        hxf_writer_add(&w, "line_paras", HXF_U32, 2, d_paras, paras, sizeof *paras * 4 * n_paras, err);
         if (keyed)
             hxf_writer_add(&w, "embed_keys", HXF_U8, 2, d_keys, keys, (uint64_t)n * IX_EMBED_KEY, err);
     }
@@ -209,6 +228,7 @@ done:
     free(head_off);
     free(ids);
     free(lines_at);
+    free(paras);
     free(prints);
     free(meta);
     free(n_meta);
@@ -567,6 +587,7 @@ static void fill_rows(const change_set *cs, uint32_t base, seg_chunk *rows, uint
             const hxi_doc_source *src = &cs->add[i].src;
             s->meta = ch->unit < src->n_units ? src->units[ch->unit].meta : NULL;
             s->n_meta = ch->unit < src->n_units ? src->units[ch->unit].n_meta : 0;
+            s->prose = ix_prose_type(src->type);
         }
     }
 }
@@ -902,6 +923,7 @@ int hx_index_compact(hx_index *ix, hx_error *err)
             rows[r].heading = ix_chunk_heading(s, id, &rows[r].heading_len);
             rows[r].meta = ix_chunk_meta(s, id, &rows[r].n_meta);
             rows[r].key = s->keys ? s->keys->data + (size_t)(id - s->base) * IX_EMBED_KEY : NULL;
+            rows[r].prose = ix_prose_type(d.type);
             memcpy(vecs + r * ix->dim, ix_chunk_vector(s, id), sizeof *vecs * ix->dim);
         }
         d.first_chunk = first[i];

@@ -100,6 +100,14 @@
  *                               prints readers compute from their text (compaction writes them);
  *                               older segments may hold a "fingerprints" section (a whole body's
  *                               print), which readers ignore
+ *   line_paras u32    [p, 4]    the paragraph prints of printed lines (boiler.c; the letters of a
+ *                               run of non-blank lines), one row a run of lines of one paragraph:
+ *                               its first line (an index into line_prints), how many (>= 1), the
+ *                               print's low and high 32 bits (never 0); rows ascend and do not
+ *                               overlap. A line in no row has none: a paragraph of one line, a
+ *                               document that is not prose (ix_prose_type). Absent from segments
+ *                               written before it (and from those without line_prints): their
+ *                               lines have no paragraph print
  *   unit_off   u32    [n + 1]   chunk i's unit pairs (doctype.h "units": a code file's definition,
  *                               a model's element) are unit_meta[unit_off[i] .. unit_off[i + 1])
  *   unit_meta  raw              the pairs, each key NUL value NUL, in the unit's order (a repeated
@@ -181,6 +189,7 @@ typedef struct ix_segment {
     const hxf_section *chunks, *text_off, *text, *head_off, *heads, *vectors;
     const hxf_section *lines_at, *line_prints;   /* the bodies' line prints; NULL in a segment
                                                     written before them */
+    const hxf_section *line_paras;   /* their paragraphs' prints; NULL in a segment written before them */
     const hxf_section *keys;   /* the embedding keys; NULL in a segment written before them */
     hx_kv *unit_kv;            /* owned: the chunks' unit pairs, strings in the map (chunk_meta.c);
                                   NULL when the segment has none */
@@ -245,13 +254,17 @@ int ix_view_repeats(ix_view *v, hx_error *err);
 /* One printed line of a chunk body (boiler.c). */
 typedef struct ix_line_print {
     uint64_t print;            /* never 0 */
+    uint64_t para;             /* its paragraph's print, 0 for none (a one-line paragraph, not prose) */
     uint32_t letters;
 } ix_line_print;
 /* The prints of body[0..len)'s printed lines (boiler.c: enough letters, not the title that the
- * heading path heading[0..hl) ends with), the first cap of them into out (NULL when cap is 0);
- * returns how many it has, and the body's letters in *letters. */
-size_t ix_line_prints(const char *body, size_t len, const char *heading, size_t hl, ix_line_print *out, size_t cap,
-                      uint32_t *letters);
+ * heading path heading[0..hl) ends with), with their paragraphs' when prose, the first cap of them
+ * into out (NULL when cap is 0); returns how many it has, and the body's letters in *letters. */
+size_t ix_line_prints(const char *body, size_t len, const char *heading, size_t hl, bool prose, ix_line_print *out,
+                      size_t cap, uint32_t *letters);
+/* Are documents of this type (a document type's name, doctype.h) prose, whose paragraphs are
+ * printed (Markdown, text), rather than structured (YAML, code)? */
+bool ix_prose_type(const char *type);
 
 /* A word of a query, lowercased (its bytes borrowed). */
 typedef struct ix_word {

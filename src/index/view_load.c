@@ -241,7 +241,7 @@ static int load_docs(hx_index *ix, const uint8_t *blob, size_t len, hx_error *er
 
 /* === Segments === */
 
-/* The segment's line prints (ix.h "lines_at", boiler.c), checked: offsets ascend to the
+/* The segment's line prints (ix.h "lines_at", "line_paras", boiler.c), checked: offsets ascend to the
  * number of lines, each print is not 0 and a chunk's lines hold no more letters than its body. */
 static int load_line_prints(ix_segment *s, hx_error *err)
 {
@@ -272,6 +272,20 @@ static int load_line_prints(ix_segment *s, hx_error *err)
     }
     if (!ok || prev != m || hxf_le32(at + 8 * (size_t)s->n) != m)
         return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment line prints are corrupt");
+    const uint32_t d_paras[4] = {0, 4, 0, 0};
+    if (!hxf_find(&s->file, "line_paras"))
+        return 0;
+    if ((rc = hxf_expect(&s->file, "line_paras", HXF_U32, 2, d_paras, &s->line_paras, err)))
+        return rc;
+    uint64_t end = 0;   /* rows ascend and do not overlap; each holds lines of the segment */
+    for (uint32_t r = 0; ok && r < s->line_paras->dims[0]; r++) {
+        const uint8_t *row = s->line_paras->data + 16 * (size_t)r;
+        uint64_t first = hxf_le32(row), count = hxf_le32(row + 4);
+        ok = first >= end && count && first + count <= m && hxf_le64(row + 8);
+        end = first + count;
+    }
+    if (!ok)
+        return hx_error_set(err, HX_EFORMAT, (int64_t)s->ref.offset, "segment paragraph prints are corrupt");
     return 0;
 }
 
