@@ -646,9 +646,10 @@ static int open_path(hx_model **out, const char *path, const hxi_kernels *kern, 
     return 0;
 }
 
-int hxi_model_open_with(hx_model **out, const char *path, const hxi_kernels *kern, hx_error *err)
+int hxi_model_open_with(hx_model **out, const char *path, const hxi_kernels *kern, hx_precision precision,
+                        hx_error *err)
 {
-    return open_path(out, path, kern, HX_PRECISION_FP32, err);
+    return open_path(out, path, kern, precision, err);
 }
 
 int hx_model_open(hx_model **out, const char *path, hx_error *err)
