@@ -691,6 +691,11 @@ void hx_model_close(hx_model *m)
     free(m);
 }
 
+int hx_model_max_tokens(const hx_model *m)
+{
+    return m->cfg.max_seq;
+}
+
 int hx_model_dim(const hx_model *m)
 {
     return m->cfg.hidden;
