@@ -132,7 +132,8 @@ HX_API size_t hx_model_input_ids(const hx_model *m, const char *text, size_t len
 /* Numeric precision of the encoder. FP32 (the default) gives sentence-transformers' vectors (cosine
  * >= 0.9999). INT8 quantizes the Linear layers' weights per output channel at open and their
  * inputs per token at run time to unsigned 8 bits (src/model/kernels.h "int8"), with exact integer
- * dot products (VNNI and AMX where the CPU has them; the same sums on every CPU): 2.3x as fast on
+ * dot products (VNNI and AMX where the CPU has them; the same vectors, bit for bit, on every CPU,
+ * where FP32's may differ in their last bits): 2.3x as fast on
  * AVX512-VNNI, with vectors at cosine >= 0.995 to FP32's. An index records the precision its
  * vectors were made with, and queries must be embedded the same way (hx_index_open checks). */
 typedef enum hx_precision { HX_PRECISION_FP32 = 0, HX_PRECISION_INT8 = 1 } hx_precision;
