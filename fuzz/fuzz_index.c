@@ -7,7 +7,7 @@
  *   u32 tombstones length, then the docs blob, the tombstone blob, and the rest is one segment
  *   (no segment when empty). tools/gen_fuzz_index_seeds.py cuts seeds from real index files. */
 #include "bytes.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "wire.h"
 
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* fuzz_ranges.c: the index's decoded fields on hostile values, with every checksum valid. The
  * harness holds a small valid index as plain fields (three documents, seven chunks, one of them
- * deleted), applies the input's edits to those fields, encodes them as index.c reads them (root,
+ * deleted), applies the input's edits to those fields, encodes them as view_load.c reads them (root,
  * document table, tombstones, one or two segments with their BM25 and HNSW parts) and commits
  * them into a fresh store file. fuzz_index.c mutates raw blob bytes; this target reaches the
- * ranges and ids behind them. If the index opens, every chunk must keep what index.c promises
+ * ranges and ids behind them. If the index opens, every chunk must keep what view_load.c promises
  * (body length == byte range, 1-based ordered lines, its document's id and position), or the
  * harness aborts; then keyword and vector search, chunk lookups and get_context's passage merge
  * run over it.
@@ -15,7 +15,7 @@
 #include "bytes.h"
 #include "kernels.h"
 #include "hxfile.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "passage.h"
 #include "wire.h"
 
@@ -251,7 +251,7 @@ static int commit(const fz_index *x, const char *path)
     uint8_t tomb[4096] = {0};
     size_t tomb_len = ((size_t)x->next_chunk + 7) / 8;
     if (tomb_len > sizeof tomb)
-        tomb_len = sizeof tomb;   /* a size index.c refuses, without a huge blob */
+        tomb_len = sizeof tomb;   /* a size view_load.c refuses, without a huge blob */
     tomb[0] = x->tomb[0];
     hxi_store_ref refs[4];
     bool two = x->split > 0 && x->split < N_CHUNKS;
@@ -295,7 +295,7 @@ static int commit(const fz_index *x, const char *path)
     return rc ? -1 : 0;
 }
 
-/* What index.c promises about every chunk of an index it opened. */
+/* What view_load.c promises about every chunk of an index it opened. */
 static void check_result(const hx_result *r, const char *where)
 {
     if (r->byte_start > r->byte_end || r->text_len != (size_t)(r->byte_end - r->byte_start) ||

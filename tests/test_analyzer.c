@@ -98,6 +98,16 @@ static void english(void)
     CHECK(hxi_analyzer_run(&a, longw, 64, NULL) == 0, "run long");
     CHECK(a.n_terms == 2 && a.terms[1].text_len == HX_ANALYZER_MAX_TERM, "long stem %u",
           a.n_terms == 2 ? a.terms[1].text_len : 0);
+    /* stem_first: only words that start with a byte of the set are stemmed; the others keep their
+     * folding, which starts with the same byte as their stem would. */
+    uint8_t set[32] = {0};
+    set['r' / 8] |= (uint8_t)(1u << ('r' % 8));
+    a.stem_first = set;
+    expect(&a, "The Nodes are running Pr\xc3\xa9" "chauffez", "the@0 nodes@1 ~nodes@1 are@2 running@3 ~run@3 "
+           "pr\xc3\xa9" "chauffez@4 ~prechauffez@4");
+    set['p' / 8] |= (uint8_t)(1u << ('p' % 8));
+    expect(&a, "Pr\xc3\xa9" "chauffez policies", "pr\xc3\xa9" "chauffez@0 ~prechauffez@0 policies@1 ~polici@1");
+    a.stem_first = NULL;
     CHECK(!strcmp(hxi_analyzer_name(HX_ANALYZER_ENGLISH), "unicode") && !strcmp(hxi_analyzer_name(HX_ANALYZER_ENGLISH_ASCII), "english") &&
               !strcmp(hxi_analyzer_name(HX_ANALYZER_EXACT), "exact") && !hxi_analyzer_name(7),
           "names");

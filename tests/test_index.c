@@ -13,7 +13,7 @@
 #include "hyrax.h"
 #include "bytes.h"
 #include "hxfile.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "sha256.h"
 #include "wire.h"
 

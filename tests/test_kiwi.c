@@ -67,7 +67,7 @@ static void test_detection(void)
 {
     static const struct { const char *rel, *want; } files[] = {
         {".ai/directives/deployment/deploy_app.md", "directive"},
-        {".ai/directives/build/build_image.md", "directive"},
+        {".ai/directives/containers/build_image.md", "directive"},
         {".ai/directives/testing/smoke_test.xml", "directive"},        /* root <directive> after a declaration */
         {".ai/directives/broken/broken_directive.md", "directive"},    /* malformed: the gate refuses it */
         {".ai/scripts/checksum.py", "code"},
@@ -191,7 +191,7 @@ static void test_directive(void)
     CHECK(block_line(&d, "Step probe_health", &l2) == 13, "step at line 13");
     hxi_doc_source_clear(&d);
 
-    if (load(".ai/directives/build/build_image.md", &d))
+    if (load(".ai/directives/containers/build_image.md", &d))
         return;
     CHECK_META(&d, "rel_related", "deploy_app");
     CHECK_META(&d, "item_id", "build_image");
@@ -352,10 +352,10 @@ static void test_mcp(const char *db)
     }
     const char *text = hxi_json_str(get(c, "structuredContent.context"), NULL);
     CHECK(hxi_json_len(src) == 3 && !strncmp(got, "- .ai/directives/deployment/deploy_app.md|", 42) &&
-              strstr(got, "|requires .ai/directives/build/build_image.md|") &&
+              strstr(got, "|requires .ai/directives/containers/build_image.md|") &&
               strstr(got, "|suggests .ai/directives/testing/smoke_test.xml|"),
           "get_context adds the directives deploy_app requires and suggests: %s", got);
-    CHECK(text && strstr(text, "requires [1]: .ai/directives/build/build_image.md") &&
+    CHECK(text && strstr(text, "requires [1]: .ai/directives/containers/build_image.md") &&
               strstr(text, "Directive: build_image"),
           "labelled in the context: %.900s", text ? text : "-");
     hxi_json_doc_free(doc);

@@ -977,7 +977,7 @@ static void test_kiwi(void)
     free(out);
     CHECK(sql_is(NULL, "SELECT string_agg((metadata->>'item_type') || ' ' || path, ',' ORDER BY path) FROM hyrax.documents "
                        "WHERE path LIKE '.ai/%'",
-                 "directive .ai/directives/build/build_image.md,directive .ai/directives/deployment/deploy_app.md,"
+                 "directive .ai/directives/containers/build_image.md,directive .ai/directives/deployment/deploy_app.md,"
                  "directive .ai/directives/testing/smoke_test.xml,knowledge .ai/knowledge/deployment-checklist.md,"
                  "script .ai/scripts/checksum.py,script .ai/tools/cleanup.sh"),
           "published documents keep item_type");

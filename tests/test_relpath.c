@@ -14,6 +14,15 @@ static void clean_is(const char *in, const char *want)
         CHECK(!strcmp(out, want), "%s -> %s, want %s", in, out, want);
 }
 
+/* hxi_path_stem: the file name without its extension; the expected stems are Python's
+ * os.path.splitext(os.path.basename(path))[0]. */
+static void stem_is(const char *path, const char *want)
+{
+    const char *base;
+    size_t n = hxi_path_stem(path, &base);
+    CHECK(n == strlen(want) && !strncmp(base, want, n), "%s: stem %.*s, want %s", path, (int)n, base, want);
+}
+
 static void refused(const char *in, int code)
 {
     char out[HX_RELPATH_MAX];
@@ -52,5 +61,12 @@ int main(void)
     hx_error err = {0};
     CHECK(hx_relpath_clean("abcd", small, sizeof small, &err) == HX_ERANGE, "abcd fits in 4");
     CHECK(hx_relpath_clean("abc", small, sizeof small, &err) == 0 && !strcmp(small, "abc"), "abc in 4");
+    stem_is("docs/README.md", "README");
+    stem_is("src/ed25519.c", "ed25519");
+    stem_is("a.tar.gz", "a.tar");
+    stem_is("Makefile", "Makefile");
+    stem_is("dir.d/file", "file");
+    stem_is("dir/.profile", ".profile");
+    stem_is("dir/", "");
     return check_report("test_relpath");
 }

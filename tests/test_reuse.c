@@ -8,7 +8,7 @@
  * and across int8 recipes, so nothing is reused across them. */
 #include "check.h"
 #include "hyrax.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "model.h"
 #include "sha256.h"
 

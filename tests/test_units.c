@@ -11,7 +11,7 @@
 #include "bytes.h"
 #include "doctype.h"
 #include "hxfile.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "index_write.h"
 #include "present.h"
 #include "sha256.h"
@@ -187,7 +187,7 @@ static void test_present(void)
     hxi_json_writer_free(&w);
 }
 
-/* A segment image of n chunks with the given unit sections, loaded as index.c does. */
+/* A segment image of n chunks with the given unit sections, loaded as view_load.c does. */
 static int load_sections(uint32_t n, const uint32_t *off, const char *data, size_t len)
 {
     hxf_writer w;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cuts seed inputs for fuzz/fuzz_index.c out of real index files.
 
-Reads an index file (store layout in src/store/store.h, root layout in src/index/index_internal.h), takes
+Reads an index file (store layout in src/store/store.h, root layout in src/index/ix.h), takes
 the newest commit's root, and writes the harness's input: dim, next_doc, next_chunk, the docs
 blob length, the tombstone blob length, then the docs blob, the tombstone blob and each segment
 (one seed per segment, the first seed also without any segment).

@@ -99,22 +99,26 @@ int hxi_platform_datasync(int fd)
 #endif
 }
 
+/* A stat time field: Darwin names it st_Xtimespec, POSIX.1-2008 st_Xtim. */
+#ifdef __APPLE__
+#define STAT_TIME(st, x) ((st)->st_##x##timespec)
+#else
+#define STAT_TIME(st, x) ((st)->st_##x##tim)
+#endif
+
+static int64_t timespec_ns(struct timespec t)
+{
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 int64_t hxi_platform_mtime_ns(const struct stat *st)
 {
-#ifdef __APPLE__
-    return (int64_t)st->st_mtimespec.tv_sec * 1000000000 + st->st_mtimespec.tv_nsec;
-#else
-    return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-#endif
+    return timespec_ns(STAT_TIME(st, m));
 }
 
 int64_t hxi_platform_ctime_ns(const struct stat *st)
 {
-#ifdef __APPLE__
-    return (int64_t)st->st_ctimespec.tv_sec * 1000000000 + st->st_ctimespec.tv_nsec;
-#else
-    return (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
-#endif
+    return timespec_ns(STAT_TIME(st, c));
 }
 
 unsigned hxi_platform_arm_features(void)

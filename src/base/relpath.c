@@ -36,3 +36,10 @@ int hx_relpath_clean(const char *in, char *out, size_t cap, hx_error *err)
     out[o] = 0;
     return 0;
 }
+
+size_t hxi_path_stem(const char *path, const char **base)
+{
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path, *dot = strrchr(name, '.');
+    *base = name;
+    return dot && dot > name ? (size_t)(dot - name) : strlen(name);
+}

@@ -11,4 +11,9 @@
 /* The rule itself, hx_relpath_clean and HX_RELPATH_MAX, is public (hyrax.h "Document names"). */
 #define HX_RELPATH_NAME_MAX 255  /* bytes of one component (NAME_MAX) */
 
+/* path's file name (after its last '/') without its extension (from its last '.', unless that
+ * starts the name: ".profile" is all stem): returns the stem's length, and where the name starts
+ * in *base (borrowed from path). */
+size_t hxi_path_stem(const char *path, const char **base);
+
 #endif

@@ -4,6 +4,7 @@
  * Must not know any format's syntax: each extractor, describer and check lives in its row's file. */
 #include "doctype.h"
 #include "alloc.h"
+#include "relpath.h"
 #include "unicode.h"
 #include "yaml.h"
 
@@ -259,25 +260,24 @@ static char *clean_copy(const char *s, size_t n, size_t max)
     return out;
 }
 
-bool hxi_x_names_file(const hxi_extract *x, const char *t)
+/* Whether title t (as clean_copy makes it) only repeats the file's name, with or without its extension. */
+static bool names_file(const hxi_extract *x, const char *t)
 {
-    const char *base = x->name ? strrchr(x->name, '/') : NULL;
-    base = base ? base + 1 : x->name;
-    if (!base)
+    if (!x->name)
         return false;
-    const char *dot = strrchr(base, '.');
-    size_t tl = strlen(t), stem = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    const char *base;
+    size_t tl = strlen(t), stem = hxi_path_stem(x->name, &base);
     return !strcasecmp(t, base) || (tl == stem && !strncasecmp(t, base, stem));
 }
 
-int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err)
+static int set_title(hxi_extract *x, const char *s, size_t n, bool unless_file, hx_error *err)
 {
     if (x->title && !x->title_from_heading)
         return 0;
     char *t = clean_copy(s, n, HX_LABEL_MAX);
     if (!t)
         return oom(err);
-    if (!*t) {
+    if (!*t || (unless_file && names_file(x, t))) {
         free(t);
         return 0;
     }
@@ -285,6 +285,16 @@ int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err)
     x->title = t;
     x->title_from_heading = false;
     return 0;
+}
+
+int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err)
+{
+    return set_title(x, s, n, false, err);
+}
+
+int hxi_x_title_unless_file(hxi_extract *x, const char *s, size_t n, hx_error *err)
+{
+    return set_title(x, s, n, true, err);
 }
 
 /* Opens a section under a heading of `level` whose words are s[0..n); write: its words are also

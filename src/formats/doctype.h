@@ -147,10 +147,10 @@ int hxi_x_heading(hxi_extract *x, int level, const char *s, size_t n, hx_error *
 int hxi_x_section(hxi_extract *x, int level, const char *s, size_t n, hx_error *err);
 /* The document's title (white space collapsed, cut at HX_LABEL_MAX bytes); the first call wins. */
 int hxi_x_title(hxi_extract *x, const char *s, size_t n, hx_error *err);
-/* Whether title t (white space collapsed) only repeats the file's name (x->name), with or without
- * its extension: "README" for README.html, what pandoc writes as an HTML page's <title> when it
- * knows none. A format whose title field converters fill so calls it no title. */
-bool hxi_x_names_file(const hxi_extract *x, const char *t);
+/* hxi_x_title, except that a title that only repeats the file's name (x->name), with or without
+ * its extension, is no title: "README" for README.html, what pandoc writes as an HTML page's
+ * <title> when it knows none. For a format whose title field converters fill so. */
+int hxi_x_title_unless_file(hxi_extract *x, const char *s, size_t n, hx_error *err);
 /* Text written from now on came from lines (or pages) first..last of the source. */
 void hxi_x_source(hxi_extract *x, uint32_t first, uint32_t last);
 /* One metadata pair (value white space collapsed, cut at a code point; empty values are skipped). */

@@ -382,17 +382,7 @@ static void block(html *h, hxi_block_kind kind)
  * for README.html): then the first h1 is the title. */
 static int title_of(html *h)
 {
-    char t[HX_LABEL_MAX + 1];
-    size_t o = 0;
-    for (size_t i = 0; h->capbuf.s && i < h->capbuf.n && o < HX_LABEL_MAX; i++) {
-        bool sp = strchr(" \t\r\n\f", h->capbuf.s[i]) != NULL;
-        if (!sp || (o && t[o - 1] != ' '))
-            t[o++] = sp ? ' ' : h->capbuf.s[i];
-    }
-    while (o && t[o - 1] == ' ')
-        o--;
-    t[o] = 0;
-    return hxi_x_names_file(h->x, t) ? 0 : hxi_x_title(h->x, h->capbuf.s ? h->capbuf.s : "", h->capbuf.n, h->err);
+    return hxi_x_title_unless_file(h->x, h->capbuf.s ? h->capbuf.s : "", h->capbuf.n, h->err);
 }
 
 static void end_capture(html *h)

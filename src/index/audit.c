@@ -4,7 +4,7 @@
 #include "audit.h"
 #include "alloc.h"
 #include "glob.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "wire.h"
 
 #include <stdlib.h>

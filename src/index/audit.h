@@ -2,7 +2,7 @@
  * and its bound; the gate (gate.h) decides, the writer (index_write.c) records each reject with
  * the commit that rejected it, and compaction carries the blob over.
  *
- * Audit blob, referenced by the root record (layout 4 on, index_internal.h); entries oldest first:
+ * Audit blob, referenced by the root record (layout 4 on, ix.h); entries oldest first:
  *   FIELD            ENCODING     DESCRIPTION
  *   magic            8 bytes      "HXAUDIT1"
  *   count            u32          entries (<= HX_AUDIT_MAX), then per entry:

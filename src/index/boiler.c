@@ -3,7 +3,7 @@
  * from the template, a licence header), recognised from the chunk bodies' line prints, made when a
  * segment is written (index_write.c) and counted when a view is loaded, so both searches can rank
  * a chunk down by the share of its text that is boilerplate (search.c). Reads the view's segments;
- * writes only v->repeated. Layout of the sections: index_internal.h "lines_at", "line_prints".
+ * writes only v->repeated. Layout of the sections: ix.h "lines_at", "line_prints".
  *
  * A line's print is a 64-bit FNV-1a hash of its letters alone, ASCII ones lowercased (digits,
  * punctuation, markup, a Markdown link's destination and spacing left out, so renumbered, re-marked
@@ -29,7 +29,7 @@
 #include "alloc.h"
 #include "bytes.h"
 #include "chunker.h"
-#include "index_internal.h"
+#include "ix.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* chunk_meta.c: chunks' unit pairs (doctype.h "units"; the segment sections unit_off and unit_meta,
- * index_internal.h): writing them with a segment, reading and checking them at load, looking a
+ * ix.h): writing them with a segment, reading and checking them at load, looking a
  * chunk's up, and the index-wide answers made of them (the unit keys a filter can name, whether a
  * document matches by its chunks' pairs, where a declaration's definition is). How a filter matches
  * pairs is filter.c's. */
@@ -8,7 +8,8 @@
 #include "code.h"
 #include "doctype.h"
 #include "filter.h"
-#include "index_internal.h"
+#include "ix.h"
+#include "relpath.h"
 #include "yaml.h"
 
 #include <stdlib.h>
@@ -170,14 +171,6 @@ bool hx_index_doc_matches(hx_index *ix, const hx_doc_info *d, const hx_filter *f
 
 /* === Definitions of declarations === */
 
-/* The length of path's file name without its extension, and where it starts. */
-static size_t stem(const char *path, const char **at)
-{
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path, *dot = strrchr(base, '.');
-    *at = base;
-    return dot && dot > base ? (size_t)(dot - base) : strlen(base);
-}
-
 bool ix_chunk_declares(const ix_view *v, uint32_t c)
 {
     size_t nm;
@@ -186,39 +179,108 @@ bool ix_chunk_declares(const ix_view *v, uint32_t c)
     return kind && !strcmp(kind, hxi_def_kind_name(HXI_DEF_DECLARATION)) && hxi_kv_get(m, nm, "symbol");
 }
 
+/* A definition's slot in the view's table of symbols: FNV-1a of the symbol, probed linearly. */
+static uint64_t symbol_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3u;
+    return h;
+}
+
+/* The first of the view's definitions of symbol (its group runs while the symbol stays), or NULL. */
+static const ix_def *symbol_group(const ix_view *v, const char *symbol)
+{
+    for (size_t i = symbol_hash(symbol) & (v->def_cap - 1); v->def_cap && v->def_slot[i];
+         i = (i + 1) & (v->def_cap - 1))
+        if (!strcmp(v->defs[v->def_slot[i] - 1].symbol, symbol))
+            return &v->defs[v->def_slot[i] - 1];
+    return NULL;
+}
+
+static int compare_def(const void *a, const void *b)
+{
+    const ix_def *x = a, *y = b;
+    int c = strcmp(x->symbol, y->symbol);
+    return c ? c : x->doc != y->doc ? (x->doc < y->doc ? -1 : 1) : (x->chunk > y->chunk) - (x->chunk < y->chunk);
+}
+
+int ix_view_definitions(ix_view *v, hx_error *err)
+{
+    size_t n = 0, groups = 0;
+    for (int pass = 0; pass < 2; pass++) {   /* count, then fill */
+        n = 0;
+        for (size_t i = 0; i < v->n_docs; i++) {
+            const hx_doc_info *d = &v->docs[i].info;
+            if (!hxi_code_lang_declares(hxi_kv_get(d->meta, d->n_meta, "lang")))
+                continue;
+            for (uint32_t c = d->first_chunk; c < d->first_chunk + d->n_chunks; c++) {
+                size_t nm;
+                const hx_kv *cm = ix_chunk_meta(ix_segment_of(v, c), c, &nm);
+                const char *ck = hxi_kv_get(cm, nm, "kind"), *cs = hxi_kv_get(cm, nm, "symbol");
+                bool callable = ck && (!strcmp(ck, hxi_def_kind_name(HXI_DEF_FUNCTION)) ||
+                                       !strcmp(ck, hxi_def_kind_name(HXI_DEF_METHOD)));   /* not `struct stat` */
+                if (callable && cs && pass)
+                    v->defs[n] = (ix_def){cs, (uint32_t)i, c};
+                n += callable && cs;
+            }
+        }
+        if (!n)
+            return 0;
+        if (!pass && !(v->defs = hx_malloc(sizeof *v->defs * n)))
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    }
+    qsort(v->defs, n, sizeof *v->defs, compare_def);
+    v->n_defs = n;
+    for (size_t i = 0; i < n; i++)
+        groups += !i || strcmp(v->defs[i].symbol, v->defs[i - 1].symbol);
+    for (v->def_cap = 16; v->def_cap < 2 * groups; v->def_cap *= 2)
+        ;
+    if (!(v->def_slot = hx_calloc(v->def_cap, sizeof *v->def_slot)))
+        return hx_error_set(err, HX_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (i && !strcmp(v->defs[i].symbol, v->defs[i - 1].symbol))
+            continue;
+        size_t at = symbol_hash(v->defs[i].symbol) & (v->def_cap - 1);
+        while (v->def_slot[at])
+            at = (at + 1) & (v->def_cap - 1);
+        v->def_slot[at] = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
 uint32_t ix_definition_of(const ix_view *v, uint32_t decl, bool (*allowed)(uint32_t id, void *ctx), void *ctx)
 {
     size_t nm;
     const hx_kv *m = ix_chunk_meta(ix_segment_of(v, decl), decl, &nm);
     const char *symbol = hxi_kv_get(m, nm, "symbol");
     const ix_doc *home = ix_doc_by_id(v, ix_chunk_field(ix_segment_of(v, decl), decl, IX_F_DOC));
-    if (!ix_chunk_declares(v, decl) || !home)
+    const ix_def *e = ix_chunk_declares(v, decl) && home ? symbol_group(v, symbol) : NULL;
+    if (!e)
         return UINT32_MAX;
     const char *home_base, *base;
-    size_t home_stem = stem(home->info.path, &home_base);
+    size_t home_stem = hxi_path_stem(home->info.path, &home_base);
     uint32_t best = UINT32_MAX;
     int best_rank = -1, n_best = 0;   /* 2: the declaration's document, 1: a file of its stem, 0: another */
-    for (size_t i = 0; i < v->n_docs; i++) {
-        const ix_doc *d = &v->docs[i];
-        if (d->hidden || !hxi_code_lang_declares(hxi_kv_get(d->info.meta, d->info.n_meta, "lang")))
+    for (const ix_def *end = v->defs + v->n_defs; e < end && !strcmp(e->symbol, symbol);) {
+        const ix_def *doc = e;   /* this document's definitions of symbol, in chunk order */
+        while (e < end && e->doc == doc->doc && !strcmp(e->symbol, symbol))
+            e++;
+        const ix_doc *d = &v->docs[doc->doc];
+        if (d->hidden)
             continue;
-        size_t st = stem(d->info.path, &base);
+        size_t st = hxi_path_stem(d->info.path, &base);
         int rank = d == home ? 2 : st == home_stem && !memcmp(base, home_base, st) ? 1 : 0;
         if (rank < best_rank)
             continue;
-        for (uint32_t c = d->info.first_chunk; c < d->info.first_chunk + d->info.n_chunks; c++) {
-            const hx_kv *cm = ix_chunk_meta(ix_segment_of(v, c), c, &nm);
-            const char *ck = hxi_kv_get(cm, nm, "kind"), *cs = hxi_kv_get(cm, nm, "symbol");
-            bool callable = ck && (!strcmp(ck, hxi_def_kind_name(HXI_DEF_FUNCTION)) ||
-                                   !strcmp(ck, hxi_def_kind_name(HXI_DEF_METHOD)));   /* not `struct stat` */
-            if (!callable || !cs || strcmp(cs, symbol) || !allowed(c, ctx))
-                continue;
-            n_best = rank > best_rank ? 1 : n_best + 1;
-            if (rank > best_rank)
-                best = c;
-            best_rank = rank;
-            break;   /* a document's first such chunk */
-        }
+        while (doc < e && !allowed(doc->chunk, ctx))
+            doc++;
+        if (doc == e)
+            continue;
+        n_best = rank > best_rank ? 1 : n_best + 1;
+        if (rank > best_rank)
+            best = doc->chunk;   /* a document's first such chunk */
+        best_rank = rank;
     }
     return best_rank > 0 || n_best == 1 ? best : UINT32_MAX;
 }

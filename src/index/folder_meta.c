@@ -1,10 +1,10 @@
-/* folder_meta.c: metadata a document inherits from its folder (index_internal.h "Folder
+/* folder_meta.c: metadata a document inherits from its folder (ix.h "Folder
  * metadata"). Runs on a loaded view: each document's own pairs (as stored) come first, then the
  * pairs of its folder's file-backed metadata documents (the view's folder_meta list, in order)
  * under keys it does not have yet. Inheritance happens when a view is read, never on disk, so a
  * changed kep.yaml changes its folder's documents at the commit that re-indexes it, with nothing
  * else rewritten. */
-#include "index_internal.h"
+#include "ix.h"
 #include "alloc.h"
 #include "relpath.h"
 

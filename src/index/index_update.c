@@ -9,7 +9,7 @@
 #include "model.h"
 #include "fsafe.h"
 #include "gate.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "index_write.h"
 #include "ingest.h"
 #include "platform.h"

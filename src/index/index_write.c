@@ -3,7 +3,7 @@
  * new chunks land as a new segment, replaced and removed chunks are tombstoned, and a single store
  * commit makes it all visible (a long update is a series of such transactions, one per part of
  * about HX_COMMIT_CHUNKS chunks).
- * Formats are in index_internal.h; reading lives in index.c. */
+ * Formats are in ix.h; reading lives in view_load.c and view.c. */
 #include "bytes.h"
 #include "alloc.h"
 #include "audit.h"
@@ -12,7 +12,7 @@
 #include "model.h"
 #include "fsafe.h"
 #include "gate.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "index_write.h"
 #include "ingest.h"
 #include "platform.h"
@@ -50,7 +50,7 @@ static int build_threads(void)
     return n > 16 ? 16 : n;
 }
 
-/* The line prints of chunks c[0..n) (index_internal.h "lines_at", "line_prints"): lines_at (n + 1
+/* The line prints of chunks c[0..n) (ix.h "lines_at", "line_prints"): lines_at (n + 1
  * rows of 2, the caller's) and *prints (*n_lines rows of 3; caller frees), little-endian. */
 static int line_prints(const seg_chunk *c, size_t n, uint32_t *lines_at, uint32_t **prints, size_t *n_lines,
                        hx_error *err)
@@ -168,7 +168,7 @@ static int build_segment(uint32_t base, const seg_chunk *c, size_t n, const floa
         }
         if ((rc = hxi_hnsw_serialize(hn, graph, graph_len, &graph_len, err)))
             goto done;
-        /* read the graph back as index.c will: a graph that cannot be opened is never committed */
+        /* read the graph back as view_load.c will: a graph that cannot be opened is never committed */
         hxi_hnsw_view *check = NULL;
         if ((rc = hxi_hnsw_view_open(&check, graph, graph_len, vectors, n * dim, hxi_kernels_get()->dot, err)))
             goto done;

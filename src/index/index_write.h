@@ -7,7 +7,7 @@
 #include "audit.h"
 #include "chunker.h"
 #include "gate.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "ingest.h"
 
 typedef struct pending_doc {

@@ -5,7 +5,7 @@
  * seed 001 section 5.2. */
 #include "alloc.h"
 #include "filter.h"
-#include "index_internal.h"
+#include "ix.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 /* reuse.c: never embedding the same text twice. Each chunk's embedding key is a hash of what the
  * encoder is given (the chunk's whole text, contextual header included) and of who embeds it (the
- * model's name, weights hash, precision and numeric recipe: hxi_model_recipe); segments keep the keys of their vectors (the
- * embed_keys section, index_internal.h). Before a write embeds its new chunks, the chunks whose
- * key the index already holds (a moved, renamed or copied document; the unchanged units of a
+ * model's name, weights hash, precision and int8 recipe: hxi_model_recipe); segments keep the keys
+ * of their vectors (the embed_keys section, ix.h). Before a write embeds its new chunks, the chunks
+ * whose key the index already holds (a moved, renamed or copied document; the unchanged units of a
  * changed one) take the stored vector instead, and a text the write holds twice is embedded once.
- * No key is shared across models, precisions or int8 recipes, so nothing is reused across them; a writer with a
- * reader identity reuses only what that identity may read. */
+ * No key is shared across models, precisions or int8 recipes, so nothing is reused across them; a
+ * writer with a reader identity reuses only what that identity may read. */
 #include "alloc.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "model.h"
 #include "sha256.h"
 

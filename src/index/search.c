@@ -1,16 +1,17 @@
 /* search.c: answering queries over one index view: the keyword side (BM25 over every segment
  * with index-wide statistics), the vector side (HNSW per segment, merged), filters applied
- * inside both (with the reader identity's visibility, index.c ix_view_visibility), fusion, relevance (fusion.h hxi_relevance) and its floor, recency (recency.h),
+ * inside both (with the reader identity's visibility, view_load.c ix_view_visibility), fusion, relevance (fusion.h hxi_relevance) and its floor, recency (recency.h),
  * duplicate removal, the deterministic tie-break (score, path, chunk index),
  * grouping by document (hyrax.h hx_group) and result assembly with snippets. Reads the view
- * built by index.c; never writes. */
+ * built by view_load.c; never writes. */
 #include "fusion.h"
 #include "alloc.h"
 #include "chunker.h"
 #include "doctype.h"
 #include "filter.h"
-#include "index_internal.h"
+#include "ix.h"
 #include "recency.h"
+#include "relpath.h"
 #include "title.h"
 
 #include <math.h>
@@ -386,10 +387,8 @@ typedef struct {
  * its title is its folder's, which the folder's README answers for. */
 static float doc_names(hxi_title_query *tq, const ix_view *v, const ix_doc *d)
 {
-    const char *path = d->info.path, *file = strrchr(path, '/'), *dot, *title = d->info.title;
-    file = file ? file + 1 : path;
-    dot = strrchr(file, '.');
-    size_t stem = dot && dot > file ? (size_t)(dot - file) : strlen(file);
+    const char *path = d->info.path, *file, *title = d->info.title;
+    size_t stem = hxi_path_stem(path, &file);
     bool opens = (stem == 6 && !strncasecmp(file, "readme", 6)) || (stem == 5 && !strncasecmp(file, "index", 5));
     for (size_t i = 0; !opens && i < v->n_folder_meta; i++)
         if (!strcmp(file, v->folder_meta[i]))
@@ -401,7 +400,7 @@ static float doc_names(hxi_title_query *tq, const ix_view *v, const ix_doc *d)
     const char *meta_title = hxi_kv_get(d->info.meta, d->info.n_meta, "title");
     if (meta_title && (f = hxi_title_match(tq, meta_title, strlen(meta_title))) > m)
         m = f;
-    f = hxi_title_match(tq, file, dot && dot > file ? (size_t)(dot - file) : strlen(file));
+    f = hxi_title_match(tq, file, stem);
     m = f > m ? f : m;
     if (opens && file > path + 1) {
         const char *end = file - 1, *start = end;
@@ -579,7 +578,7 @@ static void sort_by_rank(const ix_view *v, hxi_fused *f, size_t n)
  * scores, and the definition's own lower place is given up; a declaration whose definition ranks
  * above it already leaves the list. The prototype is not listed beside its definition (a filter
  * that excludes the definition, such as kind=declaration, lists it). At most DECLARATION_LOOKUPS
- * declarations are looked up per search (each reads the C-family documents' unit pairs). The one
+ * declarations are looked up per search (each in the view's table of definitions). The one
  * place of that rule; f[0..*n) sorted. */
 #define DECLARATION_LOOKUPS 16
 static void defer_declarations(const ix_view *v, chunk_filter *cf, hxi_fused *f, size_t *n)

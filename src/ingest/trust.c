@@ -1,7 +1,7 @@
 /* trust.c: a document's trust attributes from its own metadata (trust.h), and the visibility
  * rule (hyrax.h hx_doc_visible). Owns the meaning of the metadata keys tenant, visibility and
  * owner; knows nothing of storage (index_write.c calls it for every new or changed document,
- * index.c applies the rule to a handle's view) or of the gate's policy. */
+ * view_load.c applies the rule to a handle's view) or of the gate's policy. */
 #include "trust.h"
 
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* trust.h: a document's trust attributes (hyrax.h hx_doc_trust) from its own metadata, the one
  * place the keys `tenant`, `visibility` and `owner` are read and checked (`hyrax help
  * tenants`); trust.c also holds the visibility rule, hyrax.h hx_doc_visible. The validation gate (policy, signatures) overlays its decisions on this result;
- * `signer` is never taken from a document. Storage is index_internal.h's document table. */
+ * `signer` is never taken from a document. Storage is ix.h's document table. */
 #ifndef HX_TRUST_H
 #define HX_TRUST_H
 

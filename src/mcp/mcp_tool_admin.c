@@ -299,8 +299,7 @@ int mcp_tool_index_health(mcp_session *s, const hxi_json_val *args, hxi_json_wri
         hxi_json_write_null(w);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    hxi_json_write_key(w, "uptime_s");
-    hxi_json_write_double(w, (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - s->server->started_ns) / 1e9);
+    hxi_json_kv_double(w, "uptime_s", (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - s->server->started_ns) / 1e9);
     hxi_json_kv_bool(w, "read_only", s->cfg->read_only);
     hxi_json_kv_cstr(w, "protocol_version", s->protocol);
     hxi_json_write_obj_end(w);

@@ -556,10 +556,9 @@ int mcp_tool_delete_document(mcp_session *s, const hxi_json_val *args, hxi_json_
     hxi_json_kv_cstr(w, "source", hxi_present_kind(out.kind));
     hxi_json_kv_uint(w, "deleted_chunks", out.report.chunks_removed);
     hxi_json_kv_bool(w, "remembered", out.kind == HX_DOC_FILE);
-    hxi_json_write_key(w, "note");
-    hxi_json_write_cstr(w, out.kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
-                                                    "add_document {path} indexes it again"
-                                                  : "the stored text is gone from the index");
+    hxi_json_kv_cstr(w, "note", out.kind == HX_DOC_FILE ? "the file itself is untouched; reindex leaves it out until "
+                                                          "add_document {path} indexes it again"
+                                                        : "the stored text is gone from the index");
     mcp_write_committed(w, &out);
     hxi_json_write_obj_end(w);
     hx_session_write_clear(&out);

@@ -108,10 +108,10 @@ int hxi_analyzer_is_stop(const char *w, size_t n)
         "for",  "if",   "in",   "into",  "is",   "it",    "no",    "not",  "of",
         "on",   "or",   "such", "that",  "the",  "their", "then",  "there", "these",
         "they", "this", "to",   "was",   "will", "with"};
-    if (n > 5)
+    if (n == 0 || n > 5)
         return 0;
     for (size_t i = 0; i < sizeof stop / sizeof stop[0]; i++)
-        if (strlen(stop[i]) == n && memcmp(stop[i], w, n) == 0)
+        if (stop[i][0] == w[0] && strlen(stop[i]) == n && memcmp(stop[i], w, n) == 0)
             return 1;
     return 0;
 }
@@ -165,7 +165,8 @@ static int emit_stem(hxi_analysis *a)
     char tmp[1 + HX_ANALYZER_MAX_TERM];
     tmp[0] = HX_STEM_MARK;
     size_t n = fn;
-    if (latin)
+    unsigned char first = (unsigned char)folded[0];
+    if (latin && (!a->stem_first || (a->stem_first[first / 8] >> (first % 8) & 1)))
         n = hxi_stem_english(folded, fn, tmp + 1);
     else
         memcpy(tmp + 1, folded, fn);

@@ -107,6 +107,12 @@ typedef struct hxi_analysis {
     uint32_t n_positions;/* number of leaves = BM25 document length */
     void *scratch;       /* owned; per-compound work space */
     size_t scratch_cap;
+    const uint8_t *stem_first; /* borrowed; NULL: every analysed term is stemmed. Else a set of 256
+                            * bits: a leaf whose folding starts with a byte outside it keeps its
+                            * folding unstemmed. A stem starts with its word's first byte (stem.h),
+                            * so a caller that only compares analysed terms with terms that start
+                            * (after the mark) with a byte of the set finds the same matches,
+                            * without the stemmer's cost for the other words */
 } hxi_analysis;
 
 /* Analyzes text[0..len) into a (previous content replaced). Inputs of 4 GiB or more are refused

@@ -41,7 +41,7 @@
  *   OFFSET SIZE DESCRIPTION
  *        0    8 magic "HXBM25\0\0"
  *        8    4 version, currently 2 (1 had no header field; refused, with its number, like any
- *                other: an index holding one is rebuilt, see index_internal.h)
+ *                other: an index holding one is rebuilt, see ix.h)
  *       12    4 block size B of the skip table (128)
  *       16    4 n_docs
  *       20    4 n_terms

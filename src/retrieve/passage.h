@@ -1,6 +1,6 @@
 /* passage.h: search results -> passages, what get_context cites: the chunks of one document (of one
  * tier: hx_result.tier, the same static name) whose byte ranges touch or overlap, merged into one range of that document's text. Knows nothing of
- * token budgets or JSON (mcp_tools.c does both). Relies on what index.c checks at load: a
+ * token budgets or JSON (mcp_tools.c does both). Relies on what the index checks at load (view_load.c): a
  * result's body (text, text_len) is exactly its document's bytes [byte_start, byte_end). */
 #ifndef HX_PASSAGE_H
 #define HX_PASSAGE_H

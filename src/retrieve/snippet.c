@@ -267,12 +267,17 @@ int hxi_snippet_make(const char *text, size_t len, const hxi_bm25_query *q, size
     uint32_t *count = NULL;
     hlterm *hls = NULL;
     size_t n_hl = 0;
+    uint8_t first[32] = {0};
     an.config = hxi_bm25_query_analyzer(q);  /* stemmed terms in the text meet the query's */
+    if (load_highlights(q, &hls, &n_hl))
+        goto nomem;
+    for (size_t i = 0; i < n_hl; i++)   /* a word no stemmed highlight starts like needs no stem */
+        if (hls[i].len > 1 && hls[i].text[0] == HX_STEM_MARK)
+            first[(unsigned char)hls[i].text[1] / 8] |= (uint8_t)(1u << ((unsigned char)hls[i].text[1] % 8));
+    an.stem_first = first;
     int rc = hxi_analyzer_run(&an, text, len, err);
     if (rc)
         goto fail;
-    if (load_highlights(q, &hls, &n_hl))
-        goto nomem;
     m = hx_malloc((an.n_terms ? an.n_terms : 1) * sizeof *m);
     count = hx_calloc(n_hl ? n_hl : 1, sizeof *count);
     if (!m || !count)

@@ -13,11 +13,14 @@ typedef struct word {
     size_t n, p1, p2;
 } word;
 
-/* One entry of a suffix table: the suffix and what to do when it is the longest match. */
+/* One entry of a suffix table: the suffix, its length, and what to do when it is the longest match.
+ * Tables are written with A(), which counts the length once, at compile time. */
 typedef struct among {
     const char *s;
+    size_t len;
     int code;
 } among;
+#define A(s, code) {s, sizeof s - 1, code}
 
 /* Vowels are a e i o u y; 'Y' (a y that is a consonant, set by the prelude) is not. */
 static int is_v(uint32_t c)
@@ -31,16 +34,21 @@ static int is_v_wxy(uint32_t c)
     return is_v(c) || c == 'w' || c == 'x' || c == 'Y';
 }
 
-/* Does w[0..end) end with the ASCII string s? */
-static int ends_at(const word *w, size_t end, const char *s)
+/* Does w[0..end) end with the ASCII string s[0..k)? Compared from its last letter, which most
+ * entries of a table already fail on. */
+static int ends_with(const word *w, size_t end, const char *s, size_t k)
 {
-    size_t k = strlen(s);
     if (k > end)
         return 0;
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = k; i-- > 0;)
         if (w->c[end - k + i] != (uint32_t)(unsigned char)s[i])
             return 0;
     return 1;
+}
+
+static int ends_at(const word *w, size_t end, const char *s)
+{
+    return ends_with(w, end, s, strlen(s));
 }
 
 /* The longest entry of t (count m) that w[0..end) ends with: its index, or -1. */
@@ -49,10 +57,9 @@ static int find_among_b(const word *w, size_t end, const among *t, size_t m)
     int best = -1;
     size_t best_len = 0;
     for (size_t i = 0; i < m; i++) {
-        size_t k = strlen(t[i].s);
-        if ((best < 0 || k > best_len) && ends_at(w, end, t[i].s)) {
+        if ((best < 0 || t[i].len > best_len) && ends_with(w, end, t[i].s, t[i].len)) {
             best = (int)i;
-            best_len = k;
+            best_len = t[i].len;
         }
     }
     return best;
@@ -133,6 +140,8 @@ static void mark_regions(word *w)
     w->p1 = w->p2 = w->n;
     size_t p1 = 0;
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        if (!w->n || w->c[0] != (uint32_t)(unsigned char)prefixes[i][0])
+            continue;
         size_t k = strlen(prefixes[i]);
         size_t j = 0;
         while (j < k && j < w->n && w->c[j] == (uint32_t)(unsigned char)prefixes[i][j])
@@ -153,15 +162,15 @@ static void mark_regions(word *w)
 
 static void step_1a(word *w)
 {
-    static const among apos[] = {{"'", 1}, {"'s'", 1}, {"'s", 1}};
+    static const among apos[] = {A("'", 1), A("'s'", 1), A("'s", 1)};
     int a = find_among_b(w, w->n, apos, 3);
     if (a >= 0)
-        w->n -= strlen(apos[a].s);
-    static const among t[] = {{"ied", 2}, {"s", 3}, {"ies", 2}, {"sses", 1}, {"ss", 0}, {"us", 0}};
+        w->n -= apos[a].len;
+    static const among t[] = {A("ied", 2), A("s", 3), A("ies", 2), A("sses", 1), A("ss", 0), A("us", 0)};
     int i = find_among_b(w, w->n, t, sizeof t / sizeof t[0]);
     if (i < 0)
         return;
-    size_t s = w->n - strlen(t[i].s);
+    size_t s = w->n - t[i].len;
     switch (t[i].code) {
     case 1:
         replace_tail(w, s, "ss");
@@ -180,8 +189,8 @@ static void step_1a(word *w)
 /* Step 1b's ending for the general case: after -ed, -edly, -ing, -ingly are deleted. */
 static void step_1b_tidy(word *w)
 {
-    static const among t[] = {{"bb", 2}, {"dd", 2}, {"ff", 2}, {"gg", 2}, {"bl", 1}, {"mm", 2},
-                              {"nn", 2}, {"pp", 2}, {"rr", 2}, {"at", 1}, {"tt", 2}, {"iz", 1}};
+    static const among t[] = {A("bb", 2), A("dd", 2), A("ff", 2), A("gg", 2), A("bl", 1), A("mm", 2),
+                              A("nn", 2), A("pp", 2), A("rr", 2), A("at", 1), A("tt", 2), A("iz", 1)};
     int i = find_among_b(w, w->n, t, sizeof t / sizeof t[0]);
     int code = i < 0 ? 3 : t[i].code;
     if (code == 1) {
@@ -197,30 +206,30 @@ static void step_1b_tidy(word *w)
 
 static void step_1b(word *w)
 {
-    static const among t[] = {{"ed", 2}, {"eed", 1}, {"ing", 3}, {"edly", 2}, {"eedly", 1},
-                              {"ingly", 2}};
+    static const among t[] = {A("ed", 2), A("eed", 1), A("ing", 3), A("edly", 2), A("eedly", 1),
+                              A("ingly", 2)};
     int i = find_among_b(w, w->n, t, sizeof t / sizeof t[0]);
     if (i < 0)
         return;
-    size_t s = w->n - strlen(t[i].s);
+    size_t s = w->n - t[i].len;
     if (t[i].code == 1) {
-        static const among pre[] = {{"succ", 1}, {"proc", 1}, {"exc", 1}};
+        static const among pre[] = {A("succ", 1), A("proc", 1), A("exc", 1)};
         if (s >= w->p1) {
             int p = find_among_b(w, s, pre, 3);
-            if (!(p >= 0 && strlen(pre[p].s) == s))
+            if (!(p >= 0 && pre[p].len == s))
                 replace_tail(w, s, "ee");
         }
         return;
     }
     if (t[i].code == 3) {
-        static const among pre[] = {{"even", 2}, {"cann", 2}, {"inn", 2}, {"earr", 2},
-                                    {"herr", 2}, {"out", 2},  {"y", 1}};
+        static const among pre[] = {A("even", 2), A("cann", 2), A("inn", 2), A("earr", 2),
+                                    A("herr", 2), A("out", 2),  A("y", 1)};
         int p = find_among_b(w, s, pre, sizeof pre / sizeof pre[0]);
         if (p >= 0 && pre[p].code == 1 && s == 2 && !is_v(w->c[0])) {
             replace_tail(w, s - 1, "ie");  /* dying -> die */
             return;
         }
-        if (p >= 0 && pre[p].code == 2 && strlen(pre[p].s) == s)
+        if (p >= 0 && pre[p].code == 2 && pre[p].len == s)
             return;  /* inning, outing, ... stay */
     }
     if (!has_vowel(w, 0, s))
@@ -239,17 +248,17 @@ static void step_1c(word *w)
 static void step_2(word *w)
 {
     static const among t[] = {
-        {"anci", 3},     {"enci", 2},   {"ogi", 14},     {"li", 16},      {"bli", 12},
-        {"abli", 4},     {"alli", 8},   {"fulli", 9},    {"lessli", 15},  {"ousli", 10},
-        {"entli", 5},    {"aliti", 8},  {"biliti", 12},  {"iviti", 11},   {"tional", 1},
-        {"ational", 7},  {"alism", 8},  {"ation", 7},    {"ization", 6},  {"izer", 6},
-        {"ator", 7},     {"iveness", 11}, {"fulness", 9}, {"ousness", 10}, {"ogist", 13}};
+        A("anci", 3),     A("enci", 2),   A("ogi", 14),     A("li", 16),      A("bli", 12),
+        A("abli", 4),     A("alli", 8),   A("fulli", 9),    A("lessli", 15),  A("ousli", 10),
+        A("entli", 5),    A("aliti", 8),  A("biliti", 12),  A("iviti", 11),   A("tional", 1),
+        A("ational", 7),  A("alism", 8),  A("ation", 7),    A("ization", 6),  A("izer", 6),
+        A("ator", 7),     A("iveness", 11), A("fulness", 9), A("ousness", 10), A("ogist", 13)};
     static const char *const to[] = {NULL,  "tion", "ence", "ance", "able", "ent", "ize", "ate",
                                      "al",  "ful",  "ous",  "ive",  "ble",  "og",  "og",  "less"};
     int i = find_among_b(w, w->n, t, sizeof t / sizeof t[0]);
     if (i < 0)
         return;
-    size_t s = w->n - strlen(t[i].s);
+    size_t s = w->n - t[i].len;
     if (s < w->p1)
         return;
     int code = t[i].code;
@@ -266,13 +275,13 @@ static void step_2(word *w)
 
 static void step_3(word *w)
 {
-    static const among t[] = {{"icate", 4}, {"ative", 6}, {"alize", 3},   {"iciti", 4}, {"ical", 4},
-                              {"tional", 1}, {"ational", 2}, {"ful", 5}, {"ness", 5}};
+    static const among t[] = {A("icate", 4), A("ative", 6), A("alize", 3),   A("iciti", 4), A("ical", 4),
+                              A("tional", 1), A("ational", 2), A("ful", 5), A("ness", 5)};
     static const char *const to[] = {NULL, "tion", "ate", "al", "ic", "", ""};
     int i = find_among_b(w, w->n, t, sizeof t / sizeof t[0]);
     if (i < 0)
         return;
-    size_t s = w->n - strlen(t[i].s);
+    size_t s = w->n - t[i].len;
     if (s < w->p1 || (t[i].code == 6 && s < w->p2))
         return;
     replace_tail(w, s, to[t[i].code]);
@@ -280,14 +289,14 @@ static void step_3(word *w)
 
 static void step_4(word *w)
 {
-    static const among t[] = {{"ic", 1},  {"ance", 1}, {"ence", 1}, {"able", 1}, {"ible", 1},
-                              {"ate", 1}, {"ive", 1},  {"ize", 1},  {"iti", 1},  {"al", 1},
-                              {"ism", 1}, {"ion", 2},  {"er", 1},   {"ous", 1},  {"ant", 1},
-                              {"ent", 1}, {"ment", 1}, {"ement", 1}};
+    static const among t[] = {A("ic", 1),  A("ance", 1), A("ence", 1), A("able", 1), A("ible", 1),
+                              A("ate", 1), A("ive", 1),  A("ize", 1),  A("iti", 1),  A("al", 1),
+                              A("ism", 1), A("ion", 2),  A("er", 1),   A("ous", 1),  A("ant", 1),
+                              A("ent", 1), A("ment", 1), A("ement", 1)};
     int i = find_among_b(w, w->n, t, sizeof t / sizeof t[0]);
     if (i < 0)
         return;
-    size_t s = w->n - strlen(t[i].s);
+    size_t s = w->n - t[i].len;
     if (s < w->p2)
         return;
     if (t[i].code == 2 && !(s >= 1 && (w->c[s - 1] == 's' || w->c[s - 1] == 't')))
@@ -320,7 +329,8 @@ static const char *exception1(const word *w)
         {"gently", "gentl"}, {"howe", NULL}, {"idly", "idl"},  {"news", NULL},   {"only", "onli"},
         {"singly", "singl"}, {"skies", "sky"}, {"skis", "ski"}, {"sky", NULL},   {"ugly", "ugli"}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (strlen(t[i].word) == w->n && ends_at(w, w->n, t[i].word))
+        if (w->n >= 3 && w->n <= 6 && w->c[0] == (uint32_t)(unsigned char)t[i].word[0] && strlen(t[i].word) == w->n &&
+            ends_at(w, w->n, t[i].word))
             return t[i].stem ? t[i].stem : t[i].word;
     return NULL;
 }
@@ -333,8 +343,10 @@ size_t hxi_stem_english(const char *in, size_t len, char *out)
     if (len > HX_STEM_MAX)
         goto unchanged;
     while (pos < len) {
-        uint32_t cp;
-        if (!hxi_utf8_next(in, len, &pos, &cp))
+        uint32_t cp = (unsigned char)in[pos];
+        if (cp < 0x80)
+            pos++;
+        else if (!hxi_utf8_next(in, len, &pos, &cp))
             goto unchanged;  /* not UTF-8: the stem would not round-trip */
         w.c[w.n++] = cp;
     }
@@ -360,6 +372,10 @@ size_t hxi_stem_english(const char *in, size_t len, char *out)
         uint32_t c = w.c[i];
         if (y_found && c == 'Y')
             c = 'y';
+        if (c < 0x80) {
+            out[k++] = (char)c;
+            continue;
+        }
         char enc[4];
         int m = hxi_utf8_put(c, enc);
         memcpy(out + k, enc, (size_t)m);

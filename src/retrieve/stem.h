@@ -15,7 +15,10 @@
 #define HX_STEM_MAX 64
 
 /* Stems word[0..len) into out (room for len bytes; the stem is never longer than the word) and
- * returns the stem's length. word and out may be the same buffer. */
+ * returns the stem's length. word and out may be the same buffer. The stem of a word that does not
+ * start with an apostrophe (an analyzer's leaf never does) starts with the word's first byte (only
+ * suffixes change; tests/test_stem.c checks the reference's stems), which analyzer.h's stem_first
+ * relies on. */
 size_t hxi_stem_english(const char *word, size_t len, char *out);
 
 #endif

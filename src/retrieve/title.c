@@ -40,10 +40,13 @@ int hxi_title_query_init(hxi_title_query *tq, const char *query, size_t len, hx_
         if (!counts(&tq->an, i) || find(tq, s, n) >= 0)
             continue;
         memcpy(tq->text + used, s, n);
+        unsigned char c = (unsigned char)s[1];   /* a counted term is a mark and at least one byte */
+        tq->first[c / 8] |= (uint8_t)(1u << (c % 8));
         tq->off[tq->n] = (uint32_t)used;
         tq->len[tq->n++] = n;
         used += n;
     }
+    tq->an.stem_first = tq->first;   /* a name word that starts otherwise is in no query term */
     return rc;
 }
 
@@ -52,10 +55,31 @@ void hxi_title_query_free(hxi_title_query *tq)
     hxi_analyzer_free(&tq->an);
 }
 
+static float match_names(hxi_title_query *tq, const char *name, size_t len);
+
 float hxi_title_match(hxi_title_query *tq, const char *name, size_t len)
 {
+    if (!tq->n || !len)
+        return 0;
+    if (len > HX_TITLE_MEMO_NAME)
+        return match_names(tq, name, len);
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)name[i]) * 16777619u;
+    hxi_title_memo *e = &tq->memo[h % HX_TITLE_MEMO];
+    if (e->len != len || memcmp(e->name, name, len)) {
+        e->match = match_names(tq, name, len);
+        e->len = (uint8_t)len;
+        memcpy(e->name, name, len);
+    }
+    return e->match;
+}
+
+/* The match of name[0..len), computed. */
+static float match_names(hxi_title_query *tq, const char *name, size_t len)
+{
     hx_error err;
-    if (!tq->n || !len || hxi_analyzer_run(&tq->an, name, len, &err))
+    if (hxi_analyzer_run(&tq->an, name, len, &err))
         return 0;
     int at[HX_TITLE_MAX_TERMS];   /* query index of each distinct name term, -1 when absent */
     size_t n = 0, m = 0;

@@ -24,15 +24,29 @@
 #include <stddef.h>
 
 #define HX_TITLE_MAX_TERMS 32   /* query terms that count; the rest are left out */
+#define HX_TITLE_MEMO 64        /* names whose match a query remembers */
+#define HX_TITLE_MEMO_NAME 48   /* longest name remembered, in bytes */
+
+/* A remembered answer of hxi_title_match. */
+typedef struct hxi_title_memo {
+    uint8_t len;                             /* 0: empty */
+    char name[HX_TITLE_MEMO_NAME];
+    float match;
+} hxi_title_memo;
 
 typedef struct hxi_title_query {
     hxi_analysis an;                          /* scratch for names (owned) */
     size_t n;                                /* distinct query terms, in query order */
     uint32_t off[HX_TITLE_MAX_TERMS], len[HX_TITLE_MAX_TERMS];   /* into text */
     char text[HX_TITLE_MAX_TERMS * (HX_ANALYZER_MAX_TERM + 1)];
+    uint8_t first[32];                       /* the bytes query terms start with (past the mark):
+                                                names are analysed with it as stem_first */
+    hxi_title_memo memo[HX_TITLE_MEMO];      /* answers for short names, which repeat (README,
+                                                Summary, Motivation): direct-mapped by hash */
 } hxi_title_query;
 
-/* Analyzes the query; 0, HX_ENOMEM or HX_ERANGE. Free with hxi_title_query_free (also after an error). */
+/* Analyzes the query; 0, HX_ENOMEM or HX_ERANGE. Free with hxi_title_query_free (also after an error).
+ * The query is used where it was initialised, never copied (its analysis points into it). */
 int hxi_title_query_init(hxi_title_query *tq, const char *query, size_t len, hx_error *err);
 void hxi_title_query_free(hxi_title_query *tq);
 

@@ -113,13 +113,8 @@ static void write_property(hxi_json_writer *w, const mcp_arg *table, const mcp_a
         write_bound(w, r, bound_keys[r->type][0], r->min);
     if (r->bounds & MCP_MAX && bound_keys[r->type][1])
         write_bound(w, r, bound_keys[r->type][1], r->max);
-    if (r->choices) {
-        hxi_json_write_key(w, "enum");
-        hxi_json_write_arr_begin(w);
-        for (const char *const *c = r->choices; *c; c++)
-            hxi_json_write_cstr(w, *c);
-        hxi_json_write_arr_end(w);
-    }
+    if (r->choices)
+        hxi_json_kv_strings(w, "enum", r->choices);
     if (r->type == MCP_STRING_LIST) {
         hxi_json_write_key(w, "items");
         hxi_json_write_obj_begin(w);

@@ -48,13 +48,8 @@ static void write_shape(hxi_json_writer *w, const mcp_field *f)
         }
         hxi_json_write_obj_end(w);
     }
-    if (f->required) {
-        hxi_json_write_key(w, "required");
-        hxi_json_write_arr_begin(w);
-        for (const char *const *r = f->required; *r; r++)
-            hxi_json_write_cstr(w, *r);
-        hxi_json_write_arr_end(w);
-    }
+    if (f->required)
+        hxi_json_kv_strings(w, "required", f->required);
     if (f->values) {
         hxi_json_write_key(w, "additionalProperties");
         mcp_output_schema(w, f->values);

@@ -174,8 +174,7 @@ void hxi_present_result_open(hxi_json_writer *w, const hx_result *r, hx_group gr
     hxi_json_kv_uint(w, "chunk_id", r->chunk_id);
     hxi_json_kv_uint(w, "doc_id", r->doc_id);
     hxi_json_kv_cstr(w, "path", r->path);
-    hxi_json_write_key(w, "filename");   /* seed 003's name for the path */
-    hxi_json_write_cstr(w, r->path);
+    hxi_json_kv_cstr(w, "filename", r->path);   /* seed 003's name for the path */
     hxi_json_kv_cstr(w, "title", r->title);
     hxi_json_kv_cstr(w, "heading", r->heading);
     hxi_json_kv_uint(w, "chunk_index", r->chunk_index);
@@ -326,10 +325,8 @@ void hxi_present_stats_members(hxi_json_writer *w, const hx_index_stats *st, con
     hxi_json_kv_uint(w, "generation", st->generation);
     hxi_json_kv_int(w, "committed_ns", st->committed_ns);
     hxi_json_kv_cstr(w, "model", st->model);
-    hxi_json_write_key(w, "model_hash");   /* hx_model_hash of the commit's model, "" when not recorded */
-    hxi_json_write_cstr(w, st->model_hash);
-    hxi_json_write_key(w, "writer");   /* "hyrax VERSION" of the commit shown, "" before 0.2.0 */
-    hxi_json_write_cstr(w, st->writer);
+    hxi_json_kv_cstr(w, "model_hash", st->model_hash);   /* hx_model_hash of the commit's model, "" when not recorded */
+    hxi_json_kv_cstr(w, "writer", st->writer);   /* "hyrax VERSION" of the commit shown, "" before 0.2.0 */
     hxi_json_kv_int(w, "dimension", st->dim);
 }
 

@@ -599,20 +599,13 @@ static int chunks_json(const hxi_registry_doc *d, int dim, char *vec, hxi_json_w
     for (size_t i = 0; i < d->n_chunks; i++) {
         const hxi_registry_chunk *c = &d->chunks[i];
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "ord");
-        hxi_json_write_uint(w, c->ord);
-        hxi_json_write_key(w, "heading");
-        hxi_json_write_cstr(w, c->heading ? c->heading : "");
-        hxi_json_write_key(w, "line_start");
-        hxi_json_write_uint(w, c->line_start);
-        hxi_json_write_key(w, "line_end");
-        hxi_json_write_uint(w, c->line_end);
-        hxi_json_write_key(w, "byte_start");
-        hxi_json_write_uint(w, c->byte_start);
-        hxi_json_write_key(w, "byte_end");
-        hxi_json_write_uint(w, c->byte_end);
-        hxi_json_write_key(w, "text");
-        hxi_json_write_cstr(w, c->text);
+        hxi_json_kv_uint(w, "ord", c->ord);
+        hxi_json_kv_cstr(w, "heading", c->heading ? c->heading : "");
+        hxi_json_kv_uint(w, "line_start", c->line_start);
+        hxi_json_kv_uint(w, "line_end", c->line_end);
+        hxi_json_kv_uint(w, "byte_start", c->byte_start);
+        hxi_json_kv_uint(w, "byte_end", c->byte_end);
+        hxi_json_kv_cstr(w, "text", c->text);
         hxi_json_write_key(w, "embedding");
         const size_t at = vec_text(c->vec, dim, vec);
         if (!at)
@@ -761,8 +754,7 @@ static int filters_json(const hxi_registry_query *q, hxi_json_writer *w, hx_erro
                                 "registry: filter '%s': the registry takes equality (KEY=VALUE, KEY=A,B) filters only",
                                 f->key);
         hxi_json_write_obj_begin(w);
-        hxi_json_write_key(w, "k");
-        hxi_json_write_cstr(w, f->key);
+        hxi_json_kv_cstr(w, "k", f->key);
         hxi_json_write_key(w, "v");
         hxi_json_write_arr_begin(w);
         if (f->value)

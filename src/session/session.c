@@ -213,6 +213,13 @@ int session_user(hx_session *s, const hx_read_context *ctx, char *why, size_t ca
                         terr.message);
 }
 
+int session_enter(void *out, size_t size, bool given, const char *call, const char *needs, hx_error *err)
+{
+    if (out)
+        memset(out, 0, size);
+    return given ? 0 : hx_error_set(err, HX_EINVAL, -1, "%s needs %s", call, needs);
+}
+
 int session_guarded(hx_session *s, int (*fn)(hx_session *s, void *arg, hx_error *err), void *arg, hx_error *err)
 {
     hx_fault_guard g;
@@ -257,10 +264,9 @@ int session_doc(hx_index *ix, int64_t id, const char *path, hx_doc_info *d, hx_e
 
 int hx_session_activity(hx_session *s, hx_activity *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_activity needs a session and an answer");
+    int rc = session_enter(out, sizeof *out, s && out, __func__, "a session and an answer", err);
+    if (rc)
+        return rc;
     return hx_stats_activity(s->stats, s->db, s->has_identity ? &s->identity : NULL, out, err);
 }
 

@@ -409,10 +409,9 @@ static int context_run(hx_session *s, void *arg, hx_error *err)
 
 int hx_session_context(hx_session *s, const hx_context_query *q, hx_context *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !q || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_context needs a session, a query and an answer");
+    int rc = session_enter(out, sizeof *out, s && q && out, __func__, "a session, a query and an answer", err);
+    if (rc)
+        return rc;
     uint32_t budget = q->max_tokens ? q->max_tokens : HX_CONTEXT_TOKENS;
     if (budget < HX_CONTEXT_TOKENS_MIN || budget > HX_CONTEXT_TOKENS_MAX)
         return hx_error_set(err, HX_EINVAL, -1, "max_tokens must be %d to %d, not %u", HX_CONTEXT_TOKENS_MIN,
@@ -429,7 +428,7 @@ int hx_session_context(hx_session *s, const hx_context_query *q, hx_context *out
     cq.search.opts.group = HX_GROUP_CHUNK;   /* passages are made of chunks */
     cq.search.opts.snippets = 0;
     out->max_tokens = budget;
-    int rc = session_search(s, &cq.search, "get_context", &out->answer, err);
+    rc = session_search(s, &cq.search, "get_context", &out->answer, err);
     if (!rc && !(out->keep = hx_calloc(1, sizeof(context_keep))))
         rc = hx_error_set(err, HX_ENOMEM, -1, "out of memory");
     context_call c = {.q = &cq, .out = out};

@@ -52,14 +52,13 @@ void hx_session_doc_free(hx_session_doc *d)
 int hx_session_get(hx_session *s, int64_t id, const char *path, const hx_read_context *at, bool chunks,
                    hx_session_doc *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_get needs a session and an answer");
+    int rc = session_enter(out, sizeof *out, s && out, __func__, "a session and an answer", err);
+    if (rc)
+        return rc;
     if (!path && id < 0)
         return hx_error_set(err, HX_EINVAL, -1, "give a document id or a path");
     get_call c = {id, path, at, chunks, out};
-    int rc = session_guarded(s, get_run, &c, err);
+    rc = session_guarded(s, get_run, &c, err);
     if (rc)
         hx_session_doc_free(out);
     return rc;
@@ -164,16 +163,15 @@ void hx_doc_list_free(hx_doc_list *l)
 
 int hx_session_list(hx_session *s, const hx_list_opts *o, hx_doc_list *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !o || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_list needs a session, options and an answer");
+    int rc = session_enter(out, sizeof *out, s && o && out, __func__, "a session, options and an answer", err);
+    if (rc)
+        return rc;
     if ((unsigned)o->sort > HX_SORT_CATEGORY || (unsigned)o->state > HX_DOCS_EMPTY)
         return hx_error_set(err, HX_EINVAL, -1, "unknown sort key or document state");
     if (o->n_filters && !o->filters)
         return hx_error_set(err, HX_EINVAL, -1, "n_filters is %zu and filters is NULL", o->n_filters);
     list_call c = {o, out};
-    int rc = session_guarded(s, list_run, &c, err);
+    rc = session_guarded(s, list_run, &c, err);
     if (rc)
         hx_doc_list_free(out);
     return rc;
@@ -207,15 +205,14 @@ static int key_add(hx_key_list *l, const char *key, hx_error *err)
 
 int hx_session_filter_keys(hx_session *s, const hx_read_context *at, hx_key_list *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_filter_keys needs a session and an answer");
+    int rc = session_enter(out, sizeof *out, s && out, __func__, "a session and an answer", err);
+    if (rc)
+        return rc;
     hx_list_opts o = {0};
     if (at)
         o.at = *at;
     hx_doc_list l;
-    int rc = hx_session_list(s, &o, &l, err);
+    rc = hx_session_list(s, &o, &l, err);
     if (rc)
         return rc;
     if (!(out->keys = hx_calloc(HX_FILTER_KEYS_MAX, sizeof *out->keys)))

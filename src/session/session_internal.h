@@ -53,6 +53,10 @@ int session_project(hx_session *s, const hx_read_context *ctx, hx_error *err);
 /* The user reader opened (or refreshed) and pointed at ctx as hx_tier_read_at says; why[0] != 0
  * (and s->user possibly NULL) when the tier is not consulted. */
 int session_user(hx_session *s, const hx_read_context *ctx, char *why, size_t cap, hx_error *err);
+/* The entry of an hx_session_* call that answers in *out: the answer (size bytes) is cleared first,
+ * so the caller may free it whatever the call returns, then a missing argument (given false) is
+ * refused as "CALL needs NEEDS". 0 or HX_EINVAL. */
+int session_enter(void *out, size_t size, bool given, const char *call, const char *needs, hx_error *err);
 /* Runs fn under a fault guard: a fault closes the readers and gives HX_ECHANGED with HX_FAULT_MESSAGE. */
 int session_guarded(hx_session *s, int (*fn)(hx_session *s, void *arg, hx_error *err), void *arg, hx_error *err);
 /* hx_session_search after its NULL checks (out zeroed by the caller), its latency counted as op. */

@@ -84,13 +84,12 @@ static int check_turn(const hx_turn *t, hx_error *err)
 
 int hx_session_record_turn(hx_session *s, const hx_turn *t, hx_turn *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !t)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_record_turn needs a session and a turn");
+    int rc = session_enter(out, sizeof *out, s && t, __func__, "a session and a turn", err);
+    if (rc)
+        return rc;
     if (s->read_only)
         return hx_error_set(err, HX_EPERM, -1, "the session is read-only: it records no turns");
-    int rc = check_turn(t, err);
+    rc = check_turn(t, err);
     if (rc)
         return rc;
     hx_turn in = *t;
@@ -207,14 +206,14 @@ static int turns_run(hx_session *s, void *arg, hx_error *err)
 
 int hx_session_get_session(hx_session *s, const char *session_id, hx_turn_list *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !session_id || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_get_session needs a session, a session id and an answer");
+    int rc = session_enter(out, sizeof *out, s && session_id && out, __func__, "a session, a session id and an answer",
+                           err);
+    if (rc)
+        return rc;
     if (!*session_id)
         return hx_error_set(err, HX_EINVAL, -1, "the session id is empty");
     turns_call c = {session_id, NULL, out};
-    int rc = session_guarded(s, turns_run, &c, err);
+    rc = session_guarded(s, turns_run, &c, err);
     if (rc)
         hx_turn_list_free(out);
     return rc;
@@ -222,10 +221,9 @@ int hx_session_get_session(hx_session *s, const char *session_id, hx_turn_list *
 
 int hx_session_search_history(hx_session *s, const hx_history_query *q, hx_turn_list *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !q || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_search_history needs a session, a query and an answer");
+    int rc = session_enter(out, sizeof *out, s && q && out, __func__, "a session, a query and an answer", err);
+    if (rc)
+        return rc;
     if (!q->query || !*q->query)
         return hx_error_set(err, HX_EINVAL, -1, "the query is empty");
     if ((unsigned)q->mode > HX_MODE_KEYWORD)
@@ -235,7 +233,7 @@ int hx_session_search_history(hx_session *s, const hx_history_query *q, hx_turn_
     if (q->session_id && !*q->session_id)
         return hx_error_set(err, HX_EINVAL, -1, "the session id is empty (NULL searches every session)");
     turns_call c = {q->session_id, q, out};
-    int rc = session_guarded(s, turns_run, &c, err);
+    rc = session_guarded(s, turns_run, &c, err);
     if (rc)
         hx_turn_list_free(out);
     return rc;
@@ -313,11 +311,10 @@ static int sessions_run(hx_session *s, void *arg, hx_error *err)
 
 int hx_session_list_sessions(hx_session *s, hx_conversation_list *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_list_sessions needs a session and an answer");
-    int rc = session_guarded(s, sessions_run, out, err);
+    int rc = session_enter(out, sizeof *out, s && out, __func__, "a session and an answer", err);
+    if (rc)
+        return rc;
+    rc = session_guarded(s, sessions_run, out, err);
     if (rc)
         hx_conversation_list_free(out);
     return rc;

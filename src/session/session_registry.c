@@ -100,11 +100,10 @@ static int check_request(const hx_session *s, const hx_publish_request *p, hx_er
 int hx_session_publish(hx_session *s, const hx_publish_request *p, const hx_write_opts *wo, hx_publish_report *out,
                        hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !p || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_publish needs a session, a request and a report");
-    int rc = check_request(s, p, err);
+    int rc = session_enter(out, sizeof *out, s && p && out, __func__, "a session, a request and a report", err);
+    if (rc)
+        return rc;
+    rc = check_request(s, p, err);
     if (rc)
         return rc;
     root_buf rb;

@@ -333,10 +333,9 @@ int session_search(hx_session *s, const hx_session_query *q, const char *op, hx_
 
 int hx_session_search(hx_session *s, const hx_session_query *q, hx_session_answer *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !q || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_search needs a session, a query and an answer");
+    int rc = session_enter(out, sizeof *out, s && q && out, __func__, "a session, a query and an answer", err);
+    if (rc)
+        return rc;
     return session_search(s, q, "search", out, err);
 }
 
@@ -387,16 +386,15 @@ static int similar_run(hx_session *s, void *arg, hx_error *err)
 
 int hx_session_similar(hx_session *s, const hx_similar_query *q, hx_session_answer *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !q || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_similar needs a session, a query and an answer");
+    int rc = session_enter(out, sizeof *out, s && q && out, __func__, "a session, a query and an answer", err);
+    if (rc)
+        return rc;
     int given = (q->text != NULL) + (q->chunk_id >= 0) + (q->doc_id >= 0 || q->path != NULL);
     if (given != 1 || (q->doc_id >= 0 && q->path))
         return hx_error_set(err, HX_EINVAL, -1, "give exactly one of text, chunk_id, or a document (doc_id or path)");
     if (q->text && !*q->text)
         return hx_error_set(err, HX_EINVAL, -1, "the text is empty");
-    int rc = check_opts(&q->opts, err);
+    rc = check_opts(&q->opts, err);
     if (!rc)
         rc = check_context(&q->at, err);
     if (rc)

@@ -88,10 +88,9 @@ static int clean_name(const hx_index *ix, const char *what, const char *in, char
 int hx_session_add(hx_session *s, const hx_add_doc *d, const hx_write_opts *wo, hx_session_write *out,
                    hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !d || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_add needs a session, a document and an answer");
+    int rc = session_enter(out, sizeof *out, s && d && out, __func__, "a session, a document and an answer", err);
+    if (rc)
+        return rc;
     if (!d->path == !d->content)
         return hx_error_set(err, HX_EINVAL, -1, "give either a path (a file under the indexed root) or content "
                             "with a name");
@@ -104,7 +103,7 @@ int hx_session_add(hx_session *s, const hx_add_doc *d, const hx_write_opts *wo, 
         return hx_error_set(err, HX_EINVAL, -1, "n_meta is %zu and meta is NULL", d->n_meta);
     hx_index *ix = NULL;
     hx_encoder *enc = NULL;
-    int rc = open_writer(s, true, &ix, &enc, err);
+    rc = open_writer(s, true, &ix, &enc, err);
     if (rc)
         return rc;
     hx_progress_fn progress = wo ? wo->progress : NULL;
@@ -146,14 +145,13 @@ int hx_session_add(hx_session *s, const hx_add_doc *d, const hx_write_opts *wo, 
 
 int hx_session_delete(hx_session *s, int64_t id, const char *path, hx_session_write *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !out)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_delete needs a session and an answer");
+    int rc = session_enter(out, sizeof *out, s && out, __func__, "a session and an answer", err);
+    if (rc)
+        return rc;
     if (!path && id < 0)
         return hx_error_set(err, HX_EINVAL, -1, "give a document id or a path");
     hx_index *ix = NULL;
-    int rc = open_writer(s, false, &ix, NULL, err);
+    rc = open_writer(s, false, &ix, NULL, err);
     if (rc)
         return rc;
     hx_doc_info d = {0};   /* by path: found, or else the removal fails and says why */
@@ -175,12 +173,11 @@ int hx_session_delete(hx_session *s, int64_t id, const char *path, hx_session_wr
 int hx_session_delete_paths(hx_session *s, const char *const *paths, size_t n, const hx_write_opts *wo,
                             hx_session_write *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !out || !n || !paths)
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_delete_paths needs a session, an answer and paths");
+    int rc = session_enter(out, sizeof *out, s && out && n && paths, __func__, "a session, an answer and paths", err);
+    if (rc)
+        return rc;
     hx_index *ix = NULL;
-    int rc = open_writer(s, false, &ix, NULL, err);
+    rc = open_writer(s, false, &ix, NULL, err);
     if (rc)
         return rc;
     char (*names)[4096] = hx_calloc(n, sizeof *names);
@@ -233,16 +230,17 @@ static int first_write(hx_session *s, const hx_reindex_opts *o, hx_error *err)
 int hx_session_reindex(hx_session *s, const hx_reindex_opts *o, const hx_write_opts *wo, hx_session_write *out,
                        hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !o || !out || (o->n_paths && !o->paths) || (o->n_excludes && !o->excludes) ||
-        (o->n_folder_meta && !o->folder_meta))
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_reindex needs a session, options, an answer, and their lists");
+    int rc = session_enter(out, sizeof *out,
+                           s && o && out && (!o->n_paths || o->paths) && (!o->n_excludes || o->excludes) &&
+                               (!o->n_folder_meta || o->folder_meta),
+                           __func__, "a session, options, an answer, and their lists", err);
+    if (rc)
+        return rc;
     bool cwd = wo && wo->cwd_paths;
     size_t n = o->n_paths;
     hx_index *ix = NULL;
     hx_encoder *enc;
-    int rc = cwd ? first_write(s, o, err) : 0;
+    rc = cwd ? first_write(s, o, err) : 0;
     if (rc || (rc = open_writer(s, true, &ix, &enc, err)))
         return rc;
     char (*names)[4096] = n ? hx_calloc(n, sizeof *names) : NULL;
@@ -306,16 +304,15 @@ static int open_user_writer(hx_session *s, const hx_model *m, hx_index **ix, hx_
 int hx_session_sync(hx_session *s, const char *const *paths, size_t n, const hx_write_opts *wo,
                     hx_session_write *out, hx_error *err)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!s || !out || (n && !paths))
-        return hx_error_set(err, HX_EINVAL, -1, "hx_session_sync needs a session, an answer and its paths");
+    int rc = session_enter(out, sizeof *out, s && out && (!n || paths), __func__, "a session, an answer and its paths", err);
+    if (rc)
+        return rc;
     if (s->read_only)
         return hx_error_set(err, HX_EPERM, -1, "the session is read-only: it makes no writes");
     if (!s->user_db)
         return hx_error_set(err, HX_ENOTFOUND, -1, "%s", s->user_why);
     hx_precision p, theirs;
-    int rc = hx_index_precision(s->db, &p, err);
+    rc = hx_index_precision(s->db, &p, err);
     if (rc)
         return rc;
     int found = hx_index_precision(s->user_db, &theirs, err);

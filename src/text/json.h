@@ -186,6 +186,8 @@ void hxi_json_kv_uint(hxi_json_writer *w, const char *key, uint64_t x);
 void hxi_json_kv_int(hxi_json_writer *w, const char *key, int64_t x);
 void hxi_json_kv_double(hxi_json_writer *w, const char *key, double x);
 void hxi_json_kv_bool(hxi_json_writer *w, const char *key, int b);
+/* A member whose value is the array of the strings of list, which a NULL ends. */
+void hxi_json_kv_strings(hxi_json_writer *w, const char *key, const char *const *list);
 
 /* === Layout === */
 

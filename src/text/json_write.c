@@ -326,6 +326,15 @@ JSON_KV(double, double)
 JSON_KV(bool, int)
 #undef JSON_KV
 
+void hxi_json_kv_strings(hxi_json_writer *w, const char *key, const char *const *list)
+{
+    hxi_json_write_key(w, key);
+    hxi_json_write_arr_begin(w);
+    for (; *list; list++)
+        hxi_json_write_cstr(w, *list);
+    hxi_json_write_arr_end(w);
+}
+
 /* Recursion depth is bounded by HX_JSON_WRITER_DEPTH: past it the writer has failed and every
  * nested call returns at once. */
 void hxi_json_write_val(hxi_json_writer *w, const hxi_json_val *v)

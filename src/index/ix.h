@@ -1,5 +1,6 @@
-/* index_internal.h: the index layer's in-memory view of one commit and its on-disk records,
- * shared by index.c (open, view, documents, verify), index_write.c (update, remove, compact) and
+/* ix.h: the index layer's in-memory view of one commit and its on-disk records,
+ * shared by the folder's files: view.c (reading a view), view_load.c (a commit into a view),
+ * index.c (the handle: open, documents, verify), index_write.c (update, remove, compact) and
  * search.c. Everything here lives on top of store.h (the file and its commits), hxfile.h
  * (segments are container images stored as blobs), bm25.h and hnsw.h.
  *
@@ -191,6 +192,13 @@ typedef struct ix_segment {
 } ix_segment;
 
 /* Everything read from one commit; rebuilt on refresh. */
+/* A definition a declaration may answer for (ix_definition_of): a function or method chunk. */
+typedef struct ix_def {
+    const char *symbol;        /* borrowed from its segment's unit pairs */
+    uint32_t doc;              /* its document's position in the view's docs */
+    uint32_t chunk;
+} ix_def;
+
 typedef struct ix_view {
     uint32_t next_doc, next_chunk;
     hxi_store_ref docs_ref, tomb_ref;
@@ -220,7 +228,16 @@ typedef struct ix_view {
     size_t *line_at;           /* owned; next_chunk + 1: chunk id's printed lines are the view's
                                   lines line_at[id] .. line_at[id + 1] - 1, in order */
     uint8_t *line_rep;         /* owned; one bit a printed line of the view: 1 = boilerplate */
+    ix_def *defs;              /* owned; n_defs: the function and method chunks of the C family's
+                                  documents (ix_view_definitions), by symbol, then document, then chunk */
+    size_t n_defs;
+    uint32_t *def_slot;        /* owned; def_cap (a power of two) slots: 1 + a symbol's first place
+                                  in defs, 0 = empty */
+    size_t def_cap;
 } ix_view;
+
+/* Sets v->defs and v->def_slot, the view's table of definitions by symbol (chunk_meta.c); 0 or HX_ENOMEM. */
+int ix_view_definitions(ix_view *v, hx_error *err);
 
 /* Sets v->repeated, each chunk's boilerplate share (boiler.c); 0 or HX_ENOMEM. */
 int ix_view_repeats(ix_view *v, hx_error *err);
@@ -288,21 +305,23 @@ void ix_folder_meta_default(ix_view *v);
  * most HX_RELPATH_NAME_MAX bytes, not empty). */
 bool ix_folder_meta_name_ok(const char *name);
 
-/* index.c */
+/* view_load.c */
 /* Decodes and bounds-checks a root record (the layout above); HX_EFORMAT / HX_EVERSION. */
 int ix_root_decode(const uint8_t *root, size_t len, ix_root *out, hx_error *err);
 /* Loads the view of the head, or of ix->at when a read context pinned one. */
 int ix_view_load(hx_index *ix, hx_error *err);
 void ix_view_free(ix_view *v);
+/* Marks the documents of ix's view that its identity may not read and fills the view's visible
+ * lists; nothing without an identity. Called by ix_view_load and hx_index_set_identity. */
+int ix_view_visibility(hx_index *ix, hx_error *err);
+
+/* view.c */
 const ix_segment *ix_segment_of(const ix_view *v, uint32_t chunk_id);
 const ix_doc *ix_doc_by_id(const ix_view *v, uint32_t id);
 const ix_doc *ix_doc_by_path(const ix_view *v, const char *path);
 /* Whether s is among the n strings of v, sorted bytewise (strcmp). */
 bool ix_sorted_has(const char *const *v, size_t n, const char *s);
 bool ix_deleted_by_request(const ix_view *v, const char *path);   /* path is in v->deleted */
-/* Marks the documents of ix's view that its identity may not read and fills the view's visible
- * lists; nothing without an identity. Called by ix_view_load and hx_index_set_identity. */
-int ix_view_visibility(hx_index *ix, hx_error *err);
 static inline bool ix_is_deleted(const ix_view *v, uint32_t chunk_id)
 {
     return chunk_id >= v->next_chunk || (v->tomb[chunk_id / 8] >> (chunk_id % 8) & 1);
