@@ -246,14 +246,15 @@ static void embed(engine *g, const texts *t, size_t i, size_t n, float *out)
         die("hx_encoder_embed", err.message);
 }
 
-/* Model input tokens of every text ([CLS] + pieces + [SEP], truncated like the model). */
+/* Model input tokens of every text ([CLS] + pieces + [SEP], truncated at the model's longest input). */
 static size_t count_tokens(const engine *g, const texts *t)
 {
     const hxi_tokenizer *tok = hxi_model_tokenizer(g->m);
+    const size_t max = (size_t)hx_model_max_tokens(g->m);
     size_t total = 0;
     for (size_t i = 0; i < t->n; i++) {
         size_t pieces = hxi_tokenize(tok, t->text[i], t->len[i], NULL, NULL, 0);
-        total += 2 + (pieces < HX_MAX_SEQ_TOKENS - 2 ? pieces : HX_MAX_SEQ_TOKENS - 2);
+        total += 2 + (pieces < max - 2 ? pieces : max - 2);
     }
     return total;
 }

@@ -122,6 +122,9 @@ HX_API const char *hx_model_hash(const hx_model *m);
 /* Word pieces of text[0..len) as the model's tokenizer (BERT uncased WordPiece) cuts them,
  * without [CLS] and [SEP]. Never fails; invalid UTF-8 reads as removed characters. */
 HX_API size_t hx_model_count_tokens(const hx_model *m, const char *text, size_t len);
+/* The longest input the model takes, in ids, [CLS] and [SEP] included: 256 for all-MiniLM-L6-v2
+ * (HX_MAX_SEQ_TOKENS), 384 for all-mpnet-base-v2; at most 512. */
+HX_API int hx_model_max_tokens(const hx_model *m);
 /* The model's input ids for text: [CLS], the pieces truncated to max_ids - 2, [SEP] (ids holds
  * max_ids). Returns how many were written (0 when max_ids < 2). */
 HX_API size_t hx_model_input_ids(const hx_model *m, const char *text, size_t len, int32_t *ids, size_t max_ids);
@@ -129,7 +132,8 @@ HX_API size_t hx_model_input_ids(const hx_model *m, const char *text, size_t len
 /* Numeric precision of the encoder. FP32 (the default) gives sentence-transformers' vectors (cosine
  * >= 0.9999). INT8 quantizes the Linear layers' weights per output channel at open and their
  * inputs per token at run time to unsigned 8 bits (src/model/kernels.h "int8"), with exact integer
- * dot products (VNNI and AMX where the CPU has them; the same sums on every CPU): 2.3x as fast on
+ * dot products (VNNI and AMX where the CPU has them; the same vectors, bit for bit, on every CPU,
+ * where FP32's may differ in their last bits): 2.3x as fast on
  * AVX512-VNNI, with vectors at cosine >= 0.995 to FP32's. An index records the precision its
  * vectors were made with, and queries must be embedded the same way (hx_index_open checks). */
 typedef enum hx_precision { HX_PRECISION_FP32 = 0, HX_PRECISION_INT8 = 1 } hx_precision;

@@ -5,7 +5,8 @@
 # cross-built tree) every binary runs under that emulator, and so does $HYRAX_BIN: it is replaced by
 # a wrapper script, so the tests that start it (system, exec) need no emulator of their own. Float
 # work runs ~100 times slower there, so the golden embeddings are checked on every 100th text (all
-# four kinds of text, long ones included; test_encoder.c) unless HX_GOLDEN_STRIDE says otherwise.
+# four kinds of text, long ones included; test_encoder.c) unless HX_GOLDEN_STRIDE says otherwise,
+# and HX_EMULATED is set.
 build=$1; shift
 # No user index of whoever runs the tests: `hyrax search` and `serve` read one beside the project
 # (`hyrax help tiers`); the tests that want one name their own.
@@ -17,6 +18,7 @@ if [ -n "$HX_EMU" ]; then
     chmod +x "$build/hyrax-emu"
     HYRAX_BIN=$build/hyrax-emu; export HYRAX_BIN
     HX_GOLDEN_STRIDE=${HX_GOLDEN_STRIDE:-100}; export HX_GOLDEN_STRIDE
+    HX_EMULATED=1; export HX_EMULATED   # test_encoder_mpnet leaves the 110M-parameter model to native runs
 fi
 run_one() {
     name=$1

@@ -340,6 +340,34 @@ static void test_documents(void)
     free(out);
 }
 
+/* === tokenize === */
+
+/* `hyrax tokenize` cuts a long line at the model's longest input: 256 ids for the default model,
+ * 12 for the tiny MPNet (fuzz/corpus/weights), 384 for all-mpnet-base-v2 when it is installed. */
+static void test_tokenize(void)
+{
+    static const struct {
+        const char *model;
+        int ids;
+    } cases[] = {{NULL, 256}, {"fuzz/corpus/weights/tiny_mpnet.hxw", 12}, {"weights/all-mpnet-base-v2.hxw", 384}};
+    char cwd[PATH_MAX];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL, "cwd");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *out, model[PATH_MAX + 64] = "";
+        if (cases[i].model) {
+            snprintf(model, sizeof model, "%s/%s", cwd, cases[i].model);
+            if (access(model, R_OK) != 0) {
+                printf("SKIP: tokenize with %s: absent\n", cases[i].model);
+                continue;
+            }
+        }
+        CHECK(run(&out, "yes 'the hyrax search engine' | head -n 500 | tr '\\n' ' ' | \"$HYRAX_BIN\" tokenize %s%s | "
+                        "tr ',' '\\n' | wc -l", *model ? "--model " : "", model) == 0 && atoi(out) == cases[i].ids,
+              "tokenize %s: %d ids, want %d", *model ? model : "(default)", atoi(out), cases[i].ids);
+        free(out);
+    }
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/hxi_cli_ux_XXXXXX", *out;
@@ -355,6 +383,7 @@ int main(void)
     test_output();
     test_suggestions();
     test_documents();
+    test_tokenize();
     CHECK(run(&out, "rm -rf '%s'", dir) == 0, "cleanup");
     free(out);
     return check_report("test_cli_ux");

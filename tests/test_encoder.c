@@ -299,7 +299,7 @@ static void test_scalar(const golden *g)
 {
     hx_error err = {0};
     hx_model *m = NULL;
-    CHECK(hxi_model_open_with(&m, WEIGHTS, &hxi_kernels_scalar, &err) == 0, "open scalar: %s", err.message);
+    CHECK(hxi_model_open_with(&m, WEIGHTS, &hxi_kernels_scalar, HX_PRECISION_FP32, &err) == 0, "open scalar: %s", err.message);
     if (!m)
         return;
     hx_encoder *e = NULL;

@@ -4,13 +4,15 @@
  * each section one chunk by construction: no chunk crosses a heading); compaction keeps the keys.
  * A reused vector is the stored one bit for bit, and agrees with what a fresh index of the same
  * files embeds within the encoder's batch tolerance (1e-6, test_encoder: a text's vector may move
- * in its last bits with the texts batched beside it). Keys differ across precisions of one model,
- * so nothing is reused across them. What is embedded is the chunk's text, less a header whose words
- * its body already opens with (chunker.h): a title's section is embedded as its body alone, a
- * later section with its header (expected texts written by hand). */
+ * in its last bits with the texts batched beside it). Keys differ across precisions of one model
+ * and across int8 recipes, so nothing is reused across them. What is embedded is the chunk's text,
+ * less a header whose words its body already opens with (chunker.h): a title's section is embedded
+ * as its body alone, a later section with its header (expected texts written by hand). */
 #include "check.h"
 #include "hyrax.h"
 #include "ix.h"
+#include "model.h"
+#include "sha256.h"
 
 #include <limits.h>
 #include <math.h>
@@ -119,6 +121,59 @@ static void embedded_as(hx_index *ix, const char *path, uint32_t c, const char *
     free(want);
 }
 
+/* A key as reuse.c made it before keys held the int8 recipe: tag, name, weights hash, precision,
+ * each with its NUL, then the text. */
+static void key_before_recipes(const hx_model *m, const char *text, uint8_t key[IX_EMBED_KEY])
+{
+    static const char tag[] = "hyrax embedding key 1";
+    const char *who[3] = {hx_model_name(m), hx_model_hash(m), hx_precision_name(hx_model_precision(m))};
+    hxi_sha256 s;
+    uint8_t digest[32];
+    hxi_sha256_init(&s);
+    hxi_sha256_update(&s, tag, sizeof tag);
+    for (int i = 0; i < 3; i++)
+        hxi_sha256_update(&s, who[i], strlen(who[i]) + 1);
+    hxi_sha256_update(&s, text, strlen(text));
+    hxi_sha256_final(&s, digest);
+    memcpy(key, digest, IX_EMBED_KEY);
+}
+
+/* Keys hold the int8 recipe (hxi_model_recipe): an int8 MPNet's (last layers fine, balanced) is
+ * not the key its vectors had under the plain recipe, so an index updated after the change embeds
+ * them again; fp32 and the plain int8 recipe (MiniLM) keep the keys they had, and their vectors
+ * are reused. */
+static void test_recipe_keys(const hx_model *minilm_int8)
+{
+    const char *tiny = "fuzz/corpus/weights/tiny_mpnet.hxw";
+    uint8_t k1[IX_EMBED_KEY], k2[IX_EMBED_KEY];
+    char recipe[HXI_RECIPE_MAX];
+    for (int p = HX_PRECISION_FP32; p <= HX_PRECISION_INT8; p++) {
+        hx_model *m = NULL;
+        hx_error err = {0};
+        hx_model_opts mo = {tiny, (hx_precision)p};
+        CHECK(hx_model_open_opts(&m, &mo, &err) == 0, "%s: %s", tiny, err.message);
+        if (!m)
+            continue;
+        hxi_model_recipe(m, recipe, sizeof recipe);
+        ix_embed_key(m, "same text", 9, k1);
+        key_before_recipes(m, "same text", k2);
+        if (p == HX_PRECISION_INT8)
+            CHECK(*recipe && memcmp(k1, k2, IX_EMBED_KEY) != 0, "int8 MPNet: recipe '%s' in its keys", recipe);
+        else
+            CHECK(!*recipe && !memcmp(k1, k2, IX_EMBED_KEY), "fp32 MPNet: the keys it had");
+        hx_model_close(m);
+    }
+    if (minilm_int8) {
+        hxi_model_recipe(minilm_int8, recipe, sizeof recipe);
+        ix_embed_key(minilm_int8, "same text", 9, k1);
+        key_before_recipes(minilm_int8, "same text", k2);
+        CHECK(!*recipe && !memcmp(k1, k2, IX_EMBED_KEY), "int8 MiniLM (plain recipe): the keys it had");
+    }
+    ix_embed_key(model, "same text", 9, k1);
+    key_before_recipes(model, "same text", k2);
+    CHECK(!memcmp(k1, k2, IX_EMBED_KEY), "fp32 MiniLM: the keys it had");
+}
+
 static void test_keys(void)
 {
     hx_model *q = NULL;
@@ -136,6 +191,9 @@ static void test_keys(void)
     if (q) {
         ix_embed_key(q, "same text", 9, k3);
         CHECK(memcmp(k1, k3, IX_EMBED_KEY) != 0, "another precision, another key: nothing reused across them");
+    }
+    test_recipe_keys(q);
+    if (q) {
         hx_model_close(q);
     }
 }

@@ -37,6 +37,15 @@ int hx_platform_cpus(void)
     return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
 }
 
+int hxi_platform_map_prefault(void)
+{
+#ifdef MAP_POPULATE
+    return MAP_POPULATE;
+#else
+    return 0;
+#endif
+}
+
 void hxi_platform_huge_pages(void *p, size_t len)
 {
 #ifdef MADV_HUGEPAGE

@@ -18,6 +18,10 @@
  * advice: does nothing where the system has no such call. */
 void hxi_platform_huge_pages(void *p, size_t len);
 
+/* The mmap flag that maps a file's pages at the call rather than at their first touch (Linux
+ * MAP_POPULATE), or 0 where the system has none. */
+int hxi_platform_map_prefault(void);
+
 /* Absolute path of the shared library holding hyrax's code (an installed libhyrax.so) into buf:
  * 0, or HX_ENOTFOUND when the code is linked into the executable or the system does not tell. */
 int hxi_platform_lib_path(char *buf, size_t cap);

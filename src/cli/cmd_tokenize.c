@@ -8,8 +8,9 @@
 
 const char tokenize_about[] =
     "Reads UTF-8 text from stdin, one input per line (any length), and prints for each line one\n"
-    "JSON array of all-MiniLM-L6-v2 token ids: [CLS] word pieces [SEP], truncated to 256 ids as\n"
-    "the model sees them. Invalid UTF-8 bytes are ignored.\n";
+    "JSON array of the model's token ids: [CLS] word pieces [SEP] (<s> ... </s> for mpnet),\n"
+    "truncated as the model sees them, to its longest input (256 ids for all-MiniLM-L6-v2, 384\n"
+    "for all-mpnet-base-v2). Invalid UTF-8 bytes are ignored.\n";
 
 int cmd_tokenize(const cli_args *a)
 {
@@ -24,13 +25,19 @@ int cmd_tokenize(const cli_args *a)
     size_t cap = 0;
     ssize_t len;
     int rc = 0;
-    int32_t ids[HX_MAX_SEQ_TOKENS];
+    const size_t max = (size_t)hx_model_max_tokens(model);
+    int32_t *ids = malloc(max * sizeof *ids);
+    if (!ids) {
+        fprintf(stderr, "hyrax tokenize: out of memory\n");
+        hx_model_close(model);
+        return 1;
+    }
     while (rc == 0 && (len = getline(&line, &cap, stdin)) >= 0) {
         if (len > 0 && line[len - 1] == '\n')
             len--;
-        size_t n = hx_model_input_ids(model, line, (size_t)len, ids, HX_MAX_SEQ_TOKENS);
-        rc = put_numbers(ids, NULL, n);
+        rc = put_numbers(ids, NULL, hx_model_input_ids(model, line, (size_t)len, ids, max));
     }
+    free(ids);
     free(line);
     hx_model_close(model);
     if (rc || fflush(stdout) || ferror(stdin)) {

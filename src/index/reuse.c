@@ -1,13 +1,14 @@
 /* reuse.c: never embedding the same text twice. Each chunk's embedding key is a hash of what the
  * encoder is given (the chunk's text from its embed_offset, chunker.h) and of who embeds it (the
- * model's name, weights hash and precision); segments keep the keys of their vectors (the
- * embed_keys section, ix.h). Before a write embeds its new chunks, the chunks whose
- * key the index already holds (a moved, renamed or copied document; the unchanged units of a
+ * model's name, weights hash, precision and int8 recipe: hxi_model_recipe); segments keep the keys
+ * of their vectors (the embed_keys section, ix.h). Before a write embeds its new chunks, the chunks
+ * whose key the index already holds (a moved, renamed or copied document; the unchanged units of a
  * changed one) take the stored vector instead, and a text the write holds twice is embedded once.
- * No key is shared across models or precisions, so nothing is reused across them; a writer with a
- * reader identity reuses only what that identity may read. */
+ * No key is shared across models, precisions or int8 recipes, so nothing is reused across them; a
+ * writer with a reader identity reuses only what that identity may read. */
 #include "alloc.h"
 #include "ix.h"
+#include "model.h"
 #include "sha256.h"
 
 #include <stdlib.h>
@@ -18,13 +19,16 @@ void ix_embed_key(const hx_model *m, const char *text, size_t len, uint8_t key[I
     /* the number changes with any change to the encoder that moves the vectors of the same weights
      * at the same precision: keys of older vectors then match nothing, and they are not reused */
     static const char tag[] = "hyrax embedding key 1";
-    const char *who[3] = {hx_model_name(m), hx_model_hash(m), hx_precision_name(hx_model_precision(m))};
+    char recipe[HXI_RECIPE_MAX];
+    hxi_model_recipe(m, recipe, sizeof recipe);
+    const char *who[4] = {hx_model_name(m), hx_model_hash(m), hx_precision_name(hx_model_precision(m)), recipe};
     hxi_sha256 s;
     uint8_t digest[32];
     hxi_sha256_init(&s);
     hxi_sha256_update(&s, tag, sizeof tag);   /* each part with its NUL: no two inputs run together */
-    for (int i = 0; i < 3; i++)
-        hxi_sha256_update(&s, who[i], strlen(who[i]) + 1);
+    for (int i = 0; i < 4; i++)   /* an empty recipe adds nothing: the keys of indexes before recipes */
+        if (i < 3 || *who[i])
+            hxi_sha256_update(&s, who[i], strlen(who[i]) + 1);
     hxi_sha256_update(&s, text, len);
     hxi_sha256_final(&s, digest);
     memcpy(key, digest, IX_EMBED_KEY);

@@ -4,7 +4,21 @@
  * arm/kernels_neon.c, defines; each is built only for its architecture).
  * Kernels take raw pointers and sizes, never allocate, and never touch global state (the AMX int8
  * table loads, and releases, the calling thread's tile configuration).
- * Each SIMD kernel is tested against the scalar one with named tolerances (tests/test_kernels.c). */
+ * Each kernel is tested against a plain reference with named tolerances, and every table's
+ * attention, add_layernorm and gelu against the scalar table's bit for bit (tests/test_kernels.c).
+ *
+ * The same bits in every table: attention, add_layernorm and gelu give the same bits in every
+ * table (scalar, AVX2, AVX-512, NEON), so an int8 model, whose Linear layers sum in integers
+ * (below), gives every CPU the same vectors. The rule that makes them so (kernels_simd.h holds the
+ * one implementation, and the scalar table is that header at one lane): every product sum is one
+ * chain of fused multiply-adds in index order from 0 (attention's scores over the head width, its
+ * output over the keys); every sum across a row (LayerNorm's mean and variance, softmax's
+ * denominator) is taken in HX_SUM_LANES lanes, lane l adding elements l, l + 16, ... in order from
+ * 0, then halved (lane l + lane l + 8, then + 4, + 2, + 1); exp and erf are the same polynomials;
+ * every other step is the same operation, fused or not, on every lane, tails included. fp32 models
+ * differ across tables in gemm only (their Linear layers): the scalar table rounds each product and
+ * adds the bias last, and the SIMD tables' row tiles of one or two rows sum odd and even k apart,
+ * so which rows do depends on the table's tile height. */
 #ifndef HX_KERNELS_H
 #define HX_KERNELS_H
 
@@ -86,8 +100,9 @@ extern const hxi_kernels hxi_kernels_neon;     /* arm/kernels_neon.c: AArch64 Ad
  * x[k] / xs[k] ~ ascale (aq[k] - azero), aq and azero in 0..255), so the products are u8 x s8: four
  * to a 32-bit lane in one VNNI instruction (vpdpbusd). Their sums are exact in int32 (K <=
  * HX_I8_MAX_K keeps every sum inside it) and only the final scaling is float. Every table computes
- * the same integer sums, so vectors do not depend on the instruction set beyond float rounding in
- * the epilogue. These tables are chosen apart from the float ones (kernels_int8.c): VNNI comes and
+ * the same integer sums and the same epilogue (one product of the two scales, then a product and
+ * a sum, unfused), so with the float tables' same bits (above) vectors do not depend on the
+ * instruction set. These tables are chosen apart from the float ones (kernels_int8.c): VNNI comes and
  * goes independently of the float ISA level, and a platform with no int8 table of its own uses
  * scalar's. Which layers are smoothed, and by how much, is the model's choice (model.c).
  *
@@ -179,7 +194,10 @@ const hxi_kernels *hxi_kernels_get(void);
  * architecture's) lacks it; for tests and benchmarks. */
 const hxi_kernels *hxi_kernels_for(enum hxi_isa isa);
 
-/* Widest panel (nr) of any table, and the query rows the SIMD attention takes per block. */
+/* Lanes of a sum across a row ("The same bits in every table"). */
+#define HX_SUM_LANES 16
+
+/* Widest panel (nr) of any table, and the query rows the attention takes per block. */
 #define HX_KERNELS_MAX_NR 64
 #define HX_ATTENTION_ROWS 48
 /* Floats of scratch any table's attention needs for T tokens of head width hd. */

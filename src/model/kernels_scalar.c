@@ -1,10 +1,56 @@
-/* kernels_scalar.c: the plain-C reference kernels (kernels.h) and the ISA-independent weight
- * packing. Favour clarity over speed here (every SIMD kernel is checked against these), except in
- * the table's dot, which the vector index scores with. */
+/* kernels_scalar.c: the plain-C kernel table and the ISA-independent weight packing. Its gemm and
+ * dot are plain loops (favour clarity there, except in the dot, which the vector index scores
+ * with); its attention, LayerNorm and GELU are kernels_simd.h at one lane, fmaf for the fused
+ * steps, so they give the SIMD tables' bits (kernels.h "The same bits in every table"). */
 #include "kernels.h"
 
 #include <math.h>
 #include <string.h>
+
+/* kernels_simd.h's vocabulary at one lane. */
+typedef float vf;
+typedef int32_t vi;
+
+#define KS_VL 1
+#define KS_MR 4
+#define KS_KC 256
+#define KS_MC 64
+
+static inline float bits_or(float a, float b)
+{
+    uint32_t x, y;
+    memcpy(&x, &a, sizeof x);
+    memcpy(&y, &b, sizeof y);
+    x |= y;
+    memcpy(&a, &x, sizeof a);
+    return a;
+}
+
+#define vf_zero() 0.0f
+#define vf_set1(x) (x)
+#define vf_bcast(p) (*(p))
+#define vf_load(p) (*(p))
+#define vf_store(p, v) (*(p) = (v))
+#define vf_load_n(p, n) ((n) >= 1 ? *(p) : 0.0f)
+#define vf_store_n(p, n, v) ((n) >= 1 ? (void)(*(p) = (v)) : (void)0)
+#define vf_add(a, b) ((a) + (b))
+#define vf_sub(a, b) ((a) - (b))
+#define vf_mul(a, b) ((a) * (b))
+#define vf_min(a, b) ((a) < (b) ? (a) : (b))   /* as x86's minps and maxps */
+#define vf_max(a, b) ((a) > (b) ? (a) : (b))
+#define vf_fma fmaf
+#define vf_abs fabsf
+#define vf_signbit(x) copysignf(0.0f, x)   /* x with all but the sign bit cleared */
+#define vf_or bits_or
+#define vf_hsum(v) (v)
+#define vf_hmax(v) (v)
+#define vf_trunc_vi(x) ((int32_t)(x))
+#define vi_to_vf(i) ((float)(i))
+#define vf_lut8(t, i) ((t)[i])
+#define vf_round hxi_round_even
+#define vf_exp2i(y, n) ldexpf(y, (int)(n))
+
+#include "kernels_simd.h"
 
 float hxi_half_to_float(uint16_t h)
 {
@@ -34,11 +80,6 @@ static void f16_to_f32_scalar(const uint16_t *src, float *dst, size_t n)
         dst[i] = hxi_half_to_float(src[i]);
 }
 
-static float gelu_erf(float x)
-{
-    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-}
-
 static void gemm_scalar(int M, int n0, int n1, int K, const float *A, int lda, const float *Bp,
                         const float *bias, float *C, int ldc, int gelu)
 {
@@ -52,21 +93,13 @@ static void gemm_scalar(int M, int n0, int n1, int K, const float *A, int lda, c
                 s += a[k] * panel[(size_t)k * nr + j % nr];
             if (bias)
                 s += bias[j];
-            C[(size_t)i * ldc + j] = gelu ? gelu_erf(s) : s;
+            C[(size_t)i * ldc + j] = gelu ? ks_gelu(s) : s;
         }
     }
 }
 
-static float dot_scalar(const float *a, const float *b, size_t n)
-{
-    float s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
-}
-
 /* The table's dot, which the vector index scores with (hnsw.h): eight independent sums, which
- * compilers vectorise, where dot_scalar's single running sum cannot be. */
+ * compilers vectorise, where a single running sum cannot be. */
 static float dot_lanes(const float *a, const float *b, size_t n)
 {
     float s[8] = {0};
@@ -79,70 +112,15 @@ static float dot_lanes(const float *a, const float *b, size_t n)
     return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
 }
 
-static void attention_scalar(int T, int hd, const float *q, const float *k, const float *v, int ld,
-                             float *out, int ldo, float scale, const float *rel, float *scratch)
-{
-    for (int i = 0; i < T; i++) {
-        const float *qi = q + (size_t)i * ld;
-        float max = -INFINITY;
-        for (int j = 0; j < T; j++) {
-            scratch[j] = scale * dot_scalar(qi, k + (size_t)j * ld, (size_t)hd) + (rel ? rel[j - i] : 0.0f);
-            if (scratch[j] > max)
-                max = scratch[j];
-        }
-        float sum = 0;
-        for (int j = 0; j < T; j++) {
-            scratch[j] = expf(scratch[j] - max);
-            sum += scratch[j];
-        }
-        float *o = out + (size_t)i * ldo;
-        for (int d = 0; d < hd; d++)
-            o[d] = 0;
-        for (int j = 0; j < T; j++) {
-            float p = scratch[j] / sum;
-            const float *vj = v + (size_t)j * ld;
-            for (int d = 0; d < hd; d++)
-                o[d] += p * vj[d];
-        }
-    }
-}
-
-static void add_layernorm_scalar(int rows, int dim, float *x, int ldx, const float *res, int ldr,
-                                 const float *w, const float *b, float eps)
-{
-    for (int r = 0; r < rows; r++) {
-        float *xr = x + (size_t)r * ldx;
-        const float *rr = res + (size_t)r * ldr;
-        float mean = 0, var = 0;
-        for (int i = 0; i < dim; i++) {
-            xr[i] += rr[i];
-            mean += xr[i];
-        }
-        mean /= (float)dim;
-        for (int i = 0; i < dim; i++)
-            var += (xr[i] - mean) * (xr[i] - mean);
-        float inv = 1.0f / sqrtf(var / (float)dim + eps);
-        for (int i = 0; i < dim; i++)
-            xr[i] = (xr[i] - mean) * inv * w[i] + b[i];
-    }
-}
-
-static void gelu_scalar(int rows, int cols, float *c, int ldc)
-{
-    for (int r = 0; r < rows; r++)
-        for (int j = 0; j < cols; j++)
-            c[(size_t)r * ldc + j] = gelu_erf(c[(size_t)r * ldc + j]);
-}
-
 const hxi_kernels hxi_kernels_scalar = {
     .name = "scalar",
     .nr = 8,
     .gemm = gemm_scalar,
-    .attention = attention_scalar,
-    .add_layernorm = add_layernorm_scalar,
+    .attention = ks_attention,
+    .add_layernorm = ks_add_layernorm,
     .f16_to_f32 = f16_to_f32_scalar,
     .dot = dot_lanes,
-    .gelu = gelu_scalar,
+    .gelu = ks_gelu_rows,
 };
 
 /* === Packing (shared by every table) === */

@@ -3,8 +3,12 @@
  * driver, attention as two matrix products around a softmax, LayerNorm and dot. Each ISA file
  * (x86/kernels_avx2.c, x86/kernels_avx512.c, arm/kernels_neon.c) defines the vocabulary below with its
  * intrinsics, includes this header under its own compiler flags, adds its f16 conversion and fills
- * its table with KS_TABLE_KERNELS. Only such files include it; it defines static functions only.
- * Interface and packed layout: kernels.h; reference semantics: kernels_scalar.c.
+ * its table with KS_TABLE_KERNELS; kernels_scalar.c defines it at one lane. Only such files include
+ * it; it defines static functions only.
+ * The scalar table is this header at one lane (kernels_scalar.c), so attention, LayerNorm and GELU
+ * give the same bits in every table (kernels.h "The same bits in every table"): write every step
+ * the same way, fused or not, for every lane count, and sum across a row with ks_row_sum.
+ * Interface and packed layout: kernels.h.
  *
  * The vocabulary (every name must be defined before the #include):
  *   vf, vi                     a vector of KS_VL floats, of KS_VL int32
@@ -21,7 +25,8 @@
  *                              0..KS_VL); other lanes read as 0 and are never touched in memory
  *   vf_add vf_sub vf_mul vf_min vf_max, vf_fma(a, b, c) = a b + c (fused)
  *   vf_abs(x), vf_signbit(x) (x with all but the sign bit cleared), vf_or(a, b) (bitwise)
- *   vf_hsum(v), vf_hmax(v)     horizontal sum and max, to float
+ *   vf_hsum(v), vf_hmax(v)     horizontal sum and max, to float; vf_hsum halves: lane l + lane
+ *                              l + KS_VL/2, then l + KS_VL/4, ..., down to lane 0 + lane 1
  *   vf_trunc_vi(x)             float to int32 toward zero;  vi_to_vf(i)
  *   vf_lut8(t, i)              lane l = t[i_l], for a float t[8] and 0 <= i_l < 8
  *   vf_round(x)                to nearest integral value (ties to even)
@@ -112,9 +117,11 @@ static void ks_gelu_rows(int rows, int cols, float *c, int ldc)
  * The first K block starts from the bias (or zero), later ones from C; the last one applies GELU
  * when asked. Columns at or past `cols` are computed from B (which must be readable there) but
  * never loaded from or stored to C. `rows` is a compile-time constant at every call, so the row
- * branches fold away. */
+ * branches fold away. With `pairs` a tile of one or two rows sums the odd k in chains of their own
+ * (faster, but its bits then depend on which rows fall in such tiles: on KS_MR); without, every
+ * element is one FMA chain in k order whatever the table. */
 KS_INLINE void ks_tile(int rows, int cols, int kc, const float *a, int lda, const float *b, int ldb,
-                       const float *bias, int first, int gelu, float *c, int ldc)
+                       const float *bias, int first, int gelu, float *c, int ldc, int pairs)
 {
     const int full = cols == KS_NR, c1 = cols - KS_VL;
     vf c0_0, c0_1, c1_0, c1_1, c2_0, c2_1, c3_0, c3_1, c4_0, c4_1, c5_0, c5_1, c6_0, c6_1,
@@ -135,7 +142,7 @@ KS_INLINE void ks_tile(int rows, int cols, int kc, const float *a, int lda, cons
 #undef KS_INIT_C
 
     int k = 0;
-    if (rows <= 2) {   /* too few chains to cover FMA latency: a second set takes the odd k */
+    if (rows <= 2 && pairs) {   /* too few chains to cover FMA latency: a second set takes the odd k */
         vf d0_0 = vf_zero(), d0_1 = d0_0, d1_0 = d0_0, d1_1 = d0_0;
         for (; k + 2 <= kc; k += 2) {
             const float *bk = b + (size_t)k * ldb;
@@ -197,10 +204,10 @@ KS_INLINE void ks_tile(int rows, int cols, int kc, const float *a, int lda, cons
 
 /* The tiles of rows [i, i1) at one column block (HX_ROW_TILES). */
 KS_INLINE void ks_tile_rows(int i, int i1, int cols, int kc, const float *A, int lda, const float *b,
-                            int ldb, const float *bias, int first, int gelu, float *C, int ldc)
+                            int ldb, const float *bias, int first, int gelu, float *C, int ldc, int pairs)
 {
 #define KS_TILE(R) ks_tile(R, cols, kc, A + (size_t)i * lda, lda, b, ldb, bias, first, gelu, \
-                           C + (size_t)i * ldc, ldc)
+                           C + (size_t)i * ldc, ldc, pairs)
     HX_ROW_TILES(i, i1, KS_MR, KS_TILE);
 #undef KS_TILE
 }
@@ -208,9 +215,10 @@ KS_INLINE void ks_tile_rows(int i, int i1, int cols, int kc, const float *A, int
 /* C[i][j] = sum_k A[i][k] B[k][j] + bias[j] for i < M, n0 <= j < n1 (n0 a multiple of KS_NR), GELU
  * when asked. B is read in column blocks of KS_NR: block j / KS_NR starts at B + (j / KS_NR) *
  * bstep, and its rows are ldb apart; every block must be readable for KS_NR columns. Packed
- * weights are bstep = KS_NR K, ldb = KS_NR; a row-major matrix is bstep = KS_NR, ldb = its stride. */
+ * weights are bstep = KS_NR K, ldb = KS_NR; a row-major matrix is bstep = KS_NR, ldb = its stride.
+ * `pairs`: ks_tile's. */
 static void ks_gemm(int M, int n0, int n1, int K, const float *A, int lda, const float *B, size_t bstep,
-                    int ldb, const float *bias, float *C, int ldc, int gelu)
+                    int ldb, const float *bias, float *C, int ldc, int gelu, int pairs)
 {
     /* K blocks keep a block of B in L1 for the row tiles after the first; up to KS_MR rows there
      * are few of those, and B is better read as one stream per panel (a short query reads every
@@ -225,23 +233,23 @@ static void ks_gemm(int M, int n0, int n1, int K, const float *A, int lda, const
                 const int cols = n1 - j < KS_NR ? n1 - j : KS_NR;
                 const float *b = B + (size_t)(j / KS_NR) * bstep + (size_t)k0 * ldb;
                 ks_tile_rows(i0, i1, cols, kc, A + k0, lda, b, ldb, bias ? bias + j : NULL, first,
-                             gelu && last, C + j, ldc);
+                             gelu && last, C + j, ldc, pairs);
             }
             k0 += kc;
         } while (k0 < K);
     }
 }
 
-/* The table's gemm (kernels.h): B packed in panels of KS_NR. */
-static void ks_gemm_packed(int M, int n0, int n1, int K, const float *A, int lda, const float *Bp,
-                           const float *bias, float *C, int ldc, int gelu)
+/* The table's gemm (kernels.h): B packed in panels of KS_NR. (The scalar table has its own.) */
+static __attribute__((unused)) void ks_gemm_packed(int M, int n0, int n1, int K, const float *A, int lda,
+                                                   const float *Bp, const float *bias, float *C, int ldc, int gelu)
 {
-    ks_gemm(M, n0, n1, K, A, lda, Bp, (size_t)KS_NR * (size_t)K, KS_NR, bias, C, ldc, gelu);
+    ks_gemm(M, n0, n1, K, A, lda, Bp, (size_t)KS_NR * (size_t)K, KS_NR, bias, C, ldc, gelu, 1);
 }
 
 /* === Dot, LayerNorm === */
 
-static float ks_dot(const float *a, const float *b, size_t n)
+static __attribute__((unused)) float ks_dot(const float *a, const float *b, size_t n)   /* not scalar's */
 {
     vf s0 = vf_zero(), s1 = vf_zero(), s2 = vf_zero(), s3 = vf_zero();
     size_t i = 0;
@@ -260,53 +268,72 @@ static float ks_dot(const float *a, const float *b, size_t n)
     return vf_hsum(vf_add(vf_add(s0, s1), vf_add(s2, s3)));
 }
 
+static const float ks_ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};   /* KS_VL <= 16 */
+
+/* Vectors per HX_SUM_LANES lanes. */
+#define KS_SL (HX_SUM_LANES / KS_VL)
+
+/* Sum of x[0..n) (squares = 0) or of (x[j] - mean)^2, each fused into its lane's sum (squares =
+ * 1), in HX_SUM_LANES lanes halved to one (kernels.h "The same bits in every table"); lanes past n
+ * add 0. */
+KS_INLINE float ks_row_sum(const float *x, int n, float mean, int squares)
+{
+    vf acc[KS_SL];
+    for (int t = 0; t < KS_SL; t++)
+        acc[t] = vf_zero();
+    const vf vmean = vf_set1(mean);
+    for (int i = 0; i < n; i += HX_SUM_LANES)
+        for (int t = 0; t < KS_SL; t++) {
+            const int at = i + t * KS_VL, left = n - at;
+            vf v = left >= KS_VL ? vf_load(x + at) : vf_load_n(x + at, left);
+            if (squares) {
+                v = vf_sub(v, left >= KS_VL ? vmean : vf_mul(vmean, vf_load_n(ks_ones, left)));
+                acc[t] = vf_fma(v, v, acc[t]);
+            } else {
+                acc[t] = vf_add(acc[t], v);
+            }
+        }
+    for (int w = KS_SL / 2; w >= 1; w /= 2)   /* lane l + lane l + w KS_VL, down to one vector */
+        for (int t = 0; t < w; t++)
+            acc[t] = vf_add(acc[t], acc[t + w]);
+    return vf_hsum(acc[0]);
+}
+
 static void ks_add_layernorm(int rows, int dim, float *x, int ldx, const float *res, int ldr,
                              const float *w, const float *b, float eps)
 {
     for (int r = 0; r < rows; r++) {
         float *xr = x + (size_t)r * ldx;
         const float *rr = res + (size_t)r * ldr;
-        vf vs = vf_zero();
         int i = 0;
-        for (; i + KS_VL <= dim; i += KS_VL) {
-            vf s = vf_add(vf_load(xr + i), vf_load(rr + i));
-            vf_store(xr + i, s);
-            vs = vf_add(vs, s);
-        }
-        float sum = vf_hsum(vs);
-        for (; i < dim; i++) {
-            xr[i] += rr[i];
-            sum += xr[i];
-        }
-        const float mean = sum / (float)dim;
-        const vf vmean = vf_set1(mean);
-        vf vv = vf_zero();
-        for (i = 0; i + KS_VL <= dim; i += KS_VL) {
-            vf d = vf_sub(vf_load(xr + i), vmean);
-            vv = vf_fma(d, d, vv);
-        }
-        float var = vf_hsum(vv);
-        for (; i < dim; i++)
-            var += (xr[i] - mean) * (xr[i] - mean);
+        for (; i + KS_VL <= dim; i += KS_VL)
+            vf_store(xr + i, vf_add(vf_load(xr + i), vf_load(rr + i)));
+        if (i < dim)
+            vf_store_n(xr + i, dim - i, vf_add(vf_load_n(xr + i, dim - i), vf_load_n(rr + i, dim - i)));
+        const float mean = ks_row_sum(xr, dim, 0, 0) / (float)dim;
+        const float var = ks_row_sum(xr, dim, mean, 1);
         const float inv = 1.0f / sqrtf(var / (float)dim + eps);
-        const vf vinv = vf_set1(inv);
-        for (i = 0; i + KS_VL <= dim; i += KS_VL) {
-            vf n = vf_mul(vf_sub(vf_load(xr + i), vmean), vinv);
-            vf_store(xr + i, vf_fma(n, vf_load(w + i), vf_load(b + i)));
+        const vf vmean = vf_set1(mean), vinv = vf_set1(inv);
+        for (i = 0; i < dim; i += KS_VL) {
+            const int n = dim - i;
+            if (n >= KS_VL) {
+                vf y = vf_mul(vf_sub(vf_load(xr + i), vmean), vinv);
+                vf_store(xr + i, vf_fma(y, vf_load(w + i), vf_load(b + i)));
+            } else {
+                vf y = vf_mul(vf_sub(vf_load_n(xr + i, n), vmean), vinv);
+                vf_store_n(xr + i, n, vf_fma(y, vf_load_n(w + i, n), vf_load_n(b + i, n)));
+            }
         }
-        for (; i < dim; i++)
-            xr[i] = (xr[i] - mean) * inv * w[i] + b[i];
     }
 }
 
 /* === Attention === */
 
-static const float ks_ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};   /* KS_VL <= 16 */
-
 /* Row r of s (Tp scores, T of them real, Tp a multiple of KS_VL) becomes e^(scale s - max) in place,
  * max over the row's first T of scale s, and 0 past T; returns 1 / (sum of the row). The scaling is
  * fused into the exponent's argument (one pass finds the max, one writes), so the row is stored
- * once, whole vectors only (a masked store is slow on some cores, and short rows are mostly tail). */
+ * once, whole vectors only (a masked store is slow on some cores, and short rows are mostly tail),
+ * then summed (ks_row_sum, still in L1). */
 static float ks_softmax_row(int T, int Tp, float *s, float scale)
 {
     const vf vscale = vf_set1(scale);
@@ -318,15 +345,13 @@ static float ks_softmax_row(int T, int Tp, float *s, float scale)
     for (; j < T; j++)
         max = s[j] * scale > max ? s[j] * scale : max;
     const vf vm = vf_set1(-max);
-    vf vsum = vf_zero();
     for (j = 0; j < Tp; j += KS_VL) {
         vf e = ks_exp(vf_fma(vf_load(s + j), vscale, vm));
         if (j + KS_VL > T)   /* lanes at or past T: 0, kept out of the sum and of P V */
             e = vf_mul(e, vf_load_n(ks_ones, T - j));
         vf_store(s + j, e);
-        vsum = vf_add(vsum, e);
     }
-    return 1.0f / vf_hsum(vsum);
+    return 1.0f / ks_row_sum(s, T, 0, 0);
 }
 
 /* s[j] = scale * s[j] + rel[j] for j < T (a row of scores with its relative attention bias, rel
@@ -337,8 +362,8 @@ static float *ks_add_rel(int T, float *s, float scale, const float *rel)
     int j = 0;
     for (; j + KS_VL <= T; j += KS_VL)
         vf_store(s + j, vf_fma(vf_load(s + j), vscale, vf_load(rel + j)));
-    for (; j < T; j++)
-        s[j] = s[j] * scale + rel[j];
+    if (j < T)   /* fused as the whole vectors are */
+        vf_store_n(s + j, T - j, vf_fma(vf_load_n(s + j, T - j), vscale, vf_load_n(rel + j, T - j)));
     return s;
 }
 
@@ -390,12 +415,12 @@ static void ks_attention(int T, int hd, const float *q, const float *k, const fl
             kt[(size_t)d * Tp + j] = 0;
     for (int i0 = 0; i0 < T; i0 += HX_ATTENTION_ROWS) {
         const int rows = T - i0 < HX_ATTENTION_ROWS ? T - i0 : HX_ATTENTION_ROWS;
-        ks_gemm(rows, 0, Tp, hd, q + (size_t)i0 * ld, ld, kt, KS_NR, Tp, NULL, s, Tp, 0);
+        ks_gemm(rows, 0, Tp, hd, q + (size_t)i0 * ld, ld, kt, KS_NR, Tp, NULL, s, Tp, 0, 0);
         for (int r = 0; r < rows; r++)
             inv[r] = rel ? ks_softmax_row(T, Tp, ks_add_rel(T, s + (size_t)r * Tp, scale, rel - (i0 + r)), 1.0f)
                          : ks_softmax_row(T, Tp, s + (size_t)r * Tp, scale);
         float *o = out + (size_t)i0 * ldo;
-        ks_gemm(rows, 0, hd, T, s, Tp, copy_v ? vb : v, KS_NR, copy_v ? hdp : ld, NULL, o, ldo, 0);
+        ks_gemm(rows, 0, hd, T, s, Tp, copy_v ? vb : v, KS_NR, copy_v ? hdp : ld, NULL, o, ldo, 0, 0);
         for (int r = 0; r < rows; r++) {
             float *orow = o + (size_t)r * ldo;
             const vf scale_r = vf_set1(inv[r]);

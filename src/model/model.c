@@ -165,10 +165,10 @@ static const struct {
  * the integer work); `balance` > 0 also smooths every layer's input channels by
  * (mean_k c_k / c_k)^balance, c_k the largest weight of column k (after the LayerNorm smoothing),
  * which evens out the weights' columns for their 8-bit rows at the cost of wider inputs. MiniLM:
- * plain (min cosine 0.9965). MPNet, min cosine over the 357 golden texts (AVX512-VNNI; AVX2): plain
- * 0.9885; every layer fine 0.9920, with balance 0.2 0.99840 (0.99840) at twice the integer work;
- * balance 0.2 and fine in the last 2 layers only 0.99770 (0.99668), 1.7x faster than every layer
- * fine. The error comes from the last layers: fine in layers 6-11 alone gives 0.99834, in 0-5 alone
+ * plain (min cosine 0.9965). MPNet, min cosine over the 357 golden texts (AVX512-VNNI; AVX2, before
+ * every table gave the same bits): plain 0.9885; every layer fine 0.9920, with balance 0.2 0.99840
+ * (0.99840) at twice the integer work; balance 0.2 and fine in the last 2 layers only 0.99770
+ * (0.99668), 1.7x faster than every layer fine, and 0.99751 on every table since. The error comes from the last layers: fine in layers 6-11 alone gives 0.99834, in 0-5 alone
  * 0.9794, in layer 11 alone 0.9808, in layer 10 alone 0.9971 (every third text); balance only where
  * fine, 0.9886. */
 static const struct {
@@ -178,6 +178,22 @@ static const struct {
     [HX_ARCH_BERT] = {0, 0.0f},
     [HX_ARCH_MPNET] = {2, 0.2f},
 };
+
+/* Bump with any other change to the int8 design that moves an int8 model's vectors (smoothing,
+ * quantization, the fine layers' second pass): hxi_model_recipe then names a new recipe, and
+ * vectors embedded with the old one are not reused (index reuse.c). */
+#define INT8_RECIPE_VERSION 1
+
+void hxi_model_recipe(const hx_model *m, char *buf, size_t cap)
+{
+    const int fine = int8_recipe[m->cfg.arch].fine_last;
+    const float balance = int8_recipe[m->cfg.arch].balance;
+    if (m->precision != HX_PRECISION_INT8 || (fine == 0 && balance == 0 && INT8_RECIPE_VERSION == 1))
+        snprintf(buf, cap, "%s", "");   /* fp32, or the plain recipe every int8 index had before */
+    else
+        snprintf(buf, cap, "int8 recipe %d: last %d layers fine, balance %.9g", INT8_RECIPE_VERSION, fine,
+                 (double)balance);
+}
 
 /* One matrix to convert and pack (task i < n_jobs; task n_jobs builds the tokenizer): into float
  * panels (dst) or int8 ones (q, part by part). */
@@ -646,9 +662,10 @@ static int open_path(hx_model **out, const char *path, const hxi_kernels *kern, 
     return 0;
 }
 
-int hxi_model_open_with(hx_model **out, const char *path, const hxi_kernels *kern, hx_error *err)
+int hxi_model_open_with(hx_model **out, const char *path, const hxi_kernels *kern, hx_precision precision,
+                        hx_error *err)
 {
-    return open_path(out, path, kern, HX_PRECISION_FP32, err);
+    return open_path(out, path, kern, precision, err);
 }
 
 int hx_model_open(hx_model **out, const char *path, hx_error *err)
@@ -672,6 +689,11 @@ void hx_model_close(hx_model *m)
     hxf_view_free(&m->view);
     hxf_map_close(&m->map);
     free(m);
+}
+
+int hx_model_max_tokens(const hx_model *m)
+{
+    return m->cfg.max_seq;
 }
 
 int hx_model_dim(const hx_model *m)

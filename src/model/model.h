@@ -125,12 +125,21 @@ int hxi_pack_cache_map(const hx_model *m, size_t len, uint8_t **packed, uint8_t 
 /* Writes m's packed block (len bytes) to its cache file; best effort, silent. */
 void hxi_pack_cache_store(const hx_model *m, const uint8_t *packed, size_t len);
 
+/* The numeric recipe of m's precision beyond its name, weights and precision, into buf (cap >=
+ * HXI_RECIPE_MAX): the int8 recipe of its architecture (model.c int8_recipe), or "" for fp32 and
+ * for the plain int8 recipe (the one int8 models had before recipes). Embedding keys hold it
+ * (index reuse.c), so vectors of another recipe are embedded again, not reused. */
+#define HXI_RECIPE_MAX 96
+void hxi_model_recipe(const hx_model *m, char *buf, size_t cap);
+
 /* The model's tokenizer, for the index layer's chunker; borrowed until hx_model_close. */
 const hxi_tokenizer *hxi_model_tokenizer(const hx_model *m);
 
-/* Opens `path` with the given kernel table (tests use the scalar one); hx_model_open uses
- * hxi_kernels_get(). */
-int hxi_model_open_with(hx_model **out, const char *path, const hxi_kernels *kern, hx_error *err);
+/* Opens `path` at `precision` with the given kernel table (tests use the scalar one, and compare
+ * tables); hx_model_open uses hxi_kernels_get(). An int8 model gets hxi_kernels_i8_get()'s table in
+ * m->k8, which a test may replace before it creates an encoder. */
+int hxi_model_open_with(hx_model **out, const char *path, const hxi_kernels *kern, hx_precision precision,
+                        hx_error *err);
 
 /* Same from a weights file in memory (fuzzing, tests); `buf` must be 16-byte aligned (as malloc
  * gives) and is borrowed: it must outlive the model. */

@@ -51,6 +51,14 @@ static inline float32x4_t exp2i4(float32x4_t y, float32x4_t n)
     return vmulq_f32(y, vreinterpretq_f32_s32(e));
 }
 
+/* Horizontal sum, halving as kernels_simd.h asks (lane l + lane l + 2, then 0 + 1; vaddvq_f32
+ * adds neighbours first). */
+static inline float hsum4(float32x4_t v)
+{
+    const float32x2_t s = vadd_f32(vget_low_f32(v), vget_high_f32(v));
+    return vget_lane_f32(s, 0) + vget_lane_f32(s, 1);
+}
+
 #define vf_zero() vdupq_n_f32(0)
 #define vf_set1(x) vdupq_n_f32(x)
 #define vf_bcast(p) vld1q_dup_f32(p)
@@ -67,7 +75,7 @@ static inline float32x4_t exp2i4(float32x4_t y, float32x4_t n)
 #define vf_abs vabsq_f32
 #define vf_signbit(x) vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x80000000u)))
 #define vf_or(a, b) vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b)))
-#define vf_hsum vaddvq_f32
+#define vf_hsum hsum4
 #define vf_hmax vmaxvq_f32
 #define vf_trunc_vi vcvtq_s32_f32
 #define vi_to_vf vcvtq_f32_s32
