@@ -59,6 +59,7 @@ static void test_blocks(void)
     expect("<!-- a --> shown\n", " shown\n");
     expect("<!-- never closed\n[a](b)\n", "\n\n");
     expect("[a]\n\n[a]: /url\n", "[a]\n\n\n");   /* a shortcut reference stays text */
+    expect("Foo\n[bar]: /baz\n\n[bar]\n", "Foo\n[bar]: /baz\n\n[bar]\n");   /* 213: cannot interrupt a paragraph */
     expect("no newline at the end [a](b)", "no newline at the end a");
     expect("", "");
 }

@@ -1002,7 +1002,8 @@ static int extract(const uint8_t *raw, size_t len, hxi_extract *x, hx_error *err
     if (!rc)
         rc = hxi_xml_parse(text, n, &h, &perr);
     if (rc == HX_EPARSE || rc == HX_EDEPTH) {
-        rc = hx_error_set(err, HX_EFORMAT, perr.offset, "the ArchiMate model is not well-formed XML: %s", perr.message);
+        rc = hx_error_set(err, HX_EFORMAT, perr.offset, "the ArchiMate model %s: %s",
+                          rc == HX_EDEPTH ? "is beyond this reader's limits" : "is not well-formed XML", perr.message);
     } else if (rc && !err->code) {
         *err = perr;
     }

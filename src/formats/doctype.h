@@ -209,6 +209,9 @@ typedef struct hxi_doctype {
     hxi_check_fn check;         /* the type's gate rule; may be NULL */
     hxi_source_unit unit;       /* what its hxi_x_source numbers count: lines (0, the default) or
                                    pages; search reads it by the document's type (hx_result.unit) */
+    bool binary;                /* a container or binary format: a reader gets only its extracted
+                                   text; false: the file is text a reader also gets as written
+                                   (MCP resources/read), so the gate's deny patterns match it too */
 } hxi_doctype;
 
 /* The table, in detection order, and its size. */

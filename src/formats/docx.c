@@ -246,4 +246,5 @@ static const char *const docx_exts[] = {"docx", "docm", "dotx", NULL};
 
 const hxi_doctype hxi_doctype_docx = {
     .name = "docx", .exts = docx_exts, .sniff = sniff_docx, .extract = extract_docx, .chunk = HX_CHUNK_BLOCKS,
+    .binary = true,
 };

@@ -116,4 +116,5 @@ static const char *const epub_exts[] = {"epub", NULL};
 
 const hxi_doctype hxi_doctype_epub = {
     .name = "epub", .exts = epub_exts, .sniff = sniff_epub, .extract = extract_epub, .chunk = HX_CHUNK_BLOCKS,
+    .binary = true,
 };

@@ -454,7 +454,7 @@ int hxi_markdown_text(const char *s, size_t n, char **out, size_t *out_len)
         line l = line_at(s, n, pos, &next);
         bool opens = !comment && !fenced && l.indent <= 3 && l.n - l.indent >= 4 &&
                      !memcmp(l.s + l.indent, "<!--", 4);
-        bool fence = !comment && is_fence(&l), def = !comment && !fenced && is_definition(&l);
+        bool fence = !comment && is_fence(&l), def = !comment && !fenced && par == SIZE_MAX && is_definition(&l);
         if (par != SIZE_MAX && (comment || fenced || l.blank || fence || opens || def)) {
             paragraph(&m, s, par, pos);
             par = SIZE_MAX;

@@ -53,7 +53,8 @@ typedef struct {
     size_t n_styles, cap_styles;
     list_style *style_open;          /* the text:list-style being read */
     int lists;                       /* text:list elements open */
-    const list_style *list_style_at[LIST_LEVELS];   /* the style of each open list level */
+    size_t list_style_at[LIST_LEVELS];   /* 1 + the index in styles of each open list level's style;
+                                            0: none (an index, as styles may grow) */
     int count[LIST_LEVELS];          /* the outermost list's counters (INT_MIN: not counted) */
     int item;                        /* the level (1-based) of an item whose label is due; 0 none */
 } odf;
@@ -69,6 +70,13 @@ static bool skipped(const char *name, size_t len)
 }
 
 /* === Lists === */
+
+/* A start value as a counter holds it: INT_MIN is the counters' "not counted". */
+static int start_value(const char *v)
+{
+    int s = atoi(v);
+    return s == INT_MIN ? s + 1 : s;
+}
 
 /* Reads a list style's elements (in content.xml's automatic styles or styles.xml); whether the
  * element was one. */
@@ -94,7 +102,7 @@ static bool list_style_start(odf *o, const char *name, size_t len, const hxi_xml
         return true;
     list_level *l = &o->style_open->lvl[level - 1];
     memset(l, 0, sizeof *l);
-    l->start = hxi_office_attr_str(a, n, "start-value", v, sizeof v) ? atoi(v) : 1;
+    l->start = hxi_office_attr_str(a, n, "start-value", v, sizeof v) ? start_value(v) : 1;
     l->display = hxi_office_attr_str(a, n, "display-levels", v, sizeof v) ? atoi(v) : 1;
     if (number && hxi_office_attr_str(a, n, "num-format", v, sizeof v) && v[0] && !v[1] && strchr("1aAiI", v[0]))
         l->format = v[0];
@@ -105,13 +113,15 @@ static bool list_style_start(odf *o, const char *name, size_t len, const hxi_xml
     return true;
 }
 
-static const list_style *list_style_named(const odf *o, const char *name)
+/* 1 + the index of the list style named `name`; 0 when there is none. */
+static size_t list_style_named(const odf *o, const char *name)
 {
     for (size_t i = 0; i < o->n_styles; i++)
         if (!strcmp(o->styles[i].name, name))
-            return &o->styles[i];
-    return NULL;
+            return i + 1;
+    return 0;
 }
+
 
 /* A text:list, text:list-item or text:list-header opens; whether it was one of them. */
 static bool list_start(odf *o, const char *name, size_t len, const hxi_xml_attr *a, size_t n)
@@ -124,8 +134,8 @@ static bool list_start(odf *o, const char *name, size_t len, const hxi_xml_attr 
         if (!l)
             for (int k = 0; k < LIST_LEVELS; k++)
                 o->count[k] = INT_MIN;
-        const list_style *s = hxi_office_attr_str(a, n, "style-name", v, sizeof v) ? list_style_named(o, v) : NULL;
-        o->list_style_at[l] = s ? s : l ? o->list_style_at[l - 1] : NULL;
+        size_t s = hxi_office_attr_str(a, n, "style-name", v, sizeof v) ? list_style_named(o, v) : 0;
+        o->list_style_at[l] = s ? s : l ? o->list_style_at[l - 1] : 0;
         return true;
     }
     bool header = hxi_office_is(name, len, "list-header");
@@ -135,9 +145,9 @@ static bool list_start(odf *o, const char *name, size_t len, const hxi_xml_attr 
     int l = o->lists - 1;
     if (l < 0 || l >= LIST_LEVELS || header || !o->list_style_at[l])
         return true;
-    const list_level *lv = &o->list_style_at[l]->lvl[l];
+    const list_level *lv = &o->styles[o->list_style_at[l] - 1].lvl[l];
     if (hxi_office_attr_str(a, n, "start-value", v, sizeof v))
-        o->count[l] = atoi(v);
+        o->count[l] = start_value(v);
     else
         o->count[l] = o->count[l] == INT_MIN || o->count[l] == INT_MAX ? lv->start : o->count[l] + 1;
     for (int k = l + 1; k < LIST_LEVELS; k++)
@@ -151,7 +161,9 @@ static int list_label(odf *o)
 {
     int l = o->item - 1;
     o->item = 0;
-    const list_style *s = o->list_style_at[l];
+    if (!o->list_style_at[l])
+        return 0;
+    const list_style *s = &o->styles[o->list_style_at[l] - 1];
     const list_level *lv = &s->lvl[l];
     if (!lv->format)
         return 0;
@@ -360,13 +372,16 @@ static const char *const odp_exts[] = {"odp", "otp", NULL};
 
 const hxi_doctype hxi_doctype_odt = {
     .name = "odt", .exts = odt_exts, .sniff = sniff_odt, .extract = extract_odt, .chunk = HX_CHUNK_BLOCKS,
+    .binary = true,
 };
 
 const hxi_doctype hxi_doctype_ods = {
     .name = "ods", .exts = ods_exts, .sniff = sniff_ods, .extract = extract_ods, .chunk = HX_CHUNK_BLOCKS,
+    .binary = true,
 };
 
 const hxi_doctype hxi_doctype_odp = {
     .name = "odp", .exts = odp_exts, .sniff = sniff_odp, .extract = extract_odp, .chunk = HX_CHUNK_BLOCKS,
     .unit = HX_UNIT_PAGE,
+    .binary = true,
 };

@@ -156,4 +156,5 @@ static const char *const pptx_exts[] = {"pptx", "pptm", "potx", NULL};
 const hxi_doctype hxi_doctype_pptx = {
     .name = "pptx", .exts = pptx_exts, .sniff = sniff_pptx, .extract = extract_pptx, .chunk = HX_CHUNK_BLOCKS,
     .unit = HX_UNIT_PAGE,
+    .binary = true,
 };

@@ -193,4 +193,5 @@ static const char *const xlsx_exts[] = {"xlsx", "xlsm", "xltx", NULL};
 
 const hxi_doctype hxi_doctype_xlsx = {
     .name = "xlsx", .exts = xlsx_exts, .sniff = sniff_xlsx, .extract = extract_xlsx, .chunk = HX_CHUNK_BLOCKS,
+    .binary = true,
 };

@@ -768,25 +768,39 @@ int ix_gate_check(const ix_gate *g, const hxi_doc_source *d, const uint8_t *raw,
     bool any_deny = false;
     for (size_t i = 0; g->policy && i < g->policy->n && !any_deny; i++)
         any_deny = all[i].n_deny && (!all[i].glob || hxi_glob_match(all[i].glob, d->path));
-    /* The extracted text is what search shows; the file's own bytes are what a reader of the
-     * document gets (a Markdown comment is left out of the text, not out of the file): the deny
-     * patterns are matched in both. */
-    const struct { const char *s; size_t n; } seen[] = {{d->text, d->text_len}, {(const char *)raw, raw ? raw_len : 0}};
-    for (int t = 0; any_deny && t < 2 && !v->rule; t++) {
-        char *norm = hx_malloc(seen[t].n + 1);
-        if (!norm)
+    /* The extracted text is what search shows; a text file as written is what a reader of it
+     * also gets (MCP resources/read: a Markdown or HTML comment is left out of the text, not out
+     * of the file): the deny patterns are matched in both, the file decoded as the extractors
+     * decode it. A binary format's reader gets its extracted text alone. */
+    char *source = NULL;
+    size_t source_len = 0;
+    const char *encoding;
+    hx_error derr = {0};
+    if (any_deny && !(d->dt && d->dt->binary) && hxi_doc_decode(raw, raw_len, &source, &source_len, &encoding, &derr)) {
+        free(source);   /* not text after all (a NUL byte): the extracted text alone */
+        source = NULL;
+        if (derr.code == HX_ENOMEM)
             return hx_error_set(err, HX_ENOMEM, -1, "out of memory checking deny patterns");
+    }
+    const struct { const char *s; size_t n; } seen[] = {{d->text, d->text_len}, {source, source ? source_len : 0}};
+    for (int t = 0; any_deny && t < 2 && !v->rule && seen[t].s; t++) {
+        char *norm = hx_malloc(seen[t].n + 1);
+        if (!norm) {
+            free(source);
+            return hx_error_set(err, HX_ENOMEM, -1, "out of memory checking deny patterns");
+        }
         size_t nn = normalize(seen[t].s, seen[t].n, norm);
         for (size_t i = 0; i < g->policy->n && !v->rule; i++) {
             if (all[i].glob && !hxi_glob_match(all[i].glob, d->path))
                 continue;
             for (size_t k = 0; k < all[i].n_deny && !v->rule; k++)
                 if (deny_match(norm, nn, all[i].deny[k].norm))
-                    reject(v, "deny", "the %s matches the deny pattern \"%s\"", t ? "file" : "text",
+                    reject(v, "deny", "the %s matches the deny pattern \"%s\"", t ? "file as written" : "text",
                            all[i].deny[k].text);
         }
         free(norm);
     }
+    free(source);
     if (v->rule)
         return 0;
     if (r.signature == 1)

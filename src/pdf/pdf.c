@@ -730,4 +730,5 @@ static const char *const pdf_exts[] = {"pdf", NULL};
 const hxi_doctype hxi_doctype_pdf = {
     .name = "pdf", .exts = pdf_exts, .magic = {{.offset = 0, .len = 5, .bytes = "%PDF-"}}, .sniff = sniff_pdf,
     .extract = extract_pdf, .chunk = HX_CHUNK_BLOCKS, .unit = HX_UNIT_PAGE,
+    .binary = true,
 };
