@@ -217,11 +217,13 @@ static size_t html_tag(const char *p, size_t n, size_t i)
     for (char quote = 0; j < end; j++) {
         if (quote)
             quote = p[j] == quote ? 0 : quote;
+        else if ((p[j] == '"' || p[j] == '\'') && closing)
+            return 0;   /* a closing tag has no attributes */
         else if (p[j] == '"' || p[j] == '\'')
-            quote = closing ? -1 : p[j];
+            quote = p[j];
         else if (p[j] == '>')
             return j + 1;
-        else if (p[j] == '<' || quote < 0)
+        else if (p[j] == '<')
             return 0;
     }
     return 0;
