@@ -106,12 +106,15 @@ def main():
     def score(label, ranked):
         scores[label] = {q: cranfield.ndcg_at(r, qrels[q], 10) for q, r in zip(judged, ranked)}
 
-    base = os.path.join(OUT, name + "-index")
-    subprocess.run([os.path.join(HERE, "export_vectors"), args.index, base + ".f32", base + "-titles.txt",
-                    base + "-chunks.jsonl"], check=True, stdout=subprocess.DEVNULL)
-    chunks = [json.loads(line) for line in open(base + "-chunks.jsonl")]
-    cv = np.fromfile(base + ".f32", dtype=np.float32).reshape(len(chunks), -1)
-    doc_of = [int(c["path"].split(".")[0]) for c in chunks]
+    def exported(index, base):
+        """An index's chunks, their stored vectors and each chunk's document number (export_vectors)."""
+        subprocess.run([os.path.join(HERE, "export_vectors"), index, base + ".f32", base + "-titles.txt",
+                        base + "-chunks.jsonl"], check=True, stdout=subprocess.DEVNULL)
+        chunks = [json.loads(line) for line in open(base + "-chunks.jsonl")]
+        vectors = np.fromfile(base + ".f32", dtype=np.float32).reshape(len(chunks), -1)
+        return chunks, vectors, [int(c["path"].split(".")[0]) for c in chunks]
+
+    chunks, cv, doc_of = exported(args.index, os.path.join(OUT, name + "-index"))
     score("chunks-exact", ranked_docs(qv @ cv.T, doc_of, 200))
 
     # The split documents embedded whole (truncated at the model's maximum length, as the peer
@@ -128,12 +131,7 @@ def main():
     mixed = np.stack([whole[d] if d in whole else by_doc[d][0] for d in ids])
     score("split-docs-whole", ranked_docs(qv @ mixed.T, ids, 200))
     if args.long_index:   # the split documents as another index chunked them, the others as stored
-        other = os.path.join(OUT, name + "-long-index")
-        subprocess.run([os.path.join(HERE, "export_vectors"), args.long_index, other + ".f32", other + "-titles.txt",
-                        other + "-chunks.jsonl"], check=True, stdout=subprocess.DEVNULL)
-        oc = [json.loads(line) for line in open(other + "-chunks.jsonl")]
-        ov = np.fromfile(other + ".f32", dtype=np.float32).reshape(len(oc), -1)
-        odoc = [int(c["path"].split(".")[0]) for c in oc]
+        oc, ov, odoc = exported(args.long_index, os.path.join(OUT, name + "-long-index"))
         if sorted(set(odoc)) != long_ids:
             raise SystemExit("--long-index must hold exactly the %d split documents" % len(long_ids))
         keep = [j for j, d in enumerate(doc_of) if d not in whole]
